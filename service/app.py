@@ -1,0 +1,186 @@
+"""Composition root: the only place objects are built and wired.
+
+`VaultgateApp` owns the settings, the database, the served vaults, the tool registry, the
+dispatch chain and the SDK server, and exposes the two ways to serve them: `http_app()` (a
+Starlette app whose lifespan starts and stops everything) and `run_stdio()`. Components with a
+life of their own (index runners, watchers, background tasks) implement `Component` and are
+started in order and stopped in reverse.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import time
+from collections.abc import AsyncIterator
+from importlib.metadata import PackageNotFoundError
+from importlib.metadata import version as _pkg_version
+from typing import Any, Protocol
+
+from mcp.server import Server
+from mcp.server.transport_security import TransportSecuritySettings
+from starlette.applications import Starlette
+
+from service.dispatch.chain import build_layers
+from service.dispatch.entry import Dispatcher
+from service.runtime import Services
+from service.settings import Settings
+from service.storage.db import Database
+from service.storage.migrate import migrate
+from service.tools import build_registry
+from service.vault.runtime import Vault
+
+log = logging.getLogger("vaultgate")
+
+try:
+    VERSION = _pkg_version("vaultgate")
+except PackageNotFoundError:  # pragma: no cover - running from a bare checkout
+    VERSION = "0.0.0+local"
+
+
+class Component(Protocol):
+    name: str
+
+    async def start(self) -> None: ...
+
+    async def stop(self) -> None: ...
+
+
+class VaultgateApp:
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.version = VERSION
+        cache_dir = settings.cache_dir()
+        extra_hidden = _hidden_cache_folders(settings, cache_dir)
+        self.vaults = {cfg.id: Vault.open(cfg, settings.writes, extra_hidden) for cfg in settings.vaults}
+        self.db = Database(cache_dir / "cache.db", readers=settings.storage.readers)
+        self.registry = build_registry()
+        self.services = Services(settings=settings, registry=self.registry, vaults=self.vaults, db=self.db)
+        self.layers = build_layers(self.services)
+        self.dispatcher = Dispatcher(self.layers, self.registry)
+        self.components: list[Component] = []
+        self.server = self._build_server()
+        self._started = False
+        self.started_at: float | None = None
+
+    # -- life cycle --------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        if self._started:
+            return
+        t0 = time.perf_counter()
+        await self.db.open()
+        applied = await migrate(self.db)
+        if applied:
+            log.info("applied migrations %s", applied)
+        await self._record_vaults()
+        for component in self.components:
+            await component.start()
+        self._started = True
+        self.started_at = time.time()
+        log.info("started in %.0f ms", (time.perf_counter() - t0) * 1000)
+
+    async def stop(self) -> None:
+        if not self._started:
+            return
+        for component in reversed(self.components):
+            try:
+                await component.stop()
+            except Exception:
+                log.exception("stopping %s failed", component.name)
+        await self.db.close()
+        self._started = False
+
+    @contextlib.asynccontextmanager
+    async def running(self) -> AsyncIterator[VaultgateApp]:
+        await self.start()
+        try:
+            yield self
+        finally:
+            await self.stop()
+
+    async def _record_vaults(self) -> None:
+        now = time.time()
+        async with self.db.transaction() as conn:
+            for vault in self.vaults.values():
+                await conn.execute(
+                    "INSERT INTO vaults(vault_id, root, name, first_seen, last_seen) VALUES (?,?,?,?,?)"
+                    " ON CONFLICT(vault_id) DO UPDATE SET root=excluded.root, name=excluded.name,"
+                    " last_seen=excluded.last_seen",
+                    (vault.id, str(vault.paths.root), vault.name, now, now),
+                )
+
+    def readiness(self) -> dict[str, Any]:
+        vaults = {vid: {"ready": self._started, "index": "not_configured"} for vid in self.vaults}
+        return {
+            "ready": self._started and all(v["ready"] for v in vaults.values()),
+            "vaults": vaults,
+            "storage": self.db.backends.as_dict(),
+        }
+
+    # -- MCP ---------------------------------------------------------------------------------
+
+    def _build_server(self) -> Server[Any]:
+        return Server(
+            "vaultgate",
+            version=self.version,
+            title="vaultgate",
+            description="Obsidian vaults over MCP: notes, search, graph and careful writes.",
+            instructions=(
+                "Tools operate on Obsidian vaults. Paths are vault-relative with forward slashes; "
+                "'.md' is optional for notes. Pass the etag you read as expected_etag when you "
+                "modify a note so concurrent edits are never lost."
+            ),
+            on_list_tools=self.dispatcher.on_list_tools,
+            on_call_tool=self.dispatcher.on_call_tool,
+        )
+
+    def transport_security(self) -> TransportSecuritySettings:
+        http = self.settings.http
+        return TransportSecuritySettings(
+            enable_dns_rebinding_protection=http.dns_rebinding_protection,
+            allowed_hosts=http.effective_allowed_hosts(),
+            allowed_origins=http.effective_allowed_origins(),
+        )
+
+    def http_app(self) -> Starlette:
+        from service.http.routes import health_routes
+
+        http = self.settings.http
+        inner = self.server.streamable_http_app(
+            streamable_http_path=http.path,
+            json_response=http.json_response,
+            stateless_http=http.stateless,
+            transport_security=self.transport_security(),
+            max_request_body_size=http.max_request_body_bytes,
+            session_idle_timeout=http.session_idle_timeout_seconds,
+            host=http.host,
+            custom_starlette_routes=health_routes(self),
+        )
+        session_manager = self.server.session_manager
+
+        @contextlib.asynccontextmanager
+        async def lifespan(_: Starlette) -> AsyncIterator[None]:
+            async with self.running(), session_manager.run():
+                yield
+
+        return Starlette(routes=inner.routes, middleware=inner.user_middleware, lifespan=lifespan)
+
+    async def run_stdio(self) -> None:
+        from mcp.server.stdio import stdio_server
+
+        async with self.running(), stdio_server() as (read, write):
+            await self.server.run(read, write, self.server.create_initialization_options())
+
+
+def _hidden_cache_folders(settings: Settings, cache_dir: Any) -> tuple[str, ...]:
+    """The cache folder is hidden from note tools when it lives inside a vault."""
+    hidden: list[str] = []
+    for vault in settings.vaults:
+        try:
+            rel = cache_dir.resolve().relative_to(vault.path.resolve())
+        except ValueError:
+            continue
+        if rel.parts:
+            hidden.append(rel.parts[0])
+    return tuple(hidden)

@@ -1,0 +1,28 @@
+"""args_hash: SHA-256 over the tool name and the canonical JSON of its arguments.
+
+Computed once per call, without the pipeline's own `elicit_token` and `idempotency_key`, and
+truncated to 32 hex characters. Idempotency, confirmation binding and the audit row all use it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from service.dispatch.context import CallContext, Next, ToolResult
+from service.tools.models import PIPELINE_ARGS
+
+
+def args_hash(tool: str, args: dict[str, Any]) -> str:
+    clean = {k: v for k, v in args.items() if k not in PIPELINE_ARGS}
+    canonical = json.dumps(clean, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+    return hashlib.sha256(f"{tool}\n{canonical}".encode()).hexdigest()[:32]
+
+
+class ArgsHash:
+    name = "args_hash"
+
+    async def __call__(self, call: CallContext, next: Next) -> ToolResult:
+        call.args_hash = args_hash(call.tool, call.raw_args)
+        return await next(call)

@@ -1,0 +1,79 @@
+"""The dispatch chain: one ordered tuple of layers, run for every tools/call on every transport.
+
+SPEC §3 order, outermost first. Error translation and the governor wrap the rest so that every
+failure of an inner layer is translated and every success is measured:
+
+    translate      exceptions → structured tool errors (outermost)
+    governor       §3.12 serialize once, enforce max_response_bytes
+    lookup         §3.1  unknown / disabled tool → not_found
+    args_hash      §3.2
+    validate       §3.3  pydantic input model
+    (auth+scopes   §3.4  security issue: between validate and resolve_vault)
+    resolve_vault  §3.5
+    (acl, read-only §3.6; precheck §3.7; idempotency §3.8; throttle §3.9; confirmation §3.10:
+     policy/security issues, inserted in this order between resolve_vault and handler)
+    handler        §3.11 the tool itself (terminal)
+
+`LAYER_ORDER` is pinned by a contract test; `build_layers` constructs the tuple from the
+shared services, and `run_chain` folds it into one callable.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from service.dispatch.args_hash import ArgsHash
+from service.dispatch.context import CallContext, Layer, Next, ToolResult
+from service.dispatch.governor import Governor
+from service.dispatch.handler import RunHandler
+from service.dispatch.lookup import Lookup
+from service.dispatch.resolve_vault import ResolveVault
+from service.dispatch.translate import Translate
+from service.dispatch.validate import Validate
+from service.runtime import Services
+
+LAYER_ORDER: tuple[str, ...] = (
+    "translate",
+    "governor",
+    "lookup",
+    "args_hash",
+    "validate",
+    "resolve_vault",
+    "handler",
+)
+
+
+def build_layers(services: Services) -> tuple[Layer, ...]:
+    settings = services.settings
+    layers: tuple[Layer, ...] = (
+        Translate(),
+        Governor(settings.governor),
+        Lookup(services.registry, services.extensions.get("tool_callable")),
+        ArgsHash(),
+        Validate(),
+        ResolveVault(services.vaults, settings.default_vault_id),
+        RunHandler(services),
+    )
+    names = tuple(layer.name for layer in layers)
+    if names != LAYER_ORDER:
+        raise RuntimeError(f"dispatch layers out of order: {names} != {LAYER_ORDER}")
+    return layers
+
+
+async def _end(call: CallContext) -> ToolResult:
+    raise RuntimeError("the handler layer must be last and must not call next")
+
+
+def compose(layers: Sequence[Layer]) -> Next:
+    """Fold the layers into one callable, outermost first."""
+    nxt: Next = _end
+    for layer in reversed(layers):
+        nxt = _bind(layer, nxt)
+    return nxt
+
+
+def _bind(layer: Layer, nxt: Next) -> Next:
+    async def step(call: CallContext) -> ToolResult:
+        return await layer(call, nxt)
+
+    return step

@@ -1,0 +1,100 @@
+"""The dispatch entry: the SDK's tools/call and tools/list handlers, on both transports.
+
+This is one of the few modules that import the SDK. It builds the `CallContext` (caller,
+transport, progress reporter) from the SDK's request context, runs the chain, and converts the
+`ToolResult` into a `CallToolResult`: structured content + a text block, `isError` for tool
+errors. Protocol faults stay JSON-RPC errors and are raised by the SDK itself.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import mcp_types as types
+from mcp.server.context import ServerRequestContext
+from mcp.shared.exceptions import MCPError
+
+from service.dispatch.chain import compose
+from service.dispatch.context import CallContext, Layer, Principal, ToolResult, Transport
+from service.tools.registry import Registry, ToolSpec
+
+TOOLS_PAGE_SIZE = 200
+
+
+def to_call_tool_result(result: ToolResult) -> types.CallToolResult:
+    content: list[Any] = [types.TextContent(type="text", text=result.text)]
+    content.extend(result.extra_content)
+    return types.CallToolResult(content=content, structured_content=result.structured, is_error=result.is_error)
+
+
+class Dispatcher:
+    """Runs tool calls through the chain; used by the MCP handlers and by in-process callers."""
+
+    def __init__(self, layers: tuple[Layer, ...], registry: Registry, principal_of: Any = None) -> None:
+        self.layers = layers
+        self.registry = registry
+        self._run = compose(layers)
+        self._principal_of = principal_of
+        self.advertised: Any = None  # callable(spec) -> bool, set by the visibility policy
+        self._tools: dict[str, types.Tool] = {}
+
+    async def call(
+        self,
+        tool: str,
+        arguments: dict[str, Any] | None,
+        *,
+        principal: Principal,
+        transport: Transport = "inproc",
+        request: Any = None,
+    ) -> ToolResult:
+        call = CallContext(tool=tool, raw_args=dict(arguments or {}), principal=principal, transport=transport)
+        call.request = request
+        if request is not None and getattr(request, "session", None) is not None:
+            session = request.session
+
+            async def progress(done: float, total: float | None, message: str | None) -> None:
+                await session.report_progress(done, total, message)
+
+            call.progress = progress
+        return await self._run(call)
+
+    def principal_for(self, ctx: ServerRequestContext[Any, Any]) -> tuple[Principal, Transport]:
+        if ctx.request is None:
+            return Principal.local("stdio"), "stdio"
+        if self._principal_of is not None:
+            principal: Principal = self._principal_of(ctx)
+            return principal, "http"
+        return Principal.local("http"), "http"
+
+    def listed(self) -> list[ToolSpec]:
+        specs = list(self.registry)
+        if self.advertised is not None:
+            specs = [s for s in specs if self.advertised(s)]
+        return specs
+
+    async def on_call_tool(
+        self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        principal, transport = self.principal_for(ctx)
+        result = await self.call(params.name, params.arguments, principal=principal, transport=transport, request=ctx)
+        return to_call_tool_result(result)
+
+    async def on_list_tools(
+        self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        specs = self.listed()
+        start = 0
+        if params is not None and params.cursor:
+            try:
+                start = int(params.cursor)
+            except ValueError:
+                raise MCPError(types.INVALID_PARAMS, "invalid cursor") from None
+        window = specs[start : start + TOOLS_PAGE_SIZE]
+        nxt = str(start + TOOLS_PAGE_SIZE) if start + TOOLS_PAGE_SIZE < len(specs) else None
+        return types.ListToolsResult(tools=[self._tool(s) for s in window], next_cursor=nxt)
+
+    def _tool(self, spec: ToolSpec) -> types.Tool:
+        tool = self._tools.get(spec.name)
+        if tool is None:
+            tool = self._tools[spec.name] = spec.to_mcp()
+        return tool

@@ -1,0 +1,1 @@
+"""Obsidian Markdown: frontmatter, parsing (tags, links, headings, blocks, tasks), sections."""

@@ -1,0 +1,73 @@
+"""Frontmatter: find the YAML block at the top of a note and read it as plain data.
+
+Reading never changes text. Invalid YAML is reported (`error`) and the body is still
+available; round-trip editing lives in `service.markdown.yaml_edit`.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from ruamel.yaml import YAML
+from ruamel.yaml.error import YAMLError
+
+_OPEN = re.compile(r"\A(?:\ufeff)?---[ \t]*\r?\n")
+_CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*\r?$", re.MULTILINE)
+
+
+@dataclass(frozen=True, slots=True)
+class Frontmatter:
+    raw: str | None  # the YAML text between the fences, None when the note has none
+    data: dict[str, Any]  # parsed properties ({} when absent or invalid)
+    error: str | None  # YAML error message when the block is invalid
+    body_start: int  # character offset where the body begins
+    body_line: int  # 0-based line number where the body begins
+
+
+def split(text: str) -> Frontmatter:
+    m = _OPEN.match(text)
+    if not m:
+        return Frontmatter(None, {}, None, 0, 0)
+    close = _CLOSE.search(text, m.end())
+    if close is None:
+        return Frontmatter(None, {}, None, 0, 0)
+    raw = text[m.end() : close.start()]
+    end = close.end()
+    if text.startswith("\r\n", end) or text.startswith("\n", end):
+        end += 2 if text.startswith("\r\n", end) else 1
+    body_line = text.count("\n", 0, end)
+    data, error = parse_yaml(raw)
+    return Frontmatter(raw, data, error, end, body_line)
+
+
+def parse_yaml(raw: str) -> tuple[dict[str, Any], str | None]:
+    if not raw.strip():
+        return {}, None
+    yaml = YAML(typ="safe", pure=True)
+    try:
+        loaded = yaml.load(raw)
+    except YAMLError as exc:
+        return {}, str(exc).splitlines()[0] if str(exc) else "invalid YAML"
+    except Exception as exc:  # noqa: BLE001 - ruamel raises assorted errors on odd input
+        return {}, f"invalid YAML: {type(exc).__name__}"
+    if loaded is None:
+        return {}, None
+    if not isinstance(loaded, dict):
+        return {}, "frontmatter is not a mapping"
+    return {str(k): to_plain(v) for k, v in loaded.items()}, None
+
+
+def to_plain(value: Any) -> Any:
+    """YAML values as JSON-able data (dates become ISO strings)."""
+    if isinstance(value, dict):
+        return {str(k): to_plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set)):
+        return [to_plain(v) for v in value]
+    if isinstance(value, (dt.datetime, dt.date, dt.time)):
+        return value.isoformat()
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    return str(value)

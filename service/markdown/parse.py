@@ -1,0 +1,248 @@
+"""Parse one Obsidian note into the facts the index and the tools need.
+
+`parse_note(rel, text)` is pure and fast (regexes over lines, one pass); it never changes or
+loses text. Code (fenced blocks, inline code) is masked before tags and links are read, so
+`#not-a-tag` inside backticks or a `[[link]]` in a code block do not count.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import unquote
+
+from service.markdown import frontmatter as fm
+
+_FENCE = re.compile(r"^[ \t]{0,3}(```+|~~~+)")
+_HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$")
+_INLINE_CODE = re.compile(r"(`+)(?:(?!\1).)+?\1")
+_WIKILINK = re.compile(r"(!?)\[\[([^\[\]\n]+?)\]\]")
+_MDLINK = re.compile(r"(!?)\[([^\]\n]*)\]\(([^()\s]+(?:\([^()\s]*\))?[^()\s]*)(?:\s+\"[^\"]*\")?\)")
+_TAG = re.compile(r"(?:(?<=\s)|^)#([\w/-]*[^\W\d][\w/-]*|[\w/-]*[-/][\w/-]*)")
+_URL = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://\S+")
+_BLOCK_ID = re.compile(r"(?:^|\s)\^([A-Za-z0-9-]+)[ \t]*$")
+_TASK = re.compile(r"^([ \t]*)[-*+][ \t]+\[(.)\][ \t]+(.*)$")
+_DATE = r"(\d{4}-\d{2}-\d{2})"
+_EMOJI_DATES = {
+    "due": "📅",
+    "scheduled": "⏳",
+    "start": "🛫",
+    "done": "✅",
+    "created": "➕",
+    "cancelled": "❌",
+}
+_PRIORITY = {"🔺": "highest", "⏫": "high", "🔼": "medium", "🔽": "low", "⏬": "lowest"}
+_INLINE_FIELD = re.compile(r"\[(\w[\w -]*)::\s*([^\]]*)\]")
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    target: str  # link text as written, without #subpath and |alias ('' for [[#Heading]])
+    subpath: str | None  # 'Heading', 'A#B' or '^blockid'
+    alias: str | None
+    embed: bool
+    kind: str  # 'wikilink' | 'markdown'
+    line: int  # 0-based line number in the file
+
+
+@dataclass(frozen=True, slots=True)
+class Heading:
+    level: int
+    text: str
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class Task:
+    line: int
+    status: str  # the character between the brackets
+    text: str
+    due: str | None = None
+    scheduled: str | None = None
+    start: str | None = None
+    done: str | None = None
+    priority: str | None = None
+    tags: tuple[str, ...] = ()
+
+    @property
+    def completed(self) -> bool:
+        return self.status.lower() == "x"
+
+
+@dataclass(slots=True)
+class ParsedNote:
+    title: str
+    aliases: list[str]
+    properties: dict[str, Any]
+    frontmatter_error: str | None
+    body_line: int
+    tags: list[str]  # unique, without '#', frontmatter first then inline order
+    inline_tags: list[str]
+    links: list[Link] = field(default_factory=list)
+    headings: list[Heading] = field(default_factory=list)
+    block_ids: dict[str, int] = field(default_factory=dict)
+    tasks: list[Task] = field(default_factory=list)
+    word_count: int = 0
+
+
+def _as_list(value: Any) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [p.strip() for p in re.split(r"[,\s]+" if "," in value or " " in value else r",", value) if p.strip()]
+    if isinstance(value, list):
+        return [str(v).strip() for v in value if v is not None and str(v).strip()]
+    return [str(value)]
+
+
+def frontmatter_tags(props: dict[str, Any]) -> list[str]:
+    out: list[str] = []
+    for key in ("tags", "tag"):
+        for t in _as_list(props.get(key)):
+            t = t.lstrip("#").strip()
+            if t and t not in out:
+                out.append(t)
+    return out
+
+
+def frontmatter_aliases(props: dict[str, Any]) -> list[str]:
+    for key in ("aliases", "alias"):
+        if key in props:
+            value = props[key]
+            if isinstance(value, str):
+                return [a.strip() for a in value.split(",") if a.strip()]
+            return _as_list(value)
+    return []
+
+
+def _mask_inline_code(line: str) -> str:
+    return _INLINE_CODE.sub(lambda m: " " * len(m.group(0)), line)
+
+
+def _split_link(inner: str) -> tuple[str, str | None, str | None]:
+    alias = None
+    if "|" in inner:
+        inner, alias = inner.split("|", 1)
+        alias = alias.strip() or None
+    subpath = None
+    if "#" in inner:
+        inner, subpath = inner.split("#", 1)
+        subpath = subpath.strip() or None
+    return inner.strip(), subpath, alias
+
+
+def _task(line_no: int, status: str, text: str, tags: list[str]) -> Task:
+    dates: dict[str, str | None] = {}
+    for name, emoji in _EMOJI_DATES.items():
+        m = re.search(re.escape(emoji) + r"\ufe0f?\s*" + _DATE, text)
+        dates[name] = m.group(1) if m else None
+    for m in _INLINE_FIELD.finditer(text):
+        key = m.group(1).strip().lower()
+        if key in ("due", "scheduled", "start", "completion", "done") and re.fullmatch(_DATE, m.group(2).strip()):
+            dates["done" if key == "completion" else key] = m.group(2).strip()
+    priority = next((p for e, p in _PRIORITY.items() if e in text), None)
+    return Task(
+        line=line_no,
+        status=status,
+        text=text.strip(),
+        due=dates["due"],
+        scheduled=dates["scheduled"],
+        start=dates["start"],
+        done=dates["done"],
+        priority=priority,
+        tags=tuple(tags),
+    )
+
+
+def parse_note(rel: str, text: str) -> ParsedNote:
+    front = fm.split(text)
+    props = front.data
+    lines = text.split("\n")
+    fm_tags = frontmatter_tags(props)
+    inline_tags: list[str] = []
+    links: list[Link] = []
+    headings: list[Heading] = []
+    blocks: dict[str, int] = {}
+    tasks: list[Task] = []
+    words = 0
+    fence: str | None = None
+    for no in range(front.body_line, len(lines)):
+        raw = lines[no].rstrip("\r")
+        fence_match = _FENCE.match(raw)
+        if fence is not None:
+            if fence_match and fence_match.group(1)[0] == fence[0] and len(fence_match.group(1)) >= len(fence):
+                fence = None
+            continue
+        if fence_match:
+            fence = fence_match.group(1)
+            continue
+        words += len(raw.split())
+        line = _mask_inline_code(raw)
+        h = _HEADING.match(line)
+        if h:
+            headings.append(Heading(len(h.group(1)), h.group(2).strip(), no))
+        for m in _WIKILINK.finditer(line):
+            target, subpath, alias = _split_link(m.group(2))
+            links.append(Link(target, subpath, alias, bool(m.group(1)), "wikilink", no))
+        for m in _MDLINK.finditer(line):
+            href = m.group(3)
+            if re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*:", href) or href.startswith("#") and len(href) == 1:
+                continue
+            target, _, sub = unquote(href).partition("#")
+            links.append(Link(target, sub or None, m.group(2) or None, bool(m.group(1)), "markdown", no))
+        scrubbed = _URL.sub(" ", _WIKILINK.sub(" ", _MDLINK.sub(" ", line)))
+        if h:
+            scrubbed = scrubbed[len(h.group(1)) :]
+        line_tags = [t for t in _TAG.findall(scrubbed) if not t.replace("/", "").isdigit()]
+        for t in line_tags:
+            if t not in inline_tags:
+                inline_tags.append(t)
+        b = _BLOCK_ID.search(line)
+        if b:
+            blocks.setdefault(b.group(1), no)
+        t = _TASK.match(line)
+        if t:
+            tasks.append(_task(no, t.group(2), t.group(3), line_tags))
+    all_tags = list(fm_tags)
+    for t in inline_tags:
+        if t not in all_tags:
+            all_tags.append(t)
+    title = _title(rel, props, headings)
+    return ParsedNote(
+        title=title,
+        aliases=frontmatter_aliases(props),
+        properties=props,
+        frontmatter_error=front.error,
+        body_line=front.body_line,
+        tags=all_tags,
+        inline_tags=inline_tags,
+        links=links,
+        headings=headings,
+        block_ids=blocks,
+        tasks=tasks,
+        word_count=words,
+    )
+
+
+def _title(rel: str, props: dict[str, Any], headings: list[Heading]) -> str:
+    value = props.get("title")
+    if isinstance(value, str) and value.strip():
+        return value.strip()
+    for h in headings:
+        if h.level == 1:
+            return h.text
+    name = rel.rsplit("/", 1)[-1]
+    return name[:-3] if name.lower().endswith(".md") else name
+
+
+def title_of(rel: str, text: str) -> str:
+    """Title without a full parse (frontmatter + first H1 scan)."""
+    front = fm.split(text)
+    heads: list[Heading] = []
+    for no, line in enumerate(text[front.body_start :].split("\n")[:200]):
+        h = _HEADING.match(line.rstrip("\r"))
+        if h and len(h.group(1)) == 1:
+            heads.append(Heading(1, h.group(2).strip(), no))
+            break
+    return _title(rel, front.data, heads)

@@ -1,0 +1,1 @@
+"""Observability: logging, metrics, tracing, audit."""

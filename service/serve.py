@@ -1,0 +1,91 @@
+"""Running the HTTP server with uvicorn (the CLI and the end-to-end tests use the same code).
+
+`serving(settings)` starts uvicorn inside the current event loop, waits until the socket is
+bound and the lifespan has started, and yields the MCP URL; leaving the block shuts down with
+the configured grace period. `serve_http` is the CLI's blocking form and prints the URL once
+the server answers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import importlib.util
+import sys
+from collections.abc import AsyncIterator
+
+import uvicorn
+
+from service.app import VaultgateApp
+from service.obs.logging import setup_logging
+from service.settings import Settings
+
+
+def _uvicorn_config(app: VaultgateApp) -> uvicorn.Config:
+    http = app.settings.http
+    return uvicorn.Config(
+        app.http_app(),
+        host=http.host,
+        port=http.port,
+        loop="uvloop" if importlib.util.find_spec("uvloop") else "asyncio",
+        http="httptools" if importlib.util.find_spec("httptools") else "h11",
+        lifespan="on",
+        log_config=None,
+        access_log=False,
+        timeout_graceful_shutdown=max(1, int(http.graceful_shutdown_seconds)),
+        server_header=False,
+    )
+
+
+class _Server(uvicorn.Server):
+    def install_signal_handlers(self) -> None:  # the embedding loop owns signals
+        return None
+
+
+def _bound_port(server: uvicorn.Server) -> int:
+    for srv in server.servers:
+        for sock in srv.sockets:
+            return int(sock.getsockname()[1])
+    raise RuntimeError("server has no bound socket")
+
+
+def mcp_url(settings: Settings, port: int) -> str:
+    host = settings.http.host
+    if ":" in host and not host.startswith("["):
+        host = f"[{host}]"
+    if host in ("0.0.0.0", "[::]"):
+        host = "127.0.0.1"
+    return f"http://{host}:{port}{settings.http.path}"
+
+
+@contextlib.asynccontextmanager
+async def serving(settings: Settings, app: VaultgateApp | None = None) -> AsyncIterator[tuple[str, VaultgateApp]]:
+    app = app or VaultgateApp(settings)
+    server = _Server(_uvicorn_config(app))
+    task = asyncio.create_task(server.serve())
+    try:
+        while not server.started:  # noqa: ASYNC110 - uvicorn exposes a flag, not an event
+            if task.done():
+                task.result()
+                raise RuntimeError("uvicorn exited before starting")
+            await asyncio.sleep(0.01)
+        yield mcp_url(settings, _bound_port(server)), app
+    finally:
+        server.should_exit = True
+        await task
+
+
+async def serve_http(settings: Settings) -> None:
+    setup_logging(settings.log)
+    app = VaultgateApp(settings)
+    server = uvicorn.Server(_uvicorn_config(app))
+    task = asyncio.create_task(server.serve())
+    while not server.started and not task.done():  # noqa: ASYNC110 - uvicorn exposes a flag, not an event
+        await asyncio.sleep(0.02)
+    if server.started:
+        vaults = ", ".join(f"{v.id}={v.path}" for v in settings.vaults)
+        print(f"vaultgate {app.version} serving {vaults}", flush=True)
+        print(f"MCP endpoint: {mcp_url(settings, _bound_port(server))}", flush=True)
+    await task
+    if not server.started:
+        sys.exit(1)

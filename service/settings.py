@@ -1,0 +1,278 @@
+"""Settings: one pydantic-settings class with one nested model per area.
+
+Sources, highest priority first: values passed in (tests, the CLI), `VAULTGATE_*` environment
+variables (`__` for nesting, JSON for lists), then the TOML config file when one is given. A bare
+vault folder is a complete configuration (one vault `main`, every default). Only the entry point
+and `app.py` build a `Settings`; other modules receive the sub-model they need.
+
+Secrets are `SecretStr`: they are never printed by `redacted()` or `vaultgate config show`.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+import tomllib
+from contextvars import ContextVar
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SecretStr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
+
+from service.errors import ConfigError
+
+_VAULT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
+_CONFIG_FILE: ContextVar[Path | None] = ContextVar("vaultgate_config_file", default=None)
+
+LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
+
+
+def is_loopback(host: str) -> bool:
+    """True for names and addresses that only this machine can reach."""
+    if host in LOOPBACK_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class VaultConfig(_Section):
+    """One served vault."""
+
+    id: str = Field(description="Stable id callers pass as the `vault` argument.")
+    path: Path = Field(description="The vault folder.")
+    name: str | None = Field(default=None, description="Name used in obsidian:// URLs; default: folder name.")
+
+    @field_validator("id")
+    @classmethod
+    def _check_id(cls, value: str) -> str:
+        if not _VAULT_ID.match(value):
+            raise ValueError("vault id must be 1-64 letters, digits, '_' or '-', starting with a letter/digit")
+        return value
+
+    @property
+    def display_name(self) -> str:
+        return self.name or self.path.name
+
+
+class HttpSettings(_Section):
+    host: str = "127.0.0.1"
+    port: int = Field(default=8765, ge=0, le=65535)
+    path: str = "/mcp"
+    allowed_hosts: list[str] | None = Field(
+        default=None, description="Host header allowlist; default: the bound host and loopback names."
+    )
+    allowed_origins: list[str] | None = Field(
+        default=None, description="Origin allowlist; default: http(s) origins of the allowed hosts."
+    )
+    dns_rebinding_protection: bool = True
+    json_response: bool = Field(
+        default=False, description="Answer POSTs with plain JSON instead of SSE (no progress/elicitation)."
+    )
+    stateless: bool = False
+    session_idle_timeout_seconds: float = 1800.0
+    max_request_body_bytes: int = 4 * 1024 * 1024
+    graceful_shutdown_seconds: float = 5.0
+
+    def effective_allowed_hosts(self) -> list[str]:
+        if self.allowed_hosts is not None:
+            return list(self.allowed_hosts)
+        names = {self.host, "127.0.0.1", "localhost", "[::1]"}
+        if ":" in self.host and not self.host.startswith("["):
+            names.discard(self.host)
+            names.add(f"[{self.host}]")
+        hosts: list[str] = []
+        for name in sorted(names):
+            hosts += [name, f"{name}:*"]
+        return hosts
+
+    def effective_allowed_origins(self) -> list[str]:
+        if self.allowed_origins is not None:
+            return list(self.allowed_origins)
+        origins: list[str] = []
+        for host in self.effective_allowed_hosts():
+            origins += [f"http://{host}", f"https://{host}"]
+        return origins
+
+
+class GovernorSettings(_Section):
+    max_response_bytes: int = Field(
+        default=1024 * 1024, ge=1024, description="Largest serialized tool result; bigger → `overflow`."
+    )
+
+
+class WriteSettings(_Section):
+    max_concurrent: int = Field(default=8, ge=1, description="Concurrent file writes per vault.")
+    trash_folder: str = ".trash"
+
+
+class StorageSettings(_Section):
+    cache_dir: Path | None = Field(
+        default=None,
+        description="Where cache.db lives; default: <vault>/.vaultgate for a bare vault, "
+        "<config dir>/.vaultgate for a config file.",
+    )
+    readers: int = Field(default=4, ge=1, le=32, description="Read connections in the pool.")
+
+
+class AuthSettings(_Section):
+    mode: Literal["none", "jwt"] = Field(default="none", description="`none` is allowed on loopback only.")
+    jwt_secret: SecretStr | None = Field(default=None, description="HS256 shared secret (>= 32 bytes).")
+    jwks_file: Path | None = Field(default=None, description="Local JWKS file for RS256/ES256/EdDSA.")
+    jwks: dict[str, Any] | None = Field(default=None, description="Inline JWKS.")
+    issuer: str | None = None
+    audience: str | None = None
+    leeway_seconds: int = Field(default=30, ge=0, le=600)
+
+
+class LogSettings(_Section):
+    level: Literal["debug", "info", "warning", "error"] = "info"
+    format: Literal["json", "text"] = "text"
+
+
+class Settings(BaseSettings):
+    """The effective configuration of one vaultgate process."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="VAULTGATE_",
+        env_nested_delimiter="__",
+        extra="forbid",
+        validate_default=True,
+    )
+
+    vaults: list[VaultConfig] = Field(default_factory=list)
+    default_vault: str | None = Field(default=None, description="Vault used when a call names none.")
+    http: HttpSettings = Field(default_factory=HttpSettings)
+    auth: AuthSettings = Field(default_factory=AuthSettings)
+    governor: GovernorSettings = Field(default_factory=GovernorSettings)
+    writes: WriteSettings = Field(default_factory=WriteSettings)
+    storage: StorageSettings = Field(default_factory=StorageSettings)
+    log: LogSettings = Field(default_factory=LogSettings)
+    config_file: Path | None = Field(default=None, exclude=True)
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        sources: list[PydanticBaseSettingsSource] = [init_settings, env_settings]
+        config_file = _CONFIG_FILE.get()
+        if config_file is not None:
+            sources.append(TomlConfigSettingsSource(settings_cls, toml_file=config_file))
+        return tuple(sources)
+
+    @model_validator(mode="after")
+    def _check(self) -> Settings:
+        if not self.vaults:
+            raise ValueError("no vault configured: pass a vault folder or declare [[vaults]] in the config")
+        ids = [v.id for v in self.vaults]
+        if len(set(ids)) != len(ids):
+            raise ValueError(f"duplicate vault ids: {sorted({i for i in ids if ids.count(i) > 1})}")
+        if self.default_vault is not None and self.default_vault not in ids:
+            raise ValueError(f"default_vault {self.default_vault!r} is not a configured vault id")
+        if self.auth.mode == "none" and not is_loopback(self.http.host):
+            raise ValueError(
+                f"refusing to serve without authentication on non-loopback host {self.http.host!r}: "
+                "set auth.mode = 'jwt' (VAULTGATE_AUTH__MODE=jwt) or bind 127.0.0.1"
+            )
+        return self
+
+    @property
+    def default_vault_id(self) -> str:
+        return self.default_vault or self.vaults[0].id
+
+    def cache_dir(self) -> Path:
+        if self.storage.cache_dir is not None:
+            return self.storage.cache_dir
+        if self.config_file is not None:
+            return self.config_file.parent / ".vaultgate"
+        return self.vaults[0].path / ".vaultgate"
+
+    def redacted(self) -> dict[str, Any]:
+        """The effective config as plain data, secrets masked (SecretStr dumps as '**********')."""
+        return self.model_dump(mode="json", exclude={"config_file"})
+
+
+def load_settings(target: Path | str | None = None, **overrides: Any) -> Settings:
+    """Build settings from a vault folder or a TOML file, then env, then `overrides`.
+
+    Raises `ConfigError` with a readable message for anything that cannot be served.
+    """
+    config_file: Path | None = None
+    init: dict[str, Any] = dict(overrides)
+    if target is not None:
+        path = Path(target).expanduser()
+        if path.is_dir():
+            init.setdefault("vaults", [{"id": "main", "path": path.resolve()}])
+        elif path.is_file():
+            config_file = path.resolve()
+            init["config_file"] = config_file
+        else:
+            raise ConfigError(f"{path}: no such vault folder or config file")
+    token = _CONFIG_FILE.set(config_file)
+    try:
+        if config_file is not None:
+            _check_toml(config_file)
+        settings = Settings(**init)
+    except ValidationError as exc:
+        raise ConfigError(_describe(exc)) from None
+    finally:
+        _CONFIG_FILE.reset(token)
+    return _finish(settings)
+
+
+def _check_toml(path: Path) -> None:
+    try:
+        tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path.name}: not valid TOML: {exc}") from None
+
+
+def _finish(settings: Settings) -> Settings:
+    """Resolve relative paths against the config file and check that vault folders exist."""
+    base = settings.config_file.parent if settings.config_file else Path.cwd()
+    for vault in settings.vaults:
+        if not vault.path.is_absolute():
+            vault.path = (base / vault.path).resolve()
+        else:
+            vault.path = vault.path.resolve()
+        if not vault.path.is_dir():
+            raise ConfigError(f"vault {vault.id!r}: folder {vault.path} does not exist")
+    if settings.storage.cache_dir is not None and not settings.storage.cache_dir.is_absolute():
+        settings.storage.cache_dir = (base / settings.storage.cache_dir).resolve()
+    return settings
+
+
+def _describe(exc: ValidationError) -> str:
+    lines = []
+    for err in exc.errors():
+        where = ".".join(str(p) for p in err["loc"]) or "config"
+        lines.append(f"{where}: {err['msg']}")
+    return "invalid configuration:\n  " + "\n  ".join(lines)
+
+
+def redact(value: SecretStr | None) -> str | None:
+    return None if value is None else "**********"

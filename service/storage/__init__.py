@@ -1,0 +1,1 @@
+"""Storage: cache.db (one writer, WAL readers), forward-only migrations."""

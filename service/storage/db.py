@@ -1,0 +1,191 @@
+"""The SQLite database (`cache.db`): one writer, a pool of WAL readers, on an extension-capable driver.
+
+The stdlib `sqlite3` on our machines cannot load extensions, so connections are made with
+`sqlean` (a drop-in sqlite3 build) when it is installed, falling back to `sqlite3`. sqlite-vec
+is loaded on every connection when possible; `backends` records what is active so
+`/readyz` and `server_health` can report it, and vector search degrades to a brute-force scan
+when `vec` is false.
+
+All writes go through `transaction()`, which holds the single writer connection for the
+duration of one transaction; reads use `read()` on a pooled connection of their own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import sqlite3
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any, TypeVar, cast
+
+import aiosqlite
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+
+def _driver() -> ModuleType:
+    try:
+        import sqlean  # type: ignore[import-untyped,unused-ignore]
+
+        return sqlean  # type: ignore[no-any-return,unused-ignore]
+    except ImportError:  # pragma: no cover - depends on the machine
+        return sqlite3
+
+
+@dataclass
+class Backends:
+    driver: str = "sqlite3"
+    sqlite_version: str = ""
+    fts5: bool = False
+    vec: bool = False
+    vec_version: str | None = None
+    vec_error: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "driver": self.driver,
+            "sqlite_version": self.sqlite_version,
+            "fts5": self.fts5,
+            "sqlite_vec": self.vec,
+            "sqlite_vec_version": self.vec_version,
+            "sqlite_vec_error": self.vec_error,
+            **self.extra,
+        }
+
+
+def connect(path: Path | str, backends: Backends | None = None) -> sqlite3.Connection:
+    """Open one configured connection (usable from any single thread)."""
+    driver = _driver()
+    conn: sqlite3.Connection = driver.connect(str(path), check_same_thread=False, isolation_level=None)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA synchronous=NORMAL")
+    conn.execute("PRAGMA foreign_keys=ON")
+    conn.execute("PRAGMA busy_timeout=5000")
+    conn.execute("PRAGMA temp_store=MEMORY")
+    conn.execute("PRAGMA cache_size=-32000")
+    vec_version: str | None = None
+    vec_error: str | None = None
+    try:
+        import sqlite_vec  # type: ignore[import-untyped,unused-ignore]
+
+        conn.enable_load_extension(True)
+        sqlite_vec.load(conn)
+        conn.enable_load_extension(False)
+        vec_version = conn.execute("SELECT vec_version()").fetchone()[0]
+    except Exception as exc:  # noqa: BLE001 - any failure means "no sqlite-vec"
+        vec_error = f"{type(exc).__name__}: {exc}"
+    if backends is not None:
+        backends.driver = driver.__name__
+        backends.sqlite_version = conn.execute("SELECT sqlite_version()").fetchone()[0]
+        backends.vec = vec_version is not None
+        backends.vec_version = vec_version
+        backends.vec_error = vec_error
+        try:
+            conn.execute("CREATE VIRTUAL TABLE temp._fts5_probe USING fts5(x)")
+            conn.execute("DROP TABLE temp._fts5_probe")
+            backends.fts5 = True
+        except sqlite3.Error:
+            backends.fts5 = False
+    return conn
+
+
+class Database:
+    """cache.db: `transaction()` for the single writer, `read()` for pooled readers."""
+
+    def __init__(self, path: Path, *, readers: int = 4) -> None:
+        self.path = path
+        self.backends = Backends()
+        self._reader_count = readers
+        self._writer: aiosqlite.Connection | None = None
+        self._write_lock = asyncio.Lock()
+        self._readers: asyncio.Queue[aiosqlite.Connection] = asyncio.Queue()
+        self._all_readers: list[aiosqlite.Connection] = []
+
+    async def open(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._writer = await aiosqlite.Connection(lambda: connect(self.path, self.backends), 64)
+        for _ in range(self._reader_count):
+            reader = await aiosqlite.Connection(lambda: connect(self.path), 64)
+            self._all_readers.append(reader)
+            self._readers.put_nowait(reader)
+
+    async def close(self) -> None:
+        for reader in self._all_readers:
+            await reader.close()
+        self._all_readers.clear()
+        if self._writer is not None:
+            with contextlib.suppress(sqlite3.Error):
+                await self._writer.execute("PRAGMA optimize")
+            await self._writer.close()
+            self._writer = None
+
+    @property
+    def writer(self) -> aiosqlite.Connection:
+        if self._writer is None:
+            raise RuntimeError("database is not open")
+        return self._writer
+
+    @asynccontextmanager
+    async def transaction(self) -> AsyncIterator[aiosqlite.Connection]:
+        """The writer connection inside BEGIN IMMEDIATE … COMMIT (ROLLBACK on error)."""
+        async with self._write_lock:
+            conn = self.writer
+            await conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+            except BaseException:
+                await conn.execute("ROLLBACK")
+                raise
+            await conn.execute("COMMIT")
+
+    @asynccontextmanager
+    async def read(self) -> AsyncIterator[aiosqlite.Connection]:
+        conn = await self._readers.get()
+        try:
+            yield conn
+        finally:
+            self._readers.put_nowait(conn)
+
+    async def fetchall(self, sql: str, params: Any = ()) -> list[sqlite3.Row | tuple[Any, ...]]:
+        async with self.read() as conn, conn.execute(sql, params) as cur:
+            return list(await cur.fetchall())
+
+    async def fetchone(self, sql: str, params: Any = ()) -> Any:
+        async with self.read() as conn, conn.execute(sql, params) as cur:
+            return await cur.fetchone()
+
+    async def run_write(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        """Run a synchronous function against the writer's raw connection, in its thread, in a
+        transaction. For bulk work (indexing) where one thread hop per statement would dominate."""
+        async with self._write_lock:
+            conn = self.writer
+
+            def work(raw: sqlite3.Connection) -> T:
+                raw.execute("BEGIN IMMEDIATE")
+                try:
+                    out = fn(raw)
+                except BaseException:
+                    raw.execute("ROLLBACK")
+                    raise
+                raw.execute("COMMIT")
+                return out
+
+            return await in_thread(conn, work)
+
+    async def run_read(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        """Run a synchronous function on a pooled reader's raw connection, in its thread."""
+        async with self.read() as conn:
+            return await in_thread(conn, fn)
+
+
+async def in_thread(conn: aiosqlite.Connection, fn: Callable[[sqlite3.Connection], T]) -> T:
+    """Run `fn(raw_connection)` in the aiosqlite connection's own thread."""
+    execute = cast(Any, conn)._execute
+    return cast(T, await execute(lambda: fn(conn._conn)))

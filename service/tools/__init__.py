@@ -1,0 +1,16 @@
+"""Tools: the registry and one module per domain (each exposes `tools() -> list[ToolSpec]`)."""
+
+from __future__ import annotations
+
+from service.tools.registry import Registry
+
+
+def build_registry() -> Registry:
+    from service.tools import notes
+
+    domains = (notes,)
+    registry = Registry()
+    for domain in domains:
+        for spec in domain.tools():
+            registry.add(spec)
+    return registry

@@ -1,0 +1,90 @@
+"""Shared shapes for tool inputs and outputs.
+
+Every input model extends `ToolInput` (extra fields forbidden; the common `vault`,
+`idempotency_key` and `elicit_token` arguments). Every output model extends `ToolOutput`,
+whose `to_text()` is the short text rendering sent beside the structured content.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from service.errors import ValidationFailed
+
+# Arguments the pipeline consumes itself; excluded from args_hash.
+PIPELINE_ARGS = frozenset({"idempotency_key", "elicit_token"})
+
+
+class ToolInput(BaseModel):
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=False)
+
+    vault: str | None = Field(default=None, description="Vault id; default: the server's default vault.")
+    idempotency_key: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=200,
+        description="Repeat a call safely: the same key with the same arguments replays the first result.",
+    )
+    elicit_token: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=200,
+        description="Confirmation token minted by a human for a call that answered `elicit_required`.",
+    )
+
+
+class ToolOutput(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    def to_text(self) -> str:
+        return json.dumps(self.model_dump(mode="json", exclude_none=True), ensure_ascii=False)
+
+    def content_blocks(self) -> list[Any]:
+        """Extra MCP content (images, embedded resources) sent after the text block."""
+        return []
+
+
+class NoteRef(BaseModel):
+    """What every file-based result carries."""
+
+    path: str = Field(description="Vault-relative path.")
+    title: str = Field(description="Note title (frontmatter title, first H1 or file name).")
+    obsidian_url: str = Field(description="obsidian://open URL that opens the note in Obsidian.")
+
+
+class Paging(BaseModel):
+    limit: int = Field(default=50, ge=1, le=1000, description="Page size.")
+    cursor: str | None = Field(default=None, description="`next_cursor` from the previous page.")
+
+
+def encode_cursor(offset: int, **state: Any) -> str:
+    raw = json.dumps({"o": offset, **state}, separators=(",", ":")).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str | None, **expect: Any) -> int:
+    """Offset encoded in a cursor; a cursor from another query is a validation error."""
+    if not cursor:
+        return 0
+    try:
+        padded = cursor + "=" * (-len(cursor) % 4)
+        data = json.loads(base64.urlsafe_b64decode(padded.encode()))
+        offset = int(data["o"])
+    except (ValueError, KeyError, TypeError):
+        raise ValidationFailed("invalid cursor", details={"field": "cursor"}) from None
+    for key, value in expect.items():
+        if data.get(key) != value:
+            raise ValidationFailed("cursor belongs to a different query", details={"field": "cursor"})
+    if offset < 0:
+        raise ValidationFailed("invalid cursor", details={"field": "cursor"})
+    return offset
+
+
+def page_of(items: list[Any], offset: int, limit: int, **state: Any) -> tuple[list[Any], str | None]:
+    window = items[offset : offset + limit]
+    more = offset + limit < len(items)
+    return window, (encode_cursor(offset + limit, **state) if more else None)

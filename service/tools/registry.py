@@ -1,0 +1,136 @@
+"""Tool declarations and the registry.
+
+A tool is declared once as a frozen `ToolSpec`; everything clients are told (input/output
+schema, MCP annotations) and everything the pipeline enforces (scopes, scope class,
+confirmation policy, idempotency class) is derived from that record, so the two cannot drift.
+The registry refuses to start on an inconsistent declaration.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+import mcp_types as types
+from pydantic import BaseModel
+
+from service.tools.models import ToolInput, ToolOutput
+
+if TYPE_CHECKING:
+    from service.tools.context import ToolContext
+
+ScopeClass = Literal["read", "write", "delete", "bulk", "execute", "admin"]
+ConfirmPolicy = Literal["never", "always", "conditional"]
+Handler = Callable[["ToolContext", Any], Awaitable[ToolOutput]]
+# Returns a human-readable preview when this particular call needs a human's confirmation.
+ConfirmWhen = Callable[["ToolContext", Any], Awaitable[str | None]]
+Precheck = Callable[["ToolContext", Any], Awaitable[None]]
+
+WRITE_SCOPES = frozenset({"write:vault", "delete:vault", "execute:command", "execute:plugin", "admin"})
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    name: str
+    domain: str
+    title: str
+    description: str
+    input_model: type[ToolInput]
+    output_model: type[ToolOutput]
+    handler: Handler
+    scopes: tuple[str, ...] = ("read:vault",)
+    scope_class: ScopeClass = "read"
+    mutating: bool = False
+    destructive: bool = False
+    confirm: ConfirmPolicy = "never"
+    confirm_when: ConfirmWhen | None = None
+    precheck: Precheck | None = None
+    idempotent: bool = True
+    open_world: bool = False
+    max_bytes: int | None = None
+    tags: tuple[str, ...] = ()
+    path_args: tuple[str, ...] = field(default=())
+
+    def annotations(self) -> types.ToolAnnotations:
+        return types.ToolAnnotations(
+            title=self.title,
+            read_only_hint=not self.mutating,
+            destructive_hint=self.destructive if self.mutating else None,
+            idempotent_hint=self.idempotent,
+            open_world_hint=self.open_world,
+        )
+
+    def input_schema(self) -> dict[str, Any]:
+        return self.input_model.model_json_schema()
+
+    def output_schema(self) -> dict[str, Any]:
+        return self.output_model.model_json_schema()
+
+    def to_mcp(self) -> types.Tool:
+        return types.Tool(
+            name=self.name,
+            title=self.title,
+            description=self.description,
+            input_schema=self.input_schema(),
+            output_schema=self.output_schema(),
+            annotations=self.annotations(),
+            meta={"vaultgate/domain": self.domain, "vaultgate/scopes": list(self.scopes)},
+        )
+
+
+class RegistryError(RuntimeError):
+    """An inconsistent tool declaration; raised at start-up."""
+
+
+def _check(spec: ToolSpec) -> None:
+    problems: list[str] = []
+    if not spec.description.strip() or not spec.title.strip():
+        problems.append("missing title or description")
+    if spec.destructive and spec.confirm == "never":
+        problems.append("destructive tool without a confirmation policy")
+    if spec.confirm == "conditional" and spec.confirm_when is None:
+        problems.append("conditional confirmation without confirm_when")
+    if (
+        not spec.mutating
+        and WRITE_SCOPES.intersection(s.split("/", 1)[0] for s in spec.scopes)
+        and ("admin" not in spec.scopes)
+    ):
+        problems.append("read-only tool requires a write scope")
+    if not spec.mutating and spec.scope_class in ("write", "delete", "bulk"):
+        problems.append(f"read-only tool in scope class {spec.scope_class!r}")
+    if spec.input_model.model_config.get("extra") != "forbid":
+        problems.append("input model must forbid extra fields")
+    for name, info in spec.input_model.model_fields.items():
+        if not info.description:
+            problems.append(f"input field {name!r} has no description")
+    for model in (spec.input_model, spec.output_model):
+        if not issubclass(model, BaseModel):
+            problems.append("models must be pydantic models")
+    if problems:
+        raise RegistryError(f"tool {spec.name!r}: " + "; ".join(problems))
+
+
+class Registry:
+    def __init__(self, specs: Iterable[ToolSpec] = ()) -> None:
+        self._specs: dict[str, ToolSpec] = {}
+        for spec in specs:
+            self.add(spec)
+
+    def add(self, spec: ToolSpec) -> None:
+        if spec.name in self._specs:
+            raise RegistryError(f"duplicate tool name {spec.name!r}")
+        _check(spec)
+        self._specs[spec.name] = spec
+
+    def get(self, name: str) -> ToolSpec | None:
+        return self._specs.get(name)
+
+    def __iter__(self) -> Iterator[ToolSpec]:
+        return iter(self._specs.values())
+
+    def __len__(self) -> int:
+        return len(self._specs)
+
+    def names(self) -> list[str]:
+        return list(self._specs)

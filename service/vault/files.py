@@ -1,0 +1,290 @@
+"""Reading and writing vault files: atomic, etag-checked, serialized per path.
+
+Guarantees:
+- a write never leaves a half-written file: the new bytes go to a temp file in the same folder,
+  are fsynced, then renamed over the target (and the folder fsynced);
+- `expected_etag` (the content hash a caller read) is compared under the per-path lock, so a
+  concurrent edit turns into `conflict` instead of a lost update; read-modify-write helpers
+  (`modify`) hold that lock across the read and the write;
+- at most `max_concurrent` writes run at once per vault;
+- deletes move to the trash folder unless `permanent`;
+- every change is published on the vault's `ChangeBus` before the call returns.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import os
+import shutil
+import tempfile
+import weakref
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from service.errors import AlreadyExists, Conflict, NoteNotFound, PathInvalid
+from service.vault.events import ChangeBus, FileChange
+from service.vault.paths import VaultPath, VaultPaths
+
+
+def etag_of(data: bytes) -> str:
+    """The content hash callers pass back as `expected_etag`."""
+    return hashlib.sha256(data).hexdigest()[:32]
+
+
+@dataclass(frozen=True, slots=True)
+class FileStat:
+    size: int
+    mtime: float
+    ctime: float
+
+
+@dataclass(frozen=True, slots=True)
+class NoteFile:
+    path: VaultPath
+    content: str
+    etag: str
+    stat: FileStat
+
+
+@dataclass(frozen=True, slots=True)
+class WriteResult:
+    rel: str
+    etag: str
+    created: bool
+    stat: FileStat
+
+
+def _stat(p: Path) -> FileStat:
+    st = p.stat()
+    return FileStat(size=st.st_size, mtime=st.st_mtime, ctime=getattr(st, "st_birthtime", st.st_ctime))
+
+
+def decode(data: bytes) -> str:
+    return data.decode("utf-8", errors="surrogateescape")
+
+
+def encode(text: str) -> bytes:
+    return text.encode("utf-8", errors="surrogateescape")
+
+
+def _fsync_dir(folder: Path) -> None:
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _write_atomic(target: Path, data: bytes, *, exclusive: bool) -> None:
+    """Temp file in the same folder + fsync + rename (or hard link for create-only)."""
+    folder = target.parent
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name[:40]}.", suffix=".vgtmp", dir=folder)
+    tmp = Path(tmp_name)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        if exclusive:
+            try:
+                os.link(tmp, target)
+            except FileExistsError:
+                raise AlreadyExists("a file already exists at that path", details={"path": target.name}) from None
+            tmp.unlink()
+        else:
+            os.replace(tmp, target)
+        _fsync_dir(folder)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+class VaultFiles:
+    """File operations for one vault. All paths come in as caller strings or `VaultPath`s."""
+
+    def __init__(self, paths: VaultPaths, bus: ChangeBus, *, max_concurrent: int, trash_folder: str) -> None:
+        self.paths = paths
+        self.bus = bus
+        self.trash_folder = trash_folder
+        self._writes = asyncio.Semaphore(max_concurrent)
+        self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
+
+    def lock(self, rel: str) -> asyncio.Lock:
+        lock = self._locks.get(rel)
+        if lock is None:
+            lock = asyncio.Lock()
+            self._locks[rel] = lock
+        return lock
+
+    # -- reads -------------------------------------------------------------------------------
+
+    def read(self, vp: VaultPath) -> NoteFile:
+        try:
+            data = vp.abs.read_bytes()
+            st = _stat(vp.abs)
+        except (FileNotFoundError, NotADirectoryError):
+            raise NoteNotFound(f"no note at {vp.rel!r}", details={"path": vp.rel}) from None
+        except IsADirectoryError:
+            raise PathInvalid(f"{vp.rel!r} is a folder", details={"path": vp.rel}) from None
+        return NoteFile(path=vp, content=decode(data), etag=etag_of(data), stat=st)
+
+    def read_bytes(self, vp: VaultPath) -> bytes:
+        try:
+            return vp.abs.read_bytes()
+        except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+            raise NoteNotFound(f"no file at {vp.rel!r}", details={"path": vp.rel}) from None
+
+    def stat(self, vp: VaultPath) -> FileStat:
+        try:
+            return _stat(vp.abs)
+        except (FileNotFoundError, NotADirectoryError):
+            raise NoteNotFound(f"no note at {vp.rel!r}", details={"path": vp.rel}) from None
+
+    def current_etag(self, vp: VaultPath) -> str | None:
+        try:
+            return etag_of(vp.abs.read_bytes())
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+
+    def walk(self, folder: VaultPath, *, recursive: bool = True) -> Iterator[tuple[str, os.DirEntry[str]]]:
+        """Yield (rel, entry) for visible entries below `folder`, never following links out."""
+        stack = [folder]
+        while stack:
+            current = stack.pop()
+            try:
+                entries = sorted(os.scandir(current.abs), key=lambda e: e.name)
+            except (FileNotFoundError, NotADirectoryError, PermissionError):
+                continue
+            for entry in entries:
+                rel = f"{current.rel}/{entry.name}" if current.rel else entry.name
+                if entry.name.startswith(".") or self.paths.is_hidden(rel):
+                    continue
+                if entry.is_symlink():
+                    real = Path(os.path.realpath(entry.path))
+                    if real != self.paths.root and self.paths.root not in real.parents:
+                        continue
+                if entry.is_dir():
+                    yield rel, entry
+                    if recursive:
+                        stack.append(VaultPath(rel=rel, abs=Path(entry.path)))
+                else:
+                    yield rel, entry
+
+    # -- writes ------------------------------------------------------------------------------
+
+    def _check_etag(self, vp: VaultPath, expected_etag: str | None) -> bool:
+        """Compare under the lock; returns whether the file existed."""
+        current = self.current_etag(vp)
+        if expected_etag is not None and current != expected_etag:
+            raise Conflict(
+                f"{vp.rel!r} changed since it was read",
+                details={"path": vp.rel, "expected_etag": expected_etag, "current_etag": current},
+            )
+        return current is not None
+
+    async def write(
+        self,
+        vp: VaultPath,
+        content: str,
+        *,
+        expected_etag: str | None = None,
+        create_only: bool = False,
+        must_exist: bool = False,
+    ) -> WriteResult:
+        data = encode(content)
+        async with self.lock(vp.rel), self._writes:
+            existed = self._check_etag(vp, expected_etag)
+            if create_only and existed:
+                raise AlreadyExists(f"a note already exists at {vp.rel!r}", details={"path": vp.rel})
+            if must_exist and not existed:
+                raise NoteNotFound(f"no note at {vp.rel!r}", details={"path": vp.rel})
+            await asyncio.to_thread(self._write_sync, vp, data, create_only)
+            result = WriteResult(rel=vp.rel, etag=etag_of(data), created=not existed, stat=_stat(vp.abs))
+        await self.bus.publish([FileChange("created" if result.created else "modified", vp.rel)])
+        return result
+
+    def _write_sync(self, vp: VaultPath, data: bytes, exclusive: bool) -> None:
+        if vp.abs.is_dir():
+            raise PathInvalid(f"{vp.rel!r} is a folder", details={"path": vp.rel})
+        try:
+            vp.abs.parent.mkdir(parents=True, exist_ok=True)
+        except (FileExistsError, NotADirectoryError):
+            raise PathInvalid(f"a parent of {vp.rel!r} is a file", details={"path": vp.rel}) from None
+        _write_atomic(vp.abs, data, exclusive=exclusive)
+
+    async def modify(
+        self, vp: VaultPath, change: Callable[[str], str], *, expected_etag: str | None = None
+    ) -> WriteResult:
+        """Read-modify-write under the path lock; `change` may raise to abort with nothing written."""
+        async with self.lock(vp.rel), self._writes:
+            note = self.read(vp)
+            if expected_etag is not None and note.etag != expected_etag:
+                raise Conflict(
+                    f"{vp.rel!r} changed since it was read",
+                    details={"path": vp.rel, "expected_etag": expected_etag, "current_etag": note.etag},
+                )
+            data = encode(change(note.content))
+            await asyncio.to_thread(_write_atomic, vp.abs, data, exclusive=False)
+            result = WriteResult(rel=vp.rel, etag=etag_of(data), created=False, stat=_stat(vp.abs))
+        await self.bus.publish([FileChange("modified", vp.rel)])
+        return result
+
+    async def delete(self, vp: VaultPath, *, permanent: bool, expected_etag: str | None = None) -> str | None:
+        """Delete a file; returns its trash location (rel) unless permanent."""
+        async with self.lock(vp.rel), self._writes:
+            if not vp.abs.is_file():
+                raise NoteNotFound(f"no note at {vp.rel!r}", details={"path": vp.rel})
+            self._check_etag(vp, expected_etag)
+            trash_rel: str | None = None
+            if permanent:
+                await asyncio.to_thread(vp.abs.unlink)
+            else:
+                trash_rel = await asyncio.to_thread(self._move_to_trash, vp)
+            await asyncio.to_thread(_fsync_dir, vp.abs.parent)
+        await self.bus.publish([FileChange("deleted", vp.rel)])
+        return trash_rel
+
+    def _move_to_trash(self, vp: VaultPath) -> str:
+        trash_root = self.paths.root / self.trash_folder
+        dest = trash_root / vp.rel
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        stem, suffix, n = dest.stem, dest.suffix, 1
+        while dest.exists():
+            dest = dest.with_name(f"{stem} {n}{suffix}")
+            n += 1
+        os.replace(vp.abs, dest)
+        return dest.relative_to(self.paths.root).as_posix()
+
+    async def copy(self, src: VaultPath, dst: VaultPath, *, overwrite: bool = False) -> WriteResult:
+        data = self.read_bytes(src)
+        async with self.lock(dst.rel), self._writes:
+            existed = dst.abs.exists()
+            if existed and not overwrite:
+                raise AlreadyExists(f"a note already exists at {dst.rel!r}", details={"path": dst.rel})
+            await asyncio.to_thread(self._write_sync, dst, data, not overwrite)
+            result = WriteResult(rel=dst.rel, etag=etag_of(data), created=not existed, stat=_stat(dst.abs))
+        await self.bus.publish([FileChange("created" if result.created else "modified", dst.rel)])
+        return result
+
+    async def make_folder(self, vp: VaultPath) -> bool:
+        """Create a folder (and parents); returns False when it already existed."""
+        if vp.abs.is_dir():
+            return False
+        if vp.abs.exists():
+            raise AlreadyExists(f"a file already exists at {vp.rel!r}", details={"path": vp.rel})
+        await asyncio.to_thread(vp.abs.mkdir, parents=True, exist_ok=True)
+        return True
+
+    async def move(self, src: VaultPath, dst: VaultPath, *, overwrite: bool = False) -> None:
+        """Rename a file or folder inside the vault (no link rewriting: that is the graph's job)."""
+        first, second = sorted((src.rel, dst.rel))
+        async with self.lock(first), self.lock(second), self._writes:
+            if not src.abs.exists():
+                raise NoteNotFound(f"nothing at {src.rel!r}", details={"path": src.rel})
+            if dst.abs.exists() and not overwrite:
+                raise AlreadyExists(f"something already exists at {dst.rel!r}", details={"path": dst.rel})
+            dst.abs.parent.mkdir(parents=True, exist_ok=True)
+            await asyncio.to_thread(shutil.move, src.abs, dst.abs)
+        await self.bus.publish([FileChange("moved", dst.rel, old_path=src.rel)])

@@ -1,0 +1,170 @@
+"""Safe path resolution: the single gate between a caller's path string and the file system.
+
+Guarantees: a `VaultPath` always names a location inside the vault root after NFC
+normalization and symlink resolution; its `rel` is the canonical POSIX form used everywhere
+(index keys, URLs, ACL decisions). Rejected with `path_invalid`: empty paths, absolute paths,
+URL schemes, drive letters, UNC and device names, NUL and control characters, backslashes,
+`..` segments (also percent-encoded), Windows-reserved characters, trailing dots/spaces and
+symlinks that leave the vault. Hidden folders (`.obsidian`, `.git`, `.trash`, the index
+folder) raise `acl_denied` for note tools.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import unicodedata
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import quote, unquote
+
+from service.errors import AclDenied, PathInvalid
+
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
+_RESERVED_CHARS = set('<>:"|?*')
+_DEVICE_NAMES = frozenset(
+    {"CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$"}
+    | {f"COM{i}" for i in range(10)}
+    | {f"LPT{i}" for i in range(10)}
+    | {"COM¹", "COM²", "COM³", "LPT¹", "LPT²", "LPT³"}
+)
+MAX_PATH_CHARS = 1024
+MAX_SEGMENT_BYTES = 255
+ALWAYS_HIDDEN = (".obsidian", ".git", ".trash", ".vaultgate")
+
+
+@dataclass(frozen=True, slots=True)
+class VaultPath:
+    """A validated location inside one vault."""
+
+    rel: str  # canonical POSIX relative path, '' for the vault root
+    abs: Path
+
+    @property
+    def name(self) -> str:
+        return self.abs.name
+
+    @property
+    def parent_rel(self) -> str:
+        return self.rel.rpartition("/")[0]
+
+
+def _invalid(path: object, reason: str) -> PathInvalid:
+    shown = path if isinstance(path, str) and len(path) < 300 else "<path>"
+    return PathInvalid(f"invalid path {shown!r}: {reason}", details={"path": shown, "reason": reason})
+
+
+def normalize(path: str, *, allow_root: bool = False) -> str:
+    """Validate a caller's path string and return its canonical relative POSIX form."""
+    if not isinstance(path, str):
+        raise _invalid(path, "not a string")
+    if len(path) > MAX_PATH_CHARS:
+        raise _invalid(path, "too long")
+    if any(ord(c) < 32 or ord(c) == 127 for c in path):
+        raise _invalid(path, "control character or NUL")
+    if "\\" in path:
+        raise _invalid(path, "backslash")
+    if _SCHEME.match(path):
+        raise _invalid(path, "URL scheme or drive letter")
+    if path.startswith("/"):
+        if allow_root and path.strip("/") == "":
+            return ""
+        raise _invalid(path, "absolute path")
+    try:
+        decoded = unquote(path, errors="strict")
+    except UnicodeDecodeError:
+        raise _invalid(path, "invalid percent-encoding") from None
+    if decoded != path and (
+        "\\" in decoded or "\x00" in decoded or any(seg in (".", "..") for seg in decoded.split("/"))
+    ):
+        raise _invalid(path, "percent-encoded traversal")
+    text = unicodedata.normalize("NFC", path)
+    segments: list[str] = []
+    for seg in text.split("/"):
+        if seg in ("", "."):
+            continue
+        if seg == "..":
+            raise _invalid(path, "'..' segment")
+        _check_segment(path, seg)
+        segments.append(seg)
+    if not segments and not allow_root:
+        raise _invalid(path, "empty path")
+    return "/".join(segments)
+
+
+def _check_segment(path: str, seg: str) -> None:
+    if seg[-1] in " .":
+        raise _invalid(path, "segment ends with a dot or space")
+    if _RESERVED_CHARS.intersection(seg):
+        raise _invalid(path, "reserved character")
+    stem = seg.split(".", 1)[0].rstrip(" ").upper()
+    if stem in _DEVICE_NAMES:
+        raise _invalid(path, "reserved device name")
+    if len(seg.encode("utf-8")) > MAX_SEGMENT_BYTES:
+        raise _invalid(path, "segment too long")
+
+
+def with_md(rel: str) -> str:
+    """Obsidian addresses notes with or without `.md`; the canonical form has it."""
+    return rel if rel.lower().endswith(".md") else f"{rel}.md"
+
+
+class VaultPaths:
+    """Resolves caller paths against one vault root."""
+
+    def __init__(self, root: Path, hidden: tuple[str, ...] = ALWAYS_HIDDEN) -> None:
+        self.root = Path(os.path.realpath(root))
+        self._hidden = frozenset(h.lower() for h in hidden)
+
+    def is_hidden(self, rel: str) -> bool:
+        first = rel.split("/", 1)[0].lower()
+        return first in self._hidden
+
+    def resolve(
+        self, path: str, *, allow_root: bool = False, allow_hidden: bool = False, op: str = "read"
+    ) -> VaultPath:
+        rel = normalize(path, allow_root=allow_root)
+        if not allow_hidden and self.is_hidden(rel):
+            raise AclDenied(
+                f"{rel!r} is inside a folder that note tools may not touch",
+                details={"path": rel, "op": op, "rule": "hidden folder"},
+            )
+        target = self.root / rel if rel else self.root
+        real = self._realpath_inside(target, path)
+        if real != target:
+            real_rel = real.relative_to(self.root).as_posix() if real != self.root else ""
+            if not allow_hidden and self.is_hidden(real_rel):
+                raise AclDenied(
+                    f"{rel!r} resolves into a hidden folder",
+                    details={"path": rel, "op": op, "rule": "hidden folder"},
+                )
+        return VaultPath(rel=rel, abs=target)
+
+    def _realpath_inside(self, target: Path, original: str) -> Path:
+        """The real location of `target` (or of its nearest existing ancestor), which must stay inside."""
+        probe = target
+        suffix: list[str] = []
+        while not os.path.lexists(probe) and probe != self.root:
+            suffix.append(probe.name)
+            probe = probe.parent
+        real = Path(os.path.realpath(probe))
+        if real != self.root and self.root not in real.parents:
+            raise _invalid(original, "symlink leaves the vault")
+        for name in reversed(suffix):
+            real = real / name
+        return real
+
+    def from_abs(self, abs_path: Path) -> str | None:
+        """Map an absolute path back to its rel form, or None when it is outside or hidden."""
+        try:
+            rel = Path(abs_path).relative_to(self.root).as_posix()
+        except ValueError:
+            return None
+        if rel == "." or self.is_hidden(rel):
+            return None
+        return unicodedata.normalize("NFC", rel)
+
+
+def obsidian_url(vault_name: str, rel: str) -> str:
+    """`obsidian://open?vault=<name>&file=<encoded path>` as Obsidian itself builds it."""
+    return f"obsidian://open?vault={quote(vault_name, safe='')}&file={quote(rel, safe='')}"

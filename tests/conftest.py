@@ -1,0 +1,138 @@
+"""Shared fixtures: vaults written into tmp_path, a started app driven through the full chain,
+and a real uvicorn server for end-to-end tests.
+
+- `make_vault(files)` writes a vault (dict of rel path -> text) and returns its folder.
+- `vg` is a started `Harness` on a small default vault: `await vg.ok(tool, **args)` runs the
+  whole dispatch chain and returns structured content (asserting success), `await vg.err(tool,
+  code, **args)` asserts a tool error with that code and returns its payload.
+- `e2e_server` starts `vaultgate` over HTTP on 127.0.0.1:<free port> and yields (url, harness).
+- `mcp_client(url, mode)` opens the SDK's Streamable HTTP client.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator, Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from service.app import VaultgateApp
+from service.dispatch.context import Principal, ToolResult
+from service.serve import serving
+from service.settings import Settings, load_settings
+
+DEFAULT_VAULT: dict[str, str] = {
+    "Welcome.md": (
+        "---\ntags: [start]\n---\n# Welcome\n\nHello from the sample vault. #intro\n\nSee [[Projects/Plan]].\n"
+    ),
+    "Projects/Plan.md": (
+        "---\nstatus: active\npriority: 2\n---\n# Plan\n\n## Goals\n\nShip it. ^goal-1\n\n"
+        "### Details\n\nMore.\n\n## Risks\n\nNone yet.\n"
+    ),
+    "Projects/Notes/Idea.md": "# Idea\n\nA small idea linking [[Welcome]].\n",
+    "Daily/2024-01-01.md": "# 2024-01-01\n\n- [ ] write tests 📅 2024-01-02\n",
+    ".obsidian/app.json": "{}\n",
+}
+
+
+def write_files(root: Path, files: dict[str, str | bytes]) -> None:
+    for rel, content in files.items():
+        target = root / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            target.write_bytes(content)
+        else:
+            target.write_text(content, encoding="utf-8")
+
+
+@pytest.fixture
+def make_vault(tmp_path: Path) -> Callable[..., Path]:
+    counter = iter(range(1000))
+
+    def make(files: dict[str, str | bytes] | None = None, name: str | None = None) -> Path:
+        root = tmp_path / (name or f"vault{next(counter)}")
+        root.mkdir(parents=True)
+        write_files(root, dict(DEFAULT_VAULT if files is None else files))
+        return root
+
+    return make
+
+
+def snapshot(root: Path) -> dict[str, bytes]:
+    """Every file under root (for 'nothing changed on disk' assertions), cache folder excluded."""
+    out: dict[str, bytes] = {}
+    for p in sorted(root.rglob("*")):
+        if p.is_file() and ".vaultgate" not in p.relative_to(root).parts:
+            out[p.relative_to(root).as_posix()] = p.read_bytes()
+    return out
+
+
+class Harness:
+    """A started app; calls go through the full dispatch chain in-process."""
+
+    def __init__(self, app: VaultgateApp, root: Path) -> None:
+        self.app = app
+        self.root = root
+        self.principal = Principal.local("test")
+
+    async def call(self, tool: str, /, **args: Any) -> ToolResult:
+        return await self.app.dispatcher.call(tool, args, principal=self.principal)
+
+    async def ok(self, tool: str, /, **args: Any) -> dict[str, Any]:
+        result = await self.call(tool, **args)
+        assert not result.is_error, result.structured
+        assert result.structured is not None
+        return result.structured
+
+    async def err(self, tool: str, code: str, /, **args: Any) -> dict[str, Any]:
+        result = await self.call(tool, **args)
+        assert result.is_error, f"expected {code}, got success: {result.structured}"
+        assert result.structured is not None
+        error: dict[str, Any] = result.structured["error"]
+        assert error["code"] == code, error
+        return error
+
+    def read(self, rel: str) -> str:
+        return (self.root / rel).read_text(encoding="utf-8")
+
+    def snapshot(self) -> dict[str, bytes]:
+        return snapshot(self.root)
+
+
+def settings_for(root: Path, **overrides: Any) -> Settings:
+    overrides.setdefault("http", {})
+    overrides["http"].setdefault("port", 0)
+    return load_settings(root, **overrides)
+
+
+@contextlib.asynccontextmanager
+async def started(root: Path, **overrides: Any) -> AsyncIterator[Harness]:
+    app = VaultgateApp(settings_for(root, **overrides))
+    async with app.running():
+        yield Harness(app, root)
+
+
+@pytest.fixture
+async def vg(make_vault: Callable[..., Path]) -> AsyncIterator[Harness]:
+    async with started(make_vault()) as harness:
+        yield harness
+
+
+@contextlib.asynccontextmanager
+async def e2e(root: Path, **overrides: Any) -> AsyncIterator[tuple[str, Harness]]:
+    settings = settings_for(root, **overrides)
+    async with serving(settings) as (url, app):
+        yield url, Harness(app, root)
+
+
+@pytest.fixture
+async def e2e_server(make_vault: Callable[..., Path]) -> AsyncIterator[tuple[str, Harness]]:
+    async with e2e(make_vault()) as pair:
+        yield pair
+
+
+@pytest.fixture(params=["legacy", "auto"])
+def mode(request: pytest.FixtureRequest) -> Iterator[str]:
+    yield request.param

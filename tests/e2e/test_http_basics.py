@@ -1,0 +1,55 @@
+"""A real uvicorn server on 127.0.0.1, driven by the SDK's Streamable HTTP client in both eras."""
+
+from __future__ import annotations
+
+import httpx2
+from mcp import Client
+
+from tests.conftest import Harness
+
+
+async def test_tools_list_and_read_note_over_http(e2e_server: tuple[str, Harness], mode: str) -> None:
+    url, _ = e2e_server
+    async with Client(url, mode=mode) as client:  # type: ignore[arg-type]
+        tools = await client.list_tools()
+        names = {t.name for t in tools.tools}
+        assert {"read_note", "create_note"} <= names
+        result = await client.call_tool("read_note", {"path": "Welcome"})
+        assert not result.is_error
+        assert result.structured_content is not None
+        assert result.structured_content["path"] == "Welcome.md"
+        assert result.structured_content["obsidian_url"].startswith("obsidian://open?vault=")
+
+
+async def test_tool_errors_are_structured_over_http(e2e_server: tuple[str, Harness], mode: str) -> None:
+    url, _ = e2e_server
+    async with Client(url, mode=mode) as client:  # type: ignore[arg-type]
+        result = await client.call_tool("read_note", {"path": "../outside.md"})
+        assert result.is_error
+        assert result.structured_content is not None
+        assert result.structured_content["error"]["code"] == "path_invalid"
+        unknown = await client.call_tool("no_such_tool", {})
+        assert unknown.is_error and unknown.structured_content is not None
+        assert unknown.structured_content["error"]["code"] == "not_found"
+
+
+async def test_healthz_and_readyz_answer(e2e_server: tuple[str, Harness]) -> None:
+    url, _ = e2e_server
+    base = url.rsplit("/mcp", 1)[0]
+    async with httpx2.AsyncClient() as http:
+        health = await http.get(f"{base}/healthz")
+        assert health.status_code == 200 and health.json()["status"] == "ok"
+        ready = await http.get(f"{base}/readyz")
+        assert ready.status_code in (200, 503)
+        assert "vaults" in ready.json() and "storage" in ready.json()
+
+
+async def test_wrong_host_header_is_refused(e2e_server: tuple[str, Harness]) -> None:
+    url, _ = e2e_server
+    async with httpx2.AsyncClient() as http:
+        response = await http.post(
+            url,
+            json={"jsonrpc": "2.0", "id": 1, "method": "ping"},
+            headers={"Host": "evil.example", "Accept": "application/json, text/event-stream"},
+        )
+        assert response.status_code == 421
