@@ -18,6 +18,10 @@ from service.storage.db import Database, in_thread
 _NAME = re.compile(r"^(\d{4})_([a-z0-9_]+)\.sql$")
 
 
+class MigrationError(RuntimeError):
+    """A migration failed; its transaction was rolled back and it was not recorded."""
+
+
 @dataclass(frozen=True, slots=True)
 class Migration:
     version: int
@@ -64,9 +68,9 @@ def _apply_all(conn: sqlite3.Connection, migrations: list[Migration]) -> list[in
                 "INSERT INTO schema_migrations(version, name, applied_at) VALUES (?, ?, ?)",
                 (migration.version, migration.name, time.time()),
             )
-        except BaseException:
+        except Exception as exc:
             conn.execute("ROLLBACK")
-            raise
+            raise MigrationError(f"migration {migration.version:04d}_{migration.name} failed: {exc}") from exc
         conn.execute("COMMIT")
         applied.append(migration.version)
     return applied

@@ -1,0 +1,110 @@
+"""Safe path resolution (the security engineer's attack suite covers the hostile cases at length)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from service.errors import AclDenied, PathInvalid
+from service.vault.paths import VaultPaths, normalize, obsidian_url, with_md
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ("a.md", "a.md"),
+        ("Projects/Plan.md", "Projects/Plan.md"),
+        ("./Projects//Plan.md", "Projects/Plan.md"),
+        ("Cafe\u0301.md", "Caf\u00e9.md"),
+        ("Notes/100% done.md", "Notes/100% done.md"),
+    ],
+)
+def test_normalize_returns_canonical_posix_nfc_paths(raw: str, expected: str) -> None:
+    assert normalize(raw) == expected
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        "",
+        "../x.md",
+        "a/../../x.md",
+        "/etc/passwd",
+        "C:/Windows/x.md",
+        "c:x.md",
+        "\\\\server\\share\\x.md",
+        "a\\..\\x.md",
+        "file:///etc/passwd",
+        "https://example.com/x.md",
+        "a\x00b.md",
+        "%2e%2e/x.md",
+        "a/%2E%2E/%2e%2e/x.md",
+        "%c0%ae%c0%ae/x.md",
+        "CON.md",
+        "sub/nul.txt",
+        "LPT1",
+        "trailing.",
+        "space /x.md",
+        "what?.md",
+        "a|b.md",
+    ],
+)
+def test_normalize_rejects_hostile_paths(raw: str) -> None:
+    with pytest.raises(PathInvalid):
+        normalize(raw)
+
+
+def test_root_is_allowed_only_when_asked() -> None:
+    assert normalize("/", allow_root=True) == ""
+    assert normalize("", allow_root=True) == ""
+    with pytest.raises(PathInvalid):
+        normalize("/")
+
+
+def test_hidden_folders_are_denied(tmp_path: Path) -> None:
+    paths = VaultPaths(tmp_path)
+    for rel in (".obsidian/app.json", ".git/config", ".trash/x.md", ".vaultgate/cache.db", ".OBSIDIAN/x"):
+        with pytest.raises(AclDenied) as info:
+            paths.resolve(rel)
+        assert info.value.details["path"] == normalize(rel)
+
+
+def test_symlinks_leaving_the_vault_are_rejected(tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.md").write_text("s")
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    os.symlink(outside, vault / "escape")
+    os.symlink(outside / "secret.md", vault / "link.md")
+    paths = VaultPaths(vault)
+    for rel in ("escape/secret.md", "link.md", "escape/new.md"):
+        with pytest.raises(PathInvalid):
+            paths.resolve(rel)
+
+
+def test_symlinks_inside_the_vault_resolve(tmp_path: Path) -> None:
+    (tmp_path / "real").mkdir()
+    (tmp_path / "real" / "a.md").write_text("a")
+    os.symlink(tmp_path / "real", tmp_path / "alias")
+    vp = VaultPaths(tmp_path).resolve("alias/a.md")
+    assert vp.rel == "alias/a.md"
+
+
+def test_symlink_into_a_hidden_folder_is_denied(tmp_path: Path) -> None:
+    (tmp_path / ".obsidian").mkdir()
+    (tmp_path / ".obsidian" / "app.json").write_text("{}")
+    os.symlink(tmp_path / ".obsidian", tmp_path / "cfg")
+    with pytest.raises(AclDenied):
+        VaultPaths(tmp_path).resolve("cfg/app.json")
+
+
+def test_with_md_and_obsidian_url() -> None:
+    assert with_md("a/b") == "a/b.md"
+    assert with_md("a/b.MD") == "a/b.MD"
+    assert with_md("v1.2") == "v1.2.md"
+    assert obsidian_url("My Vault", "Folder/Note one.md") == (
+        "obsidian://open?vault=My%20Vault&file=Folder%2FNote%20one.md"
+    )
