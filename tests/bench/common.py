@@ -1,0 +1,131 @@
+"""Shared benchmark helpers: the standard workload, server processes, percentiles, JSON results.
+
+Benchmarks are scripts (`python -m tests.bench.bench_foundation`), never part of the test run.
+Each prints one JSON object and, when a previous result exists under tests/bench/results/,
+the relative change of every numeric figure.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[2]
+SHARED = REPO.parent / "shared"
+GENVAULT = SHARED / "bench" / "genvault.py"
+RESULTS = Path(__file__).resolve().parent / "results"
+WORKDIR = Path(os.environ.get("VAULTGATE_BENCH_DIR", "/tmp/vaultgate-bench"))
+
+
+def standard_vault(n: int = 10_000, seed: int = 42) -> tuple[Path, dict[str, Any]]:
+    """The standard workload (generated once and reused): vault folder and its metadata."""
+    out = WORKDIR / f"vault-{n}-{seed}"
+    meta = WORKDIR / f"vault-{n}-{seed}.meta.json"
+    if not meta.exists():
+        WORKDIR.mkdir(parents=True, exist_ok=True)
+        subprocess.run(
+            [sys.executable, str(GENVAULT), str(out), "-n", str(n), "--seed", str(seed), "--meta", str(meta)],
+            check=True,
+        )
+    return out, json.loads(meta.read_text())
+
+
+def percentile(values: list[float], p: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    k = (len(ordered) - 1) * p / 100
+    lo, hi = int(k), min(int(k) + 1, len(ordered) - 1)
+    return ordered[lo] + (ordered[hi] - ordered[lo]) * (k - lo)
+
+
+def summary_ms(samples: list[float]) -> dict[str, float]:
+    ms = [s * 1000 for s in samples]
+    return {
+        "n": len(ms),
+        "p50_ms": round(percentile(ms, 50), 3),
+        "p95_ms": round(percentile(ms, 95), 3),
+        "p99_ms": round(percentile(ms, 99), 3),
+        "mean_ms": round(statistics.fmean(ms), 3) if ms else float("nan"),
+    }
+
+
+def rss_mb(pid: int) -> float:
+    status = Path(f"/proc/{pid}/status").read_text()
+    match = re.search(r"VmRSS:\s+(\d+) kB", status)
+    return round(int(match.group(1)) / 1024, 1) if match else float("nan")
+
+
+class ServerProcess:
+    """`vaultgate serve TARGET --port 0` (or any command printing 'MCP endpoint: URL') as a subprocess."""
+
+    def __init__(self, argv: list[str], env: dict[str, str] | None = None) -> None:
+        self.argv = argv
+        self.env = {**os.environ, **(env or {})}
+        self.proc: subprocess.Popen[str] | None = None
+        self.url = ""
+        self.t_spawn = 0.0
+
+    def start(self, timeout: float = 60.0) -> str:
+        self.t_spawn = time.perf_counter()
+        self.proc = subprocess.Popen(
+            self.argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=self.env
+        )
+        assert self.proc.stdout is not None
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            line = self.proc.stdout.readline()
+            if not line:
+                raise RuntimeError(f"server exited early: {self.argv}")
+            if "MCP endpoint:" in line:
+                self.url = line.split("MCP endpoint:", 1)[1].strip()
+                return self.url
+        raise TimeoutError("server did not print its URL")
+
+    @property
+    def pid(self) -> int:
+        assert self.proc is not None
+        return self.proc.pid
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+def vaultgate_argv(target: Path, *extra: str) -> list[str]:
+    return [sys.executable, "-m", "service", "serve", str(target), "--port", "0", *extra]
+
+
+def report(name: str, result: dict[str, Any]) -> None:
+    """Print the result as JSON with deltas against the previous run, then store it."""
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    path = RESULTS / f"{name}.json"
+    previous = json.loads(path.read_text()) if path.exists() else None
+    out = {"benchmark": name, "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), **result}
+    if previous is not None:
+        out["change_vs_previous"] = _deltas(previous, result)
+    print(json.dumps(out, indent=2))
+    path.write_text(json.dumps(out, indent=2))
+
+
+def _deltas(old: Any, new: Any, prefix: str = "") -> dict[str, str]:
+    changes: dict[str, str] = {}
+    if isinstance(old, dict) and isinstance(new, dict):
+        for key, value in new.items():
+            if key in old and key != "change_vs_previous":
+                changes.update(_deltas(old[key], value, f"{prefix}{key}."))
+    elif isinstance(old, (int, float)) and isinstance(new, (int, float)) and not isinstance(new, bool) and old:
+        changes[prefix.rstrip(".")] = f"{(new - old) / old * 100:+.1f}%"
+    return changes
