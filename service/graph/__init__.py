@@ -1,0 +1,1 @@
+"""Graph: link queries over the index, link rewriting and link-safe moves."""

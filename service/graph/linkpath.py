@@ -1,0 +1,143 @@
+"""Link targets against a set of vault paths: resolve them, and write new link text in a style.
+
+`PathSet` answers "which file does this link text name, seen from this note" for a
+hypothetical set of files — the vault before a move and the vault after it — which the index
+cannot do because it only knows the present. The rules are Obsidian's: an exact vault path
+(`.md` optional, case-insensitive), a path relative to the linking note, else a file-name
+match, unique or the closest candidate (same folder first, then the shortest path).
+
+`link_text` is the inverse: the text to write so a link from `source` names `target`, keeping
+the style the user wrote (bare name when still unique, vault path, relative path, `.md` or not).
+
+Guarantees: pure functions over strings; `link_text` never returns text that `resolve` would
+send somewhere other than `target` for the same `PathSet`.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Literal
+
+Style = Literal["name", "path", "relative"]
+
+
+def strip_md(path: str) -> str:
+    return path[:-3] if path.lower().endswith(".md") else path
+
+
+def base_name(path: str) -> str:
+    return path.rsplit("/", 1)[-1]
+
+
+def folder_of(path: str) -> str:
+    return path.rpartition("/")[0]
+
+
+def relative_to_folder(folder: str, target: str) -> str:
+    """`target` written relative to `folder` (both vault paths)."""
+    rel = posixpath.relpath(target, folder or ".")
+    return rel
+
+
+@dataclass(frozen=True, slots=True)
+class LinkForm:
+    """How a link target was written, so a rewritten one can keep the same form."""
+
+    style: Style
+    with_ext: bool  # '.md' written explicitly (always true for non-note files)
+    dot_slash: bool  # relative text started with './'
+
+
+def form_of(raw: str, target: str) -> LinkForm:
+    is_note = target.lower().endswith(".md")
+    with_ext = not is_note or raw.lower().endswith(".md")
+    if raw.startswith(("./", "../")):
+        return LinkForm("relative", with_ext, raw.startswith("./"))
+    return LinkForm("path" if "/" in raw else "name", with_ext, False)
+
+
+class PathSet:
+    """An immutable set of vault file paths with Obsidian link resolution over it."""
+
+    def __init__(self, paths: Iterable[str]) -> None:
+        self._by_key: dict[str, str] = {}
+        self._by_name: dict[str, list[str]] = defaultdict(list)
+        for path in sorted(set(paths)):
+            self._by_key.setdefault(path.lower(), path)
+            self._by_name[base_name(path).lower()].append(path)
+
+    def __contains__(self, path: object) -> bool:
+        return isinstance(path, str) and path.lower() in self._by_key
+
+    def paths(self) -> list[str]:
+        return list(self._by_key.values())
+
+    def _exact(self, candidate: str) -> str | None:
+        key = posixpath.normpath(candidate).lower() if candidate else ""
+        if key.startswith("../") or key in ("", ".", ".."):
+            return None
+        return self._by_key.get(key) or self._by_key.get(key + ".md")
+
+    def by_name(self, name: str) -> list[str]:
+        """Files whose name is `name` (with or without '.md'), case-insensitive."""
+        key = name.lower()
+        return [*self._by_name.get(key, ()), *self._by_name.get(key + ".md", ())]
+
+    def resolve(self, raw: str, source: str) -> str | None:
+        """The file `raw` (a link target as written, decoded) names from note `source`."""
+        raw = raw.strip()
+        if not raw:
+            return source if source in self else None
+        if raw.startswith("/"):
+            return self._exact(raw.lstrip("/"))
+        here = folder_of(source)
+        if raw.startswith(("./", "../")):
+            return self._exact(posixpath.join(here, raw))
+        found = self._exact(raw)
+        if found is not None:
+            return found
+        if here:
+            found = self._exact(posixpath.join(here, raw))
+            if found is not None:
+                return found
+        if "/" in raw:
+            # Obsidian also accepts a path suffix ('Notes/Idea' for 'Projects/Notes/Idea.md').
+            suffix = "/" + strip_md(raw).lower()
+            hits = [p for p in self.by_name(base_name(raw)) if strip_md(p).lower().endswith(suffix)]
+            return _closest(hits, here)
+        return _closest(self.by_name(raw), here)
+
+    def is_unique_name(self, target: str) -> bool:
+        return len(self._by_name.get(base_name(target).lower(), ())) == 1
+
+    def link_text(self, target: str, source: str, form: LinkForm) -> str:
+        """Text that makes a link from `source` resolve to `target`, in `form` when possible."""
+        shown = target if form.with_ext else strip_md(target)
+        if form.style == "relative":
+            rel = relative_to_folder(folder_of(source), shown)
+            if form.dot_slash and not rel.startswith("../"):
+                rel = "./" + rel
+            if self.resolve(rel, source) == target:
+                return rel
+        if form.style in ("name", "relative") and self.is_unique_name(target):
+            name = base_name(shown)
+            if self.resolve(name, source) == target:
+                return name
+        if self.resolve(shown, source) == target:
+            return shown
+        # A vault path that a same-named file in the source's folder would shadow.
+        return "/" + shown
+
+
+def _closest(hits: list[str], here: str) -> str | None:
+    if not hits:
+        return None
+    if len(hits) == 1:
+        return hits[0]
+    same = [h for h in hits if folder_of(h) == here]
+    if same:
+        return same[0]
+    return min(hits, key=lambda p: (p.count("/"), len(p), p))

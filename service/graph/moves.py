@@ -1,0 +1,164 @@
+"""Link-safe moves: plan every link rewrite a move implies, then apply all of it or none of it.
+
+`plan_move` takes file-level moves (old path -> new path; a folder move is expanded to its
+files by the caller) and finds every note whose links must change: notes linking to a moved
+file (from the index), the moved notes themselves (their relative links), and notes whose
+links mention a moved file's name (a move can make a bare name ambiguous or unique). Each
+candidate is re-read from disk and rewritten with `rewrite_note`; the plan carries the etag
+it read, so a concurrent edit is caught as `conflict` when applying.
+
+`apply_plan` writes the rewritten notes in place (each write atomic and etag-checked through
+`VaultFiles`, publishing "modified"), then moves the files (publishing "moved"). If any step
+fails, every file already moved is moved back and every rewritten note gets its original
+bytes back, then the error is raised: the vault ends as it started. Moves in one vault are
+serialized by a per-vault lock so two overlapping moves cannot interleave their plans.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from service.errors import AlreadyExists, NoteNotFound, PathInvalid
+from service.graph.linkpath import PathSet, base_name, strip_md
+from service.graph.queries import GraphQueries
+from service.graph.rewrite import LineChange, rewrite_note
+from service.vault.files import NoteFile
+from service.vault.runtime import Vault
+
+log = logging.getLogger(__name__)
+_LOCK_KEY = "graph.move_lock"
+
+
+@dataclass(frozen=True, slots=True)
+class FileEdit:
+    path: str  # where the note is now
+    new_path: str  # where it will be after the move
+    etag: str
+    original: str
+    text: str
+    changes: list[LineChange]
+
+
+@dataclass
+class MovePlan:
+    moves: dict[str, str]
+    edits: list[FileEdit] = field(default_factory=list)
+    folder: str | None = None  # set for a folder move: emptied source folders are removed
+
+    @property
+    def links_rewritten(self) -> int:
+        return sum(len(e.changes) for e in self.edits)
+
+
+def move_lock(vault: Vault) -> asyncio.Lock:
+    lock = vault.extensions.get(_LOCK_KEY)
+    if not isinstance(lock, asyncio.Lock):
+        lock = asyncio.Lock()
+        vault.extensions[_LOCK_KEY] = lock
+    return lock
+
+
+def vault_files(vault: Vault) -> list[str]:
+    """Every visible file in the vault (notes and attachments), as vault paths."""
+    root = vault.paths.resolve("", allow_root=True)
+    return [rel for rel, entry in vault.files.walk(root) if entry.is_file()]
+
+
+def files_under(vault: Vault, folder: str) -> list[str]:
+    root = vault.paths.resolve(folder)
+    return sorted(rel for rel, entry in vault.files.walk(root) if entry.is_file())
+
+
+def check_targets(vault: Vault, moves: Mapping[str, str], existing: PathSet) -> None:
+    if not moves:
+        raise NoteNotFound("nothing to move", details={})
+    targets = list(moves.values())
+    for old, new in moves.items():
+        if old == new:
+            raise PathInvalid("the new path is the same as the old one", details={"path": old})
+        if new in existing and new not in moves:
+            raise AlreadyExists(f"something already exists at {new!r}", details={"path": new})
+        if vault.paths.resolve(new).abs.exists() and new.lower() != old.lower():
+            raise AlreadyExists(f"something already exists at {new!r}", details={"path": new})
+    if len(set(t.lower() for t in targets)) != len(targets):
+        raise AlreadyExists("two files would move to the same path", details={})
+
+
+async def plan_move(
+    vault: Vault, queries: GraphQueries, moves: dict[str, str], *, folder: str | None = None
+) -> MovePlan:
+    files = vault_files(vault)
+    before = PathSet(files)
+    check_targets(vault, moves, before)
+    after = PathSet(moves.get(f, f) for f in files)
+    names = {strip_md(base_name(p)).lower() for p in (*moves, *moves.values())}
+    candidates = set(await queries.sources_of_names(vault.id, sorted(names)))
+    candidates.update(e.source for e in await queries.backlinks(vault.id, sorted(moves)))
+    candidates.update(p for p in moves if p.lower().endswith(".md"))
+    plan = MovePlan(moves=dict(moves), folder=folder)
+    for path in sorted(candidates):
+        note = _read(vault, path)
+        if note is None:
+            continue
+        new_path = moves.get(path, path)
+        result = rewrite_note(
+            note.content, source_before=path, source_after=new_path, before=before, after=after, moved=moves
+        )
+        if result.changed:
+            plan.edits.append(FileEdit(path, new_path, note.etag, note.content, result.text, result.changes))
+    return plan
+
+
+def _read(vault: Vault, path: str) -> NoteFile | None:
+    try:
+        return vault.files.read(vault.paths.resolve(path))
+    except (NoteNotFound, PathInvalid):
+        return None
+
+
+async def apply_plan(vault: Vault, plan: MovePlan) -> None:
+    """Rewrite, then move; on any failure undo what was done and re-raise."""
+    written: list[FileEdit] = []
+    moved: list[tuple[str, str]] = []
+    try:
+        for edit in plan.edits:
+            await vault.files.write(vault.paths.resolve(edit.path), edit.text, expected_etag=edit.etag, must_exist=True)
+            written.append(edit)
+        for old, new in plan.moves.items():
+            await vault.files.move(vault.paths.resolve(old), vault.paths.resolve(new))
+            moved.append((old, new))
+    except BaseException:
+        await _rollback(vault, written, moved)
+        raise
+    if plan.folder is not None:
+        _prune_empty_folders(vault, plan.moves)
+
+
+async def _rollback(vault: Vault, written: list[FileEdit], moved: list[tuple[str, str]]) -> None:
+    for old, new in reversed(moved):
+        try:
+            await vault.files.move(vault.paths.resolve(new), vault.paths.resolve(old))
+        except Exception:  # noqa: BLE001 - keep undoing the rest; the original error is re-raised
+            log.exception("rollback: could not move %r back to %r", new, old)
+    _prune_empty_folders(vault, {new: old for old, new in moved})
+    for edit in reversed(written):
+        try:
+            await vault.files.write(vault.paths.resolve(edit.path), edit.original)
+        except Exception:  # noqa: BLE001
+            log.exception("rollback: could not restore %r", edit.path)
+
+
+def _prune_empty_folders(vault: Vault, moves: Mapping[str, str]) -> None:
+    """Remove folders a move left empty (deepest first), never the vault root."""
+    folders: set[str] = set()
+    for old in moves:
+        parts = old.split("/")[:-1]
+        folders.update("/".join(parts[:i]) for i in range(1, len(parts) + 1))
+    for folder in sorted(folders, key=lambda f: f.count("/"), reverse=True):
+        with contextlib.suppress(OSError):
+            os.rmdir(vault.paths.root / folder)

@@ -1,0 +1,198 @@
+"""Read-only link-graph queries over the index tables (`notes`, `links`; migrations/0002_index.sql).
+
+Every query is scoped by `vault_id` and returns plain tuples/dataclasses; ACL filtering,
+pagination and line text are the tools' job. Lines are the index's 0-based line numbers.
+Edges count only resolved links (`target_path` not NULL) between different notes, so a
+note that only links to itself, or only to missing notes, is still an orphan.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from service.storage.db import Database
+
+Direction = Literal["in", "out", "both"]
+_CHUNK = 500  # stay far below SQLite's bound-parameter limit
+
+
+@dataclass(frozen=True, slots=True)
+class Edge:
+    source: str
+    source_title: str
+    line: int  # 0-based
+    target_raw: str
+    target_path: str | None
+    target_title: str | None
+    subpath: str | None
+    alias: str | None
+    embed: bool
+    kind: str
+
+
+_EDGE_SELECT = """
+SELECT s.path, s.title, l.line, l.target_raw, l.target_path, t.title,
+       l.subpath, l.alias, l.embed, l.kind
+FROM links l
+JOIN notes s ON s.id = l.src_id
+LEFT JOIN notes t ON t.vault_id = l.vault_id AND t.path = l.target_path
+"""
+
+
+def _edges(rows: Iterable[Any]) -> list[Edge]:
+    out: list[Edge] = []
+    for r in rows:
+        out.append(
+            Edge(
+                source=str(r[0]),
+                source_title=str(r[1]),
+                line=int(r[2]),
+                target_raw=str(r[3]),
+                target_path=None if r[4] is None else str(r[4]),
+                target_title=None if r[5] is None else str(r[5]),
+                subpath=None if r[6] is None else str(r[6]),
+                alias=None if r[7] is None else str(r[7]),
+                embed=bool(r[8]),
+                kind=str(r[9]),
+            )
+        )
+    return out
+
+
+class GraphQueries:
+    """Queries for one database; each method takes the vault id."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    async def note_title(self, vault_id: str, path: str) -> str | None:
+        row = await self.db.fetchone("SELECT title FROM notes WHERE vault_id = ? AND path = ?", (vault_id, path))
+        return None if row is None else str(row[0])
+
+    async def titles(self, vault_id: str, paths: list[str]) -> dict[str, str]:
+        def run(conn: sqlite3.Connection) -> dict[str, str]:
+            out: dict[str, str] = {}
+            for i in range(0, len(paths), _CHUNK):
+                chunk = paths[i : i + _CHUNK]
+                marks = ",".join("?" * len(chunk))
+                sql = f"SELECT path, title FROM notes WHERE vault_id = ? AND path IN ({marks})"
+                out.update({str(p): str(t) for p, t in conn.execute(sql, (vault_id, *chunk))})
+            return out
+
+        return await self.db.run_read(run)
+
+    async def all_paths(self, vault_id: str) -> list[str]:
+        rows = await self.db.fetchall("SELECT path FROM notes WHERE vault_id = ? ORDER BY path", (vault_id,))
+        return [str(r[0]) for r in rows]
+
+    async def backlinks(self, vault_id: str, paths: list[str]) -> list[Edge]:
+        """Links from any note to one of `paths`, by source path then line."""
+
+        def run(conn: sqlite3.Connection) -> list[Edge]:
+            out: list[Edge] = []
+            for i in range(0, len(paths), _CHUNK):
+                chunk = paths[i : i + _CHUNK]
+                marks = ",".join("?" * len(chunk))
+                sql = f"{_EDGE_SELECT} WHERE l.vault_id = ? AND l.target_path IN ({marks})"
+                out.extend(_edges(conn.execute(sql, (vault_id, *chunk))))
+            out.sort(key=lambda e: (e.source, e.line))
+            return out
+
+        return await self.db.run_read(run)
+
+    async def outlinks(self, vault_id: str, path: str) -> list[Edge]:
+        rows = await self.db.fetchall(
+            f"{_EDGE_SELECT} WHERE s.vault_id = ? AND s.path = ? ORDER BY l.line, l.id", (vault_id, path)
+        )
+        return _edges(rows)
+
+    async def sources_of_names(self, vault_id: str, names: list[str]) -> list[str]:
+        """Notes with a link whose target is one of the lower-case file `names` (any folder)."""
+
+        def run(conn: sqlite3.Connection) -> list[str]:
+            out: set[str] = set()
+            for i in range(0, len(names), _CHUNK):
+                chunk = names[i : i + _CHUNK]
+                marks = ",".join("?" * len(chunk))
+                sql = (
+                    "SELECT DISTINCT s.path FROM links l JOIN notes s ON s.id = l.src_id "
+                    f"JOIN notes t ON t.vault_id = l.vault_id AND t.path = l.target_path "
+                    f"WHERE l.vault_id = ? AND t.name IN ({marks})"
+                )
+                out.update(str(r[0]) for r in conn.execute(sql, (vault_id, *chunk)))
+            # Unresolved links whose name matches may start resolving after a move.
+            unresolved = (
+                "SELECT DISTINCT s.path, l.target_raw FROM links l JOIN notes s ON s.id = l.src_id "
+                "WHERE l.vault_id = ? AND l.target_path IS NULL"
+            )
+            wanted = set(names)
+            for src, raw in conn.execute(unresolved, (vault_id,)):
+                stem = str(raw).rsplit("/", 1)[-1].lower()
+                stem = stem[:-3] if stem.endswith(".md") else stem
+                if stem in wanted:
+                    out.add(str(src))
+            return sorted(out)
+
+        return await self.db.run_read(run)
+
+    async def broken(self, vault_id: str) -> list[Edge]:
+        rows = await self.db.fetchall(
+            f"{_EDGE_SELECT} WHERE l.vault_id = ? AND l.target_path IS NULL AND l.target_raw != '' "
+            "ORDER BY s.path, l.line",
+            (vault_id,),
+        )
+        return _edges(rows)
+
+    async def orphans(self, vault_id: str) -> list[tuple[str, str]]:
+        rows = await self.db.fetchall(
+            """
+            SELECT n.path, n.title FROM notes n
+            WHERE n.vault_id = ?
+              AND NOT EXISTS (SELECT 1 FROM links l WHERE l.src_id = n.id
+                              AND l.target_path IS NOT NULL AND l.target_path != n.path)
+              AND NOT EXISTS (SELECT 1 FROM links l WHERE l.vault_id = n.vault_id
+                              AND l.target_path = n.path AND l.src_id != n.id)
+            ORDER BY n.path
+            """,
+            (vault_id,),
+        )
+        return [(str(r[0]), str(r[1])) for r in rows]
+
+    async def neighbors_of(self, vault_id: str, paths: list[str], direction: Direction) -> list[tuple[str, str, str]]:
+        """(from, to, 'out'|'in') edges between `paths` and their direct neighbours."""
+
+        def run(conn: sqlite3.Connection) -> list[tuple[str, str, str]]:
+            out: list[tuple[str, str, str]] = []
+            for i in range(0, len(paths), _CHUNK):
+                chunk = paths[i : i + _CHUNK]
+                marks = ",".join("?" * len(chunk))
+                if direction in ("out", "both"):
+                    sql = (
+                        "SELECT DISTINCT s.path, l.target_path FROM links l JOIN notes s ON s.id = l.src_id "
+                        f"WHERE l.vault_id = ? AND s.path IN ({marks}) AND l.target_path IS NOT NULL "
+                        "AND l.target_path != s.path"
+                    )
+                    out.extend((str(a), str(b), "out") for a, b in conn.execute(sql, (vault_id, *chunk)))
+                if direction in ("in", "both"):
+                    sql = (
+                        "SELECT DISTINCT l.target_path, s.path FROM links l JOIN notes s ON s.id = l.src_id "
+                        f"WHERE l.vault_id = ? AND l.target_path IN ({marks}) AND l.target_path != s.path"
+                    )
+                    out.extend((str(a), str(b), "in") for a, b in conn.execute(sql, (vault_id, *chunk)))
+            out.sort()
+            return out
+
+        return await self.db.run_read(run)
+
+    async def notes_with_tag(self, vault_id: str, tag: str) -> list[str]:
+        """Notes carrying `tag` or a tag nested under it (frontmatter or inline), by path."""
+        low = tag.lower()
+        rows = await self.db.fetchall(
+            "SELECT DISTINCT n.path FROM note_tags t JOIN notes n ON n.id = t.note_id "
+            "WHERE t.vault_id = ? AND (t.tag_lower = ? OR substr(t.tag_lower, 1, ?) = ?) ORDER BY n.path",
+            (vault_id, low, len(low) + 1, low + "/"),
+        )
+        return [str(r[0]) for r in rows]

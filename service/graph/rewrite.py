@@ -1,0 +1,165 @@
+"""Rewrite the link text in one note so its links name their (possibly moved) targets.
+
+`find_links(text)` returns every link with the character span of its target text: wikilinks
+(`[[T]]`, `[[T|alias]]`, `[[T#Heading]]`, `[[T#^block]]`, `![[embed]]`, `[[T\\|alias]]` in
+tables), frontmatter wikilinks (`related: "[[T]]"`) and Markdown links (`[x](T.md)`,
+`[x](My%20Note.md#Head)`, `[x](<My Note.md>)`, relative `../T.md`). Code spans and fenced
+blocks are skipped, as Obsidian does.
+
+`rewrite_note` resolves each link against the vault *before* a change (`before` PathSet, seen
+from the note's old path) and again *after* it (`after`, from its new path); a link whose
+target no longer resolves to the same file (mapped through `moved`) gets new target text in
+the style it was written in. Only the target text changes: alias, heading, block id, embed
+mark and the rest of the line are kept byte for byte. Unresolved links are never touched.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from urllib.parse import quote, unquote
+
+from service.graph.linkpath import PathSet, form_of
+from service.markdown import frontmatter as fm
+
+_FENCE = re.compile(r"^[ \t]{0,3}(```+|~~~+)")
+_INLINE_CODE = re.compile(r"(`+)(?:(?!\1).)+?\1")
+_WIKILINK = re.compile(r"(!?)\[\[([^\[\]\n]+?)\]\]")
+_MDLINK = re.compile(r"(!?)\[([^\]\n]*)\]\((<[^<>\n]+>|[^()\s]+(?:\([^()\s]*\))?[^()\s]*)((?:\s+\"[^\"\n]*\")?)\)")
+_SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
+
+
+@dataclass(frozen=True, slots=True)
+class FoundLink:
+    line: int  # 0-based line number
+    start: int  # span of the target text inside the line
+    end: int
+    target: str  # decoded target text used for resolution
+    kind: str  # 'wikilink' | 'markdown'
+    encoded: bool  # Markdown href written percent-encoded
+    angle: bool  # Markdown href written as <...>
+
+
+@dataclass(frozen=True, slots=True)
+class LineChange:
+    line: int  # 1-based
+    before: str
+    after: str
+
+
+@dataclass(frozen=True, slots=True)
+class Rewrite:
+    text: str
+    changes: list[LineChange]
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.changes)
+
+
+def _mask(line: str) -> str:
+    return _INLINE_CODE.sub(lambda m: " " * len(m.group(0)), line)
+
+
+def _lines_to_scan(lines: list[str], body_line: int) -> Iterator[tuple[int, str]]:
+    for no in range(body_line):
+        if "[[" in lines[no]:
+            yield no, lines[no]
+    fence: str | None = None
+    for no in range(body_line, len(lines)):
+        raw = lines[no]
+        opened = _FENCE.match(raw)
+        if fence is not None:
+            if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence):
+                fence = None
+            continue
+        if opened:
+            fence = opened.group(1)
+            continue
+        yield no, raw
+
+
+def _wikilinks(no: int, line: str) -> Iterator[FoundLink]:
+    for m in _WIKILINK.finditer(line):
+        inner_start = m.start(2)
+        inner = m.group(2)
+        cut = min((i for i in (inner.find("#"), inner.find("|")) if i >= 0), default=len(inner))
+        part = inner[:cut]
+        if part.endswith("\\"):  # '[[T\|alias]]' inside a table
+            part = part[:-1]
+        stripped = part.strip()
+        if not stripped:
+            continue
+        lead = len(part) - len(part.lstrip())
+        start = inner_start + lead
+        yield FoundLink(no, start, start + len(stripped), stripped, "wikilink", False, False)
+
+
+def _mdlinks(no: int, line: str) -> Iterator[FoundLink]:
+    for m in _MDLINK.finditer(line):
+        href, start = m.group(3), m.start(3)
+        angle = href.startswith("<")
+        if angle:
+            href, start = href[1:-1], start + 1
+        path = href.split("#", 1)[0]
+        if not path or _SCHEME.match(path):
+            continue
+        decoded = path if angle else unquote(path)
+        yield FoundLink(no, start, start + len(path), decoded, "markdown", decoded != path, angle)
+
+
+def find_links(text: str) -> list[FoundLink]:
+    lines = text.split("\n")
+    body_line = fm.split(text).body_line
+    found: list[FoundLink] = []
+    for no, raw in _lines_to_scan(lines, body_line):
+        masked = _mask(raw)
+        found.extend(_wikilinks(no, masked))
+        if no >= body_line:
+            found.extend(_mdlinks(no, masked))
+    found.sort(key=lambda f: (f.line, f.start))
+    return found
+
+
+def _encode(text: str, link: FoundLink) -> str:
+    if link.kind != "markdown" or link.angle:
+        return text
+    if link.encoded:
+        return quote(text, safe="/!$&'()*+,;=:@~-._")
+    # A space or bracket would end an unencoded Markdown href: encode just those.
+    return text.replace("%", "%25").replace(" ", "%20").replace("(", "%28").replace(")", "%29")
+
+
+def rewrite_note(
+    text: str,
+    *,
+    source_before: str,
+    source_after: str,
+    before: PathSet,
+    after: PathSet,
+    moved: Mapping[str, str],
+    only_targets: frozenset[str] | None = None,
+) -> Rewrite:
+    """New text for a note whose links may need to follow `moved` (old path -> new path)."""
+    lines = text.split("\n")
+    edits: dict[int, list[tuple[int, int, str]]] = {}
+    for link in find_links(text):
+        old_target = before.resolve(link.target, source_before)
+        if old_target is None or (only_targets is not None and old_target not in only_targets):
+            continue
+        new_target = moved.get(old_target, old_target)
+        if new_target not in after or after.resolve(link.target, source_after) == new_target:
+            continue
+        written = after.link_text(new_target, source_after, form_of(link.target, old_target))
+        edits.setdefault(link.line, []).append((link.start, link.end, _encode(written, link)))
+    changes: list[LineChange] = []
+    for no, spans in sorted(edits.items()):
+        original = lines[no]
+        line = original
+        for start, end, new in sorted(spans, reverse=True):
+            line = line[:start] + new + line[end:]
+        if line != original:
+            lines[no] = line
+            changes.append(LineChange(no + 1, original.rstrip("\r"), line.rstrip("\r")))
+    return Rewrite("\n".join(lines), changes)

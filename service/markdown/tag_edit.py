@@ -1,0 +1,101 @@
+"""Edit inline `#tags` in a note body, and the tag names themselves.
+
+`edit_inline_tags(text, change)` calls `change(tag)` for every inline tag occurrence in the
+body and replaces it with the returned name, removes it for '' and keeps it for None. Tags in
+fenced code, inline code, link text, link targets and URLs are not tags (the same rules as
+`service.markdown.parse`), so they are never touched; the frontmatter is left to
+`service.markdown.yaml_edit`. A removed tag takes one neighbouring space with it so no double
+space is left behind.
+
+`renamed(tag, old, new)` is the nested-tag rename rule: `proj` -> `work` turns `proj` into
+`work` and `proj/alpha` into `work/alpha`, case-insensitively, but leaves `project` alone.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from service.errors import ValidationFailed
+from service.markdown import frontmatter as fm
+
+_FENCE = re.compile(r"^[ \t]{0,3}(```+|~~~+)")
+_INLINE_CODE = re.compile(r"(`+)(?:(?!\1).)+?\1")
+_WIKILINK = re.compile(r"!?\[\[[^\[\]\n]+?\]\]")
+_MDLINK = re.compile(r"!?\[[^\]\n]*\]\([^)\n]*\)")
+_URL = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://\S+")
+_TAG = re.compile(r"(?:(?<=\s)|^)#([\w/-]+)")
+_VALID = re.compile(r"^[\w/-]+$")
+
+
+def check_tag(tag: str) -> str:
+    """A tag name without '#', validated as Obsidian accepts it."""
+    name = tag.strip().lstrip("#")
+    if not name or not _VALID.match(name) or name.replace("/", "").isdigit() or "//" in name:
+        raise ValidationFailed(
+            f"{tag!r} is not a valid tag",
+            details={"field": "tags", "tag": tag},
+            hint="Tags use letters, digits, '_', '-' and '/' for nesting, and are not only digits.",
+        )
+    return name.strip("/")
+
+
+def renamed(tag: str, old: str, new: str) -> str | None:
+    low, old_low = tag.lower(), old.lower()
+    if low == old_low:
+        return new
+    if low.startswith(old_low + "/"):
+        return new + tag[len(old) :]
+    return None
+
+
+def _blank(m: re.Match[str]) -> str:
+    return " " * len(m.group(0))
+
+
+def _masked(line: str) -> str:
+    for pattern in (_INLINE_CODE, _WIKILINK, _MDLINK, _URL):
+        line = pattern.sub(_blank, line)
+    return line
+
+
+def _edit_line(line: str, change: Callable[[str], str | None]) -> str:
+    masked = _masked(line)
+    spans: list[tuple[int, int, str]] = []
+    for m in _TAG.finditer(masked):
+        tag = m.group(1)
+        if tag.replace("/", "").isdigit():
+            continue
+        new = change(tag)
+        if new is None or new == tag:
+            continue
+        start, end = m.start(), m.end()
+        if new == "":
+            if start > 0 and line[start - 1] in " \t":
+                start -= 1
+            elif end < len(line) and line[end] in " \t":
+                end += 1
+            spans.append((start, end, ""))
+        else:
+            spans.append((start, end, "#" + new))
+    for start, end, text in reversed(spans):
+        line = line[:start] + text + line[end:]
+    return line
+
+
+def edit_inline_tags(text: str, change: Callable[[str], str | None]) -> str:
+    lines = text.split("\n")
+    fence: str | None = None
+    for no in range(fm.split(text).body_line, len(lines)):
+        raw = lines[no]
+        opened = _FENCE.match(raw)
+        if fence is not None:
+            if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence):
+                fence = None
+            continue
+        if opened:
+            fence = opened.group(1)
+            continue
+        if "#" in raw:
+            lines[no] = _edit_line(raw, change)
+    return "\n".join(lines)

@@ -1,0 +1,151 @@
+"""Round-trip frontmatter edits: change some properties, keep everything else as the user wrote it.
+
+`edit_frontmatter(text, change)` loads the note's YAML with ruamel's round-trip loader,
+lets `change` mutate the mapping, and writes back only the frontmatter block; the body is
+never touched. Key order, comments, quoting styles, flow/block list styles and the untouched
+keys survive; the list indentation the note already uses is detected and reused; line endings
+(LF or CRLF) are kept. A note without frontmatter gets one. Invalid YAML raises
+`ValidationFailed` (details.reason = "invalid_frontmatter") before anything is written.
+
+Tag helpers (`tag_list`, `set_tags`) read and write the `tags` property whether the note
+keeps it as a list, a comma/space separated string or the legacy `tag` key.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from collections.abc import Callable
+from typing import Any
+
+from ruamel.yaml import YAML
+from ruamel.yaml.comments import CommentedMap, CommentedSeq
+from ruamel.yaml.error import YAMLError
+
+from service.errors import ValidationFailed
+from service.markdown import frontmatter as fm
+
+_SEQ_INDENT = re.compile(r"^( *)- ", re.MULTILINE)
+_KEY_LINE = re.compile(r"^\S[^:\n]*:[ \t]*$", re.MULTILINE)
+
+
+def _yaml(raw: str) -> YAML:
+    yaml = YAML(typ="rt", pure=True)
+    yaml.preserve_quotes = True
+    yaml.width = 4096
+    offset = 0
+    m = _SEQ_INDENT.search(raw)
+    if m and _KEY_LINE.search(raw, 0, m.start()):
+        offset = len(m.group(1))
+    yaml.indent(mapping=2, sequence=offset + 2, offset=offset)
+    return yaml
+
+
+def _invalid(path: str, reason: str) -> ValidationFailed:
+    return ValidationFailed(
+        f"the frontmatter of {path!r} is not valid YAML: {reason}",
+        details={"path": path, "reason": "invalid_frontmatter", "yaml_error": reason},
+        hint="Fix the YAML between the '---' lines (read_note part=frontmatter) and retry.",
+    )
+
+
+def load(text: str, path: str) -> CommentedMap:
+    """The note's frontmatter as a round-trip mapping ({} when it has none)."""
+    front = fm.split(text)
+    if front.raw is None or not front.raw.strip():
+        return CommentedMap()
+    try:
+        data = _yaml(front.raw).load(front.raw)
+    except YAMLError as exc:
+        raise _invalid(path, str(exc).splitlines()[0] if str(exc) else "invalid YAML") from None
+    except Exception as exc:  # noqa: BLE001 - ruamel raises assorted errors on odd input
+        raise _invalid(path, type(exc).__name__) from None
+    if data is None:
+        return CommentedMap()
+    if not isinstance(data, CommentedMap):
+        raise _invalid(path, "frontmatter is not a mapping")
+    return data
+
+
+def edit_frontmatter(text: str, path: str, change: Callable[[CommentedMap], None]) -> str:
+    """`text` with its frontmatter replaced by `change(mapping)`'s result; the body untouched."""
+    front = fm.split(text)
+    data = load(text, path)
+    change(data)
+    raw = front.raw or ""
+    newline = "\r\n" if "\r\n" in (raw or text[:200]) else "\n"
+    if len(data) == 0:
+        dumped = ""
+    else:
+        out = io.StringIO()
+        _yaml(raw).dump(data, out)
+        dumped = out.getvalue()
+        if newline == "\r\n":
+            dumped = dumped.replace("\r\n", "\n").replace("\n", "\r\n")
+    if front.raw is None:
+        if not dumped:
+            return text
+        bom = "\ufeff" if text.startswith("\ufeff") else ""
+        return f"{bom}---{newline}{dumped}---{newline}{text[len(bom) :]}"
+    start = text.index("\n") + 1
+    end = start + len(raw)
+    return text[:start] + dumped + text[end:]
+
+
+def plain(value: Any) -> Any:
+    """A ruamel value as plain JSON-able data."""
+    return fm.to_plain(value)
+
+
+def to_yaml_value(value: Any) -> Any:
+    """A JSON value as what ruamel should write: lists in block style, nested maps kept."""
+    if isinstance(value, list):
+        seq = CommentedSeq(to_yaml_value(v) for v in value)
+        return seq
+    if isinstance(value, dict):
+        cm = CommentedMap()
+        for k, v in value.items():
+            cm[str(k)] = to_yaml_value(v)
+        return cm
+    return value
+
+
+def norm_tag(tag: str) -> str:
+    return tag.strip().lstrip("#").strip()
+
+
+def tag_list(data: CommentedMap) -> tuple[str | None, list[str]]:
+    """(key holding the tags, the tags in order) for a frontmatter mapping."""
+    for key in ("tags", "tag"):
+        if key in data:
+            value = data[key]
+            if value is None:
+                return key, []
+            if isinstance(value, str):
+                parts = re.split(r"[,\s]+", value)
+                return key, [norm_tag(p) for p in parts if norm_tag(p)]
+            if isinstance(value, list):
+                return key, [norm_tag(str(v)) for v in value if v is not None and norm_tag(str(v))]
+            return key, [norm_tag(str(value))]
+    return None, []
+
+
+def set_tags(data: CommentedMap, tags: list[str]) -> None:
+    """Write `tags` back where they were, as a list (a list keeps its flow/block style)."""
+    key, _ = tag_list(data)
+    key = key or "tags"
+    current = data.get(key)
+    if not tags:
+        if key in data:
+            del data[key]
+        return
+    if isinstance(current, CommentedSeq):
+        # Edit in place, item by item, so comments on the surviving items stay attached.
+        wanted = {t.lower() for t in tags}
+        for index in reversed(range(len(current))):
+            if norm_tag(str(current[index])).lower() not in wanted:
+                del current[index]
+        present = {norm_tag(str(v)).lower() for v in current}
+        current.extend(t for t in tags if t.lower() not in present)
+        return
+    data[key] = CommentedSeq(tags)

@@ -1,0 +1,274 @@
+"""graph domain: the link graph of a vault.
+
+Tools: get_backlinks, get_outlinks, graph_neighbors, find_broken_links, find_orphans,
+(move_note, rename_note and rewrite_links live in `service.tools.moves`).
+Touches: index tables `notes`, `links` (read, through `service.graph.queries`); vault files
+for the linking line's text.
+Line numbers in results are 1-based. Every listed note is filtered with `can_read` before
+limits and pagination, so a note the caller may not read never shows up, even as a hop.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from service.graph.queries import Edge, GraphQueries
+from service.tools.context import ToolContext
+from service.tools.graph_common import LineText, NoteItem, note_item, target_note
+from service.tools.models import Paging, ToolInput, ToolOutput, decode_cursor, page_of
+from service.tools.registry import ToolSpec
+
+
+def queries(ctx: ToolContext) -> GraphQueries:
+    return GraphQueries(ctx.services.db)
+
+
+class PathIn(ToolInput, Paging):
+    path: str = Field(description="Note path, e.g. 'Projects/Plan.md' ('.md' optional).")
+
+
+class LinkItem(NoteItem):
+    line: int = Field(description="1-based line of the link in the linking note.")
+    text: str = Field(description="That line's text.")
+    target: str = Field(description="Link target as written.")
+    subpath: str | None = Field(default=None, description="Heading or ^block the link points into.")
+    alias: str | None = Field(default=None, description="Display text of the link.")
+    embed: bool = Field(description="True for an embed (![[...]]).")
+    kind: str = Field(description="'wikilink' or 'markdown'.")
+
+
+class BacklinkItem(LinkItem):
+    """`path` is the linking note."""
+
+
+class OutlinkItem(LinkItem):
+    """`path` is the target (where an unresolved link would create its note)."""
+
+    resolved: bool = Field(description="Whether the link points at an existing note.")
+
+
+class BacklinksOut(ToolOutput):
+    target: str = Field(description="The note the links point at.")
+    items: list[BacklinkItem] = Field(description="One item per linking occurrence.")
+    next_cursor: str | None = Field(default=None, description="Pass as `cursor` for the next page.")
+
+
+class OutlinksOut(ToolOutput):
+    source: str = Field(description="The note whose links are listed.")
+    items: list[OutlinkItem] = Field(description="One item per link, in file order.")
+    next_cursor: str | None = Field(default=None, description="Pass as `cursor` for the next page.")
+
+
+def _link_fields(edge: Edge, lines: LineText) -> dict[str, object]:
+    return {
+        "line": edge.line + 1,
+        "text": lines.get(edge.source, edge.line),
+        "target": edge.target_raw,
+        "subpath": edge.subpath,
+        "alias": edge.alias,
+        "embed": edge.embed,
+        "kind": edge.kind,
+    }
+
+
+async def get_backlinks(ctx: ToolContext, args: PathIn) -> BacklinksOut:
+    vp = ctx.resolve_note(args.path, "read")
+    ctx.vault.files.stat(vp)
+    offset = decode_cursor(args.cursor, t="backlinks", p=vp.rel)
+    edges = [e for e in await queries(ctx).backlinks(ctx.vault.id, [vp.rel]) if ctx.can_read(e.source)]
+    page, cursor = page_of(edges, offset, args.limit, t="backlinks", p=vp.rel)
+    lines = LineText(ctx)
+    items = [BacklinkItem(**note_item(ctx, e.source, e.source_title), **_link_fields(e, lines)) for e in page]
+    return BacklinksOut(target=vp.rel, items=items, next_cursor=cursor)
+
+
+async def get_outlinks(ctx: ToolContext, args: PathIn) -> OutlinksOut:
+    vp = ctx.resolve_note(args.path, "read")
+    ctx.vault.files.stat(vp)
+    offset = decode_cursor(args.cursor, t="outlinks", p=vp.rel)
+    edges = [
+        e
+        for e in await queries(ctx).outlinks(ctx.vault.id, vp.rel)
+        if e.target_path is None or ctx.can_read(e.target_path)
+    ]
+    page, cursor = page_of(edges, offset, args.limit, t="outlinks", p=vp.rel)
+    lines = LineText(ctx)
+    items: list[OutlinkItem] = []
+    for e in page:
+        path, title = target_note(e.target_path, e.target_title, e.target_raw, vp.rel)
+        items.append(
+            OutlinkItem(**note_item(ctx, path, title), resolved=e.target_path is not None, **_link_fields(e, lines))
+        )
+    return OutlinksOut(source=vp.rel, items=items, next_cursor=cursor)
+
+
+class NeighborsIn(ToolInput, Paging):
+    path: str = Field(description="Start note ('.md' optional).")
+    depth: int = Field(default=1, ge=1, le=5, description="How many link hops to follow.")
+    direction: Literal["in", "out", "both"] = Field(
+        default="both", description="Follow outgoing links, backlinks, or both."
+    )
+    max_nodes: int = Field(default=200, ge=1, le=2000, description="Stop exploring after this many notes.")
+
+
+class NeighborItem(NoteItem):
+    distance: int = Field(description="Hops from the start note.")
+    via: str = Field(description="The note one hop closer to the start through which it was reached.")
+    direction: Literal["in", "out"] = Field(description="'out' when `via` links to it, 'in' when it links to `via`.")
+
+
+class NeighborsOut(ToolOutput):
+    start: str = Field(description="The start note.")
+    items: list[NeighborItem] = Field(description="Reached notes, nearest first, then by path.")
+    truncated: bool = Field(description="True when max_nodes stopped the exploration.")
+    next_cursor: str | None = Field(default=None, description="Pass as `cursor` for the next page.")
+
+
+async def graph_neighbors(ctx: ToolContext, args: NeighborsIn) -> NeighborsOut:
+    vp = ctx.resolve_note(args.path, "read")
+    ctx.vault.files.stat(vp)
+    state = {"t": "neighbors", "p": vp.rel, "d": args.depth, "r": args.direction, "m": args.max_nodes}
+    offset = decode_cursor(args.cursor, **state)
+    q = queries(ctx)
+    seen: dict[str, tuple[int, str, str]] = {vp.rel: (0, "", "out")}
+    frontier = [vp.rel]
+    truncated = False
+    for distance in range(1, args.depth + 1):
+        if not frontier or truncated:
+            break
+        reached: list[str] = []
+        for origin, other, way in await q.neighbors_of(ctx.vault.id, frontier, args.direction):
+            if other in seen or not ctx.can_read(other):
+                continue
+            if len(seen) - 1 >= args.max_nodes:
+                truncated = True
+                break
+            seen[other] = (distance, origin, way)
+            reached.append(other)
+        frontier = reached
+    found = sorted((d, p) for p, (d, _, _) in seen.items() if p != vp.rel)
+    page, cursor = page_of(found, offset, args.limit, **state)
+    titles = await q.titles(ctx.vault.id, [p for _, p in page])
+    items = [
+        NeighborItem(
+            **note_item(ctx, p, titles.get(p, p)),
+            distance=d,
+            via=seen[p][1],
+            direction="out" if seen[p][2] == "out" else "in",
+        )
+        for d, p in page
+    ]
+    return NeighborsOut(start=vp.rel, items=items, truncated=truncated, next_cursor=cursor)
+
+
+class BrokenIn(ToolInput, Paging):
+    folder: str | None = Field(default=None, description="Only notes under this folder.")
+
+
+class BrokenItem(NoteItem):
+    """`path` is the note holding the broken link."""
+
+    line: int = Field(description="1-based line of the link.")
+    text: str = Field(description="That line's text.")
+    target: str = Field(description="The unresolved target as written.")
+    kind: str = Field(description="'wikilink' or 'markdown'.")
+    embed: bool = Field(description="True for an embed.")
+
+
+class BrokenOut(ToolOutput):
+    items: list[BrokenItem] = Field(description="Unresolved links, by note path then line.")
+    next_cursor: str | None = Field(default=None, description="Pass as `cursor` for the next page.")
+
+
+def _folder_prefix(ctx: ToolContext, folder: str | None) -> str:
+    if not folder:
+        return ""
+    rel = ctx.resolve(folder, "read", allow_root=True).rel
+    return f"{rel}/" if rel else ""
+
+
+async def find_broken_links(ctx: ToolContext, args: BrokenIn) -> BrokenOut:
+    prefix = _folder_prefix(ctx, args.folder)
+    offset = decode_cursor(args.cursor, t="broken", f=prefix)
+    edges = [
+        e for e in await queries(ctx).broken(ctx.vault.id) if e.source.startswith(prefix) and ctx.can_read(e.source)
+    ]
+    page, cursor = page_of(edges, offset, args.limit, t="broken", f=prefix)
+    lines = LineText(ctx)
+    items = [
+        BrokenItem(
+            **note_item(ctx, e.source, e.source_title),
+            line=e.line + 1,
+            text=lines.get(e.source, e.line),
+            target=e.target_raw,
+            kind=e.kind,
+            embed=e.embed,
+        )
+        for e in page
+    ]
+    return BrokenOut(items=items, next_cursor=cursor)
+
+
+class OrphansOut(ToolOutput):
+    items: list[NoteItem] = Field(description="Notes with no resolved links in or out, by path.")
+    next_cursor: str | None = Field(default=None, description="Pass as `cursor` for the next page.")
+
+
+async def find_orphans(ctx: ToolContext, args: BrokenIn) -> OrphansOut:
+    prefix = _folder_prefix(ctx, args.folder)
+    offset = decode_cursor(args.cursor, t="orphans", f=prefix)
+    rows = [r for r in await queries(ctx).orphans(ctx.vault.id) if r[0].startswith(prefix) and ctx.can_read(r[0])]
+    page, cursor = page_of(rows, offset, args.limit, t="orphans", f=prefix)
+    return OrphansOut(items=[NoteItem(**note_item(ctx, p, t)) for p, t in page], next_cursor=cursor)
+
+
+def tools() -> list[ToolSpec]:
+    return [
+        ToolSpec(
+            name="get_backlinks",
+            title="Backlinks of a note",
+            description="Notes linking to a note, each with the 1-based line number and text of the linking line.",
+            input_model=PathIn,
+            output_model=BacklinksOut,
+            handler=get_backlinks,
+            domain="graph",
+        ),
+        ToolSpec(
+            name="get_outlinks",
+            title="Outgoing links of a note",
+            description="Links in a note, in file order, with the linking line and whether each resolves.",
+            input_model=PathIn,
+            output_model=OutlinksOut,
+            handler=get_outlinks,
+            domain="graph",
+        ),
+        ToolSpec(
+            name="graph_neighbors",
+            title="Link neighbourhood",
+            description="Notes within n link hops of a note (outgoing, incoming or both), nearest first, capped.",
+            input_model=NeighborsIn,
+            output_model=NeighborsOut,
+            handler=graph_neighbors,
+            domain="graph",
+        ),
+        ToolSpec(
+            name="find_broken_links",
+            title="Find broken links",
+            description="Links that point at no existing note, with the source note and line.",
+            input_model=BrokenIn,
+            output_model=BrokenOut,
+            handler=find_broken_links,
+            domain="graph",
+        ),
+        ToolSpec(
+            name="find_orphans",
+            title="Find orphan notes",
+            description="Notes with no resolved link to or from another note.",
+            input_model=BrokenIn,
+            output_model=OrphansOut,
+            handler=find_orphans,
+            domain="graph",
+        ),
+    ]

@@ -1,0 +1,102 @@
+"""Shapes and helpers shared by the graph, moves and properties tools.
+
+`NoteItem` is the `path`/`title`/`obsidian_url` triple every file-based result item carries;
+`FileChangeItem` is one note a write would change (or changed), with each line before and
+after, used by every dry-run preview; `LineText` reads linking lines from disk once per file.
+"""
+
+from __future__ import annotations
+
+import difflib
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from service.graph.linkpath import base_name, strip_md
+from service.graph.rewrite import LineChange
+from service.tools.context import ToolContext
+
+
+class NoteItem(BaseModel):
+    path: str = Field(description="Vault-relative path.")
+    title: str = Field(description="Note title.")
+    obsidian_url: str = Field(description="obsidian://open URL that opens the note in Obsidian.")
+
+
+def note_item(ctx: ToolContext, path: str, title: str | None = None) -> dict[str, Any]:
+    return {"path": path, "title": title or strip_md(base_name(path)), "obsidian_url": ctx.vault.url(path)}
+
+
+def target_note(path: str | None, title: str | None, raw: str, source: str) -> tuple[str, str]:
+    """(path, title) for an outlink target; an unresolved one gets the path Obsidian would create."""
+    if path is not None:
+        return path, title or strip_md(base_name(path))
+    name = raw or source
+    shown = name if "." in base_name(name) else f"{name}.md"
+    return shown.lstrip("/"), strip_md(base_name(shown))
+
+
+class LineText:
+    """Text of line N of a note, read from disk once per note ('' when gone)."""
+
+    def __init__(self, ctx: ToolContext) -> None:
+        self._ctx = ctx
+        self._cache: dict[str, list[str]] = {}
+
+    def get(self, path: str, line: int) -> str:
+        lines = self._cache.get(path)
+        if lines is None:
+            try:
+                note = self._ctx.vault.files.read(self._ctx.vault.paths.resolve(path))
+                lines = note.content.split("\n")
+            except Exception:  # noqa: BLE001 - a vanished or unreadable note just has no context
+                lines = []
+            self._cache[path] = lines
+        return lines[line].rstrip("\r") if 0 <= line < len(lines) else ""
+
+
+class LineChangeItem(BaseModel):
+    line: int = Field(description="1-based line number (in the file before the change).")
+    before: str = Field(description="The line now.")
+    after: str = Field(description="The line after the change.")
+
+
+class FileChangeItem(NoteItem):
+    new_path: str | None = Field(default=None, description="Where the note ends up when it is moved too.")
+    changes: list[LineChangeItem] = Field(description="Each line that changes.")
+
+
+def change_item(
+    ctx: ToolContext, path: str, changes: list[LineChange], *, new_path: str | None = None, title: str | None = None
+) -> FileChangeItem:
+    return FileChangeItem(
+        **note_item(ctx, path, title),
+        new_path=new_path if new_path != path else None,
+        changes=[LineChangeItem(line=c.line, before=c.before, after=c.after) for c in changes],
+    )
+
+
+def preview(lines: list[str], items: list[FileChangeItem], limit: int = 20) -> str:
+    """A human-readable preview for a confirmation prompt."""
+    out = list(lines)
+    for item in items[:limit]:
+        out.append(f"- {item.path}" + (f" -> {item.new_path}" if item.new_path else ""))
+        for c in item.changes[:5]:
+            out.append(f"    {c.line}: {c.before!r} -> {c.after!r}")
+    if len(items) > limit:
+        out.append(f"... and {len(items) - limit} more files")
+    return "\n".join(out)
+
+
+def diff_lines(before: str, after: str) -> list[LineChange]:
+    """Changed lines between two versions of a note (1-based numbers in `before`)."""
+    old, new = before.split("\n"), after.split("\n")
+    out: list[LineChange] = []
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(a=old, b=new, autojunk=False).get_opcodes():
+        if op == "equal":
+            continue
+        for k in range(max(i2 - i1, j2 - j1)):
+            a = old[i1 + k] if i1 + k < i2 else ""
+            b = new[j1 + k] if j1 + k < j2 else ""
+            out.append(LineChange(min(i1 + k, max(i2 - 1, i1)) + 1, a.rstrip("\r"), b.rstrip("\r")))
+    return out

@@ -1,0 +1,330 @@
+"""properties domain: read and edit frontmatter properties and tags.
+
+Tools: get_properties, set_properties, delete_property, add_tags, remove_tags, rename_tag.
+Touches: vault files through `VaultFiles.modify` (read-modify-write under the per-path lock,
+etag-checked, publishing "modified"); index tables `note_tags`/`notes` to find the notes a
+vault-wide rename_tag touches.
+Edits are round-trip (`service.markdown.yaml_edit`): key order, comments, quoting and the
+other keys stay as written; a note without frontmatter gets one; invalid YAML is a
+`validation_error` (details.reason "invalid_frontmatter") and nothing is written.
+`set_properties` merges: each given key is set, a `null` value removes the key (JSON Merge
+Patch, RFC 7396); write an empty string or list to keep an empty property.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any
+
+from pydantic import Field
+from ruamel.yaml.comments import CommentedMap
+
+from service.errors import NoteNotFound, ValidationFailed
+from service.graph.moves import FileEdit, MovePlan, apply_plan, move_lock
+from service.graph.queries import GraphQueries
+from service.markdown import yaml_edit
+from service.markdown.parse import title_of
+from service.markdown.tag_edit import check_tag, edit_inline_tags, renamed
+from service.tools.context import ToolContext
+from service.tools.graph_common import FileChangeItem, LineChangeItem, change_item, diff_lines, note_item, preview
+from service.tools.models import ToolInput, ToolOutput
+from service.tools.registry import ToolSpec
+
+
+class PathIn(ToolInput):
+    path: str = Field(description="Note path ('.md' optional).")
+
+
+class PropertiesOut(ToolOutput):
+    path: str = Field(description="Vault-relative path.")
+    title: str = Field(description="Note title.")
+    obsidian_url: str = Field(description="obsidian://open URL.")
+    etag: str = Field(description="Content hash; pass as expected_etag to edit safely.")
+    properties: dict[str, Any] = Field(description="Frontmatter properties as JSON (dates as ISO strings).")
+    frontmatter_error: str | None = Field(default=None, description="Set when the frontmatter is not valid YAML.")
+
+
+async def get_properties(ctx: ToolContext, args: PathIn) -> PropertiesOut:
+    vp = ctx.resolve_note(args.path, "read")
+    note = ctx.vault.files.read(vp)
+    error: str | None = None
+    try:
+        props = yaml_edit.plain(dict(yaml_edit.load(note.content, vp.rel)))
+    except ValidationFailed as exc:
+        props, error = {}, str(exc.details.get("yaml_error", exc.message))
+    return PropertiesOut(
+        **note_item(ctx, vp.rel, title_of(vp.rel, note.content)),
+        etag=note.etag,
+        properties=props,
+        frontmatter_error=error,
+    )
+
+
+class EditOut(PropertiesOut):
+    changed: bool = Field(description="False when the note already had these values (nothing written).")
+    changes: list[LineChangeItem] = Field(description="Each line that changed.")
+
+
+class SetPropertiesIn(PathIn):
+    properties: dict[str, Any] = Field(
+        description="Properties to set (merged into the frontmatter); a null value removes that key."
+    )
+    expected_etag: str | None = Field(
+        default=None, description="Fail with `conflict` unless the note still has this etag."
+    )
+
+
+class DeletePropertyIn(PathIn):
+    key: str = Field(min_length=1, description="Property to remove.")
+    expected_etag: str | None = Field(
+        default=None, description="Fail with `conflict` unless the note still has this etag."
+    )
+
+
+class AddTagsIn(PathIn):
+    tags: list[str] = Field(min_length=1, description="Tags to add to the frontmatter `tags` list ('#' optional).")
+    expected_etag: str | None = Field(
+        default=None, description="Fail with `conflict` unless the note still has this etag."
+    )
+
+
+class RemoveTagsIn(AddTagsIn):
+    tags: list[str] = Field(min_length=1, description="Tags to remove (exact names, case-insensitive; '#' optional).")
+    inline: bool = Field(default=False, description="Also remove inline #tag occurrences from the body.")
+
+
+async def _edit(ctx: ToolContext, path: str, expected_etag: str | None, change: Any) -> EditOut:
+    vp = ctx.resolve_note(path, "write")
+    before = ctx.vault.files.read(vp).content
+    holder: dict[str, str] = {}
+
+    def apply(text: str) -> str:
+        holder["before"] = text
+        holder["after"] = change(text, vp.rel)
+        return holder["after"]
+
+    if change(before, vp.rel) == before and expected_etag is None:
+        note = ctx.vault.files.read(vp)
+        changed, text, etag = False, note.content, note.etag
+        holder["before"] = holder["after"] = text
+    else:
+        result = await ctx.vault.files.modify(vp, apply, expected_etag=expected_etag)
+        changed, text, etag = holder["before"] != holder["after"], holder["after"], result.etag
+    return EditOut(
+        **note_item(ctx, vp.rel, title_of(vp.rel, text)),
+        etag=etag,
+        properties=yaml_edit.plain(dict(yaml_edit.load(text, vp.rel))),
+        changed=changed,
+        changes=[
+            LineChangeItem(line=c.line, before=c.before, after=c.after)
+            for c in diff_lines(holder["before"], holder["after"])
+        ],
+    )
+
+
+def _check_keys(keys: list[str]) -> None:
+    for key in keys:
+        if not key.strip() or "\n" in key:
+            raise ValidationFailed(f"invalid property name {key!r}", details={"field": "properties", "key": key})
+
+
+async def set_properties(ctx: ToolContext, args: SetPropertiesIn) -> EditOut:
+    _check_keys(list(args.properties))
+
+    def change(text: str, rel: str) -> str:
+        def mutate(data: CommentedMap) -> None:
+            for key, value in args.properties.items():
+                if value is None:
+                    data.pop(key, None)
+                elif yaml_edit.plain(data.get(key)) != value or key not in data:
+                    data[key] = yaml_edit.to_yaml_value(value)
+
+        return yaml_edit.edit_frontmatter(text, rel, mutate)
+
+    return await _edit(ctx, args.path, args.expected_etag, change)
+
+
+async def delete_property(ctx: ToolContext, args: DeletePropertyIn) -> EditOut:
+    def change(text: str, rel: str) -> str:
+        return yaml_edit.edit_frontmatter(text, rel, lambda data: data.pop(args.key, None) and None)
+
+    return await _edit(ctx, args.path, args.expected_etag, change)
+
+
+async def add_tags(ctx: ToolContext, args: AddTagsIn) -> EditOut:
+    wanted = [check_tag(t) for t in args.tags]
+
+    def change(text: str, rel: str) -> str:
+        def mutate(data: CommentedMap) -> None:
+            _, current = yaml_edit.tag_list(data)
+            have = {t.lower() for t in current}
+            added = [t for t in dict.fromkeys(wanted) if t.lower() not in have]
+            if added:
+                yaml_edit.set_tags(data, current + added)
+
+        return yaml_edit.edit_frontmatter(text, rel, mutate)
+
+    return await _edit(ctx, args.path, args.expected_etag, change)
+
+
+async def remove_tags(ctx: ToolContext, args: RemoveTagsIn) -> EditOut:
+    gone = {check_tag(t).lower() for t in args.tags}
+
+    def change(text: str, rel: str) -> str:
+        def mutate(data: CommentedMap) -> None:
+            key, current = yaml_edit.tag_list(data)
+            if key is not None and any(t.lower() in gone for t in current):
+                yaml_edit.set_tags(data, [t for t in current if t.lower() not in gone])
+
+        text = yaml_edit.edit_frontmatter(text, rel, mutate)
+        if args.inline:
+            text = edit_inline_tags(text, lambda t: "" if t.lower() in gone else None)
+        return text
+
+    return await _edit(ctx, args.path, args.expected_etag, change)
+
+
+class RenameTagIn(ToolInput):
+    old: str = Field(description="Tag to rename ('#' optional); nested tags under it are renamed too.")
+    new: str = Field(description="New tag name ('#' optional).")
+    dry_run: bool = Field(default=True, description="Default true: only list each file and line that would change.")
+
+
+class RenameTagOut(ToolOutput):
+    dry_run: bool = Field(description="True when nothing was changed.")
+    items: list[FileChangeItem] = Field(description="Every note that changes, with each line before and after.")
+    files_changed: int = Field(description="Number of notes whose text changes.")
+    next_cursor: str | None = Field(default=None, description="Always null: every change is listed.")
+
+
+def _rename_in(text: str, rel: str, old: str, new: str) -> str:
+    def mutate(data: CommentedMap) -> None:
+        key, current = yaml_edit.tag_list(data)
+        if key is None:
+            return
+        value = data[key]
+        if isinstance(value, list):
+            # In place, so comments on list items survive.
+            for i, item in enumerate(value):
+                name = renamed(yaml_edit.norm_tag(str(item)), old, new)
+                if name is not None:
+                    value[i] = name
+        else:
+            names = [renamed(t, old, new) or t for t in current]
+            if names != current:
+                yaml_edit.set_tags(data, list(dict.fromkeys(names)))
+
+    # A note with broken YAML still gets its inline tags renamed.
+    with contextlib.suppress(ValidationFailed):
+        text = yaml_edit.edit_frontmatter(text, rel, mutate)
+    return edit_inline_tags(text, lambda t: renamed(t, old, new))
+
+
+async def _rename_plan(ctx: ToolContext, args: RenameTagIn) -> MovePlan:
+    old, new = check_tag(args.old), check_tag(args.new)
+    if old.lower() == new.lower() and old == new:
+        raise ValidationFailed("old and new are the same tag", details={"field": "new"})
+    plan = MovePlan(moves={})
+    for path in await GraphQueries(ctx.services.db).notes_with_tag(ctx.vault.id, old):
+        vp = ctx.resolve(path, "read")
+        try:
+            note = ctx.vault.files.read(vp)
+        except NoteNotFound:
+            continue
+        text = _rename_in(note.content, path, old, new)
+        if text != note.content:
+            ctx.resolve(path, "write")
+            plan.edits.append(FileEdit(path, path, note.etag, note.content, text, diff_lines(note.content, text)))
+    return plan
+
+
+async def rename_tag(ctx: ToolContext, args: RenameTagIn) -> RenameTagOut:
+    async with move_lock(ctx.vault):
+        plan = await _rename_plan(ctx, args)
+        if not args.dry_run:
+            await apply_plan(ctx.vault, plan)
+    items = [change_item(ctx, e.path, e.changes) for e in plan.edits if ctx.can_read(e.path)]
+    return RenameTagOut(dry_run=args.dry_run, items=items, files_changed=len(plan.edits))
+
+
+async def confirm_rename_tag(ctx: ToolContext, args: RenameTagIn) -> str | None:
+    if args.dry_run:
+        return None
+    plan = await _rename_plan(ctx, args)
+    items = [change_item(ctx, e.path, e.changes) for e in plan.edits if ctx.can_read(e.path)]
+    return preview([f"Rename tag #{args.old} to #{args.new} in {len(plan.edits)} notes:"], items)
+
+
+def _write_spec(name: str, title: str, description: str, input_model: Any, handler: Any) -> ToolSpec:
+    return ToolSpec(
+        name=name,
+        domain="properties",
+        title=title,
+        description=description,
+        input_model=input_model,
+        output_model=EditOut,
+        handler=handler,
+        scopes=("write:vault",),
+        scope_class="write",
+        mutating=True,
+        idempotent=True,
+    )
+
+
+def tools() -> list[ToolSpec]:
+    return [
+        ToolSpec(
+            name="get_properties",
+            domain="properties",
+            title="Get properties",
+            description="A note's frontmatter properties as JSON, with its etag.",
+            input_model=PathIn,
+            output_model=PropertiesOut,
+            handler=get_properties,
+        ),
+        _write_spec(
+            "set_properties",
+            "Set properties",
+            "Merge properties into a note's frontmatter (null removes a key), keeping order, comments and "
+            "quoting of everything else; creates the frontmatter when missing.",
+            SetPropertiesIn,
+            set_properties,
+        ),
+        _write_spec(
+            "delete_property",
+            "Delete a property",
+            "Remove one property from a note's frontmatter; the rest stays as written.",
+            DeletePropertyIn,
+            delete_property,
+        ),
+        _write_spec(
+            "add_tags",
+            "Add tags",
+            "Add tags to a note's frontmatter `tags` list (kept in its style); existing tags are not duplicated.",
+            AddTagsIn,
+            add_tags,
+        ),
+        _write_spec(
+            "remove_tags",
+            "Remove tags",
+            "Remove tags from a note's frontmatter, and with inline=true also its inline #tag occurrences.",
+            RemoveTagsIn,
+            remove_tags,
+        ),
+        ToolSpec(
+            name="rename_tag",
+            domain="properties",
+            title="Rename a tag",
+            description="Rename a tag in every note, nested tags too (proj/alpha -> new/alpha), in frontmatter and "
+            "inline. Dry-run by default: lists each file and line; applying needs confirmation.",
+            input_model=RenameTagIn,
+            output_model=RenameTagOut,
+            handler=rename_tag,
+            scopes=("write:vault",),
+            scope_class="bulk",
+            mutating=True,
+            idempotent=False,
+            confirm="conditional",
+            confirm_when=confirm_rename_tag,
+        ),
+    ]
