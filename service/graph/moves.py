@@ -7,10 +7,10 @@ links mention a moved file's name (a move can make a bare name ambiguous or uniq
 candidate is re-read from disk and rewritten with `rewrite_note`; the plan carries the etag
 it read, so a concurrent edit is caught as `conflict` when applying.
 
-`apply_plan` writes the rewritten notes in place (each write atomic and etag-checked through
-`VaultFiles`, publishing "modified"), then moves the files (publishing "moved"). If any step
-fails, every file already moved is moved back and every rewritten note gets its original
-bytes back, then the error is raised: the vault ends as it started. Moves in one vault are
+`apply_plan` moves the files (publishing "moved"), then writes the rewritten notes at their
+new paths (each write atomic and etag-checked through `VaultFiles`, publishing "modified").
+If any step fails, every rewritten note gets its original bytes back and every file already
+moved is moved back, then the error is raised: the vault ends as it started. Moves in one vault are
 serialized by a per-vault lock so two overlapping moves cannot interleave their plans.
 """
 
@@ -27,6 +27,7 @@ from service.errors import AlreadyExists, NoteNotFound, PathInvalid
 from service.graph.linkpath import PathSet, base_name, strip_md
 from service.graph.queries import GraphQueries
 from service.graph.rewrite import LineChange, rewrite_note
+from service.vault.events import FileChange
 from service.vault.files import NoteFile
 from service.vault.runtime import Vault
 
@@ -49,6 +50,7 @@ class MovePlan:
     moves: dict[str, str]
     edits: list[FileEdit] = field(default_factory=list)
     folder: str | None = None  # set for a folder move: emptied source folders are removed
+    touch: list[str] = field(default_factory=list)  # unchanged linking notes to re-announce
 
     @property
     def links_rewritten(self) -> int:
@@ -111,6 +113,8 @@ async def plan_move(
         )
         if result.changed:
             plan.edits.append(FileEdit(path, new_path, note.etag, note.content, result.text, result.changes))
+        elif new_path == path:
+            plan.touch.append(path)
     return plan
 
 
@@ -122,35 +126,43 @@ def _read(vault: Vault, path: str) -> NoteFile | None:
 
 
 async def apply_plan(vault: Vault, plan: MovePlan) -> None:
-    """Rewrite, then move; on any failure undo what was done and re-raise."""
+    """Move, then rewrite; on any failure undo what was done and re-raise.
+
+    Moving first means each rewritten note is re-indexed after its new link text can
+    resolve. Notes that link to a moved file but keep their text are re-announced as
+    "modified" so the index re-resolves their links too.
+    """
     written: list[FileEdit] = []
     moved: list[tuple[str, str]] = []
     try:
-        for edit in plan.edits:
-            await vault.files.write(vault.paths.resolve(edit.path), edit.text, expected_etag=edit.etag, must_exist=True)
-            written.append(edit)
         for old, new in plan.moves.items():
             await vault.files.move(vault.paths.resolve(old), vault.paths.resolve(new))
             moved.append((old, new))
+        for edit in plan.edits:
+            target = vault.paths.resolve(edit.new_path)
+            await vault.files.write(target, edit.text, expected_etag=edit.etag, must_exist=True)
+            written.append(edit)
     except BaseException:
         await _rollback(vault, written, moved)
         raise
     if plan.folder is not None:
         _prune_empty_folders(vault, plan.moves)
+    if plan.touch:
+        await vault.bus.publish([FileChange("modified", p) for p in plan.touch])
 
 
 async def _rollback(vault: Vault, written: list[FileEdit], moved: list[tuple[str, str]]) -> None:
+    for edit in reversed(written):
+        try:
+            await vault.files.write(vault.paths.resolve(edit.new_path), edit.original)
+        except Exception:  # noqa: BLE001 - keep undoing the rest; the original error is re-raised
+            log.exception("rollback: could not restore %r", edit.new_path)
     for old, new in reversed(moved):
         try:
             await vault.files.move(vault.paths.resolve(new), vault.paths.resolve(old))
-        except Exception:  # noqa: BLE001 - keep undoing the rest; the original error is re-raised
+        except Exception:  # noqa: BLE001
             log.exception("rollback: could not move %r back to %r", new, old)
     _prune_empty_folders(vault, {new: old for old, new in moved})
-    for edit in reversed(written):
-        try:
-            await vault.files.write(vault.paths.resolve(edit.path), edit.original)
-        except Exception:  # noqa: BLE001
-            log.exception("rollback: could not restore %r", edit.path)
 
 
 def _prune_empty_folders(vault: Vault, moves: Mapping[str, str]) -> None:
