@@ -75,6 +75,10 @@ class PathSet:
     def paths(self) -> list[str]:
         return list(self._by_key.values())
 
+    def exact(self, raw: str) -> str | None:
+        """The file `raw` names as a vault path (no name or suffix matching)."""
+        return self._exact(raw.strip().lstrip("/"))
+
     def _exact(self, candidate: str) -> str | None:
         key = posixpath.normpath(candidate).lower() if candidate else ""
         if key.startswith("../") or key in ("", ".", ".."):

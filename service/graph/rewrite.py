@@ -149,9 +149,16 @@ def rewrite_note(
         if old_target is None or (only_targets is not None and old_target not in only_targets):
             continue
         new_target = moved.get(old_target, old_target)
-        if new_target not in after or after.resolve(link.target, source_after) == new_target:
+        if new_target not in after:
             continue
-        written = after.link_text(new_target, source_after, form_of(link.target, old_target))
+        form = form_of(link.target, old_target)
+        if after.resolve(link.target, source_after) == new_target and (
+            new_target == old_target or form.style != "path" or after.exact(link.target) == new_target
+        ):
+            # Still right. A path link to a moved file that only resolves as a path suffix is
+            # rewritten anyway: the full path is what Obsidian writes, and every resolver agrees on it.
+            continue
+        written = after.link_text(new_target, source_after, form)
         edits.setdefault(link.line, []).append((link.start, link.end, _encode(written, link)))
     changes: list[LineChange] = []
     for no, spans in sorted(edits.items()):
