@@ -23,6 +23,7 @@ from starlette.applications import Starlette
 
 from service.dispatch.chain import build_layers
 from service.dispatch.entry import Dispatcher
+from service.indexer.runner import VaultIndexer, indexer_of
 from service.runtime import Services
 from service.settings import Settings
 from service.storage.db import Database
@@ -58,7 +59,10 @@ class VaultgateApp:
         self.services = Services(settings=settings, registry=self.registry, vaults=self.vaults, db=self.db)
         self.layers = build_layers(self.services)
         self.dispatcher = Dispatcher(self.layers, self.registry)
-        self.components: list[Component] = []
+        self.components: list[Component] = [
+            VaultIndexer(vault, self.db, watch=settings.index.watch, debounce_ms=settings.index.debounce_ms)
+            for vault in self.vaults.values()
+        ]
         self.server = self._build_server()
         self._started = False
         self.started_at: float | None = None
@@ -111,7 +115,11 @@ class VaultgateApp:
                 )
 
     def readiness(self) -> dict[str, Any]:
-        vaults = {vid: {"ready": self._started, "index": "not_configured"} for vid in self.vaults}
+        vaults: dict[str, dict[str, Any]] = {}
+        for vid, vault in self.vaults.items():
+            indexer = indexer_of(vault)
+            index = indexer.snapshot() if indexer is not None else {"state": "none", "ready": True}
+            vaults[vid] = {"ready": self._started and bool(index["ready"]), "index": index}
         return {
             "ready": self._started and all(v["ready"] for v in vaults.values()),
             "vaults": vaults,

@@ -144,6 +144,11 @@ class AuthSettings(_Section):
     leeway_seconds: int = Field(default=30, ge=0, le=600)
 
 
+class IndexSettings(_Section):
+    watch: bool = Field(default=True, description="Watch vault folders for edits made by other programs.")
+    debounce_ms: int = Field(default=50, ge=0, le=5000, description="Watcher debounce window.")
+
+
 class LogSettings(_Section):
     level: Literal["debug", "info", "warning", "error"] = "info"
     format: Literal["json", "text"] = "text"
@@ -164,6 +169,7 @@ class Settings(BaseSettings):
     http: HttpSettings = Field(default_factory=HttpSettings)
     auth: AuthSettings = Field(default_factory=AuthSettings)
     governor: GovernorSettings = Field(default_factory=GovernorSettings)
+    index: IndexSettings = Field(default_factory=IndexSettings)
     writes: WriteSettings = Field(default_factory=WriteSettings)
     storage: StorageSettings = Field(default_factory=StorageSettings)
     log: LogSettings = Field(default_factory=LogSettings)

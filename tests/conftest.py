@@ -20,6 +20,7 @@ import pytest
 
 from service.app import VaultgateApp
 from service.dispatch.context import Principal, ToolResult
+from service.indexer.runner import indexer_of
 from service.serve import serving
 from service.settings import Settings, load_settings
 
@@ -93,6 +94,13 @@ class Harness:
         error: dict[str, Any] = result.structured["error"]
         assert error["code"] == code, error
         return error
+
+    async def indexed(self, within: float = 120.0) -> None:
+        """Wait (bounded) until every vault's initial index reconcile is done."""
+        for vault in self.app.vaults.values():
+            indexer = indexer_of(vault)
+            if indexer is not None:
+                await indexer.wait_ready(within)
 
     def read(self, rel: str) -> str:
         return (self.root / rel).read_text(encoding="utf-8")

@@ -1,0 +1,212 @@
+"""From a note's text to index rows, and the synchronous SQL that stores or removes them.
+
+Everything here runs inside one writer transaction (`Database.run_write`) in the writer's
+thread: `upsert_note` replaces every fact of one note (cascades clear the old ones, triggers
+keep FTS in sync), `delete_note` removes it, `resolve_links` recomputes `links.target_path`
+against the current set of vault files with Obsidian's rules (`service.graph.linkpath`).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import sqlite3
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from service.graph.linkpath import PathSet
+from service.markdown.parse import ParsedNote, frontmatter_tags, parse_note
+
+
+@dataclass(frozen=True, slots=True)
+class NoteInput:
+    """One file as read from disk, ready to parse."""
+
+    path: str
+    text: str
+    mtime: float
+    ctime: float
+    size: int
+    etag: str
+
+
+@dataclass(frozen=True, slots=True)
+class Prepared:
+    source: NoteInput
+    parsed: ParsedNote
+    body: str
+
+
+def prepare(item: NoteInput) -> Prepared:
+    """Parse outside the writer (CPU work; safe in any thread)."""
+    parsed = parse_note(item.path, item.text)
+    lines = item.text.split("\n")
+    body = "\n".join(lines[parsed.body_line :])
+    return Prepared(item, parsed, body)
+
+
+def _folder(path: str) -> str:
+    return path.rpartition("/")[0]
+
+
+def _name(path: str) -> str:
+    base = path.rsplit("/", 1)[-1]
+    return (base[:-3] if base.lower().endswith(".md") else base).lower()
+
+
+def _property_rows(note_id: int, vault_id: str, key: str, value: Any) -> Iterable[tuple[Any, ...]]:
+    items: list[tuple[int | None, Any]] = (
+        [(i, v) for i, v in enumerate(value)] if isinstance(value, list) else [(None, value)]
+    )
+    for index, item in items:
+        vtype, text, num = _typed(item)
+        lower = text.lower() if text is not None else None
+        yield (note_id, vault_id, key, index, vtype, text, lower, num, json.dumps(item, ensure_ascii=False))
+
+
+def _typed(value: Any) -> tuple[str, str | None, float | None]:
+    if value is None:
+        return "null", None, None
+    if isinstance(value, bool):
+        return "boolean", "true" if value else "false", 1.0 if value else 0.0
+    if isinstance(value, (int, float)):
+        return "number", str(value), float(value)
+    if isinstance(value, str):
+        for kind, parser in (("date", dt.date.fromisoformat), ("datetime", dt.datetime.fromisoformat)):
+            if (kind == "date" and len(value) == 10) or (kind == "datetime" and len(value) > 10 and "T" in value):
+                try:
+                    parsed = parser(value)
+                except ValueError:
+                    continue
+                if isinstance(parsed, dt.datetime):
+                    stamp = (parsed if parsed.tzinfo else parsed.replace(tzinfo=dt.UTC)).timestamp()
+                else:
+                    stamp = dt.datetime(parsed.year, parsed.month, parsed.day, tzinfo=dt.UTC).timestamp()
+                return kind, value, stamp
+        return "string", value, None
+    return "object", json.dumps(value, ensure_ascii=False), None
+
+
+def upsert_note(conn: sqlite3.Connection, vault_id: str, prep: Prepared, paths: PathSet | None) -> int:
+    src, p = prep.source, prep.parsed
+    conn.execute("DELETE FROM notes WHERE vault_id = ? AND path = ?", (vault_id, src.path))
+    cur = conn.execute(
+        "INSERT INTO notes(vault_id, path, folder, name, title, aliases, properties, tags, frontmatter_error,"
+        " mtime, ctime, size, etag, word_count, indexed_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        (
+            vault_id,
+            src.path,
+            _folder(src.path),
+            _name(src.path),
+            p.title,
+            json.dumps(p.aliases, ensure_ascii=False),
+            json.dumps(p.properties, ensure_ascii=False),
+            json.dumps(p.tags, ensure_ascii=False),
+            p.frontmatter_error,
+            src.mtime,
+            src.ctime,
+            src.size,
+            src.etag,
+            p.word_count,
+            time.time(),
+        ),
+    )
+    note_id = int(cur.lastrowid or 0)
+    conn.execute("INSERT INTO note_text(note_id, title, body) VALUES (?,?,?)", (note_id, p.title, prep.body))
+    tag_rows: dict[tuple[str, str], tuple[Any, ...]] = {}
+    for source, tags in (("frontmatter", frontmatter_tags(p.properties)), ("inline", p.inline_tags)):
+        for tag in tags:
+            tag_rows.setdefault((tag.lower(), source), (note_id, vault_id, tag, tag.lower(), source))
+    conn.executemany(
+        "INSERT INTO note_tags(note_id, vault_id, tag, tag_lower, source) VALUES (?,?,?,?,?)", list(tag_rows.values())
+    )
+    prop_rows = [row for key, value in p.properties.items() for row in _property_rows(note_id, vault_id, key, value)]
+    conn.executemany(
+        "INSERT INTO note_properties(note_id, vault_id, key, list_index, value_type, value_text, value_lower,"
+        " value_num, value_json) VALUES (?,?,?,?,?,?,?,?,?)",
+        prop_rows,
+    )
+    conn.executemany(
+        "INSERT INTO links(vault_id, src_id, target_raw, target_path, subpath, alias, embed, kind, line)"
+        " VALUES (?,?,?,?,?,?,?,?,?)",
+        [
+            (
+                vault_id,
+                note_id,
+                link.target,
+                _resolve(paths, link.target, src.path),
+                link.subpath,
+                link.alias,
+                int(link.embed),
+                link.kind,
+                link.line,
+            )
+            for link in p.links
+        ],
+    )
+    conn.executemany(
+        "INSERT INTO headings(note_id, level, text, line) VALUES (?,?,?,?)",
+        [(note_id, h.level, h.text, h.line) for h in p.headings],
+    )
+    conn.executemany(
+        "INSERT INTO blocks(note_id, block_id, line) VALUES (?,?,?)",
+        [(note_id, bid, line) for bid, line in p.block_ids.items()],
+    )
+    conn.executemany(
+        "INSERT INTO tasks(note_id, vault_id, line, status, text, due, scheduled, start, done, priority, tags)"
+        " VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+        [
+            (
+                note_id,
+                vault_id,
+                t.line,
+                t.status,
+                t.text,
+                t.due,
+                t.scheduled,
+                t.start,
+                t.done,
+                t.priority,
+                json.dumps(list(t.tags), ensure_ascii=False),
+            )
+            for t in p.tasks
+        ],
+    )
+    return note_id
+
+
+def _resolve(paths: PathSet | None, raw: str, source: str) -> str | None:
+    if paths is None:
+        return None
+    return paths.resolve(raw, source)
+
+
+def delete_note(conn: sqlite3.Connection, vault_id: str, path: str) -> None:
+    conn.execute("DELETE FROM notes WHERE vault_id = ? AND path = ?", (vault_id, path))
+
+
+def resolve_links(
+    conn: sqlite3.Connection, vault_id: str, paths: PathSet, *, only_unresolved: bool = False, stale: Iterable[str] = ()
+) -> int:
+    """Recompute target_path for the vault's links (all, or unresolved + those pointing at `stale`)."""
+    sql = (
+        "SELECT l.id, l.target_raw, n.path, l.target_path FROM links l JOIN notes n ON n.id = l.src_id"
+        " WHERE l.vault_id = ?"
+    )
+    params: list[Any] = [vault_id]
+    stale = list(stale)
+    if only_unresolved:
+        sql += " AND (l.target_path IS NULL"
+        if stale:
+            sql += f" OR l.target_path IN ({','.join('?' * len(stale))})"
+            params += stale
+        sql += ")"
+    updates = []
+    for link_id, raw, src, current in conn.execute(sql, params).fetchall():
+        target = paths.resolve(raw, src)
+        if target != current:
+            updates.append((target, link_id))
+    conn.executemany("UPDATE links SET target_path = ? WHERE id = ?", updates)
+    return len(updates)

@@ -1,0 +1,355 @@
+"""The per-vault indexer: start-up reconcile in the background, then incremental updates.
+
+Guarantees:
+- the server answers while the first reconcile runs; `state`/`progress` say how far it is and
+  `wait_ready()` waits (bounded) for it;
+- reconcile compares the vault with the index by mtime+size, then by content hash, so a warm
+  restart re-parses nothing that did not change; notes gone from disk are removed;
+- changes made through vaultgate (published on the vault's ChangeBus) are applied before the
+  publishing call returns; external edits come from the watcher (`watch.py`), which applies them
+  here first and then publishes them with origin "external" for other listeners;
+- parsing runs in a worker thread, writes go through the single writer in batched transactions;
+- `generation` increases after every applied batch; `wait_for(pred)` waits on it without sleeping.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import time
+from collections.abc import Callable, Sequence
+from functools import partial
+from pathlib import Path
+from typing import Any, Literal
+
+from service.graph.linkpath import PathSet
+from service.indexer import rows
+from service.storage.db import Database
+from service.vault.events import FileChange
+from service.vault.files import etag_of
+from service.vault.runtime import Vault
+
+log = logging.getLogger(__name__)
+BATCH = 400
+State = Literal["starting", "reconciling", "ready", "failed"]
+
+
+def indexer_of(vault: Vault) -> VaultIndexer | None:
+    found = vault.extensions.get("index")
+    return found if isinstance(found, VaultIndexer) else None
+
+
+class VaultIndexer:
+    def __init__(self, vault: Vault, db: Database, *, watch: bool = True, debounce_ms: int = 50) -> None:
+        self.vault = vault
+        self.db = db
+        self.name = f"indexer:{vault.id}"
+        self.state: State = "starting"
+        self.error: str | None = None
+        self.done = 0
+        self.total = 0
+        self.backlog = 0
+        self.last_sync: float | None = None
+        self.last_change: float | None = None
+        self.generation = 0
+        self.active_job: str | None = None
+        self._files: set[str] = set()
+        self._cond = asyncio.Condition()
+        self._ready = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self._watch_enabled = watch
+        self._debounce_ms = debounce_ms
+        self._watcher: Any = None
+        self._apply_lock = asyncio.Lock()
+        vault.extensions["index"] = self
+
+    # -- life cycle --------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        self.vault.bus.subscribe(self._on_changes)
+        self._task = asyncio.create_task(self._initial(), name=self.name)
+        if self._watch_enabled:
+            from service.indexer.watch import Watcher
+
+            self._watcher = Watcher(self, self._debounce_ms)
+            await self._watcher.start()
+
+    async def stop(self) -> None:
+        self.vault.bus.unsubscribe(self._on_changes)
+        if self._watcher is not None:
+            await self._watcher.stop()
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._task
+
+    async def _initial(self) -> None:
+        try:
+            await self.reconcile()
+        except Exception as exc:
+            log.exception("initial index of %s failed", self.vault.id)
+            self.state, self.error = "failed", f"{type(exc).__name__}: {exc}"
+        finally:
+            self._ready.set()
+            await self._bump()
+
+    @property
+    def ready(self) -> bool:
+        return self.state == "ready"
+
+    async def wait_ready(self, within: float = 120.0) -> None:
+        await asyncio.wait_for(self._ready.wait(), within)
+
+    async def wait_for(self, predicate: Callable[[], bool], within: float = 30.0) -> None:
+        async def waiter() -> None:
+            async with self._cond:
+                await self._cond.wait_for(predicate)
+
+        await asyncio.wait_for(waiter(), within)
+
+    async def _bump(self) -> None:
+        async with self._cond:
+            self.generation += 1
+            self._cond.notify_all()
+
+    # -- reconcile ---------------------------------------------------------------------------
+
+    def _scan(self) -> tuple[dict[str, tuple[float, int]], set[str]]:
+        notes: dict[str, tuple[float, int]] = {}
+        files: set[str] = set()
+        root = self.vault.paths.root
+        for dirpath, dirnames, filenames in os.walk(root):
+            rel_dir = os.path.relpath(dirpath, root).replace(os.sep, "/")
+            rel_dir = "" if rel_dir == "." else rel_dir
+            dirnames[:] = [d for d in dirnames if not d.startswith(".")]
+            for name in filenames:
+                if name.startswith(".") or name.endswith(".vgtmp"):
+                    continue
+                rel = f"{rel_dir}/{name}" if rel_dir else name
+                rel = self.vault.paths.from_abs(root / rel) or ""
+                if not rel:
+                    continue
+                files.add(rel)
+                if rel.lower().endswith(".md"):
+                    try:
+                        st = os.stat(os.path.join(dirpath, name))
+                    except OSError:
+                        continue
+                    notes[rel] = (st.st_mtime, st.st_size)
+        return notes, files
+
+    async def reconcile(
+        self, *, full: bool = False, progress: Callable[[int, int], Any] | None = None
+    ) -> dict[str, int]:
+        """Bring the index in line with the vault; `full` re-parses every note."""
+        async with self._apply_lock:
+            self.state = "reconciling" if self.state != "ready" else "ready"
+            disk, files = await asyncio.to_thread(self._scan)
+            self._files = files
+            paths = PathSet(files)
+            known = {
+                str(r[0]): (float(r[1]), int(r[2]), str(r[3]))
+                for r in await self.db.fetchall(
+                    "SELECT path, mtime, size, etag FROM notes WHERE vault_id = ?", (self.vault.id,)
+                )
+            }
+            changed = [p for p, st in disk.items() if full or p not in known or known[p][:2] != st]
+            removed = [p for p in known if p not in disk]
+            self.total, self.done, self.backlog = len(changed), 0, len(changed)
+            indexed = touched = 0
+            for i in range(0, len(changed), BATCH):
+                batch = changed[i : i + BATCH]
+                prepared, touch = await asyncio.to_thread(self._read_batch, batch, known, full)
+                await self.db.run_write(partial(self._write_batch, prepared=prepared, touch=touch, paths=paths))
+                indexed += len(prepared)
+                touched += len(touch)
+                self.done += len(batch)
+                self.backlog = len(changed) - self.done
+                if progress is not None:
+                    await progress(self.done, self.total)
+                await self._bump()
+            await self.db.run_write(lambda c: self._finish(c, removed, paths))
+            self.last_sync = time.time()
+            self.state = "ready"
+            await self._bump()
+            return {"indexed": indexed, "unchanged_content": touched, "removed": len(removed), "scanned": len(disk)}
+
+    def _read_batch(
+        self, batch: Sequence[str], known: dict[str, tuple[float, int, str]], full: bool
+    ) -> tuple[list[rows.Prepared], list[tuple[str, float, int]]]:
+        prepared: list[rows.Prepared] = []
+        touch: list[tuple[str, float, int]] = []
+        for rel in batch:
+            item = self._read(rel)
+            if item is None:
+                continue
+            if not full and rel in known and known[rel][2] == item.etag:
+                touch.append((rel, item.mtime, item.size))
+            else:
+                prepared.append(rows.prepare(item))
+        return prepared, touch
+
+    def _read(self, rel: str) -> rows.NoteInput | None:
+        path = self.vault.paths.root / rel
+        try:
+            data = path.read_bytes()
+            st = path.stat()
+        except OSError:
+            return None
+        return rows.NoteInput(
+            path=rel,
+            text=data.decode("utf-8", errors="surrogateescape"),
+            mtime=st.st_mtime,
+            ctime=getattr(st, "st_birthtime", st.st_ctime),
+            size=st.st_size,
+            etag=etag_of(data),
+        )
+
+    def _write_batch(
+        self, conn: Any, prepared: list[rows.Prepared], touch: list[tuple[str, float, int]], paths: PathSet
+    ) -> None:
+        for prep in prepared:
+            rows.upsert_note(conn, self.vault.id, prep, paths)
+        conn.executemany(
+            "UPDATE notes SET mtime = ?, size = ? WHERE vault_id = ? AND path = ?",
+            [(m, s, self.vault.id, p) for p, m, s in touch],
+        )
+
+    def _finish(self, conn: Any, removed: list[str], paths: PathSet) -> None:
+        for rel in removed:
+            rows.delete_note(conn, self.vault.id, rel)
+        rows.resolve_links(conn, self.vault.id, paths, only_unresolved=True, stale=removed)
+        conn.execute(
+            "INSERT INTO index_state(vault_id, last_full_sync, last_change) VALUES (?, ?, ?)"
+            " ON CONFLICT(vault_id) DO UPDATE SET last_full_sync = excluded.last_full_sync",
+            (self.vault.id, time.time(), self.last_change),
+        )
+
+    # -- incremental -------------------------------------------------------------------------
+
+    async def _on_changes(self, changes: Sequence[FileChange]) -> None:
+        own = [c for c in changes if c.origin != "external"]
+        if own:
+            await self.apply(own)
+
+    async def apply(self, changes: Sequence[FileChange], *, only_if_changed: bool = False) -> list[FileChange]:
+        """Apply file changes; with `only_if_changed`, skip files the index already has as they are.
+
+        Returns the changes that actually altered the index."""
+        async with self._apply_lock:
+            upserts: list[str] = []
+            removed: list[str] = []
+            effective: list[FileChange] = []
+            structural = False
+            for change in changes:
+                new, old = self._expand(change)
+                if change.kind in ("deleted", "moved"):
+                    removed += old
+                    structural = True
+                if change.kind != "deleted":
+                    upserts += new
+                    structural = structural or change.kind in ("created", "moved")
+            known: dict[str, tuple[float, int]] = {}
+            if only_if_changed and upserts:
+                marks = ",".join("?" * len(upserts))
+                for r in await self.db.fetchall(
+                    f"SELECT path, mtime, size FROM notes WHERE vault_id = ? AND path IN ({marks})",
+                    (self.vault.id, *upserts),
+                ):
+                    known[str(r[0])] = (float(r[1]), int(r[2]))
+            items: list[rows.NoteInput] = []
+            for rel in upserts:
+                if not (self.vault.paths.root / rel).is_file():
+                    removed.append(rel)
+                    structural = True
+                    continue
+                if rel not in self._files:
+                    self._files.add(rel)
+                    structural = True
+                if not rel.lower().endswith(".md"):
+                    continue
+                item = await asyncio.to_thread(self._read, rel)
+                if item is None:
+                    continue
+                if only_if_changed and known.get(rel) == (item.mtime, item.size):
+                    continue
+                items.append(item)
+            removed = [r for r in removed if not (self.vault.paths.root / r).is_file()]
+            for rel in removed:
+                self._files.discard(rel)
+            if not items and not removed:
+                return []
+            prepared = await asyncio.to_thread(lambda: [rows.prepare(i) for i in items])
+            paths = PathSet(self._files)
+
+            def write(conn: Any) -> None:
+                for rel in removed:
+                    rows.delete_note(conn, self.vault.id, rel)
+                for prep in prepared:
+                    rows.upsert_note(conn, self.vault.id, prep, paths)
+                if structural:
+                    rows.resolve_links(
+                        conn,
+                        self.vault.id,
+                        paths,
+                        only_unresolved=True,
+                        stale=removed + [p.source.path for p in prepared],
+                    )
+
+            await self.db.run_write(write)
+            self.last_change = time.time()
+            for prep in prepared:
+                effective.append(FileChange("modified", prep.source.path, origin="external"))
+            for rel in removed:
+                effective.append(FileChange("deleted", rel, origin="external"))
+        await self._bump()
+        return effective
+
+    def _expand(self, change: FileChange) -> tuple[list[str], list[str]]:
+        """(new paths, old paths) of a change; a folder move expands to every file under it."""
+        target = self.vault.paths.root / change.path
+        if change.kind == "moved" and change.old_path is not None and target.is_dir():
+            new = [
+                self.vault.paths.from_abs(p) or ""
+                for p in Path(target).rglob("*")
+                if p.is_file() and not p.name.startswith(".")
+            ]
+            new = [n for n in new if n]
+            prefix_new, prefix_old = change.path.rstrip("/") + "/", change.old_path.rstrip("/") + "/"
+            old = [prefix_old + n[len(prefix_new) :] for n in new]
+            old += [f for f in self._files if f.startswith(prefix_old) and f not in old]
+            return new, old
+        return [change.path], [change.old_path] if change.old_path else (
+            [change.path] if change.kind == "deleted" else []
+        )
+
+    # -- reporting ---------------------------------------------------------------------------
+
+    async def counts(self) -> dict[str, int]:
+        row = await self.db.fetchone(
+            "SELECT (SELECT COUNT(*) FROM notes WHERE vault_id = ?1),"
+            " (SELECT COUNT(*) FROM links WHERE vault_id = ?1),"
+            " (SELECT COUNT(*) FROM links WHERE vault_id = ?1 AND target_path IS NULL),"
+            " (SELECT COUNT(DISTINCT tag_lower) FROM note_tags WHERE vault_id = ?1),"
+            " (SELECT COUNT(*) FROM tasks WHERE vault_id = ?1)",
+            (self.vault.id,),
+        )
+        return {
+            "notes": int(row[0]),
+            "links": int(row[1]),
+            "unresolved_links": int(row[2]),
+            "tags": int(row[3]),
+            "tasks": int(row[4]),
+        }
+
+    def snapshot(self) -> dict[str, Any]:
+        return {
+            "state": self.state,
+            "ready": self.ready,
+            "progress": {"done": self.done, "total": self.total},
+            "backlog": self.backlog,
+            "last_sync": self.last_sync,
+            "error": self.error,
+        }

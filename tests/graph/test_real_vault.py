@@ -1,0 +1,56 @@
+"""A real vault (Obsidian's own help, copied to tmp): moving a heavily linked note keeps every link."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from service.graph.queries import GraphQueries
+from tests.conftest import started
+
+HELP = Path("/work/shared/data/vaults/obsidian-help-en")
+
+
+async def _counts(queries: GraphQueries, vault_id: str) -> tuple[int, int]:
+    resolved = await queries.db.fetchone(
+        "SELECT count(*) FROM links WHERE vault_id = ? AND target_path IS NOT NULL", (vault_id,)
+    )
+    broken = await queries.db.fetchone(
+        "SELECT count(*) FROM links WHERE vault_id = ? AND target_path IS NULL", (vault_id,)
+    )
+    return int(resolved[0]), int(broken[0])
+
+
+@pytest.mark.skipif(not HELP.is_dir(), reason="real vault not available")
+async def test_moving_the_most_linked_note_keeps_every_backlink(tmp_path: Path) -> None:
+    root = tmp_path / "help"
+    shutil.copytree(HELP, root)
+    async with started(root) as vg:
+        await vg.indexed()
+        vault = next(iter(vg.app.services.vaults.values()))
+        queries = GraphQueries(vg.app.services.db)
+        row = await queries.db.fetchone(
+            "SELECT target_path, count(*) AS n FROM links WHERE vault_id = ? AND target_path LIKE '%.md' "
+            "GROUP BY target_path ORDER BY n DESC, target_path LIMIT 1",
+            (vault.id,),
+        )
+        target, inbound = str(row[0]), int(row[1])
+        assert inbound >= 10
+        sources_before = sorted({e.source for e in await queries.backlinks(vault.id, [target])})
+        counts_before = await _counts(queries, vault.id)
+
+        new_path = "Moved Here/" + target.rsplit("/", 1)[-1]
+        preview = await vg.ok("move_note", path=target, new_path=new_path, dry_run=True)
+        assert (root / target).exists()
+        out = await vg.ok("move_note", path=target, new_path=new_path)
+        assert out["files_changed"] == preview["files_changed"]
+
+        edges = await queries.backlinks(vault.id, [new_path])
+        assert len(edges) == inbound
+        moved_sources = {out_item["path"]: out_item.get("new_path") for out_item in out["items"]}
+        expected = sorted(moved_sources.get(s) or (new_path if s == target else s) for s in sources_before)
+        assert sorted({e.source for e in edges}) == sorted(set(expected))
+        assert await _counts(queries, vault.id) == counts_before
+        assert await queries.backlinks(vault.id, [target]) == []

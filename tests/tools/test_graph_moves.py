@@ -1,0 +1,169 @@
+"""move_note / rename_note / rewrite_links: every link form follows, all or nothing, previews first."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from service.tools.moves import MoveIn, RewriteLinksIn, _confirm_move, confirm_rewrite
+from tests.conftest import Harness, started
+from tests.graph.helpers import tool_context
+
+VAULT = {
+    "Projects/Plan.md": "# Plan\n\n## Goals\n\nShip. ^goal-1\n\nUp: [home](../Home.md) and [[Home]].\n",
+    "Home.md": (
+        "# Home\n\n"
+        "Bare [[Plan]], aliased [[Plan|the plan]], heading [[Projects/Plan#Goals]].\n"
+        "Block ![[Plan#^goal-1]] and md [p](Projects/Plan.md#Goals).\n"
+        "Untouched [[Other]] and `[[Plan]]`.\n"
+    ),
+    "Daily/Day.md": "Relative [r](../Projects/Plan.md) and encoded [e](Projects/Plan.md).\n",
+    "Other.md": "# Other\n",
+}
+
+
+@pytest.fixture
+async def vault(make_vault: Callable[..., Path]) -> AsyncIterator[Harness]:
+    async with started(make_vault(VAULT)) as harness:
+        await harness.indexed()
+        yield harness
+
+
+async def _resolved_backlinks(vg: Harness, path: str) -> list[tuple[str, int]]:
+    out = await vg.ok("get_backlinks", path=path, limit=100)
+    return [(i["path"], i["line"]) for i in out["items"]]
+
+
+async def test_move_rewrites_every_link_form_and_the_index_follows(vault: Harness) -> None:
+    before_links = await _resolved_backlinks(vault, "Projects/Plan.md")
+    out = await vault.ok("move_note", path="Projects/Plan", new_path="Work/Road Map")
+    assert out["path"] == "Work/Road Map.md" and out["dry_run"] is False
+    assert out["moved"] == [{"old_path": "Projects/Plan.md", "new_path": "Work/Road Map.md"}]
+    assert not (vault.root / "Projects/Plan.md").exists()
+    home = vault.read("Home.md")
+    assert "Bare [[Road Map]], aliased [[Road Map|the plan]], heading [[Work/Road Map#Goals]]." in home
+    assert "Block ![[Road Map#^goal-1]] and md [p](Work/Road%20Map.md#Goals)." in home
+    assert "Untouched [[Other]] and `[[Plan]]`." in home
+    assert vault.read("Daily/Day.md") == ("Relative [r](../Work/Road%20Map.md) and encoded [e](Work/Road%20Map.md).\n")
+    # The moved note's own relative link was fixed; its bare link still resolves as is.
+    assert "Up: [home](../Home.md) and [[Home]]." in vault.read("Work/Road Map.md")
+    after_links = await _resolved_backlinks(vault, "Work/Road Map.md")
+    assert len(after_links) == len(before_links)
+    assert (await vault.ok("find_broken_links", limit=100))["items"] == []
+
+
+async def test_bare_names_become_paths_when_the_move_makes_them_ambiguous(vault: Harness) -> None:
+    # After Other -> Work/Plan two notes are called 'Plan': both kinds of bare link need a path.
+    await vault.ok("rename_note", path="Other.md", new_path="Work/Plan")
+    home = vault.read("Home.md")
+    assert "Untouched [[Work/Plan]]" in home
+    assert "Bare [[Projects/Plan]], aliased [[Projects/Plan|the plan]]" in home
+    assert len(await _resolved_backlinks(vault, "Projects/Plan.md")) == 7
+
+
+async def test_bare_name_stays_bare_when_still_unique(vault: Harness) -> None:
+    out = await vault.ok("move_note", path="Other", new_path="Deep/Er/Other.md")
+    assert "Untouched [[Other]]" in vault.read("Home.md")
+    assert out["files_changed"] == 0
+
+
+async def test_dry_run_lists_files_and_lines_and_changes_nothing(vault: Harness) -> None:
+    before = vault.snapshot()
+    out = await vault.ok("move_note", path="Projects/Plan.md", new_path="Work/Deep/Plan.md", dry_run=True)
+    assert vault.snapshot() == before
+    assert out["dry_run"] is True
+    by_path = {i["path"]: i for i in out["items"]}
+    assert set(by_path) == {"Home.md", "Daily/Day.md", "Projects/Plan.md"}
+    assert [c["line"] for c in by_path["Home.md"]["changes"]] == [3, 4]
+    assert by_path["Projects/Plan.md"]["new_path"] == "Work/Deep/Plan.md"
+    assert by_path["Projects/Plan.md"]["changes"][0]["after"] == "Up: [home](../../Home.md) and [[Home]]."
+    assert by_path["Daily/Day.md"]["changes"][0]["after"] == (
+        "Relative [r](../Work/Deep/Plan.md) and encoded [e](Work/Deep/Plan.md)."
+    )
+
+
+async def test_rename_with_a_bare_name_keeps_the_folder(vault: Harness) -> None:
+    out = await vault.ok("rename_note", path="Projects/Plan", new_path="Roadmap")
+    assert out["path"] == "Projects/Roadmap.md"
+    assert "Bare [[Roadmap]]" in vault.read("Home.md")
+
+
+async def test_folder_move_moves_every_note_and_rewrites_links(vault: Harness) -> None:
+    out = await vault.ok("move_note", path="Projects", new_path="Old/Projects")
+    assert [m["new_path"] for m in out["moved"]] == ["Old/Projects/Plan.md"]
+    assert not (vault.root / "Projects").exists()
+    assert "heading [[Old/Projects/Plan#Goals]]" in vault.read("Home.md")
+    assert "Up: [home](../../Home.md)" in vault.read("Old/Projects/Plan.md")
+    assert await _resolved_backlinks(vault, "Old/Projects/Plan.md")
+
+
+async def test_failed_write_rolls_back_every_file_and_the_move(vault: Harness, monkeypatch: pytest.MonkeyPatch) -> None:
+    before = vault.snapshot()
+    files = next(iter(vault.app.services.vaults.values())).files
+    real_write = files.write
+    calls = {"n": 0}
+
+    async def failing_write(*args: Any, **kwargs: Any) -> Any:
+        calls["n"] += 1
+        if calls["n"] == 2:
+            raise OSError("disk full")
+        return await real_write(*args, **kwargs)
+
+    monkeypatch.setattr(files, "write", failing_write)
+    await vault.err("move_note", "internal_error", path="Projects/Plan", new_path="Work/Plan")
+    monkeypatch.undo()
+    assert calls["n"] >= 2
+    assert vault.snapshot() == before
+    assert len(await _resolved_backlinks(vault, "Projects/Plan.md")) == 7
+
+
+async def test_move_failures_have_codes_and_change_nothing(vault: Harness) -> None:
+    before = vault.snapshot()
+    await vault.err("move_note", "already_exists", path="Projects/Plan", new_path="Other")
+    await vault.err("move_note", "note_not_found", path="Nope", new_path="Else")
+    await vault.err("move_note", "path_invalid", path="Projects/Plan", new_path="../outside")
+    await vault.err("move_note", "path_invalid", path="Projects", new_path="Projects/Inner")
+    await vault.err("rename_note", "conflict", path="Other", new_path="Other2", expected_etag="f" * 32)
+    await vault.err("move_note", "acl_denied", path="Other", new_path=".obsidian/Other")
+    assert vault.snapshot() == before
+
+
+async def test_confirmation_only_for_cross_folder_moves_that_apply(vault: Harness) -> None:
+    ctx = tool_context(vault)
+    confirm = _confirm_move(rename=False)
+    assert await confirm(ctx, MoveIn(path="Projects/Plan", new_path="Work/Plan", dry_run=True)) is None
+    assert await confirm(ctx, MoveIn(path="Projects/Plan", new_path="Projects/Plan2")) is None
+    text = await confirm(ctx, MoveIn(path="Projects/Plan", new_path="Work/Plan"))
+    assert text is not None and "Home.md" in text and "Work/Plan.md" in text
+
+
+async def test_rewrite_links_repairs_links_after_an_outside_move(vault: Harness) -> None:
+    # Someone moved the note outside vaultgate: the links now dangle.
+    (vault.root / "Work").mkdir()
+    (vault.root / "Projects/Plan.md").rename(vault.root / "Work/Strategy.md")
+    harness_vault = next(iter(vault.app.services.vaults.values()))
+    from service.vault.events import FileChange
+
+    await harness_vault.bus.publish([FileChange("moved", "Work/Strategy.md", old_path="Projects/Plan.md")])
+    before = vault.snapshot()
+    preview = await vault.ok("rewrite_links", old_target="Projects/Plan", new_target="Work/Strategy")
+    assert preview["dry_run"] is True and vault.snapshot() == before
+    assert {i["path"] for i in preview["items"]} == {"Home.md", "Daily/Day.md"}
+    done = await vault.ok("rewrite_links", old_target="Projects/Plan", new_target="Work/Strategy", dry_run=False)
+    assert done["links_rewritten"] == 3
+    assert "Bare [[Strategy]], aliased [[Strategy|the plan]]" in vault.read("Home.md")
+    assert len(await _resolved_backlinks(vault, "Work/Strategy.md")) == 7
+
+
+async def test_rewrite_links_failures_and_confirmation(vault: Harness) -> None:
+    before = vault.snapshot()
+    await vault.err("rewrite_links", "note_not_found", old_target="Projects/Plan", new_target="Nope", dry_run=False)
+    await vault.err("rewrite_links", "path_invalid", old_target="/abs", new_target="Other", dry_run=False)
+    assert vault.snapshot() == before
+    ctx = tool_context(vault)
+    assert await confirm_rewrite(ctx, RewriteLinksIn(old_target="Projects/Plan", new_target="Other")) is None
+    text = await confirm_rewrite(ctx, RewriteLinksIn(old_target="Projects/Plan", new_target="Other", dry_run=False))
+    assert text is not None and "Home.md" in text
