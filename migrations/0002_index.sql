@@ -40,23 +40,43 @@ CREATE VIRTUAL TABLE fts_words USING fts5(
 CREATE VIRTUAL TABLE fts_trigram USING fts5(
     body,
     content='note_text', content_rowid='note_id',
-    tokenize='trigram'
+    tokenize='trigram', detail='none'      -- substring prefilter via LIKE/GLOB; no phrase queries needed
 );
+
+-- The trigram index can be deferred during a bulk (cold) index and rebuilt in one pass at the
+-- end ('rebuild' is ~3x faster than row-by-row); while deferred it is not consulted.
+CREATE TABLE fts_control (
+    id               INTEGER PRIMARY KEY CHECK (id = 1),
+    trigram_deferred INTEGER NOT NULL DEFAULT 0
+);
+INSERT INTO fts_control(id, trigram_deferred) VALUES (1, 0);
 
 CREATE TRIGGER note_text_ai AFTER INSERT ON note_text BEGIN
     INSERT INTO fts_words(rowid, title, body) VALUES (new.note_id, new.title, new.body);
-    INSERT INTO fts_trigram(rowid, body) VALUES (new.note_id, new.body);
 END;
 
 CREATE TRIGGER note_text_ad AFTER DELETE ON note_text BEGIN
     INSERT INTO fts_words(fts_words, rowid, title, body) VALUES ('delete', old.note_id, old.title, old.body);
-    INSERT INTO fts_trigram(fts_trigram, rowid, body) VALUES ('delete', old.note_id, old.body);
 END;
 
 CREATE TRIGGER note_text_au AFTER UPDATE ON note_text BEGIN
     INSERT INTO fts_words(fts_words, rowid, title, body) VALUES ('delete', old.note_id, old.title, old.body);
-    INSERT INTO fts_trigram(fts_trigram, rowid, body) VALUES ('delete', old.note_id, old.body);
     INSERT INTO fts_words(rowid, title, body) VALUES (new.note_id, new.title, new.body);
+END;
+
+CREATE TRIGGER note_text_trigram_ai AFTER INSERT ON note_text
+WHEN (SELECT trigram_deferred FROM fts_control WHERE id = 1) = 0 BEGIN
+    INSERT INTO fts_trigram(rowid, body) VALUES (new.note_id, new.body);
+END;
+
+CREATE TRIGGER note_text_trigram_ad AFTER DELETE ON note_text
+WHEN (SELECT trigram_deferred FROM fts_control WHERE id = 1) = 0 BEGIN
+    INSERT INTO fts_trigram(fts_trigram, rowid, body) VALUES ('delete', old.note_id, old.body);
+END;
+
+CREATE TRIGGER note_text_trigram_au AFTER UPDATE ON note_text
+WHEN (SELECT trigram_deferred FROM fts_control WHERE id = 1) = 0 BEGIN
+    INSERT INTO fts_trigram(fts_trigram, rowid, body) VALUES ('delete', old.note_id, old.body);
     INSERT INTO fts_trigram(rowid, body) VALUES (new.note_id, new.body);
 END;
 

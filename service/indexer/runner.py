@@ -33,6 +33,14 @@ from service.vault.runtime import Vault
 
 log = logging.getLogger(__name__)
 BATCH = 400
+BULK_THRESHOLD = 1000  # changed notes from which the trigram index is rebuilt in one pass
+
+
+def _rebuild_trigram(conn: Any) -> None:
+    conn.execute("INSERT INTO fts_trigram(fts_trigram) VALUES ('rebuild')")
+    conn.execute("UPDATE fts_control SET trigram_deferred = 0")
+
+
 State = Literal["starting", "reconciling", "ready", "failed"]
 
 
@@ -159,9 +167,19 @@ class VaultIndexer:
             removed = [p for p in known if p not in disk]
             self.total, self.done, self.backlog = len(changed), 0, len(changed)
             indexed = touched = 0
-            for i in range(0, len(changed), BATCH):
-                batch = changed[i : i + BATCH]
-                prepared, touch = await asyncio.to_thread(self._read_batch, batch, known, full)
+            deferred = len(changed) >= BULK_THRESHOLD
+            if deferred:
+                await self.db.run_write(lambda c: c.execute("UPDATE fts_control SET trigram_deferred = 1"))
+            batches = [changed[i : i + BATCH] for i in range(0, len(changed), BATCH)]
+            # Parse batch N+1 in a worker thread while the writer stores batch N.
+            pending = (
+                asyncio.create_task(asyncio.to_thread(self._read_batch, batches[0], known, full)) if batches else None
+            )
+            for n, batch in enumerate(batches):
+                assert pending is not None
+                prepared, touch = await pending
+                if n + 1 < len(batches):
+                    pending = asyncio.create_task(asyncio.to_thread(self._read_batch, batches[n + 1], known, full))
                 await self.db.run_write(partial(self._write_batch, prepared=prepared, touch=touch, paths=paths))
                 indexed += len(prepared)
                 touched += len(touch)
@@ -170,6 +188,8 @@ class VaultIndexer:
                 if progress is not None:
                     await progress(self.done, self.total)
                 await self._bump()
+            if deferred:
+                await self.db.run_write(_rebuild_trigram)
             await self.db.run_write(lambda c: self._finish(c, removed, paths))
             self.last_sync = time.time()
             self.state = "ready"

@@ -11,8 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from ruamel.yaml import YAML
-from ruamel.yaml.error import YAMLError
+import yaml
 
 _OPEN = re.compile(r"\A(?:\ufeff)?---[ \t]*\r?\n")
 _CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*\r?$", re.MULTILINE)
@@ -43,15 +42,30 @@ def split(text: str) -> Frontmatter:
     return Frontmatter(raw, data, error, end, body_line)
 
 
+class _Loader(yaml.CSafeLoader):  # type: ignore[misc,name-defined,unused-ignore]
+    """libyaml's fast safe loader, with YAML 1.2 booleans: only true/false are booleans, as in
+    Obsidian (YAML 1.1 would read `yes`, `no`, `on`, `off` as booleans)."""
+
+
+_Loader.yaml_implicit_resolvers = {
+    key: [(tag, regex) for tag, regex in resolvers if tag != "tag:yaml.org,2002:bool"]
+    for key, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+_Loader.add_implicit_resolver(
+    "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
+)
+
+
 def parse_yaml(raw: str) -> tuple[dict[str, Any], str | None]:
+    """Read frontmatter YAML as plain data (reading only; edits go through ruamel round-trip)."""
     if not raw.strip():
         return {}, None
-    yaml = YAML(typ="safe", pure=True)
     try:
-        loaded = yaml.load(raw)
-    except YAMLError as exc:
-        return {}, str(exc).splitlines()[0] if str(exc) else "invalid YAML"
-    except Exception as exc:  # noqa: BLE001 - ruamel raises assorted errors on odd input
+        loaded = yaml.load(raw, Loader=_Loader)  # noqa: S506 - a safe loader
+    except yaml.YAMLError as exc:
+        first = str(exc).splitlines()[0] if str(exc) else "invalid YAML"
+        return {}, first
+    except Exception as exc:  # noqa: BLE001 - odd input can raise assorted errors
         return {}, f"invalid YAML: {type(exc).__name__}"
     if loaded is None:
         return {}, None

@@ -33,6 +33,7 @@ _EMOJI_DATES = {
     "cancelled": "❌",
 }
 _PRIORITY = {"🔺": "highest", "⏫": "high", "🔼": "medium", "🔽": "low", "⏬": "lowest"}
+_SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
 _INLINE_FIELD = re.compile(r"\[(\w[\w -]*)::\s*([^\]]*)\]")
 
 
@@ -169,7 +170,8 @@ def parse_note(rel: str, text: str) -> ParsedNote:
     fence: str | None = None
     for no in range(front.body_line, len(lines)):
         raw = lines[no].rstrip("\r")
-        fence_match = _FENCE.match(raw)
+        stripped = raw.lstrip(" \t")
+        fence_match = _FENCE.match(raw) if stripped[:1] in ("`", "~") else None
         if fence is not None:
             if fence_match and fence_match.group(1)[0] == fence[0] and len(fence_match.group(1)) >= len(fence):
                 fence = None
@@ -177,33 +179,50 @@ def parse_note(rel: str, text: str) -> ParsedNote:
         if fence_match:
             fence = fence_match.group(1)
             continue
+        if not stripped:
+            continue
         words += len(raw.split())
-        line = _mask_inline_code(raw)
-        h = _HEADING.match(line)
+        # Cheap membership tests first: most lines have no link, tag, block id or task.
+        line = _mask_inline_code(raw) if "`" in raw else raw
+        h = _HEADING.match(line) if line[:1] == "#" else None
         if h:
             headings.append(Heading(len(h.group(1)), h.group(2).strip(), no))
-        for m in _WIKILINK.finditer(line):
-            target, subpath, alias = _split_link(m.group(2))
-            links.append(Link(target, subpath, alias, bool(m.group(1)), "wikilink", no))
-        for m in _MDLINK.finditer(line):
-            href = m.group(3)
-            if re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*:", href) or href.startswith("#") and len(href) == 1:
-                continue
-            target, _, sub = unquote(href).partition("#")
-            links.append(Link(target, sub or None, m.group(2) or None, bool(m.group(1)), "markdown", no))
-        scrubbed = _URL.sub(" ", _WIKILINK.sub(" ", _MDLINK.sub(" ", line)))
-        if h:
-            scrubbed = scrubbed[len(h.group(1)) :]
-        line_tags = [t for t in _TAG.findall(scrubbed) if not t.replace("/", "").isdigit()]
-        for t in line_tags:
-            if t not in inline_tags:
-                inline_tags.append(t)
-        b = _BLOCK_ID.search(line)
-        if b:
-            blocks.setdefault(b.group(1), no)
-        t = _TASK.match(line)
-        if t:
-            tasks.append(_task(no, t.group(2), t.group(3), line_tags))
+        has_wiki = "[[" in line
+        has_md = "](" in line
+        if has_wiki:
+            for m in _WIKILINK.finditer(line):
+                target, subpath, alias = _split_link(m.group(2))
+                links.append(Link(target, subpath, alias, bool(m.group(1)), "wikilink", no))
+        if has_md:
+            for m in _MDLINK.finditer(line):
+                href = m.group(3)
+                if _SCHEME.match(href) or href == "#":
+                    continue
+                target, _, sub = unquote(href).partition("#")
+                links.append(Link(target, sub or None, m.group(2) or None, bool(m.group(1)), "markdown", no))
+        line_tags: list[str] = []
+        if "#" in line[len(h.group(1)) if h else 0 :]:
+            scrubbed = line
+            if has_md:
+                scrubbed = _MDLINK.sub(" ", scrubbed)
+            if has_wiki:
+                scrubbed = _WIKILINK.sub(" ", scrubbed)
+            if "://" in scrubbed:
+                scrubbed = _URL.sub(" ", scrubbed)
+            if h:
+                scrubbed = scrubbed[len(h.group(1)) :]
+            line_tags = [t for t in _TAG.findall(scrubbed) if not t.replace("/", "").isdigit()]
+            for t in line_tags:
+                if t not in inline_tags:
+                    inline_tags.append(t)
+        if "^" in line:
+            b = _BLOCK_ID.search(line)
+            if b:
+                blocks.setdefault(b.group(1), no)
+        if "[" in line:
+            t = _TASK.match(line)
+            if t:
+                tasks.append(_task(no, t.group(2), t.group(3), line_tags))
     all_tags = list(fm_tags)
     for t in inline_tags:
         if t not in all_tags:
