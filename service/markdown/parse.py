@@ -220,9 +220,9 @@ def parse_note(rel: str, text: str) -> ParsedNote:
             if b:
                 blocks.setdefault(b.group(1), no)
         if "[" in line:
-            t = _TASK.match(line)
-            if t:
-                tasks.append(_task(no, t.group(2), t.group(3), line_tags))
+            task = _TASK.match(line)
+            if task:
+                tasks.append(_task(no, task.group(2), task.group(3), line_tags))
     all_tags = list(fm_tags)
     for t in inline_tags:
         if t not in all_tags:
