@@ -144,6 +144,12 @@ class AuthSettings(_Section):
     leeway_seconds: int = Field(default=30, ge=0, le=600)
 
 
+class NotesSettings(_Section):
+    bulk_confirm_above: int = Field(
+        default=20, ge=0, description="bulk_create_notes asks for confirmation above this many notes."
+    )
+
+
 class IndexSettings(_Section):
     watch: bool = Field(default=True, description="Watch vault folders for edits made by other programs.")
     debounce_ms: int = Field(default=50, ge=0, le=5000, description="Watcher debounce window.")
@@ -170,6 +176,7 @@ class Settings(BaseSettings):
     auth: AuthSettings = Field(default_factory=AuthSettings)
     governor: GovernorSettings = Field(default_factory=GovernorSettings)
     index: IndexSettings = Field(default_factory=IndexSettings)
+    notes: NotesSettings = Field(default_factory=NotesSettings)
     writes: WriteSettings = Field(default_factory=WriteSettings)
     storage: StorageSettings = Field(default_factory=StorageSettings)
     log: LogSettings = Field(default_factory=LogSettings)

@@ -1,21 +1,27 @@
-"""notes domain: read and write individual notes.
+"""notes domain, reading: read_note, read_notes, note_info, list_notes, list_folders.
 
-Tools: read_note, create_note (more follow in this module: see TOOLS.md §notes).
-Touches: vault files only (through `VaultFiles`); the index is updated by change events.
+Touches: vault files (read only, through `VaultFiles`); index tables `notes`, `links` for link
+counts in note_info. Writing tools live in `notes_write.py`.
 """
 
 from __future__ import annotations
 
+import os
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
+from wcmatch import glob as wglob
 
+from service.errors import AclDenied, NoteNotFound, PathInvalid, ValidationFailed
 from service.markdown import frontmatter as fm
-from service.markdown.parse import parse_note
+from service.markdown import sections
+from service.markdown.parse import parse_note, title_of
 from service.tools.context import ToolContext
-from service.tools.models import ToolInput, ToolOutput
+from service.tools.models import ToolInput, ToolOutput, decode_cursor, encode_cursor, page_of
 from service.tools.registry import ToolSpec
 from service.vault.files import NoteFile
+
+GLOB_FLAGS = wglob.GLOBSTAR | wglob.BRACE | wglob.IGNORECASE | wglob.DOTMATCH
 
 
 class NoteMeta(ToolOutput):
@@ -27,25 +33,7 @@ class NoteMeta(ToolOutput):
     mtime: float = Field(description="Modification time (Unix seconds).")
 
 
-class ReadNoteIn(ToolInput):
-    path: str = Field(description="Note path, e.g. 'Projects/Plan.md' ('.md' optional).")
-    part: Literal["all", "frontmatter", "body"] = Field(
-        default="all", description="Return the whole note, only its frontmatter, or only the body."
-    )
-
-
-class ReadNoteOut(NoteMeta):
-    content: str = Field(description="The requested text.")
-    properties: dict[str, Any] = Field(description="Frontmatter properties.")
-    tags: list[str] = Field(description="Tags from frontmatter and body, without '#'.")
-    links: list[str] = Field(description="Link targets as written.")
-    frontmatter_error: str | None = Field(default=None, description="Set when the YAML is invalid.")
-
-    def to_text(self) -> str:
-        return self.content
-
-
-def _meta(ctx: ToolContext, note: NoteFile, title: str) -> dict[str, Any]:
+def meta(ctx: ToolContext, note: NoteFile, title: str) -> dict[str, Any]:
     return {
         "path": note.path.rel,
         "title": title,
@@ -56,78 +44,336 @@ def _meta(ctx: ToolContext, note: NoteFile, title: str) -> dict[str, Any]:
     }
 
 
+# -- read_note ---------------------------------------------------------------------------------
+
+
+class ReadNoteIn(ToolInput):
+    path: str = Field(description="Note path, e.g. 'Projects/Plan.md' ('.md' optional).")
+    heading: list[str] | None = Field(
+        default=None, description="Only this section: heading texts from the outermost down, e.g. ['Plan', 'Goals']."
+    )
+    start_line: int | None = Field(default=None, ge=1, description="Only lines from this one (1-based, inclusive).")
+    end_line: int | None = Field(default=None, ge=1, description="Only lines up to this one (1-based, inclusive).")
+    part: Literal["all", "frontmatter", "body"] = Field(
+        default="all", description="The whole note, only its frontmatter YAML, or only the body."
+    )
+
+    @model_validator(mode="after")
+    def _one_selector(self) -> ReadNoteIn:
+        chosen = sum(x is not None for x in (self.heading, self.start_line or self.end_line)) + (self.part != "all")
+        if chosen > 1:
+            raise ValueError("choose one of heading, a line range, or part")
+        if self.start_line and self.end_line and self.end_line < self.start_line:
+            raise ValueError("end_line is before start_line")
+        return self
+
+
+class ReadNoteOut(NoteMeta):
+    content: str = Field(description="The requested text.")
+    properties: dict[str, Any] = Field(description="Frontmatter properties.")
+    tags: list[str] = Field(description="Tags from frontmatter and body, without '#'.")
+    links: list[str] = Field(description="Link targets as written, in order of appearance.")
+    total_lines: int = Field(description="Lines in the whole note.")
+    start_line: int = Field(description="First line of `content` in the note (1-based).")
+    end_line: int = Field(description="Last line of `content` in the note (1-based).")
+    frontmatter_error: str | None = Field(default=None, description="Set when the YAML is invalid.")
+
+    def to_text(self) -> str:
+        return self.content
+
+
 async def read_note(ctx: ToolContext, args: ReadNoteIn) -> ReadNoteOut:
     vp = ctx.resolve_note(args.path, "read")
     note = ctx.vault.files.read(vp)
-    parsed = parse_note(vp.rel, note.content)
-    front = fm.split(note.content)
-    if args.part == "frontmatter":
+    text = note.content
+    parsed = parse_note(vp.rel, text)
+    total = len(text.split("\n")) - (1 if text.endswith("\n") else 0)
+    first, last = 1, max(total, 1)
+    if args.heading is not None:
+        span = sections.find_heading(text, args.heading)
+        content = sections.section_text(text, span)
+        first, last = span.start + 1, span.start + content.count("\n")
+    elif args.start_line is not None or args.end_line is not None:
+        lines = text.split("\n")
+        first = args.start_line or 1
+        last = min(args.end_line or total, total)
+        if first > max(total, 1):
+            raise ValidationFailed(
+                f"start_line {first} is past the end of the note ({total} lines)",
+                details={"field": "start_line", "total_lines": total},
+            )
+        content = "\n".join(lines[first - 1 : last]) + "\n"
+    elif args.part == "frontmatter":
+        front = fm.split(text)
         content = front.raw or ""
+        first, last = (2, front.body_line - 1) if front.raw is not None else (1, 0)
     elif args.part == "body":
-        content = note.content[front.body_start :]
+        front = fm.split(text)
+        content = text[front.body_start :]
+        first = front.body_line + 1
     else:
-        content = note.content
+        content = text
     return ReadNoteOut(
-        **_meta(ctx, note, parsed.title),
+        **meta(ctx, note, parsed.title),
         content=content,
         properties=parsed.properties,
         tags=parsed.tags,
         links=list(dict.fromkeys(link.target for link in parsed.links if link.target)),
+        total_lines=total,
+        start_line=first,
+        end_line=last,
         frontmatter_error=parsed.frontmatter_error,
     )
 
 
-class CreateNoteIn(ToolInput):
-    path: str = Field(description="Where to create the note ('.md' optional).")
-    content: str = Field(default="", description="Note text (Markdown).")
+# -- read_notes --------------------------------------------------------------------------------
 
 
-class WriteOut(ToolOutput):
+class ReadNotesIn(ToolInput):
+    paths: list[str] = Field(min_length=1, max_length=200, description="Note paths to read, in order.")
+    cursor: str | None = Field(default=None, description="`next_cursor` of a previous call with the same paths.")
+
+
+class ReadNotesItem(ToolOutput):
+    path: str = Field(description="The path as resolved (or as given when invalid).")
+    title: str | None = Field(default=None, description="Note title.")
+    obsidian_url: str | None = Field(default=None, description="obsidian://open URL.")
+    etag: str | None = Field(default=None, description="Content hash.")
+    content: str | None = Field(default=None, description="Note text.")
+    error: dict[str, Any] | None = Field(default=None, description="Why this note could not be read.")
+
+
+class ReadNotesOut(ToolOutput):
+    items: list[ReadNotesItem] = Field(description="One entry per path read in this page.")
+    next_cursor: str | None = Field(description="Pass back with the same paths to read the rest.")
+
+
+async def read_notes(ctx: ToolContext, args: ReadNotesIn) -> ReadNotesOut:
+    start = decode_cursor(args.cursor, n=len(args.paths))
+    budget = int(ctx.services.settings.governor.max_response_bytes * 0.45)  # content is sent twice
+    used = 0
+    items: list[ReadNotesItem] = []
+    index = start
+    for index in range(start, len(args.paths)):
+        raw = args.paths[index]
+        try:
+            vp = ctx.resolve_note(raw, "read")
+            note = ctx.vault.files.read(vp)
+        except (NoteNotFound, PathInvalid, AclDenied) as exc:
+            items.append(ReadNotesItem(path=raw, error={"code": exc.code, "message": exc.message}))
+            continue
+        size = len(note.content.encode("utf-8", errors="surrogateescape"))
+        if items and used + size > budget:
+            return ReadNotesOut(items=items, next_cursor=encode_cursor(index, n=len(args.paths)))
+        used += size
+        items.append(
+            ReadNotesItem(
+                path=vp.rel,
+                title=title_of(vp.rel, note.content),
+                obsidian_url=ctx.vault.url(vp.rel),
+                etag=note.etag,
+                content=note.content,
+            )
+        )
+    return ReadNotesOut(items=items, next_cursor=None)
+
+
+# -- note_info ---------------------------------------------------------------------------------
+
+
+class PathIn(ToolInput):
+    path: str = Field(description="Note path ('.md' optional).")
+
+
+class NoteInfoOut(NoteMeta):
+    ctime: float = Field(description="Creation (or inode change) time, Unix seconds.")
+    word_count: int = Field(description="Words in the body (code blocks excluded).")
+    line_count: int = Field(description="Lines in the note.")
+    heading_count: int = Field(description="Headings in the note.")
+    tags: list[str] = Field(description="Tags without '#'.")
+    outlinks: int = Field(description="Links written in this note.")
+    backlinks: int | None = Field(description="Links from other notes to this one (None until indexed).")
+    indexed: bool = Field(description="Whether the index knows this note (backlink count comes from it).")
+
+
+async def note_info(ctx: ToolContext, args: PathIn) -> NoteInfoOut:
+    vp = ctx.resolve_note(args.path, "read")
+    note = ctx.vault.files.read(vp)
+    parsed = parse_note(vp.rel, note.content)
+    row = await ctx.services.db.fetchone(
+        "SELECT (SELECT COUNT(*) FROM notes WHERE vault_id = ?1 AND path = ?2),"
+        " (SELECT COUNT(*) FROM links l JOIN notes s ON s.id = l.src_id"
+        "  WHERE l.vault_id = ?1 AND l.target_path = ?2 AND s.path != ?2)",
+        (ctx.vault.id, vp.rel),
+    )
+    indexed = bool(row and row[0])
+    return NoteInfoOut(
+        **meta(ctx, note, parsed.title),
+        ctime=note.stat.ctime,
+        word_count=parsed.word_count,
+        line_count=len(note.content.split("\n")) - (1 if note.content.endswith("\n") else 0),
+        heading_count=len(parsed.headings),
+        tags=parsed.tags,
+        outlinks=len(parsed.links),
+        backlinks=int(row[1]) if indexed else None,
+        indexed=indexed,
+    )
+
+
+# -- list_notes / list_folders -----------------------------------------------------------------
+
+
+class ListNotesIn(ToolInput):
+    folder: str = Field(default="", description="Folder to list ('' = vault root).")
+    glob: str | None = Field(default=None, description="Glob on the vault path, e.g. 'Projects/**/*.md'.")
+    recursive: bool = Field(default=True, description="Include sub-folders.")
+    sort: Literal["path", "mtime", "size"] = Field(default="path", description="Sort key.")
+    order: Literal["asc", "desc"] = Field(default="asc", description="Sort order.")
+    include_attachments: bool = Field(default=False, description="Also list non-Markdown files.")
+    limit: int = Field(default=100, ge=1, le=1000, description="Page size.")
+    cursor: str | None = Field(default=None, description="`next_cursor` from the previous page.")
+
+
+class FileItem(ToolOutput):
     path: str = Field(description="Vault-relative path.")
-    title: str = Field(description="Note title.")
+    title: str = Field(description="File name without '.md'.")
     obsidian_url: str = Field(description="obsidian://open URL.")
-    etag: str = Field(description="New content hash.")
-    created: bool = Field(description="True when the note did not exist before.")
-    size: int = Field(description="Size in bytes after the write.")
+    size: int = Field(description="Size in bytes.")
+    mtime: float = Field(description="Modification time (Unix seconds).")
 
 
-async def create_note(ctx: ToolContext, args: CreateNoteIn) -> WriteOut:
-    vp = ctx.resolve_note(args.path, "write")
-    result = await ctx.vault.files.write(vp, args.content, create_only=True)
-    from service.markdown.parse import title_of
+class ListNotesOut(ToolOutput):
+    items: list[FileItem] = Field(description="This page of files.")
+    next_cursor: str | None = Field(description="Cursor for the next page, None at the end.")
+    total: int = Field(description="Files matching, over all pages.")
 
-    return WriteOut(
-        path=vp.rel,
-        title=title_of(vp.rel, args.content),
-        obsidian_url=ctx.vault.url(vp.rel),
-        etag=result.etag,
-        created=True,
-        size=result.stat.size,
+
+async def list_notes(ctx: ToolContext, args: ListNotesIn) -> ListNotesOut:
+    folder = ctx.resolve(args.folder, "read", allow_root=True)
+    if not folder.abs.is_dir():
+        raise NoteNotFound(f"no folder at {folder.rel!r}", details={"path": folder.rel})
+    found: list[FileItem] = []
+    for rel, entry in ctx.vault.files.walk(folder, recursive=args.recursive):
+        if entry.is_dir():
+            continue
+        is_note = rel.lower().endswith(".md")
+        if not is_note and not args.include_attachments:
+            continue
+        if args.glob and not wglob.globmatch(rel, args.glob, flags=GLOB_FLAGS):
+            continue
+        if not ctx.can_read(rel):
+            continue
+        st = entry.stat()
+        name = rel.rsplit("/", 1)[-1]
+        found.append(
+            FileItem(
+                path=rel,
+                title=name[:-3] if is_note else name,
+                obsidian_url=ctx.vault.url(rel),
+                size=st.st_size,
+                mtime=st.st_mtime,
+            )
+        )
+    key = {"path": lambda i: i.path.lower(), "mtime": lambda i: i.mtime, "size": lambda i: i.size}[args.sort]
+    found.sort(key=key, reverse=args.order == "desc")
+    state = {"q": f"{folder.rel}|{args.glob}|{args.recursive}|{args.sort}|{args.order}"}
+    offset = decode_cursor(args.cursor, **state)
+    window, nxt = page_of(found, offset, args.limit, **state)
+    return ListNotesOut(items=window, next_cursor=nxt, total=len(found))
+
+
+class ListFoldersIn(ToolInput):
+    folder: str = Field(default="", description="Parent folder ('' = vault root).")
+    recursive: bool = Field(default=True, description="Include nested folders.")
+    limit: int = Field(default=200, ge=1, le=2000, description="Page size.")
+    cursor: str | None = Field(default=None, description="`next_cursor` from the previous page.")
+
+
+class FolderItem(ToolOutput):
+    path: str = Field(description="Folder path.")
+    notes: int = Field(description="Markdown notes directly inside.")
+
+
+class ListFoldersOut(ToolOutput):
+    items: list[FolderItem] = Field(description="This page of folders.")
+    next_cursor: str | None = Field(description="Cursor for the next page, None at the end.")
+
+
+async def list_folders(ctx: ToolContext, args: ListFoldersIn) -> ListFoldersOut:
+    folder = ctx.resolve(args.folder, "read", allow_root=True)
+    if not folder.abs.is_dir():
+        raise NoteNotFound(f"no folder at {folder.rel!r}", details={"path": folder.rel})
+    found: list[FolderItem] = []
+    for rel, entry in ctx.vault.files.walk(folder, recursive=args.recursive):
+        if not entry.is_dir() or not ctx.can_read(rel + "/"):
+            continue
+        try:
+            count = sum(1 for e in os.scandir(entry.path) if e.name.lower().endswith(".md") and e.is_file())
+        except OSError:
+            count = 0
+        found.append(FolderItem(path=rel, notes=count))
+    found.sort(key=lambda f: f.path.lower())
+    state = {"q": f"{folder.rel}|{args.recursive}"}
+    window, nxt = page_of(found, decode_cursor(args.cursor, **state), args.limit, **state)
+    return ListFoldersOut(items=window, next_cursor=nxt)
+
+
+def _spec(
+    name: str, title: str, description: str, inp: type[ToolInput], out: type[ToolOutput], handler: Any
+) -> ToolSpec:
+    return ToolSpec(
+        name=name,
+        domain="notes",
+        title=title,
+        description=description,
+        input_model=inp,
+        output_model=out,
+        handler=handler,
     )
 
 
 def tools() -> list[ToolSpec]:
     return [
-        ToolSpec(
-            name="read_note",
-            domain="notes",
-            title="Read a note",
-            description="Read a note's content with its etag, properties, tags and links.",
-            input_model=ReadNoteIn,
-            output_model=ReadNoteOut,
-            handler=read_note,
+        _spec(
+            "read_note",
+            "Read a note",
+            "Read a note (whole, one heading section by heading path, a line range, or frontmatter only) "
+            "with its etag, properties, tags and links.",
+            ReadNoteIn,
+            ReadNoteOut,
+            read_note,
         ),
-        ToolSpec(
-            name="create_note",
-            domain="notes",
-            title="Create a note",
-            description="Create a new note; fails with already_exists if something is at the path.",
-            input_model=CreateNoteIn,
-            output_model=WriteOut,
-            handler=create_note,
-            scopes=("write:vault",),
-            scope_class="write",
-            mutating=True,
-            idempotent=False,
+        _spec(
+            "read_notes",
+            "Read several notes",
+            "Read several notes in one call; what does not fit the response budget comes with next_cursor. "
+            "Missing or denied paths get a per-note error instead of failing the call.",
+            ReadNotesIn,
+            ReadNotesOut,
+            read_notes,
+        ),
+        _spec(
+            "note_info",
+            "Note metadata",
+            "Size, times, etag, word/line/heading counts, tags and link counts of a note, without its text.",
+            PathIn,
+            NoteInfoOut,
+            note_info,
+        ),
+        _spec(
+            "list_notes",
+            "List notes",
+            "List notes in a folder (recursive by default), filtered by glob, sorted by path, mtime or size.",
+            ListNotesIn,
+            ListNotesOut,
+            list_notes,
+        ),
+        _spec(
+            "list_folders",
+            "List folders",
+            "List folders below a folder with how many notes each holds.",
+            ListFoldersIn,
+            ListFoldersOut,
+            list_folders,
         ),
     ]

@@ -1,0 +1,162 @@
+"""Locating parts of a note — a heading section by heading path, a block `^id`, a text anchor —
+and inserting or replacing text relative to them.
+
+A heading section runs from its heading line to the line before the next heading of the same or
+a higher level (nested sub-sections belong to it). Headings inside fenced code do not count
+(the parser skips fences). All functions are pure: they take the note text and return new
+text, or raise `ValidationFailed` with `details.reason` = `not_found` | `ambiguous` and change
+nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from service.errors import ValidationFailed
+from service.markdown import frontmatter as fm
+from service.markdown.parse import parse_note
+
+Position = Literal["before", "after", "prepend", "append", "replace"]
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """Lines [start, end) of the note; `body_start` is the first line after a heading line."""
+
+    start: int
+    end: int
+    body_start: int
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"\s+", " ", text.strip()).casefold()
+
+
+def find_heading(text: str, path: list[str]) -> Span:
+    """The section named by a heading path, outermost first (e.g. ["Plan", "Goals"])."""
+    if not path:
+        raise ValidationFailed("heading path is empty", details={"field": "heading", "reason": "empty"})
+    headings = parse_note("", text).headings
+    total = len(text.split("\n"))
+    spans: list[Span] = []
+    window_start, window_end, min_level = 0, total, 0
+    for depth, wanted in enumerate(path):
+        key = _norm(wanted.lstrip("#").strip())
+        matches = [
+            h for h in headings if window_start <= h.line < window_end and h.level > min_level and _norm(h.text) == key
+        ]
+        if depth > 0 and matches:
+            # Prefer the shallowest match inside the parent section (direct children first).
+            shallowest = min(h.level for h in matches)
+            matches = [h for h in matches if h.level == shallowest]
+        if not matches:
+            raise ValidationFailed(
+                f"heading {' > '.join(path[: depth + 1])!r} not found",
+                details={"field": "heading", "reason": "not_found", "heading": path[: depth + 1]},
+            )
+        if len(matches) > 1:
+            raise ValidationFailed(
+                f"heading {' > '.join(path[: depth + 1])!r} is ambiguous ({len(matches)} matches): "
+                "give the full heading path",
+                details={
+                    "field": "heading",
+                    "reason": "ambiguous",
+                    "heading": path[: depth + 1],
+                    "lines": [h.line + 1 for h in matches],
+                },
+            )
+        chosen = matches[0]
+        end = next((h.line for h in headings if h.line > chosen.line and h.level <= chosen.level), total)
+        window_start, window_end, min_level = chosen.line + 1, end, chosen.level
+        spans.append(Span(chosen.line, end, chosen.line + 1))
+    return spans[-1]
+
+
+def find_block(text: str, block_id: str) -> Span:
+    """The paragraph (or list item) carrying `^block_id`; start..end covers its lines."""
+    block_id = block_id.lstrip("^")
+    blocks = parse_note("", text).block_ids
+    if block_id not in blocks:
+        raise ValidationFailed(
+            f"block ^{block_id} not found", details={"field": "block", "reason": "not_found", "block": block_id}
+        )
+    lines = text.split("\n")
+    last = blocks[block_id]
+    first = last
+    is_item = bool(re.match(r"^\s*([-*+]|\d+[.)])\s", lines[last]))
+    while not is_item and first > 0 and lines[first - 1].strip() and not lines[first - 1].lstrip().startswith("#"):
+        if re.match(r"^\s*([-*+]|\d+[.)])\s", lines[first - 1]):
+            break
+        first -= 1
+    return Span(first, last + 1, first)
+
+
+def find_anchor(text: str, anchor: str) -> int:
+    """Character offset of the unique occurrence of `anchor` in the note body."""
+    if not anchor:
+        raise ValidationFailed("anchor is empty", details={"field": "anchor", "reason": "empty"})
+    body_start = fm.split(text).body_start
+    count = text.count(anchor, body_start)
+    if count == 0:
+        raise ValidationFailed("anchor text not found", details={"field": "anchor", "reason": "not_found"})
+    if count > 1:
+        raise ValidationFailed(
+            f"anchor text occurs {count} times: make it unique",
+            details={"field": "anchor", "reason": "ambiguous", "matches": count},
+        )
+    return text.index(anchor, body_start)
+
+
+def _block(content: str) -> list[str]:
+    """Content as whole lines (a trailing newline does not add an empty line)."""
+    return content[:-1].split("\n") if content.endswith("\n") else content.split("\n")
+
+
+def _trim_end(lines: list[str], start: int, end: int) -> int:
+    """The end of a span without its trailing blank lines (kept as the separator)."""
+    while end > start and not lines[end - 1].strip():
+        end -= 1
+    return end
+
+
+def patch_lines(text: str, span: Span, position: Position, content: str, *, keep_block_id: str | None = None) -> str:
+    lines = text.split("\n")
+    new = _block(content)
+    if position == "before":
+        lines[span.start : span.start] = new
+    elif position in ("after", "prepend"):
+        at = span.body_start if span.body_start > span.start or position == "prepend" else span.end
+        if span.body_start == span.start:  # a block: 'prepend' = before its first line, 'after' = after it
+            at = span.start if position == "prepend" else span.end
+        lines[at:at] = new
+    elif position == "append":
+        at = _trim_end(lines, span.body_start, span.end)
+        lines[at:at] = new
+    else:  # replace
+        end = _trim_end(lines, span.body_start, span.end)
+        if keep_block_id and new and f"^{keep_block_id}" not in content:
+            new[-1] = f"{new[-1]} ^{keep_block_id}"
+        lines[span.body_start : end] = new
+    return "\n".join(lines)
+
+
+def patch_anchor(text: str, offset: int, anchor: str, position: Position, content: str) -> str:
+    if position in ("before", "prepend"):
+        return text[:offset] + content + text[offset:]
+    if position in ("after", "append"):
+        end = offset + len(anchor)
+        return text[:end] + content + text[end:]
+    return text[:offset] + content + text[offset + len(anchor) :]
+
+
+def section_text(text: str, span: Span) -> str:
+    lines = text.split("\n")
+    return "\n".join(lines[span.start : span.end]).rstrip("\n") + "\n"
+
+
+def insert_after_frontmatter(text: str, content: str) -> str:
+    """Prepend to a note's body: after the frontmatter block when there is one."""
+    start = fm.split(text).body_start
+    return text[:start] + content + text[start:]

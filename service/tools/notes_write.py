@@ -1,0 +1,464 @@
+"""notes domain, writing: create_note, write_note, append_note, prepend_note, patch_note,
+delete_note, copy_note, create_folder, bulk_create_notes.
+
+Every write goes through `VaultFiles` (atomic, etag-checked under the per-path lock) and is in
+the index before the call returns. Optional `expected_etag` turns a concurrent edit into
+`conflict` with nothing written. Confirmation is declared here (`confirm_when`) and enforced by
+the pipeline: overwriting non-empty content without a matching etag, permanent deletion, and
+bulk creation above `notes.bulk_confirm_above` notes.
+Touches: vault files only.
+"""
+
+from __future__ import annotations
+
+import io
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+from ruamel.yaml import YAML
+
+from service.errors import AlreadyExists, NoteNotFound, ValidationFailed
+from service.markdown import frontmatter as fm
+from service.markdown import sections
+from service.markdown.parse import title_of
+from service.tools.context import ToolContext
+from service.tools.models import ToolInput, ToolOutput
+from service.tools.registry import ToolSpec
+from service.vault.files import WriteResult
+from service.vault.paths import VaultPath
+
+ETAG = Field(default=None, description="Etag you read; if the note changed since, the call fails with conflict.")
+
+
+class WriteOut(ToolOutput):
+    path: str = Field(description="Vault-relative path.")
+    title: str = Field(description="Note title.")
+    obsidian_url: str = Field(description="obsidian://open URL.")
+    etag: str = Field(description="New content hash.")
+    created: bool = Field(description="True when the note did not exist before.")
+    size: int = Field(description="Size in bytes after the write.")
+
+
+def _out(ctx: ToolContext, vp: VaultPath, result: WriteResult, text: str) -> WriteOut:
+    return WriteOut(
+        path=vp.rel,
+        title=title_of(vp.rel, text),
+        obsidian_url=ctx.vault.url(vp.rel),
+        etag=result.etag,
+        created=result.created,
+        size=result.stat.size,
+    )
+
+
+def _yaml_block(properties: dict[str, Any]) -> str:
+    yaml = YAML()  # round-trip dumper: keeps the caller's key order
+    yaml.default_flow_style = False
+    yaml.allow_unicode = True
+    yaml.indent(mapping=2, sequence=2, offset=0)
+    buf = io.StringIO()
+    yaml.dump(properties, buf)
+    return f"---\n{buf.getvalue()}---\n"
+
+
+# -- create / write ----------------------------------------------------------------------------
+
+
+class CreateNoteIn(ToolInput):
+    path: str = Field(description="Where to create the note ('.md' optional; folders are created).")
+    content: str = Field(default="", description="Note text (Markdown).")
+    frontmatter: dict[str, Any] | None = Field(
+        default=None, description="Properties written as a YAML frontmatter block before the content."
+    )
+
+
+async def create_note(ctx: ToolContext, args: CreateNoteIn) -> WriteOut:
+    vp = ctx.resolve_note(args.path, "write")
+    text = args.content
+    if args.frontmatter:
+        if fm.split(text).raw is not None:
+            raise ValidationFailed(
+                "content already has a frontmatter block; pass properties in one place",
+                details={"field": "frontmatter"},
+            )
+        text = _yaml_block(args.frontmatter) + text
+    result = await ctx.vault.files.write(vp, text, create_only=True)
+    return _out(ctx, vp, result, text)
+
+
+class WriteNoteIn(ToolInput):
+    path: str = Field(description="Note path ('.md' optional).")
+    content: str = Field(description="Note text (Markdown).")
+    mode: Literal["create", "overwrite", "append"] = Field(
+        default="create",
+        description="create: fail if it exists; overwrite: replace (creates if missing); append: add at the end.",
+    )
+    expected_etag: str | None = ETAG
+
+
+async def write_note(ctx: ToolContext, args: WriteNoteIn) -> WriteOut:
+    vp = ctx.resolve_note(args.path, "write")
+    files = ctx.vault.files
+    if args.mode == "append":
+        if files.current_etag(vp) is None:
+            result = await files.write(vp, args.content, create_only=True)
+            return _out(ctx, vp, result, args.content)
+        result = await files.modify(vp, lambda old: _appended(old, args.content), expected_etag=args.expected_etag)
+        return _out(ctx, vp, result, files.read(vp).content)
+    result = await files.write(vp, args.content, expected_etag=args.expected_etag, create_only=args.mode == "create")
+    return _out(ctx, vp, result, args.content)
+
+
+async def write_note_confirm(ctx: ToolContext, args: WriteNoteIn) -> str | None:
+    if args.mode != "overwrite":
+        return None
+    vp = ctx.resolve_note(args.path, "write")
+    try:
+        current = ctx.vault.files.read(vp)
+    except NoteNotFound:
+        return None
+    if not current.content.strip() or (args.expected_etag is not None and args.expected_etag == current.etag):
+        return None
+    return (
+        f"overwrite {vp.rel} ({current.stat.size} bytes → {len(args.content.encode())} bytes) "
+        "without a matching expected_etag"
+    )
+
+
+# -- append / prepend --------------------------------------------------------------------------
+
+
+def _appended(old: str, content: str) -> str:
+    if old and not old.endswith("\n"):
+        old += "\n"
+    return old + content
+
+
+class AppendIn(ToolInput):
+    path: str = Field(description="Note path ('.md' optional).")
+    content: str = Field(description="Text to add.")
+    create_if_missing: bool = Field(default=False, description="Create the note when it does not exist.")
+    expected_etag: str | None = ETAG
+
+
+async def _add(ctx: ToolContext, args: AppendIn, at_start: bool) -> WriteOut:
+    vp = ctx.resolve_note(args.path, "write")
+    files = ctx.vault.files
+    if args.create_if_missing and files.current_etag(vp) is None:
+        try:
+            result = await files.write(vp, args.content, create_only=True)
+            return _out(ctx, vp, result, args.content)
+        except AlreadyExists:
+            pass  # created concurrently: fall through to a normal append
+
+    def change(old: str) -> str:
+        if not at_start:
+            return _appended(old, args.content)
+        piece = args.content if args.content.endswith("\n") else args.content + "\n"
+        return sections.insert_after_frontmatter(old, piece)
+
+    result = await files.modify(vp, change, expected_etag=args.expected_etag)
+    return _out(ctx, vp, result, files.read(vp).content)
+
+
+async def append_note(ctx: ToolContext, args: AppendIn) -> WriteOut:
+    return await _add(ctx, args, at_start=False)
+
+
+async def prepend_note(ctx: ToolContext, args: AppendIn) -> WriteOut:
+    return await _add(ctx, args, at_start=True)
+
+
+# -- patch -------------------------------------------------------------------------------------
+
+
+class PatchNoteIn(ToolInput):
+    path: str = Field(description="Note path ('.md' optional).")
+    content: str = Field(description="Text to insert, or the replacement.")
+    heading: list[str] | None = Field(
+        default=None, description="Target section: heading texts from the outermost down, e.g. ['Plan', 'Goals']."
+    )
+    block: str | None = Field(default=None, description="Target block id, e.g. '^goal-1' (the '^' is optional).")
+    anchor: str | None = Field(default=None, description="Target: a text that occurs exactly once in the note body.")
+    position: sections.Position = Field(
+        default="append",
+        description="before/after the target, prepend/append inside it, or replace its content "
+        "(a section keeps its heading line; a block keeps its ^id).",
+    )
+    expected_etag: str | None = ETAG
+
+    @model_validator(mode="after")
+    def _one_target(self) -> PatchNoteIn:
+        if sum(x is not None for x in (self.heading, self.block, self.anchor)) != 1:
+            raise ValueError("give exactly one target: heading, block or anchor")
+        return self
+
+
+def _patched(args: PatchNoteIn, text: str) -> str:
+    content = args.content
+    if args.anchor is not None:
+        offset = sections.find_anchor(text, args.anchor)
+        return sections.patch_anchor(text, offset, args.anchor, args.position, content)
+    if not content.endswith("\n"):
+        content += "\n"
+    if args.heading is not None:
+        span = sections.find_heading(text, args.heading)
+        return sections.patch_lines(text, span, args.position, content)
+    assert args.block is not None
+    block_id = args.block.lstrip("^")
+    span = sections.find_block(text, block_id)
+    return sections.patch_lines(text, span, args.position, content, keep_block_id=block_id)
+
+
+async def patch_note(ctx: ToolContext, args: PatchNoteIn) -> WriteOut:
+    vp = ctx.resolve_note(args.path, "write")
+    files = ctx.vault.files
+    result = await files.modify(vp, lambda old: _patched(args, old), expected_etag=args.expected_etag)
+    return _out(ctx, vp, result, files.read(vp).content)
+
+
+# -- delete / copy / folders -------------------------------------------------------------------
+
+
+class DeleteNoteIn(ToolInput):
+    path: str = Field(description="Note path ('.md' optional).")
+    permanent: bool = Field(
+        default=False, description="Really delete (needs confirmation); by default the note goes to .trash/."
+    )
+    expected_etag: str | None = ETAG
+
+
+class DeleteOut(ToolOutput):
+    path: str = Field(description="The deleted note.")
+    deleted: bool = Field(description="Always true on success.")
+    permanent: bool = Field(description="Whether it was deleted for good.")
+    trash_path: str | None = Field(description="Where it went inside the vault's trash (recoverable).")
+
+
+async def delete_note(ctx: ToolContext, args: DeleteNoteIn) -> DeleteOut:
+    vp = ctx.resolve_note(args.path, "delete")
+    trash = await ctx.vault.files.delete(vp, permanent=args.permanent, expected_etag=args.expected_etag)
+    return DeleteOut(path=vp.rel, deleted=True, permanent=args.permanent, trash_path=trash)
+
+
+async def delete_note_confirm(ctx: ToolContext, args: DeleteNoteIn) -> str | None:
+    if not args.permanent:
+        return None
+    vp = ctx.resolve_note(args.path, "delete")
+    return f"permanently delete {vp.rel} (not recoverable from .trash)"
+
+
+class CopyNoteIn(ToolInput):
+    path: str = Field(description="Note to copy ('.md' optional).")
+    new_path: str = Field(description="Where the copy goes ('.md' optional).")
+    overwrite: bool = Field(default=False, description="Replace an existing note at new_path.")
+
+
+async def copy_note(ctx: ToolContext, args: CopyNoteIn) -> WriteOut:
+    src = ctx.resolve_note(args.path, "read")
+    dst = ctx.resolve_note(args.new_path, "write")
+    if src.rel == dst.rel:
+        raise ValidationFailed("new_path is the same note", details={"field": "new_path"})
+    result = await ctx.vault.files.copy(src, dst, overwrite=args.overwrite)
+    return _out(ctx, dst, result, ctx.vault.files.read(dst).content)
+
+
+class CreateFolderIn(ToolInput):
+    path: str = Field(description="Folder to create (parents are created too).")
+
+
+class FolderOut(ToolOutput):
+    path: str = Field(description="The folder.")
+    created: bool = Field(description="False when it already existed.")
+
+
+async def create_folder(ctx: ToolContext, args: CreateFolderIn) -> FolderOut:
+    vp = ctx.resolve(args.path, "write")
+    return FolderOut(path=vp.rel, created=await ctx.vault.files.make_folder(vp))
+
+
+# -- bulk --------------------------------------------------------------------------------------
+
+
+class NewNote(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    path: str = Field(description="Where to create the note ('.md' optional).")
+    content: str = Field(default="", description="Note text.")
+
+
+class BulkCreateIn(ToolInput):
+    notes: list[NewNote] = Field(min_length=1, max_length=500, description="Notes to create: [{path, content}].")
+    overwrite: bool = Field(default=False, description="Replace notes that already exist.")
+
+
+class BulkItem(ToolOutput):
+    path: str = Field(description="Vault-relative path.")
+    title: str = Field(description="Note title.")
+    obsidian_url: str = Field(description="obsidian://open URL.")
+    etag: str = Field(description="Content hash.")
+    created: bool = Field(description="False when an existing note was overwritten.")
+
+
+class BulkCreateOut(ToolOutput):
+    items: list[BulkItem] = Field(description="The notes written, in order.")
+    next_cursor: None = Field(default=None, description="Always null: every note is in this response.")
+
+
+async def bulk_create_notes(ctx: ToolContext, args: BulkCreateIn) -> BulkCreateOut:
+    """All or nothing: every path is validated and checked first; a failed write undoes the others."""
+    files = ctx.vault.files
+    targets = [ctx.resolve_note(n.path, "write") for n in args.notes]
+    seen: set[str] = set()
+    for vp in targets:
+        if vp.rel in seen:
+            raise ValidationFailed(f"{vp.rel!r} appears twice", details={"field": "notes", "path": vp.rel})
+        seen.add(vp.rel)
+        if not args.overwrite and files.current_etag(vp) is not None:
+            raise AlreadyExists(f"a note already exists at {vp.rel!r}", details={"path": vp.rel})
+    done: list[tuple[VaultPath, str | None]] = []
+    items: list[BulkItem] = []
+    try:
+        for vp, note in zip(targets, args.notes, strict=True):
+            before = files.read(vp).content if files.current_etag(vp) is not None else None
+            result = await files.write(vp, note.content, create_only=not args.overwrite)
+            done.append((vp, before))
+            items.append(
+                BulkItem(
+                    path=vp.rel,
+                    title=title_of(vp.rel, note.content),
+                    obsidian_url=ctx.vault.url(vp.rel),
+                    etag=result.etag,
+                    created=result.created,
+                )
+            )
+    except BaseException:
+        for vp, before in reversed(done):
+            if before is None:
+                await files.delete(vp, permanent=True)
+            else:
+                await files.write(vp, before)
+        raise
+    return BulkCreateOut(items=items)
+
+
+async def bulk_confirm(ctx: ToolContext, args: BulkCreateIn) -> str | None:
+    limit = ctx.services.settings.notes.bulk_confirm_above
+    if len(args.notes) <= limit:
+        return None
+    return f"create {len(args.notes)} notes (more than {limit}) in one call"
+
+
+def tools() -> list[ToolSpec]:
+    write: dict[str, Any] = {"scopes": ("write:vault",), "scope_class": "write", "mutating": True}
+    return [
+        ToolSpec(
+            name="create_note",
+            domain="notes",
+            title="Create a note",
+            description="Create a new note, optionally with frontmatter properties; fails with already_exists.",
+            input_model=CreateNoteIn,
+            output_model=WriteOut,
+            handler=create_note,
+            idempotent=False,
+            **write,
+        ),
+        ToolSpec(
+            name="write_note",
+            domain="notes",
+            title="Write a note",
+            description="Create, overwrite or append to a note (mode). Overwriting non-empty content needs "
+            "confirmation unless expected_etag matches.",
+            input_model=WriteNoteIn,
+            output_model=WriteOut,
+            handler=write_note,
+            idempotent=False,
+            confirm="conditional",
+            confirm_when=write_note_confirm,
+            **write,
+        ),
+        ToolSpec(
+            name="append_note",
+            domain="notes",
+            title="Append to a note",
+            description="Add text at the end of a note.",
+            input_model=AppendIn,
+            output_model=WriteOut,
+            handler=append_note,
+            idempotent=False,
+            **write,
+        ),
+        ToolSpec(
+            name="prepend_note",
+            domain="notes",
+            title="Prepend to a note",
+            description="Add text at the start of a note's body, after its frontmatter.",
+            input_model=AppendIn,
+            output_model=WriteOut,
+            handler=prepend_note,
+            idempotent=False,
+            **write,
+        ),
+        ToolSpec(
+            name="patch_note",
+            domain="notes",
+            title="Patch a note",
+            description="Insert or replace text relative to a heading path, a block id (^id) or a unique text "
+            "anchor: before, after, prepend, append or replace.",
+            input_model=PatchNoteIn,
+            output_model=WriteOut,
+            handler=patch_note,
+            idempotent=False,
+            **write,
+        ),
+        ToolSpec(
+            name="delete_note",
+            domain="notes",
+            title="Delete a note",
+            description="Move a note to the vault's .trash/ (recoverable); permanent=true deletes it for good "
+            "and needs confirmation.",
+            input_model=DeleteNoteIn,
+            output_model=DeleteOut,
+            handler=delete_note,
+            scopes=("delete:vault",),
+            scope_class="delete",
+            mutating=True,
+            idempotent=False,
+            confirm="conditional",
+            confirm_when=delete_note_confirm,
+        ),
+        ToolSpec(
+            name="copy_note",
+            domain="notes",
+            title="Copy a note",
+            description="Copy a note to a new path (links are not rewritten).",
+            input_model=CopyNoteIn,
+            output_model=WriteOut,
+            handler=copy_note,
+            idempotent=False,
+            **write,
+        ),
+        ToolSpec(
+            name="create_folder",
+            domain="notes",
+            title="Create a folder",
+            description="Create a folder and its parents.",
+            input_model=CreateFolderIn,
+            output_model=FolderOut,
+            handler=create_folder,
+            **write,
+        ),
+        ToolSpec(
+            name="bulk_create_notes",
+            domain="notes",
+            title="Create many notes",
+            description="Create many notes in one call, all or nothing; needs confirmation above a count.",
+            input_model=BulkCreateIn,
+            output_model=BulkCreateOut,
+            handler=bulk_create_notes,
+            scopes=("write:vault",),
+            scope_class="bulk",
+            mutating=True,
+            idempotent=False,
+            confirm="conditional",
+            confirm_when=bulk_confirm,
+        ),
+    ]

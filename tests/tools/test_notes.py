@@ -1,0 +1,271 @@
+"""The notes domain through the full dispatch chain: happy paths and failure paths."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import Harness, started
+
+REAL_VAULT = Path(__file__).resolve().parents[3] / "shared" / "data" / "vaults" / "obsidian-help-en"
+
+
+# -- reading -----------------------------------------------------------------------------------
+
+
+async def test_read_note_returns_content_metadata_and_url(vg: Harness) -> None:
+    out = await vg.ok("read_note", path="Projects/Plan")
+    assert out["path"] == "Projects/Plan.md" and out["title"] == "Plan"
+    assert out["properties"] == {"status": "active", "priority": 2}
+    assert out["obsidian_url"].endswith("&file=Projects%2FPlan.md")
+    assert len(out["etag"]) == 32 and out["size"] == len(vg.read("Projects/Plan.md").encode())
+
+
+async def test_read_note_by_heading_path_returns_the_nested_section(vg: Harness) -> None:
+    out = await vg.ok("read_note", path="Projects/Plan.md", heading=["Plan", "Goals"])
+    assert out["content"].startswith("## Goals") and "### Details" in out["content"]
+    assert "## Risks" not in out["content"]
+    assert out["start_line"] == 7
+
+
+async def test_read_note_line_range_and_frontmatter_only(vg: Harness) -> None:
+    lines = await vg.ok("read_note", path="Projects/Plan.md", start_line=5, end_line=6)
+    assert lines["content"] == "# Plan\n\n"
+    front = await vg.ok("read_note", path="Projects/Plan.md", part="frontmatter")
+    assert front["content"] == "status: active\npriority: 2\n"
+
+
+async def test_read_note_failures(vg: Harness) -> None:
+    await vg.err("read_note", "note_not_found", path="Nope.md")
+    await vg.err("read_note", "path_invalid", path="../../etc/passwd")
+    await vg.err("read_note", "acl_denied", path=".obsidian/app.json")
+    await vg.err("read_note", "validation_error", path="Projects/Plan.md", heading=["Missing"])
+    await vg.err("read_note", "validation_error", path="Projects/Plan.md", heading=["Goals"], start_line=1)
+    await vg.err("read_note", "validation_error", path="Projects/Plan.md", start_line=999)
+    await vg.err("read_note", "validation_error", path="Projects/Plan.md", surprise=1)
+
+
+async def test_read_notes_reports_per_note_errors_and_paginates_under_the_budget(
+    make_vault: Callable[..., Path],
+) -> None:
+    files = {f"n{i}.md": f"# N{i}\n" + "x" * 3000 + "\n" for i in range(6)}
+    async with started(make_vault(files), governor={"max_response_bytes": 8192}) as h:
+        out = await h.ok("read_notes", paths=["n0", "missing", "../x", "n1", "n2", "n3"])
+        assert out["items"][1]["error"]["code"] == "note_not_found"
+        assert out["items"][2]["error"]["code"] == "path_invalid"
+        assert out["next_cursor"] is not None
+        read = [i["path"] for i in out["items"] if i.get("content")]
+        cursor = out["next_cursor"]
+        while cursor:
+            page = await h.ok("read_notes", paths=["n0", "missing", "../x", "n1", "n2", "n3"], cursor=cursor)
+            read += [i["path"] for i in page["items"] if i.get("content")]
+            cursor = page["next_cursor"]
+        assert read == ["n0.md", "n1.md", "n2.md", "n3.md"]
+        await h.err("read_notes", "validation_error", paths=["n0"], cursor="garbage!")
+        await h.err("read_notes", "validation_error", paths=[])
+
+
+async def test_note_info_counts_links_from_the_index(vg: Harness) -> None:
+    await vg.indexed()
+    info = await vg.ok("note_info", path="Welcome")
+    assert info["indexed"] is True and info["backlinks"] == 1 and info["outlinks"] == 1
+    assert info["word_count"] > 0 and info["tags"] == ["start", "intro"]
+    await vg.err("note_info", "note_not_found", path="Ghost")
+
+
+async def test_list_notes_filters_sorts_and_paginates(vg: Harness) -> None:
+    out = await vg.ok("list_notes", folder="Projects", limit=1)
+    assert out["total"] == 2 and len(out["items"]) == 1 and out["next_cursor"]
+    nxt = await vg.ok("list_notes", folder="Projects", limit=1, cursor=out["next_cursor"])
+    assert {out["items"][0]["path"], nxt["items"][0]["path"]} == {"Projects/Plan.md", "Projects/Notes/Idea.md"}
+    flat = await vg.ok("list_notes", folder="Projects", recursive=False)
+    assert [i["path"] for i in flat["items"]] == ["Projects/Plan.md"]
+    globbed = await vg.ok("list_notes", glob="**/Idea.md")
+    assert [i["path"] for i in globbed["items"]] == ["Projects/Notes/Idea.md"]
+    everything = await vg.ok("list_notes", sort="size", order="desc")
+    assert all(not i["path"].startswith(".obsidian") for i in everything["items"])
+    sizes = [i["size"] for i in everything["items"]]
+    assert sizes == sorted(sizes, reverse=True)
+    await vg.err("list_notes", "note_not_found", folder="Nowhere")
+    await vg.err("list_notes", "validation_error", folder="Projects", cursor=globbed["next_cursor"] or "bad")
+    await vg.err("list_notes", "acl_denied", folder=".obsidian")
+
+
+async def test_list_folders_and_create_folder(vg: Harness) -> None:
+    out = await vg.ok("list_folders")
+    assert {"path": "Projects", "notes": 1} in out["items"]
+    assert all(not i["path"].startswith(".") for i in out["items"])
+    made = await vg.ok("create_folder", path="Inbox/Later")
+    assert made == {"path": "Inbox/Later", "created": True}
+    again = await vg.ok("create_folder", path="Inbox/Later")
+    assert again["created"] is False
+    await vg.err("create_folder", "already_exists", path="Welcome.md")
+    await vg.err("create_folder", "path_invalid", path="../outside")
+
+
+# -- writing -----------------------------------------------------------------------------------
+
+
+async def test_create_note_with_frontmatter_and_already_exists(vg: Harness) -> None:
+    out = await vg.ok("create_note", path="Inbox/New", content="# New\n", frontmatter={"tags": ["a"], "n": 1})
+    assert out["path"] == "Inbox/New.md" and out["created"] is True and out["title"] == "New"
+    assert vg.read("Inbox/New.md") == "---\ntags:\n- a\nn: 1\n---\n# New\n"
+    before = vg.snapshot()
+    await vg.err("create_note", "already_exists", path="Inbox/New.md", content="x")
+    await vg.err("create_note", "path_invalid", path="/abs.md", content="x")
+    await vg.err("create_note", "acl_denied", path=".trash/x.md", content="x")
+    await vg.err("create_note", "validation_error", path="Inbox/Y.md", content="---\na: 1\n---\n", frontmatter={"b": 2})
+    assert vg.snapshot() == before
+
+
+async def test_write_note_modes_and_etag_conflict(vg: Harness) -> None:
+    created = await vg.ok("write_note", path="W.md", content="one\n", mode="create")
+    await vg.err("write_note", "already_exists", path="W.md", content="two\n", mode="create")
+    over = await vg.ok("write_note", path="W.md", content="two\n", mode="overwrite", expected_etag=created["etag"])
+    assert vg.read("W.md") == "two\n" and over["created"] is False
+    await vg.ok("write_note", path="W.md", content="three", mode="append")
+    assert vg.read("W.md") == "two\nthree"
+    before = vg.snapshot()
+    error = await vg.err(
+        "write_note", "conflict", path="W.md", content="x", mode="overwrite", expected_etag=over["etag"]
+    )
+    assert error["details"]["current_etag"] != over["etag"]
+    await vg.err("write_note", "validation_error", path="W.md", content="x", mode="replace")
+    assert vg.snapshot() == before
+
+
+async def test_write_note_asks_for_confirmation_only_for_blind_overwrites(vg: Harness) -> None:
+    from service.dispatch.context import CallContext
+    from service.tools.context import ToolContext
+    from service.tools.notes_write import WriteNoteIn, write_note_confirm
+
+    spec = vg.app.registry.get("write_note")
+    assert spec is not None and spec.confirm == "conditional"
+    call = CallContext(tool="write_note", raw_args={}, principal=vg.principal, transport="inproc")
+    ctx = ToolContext(call=call, vault=vg.app.vaults["main"], services=vg.app.services)
+    note = await vg.ok("read_note", path="Welcome.md")
+    blind = await write_note_confirm(ctx, WriteNoteIn(path="Welcome.md", content="x", mode="overwrite"))
+    assert blind is not None and "Welcome.md" in blind
+    assert (
+        await write_note_confirm(
+            ctx, WriteNoteIn(path="Welcome.md", content="x", mode="overwrite", expected_etag=note["etag"])
+        )
+        is None
+    )
+    assert await write_note_confirm(ctx, WriteNoteIn(path="New.md", content="x", mode="overwrite")) is None
+
+
+async def test_append_and_prepend(vg: Harness) -> None:
+    await vg.ok("append_note", path="Welcome", content="Appended.\n")
+    assert vg.read("Welcome.md").endswith("[[Projects/Plan]].\nAppended.\n")
+    await vg.ok("prepend_note", path="Welcome", content="First line")
+    assert vg.read("Welcome.md").startswith("---\ntags: [start]\n---\nFirst line\n# Welcome")
+    await vg.err("append_note", "note_not_found", path="Missing", content="x")
+    made = await vg.ok("append_note", path="Log", content="entry\n", create_if_missing=True)
+    assert made["created"] is True and vg.read("Log.md") == "entry\n"
+
+
+async def test_patch_note_by_heading_block_and_anchor(vg: Harness) -> None:
+    await vg.ok("patch_note", path="Projects/Plan", heading=["Plan", "Risks"], position="append", content="- new risk")
+    assert "None yet.\n- new risk\n" in vg.read("Projects/Plan.md")
+    await vg.ok("patch_note", path="Projects/Plan", block="^goal-1", position="replace", content="Ship it now.")
+    assert "Ship it now. ^goal-1" in vg.read("Projects/Plan.md")
+    await vg.ok("patch_note", path="Projects/Plan", anchor="More.", position="replace", content="Much more.")
+    assert "Much more." in vg.read("Projects/Plan.md")
+    await vg.ok(
+        "patch_note", path="Projects/Plan", heading=["Goals"], position="before", content="## Context\n\nWhy.\n"
+    )
+    assert "## Context\n\nWhy.\n## Goals" in vg.read("Projects/Plan.md")
+
+
+async def test_patch_note_failures_change_nothing(vg: Harness) -> None:
+    before = vg.snapshot()
+    await vg.err("patch_note", "validation_error", path="Projects/Plan", heading=["Nope"], content="x")
+    await vg.err("patch_note", "validation_error", path="Projects/Plan", block="missing", content="x")
+    await vg.err("patch_note", "validation_error", path="Projects/Plan", anchor="e", content="x")
+    await vg.err("patch_note", "validation_error", path="Projects/Plan", content="x")
+    await vg.err("patch_note", "validation_error", path="Projects/Plan", heading=["Goals"], anchor="x", content="x")
+    await vg.err("patch_note", "note_not_found", path="Ghost", heading=["Goals"], content="x")
+    await vg.err("patch_note", "conflict", path="Projects/Plan", heading=["Goals"], content="x", expected_etag="0" * 32)
+    assert vg.snapshot() == before
+
+
+async def test_delete_goes_to_trash_and_permanent_really_deletes(vg: Harness) -> None:
+    out = await vg.ok("delete_note", path="Projects/Notes/Idea")
+    assert out["trash_path"] == ".trash/Projects/Notes/Idea.md" and not (vg.root / "Projects/Notes/Idea.md").exists()
+    assert (vg.root / ".trash/Projects/Notes/Idea.md").exists()
+    await vg.ok("delete_note", path="Daily/2024-01-01", permanent=True)
+    assert not (vg.root / "Daily/2024-01-01.md").exists()
+    assert not (vg.root / ".trash/Daily").exists()
+    await vg.err("delete_note", "note_not_found", path="Projects/Notes/Idea")
+    await vg.err("delete_note", "conflict", path="Welcome", expected_etag="f" * 32)
+    assert (vg.root / "Welcome.md").exists()
+    spec = vg.app.registry.get("delete_note")
+    assert spec is not None and spec.confirm == "conditional" and spec.scope_class == "delete"
+
+
+async def test_copy_note(vg: Harness) -> None:
+    out = await vg.ok("copy_note", path="Welcome", new_path="Copies/Welcome copy")
+    assert out["path"] == "Copies/Welcome copy.md" and vg.read("Copies/Welcome copy.md") == vg.read("Welcome.md")
+    await vg.err("copy_note", "already_exists", path="Welcome", new_path="Copies/Welcome copy")
+    await vg.err("copy_note", "note_not_found", path="Ghost", new_path="X")
+    await vg.err("copy_note", "validation_error", path="Welcome", new_path="Welcome.md")
+
+
+async def test_bulk_create_is_all_or_nothing(vg: Harness) -> None:
+    out = await vg.ok("bulk_create_notes", notes=[{"path": "B/1", "content": "# One\n"}, {"path": "B/2"}])
+    assert [i["path"] for i in out["items"]] == ["B/1.md", "B/2.md"]
+    before = vg.snapshot()
+    await vg.err("bulk_create_notes", "already_exists", notes=[{"path": "B/3"}, {"path": "B/1"}])
+    await vg.err("bulk_create_notes", "path_invalid", notes=[{"path": "B/4"}, {"path": "../x"}])
+    await vg.err("bulk_create_notes", "validation_error", notes=[{"path": "B/5"}, {"path": "B/5.md"}])
+    assert vg.snapshot() == before
+
+
+async def test_concurrent_appends_all_land_and_etag_races_have_one_winner(vg: Harness) -> None:
+    await asyncio.gather(*(vg.ok("append_note", path="Welcome", content=f"line {i}\n") for i in range(20)))
+    text = vg.read("Welcome.md")
+    assert all(f"line {i}\n" in text for i in range(20))
+    etag = (await vg.ok("read_note", path="Welcome"))["etag"]
+    results = await asyncio.gather(
+        *(
+            vg.call("write_note", path="Welcome", content=f"writer {i}\n", mode="overwrite", expected_etag=etag)
+            for i in range(5)
+        )
+    )
+    winners = [r for r in results if not r.is_error]
+    assert len(winners) == 1
+    assert all(r.error_code == "conflict" for r in results if r.is_error)
+
+
+async def test_writes_are_in_the_index_before_the_call_returns(vg: Harness) -> None:
+    await vg.indexed()
+    await vg.ok("create_note", path="Fresh.md", content="# Fresh\nlinks to [[Welcome]] #newtag\n")
+    row = await vg.app.db.fetchone("SELECT title, tags FROM notes WHERE vault_id='main' AND path='Fresh.md'")
+    assert row is not None and row[0] == "Fresh" and "newtag" in row[1]
+    await vg.ok("delete_note", path="Fresh.md")
+    assert await vg.app.db.fetchone("SELECT 1 FROM notes WHERE path='Fresh.md'") is None
+
+
+@pytest.mark.skipif(not REAL_VAULT.exists(), reason="shared real vaults not present")
+async def test_real_vault_sections_read_and_patch(tmp_path: Path) -> None:
+    root = tmp_path / "help"
+    shutil.copytree(REAL_VAULT, root)
+    async with started(root) as h:
+        notes = await h.ok("list_notes", limit=1000)
+        assert notes["total"] > 100
+        note = next(
+            p
+            for p in ("Getting started/Link notes.md", "Linking notes and files/Internal links.md")
+            if (root / p).exists()
+        )
+        first = await h.ok("read_note", path=note)
+        heading = next(line.lstrip("#").strip() for line in first["content"].split("\n") if line.startswith("## "))
+        section = await h.ok("read_note", path=note, heading=[heading])
+        assert section["content"].startswith("## ") and len(section["content"]) < len(first["content"])
+        await h.ok("patch_note", path=note, heading=[heading], position="append", content="Added by a test.")
+        assert "Added by a test." in (await h.ok("read_note", path=note, heading=[heading]))["content"]
