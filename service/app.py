@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import time
+import warnings
 from collections.abc import AsyncIterator
 from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as _pkg_version
@@ -19,6 +20,7 @@ from typing import Any, Protocol
 
 from mcp.server import Server
 from mcp.server.transport_security import TransportSecuritySettings
+from mcp.shared.exceptions import MCPDeprecationWarning
 from starlette.applications import Starlette
 
 from service.dispatch.chain import build_layers
@@ -129,19 +131,54 @@ class VaultgateApp:
     # -- MCP ---------------------------------------------------------------------------------
 
     def _build_server(self) -> Server[Any]:
-        return Server(
-            "vaultgate",
-            version=self.version,
-            title="vaultgate",
-            description="Obsidian vaults over MCP: notes, search, graph and careful writes.",
-            instructions=(
-                "Tools operate on Obsidian vaults. Paths are vault-relative with forward slashes; "
-                "'.md' is optional for notes. Pass the etag you read as expected_etag when you "
-                "modify a note so concurrent edits are never lost."
-            ),
-            on_list_tools=self.dispatcher.on_list_tools,
-            on_call_tool=self.dispatcher.on_call_tool,
-        )
+        from service.protocol.completion import Completer
+        from service.protocol.prompts import Prompts
+        from service.protocol.resources import Resources
+
+        self.resources = Resources(self)
+        prompts = Prompts(self)
+        with warnings.catch_warnings():
+            # The logging capability is deprecated in protocol 2026-07-28 but today's clients use it.
+            warnings.simplefilter("ignore", MCPDeprecationWarning)
+            return Server(
+                "vaultgate",
+                version=self.version,
+                title="vaultgate",
+                description="Obsidian vaults over MCP: notes, search, graph and careful writes.",
+                instructions=(
+                    "Tools operate on Obsidian vaults. Paths are vault-relative with forward slashes; "
+                    "'.md' is optional for notes. Pass the etag you read as expected_etag when you "
+                    "modify a note so concurrent edits are never lost."
+                ),
+                on_list_tools=self.dispatcher.on_list_tools,
+                on_call_tool=self.dispatcher.on_call_tool,
+                on_list_resources=self.resources.list,
+                on_list_resource_templates=self.resources.templates,
+                on_read_resource=self.resources.read,
+                on_subscribe_resource=self.resources.subscribe,
+                on_unsubscribe_resource=self.resources.unsubscribe,
+                on_list_prompts=prompts.list,
+                on_get_prompt=prompts.get,
+                on_completion=Completer(self).complete,
+                on_set_logging_level=self._set_logging_level,
+            )
+
+    async def _set_logging_level(self, ctx: Any, params: Any) -> Any:
+        """Clients may lower or raise how much the server logs; applied to vaultgate's loggers."""
+        import mcp_types as types
+
+        level = {
+            "emergency": "CRITICAL",
+            "alert": "CRITICAL",
+            "critical": "CRITICAL",
+            "error": "ERROR",
+            "warning": "WARNING",
+            "notice": "INFO",
+            "info": "INFO",
+            "debug": "DEBUG",
+        }[params.level]
+        logging.getLogger("vaultgate").setLevel(level)
+        return types.EmptyResult()
 
     def transport_security(self) -> TransportSecuritySettings:
         http = self.settings.http

@@ -1,0 +1,1 @@
+"""The MCP surface beyond tools: resources, prompts, completion (SDK handlers)."""

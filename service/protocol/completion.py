@@ -1,0 +1,55 @@
+"""Argument completion for note paths (tool-like prompt arguments and the resource template).
+
+Completes `path` with note paths and `folder` with folders that start with (or contain) what the
+user typed, case-insensitively, read-ACL filtered, at most 100 values.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import mcp_types as types
+from mcp.server.context import ServerRequestContext
+
+if TYPE_CHECKING:
+    from service.app import VaultgateApp
+
+MAX_VALUES = 100
+
+
+class Completer:
+    def __init__(self, app: VaultgateApp) -> None:
+        self.app = app
+
+    async def complete(
+        self, ctx: ServerRequestContext[Any, Any], params: types.CompleteRequestParams
+    ) -> types.CompleteResult:
+        name, typed = params.argument.name, params.argument.value
+        principal, _ = self.app.dispatcher.principal_for(ctx)
+        vault = self.app.vaults[principal.vault or self.app.settings.default_vault_id]
+        if name == "vault":
+            values = [v for v in self.app.vaults if v.startswith(typed)]
+            return types.CompleteResult(completion=types.Completion(values=values[:MAX_VALUES], total=len(values)))
+        want_folders = name == "folder"
+        if name not in ("path", "folder"):
+            return types.CompleteResult(completion=types.Completion(values=[]))
+        needle = typed.lower()
+        starts: list[str] = []
+        contains: list[str] = []
+        root = vault.paths.resolve("", allow_root=True)
+        for rel, entry in vault.files.walk(root):
+            if entry.is_dir() != want_folders or (not want_folders and not rel.lower().endswith(".md")):
+                continue
+            if not self.app.services.guard.allows(principal, vault, rel, "read"):
+                continue
+            low = rel.lower()
+            if low.startswith(needle):
+                starts.append(rel)
+            elif needle in low:
+                contains.append(rel)
+        values = sorted(starts) + sorted(contains)
+        return types.CompleteResult(
+            completion=types.Completion(
+                values=values[:MAX_VALUES], total=len(values), has_more=len(values) > MAX_VALUES
+            )
+        )

@@ -1,0 +1,164 @@
+"""Notes as MCP resources: a paginated list, reads, a URI template and change subscriptions.
+
+URIs are `vault://<vault id>/<percent-encoded vault path>`. Every list and read goes through the
+same path resolution and read ACL as the tools. Subscribers (handshake-era `resources/subscribe`)
+get `notifications/resources/updated` when a subscribed note changes — through vaultgate or on
+disk (the file watcher publishes external edits on the same change bus). A subscriber whose
+connection is gone is dropped silently.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+from urllib.parse import quote, unquote
+
+import mcp_types as types
+from mcp.server.context import ServerRequestContext
+from mcp.shared.exceptions import MCPError
+
+from service.errors import VaultgateError
+from service.tools.models import decode_cursor, page_of
+from service.vault.events import FileChange
+from service.vault.paths import VaultPath
+
+if TYPE_CHECKING:
+    from service.app import VaultgateApp
+    from service.vault.runtime import Vault
+
+log = logging.getLogger(__name__)
+SCHEME = "vault://"
+PAGE = 200
+TEMPLATE = "vault://{vault}/{path}"
+RESOURCE_NOT_FOUND = -32002  # the MCP specification's code for an unknown resource
+
+
+def uri_for(vault_id: str, rel: str) -> str:
+    return f"{SCHEME}{vault_id}/{quote(rel, safe='/')}"
+
+
+def _conn_key(ctx: ServerRequestContext[Any, Any]) -> int:
+    return id(getattr(ctx.session, "_connection", ctx.session))
+
+
+def parse_uri(uri: str) -> tuple[str, str]:
+    if not uri.startswith(SCHEME) or "/" not in uri[len(SCHEME) :]:
+        raise MCPError(types.INVALID_PARAMS, f"not a vaultgate resource URI: {uri!r}")
+    vault_id, _, path = uri[len(SCHEME) :].partition("/")
+    return vault_id, unquote(path)
+
+
+class Resources:
+    def __init__(self, app: VaultgateApp) -> None:
+        self.app = app
+        # uri -> {connection identity: session}. The per-request ServerSession object is short-lived, but
+        # its un-scoped notifications use the connection's standalone channel, which outlives the request.
+        self._subscribers: dict[str, dict[int, Any]] = {}
+        for vault in app.vaults.values():
+            vault.bus.subscribe(self._changed_listener(vault))
+
+    def _vault(self, ctx: ServerRequestContext[Any, Any], vault_id: str | None) -> tuple[Vault, Any]:
+        principal, _ = self.app.dispatcher.principal_for(ctx)
+        wanted = vault_id or principal.vault or self.app.settings.default_vault_id
+        vault = self.app.vaults.get(wanted)
+        if vault is None or (principal.vault is not None and principal.vault != wanted):
+            raise MCPError(types.INVALID_PARAMS, f"unknown vault {wanted!r}")
+        return vault, principal
+
+    def _resolve(self, ctx: ServerRequestContext[Any, Any], uri: str) -> tuple[Vault, VaultPath]:
+        vault_id, path = parse_uri(uri)
+        vault, principal = self._vault(ctx, vault_id)
+        try:
+            vp = vault.paths.resolve(path, op="read")
+            self.app.services.guard.check(principal, vault, vp.rel, "read")
+        except VaultgateError as exc:
+            raise MCPError(types.INVALID_PARAMS, f"{exc.code}: {exc.message}") from None
+        return vault, vp
+
+    async def list(
+        self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListResourcesResult:
+        vault, principal = self._vault(ctx, None)
+        guard = self.app.services.guard
+        root = vault.paths.resolve("", allow_root=True)
+        items: list[tuple[str, int]] = []
+        for rel, entry in vault.files.walk(root):
+            if rel.lower().endswith(".md") and entry.is_file() and guard.allows(principal, vault, rel, "read"):
+                items.append((rel, entry.stat().st_size))
+        cursor = params.cursor if params is not None else None
+        try:
+            offset = decode_cursor(cursor, v=vault.id)
+        except VaultgateError:
+            raise MCPError(types.INVALID_PARAMS, "invalid cursor") from None
+        window, nxt = page_of(items, offset, PAGE, v=vault.id)
+        return types.ListResourcesResult(
+            resources=[
+                types.Resource(
+                    uri=uri_for(vault.id, rel),
+                    name=rel,
+                    title=rel.rsplit("/", 1)[-1][:-3],
+                    mime_type="text/markdown",
+                    size=size,
+                )
+                for rel, size in window
+            ],
+            next_cursor=nxt,
+        )
+
+    async def templates(
+        self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListResourceTemplatesResult:
+        return types.ListResourceTemplatesResult(
+            resource_templates=[
+                types.ResourceTemplate(
+                    name="note",
+                    title="A note in a vault",
+                    uri_template=TEMPLATE,
+                    description="Any note by vault id and vault-relative path (e.g. vault://main/Projects/Plan.md).",
+                    mime_type="text/markdown",
+                )
+            ]
+        )
+
+    async def read(
+        self, ctx: ServerRequestContext[Any, Any], params: types.ReadResourceRequestParams
+    ) -> types.ReadResourceResult:
+        vault, vp = self._resolve(ctx, str(params.uri))
+        try:
+            note = vault.files.read(vp)
+        except VaultgateError as exc:
+            raise MCPError(RESOURCE_NOT_FOUND, f"{exc.code}: {exc.message}", {"uri": str(params.uri)}) from None
+        return types.ReadResourceResult(
+            contents=[types.TextResourceContents(uri=str(params.uri), mime_type="text/markdown", text=note.content)]
+        )
+
+    async def subscribe(
+        self, ctx: ServerRequestContext[Any, Any], params: types.SubscribeRequestParams
+    ) -> types.EmptyResult:
+        vault, vp = self._resolve(ctx, str(params.uri))
+        self._subscribers.setdefault(uri_for(vault.id, vp.rel), {})[_conn_key(ctx)] = ctx.session
+        return types.EmptyResult()
+
+    async def unsubscribe(
+        self, ctx: ServerRequestContext[Any, Any], params: types.UnsubscribeRequestParams
+    ) -> types.EmptyResult:
+        vault_id, path = parse_uri(str(params.uri))
+        sessions = self._subscribers.get(uri_for(vault_id, path))
+        if sessions is not None:
+            sessions.pop(_conn_key(ctx), None)
+        return types.EmptyResult()
+
+    def _changed_listener(self, vault: Vault) -> Any:
+        async def changed(changes: Sequence[FileChange]) -> None:
+            for change in changes:
+                for rel in filter(None, (change.path, change.old_path)):
+                    uri = uri_for(vault.id, rel)
+                    for key, session in list(self._subscribers.get(uri, {}).items()):
+                        try:
+                            await asyncio.wait_for(session.send_resource_updated(uri), 2.0)
+                        except Exception:  # noqa: BLE001 - a gone subscriber must not fail a write
+                            self._subscribers[uri].pop(key, None)
+
+        return changed
