@@ -3,6 +3,7 @@
 SPEC §3 order, outermost first. Error translation and the governor wrap the rest so that every
 failure of an inner layer is translated and every success is measured:
 
+    observe        §3 layer 12: metrics for every outcome (outermost, never fails the call)
     translate      exceptions → structured tool errors (outermost)
     governor       §3.12 serialize once, enforce max_response_bytes
     lookup         §3.1  unknown / disabled tool → not_found
@@ -27,12 +28,15 @@ from service.dispatch.context import CallContext, Layer, Next, ToolResult
 from service.dispatch.governor import Governor
 from service.dispatch.handler import RunHandler
 from service.dispatch.lookup import Lookup
+from service.dispatch.observe import Observe
 from service.dispatch.resolve_vault import ResolveVault
 from service.dispatch.translate import Translate
 from service.dispatch.validate import Validate
+from service.obs.metrics import Metrics
 from service.runtime import Services
 
 LAYER_ORDER: tuple[str, ...] = (
+    "observe",
     "translate",
     "governor",
     "lookup",
@@ -45,7 +49,9 @@ LAYER_ORDER: tuple[str, ...] = (
 
 def build_layers(services: Services) -> tuple[Layer, ...]:
     settings = services.settings
+    metrics = services.extensions.setdefault("metrics", Metrics())
     layers: tuple[Layer, ...] = (
+        Observe(metrics),
         Translate(),
         Governor(settings.governor),
         Lookup(services.registry, services.extensions.get("tool_callable")),

@@ -1,0 +1,44 @@
+"""Prometheus metrics for one app instance.
+
+Each `Metrics` owns its own `CollectorRegistry`, so several apps in one process (tests) never
+collide on series names. Other layers may call the counters directly (e.g. the policy layer:
+`services.extensions["metrics"].throttle_hits.labels(vault=..., tool=...).inc()`); the observe
+layer also derives the same counters from error codes and `call.notes`, so the series move
+even when nobody else calls them. Counter names end in `_total` in the exposition.
+"""
+
+from __future__ import annotations
+
+from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
+from prometheus_client.exposition import CONTENT_TYPE_LATEST
+
+CONTENT_TYPE = CONTENT_TYPE_LATEST
+_LABELS = ("vault", "tool")
+
+
+class Metrics:
+    """The vaultgate series; `render()` gives the Prometheus text exposition."""
+
+    def __init__(self) -> None:
+        self.registry = CollectorRegistry(auto_describe=True)
+        r = self.registry
+        self.calls = Counter(
+            "vaultgate_tool_calls", "Tool calls by vault, tool and status", (*_LABELS, "status"), registry=r
+        )
+        self.duration = Histogram("vaultgate_tool_call_duration_seconds", "Tool call duration", _LABELS, registry=r)
+        self.throttle_hits = Counter("vaultgate_throttle_hits", "Calls refused by the throttle", _LABELS, registry=r)
+        self.confirmation_trips = Counter(
+            "vaultgate_confirmation_trips", "Calls that required a confirmation", _LABELS, registry=r
+        )
+        self.confirmation_consumptions = Counter(
+            "vaultgate_confirmation_consumptions", "Confirmation tokens consumed", _LABELS, registry=r
+        )
+        self.idempotency_replays = Counter(
+            "vaultgate_idempotency_replays", "Calls answered from the idempotency store", _LABELS, registry=r
+        )
+        self.emit_drops = Counter(
+            "vaultgate_observe_drops", "Observability emits that failed and were dropped", ("sink",), registry=r
+        )
+
+    def render(self) -> bytes:
+        return generate_latest(self.registry)
