@@ -2,8 +2,9 @@
 
 `serving(settings)` starts uvicorn inside the current event loop, waits until the socket is
 bound and the lifespan has started, and yields the MCP URL; leaving the block shuts down with
-the configured grace period. `serve_http` is the CLI's blocking form and prints the URL once
-the server answers.
+the configured grace period. `serve_http` is the CLI's blocking form: it prints the URL once
+the server answers and turns SIGTERM/SIGINT into a graceful shutdown with exit status 0 (a
+second signal forces the exit).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import importlib.util
+import signal
 import sys
 from collections.abc import AsyncIterator
 
@@ -75,10 +77,20 @@ async def serving(settings: Settings, app: VaultgateApp | None = None) -> AsyncI
         await task
 
 
+def _on_signal(server: uvicorn.Server) -> None:
+    # First signal: graceful shutdown (bounded by timeout_graceful_shutdown); second: force.
+    if server.should_exit:
+        server.force_exit = True
+    server.should_exit = True
+
+
 async def serve_http(settings: Settings) -> None:
     setup_logging(settings.log)
     app = VaultgateApp(settings)
-    server = uvicorn.Server(_uvicorn_config(app))
+    server = _Server(_uvicorn_config(app))
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, _on_signal, server)
     task = asyncio.create_task(server.serve())
     while not server.started and not task.done():  # noqa: ASYNC110 - uvicorn exposes a flag, not an event
         await asyncio.sleep(0.02)

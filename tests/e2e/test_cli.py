@@ -1,0 +1,147 @@
+"""The command line as a user runs it: real subprocesses, bounded waits on their output."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx2
+import pytest
+from mcp import Client
+
+SECRET = "s3cret-value-that-is-long-enough-0123456789"
+
+
+def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "service", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, **(env or {})},
+    )
+
+
+@contextmanager
+def serve(*args: str, env: dict[str, str] | None = None) -> Iterator[tuple[subprocess.Popen[str], str]]:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "service", "serve", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, **(env or {})},
+    )
+    try:
+        assert proc.stdout is not None
+        url = ""
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            line = proc.stdout.readline()
+            if not line:
+                break
+            if line.startswith("MCP endpoint:"):
+                url = line.split(":", 1)[1].strip()
+                break
+        assert url, proc.stderr.read() if proc.stderr else "no output"
+        yield proc, url
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait(timeout=30)
+        for stream in (proc.stdout, proc.stderr):
+            if stream is not None:
+                stream.close()
+
+
+def test_version_prints_the_version() -> None:
+    out = run("version")
+    assert out.returncode == 0 and out.stdout.startswith("vaultgate ")
+
+
+def test_config_show_redacts_secrets(make_vault: Callable[..., Path]) -> None:
+    root = make_vault()
+    out = run("config", "show", str(root), env={"VAULTGATE_AUTH__JWT_SECRET": SECRET, "VAULTGATE_HTTP__PORT": "9999"})
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert data["http"]["port"] == 9999 and data["vaults"][0]["id"] == "main"
+    assert SECRET not in out.stdout and SECRET not in out.stderr
+    assert data["auth"]["jwt_secret"] == "**********"
+
+
+def test_config_validate_reports_errors_readably(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[[vaults]]\nid = "x"\npath = "missing-folder"\n[http]\nport = "not a number"\n')
+    out = run("config", "validate", str(bad))
+    assert out.returncode == 1
+    assert "http.port" in out.stderr and "Traceback" not in out.stderr
+    broken = tmp_path / "broken.toml"
+    broken.write_text("[[vaults]\n")
+    out = run("config", "validate", str(broken))
+    assert out.returncode == 1 and "not valid TOML" in out.stderr
+    assert run("config", "validate", str(tmp_path / "nope")).returncode == 1
+
+
+def test_two_vaults_and_the_default_vault_rule(tmp_path: Path, make_vault: Callable[..., Path]) -> None:
+    a, b = make_vault(name="alpha"), make_vault({"Only-b.md": "b\n"}, name="beta")
+    config = tmp_path / "vaultgate.toml"
+    config.write_text(f'[[vaults]]\nid = "a"\npath = "{a}"\n[[vaults]]\nid = "b"\npath = "{b}"\n')
+    out = run("config", "validate", str(config), env={"VAULTGATE_DEFAULT_VAULT": "b"})
+    assert out.returncode == 0 and "a, b" in out.stdout
+    shown = json.loads(run("config", "show", str(config), env={"VAULTGATE_DEFAULT_VAULT": "b"}).stdout)
+    assert shown["default_vault"] == "b"
+    assert run("config", "validate", str(config), env={"VAULTGATE_DEFAULT_VAULT": "zzz"}).returncode == 1
+
+
+async def test_default_vault_from_the_environment_is_used_by_tools(
+    tmp_path: Path, make_vault: Callable[..., Path]
+) -> None:
+    a, b = make_vault(name="alpha"), make_vault({"Only-b.md": "b\n"}, name="beta")
+    config = tmp_path / "vaultgate.toml"
+    config.write_text(f'[[vaults]]\nid = "a"\npath = "{a}"\n[[vaults]]\nid = "b"\npath = "{b}"\n')
+    with serve(str(config), "--port", "0", env={"VAULTGATE_DEFAULT_VAULT": "b"}) as (_, url):
+        async with Client(url, mode="legacy") as c:
+            only_b = await c.call_tool("read_note", {"path": "Only-b"})
+            assert not only_b.is_error
+            welcome = await c.call_tool("read_note", {"path": "Welcome", "vault": "a"})
+            assert not welcome.is_error
+            missing = await c.call_tool("read_note", {"path": "Welcome", "vault": "zzz"})
+            assert missing.is_error and missing.structured_content is not None
+            assert missing.structured_content["error"]["code"] == "vault_not_found"
+
+
+def test_serve_refuses_a_public_host_without_auth(make_vault: Callable[..., Path]) -> None:
+    out = run("serve", str(make_vault()), "--host", "0.0.0.0", "--port", "0")
+    assert out.returncode == 1
+    assert "refusing to serve without authentication" in out.stderr
+
+
+async def test_serve_prints_the_url_answers_health_and_stops_on_sigterm(make_vault: Callable[..., Path]) -> None:
+    with serve(str(make_vault()), "--port", "0") as (proc, url):
+        base = url.rsplit("/mcp", 1)[0]
+        async with httpx2.AsyncClient() as http:
+            assert (await http.get(f"{base}/healthz")).status_code == 200
+            ready = (await http.get(f"{base}/readyz")).json()
+            assert "main" in ready["vaults"]
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=30) == 0
+
+
+@pytest.mark.parametrize("limit", ["2048"])
+async def test_governor_limit_comes_from_the_environment(make_vault: Callable[..., Path], limit: str) -> None:
+    root = make_vault({"big.md": "x" * 10_000 + "\n", "small.md": "ok\n"})
+    with serve(str(root), "--port", "0", env={"VAULTGATE_GOVERNOR__MAX_RESPONSE_BYTES": limit}) as (_, url):
+        async with Client(url, mode="legacy") as c:
+            big = await c.call_tool("read_note", {"path": "big"})
+            assert big.is_error and big.structured_content is not None
+            error = big.structured_content["error"]
+            assert error["code"] == "overflow" and error["details"]["limit"] == int(limit) and error["hint"]
+            part = await c.call_tool("read_note", {"path": "big", "start_line": 1, "end_line": 1})
+            assert part.is_error  # one 10 KB line is still too big: the hint says to narrow further
+            assert not (await c.call_tool("read_note", {"path": "small"})).is_error
