@@ -33,6 +33,9 @@ _EMOJI_DATES = {
     "cancelled": "❌",
 }
 _PRIORITY = {"🔺": "highest", "⏫": "high", "🔼": "medium", "🔽": "low", "⏬": "lowest"}
+# One compiled pattern per emoji, built once (tasks are the most frequent structured line).
+_EMOJI_DATE_RES = {name: re.compile(re.escape(emoji) + r"\ufe0f?\s*" + _DATE) for name, emoji in _EMOJI_DATES.items()}
+_DATE_FULL = re.compile(_DATE)
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
 _INLINE_FIELD = re.compile(r"\[(\w[\w -]*)::\s*([^\]]*)\]")
 
@@ -134,15 +137,19 @@ def _split_link(inner: str) -> tuple[str, str | None, str | None]:
 
 
 def _task(line_no: int, status: str, text: str, tags: list[str]) -> Task:
-    dates: dict[str, str | None] = {}
-    for name, emoji in _EMOJI_DATES.items():
-        m = re.search(re.escape(emoji) + r"\ufe0f?\s*" + _DATE, text)
-        dates[name] = m.group(1) if m else None
-    for m in _INLINE_FIELD.finditer(text):
-        key = m.group(1).strip().lower()
-        if key in ("due", "scheduled", "start", "completion", "done") and re.fullmatch(_DATE, m.group(2).strip()):
-            dates["done" if key == "completion" else key] = m.group(2).strip()
-    priority = next((p for e, p in _PRIORITY.items() if e in text), None)
+    dates: dict[str, str | None] = dict.fromkeys(_EMOJI_DATES)
+    if not text.isascii():  # every date/priority marker is an emoji
+        for name, emoji in _EMOJI_DATES.items():
+            if emoji in text:
+                m = _EMOJI_DATE_RES[name].search(text)
+                dates[name] = m.group(1) if m else None
+    if "::" in text:
+        for m in _INLINE_FIELD.finditer(text):
+            key = m.group(1).strip().lower()
+            value = m.group(2).strip()
+            if key in ("due", "scheduled", "start", "completion", "done") and _DATE_FULL.fullmatch(value):
+                dates["done" if key == "completion" else key] = value
+    priority = None if text.isascii() else next((p for e, p in _PRIORITY.items() if e in text), None)
     return Task(
         line=line_no,
         status=status,

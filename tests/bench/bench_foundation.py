@@ -4,8 +4,9 @@
 
 Measures: server start → first successful tools/list (cold cache and warm restart), tools/list
 latency, read_note p50/p95 at 1 and 16 concurrent clients with calls/s, the same shape against a
-bare SDK echo server started with identical uvicorn settings (pipeline overhead), and the
-server's RSS. Prints JSON (see tests/bench/common.py).
+bare SDK server started with identical uvicorn settings — an `echo` tool and a `read_raw` tool
+returning the same note bytes without vaultgate's pipeline (pipeline overhead with the payload
+held equal) —, and the server's RSS. Prints JSON (see tests/bench/common.py).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from typing import Any
 
 from mcp import Client
 
-from tests.bench.common import ServerProcess, report, rss_mb, standard_vault, summary_ms, vaultgate_argv
+from tests.bench.common import ServerProcess, report, rss_mb, standard_vault, summary_ms, vaultgate_argv, wait_ready
 
 Call = Callable[[Client, int], Awaitable[Any]]
 
@@ -72,6 +73,9 @@ async def main(notes: int, calls: int) -> None:
     async def echo(client: Client, i: int) -> Any:
         return await client.call_tool("echo", {"text": "hello"})
 
+    async def read_raw(client: Client, i: int) -> Any:
+        return await client.call_tool("read_raw", {"path": sample[i % len(sample)]})
+
     async def list_tools(client: Client, i: int) -> Any:
         return await client.list_tools()
 
@@ -81,6 +85,7 @@ async def main(notes: int, calls: int) -> None:
     cold = ServerProcess(vaultgate_argv(vault))
     try:
         result["start_to_first_tools_list_cold_s"] = round(await first_tools_list(cold), 3)
+        result["cold_index_ready_s"] = round(await wait_ready(cold.url), 3)
     finally:
         cold.stop()
 
@@ -88,6 +93,8 @@ async def main(notes: int, calls: int) -> None:
     try:
         result["start_to_first_tools_list_warm_s"] = round(await first_tools_list(server), 3)
         url = server.url
+        # Steady state: measure once the background index is complete (it competes for the GIL).
+        result["warm_index_ready_s"] = round(await wait_ready(url), 3)
         result["tools_list"] = await run_clients(url, 1, max(50, calls // 3), list_tools)
         result["read_note_1_client"] = await run_clients(url, 1, calls, read_note)
         result["read_note_1_client_auto_mode"] = await run_clients(url, 1, calls // 2, read_note, mode="auto")
@@ -96,19 +103,22 @@ async def main(notes: int, calls: int) -> None:
     finally:
         server.stop()
 
-    echo_server = ServerProcess([sys.executable, "-m", "tests.bench.echo_server"])
+    echo_server = ServerProcess([sys.executable, "-m", "tests.bench.echo_server", str(vault)])
     try:
         echo_url = echo_server.start()
         result["echo_1_client"] = await run_clients(echo_url, 1, calls, echo)
         result["echo_16_clients"] = await run_clients(echo_url, 16, max(20, calls // 8), echo)
+        result["bare_read_1_client"] = await run_clients(echo_url, 1, calls, read_raw)
+        result["bare_read_16_clients"] = await run_clients(echo_url, 16, max(20, calls // 8), read_raw)
     finally:
         echo_server.stop()
 
     for n in ("1_client", "16_clients"):
-        base = result[f"echo_{n}"]["p50_ms"]
-        result[f"read_note_vs_echo_p50_overhead_{n}_pct"] = round(
-            (result[f"read_note_{n}"]["p50_ms"] / base - 1) * 100, 1
-        )
+        for baseline in ("echo", "bare_read"):
+            base = result[f"{baseline}_{n}"]["p50_ms"]
+            result[f"read_note_vs_{baseline}_p50_overhead_{n}_pct"] = round(
+                (result[f"read_note_{n}"]["p50_ms"] / base - 1) * 100, 1
+            )
     result["targets"] = {"start_s": 1.0, "read_note_p50_ms_1_client": 5.0, "overhead_vs_echo_pct": 25}
     report("foundation", result)
 

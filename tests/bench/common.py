@@ -7,6 +7,7 @@ the relative change of every numeric figure.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import re
@@ -102,6 +103,21 @@ class ServerProcess:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
+
+
+async def wait_ready(url: str, timeout: float = 600.0) -> float:
+    """Poll /readyz until every vault's index is ready; returns the seconds waited."""
+    import httpx2
+
+    base = url.rsplit("/mcp", 1)[0]
+    t0 = time.perf_counter()
+    async with httpx2.AsyncClient() as http:
+        while time.perf_counter() - t0 < timeout:
+            response = await http.get(f"{base}/readyz")
+            if response.status_code == 200 and response.json().get("ready"):
+                return time.perf_counter() - t0
+            await asyncio.sleep(0.05)
+    raise TimeoutError("index not ready")
 
 
 def vaultgate_argv(target: Path, *extra: str) -> list[str]:

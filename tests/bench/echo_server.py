@@ -1,6 +1,10 @@
-"""A bare SDK low-level server with one echo tool, served like vaultgate (same uvicorn settings).
+"""A bare SDK low-level server, served like vaultgate (same uvicorn settings): the overhead baseline.
 
-The baseline for pipeline overhead: `python -m tests.bench.echo_server` prints 'MCP endpoint: URL'.
+Two tools: `echo` (returns its text) and `read_raw` (reads a file under the folder given as the
+first command-line argument and returns it as text + structured content — the same payload
+read_note returns, without vaultgate's pipeline, path safety, parsing or metadata). Comparing
+read_note with both separates the pipeline's cost from the cost of moving the note's bytes.
+`python -m tests.bench.echo_server [ROOT]` prints 'MCP endpoint: URL'.
 """
 
 from __future__ import annotations
@@ -8,7 +12,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import importlib.util
+import sys
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import mcp_types as types
@@ -25,12 +31,33 @@ ECHO = types.Tool(
 )
 
 
+READ_RAW = types.Tool(
+    name="read_raw",
+    description="Return a file's text.",
+    input_schema={"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]},
+    output_schema={
+        "type": "object",
+        "properties": {"path": {"type": "string"}, "content": {"type": "string"}},
+        "required": ["path", "content"],
+    },
+)
+ROOT = Path(sys.argv[1]) if len(sys.argv) > 1 else Path.cwd()
+
+
 async def list_tools(ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None) -> Any:
-    return types.ListToolsResult(tools=[ECHO])
+    return types.ListToolsResult(tools=[ECHO, READ_RAW])
 
 
 async def call_tool(ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams) -> Any:
-    text = str((params.arguments or {}).get("text", ""))
+    args = params.arguments or {}
+    if params.name == "read_raw":
+        path = str(args.get("path", ""))
+        content = (ROOT / path).read_text(encoding="utf-8")
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text=content)],
+            structured_content={"path": path, "content": content},
+        )
+    text = str(args.get("text", ""))
     return types.CallToolResult(content=[types.TextContent(type="text", text=text)], structured_content={"text": text})
 
 
