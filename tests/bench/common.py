@@ -105,14 +105,14 @@ class ServerProcess:
                 self.proc.wait()
 
 
-async def wait_ready(url: str, timeout: float = 600.0) -> float:
+async def wait_ready(url: str, limit_s: float = 600.0) -> float:
     """Poll /readyz until every vault's index is ready; returns the seconds waited."""
     import httpx2
 
     base = url.rsplit("/mcp", 1)[0]
     t0 = time.perf_counter()
     async with httpx2.AsyncClient() as http:
-        while time.perf_counter() - t0 < timeout:
+        while time.perf_counter() - t0 < limit_s:
             response = await http.get(f"{base}/readyz")
             if response.status_code == 200 and response.json().get("ready"):
                 return time.perf_counter() - t0
