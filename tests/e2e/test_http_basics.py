@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import httpx2
+import pytest
 from mcp import Client
+from mcp.shared.exceptions import MCPError
 
+from service.dispatch import entry
 from tests.conftest import Harness
 
 
@@ -53,3 +56,27 @@ async def test_wrong_host_header_is_refused(e2e_server: tuple[str, Harness]) -> 
             headers={"Host": "evil.example", "Accept": "application/json, text/event-stream"},
         )
         assert response.status_code == 421
+
+
+async def test_tools_list_is_paginated_and_pages_cover_every_tool_once(
+    e2e_server: tuple[str, Harness], mode: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    url, harness = e2e_server
+    monkeypatch.setattr(entry, "TOOLS_PAGE_SIZE", 5)
+    names: list[str] = []
+    pages = 0
+    async with Client(url, mode=mode) as client:  # type: ignore[arg-type]
+        cursor: str | None = None
+        while True:
+            page = await client.list_tools(cursor=cursor, cache_mode="bypass")
+            pages += 1
+            assert len(page.tools) <= 5
+            names.extend(t.name for t in page.tools)
+            cursor = page.next_cursor
+            if cursor is None:
+                break
+        assert sorted(names) == sorted(spec.name for spec in harness.app.registry)
+        assert len(names) == len(set(names))
+        assert pages == -(-len(names) // 5)
+        with pytest.raises(MCPError):
+            await client.list_tools(cursor="not-a-number", cache_mode="bypass")
