@@ -18,6 +18,7 @@ from service.markdown import sections
 from service.markdown.parse import parse_note, title_of
 from service.tools.context import ToolContext
 from service.tools.models import ToolInput, ToolOutput, decode_cursor, encode_cursor, page_of
+from service.tools.note_facts import note_facts
 from service.tools.registry import ToolSpec
 from service.vault.files import NoteFile
 
@@ -86,7 +87,7 @@ async def read_note(ctx: ToolContext, args: ReadNoteIn) -> ReadNoteOut:
     vp = ctx.resolve_note(args.path, "read")
     note = ctx.vault.files.read(vp)
     text = note.content
-    parsed = parse_note(vp.rel, text)
+    facts = await note_facts(ctx, vp.rel, note.etag, text)
     total = len(text.split("\n")) - (1 if text.endswith("\n") else 0)
     first, last = 1, max(total, 1)
     if args.heading is not None:
@@ -114,15 +115,15 @@ async def read_note(ctx: ToolContext, args: ReadNoteIn) -> ReadNoteOut:
     else:
         content = text
     return ReadNoteOut(
-        **meta(ctx, note, parsed.title),
+        **meta(ctx, note, facts.title),
         content=content,
-        properties=parsed.properties,
-        tags=parsed.tags,
-        links=list(dict.fromkeys(link.target for link in parsed.links if link.target)),
+        properties=facts.properties,
+        tags=facts.tags,
+        links=facts.links,
         total_lines=total,
         start_line=first,
         end_line=last,
-        frontmatter_error=parsed.frontmatter_error,
+        frontmatter_error=facts.frontmatter_error,
     )
 
 

@@ -21,6 +21,7 @@ from urllib.parse import quote, unquote
 from service.errors import AclDenied, PathInvalid
 
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _RESERVED_CHARS = set('<>:"|?*')
 _DEVICE_NAMES = frozenset(
     {"CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$"}
@@ -60,7 +61,7 @@ def normalize(path: str, *, allow_root: bool = False) -> str:
         raise _invalid(path, "not a string")
     if len(path) > MAX_PATH_CHARS:
         raise _invalid(path, "too long")
-    if any(ord(c) < 32 or ord(c) == 127 for c in path):
+    if _CONTROL.search(path):
         raise _invalid(path, "control character or NUL")
     if "\\" in path:
         raise _invalid(path, "backslash")
@@ -114,6 +115,8 @@ class VaultPaths:
 
     def __init__(self, root: Path, hidden: tuple[str, ...] = ALWAYS_HIDDEN) -> None:
         self.root = Path(os.path.realpath(root))
+        self._root_text = str(self.root)
+        self._root_prefix = self._root_text.rstrip(os.sep) + os.sep
         self._hidden = frozenset(h.lower() for h in hidden)
 
     def is_hidden(self, rel: str) -> bool:
@@ -147,8 +150,9 @@ class VaultPaths:
         while not os.path.lexists(probe) and probe != self.root:
             suffix.append(probe.name)
             probe = probe.parent
-        real = Path(os.path.realpath(probe))
-        if real != self.root and self.root not in real.parents:
+        real_text = os.path.realpath(probe)
+        real = Path(real_text)
+        if real_text != self._root_text and not real_text.startswith(self._root_prefix):
             raise _invalid(original, "symlink leaves the vault")
         for name in reversed(suffix):
             real = real / name

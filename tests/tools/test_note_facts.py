@@ -1,0 +1,79 @@
+"""read_note's facts (title, properties, tags, links) come from the index only when it matches
+the bytes just read; otherwise from parsing — either way they equal a fresh parse of the file."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from service.dispatch.context import CallContext
+from service.markdown.parse import parse_note
+from service.tools.context import ToolContext
+from service.tools.note_facts import note_facts
+from tests.conftest import started
+
+NOTES = {
+    "A.md": (
+        "---\ntitle: Custom title\ndate: 2024-05-01\ntags: [proj/alpha, Review]\nscore: 3.5\n"
+        "done: false\nauthors:\n  - Ann\n  - Bo\n---\n# Heading\n\nSee [[B]], [[B#Part|alias]], ![[img.png]],"
+        " [md](C.md) and [[#Local]] again [[B]]. #inline/tag\n"
+    ),
+    "B.md": "# B title\n\nNo frontmatter, a [[Missing note]].\n",
+    "Bad.md": "---\nkey: [unclosed\n---\nBody survives. #t\n",
+}
+
+
+def expected(text: str, rel: str) -> dict[str, object]:
+    p = parse_note(rel, text)
+    return {
+        "title": p.title,
+        "properties": p.properties,
+        "tags": p.tags,
+        "links": list(dict.fromkeys(link.target for link in p.links if link.target)),
+        "frontmatter_error": p.frontmatter_error,
+    }
+
+
+async def test_read_note_facts_from_the_index_equal_a_fresh_parse(make_vault: Callable[..., Path]) -> None:
+    root = make_vault(NOTES)
+    async with started(root) as vg:
+        await vg.indexed()
+        for rel, text in NOTES.items():
+            out = await vg.ok("read_note", path=rel)
+            assert {k: out[k] for k in ("title", "properties", "tags", "links", "frontmatter_error")} == expected(
+                text, rel
+            ), rel
+
+
+async def test_facts_come_from_the_index_only_when_its_etag_matches(make_vault: Callable[..., Path]) -> None:
+    root = make_vault(NOTES)
+    async with started(root, index={"watch": False}) as vg:
+        await vg.indexed()
+        vault = vg.app.vaults["main"]
+        ctx = ToolContext(
+            call=CallContext(tool="read_note", raw_args={}, principal=vg.principal, transport="inproc"),
+            vault=vault,
+            services=vg.app.services,
+        )
+        note = vault.files.read(vault.paths.resolve("B.md"))
+        # A stale etag never matches the index row: the text given is parsed instead.
+        changed = "# Changed title\n\nNow [[A]] #new\n"
+        facts = await note_facts(ctx, "B.md", "not-the-indexed-etag", changed)
+        assert (facts.title, facts.tags, facts.links) == ("Changed title", ["new"], ["A"])
+        # The matching etag is answered by the index (whose row still describes the old text).
+        indexed = await note_facts(ctx, "B.md", note.etag, changed)
+        assert (indexed.title, indexed.links) == ("B title", ["Missing note"])
+
+
+async def test_read_note_reports_an_edit_the_index_has_not_seen(make_vault: Callable[..., Path]) -> None:
+    root = make_vault(NOTES)
+    async with started(root, index={"watch": False}) as vg:
+        await vg.indexed()
+        (root / "B.md").write_text("---\ntags: [fresh]\n---\n# New B\n\n[[A]]\n", encoding="utf-8")
+        out = await vg.ok("read_note", path="B")
+        assert (out["title"], out["tags"], out["links"], out["properties"]) == (
+            "New B",
+            ["fresh"],
+            ["A"],
+            {"tags": ["fresh"]},
+        )
