@@ -269,3 +269,16 @@ async def test_real_vault_sections_read_and_patch(tmp_path: Path) -> None:
         assert section["content"].startswith("## ") and len(section["content"]) < len(first["content"])
         await h.ok("patch_note", path=note, heading=[heading], position="append", content="Added by a test.")
         assert "Added by a test." in (await h.ok("read_note", path=note, heading=[heading]))["content"]
+
+
+async def test_prepend_note_and_list_folders_failures_change_nothing(vg: Harness) -> None:
+    before = vg.snapshot()
+    await vg.err("prepend_note", "note_not_found", path="Missing", content="x")
+    await vg.err("prepend_note", "path_invalid", path="../Welcome.md", content="x")
+    await vg.err("prepend_note", "acl_denied", path=".obsidian/app.json", content="x")
+    await vg.err("prepend_note", "conflict", path="Welcome", content="x", expected_etag="stale")
+    await vg.err("prepend_note", "validation_error", path="Welcome")
+    await vg.err("list_folders", "path_invalid", folder="../up")
+    await vg.err("list_folders", "acl_denied", folder=".git")
+    await vg.err("list_folders", "validation_error", folder="Projects", cursor="not-a-cursor")
+    assert vg.snapshot() == before
