@@ -22,8 +22,8 @@ from urllib.parse import quote, unquote
 
 from service.graph.linkpath import PathSet, form_of
 from service.markdown import frontmatter as fm
+from service.markdown.fences import outside_fences
 
-_FENCE = re.compile(r"^[ \t]{0,3}(```+|~~~+)")
 _INLINE_CODE = re.compile(r"(`+)(?:(?!\1).)+?\1")
 _WIKILINK = re.compile(r"(!?)\[\[([^\[\]\n]+?)\]\]")
 _MDLINK = re.compile(r"(!?)\[([^\]\n]*)\]\((<[^<>\n]+>|[^()\s]+(?:\([^()\s]*\))?[^()\s]*)((?:\s+\"[^\"\n]*\")?)\)")
@@ -66,18 +66,7 @@ def _lines_to_scan(lines: list[str], body_line: int) -> Iterator[tuple[int, str]
     for no in range(body_line):
         if "[[" in lines[no]:
             yield no, lines[no]
-    fence: str | None = None
-    for no in range(body_line, len(lines)):
-        raw = lines[no]
-        opened = _FENCE.match(raw)
-        if fence is not None:
-            if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence):
-                fence = None
-            continue
-        if opened:
-            fence = opened.group(1)
-            continue
-        yield no, raw
+    yield from outside_fences(lines, body_line)
 
 
 def _wikilinks(no: int, line: str) -> Iterator[FoundLink]:

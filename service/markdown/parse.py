@@ -13,8 +13,8 @@ from typing import Any
 from urllib.parse import unquote
 
 from service.markdown import frontmatter as fm
+from service.markdown.fences import FENCE, closes
 
-_FENCE = re.compile(r"^[ \t]{0,3}(```+|~~~+)")
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$")
 _INLINE_CODE = re.compile(r"(`+)(?:(?!\1).)+?\1")
 _WIKILINK = re.compile(r"(!?)\[\[([^\[\]\n]+?)\]\]")
@@ -178,9 +178,9 @@ def parse_note(rel: str, text: str) -> ParsedNote:
     for no in range(front.body_line, len(lines)):
         raw = lines[no].rstrip("\r")
         stripped = raw.lstrip(" \t")
-        fence_match = _FENCE.match(raw) if stripped[:1] in ("`", "~") else None
+        fence_match = FENCE.match(raw) if stripped[:1] in ("`", "~") else None
         if fence is not None:
-            if fence_match and fence_match.group(1)[0] == fence[0] and len(fence_match.group(1)) >= len(fence):
+            if closes(fence, fence_match):
                 fence = None
             continue
         if fence_match:

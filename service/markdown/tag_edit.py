@@ -18,8 +18,8 @@ from collections.abc import Callable
 
 from service.errors import ValidationFailed
 from service.markdown import frontmatter as fm
+from service.markdown.fences import outside_fences
 
-_FENCE = re.compile(r"^[ \t]{0,3}(```+|~~~+)")
 _INLINE_CODE = re.compile(r"(`+)(?:(?!\1).)+?\1")
 _WIKILINK = re.compile(r"!?\[\[[^\[\]\n]+?\]\]")
 _MDLINK = re.compile(r"!?\[[^\]\n]*\]\([^)\n]*\)")
@@ -85,17 +85,7 @@ def _edit_line(line: str, change: Callable[[str], str | None]) -> str:
 
 def edit_inline_tags(text: str, change: Callable[[str], str | None]) -> str:
     lines = text.split("\n")
-    fence: str | None = None
-    for no in range(fm.split(text).body_line, len(lines)):
-        raw = lines[no]
-        opened = _FENCE.match(raw)
-        if fence is not None:
-            if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence):
-                fence = None
-            continue
-        if opened:
-            fence = opened.group(1)
-            continue
+    for no, raw in outside_fences(lines, fm.split(text).body_line):
         if "#" in raw:
             lines[no] = _edit_line(raw, change)
     return "\n".join(lines)
