@@ -155,6 +155,14 @@ class IndexSettings(_Section):
     debounce_ms: int = Field(default=50, ge=0, le=5000, description="Watcher debounce window.")
 
 
+class SearchSettings(_Section):
+    regex_budget_ms: int = Field(default=2000, ge=10, description="Default time budget of one search_regex call.")
+    regex_max_budget_ms: int = Field(default=10_000, ge=10, description="Ceiling for a caller's `budget_ms`.")
+    jsonlogic_max_ops: int = Field(
+        default=2_000_000, ge=1000, description="Operations one query_jsonlogic call may evaluate (all notes)."
+    )
+
+
 class LogSettings(_Section):
     level: Literal["debug", "info", "warning", "error"] = "info"
     format: Literal["json", "text"] = "text"
@@ -179,6 +187,7 @@ class Settings(BaseSettings):
     notes: NotesSettings = Field(default_factory=NotesSettings)
     writes: WriteSettings = Field(default_factory=WriteSettings)
     storage: StorageSettings = Field(default_factory=StorageSettings)
+    search: SearchSettings = Field(default_factory=SearchSettings)
     log: LogSettings = Field(default_factory=LogSettings)
     config_file: Path | None = Field(default=None, exclude=True)
 

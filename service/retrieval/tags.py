@@ -1,0 +1,138 @@
+"""Tag queries over `note_tags`: search (AND/OR, nested, case-insensitive) and the tag tree.
+
+A query tag `proj` matches `proj` and every nested tag `proj/...`; a leading '#' is optional
+and case never matters (`tag_lower`). Nested matching uses a half-open range on `tag_lower`
+('proj/' <= tag < 'proj0'), which the (vault_id, tag_lower) index answers without LIKE.
+Counts in the tree are distinct readable notes: a note tagged `a/b` counts for `a` and `a/b`.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections import Counter, defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from service.errors import ValidationFailed
+from service.retrieval.text import folder_clause
+
+Match = Literal["all", "any"]
+
+
+@dataclass(frozen=True, slots=True)
+class TagHit:
+    note_id: int
+    path: str
+    title: str
+    mtime: float
+    tags: list[str]
+
+
+@dataclass(frozen=True, slots=True)
+class TagCount:
+    tag: str  # display form (the most common spelling)
+    count: int  # readable notes carrying the tag or a nested one
+    direct: int  # readable notes carrying exactly this tag
+    depth: int
+    parent: str | None
+
+
+def normalize(tag: str) -> str:
+    cleaned = tag.strip().lstrip("#").strip("/").lower()
+    if not cleaned or any(ch.isspace() for ch in cleaned):
+        raise ValidationFailed("invalid tag", details={"field": "tags", "tag": tag})
+    return cleaned
+
+
+def _tag_condition(tag: str) -> tuple[str, list[Any]]:
+    return "(tag_lower = ? OR (tag_lower >= ? AND tag_lower < ?))", [tag, tag + "/", tag + "0"]
+
+
+def search(
+    conn: sqlite3.Connection,
+    vault_id: str,
+    tags: Sequence[str],
+    match: Match,
+    folders: Sequence[str],
+    sort: Literal["path", "mtime"],
+    can_read: Callable[[str], bool],
+) -> list[TagHit]:
+    """Every readable note matching the tags, ordered; with the note's own tags."""
+    wanted = list(dict.fromkeys(normalize(t) for t in tags))
+    if not wanted:
+        raise ValidationFailed("at least one tag is required", details={"field": "tags"})
+    subqueries: list[str] = []
+    params: list[Any] = []
+    for tag in wanted:
+        cond, cparams = _tag_condition(tag)
+        subqueries.append(f"SELECT note_id FROM note_tags WHERE vault_id = ? AND {cond}")
+        params += [vault_id, *cparams]
+    combined = (" INTERSECT " if match == "all" else " UNION ").join(subqueries)
+    where, fparams = folder_clause(folders)
+    order = "n.mtime DESC, n.path" if sort == "mtime" else "n.path"
+    sql = (
+        "SELECT n.id, n.path, n.title, n.mtime, n.tags FROM notes n"
+        f" WHERE n.id IN ({combined}) AND n.vault_id = ? AND {where} ORDER BY {order}"
+    )
+    out: list[TagHit] = []
+    for note_id, path, title, mtime, tags_json in conn.execute(sql, [*params, vault_id, *fparams]):
+        if can_read(path):
+            out.append(TagHit(note_id, path, title, mtime, list(json.loads(tags_json or "[]"))))
+    return out
+
+
+def tree(
+    conn: sqlite3.Connection,
+    vault_id: str,
+    folders: Sequence[str],
+    prefix: str | None,
+    can_read: Callable[[str], bool],
+) -> list[TagCount]:
+    """Every tag (and every ancestor of a nested tag) with readable-note counts, sorted by tag."""
+    where, fparams = folder_clause(folders)
+    sql = (
+        "SELECT n.path, t.note_id, t.tag, t.tag_lower FROM note_tags t JOIN notes n ON n.id = t.note_id"
+        f" WHERE t.vault_id = ? AND {where}"
+    )
+    args: list[Any] = [vault_id, *fparams]
+    if prefix:
+        cond, cparams = _tag_condition(normalize(prefix))
+        sql += f" AND {cond.replace('tag_lower', 't.tag_lower')}"
+        args += cparams
+    readable: dict[str, bool] = {}
+    notes_under: dict[str, set[int]] = defaultdict(set)
+    direct: dict[str, set[int]] = defaultdict(set)
+    spelling: dict[str, Counter[str]] = defaultdict(Counter)
+    for path, note_id, tag, tag_lower in conn.execute(sql, args):
+        ok = readable.get(path)
+        if ok is None:
+            ok = readable[path] = can_read(path)
+        if not ok:
+            continue
+        direct[tag_lower].add(note_id)
+        parts = tag_lower.split("/")
+        shown = tag.split("/")
+        for depth in range(1, len(parts) + 1):
+            key = "/".join(parts[:depth])
+            notes_under[key].add(note_id)
+            spelling[key]["/".join(shown[:depth])] += 1
+    out: list[TagCount] = []
+    root = normalize(prefix) if prefix else None
+    for key in sorted(notes_under):
+        if root is not None and not (key == root or key.startswith(root + "/")):
+            continue  # an ancestor of a matching tag, outside the requested subtree
+        depth = key.count("/")
+        parent_key = key.rpartition("/")[0] or None
+        parent = spelling[parent_key].most_common(1)[0][0] if parent_key else None
+        out.append(
+            TagCount(
+                tag=spelling[key].most_common(1)[0][0],
+                count=len(notes_under[key]),
+                direct=len(direct.get(key, ())),
+                depth=depth,
+                parent=parent,
+            )
+        )
+    return out

@@ -1,0 +1,145 @@
+"""Full-text search over `fts_words` (porter unicode61): BM25 ranking, snippets, highlights.
+
+A search is two cheap statements: the ordered candidate list (ids, paths, scores; no text),
+filtered by `can_read` in Python, then FTS5 `snippet()` for the page's rows only. The first
+statement asks for just enough rows (page end + 1) and widens only when read permission has
+thrown candidates away, so a page of a common word does not materialise every match.
+Titles weigh 5x the body in BM25. Guarantees: unreadable notes never reach a page, a count
+or a snippet; an expression FTS5 still rejects becomes `QuerySyntaxError`.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from service.errors import QuerySyntaxError
+
+Sort = Literal["relevance", "mtime", "path"]
+_ORDER: dict[str, str] = {
+    "relevance": "score DESC, n.path",
+    "mtime": "n.mtime DESC, n.path",
+    "path": "n.path",
+}
+_OPEN, _CLOSE = "\x02", "\x03"
+SNIPPET_TOKENS = 16
+
+
+@dataclass(frozen=True, slots=True)
+class TextHit:
+    note_id: int
+    path: str
+    title: str
+    mtime: float
+    score: float
+
+
+@dataclass(frozen=True, slots=True)
+class Snippet:
+    text: str
+    highlights: list[tuple[int, int]]
+
+
+def folder_clause(folders: Sequence[str], column: str = "n.path") -> tuple[str, list[Any]]:
+    """SQL restricting `column` to notes under any of `folders` ('' = whole vault).
+
+    A half-open range on the path ('F/' <= path < 'F0', '0' being the character after '/')
+    uses the (vault_id, path) index and needs no LIKE escaping."""
+    if not folders or "" in folders:
+        return "1", []
+    parts: list[str] = []
+    params: list[Any] = []
+    for folder in folders:
+        base = folder.rstrip("/")
+        parts.append(f"({column} >= ? AND {column} < ?)")
+        params += [base + "/", base + "0"]
+    return "(" + " OR ".join(parts) + ")", params
+
+
+def _candidates(
+    conn: sqlite3.Connection, vault_id: str, match: str, folders: Sequence[str], sort: Sort, limit: int | None
+) -> list[TextHit]:
+    where, params = folder_clause(folders)
+    sql = (
+        "SELECT n.id, n.path, n.title, n.mtime, -bm25(fts_words, 5.0, 1.0) AS score"
+        " FROM fts_words JOIN notes n ON n.id = fts_words.rowid"
+        f" WHERE fts_words MATCH ? AND n.vault_id = ? AND {where}"
+        f" ORDER BY {_ORDER[sort]}" + (" LIMIT ?" if limit is not None else "")
+    )
+    args: list[Any] = [match, vault_id, *params]
+    if limit is not None:
+        args.append(limit)
+    try:
+        rows = conn.execute(sql, args).fetchall()
+    except sqlite3.OperationalError as exc:
+        # The translator only emits quoted strings, so this is a defence in depth.
+        raise QuerySyntaxError("the search engine rejected the query", details={"reason": str(exc)}) from None
+    return [TextHit(r[0], r[1], r[2], r[3], r[4]) for r in rows]
+
+
+def all_hits(
+    conn: sqlite3.Connection,
+    vault_id: str,
+    match: str,
+    folders: Sequence[str],
+    sort: Sort,
+    can_read: Callable[[str], bool],
+) -> list[TextHit]:
+    """Every readable match, ordered (for totals and fusion)."""
+    return [h for h in _candidates(conn, vault_id, match, folders, sort, None) if can_read(h.path)]
+
+
+def page(
+    conn: sqlite3.Connection,
+    vault_id: str,
+    match: str,
+    folders: Sequence[str],
+    sort: Sort,
+    can_read: Callable[[str], bool],
+    offset: int,
+    limit: int,
+) -> tuple[list[TextHit], bool]:
+    """Readable hits [offset, offset+limit) and whether more exist."""
+    want = offset + limit + 1
+    fetch = want
+    while True:
+        rows = _candidates(conn, vault_id, match, folders, sort, fetch)
+        readable = [h for h in rows if can_read(h.path)]
+        if len(readable) >= want or len(rows) < fetch:
+            return readable[offset : offset + limit], len(readable) > offset + limit
+        fetch *= 4
+
+
+def snippets(conn: sqlite3.Connection, match: str, ids: Sequence[int]) -> dict[int, Snippet]:
+    """FTS5 snippets (best column, ~16 tokens) with highlight spans for the given rows."""
+    if not ids:
+        return {}
+    marks = ",".join("?" * len(ids))
+    sql = (
+        f"SELECT rowid, snippet(fts_words, -1, '{_OPEN}', '{_CLOSE}', '…', {SNIPPET_TOKENS})"
+        f" FROM fts_words WHERE fts_words MATCH ? AND rowid IN ({marks})"
+    )
+    out: dict[int, Snippet] = {}
+    for rowid, raw in conn.execute(sql, [match, *ids]):
+        out[int(rowid)] = split_marks(raw or "")
+    return out
+
+
+def split_marks(raw: str) -> Snippet:
+    """Strip the highlight markers, keeping their positions as [start, end) spans."""
+    text: list[str] = []
+    spans: list[tuple[int, int]] = []
+    start = 0
+    length = 0
+    for ch in raw:
+        if ch == _OPEN:
+            start = length
+        elif ch == _CLOSE:
+            spans.append((start, length))
+        else:
+            ch = " " if ch in "\r\n\t" else ch
+            text.append(ch)
+            length += 1
+    return Snippet("".join(text), spans)

@@ -1,0 +1,189 @@
+"""search domain, text: search_text (BM25) and search_regex (time-budgeted).
+
+Touches: index tables `fts_words`, `fts_trigram`, `note_text`, `notes` (read only, through
+`service.retrieval`); vault files only to turn a regex hit's body line into a file line.
+Every hit is filtered with `can_read` before the page is cut; results carry `obsidian_url`.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from service.markdown import frontmatter as fm
+from service.retrieval import regex as rx
+from service.retrieval import text
+from service.retrieval.query import parse_query
+from service.tools.context import ToolContext
+from service.tools.models import Paging, ToolInput, ToolOutput, decode_cursor, encode_cursor
+from service.tools.registry import ToolSpec
+from service.tools.search_common import FOLDER_FIELD, FolderArg, HitItem, query_key, readable, run, scope
+
+
+class SearchTextIn(ToolInput, Paging):
+    query: str = Field(
+        min_length=1,
+        max_length=2000,
+        description='Words (stemmed), "exact phrase", prefix*, AND / OR / NOT or -word, ( ), title:word.',
+    )
+    folder: FolderArg = FOLDER_FIELD
+    sort: Literal["relevance", "mtime", "path"] = Field(
+        default="relevance", description="relevance (BM25, title matches weigh more), mtime (newest first) or path."
+    )
+    limit: int = Field(default=20, ge=1, le=200, description="Page size.")
+
+
+class TextHitItem(HitItem):
+    score: float = Field(description="BM25 relevance (higher is better).")
+    snippet: str = Field(description="The best-matching passage (~16 words).")
+    highlights: list[tuple[int, int]] = Field(description="[start, end) character spans of matches in `snippet`.")
+
+
+class SearchTextOut(ToolOutput):
+    query: str = Field(description="The query as understood (FTS5 expression).")
+    items: list[TextHitItem] = Field(description="This page of matching notes, best first.")
+    next_cursor: str | None = Field(default=None, description="Pass as `cursor` for the next page.")
+
+
+async def search_text(ctx: ToolContext, args: SearchTextIn) -> SearchTextOut:
+    parsed = parse_query(args.query)
+    folders = scope(ctx, args.folder)
+    key = query_key(parsed.match, folders, args.sort)
+    offset = decode_cursor(args.cursor, t="text", q=key)
+    can_read = readable(ctx)
+    vault_id = ctx.vault.id
+
+    def query(conn: sqlite3.Connection) -> tuple[list[text.TextHit], bool, dict[int, text.Snippet]]:
+        hits, more = text.page(conn, vault_id, parsed.match, folders, args.sort, can_read, offset, args.limit)
+        return hits, more, text.snippets(conn, parsed.match, [h.note_id for h in hits])
+
+    hits, more, snips = await run(ctx, query)
+    items = []
+    for h in hits:
+        snip = snips.get(h.note_id, text.Snippet("", []))
+        items.append(
+            TextHitItem(
+                path=h.path,
+                title=h.title,
+                obsidian_url=ctx.vault.url(h.path),
+                mtime=h.mtime,
+                score=round(h.score, 4),
+                snippet=snip.text,
+                highlights=snip.highlights,
+            )
+        )
+    cursor = encode_cursor(offset + args.limit, t="text", q=key) if more else None
+    return SearchTextOut(query=parsed.match, items=items, next_cursor=cursor)
+
+
+class SearchRegexIn(ToolInput, Paging):
+    pattern: str = Field(
+        min_length=1, max_length=rx.MAX_PATTERN, description="Regular expression (Python `regex` syntax)."
+    )
+    folder: FolderArg = FOLDER_FIELD
+    ignore_case: bool = Field(default=False, description="Case-insensitive matching.")
+    multiline: bool = Field(default=True, description="^ and $ match at every line (grep-like).")
+    max_lines: int = Field(default=5, ge=1, le=100, description="Matching lines listed per note.")
+    budget_ms: int | None = Field(
+        default=None, ge=10, le=60_000, description="Time budget; default and ceiling from the server config."
+    )
+    limit: int = Field(default=20, ge=1, le=200, description="Page size (notes).")
+
+
+class LineMatchItem(BaseModel):
+    line: int = Field(description="1-based line in the file.")
+    text: str = Field(description="The line (first 300 characters).")
+    spans: list[tuple[int, int]] = Field(description="[start, end) spans of the matches in `text`.")
+
+
+class RegexHitItem(HitItem):
+    match_count: int = Field(description="Matches in the note's body.")
+    matches: list[LineMatchItem] = Field(description="The first matching lines.")
+
+
+class SearchRegexOut(ToolOutput):
+    items: list[RegexHitItem] = Field(description="This page of notes with a match, in path order.")
+    next_cursor: str | None = Field(default=None, description="Pass as `cursor` for the next page.")
+    prefiltered: bool = Field(description="True when the trigram index narrowed the notes scanned.")
+
+
+async def search_regex(ctx: ToolContext, args: SearchRegexIn) -> SearchRegexOut:
+    compiled = rx.compile_pattern(args.pattern, ignore_case=args.ignore_case, multiline=args.multiline)
+    literals = rx.required_literals(args.pattern, ignore_case=args.ignore_case)
+    folders = scope(ctx, args.folder)
+    key = query_key(args.pattern, args.ignore_case, args.multiline, folders)
+    offset = decode_cursor(args.cursor, t="regex", q=key)
+    cfg = ctx.services.settings.search
+    budget_ms = min(args.budget_ms or cfg.regex_budget_ms, cfg.regex_max_budget_ms)
+    can_read = readable(ctx)
+    vault_id = ctx.vault.id
+
+    def query(conn: sqlite3.Connection) -> tuple[list[rx.RegexHit], bool, bool]:
+        return rx.search(
+            conn,
+            vault_id,
+            compiled,
+            literals,
+            folders,
+            can_read,
+            want=offset + args.limit,
+            budget_s=budget_ms / 1000,
+            max_lines=args.max_lines,
+        )
+
+    hits, more, prefiltered = await run(ctx, query)
+    items: list[RegexHitItem] = []
+    for h in hits[offset:]:
+        shift = _body_line(ctx, h.path)
+        items.append(
+            RegexHitItem(
+                path=h.path,
+                title=h.title,
+                obsidian_url=ctx.vault.url(h.path),
+                mtime=h.mtime,
+                match_count=h.match_count,
+                matches=[LineMatchItem(line=m.line + shift + 1, text=m.text, spans=m.spans) for m in h.matches],
+            )
+        )
+    cursor = encode_cursor(offset + args.limit, t="regex", q=key) if more else None
+    return SearchRegexOut(items=items, next_cursor=cursor, prefiltered=prefiltered)
+
+
+def _body_line(ctx: ToolContext, rel: str) -> int:
+    """Lines of frontmatter before the indexed body (0 when the file is gone)."""
+    try:
+        note = ctx.vault.files.read(ctx.vault.paths.resolve(rel))
+    except Exception:  # noqa: BLE001 - deleted since indexing: the body line is the best we have
+        return 0
+    return fm.split(note.content).body_line
+
+
+def tools() -> list[ToolSpec]:
+    return [
+        ToolSpec(
+            "search_text",
+            "search",
+            "Full-text search",
+            "Search note text and titles (BM25 ranking, stemming) with snippets and highlight spans. "
+            'Supports "phrases", prefix*, AND/OR/NOT, -exclusion, (grouping) and title:word; '
+            "scope with `folder`, sort by relevance, mtime or path.",
+            SearchTextIn,
+            SearchTextOut,
+            search_text,
+            tags=("search",),
+        ),
+        ToolSpec(
+            "search_regex",
+            "search",
+            "Regex search",
+            "Search note bodies with a regular expression under a time budget (compute_budget_exceeded "
+            "when it runs out); literal parts of the pattern are prefiltered by a trigram index. "
+            "Returns matching lines with their 1-based line numbers and match spans.",
+            SearchRegexIn,
+            SearchRegexOut,
+            search_regex,
+            tags=("search",),
+        ),
+    ]

@@ -1,0 +1,341 @@
+"""search domain, metadata: search_tags, search_properties, query_jsonlogic, list_tags,
+list_properties, property_values.
+
+Touches: index tables `notes`, `note_tags`, `note_properties` (read only, through
+`service.retrieval`). Counts (tag counts, property key counts, value counts) are of notes the
+caller may read, so a denied note cannot be inferred from a number. Results carry
+`obsidian_url`; lists paginate with `limit`/`cursor`.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from service.retrieval import jsonlogic, tags
+from service.retrieval import properties as props
+from service.retrieval.text import folder_clause
+from service.tools.context import ToolContext
+from service.tools.models import Paging, ToolInput, ToolOutput, decode_cursor, page_of
+from service.tools.registry import ToolSpec
+from service.tools.search_common import FOLDER_FIELD, FolderArg, HitItem, query_key, readable, run, scope
+
+
+class MetaHitItem(HitItem):
+    tags: list[str] = Field(description="The note's tags (without '#').")
+    properties: dict[str, Any] = Field(description="The note's frontmatter properties.")
+
+
+class MetaHitsOut(ToolOutput):
+    total: int = Field(description="Matching notes the caller may read.")
+    items: list[MetaHitItem] = Field(description="This page of matching notes.")
+    next_cursor: str | None = Field(default=None, description="Pass as `cursor` for the next page.")
+
+
+def _meta_page(ctx: ToolContext, rows: list[Any], offset: int, limit: int, **state: Any) -> MetaHitsOut:
+    window, cursor = page_of(rows, offset, limit, **state)
+    items = [
+        MetaHitItem(
+            path=r.path,
+            title=r.title,
+            obsidian_url=ctx.vault.url(r.path),
+            mtime=r.mtime,
+            tags=r.tags,
+            properties=r.properties,
+        )
+        for r in window
+    ]
+    return MetaHitsOut(total=len(rows), items=items, next_cursor=cursor)
+
+
+# -- search_tags ---------------------------------------------------------------------------------
+
+
+class SearchTagsIn(ToolInput, Paging):
+    tags: list[str] = Field(
+        min_length=1, max_length=50, description="Tags ('#' optional); 'proj' also matches nested 'proj/alpha'."
+    )
+    match: Literal["all", "any"] = Field(default="all", description="Notes with all of the tags, or any.")
+    folder: FolderArg = FOLDER_FIELD
+    sort: Literal["path", "mtime"] = Field(default="path", description="path, or mtime (newest first).")
+
+
+async def search_tags(ctx: ToolContext, args: SearchTagsIn) -> MetaHitsOut:
+    wanted = [tags.normalize(t) for t in args.tags]
+    folders = scope(ctx, args.folder)
+    key = query_key(sorted(wanted), args.match, folders, args.sort)
+    offset = decode_cursor(args.cursor, t="tags", q=key)
+    can_read = readable(ctx)
+    vault_id = ctx.vault.id
+
+    def query(conn: sqlite3.Connection) -> list[props.NoteRow]:
+        hits = tags.search(conn, vault_id, wanted, args.match, folders, args.sort, can_read)
+        return _with_properties(conn, hits)
+
+    rows = await run(ctx, query)
+    return _meta_page(ctx, rows, offset, args.limit, t="tags", q=key)
+
+
+def _with_properties(conn: sqlite3.Connection, hits: list[tags.TagHit]) -> list[props.NoteRow]:
+    if not hits:
+        return []
+    by_id: dict[int, str] = {}
+    ids = [h.note_id for h in hits]
+    for start in range(0, len(ids), 500):
+        chunk = ids[start : start + 500]
+        marks = ",".join("?" * len(chunk))
+        for note_id, raw in conn.execute(f"SELECT id, properties FROM notes WHERE id IN ({marks})", chunk):
+            by_id[int(note_id)] = raw
+    return [
+        props.NoteRow(h.note_id, h.path, h.title, h.mtime, h.tags, json.loads(by_id.get(h.note_id) or "{}"))
+        for h in hits
+    ]
+
+
+# -- search_properties ---------------------------------------------------------------------------
+
+
+class FilterIn(BaseModel):
+    key: str = Field(min_length=1, max_length=200, description="Property key, exactly as in frontmatter.")
+    op: Literal["==", "!=", "contains", "<", "<=", ">", ">=", "exists", "not_exists"] = Field(
+        default="==", description="Comparison; dates compare as instants, lists match on any item."
+    )
+    value: Any = Field(default=None, description="Value to compare with (unused by exists/not_exists).")
+
+
+class SearchPropertiesIn(ToolInput, Paging):
+    filters: list[FilterIn] = Field(min_length=1, max_length=20, description="Conditions on properties.")
+    match: Literal["all", "any"] = Field(default="all", description="Notes meeting all filters, or any.")
+    folder: FolderArg = FOLDER_FIELD
+    sort: Literal["path", "mtime", "title"] = Field(default="path", description="Result order.")
+
+
+async def search_properties(ctx: ToolContext, args: SearchPropertiesIn) -> MetaHitsOut:
+    filters = [props.Filter(f.key, f.op, f.value) for f in args.filters]
+    folders = scope(ctx, args.folder)
+    key = query_key([(f.key, f.op, f.value) for f in filters], args.match, folders, args.sort)
+    offset = decode_cursor(args.cursor, t="props", q=key)
+    can_read = readable(ctx)
+    vault_id = ctx.vault.id
+    rows = await run(ctx, lambda conn: props.search(conn, vault_id, filters, folders, args.sort, can_read, args.match))
+    return _meta_page(ctx, rows, offset, args.limit, t="props", q=key)
+
+
+# -- query_jsonlogic -----------------------------------------------------------------------------
+
+
+class JsonLogicIn(ToolInput, Paging):
+    logic: Any = Field(
+        description="A JSONLogic rule over {path, folder, name, title, tags, aliases, properties, mtime, size, "
+        'word_count}, e.g. {"and": [{"in": ["project", {"var": "tags"}]}, '
+        '{">": [{"var": "properties.priority"}, 2]}]}.'
+    )
+    folder: FolderArg = FOLDER_FIELD
+    sort: Literal["path", "mtime", "title"] = Field(default="path", description="Result order.")
+
+
+async def query_jsonlogic(ctx: ToolContext, args: JsonLogicIn) -> MetaHitsOut:
+    match = jsonlogic.matcher(args.logic, ctx.services.settings.search.jsonlogic_max_ops)
+    folders = scope(ctx, args.folder)
+    key = query_key(args.logic, folders, args.sort)
+    offset = decode_cursor(args.cursor, t="jsonlogic", q=key)
+    can_read = readable(ctx)
+    vault_id = ctx.vault.id
+    order = {"path": "path", "mtime": "mtime DESC, path", "title": "title COLLATE NOCASE, path"}[args.sort]
+
+    def query(conn: sqlite3.Connection) -> list[props.NoteRow]:
+        where, params = folder_clause(folders, "path")
+        sql = (
+            "SELECT id, path, folder, title, aliases, tags, properties, mtime, size, word_count"
+            f" FROM notes WHERE vault_id = ? AND {where} ORDER BY {order}"
+        )
+        out: list[props.NoteRow] = []
+        for nid, path, folder, title, aliases, tag_json, prop_json, mtime, size, words in conn.execute(
+            sql, [vault_id, *params]
+        ):
+            if not can_read(path):
+                continue
+            note_tags = json.loads(tag_json or "[]")
+            note_props = json.loads(prop_json or "{}")
+            data = {
+                "path": path,
+                "folder": folder,
+                "name": path.rsplit("/", 1)[-1].removesuffix(".md"),
+                "title": title,
+                "tags": note_tags,
+                "aliases": json.loads(aliases or "[]"),
+                "properties": note_props,
+                "mtime": mtime,
+                "size": size,
+                "word_count": words,
+            }
+            if match(data):
+                out.append(props.NoteRow(nid, path, title, mtime, note_tags, note_props))
+        return out
+
+    rows = await run(ctx, query)
+    return _meta_page(ctx, rows, offset, args.limit, t="jsonlogic", q=key)
+
+
+# -- list_tags -----------------------------------------------------------------------------------
+
+
+class ListTagsIn(ToolInput, Paging):
+    prefix: str | None = Field(default=None, description="Only this tag and its nested tags (e.g. 'proj').")
+    folder: FolderArg = FOLDER_FIELD
+    sort: Literal["tag", "count"] = Field(default="tag", description="By tag (tree order) or by count, highest first.")
+    limit: int = Field(default=200, ge=1, le=2000, description="Page size.")
+
+
+class TagItem(BaseModel):
+    tag: str = Field(description="Tag without '#', e.g. 'project/alpha'.")
+    count: int = Field(description="Notes with this tag or one nested under it.")
+    direct: int = Field(description="Notes with exactly this tag.")
+    depth: int = Field(description="0 for a top-level tag, 1 for 'a/b', ...")
+    parent: str | None = Field(default=None, description="The enclosing tag ('a' for 'a/b').")
+
+
+class ListTagsOut(ToolOutput):
+    total: int = Field(description="Distinct tags (including parents of nested tags).")
+    items: list[TagItem] = Field(description="This page of tags.")
+    next_cursor: str | None = Field(default=None, description="Pass as `cursor` for the next page.")
+
+
+async def list_tags(ctx: ToolContext, args: ListTagsIn) -> ListTagsOut:
+    folders = scope(ctx, args.folder)
+    key = query_key(args.prefix, folders, args.sort)
+    offset = decode_cursor(args.cursor, t="list_tags", q=key)
+    can_read = readable(ctx)
+    vault_id = ctx.vault.id
+    counted = await run(ctx, lambda conn: tags.tree(conn, vault_id, folders, args.prefix, can_read))
+    if args.sort == "count":
+        counted.sort(key=lambda t: (-t.count, t.tag.lower()))
+    window, cursor = page_of(counted, offset, args.limit, t="list_tags", q=key)
+    items = [TagItem(tag=t.tag, count=t.count, direct=t.direct, depth=t.depth, parent=t.parent) for t in window]
+    return ListTagsOut(total=len(counted), items=items, next_cursor=cursor)
+
+
+# -- list_properties / property_values -----------------------------------------------------------
+
+
+class ListPropertiesIn(ToolInput, Paging):
+    folder: FolderArg = FOLDER_FIELD
+    limit: int = Field(default=200, ge=1, le=2000, description="Page size.")
+
+
+class PropertyKeyItem(BaseModel):
+    key: str = Field(description="Property key.")
+    type: str = Field(description="Inferred Obsidian type: text, list, number, checkbox, date, datetime, empty.")
+    types: dict[str, int] = Field(description="How many notes hold each type (mixed types are visible here).")
+    count: int = Field(description="Notes with the key.")
+
+
+class ListPropertiesOut(ToolOutput):
+    total: int = Field(description="Distinct keys.")
+    items: list[PropertyKeyItem] = Field(description="This page of keys, sorted by key.")
+    next_cursor: str | None = Field(default=None, description="Pass as `cursor` for the next page.")
+
+
+async def list_properties(ctx: ToolContext, args: ListPropertiesIn) -> ListPropertiesOut:
+    folders = scope(ctx, args.folder)
+    key = query_key(folders)
+    offset = decode_cursor(args.cursor, t="list_props", q=key)
+    can_read = readable(ctx)
+    vault_id = ctx.vault.id
+    infos = await run(ctx, lambda conn: props.keys(conn, vault_id, folders, can_read))
+    window, cursor = page_of(infos, offset, args.limit, t="list_props", q=key)
+    items = [PropertyKeyItem(key=i.key, type=i.type, types=i.types, count=i.count) for i in window]
+    return ListPropertiesOut(total=len(infos), items=items, next_cursor=cursor)
+
+
+class PropertyValuesIn(ToolInput, Paging):
+    key: str = Field(min_length=1, max_length=200, description="Property key.")
+    folder: FolderArg = FOLDER_FIELD
+    limit: int = Field(default=100, ge=1, le=2000, description="Page size.")
+
+
+class ValueItem(BaseModel):
+    value: Any = Field(description="The value (list properties are counted item by item).")
+    type: str = Field(description="string, number, boolean, date, datetime, null or object.")
+    count: int = Field(description="Notes holding the value.")
+
+
+class PropertyValuesOut(ToolOutput):
+    key: str = Field(description="The key.")
+    total: int = Field(description="Distinct values.")
+    items: list[ValueItem] = Field(description="This page of values, most frequent first.")
+    next_cursor: str | None = Field(default=None, description="Pass as `cursor` for the next page.")
+
+
+async def property_values(ctx: ToolContext, args: PropertyValuesIn) -> PropertyValuesOut:
+    folders = scope(ctx, args.folder)
+    key = query_key(args.key, folders)
+    offset = decode_cursor(args.cursor, t="prop_values", q=key)
+    can_read = readable(ctx)
+    vault_id = ctx.vault.id
+    counted = await run(ctx, lambda conn: props.values(conn, vault_id, args.key, folders, can_read))
+    window, cursor = page_of(counted, offset, args.limit, t="prop_values", q=key)
+    items = [ValueItem(value=v.value, type=v.type, count=v.count) for v in window]
+    return PropertyValuesOut(key=args.key, total=len(counted), items=items, next_cursor=cursor)
+
+
+def tools() -> list[ToolSpec]:
+    def spec(name: str, title: str, description: str, inp: Any, out: Any, handler: Any) -> ToolSpec:
+        return ToolSpec(name, "search", title, description, inp, out, handler, tags=("search", "metadata"))
+
+    return [
+        spec(
+            "search_tags",
+            "Search by tags",
+            "Notes carrying all (or any) of the given tags; nested tags match their parents "
+            "('proj' finds '#proj/alpha'); case-insensitive; '#' optional.",
+            SearchTagsIn,
+            MetaHitsOut,
+            search_tags,
+        ),
+        spec(
+            "search_properties",
+            "Search by properties",
+            "Notes whose frontmatter properties meet filters {key, op, value}: ==, !=, contains, <, <=, >, >=, "
+            "exists, not_exists; strings (case-insensitive), numbers, booleans, dates and lists.",
+            SearchPropertiesIn,
+            MetaHitsOut,
+            search_properties,
+        ),
+        spec(
+            "query_jsonlogic",
+            "Query with JSONLogic",
+            "Notes for which a JSONLogic rule over their metadata (path, folder, title, tags, aliases, properties, "
+            "mtime, size, word_count) is true; bounded by an operation budget.",
+            JsonLogicIn,
+            MetaHitsOut,
+            query_jsonlogic,
+        ),
+        spec(
+            "list_tags",
+            "List tags",
+            "Every tag with note counts and its place in the nested hierarchy (parent, depth).",
+            ListTagsIn,
+            ListTagsOut,
+            list_tags,
+        ),
+        spec(
+            "list_properties",
+            "List property keys",
+            "Every frontmatter property key with its inferred type and how many notes use it.",
+            ListPropertiesIn,
+            ListPropertiesOut,
+            list_properties,
+        ),
+        spec(
+            "property_values",
+            "List property values",
+            "Distinct values of one property with how many notes hold each, most frequent first.",
+            PropertyValuesIn,
+            PropertyValuesOut,
+            property_values,
+        ),
+    ]
