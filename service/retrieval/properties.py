@@ -41,12 +41,22 @@ class Filter:
 
 @dataclass(frozen=True, slots=True)
 class NoteRow:
+    """A matching note; tags and properties stay JSON text until a page needs them."""
+
     note_id: int
     path: str
     title: str
     mtime: float
-    tags: list[str]
-    properties: dict[str, Any]
+    tags_json: str
+    properties_json: str
+
+    @property
+    def tags(self) -> list[str]:
+        return list(json.loads(self.tags_json or "[]"))
+
+    @property
+    def properties(self) -> dict[str, Any]:
+        return dict(json.loads(self.properties_json or "{}"))
 
 
 def instant(value: str) -> float | None:
@@ -186,14 +196,14 @@ def search(
     for note_id, path, title, mtime, tags, props_json in conn.execute(sql, [*params, vault_id, *fparams]):
         if not can_read(path):
             continue
-        props = json.loads(props_json or "{}")
         if list_filters:
+            props = json.loads(props_json or "{}")
             checks = [_list_equal(props, f) for f in list_filters]
             if sql_ids is not None:
                 checks.append(note_id in sql_ids)
             if not (all(checks) if match == "all" else any(checks)):
                 continue
-        out.append(NoteRow(note_id, path, title, mtime, list(json.loads(tags or "[]")), props))
+        out.append(NoteRow(note_id, path, title, mtime, tags or "[]", props_json or "{}"))
     return out
 
 

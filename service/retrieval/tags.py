@@ -27,7 +27,11 @@ class TagHit:
     path: str
     title: str
     mtime: float
-    tags: list[str]
+    tags_json: str  # parsed only for the page shown
+
+    @property
+    def tags(self) -> list[str]:
+        return list(json.loads(self.tags_json or "[]"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,7 +83,7 @@ def search(
     out: list[TagHit] = []
     for note_id, path, title, mtime, tags_json in conn.execute(sql, [*params, vault_id, *fparams]):
         if can_read(path):
-            out.append(TagHit(note_id, path, title, mtime, list(json.loads(tags_json or "[]"))))
+            out.append(TagHit(note_id, path, title, mtime, tags_json or "[]"))
     return out
 
 

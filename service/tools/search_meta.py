@@ -71,28 +71,29 @@ async def search_tags(ctx: ToolContext, args: SearchTagsIn) -> MetaHitsOut:
     can_read = readable(ctx)
     vault_id = ctx.vault.id
 
-    def query(conn: sqlite3.Connection) -> list[props.NoteRow]:
-        hits = tags.search(conn, vault_id, wanted, args.match, folders, args.sort, can_read)
-        return _with_properties(conn, hits)
-
-    rows = await run(ctx, query)
-    return _meta_page(ctx, rows, offset, args.limit, t="tags", q=key)
-
-
-def _with_properties(conn: sqlite3.Connection, hits: list[tags.TagHit]) -> list[props.NoteRow]:
-    if not hits:
-        return []
-    by_id: dict[int, str] = {}
-    ids = [h.note_id for h in hits]
-    for start in range(0, len(ids), 500):
-        chunk = ids[start : start + 500]
-        marks = ",".join("?" * len(chunk))
-        for note_id, raw in conn.execute(f"SELECT id, properties FROM notes WHERE id IN ({marks})", chunk):
-            by_id[int(note_id)] = raw
-    return [
-        props.NoteRow(h.note_id, h.path, h.title, h.mtime, h.tags, json.loads(by_id.get(h.note_id) or "{}"))
-        for h in hits
+    hits = await run(ctx, lambda conn: tags.search(conn, vault_id, wanted, args.match, folders, args.sort, can_read))
+    window, cursor = page_of(hits, offset, args.limit, t="tags", q=key)
+    found = await _properties_of(ctx, [h.note_id for h in window])
+    items = [
+        MetaHitItem(
+            path=h.path,
+            title=h.title,
+            obsidian_url=ctx.vault.url(h.path),
+            mtime=h.mtime,
+            tags=h.tags,
+            properties=found.get(h.note_id, {}),
+        )
+        for h in window
     ]
+    return MetaHitsOut(total=len(hits), items=items, next_cursor=cursor)
+
+
+async def _properties_of(ctx: ToolContext, ids: list[int]) -> dict[int, dict[str, Any]]:
+    if not ids:
+        return {}
+    marks = ",".join("?" * len(ids))
+    rows = await ctx.services.db.fetchall(f"SELECT id, properties FROM notes WHERE id IN ({marks})", ids)
+    return {int(r[0]): json.loads(r[1] or "{}") for r in rows}
 
 
 # -- search_properties ---------------------------------------------------------------------------
@@ -173,7 +174,7 @@ async def query_jsonlogic(ctx: ToolContext, args: JsonLogicIn) -> MetaHitsOut:
                 "word_count": words,
             }
             if match(data):
-                out.append(props.NoteRow(nid, path, title, mtime, note_tags, note_props))
+                out.append(props.NoteRow(nid, path, title, mtime, tag_json or "[]", prop_json or "{}"))
         return out
 
     rows = await run(ctx, query)
