@@ -56,8 +56,29 @@ _Loader.add_implicit_resolver(
 )
 
 
+# An unquoted template placeholder as a whole value (`created: {{date}}`, `- {{title}}`): YAML
+# reads it as a nested flow mapping and fails, but Obsidian template folders are full of them.
+_PLACEHOLDER = re.compile(
+    r"^(?P<lead>[^\S\n]*(?:-[^\S\n]+|[^\s:#][^:\n]*:[^\S\n]+))(?P<value>\{\{[^\n]*\}\})[^\S\n]*$", re.M
+)
+
+
 def parse_yaml(raw: str) -> tuple[dict[str, Any], str | None]:
-    """Read frontmatter YAML as plain data (reading only; edits go through ruamel round-trip)."""
+    """Read frontmatter YAML as plain data (reading only; edits go through ruamel round-trip).
+
+    Frontmatter that is invalid only because of unquoted `{{placeholder}}` values (templates)
+    is read with those values as strings; the text itself is never changed."""
+    data, error = _parse(raw)
+    if error is not None and "{{" in raw:
+        quoted = _PLACEHOLDER.sub(lambda m: m["lead"] + "'" + m["value"].replace("'", "''") + "'", raw)
+        if quoted != raw:
+            retry, retry_error = _parse(quoted)
+            if retry_error is None:
+                return retry, None
+    return data, error
+
+
+def _parse(raw: str) -> tuple[dict[str, Any], str | None]:
     if not raw.strip():
         return {}, None
     try:
