@@ -77,3 +77,49 @@ async def test_note_edited_by_another_program_is_found_by_its_new_text(
             assert await _search_until(client, harness, "platypus", both) == both
             target.unlink()
             assert await _search_until(client, harness, "platypus", ["Outside.md"]) == ["Outside.md"]
+
+
+CASES: list[tuple[str, dict[str, Any], str | None]] = [
+    ("search_text", {"query": "garden", "folder": "Journal"}, None),
+    ("search_text", {"query": '"open'}, "query_syntax_error"),
+    ("search_regex", {"pattern": "plant(ed|s)"}, None),
+    ("search_regex", {"pattern": "x", "folder": "../up"}, "path_invalid"),
+    ("search_tags", {"tags": ["gardening"], "match": "any"}, None),
+    ("search_tags", {"tags": []}, "validation_error"),
+    ("search_properties", {"filters": [{"key": "status", "op": "contains", "value": "act"}]}, None),
+    ("search_properties", {"filters": [{"key": "status", "op": "~", "value": 1}]}, "validation_error"),
+    ("query_jsonlogic", {"logic": {"glob": [{"var": "path"}, "Journal/*"]}}, None),
+    ("query_jsonlogic", {"logic": {"eval": [1]}}, "query_syntax_error"),
+    ("search_vault", {"query": "garden"}, None),
+    ("search_vault", {"mode": "semantic", "query": "garden"}, "embedding_unavailable"),
+    ("search_notes", {"mode": "tags", "tags": ["project"], "limit": 2}, None),
+    ("search_notes", {"mode": "full_text"}, "validation_error"),
+    ("list_tags", {"prefix": "project"}, None),
+    ("list_tags", {"folder": "Nope"}, "note_not_found"),
+    ("list_properties", {"folder": "Projects"}, None),
+    ("list_properties", {"limit": 0}, "validation_error"),
+    ("property_values", {"key": "status"}, None),
+    ("property_values", {"key": "status", "cursor": "x"}, "validation_error"),
+]
+
+
+async def test_every_search_tool_succeeds_and_fails_cleanly_over_http(
+    make_vault: Callable[..., Path], mode: str
+) -> None:
+    async with e2e(make_vault(SEARCH_VAULT)) as (url, harness):
+        await harness.indexed()
+        before = harness.snapshot()
+        async with Client(url, mode=mode) as client:  # type: ignore[arg-type]
+            for tool, args, code in CASES:
+                result = await client.call_tool(tool, args)
+                assert result.structured_content is not None, tool
+                if code is None:
+                    assert not result.is_error, (tool, result.structured_content)
+                    items = result.structured_content["items"]
+                    assert items, tool
+                    for item in items:
+                        assert "path" not in item or item["obsidian_url"].startswith("obsidian://open?vault=")
+                else:
+                    assert result.is_error, tool
+                    assert result.structured_content["error"]["code"] == code, (tool, result.structured_content)
+        assert harness.snapshot() == before
