@@ -41,6 +41,15 @@ def _rebuild_trigram(conn: Any) -> None:
     conn.execute("UPDATE fts_control SET trigram_deferred = 0")
 
 
+def _bulk_mode(conn: Any, on: bool) -> None:
+    """Around a bulk load: defer the trigram index and stop WAL auto-checkpoints, which would
+    otherwise copy the same growing pages into the database again and again (~15 % of a cold
+    index); the normal threshold comes back afterwards and the next commit checkpoints once."""
+    if on:
+        conn.execute("UPDATE fts_control SET trigram_deferred = 1")
+    conn.execute(f"PRAGMA wal_autocheckpoint={0 if on else 1000}")
+
+
 State = Literal["starting", "reconciling", "ready", "failed"]
 
 
@@ -71,6 +80,8 @@ class VaultIndexer:
         self._debounce_ms = debounce_ms
         self._watcher: Any = None
         self._apply_lock = asyncio.Lock()
+        self._trigram_task: asyncio.Task[None] | None = None
+        self.trigram_ready = True  # False from a bulk load until its trigram rebuild is done
         vault.extensions["index"] = self
 
     # -- life cycle --------------------------------------------------------------------------
@@ -88,10 +99,11 @@ class VaultIndexer:
         self.vault.bus.unsubscribe(self._on_changes)
         if self._watcher is not None:
             await self._watcher.stop()
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._task
+        for task in (self._task, self._trigram_task):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await task
 
     async def _initial(self) -> None:
         try:
@@ -169,7 +181,13 @@ class VaultIndexer:
             indexed = touched = 0
             deferred = len(changed) >= BULK_THRESHOLD
             if deferred:
-                await self.db.run_write(lambda c: c.execute("UPDATE fts_control SET trigram_deferred = 1"))
+                self.trigram_ready = False
+                if self._trigram_task is not None:
+                    self._trigram_task.cancel()
+                    with contextlib.suppress(asyncio.CancelledError, Exception):
+                        await self._trigram_task
+            if deferred:
+                await self.db.run_write(partial(_bulk_mode, on=True))
             batches = [changed[i : i + BATCH] for i in range(0, len(changed), BATCH)]
             # Parse batch N+1 in a worker thread while the writer stores batch N.
             pending = (
@@ -189,12 +207,26 @@ class VaultIndexer:
                     await progress(self.done, self.total)
                 await self._bump()
             if deferred:
-                await self.db.run_write(_rebuild_trigram)
+                await self.db.run_write(partial(_bulk_mode, on=False))
             await self.db.run_write(lambda c: self._finish(c, removed, paths))
             self.last_sync = time.time()
             self.state = "ready"
             await self._bump()
+            pending_trigram = await self.db.fetchone("SELECT trigram_deferred FROM fts_control WHERE id = 1")
+            if pending_trigram and pending_trigram[0]:
+                # Every query is complete without the trigram index (search_regex scans instead of
+                # prefiltering while it is deferred), so it is rebuilt after the index is ready;
+                # this also finishes a rebuild a previous process did not live to complete.
+                self.trigram_ready = False
+                self._trigram_task = asyncio.create_task(self._trigram_later(), name=f"{self.name}:trigram")
             return {"indexed": indexed, "unchanged_content": touched, "removed": len(removed), "scanned": len(disk)}
+
+    async def _trigram_later(self) -> None:
+        try:
+            await self.db.run_write(_rebuild_trigram)
+            self.trigram_ready = True
+        except Exception:
+            log.exception("trigram rebuild of %s failed; regex search scans without prefilter", self.vault.id)
 
     def _read_batch(
         self, batch: Sequence[str], known: dict[str, tuple[float, int, str]], full: bool
