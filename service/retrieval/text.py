@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from service.errors import QuerySyntaxError
+from service.storage.db import DbOperationalError
 
 Sort = Literal["relevance", "mtime", "path"]
 _ORDER: dict[str, str] = {
@@ -73,7 +74,7 @@ def _candidates(
         args.append(limit)
     try:
         rows = conn.execute(sql, args).fetchall()
-    except sqlite3.OperationalError as exc:
+    except DbOperationalError as exc:
         # The translator only emits quoted strings, so this is a defence in depth.
         raise QuerySyntaxError("the search engine rejected the query", details={"reason": str(exc)}) from None
     return [TextHit(r[0], r[1], r[2], r[3], r[4]) for r in rows]

@@ -6,8 +6,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from service.dispatch.context import CallContext
 from service.markdown.parse import parse_note
+from service.storage.db import DbError, DbOperationalError, connect
 from service.tools.context import ToolContext
 from service.tools.note_facts import note_facts
 from tests.conftest import started
@@ -77,3 +80,33 @@ async def test_read_note_reports_an_edit_the_index_has_not_seen(make_vault: Call
             ["A"],
             {"tags": ["fresh"]},
         )
+
+
+async def test_a_busy_database_falls_back_to_a_pooled_reader(
+    make_vault: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = make_vault(NOTES)
+    async with started(root, index={"watch": False}) as vg:
+        await vg.indexed()
+        db = vg.app.services.db
+        calls: list[str] = []
+
+        def busy(sql: str, params: object = ()) -> object:
+            calls.append(sql)
+            raise DbOperationalError[-1]("database is locked")
+
+        monkeypatch.setattr(db, "point_read", busy)
+        out = await vg.ok("read_note", path="A")
+        assert calls and out["title"] == "Custom title" and out["tags"] == expected(NOTES["A.md"], "A.md")["tags"]
+
+
+def test_db_error_classes_cover_the_driver_in_use() -> None:
+    conn = connect(":memory:")
+    try:
+        conn.execute("SELECT * FROM no_such_table")
+    except DbOperationalError as exc:
+        assert isinstance(exc, DbError)
+    else:  # pragma: no cover
+        raise AssertionError("expected an error")
+    finally:
+        conn.close()
