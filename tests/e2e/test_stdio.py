@@ -20,6 +20,15 @@ async def test_stdio_serves_tools_and_resources(make_vault: Callable[..., Path],
         assert read.structured_content["title"] == "Welcome"
         made = await client.call_tool("create_note", {"path": "From stdio", "content": "hi\n"})
         assert not made.is_error
+        # A write through vaultgate is indexed before it returns, so it is searchable at once.
+        noted = await client.call_tool("create_note", {"path": "Found", "content": "a quokka smiles #wild\n"})
+        assert not noted.is_error
+        found = await client.call_tool("search_text", {"query": "quokka"})
+        assert not found.is_error and found.structured_content is not None
+        assert [i["path"] for i in found.structured_content["items"]] == ["Found.md"]
+        tagged = await client.call_tool("search_tags", {"tags": ["wild"]})
+        assert tagged.structured_content is not None
+        assert [i["path"] for i in tagged.structured_content["items"]] == ["Found.md"]
         bad = await client.call_tool("read_note", {"path": "/etc/passwd"})
         assert bad.is_error and bad.structured_content is not None
         assert bad.structured_content["error"]["code"] == "path_invalid"
