@@ -27,6 +27,7 @@ from service.dispatch.chain import build_layers
 from service.dispatch.entry import Dispatcher
 from service.indexer.runner import VaultIndexer, indexer_of
 from service.runtime import Services
+from service.security.acl import AclGuard
 from service.settings import Settings
 from service.storage.db import Database
 from service.storage.migrate import migrate
@@ -58,7 +59,9 @@ class VaultgateApp:
         self.vaults = {cfg.id: Vault.open(cfg, settings.writes, extra_hidden) for cfg in settings.vaults}
         self.db = Database(cache_dir / "cache.db", readers=settings.storage.readers)
         self.registry = build_registry()
-        self.services = Services(settings=settings, registry=self.registry, vaults=self.vaults, db=self.db)
+        self.services = Services(
+            settings=settings, registry=self.registry, vaults=self.vaults, db=self.db, guard=AclGuard(settings)
+        )
         self.layers = build_layers(self.services)
         self.dispatcher = Dispatcher(self.layers, self.registry)
         self.components: list[Component] = [

@@ -55,12 +55,34 @@ class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+class PrefixRule(_Section):
+    """Seed 004 prefix rule: independent read/write decisions for a folder (or file) prefix."""
+
+    path: str = Field(description="Vault-relative prefix, e.g. 'Private' or 'Projects/Secret'; '' = whole vault.")
+    read: Literal["allow", "deny"] | None = Field(default=None, description="Decision for reads.")
+    write: Literal["allow", "deny"] | None = Field(default=None, description="Decision for writes and deletes.")
+
+
+class AclSettings(_Section):
+    """Path ACL of a vault (the root block is the default; a vault's own block replaces it)."""
+
+    read_only: bool = Field(default=False, description="Kill switch: no tool may change anything.")
+    default_deny: bool = Field(default=False, description="Paths no rule or allowlist covers are denied.")
+    read_paths: list[str] | None = Field(default=None, description="Glob allowlist for reads (None = all).")
+    write_paths: list[str] | None = Field(default=None, description="Glob allowlist for writes (None = all).")
+    delete_paths: list[str] | None = Field(default=None, description="Glob allowlist for deletes (None = all).")
+    prefix_rules: list[PrefixRule] = Field(
+        default_factory=list, description="Longest prefix wins; deny beats allow at equal length."
+    )
+
+
 class VaultConfig(_Section):
     """One served vault."""
 
     id: str = Field(description="Stable id callers pass as the `vault` argument.")
     path: Path = Field(description="The vault folder.")
     name: str | None = Field(default=None, description="Name used in obsidian:// URLs; default: folder name.")
+    acl: AclSettings | None = Field(default=None, description="This vault's ACL (replaces the root [acl]).")
 
     @field_validator("id")
     @classmethod
@@ -188,6 +210,7 @@ class Settings(BaseSettings):
     writes: WriteSettings = Field(default_factory=WriteSettings)
     storage: StorageSettings = Field(default_factory=StorageSettings)
     search: SearchSettings = Field(default_factory=SearchSettings)
+    acl: AclSettings = Field(default_factory=AclSettings)
     log: LogSettings = Field(default_factory=LogSettings)
     config_file: Path | None = Field(default=None, exclude=True)
 

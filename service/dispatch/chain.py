@@ -9,10 +9,11 @@ failure of an inner layer is translated and every success is measured:
     lookup         §3.1  unknown / disabled tool → not_found
     args_hash      §3.2
     validate       §3.3  pydantic input model
-    (auth+scopes   §3.4  security issue: between validate and resolve_vault)
-    resolve_vault  §3.5
-    (acl, read-only §3.6; precheck §3.7; idempotency §3.8; throttle §3.9; confirmation §3.10:
-     policy/security issues, inserted in this order between resolve_vault and handler)
+    authorize      §3.4  the caller holds the tool's scopes (token verified at the HTTP edge)
+    resolve_vault  §3.5  (+ vault binding of the token)
+    acl            §3.6  read-only kill switch; per-path ACL via services.guard in the handler
+    (precheck §3.7; idempotency §3.8; throttle §3.9; confirmation §3.10: policy issue,
+     inserted in this order between acl and handler)
     handler        §3.11 the tool itself (terminal)
 
 `LAYER_ORDER` is pinned by a contract test; `build_layers` constructs the tuple from the
@@ -23,7 +24,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from service.dispatch.acl_gate import AclGate
 from service.dispatch.args_hash import ArgsHash
+from service.dispatch.authorize import Authorize
 from service.dispatch.context import CallContext, Layer, Next, ToolResult
 from service.dispatch.governor import Governor
 from service.dispatch.handler import RunHandler
@@ -42,7 +45,9 @@ LAYER_ORDER: tuple[str, ...] = (
     "lookup",
     "args_hash",
     "validate",
+    "authorize",
     "resolve_vault",
+    "acl",
     "handler",
 )
 
@@ -57,7 +62,9 @@ def build_layers(services: Services) -> tuple[Layer, ...]:
         Lookup(services.registry, services.extensions.get("tool_callable")),
         ArgsHash(),
         Validate(),
+        Authorize(),
         ResolveVault(services.vaults, settings.default_vault_id),
+        AclGate(services),
         RunHandler(services),
     )
     names = tuple(layer.name for layer in layers)

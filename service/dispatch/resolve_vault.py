@@ -21,6 +21,9 @@ class ResolveVault:
         if vault is None:
             raise VaultNotFound(f"no vault with id {wanted!r}", details={"vault": wanted})
         bound = call.principal.vault
+        if bound is None and call.principal.authenticated and len(self.vaults) > 1:
+            # A token without a `vault` claim on a multi-vault server reaches the default vault only.
+            bound = self.default_id
         if bound is not None and bound != vault.id:
             raise Forbidden(
                 "this token is bound to another vault",

@@ -9,7 +9,9 @@ Guarantees:
   publishing call returns; external edits come from the watcher (`watch.py`), which applies them
   here first and then publishes them with origin "external" for other listeners;
 - parsing runs in a worker thread, writes go through the single writer in batched transactions;
-- `generation` increases after every applied batch; `wait_for(pred)` waits on it without sleeping.
+- `generation` increases after every applied batch; `wait_for(pred)` waits on it without sleeping;
+- symlinked files are never indexed: their text could come from outside the vault or from a note
+  the ACL denies, and search results must not carry it.
 """
 
 from __future__ import annotations
@@ -149,8 +151,8 @@ class VaultIndexer:
                     continue
                 rel = f"{rel_dir}/{name}" if rel_dir else name
                 rel = self.vault.paths.from_abs(root / rel) or ""
-                if not rel:
-                    continue
+                if not rel or os.path.islink(os.path.join(dirpath, name)):
+                    continue  # links are never indexed (see `_read`)
                 files.add(rel)
                 if rel.lower().endswith(".md"):
                     try:
@@ -246,6 +248,10 @@ class VaultIndexer:
     def _read(self, rel: str) -> rows.NoteInput | None:
         path = self.vault.paths.root / rel
         try:
+            if path.is_symlink():
+                # Never index through a link: it could expose a file outside the vault, or a note the
+                # ACL denies under an allowed name. Reading a link goes through the path ACL instead.
+                return None
             data = path.read_bytes()
             st = path.stat()
         except OSError:

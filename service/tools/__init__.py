@@ -6,9 +6,9 @@ from service.tools.registry import Registry
 
 
 def build_registry() -> Registry:
-    from service.tools import graph, moves, notes, notes_write, properties, search, search_meta, search_router
+    from service.tools import graph, moves, notes, notes_write, properties, search, search_meta, search_router, security
 
-    domains = (notes, notes_write, graph, moves, properties, search, search_meta, search_router)
+    domains = (notes, notes_write, graph, moves, properties, search, search_meta, search_router, security)
     registry = Registry()
     for domain in domains:
         for spec in domain.tools():

@@ -29,6 +29,9 @@ class ToolContext:
     def resolve(self, path: str, op: Op = "read", *, allow_root: bool = False) -> VaultPath:
         vp = self.vault.paths.resolve(path, allow_root=allow_root, op=op)
         self.services.guard.check(self.call.principal, self.vault, vp.rel, op)
+        if vp.real_rel is not None and vp.real_rel != vp.rel:
+            # A symlink inside the vault must not open a way around the ACL of its target.
+            self.services.guard.check(self.call.principal, self.vault, vp.real_rel, op)
         return vp
 
     def resolve_note(self, path: str, op: Op = "read") -> VaultPath:

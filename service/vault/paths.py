@@ -40,6 +40,7 @@ class VaultPath:
 
     rel: str  # canonical POSIX relative path, '' for the vault root
     abs: Path
+    real_rel: str | None = None  # where a symlink on the way really points (inside the vault), else None
 
     @property
     def name(self) -> str:
@@ -134,14 +135,15 @@ class VaultPaths:
             )
         target = self.root / rel if rel else self.root
         real = self._realpath_inside(target, path)
+        real_rel: str | None = None
         if real != target:
-            real_rel = real.relative_to(self.root).as_posix() if real != self.root else ""
+            real_rel = unicodedata.normalize("NFC", real.relative_to(self.root).as_posix() if real != self.root else "")
             if not allow_hidden and self.is_hidden(real_rel):
                 raise AclDenied(
                     f"{rel!r} resolves into a hidden folder",
                     details={"path": rel, "op": op, "rule": "hidden folder"},
                 )
-        return VaultPath(rel=rel, abs=target)
+        return VaultPath(rel=rel, abs=target, real_rel=real_rel)
 
     def _realpath_inside(self, target: Path, original: str) -> Path:
         """The real location of `target` (or of its nearest existing ancestor), which must stay inside."""

@@ -1,0 +1,32 @@
+"""§3.6 acl: the read-only kill switch for whole tools.
+
+A vault whose ACL says `read_only` refuses every mutating tool here, before any handler runs
+(`forbidden`, `details.read_only`); per-path decisions — allowlists, prefix rules, narrowed
+scopes, and `read_only_mode` for path operations — are made by `services.guard` each time a
+handler resolves a path (`ToolContext.resolve`) or filters a listing (`ToolContext.can_read`).
+"""
+
+from __future__ import annotations
+
+from service.dispatch.context import CallContext, Next, ToolResult
+from service.errors import Forbidden
+from service.runtime import Services
+
+
+class AclGate:
+    name = "acl"
+
+    def __init__(self, services: Services) -> None:
+        self.services = services
+
+    async def __call__(self, call: CallContext, next: Next) -> ToolResult:
+        spec, vault = call.spec, call.vault
+        assert spec is not None and vault is not None
+        read_only = getattr(self.services.guard, "is_read_only", None)
+        if spec.mutating and read_only is not None and read_only(vault.id):
+            raise Forbidden(
+                f"vault {vault.id!r} is read-only: {spec.name} is not available",
+                details={"vault": vault.id, "tool": spec.name, "read_only": True},
+                hint="Use read tools only, or ask the operator to turn off acl.read_only.",
+            )
+        return await next(call)

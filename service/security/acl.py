@@ -1,0 +1,154 @@
+"""The path ACL: may this caller do this operation on this vault path, and which rule decided.
+
+Decisions are made on the vault-relative path the resolver produced (NFC-normalized,
+symlinks resolved, traversal already refused), for op `read`, `write` or `delete`, in this
+order — the first step that decides wins:
+
+ 1. hard deny: `.obsidian/`, `.git/`, `.trash/` and the index folder, always;
+ 2. read-only vault: no write or delete (`read_only_mode`);
+ 3. folder-narrowed scopes: a caller holding only `write:vault/Projects/**` may write only
+    there (a caller holding the plain scope, or `admin`, is not narrowed);
+ 4. prefix rules (seed 004 §5.2): among rules whose `path` is a prefix of the path (whole
+    segments) and that decide this op (`read`; `write` also governs delete), the longest wins;
+    at equal length deny beats allow;
+ 5. the op's glob allowlist (`read_paths`, `write_paths`, `delete_paths`), when configured;
+ 6. otherwise allow, unless `default_deny`.
+
+A vault's own `acl` block replaces the root `[acl]` block. `AclGuard` is installed as
+`services.guard`: `ToolContext.resolve()` calls `check` for every path argument and every
+listing filters with `allows`, so a denied note is invisible in every result.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from wcmatch import glob as wcglob
+
+from service.errors import AclDenied, ReadOnlyMode
+from service.security import scopes
+from service.settings import AclSettings, Settings
+from service.vault.paths import ALWAYS_HIDDEN
+
+if TYPE_CHECKING:
+    from service.dispatch.context import Principal
+    from service.vault.runtime import Vault
+
+_GLOB_FLAGS = wcglob.GLOBSTAR | wcglob.BRACE | wcglob.DOTMATCH
+OPS = ("read", "write", "delete")
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    allowed: bool
+    rule: str  # which rule decided, for inspect_acl and error details
+    code: str = "acl_denied"  # or read_only_mode
+
+
+@dataclass(frozen=True, slots=True)
+class _Prefix:
+    prefix: str  # '' = whole vault
+    read: str | None
+    write: str | None
+
+
+class VaultAcl:
+    """The compiled rules of one vault."""
+
+    def __init__(self, cfg: AclSettings) -> None:
+        self.cfg = cfg
+        self.read_only = cfg.read_only
+        self.prefixes = [
+            _Prefix(r.path.strip().strip("/"), r.read, r.write) for r in cfg.prefix_rules if r.read or r.write
+        ]
+        self.allowlists: dict[str, tuple[list[str], Any] | None] = {}
+        for op, globs in (("read", cfg.read_paths), ("write", cfg.write_paths), ("delete", cfg.delete_paths)):
+            self.allowlists[op] = (globs, wcglob.compile(globs, flags=_GLOB_FLAGS)) if globs is not None else None
+        self.restricted = bool(self.prefixes) or cfg.default_deny or any(self.allowlists.values())
+
+    def decide(self, rel: str, op: str) -> Decision:
+        if op not in OPS:
+            raise ValueError(f"unknown op {op!r}")
+        first = rel.split("/", 1)[0].lower()
+        if first in ALWAYS_HIDDEN:
+            return Decision(False, f"hard deny: {first}/")
+        if self.read_only and op != "read":
+            return Decision(False, "read_only", code="read_only_mode")
+        found = self._prefix(rel, op)
+        if found is not None:
+            return found
+        entry = self.allowlists[op]
+        if entry is not None:
+            globs, matcher = entry
+            if matcher.match(rel) or _folder_of_any(globs, rel):
+                return Decision(True, f"{op}_paths")
+            return Decision(False, f"{op}_paths: no glob matches")
+        if self.cfg.default_deny:
+            return Decision(False, "default_deny")
+        return Decision(True, "default allow")
+
+    def _prefix(self, rel: str, op: str) -> Decision | None:
+        field = "read" if op == "read" else "write"
+        best: tuple[int, bool] | None = None
+        best_rule: _Prefix | None = None
+        for rule in self.prefixes:
+            verdict = rule.read if field == "read" else rule.write
+            if verdict is None or not _under(rel, rule.prefix):
+                continue
+            key = (len(rule.prefix), verdict == "deny")  # longer first; deny wins a tie
+            if best is None or key > best:
+                best, best_rule = key, rule
+        if best_rule is None:
+            return None
+        verdict = best_rule.read if field == "read" else best_rule.write
+        return Decision(verdict == "allow", f"prefix_rules: {best_rule.prefix or '/'} {field}={verdict}")
+
+
+def _under(rel: str, prefix: str) -> bool:
+    return prefix == "" or rel == prefix or rel.startswith(prefix + "/")
+
+
+def _folder_of_any(globs: list[str], rel: str) -> bool:
+    """`Inbox/**` also admits the folder `Inbox` itself (listing or creating it)."""
+    return any(g.endswith("/**") and rel == g[:-3] for g in globs)
+
+
+class AclGuard:
+    """`services.guard`: the path ACL plus folder-narrowed scopes, per vault."""
+
+    def __init__(self, settings: Settings) -> None:
+        self._root = VaultAcl(settings.acl)
+        self._vaults = {v.id: VaultAcl(v.acl) if v.acl is not None else self._root for v in settings.vaults}
+
+    def acl_of(self, vault_id: str) -> VaultAcl:
+        return self._vaults.get(vault_id, self._root)
+
+    def is_read_only(self, vault_id: str) -> bool:
+        return self.acl_of(vault_id).read_only
+
+    def decide(self, principal: Principal, vault_id: str, rel: str, op: str) -> Decision:
+        acl = self.acl_of(vault_id)
+        rel = rel.strip("/")
+        first = rel.split("/", 1)[0].lower()
+        if first in ALWAYS_HIDDEN:
+            return Decision(False, f"hard deny: {first}/")
+        if acl.read_only and op != "read":
+            return Decision(False, "read_only", code="read_only_mode")
+        required = scopes.OP_SCOPE[op]
+        globs = scopes.narrowing(principal.scopes, required)
+        if globs is not None and rel and not any(scopes.covers(g, rel) for g in globs):
+            return Decision(False, f"scope {required} narrowed to {', '.join(sorted(globs))}")
+        return acl.decide(rel, op)
+
+    def check(self, principal: Principal, vault: Vault, rel: str, op: str) -> None:
+        decision = self.decide(principal, vault.id, rel, op)
+        if decision.allowed:
+            return
+        details = {"path": rel, "op": op, "rule": decision.rule, "vault": vault.id}
+        if decision.code == "read_only_mode":
+            raise ReadOnlyMode(f"vault {vault.id!r} is read-only", details=details)
+        raise AclDenied(f"{op} access to {rel!r} is denied", details=details)
+
+    def allows(self, principal: Principal, vault: Vault, rel: str, op: str) -> bool:
+        return self.decide(principal, vault.id, rel, op).allowed

@@ -1,0 +1,86 @@
+"""security domain: inspect_acl — what the path ACL decides for (vault, path, op, scopes).
+
+Touches: nothing (pure decision). The path is normalized exactly as a real call's would be
+(NFC, symlinks resolved, traversal refused), so the answer is the decision a real call gets.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from service.dispatch.context import Principal
+from service.security import scopes as scope_api
+from service.tools.context import ToolContext
+from service.tools.models import ToolInput, ToolOutput
+from service.tools.registry import ToolSpec
+
+
+class InspectAclIn(ToolInput):
+    path: str = Field(description="Vault path to ask about, e.g. 'Private/Diary.md' or a folder.")
+    op: Literal["read", "write", "delete"] = Field(default="read", description="The operation.")
+    scopes: list[str] | None = Field(
+        default=None,
+        max_length=50,
+        description="Evaluate for a caller holding these scopes (e.g. ['write:vault/Inbox/**']); default: yours.",
+    )
+
+
+class InspectAclOut(ToolOutput):
+    vault: str = Field(description="Vault id.")
+    path: str = Field(description="The normalized vault path the decision is about.")
+    op: str = Field(description="The operation.")
+    allowed: bool = Field(description="The decision.")
+    rule: str = Field(description="The rule that decided (hard deny, read_only, scope, prefix_rules, *_paths, ...).")
+    code: str | None = Field(default=None, description="The error a denied call gets (acl_denied, read_only_mode).")
+    read_only: bool = Field(description="Whether the vault is in read-only mode.")
+    scopes: list[str] = Field(description="The scopes evaluated.")
+
+
+async def inspect_acl(ctx: ToolContext, args: InspectAclIn) -> InspectAclOut:
+    vp = ctx.vault.paths.resolve(args.path, allow_root=True, allow_hidden=True, op=args.op)
+    principal = ctx.call.principal
+    if args.scopes is not None:
+        principal = Principal(
+            subject=principal.subject,
+            scopes=scope_api.parse_scopes(args.scopes),
+            vault=principal.vault,
+            authenticated=True,
+        )
+    guard = ctx.services.guard
+    decide = getattr(guard, "decide", None)
+    read_only = bool(getattr(guard, "is_read_only", lambda _v: False)(ctx.vault.id))
+    if decide is None:  # no ACL engine installed: everything visible is allowed
+        allowed, rule, code = True, "no ACL configured", None
+    else:
+        decision = decide(principal, ctx.vault.id, vp.rel, args.op)
+        allowed, rule, code = decision.allowed, decision.rule, None if decision.allowed else decision.code
+    return InspectAclOut(
+        vault=ctx.vault.id,
+        path=vp.rel,
+        op=args.op,
+        allowed=allowed,
+        rule=rule,
+        code=code,
+        read_only=read_only,
+        scopes=sorted(principal.scopes),
+    )
+
+
+def tools() -> list[ToolSpec]:
+    return [
+        ToolSpec(
+            "inspect_acl",
+            "security",
+            "Inspect the ACL",
+            "Explain the path ACL: whether a read/write/delete of a path is allowed in a vault (for you, or for "
+            "a given set of scopes) and which rule decided.",
+            InspectAclIn,
+            InspectAclOut,
+            inspect_acl,
+            scopes=("admin",),
+            scope_class="admin",
+            tags=("admin", "security"),
+        )
+    ]

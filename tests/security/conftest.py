@@ -1,0 +1,35 @@
+"""A vault with Inbox/, Projects/, Private/ and the worked ACL example from the README."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from service.dispatch.context import Principal
+from service.security.scopes import parse_scopes
+
+SEC_VAULT: dict[str, str | bytes] = {
+    "Inbox/Todo.md": "---\ntags: [inbox]\n---\n# Todo\n\nLink to [[Plan]] and [[Diary]].\n",
+    "Projects/Plan.md": (
+        "---\nstatus: active\ntags: [project]\n---\n# Plan\n\nThe plan mentions zebra. See [[Diary]].\n"
+    ),
+    "Projects/Notes/Idea.md": "# Idea\n\nAn idea about zebra.\n",
+    "Private/Diary.md": (
+        "---\nstatus: secret\nmood: grim\ntags: [private, project]\n---\n# Diary\n\n"
+        "Confidential zebra stripes. #hidden-tag\n\n[[Plan]]\n"
+    ),
+    "Private/Sub/Deep.md": "# Deep\n\nDeeper secret about zebra.\n",
+    "Welcome.md": "# Welcome\n\nStart here; [[Plan]].\n",
+}
+
+# "agent may write Inbox/, read Projects/, nothing in Private/" (README example).
+WORKED_ACL: dict[str, Any] = {
+    "default_deny": True,
+    "read_paths": ["Inbox/**", "Projects/**"],
+    "write_paths": ["Inbox/**"],
+    "delete_paths": [],
+    "prefix_rules": [{"path": "Private", "read": "deny", "write": "deny"}],
+}
+
+
+def caller(scope: str, vault: str | None = None) -> Principal:
+    return Principal(subject="agent", scopes=parse_scopes(scope), vault=vault, authenticated=True)
