@@ -18,6 +18,7 @@ from mcp.shared.exceptions import MCPError
 
 from service.errors import VaultgateError
 from service.markdown.parse import parse_note
+from service.security.acl import check_path
 from service.vault.paths import normalize, with_md
 
 if TYPE_CHECKING:
@@ -67,7 +68,7 @@ class Prompts:
         vault = self.app.vaults[principal.vault or self.app.settings.default_vault_id]
         try:
             vp = vault.paths.resolve(with_md(normalize(path)))
-            self.app.services.guard.check(principal, vault, vp.rel, "read")
+            check_path(self.app.services.guard, principal, vault, vp, "read")
             return vp.rel, vault.files.read(vp).content
         except VaultgateError as exc:
             raise MCPError(types.INVALID_PARAMS, f"{exc.code}: {exc.message}") from None

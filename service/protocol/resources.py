@@ -20,6 +20,7 @@ from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError
 
 from service.errors import VaultgateError
+from service.security.acl import check_path
 from service.tools.models import decode_cursor, page_of
 from service.vault.events import FileChange
 from service.vault.paths import VaultPath
@@ -72,7 +73,7 @@ class Resources:
         vault, principal = self._vault(ctx, vault_id)
         try:
             vp = vault.paths.resolve(path, op="read")
-            self.app.services.guard.check(principal, vault, vp.rel, "read")
+            check_path(self.app.services.guard, principal, vault, vp, "read")
         except VaultgateError as exc:
             raise MCPError(types.INVALID_PARAMS, f"{exc.code}: {exc.message}") from None
         return vault, vp

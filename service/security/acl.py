@@ -33,6 +33,8 @@ from service.vault.paths import ALWAYS_HIDDEN
 
 if TYPE_CHECKING:
     from service.dispatch.context import Principal
+    from service.runtime import PathGuard
+    from service.vault.paths import VaultPath
     from service.vault.runtime import Vault
 
 _GLOB_FLAGS = wcglob.GLOBSTAR | wcglob.BRACE | wcglob.DOTMATCH
@@ -152,3 +154,11 @@ class AclGuard:
 
     def allows(self, principal: Principal, vault: Vault, rel: str, op: str) -> bool:
         return self.decide(principal, vault.id, rel, op).allowed
+
+
+def check_path(guard: PathGuard, principal: Principal, vault: Vault, vp: VaultPath, op: str) -> None:
+    """Check a resolved path, and the in-vault target of a symlink on the way as well, so a
+    link cannot open a way around the ACL of what it points to."""
+    guard.check(principal, vault, vp.rel, op)
+    if vp.real_rel is not None and vp.real_rel != vp.rel:
+        guard.check(principal, vault, vp.real_rel, op)

@@ -27,11 +27,10 @@ class ToolContext:
     services: Services
 
     def resolve(self, path: str, op: Op = "read", *, allow_root: bool = False) -> VaultPath:
+        from service.security.acl import check_path
+
         vp = self.vault.paths.resolve(path, allow_root=allow_root, op=op)
-        self.services.guard.check(self.call.principal, self.vault, vp.rel, op)
-        if vp.real_rel is not None and vp.real_rel != vp.rel:
-            # A symlink inside the vault must not open a way around the ACL of its target.
-            self.services.guard.check(self.call.principal, self.vault, vp.real_rel, op)
+        check_path(self.services.guard, self.call.principal, self.vault, vp, op)
         return vp
 
     def resolve_note(self, path: str, op: Op = "read") -> VaultPath:
