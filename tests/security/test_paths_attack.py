@@ -1,0 +1,168 @@
+"""The path attack suite: every hostile path is refused with a precise code and nothing on disk
+changes — through the full dispatch chain (a representative subset also runs over HTTP in
+tests/e2e/test_security_e2e.py)."""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import Harness, started
+from tests.security.conftest import SEC_VAULT
+
+HOSTILE: list[tuple[str, str]] = [
+    ("../x", "path_invalid"),
+    ("a/../../x", "path_invalid"),
+    ("..", "path_invalid"),
+    ("Inbox/./../../x", "path_invalid"),
+    ("%2e%2e/x", "path_invalid"),
+    ("%2e%2e%2fx", "path_invalid"),
+    ("..%2fx", "path_invalid"),
+    ("%c0%ae%c0%ae/x", "path_invalid"),  # overlong UTF-8 for '..', percent-encoded
+    ("..\\x", "path_invalid"),
+    ("a\\..\\..\\x", "path_invalid"),
+    ("Inbox/..\\../x", "path_invalid"),  # mixed slashes
+    ("/etc/passwd", "path_invalid"),
+    ("//server/share/x", "path_invalid"),
+    ("\\\\server\\share\\x", "path_invalid"),
+    ("C:/x", "path_invalid"),
+    ("c:x", "path_invalid"),
+    ("C:\\Windows\\x", "path_invalid"),
+    ("CON", "path_invalid"),
+    ("Inbox/con.md", "path_invalid"),
+    ("nul.txt", "path_invalid"),
+    ("COM1.md", "path_invalid"),
+    ("LPT9", "path_invalid"),
+    ("Inbox/aux", "path_invalid"),
+    ("x\x00y", "path_invalid"),
+    ("Inbox/x\n.md", "path_invalid"),
+    ("file:///etc/passwd", "path_invalid"),
+    ("http://evil.example/x", "path_invalid"),
+    ("obsidian://open?vault=x", "path_invalid"),
+    ("", "path_invalid"),
+    ("   ", "path_invalid"),
+    ("x" * 300, "path_invalid"),
+    (".obsidian/app.json", "acl_denied"),
+    (".OBSIDIAN/app.json", "acl_denied"),
+    (".git/config", "acl_denied"),
+    (".trash/x", "acl_denied"),
+    (".vaultgate/cache.db", "acl_denied"),
+    ("Inbox/../.obsidian/x", "path_invalid"),
+]
+
+
+@pytest.fixture
+async def vault(make_vault: Callable[..., Path]) -> AsyncIterator[Harness]:
+    async with started(make_vault(SEC_VAULT)) as vg:
+        yield vg
+
+
+@pytest.mark.parametrize(("path", "code"), HOSTILE, ids=[repr(p)[:30] for p, _ in HOSTILE])
+async def test_hostile_paths_are_refused_for_writes_and_reads(vault: Harness, path: str, code: str) -> None:
+    before = vault.snapshot()
+    await vault.err("create_note", code, path=path, content="pwned")
+    await vault.err("write_note", code, path=path, content="pwned", mode="overwrite")
+    await vault.err("read_note", code, path=path)
+    await vault.err("move_note", code, path="Inbox/Todo", new_path=path)
+    assert vault.snapshot() == before
+
+
+async def test_nfd_and_nfc_spellings_are_one_note(make_vault: Callable[..., Path]) -> None:
+    nfc = unicodedata.normalize("NFC", "Café.md")
+    nfd = unicodedata.normalize("NFD", "Café")
+    async with started(make_vault({nfc: "# Café\n"})) as vg:
+        assert (await vg.ok("read_note", path=nfd))["path"] == nfc
+        before = vg.snapshot()
+        await vg.err("create_note", "already_exists", path=nfd, content="twin")
+        assert vg.snapshot() == before
+
+
+async def test_symlinks_leaving_the_vault_are_refused(make_vault: Callable[..., Path], tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.md").write_text("# Outside secret\n", encoding="utf-8")
+    root = make_vault(SEC_VAULT)
+    (root / "Inbox" / "Leak.md").symlink_to(outside / "secret.md")
+    (root / "Escape").symlink_to(outside, target_is_directory=True)
+    async with started(root) as vg:
+        await vg.indexed()
+        before = vg.snapshot()
+        outside_before = sorted(p.name for p in outside.iterdir())
+        await vg.err("read_note", "path_invalid", path="Inbox/Leak")
+        await vg.err("read_note", "path_invalid", path="Escape/secret")
+        await vg.err("create_note", "path_invalid", path="Escape/new", content="x")
+        await vg.err("write_note", "path_invalid", path="Inbox/Leak", content="x", mode="overwrite")
+        await vg.err("delete_note", "path_invalid", path="Inbox/Leak", permanent=True)
+        assert (await vg.ok("search_text", query="outside"))["items"] == []
+        listed = [i["path"] for i in (await vg.ok("list_notes"))["items"]]
+        assert "Escape/secret.md" not in listed and "Inbox/Leak.md" not in listed
+        assert vg.snapshot() == before
+        assert sorted(p.name for p in outside.iterdir()) == outside_before
+
+
+ACL_CASES: list[tuple[dict[str, Any], str, dict[str, Any], str]] = [
+    # deny beats allow at equal length; longest prefix wins
+    (
+        {"prefix_rules": [{"path": "Projects", "write": "allow"}, {"path": "Projects", "write": "deny"}]},
+        "write_note",
+        {"path": "Projects/Plan", "content": "x", "mode": "overwrite"},
+        "acl_denied",
+    ),
+    (
+        {"prefix_rules": [{"path": "Projects", "write": "allow"}, {"path": "Projects/Notes", "write": "deny"}]},
+        "append_note",
+        {"path": "Projects/Notes/Idea", "content": "x"},
+        "acl_denied",
+    ),
+    # write allowed, read denied: writing works, reading does not
+    (
+        {"prefix_rules": [{"path": "Inbox", "read": "deny", "write": "allow"}]},
+        "read_note",
+        {"path": "Inbox/Todo"},
+        "acl_denied",
+    ),
+    # moves and copies whose destination is denied
+    (
+        {"write_paths": ["Inbox/**"]},
+        "move_note",
+        {"path": "Inbox/Todo", "new_path": "Projects/Todo"},
+        "acl_denied",
+    ),
+    ({"write_paths": ["Inbox/**"]}, "copy_note", {"path": "Projects/Plan", "new_path": "Welcome2"}, "acl_denied"),
+    # one denied path in a bulk create: nothing is written
+    (
+        {"write_paths": ["Inbox/**"]},
+        "bulk_create_notes",
+        {"notes": [{"path": "Inbox/A", "content": "a"}, {"path": "Projects/B", "content": "b"}]},
+        "acl_denied",
+    ),
+    ({"delete_paths": []}, "delete_note", {"path": "Inbox/Todo"}, "acl_denied"),
+    ({"default_deny": True}, "read_note", {"path": "Welcome"}, "acl_denied"),
+    ({"read_only": True}, "create_note", {"path": "Inbox/New", "content": "x"}, "forbidden"),
+    ({"read_only": True}, "rename_tag", {"old": "project", "new": "proj", "dry_run": False}, "forbidden"),
+]
+
+
+@pytest.mark.parametrize(("acl", "tool", "args", "code"), ACL_CASES, ids=[c[1] for c in ACL_CASES])
+async def test_acl_attacks(
+    make_vault: Callable[..., Path], acl: dict[str, Any], tool: str, args: dict[str, Any], code: str
+) -> None:
+    async with started(make_vault(SEC_VAULT), acl=acl) as vg:
+        await vg.indexed()
+        before = vg.snapshot()
+        error = await vg.err(tool, code, **args)
+        if code == "acl_denied":
+            assert error["details"]["path"] and error["details"]["op"] in ("read", "write", "delete")
+        assert vg.snapshot() == before
+
+
+async def test_write_allowed_read_denied_note_can_be_written_blind(make_vault: Callable[..., Path]) -> None:
+    acl = {"prefix_rules": [{"path": "Inbox", "read": "deny", "write": "allow"}]}
+    async with started(make_vault(SEC_VAULT), acl=acl) as vg:
+        await vg.ok("create_note", path="Inbox/Drop", content="dropped\n")
+        assert vg.read("Inbox/Drop.md") == "dropped\n"
+        await vg.err("read_note", "acl_denied", path="Inbox/Drop")
