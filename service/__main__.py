@@ -1,4 +1,4 @@
-"""Command line: `vaultgate serve|stdio|config|version …` (also `python -m service`).
+"""Command line: `vaultgate serve|stdio|config|token|version …` (also `python -m service`).
 
 Exit codes: 0 success, 1 configuration or start-up error (printed readably on stderr), 2 usage.
 """
@@ -36,8 +36,62 @@ def _parser() -> argparse.ArgumentParser:
     validate = config_sub.add_parser("validate", help="exit 1 with readable errors if the config is invalid")
     validate.add_argument("target", type=Path)
 
+    token = sub.add_parser("token", help="mint bearer tokens for HS256 deployments")
+    token_sub = token.add_subparsers(dest="token_command", required=True)
+    mint = token_sub.add_parser("mint", help="print a signed HS256 JWT")
+    mint.add_argument("--secret-env", required=True, help="environment variable holding the shared secret")
+    mint.add_argument("--sub", required=True, help="the caller's name (sub claim)")
+    mint.add_argument("--scope", required=True, help='space-separated scopes, e.g. "read:vault write:vault/Inbox/**"')
+    mint.add_argument("--vault", help="bind the token to one vault id")
+    mint.add_argument("--ttl", default="1h", help="lifetime: 90s, 30m, 12h, 7d (default 1h)")
+    mint.add_argument("--issuer", help="iss claim (set it when the server checks auth.issuer)")
+    mint.add_argument("--audience", help="aud claim (set it when the server checks auth.audience)")
+
     sub.add_parser("version", help="print the version")
     return parser
+
+
+_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def parse_ttl(text: str) -> int:
+    text = text.strip().lower()
+    unit = text[-1:] if text[-1:] in _UNITS else "s"
+    number = text[:-1] if text[-1:] in _UNITS else text
+    try:
+        seconds = int(float(number) * _UNITS[unit])
+    except ValueError:
+        raise ConfigError(f"--ttl {text!r}: use e.g. 90s, 30m, 12h or 7d") from None
+    if seconds <= 0 or seconds > 366 * 86400:
+        raise ConfigError("--ttl must be between 1 second and 366 days")
+    return seconds
+
+
+def cmd_token(args: argparse.Namespace) -> int:
+    import os
+
+    from service.security.jwt import mint_hs256
+    from service.security.scopes import SCOPES, parse_scopes, split
+
+    secret = os.environ.get(args.secret_env)
+    if not secret:
+        raise ConfigError(f"environment variable {args.secret_env} is not set")
+    grants = parse_scopes(args.scope)
+    unknown = sorted(g for g in grants if split(g)[0] not in SCOPES)
+    if not grants or unknown:
+        raise ConfigError(f"--scope: unknown or missing scopes {unknown}; known: {' '.join(SCOPES)}")
+    print(
+        mint_hs256(
+            secret,
+            subject=args.sub,
+            scopes=" ".join(sorted(grants)),
+            ttl_seconds=parse_ttl(args.ttl),
+            vault=args.vault,
+            issuer=args.issuer,
+            audience=args.audience,
+        )
+    )
+    return 0
 
 
 def _load(target: Path, **overrides: Any) -> Settings:
@@ -83,7 +137,7 @@ def cmd_version(args: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS = {"serve": cmd_serve, "stdio": cmd_stdio, "config": cmd_config, "version": cmd_version}
+COMMANDS = {"serve": cmd_serve, "stdio": cmd_stdio, "config": cmd_config, "token": cmd_token, "version": cmd_version}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

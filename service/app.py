@@ -24,6 +24,7 @@ from mcp.shared.exceptions import MCPDeprecationWarning
 from starlette.applications import Starlette
 
 from service.dispatch.chain import build_layers
+from service.dispatch.context import Principal
 from service.dispatch.entry import Dispatcher
 from service.indexer.runner import VaultIndexer, indexer_of
 from service.runtime import Services
@@ -63,7 +64,7 @@ class VaultgateApp:
             settings=settings, registry=self.registry, vaults=self.vaults, db=self.db, guard=AclGuard(settings)
         )
         self.layers = build_layers(self.services)
-        self.dispatcher = Dispatcher(self.layers, self.registry)
+        self.dispatcher = Dispatcher(self.layers, self.registry, principal_of=self._principal_of)
         self.components: list[Component] = [
             VaultIndexer(vault, self.db, watch=settings.index.watch, debounce_ms=settings.index.debounce_ms)
             for vault in self.vaults.values()
@@ -183,6 +184,19 @@ class VaultgateApp:
         logging.getLogger("vaultgate").setLevel(level)
         return types.EmptyResult()
 
+    def _principal_of(self, ctx: Any) -> Principal:
+        """The caller of an HTTP request, as the edge verified it (see `service.http.edge`)."""
+        from service.http.edge import principal_of_scope
+
+        request = getattr(ctx, "request", None)
+        scope = getattr(request, "scope", None)
+        found = principal_of_scope(scope) if isinstance(scope, dict) else None
+        if found is not None:
+            return found
+        if self.settings.auth.mode == "none":
+            return Principal.local("http")
+        return Principal(subject="anonymous", scopes=frozenset(), authenticated=False)
+
     def transport_security(self) -> TransportSecuritySettings:
         http = self.settings.http
         return TransportSecuritySettings(
@@ -212,7 +226,12 @@ class VaultgateApp:
             async with self.running(), session_manager.run():
                 yield
 
-        return Starlette(routes=inner.routes, middleware=inner.user_middleware, lifespan=lifespan)
+        from starlette.middleware import Middleware
+
+        from service.http.edge import Edge
+
+        middleware = [Middleware(Edge, vg=self), *inner.user_middleware]
+        return Starlette(routes=inner.routes, middleware=middleware, lifespan=lifespan)
 
     async def run_stdio(self) -> None:
         from mcp.server.stdio import stdio_server

@@ -161,9 +161,18 @@ class AuthSettings(_Section):
     jwt_secret: SecretStr | None = Field(default=None, description="HS256 shared secret (>= 32 bytes).")
     jwks_file: Path | None = Field(default=None, description="Local JWKS file for RS256/ES256/EdDSA.")
     jwks: dict[str, Any] | None = Field(default=None, description="Inline JWKS.")
-    issuer: str | None = None
-    audience: str | None = None
-    leeway_seconds: int = Field(default=30, ge=0, le=600)
+    issuer: str | None = Field(default=None, description="Required `iss` claim (when set).")
+    audience: str | None = Field(default=None, description="Required `aud` claim (when set).")
+    leeway_seconds: int = Field(default=30, ge=0, le=600, description="Clock skew allowed for exp/nbf.")
+    resource_url: str | None = Field(
+        default=None,
+        description="Public URL of the MCP endpoint (RFC 9728 `resource`), e.g. https://notes.example.com/mcp; "
+        "default: derived from the request.",
+    )
+    authorization_servers: list[str] = Field(
+        default_factory=list, description="Issuers clients may get tokens from (RFC 9728); default: [issuer]."
+    )
+    protect_metrics: bool = Field(default=False, description="Require a bearer token with `admin` for /metrics.")
 
 
 class NotesSettings(_Section):
@@ -238,6 +247,15 @@ class Settings(BaseSettings):
             raise ValueError(f"duplicate vault ids: {sorted({i for i in ids if ids.count(i) > 1})}")
         if self.default_vault is not None and self.default_vault not in ids:
             raise ValueError(f"default_vault {self.default_vault!r} is not a configured vault id")
+        if self.auth.mode == "jwt":
+            auth = self.auth
+            if auth.jwt_secret is None and auth.jwks is None and auth.jwks_file is None:
+                raise ValueError(
+                    "auth.mode = 'jwt' needs auth.jwt_secret (VAULTGATE_AUTH__JWT_SECRET, HS256) "
+                    "or a JWKS (auth.jwks / VAULTGATE_AUTH__JWKS_FILE)"
+                )
+            if auth.jwt_secret is not None and len(auth.jwt_secret.get_secret_value().encode()) < 32:
+                raise ValueError("auth.jwt_secret must be at least 32 bytes (use e.g. `openssl rand -base64 48`)")
         if self.auth.mode == "none" and not is_loopback(self.http.host):
             raise ValueError(
                 f"refusing to serve without authentication on non-loopback host {self.http.host!r}: "
