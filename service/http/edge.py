@@ -52,6 +52,7 @@ class Edge:
         self.mcp_path = settings.http.path
         self.security = TransportSecurityMiddleware(vg.transport_security())
         self.verifier = JwtVerifier(settings.auth) if settings.auth.mode == "jwt" else None
+        self._users: dict[str, AuthenticatedUser] = {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -90,16 +91,22 @@ class Edge:
             await _json(send, 403, {"error": "insufficient_scope", "error_description": "/metrics needs admin"})
             return
         scope[PRINCIPAL_KEY] = principal
-        access = AccessToken(
-            token=token,
-            client_id=principal.subject,
-            scopes=sorted(principal.scopes),
-            expires_at=int(verified.expires_at),
-            subject=principal.subject,
-            claims={k: v for k, v in verified.claims.items() if k in ("iss", "aud", "vault")},
-        )
-        scope["user"] = AuthenticatedUser(access)
-        scope["auth"] = AuthCredentials(sorted(principal.scopes))
+        user = self._users.get(token)
+        if user is None:
+            access = AccessToken(
+                token=token,
+                client_id=principal.subject,
+                scopes=sorted(principal.scopes),
+                expires_at=int(verified.expires_at),
+                subject=principal.subject,
+                claims={k: v for k, v in verified.claims.items() if k in ("iss", "aud", "vault")},
+            )
+            user = AuthenticatedUser(access)
+            if len(self._users) >= 1024:
+                self._users.clear()
+            self._users[token] = user  # only ever reached after `verify` accepted the token
+        scope["user"] = user
+        scope["auth"] = AuthCredentials(user.scopes)
         await self.app(scope, receive, send)
 
     async def _challenge(self, request: Request, send: Send, error: str | None, description: str) -> None:
