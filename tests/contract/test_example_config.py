@@ -1,0 +1,29 @@
+"""The shipped example configuration is valid and means what its comments say."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from service.security.acl import AclGuard
+from service.settings import load_settings
+from tests.security.conftest import caller
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "deploy" / "vaultgate.example.toml"
+
+
+def test_example_config_validates_and_denies_private(tmp_path: Path) -> None:
+    text = EXAMPLE.read_text(encoding="utf-8")
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    config = tmp_path / "vaultgate.toml"
+    lines = []
+    for line in text.splitlines():
+        if line.startswith('path = "sample-vault"'):
+            line = f'path = "{vault}"'
+        lines.append(line)
+    config.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    settings = load_settings(config)
+    guard = AclGuard(settings)
+    vault_id = settings.vaults[0].id
+    assert not guard.decide(caller("read:vault"), vault_id, "Private/Diary.md", "read").allowed
+    assert guard.decide(caller("read:vault"), vault_id, "Projects/Plan.md", "read").allowed
