@@ -26,6 +26,7 @@ from starlette.applications import Starlette
 from service.dispatch.chain import build_layers
 from service.dispatch.context import Principal
 from service.dispatch.entry import Dispatcher
+from service.indexer.jobs import IndexJobs
 from service.indexer.runner import VaultIndexer, indexer_of
 from service.runtime import Services
 from service.security.acl import AclGuard
@@ -69,6 +70,9 @@ class VaultgateApp:
             VaultIndexer(vault, self.db, watch=settings.index.watch, debounce_ms=settings.index.debounce_ms)
             for vault in self.vaults.values()
         ]
+        self.index_jobs = IndexJobs(self.db)
+        self.services.extensions["index_jobs"] = self.index_jobs
+        self.components.append(self.index_jobs)
         self.server = self._build_server()
         self._started = False
         self.started_at: float | None = None

@@ -15,7 +15,7 @@ from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError
 
 from service.dispatch.chain import compose
-from service.dispatch.context import CallContext, Layer, Principal, ToolResult, Transport
+from service.dispatch.context import CallContext, Layer, Principal, ProgressFn, ToolResult, Transport
 from service.tools.registry import Registry, ToolSpec
 
 TOOLS_PAGE_SIZE = 200
@@ -46,16 +46,18 @@ class Dispatcher:
         principal: Principal,
         transport: Transport = "inproc",
         request: Any = None,
+        progress: ProgressFn | None = None,
     ) -> ToolResult:
         call = CallContext(tool=tool, raw_args=dict(arguments or {}), principal=principal, transport=transport)
         call.request = request
-        if request is not None and getattr(request, "session", None) is not None:
+        call.progress = progress
+        if progress is None and request is not None and getattr(request, "session", None) is not None:
             session = request.session
 
-            async def progress(done: float, total: float | None, message: str | None) -> None:
+            async def report(done: float, total: float | None, message: str | None) -> None:
                 await session.report_progress(done, total, message)
 
-            call.progress = progress
+            call.progress = report
         return await self._run(call)
 
     def principal_for(self, ctx: ServerRequestContext[Any, Any]) -> tuple[Principal, Transport]:

@@ -118,6 +118,11 @@ class VaultIndexer:
             await self._bump()
 
     @property
+    def watching(self) -> bool:
+        """Whether a file watcher is applying edits made by other programs."""
+        return self._watcher is not None
+
+    @property
     def ready(self) -> bool:
         return self.state == "ready"
 
@@ -391,7 +396,9 @@ class VaultIndexer:
             " (SELECT COUNT(*) FROM links WHERE vault_id = ?1),"
             " (SELECT COUNT(*) FROM links WHERE vault_id = ?1 AND target_path IS NULL),"
             " (SELECT COUNT(DISTINCT tag_lower) FROM note_tags WHERE vault_id = ?1),"
-            " (SELECT COUNT(*) FROM tasks WHERE vault_id = ?1)",
+            " (SELECT COUNT(*) FROM tasks WHERE vault_id = ?1),"
+            " (SELECT COUNT(*) FROM tasks WHERE vault_id = ?1 AND status = ' '),"
+            " (SELECT COUNT(*) FROM headings h JOIN notes n ON n.id = h.note_id WHERE n.vault_id = ?1)",
             (self.vault.id,),
         )
         return {
@@ -400,6 +407,8 @@ class VaultIndexer:
             "unresolved_links": int(row[2]),
             "tags": int(row[3]),
             "tasks": int(row[4]),
+            "open_tasks": int(row[5]),
+            "headings": int(row[6]),
         }
 
     def snapshot(self) -> dict[str, Any]:

@@ -6,9 +6,20 @@ from service.tools.registry import Registry
 
 
 def build_registry() -> Registry:
-    from service.tools import graph, moves, notes, notes_write, properties, search, search_meta, search_router, security
+    from service.tools import (
+        graph,
+        index,
+        moves,
+        notes,
+        notes_write,
+        properties,
+        search,
+        search_meta,
+        search_router,
+        security,
+    )
 
-    domains = (notes, notes_write, graph, moves, properties, search, search_meta, search_router, security)
+    domains = (notes, notes_write, graph, moves, properties, search, search_meta, search_router, security, index)
     registry = Registry()
     for domain in domains:
         for spec in domain.tools():

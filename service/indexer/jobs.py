@@ -1,0 +1,199 @@
+"""Reindex jobs: one row per job in the `jobs` table, at most one active job per vault.
+
+A job runs `VaultIndexer.reconcile` (kind `sync`: only notes whose mtime/size/hash changed;
+kind `full`: every note re-parsed and every row rewritten) as a background task, recording
+queued → running → done | failed with progress counters and timestamps. Asking for a job while
+one runs returns the running job (`already_running`) instead of starting a second one. Rows a
+previous process left `queued`/`running` are marked `failed` ("interrupted") at start, so the
+table never claims work nobody is doing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import time
+import uuid
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from service.indexer.runner import VaultIndexer
+from service.storage.db import Database
+
+log = logging.getLogger(__name__)
+Kind = Literal["full", "sync"]
+Progress = Callable[[int, int], Awaitable[None]]
+
+
+@dataclass
+class Job:
+    id: str
+    vault_id: str
+    kind: str
+    status: str = "queued"
+    progress: int = 0
+    total: int | None = None
+    message: str | None = None
+    created_at: float = field(default_factory=time.time)
+    started_at: float | None = None
+    finished_at: float | None = None
+    error: str | None = None
+    result: dict[str, int] | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "vault": self.vault_id,
+            "kind": self.kind,
+            "status": self.status,
+            "progress": self.progress,
+            "total": self.total,
+            "created_at": self.created_at,
+            "started_at": self.started_at,
+            "finished_at": self.finished_at,
+            "error": self.error,
+            "result": self.result,
+        }
+
+
+class IndexJobs:
+    """An app component (`start` recovers interrupted rows, `stop` cancels running jobs)."""
+
+    name = "index_jobs"
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        self._active: dict[str, Job] = {}
+        self._tasks: dict[str, asyncio.Task[None]] = {}
+        self._listeners: dict[str, list[Progress]] = {}
+
+    async def start(self) -> None:
+        recovered = await self.recover()
+        if recovered:
+            log.warning("marked %d interrupted reindex job(s) as failed", recovered)
+
+    async def recover(self) -> int:
+        """Mark jobs a previous process did not finish as failed; returns how many."""
+
+        def work(conn: Any) -> int:
+            cur = conn.execute(
+                "UPDATE jobs SET status = 'failed', error = 'interrupted: the server stopped during the job',"
+                " finished_at = ? WHERE status IN ('queued', 'running')",
+                (time.time(),),
+            )
+            return int(cur.rowcount or 0)
+
+        return await self.db.run_write(work)
+
+    def active(self, vault_id: str) -> Job | None:
+        return self._active.get(vault_id)
+
+    async def last(self, vault_id: str) -> Job | None:
+        row = await self.db.fetchone(
+            "SELECT id, vault_id, kind, status, progress, total, message, created_at, started_at, finished_at, error"
+            " FROM jobs WHERE vault_id = ? AND kind IN ('full', 'sync') ORDER BY created_at DESC LIMIT 1",
+            (vault_id,),
+        )
+        if row is None:
+            return None
+        job = Job(
+            id=row[0],
+            vault_id=row[1],
+            kind=row[2],
+            status=row[3],
+            progress=row[4],
+            total=row[5],
+            message=row[6],
+            created_at=row[7],
+            started_at=row[8],
+            finished_at=row[9],
+            error=row[10],
+        )
+        if job.message:
+            with contextlib.suppress(ValueError, TypeError):
+                job.result = json.loads(job.message)
+        return job
+
+    async def launch(
+        self, indexer: VaultIndexer, kind: Kind, progress: Progress | None = None
+    ) -> tuple[Job, bool, asyncio.Task[None]]:
+        """Start a job, or join the running one. Returns (job, already_running, its task)."""
+        vault_id = indexer.vault.id
+        running = self._active.get(vault_id)
+        if running is not None:
+            if progress is not None:
+                self._listeners.setdefault(running.id, []).append(progress)
+            return running, True, self._tasks[running.id]
+        job = Job(id=uuid.uuid4().hex[:16], vault_id=vault_id, kind=kind)
+        # Registered before the first await, so a concurrent call always finds the job and its task.
+        self._active[vault_id] = job
+        self._listeners[job.id] = [progress] if progress is not None else []
+        task = asyncio.create_task(self._run(indexer, job), name=f"reindex:{vault_id}:{job.id}")
+        self._tasks[job.id] = task
+        return job, False, task
+
+    async def _run(self, indexer: VaultIndexer, job: Job) -> None:
+        async def on_progress(done: int, total: int) -> None:
+            job.progress, job.total = done, total
+            for listener in list(self._listeners.get(job.id, ())):
+                with contextlib.suppress(Exception):  # a gone client must not stop the job
+                    await listener(done, total)
+
+        try:
+            await self._save(job)
+            job.status, job.started_at = "running", time.time()
+            indexer.active_job = job.id
+            await self._save(job)
+            job.result = await indexer.reconcile(full=job.kind == "full", progress=on_progress)
+            job.status = "done"
+            job.progress = job.total or job.progress
+        except asyncio.CancelledError:
+            job.status, job.error = "failed", "cancelled: the server is stopping"
+            raise
+        except Exception as exc:
+            log.exception("reindex %s of %s failed", job.kind, job.vault_id)
+            job.status, job.error = "failed", f"{type(exc).__name__}: {exc}"
+        finally:
+            job.finished_at = time.time()
+            indexer.active_job = None
+            self._active.pop(job.vault_id, None)
+            self._listeners.pop(job.id, None)
+            self._tasks.pop(job.id, None)
+            with contextlib.suppress(Exception):
+                await asyncio.shield(self._save(job))
+
+    async def _save(self, job: Job) -> None:
+        message = json.dumps(job.result) if job.result is not None else None
+
+        def work(conn: Any) -> None:
+            conn.execute(
+                "INSERT INTO jobs(id, vault_id, kind, status, progress, total, message, created_at, started_at,"
+                " finished_at, error) VALUES (?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(id) DO UPDATE SET"
+                " status = excluded.status, progress = excluded.progress, total = excluded.total,"
+                " message = excluded.message, started_at = excluded.started_at,"
+                " finished_at = excluded.finished_at, error = excluded.error",
+                (
+                    job.id,
+                    job.vault_id,
+                    job.kind,
+                    job.status,
+                    job.progress,
+                    job.total,
+                    message,
+                    job.created_at,
+                    job.started_at,
+                    job.finished_at,
+                    job.error,
+                ),
+            )
+
+        await self.db.run_write(work)
+
+    async def stop(self) -> None:
+        for task in list(self._tasks.values()):
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task

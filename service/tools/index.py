@@ -1,0 +1,201 @@
+"""index domain: index_status and reindex.
+
+Touches: the indexer's in-memory state, index tables (counts), the `jobs` table (through
+`service.indexer.jobs`). `reindex` is an admin tool that rewrites only the cache (never a note).
+Health: `unavailable` when the index failed or is missing, `degraded` while it is catching up
+(initial reconcile, a reindex, or the trigram prefilter still being rebuilt), else `healthy`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from service.errors import IndexUnavailable
+from service.indexer.jobs import IndexJobs, Job
+from service.indexer.runner import VaultIndexer, indexer_of
+from service.tools.context import ToolContext
+from service.tools.models import ToolInput, ToolOutput
+from service.tools.registry import ToolSpec
+
+
+def _iso(stamp: float | None) -> str | None:
+    return dt.datetime.fromtimestamp(stamp, dt.UTC).isoformat(timespec="seconds") if stamp else None
+
+
+class JobOut(BaseModel):
+    id: str = Field(description="Job id.")
+    kind: str = Field(description="full or sync.")
+    status: str = Field(description="queued, running, done or failed.")
+    progress: int = Field(description="Notes processed so far.")
+    total: int | None = Field(default=None, description="Notes to process (known once the scan is done).")
+    started_at: str | None = Field(default=None, description="ISO time the job started.")
+    finished_at: str | None = Field(default=None, description="ISO time the job finished.")
+    error: str | None = Field(default=None, description="Why it failed.")
+    result: dict[str, int] | None = Field(
+        default=None, description="Counts when done: indexed, unchanged_content, removed, scanned."
+    )
+
+
+def job_out(job: Job | None) -> JobOut | None:
+    if job is None:
+        return None
+    return JobOut(
+        id=job.id,
+        kind=job.kind,
+        status=job.status,
+        progress=job.progress,
+        total=job.total,
+        started_at=_iso(job.started_at),
+        finished_at=_iso(job.finished_at),
+        error=job.error,
+        result=job.result,
+    )
+
+
+class IndexStatusIn(ToolInput):
+    pass
+
+
+class LinkCounts(BaseModel):
+    total: int = Field(description="Links and embeds.")
+    resolved: int = Field(description="Pointing at an existing file.")
+    unresolved: int = Field(description="Pointing at nothing (yet).")
+
+
+class IndexStatusOut(ToolOutput):
+    vault: str = Field(description="Vault id.")
+    health: Literal["healthy", "degraded", "unavailable"] = Field(description="Overall index health.")
+    ready: bool = Field(description="The initial reconcile is complete.")
+    state: str = Field(description="starting, reconciling, ready or failed.")
+    notes: int = Field(description="Indexed notes.")
+    backlog: int = Field(description="Notes waiting to be (re)indexed.")
+    last_sync: str | None = Field(default=None, description="ISO time of the last complete reconcile.")
+    last_change: str | None = Field(default=None, description="ISO time of the last incremental update.")
+    generation: int = Field(description="Increases with every applied batch.")
+    active_job: JobOut | None = Field(default=None, description="The running reindex, if any.")
+    last_job: JobOut | None = Field(default=None, description="The most recent reindex.")
+    links: LinkCounts = Field(description="Link counts.")
+    tags: int = Field(description="Distinct tags.")
+    tasks: int = Field(description="Tasks (checkbox items).")
+    open_tasks: int = Field(description="Tasks not yet done.")
+    headings: int = Field(description="Headings.")
+    trigram_ready: bool = Field(description="The regex prefilter index is complete.")
+    watching: bool = Field(description="External edits are being picked up by the file watcher.")
+    error: str | None = Field(default=None, description="Why the index failed.")
+
+
+def _indexer(ctx: ToolContext) -> VaultIndexer:
+    found = indexer_of(ctx.vault)
+    if found is None:
+        raise IndexUnavailable(f"vault {ctx.vault.id!r} has no index", details={"vault": ctx.vault.id})
+    return found
+
+
+def _jobs(ctx: ToolContext) -> IndexJobs:
+    jobs = ctx.services.extensions.get("index_jobs")
+    assert isinstance(jobs, IndexJobs)
+    return jobs
+
+
+async def index_status(ctx: ToolContext, args: IndexStatusIn) -> IndexStatusOut:
+    indexer = _indexer(ctx)
+    jobs = _jobs(ctx)
+    counts = await indexer.counts()
+    active = jobs.active(ctx.vault.id)
+    if indexer.state == "failed":
+        health: Literal["healthy", "degraded", "unavailable"] = "unavailable"
+    elif not indexer.ready or active is not None or indexer.backlog or not indexer.trigram_ready:
+        health = "degraded"
+    else:
+        health = "healthy"
+    return IndexStatusOut(
+        vault=ctx.vault.id,
+        health=health,
+        ready=indexer.ready,
+        state=indexer.state,
+        notes=counts["notes"],
+        backlog=indexer.backlog,
+        last_sync=_iso(indexer.last_sync),
+        last_change=_iso(indexer.last_change),
+        generation=indexer.generation,
+        active_job=job_out(active),
+        last_job=job_out(await jobs.last(ctx.vault.id)),
+        links=LinkCounts(
+            total=counts["links"],
+            resolved=counts["links"] - counts["unresolved_links"],
+            unresolved=counts["unresolved_links"],
+        ),
+        tags=counts["tags"],
+        tasks=counts["tasks"],
+        open_tasks=counts["open_tasks"],
+        headings=counts["headings"],
+        trigram_ready=indexer.trigram_ready,
+        watching=indexer.watching,
+        error=indexer.error,
+    )
+
+
+class ReindexIn(ToolInput):
+    mode: Literal["full", "sync"] = Field(
+        default="sync",
+        description="sync: re-read notes whose size, mtime or content changed; full: re-parse every note.",
+    )
+    wait: bool = Field(default=True, description="Wait for the job (with progress notifications) or return at once.")
+
+
+class ReindexOut(ToolOutput):
+    vault: str = Field(description="Vault id.")
+    job: JobOut = Field(description="The job (finished when `wait` was true).")
+    already_running: bool = Field(description="True when a reindex was already running: this is that job.")
+
+
+async def reindex(ctx: ToolContext, args: ReindexIn) -> ReindexOut:
+    indexer = _indexer(ctx)
+
+    async def progress(done: int, total: int) -> None:
+        await ctx.progress(done, total, f"reindex ({args.mode}): {done}/{total} notes")
+
+    job, already, task = await _jobs(ctx).launch(indexer, args.mode, progress if args.wait else None)
+    if args.wait:
+        await asyncio.shield(task)
+    return ReindexOut(vault=ctx.vault.id, job=job_out(job) or _never(), already_running=already)
+
+
+def _never() -> Any:  # pragma: no cover - job_out only returns None for None
+    raise AssertionError("job missing")
+
+
+def tools() -> list[ToolSpec]:
+    return [
+        ToolSpec(
+            "index_status",
+            "index",
+            "Index status",
+            "Health of the vault's search index: ready/state, note count, backlog, last sync, the running "
+            "reindex job, and counts of links (resolved/unresolved), tags, tasks and headings.",
+            IndexStatusIn,
+            IndexStatusOut,
+            index_status,
+            tags=("index",),
+        ),
+        ToolSpec(
+            "reindex",
+            "index",
+            "Reindex the vault",
+            "Rebuild the search index as a job: 'sync' re-reads changed notes, 'full' re-parses every note. "
+            "Reports progress while waiting; a second call while one runs returns the running job. "
+            "Changes only the cache, never a note.",
+            ReindexIn,
+            ReindexOut,
+            reindex,
+            scopes=("admin",),
+            scope_class="admin",
+            mutating=True,
+            idempotent=False,
+            tags=("index", "admin"),
+        ),
+    ]

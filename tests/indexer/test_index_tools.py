@@ -1,0 +1,101 @@
+"""index_status and reindex through the dispatch chain; job bookkeeping in the jobs table."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+
+from service.indexer.jobs import IndexJobs
+from service.indexer.runner import indexer_of
+from tests.conftest import started
+from tests.search.conftest import SEARCH_VAULT
+from tests.security.conftest import caller
+
+
+async def test_index_status_reports_counts_and_health(make_vault: Callable[..., Path]) -> None:
+    async with started(make_vault(SEARCH_VAULT)) as vg:
+        await vg.indexed()
+        indexer = indexer_of(vg.app.vaults["main"])
+        assert indexer is not None
+        status = await vg.ok("index_status")
+        assert status["notes"] == 7 and status["backlog"] == 0 and status["ready"] is True
+        assert status["health"] == "healthy" and status["active_job"] is None
+        assert status["tags"] >= 5 and status["headings"] >= 7
+        assert status["links"]["total"] == status["links"]["resolved"] + status["links"]["unresolved"]
+        assert status["last_sync"] is not None and status["watching"] is True
+        await vg.ok("create_note", path="New", content="# New\n\n- [ ] a task #t\n")
+        after = await vg.ok("index_status")
+        assert after["notes"] == 8 and after["tasks"] == status["tasks"] + 1 and after["open_tasks"] >= 1
+        assert after["generation"] > status["generation"]
+
+
+async def test_reindex_sync_and_full_record_jobs_and_report_progress(make_vault: Callable[..., Path]) -> None:
+    root = make_vault(SEARCH_VAULT)
+    async with started(root, index={"watch": False}) as vg:
+        await vg.indexed()
+        (root / "Journal" / "2026-01-06.md").write_text("# Tuesday\n\nnow about kayaks\n", encoding="utf-8")
+        seen: list[tuple[float, float | None]] = []
+
+        async def progress(done: float, total: float | None, message: str | None) -> None:
+            seen.append((done, total))
+
+        result = await vg.app.dispatcher.call("reindex", {"mode": "sync"}, principal=vg.principal, progress=progress)
+        out = result.structured
+        assert out is not None and not result.is_error, out
+        job = out["job"]
+        assert job["status"] == "done" and job["kind"] == "sync" and out["already_running"] is False
+        assert job["result"]["indexed"] == 1 and job["result"]["scanned"] == 7
+        assert seen and seen[-1] == (1, 1)
+        assert [i["path"] for i in (await vg.ok("search_text", query="kayaks"))["items"]] == ["Journal/2026-01-06.md"]
+        full = await vg.ok("reindex", mode="full")
+        assert full["job"]["result"]["indexed"] == 7
+        status = await vg.ok("index_status")
+        assert status["last_job"]["id"] == full["job"]["id"] and status["last_job"]["status"] == "done"
+        rows = await vg.app.services.db.fetchall("SELECT kind, status FROM jobs ORDER BY created_at")
+        assert [tuple(r) for r in rows] == [("sync", "done"), ("full", "done")]
+
+
+async def test_a_second_reindex_joins_the_running_one(make_vault: Callable[..., Path]) -> None:
+    async with started(make_vault(SEARCH_VAULT)) as vg:
+        await vg.indexed()
+        first, second = await asyncio.gather(
+            vg.ok("reindex", mode="full", wait=True), vg.ok("reindex", mode="sync", wait=True)
+        )
+        assert first["job"]["id"] == second["job"]["id"]
+        assert sorted([first["already_running"], second["already_running"]]) == [False, True]
+        background = await vg.ok("reindex", mode="sync", wait=False)
+        assert background["job"]["status"] in ("queued", "running", "done")
+        jobs = vg.app.services.extensions["index_jobs"]
+        assert isinstance(jobs, IndexJobs)
+        task = jobs._tasks.get(background["job"]["id"])
+        if task is not None:
+            await task
+        assert (await vg.ok("index_status"))["last_job"]["status"] == "done"
+
+
+async def test_interrupted_jobs_are_marked_failed_on_start(make_vault: Callable[..., Path]) -> None:
+    root = make_vault(SEARCH_VAULT)
+    async with started(root) as vg:
+        await vg.app.services.db.run_write(
+            lambda c: c.execute(
+                "INSERT INTO jobs(id, vault_id, kind, status, created_at) VALUES ('x1', 'main', 'full', 'running', 1)"
+            )
+        )
+    async with started(root) as vg:
+        status = await vg.ok("index_status")
+        assert status["last_job"]["id"] == "x1" and status["last_job"]["status"] == "failed"
+        assert "interrupted" in status["last_job"]["error"]
+
+
+async def test_index_tool_failure_paths(make_vault: Callable[..., Path]) -> None:
+    async with started(make_vault(SEARCH_VAULT)) as vg:
+        before = vg.snapshot()
+        await vg.err("reindex", "validation_error", mode="everything")
+        await vg.err("index_status", "vault_not_found", vault="nope")
+        await vg.err("index_status", "validation_error", extra=1)
+        vg.principal = caller("read:vault write:vault")
+        error = await vg.err("reindex", "forbidden", mode="sync")
+        assert error["details"]["required"] == ["admin"]
+        assert (await vg.ok("index_status"))["vault"] == "main"
+        assert vg.snapshot() == before
