@@ -126,7 +126,10 @@ def _mask_inline_code(line: str) -> str:
 
 def _split_link(inner: str) -> tuple[str, str | None, str | None]:
     alias = None
-    if "|" in inner:
+    if "\\|" in inner:  # inside a Markdown table the alias pipe is escaped: [[Target\|alias]]
+        inner, alias = inner.split("\\|", 1)
+        alias = alias.strip() or None
+    elif "|" in inner:
         inner, alias = inner.split("|", 1)
         alias = alias.strip() or None
     subpath = None
@@ -143,13 +146,15 @@ def _task(line_no: int, status: str, text: str, tags: list[str]) -> Task:
             if emoji in text:
                 m = _EMOJI_DATE_RES[name].search(text)
                 dates[name] = m.group(1) if m else None
+    priority = None if text.isascii() else next((p for e, p in _PRIORITY.items() if e in text), None)
     if "::" in text:
         for m in _INLINE_FIELD.finditer(text):
             key = m.group(1).strip().lower()
             value = m.group(2).strip()
             if key in ("due", "scheduled", "start", "completion", "done") and _DATE_FULL.fullmatch(value):
                 dates["done" if key == "completion" else key] = value
-    priority = None if text.isascii() else next((p for e, p in _PRIORITY.items() if e in text), None)
+            elif key == "priority" and value and priority is None:
+                priority = value.lower()  # Dataview style: [priority:: high]
     return Task(
         line=line_no,
         status=status,
@@ -203,7 +208,9 @@ def parse_note(rel: str, text: str) -> ParsedNote:
         if has_md:
             for m in _MDLINK.finditer(line):
                 href = m.group(3)
-                if _SCHEME.match(href) or href == "#":
+                if href.startswith("<") and href.endswith(">"):
+                    href = href[1:-1]  # CommonMark's <destination> form
+                if not href or _SCHEME.match(href) or href == "#":
                     continue
                 target, _, sub = unquote(href).partition("#")
                 links.append(Link(target, sub or None, m.group(2) or None, bool(m.group(1)), "markdown", no))

@@ -1,0 +1,131 @@
+"""The indexer: link resolution as notes come and go, external edits via the watcher, warm
+restarts that re-parse nothing unchanged, and real vaults against their published statistics."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import pytest
+
+from service.indexer import rows
+from service.indexer.runner import VaultIndexer, indexer_of
+from service.vault.events import FileChange
+from tests.conftest import Harness, started
+
+VAULTS = Path("/work/shared/data/vaults")
+
+
+def _indexer(vg: Harness) -> VaultIndexer:
+    found = indexer_of(next(iter(vg.app.vaults.values())))
+    assert found is not None
+    return found
+
+
+async def _outlinks(vg: Harness, path: str) -> list[tuple[str, bool]]:
+    out = await vg.ok("get_outlinks", path=path)
+    return [(i["path"], i["resolved"]) for i in out["items"]]
+
+
+async def test_links_resolve_when_the_target_appears_and_break_when_it_goes(make_vault: Callable[..., Path]) -> None:
+    async with started(make_vault({"A.md": "See [[Later]] and [[sub/Deep|d]].\n"})) as vg:
+        await vg.indexed()
+        assert await _outlinks(vg, "A") == [("Later.md", False), ("sub/Deep.md", False)]
+        await vg.ok("create_note", path="Folder/Later", content="# Later\n")
+        assert await _outlinks(vg, "A") == [("Folder/Later.md", True), ("sub/Deep.md", False)]
+        await vg.ok("create_note", path="sub/Deep", content="x\n")
+        assert (await _outlinks(vg, "A"))[1] == ("sub/Deep.md", True)
+        await vg.ok("delete_note", path="Folder/Later")
+        assert (await _outlinks(vg, "A"))[0] == ("Later.md", False)
+        broken = await vg.ok("find_broken_links")
+        assert [i["target"] for i in broken["items"]] == ["Later"]
+
+
+async def test_external_edits_are_applied_and_published_as_external(make_vault: Callable[..., Path]) -> None:
+    root = make_vault({"A.md": "# A\n"})
+    async with started(root) as vg:
+        await vg.indexed()
+        vault = next(iter(vg.app.vaults.values()))
+        seen: list[FileChange] = []
+        arrived = asyncio.Event()
+
+        gone = asyncio.Event()
+
+        async def listener(changes: Sequence[FileChange]) -> None:
+            seen.extend(changes)
+            if any(c.path == "B.md" for c in changes):
+                arrived.set()
+            if any(c.path == "B.md" and c.kind == "deleted" for c in changes):
+                gone.set()
+
+        vault.bus.subscribe(listener)
+        (root / "B.md").write_text("# B\n\nwombat\n", encoding="utf-8")
+        await asyncio.wait_for(arrived.wait(), 30)
+        assert all(c.origin == "external" for c in seen if c.path == "B.md")
+        found = await vg.ok("search_text", query="wombat")
+        assert [i["path"] for i in found["items"]] == ["B.md"]
+        arrived.clear()
+        seen.clear()
+        (root / "B.md").unlink()
+        await asyncio.wait_for(gone.wait(), 30)  # published after the index applied it
+        assert (await vg.ok("search_text", query="wombat"))["items"] == []
+
+
+async def test_warm_restart_parses_only_changed_notes(
+    make_vault: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = make_vault({f"N{i}.md": f"# Note {i}\n\nbody {i}\n" for i in range(30)})
+    parsed: list[str] = []
+    original = rows.prepare
+
+    def counting(item: rows.NoteInput) -> rows.Prepared:
+        parsed.append(item.path)
+        return original(item)
+
+    monkeypatch.setattr(rows, "prepare", counting)
+    async with started(root, index={"watch": False}) as vg:
+        await vg.indexed()
+    assert len(parsed) == 30
+    parsed.clear()
+    async with started(root, index={"watch": False}) as vg:
+        await vg.indexed()
+    assert parsed == []
+    (root / "N3.md").write_text("# Note 3\n\nchanged\n", encoding="utf-8")
+    (root / "N4.md").unlink()
+    async with started(root, index={"watch": False}) as vg:
+        await vg.indexed()
+        assert (await vg.ok("index_status"))["notes"] == 29
+        assert [i["path"] for i in (await vg.ok("search_text", query="changed"))["items"]] == ["N3.md"]
+    assert parsed == ["N3.md"]
+
+
+@pytest.mark.parametrize("name", ["obsidian-help-en", "kepano-obsidian"])
+async def test_real_vaults_match_their_statistics(tmp_path: Path, name: str) -> None:
+    source = VAULTS / name
+    if not source.is_dir():
+        pytest.skip("real vault not available")
+    stats = json.loads((VAULTS / f"{name}.stats.json").read_text())
+    root = tmp_path / name
+    shutil.copytree(source, root)
+    async with started(root, index={"watch": False}) as vg:
+        await vg.indexed()
+        status = await vg.ok("index_status")
+        assert status["notes"] == stats["notes_md"]
+        db = vg.app.services.db
+        plain, plain_ok = await db.fetchone(
+            "SELECT count(*), sum(target_path IS NOT NULL) FROM links WHERE kind = 'wikilink' AND embed = 0"
+        )
+        embeds, embeds_ok = await db.fetchone(
+            "SELECT count(*), sum(target_path IS NOT NULL) FROM links WHERE kind = 'wikilink' AND embed = 1"
+        )
+    # Links inside code blocks are not links (Obsidian agrees); the published counts include them.
+    assert abs(plain - stats["wikilinks"]) <= 0.05 * stats["wikilinks"]
+    assert abs(embeds - stats["embeds"]) <= 0.05 * max(stats["embeds"], 20)
+    # Attachments were left out of the copies, so only links between notes can resolve.
+    if name == "obsidian-help-en":
+        assert plain_ok / plain * 100 >= stats["wikilink_resolved_pct"]
+    else:
+        assert round((plain_ok + embeds_ok) / (plain + embeds) * 100, 1) == stats["wikilink_resolved_pct"]

@@ -1,0 +1,110 @@
+"""Obsidian Markdown parsing: frontmatter, title, aliases, tags, links, headings, blocks, tasks."""
+
+from __future__ import annotations
+
+import pytest
+
+from service.markdown.parse import parse_note
+
+NOTE = """---
+title: Custom
+aliases: [One, "Two"]
+tags: [fm/a, b]
+---
+# Heading One
+
+Text #inline and #nested/tag/deep, not `#code` nor http://x.com/#frag or [[Note#Heading]].
+See [[a]], [[b|alias]], [[c#Sec]], [[d#^blk]], [[#Local]], ![[img.png]], ![[Note2#Part|w]].
+A [md](Folder/File.md) and [ext](https://example.com) and [rel](../up.md).
+
+```
+#notatag [[notalink]]
+```
+
+## Sub
+
+- [ ] todo 📅 2026-01-05 ⏳ 2026-01-03 🔼
+- [x] done ✅ 2026-01-02
+- [ ] dv [due:: 2026-02-01] [scheduled:: 2026-01-20] [priority:: High]
+- [/] in progress #work
+Paragraph with id ^para-1
+"""
+
+
+@pytest.fixture(scope="module")
+def parsed():  # type: ignore[no-untyped-def]
+    return parse_note("Folder/Note.md", NOTE)
+
+
+def test_frontmatter_title_aliases_and_tags(parsed) -> None:  # type: ignore[no-untyped-def]
+    assert parsed.title == "Custom"
+    assert parsed.aliases == ["One", "Two"]
+    assert parsed.properties["tags"] == ["fm/a", "b"]
+    assert parsed.tags == ["fm/a", "b", "inline", "nested/tag/deep", "work"]
+
+
+def test_tags_skip_code_inline_code_urls_and_heading_anchors(parsed) -> None:  # type: ignore[no-untyped-def]
+    for absent in ("code", "notatag", "frag", "Heading"):
+        assert absent not in parsed.tags
+
+
+def test_wikilinks_embeds_and_markdown_links(parsed) -> None:  # type: ignore[no-untyped-def]
+    got = [(lk.target, lk.subpath, lk.alias, lk.embed, lk.kind) for lk in parsed.links]
+    assert got == [
+        ("Note", "Heading", None, False, "wikilink"),
+        ("a", None, None, False, "wikilink"),
+        ("b", None, "alias", False, "wikilink"),
+        ("c", "Sec", None, False, "wikilink"),
+        ("d", "^blk", None, False, "wikilink"),
+        ("", "Local", None, False, "wikilink"),
+        ("img.png", None, None, True, "wikilink"),
+        ("Note2", "Part", "w", True, "wikilink"),
+        ("Folder/File.md", None, "md", False, "markdown"),
+        ("../up.md", None, "rel", False, "markdown"),
+    ]
+    assert all(lk.target != "notalink" for lk in parsed.links)
+    assert parsed.links[1].line == 8
+
+
+def test_headings_and_block_ids(parsed) -> None:  # type: ignore[no-untyped-def]
+    assert [(h.level, h.text, h.line) for h in parsed.headings] == [(1, "Heading One", 5), (2, "Sub", 15)]
+    assert parsed.block_ids == {"para-1": 21}
+
+
+def test_tasks_in_emoji_and_dataview_styles(parsed) -> None:  # type: ignore[no-untyped-def]
+    tasks = [(t.status, t.due, t.scheduled, t.done, t.priority) for t in parsed.tasks]
+    assert tasks == [
+        (" ", "2026-01-05", "2026-01-03", None, "medium"),
+        ("x", None, None, "2026-01-02", None),
+        (" ", "2026-02-01", "2026-01-20", None, "high"),
+        ("/", None, None, None, None),
+    ]
+    assert parsed.tasks[1].completed and parsed.tasks[3].tags == ("work",)
+
+
+def test_invalid_yaml_is_reported_and_the_body_still_indexed() -> None:
+    text = "---\nkey: [bad\n---\n# Body\n\nStill here #t [[x]]\n"
+    p = parse_note("x.md", text)
+    assert p.frontmatter_error and p.properties == {}
+    assert p.title == "Body" and p.tags == ["t"] and [lk.target for lk in p.links] == ["x"]
+    assert p.body_line == 3
+
+
+@pytest.mark.parametrize(
+    ("text", "title"),
+    [
+        ("---\ntitle: From FM\n---\n# H1\n", "From FM"),
+        ("Intro\n\n# First H1\n## Sub\n", "First H1"),
+        ("## Only H2\n", "My File"),
+        ("", "My File"),
+    ],
+)
+def test_title_rule(text: str, title: str) -> None:
+    assert parse_note("Dir/My File.md", text).title == title
+
+
+def test_frontmatter_tags_as_a_string_and_with_hashes() -> None:
+    assert parse_note("x.md", "---\ntags: one, two three\n---\n").tags == ["one", "two", "three"]
+    assert parse_note("x.md", '---\ntags: ["#one", "#a/b"]\n---\n').tags == ["one", "a/b"]
+    # an unquoted '#' after a space starts a YAML comment, as in Obsidian
+    assert parse_note("x.md", "---\ntags: one, #two\n---\n").tags == ["one"]
