@@ -2,11 +2,12 @@
 session exists.
 
 A pure ASGI middleware around the whole Starlette app (streaming-safe: it never buffers a
-body). For every request except the open ones (`/healthz`, `/readyz`, the RFC 9728 documents):
-1. Host and Origin are checked against `http.allowed_hosts` / `allowed_origins` (defaults: the
-   bound host and the loopback names, any port): a wrong Host is 421, a wrong Origin 403 —
-   this is what stops DNS-rebinding attacks from a browser;
-2. with `auth.mode = "jwt"`, the bearer token is verified (`service.security.jwt`); a missing,
+body). For every request except the liveness/readiness probes (`/healthz`, `/readyz`):
+1. Host and Origin are checked against `http.allowed_hosts` / `allowed_origins` by
+   `service.http.hosts` (defaults: the bound host and the loopback names, any port): a wrong
+   Host is 421, a wrong Origin 403 — this is what stops DNS-rebinding attacks from a browser;
+2. except for the RFC 9728 documents (public by definition), with `auth.mode = "jwt"` the
+   bearer token is verified (`service.security.jwt`); a missing,
    invalid or expired token is 401 with `WWW-Authenticate: Bearer ... resource_metadata=...`
    naming the RFC 9728 document, and the request never reaches the MCP transport.
 The verified `Principal` travels in the ASGI scope (`vaultgate.principal`); `scope["user"]` is
@@ -22,18 +23,18 @@ from typing import TYPE_CHECKING, Any
 
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
-from mcp.server.transport_security import TransportSecurityMiddleware
 from starlette.authentication import AuthCredentials
 from starlette.requests import Request
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from service.dispatch.context import Principal
-from service.security.jwt import JwtVerifier, TokenRejected
+from service.http.auth import PRINCIPAL_KEY, bearer_token, challenge_header, verifier_of
+from service.http.hosts import HostGuard
+from service.security.jwt import TokenRejected
 
 if TYPE_CHECKING:
     from service.app import VaultgateApp
 
-PRINCIPAL_KEY = "vaultgate.principal"
 OPEN_PATHS = ("/healthz", "/readyz")
 METADATA_PATH = "/.well-known/oauth-protected-resource"
 
@@ -50,8 +51,11 @@ class Edge:
         settings = vg.settings
         self.auth = settings.auth
         self.mcp_path = settings.http.path
-        self.security = TransportSecurityMiddleware(vg.transport_security())
-        self.verifier = JwtVerifier(settings.auth) if settings.auth.mode == "jwt" else None
+        http = settings.http
+        self.hosts = HostGuard(
+            http.effective_allowed_hosts(), http.effective_allowed_origins(), enabled=http.dns_rebinding_protection
+        )
+        self.verifier = verifier_of(vg)
         self._users: dict[str, AuthenticatedUser] = {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -63,9 +67,9 @@ class Edge:
             await self.app(scope, receive, send)
             return
         request = Request(scope)
-        refused = await self.security.validate_request(request, is_post=False)
+        refused = self.hosts.check(request.headers)
         if refused is not None:
-            await refused(scope, receive, send)
+            await _json(send, refused.status, {"error": "invalid_request", "error_description": refused.reason})
             return
         if path.startswith(METADATA_PATH):
             await self.app(scope, receive, send)
@@ -77,7 +81,7 @@ class Edge:
             scope[PRINCIPAL_KEY] = Principal.local("http")
             await self.app(scope, receive, send)
             return
-        token = _bearer(request)
+        token = bearer_token(request)
         if token is None:
             await self._challenge(request, send, None, "a bearer token is required")
             return
@@ -110,20 +114,9 @@ class Edge:
         await self.app(scope, receive, send)
 
     async def _challenge(self, request: Request, send: Send, error: str | None, description: str) -> None:
-        metadata = metadata_url(self.vg, request)
-        parts = [f'resource_metadata="{metadata}"']
-        if error is not None:
-            parts = [f'error="{error}"', f'error_description="{description}"', *parts]
         body = {"error": error or "invalid_request", "error_description": description}
-        await _json(send, 401, body, {"www-authenticate": "Bearer " + ", ".join(parts)})
-
-
-def _bearer(request: Request) -> str | None:
-    header = request.headers.get("authorization", "")
-    scheme, _, token = header.partition(" ")
-    if scheme.lower() != "bearer" or not token.strip():
-        return None
-    return token.strip()
+        header = challenge_header(self.vg, request, error, description)
+        await _json(send, 401, body, {"www-authenticate": header})
 
 
 async def _json(send: Send, status: int, body: dict[str, Any], headers: dict[str, str] | None = None) -> None:
