@@ -194,6 +194,57 @@ class SearchSettings(_Section):
     )
 
 
+class IdempotencySettings(_Section):
+    ttl_seconds: int = Field(default=86_400, ge=60, description="How long a completed key replays its result.")
+    reclaim_seconds: int = Field(
+        default=300, ge=1, description="An in-flight claim older than this is treated as crashed and re-run."
+    )
+
+
+class ThrottleClass(_Section):
+    rate_per_minute: float = Field(default=60, gt=0, description="Sustained calls per minute.")
+    burst: int = Field(default=10, ge=1, description="Calls allowed at once before the rate applies.")
+
+
+ScopeClassName = Literal["read", "write", "delete", "bulk", "execute", "admin"]
+
+
+def _default_classes() -> dict[ScopeClassName, ThrottleClass]:
+    return {
+        "read": ThrottleClass(rate_per_minute=1200, burst=120),
+        "write": ThrottleClass(rate_per_minute=240, burst=40),
+        "delete": ThrottleClass(rate_per_minute=60, burst=10),
+        "bulk": ThrottleClass(rate_per_minute=30, burst=5),
+        "execute": ThrottleClass(rate_per_minute=30, burst=5),
+        "admin": ThrottleClass(rate_per_minute=60, burst=10),
+    }
+
+
+class ThrottleSettings(_Section):
+    enabled: bool = Field(default=True, description="Token buckets per (caller, scope class, vault).")
+    classes: dict[ScopeClassName, ThrottleClass] = Field(
+        default_factory=_default_classes, description="Rate and burst per scope class."
+    )
+
+    @field_validator("classes", mode="after")
+    @classmethod
+    def _fill(cls, value: dict[ScopeClassName, ThrottleClass]) -> dict[ScopeClassName, ThrottleClass]:
+        return {**_default_classes(), **value}
+
+
+class ConfirmationSettings(_Section):
+    enabled: bool = Field(default=True, description="Ask a human before destructive or floored calls.")
+    elicit_ttl_seconds: int = Field(default=300, ge=10, le=86_400, description="Lifetime of a confirmation token.")
+    scope_floors: list[str] = Field(
+        default_factory=list,
+        description="Extra scopes whose tools always need confirmation (execute:command and execute:plugin always do).",
+    )
+    tools: list[str] = Field(default_factory=list, description="Extra tools that always need confirmation.")
+    use_elicitation: bool = Field(
+        default=True, description="Ask through the client (MCP elicitation) when it supports it."
+    )
+
+
 class LogSettings(_Section):
     level: Literal["debug", "info", "warning", "error"] = "info"
     format: Literal["json", "text"] = "text"
@@ -220,6 +271,9 @@ class Settings(BaseSettings):
     storage: StorageSettings = Field(default_factory=StorageSettings)
     search: SearchSettings = Field(default_factory=SearchSettings)
     acl: AclSettings = Field(default_factory=AclSettings)
+    idempotency: IdempotencySettings = Field(default_factory=IdempotencySettings)
+    throttle: ThrottleSettings = Field(default_factory=ThrottleSettings)
+    confirmation: ConfirmationSettings = Field(default_factory=ConfirmationSettings)
     log: LogSettings = Field(default_factory=LogSettings)
     config_file: Path | None = Field(default=None, exclude=True)
 

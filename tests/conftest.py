@@ -95,6 +95,21 @@ class Harness:
         assert error["code"] == code, error
         return error
 
+    async def token_for(self, tool: str, /, **args: Any) -> str:
+        """The call must answer elicit_required; returns a token minted as `vaultgate confirm` does."""
+        first = await self.call(tool, **args)
+        assert first.is_error and first.structured is not None, f"{tool} did not ask for confirmation"
+        error = first.structured["error"]
+        assert error["code"] == "elicit_required", error
+        store = self.app.services.extensions["confirmations"]
+        [request] = await store.pending(error["details"]["args_hash"], error["details"]["vault"])
+        token, _ = await store.mint(request, minted_by="test")
+        return str(token)
+
+    async def confirmed(self, tool: str, /, **args: Any) -> dict[str, Any]:
+        """A call that needs a human: confirm it (see `token_for`) and retry it with the token."""
+        return await self.ok(tool, **args, elicit_token=await self.token_for(tool, **args))
+
     async def indexed(self, within: float = 120.0) -> None:
         """Wait (bounded) until every vault's initial index reconcile is done."""
         for vault in self.app.vaults.values():

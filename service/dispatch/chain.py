@@ -12,8 +12,10 @@ failure of an inner layer is translated and every success is measured:
     authorize      §3.4  the caller holds the tool's scopes (token verified at the HTTP edge)
     resolve_vault  §3.5  (+ vault binding of the token)
     acl            §3.6  read-only kill switch; per-path ACL via services.guard in the handler
-    (precheck §3.7; idempotency §3.8; throttle §3.9; confirmation §3.10: policy issue,
-     inserted in this order between acl and handler)
+    precheck       §3.7  the tool's own precheck hook (before anything is claimed or confirmed)
+    idempotency    §3.8  claim-before-execute, replay of finished calls
+    throttle       §3.9  token bucket per (caller, scope class, vault)
+    confirm        §3.10 human confirmation: elicit_token, client elicitation, or elicit_required
     handler        §3.11 the tool itself (terminal)
 
 `LAYER_ORDER` is pinned by a contract test; `build_layers` constructs the tuple from the
@@ -27,15 +29,22 @@ from collections.abc import Sequence
 from service.dispatch.acl_gate import AclGate
 from service.dispatch.args_hash import ArgsHash
 from service.dispatch.authorize import Authorize
+from service.dispatch.confirm import Confirm
 from service.dispatch.context import CallContext, Layer, Next, ToolResult
 from service.dispatch.governor import Governor
 from service.dispatch.handler import RunHandler
+from service.dispatch.idempotency import Idempotency
 from service.dispatch.lookup import Lookup
 from service.dispatch.observe import Observe
+from service.dispatch.precheck import Precheck
 from service.dispatch.resolve_vault import ResolveVault
+from service.dispatch.throttle import Throttle
 from service.dispatch.translate import Translate
 from service.dispatch.validate import Validate
 from service.obs.metrics import Metrics
+from service.policy.confirmations import Confirmations
+from service.policy.idempotency import IdempotencyStore
+from service.policy.throttle import TokenBuckets
 from service.runtime import Services
 
 LAYER_ORDER: tuple[str, ...] = (
@@ -48,6 +57,10 @@ LAYER_ORDER: tuple[str, ...] = (
     "authorize",
     "resolve_vault",
     "acl",
+    "precheck",
+    "idempotency",
+    "throttle",
+    "confirm",
     "handler",
 )
 
@@ -55,6 +68,18 @@ LAYER_ORDER: tuple[str, ...] = (
 def build_layers(services: Services) -> tuple[Layer, ...]:
     settings = services.settings
     metrics = services.extensions.setdefault("metrics", Metrics())
+    idempotency = services.extensions.setdefault(
+        "idempotency",
+        IdempotencyStore(
+            services.db,
+            ttl_seconds=settings.idempotency.ttl_seconds,
+            reclaim_seconds=settings.idempotency.reclaim_seconds,
+        ),
+    )
+    buckets = services.extensions.setdefault("throttle", TokenBuckets(settings.throttle))
+    confirmations = services.extensions.setdefault(
+        "confirmations", Confirmations(services.db, settings.confirmation.elicit_ttl_seconds)
+    )
     layers: tuple[Layer, ...] = (
         Observe(metrics),
         Translate(),
@@ -65,6 +90,10 @@ def build_layers(services: Services) -> tuple[Layer, ...]:
         Authorize(),
         ResolveVault(services.vaults, settings.default_vault_id),
         AclGate(services),
+        Precheck(services),
+        Idempotency(idempotency),
+        Throttle(buckets),
+        Confirm(services, settings.confirmation, confirmations),
         RunHandler(services),
     )
     names = tuple(layer.name for layer in layers)

@@ -116,8 +116,8 @@ async def write_note_confirm(ctx: ToolContext, args: WriteNoteIn) -> str | None:
         current = ctx.vault.files.read(vp)
     except NoteNotFound:
         return None
-    if not current.content.strip() or (args.expected_etag is not None and args.expected_etag == current.etag):
-        return None
+    if not current.content.strip() or args.expected_etag is not None:
+        return None  # a matching etag is informed consent; a stale one fails with `conflict` anyway
     return (
         f"overwrite {vp.rel} ({current.stat.size} bytes → {len(args.content.encode())} bytes) "
         "without a matching expected_etag"

@@ -44,7 +44,7 @@ async def test_moving_the_most_linked_note_keeps_every_backlink(tmp_path: Path) 
         new_path = "Moved Here/" + target.rsplit("/", 1)[-1]
         preview = await vg.ok("move_note", path=target, new_path=new_path, dry_run=True)
         assert (root / target).exists()
-        out = await vg.ok("move_note", path=target, new_path=new_path)
+        out = await vg.confirmed("move_note", path=target, new_path=new_path)
         assert out["files_changed"] == preview["files_changed"]
 
         edges = await queries.backlinks(vault.id, [new_path])

@@ -63,7 +63,7 @@ async def test_search_text_paginates_with_cursor_and_sorts(sv: Harness) -> None:
 async def test_search_text_sees_writes_and_forgets_deleted_notes(sv: Harness) -> None:
     await sv.ok("create_note", path="Inbox/New.md", content="# New\n\nA zeppelin appears.\n")
     assert paths(await sv.ok("search_text", query="zeppelin")) == ["Inbox/New.md"]
-    await sv.ok("write_note", path="Inbox/New.md", content="# New\n\nAn airship now.\n", mode="overwrite")
+    await sv.confirmed("write_note", path="Inbox/New.md", content="# New\n\nAn airship now.\n", mode="overwrite")
     assert paths(await sv.ok("search_text", query="zeppelin")) == []
     assert paths(await sv.ok("search_text", query="airship")) == ["Inbox/New.md"]
     await sv.ok("delete_note", path="Inbox/New.md")

@@ -39,7 +39,7 @@ async def _resolved_backlinks(vg: Harness, path: str) -> list[tuple[str, int]]:
 
 async def test_move_rewrites_every_link_form_and_the_index_follows(vault: Harness) -> None:
     before_links = await _resolved_backlinks(vault, "Projects/Plan.md")
-    out = await vault.ok("move_note", path="Projects/Plan", new_path="Work/Road Map")
+    out = await vault.confirmed("move_note", path="Projects/Plan", new_path="Work/Road Map")
     assert out["path"] == "Work/Road Map.md" and out["dry_run"] is False
     assert out["moved"] == [{"old_path": "Projects/Plan.md", "new_path": "Work/Road Map.md"}]
     assert not (vault.root / "Projects/Plan.md").exists()
@@ -57,7 +57,7 @@ async def test_move_rewrites_every_link_form_and_the_index_follows(vault: Harnes
 
 async def test_bare_names_become_paths_when_the_move_makes_them_ambiguous(vault: Harness) -> None:
     # After Other -> Work/Plan two notes are called 'Plan': both kinds of bare link need a path.
-    await vault.ok("rename_note", path="Other.md", new_path="Work/Plan")
+    await vault.confirmed("rename_note", path="Other.md", new_path="Work/Plan")
     home = vault.read("Home.md")
     assert "Untouched [[Work/Plan]]" in home
     assert "Bare [[Projects/Plan]], aliased [[Projects/Plan|the plan]]" in home
@@ -65,7 +65,7 @@ async def test_bare_names_become_paths_when_the_move_makes_them_ambiguous(vault:
 
 
 async def test_bare_name_stays_bare_when_still_unique(vault: Harness) -> None:
-    out = await vault.ok("move_note", path="Other", new_path="Deep/Er/Other.md")
+    out = await vault.confirmed("move_note", path="Other", new_path="Deep/Er/Other.md")
     assert "Untouched [[Other]]" in vault.read("Home.md")
     assert out["files_changed"] == 0
 
@@ -86,13 +86,13 @@ async def test_dry_run_lists_files_and_lines_and_changes_nothing(vault: Harness)
 
 
 async def test_rename_with_a_bare_name_keeps_the_folder(vault: Harness) -> None:
-    out = await vault.ok("rename_note", path="Projects/Plan", new_path="Roadmap")
+    out = await vault.ok("rename_note", path="Projects/Plan", new_path="Roadmap")  # same folder: no confirmation
     assert out["path"] == "Projects/Roadmap.md"
     assert "Bare [[Roadmap]]" in vault.read("Home.md")
 
 
 async def test_folder_move_moves_every_note_and_rewrites_links(vault: Harness) -> None:
-    out = await vault.ok("move_note", path="Projects", new_path="Old/Projects")
+    out = await vault.confirmed("move_note", path="Projects", new_path="Old/Projects")
     assert [m["new_path"] for m in out["moved"]] == ["Old/Projects/Plan.md"]
     assert not (vault.root / "Projects").exists()
     assert "heading [[Old/Projects/Plan#Goals]]" in vault.read("Home.md")
@@ -113,7 +113,8 @@ async def test_failed_write_rolls_back_every_file_and_the_move(vault: Harness, m
         return await real_write(*args, **kwargs)
 
     monkeypatch.setattr(files, "write", failing_write)
-    await vault.err("move_note", "internal_error", path="Projects/Plan", new_path="Work/Plan")
+    token = await vault.token_for("move_note", path="Projects/Plan", new_path="Work/Plan")
+    await vault.err("move_note", "internal_error", path="Projects/Plan", new_path="Work/Plan", elicit_token=token)
     monkeypatch.undo()
     assert calls["n"] >= 2
     assert vault.snapshot() == before
@@ -152,7 +153,7 @@ async def test_rewrite_links_repairs_links_after_an_outside_move(vault: Harness)
     preview = await vault.ok("rewrite_links", old_target="Projects/Plan", new_target="Work/Strategy")
     assert preview["dry_run"] is True and vault.snapshot() == before
     assert {i["path"] for i in preview["items"]} == {"Home.md", "Daily/Day.md"}
-    done = await vault.ok("rewrite_links", old_target="Projects/Plan", new_target="Work/Strategy", dry_run=False)
+    done = await vault.confirmed("rewrite_links", old_target="Projects/Plan", new_target="Work/Strategy", dry_run=False)
     assert done["links_rewritten"] == 3
     assert "Bare [[Strategy]], aliased [[Strategy|the plan]]" in vault.read("Home.md")
     assert len(await _resolved_backlinks(vault, "Work/Strategy.md")) == 7

@@ -198,7 +198,7 @@ async def test_delete_goes_to_trash_and_permanent_really_deletes(vg: Harness) ->
     out = await vg.ok("delete_note", path="Projects/Notes/Idea")
     assert out["trash_path"] == ".trash/Projects/Notes/Idea.md" and not (vg.root / "Projects/Notes/Idea.md").exists()
     assert (vg.root / ".trash/Projects/Notes/Idea.md").exists()
-    await vg.ok("delete_note", path="Daily/2024-01-01", permanent=True)
+    await vg.confirmed("delete_note", path="Daily/2024-01-01", permanent=True)
     assert not (vg.root / "Daily/2024-01-01.md").exists()
     assert not (vg.root / ".trash/Daily").exists()
     await vg.err("delete_note", "note_not_found", path="Projects/Notes/Idea")

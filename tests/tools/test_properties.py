@@ -116,7 +116,7 @@ async def test_rename_tag_dry_run_previews_then_applies_nested(make_vault: Calla
         assert sorted(i["path"] for i in preview["items"]) == ["In.md", "N.md"]
         lines = {c["line"] for i in preview["items"] if i["path"] == "N.md" for c in i["changes"]}
         assert lines == {7, 11}
-        done = await vg.ok("rename_tag", old="proj", new="work", dry_run=False)
+        done = await vg.confirmed("rename_tag", old="proj", new="work", dry_run=False)
         assert done["files_changed"] == 2
         n_text = vg.read("N.md")
         assert "  - one   # first\n  - work/alpha\n" in n_text

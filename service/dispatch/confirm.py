@@ -1,0 +1,133 @@
+"""§3.10 confirm: risky calls need a human.
+
+A call needs confirmation when its tool is destructive, when one of its scopes has a floor
+(`execute:command` and `execute:plugin` always; `confirmation.scope_floors` may add more, never
+remove these), when `confirmation.tools` names it, or when the tool's `confirm_when` hook
+returns a preview for these particular arguments (overwriting non-empty content without a
+matching etag, permanent deletes, cross-folder moves, non-dry-run link rewrites and tag
+renames, bulk writes above a count). Then, in this order:
+
+1. an `elicit_token` minted by a human for exactly this vault + tool + args_hash is consumed
+   (single use, atomic) and the call proceeds (`notes["confirmed"]`);
+2. else, when the client can be asked (older protocol era over SSE, client declared
+   `elicitation`), the human is asked through the client (MCP elicitation): accept → proceed,
+   decline/cancel → `forbidden` (details.reason "declined");
+3. else the call answers `elicit_required` with `details.args_hash`, the tool, the vault, a
+   preview of what would change, the expiry, and how to mint a token
+   (`vaultgate confirm ARGS_HASH PATH` or `POST /admin/confirm`); retry with `elicit_token`.
+Protocol 2026-07-28 clients get step 3 (its input-required round trip is not used yet).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from service.dispatch.context import CallContext, Next, ToolResult
+from service.errors import ElicitRequired, Forbidden
+from service.policy.confirmations import Confirmations
+from service.runtime import Services
+from service.settings import ConfirmationSettings
+from service.tools.context import ToolContext
+
+log = logging.getLogger(__name__)
+BUILTIN_FLOORS = frozenset({"execute:command", "execute:plugin"})
+_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"confirm": {"type": "boolean", "title": "Allow this change?", "default": False}},
+    "required": ["confirm"],
+}
+
+
+class Confirm:
+    name = "confirm"
+
+    def __init__(self, services: Services, cfg: ConfirmationSettings, store: Confirmations) -> None:
+        self.services = services
+        self.cfg = cfg
+        self.store = store
+        self.floors = BUILTIN_FLOORS | frozenset(cfg.scope_floors)
+
+    async def preview(self, call: CallContext) -> str | None:
+        """What a human must approve for this call, or None when it needs no confirmation."""
+        spec = call.spec
+        assert spec is not None and call.args is not None and call.vault is not None
+        if spec.confirm == "always" or spec.destructive or spec.name in self.cfg.tools:
+            return f"{spec.name} ({spec.title}) with {call.args.model_dump_json(exclude_none=True)}"
+        floored = sorted(set(spec.scopes) & self.floors)
+        if floored:
+            return f"{spec.name} needs {', '.join(floored)}: {call.args.model_dump_json(exclude_none=True)}"
+        if spec.confirm == "conditional" and spec.confirm_when is not None:
+            ctx = ToolContext(call=call, vault=call.vault, services=self.services)
+            return await spec.confirm_when(ctx, call.args)
+        return None
+
+    async def __call__(self, call: CallContext, next: Next) -> ToolResult:
+        if not self.cfg.enabled:
+            return await next(call)
+        spec, args, vault = call.spec, call.args, call.vault
+        assert spec is not None and args is not None and vault is not None
+        preview = await self.preview(call)
+        if preview is None:
+            return await next(call)
+        if args.elicit_token:
+            if await self.store.consume(args.elicit_token, vault.id, spec.name, call.args_hash):
+                call.notes["confirmed"] = "token"
+                return await next(call)
+            reason = "the elicit_token is unknown, used, expired or minted for another call"
+            raise await self._required(call, preview, reason=reason)
+        if self.cfg.use_elicitation and await self._ask(call, preview):
+            call.notes["confirmed"] = "elicitation"
+            return await next(call)
+        raise await self._required(call, preview)
+
+    async def _ask(self, call: CallContext, preview: str) -> bool:
+        """Ask through the client when it can be asked; False when it cannot. Raises on decline."""
+        request = call.request
+        session = getattr(request, "session", None)
+        if session is None or self.services.settings.http.json_response:
+            return False
+        caps = getattr(session, "client_capabilities", None)
+        if caps is None or getattr(caps, "elicitation", None) is None:
+            return False
+        if not getattr(session, "can_send_request", True):
+            return False
+        try:
+            answer = await session.elicit_form(
+                f"vaultgate: allow this change in vault {call.vault.id if call.vault else '?'}?\n\n{preview}",
+                _SCHEMA,
+                related_request_id=getattr(request, "request_id", None),
+            )
+        except Exception as exc:  # noqa: BLE001 - no back channel, or the client failed: fall back to tokens
+            log.info("elicitation unavailable (%s); answering elicit_required", type(exc).__name__)
+            return False
+        content = answer.content or {}
+        if answer.action == "accept" and content.get("confirm") is True:
+            return True
+        raise Forbidden(
+            "the change was not approved",
+            details={"reason": "declined", "action": answer.action, "tool": call.tool},
+            hint="Ask the human what to change, or call a non-destructive alternative.",
+        )
+
+    async def _required(self, call: CallContext, preview: str, reason: str | None = None) -> ElicitRequired:
+        assert call.vault is not None and call.spec is not None
+        expires = await self.store.record_request(
+            call.args_hash, call.vault.id, call.spec.name, preview, call.principal.subject
+        )
+        details: dict[str, Any] = {
+            "args_hash": call.args_hash,
+            "tool": call.spec.name,
+            "vault": call.vault.id,
+            "preview": preview,
+            "expires_at": expires,
+            "confirm_with": [f"vaultgate confirm {call.args_hash} <vault folder or config>", "POST /admin/confirm"],
+        }
+        if reason is not None:
+            details["reason"] = reason
+        return ElicitRequired(
+            "this change needs a human's confirmation",
+            details=details,
+            hint=f"Ask the human to run `vaultgate confirm {call.args_hash} <vault>` and retry the same call "
+            "with elicit_token set to the token it prints.",
+        )

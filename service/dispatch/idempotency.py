@@ -1,0 +1,56 @@
+"""§3.8 idempotency: a call with `idempotency_key` runs at most once per (caller, vault, key).
+
+The claim is taken before the handler runs (`service.policy.idempotency`): the owner runs the
+call and stores its result; a repeat of a finished call replays that result without running
+anything (`notes["replayed"]`); a repeat while it still runs is `idempotency_in_flight`
+(retryable); the same key with another tool or other arguments is `idempotency_key_mismatch`.
+A call that fails releases its claim: writes are atomic, so a failure changed nothing and a
+retry with the same key may run.
+"""
+
+from __future__ import annotations
+
+from service.dispatch.context import CallContext, Next, ToolResult
+from service.errors import IdempotencyInFlight, IdempotencyKeyMismatch
+from service.policy.idempotency import IdempotencyStore
+
+
+class Idempotency:
+    name = "idempotency"
+
+    def __init__(self, store: IdempotencyStore) -> None:
+        self.store = store
+
+    async def __call__(self, call: CallContext, next: Next) -> ToolResult:
+        assert call.args is not None and call.vault is not None
+        key = call.args.idempotency_key
+        if not key:
+            return await next(call)
+        caller, vault_id = call.principal.subject, call.vault.id
+        claim = await self.store.claim(caller, vault_id, key, call.tool, call.args_hash)
+        if claim.outcome == "replay":
+            assert claim.stored is not None
+            call.notes["replayed"] = True
+            return ToolResult(structured=claim.stored["structured"], text=claim.stored["text"])
+        if claim.outcome == "in_flight":
+            raise IdempotencyInFlight(
+                "a call with this idempotency_key is still running",
+                details={"idempotency_key": key, "retry_after_seconds": 1},
+                hint="Retry the same call shortly; it will replay the result once the first call finishes.",
+            )
+        if claim.outcome == "mismatch":
+            raise IdempotencyKeyMismatch(
+                "this idempotency_key was used for a different call",
+                details={"idempotency_key": key, "tool": claim.tool},
+                hint="Use a fresh key for a different tool or different arguments.",
+            )
+        try:
+            result = await next(call)
+        except BaseException:
+            await self.store.release(caller, vault_id, key)
+            raise
+        if result.is_error:
+            await self.store.release(caller, vault_id, key)
+            return result
+        await self.store.complete(caller, vault_id, key, {"structured": result.structured, "text": result.text})
+        return result

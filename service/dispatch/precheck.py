@@ -1,0 +1,23 @@
+"""§3.7 precheck: a tool's own cheap validation that needs the vault (e.g. "the target exists"),
+run before idempotency, throttling and the confirmation gate, so a call that cannot succeed
+never takes a claim, spends a token bucket slot, or asks a human for nothing."""
+
+from __future__ import annotations
+
+from service.dispatch.context import CallContext, Next, ToolResult
+from service.runtime import Services
+from service.tools.context import ToolContext
+
+
+class Precheck:
+    name = "precheck"
+
+    def __init__(self, services: Services) -> None:
+        self.services = services
+
+    async def __call__(self, call: CallContext, next: Next) -> ToolResult:
+        spec = call.spec
+        assert spec is not None and call.args is not None and call.vault is not None
+        if spec.precheck is not None:
+            await spec.precheck(ToolContext(call=call, vault=call.vault, services=self.services), call.args)
+        return await next(call)

@@ -1,0 +1,98 @@
+"""The idempotency store: claim-before-execute in SQLite.
+
+`claim` runs one `INSERT ... ON CONFLICT DO NOTHING` plus a read inside the single writer's
+transaction, so exactly one of any number of concurrent calls with the same (caller, vault,
+key) becomes the owner; the others see the owner's row and learn whether it is still running
+(`idempotency_in_flight`), finished (replay its stored result), or belongs to another tool or
+other arguments (`idempotency_key_mismatch`). A claim left `in_flight` longer than
+`reclaim_seconds` (its process died) is taken over. Completed keys live `ttl_seconds`.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from service.storage.db import Database
+
+Outcome = Literal["owner", "replay", "in_flight", "mismatch"]
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    outcome: Outcome
+    stored: dict[str, Any] | None = None  # the result to replay
+    tool: str | None = None
+    claimed_at: float | None = None
+
+
+class IdempotencyStore:
+    def __init__(self, db: Database, *, ttl_seconds: int, reclaim_seconds: int) -> None:
+        self.db = db
+        self.ttl = ttl_seconds
+        self.reclaim = reclaim_seconds
+
+    async def claim(self, caller: str, vault_id: str, key: str, tool: str, args_hash: str) -> Claim:
+        now = time.time()
+
+        def work(conn: Any) -> Claim:
+            conn.execute(
+                "DELETE FROM idempotency_keys WHERE caller = ? AND vault_id = ? AND key = ? AND expires_at < ?",
+                (caller, vault_id, key, now),
+            )
+            cur = conn.execute(
+                "INSERT INTO idempotency_keys(caller, vault_id, key, tool, args_hash, status, claimed_at, expires_at)"
+                " VALUES (?,?,?,?,?, 'in_flight', ?, ?) ON CONFLICT DO NOTHING",
+                (caller, vault_id, key, tool, args_hash, now, now + self.ttl),
+            )
+            if cur.rowcount == 1:
+                return Claim("owner")
+            row = conn.execute(
+                "SELECT tool, args_hash, status, result, claimed_at FROM idempotency_keys"
+                " WHERE caller = ? AND vault_id = ? AND key = ?",
+                (caller, vault_id, key),
+            ).fetchone()
+            if row is None:  # pragma: no cover - deleted between the two statements (same transaction)
+                return Claim("owner")
+            if row[0] != tool or row[1] != args_hash:
+                return Claim("mismatch", tool=row[0])
+            if row[2] == "done":
+                return Claim("replay", stored=json.loads(row[3]))
+            if now - float(row[4]) > self.reclaim:
+                conn.execute(
+                    "UPDATE idempotency_keys SET claimed_at = ?, expires_at = ? WHERE caller = ? AND vault_id = ?"
+                    " AND key = ?",
+                    (now, now + self.ttl, caller, vault_id, key),
+                )
+                return Claim("owner")
+            return Claim("in_flight", claimed_at=float(row[4]))
+
+        return await self.db.run_write(work)
+
+    async def complete(self, caller: str, vault_id: str, key: str, result: dict[str, Any]) -> None:
+        now = time.time()
+        payload = json.dumps(result, ensure_ascii=False)
+        await self.db.run_write(
+            lambda conn: conn.execute(
+                "UPDATE idempotency_keys SET status = 'done', result = ?, completed_at = ?, expires_at = ?"
+                " WHERE caller = ? AND vault_id = ? AND key = ?",
+                (payload, now, now + self.ttl, caller, vault_id, key),
+            )
+        )
+
+    async def release(self, caller: str, vault_id: str, key: str) -> None:
+        """Forget a claim whose call failed before doing anything (so a retry can run)."""
+        await self.db.run_write(
+            lambda conn: conn.execute(
+                "DELETE FROM idempotency_keys WHERE caller = ? AND vault_id = ? AND key = ? AND status = 'in_flight'",
+                (caller, vault_id, key),
+            )
+        )
+
+    async def purge(self, now: float | None = None) -> int:
+        cutoff = time.time() if now is None else now
+        return await self.db.run_write(
+            lambda conn: int(conn.execute("DELETE FROM idempotency_keys WHERE expires_at < ?", (cutoff,)).rowcount)
+        )
