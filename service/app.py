@@ -210,8 +210,10 @@ class VaultgateApp:
         )
 
     def http_app(self) -> Starlette:
+        from service.http.auth import verifier_of
         from service.http.routes import health_routes
 
+        verifier_of(self)  # an unusable secret/JWKS is a ConfigError now, not at the first request
         http = self.settings.http
         inner = self.server.streamable_http_app(
             streamable_http_path=http.path,
