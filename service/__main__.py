@@ -1,4 +1,4 @@
-"""Command line: `vaultgate serve|stdio|config|token|version …` (also `python -m service`).
+"""Command line: `vaultgate serve|stdio|config|token|confirm|version …` (also `python -m service`).
 
 Exit codes: 0 success, 1 configuration or start-up error (printed readably on stderr), 2 usage.
 """
@@ -46,6 +46,11 @@ def _parser() -> argparse.ArgumentParser:
     mint.add_argument("--ttl", default="1h", help="lifetime: 90s, 30m, 12h, 7d (default 1h)")
     mint.add_argument("--issuer", help="iss claim (set it when the server checks auth.issuer)")
     mint.add_argument("--audience", help="aud claim (set it when the server checks auth.audience)")
+
+    confirm = sub.add_parser("confirm", help="approve a call that answered elicit_required (prints a token)")
+    confirm.add_argument("args_hash", help="details.args_hash from the elicit_required answer")
+    confirm.add_argument("target", type=Path, help="the vault folder or config file the server runs on")
+    confirm.add_argument("--vault", help="vault id, when the same call is pending in several vaults")
 
     sub.add_parser("version", help="print the version")
     return parser
@@ -137,7 +142,21 @@ def cmd_version(args: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS = {"serve": cmd_serve, "stdio": cmd_stdio, "config": cmd_config, "token": cmd_token, "version": cmd_version}
+def cmd_confirm(args: argparse.Namespace) -> int:
+    settings = _load(args.target)
+    from service.policy.confirm_cli import mint_for
+
+    return asyncio.run(mint_for(settings, args.args_hash, vault_id=args.vault))
+
+
+COMMANDS = {
+    "serve": cmd_serve,
+    "stdio": cmd_stdio,
+    "config": cmd_config,
+    "token": cmd_token,
+    "confirm": cmd_confirm,
+    "version": cmd_version,
+}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

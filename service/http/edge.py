@@ -44,6 +44,11 @@ def principal_of_scope(scope: Scope) -> Principal | None:
     return found if isinstance(found, Principal) else None
 
 
+async def authenticate_request(app: VaultgateApp, request: Request) -> Principal | None:
+    """The caller of a plain HTTP route, as the edge verified it (None: not authenticated)."""
+    return principal_of_scope(request.scope)
+
+
 class Edge:
     def __init__(self, app: ASGIApp, vg: VaultgateApp) -> None:
         self.app = app

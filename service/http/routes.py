@@ -1,5 +1,6 @@
-"""Plain HTTP routes served beside /mcp: liveness, readiness and the RFC 9728 protected-resource
-metadata (served at the bare well-known path and at the `/mcp`-suffixed one)."""
+"""Plain HTTP routes served beside /mcp: liveness, readiness, the RFC 9728 protected-resource
+metadata (served at the bare well-known path and at the `/mcp`-suffixed one), and the
+admin-scoped confirmation endpoint (behind the edge's bearer check like /mcp)."""
 
 from __future__ import annotations
 
@@ -39,10 +40,37 @@ def health_routes(app: VaultgateApp) -> list[Route]:
             headers={"cache-control": "public, max-age=3600"},
         )
 
+    async def admin_confirm(request: Request) -> JSONResponse:
+        """POST {"args_hash", "vault"?}: a human (holding an admin token) approves a pending call."""
+        from service.http.edge import principal_of_scope
+        from service.security.scopes import holds
+
+        principal = principal_of_scope(request.scope)
+        if principal is None or not holds(principal.scopes, "admin"):
+            return JSONResponse({"error": "forbidden", "error_description": "admin scope required"}, status_code=403)
+        try:
+            body = await request.json()
+        except ValueError:
+            body = None
+        if not isinstance(body, dict) or not isinstance(body.get("args_hash"), str):
+            return JSONResponse({"error": "invalid_request", "error_description": "send {args_hash, vault?}"}, 400)
+        store = app.services.extensions["confirmations"]
+        vault = body.get("vault") if isinstance(body.get("vault"), str) else None
+        pending = await store.pending(body["args_hash"], vault)
+        if len(pending) != 1:
+            reason = "no such pending call" if not pending else "pending in several vaults: name one"
+            return JSONResponse({"error": "not_found", "error_description": reason}, status_code=404)
+        token, expires = await store.mint(pending[0], minted_by=f"http:{principal.subject}")
+        req = pending[0]
+        return JSONResponse(
+            {"token": token, "expires_at": expires, "tool": req.tool, "vault": req.vault_id, "preview": req.preview}
+        )
+
     suffix = app.settings.http.path.strip("/")
     return [
         Route("/healthz", healthz, methods=["GET"]),
         Route("/readyz", readyz, methods=["GET"]),
         Route("/.well-known/oauth-protected-resource", protected_resource, methods=["GET"]),
         Route(f"/.well-known/oauth-protected-resource/{suffix}", protected_resource, methods=["GET"]),
+        Route("/admin/confirm", admin_confirm, methods=["POST"]),
     ]

@@ -1,0 +1,122 @@
+"""The confirmation gate: elicit_required, single-use tokens bound to one call, the CLI, floors."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from service.errors import NoteNotFound
+from tests.conftest import Harness, started
+
+VAULT = {"A.md": "# A\n\nkeep me\n", "B.md": "# B\n\nme too\n", "Folder/C.md": "c\n"}
+
+
+async def _pending_token(vg: Harness, tool: str, **args: Any) -> tuple[str, dict[str, Any]]:
+    error = await vg.err(tool, "elicit_required", **args)
+    store = vg.app.services.extensions["confirmations"]
+    [request] = await store.pending(error["details"]["args_hash"], "main")
+    token, _ = await store.mint(request, minted_by="test")
+    return token, error
+
+
+async def test_a_risky_call_answers_elicit_required_and_changes_nothing(make_vault: Callable[..., Path]) -> None:
+    async with started(make_vault(VAULT)) as vg:
+        before = vg.snapshot()
+        error = await vg.err("delete_note", "elicit_required", path="A", permanent=True)
+        details = error["details"]
+        assert set(details) >= {"args_hash", "tool", "vault", "preview", "expires_at", "confirm_with"}
+        assert details["tool"] == "delete_note" and "permanently delete A.md" in details["preview"]
+        assert details["args_hash"] in error["hint"]
+        assert vg.snapshot() == before
+        # safe variants need nobody
+        await vg.ok("delete_note", path="B")  # to .trash, recoverable
+
+
+async def test_a_token_works_once_and_only_for_its_own_call(make_vault: Callable[..., Path]) -> None:
+    async with started(make_vault(VAULT)) as vg:
+        token, _ = await _pending_token(vg, "delete_note", path="A", permanent=True)
+        before = vg.snapshot()
+        wrong = await vg.err("delete_note", "elicit_required", path="B", permanent=True, elicit_token=token)
+        assert "another call" in wrong["details"]["reason"]
+        bogus = await vg.err("delete_note", "elicit_required", path="A", permanent=True, elicit_token="x" * 32)
+        assert bogus["details"]["reason"]
+        assert vg.snapshot() == before
+        await vg.ok("delete_note", path="A", permanent=True, elicit_token=token)
+        assert not (vg.root / "A.md").exists()
+        await vg.ok("create_note", path="A", content="again\n")
+        reused = await vg.err("delete_note", "elicit_required", path="A", permanent=True, elicit_token=token)
+        assert reused["details"]["reason"] and (vg.root / "A.md").exists()
+
+
+async def test_a_token_cannot_be_spent_twice_concurrently(make_vault: Callable[..., Path]) -> None:
+    async with started(make_vault(VAULT)) as vg:
+        args = {"path": "A", "content": "replaced\n", "mode": "overwrite"}
+        token, _ = await _pending_token(vg, "write_note", **args)
+        results = await asyncio.gather(*(vg.call("write_note", **args, elicit_token=token) for _ in range(6)))
+        codes = sorted(r.error_code or "ok" for r in results)
+        assert codes == ["elicit_required"] * 5 + ["ok"]
+        store = vg.app.services.extensions["confirmations"]
+        token2, _ = await _pending_token(vg, "write_note", path="B", content="x\n", mode="overwrite")
+        spent = await asyncio.gather(
+            *(
+                store.consume(token2, "main", "write_note", _hash(vg, "write_note", path="B", content="x\n"))
+                for _ in range(10)
+            )
+        )
+        assert spent.count(True) == 1
+
+
+def _hash(vg: Harness, tool: str, **args: Any) -> str:
+    from service.dispatch.args_hash import args_hash
+
+    return args_hash(tool, {**args, "mode": "overwrite"})
+
+
+async def test_configured_floors_add_confirmation_never_remove_it(make_vault: Callable[..., Path]) -> None:
+    cfg = {"tools": ["append_note"], "scope_floors": ["delete:vault"]}
+    async with started(make_vault(VAULT), confirmation=cfg) as vg:
+        await vg.err("append_note", "elicit_required", path="A", content="x")
+        await vg.err("delete_note", "elicit_required", path="B")  # delete:vault floored by config
+        await vg.confirmed("append_note", path="A", content="x\n")
+        assert vg.read("A.md").endswith("x\n")
+        await vg.ok("create_note", path="New", content="fine\n")
+
+
+async def test_the_cli_mints_a_token_a_retry_accepts(make_vault: Callable[..., Path]) -> None:
+    root = make_vault(VAULT)
+    async with started(root) as vg:
+        error = await vg.err("move_note", "elicit_required", path="A", new_path="Folder/A")
+        argv = [sys.executable, "-m", "service", "confirm", error["details"]["args_hash"], str(root)]
+        done = await asyncio.to_thread(subprocess.run, argv, capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+        assert "move_note" in done.stdout and "Folder/A.md" in done.stdout
+        token = done.stdout.split()[-1]
+        out = await vg.ok("move_note", path="A", new_path="Folder/A", elicit_token=token)
+        assert out["path"] == "Folder/A.md" and (root / "Folder" / "A.md").exists()
+        again = await asyncio.to_thread(subprocess.run, argv, capture_output=True, text=True, timeout=60)
+        assert again.returncode == 1 and "no pending call" in again.stderr
+
+
+async def test_precheck_runs_before_confirmation(make_vault: Callable[..., Path]) -> None:
+    async with started(make_vault(VAULT)) as vg:
+        calls: list[str] = []
+
+        async def precheck(ctx: Any, args: Any) -> None:
+            calls.append(args.path)
+            raise NoteNotFound("precheck says no", details={"path": args.path})
+
+        registry = vg.app.services.registry
+        spec = registry.get("delete_note")
+        assert spec is not None
+        registry._specs["delete_note"] = dataclasses.replace(spec, precheck=precheck)
+        await vg.err("delete_note", "note_not_found", path="A", permanent=True)
+        assert calls == ["A"]
+        store = vg.app.services.extensions["confirmations"]
+        from service.dispatch.args_hash import args_hash
+
+        assert await store.pending(args_hash("delete_note", {"path": "A", "permanent": True})) == []

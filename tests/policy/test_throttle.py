@@ -1,0 +1,60 @@
+"""Token buckets with an injected clock: deterministic, no sleeps."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from service.policy.throttle import TokenBuckets
+from service.settings import ThrottleSettings
+from tests.conftest import started
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_bucket_refills_at_the_configured_rate() -> None:
+    clock = Clock()
+    buckets = TokenBuckets(ThrottleSettings(classes={"write": {"rate_per_minute": 60, "burst": 2}}), clock)
+    assert buckets.take("a", "write", "v") == 0.0
+    assert buckets.take("a", "write", "v") == 0.0
+    assert buckets.take("a", "write", "v") == 1.0  # 1 token per second
+    assert buckets.take("b", "write", "v") == 0.0  # other caller, own bucket
+    assert buckets.take("a", "write", "other") == 0.0  # other vault, own bucket
+    clock.now += 0.5
+    assert buckets.take("a", "write", "v") == 0.5
+    clock.now += 0.5
+    assert buckets.take("a", "write", "v") == 0.0
+
+
+async def test_throttled_calls_answer_with_retry_after_and_change_nothing(make_vault: Callable[..., Path]) -> None:
+    cfg = {"classes": {"write": {"rate_per_minute": 6, "burst": 2}, "read": {"rate_per_minute": 60, "burst": 100}}}
+    async with started(make_vault({"A.md": "a\n"}), throttle=cfg) as vg:
+        buckets = vg.app.services.extensions["throttle"]
+        clock = Clock()
+        buckets.clock = clock
+        await vg.ok("append_note", path="A", content="1\n")
+        await vg.ok("append_note", path="A", content="2\n")
+        before = vg.snapshot()
+        error = await vg.err("append_note", "throttled", path="A", content="3\n")
+        assert error["details"] == {"retry_after_seconds": 10.0, "scope_class": "write", "vault": "main"}
+        assert error["retryable"] is True
+        assert vg.snapshot() == before
+        assert (await vg.ok("read_note", path="A"))["path"] == "A.md"  # reads have their own bucket
+        clock.now += 10
+        await vg.ok("append_note", path="A", content="3\n")
+
+
+async def test_throttle_can_be_switched_off(make_vault: Callable[..., Path], monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("VAULTGATE_THROTTLE__ENABLED", "false")
+    monkeypatch.setenv("VAULTGATE_THROTTLE__CLASSES__WRITE__RATE_PER_MINUTE", "1")
+    monkeypatch.setenv("VAULTGATE_THROTTLE__CLASSES__WRITE__BURST", "1")
+    async with started(make_vault({"A.md": "a\n"})) as vg:
+        assert vg.app.settings.throttle.classes["write"].burst == 1
+        for i in range(5):
+            await vg.ok("append_note", path="A", content=f"{i}\n")
