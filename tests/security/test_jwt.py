@@ -6,7 +6,7 @@ import time
 from typing import Any
 
 import pytest
-from joserfc.jwk import OctKey
+from joserfc.jwk import OctKey, RSAKey
 from pydantic import SecretStr
 
 from service.errors import ConfigError
@@ -94,7 +94,23 @@ FORGERIES: list[tuple[str, Any, dict[str, Any]]] = [
     ("garbage", lambda: "not.a.token", BOTH),
     ("two parts", lambda: "abc.def", BOTH),
     ("HS256 when only a JWKS is configured", lambda: hs(), {"jwks": jwks("rsa")}),
+    ("embedded jwk header with the attacker's key", lambda: attacker_signed(jwk=True), BOTH),
+    ("jku header pointing at the attacker's keys", lambda: attacker_signed(jku="https://evil.example/jwks"), BOTH),
+    ("audience list without ours", lambda: hs(claims(aud=["a", "b"])), {**BOTH, "audience": "vaultgate"}),
+    ("exp as a string", lambda: hs(claims(exp="9999999999")), BOTH),
+    ("nbf as a string", lambda: hs(claims(nbf="0")), BOTH),
+    ("subject not a string", lambda: hs(claims(sub=42)), BOTH),
+    ("vault claim not a string", lambda: hs(claims(vault=["main", "second"])), BOTH),
+    ("oversized token", lambda: hs(claims(pad="x" * 20_000)), BOTH),
 ]
+
+
+def attacker_signed(**header: Any) -> str:
+    """RS256 under our kid, signed by a key the attacker made, optionally advertising it."""
+    mine = RSAKey.generate_key(2048, parameters={"kid": "rsa-1"})
+    if header.pop("jwk", False):
+        header["jwk"] = mine.as_dict(private=False)
+    return sign("RS256", claims(scope="admin"), mine, kid="rsa-1", **header)
 
 
 @pytest.mark.parametrize(("case", "make", "cfg"), FORGERIES, ids=[f[0] for f in FORGERIES])
