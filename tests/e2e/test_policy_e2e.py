@@ -1,0 +1,85 @@
+"""Policy over real HTTP with the SDK client: confirmation through client elicitation (accept,
+decline), the token path for clients without it (admin endpoint), and idempotent retries."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import mcp_types as types
+from mcp import Client
+
+from tests.conftest import e2e
+
+VAULT = {"A.md": "# A\n\nkeep me\n", "B.md": "# B\n"}
+
+
+def answering(action: str, confirm: bool = True) -> Any:
+    asked: list[str] = []
+
+    async def callback(context: Any, params: Any) -> types.ElicitResult:
+        asked.append(params.message)
+        return types.ElicitResult(action=action, content={"confirm": confirm} if action == "accept" else None)
+
+    callback.asked = asked  # type: ignore[attr-defined]
+    return callback
+
+
+async def test_legacy_clients_are_asked_through_elicitation(make_vault: Callable[..., Path]) -> None:
+    async with e2e(make_vault(VAULT)) as (url, harness):
+        yes = answering("accept")
+        async with Client(url, mode="legacy", elicitation_callback=yes) as client:
+            out = await client.call_tool("delete_note", {"path": "A", "permanent": True})
+            assert not out.is_error, out.structured_content
+        assert yes.asked and "permanently delete A.md" in yes.asked[0]
+        assert not (harness.root / "A.md").exists()
+        no = answering("decline")
+        before = harness.snapshot()
+        async with Client(url, mode="legacy", elicitation_callback=no) as client:
+            out = await client.call_tool("delete_note", {"path": "B", "permanent": True})
+            assert out.is_error and out.structured_content is not None
+            assert out.structured_content["error"]["code"] == "forbidden"
+            assert out.structured_content["error"]["details"]["reason"] == "declined"
+            unticked = answering("accept", confirm=False)
+        async with Client(url, mode="legacy", elicitation_callback=unticked) as client:
+            out = await client.call_tool("delete_note", {"path": "B", "permanent": True})
+            assert out.structured_content is not None and out.structured_content["error"]["code"] == "forbidden"
+        assert harness.snapshot() == before
+
+
+async def test_clients_without_elicitation_use_a_token_from_the_admin_endpoint(
+    make_vault: Callable[..., Path], mode: str
+) -> None:
+    async with e2e(make_vault(VAULT)) as (url, harness), Client(url, mode=mode) as client:  # type: ignore[arg-type]
+        args = {"path": "A", "content": "new\n", "mode": "overwrite"}
+        first = await client.call_tool("write_note", args)
+        assert first.is_error and first.structured_content is not None
+        error = first.structured_content["error"]
+        assert error["code"] == "elicit_required" and error["details"]["args_hash"]
+        base = url.rsplit("/mcp", 1)[0]
+        async with httpx2.AsyncClient() as http:
+            minted = await http.post(f"{base}/admin/confirm", json={"args_hash": error["details"]["args_hash"]})
+            assert minted.status_code == 200, minted.text
+            body = minted.json()
+            assert body["tool"] == "write_note" and body["vault"] == "main"
+            missing = await http.post(f"{base}/admin/confirm", json={"args_hash": "0" * 32})
+            assert missing.status_code == 404
+            bad = await http.post(f"{base}/admin/confirm", content=b"nope")
+            assert bad.status_code == 400
+        done = await client.call_tool("write_note", {**args, "elicit_token": body["token"]})
+        assert not done.is_error, done.structured_content
+        assert harness.read("A.md") == "new\n"
+        reused = await client.call_tool("write_note", {**args, "elicit_token": body["token"]})
+        assert reused.structured_content is not None
+        assert reused.structured_content["error"]["code"] == "elicit_required"
+
+
+async def test_idempotent_retry_over_http(make_vault: Callable[..., Path], mode: str) -> None:
+    async with e2e(make_vault(VAULT)) as (url, harness), Client(url, mode=mode) as client:  # type: ignore[arg-type]
+        args = {"path": "B", "content": "- entry\n", "idempotency_key": "retry-1"}
+        one = await client.call_tool("append_note", args)
+        two = await client.call_tool("append_note", args)
+        assert one.structured_content == two.structured_content
+        assert harness.read("B.md") == "# B\n- entry\n"
