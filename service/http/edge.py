@@ -29,6 +29,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from service.dispatch.context import Principal
 from service.http.auth import PRINCIPAL_KEY, bearer_token, challenge_header, verifier_of
+from service.http.auth import authenticate_request as authenticate_request  # one definition (auth.py)
 from service.http.hosts import HostGuard
 from service.security.jwt import TokenRejected
 
@@ -42,11 +43,6 @@ METADATA_PATH = "/.well-known/oauth-protected-resource"
 def principal_of_scope(scope: Scope) -> Principal | None:
     found = scope.get(PRINCIPAL_KEY)
     return found if isinstance(found, Principal) else None
-
-
-async def authenticate_request(app: VaultgateApp, request: Request) -> Principal | None:
-    """The caller of a plain HTTP route, as the edge verified it (None: not authenticated)."""
-    return principal_of_scope(request.scope)
 
 
 class Edge:
