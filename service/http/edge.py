@@ -72,7 +72,7 @@ class Edge:
         if refused is not None:
             await _json(send, refused.status, {"error": "invalid_request", "error_description": refused.reason})
             return
-        if path.startswith(METADATA_PATH):
+        if path == METADATA_PATH or path.startswith(METADATA_PATH + "/"):
             await self.app(scope, receive, send)
             return
         if path == "/metrics" and not (self.auth.protect_metrics and self.verifier is not None):

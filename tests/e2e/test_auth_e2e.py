@@ -186,3 +186,18 @@ async def test_allowed_hosts_from_the_environment_admit_a_tunnel_hostname(
                 url, json=INIT, headers={**HEADERS, "host": "localhost", "authorization": f"Bearer {token}"}
             )
             assert bad.status_code == 421
+
+
+@pytest.mark.parametrize("http", [{"json_response": True}, {"stateless": True}], ids=["json-response", "stateless"])
+async def test_scopes_hold_in_every_http_transport_variant(
+    make_vault: Callable[..., Path], mode: str, http: dict[str, Any]
+) -> None:
+    auth = {"mode": "jwt", "jwt_secret": SECRET}
+    async with e2e(make_vault(SEC_VAULT), auth=auth, http=http) as (url, harness):
+        before = harness.snapshot()
+        async with client(url, hs(claims(scope="read:vault")), mode) as c:
+            assert not (await c.call_tool("read_note", {"path": "Welcome"})).is_error
+            denied = await c.call_tool("create_note", {"path": "Inbox/X", "content": "x"})
+            assert denied.structured_content is not None
+            assert denied.structured_content["error"]["code"] == "forbidden"
+        assert harness.snapshot() == before

@@ -123,6 +123,9 @@ def jwt_app(make_vault: Callable[..., Path]) -> VaultgateApp:
         ("/metrics", HOST, 401),
         ("/metrics", {**HOST, "authorization": f"Bearer {hs()}"}, 403),
         ("/.well-known/oauth-protected-resource", {"host": "evil.example"}, 421),
+        ("/.well-known/oauth-protected-resource-admin", HOST, 401),
+        ("/admin/confirm", HOST, 401),
+        ("/mcp/", HOST, 401),
     ],
 )
 async def test_the_edge_refuses_before_the_app_is_reached(
