@@ -110,6 +110,8 @@ class Prompts:
         vault = self.app.vaults[principal.vault or self.app.settings.default_vault_id]
         try:
             root = vault.paths.resolve(folder, allow_root=True)
+            # A denied folder is refused like list_notes refuses it, not shown as empty.
+            check_path(self.app.services.guard, principal, vault, root, "read")
         except VaultgateError as exc:
             raise MCPError(types.INVALID_PARAMS, f"{exc.code}: {exc.message}") from None
         lines: list[str] = []

@@ -11,8 +11,11 @@ order — the first step that decides wins:
  4. prefix rules (seed 004 §5.2): among rules whose `path` is a prefix of the path (whole
     segments) and that decide this op (`read`; `write` also governs delete), the longest wins;
     at equal length deny beats allow;
- 5. the op's glob allowlist (`read_paths`, `write_paths`, `delete_paths`), when configured;
- 6. otherwise allow, unless `default_deny`.
+ 5. reading the vault root, or a folder above a `read_paths` glob, is allowed: a listing of it
+    filters every note, so it reveals nothing the caller may not read;
+ 6. the op's glob allowlist (`read_paths`, `write_paths`, `delete_paths`), when configured
+    (`F/**` also admits the folder `F` itself);
+ 7. otherwise allow, unless `default_deny`.
 
 A vault's own `acl` block replaces the root `[acl]` block. `AclGuard` is installed as
 `services.guard`: `ToolContext.resolve()` calls `check` for every path argument and every
@@ -81,10 +84,16 @@ class VaultAcl:
         if found is not None:
             return found
         entry = self.allowlists[op]
+        if op == "read" and rel == "":
+            # Listing the vault root reveals nothing by itself: every listed note is filtered.
+            return Decision(True, "vault root (listings filter each note)")
         if entry is not None:
             globs, matcher = entry
             if matcher.match(rel) or _folder_of_any(globs, rel):
                 return Decision(True, f"{op}_paths")
+            if op == "read" and _leads_to_any(globs, rel):
+                # A folder on the way to readable notes may be listed (its other notes are filtered).
+                return Decision(True, "read_paths: folder above an allowed glob")
             return Decision(False, f"{op}_paths: no glob matches")
         if self.cfg.default_deny:
             return Decision(False, "default_deny")
@@ -109,6 +118,20 @@ class VaultAcl:
 
 def _under(rel: str, prefix: str) -> bool:
     return prefix == "" or rel == prefix or rel.startswith(prefix + "/")
+
+
+def _leads_to_any(globs: list[str], rel: str) -> bool:
+    """`rel` is the literal (wildcard-free) start of one of the globs, or a folder above it."""
+    for glob in globs:
+        literal: list[str] = []
+        for seg in glob.strip("/").split("/"):
+            if any(ch in seg for ch in "*?[{!"):
+                break
+            literal.append(seg)
+        start = "/".join(literal)
+        if start == rel or start.startswith(rel + "/"):
+            return True
+    return False
 
 
 def _folder_of_any(globs: list[str], rel: str) -> bool:
