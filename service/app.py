@@ -28,6 +28,9 @@ from service.dispatch.context import Principal
 from service.dispatch.entry import Dispatcher
 from service.indexer.jobs import IndexJobs
 from service.indexer.runner import VaultIndexer, indexer_of
+from service.obs.audit import AuditSink
+from service.obs.metrics import Metrics
+from service.obs.tracing import Tracing
 from service.runtime import Services
 from service.security.acl import AclGuard
 from service.settings import Settings
@@ -64,6 +67,12 @@ class VaultgateApp:
         self.services = Services(
             settings=settings, registry=self.registry, vaults=self.vaults, db=self.db, guard=AclGuard(settings)
         )
+        self.metrics = Metrics()
+        self.services.extensions["metrics"] = self.metrics
+        self.audit = AuditSink(self.db, settings.audit, settings.events, cache_dir / "events", self.metrics)
+        self.services.extensions["audit"] = self.audit
+        self.tracing = Tracing(settings.otel)
+        self.services.extensions["tracing"] = self.tracing
         self.layers = build_layers(self.services)
         self.dispatcher = Dispatcher(self.layers, self.registry, principal_of=self._principal_of)
         self.components: list[Component] = [
@@ -72,7 +81,7 @@ class VaultgateApp:
         ]
         self.index_jobs = IndexJobs(self.db)
         self.services.extensions["index_jobs"] = self.index_jobs
-        self.components.append(self.index_jobs)
+        self.components += [self.index_jobs, self.audit]
         self.server = self._build_server()
         self._started = False
         self.started_at: float | None = None
@@ -102,6 +111,7 @@ class VaultgateApp:
                 await component.stop()
             except Exception:
                 log.exception("stopping %s failed", component.name)
+        self.tracing.shutdown()
         await self.db.close()
         self._started = False
 
@@ -123,6 +133,23 @@ class VaultgateApp:
                     " last_seen=excluded.last_seen",
                     (vault.id, str(vault.paths.root), vault.name, now, now),
                 )
+
+    async def refresh_gauges(self) -> None:
+        """Index and storage gauges are sampled when /metrics (or get_metrics) is read."""
+        now = time.time()
+        for vid, vault in self.vaults.items():
+            indexer = indexer_of(vault)
+            if indexer is None:
+                continue
+            self.metrics.index_backlog.labels(vault=vid).set(indexer.backlog)
+            self.metrics.index_notes.labels(vault=vid).set((await indexer.counts())["notes"])
+            last = indexer.last_change or indexer.last_sync or now
+            self.metrics.index_lag.labels(vault=vid).set(max(0.0, now - last) if indexer.backlog else 0.0)
+        size = 0
+        for suffix in ("", "-wal"):
+            path = self.db.path.with_name(self.db.path.name + suffix)
+            size += path.stat().st_size if path.exists() else 0
+        self.metrics.db_size.set(size)
 
     def readiness(self) -> dict[str, Any]:
         vaults: dict[str, dict[str, Any]] = {}

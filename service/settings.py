@@ -245,6 +245,36 @@ class ConfirmationSettings(_Section):
     )
 
 
+class AuditSettings(_Section):
+    enabled: bool = Field(default=True, description="One event_log row per tool call (args_hash, never arguments).")
+    retention_days: float = Field(default=30, gt=0, description="event_log rows older than this are trimmed.")
+    queue_size: int = Field(default=10_000, ge=100, description="Events buffered before new ones are dropped.")
+
+
+class EventsSettings(_Section):
+    spool: bool = Field(default=True, description="CloudEvents JSONL per vault per day under the cache dir.")
+    push_url: str | None = Field(default=None, description="Also POST each batch (JSON array) to this URL.")
+    push_timeout_seconds: float = Field(default=2.0, gt=0)
+    retention_days: float = Field(default=14, gt=0, description="Spool files older than this are deleted.")
+
+
+class OtelSettings(_Section):
+    endpoint: str | None = Field(
+        default=None, description="OTLP/HTTP traces endpoint, e.g. http://localhost:4318/v1/traces; unset = no tracing."
+    )
+    service_name: str = "vaultgate"
+    headers: dict[str, str] = Field(default_factory=dict, description="Extra OTLP headers (e.g. an API key).")
+
+
+class MaintenanceSettings(_Section):
+    interval_seconds: float = Field(default=3600, ge=1, description="How often the maintenance sweep runs.")
+
+
+class SessionSettings(_Section):
+    trace_folder: str = Field(default="Agent Sessions", description="Vault folder for session traces (JSONL).")
+    retention_days: float = Field(default=30, gt=0, description="Session traces older than this are deleted.")
+
+
 class LogSettings(_Section):
     level: Literal["debug", "info", "warning", "error"] = "info"
     format: Literal["json", "text"] = "text"
@@ -274,6 +304,11 @@ class Settings(BaseSettings):
     idempotency: IdempotencySettings = Field(default_factory=IdempotencySettings)
     throttle: ThrottleSettings = Field(default_factory=ThrottleSettings)
     confirmation: ConfirmationSettings = Field(default_factory=ConfirmationSettings)
+    audit: AuditSettings = Field(default_factory=AuditSettings)
+    events: EventsSettings = Field(default_factory=EventsSettings)
+    otel: OtelSettings = Field(default_factory=OtelSettings)
+    maintenance: MaintenanceSettings = Field(default_factory=MaintenanceSettings)
+    sessions: SessionSettings = Field(default_factory=SessionSettings)
     log: LogSettings = Field(default_factory=LogSettings)
     config_file: Path | None = Field(default=None, exclude=True)
 

@@ -81,7 +81,7 @@ def build_layers(services: Services) -> tuple[Layer, ...]:
         "confirmations", Confirmations(services.db, settings.confirmation.elicit_ttl_seconds)
     )
     layers: tuple[Layer, ...] = (
-        Observe(metrics),
+        Observe(metrics, services.extensions.get("audit"), services.extensions.get("tracing")),
         Translate(),
         Governor(settings.governor),
         Lookup(services.registry, services.extensions.get("tool_callable")),

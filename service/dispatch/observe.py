@@ -1,7 +1,9 @@
 """The observe layer: outermost, so it sees every outcome, including translated errors.
 
-Guarantees: it records metrics for every call, success or failure, and never blocks or fails
-the call — an emit failure is counted on `vaultgate_observe_drops_total` and dropped.
+For every call, success or failure: Prometheus metrics, one audit event (queued for the
+event_log, the CloudEvents spool and the optional push — `service.obs.audit`) and one
+OpenTelemetry SERVER span when tracing is configured. Guarantee: it never blocks or fails the
+call — an emit failure is counted on `vaultgate_observe_drops_total` and dropped.
 Policy facts are derived from the result: error code `throttled` → throttle hit,
 `elicit_required` → confirmation trip, `notes["replayed"]` → idempotency replay,
 `notes["confirmed"]` → confirmation consumed.
@@ -9,8 +11,10 @@ Policy facts are derived from the result: error code `throttled` → throttle hi
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import time
+from typing import Any
 
 from service.dispatch.context import CallContext, Next, ToolResult
 from service.obs.metrics import Metrics
@@ -21,17 +25,64 @@ log = logging.getLogger(__name__)
 class Observe:
     name = "observe"
 
-    def __init__(self, metrics: Metrics) -> None:
+    def __init__(self, metrics: Metrics, audit: Any = None, tracing: Any = None) -> None:
         self.metrics = metrics
+        self.audit = audit
+        self.tracing = tracing
 
     async def __call__(self, call: CallContext, next: Next) -> ToolResult:
+        start_ns = time.time_ns()
         result = await next(call)
         try:
             self._record(call, result)
         except Exception:  # observability must never fail the call
             log.exception("recording metrics failed")
             self.metrics.emit_drops.labels(sink="metrics").inc()
+        if self.audit is not None or (self.tracing is not None and self.tracing.enabled):
+            try:
+                self._trail(call, result, start_ns)
+            except Exception:
+                log.exception("recording the audit event failed")
+                self.metrics.emit_drops.labels(sink="audit").inc()
         return result
+
+    def _trail(self, call: CallContext, result: ToolResult, start_ns: int) -> None:
+        end_ns = time.time_ns()
+        vault = call.vault.id if call.vault is not None else None
+        caller_hash = hashlib.sha256(call.principal.subject.encode()).hexdigest()[:16]
+        status = "error" if result.is_error else "ok"
+        overflow = call.notes.get("overflow_bytes")
+        if self.audit is not None:
+            self.audit.emit(
+                {
+                    "at": start_ns / 1e9,
+                    "vault": vault,
+                    "tool": call.tool,
+                    "caller_hash": caller_hash,
+                    "transport": call.transport,
+                    "status": status,
+                    "error_code": result.error_code,
+                    "args_hash": call.args_hash,
+                    "duration_ms": round((end_ns - start_ns) / 1e6, 3),
+                    "correlation_id": call.correlation_id,
+                    "confirmed": call.notes.get("confirmed"),
+                    "replayed": bool(call.notes.get("replayed")),
+                    "overflow_bytes": overflow,
+                    "session_id": call.notes.get("session_id"),
+                }
+            )
+        if self.tracing is not None and self.tracing.enabled:
+            attributes: dict[str, Any] = {
+                "vaultgate.vault": vault or "",
+                "vaultgate.tool": call.tool,
+                "vaultgate.caller_hash": caller_hash,
+                "vaultgate.status": status,
+                "vaultgate.error_code": result.error_code or "",
+                "vaultgate.confirmation": str(call.notes.get("confirmed") or ""),
+                "vaultgate.overflow_bytes": int(overflow or 0),
+                "vaultgate.correlation_id": call.correlation_id,
+            }
+            self.tracing.record(f"tools/call {call.tool}", start_ns, end_ns, attributes, result.error_code)
 
     def _record(self, call: CallContext, result: ToolResult) -> None:
         m = self.metrics

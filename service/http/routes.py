@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from starlette.requests import Request
-from starlette.responses import JSONResponse
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 if TYPE_CHECKING:
@@ -66,6 +66,12 @@ def health_routes(app: VaultgateApp) -> list[Route]:
             {"token": token, "expires_at": expires, "tool": req.tool, "vault": req.vault_id, "preview": req.preview}
         )
 
+    async def metrics(request: Request) -> Response:
+        from service.obs.metrics import CONTENT_TYPE
+
+        await app.refresh_gauges()
+        return Response(app.metrics.render(), media_type=CONTENT_TYPE)
+
     suffix = app.settings.http.path.strip("/")
     return [
         Route("/healthz", healthz, methods=["GET"]),
@@ -73,4 +79,5 @@ def health_routes(app: VaultgateApp) -> list[Route]:
         Route("/.well-known/oauth-protected-resource", protected_resource, methods=["GET"]),
         Route(f"/.well-known/oauth-protected-resource/{suffix}", protected_resource, methods=["GET"]),
         Route("/admin/confirm", admin_confirm, methods=["POST"]),
+        Route("/metrics", metrics, methods=["GET"]),
     ]

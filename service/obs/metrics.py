@@ -9,7 +9,7 @@ even when nobody else calls them. Counter names end in `_total` in the expositio
 
 from __future__ import annotations
 
-from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 
 CONTENT_TYPE = CONTENT_TYPE_LATEST
@@ -38,6 +38,18 @@ class Metrics:
         )
         self.emit_drops = Counter(
             "vaultgate_observe_drops", "Observability emits that failed and were dropped", ("sink",), registry=r
+        )
+        self.index_backlog = Gauge("vaultgate_index_backlog", "Notes waiting to be indexed", ("vault",), registry=r)
+        self.index_notes = Gauge("vaultgate_index_notes", "Notes in the index", ("vault",), registry=r)
+        self.index_lag = Gauge(
+            "vaultgate_index_lag_seconds",
+            "Seconds since the index last applied a change while a backlog waits (0 when caught up)",
+            ("vault",),
+            registry=r,
+        )
+        self.db_size = Gauge("vaultgate_db_size_bytes", "Size of cache.db plus its WAL", registry=r)
+        self.maintenance_runs = Counter(
+            "vaultgate_maintenance_runs", "Maintenance sweeps by outcome", ("status",), registry=r
         )
 
     def render(self) -> bytes:

@@ -1,0 +1,161 @@
+"""The audit trail: one event per tool call, written off the call path.
+
+The observe layer hands each call's event to `AuditSink.emit`, which only appends to a bounded
+in-memory queue (never awaits, never raises): a full queue drops the event and counts it on
+`vaultgate_observe_drops_total{sink="audit"}`. A background task drains the queue in batches:
+- `event_log` rows (args_hash, never raw arguments), trimmed to `audit.retention_days` by the
+  maintenance sweep;
+- CloudEvents 1.0 JSON lines, one file per vault per UTC day, under `<cache>/events/<vault>/`;
+- optionally the same batch POSTed as a JSON array to `events.push_url`.
+Any sink failing drops that batch for that sink only and counts it; calls are unaffected.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import datetime as dt
+import json
+import logging
+import uuid
+from collections import deque
+from pathlib import Path
+from typing import Any
+
+from service.obs.metrics import Metrics
+from service.settings import AuditSettings, EventsSettings
+from service.storage.db import Database
+
+log = logging.getLogger(__name__)
+BATCH = 500
+
+
+class AuditSink:
+    name = "audit"
+
+    def __init__(
+        self, db: Database, audit: AuditSettings, events: EventsSettings, spool_dir: Path, metrics: Metrics
+    ) -> None:
+        self.db = db
+        self.audit = audit
+        self.events = events
+        self.spool_dir = spool_dir
+        self.metrics = metrics
+        self._queue: deque[dict[str, Any]] = deque()
+        self._wake = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self._idle = asyncio.Event()
+        self._idle.set()
+
+    def emit(self, event: dict[str, Any]) -> None:
+        if len(self._queue) >= self.audit.queue_size:
+            self.metrics.emit_drops.labels(sink="audit").inc()
+            return
+        self._queue.append(event)
+        self._idle.clear()
+        self._wake.set()
+
+    async def start(self) -> None:
+        self._task = asyncio.create_task(self._run(), name="audit-sink")
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._task
+        await self._flush()  # what is left, best effort
+
+    async def drained(self, within: float = 30.0) -> None:
+        """Wait (bounded) until every emitted event has been written (tests, shutdown)."""
+        await asyncio.wait_for(self._idle.wait(), within)
+
+    async def _run(self) -> None:
+        while True:
+            await self._wake.wait()
+            self._wake.clear()
+            await self._flush()
+
+    async def _flush(self) -> None:
+        while self._queue:
+            batch = [self._queue.popleft() for _ in range(min(BATCH, len(self._queue)))]
+            if self.audit.enabled:
+                await self._guard("audit", self._write_rows(batch))
+            if self.events.spool:
+                await self._guard("spool", asyncio.to_thread(self._spool, batch))
+            if self.events.push_url:
+                await self._guard("push", self._push(batch))
+        self._idle.set()
+
+    async def _guard(self, sink: str, work: Any) -> None:
+        try:
+            await work
+        except Exception:  # noqa: BLE001 - a sink failure drops its batch, never the call
+            log.warning("audit sink %s failed; batch dropped", sink, exc_info=True)
+            self.metrics.emit_drops.labels(sink=sink).inc()
+
+    async def _write_rows(self, batch: list[dict[str, Any]]) -> None:
+        rows = [
+            (
+                e["at"],
+                e.get("vault"),
+                e["tool"],
+                e["caller_hash"],
+                e["transport"],
+                e["status"],
+                e.get("error_code"),
+                e["args_hash"],
+                e["duration_ms"],
+                e["correlation_id"],
+                int(bool(e.get("confirmed"))),
+                int(bool(e.get("replayed"))),
+                e.get("overflow_bytes"),
+                e.get("session_id"),
+            )
+            for e in batch
+        ]
+        await self.db.run_write(
+            lambda c: c.executemany(
+                "INSERT INTO event_log(at, vault_id, tool, caller_hash, transport, status, error_code, args_hash,"
+                " duration_ms, correlation_id, confirmed, replayed, overflow_bytes, session_id)"
+                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                rows,
+            )
+        )
+
+    def _spool(self, batch: list[dict[str, Any]]) -> None:
+        files: dict[Path, list[str]] = {}
+        for event in batch:
+            day = dt.datetime.fromtimestamp(event["at"], dt.UTC).strftime("%Y-%m-%d")
+            path = self.spool_dir / (event.get("vault") or "_server") / f"{day}.jsonl"
+            files.setdefault(path, []).append(json.dumps(cloudevent(event), ensure_ascii=False))
+        for path, lines in files.items():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with path.open("a", encoding="utf-8") as fh:
+                fh.write("\n".join(lines) + "\n")
+
+    async def _push(self, batch: list[dict[str, Any]]) -> None:
+        import httpx2
+
+        assert self.events.push_url is not None
+        async with httpx2.AsyncClient(timeout=self.events.push_timeout_seconds) as http:
+            response = await http.post(
+                self.events.push_url,
+                content=json.dumps([cloudevent(e) for e in batch]).encode(),
+                headers={"content-type": "application/cloudevents-batch+json"},
+            )
+            response.raise_for_status()
+
+
+def cloudevent(event: dict[str, Any]) -> dict[str, Any]:
+    """A CloudEvents 1.0 structured-mode event for one tool call."""
+    kind = event.get("type", "tool.call")
+    return {
+        "specversion": "1.0",
+        "id": event.get("id") or uuid.uuid4().hex,
+        "source": f"vaultgate://{event.get('vault') or 'server'}",
+        "type": f"dev.vaultgate.{kind}",
+        "subject": event.get("tool"),
+        "time": dt.datetime.fromtimestamp(event["at"], dt.UTC).isoformat().replace("+00:00", "Z"),
+        "datacontenttype": "application/json",
+        "data": {k: v for k, v in event.items() if k not in ("type", "id")},
+    }
