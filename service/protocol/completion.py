@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING, Any
 import mcp_types as types
 from mcp.server.context import ServerRequestContext
 
+from service.dispatch.authorize import require_surface
+
 if TYPE_CHECKING:
     from service.app import VaultgateApp
 
@@ -27,6 +29,13 @@ class Completer:
         name, typed = params.argument.name, params.argument.value
         principal, _ = self.app.dispatcher.principal_for(ctx)
         vault = self.app.vaults[principal.vault or self.app.settings.default_vault_id]
+        require_surface(
+            principal,
+            vault.id,
+            default_id=self.app.settings.default_vault_id,
+            vault_count=len(self.app.vaults),
+            what="completion",
+        )
         if name == "vault":
             values = [v for v in self.app.vaults if v.startswith(typed)]
             return types.CompleteResult(completion=types.Completion(values=values[:MAX_VALUES], total=len(values)))

@@ -16,6 +16,7 @@ import mcp_types as types
 from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError
 
+from service.dispatch.authorize import require_surface
 from service.errors import VaultgateError
 from service.markdown.parse import parse_note
 from service.security.acl import check_path
@@ -66,6 +67,13 @@ class Prompts:
     def _read(self, ctx: ServerRequestContext[Any, Any], path: str) -> tuple[str, str]:
         principal, _ = self.app.dispatcher.principal_for(ctx)
         vault = self.app.vaults[principal.vault or self.app.settings.default_vault_id]
+        require_surface(
+            principal,
+            vault.id,
+            default_id=self.app.settings.default_vault_id,
+            vault_count=len(self.app.vaults),
+            what="prompts",
+        )
         try:
             vp = vault.paths.resolve(with_md(normalize(path)))
             check_path(self.app.services.guard, principal, vault, vp, "read")
@@ -108,6 +116,13 @@ class Prompts:
     def _review_folder(self, ctx: ServerRequestContext[Any, Any], folder: str) -> types.GetPromptResult:
         principal, _ = self.app.dispatcher.principal_for(ctx)
         vault = self.app.vaults[principal.vault or self.app.settings.default_vault_id]
+        require_surface(
+            principal,
+            vault.id,
+            default_id=self.app.settings.default_vault_id,
+            vault_count=len(self.app.vaults),
+            what="prompts",
+        )
         try:
             root = vault.paths.resolve(folder, allow_root=True)
             # A denied folder is refused like list_notes refuses it, not shown as empty.

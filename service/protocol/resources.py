@@ -19,6 +19,7 @@ import mcp_types as types
 from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError
 
+from service.dispatch.authorize import require_surface
 from service.errors import VaultgateError
 from service.security.acl import check_path
 from service.tools.models import decode_cursor, page_of
@@ -66,6 +67,14 @@ class Resources:
         vault = self.app.vaults.get(wanted)
         if vault is None or (principal.vault is not None and principal.vault != wanted):
             raise MCPError(types.INVALID_PARAMS, f"unknown vault {wanted!r}")
+        settings = self.app.settings
+        require_surface(
+            principal,
+            vault.id,
+            default_id=settings.default_vault_id,
+            vault_count=len(self.app.vaults),
+            what="resources",
+        )
         return vault, principal
 
     def _resolve(self, ctx: ServerRequestContext[Any, Any], uri: str) -> tuple[Vault, VaultPath]:
