@@ -201,3 +201,19 @@ async def test_scopes_hold_in_every_http_transport_variant(
             assert denied.structured_content is not None
             assert denied.structured_content["error"]["code"] == "forbidden"
         assert harness.snapshot() == before
+
+
+async def test_another_callers_token_cannot_use_a_session(server: tuple[str, Harness]) -> None:
+    url, harness = server
+    owner, intruder = hs(aud(sub="alice")), hs(aud(sub="mallory", scope="read:vault write:vault delete:vault"))
+    call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call"}
+    call["params"] = {"name": "delete_note", "arguments": {"path": "Inbox/Todo"}}
+    before = harness.snapshot()
+    async with httpx2.AsyncClient() as http:
+        opened = await http.post(url, json=INIT, headers={**HEADERS, "authorization": f"Bearer {owner}"})
+        assert opened.status_code == 200
+        session = opened.headers["mcp-session-id"]
+        hijack = {**HEADERS, "authorization": f"Bearer {intruder}", "mcp-session-id": session}
+        refused = await http.post(url, json=call, headers=hijack)
+        assert refused.status_code == 404
+    assert harness.snapshot() == before
