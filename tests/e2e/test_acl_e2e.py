@@ -27,7 +27,8 @@ async def _ok(client: Client, tool: str, **args: Any) -> dict[str, Any]:
     result = await client.call_tool(tool, args)
     assert not result.is_error, result.structured_content
     assert result.structured_content is not None
-    return result.structured_content
+    out: dict[str, Any] = result.structured_content
+    return out
 
 
 async def _error(client: Client, tool: str, **args: Any) -> dict[str, Any]:
@@ -54,7 +55,7 @@ HOSTILE_OVER_HTTP = [
 
 async def test_hostile_paths_over_http(make_vault: Callable[..., Path], mode: str) -> None:
     root = make_vault(SEC_VAULT)
-    async with e2e(root) as (url, _), Client(url, mode=mode) as c:  # type: ignore[arg-type]
+    async with e2e(root) as (url, _), Client(url, mode=mode) as c:
         before = snapshot(root)
         for path, code in HOSTILE_OVER_HTTP:
             assert (await _error(c, "create_note", path=path, content="pwned"))["code"] == code, path
@@ -66,7 +67,7 @@ async def test_hostile_paths_over_http(make_vault: Callable[..., Path], mode: st
 
 async def test_worked_example_over_http(make_vault: Callable[..., Path], mode: str) -> None:
     root = make_vault(SEC_VAULT)
-    async with e2e(root, acl=WORKED_ACL) as (url, h), Client(url, mode=mode) as c:  # type: ignore[arg-type]
+    async with e2e(root, acl=WORKED_ACL) as (url, h), Client(url, mode=mode) as c:
         await h.indexed()
         before = snapshot(root)
         assert (await _ok(c, "read_note", path="Projects/Plan"))["title"] == "Plan"
@@ -92,7 +93,7 @@ async def test_worked_example_over_http(make_vault: Callable[..., Path], mode: s
 
 async def test_read_only_vault_over_http(make_vault: Callable[..., Path], mode: str) -> None:
     root = make_vault(SEC_VAULT)
-    async with e2e(root, acl={"read_only": True}) as (url, _), Client(url, mode=mode) as c:  # type: ignore[arg-type]
+    async with e2e(root, acl={"read_only": True}) as (url, _), Client(url, mode=mode) as c:
         before = snapshot(root)
         refused = await _error(c, "create_note", path="Inbox/New", content="x")
         assert (refused["code"], refused["details"]["read_only"]) == ("forbidden", True)
@@ -103,7 +104,7 @@ async def test_read_only_vault_over_http(make_vault: Callable[..., Path], mode: 
 
 async def test_resources_prompts_and_completion_hide_denied_notes(make_vault: Callable[..., Path], mode: str) -> None:
     root = make_vault(SEC_VAULT)
-    async with e2e(root, acl=DENY_PRIVATE) as (url, h), Client(url, mode=mode) as c:  # type: ignore[arg-type]
+    async with e2e(root, acl=DENY_PRIVATE) as (url, h), Client(url, mode=mode) as c:
         await h.indexed()
         uris = {str(r.uri) for r in (await c.list_resources()).resources}
         assert "vault://main/Projects/Plan.md" in uris
