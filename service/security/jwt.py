@@ -9,6 +9,7 @@ may verify it, from a fixed table —
 — and joserfc is told to accept exactly that one algorithm for that one key. `none` and every
 other algorithm are refused before any key is touched. With several JWKS keys the token must
 name one by `kid` (keys rotate by publishing old + new together); a single key needs no `kid`.
+A JWKS key marked `use: enc`, or declaring another `alg`, never verifies a token.
 Keys are loaded once at start from the inline JWKS or the JWKS file; nothing is fetched.
 
 Claims: `exp` is required, `nbf` honoured (both with `leeway_seconds`), `iss`/`aud` checked when
@@ -148,7 +149,10 @@ class JwtVerifier:
         fitting = [
             k
             for k in self.keys
-            if isinstance(k, key_type) and (curve is None or getattr(k, "curve_name", None) == curve)
+            if isinstance(k, key_type)
+            and (curve is None or getattr(k, "curve_name", None) == curve)
+            and k.get("use") in (None, "sig")  # an encryption key never verifies a signature
+            and k.get("alg") in (None, alg)  # a key that declares its algorithm is used only with it
         ]
         if kid is not None:
             fitting = [k for k in fitting if k.kid == kid]

@@ -31,9 +31,9 @@ async def server(make_vault: Callable[..., Path]) -> AsyncIterator[tuple[str, Ha
 
 @contextlib.asynccontextmanager
 async def client(url: str, token: str, mode: str) -> AsyncIterator[Client]:
-    async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}) as http:
-        async with Client(streamable_http_client(url, http_client=http), mode=mode) as c:  # type: ignore[arg-type]
-            yield c
+    http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"})
+    async with http, Client(streamable_http_client(url, http_client=http), mode=mode) as c:  # type: ignore[arg-type]
+        yield c
 
 
 async def test_a_token_without_read_scope_reads_nothing_through_other_surfaces(

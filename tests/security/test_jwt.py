@@ -59,6 +59,11 @@ def test_a_single_jwks_key_needs_no_kid_and_cache_hits_are_identical() -> None:
     assert v.verify(token) is v.verify(token)
 
 
+def declared(**params: str) -> dict[str, Any]:
+    """A JWKS whose only key is ours, with extra declared parameters (alg, use)."""
+    return {"jwks": {"keys": [{**keys()["rsa"].as_dict(private=False), **params}]}}
+
+
 FORGERIES: list[tuple[str, Any, dict[str, Any]]] = [
     ("alg none", lambda: unsigned(), BOTH),
     ("alg none, upper case", lambda: unsigned().replace("bm9uZ", "Tk9OR"), BOTH),
@@ -102,6 +107,12 @@ FORGERIES: list[tuple[str, Any, dict[str, Any]]] = [
     ("subject not a string", lambda: hs(claims(sub=42)), BOTH),
     ("vault claim not a string", lambda: hs(claims(vault=["main", "second"])), BOTH),
     ("oversized token", lambda: hs(claims(pad="x" * 20_000)), BOTH),
+    (
+        "RS256 with a key declared RS512",
+        lambda: sign("RS256", claims(), keys()["rsa"], kid="rsa-1"),
+        declared(alg="RS512"),
+    ),
+    ("RS256 with an encryption key", lambda: sign("RS256", claims(), keys()["rsa"], kid="rsa-1"), declared(use="enc")),
 ]
 
 
@@ -117,6 +128,11 @@ def attacker_signed(**header: Any) -> str:
 def test_forgeries_are_rejected(case: str, make: Any, cfg: dict[str, Any]) -> None:
     with pytest.raises(TokenRejected):
         verifier(**cfg).verify(make())
+
+
+def test_a_key_declaring_its_own_algorithm_and_use_still_verifies() -> None:
+    token = sign("RS256", claims(), keys()["rsa"], kid="rsa-1")
+    assert verifier(**declared(alg="RS256", use="sig")).verify(token).principal.subject == "agent"
 
 
 def test_leeway_accepts_small_clock_skew() -> None:
