@@ -68,3 +68,6 @@ async def test_resources_honour_vault_binding(server: tuple[str, Harness], mode:
             await c.read_resource("vault://main/Welcome.md")
         listed = {str(r.uri) for r in (await c.list_resources()).resources}
         assert listed == {"vault://second/Other.md"}
+        template = types.ResourceTemplateReference(uri="vault://{vault}/{path}")
+        offered = await c.complete(template, {"name": "vault", "value": ""})
+        assert offered.completion.values == ["second"]
