@@ -29,6 +29,7 @@ from service.dispatch.entry import Dispatcher
 from service.indexer.jobs import IndexJobs
 from service.indexer.runner import VaultIndexer, indexer_of
 from service.obs.audit import AuditSink
+from service.obs.maintenance import Maintenance
 from service.obs.metrics import Metrics
 from service.obs.tracing import Tracing
 from service.runtime import Services
@@ -81,7 +82,9 @@ class VaultgateApp:
         ]
         self.index_jobs = IndexJobs(self.db)
         self.services.extensions["index_jobs"] = self.index_jobs
-        self.components += [self.index_jobs, self.audit]
+        self.maintenance = Maintenance(self.services, cache_dir / "events")
+        self.services.extensions["maintenance"] = self.maintenance
+        self.components += [self.index_jobs, self.audit, self.maintenance]
         self.server = self._build_server()
         self._started = False
         self.started_at: float | None = None
