@@ -179,6 +179,12 @@ class AclGuard:
         return self.decide(principal, vault.id, rel, op).allowed
 
 
+def hidden_denial(named: str, why: str, op: str = "write") -> AclDenied:
+    """A refusal caused by a note the caller may not read: it names only the caller's own path
+    (`named`), never the hidden note, so the refusal does not reveal which note is in the way."""
+    return AclDenied(f"{op} access to {named!r} is denied: {why}", details={"path": named, "op": op, "rule": why})
+
+
 def check_path(guard: PathGuard, principal: Principal, vault: Vault, vp: VaultPath, op: str) -> None:
     """Check a resolved path, and the in-vault target of a symlink on the way as well, so a
     link cannot open a way around the ACL of what it points to."""

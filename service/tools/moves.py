@@ -18,6 +18,7 @@ from service.graph.linkpath import PathSet, base_name, folder_of, strip_md
 from service.graph.moves import FileEdit, MovePlan, apply_plan, files_under, move_lock, plan_move, vault_files
 from service.graph.queries import GraphQueries
 from service.graph.rewrite import rewrite_note
+from service.security.acl import hidden_denial
 from service.tools.context import ToolContext
 from service.tools.graph_common import FileChangeItem, change_item, note_item, preview
 from service.tools.models import ToolInput, ToolOutput
@@ -92,9 +93,14 @@ async def _plan(ctx: ToolContext, args: MoveIn, rename: bool) -> tuple[MovePlan,
         raise AlreadyExists(f"something already exists at {dst!r}", details={"path": dst})
     moves = {f: dst + f[len(src) :] for f in files_under(ctx.vault, src)} if is_folder else {src: dst}
     for old, new in moves.items():
+        if not ctx.can_read(old):
+            raise hidden_denial(src, "the folder holds notes you may not read")
         ctx.resolve(old, "write")
         ctx.resolve(new, "write")
     plan = await plan_move(ctx.vault, GraphQueries(ctx.services.db), moves, folder=src if is_folder else None)
+    # Links in notes the caller may not read are left alone (as a delete would leave them):
+    # refusing, or listing them, would reveal that those notes exist.
+    plan.edits = [edit for edit in plan.edits if ctx.can_read(edit.path)]
     for edit in plan.edits:
         ctx.resolve(edit.path, "write")
     return plan, dst, is_folder
@@ -182,6 +188,8 @@ async def _rewrite_plan(ctx: ToolContext, args: RewriteLinksIn) -> MovePlan:
     plan = MovePlan(moves={})
     targets = frozenset({old})
     for path in sorted(candidates):
+        if not ctx.can_read(path):  # left alone, never revealed (see _plan)
+            continue
         vp = ctx.resolve(path, "read")
         try:
             note = ctx.vault.files.read(vp)

@@ -202,12 +202,15 @@ async def note_info(ctx: ToolContext, args: PathIn) -> NoteInfoOut:
     note = ctx.vault.files.read(vp)
     parsed = parse_note(vp.rel, note.content)
     row = await ctx.services.db.fetchone(
-        "SELECT (SELECT COUNT(*) FROM notes WHERE vault_id = ?1 AND path = ?2),"
-        " (SELECT COUNT(*) FROM links l JOIN notes s ON s.id = l.src_id"
-        "  WHERE l.vault_id = ?1 AND l.target_path = ?2 AND s.path != ?2)",
+        "SELECT COUNT(*) FROM notes WHERE vault_id = ?1 AND path = ?2", (ctx.vault.id, vp.rel)
+    )
+    sources = await ctx.services.db.fetchall(
+        "SELECT s.path FROM links l JOIN notes s ON s.id = l.src_id"
+        " WHERE l.vault_id = ?1 AND l.target_path = ?2 AND s.path != ?2",
         (ctx.vault.id, vp.rel),
     )
     indexed = bool(row and row[0])
+    backlinks = sum(1 for (source,) in sources if ctx.can_read(source))  # a denied linker is not counted
     return NoteInfoOut(
         **meta(ctx, note, parsed.title),
         ctime=note.stat.ctime,
@@ -216,7 +219,7 @@ async def note_info(ctx: ToolContext, args: PathIn) -> NoteInfoOut:
         heading_count=len(parsed.headings),
         tags=parsed.tags,
         outlinks=len(parsed.links),
-        backlinks=int(row[1]) if indexed else None,
+        backlinks=backlinks if indexed else None,
         indexed=indexed,
     )
 

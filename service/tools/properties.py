@@ -226,6 +226,8 @@ async def _rename_plan(ctx: ToolContext, args: RenameTagIn) -> MovePlan:
         raise ValidationFailed("old and new are the same tag", details={"field": "new"})
     plan = MovePlan(moves={})
     for path in await GraphQueries(ctx.services.db).notes_with_tag(ctx.vault.id, old):
+        if not ctx.can_read(path):  # the caller's rename covers the notes it can see; others stay hidden
+            continue
         vp = ctx.resolve(path, "read")
         try:
             note = ctx.vault.files.read(vp)

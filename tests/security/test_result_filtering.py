@@ -54,6 +54,11 @@ CALLS: list[tuple[str, dict[str, Any]]] = [
     ("find_orphans", {}),
     ("find_broken_links", {}),
     ("read_notes", {"paths": ["Projects/Plan", "Welcome"]}),
+    ("note_info", {"path": "Projects/Plan"}),
+    ("move_note", {"path": "Projects/Plan", "new_path": "Projects/Plan2", "dry_run": True}),
+    ("rename_note", {"path": "Projects/Plan", "new_path": "Plan2", "dry_run": True}),
+    ("rename_tag", {"old": "project", "new": "proj", "dry_run": True}),
+    ("rewrite_links", {"old_target": "Projects/Plan", "new_target": "Welcome", "dry_run": True}),
 ]
 
 
@@ -112,4 +117,36 @@ async def test_a_symlink_cannot_route_around_the_acl(make_vault: Callable[..., P
         await vg.err("write_note", "acl_denied", path="Inbox/Shortcut", content="x", mode="overwrite")
         assert (await vg.ok("search_text", query="confidential OR stripes"))["items"] == []
         assert_clean(await vg.ok("list_notes", folder="Inbox"))
+        assert vg.snapshot() == before
+
+
+async def test_link_counts_and_bulk_edits_ignore_denied_notes(guarded: Harness) -> None:
+    """Private/Diary links to Plan and carries #project: no count or edit may reveal it."""
+    assert (await guarded.ok("note_info", path="Projects/Plan"))["backlinks"] == 2  # Todo and Welcome
+    moved = await guarded.ok("move_note", path="Projects/Plan", new_path="Projects/Plan2", dry_run=True)
+    assert moved["files_changed"] == 2 and {i["path"] for i in moved["items"]} == {"Inbox/Todo.md", "Welcome.md"}
+    renamed = await guarded.ok("rename_tag", old="project", new="proj", dry_run=True)
+    assert renamed["files_changed"] == 1 and [i["path"] for i in renamed["items"]] == ["Projects/Plan.md"]
+
+
+async def test_moving_a_note_leaves_denied_notes_untouched(guarded: Harness) -> None:
+    diary = guarded.read("Private/Diary.md")
+    await guarded.ok("move_note", path="Projects/Plan", new_path="Projects/Plan2")
+    asked = await guarded.err("rename_tag", "elicit_required", old="project", new="proj", dry_run=False)
+    assert_clean(asked)  # the confirmation preview lists only notes the caller may read
+    await guarded.confirmed("rename_tag", old="project", new="proj", dry_run=False)
+    assert guarded.read("Private/Diary.md") == diary
+    assert "[[Plan2]]" in guarded.read("Welcome.md")
+
+
+async def test_moving_a_folder_with_a_denied_note_is_refused_without_naming_it(
+    make_vault: Callable[..., Path],
+) -> None:
+    acl = {"prefix_rules": [{"path": "Projects/Notes", "read": "deny", "write": "deny"}]}
+    async with started(make_vault(SEC_VAULT), acl=acl) as vg:
+        await vg.indexed()
+        before = vg.snapshot()
+        error = await vg.err("move_note", "acl_denied", path="Projects", new_path="Archive")
+        assert error["details"]["path"] == "Projects" and error["details"]["op"] == "write"
+        assert "Idea" not in json.dumps(error)
         assert vg.snapshot() == before
