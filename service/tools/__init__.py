@@ -7,6 +7,7 @@ from service.tools.registry import Registry
 
 def build_registry() -> Registry:
     from service.tools import (
+        admin,
         graph,
         index,
         moves,
@@ -19,7 +20,19 @@ def build_registry() -> Registry:
         security,
     )
 
-    domains = (notes, notes_write, graph, moves, properties, search, search_meta, search_router, security, index)
+    domains = (
+        notes,
+        notes_write,
+        graph,
+        moves,
+        properties,
+        search,
+        search_meta,
+        search_router,
+        index,
+        security,
+        admin,
+    )
     registry = Registry()
     for domain in domains:
         for spec in domain.tools():

@@ -1,0 +1,145 @@
+"""Admin tools: health, redacted config, metrics summary, audit log, vaults, reload, cache reset."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+from service.dispatch.context import Principal
+from tests.conftest import Harness, snapshot, started
+
+SECRET = "s3cret-value-that-must-never-leak-0123456789"
+
+
+async def test_server_health_reports_versions_backends_and_index_state(vg: Harness) -> None:
+    await vg.indexed()
+    out = await vg.ok("server_health")
+    assert set(out["versions"]) == {"vaultgate", "python", "sqlite", "mcp"}
+    assert out["versions"]["python"].startswith("3.") and out["versions"]["mcp"]
+    assert out["backends"]["fts5"] is True
+    assert out["embedding_model"] is None and out["bridge"] == "none configured"
+    assert out["vaults"] == [{"vault": "main", "state": "ready", "ready": True, "backlog": 0}]
+    assert out["status"] == "ok"
+
+
+async def test_server_config_never_contains_a_secret(make_vault: Callable[..., Path]) -> None:
+    overrides = {
+        "auth": {"mode": "jwt", "jwt_secret": SECRET},
+        "otel": {"headers": {"x-api-key": SECRET}},
+        "events": {"push_url": f"http://user:{SECRET}@127.0.0.1:9/events", "spool": False},
+    }
+    async with started(make_vault({".obsidian/plugins/dataview/manifest.json": "{}"}), **overrides) as vg:
+        out = await vg.ok("get_server_config")
+    dump = json.dumps(out)
+    assert SECRET not in dump
+    assert out["config"]["auth"]["mode"] == "jwt" and out["config"]["otel"]["headers"] == {"x-api-key": "**********"}
+    assert out["plugins"] == ["dataview"]
+
+
+async def test_get_server_config_needs_the_admin_scope(vg: Harness) -> None:
+    vg.principal = Principal(subject="reader", scopes=frozenset({"read:vault"}), authenticated=True)
+    await vg.err("get_server_config", "forbidden")
+    assert (await vg.ok("server_health"))["status"] in ("ok", "degraded")
+
+
+async def test_get_metrics_summarises_calls_per_tool_with_errors(make_vault: Callable[..., Path]) -> None:
+    async with started(make_vault({"A.md": "# A\n"})) as vg:
+        await vg.ok("read_note", path="A")
+        await vg.ok("read_note", path="A")
+        await vg.err("read_note", "note_not_found", path="Nope")
+        out = await vg.ok("get_metrics")
+    [read] = [i for i in out["items"] if i["tool"] == "read_note"]
+    assert read["vault"] == "main" and read["calls"] == 3 and read["errors"] == 1
+    assert read["by_status"] == {"ok": 2, "note_not_found": 1} and read["mean_ms"] > 0
+
+
+async def test_audit_log_filters_and_pages_newest_first(make_vault: Callable[..., Path]) -> None:
+    async with started(make_vault({"A.md": "# A\n"})) as vg:
+        for _ in range(3):
+            await vg.ok("read_note", path="A")
+        await vg.err("read_note", "note_not_found", path="Nope")
+        first = await vg.ok("get_audit_log", tool="read_note", limit=2)
+        second = await vg.ok("get_audit_log", tool="read_note", limit=2, cursor=first["next_cursor"])
+        failed = await vg.ok("get_audit_log", status="note_not_found")
+        errors = await vg.ok("get_audit_log", status="error", tool="read_note")
+    ids = [r["id"] for r in first["items"] + second["items"]]
+    assert len(ids) == 4 and ids == sorted(ids, reverse=True) and second["next_cursor"] is None
+    assert first["items"][0]["error_code"] == "note_not_found"
+    assert [r["error_code"] for r in failed["items"]] == ["note_not_found"]
+    assert len(errors["items"]) == 1 and "Nope" not in json.dumps(errors)
+
+
+async def test_audit_log_rejects_a_cursor_from_another_filter(vg: Harness) -> None:
+    for _ in range(2):
+        await vg.ok("list_notes")
+    page = await vg.ok("get_audit_log", limit=1)
+    await vg.err("get_audit_log", "validation_error", tool="list_notes", limit=1, cursor=page["next_cursor"])
+
+
+async def test_list_vaults_shows_ids_names_and_note_counts(make_vault: Callable[..., Path]) -> None:
+    async with started(make_vault({"A.md": "# A\n", "B.md": "# B\n"})) as vg:
+        await vg.indexed()
+        out = await vg.ok("list_vaults")
+        vg.principal = Principal(subject="bound", scopes=frozenset({"read:vault"}), vault="other", authenticated=True)
+        bound = await vg.call("list_vaults", vault="main")
+    [vault] = out["items"]
+    assert vault["id"] == "main" and vault["default"] is True and vault["notes"] == 2 and vault["read_only"] is False
+    assert bound.is_error  # a token bound to another vault cannot use this one
+
+
+async def test_reload_vault_reports_added_and_changed_vaults(tmp_path: Path, make_vault: Callable[..., Path]) -> None:
+    main, extra = make_vault({"A.md": "# A\n"}, name="one"), make_vault(name="two")
+    config = tmp_path / "vaultgate.toml"
+    config.write_text(f'[[vaults]]\nid = "main"\npath = "{main}"\n', encoding="utf-8")
+    async with started(config) as vg:
+        before = snapshot(main)
+        same = await vg.ok("reload_vault")
+        config.write_text(
+            f'[[vaults]]\nid = "main"\npath = "{main}"\nname = "Renamed"\n[[vaults]]\nid = "extra"\npath = "{extra}"\n',
+            encoding="utf-8",
+        )
+        diff = await vg.ok("reload_vault")
+        config.write_text("[[vaults]\nbroken", encoding="utf-8")
+        broken = await vg.ok("reload_vault")
+        assert snapshot(main) == before
+    assert same == {"valid": True, "error": None, "added": [], "removed": [], "changed": {}, "applied": False}
+    assert diff["added"] == ["extra"] and diff["changed"] == {"main": ["name"]} and diff["valid"] is True
+    assert broken["valid"] is False and "TOML" in broken["error"]
+
+
+async def test_reset_vault_cache_needs_confirmation_and_changes_nothing_until_confirmed(
+    make_vault: Callable[..., Path],
+) -> None:
+    async with started(make_vault({"A.md": "# A\n#tag\n"})) as vg:
+        await vg.indexed()
+        before = vg.snapshot()
+        await vg.err("reset_vault_cache", "elicit_required")
+        count = await vg.app.services.db.fetchone("SELECT count(*) FROM notes")
+        assert count[0] == 1 and vg.snapshot() == before
+
+
+async def test_reset_vault_cache_drops_and_rebuilds_the_index(make_vault: Callable[..., Path]) -> None:
+    async with started(make_vault({"A.md": "# A\n#tag\n", "B.md": "[[A]]\n"})) as vg:
+        await vg.indexed()
+        before = vg.snapshot()
+        await vg.app.services.db.run_write(lambda c: c.execute("UPDATE notes SET title = 'stale'"))
+        out = await vg.confirmed("reset_vault_cache")
+        titles = await vg.app.services.db.fetchall("SELECT title FROM notes ORDER BY path")
+        assert vg.snapshot() == before
+    assert out["dropped_notes"] == 2 and out["reindexed"] == 2
+    assert [t[0] for t in titles] == ["A", "B"]
+
+
+async def test_reset_vault_cache_refuses_while_a_reindex_runs(make_vault: Callable[..., Path]) -> None:
+    async with started(make_vault({"A.md": "# A\n"})) as vg:
+        await vg.indexed()
+        token = await vg.token_for("reset_vault_cache")
+        jobs = vg.app.index_jobs
+        indexer = vg.app.components[0]
+        async with indexer._apply_lock:  # holds the launched reindex before it can finish
+            job, _, task = await jobs.launch(indexer, "full")
+            await vg.err("reset_vault_cache", "conflict", elicit_token=token)
+            count = await vg.app.services.db.fetchone("SELECT count(*) FROM notes")
+        await task
+        assert count[0] == 1 and job.status == "done"
