@@ -215,6 +215,11 @@ class VaultgateApp:
             "info": "INFO",
             "debug": "DEBUG",
         }[params.level]
+        principal, _ = self.dispatcher.principal_for(ctx)
+        if "admin" not in principal.scopes:
+            # The level is process-wide: a remote token without admin must not silence (or flood)
+            # the server's logs for everyone. Accepted as a no-op so ordinary clients keep working.
+            return types.EmptyResult()
         logging.getLogger("vaultgate").setLevel(level)
         return types.EmptyResult()
 

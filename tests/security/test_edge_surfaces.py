@@ -5,6 +5,7 @@ multi-vault server reaches only its vault)."""
 from __future__ import annotations
 
 import contextlib
+import logging
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
@@ -71,3 +72,21 @@ async def test_resources_honour_vault_binding(server: tuple[str, Harness], mode:
         template = types.ResourceTemplateReference(uri="vault://{vault}/{path}")
         offered = await c.complete(template, {"name": "vault", "value": ""})
         assert offered.completion.values == ["second"]
+
+
+@pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")
+async def test_only_admin_tokens_change_the_process_log_level(server: tuple[str, Harness]) -> None:
+    """logging/setLevel exists in the legacy era only (deprecated in 2026-07-28)."""
+    url, _ = server
+    logger = logging.getLogger("vaultgate")
+    before = logger.level
+    try:
+        logger.setLevel(logging.INFO)
+        async with client(url, hs(claims(scope="read:vault")), "legacy") as c:
+            await c.set_logging_level("emergency")
+        assert logger.level == logging.INFO
+        async with client(url, hs(claims(scope="admin")), "legacy") as c:
+            await c.set_logging_level("error")
+        assert logger.level == logging.ERROR
+    finally:
+        logger.setLevel(before)
