@@ -211,3 +211,13 @@ async def test_authenticate_request_with_auth_none_is_local(make_vault: Callable
 
 def test_the_edge_and_authenticate_request_share_one_verifier(jwt_app: VaultgateApp) -> None:
     assert Edge(Inner(), jwt_app).verifier is verifier_of(jwt_app) is not None
+
+
+async def test_the_challenge_names_the_public_metadata_url_behind_a_tunnel(make_vault: Callable[..., Path]) -> None:
+    auth = {"mode": "jwt", "jwt_secret": SECRET, "resource_url": "https://notes.example.com/mcp"}
+    http = {"allowed_hosts": ["notes.example.com"], "allowed_origins": ["https://notes.example.com"]}
+    app = VaultgateApp(settings_for(make_vault(SEC_VAULT), auth=auth, http=http))
+    status, headers = await drive(Edge(Inner(), app), "/mcp", {"host": "notes.example.com"})
+    assert status == 401
+    expected = 'resource_metadata="https://notes.example.com/.well-known/oauth-protected-resource/mcp"'
+    assert expected in headers["www-authenticate"]
