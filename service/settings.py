@@ -211,12 +211,14 @@ ScopeClassName = Literal["read", "write", "delete", "bulk", "execute", "admin"]
 
 def _default_classes() -> dict[ScopeClassName, ThrottleClass]:
     return {
-        "read": ThrottleClass(rate_per_minute=1200, burst=120),
-        "write": ThrottleClass(rate_per_minute=240, burst=40),
-        "delete": ThrottleClass(rate_per_minute=60, burst=10),
-        "bulk": ThrottleClass(rate_per_minute=30, burst=5),
-        "execute": ThrottleClass(rate_per_minute=30, burst=5),
-        "admin": ThrottleClass(rate_per_minute=60, burst=10),
+        # Generous for agents working normally (a read-heavy agent does a few hundred reads a
+        # minute); the point is stopping runaway loops, not metering.
+        "read": ThrottleClass(rate_per_minute=6000, burst=600),
+        "write": ThrottleClass(rate_per_minute=1200, burst=120),
+        "delete": ThrottleClass(rate_per_minute=300, burst=30),
+        "bulk": ThrottleClass(rate_per_minute=60, burst=10),
+        "execute": ThrottleClass(rate_per_minute=60, burst=10),
+        "admin": ThrottleClass(rate_per_minute=120, burst=20),
     }
 
 

@@ -22,7 +22,16 @@ from typing import Any
 
 from mcp import Client
 
-from tests.bench.common import ServerProcess, report, rss_mb, standard_vault, summary_ms, vaultgate_argv, wait_ready
+from tests.bench.common import (
+    BENCH_ENV,
+    ServerProcess,
+    report,
+    rss_mb,
+    standard_vault,
+    summary_ms,
+    vaultgate_argv,
+    wait_ready,
+)
 
 Call = Callable[[Client, int], Awaitable[Any]]
 
@@ -82,14 +91,14 @@ async def main(notes: int, calls: int) -> None:
     shutil.rmtree(vault / ".vaultgate", ignore_errors=True)
     result: dict[str, Any] = {"notes": notes, "python": sys.version.split()[0]}
 
-    cold = ServerProcess(vaultgate_argv(vault))
+    cold = ServerProcess(vaultgate_argv(vault), env=BENCH_ENV)
     try:
         result["start_to_first_tools_list_cold_s"] = round(await first_tools_list(cold), 3)
         result["cold_index_ready_s"] = round(await wait_ready(cold.url), 3)
     finally:
         cold.stop()
 
-    server = ServerProcess(vaultgate_argv(vault))
+    server = ServerProcess(vaultgate_argv(vault), env=BENCH_ENV)
     try:
         result["start_to_first_tools_list_warm_s"] = round(await first_tools_list(server), 3)
         url = server.url

@@ -24,7 +24,16 @@ from typing import Any
 
 from mcp import Client
 
-from tests.bench.common import ServerProcess, report, rss_mb, standard_vault, summary_ms, vaultgate_argv, wait_ready
+from tests.bench.common import (
+    BENCH_ENV,
+    ServerProcess,
+    report,
+    rss_mb,
+    standard_vault,
+    summary_ms,
+    vaultgate_argv,
+    wait_ready,
+)
 
 
 async def call(client: Client, tool: str, args: dict[str, Any]) -> dict[str, Any]:
@@ -79,13 +88,13 @@ async def main(notes: int, rounds: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "vault"
         shutil.copytree(source, root, ignore=shutil.ignore_patterns(".vaultgate"))
-        cold = ServerProcess(vaultgate_argv(root))
+        cold = ServerProcess(vaultgate_argv(root), env=BENCH_ENV)
         try:
             cold.start()
             result["cold_index_ready_s"] = round(await wait_ready(cold.url), 3)
         finally:
             cold.stop()
-        server = ServerProcess(vaultgate_argv(root))
+        server = ServerProcess(vaultgate_argv(root), env=BENCH_ENV)
         try:
             result["warm_start_to_first_search_s"] = round(await first_search(server, queries[0]["q"]), 3)
             await wait_ready(server.url)
