@@ -10,7 +10,8 @@ order — the first step that decides wins:
     there (a caller holding the plain scope, or `admin`, is not narrowed);
  4. prefix rules (seed 004 §5.2): among rules whose `path` is a prefix of the path (whole
     segments) and that decide this op (`read`; `write` also governs delete), the longest wins;
-    at equal length deny beats allow;
+    at equal length deny beats allow; deny rules match in any letter case (a case-insensitive
+    file system opens 'private/x.md' as 'Private/x.md'), allow rules only exactly;
  5. reading the vault root, or a folder above a `read_paths` glob, is allowed: a listing of it
     filters every note, so it reveals nothing the caller may not read;
  6. the op's glob allowlist (`read_paths`, `write_paths`, `delete_paths`), when configured
@@ -24,6 +25,8 @@ listing filters with `allows`, so a denied note is invisible in every result.
 
 from __future__ import annotations
 
+import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -64,11 +67,14 @@ class VaultAcl:
     def __init__(self, cfg: AclSettings) -> None:
         self.cfg = cfg
         self.read_only = cfg.read_only
+        # Config text is NFC-normalized like every path it is compared with (a TOML file typed on
+        # macOS may hold NFD), so 'Privé' in the config matches 'Privé/' on disk either way.
         self.prefixes = [
-            _Prefix(r.path.strip().strip("/"), r.read, r.write) for r in cfg.prefix_rules if r.read or r.write
+            _Prefix(_nfc(r.path.strip().strip("/")), r.read, r.write) for r in cfg.prefix_rules if r.read or r.write
         ]
         self.allowlists: dict[str, tuple[list[str], Any] | None] = {}
-        for op, globs in (("read", cfg.read_paths), ("write", cfg.write_paths), ("delete", cfg.delete_paths)):
+        for op, raw in (("read", cfg.read_paths), ("write", cfg.write_paths), ("delete", cfg.delete_paths)):
+            globs = [_nfc(g) for g in raw] if raw is not None else None
             self.allowlists[op] = (globs, wcglob.compile(globs, flags=_GLOB_FLAGS)) if globs is not None else None
         self.restricted = bool(self.prefixes) or cfg.default_deny or any(self.allowlists.values())
 
@@ -105,7 +111,9 @@ class VaultAcl:
         best_rule: _Prefix | None = None
         for rule in self.prefixes:
             verdict = rule.read if field == "read" else rule.write
-            if verdict is None or not _under(rel, rule.prefix):
+            # Deny rules also match other letter cases: on a case-insensitive file system
+            # (macOS, Windows) 'private/x.md' opens 'Private/x.md'. Allow rules stay exact.
+            if verdict is None or not _under(rel, rule.prefix, fold=verdict == "deny"):
                 continue
             key = (len(rule.prefix), verdict == "deny")  # longer first; deny wins a tie
             if best is None or key > best:
@@ -116,8 +124,14 @@ class VaultAcl:
         return Decision(verdict == "allow", f"prefix_rules: {best_rule.prefix or '/'} {field}={verdict}")
 
 
-def _under(rel: str, prefix: str) -> bool:
+def _under(rel: str, prefix: str, *, fold: bool = False) -> bool:
+    if fold:
+        rel, prefix = rel.casefold(), prefix.casefold()
     return prefix == "" or rel == prefix or rel.startswith(prefix + "/")
+
+
+def _nfc(text: str) -> str:
+    return unicodedata.normalize("NFC", text)
 
 
 def _leads_to_any(globs: list[str], rel: str) -> bool:
@@ -152,22 +166,30 @@ class AclGuard:
     def is_read_only(self, vault_id: str) -> bool:
         return self.acl_of(vault_id).read_only
 
-    def decide(self, principal: Principal, vault_id: str, rel: str, op: str) -> Decision:
+    def decide(
+        self, principal: Principal, vault_id: str, rel: str, op: str, *, hidden: Callable[[str], bool] | None = None
+    ) -> Decision:
+        """`hidden` is the vault's own hidden-folder test (it knows a configured trash folder)."""
         acl = self.acl_of(vault_id)
         rel = rel.strip("/")
         first = rel.split("/", 1)[0].lower()
-        if first in ALWAYS_HIDDEN:
+        if first in ALWAYS_HIDDEN or (hidden is not None and rel and hidden(rel)):
             return Decision(False, f"hard deny: {first}/")
         if acl.read_only and op != "read":
             return Decision(False, "read_only", code="read_only_mode")
         required = scopes.OP_SCOPE[op]
         globs = scopes.narrowing(principal.scopes, required)
-        if globs is not None and rel and not any(scopes.covers(g, rel) for g in globs):
+        if (
+            globs is not None
+            and rel
+            and not any(scopes.covers(g, rel) for g in globs)
+            and not (op == "read" and _leads_to_any(globs, rel))  # a folder on the way may be listed
+        ):
             return Decision(False, f"scope {required} narrowed to {', '.join(sorted(globs))}")
         return acl.decide(rel, op)
 
     def check(self, principal: Principal, vault: Vault, rel: str, op: str) -> None:
-        decision = self.decide(principal, vault.id, rel, op)
+        decision = self.decide(principal, vault.id, rel, op, hidden=vault.paths.is_hidden)
         if decision.allowed:
             return
         details = {"path": rel, "op": op, "rule": decision.rule, "vault": vault.id}
@@ -176,7 +198,7 @@ class AclGuard:
         raise AclDenied(f"{op} access to {rel!r} is denied", details=details)
 
     def allows(self, principal: Principal, vault: Vault, rel: str, op: str) -> bool:
-        return self.decide(principal, vault.id, rel, op).allowed
+        return self.decide(principal, vault.id, rel, op, hidden=vault.paths.is_hidden).allowed
 
 
 def hidden_denial(named: str, why: str, op: str = "write") -> AclDenied:

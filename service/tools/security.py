@@ -54,7 +54,7 @@ async def inspect_acl(ctx: ToolContext, args: InspectAclIn) -> InspectAclOut:
     if decide is None:  # no ACL engine installed: everything visible is allowed
         allowed, rule, code = True, "no ACL configured", None
     else:
-        decision = decide(principal, ctx.vault.id, vp.rel, args.op)
+        decision = decide(principal, ctx.vault.id, vp.rel, args.op, hidden=ctx.vault.paths.is_hidden)
         allowed, rule, code = decision.allowed, decision.rule, None if decision.allowed else decision.code
     return InspectAclOut(
         vault=ctx.vault.id,

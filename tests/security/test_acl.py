@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -72,6 +73,34 @@ def acl(**cfg: Any) -> VaultAcl:
             "read",
             True,
             "prefix_rules: / read=allow",
+        ),
+        (
+            {"prefix_rules": [{"path": "Private", "read": "deny"}]},
+            "private/x.md",
+            "read",
+            False,
+            "prefix_rules: Private read=deny",
+        ),
+        (
+            {"prefix_rules": [{"path": "", "read": "deny"}, {"path": "Open", "read": "allow"}]},
+            "open/x.md",
+            "read",
+            False,
+            "prefix_rules: / read=deny",
+        ),
+        (
+            {"prefix_rules": [{"path": unicodedata.normalize("NFD", "Privé"), "write": "deny"}]},
+            unicodedata.normalize("NFC", "Privé/x.md"),
+            "write",
+            False,
+            f"prefix_rules: {unicodedata.normalize('NFC', 'Privé')} write=deny",
+        ),
+        (
+            {"read_paths": [unicodedata.normalize("NFD", "Café/**")]},
+            unicodedata.normalize("NFC", "Café/x.md"),
+            "read",
+            True,
+            "read_paths",
         ),
         ({"read_only": True}, "x.md", "write", False, "read_only"),
         ({"read_only": True}, "x.md", "read", True, "default allow"),
@@ -178,3 +207,22 @@ async def test_inspect_acl_explains_decisions(make_vault: Callable[..., Path]) -
         assert (hidden["allowed"], hidden["rule"]) == (False, "hard deny: .obsidian/")
         await vg.err("inspect_acl", "path_invalid", path="../etc/passwd")
         await vg.err("inspect_acl", "validation_error", path="x", op="execute")
+
+
+async def test_a_configured_trash_folder_is_hard_denied(make_vault: Callable[..., Path]) -> None:
+    async with started(make_vault(SEC_VAULT), writes={"trash_folder": "Bin"}) as vg:
+        out = await vg.ok("inspect_acl", path="Bin/old.md", op="read")
+        assert (out["allowed"], out["rule"]) == (False, "hard deny: bin/")
+        before = vg.snapshot()
+        await vg.err("create_note", "acl_denied", path="Bin/x", content="x")
+        assert vg.snapshot() == before
+
+
+async def test_narrowed_read_scope_may_list_the_folders_above_it(make_vault: Callable[..., Path]) -> None:
+    async with started(make_vault(SEC_VAULT)) as vg:
+        vg.principal = caller("read:vault/Projects/Notes/**")
+        listed = await vg.ok("list_notes", folder="Projects")
+        assert [i["path"] for i in listed["items"]] == ["Projects/Notes/Idea.md"]
+        assert [i["path"] for i in (await vg.ok("list_notes"))["items"]] == ["Projects/Notes/Idea.md"]
+        await vg.err("read_note", "acl_denied", path="Projects/Plan")
+        await vg.err("list_notes", "acl_denied", folder="Inbox")

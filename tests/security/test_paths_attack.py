@@ -1,6 +1,6 @@
 """The path attack suite: every hostile path is refused with a precise code and nothing on disk
 changes — through the full dispatch chain (a representative subset also runs over HTTP in
-tests/e2e/test_security_e2e.py)."""
+tests/e2e/test_acl_e2e.py)."""
 
 from __future__ import annotations
 
@@ -166,3 +166,54 @@ async def test_write_allowed_read_denied_note_can_be_written_blind(make_vault: C
         await vg.ok("create_note", path="Inbox/Drop", content="dropped\n")
         assert vg.read("Inbox/Drop.md") == "dropped\n"
         await vg.err("read_note", "acl_denied", path="Inbox/Drop")
+
+
+PRIVE_NFC = unicodedata.normalize("NFC", "Privé")
+PRIVE_NFD = unicodedata.normalize("NFD", "Privé")
+DENY_PRIVATE = {
+    "prefix_rules": [
+        {"path": "Private", "read": "deny", "write": "deny"},
+        {"path": PRIVE_NFD, "read": "deny", "write": "deny"},  # typed in NFD: still guards the NFC folder
+    ],
+    "write_paths": ["Inbox/**"],
+}
+# (tool, args, code): spellings and routes that must not reach a denied folder.
+ROUTES: list[tuple[str, dict[str, Any], str]] = [
+    ("read_note", {"path": "private/Diary"}, "acl_denied"),  # other case: same file on macOS/Windows
+    ("read_note", {"path": "PRIVATE/Diary.md"}, "acl_denied"),
+    ("create_note", {"path": "pRiVaTe/New", "content": "x"}, "acl_denied"),
+    ("read_note", {"path": "./Private/Diary"}, "acl_denied"),
+    ("read_note", {"path": "Private//Diary"}, "acl_denied"),
+    ("read_note", {"path": "Private/./Sub/Deep"}, "acl_denied"),
+    ("read_note", {"path": "Private/Sub/../Diary"}, "path_invalid"),
+    ("read_note", {"path": f"{PRIVE_NFD}/Secret"}, "acl_denied"),
+    ("read_note", {"path": f"{PRIVE_NFC}/Secret"}, "acl_denied"),
+    ("create_note", {"path": f"{PRIVE_NFD}/New", "content": "x"}, "acl_denied"),
+    ("list_notes", {"folder": "Private/"}, "acl_denied"),
+    ("create_note", {"path": "Inbox/ToProjects/New", "content": "x"}, "acl_denied"),  # in-vault symlink out
+    ("write_note", {"path": "Inbox/ToProjects/Plan", "content": "x", "mode": "overwrite"}, "acl_denied"),
+    ("read_note", {"path": "Inbox/ToPrivate/Diary"}, "acl_denied"),
+    ("copy_note", {"path": "Inbox/Todo", "new_path": "Inbox/ToPrivate/Copy"}, "acl_denied"),
+    ("move_note", {"path": "Inbox/Todo", "new_path": "private/Todo"}, "acl_denied"),
+    ("append_note", {"path": "Inbox/../Private/Diary", "content": "x"}, "path_invalid"),
+    ("delete_note", {"path": "Private/Diary", "permanent": True}, "acl_denied"),
+]
+
+
+@pytest.mark.parametrize(
+    ("tool", "args", "code"),
+    ROUTES,
+    ids=[f"{t}:{a.get('path', a.get('folder'))!r}:{a.get('new_path', '')}" for t, a, _ in ROUTES],
+)
+async def test_no_spelling_or_route_reaches_a_denied_folder(
+    make_vault: Callable[..., Path], tool: str, args: dict[str, Any], code: str
+) -> None:
+    root = make_vault({**SEC_VAULT, f"{PRIVE_NFC}/Secret.md": "# Secret\n"})
+    (root / "Inbox" / "ToProjects").symlink_to(root / "Projects", target_is_directory=True)
+    (root / "Inbox" / "ToPrivate").symlink_to(root / "Private", target_is_directory=True)
+    async with started(root, acl=DENY_PRIVATE) as vg:
+        before = vg.snapshot()
+        error = await vg.err(tool, code, **args)
+        if code == "acl_denied":
+            assert error["details"]["op"] in ("read", "write", "delete") and error["details"]["path"]
+        assert vg.snapshot() == before
