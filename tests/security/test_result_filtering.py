@@ -82,7 +82,7 @@ async def test_counts_exclude_denied_notes(guarded: Harness) -> None:
 
 async def test_reading_or_writing_denied_notes_fails_and_changes_nothing(guarded: Harness) -> None:
     before = guarded.snapshot()
-    for tool, args in [
+    calls: list[tuple[str, dict[str, Any]]] = [
         ("read_note", {"path": "Private/Diary"}),
         ("note_info", {"path": "Private/Diary"}),
         ("get_properties", {"path": "Private/Diary"}),
@@ -97,7 +97,8 @@ async def test_reading_or_writing_denied_notes_fails_and_changes_nothing(guarded
         ("delete_note", {"path": "Private/Diary"}),
         ("create_folder", {"path": "Private/New"}),
         ("bulk_create_notes", {"notes": [{"path": "Inbox/A", "content": "a"}, {"path": "Private/B", "content": "b"}]}),
-    ]:
+    ]
+    for tool, args in calls:
         error = await guarded.err(tool, "acl_denied", **args)
         assert error["details"]["path"].startswith("Private") and error["details"]["op"] in ("read", "write", "delete")
     read = await guarded.ok("read_notes", paths=["Private/Diary"])
