@@ -6,6 +6,7 @@ Touches: nothing (pure decision). The path is normalized exactly as a real call'
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Literal
 
 from pydantic import Field
@@ -55,6 +56,11 @@ async def inspect_acl(ctx: ToolContext, args: InspectAclIn) -> InspectAclOut:
         allowed, rule, code = True, "no ACL configured", None
     else:
         decision = decide(principal, ctx.vault.id, vp.rel, args.op, hidden=ctx.vault.paths.is_hidden)
+        if decision.allowed and vp.real_rel is not None and vp.real_rel != vp.rel:
+            # A real call also checks where a symlink on the way points (acl.check_path).
+            target = decide(principal, ctx.vault.id, vp.real_rel, args.op, hidden=ctx.vault.paths.is_hidden)
+            if not target.allowed:
+                decision = replace(target, rule=f"symlink target {vp.real_rel}: {target.rule}")
         allowed, rule, code = decision.allowed, decision.rule, None if decision.allowed else decision.code
     return InspectAclOut(
         vault=ctx.vault.id,

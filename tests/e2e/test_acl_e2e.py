@@ -124,3 +124,12 @@ async def test_resources_prompts_and_completion_hide_denied_notes(make_vault: Ca
         assert not any("Private" in v for v in offered)
         folders = await c.complete(types.PromptReference(name="review_folder"), {"name": "folder", "value": "Pri"})
         assert not any("Private" in v for v in folders.completion.values)
+
+
+@pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")
+async def test_a_denied_note_cannot_be_subscribed_to(make_vault: Callable[..., Path]) -> None:
+    root = make_vault(SEC_VAULT)
+    async with e2e(root, acl=DENY_PRIVATE) as (url, _), Client(url, mode="legacy") as c:
+        with pytest.raises(MCPError):
+            await c.subscribe_resource("vault://main/Private/Diary.md")
+        await c.subscribe_resource("vault://main/Projects/Plan.md")

@@ -226,3 +226,14 @@ async def test_narrowed_read_scope_may_list_the_folders_above_it(make_vault: Cal
         assert [i["path"] for i in (await vg.ok("list_notes"))["items"]] == ["Projects/Notes/Idea.md"]
         await vg.err("read_note", "acl_denied", path="Projects/Plan")
         await vg.err("list_notes", "acl_denied", folder="Inbox")
+
+
+async def test_inspect_acl_follows_symlinks_like_a_real_call(make_vault: Callable[..., Path]) -> None:
+    root = make_vault(SEC_VAULT)
+    (root / "Inbox" / "Shortcut.md").symlink_to(root / "Private" / "Diary.md")
+    async with started(root, acl={"prefix_rules": [{"path": "Private", "read": "deny"}]}) as vg:
+        out = await vg.ok("inspect_acl", path="Inbox/Shortcut.md", op="read")
+        assert out["allowed"] is False
+        assert out["rule"] == "symlink target Private/Diary.md: prefix_rules: Private read=deny"
+        await vg.err("read_note", "acl_denied", path="Inbox/Shortcut")
+        assert (await vg.ok("inspect_acl", path="Inbox/Todo.md", op="read"))["allowed"] is True
