@@ -28,6 +28,7 @@ from service.storage.db import Database
 
 log = logging.getLogger(__name__)
 BATCH = 500
+FLUSH_DELAY = 0.25  # seconds
 
 
 class AuditSink:
@@ -59,6 +60,9 @@ class AuditSink:
         self._task = asyncio.create_task(self._run(), name="audit-sink")
 
     async def stop(self) -> None:
+        # Let the writer finish first: cancelling it mid-batch would lose the events it holds.
+        with contextlib.suppress(TimeoutError):
+            await self.drained(within=10.0)
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
@@ -73,6 +77,10 @@ class AuditSink:
         while True:
             await self._wake.wait()
             self._wake.clear()
+            # Gather a batch: one transaction and one file append per ~quarter second under load,
+            # instead of one per call (which cost busy servers a third of their throughput).
+            if len(self._queue) < BATCH:
+                await asyncio.sleep(FLUSH_DELAY)
             await self._flush()
 
     async def _flush(self) -> None:
