@@ -187,21 +187,42 @@ def delete_note(conn: sqlite3.Connection, vault_id: str, path: str) -> None:
     conn.execute("DELETE FROM notes WHERE vault_id = ? AND path = ?", (vault_id, path))
 
 
+# Above this many new files, re-resolving every link is cheaper than one LIKE per name.
+MAX_NAME_FILTERS = 200
+
+
+def _like(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
 def resolve_links(
-    conn: sqlite3.Connection, vault_id: str, paths: PathSet, *, only_unresolved: bool = False, stale: Iterable[str] = ()
+    conn: sqlite3.Connection,
+    vault_id: str,
+    paths: PathSet,
+    *,
+    only_unresolved: bool = False,
+    stale: Iterable[str] = (),
+    added: Iterable[str] = (),
 ) -> int:
-    """Recompute target_path for the vault's links (all, or unresolved + those pointing at `stale`)."""
+    """Recompute target_path for the vault's links (all, or unresolved + those pointing at `stale`
+    + those whose text ends with the name of an `added` file: a new file can be a closer match
+    for a link that already resolves elsewhere, e.g. one beside the linking note)."""
     sql = (
         "SELECT l.id, l.target_raw, n.path, l.target_path FROM links l JOIN notes n ON n.id = l.src_id"
         " WHERE l.vault_id = ?"
     )
     params: list[Any] = [vault_id]
     stale = list(stale)
-    if only_unresolved:
+    names = sorted({_name(p).lower() for p in added} | {p.rsplit("/", 1)[-1].lower() for p in added})
+    if only_unresolved and len(names) <= MAX_NAME_FILTERS:
         sql += " AND (l.target_path IS NULL"
         if stale:
             sql += f" OR l.target_path IN ({','.join('?' * len(stale))})"
             params += stale
+        for name in names:
+            # LIKE is case-insensitive (ASCII) as resolution is; false hits are only re-resolved.
+            sql += " OR l.target_raw LIKE ? ESCAPE '\\'"
+            params.append("%" + _like(name))
         sql += ")"
     updates = []
     for link_id, raw, src, current in conn.execute(sql, params).fetchall():

@@ -215,7 +215,9 @@ class VaultIndexer:
                 await self._bump()
             if deferred:
                 await self.db.run_write(partial(_bulk_mode, on=False))
-            await self.db.run_write(lambda c: self._finish(c, removed, paths))
+            # On a cold start every link was resolved against the complete file set already.
+            added = [p for p in disk if p not in known] if known else []
+            await self.db.run_write(lambda c: self._finish(c, removed, paths, added))
             self.last_sync = time.time()
             self.state = "ready"
             await self._bump()
@@ -280,10 +282,10 @@ class VaultIndexer:
             [(m, s, self.vault.id, p) for p, m, s in touch],
         )
 
-    def _finish(self, conn: Any, removed: list[str], paths: PathSet) -> None:
+    def _finish(self, conn: Any, removed: list[str], paths: PathSet, added: list[str]) -> None:
         for rel in removed:
             rows.delete_note(conn, self.vault.id, rel)
-        rows.resolve_links(conn, self.vault.id, paths, only_unresolved=True, stale=removed)
+        rows.resolve_links(conn, self.vault.id, paths, only_unresolved=True, stale=removed, added=added)
         conn.execute(
             "INSERT INTO index_state(vault_id, last_full_sync, last_change) VALUES (?, ?, ?)"
             " ON CONFLICT(vault_id) DO UPDATE SET last_full_sync = excluded.last_full_sync",
@@ -304,6 +306,7 @@ class VaultIndexer:
         async with self._apply_lock:
             upserts: list[str] = []
             removed: list[str] = []
+            added: list[str] = []
             effective: list[FileChange] = []
             structural = False
             for change in changes:
@@ -330,6 +333,7 @@ class VaultIndexer:
                     continue
                 if rel not in self._files:
                     self._files.add(rel)
+                    added.append(rel)
                     structural = True
                 if not rel.lower().endswith(".md"):
                     continue
@@ -359,6 +363,7 @@ class VaultIndexer:
                         paths,
                         only_unresolved=True,
                         stale=removed + [p.source.path for p in prepared],
+                        added=added,
                     )
 
             await self.db.run_write(write)
