@@ -31,6 +31,7 @@ from service.indexer.runner import VaultIndexer, indexer_of
 from service.obs.audit import AuditSink
 from service.obs.maintenance import Maintenance
 from service.obs.metrics import Metrics
+from service.obs.sessions import SessionTraces
 from service.obs.tracing import Tracing
 from service.runtime import Services
 from service.security.acl import AclGuard
@@ -73,6 +74,8 @@ class VaultgateApp:
         self.audit = AuditSink(self.db, settings.audit, settings.events, cache_dir / "events", self.metrics)
         self.services.extensions["audit"] = self.audit
         self.tracing = Tracing(settings.otel)
+        self.sessions = SessionTraces(self.db, self.metrics, {v.id: v.paths.root for v in self.vaults.values()})
+        self.services.extensions["sessions"] = self.sessions
         self.services.extensions["tracing"] = self.tracing
         self.layers = build_layers(self.services)
         self.dispatcher = Dispatcher(self.layers, self.registry, principal_of=self._principal_of)
@@ -84,7 +87,7 @@ class VaultgateApp:
         self.services.extensions["index_jobs"] = self.index_jobs
         self.maintenance = Maintenance(self.services, cache_dir / "events")
         self.services.extensions["maintenance"] = self.maintenance
-        self.components += [self.index_jobs, self.audit, self.maintenance]
+        self.components += [self.index_jobs, self.audit, self.sessions, self.maintenance]
         self.server = self._build_server()
         self._started = False
         self.started_at: float | None = None

@@ -81,7 +81,12 @@ def build_layers(services: Services) -> tuple[Layer, ...]:
         "confirmations", Confirmations(services.db, settings.confirmation.elicit_ttl_seconds)
     )
     layers: tuple[Layer, ...] = (
-        Observe(metrics, services.extensions.get("audit"), services.extensions.get("tracing")),
+        Observe(
+            metrics,
+            services.extensions.get("audit"),
+            services.extensions.get("tracing"),
+            services.extensions.get("sessions"),
+        ),
         Translate(),
         Governor(settings.governor),
         Lookup(services.registry, services.extensions.get("tool_callable")),

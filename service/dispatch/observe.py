@@ -2,8 +2,10 @@
 
 For every call, success or failure: Prometheus metrics, one audit event (queued for the
 event_log, the CloudEvents spool and the optional push — `service.obs.audit`) and one
-OpenTelemetry SERVER span when tracing is configured. Guarantee: it never blocks or fails the
-call — an emit failure is counted on `vaultgate_observe_drops_total` and dropped.
+OpenTelemetry SERVER span when tracing is configured; with a workspace session open for the
+caller in that vault, the event is also mirrored to its JSONL trace (`service.obs.sessions`).
+Guarantee: it never blocks or fails the call — an emit failure is counted
+on `vaultgate_observe_drops_total` and dropped.
 Policy facts are derived from the result: error code `throttled` → throttle hit,
 `elicit_required` → confirmation trip, `notes["replayed"]` → idempotency replay,
 `notes["confirmed"]` → confirmation consumed.
@@ -25,10 +27,11 @@ log = logging.getLogger(__name__)
 class Observe:
     name = "observe"
 
-    def __init__(self, metrics: Metrics, audit: Any = None, tracing: Any = None) -> None:
+    def __init__(self, metrics: Metrics, audit: Any = None, tracing: Any = None, sessions: Any = None) -> None:
         self.metrics = metrics
         self.audit = audit
         self.tracing = tracing
+        self.sessions = sessions  # `service.obs.sessions.SessionTraces`: mirrors calls of open sessions
 
     async def __call__(self, call: CallContext, next: Next) -> ToolResult:
         start_ns = time.time_ns()
@@ -38,7 +41,7 @@ class Observe:
         except Exception:  # observability must never fail the call
             log.exception("recording metrics failed")
             self.metrics.emit_drops.labels(sink="metrics").inc()
-        if self.audit is not None or (self.tracing is not None and self.tracing.enabled):
+        if self.audit is not None or self.sessions is not None or (self.tracing is not None and self.tracing.enabled):
             try:
                 self._trail(call, result, start_ns)
             except Exception:
@@ -52,25 +55,33 @@ class Observe:
         caller_hash = hashlib.sha256(call.principal.subject.encode()).hexdigest()[:16]
         status = "error" if result.is_error else "ok"
         overflow = call.notes.get("overflow_bytes")
-        if self.audit is not None:
-            self.audit.emit(
-                {
-                    "at": start_ns / 1e9,
-                    "vault": vault,
-                    "tool": call.tool,
-                    "caller_hash": caller_hash,
-                    "transport": call.transport,
-                    "status": status,
-                    "error_code": result.error_code,
-                    "args_hash": call.args_hash,
-                    "duration_ms": round((end_ns - start_ns) / 1e6, 3),
-                    "correlation_id": call.correlation_id,
-                    "confirmed": call.notes.get("confirmed"),
-                    "replayed": bool(call.notes.get("replayed")),
-                    "overflow_bytes": overflow,
-                    "session_id": call.notes.get("session_id"),
-                }
-            )
+        # end_session hands over the session it closed, so its own call still lands in the trace.
+        session = call.notes.get("session")
+        if session is None and self.sessions is not None and vault:
+            session = self.sessions.active(caller_hash, vault)
+        if session is not None:
+            call.notes["session_id"] = session.id
+        if self.audit is not None or session is not None:
+            event = {
+                "at": start_ns / 1e9,
+                "vault": vault,
+                "tool": call.tool,
+                "caller_hash": caller_hash,
+                "transport": call.transport,
+                "status": status,
+                "error_code": result.error_code,
+                "args_hash": call.args_hash,
+                "duration_ms": round((end_ns - start_ns) / 1e6, 3),
+                "correlation_id": call.correlation_id,
+                "confirmed": call.notes.get("confirmed"),
+                "replayed": bool(call.notes.get("replayed")),
+                "overflow_bytes": overflow,
+                "session_id": call.notes.get("session_id"),
+            }
+            if self.audit is not None:
+                self.audit.emit(event)
+            if session is not None and self.sessions is not None:
+                self.sessions.mirror(session, event)
         if self.tracing is not None and self.tracing.enabled:
             attributes: dict[str, Any] = {
                 "vaultgate.vault": vault or "",

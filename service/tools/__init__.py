@@ -18,6 +18,7 @@ def build_registry() -> Registry:
         search_meta,
         search_router,
         security,
+        sessions,
     )
 
     domains = (
@@ -32,6 +33,7 @@ def build_registry() -> Registry:
         index,
         security,
         admin,
+        sessions,
     )
     registry = Registry()
     for domain in domains:

@@ -1,0 +1,160 @@
+"""Workspace sessions: which caller has one open in which vault, and their JSONL traces.
+
+`start_session` opens a session for (caller, vault); until `end_session`, every call that
+caller makes in that vault — success or failure — carries the session id (`event_log.session_id`)
+and its audit event is mirrored as one JSON line into the session's trace file in the vault's
+trace folder (`sessions.trace_folder`, ACL-checked for writing when the session starts;
+trimmed to `sessions.retention_days` by the maintenance sweep). Binding by caller rather than by
+MCP transport session makes the trace work the same over stdio, stateless HTTP and in-process.
+Guarantees: `mirror()` only appends to a bounded queue (never awaits, never raises); a
+background task writes the lines, and a failed write drops them and counts
+`vaultgate_observe_drops_total{sink="trace"}`. Open sessions survive a restart (agent_sessions).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import json
+import logging
+import time
+from collections import deque
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from service.obs.metrics import Metrics
+from service.storage.db import Database
+
+log = logging.getLogger(__name__)
+QUEUE_LIMIT = 10_000
+
+
+def caller_hash(subject: str) -> str:
+    """What is stored and logged for a caller (as in event_log): never the subject itself."""
+    return hashlib.sha256(subject.encode()).hexdigest()[:16]
+
+
+@dataclass
+class Session:
+    id: str
+    vault_id: str
+    caller: str  # caller_hash of the subject
+    name: str
+    trace_rel: str
+    trace_file: Path
+    started_at: float
+    calls: int = 0
+
+
+class SessionTraces:
+    name = "sessions"
+
+    def __init__(self, db: Database, metrics: Metrics, roots: dict[str, Path]) -> None:
+        self.db = db
+        self.metrics = metrics
+        self.roots = roots  # vault id -> vault root, to find trace files of sessions left open
+        self._open: dict[tuple[str, str], Session] = {}
+        self._queue: deque[tuple[Session, dict[str, Any]]] = deque()
+        self._wake = asyncio.Event()
+        self._idle = asyncio.Event()
+        self._idle.set()
+        self._task: asyncio.Task[None] | None = None
+
+    # -- registry ----------------------------------------------------------------------------
+
+    def active(self, caller: str, vault_id: str) -> Session | None:
+        return self._open.get((caller, vault_id))
+
+    async def open(self, session: Session) -> None:
+        await self.db.run_write(
+            lambda c: c.execute(
+                "INSERT INTO agent_sessions(id, vault_id, caller, name, trace_path, started_at) VALUES (?,?,?,?,?,?)",
+                (session.id, session.vault_id, session.caller, session.name, session.trace_rel, session.started_at),
+            )
+        )
+        self._open[(session.caller, session.vault_id)] = session
+
+    async def close(self, session: Session) -> float:
+        """End a session: its last lines are written before the row is closed."""
+        self._open.pop((session.caller, session.vault_id), None)
+        await self.drained()
+        ended = time.time()
+        await self.db.run_write(
+            lambda c: c.execute(
+                "UPDATE agent_sessions SET ended_at = ?, calls = ? WHERE id = ?", (ended, session.calls, session.id)
+            )
+        )
+        return ended
+
+    # -- mirroring ---------------------------------------------------------------------------
+
+    def mirror(self, session: Session, event: dict[str, Any]) -> None:
+        session.calls += 1
+        if len(self._queue) >= QUEUE_LIMIT:
+            self.metrics.emit_drops.labels(sink="trace").inc()
+            return
+        self._queue.append((session, event))
+        self._idle.clear()
+        self._wake.set()
+
+    async def drained(self, within: float = 30.0) -> None:
+        """Wait (bounded) until every mirrored line has been written."""
+        await asyncio.wait_for(self._idle.wait(), within)
+
+    async def start(self) -> None:
+        rows = await self.db.fetchall(
+            "SELECT id, vault_id, caller, name, trace_path, started_at, calls FROM agent_sessions"
+            " WHERE ended_at IS NULL"
+        )
+        for r in rows:
+            root = self.roots.get(str(r[1]))
+            if root is not None:
+                s = Session(str(r[0]), str(r[1]), str(r[2]), str(r[3]), str(r[4]), root / str(r[4]), float(r[5]))
+                s.calls = int(r[6])
+                self._open[(s.caller, s.vault_id)] = s
+        self._task = asyncio.create_task(self._run(), name="session-traces")
+
+    async def stop(self) -> None:
+        # Let the writer finish first: cancelling it mid-batch would lose the lines it holds.
+        with contextlib.suppress(TimeoutError):
+            await self.drained(within=10.0)
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._task
+        await self._flush()
+        sessions = list(self._open.values())
+        with contextlib.suppress(Exception):  # call counts are informative; never block shutdown
+            await self.db.run_write(
+                lambda c: c.executemany(
+                    "UPDATE agent_sessions SET calls = ? WHERE id = ?", [(s.calls, s.id) for s in sessions]
+                )
+            )
+
+    async def _run(self) -> None:
+        while True:
+            await self._wake.wait()
+            self._wake.clear()
+            await self._flush()
+
+    async def _flush(self) -> None:
+        while self._queue:
+            batch = [self._queue.popleft() for _ in range(len(self._queue))]
+            try:
+                await asyncio.to_thread(_append, batch)
+            except Exception:  # a trace failure drops its lines, never the call
+                log.warning("session trace write failed; %d lines dropped", len(batch), exc_info=True)
+                self.metrics.emit_drops.labels(sink="trace").inc()
+        self._idle.set()
+
+
+def _append(batch: list[tuple[Session, dict[str, Any]]]) -> None:
+    files: dict[Path, list[str]] = {}
+    for session, event in batch:
+        files.setdefault(session.trace_file, []).append(json.dumps(event, ensure_ascii=False, default=str))
+    for path, lines in files.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("a", encoding="utf-8") as fh:
+            fh.write("\n".join(lines) + "\n")
