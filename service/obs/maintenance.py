@@ -70,6 +70,15 @@ class Maintenance:
                     _delete_older, folder, "*.jsonl", now - settings.sessions.retention_days * 86_400
                 )
             report["session_traces_deleted"] = traces
+            ended_before = now - settings.sessions.retention_days * 86_400
+            report["sessions_trimmed"] = await self.services.db.run_write(
+                lambda c: int(
+                    c.execute(
+                        "DELETE FROM agent_sessions WHERE ended_at IS NOT NULL AND ended_at < ?", (ended_before,)
+                    ).rowcount
+                    or 0
+                )
+            )
             await self.services.db.run_write(lambda c: c.execute("PRAGMA optimize"))
             report["status"] = "ok"
         except Exception as exc:

@@ -4,6 +4,13 @@ A per-app `TracerProvider` (never the global one) exporting over OTLP/HTTP when
 `otel.endpoint` is set; with no endpoint there is no provider and `span()` costs nothing.
 Tests pass their own exporter (e.g. the SDK's in-memory exporter). Span attributes: vault,
 tool, caller hash, status, error code, whether a confirmation was used, overflow bytes.
+
+The MCP SDK's own `OpenTelemetryMiddleware` (on `Server.middleware`) is kept on purpose: it
+uses the *global* tracer provider, which vaultgate never installs, so it records nothing and
+no span is duplicated — but it does put the client's W3C `traceparent` (from `_meta`) into
+the current context, so the tool-call span recorded here joins the caller's trace. An operator
+who installs a global provider (e.g. `opentelemetry-instrument`) gets the SDK's protocol span
+as the outer span and this tool-call span inside it.
 """
 
 from __future__ import annotations

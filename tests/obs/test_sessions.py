@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -116,3 +117,14 @@ async def test_shutdown_writes_every_pending_audit_event_and_trace_line(make_vau
         count = await vg.app.services.db.fetchone("SELECT count(*) FROM event_log WHERE tool = 'read_note'")
     assert count[0] == 20
     assert len(_lines(root, session["path"])) == 1 + 21
+
+
+async def test_the_maintenance_sweep_trims_old_traces_and_ended_sessions(make_vault: Callable[..., Path]) -> None:
+    async with started(make_vault({"A.md": "# A\n"})) as vg:
+        old = await vg.ok("start_session", name="old")
+        await vg.ok("end_session")
+        await vg.app.sessions.drained()
+        report = await vg.app.maintenance.run_once(now=time.time() + 31 * 86_400)
+        rows = await vg.app.services.db.fetchone("SELECT count(*) FROM agent_sessions")
+        assert not (vg.root / old["path"]).exists() and (vg.root / "A.md").exists()
+    assert report["session_traces_deleted"] == 1 and report["sessions_trimmed"] == 1 and rows[0] == 0
