@@ -56,14 +56,32 @@ async def run(ctx: ToolContext, fn: Callable[[sqlite3.Connection], T]) -> T:
     return await ctx.services.db.run_read(fn)
 
 
-def readable(ctx: ToolContext) -> Callable[[str], bool]:
-    """`can_read` memoised per call (queries may test a path many times)."""
-    seen: dict[str, bool] = {}
+class Readable:
+    """`can_read` memoised per call (queries may test a path many times).
 
-    def check(path: str) -> bool:
-        ok = seen.get(path)
+    `everything` is True when no rule can deny this caller a visible note in this vault (no
+    path rules, no read-narrowed scope): aggregate queries may then skip asking per note."""
+
+    def __init__(self, ctx: ToolContext) -> None:
+        self._ctx = ctx
+        self._seen: dict[str, bool] = {}
+        self.everything = _unrestricted(ctx)
+
+    def __call__(self, path: str) -> bool:
+        ok = self._seen.get(path)
         if ok is None:
-            ok = seen[path] = ctx.can_read(path)
+            ok = self._seen[path] = self._ctx.can_read(path)
         return ok
 
-    return check
+
+def _unrestricted(ctx: ToolContext) -> bool:
+    from service.security.scopes import narrowing
+
+    acl_of = getattr(ctx.services.guard, "acl_of", None)
+    if acl_of is None:
+        return False
+    return not acl_of(ctx.vault.id).restricted and narrowing(ctx.call.principal.scopes, "read:vault") is None
+
+
+def readable(ctx: ToolContext) -> Readable:
+    return Readable(ctx)
