@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
+
 from prometheus_client.parser import text_string_to_metric_families
 
 from service.obs.metrics import Metrics
-from tests.conftest import Harness
+from tests.conftest import Harness, started
 
 
 def _sample(metrics: Metrics, name: str, **labels: str) -> float:
@@ -41,3 +44,19 @@ def test_each_metrics_instance_has_its_own_registry() -> None:
     a.calls.labels(vault="v", tool="t", status="ok").inc()
     assert _sample(a, "vaultgate_tool_calls_total", tool="t") == 1
     assert _sample(b, "vaultgate_tool_calls_total", tool="t") == 0
+
+
+async def test_policy_outcomes_move_their_counters(make_vault: Callable[..., Path]) -> None:
+    throttle = {"classes": {"read": {"rate_per_minute": 1, "burst": 2}}}
+    async with started(make_vault({"A.md": "# A\n"}), throttle=throttle) as vg:
+        metrics: Metrics = vg.app.services.extensions["metrics"]
+        await vg.ok("append_note", path="A", content="x\n", idempotency_key="k1")
+        await vg.ok("append_note", path="A", content="x\n", idempotency_key="k1")  # replayed
+        await vg.confirmed("delete_note", path="A", permanent=True)  # one trip, one consumption
+        await vg.ok("list_notes")
+        await vg.ok("list_notes")
+        await vg.err("list_notes", "throttled")
+    assert _sample(metrics, "vaultgate_idempotency_replays_total", tool="append_note") == 1
+    assert _sample(metrics, "vaultgate_confirmation_trips_total", tool="delete_note") == 1
+    assert _sample(metrics, "vaultgate_confirmation_consumptions_total", tool="delete_note") == 1
+    assert _sample(metrics, "vaultgate_throttle_hits_total", tool="list_notes", vault="main") == 1
