@@ -389,6 +389,10 @@ class VaultIndexer:
             old = [prefix_old + n[len(prefix_new) :] for n in new]
             old += [f for f in self._files if f.startswith(prefix_old) and f not in old]
             return new, old
+        if change.kind == "deleted" and change.path not in self._files:
+            # A folder deleted or renamed away (the watcher sees only the folder itself).
+            prefix = change.path.rstrip("/") + "/"
+            return [], [change.path, *(f for f in self._files if f.startswith(prefix))]
         return [change.path], [change.old_path] if change.old_path else (
             [change.path] if change.kind == "deleted" else []
         )

@@ -49,6 +49,22 @@ class Watcher:
             return None
         return self.indexer.vault.paths.from_abs(path)
 
+    def _changes(self, rels: list[str]) -> list[FileChange]:
+        """Batch paths as changes; a folder that appeared (created, or renamed into place) stands
+        for every file under it, since the OS reports only the folder itself."""
+        root = self.indexer.vault.paths.root
+        out: list[FileChange] = []
+        for rel in rels:
+            full = root / rel
+            if full.is_dir():
+                for path in sorted(full.rglob("*")):
+                    inner = self._relevant(str(path)) if path.is_file() else None
+                    if inner and not any(part.startswith(".") for part in Path(inner).parts):
+                        out.append(FileChange("modified", inner, origin="external"))
+            else:
+                out.append(FileChange("modified" if full.exists() else "deleted", rel, origin="external"))
+        return out
+
     async def _run(self) -> None:
         root = self.indexer.vault.paths.root
         try:
@@ -63,9 +79,7 @@ class Watcher:
                 rels = sorted({rel for _, raw in batch if (rel := self._relevant(raw))})
                 if not rels:
                     continue
-                changes = [
-                    FileChange("modified" if (root / r).exists() else "deleted", r, origin="external") for r in rels
-                ]
+                changes = await asyncio.to_thread(self._changes, rels)
                 try:
                     effective = await self.indexer.apply(changes, only_if_changed=True)
                 except Exception:

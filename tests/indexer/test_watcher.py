@@ -1,0 +1,142 @@
+"""The file watcher: edits by other programs (create, modify, delete, rename of a note or a
+folder) reach the index and are published on vault.bus as origin="external"; vaultgate's own
+writes, already indexed when the watcher sees them, are neither re-parsed nor re-published.
+
+Every wait is on a bus event or the indexer's condition, bounded."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import AsyncIterator, Callable, Sequence
+from pathlib import Path
+
+import pytest
+
+from service.indexer import rows
+from service.indexer.runner import VaultIndexer, indexer_of
+from service.vault.events import FileChange
+from tests.conftest import Harness, started
+
+WITHIN = 30.0
+
+
+class Recorder:
+    """Collects bus events; `until(pred)` waits (bounded) for an event matching pred."""
+
+    def __init__(self) -> None:
+        self.seen: list[FileChange] = []
+        self._changed = asyncio.Condition()
+
+    async def __call__(self, changes: Sequence[FileChange]) -> None:
+        async with self._changed:
+            self.seen.extend(changes)
+            self._changed.notify_all()
+
+    async def until(self, pred: Callable[[FileChange], bool]) -> None:
+        async def wait() -> None:
+            async with self._changed:
+                await self._changed.wait_for(lambda: any(pred(c) for c in self.seen))
+
+        await asyncio.wait_for(wait(), WITHIN)
+
+
+def _indexer(vg: Harness) -> VaultIndexer:
+    found = indexer_of(vg.app.vaults["main"])
+    assert found is not None
+    return found
+
+
+async def _paths(vg: Harness) -> list[str]:
+    return [str(r[0]) for r in await vg.app.services.db.fetchall("SELECT path FROM notes ORDER BY path")]
+
+
+async def _target(vg: Harness, source: str) -> str | None:
+    row = await vg.app.services.db.fetchone(
+        "SELECT l.target_path FROM links l JOIN notes n ON n.id = l.src_id WHERE n.path = ?", (source,)
+    )
+    assert row is not None
+    return None if row[0] is None else str(row[0])
+
+
+@pytest.fixture
+async def watched(make_vault: Callable[..., Path]) -> AsyncIterator[tuple[Harness, Recorder]]:
+    files = {"Hub.md": "links to [[Topic]]\n", "Area/Topic.md": "# Topic\n\nalpha\n", "Area/Other.md": "# Other\n"}
+    async with started(make_vault(files)) as vg:
+        await vg.indexed()
+        recorder = Recorder()
+        vg.app.vaults["main"].bus.subscribe(recorder)
+        yield vg, recorder
+
+
+async def test_external_modify_is_reindexed_and_published(watched: tuple[Harness, Recorder]) -> None:
+    vg, recorder = watched
+    (vg.root / "Area" / "Topic.md").write_text("# Topic\n\nnow mentions zanzibar #isle\n", encoding="utf-8")
+    await recorder.until(lambda c: c.path == "Area/Topic.md" and c.kind == "modified")
+    assert {c.origin for c in recorder.seen} == {"external"}
+    found = await vg.ok("search_text", query="zanzibar")
+    assert [i["path"] for i in found["items"]] == ["Area/Topic.md"]
+    assert (await vg.ok("search_tags", tags=["isle"]))["items"][0]["path"] == "Area/Topic.md"
+
+
+async def test_external_rename_of_a_note_moves_it_in_the_index(watched: tuple[Harness, Recorder]) -> None:
+    vg, recorder = watched
+    os.rename(vg.root / "Area" / "Topic.md", vg.root / "Area" / "Renamed.md")
+    await recorder.until(lambda c: c.path == "Area/Renamed.md")
+    await recorder.until(lambda c: c.path == "Area/Topic.md" and c.kind == "deleted")
+    assert await _paths(vg) == ["Area/Other.md", "Area/Renamed.md", "Hub.md"]
+    assert await _target(vg, "Hub.md") is None  # [[Topic]] names nothing any more
+    assert all(c.origin == "external" for c in recorder.seen)
+
+
+async def test_external_rename_of_a_folder_moves_every_note_under_it(watched: tuple[Harness, Recorder]) -> None:
+    vg, recorder = watched
+    os.rename(vg.root / "Area", vg.root / "Zone")
+    indexer = _indexer(vg)
+    expected = ["Hub.md", "Zone/Other.md", "Zone/Topic.md"]
+    paths: list[str] = []
+
+    async def settled() -> None:
+        nonlocal paths
+        while (paths := await _paths(vg)) != expected:
+            seen = indexer.generation
+            await indexer.wait_for(lambda seen=seen: indexer.generation > seen, WITHIN)  # type: ignore[misc]
+
+    await asyncio.wait_for(settled(), WITHIN)
+    assert paths == expected
+    assert await _target(vg, "Hub.md") == "Zone/Topic.md"
+    assert {c.path for c in recorder.seen if c.kind == "deleted"} >= {"Area/Topic.md", "Area/Other.md"}
+
+
+async def test_external_create_and_delete_are_applied(watched: tuple[Harness, Recorder]) -> None:
+    vg, recorder = watched
+    (vg.root / "Topic.md").write_text("# closer Topic\n", encoding="utf-8")
+    await recorder.until(lambda c: c.path == "Topic.md")
+    assert await _target(vg, "Hub.md") == "Topic.md"  # the same-folder file now wins
+    (vg.root / "Topic.md").unlink()
+    await recorder.until(lambda c: c.path == "Topic.md" and c.kind == "deleted")
+    assert await _target(vg, "Hub.md") == "Area/Topic.md"
+
+
+async def test_own_writes_are_parsed_once_and_not_republished_as_external(
+    watched: tuple[Harness, Recorder], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    vg, recorder = watched
+    parsed: list[str] = []
+    original = rows.prepare
+
+    def counting(item: rows.NoteInput) -> rows.Prepared:
+        parsed.append(item.path)
+        return original(item)
+
+    monkeypatch.setattr(rows, "prepare", counting)
+    await vg.ok("create_note", path="Mine", content="# Mine\n\nwritten by an agent\n")
+    await vg.ok("append_note", path="Mine", content="more\n")
+    # A later external write is a barrier: once it is published, the watcher has already handled
+    # the events of the writes above (they happened first).
+    (vg.root / "Sentinel.md").write_text("# s\n", encoding="utf-8")
+    await recorder.until(lambda c: c.path == "Sentinel.md" and c.origin == "external")
+    mine = [c for c in recorder.seen if c.path == "Mine.md"]
+    assert mine and all(c.origin != "external" for c in mine)
+    assert parsed.count("Mine.md") == 2  # once per vaultgate write, never again by the watcher
+    assert "Mine.md" in await _paths(vg)
