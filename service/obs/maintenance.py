@@ -46,6 +46,10 @@ class Maintenance:
             await asyncio.sleep(interval)
             await self.run_once()
 
+    async def sweep_once(self, now: float | None = None) -> dict[str, Any]:
+        """One sweep right now (tests, operators); `now` moves the retention clock."""
+        return await self.run_once(now)
+
     async def run_once(self, now: float | None = None) -> dict[str, Any]:
         settings = self.services.settings
         ext = self.services.extensions

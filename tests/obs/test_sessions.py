@@ -124,7 +124,7 @@ async def test_the_maintenance_sweep_trims_old_traces_and_ended_sessions(make_va
         old = await vg.ok("start_session", name="old")
         await vg.ok("end_session")
         await vg.app.sessions.drained()
-        report = await vg.app.maintenance.run_once(now=time.time() + 31 * 86_400)
+        report = await vg.app.maintenance.sweep_once(now=time.time() + 31 * 86_400)
         rows = await vg.app.services.db.fetchone("SELECT count(*) FROM agent_sessions")
         assert not (vg.root / old["path"]).exists() and (vg.root / "A.md").exists()
     assert report["session_traces_deleted"] == 1 and report["sessions_trimmed"] == 1 and rows[0] == 0

@@ -78,14 +78,19 @@ async def test_audit_log_rejects_a_cursor_from_another_filter(vg: Harness) -> No
 
 
 async def test_list_vaults_shows_ids_names_and_note_counts(make_vault: Callable[..., Path]) -> None:
-    async with started(make_vault({"A.md": "# A\n", "B.md": "# B\n"})) as vg:
+    main, other = make_vault({"A.md": "# A\n", "B.md": "# B\n"}, name="one"), make_vault({"C.md": "# C\n"}, name="two")
+    vaults = [{"id": "main", "path": main, "name": "Main"}, {"id": "other", "path": other}]
+    async with started(main, vaults=vaults) as vg:
         await vg.indexed()
         out = await vg.ok("list_vaults")
         vg.principal = Principal(subject="bound", scopes=frozenset({"read:vault"}), vault="other", authenticated=True)
-        bound = await vg.call("list_vaults", vault="main")
-    [vault] = out["items"]
-    assert vault["id"] == "main" and vault["default"] is True and vault["notes"] == 2 and vault["read_only"] is False
-    assert bound.is_error  # a token bound to another vault cannot use this one
+        bound = await vg.ok("list_vaults", vault="other")
+        await vg.err("list_vaults", "forbidden", vault="main")
+    assert out["items"] == [
+        {"id": "main", "name": "Main", "default": True, "read_only": False, "notes": 2},
+        {"id": "other", "name": "two", "default": False, "read_only": False, "notes": 1},
+    ]
+    assert [v["id"] for v in bound["items"]] == ["other"]  # a vault-bound token sees only its vault
 
 
 async def test_reload_vault_reports_added_and_changed_vaults(tmp_path: Path, make_vault: Callable[..., Path]) -> None:
