@@ -25,6 +25,7 @@ listing filters with `allows`, so a denied note is invisible in every result.
 
 from __future__ import annotations
 
+import os
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -45,6 +46,7 @@ if TYPE_CHECKING:
 
 _GLOB_FLAGS = wcglob.GLOBSTAR | wcglob.BRACE | wcglob.DOTMATCH
 OPS = ("read", "write", "delete")
+DROP_BOX_RULE = "existing note is not readable (write-only drop box)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,7 +211,19 @@ def hidden_denial(named: str, why: str, op: str = "write") -> AclDenied:
 
 def check_path(guard: PathGuard, principal: Principal, vault: Vault, vp: VaultPath, op: str) -> None:
     """Check a resolved path, and the in-vault target of a symlink on the way as well, so a
-    link cannot open a way around the ACL of what it points to."""
+    link cannot open a way around the ACL of what it points to.
+
+    Write-but-not-read is a drop box: new notes may be created there, but changing or deleting
+    an existing file also needs read access, because those tools answer with what they saw
+    (title, properties, diffs, heading errors, conflict etags) and would reveal its content.
+    """
     guard.check(principal, vault, vp.rel, op)
     if vp.real_rel is not None and vp.real_rel != vp.rel:
         guard.check(principal, vault, vp.real_rel, op)
+    if op != "read" and os.path.isfile(vp.abs):
+        for rel in dict.fromkeys((vp.rel, vp.real_rel or vp.rel)):
+            if not guard.allows(principal, vault, rel, "read"):
+                raise AclDenied(
+                    f"{op} access to {vp.rel!r} is denied: changing an existing note needs read access",
+                    details={"path": vp.rel, "op": op, "rule": DROP_BOX_RULE},
+                )

@@ -122,7 +122,10 @@ async def _move(ctx: ToolContext, args: MoveIn, rename: bool) -> MoveOut:
     if not is_folder and not args.dry_run:
         from service.markdown.parse import title_of
 
-        title = title_of(dst, ctx.vault.files.read(ctx.resolve(dst)).content) if dst.endswith(".md") else title
+        # The caller read this note at its source (a move needs read); a write-only destination
+        # must not turn a completed move into an error.
+        moved = ctx.vault.paths.resolve(dst)
+        title = title_of(dst, ctx.vault.files.read(moved).content) if dst.endswith(".md") else title
     return MoveOut(
         **note_item(ctx, dst, title),
         dry_run=args.dry_run,

@@ -13,6 +13,7 @@ from pydantic import Field
 
 from service.dispatch.context import Principal
 from service.security import scopes as scope_api
+from service.security.acl import DROP_BOX_RULE
 from service.tools.context import ToolContext
 from service.tools.models import ToolInput, ToolOutput
 from service.tools.registry import ToolSpec
@@ -61,6 +62,10 @@ async def inspect_acl(ctx: ToolContext, args: InspectAclIn) -> InspectAclOut:
             target = decide(principal, ctx.vault.id, vp.real_rel, args.op, hidden=ctx.vault.paths.is_hidden)
             if not target.allowed:
                 decision = replace(target, rule=f"symlink target {vp.real_rel}: {target.rule}")
+        if decision.allowed and args.op != "read" and vp.abs.is_file():
+            for rel in dict.fromkeys((vp.rel, vp.real_rel or vp.rel)):
+                if not decide(principal, ctx.vault.id, rel, "read", hidden=ctx.vault.paths.is_hidden).allowed:
+                    decision = replace(decision, allowed=False, rule=DROP_BOX_RULE, code="acl_denied")
         allowed, rule, code = decision.allowed, decision.rule, None if decision.allowed else decision.code
     return InspectAclOut(
         vault=ctx.vault.id,

@@ -166,6 +166,45 @@ async def test_write_allowed_read_denied_note_can_be_written_blind(make_vault: C
         await vg.ok("create_note", path="Inbox/Drop", content="dropped\n")
         assert vg.read("Inbox/Drop.md") == "dropped\n"
         await vg.err("read_note", "acl_denied", path="Inbox/Drop")
+        await vg.confirmed("move_note", path="Projects/Plan", new_path="Inbox/Plan")  # dropping a note in is fine
+        assert (vg.root / "Inbox" / "Plan.md").is_file()
+        await vg.ok("copy_note", path="Welcome", new_path="Inbox/Welcome copy")
+        await vg.ok("bulk_create_notes", notes=[{"path": "Inbox/B1", "content": "b"}])
+        assert (vg.root / "Inbox" / "Welcome copy.md").is_file() and vg.read("Inbox/B1.md") == "b"
+
+
+# A write-only drop box: changing an existing note there would echo what the tool saw.
+DROP_BOX_EDITS: list[tuple[str, dict[str, Any]]] = [
+    ("write_note", {"path": "Inbox/Todo", "content": "x", "mode": "overwrite"}),
+    ("write_note", {"path": "Inbox/Todo", "content": "x", "mode": "overwrite", "expected_etag": "0"}),
+    ("append_note", {"path": "Inbox/Todo", "content": "x"}),
+    ("prepend_note", {"path": "Inbox/Todo", "content": "x"}),
+    ("patch_note", {"path": "Inbox/Todo", "heading": ["Secret heading?"], "content": "x"}),
+    ("set_properties", {"path": "Inbox/Todo", "properties": {"a": 1}}),
+    ("delete_property", {"path": "Inbox/Todo", "key": "tags"}),
+    ("add_tags", {"path": "Inbox/Todo", "tags": ["x"]}),
+    ("remove_tags", {"path": "Inbox/Todo", "tags": ["inbox"]}),
+    ("delete_note", {"path": "Inbox/Todo"}),
+    ("move_note", {"path": "Inbox/Todo", "new_path": "Inbox/Renamed"}),
+    ("create_note", {"path": "Inbox/Todo", "content": "x"}),
+    ("bulk_create_notes", {"notes": [{"path": "Inbox/Todo", "content": "x"}], "overwrite": True}),
+]
+
+
+@pytest.mark.parametrize(("tool", "args"), DROP_BOX_EDITS, ids=[f"{t}-{i}" for i, (t, _) in enumerate(DROP_BOX_EDITS)])
+async def test_existing_notes_in_a_write_only_folder_cannot_be_changed(
+    make_vault: Callable[..., Path], tool: str, args: dict[str, Any]
+) -> None:
+    acl = {"prefix_rules": [{"path": "Inbox", "read": "deny", "write": "allow"}]}
+    async with started(make_vault(SEC_VAULT), acl=acl) as vg:
+        await vg.indexed()
+        before = vg.snapshot()
+        error = await vg.err(tool, "acl_denied", **args)
+        assert error["details"]["path"] == "Inbox/Todo.md" and error["details"]["op"] in ("write", "delete")
+        assert "Todo\n" not in str(error) and "inbox" not in str(error).replace("Inbox", "")
+        assert vg.snapshot() == before
+        decision = await vg.ok("inspect_acl", path="Inbox/Todo.md", op="write")
+        assert (decision["allowed"], decision["code"]) == (False, "acl_denied")
 
 
 PRIVE_NFC = unicodedata.normalize("NFC", "Privé")
