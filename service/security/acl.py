@@ -15,7 +15,7 @@ order — the first step that decides wins:
  5. reading the vault root, or a folder above a `read_paths` glob, is allowed: a listing of it
     filters every note, so it reveals nothing the caller may not read;
  6. the op's glob allowlist (`read_paths`, `write_paths`, `delete_paths`), when configured
-    (`F/**` also admits the folder `F` itself);
+    (`F/**` also admits the folder `F` itself; a wildcard-free entry `F` means `F` and `F/**`);
  7. otherwise allow, unless `default_deny`.
 
 A vault's own `acl` block replaces the root `[acl]` block. `AclGuard` is installed as
@@ -76,7 +76,7 @@ class VaultAcl:
         ]
         self.allowlists: dict[str, tuple[list[str], Any] | None] = {}
         for op, raw in (("read", cfg.read_paths), ("write", cfg.write_paths), ("delete", cfg.delete_paths)):
-            globs = [_nfc(g) for g in raw] if raw is not None else None
+            globs = [glob for g in raw for glob in _expand(_nfc(g))] if raw is not None else None
             self.allowlists[op] = (globs, wcglob.compile(globs, flags=_GLOB_FLAGS)) if globs is not None else None
         self.restricted = bool(self.prefixes) or cfg.default_deny or any(self.allowlists.values())
 
@@ -130,6 +130,15 @@ def _under(rel: str, prefix: str, *, fold: bool = False) -> bool:
     if fold:
         rel, prefix = rel.casefold(), prefix.casefold()
     return prefix == "" or rel == prefix or rel.startswith(prefix + "/")
+
+
+def _expand(glob: str) -> list[str]:
+    """A glob without wildcards names a note or a folder: 'Projects' (or 'Projects/') also
+    admits everything below it, as a folder-narrowed scope does."""
+    if any(ch in glob for ch in "*?[{"):
+        return [glob]
+    bare = glob.strip("/")
+    return [bare, f"{bare}/**"] if bare else ["**"]
 
 
 def _nfc(text: str) -> str:
