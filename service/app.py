@@ -71,7 +71,8 @@ class VaultgateApp:
         )
         self.metrics = Metrics()
         self.services.extensions["metrics"] = self.metrics
-        self.audit = AuditSink(self.db, settings.audit, settings.events, cache_dir / "events", self.metrics)
+        spool_dir = settings.events.spool_dir or cache_dir / "events"
+        self.audit = AuditSink(self.db, settings.audit, settings.events, spool_dir, self.metrics)
         self.services.extensions["audit"] = self.audit
         self.tracing = Tracing(settings.otel)
         self.sessions = SessionTraces(self.db, self.metrics, {v.id: v.paths.root for v in self.vaults.values()})
@@ -85,7 +86,7 @@ class VaultgateApp:
         ]
         self.index_jobs = IndexJobs(self.db)
         self.services.extensions["index_jobs"] = self.index_jobs
-        self.maintenance = Maintenance(self.services, cache_dir / "events")
+        self.maintenance = Maintenance(self.services, spool_dir)
         self.services.extensions["maintenance"] = self.maintenance
         self.components += [self.index_jobs, self.audit, self.sessions, self.maintenance]
         self.server = self._build_server()

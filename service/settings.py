@@ -255,6 +255,7 @@ class AuditSettings(_Section):
 
 class EventsSettings(_Section):
     spool: bool = Field(default=True, description="CloudEvents JSONL per vault per day under the cache dir.")
+    spool_dir: Path | None = Field(default=None, description="Where the spool goes; default: <cache dir>/events.")
     push_url: str | None = Field(default=None, description="Also POST each batch (JSON array) to this URL.")
     push_timeout_seconds: float = Field(default=2.0, gt=0)
     retention_days: float = Field(default=14, gt=0, description="Spool files older than this are deleted.")
@@ -417,6 +418,8 @@ def _finish(settings: Settings) -> Settings:
             raise ConfigError(f"vault {vault.id!r}: folder {vault.path} does not exist")
     if settings.storage.cache_dir is not None and not settings.storage.cache_dir.is_absolute():
         settings.storage.cache_dir = (base / settings.storage.cache_dir).resolve()
+    if settings.events.spool_dir is not None and not settings.events.spool_dir.is_absolute():
+        settings.events.spool_dir = (base / settings.events.spool_dir).resolve()
     return settings
 
 

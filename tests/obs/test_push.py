@@ -69,3 +69,13 @@ async def test_a_receiver_answering_500_drops_the_batch_and_counts_it(make_vault
         text = vg.app.metrics.render().decode()
     assert out["path"] == "A.md"
     assert 'vaultgate_observe_drops_total{sink="push"} 1.0' in text
+
+
+async def test_the_spool_can_live_in_a_configured_folder(tmp_path: Path, make_vault: Callable[..., Path]) -> None:
+    root = make_vault({"A.md": "# A\n"})
+    async with started(root, events={"spool_dir": tmp_path / "spool"}) as vg:
+        await vg.ok("read_note", path="A")
+        await vg.app.audit.drained()
+    [day] = (tmp_path / "spool" / "main").glob("*.jsonl")
+    assert json.loads(day.read_text().splitlines()[0])["subject"] == "read_note"
+    assert not (root / ".vaultgate" / "events").exists()
