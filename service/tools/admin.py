@@ -193,6 +193,10 @@ async def get_metrics(ctx: ToolContext, args: GetMetricsIn) -> GetMetricsOut:
 
 
 class GetAuditLogIn(ToolInput, Paging):
+    all_vaults: bool = Field(
+        default=False,
+        description="Rows of every vault and of the server itself (e.g. maintenance), not only this vault.",
+    )
     tool: str | None = Field(default=None, description="Only calls of this tool.")
     status: str | None = Field(default=None, description="'ok', 'error', or an error code (e.g. 'acl_denied').")
     since: float | None = Field(default=None, description="Only calls at or after this Unix time.")
@@ -231,8 +235,8 @@ async def get_audit_log(ctx: ToolContext, args: GetAuditLogIn) -> GetAuditLogOut
     if audit is not None:
         # Events are written off the call path; show what has been emitted up to now.
         await audit.drained(within=5.0)
-    where: list[str] = ["vault_id = ?"]
-    params: list[Any] = [ctx.vault.id]
+    where: list[str] = ["1 = 1"] if args.all_vaults else ["vault_id = ?"]
+    params: list[Any] = [] if args.all_vaults else [ctx.vault.id]
     if args.tool:
         where.append("tool = ?")
         params.append(args.tool)
@@ -245,7 +249,7 @@ async def get_audit_log(ctx: ToolContext, args: GetAuditLogIn) -> GetAuditLogOut
     if args.since is not None:
         where.append("at >= ?")
         params.append(args.since)
-    shape = {"t": args.tool, "s": args.status, "f": args.since}
+    shape = {"t": args.tool, "s": args.status, "f": args.since, "a": args.all_vaults}
     before = decode_cursor(args.cursor, **shape)  # keyset: rows with an id below this one
     if before:
         where.append("id < ?")

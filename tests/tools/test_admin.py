@@ -148,3 +148,17 @@ async def test_reset_vault_cache_refuses_while_a_reindex_runs(make_vault: Callab
             count = await vg.app.services.db.fetchone("SELECT count(*) FROM notes")
         await task
         assert count[0] == 1 and job.status == "done"
+
+
+async def test_audit_log_of_all_vaults_includes_server_events(make_vault: Callable[..., Path]) -> None:
+    async with started(make_vault({"A.md": "# A\n"})) as vg:
+        await vg.ok("read_note", path="A")
+        await vg.app.maintenance.sweep_once()
+        own = await vg.ok("get_audit_log")
+        everything = await vg.ok("get_audit_log", all_vaults=True)
+    assert [r["tool"] for r in own["items"]] == ["read_note"]
+    assert [(r["tool"], r["vault"]) for r in everything["items"]][:3] == [
+        ("get_audit_log", "main"),
+        ("maintenance", None),
+        ("read_note", "main"),
+    ]
