@@ -5,10 +5,11 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from service.indexer.jobs import IndexJobs
 from service.indexer.runner import indexer_of
-from tests.conftest import started
+from tests.conftest import Harness, started
 from tests.search.conftest import SEARCH_VAULT
 from tests.security.conftest import caller
 
@@ -99,3 +100,38 @@ async def test_index_tool_failure_paths(make_vault: Callable[..., Path]) -> None
         assert error["details"]["required"] == ["admin"]
         assert (await vg.ok("index_status"))["vault"] == "main"
         assert vg.snapshot() == before
+
+
+async def _dump(vg: Harness) -> list[list[tuple[object, ...]]]:
+    db = vg.app.services.db
+    queries = (
+        "SELECT path, title, tags, etag FROM notes ORDER BY path",
+        "SELECT n.path, t.tag, t.source FROM note_tags t JOIN notes n ON n.id = t.note_id ORDER BY 1, 2, 3",
+        "SELECT n.path, l.target_raw, l.target_path FROM links l JOIN notes n ON n.id = l.src_id ORDER BY 1, 2, 3",
+        "SELECT n.path, h.level, h.text FROM headings h JOIN notes n ON n.id = h.note_id ORDER BY 1, 2, 3",
+        "SELECT n.path, t.text, t.status FROM tasks t JOIN notes n ON n.id = t.note_id ORDER BY 1, 2, 3",
+        "SELECT title, body FROM note_text ORDER BY title, body",
+    )
+    return [[tuple(r) for r in await db.fetchall(q)] for q in queries]
+
+
+async def test_full_reindex_rebuilds_rows_a_sync_trusts(make_vault: Callable[..., Path]) -> None:
+    async with started(make_vault(SEARCH_VAULT), index={"watch": False}) as vg:
+        await vg.indexed()
+        clean = await _dump(vg)
+
+        def tamper(conn: Any) -> None:
+            # Damage a sync cannot see: the files' mtime/size/hash are unchanged.
+            conn.execute("UPDATE notes SET title = 'bogus' WHERE path = 'Journal/2026-01-06.md'")
+            conn.execute("DELETE FROM note_tags WHERE tag_lower = 'project'")
+            conn.execute("UPDATE links SET target_path = NULL")
+            conn.execute("DELETE FROM headings")
+
+        await vg.app.services.db.run_write(tamper)
+        damaged = await _dump(vg)
+        assert damaged != clean
+        await vg.ok("reindex", mode="sync")
+        assert await _dump(vg) == damaged
+        out = await vg.ok("reindex", mode="full")
+        assert out["job"]["result"]["indexed"] == 7
+        assert await _dump(vg) == clean

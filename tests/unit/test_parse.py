@@ -108,3 +108,36 @@ def test_frontmatter_tags_as_a_string_and_with_hashes() -> None:
     assert parse_note("x.md", '---\ntags: ["#one", "#a/b"]\n---\n').tags == ["one", "a/b"]
     # an unquoted '#' after a space starts a YAML comment, as in Obsidian
     assert parse_note("x.md", "---\ntags: one, #two\n---\n").tags == ["one"]
+
+
+def test_angle_bracket_destinations_and_numbered_tasks() -> None:
+    p = parse_note("x.md", "[a](<My Note.md#Part>) [b](<https://example.com/a b>) ![c](<img a.png>)\n")
+    assert [(lk.target, lk.subpath, lk.embed) for lk in p.links] == [
+        ("My Note.md", "Part", False),
+        ("img a.png", None, True),
+    ]
+    tasks = parse_note("x.md", "1. [ ] first 📅 2026-03-01\n2) [x] second\n12. not a task\n").tasks
+    assert [(t.status, t.due) for t in tasks] == [(" ", "2026-03-01"), ("x", None)]
+
+
+def test_links_and_tags_in_code_are_neither() -> None:
+    p = parse_note(
+        "x.md", "```\n# no heading #fenced [[fenced]]\n```\n~~~\n[[tilde]]\n~~~\n`[[inline]]` ``#a [[b]]`` #real\n"
+    )
+    assert p.links == [] and p.headings == [] and p.tags == ["real"]
+
+
+def test_tag_shapes() -> None:
+    p = parse_note("x.md", "#123 #1a #a-b_c/d #é #tag, (#paren) a#glued #y2026\n")
+    assert p.tags == ["1a", "a-b_c/d", "é", "tag", "y2026"]
+
+
+def test_singular_frontmatter_keys_and_string_aliases() -> None:
+    p = parse_note("x.md", "---\nalias: Solo\ntag: single\n---\nbody\n")
+    assert p.aliases == ["Solo"] and p.tags == ["single"]
+    assert parse_note("x.md", "---\naliases: One\n---\n").aliases == ["One"]
+
+
+def test_block_ids_on_list_items_and_quotes_only_at_line_end() -> None:
+    p = parse_note("x.md", "- item ^blk-1\n> quote ^q2\nText ^not here\n")
+    assert p.block_ids == {"blk-1": 0, "q2": 1}
