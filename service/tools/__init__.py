@@ -8,6 +8,8 @@ from service.tools.registry import Registry
 def build_registry() -> Registry:
     from service.tools import (
         admin,
+        admin_audit,
+        admin_vaults,
         graph,
         index,
         moves,
@@ -33,6 +35,8 @@ def build_registry() -> Registry:
         index,
         security,
         admin,
+        admin_audit,
+        admin_vaults,
         sessions,
     )
     registry = Registry()

@@ -1,0 +1,133 @@
+"""admin domain, vault maintenance: reload_vault and reset_vault_cache.
+
+Touches: the configuration file (read only), the indexer of a vault, the index tables and the
+jobs table. No tool here changes a note: `reset_vault_cache` drops and rebuilds only the
+vault's index rows (the cache), which is why it is `destructive` with `confirm="always"` —
+search is degraded until the rebuild finishes. `reload_vault` only reports differences; they
+take effect at the next restart.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import Field
+
+from service.errors import ConfigError, Conflict, IndexUnavailable
+from service.indexer.jobs import IndexJobs
+from service.indexer.runner import indexer_of
+from service.tools.context import ToolContext
+from service.tools.models import ToolInput, ToolOutput
+from service.tools.registry import ToolSpec
+
+# -- reload_vault --------------------------------------------------------------------------
+
+
+class ReloadVaultIn(ToolInput):
+    pass
+
+
+class ReloadVaultOut(ToolOutput):
+    valid: bool = Field(description="The configuration on disk loads and validates.")
+    error: str | None = Field(default=None, description="Why it does not (the running config stays in effect).")
+    added: list[str] = Field(description="Vault ids on disk that are not served.")
+    removed: list[str] = Field(description="Served vault ids no longer on disk.")
+    changed: dict[str, list[str]] = Field(description="Per served vault, the settings that differ on disk.")
+    applied: bool = Field(description="Always false: differences take effect at the next restart.")
+
+
+async def reload_vault(ctx: ToolContext, args: ReloadVaultIn) -> ReloadVaultOut:
+    from service.settings import load_settings
+
+    current = ctx.services.settings
+    if current.config_file is None:
+        # Served straight from a folder: the only "config" is the folder itself.
+        return ReloadVaultOut(valid=ctx.vault.paths.root.is_dir(), added=[], removed=[], changed={}, applied=False)
+    try:
+        fresh = load_settings(current.config_file)
+    except ConfigError as exc:
+        return ReloadVaultOut(valid=False, error=str(exc), added=[], removed=[], changed={}, applied=False)
+    old = {v.id: v.model_dump(mode="json") for v in current.vaults}
+    new = {v.id: v.model_dump(mode="json") for v in fresh.vaults}
+    changed = {vid: sorted(k for k in old[vid] if old[vid].get(k) != new[vid].get(k)) for vid in old if vid in new}
+    return ReloadVaultOut(
+        valid=True,
+        added=sorted(set(new) - set(old)),
+        removed=sorted(set(old) - set(new)),
+        changed={vid: keys for vid, keys in changed.items() if keys},
+        applied=False,
+    )
+
+
+# -- reset_vault_cache ---------------------------------------------------------------------
+
+
+class ResetVaultCacheIn(ToolInput):
+    pass
+
+
+class ResetVaultCacheOut(ToolOutput):
+    vault: str = Field(description="Vault id.")
+    dropped_notes: int = Field(description="Index rows (notes) dropped.")
+    reindexed: int = Field(description="Notes indexed again by the rebuild.")
+    job_id: str = Field(description="The rebuild's reindex job id.")
+
+
+async def reset_vault_cache(ctx: ToolContext, args: ResetVaultCacheIn) -> ResetVaultCacheOut:
+    indexer = indexer_of(ctx.vault)
+    jobs = ctx.services.extensions.get("index_jobs")
+    if indexer is None or not isinstance(jobs, IndexJobs):
+        raise IndexUnavailable(f"vault {ctx.vault.id!r} has no index", details={"vault": ctx.vault.id})
+    if jobs.active(ctx.vault.id) is not None:
+        raise Conflict(
+            "a reindex is running for this vault",
+            details={"vault": ctx.vault.id},
+            hint="Wait for the running reindex (index_status) and call reset_vault_cache again.",
+        )
+    vid = ctx.vault.id
+
+    def drop(conn: Any) -> int:
+        count = int(conn.execute("SELECT count(*) FROM notes WHERE vault_id = ?", (vid,)).fetchone()[0])
+        # Child rows (text, FTS, tags, links, ...) go with their note through ON DELETE CASCADE.
+        conn.execute("DELETE FROM notes WHERE vault_id = ?", (vid,))
+        conn.execute("DELETE FROM index_state WHERE vault_id = ?", (vid,))
+        return count
+
+    # Under the indexer's apply lock, so no incremental batch interleaves with the drop.
+    async with indexer._apply_lock:
+        dropped = await ctx.services.db.run_write(drop)
+    job, _, task = await jobs.launch(indexer, "full", progress=lambda done, total: ctx.progress(done, total))
+    await task
+    return ResetVaultCacheOut(vault=vid, dropped_notes=dropped, reindexed=job.progress, job_id=job.id)
+
+
+def tools() -> list[ToolSpec]:
+    admin: dict[str, Any] = {"scopes": ("admin",), "scope_class": "admin", "tags": ("admin",)}
+    return [
+        ToolSpec(
+            "reload_vault",
+            "admin",
+            "Re-validate the configuration",
+            "Load the configuration file again and report whether it is valid and which vaults were added, "
+            "removed or changed. Differences take effect at the next restart.",
+            ReloadVaultIn,
+            ReloadVaultOut,
+            reload_vault,
+            **admin,
+        ),
+        ToolSpec(
+            "reset_vault_cache",
+            "admin",
+            "Reset the vault's index",
+            "Drop every index row of the vault and rebuild it from the notes (search is degraded meanwhile). "
+            "Never changes a note. Needs a human's confirmation.",
+            ResetVaultCacheIn,
+            ResetVaultCacheOut,
+            reset_vault_cache,
+            mutating=True,
+            destructive=True,
+            confirm="always",
+            idempotent=False,
+            **admin,
+        ),
+    ]
