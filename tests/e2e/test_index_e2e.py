@@ -1,14 +1,21 @@
-"""index_status and reindex over real HTTP with the SDK client, in both eras, with progress."""
+"""index_status and reindex over real HTTP with the SDK client, in both eras: progress
+notifications, failure paths, the admin scope, and a file saved on disk reaching the index."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 
+import httpx2
 from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
 
+from service.vault.events import FileChange
 from tests.conftest import e2e
 from tests.search.conftest import SEARCH_VAULT
+from tests.security.keys import SECRET, claims, hs
 
 
 async def test_index_status_and_reindex_with_progress(make_vault: Callable[..., Path], mode: str) -> None:
@@ -35,3 +42,61 @@ async def test_index_status_and_reindex_with_progress(make_vault: Callable[..., 
             unknown = await client.call_tool("index_status", {"vault": "elsewhere"})
             assert unknown.structured_content is not None
             assert unknown.structured_content["error"]["code"] == "vault_not_found"
+
+
+async def test_reindex_needs_the_admin_scope_over_http(make_vault: Callable[..., Path], mode: str) -> None:
+    auth = {"mode": "jwt", "jwt_secret": SECRET, "audience": "vaultgate"}
+    root = make_vault(SEARCH_VAULT)
+    async with e2e(root, auth=auth) as (url, harness):
+        await harness.indexed()
+        before = harness.snapshot()
+        agent = hs(claims(aud="vaultgate", scope="read:vault write:vault"))
+        async with _client(url, agent, mode) as client:
+            status = await client.call_tool("index_status", {})
+            assert not status.is_error and status.structured_content is not None
+            assert status.structured_content["ready"] is True
+            denied = await client.call_tool("reindex", {"mode": "full"})
+            assert denied.is_error and denied.structured_content is not None
+            assert denied.structured_content["error"]["code"] == "forbidden"
+        admin = hs(claims(aud="vaultgate", scope="read:vault admin"))
+        async with _client(url, admin, mode) as client:
+            done = await client.call_tool("reindex", {"mode": "sync"})
+            assert not done.is_error and done.structured_content is not None
+            assert done.structured_content["job"]["status"] == "done"
+        assert harness.snapshot() == before
+        rows = await harness.app.services.db.fetchall("SELECT kind, status FROM jobs")
+        assert [tuple(r) for r in rows] == [("sync", "done")]
+
+
+async def test_a_note_saved_on_disk_shows_in_index_status_over_http(make_vault: Callable[..., Path], mode: str) -> None:
+    root = make_vault(SEARCH_VAULT)
+    async with e2e(root) as (url, harness):
+        await harness.indexed()
+        arrived = asyncio.Event()
+
+        async def listener(changes: Sequence[FileChange]) -> None:
+            if any(c.path == "Dropped.md" and c.origin == "external" for c in changes):
+                arrived.set()
+
+        harness.app.vaults["main"].bus.subscribe(listener)
+        async with Client(url, mode=mode) as client:  # type: ignore[arg-type]
+            first = await client.call_tool("index_status", {})
+            assert first.structured_content is not None
+            (root / "Dropped.md").write_text("# Dropped\n\n- [ ] sort the platypus #inbox\n", encoding="utf-8")
+            await asyncio.wait_for(arrived.wait(), 30)
+            after = await client.call_tool("index_status", {})
+            assert after.structured_content is not None
+            assert after.structured_content["notes"] == first.structured_content["notes"] + 1
+            assert after.structured_content["tasks"] == first.structured_content["tasks"] + 1
+            found = await client.call_tool("search_text", {"query": "platypus"})
+            assert found.structured_content is not None
+            assert [i["path"] for i in found.structured_content["items"]] == ["Dropped.md"]
+
+
+@contextlib.asynccontextmanager
+async def _client(url: str, token: str, mode: str) -> AsyncIterator[Client]:
+    async with (
+        httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}) as http,
+        Client(streamable_http_client(url, http_client=http), mode=mode) as c,  # type: ignore[arg-type]
+    ):
+        yield c

@@ -57,22 +57,49 @@ async def test_reindex_sync_and_full_record_jobs_and_report_progress(make_vault:
         assert [tuple(r) for r in rows] == [("sync", "done"), ("full", "done")]
 
 
-async def test_a_second_reindex_joins_the_running_one(make_vault: Callable[..., Path]) -> None:
+async def test_a_second_reindex_joins_the_running_one_shown_as_active_job(make_vault: Callable[..., Path]) -> None:
     async with started(make_vault(SEARCH_VAULT)) as vg:
         await vg.indexed()
-        first, second = await asyncio.gather(
-            vg.ok("reindex", mode="full", wait=True), vg.ok("reindex", mode="sync", wait=True)
+        blocked, release = asyncio.Event(), asyncio.Event()
+
+        async def hold(done: float, total: float | None, message: str | None) -> None:
+            # The job awaits its listeners, so it stays "running" until released.
+            blocked.set()
+            await asyncio.wait_for(release.wait(), 30)
+
+        first = asyncio.create_task(
+            vg.app.dispatcher.call("reindex", {"mode": "full"}, principal=vg.principal, progress=hold)
         )
-        assert first["job"]["id"] == second["job"]["id"]
-        assert sorted([first["already_running"], second["already_running"]]) == [False, True]
-        background = await vg.ok("reindex", mode="sync", wait=False)
-        assert background["job"]["status"] in ("queued", "running", "done")
+        await asyncio.wait_for(blocked.wait(), 30)
+        status = await vg.ok("index_status")
+        assert status["active_job"]["status"] == "running" and status["active_job"]["kind"] == "full"
+        assert status["health"] == "degraded"
+        second = await vg.ok("reindex", mode="sync", wait=False)
+        assert second["already_running"] is True and second["job"]["id"] == status["active_job"]["id"]
+        assert second["job"]["kind"] == "full"
+        release.set()
+        result = await asyncio.wait_for(first, 30)
+        assert result.structured is not None and result.structured["already_running"] is False
+        assert result.structured["job"]["id"] == second["job"]["id"]
+        after = await vg.ok("index_status")
+        assert after["active_job"] is None and after["last_job"]["status"] == "done"
+        assert after["health"] == "healthy"
+        rows = await vg.app.services.db.fetchall("SELECT status FROM jobs")
+        assert [r[0] for r in rows] == ["done"]
+
+
+async def test_reindex_without_waiting_returns_the_job_at_once(make_vault: Callable[..., Path]) -> None:
+    async with started(make_vault(SEARCH_VAULT)) as vg:
+        await vg.indexed()
+        out = await vg.ok("reindex", mode="sync", wait=False)
+        assert out["job"]["status"] in ("queued", "running") and out["already_running"] is False
         jobs = vg.app.services.extensions["index_jobs"]
         assert isinstance(jobs, IndexJobs)
-        task = jobs._tasks.get(background["job"]["id"])
+        task = jobs._tasks.get(out["job"]["id"])
         if task is not None:
-            await task
-        assert (await vg.ok("index_status"))["last_job"]["status"] == "done"
+            await asyncio.wait_for(task, 30)
+        last = (await vg.ok("index_status"))["last_job"]
+        assert last["id"] == out["job"]["id"] and last["status"] == "done"
 
 
 async def test_interrupted_jobs_are_marked_failed_on_start(make_vault: Callable[..., Path]) -> None:
