@@ -63,6 +63,9 @@ class IndexJobs:
     """An app component (`start` recovers interrupted rows, `stop` cancels running jobs)."""
 
     name = "index_jobs"
+    # A caller's progress notification may wait on a slow client; past this the job moves on
+    # without it (the notification is dropped, the job is not slowed further).
+    listener_timeout_s = 10.0
 
     def __init__(self, db: Database) -> None:
         self.db = db
@@ -139,8 +142,8 @@ class IndexJobs:
         async def on_progress(done: int, total: int) -> None:
             job.progress, job.total = done, total
             for listener in list(self._listeners.get(job.id, ())):
-                with contextlib.suppress(Exception):  # a gone client must not stop the job
-                    await listener(done, total)
+                with contextlib.suppress(Exception):  # a gone or stalled client must not stop the job
+                    await asyncio.wait_for(listener(done, total), self.listener_timeout_s)
 
         try:
             await self._save(job)

@@ -7,8 +7,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from service.indexer.jobs import IndexJobs
-from service.indexer.runner import indexer_of
+from service.indexer.runner import VaultIndexer, indexer_of
 from tests.conftest import Harness, started
 from tests.search.conftest import SEARCH_VAULT
 from tests.security.conftest import caller
@@ -61,6 +63,9 @@ async def test_a_second_reindex_joins_the_running_one_shown_as_active_job(make_v
     async with started(make_vault(SEARCH_VAULT)) as vg:
         await vg.indexed()
         blocked, release = asyncio.Event(), asyncio.Event()
+        jobs = vg.app.services.extensions["index_jobs"]
+        assert isinstance(jobs, IndexJobs)
+        jobs.listener_timeout_s = 60.0
 
         async def hold(done: float, total: float | None, message: str | None) -> None:
             # The job awaits its listeners, so it stays "running" until released.
@@ -162,3 +167,34 @@ async def test_full_reindex_rebuilds_rows_a_sync_trusts(make_vault: Callable[...
         out = await vg.ok("reindex", mode="full")
         assert out["job"]["result"]["indexed"] == 7
         assert await _dump(vg) == clean
+
+
+async def test_a_stalled_progress_listener_does_not_hold_the_job(make_vault: Callable[..., Path]) -> None:
+    async with started(make_vault(SEARCH_VAULT)) as vg:
+        await vg.indexed()
+        jobs = vg.app.services.extensions["index_jobs"]
+        assert isinstance(jobs, IndexJobs)
+        jobs.listener_timeout_s = 0.01
+        never = asyncio.Event()
+
+        async def stalled(done: float, total: float | None, message: str | None) -> None:
+            await never.wait()
+
+        result = await asyncio.wait_for(
+            vg.app.dispatcher.call("reindex", {"mode": "full"}, principal=vg.principal, progress=stalled), 30
+        )
+        assert result.structured is not None and result.structured["job"]["status"] == "done"
+
+
+async def test_a_failed_index_reports_unavailable(
+    make_vault: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async def broken(self: VaultIndexer, **kwargs: Any) -> dict[str, int]:
+        raise OSError("disk on fire")
+
+    monkeypatch.setattr(VaultIndexer, "reconcile", broken)
+    async with started(make_vault(SEARCH_VAULT)) as vg:
+        await vg.indexed()
+        status = await vg.ok("index_status")
+        assert status["health"] == "unavailable" and status["ready"] is False and status["state"] == "failed"
+        assert "disk on fire" in status["error"]
