@@ -29,6 +29,7 @@ import os
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from wcmatch import glob as wcglob
@@ -74,6 +75,15 @@ class VaultAcl:
         self.prefixes = [
             _Prefix(_nfc(r.path.strip().strip("/")), r.read, r.write) for r in cfg.prefix_rules if r.read or r.write
         ]
+        # Per field: deny prefixes by case-folded spelling (-> as configured), allow prefixes exact.
+        self._deny: dict[str, dict[str, str]] = {"read": {}, "write": {}}
+        self._allow: dict[str, set[str]] = {"read": set(), "write": set()}
+        for rule in self.prefixes:
+            for field, verdict in (("read", rule.read), ("write", rule.write)):
+                if verdict == "deny":
+                    self._deny[field][rule.prefix.casefold()] = rule.prefix
+                elif verdict == "allow":
+                    self._allow[field].add(rule.prefix)
         self.allowlists: dict[str, tuple[list[str], Any] | None] = {}
         for op, raw in (("read", cfg.read_paths), ("write", cfg.write_paths), ("delete", cfg.delete_paths)):
             globs = [glob for g in raw for glob in _expand(_nfc(g))] if raw is not None else None
@@ -108,28 +118,23 @@ class VaultAcl:
         return Decision(True, "default allow")
 
     def _prefix(self, rel: str, op: str) -> Decision | None:
+        """Walk the path's ancestors from the longest: the first one a rule names decides.
+        O(path depth) dictionary lookups, however many rules are configured."""
         field = "read" if op == "read" else "write"
-        best: tuple[int, bool] | None = None
-        best_rule: _Prefix | None = None
-        for rule in self.prefixes:
-            verdict = rule.read if field == "read" else rule.write
+        deny, allow = self._deny[field], self._allow[field]
+        if not deny and not allow:
+            return None
+        segments = rel.split("/") if rel else []
+        for depth in range(len(segments), -1, -1):
+            ancestor = "/".join(segments[:depth])
             # Deny rules also match other letter cases: on a case-insensitive file system
             # (macOS, Windows) 'private/x.md' opens 'Private/x.md'. Allow rules stay exact.
-            if verdict is None or not _under(rel, rule.prefix, fold=verdict == "deny"):
-                continue
-            key = (len(rule.prefix), verdict == "deny")  # longer first; deny wins a tie
-            if best is None or key > best:
-                best, best_rule = key, rule
-        if best_rule is None:
-            return None
-        verdict = best_rule.read if field == "read" else best_rule.write
-        return Decision(verdict == "allow", f"prefix_rules: {best_rule.prefix or '/'} {field}={verdict}")
-
-
-def _under(rel: str, prefix: str, *, fold: bool = False) -> bool:
-    if fold:
-        rel, prefix = rel.casefold(), prefix.casefold()
-    return prefix == "" or rel == prefix or rel.startswith(prefix + "/")
+            named = deny.get(ancestor.casefold())
+            if named is not None:  # deny wins a tie with an allow rule of the same prefix
+                return Decision(False, f"prefix_rules: {named or '/'} {field}=deny")
+            if ancestor in allow:
+                return Decision(True, f"prefix_rules: {ancestor or '/'} {field}=allow")
+        return None
 
 
 def _expand(glob: str) -> list[str]:
@@ -147,16 +152,22 @@ def _nfc(text: str) -> str:
 
 def _leads_to_any(globs: list[str], rel: str) -> bool:
     """`rel` is the literal (wildcard-free) start of one of the globs, or a folder above it."""
+    below = rel + "/"
     for glob in globs:
-        literal: list[str] = []
-        for seg in glob.strip("/").split("/"):
-            if any(ch in seg for ch in "*?[{!"):
-                break
-            literal.append(seg)
-        start = "/".join(literal)
-        if start == rel or start.startswith(rel + "/"):
+        start = _literal_start(glob)
+        if start == rel or start.startswith(below):
             return True
     return False
+
+
+@lru_cache(maxsize=4096)
+def _literal_start(glob: str) -> str:
+    literal: list[str] = []
+    for seg in glob.strip("/").split("/"):
+        if any(ch in seg for ch in "*?[{!"):
+            break
+        literal.append(seg)
+    return "/".join(literal)
 
 
 def _folder_of_any(globs: list[str], rel: str) -> bool:
