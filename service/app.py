@@ -35,7 +35,7 @@ from service.obs.sessions import SessionTraces
 from service.obs.tracing import Tracing
 from service.runtime import Services
 from service.security.acl import AclGuard
-from service.settings import Settings
+from service.settings import Settings, VaultConfig
 from service.storage.db import Database
 from service.storage.migrate import migrate
 from service.tools import build_registry
@@ -89,6 +89,7 @@ class VaultgateApp:
         self.maintenance = Maintenance(self.services, spool_dir)
         self.services.extensions["maintenance"] = self.maintenance
         self.components += [self.index_jobs, self.audit, self.sessions, self.maintenance]
+        self.services.extensions["add_vault"] = self.add_vault  # reload_vault(apply=true)
         self.server = self._build_server()
         self._started = False
         self.started_at: float | None = None
@@ -129,6 +130,28 @@ class VaultgateApp:
             yield self
         finally:
             await self.stop()
+
+    async def add_vault(self, cfg: VaultConfig) -> None:
+        """Serve one more vault without a restart (what `reload_vault` applies: additions only).
+
+        The ACL guard is rebuilt from the extended settings, so the new vault gets its own `[acl]`
+        block rather than falling back to the root one; its indexer runs like the others and is
+        stopped with them.
+        """
+        if cfg.id in self.vaults:
+            raise ValueError(f"vault {cfg.id!r} is already served")
+        self.settings.vaults.append(cfg)
+        vault = Vault.open(cfg, self.settings.writes, _hidden_cache_folders(self.settings, self.settings.cache_dir()))
+        self.services.guard = AclGuard(self.settings)
+        self.vaults[cfg.id] = vault
+        self.sessions.roots[cfg.id] = vault.paths.root
+        indexer = VaultIndexer(
+            vault, self.db, watch=self.settings.index.watch, debounce_ms=self.settings.index.debounce_ms
+        )
+        self.components.append(indexer)
+        if self._started:
+            await self._record_vaults()
+            await indexer.start()
 
     async def _record_vaults(self) -> None:
         now = time.time()

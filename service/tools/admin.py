@@ -128,7 +128,7 @@ class VaultOut(BaseModel):
     name: str = Field(description="Obsidian vault name.")
     default: bool = Field(description="Used when a call names no vault.")
     read_only: bool = Field(description="Writes are refused.")
-    notes: int | None = Field(description="Indexed notes (null when the vault has no index).")
+    notes: int | None = Field(description="Indexed notes you may read (null when the vault has no index).")
 
 
 class ListVaultsOut(ToolOutput):
@@ -143,8 +143,11 @@ async def list_vaults(ctx: ToolContext, args: ListVaultsIn) -> ListVaultsOut:
     for vid, vault in ctx.services.vaults.items():
         if principal.vault is not None and principal.vault != vid:
             continue  # a vault-bound token sees only its vault
-        indexer = indexer_of(vault)
-        notes = (await indexer.counts())["notes"] if indexer is not None else None
+        notes = None
+        if indexer_of(vault) is not None:
+            # Only notes this caller may read are counted: a count must not reveal a denied folder.
+            rows = await ctx.services.db.fetchall("SELECT path FROM notes WHERE vault_id = ?", (vid,))
+            notes = sum(1 for (rel,) in rows if ctx.services.guard.allows(principal, vault, str(rel), "read"))
         items.append(
             VaultOut(id=vid, name=vault.name, default=vid == default, read_only=_read_only(ctx, vid), notes=notes)
         )

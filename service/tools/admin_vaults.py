@@ -3,8 +3,9 @@
 Touches: the configuration file (read only), the indexer of a vault, the index tables and the
 jobs table. No tool here changes a note: `reset_vault_cache` drops and rebuilds only the
 vault's index rows (the cache), which is why it is `destructive` with `confirm="always"` —
-search is degraded until the rebuild finishes. `reload_vault` only reports differences; they
-take effect at the next restart.
+search is degraded until the rebuild finishes. `reload_vault` reports differences; with
+`apply` it starts serving added vaults (through `extensions["add_vault"]`, i.e.
+`VaultgateApp.add_vault`); removals and changes take effect at the next restart.
 """
 
 from __future__ import annotations
@@ -24,7 +25,10 @@ from service.tools.registry import ToolSpec
 
 
 class ReloadVaultIn(ToolInput):
-    pass
+    apply: bool = Field(
+        default=False,
+        description="Start serving the vaults added on disk now (additions only; removals and changes need a restart).",
+    )
 
 
 class ReloadVaultOut(ToolOutput):
@@ -33,7 +37,7 @@ class ReloadVaultOut(ToolOutput):
     added: list[str] = Field(description="Vault ids on disk that are not served.")
     removed: list[str] = Field(description="Served vault ids no longer on disk.")
     changed: dict[str, list[str]] = Field(description="Per served vault, the settings that differ on disk.")
-    applied: bool = Field(description="Always false: differences take effect at the next restart.")
+    applied: list[str] = Field(description="Added vaults now being served (only with apply=true).")
 
 
 async def reload_vault(ctx: ToolContext, args: ReloadVaultIn) -> ReloadVaultOut:
@@ -42,20 +46,32 @@ async def reload_vault(ctx: ToolContext, args: ReloadVaultIn) -> ReloadVaultOut:
     current = ctx.services.settings
     if current.config_file is None:
         # Served straight from a folder: the only "config" is the folder itself.
-        return ReloadVaultOut(valid=ctx.vault.paths.root.is_dir(), added=[], removed=[], changed={}, applied=False)
+        return ReloadVaultOut(valid=ctx.vault.paths.root.is_dir(), added=[], removed=[], changed={}, applied=[])
     try:
         fresh = load_settings(current.config_file)
     except ConfigError as exc:
-        return ReloadVaultOut(valid=False, error=str(exc), added=[], removed=[], changed={}, applied=False)
+        return ReloadVaultOut(valid=False, error=str(exc), added=[], removed=[], changed={}, applied=[])
     old = {v.id: v.model_dump(mode="json") for v in current.vaults}
     new = {v.id: v.model_dump(mode="json") for v in fresh.vaults}
-    changed = {vid: sorted(k for k in old[vid] if old[vid].get(k) != new[vid].get(k)) for vid in old if vid in new}
+    changed = {
+        vid: sorted(k for k in old[vid].keys() | new[vid].keys() if old[vid].get(k) != new[vid].get(k))
+        for vid in old
+        if vid in new
+    }
+    added = sorted(set(new) - set(old))
+    applied: list[str] = []
+    add_vault = ctx.services.extensions.get("add_vault")
+    if args.apply and add_vault is not None:
+        for cfg in fresh.vaults:
+            if cfg.id in added:
+                await add_vault(cfg)
+                applied.append(cfg.id)
     return ReloadVaultOut(
         valid=True,
-        added=sorted(set(new) - set(old)),
+        added=added,
         removed=sorted(set(old) - set(new)),
         changed={vid: keys for vid, keys in changed.items() if keys},
-        applied=False,
+        applied=applied,
     )
 
 
@@ -109,10 +125,12 @@ def tools() -> list[ToolSpec]:
             "admin",
             "Re-validate the configuration",
             "Load the configuration file again and report whether it is valid and which vaults were added, "
-            "removed or changed. Differences take effect at the next restart.",
+            "removed or changed. With apply=true, added vaults are served at once; removals and changes "
+            "take effect at the next restart.",
             ReloadVaultIn,
             ReloadVaultOut,
             reload_vault,
+            mutating=True,  # apply=true changes what the server serves (never a note)
             **admin,
         ),
         ToolSpec(

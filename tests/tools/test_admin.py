@@ -7,6 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from service.dispatch.context import Principal
+from service.indexer.runner import indexer_of
 from tests.conftest import Harness, snapshot, started
 
 SECRET = "s3cret-value-that-must-never-leak-0123456789"
@@ -108,7 +109,7 @@ async def test_reload_vault_reports_added_and_changed_vaults(tmp_path: Path, mak
         config.write_text("[[vaults]\nbroken", encoding="utf-8")
         broken = await vg.ok("reload_vault")
         assert snapshot(main) == before
-    assert same == {"valid": True, "error": None, "added": [], "removed": [], "changed": {}, "applied": False}
+    assert same == {"valid": True, "error": None, "added": [], "removed": [], "changed": {}, "applied": []}
     assert diff["added"] == ["extra"] and diff["changed"] == {"main": ["name"]} and diff["valid"] is True
     assert broken["valid"] is False and "TOML" in broken["error"]
 
@@ -162,3 +163,35 @@ async def test_audit_log_of_all_vaults_includes_server_events(make_vault: Callab
         ("maintenance", None),
         ("read_note", "main"),
     ]
+
+
+async def test_reload_vault_can_serve_an_added_vault_with_its_own_acl(
+    tmp_path: Path, make_vault: Callable[..., Path]
+) -> None:
+    main, extra = (
+        make_vault({"A.md": "# A\n"}, name="one"),
+        make_vault({"Open.md": "# O\n", "Secret/S.md": "# S\n"}, name="two"),
+    )
+    config = tmp_path / "vaultgate.toml"
+    config.write_text(f'[[vaults]]\nid = "main"\npath = "{main}"\n', encoding="utf-8")
+    async with started(config) as vg:
+        await vg.err("read_note", "vault_not_found", vault="extra", path="Open")
+        config.write_text(
+            f'[[vaults]]\nid = "main"\npath = "{main}"\n'
+            f'[[vaults]]\nid = "extra"\npath = "{extra}"\n'
+            '[[vaults.acl.prefix_rules]]\npath = "Secret"\nread = "deny"\n',
+            encoding="utf-8",
+        )
+        out = await vg.ok("reload_vault", apply=True)
+        note = await vg.ok("read_note", vault="extra", path="Open")
+        await vg.err("read_note", "acl_denied", vault="extra", path="Secret/S")
+        await vg.ok("read_note", path="A")
+        indexer = indexer_of(vg.app.vaults["extra"])
+        assert indexer is not None
+        await indexer.wait_ready(60)
+        listed = await vg.ok("list_vaults")
+        again = await vg.ok("reload_vault", apply=True)
+    assert out["added"] == ["extra"] and out["applied"] == ["extra"]
+    assert note["path"] == "Open.md"
+    assert [(v["id"], v["notes"]) for v in listed["items"]] == [("main", 1), ("extra", 1)]
+    assert again["added"] == [] and again["applied"] == []
