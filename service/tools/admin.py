@@ -61,7 +61,10 @@ class ServerHealthOut(ToolOutput):
 async def server_health(ctx: ToolContext, args: ServerHealthIn) -> ServerHealthOut:
     services = ctx.services
     states = []
+    bound = ctx.call.principal.vault
     for vid, vault in services.vaults.items():
+        if bound is not None and bound != vid:
+            continue  # a vault-bound token learns nothing about the other vaults
         indexer = indexer_of(vault)
         if indexer is None:
             states.append(VaultIndexState(vault=vid, state="none", ready=True, backlog=0))

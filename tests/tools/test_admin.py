@@ -86,12 +86,14 @@ async def test_list_vaults_shows_ids_names_and_note_counts(make_vault: Callable[
         out = await vg.ok("list_vaults")
         vg.principal = Principal(subject="bound", scopes=frozenset({"read:vault"}), vault="other", authenticated=True)
         bound = await vg.ok("list_vaults", vault="other")
+        health = await vg.ok("server_health", vault="other")
         await vg.err("list_vaults", "forbidden", vault="main")
     assert out["items"] == [
         {"id": "main", "name": "Main", "default": True, "read_only": False, "notes": 2},
         {"id": "other", "name": "two", "default": False, "read_only": False, "notes": 1},
     ]
     assert [v["id"] for v in bound["items"]] == ["other"]  # a vault-bound token sees only its vault
+    assert [v["vault"] for v in health["vaults"]] == ["other"]
 
 
 async def test_reload_vault_reports_added_and_changed_vaults(tmp_path: Path, make_vault: Callable[..., Path]) -> None:
