@@ -222,6 +222,7 @@ class VaultgateApp:
                 on_read_resource=self.resources.read,
                 on_subscribe_resource=self.resources.subscribe,
                 on_unsubscribe_resource=self.resources.unsubscribe,
+                on_subscriptions_listen=self.resources.listen,
                 on_list_prompts=prompts.list,
                 on_get_prompt=prompts.get,
                 on_completion=Completer(self).complete,

@@ -17,6 +17,7 @@ from urllib.parse import quote, unquote
 
 import mcp_types as types
 from mcp.server.context import ServerRequestContext
+from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ResourceUpdated
 from mcp.shared.exceptions import MCPError
 
 from service.dispatch.authorize import require_surface
@@ -58,6 +59,10 @@ class Resources:
         # uri -> {connection identity: session}. The per-request ServerSession object is short-lived, but
         # its un-scoped notifications use the connection's standalone channel, which outlives the request.
         self._subscribers: dict[str, dict[int, Any]] = {}
+        # Protocol 2026-07-28: no standing stream; clients `subscriptions/listen` and the SDK's
+        # handler fans our ResourceUpdated events out to the URIs each stream asked for.
+        self.bus = InMemorySubscriptionBus()
+        self.listen = ListenHandler(self.bus)
         for vault in app.vaults.values():
             vault.bus.subscribe(self._changed_listener(vault))
 
@@ -165,6 +170,10 @@ class Resources:
             for change in changes:
                 for rel in filter(None, (change.path, change.old_path)):
                     uri = uri_for(vault.id, rel)
+                    try:
+                        await self.bus.publish(ResourceUpdated(uri=uri))
+                    except Exception:  # noqa: BLE001 - a listener failure must not fail a write
+                        log.warning("subscriptions/listen publish failed", exc_info=True)
                     for key, session in list(self._subscribers.get(uri, {}).items()):
                         try:
                             await asyncio.wait_for(session.send_resource_updated(uri), 2.0)
