@@ -17,6 +17,7 @@ from pydantic import BaseModel, Field
 from service.errors import IndexUnavailable
 from service.indexer.jobs import IndexJobs, Job
 from service.indexer.runner import VaultIndexer, indexer_of
+from service.security.visible import unrestricted, visible_counts
 from service.tools.context import ToolContext
 from service.tools.models import ToolInput, ToolOutput
 from service.tools.registry import ToolSpec
@@ -105,6 +106,8 @@ async def index_status(ctx: ToolContext, args: IndexStatusIn) -> IndexStatusOut:
     indexer = _indexer(ctx)
     jobs = _jobs(ctx)
     counts = await indexer.counts()
+    if not unrestricted(ctx):  # vault-wide totals would reveal how much the path ACL hides
+        counts = await visible_counts(ctx)
     active = jobs.active(ctx.vault.id)
     if indexer.state == "failed":
         health: Literal["healthy", "degraded", "unavailable"] = "unavailable"

@@ -151,3 +151,24 @@ async def test_moving_a_folder_with_a_denied_note_is_refused_without_naming_it(
         assert error["details"]["path"] == "Projects" and error["details"]["op"] == "write"
         assert "Idea" not in json.dumps(error)
         assert vg.snapshot() == before
+
+
+async def test_index_status_counts_only_readable_notes(make_vault: Callable[..., Path]) -> None:
+    files = {
+        **SEC_VAULT,
+        "Private/Tasks.md": "# Tasks\n\n- [ ] hidden task\n- [x] done\n\n[[Nowhere]]\n",
+        "Inbox/Open.md": "# Open\n\n- [ ] visible task\n",
+    }
+    async with started(make_vault(files)) as vg:
+        await vg.indexed()
+        everything = await vg.ok("index_status")
+    async with started(make_vault(files), acl=DENY_PRIVATE) as vg:
+        await vg.indexed()
+        seen = await vg.ok("index_status")
+        visible = len((await vg.ok("list_notes"))["items"])
+    assert everything["notes"] == 8 and seen["notes"] == visible == 5
+    assert (everything["tasks"], everything["open_tasks"]) == (3, 2) and (seen["tasks"], seen["open_tasks"]) == (1, 1)
+    assert everything["links"]["unresolved"] == 1 and seen["links"]["unresolved"] == 0
+    assert seen["links"]["total"] < everything["links"]["total"]
+    assert (everything["tags"], seen["tags"]) == (4, 2)  # 'private' and 'hidden-tag' only in Private/
+    assert (everything["headings"], seen["headings"]) == (8, 5)  # one H1 per note

@@ -1,0 +1,63 @@
+"""Index counts as one caller may see them: totals over the notes it may read.
+
+`index_status` reports vault-wide row counts (notes, links, tags, tasks, headings). For a
+caller no rule restricts, those are the truth; for anyone else they would reveal how much the
+ACL hides (two notes more than list_notes shows, a tag nobody visible carries). `visible_counts`
+recomputes the same figures over readable notes only: one grouped query per table, the read
+decision asked once per note. Cost is linear in the vault (~tens of ms at 10k notes) and is
+paid only by restricted callers.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import TYPE_CHECKING
+
+from service.security.scopes import narrowing
+
+if TYPE_CHECKING:
+    from service.tools.context import ToolContext
+
+
+def unrestricted(ctx: ToolContext) -> bool:
+    """No path rule or read-narrowed scope can deny this caller a visible note in this vault."""
+    acl_of = getattr(ctx.services.guard, "acl_of", None)
+    if acl_of is None:
+        return True  # the open guard denies nothing
+    return not acl_of(ctx.vault.id).restricted and narrowing(ctx.call.principal.scopes, "read:vault") is None
+
+
+async def visible_counts(ctx: ToolContext) -> dict[str, int]:
+    """The keys of `VaultIndexer.counts()`, counted over the notes `ctx.can_read` admits."""
+    rows = await ctx.services.db.fetchall("SELECT id, path FROM notes WHERE vault_id = ?", (ctx.vault.id,))
+    readable = {int(note_id) for note_id, path in rows if ctx.can_read(str(path))}
+    vault_id = ctx.vault.id
+
+    def count(conn: sqlite3.Connection) -> dict[str, int]:
+        def grouped(sql: str) -> list[tuple[int, ...]]:
+            return [tuple(r) for r in conn.execute(sql, (vault_id,)).fetchall() if int(r[0]) in readable]
+
+        links = grouped(
+            "SELECT src_id, COUNT(*), SUM(target_path IS NULL) FROM links WHERE vault_id = ? GROUP BY src_id"
+        )
+        tasks = grouped("SELECT note_id, COUNT(*), SUM(status = ' ') FROM tasks WHERE vault_id = ? GROUP BY note_id")
+        headings = grouped(
+            "SELECT h.note_id, COUNT(*) FROM headings h JOIN notes n ON n.id = h.note_id"
+            " WHERE n.vault_id = ? GROUP BY h.note_id"
+        )
+        tags = {str(r[1]) for r in grouped("SELECT note_id, tag_lower FROM note_tags WHERE vault_id = ?")}
+        return {
+            "notes": len(readable),
+            "links": _total(links, 1),
+            "unresolved_links": _total(links, 2),
+            "tags": len(tags),
+            "tasks": _total(tasks, 1),
+            "open_tasks": _total(tasks, 2),
+            "headings": _total(headings, 1),
+        }
+
+    return await ctx.services.db.run_read(count)
+
+
+def _total(rows: list[tuple[int, ...]], column: int) -> int:
+    return sum(int(r[column] or 0) for r in rows)
