@@ -66,7 +66,7 @@ class PrefixRule(_Section):
 class AclSettings(_Section):
     """Path ACL of a vault (the root block is the default; a vault's own block replaces it)."""
 
-    read_only: bool = Field(default=False, description="Kill switch: no tool may change the vault (reindex runs).")
+    read_only: bool = Field(default=False, description="Kill switch: no tool may change anything.")
     default_deny: bool = Field(default=False, description="Paths no rule or allowlist covers are denied.")
     read_paths: list[str] | None = Field(default=None, description="Glob allowlist for reads (None = all).")
     write_paths: list[str] | None = Field(default=None, description="Glob allowlist for writes (None = all).")

@@ -1,9 +1,9 @@
 """§3.6 acl: the read-only kill switch for whole tools.
 
-A vault whose ACL says `read_only` refuses every mutating tool that can change vault files
-(any scope beyond `read:vault`/`admin`) here, before any handler, confirmation or idempotency
-claim runs (`forbidden`, `details.read_only`). Admin-only maintenance such as `reindex` still
-runs: it rebuilds the server's own index and never writes the vault.
+A vault whose ACL says `read_only` refuses every mutating tool here (SPEC §3.6), before any
+handler, confirmation or idempotency claim runs (`forbidden`, `details.read_only`) — including
+admin maintenance such as `reindex`: the switch means "change nothing", and the watcher keeps
+the index current without it.
 
 Per-path decisions — allowlists, prefix rules, narrowed scopes, and `read_only_mode` for path
 operations — are made by `services.guard` each time a handler resolves a path
@@ -15,14 +15,6 @@ from __future__ import annotations
 from service.dispatch.context import CallContext, Next, ToolResult
 from service.errors import Forbidden
 from service.runtime import Services
-from service.tools.registry import ToolSpec
-
-# Scopes that never change a note: a mutating tool holding only these is server maintenance.
-_NON_VAULT_SCOPES = frozenset({"read:vault", "admin"})
-
-
-def _writes_vault(spec: ToolSpec) -> bool:
-    return spec.mutating and not set(spec.scopes) <= _NON_VAULT_SCOPES
 
 
 class AclGate:
@@ -35,7 +27,7 @@ class AclGate:
         spec, vault = call.spec, call.vault
         assert spec is not None and vault is not None
         read_only = getattr(self.services.guard, "is_read_only", None)
-        if _writes_vault(spec) and read_only is not None and read_only(vault.id):
+        if spec.mutating and read_only is not None and read_only(vault.id):
             raise Forbidden(
                 f"vault {vault.id!r} is read-only: {spec.name} is not available",
                 details={"vault": vault.id, "tool": spec.name, "read_only": True},
