@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from service.graph.linkpath import PathSet
+from service.graph.linkpath import PathSet, base_name, strip_md
 from service.markdown.parse import ParsedNote, frontmatter_tags, parse_note
 
 
@@ -187,12 +187,8 @@ def delete_note(conn: sqlite3.Connection, vault_id: str, path: str) -> None:
     conn.execute("DELETE FROM notes WHERE vault_id = ? AND path = ?", (vault_id, path))
 
 
-# Above this many new files, re-resolving every link is cheaper than one LIKE per name.
-MAX_NAME_FILTERS = 200
-
-
-def _like(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+# Above this many candidate targets, re-resolving every link beats a long IN list.
+MAX_STALE = 5000
 
 
 def resolve_links(
@@ -205,24 +201,25 @@ def resolve_links(
     added: Iterable[str] = (),
 ) -> int:
     """Recompute target_path for the vault's links (all, or unresolved + those pointing at `stale`
-    + those whose text ends with the name of an `added` file: a new file can be a closer match
-    for a link that already resolves elsewhere, e.g. one beside the linking note)."""
+    + those an `added` file may take over).
+
+    A new file can be a closer match for a link that already resolves, e.g. one beside the
+    linking note. Every resolution rule requires the file's name to match the link's, so only
+    links pointing at a file with the same name as an added one can change (found through the
+    target index, not a scan of every link)."""
     sql = (
         "SELECT l.id, l.target_raw, n.path, l.target_path FROM links l JOIN notes n ON n.id = l.src_id"
         " WHERE l.vault_id = ?"
     )
     params: list[Any] = [vault_id]
-    stale = list(stale)
-    names = sorted({_name(p).lower() for p in added} | {p.rsplit("/", 1)[-1].lower() for p in added})
-    if only_unresolved and len(names) <= MAX_NAME_FILTERS:
+    added = set(added)
+    rivals = {p for a in added for p in paths.by_name(strip_md(base_name(a))) if p not in added}
+    stale = sorted(set(stale) | rivals)
+    if only_unresolved and len(stale) <= MAX_STALE:
         sql += " AND (l.target_path IS NULL"
         if stale:
             sql += f" OR l.target_path IN ({','.join('?' * len(stale))})"
             params += stale
-        for name in names:
-            # LIKE is case-insensitive (ASCII) as resolution is; false hits are only re-resolved.
-            sql += " OR l.target_raw LIKE ? ESCAPE '\\'"
-            params.append("%" + _like(name))
         sql += ")"
     updates = []
     for link_id, raw, src, current in conn.execute(sql, params).fetchall():

@@ -75,6 +75,8 @@ class VaultIndexer:
         self.generation = 0
         self.active_job: str | None = None
         self._files: set[str] = set()
+        self._counts: tuple[int, dict[str, int]] | None = None
+        self._paths: PathSet | None = None  # PathSet of _files, rebuilt only after _files changes
         self._cond = asyncio.Condition()
         self._ready = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
@@ -175,7 +177,7 @@ class VaultIndexer:
             self.state = "reconciling" if self.state != "ready" else "ready"
             disk, files = await asyncio.to_thread(self._scan)
             self._files = files
-            paths = PathSet(files)
+            paths = self._paths = PathSet(files)
             known = {
                 str(r[0]): (float(r[1]), int(r[2]), str(r[3]))
                 for r in await self.db.fetchall(
@@ -333,6 +335,7 @@ class VaultIndexer:
                     continue
                 if rel not in self._files:
                     self._files.add(rel)
+                    self._paths = None
                     added.append(rel)
                     structural = True
                 if not rel.lower().endswith(".md"):
@@ -345,11 +348,16 @@ class VaultIndexer:
                 items.append(item)
             removed = [r for r in removed if not (self.vault.paths.root / r).is_file()]
             for rel in removed:
-                self._files.discard(rel)
+                if rel in self._files:
+                    self._files.discard(rel)
+                    self._paths = None
             if not items and not removed:
                 return []
             prepared = await asyncio.to_thread(lambda: [rows.prepare(i) for i in items])
-            paths = PathSet(self._files)
+            if self._paths is None:
+                # Built off the event loop: ~20 ms for 10k files.
+                self._paths = await asyncio.to_thread(PathSet, list(self._files))
+            paths = self._paths
 
             def write(conn: Any) -> None:
                 for rel in removed:
@@ -400,6 +408,12 @@ class VaultIndexer:
     # -- reporting ---------------------------------------------------------------------------
 
     async def counts(self) -> dict[str, int]:
+        """Row counts for status reports, cached per generation (every index write bumps it, so
+        polling index_status costs one query per change instead of ~20 ms per call on 10k notes)."""
+        generation = self.generation  # read before querying: a later write always invalidates
+        cached = self._counts
+        if cached is not None and cached[0] == generation:
+            return dict(cached[1])
         row = await self.db.fetchone(
             "SELECT (SELECT COUNT(*) FROM notes WHERE vault_id = ?1),"
             " (SELECT COUNT(*) FROM links WHERE vault_id = ?1),"
@@ -410,7 +424,7 @@ class VaultIndexer:
             " (SELECT COUNT(*) FROM headings h JOIN notes n ON n.id = h.note_id WHERE n.vault_id = ?1)",
             (self.vault.id,),
         )
-        return {
+        counts = {
             "notes": int(row[0]),
             "links": int(row[1]),
             "unresolved_links": int(row[2]),
@@ -419,6 +433,8 @@ class VaultIndexer:
             "open_tasks": int(row[5]),
             "headings": int(row[6]),
         }
+        self._counts = (generation, dict(counts))
+        return counts
 
     def snapshot(self) -> dict[str, Any]:
         return {
