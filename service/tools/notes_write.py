@@ -341,6 +341,8 @@ async def bulk_create_notes(ctx: ToolContext, args: BulkCreateIn) -> BulkCreateO
 
 
 async def bulk_confirm(ctx: ToolContext, args: BulkCreateIn) -> str | None:
+    for note in args.notes:  # an invalid or denied path fails now, never after a human confirmed
+        ctx.resolve_note(note.path, "write")
     limit = ctx.services.settings.notes.bulk_confirm_above
     if len(args.notes) <= limit:
         return None

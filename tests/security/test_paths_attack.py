@@ -256,3 +256,15 @@ async def test_no_spelling_or_route_reaches_a_denied_folder(
         if code == "acl_denied":
             assert error["details"]["op"] in ("read", "write", "delete") and error["details"]["path"]
         assert vg.snapshot() == before
+
+
+async def test_a_denied_path_in_a_large_bulk_create_fails_before_asking_a_human(
+    make_vault: Callable[..., Path],
+) -> None:
+    notes = [{"path": f"Inbox/n{i}", "content": "x"} for i in range(30)] + [{"path": "Projects/x", "content": "x"}]
+    async with started(make_vault(SEC_VAULT), acl={"write_paths": ["Inbox/**"]}) as vg:
+        before = vg.snapshot()
+        error = await vg.err("bulk_create_notes", "acl_denied", notes=notes)  # not elicit_required
+        assert error["details"]["path"] == "Projects/x.md"
+        await vg.err("bulk_create_notes", "path_invalid", notes=[*notes[:30], {"path": "../x", "content": "x"}])
+        assert vg.snapshot() == before
