@@ -25,9 +25,11 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("target", type=Path, help="a vault folder or a TOML config file")
     serve.add_argument("--host", help="bind address (default 127.0.0.1)")
     serve.add_argument("--port", type=int, help="port (default 8765; 0 picks a free one)")
+    serve.add_argument("--tool-facade", choices=("flat", "domain", "triad"), help="what tools/list advertises")
 
     stdio = sub.add_parser("stdio", help="serve one client over stdin/stdout")
     stdio.add_argument("target", type=Path, help="a vault folder or a TOML config file")
+    stdio.add_argument("--tool-facade", choices=("flat", "domain", "triad"), help="what tools/list advertises")
 
     config = sub.add_parser("config", help="show or validate the effective configuration")
     config_sub = config.add_subparsers(dest="config_command", required=True)
@@ -109,7 +111,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
         http["host"] = args.host
     if args.port is not None:
         http["port"] = args.port
-    settings = _load(args.target, **({"http": http} if http else {}))
+    overrides: dict[str, Any] = {"http": http} if http else {}
+    if args.tool_facade:
+        overrides["tool_facade"] = {"mode": args.tool_facade}
+    settings = _load(args.target, **overrides)
     from service.serve import serve_http
 
     asyncio.run(serve_http(settings))
@@ -117,7 +122,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_stdio(args: argparse.Namespace) -> int:
-    settings = _load(args.target)
+    settings = _load(args.target, **({"tool_facade": {"mode": args.tool_facade}} if args.tool_facade else {}))
     from service.app import VaultgateApp
     from service.obs.logging import setup_logging
 

@@ -33,6 +33,7 @@ from service.obs.maintenance import Maintenance
 from service.obs.metrics import Metrics
 from service.obs.sessions import SessionTraces
 from service.obs.tracing import Tracing
+from service.policy.visibility import Visibility
 from service.runtime import Services
 from service.security.acl import AclGuard
 from service.settings import Settings, VaultConfig
@@ -78,8 +79,13 @@ class VaultgateApp:
         self.sessions = SessionTraces(self.db, self.metrics, {v.id: v.paths.root for v in self.vaults.values()})
         self.services.extensions["sessions"] = self.sessions
         self.services.extensions["tracing"] = self.tracing
+        self.visibility = Visibility(settings.tool_visibility, settings.tool_facade)
+        self.services.extensions["visibility"] = self.visibility
+        self.services.extensions["tool_callable"] = self.visibility.exists
         self.layers = build_layers(self.services)
         self.dispatcher = Dispatcher(self.layers, self.registry, principal_of=self._principal_of)
+        self.dispatcher.advertised = self.visibility.advertised
+        self.services.extensions["dispatch"] = self.dispatcher.call
         self.components: list[Component] = [
             VaultIndexer(vault, self.db, watch=settings.index.watch, debounce_ms=settings.index.debounce_ms)
             for vault in self.vaults.values()

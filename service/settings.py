@@ -278,6 +278,27 @@ class SessionSettings(_Section):
     retention_days: float = Field(default=30, gt=0, description="Session traces older than this are deleted.")
 
 
+class ToolVisibilitySettings(_Section):
+    """Which tools exist for callers. Entries match a tool name, its domain or one of its tags."""
+
+    allowed: list[str] | None = Field(
+        default=None, description="When set, only matching tools exist; every other tool is disabled."
+    )
+    hidden: list[str] = Field(default_factory=list, description="Not advertised in tools/list, still callable.")
+    disabled: list[str] = Field(
+        default_factory=list, description="Not advertised and not callable: indistinguishable from unknown tools."
+    )
+    require_read_only: bool = Field(default=False, description="Advertise only tools that change nothing.")
+
+
+class ToolFacadeSettings(_Section):
+    mode: Literal["flat", "domain", "triad"] = Field(
+        default="flat",
+        description="What tools/list advertises: every tool (flat), one meta-tool per domain (domain), or "
+        "find/describe/call_capability (triad). Every tool stays callable by name in every mode.",
+    )
+
+
 class LogSettings(_Section):
     level: Literal["debug", "info", "warning", "error"] = "info"
     format: Literal["json", "text"] = "text"
@@ -307,6 +328,8 @@ class Settings(BaseSettings):
     idempotency: IdempotencySettings = Field(default_factory=IdempotencySettings)
     throttle: ThrottleSettings = Field(default_factory=ThrottleSettings)
     confirmation: ConfirmationSettings = Field(default_factory=ConfirmationSettings)
+    tool_visibility: ToolVisibilitySettings = Field(default_factory=ToolVisibilitySettings)
+    tool_facade: ToolFacadeSettings = Field(default_factory=ToolFacadeSettings)
     audit: AuditSettings = Field(default_factory=AuditSettings)
     events: EventsSettings = Field(default_factory=EventsSettings)
     otel: OtelSettings = Field(default_factory=OtelSettings)

@@ -43,4 +43,8 @@ def build_registry() -> Registry:
     for domain in domains:
         for spec in domain.tools():
             registry.add(spec)
+    from service.tools import facade
+
+    for spec in facade.tools(registry):  # built from the catalog above (one meta-tool per domain)
+        registry.add(spec)
     return registry

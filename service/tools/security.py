@@ -83,7 +83,7 @@ def tools() -> list[ToolSpec]:
     return [
         ToolSpec(
             "inspect_acl",
-            "security",
+            "admin",  # TOOLS.md: index and admin
             "Inspect the ACL",
             "Explain the path ACL: whether a read/write/delete of a path is allowed in a vault (for you, or for "
             "a given set of scopes) and which rule decided.",

@@ -75,7 +75,8 @@ async def test_tools_list_is_paginated_and_pages_cover_every_tool_once(
             cursor = page.next_cursor
             if cursor is None:
                 break
-        assert sorted(names) == sorted(spec.name for spec in harness.app.registry)
+        assert sorted(names) == sorted(spec.name for spec in harness.app.dispatcher.listed())
+        assert "read_note" in names and "find_capability" not in names  # flat facade: every tool, no meta-tools
         assert len(names) == len(set(names))
         assert pages == -(-len(names) // 5)
         with pytest.raises(MCPError):

@@ -1,0 +1,51 @@
+"""Tool visibility and the facade: which tools exist for callers and what tools/list advertises.
+
+`tool_visibility` (entries match a tool's name, its domain or one of its tags):
+- `disabled`, or not matching a set `allowed` list → the tool does not exist: not advertised,
+  not callable (`not_found`, exactly like an unknown name), absent from find_capability;
+- `hidden` → not advertised, still callable by name and findable through the facade;
+- `require_read_only` → only tools that change nothing are advertised.
+`tool_facade.mode` then chooses the advertised set: `flat` (every advertised tool), `domain`
+(one meta-tool per domain, named after it) or `triad` (find_capability, describe_capability,
+call_capability). Every tool stays callable by its own name in every mode.
+"""
+
+from __future__ import annotations
+
+from service.settings import ToolFacadeSettings, ToolVisibilitySettings
+from service.tools.registry import ToolSpec
+
+FACADE_TAG = "facade"
+TRIAD = ("find_capability", "describe_capability", "call_capability")
+
+
+def _matches(spec: ToolSpec, entries: list[str]) -> bool:
+    return spec.name in entries or spec.domain in entries or any(tag in entries for tag in spec.tags)
+
+
+class Visibility:
+    def __init__(self, cfg: ToolVisibilitySettings, facade: ToolFacadeSettings) -> None:
+        self.cfg = cfg
+        self.mode = facade.mode
+
+    def exists(self, spec: ToolSpec) -> bool:
+        """Callable at all (the lookup layer's hook). Facade tools always exist."""
+        if FACADE_TAG in spec.tags:
+            return True
+        if _matches(spec, self.cfg.disabled):
+            return False
+        return self.cfg.allowed is None or _matches(spec, self.cfg.allowed)
+
+    def listed(self, spec: ToolSpec) -> bool:
+        """Shown by the facade (find_capability, domain meta-tools): exists and not a facade tool."""
+        return FACADE_TAG not in spec.tags and self.exists(spec) and not (self.cfg.require_read_only and spec.mutating)
+
+    def advertised(self, spec: ToolSpec) -> bool:
+        """Part of tools/list in the current facade mode."""
+        if FACADE_TAG in spec.tags:
+            if self.mode == "triad":
+                return spec.name in TRIAD
+            return self.mode == "domain" and spec.name not in TRIAD
+        if self.mode != "flat":
+            return False
+        return self.listed(spec) and not _matches(spec, self.cfg.hidden)

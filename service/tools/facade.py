@@ -1,0 +1,264 @@
+"""facade domain: find_capability, describe_capability, call_capability, and one meta-tool per
+domain, named after it (`notes`, `search`, `graph`, ...) — what tools/list advertises in the
+`triad` and `domain` facade modes.
+
+Touches: the registry (read) and the dispatch chain: call_capability and the domain meta-tools
+run the named tool through the very same chain (auth, ACL, idempotency, throttle, confirmation,
+audit), with the caller's identity, so a facade never widens what a caller may do. The inner
+tool's error is the facade call's error. find_capability ranks the catalog with SQLite FTS5
+BM25 (names weigh most, then titles, descriptions and tags) over the tools that exist for
+callers (`service.policy.visibility`).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field, create_model
+
+from service.errors import ToolNotFound, VaultgateError
+from service.policy.visibility import FACADE_TAG
+from service.storage.db import _driver
+from service.tools.context import ToolContext
+from service.tools.models import ToolInput, ToolOutput
+from service.tools.registry import Registry, ToolSpec
+
+
+def _visibility(ctx: ToolContext) -> Any:
+    return ctx.services.extensions.get("visibility")
+
+
+def _listed(ctx: ToolContext, spec: ToolSpec | None) -> bool:
+    vis = _visibility(ctx)
+    return spec is not None and FACADE_TAG not in spec.tags and (vis is None or vis.listed(spec))
+
+
+# -- find_capability ------------------------------------------------------------------------------
+
+
+class FindIn(ToolInput):
+    query: str = Field(min_length=1, max_length=500, description="What you want to do, e.g. 'rename a tag'.")
+    limit: int = Field(default=8, ge=1, le=50, description="How many tools to return.")
+
+
+class CapabilityItem(BaseModel):
+    name: str = Field(description="Tool name (call it directly, or through call_capability).")
+    title: str = Field(description="Short title.")
+    summary: str = Field(description="First sentence of the description.")
+    domain: str = Field(description="Domain.")
+    mutating: bool = Field(description="Whether it can change something.")
+    score: float = Field(description="BM25 relevance (higher is better).")
+
+
+class FindOut(ToolOutput):
+    items: list[CapabilityItem] = Field(description="Best matches first.")
+    next_cursor: str | None = Field(default=None, description="Always null (one page).")
+
+
+class _Catalog:
+    """An in-memory FTS5 index of the catalog, built once per registry."""
+
+    def __init__(self, specs: list[ToolSpec]) -> None:
+        self.conn: sqlite3.Connection = _driver().connect(":memory:", check_same_thread=False)
+        self.conn.execute(
+            "CREATE VIRTUAL TABLE cat USING fts5(name, title, description, tags, tokenize='porter unicode61')"
+        )
+        rows = [
+            (f"{s.name.replace('_', ' ')} {s.name}", s.title, s.description, " ".join((s.domain, *s.tags)))
+            for s in specs
+        ]
+        self.conn.executemany("INSERT INTO cat(name, title, description, tags) VALUES (?,?,?,?)", rows)
+        self.names = [s.name for s in specs]
+
+    def search(self, query: str) -> list[tuple[str, float]]:
+        words = [w for w in "".join(ch if ch.isalnum() else " " for ch in query.lower()).split() if len(w) > 1]
+        if not words:
+            return []
+        match = " OR ".join('"' + w.replace('"', "") + '"*' for w in words[:32])
+        rows = self.conn.execute(
+            "SELECT rowid, -bm25(cat, 10.0, 4.0, 1.0, 2.0) FROM cat WHERE cat MATCH ? ORDER BY 2 DESC", (match,)
+        ).fetchall()
+        return [(self.names[int(rowid) - 1], float(score)) for rowid, score in rows]
+
+
+_CATALOGS: dict[int, _Catalog] = {}
+
+
+def _catalog(registry: Registry) -> _Catalog:
+    found = _CATALOGS.get(id(registry))
+    if found is None:
+        found = _CATALOGS[id(registry)] = _Catalog([s for s in registry if FACADE_TAG not in s.tags])
+    return found
+
+
+async def find_capability(ctx: ToolContext, args: FindIn) -> FindOut:
+    registry = ctx.services.registry
+    items: list[CapabilityItem] = []
+    for name, score in _catalog(registry).search(args.query):
+        spec = registry.get(name)
+        if spec is None or not _listed(ctx, spec):
+            continue
+        summary = spec.description.split(". ")[0].rstrip(".") + "."
+        items.append(
+            CapabilityItem(
+                name=name,
+                title=spec.title,
+                summary=summary,
+                domain=spec.domain,
+                mutating=spec.mutating,
+                score=round(score, 3),
+            )
+        )
+        if len(items) == args.limit:
+            break
+    return FindOut(items=items)
+
+
+# -- describe_capability --------------------------------------------------------------------------
+
+
+class DescribeIn(ToolInput):
+    name: str = Field(min_length=1, max_length=100, description="Tool name from find_capability.")
+
+
+class DescribeOut(ToolOutput):
+    name: str = Field(description="Tool name.")
+    title: str = Field(description="Title.")
+    description: str = Field(description="Full description.")
+    domain: str = Field(description="Domain.")
+    input_schema: dict[str, Any] = Field(description="JSON Schema of its arguments.")
+    output_schema: dict[str, Any] = Field(description="JSON Schema of its result.")
+    scopes: list[str] = Field(description="Scopes a caller needs.")
+    mutating: bool = Field(description="Whether it can change something.")
+    destructive: bool = Field(description="Whether it can destroy something (needs confirmation).")
+
+
+async def describe_capability(ctx: ToolContext, args: DescribeIn) -> DescribeOut:
+    spec = ctx.services.registry.get(args.name)
+    if spec is None or not _listed(ctx, spec):
+        raise ToolNotFound(f"unknown tool {args.name!r}", details={"tool": args.name})
+    tool = spec.to_mcp()
+    return DescribeOut(
+        name=spec.name,
+        title=spec.title,
+        description=spec.description,
+        domain=spec.domain,
+        input_schema=dict(tool.input_schema),
+        output_schema=dict(tool.output_schema or {}),
+        scopes=list(spec.scopes),
+        mutating=spec.mutating,
+        destructive=spec.destructive,
+    )
+
+
+# -- call_capability and the domain meta-tools ----------------------------------------------------
+
+
+class CallIn(ToolInput):
+    name: str = Field(min_length=1, max_length=100, description="Tool to call.")
+    arguments: dict[str, Any] = Field(default_factory=dict, description="Its arguments (see describe_capability).")
+
+
+class CallOut(ToolOutput):
+    tool: str = Field(description="The tool that ran.")
+    result: dict[str, Any] = Field(description="Its structured result.")
+
+
+async def _call_inner(ctx: ToolContext, name: str, arguments: dict[str, Any], outer: ToolInput) -> CallOut:
+    spec = ctx.services.registry.get(name)
+    if spec is None or FACADE_TAG in spec.tags or not _listed(ctx, spec):
+        raise ToolNotFound(f"unknown tool {name!r}", details={"tool": name})
+    inner = dict(arguments)
+    if outer.vault is not None:
+        inner.setdefault("vault", outer.vault)
+    if outer.elicit_token is not None:
+        inner.setdefault("elicit_token", outer.elicit_token)
+    call = ctx.call
+    dispatch = ctx.services.extensions["dispatch"]
+    result = await dispatch(
+        name, inner, principal=call.principal, transport=call.transport, request=call.request, progress=call.progress
+    )
+    if result.is_error:
+        if isinstance(result.error, VaultgateError):
+            raise result.error
+        raise ToolNotFound(f"{name} failed", details={"tool": name})  # pragma: no cover - errors are typed
+    return CallOut(tool=name, result=result.structured or {})
+
+
+async def call_capability(ctx: ToolContext, args: CallIn) -> CallOut:
+    return await _call_inner(ctx, args.name, args.arguments, args)
+
+
+def domain_tools(registry: Registry) -> list[ToolSpec]:
+    by_domain: dict[str, list[ToolSpec]] = {}
+    for spec in registry:
+        if FACADE_TAG not in spec.tags:
+            by_domain.setdefault(spec.domain, []).append(spec)
+    out: list[ToolSpec] = []
+    for domain, specs in sorted(by_domain.items()):
+        names = tuple(s.name for s in specs)
+        model = create_model(
+            f"Domain_{domain}_In",
+            __base__=ToolInput,
+            operation=(Literal[names], Field(description="Which operation: " + ", ".join(names) + ".")),  # type: ignore[arg-type]
+            arguments=(dict[str, Any], Field(default_factory=dict, description="The operation's arguments.")),
+        )
+
+        async def handler(ctx: ToolContext, args: Any) -> CallOut:
+            return await _call_inner(ctx, args.operation, args.arguments, args)
+
+        lines = "; ".join(f"{s.name}: {s.title}" for s in specs)
+        out.append(
+            ToolSpec(
+                domain,
+                "facade",
+                f"{domain.capitalize()} tools",
+                f"Run one {domain} operation ({lines}). Pass `operation` and its `arguments`; use "
+                "describe_capability for an operation's argument schema.",
+                model,
+                CallOut,
+                handler,
+                scopes=(),
+                mutating=any(s.mutating for s in specs),
+                idempotent=False,
+                tags=(FACADE_TAG,),
+            )
+        )
+    return out
+
+
+def tools(registry: Registry) -> list[ToolSpec]:
+    def spec(name: str, title: str, description: str, inp: Any, out: Any, handler: Any, **extra: Any) -> ToolSpec:
+        return ToolSpec(name, "facade", title, description, inp, out, handler, scopes=(), tags=(FACADE_TAG,), **extra)
+
+    return [
+        spec(
+            "find_capability",
+            "Find a capability",
+            "Search this server's tools by what you want to do (BM25 over names and descriptions); then call the "
+            "tool by name or through call_capability.",
+            FindIn,
+            FindOut,
+            find_capability,
+        ),
+        spec(
+            "describe_capability",
+            "Describe a capability",
+            "A tool's full description and the JSON Schemas of its arguments and result.",
+            DescribeIn,
+            DescribeOut,
+            describe_capability,
+        ),
+        spec(
+            "call_capability",
+            "Call a capability",
+            "Call any tool by name with its arguments, through the same checks as a direct call.",
+            CallIn,
+            CallOut,
+            call_capability,
+            mutating=True,
+            idempotent=False,
+        ),
+        *domain_tools(registry),
+    ]
