@@ -3,6 +3,7 @@ decline), the token path for clients without it (admin endpoint), and idempotent
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -83,3 +84,32 @@ async def test_idempotent_retry_over_http(make_vault: Callable[..., Path], mode:
         two = await client.call_tool("append_note", args)
         assert one.structured_content == two.structured_content
         assert harness.read("B.md") == "# B\n- entry\n"
+
+
+async def test_concurrent_keyed_calls_over_http_run_once(make_vault: Callable[..., Path]) -> None:
+    async with e2e(make_vault(VAULT)) as (url, harness):
+        args = {"path": "B", "content": "- once\n", "idempotency_key": "concurrent"}
+
+        async def one() -> Any:
+            async with Client(url, mode="legacy") as client:
+                return await client.call_tool("append_note", args)
+
+        results = await asyncio.gather(*(one() for _ in range(6)))
+        assert harness.read("B.md") == "# B\n- once\n"
+        codes = [r.structured_content["error"]["code"] if r.is_error else "ok" for r in results]
+        assert "ok" in codes and set(codes) <= {"ok", "idempotency_in_flight"}
+
+
+async def test_a_token_spent_concurrently_over_http_works_once(make_vault: Callable[..., Path]) -> None:
+    async with e2e(make_vault(VAULT)) as (url, harness):
+        args = {"path": "A", "content": "replaced\n", "mode": "overwrite"}
+        token = await harness.token_for("write_note", **args)
+
+        async def one() -> Any:
+            async with Client(url, mode="auto") as client:
+                return await client.call_tool("write_note", {**args, "elicit_token": token})
+
+        results = await asyncio.gather(*(one() for _ in range(6)))
+        codes = sorted(r.structured_content["error"]["code"] if r.is_error else "ok" for r in results)
+        assert codes == ["elicit_required"] * 5 + ["ok"]
+        assert harness.read("A.md") == "replaced\n"
