@@ -9,19 +9,28 @@ renames, bulk writes above a count). Then, in this order:
 
 1. an `elicit_token` minted by a human for exactly this vault + tool + args_hash is consumed
    (single use, atomic) and the call proceeds (`notes["confirmed"]`);
-2. else, when the client can be asked (older protocol era over SSE, client declared
-   `elicitation`), the human is asked through the client (MCP elicitation): accept → proceed,
-   decline/cancel → `forbidden` (details.reason "declined");
+2. else, when the client can be asked (it declared `elicitation`), the human is asked through
+   the client: in the older protocol era over SSE with an `elicitation/create` request; in
+   2026-07-28 by answering `InputRequiredResult` (the client asks, then retries the same call
+   with the answer and our `request_state`, an HMAC-sealed binding to this exact call that
+   expires with the confirmation TTL). Accept → proceed; decline/cancel → `forbidden`
+   (details.reason "declined");
 3. else the call answers `elicit_required` with `details.args_hash`, the tool, the vault, a
    preview of what would change, the expiry, and how to mint a token
    (`vaultgate confirm ARGS_HASH PATH` or `POST /admin/confirm`); retry with `elicit_token`.
-Protocol 2026-07-28 clients get step 3 (its input-required round trip is not used yet).
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import logging
+import os
+import time
 from typing import Any
+
+import mcp_types as types
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from service.dispatch.context import CallContext, Next, ToolResult
 from service.errors import ElicitRequired, Forbidden
@@ -32,6 +41,7 @@ from service.tools.context import ToolContext
 
 log = logging.getLogger(__name__)
 BUILTIN_FLOORS = frozenset({"execute:command", "execute:plugin"})
+_INPUT_KEY = "vaultgate_confirm"
 _SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {"confirm": {"type": "boolean", "title": "Allow this change?", "default": False}},
@@ -47,6 +57,7 @@ class Confirm:
         self.cfg = cfg
         self.store = store
         self.floors = BUILTIN_FLOORS | frozenset(cfg.scope_floors)
+        self._secret = os.urandom(32)  # seals request_state; a restart simply asks again
 
     async def preview(self, call: CallContext) -> str | None:
         """What a human must approve for this call, or None when it needs no confirmation."""
@@ -76,10 +87,65 @@ class Confirm:
                 return await next(call)
             reason = "the elicit_token is unknown, used, expired or minted for another call"
             raise await self._required(call, preview, reason=reason)
-        if self.cfg.use_elicitation and await self._ask(call, preview):
-            call.notes["confirmed"] = "elicitation"
-            return await next(call)
+        if self.cfg.use_elicitation:
+            asked = await self._ask_modern(call, preview)
+            if isinstance(asked, ToolResult):
+                return asked
+            if asked or await self._ask(call, preview):
+                call.notes["confirmed"] = "elicitation"
+                return await next(call)
         raise await self._required(call, preview)
+
+    # -- protocol 2026-07-28: InputRequiredResult ------------------------------------------
+
+    def _state(self, call: CallContext, expires: int) -> str:
+        assert call.vault is not None
+        body = f"{call.vault.id}|{call.tool}|{call.args_hash}|{call.principal.subject}|{expires}"
+        mac = hmac.new(self._secret, body.encode(), hashlib.sha256).hexdigest()
+        return f"{expires}.{mac}"
+
+    def _state_ok(self, call: CallContext, state: Any) -> bool:
+        if not isinstance(state, str) or "." not in state:
+            return False
+        expires_text, _, _mac = state.partition(".")
+        if not expires_text.isdigit() or int(expires_text) < time.time():
+            return False
+        return hmac.compare_digest(state, self._state(call, int(expires_text)))
+
+    async def _ask_modern(self, call: CallContext, preview: str) -> bool | ToolResult:
+        """True when the client's answer to our earlier input request approves this call; a
+        ToolResult carrying an InputRequiredResult when the client should ask now; False when
+        this is not a 2026-07-28 client that can be asked. Raises on a declined answer."""
+        session = getattr(call.request, "session", None)
+        if session is None or getattr(session, "protocol_version", None) not in MODERN_PROTOCOL_VERSIONS:
+            return False
+        caps = getattr(session, "client_capabilities", None)
+        if caps is None or getattr(caps, "elicitation", None) is None:
+            return False
+        state = call.notes.get("request_state")
+        if state is not None and self._state_ok(call, state):
+            answer = (call.notes.get("input_responses") or {}).get(_INPUT_KEY)
+            if isinstance(answer, types.ElicitResult):
+                if answer.action == "accept" and (answer.content or {}).get("confirm") is True:
+                    return True
+                raise Forbidden(
+                    "the change was not approved",
+                    details={"reason": "declined", "action": answer.action, "tool": call.tool},
+                    hint="Ask the human what to change, or call a non-destructive alternative.",
+                )
+        assert call.vault is not None
+        expires = int(time.time()) + self.cfg.elicit_ttl_seconds
+        request = types.ElicitRequest(
+            params=types.ElicitRequestFormParams(
+                message=f"vaultgate: allow this change in vault {call.vault.id}?\n\n{preview}",
+                requested_schema=_SCHEMA,
+            )
+        )
+        pending = types.InputRequiredResult(
+            input_requests={_INPUT_KEY: request}, request_state=self._state(call, expires)
+        )
+        call.notes["input_required"] = True
+        return ToolResult(structured=None, text="", input_required=pending)
 
     async def _ask(self, call: CallContext, preview: str) -> bool:
         """Ask through the client when it can be asked; False when it cannot. Raises on decline."""

@@ -52,6 +52,8 @@ class ToolResult:
     error: VaultgateError | None = None
     extra_content: list[Any] = field(default_factory=list)
     size: int = 0
+    # Protocol 2026-07-28: the call needs the client's input first (an InputRequiredResult).
+    input_required: Any = None
 
     @classmethod
     def failure(cls, error: VaultgateError) -> ToolResult:

@@ -47,9 +47,14 @@ class Dispatcher:
         transport: Transport = "inproc",
         request: Any = None,
         progress: ProgressFn | None = None,
+        input_responses: Any = None,
+        request_state: str | None = None,
     ) -> ToolResult:
         call = CallContext(tool=tool, raw_args=dict(arguments or {}), principal=principal, transport=transport)
         call.request = request
+        if input_responses is not None or request_state is not None:
+            call.notes["input_responses"] = input_responses or {}
+            call.notes["request_state"] = request_state
         call.progress = progress
         if progress is None and request is not None and getattr(request, "session", None) is not None:
             session = request.session
@@ -76,9 +81,19 @@ class Dispatcher:
 
     async def on_call_tool(
         self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
-    ) -> types.CallToolResult:
+    ) -> types.CallToolResult | types.InputRequiredResult:
         principal, transport = self.principal_for(ctx)
-        result = await self.call(params.name, params.arguments, principal=principal, transport=transport, request=ctx)
+        result = await self.call(
+            params.name,
+            params.arguments,
+            principal=principal,
+            transport=transport,
+            request=ctx,
+            input_responses=params.input_responses,
+            request_state=params.request_state,
+        )
+        if result.input_required is not None:
+            return result.input_required  # type: ignore[no-any-return]
         return to_call_tool_result(result)
 
     async def on_list_tools(

@@ -21,7 +21,7 @@ class Governor:
 
     async def __call__(self, call: CallContext, next: Next) -> ToolResult:
         result = await next(call)
-        if result.is_error:
+        if result.is_error or result.input_required is not None:
             return result
         body = json.dumps(result.structured, ensure_ascii=False, separators=(",", ":"))
         size = len(body.encode("utf-8")) + len(result.text.encode("utf-8"))

@@ -49,8 +49,8 @@ class Idempotency:
         except BaseException:
             await self.store.release(caller, vault_id, key)
             raise
-        if result.is_error:
-            await self.store.release(caller, vault_id, key)
+        if result.is_error or result.input_required is not None:
+            await self.store.release(caller, vault_id, key)  # nothing ran; the retry may
             return result
         await self.store.complete(caller, vault_id, key, {"structured": result.structured, "text": result.text})
         return result

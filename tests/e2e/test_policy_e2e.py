@@ -113,3 +113,24 @@ async def test_a_token_spent_concurrently_over_http_works_once(make_vault: Calla
         codes = sorted(r.structured_content["error"]["code"] if r.is_error else "ok" for r in results)
         assert codes == ["elicit_required"] * 5 + ["ok"]
         assert harness.read("A.md") == "replaced\n"
+
+
+async def test_modern_clients_are_asked_through_input_required(make_vault: Callable[..., Path]) -> None:
+    async with e2e(make_vault(VAULT)) as (url, harness):
+        yes = answering("accept")
+        async with Client(url, mode="auto", elicitation_callback=yes) as client:
+            out = await client.call_tool("delete_note", {"path": "A", "permanent": True})
+            assert not out.is_error, out.structured_content
+        assert yes.asked and "permanently delete A.md" in yes.asked[0]
+        assert not (harness.root / "A.md").exists()
+        before = harness.snapshot()
+        no = answering("decline")
+        async with Client(url, mode="auto", elicitation_callback=no) as client:
+            out = await client.call_tool("delete_note", {"path": "B", "permanent": True})
+            assert out.is_error and out.structured_content is not None
+            assert out.structured_content["error"]["details"]["reason"] == "declined"
+        async with Client(url, mode="auto") as client:  # no elicitation support: the token path
+            out = await client.call_tool("delete_note", {"path": "B", "permanent": True})
+            assert out.structured_content is not None
+            assert out.structured_content["error"]["code"] == "elicit_required"
+        assert harness.snapshot() == before

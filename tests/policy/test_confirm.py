@@ -120,3 +120,41 @@ async def test_precheck_runs_before_confirmation(make_vault: Callable[..., Path]
         from service.dispatch.args_hash import args_hash
 
         assert await store.pending(args_hash("delete_note", {"path": "A", "permanent": True})) == []
+
+
+async def test_input_required_answers_need_our_sealed_request_state(make_vault: Callable[..., Path]) -> None:
+    from types import SimpleNamespace
+
+    import mcp_types as types
+    from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+    session = SimpleNamespace(
+        protocol_version=MODERN_PROTOCOL_VERSIONS[0],
+        client_capabilities=types.ClientCapabilities(elicitation=types.ElicitationCapability()),
+    )
+    request = SimpleNamespace(session=session, request_id=1)
+    yes = {"vaultgate_confirm": types.ElicitResult(action="accept", content={"confirm": True})}
+    async with started(make_vault(VAULT)) as vg:
+        call = vg.app.dispatcher.call
+        args = {"path": "A", "permanent": True}
+        first = await call("delete_note", args, principal=vg.principal, request=request)
+        assert first.input_required is not None and (vg.root / "A.md").exists()
+        state = first.input_required.request_state
+        forged = await call(
+            "delete_note",
+            args,
+            principal=vg.principal,
+            request=request,
+            input_responses=yes,
+            request_state="9" * 10 + ".x",
+        )
+        assert forged.input_required is not None and (vg.root / "A.md").exists()  # asked again, nothing done
+        other = await call(
+            "delete_note", {"path": "B", "permanent": True}, principal=vg.principal, request=request,
+            input_responses=yes, request_state=state,
+        )  # fmt: skip
+        assert other.input_required is not None and (vg.root / "B.md").exists()  # state bound to A's call
+        done = await call(
+            "delete_note", args, principal=vg.principal, request=request, input_responses=yes, request_state=state
+        )
+        assert not done.is_error and not (vg.root / "A.md").exists()
