@@ -141,7 +141,7 @@ def cmd_config(args: argparse.Namespace) -> int:
 
 
 def cmd_version(args: argparse.Namespace) -> int:
-    from service.app import VERSION
+    from service._version import VERSION
 
     print(f"vaultgate {VERSION}")
     return 0

@@ -14,8 +14,6 @@ import logging
 import time
 import warnings
 from collections.abc import AsyncIterator
-from importlib.metadata import PackageNotFoundError
-from importlib.metadata import version as _pkg_version
 from typing import Any, Protocol
 
 from mcp.server import Server
@@ -23,6 +21,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 from mcp.shared.exceptions import MCPDeprecationWarning
 from starlette.applications import Starlette
 
+from service._version import VERSION  # a constant: no package-metadata scan at start
 from service.dispatch.chain import build_layers
 from service.dispatch.context import Principal
 from service.dispatch.entry import Dispatcher
@@ -43,11 +42,6 @@ from service.tools import build_registry
 from service.vault.runtime import Vault
 
 log = logging.getLogger("vaultgate")
-
-try:
-    VERSION = _pkg_version("vaultgate")
-except PackageNotFoundError:  # pragma: no cover - running from a bare checkout
-    VERSION = "0.0.0+local"
 
 
 class Component(Protocol):

@@ -23,10 +23,10 @@ from typing import TYPE_CHECKING
 from starlette.requests import Request
 
 from service.dispatch.context import Principal
-from service.security.jwt import JwtVerifier, TokenRejected
 
 if TYPE_CHECKING:
     from service.app import VaultgateApp
+    from service.security.jwt import JwtVerifier
 
 PRINCIPAL_KEY = "vaultgate.principal"
 _VERIFIER_KEY = "jwt_verifier"
@@ -36,6 +36,8 @@ def verifier_of(app: VaultgateApp) -> JwtVerifier | None:
     """The app's verifier (built on first use; ConfigError for an unusable JWKS), None for `none`."""
     if app.settings.auth.mode != "jwt":
         return None
+    from service.security.jwt import JwtVerifier  # joserfc + cryptography load only for jwt mode
+
     found = app.services.extensions.get(_VERIFIER_KEY)
     if not isinstance(found, JwtVerifier):
         found = JwtVerifier(app.settings.auth)
@@ -64,6 +66,8 @@ async def authenticate_request(app: VaultgateApp, request: Request) -> Principal
     verifier = verifier_of(app)
     if token is None or verifier is None:
         return None
+    from service.security.jwt import TokenRejected
+
     try:
         return verifier.verify(token).principal
     except TokenRejected:

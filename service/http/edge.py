@@ -31,7 +31,6 @@ from service.dispatch.context import Principal
 from service.http.auth import PRINCIPAL_KEY, bearer_token, challenge_header, verifier_of
 from service.http.auth import authenticate_request as authenticate_request  # one definition (auth.py)
 from service.http.hosts import HostGuard
-from service.security.jwt import TokenRejected
 
 if TYPE_CHECKING:
     from service.app import VaultgateApp
@@ -58,6 +57,12 @@ class Edge:
         )
         self.verifier = verifier_of(vg)
         self._users: dict[str, AuthenticatedUser] = {}
+        # The JWT module (joserfc, cryptography) is loaded only when tokens are checked.
+        self._rejected: type[Exception] = Exception
+        if self.verifier is not None:
+            from service.security.jwt import TokenRejected
+
+            self._rejected = TokenRejected
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -88,7 +93,7 @@ class Edge:
             return
         try:
             verified = self.verifier.verify(token)
-        except TokenRejected as exc:
+        except self._rejected as exc:
             await self._challenge(request, send, "invalid_token", str(exc))
             return
         principal = verified.principal

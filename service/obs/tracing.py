@@ -15,29 +15,33 @@ as the outer span and this tool-call span inside it.
 
 from __future__ import annotations
 
-from typing import Any
-
-from opentelemetry.sdk.resources import Resource
-from opentelemetry.sdk.trace import TracerProvider
-from opentelemetry.sdk.trace.export import BatchSpanProcessor, SimpleSpanProcessor, SpanExporter
-from opentelemetry.trace import SpanKind, Status, StatusCode, Tracer
+from typing import TYPE_CHECKING, Any
 
 from service.settings import OtelSettings
+
+if TYPE_CHECKING:  # the SDK is imported only when tracing is on (it costs start-up time)
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SpanExporter
+    from opentelemetry.trace import Tracer
 
 
 class Tracing:
     def __init__(self, cfg: OtelSettings, exporter: SpanExporter | None = None) -> None:
         self.provider: TracerProvider | None = None
         self.tracer: Tracer | None = None
-        if exporter is None and cfg.endpoint:
+        if exporter is None and not cfg.endpoint:
+            return
+        from opentelemetry.sdk.resources import Resource
+        from opentelemetry.sdk.trace import TracerProvider
+        from opentelemetry.sdk.trace.export import BatchSpanProcessor, SimpleSpanProcessor
+
+        if exporter is None:
             from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 
             exporter = OTLPSpanExporter(endpoint=cfg.endpoint, headers=cfg.headers or None)
             processor: Any = BatchSpanProcessor(exporter)
-        elif exporter is not None:
-            processor = SimpleSpanProcessor(exporter)
         else:
-            return
+            processor = SimpleSpanProcessor(exporter)
         self.provider = TracerProvider(resource=Resource.create({"service.name": cfg.service_name}))
         self.provider.add_span_processor(processor)
         self.tracer = self.provider.get_tracer("vaultgate")
@@ -50,6 +54,8 @@ class Tracing:
         """Emit one finished SERVER span (built after the call, so the hot path pays nothing extra)."""
         if self.tracer is None:
             return
+        from opentelemetry.trace import SpanKind, Status, StatusCode
+
         span = self.tracer.start_span(name, kind=SpanKind.SERVER, start_time=start_ns, attributes=attributes)
         if error is not None:
             span.set_status(Status(StatusCode.ERROR, error))
