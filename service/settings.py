@@ -228,14 +228,29 @@ class ThrottleSettings(_Section):
         default_factory=_default_classes, description="Rate and burst per scope class."
     )
 
-    @field_validator("classes", mode="after")
+    @field_validator("classes", mode="before")
     @classmethod
-    def _fill(cls, value: dict[ScopeClassName, ThrottleClass]) -> dict[ScopeClassName, ThrottleClass]:
-        return {**_default_classes(), **value}
+    def _fill(cls, value: Any) -> Any:
+        """Merge per field: `classes.admin.burst = 3` keeps admin's default rate_per_minute."""
+        if not isinstance(value, dict):
+            return value
+        merged: dict[Any, Any] = {name: spec.model_dump() for name, spec in _default_classes().items()}
+        for name, given in value.items():
+            if isinstance(given, ThrottleClass):
+                given = given.model_dump(exclude_unset=True)
+            if isinstance(given, dict) and isinstance(merged.get(name), dict):
+                merged[name] = {**merged[name], **given}
+            else:
+                merged[name] = given
+        return merged
 
 
 class ConfirmationSettings(_Section):
-    enabled: bool = Field(default=True, description="Ask a human before destructive or floored calls.")
+    enabled: bool = Field(
+        default=True,
+        description="Apply the floors and tools added below; false ignores them. Built-in floors, destructive "
+        "tools and the tools' own conditions always need a human.",
+    )
     elicit_ttl_seconds: int = Field(default=300, ge=10, le=86_400, description="Lifetime of a confirmation token.")
     scope_floors: list[str] = Field(
         default_factory=list,

@@ -56,14 +56,19 @@ class Confirm:
         self.services = services
         self.cfg = cfg
         self.store = store
-        self.floors = BUILTIN_FLOORS | frozenset(cfg.scope_floors)
+        # `confirmation.enabled = false` switches off only what config added; the built-in floors,
+        # destructive tools and the tools' own conditions always ask ("config may add floors, never
+        # remove them").
+        added = cfg.enabled
+        self.floors = BUILTIN_FLOORS | (frozenset(cfg.scope_floors) if added else frozenset())
+        self.extra_tools = frozenset(cfg.tools) if added else frozenset()
         self._secret = os.urandom(32)  # seals request_state; a restart simply asks again
 
     async def preview(self, call: CallContext) -> str | None:
         """What a human must approve for this call, or None when it needs no confirmation."""
         spec = call.spec
         assert spec is not None and call.args is not None and call.vault is not None
-        if spec.confirm == "always" or spec.destructive or spec.name in self.cfg.tools:
+        if spec.confirm == "always" or spec.destructive or spec.name in self.extra_tools:
             return f"{spec.name} ({spec.title}) with {call.args.model_dump_json(exclude_none=True)}"
         floored = sorted(set(spec.scopes) & self.floors)
         if floored:
@@ -74,8 +79,6 @@ class Confirm:
         return None
 
     async def __call__(self, call: CallContext, next: Next) -> ToolResult:
-        if not self.cfg.enabled:
-            return await next(call)
         spec, args, vault = call.spec, call.args, call.vault
         assert spec is not None and args is not None and vault is not None
         preview = await self.preview(call)

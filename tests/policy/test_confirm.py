@@ -10,7 +10,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from pydantic import Field
+
 from service.errors import NoteNotFound
+from service.tools.models import ToolInput, ToolOutput
+from service.tools.registry import ToolSpec
 from tests.conftest import Harness, started
 
 VAULT = {"A.md": "# A\n\nkeep me\n", "B.md": "# B\n\nme too\n", "Folder/C.md": "c\n"}
@@ -158,3 +162,51 @@ async def test_input_required_answers_need_our_sealed_request_state(make_vault: 
             "delete_note", args, principal=vg.principal, request=request, input_responses=yes, request_state=state
         )
         assert not done.is_error and not (vg.root / "A.md").exists()
+
+
+async def test_confirmation_enabled_false_drops_only_config_added_floors(make_vault: Callable[..., Path]) -> None:
+    cfg = {"enabled": False, "tools": ["append_note"], "scope_floors": ["delete:vault"]}
+    async with started(make_vault(VAULT), confirmation=cfg) as vg:
+        before = vg.snapshot()
+        await vg.err("delete_note", "elicit_required", path="A", permanent=True)  # the tool's own condition
+        await vg.err("reset_vault_cache", "elicit_required")  # destructive tool
+        await vg.err("move_note", "elicit_required", path="A", new_path="Folder/A")  # cross-folder move
+        assert vg.snapshot() == before
+        await vg.ok("append_note", path="A", content="x\n")  # config-added tool: switched off
+        await vg.ok("delete_note", path="B")  # config-added delete:vault floor: switched off
+
+
+class _ExecIn(ToolInput):
+    command: str = Field(description="Command id.")
+
+
+class _ExecOut(ToolOutput):
+    ran: str = Field(description="What ran.")
+
+
+def _exec_spec(name: str, scope: str, ran: list[str]) -> ToolSpec:
+    async def handler(ctx: Any, args: _ExecIn) -> _ExecOut:
+        ran.append(args.command)
+        return _ExecOut(ran=args.command)
+
+    return ToolSpec(
+        name, "test", f"Run via {scope}", f"A test tool needing {scope}.", _ExecIn, _ExecOut, handler,
+        scopes=(scope,), scope_class="execute", mutating=True, idempotent=False,
+    )  # fmt: skip
+
+
+async def test_builtin_execute_scope_floors_always_need_a_human(make_vault: Callable[..., Path]) -> None:
+    for enabled in (True, False):
+        async with started(make_vault(VAULT), confirmation={"enabled": enabled}) as vg:
+            ran: list[str] = []
+            registry = vg.app.services.registry
+            registry.add(_exec_spec("run_command", "execute:command", ran))
+            registry.add(_exec_spec("run_plugin", "execute:plugin", ran))
+            for tool in ("run_command", "run_plugin"):
+                error = await vg.err(tool, "elicit_required", command="reindex")
+                assert "execute:" in error["details"]["preview"]
+                assert ran == []
+            out = await vg.confirmed("run_command", command="reindex")
+            assert out["ran"] == "reindex" and ran == ["reindex"]
+            await vg.confirmed("run_plugin", command="dataview")
+            assert ran == ["reindex", "dataview"]

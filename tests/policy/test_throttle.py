@@ -58,3 +58,17 @@ async def test_throttle_can_be_switched_off(make_vault: Callable[..., Path], mon
         assert vg.app.settings.throttle.classes["write"].burst == 1
         for i in range(5):
             await vg.ok("append_note", path="A", content=f"{i}\n")
+
+
+def test_a_partial_class_override_keeps_the_other_field(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from service.settings import Settings
+
+    monkeypatch.setenv("VAULTGATE_THROTTLE__CLASSES__ADMIN__BURST", "3")
+    monkeypatch.setenv("VAULTGATE_THROTTLE__CLASSES__READ__RATE_PER_MINUTE", "90")
+    settings = Settings(vaults=[{"id": "main", "path": Path.cwd()}])
+    classes = settings.throttle.classes
+    assert (classes["admin"].burst, classes["admin"].rate_per_minute) == (3, 120)  # rate: admin's default
+    assert (classes["read"].rate_per_minute, classes["read"].burst) == (90, 600)  # burst: read's default
+    assert (classes["write"].rate_per_minute, classes["write"].burst) == (1200, 120)
+    partial = ThrottleSettings(classes={"delete": {"burst": 1}})
+    assert (partial.classes["delete"].rate_per_minute, partial.classes["delete"].burst) == (300, 1)
