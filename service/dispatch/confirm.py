@@ -2,7 +2,8 @@
 
 A call needs confirmation when its tool is destructive, when one of its scopes has a floor
 (`execute:command` and `execute:plugin` always; `confirmation.scope_floors` may add more, never
-remove these), when `confirmation.tools` names it, or when the tool's `confirm_when` hook
+remove these), when `confirmation.tools` names it (config additions apply while
+`confirmation.enabled`; nothing else depends on it), or when the tool's `confirm_when` hook
 returns a preview for these particular arguments (overwriting non-empty content without a
 matching etag, permanent deletes, cross-folder moves, non-dry-run link rewrites and tag
 renames, bulk writes above a count). Then, in this order:
@@ -13,8 +14,8 @@ renames, bulk writes above a count). Then, in this order:
    the client: in the older protocol era over SSE with an `elicitation/create` request; in
    2026-07-28 by answering `InputRequiredResult` (the client asks, then retries the same call
    with the answer and our `request_state`, an HMAC-sealed binding to this exact call that
-   expires with the confirmation TTL). Accept → proceed; decline/cancel → `forbidden`
-   (details.reason "declined");
+   expires with the confirmation TTL and is spent by the approved call: a replayed retry is
+   asked again). Accept → proceed; decline/cancel → `forbidden` (details.reason "declined");
 3. else the call answers `elicit_required` with `details.args_hash`, the tool, the vault, a
    preview of what would change, the expiry, and how to mint a token
    (`vaultgate confirm ARGS_HASH PATH` or `POST /admin/confirm`); retry with `elicit_token`.
@@ -63,6 +64,9 @@ class Confirm:
         self.floors = BUILTIN_FLOORS | (frozenset(cfg.scope_floors) if added else frozenset())
         self.extra_tools = frozenset(cfg.tools) if added else frozenset()
         self._secret = os.urandom(32)  # seals request_state; a restart simply asks again
+        # request_state values already spent on an approved call (state -> expiry): an approval
+        # is single use, like a token; replaying the retry asks again.
+        self._spent: dict[str, int] = {}
 
     async def preview(self, call: CallContext) -> str | None:
         """What a human must approve for this call, or None when it needs no confirmation."""
@@ -108,12 +112,19 @@ class Confirm:
         return f"{expires}.{mac}"
 
     def _state_ok(self, call: CallContext, state: Any) -> bool:
-        if not isinstance(state, str) or "." not in state:
+        if not isinstance(state, str) or "." not in state or state in self._spent:
             return False
         expires_text, _, _mac = state.partition(".")
         if not expires_text.isdigit() or int(expires_text) < time.time():
             return False
         return hmac.compare_digest(state, self._state(call, int(expires_text)))
+
+    def _spend(self, state: str) -> None:
+        """Record an approval as used (no await between the check and this: atomic on the loop)."""
+        now = time.time()
+        if len(self._spent) > 1024:
+            self._spent = {s: exp for s, exp in self._spent.items() if exp >= now}
+        self._spent[state] = int(state.partition(".")[0])
 
     async def _ask_modern(self, call: CallContext, preview: str) -> bool | ToolResult:
         """True when the client's answer to our earlier input request approves this call; a
@@ -130,6 +141,7 @@ class Confirm:
             answer = (call.notes.get("input_responses") or {}).get(_INPUT_KEY)
             if isinstance(answer, types.ElicitResult):
                 if answer.action == "accept" and (answer.content or {}).get("confirm") is True:
+                    self._spend(state)
                     return True
                 raise Forbidden(
                     "the change was not approved",

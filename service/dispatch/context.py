@@ -65,6 +65,16 @@ class ToolResult:
         return self.error.code if self.error is not None else None
 
 
+class InputNeeded(Exception):  # noqa: N818 - a signal, not an error
+    """A handler ran a nested call (the facade) that needs the client's input first: the handler
+    layer turns it into this call's own InputRequiredResult, so the client asks its human and
+    retries the outer call with the answer."""
+
+    def __init__(self, pending: Any) -> None:
+        super().__init__("input required")
+        self.pending = pending
+
+
 @dataclass(slots=True)
 class CallContext:
     tool: str

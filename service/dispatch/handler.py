@@ -1,8 +1,9 @@
-"""The terminal layer: run the tool's handler and render its output once."""
+"""The terminal layer: run the tool's handler and render its output once (or pass on a nested
+call's InputRequiredResult, see `InputNeeded`)."""
 
 from __future__ import annotations
 
-from service.dispatch.context import CallContext, Next, ToolResult
+from service.dispatch.context import CallContext, InputNeeded, Next, ToolResult
 from service.runtime import Services
 from service.tools.context import ToolContext
 
@@ -16,6 +17,10 @@ class RunHandler:
     async def __call__(self, call: CallContext, next: Next) -> ToolResult:
         assert call.spec is not None and call.args is not None and call.vault is not None
         ctx = ToolContext(call=call, vault=call.vault, services=self.services)
-        output = await call.spec.handler(ctx, call.args)
+        try:
+            output = await call.spec.handler(ctx, call.args)
+        except InputNeeded as needed:
+            call.notes["input_required"] = True
+            return ToolResult(structured=None, text="", input_required=needed.pending)
         structured = output.model_dump(mode="json", by_alias=True)
         return ToolResult(structured=structured, text=output.to_text(), extra_content=output.content_blocks())

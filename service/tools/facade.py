@@ -5,9 +5,11 @@ domain, named after it (`notes`, `search`, `graph`, ...) — what tools/list adv
 Touches: the registry (read) and the dispatch chain: call_capability and the domain meta-tools
 run the named tool through the very same chain (auth, ACL, idempotency, throttle, confirmation,
 audit), with the caller's identity, so a facade never widens what a caller may do. The inner
-tool's error is the facade call's error. find_capability ranks the catalog with SQLite FTS5
-BM25 (names weigh most, then titles, descriptions and tags) over the tools that exist for
-callers (`service.policy.visibility`).
+tool's error is the facade call's error, and its question for the human (a 2026-07-28
+InputRequiredResult) is the facade call's question: the client's retry of the facade call
+carries the answer (`input_responses`, `request_state`) back to the inner call.
+find_capability ranks the catalog with SQLite FTS5 BM25 (names weigh most, then titles,
+descriptions and tags) over the tools that exist for callers (`service.policy.visibility`).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, create_model
 
+from service.dispatch.context import InputNeeded
 from service.errors import ToolNotFound, VaultgateError
 from service.policy.visibility import FACADE_TAG
 from service.storage.db import _driver
@@ -177,8 +180,18 @@ async def _call_inner(ctx: ToolContext, name: str, arguments: dict[str, Any], ou
     call = ctx.call
     dispatch = ctx.services.extensions["dispatch"]
     result = await dispatch(
-        name, inner, principal=call.principal, transport=call.transport, request=call.request, progress=call.progress
+        name,
+        inner,
+        principal=call.principal,
+        transport=call.transport,
+        request=call.request,
+        progress=call.progress,
+        # protocol 2026-07-28: the retry of the outer call carries the answer to the inner call's question
+        input_responses=call.notes.get("input_responses"),
+        request_state=call.notes.get("request_state"),
     )
+    if result.input_required is not None:
+        raise InputNeeded(result.input_required)  # the client must ask its human, then retry this call
     if result.is_error:
         if isinstance(result.error, VaultgateError):
             raise result.error

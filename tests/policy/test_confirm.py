@@ -162,6 +162,12 @@ async def test_input_required_answers_need_our_sealed_request_state(make_vault: 
             "delete_note", args, principal=vg.principal, request=request, input_responses=yes, request_state=state
         )
         assert not done.is_error and not (vg.root / "A.md").exists()
+        # the approval is single use: replaying the approved retry asks again
+        await vg.ok("create_note", path="A", content="again\n")
+        replay = await call(
+            "delete_note", args, principal=vg.principal, request=request, input_responses=yes, request_state=state
+        )
+        assert replay.input_required is not None and (vg.root / "A.md").exists()
 
 
 async def test_confirmation_enabled_false_drops_only_config_added_floors(make_vault: Callable[..., Path]) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from mcp import Client, StdioServerParameters
@@ -112,3 +113,81 @@ async def test_tool_facade_flag_on_stdio(make_vault: Callable[..., Path]) -> Non
     async with Client(params, mode="legacy") as c:
         names = {t.name for t in (await c.list_tools()).tools}
         assert "notes" in names and "read_note" not in names
+
+
+def _modern_request(elicitation: bool = True) -> Any:
+    from types import SimpleNamespace
+
+    import mcp_types as types
+    from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+    caps = types.ClientCapabilities(elicitation=types.ElicitationCapability() if elicitation else None)
+    session = SimpleNamespace(protocol_version=MODERN_PROTOCOL_VERSIONS[0], client_capabilities=caps)
+    return SimpleNamespace(session=session, request_id=1)
+
+
+def _answer(action: str) -> dict[str, Any]:
+    import mcp_types as types
+
+    return {"vaultgate_confirm": types.ElicitResult(action=action, content={"confirm": True})}
+
+
+FACADE_CALLS = [
+    ("call_capability", lambda path: {"name": "delete_note", "arguments": {"path": path, "permanent": True}}),
+    ("notes", lambda path: {"operation": "delete_note", "arguments": {"path": path, "permanent": True}}),
+]
+
+
+@pytest.mark.parametrize(("meta", "args_of"), FACADE_CALLS)
+async def test_facade_passes_on_the_inner_calls_input_request(
+    make_vault: Callable[..., Path], meta: str, args_of: Callable[[str], dict[str, Any]]
+) -> None:
+    async with started(make_vault(VAULT)) as vg:
+        call, request = vg.app.dispatcher.call, _modern_request()
+        first = await call(meta, args_of("A"), principal=vg.principal, request=request)
+        assert first.input_required is not None and not first.is_error  # not a bogus success
+        assert (vg.root / "A.md").exists()
+        state = first.input_required.request_state
+        declined = await call(
+            meta, args_of("A"), principal=vg.principal, request=request,
+            input_responses=_answer("decline"), request_state=state,
+        )  # fmt: skip
+        assert declined.error_code == "forbidden" and (vg.root / "A.md").exists()
+        again = await call(meta, args_of("A"), principal=vg.principal, request=request)
+        state = again.input_required.request_state
+        done = await call(
+            meta, args_of("A"), principal=vg.principal, request=request,
+            input_responses=_answer("accept"), request_state=state,
+        )  # fmt: skip
+        assert not done.is_error and done.structured is not None, done.structured
+        assert done.structured["tool"] == "delete_note" and not (vg.root / "A.md").exists()
+        # without elicitation support: elicit_required, nothing changed
+        plain = await call(meta, args_of("B"), principal=vg.principal, request=_modern_request(elicitation=False))
+        assert plain.error_code == "elicit_required" and (vg.root / "B.md").exists()
+
+
+@pytest.mark.parametrize(("meta", "args_of"), FACADE_CALLS)
+async def test_facade_confirmation_over_http_in_both_eras(
+    make_vault: Callable[..., Path], mode: str, meta: str, args_of: Callable[[str], dict[str, Any]]
+) -> None:
+    from tests.e2e.test_policy_e2e import answering
+
+    async with e2e(make_vault({**VAULT, "C.md": "c\n"})) as (url, harness):
+        yes = answering("accept")
+        async with Client(url, mode=mode, elicitation_callback=yes) as client:  # type: ignore[arg-type]
+            out = await client.call_tool(meta, args_of("A"))
+            assert not out.is_error, out.structured_content
+            assert out.structured_content is not None and out.structured_content["tool"] == "delete_note"
+        assert yes.asked and "permanently delete A.md" in yes.asked[0]  # type: ignore[attr-defined]
+        assert not (harness.root / "A.md").exists()
+        before = harness.snapshot()
+        no = answering("decline")
+        async with Client(url, mode=mode, elicitation_callback=no) as client:  # type: ignore[arg-type]
+            out = await client.call_tool(meta, args_of("B"))
+            assert out.is_error and out.structured_content is not None
+            assert out.structured_content["error"]["details"]["reason"] == "declined"
+        async with Client(url, mode=mode) as client:  # type: ignore[arg-type]
+            out = await client.call_tool(meta, args_of("C"))
+            assert out.structured_content is not None
+            assert out.structured_content["error"]["code"] == "elicit_required"
+        assert harness.snapshot() == before
