@@ -19,6 +19,7 @@ from service.indexer.jobs import IndexJobs
 from service.indexer.runner import indexer_of
 from service.tools.context import ToolContext
 from service.tools.models import ToolInput, ToolOutput
+from service.tools.prechecks import reset_vault_cache_precheck
 from service.tools.registry import ToolSpec
 
 # -- reload_vault --------------------------------------------------------------------------
@@ -145,6 +146,7 @@ def tools() -> list[ToolSpec]:
             mutating=True,
             destructive=True,
             confirm="always",
+            precheck=reset_vault_cache_precheck,
             idempotent=False,
             **admin,
         ),

@@ -6,7 +6,8 @@ pointed at a moved file is rewritten, all or nothing, with a dry-run preview), r
 Touches: vault files through `VaultFiles` (writes publish "modified", moves "moved", so the
 index follows before the call returns); index tables `notes`, `links` to find linking notes.
 Confirmation: move/rename when the move crosses folders and is not a dry run; rewrite_links
-when it is not a dry run.
+when it is not a dry run and changes something. Prechecks (before any confirmation): the source
+exists, the destination is free, the caller may write both; rewrite_links' new target exists.
 """
 
 from __future__ import annotations
@@ -22,8 +23,8 @@ from service.security.acl import hidden_denial
 from service.tools.context import ToolContext
 from service.tools.graph_common import FileChangeItem, change_item, note_item, preview
 from service.tools.models import ToolInput, ToolOutput
-from service.tools.registry import ConfirmWhen, Handler, ToolSpec
-from service.vault.paths import normalize, with_md
+from service.tools.registry import ConfirmWhen, Handler, Precheck, ToolSpec
+from service.vault.paths import VaultPath, normalize, with_md
 
 
 class MoveIn(ToolInput):
@@ -79,7 +80,9 @@ def _destination(src: str, is_folder: bool, new_path: str, rename: bool) -> str:
     return rel
 
 
-async def _plan(ctx: ToolContext, args: MoveIn, rename: bool) -> tuple[MovePlan, str, bool]:
+def _endpoints(ctx: ToolContext, args: MoveIn, rename: bool) -> tuple[str, str, bool]:
+    """(src, dst, is_folder) after the checks that need no plan: the source exists and may be
+    written, the destination may be written and is free, the etag still matches."""
     src, is_folder = _source(ctx, args.path)
     dst = ctx.resolve(_destination(src, is_folder, args.new_path, rename), "write").rel
     if args.expected_etag is not None and not is_folder:
@@ -91,6 +94,18 @@ async def _plan(ctx: ToolContext, args: MoveIn, rename: bool) -> tuple[MovePlan,
             )
     if ctx.resolve(dst, "write").abs.exists() and dst.lower() != src.lower():
         raise AlreadyExists(f"something already exists at {dst!r}", details={"path": dst})
+    return src, dst, is_folder
+
+
+def _precheck_move(rename: bool) -> Precheck:
+    async def precheck(ctx: ToolContext, args: MoveIn) -> None:
+        _endpoints(ctx, args, rename)
+
+    return precheck
+
+
+async def _plan(ctx: ToolContext, args: MoveIn, rename: bool) -> tuple[MovePlan, str, bool]:
+    src, dst, is_folder = _endpoints(ctx, args, rename)
     moves = {f: dst + f[len(src) :] for f in files_under(ctx.vault, src)} if is_folder else {src: dst}
     for old, new in moves.items():
         if not ctx.can_read(old):
@@ -173,7 +188,8 @@ class RewriteLinksOut(ToolOutput):
     next_cursor: str | None = Field(default=None, description="Always null: every change is listed.")
 
 
-async def _rewrite_plan(ctx: ToolContext, args: RewriteLinksIn) -> MovePlan:
+def _rewrite_targets(ctx: ToolContext, args: RewriteLinksIn) -> tuple[str, VaultPath]:
+    """(old, new) after the checks that need no plan: new_target exists and differs from old."""
     new = ctx.resolve(args.new_target, "read")
     if not new.abs.is_file():
         new = ctx.resolve_note(args.new_target, "read")
@@ -183,6 +199,15 @@ async def _rewrite_plan(ctx: ToolContext, args: RewriteLinksIn) -> MovePlan:
     old = old_raw.rel if old_raw.abs.is_file() or "." in base_name(old_raw.rel) else with_md(old_raw.rel)
     if old == new.rel:
         raise PathInvalid("old_target and new_target are the same", details={"path": old})
+    return old, new
+
+
+async def precheck_rewrite(ctx: ToolContext, args: RewriteLinksIn) -> None:
+    _rewrite_targets(ctx, args)
+
+
+async def _rewrite_plan(ctx: ToolContext, args: RewriteLinksIn) -> MovePlan:
+    old, new = _rewrite_targets(ctx, args)
     files = vault_files(ctx.vault)
     before, after = PathSet([*files, old]), PathSet(files)
     q = GraphQueries(ctx.services.db)
@@ -242,6 +267,7 @@ def _spec(
     output_model: type[ToolOutput],
     handler: Handler,
     confirm_when: ConfirmWhen,
+    precheck: Precheck,
 ) -> ToolSpec:
     return ToolSpec(
         name=name,
@@ -257,6 +283,7 @@ def _spec(
         idempotent=False,
         confirm="conditional",
         confirm_when=confirm_when,
+        precheck=precheck,
     )
 
 
@@ -271,6 +298,7 @@ def tools() -> list[ToolSpec]:
             MoveOut,
             move_note,
             _confirm_move(rename=False),
+            _precheck_move(rename=False),
         ),
         _spec(
             "rename_note",
@@ -281,6 +309,7 @@ def tools() -> list[ToolSpec]:
             MoveOut,
             rename_note,
             _confirm_move(rename=True),
+            _precheck_move(rename=True),
         ),
         _spec(
             "rewrite_links",
@@ -291,5 +320,6 @@ def tools() -> list[ToolSpec]:
             RewriteLinksOut,
             rewrite_links,
             confirm_rewrite,
+            precheck_rewrite,
         ),
     ]

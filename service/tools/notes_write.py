@@ -23,6 +23,7 @@ from service.markdown import sections
 from service.markdown.parse import title_of
 from service.tools.context import ToolContext
 from service.tools.models import ToolInput, ToolOutput
+from service.tools.prechecks import delete_note_precheck
 from service.tools.registry import ToolSpec
 from service.vault.files import WriteResult
 from service.vault.paths import VaultPath
@@ -426,6 +427,7 @@ def tools() -> list[ToolSpec]:
             idempotent=False,
             confirm="conditional",
             confirm_when=delete_note_confirm,
+            precheck=delete_note_precheck,
         ),
         ToolSpec(
             name="copy_note",

@@ -220,10 +220,20 @@ def _rename_in(text: str, rel: str, old: str, new: str) -> str:
     return edit_inline_tags(text, lambda t: renamed(t, old, new))
 
 
-async def _rename_plan(ctx: ToolContext, args: RenameTagIn) -> MovePlan:
+def _rename_tags(args: RenameTagIn) -> tuple[str, str]:
     old, new = check_tag(args.old), check_tag(args.new)
     if old.lower() == new.lower() and old == new:
         raise ValidationFailed("old and new are the same tag", details={"field": "new"})
+    return old, new
+
+
+async def precheck_rename_tag(ctx: ToolContext, args: RenameTagIn) -> None:
+    """Invalid or identical tags fail before anyone is asked to confirm the rename."""
+    _rename_tags(args)
+
+
+async def _rename_plan(ctx: ToolContext, args: RenameTagIn) -> MovePlan:
+    old, new = _rename_tags(args)
     plan = MovePlan(moves={})
     for path in await GraphQueries(ctx.services.db).notes_with_tag(ctx.vault.id, old):
         if not ctx.can_read(path):  # the caller's rename covers the notes it can see; others stay hidden
@@ -328,5 +338,6 @@ def tools() -> list[ToolSpec]:
             idempotent=False,
             confirm="conditional",
             confirm_when=confirm_rename_tag,
+            precheck=precheck_rename_tag,
         ),
     ]

@@ -35,7 +35,17 @@ async def test_the_running_chain_is_built_in_that_order(make_vault: Callable[...
         assert tuple(layer.name for layer in vg.app.layers) == SPEC_ORDER
 
 
-async def test_precheck_runs_before_idempotency_and_confirmation(make_vault: Callable[..., Path]) -> None:
-    order = list(SPEC_ORDER)
-    assert order.index("precheck") < order.index("idempotency") < order.index("throttle") < order.index("confirm")
-    assert order.index("authorize") < order.index("resolve_vault") < order.index("acl")
+async def test_a_failing_precheck_claims_no_key_spends_no_bucket_and_asks_nobody(
+    make_vault: Callable[..., Path],
+) -> None:
+    throttle = {"classes": {"delete": {"rate_per_minute": 1, "burst": 1}}}
+    async with started(make_vault({"A.md": "a\n"}), throttle=throttle) as vg:
+        args = {"path": "Missing", "permanent": True, "idempotency_key": "k1"}
+        for _ in range(3):  # the burst is 1: a spent bucket would answer `throttled` the second time
+            await vg.err("delete_note", "note_not_found", **args)
+        db = vg.app.services.db
+        assert await db.fetchall("SELECT * FROM idempotency_keys", ()) == []
+        assert await db.fetchall("SELECT * FROM confirmation_requests", ()) == []
+        # the key was never claimed: the same key serves another call, which then asks a human
+        await vg.err("delete_note", "elicit_required", path="A", permanent=True, idempotency_key="k1")
+        assert (vg.root / "A.md").exists()

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import subprocess
 import sys
 from collections.abc import Callable
@@ -12,7 +11,6 @@ from typing import Any
 
 from pydantic import Field
 
-from service.errors import NoteNotFound
 from service.tools.models import ToolInput, ToolOutput
 from service.tools.registry import ToolSpec
 from tests.conftest import Harness, started
@@ -106,24 +104,44 @@ async def test_the_cli_mints_a_token_a_retry_accepts(make_vault: Callable[..., P
         assert again.returncode == 1 and "no pending call" in again.stderr
 
 
-async def test_precheck_runs_before_confirmation(make_vault: Callable[..., Path]) -> None:
+async def _no_requests(vg: Harness) -> None:
+    assert await vg.app.services.db.fetchall("SELECT * FROM confirmation_requests", ()) == []
+
+
+async def test_calls_that_must_fail_answer_before_asking_a_human(make_vault: Callable[..., Path]) -> None:
+    vault = {**VAULT, "Folder/Taken.md": "t\n", "Notes/N.md": "#old here\n"}
+    vault["Locked/L.md"] = "read-only here\n"
+    acl = {"prefix_rules": [{"path": "Locked", "write": "deny"}]}
+    async with started(make_vault(vault), acl=acl) as vg:
+        before = vg.snapshot()
+        await vg.err("delete_note", "note_not_found", path="Missing", permanent=True)
+        await vg.err("delete_note", "conflict", path="A", permanent=True, expected_etag="nope")
+        await vg.err("delete_note", "acl_denied", path="Locked/L", permanent=True)
+        await vg.err("move_note", "note_not_found", path="Missing", new_path="Folder/X")
+        await vg.err("move_note", "already_exists", path="A", new_path="Folder/Taken")
+        await vg.err("rename_note", "already_exists", path="Folder/C", new_path="Taken")
+        await vg.err("move_note", "conflict", path="A", new_path="Folder/A", expected_etag="nope")
+        await vg.err("move_note", "acl_denied", path="A", new_path="Locked/A")
+        await vg.err("move_note", "acl_denied", path="Locked/L", new_path="Folder/L")
+        await vg.err("rewrite_links", "note_not_found", old_target="A", new_target="Nowhere", dry_run=False)
+        await vg.err("rewrite_links", "path_invalid", old_target="A", new_target="A", dry_run=False)
+        await vg.err("rename_tag", "validation_error", old="old", new="old", dry_run=False)
+        await vg.err("rename_tag", "validation_error", old="old", new="bad tag!", dry_run=False)
+        await _no_requests(vg)
+        assert vg.snapshot() == before
+        # the same tools still ask when the call can succeed
+        await vg.err("delete_note", "elicit_required", path="A", permanent=True)
+        await vg.err("move_note", "elicit_required", path="A", new_path="Folder/A")
+
+
+async def test_reset_vault_cache_refuses_before_asking_while_a_reindex_runs(make_vault: Callable[..., Path]) -> None:
     async with started(make_vault(VAULT)) as vg:
-        calls: list[str] = []
-
-        async def precheck(ctx: Any, args: Any) -> None:
-            calls.append(args.path)
-            raise NoteNotFound("precheck says no", details={"path": args.path})
-
-        registry = vg.app.services.registry
-        spec = registry.get("delete_note")
-        assert spec is not None
-        registry._specs["delete_note"] = dataclasses.replace(spec, precheck=precheck)
-        await vg.err("delete_note", "note_not_found", path="A", permanent=True)
-        assert calls == ["A"]
-        store = vg.app.services.extensions["confirmations"]
-        from service.dispatch.args_hash import args_hash
-
-        assert await store.pending(args_hash("delete_note", {"path": "A", "permanent": True})) == []
+        await vg.indexed()
+        jobs = vg.app.services.extensions["index_jobs"]
+        jobs.active = lambda vault_id: object()  # a reindex is running
+        error = await vg.err("reset_vault_cache", "conflict")
+        assert "reindex" in error["message"]
+        await _no_requests(vg)
 
 
 async def test_input_required_answers_need_our_sealed_request_state(make_vault: Callable[..., Path]) -> None:
