@@ -54,6 +54,8 @@ class ToolResult:
     size: int = 0
     # Protocol 2026-07-28: the call needs the client's input first (an InputRequiredResult).
     input_required: Any = None
+    # A change was made (a mutating tool, not a dry run): the governor never turns it into an error.
+    applied: bool = False
 
     @classmethod
     def failure(cls, error: VaultgateError) -> ToolResult:

@@ -1,16 +1,71 @@
-"""Response governor: serialize the result once and refuse results over the byte budget.
+"""Response governor: serialize the result once and keep every result within the byte budget.
 
 The limit is the tool's own `max_bytes` when declared, else `governor.max_response_bytes`.
-An oversized result becomes `overflow` with the size, the limit and a way forward.
+
+- A read (or a dry run) over the limit becomes `overflow` with the size, the limit and a way
+  forward: nothing happened, so the caller simply asks again for less. When the tool pages
+  (`limit`), details carry `suggested_limit`, a page size that should fit.
+- A *completed* change over the limit is never turned into an error after the fact (the caller
+  would retry a change that already happened). Its report is trimmed instead: the longest lists
+  are cut (then over-long strings shortened) until it fits, `truncated` is set when the result
+  has that field, and the text says so. The result stays a valid instance of its schema (lists
+  stay lists). Tools that change many files also cap their own reports (`limit`), so this is
+  a backstop. `notes["overflow_bytes"]` records the original size either way.
 """
 
 from __future__ import annotations
 
+import copy
 import json
+from typing import Any
 
 from service.dispatch.context import CallContext, Next, ToolResult
 from service.errors import Overflow
 from service.settings import GovernorSettings
+
+_SHORT = 80  # strings are cut to this many characters when cutting lists was not enough
+
+
+def _size(value: Any) -> int:
+    return len(json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+
+
+def _lists(value: Any, out: list[list[Any]]) -> list[list[Any]]:
+    if isinstance(value, list):
+        if value:
+            out.append(value)
+        for item in value:
+            _lists(item, out)
+    elif isinstance(value, dict):
+        for item in value.values():
+            _lists(item, out)
+    return out
+
+
+def _shorten(value: Any) -> Any:
+    if isinstance(value, str) and len(value) > _SHORT:
+        return value[:_SHORT] + "…"
+    if isinstance(value, list):
+        return [_shorten(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _shorten(v) for k, v in value.items()}
+    return value
+
+
+def trim(structured: dict[str, Any], budget: int) -> dict[str, Any]:
+    """A copy of `structured` with its biggest lists halved (then long strings cut) to fit `budget`."""
+    data = copy.deepcopy(structured)
+    if isinstance(data.get("truncated"), bool):
+        data["truncated"] = True
+    while _size(data) > budget:
+        lists = _lists(data, [])
+        if not lists:
+            break
+        biggest = max(lists, key=_size)
+        del biggest[len(biggest) // 2 :]  # keep the first half (a one-item list is emptied)
+    if _size(data) > budget:
+        data = _shorten(data)
+    return data
 
 
 class Governor:
@@ -23,17 +78,34 @@ class Governor:
         result = await next(call)
         if result.is_error or result.input_required is not None:
             return result
-        body = json.dumps(result.structured, ensure_ascii=False, separators=(",", ":"))
-        size = len(body.encode("utf-8")) + len(result.text.encode("utf-8"))
+        size = _size(result.structured) + len(result.text.encode("utf-8"))
         size += sum(len(str(c)) for c in result.extra_content)
         result.size = size
         limit = self.max_bytes
         if call.spec is not None and call.spec.max_bytes is not None:
             limit = min(limit, call.spec.max_bytes)
-        if size > limit:
-            call.notes["overflow_bytes"] = size
-            raise Overflow(
-                f"result of {size} bytes exceeds the {limit}-byte limit",
-                details={"bytes": size, "limit": limit, "tool": call.tool},
-            )
-        return result
+        if size <= limit:
+            return result
+        call.notes["overflow_bytes"] = size
+        if result.applied:
+            return self._trimmed(call, result, size, limit)
+        details: dict[str, Any] = {"bytes": size, "limit": limit, "tool": call.tool}
+        hint = None
+        page = getattr(call.args, "limit", None)
+        if isinstance(page, int) and not isinstance(page, bool) and page > 1:
+            suggested = max(1, min(page - 1, int(page * limit / size * 0.8)))
+            details["suggested_limit"] = suggested
+            hint = f"Retry with limit={suggested} (or less) and follow next_cursor for the rest."
+        raise Overflow(f"result of {size} bytes exceeds the {limit}-byte limit", details=details, hint=hint)
+
+    def _trimmed(self, call: CallContext, result: ToolResult, size: int, limit: int) -> ToolResult:
+        text = (
+            f"Done: {call.tool} completed. Its full report ({size} bytes) exceeded the {limit}-byte response "
+            "limit, so lists in it were shortened; the counts in it are complete."
+        )
+        budget = max(limit - len(text.encode("utf-8")), 0)
+        structured = trim(result.structured or {}, budget) if result.structured is not None else None
+        call.notes["trimmed"] = True
+        out = ToolResult(structured=structured, text=text, applied=True)
+        out.size = _size(structured) + len(text.encode("utf-8"))
+        return out

@@ -23,4 +23,11 @@ class RunHandler:
             call.notes["input_required"] = True
             return ToolResult(structured=None, text="", input_required=needed.pending)
         structured = output.model_dump(mode="json", by_alias=True)
-        return ToolResult(structured=structured, text=output.to_text(), extra_content=output.content_blocks())
+        result = ToolResult(structured=structured, text=output.to_text(), extra_content=output.content_blocks())
+        # A facade call reports what its inner call did; any other tool changed something when it
+        # is mutating and this was not a dry run.
+        applied = call.notes.pop("inner_applied", None)
+        if applied is None:
+            applied = call.spec.mutating and not getattr(call.args, "dry_run", False)
+        result.applied = bool(applied)
+        return result

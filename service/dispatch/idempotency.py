@@ -31,7 +31,8 @@ class Idempotency:
         if claim.outcome == "replay":
             assert claim.stored is not None
             call.notes["replayed"] = True
-            return ToolResult(structured=claim.stored["structured"], text=claim.stored["text"])
+            stored = claim.stored
+            return ToolResult(structured=stored["structured"], text=stored["text"], applied=bool(stored.get("applied")))
         if claim.outcome == "in_flight":
             raise IdempotencyInFlight(
                 "a call with this idempotency_key is still running",
@@ -52,5 +53,6 @@ class Idempotency:
         if result.is_error or result.input_required is not None:
             await self.store.release(caller, vault_id, key)  # nothing ran; the retry may
             return result
-        await self.store.complete(caller, vault_id, key, {"structured": result.structured, "text": result.text})
+        stored = {"structured": result.structured, "text": result.text, "applied": result.applied}
+        await self.store.complete(caller, vault_id, key, stored)
         return result

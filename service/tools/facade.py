@@ -14,6 +14,7 @@ descriptions and tags) over the tools that exist for callers (`service.policy.vi
 
 from __future__ import annotations
 
+import hashlib
 import sqlite3
 from typing import Any, Literal
 
@@ -24,7 +25,7 @@ from service.errors import ToolNotFound, VaultgateError
 from service.policy.visibility import FACADE_TAG
 from service.storage.db import _driver
 from service.tools.context import ToolContext
-from service.tools.models import ToolInput, ToolOutput
+from service.tools.models import ToolInput, ToolOutput, decode_cursor, page_of
 from service.tools.registry import Registry, ToolSpec
 
 
@@ -43,6 +44,7 @@ def _listed(ctx: ToolContext, spec: ToolSpec | None) -> bool:
 class FindIn(ToolInput):
     query: str = Field(min_length=1, max_length=500, description="What you want to do, e.g. 'rename a tag'.")
     limit: int = Field(default=8, ge=1, le=50, description="How many tools to return.")
+    cursor: str | None = Field(default=None, description="`next_cursor` of the previous page of the same query.")
 
 
 class CapabilityItem(BaseModel):
@@ -56,7 +58,7 @@ class CapabilityItem(BaseModel):
 
 class FindOut(ToolOutput):
     items: list[CapabilityItem] = Field(description="Best matches first.")
-    next_cursor: str | None = Field(default=None, description="Always null (one page).")
+    next_cursor: str | None = Field(default=None, description="Cursor of the next page; null on the last one.")
 
 
 class _Catalog:
@@ -97,11 +99,18 @@ def _catalog(registry: Registry) -> _Catalog:
 
 async def find_capability(ctx: ToolContext, args: FindIn) -> FindOut:
     registry = ctx.services.registry
+    key = hashlib.sha256(args.query.encode()).hexdigest()[:16]
+    offset = decode_cursor(args.cursor, t="cap", q=key)
+    matches = [
+        (name, score)
+        for name, score in _catalog(registry).search(args.query)
+        if (spec := registry.get(name)) is not None and _listed(ctx, spec)
+    ]
+    window, cursor = page_of(matches, offset, args.limit, t="cap", q=key)
     items: list[CapabilityItem] = []
-    for name, score in _catalog(registry).search(args.query):
+    for name, score in window:
         spec = registry.get(name)
-        if spec is None or not _listed(ctx, spec):
-            continue
+        assert spec is not None
         summary = spec.description.split(". ")[0].rstrip(".") + "."
         items.append(
             CapabilityItem(
@@ -113,9 +122,7 @@ async def find_capability(ctx: ToolContext, args: FindIn) -> FindOut:
                 score=round(score, 3),
             )
         )
-        if len(items) == args.limit:
-            break
-    return FindOut(items=items)
+    return FindOut(items=items, next_cursor=cursor)
 
 
 # -- describe_capability --------------------------------------------------------------------------
@@ -192,6 +199,7 @@ async def _call_inner(ctx: ToolContext, name: str, arguments: dict[str, Any], ou
     )
     if result.input_required is not None:
         raise InputNeeded(result.input_required)  # the client must ask its human, then retry this call
+    call.notes["inner_applied"] = result.applied  # the governor keeps a completed change a success
     if result.is_error:
         if isinstance(result.error, VaultgateError):
             raise result.error

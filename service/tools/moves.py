@@ -20,6 +20,7 @@ from service.graph.moves import FileEdit, MovePlan, apply_plan, files_under, mov
 from service.graph.queries import GraphQueries
 from service.graph.rewrite import rewrite_note
 from service.security.acl import hidden_denial
+from service.tools.change_pages import ChangeListIn, start_of, window
 from service.tools.context import ToolContext
 from service.tools.graph_common import FileChangeItem, change_item, note_item, preview
 from service.tools.models import ToolInput, ToolOutput
@@ -27,13 +28,15 @@ from service.tools.registry import ConfirmWhen, Handler, Precheck, ToolSpec
 from service.vault.paths import VaultPath, normalize, with_md
 
 
-class MoveIn(ToolInput):
+class MoveIn(ChangeListIn):
     path: str = Field(description="Note, file or folder to move ('.md' optional for notes).")
     new_path: str = Field(
         description="Where it goes: a full vault path ('Archive/Plan.md'). For rename_note a bare "
         "name ('Plan v2') keeps the current folder."
     )
-    dry_run: bool = Field(default=False, description="Only report what would move and every line that would change.")
+    dry_run: bool = Field(
+        default=False, description="Only report what would move and each line that would change (paged: limit/cursor)."
+    )
     expected_etag: str | None = Field(
         default=None, description="For a note: fail with `conflict` unless its content hash is still this."
     )
@@ -49,10 +52,15 @@ class MoveOut(ToolOutput):
     title: str = Field(description="Title of the moved note (folder name for a folder).")
     obsidian_url: str = Field(description="obsidian://open URL of the new location.")
     dry_run: bool = Field(description="True when nothing was changed.")
-    moved: list[MovedPair] = Field(description="Every file that moves.")
-    items: list[FileChangeItem] = Field(description="Every note whose links are rewritten, with each line.")
-    files_changed: int = Field(description="Number of notes whose text changes.")
-    links_rewritten: int = Field(description="Number of lines with rewritten links.")
+    moved: list[MovedPair] = Field(description="Files that move (this page: at most `limit`).")
+    items: list[FileChangeItem] = Field(
+        description="Notes whose links are rewritten, with each line (this page: at most `limit`)."
+    )
+    files_moved: int = Field(description="Number of files that move (all of them).")
+    files_changed: int = Field(description="Number of notes whose text changes (all of them).")
+    links_rewritten: int = Field(description="Number of lines with rewritten links (all of them).")
+    truncated: bool = Field(description="True when `moved`/`items` list only some of the changes.")
+    next_cursor: str | None = Field(default=None, description="Dry run: cursor of the next preview page.")
 
 
 def _source(ctx: ToolContext, path: str) -> tuple[str, bool]:
@@ -99,6 +107,7 @@ def _endpoints(ctx: ToolContext, args: MoveIn, rename: bool) -> tuple[str, str, 
 
 def _precheck_move(rename: bool) -> Precheck:
     async def precheck(ctx: ToolContext, args: MoveIn) -> None:
+        start_of(args, args.dry_run)
         _endpoints(ctx, args, rename)
 
     return precheck
@@ -126,6 +135,7 @@ def _items(ctx: ToolContext, edits: list[FileEdit]) -> list[FileChangeItem]:
 
 
 async def _move(ctx: ToolContext, args: MoveIn, rename: bool) -> MoveOut:
+    start_of(args, args.dry_run)  # a bad cursor fails before anything changes
     async with move_lock(ctx.vault):
         plan, dst, is_folder = await _plan(ctx, args, rename)
         if not args.dry_run:
@@ -133,6 +143,7 @@ async def _move(ctx: ToolContext, args: MoveIn, rename: bool) -> MoveOut:
                 await ctx.vault.files.move(ctx.resolve(args.path, "write"), ctx.resolve(dst, "write"))
             else:
                 await apply_plan(ctx.vault, plan)
+    (moved_page, edits), cursor, truncated = window(args, args.dry_run, list(plan.moves.items()), plan.edits)
     title = base_name(dst) if is_folder else strip_md(base_name(dst))
     if not is_folder and not args.dry_run:
         from service.markdown.parse import title_of
@@ -144,10 +155,13 @@ async def _move(ctx: ToolContext, args: MoveIn, rename: bool) -> MoveOut:
     return MoveOut(
         **note_item(ctx, dst, title),
         dry_run=args.dry_run,
-        moved=[MovedPair(old_path=o, new_path=n) for o, n in plan.moves.items()],
-        items=_items(ctx, plan.edits),
+        moved=[MovedPair(old_path=o, new_path=n) for o, n in moved_page],
+        items=_items(ctx, edits),
+        files_moved=len(plan.moves),
         files_changed=len(plan.edits),
         links_rewritten=plan.links_rewritten,
+        truncated=truncated,
+        next_cursor=cursor,
     )
 
 
@@ -174,7 +188,7 @@ def _confirm_move(rename: bool) -> ConfirmWhen:
     return confirm_when
 
 
-class RewriteLinksIn(ToolInput):
+class RewriteLinksIn(ChangeListIn):
     old_target: str = Field(description="The path links point at now (it may no longer exist), '.md' optional.")
     new_target: str = Field(description="The existing note or file the links should point at instead.")
     dry_run: bool = Field(default=True, description="Default true: only list each file and line that would change.")
@@ -182,10 +196,13 @@ class RewriteLinksIn(ToolInput):
 
 class RewriteLinksOut(ToolOutput):
     dry_run: bool = Field(description="True when nothing was changed.")
-    items: list[FileChangeItem] = Field(description="Every note whose links change, with each line.")
-    files_changed: int = Field(description="Number of notes whose text changes.")
-    links_rewritten: int = Field(description="Number of lines with rewritten links.")
-    next_cursor: str | None = Field(default=None, description="Always null: every change is listed.")
+    items: list[FileChangeItem] = Field(
+        description="Notes whose links change, with each line (this page: at most `limit`)."
+    )
+    files_changed: int = Field(description="Number of notes whose text changes (all of them).")
+    links_rewritten: int = Field(description="Number of lines with rewritten links (all of them).")
+    truncated: bool = Field(description="True when `items` lists only some of the changes.")
+    next_cursor: str | None = Field(default=None, description="Dry run: cursor of the next preview page.")
 
 
 def _rewrite_targets(ctx: ToolContext, args: RewriteLinksIn) -> tuple[str, VaultPath]:
@@ -203,6 +220,7 @@ def _rewrite_targets(ctx: ToolContext, args: RewriteLinksIn) -> tuple[str, Vault
 
 
 async def precheck_rewrite(ctx: ToolContext, args: RewriteLinksIn) -> None:
+    start_of(args, args.dry_run)
     _rewrite_targets(ctx, args)
 
 
@@ -239,15 +257,19 @@ async def _rewrite_plan(ctx: ToolContext, args: RewriteLinksIn) -> MovePlan:
 
 
 async def rewrite_links(ctx: ToolContext, args: RewriteLinksIn) -> RewriteLinksOut:
+    start_of(args, args.dry_run)  # a bad cursor fails before anything changes
     async with move_lock(ctx.vault):
         plan = await _rewrite_plan(ctx, args)
         if not args.dry_run:
             await apply_plan(ctx.vault, plan)
+    (edits,), cursor, truncated = window(args, args.dry_run, plan.edits)
     return RewriteLinksOut(
         dry_run=args.dry_run,
-        items=_items(ctx, plan.edits),
+        items=_items(ctx, edits),
         files_changed=len(plan.edits),
         links_rewritten=plan.links_rewritten,
+        truncated=truncated,
+        next_cursor=cursor,
     )
 
 

@@ -25,6 +25,7 @@ from service.graph.queries import GraphQueries
 from service.markdown import yaml_edit
 from service.markdown.parse import title_of
 from service.markdown.tag_edit import check_tag, edit_inline_tags, renamed
+from service.tools.change_pages import ChangeListIn, start_of, window
 from service.tools.context import ToolContext
 from service.tools.graph_common import FileChangeItem, LineChangeItem, change_item, diff_lines, note_item, preview
 from service.tools.models import ToolInput, ToolOutput
@@ -184,7 +185,7 @@ async def remove_tags(ctx: ToolContext, args: RemoveTagsIn) -> EditOut:
     return await _edit(ctx, args.path, args.expected_etag, change)
 
 
-class RenameTagIn(ToolInput):
+class RenameTagIn(ChangeListIn):
     old: str = Field(description="Tag to rename ('#' optional); nested tags under it are renamed too.")
     new: str = Field(description="New tag name ('#' optional).")
     dry_run: bool = Field(default=True, description="Default true: only list each file and line that would change.")
@@ -192,9 +193,13 @@ class RenameTagIn(ToolInput):
 
 class RenameTagOut(ToolOutput):
     dry_run: bool = Field(description="True when nothing was changed.")
-    items: list[FileChangeItem] = Field(description="Every note that changes, with each line before and after.")
-    files_changed: int = Field(description="Number of notes whose text changes.")
-    next_cursor: str | None = Field(default=None, description="Always null: every change is listed.")
+    items: list[FileChangeItem] = Field(
+        description="Notes that change, with each line before and after (this page: at most `limit`)."
+    )
+    files_changed: int = Field(description="Number of notes whose text changes (all of them).")
+    lines_changed: int = Field(description="Number of changed lines (all of them).")
+    truncated: bool = Field(description="True when `items` lists only some of the changes.")
+    next_cursor: str | None = Field(default=None, description="Dry run: cursor of the next preview page.")
 
 
 def _rename_in(text: str, rel: str, old: str, new: str) -> str:
@@ -228,7 +233,8 @@ def _rename_tags(args: RenameTagIn) -> tuple[str, str]:
 
 
 async def precheck_rename_tag(ctx: ToolContext, args: RenameTagIn) -> None:
-    """Invalid or identical tags fail before anyone is asked to confirm the rename."""
+    """Invalid or identical tags, or a cursor on an applying call, fail before anyone is asked."""
+    start_of(args, args.dry_run)
     _rename_tags(args)
 
 
@@ -251,12 +257,21 @@ async def _rename_plan(ctx: ToolContext, args: RenameTagIn) -> MovePlan:
 
 
 async def rename_tag(ctx: ToolContext, args: RenameTagIn) -> RenameTagOut:
+    start_of(args, args.dry_run)  # a bad cursor fails before anything changes
     async with move_lock(ctx.vault):
         plan = await _rename_plan(ctx, args)
         if not args.dry_run:
             await apply_plan(ctx.vault, plan)
-    items = [change_item(ctx, e.path, e.changes) for e in plan.edits if ctx.can_read(e.path)]
-    return RenameTagOut(dry_run=args.dry_run, items=items, files_changed=len(plan.edits))
+    (edits,), cursor, truncated = window(args, args.dry_run, plan.edits)
+    items = [change_item(ctx, e.path, e.changes) for e in edits if ctx.can_read(e.path)]
+    return RenameTagOut(
+        dry_run=args.dry_run,
+        items=items,
+        files_changed=len(plan.edits),
+        lines_changed=sum(len(e.changes) for e in plan.edits),
+        truncated=truncated,
+        next_cursor=cursor,
+    )
 
 
 async def confirm_rename_tag(ctx: ToolContext, args: RenameTagIn) -> str | None:
