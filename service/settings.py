@@ -260,6 +260,11 @@ class ConfirmationSettings(_Section):
     use_elicitation: bool = Field(
         default=True, description="Ask through the client (MCP elicitation) when it supports it."
     )
+    allow_local_http_confirm: bool = Field(
+        default=False,
+        description="Under auth.mode = 'none', let loopback peers use POST /admin/confirm (any local process "
+        "could then approve its own calls); off: use `vaultgate confirm` or client elicitation.",
+    )
 
 
 class AuditSettings(_Section):

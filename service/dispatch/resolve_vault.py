@@ -2,9 +2,21 @@
 
 from __future__ import annotations
 
-from service.dispatch.context import CallContext, Next, ToolResult
+from service.dispatch.context import CallContext, Next, Principal, ToolResult
 from service.errors import Forbidden, VaultNotFound
 from service.vault.runtime import Vault
+
+
+def bound_vault(principal: Principal, vault_count: int, default_id: str) -> str | None:
+    """The one vault this caller may reach, or None when it may reach every vault.
+
+    A token's `vault` claim binds it; a token without one on a multi-vault server reaches the
+    default vault only. Local callers (stdio, auth `none`) are unbound."""
+    if principal.vault is not None:
+        return principal.vault
+    if principal.authenticated and vault_count > 1:
+        return default_id
+    return None
 
 
 class ResolveVault:
@@ -20,10 +32,7 @@ class ResolveVault:
         vault = self.vaults.get(wanted)
         if vault is None:
             raise VaultNotFound(f"no vault with id {wanted!r}", details={"vault": wanted})
-        bound = call.principal.vault
-        if bound is None and call.principal.authenticated and len(self.vaults) > 1:
-            # A token without a `vault` claim on a multi-vault server reaches the default vault only.
-            bound = self.default_id
+        bound = bound_vault(call.principal, len(self.vaults), self.default_id)
         if bound is not None and bound != vault.id:
             raise Forbidden(
                 "this token is bound to another vault",

@@ -41,10 +41,29 @@ def health_routes(app: VaultgateApp) -> list[Route]:
         )
 
     async def admin_confirm(request: Request) -> JSONResponse:
-        """POST {"args_hash", "vault"?}: a human (holding an admin token) approves a pending call."""
+        """POST {"args_hash", "vault"?}: a human (holding an admin token) approves a pending call.
+
+        Without authentication any local process could approve its own call, so under auth
+        `none` this is refused unless `confirmation.allow_local_http_confirm` is set, and then
+        only from a loopback peer. A token bound to a vault approves calls in that vault only."""
+        from service.dispatch.resolve_vault import bound_vault
         from service.http.edge import principal_of_scope
         from service.security.scopes import holds
+        from service.settings import is_loopback
 
+        settings = app.settings
+        if settings.auth.mode == "none":
+            peer = request.client.host if request.client is not None else ""
+            if not (settings.confirmation.allow_local_http_confirm and is_loopback(peer)):
+                return JSONResponse(
+                    {
+                        "error": "forbidden",
+                        "error_description": "confirmation over HTTP needs authentication (auth.mode = 'jwt'); "
+                        "approve with `vaultgate confirm ARGS_HASH <vault or config>` on this machine, or from a "
+                        "client that supports elicitation",
+                    },
+                    status_code=403,
+                )
         principal = principal_of_scope(request.scope)
         if principal is None or not holds(principal.scopes, "admin"):
             return JSONResponse({"error": "forbidden", "error_description": "admin scope required"}, status_code=403)
@@ -56,7 +75,16 @@ def health_routes(app: VaultgateApp) -> list[Route]:
             return JSONResponse({"error": "invalid_request", "error_description": "send {args_hash, vault?}"}, 400)
         store = app.services.extensions["confirmations"]
         vault = body.get("vault") if isinstance(body.get("vault"), str) else None
-        pending = await store.pending(body["args_hash"], vault)
+        bound = bound_vault(principal, len(app.services.vaults), settings.default_vault_id)
+        if bound is not None and vault not in (None, bound):
+            return JSONResponse(
+                {"error": "forbidden", "error_description": f"this token is bound to vault {bound!r}"}, 403
+            )
+        pending = await store.pending(body["args_hash"], vault or bound)
+        if not pending and bound is not None and await store.pending(body["args_hash"], None):
+            return JSONResponse(
+                {"error": "forbidden", "error_description": f"this token is bound to vault {bound!r}"}, 403
+            )
         if len(pending) != 1:
             reason = "no such pending call" if not pending else "pending in several vaults: name one"
             return JSONResponse({"error": "not_found", "error_description": reason}, status_code=404)

@@ -3,6 +3,7 @@
 Touches: the app's Prometheus registry (`extensions["metrics"]`, read only) and the `event_log`
 table (read only). Guarantee: the audit log exposes caller and argument hashes, never subjects
 or raw arguments; it first waits (bounded) for the audit writer so recent calls are included.
+`all_vaults` is refused (`forbidden`) to a token bound to one vault.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from service.dispatch.resolve_vault import bound_vault
+from service.errors import Forbidden
 from service.obs.metrics import Metrics
 from service.tools.context import ToolContext
 from service.tools.models import Paging, ToolInput, ToolOutput, decode_cursor, encode_cursor
@@ -24,6 +27,20 @@ def _metrics(ctx: ToolContext) -> Metrics:
 
 
 # -- get_metrics ---------------------------------------------------------------------------
+
+
+def _check_all_vaults(ctx: ToolContext, all_vaults: bool) -> None:
+    """`all_vaults` reaches past the caller's vault: refused to a token bound to one vault."""
+    if not all_vaults:
+        return
+    services = ctx.services
+    bound = bound_vault(ctx.call.principal, len(services.vaults), services.settings.default_vault_id)
+    if bound is not None:
+        raise Forbidden(
+            "this token is bound to one vault; all_vaults would show others",
+            details={"bound_vault": bound, "field": "all_vaults"},
+            hint="Drop all_vaults to see this vault only.",
+        )
 
 
 class GetMetricsIn(ToolInput):
@@ -65,6 +82,7 @@ async def get_metrics(ctx: ToolContext, args: GetMetricsIn) -> GetMetricsOut:
     drops = {
         s.labels["sink"]: int(s.value) for f in m.emit_drops.collect() for s in f.samples if s.name.endswith("_total")
     }
+    _check_all_vaults(ctx, args.all_vaults)
     items = []
     for (vault, tool), row in rows.items():
         if not args.all_vaults and vault != ctx.vault.id:
@@ -130,6 +148,7 @@ async def get_audit_log(ctx: ToolContext, args: GetAuditLogIn) -> GetAuditLogOut
     if audit is not None:
         # Events are written off the call path; show what has been emitted up to now.
         await audit.drained(within=5.0)
+    _check_all_vaults(ctx, args.all_vaults)
     where: list[str] = ["1 = 1"] if args.all_vaults else ["vault_id = ?"]
     params: list[Any] = [] if args.all_vaults else [ctx.vault.id]
     if args.tool:

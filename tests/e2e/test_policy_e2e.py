@@ -53,7 +53,8 @@ async def test_legacy_clients_are_asked_through_elicitation(make_vault: Callable
 async def test_clients_without_elicitation_use_a_token_from_the_admin_endpoint(
     make_vault: Callable[..., Path], mode: str
 ) -> None:
-    async with e2e(make_vault(VAULT)) as (url, harness), Client(url, mode=mode) as client:  # type: ignore[arg-type]
+    local = {"confirmation": {"allow_local_http_confirm": True}}
+    async with e2e(make_vault(VAULT), **local) as (url, harness), Client(url, mode=mode) as client:  # type: ignore[arg-type]
         args = {"path": "A", "content": "new\n", "mode": "overwrite"}
         first = await client.call_tool("write_note", args)
         assert first.is_error and first.structured_content is not None
