@@ -86,6 +86,7 @@ def build_layers(services: Services) -> tuple[Layer, ...]:
             services.extensions.get("audit"),
             services.extensions.get("tracing"),
             services.extensions.get("sessions"),
+            vault_ids=services.vaults,
         ),
         Translate(),
         Governor(settings.governor),

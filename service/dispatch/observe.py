@@ -7,8 +7,10 @@ caller in that vault, the event is also mirrored to its JSONL trace (`service.ob
 Guarantee: it never blocks or fails the call — an emit failure is counted
 on `vaultgate_observe_drops_total` and dropped.
 Policy facts are derived from the result: error code `throttled` → throttle hit,
-`elicit_required` → confirmation trip, `notes["replayed"]` → idempotency replay,
-`notes["confirmed"]` → confirmation consumed.
+`elicit_required` or an InputRequiredResult (status `input_required`) → confirmation trip,
+`notes["replayed"]` → idempotency replay, `notes["confirmed"]` → confirmation consumed.
+Label values are bounded: a tool name that is no tool is labelled `tool="unknown"`, a vault
+string that is no configured vault `vault="unknown"` (callers cannot mint series).
 """
 
 from __future__ import annotations
@@ -16,19 +18,38 @@ from __future__ import annotations
 import hashlib
 import logging
 import time
+from collections.abc import Container
 from typing import Any
 
 from service.dispatch.context import CallContext, Next, ToolResult
 from service.obs.metrics import Metrics
 
 log = logging.getLogger(__name__)
+UNKNOWN = "unknown"
+
+
+def _status(result: ToolResult, *, detailed: bool) -> str:
+    """`ok`, `input_required` (asked the client first), else the error code (or `error`)."""
+    if result.input_required is not None:
+        return "input_required"
+    if result.is_error:
+        return (result.error_code or "error") if detailed else "error"
+    return "ok"
 
 
 class Observe:
     name = "observe"
 
-    def __init__(self, metrics: Metrics, audit: Any = None, tracing: Any = None, sessions: Any = None) -> None:
+    def __init__(
+        self,
+        metrics: Metrics,
+        audit: Any = None,
+        tracing: Any = None,
+        sessions: Any = None,
+        vault_ids: Container[str] = (),
+    ) -> None:
         self.metrics = metrics
+        self.vault_ids = vault_ids  # the configured vaults (a live view: vaults added later count)
         self.audit = audit
         self.tracing = tracing
         self.sessions = sessions  # `service.obs.sessions.SessionTraces`: mirrors calls of open sessions
@@ -53,7 +74,7 @@ class Observe:
         end_ns = time.time_ns()
         vault = call.vault.id if call.vault is not None else None
         caller_hash = hashlib.sha256(call.principal.subject.encode()).hexdigest()[:16]
-        status = "error" if result.is_error else "ok"
+        status = _status(result, detailed=False)
         overflow = call.notes.get("overflow_bytes")
         # end_session hands over the session it closed, so its own call still lands in the trace.
         session = call.notes.get("session")
@@ -95,17 +116,24 @@ class Observe:
             }
             self.tracing.record(f"tools/call {call.tool}", start_ns, end_ns, attributes, result.error_code)
 
+    def _labels(self, call: CallContext) -> dict[str, str]:
+        if call.vault is not None:
+            vault = call.vault.id
+        else:
+            raw = call.raw_args.get("vault")
+            vault = "" if raw is None else raw if isinstance(raw, str) and raw in self.vault_ids else UNKNOWN
+        return {"vault": vault, "tool": call.tool if call.spec is not None else UNKNOWN}
+
     def _record(self, call: CallContext, result: ToolResult) -> None:
         m = self.metrics
-        vault = call.vault.id if call.vault is not None else (call.raw_args.get("vault") or "")
-        labels = {"vault": str(vault), "tool": call.tool}
-        status = (result.error_code or "error") if result.is_error else "ok"
+        labels = self._labels(call)
+        status = _status(result, detailed=True)
         m.calls.labels(status=status, **labels).inc()
         m.duration.labels(**labels).observe(time.perf_counter() - call.started)
         code = result.error_code
         if code == "throttled":
             m.throttle_hits.labels(**labels).inc()
-        elif code == "elicit_required":
+        elif code == "elicit_required" or result.input_required is not None:
             m.confirmation_trips.labels(**labels).inc()
         if call.notes.get("replayed"):
             m.idempotency_replays.labels(**labels).inc()

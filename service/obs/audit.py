@@ -7,7 +7,8 @@ in-memory queue (never awaits, never raises): a full queue drops the event and c
   maintenance sweep;
 - CloudEvents 1.0 JSON lines, one file per vault per UTC day, under `<cache>/events/<vault>/`;
 - optionally the same batch POSTed as a JSON array to `events.push_url`.
-Any sink failing drops that batch for that sink only and counts it; calls are unaffected.
+Any sink failing drops that batch for that sink only and counts each of its events; calls are
+unaffected.
 """
 
 from __future__ import annotations
@@ -87,19 +88,19 @@ class AuditSink:
         while self._queue:
             batch = [self._queue.popleft() for _ in range(min(BATCH, len(self._queue)))]
             if self.audit.enabled:
-                await self._guard("audit", self._write_rows(batch))
+                await self._guard("audit", self._write_rows(batch), len(batch))
             if self.events.spool:
-                await self._guard("spool", asyncio.to_thread(self._spool, batch))
+                await self._guard("spool", asyncio.to_thread(self._spool, batch), len(batch))
             if self.events.push_url:
-                await self._guard("push", self._push(batch))
+                await self._guard("push", self._push(batch), len(batch))
         self._idle.set()
 
-    async def _guard(self, sink: str, work: Any) -> None:
+    async def _guard(self, sink: str, work: Any, events: int) -> None:
         try:
             await work
         except Exception:  # noqa: BLE001 - a sink failure drops its batch, never the call
-            log.warning("audit sink %s failed; batch dropped", sink, exc_info=True)
-            self.metrics.emit_drops.labels(sink=sink).inc()
+            log.warning("audit sink %s failed; batch of %d dropped", sink, events, exc_info=True)
+            self.metrics.emit_drops.labels(sink=sink).inc(events)  # counted per event, not per batch
 
     async def _write_rows(self, batch: list[dict[str, Any]]) -> None:
         rows = [

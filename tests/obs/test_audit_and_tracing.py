@@ -75,6 +75,23 @@ async def test_one_server_span_per_call_with_attributes(make_vault: Callable[...
         assert ok.kind.name == "SERVER" and ok.attributes["vaultgate.status"] == "ok"
         assert ok.attributes["vaultgate.vault"] == "main" and len(str(ok.attributes["vaultgate.caller_hash"])) == 16
         assert bad.attributes["vaultgate.error_code"] == "path_invalid" and bad.status.status_code.name == "ERROR"
+        assert ok.attributes["vaultgate.confirmation"] == "" and ok.attributes["vaultgate.overflow_bytes"] == 0
+
+
+async def test_spans_carry_the_confirmation_used_and_the_overflow_size(make_vault: Callable[..., Path]) -> None:
+    big = "# Big\n\n" + "x" * 5000 + "\n"
+    async with started(make_vault({"A.md": "# A\n", "Big.md": big}), governor={"max_response_bytes": 2048}) as vg:
+        exporter = InMemorySpanExporter()
+        tracing = Tracing(OtelSettings(), exporter=exporter)
+        vg.app.tracing.provider, vg.app.tracing.tracer = tracing.provider, tracing.tracer
+        await vg.confirmed("delete_note", path="A", permanent=True)
+        await vg.err("read_note", "overflow", path="Big")
+        asked, confirmed, overflowed = exporter.get_finished_spans()
+        assert asked.attributes["vaultgate.error_code"] == "elicit_required"
+        assert confirmed.attributes["vaultgate.confirmation"] == "token"
+        assert confirmed.attributes["vaultgate.status"] == "ok"
+        assert overflowed.attributes["vaultgate.error_code"] == "overflow"
+        assert int(overflowed.attributes["vaultgate.overflow_bytes"]) > 5000
 
 
 def test_no_endpoint_means_no_tracer() -> None:

@@ -34,9 +34,82 @@ async def test_failed_call_is_counted_with_its_error_code(vg: Harness) -> None:
 
 
 async def test_unknown_tool_is_still_observed(vg: Harness) -> None:
+    """...under fixed labels: callers cannot mint new series with made-up tool or vault names."""
     metrics: Metrics = vg.app.services.extensions["metrics"]
     await vg.err("no_such_tool", "not_found")
-    assert _sample(metrics, "vaultgate_tool_calls_total", tool="no_such_tool", status="not_found") == 1
+    await vg.err("no_such_tool_either", "not_found", vault="main")
+    assert _sample(metrics, "vaultgate_tool_calls_total", tool="unknown", status="not_found", vault="") == 1
+    assert _sample(metrics, "vaultgate_tool_calls_total", tool="unknown", status="not_found", vault="main") == 1
+    await vg.err("read_note", "vault_not_found", path="A", vault="made-up-vault-1")
+    await vg.err("read_note", "vault_not_found", path="A", vault="made-up-vault-2")
+    assert _sample(metrics, "vaultgate_tool_calls_total", tool="read_note", vault="unknown") == 2
+    await vg.err("read_note", "validation_error", vault="main")  # failed before resolving: a known id is kept
+    assert _sample(metrics, "vaultgate_tool_calls_total", tool="read_note", vault="main") == 1
+    text = metrics.render().decode()
+    assert "no_such_tool" not in text and "made-up-vault" not in text
+
+
+async def test_an_input_request_counts_as_input_required_and_a_trip(make_vault: Callable[..., Path]) -> None:
+    from types import SimpleNamespace
+
+    import mcp_types as types
+    from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+    session = SimpleNamespace(
+        protocol_version=MODERN_PROTOCOL_VERSIONS[0],
+        client_capabilities=types.ClientCapabilities(elicitation=types.ElicitationCapability()),
+    )
+    request = SimpleNamespace(session=session, request_id=1)
+    async with started(make_vault({"A.md": "# A\n"})) as vg:
+        metrics: Metrics = vg.app.services.extensions["metrics"]
+        args = {"path": "A", "permanent": True}
+        result = await vg.app.dispatcher.call("delete_note", args, principal=vg.principal, request=request)
+        assert result.input_required is not None
+        assert _sample(metrics, "vaultgate_tool_calls_total", tool="delete_note", status="input_required") == 1
+        assert _sample(metrics, "vaultgate_tool_calls_total", tool="delete_note", status="ok") == 0
+        assert _sample(metrics, "vaultgate_confirmation_trips_total", tool="delete_note") == 1
+
+
+async def test_a_failing_spool_drops_and_counts_each_event_and_the_calls_succeed(
+    make_vault: Callable[..., Path], tmp_path: Path
+) -> None:
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file where the spool folder should be\n")
+    async with started(make_vault({"A.md": "# A\n"}), events={"spool_dir": str(blocker)}) as vg:
+        metrics: Metrics = vg.app.services.extensions["metrics"]
+        for _ in range(3):
+            assert (await vg.ok("read_note", path="A"))["path"] == "A.md"
+        await vg.app.audit.drained()
+        assert _sample(metrics, "vaultgate_observe_drops_total", sink="spool") == 3
+        assert _sample(metrics, "vaultgate_observe_drops_total", sink="audit") == 0
+        rows = await vg.app.services.db.fetchall("SELECT count(*) FROM event_log", ())
+        assert rows[0][0] == 3  # the other sinks still got every event
+
+
+async def test_index_backlog_and_lag_gauges_appear_and_move(make_vault: Callable[..., Path]) -> None:
+    from service.indexer.runner import indexer_of
+
+    notes = {f"N/{i:03}.md": f"# {i}\n" for i in range(900)}  # 3 batches of up to 400
+    async with started(make_vault(notes)) as vg:
+        await vg.indexed()
+        app = vg.app
+        metrics: Metrics = app.services.extensions["metrics"]
+        await app.refresh_gauges()
+        assert _sample(metrics, "vaultgate_index_notes", vault="main") == 900
+        assert _sample(metrics, "vaultgate_index_backlog", vault="main") == 0
+        assert _sample(metrics, "vaultgate_index_lag_seconds", vault="main") == 0
+        seen: list[tuple[float, float]] = []
+
+        async def sample(done: int, total: int) -> None:
+            await app.refresh_gauges()
+            backlog = _sample(metrics, "vaultgate_index_backlog", vault="main")
+            seen.append((backlog, _sample(metrics, "vaultgate_index_lag_seconds", vault="main")))
+
+        indexer = indexer_of(app.vaults["main"])
+        assert indexer is not None
+        await indexer.reconcile(full=True, progress=sample)
+        assert [b for b, _ in seen] == [500, 100, 0]
+        assert all(lag > 0 for backlog, lag in seen if backlog) and seen[-1][1] == 0
 
 
 def test_each_metrics_instance_has_its_own_registry() -> None:
