@@ -72,3 +72,53 @@ def test_a_partial_class_override_keeps_the_other_field(monkeypatch) -> None:  #
     assert (classes["write"].rate_per_minute, classes["write"].burst) == (1200, 120)
     partial = ThrottleSettings(classes={"delete": {"burst": 1}})
     assert (partial.classes["delete"].rate_per_minute, partial.classes["delete"].burst) == (300, 1)
+
+
+async def test_at_most_max_concurrent_writes_run_at_once_per_vault(make_vault: Callable[..., Path]) -> None:
+    import asyncio
+    import threading
+
+    async with started(make_vault({"A.md": "a\n"}), writes={"max_concurrent": 2}) as vg:
+        files = vg.app.vaults["main"].files
+        original = files._write_sync
+        entered, release = threading.Semaphore(0), threading.Event()
+        guard = threading.Lock()
+        running, peak = [0], [0]
+
+        def gated(*args: object) -> None:  # runs in a worker thread, inside the vault's write slot
+            with guard:
+                running[0] += 1
+                peak[0] = max(peak[0], running[0])
+            entered.release()
+            try:
+                assert release.wait(timeout=30)
+                original(*args)  # type: ignore[arg-type]
+            finally:
+                with guard:
+                    running[0] -= 1
+
+        files._write_sync = gated  # type: ignore[method-assign]
+        cap = files._writes
+        asked, all_asked = [0], asyncio.Event()
+
+        class Counting:  # the vault's own semaphore, counting who asks for a write slot
+            async def __aenter__(self) -> None:
+                asked[0] += 1
+                if asked[0] == 5:
+                    all_asked.set()
+                await cap.acquire()
+
+            async def __aexit__(self, *exc: object) -> None:
+                cap.release()
+
+        files._writes = Counting()  # type: ignore[assignment]
+        calls = [asyncio.ensure_future(vg.call("create_note", path=f"N{i}", content=f"{i}\n")) for i in range(5)]
+        await asyncio.wait_for(all_asked.wait(), 30)  # every write has asked for a slot...
+        for _ in range(2):
+            assert await asyncio.to_thread(entered.acquire, timeout=30)
+        assert running[0] == 2 and cap.locked()  # ...two hold one, three wait
+        assert not entered.acquire(blocking=False)
+        release.set()
+        results = await asyncio.wait_for(asyncio.gather(*calls), 60)
+        assert [r.error_code for r in results] == [None] * 5
+        assert peak[0] == 2 and all((vg.root / f"N{i}.md").exists() for i in range(5))
