@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import (
+    AliasChoices,
     BaseModel,
     ConfigDict,
     Field,
@@ -195,9 +196,18 @@ class SearchSettings(_Section):
 
 
 class IdempotencySettings(_Section):
-    ttl_seconds: int = Field(default=86_400, ge=60, description="How long a completed key replays its result.")
+    # `idempotency_ttl_seconds` / `idempotency_reclaim_seconds` (the names) are accepted too.
+    ttl_seconds: int = Field(
+        default=86_400,
+        ge=60,
+        description="How long a completed key replays its result.",
+        validation_alias=AliasChoices("ttl_seconds", "idempotency_ttl_seconds"),
+    )
     reclaim_seconds: int = Field(
-        default=300, ge=1, description="An in-flight claim older than this is treated as crashed and re-run."
+        default=300,
+        ge=1,
+        description="An in-flight claim older than this is treated as crashed and re-run.",
+        validation_alias=AliasChoices("reclaim_seconds", "idempotency_reclaim_seconds"),
     )
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -29,13 +30,16 @@ class Claim:
 
 
 class IdempotencyStore:
-    def __init__(self, db: Database, *, ttl_seconds: int, reclaim_seconds: int) -> None:
+    def __init__(
+        self, db: Database, *, ttl_seconds: int, reclaim_seconds: int, clock: Callable[[], float] = time.time
+    ) -> None:
         self.db = db
         self.ttl = ttl_seconds
         self.reclaim = reclaim_seconds
+        self.clock = clock  # wall-clock seconds; injectable (tests move it instead of waiting)
 
     async def claim(self, caller: str, vault_id: str, key: str, tool: str, args_hash: str) -> Claim:
-        now = time.time()
+        now = self.clock()
 
         def work(conn: Any) -> Claim:
             conn.execute(
@@ -72,7 +76,7 @@ class IdempotencyStore:
         return await self.db.run_write(work)
 
     async def complete(self, caller: str, vault_id: str, key: str, result: dict[str, Any]) -> None:
-        now = time.time()
+        now = self.clock()
         payload = json.dumps(result, ensure_ascii=False)
         await self.db.run_write(
             lambda conn: conn.execute(
@@ -92,7 +96,7 @@ class IdempotencyStore:
         )
 
     async def purge(self, now: float | None = None) -> int:
-        cutoff = time.time() if now is None else now
+        cutoff = self.clock() if now is None else now
         return await self.db.run_write(
             lambda conn: int(conn.execute("DELETE FROM idempotency_keys WHERE expires_at < ?", (cutoff,)).rowcount)
         )

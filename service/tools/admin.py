@@ -3,7 +3,9 @@
 Touches: settings and the indexers' in-memory state (read only). `server_health` and
 `list_vaults` are read-class (any reader may see versions, backends and the vaults it may use);
 `get_server_config` needs `admin`. Guarantee: secrets never leave `get_server_config` (SecretStr
-values, anything under a secret-looking key and credentials inside URLs are masked).
+values, anything under a secret-looking key and credentials inside URLs are masked), and no
+absolute host path reaches a caller (vault folders by name, other paths relative to a vault or
+the config folder).
 """
 
 from __future__ import annotations
@@ -13,11 +15,13 @@ import re
 import sqlite3
 import time
 from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, Field
 
 from service.indexer.runner import indexer_of
+from service.settings import Settings
 from service.tools.context import ToolContext
 from service.tools.models import ToolInput, ToolOutput
 from service.tools.registry import ToolSpec
@@ -94,7 +98,10 @@ class GetServerConfigIn(ToolInput):
 
 
 class GetServerConfigOut(ToolOutput):
-    config: dict[str, Any] = Field(description="The effective configuration, secrets masked as '**********'.")
+    config: dict[str, Any] = Field(
+        description="The effective configuration, secrets masked as '**********'; host paths shown relative to "
+        "a vault or the config folder (vault folders by name), never absolute."
+    )
     plugins: list[str] = Field(description="Obsidian plugins detected in the vault's .obsidian/plugins folder.")
 
 
@@ -113,10 +120,41 @@ def redact(value: Any, key: str = "") -> Any:
     return value
 
 
+def host_path(path: Path | str | None, settings: Settings) -> str | None:
+    """A host path as a caller may see it: relative to a vault (`<vault main>/.vaultgate`) or to
+    the config file's folder (`<config dir>/cache`), else only its last part — never absolute."""
+    if path is None:
+        return None
+    p = Path(path)
+    if not p.is_absolute():
+        return p.as_posix()
+    anchors = [(f"<vault {v.id}>", v.path) for v in settings.vaults]
+    if settings.config_file is not None:
+        anchors.append(("<config dir>", settings.config_file.parent))
+    for label, root in anchors:
+        if p == root or root in p.parents:
+            rel = p.relative_to(root).as_posix()
+            return label if rel == "." else f"{label}/{rel}"
+    return f"<outside the config dir>/{p.name}"
+
+
+def hide_host_paths(config: dict[str, Any], settings: Settings) -> dict[str, Any]:
+    """SPEC: no absolute host path reaches a caller. Vault folders become their folder name."""
+    for vault in config.get("vaults", []):
+        if isinstance(vault, dict) and vault.get("path"):
+            vault["path"] = Path(str(vault["path"])).name
+    for section, key in (("storage", "cache_dir"), ("events", "spool_dir"), ("auth", "jwks_file")):
+        block = config.get(section)
+        if isinstance(block, dict) and block.get(key):
+            block[key] = host_path(block[key], settings)
+    return config
+
+
 async def get_server_config(ctx: ToolContext, args: GetServerConfigIn) -> GetServerConfigOut:
     plugins_dir = ctx.vault.paths.root / ".obsidian" / "plugins"
     plugins = sorted(p.name for p in plugins_dir.iterdir() if p.is_dir()) if plugins_dir.is_dir() else []
-    return GetServerConfigOut(config=redact(ctx.services.settings.redacted()), plugins=plugins)
+    settings = ctx.services.settings
+    return GetServerConfigOut(config=hide_host_paths(redact(settings.redacted()), settings), plugins=plugins)
 
 
 # -- list_vaults ---------------------------------------------------------------------------

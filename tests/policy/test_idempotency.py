@@ -70,3 +70,31 @@ async def test_a_crashed_claim_is_reclaimed_after_the_timeout(make_vault: Callab
         )
         assert (await store.claim("test", "main", "crash", "append_note", "h")).outcome == "owner"
         assert await store.purge(time.time() + 10 * 86_400) == 1
+
+
+async def test_a_completed_key_is_a_fresh_call_after_its_ttl(make_vault: Callable[..., Path]) -> None:
+    async with started(make_vault(VAULT), idempotency={"ttl_seconds": 3600}) as vg:
+        store = vg.app.services.extensions["idempotency"]
+        now = [time.time()]
+        store.clock = lambda: now[0]
+        args = {"path": "Log", "content": "- entry\n", "idempotency_key": "ttl"}
+        first = await vg.ok("append_note", **args)
+        now[0] += 3599  # still within the TTL: replayed, nothing runs
+        assert await vg.ok("append_note", **args) == first
+        assert vg.read("Log.md") == "# Log\n- entry\n"
+        now[0] += 2  # past the TTL: the key is forgotten, the call runs again
+        fresh = await vg.ok("append_note", **args)
+        assert fresh["etag"] != first["etag"] and vg.read("Log.md") == "# Log\n- entry\n- entry\n"
+        assert await vg.ok("append_note", **args) == fresh  # and is replayed from then on
+
+
+def test_the_issue_names_are_accepted_as_config_aliases(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from service.settings import IdempotencySettings, Settings
+
+    monkeypatch.setenv("VAULTGATE_IDEMPOTENCY__IDEMPOTENCY_TTL_SECONDS", "7200")
+    monkeypatch.setenv("VAULTGATE_IDEMPOTENCY__IDEMPOTENCY_RECLAIM_SECONDS", "90")
+    monkeypatch.setenv("VAULTGATE_CONFIRMATION__ELICIT_TTL_SECONDS", "120")
+    settings = Settings(vaults=[{"id": "main", "path": Path.cwd()}])
+    assert (settings.idempotency.ttl_seconds, settings.idempotency.reclaim_seconds) == (7200, 90)
+    assert settings.confirmation.elicit_ttl_seconds == 120
+    assert IdempotencySettings(ttl_seconds=600).ttl_seconds == 600  # the short names still work

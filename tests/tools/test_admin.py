@@ -38,6 +38,27 @@ async def test_server_config_never_contains_a_secret(make_vault: Callable[..., P
     assert out["plugins"] == ["dataview"]
 
 
+async def test_server_config_reveals_no_absolute_host_path(make_vault: Callable[..., Path], tmp_path: Path) -> None:
+    root = make_vault({"A.md": "# A\n"}, name="My Vault")
+    config = tmp_path / "conf" / "vaultgate.toml"
+    config.parent.mkdir()
+    jwks = tmp_path / "elsewhere" / "keys.json"
+    jwks.parent.mkdir()
+    jwks.write_text('{"keys": []}')
+    config.write_text(
+        f'[[vaults]]\nid = "main"\npath = "{root.as_posix()}"\n\n[storage]\ncache_dir = "cache"\n\n'
+        f'[events]\nspool_dir = "{(root / "spool").as_posix()}"\n\n[auth]\njwks_file = "{jwks.as_posix()}"\n'
+    )
+    async with started(config) as vg:
+        out = await vg.ok("get_server_config")
+    dump = json.dumps(out)
+    assert str(tmp_path) not in dump and str(root) not in dump
+    assert out["config"]["vaults"][0]["path"] == "My Vault"
+    assert out["config"]["storage"]["cache_dir"] == "<config dir>/cache"
+    assert out["config"]["events"]["spool_dir"] == "<vault main>/spool"
+    assert out["config"]["auth"]["jwks_file"] == "<outside the config dir>/keys.json"
+
+
 async def test_get_server_config_needs_the_admin_scope(vg: Harness) -> None:
     vg.principal = Principal(subject="reader", scopes=frozenset({"read:vault"}), authenticated=True)
     await vg.err("get_server_config", "forbidden")
