@@ -101,11 +101,12 @@ class Dispatcher:
     ) -> types.ListToolsResult:
         specs = self.listed()
         start = 0
-        if params is not None and params.cursor:
-            try:
-                start = int(params.cursor)
-            except ValueError:
-                raise MCPError(types.INVALID_PARAMS, "invalid cursor") from None
+        if params is not None and params.cursor is not None:
+            cursor = params.cursor
+            # Only cursors this method issued: a non-negative offset within the list.
+            if not (cursor.isascii() and cursor.isdigit()) or int(cursor) > len(specs):
+                raise MCPError(types.INVALID_PARAMS, "invalid cursor")
+            start = int(cursor)
         window = specs[start : start + TOOLS_PAGE_SIZE]
         nxt = str(start + TOOLS_PAGE_SIZE) if start + TOOLS_PAGE_SIZE < len(specs) else None
         return types.ListToolsResult(tools=[self._tool(s) for s in window], next_cursor=nxt)

@@ -96,3 +96,14 @@ async def test_logging_level_can_be_set(e2e_server: tuple[str, Harness]) -> None
         await c.set_logging_level("warning")
         caps = c.session.server_capabilities if hasattr(c, "session") else None
         assert caps is None or caps.logging is not None
+
+
+@pytest.mark.parametrize("cursor", ["-1", "-200", "abc", "1.5", " 3", "+1", "99999"])
+async def test_tools_list_rejects_a_cursor_it_never_issued(e2e_server: tuple[str, Harness], cursor: str) -> None:
+    url, _ = e2e_server
+    async with Client(url, mode="legacy") as c:
+        with pytest.raises(MCPError) as info:
+            await c.list_tools(cursor=cursor, cache_mode="bypass")
+        assert info.value.error.code == types.INVALID_PARAMS
+        first = await c.list_tools(cursor="0", cache_mode="bypass")
+        assert first.tools and first.tools == (await c.list_tools(cache_mode="bypass")).tools
