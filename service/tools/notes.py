@@ -87,6 +87,8 @@ async def read_note(ctx: ToolContext, args: ReadNoteIn) -> ReadNoteOut:
     note = ctx.vault.files.read(vp)
     text = note.content
     facts = await note_facts(ctx, vp.rel, note.etag, text)
+    if facts.frontmatter_error is not None:
+        await _tell_invalid_frontmatter(ctx, vp.rel, facts.frontmatter_error)
     total = len(text.split("\n")) - (1 if text.endswith("\n") else 0)
     first, last = 1, max(total, 1)
     if args.heading is not None:
@@ -124,6 +126,13 @@ async def read_note(ctx: ToolContext, args: ReadNoteIn) -> ReadNoteOut:
         end_line=last,
         frontmatter_error=facts.frontmatter_error,
     )
+
+
+async def _tell_invalid_frontmatter(ctx: ToolContext, rel: str, error: str) -> None:
+    """An `info` log notification for a client that asked for them (see `service.protocol.client_log`)."""
+    logs = ctx.services.extensions.get("client_logs")
+    if logs is not None and ctx.call.request is not None:
+        await logs.send(ctx.call.request, "info", {"event": "invalid_frontmatter", "path": rel, "error": error})
 
 
 # -- read_notes --------------------------------------------------------------------------------
