@@ -166,8 +166,8 @@ class VaultFiles:
     def current_etag(self, vp: VaultPath) -> str | None:
         try:
             return etag_of(vp.abs.read_bytes())
-        except (FileNotFoundError, NotADirectoryError):
-            return None
+        except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+            return None  # no note there (a folder is reported by the write that tries it)
 
     def walk(self, folder: VaultPath, *, recursive: bool = True) -> Iterator[tuple[str, os.DirEntry[str]]]:
         """Yield (rel, entry) for visible entries below `folder`, never following links out."""

@@ -453,6 +453,16 @@ async def test_writing_through_an_in_vault_symlink_updates_its_target_and_keeps_
     assert folder_link.is_symlink() and (vg.root / "Projects/Via folder link.md").read_text() == "x\n"
 
 
+async def test_writes_onto_a_folder_named_like_a_note_are_path_invalid(vg: Harness) -> None:
+    (vg.root / "Folder.md").mkdir()
+    before = vg.snapshot()
+    await vg.err("create_note", "path_invalid", path="Folder.md", content="x")
+    await vg.err("write_note", "path_invalid", path="Folder.md", content="x", mode="overwrite")
+    await vg.err("copy_note", "path_invalid", path="Welcome", new_path="Folder.md")
+    await vg.err("bulk_create_notes", "path_invalid", notes=[{"path": "Folder.md"}])
+    assert vg.snapshot() == before
+
+
 async def test_a_symlink_out_of_the_vault_is_never_written_through(vg: Harness, tmp_path: Path) -> None:
     outside = tmp_path / "outside.md"
     outside.write_text("secret\n")
