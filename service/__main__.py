@@ -16,27 +16,30 @@ from typing import Any
 from service.errors import ConfigError
 from service.settings import Settings, load_settings
 
+CONFIG_ENV = "VAULTGATE_CONFIG"
+TARGET_HELP = f"a vault folder or a TOML config file (default: ${CONFIG_ENV})"
+
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="vaultgate", description="Serve Obsidian vaults to AI agents over MCP.")
     sub = parser.add_subparsers(dest="command", required=True)
 
     serve = sub.add_parser("serve", help="serve over Streamable HTTP")
-    serve.add_argument("target", type=Path, help="a vault folder or a TOML config file")
+    serve.add_argument("target", type=Path, nargs="?", help=TARGET_HELP)
     serve.add_argument("--host", help="bind address (default 127.0.0.1)")
     serve.add_argument("--port", type=int, help="port (default 8765; 0 picks a free one)")
     serve.add_argument("--tool-facade", choices=("flat", "domain", "triad"), help="what tools/list advertises")
 
     stdio = sub.add_parser("stdio", help="serve one client over stdin/stdout")
-    stdio.add_argument("target", type=Path, help="a vault folder or a TOML config file")
+    stdio.add_argument("target", type=Path, nargs="?", help=TARGET_HELP)
     stdio.add_argument("--tool-facade", choices=("flat", "domain", "triad"), help="what tools/list advertises")
 
     config = sub.add_parser("config", help="show or validate the effective configuration")
     config_sub = config.add_subparsers(dest="config_command", required=True)
     show = config_sub.add_parser("show", help="print the effective config (secrets redacted)")
-    show.add_argument("target", type=Path)
+    show.add_argument("target", type=Path, nargs="?", help=TARGET_HELP)
     validate = config_sub.add_parser("validate", help="exit 1 with readable errors if the config is invalid")
-    validate.add_argument("target", type=Path)
+    validate.add_argument("target", type=Path, nargs="?", help=TARGET_HELP)
 
     token = sub.add_parser("token", help="mint bearer tokens for HS256 deployments")
     token_sub = token.add_subparsers(dest="token_command", required=True)
@@ -51,10 +54,12 @@ def _parser() -> argparse.ArgumentParser:
 
     confirm = sub.add_parser("confirm", help="approve a call that answered elicit_required (prints a token)")
     confirm.add_argument("args_hash", help="details.args_hash from the elicit_required answer")
-    confirm.add_argument("target", type=Path, help="the vault folder or config file the server runs on")
+    confirm.add_argument(
+        "target", type=Path, nargs="?", help="the vault folder or config file the server runs on (or $VAULTGATE_CONFIG)"
+    )
     confirm.add_argument("--vault", help="vault id, when the same call is pending in several vaults")
 
-    sub.add_parser("version", help="print the version")
+    sub.add_parser("version", help="print the versions of vaultgate, Python, SQLite (+ sqlite-vec) and the MCP SDK")
     return parser
 
 
@@ -101,7 +106,15 @@ def cmd_token(args: argparse.Namespace) -> int:
     return 0
 
 
-def _load(target: Path, **overrides: Any) -> Settings:
+def _load(target: Path | None, **overrides: Any) -> Settings:
+    """Settings from PATH, or from the path in $VAULTGATE_CONFIG when PATH is omitted (SPEC §1)."""
+    if target is None:
+        import os
+
+        from_env = os.environ.get(CONFIG_ENV, "").strip()
+        if not from_env:
+            raise ConfigError(f"give a vault folder or config file, or set {CONFIG_ENV}")
+        target = Path(from_env)
     return load_settings(target, **overrides)
 
 
@@ -140,10 +153,37 @@ def cmd_config(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_version(args: argparse.Namespace) -> int:
-    from service._version import VERSION
+def version_lines() -> list[str]:
+    """`vaultgate X.Y.Z` first, then the runtime it would serve with."""
+    import platform
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as dist_version
 
-    print(f"vaultgate {VERSION}")
+    from service._version import VERSION
+    from service.storage.db import Backends, connect
+
+    backends = Backends()
+    try:
+        connect(":memory:", backends).close()
+        sqlite = f"SQLite {backends.sqlite_version} ({backends.driver})"
+        vec = f"sqlite-vec {backends.vec_version}" if backends.vec else f"sqlite-vec unavailable ({backends.vec_error})"
+    except Exception as exc:  # noqa: BLE001 - report, do not crash `version`
+        sqlite, vec = f"SQLite unavailable ({type(exc).__name__})", "sqlite-vec unavailable"
+    try:
+        mcp = dist_version("mcp")
+    except PackageNotFoundError:
+        mcp = "not installed"
+    return [
+        f"vaultgate {VERSION}",
+        f"Python {platform.python_version()} ({platform.python_implementation()})",
+        sqlite,
+        vec,
+        f"MCP SDK {mcp}",
+    ]
+
+
+def cmd_version(args: argparse.Namespace) -> int:
+    print("\n".join(version_lines()))
     return 0
 
 

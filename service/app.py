@@ -33,6 +33,7 @@ from service.obs.metrics import Metrics
 from service.obs.sessions import SessionTraces
 from service.obs.tracing import Tracing
 from service.policy.visibility import Visibility
+from service.protocol.client_log import ClientLogs
 from service.runtime import Services
 from service.security.acl import AclGuard
 from service.settings import Settings, VaultConfig
@@ -79,12 +80,16 @@ class VaultgateApp:
         self.layers = build_layers(self.services)
         self.dispatcher = Dispatcher(self.layers, self.registry, principal_of=self._principal_of)
         self.dispatcher.advertised = self.visibility.advertised
+        self.client_logs = ClientLogs(json_response=settings.http.json_response)
+        self.dispatcher.client_logs = self.client_logs
+        self.services.extensions["client_logs"] = self.client_logs
         self.services.extensions["dispatch"] = self.dispatcher.call
         self.components: list[Component] = [
             VaultIndexer(vault, self.db, watch=settings.index.watch, debounce_ms=settings.index.debounce_ms)
             for vault in self.vaults.values()
         ]
         self.index_jobs = IndexJobs(self.db)
+        self.index_jobs.on_change = self.client_logs.job_changed
         self.services.extensions["index_jobs"] = self.index_jobs
         self.maintenance = Maintenance(self.services, spool_dir)
         self.services.extensions["maintenance"] = self.maintenance
@@ -230,7 +235,10 @@ class VaultgateApp:
             )
 
     async def _set_logging_level(self, ctx: Any, params: Any) -> Any:
-        """Clients may lower or raise how much the server logs; applied to vaultgate's loggers."""
+        """The level of log notifications this client receives (`service.protocol.client_log`).
+
+        An admin caller also sets the level of vaultgate's own (stderr) logs.
+        """
         import mcp_types as types
 
         level = {
@@ -244,6 +252,7 @@ class VaultgateApp:
             "debug": "DEBUG",
         }[params.level]
         principal, _ = self.dispatcher.principal_for(ctx)
+        self.client_logs.set_level(ctx, params.level, principal)
         if "admin" not in principal.scopes:
             # The level is process-wide: a remote token without admin must not silence (or flood)
             # the server's logs for everyone. Accepted as a no-op so ordinary clients keep working.

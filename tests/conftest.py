@@ -62,11 +62,17 @@ def make_vault(tmp_path: Path) -> Callable[..., Path]:
 
 
 def snapshot(root: Path) -> dict[str, bytes]:
-    """Every file under root (for 'nothing changed on disk' assertions), cache folder excluded."""
+    """Every file and folder under root (for 'nothing changed on disk' assertions), cache folder
+    excluded. Folders appear as 'rel/' -> b'', so an empty folder left behind is a change too."""
     out: dict[str, bytes] = {}
     for p in sorted(root.rglob("*")):
-        if p.is_file() and ".vaultgate" not in p.relative_to(root).parts:
-            out[p.relative_to(root).as_posix()] = p.read_bytes()
+        rel = p.relative_to(root)
+        if ".vaultgate" in rel.parts:
+            continue
+        if p.is_file():
+            out[rel.as_posix()] = p.read_bytes()
+        elif p.is_dir():
+            out[rel.as_posix() + "/"] = b""
     return out
 
 

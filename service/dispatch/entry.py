@@ -8,6 +8,7 @@ errors. Protocol faults stay JSON-RPC errors and are raised by the SDK itself.
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import mcp_types as types
@@ -16,6 +17,7 @@ from mcp.shared.exceptions import MCPError
 
 from service.dispatch.chain import compose
 from service.dispatch.context import CallContext, Layer, Principal, ProgressFn, ToolResult, Transport
+from service.protocol.client_log import ClientLogs
 from service.tools.registry import Registry, ToolSpec
 
 TOOLS_PAGE_SIZE = 200
@@ -37,6 +39,7 @@ class Dispatcher:
         self._principal_of = principal_of
         self.advertised: Any = None  # callable(spec) -> bool, set by the visibility policy
         self._tools: dict[str, types.Tool] = {}
+        self.client_logs: ClientLogs | None = None  # log notifications for clients that set a level
 
     async def call(
         self,
@@ -83,6 +86,9 @@ class Dispatcher:
         self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult | types.InputRequiredResult:
         principal, transport = self.principal_for(ctx)
+        logs = self.client_logs
+        threshold = logs.threshold(ctx) if logs is not None else None  # None: no client asked, no work
+        started = time.perf_counter() if threshold is not None else 0.0
         result = await self.call(
             params.name,
             params.arguments,
@@ -92,6 +98,8 @@ class Dispatcher:
             input_responses=params.input_responses,
             request_state=params.request_state,
         )
+        if logs is not None and threshold is not None:
+            await logs.tool_called(ctx, threshold, params.name, result, time.perf_counter() - started)
         if result.input_required is not None:
             return result.input_required  # type: ignore[no-any-return]
         return to_call_tool_result(result)
@@ -101,11 +109,12 @@ class Dispatcher:
     ) -> types.ListToolsResult:
         specs = self.listed()
         start = 0
-        if params is not None and params.cursor:
-            try:
-                start = int(params.cursor)
-            except ValueError:
-                raise MCPError(types.INVALID_PARAMS, "invalid cursor") from None
+        if params is not None and params.cursor is not None:
+            cursor = params.cursor
+            # Only cursors this method issued: a non-negative offset within the list.
+            if not (cursor.isascii() and cursor.isdigit()) or int(cursor) > len(specs):
+                raise MCPError(types.INVALID_PARAMS, "invalid cursor")
+            start = int(cursor)
         window = specs[start : start + TOOLS_PAGE_SIZE]
         nxt = str(start + TOOLS_PAGE_SIZE) if start + TOOLS_PAGE_SIZE < len(specs) else None
         return types.ListToolsResult(tools=[self._tool(s) for s in window], next_cursor=nxt)

@@ -72,6 +72,8 @@ class IndexJobs:
         self._active: dict[str, Job] = {}
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self._listeners: dict[str, list[Progress]] = {}
+        # Told when a job starts running and when it finishes (client log notifications).
+        self.on_change: Callable[[Job], Awaitable[None]] | None = None
 
     async def start(self) -> None:
         recovered = await self.recover()
@@ -150,6 +152,7 @@ class IndexJobs:
             job.status, job.started_at = "running", time.time()
             indexer.active_job = job.id
             await self._save(job)
+            await self._changed(job)
             job.result = await indexer.reconcile(full=job.kind == "full", progress=on_progress)
             job.status = "done"
             job.progress = job.total or job.progress
@@ -167,6 +170,13 @@ class IndexJobs:
             self._tasks.pop(job.id, None)
             with contextlib.suppress(Exception):
                 await asyncio.shield(self._save(job))
+            if not (job.error or "").startswith("cancelled"):  # not while the server is stopping
+                await self._changed(job)
+
+    async def _changed(self, job: Job) -> None:
+        if self.on_change is not None:
+            with contextlib.suppress(Exception):  # telling clients must never fail or stall the job
+                await asyncio.wait_for(self.on_change(job), self.listener_timeout_s)
 
     async def _save(self, job: Job) -> None:
         message = json.dumps(job.result) if job.result is not None else None

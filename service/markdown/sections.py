@@ -121,24 +121,72 @@ def _trim_end(lines: list[str], start: int, end: int) -> int:
     return end
 
 
+_LIST_ITEM = re.compile(r"^\s*([-*+]|\d+[.)])\s")
+_HEADING = re.compile(r"^ {0,3}#{1,6}(\s|$)")
+
+
+def _needs_gap(above: str, below: str) -> bool:
+    """Whether a blank line must separate two adjacent lines so neither block swallows the other.
+
+    Without it a paragraph line continues the paragraph above it (and a `^id` would no longer end
+    its block), and plain text after a list item becomes part of that item. Two list items stay
+    together (one list), and a heading line ends its own block.
+    """
+    if not above.strip() or not below.strip():
+        return False
+    if _LIST_ITEM.match(above) and _LIST_ITEM.match(below):
+        return False
+    if above.lstrip().startswith("|") and below.lstrip().startswith("|"):
+        return False  # rows of one table
+    return not _HEADING.match(above)
+
+
+def _insert(lines: list[str], at: int, new: list[str], floor: int) -> None:
+    """Insert `new` before lines[at], adding blank lines where Markdown needs them.
+
+    `floor` is the first body line: nothing is added between frontmatter and inserted text.
+    """
+    if at == len(lines) and lines and lines[-1] == "" and at > floor:
+        at -= 1  # stay before the empty element that stands for the text's final newline
+    block = list(new)
+    if at > floor and _needs_gap(lines[at - 1], block[0]):
+        block.insert(0, "")
+    if at < len(lines) and _needs_gap(block[-1], lines[at]):
+        block.append("")
+    lines[at:at] = block
+
+
 def patch_lines(text: str, span: Span, position: Position, content: str, *, keep_block_id: str | None = None) -> str:
+    """Insert or replace whole lines relative to a heading section or a block.
+
+    A section (`body_start > start`): `before` its heading line, `prepend` right after the heading
+    line, `append` after its last non-blank line (nested sub-sections included), `after` the whole
+    section (before the next heading of the same or a higher level), `replace` everything under
+    the heading. A block (`body_start == start`): `before`/`prepend` insert ahead of it,
+    `after`/`append` behind it, `replace` swaps its lines and keeps its `^id`. Inserted text is
+    its own block: blank lines are added where it would otherwise merge with its neighbours.
+    """
     lines = text.split("\n")
     new = _block(content)
-    if position == "before":
-        lines[span.start : span.start] = new
-    elif position in ("after", "prepend"):
-        at = span.body_start if span.body_start > span.start or position == "prepend" else span.end
-        if span.body_start == span.start:  # a block: 'prepend' = before its first line, 'after' = after it
-            at = span.start if position == "prepend" else span.end
-        lines[at:at] = new
-    elif position == "append":
-        at = _trim_end(lines, span.body_start, span.end)
-        lines[at:at] = new
-    else:  # replace
+    floor = fm.split(text).body_line
+    is_block = span.body_start == span.start
+    if position == "replace":
         end = _trim_end(lines, span.body_start, span.end)
         if keep_block_id and new and f"^{keep_block_id}" not in content:
             new[-1] = f"{new[-1]} ^{keep_block_id}"
+        if new and end < len(lines) and _needs_gap(new[-1], lines[end]):
+            new.append("")
         lines[span.body_start : end] = new
+        return "\n".join(lines)
+    if position == "before" or (position == "prepend" and is_block):
+        at = span.start
+    elif position == "prepend":
+        at = span.body_start
+    elif position == "append" and not is_block:
+        at = _trim_end(lines, span.body_start, span.end)
+    else:  # 'after' a section or a block, 'append' to a block
+        at = span.end
+    _insert(lines, at, new, floor)
     return "\n".join(lines)
 
 

@@ -14,6 +14,7 @@ def build_registry() -> Registry:
         index,
         moves,
         notes,
+        notes_bulk,
         notes_write,
         properties,
         search,
@@ -26,6 +27,7 @@ def build_registry() -> Registry:
     domains = (
         notes,
         notes_write,
+        notes_bulk,
         graph,
         moves,
         properties,

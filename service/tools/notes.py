@@ -6,7 +6,6 @@ counts in note_info. Writing tools live in `notes_write.py`.
 
 from __future__ import annotations
 
-import os
 from typing import Any, Literal
 
 from pydantic import Field, model_validator
@@ -88,6 +87,8 @@ async def read_note(ctx: ToolContext, args: ReadNoteIn) -> ReadNoteOut:
     note = ctx.vault.files.read(vp)
     text = note.content
     facts = await note_facts(ctx, vp.rel, note.etag, text)
+    if facts.frontmatter_error is not None:
+        await _tell_invalid_frontmatter(ctx, vp.rel, facts.frontmatter_error)
     total = len(text.split("\n")) - (1 if text.endswith("\n") else 0)
     first, last = 1, max(total, 1)
     if args.heading is not None:
@@ -125,6 +126,13 @@ async def read_note(ctx: ToolContext, args: ReadNoteIn) -> ReadNoteOut:
         end_line=last,
         frontmatter_error=facts.frontmatter_error,
     )
+
+
+async def _tell_invalid_frontmatter(ctx: ToolContext, rel: str, error: str) -> None:
+    """An `info` log notification for a client that asked for them (see `service.protocol.client_log`)."""
+    logs = ctx.services.extensions.get("client_logs")
+    if logs is not None and ctx.call.request is not None:
+        await logs.send(ctx.call.request, "info", {"event": "invalid_frontmatter", "path": rel, "error": error})
 
 
 # -- read_notes --------------------------------------------------------------------------------
@@ -295,6 +303,7 @@ class ListFoldersIn(ToolInput):
 
 class FolderItem(ToolOutput):
     path: str = Field(description="Folder path.")
+    obsidian_url: str = Field(description="obsidian://open URL of the folder (Obsidian reveals it).")
     notes: int = Field(description="Markdown notes directly inside.")
 
 
@@ -308,14 +317,9 @@ async def list_folders(ctx: ToolContext, args: ListFoldersIn) -> ListFoldersOut:
     if not folder.abs.is_dir():
         raise NoteNotFound(f"no folder at {folder.rel!r}", details={"path": folder.rel})
     found: list[FolderItem] = []
-    for rel, entry in ctx.vault.files.walk(folder, recursive=args.recursive):
-        if not entry.is_dir() or not ctx.can_read(rel + "/"):
-            continue
-        try:
-            count = sum(1 for e in os.scandir(entry.path) if e.name.lower().endswith(".md") and e.is_file())
-        except OSError:
-            count = 0
-        found.append(FolderItem(path=rel, notes=count))
+    for rel, count in ctx.vault.files.folders(folder, recursive=args.recursive):
+        if ctx.can_read(rel + "/"):
+            found.append(FolderItem(path=rel, obsidian_url=ctx.vault.url(rel), notes=count))
     found.sort(key=lambda f: f.path.lower())
     state = {"q": f"{folder.rel}|{args.recursive}"}
     window, nxt = page_of(found, decode_cursor(args.cursor, **state), args.limit, **state)

@@ -1,5 +1,5 @@
 """notes domain, writing: create_note, write_note, append_note, prepend_note, patch_note,
-delete_note, copy_note, create_folder, bulk_create_notes.
+delete_note, copy_note, create_folder (bulk_create_notes is in `notes_bulk.py`).
 
 Every write goes through `VaultFiles` (atomic, etag-checked under the per-path lock) and is in
 the index before the call returns. Optional `expected_etag` turns a concurrent edit into
@@ -14,10 +14,10 @@ from __future__ import annotations
 import io
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
 from ruamel.yaml import YAML
 
-from service.errors import AlreadyExists, NoteNotFound, ValidationFailed
+from service.errors import AlreadyExists, NoteNotFound, PathInvalid, ValidationFailed
 from service.markdown import frontmatter as fm
 from service.markdown import sections
 from service.markdown.parse import title_of
@@ -64,16 +64,52 @@ def _yaml_block(properties: dict[str, Any]) -> str:
 # -- create / write ----------------------------------------------------------------------------
 
 
+def overwrite_preview(ctx: ToolContext, vp: VaultPath, new_size: int, expected_etag: str | None) -> str | None:
+    """Why replacing the note at `vp` needs a human, or None.
+
+    Replacing non-empty content needs confirmation unless the caller passes the etag it read: a
+    matching etag is informed consent, and a stale one fails with `conflict` anyway. A missing or
+    empty note loses nothing.
+    """
+    if expected_etag is not None:
+        return None
+    try:
+        current = ctx.vault.files.read(vp)
+    except NoteNotFound:
+        return None
+    if not current.content.strip():
+        return None
+    return f"overwrite {vp.rel} ({current.stat.size} bytes → {new_size} bytes) without a matching expected_etag"
+
+
+IfExists = Literal["error", "overwrite", "unique"]
+MAX_UNIQUE_SUFFIX = 1000
+
+
 class CreateNoteIn(ToolInput):
     path: str = Field(description="Where to create the note ('.md' optional; folders are created).")
     content: str = Field(default="", description="Note text (Markdown).")
     frontmatter: dict[str, Any] | None = Field(
         default=None, description="Properties written as a YAML frontmatter block before the content."
     )
+    if_exists: IfExists = Field(
+        default="error",
+        description="When a note is already there: error (already_exists), overwrite it (needs confirmation "
+        "unless expected_etag matches, as write_note), or unique: create 'Name 1.md', 'Name 2.md', … "
+        "as Obsidian does.",
+    )
+    expected_etag: str | None = Field(
+        default=None, description="With if_exists='overwrite': the etag you read; a changed note fails with conflict."
+    )
+
+    @model_validator(mode="after")
+    def _etag_needs_overwrite(self) -> CreateNoteIn:
+        if self.expected_etag is not None and self.if_exists != "overwrite":
+            raise ValueError("expected_etag applies only with if_exists='overwrite'")
+        return self
 
 
-async def create_note(ctx: ToolContext, args: CreateNoteIn) -> WriteOut:
-    vp = ctx.resolve_note(args.path, "write")
+def _create_text(args: CreateNoteIn) -> str:
     text = args.content
     if args.frontmatter:
         if fm.split(text).raw is not None:
@@ -82,8 +118,41 @@ async def create_note(ctx: ToolContext, args: CreateNoteIn) -> WriteOut:
                 details={"field": "frontmatter"},
             )
         text = _yaml_block(args.frontmatter) + text
-    result = await ctx.vault.files.write(vp, text, create_only=True)
-    return _out(ctx, vp, result, text)
+    return text
+
+
+def _numbered(rel: str, n: int) -> str:
+    """'Folder/Name.md' -> 'Folder/Name n.md' (Obsidian's naming for a taken name)."""
+    stem = rel[:-3] if rel.lower().endswith(".md") else rel
+    return f"{stem} {n}.md"
+
+
+async def create_note(ctx: ToolContext, args: CreateNoteIn) -> WriteOut:
+    vp = ctx.resolve_note(args.path, "write")
+    text = _create_text(args)
+    files = ctx.vault.files
+    if args.if_exists == "overwrite":
+        result = await files.write(vp, text, expected_etag=args.expected_etag)
+        return _out(ctx, vp, result, text)
+    if args.if_exists == "error":
+        return _out(ctx, vp, await files.write(vp, text, create_only=True), text)
+    for n in range(MAX_UNIQUE_SUFFIX + 1):
+        candidate = vp if n == 0 else ctx.resolve_note(_numbered(vp.rel, n), "write")
+        if files.current_etag(candidate) is not None or candidate.abs.is_dir():
+            continue
+        try:
+            result = await files.write(candidate, text, create_only=True)
+        except AlreadyExists:
+            continue  # taken concurrently: try the next number
+        return _out(ctx, candidate, result, text)
+    raise AlreadyExists(f"{vp.rel!r} and {MAX_UNIQUE_SUFFIX} numbered variants already exist", details={"path": vp.rel})
+
+
+async def create_note_confirm(ctx: ToolContext, args: CreateNoteIn) -> str | None:
+    if args.if_exists != "overwrite":
+        return None
+    vp = ctx.resolve_note(args.path, "write")
+    return overwrite_preview(ctx, vp, len(_create_text(args).encode()), args.expected_etag)
 
 
 class WriteNoteIn(ToolInput):
@@ -101,7 +170,8 @@ async def write_note(ctx: ToolContext, args: WriteNoteIn) -> WriteOut:
     files = ctx.vault.files
     if args.mode == "append":
         if files.current_etag(vp) is None:
-            result = await files.write(vp, args.content, create_only=True)
+            # expected_etag on a missing note is a conflict (checked under the lock), never a new note
+            result = await files.write(vp, args.content, create_only=True, expected_etag=args.expected_etag)
             return _out(ctx, vp, result, args.content)
         result = await files.modify(vp, lambda old: _appended(old, args.content), expected_etag=args.expected_etag)
         return _out(ctx, vp, result, files.read(vp).content)
@@ -113,16 +183,7 @@ async def write_note_confirm(ctx: ToolContext, args: WriteNoteIn) -> str | None:
     if args.mode != "overwrite":
         return None
     vp = ctx.resolve_note(args.path, "write")
-    try:
-        current = ctx.vault.files.read(vp)
-    except NoteNotFound:
-        return None
-    if not current.content.strip() or args.expected_etag is not None:
-        return None  # a matching etag is informed consent; a stale one fails with `conflict` anyway
-    return (
-        f"overwrite {vp.rel} ({current.stat.size} bytes → {len(args.content.encode())} bytes) "
-        "without a matching expected_etag"
-    )
+    return overwrite_preview(ctx, vp, len(args.content.encode()), args.expected_etag)
 
 
 # -- append / prepend --------------------------------------------------------------------------
@@ -145,8 +206,8 @@ async def _add(ctx: ToolContext, args: AppendIn, at_start: bool) -> WriteOut:
     vp = ctx.resolve_note(args.path, "write")
     files = ctx.vault.files
     if args.create_if_missing and files.current_etag(vp) is None:
-        try:
-            result = await files.write(vp, args.content, create_only=True)
+        try:  # an expected_etag for a missing note fails with conflict: nothing is created
+            result = await files.write(vp, args.content, create_only=True, expected_etag=args.expected_etag)
             return _out(ctx, vp, result, args.content)
         except AlreadyExists:
             pass  # created concurrently: fall through to a normal append
@@ -230,6 +291,8 @@ class DeleteNoteIn(ToolInput):
 
 class DeleteOut(ToolOutput):
     path: str = Field(description="The deleted note.")
+    title: str = Field(description="Its title (frontmatter title, first H1 or file name).")
+    obsidian_url: str = Field(description="obsidian://open URL of the path it had (restore it there to reopen).")
     deleted: bool = Field(description="Always true on success.")
     permanent: bool = Field(description="Whether it was deleted for good.")
     trash_path: str | None = Field(description="Where it went inside the vault's trash (recoverable).")
@@ -237,8 +300,19 @@ class DeleteOut(ToolOutput):
 
 async def delete_note(ctx: ToolContext, args: DeleteNoteIn) -> DeleteOut:
     vp = ctx.resolve_note(args.path, "delete")
+    try:
+        title = title_of(vp.rel, ctx.vault.files.read(vp).content)
+    except (NoteNotFound, PathInvalid):
+        title = title_of(vp.rel, "")  # the delete below reports what is wrong
     trash = await ctx.vault.files.delete(vp, permanent=args.permanent, expected_etag=args.expected_etag)
-    return DeleteOut(path=vp.rel, deleted=True, permanent=args.permanent, trash_path=trash)
+    return DeleteOut(
+        path=vp.rel,
+        title=title,
+        obsidian_url=ctx.vault.url(vp.rel),
+        deleted=True,
+        permanent=args.permanent,
+        trash_path=trash,
+    )
 
 
 async def delete_note_confirm(ctx: ToolContext, args: DeleteNoteIn) -> str | None:
@@ -251,16 +325,35 @@ async def delete_note_confirm(ctx: ToolContext, args: DeleteNoteIn) -> str | Non
 class CopyNoteIn(ToolInput):
     path: str = Field(description="Note to copy ('.md' optional).")
     new_path: str = Field(description="Where the copy goes ('.md' optional).")
-    overwrite: bool = Field(default=False, description="Replace an existing note at new_path.")
+    overwrite: bool = Field(
+        default=False,
+        description="Replace an existing note at new_path (needs confirmation unless expected_etag matches it).",
+    )
+    expected_etag: str | None = Field(
+        default=None,
+        description="Etag of the note at new_path you read; if it changed (or is gone) the call fails with conflict.",
+    )
 
 
-async def copy_note(ctx: ToolContext, args: CopyNoteIn) -> WriteOut:
+def _copy_paths(ctx: ToolContext, args: CopyNoteIn) -> tuple[VaultPath, VaultPath]:
     src = ctx.resolve_note(args.path, "read")
     dst = ctx.resolve_note(args.new_path, "write")
     if src.rel == dst.rel:
         raise ValidationFailed("new_path is the same note", details={"field": "new_path"})
-    result = await ctx.vault.files.copy(src, dst, overwrite=args.overwrite)
+    return src, dst
+
+
+async def copy_note(ctx: ToolContext, args: CopyNoteIn) -> WriteOut:
+    src, dst = _copy_paths(ctx, args)
+    result = await ctx.vault.files.copy(src, dst, overwrite=args.overwrite, expected_etag=args.expected_etag)
     return _out(ctx, dst, result, ctx.vault.files.read(dst).content)
+
+
+async def copy_note_confirm(ctx: ToolContext, args: CopyNoteIn) -> str | None:
+    if not args.overwrite:
+        return None
+    src, dst = _copy_paths(ctx, args)
+    return overwrite_preview(ctx, dst, ctx.vault.files.stat(src).size, args.expected_etag)
 
 
 class CreateFolderIn(ToolInput):
@@ -269,85 +362,14 @@ class CreateFolderIn(ToolInput):
 
 class FolderOut(ToolOutput):
     path: str = Field(description="The folder.")
+    obsidian_url: str = Field(description="obsidian://open URL of the folder (Obsidian reveals it).")
     created: bool = Field(description="False when it already existed.")
 
 
 async def create_folder(ctx: ToolContext, args: CreateFolderIn) -> FolderOut:
     vp = ctx.resolve(args.path, "write")
-    return FolderOut(path=vp.rel, created=await ctx.vault.files.make_folder(vp))
-
-
-# -- bulk --------------------------------------------------------------------------------------
-
-
-class NewNote(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    path: str = Field(description="Where to create the note ('.md' optional).")
-    content: str = Field(default="", description="Note text.")
-
-
-class BulkCreateIn(ToolInput):
-    notes: list[NewNote] = Field(min_length=1, max_length=500, description="Notes to create: [{path, content}].")
-    overwrite: bool = Field(default=False, description="Replace notes that already exist.")
-
-
-class BulkItem(ToolOutput):
-    path: str = Field(description="Vault-relative path.")
-    title: str = Field(description="Note title.")
-    obsidian_url: str = Field(description="obsidian://open URL.")
-    etag: str = Field(description="Content hash.")
-    created: bool = Field(description="False when an existing note was overwritten.")
-
-
-class BulkCreateOut(ToolOutput):
-    items: list[BulkItem] = Field(description="The notes written, in order.")
-    next_cursor: None = Field(default=None, description="Always null: every note is in this response.")
-
-
-async def bulk_create_notes(ctx: ToolContext, args: BulkCreateIn) -> BulkCreateOut:
-    """All or nothing: every path is validated and checked first; a failed write undoes the others."""
-    files = ctx.vault.files
-    targets = [ctx.resolve_note(n.path, "write") for n in args.notes]
-    seen: set[str] = set()
-    for vp in targets:
-        if vp.rel in seen:
-            raise ValidationFailed(f"{vp.rel!r} appears twice", details={"field": "notes", "path": vp.rel})
-        seen.add(vp.rel)
-        if not args.overwrite and files.current_etag(vp) is not None:
-            raise AlreadyExists(f"a note already exists at {vp.rel!r}", details={"path": vp.rel})
-    done: list[tuple[VaultPath, str | None]] = []
-    items: list[BulkItem] = []
-    try:
-        for vp, note in zip(targets, args.notes, strict=True):
-            before = files.read(vp).content if files.current_etag(vp) is not None else None
-            result = await files.write(vp, note.content, create_only=not args.overwrite)
-            done.append((vp, before))
-            items.append(
-                BulkItem(
-                    path=vp.rel,
-                    title=title_of(vp.rel, note.content),
-                    obsidian_url=ctx.vault.url(vp.rel),
-                    etag=result.etag,
-                    created=result.created,
-                )
-            )
-    except BaseException:
-        for vp, before in reversed(done):
-            if before is None:
-                await files.delete(vp, permanent=True)
-            else:
-                await files.write(vp, before)
-        raise
-    return BulkCreateOut(items=items)
-
-
-async def bulk_confirm(ctx: ToolContext, args: BulkCreateIn) -> str | None:
-    for note in args.notes:  # an invalid or denied path fails now, never after a human confirmed
-        ctx.resolve_note(note.path, "write")
-    limit = ctx.services.settings.notes.bulk_confirm_above
-    if len(args.notes) <= limit:
-        return None
-    return f"create {len(args.notes)} notes (more than {limit}) in one call"
+    created = await ctx.vault.files.make_folder(vp)
+    return FolderOut(path=vp.rel, obsidian_url=ctx.vault.url(vp.rel), created=created)
 
 
 def tools() -> list[ToolSpec]:
@@ -357,11 +379,15 @@ def tools() -> list[ToolSpec]:
             name="create_note",
             domain="notes",
             title="Create a note",
-            description="Create a new note, optionally with frontmatter properties; fails with already_exists.",
+            description="Create a new note, optionally with frontmatter properties. When one exists: "
+            "already_exists (if_exists='error', the default), a numbered 'Name 1.md' (if_exists='unique'), or "
+            "overwrite it (if_exists='overwrite'; needs confirmation unless expected_etag matches).",
             input_model=CreateNoteIn,
             output_model=WriteOut,
             handler=create_note,
             idempotent=False,
+            confirm="conditional",
+            confirm_when=create_note_confirm,
             **write,
         ),
         ToolSpec(
@@ -433,11 +459,14 @@ def tools() -> list[ToolSpec]:
             name="copy_note",
             domain="notes",
             title="Copy a note",
-            description="Copy a note to a new path (links are not rewritten).",
+            description="Copy a note to a new path (links are not rewritten); overwrite=true replaces a note "
+            "there (needs confirmation unless expected_etag matches it).",
             input_model=CopyNoteIn,
             output_model=WriteOut,
             handler=copy_note,
             idempotent=False,
+            confirm="conditional",
+            confirm_when=copy_note_confirm,
             **write,
         ),
         ToolSpec(
@@ -449,20 +478,5 @@ def tools() -> list[ToolSpec]:
             output_model=FolderOut,
             handler=create_folder,
             **write,
-        ),
-        ToolSpec(
-            name="bulk_create_notes",
-            domain="notes",
-            title="Create many notes",
-            description="Create many notes in one call, all or nothing; needs confirmation above a count.",
-            input_model=BulkCreateIn,
-            output_model=BulkCreateOut,
-            handler=bulk_create_notes,
-            scopes=("write:vault",),
-            scope_class="bulk",
-            mutating=True,
-            idempotent=False,
-            confirm="conditional",
-            confirm_when=bulk_confirm,
         ),
     ]

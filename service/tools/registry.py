@@ -52,12 +52,24 @@ class ToolSpec:
     tags: tuple[str, ...] = ()
     path_args: tuple[str, ...] = field(default=())
 
+    @property
+    def may_destroy(self) -> bool:
+        """Whether some call of this tool can delete or replace existing content.
+
+        MCP's destructiveHint means "may perform destructive updates", not "always asks first":
+        a tool declared `destructive` (always confirmed), a tool in the delete scope class, and a
+        tool with a conditional confirmation policy (which exists precisely because some of its
+        calls overwrite or delete, e.g. write_note's blind overwrite, delete_note's permanent
+        delete) all qualify. Only `destructive` makes the pipeline confirm every call.
+        """
+        return self.mutating and (self.destructive or self.scope_class == "delete" or self.confirm != "never")
+
     def annotations(self) -> types.ToolAnnotations:
         return types.ToolAnnotations(
             title=self.title,
             read_only_hint=not self.mutating,
-            destructive_hint=self.destructive if self.mutating else None,
-            idempotent_hint=self.idempotent,
+            destructive_hint=self.may_destroy if self.mutating else None,
+            idempotent_hint=self.idempotent or not self.mutating,  # reading twice is reading once
             open_world_hint=self.open_world,
         )
 

@@ -14,14 +14,17 @@ Guarantees:
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import os
+import secrets
 import shutil
-import tempfile
+import stat
 import weakref
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from service.errors import AlreadyExists, Conflict, NoteNotFound, PathInvalid
 from service.vault.events import ChangeBus, FileChange
@@ -77,13 +80,31 @@ def _fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
+def _temp_beside(target: Path) -> tuple[int, Path]:
+    """A new temp file in the target's folder, created with mode 0666 so the umask applies."""
+    for _ in range(100):
+        tmp = target.with_name(f".{target.name[:40]}.{secrets.token_hex(6)}.vgtmp")
+        try:
+            return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o666), tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"no free temp name beside {target.name}")
+
+
 def _write_atomic(target: Path, data: bytes, *, exclusive: bool) -> None:
-    """Temp file in the same folder + fsync + rename (or hard link for create-only)."""
+    """Temp file in the same folder + fsync + rename (or hard link for create-only).
+
+    A new file gets the default mode (0666 minus the umask, as any editor would create it); an
+    overwritten file keeps its mode. `target` must not be a symlink (see `VaultFiles._real`): the
+    rename would replace the link itself.
+    """
     folder = target.parent
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name[:40]}.", suffix=".vgtmp", dir=folder)
-    tmp = Path(tmp_name)
+    fd, tmp = _temp_beside(target)
     try:
         with os.fdopen(fd, "wb") as fh:
+            if not exclusive:
+                with contextlib.suppress(FileNotFoundError):
+                    os.fchmod(fh.fileno(), stat.S_IMODE(os.stat(target).st_mode))
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
@@ -145,8 +166,8 @@ class VaultFiles:
     def current_etag(self, vp: VaultPath) -> str | None:
         try:
             return etag_of(vp.abs.read_bytes())
-        except (FileNotFoundError, NotADirectoryError):
-            return None
+        except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+            return None  # no note there (a folder is reported by the write that tries it)
 
     def walk(self, folder: VaultPath, *, recursive: bool = True) -> Iterator[tuple[str, os.DirEntry[str]]]:
         """Yield (rel, entry) for visible entries below `folder`, never following links out."""
@@ -172,14 +193,47 @@ class VaultFiles:
                 else:
                     yield rel, entry
 
+    def folders(self, folder: VaultPath, *, recursive: bool = True) -> Iterator[tuple[str, int]]:
+        """(rel, notes directly inside) for each visible folder below `folder` (see `walk`)."""
+        for rel, entry in self.walk(folder, recursive=recursive):
+            if not entry.is_dir():
+                continue
+            try:
+                with os.scandir(entry.path) as inside:
+                    count = sum(1 for e in inside if e.name.lower().endswith(".md") and e.is_file())
+            except OSError:
+                count = 0
+            yield rel, count
+
     # -- writes ------------------------------------------------------------------------------
 
+    def _real(self, vp: VaultPath) -> tuple[str, Path]:
+        """Where a write to `vp` lands: through an in-vault symlink, its target (re-checked now).
+
+        Renaming a temp file over a symlink would replace the link with a regular file and leave
+        the note it pointed at unchanged; writing to the resolved target keeps the link intact.
+        """
+        if vp.real_rel is None and not vp.abs.is_symlink():
+            return vp.rel, vp.abs
+        real = Path(os.path.realpath(vp.abs))
+        rel = self.paths.from_abs(real)
+        if rel is None or not rel:
+            raise PathInvalid(
+                f"{vp.rel!r} resolves outside the vault or into a hidden folder",
+                details={"path": vp.rel, "reason": "symlink leaves the vault"},
+            )
+        return rel, real
+
     def _check_etag(self, vp: VaultPath, expected_etag: str | None) -> bool:
-        """Compare under the lock; returns whether the file existed."""
+        """Compare under the lock; returns whether the file existed.
+
+        An `expected_etag` for a note that does not exist (any more) is a `conflict` too: what the
+        caller read is gone, so nothing is written.
+        """
         current = self.current_etag(vp)
         if expected_etag is not None and current != expected_etag:
             raise Conflict(
-                f"{vp.rel!r} changed since it was read",
+                f"{vp.rel!r} changed since it was read" if current else f"{vp.rel!r} does not exist (any more)",
                 details={"path": vp.rel, "expected_etag": expected_etag, "current_etag": current},
             )
         return current is not None
@@ -194,47 +248,64 @@ class VaultFiles:
         must_exist: bool = False,
     ) -> WriteResult:
         data = encode(content)
-        async with self.lock(vp.rel), self._writes:
+        key, dest = self._real(vp)
+        async with self.lock(key), self._writes:
             existed = self._check_etag(vp, expected_etag)
             if create_only and existed:
                 raise AlreadyExists(f"a note already exists at {vp.rel!r}", details={"path": vp.rel})
             if must_exist and not existed:
                 raise NoteNotFound(f"no note at {vp.rel!r}", details={"path": vp.rel})
-            await asyncio.to_thread(self._write_sync, vp, data, create_only)
-            result = WriteResult(rel=vp.rel, etag=etag_of(data), created=not existed, stat=_stat(vp.abs))
-        await self.bus.publish([FileChange("created" if result.created else "modified", vp.rel)])
+            await asyncio.to_thread(self._write_sync, vp, dest, data, create_only)
+            result = WriteResult(rel=vp.rel, etag=etag_of(data), created=not existed, stat=_stat(dest))
+        await self.bus.publish(self._changes("created" if result.created else "modified", vp.rel, key))
         return result
 
-    def _write_sync(self, vp: VaultPath, data: bytes, exclusive: bool) -> None:
-        if vp.abs.is_dir():
+    @staticmethod
+    def _changes(kind: Literal["created", "modified"], rel: str, real_rel: str) -> list[FileChange]:
+        """The change as callers name it, plus the symlink target's own path when they differ."""
+        changes = [FileChange(kind, rel)]
+        if real_rel != rel:
+            changes.append(FileChange(kind, real_rel))
+        return changes
+
+    def _write_sync(self, vp: VaultPath, dest: Path, data: bytes, exclusive: bool) -> None:
+        if dest.is_dir():
             raise PathInvalid(f"{vp.rel!r} is a folder", details={"path": vp.rel})
         try:
-            vp.abs.parent.mkdir(parents=True, exist_ok=True)
+            dest.parent.mkdir(parents=True, exist_ok=True)
         except (FileExistsError, NotADirectoryError):
             raise PathInvalid(f"a parent of {vp.rel!r} is a file", details={"path": vp.rel}) from None
-        _write_atomic(vp.abs, data, exclusive=exclusive)
+        _write_atomic(dest, data, exclusive=exclusive)
 
     async def modify(
         self, vp: VaultPath, change: Callable[[str], str], *, expected_etag: str | None = None
     ) -> WriteResult:
         """Read-modify-write under the path lock; `change` may raise to abort with nothing written."""
-        async with self.lock(vp.rel), self._writes:
-            note = self.read(vp)
+        key, dest = self._real(vp)
+        async with self.lock(key), self._writes:
+            try:
+                note = self.read(vp)
+            except NoteNotFound:
+                if expected_etag is not None:
+                    self._check_etag(vp, expected_etag)  # raises conflict: what the caller read is gone
+                raise
             if expected_etag is not None and note.etag != expected_etag:
                 raise Conflict(
                     f"{vp.rel!r} changed since it was read",
                     details={"path": vp.rel, "expected_etag": expected_etag, "current_etag": note.etag},
                 )
             data = encode(change(note.content))
-            await asyncio.to_thread(_write_atomic, vp.abs, data, exclusive=False)
-            result = WriteResult(rel=vp.rel, etag=etag_of(data), created=False, stat=_stat(vp.abs))
-        await self.bus.publish([FileChange("modified", vp.rel)])
+            await asyncio.to_thread(_write_atomic, dest, data, exclusive=False)
+            result = WriteResult(rel=vp.rel, etag=etag_of(data), created=False, stat=_stat(dest))
+        await self.bus.publish(self._changes("modified", vp.rel, key))
         return result
 
     async def delete(self, vp: VaultPath, *, permanent: bool, expected_etag: str | None = None) -> str | None:
         """Delete a file; returns its trash location (rel) unless permanent."""
         async with self.lock(vp.rel), self._writes:
             if not vp.abs.is_file():
+                if expected_etag is not None and not vp.abs.exists():
+                    self._check_etag(vp, expected_etag)  # raises conflict: what the caller read is gone
                 raise NoteNotFound(f"no note at {vp.rel!r}", details={"path": vp.rel})
             self._check_etag(vp, expected_etag)
             trash_rel: str | None = None
@@ -257,16 +328,39 @@ class VaultFiles:
         os.replace(vp.abs, dest)
         return dest.relative_to(self.paths.root).as_posix()
 
-    async def copy(self, src: VaultPath, dst: VaultPath, *, overwrite: bool = False) -> WriteResult:
+    async def copy(
+        self, src: VaultPath, dst: VaultPath, *, overwrite: bool = False, expected_etag: str | None = None
+    ) -> WriteResult:
+        """Copy a note's bytes; `expected_etag` is the destination's (checked under its lock)."""
         data = self.read_bytes(src)
-        async with self.lock(dst.rel), self._writes:
-            existed = dst.abs.exists()
+        key, dest = self._real(dst)
+        async with self.lock(key), self._writes:
+            existed = self._check_etag(dst, expected_etag)
             if existed and not overwrite:
                 raise AlreadyExists(f"a note already exists at {dst.rel!r}", details={"path": dst.rel})
-            await asyncio.to_thread(self._write_sync, dst, data, not overwrite)
-            result = WriteResult(rel=dst.rel, etag=etag_of(data), created=not existed, stat=_stat(dst.abs))
-        await self.bus.publish([FileChange("created" if result.created else "modified", dst.rel)])
+            await asyncio.to_thread(self._write_sync, dst, dest, data, not overwrite)
+            result = WriteResult(rel=dst.rel, etag=etag_of(data), created=not existed, stat=_stat(dest))
+        await self.bus.publish(self._changes("created" if result.created else "modified", dst.rel, key))
         return result
+
+    def missing_folders(self, vp: VaultPath) -> list[Path]:
+        """Folders a write to `vp` would create, deepest first (for undoing that write)."""
+        missing: list[Path] = []
+        folder = vp.abs.parent
+        while folder != self.paths.root and self.paths.root in folder.parents and not folder.exists():
+            missing.append(folder)
+            folder = folder.parent
+        return missing
+
+    def remove_empty_folders(self, folders: list[Path]) -> None:
+        """Remove folders that are (still) empty, deepest first; anything else is left alone."""
+        for folder in sorted(set(folders), key=lambda f: len(f.parts), reverse=True):
+            if self.paths.root not in folder.parents:
+                continue
+            try:
+                folder.rmdir()
+            except OSError:
+                continue
 
     async def make_folder(self, vp: VaultPath) -> bool:
         """Create a folder (and parents); returns False when it already existed."""
@@ -274,7 +368,10 @@ class VaultFiles:
             return False
         if vp.abs.exists():
             raise AlreadyExists(f"a file already exists at {vp.rel!r}", details={"path": vp.rel})
-        await asyncio.to_thread(vp.abs.mkdir, parents=True, exist_ok=True)
+        try:
+            await asyncio.to_thread(vp.abs.mkdir, parents=True, exist_ok=True)
+        except (FileExistsError, NotADirectoryError):
+            raise PathInvalid(f"a parent of {vp.rel!r} is a file", details={"path": vp.rel}) from None
         return True
 
     async def move(self, src: VaultPath, dst: VaultPath, *, overwrite: bool = False) -> None:

@@ -60,9 +60,45 @@ def serve(*args: str, env: dict[str, str] | None = None) -> Iterator[tuple[subpr
                 stream.close()
 
 
-def test_version_prints_the_version() -> None:
+def test_version_prints_the_version_and_the_runtime() -> None:
+    from service._version import VERSION
+
     out = run("version")
-    assert out.returncode == 0 and out.stdout.startswith("vaultgate ")
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[0] == f"vaultgate {VERSION}"
+    assert lines[1].startswith(f"Python {sys.version_info.major}.{sys.version_info.minor}.")
+    assert any(line.startswith("SQLite 3.") for line in lines)
+    assert any(line.startswith("sqlite-vec ") for line in lines)
+    assert any(line.startswith("MCP SDK ") and line[8:9].isdigit() for line in lines)
+
+
+def test_the_config_path_can_come_from_vaultgate_config(tmp_path: Path, make_vault: Callable[..., Path]) -> None:
+    vault = make_vault(name="envvault")
+    config = tmp_path / "from-env.toml"
+    config.write_text(f'[[vaults]]\nid = "fromenv"\npath = "{vault}"\n')
+    shown = run("config", "show", env={"VAULTGATE_CONFIG": str(config)})
+    assert shown.returncode == 0, shown.stderr
+    assert json.loads(shown.stdout)["vaults"][0]["id"] == "fromenv"
+    valid = run("config", "validate", env={"VAULTGATE_CONFIG": str(config)})
+    assert valid.returncode == 0 and "fromenv" in valid.stdout
+    explicit = run("config", "validate", str(vault), env={"VAULTGATE_CONFIG": str(config)})
+    assert explicit.returncode == 0 and "main" in explicit.stdout  # a PATH given wins over the environment
+    missing = run("config", "show", env={"VAULTGATE_CONFIG": ""})
+    assert missing.returncode == 1 and "VAULTGATE_CONFIG" in missing.stderr and "Traceback" not in missing.stderr
+    wrong = run("config", "validate", env={"VAULTGATE_CONFIG": str(tmp_path / "nope.toml")})
+    assert wrong.returncode == 1 and "nope.toml" in wrong.stderr
+
+
+async def test_serve_reads_vaultgate_config_when_path_is_omitted(
+    tmp_path: Path, make_vault: Callable[..., Path]
+) -> None:
+    config = tmp_path / "serve.toml"
+    config.write_text(f'[[vaults]]\nid = "fromenv"\npath = "{make_vault(name="served")}"\n')
+    with serve("--port", "0", env={"VAULTGATE_CONFIG": str(config)}) as (_, url):
+        async with Client(url, mode="legacy") as c:
+            listed = await c.call_tool("list_vaults", {})
+            assert not listed.is_error and "fromenv" in str(listed.structured_content)
 
 
 def test_config_show_redacts_secrets(make_vault: Callable[..., Path]) -> None:

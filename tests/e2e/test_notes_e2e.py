@@ -40,7 +40,16 @@ async def test_note_lifecycle_over_http(e2e_server: tuple[str, Harness], mode: s
         listed = await _ok(c, "list_notes", folder="Inbox")
         assert [i["path"] for i in listed["items"]] == ["Inbox/Idea 2.md", "Inbox/Idea.md"]
         deleted = await _ok(c, "delete_note", path="Inbox/Idea 2")
-        assert deleted["trash_path"] == ".trash/Inbox/Idea 2.md"
+        assert deleted["trash_path"] == ".trash/Inbox/Idea 2.md" and deleted["title"] == "Idea 2"
+        assert deleted["obsidian_url"].endswith("&file=Inbox%2FIdea%202.md")
+        folder = await _ok(c, "create_folder", path="Inbox/Sub")
+        assert folder["obsidian_url"].endswith("&file=Inbox%2FSub")
+        folders = await _ok(c, "list_folders", folder="Inbox")
+        assert [(f["path"], f["obsidian_url"].rsplit("=", 1)[1]) for f in folders["items"]] == [
+            ("Inbox/Sub", "Inbox%2FSub")
+        ]
+        unique = await _ok(c, "create_note", path="Inbox/Idea", content="again\n", if_exists="unique")
+        assert unique["path"] == "Inbox/Idea 1.md"
         several = await _ok(c, "read_notes", paths=["Inbox/Idea", "Welcome"])
         assert [i["path"] for i in several["items"]] == ["Inbox/Idea.md", "Welcome.md"]
 
@@ -57,4 +66,13 @@ async def test_note_failures_over_http_change_nothing(e2e_server: tuple[str, Har
         assert await _code(c, "delete_note", path="Ghost") == "note_not_found"
         assert await _code(c, "copy_note", path="Welcome", new_path="../escape") == "path_invalid"
         assert await _code(c, "bulk_create_notes", notes=[{"path": "A"}, {"path": "Welcome"}]) == "already_exists"
+        assert (
+            await _code(c, "bulk_create_notes", notes=[{"path": "New/A"}, {"path": "Welcome.md/B"}]) == "path_invalid"
+        )
+        assert (
+            await _code(c, "copy_note", path="Welcome", new_path="Projects/Plan", overwrite=True) == "elicit_required"
+        )
+        assert (
+            await _code(c, "write_note", path="Nope", content="x", mode="append", expected_etag="0" * 32) == "conflict"
+        )
     assert snapshot(h.root) == before

@@ -89,10 +89,86 @@ async def test_completion_offers_note_paths_and_folders(e2e_server: tuple[str, H
         assert idea.completion.values == ["Projects/Notes/Idea.md"]
 
 
+LOG_VAULT = {
+    "Welcome.md": "# Welcome\n\nHello.\n",
+    "Bad.md": "---\nstatus: [unclosed\n---\n# Bad\n",
+}
+
+
+def _log_queue() -> tuple[asyncio.Queue[types.LoggingMessageNotificationParams], Any]:
+    messages: asyncio.Queue[types.LoggingMessageNotificationParams] = asyncio.Queue()
+
+    async def on_log(params: types.LoggingMessageNotificationParams) -> None:
+        await messages.put(params)
+
+    return messages, on_log
+
+
 @pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")
-async def test_logging_level_can_be_set(e2e_server: tuple[str, Harness]) -> None:
+async def test_log_notifications_follow_the_level_the_client_set(make_vault: Any) -> None:
+    """A message about a call rides that call's stream, before its response: so when the first
+    message received is the one for a later call, nothing was sent for the earlier ones."""
+    from tests.conftest import e2e
+
+    messages, on_log = _log_queue()
+    async with e2e(make_vault(LOG_VAULT)) as (url, h), Client(url, mode="legacy", logging_callback=on_log) as c:
+        await h.indexed()
+        assert (await c.call_tool("read_note", {"path": "Missing"})).is_error  # no level set yet: nothing
+        await c.set_logging_level("warning")
+        assert not (await c.call_tool("read_note", {"path": "Welcome"})).is_error  # debug: below warning
+        assert not (await c.call_tool("read_note", {"path": "Bad"})).is_error  # info: below warning
+        assert (await c.call_tool("read_note", {"path": "Ghost"})).is_error
+        first = await asyncio.wait_for(messages.get(), 10)
+        assert first.level == "warning" and first.logger == "vaultgate"
+        assert first.data["event"] == "tool_failed" and first.data["tool"] == "read_note"
+        assert first.data["code"] == "note_not_found" and "Ghost" in first.data["message"]
+        assert messages.empty()
+
+        await c.set_logging_level("info")
+        await c.call_tool("read_note", {"path": "Bad"})
+        info = await asyncio.wait_for(messages.get(), 10)
+        assert info.level == "info" and info.data["event"] == "invalid_frontmatter" and info.data["path"] == "Bad.md"
+
+        await c.set_logging_level("debug")
+        await c.call_tool("note_info", {"path": "Welcome"})
+        debug = await asyncio.wait_for(messages.get(), 10)
+        assert debug.level == "debug" and debug.data["tool"] == "note_info" and debug.data["ok"] is True
+        assert debug.data["duration_ms"] >= 0 and messages.empty()
+
+        await c.set_logging_level("info")
+        assert not (await c.call_tool("reindex", {"mode": "sync"})).is_error
+        started = await asyncio.wait_for(messages.get(), 10)
+        finished = await asyncio.wait_for(messages.get(), 10)
+        assert (started.level, started.data["event"], started.data["vault"]) == ("info", "reindex_started", "main")
+        assert (finished.data["event"], finished.data["status"]) == ("reindex_finished", "done")
+        assert messages.empty()
+
+
+@pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")
+async def test_log_notifications_on_the_2026_protocol_follow_the_per_request_opt_in(
+    e2e_server: tuple[str, Harness],
+) -> None:
+    url, _ = e2e_server
+    messages, on_log = _log_queue()
+    async with Client(url, mode="auto", log_level="warning", logging_callback=on_log) as c:
+        assert not (await c.call_tool("read_note", {"path": "Welcome"})).is_error  # debug: below warning
+        assert (await c.call_tool("delete_note", {"path": "Ghost"})).is_error
+        first = await asyncio.wait_for(messages.get(), 10)
+        assert first.level == "warning" and first.data["tool"] == "delete_note"
+        assert first.data["code"] == "note_not_found" and messages.empty()
+    quiet, on_quiet = _log_queue()
+    async with Client(url, mode="auto", logging_callback=on_quiet) as c:  # no opt-in: nothing at all
+        assert (await c.call_tool("delete_note", {"path": "Ghost"})).is_error
+        assert (await c.call_tool("read_note", {"path": "Ghost"})).is_error
+    assert quiet.empty()
+
+
+@pytest.mark.parametrize("cursor", ["-1", "-200", "abc", "1.5", " 3", "+1", "99999"])
+async def test_tools_list_rejects_a_cursor_it_never_issued(e2e_server: tuple[str, Harness], cursor: str) -> None:
     url, _ = e2e_server
     async with Client(url, mode="legacy") as c:
-        await c.set_logging_level("warning")
-        caps = c.session.server_capabilities if hasattr(c, "session") else None
-        assert caps is None or caps.logging is not None
+        with pytest.raises(MCPError) as info:
+            await c.list_tools(cursor=cursor, cache_mode="bypass")
+        assert info.value.error.code == types.INVALID_PARAMS
+        first = await c.list_tools(cursor="0", cache_mode="bypass")
+        assert first.tools and first.tools == (await c.list_tools(cache_mode="bypass")).tools

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import shutil
+import stat
 from collections.abc import Callable
 from pathlib import Path
 
@@ -97,14 +99,20 @@ async def test_list_notes_filters_sorts_and_paginates(vg: Harness) -> None:
 
 async def test_list_folders_and_create_folder(vg: Harness) -> None:
     out = await vg.ok("list_folders")
-    assert {"path": "Projects", "notes": 1} in out["items"]
+    url = "obsidian://open?vault=" + vg.root.name + "&file="
+    assert {"path": "Projects", "obsidian_url": url + "Projects", "notes": 1} in out["items"]
+    assert {"path": "Projects/Notes", "obsidian_url": url + "Projects%2FNotes", "notes": 1} in out["items"]
     assert all(not i["path"].startswith(".") for i in out["items"])
     made = await vg.ok("create_folder", path="Inbox/Later")
-    assert made == {"path": "Inbox/Later", "created": True}
+    assert made == {"path": "Inbox/Later", "obsidian_url": url + "Inbox%2FLater", "created": True}
     again = await vg.ok("create_folder", path="Inbox/Later")
-    assert again["created"] is False
+    assert again["created"] is False and again["obsidian_url"] == made["obsidian_url"]
+    before = vg.snapshot()
     await vg.err("create_folder", "already_exists", path="Welcome.md")
+    await vg.err("create_folder", "path_invalid", path="Welcome.md/Sub")
     await vg.err("create_folder", "path_invalid", path="../outside")
+    await vg.err("create_folder", "acl_denied", path=".obsidian/plugins")
+    assert vg.snapshot() == before
 
 
 # -- writing -----------------------------------------------------------------------------------
@@ -122,6 +130,32 @@ async def test_create_note_with_frontmatter_and_already_exists(vg: Harness) -> N
     assert vg.snapshot() == before
 
 
+async def test_create_note_if_exists_unique_picks_the_next_free_number(vg: Harness) -> None:
+    first = await vg.ok("create_note", path="Projects/Plan", content="second plan\n", if_exists="unique")
+    assert first["path"] == "Projects/Plan 1.md" and first["created"] is True
+    second = await vg.ok("create_note", path="Projects/Plan.md", content="third plan\n", if_exists="unique")
+    assert second["path"] == "Projects/Plan 2.md" and second["obsidian_url"].endswith("Plan%202.md")
+    assert vg.read("Projects/Plan 2.md") == "third plan\n" and "status: active" in vg.read("Projects/Plan.md")
+    fresh = await vg.ok("create_note", path="Brand new", if_exists="unique")
+    assert fresh["path"] == "Brand new.md"
+
+
+async def test_create_note_if_exists_overwrite_follows_write_note_rules(vg: Harness) -> None:
+    before = vg.snapshot()
+    await vg.err("create_note", "elicit_required", path="Welcome", content="x", if_exists="overwrite")
+    await vg.err("create_note", "conflict", path="Welcome", content="x", if_exists="overwrite", expected_etag="0")
+    await vg.err("create_note", "validation_error", path="Welcome", content="x", expected_etag="0")
+    await vg.err("create_note", "validation_error", path="Welcome", content="x", if_exists="replace")
+    assert vg.snapshot() == before
+    etag = (await vg.ok("read_note", path="Welcome"))["etag"]
+    out = await vg.ok("create_note", path="Welcome", content="new\n", if_exists="overwrite", expected_etag=etag)
+    assert out["created"] is False and vg.read("Welcome.md") == "new\n"
+    await vg.confirmed("create_note", path="Welcome", content="newer\n", if_exists="overwrite")
+    assert vg.read("Welcome.md") == "newer\n"
+    made = await vg.ok("create_note", path="Nowhere/New", content="n\n", if_exists="overwrite")
+    assert made["created"] is True
+
+
 async def test_write_note_modes_and_etag_conflict(vg: Harness) -> None:
     created = await vg.ok("write_note", path="W.md", content="one\n", mode="create")
     await vg.err("write_note", "already_exists", path="W.md", content="two\n", mode="create")
@@ -135,6 +169,9 @@ async def test_write_note_modes_and_etag_conflict(vg: Harness) -> None:
     )
     assert error["details"]["current_etag"] != over["etag"]
     await vg.err("write_note", "validation_error", path="W.md", content="x", mode="replace")
+    await vg.err("write_note", "conflict", path="Missing.md", content="x", mode="append", expected_etag="0" * 32)
+    await vg.err("write_note", "conflict", path="Missing.md", content="x", mode="overwrite", expected_etag="0" * 32)
+    await vg.err("write_note", "path_invalid", path="../W.md", content="x", mode="overwrite")
     assert vg.snapshot() == before
 
 
@@ -164,14 +201,23 @@ async def test_append_and_prepend(vg: Harness) -> None:
     assert vg.read("Welcome.md").endswith("[[Projects/Plan]].\nAppended.\n")
     await vg.ok("prepend_note", path="Welcome", content="First line")
     assert vg.read("Welcome.md").startswith("---\ntags: [start]\n---\nFirst line\n# Welcome")
+    before = vg.snapshot()
     await vg.err("append_note", "note_not_found", path="Missing", content="x")
+    await vg.err("append_note", "conflict", path="Missing", content="x", expected_etag="0" * 32)
+    await vg.err("append_note", "conflict", path="Missing", content="x", create_if_missing=True, expected_etag="0")
+    await vg.err("append_note", "conflict", path="Welcome", content="x", expected_etag="0" * 32)
+    await vg.err("append_note", "path_invalid", path="../Welcome", content="x")
+    await vg.err("append_note", "acl_denied", path=".obsidian/app.json", content="x")
+    await vg.err("append_note", "validation_error", path="Welcome")
+    await vg.err("prepend_note", "conflict", path="Missing", content="x", create_if_missing=True, expected_etag="0")
+    assert vg.snapshot() == before
     made = await vg.ok("append_note", path="Log", content="entry\n", create_if_missing=True)
     assert made["created"] is True and vg.read("Log.md") == "entry\n"
 
 
 async def test_patch_note_by_heading_block_and_anchor(vg: Harness) -> None:
     await vg.ok("patch_note", path="Projects/Plan", heading=["Plan", "Risks"], position="append", content="- new risk")
-    assert "None yet.\n- new risk\n" in vg.read("Projects/Plan.md")
+    assert "None yet.\n\n- new risk\n" in vg.read("Projects/Plan.md")
     await vg.ok("patch_note", path="Projects/Plan", block="^goal-1", position="replace", content="Ship it now.")
     assert "Ship it now. ^goal-1" in vg.read("Projects/Plan.md")
     await vg.ok("patch_note", path="Projects/Plan", anchor="More.", position="replace", content="Much more.")
@@ -179,7 +225,22 @@ async def test_patch_note_by_heading_block_and_anchor(vg: Harness) -> None:
     await vg.ok(
         "patch_note", path="Projects/Plan", heading=["Goals"], position="before", content="## Context\n\nWhy.\n"
     )
-    assert "## Context\n\nWhy.\n## Goals" in vg.read("Projects/Plan.md")
+    assert "## Context\n\nWhy.\n\n## Goals" in vg.read("Projects/Plan.md")
+
+
+async def test_patch_after_a_heading_goes_past_its_nested_sections_and_keeps_blocks_apart(vg: Harness) -> None:
+    await vg.ok("patch_note", path="Projects/Plan", heading=["Plan", "Goals"], position="after", content="After goals.")
+    text = vg.read("Projects/Plan.md")
+    assert "### Details\n\nMore.\n\nAfter goals.\n\n## Risks" in text
+    await vg.ok("patch_note", path="Projects/Plan", block="^goal-1", position="after", content="Right after.")
+    assert "Ship it. ^goal-1\n\nRight after.\n\n### Details" in vg.read("Projects/Plan.md")
+    await vg.ok("patch_note", path="Projects/Plan", block="goal-1", position="before", content="Right before.")
+    assert "## Goals\n\nRight before.\n\nShip it. ^goal-1\n" in vg.read("Projects/Plan.md")
+    heading_after = await vg.ok(
+        "patch_note", path="Projects/Plan", heading=["Plan", "Goals"], position="after", content="## Next\n\nSoon."
+    )
+    assert heading_after["etag"]
+    assert "After goals.\n\n## Next\n\nSoon.\n\n## Risks" in vg.read("Projects/Plan.md")
 
 
 async def test_patch_note_failures_change_nothing(vg: Harness) -> None:
@@ -197,13 +258,19 @@ async def test_patch_note_failures_change_nothing(vg: Harness) -> None:
 async def test_delete_goes_to_trash_and_permanent_really_deletes(vg: Harness) -> None:
     out = await vg.ok("delete_note", path="Projects/Notes/Idea")
     assert out["trash_path"] == ".trash/Projects/Notes/Idea.md" and not (vg.root / "Projects/Notes/Idea.md").exists()
+    assert out["title"] == "Idea" and out["obsidian_url"].endswith("&file=Projects%2FNotes%2FIdea.md")
     assert (vg.root / ".trash/Projects/Notes/Idea.md").exists()
     await vg.confirmed("delete_note", path="Daily/2024-01-01", permanent=True)
     assert not (vg.root / "Daily/2024-01-01.md").exists()
     assert not (vg.root / ".trash/Daily").exists()
+    before = vg.snapshot()
     await vg.err("delete_note", "note_not_found", path="Projects/Notes/Idea")
     await vg.err("delete_note", "conflict", path="Welcome", expected_etag="f" * 32)
-    assert (vg.root / "Welcome.md").exists()
+    await vg.err("delete_note", "conflict", path="Gone", expected_etag="f" * 32)
+    await vg.err("delete_note", "path_invalid", path="../Welcome")
+    await vg.err("delete_note", "acl_denied", path=".obsidian/app.json")
+    await vg.err("delete_note", "note_not_found", path="Projects")
+    assert vg.snapshot() == before
     spec = vg.app.registry.get("delete_note")
     assert spec is not None and spec.confirm == "conditional" and spec.scope_class == "delete"
 
@@ -211,9 +278,32 @@ async def test_delete_goes_to_trash_and_permanent_really_deletes(vg: Harness) ->
 async def test_copy_note(vg: Harness) -> None:
     out = await vg.ok("copy_note", path="Welcome", new_path="Copies/Welcome copy")
     assert out["path"] == "Copies/Welcome copy.md" and vg.read("Copies/Welcome copy.md") == vg.read("Welcome.md")
+    before = vg.snapshot()
     await vg.err("copy_note", "already_exists", path="Welcome", new_path="Copies/Welcome copy")
     await vg.err("copy_note", "note_not_found", path="Ghost", new_path="X")
     await vg.err("copy_note", "validation_error", path="Welcome", new_path="Welcome.md")
+    await vg.err("copy_note", "path_invalid", path="Welcome", new_path="../Escape")
+    await vg.err("copy_note", "acl_denied", path="Welcome", new_path=".obsidian/Welcome")
+    await vg.err(
+        "copy_note", "conflict", path="Welcome", new_path="Copies/Welcome copy", overwrite=True, expected_etag="0"
+    )
+    await vg.err("copy_note", "conflict", path="Welcome", new_path="Copies/New", overwrite=True, expected_etag="0")
+    assert vg.snapshot() == before
+
+
+async def test_copy_over_an_existing_note_needs_its_etag_or_a_confirmation(vg: Harness) -> None:
+    before = vg.snapshot()
+    asked = await vg.err("copy_note", "elicit_required", path="Welcome", new_path="Projects/Plan", overwrite=True)
+    assert "Projects/Plan.md" in asked["message"] or "Projects/Plan.md" in str(asked["details"])
+    assert vg.snapshot() == before
+    plan = await vg.ok("read_note", path="Projects/Plan")
+    out = await vg.ok("copy_note", path="Welcome", new_path="Projects/Plan", overwrite=True, expected_etag=plan["etag"])
+    assert out["created"] is False and vg.read("Projects/Plan.md") == vg.read("Welcome.md")
+    await vg.confirmed("copy_note", path="Projects/Notes/Idea", new_path="Projects/Plan", overwrite=True)
+    assert vg.read("Projects/Plan.md") == vg.read("Projects/Notes/Idea.md")
+    (vg.root / "Empty.md").write_text("")
+    await vg.ok("copy_note", path="Welcome", new_path="Empty", overwrite=True)  # nothing to lose: no question
+    await vg.ok("copy_note", path="Welcome", new_path="Fresh", overwrite=True)
 
 
 async def test_bulk_create_is_all_or_nothing(vg: Harness) -> None:
@@ -224,6 +314,42 @@ async def test_bulk_create_is_all_or_nothing(vg: Harness) -> None:
     await vg.err("bulk_create_notes", "path_invalid", notes=[{"path": "B/4"}, {"path": "../x"}])
     await vg.err("bulk_create_notes", "validation_error", notes=[{"path": "B/5"}, {"path": "B/5.md"}])
     assert vg.snapshot() == before
+
+
+async def test_bulk_create_failing_midway_rolls_back_notes_and_the_folders_it_made(vg: Harness) -> None:
+    before = vg.snapshot()
+    # The third note cannot be written (its parent is a file), after two writes and a new folder tree.
+    notes = [{"path": "NewDir/Deep/a", "content": "a"}, {"path": "Other/b"}, {"path": "Welcome.md/c"}]
+    await vg.err("bulk_create_notes", "path_invalid", notes=notes)
+    assert vg.snapshot() == before
+    assert not (vg.root / "NewDir").exists() and not (vg.root / "Other").exists()
+    await vg.ok("create_folder", path="Keep")
+    kept = vg.snapshot()
+    await vg.err("bulk_create_notes", "path_invalid", notes=[{"path": "Keep/x"}, {"path": "Welcome.md/c"}])
+    assert vg.snapshot() == kept  # a folder that existed before the call stays
+
+
+async def test_bulk_overwrite_needs_etags_or_a_confirmation_and_checks_them(vg: Harness) -> None:
+    welcome = await vg.ok("read_note", path="Welcome")
+    before = vg.snapshot()
+    asked = await vg.err(
+        "bulk_create_notes", "elicit_required", notes=[{"path": "Welcome", "content": "x"}], overwrite=True
+    )
+    assert "Welcome.md" in asked["message"] or "Welcome.md" in str(asked["details"])
+    await vg.err(
+        "bulk_create_notes",
+        "conflict",
+        notes=[{"path": "N1", "content": "n"}, {"path": "Welcome", "content": "x", "expected_etag": "0" * 32}],
+        overwrite=True,
+    )
+    await vg.err("bulk_create_notes", "conflict", notes=[{"path": "Ghost", "expected_etag": "0" * 32}], overwrite=True)
+    assert vg.snapshot() == before
+    out = await vg.ok(
+        "bulk_create_notes",
+        notes=[{"path": "N1", "content": "n"}, {"path": "Welcome", "content": "x", "expected_etag": welcome["etag"]}],
+        overwrite=True,
+    )
+    assert [i["created"] for i in out["items"]] == [True, False] and vg.read("Welcome.md") == "x"
 
 
 async def test_concurrent_appends_all_land_and_etag_races_have_one_winner(vg: Harness) -> None:
@@ -282,3 +408,66 @@ async def test_prepend_note_and_list_folders_failures_change_nothing(vg: Harness
     await vg.err("list_folders", "acl_denied", folder=".git")
     await vg.err("list_folders", "validation_error", folder="Projects", cursor="not-a-cursor")
     assert vg.snapshot() == before
+
+
+# -- file modes and symlinks -------------------------------------------------------------------
+
+
+def _mode(path: Path) -> int:
+    return stat.S_IMODE(path.stat().st_mode)
+
+
+async def test_new_notes_get_the_default_mode_and_overwrites_keep_the_existing_one(vg: Harness) -> None:
+    umask = os.umask(0o022)
+    os.umask(umask)
+    await vg.ok("create_note", path="Fresh", content="x\n")
+    assert _mode(vg.root / "Fresh.md") == 0o666 & ~umask
+    await vg.ok("bulk_create_notes", notes=[{"path": "Bulk/One"}])
+    assert _mode(vg.root / "Bulk/One.md") == 0o666 & ~umask
+    (vg.root / "Welcome.md").chmod(0o640)
+    await vg.confirmed("write_note", path="Welcome", content="over\n", mode="overwrite")
+    assert _mode(vg.root / "Welcome.md") == 0o640
+    await vg.ok("append_note", path="Welcome", content="more\n")
+    await vg.ok("patch_note", path="Welcome", anchor="over", position="replace", content="under")
+    assert _mode(vg.root / "Welcome.md") == 0o640 and vg.read("Welcome.md") == "under\nmore\n"
+    (vg.root / "Projects/Plan.md").chmod(0o604)
+    await vg.confirmed("copy_note", path="Welcome", new_path="Projects/Plan", overwrite=True)
+    assert _mode(vg.root / "Projects/Plan.md") == 0o604
+    assert not list(vg.root.rglob("*.vgtmp"))
+
+
+async def test_writing_through_an_in_vault_symlink_updates_its_target_and_keeps_the_link(vg: Harness) -> None:
+    link = vg.root / "Shortcut.md"
+    link.symlink_to("Projects/Plan.md")
+    read = await vg.ok("read_note", path="Shortcut")
+    await vg.ok("write_note", path="Shortcut", content="via link\n", mode="overwrite", expected_etag=read["etag"])
+    assert link.is_symlink() and vg.read("Projects/Plan.md") == "via link\n"
+    await vg.ok("append_note", path="Shortcut", content="appended\n")
+    await vg.ok("patch_note", path="Shortcut", anchor="via link", position="replace", content="patched")
+    assert link.is_symlink() and vg.read("Projects/Plan.md") == "patched\nappended\n"
+    await vg.confirmed("copy_note", path="Welcome", new_path="Shortcut", overwrite=True)
+    assert link.is_symlink() and vg.read("Projects/Plan.md") == vg.read("Welcome.md")
+    folder_link = vg.root / "P"
+    folder_link.symlink_to("Projects", target_is_directory=True)
+    await vg.ok("create_note", path="P/Via folder link", content="x\n")
+    assert folder_link.is_symlink() and (vg.root / "Projects/Via folder link.md").read_text() == "x\n"
+
+
+async def test_writes_onto_a_folder_named_like_a_note_are_path_invalid(vg: Harness) -> None:
+    (vg.root / "Folder.md").mkdir()
+    before = vg.snapshot()
+    await vg.err("create_note", "path_invalid", path="Folder.md", content="x")
+    await vg.err("write_note", "path_invalid", path="Folder.md", content="x", mode="overwrite")
+    await vg.err("copy_note", "path_invalid", path="Welcome", new_path="Folder.md")
+    await vg.err("bulk_create_notes", "path_invalid", notes=[{"path": "Folder.md"}])
+    assert vg.snapshot() == before
+
+
+async def test_a_symlink_out_of_the_vault_is_never_written_through(vg: Harness, tmp_path: Path) -> None:
+    outside = tmp_path / "outside.md"
+    outside.write_text("secret\n")
+    (vg.root / "Out.md").symlink_to(outside)
+    before = vg.snapshot()
+    await vg.err("write_note", "path_invalid", path="Out", content="x", mode="overwrite")
+    await vg.err("append_note", "path_invalid", path="Out", content="x")
+    assert outside.read_text() == "secret\n" and vg.snapshot() == before

@@ -59,27 +59,118 @@ def test_ambiguous_heading_names_every_match() -> None:
     assert "y" in sections.section_text(doc, sections.find_heading(doc, ["B", "Notes"]))
 
 
+NESTED = "# Top\n\nIntro.\n\n## A\n\nText a. ^a1\n\n### A.1\n\ndeep\n\n## B\n\n- one\n- two ^b2\n"
+
+
+def _heading(path: list[str], position: sections.Position, content: str = "NEW\n") -> str:
+    return sections.patch_lines(NESTED, sections.find_heading(NESTED, path), position, content)
+
+
+def _blk(block: str, position: sections.Position, content: str = "NEW\n") -> str:
+    span = sections.find_block(NESTED, block)
+    return sections.patch_lines(NESTED, span, position, content, keep_block_id=block)
+
+
+def _anchor(anchor: str, position: sections.Position, content: str = "NEW") -> str:
+    return sections.patch_anchor(NESTED, sections.find_anchor(NESTED, anchor), anchor, position, content)
+
+
+HEAD = "# Top\n\nIntro.\n\n"
+A_BODY = "\nText a. ^a1\n\n### A.1\n\ndeep\n\n"
+B = "## B\n\n- one\n- two ^b2\n"
+
+
+@pytest.mark.parametrize(
+    ("target", "position", "expected"),
+    [
+        # a section with a nested sub-section
+        (["Top", "A"], "before", HEAD + "NEW\n\n## A\n" + A_BODY + B),
+        (["Top", "A"], "prepend", HEAD + "## A\nNEW\n" + A_BODY + B),
+        (["Top", "A"], "append", HEAD + "## A\n" + A_BODY + "NEW\n\n" + B),
+        (["Top", "A"], "after", HEAD + "## A\n" + A_BODY + "NEW\n\n" + B),
+        (["Top", "A"], "replace", HEAD + "## A\nNEW\n\n" + B),
+        # the nested sub-section itself
+        (["A", "A.1"], "before", HEAD + "## A\n\nText a. ^a1\n\nNEW\n\n### A.1\n\ndeep\n\n" + B),
+        (["A", "A.1"], "prepend", HEAD + "## A\n\nText a. ^a1\n\n### A.1\nNEW\n\ndeep\n\n" + B),
+        (["A", "A.1"], "append", HEAD + "## A\n" + A_BODY + "NEW\n\n" + B),
+        (["A", "A.1"], "after", HEAD + "## A\n" + A_BODY + "NEW\n\n" + B),
+        (["A", "A.1"], "replace", HEAD + "## A\n\nText a. ^a1\n\n### A.1\nNEW\n\n" + B),
+        # the last section, ending in a list and the end of the note
+        (["B"], "before", HEAD + "## A\n" + A_BODY + "NEW\n\n" + B),
+        (["B"], "prepend", HEAD + "## A\n" + A_BODY + "## B\nNEW\n\n- one\n- two ^b2\n"),
+        (["B"], "append", HEAD + "## A\n" + A_BODY + B + "\nNEW\n"),
+        (["B"], "after", HEAD + "## A\n" + A_BODY + B + "\nNEW\n"),
+        (["B"], "replace", HEAD + "## A\n" + A_BODY + "## B\nNEW\n"),
+        # the outermost section: 'after' is the end of the note, not the line after '# Top'
+        (["Top"], "after", NESTED + "\nNEW\n"),
+        (["Top"], "prepend", "# Top\nNEW\n\nIntro.\n\n## A\n" + A_BODY + B),
+    ],
+)
+def test_heading_positions(target: list[str], position: sections.Position, expected: str) -> None:
+    assert _heading(target, position) == expected
+
+
+def test_after_a_section_is_past_its_nested_subsections_not_after_its_heading_line() -> None:
+    out = _heading(["Top", "A"], "after")
+    assert out.index("NEW") > out.index("deep") and out.index("NEW") < out.index("## B")
+    assert _heading(["Top", "A"], "after") != _heading(["Top", "A"], "prepend")
+
+
+@pytest.mark.parametrize(
+    ("block", "position", "content", "expected"),
+    [
+        ("a1", "before", "NEW\n", HEAD + "## A\n\nNEW\n\nText a. ^a1\n\n### A.1\n\ndeep\n\n" + B),
+        ("a1", "prepend", "NEW\n", HEAD + "## A\n\nNEW\n\nText a. ^a1\n\n### A.1\n\ndeep\n\n" + B),
+        ("a1", "after", "NEW\n", HEAD + "## A\n\nText a. ^a1\n\nNEW\n\n### A.1\n\ndeep\n\n" + B),
+        ("a1", "append", "NEW\n", HEAD + "## A\n\nText a. ^a1\n\nNEW\n\n### A.1\n\ndeep\n\n" + B),
+        ("a1", "replace", "Text b.\n", HEAD + "## A\n\nText b. ^a1\n\n### A.1\n\ndeep\n\n" + B),
+        # a list-item block: another item joins the list, plain text becomes its own paragraph
+        ("b2", "after", "- three\n", HEAD + "## A\n" + A_BODY + B + "- three\n"),
+        ("b2", "after", "NEW\n", HEAD + "## A\n" + A_BODY + B + "\nNEW\n"),
+        ("b2", "append", "NEW\n", HEAD + "## A\n" + A_BODY + B + "\nNEW\n"),
+        ("b2", "before", "- 1.5\n", HEAD + "## A\n" + A_BODY + "## B\n\n- one\n- 1.5\n- two ^b2\n"),
+        ("b2", "prepend", "NEW\n", HEAD + "## A\n" + A_BODY + "## B\n\n- one\n\nNEW\n\n- two ^b2\n"),
+        ("b2", "replace", "- 2\n", HEAD + "## A\n" + A_BODY + "## B\n\n- one\n- 2 ^b2\n"),
+    ],
+)
+def test_block_positions(block: str, position: sections.Position, content: str, expected: str) -> None:
+    assert _blk(block, position, content) == expected
+
+
+def test_text_after_a_block_never_glues_onto_its_paragraph() -> None:
+    doc = "# N\nPara one\nstill para one ^p\nNext para\n"
+    out = sections.patch_lines(doc, sections.find_block(doc, "p"), "after", "NEW\n", keep_block_id="p")
+    assert out == "# N\nPara one\nstill para one ^p\n\nNEW\n\nNext para\n"
+
+
 @pytest.mark.parametrize(
     ("position", "expected"),
     [
-        (
-            "before",
-            "## Goals",
-        ),
-        ("after", "## Goals\nNEW\n"),
-        ("prepend", "## Goals\nNEW\n"),
-        ("append", "More.\nNEW\n"),
-        ("replace", "## Goals\nNEW\n\n## Risks"),
+        ("before", "NEWIntro."),
+        ("prepend", "NEWIntro."),
+        ("after", "Intro.NEW"),
+        ("append", "Intro.NEW"),
+        ("replace", "\nNEW\n"),
     ],
 )
-def test_patch_positions_relative_to_a_section(position: sections.Position, expected: str) -> None:
-    span = sections.find_heading(DOC, ["Goals"])
-    out = sections.patch_lines(DOC, span, position, "NEW\n")
-    if position == "before":
-        assert "NEW\n## Goals" in out
-    else:
-        assert expected in out
-    assert out.count("NEW") == 1
+def test_anchor_positions(position: sections.Position, expected: str) -> None:
+    out = _anchor("Intro.", position)
+    assert expected in out and out.count("NEW") == 1
+    assert ("Intro." in out) is (position != "replace")
+
+
+def test_sections_without_blank_lines_get_them_around_inserted_text() -> None:
+    doc = "# H\ntext\n# I\nmore\n"
+    h = sections.find_heading(doc, ["H"])
+    assert sections.patch_lines(doc, h, "after", "NEW\n") == "# H\ntext\n\nNEW\n\n# I\nmore\n"
+    assert sections.patch_lines(doc, h, "append", "NEW\n") == "# H\ntext\n\nNEW\n\n# I\nmore\n"
+    assert sections.patch_lines(doc, h, "prepend", "NEW\n") == "# H\nNEW\n\ntext\n# I\nmore\n"
+    assert sections.patch_lines(doc, h, "replace", "NEW\n") == "# H\nNEW\n\n# I\nmore\n"
+
+
+def test_nothing_is_added_between_frontmatter_and_text_inserted_before_the_first_heading() -> None:
+    span = sections.find_heading(DOC, ["Plan"])
+    assert sections.patch_lines(DOC, span, "before", "NEW\n").startswith("---\ntitle: Plan\n---\nNEW\n\n# Plan")
 
 
 def test_block_replace_keeps_the_block_id() -> None:

@@ -1,0 +1,139 @@
+"""notes domain, many at once: bulk_create_notes.
+
+All or nothing: every path is resolved (ACL included) and checked before the first write; a
+failed write undoes the notes written before it and removes the folders the call created, so
+the vault is left as it was. Overwriting non-empty notes asks for confirmation unless each such
+note carries its `expected_etag` (the same rule as write_note), and so does a call above
+`notes.bulk_confirm_above` notes.
+Touches: vault files only.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from service.errors import AlreadyExists, Conflict, ValidationFailed
+from service.markdown.parse import title_of
+from service.tools.context import ToolContext
+from service.tools.models import ToolInput, ToolOutput
+from service.tools.notes_write import overwrite_preview
+from service.tools.registry import ToolSpec
+from service.vault.paths import VaultPath
+
+
+class NewNote(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    path: str = Field(description="Where to create the note ('.md' optional).")
+    content: str = Field(default="", description="Note text.")
+    expected_etag: str | None = Field(
+        default=None,
+        description="With overwrite: the etag of the note you read at this path; if it changed (or is gone) "
+        "the whole call fails with conflict.",
+    )
+
+
+class BulkCreateIn(ToolInput):
+    notes: list[NewNote] = Field(
+        min_length=1, max_length=500, description="Notes to create: [{path, content, expected_etag?}]."
+    )
+    overwrite: bool = Field(
+        default=False,
+        description="Replace notes that already exist (non-empty ones need confirmation unless their "
+        "expected_etag matches).",
+    )
+
+
+class BulkItem(ToolOutput):
+    path: str = Field(description="Vault-relative path.")
+    title: str = Field(description="Note title.")
+    obsidian_url: str = Field(description="obsidian://open URL.")
+    etag: str = Field(description="Content hash.")
+    created: bool = Field(description="False when an existing note was overwritten.")
+
+
+class BulkCreateOut(ToolOutput):
+    items: list[BulkItem] = Field(description="The notes written, in order.")
+    next_cursor: None = Field(default=None, description="Always null: every note is in this response.")
+
+
+async def bulk_create_notes(ctx: ToolContext, args: BulkCreateIn) -> BulkCreateOut:
+    """All or nothing: every path is validated and checked first; a failed write undoes the others,
+    including the folders it created."""
+    files = ctx.vault.files
+    targets = [ctx.resolve_note(n.path, "write") for n in args.notes]
+    seen: set[str] = set()
+    for vp, note in zip(targets, args.notes, strict=True):
+        if vp.rel in seen:
+            raise ValidationFailed(f"{vp.rel!r} appears twice", details={"field": "notes", "path": vp.rel})
+        seen.add(vp.rel)
+        current = files.current_etag(vp)
+        if not args.overwrite and current is not None:
+            raise AlreadyExists(f"a note already exists at {vp.rel!r}", details={"path": vp.rel})
+        if note.expected_etag is not None and current != note.expected_etag:
+            raise Conflict(
+                f"{vp.rel!r} changed since it was read" if current else f"{vp.rel!r} does not exist (any more)",
+                details={"path": vp.rel, "expected_etag": note.expected_etag, "current_etag": current},
+            )
+    new_folders = [folder for vp in targets for folder in files.missing_folders(vp)]
+    done: list[tuple[VaultPath, str | None]] = []
+    items: list[BulkItem] = []
+    try:
+        for vp, note in zip(targets, args.notes, strict=True):
+            before = files.read(vp).content if files.current_etag(vp) is not None else None
+            result = await files.write(
+                vp, note.content, create_only=not args.overwrite, expected_etag=note.expected_etag
+            )
+            done.append((vp, before))
+            items.append(
+                BulkItem(
+                    path=vp.rel,
+                    title=title_of(vp.rel, note.content),
+                    obsidian_url=ctx.vault.url(vp.rel),
+                    etag=result.etag,
+                    created=result.created,
+                )
+            )
+    except BaseException:
+        for vp, before in reversed(done):
+            if before is None:
+                await files.delete(vp, permanent=True)
+            else:
+                await files.write(vp, before)
+        files.remove_empty_folders(new_folders)
+        raise
+    return BulkCreateOut(items=items)
+
+
+async def bulk_confirm(ctx: ToolContext, args: BulkCreateIn) -> str | None:
+    reasons: list[str] = []
+    for note in args.notes:  # an invalid or denied path fails now, never after a human confirmed
+        vp = ctx.resolve_note(note.path, "write")
+        if args.overwrite:
+            why = overwrite_preview(ctx, vp, len(note.content.encode()), note.expected_etag)
+            if why is not None:
+                reasons.append(why)
+    limit = ctx.services.settings.notes.bulk_confirm_above
+    if len(args.notes) > limit:
+        reasons.insert(0, f"create {len(args.notes)} notes (more than {limit}) in one call")
+    return "; ".join(reasons) or None
+
+
+def tools() -> list[ToolSpec]:
+    return [
+        ToolSpec(
+            name="bulk_create_notes",
+            domain="notes",
+            title="Create many notes",
+            description="Create many notes in one call, all or nothing; needs confirmation above a count, "
+            "and to overwrite non-empty notes without their expected_etag.",
+            input_model=BulkCreateIn,
+            output_model=BulkCreateOut,
+            handler=bulk_create_notes,
+            scopes=("write:vault",),
+            scope_class="bulk",
+            mutating=True,
+            idempotent=False,
+            confirm="conditional",
+            confirm_when=bulk_confirm,
+        ),
+    ]
