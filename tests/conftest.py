@@ -12,6 +12,7 @@ and a real uvicorn server for end-to-end tests.
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -61,12 +62,27 @@ def make_vault(tmp_path: Path) -> Callable[..., Path]:
     return make
 
 
+def _churns(rel: tuple[str, ...]) -> bool:
+    """Files in the cache folder that change on every call by design: the SQLite index (and its
+    journal) and the append-only event log."""
+    if ".vaultgate" not in rel:
+        return False
+    inside = rel[rel.index(".vaultgate") + 1 :]
+    return ".db" in rel[-1] or (bool(inside) and inside[0] == "events")
+
+
 def snapshot(root: Path) -> dict[str, bytes]:
-    """Every file under root (for 'nothing changed on disk' assertions), cache folder excluded."""
+    """Every file in the vault's parent folder — the test's temp dir, so a traversal target such
+    as `../outside` next to the vault is covered too — and every symlink's target, for 'nothing
+    changed on disk' assertions. The cache folder counts too, except its database and event log."""
+    base = root.parent
     out: dict[str, bytes] = {}
-    for p in sorted(root.rglob("*")):
-        if p.is_file() and ".vaultgate" not in p.relative_to(root).parts:
-            out[p.relative_to(root).as_posix()] = p.read_bytes()
+    for p in sorted(base.rglob("*")):
+        rel = p.relative_to(base)
+        if p.is_symlink():
+            out[rel.as_posix()] = f"-> {os.readlink(p)}".encode()
+        elif p.is_file() and not _churns(rel.parts):
+            out[rel.as_posix()] = p.read_bytes()
     return out
 
 
