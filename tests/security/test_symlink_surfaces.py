@@ -138,3 +138,28 @@ async def test_a_reader_of_the_target_sees_the_link(make_vault: Callable[..., Pa
         assert {"Inbox/Shortcut.md", "Projects/Door/Diary.md", "Projects/Door/Sub/Deep.md"} <= everything
         listed = [str(r.uri) for r in (await c.list_resources()).resources]
         assert "vault://main/Inbox/Shortcut.md" in listed
+
+
+async def test_refusals_through_a_link_never_name_its_target(server: tuple[str, Harness]) -> None:
+    url, harness = server
+    before = harness.snapshot()
+    async with Client(url, mode="legacy") as c:
+        for tool, args in (
+            ("read_note", {"path": "Inbox/Shortcut"}),
+            ("note_info", {"path": "Projects/Door/Sub/Deep"}),
+            ("write_note", {"path": "Inbox/Shortcut", "content": "x", "mode": "overwrite"}),
+            ("move_note", {"path": "Projects", "new_path": "Archive", "dry_run": True}),
+            ("move_note", {"path": "Projects", "new_path": "Archive"}),
+        ):
+            result = await c.call_tool(tool, args)
+            assert result.is_error and result.structured_content is not None, (tool, result)
+            error = result.structured_content["error"]
+            assert error["code"] == "acl_denied", (tool, error)
+            assert "Private" not in json.dumps(error) and "Diary" not in json.dumps(error).replace(args["path"], ""), (
+                tool,
+                error,
+            )
+        with pytest.raises(MCPError) as refused:
+            await c.get_prompt("summarize_note", {"path": "Inbox/Shortcut"})
+        assert "Private" not in str(refused.value)
+    assert harness.snapshot() == before
