@@ -72,13 +72,11 @@ def _churns(rel: tuple[str, ...]) -> bool:
 
 
 def snapshot(root: Path) -> dict[str, bytes]:
-    """Every file in the vault's parent folder — the test's temp dir, so a traversal target such
-    as `../outside` next to the vault is covered too — and every symlink's target, for 'nothing
-    changed on disk' assertions. The cache folder counts too, except its database and event log."""
-    base = root.parent
+    """Every file under `root` and every symlink in it, for 'nothing changed on disk' assertions.
+    A cache folder inside counts too, except its database and event log (see `_churns`)."""
     out: dict[str, bytes] = {}
-    for p in sorted(base.rglob("*")):
-        rel = p.relative_to(base)
+    for p in sorted(root.rglob("*")):
+        rel = p.relative_to(root)
         if p.is_symlink():
             out[rel.as_posix()] = f"-> {os.readlink(p)}".encode()
         elif p.is_file() and not _churns(rel.parts):
@@ -137,7 +135,9 @@ class Harness:
         return (self.root / rel).read_text(encoding="utf-8")
 
     def snapshot(self) -> dict[str, bytes]:
-        return snapshot(self.root)
+        """The vault's parent folder — the test's temp dir, so a traversal target such as
+        `../outside` next to the vault is covered too, and so are the other vaults there."""
+        return snapshot(self.root.parent)
 
 
 def settings_for(root: Path, **overrides: Any) -> Settings:
