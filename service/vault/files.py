@@ -159,8 +159,9 @@ class VaultFiles:
     ) -> Iterator[tuple[str, os.DirEntry[str]]]:
         """Yield (rel, entry) for visible entries below `folder`, by folder then name.
 
-        Symlinks are followed only inside the vault, and never round a cycle (a folder whose real
-        location is already on the way down is listed, not entered again). With `readable` (the
+        Symlinks are followed only inside the vault (a dangling one is skipped), and never round a
+        cycle (a folder whose real location is already on the way down is listed, not entered
+        again). With `readable` (the
         caller's read decision on a vault path), an entry is yielded only when it admits the
         entry's own path and, when a symlink is on the way (the entry itself or a folder above
         it), the in-vault path it really is: `Inbox/Shortcut.md -> Private/Diary.md` is listed
@@ -187,8 +188,8 @@ class VaultFiles:
                     continue
                 if entry.is_symlink():
                     real = Path(os.path.realpath(entry.path))
-                    if real != root and root not in real.parents:
-                        continue
+                    if (real != root and root not in real.parents) or not real.exists():
+                        continue  # leaves the vault, or dangles (nothing there to list)
                     is_linked = True
                 else:
                     real = current_real / entry.name

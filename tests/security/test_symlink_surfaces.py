@@ -163,3 +163,13 @@ async def test_refusals_through_a_link_never_name_its_target(server: tuple[str, 
             await c.get_prompt("summarize_note", {"path": "Inbox/Shortcut"})
         assert "Private" not in str(refused.value)
     assert harness.snapshot() == before
+
+
+async def test_a_dangling_link_is_not_listed(make_vault: Callable[..., Path]) -> None:
+    root = make_vault({"A.md": "# A\n"})
+    (root / "Dangling.md").symlink_to(root / "Gone.md")
+    (root / "Gone").symlink_to(root / "Nowhere", target_is_directory=True)
+    async with e2e(root) as (url, _), Client(url, mode="legacy") as c:
+        assert [i["path"] for i in (await tool(c, "list_notes", include_attachments=True))["items"]] == ["A.md"]
+        assert (await tool(c, "list_folders"))["items"] == []
+        assert [str(r.uri) for r in (await c.list_resources()).resources] == ["vault://main/A.md"]
