@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from service.errors import ConfigError
-from service.settings import Settings, load_settings
+from service.settings import Settings, config_warnings, load_settings
 
 CONFIG_ENV = "VAULTGATE_CONFIG"
 TARGET_HELP = f"a vault folder or a TOML config file (default: ${CONFIG_ENV})"
@@ -149,6 +149,8 @@ def cmd_config(args: argparse.Namespace) -> int:
     if args.config_command == "show":
         print(json.dumps(settings.redacted(), indent=2, default=str))
     else:
+        for warning in config_warnings(settings):
+            print(f"warning: {warning}", file=sys.stderr)
         print(f"ok: {len(settings.vaults)} vault(s): {', '.join(v.id for v in settings.vaults)}")
     return 0
 

@@ -36,7 +36,7 @@ from service.policy.visibility import Visibility
 from service.protocol.client_log import ClientLogs
 from service.runtime import Services
 from service.security.acl import AclGuard
-from service.settings import Settings, VaultConfig
+from service.settings import Settings, VaultConfig, config_warnings
 from service.storage.db import Database
 from service.storage.migrate import migrate
 from service.tools import build_registry
@@ -114,6 +114,8 @@ class VaultgateApp:
             await component.start()
         self._started = True
         self.started_at = time.time()
+        for warning in config_warnings(self.settings):
+            log.warning("config: %s", warning)
         log.info("started in %.0f ms", (time.perf_counter() - t0) * 1000)
 
     async def stop(self) -> None:

@@ -452,6 +452,24 @@ def load_settings(target: Path | str | None = None, **overrides: Any) -> Setting
     return _finish(settings)
 
 
+def config_warnings(settings: Settings) -> list[str]:
+    """Things that work but should not be done: a JWT secret written into the config file (it
+    ends up in backups and version control) instead of the environment."""
+    out: list[str] = []
+    if settings.config_file is not None:
+        try:
+            data = tomllib.loads(settings.config_file.read_text(encoding="utf-8"))
+        except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+            return out
+        auth = data.get("auth")
+        if isinstance(auth, dict) and auth.get("jwt_secret"):
+            out.append(
+                f"auth.jwt_secret is set in {settings.config_file.name}: keep secrets out of config files "
+                "(backups, version control); set VAULTGATE_AUTH__JWT_SECRET in the environment instead"
+            )
+    return out
+
+
 def _check_toml(path: Path) -> None:
     try:
         tomllib.loads(path.read_text(encoding="utf-8"))

@@ -12,6 +12,7 @@ and a real uvicorn server for end-to-end tests.
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -61,17 +62,28 @@ def make_vault(tmp_path: Path) -> Callable[..., Path]:
     return make
 
 
+def _churns(rel: tuple[str, ...]) -> bool:
+    """Files in the cache folder that change on every call by design: the SQLite index (and its
+    journal) and the append-only event log."""
+    if ".vaultgate" not in rel:
+        return False
+    inside = rel[rel.index(".vaultgate") + 1 :]
+    return ".db" in rel[-1] or (bool(inside) and inside[0] == "events")
+
+
 def snapshot(root: Path) -> dict[str, bytes]:
-    """Every file and folder under root (for 'nothing changed on disk' assertions), cache folder
-    excluded. Folders appear as 'rel/' -> b'', so an empty folder left behind is a change too."""
+    """Every file, folder and symlink under `root`, for 'nothing changed on disk' assertions.
+    Folders appear as 'rel/' -> b'' (an empty folder left behind is a change too); a cache folder
+    inside counts too, except its database and event log (see `_churns`) and its sub-folders."""
     out: dict[str, bytes] = {}
     for p in sorted(root.rglob("*")):
         rel = p.relative_to(root)
-        if ".vaultgate" in rel.parts:
-            continue
-        if p.is_file():
-            out[rel.as_posix()] = p.read_bytes()
-        elif p.is_dir():
+        if p.is_symlink():
+            out[rel.as_posix()] = f"-> {os.readlink(p)}".encode()
+        elif p.is_file():
+            if not _churns(rel.parts):
+                out[rel.as_posix()] = p.read_bytes()
+        elif p.is_dir() and ".vaultgate" not in rel.parts[:-1]:
             out[rel.as_posix() + "/"] = b""
     return out
 
@@ -127,7 +139,9 @@ class Harness:
         return (self.root / rel).read_text(encoding="utf-8")
 
     def snapshot(self) -> dict[str, bytes]:
-        return snapshot(self.root)
+        """The vault's parent folder — the test's temp dir, so a traversal target such as
+        `../outside` next to the vault is covered too, and so are the other vaults there."""
+        return snapshot(self.root.parent)
 
 
 def settings_for(root: Path, **overrides: Any) -> Settings:

@@ -1,16 +1,20 @@
 """Read-only link-graph queries over the index tables (`notes`, `links`; migrations/0002_index.sql).
 
-Every query is scoped by `vault_id` and returns plain tuples/dataclasses; ACL filtering,
-pagination and line text are the tools' job. Lines are the index's 0-based line numbers.
-Edges count only resolved links (`target_path` not NULL) between different notes, so a
-note that only links to itself, or only to missing notes, is still an orphan.
+Every query is scoped by `vault_id` and returns plain tuples/dataclasses; pagination and line
+text are the tools' job. Lines are the index's 0-based line numbers. Edges count only resolved
+links (`target_path` not NULL) between different notes, so a note that only links to itself,
+or only to missing notes, is still an orphan.
+
+`broken` and `orphans` take the caller's read decision (`readable`, None = reads everything):
+a link to a note the caller may not read is, for that caller, exactly an unresolved link — it is
+broken, it links nothing, and a note whose only link partners are hidden is an orphan.
 """
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from service.storage.db import Database
@@ -40,6 +44,23 @@ FROM links l
 JOIN notes s ON s.id = l.src_id
 LEFT JOIN notes t ON t.vault_id = l.vault_id AND t.path = l.target_path
 """
+
+
+def hide_target(edge: Edge) -> Edge:
+    """The edge as a caller who may not read its target sees it: unresolved."""
+    return replace(edge, target_path=None, target_title=None)
+
+
+def _memo(readable: Callable[[str], bool]) -> Callable[[str], bool]:
+    seen: dict[str, bool] = {}
+
+    def ask(path: str) -> bool:
+        found = seen.get(path)
+        if found is None:
+            found = seen[path] = readable(path)
+        return found
+
+    return ask
 
 
 def _edges(rows: Iterable[Any]) -> list[Edge]:
@@ -138,28 +159,66 @@ class GraphQueries:
 
         return await self.db.run_read(run)
 
-    async def broken(self, vault_id: str) -> list[Edge]:
-        rows = await self.db.fetchall(
-            f"{_EDGE_SELECT} WHERE l.vault_id = ? AND l.target_path IS NULL AND l.target_raw != '' "
-            "ORDER BY s.path, l.line",
-            (vault_id,),
-        )
-        return _edges(rows)
+    async def broken(self, vault_id: str, readable: Callable[[str], bool] | None = None) -> list[Edge]:
+        """Unresolved links (and, for `readable`, links to notes it denies, shown unresolved), by
+        source path, line and position; sources are not filtered here."""
+        if readable is None:
+            rows = await self.db.fetchall(
+                f"{_EDGE_SELECT} WHERE l.vault_id = ? AND l.target_path IS NULL AND l.target_raw != '' "
+                "ORDER BY s.path, l.line, l.id",
+                (vault_id,),
+            )
+            return _edges(rows)
+        ask = _memo(readable)
 
-    async def orphans(self, vault_id: str) -> list[tuple[str, str]]:
-        rows = await self.db.fetchall(
-            """
-            SELECT n.path, n.title FROM notes n
-            WHERE n.vault_id = ?
-              AND NOT EXISTS (SELECT 1 FROM links l WHERE l.src_id = n.id
-                              AND l.target_path IS NOT NULL AND l.target_path != n.path)
-              AND NOT EXISTS (SELECT 1 FROM links l WHERE l.vault_id = n.vault_id
-                              AND l.target_path = n.path AND l.src_id != n.id)
-            ORDER BY n.path
-            """,
-            (vault_id,),
-        )
-        return [(str(r[0]), str(r[1])) for r in rows]
+        def run(conn: sqlite3.Connection) -> list[Edge]:
+            sql = f"{_EDGE_SELECT} WHERE l.vault_id = ? AND l.target_raw != '' ORDER BY s.path, l.line, l.id"
+            out: list[Edge] = []
+            for edge in _edges(conn.execute(sql, (vault_id,))):
+                if edge.target_path is None:
+                    out.append(edge)
+                elif edge.target_path != edge.source and not ask(edge.target_path):
+                    out.append(hide_target(edge))
+            return out
+
+        return await self.db.run_read(run)
+
+    async def orphans(self, vault_id: str, readable: Callable[[str], bool] | None = None) -> list[tuple[str, str]]:
+        """(path, title) of notes with no resolved link to or from another note; with `readable`,
+        over the notes it admits and the links between them only."""
+        if readable is None:
+            rows = await self.db.fetchall(
+                """
+                SELECT n.path, n.title FROM notes n
+                WHERE n.vault_id = ?
+                  AND NOT EXISTS (SELECT 1 FROM links l WHERE l.src_id = n.id
+                                  AND l.target_path IS NOT NULL AND l.target_path != n.path)
+                  AND NOT EXISTS (SELECT 1 FROM links l WHERE l.vault_id = n.vault_id
+                                  AND l.target_path = n.path AND l.src_id != n.id)
+                ORDER BY n.path
+                """,
+                (vault_id,),
+            )
+            return [(str(r[0]), str(r[1])) for r in rows]
+        ask = _memo(readable)
+
+        def run(conn: sqlite3.Connection) -> list[tuple[str, str]]:
+            notes = [
+                (str(p), str(t))
+                for p, t in conn.execute("SELECT path, title FROM notes WHERE vault_id = ? ORDER BY path", (vault_id,))
+                if ask(str(p))
+            ]
+            linked: set[str] = set()
+            edges = (
+                "SELECT DISTINCT s.path, l.target_path FROM links l JOIN notes s ON s.id = l.src_id "
+                "WHERE l.vault_id = ? AND l.target_path IS NOT NULL AND l.target_path != s.path"
+            )
+            for src, dst in conn.execute(edges, (vault_id,)):
+                if ask(str(src)) and ask(str(dst)):  # a link to or from a hidden note counts as absent
+                    linked.update((str(src), str(dst)))
+            return [(p, t) for p, t in notes if p not in linked]
+
+        return await self.db.run_read(run)
 
     async def neighbors_of(self, vault_id: str, paths: list[str], direction: Direction) -> list[tuple[str, str, str]]:
         """(from, to, 'out'|'in') edges between `paths` and their direct neighbours."""

@@ -2,11 +2,13 @@
 session exists.
 
 A pure ASGI middleware around the whole Starlette app (streaming-safe: it never buffers a
-body). For every request except the liveness/readiness probes (`/healthz`, `/readyz`):
+body). For every request except the liveness probe (`/healthz`):
 1. Host and Origin are checked against `http.allowed_hosts` / `allowed_origins` by
    `service.http.hosts` (defaults: the bound host and the loopback names, any port): a wrong
    Host is 421, a wrong Origin 403 — this is what stops DNS-rebinding attacks from a browser;
-2. except for the RFC 9728 documents (public by definition), with `auth.mode = "jwt"` the
+2. except for the RFC 9728 documents (public by definition) and the readiness probe `/readyz`
+   (whose answer without an admin token is booleans only, see `service.http.routes`), with
+   `auth.mode = "jwt"` the
    bearer token is verified (`service.security.jwt`); a missing,
    invalid or expired token is 401 with `WWW-Authenticate: Bearer ... resource_metadata=...`
    naming the RFC 9728 document, and the request never reaches the MCP transport.
@@ -35,7 +37,8 @@ from service.http.hosts import HostGuard
 if TYPE_CHECKING:
     from service.app import VaultgateApp
 
-OPEN_PATHS = ("/healthz", "/readyz")
+OPEN_PATHS = ("/healthz",)  # no Host/Origin check, no token
+UNAUTHENTICATED_PATHS = ("/readyz",)  # Host/Origin checked, no token required
 METADATA_PATH = "/.well-known/oauth-protected-resource"
 
 
@@ -77,7 +80,7 @@ class Edge:
         if refused is not None:
             await _json(send, refused.status, {"error": "invalid_request", "error_description": refused.reason})
             return
-        if path == METADATA_PATH or path.startswith(METADATA_PATH + "/"):
+        if path == METADATA_PATH or path.startswith(METADATA_PATH + "/") or path in UNAUTHENTICATED_PATHS:
             await self.app(scope, receive, send)
             return
         if path == "/metrics" and not (self.auth.protect_metrics and self.verifier is not None):

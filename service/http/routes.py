@@ -1,10 +1,14 @@
 """Plain HTTP routes served beside /mcp: liveness, readiness, the RFC 9728 protected-resource
 metadata (served at the bare well-known path and at the `/mcp`-suffixed one), and the
-admin-scoped confirmation endpoint (behind the edge's bearer check like /mcp)."""
+admin-scoped confirmation endpoint (behind the edge's bearer check like /mcp).
+
+`/healthz` is open to anyone; `/readyz` passes the Host/Origin guard but needs no token, and
+with jwt auth answers a caller without an admin token only per-vault readiness booleans and
+the storage backend flags (`public_readiness`)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -14,13 +18,35 @@ if TYPE_CHECKING:
     from service.app import VaultgateApp
 
 
+def public_readiness(report: dict[str, Any]) -> dict[str, Any]:
+    """The readiness report without numbers or names beyond vault ids: per-vault readiness and
+    the storage backend flags."""
+    storage = report.get("storage", {})
+    return {
+        "ready": bool(report["ready"]),
+        "vaults": {vid: {"ready": bool(v["ready"])} for vid, v in report["vaults"].items()},
+        "storage": {"fts5": bool(storage.get("fts5")), "sqlite_vec": bool(storage.get("sqlite_vec"))},
+    }
+
+
 def health_routes(app: VaultgateApp) -> list[Route]:
     async def healthz(request: Request) -> JSONResponse:
         return JSONResponse({"status": "ok", "version": app.version})
 
     async def readyz(request: Request) -> JSONResponse:
+        """Whether each vault's index is ready and which storage backends loaded. With jwt auth,
+        only an admin token sees the detail (index progress and file totals, which count notes
+        the path ACL may hide, versions, load errors); anyone else gets the booleans."""
         report = app.readiness()
-        return JSONResponse(report, status_code=200 if report["ready"] else 503)
+        status = 200 if report["ready"] else 503
+        if app.settings.auth.mode == "jwt":
+            from service.http.auth import authenticate_request
+            from service.security.scopes import holds
+
+            principal = await authenticate_request(app, request)
+            if principal is None or not holds(principal.scopes, "admin"):
+                report = public_readiness(report)
+        return JSONResponse(report, status_code=status)
 
     async def protected_resource(request: Request) -> JSONResponse:
         from service.http.edge import resource_url

@@ -47,10 +47,10 @@ class Completer:
         starts: list[str] = []
         contains: list[str] = []
         root = vault.paths.resolve("", allow_root=True)
-        for rel, entry in vault.files.walk(root):
+        guard = self.app.services.guard
+        # The read decision covers a symlink's target too: a link never completes to a hidden note.
+        for rel, entry in vault.files.walk(root, readable=lambda rel: guard.allows(principal, vault, rel, "read")):
             if entry.is_dir() != want_folders or (not want_folders and not rel.lower().endswith(".md")):
-                continue
-            if not self.app.services.guard.allows(principal, vault, rel, "read"):
                 continue
             low = rel.lower()
             if low.startswith(needle):

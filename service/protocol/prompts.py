@@ -131,12 +131,18 @@ class Prompts:
             raise MCPError(types.INVALID_PARAMS, f"{exc.code}: {exc.message}") from None
         lines: list[str] = []
         size = 0
-        for rel, entry in vault.files.walk(root):
+        guard = self.app.services.guard
+        # The walk decides on a symlink's target as well as on its own path, and each note is read
+        # through the same check a tool applies, so a link never pulls in a note its rules hide.
+        for rel, entry in vault.files.walk(root, readable=lambda rel: guard.allows(principal, vault, rel, "read")):
             if not rel.lower().endswith(".md") or not entry.is_file():
                 continue
-            if not self.app.services.guard.allows(principal, vault, rel, "read"):
+            try:
+                vp = vault.paths.resolve(rel)
+                check_path(guard, principal, vault, vp, "read")
+                text = vault.files.read(vp).content
+            except VaultgateError:
                 continue
-            text = vault.files.read(vault.paths.resolve(rel)).content
             parsed = parse_note(rel, text)
             body = " ".join(text.split("\n")[parsed.body_line :][:5]).strip()[:200]
             line = f"- {rel} — {parsed.title}; tags: {', '.join(parsed.tags) or 'none'}; {body}"

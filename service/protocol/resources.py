@@ -99,8 +99,9 @@ class Resources:
         guard = self.app.services.guard
         root = vault.paths.resolve("", allow_root=True)
         items: list[tuple[str, int]] = []
-        for rel, entry in vault.files.walk(root):
-            if rel.lower().endswith(".md") and entry.is_file() and guard.allows(principal, vault, rel, "read"):
+        # The read decision covers a symlink's target too: a link never lists a note its rules hide.
+        for rel, entry in vault.files.walk(root, readable=lambda rel: guard.allows(principal, vault, rel, "read")):
+            if rel.lower().endswith(".md") and entry.is_file():
                 items.append((rel, entry.stat().st_size))
         cursor = params.cursor if params is not None else None
         try:

@@ -238,8 +238,9 @@ def check_path(guard: PathGuard, principal: Principal, vault: Vault, vp: VaultPa
     (title, properties, diffs, heading errors, conflict etags) and would reveal its content.
     """
     guard.check(principal, vault, vp.rel, op)
-    if vp.real_rel is not None and vp.real_rel != vp.rel:
-        guard.check(principal, vault, vp.real_rel, op)
+    if vp.real_rel is not None and vp.real_rel != vp.rel and not guard.allows(principal, vault, vp.real_rel, op):
+        # Refuse naming only the caller's own path: where the link points is not theirs to learn.
+        raise hidden_denial(vp.rel, "a symlink on the way points where this is not allowed", op)
     if op != "read" and os.path.isfile(vp.abs):
         for rel in dict.fromkeys((vp.rel, vp.real_rel or vp.rel)):
             if not guard.allows(principal, vault, rel, "read"):

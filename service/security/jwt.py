@@ -25,6 +25,7 @@ import json
 import time
 import warnings
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -82,8 +83,9 @@ def load_jwks(cfg: AuthSettings) -> list[Any]:
 
 
 class JwtVerifier:
-    def __init__(self, cfg: AuthSettings, *, cache_size: int = 1024) -> None:
+    def __init__(self, cfg: AuthSettings, *, cache_size: int = 1024, clock: Callable[[], float] = time.time) -> None:
         self.cfg = cfg
+        self._clock = clock  # injectable, so expiry of cached tokens is testable without sleeping
         self.secret: OctKey | None = None
         if cfg.jwt_secret is not None:
             raw = cfg.jwt_secret.get_secret_value().encode()
@@ -100,7 +102,7 @@ class JwtVerifier:
 
     def verify(self, token: str) -> Verified:
         digest = hashlib.sha256(token.encode()).hexdigest()
-        now = time.time()
+        now = self._clock()
         hit = self._cache.get(digest)
         if hit is not None:
             if hit.expires_at + self.cfg.leeway_seconds > now:

@@ -4,7 +4,8 @@
 caller no rule restricts, those are the truth; for anyone else they would reveal how much the
 ACL hides (two notes more than list_notes shows, a tag nobody visible carries). `visible_counts`
 recomputes the same figures over readable notes only: one grouped query per table, the read
-decision asked once per note. Cost is linear in the vault (~tens of ms at 10k notes) and is
+decision asked once per note. A link to a note the caller may not read counts as unresolved,
+as the graph tools show it. Cost is linear in the vault (~tens of ms at 10k notes) and is
 paid only by restricted callers.
 """
 
@@ -21,9 +22,11 @@ if TYPE_CHECKING:
 
 def unrestricted(ctx: ToolContext) -> bool:
     """No path rule or read-narrowed scope can deny this caller a visible note in this vault."""
+    from service.runtime import OpenGuard
+
     acl_of = getattr(ctx.services.guard, "acl_of", None)
     if acl_of is None:
-        return True  # the open guard denies nothing
+        return isinstance(ctx.services.guard, OpenGuard)  # the open guard denies nothing; any other may
     return not acl_of(ctx.vault.id).restricted and narrowing(ctx.call.principal.scopes, "read:vault") is None
 
 
@@ -32,14 +35,27 @@ async def visible_counts(ctx: ToolContext) -> dict[str, int]:
     rows = await ctx.services.db.fetchall("SELECT id, path FROM notes WHERE vault_id = ?", (ctx.vault.id,))
     readable = {int(note_id) for note_id, path in rows if ctx.can_read(str(path))}
     vault_id = ctx.vault.id
+    seen: dict[str, bool] = {}
+
+    def target_readable(path: str) -> bool:
+        found = seen.get(path)
+        if found is None:
+            found = seen[path] = ctx.can_read(path)
+        return found
 
     def count(conn: sqlite3.Connection) -> dict[str, int]:
         def grouped(sql: str) -> list[tuple[int, ...]]:
             return [tuple(r) for r in conn.execute(sql, (vault_id,)).fetchall() if int(r[0]) in readable]
 
-        links = grouped(
-            "SELECT src_id, COUNT(*), SUM(target_path IS NULL) FROM links WHERE vault_id = ? GROUP BY src_id"
-        )
+        # A link to a note the caller may not read counts as unresolved, as every graph tool shows it.
+        link_total = link_unresolved = 0
+        sql = "SELECT src_id, target_path, COUNT(*) FROM links WHERE vault_id = ? GROUP BY src_id, target_path"
+        for src_id, target, n in conn.execute(sql, (vault_id,)):
+            if int(src_id) not in readable:
+                continue
+            link_total += int(n)
+            if target is None or not target_readable(str(target)):
+                link_unresolved += int(n)
         tasks = grouped("SELECT note_id, COUNT(*), SUM(status = ' ') FROM tasks WHERE vault_id = ? GROUP BY note_id")
         headings = grouped(
             "SELECT h.note_id, COUNT(*) FROM headings h JOIN notes n ON n.id = h.note_id"
@@ -48,8 +64,8 @@ async def visible_counts(ctx: ToolContext) -> dict[str, int]:
         tags = {str(r[1]) for r in grouped("SELECT note_id, tag_lower FROM note_tags WHERE vault_id = ?")}
         return {
             "notes": len(readable),
-            "links": _total(links, 1),
-            "unresolved_links": _total(links, 2),
+            "links": link_total,
+            "unresolved_links": link_unresolved,
             "tags": len(tags),
             "tasks": _total(tasks, 1),
             "open_tasks": _total(tasks, 2),

@@ -5,7 +5,9 @@ Tools: get_backlinks, get_outlinks, graph_neighbors, find_broken_links, find_orp
 Touches: index tables `notes`, `links` (read, through `service.graph.queries`); vault files
 for the linking line's text.
 Line numbers in results are 1-based. Every listed note is filtered with `can_read` before
-limits and pagination, so a note the caller may not read never shows up, even as a hop.
+limits and pagination, so a note the caller may not read never shows up, even as a hop. A link
+to such a note is, for that caller, indistinguishable from a link to no note: get_outlinks shows
+it unresolved, find_broken_links lists it, find_orphans and graph_neighbors ignore it.
 """
 
 from __future__ import annotations
@@ -14,7 +16,8 @@ from typing import Literal
 
 from pydantic import Field
 
-from service.graph.queries import Edge, GraphQueries
+from service.graph.queries import Edge, GraphQueries, hide_target
+from service.security.visible import unrestricted
 from service.tools.context import ToolContext
 from service.tools.graph_common import LineText, NoteItem, note_item, target_note
 from service.tools.models import Paging, ToolInput, ToolOutput, decode_cursor, page_of
@@ -89,9 +92,8 @@ async def get_outlinks(ctx: ToolContext, args: PathIn) -> OutlinksOut:
     ctx.vault.files.stat(vp)
     offset = decode_cursor(args.cursor, t="outlinks", p=vp.rel)
     edges = [
-        e
+        e if e.target_path is None or ctx.can_read(e.target_path) else hide_target(e)
         for e in await queries(ctx).outlinks(ctx.vault.id, vp.rel)
-        if e.target_path is None or ctx.can_read(e.target_path)
     ]
     page, cursor = page_of(edges, offset, args.limit, t="outlinks", p=vp.rel)
     lines = LineText(ctx)
@@ -192,8 +194,11 @@ def _folder_prefix(ctx: ToolContext, folder: str | None) -> str:
 async def find_broken_links(ctx: ToolContext, args: BrokenIn) -> BrokenOut:
     prefix = _folder_prefix(ctx, args.folder)
     offset = decode_cursor(args.cursor, t="broken", f=prefix)
+    readable = None if unrestricted(ctx) else ctx.can_read
     edges = [
-        e for e in await queries(ctx).broken(ctx.vault.id) if e.source.startswith(prefix) and ctx.can_read(e.source)
+        e
+        for e in await queries(ctx).broken(ctx.vault.id, readable)
+        if e.source.startswith(prefix) and ctx.can_read(e.source)
     ]
     page, cursor = page_of(edges, offset, args.limit, t="broken", f=prefix)
     lines = LineText(ctx)
@@ -219,7 +224,9 @@ class OrphansOut(ToolOutput):
 async def find_orphans(ctx: ToolContext, args: BrokenIn) -> OrphansOut:
     prefix = _folder_prefix(ctx, args.folder)
     offset = decode_cursor(args.cursor, t="orphans", f=prefix)
-    rows = [r for r in await queries(ctx).orphans(ctx.vault.id) if r[0].startswith(prefix) and ctx.can_read(r[0])]
+    readable = None if unrestricted(ctx) else ctx.can_read
+    found = await queries(ctx).orphans(ctx.vault.id, readable)
+    rows = [r for r in found if r[0].startswith(prefix) and ctx.can_read(r[0])]
     page, cursor = page_of(rows, offset, args.limit, t="orphans", f=prefix)
     return OrphansOut(items=[NoteItem(**note_item(ctx, p, t)) for p, t in page], next_cursor=cursor)
 

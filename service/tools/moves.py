@@ -117,7 +117,8 @@ async def _plan(ctx: ToolContext, args: MoveIn, rename: bool) -> tuple[MovePlan,
     src, dst, is_folder = _endpoints(ctx, args, rename)
     moves = {f: dst + f[len(src) :] for f in files_under(ctx.vault, src)} if is_folder else {src: dst}
     for old, new in moves.items():
-        if not ctx.can_read(old):
+        real = ctx.vault.paths.resolve(old).real_rel  # a symlink on the way: decide on its target too
+        if not ctx.can_read(old) or (real is not None and not ctx.can_read(real)):
             raise hidden_denial(src, "the folder holds notes you may not read")
         ctx.resolve(old, "write")
         ctx.resolve(new, "write")

@@ -6,6 +6,7 @@ counts in note_info. Writing tools live in `notes_write.py`.
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any, Literal
 
 from pydantic import Field, model_validator
@@ -265,15 +266,14 @@ async def list_notes(ctx: ToolContext, args: ListNotesIn) -> ListNotesOut:
     if not folder.abs.is_dir():
         raise NoteNotFound(f"no folder at {folder.rel!r}", details={"path": folder.rel})
     found: list[FileItem] = []
-    for rel, entry in ctx.vault.files.walk(folder, recursive=args.recursive):
+    # `readable` also decides on a symlink's target: a link never lists a note its rules hide.
+    for rel, entry in ctx.vault.files.walk(folder, recursive=args.recursive, readable=ctx.can_read):
         if entry.is_dir():
             continue
         is_note = rel.lower().endswith(".md")
         if not is_note and not args.include_attachments:
             continue
         if args.glob and not wglob.globmatch(rel, args.glob, flags=GLOB_FLAGS):
-            continue
-        if not ctx.can_read(rel):
             continue
         st = entry.stat()
         name = rel.rsplit("/", 1)[-1]
@@ -316,10 +316,19 @@ async def list_folders(ctx: ToolContext, args: ListFoldersIn) -> ListFoldersOut:
     folder = ctx.resolve(args.folder, "read", allow_root=True)
     if not folder.abs.is_dir():
         raise NoteNotFound(f"no folder at {folder.rel!r}", details={"path": folder.rel})
-    found: list[FolderItem] = []
-    for rel, count in ctx.vault.files.folders(folder, recursive=args.recursive):
-        if ctx.can_read(rel + "/"):
-            found.append(FolderItem(path=rel, obsidian_url=ctx.vault.url(rel), notes=count))
+    # One walk (a level deeper than listed when not recursive) finds the folders and counts the
+    # notes directly inside each; both decide on a symlink's target as well as on its own path.
+    base = len(folder.rel.split("/")) if folder.rel else 0
+    folders: list[str] = []
+    counts: Counter[str] = Counter()
+    walked = ctx.vault.files.walk(folder, max_depth=None if args.recursive else 2, readable=ctx.can_read)
+    for rel, entry in walked:
+        if entry.is_dir():
+            if args.recursive or rel.count("/") + 1 - base == 1:
+                folders.append(rel)
+        elif rel.lower().endswith(".md"):
+            counts[rel.rpartition("/")[0]] += 1
+    found = [FolderItem(path=rel, obsidian_url=ctx.vault.url(rel), notes=counts[rel]) for rel in folders]
     found.sort(key=lambda f: f.path.lower())
     state = {"q": f"{folder.rel}|{args.recursive}"}
     window, nxt = page_of(found, decode_cursor(args.cursor, **state), args.limit, **state)

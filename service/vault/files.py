@@ -20,6 +20,7 @@ import os
 import secrets
 import shutil
 import stat
+import unicodedata
 import weakref
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -169,14 +170,38 @@ class VaultFiles:
         except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
             return None  # no note there (a folder is reported by the write that tries it)
 
-    def walk(self, folder: VaultPath, *, recursive: bool = True) -> Iterator[tuple[str, os.DirEntry[str]]]:
-        """Yield (rel, entry) for visible entries below `folder`, never following links out."""
-        stack = [folder]
+    def walk(
+        self,
+        folder: VaultPath,
+        *,
+        recursive: bool = True,
+        readable: Callable[[str], bool] | None = None,
+        max_depth: int | None = None,
+    ) -> Iterator[tuple[str, os.DirEntry[str]]]:
+        """Yield (rel, entry) for visible entries below `folder`, by folder then name.
+
+        Symlinks are followed only inside the vault (a dangling one is skipped), and never round a
+        cycle (a folder whose real location is already on the way down is listed, not entered
+        again). With `readable` (the
+        caller's read decision on a vault path), an entry is yielded only when it admits the
+        entry's own path and, when a symlink is on the way (the entry itself or a folder above
+        it), the in-vault path it really is: `Inbox/Shortcut.md -> Private/Diary.md` is listed
+        only to a caller who may read `Private/Diary.md`. Folders that are not yielded are still
+        entered (a readable note may lie below). `max_depth` (1 = the folder's own entries,
+        which is what `recursive=False` means) bounds the descent.
+        """
+        root = self.paths.root
+        depth_limit = max_depth if max_depth is not None else (None if recursive else 1)
+        start = Path(os.path.realpath(folder.abs))
+        linked = folder.real_rel is not None and folder.real_rel != folder.rel
+        stack: list[tuple[VaultPath, Path, bool, frozenset[Path], int]] = [
+            (folder, start, linked, frozenset((start,)), 1)
+        ]
         while stack:
-            current = stack.pop()
+            current, current_real, current_linked, chain, depth = stack.pop()
             try:
                 entries = sorted(os.scandir(current.abs), key=lambda e: e.name)
-            except (FileNotFoundError, NotADirectoryError, PermissionError):
+            except OSError:  # vanished, not a folder, unreadable, name too long
                 continue
             for entry in entries:
                 rel = f"{current.rel}/{entry.name}" if current.rel else entry.name
@@ -184,26 +209,22 @@ class VaultFiles:
                     continue
                 if entry.is_symlink():
                     real = Path(os.path.realpath(entry.path))
-                    if real != self.paths.root and self.paths.root not in real.parents:
-                        continue
-                if entry.is_dir():
-                    yield rel, entry
-                    if recursive:
-                        stack.append(VaultPath(rel=rel, abs=Path(entry.path)))
+                    if (real != root and root not in real.parents) or not real.exists():
+                        continue  # leaves the vault, or dangles (nothing there to list)
+                    is_linked = True
                 else:
+                    real = current_real / entry.name
+                    is_linked = current_linked
+                real_rel: str | None = None
+                if is_linked:
+                    real_rel = unicodedata.normalize("NFC", real.relative_to(root).as_posix()) if real != root else ""
+                    if real_rel and (real_rel.startswith(".") or self.paths.is_hidden(real_rel)):
+                        continue
+                if readable is None or (readable(rel) and (real_rel is None or readable(real_rel))):
                     yield rel, entry
-
-    def folders(self, folder: VaultPath, *, recursive: bool = True) -> Iterator[tuple[str, int]]:
-        """(rel, notes directly inside) for each visible folder below `folder` (see `walk`)."""
-        for rel, entry in self.walk(folder, recursive=recursive):
-            if not entry.is_dir():
-                continue
-            try:
-                with os.scandir(entry.path) as inside:
-                    count = sum(1 for e in inside if e.name.lower().endswith(".md") and e.is_file())
-            except OSError:
-                count = 0
-            yield rel, count
+                if entry.is_dir() and real not in chain and (depth_limit is None or depth < depth_limit):
+                    sub = VaultPath(rel=rel, abs=Path(entry.path))
+                    stack.append((sub, real, is_linked, chain | {real}, depth + 1))
 
     # -- writes ------------------------------------------------------------------------------
 

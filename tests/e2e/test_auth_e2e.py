@@ -217,3 +217,27 @@ async def test_another_callers_token_cannot_use_a_session(server: tuple[str, Har
         refused = await http.post(url, json=call, headers=hijack)
         assert refused.status_code == 404
     assert harness.snapshot() == before
+
+
+async def test_readyz_without_an_admin_token_reveals_only_booleans(server: tuple[str, Harness]) -> None:
+    """Behind the Host/Origin guard, no token needed; only an admin token sees progress and totals
+    (which count notes the ACL may hide), versions and load errors."""
+    url, harness = server
+    base = url.rsplit("/mcp", 1)[0]
+    await harness.indexed()
+    public = {
+        "ready": True,
+        "vaults": {"main": {"ready": True}, "second": {"ready": True}},
+        "storage": {"fts5": True, "sqlite_vec": True},
+    }
+    async with httpx2.AsyncClient() as http:
+        for headers in ({}, {"authorization": f"Bearer {hs(aud())}"}, {"authorization": "Bearer forged.x.y"}):
+            response = await http.get(f"{base}/readyz", headers=headers)
+            assert response.status_code == 200 and response.json() == public
+        admin = await http.get(f"{base}/readyz", headers={"authorization": f"Bearer {hs(aud(scope='admin'))}"})
+        assert admin.status_code == 200
+        full = admin.json()
+        assert full["vaults"]["main"]["index"]["progress"]["total"] > 0 and full["storage"]["sqlite_vec_version"]
+        assert (await http.get(f"{base}/readyz", headers={"host": "evil.example"})).status_code == 421
+        assert (await http.get(f"{base}/readyz", headers={"origin": "http://evil.example"})).status_code == 403
+        assert (await http.get(f"{base}/healthz", headers={"host": "evil.example"})).status_code == 200

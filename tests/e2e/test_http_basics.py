@@ -8,6 +8,7 @@ from mcp import Client
 from mcp.shared.exceptions import MCPError
 
 from service.dispatch import entry
+from service.indexer.runner import indexer_of
 from tests.conftest import Harness
 
 
@@ -37,14 +38,42 @@ async def test_tool_errors_are_structured_over_http(e2e_server: tuple[str, Harne
 
 
 async def test_healthz_and_readyz_answer(e2e_server: tuple[str, Harness]) -> None:
-    url, _ = e2e_server
+    url, harness = e2e_server
     base = url.rsplit("/mcp", 1)[0]
+    await harness.indexed()  # bounded wait for the first reconcile: from then on /readyz must say ready
     async with httpx2.AsyncClient() as http:
         health = await http.get(f"{base}/healthz")
         assert health.status_code == 200 and health.json()["status"] == "ok"
         ready = await http.get(f"{base}/readyz")
-        assert ready.status_code in (200, 503)
-        assert "vaults" in ready.json() and "storage" in ready.json()
+    assert ready.status_code == 200
+    body = ready.json()
+    assert body["ready"] is True
+    assert set(body["vaults"]) == {"main"}
+    main = body["vaults"]["main"]
+    assert main["ready"] is True and main["index"]["state"] == "ready"
+    files = len([p for p in harness.root.rglob("*.md") if ".obsidian" not in p.parts])
+    assert main["index"]["progress"] == {"done": files, "total": files}  # auth none: the full report
+    storage = body["storage"]
+    assert storage["fts5"] is True
+    # sqlite-vec is a dependency: it loads here, and /readyz says so.
+    assert harness.app.db.backends.vec is True and storage["sqlite_vec"] is True
+    assert storage["sqlite_vec_version"] and storage["sqlite_vec_error"] is None
+
+
+async def test_readyz_is_503_until_every_vault_is_ready(e2e_server: tuple[str, Harness]) -> None:
+    url, harness = e2e_server
+    base = url.rsplit("/mcp", 1)[0]
+    await harness.indexed()
+    indexer = indexer_of(harness.app.vaults["main"])
+    assert indexer is not None
+    indexer.state = "reconciling"  # as during a first reconcile
+    try:
+        async with httpx2.AsyncClient() as http:
+            response = await http.get(f"{base}/readyz")
+        assert response.status_code == 503
+        assert response.json()["ready"] is False and response.json()["vaults"]["main"]["ready"] is False
+    finally:
+        indexer.state = "ready"
 
 
 async def test_wrong_host_header_is_refused(e2e_server: tuple[str, Harness]) -> None:

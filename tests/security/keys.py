@@ -70,10 +70,10 @@ def tampered(token: str, **changes: Any) -> str:
     return f"{head}.{b64(data)}.{sig}"
 
 
-def hmac_with_public_key(name: str = "rsa") -> str:
+def hmac_with_public_key(name: str = "rsa", payload: dict[str, Any] | None = None) -> str:
     """Algorithm confusion: an HS256 token whose HMAC key is the server's public key (PEM bytes),
     built by hand as an attacker would (joserfc itself refuses to use a public key as a secret)."""
     pem = keys()[name].as_pem(private=False)
-    signing_input = f"{b64({'alg': 'HS256', 'typ': 'JWT', 'kid': keys()[name].kid})}.{b64(claims())}"
+    signing_input = f"{b64({'alg': 'HS256', 'typ': 'JWT', 'kid': keys()[name].kid})}.{b64(payload or claims())}"
     mac = hmac.new(pem, signing_input.encode(), hashlib.sha256).digest()
     return f"{signing_input}.{b64(mac)}"

@@ -126,6 +126,8 @@ def jwt_app(make_vault: Callable[..., Path]) -> VaultgateApp:
         ("/.well-known/oauth-protected-resource-admin", HOST, 401),
         ("/admin/confirm", HOST, 401),
         ("/mcp/", HOST, 401),
+        ("/readyz", {"host": "evil.example"}, 421),  # readiness passes the rebinding guard too
+        ("/readyz", {**HOST, "origin": "http://evil.example"}, 403),
     ],
 )
 async def test_the_edge_refuses_before_the_app_is_reached(
@@ -144,7 +146,8 @@ async def test_the_edge_refuses_before_the_app_is_reached(
     ("path", "headers"),
     [
         ("/healthz", {"host": "evil.example"}),
-        ("/readyz", {}),
+        ("/readyz", HOST),
+        ("/readyz", {**HOST, "authorization": f"Bearer {unsigned()}"}),  # no token needed: booleans only
         ("/.well-known/oauth-protected-resource", HOST),
         ("/.well-known/oauth-protected-resource/mcp", HOST),
     ],

@@ -153,3 +153,18 @@ def test_mint_round_trips_and_refuses_short_secrets() -> None:
     assert (principal.subject, principal.scopes, principal.vault) == ("bot", {"read:vault"}, "main")
     with pytest.raises(ConfigError):
         mint_hs256("short", subject="x", scopes="read:vault", ttl_seconds=60)
+
+
+def test_a_cached_token_is_refused_once_it_expires() -> None:
+    """The verified-token cache never outlives the token: the clock is injected, nothing sleeps."""
+    now = [1_900_000_000.0]
+    v = JwtVerifier(AuthSettings(mode="jwt", jwt_secret=SecretStr(SECRET)), clock=lambda: now[0])
+    token = hs(claims(iat=int(now[0]), exp=int(now[0]) + 60))
+    first = v.verify(token)
+    now[0] += 60 + 29  # past exp, within the 30 s leeway: still the cached answer
+    assert v.verify(token) is first
+    now[0] += 2  # beyond the leeway: the cache entry is dropped and the token re-checked
+    with pytest.raises(TokenRejected, match="expired"):
+        v.verify(token)
+    with pytest.raises(TokenRejected, match="expired"):
+        v.verify(token)  # and it stays refused (no stale entry was put back)

@@ -13,6 +13,7 @@ from service.app import VaultgateApp
 from service.errors import ConfigError
 from service.http.auth import verifier_of
 from service.settings import load_settings
+from tests.e2e.test_cli import run
 from tests.security.keys import SECRET, claims, jwks, keys, sign
 
 
@@ -83,3 +84,30 @@ def test_an_unusable_jwks_file_fails_when_the_http_app_is_built(
     app = VaultgateApp(load_settings(make_vault({"A.md": "a"}), auth={"mode": "jwt", "jwks_file": str(bad)}))
     with pytest.raises(ConfigError):
         app.http_app()
+
+
+def config_with(tmp_path: Path, vault: Path, auth: str) -> Path:
+    config = tmp_path / "vaultgate.toml"
+    config.write_text(f'[[vaults]]\nid = "main"\npath = "{vault}"\n[auth]\n{auth}', encoding="utf-8")
+    return config
+
+
+async def test_a_secret_in_the_config_file_is_a_warning_at_validate_and_start(
+    make_vault: Callable[..., Path], tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    vault = make_vault({"A.md": "a"})
+    in_file = config_with(tmp_path, vault, f'mode = "jwt"\njwt_secret = "{SECRET}"\n')
+    out = run("config", "validate", str(in_file))
+    assert out.returncode == 0, out.stderr  # a warning, not an error
+    assert "warning: auth.jwt_secret is set in vaultgate.toml" in out.stderr
+    assert "VAULTGATE_AUTH__JWT_SECRET" in out.stderr and SECRET not in out.stderr + out.stdout
+
+    with caplog.at_level("WARNING", logger="vaultgate"):
+        async with VaultgateApp(load_settings(in_file)).running():
+            pass
+    assert any("auth.jwt_secret is set in vaultgate.toml" in r.getMessage() for r in caplog.records)
+    assert SECRET not in caplog.text
+
+    from_env = config_with(tmp_path, vault, 'mode = "jwt"\n')
+    out = run("config", "validate", str(from_env), env={"VAULTGATE_AUTH__JWT_SECRET": SECRET})
+    assert out.returncode == 0 and "warning" not in out.stderr

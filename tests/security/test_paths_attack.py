@@ -71,6 +71,22 @@ async def test_hostile_paths_are_refused_for_writes_and_reads(vault: Harness, pa
     assert vault.snapshot() == before
 
 
+async def test_the_disk_snapshot_covers_the_folder_around_the_vault_and_the_cache_folder(vault: Harness) -> None:
+    """What 'nothing changed on disk' means in this suite: a file appearing next to the vault
+    (where `../x` would land) or in the cache folder is a change; the index database and the
+    event log, which every call updates, are not."""
+    await vault.ok("read_note", path="Inbox/Todo")
+    before = vault.snapshot()
+    for stray in (vault.root.parent / "x", vault.root.parent / "outside" / "x.md", vault.root / ".vaultgate" / "x"):
+        stray.parent.mkdir(exist_ok=True)
+        stray.write_text("pwned", encoding="utf-8")
+        assert vault.snapshot() != before, stray
+        stray.unlink()
+    (vault.root.parent / "outside").rmdir()
+    await vault.err("read_note", "path_invalid", path="../x")  # the database and event log move on
+    assert vault.snapshot() == before
+
+
 async def test_nfd_and_nfc_spellings_are_one_note(make_vault: Callable[..., Path]) -> None:
     nfc = unicodedata.normalize("NFC", "Café.md")
     nfd = unicodedata.normalize("NFD", "Café")

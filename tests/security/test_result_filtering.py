@@ -168,7 +168,8 @@ async def test_index_status_counts_only_readable_notes(make_vault: Callable[...,
         visible = len((await vg.ok("list_notes"))["items"])
     assert everything["notes"] == 8 and seen["notes"] == visible == 5
     assert (everything["tasks"], everything["open_tasks"]) == (3, 2) and (seen["tasks"], seen["open_tasks"]) == (1, 1)
-    assert everything["links"]["unresolved"] == 1 and seen["links"]["unresolved"] == 0
+    # Private/Tasks's [[Nowhere]] is not counted; Todo's and Plan's [[Diary]] are, as unresolved.
+    assert everything["links"]["unresolved"] == 1 and seen["links"]["unresolved"] == 2
     assert seen["links"]["total"] < everything["links"]["total"]
     assert (everything["tags"], seen["tags"]) == (4, 2)  # 'private' and 'hidden-tag' only in Private/
     assert (everything["headings"], seen["headings"]) == (8, 5)  # one H1 per note

@@ -116,7 +116,12 @@ class _DenyGuard:
 
 async def test_unreadable_notes_never_appear_in_graph_results(graph: Harness) -> None:
     graph.app.services.guard = _DenyGuard("B.md")
-    assert [i["path"] for i in (await graph.ok("get_outlinks", path="A"))["items"]] == ["Missing.md", "C.md"]
+    # A link to B looks exactly like the link to Missing: unresolved, never dropped (dropping it would
+    # tell the caller that B exists).
+    outlinks = (await graph.ok("get_outlinks", path="A"))["items"]
+    assert [(i["path"], i["resolved"]) for i in outlinks] == [("B.md", False), ("Missing.md", False), ("C.md", True)]
+    broken = [(i["path"], i["target"]) for i in (await graph.ok("find_broken_links"))["items"]]
+    assert broken == [("A.md", "B"), ("A.md", "Missing"), ("Sub/E.md", "Nowhere.md")]
     # B is not even a hop: C is only reachable from D through A's embed.
     hood = await graph.ok("graph_neighbors", path="D", depth=3, direction="out")
     assert [i["path"] for i in hood["items"]] == ["A.md", "C.md"]
