@@ -281,7 +281,14 @@ class SearchNotesIn(ToolInput):
     mode: Literal["tags", "properties", "full_text", "hybrid"] = Field(
         default="hybrid", description="What to match: tags, properties, full_text, or hybrid (text fused with both)."
     )
-    query: str | None = Field(default=None, max_length=2000, description="Full-text query (full_text/hybrid).")
+    query: str | None = Field(
+        default=None,
+        max_length=2000,
+        description="The search string. full_text/hybrid: a full-text query. tags: the tag(s), separated by "
+        "spaces or commas (`project`, `#a #b`; all must match, joined with `tags`). properties: "
+        "conditions separated by commas, each `key`, `key=value`, `key:value`, `key!=value`, `key>value` "
+        "or `key<value` (joined with `properties`).",
+    )
     tags: list[str] | None = Field(default=None, max_length=50, description="Notes must carry all of these tags.")
     properties: dict[str, Any] | None = Field(
         default=None,
@@ -332,29 +339,73 @@ def _property_filters(raw: dict[str, Any]) -> list[list[props.Filter]]:
     return groups
 
 
+_QUERY_CONDITION = re.compile(r"^\s*([^=:<>!]+?)\s*(?:(!=|==|=|:|>|<)\s*(.*?))?\s*$")
+_QUERY_OPS = {"=": "==", ":": "==", "==": "==", "!=": "!=", ">": ">", "<": "<"}
+
+
+def _query_tags(query: str) -> list[str]:
+    """Tags named in a tags-mode `query`: `project`, `#a #b`, `a, b/c`."""
+    return [t for t in (part.lstrip("#") for part in re.split(r"[\s,]+", query)) if t]
+
+
+def _query_value(raw: str) -> Any:
+    """`3` → 3, `2.5` → 2.5, `true` → True, `"quoted"` → 'quoted', anything else as written."""
+    try:
+        value = json.loads(raw)
+    except ValueError:
+        return raw
+    return value if isinstance(value, (str, int, float, bool)) else raw
+
+
+def _query_properties(query: str) -> dict[str, Any]:
+    """Property conditions of a properties-mode `query`: `status=active, priority>2, reviewed`."""
+    out: dict[str, Any] = {}
+    for part in (p for p in query.split(",") if p.strip()):
+        m = _QUERY_CONDITION.match(part)
+        if m is None or not m.group(1).strip():
+            raise ValidationFailed(
+                f"cannot read the property condition {part.strip()!r}: use key, key=value, key!=value, key>value "
+                "or key<value",
+                details={"field": "query"},
+            )
+        key, op = m.group(1).strip(), m.group(2)
+        out[key] = {"op": "exists"} if op is None else {"op": _QUERY_OPS[op], "value": _query_value(m.group(3))}
+    return out
+
+
 async def search_notes(ctx: ToolContext, args: SearchNotesIn) -> SearchNotesOut:
+    # Seed 004: `query` is the search string of every mode; in tags and properties mode it names
+    # the tags / the property conditions, alongside (or instead of) `tags` / `properties`.
+    tag_list = list(args.tags or [])
+    prop_spec = dict(args.properties or {})
+    if args.mode == "tags" and args.query:
+        tag_list += [t for t in _query_tags(args.query) if t not in tag_list]
+    if args.mode == "properties" and args.query:
+        prop_spec.update({k: v for k, v in _query_properties(args.query).items() if k not in prop_spec})
     if args.mode == "full_text" and not args.query:
         raise ValidationFailed("mode 'full_text' needs `query`", details={"field": "query"})
-    if args.mode == "tags" and not args.tags:
-        raise ValidationFailed("mode 'tags' needs `tags`", details={"field": "tags"})
-    if args.mode == "properties" and not args.properties:
-        raise ValidationFailed("mode 'properties' needs `properties`", details={"field": "properties"})
-    if not (args.query or args.tags or args.properties):
+    if args.mode == "tags" and not tag_list:
+        raise ValidationFailed("mode 'tags' needs `tags` (or the tags in `query`)", details={"field": "tags"})
+    if args.mode == "properties" and not prop_spec:
+        raise ValidationFailed(
+            "mode 'properties' needs `properties` (or conditions in `query`)", details={"field": "properties"}
+        )
+    if not (args.query or tag_list or prop_spec):
         raise ValidationFailed("nothing to search for", details={"field": "query"})
     prefixes = _prefixes(ctx, args.path_scope)
-    groups = _property_filters(args.properties or {})
+    groups = _property_filters(prop_spec)
     query = args.query if args.mode in ("full_text", "hybrid") else None
     base = (
         await _fused(
             ctx,
             query=query,
-            tag_list=args.tags or [],
+            tag_list=tag_list,
             filters=[],
             folders=[],
             match="all",
             mode=args.mode,
         )
-        if (query or args.tags)
+        if (query or tag_list)
         else None
     )
     ranked = await _apply_groups(ctx, base, groups, args.mode, query is not None)
