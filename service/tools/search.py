@@ -19,7 +19,7 @@ from service.retrieval.query import parse_query
 from service.tools.context import ToolContext
 from service.tools.models import Paging, ToolInput, ToolOutput, decode_cursor, encode_cursor
 from service.tools.registry import ToolSpec
-from service.tools.search_common import FOLDER_FIELD, FolderArg, HitItem, query_key, readable, run, scope
+from service.tools.search_common import FOLDER_FIELD, FolderArg, HitItem, query_key, readable, run_fresh, scope
 
 
 class SearchTextIn(ToolInput, Paging):
@@ -59,7 +59,7 @@ async def search_text(ctx: ToolContext, args: SearchTextIn) -> SearchTextOut:
         hits, more = text.page(conn, vault_id, parsed.match, folders, args.sort, can_read, offset, args.limit)
         return hits, more, text.snippets(conn, parsed.match, [h.note_id for h in hits])
 
-    hits, more, snips = await run(ctx, query)
+    hits, more, snips = await run_fresh(ctx, can_read, query, lambda out: [h.path for h in out[0]])
     items = []
     for h in hits:
         snip = snips.get(h.note_id, text.Snippet("", []))
@@ -133,7 +133,7 @@ async def search_regex(ctx: ToolContext, args: SearchRegexIn) -> SearchRegexOut:
             max_lines=args.max_lines,
         )
 
-    hits, more, prefiltered = await run(ctx, query)
+    hits, more, prefiltered = await run_fresh(ctx, can_read, query, lambda out: [h.path for h in out[0][offset:]])
     items: list[RegexHitItem] = []
     for h in hits[offset:]:
         shift = _body_line(ctx, h.path)

@@ -21,7 +21,7 @@ from service.retrieval.text import folder_clause
 from service.tools.context import ToolContext
 from service.tools.models import Paging, ToolInput, ToolOutput, decode_cursor, page_of
 from service.tools.registry import ToolSpec
-from service.tools.search_common import FOLDER_FIELD, FolderArg, HitItem, query_key, readable, run, scope
+from service.tools.search_common import FOLDER_FIELD, FolderArg, HitItem, drop_gone, query_key, readable, run, scope
 
 
 class MetaHitItem(HitItem):
@@ -72,6 +72,7 @@ async def search_tags(ctx: ToolContext, args: SearchTagsIn) -> MetaHitsOut:
     vault_id = ctx.vault.id
 
     hits = await run(ctx, lambda conn: tags.search(conn, vault_id, wanted, args.match, folders, args.sort, can_read))
+    hits = await drop_gone(ctx, hits, offset, args.limit)
     window, cursor = page_of(hits, offset, args.limit, t="tags", q=key)
     found = await _properties_of(ctx, [h.note_id for h in window])
     items = [
@@ -122,6 +123,7 @@ async def search_properties(ctx: ToolContext, args: SearchPropertiesIn) -> MetaH
     can_read = readable(ctx)
     vault_id = ctx.vault.id
     rows = await run(ctx, lambda conn: props.search(conn, vault_id, filters, folders, args.sort, can_read, args.match))
+    rows = await drop_gone(ctx, rows, offset, args.limit)
     return _meta_page(ctx, rows, offset, args.limit, t="props", q=key)
 
 
@@ -177,7 +179,7 @@ async def query_jsonlogic(ctx: ToolContext, args: JsonLogicIn) -> MetaHitsOut:
                 out.append(props.NoteRow(nid, path, title, mtime, tag_json or "[]", prop_json or "{}"))
         return out
 
-    rows = await run(ctx, query)
+    rows = await drop_gone(ctx, await run(ctx, query), offset, args.limit)
     return _meta_page(ctx, rows, offset, args.limit, t="jsonlogic", q=key)
 
 

@@ -28,7 +28,7 @@ from service.tools import search_meta as meta_tools
 from service.tools.context import ToolContext
 from service.tools.models import Paging, ToolInput, ToolOutput, decode_cursor, encode_cursor
 from service.tools.registry import ToolSpec
-from service.tools.search_common import FOLDER_FIELD, FolderArg, query_key, readable, run, scope
+from service.tools.search_common import FOLDER_FIELD, FolderArg, drop_gone, query_key, readable, run, scope
 
 RRF_K = 60
 _REGEX_LITERAL = re.compile(r"^/(?P<body>.+)/(?P<flags>[im]*)$", re.DOTALL)
@@ -152,6 +152,7 @@ async def search_vault(ctx: ToolContext, args: SearchVaultIn) -> SearchVaultOut:
     )
     key = query_key("hybrid", args.query, args.tags, [f.model_dump() for f in args.filters or []], args.folder)
     offset = decode_cursor(args.cursor, t="vault", q=key)
+    result.ranked = await drop_gone(ctx, result.ranked, offset, args.limit)
     page = result.ranked[offset : offset + args.limit]
     snippets = await result.snippets(ctx, page)
     items = [
@@ -416,6 +417,7 @@ async def search_notes(ctx: ToolContext, args: SearchNotesIn) -> SearchNotesOut:
         ranked.sort(key=lambda h: h.path)
     key = query_key(args.model_dump(exclude={"offset", "cursor", "limit", "idempotency_key", "elicit_token"}))
     offset = decode_cursor(args.cursor, t="notes", q=key) if args.cursor else args.offset
+    ranked = await drop_gone(ctx, ranked, offset, args.limit)
     page = ranked[offset : offset + args.limit]
     fused = Fused(ranked, parse_query(query).match if query else None)
     snippets = await fused.snippets(ctx, page)
