@@ -1,12 +1,16 @@
 """search domain, text: search_text (BM25) and search_regex (time-budgeted).
 
 Touches: index tables `fts_words`, `fts_trigram`, `note_text`, `notes` (read only, through
-`service.retrieval`); vault files only to turn a regex hit's body line into a file line.
+`service.retrieval`); vault files only to turn a regex hit's body line into a file line (one
+batch per page, in a worker thread). search_regex matches the note body, not the frontmatter
+(properties are searched with search_properties / query_jsonlogic, typed); line numbers are
+still the file's.
 Every hit is filtered with `can_read` before the page is cut; results carry `obsidian_url`.
 """
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 from typing import Literal
 
@@ -134,9 +138,11 @@ async def search_regex(ctx: ToolContext, args: SearchRegexIn) -> SearchRegexOut:
         )
 
     hits, more, prefiltered = await run_fresh(ctx, can_read, query, lambda out: [h.path for h in out[0][offset:]])
+    page = hits[offset:]
+    shifts = await asyncio.to_thread(_body_lines, ctx, [h.path for h in page])  # file reads: off the loop
     items: list[RegexHitItem] = []
-    for h in hits[offset:]:
-        shift = _body_line(ctx, h.path)
+    for h in page:
+        shift = shifts.get(h.path, 0)
         items.append(
             RegexHitItem(
                 path=h.path,
@@ -151,13 +157,16 @@ async def search_regex(ctx: ToolContext, args: SearchRegexIn) -> SearchRegexOut:
     return SearchRegexOut(items=items, next_cursor=cursor, prefiltered=prefiltered)
 
 
-def _body_line(ctx: ToolContext, rel: str) -> int:
-    """Lines of frontmatter before the indexed body (0 when the file is gone)."""
-    try:
-        note = ctx.vault.files.read(ctx.vault.paths.resolve(rel))
-    except Exception:  # noqa: BLE001 - deleted since indexing: the body line is the best we have
-        return 0
-    return fm.split(note.content).body_line
+def _body_lines(ctx: ToolContext, rels: list[str]) -> dict[str, int]:
+    """Lines of frontmatter before the indexed body, per note of a page (0 when a file is gone)."""
+    out: dict[str, int] = {}
+    for rel in rels:
+        try:
+            note = ctx.vault.files.read(ctx.vault.paths.resolve(rel))
+        except Exception:  # noqa: BLE001 - deleted since indexing: the body line is the best we have
+            continue
+        out[rel] = fm.split(note.content).body_line
+    return out
 
 
 def tools() -> list[ToolSpec]:
@@ -178,8 +187,9 @@ def tools() -> list[ToolSpec]:
             "search_regex",
             "search",
             "Regex search",
-            "Search note bodies with a regular expression under a time budget (compute_budget_exceeded "
-            "when it runs out); literal parts of the pattern are prefiltered by a trigram index. "
+            "Search note bodies (not the YAML frontmatter: use search_properties for properties) with a "
+            "regular expression under a time budget (compute_budget_exceeded when it runs out); literal parts "
+            "of the pattern are prefiltered by a trigram index. "
             "Returns matching lines with their 1-based line numbers and match spans.",
             SearchRegexIn,
             SearchRegexOut,

@@ -150,3 +150,29 @@ async def test_real_vaults_match_their_statistics(tmp_path: Path, name: str) -> 
     else:
         # Attachments were left out of the copy, so compare links between notes only.
         assert plain_ok / plain * 100 >= stats["wikilink_resolved_pct"] - 1.5
+
+
+async def test_an_edit_keeps_the_note_id_and_replaces_every_derived_row(make_vault: Callable[..., Path]) -> None:
+    root = make_vault({"N.md": "# N\n\nold words #oldtag [[A]]\n- [ ] old task\n", "A.md": "a", "B.md": "b"})
+    async with started(root, index={"watch": False}) as vg:
+        await vg.indexed()
+        db = vg.app.services.db
+
+        async def note_id() -> int:
+            return int((await db.fetchone("SELECT id FROM notes WHERE path = 'N.md'"))[0])
+
+        before = await note_id()
+        # A newer row, so that an id freed by delete+insert could not come back by chance.
+        (root / "C.md").write_text("c", encoding="utf-8")
+        await _indexer(vg).apply([FileChange("created", "C.md", origin="external")])
+        for n in range(2):
+            (root / "N.md").write_text(f"# N{n}\n\nfresh words #newtag [[B]]\n- [x] new task {n}\n", encoding="utf-8")
+            await _indexer(vg).apply([FileChange("modified", "N.md", origin="external")])
+            assert await note_id() == before
+        assert [i["path"] for i in (await vg.ok("search_text", query="fresh"))["items"]] == ["N.md"]
+        assert (await vg.ok("search_text", query="old"))["items"] == []
+        assert await _outlinks(vg, "N.md") == [("B.md", True)]
+        tags = await db.fetchall("SELECT tag FROM note_tags WHERE note_id = ?", (before,))
+        tasks = await db.fetchall("SELECT status, text FROM tasks WHERE note_id = ?", (before,))
+        assert [tuple(r) for r in tags] == [("newtag",)] and [tuple(r) for r in tasks] == [("x", "new task 1")]
+        assert (await db.fetchone("SELECT count(*) FROM headings WHERE note_id = ?", (before,)))[0] == 1
