@@ -23,7 +23,17 @@ from service.retrieval.query import parse_query
 from service.tools.context import ToolContext
 from service.tools.models import Paging, ToolInput, ToolOutput, decode_cursor, encode_cursor
 from service.tools.registry import ToolSpec
-from service.tools.search_common import FOLDER_FIELD, FolderArg, HitItem, query_key, readable, run_fresh, scope
+from service.tools.search_common import (
+    FOLDER_FIELD,
+    FolderArg,
+    HitItem,
+    Partial,
+    partial,
+    query_key,
+    readable,
+    run_fresh,
+    scope,
+)
 
 
 class SearchTextIn(ToolInput, Paging):
@@ -45,7 +55,7 @@ class TextHitItem(HitItem):
     highlights: list[tuple[int, int]] = Field(description="[start, end) character spans of matches in `snippet`.")
 
 
-class SearchTextOut(ToolOutput):
+class SearchTextOut(ToolOutput, Partial):
     query: str = Field(description="The query as understood (FTS5 expression).")
     items: list[TextHitItem] = Field(description="This page of matching notes, best first.")
     next_cursor: str | None = Field(default=None, description="Pass as `cursor` for the next page.")
@@ -79,7 +89,7 @@ async def search_text(ctx: ToolContext, args: SearchTextIn) -> SearchTextOut:
             )
         )
     cursor = encode_cursor(offset + args.limit, t="text", q=key) if more else None
-    return SearchTextOut(query=parsed.match, items=items, next_cursor=cursor)
+    return SearchTextOut(query=parsed.match, items=items, next_cursor=cursor, partial=partial(ctx))
 
 
 class SearchRegexIn(ToolInput, Paging):
@@ -107,7 +117,7 @@ class RegexHitItem(HitItem):
     matches: list[LineMatchItem] = Field(description="The first matching lines.")
 
 
-class SearchRegexOut(ToolOutput):
+class SearchRegexOut(ToolOutput, Partial):
     items: list[RegexHitItem] = Field(description="This page of notes with a match, in path order.")
     next_cursor: str | None = Field(default=None, description="Pass as `cursor` for the next page.")
     prefiltered: bool = Field(description="True when the trigram index narrowed the notes scanned.")
@@ -154,7 +164,7 @@ async def search_regex(ctx: ToolContext, args: SearchRegexIn) -> SearchRegexOut:
             )
         )
     cursor = encode_cursor(offset + args.limit, t="regex", q=key) if more else None
-    return SearchRegexOut(items=items, next_cursor=cursor, prefiltered=prefiltered)
+    return SearchRegexOut(items=items, next_cursor=cursor, prefiltered=prefiltered, partial=partial(ctx))
 
 
 def _body_lines(ctx: ToolContext, rels: list[str]) -> dict[str, int]:

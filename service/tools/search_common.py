@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
-from pydantic import Field
+from pydantic import BaseModel, Field
 
 from service.errors import NoteNotFound
 from service.tools.context import ToolContext
@@ -36,6 +36,24 @@ FOLDER_FIELD: Any = Field(
     default=None,
     description="Only notes under this folder (or any of these folders); default: the whole vault.",
 )
+
+
+class Partial(BaseModel):
+    """Search outputs say when the index is still being built, rather than answering as if
+    the notes not indexed yet did not exist."""
+
+    partial: bool = Field(
+        default=False,
+        description="True while the index is still being built (start-up reconcile, or it failed): "
+        "notes not indexed yet are missing; index_status shows the progress.",
+    )
+
+
+def partial(ctx: ToolContext) -> bool:
+    from service.indexer.runner import indexer_of
+
+    indexer = indexer_of(ctx.vault)
+    return indexer is not None and not indexer.ready
 
 
 class HitItem(NoteItem):

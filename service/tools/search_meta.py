@@ -21,7 +21,18 @@ from service.retrieval.text import folder_clause
 from service.tools.context import ToolContext
 from service.tools.models import Paging, ToolInput, ToolOutput, decode_cursor, page_of
 from service.tools.registry import ToolSpec
-from service.tools.search_common import FOLDER_FIELD, FolderArg, HitItem, drop_gone, query_key, readable, run, scope
+from service.tools.search_common import (
+    FOLDER_FIELD,
+    FolderArg,
+    HitItem,
+    Partial,
+    drop_gone,
+    partial,
+    query_key,
+    readable,
+    run,
+    scope,
+)
 
 
 class MetaHitItem(HitItem):
@@ -29,7 +40,7 @@ class MetaHitItem(HitItem):
     properties: dict[str, Any] = Field(description="The note's frontmatter properties.")
 
 
-class MetaHitsOut(ToolOutput):
+class MetaHitsOut(ToolOutput, Partial):
     total: int = Field(description="Matching notes the caller may read.")
     items: list[MetaHitItem] = Field(description="This page of matching notes.")
     next_cursor: str | None = Field(default=None, description="Pass as `cursor` for the next page.")
@@ -48,7 +59,7 @@ def _meta_page(ctx: ToolContext, rows: list[Any], offset: int, limit: int, **sta
         )
         for r in window
     ]
-    return MetaHitsOut(total=len(rows), items=items, next_cursor=cursor)
+    return MetaHitsOut(total=len(rows), items=items, next_cursor=cursor, partial=partial(ctx))
 
 
 # -- search_tags ---------------------------------------------------------------------------------
@@ -86,7 +97,7 @@ async def search_tags(ctx: ToolContext, args: SearchTagsIn) -> MetaHitsOut:
         )
         for h in window
     ]
-    return MetaHitsOut(total=len(hits), items=items, next_cursor=cursor)
+    return MetaHitsOut(total=len(hits), items=items, next_cursor=cursor, partial=partial(ctx))
 
 
 async def _properties_of(ctx: ToolContext, ids: list[int]) -> dict[int, dict[str, Any]]:

@@ -28,7 +28,17 @@ from service.tools import search_meta as meta_tools
 from service.tools.context import ToolContext
 from service.tools.models import Paging, ToolInput, ToolOutput, decode_cursor, encode_cursor
 from service.tools.registry import ToolSpec
-from service.tools.search_common import FOLDER_FIELD, FolderArg, drop_gone, query_key, readable, run, scope
+from service.tools.search_common import (
+    FOLDER_FIELD,
+    FolderArg,
+    Partial,
+    drop_gone,
+    partial,
+    query_key,
+    readable,
+    run,
+    scope,
+)
 
 RRF_K = 60
 _REGEX_LITERAL = re.compile(r"^/(?P<body>.+)/(?P<flags>[im]*)$", re.DOTALL)
@@ -64,7 +74,7 @@ class VaultHitItem(BaseModel):
     snippet: str | None = Field(default=None, description="Matching passage (text modes) or first matching line.")
 
 
-class SearchVaultOut(ToolOutput):
+class SearchVaultOut(ToolOutput, Partial):
     mode: str = Field(description="The mode that ran.")
     items: list[VaultHitItem] = Field(description="This page of results.")
     next_cursor: str | None = Field(default=None, description="Pass as `cursor` (with the same arguments).")
@@ -108,7 +118,7 @@ async def search_vault(ctx: ToolContext, args: SearchVaultIn) -> SearchVaultOut:
             ctx, text_tools.SearchTextIn(query=_need(args.query, "query", mode), **common)
         )
         items = [VaultHitItem(**i.model_dump(include=set(VaultHitItem.model_fields))) for i in out.items]
-        return SearchVaultOut(mode=mode, items=items, next_cursor=out.next_cursor)
+        return SearchVaultOut(mode=mode, items=items, next_cursor=out.next_cursor, partial=out.partial)
     if mode == "regex":
         raw = _need(args.query, "query", mode).strip()
         m = _REGEX_LITERAL.match(raw)
@@ -126,7 +136,7 @@ async def search_vault(ctx: ToolContext, args: SearchVaultIn) -> SearchVaultOut:
             )
             for i in rout.items
         ]
-        return SearchVaultOut(mode=mode, items=items, next_cursor=rout.next_cursor)
+        return SearchVaultOut(mode=mode, items=items, next_cursor=rout.next_cursor, partial=rout.partial)
     if mode in ("tags", "properties", "jsonlogic"):
         if mode == "tags":
             mout = await meta_tools.search_tags(
@@ -140,7 +150,7 @@ async def search_vault(ctx: ToolContext, args: SearchVaultIn) -> SearchVaultOut:
         else:
             mout = await meta_tools.query_jsonlogic(ctx, meta_tools.JsonLogicIn(logic=args.logic, **common))
         items = [VaultHitItem(**i.model_dump(include=set(VaultHitItem.model_fields))) for i in mout.items]
-        return SearchVaultOut(mode=mode, items=items, next_cursor=mout.next_cursor)
+        return SearchVaultOut(mode=mode, items=items, next_cursor=mout.next_cursor, partial=mout.partial)
     # hybrid
     result = await _fused(
         ctx,
@@ -168,7 +178,10 @@ async def search_vault(ctx: ToolContext, args: SearchVaultIn) -> SearchVaultOut:
     ]
     more = offset + args.limit < len(result.ranked)
     return SearchVaultOut(
-        mode="hybrid", items=items, next_cursor=encode_cursor(offset + args.limit, t="vault", q=key) if more else None
+        mode="hybrid",
+        items=items,
+        next_cursor=encode_cursor(offset + args.limit, t="vault", q=key) if more else None,
+        partial=partial(ctx),
     )
 
 
@@ -314,7 +327,7 @@ class NoteHitItem(BaseModel):
     obsidian_url: str = Field(description="obsidian://open URL.")
 
 
-class SearchNotesOut(ToolOutput):
+class SearchNotesOut(ToolOutput, Partial):
     total: int = Field(description="All matching notes the caller may read.")
     offset: int = Field(description="Offset of this page.")
     items: list[NoteHitItem] = Field(description="This page.")
@@ -441,7 +454,7 @@ async def search_notes(ctx: ToolContext, args: SearchNotesIn) -> SearchNotesOut:
         )
     more = offset + args.limit < len(ranked)
     cursor = encode_cursor(offset + args.limit, t="notes", q=key) if more else None
-    return SearchNotesOut(total=len(ranked), offset=offset, items=items, next_cursor=cursor)
+    return SearchNotesOut(total=len(ranked), offset=offset, items=items, next_cursor=cursor, partial=partial(ctx))
 
 
 async def _apply_groups(
