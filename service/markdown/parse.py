@@ -48,8 +48,8 @@ _DATE_FULL = re.compile(_DATE)
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
 # Dataview inline fields in a task: [key:: value] or (key:: value).
 _INLINE_FIELD = re.compile(r"\[(\w[\w -]*)::\s*([^\]]*)\]|\((\w[\w -]*)::\s*([^)]*)\)")
-_HTML_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>")
-_HTML_BLOCK = re.compile(
+HTML_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>")
+HTML_BLOCK = re.compile(
     r"^[ \t]{0,3}</?(?:address|article|aside|blockquote|body|caption|center|col|colgroup|dd|details|dialog"
     r"|dir|div|dl|dt|fieldset|figcaption|figure|footer|form|frame|frameset|h[1-6]|head|header|hr|html"
     r"|iframe|legend|li|link|main|menu|nav|ol|optgroup|option|p|section|summary|table|tbody|td|tfoot"
@@ -142,7 +142,7 @@ def _mask_inline_code(line: str) -> str:
     return _INLINE_CODE.sub(lambda m: " " * len(m.group(0)), line)
 
 
-def _mask_comments(line: str, is_open: bool) -> tuple[str, bool]:
+def mask_comments(line: str, is_open: bool) -> tuple[str, bool]:
     """Blank out HTML comments (`<!-- … -->`); `is_open` says a comment from an earlier line is
     still open. Returns the line and whether a comment is still open after it."""
     out = line
@@ -227,13 +227,13 @@ def parse_note(rel: str, text: str) -> ParsedNote:
             html = False
             continue
         if not html and code.depth == 0 and raw.lstrip(" ")[:1] == "<":
-            html = _HTML_BLOCK.match(raw) is not None
+            html = HTML_BLOCK.match(raw) is not None
         words += len(raw.split())
         # Cheap membership tests first: most lines have no link, tag, block id or task.
         line = _mask_inline_code(raw) if "`" in raw else raw
         prose = line  # what tags are read from: no HTML comments
         if comment or "<!--" in line:
-            prose, comment = _mask_comments(line, comment)
+            prose, comment = mask_comments(line, comment)
         h = _HEADING.match(line) if line[:1] == "#" else None
         if h:
             headings.append(Heading(len(h.group(1)), h.group(2).strip(), no))
@@ -264,7 +264,7 @@ def parse_note(rel: str, text: str) -> ParsedNote:
             if h:
                 scrubbed = scrubbed[len(h.group(1)) :]
             if "<" in scrubbed:
-                scrubbed = _HTML_TAG.sub(" ", scrubbed)
+                scrubbed = HTML_TAG.sub(" ", scrubbed)
             line_tags = [t for t in _TAG.findall(scrubbed) if not t.replace("/", "").isdigit()]
             for t in line_tags:
                 if t not in inline_tags:
