@@ -18,6 +18,9 @@ from collections.abc import Iterator
 FENCE = re.compile(r"^[ \t]{0,3}(```+|~~~+)")
 _FENCE_ANY = re.compile(r"^[ \t]*(```+|~~~+)")  # under a list item a fence may be indented further
 _QUOTES = re.compile(r"^(?:[ \t]{0,3}>[ \t]?)+")
+_SPECIAL = frozenset([*" \t>`~-*+0123456789\r", ""])  # first characters that need the full classification
+_BULLETS = frozenset("-*+")
+_AFTER_BULLET = frozenset([" ", "\t", "", "\r"])
 _LIST_ITEM = re.compile(r"^[ \t]*(?:[-*+]|\d+[.)])(?:[ \t]|$)")
 
 
@@ -66,6 +69,23 @@ class CodeScanner:
         self.content = ""
 
     def code(self, raw: str) -> bool:
+        if self._fence is None and not self._indented:
+            # Fast paths for most lines: text or a bullet at the margin is never code; a bullet
+            # opens (or continues) a list, anything else at the margin ends one.
+            if not raw:
+                self.depth, self.content = 0, raw
+                self._prev_blank = True
+                return False
+            first = raw[0]
+            if first not in _SPECIAL:
+                self.depth, self.content = 0, raw
+                self._prev_blank = self._in_list = False
+                return False
+            if first in _BULLETS:
+                self.depth, self.content = 0, raw
+                self._prev_blank = False
+                self._in_list = raw[1:2] in _AFTER_BULLET
+                return False
         depth, content = unquote(raw)
         self.depth, self.content = depth, content
         stripped = content.lstrip(" \t")

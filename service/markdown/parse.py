@@ -226,7 +226,7 @@ def parse_note(rel: str, text: str) -> ParsedNote:
         if not raw.strip():
             html = False
             continue
-        if not html and code.depth == 0 and raw.lstrip(" ")[:1] == "<":
+        if not html and raw[:1] in "< " and code.depth == 0 and raw.lstrip(" ")[:1] == "<":
             html = HTML_BLOCK.match(raw) is not None
         words += len(raw.split())
         # Cheap membership tests first: most lines have no link, tag, block id or task.
