@@ -1,4 +1,5 @@
-"""Property, tag, graph, link and rename tools over real HTTP with the SDK client: for each tool
+"""Property, tag, graph, link and rename tools over real HTTP with the SDK client (both protocol
+eras): for each tool
 a happy path (its effect checked on disk or through another tool, `obsidian_url` on every file
 result) and a failure path (a structured error code, nothing changed on disk).
 
@@ -213,10 +214,10 @@ CASES = [
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.tool for c in CASES])
-async def test_tool_happy_and_failure_paths_over_http(make_vault: Callable[..., Path], case: Case) -> None:
+async def test_tool_happy_and_failure_paths_over_http(make_vault: Callable[..., Path], case: Case, mode: str) -> None:
     async with e2e(make_vault(VAULT)) as (url, harness):
         await harness.indexed()
-        async with Client(url) as client:
+        async with Client(url, mode=mode) as client:  # type: ignore[arg-type]
             session = Session(client, url, harness)
             before = harness.snapshot()
             error = await session.error(case.tool, case.bad_args)
