@@ -1,7 +1,7 @@
 """Property, tag, graph, link and rename tools over real HTTP with the SDK client (both protocol
-eras): for each tool
-a happy path (its effect checked on disk or through another tool, `obsidian_url` on every file
-result) and a failure path (a structured error code, nothing changed on disk).
+eras): for each tool a happy path (its effect checked on disk or through another tool,
+`obsidian_url` on every file result) and a failure path (a structured error code, nothing
+changed on disk).
 
 Calls that need a human (rename_tag and rewrite_links when not a dry run) go through the token
 flow of clients without elicitation: `elicit_required`, then the admin endpoint mints a token
