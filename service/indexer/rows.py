@@ -89,31 +89,56 @@ def _typed(value: Any) -> tuple[str, str | None, float | None]:
     return "object", json.dumps(value, ensure_ascii=False), None
 
 
+# Rows derived from a note's text, replaced on every re-index (the note_text delete trigger
+# also removes its full-text entries).
+_DERIVED = (
+    ("note_text", "note_id"),
+    ("note_tags", "note_id"),
+    ("note_properties", "note_id"),
+    ("links", "src_id"),
+    ("headings", "note_id"),
+    ("blocks", "note_id"),
+    ("tasks", "note_id"),
+)
+
+
 def upsert_note(conn: sqlite3.Connection, vault_id: str, prep: Prepared, paths: PathSet | None) -> int:
     src, p = prep.source, prep.parsed
-    conn.execute("DELETE FROM notes WHERE vault_id = ? AND path = ?", (vault_id, src.path))
-    cur = conn.execute(
-        "INSERT INTO notes(vault_id, path, folder, name, title, aliases, properties, tags, frontmatter_error,"
-        " mtime, ctime, size, etag, word_count, indexed_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-        (
-            vault_id,
-            src.path,
-            _folder(src.path),
-            _name(src.path),
-            p.title,
-            json.dumps(p.aliases, ensure_ascii=False),
-            json.dumps(p.properties, ensure_ascii=False),
-            json.dumps(p.tags, ensure_ascii=False),
-            p.frontmatter_error,
-            src.mtime,
-            src.ctime,
-            src.size,
-            src.etag,
-            p.word_count,
-            time.time(),
-        ),
+    values = (
+        _folder(src.path),
+        _name(src.path),
+        p.title,
+        json.dumps(p.aliases, ensure_ascii=False),
+        json.dumps(p.properties, ensure_ascii=False),
+        json.dumps(p.tags, ensure_ascii=False),
+        p.frontmatter_error,
+        src.mtime,
+        src.ctime,
+        src.size,
+        src.etag,
+        p.word_count,
+        time.time(),
     )
-    note_id = int(cur.lastrowid or 0)
+    # An edit keeps the note's id (chunks and vectors will key on it): update the row in place
+    # and replace its derived rows; only a new path inserts.
+    row = conn.execute("SELECT id FROM notes WHERE vault_id = ? AND path = ?", (vault_id, src.path)).fetchone()
+    if row is not None:
+        note_id = int(row[0])
+        conn.execute(
+            "UPDATE notes SET folder = ?, name = ?, title = ?, aliases = ?, properties = ?, tags = ?,"
+            " frontmatter_error = ?, mtime = ?, ctime = ?, size = ?, etag = ?, word_count = ?, indexed_at = ?"
+            " WHERE id = ?",
+            (*values, note_id),
+        )
+        for table, column in _DERIVED:
+            conn.execute(f"DELETE FROM {table} WHERE {column} = ?", (note_id,))
+    else:
+        cur = conn.execute(
+            "INSERT INTO notes(vault_id, path, folder, name, title, aliases, properties, tags, frontmatter_error,"
+            " mtime, ctime, size, etag, word_count, indexed_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            (vault_id, src.path, *values),
+        )
+        note_id = int(cur.lastrowid or 0)
     conn.execute("INSERT INTO note_text(note_id, title, body) VALUES (?,?,?)", (note_id, p.title, prep.body))
     tag_rows: dict[tuple[str, str], tuple[Any, ...]] = {}
     for source, tags in (("frontmatter", frontmatter_tags(p.properties)), ("inline", p.inline_tags)):

@@ -21,7 +21,7 @@ import contextlib
 import logging
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any, Literal
@@ -86,6 +86,7 @@ class VaultIndexer:
         self._apply_lock = asyncio.Lock()
         self._trigram_task: asyncio.Task[None] | None = None
         self.trigram_ready = True  # False from a bulk load until its trigram rebuild is done
+        self._side_tasks: set[asyncio.Task[None]] = set()
         vault.extensions["index"] = self
 
     # -- life cycle --------------------------------------------------------------------------
@@ -103,7 +104,7 @@ class VaultIndexer:
         self.vault.bus.unsubscribe(self._on_changes)
         if self._watcher is not None:
             await self._watcher.stop()
-        for task in (self._task, self._trigram_task):
+        for task in (self._task, self._trigram_task, *self._side_tasks):
             if task is not None:
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError, Exception):
@@ -382,6 +383,23 @@ class VaultIndexer:
                 effective.append(FileChange("deleted", rel, origin="external"))
         await self._bump()
         return effective
+
+    def forget(self, paths: Iterable[str]) -> None:
+        """Queue notes a reader found missing on disk for removal, as the watcher would (it may
+        not have seen the deletion yet, or may not run at all)."""
+        changes = [FileChange("deleted", p, origin="external") for p in paths]
+
+        async def drop() -> None:
+            try:
+                effective = await self.apply(changes, only_if_changed=True)
+                if effective:
+                    await self.vault.bus.publish(effective)
+            except Exception:
+                log.exception("dropping notes gone from disk failed")
+
+        task = asyncio.create_task(drop(), name=f"{self.name}:forget")
+        self._side_tasks.add(task)
+        task.add_done_callback(self._side_tasks.discard)
 
     def _expand(self, change: FileChange) -> tuple[list[str], list[str]]:
         """(new paths, old paths) of a change; a folder move expands to every file under it."""

@@ -1,8 +1,13 @@
-"""Fenced code blocks: which lines of a note are prose and which are code.
+"""Code blocks: which lines of a note are prose and which are code.
 
-Links, tags and task syntax inside ``` or ~~~ fences are code, not structure; every scanner that
-reads or rewrites them skips fenced lines the same way (a fence closes with the same character,
-at least as long, as CommonMark says).
+Links, tags and task syntax inside code are code, not structure; every scanner that reads or
+rewrites them classifies lines with the same `CodeScanner`, so the index, tag edits and link
+rewrites agree. Code is:
+- a fenced block (``` or ~~~; it closes with the same character, at least as long, as
+  CommonMark says), also inside a blockquote or callout (`> ```` … `> ````; the block also
+  ends where the quote does) and indented under a list item;
+- an indented block: a line indented by 4 spaces (or a tab) after a blank line, outside lists
+  and quotes, and the indented or blank lines that follow it.
 """
 
 from __future__ import annotations
@@ -11,6 +16,12 @@ import re
 from collections.abc import Iterator
 
 FENCE = re.compile(r"^[ \t]{0,3}(```+|~~~+)")
+_FENCE_ANY = re.compile(r"^[ \t]*(```+|~~~+)")  # under a list item a fence may be indented further
+_QUOTES = re.compile(r"^(?:[ \t]{0,3}>[ \t]?)+")
+_SPECIAL = frozenset([*" \t>`~-*+0123456789\r", ""])  # first characters that need the full classification
+_BULLETS = frozenset("-*+")
+_AFTER_BULLET = frozenset([" ", "\t", "", "\r"])
+_LIST_ITEM = re.compile(r"^[ \t]*(?:[-*+]|\d+[.)])(?:[ \t]|$)")
 
 
 def closes(fence: str, match: re.Match[str] | None) -> bool:
@@ -18,17 +29,106 @@ def closes(fence: str, match: re.Match[str] | None) -> bool:
     return match is not None and match.group(1)[0] == fence[0] and len(match.group(1)) >= len(fence)
 
 
-def outside_fences(lines: list[str], start: int = 0) -> Iterator[tuple[int, str]]:
-    """(line number, text) of every line from `start` on that is not part of a fenced block."""
-    fence: str | None = None
+def _indent(text: str) -> int:
+    width = 0
+    for ch in text:
+        if ch == " ":
+            width += 1
+        elif ch == "\t":
+            width += 4 - width % 4
+        else:
+            break
+    return width
+
+
+def unquote(raw: str) -> tuple[int, str]:
+    """(blockquote depth, text after the `>` markers) of a line."""
+    if ">" not in raw[:8]:
+        return 0, raw
+    m = _QUOTES.match(raw)
+    if m is None:
+        return 0, raw
+    return m.group(0).count(">"), raw[m.end() :]
+
+
+class CodeScanner:
+    """Feed a note's body lines in order; `code(line)` says whether each one is code.
+
+    `depth` and `content` describe the last line fed: its blockquote depth and its text after
+    the quote markers (what task and heading syntax is read from inside a callout)."""
+
+    __slots__ = ("_fence", "_fence_depth", "_indented", "_in_list", "_prev_blank", "content", "depth")
+
+    def __init__(self) -> None:
+        self._fence: str | None = None
+        self._fence_depth = 0
+        self._indented = False
+        self._in_list = False
+        self._prev_blank = True
+        self.depth = 0
+        self.content = ""
+
+    def code(self, raw: str) -> bool:
+        if self._fence is None and not self._indented:
+            # Fast paths for most lines: text or a bullet at the margin is never code; a bullet
+            # opens (or continues) a list, anything else at the margin ends one.
+            if not raw:
+                self.depth, self.content = 0, raw
+                self._prev_blank = True
+                return False
+            first = raw[0]
+            if first not in _SPECIAL:
+                self.depth, self.content = 0, raw
+                self._prev_blank = self._in_list = False
+                return False
+            if first in _BULLETS:
+                self.depth, self.content = 0, raw
+                self._prev_blank = False
+                self._in_list = raw[1:2] in _AFTER_BULLET
+                return False
+        depth, content = unquote(raw)
+        self.depth, self.content = depth, content
+        stripped = content.lstrip(" \t")
+        blank = not stripped or stripped.isspace()
+        if self._fence is not None:
+            if depth >= self._fence_depth:
+                if stripped[:1] in ("`", "~") and closes(self._fence, _FENCE_ANY.match(content)):
+                    self._fence = None
+                self._prev_blank = False
+                return True
+            self._fence = None  # the quote holding the fence ended, and the fence with it
+        if self._indented:
+            if blank or (depth == 0 and _indent(content) >= 4):
+                self._prev_blank = blank
+                return True
+            self._indented = False
+        if blank:
+            self._prev_blank = True
+            return False
+        indent = _indent(content) if content[:1] in (" ", "\t") else 0
+        if depth == 0 and indent >= 4 and self._prev_blank and not self._in_list:
+            self._indented = True
+            self._prev_blank = False
+            return True
+        self._prev_blank = False
+        if stripped[:1] in ("`", "~"):
+            opened = (_FENCE_ANY if self._in_list else FENCE).match(content)
+            if opened:
+                self._fence, self._fence_depth = opened.group(1), depth
+                return True
+        if _LIST_ITEM.match(content) if stripped[:1] in "-*+0123456789" else False:
+            self._in_list = True
+        elif indent == 0:
+            self._in_list = False
+        return False
+
+
+def outside_code(lines: list[str], start: int = 0) -> Iterator[tuple[int, str]]:
+    """(line number, text) of every line from `start` on that is not code."""
+    scanner = CodeScanner()
     for no in range(start, len(lines)):
-        raw = lines[no]
-        opened = FENCE.match(raw)
-        if fence is not None:
-            if closes(fence, opened):
-                fence = None
-            continue
-        if opened:
-            fence = opened.group(1)
-            continue
-        yield no, raw
+        if not scanner.code(lines[no]):
+            yield no, lines[no]
+
+
+outside_fences = outside_code  # the name the link rewriter and tag editor import

@@ -1,8 +1,15 @@
 """Parse one Obsidian note into the facts the index and the tools need.
 
 `parse_note(rel, text)` is pure and fast (regexes over lines, one pass); it never changes or
-loses text. Code (fenced blocks, inline code) is masked before tags and links are read, so
-`#not-a-tag` inside backticks or a `[[link]]` in a code block do not count.
+loses text. Code (fenced blocks, also inside callouts, indented blocks, inline code; see
+`fences.CodeScanner`) is masked before tags and links are read, so `#not-a-tag` inside
+backticks or a `[[link]]` in a code block do not count. HTML is not Markdown: tags are not read
+inside HTML tags (`style="color: #dcddde"`), HTML comments (`<!-- … -->`, also across lines)
+or HTML blocks (CommonMark's block-level elements such as `<table>`, up to a blank line); links
+there still count, as in Obsidian's link graph and the published vault statistics. Obsidian
+comments (`%% … %%`) are read like the rest of the note, as Obsidian does (links and tags in
+them count; the "hidden link" idiom relies on it). Task syntax is read inside
+blockquotes and callouts too (`> - [ ] call`).
 """
 
 from __future__ import annotations
@@ -13,7 +20,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from service.markdown import frontmatter as fm
-from service.markdown.fences import FENCE, closes
+from service.markdown.fences import CodeScanner
 
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$")
 _INLINE_CODE = re.compile(r"(`+)(?:(?!\1).)+?\1")
@@ -39,7 +46,16 @@ _PRIORITY = {"🔺": "highest", "⏫": "high", "🔼": "medium", "🔽": "low", 
 _EMOJI_DATE_RES = {name: re.compile(re.escape(emoji) + r"\ufe0f?\s*" + _DATE) for name, emoji in _EMOJI_DATES.items()}
 _DATE_FULL = re.compile(_DATE)
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
-_INLINE_FIELD = re.compile(r"\[(\w[\w -]*)::\s*([^\]]*)\]")
+# Dataview inline fields in a task: [key:: value] or (key:: value).
+_INLINE_FIELD = re.compile(r"\[(\w[\w -]*)::\s*([^\]]*)\]|\((\w[\w -]*)::\s*([^)]*)\)")
+HTML_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>")
+HTML_BLOCK = re.compile(
+    r"^[ \t]{0,3}</?(?:address|article|aside|blockquote|body|caption|center|col|colgroup|dd|details|dialog"
+    r"|dir|div|dl|dt|fieldset|figcaption|figure|footer|form|frame|frameset|h[1-6]|head|header|hr|html"
+    r"|iframe|legend|li|link|main|menu|nav|ol|optgroup|option|p|section|summary|table|tbody|td|tfoot"
+    r"|th|thead|title|tr|ul)(?:[\s/>]|$)",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,6 +142,25 @@ def _mask_inline_code(line: str) -> str:
     return _INLINE_CODE.sub(lambda m: " " * len(m.group(0)), line)
 
 
+def mask_comments(line: str, is_open: bool) -> tuple[str, bool]:
+    """Blank out HTML comments (`<!-- … -->`); `is_open` says a comment from an earlier line is
+    still open. Returns the line and whether a comment is still open after it."""
+    out = line
+    pos = 0
+    while True:
+        if is_open:
+            end = out.find("-->", pos)
+            if end < 0:
+                return out[:pos] + " " * (len(out) - pos), True
+            out = out[:pos] + " " * (end + 3 - pos) + out[end + 3 :]
+            pos, is_open = end + 3, False
+        start = out.find("<!--", pos)
+        if start < 0:
+            return out, False
+        out = out[:start] + "    " + out[start + 4 :]
+        pos, is_open = start + 4, True
+
+
 def _split_link(inner: str) -> tuple[str, str | None, str | None]:
     alias = None
     if "\\|" in inner:  # inside a Markdown table the alias pipe is escaped: [[Target\|alias]]
@@ -151,8 +186,8 @@ def _task(line_no: int, status: str, text: str, tags: list[str]) -> Task:
     priority = None if text.isascii() else next((p for e, p in _PRIORITY.items() if e in text), None)
     if "::" in text:
         for m in _INLINE_FIELD.finditer(text):
-            key = m.group(1).strip().lower()
-            value = m.group(2).strip()
+            key = (m.group(1) or m.group(3)).strip().lower()
+            value = (m.group(2) if m.group(1) else m.group(4)).strip()
             if key in ("due", "scheduled", "start", "completion", "done") and _DATE_FULL.fullmatch(value):
                 dates["done" if key == "completion" else key] = value
             elif key == "priority" and value and priority is None:
@@ -181,23 +216,24 @@ def parse_note(rel: str, text: str) -> ParsedNote:
     blocks: dict[str, int] = {}
     tasks: list[Task] = []
     words = 0
-    fence: str | None = None
+    code = CodeScanner()
+    comment = False  # an HTML comment is open across lines
+    html = False  # inside an HTML block (ends at a blank line)
     for no in range(front.body_line, len(lines)):
         raw = lines[no].rstrip("\r")
-        stripped = raw.lstrip(" \t")
-        fence_match = FENCE.match(raw) if stripped[:1] in ("`", "~") else None
-        if fence is not None:
-            if closes(fence, fence_match):
-                fence = None
+        if code.code(raw):
             continue
-        if fence_match:
-            fence = fence_match.group(1)
+        if not raw.strip():
+            html = False
             continue
-        if not stripped:
-            continue
+        if not html and raw[:1] in "< " and code.depth == 0 and raw.lstrip(" ")[:1] == "<":
+            html = HTML_BLOCK.match(raw) is not None
         words += len(raw.split())
         # Cheap membership tests first: most lines have no link, tag, block id or task.
         line = _mask_inline_code(raw) if "`" in raw else raw
+        prose = line  # what tags are read from: no HTML comments
+        if comment or "<!--" in line:
+            prose, comment = mask_comments(line, comment)
         h = _HEADING.match(line) if line[:1] == "#" else None
         if h:
             headings.append(Heading(len(h.group(1)), h.group(2).strip(), no))
@@ -217,8 +253,8 @@ def parse_note(rel: str, text: str) -> ParsedNote:
                 target, _, sub = unquote(href).partition("#")
                 links.append(Link(target, sub or None, m.group(2) or None, bool(m.group(1)), "markdown", no))
         line_tags: list[str] = []
-        if "#" in line[len(h.group(1)) if h else 0 :]:
-            scrubbed = line
+        if not html and "#" in prose[len(h.group(1)) if h else 0 :]:
+            scrubbed = prose
             if has_md:
                 scrubbed = _MDLINK.sub(" ", scrubbed)
             if has_wiki:
@@ -227,6 +263,8 @@ def parse_note(rel: str, text: str) -> ParsedNote:
                 scrubbed = _URL.sub(" ", scrubbed)
             if h:
                 scrubbed = scrubbed[len(h.group(1)) :]
+            if "<" in scrubbed:
+                scrubbed = HTML_TAG.sub(" ", scrubbed)
             line_tags = [t for t in _TAG.findall(scrubbed) if not t.replace("/", "").isdigit()]
             for t in line_tags:
                 if t not in inline_tags:
@@ -236,7 +274,7 @@ def parse_note(rel: str, text: str) -> ParsedNote:
             if b:
                 blocks.setdefault(b.group(1), no)
         if "[" in line:
-            task = _TASK.match(line)
+            task = _TASK.match(line if code.depth == 0 else line[len(raw) - len(code.content) :])
             if task:
                 tasks.append(_task(no, task.group(2), task.group(3), line_tags))
     all_tags = list(fm_tags)

@@ -2,10 +2,10 @@
 
 `edit_inline_tags(text, change)` calls `change(tag)` for every inline tag occurrence in the
 body and replaces it with the returned name, removes it for '' and keeps it for None. Tags in
-fenced code, inline code, link text, link targets and URLs are not tags (the same rules as
-`service.markdown.parse`), so they are never touched; the frontmatter is left to
-`service.markdown.yaml_edit`. A removed tag takes one neighbouring space with it so no double
-space is left behind.
+code (fenced, indented, inline), link text, link targets, URLs, HTML tags, HTML comments and
+HTML blocks are not tags (the same rules as `service.markdown.parse`), so they are never
+touched; the frontmatter is left to `service.markdown.yaml_edit`. A removed tag takes one
+neighbouring space with it so no double space is left behind.
 
 `renamed(tag, old, new)` is the nested-tag rename rule: `proj` -> `work` turns `proj` into
 `work` and `proj/alpha` into `work/alpha`, case-insensitively, but leaves `project` alone.
@@ -19,6 +19,7 @@ from collections.abc import Callable
 from service.errors import ValidationFailed
 from service.markdown import frontmatter as fm
 from service.markdown.fences import outside_fences
+from service.markdown.parse import HTML_BLOCK, HTML_TAG, mask_comments
 
 _INLINE_CODE = re.compile(r"(`+)(?:(?!\1).)+?\1")
 _WIKILINK = re.compile(r"!?\[\[[^\[\]\n]+?\]\]")
@@ -54,13 +55,13 @@ def _blank(m: re.Match[str]) -> str:
 
 
 def _masked(line: str) -> str:
-    for pattern in (_INLINE_CODE, _WIKILINK, _MDLINK, _URL):
+    for pattern in (_INLINE_CODE, _WIKILINK, _MDLINK, _URL, HTML_TAG):
         line = pattern.sub(_blank, line)
     return line
 
 
-def _edit_line(line: str, change: Callable[[str], str | None]) -> str:
-    masked = _masked(line)
+def _edit_line(line: str, change: Callable[[str], str | None], masked: str | None = None) -> str:
+    masked = _masked(line if masked is None else masked)
     spans: list[tuple[int, int, str]] = []
     for m in _TAG.finditer(masked):
         tag = m.group(1)
@@ -85,7 +86,17 @@ def _edit_line(line: str, change: Callable[[str], str | None]) -> str:
 
 def edit_inline_tags(text: str, change: Callable[[str], str | None]) -> str:
     lines = text.split("\n")
+    comment = html = False
+    last = -1
     for no, raw in outside_fences(lines, fm.split(text).body_line):
-        if "#" in raw:
-            lines[no] = _edit_line(raw, change)
+        if no != last + 1 or not raw.strip():
+            html = False  # a blank line or a code block ends an HTML block
+        last = no
+        if not html and raw.lstrip(" ")[:1] == "<":
+            html = HTML_BLOCK.match(raw) is not None
+        prose = raw
+        if comment or "<!--" in raw:
+            prose, comment = mask_comments(_INLINE_CODE.sub(_blank, raw), comment)
+        if "#" in prose and not html:
+            lines[no] = _edit_line(raw, change, prose)
     return "\n".join(lines)

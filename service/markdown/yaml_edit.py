@@ -13,6 +13,7 @@ keeps it as a list, a comma/space separated string or the legacy `tag` key.
 
 from __future__ import annotations
 
+import datetime as dt
 import io
 import re
 from collections.abc import Callable
@@ -97,8 +98,18 @@ def plain(value: Any) -> Any:
     return fm.to_plain(value)
 
 
+_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
 def to_yaml_value(value: Any) -> Any:
-    """A JSON value as what ruamel should write: lists in block style, nested maps kept."""
+    """A JSON value as what ruamel should write: lists in block style, nested maps kept, an ISO
+    date string ('2024-02-01') as a YAML date, unquoted, so Obsidian (and the index) read a date
+    as before the edit, not a text property."""
+    if isinstance(value, str) and _ISO_DATE.fullmatch(value):
+        try:
+            return dt.date.fromisoformat(value)
+        except ValueError:
+            return value
     if isinstance(value, list):
         seq = CommentedSeq(to_yaml_value(v) for v in value)
         return seq

@@ -1,12 +1,16 @@
 """search domain, text: search_text (BM25) and search_regex (time-budgeted).
 
 Touches: index tables `fts_words`, `fts_trigram`, `note_text`, `notes` (read only, through
-`service.retrieval`); vault files only to turn a regex hit's body line into a file line.
+`service.retrieval`); vault files only to turn a regex hit's body line into a file line (one
+batch per page, in a worker thread). search_regex matches the note body, not the frontmatter
+(properties are searched with search_properties / query_jsonlogic, typed); line numbers are
+still the file's.
 Every hit is filtered with `can_read` before the page is cut; results carry `obsidian_url`.
 """
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 from typing import Literal
 
@@ -19,7 +23,17 @@ from service.retrieval.query import parse_query
 from service.tools.context import ToolContext
 from service.tools.models import Paging, ToolInput, ToolOutput, decode_cursor, encode_cursor
 from service.tools.registry import ToolSpec
-from service.tools.search_common import FOLDER_FIELD, FolderArg, HitItem, query_key, readable, run, scope
+from service.tools.search_common import (
+    FOLDER_FIELD,
+    FolderArg,
+    HitItem,
+    Partial,
+    partial,
+    query_key,
+    readable,
+    run_fresh,
+    scope,
+)
 
 
 class SearchTextIn(ToolInput, Paging):
@@ -41,7 +55,7 @@ class TextHitItem(HitItem):
     highlights: list[tuple[int, int]] = Field(description="[start, end) character spans of matches in `snippet`.")
 
 
-class SearchTextOut(ToolOutput):
+class SearchTextOut(ToolOutput, Partial):
     query: str = Field(description="The query as understood (FTS5 expression).")
     items: list[TextHitItem] = Field(description="This page of matching notes, best first.")
     next_cursor: str | None = Field(default=None, description="Pass as `cursor` for the next page.")
@@ -59,7 +73,7 @@ async def search_text(ctx: ToolContext, args: SearchTextIn) -> SearchTextOut:
         hits, more = text.page(conn, vault_id, parsed.match, folders, args.sort, can_read, offset, args.limit)
         return hits, more, text.snippets(conn, parsed.match, [h.note_id for h in hits])
 
-    hits, more, snips = await run(ctx, query)
+    hits, more, snips = await run_fresh(ctx, can_read, query, lambda out: [h.path for h in out[0]])
     items = []
     for h in hits:
         snip = snips.get(h.note_id, text.Snippet("", []))
@@ -75,7 +89,7 @@ async def search_text(ctx: ToolContext, args: SearchTextIn) -> SearchTextOut:
             )
         )
     cursor = encode_cursor(offset + args.limit, t="text", q=key) if more else None
-    return SearchTextOut(query=parsed.match, items=items, next_cursor=cursor)
+    return SearchTextOut(query=parsed.match, items=items, next_cursor=cursor, partial=partial(ctx))
 
 
 class SearchRegexIn(ToolInput, Paging):
@@ -103,7 +117,7 @@ class RegexHitItem(HitItem):
     matches: list[LineMatchItem] = Field(description="The first matching lines.")
 
 
-class SearchRegexOut(ToolOutput):
+class SearchRegexOut(ToolOutput, Partial):
     items: list[RegexHitItem] = Field(description="This page of notes with a match, in path order.")
     next_cursor: str | None = Field(default=None, description="Pass as `cursor` for the next page.")
     prefiltered: bool = Field(description="True when the trigram index narrowed the notes scanned.")
@@ -133,10 +147,12 @@ async def search_regex(ctx: ToolContext, args: SearchRegexIn) -> SearchRegexOut:
             max_lines=args.max_lines,
         )
 
-    hits, more, prefiltered = await run(ctx, query)
+    hits, more, prefiltered = await run_fresh(ctx, can_read, query, lambda out: [h.path for h in out[0][offset:]])
+    page = hits[offset:]
+    shifts = await asyncio.to_thread(_body_lines, ctx, [h.path for h in page])  # file reads: off the loop
     items: list[RegexHitItem] = []
-    for h in hits[offset:]:
-        shift = _body_line(ctx, h.path)
+    for h in page:
+        shift = shifts.get(h.path, 0)
         items.append(
             RegexHitItem(
                 path=h.path,
@@ -148,16 +164,19 @@ async def search_regex(ctx: ToolContext, args: SearchRegexIn) -> SearchRegexOut:
             )
         )
     cursor = encode_cursor(offset + args.limit, t="regex", q=key) if more else None
-    return SearchRegexOut(items=items, next_cursor=cursor, prefiltered=prefiltered)
+    return SearchRegexOut(items=items, next_cursor=cursor, prefiltered=prefiltered, partial=partial(ctx))
 
 
-def _body_line(ctx: ToolContext, rel: str) -> int:
-    """Lines of frontmatter before the indexed body (0 when the file is gone)."""
-    try:
-        note = ctx.vault.files.read(ctx.vault.paths.resolve(rel))
-    except Exception:  # noqa: BLE001 - deleted since indexing: the body line is the best we have
-        return 0
-    return fm.split(note.content).body_line
+def _body_lines(ctx: ToolContext, rels: list[str]) -> dict[str, int]:
+    """Lines of frontmatter before the indexed body, per note of a page (0 when a file is gone)."""
+    out: dict[str, int] = {}
+    for rel in rels:
+        try:
+            note = ctx.vault.files.read(ctx.vault.paths.resolve(rel))
+        except Exception:  # noqa: BLE001 - deleted since indexing: the body line is the best we have
+            continue
+        out[rel] = fm.split(note.content).body_line
+    return out
 
 
 def tools() -> list[ToolSpec]:
@@ -178,8 +197,9 @@ def tools() -> list[ToolSpec]:
             "search_regex",
             "search",
             "Regex search",
-            "Search note bodies with a regular expression under a time budget (compute_budget_exceeded "
-            "when it runs out); literal parts of the pattern are prefiltered by a trigram index. "
+            "Search note bodies (not the YAML frontmatter: use search_properties for properties) with a "
+            "regular expression under a time budget (compute_budget_exceeded when it runs out); literal parts "
+            "of the pattern are prefiltered by a trigram index. "
             "Returns matching lines with their 1-based line numbers and match spans.",
             SearchRegexIn,
             SearchRegexOut,

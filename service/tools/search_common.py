@@ -4,17 +4,26 @@
 denied or invalid folder fails the same way everywhere) and returns vault-relative folders
 for `retrieval.text.folder_clause`. Queries run on a pooled reader in its own thread
 (`Database.run_read`), so a long search never blocks the event loop or the writer.
+
+Deleted notes never appear in results: between a file's removal by another program and the
+watcher applying it, the index still holds the note. So the hits of each result page (only
+those: a few stats, in the reader's thread) are checked on disk before the page is returned;
+a missing file is left out, the page is cut again without it (`run_fresh` / `drop_gone`), and
+the path is queued for the indexer to drop (`VaultIndexer.forget`).
 """
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
+import os
 import sqlite3
-from collections.abc import Callable
-from typing import Any, TypeVar
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any, Protocol, TypeVar
 
-from pydantic import Field
+from pydantic import BaseModel, Field
 
 from service.errors import NoteNotFound
 from service.tools.context import ToolContext
@@ -27,6 +36,24 @@ FOLDER_FIELD: Any = Field(
     default=None,
     description="Only notes under this folder (or any of these folders); default: the whole vault.",
 )
+
+
+class Partial(BaseModel):
+    """Search outputs say when the index is still being built, rather than answering as if
+    the notes not indexed yet did not exist."""
+
+    partial: bool = Field(
+        default=False,
+        description="True while the index is still being built (start-up reconcile, or it failed): "
+        "notes not indexed yet are missing; index_status shows the progress.",
+    )
+
+
+def partial(ctx: ToolContext) -> bool:
+    from service.indexer.runner import indexer_of
+
+    indexer = indexer_of(ctx.vault)
+    return indexer is not None and not indexer.ready
 
 
 class HitItem(NoteItem):
@@ -56,6 +83,66 @@ async def run(ctx: ToolContext, fn: Callable[[sqlite3.Connection], T]) -> T:
     return await ctx.services.db.run_read(fn)
 
 
+def _missing(root: Path, paths: Iterable[str]) -> list[str]:
+    return [p for p in paths if not os.path.isfile(os.path.join(root, p))]
+
+
+def _forget(ctx: ToolContext, gone: Iterable[str]) -> None:
+    from service.indexer.runner import indexer_of
+
+    indexer = indexer_of(ctx.vault)
+    if indexer is not None:
+        indexer.forget(gone)
+
+
+async def run_fresh(
+    ctx: ToolContext, can_read: Readable, fn: Callable[[sqlite3.Connection], T], page_paths: Callable[[T], list[str]]
+) -> T:
+    """`run(ctx, fn)` for a query that cuts its page with `can_read`: when a file of the page is
+    gone from disk, it is marked unreadable and the query runs again (each round drops at least
+    one path, so this ends)."""
+    root = ctx.vault.paths.root
+    gone_all: list[str] = []
+
+    def fresh(conn: sqlite3.Connection) -> T:
+        while True:
+            out = fn(conn)
+            gone = [p for p in _missing(root, page_paths(out)) if p not in gone_all]
+            if not gone:
+                return out
+            gone_all.extend(gone)
+            can_read.drop(gone)
+
+    out = await run(ctx, fresh)
+    if gone_all:
+        _forget(ctx, gone_all)
+    return out
+
+
+class _HasPath(Protocol):
+    @property
+    def path(self) -> str: ...
+
+
+H = TypeVar("H", bound=_HasPath)
+
+
+async def drop_gone(ctx: ToolContext, rows: list[H], offset: int, limit: int) -> list[H]:
+    """`rows` (a full ordered result list) without the notes of page [offset, offset+limit)
+    whose file is gone, checked until the page holds only files that exist."""
+    root = ctx.vault.paths.root
+    gone_all: set[str] = set()
+    while True:
+        gone = await asyncio.to_thread(_missing, root, [r.path for r in rows[offset : offset + limit]])
+        if not gone:
+            break
+        gone_all.update(gone)
+        rows = [r for r in rows if r.path not in gone_all]
+    if gone_all:
+        _forget(ctx, sorted(gone_all))
+    return rows
+
+
 class Readable:
     """`can_read` memoised per call (queries may test a path many times).
 
@@ -72,6 +159,12 @@ class Readable:
         if ok is None:
             ok = self._seen[path] = self._ctx.can_read(path)
         return ok
+
+    def drop(self, paths: Iterable[str]) -> None:
+        """Treat `paths` as unreadable from now on (their files are gone)."""
+        for path in paths:
+            self._seen[path] = False
+        self.everything = False
 
 
 def _unrestricted(ctx: ToolContext) -> bool:

@@ -21,7 +21,18 @@ from service.retrieval.text import folder_clause
 from service.tools.context import ToolContext
 from service.tools.models import Paging, ToolInput, ToolOutput, decode_cursor, page_of
 from service.tools.registry import ToolSpec
-from service.tools.search_common import FOLDER_FIELD, FolderArg, HitItem, query_key, readable, run, scope
+from service.tools.search_common import (
+    FOLDER_FIELD,
+    FolderArg,
+    HitItem,
+    Partial,
+    drop_gone,
+    partial,
+    query_key,
+    readable,
+    run,
+    scope,
+)
 
 
 class MetaHitItem(HitItem):
@@ -29,7 +40,7 @@ class MetaHitItem(HitItem):
     properties: dict[str, Any] = Field(description="The note's frontmatter properties.")
 
 
-class MetaHitsOut(ToolOutput):
+class MetaHitsOut(ToolOutput, Partial):
     total: int = Field(description="Matching notes the caller may read.")
     items: list[MetaHitItem] = Field(description="This page of matching notes.")
     next_cursor: str | None = Field(default=None, description="Pass as `cursor` for the next page.")
@@ -48,7 +59,7 @@ def _meta_page(ctx: ToolContext, rows: list[Any], offset: int, limit: int, **sta
         )
         for r in window
     ]
-    return MetaHitsOut(total=len(rows), items=items, next_cursor=cursor)
+    return MetaHitsOut(total=len(rows), items=items, next_cursor=cursor, partial=partial(ctx))
 
 
 # -- search_tags ---------------------------------------------------------------------------------
@@ -72,6 +83,7 @@ async def search_tags(ctx: ToolContext, args: SearchTagsIn) -> MetaHitsOut:
     vault_id = ctx.vault.id
 
     hits = await run(ctx, lambda conn: tags.search(conn, vault_id, wanted, args.match, folders, args.sort, can_read))
+    hits = await drop_gone(ctx, hits, offset, args.limit)
     window, cursor = page_of(hits, offset, args.limit, t="tags", q=key)
     found = await _properties_of(ctx, [h.note_id for h in window])
     items = [
@@ -85,7 +97,7 @@ async def search_tags(ctx: ToolContext, args: SearchTagsIn) -> MetaHitsOut:
         )
         for h in window
     ]
-    return MetaHitsOut(total=len(hits), items=items, next_cursor=cursor)
+    return MetaHitsOut(total=len(hits), items=items, next_cursor=cursor, partial=partial(ctx))
 
 
 async def _properties_of(ctx: ToolContext, ids: list[int]) -> dict[int, dict[str, Any]]:
@@ -122,6 +134,7 @@ async def search_properties(ctx: ToolContext, args: SearchPropertiesIn) -> MetaH
     can_read = readable(ctx)
     vault_id = ctx.vault.id
     rows = await run(ctx, lambda conn: props.search(conn, vault_id, filters, folders, args.sort, can_read, args.match))
+    rows = await drop_gone(ctx, rows, offset, args.limit)
     return _meta_page(ctx, rows, offset, args.limit, t="props", q=key)
 
 
@@ -177,7 +190,7 @@ async def query_jsonlogic(ctx: ToolContext, args: JsonLogicIn) -> MetaHitsOut:
                 out.append(props.NoteRow(nid, path, title, mtime, tag_json or "[]", prop_json or "{}"))
         return out
 
-    rows = await run(ctx, query)
+    rows = await drop_gone(ctx, await run(ctx, query), offset, args.limit)
     return _meta_page(ctx, rows, offset, args.limit, t="jsonlogic", q=key)
 
 

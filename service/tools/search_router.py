@@ -28,7 +28,17 @@ from service.tools import search_meta as meta_tools
 from service.tools.context import ToolContext
 from service.tools.models import Paging, ToolInput, ToolOutput, decode_cursor, encode_cursor
 from service.tools.registry import ToolSpec
-from service.tools.search_common import FOLDER_FIELD, FolderArg, query_key, readable, run, scope
+from service.tools.search_common import (
+    FOLDER_FIELD,
+    FolderArg,
+    Partial,
+    drop_gone,
+    partial,
+    query_key,
+    readable,
+    run,
+    scope,
+)
 
 RRF_K = 60
 _REGEX_LITERAL = re.compile(r"^/(?P<body>.+)/(?P<flags>[im]*)$", re.DOTALL)
@@ -64,7 +74,7 @@ class VaultHitItem(BaseModel):
     snippet: str | None = Field(default=None, description="Matching passage (text modes) or first matching line.")
 
 
-class SearchVaultOut(ToolOutput):
+class SearchVaultOut(ToolOutput, Partial):
     mode: str = Field(description="The mode that ran.")
     items: list[VaultHitItem] = Field(description="This page of results.")
     next_cursor: str | None = Field(default=None, description="Pass as `cursor` (with the same arguments).")
@@ -108,7 +118,7 @@ async def search_vault(ctx: ToolContext, args: SearchVaultIn) -> SearchVaultOut:
             ctx, text_tools.SearchTextIn(query=_need(args.query, "query", mode), **common)
         )
         items = [VaultHitItem(**i.model_dump(include=set(VaultHitItem.model_fields))) for i in out.items]
-        return SearchVaultOut(mode=mode, items=items, next_cursor=out.next_cursor)
+        return SearchVaultOut(mode=mode, items=items, next_cursor=out.next_cursor, partial=out.partial)
     if mode == "regex":
         raw = _need(args.query, "query", mode).strip()
         m = _REGEX_LITERAL.match(raw)
@@ -126,7 +136,7 @@ async def search_vault(ctx: ToolContext, args: SearchVaultIn) -> SearchVaultOut:
             )
             for i in rout.items
         ]
-        return SearchVaultOut(mode=mode, items=items, next_cursor=rout.next_cursor)
+        return SearchVaultOut(mode=mode, items=items, next_cursor=rout.next_cursor, partial=rout.partial)
     if mode in ("tags", "properties", "jsonlogic"):
         if mode == "tags":
             mout = await meta_tools.search_tags(
@@ -140,7 +150,7 @@ async def search_vault(ctx: ToolContext, args: SearchVaultIn) -> SearchVaultOut:
         else:
             mout = await meta_tools.query_jsonlogic(ctx, meta_tools.JsonLogicIn(logic=args.logic, **common))
         items = [VaultHitItem(**i.model_dump(include=set(VaultHitItem.model_fields))) for i in mout.items]
-        return SearchVaultOut(mode=mode, items=items, next_cursor=mout.next_cursor)
+        return SearchVaultOut(mode=mode, items=items, next_cursor=mout.next_cursor, partial=mout.partial)
     # hybrid
     result = await _fused(
         ctx,
@@ -152,6 +162,7 @@ async def search_vault(ctx: ToolContext, args: SearchVaultIn) -> SearchVaultOut:
     )
     key = query_key("hybrid", args.query, args.tags, [f.model_dump() for f in args.filters or []], args.folder)
     offset = decode_cursor(args.cursor, t="vault", q=key)
+    result.ranked = await drop_gone(ctx, result.ranked, offset, args.limit)
     page = result.ranked[offset : offset + args.limit]
     snippets = await result.snippets(ctx, page)
     items = [
@@ -167,7 +178,10 @@ async def search_vault(ctx: ToolContext, args: SearchVaultIn) -> SearchVaultOut:
     ]
     more = offset + args.limit < len(result.ranked)
     return SearchVaultOut(
-        mode="hybrid", items=items, next_cursor=encode_cursor(offset + args.limit, t="vault", q=key) if more else None
+        mode="hybrid",
+        items=items,
+        next_cursor=encode_cursor(offset + args.limit, t="vault", q=key) if more else None,
+        partial=partial(ctx),
     )
 
 
@@ -281,7 +295,14 @@ class SearchNotesIn(ToolInput):
     mode: Literal["tags", "properties", "full_text", "hybrid"] = Field(
         default="hybrid", description="What to match: tags, properties, full_text, or hybrid (text fused with both)."
     )
-    query: str | None = Field(default=None, max_length=2000, description="Full-text query (full_text/hybrid).")
+    query: str | None = Field(
+        default=None,
+        max_length=2000,
+        description="The search string. full_text/hybrid: a full-text query. tags: the tag(s), separated by "
+        "spaces or commas (`project`, `#a #b`; all must match, joined with `tags`). properties: "
+        "conditions separated by commas, each `key`, `key=value`, `key:value`, `key!=value`, `key>value` "
+        "or `key<value` (joined with `properties`).",
+    )
     tags: list[str] | None = Field(default=None, max_length=50, description="Notes must carry all of these tags.")
     properties: dict[str, Any] | None = Field(
         default=None,
@@ -306,7 +327,7 @@ class NoteHitItem(BaseModel):
     obsidian_url: str = Field(description="obsidian://open URL.")
 
 
-class SearchNotesOut(ToolOutput):
+class SearchNotesOut(ToolOutput, Partial):
     total: int = Field(description="All matching notes the caller may read.")
     offset: int = Field(description="Offset of this page.")
     items: list[NoteHitItem] = Field(description="This page.")
@@ -332,29 +353,73 @@ def _property_filters(raw: dict[str, Any]) -> list[list[props.Filter]]:
     return groups
 
 
+_QUERY_CONDITION = re.compile(r"^\s*([^=:<>!]+?)\s*(?:(!=|==|=|:|>|<)\s*(.*?))?\s*$")
+_QUERY_OPS = {"=": "==", ":": "==", "==": "==", "!=": "!=", ">": ">", "<": "<"}
+
+
+def _query_tags(query: str) -> list[str]:
+    """Tags named in a tags-mode `query`: `project`, `#a #b`, `a, b/c`."""
+    return [t for t in (part.lstrip("#") for part in re.split(r"[\s,]+", query)) if t]
+
+
+def _query_value(raw: str) -> Any:
+    """`3` → 3, `2.5` → 2.5, `true` → True, `"quoted"` → 'quoted', anything else as written."""
+    try:
+        value = json.loads(raw)
+    except ValueError:
+        return raw
+    return value if isinstance(value, (str, int, float, bool)) else raw
+
+
+def _query_properties(query: str) -> dict[str, Any]:
+    """Property conditions of a properties-mode `query`: `status=active, priority>2, reviewed`."""
+    out: dict[str, Any] = {}
+    for part in (p for p in query.split(",") if p.strip()):
+        m = _QUERY_CONDITION.match(part)
+        if m is None or not m.group(1).strip():
+            raise ValidationFailed(
+                f"cannot read the property condition {part.strip()!r}: use key, key=value, key!=value, key>value "
+                "or key<value",
+                details={"field": "query"},
+            )
+        key, op = m.group(1).strip(), m.group(2)
+        out[key] = {"op": "exists"} if op is None else {"op": _QUERY_OPS[op], "value": _query_value(m.group(3))}
+    return out
+
+
 async def search_notes(ctx: ToolContext, args: SearchNotesIn) -> SearchNotesOut:
+    # Seed 004: `query` is the search string of every mode; in tags and properties mode it names
+    # the tags / the property conditions, alongside (or instead of) `tags` / `properties`.
+    tag_list = list(args.tags or [])
+    prop_spec = dict(args.properties or {})
+    if args.mode == "tags" and args.query:
+        tag_list += [t for t in _query_tags(args.query) if t not in tag_list]
+    if args.mode == "properties" and args.query:
+        prop_spec.update({k: v for k, v in _query_properties(args.query).items() if k not in prop_spec})
     if args.mode == "full_text" and not args.query:
         raise ValidationFailed("mode 'full_text' needs `query`", details={"field": "query"})
-    if args.mode == "tags" and not args.tags:
-        raise ValidationFailed("mode 'tags' needs `tags`", details={"field": "tags"})
-    if args.mode == "properties" and not args.properties:
-        raise ValidationFailed("mode 'properties' needs `properties`", details={"field": "properties"})
-    if not (args.query or args.tags or args.properties):
+    if args.mode == "tags" and not tag_list:
+        raise ValidationFailed("mode 'tags' needs `tags` (or the tags in `query`)", details={"field": "tags"})
+    if args.mode == "properties" and not prop_spec:
+        raise ValidationFailed(
+            "mode 'properties' needs `properties` (or conditions in `query`)", details={"field": "properties"}
+        )
+    if not (args.query or tag_list or prop_spec):
         raise ValidationFailed("nothing to search for", details={"field": "query"})
     prefixes = _prefixes(ctx, args.path_scope)
-    groups = _property_filters(args.properties or {})
+    groups = _property_filters(prop_spec)
     query = args.query if args.mode in ("full_text", "hybrid") else None
     base = (
         await _fused(
             ctx,
             query=query,
-            tag_list=args.tags or [],
+            tag_list=tag_list,
             filters=[],
             folders=[],
             match="all",
             mode=args.mode,
         )
-        if (query or args.tags)
+        if (query or tag_list)
         else None
     )
     ranked = await _apply_groups(ctx, base, groups, args.mode, query is not None)
@@ -365,6 +430,7 @@ async def search_notes(ctx: ToolContext, args: SearchNotesIn) -> SearchNotesOut:
         ranked.sort(key=lambda h: h.path)
     key = query_key(args.model_dump(exclude={"offset", "cursor", "limit", "idempotency_key", "elicit_token"}))
     offset = decode_cursor(args.cursor, t="notes", q=key) if args.cursor else args.offset
+    ranked = await drop_gone(ctx, ranked, offset, args.limit)
     page = ranked[offset : offset + args.limit]
     fused = Fused(ranked, parse_query(query).match if query else None)
     snippets = await fused.snippets(ctx, page)
@@ -388,7 +454,7 @@ async def search_notes(ctx: ToolContext, args: SearchNotesIn) -> SearchNotesOut:
         )
     more = offset + args.limit < len(ranked)
     cursor = encode_cursor(offset + args.limit, t="notes", q=key) if more else None
-    return SearchNotesOut(total=len(ranked), offset=offset, items=items, next_cursor=cursor)
+    return SearchNotesOut(total=len(ranked), offset=offset, items=items, next_cursor=cursor, partial=partial(ctx))
 
 
 async def _apply_groups(

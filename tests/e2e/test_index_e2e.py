@@ -5,13 +5,17 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import threading
 from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import httpx2
+import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
+from service.indexer.runner import VaultIndexer
 from service.vault.events import FileChange
 from tests.conftest import e2e
 from tests.search.conftest import SEARCH_VAULT
@@ -91,6 +95,54 @@ async def test_a_note_saved_on_disk_shows_in_index_status_over_http(make_vault: 
             found = await client.call_tool("search_text", {"query": "platypus"})
             assert found.structured_content is not None
             assert [i["path"] for i in found.structured_content["items"]] == ["Dropped.md"]
+
+
+async def test_the_server_answers_while_the_start_up_reconcile_runs(
+    make_vault: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first reconcile is held in its parse step (a worker thread waiting on an event), so
+    the state is deterministic: tools answer, index_status reports the backlog, /readyz says
+    not ready, and search results say they are partial."""
+    release = threading.Event()
+    parsing = threading.Event()
+    original = VaultIndexer._read_batch
+
+    def held(self: VaultIndexer, *args: Any, **kwargs: Any) -> Any:
+        parsing.set()
+        if not release.wait(30):
+            raise TimeoutError("the test never released the reconcile")
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(VaultIndexer, "_read_batch", held)
+    async with e2e(make_vault(SEARCH_VAULT)) as (url, harness):
+        try:
+            await asyncio.wait_for(asyncio.to_thread(parsing.wait, 30), 35)
+            async with Client(url) as client:
+                status = await client.call_tool("index_status", {})
+                assert not status.is_error and status.structured_content is not None
+                body = status.structured_content
+                assert (body["state"], body["ready"], body["health"]) == ("reconciling", False, "degraded")
+                assert body["backlog"] == len(SEARCH_VAULT) and body["notes"] == 0
+                found = await client.call_tool("search_text", {"query": "rocket"})
+                assert found.structured_content is not None
+                assert found.structured_content["items"] == [] and found.structured_content["partial"] is True
+                notes = await client.call_tool("search_notes", {"mode": "tags", "query": "project"})
+                assert notes.structured_content is not None and notes.structured_content["partial"] is True
+                read = await client.call_tool("read_note", {"path": "Welcome"})
+                assert not read.is_error
+                async with httpx2.AsyncClient() as http:
+                    ready = await http.get(url.rsplit("/mcp", 1)[0] + "/readyz")
+                assert ready.status_code == 503
+                release.set()
+                await harness.indexed(30)
+                after = await client.call_tool("search_text", {"query": "rocket"})
+                assert after.structured_content is not None and after.structured_content["partial"] is False
+                assert len(after.structured_content["items"]) == 6
+                done = await client.call_tool("index_status", {})
+                assert done.structured_content is not None
+                assert (done.structured_content["state"], done.structured_content["backlog"]) == ("ready", 0)
+        finally:
+            release.set()
 
 
 @contextlib.asynccontextmanager

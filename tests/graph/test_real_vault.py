@@ -9,8 +9,9 @@ import pytest
 
 from service.graph.queries import GraphQueries
 from tests.conftest import started
+from tests.real_vaults import VAULTS
 
-HELP = Path("/work/shared/data/vaults/obsidian-help-en")
+HELP = VAULTS / "obsidian-help-en"
 
 
 async def _counts(queries: GraphQueries, vault_id: str) -> tuple[int, int]:

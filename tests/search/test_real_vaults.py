@@ -10,8 +10,8 @@ import pytest
 import yaml
 
 from tests.conftest import started
+from tests.real_vaults import VAULTS
 
-VAULTS = Path("/work/shared/data/vaults")
 KEPANO = VAULTS / "kepano-obsidian"
 HELP = VAULTS / "obsidian-help-en"
 

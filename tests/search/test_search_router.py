@@ -104,6 +104,23 @@ async def test_search_notes_tags_properties_and_sorts(sv: Harness) -> None:
     assert times == sorted(times, reverse=True)
 
 
+async def test_search_notes_takes_the_query_as_tags_or_property_conditions(sv: Harness) -> None:
+    """Seed 004: `query` is the search string of every mode."""
+    by_query = await sv.ok("search_notes", mode="tags", query="project", sort="path_asc")
+    by_tags = await sv.ok("search_notes", mode="tags", tags=["project"], sort="path_asc")
+    assert paths(by_query) == paths(by_tags) and by_query["total"] == 5
+    both = await sv.ok("search_notes", mode="tags", query="#project, active")
+    assert paths(both) == ["Projects/Alpha.md"] and both["items"][0]["obsidian_url"].startswith("obsidian://open?")
+    joined = await sv.ok("search_notes", mode="tags", query="secret", tags=["project/alpha"])
+    assert paths(joined) == ["Private/Secret.md"]
+    cond = await sv.ok("search_notes", mode="properties", query="status=active, priority>5", sort="path_asc")
+    assert paths(cond) == ["Private/Secret.md"]
+    exists = await sv.ok("search_notes", mode="properties", query="reviewed: true")
+    assert paths(exists) == ["Projects/Alpha.md"]
+    mixed = await sv.ok("search_notes", mode="properties", query="rating", properties={"status": "draft"})
+    assert paths(mixed) == ["Projects/Gamma.md"]
+
+
 async def test_search_notes_hybrid_fuses_text_and_metadata(sv: Harness) -> None:
     out = await sv.ok("search_notes", query="garden", tags=["gardening"])
     assert paths(out)[0] == "Journal/2026-01-05.md"  # found by both
@@ -115,7 +132,8 @@ async def test_search_notes_hybrid_fuses_text_and_metadata(sv: Harness) -> None:
 async def test_search_notes_failure_paths(sv: Harness) -> None:
     before = sv.snapshot()
     await sv.err("search_notes", "validation_error", mode="full_text")
-    await sv.err("search_notes", "validation_error", mode="tags", query="x")
+    await sv.err("search_notes", "validation_error", mode="tags", query=" , ")
+    await sv.err("search_notes", "validation_error", mode="properties", query="=x")
     await sv.err("search_notes", "validation_error", mode="properties", tags=["x"])
     await sv.err("search_notes", "validation_error")
     await sv.err("search_notes", "validation_error", mode="hybrid", query="x", sort="size")

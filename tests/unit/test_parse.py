@@ -141,3 +141,57 @@ def test_singular_frontmatter_keys_and_string_aliases() -> None:
 def test_block_ids_on_list_items_and_quotes_only_at_line_end() -> None:
     p = parse_note("x.md", "- item ^blk-1\n> quote ^q2\nText ^not here\n")
     assert p.block_ids == {"blk-1": 0, "q2": 1}
+
+
+def test_fenced_code_inside_a_callout_is_code_and_ends_with_the_quote() -> None:
+    text = (
+        "> [!example]\n> ```md\n> #fake [[Ghost]]\n> - [ ] not a task\n> ```\n> #real [[Live]]\n\n"
+        "> ```\n> #unclosed [[Gone]]\nafter the quote #after [[After]]\n"
+    )
+    p = parse_note("x.md", text)
+    assert p.tags == ["real", "after"]
+    assert [lk.target for lk in p.links] == ["Live", "After"]
+    assert p.tasks == []
+
+
+def test_indented_code_after_a_blank_line_is_code_but_not_under_a_list() -> None:
+    text = (
+        "Para #one\n\n    #code [[InCode]]\n\tstill #code2\n\nback #two\n"
+        "    not code: continues a paragraph #three\n\n- item\n\n    list continuation #four [[Kept]]\n"
+    )
+    p = parse_note("x.md", text)
+    assert p.tags == ["one", "two", "three", "four"]
+    assert [lk.target for lk in p.links] == ["Kept"]
+
+
+def test_fence_indented_under_a_list_item_is_code() -> None:
+    p = parse_note("x.md", "- item\n\n    ```\n    #code [[X]]\n    ```\n- next #tag\n")
+    assert p.tags == ["tag"] and p.links == []
+
+
+def test_html_attributes_blocks_and_comments_make_no_tags_but_links_there_count() -> None:
+    text = (
+        '<span style="color: #dcddde">text #kept</span>\n'
+        '<iframe src="#placeholder/link" style="border: 1px solid #ccc;"></iframe>\n'
+        "<!-- #hidden [[HiddenLink]] -->\n<!-- open\n#inside [[Inside]]\n-->\n"
+        "\n<table>\n<tr><td>--background: #1a1a1a</td></tr>\n</table>\n\n"
+        "%% Obsidian comments count, as in Obsidian: #commented [[Hidden]] %%\n"
+        "- red: #ff394d <br> green: #ace099\n"
+    )
+    p = parse_note("x.md", text)
+    assert p.tags == ["kept", "commented", "ff394d", "ace099"]
+    assert [lk.target for lk in p.links] == ["HiddenLink", "Inside", "Hidden"]
+
+
+def test_dataview_parenthesis_fields_and_tasks_in_callouts() -> None:
+    text = (
+        "- [ ] pay (due:: 2026-01-01) (scheduled:: 2025-12-20) (priority:: low)\n"
+        "> [!todo] Today\n> - [ ] call 📅 2026-02-03 #phone\n> > - [x] nested quote task\n"
+    )
+    tasks = parse_note("x.md", text).tasks
+    assert [(t.line, t.status, t.due, t.scheduled, t.priority, t.tags) for t in tasks] == [
+        (0, " ", "2026-01-01", "2025-12-20", "low", ()),
+        (2, " ", "2026-02-03", None, None, ("phone",)),
+        (3, "x", None, None, None, ()),
+    ]
+    assert tasks[1].text == "call 📅 2026-02-03 #phone"
