@@ -215,7 +215,9 @@ CASES = [
 
 @pytest.mark.parametrize("case", CASES, ids=[c.tool for c in CASES])
 async def test_tool_happy_and_failure_paths_over_http(make_vault: Callable[..., Path], case: Case, mode: str) -> None:
-    async with e2e(make_vault(VAULT)) as (url, harness):
+    # The confirmed cases approve through the admin endpoint, which auth "none" serves only when asked.
+    local = {"confirmation": {"allow_local_http_confirm": True}}
+    async with e2e(make_vault(VAULT), **local) as (url, harness):
         await harness.indexed()
         async with Client(url, mode=mode) as client:  # type: ignore[arg-type]
             session = Session(client, url, harness)
