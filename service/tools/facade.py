@@ -141,7 +141,9 @@ class DescribeOut(ToolOutput):
     output_schema: dict[str, Any] = Field(description="JSON Schema of its result.")
     scopes: list[str] = Field(description="Scopes a caller needs.")
     mutating: bool = Field(description="Whether it can change something.")
-    destructive: bool = Field(description="Whether it can destroy something (needs confirmation).")
+    destructive: bool = Field(
+        description="Whether some call can delete or replace existing content (such calls ask for confirmation)."
+    )
 
 
 async def describe_capability(ctx: ToolContext, args: DescribeIn) -> DescribeOut:
@@ -158,7 +160,7 @@ async def describe_capability(ctx: ToolContext, args: DescribeIn) -> DescribeOut
         output_schema=dict(tool.output_schema or {}),
         scopes=list(spec.scopes),
         mutating=spec.mutating,
-        destructive=spec.destructive,
+        destructive=spec.may_destroy,
     )
 
 
@@ -242,6 +244,7 @@ def domain_tools(registry: Registry) -> list[ToolSpec]:
                 handler,
                 scopes=(),
                 mutating=any(s.mutating for s in specs),
+                forwards_destructive=any(s.may_destroy for s in specs),
                 idempotent=False,
                 tags=(FACADE_TAG,),
             )
@@ -279,6 +282,7 @@ def tools(registry: Registry) -> list[ToolSpec]:
             CallOut,
             call_capability,
             mutating=True,
+            forwards_destructive=True,
             idempotent=False,
         ),
         *domain_tools(registry),

@@ -51,6 +51,7 @@ class ToolSpec:
     max_bytes: int | None = None
     tags: tuple[str, ...] = ()
     path_args: tuple[str, ...] = field(default=())
+    forwards_destructive: bool = False  # a facade tool that runs tools which may destroy (each is gated itself)
 
     @property
     def may_destroy(self) -> bool:
@@ -62,7 +63,9 @@ class ToolSpec:
         calls overwrite or delete, e.g. write_note's blind overwrite, delete_note's permanent
         delete) all qualify. Only `destructive` makes the pipeline confirm every call.
         """
-        return self.mutating and (self.destructive or self.scope_class == "delete" or self.confirm != "never")
+        return self.mutating and (
+            self.destructive or self.scope_class == "delete" or self.confirm != "never" or self.forwards_destructive
+        )
 
     def annotations(self) -> types.ToolAnnotations:
         return types.ToolAnnotations(

@@ -191,3 +191,17 @@ async def test_facade_confirmation_over_http_in_both_eras(
             assert out.structured_content is not None
             assert out.structured_content["error"]["code"] == "elicit_required"
         assert harness.snapshot() == before
+
+
+async def test_facade_tools_advertise_what_the_tools_behind_them_may_do(make_vault: Callable[..., Path]) -> None:
+    async with started(make_vault(VAULT), tool_facade={"mode": "domain"}) as vg:
+        hints = {s.name: s.annotations() for s in vg.app.dispatcher.listed()}
+        assert hints["notes"].destructive_hint is True  # delete_note, write_note's overwrite
+        assert hints["search"].read_only_hint is True and hints["search"].destructive_hint is None
+        described = await vg.ok("describe_capability", name="delete_note")
+        assert described["destructive"] is True and described["mutating"] is True
+        assert (await vg.ok("describe_capability", name="append_note"))["destructive"] is False
+    async with started(make_vault(VAULT), tool_facade={"mode": "triad"}) as vg:
+        hints = {s.name: s.annotations() for s in vg.app.dispatcher.listed()}
+        assert hints["call_capability"].destructive_hint is True
+        assert hints["find_capability"].read_only_hint is True
