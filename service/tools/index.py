@@ -31,29 +31,38 @@ class JobOut(BaseModel):
     id: str = Field(description="Job id.")
     kind: str = Field(description="full or sync.")
     status: str = Field(description="queued, running, done or failed.")
-    progress: int = Field(description="Notes processed so far.")
+    progress: int = Field(
+        description="Notes processed so far (percent, with total 100, for a caller some path rule restricts)."
+    )
     total: int | None = Field(default=None, description="Notes to process (known once the scan is done).")
     started_at: str | None = Field(default=None, description="ISO time the job started.")
     finished_at: str | None = Field(default=None, description="ISO time the job finished.")
     error: str | None = Field(default=None, description="Why it failed.")
     result: dict[str, int] | None = Field(
-        default=None, description="Counts when done: indexed, unchanged_content, removed, scanned."
+        default=None,
+        description="Counts when done: indexed, unchanged_content, removed, scanned (omitted for a restricted caller).",
     )
 
 
-def job_out(job: Job | None) -> JobOut | None:
+def _percent(done: int, total: int | None) -> int:
+    return 100 if not total else min(100, done * 100 // total)
+
+
+def job_out(job: Job | None, *, restricted: bool = False) -> JobOut | None:
+    """A job as a caller sees it: one whom a path rule restricts gets percentages, not file counts
+    (vault-wide counts would reveal how many notes the ACL hides)."""
     if job is None:
         return None
     return JobOut(
         id=job.id,
         kind=job.kind,
         status=job.status,
-        progress=job.progress,
-        total=job.total,
+        progress=_percent(job.progress, job.total) if restricted else job.progress,
+        total=(100 if job.total is not None else None) if restricted else job.total,
         started_at=_iso(job.started_at),
         finished_at=_iso(job.finished_at),
         error=job.error,
-        result=job.result,
+        result=None if restricted else job.result,
     )
 
 
@@ -73,7 +82,9 @@ class IndexStatusOut(ToolOutput):
     ready: bool = Field(description="The initial reconcile is complete.")
     state: str = Field(description="starting, reconciling, ready or failed.")
     notes: int = Field(description="Indexed notes.")
-    backlog: int = Field(description="Notes waiting to be (re)indexed.")
+    backlog: int = Field(
+        description="Notes waiting to be (re)indexed (for a caller some path rule restricts: 1 while any wait, else 0)."
+    )
     last_sync: str | None = Field(default=None, description="ISO time of the last complete reconcile.")
     last_change: str | None = Field(default=None, description="ISO time of the last incremental update.")
     generation: int = Field(description="Increases with every applied batch.")
@@ -105,9 +116,8 @@ def _jobs(ctx: ToolContext) -> IndexJobs:
 async def index_status(ctx: ToolContext, args: IndexStatusIn) -> IndexStatusOut:
     indexer = _indexer(ctx)
     jobs = _jobs(ctx)
-    counts = await indexer.counts()
-    if not unrestricted(ctx):  # vault-wide totals would reveal how much the path ACL hides
-        counts = await visible_counts(ctx)
+    restricted = not unrestricted(ctx)
+    counts = await visible_counts(ctx) if restricted else await indexer.counts()
     active = jobs.active(ctx.vault.id)
     if indexer.state == "failed":
         health: Literal["healthy", "degraded", "unavailable"] = "unavailable"
@@ -121,12 +131,12 @@ async def index_status(ctx: ToolContext, args: IndexStatusIn) -> IndexStatusOut:
         ready=indexer.ready,
         state=indexer.state,
         notes=counts["notes"],
-        backlog=indexer.backlog,
+        backlog=min(indexer.backlog, 1) if restricted else indexer.backlog,
         last_sync=_iso(indexer.last_sync),
         last_change=_iso(indexer.last_change),
         generation=indexer.generation,
-        active_job=job_out(active),
-        last_job=job_out(await jobs.last(ctx.vault.id)),
+        active_job=job_out(active, restricted=restricted),
+        last_job=job_out(await jobs.last(ctx.vault.id), restricted=restricted),
         links=LinkCounts(
             total=counts["links"],
             resolved=counts["links"] - counts["unresolved_links"],
@@ -158,14 +168,19 @@ class ReindexOut(ToolOutput):
 
 async def reindex(ctx: ToolContext, args: ReindexIn) -> ReindexOut:
     indexer = _indexer(ctx)
+    restricted = not unrestricted(ctx)
 
     async def progress(done: int, total: int) -> None:
-        await ctx.progress(done, total, f"reindex ({args.mode}): {done}/{total} notes")
+        if restricted:  # percentages only: file counts would reveal what the path ACL hides
+            done, total = _percent(done, total), 100
+            await ctx.progress(done, total, f"reindex ({args.mode}): {done}%")
+        else:
+            await ctx.progress(done, total, f"reindex ({args.mode}): {done}/{total} notes")
 
     job, already, task = await _jobs(ctx).launch(indexer, args.mode, progress if args.wait else None)
     if args.wait:
         await asyncio.shield(task)
-    return ReindexOut(vault=ctx.vault.id, job=job_out(job) or _never(), already_running=already)
+    return ReindexOut(vault=ctx.vault.id, job=job_out(job, restricted=restricted) or _never(), already_running=already)
 
 
 def _never() -> Any:  # pragma: no cover - job_out only returns None for None

@@ -173,3 +173,22 @@ async def test_index_status_counts_only_readable_notes(make_vault: Callable[...,
     assert seen["links"]["total"] < everything["links"]["total"]
     assert (everything["tags"], seen["tags"]) == (4, 2)  # 'private' and 'hidden-tag' only in Private/
     assert (everything["headings"], seen["headings"]) == (8, 5)  # one H1 per note
+
+
+async def test_index_jobs_show_a_restricted_caller_percentages_not_file_counts(make_vault: Callable[..., Path]) -> None:
+    async with started(make_vault(SEC_VAULT)) as vg:
+        await vg.indexed()
+        job = (await vg.ok("reindex", mode="full"))["job"]
+        assert (job["progress"], job["total"]) == (6, 6) and job["result"]["scanned"] == 6
+        assert (await vg.ok("index_status"))["last_job"]["total"] == 6
+    async with started(make_vault(SEC_VAULT), acl=DENY_PRIVATE) as vg:
+        await vg.indexed()
+        job = (await vg.ok("reindex", mode="full"))["job"]
+        assert (job["progress"], job["total"], job["result"]) == (100, 100, None)
+        status = await vg.ok("index_status")
+        assert (status["last_job"]["progress"], status["last_job"]["total"], status["last_job"]["result"]) == (
+            100,
+            100,
+            None,
+        )
+        assert status["backlog"] == 0
