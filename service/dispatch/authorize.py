@@ -21,6 +21,7 @@ import mcp_types as types
 from mcp.shared.exceptions import MCPError
 
 from service.dispatch.context import CallContext, Next, Principal, ToolResult
+from service.dispatch.resolve_vault import bound_vault
 from service.errors import Forbidden, Unauthorized, VaultgateError
 from service.security import scopes
 
@@ -39,20 +40,11 @@ def require_scopes(principal: Principal, required: Iterable[str], what: str) -> 
     )
 
 
-def bound_vault(principal: Principal, default_id: str, vault_count: int) -> str | None:
-    """The only vault this caller may reach, or None when it may reach any."""
-    if principal.vault is not None:
-        return principal.vault
-    if principal.authenticated and vault_count > 1:
-        return default_id  # a claimless token on a multi-vault server: the default vault only
-    return None
-
-
 def require_surface(principal: Principal, vault_id: str, *, default_id: str, vault_count: int, what: str) -> None:
     """Scope + vault binding for a non-tool read (resources, prompts, completions)."""
     try:
         require_scopes(principal, ("read:vault",), what)
-        bound = bound_vault(principal, default_id, vault_count)
+        bound = bound_vault(principal, vault_count, default_id)
         if bound is not None and bound != vault_id:
             raise Forbidden("this token is bound to another vault", details={"vault": vault_id, "bound_vault": bound})
     except VaultgateError as exc:

@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING, Any
 import mcp_types as types
 from mcp.server.context import ServerRequestContext
 
-from service.dispatch.authorize import bound_vault, require_surface
+from service.dispatch.authorize import require_surface
+from service.dispatch.resolve_vault import bound_vault
 
 if TYPE_CHECKING:
     from service.app import VaultgateApp
@@ -37,7 +38,7 @@ class Completer:
             what="completion",
         )
         if name == "vault":
-            bound = bound_vault(principal, self.app.settings.default_vault_id, len(self.app.vaults))
+            bound = bound_vault(principal, len(self.app.vaults), self.app.settings.default_vault_id)
             values = [v for v in self.app.vaults if v.startswith(typed) and bound in (None, v)]  # no other ids
             return types.CompleteResult(completion=types.Completion(values=values[:MAX_VALUES], total=len(values)))
         want_folders = name == "folder"

@@ -20,6 +20,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from service.dispatch.resolve_vault import bound_vault
 from service.indexer.runner import indexer_of
 from service.settings import Settings
 from service.tools.context import ToolContext
@@ -180,10 +181,11 @@ class ListVaultsOut(ToolOutput):
 async def list_vaults(ctx: ToolContext, args: ListVaultsIn) -> ListVaultsOut:
     principal = ctx.call.principal
     default = ctx.services.settings.default_vault_id
+    bound = bound_vault(principal, len(ctx.services.vaults), default)
     items = []
     for vid, vault in ctx.services.vaults.items():
-        if principal.vault is not None and principal.vault != vid:
-            continue  # a vault-bound token sees only its vault
+        if bound is not None and bound != vid:
+            continue  # a bound token (a vault claim, or claimless on a multi-vault server) sees its vault only
         notes = None
         if indexer_of(vault) is not None:
             # Only notes this caller may read are counted: a count must not reveal a denied folder.

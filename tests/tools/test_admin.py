@@ -109,6 +109,9 @@ async def test_list_vaults_shows_ids_names_and_note_counts(make_vault: Callable[
         bound = await vg.ok("list_vaults", vault="other")
         health = await vg.ok("server_health", vault="other")
         await vg.err("list_vaults", "forbidden", vault="main")
+        vg.principal = Principal(subject="claimless", scopes=frozenset({"read:vault"}), vault=None, authenticated=True)
+        claimless = await vg.ok("list_vaults")
+    assert [v["id"] for v in claimless["items"]] == ["main"]  # no claim, several vaults: the default one only
     assert out["items"] == [
         {"id": "main", "name": "Main", "default": True, "read_only": False, "notes": 2},
         {"id": "other", "name": "two", "default": False, "read_only": False, "notes": 1},
