@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import Field
 
-from service.errors import ConfigError, Conflict, IndexUnavailable
+from service.errors import ConfigError
 from service.indexer.jobs import IndexJobs
 from service.indexer.runner import indexer_of
 from service.tools.context import ToolContext
@@ -91,16 +91,10 @@ class ResetVaultCacheOut(ToolOutput):
 
 
 async def reset_vault_cache(ctx: ToolContext, args: ResetVaultCacheIn) -> ResetVaultCacheOut:
+    await reset_vault_cache_precheck(ctx, args)  # again: a reindex may have started while a human confirmed
     indexer = indexer_of(ctx.vault)
     jobs = ctx.services.extensions.get("index_jobs")
-    if indexer is None or not isinstance(jobs, IndexJobs):
-        raise IndexUnavailable(f"vault {ctx.vault.id!r} has no index", details={"vault": ctx.vault.id})
-    if jobs.active(ctx.vault.id) is not None:
-        raise Conflict(
-            "a reindex is running for this vault",
-            details={"vault": ctx.vault.id},
-            hint="Wait for the running reindex (index_status) and call reset_vault_cache again.",
-        )
+    assert indexer is not None and isinstance(jobs, IndexJobs)
     vid = ctx.vault.id
 
     def drop(conn: Any) -> int:
