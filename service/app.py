@@ -38,6 +38,7 @@ from service.security.acl import AclGuard
 from service.settings import Settings, VaultConfig
 from service.storage.db import Database
 from service.storage.migrate import migrate
+from service.storage.schema_cache import ToolSchemaCache
 from service.tools import build_registry
 from service.vault.runtime import Vault
 
@@ -79,6 +80,7 @@ class VaultgateApp:
         self.layers = build_layers(self.services)
         self.dispatcher = Dispatcher(self.layers, self.registry, principal_of=self._principal_of)
         self.dispatcher.advertised = self.visibility.advertised
+        self.dispatcher.schemas = ToolSchemaCache(self.registry, cache_dir).of  # fast first tools/list
         self.services.extensions["dispatch"] = self.dispatcher.call
         self.components: list[Component] = [
             VaultIndexer(vault, self.db, watch=settings.index.watch, debounce_ms=settings.index.debounce_ms)
