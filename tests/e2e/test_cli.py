@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -120,6 +121,17 @@ def test_serve_refuses_a_public_host_without_auth(make_vault: Callable[..., Path
     out = run("serve", str(make_vault()), "--host", "0.0.0.0", "--port", "0")
     assert out.returncode == 1
     assert "refusing to serve without authentication" in out.stderr
+
+
+def test_serve_on_a_port_in_use_exits_1_readably_without_printing_a_url(make_vault: Callable[..., Path]) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        out = run("serve", str(make_vault()), "--port", str(taken.getsockname()[1]))
+    assert out.returncode == 1
+    assert "MCP endpoint:" not in out.stdout
+    assert "address already in use" in out.stderr and "did not start" in out.stderr
+    assert "Traceback" not in out.stderr
 
 
 async def test_serve_prints_the_url_answers_health_and_stops_on_sigterm(make_vault: Callable[..., Path]) -> None:
