@@ -66,6 +66,17 @@ def test_version_prints_the_version() -> None:
     assert out.returncode == 0 and out.stdout.startswith("vaultgate ")
 
 
+def test_the_command_line_builds_pydantic_models_on_first_use() -> None:
+    probe = (
+        "import service.__main__, mcp_types\n"
+        "print(mcp_types.CallToolResult.__pydantic_complete__)\n"
+        "mcp_types.CallToolResult.model_validate({'content': []})\n"
+        "print(mcp_types.CallToolResult.__pydantic_complete__)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    assert out.stdout.split() == ["False", "True"], out.stderr
+
+
 def test_config_show_redacts_secrets(make_vault: Callable[..., Path]) -> None:
     root = make_vault()
     out = run("config", "show", str(root), env={"VAULTGATE_AUTH__JWT_SECRET": SECRET, "VAULTGATE_HTTP__PORT": "9999"})
