@@ -32,6 +32,7 @@ def _uvicorn_config(app: VaultgateApp) -> uvicorn.Config:
         port=http.port,
         loop="uvloop" if importlib.util.find_spec("uvloop") else "asyncio",
         http="httptools" if importlib.util.find_spec("httptools") else "h11",
+        ws="none",  # MCP needs no websockets; "auto" imported a websocket stack at every start (~14 ms)
         lifespan="on",
         log_config=None,
         access_log=False,
