@@ -4,8 +4,8 @@ Generating the input and output JSON schema of every tool from its pydantic mode
 largest single cost of a server's first `tools/list` (~100 ms for 60 tools). The result only
 depends on the code, so it is stored next to the index and reused by the next start, like a
 `.pyc`: it is valid only for the exact same catalog (tool names and model classes), the same
-pydantic and Python versions, and the same source files (path, size and mtime of every loaded
-`service` module and of each model's modules). Anything else regenerates it; an unreadable or
+pydantic and Python versions, and the same source files (path, size and mtime of every module
+of the `service` package and of each model's modules). Anything else regenerates it; an unreadable or
 unwritable file only costs the regeneration.
 """
 
@@ -44,12 +44,10 @@ def fingerprint(registry: Registry) -> str:
         models = (spec.input_model, spec.output_model)
         digest.update((f"{spec.name}|" + "|".join(f"{m.__module__}.{m.__qualname__}" for m in models) + "\n").encode())
         modules |= _model_modules(spec)
-    files: set[str] = set()
-    for name, module in list(sys.modules.items()):
-        path = getattr(module, "__file__", None)
-        if not path:
-            continue
-        if name in modules or name == "service" or name.startswith("service."):
+    files = _package_sources()  # every module, imported yet or not: the key must not depend on import order
+    for name in modules:
+        path = getattr(sys.modules.get(name), "__file__", None)
+        if path:
             files.add(path)
     for path in sorted(files):
         try:
@@ -58,6 +56,14 @@ def fingerprint(registry: Registry) -> str:
             continue
         digest.update(f"{path}|{st.st_size}|{st.st_mtime_ns}\n".encode())
     return digest.hexdigest()
+
+
+def _package_sources() -> set[str]:
+    found: set[str] = set()
+    for folder, dirs, names in os.walk(_PACKAGE_DIR):
+        dirs[:] = [d for d in dirs if d != "__pycache__"]
+        found.update(os.path.join(folder, n) for n in names if n.endswith(".py"))
+    return found
 
 
 def generate(spec: ToolSpec) -> Schemas:

@@ -16,6 +16,7 @@ from typing import Any
 from service.app import VaultgateApp
 from service.settings import load_settings
 from service.storage.schema_cache import FILE_NAME, ToolSchemaCache, fingerprint
+from service.tools import build_registry
 from service.tools.registry import Registry, ToolSpec
 
 
@@ -115,3 +116,15 @@ def test_a_tool_registered_after_the_first_listing_gets_its_schema_and_a_new_key
         assert set(stored["tools"]) == {"probe", "late_probe"}
     finally:
         sys.modules.pop("schema_cache_late_models", None)
+
+
+def test_the_key_does_not_depend_on_which_modules_were_imported_first() -> None:
+    import service.retrieval.jsonlogic  # noqa: F401 - imported lazily by the server
+
+    registry = build_registry()
+    with_module = fingerprint(registry)
+    saved = sys.modules.pop("service.retrieval.jsonlogic")
+    try:
+        assert fingerprint(registry) == with_module
+    finally:
+        sys.modules["service.retrieval.jsonlogic"] = saved
