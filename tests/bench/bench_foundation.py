@@ -140,58 +140,64 @@ async def main(notes: int, calls: int, starts: int) -> None:
     result: dict[str, Any] = {"notes": notes, "python": sys.version.split()[0]}
     many = max(20, calls // 8)  # calls per client with 16 clients
 
-    cold = ServerProcess(vaultgate_argv(vault), env=BENCH_ENV)
-    try:
-        result["start_to_first_tools_list_cold_s"] = round(await first_tools_list(cold), 3)
-        result["cold_index_ready_s"] = round(await wait_ready(cold.url), 3)
-    finally:
-        cold.stop()
-
-    warm: list[float] = []
-    for _ in range(starts):
-        probe = ServerProcess(vaultgate_argv(vault), env=BENCH_ENV)
-        try:
-            warm.append(round(await first_tools_list(probe), 3))
-            await wait_ready(probe.url)  # the next start finds a complete index
-        finally:
-            probe.stop()
-    result["start_to_first_tools_list_warm_s"] = {
-        "median": round(statistics.median(warm), 3),
-        "min": min(warm),
-        "max": max(warm),
-        "starts": warm,
-    }
-
+    # The bare server runs from here on (idle until measured); one tools/list against it first
+    # takes the client's own first-use costs out of the cold start below.
     bare = ServerProcess([sys.executable, "-m", "tests.bench.echo_server", str(vault)])
-    server = ServerProcess(vaultgate_argv(vault), env=BENCH_ENV)
     try:
         bare_url = bare.start()
-        url = server.start()
-        # Steady state: measure once the background index is complete (it competes for the GIL).
-        result["warm_index_ready_s"] = round(await wait_ready(url), 3)
-        result["tools_list"] = await run_clients(url, 1, max(50, calls // 3), list_tools)
-        for n, per_client in ((1, calls), (16, many)):
-            both = await run_side_by_side({"vg": (url, read_note), "bare": (bare_url, read_raw)}, n, per_client)
-            suffix = "1_client" if n == 1 else "16_clients"
-            result[f"read_note_{suffix}"] = both["vg"]
-            result[f"bare_read_{suffix}"] = both["bare"]
-        result["read_note_1_client_auto_mode"] = await run_clients(url, 1, calls // 2, read_note, mode="auto")
-        result["server_rss_mb"] = rss_mb(server.pid)
-        server.stop()
+        await run_clients(bare_url, 1, 1, list_tools)
 
-        chain = ServerProcess([sys.executable, "-m", "tests.bench.chain_server", str(vault)], env=BENCH_ENV)
+        cold = ServerProcess(vaultgate_argv(vault), env=BENCH_ENV)
         try:
-            chain_url = chain.start()
-            await wait_ready(chain_url)
-            for n, per_client in ((1, calls), (16, many)):
-                both = await run_side_by_side({"chain": (chain_url, echo), "bare": (bare_url, echo)}, n, per_client)
-                suffix = "1_client" if n == 1 else "16_clients"
-                result[f"chain_echo_{suffix}"] = both["chain"]
-                result[f"bare_echo_{suffix}"] = both["bare"]
+            result["start_to_first_tools_list_cold_s"] = round(await first_tools_list(cold), 3)
+            result["cold_index_ready_s"] = round(await wait_ready(cold.url), 3)
         finally:
-            chain.stop()
+            cold.stop()
+
+        warm: list[float] = []
+        for _ in range(starts):
+            probe = ServerProcess(vaultgate_argv(vault), env=BENCH_ENV)
+            try:
+                warm.append(round(await first_tools_list(probe), 3))
+                await wait_ready(probe.url)  # the next start finds a complete index
+            finally:
+                probe.stop()
+        result["start_to_first_tools_list_warm_s"] = {
+            "median": round(statistics.median(warm), 3),
+            "min": min(warm),
+            "max": max(warm),
+            "starts": warm,
+        }
+
+        server = ServerProcess(vaultgate_argv(vault), env=BENCH_ENV)
+        try:
+            url = server.start()
+            # Steady state: measure once the background index is complete (it competes for the GIL).
+            result["warm_index_ready_s"] = round(await wait_ready(url), 3)
+            result["tools_list"] = await run_clients(url, 1, max(50, calls // 3), list_tools)
+            for n, per_client in ((1, calls), (16, many)):
+                both = await run_side_by_side({"vg": (url, read_note), "bare": (bare_url, read_raw)}, n, per_client)
+                suffix = "1_client" if n == 1 else "16_clients"
+                result[f"read_note_{suffix}"] = both["vg"]
+                result[f"bare_read_{suffix}"] = both["bare"]
+            result["read_note_1_client_auto_mode"] = await run_clients(url, 1, calls // 2, read_note, mode="auto")
+            result["server_rss_mb"] = rss_mb(server.pid)
+            server.stop()
+
+            chain = ServerProcess([sys.executable, "-m", "tests.bench.chain_server", str(vault)], env=BENCH_ENV)
+            try:
+                chain_url = chain.start()
+                await wait_ready(chain_url)
+                for n, per_client in ((1, calls), (16, many)):
+                    both = await run_side_by_side({"chain": (chain_url, echo), "bare": (bare_url, echo)}, n, per_client)
+                    suffix = "1_client" if n == 1 else "16_clients"
+                    result[f"chain_echo_{suffix}"] = both["chain"]
+                    result[f"bare_echo_{suffix}"] = both["bare"]
+            finally:
+                chain.stop()
+        finally:
+            server.stop()
     finally:
-        server.stop()
         bare.stop()
 
     for suffix in ("1_client", "16_clients"):
