@@ -68,24 +68,33 @@ async def first_tools_list(server: ServerProcess) -> float:
 async def _samples(
     url: str, clients: int, calls: int, call: Call, mode: str = "legacy"
 ) -> tuple[list[float], float, int]:
-    """Per-call latencies of `clients` concurrent sessions making `calls` calls each; wall time; errors."""
+    """Per-call latencies of `clients` concurrent sessions making `calls` calls each, the wall
+    time of those calls (sessions opened and warmed first, then all released together), errors."""
     samples: list[float] = []
-    errors = 0
+    errors = warmed = 0
+    go = asyncio.Event()
+    released = 0.0
+    ends: list[float] = []
 
     async def worker(worker_id: int) -> None:
-        nonlocal errors
+        nonlocal errors, warmed, released
         async with Client(url, mode=mode, cache=None) as client:
-            await call(client, -1)  # warm the session
+            await call(client, -1)  # warm the session (the client also fetches the tool list)
+            warmed += 1
+            if warmed == clients:
+                released = time.perf_counter()
+                go.set()
+            await go.wait()
             for i in range(calls):
                 t0 = time.perf_counter()
                 result = await call(client, worker_id * calls + i)
                 samples.append(time.perf_counter() - t0)
                 if getattr(result, "is_error", False):
                     errors += 1
+            ends.append(time.perf_counter())
 
-    t0 = time.perf_counter()
     await asyncio.gather(*(worker(w) for w in range(clients)))
-    return samples, time.perf_counter() - t0, errors
+    return samples, max(ends) - released, errors
 
 
 def _summary(samples: list[float], wall: float, errors: int, clients: int) -> dict[str, Any]:
