@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import service._deferred_models  # noqa: F401 - first: before any pydantic model class is defined
 from service.errors import ConfigError
 from service.settings import Settings, config_warnings, load_settings
 

@@ -39,6 +39,7 @@ from service.security.acl import AclGuard
 from service.settings import Settings, VaultConfig, config_warnings
 from service.storage.db import Database
 from service.storage.migrate import migrate
+from service.storage.schema_cache import ToolSchemaCache
 from service.tools import build_registry
 from service.vault.runtime import Vault
 
@@ -83,6 +84,7 @@ class VaultgateApp:
         self.client_logs = ClientLogs(json_response=settings.http.json_response)
         self.dispatcher.client_logs = self.client_logs
         self.services.extensions["client_logs"] = self.client_logs
+        self.dispatcher.schemas = ToolSchemaCache(self.registry, cache_dir).of  # fast first tools/list
         self.services.extensions["dispatch"] = self.dispatcher.call
         self.components: list[Component] = [
             VaultIndexer(vault, self.db, watch=settings.index.watch, debounce_ms=settings.index.debounce_ms)

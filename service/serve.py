@@ -13,12 +13,13 @@ import asyncio
 import contextlib
 import importlib.util
 import signal
-import sys
+import socket
 from collections.abc import AsyncIterator
 
 import uvicorn
 
 from service.app import VaultgateApp
+from service.errors import ConfigError
 from service.obs.logging import setup_logging
 from service.settings import Settings
 
@@ -31,6 +32,7 @@ def _uvicorn_config(app: VaultgateApp) -> uvicorn.Config:
         port=http.port,
         loop="uvloop" if importlib.util.find_spec("uvloop") else "asyncio",
         http="httptools" if importlib.util.find_spec("httptools") else "h11",
+        ws="none",  # MCP needs no websockets; "auto" imported a websocket stack at every start (~14 ms)
         lifespan="on",
         log_config=None,
         access_log=False,
@@ -40,8 +42,31 @@ def _uvicorn_config(app: VaultgateApp) -> uvicorn.Config:
 
 
 class _Server(uvicorn.Server):
+    def __init__(self, config: uvicorn.Config) -> None:
+        super().__init__(config)
+        self.startup_done = asyncio.Event()  # set when startup ends, bound or not (see `started`)
+
     def install_signal_handlers(self) -> None:  # the embedding loop owns signals
         return None
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        try:
+            await super().startup(sockets)
+        except SystemExit:
+            # uvicorn exits the process (status 3, a traceback) when it cannot bind; it has logged
+            # why, so stop serving and let the caller report a start-up error instead.
+            self.should_exit = True
+        finally:
+            self.startup_done.set()
+
+    async def until_started(self, task: asyncio.Task[None]) -> bool:
+        """Wait until uvicorn has bound its socket (True) or gave up / exited (False)."""
+        waiter = asyncio.ensure_future(self.startup_done.wait())
+        try:
+            await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            waiter.cancel()
+        return self.started
 
 
 def _bound_port(server: uvicorn.Server) -> int:
@@ -66,11 +91,9 @@ async def serving(settings: Settings, app: VaultgateApp | None = None) -> AsyncI
     server = _Server(_uvicorn_config(app))
     task = asyncio.create_task(server.serve())
     try:
-        while not server.started:  # noqa: ASYNC110 - uvicorn exposes a flag, not an event
-            if task.done():
-                task.result()
-                raise RuntimeError("uvicorn exited before starting")
-            await asyncio.sleep(0.01)
+        if not await server.until_started(task):
+            await task  # uvicorn's own error, if it raised one
+            raise RuntimeError("uvicorn exited before starting")
         yield mcp_url(settings, _bound_port(server)), app
     finally:
         server.should_exit = True
@@ -92,12 +115,11 @@ async def serve_http(settings: Settings) -> None:
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, _on_signal, server)
     task = asyncio.create_task(server.serve())
-    while not server.started and not task.done():  # noqa: ASYNC110 - uvicorn exposes a flag, not an event
-        await asyncio.sleep(0.02)
-    if server.started:
+    if await server.until_started(task):  # the URL is printed the moment the socket is bound
         vaults = ", ".join(f"{v.id}={v.path}" for v in settings.vaults)
         print(f"vaultgate {app.version} serving {vaults}", flush=True)
         print(f"MCP endpoint: {mcp_url(settings, _bound_port(server))}", flush=True)
     await task
     if not server.started:
-        sys.exit(1)
+        http = settings.http
+        raise ConfigError(f"the HTTP server did not start on {http.host}:{http.port} (see the log above)")

@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+import service._deferred_models  # noqa: F401 - as the command line does: before any model class
 from service.app import VaultgateApp
 from service.dispatch.context import Principal, ToolResult
 from service.indexer.runner import indexer_of

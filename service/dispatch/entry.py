@@ -9,6 +9,7 @@ errors. Protocol faults stay JSON-RPC errors and are raised by the SDK itself.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 import mcp_types as types
@@ -40,6 +41,8 @@ class Dispatcher:
         self.advertised: Any = None  # callable(spec) -> bool, set by the visibility policy
         self._tools: dict[str, types.Tool] = {}
         self.client_logs: ClientLogs | None = None  # log notifications for clients that set a level
+        # spec -> (input schema, output schema), e.g. kept on disk between runs; None: generate.
+        self.schemas: Callable[[ToolSpec], tuple[dict[str, Any], dict[str, Any]]] | None = None
 
     async def call(
         self,
@@ -122,5 +125,5 @@ class Dispatcher:
     def _tool(self, spec: ToolSpec) -> types.Tool:
         tool = self._tools.get(spec.name)
         if tool is None:
-            tool = self._tools[spec.name] = spec.to_mcp()
+            tool = self._tools[spec.name] = spec.to_mcp(self.schemas(spec) if self.schemas else None)
         return tool

@@ -17,20 +17,23 @@ import datetime as dt
 import io
 import re
 from collections.abc import Callable
-from typing import Any
-
-from ruamel.yaml import YAML
-from ruamel.yaml.comments import CommentedMap, CommentedSeq
-from ruamel.yaml.error import YAMLError
+from typing import TYPE_CHECKING, Any
 
 from service.errors import ValidationFailed
 from service.markdown import frontmatter as fm
+
+# ruamel is imported where it is used: loading it costs ~12 ms that a server start does not need.
+if TYPE_CHECKING:
+    from ruamel.yaml import YAML
+    from ruamel.yaml.comments import CommentedMap
 
 _SEQ_INDENT = re.compile(r"^( *)- ", re.MULTILINE)
 _KEY_LINE = re.compile(r"^\S[^:\n]*:[ \t]*$", re.MULTILINE)
 
 
 def _yaml(raw: str) -> YAML:
+    from ruamel.yaml import YAML
+
     yaml = YAML(typ="rt", pure=True)
     yaml.preserve_quotes = True
     yaml.width = 4096
@@ -52,6 +55,9 @@ def _invalid(path: str, reason: str) -> ValidationFailed:
 
 def load(text: str, path: str) -> CommentedMap:
     """The note's frontmatter as a round-trip mapping ({} when it has none)."""
+    from ruamel.yaml.comments import CommentedMap
+    from ruamel.yaml.error import YAMLError
+
     front = fm.split(text)
     if front.raw is None or not front.raw.strip():
         return CommentedMap()
@@ -105,6 +111,8 @@ def to_yaml_value(value: Any) -> Any:
     """A JSON value as what ruamel should write: lists in block style, nested maps kept, an ISO
     date string ('2024-02-01') as a YAML date, unquoted, so Obsidian (and the index) read a date
     as before the edit, not a text property."""
+    from ruamel.yaml.comments import CommentedMap, CommentedSeq
+
     if isinstance(value, str) and _ISO_DATE.fullmatch(value):
         try:
             return dt.date.fromisoformat(value)
@@ -143,6 +151,8 @@ def tag_list(data: CommentedMap) -> tuple[str | None, list[str]]:
 
 def set_tags(data: CommentedMap, tags: list[str]) -> None:
     """Write `tags` back where they were, as a list (a list keeps its flow/block style)."""
+    from ruamel.yaml.comments import CommentedSeq
+
     key, _ = tag_list(data)
     key = key or "tags"
     current = data.get(key)

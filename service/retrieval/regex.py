@@ -20,12 +20,13 @@ import sqlite3
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
-
-import regex
+from typing import TYPE_CHECKING, Any
 
 from service.errors import ComputeBudgetExceeded, QuerySyntaxError
 from service.retrieval.text import folder_clause
+
+if TYPE_CHECKING:
+    import regex
 
 MAX_PATTERN = 1000
 MAX_LINE_CHARS = 300
@@ -51,6 +52,8 @@ class RegexHit:
 def compile_pattern(pattern: str, *, ignore_case: bool, multiline: bool) -> regex.Pattern[str]:
     if len(pattern) > MAX_PATTERN:
         raise QuerySyntaxError("pattern too long", details={"max": MAX_PATTERN})
+    import regex  # the third-party engine is loaded by the first regex search, not at start-up
+
     flags = regex.V0 | (regex.IGNORECASE if ignore_case else 0) | (regex.MULTILINE if multiline else 0)
     try:
         return regex.compile(pattern, flags)

@@ -20,7 +20,7 @@ PIPELINE_ARGS = frozenset({"idempotency_key", "elicit_token"})
 
 
 class ToolInput(BaseModel):
-    model_config = ConfigDict(extra="forbid", str_strip_whitespace=False)
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=False, defer_build=True)
 
     vault: str | None = Field(default=None, description="Vault id; default: the server's default vault.")
     idempotency_key: str | None = Field(
@@ -38,7 +38,7 @@ class ToolInput(BaseModel):
 
 
 class ToolOutput(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     def to_text(self) -> str:
         return json.dumps(self.model_dump(mode="json", exclude_none=True), ensure_ascii=False)

@@ -15,7 +15,6 @@ import io
 from typing import Any, Literal
 
 from pydantic import Field, model_validator
-from ruamel.yaml import YAML
 
 from service.errors import AlreadyExists, NoteNotFound, PathInvalid, ValidationFailed
 from service.markdown import frontmatter as fm
@@ -52,6 +51,8 @@ def _out(ctx: ToolContext, vp: VaultPath, result: WriteResult, text: str) -> Wri
 
 
 def _yaml_block(properties: dict[str, Any]) -> str:
+    from ruamel.yaml import YAML  # loaded on first use, not at start-up
+
     yaml = YAML()  # round-trip dumper: keeps the caller's key order
     yaml.default_flow_style = False
     yaml.allow_unicode = True

@@ -14,10 +14,9 @@ Patch, RFC 7396); write an empty string or list to keep an empty property.
 from __future__ import annotations
 
 import contextlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
-from ruamel.yaml.comments import CommentedMap
 
 from service.errors import NoteNotFound, ValidationFailed
 from service.graph.moves import FileEdit, MovePlan, apply_plan, move_lock
@@ -29,6 +28,9 @@ from service.tools.change_pages import ChangeListIn, start_of, window
 from service.tools.context import ToolContext
 from service.tools.graph_common import FileChangeItem, LineChangeItem, change_item, diff_lines, note_item, preview
 from service.tools.models import ToolInput, ToolOutput
+
+if TYPE_CHECKING:
+    from ruamel.yaml.comments import CommentedMap
 from service.tools.registry import ToolSpec
 
 

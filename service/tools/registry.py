@@ -82,13 +82,15 @@ class ToolSpec:
     def output_schema(self) -> dict[str, Any]:
         return self.output_model.model_json_schema()
 
-    def to_mcp(self) -> types.Tool:
+    def to_mcp(self, schemas: tuple[dict[str, Any], dict[str, Any]] | None = None) -> types.Tool:
+        """The MCP tool; `schemas` (input, output) when already known (service.storage.schema_cache)."""
+        input_schema, output_schema = schemas if schemas is not None else (self.input_schema(), self.output_schema())
         return types.Tool(
             name=self.name,
             title=self.title,
             description=self.description,
-            input_schema=self.input_schema(),
-            output_schema=self.output_schema(),
+            input_schema=input_schema,
+            output_schema=output_schema,
             annotations=self.annotations(),
             meta={"vaultgate/domain": self.domain, "vaultgate/scopes": list(self.scopes)},
         )

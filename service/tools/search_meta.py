@@ -15,8 +15,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from service.retrieval import jsonlogic, tags
 from service.retrieval import properties as props
+from service.retrieval import tags
 from service.retrieval.text import folder_clause
 from service.tools.context import ToolContext
 from service.tools.models import Paging, ToolInput, ToolOutput, decode_cursor, page_of
@@ -152,6 +152,8 @@ class JsonLogicIn(ToolInput, Paging):
 
 
 async def query_jsonlogic(ctx: ToolContext, args: JsonLogicIn) -> MetaHitsOut:
+    from service.retrieval import jsonlogic  # loaded on first use, not at start-up
+
     match = jsonlogic.matcher(args.logic, ctx.services.settings.search.jsonlogic_max_ops)
     folders = scope(ctx, args.folder)
     key = query_key(args.logic, folders, args.sort)

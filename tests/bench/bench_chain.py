@@ -2,8 +2,9 @@
 server, at 1 and 16 concurrent clients, in the same run, through the SDK client over HTTP.
 
 Run: `python -m tests.bench.bench_chain [--calls 400]`. Target: overhead <= 25 %. Both servers
-use the same uvicorn settings; vaultgate's throttle layer runs with unreachable limits (what is
-measured is the chain, not the rate limiter refusing). Prints JSON (tests/bench/common.py).
+use the same uvicorn settings and run side by side, measured in alternating rounds; vaultgate's
+throttle layer runs with unreachable limits (what is measured is the chain, not the rate limiter
+refusing). `bench_foundation` reports the same comparison. Prints JSON (tests/bench/common.py).
 """
 
 from __future__ import annotations
@@ -15,8 +16,8 @@ from typing import Any
 
 from mcp import Client
 
-from tests.bench.bench_foundation import run_clients
-from tests.bench.common import BENCH_ENV, ServerProcess, report, rss_mb, standard_vault
+from tests.bench.bench_foundation import run_side_by_side
+from tests.bench.common import BENCH_ENV, ServerProcess, report, rss_mb, standard_vault, wait_ready
 
 
 async def echo(client: Client, i: int) -> Any:
@@ -27,21 +28,18 @@ async def main(calls: int) -> None:
     vault, _ = standard_vault()
     result: dict[str, Any] = {"calls_per_client": calls}
     chain = ServerProcess([sys.executable, "-m", "tests.bench.chain_server", str(vault)], env=BENCH_ENV)
+    bare = ServerProcess([sys.executable, "-m", "tests.bench.echo_server", str(vault)])
     try:
-        url = chain.start()
+        chain_url, bare_url = chain.start(), bare.start()
+        await wait_ready(chain_url)
         for n in (1, 16):
-            result[f"chain_echo_{n}_clients"] = await run_clients(
-                url, n, calls if n == 1 else max(20, calls // 8), echo
+            both = await run_side_by_side(
+                {"chain": (chain_url, echo), "bare": (bare_url, echo)}, n, calls if n == 1 else max(20, calls // 8)
             )
+            result[f"chain_echo_{n}_clients"], result[f"bare_echo_{n}_clients"] = both["chain"], both["bare"]
         result["chain_rss_mb"] = rss_mb(chain.pid)
     finally:
         chain.stop()
-    bare = ServerProcess([sys.executable, "-m", "tests.bench.echo_server", str(vault)])
-    try:
-        url = bare.start()
-        for n in (1, 16):
-            result[f"bare_echo_{n}_clients"] = await run_clients(url, n, calls if n == 1 else max(20, calls // 8), echo)
-    finally:
         bare.stop()
     for n in (1, 16):
         c, b = result[f"chain_echo_{n}_clients"]["p50_ms"], result[f"bare_echo_{n}_clients"]["p50_ms"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -101,6 +102,17 @@ async def test_serve_reads_vaultgate_config_when_path_is_omitted(
             assert not listed.is_error and "fromenv" in str(listed.structured_content)
 
 
+def test_the_command_line_builds_pydantic_models_on_first_use() -> None:
+    probe = (
+        "import service.__main__, mcp_types\n"
+        "print(mcp_types.CallToolResult.__pydantic_complete__)\n"
+        "mcp_types.CallToolResult.model_validate({'content': []})\n"
+        "print(mcp_types.CallToolResult.__pydantic_complete__)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    assert out.stdout.split() == ["False", "True"], out.stderr
+
+
 def test_config_show_redacts_secrets(make_vault: Callable[..., Path]) -> None:
     root = make_vault()
     out = run("config", "show", str(root), env={"VAULTGATE_AUTH__JWT_SECRET": SECRET, "VAULTGATE_HTTP__PORT": "9999"})
@@ -156,6 +168,17 @@ def test_serve_refuses_a_public_host_without_auth(make_vault: Callable[..., Path
     out = run("serve", str(make_vault()), "--host", "0.0.0.0", "--port", "0")
     assert out.returncode == 1
     assert "refusing to serve without authentication" in out.stderr
+
+
+def test_serve_on_a_port_in_use_exits_1_readably_without_printing_a_url(make_vault: Callable[..., Path]) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        out = run("serve", str(make_vault()), "--port", str(taken.getsockname()[1]))
+    assert out.returncode == 1
+    assert "MCP endpoint:" not in out.stdout
+    assert "address already in use" in out.stderr and "did not start" in out.stderr
+    assert "Traceback" not in out.stderr
 
 
 async def test_serve_prints_the_url_answers_health_and_stops_on_sigterm(make_vault: Callable[..., Path]) -> None:

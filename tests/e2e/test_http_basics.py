@@ -76,6 +76,21 @@ async def test_readyz_is_503_until_every_vault_is_ready(e2e_server: tuple[str, H
         indexer.state = "ready"
 
 
+async def test_a_websocket_upgrade_is_answered_as_plain_http(e2e_server: tuple[str, Harness]) -> None:
+    # No websocket stack is loaded (MCP does not use one): the request is served as ordinary HTTP.
+    url, _ = e2e_server
+    base = url.rsplit("/mcp", 1)[0]
+    upgrade = {
+        "Connection": "Upgrade",
+        "Upgrade": "websocket",
+        "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==",
+        "Sec-WebSocket-Version": "13",
+    }
+    async with httpx2.AsyncClient() as http:
+        response = await http.get(f"{base}/healthz", headers=upgrade)
+    assert response.status_code == 200 and response.json()["status"] == "ok"
+
+
 async def test_wrong_host_header_is_refused(e2e_server: tuple[str, Harness]) -> None:
     url, _ = e2e_server
     async with httpx2.AsyncClient() as http:
