@@ -64,12 +64,12 @@ def make_vault(tmp_path: Path) -> Callable[..., Path]:
 
 
 def _churns(rel: tuple[str, ...]) -> bool:
-    """Files in the cache folder that change on every call by design: the SQLite index (and its
-    journal) and the append-only event log."""
+    """Files in the cache folder that change by design: the SQLite index (and its journal), the
+    append-only event log and the tool-schema cache (written after the first tools/list)."""
     if ".vaultgate" not in rel:
         return False
     inside = rel[rel.index(".vaultgate") + 1 :]
-    return ".db" in rel[-1] or (bool(inside) and inside[0] == "events")
+    return ".db" in rel[-1] or "tool-schemas.json" in rel[-1] or (bool(inside) and inside[0] == "events")
 
 
 def snapshot(root: Path) -> dict[str, bytes]:
