@@ -26,6 +26,7 @@ from typing import Any, Protocol, TypeVar
 from pydantic import BaseModel, Field
 
 from service.errors import NoteNotFound
+from service.security.visible import unrestricted
 from service.tools.context import ToolContext
 from service.tools.graph_common import NoteItem
 
@@ -152,7 +153,7 @@ class Readable:
     def __init__(self, ctx: ToolContext) -> None:
         self._ctx = ctx
         self._seen: dict[str, bool] = {}
-        self.everything = _unrestricted(ctx)
+        self.everything = unrestricted(ctx)
 
     def __call__(self, path: str) -> bool:
         ok = self._seen.get(path)
@@ -165,15 +166,6 @@ class Readable:
         for path in paths:
             self._seen[path] = False
         self.everything = False
-
-
-def _unrestricted(ctx: ToolContext) -> bool:
-    from service.security.scopes import narrowing
-
-    acl_of = getattr(ctx.services.guard, "acl_of", None)
-    if acl_of is None:
-        return False
-    return not acl_of(ctx.vault.id).restricted and narrowing(ctx.call.principal.scopes, "read:vault") is None
 
 
 def readable(ctx: ToolContext) -> Readable:
