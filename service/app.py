@@ -87,7 +87,13 @@ class VaultgateApp:
         self.dispatcher.schemas = ToolSchemaCache(self.registry, cache_dir).of  # fast first tools/list
         self.services.extensions["dispatch"] = self.dispatcher.call
         self.components: list[Component] = [
-            VaultIndexer(vault, self.db, watch=settings.index.watch, debounce_ms=settings.index.debounce_ms)
+            VaultIndexer(
+                vault,
+                self.db,
+                watch=settings.index.watch,
+                debounce_ms=settings.index.debounce_ms,
+                parse_workers=settings.index.parse_workers,
+            )
             for vault in self.vaults.values()
         ]
         self.index_jobs = IndexJobs(self.db)
@@ -155,7 +161,11 @@ class VaultgateApp:
         self.vaults[cfg.id] = vault
         self.sessions.roots[cfg.id] = vault.paths.root
         indexer = VaultIndexer(
-            vault, self.db, watch=self.settings.index.watch, debounce_ms=self.settings.index.debounce_ms
+            vault,
+            self.db,
+            watch=self.settings.index.watch,
+            debounce_ms=self.settings.index.debounce_ms,
+            parse_workers=self.settings.index.parse_workers,
         )
         self.components.append(indexer)
         if self._started:

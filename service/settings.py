@@ -185,6 +185,13 @@ class NotesSettings(_Section):
 class IndexSettings(_Section):
     watch: bool = Field(default=True, description="Watch vault folders for edits made by other programs.")
     debounce_ms: int = Field(default=50, ge=0, le=5000, description="Watcher debounce window.")
+    parse_workers: int | None = Field(
+        default=None,
+        ge=0,
+        le=64,
+        description="Processes that parse notes during a bulk (re)index beside the SQLite writer;"
+        " 0 parses in a thread. Default: CPU count - 1, at most 3.",
+    )
 
 
 class SearchSettings(_Section):

@@ -12,12 +12,14 @@ import datetime as dt
 import json
 import sqlite3
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from service.graph.linkpath import PathSet, base_name, strip_md
-from service.markdown.parse import ParsedNote, frontmatter_tags, parse_note
+from service.markdown.parse import frontmatter_tags, parse_note
+from service.vault.files import etag_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,17 +36,129 @@ class NoteInput:
 
 @dataclass(frozen=True, slots=True)
 class Prepared:
-    source: NoteInput
-    parsed: ParsedNote
+    """Every row one note stores, computed outside the writer: plain tuples, so a batch pickles
+    cheaply when it is prepared in a worker process (`service.indexer.parsepool`). Only the
+    note id is missing; `upsert_note` adds it."""
+
+    path: str
+    mtime: float
+    size: int
+    etag: str
+    note: tuple[Any, ...]  # the notes columns after vault_id and path
+    title: str
     body: str
+    tags: list[tuple[str, str, str]]  # (tag, tag_lower, source)
+    properties: list[tuple[Any, ...]]  # (key, list_index, type, text, lower, num, json)
+    links: list[tuple[Any, ...]]  # (target_raw, target_path, subpath, alias, embed, kind, line)
+    headings: list[tuple[int, str, int]]  # (level, text, line)
+    blocks: list[tuple[str, int]]  # (block_id, line)
+    tasks: list[tuple[Any, ...]]  # (line, status, text, due, scheduled, start, done, priority, tags)
 
 
-def prepare(item: NoteInput) -> Prepared:
-    """Parse outside the writer (CPU work; safe in any thread)."""
-    parsed = parse_note(item.path, item.text)
-    lines = item.text.split("\n")
-    body = "\n".join(lines[parsed.body_line :])
-    return Prepared(item, parsed, body)
+def prepare(item: NoteInput, paths: PathSet | None) -> Prepared:
+    """Parse a note and build its rows, resolving links against `paths` (CPU work; safe in any
+    thread or process)."""
+    p = parse_note(item.path, item.text)
+    body = "\n".join(item.text.split("\n")[p.body_line :])
+    tag_rows: dict[tuple[str, str], tuple[str, str, str]] = {}
+    for source, tags in (("frontmatter", frontmatter_tags(p.properties)), ("inline", p.inline_tags)):
+        for tag in tags:
+            lower = tag.lower()
+            tag_rows.setdefault((lower, source), (tag, lower, source))
+    return Prepared(
+        path=item.path,
+        mtime=item.mtime,
+        size=item.size,
+        etag=item.etag,
+        note=(
+            _folder(item.path),
+            _name(item.path),
+            p.title,
+            json.dumps(p.aliases, ensure_ascii=False),
+            json.dumps(p.properties, ensure_ascii=False),
+            json.dumps(p.tags, ensure_ascii=False),
+            p.frontmatter_error,
+            item.mtime,
+            item.ctime,
+            item.size,
+            item.etag,
+            p.word_count,
+            time.time(),
+        ),
+        title=p.title,
+        body=body,
+        tags=list(tag_rows.values()),
+        properties=[row for key, value in p.properties.items() for row in _property_rows(key, value)],
+        links=[
+            (
+                link.target,
+                _resolve(paths, link.target, item.path),
+                link.subpath,
+                link.alias,
+                int(link.embed),
+                link.kind,
+                link.line,
+            )
+            for link in p.links
+        ],
+        headings=[(h.level, h.text, h.line) for h in p.headings],
+        blocks=list(p.block_ids.items()),
+        tasks=[
+            (
+                t.line,
+                t.status,
+                t.text,
+                t.due,
+                t.scheduled,
+                t.start,
+                t.done,
+                t.priority,
+                json.dumps(list(t.tags), ensure_ascii=False),
+            )
+            for t in p.tasks
+        ],
+    )
+
+
+def read_note_file(root: Path, rel: str) -> NoteInput | None:
+    """A note as it is on disk now, or None when it is gone, unreadable or a symlink.
+
+    Never index through a link: it could expose a file outside the vault, or a note the ACL
+    denies under an allowed name. Reading a link goes through the path ACL instead."""
+    path = root / rel
+    try:
+        if path.is_symlink():
+            return None
+        data = path.read_bytes()
+        st = path.stat()
+    except OSError:
+        return None
+    return NoteInput(
+        path=rel,
+        text=data.decode("utf-8", errors="surrogateescape"),
+        mtime=st.st_mtime,
+        ctime=getattr(st, "st_birthtime", st.st_ctime),
+        size=st.st_size,
+        etag=etag_of(data),
+    )
+
+
+def read_batch(
+    root: Path, batch: Sequence[str], known: dict[str, str], paths: PathSet | None
+) -> tuple[list[Prepared], list[tuple[str, float, int]]]:
+    """Read and prepare a batch of notes. A note whose content hash equals `known[path]` is only
+    "touched" (its new mtime and size are recorded without re-parsing it)."""
+    prepared: list[Prepared] = []
+    touch: list[tuple[str, float, int]] = []
+    for rel in batch:
+        item = read_note_file(root, rel)
+        if item is None:
+            continue
+        if known.get(rel) == item.etag:
+            touch.append((rel, item.mtime, item.size))
+        else:
+            prepared.append(prepare(item, paths))
+    return prepared, touch
 
 
 def _folder(path: str) -> str:
@@ -56,14 +170,14 @@ def _name(path: str) -> str:
     return (base[:-3] if base.lower().endswith(".md") else base).lower()
 
 
-def _property_rows(note_id: int, vault_id: str, key: str, value: Any) -> Iterable[tuple[Any, ...]]:
+def _property_rows(key: str, value: Any) -> Iterable[tuple[Any, ...]]:
     items: list[tuple[int | None, Any]] = (
         [(i, v) for i, v in enumerate(value)] if isinstance(value, list) else [(None, value)]
     )
     for index, item in items:
         vtype, text, num = _typed(item)
         lower = text.lower() if text is not None else None
-        yield (note_id, vault_id, key, index, vtype, text, lower, num, json.dumps(item, ensure_ascii=False))
+        yield (key, index, vtype, text, lower, num, json.dumps(item, ensure_ascii=False))
 
 
 def _typed(value: Any) -> tuple[str, str | None, float | None]:
@@ -102,33 +216,17 @@ _DERIVED = (
 )
 
 
-def upsert_note(conn: sqlite3.Connection, vault_id: str, prep: Prepared, paths: PathSet | None) -> int:
-    src, p = prep.source, prep.parsed
-    values = (
-        _folder(src.path),
-        _name(src.path),
-        p.title,
-        json.dumps(p.aliases, ensure_ascii=False),
-        json.dumps(p.properties, ensure_ascii=False),
-        json.dumps(p.tags, ensure_ascii=False),
-        p.frontmatter_error,
-        src.mtime,
-        src.ctime,
-        src.size,
-        src.etag,
-        p.word_count,
-        time.time(),
-    )
+def upsert_note(conn: sqlite3.Connection, vault_id: str, prep: Prepared) -> int:
     # An edit keeps the note's id (chunks and vectors will key on it): update the row in place
     # and replace its derived rows; only a new path inserts.
-    row = conn.execute("SELECT id FROM notes WHERE vault_id = ? AND path = ?", (vault_id, src.path)).fetchone()
+    row = conn.execute("SELECT id FROM notes WHERE vault_id = ? AND path = ?", (vault_id, prep.path)).fetchone()
     if row is not None:
         note_id = int(row[0])
         conn.execute(
             "UPDATE notes SET folder = ?, name = ?, title = ?, aliases = ?, properties = ?, tags = ?,"
             " frontmatter_error = ?, mtime = ?, ctime = ?, size = ?, etag = ?, word_count = ?, indexed_at = ?"
             " WHERE id = ?",
-            (*values, note_id),
+            (*prep.note, note_id),
         )
         for table, column in _DERIVED:
             conn.execute(f"DELETE FROM {table} WHERE {column} = ?", (note_id,))
@@ -136,69 +234,42 @@ def upsert_note(conn: sqlite3.Connection, vault_id: str, prep: Prepared, paths: 
         cur = conn.execute(
             "INSERT INTO notes(vault_id, path, folder, name, title, aliases, properties, tags, frontmatter_error,"
             " mtime, ctime, size, etag, word_count, indexed_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-            (vault_id, src.path, *values),
+            (vault_id, prep.path, *prep.note),
         )
         note_id = int(cur.lastrowid or 0)
-    conn.execute("INSERT INTO note_text(note_id, title, body) VALUES (?,?,?)", (note_id, p.title, prep.body))
-    tag_rows: dict[tuple[str, str], tuple[Any, ...]] = {}
-    for source, tags in (("frontmatter", frontmatter_tags(p.properties)), ("inline", p.inline_tags)):
-        for tag in tags:
-            tag_rows.setdefault((tag.lower(), source), (note_id, vault_id, tag, tag.lower(), source))
-    conn.executemany(
-        "INSERT INTO note_tags(note_id, vault_id, tag, tag_lower, source) VALUES (?,?,?,?,?)", list(tag_rows.values())
-    )
-    prop_rows = [row for key, value in p.properties.items() for row in _property_rows(note_id, vault_id, key, value)]
-    conn.executemany(
-        "INSERT INTO note_properties(note_id, vault_id, key, list_index, value_type, value_text, value_lower,"
-        " value_num, value_json) VALUES (?,?,?,?,?,?,?,?,?)",
-        prop_rows,
-    )
-    conn.executemany(
-        "INSERT INTO links(vault_id, src_id, target_raw, target_path, subpath, alias, embed, kind, line)"
-        " VALUES (?,?,?,?,?,?,?,?,?)",
-        [
-            (
-                vault_id,
-                note_id,
-                link.target,
-                _resolve(paths, link.target, src.path),
-                link.subpath,
-                link.alias,
-                int(link.embed),
-                link.kind,
-                link.line,
-            )
-            for link in p.links
-        ],
-    )
-    conn.executemany(
-        "INSERT INTO headings(note_id, level, text, line) VALUES (?,?,?,?)",
-        [(note_id, h.level, h.text, h.line) for h in p.headings],
-    )
-    conn.executemany(
-        "INSERT INTO blocks(note_id, block_id, line) VALUES (?,?,?)",
-        [(note_id, bid, line) for bid, line in p.block_ids.items()],
-    )
-    conn.executemany(
-        "INSERT INTO tasks(note_id, vault_id, line, status, text, due, scheduled, start, done, priority, tags)"
-        " VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-        [
-            (
-                note_id,
-                vault_id,
-                t.line,
-                t.status,
-                t.text,
-                t.due,
-                t.scheduled,
-                t.start,
-                t.done,
-                t.priority,
-                json.dumps(list(t.tags), ensure_ascii=False),
-            )
-            for t in p.tasks
-        ],
-    )
+    conn.execute("INSERT INTO note_text(note_id, title, body) VALUES (?,?,?)", (note_id, prep.title, prep.body))
+    if prep.tags:
+        conn.executemany(
+            "INSERT INTO note_tags(note_id, vault_id, tag, tag_lower, source) VALUES (?,?,?,?,?)",
+            [(note_id, vault_id, *t) for t in prep.tags],
+        )
+    if prep.properties:
+        conn.executemany(
+            "INSERT INTO note_properties(note_id, vault_id, key, list_index, value_type, value_text, value_lower,"
+            " value_num, value_json) VALUES (?,?,?,?,?,?,?,?,?)",
+            [(note_id, vault_id, *r) for r in prep.properties],
+        )
+    if prep.links:
+        conn.executemany(
+            "INSERT INTO links(vault_id, src_id, target_raw, target_path, subpath, alias, embed, kind, line)"
+            " VALUES (?,?,?,?,?,?,?,?,?)",
+            [(vault_id, note_id, *r) for r in prep.links],
+        )
+    if prep.headings:
+        conn.executemany(
+            "INSERT INTO headings(note_id, level, text, line) VALUES (?,?,?,?)",
+            [(note_id, *h) for h in prep.headings],
+        )
+    if prep.blocks:
+        conn.executemany(
+            "INSERT INTO blocks(note_id, block_id, line) VALUES (?,?,?)", [(note_id, *b) for b in prep.blocks]
+        )
+    if prep.tasks:
+        conn.executemany(
+            "INSERT INTO tasks(note_id, vault_id, line, status, text, due, scheduled, start, done, priority, tags)"
+            " VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+            [(note_id, vault_id, *t) for t in prep.tasks],
+        )
     return note_id
 
 

@@ -28,10 +28,9 @@ from pathlib import Path
 from typing import Any, Literal
 
 from service.graph.linkpath import PathSet
-from service.indexer import rows
+from service.indexer import parsepool, rows
 from service.storage.db import Database
 from service.vault.events import FileChange
-from service.vault.files import etag_of
 from service.vault.runtime import Vault
 
 log = logging.getLogger(__name__)
@@ -62,8 +61,18 @@ def indexer_of(vault: Vault) -> VaultIndexer | None:
 
 
 class VaultIndexer:
-    def __init__(self, vault: Vault, db: Database, *, watch: bool = True, debounce_ms: int = 50) -> None:
+    def __init__(
+        self,
+        vault: Vault,
+        db: Database,
+        *,
+        watch: bool = True,
+        debounce_ms: int = 50,
+        parse_workers: int | None = None,
+    ) -> None:
         self.vault = vault
+        # Worker processes that parse a bulk load (>= BULK_THRESHOLD changed notes); 0: a thread.
+        self.parse_workers = parsepool.default_workers() if parse_workers is None else parse_workers
         self.db = db
         self.name = f"indexer:{vault.id}"
         self.state: State = "starting"
@@ -164,7 +173,7 @@ class VaultIndexer:
                 # (pathlib was 2/3 of a 10k-note scan, which runs beside the first requests).
                 rel = "" if paths.is_hidden(rel) else unicodedata.normalize("NFC", rel)
                 if not rel or os.path.islink(os.path.join(dirpath, name)):
-                    continue  # links are never indexed (see `_read`)
+                    continue  # links are never indexed (see `rows.read_note_file`)
                 files.add(rel)
                 if rel.lower().endswith(".md"):
                     try:
@@ -209,23 +218,37 @@ class VaultIndexer:
             if deferred:
                 await self.db.run_write(partial(_bulk_mode, on=True))
             batches = [changed[i : i + BATCH] for i in range(0, len(changed), BATCH)]
-            # Parse batch N+1 in a worker thread while the writer stores batch N.
-            pending = (
-                asyncio.create_task(asyncio.to_thread(self._read_batch, batches[0], known, full)) if batches else None
+            etags = {p: known[p][2] for p in changed if p in known} if not full else {}
+            parser = parsepool.Parser(
+                self.vault.paths.root, paths, sorted(files), self.parse_workers if len(changed) >= BULK_THRESHOLD else 0
             )
-            for n, batch in enumerate(batches):
-                assert pending is not None
-                prepared, touch = await pending
-                if n + 1 < len(batches):
-                    pending = asyncio.create_task(asyncio.to_thread(self._read_batch, batches[n + 1], known, full))
-                await self.db.run_write(partial(self._write_batch, prepared=prepared, touch=touch, paths=paths))
-                indexed += len(prepared)
-                touched += len(touch)
-                self.done += len(batch)
-                self.backlog = len(changed) - self.done
-                if progress is not None:
-                    await progress(self.done, self.total)
-                await self._bump()
+            pending: list[asyncio.Future[parsepool.Batch]] = []
+            try:
+                # Parse ahead (batch N+1.. in workers) while the writer stores batch N.
+                ahead = parser.workers if parser.in_processes else 0
+                pending += [
+                    asyncio.ensure_future(parser.batch(b, {p: etags[p] for p in b if p in etags}))
+                    for b in batches[: ahead + 1]
+                ]
+                for n, batch in enumerate(batches):
+                    prepared, touch = await pending.pop(0)
+                    if n + ahead + 1 < len(batches):
+                        nxt = batches[n + ahead + 1]
+                        pending.append(
+                            asyncio.ensure_future(parser.batch(nxt, {p: etags[p] for p in nxt if p in etags}))
+                        )
+                    await self.db.run_write(partial(self._write_batch, prepared=prepared, touch=touch))
+                    indexed += len(prepared)
+                    touched += len(touch)
+                    self.done += len(batch)
+                    self.backlog = len(changed) - self.done
+                    if progress is not None:
+                        await progress(self.done, self.total)
+                    await self._bump()
+            finally:
+                for task in pending:
+                    task.cancel()
+                await parser.close()
             if deferred:
                 await self.db.run_write(partial(_bulk_mode, on=False))
             # On a cold start every link was resolved against the complete file set already.
@@ -250,46 +273,9 @@ class VaultIndexer:
         except Exception:
             log.exception("trigram rebuild of %s failed; regex search scans without prefilter", self.vault.id)
 
-    def _read_batch(
-        self, batch: Sequence[str], known: dict[str, tuple[float, int, str]], full: bool
-    ) -> tuple[list[rows.Prepared], list[tuple[str, float, int]]]:
-        prepared: list[rows.Prepared] = []
-        touch: list[tuple[str, float, int]] = []
-        for rel in batch:
-            item = self._read(rel)
-            if item is None:
-                continue
-            if not full and rel in known and known[rel][2] == item.etag:
-                touch.append((rel, item.mtime, item.size))
-            else:
-                prepared.append(rows.prepare(item))
-        return prepared, touch
-
-    def _read(self, rel: str) -> rows.NoteInput | None:
-        path = self.vault.paths.root / rel
-        try:
-            if path.is_symlink():
-                # Never index through a link: it could expose a file outside the vault, or a note the
-                # ACL denies under an allowed name. Reading a link goes through the path ACL instead.
-                return None
-            data = path.read_bytes()
-            st = path.stat()
-        except OSError:
-            return None
-        return rows.NoteInput(
-            path=rel,
-            text=data.decode("utf-8", errors="surrogateescape"),
-            mtime=st.st_mtime,
-            ctime=getattr(st, "st_birthtime", st.st_ctime),
-            size=st.st_size,
-            etag=etag_of(data),
-        )
-
-    def _write_batch(
-        self, conn: Any, prepared: list[rows.Prepared], touch: list[tuple[str, float, int]], paths: PathSet
-    ) -> None:
+    def _write_batch(self, conn: Any, prepared: list[rows.Prepared], touch: list[tuple[str, float, int]]) -> None:
         for prep in prepared:
-            rows.upsert_note(conn, self.vault.id, prep, paths)
+            rows.upsert_note(conn, self.vault.id, prep)
         conn.executemany(
             "UPDATE notes SET mtime = ?, size = ? WHERE vault_id = ? AND path = ?",
             [(m, s, self.vault.id, p) for p, m, s in touch],
@@ -351,7 +337,7 @@ class VaultIndexer:
                     structural = True
                 if not rel.lower().endswith(".md"):
                     continue
-                item = await asyncio.to_thread(self._read, rel)
+                item = await asyncio.to_thread(rows.read_note_file, self.vault.paths.root, rel)
                 if item is None:
                     continue
                 if only_if_changed and known.get(rel) == (item.mtime, item.size):
@@ -364,31 +350,31 @@ class VaultIndexer:
                     self._paths = None
             if not items and not removed:
                 return []
-            prepared = await asyncio.to_thread(lambda: [rows.prepare(i) for i in items])
             if self._paths is None:
                 # Built off the event loop: ~20 ms for 10k files.
                 self._paths = await asyncio.to_thread(PathSet, list(self._files))
             paths = self._paths
+            prepared = await asyncio.to_thread(lambda: [rows.prepare(i, paths) for i in items])
 
             def write(conn: Any) -> None:
                 for rel in removed:
                     rows.delete_note(conn, self.vault.id, rel)
                 for prep in prepared:
-                    rows.upsert_note(conn, self.vault.id, prep, paths)
+                    rows.upsert_note(conn, self.vault.id, prep)
                 if structural:
                     rows.resolve_links(
                         conn,
                         self.vault.id,
                         paths,
                         only_unresolved=True,
-                        stale=removed + [p.source.path for p in prepared],
+                        stale=removed + [p.path for p in prepared],
                         added=added,
                     )
 
             await self.db.run_write(write)
             self.last_change = time.time()
             for prep in prepared:
-                effective.append(FileChange("modified", prep.source.path, origin="external"))
+                effective.append(FileChange("modified", prep.path, origin="external"))
             for rel in removed:
                 effective.append(FileChange("deleted", rel, origin="external"))
         await self._bump()

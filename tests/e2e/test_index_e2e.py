@@ -15,7 +15,7 @@ import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from service.indexer.runner import VaultIndexer
+from service.indexer import rows
 from service.vault.events import FileChange
 from tests.conftest import e2e
 from tests.search.conftest import SEARCH_VAULT
@@ -105,15 +105,15 @@ async def test_the_server_answers_while_the_start_up_reconcile_runs(
     not ready, and search results say they are partial."""
     release = threading.Event()
     parsing = threading.Event()
-    original = VaultIndexer._read_batch
+    original = rows.read_batch
 
-    def held(self: VaultIndexer, *args: Any, **kwargs: Any) -> Any:
+    def held(*args: Any, **kwargs: Any) -> Any:
         parsing.set()
         if not release.wait(30):
             raise TimeoutError("the test never released the reconcile")
-        return original(self, *args, **kwargs)
+        return original(*args, **kwargs)
 
-    monkeypatch.setattr(VaultIndexer, "_read_batch", held)
+    monkeypatch.setattr(rows, "read_batch", held)
     async with e2e(make_vault(SEARCH_VAULT)) as (url, harness):
         try:
             await asyncio.wait_for(asyncio.to_thread(parsing.wait, 30), 35)

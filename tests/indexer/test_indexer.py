@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from service.graph.linkpath import PathSet
 from service.indexer import rows
 from service.indexer.runner import VaultIndexer, indexer_of
 from service.vault.events import FileChange
@@ -81,9 +82,9 @@ async def test_warm_restart_parses_only_changed_notes(
     parsed: list[str] = []
     original = rows.prepare
 
-    def counting(item: rows.NoteInput) -> rows.Prepared:
+    def counting(item: rows.NoteInput, paths: PathSet | None) -> rows.Prepared:
         parsed.append(item.path)
-        return original(item)
+        return original(item, paths)
 
     monkeypatch.setattr(rows, "prepare", counting)
     async with started(root, index={"watch": False}) as vg:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from service.graph.linkpath import PathSet
 from service.indexer import rows
 from service.indexer.runner import VaultIndexer, indexer_of
 from service.vault.events import FileChange
@@ -125,9 +126,9 @@ async def test_own_writes_are_parsed_once_and_not_republished_as_external(
     parsed: list[str] = []
     original = rows.prepare
 
-    def counting(item: rows.NoteInput) -> rows.Prepared:
+    def counting(item: rows.NoteInput, paths: PathSet | None) -> rows.Prepared:
         parsed.append(item.path)
-        return original(item)
+        return original(item, paths)
 
     monkeypatch.setattr(rows, "prepare", counting)
     await vg.ok("create_note", path="Mine", content="# Mine\n\nwritten by an agent\n")

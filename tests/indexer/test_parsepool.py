@@ -1,0 +1,146 @@
+"""A bulk load parsed in worker processes stores exactly what a thread would; a pool that cannot
+start or breaks falls back to a thread without losing a note; no worker outlives the load."""
+
+from __future__ import annotations
+
+import asyncio
+import multiprocessing
+import os
+import shutil
+import signal
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from service.graph.linkpath import PathSet
+from service.indexer import parsepool, rows, runner
+from tests.conftest import started
+from tests.real_vaults import VAULTS
+
+HELP = VAULTS / "obsidian-help-en"
+
+# Every stored fact of a note, keyed by path (ids and indexed_at differ between two loads).
+DUMP = {
+    "notes": "SELECT path, folder, name, title, aliases, properties, tags, frontmatter_error, mtime, size, etag,"
+    " word_count FROM notes",
+    "text": "SELECT n.path, t.title, t.body FROM note_text t JOIN notes n ON n.id = t.note_id",
+    "tags": "SELECT n.path, t.tag, t.tag_lower, t.source FROM note_tags t JOIN notes n ON n.id = t.note_id",
+    "properties": "SELECT n.path, p.key, p.list_index, p.value_type, p.value_text, p.value_num, p.value_json"
+    " FROM note_properties p JOIN notes n ON n.id = p.note_id",
+    "links": "SELECT n.path, l.target_raw, l.target_path, l.subpath, l.alias, l.embed, l.kind, l.line"
+    " FROM links l JOIN notes n ON n.id = l.src_id",
+    "headings": "SELECT n.path, h.level, h.text, h.line FROM headings h JOIN notes n ON n.id = h.note_id",
+    "blocks": "SELECT n.path, b.block_id, b.line FROM blocks b JOIN notes n ON n.id = b.note_id",
+    "tasks": "SELECT n.path, t.line, t.status, t.text, t.due, t.scheduled, t.start, t.done, t.priority, t.tags"
+    " FROM tasks t JOIN notes n ON n.id = t.note_id",
+    "words": "SELECT n.path FROM fts_words f JOIN notes n ON n.id = f.rowid WHERE fts_words MATCH 'obsidian'",
+}
+
+
+class Spy:
+    """Records every Parser a load creates (to prove which path it took)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.parsers: list[parsepool.Parser] = []
+        original = parsepool.Parser
+
+        def make(*args: Any, **kwargs: Any) -> parsepool.Parser:
+            parser = original(*args, **kwargs)
+            self.parsers.append(parser)
+            return parser
+
+        monkeypatch.setattr(parsepool, "Parser", make)
+
+
+async def _dump(root: Path, workers: int) -> dict[str, list[tuple[Any, ...]]]:
+    async with started(root, index={"parse_workers": workers, "watch": False}) as vg:
+        await vg.indexed()
+        db = vg.app.services.db
+        return {name: sorted(map(tuple, await db.fetchall(sql)), key=repr) for name, sql in DUMP.items()}
+
+
+@pytest.mark.skipif(not HELP.is_dir(), reason="real vault not available")
+async def test_a_bulk_load_in_worker_processes_stores_what_a_thread_stores(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(runner, "BULK_THRESHOLD", 1)
+    monkeypatch.setattr(runner, "BATCH", 25)  # several batches, parsed ahead of the writer
+    spy = Spy(monkeypatch)
+    in_processes = await _dump(shutil.copytree(HELP, tmp_path / "a"), workers=2)
+    assert spy.parsers[-1].batches_in_processes == spy.parsers[-1].batches > 5
+    in_thread = await _dump(shutil.copytree(HELP, tmp_path / "b"), workers=0)
+    assert spy.parsers[-1].batches_in_processes == 0
+    assert len(in_processes["notes"]) == len(list(HELP.rglob("*.md")))
+    assert in_processes["links"] and in_processes["headings"] and in_processes["words"]
+    for name in DUMP:
+        assert in_processes[name] == in_thread[name], name
+    assert not multiprocessing.active_children()
+
+
+async def test_a_small_change_is_parsed_in_a_thread(
+    make_vault: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    spy = Spy(monkeypatch)
+    async with started(make_vault(), index={"parse_workers": 2}) as vg:
+        await vg.indexed()
+    assert spy.parsers and all(not p.in_processes and p.batches_in_processes == 0 for p in spy.parsers)
+
+
+def _vault(root: Path, n: int) -> list[str]:
+    names = []
+    for i in range(n):
+        name = f"n{i}.md"
+        (root / name).write_text(f"# Note {i}\n\nlinks to [[n{(i + 1) % n}]] #tag{i % 3}\n", encoding="utf-8")
+        names.append(name)
+    return names
+
+
+async def test_a_broken_pool_falls_back_to_a_thread_for_the_rest(tmp_path: Path) -> None:
+    names = _vault(tmp_path, 6)
+    paths = PathSet(names)
+    expected = rows.read_batch(tmp_path, names, {}, paths)
+    parser = parsepool.Parser(tmp_path, paths, names, workers=1)
+    try:
+        assert parser.in_processes
+        first = await parser.batch(names[:3], {})
+        assert [p.path for p in first[0]] == names[:3]
+        assert parser.batches_in_processes == 1
+        for child in multiprocessing.active_children():
+            os.kill(child.pid or 0, signal.SIGKILL)  # the pool breaks under the next batch
+        second = await parser.batch(names[3:], {names[5]: expected[0][5].etag})
+        assert not parser.in_processes
+        assert [p.path for p in second[0]] == names[3:5]
+        assert [t[0] for t in second[1]] == [names[5]]  # unchanged content: only touched
+        assert [p.links for p in first[0] + second[0]] == [p.links for p in expected[0][:5]]
+    finally:
+        await parser.close()
+    assert not multiprocessing.active_children()
+
+
+async def test_a_pool_that_cannot_start_parses_in_a_thread(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(*args: Any, **kwargs: Any) -> None:
+        raise OSError("no processes here")
+
+    monkeypatch.setattr(parsepool, "ProcessPoolExecutor", refuse)
+    names = _vault(tmp_path, 3)
+    parser = parsepool.Parser(tmp_path, PathSet(names), names, workers=2)
+    assert not parser.in_processes
+    prepared, touch = await parser.batch(names, {})
+    assert [p.path for p in prepared] == names and not touch
+    assert prepared[0].links[0][1] == "n1.md"  # resolved against the vault's files
+    await parser.close()
+
+
+async def test_closing_mid_load_leaves_no_worker_behind(tmp_path: Path) -> None:
+    names = _vault(tmp_path, 40)
+    parser = parsepool.Parser(tmp_path, PathSet(names), names, workers=2)
+    batches = [asyncio.ensure_future(parser.batch(names[i : i + 5], {})) for i in range(0, 40, 5)]
+    first = await batches[0]
+    assert len(first[0]) == 5
+    for pending in batches[1:]:
+        pending.cancel()  # the load was cancelled with batches queued and running
+    await asyncio.gather(*batches[1:], return_exceptions=True)
+    await parser.close()
+    assert not multiprocessing.active_children()
