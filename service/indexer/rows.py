@@ -21,6 +21,10 @@ from service.graph.linkpath import PathSet, base_name, strip_md
 from service.markdown.parse import frontmatter_tags, parse_note
 from service.vault.files import etag_of
 
+# `json.dumps(v, ensure_ascii=False)` builds a new encoder per call (non-default options):
+# ~1 µs each, 130k times for the 10k-note workload. One encoder, the same output.
+_json = json.JSONEncoder(ensure_ascii=False).encode
+
 
 @dataclass(frozen=True, slots=True)
 class NoteInput:
@@ -74,9 +78,9 @@ def prepare(item: NoteInput, paths: PathSet | None) -> Prepared:
             _folder(item.path),
             _name(item.path),
             p.title,
-            json.dumps(p.aliases, ensure_ascii=False),
-            json.dumps(p.properties, ensure_ascii=False),
-            json.dumps(p.tags, ensure_ascii=False),
+            _json(p.aliases),
+            _json(p.properties),
+            _json(p.tags),
             p.frontmatter_error,
             item.mtime,
             item.ctime,
@@ -113,7 +117,7 @@ def prepare(item: NoteInput, paths: PathSet | None) -> Prepared:
                 t.start,
                 t.done,
                 t.priority,
-                json.dumps(list(t.tags), ensure_ascii=False),
+                _json(list(t.tags)),
             )
             for t in p.tasks
         ],
@@ -177,7 +181,7 @@ def _property_rows(key: str, value: Any) -> Iterable[tuple[Any, ...]]:
     for index, item in items:
         vtype, text, num = _typed(item)
         lower = text.lower() if text is not None else None
-        yield (key, index, vtype, text, lower, num, json.dumps(item, ensure_ascii=False))
+        yield (key, index, vtype, text, lower, num, _json(item))
 
 
 def _typed(value: Any) -> tuple[str, str | None, float | None]:
@@ -200,7 +204,7 @@ def _typed(value: Any) -> tuple[str, str | None, float | None]:
                     stamp = dt.datetime(parsed.year, parsed.month, parsed.day, tzinfo=dt.UTC).timestamp()
                 return kind, value, stamp
         return "string", value, None
-    return "object", json.dumps(value, ensure_ascii=False), None
+    return "object", _json(value), None
 
 
 # Rows derived from a note's text, replaced on every re-index (the note_text delete trigger

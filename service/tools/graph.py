@@ -8,6 +8,9 @@ Line numbers in results are 1-based. Every listed note is filtered with `can_rea
 limits and pagination, so a note the caller may not read never shows up, even as a hop. A link
 to such a note is, for that caller, indistinguishable from a link to no note: get_outlinks shows
 it unresolved, find_broken_links lists it, find_orphans and graph_neighbors ignore it.
+A note deleted on disk that the index still holds (the watcher has not caught up, or does not
+run) is treated as gone: results are checked against the disk before they are paged, and the
+index is told to drop it. An unknown `folder` is `note_not_found`.
 """
 
 from __future__ import annotations
@@ -16,12 +19,14 @@ from typing import Literal
 
 from pydantic import Field
 
+from service.errors import NoteNotFound
 from service.graph.queries import Edge, GraphQueries, hide_target
 from service.security.visible import unrestricted
 from service.tools.context import ToolContext
 from service.tools.graph_common import LineText, NoteItem, note_item, target_note
 from service.tools.models import Paging, ToolInput, ToolOutput, decode_cursor, page_of
 from service.tools.registry import ToolSpec
+from service.tools.search_common import drop_gone, forget_gone, missing
 
 
 def queries(ctx: ToolContext) -> GraphQueries:
@@ -81,6 +86,7 @@ async def get_backlinks(ctx: ToolContext, args: PathIn) -> BacklinksOut:
     ctx.vault.files.stat(vp)
     offset = decode_cursor(args.cursor, t="backlinks", p=vp.rel)
     edges = [e for e in await queries(ctx).backlinks(ctx.vault.id, [vp.rel]) if ctx.can_read(e.source)]
+    edges = await drop_gone(ctx, edges, offset, args.limit, paths=lambda e: (e.source,))
     page, cursor = page_of(edges, offset, args.limit, t="backlinks", p=vp.rel)
     lines = LineText(ctx)
     items = [BacklinkItem(**note_item(ctx, e.source, e.source_title), **_link_fields(e, lines)) for e in page]
@@ -95,6 +101,11 @@ async def get_outlinks(ctx: ToolContext, args: PathIn) -> OutlinksOut:
         e if e.target_path is None or ctx.can_read(e.target_path) else hide_target(e)
         for e in await queries(ctx).outlinks(ctx.vault.id, vp.rel)
     ]
+    # A target deleted since the index saw it is what it now is: no note (the index catches up).
+    gone = set(await missing(ctx, {e.target_path for e in edges if e.target_path is not None}))
+    if gone:
+        edges = [hide_target(e) if e.target_path in gone else e for e in edges]
+        forget_gone(ctx, gone)
     page, cursor = page_of(edges, offset, args.limit, t="outlinks", p=vp.rel)
     lines = LineText(ctx)
     items: list[OutlinkItem] = []
@@ -141,8 +152,11 @@ async def graph_neighbors(ctx: ToolContext, args: NeighborsIn) -> NeighborsOut:
         if not frontier or truncated:
             break
         reached: list[str] = []
-        for origin, other, way in await q.neighbors_of(ctx.vault.id, frontier, args.direction):
-            if other in seen or not ctx.can_read(other):
+        hops = await q.neighbors_of(ctx.vault.id, frontier, args.direction)
+        gone = set(await missing(ctx, {other for _, other, _ in hops if other not in seen}))
+        forget_gone(ctx, gone)
+        for origin, other, way in hops:
+            if other in seen or other in gone or not ctx.can_read(other):
                 continue
             if len(seen) - 1 >= args.max_nodes:
                 truncated = True
@@ -187,8 +201,10 @@ class BrokenOut(ToolOutput):
 def _folder_prefix(ctx: ToolContext, folder: str | None) -> str:
     if not folder:
         return ""
-    rel = ctx.resolve(folder, "read", allow_root=True).rel
-    return f"{rel}/" if rel else ""
+    vp = ctx.resolve(folder, "read", allow_root=True)
+    if not vp.abs.is_dir():
+        raise NoteNotFound(f"no folder at {vp.rel!r}", details={"path": vp.rel, "field": "folder"})
+    return f"{vp.rel}/" if vp.rel else ""
 
 
 async def find_broken_links(ctx: ToolContext, args: BrokenIn) -> BrokenOut:
@@ -200,6 +216,7 @@ async def find_broken_links(ctx: ToolContext, args: BrokenIn) -> BrokenOut:
         for e in await queries(ctx).broken(ctx.vault.id, readable)
         if e.source.startswith(prefix) and ctx.can_read(e.source)
     ]
+    edges = await drop_gone(ctx, edges, offset, args.limit, paths=lambda e: (e.source,))
     page, cursor = page_of(edges, offset, args.limit, t="broken", f=prefix)
     lines = LineText(ctx)
     items = [
@@ -227,6 +244,7 @@ async def find_orphans(ctx: ToolContext, args: BrokenIn) -> OrphansOut:
     readable = None if unrestricted(ctx) else ctx.can_read
     found = await queries(ctx).orphans(ctx.vault.id, readable)
     rows = [r for r in found if r[0].startswith(prefix) and ctx.can_read(r[0])]
+    rows = await drop_gone(ctx, rows, offset, args.limit, paths=lambda r: (r[0],))
     page, cursor = page_of(rows, offset, args.limit, t="orphans", f=prefix)
     return OrphansOut(items=[NoteItem(**note_item(ctx, p, t)) for p, t in page], next_cursor=cursor)
 

@@ -21,7 +21,7 @@ import os
 import sqlite3
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, Field
 
@@ -96,6 +96,19 @@ def _forget(ctx: ToolContext, gone: Iterable[str]) -> None:
         indexer.forget(gone)
 
 
+async def missing(ctx: ToolContext, paths: Iterable[str]) -> list[str]:
+    """Which of `paths` (vault-relative) are not files on disk now (stat'ed off the event loop)."""
+    wanted = sorted(paths)
+    return await asyncio.to_thread(_missing, ctx.vault.paths.root, wanted) if wanted else []
+
+
+def forget_gone(ctx: ToolContext, gone: Iterable[str]) -> None:
+    """Have the index drop notes a query found gone from disk (as the watcher will)."""
+    gone = sorted(gone)
+    if gone:
+        _forget(ctx, gone)
+
+
 async def run_fresh(
     ctx: ToolContext, can_read: Readable, fn: Callable[[sqlite3.Connection], T], page_paths: Callable[[T], list[str]]
 ) -> T:
@@ -120,25 +133,29 @@ async def run_fresh(
     return out
 
 
-class _HasPath(Protocol):
-    @property
-    def path(self) -> str: ...
+R = TypeVar("R")
 
 
-H = TypeVar("H", bound=_HasPath)
+def _path_of(row: Any) -> str:
+    return str(row.path)
 
 
-async def drop_gone(ctx: ToolContext, rows: list[H], offset: int, limit: int) -> list[H]:
-    """`rows` (a full ordered result list) without the notes of page [offset, offset+limit)
-    whose file is gone, checked until the page holds only files that exist."""
+async def drop_gone(
+    ctx: ToolContext, rows: list[R], offset: int, limit: int, paths: Callable[[R], Iterable[str]] | None = None
+) -> list[R]:
+    """`rows` (a full ordered result list) without the rows of page [offset, offset+limit) that
+    name a file gone from disk, checked until the page holds only files that exist. `paths` says
+    which files a row names (default: its `path`)."""
+    names: Callable[[R], Iterable[str]] = paths or (lambda r: (_path_of(r),))
     root = ctx.vault.paths.root
     gone_all: set[str] = set()
     while True:
-        gone = await asyncio.to_thread(_missing, root, [r.path for r in rows[offset : offset + limit]])
+        page = {p for r in rows[offset : offset + limit] for p in names(r)}
+        gone = await asyncio.to_thread(_missing, root, sorted(page))
         if not gone:
             break
         gone_all.update(gone)
-        rows = [r for r in rows if r.path not in gone_all]
+        rows = [r for r in rows if not any(p in gone_all for p in names(r))]
     if gone_all:
         _forget(ctx, sorted(gone_all))
     return rows

@@ -208,6 +208,8 @@ CASES = [
     Case("graph_neighbors", _graph_neighbors, {"path": "Welcome", "depth": 0}, "validation_error"),
     Case("find_broken_links", _find_broken_links, {"limit": 0}, "validation_error"),
     Case("find_orphans", _find_orphans, {"folder": "../up"}, "path_invalid"),
+    Case("find_orphans", _find_orphans, {"folder": "No such folder"}, "note_not_found"),
+    Case("find_broken_links", _find_broken_links, {"folder": "Welcome.md"}, "note_not_found"),
     Case("rewrite_links", _rewrite_links, {"old_target": "Missing note", "new_target": "../Out"}, "path_invalid"),
     Case("rename_note", _rename_note, {"path": "Projects/Nope", "new_path": "Other"}, "note_not_found"),
 ]

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from service.indexer.runner import indexer_of
 from tests.conftest import Harness, started
 
 GRAPH = {
@@ -95,7 +96,51 @@ async def test_graph_tools_fail_on_missing_or_invalid_paths(graph: Harness) -> N
         await graph.err(tool, "note_not_found", path="Nope")
         await graph.err(tool, "path_invalid", path="../etc/passwd")
     await graph.err("find_broken_links", "validation_error", limit=0)
+    for tool in ("find_broken_links", "find_orphans"):
+        failed = await graph.err(tool, "note_not_found", folder="No/Such/Folder")
+        assert failed["details"]["field"] == "folder"
+        await graph.err(tool, "note_not_found", folder="A.md")  # a note is not a folder
+        await graph.err(tool, "path_invalid", folder="../outside")
     assert graph.snapshot() == before
+
+
+async def test_notes_deleted_on_disk_never_appear_in_graph_results(make_vault: Callable[..., Path]) -> None:
+    """Another program deletes notes and no watcher tells the index: every graph tool checks its
+    results against the disk, and the index then drops the notes."""
+    root = make_vault(GRAPH)
+    async with started(root, index={"watch": False}) as vg:
+        await vg.indexed()
+        (root / "D.md").unlink()  # links to A
+        (root / "C.md").unlink()  # linked from A and B
+        (root / "Lonely.md").unlink()  # an orphan
+        (root / "Sub/E.md").unlink()  # holds a broken link
+        indexer = indexer_of(next(iter(vg.app.vaults.values())))
+        assert indexer is not None
+        # First, while the index still holds all four (nothing has found them gone yet).
+        broken = await vg.ok("find_broken_links", limit=10)
+        assert [(i["path"], i["target"]) for i in broken["items"]] == [("A.md", "Missing")]
+        await indexer.wait_for(lambda: "Sub/E.md" not in indexer._files, within=10)
+        back = await vg.ok("get_backlinks", path="A")
+        assert back["items"] == []
+        out = await vg.ok("get_outlinks", path="A")
+        assert [(i["path"], i["resolved"]) for i in out["items"]] == [
+            ("B.md", True),
+            ("Missing.md", False),
+            ("C.md", False),  # its note is gone: the link is now unresolved
+        ]
+        near = await vg.ok("graph_neighbors", path="A", depth=2)
+        assert [i["path"] for i in near["items"]] == ["B.md"]
+        assert (await vg.ok("find_orphans"))["items"] == []
+        gone = {"C.md", "D.md", "Lonely.md", "Sub/E.md"}
+        await indexer.wait_for(lambda: not gone & indexer._files, within=10)
+        # Once dropped, the links into C are what they are on disk: broken.
+        broken = await vg.ok("find_broken_links", limit=10)
+        assert [(i["path"], i["target"]) for i in broken["items"]] == [
+            ("A.md", "Missing"),
+            ("A.md", "C"),
+            ("B.md", "C.md"),
+        ]
+        assert (await vg.ok("index_status"))["notes"] == len(GRAPH) - len(gone)
 
 
 class _DenyGuard:
