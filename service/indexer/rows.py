@@ -15,7 +15,7 @@ import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from service.graph.linkpath import PathSet, base_name, strip_md
 from service.markdown.parse import frontmatter_tags, parse_note
@@ -38,10 +38,10 @@ class NoteInput:
     etag: str
 
 
-@dataclass(frozen=True, slots=True)
-class Prepared:
+class Prepared(NamedTuple):
     """Every row one note stores, computed outside the writer: plain tuples, so a batch pickles
-    cheaply when it is prepared in a worker process (`service.indexer.parsepool`). Only the
+    cheaply when it is prepared in a worker process (`service.indexer.parsepool`; a dataclass
+    unpickles through Python-level `__setstate__`, holding the GIL the writer needs). Only the
     note id is missing; `upsert_note` adds it."""
 
     path: str

@@ -95,8 +95,13 @@ def _parse(raw: str) -> tuple[dict[str, Any], str | None]:
     return {str(k): to_plain(v) for k, v in loaded.items()}, None
 
 
+_SCALARS = (str, int, float, bool, type(None))
+
+
 def to_plain(value: Any) -> Any:
     """YAML values as JSON-able data (dates become ISO strings)."""
+    if type(value) in _SCALARS:  # most values: checked first, exactly (bool is not an int here)
+        return value
     if isinstance(value, dict):
         return {str(k): to_plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple, set)):

@@ -3,9 +3,10 @@
     python -m tests.bench.bench_index [--notes 10000] [--samples 60]
 
 Measures, on a private copy of the standard vault (other benchmarks share the generated one):
-server spawn → `index_status` ready with an empty cache (cold full index) and again with the
-cache in place (warm restart); "a note saved on disk → visible in the index" (files written
-directly, not through vaultgate: half new notes, half edits; the clock stops when `index_status`
+server spawn → `index_status` ready with an empty cache (cold full index; with the peak RSS of
+the processes that parse notes beside the writer) and again with the cache in place (warm
+restart); "a note saved on disk → visible in the index" (files written directly, not through
+vaultgate: half new notes, half edits; the clock stops when `index_status`
 shows the change — note count or generation — and each sample is then checked with search_text,
 untimed); a `reindex` full and sync job (with the number of progress notifications received);
 the server's RSS and peak RSS. Prints JSON (see tests/bench/common.py).
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import re
 import shutil
 import sys
@@ -62,16 +64,40 @@ async def connect(url: str, limit_s: float = 60.0) -> Client:
             await asyncio.sleep(0.01)
 
 
+def children_peak_rss_mb(pid: int, seen: dict[int, float]) -> None:
+    """Record the peak RSS of each child process of `pid` (the parse workers of a bulk load)."""
+    for task in Path(f"/proc/{pid}/task").glob("*/children"):
+        try:
+            kids = [int(k) for k in task.read_text().split()]
+        except OSError:
+            continue
+        for kid in kids:
+            with contextlib.suppress(OSError):
+                seen[kid] = max(seen.get(kid, 0.0), peak_rss_mb(kid))
+
+
 async def spawn_to_ready(vault: Path, limit_s: float = 900.0) -> tuple[ServerProcess, Client, dict[str, Any]]:
-    """Start a server and poll index_status until ready; returns it with the seconds taken."""
+    """Start a server and poll index_status until ready; returns it with the seconds taken, and
+    the peak RSS of the worker processes that parsed notes meanwhile (none on a warm start)."""
     server = ServerProcess(vaultgate_argv(vault), env=BENCH_ENV)
     url = server.start()
     client = await connect(url)
+    workers: dict[int, float] = {}
     while True:
         current = await status(client)
         elapsed = time.perf_counter() - server.t_spawn
+        children_peak_rss_mb(server.pid, workers)
         if current["ready"]:
-            return server, client, {"spawn_to_ready_s": round(elapsed, 3), "notes": current["notes"]}
+            return (
+                server,
+                client,
+                {
+                    "spawn_to_ready_s": round(elapsed, 3),
+                    "notes": current["notes"],
+                    "parse_workers": len(workers),
+                    "parse_worker_peak_rss_mb": max(workers.values(), default=0.0),
+                },
+            )
         if elapsed > limit_s:
             raise TimeoutError("index not ready")
         await asyncio.sleep(0.05)
