@@ -43,13 +43,52 @@ def _rebuild_trigram(conn: Any) -> None:
     conn.execute("UPDATE fts_control SET trigram_deferred = 0")
 
 
+# Indexes of the derived-row tables that only queries use: writing an empty index never needs
+# them (deleting a note's rows does: note_id lookups and cascades are served by other indexes
+# or primary keys only in part, so they are dropped only while the whole index is empty).
+DEFERRABLE_INDEXES = (
+    "note_tags_by_tag",
+    "note_properties_by_key",
+    "note_properties_by_note",
+    "links_by_src",
+    "links_by_target",
+    "links_unresolved",
+    "headings_by_note",
+    "tasks_by_note",
+    "tasks_by_vault_due",
+)
+
+
 def _bulk_mode(conn: Any, on: bool) -> None:
     """Around a bulk load: defer the trigram index and stop WAL auto-checkpoints, which would
     otherwise copy the same growing pages into the database again and again (~15 % of a cold
-    index); the normal threshold comes back afterwards and the next commit checkpoints once."""
+    index); the normal threshold comes back afterwards and the next commit checkpoints once.
+    On an empty index the secondary indexes of the derived-row tables are dropped too and
+    built once at the end (`restore_indexes`), their definitions kept in `deferred_indexes`."""
     if on:
         conn.execute("UPDATE fts_control SET trigram_deferred = 1")
+        if conn.execute("SELECT NOT EXISTS (SELECT 1 FROM notes)").fetchone()[0]:
+            marks = ",".join("?" * len(DEFERRABLE_INDEXES))
+            found = conn.execute(
+                f"SELECT name, sql FROM sqlite_master WHERE type = 'index' AND name IN ({marks})",
+                DEFERRABLE_INDEXES,
+            ).fetchall()
+            conn.executemany("INSERT OR REPLACE INTO deferred_indexes(name, sql) VALUES (?, ?)", found)
+            for name, _sql in found:
+                conn.execute(f'DROP INDEX "{name}"')
+    else:
+        restore_indexes(conn)
     conn.execute(f"PRAGMA wal_autocheckpoint={0 if on else 1000}")
+
+
+def restore_indexes(conn: Any) -> int:
+    """Build every index a bulk load deferred (also one a previous process did not finish)."""
+    waiting = conn.execute("SELECT name, sql FROM deferred_indexes ORDER BY name").fetchall()
+    for name, sql in waiting:
+        if conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?", (name,)).fetchone() is None:
+            conn.execute(sql)
+    conn.execute("DELETE FROM deferred_indexes")
+    return len(waiting)
 
 
 State = Literal["starting", "reconciling", "ready", "failed"]
@@ -193,6 +232,9 @@ class VaultIndexer:
         """Bring the index in line with the vault; `full` re-parses every note."""
         async with self._apply_lock:
             self.state = "reconciling" if self.state != "ready" else "ready"
+            # Indexes a previous process deferred and did not live to build (a no-op read otherwise).
+            if await self.db.fetchone("SELECT 1 FROM deferred_indexes LIMIT 1"):
+                await self.db.run_write(restore_indexes)
             # The link-resolution index is built in the worker too: ~20 ms for 10k files that
             # would otherwise block the event loop while the first requests after a start arrive.
             disk, files, paths = await asyncio.to_thread(self._scan_with_paths)
@@ -245,6 +287,11 @@ class VaultIndexer:
                     if progress is not None:
                         await progress(self.done, self.total)
                     await self._bump()
+            except BaseException:
+                if deferred:  # failed or cancelled: queries get their indexes back at once
+                    with contextlib.suppress(Exception):
+                        await asyncio.shield(self.db.run_write(restore_indexes))
+                raise
             finally:
                 for task in pending:
                     task.cancel()
