@@ -97,6 +97,14 @@ class PathSet:
             return source if source in self else None
         if raw.startswith("/"):
             return self._exact(raw.lstrip("/"))
+        if "/" not in raw:
+            # A bare name: every file the rules below could pick has this name, so a name that
+            # only one file has is that file (most links; no path normalisation needed).
+            hits = self.by_name(raw)
+            if len(hits) == 1:
+                return hits[0]
+            if not hits:
+                return None
         here = folder_of(source)
         if raw.startswith(("./", "../")):
             return self._exact(posixpath.join(here, raw))

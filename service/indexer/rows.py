@@ -63,7 +63,7 @@ def prepare(item: NoteInput, paths: PathSet | None) -> Prepared:
     """Parse a note and build its rows, resolving links against `paths` (CPU work; safe in any
     thread or process)."""
     p = parse_note(item.path, item.text)
-    body = "\n".join(item.text.split("\n")[p.body_line :])
+    body = item.text[p.body_start :]
     tag_rows: dict[tuple[str, str], tuple[str, str, str]] = {}
     for source, tags in (("frontmatter", frontmatter_tags(p.properties)), ("inline", p.inline_tags)):
         for tag in tags:

@@ -99,6 +99,7 @@ class ParsedNote:
     properties: dict[str, Any]
     frontmatter_error: str | None
     body_line: int
+    body_start: int  # character offset of the body (after the frontmatter block)
     tags: list[str]  # unique, without '#', frontmatter first then inline order
     inline_tags: list[str]
     links: list[Link] = field(default_factory=list)
@@ -288,6 +289,7 @@ def parse_note(rel: str, text: str) -> ParsedNote:
         properties=props,
         frontmatter_error=front.error,
         body_line=front.body_line,
+        body_start=front.body_start,
         tags=all_tags,
         inline_tags=inline_tags,
         links=links,
