@@ -73,6 +73,8 @@ def children_peak_rss_mb(pid: int, seen: dict[int, float]) -> None:
             continue
         for kid in kids:
             with contextlib.suppress(OSError):
+                if b"resource_tracker" in Path(f"/proc/{kid}/cmdline").read_bytes():
+                    continue  # multiprocessing's helper, not a parse worker
                 seen[kid] = max(seen.get(kid, 0.0), peak_rss_mb(kid))
 
 
