@@ -47,8 +47,11 @@ def _read_batch_in_worker(root: str, batch: Sequence[str], known: dict[str, str]
 
 
 def default_workers() -> int:
-    """One core stays with the writer; up to 3 parse (more never kept up a single writer busier)."""
-    return max(0, min(3, (os.cpu_count() or 1) - 1))
+    """One CPU stays with the writer, the others parse, up to 3 (on 10k notes one worker parses
+    about as fast as the writer stores, so more than 3 would only wait on it). CPUs are those
+    this process may run on (a container's cpuset), not every CPU of the host."""
+    usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return max(0, min(3, usable - 1))
 
 
 class Parser:
