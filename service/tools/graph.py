@@ -20,6 +20,7 @@ from typing import Literal
 from pydantic import Field
 
 from service.errors import NoteNotFound
+from service.graph.linkpath import strip_md
 from service.graph.queries import Edge, GraphQueries, hide_target
 from service.security.visible import unrestricted
 from service.tools.context import ToolContext
@@ -54,6 +55,10 @@ class BacklinkItem(LinkItem):
 class OutlinkItem(LinkItem):
     """`path` is the target (where an unresolved link would create its note)."""
 
+    obsidian_url: str = Field(
+        description="obsidian://open URL of the target; for an unresolved link, the obsidian://new URL"
+        " that creates it, as clicking the link in Obsidian does."
+    )
     resolved: bool = Field(description="Whether the link points at an existing note.")
 
 
@@ -111,9 +116,10 @@ async def get_outlinks(ctx: ToolContext, args: PathIn) -> OutlinksOut:
     items: list[OutlinkItem] = []
     for e in page:
         path, title = target_note(e.target_path, e.target_title, e.target_raw, vp.rel)
-        items.append(
-            OutlinkItem(**note_item(ctx, path, title), resolved=e.target_path is not None, **_link_fields(e, lines))
-        )
+        item = note_item(ctx, path, title)
+        if e.target_path is None:
+            item["obsidian_url"] = ctx.vault.new_url(strip_md(path))
+        items.append(OutlinkItem(**item, resolved=e.target_path is not None, **_link_fields(e, lines)))
     return OutlinksOut(source=vp.rel, items=items, next_cursor=cursor)
 
 

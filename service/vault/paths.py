@@ -171,6 +171,7 @@ class VaultPaths:
         return unicodedata.normalize("NFC", rel)
 
 
-def obsidian_url(vault_name: str, rel: str) -> str:
-    """`obsidian://open?vault=<name>&file=<encoded path>` as Obsidian itself builds it."""
-    return f"obsidian://open?vault={quote(vault_name, safe='')}&file={quote(rel, safe='')}"
+def obsidian_url(vault_name: str, rel: str, action: str = "open") -> str:
+    """`obsidian://open?vault=<name>&file=<encoded path>` as Obsidian itself builds it; with
+    action "new", the URL that creates the note (what clicking an unresolved link does)."""
+    return f"obsidian://{action}?vault={quote(vault_name, safe='')}&file={quote(rel, safe='')}"

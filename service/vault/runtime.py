@@ -41,3 +41,7 @@ class Vault:
 
     def url(self, rel: str) -> str:
         return obsidian_url(self.name, rel)
+
+    def new_url(self, rel: str) -> str:
+        """The obsidian:// URL that creates the note at `rel` (for a link to no note yet)."""
+        return obsidian_url(self.name, rel, "new")

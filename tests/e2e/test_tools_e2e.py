@@ -69,12 +69,18 @@ class Session:
 
 
 def _check_urls(value: Any) -> None:
-    """Every file result (a mapping with a `path`) carries the obsidian:// URL of that path."""
+    """Every file result (a mapping with a `path`) carries the obsidian:// URL of that path; an
+    unresolved outlink the URL that creates its note."""
     if isinstance(value, dict):
         if isinstance(value.get("path"), str) and "title" in value:
             url = value.get("obsidian_url")
-            assert isinstance(url, str) and url.startswith("obsidian://open?vault="), value
-            assert url.endswith("&file=" + quote(value["path"], safe="")), value
+            assert isinstance(url, str), value
+            if value.get("resolved") is False:
+                assert url.startswith("obsidian://new?vault="), value
+                assert url.endswith("&file=" + quote(value["path"].removesuffix(".md"), safe="")), value
+            else:
+                assert url.startswith("obsidian://open?vault="), value
+                assert url.endswith("&file=" + quote(value["path"], safe="")), value
         for inner in value.values():
             _check_urls(inner)
     elif isinstance(value, list):

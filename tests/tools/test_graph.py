@@ -46,6 +46,9 @@ async def test_outlinks_flag_resolved_and_unresolved(graph: Harness) -> None:
         ("C.md", True, 4, True, "Part"),
     ]
     assert out["items"][0]["text"] == "To [[B]] and [[Missing]]."
+    urls = [i["obsidian_url"].split("?")[0] + "|" + i["obsidian_url"].rsplit("file=", 1)[1] for i in out["items"]]
+    # An unresolved target gets the URL that creates it, as clicking the link in Obsidian does.
+    assert urls == ["obsidian://open|B.md", "obsidian://new|Missing", "obsidian://open|C.md"]
 
 
 async def test_backlinks_paginate_with_a_cursor(graph: Harness) -> None:
