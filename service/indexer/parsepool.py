@@ -22,6 +22,7 @@ import asyncio
 import logging
 import multiprocessing
 import os
+import signal
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from functools import partial
@@ -39,6 +40,9 @@ _worker_paths: PathSet | None = None
 
 def _init_worker(files: list[str]) -> None:
     global _worker_paths
+    # Ctrl-C in a terminal reaches the whole process group: the server shuts the pool down
+    # itself, so a worker must not die mid-batch with a traceback on the shared stderr.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     _worker_paths = PathSet(files)
 
 

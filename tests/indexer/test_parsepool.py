@@ -144,3 +144,20 @@ async def test_closing_mid_load_leaves_no_worker_behind(tmp_path: Path) -> None:
     await asyncio.gather(*batches[1:], return_exceptions=True)
     await parser.close()
     assert not multiprocessing.active_children()
+
+
+async def test_ctrl_c_in_the_terminal_does_not_kill_a_worker_mid_load(tmp_path: Path) -> None:
+    """SIGINT reaches the whole process group; the server shuts its pool down itself."""
+    names = _vault(tmp_path, 8)
+    parser = parsepool.Parser(tmp_path, PathSet(names), names, workers=1)
+    try:
+        await parser.batch(names[:2], {})
+        (worker,) = [c for c in multiprocessing.active_children() if "resource_tracker" not in c.name]
+        os.kill(worker.pid or 0, signal.SIGINT)
+        for i in range(2, 8, 2):
+            prepared, _ = await parser.batch(names[i : i + 2], {})
+            assert [p.path for p in prepared] == names[i : i + 2]
+        assert parser.in_processes and parser.batches_in_processes == 4
+        assert worker.is_alive()
+    finally:
+        await parser.close()
