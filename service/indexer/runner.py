@@ -136,6 +136,7 @@ class VaultIndexer:
         self._trigram_task: asyncio.Task[None] | None = None
         self.trigram_ready = True  # False from a bulk load until its trigram rebuild is done
         self._side_tasks: set[asyncio.Task[None]] = set()
+        self._deferred: list[FileChange] = []  # own writes made while the first index is built
         vault.extensions["index"] = self
 
     # -- life cycle --------------------------------------------------------------------------
@@ -165,6 +166,8 @@ class VaultIndexer:
         except Exception as exc:
             log.exception("initial index of %s failed", self.vault.id)
             self.state, self.error = "failed", f"{type(exc).__name__}: {exc}"
+            with contextlib.suppress(Exception):
+                await self._apply_deferred(lock_held=False)
         finally:
             self._ready.set()
             await self._bump()
@@ -301,6 +304,9 @@ class VaultIndexer:
             # On a cold start every link was resolved against the complete file set already.
             added = [p for p in disk if p not in known] if known else []
             await self.db.run_write(lambda c: self._finish(c, removed, paths, added))
+            # Writes made through vaultgate while the first index was built (no await between
+            # the last check and `ready`: nothing can be deferred after it).
+            await self._apply_deferred(lock_held=True)
             self.last_sync = time.time()
             self.state = "ready"
             await self._bump()
@@ -342,14 +348,29 @@ class VaultIndexer:
 
     async def _on_changes(self, changes: Sequence[FileChange]) -> None:
         own = [c for c in changes if c.origin != "external"]
-        if own:
-            await self.apply(own)
+        if not own:
+            return
+        initial = self._task is not None and not self._task.done()
+        if initial and self.state != "ready" and self._apply_lock.locked():
+            # The first index is still being built (results say `partial`): a write through
+            # vaultgate does not wait for all of it; the reconcile applies it before it is ready.
+            self._deferred.extend(own)
+            return
+        await self.apply(own)
 
-    async def apply(self, changes: Sequence[FileChange], *, only_if_changed: bool = False) -> list[FileChange]:
+    async def _apply_deferred(self, *, lock_held: bool) -> None:
+        while self._deferred:
+            changes, self._deferred = self._deferred, []
+            await self.apply(changes, lock_held=lock_held)
+
+    async def apply(
+        self, changes: Sequence[FileChange], *, only_if_changed: bool = False, lock_held: bool = False
+    ) -> list[FileChange]:
         """Apply file changes; with `only_if_changed`, skip files the index already has as they are.
+        `lock_held`: the caller (reconcile) holds the apply lock already.
 
         Returns the changes that actually altered the index."""
-        async with self._apply_lock:
+        async with contextlib.nullcontext() if lock_held else self._apply_lock:
             upserts: list[str] = []
             removed: list[str] = []
             added: list[str] = []

@@ -177,3 +177,41 @@ async def test_an_edit_keeps_the_note_id_and_replaces_every_derived_row(make_vau
         tasks = await db.fetchall("SELECT status, text FROM tasks WHERE note_id = ?", (before,))
         assert [tuple(r) for r in tags] == [("newtag",)] and [tuple(r) for r in tasks] == [("x", "new task 1")]
         assert (await db.fetchone("SELECT count(*) FROM headings WHERE note_id = ?", (before,)))[0] == 1
+
+
+async def test_a_write_during_the_first_index_does_not_wait_for_it(
+    make_vault: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first reconcile is held in its parse step: a write through vaultgate returns at once
+    (search says `partial` meanwhile), and the reconcile applies it before the index is ready."""
+    import threading
+
+    release = threading.Event()
+    original = rows.read_batch
+
+    def held(*args: object, **kwargs: object) -> object:
+        if not release.wait(30):
+            raise TimeoutError("the test never released the reconcile")
+        return original(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(rows, "read_batch", held)
+    root = make_vault({f"N{i}.md": f"# Note {i}\n\nbody {i}\n" for i in range(5)} | {"Old.md": "# Old\n\nstale\n"})
+    async with started(root, index={"watch": False}) as vg:
+        indexer = indexer_of(next(iter(vg.app.vaults.values())))
+        assert indexer is not None
+        try:
+            made = await asyncio.wait_for(vg.ok("create_note", path="New", content="a narwhal #sea\n"), 30)
+            assert made["path"] == "New.md"
+            await asyncio.wait_for(vg.ok("delete_note", path="Old"), 30)  # to the vault trash
+            assert indexer.state == "reconciling" and not indexer.ready  # still held
+            partial = await vg.ok("search_text", query="narwhal")
+            assert partial["partial"] is True
+        finally:
+            release.set()
+        await vg.indexed()
+        assert indexer.ready and not indexer._deferred
+        found = await vg.ok("search_text", query="narwhal")
+        assert [i["path"] for i in found["items"]] == ["New.md"] and found["partial"] is False
+        assert (await vg.ok("search_tags", tags=["sea"]))["total"] == 1
+        assert (await vg.ok("index_status"))["notes"] == 6  # 5 + New, Old is gone
+        assert (await vg.ok("search_text", query="stale"))["items"] == []
