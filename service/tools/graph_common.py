@@ -2,19 +2,49 @@
 
 `NoteItem` is the `path`/`title`/`obsidian_url` triple every file-based result item carries;
 `FileChangeItem` is one note a write would change (or changed), with each line before and
-after, used by every dry-run preview; `LineText` reads linking lines from disk once per file.
+after, used by every dry-run preview; `LineText` reads linking lines from disk once per file;
+`complete_index` holds a rewrite back until the vault's first index is complete.
 """
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 from typing import Any
 
 from pydantic import BaseModel, Field
 
+from service.errors import IndexUnavailable
 from service.graph.linkpath import base_name, strip_md
 from service.graph.rewrite import LineChange
 from service.tools.context import ToolContext
+
+# How long a link or tag rewrite waits for the first index of a vault (10k notes take ~7 s).
+INDEX_WAIT_S = 30.0
+
+
+async def complete_index(ctx: ToolContext, within: float | None = None) -> None:
+    """Return once the vault's first index is complete, waiting for it (bounded).
+
+    Rewrites find the notes to change through the index (who links to a note, who carries a
+    tag): planned on a partial index, a move would leave links in notes not indexed yet
+    pointing at nothing. Past the bound, or when the index failed: `index_unavailable`
+    (retryable)."""
+    from service.indexer.runner import indexer_of
+
+    indexer = indexer_of(ctx.vault)
+    if indexer is None or indexer.ready:
+        return
+    if indexer.state != "failed":
+        with contextlib.suppress(TimeoutError):
+            await indexer.wait_ready(INDEX_WAIT_S if within is None else within)
+        if indexer.ready:
+            return
+    raise IndexUnavailable(
+        f"the index of vault {ctx.vault.id!r} is not complete yet ({indexer.state})",
+        details={"vault": ctx.vault.id, "state": indexer.state, "backlog": indexer.backlog},
+        hint="Links and tags are found through the index; retry when index_status reports ready.",
+    )
 
 
 class NoteItem(BaseModel):

@@ -22,7 +22,7 @@ from service.graph.rewrite import rewrite_note
 from service.security.acl import hidden_denial
 from service.tools.change_pages import ChangeListIn, start_of, window
 from service.tools.context import ToolContext
-from service.tools.graph_common import FileChangeItem, change_item, note_item, preview
+from service.tools.graph_common import FileChangeItem, change_item, complete_index, note_item, preview
 from service.tools.models import ToolInput, ToolOutput
 from service.tools.registry import ConfirmWhen, Handler, Precheck, ToolSpec
 from service.vault.paths import VaultPath, normalize, with_md
@@ -115,6 +115,7 @@ def _precheck_move(rename: bool) -> Precheck:
 
 async def _plan(ctx: ToolContext, args: MoveIn, rename: bool) -> tuple[MovePlan, str, bool]:
     src, dst, is_folder = _endpoints(ctx, args, rename)
+    await complete_index(ctx)  # backlinks come from the index
     moves = {f: dst + f[len(src) :] for f in files_under(ctx.vault, src)} if is_folder else {src: dst}
     for old, new in moves.items():
         real = ctx.vault.paths.resolve(old).real_rel  # a symlink on the way: decide on its target too
@@ -227,6 +228,7 @@ async def precheck_rewrite(ctx: ToolContext, args: RewriteLinksIn) -> None:
 
 async def _rewrite_plan(ctx: ToolContext, args: RewriteLinksIn) -> MovePlan:
     old, new = _rewrite_targets(ctx, args)
+    await complete_index(ctx)
     files = vault_files(ctx.vault)
     before, after = PathSet([*files, old]), PathSet(files)
     q = GraphQueries(ctx.services.db)

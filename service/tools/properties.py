@@ -26,7 +26,15 @@ from service.markdown.parse import title_of
 from service.markdown.tag_edit import check_tag, edit_inline_tags, renamed
 from service.tools.change_pages import ChangeListIn, start_of, window
 from service.tools.context import ToolContext
-from service.tools.graph_common import FileChangeItem, LineChangeItem, change_item, diff_lines, note_item, preview
+from service.tools.graph_common import (
+    FileChangeItem,
+    LineChangeItem,
+    change_item,
+    complete_index,
+    diff_lines,
+    note_item,
+    preview,
+)
 from service.tools.models import ToolInput, ToolOutput
 
 if TYPE_CHECKING:
@@ -242,6 +250,7 @@ async def precheck_rename_tag(ctx: ToolContext, args: RenameTagIn) -> None:
 
 async def _rename_plan(ctx: ToolContext, args: RenameTagIn) -> MovePlan:
     old, new = _rename_tags(args)
+    await complete_index(ctx)  # the notes carrying the tag come from the index
     plan = MovePlan(moves={})
     for path in await GraphQueries(ctx.services.db).notes_with_tag(ctx.vault.id, old):
         if not ctx.can_read(path):  # the caller's rename covers the notes it can see; others stay hidden

@@ -168,3 +168,78 @@ async def test_rewrite_links_failures_and_confirmation(vault: Harness) -> None:
     assert await confirm_rewrite(ctx, RewriteLinksIn(old_target="Projects/Plan", new_target="Other")) is None
     text = await confirm_rewrite(ctx, RewriteLinksIn(old_target="Projects/Plan", new_target="Other", dry_run=False))
     assert text is not None and "Home.md" in text
+
+
+class HeldIndex:
+    """Holds a vault's first index in its parse step until `release()` (deterministic partial state)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        import threading
+
+        from service.indexer import rows
+
+        self._event = threading.Event()
+        original = rows.read_batch
+
+        def held(*args: Any, **kwargs: Any) -> Any:
+            if not self._event.wait(30):
+                raise TimeoutError("the test never released the index")
+            return original(*args, **kwargs)
+
+        monkeypatch.setattr(rows, "read_batch", held)
+
+    def release(self) -> None:
+        self._event.set()
+
+
+async def test_rewrites_wait_for_the_first_index_and_miss_no_link(
+    make_vault: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Planned on a partial index, a move would leave links in notes not indexed yet pointing
+    at nothing: move_note/rename_note, rewrite_links and rename_tag wait until the first index is complete."""
+    import asyncio
+
+    held = HeldIndex(monkeypatch)
+    root = make_vault({**VAULT, "Tagged.md": "#old/x here\n"})
+    async with started(root, index={"watch": False}) as vg:
+        try:
+            calls = [
+                asyncio.ensure_future(vg.call("rename_note", path="Projects/Plan", new_path="Roadmap")),
+                asyncio.ensure_future(vg.call("rename_tag", old="old", new="new", dry_run=True)),
+            ]
+            for _ in range(20):
+                await asyncio.sleep(0)  # let both calls reach their wait
+            assert not any(c.done() for c in calls)  # the index cannot be complete while held
+        finally:
+            held.release()
+        moved, renamed = [await asyncio.wait_for(c, 30) for c in calls]
+        assert not moved.is_error and not renamed.is_error, (moved.structured, renamed.structured)
+        home = vg.read("Home.md")
+        assert "Bare [[Roadmap]], aliased [[Roadmap|the plan]], heading [[Projects/Roadmap#Goals]]." in home
+        assert "[p](Projects/Roadmap.md#Goals)" in home
+        assert "[r](../Projects/Roadmap.md)" in vg.read("Daily/Day.md")
+        assert [i["path"] for i in renamed.structured["items"]] == ["Tagged.md"]
+
+
+async def test_a_rewrite_that_cannot_wait_any_longer_is_index_unavailable(
+    make_vault: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from service.tools import graph_common
+
+    held = HeldIndex(monkeypatch)
+    monkeypatch.setattr(graph_common, "INDEX_WAIT_S", 0.05)
+    async with started(make_vault(VAULT), index={"watch": False}) as vg:
+        try:
+            before = vg.snapshot()
+            for tool, args in (
+                ("move_note", {"path": "Projects/Plan", "new_path": "Archive/Plan"}),
+                ("rewrite_links", {"old_target": "Projects/Plan.md", "new_target": "Other.md", "dry_run": False}),
+                ("rename_tag", {"old": "a", "new": "b"}),
+            ):
+                error = await vg.err(tool, "index_unavailable", **args)
+                assert error["retryable"] is True and error["details"]["state"] == "reconciling", error
+            assert vg.snapshot() == before
+        finally:
+            held.release()
+        await vg.indexed()
+        assert not (await vg.call("rewrite_links", old_target="Other.md", new_target="Home.md")).is_error
