@@ -160,6 +160,7 @@ class Confirm:
             input_requests={_INPUT_KEY: request}, request_state=self._state(call, expires)
         )
         call.notes["input_required"] = True
+        call.notes["confirmation_trip"] = True  # counted here, not again by a facade call around it
         return ToolResult(structured=None, text="", input_required=pending)
 
     async def _ask(self, call: CallContext, preview: str) -> bool:
@@ -193,6 +194,7 @@ class Confirm:
 
     async def _required(self, call: CallContext, preview: str, reason: str | None = None) -> ElicitRequired:
         assert call.vault is not None and call.spec is not None
+        call.notes["confirmation_trip"] = True  # counted here, not again by a facade call around it
         expires = await self.store.record_request(
             call.args_hash, call.vault.id, call.spec.name, preview, call.principal.subject
         )

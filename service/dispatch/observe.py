@@ -133,7 +133,7 @@ class Observe:
         code = result.error_code
         if code == "throttled":
             m.throttle_hits.labels(**labels).inc()
-        elif code == "elicit_required" or result.input_required is not None:
+        if call.notes.get("confirmation_trip"):  # only the call whose confirm layer asked (not a facade around it)
             m.confirmation_trips.labels(**labels).inc()
         if call.notes.get("replayed"):
             m.idempotency_replays.labels(**labels).inc()

@@ -133,3 +133,21 @@ async def test_policy_outcomes_move_their_counters(make_vault: Callable[..., Pat
     assert _sample(metrics, "vaultgate_confirmation_trips_total", tool="delete_note") == 1
     assert _sample(metrics, "vaultgate_confirmation_consumptions_total", tool="delete_note") == 1
     assert _sample(metrics, "vaultgate_throttle_hits_total", tool="list_notes", vault="main") == 1
+
+
+async def test_a_confirmation_through_the_facade_is_one_trip_and_one_consumption(
+    make_vault: Callable[..., Path],
+) -> None:
+    async with started(make_vault({"A.md": "# A\n"}), tool_facade={"mode": "triad"}) as vg:
+        metrics: Metrics = vg.app.services.extensions["metrics"]
+        args = {"name": "delete_note", "arguments": {"path": "A", "permanent": True}}
+        await vg.err("call_capability", "elicit_required", **args)
+        token = await vg.token_for("delete_note", path="A", permanent=True)  # a second trip, direct
+        await vg.ok("call_capability", **args, elicit_token=token)
+        assert not (vg.root / "A.md").exists()
+    assert _sample(metrics, "vaultgate_confirmation_trips_total", tool="delete_note") == 2
+    assert _sample(metrics, "vaultgate_confirmation_trips_total", tool="call_capability") == 0
+    assert _sample(metrics, "vaultgate_confirmation_consumptions_total", tool="delete_note") == 1
+    assert _sample(metrics, "vaultgate_confirmation_consumptions_total", tool="call_capability") == 0
+    # both calls still count as calls of each tool (the facade call and the call it made)
+    assert _sample(metrics, "vaultgate_tool_calls_total", tool="call_capability", status="elicit_required") == 1
