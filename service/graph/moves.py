@@ -27,7 +27,6 @@ from service.errors import AlreadyExists, NoteNotFound, PathInvalid
 from service.graph.linkpath import PathSet, base_name, strip_md
 from service.graph.queries import GraphQueries
 from service.graph.rewrite import LineChange, rewrite_note
-from service.vault.events import FileChange
 from service.vault.files import NoteFile
 from service.vault.runtime import Vault
 
@@ -50,7 +49,6 @@ class MovePlan:
     moves: dict[str, str]
     edits: list[FileEdit] = field(default_factory=list)
     folder: str | None = None  # set for a folder move: emptied source folders are removed
-    touch: list[str] = field(default_factory=list)  # unchanged linking notes to re-announce
 
     @property
     def links_rewritten(self) -> int:
@@ -113,8 +111,6 @@ async def plan_move(
         )
         if result.changed:
             plan.edits.append(FileEdit(path, new_path, note.etag, note.content, result.text, result.changes))
-        elif new_path == path:
-            plan.touch.append(path)
     return plan
 
 
@@ -129,9 +125,16 @@ async def apply_plan(vault: Vault, plan: MovePlan) -> None:
     """Move, then rewrite; on any failure undo what was done and re-raise.
 
     Moving first means each rewritten note is re-indexed after its new link text can
-    resolve. Notes that link to a moved file but keep their text are re-announced as
-    "modified" so the index re-resolves their links too.
+    resolve. Notes that link to a moved file but keep their text need nothing: the index
+    re-resolves every link that pointed at a moved path, or that a moved file's name may now
+    match better, when it applies the move (`rows.resolve_links`). Re-announcing them re-parsed
+    thousands of unchanged notes for a hub note's move.
     """
+    async with vault.bus.batch():  # one index update for the whole move, not one per file
+        await _apply(vault, plan)
+
+
+async def _apply(vault: Vault, plan: MovePlan) -> None:
     written: list[FileEdit] = []
     moved: list[tuple[str, str]] = []
     try:
@@ -147,8 +150,6 @@ async def apply_plan(vault: Vault, plan: MovePlan) -> None:
         raise
     if plan.folder is not None:
         _prune_empty_folders(vault, plan.moves)
-    if plan.touch:
-        await vault.bus.publish([FileChange("modified", p) for p in plan.touch])
 
 
 async def _rollback(vault: Vault, written: list[FileEdit], moved: list[tuple[str, str]]) -> None:

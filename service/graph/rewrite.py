@@ -100,7 +100,7 @@ def _mdlinks(no: int, line: str) -> Iterator[FoundLink]:
 
 def find_links(text: str) -> list[FoundLink]:
     lines = text.split("\n")
-    body_line = fm.split(text).body_line
+    body_line = fm.fences(text).body_line
     found: list[FoundLink] = []
     for no, raw in _lines_to_scan(lines, body_line):
         masked = _mask(raw)

@@ -91,6 +91,21 @@ def restore_indexes(conn: Any) -> int:
     return len(waiting)
 
 
+def _read_present(root: Path, paths: Sequence[str]) -> tuple[set[str], dict[str, rows.NoteInput]]:
+    """Which of `paths` are files now, and the notes among them as read."""
+    present: set[str] = set()
+    read: dict[str, rows.NoteInput] = {}
+    for rel in paths:
+        if not (root / rel).is_file():
+            continue
+        present.add(rel)
+        if rel.lower().endswith(".md"):
+            item = rows.read_note_file(root, rel)
+            if item is not None:
+                read[rel] = item
+    return present, read
+
+
 State = Literal["starting", "reconciling", "ready", "failed"]
 
 
@@ -392,9 +407,14 @@ class VaultIndexer:
                     (self.vault.id, *upserts),
                 ):
                     known[str(r[0])] = (float(r[1]), int(r[2]))
+            upserts = list(dict.fromkeys(upserts))  # a batch may name a file twice (moved, then edited)
+            root = self.vault.paths.root
+            # One thread hop reads every file of the change (a move re-announces every note that
+            # links to the moved one: thousands of hops, one per file, took seconds).
+            present, read = await asyncio.to_thread(_read_present, root, upserts)
             items: list[rows.NoteInput] = []
             for rel in upserts:
-                if not (self.vault.paths.root / rel).is_file():
+                if rel not in present:
                     removed.append(rel)
                     structural = True
                     continue
@@ -403,9 +423,7 @@ class VaultIndexer:
                     self._paths = None
                     added.append(rel)
                     structural = True
-                if not rel.lower().endswith(".md"):
-                    continue
-                item = await asyncio.to_thread(rows.read_note_file, self.vault.paths.root, rel)
+                item = read.get(rel)
                 if item is None:
                     continue
                 if only_if_changed and known.get(rel) == (item.mtime, item.size):

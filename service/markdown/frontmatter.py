@@ -26,20 +26,37 @@ class Frontmatter:
     body_line: int  # 0-based line number where the body begins
 
 
-def split(text: str) -> Frontmatter:
+@dataclass(frozen=True, slots=True)
+class Fences:
+    """Where the frontmatter block is, without reading its YAML."""
+
+    raw: str | None  # the text between the fences, None when the note has none
+    body_start: int  # character offset where the body begins
+    body_line: int  # 0-based line number where the body begins
+
+
+def fences(text: str) -> Fences:
+    """The frontmatter block's position only: for callers that need where the body starts
+    (link and tag scanners, section edits), not the properties — parsing YAML costs more than
+    the rest of a note's scan."""
     m = _OPEN.match(text)
     if not m:
-        return Frontmatter(None, {}, None, 0, 0)
+        return Fences(None, 0, 0)
     close = _CLOSE.search(text, m.end())
     if close is None:
-        return Frontmatter(None, {}, None, 0, 0)
-    raw = text[m.end() : close.start()]
+        return Fences(None, 0, 0)
     end = close.end()
     if text.startswith("\r\n", end) or text.startswith("\n", end):
         end += 2 if text.startswith("\r\n", end) else 1
-    body_line = text.count("\n", 0, end)
-    data, error = parse_yaml(raw)
-    return Frontmatter(raw, data, error, end, body_line)
+    return Fences(text[m.end() : close.start()], end, text.count("\n", 0, end))
+
+
+def split(text: str) -> Frontmatter:
+    found = fences(text)
+    if found.raw is None:
+        return Frontmatter(None, {}, None, 0, 0)
+    data, error = parse_yaml(found.raw)
+    return Frontmatter(found.raw, data, error, found.body_start, found.body_line)
 
 
 class _Loader(yaml.CSafeLoader):  # type: ignore[misc,name-defined,unused-ignore]

@@ -97,7 +97,7 @@ def find_anchor(text: str, anchor: str) -> int:
     """Character offset of the unique occurrence of `anchor` in the note body."""
     if not anchor:
         raise ValidationFailed("anchor is empty", details={"field": "anchor", "reason": "empty"})
-    body_start = fm.split(text).body_start
+    body_start = fm.fences(text).body_start
     count = text.count(anchor, body_start)
     if count == 0:
         raise ValidationFailed("anchor text not found", details={"field": "anchor", "reason": "not_found"})
@@ -168,7 +168,7 @@ def patch_lines(text: str, span: Span, position: Position, content: str, *, keep
     """
     lines = text.split("\n")
     new = _block(content)
-    floor = fm.split(text).body_line
+    floor = fm.fences(text).body_line
     is_block = span.body_start == span.start
     if position == "replace":
         end = _trim_end(lines, span.body_start, span.end)
@@ -206,5 +206,5 @@ def section_text(text: str, span: Span) -> str:
 
 def insert_after_frontmatter(text: str, content: str) -> str:
     """Prepend to a note's body: after the frontmatter block when there is one."""
-    start = fm.split(text).body_start
+    start = fm.fences(text).body_start
     return text[:start] + content + text[start:]

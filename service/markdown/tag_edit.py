@@ -88,7 +88,7 @@ def edit_inline_tags(text: str, change: Callable[[str], str | None]) -> str:
     lines = text.split("\n")
     comment = html = False
     last = -1
-    for no, raw in outside_fences(lines, fm.split(text).body_line):
+    for no, raw in outside_fences(lines, fm.fences(text).body_line):
         if no != last + 1 or not raw.strip():
             html = False  # a blank line or a code block ends an HTML block
         last = no

@@ -2,13 +2,18 @@
 
 Listeners (the index, resource subscriptions) are awaited in order, so a write made through
 vaultgate is visible to them before the tool call returns. A listener that raises is logged and
-skipped: one broken consumer never fails a write.
+skipped: one broken consumer never fails a write. Inside `batch()` (one task's multi-file
+operation, such as a move that rewrites a thousand notes) changes are collected and delivered
+together, in order, when the block ends: the index applies them in one transaction instead of
+one per file.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Literal
 
@@ -31,6 +36,23 @@ Listener = Callable[[Sequence[FileChange]], Awaitable[None]]
 class ChangeBus:
     def __init__(self) -> None:
         self._listeners: list[Listener] = []
+        # Changes held back by `batch()` in the current task (None: deliver at once).
+        self._held: ContextVar[list[FileChange] | None] = ContextVar(f"held-{id(self)}", default=None)
+
+    @contextlib.asynccontextmanager
+    async def batch(self) -> AsyncIterator[None]:
+        """Collect this task's changes and deliver them once, when the block ends (also when it
+        raises: what was written, or rolled back, must still reach the listeners)."""
+        if self._held.get() is not None:  # already batching: the outer block delivers
+            yield
+            return
+        held: list[FileChange] = []
+        token = self._held.set(held)
+        try:
+            yield
+        finally:
+            self._held.reset(token)
+            await self.publish(held)
 
     def subscribe(self, listener: Listener) -> None:
         self._listeners.append(listener)
@@ -41,6 +63,10 @@ class ChangeBus:
 
     async def publish(self, changes: Sequence[FileChange]) -> None:
         if not changes:
+            return
+        held = self._held.get()
+        if held is not None:
+            held.extend(changes)
             return
         for listener in list(self._listeners):
             try:

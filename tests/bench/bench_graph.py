@@ -56,15 +56,25 @@ async def main(notes: int, calls: int) -> None:
             )
             result["find_broken_links_100"] = await _timed(vg, [("find_broken_links", {"limit": 100})] * 10)
             target, inbound = str(top[0][0]), int(top[0][1])
-            new_path = "Bench Moved/" + target.rsplit("/", 1)[-1]
-            result["move_target_inbound_links"] = inbound
-            result["move_note_dry_run"] = await _timed(
-                vg, [("move_note", {"path": target, "new_path": new_path, "dry_run": True})] * 3
+            result["rename_target_inbound_links"] = inbound
+            # Renaming the most-linked note rewrites every link to it (a move to another folder
+            # keeps bare-name links valid, so it rewrites few; it also needs a human's approval).
+            renamed = target.rsplit("/", 1)[-1].removesuffix(".md") + " (renamed)"
+            result["rename_note_dry_run"] = await _timed(
+                vg, [("rename_note", {"path": target, "new_path": renamed, "dry_run": True})] * 3
             )
             t0 = time.perf_counter()
-            moved = await vg.ok("move_note", path=target, new_path=new_path)
-            result["move_note_apply_ms"] = round((time.perf_counter() - t0) * 1000, 1)
-            result["move_note_files_changed"] = moved["files_changed"]
+            out = await vg.ok("rename_note", path=target, new_path=renamed)
+            result["rename_note_apply_ms"] = round((time.perf_counter() - t0) * 1000, 1)
+            result["rename_note_files_changed"] = out["files_changed"]
+            result["rename_note_links_rewritten"] = out["links_rewritten"]
+            moved_from = out["path"]
+            new_path = "Bench Moved/" + moved_from.rsplit("/", 1)[-1]
+            token = await vg.token_for("move_note", path=moved_from, new_path=new_path)  # approved, untimed
+            t0 = time.perf_counter()
+            moved = await vg.ok("move_note", path=moved_from, new_path=new_path, elicit_token=token)
+            result["move_note_other_folder_apply_ms"] = round((time.perf_counter() - t0) * 1000, 1)
+            result["move_note_other_folder_files_changed"] = moved["files_changed"]
     report("graph", result)
 
 

@@ -243,3 +243,22 @@ async def test_a_rewrite_that_cannot_wait_any_longer_is_index_unavailable(
             held.release()
         await vg.indexed()
         assert not (await vg.call("rewrite_links", old_target="Other.md", new_target="Home.md")).is_error
+
+
+async def test_a_rename_rewriting_many_notes_updates_the_index_once(make_vault: Callable[..., Path]) -> None:
+    from service.indexer.runner import indexer_of
+
+    files = {"Hub.md": "# Hub\n", **{f"N/{i:02}.md": f"see [[Hub]] and [Hub](../Hub.md) {i}\n" for i in range(30)}}
+    async with started(make_vault(files), index={"watch": False}) as vg:
+        await vg.indexed()
+        indexer = indexer_of(next(iter(vg.app.vaults.values())))
+        assert indexer is not None
+        before = indexer.generation
+        out = await vg.ok("rename_note", path="Hub", new_path="Center")
+        assert out["files_changed"] == 30
+        assert indexer.generation == before + 1  # one batch: the move and 30 rewrites together
+        back = await vg.ok("get_backlinks", path="Center", limit=100)
+        assert len(back["items"]) == 60 and {i["path"] for i in back["items"]} == {f"N/{i:02}.md" for i in range(30)}
+        assert (await vg.ok("find_broken_links"))["items"] == []
+        found = await vg.ok("search_text", query="Center")
+        assert len(found["items"]) >= 1
