@@ -149,6 +149,7 @@ class VaultIndexer:
         self._watcher: Any = None
         self._apply_lock = asyncio.Lock()
         self._trigram_task: asyncio.Task[None] | None = None
+        self._trigram_again = False  # deferred again while a rebuild ran: run it once more
         self.trigram_ready = True  # False from a bulk load until its trigram rebuild is done
         self._side_tasks: set[asyncio.Task[None]] = set()
         self._deferred: list[FileChange] = []  # own writes made while the first index is built
@@ -330,13 +331,25 @@ class VaultIndexer:
                 # Every query is complete without the trigram index (search_regex scans instead of
                 # prefiltering while it is deferred), so it is rebuilt after the index is ready;
                 # this also finishes a rebuild a previous process did not live to complete.
-                self.trigram_ready = False
-                self._trigram_task = asyncio.create_task(self._trigram_later(), name=f"{self.name}:trigram")
+                self._rebuild_trigram_later()
             return {"indexed": indexed, "unchanged_content": touched, "removed": len(removed), "scanned": len(disk)}
+
+    def _rebuild_trigram_later(self) -> None:
+        """Rebuild the deferred trigram index in the background. While a rebuild runs, another
+        deferral makes it run once more (its transaction may have come before that deferral)."""
+        self.trigram_ready = False
+        if self._trigram_task is not None and not self._trigram_task.done():
+            self._trigram_again = True
+            return
+        self._trigram_task = asyncio.create_task(self._trigram_later(), name=f"{self.name}:trigram")
 
     async def _trigram_later(self) -> None:
         try:
-            await self.db.run_write(_rebuild_trigram)
+            while True:
+                self._trigram_again = False
+                await self.db.run_write(_rebuild_trigram)
+                if not self._trigram_again:
+                    break
             self.trigram_ready = True
         except Exception:
             log.exception("trigram rebuild of %s failed; regex search scans without prefilter", self.vault.id)
@@ -442,7 +455,13 @@ class VaultIndexer:
             paths = self._paths
             prepared = await asyncio.to_thread(lambda: [rows.prepare(i, paths) for i in items])
 
+            # Many notes at once (a hub note's rename rewrites thousands): the trigram index is
+            # rebuilt once afterwards instead of row by row (over half of such an update).
+            bulk = len(prepared) >= BULK_THRESHOLD
+
             def write(conn: Any) -> None:
+                if bulk:
+                    conn.execute("UPDATE fts_control SET trigram_deferred = 1")
                 for rel in removed:
                     rows.delete_note(conn, self.vault.id, rel)
                 for prep in prepared:
@@ -458,6 +477,8 @@ class VaultIndexer:
                     )
 
             await self.db.run_write(write)
+            if bulk:
+                self._rebuild_trigram_later()
             self.last_change = time.time()
             for prep in prepared:
                 effective.append(FileChange("modified", prep.path, origin="external"))

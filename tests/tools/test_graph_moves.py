@@ -262,3 +262,30 @@ async def test_a_rename_rewriting_many_notes_updates_the_index_once(make_vault: 
         assert (await vg.ok("find_broken_links"))["items"] == []
         found = await vg.ok("search_text", query="Center")
         assert len(found["items"]) >= 1
+
+
+async def test_an_update_of_many_notes_rebuilds_the_trigram_index_once_after(
+    make_vault: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Rewriting many notes defers the trigram index and rebuilds it in one pass afterwards;
+    regex search is complete meanwhile (it scans) and prefilters again once it is rebuilt."""
+    from service.indexer import runner
+    from service.indexer.runner import indexer_of
+
+    files = {"Hub.md": "# Hub\n", **{f"N/{i}.md": f"see [[Hub]] {i}\n" for i in range(5)}}
+    async with started(make_vault(files), index={"watch": False}) as vg:
+        await vg.indexed()
+        indexer = indexer_of(next(iter(vg.app.vaults.values())))
+        assert indexer is not None
+        assert indexer._trigram_task is None  # the first index was small: never deferred
+        monkeypatch.setattr(runner, "BULK_THRESHOLD", 3)
+        out = await vg.ok("rename_note", path="Hub", new_path="Center")
+        assert out["files_changed"] == 5
+        during = await vg.ok("search_regex", pattern=r"\[\[Center\]\] [0-4]")
+        assert len(during["items"]) == 5
+        assert indexer._trigram_task is not None  # the update deferred it and scheduled a rebuild
+        await indexer._trigram_task
+        assert indexer.trigram_ready
+        assert (await vg.app.services.db.fetchone("SELECT trigram_deferred FROM fts_control"))[0] == 0
+        after = await vg.ok("search_regex", pattern=r"\[\[Center\]\] [0-4]")
+        assert after["prefiltered"] is True and after["items"] == during["items"]
