@@ -276,7 +276,6 @@ class VaultIndexer:
                     self._trigram_task.cancel()
                     with contextlib.suppress(asyncio.CancelledError, Exception):
                         await self._trigram_task
-            if deferred:
                 await self.db.run_write(partial(_bulk_mode, on=True))
             batches = [changed[i : i + BATCH] for i in range(0, len(changed), BATCH)]
             etags = {p: known[p][2] for p in changed if p in known} if not full else {}

@@ -88,14 +88,6 @@ def _missing(root: Path, paths: Iterable[str]) -> list[str]:
     return [p for p in paths if not os.path.isfile(os.path.join(root, p))]
 
 
-def _forget(ctx: ToolContext, gone: Iterable[str]) -> None:
-    from service.indexer.runner import indexer_of
-
-    indexer = indexer_of(ctx.vault)
-    if indexer is not None:
-        indexer.forget(gone)
-
-
 async def missing(ctx: ToolContext, paths: Iterable[str]) -> list[str]:
     """Which of `paths` (vault-relative) are not files on disk now (stat'ed off the event loop)."""
     wanted = sorted(paths)
@@ -104,9 +96,12 @@ async def missing(ctx: ToolContext, paths: Iterable[str]) -> list[str]:
 
 def forget_gone(ctx: ToolContext, gone: Iterable[str]) -> None:
     """Have the index drop notes a query found gone from disk (as the watcher will)."""
+    from service.indexer.runner import indexer_of
+
     gone = sorted(gone)
-    if gone:
-        _forget(ctx, gone)
+    indexer = indexer_of(ctx.vault)
+    if gone and indexer is not None:
+        indexer.forget(gone)
 
 
 async def run_fresh(
@@ -128,8 +123,7 @@ async def run_fresh(
             can_read.drop(gone)
 
     out = await run(ctx, fresh)
-    if gone_all:
-        _forget(ctx, gone_all)
+    forget_gone(ctx, gone_all)
     return out
 
 
@@ -156,8 +150,7 @@ async def drop_gone(
             break
         gone_all.update(gone)
         rows = [r for r in rows if not any(p in gone_all for p in names(r))]
-    if gone_all:
-        _forget(ctx, sorted(gone_all))
+    forget_gone(ctx, gone_all)
     return rows
 
 
