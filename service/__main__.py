@@ -1,4 +1,4 @@
-"""Command line: `vaultgate serve|stdio|config|token|confirm|version …` (also `python -m service`).
+"""Command line: `vaultgate serve|stdio|config|token|confirm|docs|version …` (also `python -m service`).
 
 Exit codes: 0 success, 1 configuration or start-up error (printed readably on stderr), 2 usage.
 """
@@ -59,6 +59,9 @@ def _parser() -> argparse.ArgumentParser:
         "target", type=Path, nargs="?", help="the vault folder or config file the server runs on (or $VAULTGATE_CONFIG)"
     )
     confirm.add_argument("--vault", help="vault id, when the same call is pending in several vaults")
+
+    docs = sub.add_parser("docs", help="print generated documentation")
+    docs.add_argument("page", choices=("tools",), help="tools: the tool catalog (docs/tools.md)")
 
     sub.add_parser("version", help="print the versions of vaultgate, Python, SQLite (+ sqlite-vec) and the MCP SDK")
     return parser
@@ -197,12 +200,20 @@ def cmd_confirm(args: argparse.Namespace) -> int:
     return asyncio.run(mint_for(settings, args.args_hash, vault_id=args.vault))
 
 
+def cmd_docs(args: argparse.Namespace) -> int:
+    from service.catalog_doc import tools_page
+
+    sys.stdout.write(tools_page())
+    return 0
+
+
 COMMANDS = {
     "serve": cmd_serve,
     "stdio": cmd_stdio,
     "config": cmd_config,
     "token": cmd_token,
     "confirm": cmd_confirm,
+    "docs": cmd_docs,
     "version": cmd_version,
 }
 

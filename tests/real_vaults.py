@@ -1,10 +1,37 @@
-"""Where the real vaults used as ground truth live: `<repo>/../shared/data/vaults` (beside the
-checkout), else `/work/shared/data/vaults`. Tests that need them skip when neither exists."""
+"""Where the external test data lives: the one place that reads `VAULTGATE_TEST_DATA`.
+
+`VAULTGATE_TEST_DATA` names a folder holding `vaults/` (real Obsidian vaults, each with a
+`<name>.stats.json` of published statistics beside it) and `scifact/` (the BEIR SciFact corpus).
+The data is not part of the repository; `.ci/run` points the variable at it when it is present.
+Tests that need it mark themselves with `needs(path)` (or call `pytest.skip(missing(path))`) and
+skip with a reason that says what to set; a plain clone runs everything else.
+"""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
-_CANDIDATES = (REPO.parent / "shared" / "data" / "vaults", Path("/work/shared/data/vaults"))
-VAULTS = next((p for p in _CANDIDATES if p.is_dir()), _CANDIDATES[0])
+import pytest
+
+ENV = "VAULTGATE_TEST_DATA"
+
+_root = os.environ.get(ENV, "").strip()
+DATA: Path | None = Path(_root).expanduser().resolve() if _root else None
+# Without the variable every data path sits below /dev/null, which is never a directory, so
+# `path.is_dir()` is simply False and module-level `VAULTS / name` expressions still work.
+_ABSENT = Path(os.devnull) / ENV
+VAULTS = (DATA or _ABSENT) / "vaults"
+SCIFACT = (DATA or _ABSENT) / "scifact"
+
+
+def missing(path: Path) -> str:
+    """Why `path` is not there: the skip reason for a test that needs it."""
+    if DATA is None:
+        return f"{ENV} is not set (a folder holding vaults/ and scifact/; see docs/testing.md)"
+    return f"{path} not found ({ENV}={DATA})"
+
+
+def needs(path: Path) -> pytest.MarkDecorator:
+    """Skip the test unless `path` (a real vault or the SciFact folder) exists."""
+    return pytest.mark.skipif(not path.exists(), reason=missing(path))

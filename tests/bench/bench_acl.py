@@ -2,8 +2,8 @@
 
 Run: `python -m tests.bench.bench_acl [--notes 2000] [--calls 300]`. The standard generated
 vault, the full dispatch chain in-process (no HTTP, so the ACL's own cost is visible):
-- `decide_us`: one `can_read` decision (µs) over every note path, for a guard with the README
-  worked example plus 40 extra prefix rules (the longest-prefix scan is linear in rules);
+- `decide_us`: one `can_read` decision (µs) over every note path, for a guard with the ACL
+  worked example of docs/security.md plus 40 extra prefix rules (the longest-prefix scan is linear in rules);
 - `open` vs `acl`: p50/p95 (ms) of list_notes (one page of 200), search_text (a common word)
   and read_note, on a server without rules and on one with the worked example
   (default deny; read Inbox/ and Projects/; write Inbox/; nothing in Archive/).

@@ -11,6 +11,7 @@ import asyncio
 import json
 import os
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -18,23 +19,21 @@ import time
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[2]
-SHARED = REPO.parent / "shared"
-GENVAULT = SHARED / "bench" / "genvault.py"
+from tests.bench import workload
+
 RESULTS = Path(__file__).resolve().parent / "results"
 WORKDIR = Path(os.environ.get("VAULTGATE_BENCH_DIR", "/tmp/vaultgate-bench"))
 
 
 def standard_vault(n: int = 10_000, seed: int = 42) -> tuple[Path, dict[str, Any]]:
-    """The standard workload (generated once and reused): vault folder and its metadata."""
+    """The standard workload (tests/bench/workload.py, generated once and reused): vault folder and
+    its metadata. A folder left by an interrupted run (no metadata yet) is generated again."""
     out = WORKDIR / f"vault-{n}-{seed}"
     meta = WORKDIR / f"vault-{n}-{seed}.meta.json"
     if not meta.exists():
         WORKDIR.mkdir(parents=True, exist_ok=True)
-        subprocess.run(
-            [sys.executable, str(GENVAULT), str(out), "-n", str(n), "--seed", str(seed), "--meta", str(meta)],
-            check=True,
-        )
+        shutil.rmtree(out, ignore_errors=True)
+        workload.generate(out, n=n, seed=seed, meta=meta)
     return out, json.loads(meta.read_text())
 
 

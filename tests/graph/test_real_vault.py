@@ -5,11 +5,9 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-import pytest
-
 from service.graph.queries import GraphQueries
 from tests.conftest import started
-from tests.real_vaults import VAULTS
+from tests.real_vaults import VAULTS, needs
 
 HELP = VAULTS / "obsidian-help-en"
 
@@ -24,7 +22,7 @@ async def _counts(queries: GraphQueries, vault_id: str) -> tuple[int, int]:
     return int(resolved[0]), int(broken[0])
 
 
-@pytest.mark.skipif(not HELP.is_dir(), reason="real vault not available")
+@needs(HELP)
 async def test_moving_the_most_linked_note_keeps_every_backlink(tmp_path: Path) -> None:
     root = tmp_path / "help"
     shutil.copytree(HELP, root)

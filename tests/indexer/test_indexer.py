@@ -17,7 +17,7 @@ from service.indexer import rows
 from service.indexer.runner import VaultIndexer, indexer_of
 from service.vault.events import FileChange
 from tests.conftest import Harness, started
-from tests.real_vaults import VAULTS
+from tests.real_vaults import VAULTS, missing
 
 
 def _indexer(vg: Harness) -> VaultIndexer:
@@ -119,7 +119,7 @@ def _quoted_task_lines(root: Path) -> int:
 async def test_real_vaults_match_their_statistics(tmp_path: Path, name: str) -> None:
     source = VAULTS / name
     if not source.is_dir():
-        pytest.skip("real vault not available")
+        pytest.skip(missing(source))
     stats = json.loads((VAULTS / f"{name}.stats.json").read_text())
     root = tmp_path / name
     shutil.copytree(source, root)

@@ -17,7 +17,7 @@ import pytest
 from service.graph.linkpath import PathSet
 from service.indexer import parsepool, rows, runner
 from tests.conftest import started
-from tests.real_vaults import VAULTS
+from tests.real_vaults import VAULTS, needs
 
 HELP = VAULTS / "obsidian-help-en"
 
@@ -61,7 +61,7 @@ async def _dump(root: Path, workers: int) -> dict[str, list[tuple[Any, ...]]]:
         return {name: sorted(map(tuple, await db.fetchall(sql)), key=repr) for name, sql in DUMP.items()}
 
 
-@pytest.mark.skipif(not HELP.is_dir(), reason="real vault not available")
+@needs(HELP)
 async def test_a_bulk_load_in_worker_processes_stores_what_a_thread_stores(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -6,11 +6,10 @@ import json
 import shutil
 from pathlib import Path
 
-import pytest
 import yaml
 
 from tests.conftest import started
-from tests.real_vaults import VAULTS
+from tests.real_vaults import VAULTS, needs
 
 KEPANO = VAULTS / "kepano-obsidian"
 HELP = VAULTS / "obsidian-help-en"
@@ -28,7 +27,7 @@ def _frontmatter(path: Path) -> dict[str, object]:
     return data if isinstance(data, dict) else {}
 
 
-@pytest.mark.skipif(not KEPANO.is_dir(), reason="real vault not available")
+@needs(KEPANO)
 async def test_kepano_vault_property_keys_counts_and_filters_match_the_files(tmp_path: Path) -> None:
     root = tmp_path / "kepano"
     shutil.copytree(KEPANO, root)
@@ -58,7 +57,7 @@ async def test_kepano_vault_property_keys_counts_and_filters_match_the_files(tmp
         assert tagged["total"] == round(stats["notes_md"] * stats["pct_fm_tags"] / 100)
 
 
-@pytest.mark.skipif(not HELP.is_dir(), reason="real vault not available")
+@needs(HELP)
 async def test_help_vault_text_search_finds_the_page_by_its_title(tmp_path: Path) -> None:
     root = tmp_path / "help"
     shutil.copytree(HELP, root)

@@ -1,4 +1,4 @@
-"""A vault with Inbox/, Projects/, Private/ and the worked ACL example from the README."""
+"""A vault with Inbox/, Projects/, Private/ and the worked ACL example from docs/security.md."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ SEC_VAULT: dict[str, str | bytes] = {
     "Welcome.md": "# Welcome\n\nStart here; [[Plan]].\n",
 }
 
-# "agent may write Inbox/, read Projects/, nothing in Private/" (README example).
+# "agent may write Inbox/, read Projects/, nothing in Private/" (docs/security.md example).
 WORKED_ACL: dict[str, Any] = {
     "default_deny": True,
     "read_paths": ["Inbox/**", "Projects/**"],

@@ -9,11 +9,10 @@ import stat
 from collections.abc import Callable
 from pathlib import Path
 
-import pytest
-
 from tests.conftest import Harness, started
+from tests.real_vaults import VAULTS, needs
 
-REAL_VAULT = Path(__file__).resolve().parents[3] / "shared" / "data" / "vaults" / "obsidian-help-en"
+REAL_VAULT = VAULTS / "obsidian-help-en"
 
 
 # -- reading -----------------------------------------------------------------------------------
@@ -377,7 +376,7 @@ async def test_writes_are_in_the_index_before_the_call_returns(vg: Harness) -> N
     assert await vg.app.db.fetchone("SELECT 1 FROM notes WHERE path='Fresh.md'") is None
 
 
-@pytest.mark.skipif(not REAL_VAULT.exists(), reason="shared real vaults not present")
+@needs(REAL_VAULT)
 async def test_real_vault_sections_read_and_patch(tmp_path: Path) -> None:
     root = tmp_path / "help"
     shutil.copytree(REAL_VAULT, root)
