@@ -1,38 +1,61 @@
 """The whole vaultgate error tree, in one place.
 
-Domain code only raises these; `service.dispatch.translate` turns them into MCP tool results
-(`isError: true` with `{code, message, details, retryable, hint}`) and the HTTP tier uses
-`http_status` where it answers before MCP. Anything else that escapes a handler becomes
+Domain code only raises these; `service.dispatch.translate` turns a `VaultgateError` into an MCP
+tool result (`isError: true` with `{code, message, details, retryable, hint}`) and the HTTP tier
+uses `http_status` where it answers before MCP. Anything else that escapes a handler becomes
 `InternalError` with a correlation id. Tests assert `code`, never message text.
 
-    VaultgateError
-    ├── ValidationFailed        validation_error
-    ├── ToolNotFound            not_found
-    ├── Unauthorized            unauthorized            (401)
-    ├── Forbidden               forbidden               (403)
-    ├── VaultNotFound           vault_not_found
-    ├── NoteNotFound            note_not_found
-    ├── AlreadyExists           already_exists
-    ├── Conflict                conflict
-    ├── AclDenied               acl_denied
-    ├── ReadOnlyMode            read_only_mode
-    ├── PathInvalid             path_invalid
-    ├── IdempotencyInFlight     idempotency_in_flight   (retryable)
-    ├── IdempotencyKeyMismatch  idempotency_key_mismatch
-    ├── Throttled               throttled               (retryable)
-    ├── ElicitRequired          elicit_required
-    ├── Overflow                overflow
-    ├── ComputeBudgetExceeded   compute_budget_exceeded
-    ├── IndexUnavailable        index_unavailable       (retryable)
-    ├── EmbeddingUnavailable    embedding_unavailable   (retryable)
-    ├── PluginMissing           plugin_missing
-    ├── PluginUnreachable       plugin_unreachable      (retryable)
-    ├── PluginIncompatible      plugin_incompatible
-    ├── BasesSyntaxError        bases_syntax_error
-    ├── QuerySyntaxError        query_syntax_error
-    └── InternalError           internal_error          (carries details.correlation_id)
+Two planes under one root. `VaultgateError` is how a tool call can end: it is what the translate
+layer (and the resource and prompt handlers) catch. `StartupError` is what stops the server (or a
+vault being added) from being set up; it is deliberately NOT a `VaultgateError`, so one escaping
+a tool call (e.g. a migration failing in `reload_vault(apply=true)`) stays an `internal_error`
+with a correlation id and a logged traceback, as it always was. The kind groups only gather their
+members (`except AccessDenied`): each leaf keeps its own `code`, `retryable`, `http_status` and
+hint, and no group is ever raised itself.
 
-    ConfigError                 not a tool error: bad configuration at start-up
+    VaultgateException                      root: anything vaultgate raises on purpose
+    ├── VaultgateError                      how a tool call ends (code, retryable, http_status)
+    │   ├── BadInput                        the arguments cannot work as given
+    │   │   ├── ValidationFailed            validation_error
+    │   │   ├── PathInvalid                 path_invalid
+    │   │   ├── QuerySyntaxError            query_syntax_error
+    │   │   └── BasesSyntaxError            bases_syntax_error
+    │   ├── Missing                         what the call names does not exist
+    │   │   ├── ToolNotFound                not_found               (404)
+    │   │   ├── VaultNotFound               vault_not_found         (404)
+    │   │   └── NoteNotFound                note_not_found          (404)
+    │   ├── AccessDenied                    the caller may not do this (now)
+    │   │   ├── Unauthorized                unauthorized            (401)
+    │   │   │   └── TokenRejected           unauthorized            (401; the HTTP tier's bearer check)
+    │   │   ├── Forbidden                   forbidden               (403)
+    │   │   ├── AclDenied                   acl_denied              (403)
+    │   │   ├── ReadOnlyMode                read_only_mode          (403)
+    │   │   └── ElicitRequired              elicit_required         (403)
+    │   ├── StateConflict                   the vault or a key is not in the state the call needs
+    │   │   ├── AlreadyExists               already_exists          (409)
+    │   │   ├── Conflict                    conflict                (409)
+    │   │   ├── IdempotencyInFlight         idempotency_in_flight   (409, retryable)
+    │   │   └── IdempotencyKeyMismatch      idempotency_key_mismatch (409)
+    │   ├── LimitExceeded                   a rate, size or compute limit
+    │   │   ├── Throttled                   throttled               (429, retryable)
+    │   │   ├── Overflow                    overflow                (413)
+    │   │   └── ComputeBudgetExceeded       compute_budget_exceeded (422)
+    │   ├── DependencyUnavailable           something the call needs is not there (yet)
+    │   │   ├── IndexUnavailable            index_unavailable       (503, retryable)
+    │   │   ├── EmbeddingUnavailable        embedding_unavailable   (503, retryable)
+    │   │   ├── PluginMissing               plugin_missing          (424)
+    │   │   ├── PluginUnreachable           plugin_unreachable      (502, retryable)
+    │   │   └── PluginIncompatible          plugin_incompatible     (424)
+    │   └── InternalError                   internal_error          (500; details.correlation_id)
+    └── StartupError                        not a tool error: the server cannot be set up as given
+        ├── ConfigError                     bad configuration (the CLI prints it and exits)
+        ├── RegistryError                   an inconsistent tool declaration (also a RuntimeError)
+        └── MigrationError                  a schema migration failed (also a RuntimeError)
+
+HTTP status is 400 where none is shown. Outside the tree on purpose:
+`service.dispatch.context.InputNeeded` is a control-flow signal, not an error (a nested call
+needs the client's input; the handler layer turns it into the call's own input request), so no
+`except` of this tree may swallow it.
 """
 
 from __future__ import annotations
@@ -40,7 +63,11 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 
-class VaultgateError(Exception):
+class VaultgateException(Exception):  # noqa: N818 - the root of both planes, never raised itself
+    """Root of everything vaultgate raises on purpose; catch one of its two planes, not this."""
+
+
+class VaultgateError(VaultgateException):
     """Base of every error a tool call can end with."""
 
     code: ClassVar[str] = "internal_error"
@@ -71,131 +98,156 @@ class VaultgateError(Exception):
         }
 
 
-class ValidationFailed(VaultgateError):
+class BadInput(VaultgateError):
+    """The arguments cannot work as given: the same call fails the same way again."""
+
+
+class Missing(VaultgateError):
+    """What the call names (a tool, a vault, a note) does not exist."""
+
+
+class AccessDenied(VaultgateError):
+    """The caller may not do this: no or a refused credential, a missing scope, the ACL, read-only
+    mode, or a human has to confirm first."""
+
+
+class StateConflict(VaultgateError):
+    """The vault, or an idempotency key, is not in the state the call needs."""
+
+
+class LimitExceeded(VaultgateError):
+    """A rate, size or compute limit stopped the call."""
+
+
+class DependencyUnavailable(VaultgateError):
+    """Something the call needs (the index, embeddings, an Obsidian plugin) is not available."""
+
+
+class ValidationFailed(BadInput):
     code = "validation_error"
     default_hint = "Check the arguments against the tool's input schema (describe it with tools/list)."
 
 
-class ToolNotFound(VaultgateError):
+class ToolNotFound(Missing):
     code = "not_found"
     http_status = 404
     default_hint = "List the available tools with tools/list."
 
 
-class Unauthorized(VaultgateError):
+class Unauthorized(AccessDenied):
     code = "unauthorized"
     http_status = 401
 
 
-class Forbidden(VaultgateError):
+class Forbidden(AccessDenied):
     code = "forbidden"
     http_status = 403
 
 
-class VaultNotFound(VaultgateError):
+class VaultNotFound(Missing):
     code = "vault_not_found"
     http_status = 404
     default_hint = "Call list_vaults to see the configured vault ids."
 
 
-class NoteNotFound(VaultgateError):
+class NoteNotFound(Missing):
     code = "note_not_found"
     http_status = 404
     default_hint = "Check the path with list_notes or search_text."
 
 
-class AlreadyExists(VaultgateError):
+class AlreadyExists(StateConflict):
     code = "already_exists"
     http_status = 409
 
 
-class Conflict(VaultgateError):
+class Conflict(StateConflict):
     code = "conflict"
     http_status = 409
     default_hint = "The note changed since you read it: read it again and retry with the new etag."
 
 
-class AclDenied(VaultgateError):
+class AclDenied(AccessDenied):
     code = "acl_denied"
     http_status = 403
 
 
-class ReadOnlyMode(VaultgateError):
+class ReadOnlyMode(AccessDenied):
     code = "read_only_mode"
     http_status = 403
 
 
-class PathInvalid(VaultgateError):
+class PathInvalid(BadInput):
     code = "path_invalid"
     default_hint = "Use a relative path inside the vault with forward slashes, e.g. 'Projects/Plan.md'."
 
 
-class IdempotencyInFlight(VaultgateError):
+class IdempotencyInFlight(StateConflict):
     code = "idempotency_in_flight"
     retryable = True
     http_status = 409
 
 
-class IdempotencyKeyMismatch(VaultgateError):
+class IdempotencyKeyMismatch(StateConflict):
     code = "idempotency_key_mismatch"
     http_status = 409
 
 
-class Throttled(VaultgateError):
+class Throttled(LimitExceeded):
     code = "throttled"
     retryable = True
     http_status = 429
 
 
-class ElicitRequired(VaultgateError):
+class ElicitRequired(AccessDenied):
     code = "elicit_required"
     http_status = 403
 
 
-class Overflow(VaultgateError):
+class Overflow(LimitExceeded):
     code = "overflow"
     http_status = 413
     default_hint = "Narrow the request (fewer paths, a heading or line range) or paginate with limit/cursor."
 
 
-class ComputeBudgetExceeded(VaultgateError):
+class ComputeBudgetExceeded(LimitExceeded):
     code = "compute_budget_exceeded"
     http_status = 422
 
 
-class IndexUnavailable(VaultgateError):
+class IndexUnavailable(DependencyUnavailable):
     code = "index_unavailable"
     retryable = True
     http_status = 503
 
 
-class EmbeddingUnavailable(VaultgateError):
+class EmbeddingUnavailable(DependencyUnavailable):
     code = "embedding_unavailable"
     retryable = True
     http_status = 503
 
 
-class PluginMissing(VaultgateError):
+class PluginMissing(DependencyUnavailable):
     code = "plugin_missing"
     http_status = 424
 
 
-class PluginUnreachable(VaultgateError):
+class PluginUnreachable(DependencyUnavailable):
     code = "plugin_unreachable"
     retryable = True
     http_status = 502
 
 
-class PluginIncompatible(VaultgateError):
+class PluginIncompatible(DependencyUnavailable):
     code = "plugin_incompatible"
     http_status = 424
 
 
-class BasesSyntaxError(VaultgateError):
+class BasesSyntaxError(BadInput):
     code = "bases_syntax_error"
 
 
-class QuerySyntaxError(VaultgateError):
+class QuerySyntaxError(BadInput):
     code = "query_syntax_error"
 
 
@@ -205,8 +257,33 @@ class InternalError(VaultgateError):
     default_hint = "This is a server bug; quote the correlation id when reporting it."
 
 
-class ConfigError(Exception):
+class TokenRejected(Unauthorized):
+    """Why a bearer token was refused (the reason goes into WWW-Authenticate, never secrets).
+
+    Raised and caught only in the HTTP tier (`service.security.jwt` raises it, the edge answers
+    401 with `str(exc)` as the description); no tool call can end with it."""
+
+
+class StartupError(VaultgateException):
+    """The server, or a vault being added, cannot be set up as given. Not a `VaultgateError`:
+    should one escape a tool call, it becomes `internal_error` like any unexpected exception."""
+
+
+class ConfigError(StartupError):
     """Configuration that cannot be served; raised at start-up, never to a caller."""
 
 
-ERROR_CODES: frozenset[str] = frozenset(cls.code for cls in VaultgateError.__subclasses__())
+class RegistryError(StartupError, RuntimeError):
+    """An inconsistent tool declaration; raised at start-up."""
+
+
+class MigrationError(StartupError, RuntimeError):
+    """A migration failed; its transaction was rolled back and it was not recorded."""
+
+
+def _descendants(cls: type[VaultgateError]) -> list[type[VaultgateError]]:
+    return [found for sub in cls.__subclasses__() for found in (sub, *_descendants(sub))]
+
+
+# The codes callers can see: every class that declares one (the kind groups declare none).
+ERROR_CODES: frozenset[str] = frozenset(cls.code for cls in _descendants(VaultgateError) if "code" in vars(cls))

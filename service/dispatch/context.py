@@ -70,7 +70,8 @@ class ToolResult:
 class InputNeeded(Exception):  # noqa: N818 - a signal, not an error
     """A handler ran a nested call (the facade) that needs the client's input first: the handler
     layer turns it into this call's own InputRequiredResult, so the client asks its human and
-    retries the outer call with the answer."""
+    retries the outer call with the answer. Outside the error tree on purpose (`service.errors`):
+    no `except VaultgateError` may turn it into an error result."""
 
     def __init__(self, pending: Any) -> None:
         super().__init__("input required")

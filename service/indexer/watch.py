@@ -5,6 +5,9 @@ mapped to vault paths (hidden folders, dot files and our own temp files ignored)
 the index with `only_if_changed` — so vaultgate's own writes, already indexed when the watcher
 sees them, are dropped — and what really changed is published on the vault's bus with origin
 "external" (resource subscribers listen there).
+
+The watcher is given what it uses (the vault's paths, an `apply` and a `publish` callable), not
+the indexer: it sits below `runner.py`, which builds it.
 """
 
 from __future__ import annotations
@@ -12,29 +15,36 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import watchfiles
 
 from service.vault.events import FileChange
-
-if TYPE_CHECKING:
-    from service.indexer.runner import VaultIndexer
+from service.vault.paths import VaultPaths
 
 log = logging.getLogger(__name__)
 
+# Applies external changes to the index (with only_if_changed); returns those that altered it.
+ApplyFn = Callable[[Sequence[FileChange]], Awaitable[list[FileChange]]]
+PublishFn = Callable[[Sequence[FileChange]], Awaitable[None]]
+
 
 class Watcher:
-    def __init__(self, indexer: VaultIndexer, debounce_ms: int = 50) -> None:
-        self.indexer = indexer
+    def __init__(
+        self, paths: VaultPaths, vault_id: str, apply: ApplyFn, publish: PublishFn, debounce_ms: int = 50
+    ) -> None:
+        self.paths = paths
+        self.vault_id = vault_id
+        self.apply = apply
+        self.publish = publish
         self.debounce_ms = debounce_ms
         self._stop = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._started = asyncio.Event()
 
     async def start(self) -> None:
-        self._task = asyncio.create_task(self._run(), name=f"watch:{self.indexer.vault.id}")
+        self._task = asyncio.create_task(self._run(), name=f"watch:{self.vault_id}")
 
     async def stop(self) -> None:
         self._stop.set()
@@ -47,12 +57,12 @@ class Watcher:
         path = Path(raw)
         if path.name.startswith(".") or path.name.endswith(".vgtmp"):
             return None
-        return self.indexer.vault.paths.from_abs(path)
+        return self.paths.from_abs(path)
 
     def _changes(self, rels: list[str]) -> list[FileChange]:
         """Batch paths as changes; a folder that appeared (created, or renamed into place) stands
         for every file under it, since the OS reports only the folder itself."""
-        root = self.indexer.vault.paths.root
+        root = self.paths.root
         out: list[FileChange] = []
         for rel in rels:
             full = root / rel
@@ -66,7 +76,7 @@ class Watcher:
         return out
 
     async def _run(self) -> None:
-        root = self.indexer.vault.paths.root
+        root = self.paths.root
         try:
             async for batch in watchfiles.awatch(
                 root,
@@ -81,13 +91,13 @@ class Watcher:
                     continue
                 changes = await asyncio.to_thread(self._changes, rels)
                 try:
-                    effective = await self.indexer.apply(changes, only_if_changed=True)
+                    effective = await self.apply(changes)
                 except Exception:
                     log.exception("applying external changes failed")
                     continue
                 if effective:
-                    await self.indexer.vault.bus.publish(effective)
+                    await self.publish(effective)
         except asyncio.CancelledError:
             raise
         except Exception:
-            log.exception("file watcher for %s stopped", self.indexer.vault.id)
+            log.exception("file watcher for %s stopped", self.vault_id)

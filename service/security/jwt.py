@@ -36,6 +36,7 @@ from joserfc.jwk import ECKey, KeySet, OctKey, OKPKey, RSAKey
 
 from service.dispatch.context import Principal
 from service.errors import ConfigError
+from service.errors import TokenRejected as TokenRejected  # re-exported: the HTTP tier imports it from here
 from service.security.scopes import parse_scopes
 from service.settings import AuthSettings
 
@@ -50,10 +51,6 @@ _ASYMMETRIC: dict[str, tuple[type[Any], str | None]] = {
     "Ed25519": (OKPKey, "Ed25519"),  # RFC 9864's fully-specified name for EdDSA over Ed25519
 }
 MAX_TOKEN_BYTES = 16 * 1024
-
-
-class TokenRejected(Exception):
-    """Why a bearer token was refused (the reason goes into WWW-Authenticate, never secrets)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,13 +13,10 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from service.errors import MigrationError
 from service.storage.db import Database, in_thread
 
 _NAME = re.compile(r"^(\d{4})_([a-z0-9_]+)\.sql$")
-
-
-class MigrationError(RuntimeError):
-    """A migration failed; its transaction was rolled back and it was not recorded."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import mcp_types as types
 from pydantic import BaseModel
 
+from service.errors import RegistryError
 from service.tools.models import ToolInput, ToolOutput
 
 if TYPE_CHECKING:
@@ -94,10 +95,6 @@ class ToolSpec:
             annotations=self.annotations(),
             meta={"vaultgate/domain": self.domain, "vaultgate/scopes": list(self.scopes)},
         )
-
-
-class RegistryError(RuntimeError):
-    """An inconsistent tool declaration; raised at start-up."""
 
 
 def _check(spec: ToolSpec) -> None:

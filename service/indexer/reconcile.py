@@ -1,0 +1,143 @@
+"""Reconcile: bring the index in line with the vault folder (at start-up, and on a reindex).
+
+Guarantees:
+- the vault is compared with the index by mtime+size, then by content hash, so a warm restart
+  re-parses nothing that did not change; notes gone from disk are removed;
+- from `bulk_threshold` changed notes on, the load runs in bulk-load mode (`bulk.py`) and parses
+  in worker processes ahead of the single writer; a failed or cancelled load gets the query
+  indexes back at once; the trigram index is rebuilt in the background once the index is ready;
+- writes go through the single writer in batched transactions; `progress` and the indexer's
+  `generation` move after every batch;
+- writes made through vaultgate while the first index was built are applied before `ready`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import Callable
+from functools import partial
+from typing import Any
+
+from service.graph.linkpath import PathSet
+from service.indexer import parsepool, rows
+from service.indexer.bulk import bulk_mode, restore_indexes
+from service.indexer.scan import scan_with_paths
+from service.indexer.state import IndexerState
+
+
+async def reconcile_vault(
+    ix: IndexerState,
+    *,
+    full: bool,
+    progress: Callable[[int, int], Any] | None,
+    batch_size: int,
+    bulk_threshold: int,
+) -> dict[str, int]:
+    """Bring the index in line with the vault; `full` re-parses every note."""
+    async with ix._apply_lock:
+        ix.state = "reconciling" if ix.state != "ready" else "ready"
+        # Indexes a previous process deferred and did not live to build (a no-op read otherwise).
+        if await ix.db.fetchone("SELECT 1 FROM deferred_indexes LIMIT 1"):
+            await ix.db.run_write(restore_indexes)
+        # The link-resolution index is built in the worker too: ~20 ms for 10k files that
+        # would otherwise block the event loop while the first requests after a start arrive.
+        disk, files, paths = await asyncio.to_thread(scan_with_paths, ix.vault.paths)
+        ix._files = files
+        ix._paths = paths
+        known = {
+            str(r[0]): (float(r[1]), int(r[2]), str(r[3]))
+            for r in await ix.db.fetchall(
+                "SELECT path, mtime, size, etag FROM notes WHERE vault_id = ?", (ix.vault.id,)
+            )
+        }
+        changed = [p for p, st in disk.items() if full or p not in known or known[p][:2] != st]
+        removed = [p for p in known if p not in disk]
+        ix.total, ix.done, ix.backlog = len(changed), 0, len(changed)
+        indexed = touched = 0
+        deferred = len(changed) >= bulk_threshold
+        if deferred:
+            ix.trigram_ready = False
+            if ix._trigram_task is not None:
+                ix._trigram_task.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await ix._trigram_task
+            await ix.db.run_write(partial(bulk_mode, on=True))
+        batches = [changed[i : i + batch_size] for i in range(0, len(changed), batch_size)]
+        etags = {p: known[p][2] for p in changed if p in known} if not full else {}
+        parser = parsepool.Parser(
+            ix.vault.paths.root, paths, sorted(files), ix.parse_workers if len(changed) >= bulk_threshold else 0
+        )
+        pending: list[asyncio.Future[parsepool.Batch]] = []
+        try:
+            # Parse ahead (batch N+1.. in workers) while the writer stores batch N.
+            ahead = parser.workers if parser.in_processes else 0
+            pending += [
+                asyncio.ensure_future(parser.batch(b, {p: etags[p] for p in b if p in etags}))
+                for b in batches[: ahead + 1]
+            ]
+            for n, batch in enumerate(batches):
+                prepared, touch = await pending.pop(0)
+                if n + ahead + 1 < len(batches):
+                    nxt = batches[n + ahead + 1]
+                    pending.append(asyncio.ensure_future(parser.batch(nxt, {p: etags[p] for p in nxt if p in etags})))
+                await ix.db.run_write(partial(ix._write_batch, prepared=prepared, touch=touch))
+                indexed += len(prepared)
+                touched += len(touch)
+                ix.done += len(batch)
+                ix.backlog = len(changed) - ix.done
+                if progress is not None:
+                    await progress(ix.done, ix.total)
+                await ix._bump()
+        except BaseException:
+            if deferred:  # failed or cancelled: queries get their indexes back at once
+                with contextlib.suppress(Exception):
+                    await asyncio.shield(ix.db.run_write(restore_indexes))
+            raise
+        finally:
+            for task in pending:
+                task.cancel()
+            await parser.close()
+        if deferred:
+            await ix.db.run_write(partial(bulk_mode, on=False))
+        # On a cold start every link was resolved against the complete file set already.
+        added = [p for p in disk if p not in known] if known else []
+        await ix.db.run_write(lambda c: finish(c, ix.vault.id, removed, paths, added, ix.last_change))
+        # Writes made through vaultgate while the first index was built (no await between
+        # the last check and `ready`: nothing can be deferred after it).
+        await ix._apply_deferred(lock_held=True)
+        ix.last_sync = time.time()
+        ix.state = "ready"
+        await ix._bump()
+        pending_trigram = await ix.db.fetchone("SELECT trigram_deferred FROM fts_control WHERE id = 1")
+        if pending_trigram and pending_trigram[0]:
+            # Every query is complete without the trigram index (search_regex scans instead of
+            # prefiltering while it is deferred), so it is rebuilt after the index is ready;
+            # this also finishes a rebuild a previous process did not live to complete.
+            ix._rebuild_trigram_later()
+        return {"indexed": indexed, "unchanged_content": touched, "removed": len(removed), "scanned": len(disk)}
+
+
+def write_batch(conn: Any, vault_id: str, prepared: list[rows.Prepared], touch: list[tuple[str, float, int]]) -> None:
+    """Store one parsed batch; notes whose content did not change only get their new mtime/size."""
+    for prep in prepared:
+        rows.upsert_note(conn, vault_id, prep)
+    conn.executemany(
+        "UPDATE notes SET mtime = ?, size = ? WHERE vault_id = ? AND path = ?",
+        [(m, s, vault_id, p) for p, m, s in touch],
+    )
+
+
+def finish(
+    conn: Any, vault_id: str, removed: list[str], paths: PathSet, added: list[str], last_change: float | None
+) -> None:
+    """Remove the notes gone from disk, re-resolve the links they (or new files) affect, record the sync."""
+    for rel in removed:
+        rows.delete_note(conn, vault_id, rel)
+    rows.resolve_links(conn, vault_id, paths, only_unresolved=True, stale=removed, added=added)
+    conn.execute(
+        "INSERT INTO index_state(vault_id, last_full_sync, last_change) VALUES (?, ?, ?)"
+        " ON CONFLICT(vault_id) DO UPDATE SET last_full_sync = excluded.last_full_sync",
+        (vault_id, time.time(), last_change),
+    )

@@ -1,0 +1,60 @@
+"""What the indexer's engines (`reconcile`, `apply`) read and write of the running indexer.
+
+`VaultIndexer` (runner.py) owns this state, the background tasks and the life cycle; the engine
+modules take it as `IndexerState`, so they never import the component (no import circle) and the
+type checker sees every field they touch. Underscored members belong to the component and its
+engine modules only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, Literal, Protocol
+
+from service.graph.linkpath import PathSet
+from service.indexer import rows
+from service.storage.db import Database
+from service.vault.paths import VaultPaths
+
+State = Literal["starting", "reconciling", "ready", "failed"]
+
+
+class VaultView(Protocol):
+    """The parts of a served vault the engines use."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def paths(self) -> VaultPaths: ...
+
+
+class IndexerState(Protocol):
+    @property
+    def vault(self) -> VaultView: ...
+
+    @property
+    def db(self) -> Database: ...
+
+    @property
+    def parse_workers(self) -> int: ...
+
+    state: State
+    done: int
+    total: int
+    backlog: int
+    last_sync: float | None
+    last_change: float | None
+    trigram_ready: bool
+    _files: set[str]  # every vault file the index knows (notes and attachments)
+    _paths: PathSet | None  # PathSet of _files, None after _files changed
+    _apply_lock: asyncio.Lock
+    _trigram_task: asyncio.Task[None] | None
+
+    def _write_batch(self, conn: Any, prepared: list[rows.Prepared], touch: list[tuple[str, float, int]]) -> None: ...
+
+    async def _bump(self) -> None: ...
+
+    async def _apply_deferred(self, *, lock_held: bool) -> None: ...
+
+    def _rebuild_trigram_later(self) -> None: ...

@@ -1,0 +1,47 @@
+"""Index counts for status reports (`index_status`, `list_vaults`, metrics).
+
+Guarantee: the counts are cached per indexer generation; every index write bumps it, so polling
+index_status costs one query per change instead of ~20 ms per call on 10k notes.
+"""
+
+from __future__ import annotations
+
+from service.storage.db import Database
+
+_COUNTS = (
+    "SELECT (SELECT COUNT(*) FROM notes WHERE vault_id = ?1),"
+    " (SELECT COUNT(*) FROM links WHERE vault_id = ?1),"
+    " (SELECT COUNT(*) FROM links WHERE vault_id = ?1 AND target_path IS NULL),"
+    " (SELECT COUNT(DISTINCT tag_lower) FROM note_tags WHERE vault_id = ?1),"
+    " (SELECT COUNT(*) FROM tasks WHERE vault_id = ?1),"
+    " (SELECT COUNT(*) FROM tasks WHERE vault_id = ?1 AND status = ' '),"
+    " (SELECT COUNT(*) FROM headings h JOIN notes n ON n.id = h.note_id WHERE n.vault_id = ?1)"
+)
+
+
+class Counts:
+    """Row counts of one vault's index, remembered for the generation they were read at."""
+
+    def __init__(self, db: Database, vault_id: str) -> None:
+        self.db = db
+        self.vault_id = vault_id
+        self._cached: tuple[int, dict[str, int]] | None = None
+
+    async def get(self, generation: int) -> dict[str, int]:
+        """The counts at `generation` (read by the caller before this query: a later write
+        always invalidates)."""
+        cached = self._cached
+        if cached is not None and cached[0] == generation:
+            return dict(cached[1])
+        row = await self.db.fetchone(_COUNTS, (self.vault_id,))
+        counts = {
+            "notes": int(row[0]),
+            "links": int(row[1]),
+            "unresolved_links": int(row[2]),
+            "tags": int(row[3]),
+            "tasks": int(row[4]),
+            "open_tasks": int(row[5]),
+            "headings": int(row[6]),
+        }
+        self._cached = (generation, dict(counts))
+        return counts

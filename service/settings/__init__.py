@@ -1,0 +1,71 @@
+"""Settings: one pydantic-settings class (`Settings`, in `root.py`) with one section per area.
+
+    base.py           Section: the strict base of every section
+    vaults.py         [[vaults]], [acl], [writes], [notes]
+    http.py           [http]
+    auth.py           [auth]
+    index.py          [index], [search]
+    policy.py         [governor], [idempotency], [throttle], [confirmation], [tool_visibility], [tool_facade]
+    observability.py  [audit], [events], [otel], [sessions], [log]
+    storage.py        [storage], [maintenance]
+    root.py           Settings: the sections together, the sources and their order, cross-checks
+    loader.py         load_settings (folder or TOML, then env, then overrides), config_warnings
+    net.py            is_loopback
+
+Every public name is re-exported here: import from `service.settings`, not from its modules.
+"""
+
+from __future__ import annotations
+
+from service.settings.auth import AuthSettings
+from service.settings.http import HttpSettings
+from service.settings.index import IndexSettings, SearchSettings
+from service.settings.loader import config_warnings, load_settings
+from service.settings.net import LOOPBACK_NAMES, is_loopback
+from service.settings.observability import AuditSettings, EventsSettings, LogSettings, OtelSettings, SessionSettings
+from service.settings.policy import (
+    ConfirmationSettings,
+    GovernorSettings,
+    IdempotencySettings,
+    ScopeClassName,
+    ThrottleClass,
+    ThrottleSettings,
+    ToolFacadeSettings,
+    ToolVisibilitySettings,
+)
+from service.settings.root import Settings, redact
+from service.settings.storage import MaintenanceSettings, StorageSettings
+from service.settings.vaults import AclSettings, NotesSettings, PrefixRule, VaultConfig, WriteSettings
+
+__all__ = [
+    "LOOPBACK_NAMES",
+    "AclSettings",
+    "AuditSettings",
+    "AuthSettings",
+    "ConfirmationSettings",
+    "EventsSettings",
+    "GovernorSettings",
+    "HttpSettings",
+    "IdempotencySettings",
+    "IndexSettings",
+    "LogSettings",
+    "MaintenanceSettings",
+    "NotesSettings",
+    "OtelSettings",
+    "PrefixRule",
+    "ScopeClassName",
+    "SearchSettings",
+    "SessionSettings",
+    "Settings",
+    "StorageSettings",
+    "ThrottleClass",
+    "ThrottleSettings",
+    "ToolFacadeSettings",
+    "ToolVisibilitySettings",
+    "VaultConfig",
+    "WriteSettings",
+    "config_warnings",
+    "is_loopback",
+    "load_settings",
+    "redact",
+]

@@ -1,0 +1,30 @@
+"""Caller authentication (`[auth]`): `none` (loopback only) or JWT bearer tokens, and the RFC 9728
+metadata the HTTP tier publishes. Secrets are `SecretStr`: never printed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import Field, SecretStr
+
+from service.settings.base import Section
+
+
+class AuthSettings(Section):
+    mode: Literal["none", "jwt"] = Field(default="none", description="`none` is allowed on loopback only.")
+    jwt_secret: SecretStr | None = Field(default=None, description="HS256 shared secret (>= 32 bytes).")
+    jwks_file: Path | None = Field(default=None, description="Local JWKS file for RS256/ES256/EdDSA.")
+    jwks: dict[str, Any] | None = Field(default=None, description="Inline JWKS.")
+    issuer: str | None = Field(default=None, description="Required `iss` claim (when set).")
+    audience: str | None = Field(default=None, description="Required `aud` claim (when set).")
+    leeway_seconds: int = Field(default=30, ge=0, le=600, description="Clock skew allowed for exp/nbf.")
+    resource_url: str | None = Field(
+        default=None,
+        description="Public URL of the MCP endpoint (RFC 9728 `resource`), e.g. https://notes.example.com/mcp; "
+        "default: derived from the request.",
+    )
+    authorization_servers: list[str] = Field(
+        default_factory=list, description="Issuers clients may get tokens from (RFC 9728); default: [issuer]."
+    )
+    protect_metrics: bool = Field(default=False, description="Require a bearer token with `admin` for /metrics.")

@@ -1,0 +1,47 @@
+"""The HTTP listener (`[http]`): address, MCP path, Host/Origin allowlists, body and session limits."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from service.settings.base import Section
+
+
+class HttpSettings(Section):
+    host: str = "127.0.0.1"
+    port: int = Field(default=8765, ge=0, le=65535)
+    path: str = "/mcp"
+    allowed_hosts: list[str] | None = Field(
+        default=None, description="Host header allowlist; default: the bound host and loopback names."
+    )
+    allowed_origins: list[str] | None = Field(
+        default=None, description="Origin allowlist; default: http(s) origins of the allowed hosts."
+    )
+    dns_rebinding_protection: bool = True
+    json_response: bool = Field(
+        default=False, description="Answer POSTs with plain JSON instead of SSE (no progress/elicitation)."
+    )
+    stateless: bool = False
+    session_idle_timeout_seconds: float = 1800.0
+    max_request_body_bytes: int = 4 * 1024 * 1024
+    graceful_shutdown_seconds: float = 5.0
+
+    def effective_allowed_hosts(self) -> list[str]:
+        if self.allowed_hosts is not None:
+            return list(self.allowed_hosts)
+        names = {self.host, "127.0.0.1", "localhost", "[::1]"}
+        if ":" in self.host and not self.host.startswith("["):
+            names.discard(self.host)
+            names.add(f"[{self.host}]")
+        hosts: list[str] = []
+        for name in sorted(names):
+            hosts += [name, f"{name}:*"]
+        return hosts
+
+    def effective_allowed_origins(self) -> list[str]:
+        if self.allowed_origins is not None:
+            return list(self.allowed_origins)
+        origins: list[str] = []
+        for host in self.effective_allowed_hosts():
+            origins += [f"http://{host}", f"https://{host}"]
+        return origins

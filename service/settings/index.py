@@ -1,0 +1,27 @@
+"""The engines' knobs: the indexer (`[index]`: watcher, parse workers) and search budgets (`[search]`)."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from service.settings.base import Section
+
+
+class IndexSettings(Section):
+    watch: bool = Field(default=True, description="Watch vault folders for edits made by other programs.")
+    debounce_ms: int = Field(default=50, ge=0, le=5000, description="Watcher debounce window.")
+    parse_workers: int | None = Field(
+        default=None,
+        ge=0,
+        le=64,
+        description="Processes that parse notes during a bulk (re)index beside the SQLite writer;"
+        " 0 parses in a thread. Default: CPU count - 1, at most 3.",
+    )
+
+
+class SearchSettings(Section):
+    regex_budget_ms: int = Field(default=2000, ge=10, description="Default time budget of one search_regex call.")
+    regex_max_budget_ms: int = Field(default=10_000, ge=10, description="Ceiling for a caller's `budget_ms`.")
+    jsonlogic_max_ops: int = Field(
+        default=2_000_000, ge=1000, description="Operations one query_jsonlogic call may evaluate (all notes)."
+    )

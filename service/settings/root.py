@@ -1,0 +1,139 @@
+"""Settings: one pydantic-settings class with one nested model per area.
+
+Sources, highest priority first: values passed in (tests, the CLI), `VAULTGATE_*` environment
+variables (`__` for nesting, JSON for lists), then the TOML config file when one is given. A bare
+vault folder is a complete configuration (one vault `main`, every default). Only the entry point
+and `app.py` build a `Settings`; other modules receive the sub-model they need.
+
+Secrets are `SecretStr`: they are never printed by `redacted()` or `vaultgate config show`.
+The sections live beside this module, one per area; `service.settings.loader` builds a
+`Settings` from a vault folder or config file.
+"""
+
+from __future__ import annotations
+
+from contextvars import ContextVar
+from pathlib import Path
+from typing import Any
+
+from pydantic import Field, SecretStr, model_validator
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
+
+from service.settings.auth import AuthSettings
+from service.settings.http import HttpSettings
+from service.settings.index import IndexSettings, SearchSettings
+from service.settings.net import is_loopback
+from service.settings.observability import AuditSettings, EventsSettings, LogSettings, OtelSettings, SessionSettings
+from service.settings.policy import (
+    ConfirmationSettings,
+    GovernorSettings,
+    IdempotencySettings,
+    ThrottleSettings,
+    ToolFacadeSettings,
+    ToolVisibilitySettings,
+)
+from service.settings.storage import MaintenanceSettings, StorageSettings
+from service.settings.vaults import AclSettings, NotesSettings, VaultConfig, WriteSettings
+
+# The TOML file `load_settings` is reading, seen by `settings_customise_sources` (set only for
+# the duration of one load).
+CONFIG_FILE: ContextVar[Path | None] = ContextVar("vaultgate_config_file", default=None)
+
+
+class Settings(BaseSettings):
+    """The effective configuration of one vaultgate process."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="VAULTGATE_",
+        env_nested_delimiter="__",
+        extra="forbid",
+        validate_default=True,
+    )
+
+    vaults: list[VaultConfig] = Field(default_factory=list)
+    default_vault: str | None = Field(default=None, description="Vault used when a call names none.")
+    http: HttpSettings = Field(default_factory=HttpSettings)
+    auth: AuthSettings = Field(default_factory=AuthSettings)
+    governor: GovernorSettings = Field(default_factory=GovernorSettings)
+    index: IndexSettings = Field(default_factory=IndexSettings)
+    notes: NotesSettings = Field(default_factory=NotesSettings)
+    writes: WriteSettings = Field(default_factory=WriteSettings)
+    storage: StorageSettings = Field(default_factory=StorageSettings)
+    search: SearchSettings = Field(default_factory=SearchSettings)
+    acl: AclSettings = Field(default_factory=AclSettings)
+    idempotency: IdempotencySettings = Field(default_factory=IdempotencySettings)
+    throttle: ThrottleSettings = Field(default_factory=ThrottleSettings)
+    confirmation: ConfirmationSettings = Field(default_factory=ConfirmationSettings)
+    tool_visibility: ToolVisibilitySettings = Field(default_factory=ToolVisibilitySettings)
+    tool_facade: ToolFacadeSettings = Field(default_factory=ToolFacadeSettings)
+    audit: AuditSettings = Field(default_factory=AuditSettings)
+    events: EventsSettings = Field(default_factory=EventsSettings)
+    otel: OtelSettings = Field(default_factory=OtelSettings)
+    maintenance: MaintenanceSettings = Field(default_factory=MaintenanceSettings)
+    sessions: SessionSettings = Field(default_factory=SessionSettings)
+    log: LogSettings = Field(default_factory=LogSettings)
+    config_file: Path | None = Field(default=None, exclude=True)
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        sources: list[PydanticBaseSettingsSource] = [init_settings, env_settings]
+        config_file = CONFIG_FILE.get()
+        if config_file is not None:
+            sources.append(TomlConfigSettingsSource(settings_cls, toml_file=config_file))
+        return tuple(sources)
+
+    @model_validator(mode="after")
+    def _check(self) -> Settings:
+        if not self.vaults:
+            raise ValueError("no vault configured: pass a vault folder or declare [[vaults]] in the config")
+        ids = [v.id for v in self.vaults]
+        if len(set(ids)) != len(ids):
+            raise ValueError(f"duplicate vault ids: {sorted({i for i in ids if ids.count(i) > 1})}")
+        if self.default_vault is not None and self.default_vault not in ids:
+            raise ValueError(f"default_vault {self.default_vault!r} is not a configured vault id")
+        if self.auth.mode == "jwt":
+            auth = self.auth
+            if auth.jwt_secret is None and auth.jwks is None and auth.jwks_file is None:
+                raise ValueError(
+                    "auth.mode = 'jwt' needs auth.jwt_secret (VAULTGATE_AUTH__JWT_SECRET, HS256) "
+                    "or a JWKS (auth.jwks / VAULTGATE_AUTH__JWKS_FILE)"
+                )
+            if auth.jwt_secret is not None and len(auth.jwt_secret.get_secret_value().encode()) < 32:
+                raise ValueError("auth.jwt_secret must be at least 32 bytes (use e.g. `openssl rand -base64 48`)")
+        if self.auth.mode == "none" and not is_loopback(self.http.host):
+            raise ValueError(
+                f"refusing to serve without authentication on non-loopback host {self.http.host!r}: "
+                "set auth.mode = 'jwt' (VAULTGATE_AUTH__MODE=jwt) or bind 127.0.0.1"
+            )
+        return self
+
+    @property
+    def default_vault_id(self) -> str:
+        return self.default_vault or self.vaults[0].id
+
+    def cache_dir(self) -> Path:
+        if self.storage.cache_dir is not None:
+            return self.storage.cache_dir
+        if self.config_file is not None:
+            return self.config_file.parent / ".vaultgate"
+        return self.vaults[0].path / ".vaultgate"
+
+    def redacted(self) -> dict[str, Any]:
+        """The effective config as plain data, secrets masked (SecretStr dumps as '**********')."""
+        return self.model_dump(mode="json", exclude={"config_file"})
+
+
+def redact(value: SecretStr | None) -> str | None:
+    return None if value is None else "**********"
