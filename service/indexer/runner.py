@@ -31,7 +31,7 @@ from service.graph.linkpath import PathSet
 from service.indexer import parsepool, rows
 from service.storage.db import Database
 from service.vault.events import FileChange
-from service.vault.runtime import Vault
+from service.vault.vault import Vault
 
 log = logging.getLogger(__name__)
 BATCH = 400
@@ -110,8 +110,7 @@ State = Literal["starting", "reconciling", "ready", "failed"]
 
 
 def indexer_of(vault: Vault) -> VaultIndexer | None:
-    found = vault.extensions.get("index")
-    return found if isinstance(found, VaultIndexer) else None
+    return vault.index if isinstance(vault.index, VaultIndexer) else None
 
 
 class VaultIndexer:
@@ -153,7 +152,7 @@ class VaultIndexer:
         self.trigram_ready = True  # False from a bulk load until its trigram rebuild is done
         self._side_tasks: set[asyncio.Task[None]] = set()
         self._deferred: list[FileChange] = []  # own writes made while the first index is built
-        vault.extensions["index"] = self
+        vault.index = self
 
     # -- life cycle --------------------------------------------------------------------------
 

@@ -34,10 +34,10 @@ from joserfc import jwt
 from joserfc.errors import JoseError, SecurityWarning
 from joserfc.jwk import ECKey, KeySet, OctKey, OKPKey, RSAKey
 
-from service.dispatch.context import Principal
 from service.errors import ConfigError
 from service.security.scopes import parse_scopes
 from service.settings import AuthSettings
+from service.types import Principal
 
 MIN_SECRET_BYTES = 32
 _ASYMMETRIC: dict[str, tuple[type[Any], str | None]] = {
