@@ -223,7 +223,7 @@ async def test_builtin_execute_scope_floors_always_need_a_human(make_vault: Call
     for enabled in (True, False):
         async with started(make_vault(VAULT), confirmation={"enabled": enabled}) as vg:
             ran: list[str] = []
-            registry = vg.app.services.registry
+            registry = vg.app.registry
             registry.add(_exec_spec("run_command", "execute:command", ran))
             registry.add(_exec_spec("run_plugin", "execute:plugin", ran))
             for tool in ("run_command", "run_plugin"):
