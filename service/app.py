@@ -1,8 +1,10 @@
 """Composition root: the only place objects are built and wired.
 
 `VaultgateApp` owns the settings, the database, the served vaults, the tool registry, the
-dispatch chain and the SDK server, and exposes the two ways to serve them: `http_app()` (a
-Starlette app whose lifespan starts and stops everything) and `run_stdio()`. Components with a
+dispatch chain and the SDK server; every long-lived object is built here, once, and handed to
+the objects that use it as a typed constructor argument (`Services` for the tools). It runs over
+stdio (`run_stdio()`) or behind the HTTP tier (`service.http.asgi.http_app`, a Starlette app
+whose lifespan starts and stops everything). Components with a
 life of their own (index runners, watchers, background tasks) implement `Component` and are
 started in order and stopped in reverse.
 """
@@ -17,13 +19,11 @@ from collections.abc import AsyncIterator
 from typing import Any, Protocol
 
 from mcp.server import Server
-from mcp.server.transport_security import TransportSecuritySettings
 from mcp.shared.exceptions import MCPDeprecationWarning
-from starlette.applications import Starlette
 
 from service._version import VERSION  # a constant: no package-metadata scan at start
 from service.dispatch.chain import build_layers
-from service.dispatch.context import Principal
+from service.dispatch.context import ToolResult
 from service.dispatch.entry import Dispatcher
 from service.indexer.jobs import IndexJobs
 from service.indexer.runner import VaultIndexer, indexer_of
@@ -32,16 +32,20 @@ from service.obs.maintenance import Maintenance
 from service.obs.metrics import Metrics
 from service.obs.sessions import SessionTraces
 from service.obs.tracing import Tracing
+from service.policy.confirmations import Confirmations
+from service.policy.idempotency import IdempotencyStore
+from service.policy.throttle import TokenBuckets
 from service.policy.visibility import Visibility
 from service.protocol.client_log import ClientLogs
-from service.runtime import Services
 from service.security.acl import AclGuard
+from service.services import Services
 from service.settings import Settings, VaultConfig, config_warnings
 from service.storage.db import Database
 from service.storage.migrate import migrate
 from service.storage.schema_cache import ToolSchemaCache
 from service.tools import build_registry
-from service.vault.runtime import Vault
+from service.types import Principal, ProgressFn, Transport, principal_of_scope
+from service.vault.vault import Vault
 
 log = logging.getLogger("vaultgate")
 
@@ -63,29 +67,48 @@ class VaultgateApp:
         self.vaults = {cfg.id: Vault.open(cfg, settings.writes, extra_hidden) for cfg in settings.vaults}
         self.db = Database(cache_dir / "cache.db", readers=settings.storage.readers)
         self.registry = build_registry()
-        self.services = Services(
-            settings=settings, registry=self.registry, vaults=self.vaults, db=self.db, guard=AclGuard(settings)
-        )
+        self.guard = AclGuard(settings)
         self.metrics = Metrics()
-        self.services.extensions["metrics"] = self.metrics
         spool_dir = settings.events.spool_dir or cache_dir / "events"
         self.audit = AuditSink(self.db, settings.audit, settings.events, spool_dir, self.metrics)
-        self.services.extensions["audit"] = self.audit
         self.tracing = Tracing(settings.otel)
         self.sessions = SessionTraces(self.db, self.metrics, {v.id: v.paths.root for v in self.vaults.values()})
-        self.services.extensions["sessions"] = self.sessions
-        self.services.extensions["tracing"] = self.tracing
         self.visibility = Visibility(settings.tool_visibility, settings.tool_facade)
-        self.services.extensions["visibility"] = self.visibility
-        self.services.extensions["tool_callable"] = self.visibility.exists
-        self.layers = build_layers(self.services)
-        self.dispatcher = Dispatcher(self.layers, self.registry, principal_of=self._principal_of)
-        self.dispatcher.advertised = self.visibility.advertised
+        self.idempotency = IdempotencyStore(
+            self.db, ttl_seconds=settings.idempotency.ttl_seconds, reclaim_seconds=settings.idempotency.reclaim_seconds
+        )
+        self.confirmations = Confirmations(self.db, settings.confirmation.elicit_ttl_seconds)
+        self.throttle = TokenBuckets(settings.throttle)
         self.client_logs = ClientLogs(json_response=settings.http.json_response)
-        self.dispatcher.client_logs = self.client_logs
-        self.services.extensions["client_logs"] = self.client_logs
-        self.dispatcher.schemas = ToolSchemaCache(self.registry, cache_dir).of  # fast first tools/list
-        self.services.extensions["dispatch"] = self.dispatcher.call
+        self.index_jobs = IndexJobs(self.db)
+        self.index_jobs.on_change = self.client_logs.job_changed
+        self.services = Services(
+            settings=settings,
+            vaults=self.vaults,
+            db=self.db,
+            metrics=self.metrics,
+            audit=self.audit,
+            tracing=self.tracing,
+            sessions=self.sessions,
+            visibility=self.visibility,
+            idempotency=self.idempotency,
+            confirmations=self.confirmations,
+            throttle=self.throttle,
+            index_jobs=self.index_jobs,
+            client_logs=self.client_logs,
+            dispatch=self._nested_call,
+            add_vault=self.add_vault,  # reload_vault(apply=true)
+            guard=self.guard,
+        )
+        self.layers = build_layers(self.services, self.registry)
+        self.dispatcher = Dispatcher(
+            self.layers,
+            self.registry,
+            principal_of=self._principal_of,
+            advertised=self.visibility.advertised,
+            client_logs=self.client_logs,
+            schemas=ToolSchemaCache(self.registry, cache_dir).of,  # fast first tools/list
+        )
         self.components: list[Component] = [
             VaultIndexer(
                 vault,
@@ -96,16 +119,44 @@ class VaultgateApp:
             )
             for vault in self.vaults.values()
         ]
-        self.index_jobs = IndexJobs(self.db)
-        self.index_jobs.on_change = self.client_logs.job_changed
-        self.services.extensions["index_jobs"] = self.index_jobs
-        self.maintenance = Maintenance(self.services, spool_dir)
-        self.services.extensions["maintenance"] = self.maintenance
+        self.maintenance = Maintenance(
+            settings,
+            self.db,
+            self.vaults,
+            metrics=self.metrics,
+            confirmations=self.confirmations,
+            idempotency=self.idempotency,
+            audit=self.audit,
+            spool_dir=spool_dir,
+        )
         self.components += [self.index_jobs, self.audit, self.sessions, self.maintenance]
-        self.services.extensions["add_vault"] = self.add_vault  # reload_vault(apply=true)
         self.server = self._build_server()
         self._started = False
         self.started_at: float | None = None
+
+    async def _nested_call(
+        self,
+        tool: str,
+        arguments: dict[str, Any] | None,
+        *,
+        principal: Principal,
+        transport: Transport = "inproc",
+        request: Any = None,
+        progress: ProgressFn | None = None,
+        input_responses: Any = None,
+        request_state: str | None = None,
+    ) -> ToolResult:
+        """A tool running another through the chain (`services.dispatch`, the facade)."""
+        return await self.dispatcher.call(
+            tool,
+            arguments,
+            principal=principal,
+            transport=transport,
+            request=request,
+            progress=progress,
+            input_responses=input_responses,
+            request_state=request_state,
+        )
 
     # -- life cycle --------------------------------------------------------------------------
 
@@ -157,7 +208,7 @@ class VaultgateApp:
             raise ValueError(f"vault {cfg.id!r} is already served")
         self.settings.vaults.append(cfg)
         vault = Vault.open(cfg, self.settings.writes, _hidden_cache_folders(self.settings, self.settings.cache_dir()))
-        self.services.guard = AclGuard(self.settings)
+        self.guard.reload(self.settings)
         self.vaults[cfg.id] = vault
         self.sessions.roots[cfg.id] = vault.paths.root
         indexer = VaultIndexer(
@@ -219,8 +270,15 @@ class VaultgateApp:
         from service.protocol.prompts import Prompts
         from service.protocol.resources import Resources
 
-        self.resources = Resources(self)
-        prompts = Prompts(self)
+        vaults, default_id, guard, principal_for = (
+            self.vaults,
+            self.settings.default_vault_id,
+            self.guard,
+            self.dispatcher.principal_for,
+        )
+        self.resources = Resources(vaults=vaults, default_vault_id=default_id, guard=guard, principal_for=principal_for)
+        prompts = Prompts(vaults=vaults, default_vault_id=default_id, guard=guard, principal_for=principal_for)
+        completer = Completer(vaults=vaults, default_vault_id=default_id, guard=guard, principal_for=principal_for)
         with warnings.catch_warnings():
             # The logging capability is deprecated in protocol 2026-07-28 but today's clients use it.
             warnings.simplefilter("ignore", MCPDeprecationWarning)
@@ -244,7 +302,7 @@ class VaultgateApp:
                 on_subscriptions_listen=self.resources.listen,
                 on_list_prompts=prompts.list,
                 on_get_prompt=prompts.get,
-                on_completion=Completer(self).complete,
+                on_completion=completer.complete,
                 on_set_logging_level=self._set_logging_level,
             )
 
@@ -276,8 +334,6 @@ class VaultgateApp:
 
     def _principal_of(self, ctx: Any) -> Principal:
         """The caller of an HTTP request, as the edge verified it (see `service.http.edge`)."""
-        from service.http.edge import principal_of_scope
-
         request = getattr(ctx, "request", None)
         scope = getattr(request, "scope", None)
         found = principal_of_scope(scope) if isinstance(scope, dict) else None
@@ -286,44 +342,6 @@ class VaultgateApp:
         if self.settings.auth.mode == "none":
             return Principal.local("http")
         return Principal(subject="anonymous", scopes=frozenset(), authenticated=False)
-
-    def transport_security(self) -> TransportSecuritySettings:
-        http = self.settings.http
-        return TransportSecuritySettings(
-            enable_dns_rebinding_protection=http.dns_rebinding_protection,
-            allowed_hosts=http.effective_allowed_hosts(),
-            allowed_origins=http.effective_allowed_origins(),
-        )
-
-    def http_app(self) -> Starlette:
-        from service.http.auth import verifier_of
-        from service.http.routes import health_routes
-
-        verifier_of(self)  # an unusable secret/JWKS is a ConfigError now, not at the first request
-        http = self.settings.http
-        inner = self.server.streamable_http_app(
-            streamable_http_path=http.path,
-            json_response=http.json_response,
-            stateless_http=http.stateless,
-            transport_security=self.transport_security(),
-            max_request_body_size=http.max_request_body_bytes,
-            session_idle_timeout=http.session_idle_timeout_seconds,
-            host=http.host,
-            custom_starlette_routes=health_routes(self),
-        )
-        session_manager = self.server.session_manager
-
-        @contextlib.asynccontextmanager
-        async def lifespan(_: Starlette) -> AsyncIterator[None]:
-            async with self.running(), session_manager.run():
-                yield
-
-        from starlette.middleware import Middleware
-
-        from service.http.edge import Edge
-
-        middleware = [Middleware(Edge, vg=self), *inner.user_middleware]
-        return Starlette(routes=inner.routes, middleware=middleware, lifespan=lifespan)
 
     async def run_stdio(self) -> None:
         from mcp.server.stdio import stdio_server

@@ -20,6 +20,7 @@ import uvicorn
 
 from service.app import VaultgateApp
 from service.errors import ConfigError
+from service.http.asgi import http_app
 from service.obs.logging import setup_logging
 from service.settings import Settings
 
@@ -27,7 +28,7 @@ from service.settings import Settings
 def _uvicorn_config(app: VaultgateApp) -> uvicorn.Config:
     http = app.settings.http
     return uvicorn.Config(
-        app.http_app(),
+        http_app(app),
         host=http.host,
         port=http.port,
         loop="uvloop" if importlib.util.find_spec("uvloop") else "asyncio",

@@ -21,10 +21,11 @@ import pytest
 
 import service._deferred_models  # noqa: F401 - as the command line does: before any model class
 from service.app import VaultgateApp
-from service.dispatch.context import Principal, ToolResult
+from service.dispatch.context import ToolResult
 from service.indexer.runner import indexer_of
 from service.serve import serving
 from service.settings import Settings, load_settings
+from service.types import Principal
 
 DEFAULT_VAULT: dict[str, str] = {
     "Welcome.md": (
@@ -120,7 +121,7 @@ class Harness:
         assert first.is_error and first.structured is not None, f"{tool} did not ask for confirmation"
         error = first.structured["error"]
         assert error["code"] == "elicit_required", error
-        store = self.app.services.extensions["confirmations"]
+        store = self.app.services.confirmations
         [request] = await store.pending(error["details"]["args_hash"], error["details"]["vault"])
         token, _ = await store.mint(request, minted_by="test")
         return str(token)

@@ -6,27 +6,29 @@ admin maintenance such as `reindex`: the switch means "change nothing", and the 
 the index current without it.
 
 Per-path decisions — allowlists, prefix rules, narrowed scopes, and `read_only_mode` for path
-operations — are made by `services.guard` each time a handler resolves a path
+operations — are made by the path guard each time a handler resolves a path
 (`ToolContext.resolve`) or filters a listing (`ToolContext.can_read`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from service.dispatch.context import CallContext, Next, ToolResult
 from service.errors import Forbidden
-from service.runtime import Services
 
 
 class AclGate:
     name = "acl"
 
-    def __init__(self, services: Services) -> None:
-        self.services = services
+    def __init__(self, read_only: Callable[[str], bool] | None) -> None:
+        """`read_only(vault_id)`: the guard's kill switch (None: no guard has one)."""
+        self.read_only = read_only
 
     async def __call__(self, call: CallContext, next: Next) -> ToolResult:
         spec, vault = call.spec, call.vault
         assert spec is not None and vault is not None
-        read_only = getattr(self.services.guard, "is_read_only", None)
+        read_only = self.read_only
         # Facade tools (call_capability, domain_*) pass: the tool they run goes through this gate itself.
         if spec.mutating and "facade" not in spec.tags and read_only is not None and read_only(vault.id):
             raise Forbidden(

@@ -20,10 +20,11 @@ from collections.abc import Iterable
 import mcp_types as types
 from mcp.shared.exceptions import MCPError
 
-from service.dispatch.context import CallContext, Next, Principal, ToolResult
-from service.dispatch.resolve_vault import bound_vault
+from service.dispatch.context import CallContext, Next, ToolResult
 from service.errors import Forbidden, Unauthorized, VaultgateError
 from service.security import scopes
+from service.security.binding import bound_vault
+from service.types import Principal
 
 
 def require_scopes(principal: Principal, required: Iterable[str], what: str) -> None:

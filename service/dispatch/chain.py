@@ -11,15 +11,15 @@ failure of an inner layer is translated and every success is measured:
     validate       §3.3  pydantic input model
     authorize      §3.4  the caller holds the tool's scopes (token verified at the HTTP edge)
     resolve_vault  §3.5  (+ vault binding of the token)
-    acl            §3.6  read-only kill switch; per-path ACL via services.guard in the handler
+    acl            §3.6  read-only kill switch; per-path ACL via the path guard in the handler
     precheck       §3.7  the tool's own precheck hook (before anything is claimed or confirmed)
     idempotency    §3.8  claim-before-execute, replay of finished calls
     throttle       §3.9  token bucket per (caller, scope class, vault)
     confirm        §3.10 human confirmation: elicit_token, client elicitation, or elicit_required
     handler        §3.11 the tool itself (terminal)
 
-`LAYER_ORDER` is pinned by a contract test; `build_layers` constructs the tuple from the
-shared services, and `run_chain` folds it into one callable.
+`LAYER_ORDER` is pinned by a contract test; `build_layers` constructs the tuple from
+collaborators the composition root built, and `compose` folds it into one callable.
 """
 
 from __future__ import annotations
@@ -41,11 +41,8 @@ from service.dispatch.resolve_vault import ResolveVault
 from service.dispatch.throttle import Throttle
 from service.dispatch.translate import Translate
 from service.dispatch.validate import Validate
-from service.obs.metrics import Metrics
-from service.policy.confirmations import Confirmations
-from service.policy.idempotency import IdempotencyStore
-from service.policy.throttle import TokenBuckets
-from service.runtime import Services
+from service.services import Services
+from service.tools.registry import Registry
 
 LAYER_ORDER: tuple[str, ...] = (
     "observe",
@@ -65,41 +62,26 @@ LAYER_ORDER: tuple[str, ...] = (
 )
 
 
-def build_layers(services: Services) -> tuple[Layer, ...]:
+def build_layers(services: Services, registry: Registry) -> tuple[Layer, ...]:
+    """The chain, each layer given only the collaborators it uses (all built by `app.py`).
+
+    The precheck, confirm and handler layers hand `services` on to the tool (`ToolContext`).
+    """
     settings = services.settings
-    metrics = services.extensions.setdefault("metrics", Metrics())
-    idempotency = services.extensions.setdefault(
-        "idempotency",
-        IdempotencyStore(
-            services.db,
-            ttl_seconds=settings.idempotency.ttl_seconds,
-            reclaim_seconds=settings.idempotency.reclaim_seconds,
-        ),
-    )
-    buckets = services.extensions.setdefault("throttle", TokenBuckets(settings.throttle))
-    confirmations = services.extensions.setdefault(
-        "confirmations", Confirmations(services.db, settings.confirmation.elicit_ttl_seconds)
-    )
     layers: tuple[Layer, ...] = (
-        Observe(
-            metrics,
-            services.extensions.get("audit"),
-            services.extensions.get("tracing"),
-            services.extensions.get("sessions"),
-            vault_ids=services.vaults,
-        ),
+        Observe(services.metrics, services.audit, services.tracing, services.sessions, vault_ids=services.vaults),
         Translate(),
         Governor(settings.governor),
-        Lookup(services.registry, services.extensions.get("tool_callable")),
+        Lookup(registry, services.visibility.exists),
         ArgsHash(),
         Validate(),
         Authorize(),
         ResolveVault(services.vaults, settings.default_vault_id),
-        AclGate(services),
+        AclGate(getattr(services.guard, "is_read_only", None)),
         Precheck(services),
-        Idempotency(idempotency),
-        Throttle(buckets),
-        Confirm(services, settings.confirmation, confirmations),
+        Idempotency(services.idempotency),
+        Throttle(services.throttle),
+        Confirm(services, settings.confirmation, services.confirmations, json_response=settings.http.json_response),
         RunHandler(services),
     )
     names = tuple(layer.name for layer in layers)

@@ -36,9 +36,8 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from service.dispatch.context import CallContext, Next, ToolResult
 from service.errors import ElicitRequired, Forbidden
 from service.policy.confirmations import Confirmations
-from service.runtime import Services
+from service.services import Services
 from service.settings import ConfirmationSettings
-from service.tools.context import ToolContext
 
 log = logging.getLogger(__name__)
 BUILTIN_FLOORS = frozenset({"execute:command", "execute:plugin"})
@@ -53,8 +52,11 @@ _SCHEMA: dict[str, Any] = {
 class Confirm:
     name = "confirm"
 
-    def __init__(self, services: Services, cfg: ConfirmationSettings, store: Confirmations) -> None:
-        self.services = services
+    def __init__(
+        self, services: Services, cfg: ConfirmationSettings, store: Confirmations, *, json_response: bool
+    ) -> None:
+        self.services = services  # handed to the tool's `confirm_when` hook
+        self.json_response = json_response  # no SSE stream: the client cannot be asked mid-call
         self.cfg = cfg
         self.store = store
         # `confirmation.enabled = false` switches off only what config added; the built-in floors,
@@ -78,7 +80,7 @@ class Confirm:
         if floored:
             return f"{spec.name} needs {', '.join(floored)}: {call.args.model_dump_json(exclude_none=True)}"
         if spec.confirm == "conditional" and spec.confirm_when is not None:
-            ctx = ToolContext(call=call, vault=call.vault, services=self.services)
+            ctx = call.tool_context(self.services)
             return await spec.confirm_when(ctx, call.args)
         return None
 
@@ -167,7 +169,7 @@ class Confirm:
         """Ask through the client when it can be asked; False when it cannot. Raises on decline."""
         request = call.request
         session = getattr(request, "session", None)
-        if session is None or self.services.settings.http.json_response:
+        if session is None or self.json_response:
             return False
         caps = getattr(session, "client_capabilities", None)
         if caps is None or getattr(caps, "elicitation", None) is None:

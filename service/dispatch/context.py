@@ -2,7 +2,8 @@
 
 Layers talk to each other only through `CallContext`: each reads what earlier layers set
 (`spec`, `args_hash`, `args`, `vault`) and may record facts for outer layers in `notes`
-(confirmation used, idempotent replay, overflow size).
+(confirmation used, idempotent replay, overflow size). `tool_context` is the narrower view a
+tool's hooks and handler get of the call (`service.tools.context.ToolContext`).
 """
 
 from __future__ import annotations
@@ -12,34 +13,17 @@ import time
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from service.errors import VaultgateError
+from service.tools.context import ToolContext
+from service.types import Principal, ProgressFn, Transport
 
 if TYPE_CHECKING:
+    from service.services import Services
     from service.tools.models import ToolInput
     from service.tools.registry import ToolSpec
-    from service.vault.runtime import Vault
-
-ALL_SCOPES = frozenset({"read:vault", "write:vault", "delete:vault", "execute:command", "execute:plugin", "admin"})
-
-Transport = Literal["http", "stdio", "inproc"]
-ProgressFn = Callable[[float, float | None, str | None], Awaitable[None]]
-
-
-@dataclass(frozen=True, slots=True)
-class Principal:
-    """Who is calling: subject, granted scopes and an optional vault binding."""
-
-    subject: str
-    scopes: frozenset[str]
-    vault: str | None = None
-    authenticated: bool = False
-
-    @classmethod
-    def local(cls, subject: str = "local") -> Principal:
-        """stdio and auth `none` callers: full scopes, no binding."""
-        return cls(subject=subject, scopes=ALL_SCOPES, vault=None, authenticated=False)
+    from service.vault.vault import Vault
 
 
 @dataclass(slots=True)
@@ -67,17 +51,6 @@ class ToolResult:
         return self.error.code if self.error is not None else None
 
 
-class InputNeeded(Exception):  # noqa: N818 - a signal, not an error
-    """A handler ran a nested call (the facade) that needs the client's input first: the handler
-    layer turns it into this call's own InputRequiredResult, so the client asks its human and
-    retries the outer call with the answer. Outside the error tree on purpose (`service.errors`):
-    no `except VaultgateError` may turn it into an error result."""
-
-    def __init__(self, pending: Any) -> None:
-        super().__init__("input required")
-        self.pending = pending
-
-
 @dataclass(slots=True)
 class CallContext:
     tool: str
@@ -93,6 +66,20 @@ class CallContext:
     correlation_id: str = field(default_factory=lambda: uuid.uuid4().hex[:16])
     started: float = field(default_factory=time.perf_counter)
     notes: dict[str, Any] = field(default_factory=dict)
+
+    def tool_context(self, services: Services) -> ToolContext:
+        """What the tool's hooks and handler see of this call (its vault must be resolved)."""
+        assert self.vault is not None
+        return ToolContext(
+            principal=self.principal,
+            vault=self.vault,
+            services=services,
+            transport=self.transport,
+            request=self.request,
+            report=self.progress,
+            correlation_id=self.correlation_id,
+            notes=self.notes,
+        )
 
 
 Next = Callable[[CallContext], Awaitable[ToolResult]]

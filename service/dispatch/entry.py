@@ -10,18 +10,26 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 import mcp_types as types
 from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError
 
 from service.dispatch.chain import compose
-from service.dispatch.context import CallContext, Layer, Principal, ProgressFn, ToolResult, Transport
-from service.protocol.client_log import ClientLogs
+from service.dispatch.context import CallContext, Layer, ToolResult
 from service.tools.registry import Registry, ToolSpec
+from service.types import Principal, ProgressFn, Transport
 
 TOOLS_PAGE_SIZE = 200
+
+
+class CallLog(Protocol):
+    """Log notifications about tool calls (`service.protocol.client_log.ClientLogs`)."""
+
+    def threshold(self, ctx: Any, /) -> int | None: ...
+
+    async def tool_called(self, ctx: Any, threshold: int, tool: str, result: ToolResult, seconds: float, /) -> None: ...
 
 
 def to_call_tool_result(result: ToolResult) -> types.CallToolResult:
@@ -33,16 +41,27 @@ def to_call_tool_result(result: ToolResult) -> types.CallToolResult:
 class Dispatcher:
     """Runs tool calls through the chain; used by the MCP handlers and by in-process callers."""
 
-    def __init__(self, layers: tuple[Layer, ...], registry: Registry, principal_of: Any = None) -> None:
+    def __init__(
+        self,
+        layers: tuple[Layer, ...],
+        registry: Registry,
+        *,
+        principal_of: Callable[[ServerRequestContext[Any, Any]], Principal] | None = None,
+        advertised: Callable[[ToolSpec], bool] | None = None,
+        client_logs: CallLog | None = None,
+        schemas: Callable[[ToolSpec], tuple[dict[str, Any], dict[str, Any]]] | None = None,
+    ) -> None:
+        """`principal_of`: the caller of an HTTP request; `advertised`: whether tools/list shows a
+        tool (the visibility policy); `client_logs`: log notifications for clients that set a
+        level; `schemas`: a tool's (input, output) schemas, e.g. kept on disk (None: generate)."""
         self.layers = layers
         self.registry = registry
         self._run = compose(layers)
         self._principal_of = principal_of
-        self.advertised: Any = None  # callable(spec) -> bool, set by the visibility policy
+        self.advertised = advertised
         self._tools: dict[str, types.Tool] = {}
-        self.client_logs: ClientLogs | None = None  # log notifications for clients that set a level
-        # spec -> (input schema, output schema), e.g. kept on disk between runs; None: generate.
-        self.schemas: Callable[[ToolSpec], tuple[dict[str, Any], dict[str, Any]]] | None = None
+        self.client_logs = client_logs
+        self.schemas = schemas
 
     async def call(
         self,
@@ -75,8 +94,7 @@ class Dispatcher:
         if ctx.request is None:
             return Principal.local("stdio"), "stdio"
         if self._principal_of is not None:
-            principal: Principal = self._principal_of(ctx)
-            return principal, "http"
+            return self._principal_of(ctx), "http"
         return Principal.local("http"), "http"
 
     def listed(self) -> list[ToolSpec]:

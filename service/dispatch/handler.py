@@ -3,9 +3,9 @@ call's InputRequiredResult, see `InputNeeded`)."""
 
 from __future__ import annotations
 
-from service.dispatch.context import CallContext, InputNeeded, Next, ToolResult
-from service.runtime import Services
-from service.tools.context import ToolContext
+from service.dispatch.context import CallContext, Next, ToolResult
+from service.services import Services
+from service.tools.context import InputNeeded
 
 
 class RunHandler:
@@ -16,7 +16,7 @@ class RunHandler:
 
     async def __call__(self, call: CallContext, next: Next) -> ToolResult:
         assert call.spec is not None and call.args is not None and call.vault is not None
-        ctx = ToolContext(call=call, vault=call.vault, services=self.services)
+        ctx = call.tool_context(self.services)
         try:
             output = await call.spec.handler(ctx, call.args)
         except InputNeeded as needed:

@@ -22,7 +22,10 @@ from collections.abc import Container
 from typing import Any
 
 from service.dispatch.context import CallContext, Next, ToolResult
+from service.obs.audit import AuditSink
 from service.obs.metrics import Metrics
+from service.obs.sessions import SessionTraces
+from service.obs.tracing import Tracing
 
 log = logging.getLogger(__name__)
 UNKNOWN = "unknown"
@@ -43,9 +46,9 @@ class Observe:
     def __init__(
         self,
         metrics: Metrics,
-        audit: Any = None,
-        tracing: Any = None,
-        sessions: Any = None,
+        audit: AuditSink | None = None,
+        tracing: Tracing | None = None,
+        sessions: SessionTraces | None = None,
         vault_ids: Container[str] = (),
     ) -> None:
         self.metrics = metrics

@@ -5,8 +5,7 @@ never takes a claim, spends a token bucket slot, or asks a human for nothing."""
 from __future__ import annotations
 
 from service.dispatch.context import CallContext, Next, ToolResult
-from service.runtime import Services
-from service.tools.context import ToolContext
+from service.services import Services
 
 
 class Precheck:
@@ -19,5 +18,5 @@ class Precheck:
         spec = call.spec
         assert spec is not None and call.args is not None and call.vault is not None
         if spec.precheck is not None:
-            await spec.precheck(ToolContext(call=call, vault=call.vault, services=self.services), call.args)
+            await spec.precheck(call.tool_context(self.services), call.args)
         return await next(call)

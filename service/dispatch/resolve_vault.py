@@ -1,22 +1,12 @@
-"""Vault resolution: the `vault` argument, else the configured default, else the first vault."""
+"""Vault resolution: the `vault` argument, else the configured default, else the first vault;
+the token's vault binding (`service.security.binding`) then confines the call."""
 
 from __future__ import annotations
 
-from service.dispatch.context import CallContext, Next, Principal, ToolResult
+from service.dispatch.context import CallContext, Next, ToolResult
 from service.errors import Forbidden, VaultNotFound
-from service.vault.runtime import Vault
-
-
-def bound_vault(principal: Principal, vault_count: int, default_id: str) -> str | None:
-    """The one vault this caller may reach, or None when it may reach every vault.
-
-    A token's `vault` claim binds it; a token without one on a multi-vault server reaches the
-    default vault only. Local callers (stdio, auth `none`) are unbound."""
-    if principal.vault is not None:
-        return principal.vault
-    if principal.authenticated and vault_count > 1:
-        return default_id
-    return None
+from service.security.binding import bound_vault
+from service.vault.vault import Vault
 
 
 class ResolveVault:

@@ -28,10 +28,9 @@ from service.graph.linkpath import PathSet, base_name, strip_md
 from service.graph.queries import GraphQueries
 from service.graph.rewrite import LineChange, rewrite_note
 from service.vault.files import NoteFile
-from service.vault.runtime import Vault
+from service.vault.vault import Vault
 
 log = logging.getLogger(__name__)
-_LOCK_KEY = "graph.move_lock"
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,11 +55,7 @@ class MovePlan:
 
 
 def move_lock(vault: Vault) -> asyncio.Lock:
-    lock = vault.extensions.get(_LOCK_KEY)
-    if not isinstance(lock, asyncio.Lock):
-        lock = asyncio.Lock()
-        vault.extensions[_LOCK_KEY] = lock
-    return lock
+    return vault.move_lock
 
 
 def vault_files(vault: Vault) -> list[str]:

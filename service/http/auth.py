@@ -1,19 +1,21 @@
-"""Who is calling over HTTP: one shared JWT verifier per app and `authenticate_request`.
+"""Who is calling over HTTP: one `Authenticator` per app, shared by the edge and plain routes.
 
 The edge middleware (`service.http.edge`) authenticates every request to the MCP endpoint before
 any session exists. Plain HTTP endpoints of other areas (an admin endpoint, an optionally
-protected /metrics) ask the same question through `authenticate_request`, so there is exactly
-one place that decides what a bearer token is worth:
+protected /metrics) ask the same question through `Authenticator.authenticate`, so there is
+exactly one place that decides what a bearer token is worth:
 
-    principal = await authenticate_request(app, request)
-    if principal is None: → 401 (send `challenge_header(app, request)` as WWW-Authenticate)
+    principal = await authn.authenticate(request)
+    if principal is None: → 401 (send `authn.challenge(request)` as WWW-Authenticate)
     elif not scopes.allows(principal.scopes, "admin"): → 403
 
 Guarantees: with `auth.mode = "none"` (loopback only, enforced by the settings) every request is
 `Principal.local()`; with `jwt`, only a token the verifier accepts yields a principal — missing,
 malformed, expired, forged or wrongly scoped-for-another-issuer tokens give None, never an
-exception. The verifier (and its verified-token cache) is built once per app and shared with the
-edge, so a token checked at the edge is not verified twice.
+exception. The verifier (and its verified-token cache) is built once per authenticator, on
+first use, and shared with the edge, so a token checked at the edge is not verified twice.
+The authenticator is constructed from values (the `auth` settings and the MCP path), not from
+the application.
 """
 
 from __future__ import annotations
@@ -22,27 +24,13 @@ from typing import TYPE_CHECKING
 
 from starlette.requests import Request
 
-from service.dispatch.context import Principal
+from service.settings import AuthSettings
+from service.types import PRINCIPAL_KEY, Principal
 
 if TYPE_CHECKING:
-    from service.app import VaultgateApp
     from service.security.jwt import JwtVerifier
 
-PRINCIPAL_KEY = "vaultgate.principal"
-_VERIFIER_KEY = "jwt_verifier"
-
-
-def verifier_of(app: VaultgateApp) -> JwtVerifier | None:
-    """The app's verifier (built on first use; ConfigError for an unusable JWKS), None for `none`."""
-    if app.settings.auth.mode != "jwt":
-        return None
-    from service.security.jwt import JwtVerifier  # joserfc + cryptography load only for jwt mode
-
-    found = app.services.extensions.get(_VERIFIER_KEY)
-    if not isinstance(found, JwtVerifier):
-        found = JwtVerifier(app.settings.auth)
-        app.services.extensions[_VERIFIER_KEY] = found
-    return found
+METADATA_PATH = "/.well-known/oauth-protected-resource"
 
 
 def bearer_token(request: Request) -> str | None:
@@ -54,32 +42,58 @@ def bearer_token(request: Request) -> str | None:
     return token.strip()
 
 
-async def authenticate_request(app: VaultgateApp, request: Request) -> Principal | None:
-    """Principal.local() for auth `none`; the verified principal for a valid bearer token; else None."""
-    if app.settings.auth.mode == "none":
-        return Principal.local("http")
-    # The edge stores the principal only after verifying the token; clients cannot set scope keys.
-    already = request.scope.get(PRINCIPAL_KEY)
-    if isinstance(already, Principal) and already.authenticated:
-        return already
-    token = bearer_token(request)
-    verifier = verifier_of(app)
-    if token is None or verifier is None:
-        return None
-    from service.security.jwt import TokenRejected
+class Authenticator:
+    def __init__(self, auth: AuthSettings, mcp_path: str) -> None:
+        self.auth = auth
+        self.mcp_path = mcp_path
+        self._verifier: JwtVerifier | None = None
 
-    try:
-        return verifier.verify(token).principal
-    except TokenRejected:
-        return None
+    @property
+    def verifier(self) -> JwtVerifier | None:
+        """The verifier (built on first use; ConfigError for an unusable JWKS), None for `none`."""
+        if self.auth.mode != "jwt":
+            return None
+        if self._verifier is None:
+            from service.security.jwt import JwtVerifier  # joserfc + cryptography load only for jwt mode
 
+            self._verifier = JwtVerifier(self.auth)
+        return self._verifier
 
-def challenge_header(app: VaultgateApp, request: Request, error: str | None = None, description: str = "") -> str:
-    """The `WWW-Authenticate` value of a 401: Bearer + the RFC 9728 metadata URL (+ the error)."""
-    from service.http.edge import metadata_url
+    async def authenticate(self, request: Request) -> Principal | None:
+        """Principal.local() for auth `none`; the verified principal for a valid bearer token; else None."""
+        if self.auth.mode == "none":
+            return Principal.local("http")
+        # The edge stores the principal only after verifying the token; clients cannot set scope keys.
+        already = request.scope.get(PRINCIPAL_KEY)
+        if isinstance(already, Principal) and already.authenticated:
+            return already
+        token = bearer_token(request)
+        verifier = self.verifier
+        if token is None or verifier is None:
+            return None
+        from service.security.jwt import TokenRejected
 
-    parts = [f'resource_metadata="{metadata_url(app, request)}"']
-    if error is not None:
-        safe = description.replace('"', "'")
-        parts = [f'error="{error}"', f'error_description="{safe}"', *parts]
-    return "Bearer " + ", ".join(parts)
+        try:
+            return verifier.verify(token).principal
+        except TokenRejected:
+            return None
+
+    def challenge(self, request: Request, error: str | None = None, description: str = "") -> str:
+        """The `WWW-Authenticate` value of a 401: Bearer + the RFC 9728 metadata URL (+ the error)."""
+        parts = [f'resource_metadata="{self.metadata_url(request)}"']
+        if error is not None:
+            safe = description.replace('"', "'")
+            parts = [f'error="{error}"', f'error_description="{safe}"', *parts]
+        return "Bearer " + ", ".join(parts)
+
+    def resource_url(self, request: Request) -> str:
+        if self.auth.resource_url:
+            return self.auth.resource_url
+        base = str(request.base_url).rstrip("/")
+        return base + self.mcp_path
+
+    def metadata_url(self, request: Request) -> str:
+        resource = self.resource_url(request)
+        scheme_host, _, path = resource.partition("://")[2].partition("/")
+        origin = resource.split("://", 1)[0] + "://" + scheme_host
+        return f"{origin}{METADATA_PATH}/{path}" if path else f"{origin}{METADATA_PATH}"

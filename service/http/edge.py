@@ -21,7 +21,7 @@ identity (another token reusing the session id gets 404). `/metrics` is checked 
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
@@ -29,36 +29,23 @@ from starlette.authentication import AuthCredentials
 from starlette.requests import Request
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from service.dispatch.context import Principal
-from service.http.auth import PRINCIPAL_KEY, bearer_token, challenge_header, verifier_of
-from service.http.auth import authenticate_request as authenticate_request  # one definition (auth.py)
+from service.http.auth import METADATA_PATH, Authenticator, bearer_token
 from service.http.hosts import HostGuard
-
-if TYPE_CHECKING:
-    from service.app import VaultgateApp
+from service.types import PRINCIPAL_KEY, Principal
 
 OPEN_PATHS = ("/healthz",)  # no Host/Origin check, no token
 UNAUTHENTICATED_PATHS = ("/readyz",)  # Host/Origin checked, no token required
-METADATA_PATH = "/.well-known/oauth-protected-resource"
-
-
-def principal_of_scope(scope: Scope) -> Principal | None:
-    found = scope.get(PRINCIPAL_KEY)
-    return found if isinstance(found, Principal) else None
 
 
 class Edge:
-    def __init__(self, app: ASGIApp, vg: VaultgateApp) -> None:
+    def __init__(self, app: ASGIApp, *, authn: Authenticator, hosts: HostGuard, protect_metrics: bool) -> None:
+        """`authn` verifies tokens (its verifier is built now: an unusable JWKS fails at start);
+        `hosts` checks Host/Origin; `protect_metrics` puts /metrics behind an admin token."""
         self.app = app
-        self.vg = vg
-        settings = vg.settings
-        self.auth = settings.auth
-        self.mcp_path = settings.http.path
-        http = settings.http
-        self.hosts = HostGuard(
-            http.effective_allowed_hosts(), http.effective_allowed_origins(), enabled=http.dns_rebinding_protection
-        )
-        self.verifier = verifier_of(vg)
+        self.authn = authn
+        self.protect_metrics = protect_metrics
+        self.hosts = hosts
+        self.verifier = authn.verifier
         self._users: dict[str, AuthenticatedUser] = {}
         # The JWT module (joserfc, cryptography) is loaded only when tokens are checked.
         self._rejected: type[Exception] = Exception
@@ -83,7 +70,7 @@ class Edge:
         if path == METADATA_PATH or path.startswith(METADATA_PATH + "/") or path in UNAUTHENTICATED_PATHS:
             await self.app(scope, receive, send)
             return
-        if path == "/metrics" and not (self.auth.protect_metrics and self.verifier is not None):
+        if path == "/metrics" and not (self.protect_metrics and self.verifier is not None):
             await self.app(scope, receive, send)
             return
         if self.verifier is None:
@@ -124,7 +111,7 @@ class Edge:
 
     async def _challenge(self, request: Request, send: Send, error: str | None, description: str) -> None:
         body = {"error": error or "invalid_request", "error_description": description}
-        header = challenge_header(self.vg, request, error, description)
+        header = self.authn.challenge(request, error, description)
         await _json(send, 401, body, {"www-authenticate": header})
 
 
@@ -134,17 +121,3 @@ async def _json(send: Send, status: int, body: dict[str, Any], headers: dict[str
     all_headers += [(k.encode(), v.encode()) for k, v in (headers or {}).items()]
     await send({"type": "http.response.start", "status": status, "headers": all_headers})
     await send({"type": "http.response.body", "body": raw})
-
-
-def resource_url(vg: VaultgateApp, request: Request) -> str:
-    if vg.settings.auth.resource_url:
-        return vg.settings.auth.resource_url
-    base = str(request.base_url).rstrip("/")
-    return base + vg.settings.http.path
-
-
-def metadata_url(vg: VaultgateApp, request: Request) -> str:
-    resource = resource_url(vg, request)
-    scheme_host, _, path = resource.partition("://")[2].partition("/")
-    origin = resource.split("://", 1)[0] + "://" + scheme_host
-    return f"{origin}{METADATA_PATH}/{path}" if path else f"{origin}{METADATA_PATH}"

@@ -4,18 +4,24 @@ admin-scoped confirmation endpoint (behind the edge's bearer check like /mcp).
 
 `/healthz` is open to anyone; `/readyz` passes the Host/Origin guard but needs no token, and
 with jwt auth answers a caller without an admin token only per-vault readiness booleans and
-the storage backend flags (`public_readiness`)."""
+the storage backend flags (`public_readiness`).
+
+The routes are built from values — the version, the readiness and gauge callables, the metrics
+registry, the confirmation store, the settings sections they read — never from the application."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable, Sized
+from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-if TYPE_CHECKING:
-    from service.app import VaultgateApp
+from service.http.auth import Authenticator
+from service.obs.metrics import Metrics
+from service.policy.confirmations import Confirmations
+from service.settings import ConfirmationSettings
 
 
 def public_readiness(report: dict[str, Any]) -> dict[str, Any]:
@@ -29,34 +35,45 @@ def public_readiness(report: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def health_routes(app: VaultgateApp) -> list[Route]:
+def health_routes(
+    *,
+    version: str,
+    readiness: Callable[[], dict[str, Any]],
+    refresh_gauges: Callable[[], Awaitable[None]],
+    prometheus: Metrics,
+    authn: Authenticator,
+    confirmations: Confirmations,
+    confirmation: ConfirmationSettings,
+    vaults: Sized,
+    default_vault_id: str,
+) -> list[Route]:
+    """`vaults` is the live collection of served vaults (only its size is read)."""
+    auth = authn.auth
+
     async def healthz(request: Request) -> JSONResponse:
-        return JSONResponse({"status": "ok", "version": app.version})
+        return JSONResponse({"status": "ok", "version": version})
 
     async def readyz(request: Request) -> JSONResponse:
         """Whether each vault's index is ready and which storage backends loaded. With jwt auth,
         only an admin token sees the detail (index progress and file totals, which count notes
         the path ACL may hide, versions, load errors); anyone else gets the booleans."""
-        report = app.readiness()
+        report = readiness()
         status = 200 if report["ready"] else 503
-        if app.settings.auth.mode == "jwt":
-            from service.http.auth import authenticate_request
+        if auth.mode == "jwt":
             from service.security.scopes import holds
 
-            principal = await authenticate_request(app, request)
+            principal = await authn.authenticate(request)
             if principal is None or not holds(principal.scopes, "admin"):
                 report = public_readiness(report)
         return JSONResponse(report, status_code=status)
 
     async def protected_resource(request: Request) -> JSONResponse:
-        from service.http.edge import resource_url
         from service.security.scopes import SCOPES
 
-        auth = app.settings.auth
         servers = list(auth.authorization_servers) or ([auth.issuer] if auth.issuer else [])
         return JSONResponse(
             {
-                "resource": resource_url(app, request),
+                "resource": authn.resource_url(request),
                 "authorization_servers": servers,
                 "scopes_supported": list(SCOPES),
                 "bearer_methods_supported": ["header"],
@@ -72,15 +89,14 @@ def health_routes(app: VaultgateApp) -> list[Route]:
         Without authentication any local process could approve its own call, so under auth
         `none` this is refused unless `confirmation.allow_local_http_confirm` is set, and then
         only from a loopback peer. A token bound to a vault approves calls in that vault only."""
-        from service.dispatch.resolve_vault import bound_vault
-        from service.http.edge import principal_of_scope
+        from service.security.binding import bound_vault
         from service.security.scopes import holds
         from service.settings import is_loopback
+        from service.types import principal_of_scope
 
-        settings = app.settings
-        if settings.auth.mode == "none":
+        if auth.mode == "none":
             peer = request.client.host if request.client is not None else ""
-            if not (settings.confirmation.allow_local_http_confirm and is_loopback(peer)):
+            if not (confirmation.allow_local_http_confirm and is_loopback(peer)):
                 return JSONResponse(
                     {
                         "error": "forbidden",
@@ -99,9 +115,9 @@ def health_routes(app: VaultgateApp) -> list[Route]:
             body = None
         if not isinstance(body, dict) or not isinstance(body.get("args_hash"), str):
             return JSONResponse({"error": "invalid_request", "error_description": "send {args_hash, vault?}"}, 400)
-        store = app.services.extensions["confirmations"]
+        store = confirmations
         vault = body.get("vault") if isinstance(body.get("vault"), str) else None
-        bound = bound_vault(principal, len(app.services.vaults), settings.default_vault_id)
+        bound = bound_vault(principal, len(vaults), default_vault_id)
         if bound is not None and vault not in (None, bound):
             return JSONResponse(
                 {"error": "forbidden", "error_description": f"this token is bound to vault {bound!r}"}, 403
@@ -123,10 +139,10 @@ def health_routes(app: VaultgateApp) -> list[Route]:
     async def metrics(request: Request) -> Response:
         from service.obs.metrics import CONTENT_TYPE
 
-        await app.refresh_gauges()
-        return Response(app.metrics.render(), media_type=CONTENT_TYPE)
+        await refresh_gauges()
+        return Response(prometheus.render(), media_type=CONTENT_TYPE)
 
-    suffix = app.settings.http.path.strip("/")
+    suffix = authn.mcp_path.strip("/")
     return [
         Route("/healthz", healthz, methods=["GET"]),
         Route("/readyz", readyz, methods=["GET"]),

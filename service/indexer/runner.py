@@ -44,7 +44,7 @@ from service.indexer.state import State
 from service.indexer.status import Counts
 from service.storage.db import Database
 from service.vault.events import FileChange
-from service.vault.runtime import Vault
+from service.vault.vault import Vault
 
 if TYPE_CHECKING:
     from service.indexer.watch import Watcher  # imported at start(): watchfiles loads only when watching
@@ -58,8 +58,7 @@ BULK_THRESHOLD = 1000  # changed notes from which the trigram index is rebuilt i
 
 
 def indexer_of(vault: Vault) -> VaultIndexer | None:
-    found = vault.extensions.get("index")
-    return found if isinstance(found, VaultIndexer) else None
+    return vault.index if isinstance(vault.index, VaultIndexer) else None
 
 
 class VaultIndexer:
@@ -101,7 +100,7 @@ class VaultIndexer:
         self.trigram_ready = True  # False from a bulk load until its trigram rebuild is done
         self._side_tasks: set[asyncio.Task[None]] = set()
         self._deferred: list[FileChange] = []  # own writes made while the first index is built
-        vault.extensions["index"] = self
+        vault.index = self
 
     # -- life cycle --------------------------------------------------------------------------
 

@@ -15,9 +15,17 @@ import contextlib
 import logging
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from service.runtime import Services
+from service.obs.audit import AuditSink
+from service.obs.metrics import Metrics
+from service.policy.confirmations import Confirmations
+from service.policy.idempotency import IdempotencyStore
+from service.settings import Settings
+from service.storage.db import Database
+
+if TYPE_CHECKING:
+    from service.vault.vault import Vault
 
 log = logging.getLogger(__name__)
 
@@ -25,8 +33,26 @@ log = logging.getLogger(__name__)
 class Maintenance:
     name = "maintenance"
 
-    def __init__(self, services: Services, spool_dir: Path) -> None:
-        self.services = services
+    def __init__(
+        self,
+        settings: Settings,
+        db: Database,
+        vaults: dict[str, Vault],
+        *,
+        metrics: Metrics,
+        confirmations: Confirmations,
+        idempotency: IdempotencyStore,
+        audit: AuditSink | None,
+        spool_dir: Path,
+    ) -> None:
+        """`vaults` is the live map of served vaults (their session trace folders are swept)."""
+        self.settings = settings
+        self.db = db
+        self.vaults = vaults
+        self.metrics = metrics
+        self.confirmations = confirmations
+        self.idempotency = idempotency
+        self.audit = audit
         self.spool_dir = spool_dir
         self._task: asyncio.Task[None] | None = None
         self.last_run: dict[str, Any] | None = None
@@ -41,7 +67,7 @@ class Maintenance:
                 await self._task
 
     async def _loop(self) -> None:
-        interval = self.services.settings.maintenance.interval_seconds
+        interval = self.settings.maintenance.interval_seconds
         while True:
             await asyncio.sleep(interval)
             await self.run_once()
@@ -51,31 +77,30 @@ class Maintenance:
         return await self.run_once(now)
 
     async def run_once(self, now: float | None = None) -> dict[str, Any]:
-        settings = self.services.settings
-        ext = self.services.extensions
-        metrics = ext["metrics"]
+        settings = self.settings
+        metrics = self.metrics
         now = time.time() if now is None else now
         t0 = time.perf_counter()
         report: dict[str, Any] = {"at": now}
         try:
-            report["confirmations_purged"] = await ext["confirmations"].purge(now)
-            report["idempotency_keys_purged"] = await ext["idempotency"].purge(now)
+            report["confirmations_purged"] = await self.confirmations.purge(now)
+            report["idempotency_keys_purged"] = await self.idempotency.purge(now)
             cutoff = now - settings.audit.retention_days * 86_400
-            report["events_trimmed"] = await self.services.db.run_write(
+            report["events_trimmed"] = await self.db.run_write(
                 lambda c: int(c.execute("DELETE FROM event_log WHERE at < ?", (cutoff,)).rowcount or 0)
             )
             report["spool_files_deleted"] = await asyncio.to_thread(
                 _delete_older, self.spool_dir, "*.jsonl", now - settings.events.retention_days * 86_400
             )
             traces = 0
-            for vault in self.services.vaults.values():
+            for vault in self.vaults.values():
                 folder = vault.paths.root / settings.sessions.trace_folder
                 traces += await asyncio.to_thread(
                     _delete_older, folder, "*.jsonl", now - settings.sessions.retention_days * 86_400
                 )
             report["session_traces_deleted"] = traces
             ended_before = now - settings.sessions.retention_days * 86_400
-            report["sessions_trimmed"] = await self.services.db.run_write(
+            report["sessions_trimmed"] = await self.db.run_write(
                 lambda c: int(
                     c.execute(
                         "DELETE FROM agent_sessions WHERE ended_at IS NOT NULL AND ended_at < ?", (ended_before,)
@@ -83,7 +108,7 @@ class Maintenance:
                     or 0
                 )
             )
-            await self.services.db.run_write(lambda c: c.execute("PRAGMA optimize"))
+            await self.db.run_write(lambda c: c.execute("PRAGMA optimize"))
             report["status"] = "ok"
         except Exception as exc:
             log.exception("maintenance sweep failed")
@@ -91,7 +116,7 @@ class Maintenance:
             report["error"] = f"{type(exc).__name__}: {exc}"
         report["duration_ms"] = round((time.perf_counter() - t0) * 1000, 1)
         metrics.maintenance_runs.labels(status=report["status"]).inc()
-        audit = ext.get("audit")
+        audit = self.audit
         if audit is not None:
             audit.emit(
                 {

@@ -2,7 +2,7 @@
 
 Each `Metrics` owns its own `CollectorRegistry`, so several apps in one process (tests) never
 collide on series names. Other layers may call the counters directly (e.g. the policy layer:
-`services.extensions["metrics"].throttle_hits.labels(vault=..., tool=...).inc()`); the observe
+`services.metrics.throttle_hits.labels(vault=..., tool=...).inc()`); the observe
 layer also derives the same counters from error codes and `call.notes`, so the series move
 even when nobody else calls them. Counter names end in `_total` in the exposition.
 """

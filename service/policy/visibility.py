@@ -12,8 +12,26 @@ call_capability). Every tool stays callable by its own name in every mode.
 
 from __future__ import annotations
 
+from typing import Protocol
+
 from service.settings import ToolFacadeSettings, ToolVisibilitySettings
-from service.tools.registry import ToolSpec
+
+
+class ToolSpec(Protocol):
+    """What visibility rules read of a tool (`service.tools.registry.ToolSpec` is one)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def domain(self) -> str: ...
+
+    @property
+    def tags(self) -> tuple[str, ...]: ...
+
+    @property
+    def mutating(self) -> bool: ...
+
 
 FACADE_TAG = "facade"
 TRIAD = ("find_capability", "describe_capability", "call_capability")

@@ -30,8 +30,9 @@ from typing import TYPE_CHECKING, Any
 import mcp_types as types
 
 if TYPE_CHECKING:
-    from service.dispatch.context import Principal, ToolResult
+    from service.dispatch.context import ToolResult
     from service.indexer.jobs import Job
+    from service.types import Principal
 
 log = logging.getLogger(__name__)
 

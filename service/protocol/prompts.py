@@ -20,10 +20,11 @@ from service.dispatch.authorize import require_surface
 from service.errors import VaultgateError
 from service.markdown.parse import parse_note
 from service.security.acl import check_path
+from service.types import PathGuard, PrincipalFor
 from service.vault.paths import normalize, with_md
 
 if TYPE_CHECKING:
-    from service.app import VaultgateApp
+    from service.vault.vault import Vault
 
 MAX_CHARS = 60_000
 
@@ -56,8 +57,19 @@ def _user(text: str) -> types.PromptMessage:
 
 
 class Prompts:
-    def __init__(self, app: VaultgateApp) -> None:
-        self.app = app
+    def __init__(
+        self,
+        *,
+        vaults: dict[str, Vault],
+        default_vault_id: str,
+        guard: PathGuard,
+        principal_for: PrincipalFor,
+    ) -> None:
+        """`vaults` is the live map of served vaults; `principal_for` tells who sent a request."""
+        self.vaults = vaults
+        self.default_id = default_vault_id
+        self.guard = guard
+        self.principal_for = principal_for
 
     async def list(
         self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
@@ -65,18 +77,18 @@ class Prompts:
         return types.ListPromptsResult(prompts=PROMPTS)
 
     def _read(self, ctx: ServerRequestContext[Any, Any], path: str) -> tuple[str, str]:
-        principal, _ = self.app.dispatcher.principal_for(ctx)
-        vault = self.app.vaults[principal.vault or self.app.settings.default_vault_id]
+        principal, _ = self.principal_for(ctx)
+        vault = self.vaults[principal.vault or self.default_id]
         require_surface(
             principal,
             vault.id,
-            default_id=self.app.settings.default_vault_id,
-            vault_count=len(self.app.vaults),
+            default_id=self.default_id,
+            vault_count=len(self.vaults),
             what="prompts",
         )
         try:
             vp = vault.paths.resolve(with_md(normalize(path)))
-            check_path(self.app.services.guard, principal, vault, vp, "read")
+            check_path(self.guard, principal, vault, vp, "read")
             return vp.rel, vault.files.read(vp).content
         except VaultgateError as exc:
             raise MCPError(types.INVALID_PARAMS, f"{exc.code}: {exc.message}") from None
@@ -114,24 +126,24 @@ class Prompts:
         raise MCPError(types.INVALID_PARAMS, f"unknown prompt {params.name!r}")
 
     def _review_folder(self, ctx: ServerRequestContext[Any, Any], folder: str) -> types.GetPromptResult:
-        principal, _ = self.app.dispatcher.principal_for(ctx)
-        vault = self.app.vaults[principal.vault or self.app.settings.default_vault_id]
+        principal, _ = self.principal_for(ctx)
+        vault = self.vaults[principal.vault or self.default_id]
         require_surface(
             principal,
             vault.id,
-            default_id=self.app.settings.default_vault_id,
-            vault_count=len(self.app.vaults),
+            default_id=self.default_id,
+            vault_count=len(self.vaults),
             what="prompts",
         )
         try:
             root = vault.paths.resolve(folder, allow_root=True)
             # A denied folder is refused like list_notes refuses it, not shown as empty.
-            check_path(self.app.services.guard, principal, vault, root, "read")
+            check_path(self.guard, principal, vault, root, "read")
         except VaultgateError as exc:
             raise MCPError(types.INVALID_PARAMS, f"{exc.code}: {exc.message}") from None
         lines: list[str] = []
         size = 0
-        guard = self.app.services.guard
+        guard = self.guard
         # The walk decides on a symlink's target as well as on its own path, and each note is read
         # through the same check a tool applies, so a link never pulls in a note its rules hide.
         for rel, entry in vault.files.walk(root, readable=lambda rel: guard.allows(principal, vault, rel, "read")):

@@ -24,12 +24,12 @@ from service.dispatch.authorize import require_surface
 from service.errors import VaultgateError
 from service.security.acl import check_path
 from service.tools.models import decode_cursor, page_of
+from service.types import PathGuard, PrincipalFor
 from service.vault.events import FileChange
 from service.vault.paths import VaultPath
 
 if TYPE_CHECKING:
-    from service.app import VaultgateApp
-    from service.vault.runtime import Vault
+    from service.vault.vault import Vault
 
 log = logging.getLogger(__name__)
 SCHEME = "vault://"
@@ -54,8 +54,19 @@ def parse_uri(uri: str) -> tuple[str, str]:
 
 
 class Resources:
-    def __init__(self, app: VaultgateApp) -> None:
-        self.app = app
+    def __init__(
+        self,
+        *,
+        vaults: dict[str, Vault],
+        default_vault_id: str,
+        guard: PathGuard,
+        principal_for: PrincipalFor,
+    ) -> None:
+        """`vaults` is the live map of served vaults; `principal_for` tells who sent a request."""
+        self.vaults = vaults
+        self.default_id = default_vault_id
+        self.guard = guard
+        self.principal_for = principal_for
         # uri -> {connection identity: session}. The per-request ServerSession object is short-lived, but
         # its un-scoped notifications use the connection's standalone channel, which outlives the request.
         self._subscribers: dict[str, dict[int, Any]] = {}
@@ -63,21 +74,20 @@ class Resources:
         # handler fans our ResourceUpdated events out to the URIs each stream asked for.
         self.bus = InMemorySubscriptionBus()
         self.listen = ListenHandler(self.bus)
-        for vault in app.vaults.values():
+        for vault in vaults.values():
             vault.bus.subscribe(self._changed_listener(vault))
 
     def _vault(self, ctx: ServerRequestContext[Any, Any], vault_id: str | None) -> tuple[Vault, Any]:
-        principal, _ = self.app.dispatcher.principal_for(ctx)
-        wanted = vault_id or principal.vault or self.app.settings.default_vault_id
-        vault = self.app.vaults.get(wanted)
+        principal, _ = self.principal_for(ctx)
+        wanted = vault_id or principal.vault or self.default_id
+        vault = self.vaults.get(wanted)
         if vault is None or (principal.vault is not None and principal.vault != wanted):
             raise MCPError(types.INVALID_PARAMS, f"unknown vault {wanted!r}")
-        settings = self.app.settings
         require_surface(
             principal,
             vault.id,
-            default_id=settings.default_vault_id,
-            vault_count=len(self.app.vaults),
+            default_id=self.default_id,
+            vault_count=len(self.vaults),
             what="resources",
         )
         return vault, principal
@@ -87,7 +97,7 @@ class Resources:
         vault, principal = self._vault(ctx, vault_id)
         try:
             vp = vault.paths.resolve(path, op="read")
-            check_path(self.app.services.guard, principal, vault, vp, "read")
+            check_path(self.guard, principal, vault, vp, "read")
         except VaultgateError as exc:
             raise MCPError(types.INVALID_PARAMS, f"{exc.code}: {exc.message}") from None
         return vault, vp
@@ -96,7 +106,7 @@ class Resources:
         self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
     ) -> types.ListResourcesResult:
         vault, principal = self._vault(ctx, None)
-        guard = self.app.services.guard
+        guard = self.guard
         root = vault.paths.resolve("", allow_root=True)
         items: list[tuple[str, int]] = []
         # The read decision covers a symlink's target too: a link never lists a note its rules hide.

@@ -40,10 +40,9 @@ from service.settings import AclSettings, Settings
 from service.vault.paths import ALWAYS_HIDDEN
 
 if TYPE_CHECKING:
-    from service.dispatch.context import Principal
-    from service.runtime import PathGuard
+    from service.types import PathGuard, Principal
     from service.vault.paths import VaultPath
-    from service.vault.runtime import Vault
+    from service.vault.vault import Vault
 
 _GLOB_FLAGS = wcglob.GLOBSTAR | wcglob.BRACE | wcglob.DOTMATCH
 OPS = ("read", "write", "delete")
@@ -179,6 +178,11 @@ class AclGuard:
     """`services.guard`: the path ACL plus folder-narrowed scopes, per vault."""
 
     def __init__(self, settings: Settings) -> None:
+        self.reload(settings)
+
+    def reload(self, settings: Settings) -> None:
+        """Rebuild the rules from `settings` (a vault added at run time gets its own block); the
+        guard object stays the same, so everything holding it sees the new rules."""
         self._root = VaultAcl(settings.acl)
         self._vaults = {v.id: VaultAcl(v.acl) if v.acl is not None else self._root for v in settings.vaults}
 

@@ -21,7 +21,8 @@ from typing import Any
 
 from wcmatch import glob as wcglob
 
-SCOPES = ("read:vault", "write:vault", "delete:vault", "execute:command", "execute:plugin", "admin")
+from service.types import SCOPES as SCOPES  # the one list of scope names
+
 _GLOB_FLAGS = wcglob.GLOBSTAR | wcglob.BRACE | wcglob.DOTMATCH
 OP_SCOPE = {"read": "read:vault", "write": "write:vault", "delete": "delete:vault"}
 

@@ -12,25 +12,48 @@ paid only by restricted callers.
 from __future__ import annotations
 
 import sqlite3
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from service.security.scopes import narrowing
+from service.types import OpenGuard, PathGuard, Principal
 
 if TYPE_CHECKING:
-    from service.tools.context import ToolContext
+    from service.storage.db import Database
+    from service.vault.vault import Vault
 
 
-def unrestricted(ctx: ToolContext) -> bool:
+class _Services(Protocol):
+    @property
+    def guard(self) -> PathGuard: ...
+
+    @property
+    def db(self) -> Database: ...
+
+
+class Caller(Protocol):
+    """What these counts need of a tool call (`service.tools.context.ToolContext` is one)."""
+
+    @property
+    def principal(self) -> Principal: ...
+
+    @property
+    def vault(self) -> Vault: ...
+
+    @property
+    def services(self) -> _Services: ...
+
+    def can_read(self, rel: str) -> bool: ...
+
+
+def unrestricted(ctx: Caller) -> bool:
     """No path rule or read-narrowed scope can deny this caller a visible note in this vault."""
-    from service.runtime import OpenGuard
-
     acl_of = getattr(ctx.services.guard, "acl_of", None)
     if acl_of is None:
         return isinstance(ctx.services.guard, OpenGuard)  # the open guard denies nothing; any other may
-    return not acl_of(ctx.vault.id).restricted and narrowing(ctx.call.principal.scopes, "read:vault") is None
+    return not acl_of(ctx.vault.id).restricted and narrowing(ctx.principal.scopes, "read:vault") is None
 
 
-async def visible_counts(ctx: ToolContext) -> dict[str, int]:
+async def visible_counts(ctx: Caller) -> dict[str, int]:
     """The keys of `VaultIndexer.counts()`, counted over the notes `ctx.can_read` admits."""
     rows = await ctx.services.db.fetchall("SELECT id, path FROM notes WHERE vault_id = ?", (ctx.vault.id,))
     readable = {int(note_id) for note_id, path in rows if ctx.can_read(str(path))}

@@ -8,6 +8,7 @@ from typing import Any, Literal
 from pydantic import AliasChoices, Field, field_validator
 
 from service.settings.base import Section
+from service.types import ScopeClass
 
 
 class GovernorSettings(Section):
@@ -37,7 +38,7 @@ class ThrottleClass(Section):
     burst: int = Field(default=10, ge=1, description="Calls allowed at once before the rate applies.")
 
 
-ScopeClassName = Literal["read", "write", "delete", "bulk", "execute", "admin"]
+ScopeClassName = ScopeClass  # the one scope-class list lives in service.types
 
 
 def _default_classes() -> dict[ScopeClassName, ThrottleClass]:

@@ -16,17 +16,35 @@ import json
 import logging
 import os
 import sys
+from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import pydantic
-
-if TYPE_CHECKING:
-    from service.tools.registry import Registry, ToolSpec
 
 log = logging.getLogger(__name__)
 
 Schemas = tuple[dict[str, Any], dict[str, Any]]
+
+
+class ToolSpec(Protocol):
+    """What the cache reads of a tool (`service.tools.registry.ToolSpec` is one)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def input_model(self) -> type[pydantic.BaseModel]: ...
+
+    @property
+    def output_model(self) -> type[pydantic.BaseModel]: ...
+
+    def input_schema(self) -> dict[str, Any]: ...
+
+    def output_schema(self) -> dict[str, Any]: ...
+
+
+Registry = Iterable[ToolSpec]  # the catalog (`service.tools.registry.Registry`), iterated again per use
 FILE_NAME = "tool-schemas.json"
 _PACKAGE_DIR = Path(__file__).resolve().parents[1]  # service/
 

@@ -20,8 +20,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from service.dispatch.resolve_vault import bound_vault
 from service.indexer.runner import indexer_of
+from service.security.binding import bound_vault
 from service.settings import Settings
 from service.tools.context import ToolContext
 from service.tools.models import ToolInput, ToolOutput
@@ -66,7 +66,7 @@ class ServerHealthOut(ToolOutput):
 async def server_health(ctx: ToolContext, args: ServerHealthIn) -> ServerHealthOut:
     services = ctx.services
     states = []
-    bound = ctx.call.principal.vault
+    bound = ctx.principal.vault
     for vid, vault in services.vaults.items():
         if bound is not None and bound != vid:
             continue  # a vault-bound token learns nothing about the other vaults
@@ -179,7 +179,7 @@ class ListVaultsOut(ToolOutput):
 
 
 async def list_vaults(ctx: ToolContext, args: ListVaultsIn) -> ListVaultsOut:
-    principal = ctx.call.principal
+    principal = ctx.principal
     default = ctx.services.settings.default_vault_id
     bound = bound_vault(principal, len(ctx.services.vaults), default)
     items = []

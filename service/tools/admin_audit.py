@@ -1,6 +1,6 @@
 """admin domain, telemetry: get_metrics and get_audit_log.
 
-Touches: the app's Prometheus registry (`extensions["metrics"]`, read only) and the `event_log`
+Touches: the app's Prometheus registry (`services.metrics`, read only) and the `event_log`
 table (read only). Guarantee: the audit log exposes caller and argument hashes, never subjects
 or raw arguments; it first waits (bounded) for the audit writer so recent calls are included.
 `all_vaults` is refused (`forbidden`) to a token bound to one vault.
@@ -12,18 +12,16 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from service.dispatch.resolve_vault import bound_vault
 from service.errors import Forbidden
 from service.obs.metrics import Metrics
+from service.security.binding import bound_vault
 from service.tools.context import ToolContext
 from service.tools.models import Paging, ToolInput, ToolOutput, decode_cursor, encode_cursor
 from service.tools.registry import ToolSpec
 
 
 def _metrics(ctx: ToolContext) -> Metrics:
-    found = ctx.services.extensions.get("metrics")
-    assert isinstance(found, Metrics)
-    return found
+    return ctx.services.metrics
 
 
 # -- get_metrics ---------------------------------------------------------------------------
@@ -34,7 +32,7 @@ def _check_all_vaults(ctx: ToolContext, all_vaults: bool) -> None:
     if not all_vaults:
         return
     services = ctx.services
-    bound = bound_vault(ctx.call.principal, len(services.vaults), services.settings.default_vault_id)
+    bound = bound_vault(ctx.principal, len(services.vaults), services.settings.default_vault_id)
     if bound is not None:
         raise Forbidden(
             "this token is bound to one vault; all_vaults would show others",
@@ -144,10 +142,8 @@ _AUDIT_COLUMNS = (
 
 
 async def get_audit_log(ctx: ToolContext, args: GetAuditLogIn) -> GetAuditLogOut:
-    audit = ctx.services.extensions.get("audit")
-    if audit is not None:
-        # Events are written off the call path; show what has been emitted up to now.
-        await audit.drained(within=5.0)
+    # Events are written off the call path; show what has been emitted up to now.
+    await ctx.services.audit.drained(within=5.0)
     _check_all_vaults(ctx, args.all_vaults)
     where: list[str] = ["1 = 1"] if args.all_vaults else ["vault_id = ?"]
     params: list[Any] = [] if args.all_vaults else [ctx.vault.id]

@@ -4,7 +4,7 @@ Touches: the configuration file (read only), the indexer of a vault, the index t
 jobs table. No tool here changes a note: `reset_vault_cache` drops and rebuilds only the
 vault's index rows (the cache), which is why it is `destructive` with `confirm="always"` —
 search is degraded until the rebuild finishes. `reload_vault` reports differences; with
-`apply` it starts serving added vaults (through `extensions["add_vault"]`, i.e.
+`apply` it starts serving added vaults (through `services.add_vault`, i.e.
 `VaultgateApp.add_vault`); removals and changes take effect at the next restart.
 """
 
@@ -15,7 +15,6 @@ from typing import Any
 from pydantic import Field
 
 from service.errors import ConfigError
-from service.indexer.jobs import IndexJobs
 from service.indexer.runner import indexer_of
 from service.tools.context import ToolContext
 from service.tools.models import ToolInput, ToolOutput
@@ -61,8 +60,8 @@ async def reload_vault(ctx: ToolContext, args: ReloadVaultIn) -> ReloadVaultOut:
     }
     added = sorted(set(new) - set(old))
     applied: list[str] = []
-    add_vault = ctx.services.extensions.get("add_vault")
-    if args.apply and add_vault is not None:
+    add_vault = ctx.services.add_vault
+    if args.apply:
         for cfg in fresh.vaults:
             if cfg.id in added:
                 await add_vault(cfg)
@@ -93,8 +92,8 @@ class ResetVaultCacheOut(ToolOutput):
 async def reset_vault_cache(ctx: ToolContext, args: ResetVaultCacheIn) -> ResetVaultCacheOut:
     await reset_vault_cache_precheck(ctx, args)  # again: a reindex may have started while a human confirmed
     indexer = indexer_of(ctx.vault)
-    jobs = ctx.services.extensions.get("index_jobs")
-    assert indexer is not None and isinstance(jobs, IndexJobs)
+    jobs = ctx.services.index_jobs
+    assert indexer is not None
     vid = ctx.vault.id
 
     def drop(conn: Any) -> int:

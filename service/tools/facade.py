@@ -16,21 +16,21 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
+from functools import partial
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field, create_model
 
-from service.dispatch.context import InputNeeded
 from service.errors import ToolNotFound, VaultgateError
 from service.policy.visibility import FACADE_TAG
 from service.storage.db import _driver
-from service.tools.context import ToolContext
+from service.tools.context import InputNeeded, ToolContext
 from service.tools.models import ToolInput, ToolOutput, decode_cursor, page_of
 from service.tools.registry import Registry, ToolSpec
 
 
 def _visibility(ctx: ToolContext) -> Any:
-    return ctx.services.extensions.get("visibility")
+    return ctx.services.visibility
 
 
 def _listed(ctx: ToolContext, spec: ToolSpec | None) -> bool:
@@ -97,8 +97,7 @@ def _catalog(registry: Registry) -> _Catalog:
     return found
 
 
-async def find_capability(ctx: ToolContext, args: FindIn) -> FindOut:
-    registry = ctx.services.registry
+async def find_capability(ctx: ToolContext, args: FindIn, *, registry: Registry) -> FindOut:
     key = hashlib.sha256(args.query.encode()).hexdigest()[:16]
     offset = decode_cursor(args.cursor, t="cap", q=key)
     matches = [
@@ -146,8 +145,8 @@ class DescribeOut(ToolOutput):
     )
 
 
-async def describe_capability(ctx: ToolContext, args: DescribeIn) -> DescribeOut:
-    spec = ctx.services.registry.get(args.name)
+async def describe_capability(ctx: ToolContext, args: DescribeIn, *, registry: Registry) -> DescribeOut:
+    spec = registry.get(args.name)
     if spec is None or not _listed(ctx, spec):
         raise ToolNotFound(f"unknown tool {args.name!r}", details={"tool": args.name})
     tool = spec.to_mcp()
@@ -177,8 +176,10 @@ class CallOut(ToolOutput):
     result: dict[str, Any] = Field(description="Its structured result.")
 
 
-async def _call_inner(ctx: ToolContext, name: str, arguments: dict[str, Any], outer: ToolInput) -> CallOut:
-    spec = ctx.services.registry.get(name)
+async def _call_inner(
+    ctx: ToolContext, registry: Registry, name: str, arguments: dict[str, Any], outer: ToolInput
+) -> CallOut:
+    spec = registry.get(name)
     if spec is None or FACADE_TAG in spec.tags or not _listed(ctx, spec):
         raise ToolNotFound(f"unknown tool {name!r}", details={"tool": name})
     inner = dict(arguments)
@@ -186,22 +187,20 @@ async def _call_inner(ctx: ToolContext, name: str, arguments: dict[str, Any], ou
         inner.setdefault("vault", outer.vault)
     if outer.elicit_token is not None:
         inner.setdefault("elicit_token", outer.elicit_token)
-    call = ctx.call
-    dispatch = ctx.services.extensions["dispatch"]
-    result = await dispatch(
+    result = await ctx.services.dispatch(
         name,
         inner,
-        principal=call.principal,
-        transport=call.transport,
-        request=call.request,
-        progress=call.progress,
+        principal=ctx.principal,
+        transport=ctx.transport,
+        request=ctx.request,
+        progress=ctx.report,
         # protocol 2026-07-28: the retry of the outer call carries the answer to the inner call's question
-        input_responses=call.notes.get("input_responses"),
-        request_state=call.notes.get("request_state"),
+        input_responses=ctx.notes.get("input_responses"),
+        request_state=ctx.notes.get("request_state"),
     )
     if result.input_required is not None:
         raise InputNeeded(result.input_required)  # the client must ask its human, then retry this call
-    call.notes["inner_applied"] = result.applied  # the governor keeps a completed change a success
+    ctx.notes["inner_applied"] = result.applied  # the governor keeps a completed change a success
     if result.is_error:
         if isinstance(result.error, VaultgateError):
             raise result.error
@@ -209,8 +208,8 @@ async def _call_inner(ctx: ToolContext, name: str, arguments: dict[str, Any], ou
     return CallOut(tool=name, result=result.structured or {})
 
 
-async def call_capability(ctx: ToolContext, args: CallIn) -> CallOut:
-    return await _call_inner(ctx, args.name, args.arguments, args)
+async def call_capability(ctx: ToolContext, args: CallIn, *, registry: Registry) -> CallOut:
+    return await _call_inner(ctx, registry, args.name, args.arguments, args)
 
 
 def domain_tools(registry: Registry) -> list[ToolSpec]:
@@ -229,7 +228,7 @@ def domain_tools(registry: Registry) -> list[ToolSpec]:
         )
 
         async def handler(ctx: ToolContext, args: Any) -> CallOut:
-            return await _call_inner(ctx, args.operation, args.arguments, args)
+            return await _call_inner(ctx, registry, args.operation, args.arguments, args)
 
         lines = "; ".join(f"{s.name}: {s.title}" for s in specs)
         out.append(
@@ -264,7 +263,7 @@ def tools(registry: Registry) -> list[ToolSpec]:
             "tool by name or through call_capability.",
             FindIn,
             FindOut,
-            find_capability,
+            partial(find_capability, registry=registry),
         ),
         spec(
             "describe_capability",
@@ -272,7 +271,7 @@ def tools(registry: Registry) -> list[ToolSpec]:
             "A tool's full description and the JSON Schemas of its arguments and result.",
             DescribeIn,
             DescribeOut,
-            describe_capability,
+            partial(describe_capability, registry=registry),
         ),
         spec(
             "call_capability",
@@ -280,7 +279,7 @@ def tools(registry: Registry) -> list[ToolSpec]:
             "Call any tool by name with its arguments, through the same checks as a direct call.",
             CallIn,
             CallOut,
-            call_capability,
+            partial(call_capability, registry=registry),
             mutating=True,
             forwards_destructive=True,
             idempotent=False,

@@ -108,9 +108,7 @@ def _indexer(ctx: ToolContext) -> VaultIndexer:
 
 
 def _jobs(ctx: ToolContext) -> IndexJobs:
-    jobs = ctx.services.extensions.get("index_jobs")
-    assert isinstance(jobs, IndexJobs)
-    return jobs
+    return ctx.services.index_jobs
 
 
 async def index_status(ctx: ToolContext, args: IndexStatusIn) -> IndexStatusOut:

@@ -131,9 +131,10 @@ async def read_note(ctx: ToolContext, args: ReadNoteIn) -> ReadNoteOut:
 
 async def _tell_invalid_frontmatter(ctx: ToolContext, rel: str, error: str) -> None:
     """An `info` log notification for a client that asked for them (see `service.protocol.client_log`)."""
-    logs = ctx.services.extensions.get("client_logs")
-    if logs is not None and ctx.call.request is not None:
-        await logs.send(ctx.call.request, "info", {"event": "invalid_frontmatter", "path": rel, "error": error})
+    if ctx.request is not None:
+        await ctx.services.client_logs.send(
+            ctx.request, "info", {"event": "invalid_frontmatter", "path": rel, "error": error}
+        )
 
 
 # -- read_notes --------------------------------------------------------------------------------

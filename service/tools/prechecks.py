@@ -37,11 +37,10 @@ async def delete_note_precheck(ctx: ToolContext, args: Any) -> None:
 
 async def reset_vault_cache_precheck(ctx: ToolContext, args: Any) -> None:
     """reset_vault_cache: the vault has an index, and no reindex is running for it."""
-    from service.indexer.jobs import IndexJobs
     from service.indexer.runner import indexer_of
 
-    jobs = ctx.services.extensions.get("index_jobs")
-    if indexer_of(ctx.vault) is None or not isinstance(jobs, IndexJobs):
+    jobs = ctx.services.index_jobs
+    if indexer_of(ctx.vault) is None:
         raise IndexUnavailable(f"vault {ctx.vault.id!r} has no index", details={"vault": ctx.vault.id})
     if jobs.active(ctx.vault.id) is not None:
         raise Conflict(

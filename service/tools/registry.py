@@ -17,18 +17,16 @@ from pydantic import BaseModel
 
 from service.errors import RegistryError
 from service.tools.models import ToolInput, ToolOutput
+from service.types import WRITE_SCOPES, ScopeClass
 
 if TYPE_CHECKING:
     from service.tools.context import ToolContext
 
-ScopeClass = Literal["read", "write", "delete", "bulk", "execute", "admin"]
 ConfirmPolicy = Literal["never", "always", "conditional"]
 Handler = Callable[["ToolContext", Any], Awaitable[ToolOutput]]
 # Returns a human-readable preview when this particular call needs a human's confirmation.
 ConfirmWhen = Callable[["ToolContext", Any], Awaitable[str | None]]
 Precheck = Callable[["ToolContext", Any], Awaitable[None]]
-
-WRITE_SCOPES = frozenset({"write:vault", "delete:vault", "execute:command", "execute:plugin", "admin"})
 
 
 @dataclass(frozen=True)

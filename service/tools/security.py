@@ -11,12 +11,12 @@ from typing import Literal
 
 from pydantic import Field
 
-from service.dispatch.context import Principal
 from service.security import scopes as scope_api
 from service.security.acl import DROP_BOX_RULE
 from service.tools.context import ToolContext
 from service.tools.models import ToolInput, ToolOutput
 from service.tools.registry import ToolSpec
+from service.types import Principal
 
 
 class InspectAclIn(ToolInput):
@@ -42,7 +42,7 @@ class InspectAclOut(ToolOutput):
 
 async def inspect_acl(ctx: ToolContext, args: InspectAclIn) -> InspectAclOut:
     vp = ctx.vault.paths.resolve(args.path, allow_root=True, allow_hidden=True, op=args.op)
-    principal = ctx.call.principal
+    principal = ctx.principal
     if args.scopes is not None:
         principal = Principal(
             subject=principal.subject,

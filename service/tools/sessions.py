@@ -27,9 +27,7 @@ _UNSAFE = re.compile(r"[^\w\- ]+")
 
 
 def _traces(ctx: ToolContext) -> SessionTraces:
-    found = ctx.services.extensions.get("sessions")
-    assert isinstance(found, SessionTraces)
-    return found
+    return ctx.services.sessions
 
 
 class StartSessionIn(ToolInput):
@@ -59,7 +57,7 @@ class EndSessionOut(ToolOutput):
 
 async def start_session(ctx: ToolContext, args: StartSessionIn) -> StartSessionOut:
     traces = _traces(ctx)
-    caller = caller_hash(ctx.call.principal.subject)
+    caller = caller_hash(ctx.principal.subject)
     current = traces.active(caller, ctx.vault.id)
     if current is not None:
         raise Conflict(
@@ -88,7 +86,7 @@ async def start_session(ctx: ToolContext, args: StartSessionIn) -> StartSessionO
 
 async def end_session(ctx: ToolContext, args: EndSessionIn) -> EndSessionOut:
     traces = _traces(ctx)
-    session = traces.active(caller_hash(ctx.call.principal.subject), ctx.vault.id)
+    session = traces.active(caller_hash(ctx.principal.subject), ctx.vault.id)
     if session is None or (args.session_id is not None and args.session_id != session.id):
         raise ToolNotFound(
             "no such open session of yours in this vault",
@@ -97,7 +95,7 @@ async def end_session(ctx: ToolContext, args: EndSessionIn) -> EndSessionOut:
         )
     ended = await traces.close(session)
     # This call itself is still traced: the observe layer mirrors it into the handed-over session.
-    ctx.call.notes["session"] = session
+    ctx.notes["session"] = session
     return EndSessionOut(
         session_id=session.id,
         path=session.trace_rel,

@@ -20,8 +20,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from service.dispatch.context import Principal
 from service.security.acl import AclGuard
+from service.types import Principal
 from tests.bench.common import report, standard_vault, summary_ms
 from tests.conftest import settings_for, started
 

@@ -63,7 +63,7 @@ async def test_a_second_reindex_joins_the_running_one_shown_as_active_job(make_v
     async with started(make_vault(SEARCH_VAULT)) as vg:
         await vg.indexed()
         blocked, release = asyncio.Event(), asyncio.Event()
-        jobs = vg.app.services.extensions["index_jobs"]
+        jobs = vg.app.services.index_jobs
         assert isinstance(jobs, IndexJobs)
         jobs.listener_timeout_s = 60.0
 
@@ -98,7 +98,7 @@ async def test_reindex_without_waiting_returns_the_job_at_once(make_vault: Calla
         await vg.indexed()
         out = await vg.ok("reindex", mode="sync", wait=False)
         assert out["job"]["status"] in ("queued", "running") and out["already_running"] is False
-        jobs = vg.app.services.extensions["index_jobs"]
+        jobs = vg.app.services.index_jobs
         assert isinstance(jobs, IndexJobs)
         task = jobs._tasks.get(out["job"]["id"])
         if task is not None:
@@ -172,7 +172,7 @@ async def test_full_reindex_rebuilds_rows_a_sync_trusts(make_vault: Callable[...
 async def test_a_stalled_progress_listener_does_not_hold_the_job(make_vault: Callable[..., Path]) -> None:
     async with started(make_vault(SEARCH_VAULT)) as vg:
         await vg.indexed()
-        jobs = vg.app.services.extensions["index_jobs"]
+        jobs = vg.app.services.index_jobs
         assert isinstance(jobs, IndexJobs)
         jobs.listener_timeout_s = 0.01
         never = asyncio.Event()

@@ -20,7 +20,7 @@ def _sample(metrics: Metrics, name: str, **labels: str) -> float:
 
 
 async def test_successful_call_increments_ok_counter_and_histogram(vg: Harness) -> None:
-    metrics: Metrics = vg.app.services.extensions["metrics"]
+    metrics: Metrics = vg.app.services.metrics
     before = _sample(metrics, "vaultgate_tool_calls_total", tool="list_notes", status="ok")
     await vg.ok("list_notes")
     assert _sample(metrics, "vaultgate_tool_calls_total", tool="list_notes", status="ok") == before + 1
@@ -28,14 +28,14 @@ async def test_successful_call_increments_ok_counter_and_histogram(vg: Harness) 
 
 
 async def test_failed_call_is_counted_with_its_error_code(vg: Harness) -> None:
-    metrics: Metrics = vg.app.services.extensions["metrics"]
+    metrics: Metrics = vg.app.services.metrics
     await vg.err("read_note", "note_not_found", path="does/not/exist.md")
     assert _sample(metrics, "vaultgate_tool_calls_total", tool="read_note", status="note_not_found") == 1
 
 
 async def test_unknown_tool_is_still_observed(vg: Harness) -> None:
     """...under fixed labels: callers cannot mint new series with made-up tool or vault names."""
-    metrics: Metrics = vg.app.services.extensions["metrics"]
+    metrics: Metrics = vg.app.services.metrics
     await vg.err("no_such_tool", "not_found")
     await vg.err("no_such_tool_either", "not_found", vault="main")
     assert _sample(metrics, "vaultgate_tool_calls_total", tool="unknown", status="not_found", vault="") == 1
@@ -61,7 +61,7 @@ async def test_an_input_request_counts_as_input_required_and_a_trip(make_vault: 
     )
     request = SimpleNamespace(session=session, request_id=1)
     async with started(make_vault({"A.md": "# A\n"})) as vg:
-        metrics: Metrics = vg.app.services.extensions["metrics"]
+        metrics: Metrics = vg.app.services.metrics
         args = {"path": "A", "permanent": True}
         result = await vg.app.dispatcher.call("delete_note", args, principal=vg.principal, request=request)
         assert result.input_required is not None
@@ -76,7 +76,7 @@ async def test_a_failing_spool_drops_and_counts_each_event_and_the_calls_succeed
     blocker = tmp_path / "not-a-folder"
     blocker.write_text("a file where the spool folder should be\n")
     async with started(make_vault({"A.md": "# A\n"}), events={"spool_dir": str(blocker)}) as vg:
-        metrics: Metrics = vg.app.services.extensions["metrics"]
+        metrics: Metrics = vg.app.services.metrics
         for _ in range(3):
             assert (await vg.ok("read_note", path="A"))["path"] == "A.md"
         await vg.app.audit.drained()
@@ -93,7 +93,7 @@ async def test_index_backlog_and_lag_gauges_appear_and_move(make_vault: Callable
     async with started(make_vault(notes)) as vg:
         await vg.indexed()
         app = vg.app
-        metrics: Metrics = app.services.extensions["metrics"]
+        metrics: Metrics = app.services.metrics
         await app.refresh_gauges()
         assert _sample(metrics, "vaultgate_index_notes", vault="main") == 900
         assert _sample(metrics, "vaultgate_index_backlog", vault="main") == 0
@@ -122,7 +122,7 @@ def test_each_metrics_instance_has_its_own_registry() -> None:
 async def test_policy_outcomes_move_their_counters(make_vault: Callable[..., Path]) -> None:
     throttle = {"classes": {"read": {"rate_per_minute": 1, "burst": 2}}}
     async with started(make_vault({"A.md": "# A\n"}), throttle=throttle) as vg:
-        metrics: Metrics = vg.app.services.extensions["metrics"]
+        metrics: Metrics = vg.app.services.metrics
         await vg.ok("append_note", path="A", content="x\n", idempotency_key="k1")
         await vg.ok("append_note", path="A", content="x\n", idempotency_key="k1")  # replayed
         await vg.confirmed("delete_note", path="A", permanent=True)  # one trip, one consumption
@@ -139,7 +139,7 @@ async def test_a_confirmation_through_the_facade_is_one_trip_and_one_consumption
     make_vault: Callable[..., Path],
 ) -> None:
     async with started(make_vault({"A.md": "# A\n"}), tool_facade={"mode": "triad"}) as vg:
-        metrics: Metrics = vg.app.services.extensions["metrics"]
+        metrics: Metrics = vg.app.services.metrics
         args = {"name": "delete_note", "arguments": {"path": "A", "permanent": True}}
         await vg.err("call_capability", "elicit_required", **args)
         token = await vg.token_for("delete_note", path="A", permanent=True)  # a second trip, direct

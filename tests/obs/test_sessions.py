@@ -7,7 +7,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from service.dispatch.context import Principal
+from service.types import Principal
 from tests.conftest import Harness, started
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import httpx2
 
-from service.dispatch.context import ALL_SCOPES, Principal
+from service.types import ALL_SCOPES, Principal
 from tests.conftest import e2e, started
 from tests.security.keys import SECRET, claims, hs
 

@@ -20,7 +20,7 @@ VAULT = {"A.md": "# A\n\nkeep me\n", "B.md": "# B\n\nme too\n", "Folder/C.md": "
 
 async def _pending_token(vg: Harness, tool: str, **args: Any) -> tuple[str, dict[str, Any]]:
     error = await vg.err(tool, "elicit_required", **args)
-    store = vg.app.services.extensions["confirmations"]
+    store = vg.app.services.confirmations
     [request] = await store.pending(error["details"]["args_hash"], "main")
     token, _ = await store.mint(request, minted_by="test")
     return token, error
@@ -62,7 +62,7 @@ async def test_a_token_cannot_be_spent_twice_concurrently(make_vault: Callable[.
         results = await asyncio.gather(*(vg.call("write_note", **args, elicit_token=token) for _ in range(6)))
         codes = sorted(r.error_code or "ok" for r in results)
         assert codes == ["elicit_required"] * 5 + ["ok"]
-        store = vg.app.services.extensions["confirmations"]
+        store = vg.app.services.confirmations
         token2, _ = await _pending_token(vg, "write_note", path="B", content="x\n", mode="overwrite")
         spent = await asyncio.gather(
             *(
@@ -137,7 +137,7 @@ async def test_calls_that_must_fail_answer_before_asking_a_human(make_vault: Cal
 async def test_reset_vault_cache_refuses_before_asking_while_a_reindex_runs(make_vault: Callable[..., Path]) -> None:
     async with started(make_vault(VAULT)) as vg:
         await vg.indexed()
-        jobs = vg.app.services.extensions["index_jobs"]
+        jobs = vg.app.services.index_jobs
         jobs.active = lambda vault_id: object()  # a reindex is running
         error = await vg.err("reset_vault_cache", "conflict")
         assert "reindex" in error["message"]
@@ -223,7 +223,7 @@ async def test_builtin_execute_scope_floors_always_need_a_human(make_vault: Call
     for enabled in (True, False):
         async with started(make_vault(VAULT), confirmation={"enabled": enabled}) as vg:
             ran: list[str] = []
-            registry = vg.app.services.registry
+            registry = vg.app.registry
             registry.add(_exec_spec("run_command", "execute:command", ran))
             registry.add(_exec_spec("run_plugin", "execute:plugin", ran))
             for tool in ("run_command", "run_plugin"):

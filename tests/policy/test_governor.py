@@ -7,9 +7,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from service.dispatch.context import CallContext, Principal, ToolResult
+from service.dispatch.context import CallContext, ToolResult
 from service.dispatch.governor import Governor
 from service.settings import GovernorSettings
+from service.types import Principal
 from tests.conftest import Harness, started
 
 TAGGED = {f"Notes/N{i:02}.md": f"# N{i:02}\n\nSome text #old and more.\n" for i in range(60)}

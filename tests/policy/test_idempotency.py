@@ -60,7 +60,7 @@ async def test_a_failed_call_releases_its_key_and_keys_are_per_caller(make_vault
 
 async def test_a_crashed_claim_is_reclaimed_after_the_timeout(make_vault: Callable[..., Path]) -> None:
     async with started(make_vault(VAULT), idempotency={"reclaim_seconds": 60}) as vg:
-        store = vg.app.services.extensions["idempotency"]
+        store = vg.app.services.idempotency
         claim = await store.claim("test", "main", "crash", "append_note", "h")
         assert claim.outcome == "owner"
         assert (await store.claim("test", "main", "crash", "append_note", "h")).outcome == "in_flight"
@@ -74,7 +74,7 @@ async def test_a_crashed_claim_is_reclaimed_after_the_timeout(make_vault: Callab
 
 async def test_a_completed_key_is_a_fresh_call_after_its_ttl(make_vault: Callable[..., Path]) -> None:
     async with started(make_vault(VAULT), idempotency={"ttl_seconds": 3600}) as vg:
-        store = vg.app.services.extensions["idempotency"]
+        store = vg.app.services.idempotency
         now = [time.time()]
         store.clock = lambda: now[0]
         args = {"path": "Log", "content": "- entry\n", "idempotency_key": "ttl"}

@@ -35,7 +35,7 @@ def test_bucket_refills_at_the_configured_rate() -> None:
 async def test_throttled_calls_answer_with_retry_after_and_change_nothing(make_vault: Callable[..., Path]) -> None:
     cfg = {"classes": {"write": {"rate_per_minute": 6, "burst": 2}, "read": {"rate_per_minute": 60, "burst": 100}}}
     async with started(make_vault({"A.md": "a\n"}), throttle=cfg) as vg:
-        buckets = vg.app.services.extensions["throttle"]
+        buckets = vg.app.services.throttle
         clock = Clock()
         buckets.clock = clock
         await vg.ok("append_note", path="A", content="1\n")

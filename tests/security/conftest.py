@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from service.dispatch.context import Principal
 from service.security.scopes import parse_scopes
+from service.types import Principal
 
 SEC_VAULT: dict[str, str | bytes] = {
     "Inbox/Todo.md": "---\ntags: [inbox]\n---\n# Todo\n\nLink to [[Plan]] and [[Diary]].\n",

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from service.dispatch.context import Principal
 from service.security.acl import VaultAcl
 from service.settings import AclSettings
+from service.types import Principal
 from tests.conftest import started
 from tests.security.conftest import SEC_VAULT, WORKED_ACL, caller
 

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from service.dispatch.context import Principal
 from service.errors import ConfigError
 from service.security.acl import AclGuard
 from service.settings import load_settings
+from service.types import Principal
 from tests.conftest import started
 from tests.security.conftest import SEC_VAULT, caller
 

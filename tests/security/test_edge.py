@@ -3,6 +3,7 @@ the MCP app is reached, /metrics protection, and `authenticate_request` for othe
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -13,11 +14,12 @@ from starlette.requests import Request
 from starlette.types import Message, Receive, Scope, Send
 
 from service.app import VaultgateApp
-from service.dispatch.context import Principal
-from service.http.auth import authenticate_request, verifier_of
-from service.http.edge import Edge, principal_of_scope
+from service.http.asgi import host_guard
+from service.http.auth import Authenticator
+from service.http.edge import Edge
 from service.http.hosts import HostGuard
 from service.settings import HttpSettings
+from service.types import Principal, principal_of_scope
 from tests.conftest import settings_for
 from tests.security.conftest import SEC_VAULT
 from tests.security.keys import SECRET, claims, hs, keys, sign, unsigned
@@ -25,6 +27,23 @@ from tests.security.keys import SECRET, claims, hs, keys, sign, unsigned
 DEFAULTS = HttpSettings(host="127.0.0.1", port=8765)
 GUARD = HostGuard(DEFAULTS.effective_allowed_hosts(), DEFAULTS.effective_allowed_origins())
 TUNNEL = HostGuard(["notes.example.com"], ["https://notes.example.com"])
+_AUTHN: weakref.WeakKeyDictionary[VaultgateApp, Authenticator] = weakref.WeakKeyDictionary()
+
+
+def authn_of(app: VaultgateApp) -> Authenticator:
+    """One authenticator per app, as `service.http.asgi.http_app` builds it."""
+    found = _AUTHN.get(app)
+    if found is None:
+        found = _AUTHN[app] = Authenticator(app.settings.auth, app.settings.http.path)
+    return found
+
+
+def edge_of(inner: Any, app: VaultgateApp) -> Edge:
+    """The edge as `service.http.asgi.http_app` builds it for `app`."""
+    settings = app.settings
+    return Edge(
+        inner, authn=authn_of(app), hosts=host_guard(settings.http), protect_metrics=settings.auth.protect_metrics
+    )
 
 
 @pytest.mark.parametrize(
@@ -134,7 +153,7 @@ async def test_the_edge_refuses_before_the_app_is_reached(
     jwt_app: VaultgateApp, path: str, headers: dict[str, str], status: int
 ) -> None:
     inner = Inner()
-    got, response_headers = await drive(Edge(inner, jwt_app), path, headers)
+    got, response_headers = await drive(edge_of(inner, jwt_app), path, headers)
     assert got == status
     assert inner.scopes == []
     if status == 401:
@@ -154,13 +173,13 @@ async def test_the_edge_refuses_before_the_app_is_reached(
 )
 async def test_probes_and_metadata_stay_open(jwt_app: VaultgateApp, path: str, headers: dict[str, str]) -> None:
     inner = Inner()
-    assert (await drive(Edge(inner, jwt_app), path, headers))[0] == 200
+    assert (await drive(edge_of(inner, jwt_app), path, headers))[0] == 200
     assert len(inner.scopes) == 1 and principal_of_scope(inner.scopes[0]) is None
 
 
 async def test_a_verified_token_reaches_the_app_with_its_principal(jwt_app: VaultgateApp) -> None:
     inner = Inner()
-    edge = Edge(inner, jwt_app)
+    edge = edge_of(inner, jwt_app)
     token = hs(claims(scope="read:vault admin", vault="main"))
     for path in ("/mcp", "/metrics"):
         assert (await drive(edge, path, {**HOST, "authorization": f"Bearer {token}"}))[0] == 200
@@ -186,7 +205,7 @@ def request_with(headers: dict[str, str], **scope_extra: Any) -> Request:
 
 
 async def test_authenticate_request_accepts_only_verified_tokens(jwt_app: VaultgateApp) -> None:
-    good = await authenticate_request(jwt_app, request_with({"authorization": f"Bearer {hs(claims(scope='admin'))}"}))
+    good = await authn_of(jwt_app).authenticate(request_with({"authorization": f"Bearer {hs(claims(scope='admin'))}"}))
     assert good is not None and good.authenticated and good.scopes == {"admin"} and good.subject == "agent"
     rejected = [
         {},
@@ -197,30 +216,30 @@ async def test_authenticate_request_accepts_only_verified_tokens(jwt_app: Vaultg
         {"authorization": f"Bearer {sign('RS256', claims(), keys()['rsa'], kid='rsa-1')}"},  # no JWKS configured
     ]
     for headers in rejected:
-        assert await authenticate_request(jwt_app, request_with(headers)) is None, headers
+        assert await authn_of(jwt_app).authenticate(request_with(headers)) is None, headers
     # a principal the edge already verified is reused; an unauthenticated one is not trusted
     seen = Principal(subject="edge", scopes=frozenset({"read:vault"}), authenticated=True)
-    assert await authenticate_request(jwt_app, request_with({}, **{"vaultgate.principal": seen})) is seen
+    assert await authn_of(jwt_app).authenticate(request_with({}, **{"vaultgate.principal": seen})) is seen
     local = Principal.local("forged")
-    assert await authenticate_request(jwt_app, request_with({}, **{"vaultgate.principal": local})) is None
+    assert await authn_of(jwt_app).authenticate(request_with({}, **{"vaultgate.principal": local})) is None
 
 
 async def test_authenticate_request_with_auth_none_is_local(make_vault: Callable[..., Path]) -> None:
     app = VaultgateApp(settings_for(make_vault(SEC_VAULT)))
-    principal = await authenticate_request(app, request_with({}))
+    principal = await authn_of(app).authenticate(request_with({}))
     assert principal == Principal.local("http")
-    assert verifier_of(app) is None
+    assert authn_of(app).verifier is None
 
 
 def test_the_edge_and_authenticate_request_share_one_verifier(jwt_app: VaultgateApp) -> None:
-    assert Edge(Inner(), jwt_app).verifier is verifier_of(jwt_app) is not None
+    assert edge_of(Inner(), jwt_app).verifier is authn_of(jwt_app).verifier is not None
 
 
 async def test_the_challenge_names_the_public_metadata_url_behind_a_tunnel(make_vault: Callable[..., Path]) -> None:
     auth = {"mode": "jwt", "jwt_secret": SECRET, "resource_url": "https://notes.example.com/mcp"}
     http = {"allowed_hosts": ["notes.example.com"], "allowed_origins": ["https://notes.example.com"]}
     app = VaultgateApp(settings_for(make_vault(SEC_VAULT), auth=auth, http=http))
-    status, headers = await drive(Edge(Inner(), app), "/mcp", {"host": "notes.example.com"})
+    status, headers = await drive(edge_of(Inner(), app), "/mcp", {"host": "notes.example.com"})
     assert status == 401
     expected = 'resource_metadata="https://notes.example.com/.well-known/oauth-protected-resource/mcp"'
     assert expected in headers["www-authenticate"]

@@ -11,7 +11,8 @@ import pytest
 
 from service.app import VaultgateApp
 from service.errors import ConfigError
-from service.http.auth import verifier_of
+from service.http.asgi import http_app
+from service.http.auth import Authenticator
 from service.settings import load_settings
 from tests.e2e.test_cli import run
 from tests.security.keys import SECRET, claims, jwks, keys, sign
@@ -38,7 +39,7 @@ def test_environment_names_configure_jwt_with_a_jwks_file(
     assert settings.http.effective_allowed_hosts() == ["notes.example.com"]
     assert settings.http.effective_allowed_origins() == ["https://notes.example.com"]
     assert SECRET not in json.dumps(settings.redacted())
-    verifier = verifier_of(VaultgateApp(settings))
+    verifier = Authenticator(VaultgateApp(settings).settings.auth, settings.http.path).verifier
     assert verifier is not None
     token = sign("ES256", claims(iss="https://idp.example", aud="vaultgate"), keys()["ec"], kid="ec-1")
     assert verifier.verify(token).principal.subject == "agent"
@@ -83,7 +84,7 @@ def test_an_unusable_jwks_file_fails_when_the_http_app_is_built(
     bad.write_text(content, encoding="utf-8")
     app = VaultgateApp(load_settings(make_vault({"A.md": "a"}), auth={"mode": "jwt", "jwks_file": str(bad)}))
     with pytest.raises(ConfigError):
-        app.http_app()
+        http_app(app)
 
 
 def config_with(tmp_path: Path, vault: Path, auth: str) -> Path:

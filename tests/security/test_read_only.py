@@ -11,9 +11,10 @@ from typing import Any
 import pytest
 
 from service.dispatch.acl_gate import AclGate
-from service.dispatch.context import CallContext, Principal, ToolResult
+from service.dispatch.context import CallContext, ToolResult
 from service.errors import AclDenied, Forbidden, ReadOnlyMode
 from service.settings import load_settings
+from service.types import Principal
 from tests.conftest import Harness, started
 from tests.security.conftest import SEC_VAULT
 
@@ -74,8 +75,7 @@ async def test_read_only_wins_over_confirmation_idempotency_and_conflicts(
 
 async def test_every_registered_vault_writing_tool_is_stopped_by_the_gate(frozen: Harness) -> None:
     """Registry-wide: tools added later are covered too, without hand-written arguments."""
-    services = frozen.app.services
-    gate = AclGate(services)
+    gate = AclGate(frozen.app.guard.is_read_only)
     vault = frozen.app.vaults["main"]
     reached: list[str] = []
 
@@ -84,7 +84,7 @@ async def test_every_registered_vault_writing_tool_is_stopped_by_the_gate(frozen
         return ToolResult(structured={}, text="")
 
     refused: list[str] = []
-    for spec in services.registry:
+    for spec in frozen.app.registry:
         call = CallContext(spec.name, {}, Principal.local(), "inproc", spec=spec, vault=vault)
         try:
             await gate(call, handler)
@@ -93,7 +93,7 @@ async def test_every_registered_vault_writing_tool_is_stopped_by_the_gate(frozen
             refused.append(spec.name)
     assert set(WRITES) | {"reindex"} <= set(refused)
     # Facade tools (call_capability, domain_*) pass here: the tool they run meets this gate itself.
-    assert set(refused) == {spec.name for spec in services.registry if spec.mutating and "facade" not in spec.tags}
+    assert set(refused) == {spec.name for spec in frozen.app.registry if spec.mutating and "facade" not in spec.tags}
     assert {"read_note", "list_notes", "search_text", "inspect_acl"} <= set(reached)
     assert not set(refused) & set(reached)
 

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from service.dispatch.context import Principal
 from service.security.scopes import allows, canonical, holds, narrowing, parse_scopes
+from service.types import Principal
 from tests.conftest import started
 from tests.security.conftest import SEC_VAULT, caller
 

@@ -6,8 +6,8 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-from service.dispatch.context import Principal
 from service.indexer.runner import indexer_of
+from service.types import Principal
 from tests.conftest import Harness, snapshot, started
 
 SECRET = "s3cret-value-that-must-never-leak-0123456789"

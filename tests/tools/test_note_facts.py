@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from service.dispatch.context import CallContext
 from service.markdown.parse import parse_note
 from service.storage.db import DbError, DbOperationalError, connect
 from service.tools.context import ToolContext
@@ -54,7 +53,7 @@ async def test_facts_come_from_the_index_only_when_its_etag_matches(make_vault: 
         await vg.indexed()
         vault = vg.app.vaults["main"]
         ctx = ToolContext(
-            call=CallContext(tool="read_note", raw_args={}, principal=vg.principal, transport="inproc"),
+            principal=vg.principal,
             vault=vault,
             services=vg.app.services,
         )

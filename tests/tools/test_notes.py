@@ -175,14 +175,12 @@ async def test_write_note_modes_and_etag_conflict(vg: Harness) -> None:
 
 
 async def test_write_note_asks_for_confirmation_only_for_blind_overwrites(vg: Harness) -> None:
-    from service.dispatch.context import CallContext
     from service.tools.context import ToolContext
     from service.tools.notes_write import WriteNoteIn, write_note_confirm
 
     spec = vg.app.registry.get("write_note")
     assert spec is not None and spec.confirm == "conditional"
-    call = CallContext(tool="write_note", raw_args={}, principal=vg.principal, transport="inproc")
-    ctx = ToolContext(call=call, vault=vg.app.vaults["main"], services=vg.app.services)
+    ctx = ToolContext(principal=vg.principal, vault=vg.app.vaults["main"], services=vg.app.services)
     note = await vg.ok("read_note", path="Welcome.md")
     blind = await write_note_confirm(ctx, WriteNoteIn(path="Welcome.md", content="x", mode="overwrite"))
     assert blind is not None and "Welcome.md" in blind

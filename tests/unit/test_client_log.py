@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from service.dispatch.context import Principal
 from service.indexer.jobs import Job
 from service.protocol.client_log import META_KEY, RANK, ClientLogs
+from service.types import Principal
 
 
 class FakeConnection:

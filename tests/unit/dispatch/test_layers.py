@@ -9,7 +9,7 @@ import pytest
 from pydantic import Field
 
 from service.dispatch.args_hash import ArgsHash, args_hash
-from service.dispatch.context import CallContext, Principal, ToolResult
+from service.dispatch.context import CallContext, ToolResult
 from service.dispatch.governor import Governor
 from service.dispatch.lookup import Lookup
 from service.dispatch.resolve_vault import ResolveVault
@@ -20,7 +20,8 @@ from service.settings import GovernorSettings, VaultConfig, WriteSettings
 from service.tools.context import ToolContext
 from service.tools.models import ToolInput, ToolOutput
 from service.tools.registry import Registry, ToolSpec
-from service.vault.runtime import Vault
+from service.types import Principal
+from service.vault.vault import Vault
 
 
 class EchoIn(ToolInput):

@@ -1,18 +1,29 @@
-"""One served vault at run time: its config, path resolver, file access and change bus.
+"""One served vault at run time: its config, path resolver, file access, change bus and index.
 
-Later components attach themselves here (the index, the watcher); tools reach a vault only
-through this object, handed to them by the dispatch chain after vault resolution.
+The vault's index registers itself in `index` (typed by the `VaultIndex` protocol declared
+here, so this package never imports the indexer); `move_lock` serializes moves and renames
+(`service.graph.moves`). Tools reach a vault only through this object, handed to them by the
+dispatch chain after vault resolution.
 """
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from service.settings import VaultConfig, WriteSettings
 from service.vault.events import ChangeBus
 from service.vault.files import VaultFiles
 from service.vault.paths import ALWAYS_HIDDEN, VaultPaths, obsidian_url
+
+
+class VaultIndex(Protocol):
+    """A vault's index as the layers below the indexer see it (`VaultIndexer` is one)."""
+
+    name: str
+
+    def snapshot(self) -> dict[str, Any]: ...
 
 
 @dataclass
@@ -21,7 +32,8 @@ class Vault:
     paths: VaultPaths
     files: VaultFiles
     bus: ChangeBus
-    extensions: dict[str, Any] = field(default_factory=dict)
+    index: VaultIndex | None = None  # set by the vault's indexer when it is built
+    move_lock: asyncio.Lock = field(default_factory=asyncio.Lock)  # one move or rename at a time
 
     @classmethod
     def open(cls, config: VaultConfig, writes: WriteSettings, extra_hidden: tuple[str, ...] = ()) -> Vault:

@@ -1,0 +1,81 @@
+"""The HTTP tier assembled: the Starlette app that serves a `VaultgateApp` over Streamable HTTP.
+
+The top of the layer order (with `serve.py`): this is the one HTTP module that knows the
+application; it reads values off it and hands them to the tier's parts, which are built from
+values only — the edge (`Edge`: Host/Origin guard + bearer tokens, outermost), the plain routes
+(`health_routes`) and the SDK's transport security. The lifespan starts the application and
+the SDK's session manager and stops them in reverse.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator
+
+from mcp.server.transport_security import TransportSecuritySettings
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+
+from service.app import VaultgateApp
+from service.http.auth import Authenticator
+from service.http.edge import Edge
+from service.http.hosts import HostGuard
+from service.http.routes import health_routes
+from service.settings import HttpSettings
+
+
+def transport_security(http: HttpSettings) -> TransportSecuritySettings:
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=http.dns_rebinding_protection,
+        allowed_hosts=http.effective_allowed_hosts(),
+        allowed_origins=http.effective_allowed_origins(),
+    )
+
+
+def host_guard(http: HttpSettings) -> HostGuard:
+    return HostGuard(
+        http.effective_allowed_hosts(), http.effective_allowed_origins(), enabled=http.dns_rebinding_protection
+    )
+
+
+def edge_middleware(authn: Authenticator, http: HttpSettings, *, protect_metrics: bool) -> Middleware:
+    """The edge; building it builds the JWT verifier, so an unusable secret/JWKS is a
+    ConfigError now, not at the first request."""
+    return Middleware(Edge, authn=authn, hosts=host_guard(http), protect_metrics=protect_metrics)
+
+
+def http_app(vg: VaultgateApp) -> Starlette:
+    settings = vg.settings
+    http = settings.http
+    authn = Authenticator(settings.auth, http.path)
+    authn.verifier  # noqa: B018 - an unusable secret/JWKS is a ConfigError now, not at the first request
+    routes = health_routes(
+        version=vg.version,
+        readiness=vg.readiness,
+        refresh_gauges=vg.refresh_gauges,
+        prometheus=vg.metrics,
+        authn=authn,
+        confirmations=vg.confirmations,
+        confirmation=settings.confirmation,
+        vaults=vg.vaults,
+        default_vault_id=settings.default_vault_id,
+    )
+    inner = vg.server.streamable_http_app(
+        streamable_http_path=http.path,
+        json_response=http.json_response,
+        stateless_http=http.stateless,
+        transport_security=transport_security(http),
+        max_request_body_size=http.max_request_body_bytes,
+        session_idle_timeout=http.session_idle_timeout_seconds,
+        host=http.host,
+        custom_starlette_routes=routes,
+    )
+    session_manager = vg.server.session_manager
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_: Starlette) -> AsyncIterator[None]:
+        async with vg.running(), session_manager.run():
+            yield
+
+    middleware = [edge_middleware(authn, http, protect_metrics=settings.auth.protect_metrics), *inner.user_middleware]
+    return Starlette(routes=inner.routes, middleware=middleware, lifespan=lifespan)

@@ -1,0 +1,52 @@
+"""The shared services every tool reaches through one object, built by `app.py`.
+
+`Services` has one named, typed field per collaborator (no dict of services): mypy sees every
+edge, and a tool asks for `ctx.services.index_jobs` rather than a string key. The composition
+root (`service.app`) builds each collaborator once and hands this record to the dispatch layers
+that build a `ToolContext`; the layers themselves receive only the narrow things they use.
+Nothing here imports the tool layer: the facade gets the tool registry when it is declared.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from service.types import ClientLog, NestedCall, OpenGuard, PathGuard
+
+if TYPE_CHECKING:
+    from service.indexer.jobs import IndexJobs
+    from service.obs.audit import AuditSink
+    from service.obs.metrics import Metrics
+    from service.obs.sessions import SessionTraces
+    from service.obs.tracing import Tracing
+    from service.policy.confirmations import Confirmations
+    from service.policy.idempotency import IdempotencyStore
+    from service.policy.throttle import TokenBuckets
+    from service.policy.visibility import Visibility
+    from service.settings import Settings, VaultConfig
+    from service.storage.db import Database
+    from service.vault.vault import Vault
+
+
+@dataclass
+class Services:
+    settings: Settings
+    vaults: dict[str, Vault]  # a live view: `add_vault` extends it
+    db: Database
+    metrics: Metrics
+    audit: AuditSink
+    tracing: Tracing
+    sessions: SessionTraces
+    visibility: Visibility
+    idempotency: IdempotencyStore
+    confirmations: Confirmations
+    throttle: TokenBuckets
+    index_jobs: IndexJobs
+    client_logs: ClientLog
+    dispatch: NestedCall  # the whole chain again, for a tool that runs another (the facade)
+    add_vault: Callable[[VaultConfig], Awaitable[None]]  # reload_vault(apply=true)
+    guard: PathGuard = field(default_factory=OpenGuard)
+    started_at: float = field(default_factory=time.time)
