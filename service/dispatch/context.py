@@ -18,7 +18,7 @@ from service.errors import VaultgateError
 
 if TYPE_CHECKING:
     from service.tools.models import ToolInput
-    from service.tools.registry import ToolSpec
+    from service.tools.spec import ToolSpec
     from service.vault.runtime import Vault
 
 ALL_SCOPES = frozenset({"read:vault", "write:vault", "delete:vault", "execute:command", "execute:plugin", "admin"})

@@ -19,7 +19,8 @@ from mcp.shared.exceptions import MCPError
 from service.dispatch.chain import compose
 from service.dispatch.context import CallContext, Layer, Principal, ProgressFn, ToolResult, Transport
 from service.protocol.client_log import ClientLogs
-from service.tools.registry import Registry, ToolSpec
+from service.tools.registry import Registry
+from service.tools.spec import ToolSpec
 
 TOOLS_PAGE_SIZE = 200
 

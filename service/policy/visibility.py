@@ -13,7 +13,7 @@ call_capability). Every tool stays callable by its own name in every mode.
 from __future__ import annotations
 
 from service.settings import ToolFacadeSettings, ToolVisibilitySettings
-from service.tools.registry import ToolSpec
+from service.tools.spec import ToolSpec
 
 FACADE_TAG = "facade"
 TRIAD = ("find_capability", "describe_capability", "call_capability")

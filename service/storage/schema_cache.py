@@ -22,7 +22,8 @@ from typing import TYPE_CHECKING, Any
 import pydantic
 
 if TYPE_CHECKING:
-    from service.tools.registry import Registry, ToolSpec
+    from service.tools.registry import Registry
+    from service.tools.spec import ToolSpec
 
 log = logging.getLogger(__name__)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from service.tools import build_registry
+from service.tools.registry import build_registry
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
+from collections.abc import Iterable
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field, create_model
@@ -26,7 +27,7 @@ from service.policy.visibility import FACADE_TAG
 from service.storage.db import _driver
 from service.tools.context import ToolContext
 from service.tools.models import ToolInput, ToolOutput, decode_cursor, page_of
-from service.tools.registry import Registry, ToolSpec
+from service.tools.spec import ToolSpec
 
 
 def _visibility(ctx: ToolContext) -> Any:
@@ -90,7 +91,7 @@ class _Catalog:
 _CATALOGS: dict[int, _Catalog] = {}
 
 
-def _catalog(registry: Registry) -> _Catalog:
+def _catalog(registry: Iterable[ToolSpec]) -> _Catalog:
     found = _CATALOGS.get(id(registry))
     if found is None:
         found = _CATALOGS[id(registry)] = _Catalog([s for s in registry if FACADE_TAG not in s.tags])
@@ -213,7 +214,49 @@ async def call_capability(ctx: ToolContext, args: CallIn) -> CallOut:
     return await _call_inner(ctx, args.name, args.arguments, args)
 
 
-def domain_tools(registry: Registry) -> list[ToolSpec]:
+TOOLS: tuple[ToolSpec, ...] = (
+    ToolSpec(
+        name="find_capability",
+        domain="facade",
+        title="Find a capability",
+        description="Search this server's tools by what you want to do (BM25 over names and descriptions); then "
+        "call the tool by name or through call_capability.",
+        input_model=FindIn,
+        output_model=FindOut,
+        handler=find_capability,
+        scopes=(),
+        tags=(FACADE_TAG,),
+    ),
+    ToolSpec(
+        name="describe_capability",
+        domain="facade",
+        title="Describe a capability",
+        description="A tool's full description and the JSON Schemas of its arguments and result.",
+        input_model=DescribeIn,
+        output_model=DescribeOut,
+        handler=describe_capability,
+        scopes=(),
+        tags=(FACADE_TAG,),
+    ),
+    ToolSpec(
+        name="call_capability",
+        domain="facade",
+        title="Call a capability",
+        description="Call any tool by name with its arguments, through the same checks as a direct call.",
+        input_model=CallIn,
+        output_model=CallOut,
+        handler=call_capability,
+        scopes=(),
+        mutating=True,
+        forwards_destructive=True,
+        idempotent=False,
+        tags=(FACADE_TAG,),
+    ),
+)
+
+
+def domain_tools(registry: Iterable[ToolSpec]) -> list[ToolSpec]:
+    """One meta-tool per domain of `registry`, named after it."""
     by_domain: dict[str, list[ToolSpec]] = {}
     for spec in registry:
         if FACADE_TAG not in spec.tags:
@@ -234,14 +277,14 @@ def domain_tools(registry: Registry) -> list[ToolSpec]:
         lines = "; ".join(f"{s.name}: {s.title}" for s in specs)
         out.append(
             ToolSpec(
-                domain,
-                "facade",
-                f"{domain.capitalize()} tools",
-                f"Run one {domain} operation ({lines}). Pass `operation` and its `arguments`; use "
+                name=domain,
+                domain="facade",
+                title=f"{domain.capitalize()} tools",
+                description=f"Run one {domain} operation ({lines}). Pass `operation` and its `arguments`; use "
                 "describe_capability for an operation's argument schema.",
-                model,
-                CallOut,
-                handler,
+                input_model=model,
+                output_model=CallOut,
+                handler=handler,
                 scopes=(),
                 mutating=any(s.mutating for s in specs),
                 forwards_destructive=any(s.may_destroy for s in specs),
@@ -250,40 +293,3 @@ def domain_tools(registry: Registry) -> list[ToolSpec]:
             )
         )
     return out
-
-
-def tools(registry: Registry) -> list[ToolSpec]:
-    def spec(name: str, title: str, description: str, inp: Any, out: Any, handler: Any, **extra: Any) -> ToolSpec:
-        return ToolSpec(name, "facade", title, description, inp, out, handler, scopes=(), tags=(FACADE_TAG,), **extra)
-
-    return [
-        spec(
-            "find_capability",
-            "Find a capability",
-            "Search this server's tools by what you want to do (BM25 over names and descriptions); then call the "
-            "tool by name or through call_capability.",
-            FindIn,
-            FindOut,
-            find_capability,
-        ),
-        spec(
-            "describe_capability",
-            "Describe a capability",
-            "A tool's full description and the JSON Schemas of its arguments and result.",
-            DescribeIn,
-            DescribeOut,
-            describe_capability,
-        ),
-        spec(
-            "call_capability",
-            "Call a capability",
-            "Call any tool by name with its arguments, through the same checks as a direct call.",
-            CallIn,
-            CallOut,
-            call_capability,
-            mutating=True,
-            forwards_destructive=True,
-            idempotent=False,
-        ),
-        *domain_tools(registry),
-    ]
