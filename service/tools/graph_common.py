@@ -1,4 +1,4 @@
-"""Shapes and helpers shared by the graph, moves and properties tools.
+"""Shapes and helpers shared by the graph tools, the moves (notes) and rename_tag (properties).
 
 `NoteItem` is the `path`/`title`/`obsidian_url` triple every file-based result item carries;
 `FileChangeItem` is one note a write would change (or changed), with each line before and

@@ -27,7 +27,9 @@ class Domain(Protocol):
     TOOLS: tuple[ToolSpec, ...]
 
 
-DOMAINS: tuple[Domain, ...] = (notes, graph, properties, search, index, admin, sessions, facade)
+# The domain packages, in tools/list order. The facade follows them: its meta-tools are built
+# from the registry they filled (one per domain), by `facade.tools(registry)`.
+DOMAINS: tuple[Domain, ...] = (notes, graph, properties, search, index, admin, sessions)
 
 
 class RegistryError(RuntimeError):
@@ -90,11 +92,14 @@ class Registry:
 def build_registry() -> Registry:
     registry = Registry()
     for package in DOMAINS:
-        domain = package.__name__.rpartition(".")[2]
-        for spec in package.TOOLS:
-            if spec.domain != domain:
-                raise RegistryError(f"tool {spec.name!r}: domain {spec.domain!r} is not its package {domain!r}")
-            registry.add(spec)
-    for spec in facade.domain_tools(registry):  # one meta-tool per domain above
-        registry.add(spec)
+        _add_domain(registry, package.__name__, package.TOOLS)
+    _add_domain(registry, facade.__name__, facade.tools(registry))
     return registry
+
+
+def _add_domain(registry: Registry, package: str, specs: Iterable[ToolSpec]) -> None:
+    domain = package.rpartition(".")[2]
+    for spec in specs:
+        if spec.domain != domain:
+            raise RegistryError(f"tool {spec.name!r}: domain {spec.domain!r} is not its package {domain!r}")
+        registry.add(spec)

@@ -8,9 +8,9 @@ Each domain package lists its specs in `TOOLS`; `service.tools.registry` checks 
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 import mcp_types as types
 
@@ -91,3 +91,12 @@ class ToolSpec:
             annotations=self.annotations(),
             meta={"vaultgate/domain": self.domain, "vaultgate/scopes": list(self.scopes)},
         )
+
+
+class Catalog(Protocol):
+    """Read access to the tools (`service.tools.registry.Registry` is one), for code that must
+    not import the registry, which imports every domain package: the facade, which is one."""
+
+    def get(self, name: str) -> ToolSpec | None: ...
+
+    def __iter__(self) -> Iterator[ToolSpec]: ...

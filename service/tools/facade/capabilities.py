@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
-from collections.abc import Iterable
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field, create_model
@@ -27,7 +26,7 @@ from service.policy.visibility import FACADE_TAG
 from service.storage.db import _driver
 from service.tools.context import ToolContext
 from service.tools.models import ToolInput, ToolOutput, decode_cursor, page_of
-from service.tools.spec import ToolSpec
+from service.tools.spec import Catalog, ToolSpec
 
 
 def _visibility(ctx: ToolContext) -> Any:
@@ -91,7 +90,7 @@ class _Catalog:
 _CATALOGS: dict[int, _Catalog] = {}
 
 
-def _catalog(registry: Iterable[ToolSpec]) -> _Catalog:
+def _catalog(registry: Catalog) -> _Catalog:
     found = _CATALOGS.get(id(registry))
     if found is None:
         found = _CATALOGS[id(registry)] = _Catalog([s for s in registry if FACADE_TAG not in s.tags])
@@ -214,48 +213,7 @@ async def call_capability(ctx: ToolContext, args: CallIn) -> CallOut:
     return await _call_inner(ctx, args.name, args.arguments, args)
 
 
-TOOLS: tuple[ToolSpec, ...] = (
-    ToolSpec(
-        name="find_capability",
-        domain="facade",
-        title="Find a capability",
-        description="Search this server's tools by what you want to do (BM25 over names and descriptions); then "
-        "call the tool by name or through call_capability.",
-        input_model=FindIn,
-        output_model=FindOut,
-        handler=find_capability,
-        scopes=(),
-        tags=(FACADE_TAG,),
-    ),
-    ToolSpec(
-        name="describe_capability",
-        domain="facade",
-        title="Describe a capability",
-        description="A tool's full description and the JSON Schemas of its arguments and result.",
-        input_model=DescribeIn,
-        output_model=DescribeOut,
-        handler=describe_capability,
-        scopes=(),
-        tags=(FACADE_TAG,),
-    ),
-    ToolSpec(
-        name="call_capability",
-        domain="facade",
-        title="Call a capability",
-        description="Call any tool by name with its arguments, through the same checks as a direct call.",
-        input_model=CallIn,
-        output_model=CallOut,
-        handler=call_capability,
-        scopes=(),
-        mutating=True,
-        forwards_destructive=True,
-        idempotent=False,
-        tags=(FACADE_TAG,),
-    ),
-)
-
-
-def domain_tools(registry: Iterable[ToolSpec]) -> list[ToolSpec]:
+def domain_tools(registry: Catalog) -> list[ToolSpec]:
     """One meta-tool per domain of `registry`, named after it."""
     by_domain: dict[str, list[ToolSpec]] = {}
     for spec in registry:
@@ -293,3 +251,47 @@ def domain_tools(registry: Iterable[ToolSpec]) -> list[ToolSpec]:
             )
         )
     return out
+
+
+def tools(registry: Catalog) -> tuple[ToolSpec, ...]:
+    """The capability triad, then one meta-tool per domain of `registry` (every other tool is in it)."""
+    return (
+        ToolSpec(
+            name="find_capability",
+            domain="facade",
+            title="Find a capability",
+            description="Search this server's tools by what you want to do (BM25 over names and descriptions); then "
+            "call the tool by name or through call_capability.",
+            input_model=FindIn,
+            output_model=FindOut,
+            handler=find_capability,
+            scopes=(),
+            tags=(FACADE_TAG,),
+        ),
+        ToolSpec(
+            name="describe_capability",
+            domain="facade",
+            title="Describe a capability",
+            description="A tool's full description and the JSON Schemas of its arguments and result.",
+            input_model=DescribeIn,
+            output_model=DescribeOut,
+            handler=describe_capability,
+            scopes=(),
+            tags=(FACADE_TAG,),
+        ),
+        ToolSpec(
+            name="call_capability",
+            domain="facade",
+            title="Call a capability",
+            description="Call any tool by name with its arguments, through the same checks as a direct call.",
+            input_model=CallIn,
+            output_model=CallOut,
+            handler=call_capability,
+            scopes=(),
+            mutating=True,
+            forwards_destructive=True,
+            idempotent=False,
+            tags=(FACADE_TAG,),
+        ),
+        *domain_tools(registry),
+    )
