@@ -43,7 +43,7 @@ from service.settings import Settings, VaultConfig, config_warnings
 from service.storage.db import Database
 from service.storage.migrate import migrate
 from service.storage.schema_cache import ToolSchemaCache
-from service.tools import build_registry
+from service.tools.registry import build_registry
 from service.types import Principal, ProgressFn, Transport, principal_of_scope
 from service.vault.vault import Vault
 

@@ -128,6 +128,6 @@ def render(specs: Iterable[Spec]) -> str:
 
 def tools_page() -> str:
     """docs/tools.md for the registry this code builds."""
-    from service.tools import build_registry
+    from service.tools.registry import build_registry
 
     return render(build_registry())

@@ -22,7 +22,7 @@ from service.types import Principal, ProgressFn, Transport
 if TYPE_CHECKING:
     from service.services import Services
     from service.tools.models import ToolInput
-    from service.tools.registry import ToolSpec
+    from service.tools.spec import ToolSpec
     from service.vault.vault import Vault
 
 

@@ -18,7 +18,8 @@ from mcp.shared.exceptions import MCPError
 
 from service.dispatch.chain import compose
 from service.dispatch.context import CallContext, Layer, ToolResult
-from service.tools.registry import Registry, ToolSpec
+from service.tools.registry import Registry
+from service.tools.spec import ToolSpec
 from service.types import Principal, ProgressFn, Transport
 
 TOOLS_PAGE_SIZE = 200

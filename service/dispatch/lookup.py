@@ -6,7 +6,8 @@ from collections.abc import Callable
 
 from service.dispatch.context import CallContext, Next, ToolResult
 from service.errors import ToolNotFound
-from service.tools.registry import Registry, ToolSpec
+from service.tools.registry import Registry
+from service.tools.spec import ToolSpec
 
 Visible = Callable[[ToolSpec], bool]
 

@@ -1,52 +1,13 @@
-"""Tools: the registry and one module per domain (each exposes `tools() -> list[ToolSpec]`)."""
+"""Tools: what a client can call, one package per domain.
 
-from __future__ import annotations
-
-from service.tools.registry import Registry
-
-
-def build_registry() -> Registry:
-    from service.tools import (
-        admin,
-        admin_audit,
-        admin_vaults,
-        graph,
-        index,
-        moves,
-        notes,
-        notes_bulk,
-        notes_write,
-        properties,
-        search,
-        search_meta,
-        search_router,
-        security,
-        sessions,
-    )
-
-    domains = (
-        notes,
-        notes_write,
-        notes_bulk,
-        graph,
-        moves,
-        properties,
-        search,
-        search_meta,
-        search_router,
-        index,
-        security,
-        admin,
-        admin_audit,
-        admin_vaults,
-        sessions,
-    )
-    registry = Registry()
-    for domain in domains:
-        for spec in domain.tools():
-            registry.add(spec)
-    from service.tools import facade
-
-    for spec in facade.tools(registry):  # built from the catalog above (one meta-tool per domain)
-        registry.add(spec)
-    return registry
+- `spec.py`: the `ToolSpec` record every tool is declared with; `models.py`: shared input and
+  output shapes; `context.py`: what a handler sees (`ToolContext`).
+- `registry.py`: the `Registry`, the one `DOMAINS` tuple and `build_registry`.
+- one package per domain, named as clients see it in the facade's `domain` mode: `notes/`,
+  `graph/`, `properties/`, `search/`, `index/`, `admin/`, `sessions/`, `facade/`. Each
+  package's `__init__` lists its tools and the tables they touch, and exposes `TOOLS`.
+- helpers several domains share: `search_common.py` (index reads: scoping, running queries off
+  the loop, dropping deleted notes), `graph_common.py` (note items, line changes, waiting for a
+  complete index), `change_pages.py` (paging the reports of vault-wide edits) and
+  `prechecks.py` (the precheck hooks of delete_note and reset_vault_cache).
+"""

@@ -1,4 +1,4 @@
-"""Shapes and helpers shared by the graph, moves and properties tools.
+"""Shapes and helpers shared by the graph tools, the moves (notes) and rename_tag (properties).
 
 `NoteItem` is the `path`/`title`/`obsidian_url` triple every file-based result item carries;
 `FileChangeItem` is one note a write would change (or changed), with each line before and
@@ -16,6 +16,7 @@ from pydantic import BaseModel, Field
 
 from service.errors import IndexUnavailable
 from service.graph.linkpath import base_name, strip_md
+from service.graph.moves import FileEdit
 from service.graph.rewrite import LineChange
 from service.tools.context import ToolContext
 
@@ -104,6 +105,11 @@ def change_item(
         new_path=new_path if new_path != path else None,
         changes=[LineChangeItem(line=c.line, before=c.before, after=c.after) for c in changes],
     )
+
+
+def edit_items(ctx: ToolContext, edits: list[FileEdit]) -> list[FileChangeItem]:
+    """The planned edits the caller may read, as change items."""
+    return [change_item(ctx, e.path, e.changes, new_path=e.new_path) for e in edits if ctx.can_read(e.path)]
 
 
 def preview(lines: list[str], items: list[FileChangeItem], limit: int = 20) -> str:

@@ -5,8 +5,8 @@ instead of asking a human to approve it.
 
 Each hook repeats only the handler's own first checks (same errors, same ACL decisions); the
 handler still checks again under its locks, so a precheck never widens or replaces anything.
-The moves and properties prechecks live beside their tools (`service.tools.moves`,
-`service.tools.properties`); this module holds the ones for tools declared elsewhere.
+The moves, rewrite_links and rename_tag prechecks live beside their tools; this module holds
+those of delete_note (notes) and reset_vault_cache (admin).
 Touches: vault files (stat only), the indexer and index jobs (read only).
 """
 

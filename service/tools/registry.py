@@ -1,98 +1,35 @@
-"""Tool declarations and the registry.
+"""The registry: every tool of every domain package, checked at start-up.
 
-A tool is declared once as a frozen `ToolSpec`; everything clients are told (input/output
-schema, MCP annotations) and everything the pipeline enforces (scopes, scope class,
-confirmation policy, idempotency class) is derived from that record, so the two cannot drift.
+`DOMAINS` is the one ordered tuple of domain packages (it is the order of tools/list). Each
+package exposes `TOOLS: tuple[ToolSpec, ...]`, and a spec's `domain` is its package's name —
+the domain clients see in the facade's `domain` mode. `build_registry` adds the packages in
+that order; the facade comes last because its domain meta-tools are built from the others.
 The registry refuses to start on an inconsistent declaration.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterable, Iterator
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from collections.abc import Iterable, Iterator
+from typing import Protocol
 
-import mcp_types as types
 from pydantic import BaseModel
 
 from service.errors import RegistryError
-from service.tools.models import ToolInput, ToolOutput
-from service.types import WRITE_SCOPES, ScopeClass
-
-if TYPE_CHECKING:
-    from service.tools.context import ToolContext
-
-ConfirmPolicy = Literal["never", "always", "conditional"]
-Handler = Callable[["ToolContext", Any], Awaitable[ToolOutput]]
-# Returns a human-readable preview when this particular call needs a human's confirmation.
-ConfirmWhen = Callable[["ToolContext", Any], Awaitable[str | None]]
-Precheck = Callable[["ToolContext", Any], Awaitable[None]]
+from service.tools import admin, facade, graph, index, notes, properties, search, sessions
+from service.tools.spec import ToolSpec
+from service.types import WRITE_SCOPES
 
 
-@dataclass(frozen=True)
-class ToolSpec:
-    name: str
-    domain: str
-    title: str
-    description: str
-    input_model: type[ToolInput]
-    output_model: type[ToolOutput]
-    handler: Handler
-    scopes: tuple[str, ...] = ("read:vault",)
-    scope_class: ScopeClass = "read"
-    mutating: bool = False
-    destructive: bool = False
-    confirm: ConfirmPolicy = "never"
-    confirm_when: ConfirmWhen | None = None
-    precheck: Precheck | None = None
-    idempotent: bool = True
-    open_world: bool = False
-    max_bytes: int | None = None
-    tags: tuple[str, ...] = ()
-    path_args: tuple[str, ...] = field(default=())
-    forwards_destructive: bool = False  # a facade tool that runs tools which may destroy (each is gated itself)
+class Domain(Protocol):
+    """A domain package: `service.tools.<domain>` with its tools in `TOOLS`."""
 
-    @property
-    def may_destroy(self) -> bool:
-        """Whether some call of this tool can delete or replace existing content.
+    __name__: str
+    TOOLS: tuple[ToolSpec, ...]
 
-        MCP's destructiveHint means "may perform destructive updates", not "always asks first":
-        a tool declared `destructive` (always confirmed), a tool in the delete scope class, and a
-        tool with a conditional confirmation policy (which exists precisely because some of its
-        calls overwrite or delete, e.g. write_note's blind overwrite, delete_note's permanent
-        delete) all qualify. Only `destructive` makes the pipeline confirm every call.
-        """
-        return self.mutating and (
-            self.destructive or self.scope_class == "delete" or self.confirm != "never" or self.forwards_destructive
-        )
 
-    def annotations(self) -> types.ToolAnnotations:
-        return types.ToolAnnotations(
-            title=self.title,
-            read_only_hint=not self.mutating,
-            destructive_hint=self.may_destroy if self.mutating else None,
-            idempotent_hint=self.idempotent or not self.mutating,  # reading twice is reading once
-            open_world_hint=self.open_world,
-        )
-
-    def input_schema(self) -> dict[str, Any]:
-        return self.input_model.model_json_schema()
-
-    def output_schema(self) -> dict[str, Any]:
-        return self.output_model.model_json_schema()
-
-    def to_mcp(self, schemas: tuple[dict[str, Any], dict[str, Any]] | None = None) -> types.Tool:
-        """The MCP tool; `schemas` (input, output) when already known (service.storage.schema_cache)."""
-        input_schema, output_schema = schemas if schemas is not None else (self.input_schema(), self.output_schema())
-        return types.Tool(
-            name=self.name,
-            title=self.title,
-            description=self.description,
-            input_schema=input_schema,
-            output_schema=output_schema,
-            annotations=self.annotations(),
-            meta={"vaultgate/domain": self.domain, "vaultgate/scopes": list(self.scopes)},
-        )
+# The domain packages, in tools/list order. The facade follows them: its meta-tools are built
+# from the registry they filled (one per domain), by `facade.tools(registry)`.
+DOMAINS: tuple[Domain, ...] = (notes, graph, properties, search, index, admin, sessions)
 
 
 def _check(spec: ToolSpec) -> None:
@@ -146,3 +83,19 @@ class Registry:
 
     def names(self) -> list[str]:
         return list(self._specs)
+
+
+def build_registry() -> Registry:
+    registry = Registry()
+    for package in DOMAINS:
+        _add_domain(registry, package.__name__, package.TOOLS)
+    _add_domain(registry, facade.__name__, facade.tools(registry))
+    return registry
+
+
+def _add_domain(registry: Registry, package: str, specs: Iterable[ToolSpec]) -> None:
+    domain = package.rpartition(".")[2]
+    for spec in specs:
+        if spec.domain != domain:
+            raise RegistryError(f"tool {spec.name!r}: domain {spec.domain!r} is not its package {domain!r}")
+        registry.add(spec)

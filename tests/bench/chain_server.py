@@ -19,7 +19,7 @@ from service.serve import serving
 from service.settings import load_settings
 from service.tools.context import ToolContext
 from service.tools.models import ToolInput, ToolOutput
-from service.tools.registry import ToolSpec
+from service.tools.spec import ToolSpec
 
 
 class EchoIn(ToolInput):

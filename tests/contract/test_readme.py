@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from service.tools import build_registry
+from service.tools.registry import build_registry
 
 REPO = Path(__file__).resolve().parents[2]
 README = REPO / "README.md"

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from service.tools import build_registry
-from service.tools.registry import ToolSpec
+from service.tools.registry import build_registry
+from service.tools.spec import ToolSpec
 
 REPO = Path(__file__).resolve().parents[2]
 SPECS = list(build_registry())

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from service.catalog_doc import COMMAND, first_sentence, tool_class, tools_page
-from service.tools import build_registry
+from service.tools.registry import build_registry
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 SPECS = list(build_registry())

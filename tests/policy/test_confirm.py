@@ -12,7 +12,7 @@ from typing import Any
 from pydantic import Field
 
 from service.tools.models import ToolInput, ToolOutput
-from service.tools.registry import ToolSpec
+from service.tools.spec import ToolSpec
 from tests.conftest import Harness, started
 
 VAULT = {"A.md": "# A\n\nkeep me\n", "B.md": "# B\n\nme too\n", "Folder/C.md": "c\n"}

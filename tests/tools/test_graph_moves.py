@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from service.tools.moves import MoveIn, RewriteLinksIn, _confirm_move, confirm_rewrite
+from service.tools.graph.rewrite import RewriteLinksIn, confirm_rewrite
+from service.tools.notes.moves import MoveIn, _confirm_move
 from tests.conftest import Harness, started
 from tests.graph.helpers import tool_context
 

@@ -11,7 +11,7 @@ import pytest
 from service.markdown.parse import parse_note
 from service.storage.db import DbError, DbOperationalError, connect
 from service.tools.context import ToolContext
-from service.tools.note_facts import note_facts
+from service.tools.notes.note_facts import note_facts
 from tests.conftest import started
 
 NOTES = {

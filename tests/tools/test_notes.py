@@ -176,7 +176,7 @@ async def test_write_note_modes_and_etag_conflict(vg: Harness) -> None:
 
 async def test_write_note_asks_for_confirmation_only_for_blind_overwrites(vg: Harness) -> None:
     from service.tools.context import ToolContext
-    from service.tools.notes_write import WriteNoteIn, write_note_confirm
+    from service.tools.notes.write import WriteNoteIn, write_note_confirm
 
     spec = vg.app.registry.get("write_note")
     assert spec is not None and spec.confirm == "conditional"

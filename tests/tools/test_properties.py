@@ -132,7 +132,7 @@ async def test_rename_tag_rejects_invalid_names_and_changes_nothing(vg: Harness)
 
 
 async def test_rename_tag_asks_confirmation_only_when_applying(vg: Harness) -> None:
-    from service.tools.properties import RenameTagIn, confirm_rename_tag
+    from service.tools.properties.edit import RenameTagIn, confirm_rename_tag
 
     await vg.indexed()
     ctx = tool_context(vg)

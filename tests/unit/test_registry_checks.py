@@ -8,7 +8,8 @@ import pytest
 from pydantic import Field
 
 from service.tools.models import ToolInput, ToolOutput
-from service.tools.registry import Registry, RegistryError, ToolSpec
+from service.tools.registry import Registry, RegistryError
+from service.tools.spec import ToolSpec
 
 
 class EchoIn(ToolInput):

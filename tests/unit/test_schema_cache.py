@@ -16,8 +16,8 @@ from typing import Any
 from service.app import VaultgateApp
 from service.settings import load_settings
 from service.storage.schema_cache import FILE_NAME, ToolSchemaCache, fingerprint
-from service.tools import build_registry
-from service.tools.registry import Registry, ToolSpec
+from service.tools.registry import Registry, build_registry
+from service.tools.spec import ToolSpec
 
 
 async def _listed(app: VaultgateApp) -> list[dict[str, Any]]:

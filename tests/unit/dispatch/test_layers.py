@@ -19,7 +19,8 @@ from service.errors import Forbidden, NoteNotFound, Overflow, ToolNotFound, Vali
 from service.settings import GovernorSettings, VaultConfig, WriteSettings
 from service.tools.context import ToolContext
 from service.tools.models import ToolInput, ToolOutput
-from service.tools.registry import Registry, ToolSpec
+from service.tools.registry import Registry
+from service.tools.spec import ToolSpec
 from service.types import Principal
 from service.vault.vault import Vault
 

@@ -17,7 +17,7 @@ from service.obs.metrics import Metrics
 from service.security.binding import bound_vault
 from service.tools.context import ToolContext
 from service.tools.models import Paging, ToolInput, ToolOutput, decode_cursor, encode_cursor
-from service.tools.registry import ToolSpec
+from service.tools.spec import ToolSpec
 
 
 def _metrics(ctx: ToolContext) -> Metrics:
@@ -191,28 +191,30 @@ async def get_audit_log(ctx: ToolContext, args: GetAuditLogIn) -> GetAuditLogOut
     return GetAuditLogOut(items=items, next_cursor=encode_cursor(items[-1].id, **shape) if more else None)
 
 
-def tools() -> list[ToolSpec]:
-    admin: dict[str, Any] = {"scopes": ("admin",), "scope_class": "admin", "tags": ("admin",)}
-    return [
-        ToolSpec(
-            "get_metrics",
-            "admin",
-            "Call metrics",
-            "Calls per tool since the server started (by status, errors, mean latency) for this vault or all.",
-            GetMetricsIn,
-            GetMetricsOut,
-            get_metrics,
-            **admin,
-        ),
-        ToolSpec(
-            "get_audit_log",
-            "admin",
-            "Audit log",
-            "Recent tool calls of this vault, newest first: tool, status, error code, duration, caller and "
-            "argument hashes (never raw arguments). Filter by tool, status (ok/error/an error code) and since.",
-            GetAuditLogIn,
-            GetAuditLogOut,
-            get_audit_log,
-            **admin,
-        ),
-    ]
+TOOLS: tuple[ToolSpec, ...] = (
+    ToolSpec(
+        name="get_metrics",
+        domain="admin",
+        title="Call metrics",
+        description="Calls per tool since the server started (by status, errors, mean latency) for this vault or all.",
+        input_model=GetMetricsIn,
+        output_model=GetMetricsOut,
+        handler=get_metrics,
+        scopes=("admin",),
+        scope_class="admin",
+        tags=("admin",),
+    ),
+    ToolSpec(
+        name="get_audit_log",
+        domain="admin",
+        title="Audit log",
+        description="Recent tool calls of this vault, newest first: tool, status, error code, duration, caller and "
+        "argument hashes (never raw arguments). Filter by tool, status (ok/error/an error code) and since.",
+        input_model=GetAuditLogIn,
+        output_model=GetAuditLogOut,
+        handler=get_audit_log,
+        scopes=("admin",),
+        scope_class="admin",
+        tags=("admin",),
+    ),
+)

@@ -1,7 +1,7 @@
 """graph domain: the link graph of a vault.
 
-Tools: get_backlinks, get_outlinks, graph_neighbors, find_broken_links, find_orphans,
-(move_note, rename_note and rewrite_links live in `service.tools.moves`).
+Tools: get_backlinks, get_outlinks, graph_neighbors, find_broken_links, find_orphans
+(rewrite_links is in `rewrite.py`; move_note and rename_note in `service.tools.notes.moves`).
 Touches: index tables `notes`, `links` (read, through `service.graph.queries`); vault files
 for the linking line's text.
 Line numbers in results are 1-based. Every listed note is filtered with `can_read` before
@@ -26,8 +26,8 @@ from service.security.visible import unrestricted
 from service.tools.context import ToolContext
 from service.tools.graph_common import LineText, NoteItem, note_item, target_note
 from service.tools.models import Paging, ToolInput, ToolOutput, decode_cursor, page_of
-from service.tools.registry import ToolSpec
 from service.tools.search_common import drop_gone, forget_gone, missing
+from service.tools.spec import ToolSpec
 
 
 def queries(ctx: ToolContext) -> GraphQueries:
@@ -255,51 +255,50 @@ async def find_orphans(ctx: ToolContext, args: BrokenIn) -> OrphansOut:
     return OrphansOut(items=[NoteItem(**note_item(ctx, p, t)) for p, t in page], next_cursor=cursor)
 
 
-def tools() -> list[ToolSpec]:
-    return [
-        ToolSpec(
-            name="get_backlinks",
-            title="Backlinks of a note",
-            description="Notes linking to a note, each with the 1-based line number and text of the linking line.",
-            input_model=PathIn,
-            output_model=BacklinksOut,
-            handler=get_backlinks,
-            domain="graph",
-        ),
-        ToolSpec(
-            name="get_outlinks",
-            title="Outgoing links of a note",
-            description="Links in a note, in file order, with the linking line and whether each resolves.",
-            input_model=PathIn,
-            output_model=OutlinksOut,
-            handler=get_outlinks,
-            domain="graph",
-        ),
-        ToolSpec(
-            name="graph_neighbors",
-            title="Link neighbourhood",
-            description="Notes within n link hops of a note (outgoing, incoming or both), nearest first, capped.",
-            input_model=NeighborsIn,
-            output_model=NeighborsOut,
-            handler=graph_neighbors,
-            domain="graph",
-        ),
-        ToolSpec(
-            name="find_broken_links",
-            title="Find broken links",
-            description="Links that point at no existing note, with the source note and line.",
-            input_model=BrokenIn,
-            output_model=BrokenOut,
-            handler=find_broken_links,
-            domain="graph",
-        ),
-        ToolSpec(
-            name="find_orphans",
-            title="Find orphan notes",
-            description="Notes with no resolved link to or from another note.",
-            input_model=BrokenIn,
-            output_model=OrphansOut,
-            handler=find_orphans,
-            domain="graph",
-        ),
-    ]
+TOOLS: tuple[ToolSpec, ...] = (
+    ToolSpec(
+        name="get_backlinks",
+        domain="graph",
+        title="Backlinks of a note",
+        description="Notes linking to a note, each with the 1-based line number and text of the linking line.",
+        input_model=PathIn,
+        output_model=BacklinksOut,
+        handler=get_backlinks,
+    ),
+    ToolSpec(
+        name="get_outlinks",
+        domain="graph",
+        title="Outgoing links of a note",
+        description="Links in a note, in file order, with the linking line and whether each resolves.",
+        input_model=PathIn,
+        output_model=OutlinksOut,
+        handler=get_outlinks,
+    ),
+    ToolSpec(
+        name="graph_neighbors",
+        domain="graph",
+        title="Link neighbourhood",
+        description="Notes within n link hops of a note (outgoing, incoming or both), nearest first, capped.",
+        input_model=NeighborsIn,
+        output_model=NeighborsOut,
+        handler=graph_neighbors,
+    ),
+    ToolSpec(
+        name="find_broken_links",
+        domain="graph",
+        title="Find broken links",
+        description="Links that point at no existing note, with the source note and line.",
+        input_model=BrokenIn,
+        output_model=BrokenOut,
+        handler=find_broken_links,
+    ),
+    ToolSpec(
+        name="find_orphans",
+        domain="graph",
+        title="Find orphan notes",
+        description="Notes with no resolved link to or from another note.",
+        input_model=BrokenIn,
+        output_model=OrphansOut,
+        handler=find_orphans,
+    ),
+)

@@ -1,8 +1,8 @@
 """search domain, routers: search_vault (one entry point over every mode) and search_notes
 (seed 004's contract: mode tags/properties/full_text/hybrid, path_scope, offset/limit, total).
 
-Touches: nothing directly; both delegate to `service.tools.search` / `search_meta` handlers or
-to `service.retrieval`, so filtering by read permission, budgets and cursors behave exactly as
+Touches: nothing directly; both delegate to the `text` / `metadata` handlers beside them or to
+`service.retrieval` (`fusion`, `conditions`), so filtering by read permission, budgets and cursors behave exactly as
 in the mode-specific tools. Hybrid, until the semantic index exists, fuses the BM25 ranking
 with the tag/property match list by reciprocal rank fusion (k = 60): notes found by both
 rank first. Semantic and graph modes answer `embedding_unavailable` in this build.
@@ -19,15 +19,14 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from service.errors import EmbeddingUnavailable, ValidationFailed
+from service.retrieval import conditions, fusion, text
 from service.retrieval import properties as props
 from service.retrieval import tags as tag_q
-from service.retrieval import text
 from service.retrieval.query import parse_query
-from service.tools import search as text_tools
-from service.tools import search_meta as meta_tools
 from service.tools.context import ToolContext
 from service.tools.models import Paging, ToolInput, ToolOutput, decode_cursor, encode_cursor
-from service.tools.registry import ToolSpec
+from service.tools.search import metadata as meta_tools
+from service.tools.search import text as text_tools
 from service.tools.search_common import (
     FOLDER_FIELD,
     FolderArg,
@@ -39,8 +38,8 @@ from service.tools.search_common import (
     run,
     scope,
 )
+from service.tools.spec import ToolSpec
 
-RRF_K = 60
 _REGEX_LITERAL = re.compile(r"^/(?P<body>.+)/(?P<flags>[im]*)$", re.DOTALL)
 
 Mode = Literal["auto", "text", "regex", "tags", "properties", "jsonlogic", "semantic", "hybrid", "graph"]
@@ -195,27 +194,7 @@ class Fused:
     async def snippets(self, ctx: ToolContext, page: list[text.TextHit]) -> dict[int, str]:
         ids = [h.note_id for h in page]
         match = self.match
-
-        def query(conn: sqlite3.Connection) -> dict[int, str]:
-            out: dict[int, str] = {}
-            if match:
-                out = {k: v.text for k, v in text.snippets(conn, match, ids).items()}
-            rest = [i for i in ids if i not in out]
-            if rest:
-                marks = ",".join("?" * len(rest))
-                for nid, body in conn.execute(
-                    f"SELECT note_id, substr(body, 1, 400) FROM note_text WHERE note_id IN ({marks})", rest
-                ):
-                    out[int(nid)] = _lead(body)
-            return out
-
-        return await run(ctx, query)
-
-
-def _lead(body: str) -> str:
-    """The first lines of text (headings' '#' dropped), ~200 characters."""
-    words = " ".join(line.lstrip("# ").strip() for line in body.split("\n") if line.strip())
-    return words[:200] + ("…" if len(words) > 200 else "")
+        return await run(ctx, lambda conn: fusion.snippets(conn, match, ids))
 
 
 async def _fused(
@@ -228,64 +207,27 @@ async def _fused(
     match: Literal["all", "any"],
     mode: str = "hybrid",
 ) -> Fused:
-    """Rank notes for search_notes / hybrid search_vault.
-
-    mode full_text: BM25 hits, restricted to the metadata matches when tags/properties are given;
-    tags/properties: the metadata matches (newest first); hybrid: RRF of both lists (union)."""
+    """Rank notes for search_notes / hybrid search_vault (`service.retrieval.fusion`)."""
     parsed = parse_query(query) if query else None
+    match_expr = parsed.match if parsed is not None else None
     wanted = [tag_q.normalize(t) for t in tag_list]
     can_read = readable(ctx)
     vault_id = ctx.vault.id
 
     def compute(conn: sqlite3.Connection) -> list[text.TextHit]:
-        text_hits = (
-            text.all_hits(conn, vault_id, parsed.match, folders, "relevance", can_read) if parsed is not None else None
+        return fusion.rank(
+            conn,
+            vault_id,
+            match_expr=match_expr,
+            wanted=wanted,
+            filters=filters,
+            folders=folders,
+            match=match,
+            mode=mode,
+            can_read=can_read,
         )
-        meta: list[text.TextHit] | None = None
-        if wanted or filters:
-            ids: set[int] | None = None
-            rows: dict[int, text.TextHit] = {}
-            if wanted:
-                for h in tag_q.search(conn, vault_id, wanted, match, folders, "mtime", can_read):
-                    rows[h.note_id] = text.TextHit(h.note_id, h.path, h.title, h.mtime, 1.0)
-                ids = set(rows)
-            if filters:
-                found = props.search(conn, vault_id, filters, folders, "mtime", can_read, match)
-                for r in found:
-                    rows.setdefault(r.note_id, text.TextHit(r.note_id, r.path, r.title, r.mtime, 1.0))
-                fids = {r.note_id for r in found}
-                ids = fids if ids is None else (ids & fids if match == "all" else ids | fids)
-            meta = sorted((rows[i] for i in ids or set()), key=lambda h: (-h.mtime, h.path))
-        if text_hits is None:
-            return meta or []
-        if meta is None:
-            return _normalised(text_hits)
-        if mode == "full_text":
-            keep = {h.note_id for h in meta}
-            return _normalised([h for h in text_hits if h.note_id in keep])
-        return _rrf(text_hits, meta)
 
-    return Fused(await run(ctx, compute), parsed.match if parsed is not None else None)
-
-
-def _normalised(hits: list[text.TextHit]) -> list[text.TextHit]:
-    top = max((h.score for h in hits), default=0.0)
-    if top <= 0:
-        return [text.TextHit(h.note_id, h.path, h.title, h.mtime, 1.0) for h in hits]
-    return [text.TextHit(h.note_id, h.path, h.title, h.mtime, h.score / top) for h in hits]
-
-
-def _rrf(*lists: list[text.TextHit]) -> list[text.TextHit]:
-    scores: dict[int, float] = {}
-    first: dict[int, text.TextHit] = {}
-    for ranking in lists:
-        for rank, h in enumerate(ranking):
-            scores[h.note_id] = scores.get(h.note_id, 0.0) + 1.0 / (RRF_K + rank + 1)
-            first.setdefault(h.note_id, h)
-    top = max(scores.values(), default=1.0)
-    fused = [text.TextHit(i, first[i].path, first[i].title, first[i].mtime, scores[i] / top) for i in scores]
-    fused.sort(key=lambda h: (-h.score, h.path))
-    return fused
+    return Fused(await run(ctx, compute), match_expr)
 
 
 # -- search_notes (seed 004 §6.1) ----------------------------------------------------------------
@@ -334,68 +276,15 @@ class SearchNotesOut(ToolOutput, Partial):
     next_cursor: str | None = Field(default=None, description="Pass as `cursor` (or use offset) for the next page.")
 
 
-def _property_filters(raw: dict[str, Any]) -> list[list[props.Filter]]:
-    """One group per key; a group matches when any of its filters does."""
-    groups: list[list[props.Filter]] = []
-    for key, spec in raw.items():
-        if isinstance(spec, dict):
-            if set(spec) - {"op", "value"} or "op" not in spec:
-                raise ValidationFailed(
-                    f"property {key!r}: a filter object is {{op, value}}", details={"field": "properties", "key": key}
-                )
-            groups.append([props.Filter(key, str(spec["op"]), spec.get("value"))])
-        elif isinstance(spec, list):
-            if not spec:
-                raise ValidationFailed(f"property {key!r}: empty list", details={"field": "properties", "key": key})
-            groups.append([props.Filter(key, "==", v) for v in spec])
-        else:
-            groups.append([props.Filter(key, "==", spec)])
-    return groups
-
-
-_QUERY_CONDITION = re.compile(r"^\s*([^=:<>!]+?)\s*(?:(!=|==|=|:|>|<)\s*(.*?))?\s*$")
-_QUERY_OPS = {"=": "==", ":": "==", "==": "==", "!=": "!=", ">": ">", "<": "<"}
-
-
-def _query_tags(query: str) -> list[str]:
-    """Tags named in a tags-mode `query`: `project`, `#a #b`, `a, b/c`."""
-    return [t for t in (part.lstrip("#") for part in re.split(r"[\s,]+", query)) if t]
-
-
-def _query_value(raw: str) -> Any:
-    """`3` → 3, `2.5` → 2.5, `true` → True, `"quoted"` → 'quoted', anything else as written."""
-    try:
-        value = json.loads(raw)
-    except ValueError:
-        return raw
-    return value if isinstance(value, (str, int, float, bool)) else raw
-
-
-def _query_properties(query: str) -> dict[str, Any]:
-    """Property conditions of a properties-mode `query`: `status=active, priority>2, reviewed`."""
-    out: dict[str, Any] = {}
-    for part in (p for p in query.split(",") if p.strip()):
-        m = _QUERY_CONDITION.match(part)
-        if m is None or not m.group(1).strip():
-            raise ValidationFailed(
-                f"cannot read the property condition {part.strip()!r}: use key, key=value, key!=value, key>value "
-                "or key<value",
-                details={"field": "query"},
-            )
-        key, op = m.group(1).strip(), m.group(2)
-        out[key] = {"op": "exists"} if op is None else {"op": _QUERY_OPS[op], "value": _query_value(m.group(3))}
-    return out
-
-
 async def search_notes(ctx: ToolContext, args: SearchNotesIn) -> SearchNotesOut:
     # Seed 004: `query` is the search string of every mode; in tags and properties mode it names
     # the tags / the property conditions, alongside (or instead of) `tags` / `properties`.
     tag_list = list(args.tags or [])
     prop_spec = dict(args.properties or {})
     if args.mode == "tags" and args.query:
-        tag_list += [t for t in _query_tags(args.query) if t not in tag_list]
+        tag_list += [t for t in conditions.query_tags(args.query) if t not in tag_list]
     if args.mode == "properties" and args.query:
-        prop_spec.update({k: v for k, v in _query_properties(args.query).items() if k not in prop_spec})
+        prop_spec.update({k: v for k, v in conditions.query_properties(args.query).items() if k not in prop_spec})
     if args.mode == "full_text" and not args.query:
         raise ValidationFailed("mode 'full_text' needs `query`", details={"field": "query"})
     if args.mode == "tags" and not tag_list:
@@ -407,7 +296,7 @@ async def search_notes(ctx: ToolContext, args: SearchNotesIn) -> SearchNotesOut:
     if not (args.query or tag_list or prop_spec):
         raise ValidationFailed("nothing to search for", details={"field": "query"})
     prefixes = _prefixes(ctx, args.path_scope)
-    groups = _property_filters(prop_spec)
+    groups = conditions.property_filters(prop_spec)
     query = args.query if args.mode in ("full_text", "hybrid") else None
     base = (
         await _fused(
@@ -464,27 +353,12 @@ async def _apply_groups(
         return base.ranked if base is not None else []
     can_read = readable(ctx)
     vault_id = ctx.vault.id
-
-    def query(conn: sqlite3.Connection) -> list[text.TextHit]:
-        ids: set[int] | None = None
-        rows: dict[int, props.NoteRow] = {}
-        for group in groups:
-            found = props.search(conn, vault_id, group, [], "mtime", can_read, "any")
-            rows.update({r.note_id: r for r in found})
-            gids = {r.note_id for r in found}
-            ids = gids if ids is None else ids & gids
-        keep = ids or set()
-        return sorted(
-            (text.TextHit(i, rows[i].path, rows[i].title, rows[i].mtime, 1.0) for i in keep),
-            key=lambda h: (-h.mtime, h.path),
-        )
-
-    meta = await run(ctx, query)
+    meta = await run(ctx, lambda conn: fusion.match_groups(conn, vault_id, groups, can_read))
     if base is None:
         return meta
     if mode == "hybrid" and has_text:
         # Tags were already fused into base with the text ranking; fuse the property list too.
-        return _rrf(base.ranked, meta)
+        return fusion.rrf(base.ranked, meta)
     keep = {h.note_id for h in meta}
     return [h for h in base.ranked if h.note_id in keep]
 
@@ -511,28 +385,28 @@ async def _details(ctx: ToolContext, ids: list[int]) -> dict[int, tuple[list[str
     return {int(r[0]): (json.loads(r[1] or "[]"), json.loads(r[2] or "{}")) for r in rows}
 
 
-def tools() -> list[ToolSpec]:
-    return [
-        ToolSpec(
-            "search_vault",
-            "search",
-            "Search the vault",
-            "One search entry point: mode text (BM25), regex ('/pattern/i'), tags, properties, jsonlogic or "
-            "hybrid (text fused with tags/properties); 'auto' picks the mode from the arguments.",
-            SearchVaultIn,
-            SearchVaultOut,
-            search_vault,
-            tags=("search",),
-        ),
-        ToolSpec(
-            "search_notes",
-            "search",
-            "Search notes (tags, properties, full text)",
-            "Search by tags, properties, full text or hybrid; path_scope, sort relevance/modified_desc/path_asc, "
-            "offset/limit; returns total and items with score, snippet, tags, properties and modified_time.",
-            SearchNotesIn,
-            SearchNotesOut,
-            search_notes,
-            tags=("search",),
-        ),
-    ]
+TOOLS: tuple[ToolSpec, ...] = (
+    ToolSpec(
+        name="search_vault",
+        domain="search",
+        title="Search the vault",
+        description="One search entry point: mode text (BM25), regex ('/pattern/i'), tags, properties, jsonlogic or "
+        "hybrid (text fused with tags/properties); 'auto' picks the mode from the arguments.",
+        input_model=SearchVaultIn,
+        output_model=SearchVaultOut,
+        handler=search_vault,
+        tags=("search",),
+    ),
+    ToolSpec(
+        name="search_notes",
+        domain="search",
+        title="Search notes (tags, properties, full text)",
+        description="Search by tags, properties, full text or hybrid; path_scope, sort "
+        "relevance/modified_desc/path_asc, offset/limit; returns total and items with score, snippet, tags, "
+        "properties and modified_time.",
+        input_model=SearchNotesIn,
+        output_model=SearchNotesOut,
+        handler=search_notes,
+        tags=("search",),
+    ),
+)

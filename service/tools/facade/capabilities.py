@@ -26,7 +26,7 @@ from service.policy.visibility import FACADE_TAG
 from service.storage.db import _driver
 from service.tools.context import InputNeeded, ToolContext
 from service.tools.models import ToolInput, ToolOutput, decode_cursor, page_of
-from service.tools.registry import Registry, ToolSpec
+from service.tools.spec import Catalog, ToolSpec
 
 
 def _visibility(ctx: ToolContext) -> Any:
@@ -90,14 +90,14 @@ class _Catalog:
 _CATALOGS: dict[int, _Catalog] = {}
 
 
-def _catalog(registry: Registry) -> _Catalog:
+def _catalog(registry: Catalog) -> _Catalog:
     found = _CATALOGS.get(id(registry))
     if found is None:
         found = _CATALOGS[id(registry)] = _Catalog([s for s in registry if FACADE_TAG not in s.tags])
     return found
 
 
-async def find_capability(ctx: ToolContext, args: FindIn, *, registry: Registry) -> FindOut:
+async def find_capability(ctx: ToolContext, args: FindIn, *, registry: Catalog) -> FindOut:
     key = hashlib.sha256(args.query.encode()).hexdigest()[:16]
     offset = decode_cursor(args.cursor, t="cap", q=key)
     matches = [
@@ -145,7 +145,7 @@ class DescribeOut(ToolOutput):
     )
 
 
-async def describe_capability(ctx: ToolContext, args: DescribeIn, *, registry: Registry) -> DescribeOut:
+async def describe_capability(ctx: ToolContext, args: DescribeIn, *, registry: Catalog) -> DescribeOut:
     spec = registry.get(args.name)
     if spec is None or not _listed(ctx, spec):
         raise ToolNotFound(f"unknown tool {args.name!r}", details={"tool": args.name})
@@ -177,7 +177,7 @@ class CallOut(ToolOutput):
 
 
 async def _call_inner(
-    ctx: ToolContext, registry: Registry, name: str, arguments: dict[str, Any], outer: ToolInput
+    ctx: ToolContext, registry: Catalog, name: str, arguments: dict[str, Any], outer: ToolInput
 ) -> CallOut:
     spec = registry.get(name)
     if spec is None or FACADE_TAG in spec.tags or not _listed(ctx, spec):
@@ -208,11 +208,12 @@ async def _call_inner(
     return CallOut(tool=name, result=result.structured or {})
 
 
-async def call_capability(ctx: ToolContext, args: CallIn, *, registry: Registry) -> CallOut:
+async def call_capability(ctx: ToolContext, args: CallIn, *, registry: Catalog) -> CallOut:
     return await _call_inner(ctx, registry, args.name, args.arguments, args)
 
 
-def domain_tools(registry: Registry) -> list[ToolSpec]:
+def domain_tools(registry: Catalog) -> list[ToolSpec]:
+    """One meta-tool per domain of `registry`, named after it."""
     by_domain: dict[str, list[ToolSpec]] = {}
     for spec in registry:
         if FACADE_TAG not in spec.tags:
@@ -233,14 +234,14 @@ def domain_tools(registry: Registry) -> list[ToolSpec]:
         lines = "; ".join(f"{s.name}: {s.title}" for s in specs)
         out.append(
             ToolSpec(
-                domain,
-                "facade",
-                f"{domain.capitalize()} tools",
-                f"Run one {domain} operation ({lines}). Pass `operation` and its `arguments`; use "
+                name=domain,
+                domain="facade",
+                title=f"{domain.capitalize()} tools",
+                description=f"Run one {domain} operation ({lines}). Pass `operation` and its `arguments`; use "
                 "describe_capability for an operation's argument schema.",
-                model,
-                CallOut,
-                handler,
+                input_model=model,
+                output_model=CallOut,
+                handler=handler,
                 scopes=(),
                 mutating=any(s.mutating for s in specs),
                 forwards_destructive=any(s.may_destroy for s in specs),
@@ -251,38 +252,45 @@ def domain_tools(registry: Registry) -> list[ToolSpec]:
     return out
 
 
-def tools(registry: Registry) -> list[ToolSpec]:
-    def spec(name: str, title: str, description: str, inp: Any, out: Any, handler: Any, **extra: Any) -> ToolSpec:
-        return ToolSpec(name, "facade", title, description, inp, out, handler, scopes=(), tags=(FACADE_TAG,), **extra)
-
-    return [
-        spec(
-            "find_capability",
-            "Find a capability",
-            "Search this server's tools by what you want to do (BM25 over names and descriptions); then call the "
-            "tool by name or through call_capability.",
-            FindIn,
-            FindOut,
-            partial(find_capability, registry=registry),
+def tools(registry: Catalog) -> tuple[ToolSpec, ...]:
+    """The capability triad, then one meta-tool per domain of `registry` (every other tool is in it)."""
+    return (
+        ToolSpec(
+            name="find_capability",
+            domain="facade",
+            title="Find a capability",
+            description="Search this server's tools by what you want to do (BM25 over names and descriptions); then "
+            "call the tool by name or through call_capability.",
+            input_model=FindIn,
+            output_model=FindOut,
+            handler=partial(find_capability, registry=registry),
+            scopes=(),
+            tags=(FACADE_TAG,),
         ),
-        spec(
-            "describe_capability",
-            "Describe a capability",
-            "A tool's full description and the JSON Schemas of its arguments and result.",
-            DescribeIn,
-            DescribeOut,
-            partial(describe_capability, registry=registry),
+        ToolSpec(
+            name="describe_capability",
+            domain="facade",
+            title="Describe a capability",
+            description="A tool's full description and the JSON Schemas of its arguments and result.",
+            input_model=DescribeIn,
+            output_model=DescribeOut,
+            handler=partial(describe_capability, registry=registry),
+            scopes=(),
+            tags=(FACADE_TAG,),
         ),
-        spec(
-            "call_capability",
-            "Call a capability",
-            "Call any tool by name with its arguments, through the same checks as a direct call.",
-            CallIn,
-            CallOut,
-            partial(call_capability, registry=registry),
+        ToolSpec(
+            name="call_capability",
+            domain="facade",
+            title="Call a capability",
+            description="Call any tool by name with its arguments, through the same checks as a direct call.",
+            input_model=CallIn,
+            output_model=CallOut,
+            handler=partial(call_capability, registry=registry),
+            scopes=(),
             mutating=True,
             forwards_destructive=True,
             idempotent=False,
+            tags=(FACADE_TAG,),
         ),
         *domain_tools(registry),
-    ]
+    )

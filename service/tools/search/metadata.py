@@ -1,10 +1,8 @@
-"""search domain, metadata: search_tags, search_properties, query_jsonlogic, list_tags,
-list_properties, property_values.
+"""search domain, metadata: search_tags, search_properties, query_jsonlogic.
 
 Touches: index tables `notes`, `note_tags`, `note_properties` (read only, through
-`service.retrieval`). Counts (tag counts, property key counts, value counts) are of notes the
-caller may read, so a denied note cannot be inferred from a number. Results carry
-`obsidian_url`; lists paginate with `limit`/`cursor`.
+`service.retrieval`). Totals are of notes the caller may read, so a denied note cannot be
+inferred from a number. Results carry `obsidian_url`; lists paginate with `limit`/`cursor`.
 """
 
 from __future__ import annotations
@@ -20,7 +18,6 @@ from service.retrieval import tags
 from service.retrieval.text import folder_clause
 from service.tools.context import ToolContext
 from service.tools.models import Paging, ToolInput, ToolOutput, decode_cursor, page_of
-from service.tools.registry import ToolSpec
 from service.tools.search_common import (
     FOLDER_FIELD,
     FolderArg,
@@ -33,6 +30,7 @@ from service.tools.search_common import (
     run,
     scope,
 )
+from service.tools.spec import ToolSpec
 
 
 class MetaHitItem(HitItem):
@@ -196,162 +194,38 @@ async def query_jsonlogic(ctx: ToolContext, args: JsonLogicIn) -> MetaHitsOut:
     return _meta_page(ctx, rows, offset, args.limit, t="jsonlogic", q=key)
 
 
-# -- list_tags -----------------------------------------------------------------------------------
-
-
-class ListTagsIn(ToolInput, Paging):
-    prefix: str | None = Field(default=None, description="Only this tag and its nested tags (e.g. 'proj').")
-    folder: FolderArg = FOLDER_FIELD
-    sort: Literal["tag", "count"] = Field(default="tag", description="By tag (tree order) or by count, highest first.")
-    limit: int = Field(default=200, ge=1, le=2000, description="Page size.")
-
-
-class TagItem(BaseModel):
-    tag: str = Field(description="Tag without '#', e.g. 'project/alpha'.")
-    count: int = Field(description="Notes with this tag or one nested under it.")
-    direct: int = Field(description="Notes with exactly this tag.")
-    depth: int = Field(description="0 for a top-level tag, 1 for 'a/b', ...")
-    parent: str | None = Field(default=None, description="The enclosing tag ('a' for 'a/b').")
-
-
-class ListTagsOut(ToolOutput):
-    total: int = Field(description="Distinct tags (including parents of nested tags).")
-    items: list[TagItem] = Field(description="This page of tags.")
-    next_cursor: str | None = Field(default=None, description="Pass as `cursor` for the next page.")
-
-
-async def list_tags(ctx: ToolContext, args: ListTagsIn) -> ListTagsOut:
-    folders = scope(ctx, args.folder)
-    key = query_key(args.prefix, folders, args.sort)
-    offset = decode_cursor(args.cursor, t="list_tags", q=key)
-    can_read = readable(ctx)
-    vault_id = ctx.vault.id
-    counted = await run(ctx, lambda conn: tags.tree(conn, vault_id, folders, args.prefix, can_read))
-    if args.sort == "count":
-        counted.sort(key=lambda t: (-t.count, t.tag.lower()))
-    window, cursor = page_of(counted, offset, args.limit, t="list_tags", q=key)
-    items = [TagItem(tag=t.tag, count=t.count, direct=t.direct, depth=t.depth, parent=t.parent) for t in window]
-    return ListTagsOut(total=len(counted), items=items, next_cursor=cursor)
-
-
-# -- list_properties / property_values -----------------------------------------------------------
-
-
-class ListPropertiesIn(ToolInput, Paging):
-    folder: FolderArg = FOLDER_FIELD
-    limit: int = Field(default=200, ge=1, le=2000, description="Page size.")
-
-
-class PropertyKeyItem(BaseModel):
-    key: str = Field(description="Property key.")
-    type: str = Field(description="Inferred Obsidian type: text, list, number, checkbox, date, datetime, empty.")
-    types: dict[str, int] = Field(description="How many notes hold each type (mixed types are visible here).")
-    count: int = Field(description="Notes with the key.")
-
-
-class ListPropertiesOut(ToolOutput):
-    total: int = Field(description="Distinct keys.")
-    items: list[PropertyKeyItem] = Field(description="This page of keys, sorted by key.")
-    next_cursor: str | None = Field(default=None, description="Pass as `cursor` for the next page.")
-
-
-async def list_properties(ctx: ToolContext, args: ListPropertiesIn) -> ListPropertiesOut:
-    folders = scope(ctx, args.folder)
-    key = query_key(folders)
-    offset = decode_cursor(args.cursor, t="list_props", q=key)
-    can_read = readable(ctx)
-    vault_id = ctx.vault.id
-    infos = await run(ctx, lambda conn: props.keys(conn, vault_id, folders, can_read))
-    window, cursor = page_of(infos, offset, args.limit, t="list_props", q=key)
-    items = [PropertyKeyItem(key=i.key, type=i.type, types=i.types, count=i.count) for i in window]
-    return ListPropertiesOut(total=len(infos), items=items, next_cursor=cursor)
-
-
-class PropertyValuesIn(ToolInput, Paging):
-    key: str = Field(min_length=1, max_length=200, description="Property key.")
-    folder: FolderArg = FOLDER_FIELD
-    limit: int = Field(default=100, ge=1, le=2000, description="Page size.")
-
-
-class ValueItem(BaseModel):
-    value: Any = Field(description="The value (list properties are counted item by item).")
-    type: str = Field(description="string, number, boolean, date, datetime, null or object.")
-    count: int = Field(description="Notes holding the value.")
-
-
-class PropertyValuesOut(ToolOutput):
-    key: str = Field(description="The key.")
-    total: int = Field(description="Distinct values.")
-    items: list[ValueItem] = Field(description="This page of values, most frequent first.")
-    next_cursor: str | None = Field(default=None, description="Pass as `cursor` for the next page.")
-
-
-async def property_values(ctx: ToolContext, args: PropertyValuesIn) -> PropertyValuesOut:
-    folders = scope(ctx, args.folder)
-    key = query_key(args.key, folders)
-    offset = decode_cursor(args.cursor, t="prop_values", q=key)
-    can_read = readable(ctx)
-    vault_id = ctx.vault.id
-    counted = await run(ctx, lambda conn: props.values(conn, vault_id, args.key, folders, can_read))
-    window, cursor = page_of(counted, offset, args.limit, t="prop_values", q=key)
-    items = [ValueItem(value=v.value, type=v.type, count=v.count) for v in window]
-    return PropertyValuesOut(key=args.key, total=len(counted), items=items, next_cursor=cursor)
-
-
-def tools() -> list[ToolSpec]:
-    def spec(name: str, title: str, description: str, inp: Any, out: Any, handler: Any) -> ToolSpec:
-        return ToolSpec(name, "search", title, description, inp, out, handler, tags=("search", "metadata"))
-
-    return [
-        spec(
-            "search_tags",
-            "Search by tags",
-            "Notes carrying all (or any) of the given tags; nested tags match their parents "
-            "('proj' finds '#proj/alpha'); case-insensitive; '#' optional.",
-            SearchTagsIn,
-            MetaHitsOut,
-            search_tags,
-        ),
-        spec(
-            "search_properties",
-            "Search by properties",
-            "Notes whose frontmatter properties meet filters {key, op, value}: ==, !=, contains, <, <=, >, >=, "
-            "exists, not_exists; strings (case-insensitive), numbers, booleans, dates and lists.",
-            SearchPropertiesIn,
-            MetaHitsOut,
-            search_properties,
-        ),
-        spec(
-            "query_jsonlogic",
-            "Query with JSONLogic",
-            "Notes for which a JSONLogic rule over their metadata (path, folder, title, tags, aliases, properties, "
-            "mtime, size, word_count) is true; bounded by an operation budget.",
-            JsonLogicIn,
-            MetaHitsOut,
-            query_jsonlogic,
-        ),
-        spec(
-            "list_tags",
-            "List tags",
-            "Every tag with note counts and its place in the nested hierarchy (parent, depth).",
-            ListTagsIn,
-            ListTagsOut,
-            list_tags,
-        ),
-        spec(
-            "list_properties",
-            "List property keys",
-            "Every frontmatter property key with its inferred type and how many notes use it.",
-            ListPropertiesIn,
-            ListPropertiesOut,
-            list_properties,
-        ),
-        spec(
-            "property_values",
-            "List property values",
-            "Distinct values of one property with how many notes hold each, most frequent first.",
-            PropertyValuesIn,
-            PropertyValuesOut,
-            property_values,
-        ),
-    ]
+TOOLS: tuple[ToolSpec, ...] = (
+    ToolSpec(
+        name="search_tags",
+        domain="search",
+        title="Search by tags",
+        description="Notes carrying all (or any) of the given tags; nested tags match their parents "
+        "('proj' finds '#proj/alpha'); case-insensitive; '#' optional.",
+        input_model=SearchTagsIn,
+        output_model=MetaHitsOut,
+        handler=search_tags,
+        tags=("search", "metadata"),
+    ),
+    ToolSpec(
+        name="search_properties",
+        domain="search",
+        title="Search by properties",
+        description="Notes whose frontmatter properties meet filters {key, op, value}: ==, !=, contains, <, <=, >, >=, "
+        "exists, not_exists; strings (case-insensitive), numbers, booleans, dates and lists.",
+        input_model=SearchPropertiesIn,
+        output_model=MetaHitsOut,
+        handler=search_properties,
+        tags=("search", "metadata"),
+    ),
+    ToolSpec(
+        name="query_jsonlogic",
+        domain="search",
+        title="Query with JSONLogic",
+        description="Notes for which a JSONLogic rule over their metadata (path, folder, title, tags, aliases, "
+        "properties, mtime, size, word_count) is true; bounded by an operation budget.",
+        input_model=JsonLogicIn,
+        output_model=MetaHitsOut,
+        handler=query_jsonlogic,
+        tags=("search", "metadata"),
+    ),
+)

@@ -20,7 +20,7 @@ from service.indexer.runner import VaultIndexer, indexer_of
 from service.security.visible import unrestricted, visible_counts
 from service.tools.context import ToolContext
 from service.tools.models import ToolInput, ToolOutput
-from service.tools.registry import ToolSpec
+from service.tools.spec import ToolSpec
 
 
 def _iso(stamp: float | None) -> str | None:
@@ -185,33 +185,32 @@ def _never() -> Any:  # pragma: no cover - job_out only returns None for None
     raise AssertionError("job missing")
 
 
-def tools() -> list[ToolSpec]:
-    return [
-        ToolSpec(
-            "index_status",
-            "index",
-            "Index status",
-            "Health of the vault's search index: ready/state, note count, backlog, last sync, the running "
-            "reindex job, and counts of links (resolved/unresolved), tags, tasks and headings.",
-            IndexStatusIn,
-            IndexStatusOut,
-            index_status,
-            tags=("index",),
-        ),
-        ToolSpec(
-            "reindex",
-            "index",
-            "Reindex the vault",
-            "Rebuild the search index as a job: 'sync' re-reads changed notes, 'full' re-parses every note. "
-            "Reports progress while waiting; a second call while one runs returns the running job. "
-            "Changes only the cache, never a note.",
-            ReindexIn,
-            ReindexOut,
-            reindex,
-            scopes=("admin",),
-            scope_class="admin",
-            mutating=True,
-            idempotent=False,
-            tags=("index", "admin"),
-        ),
-    ]
+TOOLS: tuple[ToolSpec, ...] = (
+    ToolSpec(
+        name="index_status",
+        domain="index",
+        title="Index status",
+        description="Health of the vault's search index: ready/state, note count, backlog, last sync, the running "
+        "reindex job, and counts of links (resolved/unresolved), tags, tasks and headings.",
+        input_model=IndexStatusIn,
+        output_model=IndexStatusOut,
+        handler=index_status,
+        tags=("index",),
+    ),
+    ToolSpec(
+        name="reindex",
+        domain="index",
+        title="Reindex the vault",
+        description="Rebuild the search index as a job: 'sync' re-reads changed notes, 'full' re-parses every note. "
+        "Reports progress while waiting; a second call while one runs returns the running job. "
+        "Changes only the cache, never a note.",
+        input_model=ReindexIn,
+        output_model=ReindexOut,
+        handler=reindex,
+        scopes=("admin",),
+        scope_class="admin",
+        mutating=True,
+        idempotent=False,
+        tags=("index", "admin"),
+    ),
+)

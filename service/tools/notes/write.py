@@ -1,11 +1,10 @@
-"""notes domain, writing: create_note, write_note, append_note, prepend_note, patch_note,
-delete_note, copy_note, create_folder (bulk_create_notes is in `notes_bulk.py`).
+"""notes domain, writing: create_note, write_note, append_note, prepend_note, patch_note
+(delete_note, copy_note and create_folder are in `files.py`, bulk_create_notes in `bulk.py`).
 
 Every write goes through `VaultFiles` (atomic, etag-checked under the per-path lock) and is in
 the index before the call returns. Optional `expected_etag` turns a concurrent edit into
 `conflict` with nothing written. Confirmation is declared here (`confirm_when`) and enforced by
-the pipeline: overwriting non-empty content without a matching etag, permanent deletion, and
-bulk creation above `notes.bulk_confirm_above` notes.
+the pipeline: overwriting non-empty content without a matching etag.
 Touches: vault files only.
 """
 
@@ -16,14 +15,13 @@ from typing import Any, Literal
 
 from pydantic import Field, model_validator
 
-from service.errors import AlreadyExists, NoteNotFound, PathInvalid, ValidationFailed
+from service.errors import AlreadyExists, NoteNotFound, ValidationFailed
 from service.markdown import frontmatter as fm
 from service.markdown import sections
 from service.markdown.parse import title_of
 from service.tools.context import ToolContext
 from service.tools.models import ToolInput, ToolOutput
-from service.tools.prechecks import delete_note_precheck
-from service.tools.registry import ToolSpec
+from service.tools.spec import ToolSpec
 from service.vault.files import WriteResult
 from service.vault.paths import VaultPath
 
@@ -39,7 +37,7 @@ class WriteOut(ToolOutput):
     size: int = Field(description="Size in bytes after the write.")
 
 
-def _out(ctx: ToolContext, vp: VaultPath, result: WriteResult, text: str) -> WriteOut:
+def write_out(ctx: ToolContext, vp: VaultPath, result: WriteResult, text: str) -> WriteOut:
     return WriteOut(
         path=vp.rel,
         title=title_of(vp.rel, text),
@@ -134,9 +132,9 @@ async def create_note(ctx: ToolContext, args: CreateNoteIn) -> WriteOut:
     files = ctx.vault.files
     if args.if_exists == "overwrite":
         result = await files.write(vp, text, expected_etag=args.expected_etag)
-        return _out(ctx, vp, result, text)
+        return write_out(ctx, vp, result, text)
     if args.if_exists == "error":
-        return _out(ctx, vp, await files.write(vp, text, create_only=True), text)
+        return write_out(ctx, vp, await files.write(vp, text, create_only=True), text)
     for n in range(MAX_UNIQUE_SUFFIX + 1):
         candidate = vp if n == 0 else ctx.resolve_note(_numbered(vp.rel, n), "write")
         if files.current_etag(candidate) is not None or candidate.abs.is_dir():
@@ -145,7 +143,7 @@ async def create_note(ctx: ToolContext, args: CreateNoteIn) -> WriteOut:
             result = await files.write(candidate, text, create_only=True)
         except AlreadyExists:
             continue  # taken concurrently: try the next number
-        return _out(ctx, candidate, result, text)
+        return write_out(ctx, candidate, result, text)
     raise AlreadyExists(f"{vp.rel!r} and {MAX_UNIQUE_SUFFIX} numbered variants already exist", details={"path": vp.rel})
 
 
@@ -173,11 +171,11 @@ async def write_note(ctx: ToolContext, args: WriteNoteIn) -> WriteOut:
         if files.current_etag(vp) is None:
             # expected_etag on a missing note is a conflict (checked under the lock), never a new note
             result = await files.write(vp, args.content, create_only=True, expected_etag=args.expected_etag)
-            return _out(ctx, vp, result, args.content)
+            return write_out(ctx, vp, result, args.content)
         result = await files.modify(vp, lambda old: _appended(old, args.content), expected_etag=args.expected_etag)
-        return _out(ctx, vp, result, files.read(vp).content)
+        return write_out(ctx, vp, result, files.read(vp).content)
     result = await files.write(vp, args.content, expected_etag=args.expected_etag, create_only=args.mode == "create")
-    return _out(ctx, vp, result, args.content)
+    return write_out(ctx, vp, result, args.content)
 
 
 async def write_note_confirm(ctx: ToolContext, args: WriteNoteIn) -> str | None:
@@ -209,7 +207,7 @@ async def _add(ctx: ToolContext, args: AppendIn, at_start: bool) -> WriteOut:
     if args.create_if_missing and files.current_etag(vp) is None:
         try:  # an expected_etag for a missing note fails with conflict: nothing is created
             result = await files.write(vp, args.content, create_only=True, expected_etag=args.expected_etag)
-            return _out(ctx, vp, result, args.content)
+            return write_out(ctx, vp, result, args.content)
         except AlreadyExists:
             pass  # created concurrently: fall through to a normal append
 
@@ -220,7 +218,7 @@ async def _add(ctx: ToolContext, args: AppendIn, at_start: bool) -> WriteOut:
         return sections.insert_after_frontmatter(old, piece)
 
     result = await files.modify(vp, change, expected_etag=args.expected_etag)
-    return _out(ctx, vp, result, files.read(vp).content)
+    return write_out(ctx, vp, result, files.read(vp).content)
 
 
 async def append_note(ctx: ToolContext, args: AppendIn) -> WriteOut:
@@ -276,208 +274,81 @@ async def patch_note(ctx: ToolContext, args: PatchNoteIn) -> WriteOut:
     vp = ctx.resolve_note(args.path, "write")
     files = ctx.vault.files
     result = await files.modify(vp, lambda old: _patched(args, old), expected_etag=args.expected_etag)
-    return _out(ctx, vp, result, files.read(vp).content)
+    return write_out(ctx, vp, result, files.read(vp).content)
 
 
-# -- delete / copy / folders -------------------------------------------------------------------
-
-
-class DeleteNoteIn(ToolInput):
-    path: str = Field(description="Note path ('.md' optional).")
-    permanent: bool = Field(
-        default=False, description="Really delete (needs confirmation); by default the note goes to .trash/."
-    )
-    expected_etag: str | None = ETAG
-
-
-class DeleteOut(ToolOutput):
-    path: str = Field(description="The deleted note.")
-    title: str = Field(description="Its title (frontmatter title, first H1 or file name).")
-    obsidian_url: str = Field(description="obsidian://open URL of the path it had (restore it there to reopen).")
-    deleted: bool = Field(description="Always true on success.")
-    permanent: bool = Field(description="Whether it was deleted for good.")
-    trash_path: str | None = Field(description="Where it went inside the vault's trash (recoverable).")
-
-
-async def delete_note(ctx: ToolContext, args: DeleteNoteIn) -> DeleteOut:
-    vp = ctx.resolve_note(args.path, "delete")
-    try:
-        title = title_of(vp.rel, ctx.vault.files.read(vp).content)
-    except (NoteNotFound, PathInvalid):
-        title = title_of(vp.rel, "")  # the delete below reports what is wrong
-    trash = await ctx.vault.files.delete(vp, permanent=args.permanent, expected_etag=args.expected_etag)
-    return DeleteOut(
-        path=vp.rel,
-        title=title,
-        obsidian_url=ctx.vault.url(vp.rel),
-        deleted=True,
-        permanent=args.permanent,
-        trash_path=trash,
-    )
-
-
-async def delete_note_confirm(ctx: ToolContext, args: DeleteNoteIn) -> str | None:
-    if not args.permanent:
-        return None
-    vp = ctx.resolve_note(args.path, "delete")
-    return f"permanently delete {vp.rel} (not recoverable from .trash)"
-
-
-class CopyNoteIn(ToolInput):
-    path: str = Field(description="Note to copy ('.md' optional).")
-    new_path: str = Field(description="Where the copy goes ('.md' optional).")
-    overwrite: bool = Field(
-        default=False,
-        description="Replace an existing note at new_path (needs confirmation unless expected_etag matches it).",
-    )
-    expected_etag: str | None = Field(
-        default=None,
-        description="Etag of the note at new_path you read; if it changed (or is gone) the call fails with conflict.",
-    )
-
-
-def _copy_paths(ctx: ToolContext, args: CopyNoteIn) -> tuple[VaultPath, VaultPath]:
-    src = ctx.resolve_note(args.path, "read")
-    dst = ctx.resolve_note(args.new_path, "write")
-    if src.rel == dst.rel:
-        raise ValidationFailed("new_path is the same note", details={"field": "new_path"})
-    return src, dst
-
-
-async def copy_note(ctx: ToolContext, args: CopyNoteIn) -> WriteOut:
-    src, dst = _copy_paths(ctx, args)
-    result = await ctx.vault.files.copy(src, dst, overwrite=args.overwrite, expected_etag=args.expected_etag)
-    return _out(ctx, dst, result, ctx.vault.files.read(dst).content)
-
-
-async def copy_note_confirm(ctx: ToolContext, args: CopyNoteIn) -> str | None:
-    if not args.overwrite:
-        return None
-    src, dst = _copy_paths(ctx, args)
-    return overwrite_preview(ctx, dst, ctx.vault.files.stat(src).size, args.expected_etag)
-
-
-class CreateFolderIn(ToolInput):
-    path: str = Field(description="Folder to create (parents are created too).")
-
-
-class FolderOut(ToolOutput):
-    path: str = Field(description="The folder.")
-    obsidian_url: str = Field(description="obsidian://open URL of the folder (Obsidian reveals it).")
-    created: bool = Field(description="False when it already existed.")
-
-
-async def create_folder(ctx: ToolContext, args: CreateFolderIn) -> FolderOut:
-    vp = ctx.resolve(args.path, "write")
-    created = await ctx.vault.files.make_folder(vp)
-    return FolderOut(path=vp.rel, obsidian_url=ctx.vault.url(vp.rel), created=created)
-
-
-def tools() -> list[ToolSpec]:
-    write: dict[str, Any] = {"scopes": ("write:vault",), "scope_class": "write", "mutating": True}
-    return [
-        ToolSpec(
-            name="create_note",
-            domain="notes",
-            title="Create a note",
-            description="Create a new note, optionally with frontmatter properties. When one exists: "
-            "already_exists (if_exists='error', the default), a numbered 'Name 1.md' (if_exists='unique'), or "
-            "overwrite it (if_exists='overwrite'; needs confirmation unless expected_etag matches).",
-            input_model=CreateNoteIn,
-            output_model=WriteOut,
-            handler=create_note,
-            idempotent=False,
-            confirm="conditional",
-            confirm_when=create_note_confirm,
-            **write,
-        ),
-        ToolSpec(
-            name="write_note",
-            domain="notes",
-            title="Write a note",
-            description="Create, overwrite or append to a note (mode). Overwriting non-empty content needs "
-            "confirmation unless expected_etag matches.",
-            input_model=WriteNoteIn,
-            output_model=WriteOut,
-            handler=write_note,
-            idempotent=False,
-            confirm="conditional",
-            confirm_when=write_note_confirm,
-            **write,
-        ),
-        ToolSpec(
-            name="append_note",
-            domain="notes",
-            title="Append to a note",
-            description="Add text at the end of a note.",
-            input_model=AppendIn,
-            output_model=WriteOut,
-            handler=append_note,
-            idempotent=False,
-            **write,
-        ),
-        ToolSpec(
-            name="prepend_note",
-            domain="notes",
-            title="Prepend to a note",
-            description="Add text at the start of a note's body, after its frontmatter.",
-            input_model=AppendIn,
-            output_model=WriteOut,
-            handler=prepend_note,
-            idempotent=False,
-            **write,
-        ),
-        ToolSpec(
-            name="patch_note",
-            domain="notes",
-            title="Patch a note",
-            description="Insert or replace text relative to a heading path, a block id (^id) or a unique text "
-            "anchor: before, after, prepend, append or replace.",
-            input_model=PatchNoteIn,
-            output_model=WriteOut,
-            handler=patch_note,
-            idempotent=False,
-            **write,
-        ),
-        ToolSpec(
-            name="delete_note",
-            domain="notes",
-            title="Delete a note",
-            description="Move a note to the vault's .trash/ (recoverable); permanent=true deletes it for good "
-            "and needs confirmation.",
-            input_model=DeleteNoteIn,
-            output_model=DeleteOut,
-            handler=delete_note,
-            scopes=("delete:vault",),
-            scope_class="delete",
-            mutating=True,
-            idempotent=False,
-            confirm="conditional",
-            confirm_when=delete_note_confirm,
-            precheck=delete_note_precheck,
-        ),
-        ToolSpec(
-            name="copy_note",
-            domain="notes",
-            title="Copy a note",
-            description="Copy a note to a new path (links are not rewritten); overwrite=true replaces a note "
-            "there (needs confirmation unless expected_etag matches it).",
-            input_model=CopyNoteIn,
-            output_model=WriteOut,
-            handler=copy_note,
-            idempotent=False,
-            confirm="conditional",
-            confirm_when=copy_note_confirm,
-            **write,
-        ),
-        ToolSpec(
-            name="create_folder",
-            domain="notes",
-            title="Create a folder",
-            description="Create a folder and its parents.",
-            input_model=CreateFolderIn,
-            output_model=FolderOut,
-            handler=create_folder,
-            **write,
-        ),
-    ]
+TOOLS: tuple[ToolSpec, ...] = (
+    ToolSpec(
+        name="create_note",
+        domain="notes",
+        title="Create a note",
+        description="Create a new note, optionally with frontmatter properties. When one exists: "
+        "already_exists (if_exists='error', the default), a numbered 'Name 1.md' (if_exists='unique'), or "
+        "overwrite it (if_exists='overwrite'; needs confirmation unless expected_etag matches).",
+        input_model=CreateNoteIn,
+        output_model=WriteOut,
+        handler=create_note,
+        scopes=("write:vault",),
+        scope_class="write",
+        mutating=True,
+        confirm="conditional",
+        confirm_when=create_note_confirm,
+        idempotent=False,
+    ),
+    ToolSpec(
+        name="write_note",
+        domain="notes",
+        title="Write a note",
+        description="Create, overwrite or append to a note (mode). Overwriting non-empty content needs "
+        "confirmation unless expected_etag matches.",
+        input_model=WriteNoteIn,
+        output_model=WriteOut,
+        handler=write_note,
+        scopes=("write:vault",),
+        scope_class="write",
+        mutating=True,
+        confirm="conditional",
+        confirm_when=write_note_confirm,
+        idempotent=False,
+    ),
+    ToolSpec(
+        name="append_note",
+        domain="notes",
+        title="Append to a note",
+        description="Add text at the end of a note.",
+        input_model=AppendIn,
+        output_model=WriteOut,
+        handler=append_note,
+        scopes=("write:vault",),
+        scope_class="write",
+        mutating=True,
+        idempotent=False,
+    ),
+    ToolSpec(
+        name="prepend_note",
+        domain="notes",
+        title="Prepend to a note",
+        description="Add text at the start of a note's body, after its frontmatter.",
+        input_model=AppendIn,
+        output_model=WriteOut,
+        handler=prepend_note,
+        scopes=("write:vault",),
+        scope_class="write",
+        mutating=True,
+        idempotent=False,
+    ),
+    ToolSpec(
+        name="patch_note",
+        domain="notes",
+        title="Patch a note",
+        description="Insert or replace text relative to a heading path, a block id (^id) or a unique text "
+        "anchor: before, after, prepend, append or replace.",
+        input_model=PatchNoteIn,
+        output_model=WriteOut,
+        handler=patch_note,
+        scopes=("write:vault",),
+        scope_class="write",
+        mutating=True,
+        idempotent=False,
+    ),
+)

@@ -25,7 +25,7 @@ from service.security.binding import bound_vault
 from service.settings import Settings
 from service.tools.context import ToolContext
 from service.tools.models import ToolInput, ToolOutput
-from service.tools.registry import ToolSpec
+from service.tools.spec import ToolSpec
 
 _SECRET_KEY = re.compile(r"(secret|password|passwd|token|api_?key|authorization|headers|credential)", re.I)
 _URL_USERINFO = re.compile(r"(?<=://)[^/@\s]+@")
@@ -203,38 +203,39 @@ def _read_only(ctx: ToolContext, vid: str) -> bool:
     return bool(acl.read_only)
 
 
-def tools() -> list[ToolSpec]:
-    admin: dict[str, Any] = {"scopes": ("admin",), "scope_class": "admin", "tags": ("admin",)}
-    return [
-        ToolSpec(
-            "server_health",
-            "admin",
-            "Server health",
-            "Versions (vaultgate, python, sqlite, mcp), active backends (FTS5, sqlite-vec, embedding model), "
-            "index state per vault and the Obsidian bridge snapshot.",
-            ServerHealthIn,
-            ServerHealthOut,
-            server_health,
-            tags=("admin",),
-        ),
-        ToolSpec(
-            "get_server_config",
-            "admin",
-            "Server configuration",
-            "The effective configuration with every secret masked, and the Obsidian plugins found in the vault.",
-            GetServerConfigIn,
-            GetServerConfigOut,
-            get_server_config,
-            **admin,
-        ),
-        ToolSpec(
-            "list_vaults",
-            "admin",
-            "List vaults",
-            "The vaults this caller may use: id, Obsidian name, default flag, read-only flag, indexed notes.",
-            ListVaultsIn,
-            ListVaultsOut,
-            list_vaults,
-            tags=("admin",),
-        ),
-    ]
+TOOLS: tuple[ToolSpec, ...] = (
+    ToolSpec(
+        name="server_health",
+        domain="admin",
+        title="Server health",
+        description="Versions (vaultgate, python, sqlite, mcp), active backends (FTS5, sqlite-vec, embedding model), "
+        "index state per vault and the Obsidian bridge snapshot.",
+        input_model=ServerHealthIn,
+        output_model=ServerHealthOut,
+        handler=server_health,
+        tags=("admin",),
+    ),
+    ToolSpec(
+        name="get_server_config",
+        domain="admin",
+        title="Server configuration",
+        description="The effective configuration with every secret masked, and the Obsidian plugins found in the "
+        "vault.",
+        input_model=GetServerConfigIn,
+        output_model=GetServerConfigOut,
+        handler=get_server_config,
+        scopes=("admin",),
+        scope_class="admin",
+        tags=("admin",),
+    ),
+    ToolSpec(
+        name="list_vaults",
+        domain="admin",
+        title="List vaults",
+        description="The vaults this caller may use: id, Obsidian name, default flag, read-only flag, indexed notes.",
+        input_model=ListVaultsIn,
+        output_model=ListVaultsOut,
+        handler=list_vaults,
+        tags=("admin",),
+    ),
+)

@@ -1,4 +1,4 @@
-"""security domain: inspect_acl — what the path ACL decides for (vault, path, op, scopes).
+"""admin domain, access: inspect_acl — what the path ACL decides for (vault, path, op, scopes).
 
 Touches: nothing (pure decision). The path is normalized exactly as a real call's would be
 (NFC, symlinks resolved, traversal refused), so the answer is the decision a real call gets.
@@ -15,7 +15,7 @@ from service.security import scopes as scope_api
 from service.security.acl import DROP_BOX_RULE
 from service.tools.context import ToolContext
 from service.tools.models import ToolInput, ToolOutput
-from service.tools.registry import ToolSpec
+from service.tools.spec import ToolSpec
 from service.types import Principal
 
 
@@ -79,19 +79,18 @@ async def inspect_acl(ctx: ToolContext, args: InspectAclIn) -> InspectAclOut:
     )
 
 
-def tools() -> list[ToolSpec]:
-    return [
-        ToolSpec(
-            "inspect_acl",
-            "admin",  # TOOLS.md: index and admin
-            "Inspect the ACL",
-            "Explain the path ACL: whether a read/write/delete of a path is allowed in a vault (for you, or for "
-            "a given set of scopes) and which rule decided.",
-            InspectAclIn,
-            InspectAclOut,
-            inspect_acl,
-            scopes=("admin",),
-            scope_class="admin",
-            tags=("admin", "security"),
-        )
-    ]
+TOOLS: tuple[ToolSpec, ...] = (
+    ToolSpec(
+        name="inspect_acl",
+        domain="admin",
+        title="Inspect the ACL",
+        description="Explain the path ACL: whether a read/write/delete of a path is allowed in a vault (for you, or "
+        "for a given set of scopes) and which rule decided.",
+        input_model=InspectAclIn,
+        output_model=InspectAclOut,
+        handler=inspect_acl,
+        scopes=("admin",),
+        scope_class="admin",
+        tags=("admin", "security"),
+    ),
+)

@@ -1,4 +1,4 @@
-"""properties domain: read and edit frontmatter properties and tags.
+"""properties domain, per note: read and edit frontmatter properties and tags; rename a tag.
 
 Tools: get_properties, set_properties, delete_property, add_tags, remove_tags, rename_tag.
 Touches: vault files through `VaultFiles.modify` (read-modify-write under the per-path lock,
@@ -39,7 +39,7 @@ from service.tools.models import ToolInput, ToolOutput
 
 if TYPE_CHECKING:
     from ruamel.yaml.comments import CommentedMap
-from service.tools.registry import ToolSpec
+from service.tools.spec import ToolSpec
 
 
 class PathIn(ToolInput):
@@ -293,77 +293,81 @@ async def confirm_rename_tag(ctx: ToolContext, args: RenameTagIn) -> str | None:
     return preview([f"Rename tag #{args.old} to #{args.new} in {len(plan.edits)} notes:"], items)
 
 
-def _write_spec(name: str, title: str, description: str, input_model: Any, handler: Any) -> ToolSpec:
-    return ToolSpec(
-        name=name,
+TOOLS: tuple[ToolSpec, ...] = (
+    ToolSpec(
+        name="get_properties",
         domain="properties",
-        title=title,
-        description=description,
-        input_model=input_model,
+        title="Get properties",
+        description="A note's frontmatter properties as JSON, with its etag.",
+        input_model=PathIn,
+        output_model=PropertiesOut,
+        handler=get_properties,
+    ),
+    ToolSpec(
+        name="set_properties",
+        domain="properties",
+        title="Set properties",
+        description="Merge properties into a note's frontmatter (null removes a key), keeping order, comments and "
+        "quoting of everything else; creates the frontmatter when missing.",
+        input_model=SetPropertiesIn,
         output_model=EditOut,
-        handler=handler,
+        handler=set_properties,
         scopes=("write:vault",),
         scope_class="write",
         mutating=True,
-        idempotent=True,
-    )
-
-
-def tools() -> list[ToolSpec]:
-    return [
-        ToolSpec(
-            name="get_properties",
-            domain="properties",
-            title="Get properties",
-            description="A note's frontmatter properties as JSON, with its etag.",
-            input_model=PathIn,
-            output_model=PropertiesOut,
-            handler=get_properties,
-        ),
-        _write_spec(
-            "set_properties",
-            "Set properties",
-            "Merge properties into a note's frontmatter (null removes a key), keeping order, comments and "
-            "quoting of everything else; creates the frontmatter when missing.",
-            SetPropertiesIn,
-            set_properties,
-        ),
-        _write_spec(
-            "delete_property",
-            "Delete a property",
-            "Remove one property from a note's frontmatter; the rest stays as written.",
-            DeletePropertyIn,
-            delete_property,
-        ),
-        _write_spec(
-            "add_tags",
-            "Add tags",
-            "Add tags to a note's frontmatter `tags` list (kept in its style); existing tags are not duplicated.",
-            AddTagsIn,
-            add_tags,
-        ),
-        _write_spec(
-            "remove_tags",
-            "Remove tags",
-            "Remove tags from a note's frontmatter, and with inline=true also its inline #tag occurrences.",
-            RemoveTagsIn,
-            remove_tags,
-        ),
-        ToolSpec(
-            name="rename_tag",
-            domain="properties",
-            title="Rename a tag",
-            description="Rename a tag in every note, nested tags too (proj/alpha -> new/alpha), in frontmatter and "
-            "inline. Dry-run by default: lists each file and line; applying needs confirmation.",
-            input_model=RenameTagIn,
-            output_model=RenameTagOut,
-            handler=rename_tag,
-            scopes=("write:vault",),
-            scope_class="bulk",
-            mutating=True,
-            idempotent=False,
-            confirm="conditional",
-            confirm_when=confirm_rename_tag,
-            precheck=precheck_rename_tag,
-        ),
-    ]
+    ),
+    ToolSpec(
+        name="delete_property",
+        domain="properties",
+        title="Delete a property",
+        description="Remove one property from a note's frontmatter; the rest stays as written.",
+        input_model=DeletePropertyIn,
+        output_model=EditOut,
+        handler=delete_property,
+        scopes=("write:vault",),
+        scope_class="write",
+        mutating=True,
+    ),
+    ToolSpec(
+        name="add_tags",
+        domain="properties",
+        title="Add tags",
+        description="Add tags to a note's frontmatter `tags` list (kept in its style); existing tags are not "
+        "duplicated.",
+        input_model=AddTagsIn,
+        output_model=EditOut,
+        handler=add_tags,
+        scopes=("write:vault",),
+        scope_class="write",
+        mutating=True,
+    ),
+    ToolSpec(
+        name="remove_tags",
+        domain="properties",
+        title="Remove tags",
+        description="Remove tags from a note's frontmatter, and with inline=true also its inline #tag occurrences.",
+        input_model=RemoveTagsIn,
+        output_model=EditOut,
+        handler=remove_tags,
+        scopes=("write:vault",),
+        scope_class="write",
+        mutating=True,
+    ),
+    ToolSpec(
+        name="rename_tag",
+        domain="properties",
+        title="Rename a tag",
+        description="Rename a tag in every note, nested tags too (proj/alpha -> new/alpha), in frontmatter and "
+        "inline. Dry-run by default: lists each file and line; applying needs confirmation.",
+        input_model=RenameTagIn,
+        output_model=RenameTagOut,
+        handler=rename_tag,
+        scopes=("write:vault",),
+        scope_class="bulk",
+        mutating=True,
+        confirm="conditional",
+        confirm_when=confirm_rename_tag,
+        precheck=precheck_rename_tag,
+        idempotent=False,
+    ),
+)

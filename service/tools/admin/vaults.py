@@ -19,7 +19,7 @@ from service.indexer.runner import indexer_of
 from service.tools.context import ToolContext
 from service.tools.models import ToolInput, ToolOutput
 from service.tools.prechecks import reset_vault_cache_precheck
-from service.tools.registry import ToolSpec
+from service.tools.spec import ToolSpec
 
 # -- reload_vault --------------------------------------------------------------------------
 
@@ -111,36 +111,38 @@ async def reset_vault_cache(ctx: ToolContext, args: ResetVaultCacheIn) -> ResetV
     return ResetVaultCacheOut(vault=vid, dropped_notes=dropped, reindexed=job.progress, job_id=job.id)
 
 
-def tools() -> list[ToolSpec]:
-    admin: dict[str, Any] = {"scopes": ("admin",), "scope_class": "admin", "tags": ("admin",)}
-    return [
-        ToolSpec(
-            "reload_vault",
-            "admin",
-            "Re-validate the configuration",
-            "Load the configuration file again and report whether it is valid and which vaults were added, "
-            "removed or changed. With apply=true, added vaults are served at once; removals and changes "
-            "take effect at the next restart.",
-            ReloadVaultIn,
-            ReloadVaultOut,
-            reload_vault,
-            mutating=True,  # apply=true changes what the server serves (never a note)
-            **admin,
-        ),
-        ToolSpec(
-            "reset_vault_cache",
-            "admin",
-            "Reset the vault's index",
-            "Drop every index row of the vault and rebuild it from the notes (search is degraded meanwhile). "
-            "Never changes a note. Needs a human's confirmation.",
-            ResetVaultCacheIn,
-            ResetVaultCacheOut,
-            reset_vault_cache,
-            mutating=True,
-            destructive=True,
-            confirm="always",
-            precheck=reset_vault_cache_precheck,
-            idempotent=False,
-            **admin,
-        ),
-    ]
+TOOLS: tuple[ToolSpec, ...] = (
+    ToolSpec(
+        name="reload_vault",
+        domain="admin",
+        title="Re-validate the configuration",
+        description="Load the configuration file again and report whether it is valid and which vaults were added, "
+        "removed or changed. With apply=true, added vaults are served at once; removals and changes "
+        "take effect at the next restart.",
+        input_model=ReloadVaultIn,
+        output_model=ReloadVaultOut,
+        handler=reload_vault,
+        scopes=("admin",),
+        scope_class="admin",
+        mutating=True,
+        tags=("admin",),
+    ),
+    ToolSpec(
+        name="reset_vault_cache",
+        domain="admin",
+        title="Reset the vault's index",
+        description="Drop every index row of the vault and rebuild it from the notes (search is degraded meanwhile). "
+        "Never changes a note. Needs a human's confirmation.",
+        input_model=ResetVaultCacheIn,
+        output_model=ResetVaultCacheOut,
+        handler=reset_vault_cache,
+        scopes=("admin",),
+        scope_class="admin",
+        mutating=True,
+        destructive=True,
+        confirm="always",
+        precheck=reset_vault_cache_precheck,
+        idempotent=False,
+        tags=("admin",),
+    ),
+)

@@ -22,7 +22,6 @@ from service.retrieval import text
 from service.retrieval.query import parse_query
 from service.tools.context import ToolContext
 from service.tools.models import Paging, ToolInput, ToolOutput, decode_cursor, encode_cursor
-from service.tools.registry import ToolSpec
 from service.tools.search_common import (
     FOLDER_FIELD,
     FolderArg,
@@ -34,6 +33,7 @@ from service.tools.search_common import (
     run_fresh,
     scope,
 )
+from service.tools.spec import ToolSpec
 
 
 class SearchTextIn(ToolInput, Paging):
@@ -179,31 +179,30 @@ def _body_lines(ctx: ToolContext, rels: list[str]) -> dict[str, int]:
     return out
 
 
-def tools() -> list[ToolSpec]:
-    return [
-        ToolSpec(
-            "search_text",
-            "search",
-            "Full-text search",
-            "Search note text and titles (BM25 ranking, stemming) with snippets and highlight spans. "
-            'Supports "phrases", prefix*, AND/OR/NOT, -exclusion, (grouping) and title:word; '
-            "scope with `folder`, sort by relevance, mtime or path.",
-            SearchTextIn,
-            SearchTextOut,
-            search_text,
-            tags=("search",),
-        ),
-        ToolSpec(
-            "search_regex",
-            "search",
-            "Regex search",
-            "Search note bodies (not the YAML frontmatter: use search_properties for properties) with a "
-            "regular expression under a time budget (compute_budget_exceeded when it runs out); literal parts "
-            "of the pattern are prefiltered by a trigram index. "
-            "Returns matching lines with their 1-based line numbers and match spans.",
-            SearchRegexIn,
-            SearchRegexOut,
-            search_regex,
-            tags=("search",),
-        ),
-    ]
+TOOLS: tuple[ToolSpec, ...] = (
+    ToolSpec(
+        name="search_text",
+        domain="search",
+        title="Full-text search",
+        description="Search note text and titles (BM25 ranking, stemming) with snippets and highlight spans. "
+        'Supports "phrases", prefix*, AND/OR/NOT, -exclusion, (grouping) and title:word; '
+        "scope with `folder`, sort by relevance, mtime or path.",
+        input_model=SearchTextIn,
+        output_model=SearchTextOut,
+        handler=search_text,
+        tags=("search",),
+    ),
+    ToolSpec(
+        name="search_regex",
+        domain="search",
+        title="Regex search",
+        description="Search note bodies (not the YAML frontmatter: use search_properties for properties) with a "
+        "regular expression under a time budget (compute_budget_exceeded when it runs out); literal parts "
+        "of the pattern are prefiltered by a trigram index. "
+        "Returns matching lines with their 1-based line numbers and match spans.",
+        input_model=SearchRegexIn,
+        output_model=SearchRegexOut,
+        handler=search_regex,
+        tags=("search",),
+    ),
+)

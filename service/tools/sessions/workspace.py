@@ -21,7 +21,7 @@ from service.errors import Conflict, ToolNotFound
 from service.obs.sessions import Session, SessionTraces, caller_hash
 from service.tools.context import ToolContext
 from service.tools.models import ToolInput, ToolOutput
-from service.tools.registry import ToolSpec
+from service.tools.spec import ToolSpec
 
 _UNSAFE = re.compile(r"[^\w\- ]+")
 
@@ -106,35 +106,34 @@ async def end_session(ctx: ToolContext, args: EndSessionIn) -> EndSessionOut:
     )
 
 
-def tools() -> list[ToolSpec]:
-    return [
-        ToolSpec(
-            "start_session",
-            "sessions",
-            "Start a workspace session",
-            "Open a workspace session in this vault: until end_session, each of your calls here (success or "
-            "failure) is traced as one JSON line in a file under the vault's trace folder.",
-            StartSessionIn,
-            StartSessionOut,
-            start_session,
-            scopes=("write:vault",),
-            scope_class="write",
-            mutating=True,
-            idempotent=False,
-            tags=("sessions",),
-        ),
-        ToolSpec(
-            "end_session",
-            "sessions",
-            "End the workspace session",
-            "Close your open workspace session in this vault and report its trace file and call count.",
-            EndSessionIn,
-            EndSessionOut,
-            end_session,
-            scopes=("write:vault",),
-            scope_class="write",
-            mutating=True,
-            idempotent=False,
-            tags=("sessions",),
-        ),
-    ]
+TOOLS: tuple[ToolSpec, ...] = (
+    ToolSpec(
+        name="start_session",
+        domain="sessions",
+        title="Start a workspace session",
+        description="Open a workspace session in this vault: until end_session, each of your calls here (success or "
+        "failure) is traced as one JSON line in a file under the vault's trace folder.",
+        input_model=StartSessionIn,
+        output_model=StartSessionOut,
+        handler=start_session,
+        scopes=("write:vault",),
+        scope_class="write",
+        mutating=True,
+        idempotent=False,
+        tags=("sessions",),
+    ),
+    ToolSpec(
+        name="end_session",
+        domain="sessions",
+        title="End the workspace session",
+        description="Close your open workspace session in this vault and report its trace file and call count.",
+        input_model=EndSessionIn,
+        output_model=EndSessionOut,
+        handler=end_session,
+        scopes=("write:vault",),
+        scope_class="write",
+        mutating=True,
+        idempotent=False,
+        tags=("sessions",),
+    ),
+)

@@ -1,7 +1,7 @@
 """notes domain, reading: read_note, read_notes, note_info, list_notes, list_folders.
 
 Touches: vault files (read only, through `VaultFiles`); index tables `notes`, `links` for link
-counts in note_info. Writing tools live in `notes_write.py`.
+counts in note_info. Writing tools live in `write.py`, `files.py` and `bulk.py`.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from service.markdown import sections
 from service.markdown.parse import parse_note, title_of
 from service.tools.context import ToolContext
 from service.tools.models import ToolInput, ToolOutput, decode_cursor, encode_cursor, page_of
-from service.tools.note_facts import note_facts
-from service.tools.registry import ToolSpec
+from service.tools.notes.note_facts import note_facts
+from service.tools.spec import ToolSpec
 from service.vault.files import NoteFile
 
 GLOB_FLAGS = wglob.GLOBSTAR | wglob.BRACE | wglob.IGNORECASE | wglob.DOTMATCH
@@ -336,62 +336,52 @@ async def list_folders(ctx: ToolContext, args: ListFoldersIn) -> ListFoldersOut:
     return ListFoldersOut(items=window, next_cursor=nxt)
 
 
-def _spec(
-    name: str, title: str, description: str, inp: type[ToolInput], out: type[ToolOutput], handler: Any
-) -> ToolSpec:
-    return ToolSpec(
-        name=name,
+TOOLS: tuple[ToolSpec, ...] = (
+    ToolSpec(
+        name="read_note",
         domain="notes",
-        title=title,
-        description=description,
-        input_model=inp,
-        output_model=out,
-        handler=handler,
-    )
-
-
-def tools() -> list[ToolSpec]:
-    return [
-        _spec(
-            "read_note",
-            "Read a note",
-            "Read a note (whole, one heading section by heading path, a line range, or frontmatter only) "
-            "with its etag, properties, tags and links.",
-            ReadNoteIn,
-            ReadNoteOut,
-            read_note,
-        ),
-        _spec(
-            "read_notes",
-            "Read several notes",
-            "Read several notes in one call; what does not fit the response budget comes with next_cursor. "
-            "Missing or denied paths get a per-note error instead of failing the call.",
-            ReadNotesIn,
-            ReadNotesOut,
-            read_notes,
-        ),
-        _spec(
-            "note_info",
-            "Note metadata",
-            "Size, times, etag, word/line/heading counts, tags and link counts of a note, without its text.",
-            PathIn,
-            NoteInfoOut,
-            note_info,
-        ),
-        _spec(
-            "list_notes",
-            "List notes",
-            "List notes in a folder (recursive by default), filtered by glob, sorted by path, mtime or size.",
-            ListNotesIn,
-            ListNotesOut,
-            list_notes,
-        ),
-        _spec(
-            "list_folders",
-            "List folders",
-            "List folders below a folder with how many notes each holds.",
-            ListFoldersIn,
-            ListFoldersOut,
-            list_folders,
-        ),
-    ]
+        title="Read a note",
+        description="Read a note (whole, one heading section by heading path, a line range, or frontmatter only) "
+        "with its etag, properties, tags and links.",
+        input_model=ReadNoteIn,
+        output_model=ReadNoteOut,
+        handler=read_note,
+    ),
+    ToolSpec(
+        name="read_notes",
+        domain="notes",
+        title="Read several notes",
+        description="Read several notes in one call; what does not fit the response budget comes with next_cursor. "
+        "Missing or denied paths get a per-note error instead of failing the call.",
+        input_model=ReadNotesIn,
+        output_model=ReadNotesOut,
+        handler=read_notes,
+    ),
+    ToolSpec(
+        name="note_info",
+        domain="notes",
+        title="Note metadata",
+        description="Size, times, etag, word/line/heading counts, tags and link counts of a note, without its text.",
+        input_model=PathIn,
+        output_model=NoteInfoOut,
+        handler=note_info,
+    ),
+    ToolSpec(
+        name="list_notes",
+        domain="notes",
+        title="List notes",
+        description="List notes in a folder (recursive by default), filtered by glob, sorted by path, mtime or size.",
+        input_model=ListNotesIn,
+        output_model=ListNotesOut,
+        handler=list_notes,
+    ),
+    ToolSpec(
+        name="list_folders",
+        domain="notes",
+        title="List folders",
+        description="List folders below a folder with how many notes each holds.",
+        input_model=ListFoldersIn,
+        output_model=ListFoldersOut,
+        handler=list_folders,
+    ),
+)

@@ -16,8 +16,8 @@ from service.errors import AlreadyExists, Conflict, ValidationFailed
 from service.markdown.parse import title_of
 from service.tools.context import ToolContext
 from service.tools.models import ToolInput, ToolOutput
-from service.tools.notes_write import overwrite_preview
-from service.tools.registry import ToolSpec
+from service.tools.notes.write import overwrite_preview
+from service.tools.spec import ToolSpec
 from service.vault.paths import VaultPath
 
 
@@ -118,22 +118,21 @@ async def bulk_confirm(ctx: ToolContext, args: BulkCreateIn) -> str | None:
     return "; ".join(reasons) or None
 
 
-def tools() -> list[ToolSpec]:
-    return [
-        ToolSpec(
-            name="bulk_create_notes",
-            domain="notes",
-            title="Create many notes",
-            description="Create many notes in one call, all or nothing; needs confirmation above a count, "
-            "and to overwrite non-empty notes without their expected_etag.",
-            input_model=BulkCreateIn,
-            output_model=BulkCreateOut,
-            handler=bulk_create_notes,
-            scopes=("write:vault",),
-            scope_class="bulk",
-            mutating=True,
-            idempotent=False,
-            confirm="conditional",
-            confirm_when=bulk_confirm,
-        ),
-    ]
+TOOLS: tuple[ToolSpec, ...] = (
+    ToolSpec(
+        name="bulk_create_notes",
+        domain="notes",
+        title="Create many notes",
+        description="Create many notes in one call, all or nothing; needs confirmation above a count, "
+        "and to overwrite non-empty notes without their expected_etag.",
+        input_model=BulkCreateIn,
+        output_model=BulkCreateOut,
+        handler=bulk_create_notes,
+        scopes=("write:vault",),
+        scope_class="bulk",
+        mutating=True,
+        confirm="conditional",
+        confirm_when=bulk_confirm,
+        idempotent=False,
+    ),
+)

@@ -1,0 +1,139 @@
+"""graph domain, link repair: rewrite_links (repoint links from an old target to a new one;
+dry-run by default).
+
+Touches: vault files through `VaultFiles` (writes publish "modified", so the index follows
+before the call returns); index tables `notes`, `links` to find linking notes.
+Confirmation: when it is not a dry run and changes something. Precheck (before any
+confirmation): the new target exists and differs from the old one.
+"""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from service.errors import NoteNotFound, PathInvalid
+from service.graph.linkpath import PathSet, base_name, strip_md
+from service.graph.moves import FileEdit, MovePlan, apply_plan, move_lock, vault_files
+from service.graph.queries import GraphQueries
+from service.graph.rewrite import rewrite_note
+from service.tools.change_pages import ChangeListIn, start_of, window
+from service.tools.context import ToolContext
+from service.tools.graph_common import FileChangeItem, complete_index, edit_items, preview
+from service.tools.models import ToolOutput
+from service.tools.spec import ToolSpec
+from service.vault.paths import VaultPath, with_md
+
+
+class RewriteLinksIn(ChangeListIn):
+    old_target: str = Field(description="The path links point at now (it may no longer exist), '.md' optional.")
+    new_target: str = Field(description="The existing note or file the links should point at instead.")
+    dry_run: bool = Field(default=True, description="Default true: only list each file and line that would change.")
+
+
+class RewriteLinksOut(ToolOutput):
+    dry_run: bool = Field(description="True when nothing was changed.")
+    items: list[FileChangeItem] = Field(
+        description="Notes whose links change, with each line (this page: at most `limit`)."
+    )
+    files_changed: int = Field(description="Number of notes whose text changes (all of them).")
+    links_rewritten: int = Field(description="Number of lines with rewritten links (all of them).")
+    truncated: bool = Field(description="True when `items` lists only some of the changes.")
+    next_cursor: str | None = Field(default=None, description="Dry run: cursor of the next preview page.")
+
+
+def _rewrite_targets(ctx: ToolContext, args: RewriteLinksIn) -> tuple[str, VaultPath]:
+    """(old, new) after the checks that need no plan: new_target exists and differs from old."""
+    new = ctx.resolve(args.new_target, "read")
+    if not new.abs.is_file():
+        new = ctx.resolve_note(args.new_target, "read")
+        if not new.abs.is_file():
+            raise NoteNotFound(f"no note at {new.rel!r}", details={"path": new.rel})
+    old_raw = ctx.resolve(args.old_target, "read")
+    old = old_raw.rel if old_raw.abs.is_file() or "." in base_name(old_raw.rel) else with_md(old_raw.rel)
+    if old == new.rel:
+        raise PathInvalid("old_target and new_target are the same", details={"path": old})
+    return old, new
+
+
+async def precheck_rewrite(ctx: ToolContext, args: RewriteLinksIn) -> None:
+    start_of(args, args.dry_run)
+    _rewrite_targets(ctx, args)
+
+
+async def _rewrite_plan(ctx: ToolContext, args: RewriteLinksIn) -> MovePlan:
+    old, new = _rewrite_targets(ctx, args)
+    await complete_index(ctx)
+    files = vault_files(ctx.vault)
+    before, after = PathSet([*files, old]), PathSet(files)
+    q = GraphQueries(ctx.services.db)
+    candidates = set(await q.sources_of_names(ctx.vault.id, [strip_md(base_name(old)).lower()]))
+    candidates.update(e.source for e in await q.backlinks(ctx.vault.id, [old]))
+    plan = MovePlan(moves={})
+    targets = frozenset({old})
+    for path in sorted(candidates):
+        if not ctx.can_read(path):  # left alone, never revealed (see service.tools.notes.moves)
+            continue
+        vp = ctx.resolve(path, "read")
+        try:
+            note = ctx.vault.files.read(vp)
+        except NoteNotFound:
+            continue
+        result = rewrite_note(
+            note.content,
+            source_before=path,
+            source_after=path,
+            before=before,
+            after=after,
+            moved={old: new.rel},
+            only_targets=targets,
+        )
+        if result.changed:
+            ctx.resolve(path, "write")
+            plan.edits.append(FileEdit(path, path, note.etag, note.content, result.text, result.changes))
+    return plan
+
+
+async def rewrite_links(ctx: ToolContext, args: RewriteLinksIn) -> RewriteLinksOut:
+    start_of(args, args.dry_run)  # a bad cursor fails before anything changes
+    async with move_lock(ctx.vault):
+        plan = await _rewrite_plan(ctx, args)
+        if not args.dry_run:
+            await apply_plan(ctx.vault, plan)
+    (edits,), cursor, truncated = window(args, args.dry_run, plan.edits)
+    return RewriteLinksOut(
+        dry_run=args.dry_run,
+        items=edit_items(ctx, edits),
+        files_changed=len(plan.edits),
+        links_rewritten=plan.links_rewritten,
+        truncated=truncated,
+        next_cursor=cursor,
+    )
+
+
+async def confirm_rewrite(ctx: ToolContext, args: RewriteLinksIn) -> str | None:
+    if args.dry_run:
+        return None
+    plan = await _rewrite_plan(ctx, args)
+    head = [f"Repoint links from {args.old_target!r} to {args.new_target!r} in {len(plan.edits)} notes:"]
+    return preview(head, edit_items(ctx, plan.edits))
+
+
+TOOLS: tuple[ToolSpec, ...] = (
+    ToolSpec(
+        name="rewrite_links",
+        domain="graph",
+        title="Repoint links",
+        description="Fix links that point at an old target so they point at a new one. Dry-run by default: "
+        "lists each file and line that would change; applying needs confirmation.",
+        input_model=RewriteLinksIn,
+        output_model=RewriteLinksOut,
+        handler=rewrite_links,
+        scopes=("write:vault",),
+        scope_class="write",
+        mutating=True,
+        confirm="conditional",
+        confirm_when=confirm_rewrite,
+        precheck=precheck_rewrite,
+        idempotent=False,
+    ),
+)

@@ -1,0 +1,162 @@
+"""notes domain, files: delete_note, copy_note, create_folder.
+
+Every change goes through `VaultFiles` (atomic, etag-checked under the per-path lock) and is in
+the index before the call returns. Confirmation is declared here (`confirm_when`) and enforced
+by the pipeline: permanent deletion, and overwriting a note by a copy without a matching etag.
+Touches: vault files only.
+"""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from service.errors import NoteNotFound, PathInvalid, ValidationFailed
+from service.markdown.parse import title_of
+from service.tools.context import ToolContext
+from service.tools.models import ToolInput, ToolOutput
+from service.tools.notes.write import ETAG, WriteOut, overwrite_preview, write_out
+from service.tools.prechecks import delete_note_precheck
+from service.tools.spec import ToolSpec
+from service.vault.paths import VaultPath
+
+# -- delete / copy / folders -------------------------------------------------------------------
+
+
+class DeleteNoteIn(ToolInput):
+    path: str = Field(description="Note path ('.md' optional).")
+    permanent: bool = Field(
+        default=False, description="Really delete (needs confirmation); by default the note goes to .trash/."
+    )
+    expected_etag: str | None = ETAG
+
+
+class DeleteOut(ToolOutput):
+    path: str = Field(description="The deleted note.")
+    title: str = Field(description="Its title (frontmatter title, first H1 or file name).")
+    obsidian_url: str = Field(description="obsidian://open URL of the path it had (restore it there to reopen).")
+    deleted: bool = Field(description="Always true on success.")
+    permanent: bool = Field(description="Whether it was deleted for good.")
+    trash_path: str | None = Field(description="Where it went inside the vault's trash (recoverable).")
+
+
+async def delete_note(ctx: ToolContext, args: DeleteNoteIn) -> DeleteOut:
+    vp = ctx.resolve_note(args.path, "delete")
+    try:
+        title = title_of(vp.rel, ctx.vault.files.read(vp).content)
+    except (NoteNotFound, PathInvalid):
+        title = title_of(vp.rel, "")  # the delete below reports what is wrong
+    trash = await ctx.vault.files.delete(vp, permanent=args.permanent, expected_etag=args.expected_etag)
+    return DeleteOut(
+        path=vp.rel,
+        title=title,
+        obsidian_url=ctx.vault.url(vp.rel),
+        deleted=True,
+        permanent=args.permanent,
+        trash_path=trash,
+    )
+
+
+async def delete_note_confirm(ctx: ToolContext, args: DeleteNoteIn) -> str | None:
+    if not args.permanent:
+        return None
+    vp = ctx.resolve_note(args.path, "delete")
+    return f"permanently delete {vp.rel} (not recoverable from .trash)"
+
+
+class CopyNoteIn(ToolInput):
+    path: str = Field(description="Note to copy ('.md' optional).")
+    new_path: str = Field(description="Where the copy goes ('.md' optional).")
+    overwrite: bool = Field(
+        default=False,
+        description="Replace an existing note at new_path (needs confirmation unless expected_etag matches it).",
+    )
+    expected_etag: str | None = Field(
+        default=None,
+        description="Etag of the note at new_path you read; if it changed (or is gone) the call fails with conflict.",
+    )
+
+
+def _copy_paths(ctx: ToolContext, args: CopyNoteIn) -> tuple[VaultPath, VaultPath]:
+    src = ctx.resolve_note(args.path, "read")
+    dst = ctx.resolve_note(args.new_path, "write")
+    if src.rel == dst.rel:
+        raise ValidationFailed("new_path is the same note", details={"field": "new_path"})
+    return src, dst
+
+
+async def copy_note(ctx: ToolContext, args: CopyNoteIn) -> WriteOut:
+    src, dst = _copy_paths(ctx, args)
+    result = await ctx.vault.files.copy(src, dst, overwrite=args.overwrite, expected_etag=args.expected_etag)
+    return write_out(ctx, dst, result, ctx.vault.files.read(dst).content)
+
+
+async def copy_note_confirm(ctx: ToolContext, args: CopyNoteIn) -> str | None:
+    if not args.overwrite:
+        return None
+    src, dst = _copy_paths(ctx, args)
+    return overwrite_preview(ctx, dst, ctx.vault.files.stat(src).size, args.expected_etag)
+
+
+class CreateFolderIn(ToolInput):
+    path: str = Field(description="Folder to create (parents are created too).")
+
+
+class FolderOut(ToolOutput):
+    path: str = Field(description="The folder.")
+    obsidian_url: str = Field(description="obsidian://open URL of the folder (Obsidian reveals it).")
+    created: bool = Field(description="False when it already existed.")
+
+
+async def create_folder(ctx: ToolContext, args: CreateFolderIn) -> FolderOut:
+    vp = ctx.resolve(args.path, "write")
+    created = await ctx.vault.files.make_folder(vp)
+    return FolderOut(path=vp.rel, obsidian_url=ctx.vault.url(vp.rel), created=created)
+
+
+TOOLS: tuple[ToolSpec, ...] = (
+    ToolSpec(
+        name="delete_note",
+        domain="notes",
+        title="Delete a note",
+        description="Move a note to the vault's .trash/ (recoverable); permanent=true deletes it for good "
+        "and needs confirmation.",
+        input_model=DeleteNoteIn,
+        output_model=DeleteOut,
+        handler=delete_note,
+        scopes=("delete:vault",),
+        scope_class="delete",
+        mutating=True,
+        confirm="conditional",
+        confirm_when=delete_note_confirm,
+        precheck=delete_note_precheck,
+        idempotent=False,
+    ),
+    ToolSpec(
+        name="copy_note",
+        domain="notes",
+        title="Copy a note",
+        description="Copy a note to a new path (links are not rewritten); overwrite=true replaces a note "
+        "there (needs confirmation unless expected_etag matches it).",
+        input_model=CopyNoteIn,
+        output_model=WriteOut,
+        handler=copy_note,
+        scopes=("write:vault",),
+        scope_class="write",
+        mutating=True,
+        confirm="conditional",
+        confirm_when=copy_note_confirm,
+        idempotent=False,
+    ),
+    ToolSpec(
+        name="create_folder",
+        domain="notes",
+        title="Create a folder",
+        description="Create a folder and its parents.",
+        input_model=CreateFolderIn,
+        output_model=FolderOut,
+        handler=create_folder,
+        scopes=("write:vault",),
+        scope_class="write",
+        mutating=True,
+    ),
+)
