@@ -74,6 +74,9 @@ class PathGuard(Protocol):
 
     def allows(self, principal: Principal, vault: Any, rel: str, op: str) -> bool: ...
 
+    def is_read_only(self, vault_id: str) -> bool:
+        """The vault's kill switch: every mutating tool is refused (the `acl` dispatch layer)."""
+
 
 class OpenGuard:
     """No path rules configured: every visible path is allowed (the resolver already refused
@@ -84,6 +87,9 @@ class OpenGuard:
 
     def allows(self, principal: Principal, vault: Any, rel: str, op: str) -> bool:
         return True
+
+    def is_read_only(self, vault_id: str) -> bool:
+        return False
 
 
 class CallOutcome(Protocol):

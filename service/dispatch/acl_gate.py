@@ -21,16 +21,15 @@ from service.errors import Forbidden
 class AclGate:
     name = "acl"
 
-    def __init__(self, read_only: Callable[[str], bool] | None) -> None:
-        """`read_only(vault_id)`: the guard's kill switch (None: no guard has one)."""
+    def __init__(self, read_only: Callable[[str], bool]) -> None:
+        """`read_only(vault_id)`: the path guard's kill switch."""
         self.read_only = read_only
 
     async def __call__(self, call: CallContext, next: Next) -> ToolResult:
         spec, vault = call.spec, call.vault
         assert spec is not None and vault is not None
-        read_only = self.read_only
         # Facade tools (call_capability, domain_*) pass: the tool they run goes through this gate itself.
-        if spec.mutating and "facade" not in spec.tags and read_only is not None and read_only(vault.id):
+        if spec.mutating and "facade" not in spec.tags and self.read_only(vault.id):
             raise Forbidden(
                 f"vault {vault.id!r} is read-only: {spec.name} is not available",
                 details={"vault": vault.id, "tool": spec.name, "read_only": True},

@@ -77,7 +77,7 @@ def build_layers(services: Services, registry: Registry) -> tuple[Layer, ...]:
         Validate(),
         Authorize(),
         ResolveVault(services.vaults, settings.default_vault_id),
-        AclGate(getattr(services.guard, "is_read_only", None)),
+        AclGate(services.guard.is_read_only),
         Precheck(services),
         Idempotency(services.idempotency),
         Throttle(services.throttle),
