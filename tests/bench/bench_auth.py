@@ -28,7 +28,7 @@ from pydantic import SecretStr
 from service.security.jwt import JwtVerifier
 from service.settings import AuthSettings
 from tests.bench.common import ServerProcess, report, standard_vault, summary_ms, vaultgate_argv, wait_ready
-from tests.security.keys import SECRET, claims, hs, jwks, keys, sign
+from tests.keys import SECRET, claims, hs, jwks, keys, sign
 
 
 async def measure(url: str, paths: list[str], calls: int, token: str | None) -> dict[str, Any]:

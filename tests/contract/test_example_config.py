@@ -6,7 +6,7 @@ from pathlib import Path
 
 from service.security.acl import AclGuard
 from service.settings import load_settings
-from tests.security.conftest import caller
+from tests.sec_vault import caller
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "deploy" / "vaultgate.example.toml"
 

@@ -1,6 +1,6 @@
 """The path ACL end to end: a real server over HTTP, the SDK client in both protocol eras.
 
-A representative subset of the in-process attack suite (tests/security/test_paths_attack.py):
+A representative subset of the in-process attack suite (tests/unit/security/test_paths_attack.py):
 hostile paths, hidden folders, the worked example, denied destinations of moves and bulk
 creates, the read-only kill switch — each asserts the error code and that nothing changed on
 disk. Resources, prompts and completion must not reveal a denied note either.
@@ -18,7 +18,7 @@ from mcp import Client
 from mcp.shared.exceptions import MCPError
 
 from tests.conftest import e2e, snapshot
-from tests.security.conftest import SEC_VAULT, WORKED_ACL
+from tests.sec_vault import SEC_VAULT, WORKED_ACL
 
 DENY_PRIVATE = {"prefix_rules": [{"path": "Private", "read": "deny", "write": "deny"}]}
 

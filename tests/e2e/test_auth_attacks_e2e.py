@@ -23,8 +23,8 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from tests.conftest import Harness, e2e
-from tests.security.conftest import SEC_VAULT
-from tests.security.keys import SECRET, claims, hmac_with_public_key, hs, jwks, keys, sign, tampered, unsigned
+from tests.keys import SECRET, claims, hmac_with_public_key, hs, jwks, keys, sign, tampered, unsigned
+from tests.sec_vault import SEC_VAULT
 
 ISSUER = "https://idp.example"
 HEADERS = {"content-type": "application/json", "accept": "application/json, text/event-stream"}

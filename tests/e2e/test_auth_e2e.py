@@ -17,8 +17,8 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from tests.conftest import Harness, e2e
-from tests.security.conftest import SEC_VAULT
-from tests.security.keys import SECRET, claims, hs, jwks, keys, sign
+from tests.keys import SECRET, claims, hs, jwks, keys, sign
+from tests.sec_vault import SEC_VAULT
 
 INIT = {
     "jsonrpc": "2.0",

@@ -18,8 +18,8 @@ from mcp.client.streamable_http import streamable_http_client
 from service.indexer import rows
 from service.vault.events import FileChange
 from tests.conftest import e2e
-from tests.search.conftest import SEARCH_VAULT
-from tests.security.keys import SECRET, claims, hs
+from tests.keys import SECRET, claims, hs
+from tests.search_vault import SEARCH_VAULT
 
 
 async def test_index_status_and_reindex_with_progress(make_vault: Callable[..., Path], mode: str) -> None:

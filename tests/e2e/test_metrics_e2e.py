@@ -9,7 +9,7 @@ import httpx2
 from mcp import Client
 
 from tests.conftest import e2e
-from tests.security.keys import SECRET, claims, hs
+from tests.keys import SECRET, claims, hs
 
 
 async def test_metrics_expose_calls_durations_and_index_gauges(make_vault: Callable[..., Path]) -> None:

@@ -11,7 +11,7 @@ from mcp import Client
 
 from service.indexer.runner import indexer_of
 from tests.conftest import Harness, e2e
-from tests.search.conftest import SEARCH_VAULT
+from tests.search_vault import SEARCH_VAULT
 
 
 async def _ok(client: Client, tool: str, args: dict[str, Any]) -> dict[str, Any]:

@@ -1,0 +1,141 @@
+"""properties tools through the full dispatch chain: round-trip edits and failure paths."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from tests.conftest import Harness, started
+from tests.tools.helpers import tool_context
+
+ODD = """---
+# keep me
+title: 'Quoted "title"'   # eol
+status: "draft"
+tags:
+  - one   # first
+  - proj/alpha
+---
+# Body
+
+Text #proj and #proj/beta and #other.
+"""
+
+
+async def test_get_properties_returns_json_and_etag(vg: Harness) -> None:
+    out = await vg.ok("get_properties", path="Projects/Plan")
+    assert out["path"] == "Projects/Plan.md"
+    assert out["properties"] == {"status": "active", "priority": 2}
+    assert out["obsidian_url"].startswith("obsidian://open?")
+    assert len(out["etag"]) == 32
+
+
+async def test_set_properties_merges_and_keeps_comments_order_and_quoting(make_vault: Callable[..., Path]) -> None:
+    async with started(make_vault({"N.md": ODD})) as vg:
+        out = await vg.ok("set_properties", path="N", properties={"status": "done", "rating": 5})
+        text = vg.read("N.md")
+    assert out["changed"] is True
+    assert out["properties"]["status"] == "done" and out["properties"]["rating"] == 5
+    assert text == ODD.replace('status: "draft"', 'status: "done"').replace("---\n# Body", "rating: 5\n---\n# Body")
+    assert [c["line"] for c in out["changes"]] == [4, 8]
+
+
+async def test_set_properties_null_removes_a_key(vg: Harness) -> None:
+    out = await vg.ok("set_properties", path="Projects/Plan.md", properties={"priority": None})
+    assert out["properties"] == {"status": "active"}
+    assert vg.read("Projects/Plan.md").startswith("---\nstatus: active\n---\n# Plan")
+
+
+async def test_set_properties_creates_frontmatter_when_missing(vg: Harness) -> None:
+    await vg.ok("set_properties", path="Projects/Notes/Idea.md", properties={"tags": ["x"], "n": 1})
+    assert (
+        vg.read("Projects/Notes/Idea.md") == "---\ntags:\n- x\nn: 1\n---\n# Idea\n\nA small idea linking [[Welcome]].\n"
+    )
+
+
+async def test_set_properties_same_values_writes_nothing(vg: Harness) -> None:
+    before = vg.snapshot()
+    out = await vg.ok("set_properties", path="Projects/Plan", properties={"status": "active"})
+    assert out["changed"] is False and out["changes"] == []
+    assert vg.snapshot() == before
+
+
+async def test_set_properties_on_invalid_yaml_fails_and_changes_nothing(make_vault: Callable[..., Path]) -> None:
+    async with started(make_vault({"Bad.md": "---\na: [b\n---\nbody\n"})) as vg:
+        before = vg.snapshot()
+        error = await vg.err("set_properties", "validation_error", path="Bad", properties={"a": 1})
+        assert error["details"]["reason"] == "invalid_frontmatter"
+        got = await vg.ok("get_properties", path="Bad")
+        assert got["frontmatter_error"] and got["properties"] == {}
+        assert vg.snapshot() == before
+
+
+async def test_property_edits_fail_cleanly_on_bad_paths_and_etags(vg: Harness) -> None:
+    before = vg.snapshot()
+    await vg.err("set_properties", "note_not_found", path="Nope.md", properties={"a": 1})
+    await vg.err("set_properties", "path_invalid", path="../x.md", properties={"a": 1})
+    await vg.err("set_properties", "conflict", path="Projects/Plan", properties={"a": 1}, expected_etag="0" * 32)
+    await vg.err("delete_property", "note_not_found", path="Nope.md", key="a")
+    await vg.err("add_tags", "validation_error", path="Welcome", tags=["not a tag"])
+    await vg.err("get_properties", "note_not_found", path="Nope")
+    assert vg.snapshot() == before
+
+
+async def test_delete_property_removes_only_that_key(vg: Harness) -> None:
+    out = await vg.ok("delete_property", path="Projects/Plan", key="status")
+    assert out["properties"] == {"priority": 2}
+    again = await vg.ok("delete_property", path="Projects/Plan", key="status")
+    assert again["changed"] is False
+
+
+async def test_add_tags_appends_without_duplicates_and_keeps_item_comments(make_vault: Callable[..., Path]) -> None:
+    async with started(make_vault({"N.md": ODD})) as vg:
+        out = await vg.ok("add_tags", path="N", tags=["#one", "new", "proj/gamma"])
+        text = vg.read("N.md")
+    assert out["properties"]["tags"] == ["one", "proj/alpha", "new", "proj/gamma"]
+    assert "  - one   # first\n  - proj/alpha\n  - new\n  - proj/gamma\n---" in text
+
+
+async def test_remove_tags_frontmatter_only_or_inline_too(make_vault: Callable[..., Path]) -> None:
+    async with started(make_vault({"N.md": ODD, "M.md": ODD})) as vg:
+        await vg.ok("remove_tags", path="N", tags=["proj/alpha"])
+        out = await vg.ok("remove_tags", path="M", tags=["proj", "one"], inline=True)
+        n_text, m_text = vg.read("N.md"), vg.read("M.md")
+    assert "proj/alpha" not in n_text and "#proj and" in n_text
+    assert out["properties"]["tags"] == ["proj/alpha"]
+    assert m_text.endswith("Text and #proj/beta and #other.\n")
+
+
+async def test_rename_tag_dry_run_previews_then_applies_nested(make_vault: Callable[..., Path]) -> None:
+    files = {"N.md": ODD, "Other.md": "No tags #projx here.\n", "In.md": "- item #Proj/alpha/deep\n"}
+    async with started(make_vault(files)) as vg:
+        await vg.indexed()
+        before = vg.snapshot()
+        preview = await vg.ok("rename_tag", old="proj", new="work")
+        assert preview["dry_run"] is True and vg.snapshot() == before
+        assert sorted(i["path"] for i in preview["items"]) == ["In.md", "N.md"]
+        lines = {c["line"] for i in preview["items"] if i["path"] == "N.md" for c in i["changes"]}
+        assert lines == {7, 11}
+        done = await vg.confirmed("rename_tag", old="proj", new="work", dry_run=False)
+        assert done["files_changed"] == 2
+        n_text = vg.read("N.md")
+        assert "  - one   # first\n  - work/alpha\n" in n_text
+        assert "Text #work and #work/beta and #other." in n_text
+        assert vg.read("In.md") == "- item #work/alpha/deep\n"
+        assert vg.read("Other.md") == files["Other.md"]
+
+
+async def test_rename_tag_rejects_invalid_names_and_changes_nothing(vg: Harness) -> None:
+    before = vg.snapshot()
+    await vg.err("rename_tag", "validation_error", old="intro", new="bad tag", dry_run=False)
+    assert vg.snapshot() == before
+
+
+async def test_rename_tag_asks_confirmation_only_when_applying(vg: Harness) -> None:
+    from service.tools.properties.edit import RenameTagIn, confirm_rename_tag
+
+    await vg.indexed()
+    ctx = tool_context(vg)
+    assert await confirm_rename_tag(ctx, RenameTagIn(old="intro", new="hello")) is None
+    text = await confirm_rename_tag(ctx, RenameTagIn(old="intro", new="hello", dry_run=False))
+    assert text is not None and "Welcome.md" in text

@@ -1,0 +1,245 @@
+"""The HTTP edge in-process (no server): Host/Origin rebinding refusals, the bearer check before
+the MCP app is reached, /metrics protection, and `authenticate_request` for other endpoints."""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from starlette.datastructures import Headers
+from starlette.requests import Request
+from starlette.types import Message, Receive, Scope, Send
+
+from service.app import VaultgateApp
+from service.http.asgi import host_guard
+from service.http.auth import Authenticator
+from service.http.edge import Edge
+from service.http.hosts import HostGuard
+from service.settings import HttpSettings
+from service.types import Principal, principal_of_scope
+from tests.conftest import settings_for
+from tests.keys import SECRET, claims, hs, keys, sign, unsigned
+from tests.sec_vault import SEC_VAULT
+
+DEFAULTS = HttpSettings(host="127.0.0.1", port=8765)
+GUARD = HostGuard(DEFAULTS.effective_allowed_hosts(), DEFAULTS.effective_allowed_origins())
+TUNNEL = HostGuard(["notes.example.com"], ["https://notes.example.com"])
+_AUTHN: weakref.WeakKeyDictionary[VaultgateApp, Authenticator] = weakref.WeakKeyDictionary()
+
+
+def authn_of(app: VaultgateApp) -> Authenticator:
+    """One authenticator per app, as `service.http.asgi.http_app` builds it."""
+    found = _AUTHN.get(app)
+    if found is None:
+        found = _AUTHN[app] = Authenticator(app.settings.auth, app.settings.http.path)
+    return found
+
+
+def edge_of(inner: Any, app: VaultgateApp) -> Edge:
+    """The edge as `service.http.asgi.http_app` builds it for `app`."""
+    settings = app.settings
+    return Edge(
+        inner, authn=authn_of(app), hosts=host_guard(settings.http), protect_metrics=settings.auth.protect_metrics
+    )
+
+
+@pytest.mark.parametrize(
+    ("guard", "headers", "status"),
+    [
+        (GUARD, {"host": "127.0.0.1:8765"}, None),
+        (GUARD, {"host": "localhost:8765", "origin": "http://localhost:8765"}, None),
+        (GUARD, {"host": "LOCALHOST:8765"}, None),
+        (GUARD, {"host": "[::1]:8765", "origin": "http://[::1]:8765"}, None),
+        (GUARD, {"host": "localhost"}, None),
+        (GUARD, {}, 421),
+        (GUARD, {"host": "evil.example"}, 421),
+        (GUARD, {"host": "evil.example:8765"}, 421),
+        (GUARD, {"host": "localhost.evil.example:8765"}, 421),
+        (GUARD, {"host": "localhost:evil.example"}, 421),
+        (GUARD, {"host": "127.0.0.1:8765@evil.example"}, 421),
+        (GUARD, {"host": "127.0.0.2:8765"}, 421),
+        (GUARD, {"host": "localhost:8765", "origin": "http://evil.example"}, 403),
+        (GUARD, {"host": "localhost:8765", "origin": "null"}, 403),
+        (GUARD, {"host": "localhost:8765", "origin": "http://localhost:8765.evil.example"}, 403),
+        (GUARD, {"host": "localhost:8765", "origin": "http://localhost:123456"}, 403),
+        (GUARD, {"host": "localhost:8765", "origin": "ftp://localhost:8765"}, 403),
+        (TUNNEL, {"host": "notes.example.com", "origin": "https://notes.example.com"}, None),
+        (TUNNEL, {"host": "notes.example.com", "origin": "http://notes.example.com"}, 403),
+        (TUNNEL, {"host": "127.0.0.1:8765"}, 421),
+        (TUNNEL, {"host": "notes.example.com.evil.example"}, 421),
+    ],
+)
+def test_host_and_origin_allowlists(guard: HostGuard, headers: dict[str, str], status: int | None) -> None:
+    refusal = guard.check(Headers(headers))
+    assert (refusal.status if refusal else None) == status
+
+
+def test_a_disabled_guard_admits_any_host() -> None:
+    assert HostGuard(["localhost"], [], enabled=False).check(Headers({"host": "evil.example"})) is None
+
+
+# -- the edge middleware, driven as plain ASGI ------------------------------------------------
+
+
+class Inner:
+    """The wrapped app: records what reached it and answers 200."""
+
+    def __init__(self) -> None:
+        self.scopes: list[Scope] = []
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        self.scopes.append(scope)
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"inner"})
+
+
+async def drive(app: Any, path: str, headers: dict[str, str]) -> tuple[int, dict[str, str]]:
+    scope: Scope = {
+        "type": "http",
+        "method": "POST",
+        "path": path,
+        "raw_path": path.encode(),
+        "query_string": b"",
+        "scheme": "http",
+        "server": ("127.0.0.1", 8765),
+        "headers": [(k.lower().encode(), v.encode()) for k, v in headers.items()],
+    }
+    sent: list[Message] = []
+
+    async def receive() -> Message:
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message: Message) -> None:
+        sent.append(message)
+
+    await app(scope, receive, send)
+    start = sent[0]
+    return start["status"], {k.decode(): v.decode() for k, v in start["headers"]}
+
+
+HOST = {"host": "127.0.0.1:8765"}
+
+
+@pytest.fixture
+def jwt_app(make_vault: Callable[..., Path]) -> VaultgateApp:
+    auth = {"mode": "jwt", "jwt_secret": SECRET, "protect_metrics": True}
+    return VaultgateApp(settings_for(make_vault(SEC_VAULT), auth=auth))
+
+
+@pytest.mark.parametrize(
+    ("path", "headers", "status"),
+    [
+        ("/mcp", HOST, 401),
+        ("/mcp", {**HOST, "authorization": "Basic dXNlcjpwYXNz"}, 401),
+        ("/mcp", {**HOST, "authorization": "Bearer "}, 401),
+        ("/mcp", {**HOST, "authorization": f"Bearer {unsigned()}"}, 401),
+        ("/mcp", {**HOST, "authorization": f"Bearer {hs(secret='another-secret-' + 'q' * 40)}"}, 401),
+        ("/mcp", {"host": "evil.example", "authorization": f"Bearer {hs()}"}, 421),
+        ("/mcp", {**HOST, "origin": "http://evil.example", "authorization": f"Bearer {hs()}"}, 403),
+        ("/metrics", HOST, 401),
+        ("/metrics", {**HOST, "authorization": f"Bearer {hs()}"}, 403),
+        ("/.well-known/oauth-protected-resource", {"host": "evil.example"}, 421),
+        ("/.well-known/oauth-protected-resource-admin", HOST, 401),
+        ("/admin/confirm", HOST, 401),
+        ("/mcp/", HOST, 401),
+        ("/readyz", {"host": "evil.example"}, 421),  # readiness passes the rebinding guard too
+        ("/readyz", {**HOST, "origin": "http://evil.example"}, 403),
+    ],
+)
+async def test_the_edge_refuses_before_the_app_is_reached(
+    jwt_app: VaultgateApp, path: str, headers: dict[str, str], status: int
+) -> None:
+    inner = Inner()
+    got, response_headers = await drive(edge_of(inner, jwt_app), path, headers)
+    assert got == status
+    assert inner.scopes == []
+    if status == 401:
+        challenge = response_headers["www-authenticate"]
+        assert challenge.startswith("Bearer ") and "/.well-known/oauth-protected-resource/mcp" in challenge
+
+
+@pytest.mark.parametrize(
+    ("path", "headers"),
+    [
+        ("/healthz", {"host": "evil.example"}),
+        ("/readyz", HOST),
+        ("/readyz", {**HOST, "authorization": f"Bearer {unsigned()}"}),  # no token needed: booleans only
+        ("/.well-known/oauth-protected-resource", HOST),
+        ("/.well-known/oauth-protected-resource/mcp", HOST),
+    ],
+)
+async def test_probes_and_metadata_stay_open(jwt_app: VaultgateApp, path: str, headers: dict[str, str]) -> None:
+    inner = Inner()
+    assert (await drive(edge_of(inner, jwt_app), path, headers))[0] == 200
+    assert len(inner.scopes) == 1 and principal_of_scope(inner.scopes[0]) is None
+
+
+async def test_a_verified_token_reaches_the_app_with_its_principal(jwt_app: VaultgateApp) -> None:
+    inner = Inner()
+    edge = edge_of(inner, jwt_app)
+    token = hs(claims(scope="read:vault admin", vault="main"))
+    for path in ("/mcp", "/metrics"):
+        assert (await drive(edge, path, {**HOST, "authorization": f"Bearer {token}"}))[0] == 200
+    principal = principal_of_scope(inner.scopes[0])
+    assert principal == Principal(
+        subject="agent", scopes=frozenset({"read:vault", "admin"}), vault="main", authenticated=True
+    )
+    assert inner.scopes[0]["user"].access_token.token == token  # the SDK binds sessions to this identity
+
+
+# -- authenticate_request ---------------------------------------------------------------------
+
+
+def request_with(headers: dict[str, str], **scope_extra: Any) -> Request:
+    scope = {
+        "type": "http",
+        "method": "GET",
+        "path": "/admin",
+        "headers": [(k.lower().encode(), v.encode()) for k, v in headers.items()],
+    }
+    scope.update(scope_extra)
+    return Request(scope)
+
+
+async def test_authenticate_request_accepts_only_verified_tokens(jwt_app: VaultgateApp) -> None:
+    good = await authn_of(jwt_app).authenticate(request_with({"authorization": f"Bearer {hs(claims(scope='admin'))}"}))
+    assert good is not None and good.authenticated and good.scopes == {"admin"} and good.subject == "agent"
+    rejected = [
+        {},
+        {"authorization": "Basic dXNlcjpwYXNz"},
+        {"authorization": "Bearer garbage"},
+        {"authorization": f"Bearer {unsigned()}"},
+        {"authorization": f"Bearer {hs(claims(exp=1))}"},
+        {"authorization": f"Bearer {sign('RS256', claims(), keys()['rsa'], kid='rsa-1')}"},  # no JWKS configured
+    ]
+    for headers in rejected:
+        assert await authn_of(jwt_app).authenticate(request_with(headers)) is None, headers
+    # a principal the edge already verified is reused; an unauthenticated one is not trusted
+    seen = Principal(subject="edge", scopes=frozenset({"read:vault"}), authenticated=True)
+    assert await authn_of(jwt_app).authenticate(request_with({}, **{"vaultgate.principal": seen})) is seen
+    local = Principal.local("forged")
+    assert await authn_of(jwt_app).authenticate(request_with({}, **{"vaultgate.principal": local})) is None
+
+
+async def test_authenticate_request_with_auth_none_is_local(make_vault: Callable[..., Path]) -> None:
+    app = VaultgateApp(settings_for(make_vault(SEC_VAULT)))
+    principal = await authn_of(app).authenticate(request_with({}))
+    assert principal == Principal.local("http")
+    assert authn_of(app).verifier is None
+
+
+def test_the_edge_and_authenticate_request_share_one_verifier(jwt_app: VaultgateApp) -> None:
+    assert edge_of(Inner(), jwt_app).verifier is authn_of(jwt_app).verifier is not None
+
+
+async def test_the_challenge_names_the_public_metadata_url_behind_a_tunnel(make_vault: Callable[..., Path]) -> None:
+    auth = {"mode": "jwt", "jwt_secret": SECRET, "resource_url": "https://notes.example.com/mcp"}
+    http = {"allowed_hosts": ["notes.example.com"], "allowed_origins": ["https://notes.example.com"]}
+    app = VaultgateApp(settings_for(make_vault(SEC_VAULT), auth=auth, http=http))
+    status, headers = await drive(edge_of(Inner(), app), "/mcp", {"host": "notes.example.com"})
+    assert status == 401
+    expected = 'resource_metadata="https://notes.example.com/.well-known/oauth-protected-resource/mcp"'
+    assert expected in headers["www-authenticate"]

@@ -1,0 +1,54 @@
+"""A bulk load defers the trigram index and rebuilds it after the index is ready; regex search
+is complete either way (it scans instead of prefiltering), and a rebuild a previous process
+did not finish is completed on the next start."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from service.indexer import runner
+from service.indexer.runner import VaultIndexer, indexer_of
+from tests.conftest import Harness, started
+from tests.search_vault import SEARCH_VAULT
+
+
+def _indexer(vg: Harness) -> VaultIndexer:
+    found = indexer_of(next(iter(vg.app.vaults.values())))
+    assert found is not None
+    return found
+
+
+async def _trigram_done(indexer: VaultIndexer) -> None:
+    if indexer._trigram_task is not None:
+        await indexer._trigram_task
+    assert indexer.trigram_ready
+
+
+async def test_bulk_load_rebuilds_trigram_after_ready_and_regex_stays_complete(
+    make_vault: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(runner, "BULK_THRESHOLD", 3)
+    async with started(make_vault(SEARCH_VAULT)) as vg:
+        await vg.indexed()
+        first = await vg.ok("search_regex", pattern=r"code \d+")
+        assert [i["path"] for i in first["items"]] == ["Projects/Gamma.md"]
+        await _trigram_done(_indexer(vg))
+        again = await vg.ok("search_regex", pattern=r"code \d+")
+        assert again["prefiltered"] is True and again["items"] == first["items"]
+        deferred = await vg.app.services.db.fetchone("SELECT trigram_deferred FROM fts_control")
+        assert deferred[0] == 0
+
+
+async def test_unfinished_trigram_rebuild_is_completed_on_restart(make_vault: Callable[..., Path]) -> None:
+    root = make_vault(SEARCH_VAULT)
+    async with started(root) as vg:
+        await vg.indexed()
+        await vg.app.services.db.run_write(lambda c: c.execute("UPDATE fts_control SET trigram_deferred = 1"))
+    async with started(root) as vg:
+        await vg.indexed()
+        await _trigram_done(_indexer(vg))
+        out = await vg.ok("search_regex", pattern="tomatoes")
+        assert out["prefiltered"] is True and [i["path"] for i in out["items"]] == ["Journal/2026-01-05.md"]
