@@ -200,6 +200,8 @@ async def test_token_bound_to_a_vault(make_vault: Callable[..., Path]) -> None:
         await vg.err("read_note", "forbidden", path="Other", vault="second")
 
 
+@pytest.mark.covers("inspect_acl", "success")
+@pytest.mark.covers("inspect_acl", "failure")
 async def test_inspect_acl_explains_decisions(make_vault: Callable[..., Path]) -> None:
     async with started(make_vault(SEC_VAULT), acl=WORKED_ACL) as vg:
         out = await vg.ok("inspect_acl", path="Private/Diary.md", op="read")
