@@ -7,13 +7,17 @@ and a real uvicorn server for end-to-end tests.
   code, **args)` asserts a tool error with that code and returns its payload.
 - `e2e_server` starts `vaultgate` over HTTP on 127.0.0.1:<free port> and yields (url, harness).
 - `mcp_client(url, mode)` opens the SDK's Streamable HTTP client.
+- `@pytest.mark.covers(tool, outcome)` declares that a test drives `tool` to "success" or
+  "failure"; `_tool_outcomes` records the calls that reach `Dispatcher.call` while such a test
+  runs and the test fails if a declared outcome never happened (tests/contract/test_tool_coverage.py
+  checks that every tool has both).
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Generator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +26,7 @@ import pytest
 import service._deferred_models  # noqa: F401 - as the command line does: before any model class
 from service.app import VaultgateApp
 from service.dispatch.context import ToolResult
+from service.dispatch.entry import Dispatcher
 from service.indexer.runner import indexer_of
 from service.serve import serving
 from service.settings import Settings, load_settings
@@ -39,6 +44,62 @@ DEFAULT_VAULT: dict[str, str] = {
     "Daily/2024-01-01.md": "# 2024-01-01\n\n- [ ] write tests 📅 2024-01-02\n",
     ".obsidian/app.json": "{}\n",
 }
+
+
+OUTCOMES = ("success", "failure")
+_SEEN = pytest.StashKey[set[tuple[str, str]]]()
+
+
+def declared_outcomes(item: pytest.Item) -> set[tuple[str, str]]:
+    """The (tool, outcome) pairs a test's `covers` marks declare (function, class and module)."""
+    declared: set[tuple[str, str]] = set()
+    for mark in item.iter_markers("covers"):
+        if len(mark.args) != 2 or mark.kwargs or mark.args[1] not in OUTCOMES:
+            pytest.fail(f"covers takes (tool, outcome) with outcome in {OUTCOMES}, got {mark.args} {mark.kwargs}")
+        declared.add((mark.args[0], mark.args[1]))
+    return declared
+
+
+@pytest.fixture(autouse=True)
+def _tool_outcomes(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Record every call that reaches the dispatch chain while a `covers`-marked test runs.
+
+    `Dispatcher.call` is where every path meets: the `vg` harness, both transports of the
+    in-process servers (`e2e_server`, `serving`) and the facade's nested calls. Tests without the
+    marker are not wrapped at all. The check runs in `pytest_runtest_call`, right after the body,
+    so a declared outcome that never happened fails the test itself (not its teardown).
+    """
+    if not declared_outcomes(request.node):
+        yield
+        return
+    seen: set[tuple[str, str]] = set()
+    request.node.stash[_SEEN] = seen
+    original = Dispatcher.call
+
+    async def recording(self: Dispatcher, tool: str, arguments: dict[str, Any] | None, **kwargs: Any) -> ToolResult:
+        result = await original(self, tool, arguments, **kwargs)
+        seen.add((tool, "failure" if result.is_error else "success"))
+        return result
+
+    Dispatcher.call = recording  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        Dispatcher.call = original  # type: ignore[method-assign]
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
+    """After a passing body: every outcome the test's `covers` marks declare was really seen."""
+    yield
+    seen = item.stash.get(_SEEN, None)
+    if seen is None:
+        return
+    missing = sorted(declared_outcomes(item) - seen)
+    if missing:
+        observed = ", ".join(f"{t}:{o}" for t, o in sorted(seen)) or "no tool call"
+        wanted = ", ".join(f"{t}:{o}" for t, o in missing)
+        pytest.fail(f"covers declares {wanted}, but the test never produced it (seen: {observed})", pytrace=False)
 
 
 def write_files(root: Path, files: dict[str, str | bytes]) -> None:

@@ -22,6 +22,10 @@ from tests.keys import SECRET, claims, hs
 from tests.search_vault import SEARCH_VAULT
 
 
+@pytest.mark.covers("index_status", "success")
+@pytest.mark.covers("index_status", "failure")
+@pytest.mark.covers("reindex", "success")
+@pytest.mark.covers("reindex", "failure")
 async def test_index_status_and_reindex_with_progress(make_vault: Callable[..., Path], mode: str) -> None:
     async with e2e(make_vault(SEARCH_VAULT)) as (url, harness):
         await harness.indexed()

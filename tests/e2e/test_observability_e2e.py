@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx2
+import pytest
 from mcp import Client
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from prometheus_client.parser import text_string_to_metric_families
@@ -57,6 +58,11 @@ async def test_metrics_series_move_with_tool_calls(make_vault: Callable[..., Pat
     assert _value(after, "vaultgate_confirmation_trips_total", tool="reset_vault_cache") == 1
 
 
+@pytest.mark.covers("start_session", "success")
+@pytest.mark.covers("end_session", "success")
+@pytest.mark.covers("server_health", "success")
+@pytest.mark.covers("get_metrics", "success")
+@pytest.mark.covers("get_audit_log", "success")
 async def test_admin_tools_audit_log_and_sessions_over_http(make_vault: Callable[..., Path], mode: str) -> None:
     async with e2e(make_vault({"A.md": "# A\n"})) as (url, harness), Client(url, mode=mode) as client:  # type: ignore[arg-type]
         health = _structured(await client.call_tool("server_health", {}))

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from mcp import Client
 
 from service.indexer.runner import indexer_of
@@ -103,6 +104,26 @@ CASES: list[tuple[str, dict[str, Any], str | None]] = [
 ]
 
 
+@pytest.mark.covers("search_text", "success")
+@pytest.mark.covers("search_text", "failure")
+@pytest.mark.covers("search_regex", "success")
+@pytest.mark.covers("search_regex", "failure")
+@pytest.mark.covers("search_tags", "success")
+@pytest.mark.covers("search_tags", "failure")
+@pytest.mark.covers("search_properties", "success")
+@pytest.mark.covers("search_properties", "failure")
+@pytest.mark.covers("query_jsonlogic", "success")
+@pytest.mark.covers("query_jsonlogic", "failure")
+@pytest.mark.covers("search_vault", "success")
+@pytest.mark.covers("search_vault", "failure")
+@pytest.mark.covers("search_notes", "success")
+@pytest.mark.covers("search_notes", "failure")
+@pytest.mark.covers("list_tags", "success")
+@pytest.mark.covers("list_tags", "failure")
+@pytest.mark.covers("list_properties", "success")
+@pytest.mark.covers("list_properties", "failure")
+@pytest.mark.covers("property_values", "success")
+@pytest.mark.covers("property_values", "failure")
 async def test_every_search_tool_succeeds_and_fails_cleanly_over_http(
     make_vault: Callable[..., Path], mode: str
 ) -> None:

@@ -6,6 +6,8 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from service.indexer.runner import indexer_of
 from service.types import Principal
 from tests.conftest import Harness, snapshot, started
@@ -13,6 +15,7 @@ from tests.conftest import Harness, snapshot, started
 SECRET = "s3cret-value-that-must-never-leak-0123456789"
 
 
+@pytest.mark.covers("server_health", "success")
 async def test_server_health_reports_versions_backends_and_index_state(vg: Harness) -> None:
     await vg.indexed()
     out = await vg.ok("server_health")
@@ -24,6 +27,7 @@ async def test_server_health_reports_versions_backends_and_index_state(vg: Harne
     assert out["status"] == "ok"
 
 
+@pytest.mark.covers("get_server_config", "success")
 async def test_server_config_never_contains_a_secret(make_vault: Callable[..., Path]) -> None:
     overrides = {
         "auth": {"mode": "jwt", "jwt_secret": SECRET},
@@ -59,12 +63,14 @@ async def test_server_config_reveals_no_absolute_host_path(make_vault: Callable[
     assert out["config"]["auth"]["jwks_file"] == "<outside the config dir>/keys.json"
 
 
+@pytest.mark.covers("get_server_config", "failure")
 async def test_get_server_config_needs_the_admin_scope(vg: Harness) -> None:
     vg.principal = Principal(subject="reader", scopes=frozenset({"read:vault"}), authenticated=True)
     await vg.err("get_server_config", "forbidden")
     assert (await vg.ok("server_health"))["status"] in ("ok", "degraded")
 
 
+@pytest.mark.covers("get_metrics", "success")
 async def test_get_metrics_summarises_calls_per_tool_with_errors(make_vault: Callable[..., Path]) -> None:
     async with started(make_vault({"A.md": "# A\n"})) as vg:
         await vg.ok("read_note", path="A")
@@ -92,6 +98,8 @@ async def test_audit_log_filters_and_pages_newest_first(make_vault: Callable[...
     assert len(errors["items"]) == 1 and "Nope" not in json.dumps(errors)
 
 
+@pytest.mark.covers("get_audit_log", "success")
+@pytest.mark.covers("get_audit_log", "failure")
 async def test_audit_log_rejects_a_cursor_from_another_filter(vg: Harness) -> None:
     for _ in range(2):
         await vg.ok("list_notes")
@@ -99,6 +107,8 @@ async def test_audit_log_rejects_a_cursor_from_another_filter(vg: Harness) -> No
     await vg.err("get_audit_log", "validation_error", tool="list_notes", limit=1, cursor=page["next_cursor"])
 
 
+@pytest.mark.covers("list_vaults", "success")
+@pytest.mark.covers("list_vaults", "failure")
 async def test_list_vaults_shows_ids_names_and_note_counts(make_vault: Callable[..., Path]) -> None:
     main, other = make_vault({"A.md": "# A\n", "B.md": "# B\n"}, name="one"), make_vault({"C.md": "# C\n"}, name="two")
     vaults = [{"id": "main", "path": main, "name": "Main"}, {"id": "other", "path": other}]
@@ -120,6 +130,7 @@ async def test_list_vaults_shows_ids_names_and_note_counts(make_vault: Callable[
     assert [v["vault"] for v in health["vaults"]] == ["other"]
 
 
+@pytest.mark.covers("reload_vault", "success")
 async def test_reload_vault_reports_added_and_changed_vaults(tmp_path: Path, make_vault: Callable[..., Path]) -> None:
     main, extra = make_vault({"A.md": "# A\n"}, name="one"), make_vault(name="two")
     config = tmp_path / "vaultgate.toml"
@@ -151,6 +162,8 @@ async def test_reset_vault_cache_needs_confirmation_and_changes_nothing_until_co
         assert count[0] == 1 and vg.snapshot() == before
 
 
+@pytest.mark.covers("reset_vault_cache", "success")
+@pytest.mark.covers("reset_vault_cache", "failure")
 async def test_reset_vault_cache_drops_and_rebuilds_the_index(make_vault: Callable[..., Path]) -> None:
     async with started(make_vault({"A.md": "# A\n#tag\n", "B.md": "[[A]]\n"})) as vg:
         await vg.indexed()
@@ -163,6 +176,7 @@ async def test_reset_vault_cache_drops_and_rebuilds_the_index(make_vault: Callab
     assert [t[0] for t in titles] == ["A", "B"]
 
 
+@pytest.mark.covers("reset_vault_cache", "failure")
 async def test_reset_vault_cache_refuses_while_a_reindex_runs(make_vault: Callable[..., Path]) -> None:
     async with started(make_vault({"A.md": "# A\n"})) as vg:
         await vg.indexed()

@@ -6,10 +6,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import started
 from tests.sec_vault import SEC_VAULT, WORKED_ACL
 
 
+@pytest.mark.covers("inspect_acl", "success")
+@pytest.mark.covers("inspect_acl", "failure")
 async def test_inspect_acl_explains_decisions(make_vault: Callable[..., Path]) -> None:
     async with started(make_vault(SEC_VAULT), acl=WORKED_ACL) as vg:
         out = await vg.ok("inspect_acl", path="Private/Diary.md", op="read")

@@ -15,6 +15,10 @@ from tests.conftest import e2e, started
 VAULT = {"A.md": "# A\n\nalpha\n", "B.md": "# B\n"}
 
 
+@pytest.mark.covers("describe_capability", "success")
+@pytest.mark.covers("describe_capability", "failure")
+@pytest.mark.covers("call_capability", "success")
+@pytest.mark.covers("call_capability", "failure")
 async def test_triad_finds_describes_and_calls_through_the_chain(make_vault: Callable[..., Path]) -> None:
     async with started(make_vault(VAULT), tool_facade={"mode": "triad"}) as vg:
         await vg.indexed()
@@ -45,6 +49,13 @@ async def test_triad_finds_describes_and_calls_through_the_chain(make_vault: Cal
         assert (await vg.ok("read_note", path="B"))["title"] == "B"
 
 
+@pytest.mark.covers("notes", "success")
+@pytest.mark.covers("graph", "success")
+@pytest.mark.covers("properties", "success")
+@pytest.mark.covers("search", "success")
+@pytest.mark.covers("index", "success")
+@pytest.mark.covers("admin", "success")
+@pytest.mark.covers("notes", "failure")
 async def test_domain_mode_has_one_meta_tool_per_domain(make_vault: Callable[..., Path]) -> None:
     async with started(make_vault(VAULT), tool_facade={"mode": "domain"}) as vg:
         advertised = {s.name for s in vg.app.dispatcher.listed()}

@@ -27,6 +27,7 @@ async def graph(make_vault: Callable[..., Path]) -> AsyncIterator[Harness]:
         yield harness
 
 
+@pytest.mark.covers("get_backlinks", "success")
 async def test_backlinks_carry_the_linking_line(vg: Harness) -> None:
     await vg.indexed()
     out = await vg.ok("get_backlinks", path="Projects/Plan")
@@ -37,6 +38,7 @@ async def test_backlinks_carry_the_linking_line(vg: Harness) -> None:
     assert out["next_cursor"] is None
 
 
+@pytest.mark.covers("get_outlinks", "success")
 async def test_outlinks_flag_resolved_and_unresolved(graph: Harness) -> None:
     out = await graph.ok("get_outlinks", path="A.md")
     got = [(i["path"], i["resolved"], i["line"], i["embed"], i["subpath"]) for i in out["items"]]
@@ -59,6 +61,7 @@ async def test_backlinks_paginate_with_a_cursor(graph: Harness) -> None:
     await graph.err("get_outlinks", "validation_error", path="B", cursor=first["next_cursor"])
 
 
+@pytest.mark.covers("graph_neighbors", "success")
 async def test_neighbors_follow_direction_and_depth(graph: Harness) -> None:
     one = await graph.ok("graph_neighbors", path="A")
     assert [(i["path"], i["distance"], i["direction"]) for i in one["items"]] == [
@@ -76,6 +79,7 @@ async def test_neighbors_follow_direction_and_depth(graph: Harness) -> None:
     assert capped["truncated"] is True and [i["path"] for i in capped["items"]] == ["A.md"]
 
 
+@pytest.mark.covers("find_broken_links", "success")
 async def test_broken_links_list_source_line_and_target(graph: Harness) -> None:
     out = await graph.ok("find_broken_links", limit=10)
     assert [(i["path"], i["line"], i["target"]) for i in out["items"]] == [
@@ -88,11 +92,17 @@ async def test_broken_links_list_source_line_and_target(graph: Harness) -> None:
     assert len(page["items"]) == 1 and page["next_cursor"]
 
 
+@pytest.mark.covers("find_orphans", "success")
 async def test_orphans_have_no_links_in_or_out(graph: Harness) -> None:
     out = await graph.ok("find_orphans")
     assert [i["path"] for i in out["items"]] == ["Lonely.md", "Sub/E.md"]
 
 
+@pytest.mark.covers("get_backlinks", "failure")
+@pytest.mark.covers("get_outlinks", "failure")
+@pytest.mark.covers("graph_neighbors", "failure")
+@pytest.mark.covers("find_broken_links", "failure")
+@pytest.mark.covers("find_orphans", "failure")
 async def test_graph_tools_fail_on_missing_or_invalid_paths(graph: Harness) -> None:
     before = graph.snapshot()
     for tool in ("get_backlinks", "get_outlinks", "graph_neighbors"):

@@ -21,6 +21,7 @@ async def vault(make_vault: Callable[..., Path]) -> AsyncIterator[Harness]:
         yield harness
 
 
+@pytest.mark.covers("rewrite_links", "success")
 async def test_rewrite_links_repairs_links_after_an_outside_move(vault: Harness) -> None:
     # Someone moved the note outside vaultgate: the links now dangle.
     (vault.root / "Work").mkdir()
@@ -39,6 +40,7 @@ async def test_rewrite_links_repairs_links_after_an_outside_move(vault: Harness)
     assert len(await _resolved_backlinks(vault, "Work/Strategy.md")) == 7
 
 
+@pytest.mark.covers("rewrite_links", "failure")
 async def test_rewrite_links_failures_and_confirmation(vault: Harness) -> None:
     before = vault.snapshot()
     await vault.err("rewrite_links", "note_not_found", old_target="Projects/Plan", new_target="Nope", dry_run=False)

@@ -38,6 +38,7 @@ async def _resolved_backlinks(vg: Harness, path: str) -> list[tuple[str, int]]:
     return [(i["path"], i["line"]) for i in out["items"]]
 
 
+@pytest.mark.covers("move_note", "success")
 async def test_move_rewrites_every_link_form_and_the_index_follows(vault: Harness) -> None:
     before_links = await _resolved_backlinks(vault, "Projects/Plan.md")
     out = await vault.confirmed("move_note", path="Projects/Plan", new_path="Work/Road Map")
@@ -86,6 +87,7 @@ async def test_dry_run_lists_files_and_lines_and_changes_nothing(vault: Harness)
     )
 
 
+@pytest.mark.covers("rename_note", "success")
 async def test_rename_with_a_bare_name_keeps_the_folder(vault: Harness) -> None:
     out = await vault.ok("rename_note", path="Projects/Plan", new_path="Roadmap")  # same folder: no confirmation
     assert out["path"] == "Projects/Roadmap.md"
@@ -122,6 +124,8 @@ async def test_failed_write_rolls_back_every_file_and_the_move(vault: Harness, m
     assert len(await _resolved_backlinks(vault, "Projects/Plan.md")) == 7
 
 
+@pytest.mark.covers("move_note", "failure")
+@pytest.mark.covers("rename_note", "failure")
 async def test_move_failures_have_codes_and_change_nothing(vault: Harness) -> None:
     before = vault.snapshot()
     await vault.err("move_note", "already_exists", path="Projects/Plan", new_path="Other")

@@ -9,6 +9,8 @@ import stat
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import Harness, started
 from tests.real_vaults import VAULTS, needs
 
@@ -26,6 +28,7 @@ async def test_read_note_returns_content_metadata_and_url(vg: Harness) -> None:
     assert len(out["etag"]) == 32 and out["size"] == len(vg.read("Projects/Plan.md").encode())
 
 
+@pytest.mark.covers("read_note", "success")
 async def test_read_note_by_heading_path_returns_the_nested_section(vg: Harness) -> None:
     out = await vg.ok("read_note", path="Projects/Plan.md", heading=["Plan", "Goals"])
     assert out["content"].startswith("## Goals") and "### Details" in out["content"]
@@ -40,6 +43,7 @@ async def test_read_note_line_range_and_frontmatter_only(vg: Harness) -> None:
     assert front["content"] == "status: active\npriority: 2\n"
 
 
+@pytest.mark.covers("read_note", "failure")
 async def test_read_note_failures(vg: Harness) -> None:
     await vg.err("read_note", "note_not_found", path="Nope.md")
     await vg.err("read_note", "path_invalid", path="../../etc/passwd")
@@ -50,6 +54,8 @@ async def test_read_note_failures(vg: Harness) -> None:
     await vg.err("read_note", "validation_error", path="Projects/Plan.md", surprise=1)
 
 
+@pytest.mark.covers("read_notes", "success")
+@pytest.mark.covers("read_notes", "failure")
 async def test_read_notes_reports_per_note_errors_and_paginates_under_the_budget(
     make_vault: Callable[..., Path],
 ) -> None:
@@ -70,6 +76,8 @@ async def test_read_notes_reports_per_note_errors_and_paginates_under_the_budget
         await h.err("read_notes", "validation_error", paths=[])
 
 
+@pytest.mark.covers("note_info", "success")
+@pytest.mark.covers("note_info", "failure")
 async def test_note_info_counts_links_from_the_index(vg: Harness) -> None:
     await vg.indexed()
     info = await vg.ok("note_info", path="Welcome")
@@ -78,6 +86,8 @@ async def test_note_info_counts_links_from_the_index(vg: Harness) -> None:
     await vg.err("note_info", "note_not_found", path="Ghost")
 
 
+@pytest.mark.covers("list_notes", "success")
+@pytest.mark.covers("list_notes", "failure")
 async def test_list_notes_filters_sorts_and_paginates(vg: Harness) -> None:
     out = await vg.ok("list_notes", folder="Projects", limit=1)
     assert out["total"] == 2 and len(out["items"]) == 1 and out["next_cursor"]
@@ -96,6 +106,9 @@ async def test_list_notes_filters_sorts_and_paginates(vg: Harness) -> None:
     await vg.err("list_notes", "acl_denied", folder=".obsidian")
 
 
+@pytest.mark.covers("list_folders", "success")
+@pytest.mark.covers("create_folder", "success")
+@pytest.mark.covers("create_folder", "failure")
 async def test_list_folders_and_create_folder(vg: Harness) -> None:
     out = await vg.ok("list_folders")
     url = "obsidian://open?vault=" + vg.root.name + "&file="
@@ -117,6 +130,8 @@ async def test_list_folders_and_create_folder(vg: Harness) -> None:
 # -- writing -----------------------------------------------------------------------------------
 
 
+@pytest.mark.covers("create_note", "success")
+@pytest.mark.covers("create_note", "failure")
 async def test_create_note_with_frontmatter_and_already_exists(vg: Harness) -> None:
     out = await vg.ok("create_note", path="Inbox/New", content="# New\n", frontmatter={"tags": ["a"], "n": 1})
     assert out["path"] == "Inbox/New.md" and out["created"] is True and out["title"] == "New"
@@ -155,6 +170,8 @@ async def test_create_note_if_exists_overwrite_follows_write_note_rules(vg: Harn
     assert made["created"] is True
 
 
+@pytest.mark.covers("write_note", "success")
+@pytest.mark.covers("write_note", "failure")
 async def test_write_note_modes_and_etag_conflict(vg: Harness) -> None:
     created = await vg.ok("write_note", path="W.md", content="one\n", mode="create")
     await vg.err("write_note", "already_exists", path="W.md", content="two\n", mode="create")
@@ -193,6 +210,9 @@ async def test_write_note_asks_for_confirmation_only_for_blind_overwrites(vg: Ha
     assert await write_note_confirm(ctx, WriteNoteIn(path="New.md", content="x", mode="overwrite")) is None
 
 
+@pytest.mark.covers("append_note", "success")
+@pytest.mark.covers("append_note", "failure")
+@pytest.mark.covers("prepend_note", "success")
 async def test_append_and_prepend(vg: Harness) -> None:
     await vg.ok("append_note", path="Welcome", content="Appended.\n")
     assert vg.read("Welcome.md").endswith("[[Projects/Plan]].\nAppended.\n")
@@ -212,6 +232,7 @@ async def test_append_and_prepend(vg: Harness) -> None:
     assert made["created"] is True and vg.read("Log.md") == "entry\n"
 
 
+@pytest.mark.covers("patch_note", "success")
 async def test_patch_note_by_heading_block_and_anchor(vg: Harness) -> None:
     await vg.ok("patch_note", path="Projects/Plan", heading=["Plan", "Risks"], position="append", content="- new risk")
     assert "None yet.\n\n- new risk\n" in vg.read("Projects/Plan.md")
@@ -240,6 +261,7 @@ async def test_patch_after_a_heading_goes_past_its_nested_sections_and_keeps_blo
     assert "After goals.\n\n## Next\n\nSoon.\n\n## Risks" in vg.read("Projects/Plan.md")
 
 
+@pytest.mark.covers("patch_note", "failure")
 async def test_patch_note_failures_change_nothing(vg: Harness) -> None:
     before = vg.snapshot()
     await vg.err("patch_note", "validation_error", path="Projects/Plan", heading=["Nope"], content="x")
@@ -252,6 +274,8 @@ async def test_patch_note_failures_change_nothing(vg: Harness) -> None:
     assert vg.snapshot() == before
 
 
+@pytest.mark.covers("delete_note", "success")
+@pytest.mark.covers("delete_note", "failure")
 async def test_delete_goes_to_trash_and_permanent_really_deletes(vg: Harness) -> None:
     out = await vg.ok("delete_note", path="Projects/Notes/Idea")
     assert out["trash_path"] == ".trash/Projects/Notes/Idea.md" and not (vg.root / "Projects/Notes/Idea.md").exists()
@@ -272,6 +296,8 @@ async def test_delete_goes_to_trash_and_permanent_really_deletes(vg: Harness) ->
     assert spec is not None and spec.confirm == "conditional" and spec.scope_class == "delete"
 
 
+@pytest.mark.covers("copy_note", "success")
+@pytest.mark.covers("copy_note", "failure")
 async def test_copy_note(vg: Harness) -> None:
     out = await vg.ok("copy_note", path="Welcome", new_path="Copies/Welcome copy")
     assert out["path"] == "Copies/Welcome copy.md" and vg.read("Copies/Welcome copy.md") == vg.read("Welcome.md")
@@ -303,6 +329,8 @@ async def test_copy_over_an_existing_note_needs_its_etag_or_a_confirmation(vg: H
     await vg.ok("copy_note", path="Welcome", new_path="Fresh", overwrite=True)
 
 
+@pytest.mark.covers("bulk_create_notes", "success")
+@pytest.mark.covers("bulk_create_notes", "failure")
 async def test_bulk_create_is_all_or_nothing(vg: Harness) -> None:
     out = await vg.ok("bulk_create_notes", notes=[{"path": "B/1", "content": "# One\n"}, {"path": "B/2"}])
     assert [i["path"] for i in out["items"]] == ["B/1.md", "B/2.md"]
@@ -394,6 +422,8 @@ async def test_real_vault_sections_read_and_patch(tmp_path: Path) -> None:
         assert "Added by a test." in (await h.ok("read_note", path=note, heading=[heading]))["content"]
 
 
+@pytest.mark.covers("list_folders", "failure")
+@pytest.mark.covers("prepend_note", "failure")
 async def test_prepend_note_and_list_folders_failures_change_nothing(vg: Harness) -> None:
     before = vg.snapshot()
     await vg.err("prepend_note", "note_not_found", path="Missing", content="x")

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import Harness, started
 from tests.tools.helpers import tool_context
 
@@ -22,6 +24,7 @@ Text #proj and #proj/beta and #other.
 """
 
 
+@pytest.mark.covers("get_properties", "success")
 async def test_get_properties_returns_json_and_etag(vg: Harness) -> None:
     out = await vg.ok("get_properties", path="Projects/Plan")
     assert out["path"] == "Projects/Plan.md"
@@ -30,6 +33,7 @@ async def test_get_properties_returns_json_and_etag(vg: Harness) -> None:
     assert len(out["etag"]) == 32
 
 
+@pytest.mark.covers("set_properties", "success")
 async def test_set_properties_merges_and_keeps_comments_order_and_quoting(make_vault: Callable[..., Path]) -> None:
     async with started(make_vault({"N.md": ODD})) as vg:
         out = await vg.ok("set_properties", path="N", properties={"status": "done", "rating": 5})
@@ -70,6 +74,10 @@ async def test_set_properties_on_invalid_yaml_fails_and_changes_nothing(make_vau
         assert vg.snapshot() == before
 
 
+@pytest.mark.covers("get_properties", "failure")
+@pytest.mark.covers("set_properties", "failure")
+@pytest.mark.covers("delete_property", "failure")
+@pytest.mark.covers("add_tags", "failure")
 async def test_property_edits_fail_cleanly_on_bad_paths_and_etags(vg: Harness) -> None:
     before = vg.snapshot()
     await vg.err("set_properties", "note_not_found", path="Nope.md", properties={"a": 1})
@@ -81,6 +89,7 @@ async def test_property_edits_fail_cleanly_on_bad_paths_and_etags(vg: Harness) -
     assert vg.snapshot() == before
 
 
+@pytest.mark.covers("delete_property", "success")
 async def test_delete_property_removes_only_that_key(vg: Harness) -> None:
     out = await vg.ok("delete_property", path="Projects/Plan", key="status")
     assert out["properties"] == {"priority": 2}
@@ -88,6 +97,7 @@ async def test_delete_property_removes_only_that_key(vg: Harness) -> None:
     assert again["changed"] is False
 
 
+@pytest.mark.covers("add_tags", "success")
 async def test_add_tags_appends_without_duplicates_and_keeps_item_comments(make_vault: Callable[..., Path]) -> None:
     async with started(make_vault({"N.md": ODD})) as vg:
         out = await vg.ok("add_tags", path="N", tags=["#one", "new", "proj/gamma"])
@@ -96,6 +106,7 @@ async def test_add_tags_appends_without_duplicates_and_keeps_item_comments(make_
     assert "  - one   # first\n  - proj/alpha\n  - new\n  - proj/gamma\n---" in text
 
 
+@pytest.mark.covers("remove_tags", "success")
 async def test_remove_tags_frontmatter_only_or_inline_too(make_vault: Callable[..., Path]) -> None:
     async with started(make_vault({"N.md": ODD, "M.md": ODD})) as vg:
         await vg.ok("remove_tags", path="N", tags=["proj/alpha"])
@@ -106,6 +117,7 @@ async def test_remove_tags_frontmatter_only_or_inline_too(make_vault: Callable[.
     assert m_text.endswith("Text and #proj/beta and #other.\n")
 
 
+@pytest.mark.covers("rename_tag", "success")
 async def test_rename_tag_dry_run_previews_then_applies_nested(make_vault: Callable[..., Path]) -> None:
     files = {"N.md": ODD, "Other.md": "No tags #projx here.\n", "In.md": "- item #Proj/alpha/deep\n"}
     async with started(make_vault(files)) as vg:
@@ -125,6 +137,7 @@ async def test_rename_tag_dry_run_previews_then_applies_nested(make_vault: Calla
         assert vg.read("Other.md") == files["Other.md"]
 
 
+@pytest.mark.covers("rename_tag", "failure")
 async def test_rename_tag_rejects_invalid_names_and_changes_nothing(vg: Harness) -> None:
     before = vg.snapshot()
     await vg.err("rename_tag", "validation_error", old="intro", new="bad tag", dry_run=False)

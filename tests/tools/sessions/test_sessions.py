@@ -7,6 +7,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from service.types import Principal
 from tests.conftest import Harness, started
 
@@ -56,6 +58,8 @@ async def test_sessions_belong_to_their_caller(make_vault: Callable[..., Path]) 
     assert [x.get("tool") for x in lines[1:]] == ["start_session"]
 
 
+@pytest.mark.covers("start_session", "success")
+@pytest.mark.covers("start_session", "failure")
 async def test_second_start_is_a_conflict_and_creates_nothing(make_vault: Callable[..., Path]) -> None:
     async with started(make_vault()) as vg:
         first = await vg.ok("start_session", name="one")
@@ -64,6 +68,7 @@ async def test_second_start_is_a_conflict_and_creates_nothing(make_vault: Callab
         assert vg.snapshot() == before and error["details"]["session_id"] == first["session_id"]
 
 
+@pytest.mark.covers("end_session", "failure")
 async def test_end_session_without_one_or_with_a_wrong_id_fails(vg: Harness) -> None:
     before = vg.snapshot()
     await vg.err("end_session", "not_found")

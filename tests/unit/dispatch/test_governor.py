@@ -7,6 +7,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from service.dispatch.context import CallContext, ToolResult
 from service.dispatch.governor import Governor
 from service.settings import GovernorSettings
@@ -95,6 +97,8 @@ async def test_rewrite_links_and_moves_page_their_previews_and_cap_applied_repor
         assert (vg.root / "Archive/Refs/R59.md").exists() and not (vg.root / "Refs").exists()
 
 
+@pytest.mark.covers("find_capability", "success")
+@pytest.mark.covers("find_capability", "failure")
 async def test_find_capability_pages_with_a_cursor(make_vault: Callable[..., Path]) -> None:
     async with started(make_vault({"A.md": "a\n"})) as vg:
         everything = await vg.ok("find_capability", query="note", limit=50)

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import httpx2
+import pytest
 
 from service.types import ALL_SCOPES, Principal
 from tests.conftest import e2e, started
@@ -62,6 +63,8 @@ async def test_jwt_admin_mints_a_single_use_token_respecting_the_vault_binding(
         await harness.err("write_note", "elicit_required", **ARGS, elicit_token=token)  # used up
 
 
+@pytest.mark.covers("get_metrics", "failure")
+@pytest.mark.covers("get_audit_log", "failure")
 async def test_all_vaults_respects_the_token_binding(make_vault: Callable[..., Path]) -> None:
     root, other = make_vault(VAULT), make_vault({"Other.md": "o\n"})
     vaults = [{"id": "main", "path": str(root)}, {"id": "second", "path": str(other)}]
