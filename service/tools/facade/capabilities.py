@@ -62,47 +62,51 @@ class FindOut(ToolOutput):
 
 
 class _Catalog:
-    """An in-memory FTS5 index of the catalog, built once per registry."""
+    """An in-memory FTS5 index of a registry's tools (the facade's own left out), built on the
+    first search: `tools(registry)` makes one per registry, before the registry is complete."""
 
-    def __init__(self, specs: list[ToolSpec]) -> None:
-        self.conn: sqlite3.Connection = _driver().connect(":memory:", check_same_thread=False)
-        self.conn.execute(
-            "CREATE VIRTUAL TABLE cat USING fts5(name, title, description, tags, tokenize='porter unicode61')"
-        )
-        rows = [
-            (f"{s.name.replace('_', ' ')} {s.name}", s.title, s.description, " ".join((s.domain, *s.tags)))
-            for s in specs
-        ]
-        self.conn.executemany("INSERT INTO cat(name, title, description, tags) VALUES (?,?,?,?)", rows)
-        self.names = [s.name for s in specs]
+    def __init__(self, registry: Catalog) -> None:
+        self.registry = registry
+        self.names: list[str] = []
+        self._conn: sqlite3.Connection | None = None
+
+    def _index(self) -> sqlite3.Connection:
+        if self._conn is None:
+            specs = [s for s in self.registry if FACADE_TAG not in s.tags]
+            conn = _driver().connect(":memory:", check_same_thread=False)
+            conn.execute(
+                "CREATE VIRTUAL TABLE cat USING fts5(name, title, description, tags, tokenize='porter unicode61')"
+            )
+            rows = [
+                (f"{s.name.replace('_', ' ')} {s.name}", s.title, s.description, " ".join((s.domain, *s.tags)))
+                for s in specs
+            ]
+            conn.executemany("INSERT INTO cat(name, title, description, tags) VALUES (?,?,?,?)", rows)
+            self.names = [s.name for s in specs]
+            self._conn = conn
+        return self._conn
 
     def search(self, query: str) -> list[tuple[str, float]]:
         words = [w for w in "".join(ch if ch.isalnum() else " " for ch in query.lower()).split() if len(w) > 1]
         if not words:
             return []
         match = " OR ".join('"' + w.replace('"', "") + '"*' for w in words[:32])
-        rows = self.conn.execute(
-            "SELECT rowid, -bm25(cat, 10.0, 4.0, 1.0, 2.0) FROM cat WHERE cat MATCH ? ORDER BY 2 DESC", (match,)
-        ).fetchall()
+        rows = (
+            self._index()
+            .execute(
+                "SELECT rowid, -bm25(cat, 10.0, 4.0, 1.0, 2.0) FROM cat WHERE cat MATCH ? ORDER BY 2 DESC", (match,)
+            )
+            .fetchall()
+        )
         return [(self.names[int(rowid) - 1], float(score)) for rowid, score in rows]
 
 
-_CATALOGS: dict[int, _Catalog] = {}
-
-
-def _catalog(registry: Catalog) -> _Catalog:
-    found = _CATALOGS.get(id(registry))
-    if found is None:
-        found = _CATALOGS[id(registry)] = _Catalog([s for s in registry if FACADE_TAG not in s.tags])
-    return found
-
-
-async def find_capability(ctx: ToolContext, args: FindIn, *, registry: Catalog) -> FindOut:
+async def find_capability(ctx: ToolContext, args: FindIn, *, registry: Catalog, catalog: _Catalog) -> FindOut:
     key = hashlib.sha256(args.query.encode()).hexdigest()[:16]
     offset = decode_cursor(args.cursor, t="cap", q=key)
     matches = [
         (name, score)
-        for name, score in _catalog(registry).search(args.query)
+        for name, score in catalog.search(args.query)
         if (spec := registry.get(name)) is not None and _listed(ctx, spec)
     ]
     window, cursor = page_of(matches, offset, args.limit, t="cap", q=key)
@@ -263,7 +267,7 @@ def tools(registry: Catalog) -> tuple[ToolSpec, ...]:
             "call the tool by name or through call_capability.",
             input_model=FindIn,
             output_model=FindOut,
-            handler=partial(find_capability, registry=registry),
+            handler=partial(find_capability, registry=registry, catalog=_Catalog(registry)),
             scopes=(),
             tags=(FACADE_TAG,),
         ),
