@@ -266,19 +266,15 @@ class VaultgateApp:
     # -- MCP ---------------------------------------------------------------------------------
 
     def _build_server(self) -> Server[Any]:
+        from service.protocol.access import VaultAccess
         from service.protocol.completion import Completer
         from service.protocol.prompts import Prompts
         from service.protocol.resources import Resources
 
-        vaults, default_id, guard, principal_for = (
-            self.vaults,
-            self.settings.default_vault_id,
-            self.guard,
-            self.dispatcher.principal_for,
-        )
-        self.resources = Resources(vaults=vaults, default_vault_id=default_id, guard=guard, principal_for=principal_for)
-        prompts = Prompts(vaults=vaults, default_vault_id=default_id, guard=guard, principal_for=principal_for)
-        completer = Completer(vaults=vaults, default_vault_id=default_id, guard=guard, principal_for=principal_for)
+        access = VaultAccess(self.vaults, self.settings.default_vault_id, self.guard, self.dispatcher.principal_for)
+        self.resources = Resources(access)
+        prompts = Prompts(access)
+        completer = Completer(access)
         with warnings.catch_warnings():
             # The logging capability is deprecated in protocol 2026-07-28 but today's clients use it.
             warnings.simplefilter("ignore", MCPDeprecationWarning)

@@ -10,21 +10,17 @@ Arguments are completed by `completion.py`. Paths go through resolution and the 
 from __future__ import annotations
 
 import datetime as dt
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import mcp_types as types
 from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError
 
-from service.dispatch.authorize import require_surface
 from service.errors import VaultgateError
 from service.markdown.parse import parse_note
+from service.protocol.access import VaultAccess
 from service.security.acl import check_path
-from service.types import PathGuard, PrincipalFor
 from service.vault.paths import normalize, with_md
-
-if TYPE_CHECKING:
-    from service.vault.vault import Vault
 
 MAX_CHARS = 60_000
 
@@ -57,19 +53,10 @@ def _user(text: str) -> types.PromptMessage:
 
 
 class Prompts:
-    def __init__(
-        self,
-        *,
-        vaults: dict[str, Vault],
-        default_vault_id: str,
-        guard: PathGuard,
-        principal_for: PrincipalFor,
-    ) -> None:
-        """`vaults` is the live map of served vaults; `principal_for` tells who sent a request."""
-        self.vaults = vaults
-        self.default_id = default_vault_id
-        self.guard = guard
-        self.principal_for = principal_for
+    def __init__(self, access: VaultAccess) -> None:
+        self.access = access
+        self.vaults = access.vaults
+        self.guard = access.guard
 
     async def list(
         self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
@@ -77,15 +64,7 @@ class Prompts:
         return types.ListPromptsResult(prompts=PROMPTS)
 
     def _read(self, ctx: ServerRequestContext[Any, Any], path: str) -> tuple[str, str]:
-        principal, _ = self.principal_for(ctx)
-        vault = self.vaults[principal.vault or self.default_id]
-        require_surface(
-            principal,
-            vault.id,
-            default_id=self.default_id,
-            vault_count=len(self.vaults),
-            what="prompts",
-        )
+        principal, vault = self.access.caller(ctx, "prompts")
         try:
             vp = vault.paths.resolve(with_md(normalize(path)))
             check_path(self.guard, principal, vault, vp, "read")
@@ -126,15 +105,7 @@ class Prompts:
         raise MCPError(types.INVALID_PARAMS, f"unknown prompt {params.name!r}")
 
     def _review_folder(self, ctx: ServerRequestContext[Any, Any], folder: str) -> types.GetPromptResult:
-        principal, _ = self.principal_for(ctx)
-        vault = self.vaults[principal.vault or self.default_id]
-        require_surface(
-            principal,
-            vault.id,
-            default_id=self.default_id,
-            vault_count=len(self.vaults),
-            what="prompts",
-        )
+        principal, vault = self.access.caller(ctx, "prompts")
         try:
             root = vault.paths.resolve(folder, allow_root=True)
             # A denied folder is refused like list_notes refuses it, not shown as empty.

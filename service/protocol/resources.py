@@ -20,11 +20,10 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ResourceUpdated
 from mcp.shared.exceptions import MCPError
 
-from service.dispatch.authorize import require_surface
 from service.errors import VaultgateError
+from service.protocol.access import VaultAccess
 from service.security.acl import check_path
 from service.tools.models import decode_cursor, page_of
-from service.types import PathGuard, PrincipalFor
 from service.vault.events import FileChange
 from service.vault.paths import VaultPath
 
@@ -54,19 +53,10 @@ def parse_uri(uri: str) -> tuple[str, str]:
 
 
 class Resources:
-    def __init__(
-        self,
-        *,
-        vaults: dict[str, Vault],
-        default_vault_id: str,
-        guard: PathGuard,
-        principal_for: PrincipalFor,
-    ) -> None:
-        """`vaults` is the live map of served vaults; `principal_for` tells who sent a request."""
-        self.vaults = vaults
-        self.default_id = default_vault_id
-        self.guard = guard
-        self.principal_for = principal_for
+    def __init__(self, access: VaultAccess) -> None:
+        self.access = access
+        self.vaults = access.vaults
+        self.guard = access.guard
         # uri -> {connection identity: session}. The per-request ServerSession object is short-lived, but
         # its un-scoped notifications use the connection's standalone channel, which outlives the request.
         self._subscribers: dict[str, dict[int, Any]] = {}
@@ -74,22 +64,11 @@ class Resources:
         # handler fans our ResourceUpdated events out to the URIs each stream asked for.
         self.bus = InMemorySubscriptionBus()
         self.listen = ListenHandler(self.bus)
-        for vault in vaults.values():
+        for vault in self.vaults.values():
             vault.bus.subscribe(self._changed_listener(vault))
 
     def _vault(self, ctx: ServerRequestContext[Any, Any], vault_id: str | None) -> tuple[Vault, Any]:
-        principal, _ = self.principal_for(ctx)
-        wanted = vault_id or principal.vault or self.default_id
-        vault = self.vaults.get(wanted)
-        if vault is None or (principal.vault is not None and principal.vault != wanted):
-            raise MCPError(types.INVALID_PARAMS, f"unknown vault {wanted!r}")
-        require_surface(
-            principal,
-            vault.id,
-            default_id=self.default_id,
-            vault_count=len(self.vaults),
-            what="resources",
-        )
+        principal, vault = self.access.caller(ctx, "resources", vault_id)
         return vault, principal
 
     def _resolve(self, ctx: ServerRequestContext[Any, Any], uri: str) -> tuple[Vault, VaultPath]:
