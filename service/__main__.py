@@ -111,7 +111,7 @@ def cmd_token(args: argparse.Namespace) -> int:
 
 
 def _load(target: Path | None, **overrides: Any) -> Settings:
-    """Settings from PATH, or from the path in $VAULTGATE_CONFIG when PATH is omitted (SPEC §1)."""
+    """Settings from PATH, or from the path in $VAULTGATE_CONFIG when PATH is omitted."""
     if target is None:
         import os
 

@@ -1,6 +1,6 @@
-"""§3.6 acl: the read-only kill switch for whole tools.
+"""acl: the read-only kill switch for whole tools.
 
-A vault whose ACL says `read_only` refuses every mutating tool here (SPEC §3.6), before any
+A vault whose ACL says `read_only` refuses every mutating tool here, before any
 handler, confirmation or idempotency claim runs (`forbidden`, `details.read_only`) — including
 admin maintenance such as `reindex`: the switch means "change nothing", and the watcher keeps
 the index current without it.

@@ -1,4 +1,4 @@
-"""§3.4 authorize: the caller must hold every scope the tool declares — and the same rules for
+"""authorize: the caller must hold every scope the tool declares — and the same rules for
 the MCP surfaces that are not tools (resources, prompts, completions).
 
 The HTTP edge has already verified the bearer token (or auth is `none`, or the transport is

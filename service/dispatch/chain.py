@@ -1,22 +1,22 @@
 """The dispatch chain: one ordered tuple of layers, run for every tools/call on every transport.
 
-SPEC §3 order, outermost first. Error translation and the governor wrap the rest so that every
-failure of an inner layer is translated and every success is measured:
+The order docs/architecture.md draws, outermost first. Error translation and the governor wrap
+the rest so that every failure of an inner layer is translated and every success is measured:
 
-    observe        §3 layer 12: metrics for every outcome (outermost, never fails the call)
+    observe        metrics for every outcome (outermost, never fails the call)
     translate      exceptions → structured tool errors (outermost)
-    governor       §3.12 serialize once, enforce max_response_bytes
-    lookup         §3.1  unknown / disabled tool → not_found
-    args_hash      §3.2
-    validate       §3.3  pydantic input model
-    authorize      §3.4  the caller holds the tool's scopes (token verified at the HTTP edge)
-    resolve_vault  §3.5  (+ vault binding of the token)
-    acl            §3.6  read-only kill switch; per-path ACL via the path guard in the handler
-    precheck       §3.7  the tool's own precheck hook (before anything is claimed or confirmed)
-    idempotency    §3.8  claim-before-execute, replay of finished calls
-    throttle       §3.9  token bucket per (caller, scope class, vault)
-    confirm        §3.10 human confirmation: elicit_token, client elicitation, or elicit_required
-    handler        §3.11 the tool itself (terminal)
+    governor       serialize once, enforce max_response_bytes
+    lookup         unknown / disabled tool → not_found
+    args_hash      the call's argument hash (idempotency and confirmation key on it)
+    validate       pydantic input model
+    authorize      the caller holds the tool's scopes (token verified at the HTTP edge)
+    resolve_vault  (+ vault binding of the token)
+    acl            read-only kill switch; per-path ACL via the path guard in the handler
+    precheck       the tool's own precheck hook (before anything is claimed or confirmed)
+    idempotency    claim-before-execute, replay of finished calls
+    throttle       token bucket per (caller, scope class, vault)
+    confirm        human confirmation: elicit_token, client elicitation, or elicit_required
+    handler        the tool itself (terminal)
 
 `LAYER_ORDER` is pinned by a contract test; `build_layers` constructs the tuple from
 collaborators the composition root built, and `compose` folds it into one callable.

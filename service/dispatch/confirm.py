@@ -1,4 +1,4 @@
-"""§3.10 confirm: risky calls need a human.
+"""confirm: risky calls need a human.
 
 A call needs confirmation when its tool is destructive, when one of its scopes has a floor
 (`execute:command` and `execute:plugin` always; `confirmation.scope_floors` may add more, never

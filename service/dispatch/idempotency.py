@@ -1,4 +1,4 @@
-"""§3.8 idempotency: a call with `idempotency_key` runs at most once per (caller, vault, key).
+"""idempotency: a call with `idempotency_key` runs at most once per (caller, vault, key).
 
 The claim is taken before the handler runs (`service.policy.idempotency`): the owner runs the
 call and stores its result; a repeat of a finished call replays that result without running

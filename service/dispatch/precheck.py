@@ -1,4 +1,4 @@
-"""§3.7 precheck: a tool's own cheap validation that needs the vault (e.g. "the target exists"),
+"""precheck: a tool's own cheap validation that needs the vault (e.g. "the target exists"),
 run before idempotency, throttling and the confirmation gate, so a call that cannot succeed
 never takes a claim, spends a token bucket slot, or asks a human for nothing."""
 

@@ -1,4 +1,4 @@
-"""§3.9 throttle: one token bucket per (caller, scope class, vault) (`service.policy.throttle`).
+"""throttle: one token bucket per (caller, scope class, vault) (`service.policy.throttle`).
 
 An empty bucket answers `throttled` with `details.retry_after_seconds` and `details.scope_class`;
 nothing runs. Switched off with `throttle.enabled = false`. The per-vault cap on concurrent

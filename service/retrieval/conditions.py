@@ -1,4 +1,4 @@
-"""The condition language of search_notes (seed 004 §6.1): tags and property conditions
+"""The condition language of search_notes: tags and property conditions
 written as strings, and property conditions written as JSON, turned into `properties.Filter`s.
 
 - tags-mode `query`: tags separated by spaces or commas, `#` optional (`project`, `#a #b`);

@@ -8,7 +8,7 @@ order — the first step that decides wins:
  2. read-only vault: no write or delete (`read_only_mode`);
  3. folder-narrowed scopes: a caller holding only `write:vault/Projects/**` may write only
     there (a caller holding the plain scope, or `admin`, is not narrowed);
- 4. prefix rules (seed 004 §5.2): among rules whose `path` is a prefix of the path (whole
+ 4. prefix rules: among rules whose `path` is a prefix of the path (whole
     segments) and that decide this op (`read`; `write` also governs delete), the longest wins;
     at equal length deny beats allow; deny rules match in any letter case (a case-insensitive
     file system opens 'private/x.md' as 'Private/x.md'), allow rules only exactly;

@@ -1,4 +1,4 @@
-"""Prechecks of the conditionally confirmed tools (§3.7): the cheap "can this call succeed at all"
+"""Prechecks of the conditionally confirmed tools (the precheck layer): the cheap "can this call succeed at all"
 checks that run before idempotency, throttling and the confirmation gate, so a call that must
 fail answers its real error (`note_not_found`, `already_exists`, `acl_denied`, `conflict`, ...)
 instead of asking a human to approve it.

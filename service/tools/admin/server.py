@@ -140,7 +140,7 @@ def host_path(path: Path | str | None, settings: Settings) -> str | None:
 
 
 def hide_host_paths(config: dict[str, Any], settings: Settings) -> dict[str, Any]:
-    """SPEC: no absolute host path reaches a caller. Vault folders become their folder name."""
+    """No absolute host path reaches a caller. Vault folders become their folder name."""
     for vault in config.get("vaults", []):
         if isinstance(vault, dict) and vault.get("path"):
             vault["path"] = Path(str(vault["path"])).name

@@ -2,7 +2,7 @@
 
 Tools: search_text, search_regex (`text.py`); search_tags, search_properties, query_jsonlogic
 (`metadata.py`); search_vault and search_notes (`router.py`: one entry point over every mode,
-and seed 004's contract; hybrid ranking by `service.retrieval.fusion`).
+and the search_notes contract; hybrid ranking by `service.retrieval.fusion`).
 Touches: index tables `notes`, `note_text`, `fts_words`, `fts_trigram`, `note_tags`,
 `note_properties` (read only, through `service.retrieval`); vault files only to check that a
 page's notes still exist and to number regex lines.

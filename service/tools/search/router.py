@@ -1,5 +1,5 @@
 """search domain, routers: search_vault (one entry point over every mode) and search_notes
-(seed 004's contract: mode tags/properties/full_text/hybrid, path_scope, offset/limit, total).
+(the search_notes contract: mode tags/properties/full_text/hybrid, path_scope, offset/limit, total).
 
 Touches: nothing directly; both delegate to the `text` / `metadata` handlers beside them or to
 `service.retrieval` (`fusion`, `conditions`), so filtering by read permission, budgets and cursors behave exactly as
@@ -230,7 +230,7 @@ async def _fused(
     return Fused(await run(ctx, compute), match_expr)
 
 
-# -- search_notes (seed 004 §6.1) ----------------------------------------------------------------
+# -- search_notes ---------------------------------------------------------------------------------
 
 
 class SearchNotesIn(ToolInput):

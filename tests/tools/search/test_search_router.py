@@ -1,4 +1,4 @@
-"""search_vault (mode router) and search_notes (seed 004's contract) through the dispatch chain."""
+"""search_vault (mode router) and search_notes (its paged contract) through the dispatch chain."""
 
 from __future__ import annotations
 
