@@ -42,6 +42,7 @@ from service.dispatch.throttle import Throttle
 from service.dispatch.translate import Translate
 from service.dispatch.validate import Validate
 from service.services import Services
+from service.tools.context import ToolContext
 from service.tools.registry import Registry
 
 LAYER_ORDER: tuple[str, ...] = (
@@ -65,9 +66,14 @@ LAYER_ORDER: tuple[str, ...] = (
 def build_layers(services: Services, registry: Registry) -> tuple[Layer, ...]:
     """The chain, each layer given only the collaborators it uses (all built by `app.py`).
 
-    The precheck, confirm and handler layers hand `services` on to the tool (`ToolContext`).
+    The precheck, confirm and handler layers get `context_for`, which builds the `ToolContext` a
+    tool's hooks and handler run with (the one place the shared services reach tool code).
     """
     settings = services.settings
+
+    def context_for(call: CallContext) -> ToolContext:
+        return call.tool_context(services)
+
     layers: tuple[Layer, ...] = (
         Observe(services.metrics, services.audit, services.tracing, services.sessions, vault_ids=services.vaults),
         Translate(),
@@ -78,11 +84,11 @@ def build_layers(services: Services, registry: Registry) -> tuple[Layer, ...]:
         Authorize(),
         ResolveVault(services.vaults, settings.default_vault_id),
         AclGate(services.guard.is_read_only),
-        Precheck(services),
+        Precheck(context_for),
         Idempotency(services.idempotency),
         Throttle(services.throttle),
-        Confirm(services, settings.confirmation, services.confirmations, json_response=settings.http.json_response),
-        RunHandler(services),
+        Confirm(context_for, settings.confirmation, services.confirmations, json_response=settings.http.json_response),
+        RunHandler(context_for),
     )
     names = tuple(layer.name for layer in layers)
     if names != LAYER_ORDER:

@@ -33,10 +33,9 @@ from typing import Any
 import mcp_types as types
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from service.dispatch.context import CallContext, Next, ToolResult
+from service.dispatch.context import CallContext, ContextFor, Next, ToolResult
 from service.errors import ElicitRequired, Forbidden
 from service.policy.confirmations import Confirmations
-from service.services import Services
 from service.settings import ConfirmationSettings
 
 log = logging.getLogger(__name__)
@@ -53,9 +52,9 @@ class Confirm:
     name = "confirm"
 
     def __init__(
-        self, services: Services, cfg: ConfirmationSettings, store: Confirmations, *, json_response: bool
+        self, context_for: ContextFor, cfg: ConfirmationSettings, store: Confirmations, *, json_response: bool
     ) -> None:
-        self.services = services  # handed to the tool's `confirm_when` hook
+        self.context_for = context_for  # the tool's `confirm_when` hook runs with a ToolContext
         self.json_response = json_response  # no SSE stream: the client cannot be asked mid-call
         self.cfg = cfg
         self.store = store
@@ -80,7 +79,7 @@ class Confirm:
         if floored:
             return f"{spec.name} needs {', '.join(floored)}: {call.args.model_dump_json(exclude_none=True)}"
         if spec.confirm == "conditional" and spec.confirm_when is not None:
-            ctx = call.tool_context(self.services)
+            ctx = self.context_for(call)
             return await spec.confirm_when(ctx, call.args)
         return None
 

@@ -83,6 +83,9 @@ class CallContext:
 
 
 Next = Callable[[CallContext], Awaitable[ToolResult]]
+# What the layers that run tool code (precheck, confirm, handler) are given to build a `ToolContext`
+# from a call: `build_layers` binds the shared services once, so those layers never hold them.
+ContextFor = Callable[[CallContext], ToolContext]
 
 
 class Layer(Protocol):

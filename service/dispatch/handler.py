@@ -3,20 +3,19 @@ call's InputRequiredResult, see `InputNeeded`)."""
 
 from __future__ import annotations
 
-from service.dispatch.context import CallContext, Next, ToolResult
-from service.services import Services
+from service.dispatch.context import CallContext, ContextFor, Next, ToolResult
 from service.tools.context import InputNeeded
 
 
 class RunHandler:
     name = "handler"
 
-    def __init__(self, services: Services) -> None:
-        self.services = services
+    def __init__(self, context_for: ContextFor) -> None:
+        self.context_for = context_for
 
     async def __call__(self, call: CallContext, next: Next) -> ToolResult:
         assert call.spec is not None and call.args is not None and call.vault is not None
-        ctx = call.tool_context(self.services)
+        ctx = self.context_for(call)
         try:
             output = await call.spec.handler(ctx, call.args)
         except InputNeeded as needed:
