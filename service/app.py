@@ -44,7 +44,7 @@ from service.storage.db import Database
 from service.storage.migrate import migrate
 from service.storage.schema_cache import ToolSchemaCache
 from service.tools.registry import build_registry
-from service.types import Principal, ProgressFn, Transport, principal_of_scope
+from service.types import Principal, principal_of_scope
 from service.vault.vault import Vault
 
 log = logging.getLogger("vaultgate")
@@ -134,29 +134,10 @@ class VaultgateApp:
         self._started = False
         self.started_at: float | None = None
 
-    async def _nested_call(
-        self,
-        tool: str,
-        arguments: dict[str, Any] | None,
-        *,
-        principal: Principal,
-        transport: Transport = "inproc",
-        request: Any = None,
-        progress: ProgressFn | None = None,
-        input_responses: Any = None,
-        request_state: str | None = None,
-    ) -> ToolResult:
-        """A tool running another through the chain (`services.dispatch`, the facade)."""
-        return await self.dispatcher.call(
-            tool,
-            arguments,
-            principal=principal,
-            transport=transport,
-            request=request,
-            progress=progress,
-            input_responses=input_responses,
-            request_state=request_state,
-        )
+    async def _nested_call(self, tool: str, arguments: dict[str, Any] | None, **options: Any) -> ToolResult:
+        """A tool running another through the chain (`services.dispatch`, the facade); the
+        dispatcher is built after `Services`, so this forwards to it."""
+        return await self.dispatcher.call(tool, arguments, **options)
 
     # -- life cycle --------------------------------------------------------------------------
 

@@ -9,7 +9,10 @@ pipeline enforces; `tests/contract/test_tools_doc.py` fails when the committed p
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Protocol, get_args
+from typing import TYPE_CHECKING, get_args
+
+if TYPE_CHECKING:
+    from service.tools.spec import ToolSpec
 
 COMMAND = "vaultgate docs tools > docs/tools.md"
 
@@ -31,30 +34,7 @@ FACADE_MODES = {
 }
 
 
-class Spec(Protocol):
-    """The fields of a tool spec this page shows (what `service.tools` registers)."""
-
-    @property
-    def name(self) -> str: ...
-    @property
-    def domain(self) -> str: ...
-    @property
-    def title(self) -> str: ...
-    @property
-    def description(self) -> str: ...
-    @property
-    def scopes(self) -> tuple[str, ...]: ...
-    @property
-    def scope_class(self) -> str: ...
-    @property
-    def mutating(self) -> bool: ...
-    @property
-    def destructive(self) -> bool: ...
-    @property
-    def confirm(self) -> str: ...
-
-
-def tool_class(spec: Spec) -> str:
+def tool_class(spec: ToolSpec) -> str:
     """The catalog's class letters for one spec."""
     if spec.destructive or spec.confirm == "always":
         return "D"
@@ -90,9 +70,9 @@ def _facade_modes() -> tuple[str, ...]:
     return tuple(str(mode) for mode in get_args(ToolFacadeSettings.model_fields["mode"].annotation))
 
 
-def render(specs: Iterable[Spec]) -> str:
+def render(specs: Iterable[ToolSpec]) -> str:
     """The whole page, ending in one newline."""
-    by_domain: dict[str, list[Spec]] = {}
+    by_domain: dict[str, list[ToolSpec]] = {}
     for spec in specs:
         by_domain.setdefault(spec.domain, []).append(spec)
     total = sum(len(group) for group in by_domain.values())

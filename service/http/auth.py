@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 from starlette.requests import Request
 
+from service.errors import TokenRejected
 from service.settings import AuthSettings
 from service.types import PRINCIPAL_KEY, Principal
 
@@ -71,8 +72,6 @@ class Authenticator:
         verifier = self.verifier
         if token is None or verifier is None:
             return None
-        from service.security.jwt import TokenRejected
-
         try:
             return verifier.verify(token).principal
         except TokenRejected:

@@ -29,6 +29,7 @@ from starlette.authentication import AuthCredentials
 from starlette.requests import Request
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from service.errors import TokenRejected
 from service.http.auth import METADATA_PATH, Authenticator, bearer_token
 from service.http.hosts import HostGuard
 from service.types import PRINCIPAL_KEY, Principal
@@ -47,12 +48,6 @@ class Edge:
         self.hosts = hosts
         self.verifier = authn.verifier
         self._users: dict[str, AuthenticatedUser] = {}
-        # The JWT module (joserfc, cryptography) is loaded only when tokens are checked.
-        self._rejected: type[Exception] = Exception
-        if self.verifier is not None:
-            from service.security.jwt import TokenRejected
-
-            self._rejected = TokenRejected
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -83,7 +78,7 @@ class Edge:
             return
         try:
             verified = self.verifier.verify(token)
-        except self._rejected as exc:
+        except TokenRejected as exc:
             await self._challenge(request, send, "invalid_token", str(exc))
             return
         principal = verified.principal

@@ -34,8 +34,7 @@ from joserfc import jwt
 from joserfc.errors import JoseError, SecurityWarning
 from joserfc.jwk import ECKey, KeySet, OctKey, OKPKey, RSAKey
 
-from service.errors import ConfigError
-from service.errors import TokenRejected as TokenRejected  # re-exported: the HTTP tier imports it from here
+from service.errors import ConfigError, TokenRejected
 from service.security.scopes import parse_scopes
 from service.settings import AuthSettings
 from service.types import Principal
