@@ -23,9 +23,7 @@ PIPELINE_ARGS = frozenset({"idempotency_key", "elicit_token"})
 # form builders cannot map onto a type.
 JsonValue = Annotated[
     Any,
-    WithJsonSchema(
-        {"anyOf": [{"type": t} for t in ("string", "number", "boolean", "array", "object", "null")]}
-    ),
+    WithJsonSchema({"anyOf": [{"type": t} for t in ("string", "number", "boolean", "array", "object", "null")]}),
 ]
 
 

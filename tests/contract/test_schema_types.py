@@ -62,7 +62,8 @@ def untyped(schema: dict[str, Any], kind: str) -> list[str]:
 
 
 def test_the_check_finds_an_untyped_field() -> None:
-    schema = {"type": "object", "properties": {"a": {"type": "string"}, "b": {}, "c": {"anyOf": [{"type": "null"}, {}]}}}
+    props = {"a": {"type": "string"}, "b": {}, "c": {"anyOf": [{"type": "null"}, {}]}}
+    schema = {"type": "object", "properties": props}
     assert untyped(schema, "inputSchema") == ["inputSchema.properties.b", "inputSchema.properties.c"]
 
 
