@@ -99,7 +99,8 @@ def vault_copy(tmp: Path) -> Path:
 
 def server_env(extra: dict[str, str] | None = None) -> dict[str, str]:
     env = {**os.environ, **ACL_ENV, **(extra or {})}
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO), env.get("PYTHONPATH", "")) if p)
+    paths = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p and p != str(REPO)]
+    env["PYTHONPATH"] = os.pathsep.join([str(REPO), *paths])
     return env
 
 
