@@ -260,7 +260,8 @@ TOOLS: tuple[ToolSpec, ...] = (
         name="get_backlinks",
         domain="graph",
         title="Backlinks of a note",
-        description="Notes linking to a note, each with the 1-based line number and text of the linking line.",
+        description="Notes linking to a note, each with the 1-based line number and text of the linking line. "
+        "Links out of a note: get_outlinks; several hops: graph_neighbors.",
         input_model=PathIn,
         output_model=BacklinksOut,
         handler=get_backlinks,
@@ -269,7 +270,8 @@ TOOLS: tuple[ToolSpec, ...] = (
         name="get_outlinks",
         domain="graph",
         title="Outgoing links of a note",
-        description="Links in a note, in file order, with the linking line and whether each resolves.",
+        description="Links in a note, in file order, with the linking line and whether each resolves. Notes "
+        "linking to it: get_backlinks.",
         input_model=PathIn,
         output_model=OutlinksOut,
         handler=get_outlinks,

@@ -190,7 +190,8 @@ TOOLS: tuple[ToolSpec, ...] = (
         domain="notes",
         title="Move a note or folder",
         description="Move a note, file or folder and rewrite every link that pointed at it (all or nothing). "
-        "dry_run previews each file and line that would change. Cross-folder moves need confirmation.",
+        "dry_run previews each file and line that would change. Cross-folder moves need "
+        "confirmation. To change only the name, rename_note.",
         input_model=MoveIn,
         output_model=MoveOut,
         handler=move_note,

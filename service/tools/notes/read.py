@@ -341,8 +341,9 @@ TOOLS: tuple[ToolSpec, ...] = (
         name="read_note",
         domain="notes",
         title="Read a note",
-        description="Read a note (whole, one heading section by heading path, a line range, or frontmatter only) "
-        "with its etag, properties, tags and links.",
+        description="Read a note (whole, one heading section by heading path, a line range, frontmatter or "
+        "body) with its etag, properties, tags and links. For several notes use read_notes; for "
+        "facts without the text, note_info.",
         input_model=ReadNoteIn,
         output_model=ReadNoteOut,
         handler=read_note,
@@ -370,7 +371,8 @@ TOOLS: tuple[ToolSpec, ...] = (
         name="list_notes",
         domain="notes",
         title="List notes",
-        description="List notes in a folder (recursive by default), filtered by glob, sorted by path, mtime or size.",
+        description="List notes in a folder (recursive by default), filtered by glob, sorted by path, mtime "
+        "or size. To find notes by what they contain, use a search tool instead.",
         input_model=ListNotesIn,
         output_model=ListNotesOut,
         handler=list_notes,
