@@ -4,24 +4,17 @@
 
 For each mode it starts the real server on a small temporary vault (uvicorn on 127.0.0.1:0),
 lists the tools with the MCP SDK's Streamable HTTP client, follows every `next_cursor`, and
-measures two figures:
-
-- `model_bytes`: what a client puts in the model's context — each tool's `name`, `description`
-  and `inputSchema`, as compact JSON (`json.dumps(..., separators=(",", ":"))`), summed;
-- `wire_bytes`: the whole `tools/list` result as the server sends it (titles, output schemas,
-  annotations and `_meta` included), same JSON encoding.
-
-Tokens are estimated as bytes / 4 (rounded up), the usual rule of thumb for English text and
-JSON with tokenizers of the GPT/Claude families; it needs no tokenizer download, so anyone can
-rerun it. `tests/contract/test_toollist_budget.py` holds the default mode to the same measure.
+measures (tests/toollist_size.py) `model_bytes` — each tool's `name`, `description` and
+`inputSchema` as compact JSON, what a client puts in its model's context — and `wire_bytes`, the
+whole result as sent (output schemas, annotations and `_meta` included), each with a token
+estimate of bytes / 4. `tests/contract/test_toollist_budget.py` holds the default mode to 32 KB
+of `model_bytes` with the same measure.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import json
-import math
 import tempfile
 from pathlib import Path
 from typing import Any, get_args
@@ -30,31 +23,7 @@ from mcp import Client
 
 from tests.bench.common import report
 from tests.conftest import e2e, write_files
-
-
-def compact(value: Any) -> int:
-    return len(json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode())
-
-
-def model_view(tool: dict[str, Any]) -> dict[str, Any]:
-    """The part of a listed tool a client hands its model."""
-    return {"name": tool["name"], "description": tool.get("description"), "inputSchema": tool["inputSchema"]}
-
-
-def estimate_tokens(n_bytes: int) -> int:
-    return math.ceil(n_bytes / 4)
-
-
-def measure(tools: list[dict[str, Any]]) -> dict[str, Any]:
-    model = sum(compact(model_view(t)) for t in tools)
-    wire = compact({"tools": tools})
-    return {
-        "tools": len(tools),
-        "model_bytes": model,
-        "model_tokens_est": estimate_tokens(model),
-        "wire_bytes": wire,
-        "wire_tokens_est": estimate_tokens(wire),
-    }
+from tests.toollist_size import measure
 
 
 async def listed(url: str) -> list[dict[str, Any]]:
@@ -87,7 +56,7 @@ async def main(modes: tuple[str, ...]) -> None:
     from service.settings import ToolFacadeSettings
 
     default = str(ToolFacadeSettings().mode)
-    result: dict[str, Any] = {"default_mode": default, "estimator": "bytes / 4", "modes": {}}
+    result: dict[str, Any] = {"default_mode": default, "estimator": "bytes / 4, rounded up", "modes": {}}
     for mode in modes:
         result["modes"][mode] = await one_mode(mode)
     report("toollist", result)
