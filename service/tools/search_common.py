@@ -44,7 +44,6 @@ SORTS = {
 }
 # Names a published contract used (seed 004's search_notes), accepted beside the shared ones.
 LEGACY_SORTS = {"modified_desc": "mtime", "path_asc": "path"}
-LEGACY_FOLDER = "path_scope"
 
 
 def sort_field(default: str, *values: str) -> Any:
@@ -58,10 +57,12 @@ def _legacy_sort(value: Any) -> Any:
 
 # `sort` of a tool whose published contract named the orders `modified_desc` / `path_asc`.
 LegacySort = Annotated[Literal["relevance", "mtime", "path"], BeforeValidator(_legacy_sort)]
-# `folder` of a tool whose published contract called it `path_scope` (both names are accepted).
-LEGACY_FOLDER_FIELD: Any = Field(
-    default=None, validation_alias=AliasChoices("folder", LEGACY_FOLDER), description=FOLDER_DESCRIPTION
-)
+
+
+def folder_field(*published: str) -> Any:
+    """`folder`, also accepted under the names a published contract gave it (`path_scope` for
+    search_notes, `directory_filter` for rag_search); the schema shows `folder`."""
+    return Field(default=None, validation_alias=AliasChoices("folder", *published), description=FOLDER_DESCRIPTION)
 
 
 class Partial(BaseModel):

@@ -29,11 +29,11 @@ from service.tools.search import metadata as meta_tools
 from service.tools.search import text as text_tools
 from service.tools.search_common import (
     FOLDER_FIELD,
-    LEGACY_FOLDER_FIELD,
     FolderArg,
     LegacySort,
     Partial,
     drop_gone,
+    folder_field,
     partial,
     query_key,
     readable,
@@ -254,7 +254,7 @@ class SearchNotesIn(ToolInput):
         description='Property conditions: {"status": "active"} (equality; on lists, any item), '
         '{"status": ["active", "draft"]} (any of), or {"priority": {"op": ">", "value": 2}}.',
     )
-    folder: str | Annotated[list[str], Field(max_length=20)] | None = LEGACY_FOLDER_FIELD
+    folder: str | Annotated[list[str], Field(max_length=20)] | None = folder_field("path_scope")
     limit: int = Field(default=20, ge=1, le=200, description="Page size.")
     offset: int = Field(default=0, ge=0, le=100_000, description="Results to skip.")
     cursor: str | None = Field(default=None, description="`next_cursor` from the previous page (overrides offset).")
