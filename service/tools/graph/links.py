@@ -280,7 +280,8 @@ TOOLS: tuple[ToolSpec, ...] = (
         name="graph_neighbors",
         domain="graph",
         title="Link neighbourhood",
-        description="Notes within n link hops of a note (outgoing, incoming or both), nearest first, capped.",
+        description="Notes within n link hops of a note (outgoing, incoming or both), nearest first, capped. "
+        "For one hop with the linking lines use get_backlinks / get_outlinks.",
         input_model=NeighborsIn,
         output_model=NeighborsOut,
         handler=graph_neighbors,

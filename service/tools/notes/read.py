@@ -352,8 +352,9 @@ TOOLS: tuple[ToolSpec, ...] = (
         name="read_notes",
         domain="notes",
         title="Read several notes",
-        description="Read several notes in one call; what does not fit the response budget comes with next_cursor. "
-        "Missing or denied paths get a per-note error instead of failing the call.",
+        description="Read several notes in one call; what does not fit the response budget comes with "
+        "next_cursor. Missing or denied paths get a per-note error instead of failing the call. "
+        "For one note use read_note.",
         input_model=ReadNotesIn,
         output_model=ReadNotesOut,
         handler=read_notes,
@@ -362,7 +363,8 @@ TOOLS: tuple[ToolSpec, ...] = (
         name="note_info",
         domain="notes",
         title="Note metadata",
-        description="Size, times, etag, word/line/heading counts, tags and link counts of a note, without its text.",
+        description="Size, times, etag, word/line/heading counts, tags and link counts of a note, without its "
+        "text. To read the text use read_note.",
         input_model=PathIn,
         output_model=NoteInfoOut,
         handler=note_info,

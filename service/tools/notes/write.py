@@ -283,8 +283,9 @@ TOOLS: tuple[ToolSpec, ...] = (
         domain="notes",
         title="Create a note",
         description="Create a new note, optionally with frontmatter properties. When one exists: "
-        "already_exists (if_exists='error', the default), a numbered 'Name 1.md' (if_exists='unique'), or "
-        "overwrite it (if_exists='overwrite'; needs confirmation unless expected_etag matches).",
+        "already_exists (if_exists='error', the default), a numbered 'Name 1.md' "
+        "(if_exists='unique'), or overwrite it (if_exists='overwrite'; needs confirmation unless "
+        "expected_etag matches). To replace or extend an existing note use write_note.",
         input_model=CreateNoteIn,
         output_model=WriteOut,
         handler=create_note,
