@@ -5,12 +5,13 @@ reachable — found, described and called through the triad, or called by its ow
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from mcp import Client
+from mcp import Client, StdioServerParameters
 
 from service.policy.visibility import LEAN, TRIAD
 from service.tools.models import META_KEYS
@@ -103,3 +104,15 @@ async def test_meta_carries_the_confirmation_token_and_the_idempotency_key(
         )
         assert clash.is_error and structured(clash)["error"]["code"] == "validation_error"
         assert harness.read("B.md").count("once") == 1
+
+
+async def test_lean_is_the_default_on_stdio_too(make_vault: Callable[..., Path], mode: str) -> None:
+    root = make_vault(VAULT)
+    for extra in ([], ["--tool-facade", "lean"]):
+        params = StdioServerParameters(command=sys.executable, args=["-m", "service", "stdio", str(root), *extra])
+        async with Client(params, mode=mode) as client:  # type: ignore[arg-type]
+            tools = await all_tools(client)
+            assert {t["name"] for t in tools} == {*LEAN, *TRIAD}
+            assert measure(tools)["model_bytes"] <= DEFAULT_MODE_BUDGET_BYTES
+            info = await client.call_tool("call_capability", {"name": "note_info", "arguments": {"path": "A"}})
+            assert not info.is_error and structured(info)["result"]["path"] == "A.md"
