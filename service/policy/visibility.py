@@ -37,8 +37,9 @@ class ToolSpec(Protocol):
 
 FACADE_TAG = "facade"
 TRIAD = ("find_capability", "describe_capability", "call_capability")
-# The tools the `lean` mode advertises with their own schemas, in tools/list order after the
-# triad. One line adds a tool; every other tool stays reachable through the triad.
+# The everyday tools the `lean` mode advertises with their own schemas, beside the triad
+# (tools/list keeps the registry's order). One line adds a tool; every other tool stays reachable
+# through the triad and by its own name.
 LEAN = (
     "read_note",
     "list_notes",
@@ -82,8 +83,6 @@ class Visibility:
             if self.mode in ("triad", "lean"):
                 return spec.name in TRIAD
             return self.mode == "domain" and spec.name not in TRIAD
-        if self.mode == "lean" and spec.name not in LEAN:
-            return False
-        if self.mode not in ("flat", "lean"):
-            return False
-        return self.listed(spec) and not _matches(spec, self.cfg.hidden)
+        if self.mode == "flat" or (self.mode == "lean" and spec.name in LEAN):
+            return self.listed(spec) and not _matches(spec, self.cfg.hidden)
+        return False
