@@ -11,13 +11,14 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import service._deferred_models  # noqa: F401 - first: before any pydantic model class is defined
 from service.errors import ConfigError
-from service.settings import Settings, config_warnings, load_settings
+from service.settings import Settings, ToolFacadeSettings, config_warnings, load_settings
 
 CONFIG_ENV = "VAULTGATE_CONFIG"
+FACADE_MODES = tuple(str(m) for m in get_args(ToolFacadeSettings.model_fields["mode"].annotation))
 TARGET_HELP = f"a vault folder or a TOML config file (default: ${CONFIG_ENV})"
 
 
@@ -29,11 +30,11 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("target", type=Path, nargs="?", help=TARGET_HELP)
     serve.add_argument("--host", help="bind address (default 127.0.0.1)")
     serve.add_argument("--port", type=int, help="port (default 8765; 0 picks a free one)")
-    serve.add_argument("--tool-facade", choices=("flat", "domain", "triad"), help="what tools/list advertises")
+    serve.add_argument("--tool-facade", choices=FACADE_MODES, help="what tools/list advertises")
 
     stdio = sub.add_parser("stdio", help="serve one client over stdin/stdout")
     stdio.add_argument("target", type=Path, nargs="?", help=TARGET_HELP)
-    stdio.add_argument("--tool-facade", choices=("flat", "domain", "triad"), help="what tools/list advertises")
+    stdio.add_argument("--tool-facade", choices=FACADE_MODES, help="what tools/list advertises")
 
     config = sub.add_parser("config", help="show or validate the effective configuration")
     config_sub = config.add_subparsers(dest="config_command", required=True)

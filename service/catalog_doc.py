@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, get_args
 
+from service.policy.visibility import LEAN
+
 if TYPE_CHECKING:
     from service.tools.spec import ToolSpec
 
@@ -28,7 +30,10 @@ CLASSES = (
 
 # What each `tool_facade.mode` advertises; `render` checks the keys against the settings' choices.
 FACADE_MODES = {
-    "flat": "every tool, each with its own schema and annotations (the default)",
+    "lean": "the everyday tools (`LEAN` in `service/policy/visibility.py`), each with its own schema and "
+    "annotations, plus `find_capability`, `describe_capability` and `call_capability`, which find, describe "
+    "and call every other tool (the default)",
+    "flat": "every tool, each with its own schema and annotations",
     "domain": "one meta-tool per domain, named after it, taking `{operation, arguments}`",
     "triad": "`find_capability`, `describe_capability` and `call_capability`",
 }
@@ -82,8 +87,9 @@ def render(specs: Iterable[ToolSpec]) -> str:
         f"<!-- Generated from the tool registry; do not edit. Regenerate with `{COMMAND}`. -->",
         "",
         f"{total} tools in {len(by_domain)} domains. Every tool also takes `vault`, `idempotency_key` and",
-        "`elicit_token`; failures carry a stable error `code`. Input and output schemas come with",
-        "`tools/list` (or `describe_capability`).",
+        "`elicit_token` (the last two also in the request's `_meta` as `vaultgate/idempotency_key` and",
+        "`vaultgate/elicit_token`); failures carry a stable error `code`. Input and output schemas come",
+        "with `tools/list` (or `describe_capability`).",
         "",
         "The class column:",
         "",
@@ -102,6 +108,7 @@ def render(specs: Iterable[ToolSpec]) -> str:
         raise RuntimeError(f"facade modes {modes} are not all described in service/catalog_doc.py")
     lines += ["", "## Facade modes", "", "`tool_facade.mode` (or `--tool-facade`) decides what `tools/list` shows:", ""]
     lines += [f"- `{mode}`: {FACADE_MODES[mode]}" for mode in modes]
+    lines += ["", "The `lean` mode's everyday tools: " + ", ".join(f"`{name}`" for name in LEAN) + "."]
     lines += ["", "Every tool stays callable by its own name in every mode, through the same checks."]
     return "\n".join(lines) + "\n"
 

@@ -58,6 +58,7 @@ class CallContext:
     principal: Principal
     transport: Transport
     request: Any = None  # the SDK request context (opaque to layers; used by entry and elicitation)
+    meta: dict[str, Any] = field(default_factory=dict)  # the request's `_meta` (validate reads META_KEYS)
     progress: ProgressFn | None = None
     spec: ToolSpec | None = None
     args_hash: str = ""

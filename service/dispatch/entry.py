@@ -75,9 +75,11 @@ class Dispatcher:
         progress: ProgressFn | None = None,
         input_responses: Any = None,
         request_state: str | None = None,
+        meta: dict[str, Any] | None = None,
     ) -> ToolResult:
         call = CallContext(tool=tool, raw_args=dict(arguments or {}), principal=principal, transport=transport)
         call.request = request
+        call.meta = dict(meta or {})
         if input_responses is not None or request_state is not None:
             call.notes["input_responses"] = input_responses or {}
             call.notes["request_state"] = request_state
@@ -119,6 +121,7 @@ class Dispatcher:
             request=ctx,
             input_responses=params.input_responses,
             request_state=params.request_state,
+            meta=dict(params.meta or {}),
         )
         if logs is not None and threshold is not None:
             await logs.tool_called(ctx, threshold, params.name, result, time.perf_counter() - started)

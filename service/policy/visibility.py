@@ -5,9 +5,11 @@
   not callable (`not_found`, exactly like an unknown name), absent from find_capability;
 - `hidden` → not advertised, still callable by name and findable through the facade;
 - `require_read_only` → only tools that change nothing are advertised.
-`tool_facade.mode` then chooses the advertised set: `flat` (every advertised tool), `domain`
-(one meta-tool per domain, named after it) or `triad` (find_capability, describe_capability,
-call_capability). Every tool stays callable by its own name in every mode.
+`tool_facade.mode` then chooses the advertised set: `lean` (the default: the everyday tools of
+`LEAN`, each with its own schema, plus the triad that finds, describes and calls the rest),
+`flat` (every advertised tool), `domain` (one meta-tool per domain, named after it) or `triad`
+(find_capability, describe_capability, call_capability). Every tool stays callable by its own
+name in every mode.
 """
 
 from __future__ import annotations
@@ -35,6 +37,23 @@ class ToolSpec(Protocol):
 
 FACADE_TAG = "facade"
 TRIAD = ("find_capability", "describe_capability", "call_capability")
+# The everyday tools the `lean` mode advertises with their own schemas, beside the triad
+# (tools/list keeps the registry's order). One line adds a tool; every other tool stays reachable
+# through the triad and by its own name.
+LEAN = (
+    "read_note",
+    "list_notes",
+    "search_text",
+    "search_notes",
+    "write_note",
+    "append_note",
+    "patch_note",
+    "move_note",
+    "get_backlinks",
+    "get_outlinks",
+    "set_properties",
+    "list_tags",
+)
 
 
 def _matches(spec: ToolSpec, entries: list[str]) -> bool:
@@ -61,9 +80,9 @@ class Visibility:
     def advertised(self, spec: ToolSpec) -> bool:
         """Part of tools/list in the current facade mode."""
         if FACADE_TAG in spec.tags:
-            if self.mode == "triad":
+            if self.mode in ("triad", "lean"):
                 return spec.name in TRIAD
             return self.mode == "domain" and spec.name not in TRIAD
-        if self.mode != "flat":
-            return False
-        return self.listed(spec) and not _matches(spec, self.cfg.hidden)
+        if self.mode == "flat" or (self.mode == "lean" and spec.name in LEAN):
+            return self.listed(spec) and not _matches(spec, self.cfg.hidden)
+        return False

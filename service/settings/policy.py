@@ -113,8 +113,9 @@ class ToolVisibilitySettings(Section):
 
 
 class ToolFacadeSettings(Section):
-    mode: Literal["flat", "domain", "triad"] = Field(
-        default="flat",
-        description="What tools/list advertises: every tool (flat), one meta-tool per domain (domain), or "
-        "find/describe/call_capability (triad). Every tool stays callable by name in every mode.",
+    mode: Literal["lean", "flat", "domain", "triad"] = Field(
+        default="lean",
+        description="What tools/list advertises: the everyday tools plus find/describe/call_capability for the "
+        "rest (lean), every tool (flat), one meta-tool per domain (domain), or find/describe/call_capability "
+        "(triad). Every tool stays callable by name in every mode.",
     )

@@ -1,8 +1,12 @@
 """Shared shapes for tool inputs and outputs.
 
 Every input model extends `ToolInput` (extra fields forbidden; the common `vault`,
-`idempotency_key` and `elicit_token` arguments). Every output model extends `ToolOutput`,
-whose `to_text()` is the short text rendering sent beside the structured content.
+`idempotency_key` and `elicit_token` arguments, described once here in a few words: their long
+story is in docs/tools-guide.md, not in every tool's schema). The two pipeline arguments may
+also travel in the request's `_meta` under the keys of `META_KEYS`
+(`{"_meta": {"vaultgate/idempotency_key": "..."}}`), for clients that keep call bookkeeping out of
+the arguments; the validate layer merges them. Every output model extends `ToolOutput`, whose
+`to_text()` is the short text rendering sent beside the structured content.
 """
 
 from __future__ import annotations
@@ -17,6 +21,9 @@ from service.errors import ValidationFailed
 
 # Arguments the pipeline consumes itself; excluded from args_hash.
 PIPELINE_ARGS = frozenset({"idempotency_key", "elicit_token"})
+# The request `_meta` key that may carry each pipeline argument instead of the arguments.
+META_KEYS = {"idempotency_key": "vaultgate/idempotency_key", "elicit_token": "vaultgate/elicit_token"}
+PIPELINE_MAX_LENGTH = 200
 
 # Any JSON value, spelled so that every branch has a JSON `type`: a bare `Any` becomes the schema
 # `{}`, which clients' schema-portability checks report as accepting anything, and which models and
@@ -30,18 +37,18 @@ JsonValue = Annotated[
 class ToolInput(BaseModel):
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=False, defer_build=True)
 
-    vault: str | None = Field(default=None, description="Vault id; default: the server's default vault.")
+    vault: str | None = Field(default=None, description="Vault id (default: the default vault).")
     idempotency_key: str | None = Field(
         default=None,
         min_length=1,
-        max_length=200,
-        description="Repeat a call safely: the same key with the same arguments replays the first result.",
+        max_length=PIPELINE_MAX_LENGTH,
+        description="Makes retries safe: a repeat with the same arguments replays the first result.",
     )
     elicit_token: str | None = Field(
         default=None,
         min_length=1,
-        max_length=200,
-        description="Confirmation token minted by a human for a call that answered `elicit_required`.",
+        max_length=PIPELINE_MAX_LENGTH,
+        description="Token a human minted after `elicit_required`.",
     )
 
 
@@ -66,7 +73,7 @@ class NoteRef(BaseModel):
 
 class Paging(BaseModel):
     limit: int = Field(default=50, ge=1, le=1000, description="Page size.")
-    cursor: str | None = Field(default=None, description="`next_cursor` from the previous page.")
+    cursor: str | None = Field(default=None, description="`next_cursor` of the previous page.")
 
 
 def encode_cursor(offset: int, **state: Any) -> str:

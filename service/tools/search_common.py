@@ -21,9 +21,9 @@ import os
 import sqlite3
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
 
-from pydantic import BaseModel, Field
+from pydantic import AliasChoices, BaseModel, BeforeValidator, Field
 
 from service.errors import NoteNotFound
 from service.security.visible import unrestricted
@@ -32,11 +32,37 @@ from service.tools.graph_common import NoteItem
 
 T = TypeVar("T")
 
+# One vocabulary across the search tools: `folder` scopes, `sort` orders with the words of SORTS.
 FolderArg = str | list[str] | None
-FOLDER_FIELD: Any = Field(
-    default=None,
-    description="Only notes under this folder (or any of these folders); default: the whole vault.",
-)
+FOLDER_DESCRIPTION = "Only notes under this folder (or any of these folders); default: the whole vault."
+FOLDER_FIELD: Any = Field(default=None, description=FOLDER_DESCRIPTION)
+SORTS = {
+    "relevance": "relevance (best first)",
+    "mtime": "mtime (newest first)",
+    "path": "path (A to Z)",
+    "title": "title (A to Z)",
+}
+# Names a published contract used (seed 004's search_notes), accepted beside the shared ones.
+LEGACY_SORTS = {"modified_desc": "mtime", "path_asc": "path"}
+
+
+def sort_field(default: str, *values: str) -> Any:
+    """The `sort` field of a search tool that offers `values` (words of SORTS)."""
+    return Field(default=default, description="Order: " + ", ".join(SORTS[v] for v in values) + ".")
+
+
+def _legacy_sort(value: Any) -> Any:
+    return LEGACY_SORTS.get(value, value) if isinstance(value, str) else value
+
+
+# `sort` of a tool whose published contract named the orders `modified_desc` / `path_asc`.
+LegacySort = Annotated[Literal["relevance", "mtime", "path"], BeforeValidator(_legacy_sort)]
+
+
+def folder_field(*published: str) -> Any:
+    """`folder`, also accepted under the names a published contract gave it (`path_scope` for
+    search_notes, `directory_filter` for rag_search); the schema shows `folder`."""
+    return Field(default=None, validation_alias=AliasChoices("folder", *published), description=FOLDER_DESCRIPTION)
 
 
 class Partial(BaseModel):

@@ -14,8 +14,9 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 import mcp_types as types
 
-from service.tools.models import ToolInput, ToolOutput
+from service.tools.models import PIPELINE_ARGS, ToolInput, ToolOutput
 from service.tools.output_schema import with_error_branch
+from service.tools.schema import compact_input, compact_output
 from service.types import ScopeClass
 
 if TYPE_CHECKING:
@@ -75,11 +76,15 @@ class ToolSpec:
         )
 
     def input_schema(self) -> dict[str, Any]:
-        return self.input_model.model_json_schema()
+        """What clients are shown (`service.tools.schema`): a read-only tool's schema leaves out the
+        pipeline arguments that only matter to changes (still accepted, here or in `_meta`)."""
+        omit = () if self.mutating else PIPELINE_ARGS
+        return compact_input(self.input_model.model_json_schema(), omit=omit)
 
     def output_schema(self) -> dict[str, Any]:
-        """The result model's schema or the structured error (`service.tools.output_schema`)."""
-        return with_error_branch(self.output_model.model_json_schema())
+        """The result model's schema or the structured error (`service.tools.output_schema`),
+        compacted like the input schema (`service.tools.schema`)."""
+        return with_error_branch(compact_output(self.output_model.model_json_schema()))
 
     def to_mcp(self, schemas: tuple[dict[str, Any], dict[str, Any]] | None = None) -> types.Tool:
         """The MCP tool; `schemas` (input, output) when already known (service.storage.schema_cache)."""

@@ -74,8 +74,13 @@ def test_the_notes_tools_that_replace_or_delete_are_destructive_without_always_c
 
 @pytest.mark.parametrize("spec", SPECS, ids=_ids)
 def test_every_tool_takes_the_pipeline_arguments(spec: ToolSpec) -> None:
+    assert {"vault", "idempotency_key", "elicit_token"} <= set(spec.input_model.model_fields)
     props = spec.input_schema().get("properties", {})
-    assert {"vault", "idempotency_key", "elicit_token"} <= set(props)
+    assert "vault" in props
+    # advertised only where they do something: a read-only tool's schema leaves them out (still
+    # accepted, and in the request's _meta)
+    assert ({"idempotency_key", "elicit_token"} <= set(props)) is spec.mutating
+    assert not {"idempotency_key", "elicit_token"} & set(props) or spec.mutating
     assert spec.input_schema().get("additionalProperties") is False
 
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
+
 import httpx2
 import pytest
 from mcp import Client
@@ -9,7 +12,7 @@ from mcp.shared.exceptions import MCPError
 
 from service.dispatch import entry
 from service.indexer.runner import indexer_of
-from tests.conftest import Harness
+from tests.conftest import Harness, e2e
 
 
 async def test_tools_list_and_read_note_over_http(e2e_server: tuple[str, Harness], mode: str) -> None:
@@ -17,7 +20,9 @@ async def test_tools_list_and_read_note_over_http(e2e_server: tuple[str, Harness
     async with Client(url, mode=mode) as client:  # type: ignore[arg-type]
         tools = await client.list_tools()
         names = {t.name for t in tools.tools}
-        assert {"read_note", "create_note"} <= names
+        # the default (lean) mode: the everyday tools and the capability triad
+        assert {"read_note", "search_text", "find_capability", "call_capability"} <= names
+        assert "create_note" not in names
         result = await client.call_tool("read_note", {"path": "Welcome"})
         assert not result.is_error
         assert result.structured_content is not None
@@ -103,13 +108,15 @@ async def test_wrong_host_header_is_refused(e2e_server: tuple[str, Harness]) -> 
 
 
 async def test_tools_list_is_paginated_and_pages_cover_every_tool_once(
-    e2e_server: tuple[str, Harness], mode: str, monkeypatch: pytest.MonkeyPatch
+    make_vault: Callable[..., Path], mode: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    url, harness = e2e_server
     monkeypatch.setattr(entry, "TOOLS_PAGE_SIZE", 5)
     names: list[str] = []
     pages = 0
-    async with Client(url, mode=mode) as client:  # type: ignore[arg-type]
+    async with (
+        e2e(make_vault(), tool_facade={"mode": "flat"}) as (url, harness),
+        Client(url, mode=mode) as client,  # type: ignore[arg-type]
+    ):
         cursor: str | None = None
         while True:
             page = await client.list_tools(cursor=cursor, cache_mode="bypass")

@@ -263,8 +263,10 @@ def tools(registry: Catalog) -> tuple[ToolSpec, ...]:
             name="find_capability",
             domain="facade",
             title="Find a capability",
-            description="Search this server's tools by what you want to do (BM25 over names and descriptions); then "
-            "call the tool by name or through call_capability.",
+            description="Find any of this server's tools by what you want to do (ranked over names and "
+            "descriptions), including those tools/list does not show: delete, copy, rename, tags, "
+            "regex, property and JSONLogic search, graph, index, admin, sessions. Then get its "
+            "arguments with describe_capability and run it with call_capability.",
             input_model=FindIn,
             output_model=FindOut,
             handler=partial(find_capability, registry=registry, catalog=_Catalog(registry)),
@@ -275,7 +277,8 @@ def tools(registry: Catalog) -> tuple[ToolSpec, ...]:
             name="describe_capability",
             domain="facade",
             title="Describe a capability",
-            description="A tool's full description and the JSON Schemas of its arguments and result.",
+            description="A tool's full description and the JSON Schemas of its arguments and result; use it "
+            "before call_capability on a tool found with find_capability.",
             input_model=DescribeIn,
             output_model=DescribeOut,
             handler=partial(describe_capability, registry=registry),
@@ -286,7 +289,9 @@ def tools(registry: Catalog) -> tuple[ToolSpec, ...]:
             name="call_capability",
             domain="facade",
             title="Call a capability",
-            description="Call any tool by name with its arguments, through the same checks as a direct call.",
+            description="Call any tool by name with its arguments (see describe_capability), through the same "
+            "checks as a direct call; its result comes back in `result`. Use it for tools tools/list "
+            "does not show.",
             input_model=CallIn,
             output_model=CallOut,
             handler=partial(call_capability, registry=registry),

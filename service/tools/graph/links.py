@@ -260,7 +260,8 @@ TOOLS: tuple[ToolSpec, ...] = (
         name="get_backlinks",
         domain="graph",
         title="Backlinks of a note",
-        description="Notes linking to a note, each with the 1-based line number and text of the linking line.",
+        description="Notes linking to a note, each with the 1-based line number and text of the linking line. "
+        "Links out of a note: get_outlinks; several hops: graph_neighbors.",
         input_model=PathIn,
         output_model=BacklinksOut,
         handler=get_backlinks,
@@ -269,7 +270,8 @@ TOOLS: tuple[ToolSpec, ...] = (
         name="get_outlinks",
         domain="graph",
         title="Outgoing links of a note",
-        description="Links in a note, in file order, with the linking line and whether each resolves.",
+        description="Links in a note, in file order, with the linking line and whether each resolves. Notes "
+        "linking to it: get_backlinks.",
         input_model=PathIn,
         output_model=OutlinksOut,
         handler=get_outlinks,
@@ -278,7 +280,8 @@ TOOLS: tuple[ToolSpec, ...] = (
         name="graph_neighbors",
         domain="graph",
         title="Link neighbourhood",
-        description="Notes within n link hops of a note (outgoing, incoming or both), nearest first, capped.",
+        description="Notes within n link hops of a note (outgoing, incoming or both), nearest first, capped. "
+        "For one hop with the linking lines use get_backlinks / get_outlinks.",
         input_model=NeighborsIn,
         output_model=NeighborsOut,
         handler=graph_neighbors,

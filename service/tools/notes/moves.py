@@ -190,7 +190,8 @@ TOOLS: tuple[ToolSpec, ...] = (
         domain="notes",
         title="Move a note or folder",
         description="Move a note, file or folder and rewrite every link that pointed at it (all or nothing). "
-        "dry_run previews each file and line that would change. Cross-folder moves need confirmation.",
+        "dry_run previews each file and line that would change. Cross-folder moves need "
+        "confirmation. To change only the name, rename_note.",
         input_model=MoveIn,
         output_model=MoveOut,
         handler=move_note,
@@ -206,8 +207,9 @@ TOOLS: tuple[ToolSpec, ...] = (
         name="rename_note",
         domain="notes",
         title="Rename a note or folder",
-        description="Rename a note, file or folder (a bare new name keeps the folder) and rewrite every "
-        "link to it, all or nothing; dry_run previews the changes.",
+        description="Rename a note, file or folder (a bare new name keeps the folder) and rewrite every link "
+        "to it, all or nothing; dry_run previews the changes. To move it to another folder use "
+        "move_note.",
         input_model=MoveIn,
         output_model=MoveOut,
         handler=rename_note,

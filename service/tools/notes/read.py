@@ -341,8 +341,9 @@ TOOLS: tuple[ToolSpec, ...] = (
         name="read_note",
         domain="notes",
         title="Read a note",
-        description="Read a note (whole, one heading section by heading path, a line range, or frontmatter only) "
-        "with its etag, properties, tags and links.",
+        description="Read a note (whole, one heading section by heading path, a line range, frontmatter or "
+        "body) with its etag, properties, tags and links. For several notes use read_notes; for "
+        "facts without the text, note_info.",
         input_model=ReadNoteIn,
         output_model=ReadNoteOut,
         handler=read_note,
@@ -351,8 +352,9 @@ TOOLS: tuple[ToolSpec, ...] = (
         name="read_notes",
         domain="notes",
         title="Read several notes",
-        description="Read several notes in one call; what does not fit the response budget comes with next_cursor. "
-        "Missing or denied paths get a per-note error instead of failing the call.",
+        description="Read several notes in one call; what does not fit the response budget comes with "
+        "next_cursor. Missing or denied paths get a per-note error instead of failing the call. "
+        "For one note use read_note.",
         input_model=ReadNotesIn,
         output_model=ReadNotesOut,
         handler=read_notes,
@@ -361,7 +363,8 @@ TOOLS: tuple[ToolSpec, ...] = (
         name="note_info",
         domain="notes",
         title="Note metadata",
-        description="Size, times, etag, word/line/heading counts, tags and link counts of a note, without its text.",
+        description="Size, times, etag, word/line/heading counts, tags and link counts of a note, without its "
+        "text. To read the text use read_note.",
         input_model=PathIn,
         output_model=NoteInfoOut,
         handler=note_info,
@@ -370,7 +373,8 @@ TOOLS: tuple[ToolSpec, ...] = (
         name="list_notes",
         domain="notes",
         title="List notes",
-        description="List notes in a folder (recursive by default), filtered by glob, sorted by path, mtime or size.",
+        description="List notes in a folder (recursive by default), filtered by glob, sorted by path, mtime "
+        "or size. To find notes by what they contain, use a search tool instead.",
         input_model=ListNotesIn,
         output_model=ListNotesOut,
         handler=list_notes,

@@ -283,8 +283,9 @@ TOOLS: tuple[ToolSpec, ...] = (
         domain="notes",
         title="Create a note",
         description="Create a new note, optionally with frontmatter properties. When one exists: "
-        "already_exists (if_exists='error', the default), a numbered 'Name 1.md' (if_exists='unique'), or "
-        "overwrite it (if_exists='overwrite'; needs confirmation unless expected_etag matches).",
+        "already_exists (if_exists='error', the default), a numbered 'Name 1.md' "
+        "(if_exists='unique'), or overwrite it (if_exists='overwrite'; needs confirmation unless "
+        "expected_etag matches). To replace or extend an existing note use write_note.",
         input_model=CreateNoteIn,
         output_model=WriteOut,
         handler=create_note,
@@ -300,7 +301,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         domain="notes",
         title="Write a note",
         description="Create, overwrite or append to a note (mode). Overwriting non-empty content needs "
-        "confirmation unless expected_etag matches.",
+        "confirmation unless expected_etag matches. To change part of a note use patch_note.",
         input_model=WriteNoteIn,
         output_model=WriteOut,
         handler=write_note,
@@ -315,7 +316,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         name="append_note",
         domain="notes",
         title="Append to a note",
-        description="Add text at the end of a note.",
+        description="Add text at the end of a note. To insert under a heading or next to a block use patch_note.",
         input_model=AppendIn,
         output_model=WriteOut,
         handler=append_note,
@@ -342,7 +343,8 @@ TOOLS: tuple[ToolSpec, ...] = (
         domain="notes",
         title="Patch a note",
         description="Insert or replace text relative to a heading path, a block id (^id) or a unique text "
-        "anchor: before, after, prepend, append or replace.",
+        "anchor: before, after, prepend, append or replace. Prefer it to write_note for edits "
+        "that leave the rest of the note as it is.",
         input_model=PatchNoteIn,
         output_model=WriteOut,
         handler=patch_note,

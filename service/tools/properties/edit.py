@@ -298,7 +298,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         name="get_properties",
         domain="properties",
         title="Get properties",
-        description="A note's frontmatter properties as JSON, with its etag.",
+        description="A note's frontmatter properties as JSON, with its etag. To change them use set_properties.",
         input_model=PathIn,
         output_model=PropertiesOut,
         handler=get_properties,
@@ -307,8 +307,9 @@ TOOLS: tuple[ToolSpec, ...] = (
         name="set_properties",
         domain="properties",
         title="Set properties",
-        description="Merge properties into a note's frontmatter (null removes a key), keeping order, comments and "
-        "quoting of everything else; creates the frontmatter when missing.",
+        description="Merge properties into a note's frontmatter (null removes a key), keeping order, comments "
+        "and quoting of everything else; creates the frontmatter when missing. For tags prefer "
+        "add_tags / remove_tags.",
         input_model=SetPropertiesIn,
         output_model=EditOut,
         handler=set_properties,

@@ -126,7 +126,8 @@ TOOLS: tuple[ToolSpec, ...] = (
         name="list_tags",
         domain="properties",
         title="List tags",
-        description="Every tag with note counts and its place in the nested hierarchy (parent, depth).",
+        description="Every tag with note counts and its place in the nested hierarchy (parent, depth). To "
+        "find the notes carrying a tag use search_tags.",
         input_model=ListTagsIn,
         output_model=ListTagsOut,
         handler=list_tags,

@@ -29,6 +29,7 @@ from service.tools.search_common import (
     readable,
     run,
     scope,
+    sort_field,
 )
 from service.tools.spec import ToolSpec
 
@@ -69,7 +70,7 @@ class SearchTagsIn(ToolInput, Paging):
     )
     match: Literal["all", "any"] = Field(default="all", description="Notes with all of the tags, or any.")
     folder: FolderArg = FOLDER_FIELD
-    sort: Literal["path", "mtime"] = Field(default="path", description="path, or mtime (newest first).")
+    sort: Literal["path", "mtime"] = sort_field("path", "path", "mtime")
 
 
 async def search_tags(ctx: ToolContext, args: SearchTagsIn) -> MetaHitsOut:
@@ -121,7 +122,7 @@ class SearchPropertiesIn(ToolInput, Paging):
     filters: list[FilterIn] = Field(min_length=1, max_length=20, description="Conditions on properties.")
     match: Literal["all", "any"] = Field(default="all", description="Notes meeting all filters, or any.")
     folder: FolderArg = FOLDER_FIELD
-    sort: Literal["path", "mtime", "title"] = Field(default="path", description="Result order.")
+    sort: Literal["path", "mtime", "title"] = sort_field("path", "path", "mtime", "title")
 
 
 async def search_properties(ctx: ToolContext, args: SearchPropertiesIn) -> MetaHitsOut:
@@ -146,7 +147,7 @@ class JsonLogicIn(ToolInput, Paging):
         '{">": [{"var": "properties.priority"}, 2]}]}.'
     )
     folder: FolderArg = FOLDER_FIELD
-    sort: Literal["path", "mtime", "title"] = Field(default="path", description="Result order.")
+    sort: Literal["path", "mtime", "title"] = sort_field("path", "path", "mtime", "title")
 
 
 async def query_jsonlogic(ctx: ToolContext, args: JsonLogicIn) -> MetaHitsOut:
@@ -199,8 +200,9 @@ TOOLS: tuple[ToolSpec, ...] = (
         name="search_tags",
         domain="search",
         title="Search by tags",
-        description="Notes carrying all (or any) of the given tags; nested tags match their parents "
-        "('proj' finds '#proj/alpha'); case-insensitive; '#' optional.",
+        description="Notes carrying all (or any) of the given tags; nested tags match their parents ('proj' "
+        "finds '#proj/alpha'); case-insensitive; '#' optional. Use it for tags alone; prefer "
+        "search_notes to mix tags with text or properties, list_tags to discover tags.",
         input_model=SearchTagsIn,
         output_model=MetaHitsOut,
         handler=search_tags,
@@ -210,8 +212,10 @@ TOOLS: tuple[ToolSpec, ...] = (
         name="search_properties",
         domain="search",
         title="Search by properties",
-        description="Notes whose frontmatter properties meet filters {key, op, value}: ==, !=, contains, <, <=, >, >=, "
-        "exists, not_exists; strings (case-insensitive), numbers, booleans, dates and lists.",
+        description="Notes whose frontmatter properties meet filters {key, op, value}: ==, !=, contains, <, "
+        "<=, >, >=, exists, not_exists; strings (case-insensitive), numbers, booleans, dates and "
+        "lists. Use it for typed property conditions; prefer query_jsonlogic for or/not logic, "
+        "list_properties to discover keys.",
         input_model=SearchPropertiesIn,
         output_model=MetaHitsOut,
         handler=search_properties,
@@ -221,8 +225,10 @@ TOOLS: tuple[ToolSpec, ...] = (
         name="query_jsonlogic",
         domain="search",
         title="Query with JSONLogic",
-        description="Notes for which a JSONLogic rule over their metadata (path, folder, title, tags, aliases, "
-        "properties, mtime, size, word_count) is true; bounded by an operation budget.",
+        description="Notes for which a JSONLogic rule over their metadata (path, folder, title, tags, "
+        "aliases, properties, mtime, size, word_count) is true; bounded by an operation budget. "
+        "Use it for logic search_properties cannot express (or, not, path globs, arithmetic); it "
+        "does not search note text.",
         input_model=JsonLogicIn,
         output_model=MetaHitsOut,
         handler=query_jsonlogic,

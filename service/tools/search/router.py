@@ -1,5 +1,5 @@
 """search domain, routers: search_vault (one entry point over every mode) and search_notes
-(the search_notes contract: mode tags/properties/full_text/hybrid, path_scope, offset/limit, total).
+(the search_notes contract: mode tags/properties/full_text/hybrid, `folder` (alias `path_scope`), offset/limit, total).
 
 Touches: nothing directly; both delegate to the `text` / `metadata` handlers beside them or to
 `service.retrieval` (`fusion`, `conditions`), so filtering by read permission, budgets and cursors behave exactly as
@@ -14,7 +14,7 @@ import datetime as dt
 import json
 import re
 import sqlite3
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -30,13 +30,16 @@ from service.tools.search import text as text_tools
 from service.tools.search_common import (
     FOLDER_FIELD,
     FolderArg,
+    LegacySort,
     Partial,
     drop_gone,
+    folder_field,
     partial,
     query_key,
     readable,
     run,
     scope,
+    sort_field,
 )
 from service.tools.spec import ToolSpec
 
@@ -251,11 +254,11 @@ class SearchNotesIn(ToolInput):
         description='Property conditions: {"status": "active"} (equality; on lists, any item), '
         '{"status": ["active", "draft"]} (any of), or {"priority": {"op": ">", "value": 2}}.',
     )
-    path_scope: list[str] | None = Field(default=None, max_length=20, description="Folder prefixes to search in.")
+    folder: str | Annotated[list[str], Field(max_length=20)] | None = folder_field("path_scope")
     limit: int = Field(default=20, ge=1, le=200, description="Page size.")
     offset: int = Field(default=0, ge=0, le=100_000, description="Results to skip.")
     cursor: str | None = Field(default=None, description="`next_cursor` from the previous page (overrides offset).")
-    sort: Literal["relevance", "modified_desc", "path_asc"] = Field(default="relevance", description="Order.")
+    sort: LegacySort = sort_field("relevance", "relevance", "mtime", "path")
 
 
 class NoteHitItem(BaseModel):
@@ -295,7 +298,7 @@ async def search_notes(ctx: ToolContext, args: SearchNotesIn) -> SearchNotesOut:
         )
     if not (args.query or tag_list or prop_spec):
         raise ValidationFailed("nothing to search for", details={"field": "query"})
-    prefixes = _prefixes(ctx, args.path_scope)
+    prefixes = _prefixes(ctx, [args.folder] if isinstance(args.folder, str) else args.folder)
     groups = conditions.property_filters(prop_spec)
     query = args.query if args.mode in ("full_text", "hybrid") else None
     base = (
@@ -313,9 +316,9 @@ async def search_notes(ctx: ToolContext, args: SearchNotesIn) -> SearchNotesOut:
     )
     ranked = await _apply_groups(ctx, base, groups, args.mode, query is not None)
     ranked = [h for h in ranked if _in_scope(h.path, prefixes)]
-    if args.sort == "modified_desc":
+    if args.sort == "mtime":
         ranked.sort(key=lambda h: (-h.mtime, h.path))
-    elif args.sort == "path_asc":
+    elif args.sort == "path":
         ranked.sort(key=lambda h: h.path)
     key = query_key(args.model_dump(exclude={"offset", "cursor", "limit", "idempotency_key", "elicit_token"}))
     offset = decode_cursor(args.cursor, t="notes", q=key) if args.cursor else args.offset
@@ -390,8 +393,10 @@ TOOLS: tuple[ToolSpec, ...] = (
         name="search_vault",
         domain="search",
         title="Search the vault",
-        description="One search entry point: mode text (BM25), regex ('/pattern/i'), tags, properties, jsonlogic or "
-        "hybrid (text fused with tags/properties); 'auto' picks the mode from the arguments.",
+        description="One entry point to every search mode: text (BM25), regex ('/pattern/i'), tags, "
+        "properties, jsonlogic or hybrid (text fused with tags/properties); 'auto' picks the mode "
+        "from the arguments. Use it when unsure which search fits; the dedicated tools offer more "
+        "options.",
         input_model=SearchVaultIn,
         output_model=SearchVaultOut,
         handler=search_vault,
@@ -401,9 +406,10 @@ TOOLS: tuple[ToolSpec, ...] = (
         name="search_notes",
         domain="search",
         title="Search notes (tags, properties, full text)",
-        description="Search by tags, properties, full text or hybrid; path_scope, sort "
-        "relevance/modified_desc/path_asc, offset/limit; returns total and items with score, snippet, tags, "
-        "properties and modified_time.",
+        description="Search by tags, properties, full text, or all of them fused (mode hybrid, the default); "
+        "returns total and items with a 0..1 score, snippet, tags, properties and modified_time, "
+        "paged by offset or cursor. Use it to combine text with tag or property conditions; "
+        "prefer search_text for query syntax and highlights.",
         input_model=SearchNotesIn,
         output_model=SearchNotesOut,
         handler=search_notes,

@@ -32,6 +32,7 @@ from service.tools.search_common import (
     readable,
     run_fresh,
     scope,
+    sort_field,
 )
 from service.tools.spec import ToolSpec
 
@@ -43,9 +44,7 @@ class SearchTextIn(ToolInput, Paging):
         description='Words (stemmed), "exact phrase", prefix*, AND / OR / NOT or -word, ( ), title:word.',
     )
     folder: FolderArg = FOLDER_FIELD
-    sort: Literal["relevance", "mtime", "path"] = Field(
-        default="relevance", description="relevance (BM25, title matches weigh more), mtime (newest first) or path."
-    )
+    sort: Literal["relevance", "mtime", "path"] = sort_field("relevance", "relevance", "mtime", "path")
     limit: int = Field(default=20, ge=1, le=200, description="Page size.")
 
 
@@ -184,9 +183,10 @@ TOOLS: tuple[ToolSpec, ...] = (
         name="search_text",
         domain="search",
         title="Full-text search",
-        description="Search note text and titles (BM25 ranking, stemming) with snippets and highlight spans. "
-        'Supports "phrases", prefix*, AND/OR/NOT, -exclusion, (grouping) and title:word; '
-        "scope with `folder`, sort by relevance, mtime or path.",
+        description="Ranked full-text search of note text and titles (BM25, stemming) with snippets and "
+        'highlight spans; query syntax: "phrase", prefix*, AND/OR/NOT, -word, ( ), title:word. '
+        "Use it to find notes by words. Prefer search_notes to combine text with tags or "
+        "properties, search_regex for exact patterns.",
         input_model=SearchTextIn,
         output_model=SearchTextOut,
         handler=search_text,
@@ -196,10 +196,11 @@ TOOLS: tuple[ToolSpec, ...] = (
         name="search_regex",
         domain="search",
         title="Regex search",
-        description="Search note bodies (not the YAML frontmatter: use search_properties for properties) with a "
-        "regular expression under a time budget (compute_budget_exceeded when it runs out); literal parts "
-        "of the pattern are prefiltered by a trigram index. "
-        "Returns matching lines with their 1-based line numbers and match spans.",
+        description="Regular-expression search of note bodies (not frontmatter) under a time budget "
+        "(compute_budget_exceeded when it runs out; literal parts are prefiltered by a trigram "
+        "index); returns matching lines with 1-based line numbers and match spans. Use it for "
+        "exact patterns (TODO(x), dates, code); prefer search_text for words, search_properties "
+        "for frontmatter.",
         input_model=SearchRegexIn,
         output_model=SearchRegexOut,
         handler=search_regex,

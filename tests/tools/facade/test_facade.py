@@ -89,7 +89,8 @@ async def test_domain_mode_has_one_meta_tool_per_domain(make_vault: Callable[...
 
 async def test_visibility_hidden_disabled_allowed_and_read_only(make_vault: Callable[..., Path]) -> None:
     cfg = {"hidden": ["list_folders"], "disabled": ["delete_note", "graph"]}
-    async with started(make_vault(VAULT), tool_visibility=cfg) as vg:
+    flat = {"mode": "flat"}
+    async with started(make_vault(VAULT), tool_visibility=cfg, tool_facade=flat) as vg:
         advertised = {s.name for s in vg.app.dispatcher.listed()}
         assert "list_folders" not in advertised and "delete_note" not in advertised
         assert "get_backlinks" not in advertised  # disabled by domain
@@ -102,10 +103,10 @@ async def test_visibility_hidden_disabled_allowed_and_read_only(make_vault: Call
         found = await vg.ok("find_capability", query="delete a note")
         assert "delete_note" not in [i["name"] for i in found["items"]]
         await vg.err("call_capability", "not_found", name="delete_note", arguments={"path": "A"})
-    async with started(make_vault(VAULT), tool_visibility={"allowed": ["search", "read_note"]}) as vg:
+    async with started(make_vault(VAULT), tool_visibility={"allowed": ["search", "read_note"]}, tool_facade=flat) as vg:
         assert {s.name for s in vg.app.dispatcher.listed()} >= {"search_text", "read_note"}
         await vg.err("write_note", "not_found", path="A", content="x", mode="overwrite")
-    async with started(make_vault(VAULT), tool_visibility={"require_read_only": True}) as vg:
+    async with started(make_vault(VAULT), tool_visibility={"require_read_only": True}, tool_facade=flat) as vg:
         assert not [s.name for s in vg.app.dispatcher.listed() if s.mutating]
 
 
