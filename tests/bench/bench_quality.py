@@ -64,8 +64,9 @@ async def run_queries(url: str, data: quality.DataSet, ns: argparse.Namespace) -
                 raise RuntimeError(f"{ns.tool} failed on {q.text!r}: {out}")
             items = out.get(ns.items) or []
             runs.append((q, quality.dedupe(str(i[ns.path]) for i in items)))
-            if isinstance(out.get("match"), str):  # which pass answered, when the tool reports it
-                answered[out["match"]] = answered.get(out["match"], 0) + 1
+            passed = out.get("match", out.get("text_match"))  # which text pass answered, when reported
+            if isinstance(passed, str):
+                answered[passed] = answered.get(passed, 0) + 1
     elapsed = time.perf_counter() - t0
     result: dict[str, Any] = {
         **quality.score(runs),
