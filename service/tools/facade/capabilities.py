@@ -23,10 +23,17 @@ from pydantic import BaseModel, Field, create_model
 
 from service.errors import ToolNotFound, VaultgateError
 from service.policy.visibility import FACADE_TAG
+from service.retrieval.stopwords import is_stop_word
 from service.storage.db import _driver
 from service.tools.context import InputNeeded, ToolContext
 from service.tools.models import ToolInput, ToolOutput, decode_cursor, page_of
 from service.tools.spec import Catalog, ToolSpec
+
+
+def _own_words(description: str, names: set[str]) -> str:
+    """A description without the other tools it points to ("to move it, use move_note"), so that a
+    cross-reference does not make a tool match the words of the one it recommends."""
+    return " ".join(w for w in description.split() if w.strip(".,;:()`'\"") not in names)
 
 
 def _visibility(ctx: ToolContext) -> Any:
@@ -77,8 +84,14 @@ class _Catalog:
             conn.execute(
                 "CREATE VIRTUAL TABLE cat USING fts5(name, title, description, tags, tokenize='porter unicode61')"
             )
+            names = {s.name for s in self.registry}
             rows = [
-                (f"{s.name.replace('_', ' ')} {s.name}", s.title, s.description, " ".join((s.domain, *s.tags)))
+                (
+                    f"{s.name.replace('_', ' ')} {s.name}",
+                    s.title,
+                    _own_words(s.description, names),
+                    " ".join((s.domain, *s.tags)),
+                )
                 for s in specs
             ]
             conn.executemany("INSERT INTO cat(name, title, description, tags) VALUES (?,?,?,?)", rows)
@@ -88,6 +101,7 @@ class _Catalog:
 
     def search(self, query: str) -> list[tuple[str, float]]:
         words = [w for w in "".join(ch if ch.isalnum() else " " for ch in query.lower()).split() if len(w) > 1]
+        words = [w for w in words if not is_stop_word(w)] or words  # a question's function words say nothing
         if not words:
             return []
         match = " OR ".join('"' + w.replace('"', "") + '"*' for w in words[:32])
