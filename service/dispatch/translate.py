@@ -1,8 +1,11 @@
 """The one boundary where exceptions become tool results.
 
 `VaultgateError`s become structured errors as they are; anything else becomes
-`internal_error` carrying a correlation id, logged once with its traceback. Nothing about
-the exception (message, host paths, stack) reaches the caller.
+`internal_error` carrying a correlation id, logged once with its traceback. An `OSError`
+(permissions, a read-only or full file system, a name too long) is not a bug: it becomes a
+`StorageFailed` error (`service.vault.oserrors`) with the vault-relative path, logged once at
+warning level without a traceback. Nothing about the exception (message, host paths, stack)
+reaches the caller beyond that.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ import logging
 
 from service.dispatch.context import CallContext, Next, ToolResult
 from service.errors import InternalError, VaultgateError
+from service.vault.oserrors import storage_error
 
 log = logging.getLogger("vaultgate.dispatch")
 
@@ -23,6 +27,12 @@ class Translate:
             return await next(call)
         except VaultgateError as exc:
             return ToolResult.failure(exc)
+        except OSError as exc:
+            root = call.vault.paths.root if call.vault is not None else None
+            writing = call.spec is not None and call.spec.mutating
+            error = storage_error(exc, root, writing=writing)
+            log.warning("tool %s: %s (%s, correlation_id=%s)", call.tool, exc, error.code, call.correlation_id)
+            return ToolResult.failure(error)
         except Exception:
             log.exception("tool %s failed (correlation_id=%s)", call.tool, call.correlation_id)
             return ToolResult.failure(
