@@ -27,6 +27,8 @@ Guarantees:
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import asyncio
 import contextlib
 import logging
@@ -70,8 +72,10 @@ class VaultIndexer:
         watch: bool = True,
         debounce_ms: int = 50,
         parse_workers: int | None = None,
+        ignore: tuple[Path, ...] = (),
     ) -> None:
         self.vault = vault
+        self._ignore = ignore  # vaultgate's own folders: the watcher never reacts to them
         # Worker processes that parse a bulk load (>= BULK_THRESHOLD changed notes); 0: a thread.
         self.parse_workers = parsepool.default_workers() if parse_workers is None else parse_workers
         self.db = db
@@ -116,6 +120,7 @@ class VaultIndexer:
                 partial(self.apply, only_if_changed=True),
                 self.vault.bus.publish,
                 self._debounce_ms,
+                ignore=self._ignore,
             )
             await self._watcher.start()
 

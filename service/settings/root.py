@@ -37,7 +37,13 @@ from service.settings.policy import (
     ToolFacadeSettings,
     ToolVisibilitySettings,
 )
-from service.settings.storage import MaintenanceSettings, StorageSettings
+from service.settings.storage import (
+    MaintenanceSettings,
+    StorageSettings,
+    folder_key,
+    user_cache_home,
+    user_data_home,
+)
 from service.settings.vaults import AclSettings, NotesSettings, VaultConfig, WriteSettings
 
 # The TOML file `load_settings` is reading, seen by `settings_customise_sources` (set only for
@@ -124,11 +130,28 @@ class Settings(BaseSettings):
         return self.default_vault or self.vaults[0].id
 
     def cache_dir(self) -> Path:
+        """The index database's folder (`service.settings.storage` explains the defaults)."""
         if self.storage.cache_dir is not None:
             return self.storage.cache_dir
+        return user_cache_home() / folder_key(self._served_target())
+
+    def data_dir(self) -> Path:
+        """The folder of what cannot be rebuilt: state.db (audit, idempotency, confirmations)."""
+        if self.storage.data_dir is not None:
+            return self.storage.data_dir
+        if self.storage.cache_dir is not None:
+            return self.storage.cache_dir / "data"
+        return user_data_home() / folder_key(self._served_target())
+
+    def legacy_cache_dir(self) -> Path:
+        """Where earlier versions kept everything: `.vaultgate` in the vault (or beside the
+        config file). An index found there is moved out once (`service.storage.relocate`)."""
         if self.config_file is not None:
             return self.config_file.parent / ".vaultgate"
         return self.vaults[0].path / ".vaultgate"
+
+    def _served_target(self) -> Path:
+        return self.config_file if self.config_file is not None else self.vaults[0].path
 
     def redacted(self) -> dict[str, Any]:
         """The effective config as plain data, secrets masked (SecretStr dumps as '**********')."""
