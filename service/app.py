@@ -82,7 +82,9 @@ class VaultgateApp:
         self.sessions = SessionTraces(self.state, self.metrics, {v.id: v.paths.root for v in self.vaults.values()})
         self.visibility = Visibility(settings.tool_visibility, settings.tool_facade)
         self.idempotency = IdempotencyStore(
-            self.state, ttl_seconds=settings.idempotency.ttl_seconds, reclaim_seconds=settings.idempotency.reclaim_seconds
+            self.state,
+            ttl_seconds=settings.idempotency.ttl_seconds,
+            reclaim_seconds=settings.idempotency.reclaim_seconds,
         )
         self.confirmations = Confirmations(self.state, settings.confirmation.elicit_ttl_seconds)
         self.throttle = TokenBuckets(settings.throttle)

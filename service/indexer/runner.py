@@ -27,13 +27,12 @@ Guarantees:
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import asyncio
 import contextlib
 import logging
 from collections.abc import Callable, Iterable, Sequence
 from functools import partial
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from service.graph.linkpath import PathSet
