@@ -337,9 +337,14 @@ class VaultgateApp:
         return Principal(subject="anonymous", scopes=frozenset(), authenticated=False)
 
     async def run_stdio(self) -> None:
+        async with self.running():
+            await self.run_stdio_session()
+
+    async def run_stdio_session(self) -> None:
+        """One client over stdin/stdout on a started app, until stdin closes."""
         from mcp.server.stdio import stdio_server
 
-        async with self.running(), stdio_server() as (read, write):
+        async with stdio_server() as (read, write):
             await self.server.run(read, write, self.server.create_initialization_options())
 
 

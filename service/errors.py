@@ -312,7 +312,12 @@ class StartupError(VaultgateException):
 
 
 class ConfigError(StartupError):
-    """Configuration that cannot be served; raised at start-up, never to a caller."""
+    """Configuration that cannot be served; raised at start-up, never to a caller. `problems`
+    lists every problem found in one run (the message shows them all)."""
+
+    def __init__(self, message: str, problems: list[str] | None = None) -> None:
+        super().__init__(message)
+        self.problems: list[str] = list(problems) if problems else [message]
 
 
 class RegistryError(StartupError, RuntimeError):

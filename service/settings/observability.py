@@ -41,3 +41,8 @@ class SessionSettings(Section):
 class LogSettings(Section):
     level: Literal["debug", "info", "warning", "error"] = "info"
     format: Literal["json", "text"] = "text"
+    calls: bool = Field(
+        default=True,
+        description="One INFO line per tool call (tool, vault, outcome code, milliseconds, hashed caller) "
+        "on the `vaultgate.calls` logger.",
+    )

@@ -102,27 +102,22 @@ class Settings(BaseSettings):
 
     @model_validator(mode="after")
     def _check(self) -> Settings:
+        # Every cross-section problem at once (the CLI prints them all), not the first one.
+        problems: list[str] = []
         if not self.vaults:
-            raise ValueError("no vault configured: pass a vault folder or declare [[vaults]] in the config")
+            problems.append("no vault configured: pass a vault folder or declare [[vaults]] in the config")
         ids = [v.id for v in self.vaults]
         if len(set(ids)) != len(ids):
-            raise ValueError(f"duplicate vault ids: {sorted({i for i in ids if ids.count(i) > 1})}")
+            problems.append(f"duplicate vault ids: {sorted({i for i in ids if ids.count(i) > 1})}")
         if self.default_vault is not None and self.default_vault not in ids:
-            raise ValueError(f"default_vault {self.default_vault!r} is not a configured vault id")
-        if self.auth.mode == "jwt":
-            auth = self.auth
-            if auth.jwt_secret is None and auth.jwks is None and auth.jwks_file is None:
-                raise ValueError(
-                    "auth.mode = 'jwt' needs auth.jwt_secret (VAULTGATE_AUTH__JWT_SECRET, HS256) "
-                    "or a JWKS (auth.jwks / VAULTGATE_AUTH__JWKS_FILE)"
-                )
-            if auth.jwt_secret is not None and len(auth.jwt_secret.get_secret_value().encode()) < 32:
-                raise ValueError("auth.jwt_secret must be at least 32 bytes (use e.g. `openssl rand -base64 48`)")
+            problems.append(f"default_vault {self.default_vault!r} is not a configured vault id")
         if self.auth.mode == "none" and not is_loopback(self.http.host):
-            raise ValueError(
+            problems.append(
                 f"refusing to serve without authentication on non-loopback host {self.http.host!r}: "
                 "set auth.mode = 'jwt' (VAULTGATE_AUTH__MODE=jwt) or bind 127.0.0.1"
             )
+        if problems:
+            raise ValueError("\n  ".join(problems))
         return self
 
     @property
