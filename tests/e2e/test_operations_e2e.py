@@ -305,3 +305,24 @@ async def test_the_quick_start_leaves_git_status_clean(tmp_path: Path, monkeypat
         assert proc.wait(timeout=TIMEOUT) == 0
     status = _git(clone, "status", "--porcelain", "--ignored")
     assert status == "", status
+
+
+async def test_a_resource_the_os_refuses_to_read_says_why(
+    make_vault: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The permission error is raised where the vault layer meets the OS (root passes permission
+    bits, so a chmod cannot produce it here)."""
+    from mcp.shared.exceptions import MCPError
+
+    root = make_vault()
+    async with e2e(root) as (url, harness):
+        files = harness.app.vaults["main"].files
+
+        def denied(vp: object) -> object:
+            raise PermissionError(13, "Permission denied", str(root / "Welcome.md"))
+
+        monkeypatch.setattr(files, "read", denied)
+        async with Client(url, mode="legacy") as client:
+            with pytest.raises(MCPError) as caught:
+                await client.read_resource("vault://main/Welcome.md")
+    assert "vault_unreadable" in str(caught.value) and str(root) not in str(caught.value)
