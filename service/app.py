@@ -243,9 +243,10 @@ class VaultgateApp:
             last = indexer.last_change or indexer.last_sync or now
             self.metrics.index_lag.labels(vault=vid).set(max(0.0, now - last) if indexer.backlog else 0.0)
         size = 0
-        for suffix in ("", "-wal"):
-            path = self.db.path.with_name(self.db.path.name + suffix)
-            size += path.stat().st_size if path.exists() else 0
+        for db in (self.db, self.state):  # the index and the records: both databases
+            for suffix in ("", "-wal"):
+                path = db.path.with_name(db.path.name + suffix)
+                size += path.stat().st_size if path.exists() else 0
         self.metrics.db_size.set(size)
 
     def readiness(self) -> dict[str, Any]:
