@@ -1,4 +1,4 @@
-"""Operating-system failures on files as structured tool errors.
+"""Operating-system failures on files (and on the server's databases) as structured tool errors.
 
 A permission, a read-only file system, a full disk or a name that is too long is not a server
 bug: `storage_error` turns the `OSError` into an error of the `StorageFailed` kind (or
@@ -6,12 +6,15 @@ bug: `storage_error` turns the `OSError` into an error of the `StorageFailed` ki
 file is inside it — never a host path outside it — and `errno` by name. Read-only tools report
 a refused permission as `vault_unreadable`, tools that write as `vault_unwritable` (a write tool
 that could not read what it is changing is told the same: the folder needs fixing either way).
+`database_error` does the same for SQLite's own reports of a read-only, full or failing disk
+under the cache or data folder (`details.where = "server storage"`).
 """
 
 from __future__ import annotations
 
 import errno
 import re
+import sqlite3
 from pathlib import Path
 
 from service.errors import IoError, PathInvalid, StorageFailed, VaultgateError, VaultUnreadable, VaultUnwritable
@@ -66,3 +69,26 @@ def storage_error(exc: OSError, root: Path | None, *, writing: bool) -> Vaultgat
     else:
         error = IoError(f"{shown}: {reason}", details=details)
     return error
+
+
+# SQLite's messages for the storage failures it reports itself (sqlite3.OperationalError).
+_DB_FAILURES = {
+    "attempt to write a readonly database": ("EROFS", True),
+    "database or disk is full": ("ENOSPC", True),
+    "disk i/o error": ("EIO", False),
+    "unable to open database file": ("EACCES", False),
+}
+
+
+def database_error(exc: sqlite3.OperationalError) -> VaultgateError | None:
+    """The structured error for a database the OS will not let the server use, else None."""
+    text = str(exc).lower()
+    for message, (name, unwritable) in _DB_FAILURES.items():
+        if message in text:
+            details: dict[str, object] = {"errno": name, "where": "server storage"}
+            what = f"the server's database cannot be used: {exc}"
+            hint = "Check the cache and data folders (`vaultgate config validate` names them and says why)."
+            if unwritable:
+                return VaultUnwritable(what, details=details, hint=hint)
+            return IoError(what, details=details, hint=hint)
+    return None

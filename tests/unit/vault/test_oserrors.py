@@ -75,3 +75,22 @@ async def test_the_translate_layer_answers_a_permission_error_instead_of_interna
         error = result.structured["error"]
         assert error["code"] == code and error["details"]["path"] == "Secret.md" and not error["retryable"]
         assert str(tmp_path) not in result.text
+
+
+async def test_a_database_on_a_read_only_or_full_disk_is_a_storage_error_not_a_bug() -> None:
+    import sqlite3
+
+    async def readonly(call: CallContext) -> ToolResult:
+        raise sqlite3.OperationalError("attempt to write a readonly database")
+
+    async def other(call: CallContext) -> ToolResult:
+        raise sqlite3.OperationalError("no such table: nope")
+
+    call = CallContext(tool="write_note", raw_args={}, principal=Principal.local(), transport="inproc")
+    result = await Translate()(call, readonly)
+    assert result.structured is not None
+    error = result.structured["error"]
+    assert error["code"] == "vault_unwritable" and error["details"] == {"errno": "EROFS", "where": "server storage"}
+    assert "config validate" in error["hint"] and error["retryable"] is False
+    bug = await Translate()(call, other)
+    assert bug.structured is not None and bug.structured["error"]["code"] == "internal_error"
