@@ -165,7 +165,6 @@ def run_stdio(app: VaultgateApp) -> int:
         logging.shutdown()
         sys.stderr.flush()
         os._exit(0)  # the SDK's stdin thread cannot be joined; everything of ours is closed
-    asyncio.set_event_loop(loop)
     try:
         loop.run_until_complete(loop.shutdown_asyncgens())
     finally:
