@@ -53,7 +53,7 @@ def storage_error(exc: OSError, root: Path | None, *, writing: bool) -> Vaultgat
         details["path"] = rel
     else:
         details["where"] = "server storage" if exc.filename else "unknown"
-    shown = repr(rel) if rel is not None else "a file outside the vault"
+    shown = repr(rel) if rel is not None else "a file outside the vault" if exc.filename else "a file"
     reason = exc.strerror or name
     error: StorageFailed | PathInvalid
     if code == errno.ENAMETOOLONG:
