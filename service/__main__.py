@@ -1,6 +1,8 @@
 """Command line: `vaultgate serve|stdio|config|token|confirm|docs|version …` (also `python -m service`).
 
-Exit codes: 0 success, 1 configuration or start-up error (printed readably on stderr), 2 usage.
+Exit codes: 0 success (also after Ctrl-C or SIGTERM), 1 configuration or start-up error (every
+problem printed readably on stderr, no traceback), 2 usage. `vaultgate --version` prints the
+version.
 """
 
 from __future__ import annotations
@@ -14,8 +16,9 @@ from pathlib import Path
 from typing import Any, get_args
 
 import service._deferred_models  # noqa: F401 - first: before any pydantic model class is defined
-from service.errors import ConfigError
+from service.errors import ConfigError, StartupError
 from service.settings import Settings, ToolFacadeSettings, config_warnings, load_settings
+from service.settings.checks import folder_problems
 
 CONFIG_ENV = "VAULTGATE_CONFIG"
 FACADE_MODES = tuple(str(m) for m in get_args(ToolFacadeSettings.model_fields["mode"].annotation))
@@ -23,7 +26,10 @@ TARGET_HELP = f"a vault folder or a TOML config file (default: ${CONFIG_ENV})"
 
 
 def _parser() -> argparse.ArgumentParser:
+    from service._version import VERSION
+
     parser = argparse.ArgumentParser(prog="vaultgate", description="Serve Obsidian vaults to AI agents over MCP.")
+    parser.add_argument("--version", action="version", version=f"vaultgate {VERSION}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     serve = sub.add_parser("serve", help="serve over Streamable HTTP")
@@ -40,7 +46,9 @@ def _parser() -> argparse.ArgumentParser:
     config_sub = config.add_subparsers(dest="config_command", required=True)
     show = config_sub.add_parser("show", help="print the effective config (secrets redacted)")
     show.add_argument("target", type=Path, nargs="?", help=TARGET_HELP)
-    validate = config_sub.add_parser("validate", help="exit 1 with readable errors if the config is invalid")
+    validate = config_sub.add_parser(
+        "validate", help="exit 1 listing every problem (settings, vault, cache and data folders) if any"
+    )
     validate.add_argument("target", type=Path, nargs="?", help=TARGET_HELP)
 
     token = sub.add_parser("token", help="mint bearer tokens for HS256 deployments")
@@ -123,6 +131,14 @@ def _load(target: Path | None, **overrides: Any) -> Settings:
     return load_settings(target, **overrides)
 
 
+def _startable(settings: Settings) -> Settings:
+    """The settings, once every folder they name is usable; else one error listing all problems."""
+    problems = folder_problems(settings)
+    if problems:
+        raise ConfigError("cannot start:\n  " + "\n  ".join(problems), problems)
+    return settings
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     http: dict[str, Any] = {}
     if args.host is not None:
@@ -132,7 +148,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     overrides: dict[str, Any] = {"http": http} if http else {}
     if args.tool_facade:
         overrides["tool_facade"] = {"mode": args.tool_facade}
-    settings = _load(args.target, **overrides)
+    settings = _startable(_load(args.target, **overrides))
     from service.serve import serve_http
 
     asyncio.run(serve_http(settings))
@@ -141,22 +157,26 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 def cmd_stdio(args: argparse.Namespace) -> int:
     settings = _load(args.target, **({"tool_facade": {"mode": args.tool_facade}} if args.tool_facade else {}))
+    settings = _startable(settings)
     from service.app import VaultgateApp
     from service.obs.logging import setup_logging
+    from service.serve import run_stdio
 
     setup_logging(settings.log)
-    asyncio.run(VaultgateApp(settings).run_stdio())
-    return 0
+    return run_stdio(VaultgateApp(settings))
 
 
 def cmd_config(args: argparse.Namespace) -> int:
     settings = _load(args.target)
     if args.config_command == "show":
         print(json.dumps(settings.redacted(), indent=2, default=str))
-    else:
-        for warning in config_warnings(settings):
-            print(f"warning: {warning}", file=sys.stderr)
-        print(f"ok: {len(settings.vaults)} vault(s): {', '.join(v.id for v in settings.vaults)}")
+        return 0
+    for warning in config_warnings(settings):
+        print(f"warning: {warning}", file=sys.stderr)
+    _startable(settings)
+    print(f"ok: {len(settings.vaults)} vault(s): {', '.join(v.id for v in settings.vaults)}")
+    print(f"index (cache folder): {settings.cache_dir()}")
+    print(f"audit and confirmation records (data folder): {settings.data_dir()}")
     return 0
 
 
@@ -223,8 +243,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         return COMMANDS[args.command](args)
-    except ConfigError as exc:
+    except StartupError as exc:
         print(f"vaultgate: {exc}", file=sys.stderr)
+        return 1
+    except OSError as exc:  # a folder or file the start-up checks could not foresee (a race, a disk)
+        where = f" {exc.filename}" if exc.filename else ""
+        print(f"vaultgate: cannot start:{where}: {exc.strerror or exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 0

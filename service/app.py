@@ -16,6 +16,7 @@ import logging
 import time
 import warnings
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any, Protocol
 
 from mcp.server import Server
@@ -42,6 +43,7 @@ from service.services import Services
 from service.settings import Settings, VaultConfig, config_warnings
 from service.storage.db import Database
 from service.storage.migrate import migrate
+from service.storage.relocate import own_folders, reuse_legacy_index
 from service.storage.schema_cache import ToolSchemaCache
 from service.tools.registry import build_registry
 from service.types import Principal, principal_of_scope
@@ -63,21 +65,28 @@ class VaultgateApp:
         self.settings = settings
         self.version = VERSION
         cache_dir = settings.cache_dir()
-        extra_hidden = _hidden_cache_folders(settings, cache_dir)
+        data_dir = settings.data_dir()
+        reuse_legacy_index(settings.legacy_cache_dir(), cache_dir, data_dir, explicit=settings.storage.cache_dir)
+        self.own_folders = own_folders(settings)
+        extra_hidden = _hidden_cache_folders(settings, self.own_folders)
         self.vaults = {cfg.id: Vault.open(cfg, settings.writes, extra_hidden) for cfg in settings.vaults}
         self.db = Database(cache_dir / "cache.db", readers=settings.storage.readers)
+        # What cannot be rebuilt from the vault lives in the data folder, in its own database.
+        self.state = Database(data_dir / "state.db", readers=1)
         self.registry = build_registry()
         self.guard = AclGuard(settings)
         self.metrics = Metrics()
-        spool_dir = settings.events.spool_dir or cache_dir / "events"
-        self.audit = AuditSink(self.db, settings.audit, settings.events, spool_dir, self.metrics)
+        spool_dir = settings.events.spool_dir or data_dir / "events"
+        self.audit = AuditSink(self.state, settings.audit, settings.events, spool_dir, self.metrics)
         self.tracing = Tracing(settings.otel)
-        self.sessions = SessionTraces(self.db, self.metrics, {v.id: v.paths.root for v in self.vaults.values()})
+        self.sessions = SessionTraces(self.state, self.metrics, {v.id: v.paths.root for v in self.vaults.values()})
         self.visibility = Visibility(settings.tool_visibility, settings.tool_facade)
         self.idempotency = IdempotencyStore(
-            self.db, ttl_seconds=settings.idempotency.ttl_seconds, reclaim_seconds=settings.idempotency.reclaim_seconds
+            self.state,
+            ttl_seconds=settings.idempotency.ttl_seconds,
+            reclaim_seconds=settings.idempotency.reclaim_seconds,
         )
-        self.confirmations = Confirmations(self.db, settings.confirmation.elicit_ttl_seconds)
+        self.confirmations = Confirmations(self.state, settings.confirmation.elicit_ttl_seconds)
         self.throttle = TokenBuckets(settings.throttle)
         self.client_logs = ClientLogs(json_response=settings.http.json_response)
         self.index_jobs = IndexJobs(self.db)
@@ -86,6 +95,7 @@ class VaultgateApp:
             settings=settings,
             vaults=self.vaults,
             db=self.db,
+            state=self.state,
             metrics=self.metrics,
             audit=self.audit,
             tracing=self.tracing,
@@ -116,12 +126,13 @@ class VaultgateApp:
                 watch=settings.index.watch,
                 debounce_ms=settings.index.debounce_ms,
                 parse_workers=settings.index.parse_workers,
+                ignore=self.own_folders,
             )
             for vault in self.vaults.values()
         ]
         self.maintenance = Maintenance(
             settings,
-            self.db,
+            self.state,
             self.vaults,
             metrics=self.metrics,
             confirmations=self.confirmations,
@@ -146,9 +157,11 @@ class VaultgateApp:
             return
         t0 = time.perf_counter()
         await self.db.open()
-        applied = await migrate(self.db)
-        if applied:
-            log.info("applied migrations %s", applied)
+        await self.state.open()
+        for db in (self.db, self.state):
+            applied = await migrate(db)
+            if applied:
+                log.info("applied migrations %s to %s", applied, db.path.name)
         await self._record_vaults()
         for component in self.components:
             await component.start()
@@ -168,6 +181,7 @@ class VaultgateApp:
                 log.exception("stopping %s failed", component.name)
         self.tracing.shutdown()
         await self.db.close()
+        await self.state.close()
         self._started = False
 
     @contextlib.asynccontextmanager
@@ -188,7 +202,8 @@ class VaultgateApp:
         if cfg.id in self.vaults:
             raise ValueError(f"vault {cfg.id!r} is already served")
         self.settings.vaults.append(cfg)
-        vault = Vault.open(cfg, self.settings.writes, _hidden_cache_folders(self.settings, self.settings.cache_dir()))
+        self.own_folders = own_folders(self.settings)
+        vault = Vault.open(cfg, self.settings.writes, _hidden_cache_folders(self.settings, self.own_folders))
         self.guard.reload(self.settings)
         self.vaults[cfg.id] = vault
         self.sessions.roots[cfg.id] = vault.paths.root
@@ -198,6 +213,7 @@ class VaultgateApp:
             watch=self.settings.index.watch,
             debounce_ms=self.settings.index.debounce_ms,
             parse_workers=self.settings.index.parse_workers,
+            ignore=self.own_folders,
         )
         self.components.append(indexer)
         if self._started:
@@ -227,9 +243,10 @@ class VaultgateApp:
             last = indexer.last_change or indexer.last_sync or now
             self.metrics.index_lag.labels(vault=vid).set(max(0.0, now - last) if indexer.backlog else 0.0)
         size = 0
-        for suffix in ("", "-wal"):
-            path = self.db.path.with_name(self.db.path.name + suffix)
-            size += path.stat().st_size if path.exists() else 0
+        for db in (self.db, self.state):  # the index and the records: both databases
+            for suffix in ("", "-wal"):
+                path = db.path.with_name(db.path.name + suffix)
+                size += path.stat().st_size if path.exists() else 0
         self.metrics.db_size.set(size)
 
     def readiness(self) -> dict[str, Any]:
@@ -321,20 +338,26 @@ class VaultgateApp:
         return Principal(subject="anonymous", scopes=frozenset(), authenticated=False)
 
     async def run_stdio(self) -> None:
+        async with self.running():
+            await self.run_stdio_session()
+
+    async def run_stdio_session(self) -> None:
+        """One client over stdin/stdout on a started app, until stdin closes."""
         from mcp.server.stdio import stdio_server
 
-        async with self.running(), stdio_server() as (read, write):
+        async with stdio_server() as (read, write):
             await self.server.run(read, write, self.server.create_initialization_options())
 
 
-def _hidden_cache_folders(settings: Settings, cache_dir: Any) -> tuple[str, ...]:
-    """The cache folder is hidden from note tools when it lives inside a vault."""
+def _hidden_cache_folders(settings: Settings, folders: tuple[Path, ...]) -> tuple[str, ...]:
+    """vaultgate's own folders are hidden from note tools when one lives inside a vault."""
     hidden: list[str] = []
     for vault in settings.vaults:
-        try:
-            rel = cache_dir.resolve().relative_to(vault.path.resolve())
-        except ValueError:
-            continue
-        if rel.parts:
-            hidden.append(rel.parts[0])
-    return tuple(hidden)
+        for folder in folders:
+            try:
+                rel = folder.relative_to(vault.path.resolve())
+            except ValueError:
+                continue
+            if rel.parts:
+                hidden.append(rel.parts[0])
+    return tuple(dict.fromkeys(hidden))

@@ -42,10 +42,15 @@ hint, and no group is ever raised itself.
     │   │   └── ComputeBudgetExceeded       compute_budget_exceeded (422)
     │   ├── DependencyUnavailable           something the call needs is not there (yet)
     │   │   ├── IndexUnavailable            index_unavailable       (503, retryable)
-    │   │   ├── EmbeddingUnavailable        embedding_unavailable   (503, retryable)
+    │   │   ├── EmbeddingUnavailable        embedding_unavailable   (503, retryable: a provider outage)
+    │   │   ├── ModeUnavailable             mode_unavailable        (501; this configuration cannot serve it)
     │   │   ├── PluginMissing               plugin_missing          (424)
     │   │   ├── PluginUnreachable           plugin_unreachable      (502, retryable)
     │   │   └── PluginIncompatible          plugin_incompatible     (424)
+    │   ├── StorageFailed                   the operating system refused a file operation (details.path)
+    │   │   ├── VaultUnreadable             vault_unreadable        (403; permission denied reading)
+    │   │   ├── VaultUnwritable             vault_unwritable        (507; permission, read-only fs, disk full)
+    │   │   └── IoError                     io_error                (500; any other OS error)
     │   └── InternalError                   internal_error          (500; details.correlation_id)
     └── StartupError                        not a tool error: the server cannot be set up as given
         ├── ConfigError                     bad configuration (the CLI prints it and exits)
@@ -121,6 +126,13 @@ class LimitExceeded(VaultgateError):
 
 class DependencyUnavailable(VaultgateError):
     """Something the call needs (the index, embeddings, an Obsidian plugin) is not available."""
+
+
+class StorageFailed(VaultgateError):
+    """The operating system refused a file operation on a vault or the server's own folders
+    (permissions, a read-only file system, a full disk, a name too long). Not a server bug and not
+    retryable as is: someone has to fix the folder. `details.path` is vault-relative when the file
+    is in the vault, `details.errno` names the OS error."""
 
 
 class ValidationFailed(BadInput):
@@ -228,6 +240,15 @@ class EmbeddingUnavailable(DependencyUnavailable):
     http_status = 503
 
 
+class ModeUnavailable(DependencyUnavailable):
+    """A mode this server's configuration can never serve (unlike `embedding_unavailable`, which
+    is a transient outage of a configured provider): retrying cannot help, the hint says what
+    enables it."""
+
+    code = "mode_unavailable"
+    http_status = 501
+
+
 class PluginMissing(DependencyUnavailable):
     code = "plugin_missing"
     http_status = 424
@@ -252,6 +273,27 @@ class QuerySyntaxError(BadInput):
     code = "query_syntax_error"
 
 
+class VaultUnreadable(StorageFailed):
+    code = "vault_unreadable"
+    http_status = 403
+    default_hint = "The server's user may not read this file or folder: check its owner and permissions."
+
+
+class VaultUnwritable(StorageFailed):
+    code = "vault_unwritable"
+    http_status = 507
+    default_hint = (
+        "The server cannot write here (permissions, a read-only file system or a full disk): "
+        "fix the folder, or mark the vault read_only in the configuration."
+    )
+
+
+class IoError(StorageFailed):
+    code = "io_error"
+    http_status = 500
+    default_hint = "The operating system refused the file operation; details.errno names the error."
+
+
 class InternalError(VaultgateError):
     code = "internal_error"
     http_status = 500
@@ -271,7 +313,12 @@ class StartupError(VaultgateException):
 
 
 class ConfigError(StartupError):
-    """Configuration that cannot be served; raised at start-up, never to a caller."""
+    """Configuration that cannot be served; raised at start-up, never to a caller. `problems`
+    lists every problem found in one run (the message shows them all)."""
+
+    def __init__(self, message: str, problems: list[str] | None = None) -> None:
+        super().__init__(message)
+        self.problems: list[str] = list(problems) if problems else [message]
 
 
 class RegistryError(StartupError, RuntimeError):

@@ -4,7 +4,10 @@
 bound and the lifespan has started, and yields the MCP URL; leaving the block shuts down with
 the configured grace period. `serve_http` is the CLI's blocking form: it prints the URL once
 the server answers and turns SIGTERM/SIGINT into a graceful shutdown with exit status 0 (a
-second signal forces the exit).
+second signal forces the exit). `run_stdio` serves one client over stdin/stdout until stdin
+closes or SIGTERM/SIGINT arrives; on a signal the app is stopped (databases closed, watchers
+stopped) and the process exits 0 at once, because the SDK reads stdin in a worker thread that
+no cancellation can interrupt.
 """
 
 from __future__ import annotations
@@ -12,9 +15,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import importlib.util
+import logging
+import os
 import signal
 import socket
-from collections.abc import AsyncIterator
+import sys
+from collections.abc import AsyncIterator, Iterator
 
 import uvicorn
 
@@ -49,6 +55,13 @@ class _Server(uvicorn.Server):
 
     def install_signal_handlers(self) -> None:  # the embedding loop owns signals
         return None
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        # uvicorn >= 0.29 installs its own handlers here besides the loop's: one SIGTERM then
+        # counted twice (graceful, then forced), which skipped the lifespan shutdown and logged
+        # a traceback. The loop's handlers (`serve_http`) are the only ones.
+        yield
 
     async def startup(self, sockets: list[socket.socket] | None = None) -> None:
         try:
@@ -124,3 +137,36 @@ async def serve_http(settings: Settings) -> None:
     if not server.started:
         http = settings.http
         raise ConfigError(f"the HTTP server did not start on {http.host}:{http.port} (see the log above)")
+
+
+async def _stdio_until_signal(app: VaultgateApp) -> bool:
+    """Serve stdio; True when a signal ended it (the stdin reader is still blocked then)."""
+    loop = asyncio.get_running_loop()
+    stop = asyncio.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    async with app.running():
+        serving_task = asyncio.create_task(app.run_stdio_session())
+        stop_task = asyncio.create_task(stop.wait())
+        done, _ = await asyncio.wait({serving_task, stop_task}, return_when=asyncio.FIRST_COMPLETED)
+        if serving_task in done:
+            stop_task.cancel()
+            serving_task.result()  # stdin closed: a normal end (an error is raised as is)
+            return False
+        logging.getLogger("vaultgate").info("shutting down (signal)")
+    return True
+
+
+def run_stdio(app: VaultgateApp) -> int:
+    """The CLI's `stdio` command: exit status 0 after stdin closes or on SIGTERM/SIGINT."""
+    loop = asyncio.new_event_loop()
+    signalled = loop.run_until_complete(_stdio_until_signal(app))
+    if signalled:
+        logging.shutdown()
+        sys.stderr.flush()
+        os._exit(0)  # the SDK's stdin thread cannot be joined; everything of ours is closed
+    try:
+        loop.run_until_complete(loop.shutdown_asyncgens())
+    finally:
+        loop.close()
+    return 0

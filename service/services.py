@@ -35,7 +35,8 @@ if TYPE_CHECKING:
 class Services:
     settings: Settings
     vaults: dict[str, Vault]  # a live view: `add_vault` extends it
-    db: Database
+    db: Database  # the index (cache folder: rebuildable from the vault)
+    state: Database  # audit log, idempotency, confirmations, sessions (data folder: kept)
     metrics: Metrics
     audit: AuditSink
     tracing: Tracing

@@ -102,6 +102,17 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
         pytest.fail(f"covers declares {wanted}, but the test never produced it (seen: {observed})", pytrace=False)
 
 
+@pytest.fixture(autouse=True)
+def _xdg_homes(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """The platform cache and data folders (the index and state.db by default) point at a fresh
+    temp folder beside — not inside — each test's tmp_path: no test touches the real home, and
+    vault snapshots do not see the databases. Subprocesses inherit the variables."""
+    homes = tmp_path_factory.mktemp("xdg")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(homes / "cache"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(homes / "data"))
+    yield homes
+
+
 def write_files(root: Path, files: dict[str, str | bytes]) -> None:
     for rel, content in files.items():
         target = root / rel

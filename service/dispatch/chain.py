@@ -75,7 +75,14 @@ def build_layers(services: Services, registry: Registry) -> tuple[Layer, ...]:
         return call.tool_context(services)
 
     layers: tuple[Layer, ...] = (
-        Observe(services.metrics, services.audit, services.tracing, services.sessions, vault_ids=services.vaults),
+        Observe(
+            services.metrics,
+            services.audit,
+            services.tracing,
+            services.sessions,
+            vault_ids=services.vaults,
+            log_calls=settings.log.calls,
+        ),
         Translate(),
         Governor(settings.governor),
         Lookup(registry, services.visibility.exists),

@@ -6,6 +6,10 @@ OpenTelemetry SERVER span when tracing is configured; with a workspace session o
 caller in that vault, the event is also mirrored to its JSONL trace (`service.obs.sessions`).
 Guarantee: it never blocks or fails the call — an emit failure is counted
 on `vaultgate_observe_drops_total` and dropped.
+With `log.calls` on (the default), one INFO line per call on the `vaultgate.calls` logger:
+tool, vault, outcome (`ok`, `input_required` or the error code), milliseconds and the caller's
+hash (the first 12 hex of SHA-256 of the principal's subject: stable, never the token); the JSON
+log format carries the same fields as keys.
 Policy facts are derived from the result: error code `throttled` → throttle hit,
 `elicit_required` or an InputRequiredResult (status `input_required`) → confirmation trip,
 `notes["replayed"]` → idempotency replay, `notes["confirmed"]` → confirmation consumed.
@@ -28,7 +32,13 @@ from service.obs.sessions import SessionTraces
 from service.obs.tracing import Tracing
 
 log = logging.getLogger(__name__)
+calls_log = logging.getLogger("vaultgate.calls")
 UNKNOWN = "unknown"
+
+
+def caller_hash_of(subject: str) -> str:
+    """The caller as logs, metrics and the audit log show it: a stable hash, never the name."""
+    return hashlib.sha256(subject.encode()).hexdigest()[:16]
 
 
 def _status(result: ToolResult, *, detailed: bool) -> str:
@@ -50,7 +60,9 @@ class Observe:
         tracing: Tracing | None = None,
         sessions: SessionTraces | None = None,
         vault_ids: Container[str] = (),
+        log_calls: bool = False,
     ) -> None:
+        self.log_calls = log_calls
         self.metrics = metrics
         self.vault_ids = vault_ids  # the configured vaults (a live view: vaults added later count)
         self.audit = audit
@@ -65,6 +77,11 @@ class Observe:
         except Exception:  # observability must never fail the call
             log.exception("recording metrics failed")
             self.metrics.emit_drops.labels(sink="metrics").inc()
+        if self.log_calls and calls_log.isEnabledFor(logging.INFO):
+            try:
+                self._log_line(call, result)
+            except Exception:
+                log.exception("logging the call failed")
         if self.audit is not None or self.sessions is not None or (self.tracing is not None and self.tracing.enabled):
             try:
                 self._trail(call, result, start_ns)
@@ -73,10 +90,22 @@ class Observe:
                 self.metrics.emit_drops.labels(sink="audit").inc()
         return result
 
+    def _log_line(self, call: CallContext, result: ToolResult) -> None:
+        labels = self._labels(call)
+        fields = {
+            "tool": labels["tool"],  # bounded: a name that is no tool is "unknown"
+            "vault": labels["vault"] or "-",
+            "outcome": _status(result, detailed=True),
+            "ms": round((time.perf_counter() - call.started) * 1000, 1),
+            "caller": caller_hash_of(call.principal.subject)[:12],
+        }
+        text = " ".join(f"{key}={value}" for key, value in fields.items())
+        calls_log.info("call %s", text, extra={"fields": fields})
+
     def _trail(self, call: CallContext, result: ToolResult, start_ns: int) -> None:
         end_ns = time.time_ns()
         vault = call.vault.id if call.vault is not None else None
-        caller_hash = hashlib.sha256(call.principal.subject.encode()).hexdigest()[:16]
+        caller_hash = caller_hash_of(call.principal.subject)
         status = _status(result, detailed=False)
         overflow = call.notes.get("overflow_bytes")
         # end_session hands over the session it closed, so its own call still lands in the trace.

@@ -32,6 +32,7 @@ import contextlib
 import logging
 from collections.abc import Callable, Iterable, Sequence
 from functools import partial
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from service.graph.linkpath import PathSet
@@ -70,8 +71,10 @@ class VaultIndexer:
         watch: bool = True,
         debounce_ms: int = 50,
         parse_workers: int | None = None,
+        ignore: tuple[Path, ...] = (),
     ) -> None:
         self.vault = vault
+        self._ignore = ignore  # vaultgate's own folders: the watcher never reacts to them
         # Worker processes that parse a bulk load (>= BULK_THRESHOLD changed notes); 0: a thread.
         self.parse_workers = parsepool.default_workers() if parse_workers is None else parse_workers
         self.db = db
@@ -116,6 +119,7 @@ class VaultIndexer:
                 partial(self.apply, only_if_changed=True),
                 self.vault.bus.publish,
                 self._debounce_ms,
+                ignore=self._ignore,
             )
             await self._watcher.start()
 

@@ -1,7 +1,9 @@
 """File watcher: edits made by other programs reach the index and the change bus.
 
 `watchfiles` (Rust notify) reports batches of file-system events, debounced. Each batch is
-mapped to vault paths (hidden folders, dot files and our own temp files ignored), applied to
+mapped to vault paths (hidden folders, dot files, our own temp files and vaultgate's own folders —
+the index, the data folder, the event spool, wherever they are — ignored: a filter drops them
+before a batch is even formed), applied to
 the index with `only_if_changed` — so vaultgate's own writes, already indexed when the watcher
 sees them, are dropped — and what really changed is published on the vault's bus with origin
 "external" (resource subscribers listen there).
@@ -15,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 
@@ -32,9 +35,17 @@ PublishFn = Callable[[Sequence[FileChange]], Awaitable[None]]
 
 class Watcher:
     def __init__(
-        self, paths: VaultPaths, vault_id: str, apply: ApplyFn, publish: PublishFn, debounce_ms: int = 50
+        self,
+        paths: VaultPaths,
+        vault_id: str,
+        apply: ApplyFn,
+        publish: PublishFn,
+        debounce_ms: int = 50,
+        *,
+        ignore: tuple[Path, ...] = (),
     ) -> None:
         self.paths = paths
+        self.ignore = tuple(str(folder) for folder in ignore)
         self.vault_id = vault_id
         self.apply = apply
         self.publish = publish
@@ -53,7 +64,18 @@ class Watcher:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._task
 
+    def own(self, raw: str) -> bool:
+        """A file of vaultgate's own (temp files, the index, the data folder): never a change."""
+        if raw.endswith(".vgtmp"):
+            return True
+        return any(raw == folder or raw.startswith(folder + os.sep) for folder in self.ignore)
+
+    def _filter(self, change: watchfiles.Change, raw: str) -> bool:
+        return not self.own(raw)
+
     def _relevant(self, raw: str) -> str | None:
+        if self.own(raw):
+            return None
         path = Path(raw)
         if path.name.startswith(".") or path.name.endswith(".vgtmp"):
             return None
@@ -84,6 +106,7 @@ class Watcher:
                 step=20,
                 stop_event=self._stop,
                 recursive=True,
+                watch_filter=self._filter,
                 ignore_permission_denied=True,
             ):
                 rels = sorted({rel for _, raw in batch if (rel := self._relevant(raw))})

@@ -34,6 +34,9 @@ class JsonFormatter(logging.Formatter):
             "logger": record.name,
             "msg": redact_text(record.getMessage()),
         }
+        fields = getattr(record, "fields", None)
+        if isinstance(fields, dict):  # structured fields of the line (e.g. the per-call line)
+            entry.update({key: value for key, value in fields.items() if key not in entry})
         if record.exc_info:
             entry["exc"] = redact_text(self.formatException(record.exc_info))
         return json.dumps(entry, ensure_ascii=False)

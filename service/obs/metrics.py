@@ -47,7 +47,7 @@ class Metrics:
             ("vault",),
             registry=r,
         )
-        self.db_size = Gauge("vaultgate_db_size_bytes", "Size of cache.db plus its WAL", registry=r)
+        self.db_size = Gauge("vaultgate_db_size_bytes", "Size of cache.db and state.db plus their WALs", registry=r)
         self.maintenance_runs = Counter(
             "vaultgate_maintenance_runs", "Maintenance sweeps by outcome", ("status",), registry=r
         )

@@ -1,6 +1,6 @@
 """`vaultgate confirm ARGS_HASH PATH`: a human approves one pending call.
 
-It opens the same cache database the daemon uses (SQLite in WAL mode takes a second writer
+It opens the same state database (in the data folder) the daemon uses (SQLite in WAL mode takes a second writer
 safely), shows what the call would change, mints a single-use token bound to that vault + tool
 + args_hash and prints it as the last word of its output. Running the command is the approval:
 it needs a shell on the machine that holds the vault, which an agent talking MCP does not have. Works
@@ -19,7 +19,7 @@ from service.storage.migrate import migrate
 
 
 async def mint_for(settings: Settings, args_hash: str, *, vault_id: str | None) -> int:
-    db = Database(settings.cache_dir() / "cache.db", readers=1)
+    db = Database(settings.data_dir() / "state.db", readers=1)
     await db.open()
     try:
         await migrate(db)

@@ -25,6 +25,7 @@ from service.protocol.access import VaultAccess
 from service.security.acl import check_path
 from service.tools.models import decode_cursor, page_of
 from service.vault.events import FileChange
+from service.vault.oserrors import storage_error
 from service.vault.paths import VaultPath
 
 if TYPE_CHECKING:
@@ -135,6 +136,10 @@ class Resources:
             note = vault.files.read(vp)
         except VaultgateError as exc:
             raise MCPError(RESOURCE_NOT_FOUND, f"{exc.code}: {exc.message}", {"uri": str(params.uri)}) from None
+        except OSError as exc:  # permissions, a read-only or failing disk: said, not a server bug
+            error = storage_error(exc, vault.paths.root, writing=False)
+            data = {"uri": str(params.uri), "code": error.code, **error.details}
+            raise MCPError(types.INTERNAL_ERROR, f"{error.code}: {error.message}", data) from None
         return types.ReadResourceResult(
             contents=[types.TextResourceContents(uri=str(params.uri), mime_type="text/markdown", text=note.content)]
         )

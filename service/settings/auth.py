@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field, SecretStr
+from pydantic import Field, SecretStr, model_validator
 
 from service.settings.base import Section
 
@@ -28,3 +28,20 @@ class AuthSettings(Section):
         default_factory=list, description="Issuers clients may get tokens from (RFC 9728); default: [issuer]."
     )
     protect_metrics: bool = Field(default=False, description="Require a bearer token with `admin` for /metrics.")
+
+    @model_validator(mode="after")
+    def _check_jwt(self) -> AuthSettings:
+        # Here rather than in Settings: a section's own check is reported together with every
+        # other field error of the configuration (Settings' cross-checks run only once all pass).
+        problems: list[str] = []
+        if self.mode == "jwt":
+            if self.jwt_secret is None and self.jwks is None and self.jwks_file is None:
+                problems.append(
+                    "auth.mode = 'jwt' needs auth.jwt_secret (VAULTGATE_AUTH__JWT_SECRET, HS256) "
+                    "or a JWKS (auth.jwks / VAULTGATE_AUTH__JWKS_FILE)"
+                )
+            if self.jwt_secret is not None and len(self.jwt_secret.get_secret_value().encode()) < 32:
+                problems.append("auth.jwt_secret must be at least 32 bytes (use e.g. `openssl rand -base64 48`)")
+        if problems:
+            raise ValueError("; ".join(problems))
+        return self

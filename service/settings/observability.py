@@ -18,8 +18,8 @@ class AuditSettings(Section):
 
 
 class EventsSettings(Section):
-    spool: bool = Field(default=True, description="CloudEvents JSONL per vault per day under the cache dir.")
-    spool_dir: Path | None = Field(default=None, description="Where the spool goes; default: <cache dir>/events.")
+    spool: bool = Field(default=True, description="CloudEvents JSONL per vault per day under the data dir.")
+    spool_dir: Path | None = Field(default=None, description="Where the spool goes; default: <data dir>/events.")
     push_url: str | None = Field(default=None, description="Also POST each batch (JSON array) to this URL.")
     push_timeout_seconds: float = Field(default=2.0, gt=0)
     retention_days: float = Field(default=14, gt=0, description="Spool files older than this are deleted.")
@@ -41,3 +41,8 @@ class SessionSettings(Section):
 class LogSettings(Section):
     level: Literal["debug", "info", "warning", "error"] = "info"
     format: Literal["json", "text"] = "text"
+    calls: bool = Field(
+        default=True,
+        description="One INFO line per tool call (tool, vault, outcome code, milliseconds, hashed caller) "
+        "on the `vaultgate.calls` logger.",
+    )

@@ -37,7 +37,13 @@ from service.settings.policy import (
     ToolFacadeSettings,
     ToolVisibilitySettings,
 )
-from service.settings.storage import MaintenanceSettings, StorageSettings
+from service.settings.storage import (
+    MaintenanceSettings,
+    StorageSettings,
+    folder_key,
+    user_cache_home,
+    user_data_home,
+)
 from service.settings.vaults import AclSettings, NotesSettings, VaultConfig, WriteSettings
 
 # The TOML file `load_settings` is reading, seen by `settings_customise_sources` (set only for
@@ -96,27 +102,22 @@ class Settings(BaseSettings):
 
     @model_validator(mode="after")
     def _check(self) -> Settings:
+        # Every cross-section problem at once (the CLI prints them all), not the first one.
+        problems: list[str] = []
         if not self.vaults:
-            raise ValueError("no vault configured: pass a vault folder or declare [[vaults]] in the config")
+            problems.append("no vault configured: pass a vault folder or declare [[vaults]] in the config")
         ids = [v.id for v in self.vaults]
         if len(set(ids)) != len(ids):
-            raise ValueError(f"duplicate vault ids: {sorted({i for i in ids if ids.count(i) > 1})}")
+            problems.append(f"duplicate vault ids: {sorted({i for i in ids if ids.count(i) > 1})}")
         if self.default_vault is not None and self.default_vault not in ids:
-            raise ValueError(f"default_vault {self.default_vault!r} is not a configured vault id")
-        if self.auth.mode == "jwt":
-            auth = self.auth
-            if auth.jwt_secret is None and auth.jwks is None and auth.jwks_file is None:
-                raise ValueError(
-                    "auth.mode = 'jwt' needs auth.jwt_secret (VAULTGATE_AUTH__JWT_SECRET, HS256) "
-                    "or a JWKS (auth.jwks / VAULTGATE_AUTH__JWKS_FILE)"
-                )
-            if auth.jwt_secret is not None and len(auth.jwt_secret.get_secret_value().encode()) < 32:
-                raise ValueError("auth.jwt_secret must be at least 32 bytes (use e.g. `openssl rand -base64 48`)")
+            problems.append(f"default_vault {self.default_vault!r} is not a configured vault id")
         if self.auth.mode == "none" and not is_loopback(self.http.host):
-            raise ValueError(
+            problems.append(
                 f"refusing to serve without authentication on non-loopback host {self.http.host!r}: "
                 "set auth.mode = 'jwt' (VAULTGATE_AUTH__MODE=jwt) or bind 127.0.0.1"
             )
+        if problems:
+            raise ValueError("\n  ".join(problems))
         return self
 
     @property
@@ -124,11 +125,28 @@ class Settings(BaseSettings):
         return self.default_vault or self.vaults[0].id
 
     def cache_dir(self) -> Path:
+        """The index database's folder (`service.settings.storage` explains the defaults)."""
         if self.storage.cache_dir is not None:
             return self.storage.cache_dir
+        return user_cache_home() / folder_key(self._served_target())
+
+    def data_dir(self) -> Path:
+        """The folder of what cannot be rebuilt: state.db (audit, idempotency, confirmations)."""
+        if self.storage.data_dir is not None:
+            return self.storage.data_dir
+        if self.storage.cache_dir is not None:
+            return self.storage.cache_dir / "data"
+        return user_data_home() / folder_key(self._served_target())
+
+    def legacy_cache_dir(self) -> Path:
+        """Where earlier versions kept everything: `.vaultgate` in the vault (or beside the
+        config file). An index found there is moved out once (`service.storage.relocate`)."""
         if self.config_file is not None:
             return self.config_file.parent / ".vaultgate"
         return self.vaults[0].path / ".vaultgate"
+
+    def _served_target(self) -> Path:
+        return self.config_file if self.config_file is not None else self.vaults[0].path
 
     def redacted(self) -> dict[str, Any]:
         """The effective config as plain data, secrets masked (SecretStr dumps as '**********')."""

@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import random
-import shutil
 import statistics
 import sys
 import time
@@ -37,6 +36,7 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 from tests.bench.common import (
     BENCH_ENV,
     ServerProcess,
+    forget_index,
     report,
     rss_mb,
     standard_vault,
@@ -145,7 +145,7 @@ async def main(notes: int, calls: int, starts: int) -> None:
     async def list_tools(client: Client, i: int) -> Any:
         return await client.list_tools()
 
-    shutil.rmtree(vault / ".vaultgate", ignore_errors=True)
+    forget_index(vault)
     result: dict[str, Any] = {"notes": notes, "python": sys.version.split()[0]}
     many = max(20, calls // 8)  # calls per client with 16 clients
 

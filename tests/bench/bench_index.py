@@ -30,6 +30,7 @@ from tests.bench.common import (
     BENCH_ENV,
     WORKDIR,
     ServerProcess,
+    forget_index,
     report,
     rss_mb,
     standard_vault,
@@ -170,6 +171,7 @@ async def main(notes: int, samples: int) -> None:
     vault = WORKDIR / f"index-bench-{notes}"
     shutil.rmtree(vault, ignore_errors=True)
     shutil.copytree(source, vault, ignore=shutil.ignore_patterns(".vaultgate"))
+    forget_index(vault)
     result: dict[str, Any] = {"notes": notes, "python": sys.version.split()[0]}
     try:
         server, client, cold = await spawn_to_ready(vault)
@@ -199,6 +201,7 @@ async def main(notes: int, samples: int) -> None:
             await client.__aexit__(None, None, None)
             server.stop()
     finally:
+        forget_index(vault)
         shutil.rmtree(vault, ignore_errors=True)
     result["targets"] = {"disk_write_to_index_visible_p95_ms": 300, "rss_mb": 400}
     report("index", result)

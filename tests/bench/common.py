@@ -23,6 +23,19 @@ from tests.bench import workload
 
 RESULTS = Path(__file__).resolve().parent / "results"
 WORKDIR = Path(os.environ.get("VAULTGATE_BENCH_DIR", "/tmp/vaultgate-bench"))
+# The index and state folders of every server a benchmark starts (in-process, or a subprocess
+# inheriting the environment) go under WORKDIR, never into the user's cache and data folders.
+os.environ["XDG_CACHE_HOME"] = str(WORKDIR / "xdg-cache")
+os.environ["XDG_DATA_HOME"] = str(WORKDIR / "xdg-data")
+
+
+def forget_index(vault: Path) -> None:
+    """A cold start for `vault`: its index and records from an earlier run are deleted."""
+    from service.settings import load_settings
+
+    served = load_settings(vault)
+    for folder in (served.cache_dir(), served.data_dir(), vault / ".vaultgate"):
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def standard_vault(n: int = 10_000, seed: int = 42) -> tuple[Path, dict[str, Any]]:

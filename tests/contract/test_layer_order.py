@@ -44,7 +44,7 @@ async def test_a_failing_precheck_claims_no_key_spends_no_bucket_and_asks_nobody
         args = {"path": "Missing", "permanent": True, "idempotency_key": "k1"}
         for _ in range(3):  # the burst is 1: a spent bucket would answer `throttled` the second time
             await vg.err("delete_note", "note_not_found", **args)
-        db = vg.app.services.db
+        db = vg.app.services.state
         assert await db.fetchall("SELECT * FROM idempotency_keys", ()) == []
         assert await db.fetchall("SELECT * FROM confirmation_requests", ()) == []
         # the key was never claimed: the same key serves another call, which then asks a human

@@ -92,7 +92,7 @@ CASES: list[tuple[str, dict[str, Any], str | None]] = [
     ("query_jsonlogic", {"logic": {"glob": [{"var": "path"}, "Journal/*"]}}, None),
     ("query_jsonlogic", {"logic": {"eval": [1]}}, "query_syntax_error"),
     ("search_vault", {"query": "garden"}, None),
-    ("search_vault", {"mode": "semantic", "query": "garden"}, "embedding_unavailable"),
+    ("search_vault", {"mode": "semantic", "query": "garden"}, "mode_unavailable"),
     ("search_notes", {"mode": "tags", "tags": ["project"], "limit": 2}, None),
     ("search_notes", {"mode": "full_text"}, "validation_error"),
     ("list_tags", {"prefix": "project"}, None),
@@ -143,4 +143,6 @@ async def test_every_search_tool_succeeds_and_fails_cleanly_over_http(
                 else:
                     assert result.is_error, tool
                     assert result.structured_content["error"]["code"] == code, (tool, result.structured_content)
+                    if code == "mode_unavailable":  # a mode this configuration can never serve
+                        assert result.structured_content["error"]["retryable"] is False
         assert harness.snapshot() == before

@@ -164,7 +164,7 @@ async def get_audit_log(ctx: ToolContext, args: GetAuditLogIn) -> GetAuditLogOut
     if before:
         where.append("id < ?")
         params.append(before)
-    rows = await ctx.services.db.fetchall(
+    rows = await ctx.services.state.fetchall(
         f"SELECT {_AUDIT_COLUMNS} FROM event_log WHERE {' AND '.join(where)} ORDER BY id DESC LIMIT ?",
         (*params, args.limit + 1),
     )

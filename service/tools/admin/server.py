@@ -144,7 +144,12 @@ def hide_host_paths(config: dict[str, Any], settings: Settings) -> dict[str, Any
     for vault in config.get("vaults", []):
         if isinstance(vault, dict) and vault.get("path"):
             vault["path"] = Path(str(vault["path"])).name
-    for section, key in (("storage", "cache_dir"), ("events", "spool_dir"), ("auth", "jwks_file")):
+    for section, key in (
+        ("storage", "cache_dir"),
+        ("storage", "data_dir"),
+        ("events", "spool_dir"),
+        ("auth", "jwks_file"),
+    ):
         block = config.get(section)
         if isinstance(block, dict) and block.get(key):
             block[key] = host_path(block[key], settings)

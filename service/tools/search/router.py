@@ -1,12 +1,10 @@
 """search domain, routers: search_vault (one entry point over every mode) and search_notes
 (the search_notes contract: mode tags/properties/full_text/hybrid, `folder` (alias `path_scope`), offset/limit, total).
 
-Touches: nothing directly; both delegate to the `text` / `metadata` handlers beside them or to
-`service.retrieval` (`fusion`, `conditions`), so filtering by read permission, budgets and cursors behave exactly as
-in the mode-specific tools. Hybrid, until the semantic index exists, fuses the BM25 ranking
-with the tag/property match list by reciprocal rank fusion (k = 60): notes found by both
-rank first. Semantic and graph modes answer `embedding_unavailable` in this build.
-"""
+Both delegate to the `text` / `metadata` handlers beside them or to `service.retrieval` (`fusion`, `conditions`), so
+read permission, budgets and cursors behave as in the mode-specific tools. Hybrid fuses the BM25 ranking with the
+tag/property matches by reciprocal rank fusion (k = 60). Semantic and graph modes answer `mode_unavailable` (not
+retryable: no configuration of this build serves them; `SEMANTIC_ENABLED_BY` says so in the hint and description)"""
 
 from __future__ import annotations
 
@@ -18,7 +16,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
 
-from service.errors import EmbeddingUnavailable, ValidationFailed
+from service.errors import ModeUnavailable, ValidationFailed
 from service.retrieval import conditions, fusion, text
 from service.retrieval import properties as props
 from service.retrieval import tags as tag_q
@@ -102,6 +100,11 @@ def _pick_mode(args: SearchVaultIn) -> str:
     )
 
 
+# What a caller must change to get the semantic and graph modes (named in the error's hint and in
+# the tool description). This build has no embedding index, so no setting enables them yet.
+SEMANTIC_ENABLED_BY = "an embedding index, which this server build does not include"
+
+
 def _need(value: Any, field: str, mode: str) -> Any:
     if not value:
         raise ValidationFailed(f"mode {mode!r} needs `{field}`", details={"field": field, "mode": mode})
@@ -112,10 +115,10 @@ async def search_vault(ctx: ToolContext, args: SearchVaultIn) -> SearchVaultOut:
     mode = _pick_mode(args)
     common = {"vault": args.vault, "folder": args.folder, "limit": args.limit, "cursor": args.cursor}
     if mode in ("semantic", "graph"):
-        raise EmbeddingUnavailable(
-            f"{mode} search needs the embedding index, which this server does not have yet",
-            details={"mode": mode},
-            hint="Use mode 'text' or 'hybrid' (BM25 fused with tags/properties).",
+        raise ModeUnavailable(
+            f"{mode} search needs {SEMANTIC_ENABLED_BY}",
+            details={"mode": mode, "available": ["text", "regex", "tags", "properties", "jsonlogic", "hybrid"]},
+            hint="Retrying will not help: use mode 'text' or 'hybrid' (BM25 fused with tags/properties).",
         )
     if mode == "text":
         out = await text_tools.search_text(
@@ -422,10 +425,10 @@ TOOLS: tuple[ToolSpec, ...] = (
         name="search_vault",
         domain="search",
         title="Search the vault",
-        description="One entry point to every search mode: text (BM25), regex ('/pattern/i'), tags, "
-        "properties, jsonlogic or hybrid (text fused with tags/properties); 'auto' picks the mode "
-        "from the arguments. Use it when unsure which search fits; the dedicated tools offer more "
-        "options.",
+        description="One entry point to every search mode: text (BM25), regex ('/pattern/i'), tags, properties, "
+        "jsonlogic or hybrid (text fused with tags/properties); 'auto' picks the mode from the arguments. Use it "
+        "when unsure which search fits; the dedicated tools offer more options. Modes 'semantic' and 'graph' "
+        f"need {SEMANTIC_ENABLED_BY}: they answer mode_unavailable (not retryable).",
         input_model=SearchVaultIn,
         output_model=SearchVaultOut,
         handler=search_vault,

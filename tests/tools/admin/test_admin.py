@@ -50,7 +50,8 @@ async def test_server_config_reveals_no_absolute_host_path(make_vault: Callable[
     jwks.parent.mkdir()
     jwks.write_text('{"keys": []}')
     config.write_text(
-        f'[[vaults]]\nid = "main"\npath = "{root.as_posix()}"\n\n[storage]\ncache_dir = "cache"\n\n'
+        f'[[vaults]]\nid = "main"\npath = "{root.as_posix()}"\n\n[storage]\ncache_dir = "cache"\n'
+        f'data_dir = "{(tmp_path / "kept" / "data").as_posix()}"\n\n'
         f'[events]\nspool_dir = "{(root / "spool").as_posix()}"\n\n[auth]\njwks_file = "{jwks.as_posix()}"\n'
     )
     async with started(config) as vg:
@@ -59,6 +60,7 @@ async def test_server_config_reveals_no_absolute_host_path(make_vault: Callable[
     assert str(tmp_path) not in dump and str(root) not in dump
     assert out["config"]["vaults"][0]["path"] == "My Vault"
     assert out["config"]["storage"]["cache_dir"] == "<config dir>/cache"
+    assert out["config"]["storage"]["data_dir"] == "<outside the config dir>/data"
     assert out["config"]["events"]["spool_dir"] == "<vault main>/spool"
     assert out["config"]["auth"]["jwks_file"] == "<outside the config dir>/keys.json"
 

@@ -3,6 +3,7 @@ the graph domain's repair of links after an outside move, is in tests/tools/grap
 
 from __future__ import annotations
 
+import errno
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
@@ -112,12 +113,15 @@ async def test_failed_write_rolls_back_every_file_and_the_move(vault: Harness, m
     async def failing_write(*args: Any, **kwargs: Any) -> Any:
         calls["n"] += 1
         if calls["n"] == 2:
-            raise OSError("disk full")
+            raise OSError(errno.ENOSPC, "No space left on device")
         return await real_write(*args, **kwargs)
 
     monkeypatch.setattr(files, "write", failing_write)
     token = await vault.token_for("move_note", path="Projects/Plan", new_path="Work/Plan")
-    await vault.err("move_note", "internal_error", path="Projects/Plan", new_path="Work/Plan", elicit_token=token)
+    error = await vault.err(
+        "move_note", "vault_unwritable", path="Projects/Plan", new_path="Work/Plan", elicit_token=token
+    )
+    assert error["details"]["errno"] == "ENOSPC" and error["retryable"] is False
     monkeypatch.undo()
     assert calls["n"] >= 2
     assert vault.snapshot() == before

@@ -56,8 +56,10 @@ async def test_search_vault_explicit_modes_and_failures(sv: Harness) -> None:
     await sv.err("search_vault", "validation_error", mode="tags")
     await sv.err("search_vault", "validation_error", mode="text")
     await sv.err("search_vault", "validation_error", mode="fuzzy", query="x")
-    error = await sv.err("search_vault", "embedding_unavailable", mode="semantic", query="x")
-    assert error["hint"]
+    error = await sv.err("search_vault", "mode_unavailable", mode="semantic", query="x")
+    assert error["hint"] and error["retryable"] is False
+    error = await sv.err("search_vault", "mode_unavailable", mode="graph", query="x")
+    assert error["retryable"] is False and error["details"]["mode"] == "graph"
     await sv.err("search_vault", "query_syntax_error", query='"open')
     assert sv.snapshot() == before
 

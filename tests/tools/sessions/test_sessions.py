@@ -26,9 +26,9 @@ async def test_calls_in_a_session_are_traced_success_and_failure(make_vault: Cal
         await vg.ok("read_note", path="A")  # after the session: not traced
         await vg.app.sessions.drained()
         await vg.app.audit.drained()
-        rows = await vg.app.services.db.fetchall("SELECT tool, session_id FROM event_log ORDER BY id")
+        rows = await vg.app.services.state.fetchall("SELECT tool, session_id FROM event_log ORDER BY id")
         lines = _lines(vg.root, started_["path"])
-        session_row = await vg.app.services.db.fetchone("SELECT ended_at, calls FROM agent_sessions")
+        session_row = await vg.app.services.state.fetchone("SELECT ended_at, calls FROM agent_sessions")
     sid = started_["session_id"]
     assert started_["path"].startswith("Agent Sessions/") and started_["path"].endswith(
         f"Weekly review notes {sid[:8]}.jsonl"
@@ -83,7 +83,7 @@ async def test_a_trace_folder_the_caller_may_not_write_is_refused(make_vault: Ca
         before = vg.snapshot()
         await vg.err("start_session", "acl_denied", name="x")
         assert vg.snapshot() == before
-        count = await vg.app.services.db.fetchone("SELECT count(*) FROM agent_sessions")
+        count = await vg.app.services.state.fetchone("SELECT count(*) FROM agent_sessions")
         assert count[0] == 0
 
 
@@ -119,7 +119,7 @@ async def test_shutdown_writes_every_pending_audit_event_and_trace_line(make_vau
         for _ in range(20):
             await vg.ok("read_note", path="A")
     async with started(root) as vg:
-        count = await vg.app.services.db.fetchone("SELECT count(*) FROM event_log WHERE tool = 'read_note'")
+        count = await vg.app.services.state.fetchone("SELECT count(*) FROM event_log WHERE tool = 'read_note'")
     assert count[0] == 20
     assert len(_lines(root, session["path"])) == 1 + 21
 
@@ -130,6 +130,6 @@ async def test_the_maintenance_sweep_trims_old_traces_and_ended_sessions(make_va
         await vg.ok("end_session")
         await vg.app.sessions.drained()
         report = await vg.app.maintenance.sweep_once(now=time.time() + 31 * 86_400)
-        rows = await vg.app.services.db.fetchone("SELECT count(*) FROM agent_sessions")
+        rows = await vg.app.services.state.fetchone("SELECT count(*) FROM agent_sessions")
         assert not (vg.root / old["path"]).exists() and (vg.root / "A.md").exists()
     assert report["session_traces_deleted"] == 1 and report["sessions_trimmed"] == 1 and rows[0] == 0

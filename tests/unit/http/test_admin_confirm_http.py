@@ -31,7 +31,7 @@ async def test_without_auth_the_endpoint_is_refused_unless_enabled(make_vault: C
             refused = await http.post(f"{base}/admin/confirm", json={"args_hash": args_hash})
         assert refused.status_code == 403
         assert "vaultgate confirm" in refused.json()["error_description"]
-        assert await harness.app.services.db.fetchall("SELECT * FROM confirmation_tokens", ()) == []
+        assert await harness.app.services.state.fetchall("SELECT * FROM confirmation_tokens", ()) == []
 
 
 async def test_jwt_admin_mints_a_single_use_token_respecting_the_vault_binding(
@@ -53,7 +53,7 @@ async def test_jwt_admin_mints_a_single_use_token_respecting_the_vault_binding(
         elsewhere = hs(claims(aud="vaultgate", scope="admin", vault="second"))
         assert (await post(elsewhere)).status_code == 403
         assert (await post(elsewhere, vault="main")).status_code == 403
-        assert await harness.app.services.db.fetchall("SELECT * FROM confirmation_tokens", ()) == []
+        assert await harness.app.services.state.fetchall("SELECT * FROM confirmation_tokens", ()) == []
         admin = hs(claims(aud="vaultgate", scope="admin", vault="main"))
         minted = await post(admin)
         assert minted.status_code == 200, minted.text

@@ -25,7 +25,7 @@ async def test_every_call_leaves_one_audit_row_without_raw_arguments(make_vault:
         await vg.ok("append_note", path="A", content="secret words\n")
         await vg.err("read_note", "note_not_found", path="Nope")
         await vg.app.audit.drained()
-        rows = await vg.app.services.db.fetchall(
+        rows = await vg.app.services.state.fetchall(
             "SELECT tool, status, error_code, args_hash, transport, caller_hash, vault_id FROM event_log ORDER BY id"
         )
         assert [(r[0], r[1], r[2]) for r in rows] == [
@@ -33,7 +33,7 @@ async def test_every_call_leaves_one_audit_row_without_raw_arguments(make_vault:
             ("read_note", "error", "note_not_found"),
         ]
         assert all(len(r[3]) == 32 and r[4] == "inproc" and len(r[5]) == 16 and r[6] == "main" for r in rows)
-        dump = json.dumps([list(r) for r in await vg.app.services.db.fetchall("SELECT * FROM event_log")])
+        dump = json.dumps([list(r) for r in await vg.app.services.state.fetchall("SELECT * FROM event_log")])
         assert "secret words" not in dump and "Nope" not in dump
 
 
@@ -42,7 +42,8 @@ async def test_cloudevents_spool_per_vault_per_day(make_vault: Callable[..., Pat
     async with started(root) as vg:
         await vg.ok("read_note", path="A")
         await vg.app.audit.drained()
-        files = list((root / ".vaultgate" / "events" / "main").glob("*.jsonl"))
+        files = list((vg.app.settings.data_dir() / "events" / "main").glob("*.jsonl"))
+        assert not (root / ".vaultgate").exists()  # nothing of ours in the vault
         assert len(files) == 1
         event = json.loads(files[0].read_text().splitlines()[0])
         assert event["specversion"] == "1.0" and event["type"] == "dev.vaultgate.tool.call"
@@ -58,7 +59,7 @@ async def test_a_failing_push_drops_and_counts_but_never_fails_the_call(make_vau
         await vg.app.audit.drained()
         text = vg.app.metrics.render().decode()
         assert 'vaultgate_observe_drops_total{sink="push"}' in text
-        count = await vg.app.services.db.fetchone("SELECT count(*) FROM event_log")
+        count = await vg.app.services.state.fetchone("SELECT count(*) FROM event_log")
         assert count[0] == 3  # the other sinks still got the events
 
 

@@ -16,7 +16,7 @@ async def test_one_sweep_purges_trims_and_reports(make_vault: Callable[..., Path
         await vg.err("delete_note", "elicit_required", path="A", permanent=True)
         await vg.ok("append_note", path="A", content="x\n", idempotency_key="k")
         await vg.app.audit.drained()
-        old_spool = root / ".vaultgate" / "events" / "main" / "2000-01-01.jsonl"
+        old_spool = vg.app.settings.data_dir() / "events" / "main" / "2000-01-01.jsonl"
         old_spool.parent.mkdir(parents=True, exist_ok=True)
         old_spool.write_text("{}\n")
         os.utime(old_spool, (1, 1))
@@ -28,7 +28,7 @@ async def test_one_sweep_purges_trims_and_reports(make_vault: Callable[..., Path
         assert not old_spool.exists()
         assert 'vaultgate_maintenance_runs_total{status="ok"} 1.0' in vg.app.metrics.render().decode()
         await vg.app.audit.drained()
-        row = await vg.app.services.db.fetchone("SELECT tool, status FROM event_log WHERE tool = 'maintenance'")
+        row = await vg.app.services.state.fetchone("SELECT tool, status FROM event_log WHERE tool = 'maintenance'")
         assert tuple(row) == ("maintenance", "ok")
 
 

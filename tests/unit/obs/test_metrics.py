@@ -82,7 +82,7 @@ async def test_a_failing_spool_drops_and_counts_each_event_and_the_calls_succeed
         await vg.app.audit.drained()
         assert _sample(metrics, "vaultgate_observe_drops_total", sink="spool") == 3
         assert _sample(metrics, "vaultgate_observe_drops_total", sink="audit") == 0
-        rows = await vg.app.services.db.fetchall("SELECT count(*) FROM event_log", ())
+        rows = await vg.app.services.state.fetchall("SELECT count(*) FROM event_log", ())
         assert rows[0][0] == 3  # the other sinks still got every event
 
 

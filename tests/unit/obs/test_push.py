@@ -78,4 +78,4 @@ async def test_the_spool_can_live_in_a_configured_folder(tmp_path: Path, make_va
         await vg.app.audit.drained()
     [day] = (tmp_path / "spool" / "main").glob("*.jsonl")
     assert json.loads(day.read_text().splitlines()[0])["subject"] == "read_note"
-    assert not (root / ".vaultgate" / "events").exists()
+    assert not (vg.app.settings.data_dir() / "events").exists() and not (root / ".vaultgate").exists()

@@ -105,7 +105,7 @@ async def test_the_cli_mints_a_token_a_retry_accepts(make_vault: Callable[..., P
 
 
 async def _no_requests(vg: Harness) -> None:
-    assert await vg.app.services.db.fetchall("SELECT * FROM confirmation_requests", ()) == []
+    assert await vg.app.services.state.fetchall("SELECT * FROM confirmation_requests", ()) == []
 
 
 async def test_calls_that_must_fail_answer_before_asking_a_human(make_vault: Callable[..., Path]) -> None:

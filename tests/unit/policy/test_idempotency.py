@@ -65,7 +65,7 @@ async def test_a_crashed_claim_is_reclaimed_after_the_timeout(make_vault: Callab
         assert claim.outcome == "owner"
         assert (await store.claim("test", "main", "crash", "append_note", "h")).outcome == "in_flight"
         old = time.time() - 120
-        await vg.app.services.db.run_write(
+        await vg.app.services.state.run_write(
             lambda c: c.execute("UPDATE idempotency_keys SET claimed_at = ? WHERE key = 'crash'", (old,))
         )
         assert (await store.claim("test", "main", "crash", "append_note", "h")).outcome == "owner"

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 from joserfc.jwk import OctKey, RSAKey
-from pydantic import SecretStr
+from pydantic import SecretStr, ValidationError
 
 from service.errors import ConfigError
 from service.security.jwt import JwtVerifier, TokenRejected, mint_hs256
@@ -141,10 +141,16 @@ def test_leeway_accepts_small_clock_skew() -> None:
 
 
 def test_short_secret_and_empty_config_are_refused_at_start() -> None:
-    with pytest.raises(ConfigError):
+    # The [auth] section refuses them as it is read (reported with every other config problem) ...
+    with pytest.raises(ValidationError, match="at least 32 bytes"):
         verifier(jwt_secret="too-short")
-    with pytest.raises(ConfigError):
+    with pytest.raises(ValidationError, match="needs auth.jwt_secret"):
         verifier()
+    # ... and the verifier refuses them again should settings be built without validation.
+    with pytest.raises(ConfigError):
+        JwtVerifier(AuthSettings.model_construct(mode="jwt", jwt_secret=SecretStr("too-short")))
+    with pytest.raises(ConfigError):
+        JwtVerifier(AuthSettings.model_construct(mode="jwt"))
 
 
 def test_mint_round_trips_and_refuses_short_secrets() -> None:
