@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 from pathlib import Path
 
 import anyio
@@ -11,18 +10,24 @@ import pytest
 from service.vault.commit import Action, Steps, Undo, commit
 
 
+def _put(path: Path, text: str | None) -> str | None:
+    """Write `text` (None: remove the file); returns what was there."""
+    old = path.read_text() if path.exists() else None
+    if text is None:
+        path.unlink()
+    else:
+        path.write_text(text)
+    return old
+
+
 def _writer(path: Path, text: str, log: list[str]) -> Action:
     async def do() -> Undo:
-        old = path.read_text() if path.exists() else None
-        path.write_text(text)
+        old = _put(path, text)
         log.append(f"do {path.name}")
 
         async def undo() -> None:
             await anyio.lowlevel.checkpoint()  # an undo that awaits must not be cut short either
-            if old is None:
-                path.unlink()
-            else:
-                path.write_text(old)
+            _put(path, old)
             log.append(f"undo {path.name}")
 
         return undo
@@ -101,5 +106,3 @@ async def test_a_cancelled_prepare_step_raises_at_once() -> None:
         scope.cancel()
         await steps.step("prepare", 1, 10)
     assert scope.cancelled_caught and hits == []
-
-
