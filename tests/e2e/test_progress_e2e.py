@@ -30,6 +30,7 @@ from tests.conftest import Harness, settings_for, write_files
 from tests.long_changes import HUB_NOTES, Hold, assert_progress, hub_files, index_state, vault_bytes
 
 RENAME = {"path": "Hub", "new_path": "Centre"}
+WORKTREE = str(Path(__file__).resolve().parents[2])  # the stdio server imports tests.long_changes
 Seen = list[tuple[float, float | None, str | None]]
 
 
@@ -101,12 +102,8 @@ async def test_closing_a_2025_sse_stream_is_not_a_cancel_the_change_completes(tm
     hold = Hold("prepare", 1, label="rename_note")
     async with hub_server(tmp_path, hold) as (url, vg), httpx2.AsyncClient(timeout=60) as http:
         headers = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
-        init = {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
-        }
+        hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+        init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello}
         opened = await http.post(url, json=init, headers=headers)
         session = {**headers, "mcp-session-id": opened.headers["mcp-session-id"], "mcp-protocol-version": "2025-06-18"}
         await http.post(url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=session)
@@ -116,11 +113,13 @@ async def test_closing_a_2025_sse_stream_is_not_a_cancel_the_change_completes(tm
             "method": "tools/call",
             "params": {"name": "rename_note", "arguments": RENAME, "_meta": {"progressToken": "p1"}},
         }
-        async with httpx2.AsyncClient(timeout=60) as caller:  # its own connection, closed with it
-            async with caller.stream("POST", url, json=call, headers=session) as response:
-                async for line in response.aiter_lines():
-                    if line.startswith("data:") and json.loads(line[5:]).get("method") == "notifications/progress":
-                        break  # the first progress notification: close the stream here
+        async with (
+            httpx2.AsyncClient(timeout=60) as caller,  # its own connection, closed with it
+            caller.stream("POST", url, json=call, headers=session) as response,
+        ):
+            async for line in response.aiter_lines():
+                if line.startswith("data:") and json.loads(line[5:]).get("method") == "notifications/progress":
+                    break  # the first progress notification: close the stream here
         assert hold.reached.is_set()
         hold.release.set()
         # A dry run (of a note the first call leaves alone, so its precheck passes either way)
@@ -137,10 +136,9 @@ async def test_a_cancelled_rename_changes_nothing_over_stdio(tmp_path: Path, mod
     root.mkdir()
     write_files(root, hub_files())
     files = vault_bytes(root)
-    worktree = str(Path(__file__).resolve().parents[2])
-    env = {**os.environ, "PYTHONPATH": worktree, "VAULTGATE_INDEX__WATCH": "false"}
+    env = {**os.environ, "PYTHONPATH": WORKTREE, "VAULTGATE_INDEX__WATCH": "false"}
     params = StdioServerParameters(
-        command=sys.executable, args=["-m", "tests.e2e.held_stdio", str(root)], env=env, cwd=worktree
+        command=sys.executable, args=["-m", "tests.e2e.held_stdio", str(root)], env=env, cwd=WORKTREE
     )
     async with Client(params, mode=mode) as client:  # type: ignore[arg-type]
         seen = await _cancel_at_first_progress(client, "rename_note", RENAME)
