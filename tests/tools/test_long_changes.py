@@ -193,3 +193,18 @@ async def test_a_cancelled_reindex_goes_on_in_the_background(tmp_path: Path) -> 
         status = await vg.ok("index_status")
         assert status["notes"] == HUB_NOTES + 2
         assert len(seen) == 1
+
+
+async def test_a_cancelled_cache_reset_still_rebuilds_the_index(tmp_path: Path) -> None:
+    """Cancelling reset_vault_cache after its first progress notification must not leave the
+    index dropped: the rebuild goes on, and a reindex call joins it (or finds it done)."""
+    async with hub(tmp_path) as vg:
+        index = await index_state(vg.app.db)
+        args = {"elicit_token": await vg.token_for("reset_vault_cache")}
+        seen: Progress = []
+        with anyio.CancelScope() as scope:
+            await _call(vg, "reset_vault_cache", args, seen, on_report=scope.cancel)
+        assert scope.cancelled_caught and len(seen) == 1 and "reindexed" in (seen[0][2] or "")
+        await vg.ok("reindex", mode="sync")
+        assert (await vg.ok("index_status"))["notes"] == HUB_NOTES + 2
+        assert await index_state(vg.app.db) == index
