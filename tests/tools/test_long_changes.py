@@ -206,5 +206,7 @@ async def test_a_cancelled_cache_reset_still_rebuilds_the_index(tmp_path: Path) 
             await _call(vg, "reset_vault_cache", args, seen, on_report=scope.cancel)
         assert scope.cancelled_caught and len(seen) == 1 and "reindexed" in (seen[0][2] or "")
         await vg.ok("reindex", mode="sync")
+        jobs = await vg.app.db.fetchall("SELECT kind, status, error FROM jobs ORDER BY created_at")
+        assert ("full", "done", None) in [tuple(j) for j in jobs] and all(j[1] == "done" for j in jobs), jobs
         assert (await vg.ok("index_status"))["notes"] == HUB_NOTES + 2
         assert await index_state(vg.app.db) == index
