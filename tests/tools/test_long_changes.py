@@ -210,3 +210,15 @@ async def test_a_cancelled_cache_reset_still_rebuilds_the_index(tmp_path: Path) 
         assert ("full", "done", None) in [tuple(j) for j in jobs] and all(j[1] == "done" for j in jobs), jobs
         assert (await vg.ok("index_status"))["notes"] == HUB_NOTES + 2
         assert await index_state(vg.app.db) == index
+
+
+async def test_a_cancelled_call_frees_its_idempotency_key(tmp_path: Path) -> None:
+    """Cancelled before it wrote anything, the call's key is released at once: the retry runs."""
+    async with hub(tmp_path, Hold("prepare", 1)) as vg:
+        args = {**CASES[0].args, "idempotency_key": "rename-hub-1"}
+        with anyio.CancelScope() as scope:
+            await _call(vg, "rename_note", args, [], on_report=scope.cancel)
+        assert scope.cancelled_caught
+        again = await vg.app.dispatcher.call("rename_note", args, principal=vg.principal)
+        assert not again.is_error, again.structured
+        assert _renamed(vg.root)
