@@ -47,6 +47,7 @@ from service.storage.relocate import own_folders, reuse_legacy_index
 from service.storage.schema_cache import ToolSchemaCache
 from service.tools.registry import build_registry
 from service.types import Principal, principal_of_scope
+from service.vault.commit import StepHook
 from service.vault.vault import Vault
 
 log = logging.getLogger("vaultgate")
@@ -61,7 +62,8 @@ class Component(Protocol):
 
 
 class VaultgateApp:
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, *, step_hook: StepHook | None = None) -> None:
+        """`step_hook`: tests only, awaited at each step of a long change (`service.vault.commit`)."""
         self.settings = settings
         self.version = VERSION
         cache_dir = settings.cache_dir()
@@ -109,6 +111,7 @@ class VaultgateApp:
             dispatch=self._nested_call,
             add_vault=self.add_vault,  # reload_vault(apply=true)
             guard=self.guard,
+            step_hook=step_hook,
         )
         self.layers = build_layers(self.services, self.registry)
         self.dispatcher = Dispatcher(

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from service.policy.visibility import Visibility
     from service.settings import Settings, VaultConfig
     from service.storage.db import Database
+    from service.vault.commit import StepHook
     from service.vault.vault import Vault
 
 
@@ -50,4 +51,5 @@ class Services:
     dispatch: NestedCall  # the whole chain again, for a tool that runs another (the facade)
     add_vault: Callable[[VaultConfig], Awaitable[None]]  # reload_vault(apply=true)
     guard: PathGuard = field(default_factory=OpenGuard)
+    step_hook: StepHook | None = None  # tests only: hold a long change at a known step
     started_at: float = field(default_factory=time.time)

@@ -10,6 +10,8 @@ retry with the same key may run.
 
 from __future__ import annotations
 
+import anyio
+
 from service.dispatch.context import CallContext, Next, ToolResult
 from service.errors import IdempotencyInFlight, IdempotencyKeyMismatch
 from service.policy.idempotency import IdempotencyStore
@@ -48,7 +50,8 @@ class Idempotency:
         try:
             result = await next(call)
         except BaseException:
-            await self.store.release(caller, vault_id, key)
+            with anyio.CancelScope(shield=True):  # a cancelled call must not leave its key in flight
+                await self.store.release(caller, vault_id, key)
             raise
         if result.is_error or result.input_required is not None:
             await self.store.release(caller, vault_id, key)  # nothing ran; the retry may

@@ -10,27 +10,28 @@ it read, so a concurrent edit is caught as `conflict` when applying.
 `apply_plan` moves the files (publishing "moved"), then writes the rewritten notes at their
 new paths (each write atomic and etag-checked through `VaultFiles`, publishing "modified").
 If any step fails, every rewritten note gets its original bytes back and every file already
-moved is moved back, then the error is raised: the vault ends as it started. Moves in one vault are
-serialized by a per-vault lock so two overlapping moves cannot interleave their plans.
+moved is moved back, then the error is raised: the vault ends as it started. Planning is the
+cancellable phase and applying the shielded one (`service.vault.commit`): a cancelled call
+changes nothing or everything. Moves in one vault are serialized by a per-vault lock so two
+overlapping moves cannot interleave their plans.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import logging
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import partial
 
 from service.errors import AlreadyExists, NoteNotFound, PathInvalid
 from service.graph.linkpath import PathSet, base_name, strip_md
 from service.graph.queries import GraphQueries
 from service.graph.rewrite import LineChange, rewrite_note
+from service.vault.commit import Action, Steps, Undo, commit, prepare_step
 from service.vault.files import NoteFile
 from service.vault.vault import Vault
-
-log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,7 +86,12 @@ def check_targets(vault: Vault, moves: Mapping[str, str], existing: PathSet) -> 
 
 
 async def plan_move(
-    vault: Vault, queries: GraphQueries, moves: dict[str, str], *, folder: str | None = None
+    vault: Vault,
+    queries: GraphQueries,
+    moves: dict[str, str],
+    *,
+    folder: str | None = None,
+    steps: Steps | None = None,
 ) -> MovePlan:
     files = vault_files(vault)
     before = PathSet(files)
@@ -96,7 +102,9 @@ async def plan_move(
     candidates.update(e.source for e in await queries.backlinks(vault.id, sorted(moves)))
     candidates.update(p for p in moves if p.lower().endswith(".md"))
     plan = MovePlan(moves=dict(moves), folder=folder)
-    for path in sorted(candidates):
+    ordered = sorted(candidates)
+    for done, path in enumerate(ordered, start=1):
+        await prepare_step(steps, done, len(ordered))
         note = _read(vault, path)
         if note is None:
             continue
@@ -116,49 +124,41 @@ def _read(vault: Vault, path: str) -> NoteFile | None:
         return None
 
 
-async def apply_plan(vault: Vault, plan: MovePlan) -> None:
-    """Move, then rewrite; on any failure undo what was done and re-raise.
+async def apply_plan(vault: Vault, plan: MovePlan, steps: Steps | None = None) -> None:
+    """Move, then rewrite, shielded from cancellation; on any failure undo what was done and re-raise.
 
     Moving first means each rewritten note is re-indexed after its new link text can
     resolve. Notes that link to a moved file but keep their text need nothing: the index
     re-resolves every link that pointed at a moved path, or that a moved file's name may now
     match better, when it applies the move (`rows.resolve_links`). Re-announcing them re-parsed
-    thousands of unchanged notes for a hub note's move.
+    thousands of unchanged notes for a hub note's move. The whole change reaches the index in
+    one batch (one update, not one per file).
     """
-    async with vault.bus.batch():  # one index update for the whole move, not one per file
-        await _apply(vault, plan)
-
-
-async def _apply(vault: Vault, plan: MovePlan) -> None:
-    written: list[FileEdit] = []
-    moved: list[tuple[str, str]] = []
-    try:
-        for old, new in plan.moves.items():
-            await vault.files.move(vault.paths.resolve(old), vault.paths.resolve(new))
-            moved.append((old, new))
-        for edit in plan.edits:
-            target = vault.paths.resolve(edit.new_path)
-            await vault.files.write(target, edit.text, expected_etag=edit.etag, must_exist=True)
-            written.append(edit)
-    except BaseException:
-        await _rollback(vault, written, moved)
-        raise
+    actions: list[Action] = [partial(_move, vault, old, new) for old, new in plan.moves.items()]
+    actions += [partial(_write, vault, edit) for edit in plan.edits]
+    await commit(actions, steps, around=vault.bus.batch())
     if plan.folder is not None:
         _prune_empty_folders(vault, plan.moves)
 
 
-async def _rollback(vault: Vault, written: list[FileEdit], moved: list[tuple[str, str]]) -> None:
-    for edit in reversed(written):
-        try:
-            await vault.files.write(vault.paths.resolve(edit.new_path), edit.original)
-        except Exception:  # noqa: BLE001 - keep undoing the rest; the original error is re-raised
-            log.exception("rollback: could not restore %r", edit.new_path)
-    for old, new in reversed(moved):
-        try:
-            await vault.files.move(vault.paths.resolve(new), vault.paths.resolve(old))
-        except Exception:  # noqa: BLE001
-            log.exception("rollback: could not move %r back to %r", new, old)
-    _prune_empty_folders(vault, {new: old for old, new in moved})
+async def _move(vault: Vault, old: str, new: str) -> Undo:
+    await vault.files.move(vault.paths.resolve(old), vault.paths.resolve(new))
+
+    async def undo() -> None:
+        await vault.files.move(vault.paths.resolve(new), vault.paths.resolve(old))
+        _prune_empty_folders(vault, {new: old})
+
+    return undo
+
+
+async def _write(vault: Vault, edit: FileEdit) -> Undo:
+    target = vault.paths.resolve(edit.new_path)
+    await vault.files.write(target, edit.text, expected_etag=edit.etag, must_exist=True)
+
+    async def undo() -> None:
+        await vault.files.write(vault.paths.resolve(edit.new_path), edit.original)
+
+    return undo
 
 
 def _prune_empty_folders(vault: Vault, moves: Mapping[str, str]) -> None:

@@ -140,6 +140,12 @@ class IndexJobs:
         self._tasks[job.id] = task
         return job, False, task
 
+    def detach(self, job_id: str, progress: Progress) -> None:
+        """Stop telling `progress` about the job (its call was cancelled; the job goes on)."""
+        listeners = self._listeners.get(job_id, [])
+        if progress in listeners:
+            listeners.remove(progress)
+
     async def _run(self, indexer: VaultIndexer, job: Job) -> None:
         async def on_progress(done: int, total: int) -> None:
             job.progress, job.total = done, total

@@ -21,6 +21,7 @@ from service.vault.paths import VaultPath, with_md
 
 if TYPE_CHECKING:
     from service.services import Services
+    from service.vault.commit import Steps
     from service.vault.vault import Vault
 
 __all__ = ["InputNeeded", "Op", "ToolContext"]
@@ -56,6 +57,12 @@ class ToolContext:
     async def progress(self, done: float, total: float | None = None, message: str | None = None) -> None:
         if self.report is not None:
             await self.report(done, total, message)
+
+    def steps(self, label: str) -> Steps:
+        """Progress and cancellation points of a long multi-file change (`service.vault.commit`)."""
+        from service.vault.commit import Steps
+
+        return Steps(label, self.report, self.services.step_hook)
 
 
 class InputNeeded(Exception):  # noqa: N818 - a signal, not an error

@@ -10,6 +10,7 @@ search is degraded until the rebuild finishes. `reload_vault` reports difference
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from pydantic import Field
@@ -106,8 +107,17 @@ async def reset_vault_cache(ctx: ToolContext, args: ResetVaultCacheIn) -> ResetV
     # Under the indexer's apply lock, so no incremental batch interleaves with the drop.
     async with indexer._apply_lock:
         dropped = await ctx.services.db.run_write(drop)
-    job, _, task = await jobs.launch(indexer, "full", progress=lambda done, total: ctx.progress(done, total))
-    await task
+
+    async def progress(done: int, total: int) -> None:
+        await ctx.progress(done, total, f"reset_vault_cache: reindexed {done}/{total} notes")
+
+    job, _, task = await jobs.launch(indexer, "full", progress=progress)
+    try:
+        # A cancelled call stops waiting; the rebuild goes on in the background (a cancelled
+        # rebuild would leave the index empty) and index_status shows it.
+        await asyncio.shield(task)
+    finally:
+        jobs.detach(job.id, progress)
     return ResetVaultCacheOut(vault=vid, dropped_notes=dropped, reindexed=job.progress, job_id=job.id)
 
 

@@ -21,6 +21,7 @@ from service.tools.context import ToolContext
 from service.tools.graph_common import FileChangeItem, complete_index, edit_items, preview
 from service.tools.models import ToolOutput
 from service.tools.spec import ToolSpec
+from service.vault.commit import Steps, prepare_step
 from service.vault.paths import VaultPath, with_md
 
 
@@ -60,7 +61,7 @@ async def precheck_rewrite(ctx: ToolContext, args: RewriteLinksIn) -> None:
     _rewrite_targets(ctx, args)
 
 
-async def _rewrite_plan(ctx: ToolContext, args: RewriteLinksIn) -> MovePlan:
+async def _rewrite_plan(ctx: ToolContext, args: RewriteLinksIn, steps: Steps | None = None) -> MovePlan:
     old, new = _rewrite_targets(ctx, args)
     await complete_index(ctx)
     files = vault_files(ctx.vault)
@@ -70,7 +71,9 @@ async def _rewrite_plan(ctx: ToolContext, args: RewriteLinksIn) -> MovePlan:
     candidates.update(e.source for e in await q.backlinks(ctx.vault.id, [old]))
     plan = MovePlan(moves={})
     targets = frozenset({old})
-    for path in sorted(candidates):
+    ordered = sorted(candidates)
+    for done, path in enumerate(ordered, start=1):
+        await prepare_step(steps, done, len(ordered))
         if not ctx.can_read(path):  # left alone, never revealed (see service.tools.notes.moves)
             continue
         vp = ctx.resolve(path, "read")
@@ -95,10 +98,11 @@ async def _rewrite_plan(ctx: ToolContext, args: RewriteLinksIn) -> MovePlan:
 
 async def rewrite_links(ctx: ToolContext, args: RewriteLinksIn) -> RewriteLinksOut:
     start_of(args, args.dry_run)  # a bad cursor fails before anything changes
+    steps = ctx.steps("rewrite_links")
     async with move_lock(ctx.vault):
-        plan = await _rewrite_plan(ctx, args)
+        plan = await _rewrite_plan(ctx, args, steps)
         if not args.dry_run:
-            await apply_plan(ctx.vault, plan)
+            await apply_plan(ctx.vault, plan, steps)
     (edits,), cursor, truncated = window(args, args.dry_run, plan.edits)
     return RewriteLinksOut(
         dry_run=args.dry_run,

@@ -168,16 +168,25 @@ async def reindex(ctx: ToolContext, args: ReindexIn) -> ReindexOut:
     indexer = _indexer(ctx)
     restricted = not unrestricted(ctx)
 
+    sent = [0]  # the last value sent: progress only ever grows (MCP), a repeated percentage is skipped
+
     async def progress(done: int, total: int) -> None:
         if restricted:  # percentages only: file counts would reveal what the path ACL hides
             done, total = _percent(done, total), 100
-            await ctx.progress(done, total, f"reindex ({args.mode}): {done}%")
-        else:
-            await ctx.progress(done, total, f"reindex ({args.mode}): {done}/{total} notes")
+        if done <= sent[0]:
+            return
+        sent[0] = done
+        unit = "%" if restricted else f"/{total} notes"
+        await ctx.progress(done, total, f"reindex ({args.mode}): {done}{unit}")
 
     job, already, task = await _jobs(ctx).launch(indexer, args.mode, progress if args.wait else None)
     if args.wait:
-        await asyncio.shield(task)
+        try:
+            # A cancelled call stops waiting; the job goes on in the background (each batch is
+            # one transaction, so the index stays consistent) and index_status shows it.
+            await asyncio.shield(task)
+        finally:
+            _jobs(ctx).detach(job.id, progress)
     return ReindexOut(vault=ctx.vault.id, job=job_out(job, restricted=restricted) or _never(), already_running=already)
 
 

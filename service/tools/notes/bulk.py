@@ -2,13 +2,17 @@
 
 All or nothing: every path is resolved (ACL included) and checked before the first write; a
 failed write undoes the notes written before it and removes the folders the call created, so
-the vault is left as it was. Overwriting non-empty notes asks for confirmation unless each such
+the vault is left as it was. The checks are the cancellable phase and the writes the shielded
+one (`service.vault.commit`): a cancelled call creates every note or none.
+Overwriting non-empty notes asks for confirmation unless each such
 note carries its `expected_etag` (the same rule as write_note), and so does a call above
 `notes.bulk_confirm_above` notes.
 Touches: vault files only.
 """
 
 from __future__ import annotations
+
+from functools import partial
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -18,6 +22,7 @@ from service.tools.context import ToolContext
 from service.tools.models import ToolInput, ToolOutput
 from service.tools.notes.write import overwrite_preview
 from service.tools.spec import ToolSpec
+from service.vault.commit import Action, Undo, commit
 from service.vault.paths import VaultPath
 
 
@@ -57,12 +62,17 @@ class BulkCreateOut(ToolOutput):
 
 
 async def bulk_create_notes(ctx: ToolContext, args: BulkCreateIn) -> BulkCreateOut:
-    """All or nothing: every path is validated and checked first; a failed write undoes the others,
-    including the folders it created."""
+    """All or nothing: every path is validated and checked first (the cancellable phase); the
+    writes run shielded from cancellation, and a failed write undoes the others, including the
+    folders the call created (`service.vault.commit`)."""
     files = ctx.vault.files
+    steps = ctx.steps("bulk_create_notes")
     targets = [ctx.resolve_note(n.path, "write") for n in args.notes]
     seen: set[str] = set()
-    for vp, note in zip(targets, args.notes, strict=True):
+    actions: list[Action] = []
+    items: list[BulkItem] = []
+    for done, (vp, note) in enumerate(zip(targets, args.notes, strict=True), start=1):
+        await steps.step("prepare", done, len(targets))
         if vp.rel in seen:
             raise ValidationFailed(f"{vp.rel!r} appears twice", details={"field": "notes", "path": vp.rel})
         seen.add(vp.rel)
@@ -74,34 +84,32 @@ async def bulk_create_notes(ctx: ToolContext, args: BulkCreateIn) -> BulkCreateO
                 f"{vp.rel!r} changed since it was read" if current else f"{vp.rel!r} does not exist (any more)",
                 details={"path": vp.rel, "expected_etag": note.expected_etag, "current_etag": current},
             )
+        actions.append(partial(_create, ctx, vp, note, args.overwrite, items))
     new_folders = [folder for vp in targets for folder in files.missing_folders(vp)]
-    done: list[tuple[VaultPath, str | None]] = []
-    items: list[BulkItem] = []
     try:
-        for vp, note in zip(targets, args.notes, strict=True):
-            before = files.read(vp).content if files.current_etag(vp) is not None else None
-            result = await files.write(
-                vp, note.content, create_only=not args.overwrite, expected_etag=note.expected_etag
-            )
-            done.append((vp, before))
-            items.append(
-                BulkItem(
-                    path=vp.rel,
-                    title=title_of(vp.rel, note.content),
-                    obsidian_url=ctx.vault.url(vp.rel),
-                    etag=result.etag,
-                    created=result.created,
-                )
-            )
+        await commit(actions, steps)
     except BaseException:
-        for vp, before in reversed(done):
-            if before is None:
-                await files.delete(vp, permanent=True)
-            else:
-                await files.write(vp, before)
         files.remove_empty_folders(new_folders)
         raise
     return BulkCreateOut(items=items)
+
+
+async def _create(ctx: ToolContext, vp: VaultPath, note: NewNote, overwrite: bool, items: list[BulkItem]) -> Undo:
+    """Write one note and record it in `items`; returns how to take the write back."""
+    files = ctx.vault.files
+    before = files.read(vp).content if files.current_etag(vp) is not None else None
+    result = await files.write(vp, note.content, create_only=not overwrite, expected_etag=note.expected_etag)
+    title = title_of(vp.rel, note.content)
+    url = ctx.vault.url(vp.rel)
+    items.append(BulkItem(path=vp.rel, title=title, obsidian_url=url, etag=result.etag, created=result.created))
+
+    async def undo() -> None:
+        if before is None:
+            await files.delete(vp, permanent=True)
+        else:
+            await files.write(vp, before)
+
+    return undo
 
 
 async def bulk_confirm(ctx: ToolContext, args: BulkCreateIn) -> str | None:

@@ -23,6 +23,7 @@ from service.tools.context import ToolContext
 from service.tools.graph_common import FileChangeItem, complete_index, edit_items, note_item, preview
 from service.tools.models import ToolOutput
 from service.tools.spec import ConfirmWhen, Precheck, ToolSpec
+from service.vault.commit import Steps
 from service.vault.paths import normalize, with_md
 
 
@@ -111,7 +112,7 @@ def _precheck_move(rename: bool) -> Precheck:
     return precheck
 
 
-async def _plan(ctx: ToolContext, args: MoveIn, rename: bool) -> tuple[MovePlan, str, bool]:
+async def _plan(ctx: ToolContext, args: MoveIn, rename: bool, steps: Steps | None = None) -> tuple[MovePlan, str, bool]:
     src, dst, is_folder = _endpoints(ctx, args, rename)
     await complete_index(ctx)  # backlinks come from the index
     moves = {f: dst + f[len(src) :] for f in files_under(ctx.vault, src)} if is_folder else {src: dst}
@@ -121,7 +122,8 @@ async def _plan(ctx: ToolContext, args: MoveIn, rename: bool) -> tuple[MovePlan,
             raise hidden_denial(src, "the folder holds notes you may not read")
         ctx.resolve(old, "write")
         ctx.resolve(new, "write")
-    plan = await plan_move(ctx.vault, GraphQueries(ctx.services.db), moves, folder=src if is_folder else None)
+    queries = GraphQueries(ctx.services.db)
+    plan = await plan_move(ctx.vault, queries, moves, folder=src if is_folder else None, steps=steps)
     # Links in notes the caller may not read are left alone (as a delete would leave them):
     # refusing, or listing them, would reveal that those notes exist.
     plan.edits = [edit for edit in plan.edits if ctx.can_read(edit.path)]
@@ -132,13 +134,14 @@ async def _plan(ctx: ToolContext, args: MoveIn, rename: bool) -> tuple[MovePlan,
 
 async def _move(ctx: ToolContext, args: MoveIn, rename: bool) -> MoveOut:
     start_of(args, args.dry_run)  # a bad cursor fails before anything changes
+    steps = ctx.steps("rename_note" if rename else "move_note")
     async with move_lock(ctx.vault):
-        plan, dst, is_folder = await _plan(ctx, args, rename)
+        plan, dst, is_folder = await _plan(ctx, args, rename, steps)
         if not args.dry_run:
             if is_folder and not plan.moves:
                 await ctx.vault.files.move(ctx.resolve(args.path, "write"), ctx.resolve(dst, "write"))
             else:
-                await apply_plan(ctx.vault, plan)
+                await apply_plan(ctx.vault, plan, steps)
     (moved_page, edits), cursor, truncated = window(args, args.dry_run, list(plan.moves.items()), plan.edits)
     title = base_name(dst) if is_folder else strip_md(base_name(dst))
     if not is_folder and not args.dry_run:

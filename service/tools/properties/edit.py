@@ -40,6 +40,7 @@ from service.tools.models import ToolInput, ToolOutput
 if TYPE_CHECKING:
     from ruamel.yaml.comments import CommentedMap
 from service.tools.spec import ToolSpec
+from service.vault.commit import Steps, prepare_step
 
 
 class PathIn(ToolInput):
@@ -248,11 +249,13 @@ async def precheck_rename_tag(ctx: ToolContext, args: RenameTagIn) -> None:
     _rename_tags(args)
 
 
-async def _rename_plan(ctx: ToolContext, args: RenameTagIn) -> MovePlan:
+async def _rename_plan(ctx: ToolContext, args: RenameTagIn, steps: Steps | None = None) -> MovePlan:
     old, new = _rename_tags(args)
     await complete_index(ctx)  # the notes carrying the tag come from the index
     plan = MovePlan(moves={})
-    for path in await GraphQueries(ctx.services.db).notes_with_tag(ctx.vault.id, old):
+    tagged = await GraphQueries(ctx.services.db).notes_with_tag(ctx.vault.id, old)
+    for done, path in enumerate(tagged, start=1):
+        await prepare_step(steps, done, len(tagged))
         if not ctx.can_read(path):  # the caller's rename covers the notes it can see; others stay hidden
             continue
         vp = ctx.resolve(path, "read")
@@ -269,10 +272,11 @@ async def _rename_plan(ctx: ToolContext, args: RenameTagIn) -> MovePlan:
 
 async def rename_tag(ctx: ToolContext, args: RenameTagIn) -> RenameTagOut:
     start_of(args, args.dry_run)  # a bad cursor fails before anything changes
+    steps = ctx.steps("rename_tag")
     async with move_lock(ctx.vault):
-        plan = await _rename_plan(ctx, args)
+        plan = await _rename_plan(ctx, args, steps)
         if not args.dry_run:
-            await apply_plan(ctx.vault, plan)
+            await apply_plan(ctx.vault, plan, steps)
     (edits,), cursor, truncated = window(args, args.dry_run, plan.edits)
     items = [change_item(ctx, e.path, e.changes) for e in edits if ctx.can_read(e.path)]
     return RenameTagOut(

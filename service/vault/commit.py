@@ -1,0 +1,121 @@
+"""Long multi-file changes: progress, cancellation, and all or nothing.
+
+A change that touches many files (a move that rewrites links, `rewrite_links`, `rename_tag`,
+`bulk_create_notes`) runs in two phases:
+
+- **prepare** reads and computes every new file content and writes nothing. It calls
+  `Steps.step("prepare", done, total)` once per item: that reports progress (when the client
+  gave a progress token) and is a cancellation point, so a cancelled call (stdio or HTTP
+  `notifications/cancelled`, or a closed 2026-07-28 HTTP response stream) stops here with the
+  vault untouched.
+- **commit** (`commit`) applies the prepared actions inside `anyio.CancelScope(shield=True)`:
+  a cancellation that arrives while files are written waits until the last one is written and
+  the change has been delivered (`around`, e.g. the change bus's batch that updates the index),
+  so the call never ends half-applied. When an action fails (an OS error, a `conflict` because
+  a note changed since it was read), the undo of every action done runs in reverse order and
+  the error is re-raised: the vault ends as it started.
+
+`StepHook` is a seam for tests only: it is awaited at every step and lets a test hold the work
+at a known point (`VaultgateApp(step_hook=...)`); production passes none.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass
+from typing import Literal, Protocol
+
+import anyio
+import anyio.lowlevel
+
+from service.types import ProgressFn
+
+log = logging.getLogger(__name__)
+
+Phase = Literal["prepare", "commit"]
+Undo = Callable[[], Awaitable[None]]
+Action = Callable[[], Awaitable[Undo]]  # do one change; returns how to take it back
+
+NOTIFICATIONS_PER_PHASE = 50  # progress is reported at most about this often per phase
+
+
+class StepHook(Protocol):
+    """Awaited at every step of a long change (tests only: hold the work at a known point)."""
+
+    async def __call__(self, label: str, phase: Phase, done: int, total: int, /) -> None: ...
+
+
+@dataclass
+class Steps:
+    """Progress and cancellation points of one long change.
+
+    Progress counts items across both phases: the prepare phase reports `done` of its `total`
+    items, the commit phase continues from there (`prepared + done` of `prepared + total`), so
+    the values a client sees only grow and the last one equals the last total.
+    """
+
+    label: str
+    report: ProgressFn | None = None
+    hook: StepHook | None = None
+    prepared: int = 0  # items the prepare phase went through (the commit phase counts on from here)
+
+    async def step(self, phase: Phase, done: int, total: int) -> None:
+        if phase == "prepare":
+            await anyio.lowlevel.checkpoint()  # where a cancelled call stops
+            self.prepared = total
+            if _worth_reporting(done, total):
+                await self._report(done, total, f"{self.label}: read {done}/{total} notes")
+        elif _worth_reporting(done, total):
+            await self._report(self.prepared + done, self.prepared + total, f"{self.label}: wrote {done}/{total} files")
+        if self.hook is not None:
+            await self.hook(self.label, phase, done, total)
+
+    async def _report(self, done: int, total: int, message: str) -> None:
+        if self.report is not None:
+            await self.report(done, total, message)
+
+
+def _worth_reporting(done: int, total: int) -> bool:
+    """The first, the last and about every 1/NOTIFICATIONS_PER_PHASE-th item."""
+    every = max(1, total // NOTIFICATIONS_PER_PHASE)
+    return done in (1, total) or done % every == 0
+
+
+async def prepare_step(steps: Steps | None, done: int, total: int) -> None:
+    if steps is not None:
+        await steps.step("prepare", done, total)
+
+
+async def commit(
+    actions: Sequence[Action],
+    steps: Steps | None = None,
+    *,
+    around: AbstractAsyncContextManager[None] | None = None,
+) -> None:
+    """Run every action, shielded from cancellation; on failure undo the done ones and re-raise.
+
+    `around` wraps the actions inside the shield (the change bus's batch: the index follows the
+    whole change once, and that delivery is never cut short either).
+    """
+    with anyio.CancelScope(shield=True):
+        async with around if around is not None else contextlib.nullcontext():
+            undos: list[Undo] = []
+            try:
+                for done, action in enumerate(actions, start=1):
+                    undos.append(await action())
+                    if steps is not None:
+                        await steps.step("commit", done, len(actions))
+            except BaseException:
+                await _rollback(undos)
+                raise
+
+
+async def _rollback(undos: list[Undo]) -> None:
+    for undo in reversed(undos):
+        try:
+            await undo()
+        except Exception:  # noqa: BLE001 - keep undoing the rest; the original error is re-raised
+            log.exception("rollback: one change could not be undone")
