@@ -52,7 +52,7 @@ class NoteRef(BaseModel):
     """What every file-based result carries."""
 
     path: str = Field(description="Vault-relative path.")
-    title: str = Field(description="Note title (frontmatter title, first H1 or file name).")
+    title: str = Field(description="Note title: the file name without '.md', as in Obsidian.")
     obsidian_url: str = Field(description="obsidian://open URL that opens the note in Obsidian.")
 
 

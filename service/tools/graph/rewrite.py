@@ -26,7 +26,10 @@ from service.vault.paths import VaultPath, with_md
 
 class RewriteLinksIn(ChangeListIn):
     old_target: str = Field(description="The path links point at now (it may no longer exist), '.md' optional.")
-    new_target: str = Field(description="The existing note or file the links should point at instead.")
+    new_target: str = Field(
+        description="The existing note or file the links should point at instead (a note may be named "
+        "as a wikilink names it: a bare name, an alias, any letter case)."
+    )
     dry_run: bool = Field(default=True, description="Default true: only list each file and line that would change.")
 
 
@@ -41,13 +44,15 @@ class RewriteLinksOut(ToolOutput):
     next_cursor: str | None = Field(default=None, description="Dry run: cursor of the next preview page.")
 
 
-def _rewrite_targets(ctx: ToolContext, args: RewriteLinksIn) -> tuple[str, VaultPath]:
+async def _rewrite_targets(ctx: ToolContext, args: RewriteLinksIn) -> tuple[str, VaultPath]:
     """(old, new) after the checks that need no plan: new_target exists and differs from old."""
-    new = ctx.resolve(args.new_target, "read")
-    if not new.abs.is_file():
-        new = ctx.resolve_note(args.new_target, "read")
-        if not new.abs.is_file():
-            raise NoteNotFound(f"no note at {new.rel!r}", details={"path": new.rel})
+    new: VaultPath | None
+    try:
+        new = ctx.resolve(args.new_target, "read")
+    except PathInvalid:
+        new = None  # no path, but it may be a note's address ('[[Plan|text]]')
+    if new is None or not new.abs.is_file():
+        new = (await ctx.find_note(args.new_target, "read", section="reject")).vp
     old_raw = ctx.resolve(args.old_target, "read")
     old = old_raw.rel if old_raw.abs.is_file() or "." in base_name(old_raw.rel) else with_md(old_raw.rel)
     if old == new.rel:
@@ -57,11 +62,11 @@ def _rewrite_targets(ctx: ToolContext, args: RewriteLinksIn) -> tuple[str, Vault
 
 async def precheck_rewrite(ctx: ToolContext, args: RewriteLinksIn) -> None:
     start_of(args, args.dry_run)
-    _rewrite_targets(ctx, args)
+    await _rewrite_targets(ctx, args)
 
 
 async def _rewrite_plan(ctx: ToolContext, args: RewriteLinksIn) -> MovePlan:
-    old, new = _rewrite_targets(ctx, args)
+    old, new = await _rewrite_targets(ctx, args)
     await complete_index(ctx)
     files = vault_files(ctx.vault)
     before, after = PathSet([*files, old]), PathSet(files)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from service.errors import AlreadyExists, Conflict, ValidationFailed
-from service.markdown.parse import title_of
+from service.markdown.parse import note_title
 from service.tools.context import ToolContext
 from service.tools.models import ToolInput, ToolOutput
 from service.tools.notes.write import overwrite_preview
@@ -87,7 +87,7 @@ async def bulk_create_notes(ctx: ToolContext, args: BulkCreateIn) -> BulkCreateO
             items.append(
                 BulkItem(
                     path=vp.rel,
-                    title=title_of(vp.rel, note.content),
+                    title=note_title(vp.rel),
                     obsidian_url=ctx.vault.url(vp.rel),
                     etag=result.etag,
                     created=result.created,
