@@ -65,7 +65,9 @@ class ToolContext:
 
         return self.resolve(with_md(normalize(path)), op)
 
-    async def find_note(self, address: str, op: Op = "read", *, section: SectionUse = "ignore") -> FoundNote:
+    async def find_note(
+        self, address: str, op: Op = "read", *, section: SectionUse = "ignore", missing_ok: bool = False
+    ) -> FoundNote:
         """An existing note named as a wikilink names it (path, name, partial path, alias, any
         letter case, `#Heading`/`#^block`), with the path ACL for `op` applied to the note found.
         `section`: a `#…` part is returned (`keep`), dropped (`ignore`) or a `validation_error`.
@@ -73,7 +75,9 @@ class ToolContext:
         The address is first a vault path on disk, as written; only when no note is there are
         the notes the caller may read searched (`resolve_address`): `ambiguous_note` when several
         fit, else the literal path's own answer (`acl_denied`, `path_invalid`), `not_a_note` for a
-        folder or attachment, `note_not_found` with the closest names as `details.suggestions`."""
+        folder or attachment, `note_not_found` with the closest names as `details.suggestions` —
+        or, with `missing_ok`, the literal path itself (where a note may be created, or where the
+        file layer answers an `expected_etag` with `conflict`)."""
         from service.errors import AclDenied, AmbiguousNote, NoteNotFound, PathInvalid, ValidationFailed
         from service.graph.address import parse_address, resolve_address, suggestions
         from service.vault.paths import normalize
@@ -118,6 +122,8 @@ class ToolContext:
         assert literal is not None
         self.resolve(literal.rel, op)  # a path the caller may not `op` answers acl_denied, as always
         self._not_a_note(addr.target)
+        if missing_ok:
+            return FoundNote(self.resolve(literal.rel, op), kept, addr)
         close = suggestions(addr.target, names, self._visible_note)
         raise NoteNotFound(
             f"no note at {literal.rel!r}" + (f"; closest: {', '.join(close)}" if close else ""),

@@ -46,7 +46,8 @@ class DeleteOut(ToolOutput):
 
 
 async def delete_note(ctx: ToolContext, args: DeleteNoteIn) -> DeleteOut:
-    vp = (await ctx.find_note(args.path, "delete", section="reject")).vp
+    missing_ok = args.expected_etag is not None  # a missing note with an etag: the file layer's conflict
+    vp = (await ctx.find_note(args.path, "delete", section="reject", missing_ok=missing_ok)).vp
     title = note_title(vp.rel)
     trash = await ctx.vault.files.delete(vp, permanent=args.permanent, expected_etag=args.expected_etag)
     return DeleteOut(
@@ -62,7 +63,7 @@ async def delete_note(ctx: ToolContext, args: DeleteNoteIn) -> DeleteOut:
 async def delete_note_confirm(ctx: ToolContext, args: DeleteNoteIn) -> str | None:
     if not args.permanent:
         return None
-    vp = (await ctx.find_note(args.path, "delete", section="reject")).vp
+    vp = (await ctx.find_note(args.path, "delete", section="reject", missing_ok=args.expected_etag is not None)).vp
     return f"permanently delete {vp.rel} (not recoverable from .trash)"
 
 

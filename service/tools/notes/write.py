@@ -64,12 +64,7 @@ async def existing_or_new(ctx: ToolContext, address: str) -> VaultPath:
     """The note a modify-or-create call works on: the existing note the address names (as
     `find_note` finds it), or, when none fits, the new path exactly as written (a new path is a
     path: a wikilink's brackets are dropped, nothing is looked up)."""
-    try:
-        return (await ctx.find_note(address, "write", section="reject")).vp
-    except NoteNotFound:
-        from service.graph.address import parse_address
-
-        return ctx.resolve_note(parse_address(address).target, "write")
+    return (await ctx.find_note(address, "write", section="reject", missing_ok=True)).vp
 
 
 # -- create / write ----------------------------------------------------------------------------
@@ -226,10 +221,9 @@ class AppendIn(ToolInput):
 
 
 async def _add(ctx: ToolContext, args: AppendIn, at_start: bool) -> WriteOut:
-    if args.create_if_missing:
-        vp = await existing_or_new(ctx, args.path)
-    else:
-        vp = (await ctx.find_note(args.path, "write", section="reject")).vp
+    # A missing note with an expected_etag is a conflict (the file layer decides it under its lock).
+    missing_ok = args.create_if_missing or args.expected_etag is not None
+    vp = (await ctx.find_note(args.path, "write", section="reject", missing_ok=missing_ok)).vp
     files = ctx.vault.files
     if args.create_if_missing and files.current_etag(vp) is None:
         try:  # an expected_etag for a missing note fails with conflict: nothing is created
@@ -322,7 +316,7 @@ def _patched(args: PatchNoteIn, text: str) -> str:
 
 
 async def patch_note(ctx: ToolContext, args: PatchNoteIn) -> WriteOut:
-    found = await ctx.find_note(args.path, "write", section="keep")
+    found = await ctx.find_note(args.path, "write", section="keep", missing_ok=args.expected_etag is not None)
     args = _with_section(args, found.subpath)
     vp = found.vp
     files = ctx.vault.files
