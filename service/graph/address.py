@@ -148,7 +148,7 @@ def resolve_address(target: str, notes: Iterable[NoteName], readable: Callable[[
 
 def suggestions(target: str, notes: Sequence[NoteName], readable: Callable[[str], bool]) -> list[str]:
     """Up to MAX_SUGGESTIONS paths of readable notes whose name (or alias) is closest to `target`'s
-    name: difflib's similarity ratio, names containing the wanted one first."""
+    name: difflib's similarity ratio, raised when one name contains the other."""
     wanted = strip_md(base_name(target.strip().strip("/"))).lower()
     if not wanted:
         return []
@@ -159,16 +159,13 @@ def suggestions(target: str, notes: Sequence[NoteName], readable: Callable[[str]
         best = 0.0
         for name in (strip_md(base_name(note.path)), *note.aliases):
             key = name.lower()
-            if wanted in key or (key and key in wanted):
-                score = 1.0 + min(len(key), len(wanted)) / max(len(key), len(wanted))
-            else:
-                matcher.set_seq1(key)
-                if matcher.real_quick_ratio() < _CUTOFF or matcher.quick_ratio() < _CUTOFF:
-                    continue
-                score = matcher.ratio()
-                if score < _CUTOFF:
-                    continue
-            best = max(best, score)
+            contains = len(key) >= 3 and (wanted in key or key in wanted)
+            matcher.set_seq1(key)
+            if not contains and (matcher.real_quick_ratio() < _CUTOFF or matcher.quick_ratio() < _CUTOFF):
+                continue
+            score = matcher.ratio()
+            if score >= _CUTOFF or contains:
+                best = max(best, score + (0.25 if contains else 0.0))
         if best:
             scored.append((best, note.path))
     scored.sort(key=lambda s: (-s[0], s[1].count("/"), s[1]))

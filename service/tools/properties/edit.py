@@ -108,7 +108,7 @@ class RemoveTagsIn(AddTagsIn):
 
 
 async def _edit(ctx: ToolContext, path: str, expected_etag: str | None, change: Any) -> EditOut:
-    vp = (await ctx.find_note(path, "write", section="reject", missing_ok=expected_etag is not None)).vp
+    vp = (await ctx.find_note(path, "write", section="reject")).vp
     before = ctx.vault.files.read(vp).content
     holder: dict[str, str] = {}
 
