@@ -97,7 +97,7 @@ class ToolContext:
         invalid: PathInvalid | None = None
         literal: VaultPath | None = None
         try:
-            literal = self.resolve(with_md(normalize(addr.target)), "read")
+            literal = self.resolve(with_md(normalize(addr.target)), op)
         except AclDenied as exc:
             denied = exc
         except PathInvalid as exc:
@@ -105,7 +105,7 @@ class ToolContext:
                 raise
             invalid = exc  # 'Q&A: basics' can still be an alias
         if literal is not None and literal.abs.is_file():
-            return FoundNote(self.resolve(literal.rel, op), kept, addr)
+            return FoundNote(literal, kept, addr)
         names = await self._note_names()
         found = resolve_address(addr.target, names, self._visible_note)
         if found.path is not None:
@@ -120,10 +120,9 @@ class ToolContext:
         if invalid is not None:
             raise invalid
         assert literal is not None
-        self.resolve(literal.rel, op)  # a path the caller may not `op` answers acl_denied, as always
         self._not_a_note(addr.target)
         if missing_ok:
-            return FoundNote(self.resolve(literal.rel, op), kept, addr)
+            return FoundNote(literal, kept, addr)
         close = suggestions(addr.target, names, self._visible_note)
         raise NoteNotFound(
             f"no note at {literal.rel!r}" + (f"; closest: {', '.join(close)}" if close else ""),
