@@ -12,8 +12,9 @@ these rules, the first rule with a match deciding:
 1. the vault path, in any letter case;
 2. Obsidian's link resolution: a bare name is the note of that file name in any folder, a partial
    path ('Notes/Idea') the note whose path ends with it;
-3. a frontmatter alias (`aliases`/`alias`) of a note — Obsidian offers aliases when a link is
-   typed and writes `[[Real name|alias]]`; an address may name the alias directly.
+3. a frontmatter alias (`aliases`/`alias`) of a note, in any letter case — Obsidian offers
+   aliases when a link is typed and writes `[[Real name|alias]]`; an address may name the alias
+   directly (also an alias holding '/', as vaults keep old paths in aliases).
 
 Within a rule, one match is the note; of several, the one written in exactly this letter case;
 otherwise the address is ambiguous and every match is a candidate. Where Obsidian, linking from a
@@ -139,7 +140,7 @@ def resolve_address(target: str, notes: Iterable[NoteName], readable: Callable[[
         names = ((n.path, strip_md(base_name(n.path))) for n in listed)
         name_hits = [(p, s) for p, s in names if s.lower() == low]
     found = _decide([h for h in name_hits if readable(h[0])], stem, "name")
-    if found.total or "/" in stem:
+    if found.total:
         return found
     wanted = target.strip()
     alias_hits = [(n.path, a) for n in listed for a in n.aliases if a.lower() == wanted.lower()]

@@ -116,7 +116,10 @@ def test_an_alias_names_its_note_but_a_file_name_comes_first() -> None:
     assert resolve_address("HUB", shared, everything).candidates == ("A.md", "B.md")
 
 
-def test_an_alias_is_not_a_path() -> None:
+def test_an_alias_may_hold_a_slash_and_comes_after_every_path_rule() -> None:
+    notes = [NoteName("Links/Internal links.md", ("How to/Internal link",)), NoteName("How to/Internal link.md")]
+    assert resolve_address("How to/Internal link", notes, everything).path == "How to/Internal link.md"
+    assert resolve_address("how to/internal link", notes[:1], everything).path == "Links/Internal links.md"
     assert resolved("Home/Roadmap") is None
 
 
