@@ -122,28 +122,33 @@ def _decide(hits: list[tuple[str, str]], wanted: str, rule: Rule) -> Resolution:
 
 
 def resolve_address(target: str, notes: Iterable[NoteName], readable: Callable[[str], bool]) -> Resolution:
-    """The note `target` names among `notes`, by the rules in the module docstring."""
+    """The note `target` names among `notes`, by the rules in the module docstring (one pass)."""
     stem = strip_md(target.strip().strip("/"))
     if not stem:
         return NOTHING
     low = stem.lower()
+    tail = "/" + low if "/" in stem else None
     listed = list(notes)
-    path_hits = [(n.path, strip_md(n.path)) for n in listed if strip_md(n.path).lower() == low]
-    found = _decide([h for h in path_hits if readable(h[0])], stem, "path")
-    if found.total:
-        return found
-    if "/" in stem:
-        tail = "/" + low
-        stems = ((n.path, strip_md(n.path)) for n in listed)
-        name_hits = [(p, s[-len(stem) :]) for p, s in stems if s.lower().endswith(tail)]
-    else:
-        names = ((n.path, strip_md(base_name(n.path))) for n in listed)
-        name_hits = [(p, s) for p, s in names if s.lower() == low]
-    found = _decide([h for h in name_hits if readable(h[0])], stem, "name")
-    if found.total:
-        return found
+    path_hits: list[tuple[str, str]] = []
+    name_hits: list[tuple[str, str]] = []
+    for note in listed:
+        note_stem = strip_md(note.path)
+        note_low = note_stem.lower()
+        if note_low == low:
+            path_hits.append((note.path, note_stem))
+        elif tail is not None:
+            if note_low.endswith(tail):
+                name_hits.append((note.path, note_stem[-len(stem) :]))
+        elif note_low.rpartition("/")[2] == low:
+            name_hits.append((note.path, note_stem.rpartition("/")[2]))
+    rules: tuple[tuple[list[tuple[str, str]], Rule], ...] = ((path_hits, "path"), (name_hits, "name"))
+    for hits, rule in rules:
+        found = _decide([h for h in hits if readable(h[0])], stem, rule)
+        if found.total:
+            return found
     wanted = target.strip()
-    alias_hits = [(n.path, a) for n in listed for a in n.aliases if a.lower() == wanted.lower()]
+    key = wanted.lower()
+    alias_hits = [(n.path, a) for n in listed for a in n.aliases if a.lower() == key]
     return _decide([h for h in alias_hits if readable(h[0])], wanted, "alias")
 
 
