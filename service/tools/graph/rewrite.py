@@ -34,6 +34,8 @@ class RewriteLinksIn(ChangeListIn):
 
 
 class RewriteLinksOut(ToolOutput):
+    old_target: str = Field(description="The vault path the links pointed at.")
+    new_target: str = Field(description="The path of the note or file they point at now (as resolved).")
     dry_run: bool = Field(description="True when nothing was changed.")
     items: list[FileChangeItem] = Field(
         description="Notes whose links change, with each line (this page: at most `limit`)."
@@ -65,7 +67,7 @@ async def precheck_rewrite(ctx: ToolContext, args: RewriteLinksIn) -> None:
     await _rewrite_targets(ctx, args)
 
 
-async def _rewrite_plan(ctx: ToolContext, args: RewriteLinksIn) -> MovePlan:
+async def _rewrite_plan(ctx: ToolContext, args: RewriteLinksIn) -> tuple[MovePlan, str, str]:
     old, new = await _rewrite_targets(ctx, args)
     await complete_index(ctx)
     files = vault_files(ctx.vault)
@@ -95,17 +97,19 @@ async def _rewrite_plan(ctx: ToolContext, args: RewriteLinksIn) -> MovePlan:
         if result.changed:
             ctx.resolve(path, "write")
             plan.edits.append(FileEdit(path, path, note.etag, note.content, result.text, result.changes))
-    return plan
+    return plan, old, new.rel
 
 
 async def rewrite_links(ctx: ToolContext, args: RewriteLinksIn) -> RewriteLinksOut:
     start_of(args, args.dry_run)  # a bad cursor fails before anything changes
     async with move_lock(ctx.vault):
-        plan = await _rewrite_plan(ctx, args)
+        plan, old, new = await _rewrite_plan(ctx, args)
         if not args.dry_run:
             await apply_plan(ctx.vault, plan)
     (edits,), cursor, truncated = window(args, args.dry_run, plan.edits)
     return RewriteLinksOut(
+        old_target=old,
+        new_target=new,
         dry_run=args.dry_run,
         items=edit_items(ctx, edits),
         files_changed=len(plan.edits),
@@ -118,8 +122,8 @@ async def rewrite_links(ctx: ToolContext, args: RewriteLinksIn) -> RewriteLinksO
 async def confirm_rewrite(ctx: ToolContext, args: RewriteLinksIn) -> str | None:
     if args.dry_run:
         return None
-    plan = await _rewrite_plan(ctx, args)
-    head = [f"Repoint links from {args.old_target!r} to {args.new_target!r} in {len(plan.edits)} notes:"]
+    plan, old, new = await _rewrite_plan(ctx, args)
+    head = [f"Repoint links from {old!r} to {new!r} in {len(plan.edits)} notes:"]
     return preview(head, edit_items(ctx, plan.edits))
 
 

@@ -22,6 +22,7 @@ VAULT: dict[str, str | bytes] = {
     "Private/Launch plans.md": "Hidden twin.\n",
     "Private/Idea.md": "A hidden idea.\n",
     "Assets/chart.png": b"\x89PNG\r\n",
+    "Notes/Stale.md": "Points at [[Old place]].\n",
 }
 NO_PRIVATE = {"prefix_rules": [{"path": "Private", "read": "deny", "write": "deny"}]}
 
@@ -144,6 +145,13 @@ async def test_every_tool_that_takes_a_note_accepts_an_address_and_echoes_the_pa
     assert copied["path"] == "Copies/Idea.md"
     deleted = await av.ok("delete_note", path="copies/idea")
     assert deleted["path"] == "Copies/Idea.md" and not (av.root / "Copies/Idea.md").exists()
+
+
+async def test_rewrite_links_takes_an_address_as_the_new_target_and_echoes_both(av: Harness) -> None:
+    out = await av.ok("rewrite_links", old_target="Old place", new_target="[[Kickoff]]", dry_run=True)
+    assert (out["old_target"], out["new_target"]) == ("Old place.md", "Launch plan.md")
+    assert [i["path"] for i in out["items"]] == ["Notes/Stale.md"]
+    await av.err("rewrite_links", "ambiguous_note", old_target="Old place", new_target="Plan", dry_run=True)
 
 
 async def test_patch_note_takes_its_target_from_the_address(av: Harness) -> None:
