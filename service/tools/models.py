@@ -17,6 +17,8 @@ from service.errors import ValidationFailed
 
 # Arguments the pipeline consumes itself; excluded from args_hash.
 PIPELINE_ARGS = frozenset({"idempotency_key", "elicit_token"})
+# The `path` of a tool that works on an existing note (`ToolContext.find_note`).
+NOTE_ADDRESS = "Note path ('.md' optional) or as a wikilink names it: bare name, partial path, alias, any case."
 
 
 class ToolInput(BaseModel):

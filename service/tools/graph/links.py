@@ -25,7 +25,7 @@ from service.graph.queries import Edge, GraphQueries, hide_target
 from service.security.visible import unrestricted
 from service.tools.context import ToolContext
 from service.tools.graph_common import LineText, NoteItem, note_item, target_note
-from service.tools.models import Paging, ToolInput, ToolOutput, decode_cursor, page_of
+from service.tools.models import NOTE_ADDRESS, Paging, ToolInput, ToolOutput, decode_cursor, page_of
 from service.tools.search_common import drop_gone, forget_gone, missing
 from service.tools.spec import ToolSpec
 
@@ -34,14 +34,8 @@ def queries(ctx: ToolContext) -> GraphQueries:
     return GraphQueries(ctx.services.db)
 
 
-ADDRESS = (
-    "The note: its path, e.g. 'Projects/Plan.md' ('.md' optional), or what a wikilink holds "
-    "(a bare name, a partial path, an alias, any letter case)."
-)
-
-
 class PathIn(ToolInput, Paging):
-    path: str = Field(description=ADDRESS)
+    path: str = Field(description=NOTE_ADDRESS)
 
 
 class LinkItem(NoteItem):
@@ -130,7 +124,7 @@ async def get_outlinks(ctx: ToolContext, args: PathIn) -> OutlinksOut:
 
 
 class NeighborsIn(ToolInput, Paging):
-    path: str = Field(description="The start note, named as get_backlinks takes it.")
+    path: str = Field(description="Start note. " + NOTE_ADDRESS)
     depth: int = Field(default=1, ge=1, le=5, description="How many link hops to follow.")
     direction: Literal["in", "out", "both"] = Field(
         default="both", description="Follow outgoing links, backlinks, or both."

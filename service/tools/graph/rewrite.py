@@ -27,8 +27,7 @@ from service.vault.paths import VaultPath, with_md
 class RewriteLinksIn(ChangeListIn):
     old_target: str = Field(description="The path links point at now (it may no longer exist), '.md' optional.")
     new_target: str = Field(
-        description="The existing note or file the links should point at instead (a note may be named "
-        "as a wikilink names it: a bare name, an alias, any letter case)."
+        description="The existing note or file the links should point at instead (a note also as a wikilink names it)."
     )
     dry_run: bool = Field(default=True, description="Default true: only list each file and line that would change.")
 

@@ -13,7 +13,7 @@ from pydantic import Field
 from service.errors import ValidationFailed
 from service.markdown.parse import note_title
 from service.tools.context import ToolContext
-from service.tools.models import ToolInput, ToolOutput
+from service.tools.models import NOTE_ADDRESS, ToolInput, ToolOutput
 from service.tools.notes.write import ETAG, WriteOut, overwrite_preview, write_out
 from service.tools.prechecks import delete_note_precheck
 from service.tools.spec import ToolSpec
@@ -22,14 +22,8 @@ from service.vault.paths import VaultPath
 # -- delete / copy / folders -------------------------------------------------------------------
 
 
-ADDRESS = (
-    "The note: its path ('.md' optional) or what a wikilink holds (a bare name, a partial path, "
-    "an alias, any letter case)."
-)
-
-
 class DeleteNoteIn(ToolInput):
-    path: str = Field(description=ADDRESS)
+    path: str = Field(description=NOTE_ADDRESS)
     permanent: bool = Field(
         default=False, description="Really delete (needs confirmation); by default the note goes to .trash/."
     )
@@ -68,8 +62,8 @@ async def delete_note_confirm(ctx: ToolContext, args: DeleteNoteIn) -> str | Non
 
 
 class CopyNoteIn(ToolInput):
-    path: str = Field(description="The note to copy: its path or what a wikilink holds, as delete_note takes it.")
-    new_path: str = Field(description="Where the copy goes: a vault path ('.md' optional), taken as written.")
+    path: str = Field(description="Note to copy. " + NOTE_ADDRESS)
+    new_path: str = Field(description="Where the copy goes ('.md' optional), taken as written.")
     overwrite: bool = Field(
         default=False,
         description="Replace an existing note at new_path (needs confirmation unless expected_etag matches it).",

@@ -27,10 +27,7 @@ from service.vault.paths import normalize, with_md
 
 
 class MoveIn(ChangeListIn):
-    path: str = Field(
-        description="Note, file or folder to move: its path ('.md' optional for notes); a note may also be "
-        "named as a wikilink names it (a bare name, an alias, any letter case)."
-    )
+    path: str = Field(description="Note, file or folder to move: its path; a note also as a wikilink names it.")
     new_path: str = Field(
         description="Where it goes: a full vault path ('Archive/Plan.md'). For rename_note a bare "
         "name ('Plan v2') keeps the current folder."

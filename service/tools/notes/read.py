@@ -17,7 +17,7 @@ from service.markdown import frontmatter as fm
 from service.markdown import sections
 from service.markdown.parse import note_title, parse_note
 from service.tools.context import ToolContext
-from service.tools.models import ToolInput, ToolOutput, decode_cursor, encode_cursor, page_of
+from service.tools.models import NOTE_ADDRESS, ToolInput, ToolOutput, decode_cursor, encode_cursor, page_of
 from service.tools.notes.note_facts import note_facts
 from service.tools.spec import ToolSpec
 from service.vault.files import NoteFile
@@ -48,14 +48,8 @@ def meta(ctx: ToolContext, note: NoteFile, title: str) -> dict[str, Any]:
 # -- read_note ---------------------------------------------------------------------------------
 
 
-ADDRESS = (
-    "The note: its path ('Projects/Plan.md', '.md' optional) or what a wikilink holds — a bare name, "
-    "a partial path, an alias, any letter case; [[brackets]] and |display text are fine."
-)
-
-
 class ReadNoteIn(ToolInput):
-    path: str = Field(description=ADDRESS + " 'Note#Heading', 'Note#A#B' or 'Note#^block' reads only that section.")
+    path: str = Field(description=NOTE_ADDRESS + " 'Note#Heading' or 'Note#^block' reads that section.")
     heading: list[str] | None = Field(
         default=None, description="Only this section: heading texts from the outermost down, e.g. ['Plan', 'Goals']."
     )
@@ -171,8 +165,7 @@ class ReadNotesIn(ToolInput):
     paths: list[str] = Field(
         min_length=1,
         max_length=200,
-        description="Notes to read, in order: paths or wikilink addresses as read_note takes them "
-        "('Note#Heading' reads that section).",
+        description="Notes to read, in order, as read_note takes them ('Note#Heading' reads that section).",
     )
     cursor: str | None = Field(default=None, description="`next_cursor` of a previous call with the same paths.")
 
@@ -230,7 +223,7 @@ async def read_notes(ctx: ToolContext, args: ReadNotesIn) -> ReadNotesOut:
 
 
 class PathIn(ToolInput):
-    path: str = Field(description=ADDRESS)
+    path: str = Field(description=NOTE_ADDRESS)
 
 
 class NoteInfoOut(NoteMeta):

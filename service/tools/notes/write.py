@@ -20,7 +20,7 @@ from service.markdown import frontmatter as fm
 from service.markdown import sections
 from service.markdown.parse import note_title
 from service.tools.context import ToolContext
-from service.tools.models import ToolInput, ToolOutput
+from service.tools.models import NOTE_ADDRESS, ToolInput, ToolOutput
 from service.tools.spec import ToolSpec
 from service.vault.files import WriteResult
 from service.vault.paths import VaultPath
@@ -161,10 +161,7 @@ async def create_note_confirm(ctx: ToolContext, args: CreateNoteIn) -> str | Non
     return overwrite_preview(ctx, vp, len(_create_text(args).encode()), args.expected_etag)
 
 
-NEW_OR_EXISTING = (
-    "Note path ('.md' optional). An existing note may also be named as a wikilink names it (a bare name, "
-    "an alias, any letter case); where no note fits, the note is created at exactly this path."
-)
+NEW_OR_EXISTING = NOTE_ADDRESS + " Where no note fits, one is created at exactly this path."
 
 
 class WriteNoteIn(ToolInput):
@@ -255,9 +252,7 @@ async def prepend_note(ctx: ToolContext, args: AppendIn) -> WriteOut:
 
 class PatchNoteIn(ToolInput):
     path: str = Field(
-        description="The note: a path ('.md' optional) or what a wikilink holds (a bare name, an alias, any "
-        "letter case). 'Note#Heading', 'Note#A#B' or 'Note#^block' is the target when heading, block "
-        "and anchor are not given."
+        description=NOTE_ADDRESS + " 'Note#Heading' or 'Note#^block' is the target when no other is given."
     )
     content: str = Field(description="Text to insert, or the replacement.")
     heading: list[str] | None = Field(

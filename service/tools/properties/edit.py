@@ -35,7 +35,7 @@ from service.tools.graph_common import (
     note_item,
     preview,
 )
-from service.tools.models import ToolInput, ToolOutput
+from service.tools.models import NOTE_ADDRESS, ToolInput, ToolOutput
 
 if TYPE_CHECKING:
     from ruamel.yaml.comments import CommentedMap
@@ -43,10 +43,7 @@ from service.tools.spec import ToolSpec
 
 
 class PathIn(ToolInput):
-    path: str = Field(
-        description="The note: its path ('.md' optional) or what a wikilink holds (a bare name, a partial "
-        "path, an alias, any letter case)."
-    )
+    path: str = Field(description=NOTE_ADDRESS)
 
 
 class PropertiesOut(ToolOutput):
