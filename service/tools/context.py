@@ -61,9 +61,13 @@ class ToolContext:
         return vp
 
     def resolve_note(self, path: str, op: Op = "read") -> VaultPath:
-        """A note path: `.md` is optional, as in Obsidian."""
+        """A note path, taken as written (where a note is created): `.md` is optional, as in
+        Obsidian, and a wikilink's brackets around it (`[[New idea]]`) are dropped."""
         from service.vault.paths import normalize
 
+        text = path.strip()
+        if len(text) > 4 and text.startswith("[[") and text.endswith("]]"):
+            path = text[2:-2]
         return self.resolve(with_md(normalize(path)), op)
 
     async def find_note(

@@ -194,6 +194,8 @@ async def test_writes_create_exactly_where_the_path_says(av: Harness) -> None:
     assert into["path"] == "Launch plan.md" and into["created"] is False
     new = await av.ok("append_note", path="[[Brand new]]", content="first\n", create_if_missing=True)
     assert new["path"] == "Brand new.md" and av.read("Brand new.md") == "first\n"
+    bracketed = await av.ok("create_note", path="[[Another idea]]", content="x\n")  # brackets are link syntax
+    assert bracketed["path"] == "Another idea.md"
     copy = await av.ok("copy_note", path="Home", new_path="Home")  # the destination is the path 'Home.md'
     assert copy["path"] == "Home.md" and (av.root / "Home/Index.md").exists()
 
