@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import base64
 import json
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
 
 from service.errors import ValidationFailed
 
@@ -19,6 +19,14 @@ from service.errors import ValidationFailed
 PIPELINE_ARGS = frozenset({"idempotency_key", "elicit_token"})
 # The `path` of a tool that works on an existing note (`ToolContext.find_note`).
 NOTE_ADDRESS = "Note path ('.md' optional) or as a wikilink names it: bare name, partial path, alias, any case."
+
+# Any JSON value, spelled so that every branch has a JSON `type`: a bare `Any` becomes the schema
+# `{}`, which clients' schema-portability checks report as accepting anything, and which models and
+# form builders cannot map onto a type.
+JsonValue = Annotated[
+    Any,
+    WithJsonSchema({"anyOf": [{"type": t} for t in ("string", "number", "boolean", "array", "object", "null")]}),
+]
 
 
 class ToolInput(BaseModel):
