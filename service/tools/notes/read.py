@@ -13,6 +13,7 @@ from pydantic import Field, model_validator
 from wcmatch import glob as wglob
 
 from service.errors import AclDenied, AmbiguousNote, NotANote, NoteNotFound, PathInvalid, ValidationFailed
+from service.graph.address import Address
 from service.markdown import frontmatter as fm
 from service.markdown import sections
 from service.markdown.parse import note_title, parse_note
@@ -83,14 +84,13 @@ class ReadNoteOut(NoteMeta):
         return self.content
 
 
-def _section(text: str, subpath: str) -> tuple[str, int, int]:
-    """(content, first, last line) of a link section: '^block' or a heading path 'A#B'."""
-    if subpath.startswith("^"):
-        span = sections.find_block(text, subpath[1:].strip())
+def _section(text: str, address: Address) -> tuple[str, int, int]:
+    """(content, first, last line) of an address's section: '#^block' or a heading path '#A#B'."""
+    if address.block is not None:
+        span = sections.find_block(text, address.block)
         lines = text.split("\n")
         return "\n".join(lines[span.start : span.end]) + "\n", span.start + 1, span.end
-    heading = [p.strip() for p in subpath.split("#") if p.strip()]
-    span = sections.find_heading(text, heading)
+    span = sections.find_heading(text, address.heading or [])
     content = sections.section_text(text, span)
     return content, span.start + 1, span.start + content.count("\n")
 
@@ -112,7 +112,7 @@ async def read_note(ctx: ToolContext, args: ReadNoteIn) -> ReadNoteOut:
     total = len(text.split("\n")) - (1 if text.endswith("\n") else 0)
     first, last = 1, max(total, 1)
     if found.subpath is not None:
-        content, first, last = _section(text, found.subpath)
+        content, first, last = _section(text, found.address)
     elif args.heading is not None:
         span = sections.find_heading(text, args.heading)
         content = sections.section_text(text, span)
@@ -196,7 +196,7 @@ async def read_notes(ctx: ToolContext, args: ReadNotesIn) -> ReadNotesOut:
             found = await ctx.find_note(raw, "read", section="keep")
             vp = found.vp
             note = ctx.vault.files.read(vp)
-            content = note.content if found.subpath is None else _section(note.content, found.subpath)[0]
+            content = note.content if found.subpath is None else _section(note.content, found.address)[0]
         except (NoteNotFound, PathInvalid, AclDenied, AmbiguousNote, NotANote, ValidationFailed) as exc:
             error: dict[str, Any] = {"code": exc.code, "message": exc.message}
             if isinstance(exc, AmbiguousNote | NoteNotFound) and exc.details:

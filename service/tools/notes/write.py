@@ -19,7 +19,7 @@ from service.errors import AlreadyExists, NoteNotFound, ValidationFailed
 from service.markdown import frontmatter as fm
 from service.markdown import sections
 from service.markdown.parse import note_title
-from service.tools.context import ToolContext
+from service.tools.context import FoundNote, ToolContext
 from service.tools.models import NOTE_ADDRESS, ToolInput, ToolOutput
 from service.tools.spec import ToolSpec
 from service.vault.files import WriteResult
@@ -274,8 +274,9 @@ class PatchNoteIn(ToolInput):
         return self
 
 
-def _with_section(args: PatchNoteIn, subpath: str | None) -> PatchNoteIn:
+def _with_section(args: PatchNoteIn, found: FoundNote) -> PatchNoteIn:
     """The arguments with the path's '#…' section as the target; exactly one target in all."""
+    subpath = found.subpath
     given = sum(x is not None for x in (args.heading, args.block, args.anchor))
     if subpath is None:
         if given == 0:
@@ -289,9 +290,9 @@ def _with_section(args: PatchNoteIn, subpath: str | None) -> PatchNoteIn:
             "the path already names a section ('#…'): give it or heading/block/anchor, not both",
             details={"field": "path", "subpath": subpath},
         )
-    if subpath.startswith("^"):
-        return args.model_copy(update={"block": subpath})
-    return args.model_copy(update={"heading": [p.strip() for p in subpath.split("#") if p.strip()]})
+    if found.address.block is not None:
+        return args.model_copy(update={"block": found.address.block})
+    return args.model_copy(update={"heading": found.address.heading or []})
 
 
 def _patched(args: PatchNoteIn, text: str) -> str:
@@ -312,7 +313,7 @@ def _patched(args: PatchNoteIn, text: str) -> str:
 
 async def patch_note(ctx: ToolContext, args: PatchNoteIn) -> WriteOut:
     found = await ctx.find_note(args.path, "write", section="keep", missing_ok=args.expected_etag is not None)
-    args = _with_section(args, found.subpath)
+    args = _with_section(args, found)
     vp = found.vp
     files = ctx.vault.files
     result = await files.modify(vp, lambda old: _patched(args, old), expected_etag=args.expected_etag)
