@@ -19,11 +19,13 @@ hint, and no group is ever raised itself.
     │   │   ├── ValidationFailed            validation_error
     │   │   ├── PathInvalid                 path_invalid
     │   │   ├── QuerySyntaxError            query_syntax_error
-    │   │   └── BasesSyntaxError            bases_syntax_error
+    │   │   ├── BasesSyntaxError            bases_syntax_error
+    │   │   ├── AmbiguousNote               ambiguous_note          (details.candidates)
+    │   │   └── NotANote                    not_a_note              (a folder or attachment where a note is expected)
     │   ├── Missing                         what the call names does not exist
     │   │   ├── ToolNotFound                not_found               (404)
     │   │   ├── VaultNotFound               vault_not_found         (404)
-    │   │   └── NoteNotFound                note_not_found          (404)
+    │   │   └── NoteNotFound                note_not_found          (404; details.suggestions from note addresses)
     │   ├── AccessDenied                    the caller may not do this (now)
     │   │   ├── Unauthorized                unauthorized            (401)
     │   │   │   └── TokenRejected           unauthorized            (401; the HTTP tier's bearer check)
@@ -166,6 +168,21 @@ class NoteNotFound(Missing):
     code = "note_not_found"
     http_status = 404
     default_hint = "Check the path with list_notes or search_text."
+
+
+class AmbiguousNote(BadInput):
+    """A note address (a bare name, a partial path, an alias, a letter case) that fits several notes
+    the caller may read; `details.candidates` lists them."""
+
+    code = "ambiguous_note"
+    default_hint = "Pass one of details.candidates (a full vault path) as the path."
+
+
+class NotANote(BadInput):
+    """A folder or an attachment passed where a note is expected."""
+
+    code = "not_a_note"
+    default_hint = "Pass a note's path; list_notes lists the notes in a folder."
 
 
 class AlreadyExists(StateConflict):

@@ -12,6 +12,7 @@ broken, it links nothing, and a note whose only link partners are hidden is an o
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
@@ -108,6 +109,19 @@ class GraphQueries:
     async def all_paths(self, vault_id: str) -> list[str]:
         rows = await self.db.fetchall("SELECT path FROM notes WHERE vault_id = ? ORDER BY path", (vault_id,))
         return [str(r[0]) for r in rows]
+
+    async def note_names(self, vault_id: str) -> list[tuple[str, list[str]]]:
+        """(path, aliases) of every indexed note: what a note address is resolved against."""
+
+        def run(conn: sqlite3.Connection) -> list[tuple[str, list[str]]]:
+            sql = "SELECT path, aliases FROM notes WHERE vault_id = ?"
+            out: list[tuple[str, list[str]]] = []
+            for path, aliases in conn.execute(sql, (vault_id,)):
+                names = json.loads(aliases) if aliases and aliases != "[]" else []
+                out.append((str(path), [str(a) for a in names if isinstance(a, str | int | float)]))
+            return out
+
+        return await self.db.run_read(run)
 
     async def backlinks(self, vault_id: str, paths: list[str]) -> list[Edge]:
         """Links from any note to one of `paths`, by source path then line."""

@@ -49,7 +49,7 @@ class Prepared(NamedTuple):
     size: int
     etag: str
     note: tuple[Any, ...]  # the notes columns after vault_id and path
-    title: str
+    title: str  # the full-text title (`search_title`); the notes row holds the note's title
     body: str
     tags: list[tuple[str, str, str]]  # (tag, tag_lower, source)
     properties: list[tuple[Any, ...]]  # (key, list_index, type, text, lower, num, json)
@@ -89,7 +89,7 @@ def prepare(item: NoteInput, paths: PathSet | None) -> Prepared:
             p.word_count,
             time.time(),
         ),
-        title=p.title,
+        title=p.search_title,
         body=body,
         tags=list(tag_rows.values()),
         properties=[row for key, value in p.properties.items() for row in _property_rows(key, value)],

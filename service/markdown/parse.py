@@ -94,7 +94,8 @@ class Task:
 
 @dataclass(slots=True)
 class ParsedNote:
-    title: str
+    title: str  # Obsidian's title: the file's base name (`note_title`)
+    search_title: str  # what full-text search weighs as the title (`search_title`)
     aliases: list[str]
     properties: dict[str, Any]
     frontmatter_error: str | None
@@ -282,9 +283,9 @@ def parse_note(rel: str, text: str) -> ParsedNote:
     for t in inline_tags:
         if t not in all_tags:
             all_tags.append(t)
-    title = _title(rel, props, headings)
     return ParsedNote(
-        title=title,
+        title=note_title(rel),
+        search_title=search_title(rel, props, headings),
         aliases=frontmatter_aliases(props),
         properties=props,
         frontmatter_error=front.error,
@@ -300,24 +301,20 @@ def parse_note(rel: str, text: str) -> ParsedNote:
     )
 
 
-def _title(rel: str, props: dict[str, Any], headings: list[Heading]) -> str:
-    value = props.get("title")
-    if isinstance(value, str) and value.strip():
-        return value.strip()
-    for h in headings:
-        if h.level == 1:
-            return h.text
+def note_title(rel: str) -> str:
+    """A note's title, Obsidian's rule everywhere: the file's base name without '.md'."""
     name = rel.rsplit("/", 1)[-1]
     return name[:-3] if name.lower().endswith(".md") else name
 
 
-def title_of(rel: str, text: str) -> str:
-    """Title without a full parse (frontmatter + first H1 scan)."""
-    front = fm.split(text)
-    heads: list[Heading] = []
-    for no, line in enumerate(text[front.body_start :].split("\n")[:200]):
-        h = _HEADING.match(line.rstrip("\r"))
-        if h and len(h.group(1)) == 1:
-            heads.append(Heading(1, h.group(2).strip(), no))
-            break
-    return _title(rel, front.data, heads)
+def search_title(rel: str, props: dict[str, Any], headings: list[Heading]) -> str:
+    """The text full-text search weighs as a title: the note's title, followed by the frontmatter
+    `title` (or else the first H1) when that says something else, so a note is found by the
+    heading it displays as well as by its file name. migrations/0006_title_rule.sql derives the
+    same text for rows indexed before this rule."""
+    name = note_title(rel)
+    shown = props.get("title")
+    if not (isinstance(shown, str) and shown.strip()):
+        shown = next((h.text for h in headings if h.level == 1), None)
+    shown = shown.strip() if isinstance(shown, str) else None
+    return f"{name} {shown}" if shown and shown != name else name

@@ -2,7 +2,9 @@
 
 Handlers never check auth, scopes or limits themselves; they resolve every path argument
 through `resolve`/`resolve_note` (safe resolution + the path ACL for the operation) and filter
-listed paths with `can_read` so nothing the caller may not read leaks into a result.
+listed paths with `can_read` so nothing the caller may not read leaks into a result. An existing
+note is found with `find_note`, which accepts what a wikilink accepts (`service.graph.address`);
+a path where a note is to be created stays a path (`resolve_note`).
 
 A `ToolContext` carries what handlers use of the call, not the dispatch chain's `CallContext`:
 the caller, the transport, the SDK request (for client log notifications and nested calls),
@@ -13,16 +15,30 @@ handler leaves facts for the outer layers (the session it closed, what a nested 
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from service.types import Op, Principal, ProgressFn, Transport
 from service.vault.paths import VaultPath, with_md
 
 if TYPE_CHECKING:
+    from service.graph.address import Address, NoteName
     from service.services import Services
     from service.vault.commit import Steps
     from service.vault.vault import Vault
+
+SectionUse = Literal["keep", "ignore", "reject"]
+
+
+@dataclass(frozen=True, slots=True)
+class FoundNote:
+    """An existing note found by its address; `subpath` is the `#…` section asked for, if kept."""
+
+    vp: VaultPath
+    subpath: str | None
+    address: Address
+
 
 __all__ = ["InputNeeded", "Op", "ToolContext"]
 
@@ -46,10 +62,138 @@ class ToolContext:
         return vp
 
     def resolve_note(self, path: str, op: Op = "read") -> VaultPath:
-        """A note path: `.md` is optional, as in Obsidian."""
+        """A note path, taken as written (where a note is created): `.md` is optional, as in
+        Obsidian, and a wikilink's brackets around it (`[[New idea]]`) are dropped."""
         from service.vault.paths import normalize
 
+        text = path.strip()
+        if len(text) > 4 and text.startswith("[[") and text.endswith("]]"):
+            path = text[2:-2]
         return self.resolve(with_md(normalize(path)), op)
+
+    async def find_note(
+        self, address: str, op: Op = "read", *, section: SectionUse = "ignore", missing_ok: bool = False
+    ) -> FoundNote:
+        """An existing note named as a wikilink names it (path, name, partial path, alias, any
+        letter case, `#Heading`/`#^block`), with the path ACL for `op` applied to the note found.
+        `section`: a `#…` part is returned (`keep`), dropped (`ignore`) or a `validation_error`.
+
+        The address is first a vault path on disk, as written; only when no note is there are
+        the notes the caller may read searched (`resolve_address`): `ambiguous_note` when several
+        fit, else the literal path's own answer (`acl_denied`, `path_invalid`), `not_a_note` for a
+        folder or attachment, `note_not_found` with the closest names as `details.suggestions` —
+        or, with `missing_ok`, the literal path itself (where a note may be created, or where the
+        file layer answers an `expected_etag` with `conflict`)."""
+        from service.errors import AclDenied, AmbiguousNote, NoteNotFound, PathInvalid, ValidationFailed
+        from service.graph.address import parse_address, resolve_address, suggestions
+        from service.vault.paths import normalize
+
+        whole = self._literal_note(address) if "#" in address and not address.strip().startswith("[[") else None
+        if whole is not None:  # a file whose name really holds '#'
+            return FoundNote(self.resolve(whole.rel, op), None, parse_address(whole.rel))
+        addr = parse_address(address)
+        if addr.subpath is not None and section == "reject":
+            raise ValidationFailed(
+                f"{address!r} names a section ({addr.subpath!r}); this tool works on the whole note",
+                details={"field": "path", "reason": "section_not_supported", "subpath": addr.subpath},
+                hint="Pass the note without '#…'; patch_note and read_note take a section.",
+            )
+        kept = addr.subpath if section == "keep" else None
+        denied: AclDenied | None = None
+        invalid: PathInvalid | None = None
+        literal: VaultPath | None = None
+        try:
+            literal = self.resolve(with_md(normalize(addr.target)), op)
+        except AclDenied as exc:
+            denied = exc
+        except PathInvalid as exc:
+            if exc.details.get("reason") != "reserved character" or "/" in addr.target:
+                raise
+            invalid = exc  # 'Q&A: basics' can still be an alias
+        if literal is not None and literal.abs.is_file():
+            return FoundNote(literal, kept, addr)
+        names = await self._note_names()
+        # A scan of every note name (~0.1 s for 20k notes): off the event loop.
+        found = await asyncio.to_thread(resolve_address, addr.target, names, self._visible_note)
+        if found.path is not None:
+            return FoundNote(self.resolve(found.path, op), kept, addr)
+        if found.candidates:
+            raise AmbiguousNote(
+                f"{addr.target!r} fits {found.total} notes",
+                details={"address": address, "candidates": list(found.candidates), "total": found.total},
+            )
+        if denied is not None:
+            raise denied
+        if invalid is not None:
+            raise invalid
+        assert literal is not None
+        self._not_a_note(addr.target)
+        if missing_ok:
+            return FoundNote(literal, kept, addr)
+        close = await asyncio.to_thread(suggestions, addr.target, names, self._visible_note)
+        raise NoteNotFound(
+            f"no note at {literal.rel!r}" + (f"; closest: {', '.join(close)}" if close else ""),
+            details={"path": literal.rel, "suggestions": close},
+            hint="Pass one of details.suggestions as the path." if close else None,
+        )
+
+    def _literal_note(self, address: str) -> VaultPath | None:
+        from service.errors import AclDenied, PathInvalid
+        from service.vault.paths import normalize
+
+        try:
+            vp = self.resolve(with_md(normalize(address.strip())), "read")
+        except (AclDenied, PathInvalid):
+            return None
+        return vp if vp.abs.is_file() else None
+
+    def _not_a_note(self, target: str) -> None:
+        """`not_a_note` when `target` is a folder or an attachment the caller may read."""
+        from service.errors import AclDenied, NotANote, PathInvalid
+        from service.vault.paths import normalize
+
+        try:
+            vp = self.resolve(normalize(target), "read")
+        except (AclDenied, PathInvalid):
+            return
+        if vp.abs.is_dir():
+            raise NotANote(
+                f"{vp.rel!r} is a folder, not a note",
+                details={"path": vp.rel, "kind": "folder"},
+                hint="Pass a note's path; list_notes lists the notes in this folder.",
+            )
+        if vp.abs.is_file() and not vp.rel.lower().endswith(".md"):
+            raise NotANote(
+                f"{vp.rel!r} is an attachment, not a note",
+                details={"path": vp.rel, "kind": "attachment"},
+                hint="Note tools read and edit Markdown notes ('.md').",
+            )
+
+    def _visible_note(self, rel: str) -> bool:
+        """A note the caller may read and that is on disk (the index may lag behind a deletion)."""
+        return self.can_read(rel) and (self.vault.paths.root / rel).is_file()
+
+    async def _note_names(self) -> list[NoteName]:
+        """Every note an address may name: the index's notes and aliases; while the first index
+        is still being built, also the notes on disk (without aliases)."""
+        from service.graph.address import NoteName
+        from service.graph.queries import GraphQueries
+        from service.indexer.runner import indexer_of
+        from service.storage.db import DbError
+
+        try:
+            rows = await GraphQueries(self.services.db).note_names(self.vault.id)
+        except DbError:
+            rows = []
+        names = [NoteName(path, tuple(aliases)) for path, aliases in rows]
+        indexer = indexer_of(self.vault)
+        if indexer is None or not indexer.ready:
+            known = {n.path for n in names}
+            root = self.vault.paths.resolve("", allow_root=True)
+            for rel, entry in self.vault.files.walk(root, readable=self.can_read):
+                if rel not in known and rel.lower().endswith(".md") and not entry.is_dir():
+                    names.append(NoteName(rel))
+        return names
 
     def can_read(self, rel: str) -> bool:
         return self.services.guard.allows(self.principal, self.vault, rel, "read")

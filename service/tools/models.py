@@ -24,6 +24,8 @@ PIPELINE_ARGS = frozenset({"idempotency_key", "elicit_token"})
 # The request `_meta` key that may carry each pipeline argument instead of the arguments.
 META_KEYS = {"idempotency_key": "vaultgate/idempotency_key", "elicit_token": "vaultgate/elicit_token"}
 PIPELINE_MAX_LENGTH = 200
+# The `path` of a tool that works on an existing note (`ToolContext.find_note`).
+NOTE_ADDRESS = "Note path ('.md' optional) or as a wikilink names it: bare name, partial path, alias, any case."
 
 # Any JSON value, spelled so that every branch has a JSON `type`: a bare `Any` becomes the schema
 # `{}`, which clients' schema-portability checks report as accepting anything, and which models and
@@ -67,7 +69,7 @@ class NoteRef(BaseModel):
     """What every file-based result carries."""
 
     path: str = Field(description="Vault-relative path.")
-    title: str = Field(description="Note title (frontmatter title, first H1 or file name).")
+    title: str = Field(description="Note title: the file name without '.md', as in Obsidian.")
     obsidian_url: str = Field(description="obsidian://open URL that opens the note in Obsidian.")
 
 

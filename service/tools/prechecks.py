@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from service.errors import Conflict, IndexUnavailable, NoteNotFound
+from service.errors import Conflict, IndexUnavailable
 from service.tools.context import ToolContext
 
 
@@ -22,9 +22,7 @@ async def delete_note_precheck(ctx: ToolContext, args: Any) -> None:
     """delete_note permanent: the note exists, the caller may delete it, the etag still matches."""
     if not args.permanent:
         return  # to .trash: recoverable, asks nobody; the handler's own checks suffice
-    vp = ctx.resolve_note(args.path, "delete")
-    if not vp.abs.is_file():
-        raise NoteNotFound(f"no note at {vp.rel!r}", details={"path": vp.rel})
+    vp = (await ctx.find_note(args.path, "delete", section="reject")).vp
     expected = args.expected_etag
     if expected is not None:
         current = ctx.vault.files.current_etag(vp)

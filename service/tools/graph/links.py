@@ -25,7 +25,7 @@ from service.graph.queries import Edge, GraphQueries, hide_target
 from service.security.visible import unrestricted
 from service.tools.context import ToolContext
 from service.tools.graph_common import LineText, NoteItem, note_item, target_note
-from service.tools.models import Paging, ToolInput, ToolOutput, decode_cursor, page_of
+from service.tools.models import NOTE_ADDRESS, Paging, ToolInput, ToolOutput, decode_cursor, page_of
 from service.tools.search_common import drop_gone, forget_gone, missing
 from service.tools.spec import ToolSpec
 
@@ -35,7 +35,7 @@ def queries(ctx: ToolContext) -> GraphQueries:
 
 
 class PathIn(ToolInput, Paging):
-    path: str = Field(description="Note path, e.g. 'Projects/Plan.md' ('.md' optional).")
+    path: str = Field(description=NOTE_ADDRESS)
 
 
 class LinkItem(NoteItem):
@@ -87,7 +87,7 @@ def _link_fields(edge: Edge, lines: LineText) -> dict[str, object]:
 
 
 async def get_backlinks(ctx: ToolContext, args: PathIn) -> BacklinksOut:
-    vp = ctx.resolve_note(args.path, "read")
+    vp = (await ctx.find_note(args.path, "read")).vp
     ctx.vault.files.stat(vp)
     offset = decode_cursor(args.cursor, t="backlinks", p=vp.rel)
     edges = [e for e in await queries(ctx).backlinks(ctx.vault.id, [vp.rel]) if ctx.can_read(e.source)]
@@ -99,7 +99,7 @@ async def get_backlinks(ctx: ToolContext, args: PathIn) -> BacklinksOut:
 
 
 async def get_outlinks(ctx: ToolContext, args: PathIn) -> OutlinksOut:
-    vp = ctx.resolve_note(args.path, "read")
+    vp = (await ctx.find_note(args.path, "read")).vp
     ctx.vault.files.stat(vp)
     offset = decode_cursor(args.cursor, t="outlinks", p=vp.rel)
     edges = [
@@ -124,7 +124,7 @@ async def get_outlinks(ctx: ToolContext, args: PathIn) -> OutlinksOut:
 
 
 class NeighborsIn(ToolInput, Paging):
-    path: str = Field(description="Start note ('.md' optional).")
+    path: str = Field(description="Start note. " + NOTE_ADDRESS)
     depth: int = Field(default=1, ge=1, le=5, description="How many link hops to follow.")
     direction: Literal["in", "out", "both"] = Field(
         default="both", description="Follow outgoing links, backlinks, or both."
@@ -146,7 +146,7 @@ class NeighborsOut(ToolOutput):
 
 
 async def graph_neighbors(ctx: ToolContext, args: NeighborsIn) -> NeighborsOut:
-    vp = ctx.resolve_note(args.path, "read")
+    vp = (await ctx.find_note(args.path, "read")).vp
     ctx.vault.files.stat(vp)
     state = {"t": "neighbors", "p": vp.rel, "d": args.depth, "r": args.direction, "m": args.max_nodes}
     offset = decode_cursor(args.cursor, **state)

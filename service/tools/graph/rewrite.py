@@ -27,11 +27,15 @@ from service.vault.paths import VaultPath, with_md
 
 class RewriteLinksIn(ChangeListIn):
     old_target: str = Field(description="The path links point at now (it may no longer exist), '.md' optional.")
-    new_target: str = Field(description="The existing note or file the links should point at instead.")
+    new_target: str = Field(
+        description="The existing note or file the links should point at instead (a note also as a wikilink names it)."
+    )
     dry_run: bool = Field(default=True, description="Default true: only list each file and line that would change.")
 
 
 class RewriteLinksOut(ToolOutput):
+    old_target: str = Field(description="The vault path the links pointed at.")
+    new_target: str = Field(description="The path of the note or file they point at now (as resolved).")
     dry_run: bool = Field(description="True when nothing was changed.")
     items: list[FileChangeItem] = Field(
         description="Notes whose links change, with each line (this page: at most `limit`)."
@@ -42,13 +46,15 @@ class RewriteLinksOut(ToolOutput):
     next_cursor: str | None = Field(default=None, description="Dry run: cursor of the next preview page.")
 
 
-def _rewrite_targets(ctx: ToolContext, args: RewriteLinksIn) -> tuple[str, VaultPath]:
+async def _rewrite_targets(ctx: ToolContext, args: RewriteLinksIn) -> tuple[str, VaultPath]:
     """(old, new) after the checks that need no plan: new_target exists and differs from old."""
-    new = ctx.resolve(args.new_target, "read")
-    if not new.abs.is_file():
-        new = ctx.resolve_note(args.new_target, "read")
-        if not new.abs.is_file():
-            raise NoteNotFound(f"no note at {new.rel!r}", details={"path": new.rel})
+    new: VaultPath | None
+    try:
+        new = ctx.resolve(args.new_target, "read")
+    except PathInvalid:
+        new = None  # no path, but it may be a note's address ('[[Plan|text]]')
+    if new is None or not new.abs.is_file():
+        new = (await ctx.find_note(args.new_target, "read", section="reject")).vp
     old_raw = ctx.resolve(args.old_target, "read")
     old = old_raw.rel if old_raw.abs.is_file() or "." in base_name(old_raw.rel) else with_md(old_raw.rel)
     if old == new.rel:
@@ -58,11 +64,13 @@ def _rewrite_targets(ctx: ToolContext, args: RewriteLinksIn) -> tuple[str, Vault
 
 async def precheck_rewrite(ctx: ToolContext, args: RewriteLinksIn) -> None:
     start_of(args, args.dry_run)
-    _rewrite_targets(ctx, args)
+    await _rewrite_targets(ctx, args)
 
 
-async def _rewrite_plan(ctx: ToolContext, args: RewriteLinksIn, steps: Steps | None = None) -> MovePlan:
-    old, new = _rewrite_targets(ctx, args)
+async def _rewrite_plan(
+    ctx: ToolContext, args: RewriteLinksIn, steps: Steps | None = None
+) -> tuple[MovePlan, str, str]:
+    old, new = await _rewrite_targets(ctx, args)
     await complete_index(ctx)
     files = vault_files(ctx.vault)
     before, after = PathSet([*files, old]), PathSet(files)
@@ -93,18 +101,20 @@ async def _rewrite_plan(ctx: ToolContext, args: RewriteLinksIn, steps: Steps | N
         if result.changed:
             ctx.resolve(path, "write")
             plan.edits.append(FileEdit(path, path, note.etag, note.content, result.text, result.changes))
-    return plan
+    return plan, old, new.rel
 
 
 async def rewrite_links(ctx: ToolContext, args: RewriteLinksIn) -> RewriteLinksOut:
     start_of(args, args.dry_run)  # a bad cursor fails before anything changes
     steps = ctx.steps("rewrite_links")
     async with move_lock(ctx.vault):
-        plan = await _rewrite_plan(ctx, args, steps)
+        plan, old, new = await _rewrite_plan(ctx, args, steps)
         if not args.dry_run:
             await apply_plan(ctx.vault, plan, steps)
     (edits,), cursor, truncated = window(args, args.dry_run, plan.edits)
     return RewriteLinksOut(
+        old_target=old,
+        new_target=new,
         dry_run=args.dry_run,
         items=edit_items(ctx, edits),
         files_changed=len(plan.edits),
@@ -117,8 +127,8 @@ async def rewrite_links(ctx: ToolContext, args: RewriteLinksIn) -> RewriteLinksO
 async def confirm_rewrite(ctx: ToolContext, args: RewriteLinksIn) -> str | None:
     if args.dry_run:
         return None
-    plan = await _rewrite_plan(ctx, args)
-    head = [f"Repoint links from {args.old_target!r} to {args.new_target!r} in {len(plan.edits)} notes:"]
+    plan, old, new = await _rewrite_plan(ctx, args)
+    head = [f"Repoint links from {old!r} to {new!r} in {len(plan.edits)} notes:"]
     return preview(head, edit_items(ctx, plan.edits))
 
 

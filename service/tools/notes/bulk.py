@@ -17,7 +17,7 @@ from functools import partial
 from pydantic import BaseModel, ConfigDict, Field
 
 from service.errors import AlreadyExists, Conflict, ValidationFailed
-from service.markdown.parse import title_of
+from service.markdown.parse import note_title
 from service.tools.context import ToolContext
 from service.tools.models import ToolInput, ToolOutput
 from service.tools.notes.write import overwrite_preview
@@ -99,7 +99,7 @@ async def _create(ctx: ToolContext, vp: VaultPath, note: NewNote, overwrite: boo
     files = ctx.vault.files
     before = files.read(vp).content if files.current_etag(vp) is not None else None
     result = await files.write(vp, note.content, create_only=not overwrite, expected_etag=note.expected_etag)
-    title = title_of(vp.rel, note.content)
+    title = note_title(vp.rel)
     url = ctx.vault.url(vp.rel)
     items.append(BulkItem(path=vp.rel, title=title, obsidian_url=url, etag=result.etag, created=result.created))
 

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from service.errors import NoteNotFound, PathInvalid, ValidationFailed
-from service.markdown.parse import title_of
+from service.errors import ValidationFailed
+from service.markdown.parse import note_title
 from service.tools.context import ToolContext
-from service.tools.models import ToolInput, ToolOutput
+from service.tools.models import NOTE_ADDRESS, ToolInput, ToolOutput
 from service.tools.notes.write import ETAG, WriteOut, overwrite_preview, write_out
 from service.tools.prechecks import delete_note_precheck
 from service.tools.spec import ToolSpec
@@ -23,7 +23,7 @@ from service.vault.paths import VaultPath
 
 
 class DeleteNoteIn(ToolInput):
-    path: str = Field(description="Note path ('.md' optional).")
+    path: str = Field(description=NOTE_ADDRESS)
     permanent: bool = Field(
         default=False, description="Really delete (needs confirmation); by default the note goes to .trash/."
     )
@@ -32,7 +32,7 @@ class DeleteNoteIn(ToolInput):
 
 class DeleteOut(ToolOutput):
     path: str = Field(description="The deleted note.")
-    title: str = Field(description="Its title (frontmatter title, first H1 or file name).")
+    title: str = Field(description="Its title: the file name without '.md'.")
     obsidian_url: str = Field(description="obsidian://open URL of the path it had (restore it there to reopen).")
     deleted: bool = Field(description="Always true on success.")
     permanent: bool = Field(description="Whether it was deleted for good.")
@@ -40,11 +40,9 @@ class DeleteOut(ToolOutput):
 
 
 async def delete_note(ctx: ToolContext, args: DeleteNoteIn) -> DeleteOut:
-    vp = ctx.resolve_note(args.path, "delete")
-    try:
-        title = title_of(vp.rel, ctx.vault.files.read(vp).content)
-    except (NoteNotFound, PathInvalid):
-        title = title_of(vp.rel, "")  # the delete below reports what is wrong
+    missing_ok = args.expected_etag is not None  # a missing note with an etag: the file layer's conflict
+    vp = (await ctx.find_note(args.path, "delete", section="reject", missing_ok=missing_ok)).vp
+    title = note_title(vp.rel)
     trash = await ctx.vault.files.delete(vp, permanent=args.permanent, expected_etag=args.expected_etag)
     return DeleteOut(
         path=vp.rel,
@@ -59,13 +57,13 @@ async def delete_note(ctx: ToolContext, args: DeleteNoteIn) -> DeleteOut:
 async def delete_note_confirm(ctx: ToolContext, args: DeleteNoteIn) -> str | None:
     if not args.permanent:
         return None
-    vp = ctx.resolve_note(args.path, "delete")
+    vp = (await ctx.find_note(args.path, "delete", section="reject", missing_ok=args.expected_etag is not None)).vp
     return f"permanently delete {vp.rel} (not recoverable from .trash)"
 
 
 class CopyNoteIn(ToolInput):
-    path: str = Field(description="Note to copy ('.md' optional).")
-    new_path: str = Field(description="Where the copy goes ('.md' optional).")
+    path: str = Field(description="Note to copy. " + NOTE_ADDRESS)
+    new_path: str = Field(description="Where the copy goes ('.md' optional), taken as written.")
     overwrite: bool = Field(
         default=False,
         description="Replace an existing note at new_path (needs confirmation unless expected_etag matches it).",
@@ -76,8 +74,8 @@ class CopyNoteIn(ToolInput):
     )
 
 
-def _copy_paths(ctx: ToolContext, args: CopyNoteIn) -> tuple[VaultPath, VaultPath]:
-    src = ctx.resolve_note(args.path, "read")
+async def _copy_paths(ctx: ToolContext, args: CopyNoteIn) -> tuple[VaultPath, VaultPath]:
+    src = (await ctx.find_note(args.path, "read", section="reject")).vp
     dst = ctx.resolve_note(args.new_path, "write")
     if src.rel == dst.rel:
         raise ValidationFailed("new_path is the same note", details={"field": "new_path"})
@@ -85,15 +83,15 @@ def _copy_paths(ctx: ToolContext, args: CopyNoteIn) -> tuple[VaultPath, VaultPat
 
 
 async def copy_note(ctx: ToolContext, args: CopyNoteIn) -> WriteOut:
-    src, dst = _copy_paths(ctx, args)
+    src, dst = await _copy_paths(ctx, args)
     result = await ctx.vault.files.copy(src, dst, overwrite=args.overwrite, expected_etag=args.expected_etag)
-    return write_out(ctx, dst, result, ctx.vault.files.read(dst).content)
+    return write_out(ctx, dst, result)
 
 
 async def copy_note_confirm(ctx: ToolContext, args: CopyNoteIn) -> str | None:
     if not args.overwrite:
         return None
-    src, dst = _copy_paths(ctx, args)
+    src, dst = await _copy_paths(ctx, args)
     return overwrite_preview(ctx, dst, ctx.vault.files.stat(src).size, args.expected_etag)
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from service.errors import AlreadyExists, Conflict, NoteNotFound, PathInvalid
+from service.errors import AclDenied, AlreadyExists, Conflict, NotANote, NoteNotFound, PathInvalid
 from service.graph.linkpath import base_name, folder_of, strip_md
 from service.graph.moves import MovePlan, apply_plan, files_under, move_lock, plan_move
 from service.graph.queries import GraphQueries
@@ -28,7 +28,7 @@ from service.vault.paths import normalize, with_md
 
 
 class MoveIn(ChangeListIn):
-    path: str = Field(description="Note, file or folder to move ('.md' optional for notes).")
+    path: str = Field(description="Note, file or folder to move: its path; a note also as a wikilink names it.")
     new_path: str = Field(
         description="Where it goes: a full vault path ('Archive/Plan.md'). For rename_note a bare "
         "name ('Plan v2') keeps the current folder."
@@ -48,6 +48,7 @@ class MovedPair(BaseModel):
 
 class MoveOut(ToolOutput):
     path: str = Field(description="The new path of the moved note or folder.")
+    old_path: str = Field(description="Where it was: the path the given address resolved to.")
     title: str = Field(description="Title of the moved note (folder name for a folder).")
     obsidian_url: str = Field(description="obsidian://open URL of the new location.")
     dry_run: bool = Field(description="True when nothing was changed.")
@@ -62,17 +63,25 @@ class MoveOut(ToolOutput):
     next_cursor: str | None = Field(default=None, description="Dry run: cursor of the next preview page.")
 
 
-def _source(ctx: ToolContext, path: str) -> tuple[str, bool]:
-    """(rel, is_folder) of an existing note, file or folder."""
-    vp = ctx.resolve(path, "write")
-    if vp.abs.is_dir():
-        return vp.rel, True
-    if vp.abs.is_file():
-        return vp.rel, False
-    note = ctx.resolve_note(path, "write")
-    if note.abs.is_file():
-        return note.rel, False
-    raise NoteNotFound(f"no note, file or folder at {vp.rel!r}", details={"path": vp.rel})
+async def _source(ctx: ToolContext, path: str) -> tuple[str, bool]:
+    """(rel, is_folder) of an existing folder or file at `path`, else of the note it addresses."""
+    denied: AclDenied | None = None
+    try:
+        vp = ctx.resolve(path, "write")
+        if vp.abs.is_dir():
+            return vp.rel, True
+        if vp.abs.is_file():
+            return vp.rel, False
+    except AclDenied as exc:
+        denied = exc  # answered unless the address names a note elsewhere
+    except PathInvalid:
+        pass  # '[[Plan|text]]' is no path, but an address
+    try:
+        return (await ctx.find_note(path, "write", section="reject")).vp.rel, False
+    except (NoteNotFound, NotANote):
+        if denied is not None:
+            raise denied from None
+        raise
 
 
 def _destination(src: str, is_folder: bool, new_path: str, rename: bool) -> str:
@@ -87,10 +96,10 @@ def _destination(src: str, is_folder: bool, new_path: str, rename: bool) -> str:
     return rel
 
 
-def _endpoints(ctx: ToolContext, args: MoveIn, rename: bool) -> tuple[str, str, bool]:
+async def _endpoints(ctx: ToolContext, args: MoveIn, rename: bool) -> tuple[str, str, bool]:
     """(src, dst, is_folder) after the checks that need no plan: the source exists and may be
     written, the destination may be written and is free, the etag still matches."""
-    src, is_folder = _source(ctx, args.path)
+    src, is_folder = await _source(ctx, args.path)
     dst = ctx.resolve(_destination(src, is_folder, args.new_path, rename), "write").rel
     if args.expected_etag is not None and not is_folder:
         current = ctx.vault.files.current_etag(ctx.resolve(src, "write"))
@@ -107,13 +116,15 @@ def _endpoints(ctx: ToolContext, args: MoveIn, rename: bool) -> tuple[str, str, 
 def _precheck_move(rename: bool) -> Precheck:
     async def precheck(ctx: ToolContext, args: MoveIn) -> None:
         start_of(args, args.dry_run)
-        _endpoints(ctx, args, rename)
+        await _endpoints(ctx, args, rename)
 
     return precheck
 
 
-async def _plan(ctx: ToolContext, args: MoveIn, rename: bool, steps: Steps | None = None) -> tuple[MovePlan, str, bool]:
-    src, dst, is_folder = _endpoints(ctx, args, rename)
+async def _plan(
+    ctx: ToolContext, args: MoveIn, rename: bool, steps: Steps | None = None
+) -> tuple[MovePlan, str, str, bool]:
+    src, dst, is_folder = await _endpoints(ctx, args, rename)
     await complete_index(ctx)  # backlinks come from the index
     moves = {f: dst + f[len(src) :] for f in files_under(ctx.vault, src)} if is_folder else {src: dst}
     for old, new in moves.items():
@@ -129,30 +140,24 @@ async def _plan(ctx: ToolContext, args: MoveIn, rename: bool, steps: Steps | Non
     plan.edits = [edit for edit in plan.edits if ctx.can_read(edit.path)]
     for edit in plan.edits:
         ctx.resolve(edit.path, "write")
-    return plan, dst, is_folder
+    return plan, src, dst, is_folder
 
 
 async def _move(ctx: ToolContext, args: MoveIn, rename: bool) -> MoveOut:
     start_of(args, args.dry_run)  # a bad cursor fails before anything changes
     steps = ctx.steps("rename_note" if rename else "move_note")
     async with move_lock(ctx.vault):
-        plan, dst, is_folder = await _plan(ctx, args, rename, steps)
+        plan, src, dst, is_folder = await _plan(ctx, args, rename, steps)
         if not args.dry_run:
             if is_folder and not plan.moves:
-                await ctx.vault.files.move(ctx.resolve(args.path, "write"), ctx.resolve(dst, "write"))
+                await ctx.vault.files.move(ctx.resolve(src, "write"), ctx.resolve(dst, "write"))
             else:
                 await apply_plan(ctx.vault, plan, steps)
     (moved_page, edits), cursor, truncated = window(args, args.dry_run, list(plan.moves.items()), plan.edits)
-    title = base_name(dst) if is_folder else strip_md(base_name(dst))
-    if not is_folder and not args.dry_run:
-        from service.markdown.parse import title_of
-
-        # The caller read this note at its source (a move needs read); a write-only destination
-        # must not turn a completed move into an error.
-        moved = ctx.vault.paths.resolve(dst)
-        title = title_of(dst, ctx.vault.files.read(moved).content) if dst.endswith(".md") else title
+    title = base_name(dst) if is_folder else strip_md(base_name(dst))  # a note's title is its name
     return MoveOut(
         **note_item(ctx, dst, title),
+        old_path=src,
         dry_run=args.dry_run,
         moved=[MovedPair(old_path=o, new_path=n) for o, n in moved_page],
         items=edit_items(ctx, edits),
@@ -176,11 +181,11 @@ def _confirm_move(rename: bool) -> ConfirmWhen:
     async def confirm_when(ctx: ToolContext, args: MoveIn) -> str | None:
         if args.dry_run:
             return None
-        src, is_folder = _source(ctx, args.path)
+        src, is_folder = await _source(ctx, args.path)
         dst = _destination(src, is_folder, args.new_path, rename)
         if folder_of(src) == folder_of(dst):
             return None
-        plan, dst, _ = await _plan(ctx, args, rename)
+        plan, src, dst, _ = await _plan(ctx, args, rename)
         head = [f"Move {src!r} to {dst!r} ({len(plan.moves)} files); rewrite links in {len(plan.edits)} notes:"]
         return preview(head, edit_items(ctx, plan.edits))
 

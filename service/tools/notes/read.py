@@ -12,12 +12,13 @@ from typing import Any, Literal
 from pydantic import Field, model_validator
 from wcmatch import glob as wglob
 
-from service.errors import AclDenied, NoteNotFound, PathInvalid, ValidationFailed
+from service.errors import AclDenied, AmbiguousNote, NotANote, NoteNotFound, PathInvalid, ValidationFailed
+from service.graph.address import Address
 from service.markdown import frontmatter as fm
 from service.markdown import sections
-from service.markdown.parse import parse_note, title_of
+from service.markdown.parse import note_title, parse_note
 from service.tools.context import ToolContext
-from service.tools.models import ToolInput, ToolOutput, decode_cursor, encode_cursor, page_of
+from service.tools.models import NOTE_ADDRESS, ToolInput, ToolOutput, decode_cursor, encode_cursor, page_of
 from service.tools.notes.note_facts import note_facts
 from service.tools.spec import ToolSpec
 from service.vault.files import NoteFile
@@ -27,7 +28,7 @@ GLOB_FLAGS = wglob.GLOBSTAR | wglob.BRACE | wglob.IGNORECASE | wglob.DOTMATCH
 
 class NoteMeta(ToolOutput):
     path: str = Field(description="Vault-relative path.")
-    title: str = Field(description="Note title.")
+    title: str = Field(description="Note title: the file name without '.md', as in Obsidian.")
     obsidian_url: str = Field(description="obsidian://open URL.")
     etag: str = Field(description="Content hash; pass as expected_etag to modify safely.")
     size: int = Field(description="Size in bytes.")
@@ -49,7 +50,7 @@ def meta(ctx: ToolContext, note: NoteFile, title: str) -> dict[str, Any]:
 
 
 class ReadNoteIn(ToolInput):
-    path: str = Field(description="Note path, e.g. 'Projects/Plan.md' ('.md' optional).")
+    path: str = Field(description=NOTE_ADDRESS + " 'Note#Heading' or 'Note#^block' reads that section.")
     heading: list[str] | None = Field(
         default=None, description="Only this section: heading texts from the outermost down, e.g. ['Plan', 'Goals']."
     )
@@ -83,8 +84,26 @@ class ReadNoteOut(NoteMeta):
         return self.content
 
 
+def _section(text: str, address: Address) -> tuple[str, int, int]:
+    """(content, first, last line) of an address's section: '#^block' or a heading path '#A#B'."""
+    if address.block is not None:
+        span = sections.find_block(text, address.block)
+        lines = text.split("\n")
+        return "\n".join(lines[span.start : span.end]) + "\n", span.start + 1, span.end
+    span = sections.find_heading(text, address.heading or [])
+    content = sections.section_text(text, span)
+    return content, span.start + 1, span.start + content.count("\n")
+
+
 async def read_note(ctx: ToolContext, args: ReadNoteIn) -> ReadNoteOut:
-    vp = ctx.resolve_note(args.path, "read")
+    found = await ctx.find_note(args.path, "read", section="keep")
+    selected = args.heading is not None or args.start_line or args.end_line or args.part != "all"
+    if found.subpath is not None and selected:
+        raise ValidationFailed(
+            "the path already names a section ('#…'): choose one of it, heading, a line range, or part",
+            details={"field": "path", "subpath": found.subpath},
+        )
+    vp = found.vp
     note = ctx.vault.files.read(vp)
     text = note.content
     facts = await note_facts(ctx, vp.rel, note.etag, text)
@@ -92,7 +111,9 @@ async def read_note(ctx: ToolContext, args: ReadNoteIn) -> ReadNoteOut:
         await _tell_invalid_frontmatter(ctx, vp.rel, facts.frontmatter_error)
     total = len(text.split("\n")) - (1 if text.endswith("\n") else 0)
     first, last = 1, max(total, 1)
-    if args.heading is not None:
+    if found.subpath is not None:
+        content, first, last = _section(text, found.address)
+    elif args.heading is not None:
         span = sections.find_heading(text, args.heading)
         content = sections.section_text(text, span)
         first, last = span.start + 1, span.start + content.count("\n")
@@ -141,12 +162,16 @@ async def _tell_invalid_frontmatter(ctx: ToolContext, rel: str, error: str) -> N
 
 
 class ReadNotesIn(ToolInput):
-    paths: list[str] = Field(min_length=1, max_length=200, description="Note paths to read, in order.")
+    paths: list[str] = Field(
+        min_length=1,
+        max_length=200,
+        description="Notes to read, in order, as read_note takes them ('Note#Heading' reads that section).",
+    )
     cursor: str | None = Field(default=None, description="`next_cursor` of a previous call with the same paths.")
 
 
 class ReadNotesItem(ToolOutput):
-    path: str = Field(description="The path as resolved (or as given when invalid).")
+    path: str = Field(description="The note's path as resolved (the address as given when it failed).")
     title: str | None = Field(default=None, description="Note title.")
     obsidian_url: str | None = Field(default=None, description="obsidian://open URL.")
     etag: str | None = Field(default=None, description="Content hash.")
@@ -168,22 +193,27 @@ async def read_notes(ctx: ToolContext, args: ReadNotesIn) -> ReadNotesOut:
     for index in range(start, len(args.paths)):
         raw = args.paths[index]
         try:
-            vp = ctx.resolve_note(raw, "read")
+            found = await ctx.find_note(raw, "read", section="keep")
+            vp = found.vp
             note = ctx.vault.files.read(vp)
-        except (NoteNotFound, PathInvalid, AclDenied) as exc:
-            items.append(ReadNotesItem(path=raw, error={"code": exc.code, "message": exc.message}))
+            content = note.content if found.subpath is None else _section(note.content, found.address)[0]
+        except (NoteNotFound, PathInvalid, AclDenied, AmbiguousNote, NotANote, ValidationFailed) as exc:
+            error: dict[str, Any] = {"code": exc.code, "message": exc.message}
+            if isinstance(exc, AmbiguousNote | NoteNotFound) and exc.details:
+                error["details"] = exc.details
+            items.append(ReadNotesItem(path=raw, error=error))
             continue
-        size = len(note.content.encode("utf-8", errors="surrogateescape"))
+        size = len(content.encode("utf-8", errors="surrogateescape"))
         if items and used + size > budget:
             return ReadNotesOut(items=items, next_cursor=encode_cursor(index, n=len(args.paths)))
         used += size
         items.append(
             ReadNotesItem(
                 path=vp.rel,
-                title=title_of(vp.rel, note.content),
+                title=note_title(vp.rel),
                 obsidian_url=ctx.vault.url(vp.rel),
                 etag=note.etag,
-                content=note.content,
+                content=content,
             )
         )
     return ReadNotesOut(items=items, next_cursor=None)
@@ -193,7 +223,7 @@ async def read_notes(ctx: ToolContext, args: ReadNotesIn) -> ReadNotesOut:
 
 
 class PathIn(ToolInput):
-    path: str = Field(description="Note path ('.md' optional).")
+    path: str = Field(description=NOTE_ADDRESS)
 
 
 class NoteInfoOut(NoteMeta):
@@ -208,7 +238,7 @@ class NoteInfoOut(NoteMeta):
 
 
 async def note_info(ctx: ToolContext, args: PathIn) -> NoteInfoOut:
-    vp = ctx.resolve_note(args.path, "read")
+    vp = (await ctx.find_note(args.path, "read")).vp
     note = ctx.vault.files.read(vp)
     parsed = parse_note(vp.rel, note.content)
     row = await ctx.services.db.fetchone(
@@ -250,7 +280,7 @@ class ListNotesIn(ToolInput):
 
 class FileItem(ToolOutput):
     path: str = Field(description="Vault-relative path.")
-    title: str = Field(description="File name without '.md'.")
+    title: str = Field(description="Note title: the file name without '.md'.")
     obsidian_url: str = Field(description="obsidian://open URL.")
     size: int = Field(description="Size in bytes.")
     mtime: float = Field(description="Modification time (Unix seconds).")
@@ -342,8 +372,9 @@ TOOLS: tuple[ToolSpec, ...] = (
         domain="notes",
         title="Read a note",
         description="Read a note (whole, one heading section by heading path, a line range, frontmatter or "
-        "body) with its etag, properties, tags and links. For several notes use read_notes; for "
-        "facts without the text, note_info.",
+        "body) with its etag, properties, tags and links. The path may be written as a wikilink: "
+        "'Launch plan', '[[Plan#Goals]]', an alias. For several notes use read_notes; for facts "
+        "without the text, note_info.",
         input_model=ReadNoteIn,
         output_model=ReadNoteOut,
         handler=read_note,

@@ -18,9 +18,9 @@ from pydantic import Field, model_validator
 from service.errors import AlreadyExists, NoteNotFound, ValidationFailed
 from service.markdown import frontmatter as fm
 from service.markdown import sections
-from service.markdown.parse import title_of
-from service.tools.context import ToolContext
-from service.tools.models import ToolInput, ToolOutput
+from service.markdown.parse import note_title
+from service.tools.context import FoundNote, ToolContext
+from service.tools.models import NOTE_ADDRESS, ToolInput, ToolOutput
 from service.tools.spec import ToolSpec
 from service.vault.files import WriteResult
 from service.vault.paths import VaultPath
@@ -37,10 +37,10 @@ class WriteOut(ToolOutput):
     size: int = Field(description="Size in bytes after the write.")
 
 
-def write_out(ctx: ToolContext, vp: VaultPath, result: WriteResult, text: str) -> WriteOut:
+def write_out(ctx: ToolContext, vp: VaultPath, result: WriteResult) -> WriteOut:
     return WriteOut(
         path=vp.rel,
-        title=title_of(vp.rel, text),
+        title=note_title(vp.rel),
         obsidian_url=ctx.vault.url(vp.rel),
         etag=result.etag,
         created=result.created,
@@ -58,6 +58,13 @@ def _yaml_block(properties: dict[str, Any]) -> str:
     buf = io.StringIO()
     yaml.dump(properties, buf)
     return f"---\n{buf.getvalue()}---\n"
+
+
+async def existing_or_new(ctx: ToolContext, address: str) -> VaultPath:
+    """The note a modify-or-create call works on: the existing note the address names (as
+    `find_note` finds it), or, when none fits, the new path exactly as written (a new path is a
+    path: a wikilink's brackets are dropped, nothing is looked up)."""
+    return (await ctx.find_note(address, "write", section="reject", missing_ok=True)).vp
 
 
 # -- create / write ----------------------------------------------------------------------------
@@ -132,9 +139,9 @@ async def create_note(ctx: ToolContext, args: CreateNoteIn) -> WriteOut:
     files = ctx.vault.files
     if args.if_exists == "overwrite":
         result = await files.write(vp, text, expected_etag=args.expected_etag)
-        return write_out(ctx, vp, result, text)
+        return write_out(ctx, vp, result)
     if args.if_exists == "error":
-        return write_out(ctx, vp, await files.write(vp, text, create_only=True), text)
+        return write_out(ctx, vp, await files.write(vp, text, create_only=True))
     for n in range(MAX_UNIQUE_SUFFIX + 1):
         candidate = vp if n == 0 else ctx.resolve_note(_numbered(vp.rel, n), "write")
         if files.current_etag(candidate) is not None or candidate.abs.is_dir():
@@ -143,7 +150,7 @@ async def create_note(ctx: ToolContext, args: CreateNoteIn) -> WriteOut:
             result = await files.write(candidate, text, create_only=True)
         except AlreadyExists:
             continue  # taken concurrently: try the next number
-        return write_out(ctx, candidate, result, text)
+        return write_out(ctx, candidate, result)
     raise AlreadyExists(f"{vp.rel!r} and {MAX_UNIQUE_SUFFIX} numbered variants already exist", details={"path": vp.rel})
 
 
@@ -154,8 +161,11 @@ async def create_note_confirm(ctx: ToolContext, args: CreateNoteIn) -> str | Non
     return overwrite_preview(ctx, vp, len(_create_text(args).encode()), args.expected_etag)
 
 
+NEW_OR_EXISTING = NOTE_ADDRESS + " Where no note fits, one is created at exactly this path."
+
+
 class WriteNoteIn(ToolInput):
-    path: str = Field(description="Note path ('.md' optional).")
+    path: str = Field(description=NEW_OR_EXISTING)
     content: str = Field(description="Note text (Markdown).")
     mode: Literal["create", "overwrite", "append"] = Field(
         default="create",
@@ -164,24 +174,30 @@ class WriteNoteIn(ToolInput):
     expected_etag: str | None = ETAG
 
 
+async def _write_target(ctx: ToolContext, args: WriteNoteIn) -> VaultPath:
+    if args.mode == "create":
+        return ctx.resolve_note(args.path, "write")
+    return await existing_or_new(ctx, args.path)
+
+
 async def write_note(ctx: ToolContext, args: WriteNoteIn) -> WriteOut:
-    vp = ctx.resolve_note(args.path, "write")
+    vp = await _write_target(ctx, args)
     files = ctx.vault.files
     if args.mode == "append":
         if files.current_etag(vp) is None:
             # expected_etag on a missing note is a conflict (checked under the lock), never a new note
             result = await files.write(vp, args.content, create_only=True, expected_etag=args.expected_etag)
-            return write_out(ctx, vp, result, args.content)
+            return write_out(ctx, vp, result)
         result = await files.modify(vp, lambda old: _appended(old, args.content), expected_etag=args.expected_etag)
-        return write_out(ctx, vp, result, files.read(vp).content)
+        return write_out(ctx, vp, result)
     result = await files.write(vp, args.content, expected_etag=args.expected_etag, create_only=args.mode == "create")
-    return write_out(ctx, vp, result, args.content)
+    return write_out(ctx, vp, result)
 
 
 async def write_note_confirm(ctx: ToolContext, args: WriteNoteIn) -> str | None:
     if args.mode != "overwrite":
         return None
-    vp = ctx.resolve_note(args.path, "write")
+    vp = await _write_target(ctx, args)
     return overwrite_preview(ctx, vp, len(args.content.encode()), args.expected_etag)
 
 
@@ -195,19 +211,21 @@ def _appended(old: str, content: str) -> str:
 
 
 class AppendIn(ToolInput):
-    path: str = Field(description="Note path ('.md' optional).")
+    path: str = Field(description=NEW_OR_EXISTING)
     content: str = Field(description="Text to add.")
     create_if_missing: bool = Field(default=False, description="Create the note when it does not exist.")
     expected_etag: str | None = ETAG
 
 
 async def _add(ctx: ToolContext, args: AppendIn, at_start: bool) -> WriteOut:
-    vp = ctx.resolve_note(args.path, "write")
+    # A missing note with an expected_etag is a conflict (the file layer decides it under its lock).
+    missing_ok = args.create_if_missing or args.expected_etag is not None
+    vp = (await ctx.find_note(args.path, "write", section="reject", missing_ok=missing_ok)).vp
     files = ctx.vault.files
     if args.create_if_missing and files.current_etag(vp) is None:
         try:  # an expected_etag for a missing note fails with conflict: nothing is created
             result = await files.write(vp, args.content, create_only=True, expected_etag=args.expected_etag)
-            return write_out(ctx, vp, result, args.content)
+            return write_out(ctx, vp, result)
         except AlreadyExists:
             pass  # created concurrently: fall through to a normal append
 
@@ -218,7 +236,7 @@ async def _add(ctx: ToolContext, args: AppendIn, at_start: bool) -> WriteOut:
         return sections.insert_after_frontmatter(old, piece)
 
     result = await files.modify(vp, change, expected_etag=args.expected_etag)
-    return write_out(ctx, vp, result, files.read(vp).content)
+    return write_out(ctx, vp, result)
 
 
 async def append_note(ctx: ToolContext, args: AppendIn) -> WriteOut:
@@ -233,7 +251,9 @@ async def prepend_note(ctx: ToolContext, args: AppendIn) -> WriteOut:
 
 
 class PatchNoteIn(ToolInput):
-    path: str = Field(description="Note path ('.md' optional).")
+    path: str = Field(
+        description=NOTE_ADDRESS + " 'Note#Heading' or 'Note#^block' is the target when no other is given."
+    )
     content: str = Field(description="Text to insert, or the replacement.")
     heading: list[str] | None = Field(
         default=None, description="Target section: heading texts from the outermost down, e.g. ['Plan', 'Goals']."
@@ -249,9 +269,30 @@ class PatchNoteIn(ToolInput):
 
     @model_validator(mode="after")
     def _one_target(self) -> PatchNoteIn:
-        if sum(x is not None for x in (self.heading, self.block, self.anchor)) != 1:
+        if sum(x is not None for x in (self.heading, self.block, self.anchor)) > 1:
             raise ValueError("give exactly one target: heading, block or anchor")
         return self
+
+
+def _with_section(args: PatchNoteIn, found: FoundNote) -> PatchNoteIn:
+    """The arguments with the path's '#…' section as the target; exactly one target in all."""
+    subpath = found.subpath
+    given = sum(x is not None for x in (args.heading, args.block, args.anchor))
+    if subpath is None:
+        if given == 0:
+            raise ValidationFailed(
+                "give exactly one target: heading, block, anchor, or a '#Heading'/'#^block' in the path",
+                details={"field": "heading", "reason": "no_target"},
+            )
+        return args
+    if given:
+        raise ValidationFailed(
+            "the path already names a section ('#…'): give it or heading/block/anchor, not both",
+            details={"field": "path", "subpath": subpath},
+        )
+    if found.address.block is not None:
+        return args.model_copy(update={"block": found.address.block})
+    return args.model_copy(update={"heading": found.address.heading or []})
 
 
 def _patched(args: PatchNoteIn, text: str) -> str:
@@ -271,10 +312,12 @@ def _patched(args: PatchNoteIn, text: str) -> str:
 
 
 async def patch_note(ctx: ToolContext, args: PatchNoteIn) -> WriteOut:
-    vp = ctx.resolve_note(args.path, "write")
+    found = await ctx.find_note(args.path, "write", section="keep", missing_ok=args.expected_etag is not None)
+    args = _with_section(args, found)
+    vp = found.vp
     files = ctx.vault.files
     result = await files.modify(vp, lambda old: _patched(args, old), expected_etag=args.expected_etag)
-    return write_out(ctx, vp, result, files.read(vp).content)
+    return write_out(ctx, vp, result)
 
 
 TOOLS: tuple[ToolSpec, ...] = (

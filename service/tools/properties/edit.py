@@ -22,7 +22,7 @@ from service.errors import NoteNotFound, ValidationFailed
 from service.graph.moves import FileEdit, MovePlan, apply_plan, move_lock
 from service.graph.queries import GraphQueries
 from service.markdown import yaml_edit
-from service.markdown.parse import title_of
+from service.markdown.parse import note_title
 from service.markdown.tag_edit import check_tag, edit_inline_tags, renamed
 from service.tools.change_pages import ChangeListIn, start_of, window
 from service.tools.context import ToolContext
@@ -35,7 +35,7 @@ from service.tools.graph_common import (
     note_item,
     preview,
 )
-from service.tools.models import ToolInput, ToolOutput
+from service.tools.models import NOTE_ADDRESS, ToolInput, ToolOutput
 
 if TYPE_CHECKING:
     from ruamel.yaml.comments import CommentedMap
@@ -44,7 +44,7 @@ from service.vault.commit import Steps, prepare_step
 
 
 class PathIn(ToolInput):
-    path: str = Field(description="Note path ('.md' optional).")
+    path: str = Field(description=NOTE_ADDRESS)
 
 
 class PropertiesOut(ToolOutput):
@@ -57,7 +57,7 @@ class PropertiesOut(ToolOutput):
 
 
 async def get_properties(ctx: ToolContext, args: PathIn) -> PropertiesOut:
-    vp = ctx.resolve_note(args.path, "read")
+    vp = (await ctx.find_note(args.path, "read")).vp
     note = ctx.vault.files.read(vp)
     error: str | None = None
     try:
@@ -65,7 +65,7 @@ async def get_properties(ctx: ToolContext, args: PathIn) -> PropertiesOut:
     except ValidationFailed as exc:
         props, error = {}, str(exc.details.get("yaml_error", exc.message))
     return PropertiesOut(
-        **note_item(ctx, vp.rel, title_of(vp.rel, note.content)),
+        **note_item(ctx, vp.rel, note_title(vp.rel)),
         etag=note.etag,
         properties=props,
         frontmatter_error=error,
@@ -106,7 +106,7 @@ class RemoveTagsIn(AddTagsIn):
 
 
 async def _edit(ctx: ToolContext, path: str, expected_etag: str | None, change: Any) -> EditOut:
-    vp = ctx.resolve_note(path, "write")
+    vp = (await ctx.find_note(path, "write", section="reject")).vp
     before = ctx.vault.files.read(vp).content
     holder: dict[str, str] = {}
 
@@ -123,7 +123,7 @@ async def _edit(ctx: ToolContext, path: str, expected_etag: str | None, change: 
         result = await ctx.vault.files.modify(vp, apply, expected_etag=expected_etag)
         changed, text, etag = holder["before"] != holder["after"], holder["after"], result.etag
     return EditOut(
-        **note_item(ctx, vp.rel, title_of(vp.rel, text)),
+        **note_item(ctx, vp.rel, note_title(vp.rel)),
         etag=etag,
         properties=yaml_edit.plain(dict(yaml_edit.load(text, vp.rel))),
         changed=changed,

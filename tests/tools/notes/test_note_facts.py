@@ -61,10 +61,10 @@ async def test_facts_come_from_the_index_only_when_its_etag_matches(make_vault: 
         # A stale etag never matches the index row: the text given is parsed instead.
         changed = "# Changed title\n\nNow [[A]] #new\n"
         facts = await note_facts(ctx, "B.md", "not-the-indexed-etag", changed)
-        assert (facts.title, facts.tags, facts.links) == ("Changed title", ["new"], ["A"])
+        assert (facts.title, facts.tags, facts.links) == ("B", ["new"], ["A"])  # the title is the file name
         # The matching etag is answered by the index (whose row still describes the old text).
         indexed = await note_facts(ctx, "B.md", note.etag, changed)
-        assert (indexed.title, indexed.links) == ("B title", ["Missing note"])
+        assert (indexed.title, indexed.links) == ("B", ["Missing note"])
 
 
 async def test_read_note_reports_an_edit_the_index_has_not_seen(make_vault: Callable[..., Path]) -> None:
@@ -74,7 +74,7 @@ async def test_read_note_reports_an_edit_the_index_has_not_seen(make_vault: Call
         (root / "B.md").write_text("---\ntags: [fresh]\n---\n# New B\n\n[[A]]\n", encoding="utf-8")
         out = await vg.ok("read_note", path="B")
         assert (out["title"], out["tags"], out["links"], out["properties"]) == (
-            "New B",
+            "B",
             ["fresh"],
             ["A"],
             {"tags": ["fresh"]},
@@ -96,7 +96,7 @@ async def test_a_busy_database_falls_back_to_a_pooled_reader(
 
         monkeypatch.setattr(db, "point_read", busy)
         out = await vg.ok("read_note", path="A")
-        assert calls and out["title"] == "Custom title" and out["tags"] == expected(NOTES["A.md"], "A.md")["tags"]
+        assert calls and out["title"] == "A" and out["tags"] == expected(NOTES["A.md"], "A.md")["tags"]
 
 
 def test_db_error_classes_cover_the_driver_in_use() -> None:

@@ -290,7 +290,7 @@ async def test_delete_goes_to_trash_and_permanent_really_deletes(vg: Harness) ->
     await vg.err("delete_note", "conflict", path="Gone", expected_etag="f" * 32)
     await vg.err("delete_note", "path_invalid", path="../Welcome")
     await vg.err("delete_note", "acl_denied", path=".obsidian/app.json")
-    await vg.err("delete_note", "note_not_found", path="Projects")
+    await vg.err("delete_note", "not_a_note", path="Projects")
     assert vg.snapshot() == before
     spec = vg.app.registry.get("delete_note")
     assert spec is not None and spec.confirm == "conditional" and spec.scope_class == "delete"
@@ -480,11 +480,11 @@ async def test_writing_through_an_in_vault_symlink_updates_its_target_and_keeps_
     assert folder_link.is_symlink() and (vg.root / "Projects/Via folder link.md").read_text() == "x\n"
 
 
-async def test_writes_onto_a_folder_named_like_a_note_are_path_invalid(vg: Harness) -> None:
+async def test_writes_onto_a_folder_named_like_a_note_are_refused(vg: Harness) -> None:
     (vg.root / "Folder.md").mkdir()
     before = vg.snapshot()
     await vg.err("create_note", "path_invalid", path="Folder.md", content="x")
-    await vg.err("write_note", "path_invalid", path="Folder.md", content="x", mode="overwrite")
+    await vg.err("write_note", "not_a_note", path="Folder.md", content="x", mode="overwrite")
     await vg.err("copy_note", "path_invalid", path="Welcome", new_path="Folder.md")
     await vg.err("bulk_create_notes", "path_invalid", notes=[{"path": "Folder.md"}])
     assert vg.snapshot() == before

@@ -107,7 +107,7 @@ async def test_search_properties_combines_filters_all_and_any(sv: Harness) -> No
     ]
     assert paths(await sv.ok("search_properties", filters=mixed, match="all")) == []
     newest = await sv.ok("search_properties", filters=[{"key": "status", "op": "exists"}], sort="title")
-    assert [i["title"] for i in newest["items"]] == ["Alpha launch", "Beta", "Gamma", "Secret"]
+    assert [i["title"] for i in newest["items"]] == ["Alpha", "Beta", "Gamma", "Secret"]  # file names
 
 
 async def test_search_properties_failure_paths(sv: Harness) -> None:
@@ -137,8 +137,10 @@ async def test_query_jsonlogic_over_metadata(sv: Harness) -> None:
     out = await sv.ok("query_jsonlogic", logic=rule)
     assert paths(out) == ["Projects/Alpha.md", "Projects/Gamma.md"]
     assert out["items"][0]["properties"]["priority"] == 3
-    by_title = await sv.ok("query_jsonlogic", logic={"in": ["launch", {"lower": {"var": "title"}}]})
-    assert paths(by_title) == ["Projects/Alpha.md"]
+    by_title = await sv.ok("query_jsonlogic", logic={"in": ["alph", {"lower": {"var": "title"}}]})
+    assert paths(by_title) == ["Projects/Alpha.md"]  # the title is the file name, as in Obsidian
+    by_property = await sv.ok("query_jsonlogic", logic={"==": [{"var": "properties.title"}, "Alpha launch"]})
+    assert paths(by_property) == ["Projects/Alpha.md"]
     scoped = await sv.ok("query_jsonlogic", logic={"==": [1, 1]}, folder="Journal", sort="mtime")
     assert sorted(paths(scoped)) == ["Journal/2026-01-05.md", "Journal/2026-01-06.md"]
     iffy = {"if": [{"missing": ["properties.status"]}, False, {"!=": [{"var": "properties.status"}, "draft"]}]}

@@ -15,7 +15,7 @@ async def test_search_text_stems_and_returns_snippet_with_highlights(sv: Harness
     out = await sv.ok("search_text", query="launching", folder="Projects")
     assert paths(out) == ["Projects/Alpha.md"]
     hit = out["items"][0]
-    assert hit["title"] == "Alpha launch"
+    assert hit["title"] == "Alpha"  # the file name; its frontmatter title still counts as title text
     assert hit["obsidian_url"] == "obsidian://open?vault=" + sv.root.name + "&file=Projects%2FAlpha.md"
     marked = [hit["snippet"][a:b].lower() for a, b in hit["highlights"]]
     assert marked and all(m.startswith("launch") for m in marked)

@@ -37,7 +37,7 @@ def parsed():  # type: ignore[no-untyped-def]
 
 
 def test_frontmatter_title_aliases_and_tags(parsed) -> None:  # type: ignore[no-untyped-def]
-    assert parsed.title == "Custom"
+    assert parsed.title == "Note" and parsed.search_title == "Note Custom"
     assert parsed.aliases == ["One", "Two"]
     assert parsed.properties["tags"] == ["fm/a", "b"]
     assert parsed.tags == ["fm/a", "b", "inline", "nested/tag/deep", "work"]
@@ -86,21 +86,26 @@ def test_invalid_yaml_is_reported_and_the_body_still_indexed() -> None:
     text = "---\nkey: [bad\n---\n# Body\n\nStill here #t [[x]]\n"
     p = parse_note("x.md", text)
     assert p.frontmatter_error and p.properties == {}
-    assert p.title == "Body" and p.tags == ["t"] and [lk.target for lk in p.links] == ["x"]
+    assert p.title == "x" and p.search_title == "x Body" and p.tags == ["t"] and [lk.target for lk in p.links] == ["x"]
     assert p.body_line == 3
 
 
 @pytest.mark.parametrize(
-    ("text", "title"),
+    ("text", "shown"),
     [
-        ("---\ntitle: From FM\n---\n# H1\n", "From FM"),
-        ("Intro\n\n# First H1\n## Sub\n", "First H1"),
+        ("---\ntitle: From FM\n---\n# H1\n", "My File From FM"),
+        ("Intro\n\n# First H1\n## Sub\n", "My File First H1"),
+        ("# My File\n", "My File"),
         ("## Only H2\n", "My File"),
         ("", "My File"),
     ],
 )
-def test_title_rule(text: str, title: str) -> None:
-    assert parse_note("Dir/My File.md", text).title == title
+def test_title_rule(text: str, shown: str) -> None:
+    """Obsidian's title is the file's base name, whatever the note says; full-text search also
+    weighs the frontmatter title or first H1 as title text when that says something else."""
+    parsed = parse_note("Dir/My File.md", text)
+    assert parsed.title == "My File"
+    assert parsed.search_title == shown
 
 
 def test_frontmatter_tags_as_a_string_and_with_hashes() -> None:
