@@ -1,0 +1,164 @@
+"""SemanticEngine: the embedder (loaded lazily, once), the chunker, each vault's embedding job,
+and nearest-chunk search over the stored vectors (sqlite-vec, or the exact numpy scan).
+
+The search tools reach it as `services.semantic`; `app.py` builds it and runs its jobs as
+components beside the indexers.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from service.embeddings.factory import build_embedder
+from service.embeddings.protocol import Embedder
+from service.errors import EmbeddingUnavailable
+from service.semantic import store, vectors
+from service.semantic.chunker import Chunk, Chunker
+from service.semantic.job import EmbeddingJob
+from service.settings import EmbeddingSettings
+from service.storage.db import Database
+from service.vault.vault import Vault
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkRow:
+    chunk_id: int
+    note_id: int
+    path: str
+    title: str
+    mtime: float
+    folder: str
+    tags: list[str]
+    heading: str | None
+    text: str
+
+
+class _NoteChunker:
+    def __init__(self, chunker: Chunker) -> None:
+        self.chunker = chunker
+
+    def chunks_of(self, src: store.Source) -> list[Chunk]:
+        return self.chunker.chunks(src.title, src.body, aliases=src.aliases, tags=src.tags, properties=src.properties)
+
+
+class SemanticEngine:
+    def __init__(
+        self,
+        settings: EmbeddingSettings,
+        db: Database,
+        *,
+        factory: Callable[[EmbeddingSettings], Embedder | None] = build_embedder,
+    ) -> None:
+        self.settings = settings
+        self.db = db
+        self.cache = vectors.ScanCache()
+        self.jobs: dict[str, EmbeddingJob] = {}
+        self.dims: dict[str, int] = {}
+        self._factory = factory
+        self._embedder: Embedder | None = None
+        self._chunker: _NoteChunker | None = None
+        self.force_scan = False  # tests: exercise the numpy path with sqlite-vec loaded
+
+    @property
+    def enabled(self) -> bool:
+        return self.settings.provider != "none"
+
+    def job(self, vault: Vault) -> EmbeddingJob:
+        found = self.jobs.get(vault.id)
+        if found is None:
+            found = self.jobs[vault.id] = EmbeddingJob(self, vault)
+        return found
+
+    def embedder(self) -> Embedder:
+        if not self.enabled:
+            raise EmbeddingUnavailable(
+                "semantic search is off on this server ([embeddings] provider = 'none')",
+                details={"provider": "none"},
+                hint="Use text search, or set [embeddings] provider.",
+            )
+        if self._embedder is None:
+            self._embedder = self._factory(self.settings)
+        if self._embedder is None:  # pragma: no cover - factory returns None only for 'none'
+            raise EmbeddingUnavailable("no embedding model configured")
+        return self._embedder
+
+    @property
+    def model(self) -> str | None:
+        return self.embedder().name if self.enabled else None
+
+    def chunker(self) -> _NoteChunker:
+        if self._chunker is None:
+            from service.embeddings.tokens import TokenCounter
+
+            self._chunker = _NoteChunker(
+                Chunker(TokenCounter(), max_tokens=self.settings.max_tokens, overlap=self.settings.overlap_tokens)
+            )
+        return self._chunker
+
+    @property
+    def uses_vec(self) -> bool:
+        return self.db.backends.vec and not self.force_scan
+
+    async def counts(self, vault_id: str) -> store.Counts:
+        model = self.embedder().name
+        return await self.db.run_read(lambda c: store.counts(c, vault_id, model))
+
+    async def stored_dim(self, model: str) -> int | None:
+        row = await self.db.fetchone("SELECT length(vector) FROM embeddings WHERE model = ? LIMIT 1", (model,))
+        return int(row[0]) // 4 if row else None
+
+    async def query_vector(self, text: str) -> np.ndarray[Any, Any]:
+        row: np.ndarray[Any, Any] = (await self.embedder().embed_query(text))[0]
+        return row
+
+    def knn(
+        self, conn: sqlite3.Connection, vault_id: str, query: np.ndarray[Any, Any], k: int
+    ) -> list[tuple[int, float]]:
+        """Nearest chunks of a vault, best first (reader thread)."""
+        model = self.embedder().name
+        if self.uses_vec and k <= vectors.VEC_MAX_K and vectors.has_table(conn, model):
+            return vectors.knn_vec(conn, vault_id, model, query, k)
+        return vectors.knn_scan(conn, self.cache, vault_id, model, query, k)
+
+    def note_vector(self, conn: sqlite3.Connection, note_id: int) -> np.ndarray[Any, Any] | None:
+        """The mean of a note's chunk vectors, normalised (None when it has none yet)."""
+        model = self.embedder().name
+        rows = conn.execute(
+            "SELECT e.vector FROM chunks c JOIN embeddings e ON e.model = ? AND e.hash = c.hash WHERE c.note_id = ?",
+            (model, note_id),
+        ).fetchall()
+        if not rows:
+            return None
+        mean = np.mean([np.frombuffer(r[0], dtype=np.float32) for r in rows], axis=0)
+        norm = float(np.linalg.norm(mean))
+        return (mean / norm).astype(np.float32) if norm else None
+
+
+def chunk_rows(conn: sqlite3.Connection, ids: list[int]) -> dict[int, ChunkRow]:
+    out: dict[int, ChunkRow] = {}
+    for i in range(0, len(ids), 500):
+        part = ids[i : i + 500]
+        marks = ",".join("?" * len(part))
+        for r in conn.execute(
+            "SELECT c.id, c.note_id, n.path, n.title, n.mtime, n.folder, n.tags, c.heading, c.text "
+            f"FROM chunks c JOIN notes n ON n.id = c.note_id WHERE c.id IN ({marks})",
+            part,
+        ):
+            out[int(r[0])] = ChunkRow(
+                int(r[0]),
+                int(r[1]),
+                str(r[2]),
+                str(r[3]),
+                float(r[4]),
+                str(r[5]),
+                list(json.loads(r[6] or "[]")),
+                r[7],
+                str(r[8]),
+            )
+    return out

@@ -1,0 +1,265 @@
+"""search domain, semantic: search_semantic, search_hybrid, find_similar.
+
+Touches: index tables `chunks`, `embeddings`, the sqlite-vec table of the model, `notes`,
+`fts_words` (read only, through `service.semantic`); the embedding model for the query
+(`services.semantic`). Every candidate is filtered by read permission, folder, tags and dates
+before a page is cut (`semantic.search.NoteFilter`), so a note the caller may not read never
+appears as a hit, a similar note or a chunk. Results carry the best chunk's text and an
+`obsidian_url` that opens its heading. While the vault's chunks are still being embedded
+`complete` is false (notes not embedded yet are missing).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import sqlite3
+
+from pydantic import BaseModel, Field
+
+from service.errors import EmbeddingUnavailable, NoteNotFound, ValidationFailed
+from service.semantic import search as sem
+from service.semantic.engine import SemanticEngine
+from service.tools.context import ToolContext
+from service.tools.models import Paging, ToolInput, ToolOutput, decode_cursor, encode_cursor
+from service.tools.search_common import (
+    FOLDER_FIELD,
+    FolderArg,
+    Partial,
+    drop_gone,
+    partial,
+    query_key,
+    readable,
+    run,
+    scope,
+)
+from service.tools.spec import ToolSpec
+
+
+class FilterArgs(ToolInput, Paging):
+    folder: FolderArg = FOLDER_FIELD
+    tags: list[str] | None = Field(default=None, max_length=50, description="Only notes carrying all of these tags.")
+    modified_after: dt.datetime | dt.date | None = Field(
+        default=None, description="Only notes modified at or after this ISO date/time (UTC when no zone)."
+    )
+    modified_before: dt.datetime | dt.date | None = Field(
+        default=None, description="Only notes modified before this ISO date/time (UTC when no zone)."
+    )
+    limit: int = Field(default=10, ge=1, le=100, description="Page size (notes).")
+
+
+class SemanticIn(FilterArgs):
+    query: str = Field(min_length=1, max_length=2000, description="What to look for, in your own words.")
+
+
+class SimilarIn(FilterArgs):
+    path: str = Field(min_length=1, max_length=1024, description="The note to find neighbours of.")
+
+
+class SemanticHit(BaseModel):
+    path: str = Field(description="Vault-relative path.")
+    title: str = Field(description="Note title.")
+    obsidian_url: str = Field(description="obsidian://open URL of the note, at the best chunk's heading.")
+    mtime: float = Field(description="Modification time (Unix seconds).")
+    score: float = Field(description="Relevance: cosine similarity (semantic) or fused score 0..1 (hybrid).")
+    heading: str | None = Field(default=None, description="Heading of the best matching chunk.")
+    chunk: str | None = Field(default=None, description="Text of the best matching chunk.")
+
+
+class SemanticOut(ToolOutput, Partial):
+    items: list[SemanticHit] = Field(description="This page of notes, best first.")
+    next_cursor: str | None = Field(default=None, description="Pass as `cursor` (with the same arguments).")
+    model: str = Field(description="The embedding model that ranked these results.")
+    complete: bool = Field(description="Every chunk of the vault has its vector (false while embedding catches up).")
+
+
+def _stamp(value: dt.datetime | dt.date | None) -> float | None:
+    if value is None:
+        return None
+    if not isinstance(value, dt.datetime):
+        value = dt.datetime(value.year, value.month, value.day)
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=dt.UTC)
+    return value.timestamp()
+
+
+def engine_of(ctx: ToolContext) -> SemanticEngine:
+    engine = ctx.services.semantic
+    if engine is None or not engine.enabled:
+        raise EmbeddingUnavailable(
+            "semantic search is off on this server ([embeddings] provider = 'none')",
+            details={"provider": "none"},
+            hint="Use search_text, or enable [embeddings] in the server config.",
+        )
+    return engine
+
+
+def note_filter(ctx: ToolContext, args: FilterArgs) -> sem.NoteFilter:
+    return sem.NoteFilter(
+        can_read=readable(ctx),
+        folders=scope(ctx, args.folder),
+        tags=sem.normalise_tags(args.tags),
+        after=_stamp(args.modified_after),
+        before=_stamp(args.modified_before),
+    )
+
+
+def url(ctx: ToolContext, path: str, heading: str | None) -> str:
+    return ctx.vault.url(f"{path}#{heading}" if heading else path)
+
+
+async def _complete(ctx: ToolContext, engine: SemanticEngine) -> bool:
+    counts = await engine.counts(ctx.vault.id)
+    return counts.backlog == 0
+
+
+async def _page(
+    ctx: ToolContext, engine: SemanticEngine, hits: list[SemanticHit], offset: int, limit: int, key: str
+) -> SemanticOut:
+    hits = await drop_gone(ctx, hits, offset, limit)
+    more = offset + limit < len(hits)
+    return SemanticOut(
+        items=hits[offset : offset + limit],
+        next_cursor=encode_cursor(offset + limit, t="semantic", q=key) if more else None,
+        model=engine.embedder().name,
+        complete=await _complete(ctx, engine),
+        partial=partial(ctx),
+    )
+
+
+def _key(tool: str, args: FilterArgs, subject: str) -> str:
+    return query_key(tool, subject, args.model_dump(exclude={"cursor", "limit", "idempotency_key", "elicit_token"}))
+
+
+async def search_semantic(ctx: ToolContext, args: SemanticIn) -> SemanticOut:
+    engine = engine_of(ctx)
+    keep = note_filter(ctx, args)
+    key = _key("semantic", args, args.query)
+    offset = decode_cursor(args.cursor, t="semantic", q=key)
+    vector = await engine.query_vector(args.query)
+    vid = ctx.vault.id
+    want = offset + args.limit + 1
+
+    def compute(conn: sqlite3.Connection) -> list[sem.ChunkHit]:
+        return sem.best_per_note(sem.nearest(engine, conn, vid, vector, want, keep))
+
+    found = await run(ctx, compute)
+    hits = [
+        SemanticHit(
+            path=h.row.path,
+            title=h.row.title,
+            obsidian_url=url(ctx, h.row.path, h.row.heading),
+            mtime=h.row.mtime,
+            score=round(h.similarity, 4),
+            heading=h.row.heading,
+            chunk=h.row.text,
+        )
+        for h in found
+    ]
+    return await _page(ctx, engine, hits, offset, args.limit, key)
+
+
+async def search_hybrid(ctx: ToolContext, args: SemanticIn) -> SemanticOut:
+    engine = engine_of(ctx)
+    keep = note_filter(ctx, args)
+    key = _key("hybrid", args, args.query)
+    offset = decode_cursor(args.cursor, t="semantic", q=key)
+    vector = await engine.query_vector(args.query)
+    vid = ctx.vault.id
+    want = offset + args.limit + 1
+
+    def compute(conn: sqlite3.Connection) -> list[sem.HybridHit]:
+        return sem.hybrid_rank(engine, conn, vid, args.query, vector, want, keep)
+
+    hits = [
+        SemanticHit(
+            path=h.path,
+            title=h.title,
+            obsidian_url=url(ctx, h.path, h.chunk.heading if h.chunk else None),
+            mtime=h.mtime,
+            score=round(h.score, 4),
+            heading=h.chunk.heading if h.chunk else None,
+            chunk=h.chunk.text if h.chunk else None,
+        )
+        for h in await run(ctx, compute)
+    ]
+    return await _page(ctx, engine, hits, offset, args.limit, key)
+
+
+async def find_similar(ctx: ToolContext, args: SimilarIn) -> SemanticOut:
+    engine = engine_of(ctx)
+    vp = ctx.resolve(args.path, "read")
+    keep = note_filter(ctx, args)
+    key = _key("similar", args, vp.rel)
+    offset = decode_cursor(args.cursor, t="semantic", q=key)
+    vid = ctx.vault.id
+    want = offset + args.limit + 1
+    engine.embedder()
+
+    def compute(conn: sqlite3.Connection) -> list[sem.ChunkHit] | None:
+        row = conn.execute("SELECT id FROM notes WHERE vault_id = ? AND path = ?", (vid, vp.rel)).fetchone()
+        if row is None:
+            raise NoteNotFound(f"no note at {vp.rel!r}", details={"path": vp.rel})
+        vector = engine.note_vector(conn, int(row[0]))
+        if vector is None:
+            return None
+        keep.exclude.add(int(row[0]))
+        return sem.best_per_note(sem.nearest(engine, conn, vid, vector, want, keep))
+
+    found = await run(ctx, compute)
+    if found is None:
+        raise ValidationFailed(
+            f"{vp.rel!r} has no embedded chunks yet",
+            details={"path": vp.rel, "reason": "not_embedded"},
+            hint="Try again when index_status shows no embedding backlog.",
+        )
+    hits = [
+        SemanticHit(
+            path=h.row.path,
+            title=h.row.title,
+            obsidian_url=url(ctx, h.row.path, h.row.heading),
+            mtime=h.row.mtime,
+            score=round(h.similarity, 4),
+            heading=h.row.heading,
+            chunk=h.row.text,
+        )
+        for h in found
+    ]
+    return await _page(ctx, engine, hits, offset, args.limit, key)
+
+
+TOOLS: tuple[ToolSpec, ...] = (
+    ToolSpec(
+        name="search_semantic",
+        domain="search",
+        title="Search by meaning",
+        description="Vector search over note chunks: finds notes about the query even without shared words. "
+        "folder/tags/modified_after/modified_before filters; items carry the best chunk and a link to its heading.",
+        input_model=SemanticIn,
+        output_model=SemanticOut,
+        handler=search_semantic,
+        tags=("search",),
+    ),
+    ToolSpec(
+        name="search_hybrid",
+        domain="search",
+        title="Search by words and meaning",
+        description="BM25 text search and vector search fused into one ranking; same filters and items as "
+        "search_semantic.",
+        input_model=SemanticIn,
+        output_model=SemanticOut,
+        handler=search_hybrid,
+        tags=("search",),
+    ),
+    ToolSpec(
+        name="find_similar",
+        domain="search",
+        title="Find similar notes",
+        description="Notes nearest in meaning to a given note (by its chunk vectors); same filters and items as "
+        "search_semantic.",
+        input_model=SimilarIn,
+        output_model=SemanticOut,
+        handler=find_similar,
+        tags=("search",),
+        path_args=("path",),
+    ),
+)
