@@ -16,7 +16,8 @@ VAULT: dict[str, str] = {
     "Feed the wild yeast culture with flour and water every day until it bubbles.\n\n"
     "## Loaf\nKnead the dough, let it rise overnight, then bake in a hot dutch oven.\n",
     "Finance/Taxes.md": "# Taxes\n\nFile the annual income declaration before April; keep receipts for deductions.\n",
-    "Pets/Cats.md": "---\ntags: [animals]\n---\n# Cats\n\nA kitten needs vaccinations, a litter box and toys to scratch.\n",
+    "Pets/Cats.md": "---\ntags: [animals]\n---\n# Cats\n\n"
+    "A kitten needs vaccinations, a litter box and toys to scratch.\n",
     "Travel/Japan.md": "# Japan trip\n\nTokyo temples in spring, then the bullet train to Kyoto for cherry blossoms.\n",
     "Private/Diary.md": "# Diary\n\nMy kitten chewed the sofa again today; the vet visit is next week.\n",
     "Empty.md": "---\naliases: [Nothing here]\ntags: [misc]\n---\n",
