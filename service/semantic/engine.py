@@ -105,6 +105,28 @@ class SemanticEngine:
     def uses_vec(self) -> bool:
         return self.db.backends.vec and not self.force_scan
 
+    def describe(self) -> dict[str, str | None]:
+        """Model, where it runs, and which vector search is in use (for server_health)."""
+        if not self.enabled:
+            return {"model": None, "backend": None, "vector_search": "off"}
+        embedder = self.embedder()
+        return {
+            "model": embedder.name,
+            "backend": embedder.backend,
+            "vector_search": "sqlite-vec" if self.uses_vec else "exact-scan",
+        }
+
+    async def reset(self, vault_id: str) -> None:
+        """Chunk and embed a vault again from scratch (reindex mode 'embeddings')."""
+        model = self.embedder().name
+
+        def work(conn: sqlite3.Connection) -> None:
+            store.drop_vectors(conn, vault_id, model)
+            store.forget_vault(conn, vault_id)
+
+        await self.db.run_write(work)
+        self.cache.bump(vault_id)
+
     async def counts(self, vault_id: str) -> store.Counts:
         model = self.embedder().name
         return await self.db.run_read(lambda c: store.counts(c, vault_id, model))

@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import datetime as dt
 import sqlite3
+from typing import Any
 
 from pydantic import BaseModel, Field
 
 from service.errors import EmbeddingUnavailable, NoteNotFound, ValidationFailed
+from service.retrieval import hybrid, text
 from service.semantic import search as sem
-from service.semantic.engine import SemanticEngine
+from service.semantic.engine import ChunkRow, SemanticEngine
 from service.tools.context import ToolContext
 from service.tools.models import Paging, ToolInput, ToolOutput, decode_cursor, encode_cursor
 from service.tools.search_common import (
@@ -44,7 +46,7 @@ class FilterArgs(ToolInput, Paging):
     modified_before: dt.datetime | dt.date | None = Field(
         default=None, description="Only notes modified before this ISO date/time (UTC when no zone)."
     )
-    limit: int = Field(default=10, ge=1, le=100, description="Page size (notes).")
+    limit: int = Field(default=10, ge=1, le=200, description="Page size (notes).")
 
 
 class SemanticIn(FilterArgs):
@@ -225,6 +227,75 @@ async def find_similar(ctx: ToolContext, args: SimilarIn) -> SemanticOut:
         for h in found
     ]
     return await _page(ctx, engine, hits, offset, args.limit, key)
+
+
+async def vault_mode(
+    ctx: ToolContext, query: str, tags: list[str] | None, common: dict[str, Any]
+) -> tuple[list[dict[str, Any]], str | None, bool]:
+    """search_vault's semantic mode: search_semantic's items (fields of search_vault's items,
+    the chunk as snippet), next cursor and partial flag."""
+    out = await search_semantic(ctx, SemanticIn(query=query, tags=tags, **common))
+    fields = {"path", "title", "obsidian_url", "mtime", "score"}
+    return [{**i.model_dump(include=fields), "snippet": i.chunk} for i in out.items], out.next_cursor, out.partial
+
+
+def fill_snippets(snippets: dict[int, str], page: list[text.TextHit], chunks: dict[int, ChunkRow]) -> None:
+    """A hit found only by meaning has no text snippet: show its best chunk."""
+    for h in page:
+        if h.note_id not in snippets and h.note_id in chunks:
+            snippets[h.note_id] = chunks[h.note_id].text
+
+
+def enabled(ctx: ToolContext) -> bool:
+    engine = ctx.services.semantic
+    return engine is not None and engine.enabled
+
+
+async def fuse_with_vectors(
+    ctx: ToolContext,
+    ranked: list[text.TextHit],
+    query: str,
+    *,
+    want: int,
+    folders: list[str],
+    tags: list[str] | None,
+    restrict: set[int] | None = None,
+    vector_only: bool = False,
+) -> tuple[list[text.TextHit], dict[int, ChunkRow]]:
+    """A text ranking (already filtered by the caller's permissions and filters) fused with the
+    vector ranking of `query` under the same folder/tag filters (`retrieval.hybrid.fuse`);
+    `vector_only`: the vector ranking alone. Also returns each note's best chunk."""
+    engine = engine_of(ctx)
+    keep = sem.NoteFilter(can_read=readable(ctx), folders=folders, tags=sem.normalise_tags(tags))
+    vector = await engine.query_vector(query)
+    vid = ctx.vault.id
+    depth = hybrid.depth(want)
+
+    def compute(conn: sqlite3.Connection) -> list[sem.ChunkHit]:
+        hits = sem.nearest(engine, conn, vid, vector, depth, keep)
+        return [h for h in hits if restrict is None or h.row.note_id in restrict]
+
+    chunks = await run(ctx, compute)
+    best = {h.row.note_id: h.row for h in sem.best_per_note(chunks)}
+    if vector_only:
+        return [
+            text.TextHit(h.row.note_id, h.row.path, h.row.title, h.row.mtime, h.similarity)
+            for h in sem.best_per_note(chunks)
+        ], best
+    by_note = {h.note_id: h for h in ranked}
+    fused = hybrid.fuse(
+        [hybrid.TextCandidate(h.note_id, h.score) for h in ranked],
+        [hybrid.ChunkCandidate(h.row.note_id, h.row.chunk_id, h.similarity) for h in chunks],
+    )
+    out: list[text.TextHit] = []
+    for f in fused:
+        t = by_note.get(f.note_id)
+        row = best.get(f.note_id)
+        if t is not None:
+            out.append(text.TextHit(t.note_id, t.path, t.title, t.mtime, f.score))
+        elif row is not None:
+            out.append(text.TextHit(row.note_id, row.path, row.title, row.mtime, f.score))
+    return out, best
 
 
 TOOLS: tuple[ToolSpec, ...] = (
