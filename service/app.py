@@ -122,8 +122,8 @@ class VaultgateApp:
             )
             for vault in self.vaults.values()
         ]
-        if self.semantic.enabled:  # after the indexers: stopped before them
-            self.components += [self.semantic.job(vault) for vault in self.vaults.values()]
+        if self.semantic.enabled:  # after the indexers: the jobs stop before them, the engine after the jobs
+            self.components += [self.semantic, *(self.semantic.job(vault) for vault in self.vaults.values())]
         self.maintenance = Maintenance(
             settings,
             self.db,

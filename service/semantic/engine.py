@@ -65,6 +65,18 @@ class SemanticEngine:
         self._chunker: _NoteChunker | None = None
         self.force_scan = False  # tests: exercise the numpy path with sqlite-vec loaded
 
+    name = "semantic"
+
+    async def start(self) -> None:
+        """Nothing to start: the model loads at its first use, the jobs are components of their own."""
+
+    async def stop(self) -> None:
+        """Close the provider's HTTP client (after the jobs have stopped)."""
+        embedder, self._embedder = self._embedder, None
+        close = getattr(embedder, "aclose", None)
+        if close is not None:
+            await close()
+
     @property
     def enabled(self) -> bool:
         return self.settings.provider != "none"
