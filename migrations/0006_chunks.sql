@@ -36,11 +36,12 @@ CREATE TABLE embeddings (
     PRIMARY KEY (model, hash)
 ) WITHOUT ROWID;
 
--- The model each vault's vectors are for, and whether all its chunks have them.
+-- The last model every chunk of a vault had a vector for, and the settings that built it: while
+-- a new model's vectors are computed, searches use these (and say so).
 CREATE TABLE embedding_state (
     vault_id    TEXT PRIMARY KEY,
-    model       TEXT NOT NULL,             -- the model searched
-    target      TEXT NOT NULL,             -- the configured model (differs while re-embedding)
+    model       TEXT NOT NULL,
+    settings    TEXT NOT NULL,             -- JSON of the [embeddings] section (no secrets: keys come from env)
     updated_at  REAL NOT NULL
 );
 

@@ -39,6 +39,17 @@ class ChunkRow:
     text: str
 
 
+@dataclass(frozen=True, slots=True)
+class Searchable:
+    """The vectors a search of a vault uses: the configured model's when every chunk has one, else
+    the previous complete model's (`stale`) when there is one, else the configured model's so far."""
+
+    embedder: Embedder
+    model: str
+    stale: bool
+    complete: bool
+
+
 class _NoteChunker:
     def __init__(self, chunker: Chunker) -> None:
         self.chunker = chunker
@@ -62,6 +73,7 @@ class SemanticEngine:
         self.dims: dict[str, int] = {}
         self._factory = factory
         self._embedder: Embedder | None = None
+        self._previous: dict[str, Embedder] = {}  # models of earlier settings, for stale answers
         self._chunker: _NoteChunker | None = None
         self.force_scan = False  # tests: exercise the numpy path with sqlite-vec loaded
 
@@ -71,11 +83,33 @@ class SemanticEngine:
         """Nothing to start: the model loads at its first use, the jobs are components of their own."""
 
     async def stop(self) -> None:
-        """Close the provider's HTTP client (after the jobs have stopped)."""
-        embedder, self._embedder = self._embedder, None
-        close = getattr(embedder, "aclose", None)
-        if close is not None:
-            await close()
+        """Close the providers' HTTP clients (after the jobs have stopped)."""
+        embedders = [self._embedder, *self._previous.values()]
+        self._embedder, self._previous = None, {}
+        for embedder in embedders:
+            close = getattr(embedder, "aclose", None)
+            if close is not None:
+                await close()
+
+    async def searchable(self, vault_id: str) -> Searchable:
+        current = self.embedder()
+        counts = await self.counts(vault_id)
+        if counts.backlog == 0:
+            return Searchable(current, current.name, stale=False, complete=True)
+        found = await self.db.run_read(lambda c: store.complete_model(c, vault_id))
+        if found is not None and found[0] != current.name:
+            model, raw = found
+            old = self._previous.get(model)
+            if old is None:
+                try:
+                    made = self._factory(EmbeddingSettings.model_validate_json(raw))
+                except ValueError:
+                    made = None
+                if made is not None and made.name == model:
+                    old = self._previous[model] = made
+            if old is not None:
+                return Searchable(old, model, stale=True, complete=True)
+        return Searchable(current, current.name, stale=False, complete=False)
 
     @property
     def enabled(self) -> bool:
@@ -147,22 +181,26 @@ class SemanticEngine:
         row = await self.db.fetchone("SELECT length(vector) FROM embeddings WHERE model = ? LIMIT 1", (model,))
         return int(row[0]) // 4 if row else None
 
-    async def query_vector(self, text: str) -> np.ndarray[Any, Any]:
-        row: np.ndarray[Any, Any] = (await self.embedder().embed_query(text))[0]
+    async def query_vector(self, text: str, embedder: Embedder | None = None) -> np.ndarray[Any, Any]:
+        row: np.ndarray[Any, Any] = (await (embedder or self.embedder()).embed_query(text))[0]
         return row
 
     def knn(
-        self, conn: sqlite3.Connection, vault_id: str, query: np.ndarray[Any, Any], k: int
+        self, conn: sqlite3.Connection, vault_id: str, query: np.ndarray[Any, Any], k: int, model: str
     ) -> list[tuple[int, float]]:
-        """Nearest chunks of a vault, best first (reader thread)."""
-        model = self.embedder().name
-        if self.uses_vec and k <= vectors.VEC_MAX_K and vectors.has_table(conn, model):
+        """Nearest chunks of a vault by `model`'s vectors, best first (reader thread). The
+        sqlite-vec table serves the configured model; other models' vectors are scanned."""
+        if (
+            model == self.embedder().name
+            and self.uses_vec
+            and k <= vectors.VEC_MAX_K
+            and vectors.has_table(conn, model)
+        ):
             return vectors.knn_vec(conn, vault_id, model, query, k)
         return vectors.knn_scan(conn, self.cache, vault_id, model, query, k)
 
-    def note_vector(self, conn: sqlite3.Connection, note_id: int) -> np.ndarray[Any, Any] | None:
+    def note_vector(self, conn: sqlite3.Connection, note_id: int, model: str) -> np.ndarray[Any, Any] | None:
         """The mean of a note's chunk vectors, normalised (None when it has none yet)."""
-        model = self.embedder().name
         rows = conn.execute(
             "SELECT e.vector FROM chunks c JOIN embeddings e ON e.model = ? AND e.hash = c.hash WHERE c.note_id = ?",
             (model, note_id),

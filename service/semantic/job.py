@@ -75,7 +75,7 @@ class EmbeddingJob:
         self.embedded_total = 0  # vectors computed by this process
         self.rate: float | None = None  # chunks per second of the last pass that embedded
         self.last_pass: float | None = None
-        self._settled_gen = -1
+        self._tried_gen = -1  # the indexer generation the last pass (done or failed) covered
         self._cond = asyncio.Condition()
         self._wake = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
@@ -92,18 +92,16 @@ class EmbeddingJob:
 
     def kick(self) -> None:
         """Run a pass now (reindex, settings change)."""
-        self._settled_gen = -1
+        self._tried_gen = -1
         self._wake.set()
 
     async def wait_settled(self, within: float = 120.0) -> None:
-        """Until a pass has covered every change the indexer applied so far (or failed)."""
+        """Until a pass (done or failed) has covered every change the indexer applied so far."""
         ix = indexer_of(self.vault)
 
         def done() -> bool:
             gen = ix.generation if ix is not None else 0
-            return self.state == "failed" or (
-                self._settled_gen >= gen and not self._wake.is_set() and self.state == "idle"
-            )
+            return self._tried_gen >= gen and not self._wake.is_set() and self.state in ("idle", "failed")
 
         async def waiter() -> None:
             async with self._cond:
@@ -139,13 +137,13 @@ class EmbeddingJob:
             try:
                 await self.run_pass(gc=first)
                 self.state, self.error = "idle", None
-                self._settled_gen = gen
             except EmbeddingUnavailable as exc:
                 self.state, self.error = "failed", exc.message
             except Exception as exc:
                 log.exception("embedding pass of %s failed", self.vault.id)
                 self.state, self.error = "failed", f"{type(exc).__name__}: {exc}"
             first = False
+            self._tried_gen = gen
             await self._notify()
             timeout = RETRY_SECONDS if self.state == "failed" else None
             with contextlib.suppress(TimeoutError):
@@ -194,5 +192,8 @@ class EmbeddingJob:
             if dim:
                 while await db.run_write(lambda c: vectors.sync(c, vid, model, dim)):
                     pass
-        await db.run_write(lambda c: store.mark_complete(c, vid, model))
+        settings = engine.settings.model_dump_json()
+        previous = await db.run_write(lambda c: store.mark_complete(c, vid, model, settings))
+        if previous is not None and previous != model and db.backends.vec:
+            await db.run_write(lambda c: vectors.drop_table(c, previous))
         self.last_pass = time.time()

@@ -65,13 +65,14 @@ def nearest(
     query: np.ndarray[Any, Any],
     notes: int,
     keep: NoteFilter,
+    model: str,
 ) -> list[ChunkHit]:
     """Chunks nearest `query` that pass `keep`, best first, covering at least `notes` notes
     (or every passing chunk when there are fewer)."""
     total = int(conn.execute("SELECT COUNT(*) FROM chunks WHERE vault_id = ?", (vault_id,)).fetchone()[0])
     k = max(64, notes * 4)
     while True:
-        pairs = engine.knn(conn, vault_id, query, k)
+        pairs = engine.knn(conn, vault_id, query, k, model)
         rows = chunk_rows(conn, [cid for cid, _ in pairs])
         hits = [ChunkHit(rows[cid], sim) for cid, sim in pairs if cid in rows and keep.accepts(rows[cid])]
         if len({h.row.note_id for h in hits}) >= notes or k >= total or len(pairs) < k:
@@ -141,10 +142,11 @@ def hybrid_rank(
     query: np.ndarray[Any, Any],
     limit: int,
     keep: NoteFilter,
+    model: str,
 ) -> list[HybridHit]:
     depth = hybrid.depth(limit)
     texts = text_candidates(conn, vault_id, query_text, keep, depth)
-    chunks = nearest(engine, conn, vault_id, query, depth, keep)
+    chunks = nearest(engine, conn, vault_id, query, depth, keep, model)
     by_chunk = {h.row.chunk_id: h for h in chunks}
     fused = hybrid.fuse(
         [hybrid.TextCandidate(t.note_id, t.score) for t in texts],

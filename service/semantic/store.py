@@ -163,11 +163,25 @@ def unused_vectors(conn: sqlite3.Connection) -> int:
     return int(cur.rowcount or 0)
 
 
-def mark_complete(conn: sqlite3.Connection, vault_id: str, model: str) -> None:
-    """Record that every chunk of the vault has a vector for `model`."""
+def mark_complete(conn: sqlite3.Connection, vault_id: str, model: str, settings: str) -> str | None:
+    """Record that every chunk of the vault has a vector for `model`; returns the model recorded
+    before, after dropping its vectors when no vault needs them any more."""
+    row = conn.execute("SELECT model FROM embedding_state WHERE vault_id = ?", (vault_id,)).fetchone()
     conn.execute(
-        "INSERT INTO embedding_state(vault_id, model, target, updated_at) VALUES (?,?,?,?) "
-        "ON CONFLICT(vault_id) DO UPDATE SET model = excluded.model, target = excluded.target, "
+        "INSERT INTO embedding_state(vault_id, model, settings, updated_at) VALUES (?,?,?,?) "
+        "ON CONFLICT(vault_id) DO UPDATE SET model = excluded.model, settings = excluded.settings, "
         "updated_at = excluded.updated_at",
-        (vault_id, model, model, time.time()),
+        (vault_id, model, settings, time.time()),
     )
+    previous = str(row[0]) if row is not None else None
+    if previous is not None and previous != model:
+        used = conn.execute("SELECT 1 FROM embedding_state WHERE model = ? LIMIT 1", (previous,)).fetchone()
+        if used is None:
+            conn.execute("DELETE FROM embeddings WHERE model = ?", (previous,))
+    return previous
+
+
+def complete_model(conn: sqlite3.Connection, vault_id: str) -> tuple[str, str] | None:
+    """(model, settings JSON) of the last model every chunk of the vault had a vector for."""
+    row = conn.execute("SELECT model, settings FROM embedding_state WHERE vault_id = ?", (vault_id,)).fetchone()
+    return (str(row[0]), str(row[1])) if row is not None else None

@@ -38,6 +38,12 @@ def ensure_table(conn: sqlite3.Connection, model: str, dim: int) -> str:
     return name
 
 
+def drop_table(conn: sqlite3.Connection, model: str) -> None:
+    """Drop a model's vec0 table once no vault searches its vectors any more."""
+    if conn.execute("SELECT 1 FROM embedding_state WHERE model = ? LIMIT 1", (model,)).fetchone() is None:
+        conn.execute(f"DROP TABLE IF EXISTS {table_name(model)}")
+
+
 def has_table(conn: sqlite3.Connection, model: str) -> bool:
     row = conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (table_name(model),)).fetchone()
     return row is not None

@@ -78,17 +78,17 @@ async def test_outages_raise_embedding_unavailable(monkeypatch: pytest.MonkeyPat
     emb = embedder("ollama", free_url(), retries=1)
     with pytest.raises(EmbeddingUnavailable, match="unavailable"):
         await emb.embed_query("x")
+    await emb.aclose()
     async with stand_in() as server:
-        server.fail_next = 10
         emb = embedder("openai", server.url, retries=1, api_key_env="VG_TEST_KEY")
         monkeypatch.setenv("VG_TEST_KEY", "wrong")
-        server.fail_next = 0
         with pytest.raises(EmbeddingUnavailable, match="HTTP 401") as refused:
             await emb.embed_query("x")
         assert refused.value.details["status"] == 401 and len(server.requests) == 1  # not retried
         monkeypatch.delenv("VG_TEST_KEY")
         with pytest.raises(EmbeddingUnavailable, match="VG_TEST_KEY"):
             await emb.embed_query("x")
+        await emb.aclose()
         server.fail_next = 10
         emb = embedder("cohere", server.url, retries=2, api_key_env="VG_TEST_KEY")
         monkeypatch.setenv("VG_TEST_KEY", KEY)
@@ -122,3 +122,32 @@ async def test_server_with_a_provider_and_its_outage(make_vault: Callable[..., P
             status = await h.ok("index_status")
             assert status["embeddings"]["state"] == "failed" and "unavailable" in status["embeddings"]["error"]
             assert status["embeddings"]["backlog"] >= 1
+
+
+async def test_model_change_answers_from_the_old_vectors_until_the_new_are_complete(
+    make_vault: Callable[..., Path],
+) -> None:
+    from tests.conftest import started
+
+    root = make_vault(VAULT)
+    async with started(root, embeddings={"provider": "builtin", "debounce_ms": 0}) as h:
+        await settled(h)
+    async with stand_in() as server:
+        server.fail_next = 10_000  # the new provider is down at first
+        cfg = {"provider": "ollama", "base_url": server.url, "debounce_ms": 0, "retries": 0}
+        async with started(root, embeddings=cfg) as h:
+            await settled(h)
+            job = next(iter(h.app.semantic.jobs.values()))
+            assert job.state == "failed"
+            out = await h.ok("search_semantic", query="how do I make bread with a natural leaven", limit=1)
+            assert out["stale"] is True and out["model"] == "builtin:all-MiniLM-L6-v2-int8"
+            assert out["items"][0]["path"] == "Baking/Sourdough.md"
+            server.fail_next = 0  # it comes back; the next pass embeds everything for it
+            job.kick()
+            await job.wait_settled()
+            assert job.state == "idle", job.error
+            out = await h.ok("search_semantic", query="kitten vaccinations", limit=1)
+            assert out["stale"] is False and out["model"] == "ollama:nomic-embed-text"
+            assert out["items"][0]["path"] == "Pets/Cats.md"
+            left = await h.app.db.fetchone("SELECT COUNT(*) FROM embeddings WHERE model LIKE 'builtin:%'")
+            assert left[0] == 0  # the old model's vectors are dropped once no vault needs them

@@ -20,7 +20,7 @@ from pydantic import BaseModel, Field
 from service.errors import EmbeddingUnavailable, NoteNotFound, ValidationFailed
 from service.retrieval import hybrid, text
 from service.semantic import search as sem
-from service.semantic.engine import ChunkRow, SemanticEngine
+from service.semantic.engine import ChunkRow, Searchable, SemanticEngine
 from service.tools.context import ToolContext
 from service.tools.models import Paging, ToolInput, ToolOutput, decode_cursor, encode_cursor
 from service.tools.search_common import (
@@ -72,6 +72,10 @@ class SemanticOut(ToolOutput, Partial):
     next_cursor: str | None = Field(default=None, description="Pass as `cursor` (with the same arguments).")
     model: str = Field(description="The embedding model that ranked these results.")
     complete: bool = Field(description="Every chunk of the vault has its vector (false while embedding catches up).")
+    stale: bool = Field(
+        default=False,
+        description="Ranked with the previous model's vectors while the configured model's are being computed.",
+    )
 
 
 def _stamp(value: dt.datetime | dt.date | None) -> float | None:
@@ -109,21 +113,17 @@ def url(ctx: ToolContext, path: str, heading: str | None) -> str:
     return ctx.vault.url(f"{path}#{heading}" if heading else path)
 
 
-async def _complete(ctx: ToolContext, engine: SemanticEngine) -> bool:
-    counts = await engine.counts(ctx.vault.id)
-    return counts.backlog == 0
-
-
 async def _page(
-    ctx: ToolContext, engine: SemanticEngine, hits: list[SemanticHit], offset: int, limit: int, key: str
+    ctx: ToolContext, use: Searchable, hits: list[SemanticHit], offset: int, limit: int, key: str
 ) -> SemanticOut:
     hits = await drop_gone(ctx, hits, offset, limit)
     more = offset + limit < len(hits)
     return SemanticOut(
         items=hits[offset : offset + limit],
         next_cursor=encode_cursor(offset + limit, t="semantic", q=key) if more else None,
-        model=engine.embedder().name,
-        complete=await _complete(ctx, engine),
+        model=use.model,
+        complete=use.complete,
+        stale=use.stale,
         partial=partial(ctx),
     )
 
@@ -137,12 +137,13 @@ async def search_semantic(ctx: ToolContext, args: SemanticIn) -> SemanticOut:
     keep = note_filter(ctx, args)
     key = _key("semantic", args, args.query)
     offset = decode_cursor(args.cursor, t="semantic", q=key)
-    vector = await engine.query_vector(args.query)
     vid = ctx.vault.id
+    use = await engine.searchable(vid)
+    vector = await engine.query_vector(args.query, use.embedder)
     want = offset + args.limit + 1
 
     def compute(conn: sqlite3.Connection) -> list[sem.ChunkHit]:
-        return sem.best_per_note(sem.nearest(engine, conn, vid, vector, want, keep))
+        return sem.best_per_note(sem.nearest(engine, conn, vid, vector, want, keep, use.model))
 
     found = await run(ctx, compute)
     hits = [
@@ -157,7 +158,7 @@ async def search_semantic(ctx: ToolContext, args: SemanticIn) -> SemanticOut:
         )
         for h in found
     ]
-    return await _page(ctx, engine, hits, offset, args.limit, key)
+    return await _page(ctx, use, hits, offset, args.limit, key)
 
 
 async def search_hybrid(ctx: ToolContext, args: SemanticIn) -> SemanticOut:
@@ -165,12 +166,13 @@ async def search_hybrid(ctx: ToolContext, args: SemanticIn) -> SemanticOut:
     keep = note_filter(ctx, args)
     key = _key("hybrid", args, args.query)
     offset = decode_cursor(args.cursor, t="semantic", q=key)
-    vector = await engine.query_vector(args.query)
     vid = ctx.vault.id
+    use = await engine.searchable(vid)
+    vector = await engine.query_vector(args.query, use.embedder)
     want = offset + args.limit + 1
 
     def compute(conn: sqlite3.Connection) -> list[sem.HybridHit]:
-        return sem.hybrid_rank(engine, conn, vid, args.query, vector, want, keep)
+        return sem.hybrid_rank(engine, conn, vid, args.query, vector, want, keep, use.model)
 
     hits = [
         SemanticHit(
@@ -184,7 +186,7 @@ async def search_hybrid(ctx: ToolContext, args: SemanticIn) -> SemanticOut:
         )
         for h in await run(ctx, compute)
     ]
-    return await _page(ctx, engine, hits, offset, args.limit, key)
+    return await _page(ctx, use, hits, offset, args.limit, key)
 
 
 async def find_similar(ctx: ToolContext, args: SimilarIn) -> SemanticOut:
@@ -195,17 +197,17 @@ async def find_similar(ctx: ToolContext, args: SimilarIn) -> SemanticOut:
     offset = decode_cursor(args.cursor, t="semantic", q=key)
     vid = ctx.vault.id
     want = offset + args.limit + 1
-    engine.embedder()
+    use = await engine.searchable(vid)
 
     def compute(conn: sqlite3.Connection) -> list[sem.ChunkHit] | None:
         row = conn.execute("SELECT id FROM notes WHERE vault_id = ? AND path = ?", (vid, vp.rel)).fetchone()
         if row is None:
             raise NoteNotFound(f"no note at {vp.rel!r}", details={"path": vp.rel})
-        vector = engine.note_vector(conn, int(row[0]))
+        vector = engine.note_vector(conn, int(row[0]), use.model)
         if vector is None:
             return None
         keep.exclude.add(int(row[0]))
-        return sem.best_per_note(sem.nearest(engine, conn, vid, vector, want, keep))
+        return sem.best_per_note(sem.nearest(engine, conn, vid, vector, want, keep, use.model))
 
     found = await run(ctx, compute)
     if found is None:
@@ -226,7 +228,7 @@ async def find_similar(ctx: ToolContext, args: SimilarIn) -> SemanticOut:
         )
         for h in found
     ]
-    return await _page(ctx, engine, hits, offset, args.limit, key)
+    return await _page(ctx, use, hits, offset, args.limit, key)
 
 
 async def vault_mode(
@@ -267,12 +269,13 @@ async def fuse_with_vectors(
     `vector_only`: the vector ranking alone. Also returns each note's best chunk."""
     engine = engine_of(ctx)
     keep = sem.NoteFilter(can_read=readable(ctx), folders=folders, tags=sem.normalise_tags(tags))
-    vector = await engine.query_vector(query)
     vid = ctx.vault.id
+    use = await engine.searchable(vid)
+    vector = await engine.query_vector(query, use.embedder)
     depth = hybrid.depth(want)
 
     def compute(conn: sqlite3.Connection) -> list[sem.ChunkHit]:
-        hits = sem.nearest(engine, conn, vid, vector, depth, keep)
+        hits = sem.nearest(engine, conn, vid, vector, depth, keep, use.model)
         return [h for h in hits if restrict is None or h.row.note_id in restrict]
 
     chunks = await run(ctx, compute)
