@@ -39,3 +39,18 @@ async def test_search_by_meaning_over_http(make_vault: Callable[..., Path], mode
             assert vault["items"][0]["path"] == "Travel/Japan.md"
             health = await _ok(client, "server_health", {})
             assert health["embedding_model"] == "builtin:all-MiniLM-L6-v2-int8"
+
+
+async def test_search_by_meaning_over_stdio_with_the_default_config(make_vault: Callable[..., Path], mode: str) -> None:
+    import sys
+
+    from mcp import StdioServerParameters
+
+    root = make_vault(VAULT)  # a bare folder: the default configuration, builtin model on
+    params = StdioServerParameters(command=sys.executable, args=["-m", "service", "stdio", str(root)])
+    async with Client(params, mode=mode) as client:  # type: ignore[arg-type]
+        # reindex(mode=embeddings) returns when every chunk has its vector: the job's own signal.
+        done = await _ok(client, "reindex", {"mode": "embeddings"})
+        assert done["job"]["status"] == "done" and done["job"]["total"] >= len(VAULT)
+        out = await _ok(client, "search_semantic", {"query": "holiday abroad in asia", "limit": 1})
+        assert out["items"][0]["path"] == "Travel/Japan.md"
