@@ -62,7 +62,7 @@ def encode(texts: list[str], threads: int = 1) -> Matrix:
     if not texts:
         return np.zeros((0, DIM), dtype=np.float32)
     tok = tokenizer()
-    encs = tok.encode_batch([t if t.strip() else "." for t in texts])
+    encs = [tok.encode(t if t.strip() else ".") for t in texts]  # not encode_batch: it spreads over every core
     width = max(1, min(MAX_MODEL_TOKENS, max(len(e.ids) for e in encs)))
     ids = np.zeros((len(encs), width), dtype=np.int64)
     mask = np.zeros((len(encs), width), dtype=np.int64)

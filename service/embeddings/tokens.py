@@ -73,7 +73,8 @@ class TokenCounter:
     def counts(self, texts: list[str]) -> list[int]:
         if not texts:
             return []
-        return [len(e.ids) for e in self._tok.encode_batch(texts, add_special_tokens=False)]
+        # One at a time: encode_batch would run on every core of the machine.
+        return [len(self._tok.encode(t, add_special_tokens=False).ids) for t in texts]
 
     def windows(self, text: str, size: int, overlap: int) -> list[str]:
         """`text` cut into pieces of at most `size` tokens, each overlapping the last by about

@@ -41,6 +41,7 @@ from service.vault.vault import Vault
 log = logging.getLogger(__name__)
 RETRY_SECONDS = 60.0
 CHUNK_NOTES = 64  # notes chunked per write
+PENDING = 512  # chunk texts read per query of the backlog (then embedded batch_size at a time)
 Progress = Callable[[int, int], Awaitable[None]]
 
 
@@ -172,21 +173,23 @@ class EmbeddingJob:
         model = embedder.name
         batch = engine.settings.batch_size
         started, done = time.perf_counter(), 0
-        while True:  # 2. vectors
-            todo = await db.run_read(lambda c: store.pending(c, vid, model, batch))
-            if not todo:
+        while True:  # 2. vectors: a list of pending texts at a time, embedded and stored per batch
+            pending = await db.run_read(lambda c: store.pending(c, vid, model, max(PENDING, batch)))
+            if not pending:
                 break
-            rows = await embedder.embed_documents([t for _, t in todo])
-            hashes = [h for h, _ in todo]
-            await db.run_write(partial(store.store_vectors, model=model, hashes=hashes, vectors=rows))
-            engine.dims[model] = int(rows.shape[1])
-            done += len(todo)
-            self.embedded_total += len(todo)
-            self.rate = done / max(1e-6, time.perf_counter() - started)
-            engine.cache.bump(vid)
-            if self.progress is not None:
-                counts = await engine.counts(vid)
-                await self.progress(counts.embedded, counts.chunks)
+            for at in range(0, len(pending), batch):
+                todo = pending[at : at + batch]
+                rows = await embedder.embed_documents([t for _, t in todo])
+                hashes = [h for h, _ in todo]
+                await db.run_write(partial(store.store_vectors, model=model, hashes=hashes, vectors=rows))
+                engine.dims[model] = int(rows.shape[1])
+                done += len(todo)
+                self.embedded_total += len(todo)
+                self.rate = done / max(1e-6, time.perf_counter() - started)
+                engine.cache.bump(vid)
+                if self.progress is not None:
+                    counts = await engine.counts(vid)
+                    await self.progress(counts.embedded, counts.chunks)
         if db.backends.vec:  # 3. sqlite-vec
             dim = engine.dims.get(model) or await engine.stored_dim(model)
             if dim:
