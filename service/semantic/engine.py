@@ -37,6 +37,7 @@ class ChunkRow:
     tags: list[str]
     heading: str | None
     text: str
+    position: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -218,7 +219,7 @@ def chunk_rows(conn: sqlite3.Connection, ids: list[int]) -> dict[int, ChunkRow]:
         part = ids[i : i + 500]
         marks = ",".join("?" * len(part))
         for r in conn.execute(
-            "SELECT c.id, c.note_id, n.path, n.title, n.mtime, n.folder, n.tags, c.heading, c.text "
+            "SELECT c.id, c.note_id, n.path, n.title, n.mtime, n.folder, n.tags, c.heading, c.text, c.position "
             f"FROM chunks c JOIN notes n ON n.id = c.note_id WHERE c.id IN ({marks})",
             part,
         ):
@@ -232,5 +233,6 @@ def chunk_rows(conn: sqlite3.Connection, ids: list[int]) -> dict[int, ChunkRow]:
                 list(json.loads(r[6] or "[]")),
                 r[7],
                 str(r[8]),
+                int(r[9]),
             )
     return out

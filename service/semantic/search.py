@@ -34,6 +34,7 @@ class NoteFilter:
     after: float | None = None  # mtime >= after
     before: float | None = None  # mtime < before
     exclude: set[int] = field(default_factory=set)  # note ids
+    also: Callable[[ChunkRow], bool] | None = None  # a further condition (rag_search's note dates)
 
     def accepts(self, row: ChunkRow) -> bool:
         if row.note_id in self.exclude:
@@ -49,6 +50,8 @@ class NoteFilter:
             for want in self.tags:
                 if not any(h == want or h.startswith(want + "/") for h in have):
                     return False
+        if self.also is not None and not self.also(row):
+            return False
         return self.can_read(row.path)
 
 

@@ -104,5 +104,12 @@ async def test_denied_notes_never_appear(make_vault: Callable[..., Path]) -> Non
             assert all("sofa" not in (i["chunk"] or "") for i in out["items"])
         out = await h.ok("find_similar", path="Pets/Cats.md", limit=20)
         assert "Private/Diary.md" not in [i["path"] for i in out["items"]]
+        rag = await h.ok("rag_search", query="my kitten chewed the sofa", max_results=50)
+        assert rag["results"] and all(r["source_file"] != "Private/Diary.md" for r in rag["results"])
+        for mode in ("semantic", "hybrid"):
+            out = await h.ok("search_vault", mode=mode, query="my kitten chewed the sofa", limit=50)
+            assert "Private/Diary.md" not in [i["path"] for i in out["items"]]
+            out = await h.ok("search_notes", mode=mode, query="my kitten chewed the sofa", limit=50)
+            assert "Private/Diary.md" not in [i["path"] for i in out["items"]]
         await h.err("find_similar", "acl_denied", path="Private/Diary.md")
         await settled(h)
