@@ -79,3 +79,19 @@ async def test_note_edited_by_another_program_is_embedded_again(make_vault: Call
         assert job_of(h).embedded_total == start + 1
         found = await h.ok("search_semantic", query="astronomy planets", limit=1)
         assert found["items"][0]["path"] == "Finance/Taxes.md"
+
+
+async def test_empty_and_huge_notes_do_not_break_a_batch(make_vault: Callable[..., Path]) -> None:
+    words = " ".join(f"lorem{i % 97} ipsum{i % 89}" for i in range(500))
+    files = {**VAULT, "Huge.md": "# Huge\n\n" + words + "\n", "Blank.md": "", "Spaces.md": "\n\n   \n"}
+    async with semantic(make_vault(files)) as h:
+        job = job_of(h)
+        assert job.state == "idle", job.error
+        status = await h.ok("index_status")
+        assert status["embeddings"]["backlog"] == 0
+        rows = await h.app.db.fetchall(
+            "SELECT MAX(c.tokens), COUNT(*) FROM chunks c JOIN notes n ON n.id = c.note_id WHERE n.path = 'Huge.md'"
+        )
+        assert rows[0][0] <= 256 and rows[0][1] > 5
+        out = await h.ok("search_semantic", query="how do I make bread with a natural leaven", limit=1)
+        assert out["items"][0]["path"] == "Baking/Sourdough.md"
