@@ -94,6 +94,9 @@ class SemanticEngine:
 
     async def searchable(self, vault_id: str) -> Searchable:
         current = self.embedder()
+        job = self.jobs.get(vault_id)
+        if job is not None and job.caught_up:  # no count queries on the hot path
+            return Searchable(current, current.name, stale=False, complete=True)
         counts = await self.counts(vault_id)
         if counts.backlog == 0:
             return Searchable(current, current.name, stale=False, complete=True)

@@ -91,6 +91,13 @@ class EmbeddingJob:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
 
+    @property
+    def caught_up(self) -> bool:
+        """The last pass succeeded and covered every change the indexer has applied since."""
+        ix = indexer_of(self.vault)
+        gen = ix.generation if ix is not None else 0
+        return self.state == "idle" and self._tried_gen >= gen and not self._wake.is_set()
+
     def kick(self) -> None:
         """Run a pass now (reindex, settings change)."""
         self._tried_gen = -1

@@ -72,13 +72,17 @@ def nearest(
 ) -> list[ChunkHit]:
     """Chunks nearest `query` that pass `keep`, best first, covering at least `notes` notes
     (or every passing chunk when there are fewer)."""
-    total = int(conn.execute("SELECT COUNT(*) FROM chunks WHERE vault_id = ?", (vault_id,)).fetchone()[0])
     k = max(64, notes * 4)
+    total: int | None = None
     while True:
         pairs = engine.knn(conn, vault_id, query, k, model)
         rows = chunk_rows(conn, [cid for cid, _ in pairs])
         hits = [ChunkHit(rows[cid], sim) for cid, sim in pairs if cid in rows and keep.accepts(rows[cid])]
-        if len({h.row.note_id for h in hits}) >= notes or k >= total or len(pairs) < k:
+        if len({h.row.note_id for h in hits}) >= notes or len(pairs) < k:
+            return hits
+        if total is None:
+            total = int(conn.execute("SELECT COUNT(*) FROM chunks WHERE vault_id = ?", (vault_id,)).fetchone()[0])
+        if k >= total:
             return hits
         k = min(total, k * 4)
 
@@ -103,11 +107,11 @@ def text_candidates(
     expr = or_query(query)
     if expr is None:
         return []
+    if not (keep.tags or keep.after is not None or keep.before is not None or keep.exclude or keep.also):
+        return text.page(conn, vault_id, expr, keep.folders, "relevance", keep.can_read, 0, depth)[0]
     hits = text.all_hits(conn, vault_id, expr, keep.folders, "relevance", keep.can_read)
-    if keep.tags or keep.after is not None or keep.before is not None or keep.exclude:
-        rows = _note_rows(conn, [h.note_id for h in hits])
-        hits = [h for h in hits if h.note_id in rows and keep.accepts(rows[h.note_id])]
-    return hits[:depth]
+    rows = _note_rows(conn, [h.note_id for h in hits])
+    return [h for h in hits if h.note_id in rows and keep.accepts(rows[h.note_id])][:depth]
 
 
 def _note_rows(conn: sqlite3.Connection, ids: list[int]) -> dict[int, ChunkRow]:

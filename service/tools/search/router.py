@@ -341,7 +341,7 @@ async def search_notes(ctx: ToolContext, args: SearchNotesIn) -> SearchNotesOut:
             ranked,
             args.query,
             want=args.offset + args.limit,
-            folders=[],
+            folders=prefixes,
             tags=tag_list,
             restrict=restrict,
             vector_only=args.mode == "semantic",
