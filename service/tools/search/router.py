@@ -61,7 +61,7 @@ class SearchVaultIn(ToolInput, Paging):
     filters: list[meta_tools.FilterIn] | None = Field(
         default=None, max_length=20, description="Property filters {key, op, value} for properties/hybrid mode."
     )
-    logic: Any = Field(default=None, description="JSONLogic rule for jsonlogic mode.")
+    logic: dict[str, Any] | None = Field(default=None, description="JSONLogic rule for jsonlogic mode.")
     folder: FolderArg = FOLDER_FIELD
     limit: int = Field(default=20, ge=1, le=200, description="Page size.")
 
