@@ -39,6 +39,7 @@ from service.policy.throttle import TokenBuckets
 from service.policy.visibility import Visibility
 from service.protocol.client_log import ClientLogs
 from service.security.acl import AclGuard
+from service.semantic.engine import SemanticEngine
 from service.services import Services
 from service.settings import Settings, VaultConfig, config_warnings
 from service.storage.db import Database
@@ -93,6 +94,7 @@ class VaultgateApp:
         self.client_logs = ClientLogs(json_response=settings.http.json_response)
         self.index_jobs = IndexJobs(self.db)
         self.index_jobs.on_change = self.client_logs.job_changed
+        self.semantic = SemanticEngine(settings.embeddings, self.db)
         self.services = Services(
             settings=settings,
             vaults=self.vaults,
@@ -112,6 +114,7 @@ class VaultgateApp:
             add_vault=self.add_vault,  # reload_vault(apply=true)
             guard=self.guard,
             step_hook=step_hook,
+            semantic=self.semantic,
         )
         self.layers = build_layers(self.services, self.registry)
         self.dispatcher = Dispatcher(
@@ -133,6 +136,8 @@ class VaultgateApp:
             )
             for vault in self.vaults.values()
         ]
+        if self.semantic.enabled:  # after the indexers: the jobs stop before them, the engine after the jobs
+            self.components += [self.semantic, *(self.semantic.job(vault) for vault in self.vaults.values())]
         self.maintenance = Maintenance(
             settings,
             self.state,
@@ -219,9 +224,14 @@ class VaultgateApp:
             ignore=self.own_folders,
         )
         self.components.append(indexer)
+        job = self.semantic.job(vault) if self.semantic.enabled else None
+        if job is not None:
+            self.components.append(job)
         if self._started:
             await self._record_vaults()
             await indexer.start()
+            if job is not None:
+                await job.start()
 
     async def _record_vaults(self) -> None:
         now = time.time()

@@ -44,6 +44,7 @@ LEAN = (
     "read_note",
     "list_notes",
     "search_text",
+    "search_hybrid",
     "search_notes",
     "write_note",
     "append_note",

@@ -1,49 +1,46 @@
-"""search domain, routers: search_vault (one entry point over every mode) and search_notes
-(the search_notes contract: mode tags/properties/full_text/hybrid, `folder` (alias `path_scope`), offset/limit, total).
+"""search domain, router: search_vault (one entry point over every mode), and the text + metadata
+ranking it shares with search_notes (`notes_search.py`): `fused_ranking`, `Fused`, `pass_limit`.
 
 Both delegate to the `text` / `metadata` handlers beside them or to `service.retrieval` (`fusion`, `conditions`), so
 read permission, budgets and cursors behave as in the mode-specific tools. Hybrid fuses the BM25 ranking with the
-tag/property matches by reciprocal rank fusion (k = 60). Semantic and graph modes answer `mode_unavailable` (not
-retryable: no configuration of this build serves them; `SEMANTIC_ENABLED_BY` says so in the hint and description)"""
+tag/property matches by reciprocal rank fusion (k = 60), and that ranking with the vector ranking when the server
+embeds notes (`semantic.fuse_with_vectors`). Semantic mode needs embeddings on; graph mode is not in this build:
+both answer `mode_unavailable` (not retryable) when they cannot work."""
 
 from __future__ import annotations
 
-import datetime as dt
-import json
 import re
 import sqlite3
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
 from service.errors import ModeUnavailable, ValidationFailed
-from service.retrieval import conditions, fusion, text
+from service.retrieval import fusion, text
 from service.retrieval import properties as props
 from service.retrieval import tags as tag_q
 from service.retrieval.query import parse_query
 from service.tools.context import ToolContext
 from service.tools.models import Paging, ToolInput, ToolOutput, decode_cursor, encode_cursor
 from service.tools.search import metadata as meta_tools
+from service.tools.search import semantic as sem_tools
 from service.tools.search import text as text_tools
 from service.tools.search_common import (
     FOLDER_FIELD,
     FolderArg,
-    LegacySort,
     Partial,
     drop_gone,
-    folder_field,
     partial,
     query_key,
     readable,
     run,
     scope,
-    sort_field,
 )
 from service.tools.spec import ToolSpec
 
 _REGEX_LITERAL = re.compile(r"^/(?P<body>.+)/(?P<flags>[im]*)$", re.DOTALL)
 
-_TEXT_MATCH = "Text query: all (every note has all its words) or any (too few did; notes with some follow)."
+TEXT_MATCH = "Text query: all (every note has all its words) or any (too few did; notes with some follow)."
 Mode = Literal["auto", "text", "regex", "tags", "properties", "jsonlogic", "semantic", "hybrid", "graph"]
 
 
@@ -77,7 +74,7 @@ class VaultHitItem(BaseModel):
 
 class SearchVaultOut(ToolOutput, Partial):
     mode: str = Field(description="The mode that ran.")
-    text_match: Literal["all", "any"] | None = Field(default=None, description=_TEXT_MATCH)
+    text_match: Literal["all", "any"] | None = Field(default=None, description=TEXT_MATCH)
     items: list[VaultHitItem] = Field(description="This page of results.")
     next_cursor: str | None = Field(default=None, description="Pass as `cursor` (with the same arguments).")
 
@@ -100,9 +97,9 @@ def _pick_mode(args: SearchVaultIn) -> str:
     )
 
 
-# What a caller must change to get the semantic and graph modes (named in the error's hint and in
-# the tool description). This build has no embedding index, so no setting enables them yet.
-SEMANTIC_ENABLED_BY = "an embedding index, which this server build does not include"
+# What enables the semantic and graph modes (named in the error's hint and in the tool description).
+SEMANTIC_ENABLED_BY = "semantic mode needs the server's [embeddings] provider on (the default, 'builtin')"
+GRAPH_ENABLED_BY = "graph mode is not part of this server build"
 
 
 def _need(value: Any, field: str, mode: str) -> Any:
@@ -114,11 +111,15 @@ def _need(value: Any, field: str, mode: str) -> Any:
 async def search_vault(ctx: ToolContext, args: SearchVaultIn) -> SearchVaultOut:
     mode = _pick_mode(args)
     common = {"vault": args.vault, "folder": args.folder, "limit": args.limit, "cursor": args.cursor}
+    if mode == "semantic" and sem_tools.enabled(ctx):
+        found, cursor, part = await sem_tools.vault_mode(ctx, _need(args.query, "query", mode), args.tags, common)
+        return SearchVaultOut(mode=mode, items=[VaultHitItem(**i) for i in found], next_cursor=cursor, partial=part)
     if mode in ("semantic", "graph"):
         raise ModeUnavailable(
-            f"{mode} search needs {SEMANTIC_ENABLED_BY}",
+            f"{mode} search is not available on this server",
             details={"mode": mode, "available": ["text", "regex", "tags", "properties", "jsonlogic", "hybrid"]},
-            hint="Retrying will not help: use mode 'text' or 'hybrid' (BM25 fused with tags/properties).",
+            hint=f"Retrying will not help: {SEMANTIC_ENABLED_BY if mode == 'semantic' else GRAPH_ENABLED_BY}. "
+            "Use mode 'text' or 'hybrid'.",
         )
     if mode == "text":
         out = await text_tools.search_text(
@@ -161,7 +162,7 @@ async def search_vault(ctx: ToolContext, args: SearchVaultIn) -> SearchVaultOut:
         items = [VaultHitItem(**i.model_dump(include=set(VaultHitItem.model_fields))) for i in mout.items]
         return SearchVaultOut(mode=mode, items=items, next_cursor=mout.next_cursor, partial=mout.partial)
     # hybrid
-    result = await _fused(
+    result = await fused_ranking(
         ctx,
         query=args.query,
         tag_list=args.tags or [],
@@ -171,11 +172,23 @@ async def search_vault(ctx: ToolContext, args: SearchVaultIn) -> SearchVaultOut:
         limit=args.limit,
     )
     filters_key = [f.model_dump() for f in args.filters or []]
-    key = query_key("hybrid", args.query, args.tags, filters_key, args.folder, _pass_limit(args.query, args.limit))
+    key = query_key("hybrid", args.query, args.tags, filters_key, args.folder, pass_limit(args.query, args.limit))
     offset = decode_cursor(args.cursor, t="vault", q=key)
+    chunks: dict[int, Any] = {}
+    if args.query and sem_tools.enabled(ctx):  # text (+ tags/properties) fused with the vector ranking
+        result.ranked, chunks = await sem_tools.fuse_with_vectors(
+            ctx,
+            result.ranked,
+            args.query,
+            want=offset + args.limit,
+            folders=scope(ctx, args.folder),
+            tags=args.tags if args.match == "all" else None,
+            restrict={h.note_id for h in result.ranked} if args.filters else None,
+        )
     result.ranked = await drop_gone(ctx, result.ranked, offset, args.limit)
     page = result.ranked[offset : offset + args.limit]
     snippets = await result.snippets(ctx, page)
+    sem_tools.fill_snippets(snippets, page, chunks)
     items = [
         VaultHitItem(
             path=h.path,
@@ -197,7 +210,7 @@ async def search_vault(ctx: ToolContext, args: SearchVaultIn) -> SearchVaultOut:
     )
 
 
-def _pass_limit(query: str | None, limit: int) -> int | None:
+def pass_limit(query: str | None, limit: int) -> int | None:
     """The page size when it decides whether a relaxed text pass runs (then a cursor keeps it)."""
     return limit if query and parse_query(query).relaxed is not None else None
 
@@ -217,7 +230,7 @@ class Fused:
         return await run(ctx, lambda conn: fusion.snippets(conn, match, ids))
 
 
-async def _fused(
+async def fused_ranking(
     ctx: ToolContext,
     *,
     query: str | None,
@@ -257,169 +270,6 @@ async def _fused(
 # -- search_notes ---------------------------------------------------------------------------------
 
 
-class SearchNotesIn(ToolInput):
-    mode: Literal["tags", "properties", "full_text", "hybrid"] = Field(
-        default="hybrid", description="What to match: tags, properties, full_text, or hybrid (text fused with both)."
-    )
-    query: str | None = Field(
-        default=None,
-        max_length=2000,
-        description="The search string. full_text/hybrid: a full-text query. tags: the tag(s), separated by "
-        "spaces or commas (`project`, `#a #b`; all must match, joined with `tags`). properties: "
-        "conditions separated by commas, each `key`, `key=value`, `key:value`, `key!=value`, `key>value` "
-        "or `key<value` (joined with `properties`).",
-    )
-    tags: list[str] | None = Field(default=None, max_length=50, description="Notes must carry all of these tags.")
-    properties: dict[str, Any] | None = Field(
-        default=None,
-        description='Property conditions: {"status": "active"} (equality; on lists, any item), '
-        '{"status": ["active", "draft"]} (any of), or {"priority": {"op": ">", "value": 2}}.',
-    )
-    folder: str | Annotated[list[str], Field(max_length=20)] | None = folder_field("path_scope")
-    limit: int = Field(default=20, ge=1, le=200, description="Page size.")
-    offset: int = Field(default=0, ge=0, le=100_000, description="Results to skip.")
-    cursor: str | None = Field(default=None, description="`next_cursor` from the previous page (overrides offset).")
-    sort: LegacySort = sort_field("relevance", "relevance", "mtime", "path")
-
-
-class NoteHitItem(BaseModel):
-    path: str = Field(description="Vault-relative path.")
-    title: str = Field(description="Note title.")
-    score: float = Field(description="0..1, 1 for the best match.")
-    snippet: str = Field(description="Matching excerpt (or the note's opening lines).")
-    tags: list[str] = Field(description="Tags with '#'.")
-    properties: dict[str, Any] = Field(description="Frontmatter properties.")
-    modified_time: str = Field(description="ISO 8601 UTC modification time.")
-    obsidian_url: str = Field(description="obsidian://open URL.")
-
-
-class SearchNotesOut(ToolOutput, Partial):
-    total: int = Field(description="All matching notes the caller may read.")
-    offset: int = Field(description="Offset of this page.")
-    items: list[NoteHitItem] = Field(description="This page.")
-    next_cursor: str | None = Field(default=None, description="Pass as `cursor` (or use offset) for the next page.")
-    text_match: Literal["all", "any"] | None = Field(default=None, description=_TEXT_MATCH)
-
-
-async def search_notes(ctx: ToolContext, args: SearchNotesIn) -> SearchNotesOut:
-    # Seed 004: `query` is the search string of every mode; in tags and properties mode it names
-    # the tags / the property conditions, alongside (or instead of) `tags` / `properties`.
-    tag_list = list(args.tags or [])
-    prop_spec = dict(args.properties or {})
-    if args.mode == "tags" and args.query:
-        tag_list += [t for t in conditions.query_tags(args.query) if t not in tag_list]
-    if args.mode == "properties" and args.query:
-        prop_spec.update({k: v for k, v in conditions.query_properties(args.query).items() if k not in prop_spec})
-    if args.mode == "full_text" and not args.query:
-        raise ValidationFailed("mode 'full_text' needs `query`", details={"field": "query"})
-    if args.mode == "tags" and not tag_list:
-        raise ValidationFailed("mode 'tags' needs `tags` (or the tags in `query`)", details={"field": "tags"})
-    if args.mode == "properties" and not prop_spec:
-        raise ValidationFailed(
-            "mode 'properties' needs `properties` (or conditions in `query`)", details={"field": "properties"}
-        )
-    if not (args.query or tag_list or prop_spec):
-        raise ValidationFailed("nothing to search for", details={"field": "query"})
-    prefixes = _prefixes(ctx, [args.folder] if isinstance(args.folder, str) else args.folder)
-    groups = conditions.property_filters(prop_spec)
-    query = args.query if args.mode in ("full_text", "hybrid") else None
-    base = (
-        await _fused(
-            ctx,
-            query=query,
-            tag_list=tag_list,
-            filters=[],
-            folders=[],
-            match="all",
-            limit=args.limit,
-            mode=args.mode,
-        )
-        if (query or tag_list)
-        else None
-    )
-    ranked = await _apply_groups(ctx, base, groups, args.mode, query is not None)
-    ranked = [h for h in ranked if _in_scope(h.path, prefixes)]
-    if args.sort == "mtime":
-        ranked.sort(key=lambda h: (-h.mtime, h.path))
-    elif args.sort == "path":
-        ranked.sort(key=lambda h: h.path)
-    key_args = args.model_dump(exclude={"offset", "cursor", "limit", "idempotency_key", "elicit_token"})
-    key = query_key(key_args, _pass_limit(query, args.limit))
-    offset = decode_cursor(args.cursor, t="notes", q=key) if args.cursor else args.offset
-    ranked = await drop_gone(ctx, ranked, offset, args.limit)
-    page = ranked[offset : offset + args.limit]
-    parsed = parse_query(query) if query else None
-    fused = Fused(ranked, parsed.match if parsed else None, parsed.relaxed if parsed else None)
-    snippets = await fused.snippets(ctx, page)
-    details = await _details(ctx, [h.note_id for h in page])
-    items = []
-    for h in page:
-        note_tags, note_props = details.get(h.note_id, ([], {}))
-        items.append(
-            NoteHitItem(
-                path=h.path,
-                title=h.title,
-                score=round(h.score, 4),
-                snippet=snippets.get(h.note_id, ""),
-                tags=["#" + t for t in note_tags],
-                properties=note_props,
-                modified_time=dt.datetime.fromtimestamp(h.mtime, dt.UTC)
-                .isoformat(timespec="milliseconds")
-                .replace("+00:00", "Z"),
-                obsidian_url=ctx.vault.url(h.path),
-            )
-        )
-    more = offset + args.limit < len(ranked)
-    cursor = encode_cursor(offset + args.limit, t="notes", q=key) if more else None
-    return SearchNotesOut(
-        total=len(ranked),
-        offset=offset,
-        items=items,
-        next_cursor=cursor,
-        text_match=fused.text_match,
-        partial=partial(ctx),
-    )
-
-
-async def _apply_groups(
-    ctx: ToolContext, base: Fused | None, groups: list[list[props.Filter]], mode: str, has_text: bool
-) -> list[text.TextHit]:
-    if not groups:
-        return base.ranked if base is not None else []
-    can_read = readable(ctx)
-    vault_id = ctx.vault.id
-    meta = await run(ctx, lambda conn: fusion.match_groups(conn, vault_id, groups, can_read))
-    if base is None:
-        return meta
-    if mode == "hybrid" and has_text:
-        # Tags were already fused into base with the text ranking; fuse the property list too.
-        return fusion.rrf(base.ranked, meta)
-    keep = {h.note_id for h in meta}
-    return [h for h in base.ranked if h.note_id in keep]
-
-
-def _prefixes(ctx: ToolContext, scopes: list[str] | None) -> list[str]:
-    out: list[str] = []
-    for raw in scopes or []:
-        vp = ctx.resolve(raw.rstrip("/") or "", "read", allow_root=True)
-        if vp.rel == "":
-            return []
-        out.append(vp.rel)
-    return out
-
-
-def _in_scope(path: str, prefixes: list[str]) -> bool:
-    return not prefixes or any(path == p or path.startswith(p + "/") for p in prefixes)
-
-
-async def _details(ctx: ToolContext, ids: list[int]) -> dict[int, tuple[list[str], dict[str, Any]]]:
-    if not ids:
-        return {}
-    marks = ",".join("?" * len(ids))
-    rows = await ctx.services.db.fetchall(f"SELECT id, tags, properties FROM notes WHERE id IN ({marks})", ids)
-    return {int(r[0]): (json.loads(r[1] or "[]"), json.loads(r[2] or "{}")) for r in rows}
-
-
 TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         name="search_vault",
@@ -427,24 +277,12 @@ TOOLS: tuple[ToolSpec, ...] = (
         title="Search the vault",
         description="One entry point to every search mode: text (BM25), regex ('/pattern/i'), tags, properties, "
         "jsonlogic or hybrid (text fused with tags/properties); 'auto' picks the mode from the arguments. Use it "
-        "when unsure which search fits; the dedicated tools offer more options. Modes 'semantic' and 'graph' "
-        f"need {SEMANTIC_ENABLED_BY}: they answer mode_unavailable (not retryable).",
+        "when unsure which search fits; the dedicated tools offer more options. Mode 'semantic' (by meaning; "
+        "search_hybrid and search_semantic offer more) needs embeddings on; mode 'graph' is not in this build: an "
+        "unavailable mode answers mode_unavailable (not retryable).",
         input_model=SearchVaultIn,
         output_model=SearchVaultOut,
         handler=search_vault,
-        tags=("search",),
-    ),
-    ToolSpec(
-        name="search_notes",
-        domain="search",
-        title="Search notes (tags, properties, full text)",
-        description="Search by tags, properties, full text, or all of them fused (mode hybrid, the default); "
-        "returns total and items with a 0..1 score, snippet, tags, properties and modified_time, "
-        "paged by offset or cursor. Use it to combine text with tag or property conditions; "
-        "prefer search_text for query syntax and highlights.",
-        input_model=SearchNotesIn,
-        output_model=SearchNotesOut,
-        handler=search_notes,
         tags=("search",),
     ),
 )
