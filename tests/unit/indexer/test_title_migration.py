@@ -46,7 +46,7 @@ async def old_db(tmp_path: Path) -> Database:
 
 async def test_old_titles_become_the_file_name_and_the_search_title_the_parser_derives(old_db: Database) -> None:
     try:
-        assert await migrate(old_db) == [6]
+        assert 6 in await migrate(old_db)  # and any later migration
         titles = {str(r[0]): str(r[1]) for r in await old_db.fetchall("SELECT path, title FROM notes")}
         shown = {
             int(r[0]): str(r[1]) for r in await old_db.fetchall("SELECT note_id, title FROM note_text ORDER BY note_id")
