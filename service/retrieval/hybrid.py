@@ -77,9 +77,9 @@ def _by_max(scores: dict[int, float]) -> dict[int, float]:
     return {n: (s - low) / spread if spread else 1.0 for n, s in scores.items()}
 
 
-def _ranks(text: Sequence[TextCandidate], vector: Sequence[ChunkCandidate]) -> tuple[
-    list[TextCandidate], list[ChunkCandidate]
-]:
+def _ranks(
+    text: Sequence[TextCandidate], vector: Sequence[ChunkCandidate]
+) -> tuple[list[TextCandidate], list[ChunkCandidate]]:
     return sorted(text, key=lambda t: (-t.score, t.note_id)), notes_by_best_chunk(vector)
 
 

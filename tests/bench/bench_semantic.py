@@ -137,7 +137,9 @@ async def edit_to_found(client: Client, root: Path, paths: list[str]) -> tuple[l
     return samples, missed
 
 
-async def measure(url: str, queries: list[str], paths: list[str], root: Path, budget: float, pid: int) -> dict[str, Any]:
+async def measure(
+    url: str, queries: list[str], paths: list[str], root: Path, budget: float, pid: int
+) -> dict[str, Any]:
     result: dict[str, Any] = {}
     async with Client(url, mode="legacy", cache=None) as client:
         text_calls = [("search_text", {"query": q, "limit": 10}) for q in queries]
