@@ -38,6 +38,7 @@ from service.policy.throttle import TokenBuckets
 from service.policy.visibility import Visibility
 from service.protocol.client_log import ClientLogs
 from service.security.acl import AclGuard
+from service.semantic.engine import SemanticEngine
 from service.services import Services
 from service.settings import Settings, VaultConfig, config_warnings
 from service.storage.db import Database
@@ -82,6 +83,7 @@ class VaultgateApp:
         self.client_logs = ClientLogs(json_response=settings.http.json_response)
         self.index_jobs = IndexJobs(self.db)
         self.index_jobs.on_change = self.client_logs.job_changed
+        self.semantic = SemanticEngine(settings.embeddings, self.db)
         self.services = Services(
             settings=settings,
             vaults=self.vaults,
@@ -99,6 +101,7 @@ class VaultgateApp:
             dispatch=self._nested_call,
             add_vault=self.add_vault,  # reload_vault(apply=true)
             guard=self.guard,
+            semantic=self.semantic,
         )
         self.layers = build_layers(self.services, self.registry)
         self.dispatcher = Dispatcher(
@@ -119,6 +122,8 @@ class VaultgateApp:
             )
             for vault in self.vaults.values()
         ]
+        if self.semantic.enabled:  # after the indexers: the jobs stop before them, the engine after the jobs
+            self.components += [self.semantic, *(self.semantic.job(vault) for vault in self.vaults.values())]
         self.maintenance = Maintenance(
             settings,
             self.db,
@@ -200,9 +205,14 @@ class VaultgateApp:
             parse_workers=self.settings.index.parse_workers,
         )
         self.components.append(indexer)
+        job = self.semantic.job(vault) if self.semantic.enabled else None
+        if job is not None:
+            self.components.append(job)
         if self._started:
             await self._record_vaults()
             await indexer.start()
+            if job is not None:
+                await job.start()
 
     async def _record_vaults(self) -> None:
         now = time.time()

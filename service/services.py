@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from service.policy.idempotency import IdempotencyStore
     from service.policy.throttle import TokenBuckets
     from service.policy.visibility import Visibility
+    from service.semantic.engine import SemanticEngine
     from service.settings import Settings, VaultConfig
     from service.storage.db import Database
     from service.vault.vault import Vault
@@ -49,4 +50,5 @@ class Services:
     dispatch: NestedCall  # the whole chain again, for a tool that runs another (the facade)
     add_vault: Callable[[VaultConfig], Awaitable[None]]  # reload_vault(apply=true)
     guard: PathGuard = field(default_factory=OpenGuard)
+    semantic: SemanticEngine | None = None  # chunks, embeddings, vector search ([embeddings])
     started_at: float = field(default_factory=time.time)

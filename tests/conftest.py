@@ -210,6 +210,9 @@ class Harness:
 def settings_for(root: Path, **overrides: Any) -> Settings:
     overrides.setdefault("http", {})
     overrides["http"].setdefault("port", 0)
+    # Semantic search is tested where it is the subject (tests/semantic, tests/tools/search,
+    # e2e): elsewhere the embedding job would only spend the test machine's CPU.
+    overrides.setdefault("embeddings", {"provider": "none"})
     return load_settings(root, **overrides)
 
 

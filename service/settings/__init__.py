@@ -5,6 +5,7 @@
     http.py           [http]
     auth.py           [auth]
     index.py          [index], [search]
+    embeddings.py     [embeddings]
     policy.py         [governor], [idempotency], [throttle], [confirmation], [tool_visibility], [tool_facade]
     observability.py  [audit], [events], [otel], [sessions], [log]
     storage.py        [storage], [maintenance]
@@ -18,6 +19,7 @@ Every public name is re-exported here: import from `service.settings`, not from 
 from __future__ import annotations
 
 from service.settings.auth import AuthSettings
+from service.settings.embeddings import EmbeddingSettings
 from service.settings.http import HttpSettings
 from service.settings.index import IndexSettings, SearchSettings
 from service.settings.loader import config_warnings, load_settings
@@ -42,6 +44,7 @@ __all__ = [
     "AclSettings",
     "AuditSettings",
     "AuthSettings",
+    "EmbeddingSettings",
     "ConfirmationSettings",
     "EventsSettings",
     "GovernorSettings",

@@ -19,9 +19,21 @@ class IndexSettings(Section):
     )
 
 
+SENSITIVE_TERMS = ["medication", "therapy", "diagnosis", "owe", "owed", "debt", "paid", "spent", "spend", "$"]
+SENSITIVE_TAGS = ["mentalhealth", "physicalhealth", "health", "relations", "finance"]
+
+
 class SearchSettings(Section):
     regex_budget_ms: int = Field(default=2000, ge=10, description="Default time budget of one search_regex call.")
     regex_max_budget_ms: int = Field(default=10_000, ge=10, description="Ceiling for a caller's `budget_ms`.")
+    sensitive_terms: list[str] = Field(
+        default_factory=lambda: list(SENSITIVE_TERMS),
+        description="rag_search flags a chunk as sensitive when it contains one of these words (health, money).",
+    )
+    sensitive_tags: list[str] = Field(
+        default_factory=lambda: list(SENSITIVE_TAGS),
+        description="rag_search flags a chunk as sensitive when its note has one of these tags or its heading is one.",
+    )
     jsonlogic_max_ops: int = Field(
         default=2_000_000, ge=1000, description="Operations one query_jsonlogic call may evaluate (all notes)."
     )

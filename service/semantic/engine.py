@@ -1,0 +1,241 @@
+"""SemanticEngine: the embedder (loaded lazily, once), the chunker, each vault's embedding job,
+and nearest-chunk search over the stored vectors (sqlite-vec, or the exact numpy scan).
+
+The search tools reach it as `services.semantic`; `app.py` builds it and runs its jobs as
+components beside the indexers.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from service.embeddings.factory import build_embedder
+from service.embeddings.protocol import Embedder
+from service.errors import EmbeddingUnavailable
+from service.semantic import store, vectors
+from service.semantic.chunker import Chunk, Chunker
+from service.semantic.job import EmbeddingJob
+from service.settings import EmbeddingSettings
+from service.storage.db import Database
+from service.vault.vault import Vault
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkRow:
+    chunk_id: int
+    note_id: int
+    path: str
+    title: str
+    mtime: float
+    folder: str
+    tags: list[str]
+    heading: str | None
+    text: str
+    position: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Searchable:
+    """The vectors a search of a vault uses: the configured model's when every chunk has one, else
+    the previous complete model's (`stale`) when there is one, else the configured model's so far."""
+
+    embedder: Embedder
+    model: str
+    stale: bool
+    complete: bool
+
+
+class _NoteChunker:
+    def __init__(self, chunker: Chunker) -> None:
+        self.chunker = chunker
+
+    def chunks_of(self, src: store.Source) -> list[Chunk]:
+        return self.chunker.chunks(src.title, src.body, aliases=src.aliases, tags=src.tags, properties=src.properties)
+
+
+class SemanticEngine:
+    def __init__(
+        self,
+        settings: EmbeddingSettings,
+        db: Database,
+        *,
+        factory: Callable[[EmbeddingSettings], Embedder | None] = build_embedder,
+    ) -> None:
+        self.settings = settings
+        self.db = db
+        self.cache = vectors.ScanCache()
+        self.jobs: dict[str, EmbeddingJob] = {}
+        self.dims: dict[str, int] = {}
+        self._factory = factory
+        self._embedder: Embedder | None = None
+        self._previous: dict[str, Embedder] = {}  # models of earlier settings, for stale answers
+        self._chunker: _NoteChunker | None = None
+        self.force_scan = False  # tests: exercise the numpy path with sqlite-vec loaded
+
+    name = "semantic"
+
+    async def start(self) -> None:
+        """Nothing to start: the model loads at its first use, the jobs are components of their own."""
+
+    async def stop(self) -> None:
+        """Close the providers' HTTP clients (after the jobs have stopped)."""
+        embedders = [self._embedder, *self._previous.values()]
+        self._embedder, self._previous = None, {}
+        for embedder in embedders:
+            close = getattr(embedder, "aclose", None)
+            if close is not None:
+                await close()
+
+    async def searchable(self, vault_id: str) -> Searchable:
+        current = self.embedder()
+        job = self.jobs.get(vault_id)
+        if job is not None and job.caught_up:  # no count queries on the hot path
+            return Searchable(current, current.name, stale=False, complete=True)
+        counts = await self.counts(vault_id)
+        if counts.backlog == 0:
+            return Searchable(current, current.name, stale=False, complete=True)
+        found = await self.db.run_read(lambda c: store.complete_model(c, vault_id))
+        if found is not None and found[0] != current.name:
+            model, raw = found
+            old = self._previous.get(model)
+            if old is None:
+                try:
+                    made = self._factory(EmbeddingSettings.model_validate_json(raw))
+                except ValueError:
+                    made = None
+                if made is not None and made.name == model:
+                    old = self._previous[model] = made
+            if old is not None:
+                return Searchable(old, model, stale=True, complete=True)
+        return Searchable(current, current.name, stale=False, complete=False)
+
+    @property
+    def enabled(self) -> bool:
+        return self.settings.provider != "none"
+
+    def job(self, vault: Vault) -> EmbeddingJob:
+        found = self.jobs.get(vault.id)
+        if found is None:
+            found = self.jobs[vault.id] = EmbeddingJob(self, vault)
+        return found
+
+    def embedder(self) -> Embedder:
+        if not self.enabled:
+            raise EmbeddingUnavailable(
+                "semantic search is off on this server ([embeddings] provider = 'none')",
+                details={"provider": "none"},
+                hint="Use text search, or set [embeddings] provider.",
+            )
+        if self._embedder is None:
+            self._embedder = self._factory(self.settings)
+        if self._embedder is None:  # pragma: no cover - factory returns None only for 'none'
+            raise EmbeddingUnavailable("no embedding model configured")
+        return self._embedder
+
+    @property
+    def model(self) -> str | None:
+        return self.embedder().name if self.enabled else None
+
+    def chunker(self) -> _NoteChunker:
+        if self._chunker is None:
+            from service.embeddings.tokens import TokenCounter
+
+            self._chunker = _NoteChunker(
+                Chunker(TokenCounter(), max_tokens=self.settings.max_tokens, overlap=self.settings.overlap_tokens)
+            )
+        return self._chunker
+
+    @property
+    def uses_vec(self) -> bool:
+        return self.db.backends.vec and not self.force_scan
+
+    def describe(self) -> dict[str, str | None]:
+        """Model, where it runs, and which vector search is in use (for server_health)."""
+        if not self.enabled:
+            return {"model": None, "backend": None, "vector_search": "off"}
+        embedder = self.embedder()
+        return {
+            "model": embedder.name,
+            "backend": embedder.backend,
+            "vector_search": "sqlite-vec" if self.uses_vec else "exact-scan",
+        }
+
+    async def reset(self, vault_id: str) -> None:
+        """Chunk and embed a vault again from scratch (reindex mode 'embeddings')."""
+        model = self.embedder().name
+
+        def work(conn: sqlite3.Connection) -> None:
+            store.drop_vectors(conn, vault_id, model)
+            store.forget_vault(conn, vault_id)
+
+        await self.db.run_write(work)
+        self.cache.bump(vault_id)
+
+    async def counts(self, vault_id: str) -> store.Counts:
+        model = self.embedder().name
+        return await self.db.run_read(lambda c: store.counts(c, vault_id, model))
+
+    async def stored_dim(self, model: str) -> int | None:
+        row = await self.db.fetchone("SELECT length(vector) FROM embeddings WHERE model = ? LIMIT 1", (model,))
+        return int(row[0]) // 4 if row else None
+
+    async def query_vector(self, text: str, embedder: Embedder | None = None) -> np.ndarray[Any, Any]:
+        row: np.ndarray[Any, Any] = (await (embedder or self.embedder()).embed_query(text))[0]
+        return row
+
+    def knn(
+        self, conn: sqlite3.Connection, vault_id: str, query: np.ndarray[Any, Any], k: int, model: str
+    ) -> list[tuple[int, float]]:
+        """Nearest chunks of a vault by `model`'s vectors, best first (reader thread). The
+        sqlite-vec table serves the configured model; other models' vectors are scanned."""
+        if (
+            model == self.embedder().name
+            and self.uses_vec
+            and k <= vectors.VEC_MAX_K
+            and vectors.has_table(conn, model)
+        ):
+            return vectors.knn_vec(conn, vault_id, model, query, k)
+        return vectors.knn_scan(conn, self.cache, vault_id, model, query, k)
+
+    def note_vector(self, conn: sqlite3.Connection, note_id: int, model: str) -> np.ndarray[Any, Any] | None:
+        """The mean of a note's chunk vectors, normalised (None when it has none yet)."""
+        rows = conn.execute(
+            "SELECT e.vector FROM chunks c JOIN embeddings e ON e.model = ? AND e.hash = c.hash WHERE c.note_id = ?",
+            (model, note_id),
+        ).fetchall()
+        if not rows:
+            return None
+        mean = np.mean([np.frombuffer(r[0], dtype=np.float32) for r in rows], axis=0)
+        norm = float(np.linalg.norm(mean))
+        return (mean / norm).astype(np.float32) if norm else None
+
+
+def chunk_rows(conn: sqlite3.Connection, ids: list[int]) -> dict[int, ChunkRow]:
+    out: dict[int, ChunkRow] = {}
+    for i in range(0, len(ids), 500):
+        part = ids[i : i + 500]
+        marks = ",".join("?" * len(part))
+        for r in conn.execute(
+            "SELECT c.id, c.note_id, n.path, n.title, n.mtime, n.folder, n.tags, c.heading, c.text, c.position "
+            f"FROM chunks c JOIN notes n ON n.id = c.note_id WHERE c.id IN ({marks})",
+            part,
+        ):
+            out[int(r[0])] = ChunkRow(
+                int(r[0]),
+                int(r[1]),
+                str(r[2]),
+                str(r[3]),
+                float(r[4]),
+                str(r[5]),
+                list(json.loads(r[6] or "[]")),
+                r[7],
+                str(r[8]),
+                int(r[9]),
+            )
+    return out

@@ -1,0 +1,209 @@
+"""The embedding job of one vault: chunk what changed, embed what has no vector, fill sqlite-vec.
+
+It follows the indexer: every applied batch (edits through vaultgate, edits by other programs
+picked up by the watcher, a reindex) bumps the indexer's `generation`; the job wakes, waits
+`debounce_ms` for more, and runs one pass:
+
+1. notes whose chunks are missing or were made from other text are chunked again (in a worker
+   thread) and their rows written (unchanged chunks keep their row and vector);
+2. chunk texts with no vector for the model are embedded, `batch_size` at a time, and stored;
+3. the sqlite-vec table catches up (new rows, rows of dropped chunks deleted).
+
+Nothing here blocks start-up (the job waits for the index to be ready in the background),
+writes (each write is one short transaction) or text search (inference runs off the event
+loop). After a restart the same pass finds what is left: finished chunks are not redone.
+When the model is unavailable the pass stops with `error` set and is tried again on the next
+change or after `RETRY_SECONDS`.
+
+`wait_settled()` is the job's completion signal: it returns once a pass has covered the
+indexer's current generation (or failed), without sleeping.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from functools import partial
+from typing import Protocol
+
+from service.embeddings.protocol import Embedder
+from service.errors import EmbeddingUnavailable
+from service.indexer.runner import indexer_of
+from service.semantic import store, vectors
+from service.semantic.chunker import Chunk
+from service.settings import EmbeddingSettings
+from service.storage.db import Database
+from service.vault.vault import Vault
+
+log = logging.getLogger(__name__)
+RETRY_SECONDS = 60.0
+CHUNK_NOTES = 64  # notes chunked per write
+PENDING = 512  # chunk texts read per query of the backlog (then embedded batch_size at a time)
+Progress = Callable[[int, int], Awaitable[None]]
+
+
+class NoteChunker(Protocol):
+    def chunks_of(self, src: store.Source) -> list[Chunk]: ...
+
+
+class Engine(Protocol):
+    """What the job uses of `SemanticEngine`."""
+
+    settings: EmbeddingSettings
+    db: Database
+    cache: vectors.ScanCache
+    dims: dict[str, int]
+
+    def chunker(self) -> NoteChunker: ...
+
+    def embedder(self) -> Embedder: ...
+
+    async def counts(self, vault_id: str) -> store.Counts: ...
+
+    async def stored_dim(self, model: str) -> int | None: ...
+
+
+class EmbeddingJob:
+    def __init__(self, engine: Engine, vault: Vault) -> None:
+        self.engine = engine
+        self.vault = vault
+        self.name = f"embeddings:{vault.id}"
+        self.state = "waiting"  # waiting (for the index), embedding, idle, failed
+        self.error: str | None = None
+        self.embedded_total = 0  # vectors computed by this process
+        self.rate: float | None = None  # chunks per second of the last pass that embedded
+        self.last_pass: float | None = None
+        self._tried_gen = -1  # the indexer generation the last pass (done or failed) covered
+        self._cond = asyncio.Condition()
+        self._wake = asyncio.Event()
+        self._tasks: list[asyncio.Task[None]] = []
+        self.progress: Progress | None = None
+
+    async def start(self) -> None:
+        self._tasks = [asyncio.create_task(self._run(), name=self.name)]
+
+    async def stop(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+
+    @property
+    def caught_up(self) -> bool:
+        """The last pass succeeded and covered every change the indexer has applied since."""
+        ix = indexer_of(self.vault)
+        gen = ix.generation if ix is not None else 0
+        return self.state == "idle" and self._tried_gen >= gen and not self._wake.is_set()
+
+    def kick(self) -> None:
+        """Run a pass now (reindex, settings change)."""
+        self._tried_gen = -1
+        self._wake.set()
+
+    async def wait_settled(self, within: float = 120.0) -> None:
+        """Until a pass (done or failed) has covered every change the indexer applied so far."""
+        ix = indexer_of(self.vault)
+
+        def done() -> bool:
+            gen = ix.generation if ix is not None else 0
+            return self._tried_gen >= gen and not self._wake.is_set() and self.state in ("idle", "failed")
+
+        async def waiter() -> None:
+            async with self._cond:
+                await self._cond.wait_for(done)
+
+        await asyncio.wait_for(waiter(), within)
+
+    async def _notify(self) -> None:
+        async with self._cond:
+            self._cond.notify_all()
+
+    async def _follow(self) -> None:
+        ix = indexer_of(self.vault)
+        if ix is None:
+            return
+        seen = [ix.generation]
+        while True:
+            with contextlib.suppress(TimeoutError):
+                await ix.wait_for(lambda: ix.generation != seen[0], within=3600)
+            seen[0] = ix.generation
+            self._wake.set()
+
+    async def _run(self) -> None:
+        ix = indexer_of(self.vault)
+        if ix is None:
+            return
+        await ix.wait_for(lambda: ix.state in ("ready", "failed"), within=1e9)
+        self._tasks.append(asyncio.create_task(self._follow(), name=self.name + ":follow"))
+        first = True
+        while True:
+            gen = ix.generation
+            self._wake.clear()
+            try:
+                await self.run_pass(gc=first)
+                self.state, self.error = "idle", None
+            except EmbeddingUnavailable as exc:
+                self.state, self.error = "failed", exc.message
+            except Exception as exc:
+                log.exception("embedding pass of %s failed", self.vault.id)
+                self.state, self.error = "failed", f"{type(exc).__name__}: {exc}"
+            first = False
+            self._tried_gen = gen
+            await self._notify()
+            timeout = RETRY_SECONDS if self.state == "failed" else None
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), timeout)
+            if self.engine.settings.debounce_ms:
+                await asyncio.sleep(self.engine.settings.debounce_ms / 1000)
+
+    def _chunk(self, notes: list[store.Source]) -> list[tuple[store.Source, list[Chunk]]]:
+        chunker = self.engine.chunker()
+        return [(src, chunker.chunks_of(src)) for src in notes]
+
+    async def run_pass(self, *, gc: bool = False) -> None:
+        engine, db, vid = self.engine, self.engine.db, self.vault.id
+        self.state = "embedding"
+        await self._notify()
+        while True:  # 1. chunks
+            stale = await db.run_read(lambda c: store.stale_notes(c, vid, CHUNK_NOTES))
+            if not stale:
+                break
+            made = await asyncio.to_thread(self._chunk, stale)
+            await db.run_write(partial(store.write_chunks, vault_id=vid, notes=made))
+            engine.cache.bump(vid)
+        if gc:
+            await db.run_write(store.unused_vectors)
+        embedder = engine.embedder()
+        model = embedder.name
+        batch = engine.settings.batch_size
+        started, done = time.perf_counter(), 0
+        while True:  # 2. vectors: a list of pending texts at a time, embedded and stored per batch
+            pending = await db.run_read(lambda c: store.pending(c, vid, model, max(PENDING, batch)))
+            if not pending:
+                break
+            for at in range(0, len(pending), batch):
+                todo = pending[at : at + batch]
+                rows = await embedder.embed_documents([t for _, t in todo])
+                hashes = [h for h, _ in todo]
+                await db.run_write(partial(store.store_vectors, model=model, hashes=hashes, vectors=rows))
+                engine.dims[model] = int(rows.shape[1])
+                done += len(todo)
+                self.embedded_total += len(todo)
+                self.rate = done / max(1e-6, time.perf_counter() - started)
+                engine.cache.bump(vid)
+                if self.progress is not None:
+                    counts = await engine.counts(vid)
+                    await self.progress(counts.embedded, counts.chunks)
+        if db.backends.vec:  # 3. sqlite-vec
+            dim = engine.dims.get(model) or await engine.stored_dim(model)
+            if dim:
+                while await db.run_write(lambda c: vectors.sync(c, vid, model, dim)):
+                    pass
+        settings = engine.settings.model_dump_json()
+        previous = await db.run_write(lambda c: store.mark_complete(c, vid, model, settings))
+        if previous is not None and previous != model and db.backends.vec:
+            await db.run_write(lambda c: vectors.drop_table(c, previous))
+        self.last_pass = time.time()

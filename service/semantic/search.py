@@ -1,0 +1,186 @@
+"""Semantic and hybrid rankings with filters, computed in one reader-thread call.
+
+`NoteFilter` holds the caller's restrictions (read permission, folders, tags, modification
+dates). Vector candidates are fetched nearest first and filtered *before* anything is cut: when
+too few notes pass, more neighbours are fetched (k × 4, up to every chunk), so a note the caller
+may not read never takes a place in the results, nor does its chunk.
+
+Hybrid: BM25 candidates (the query's words OR-ed, ranked by BM25, same filters) and vector
+candidates, `retrieval.hybrid.depth(limit)` of each, fused by `retrieval.hybrid.fuse`.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from service.retrieval import hybrid, text
+from service.retrieval import tags as tag_q
+from service.semantic.engine import ChunkRow, SemanticEngine, chunk_rows
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+@dataclass
+class NoteFilter:
+    can_read: Callable[[str], bool]
+    folders: list[str] = field(default_factory=list)  # vault-relative; [] = everywhere
+    tags: list[str] = field(default_factory=list)  # normalised; all must match (nested: a matches a/b)
+    after: float | None = None  # mtime >= after
+    before: float | None = None  # mtime < before
+    exclude: set[int] = field(default_factory=set)  # note ids
+    also: Callable[[ChunkRow], bool] | None = None  # a further condition (rag_search's note dates)
+
+    def accepts(self, row: ChunkRow) -> bool:
+        if row.note_id in self.exclude:
+            return False
+        if self.folders and not any(f == "" or row.path.startswith(f + "/") for f in self.folders):
+            return False
+        if self.after is not None and row.mtime < self.after:
+            return False
+        if self.before is not None and row.mtime >= self.before:
+            return False
+        if self.tags:
+            have = [t.lower() for t in row.tags]
+            for want in self.tags:
+                if not any(h == want or h.startswith(want + "/") for h in have):
+                    return False
+        if self.also is not None and not self.also(row):
+            return False
+        return self.can_read(row.path)
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkHit:
+    row: ChunkRow
+    similarity: float
+
+
+def nearest(
+    engine: SemanticEngine,
+    conn: sqlite3.Connection,
+    vault_id: str,
+    query: np.ndarray[Any, Any],
+    notes: int,
+    keep: NoteFilter,
+    model: str,
+) -> list[ChunkHit]:
+    """Chunks nearest `query` that pass `keep`, best first, covering at least `notes` notes
+    (or every passing chunk when there are fewer)."""
+    k = max(64, notes * 4)
+    total: int | None = None
+    while True:
+        pairs = engine.knn(conn, vault_id, query, k, model)
+        rows = chunk_rows(conn, [cid for cid, _ in pairs])
+        hits = [ChunkHit(rows[cid], sim) for cid, sim in pairs if cid in rows and keep.accepts(rows[cid])]
+        if len({h.row.note_id for h in hits}) >= notes or len(pairs) < k:
+            return hits
+        if total is None:
+            total = int(conn.execute("SELECT COUNT(*) FROM chunks WHERE vault_id = ?", (vault_id,)).fetchone()[0])
+        if k >= total:
+            return hits
+        k = min(total, k * 4)
+
+
+def best_per_note(hits: list[ChunkHit]) -> list[ChunkHit]:
+    best: dict[int, ChunkHit] = {}
+    for h in hits:
+        if h.row.note_id not in best or h.similarity > best[h.row.note_id].similarity:
+            best[h.row.note_id] = h
+    return sorted(best.values(), key=lambda h: (-h.similarity, h.row.path))
+
+
+def or_query(query: str) -> str | None:
+    """The query's words OR-ed as FTS5 phrases (BM25 ranks notes by how many and how rare)."""
+    words = list(dict.fromkeys(w.lower() for w in _WORD.findall(query)))[:64]
+    return " OR ".join('"' + w.replace('"', "") + '"' for w in words) if words else None
+
+
+def text_candidates(
+    conn: sqlite3.Connection, vault_id: str, query: str, keep: NoteFilter, depth: int
+) -> list[text.TextHit]:
+    expr = or_query(query)
+    if expr is None:
+        return []
+    if not (keep.tags or keep.after is not None or keep.before is not None or keep.exclude or keep.also):
+        return text.page(conn, vault_id, expr, keep.folders, "relevance", keep.can_read, 0, depth)[0]
+    hits = text.all_hits(conn, vault_id, expr, keep.folders, "relevance", keep.can_read)
+    rows = _note_rows(conn, [h.note_id for h in hits])
+    return [h for h in hits if h.note_id in rows and keep.accepts(rows[h.note_id])][:depth]
+
+
+def _note_rows(conn: sqlite3.Connection, ids: list[int]) -> dict[int, ChunkRow]:
+    import json
+
+    out: dict[int, ChunkRow] = {}
+    for i in range(0, len(ids), 500):
+        part = ids[i : i + 500]
+        marks = ",".join("?" * len(part))
+        for r in conn.execute(f"SELECT id, path, title, mtime, folder, tags FROM notes WHERE id IN ({marks})", part):
+            out[int(r[0])] = ChunkRow(
+                0, int(r[0]), str(r[1]), str(r[2]), float(r[3]), str(r[4]), list(json.loads(r[5] or "[]")), None, ""
+            )
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class HybridHit:
+    note_id: int
+    path: str
+    title: str
+    mtime: float
+    score: float
+    chunk: ChunkRow | None
+    similarity: float | None
+    text_rank: int | None
+    vector_rank: int | None
+
+
+def hybrid_rank(
+    engine: SemanticEngine,
+    conn: sqlite3.Connection,
+    vault_id: str,
+    query_text: str,
+    query: np.ndarray[Any, Any],
+    limit: int,
+    keep: NoteFilter,
+    model: str,
+) -> list[HybridHit]:
+    depth = hybrid.depth(limit)
+    texts = text_candidates(conn, vault_id, query_text, keep, depth)
+    chunks = nearest(engine, conn, vault_id, query, depth, keep, model)
+    by_chunk = {h.row.chunk_id: h for h in chunks}
+    fused = hybrid.fuse(
+        [hybrid.TextCandidate(t.note_id, t.score) for t in texts],
+        [hybrid.ChunkCandidate(h.row.note_id, h.row.chunk_id, h.similarity) for h in chunks],
+    )
+    notes = _note_rows(conn, [f.note_id for f in fused if f.best_chunk is None])
+    out: list[HybridHit] = []
+    for f in fused:
+        hit = by_chunk.get(f.best_chunk) if f.best_chunk is not None else None
+        row = hit.row if hit is not None else notes.get(f.note_id)
+        if row is None:
+            continue
+        out.append(
+            HybridHit(
+                f.note_id,
+                row.path,
+                row.title,
+                row.mtime,
+                f.score,
+                hit.row if hit is not None else None,
+                hit.similarity if hit is not None else None,
+                f.text_rank,
+                f.vector_rank,
+            )
+        )
+    return out
+
+
+def normalise_tags(tags: list[str] | None) -> list[str]:
+    return [tag_q.normalize(t).lower() for t in tags or []]

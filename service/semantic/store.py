@@ -1,0 +1,187 @@
+"""The chunk rows of the index: which notes need chunking, writing their chunks, which chunk
+texts still need a vector, and storing vectors (all plain SQL; callers run these in the
+database's reader or writer thread).
+
+Chunks are keyed on (note id, position) with the hash of their embedded text. Writing a note's
+new chunks keeps every row whose position and hash are unchanged (its vector stays), replaces
+the others and drops positions past the end. Vectors live in `embeddings` by (model, hash), so
+a note moved or renamed to a new row finds the vectors of its unchanged chunks there.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from service.semantic.chunker import CHUNKER_VERSION, Chunk
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    note_id: int
+    etag: str
+    title: str
+    aliases: list[str]
+    tags: list[str]
+    properties: dict[str, Any]
+    body: str
+
+
+def stale_notes(conn: sqlite3.Connection, vault_id: str, limit: int) -> list[Source]:
+    """Notes whose chunks are missing or were made from other text (or by another chunker)."""
+    rows = conn.execute(
+        "SELECT n.id, n.etag, n.title, n.aliases, n.tags, n.properties, t.body FROM notes n "
+        "JOIN note_text t ON t.note_id = n.id LEFT JOIN chunk_sources s ON s.note_id = n.id "
+        "WHERE n.vault_id = ? AND (s.note_id IS NULL OR s.etag != n.etag OR s.title != n.title "
+        "OR s.chunker != ?) ORDER BY n.id LIMIT ?",
+        (vault_id, CHUNKER_VERSION, limit),
+    ).fetchall()
+    return [
+        Source(
+            int(r[0]),
+            str(r[1]),
+            str(r[2]),
+            list(json.loads(r[3] or "[]")),
+            list(json.loads(r[4] or "[]")),
+            dict(json.loads(r[5] or "{}")),
+            str(r[6]),
+        )
+        for r in rows
+    ]
+
+
+def write_chunks(conn: sqlite3.Connection, vault_id: str, notes: list[tuple[Source, list[Chunk]]]) -> int:
+    """Store each note's chunks (skipping a note changed since it was read); returns chunk rows replaced."""
+    replaced = 0
+    for src, chunks in notes:
+        current = conn.execute("SELECT etag, title FROM notes WHERE id = ?", (src.note_id,)).fetchone()
+        if current is None or (str(current[0]), str(current[1])) != (src.etag, src.title):
+            continue  # edited or gone meanwhile: the next pass sees it again
+        old = {
+            int(r[0]): str(r[1])
+            for r in conn.execute("SELECT position, hash FROM chunks WHERE note_id = ?", (src.note_id,))
+        }
+        conn.execute("DELETE FROM chunks WHERE note_id = ? AND position >= ?", (src.note_id, len(chunks)))
+        for ch in chunks:
+            digest = ch.hash
+            if old.get(ch.position) == digest:
+                continue
+            if ch.position in old:
+                conn.execute("DELETE FROM chunks WHERE note_id = ? AND position = ?", (src.note_id, ch.position))
+            conn.execute(
+                "INSERT INTO chunks(vault_id, note_id, position, heading, heading_path, text, embed_text, hash, "
+                "tokens) VALUES (?,?,?,?,?,?,?,?,?)",
+                (
+                    vault_id,
+                    src.note_id,
+                    ch.position,
+                    ch.heading,
+                    json.dumps(list(ch.heading_path), ensure_ascii=False),
+                    ch.text,
+                    ch.embed_text,
+                    digest,
+                    ch.tokens,
+                ),
+            )
+            replaced += 1
+        conn.execute(
+            "INSERT INTO chunk_sources(note_id, etag, title, chunker) VALUES (?,?,?,?) "
+            "ON CONFLICT(note_id) DO UPDATE SET etag = excluded.etag, title = excluded.title, "
+            "chunker = excluded.chunker",
+            (src.note_id, src.etag, src.title, CHUNKER_VERSION),
+        )
+    return replaced
+
+
+def pending(conn: sqlite3.Connection, vault_id: str, model: str, limit: int) -> list[tuple[str, str]]:
+    """(hash, embed_text) of chunk texts with no vector for `model` yet."""
+    rows = conn.execute(
+        "SELECT c.hash, MIN(c.embed_text) FROM chunks c LEFT JOIN embeddings e ON e.model = ? AND e.hash = c.hash "
+        "WHERE c.vault_id = ? AND e.hash IS NULL GROUP BY c.hash ORDER BY MIN(c.id) LIMIT ?",
+        (model, vault_id, limit),
+    ).fetchall()
+    return [(str(r[0]), str(r[1])) for r in rows]
+
+
+def store_vectors(conn: sqlite3.Connection, model: str, hashes: list[str], vectors: np.ndarray[Any, Any]) -> None:
+    conn.executemany(
+        "INSERT OR REPLACE INTO embeddings(model, hash, vector) VALUES (?,?,?)",
+        [(model, h, np.asarray(v, dtype=np.float32).tobytes()) for h, v in zip(hashes, vectors, strict=True)],
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Counts:
+    notes: int
+    chunked_notes: int
+    chunks: int
+    embedded: int
+
+    @property
+    def backlog(self) -> int:
+        return self.chunks - self.embedded + (self.notes - self.chunked_notes)
+
+
+def counts(conn: sqlite3.Connection, vault_id: str, model: str) -> Counts:
+    notes = conn.execute("SELECT COUNT(*) FROM notes WHERE vault_id = ?", (vault_id,)).fetchone()[0]
+    chunked = conn.execute(
+        "SELECT COUNT(*) FROM notes n JOIN chunk_sources s ON s.note_id = n.id AND s.etag = n.etag "
+        "AND s.title = n.title AND s.chunker = ? WHERE n.vault_id = ?",
+        (CHUNKER_VERSION, vault_id),
+    ).fetchone()[0]
+    total, embedded = conn.execute(
+        "SELECT COUNT(*), COUNT(e.hash) FROM chunks c LEFT JOIN embeddings e ON e.model = ? AND e.hash = c.hash "
+        "WHERE c.vault_id = ?",
+        (model, vault_id),
+    ).fetchone()
+    return Counts(int(notes), int(chunked), int(total), int(embedded))
+
+
+def forget_vault(conn: sqlite3.Connection, vault_id: str) -> None:
+    """Drop every chunk of a vault (reindex of embeddings: everything is chunked again; vectors
+    stay by hash, so unchanged text is not embedded again unless they are dropped too)."""
+    conn.execute("DELETE FROM chunk_sources WHERE note_id IN (SELECT id FROM notes WHERE vault_id = ?)", (vault_id,))
+    conn.execute("DELETE FROM chunks WHERE vault_id = ?", (vault_id,))
+
+
+def drop_vectors(conn: sqlite3.Connection, vault_id: str, model: str) -> None:
+    """Forget the vectors of a vault's chunk texts for `model` (they are embedded again)."""
+    conn.execute(
+        "DELETE FROM embeddings WHERE model = ? AND hash IN (SELECT hash FROM chunks WHERE vault_id = ?)",
+        (model, vault_id),
+    )
+
+
+def unused_vectors(conn: sqlite3.Connection) -> int:
+    """Delete vectors no chunk uses any more (after a batch of changes has been chunked)."""
+    cur = conn.execute("DELETE FROM embeddings WHERE hash NOT IN (SELECT hash FROM chunks)")
+    return int(cur.rowcount or 0)
+
+
+def mark_complete(conn: sqlite3.Connection, vault_id: str, model: str, settings: str) -> str | None:
+    """Record that every chunk of the vault has a vector for `model`; returns the model recorded
+    before, after dropping its vectors when no vault needs them any more."""
+    row = conn.execute("SELECT model FROM embedding_state WHERE vault_id = ?", (vault_id,)).fetchone()
+    conn.execute(
+        "INSERT INTO embedding_state(vault_id, model, settings, updated_at) VALUES (?,?,?,?) "
+        "ON CONFLICT(vault_id) DO UPDATE SET model = excluded.model, settings = excluded.settings, "
+        "updated_at = excluded.updated_at",
+        (vault_id, model, settings, time.time()),
+    )
+    previous = str(row[0]) if row is not None else None
+    if previous is not None and previous != model:
+        used = conn.execute("SELECT 1 FROM embedding_state WHERE model = ? LIMIT 1", (previous,)).fetchone()
+        if used is None:
+            conn.execute("DELETE FROM embeddings WHERE model = ?", (previous,))
+    return previous
+
+
+def complete_model(conn: sqlite3.Connection, vault_id: str) -> tuple[str, str] | None:
+    """(model, settings JSON) of the last model every chunk of the vault had a vector for."""
+    row = conn.execute("SELECT model, settings FROM embedding_state WHERE vault_id = ?", (vault_id,)).fetchone()
+    return (str(row[0]), str(row[1])) if row is not None else None

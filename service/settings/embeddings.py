@@ -1,0 +1,46 @@
+"""`[embeddings]`: the model that turns chunks and queries into vectors, and the job's bounds.
+
+`provider = "builtin"` (the default) runs the embedded all-MiniLM-L6-v2 model in-process on the
+CPU; `ollama`, `openai` (any OpenAI-compatible `/v1/embeddings`: OpenAI, LM Studio, llama.cpp,
+vLLM), `voyage` and `cohere` call a server; `none` turns semantic search off. API keys are read
+from the environment variable named by `api_key_env` (never from the config file).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from service.settings.base import Section
+
+Provider = Literal["builtin", "ollama", "openai", "voyage", "cohere", "none"]
+
+
+class EmbeddingSettings(Section):
+    provider: Provider = Field(default="builtin", description="Where vectors come from; 'none' disables them.")
+    model: str | None = Field(
+        default=None,
+        description="The provider's model name (builtin: fixed). Defaults: ollama nomic-embed-text, "
+        "openai text-embedding-3-small, voyage voyage-3.5-lite, cohere embed-v4.0.",
+    )
+    base_url: str | None = Field(default=None, description="Server URL; default: the provider's public endpoint.")
+    api_key_env: str | None = Field(
+        default=None,
+        description="Environment variable holding the API key. Defaults: OPENAI_API_KEY, VOYAGE_API_KEY, "
+        "CO_API_KEY (ollama needs none).",
+    )
+    dimensions: int | None = Field(default=None, ge=8, le=8192, description="Requested vector size, where supported.")
+    query_prefix: str | None = Field(
+        default=None, max_length=200, description="Text put before a query (e.g. 'search_query: '); default per model."
+    )
+    document_prefix: str | None = Field(
+        default=None, max_length=200, description="Text put before a chunk (e.g. 'search_document: ')."
+    )
+    max_tokens: int = Field(default=256, ge=32, le=8192, description="Chunk size limit in model tokens.")
+    overlap_tokens: int = Field(default=32, ge=0, le=1024, description="Overlap of the sliding window.")
+    batch_size: int = Field(default=16, ge=1, le=256, description="Chunks embedded per model call.")
+    threads: int = Field(default=1, ge=1, le=16, description="CPU threads of the builtin model (per call).")
+    timeout_seconds: float = Field(default=30.0, gt=0, le=600, description="One provider request.")
+    retries: int = Field(default=3, ge=0, le=10, description="Retries of a failed provider request (with backoff).")
+    debounce_ms: int = Field(default=300, ge=0, le=60_000, description="Wait after an index change before embedding.")

@@ -1,0 +1,151 @@
+"""search domain, rag: rag_search, the retrieval step of a RAG pipeline (seed 003's contract).
+
+Touches: the same index tables as search_semantic (through `service.semantic`). Returns chunks,
+not notes: the passages nearest the question, several per note when they rank so, each with
+its note, section, date, tags and position. Filters (`directory_filter`, `date_range`, `tags`)
+and read permission apply before `max_results`. `sensitive_detected` is true when a returned
+chunk mentions health or money (`[search] sensitive_terms`, `sensitive_tags`): the agent
+should ask before showing or sending it on.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import sqlite3
+
+from pydantic import BaseModel, Field
+
+from service.errors import ValidationFailed
+from service.semantic import search as sem
+from service.semantic.engine import ChunkRow
+from service.tools.context import ToolContext
+from service.tools.models import Paging, ToolInput, ToolOutput, decode_cursor, encode_cursor
+from service.tools.search.semantic import engine_of, url
+from service.tools.search_common import Partial, drop_gone, partial, query_key, readable, run, scope
+from service.tools.spec import ToolSpec
+
+MAX_CHUNK = 2000
+_DAY = re.compile(r"(\d{4}-\d{2}-\d{2})")
+
+
+class DateRange(BaseModel):
+    from_: dt.date | None = Field(default=None, alias="from", description="First day (inclusive).")
+    to: dt.date | None = Field(default=None, description="Last day (inclusive).")
+
+
+class RagIn(ToolInput, Paging):
+    query: str = Field(min_length=1, max_length=2000, description="A natural-language question.")
+    max_results: int = Field(default=5, ge=1, le=50, description="Chunks to return (page size).")
+    directory_filter: list[str] | None = Field(default=None, max_length=20, description="Only these folders.")
+    date_range: DateRange | None = Field(
+        default=None, description="{from, to}: the note's date (a YYYY-MM-DD in its name, else its mtime)."
+    )
+    tags: list[str] | None = Field(default=None, max_length=50, description="Only notes with all of these tags.")
+
+
+class RagChunk(BaseModel):
+    chunk_text: str = Field(description="The passage (at most 2000 characters).")
+    score: float = Field(description="Cosine similarity to the question.")
+    source_file: str = Field(description="Vault-relative path of the note.")
+    path: str = Field(description="Same as source_file.")
+    title: str = Field(description="Note title.")
+    obsidian_url: str = Field(description="obsidian:// URL of the note at the chunk's section.")
+    section: str | None = Field(default=None, description="Heading the chunk is under.")
+    date: str = Field(description="The note's date (YYYY-MM-DD).")
+    tags: list[str] = Field(description="The note's tags, with '#'.")
+    chunk_index: int = Field(description="Position of the chunk in its note (0-based).")
+    sensitive: bool = Field(description="Mentions health or money (see sensitive_detected).")
+
+
+class RagOut(ToolOutput, Partial):
+    results: list[RagChunk] = Field(description="Chunks nearest the question, best first.")
+    sensitive_detected: bool = Field(description="Some result is sensitive: confirm with the user before showing it.")
+    next_cursor: str | None = Field(default=None, description="Pass as `cursor` for more chunks.")
+    model: str = Field(description="The embedding model that ranked these chunks.")
+    complete: bool = Field(description="Every chunk of the vault has its vector.")
+
+
+def note_date(row: ChunkRow) -> str:
+    found = _DAY.search(row.path.rsplit("/", 1)[-1])
+    return found.group(1) if found else dt.datetime.fromtimestamp(row.mtime, dt.UTC).date().isoformat()
+
+
+def _sensitive(row: ChunkRow, terms: list[str], tags: list[str]) -> bool:
+    lowered = row.text.lower()
+    words = set(re.findall(r"\w+", lowered))
+    wanted_tags = {t.lower().lstrip("#") for t in tags}
+    if any(t.lower() in wanted_tags for t in row.tags) or (row.heading or "").lower().lstrip("#") in wanted_tags:
+        return True
+    return any((term in lowered) if not term.isalnum() else (term.lower() in words) for term in terms)
+
+
+async def rag_search(ctx: ToolContext, args: RagIn) -> RagOut:
+    engine = engine_of(ctx)
+    first, last = (args.date_range.from_, args.date_range.to) if args.date_range else (None, None)
+    if first is not None and last is not None and first > last:
+        raise ValidationFailed("date_range: `from` is after `to`", details={"field": "date_range"})
+
+    def in_range(row: ChunkRow) -> bool:
+        day = note_date(row)
+        return (first is None or day >= first.isoformat()) and (last is None or day <= last.isoformat())
+
+    keep = sem.NoteFilter(
+        can_read=readable(ctx),
+        folders=scope(ctx, args.directory_filter),
+        tags=sem.normalise_tags(args.tags),
+        also=in_range if args.date_range else None,
+    )
+    key = query_key("rag", args.model_dump(exclude={"cursor", "max_results", "idempotency_key", "elicit_token"}))
+    offset = decode_cursor(args.cursor, t="rag", q=key)
+    vid = ctx.vault.id
+    use = await engine.searchable(vid)
+    vector = await engine.query_vector(args.query, use.embedder)
+    want = offset + args.max_results + 1
+
+    def compute(conn: sqlite3.Connection) -> list[sem.ChunkHit]:
+        return sem.nearest(engine, conn, vid, vector, want, keep, use.model)[:want]
+
+    hits = await drop_gone(ctx, await run(ctx, compute), offset, args.max_results, lambda h: (h.row.path,))
+    terms, tags = ctx.services.settings.search.sensitive_terms, ctx.services.settings.search.sensitive_tags
+    page = [
+        RagChunk(
+            chunk_text=h.row.text[:MAX_CHUNK],
+            score=round(h.similarity, 4),
+            source_file=h.row.path,
+            path=h.row.path,
+            title=h.row.title,
+            obsidian_url=url(ctx, h.row.path, h.row.heading),
+            section=h.row.heading,
+            date=note_date(h.row),
+            tags=["#" + t for t in h.row.tags],
+            chunk_index=h.row.position,
+            sensitive=_sensitive(h.row, terms, tags),
+        )
+        for h in hits[offset : offset + args.max_results]
+    ]
+    more = offset + args.max_results < len(hits)
+    return RagOut(
+        results=page,
+        sensitive_detected=any(c.sensitive for c in page),
+        next_cursor=encode_cursor(offset + args.max_results, t="rag", q=key) if more else None,
+        model=use.model,
+        complete=use.complete,
+        partial=partial(ctx),
+    )
+
+
+TOOLS: tuple[ToolSpec, ...] = (
+    ToolSpec(
+        name="rag_search",
+        domain="search",
+        title="Retrieve passages for a question",
+        description="The passages (chunks) nearest a natural-language question, for answering from the vault: "
+        "chunk_text, score, source_file, section, date, tags, chunk_index; directory_filter, date_range, tags; "
+        "sensitive_detected flags health or money content.",
+        input_model=RagIn,
+        output_model=RagOut,
+        handler=rag_search,
+        tags=("search",),
+    ),
+)

@@ -1,0 +1,339 @@
+"""search domain, semantic: search_semantic, search_hybrid, find_similar.
+
+Touches: index tables `chunks`, `embeddings`, the sqlite-vec table of the model, `notes`,
+`fts_words` (read only, through `service.semantic`); the embedding model for the query
+(`services.semantic`). Every candidate is filtered by read permission, folder, tags and dates
+before a page is cut (`semantic.search.NoteFilter`), so a note the caller may not read never
+appears as a hit, a similar note or a chunk. Results carry the best chunk's text and an
+`obsidian_url` that opens its heading. While the vault's chunks are still being embedded
+`complete` is false (notes not embedded yet are missing).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import sqlite3
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from service.errors import EmbeddingUnavailable, NoteNotFound, ValidationFailed
+from service.retrieval import hybrid, text
+from service.semantic import search as sem
+from service.semantic.engine import ChunkRow, Searchable, SemanticEngine
+from service.tools.context import ToolContext
+from service.tools.models import Paging, ToolInput, ToolOutput, decode_cursor, encode_cursor
+from service.tools.search_common import (
+    FOLDER_FIELD,
+    FolderArg,
+    Partial,
+    drop_gone,
+    partial,
+    query_key,
+    readable,
+    run,
+    scope,
+)
+from service.tools.spec import ToolSpec
+
+
+class FilterArgs(ToolInput, Paging):
+    folder: FolderArg = FOLDER_FIELD
+    tags: list[str] | None = Field(default=None, max_length=50, description="Only notes carrying all of these tags.")
+    modified_after: dt.datetime | dt.date | None = Field(
+        default=None, description="Only notes modified at or after this ISO date/time (UTC when no zone)."
+    )
+    modified_before: dt.datetime | dt.date | None = Field(
+        default=None, description="Only notes modified before this ISO date/time (UTC when no zone)."
+    )
+    limit: int = Field(default=10, ge=1, le=200, description="Page size (notes).")
+
+
+class SemanticIn(FilterArgs):
+    query: str = Field(min_length=1, max_length=2000, description="What to look for, in your own words.")
+
+
+class SimilarIn(FilterArgs):
+    path: str = Field(min_length=1, max_length=1024, description="The note to find neighbours of.")
+
+
+class SemanticHit(BaseModel):
+    path: str = Field(description="Vault-relative path.")
+    title: str = Field(description="Note title.")
+    obsidian_url: str = Field(description="obsidian://open URL of the note, at the best chunk's heading.")
+    mtime: float = Field(description="Modification time (Unix seconds).")
+    score: float = Field(description="Relevance: cosine similarity (semantic) or fused score 0..1 (hybrid).")
+    heading: str | None = Field(default=None, description="Heading of the best matching chunk.")
+    chunk: str | None = Field(default=None, description="Text of the best matching chunk.")
+
+
+class SemanticOut(ToolOutput, Partial):
+    items: list[SemanticHit] = Field(description="This page of notes, best first.")
+    next_cursor: str | None = Field(default=None, description="Pass as `cursor` (with the same arguments).")
+    model: str = Field(description="The embedding model that ranked these results.")
+    complete: bool = Field(description="Every chunk of the vault has its vector (false while embedding catches up).")
+    stale: bool = Field(
+        default=False,
+        description="Ranked with the previous model's vectors while the configured model's are being computed.",
+    )
+
+
+def _stamp(value: dt.datetime | dt.date | None) -> float | None:
+    if value is None:
+        return None
+    if not isinstance(value, dt.datetime):
+        value = dt.datetime(value.year, value.month, value.day)
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=dt.UTC)
+    return value.timestamp()
+
+
+def engine_of(ctx: ToolContext) -> SemanticEngine:
+    engine = ctx.services.semantic
+    if engine is None or not engine.enabled:
+        raise EmbeddingUnavailable(
+            "semantic search is off on this server ([embeddings] provider = 'none')",
+            details={"provider": "none"},
+            hint="Use search_text, or enable [embeddings] in the server config.",
+        )
+    return engine
+
+
+def note_filter(ctx: ToolContext, args: FilterArgs) -> sem.NoteFilter:
+    return sem.NoteFilter(
+        can_read=readable(ctx),
+        folders=scope(ctx, args.folder),
+        tags=sem.normalise_tags(args.tags),
+        after=_stamp(args.modified_after),
+        before=_stamp(args.modified_before),
+    )
+
+
+def url(ctx: ToolContext, path: str, heading: str | None) -> str:
+    return ctx.vault.url(f"{path}#{heading}" if heading else path)
+
+
+async def _page(
+    ctx: ToolContext, use: Searchable, hits: list[SemanticHit], offset: int, limit: int, key: str
+) -> SemanticOut:
+    hits = await drop_gone(ctx, hits, offset, limit)
+    more = offset + limit < len(hits)
+    return SemanticOut(
+        items=hits[offset : offset + limit],
+        next_cursor=encode_cursor(offset + limit, t="semantic", q=key) if more else None,
+        model=use.model,
+        complete=use.complete,
+        stale=use.stale,
+        partial=partial(ctx),
+    )
+
+
+def _key(tool: str, args: FilterArgs, subject: str) -> str:
+    return query_key(tool, subject, args.model_dump(exclude={"cursor", "limit", "idempotency_key", "elicit_token"}))
+
+
+async def search_semantic(ctx: ToolContext, args: SemanticIn) -> SemanticOut:
+    engine = engine_of(ctx)
+    keep = note_filter(ctx, args)
+    key = _key("semantic", args, args.query)
+    offset = decode_cursor(args.cursor, t="semantic", q=key)
+    vid = ctx.vault.id
+    use = await engine.searchable(vid)
+    vector = await engine.query_vector(args.query, use.embedder)
+    want = offset + args.limit + 1
+
+    def compute(conn: sqlite3.Connection) -> list[sem.ChunkHit]:
+        return sem.best_per_note(sem.nearest(engine, conn, vid, vector, want, keep, use.model))
+
+    found = await run(ctx, compute)
+    hits = [
+        SemanticHit(
+            path=h.row.path,
+            title=h.row.title,
+            obsidian_url=url(ctx, h.row.path, h.row.heading),
+            mtime=h.row.mtime,
+            score=round(h.similarity, 4),
+            heading=h.row.heading,
+            chunk=h.row.text,
+        )
+        for h in found
+    ]
+    return await _page(ctx, use, hits, offset, args.limit, key)
+
+
+async def search_hybrid(ctx: ToolContext, args: SemanticIn) -> SemanticOut:
+    engine = engine_of(ctx)
+    keep = note_filter(ctx, args)
+    key = _key("hybrid", args, args.query)
+    offset = decode_cursor(args.cursor, t="semantic", q=key)
+    vid = ctx.vault.id
+    use = await engine.searchable(vid)
+    vector = await engine.query_vector(args.query, use.embedder)
+    want = offset + args.limit + 1
+
+    def compute(conn: sqlite3.Connection) -> list[sem.HybridHit]:
+        return sem.hybrid_rank(engine, conn, vid, args.query, vector, want, keep, use.model)
+
+    hits = [
+        SemanticHit(
+            path=h.path,
+            title=h.title,
+            obsidian_url=url(ctx, h.path, h.chunk.heading if h.chunk else None),
+            mtime=h.mtime,
+            score=round(h.score, 4),
+            heading=h.chunk.heading if h.chunk else None,
+            chunk=h.chunk.text if h.chunk else None,
+        )
+        for h in await run(ctx, compute)
+    ]
+    return await _page(ctx, use, hits, offset, args.limit, key)
+
+
+async def find_similar(ctx: ToolContext, args: SimilarIn) -> SemanticOut:
+    engine = engine_of(ctx)
+    vp = ctx.resolve(args.path, "read")
+    keep = note_filter(ctx, args)
+    key = _key("similar", args, vp.rel)
+    offset = decode_cursor(args.cursor, t="semantic", q=key)
+    vid = ctx.vault.id
+    want = offset + args.limit + 1
+    use = await engine.searchable(vid)
+
+    def compute(conn: sqlite3.Connection) -> list[sem.ChunkHit] | None:
+        row = conn.execute("SELECT id FROM notes WHERE vault_id = ? AND path = ?", (vid, vp.rel)).fetchone()
+        if row is None:
+            raise NoteNotFound(f"no note at {vp.rel!r}", details={"path": vp.rel})
+        vector = engine.note_vector(conn, int(row[0]), use.model)
+        if vector is None:
+            return None
+        keep.exclude.add(int(row[0]))
+        return sem.best_per_note(sem.nearest(engine, conn, vid, vector, want, keep, use.model))
+
+    found = await run(ctx, compute)
+    if found is None:
+        raise ValidationFailed(
+            f"{vp.rel!r} has no embedded chunks yet",
+            details={"path": vp.rel, "reason": "not_embedded"},
+            hint="Try again when index_status shows no embedding backlog.",
+        )
+    hits = [
+        SemanticHit(
+            path=h.row.path,
+            title=h.row.title,
+            obsidian_url=url(ctx, h.row.path, h.row.heading),
+            mtime=h.row.mtime,
+            score=round(h.similarity, 4),
+            heading=h.row.heading,
+            chunk=h.row.text,
+        )
+        for h in found
+    ]
+    return await _page(ctx, use, hits, offset, args.limit, key)
+
+
+async def vault_mode(
+    ctx: ToolContext, query: str, tags: list[str] | None, common: dict[str, Any]
+) -> tuple[list[dict[str, Any]], str | None, bool]:
+    """search_vault's semantic mode: search_semantic's items (fields of search_vault's items,
+    the chunk as snippet), next cursor and partial flag."""
+    out = await search_semantic(ctx, SemanticIn(query=query, tags=tags, **common))
+    fields = {"path", "title", "obsidian_url", "mtime", "score"}
+    return [{**i.model_dump(include=fields), "snippet": i.chunk} for i in out.items], out.next_cursor, out.partial
+
+
+def fill_snippets(snippets: dict[int, str], page: list[text.TextHit], chunks: dict[int, ChunkRow]) -> None:
+    """A hit found only by meaning has no text snippet: show its best chunk."""
+    for h in page:
+        if h.note_id not in snippets and h.note_id in chunks:
+            snippets[h.note_id] = chunks[h.note_id].text
+
+
+def enabled(ctx: ToolContext) -> bool:
+    engine = ctx.services.semantic
+    return engine is not None and engine.enabled
+
+
+async def fuse_with_vectors(
+    ctx: ToolContext,
+    ranked: list[text.TextHit],
+    query: str,
+    *,
+    want: int,
+    folders: list[str],
+    tags: list[str] | None,
+    restrict: set[int] | None = None,
+    vector_only: bool = False,
+) -> tuple[list[text.TextHit], dict[int, ChunkRow]]:
+    """A text ranking (already filtered by the caller's permissions and filters) fused with the
+    vector ranking of `query` under the same folder/tag filters (`retrieval.hybrid.fuse`);
+    `vector_only`: the vector ranking alone. Also returns each note's best chunk."""
+    engine = engine_of(ctx)
+    keep = sem.NoteFilter(can_read=readable(ctx), folders=folders, tags=sem.normalise_tags(tags))
+    vid = ctx.vault.id
+    use = await engine.searchable(vid)
+    vector = await engine.query_vector(query, use.embedder)
+    depth = hybrid.depth(want)
+
+    def compute(conn: sqlite3.Connection) -> list[sem.ChunkHit]:
+        hits = sem.nearest(engine, conn, vid, vector, depth, keep, use.model)
+        return [h for h in hits if restrict is None or h.row.note_id in restrict]
+
+    chunks = await run(ctx, compute)
+    best = {h.row.note_id: h.row for h in sem.best_per_note(chunks)}
+    if vector_only:
+        return [
+            text.TextHit(h.row.note_id, h.row.path, h.row.title, h.row.mtime, h.similarity)
+            for h in sem.best_per_note(chunks)
+        ], best
+    by_note = {h.note_id: h for h in ranked}
+    fused = hybrid.fuse(
+        [hybrid.TextCandidate(h.note_id, h.score) for h in ranked],
+        [hybrid.ChunkCandidate(h.row.note_id, h.row.chunk_id, h.similarity) for h in chunks],
+    )
+    out: list[text.TextHit] = []
+    for f in fused:
+        t = by_note.get(f.note_id)
+        row = best.get(f.note_id)
+        if t is not None:
+            out.append(text.TextHit(t.note_id, t.path, t.title, t.mtime, f.score))
+        elif row is not None:
+            out.append(text.TextHit(row.note_id, row.path, row.title, row.mtime, f.score))
+    return out, best
+
+
+TOOLS: tuple[ToolSpec, ...] = (
+    ToolSpec(
+        name="search_semantic",
+        domain="search",
+        title="Search by meaning",
+        description="Vector search over note chunks: finds notes about the query even without shared words. "
+        "folder/tags/modified_after/modified_before filters; items carry the best chunk and a link to its heading.",
+        input_model=SemanticIn,
+        output_model=SemanticOut,
+        handler=search_semantic,
+        tags=("search",),
+    ),
+    ToolSpec(
+        name="search_hybrid",
+        domain="search",
+        title="Search by words and meaning",
+        description="BM25 text search and vector search fused into one ranking; same filters and items as "
+        "search_semantic.",
+        input_model=SemanticIn,
+        output_model=SemanticOut,
+        handler=search_hybrid,
+        tags=("search",),
+    ),
+    ToolSpec(
+        name="find_similar",
+        domain="search",
+        title="Find similar notes",
+        description="Notes nearest in meaning to a given note (by its chunk vectors); same filters and items as "
+        "search_semantic.",
+        input_model=SimilarIn,
+        output_model=SemanticOut,
+        handler=find_similar,
+        tags=("search",),
+        path_args=("path",),
+    ),
+)

@@ -1,0 +1,43 @@
+"""A small vault about unrelated subjects, for searches by meaning (queries share no words with
+the note that answers them), and helpers to start the app with the builtin model."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+from service.semantic.job import EmbeddingJob
+from tests.conftest import Harness, started
+
+VAULT: dict[str, str] = {
+    "Baking/Sourdough.md": "---\ntags: [food]\n---\n# Sourdough\n\n## Starter\n"
+    "Feed the wild yeast culture with flour and water every day until it bubbles.\n\n"
+    "## Loaf\nKnead the dough, let it rise overnight, then bake in a hot dutch oven.\n",
+    "Finance/Taxes.md": "# Taxes\n\nFile the annual income declaration before April; keep receipts for deductions.\n",
+    "Pets/Cats.md": "---\ntags: [animals]\n---\n# Cats\n\n"
+    "A kitten needs vaccinations, a litter box and toys to scratch.\n",
+    "Travel/Japan.md": "# Japan trip\n\nTokyo temples in spring, then the bullet train to Kyoto for cherry blossoms.\n",
+    "Private/Diary.md": "# Diary\n\nMy kitten chewed the sofa again today; the vet visit is next week.\n",
+    "Empty.md": "---\naliases: [Nothing here]\ntags: [misc]\n---\n",
+}
+
+
+def job_of(h: Harness, vault: str | None = None) -> EmbeddingJob:
+    engine = h.app.semantic
+    return engine.jobs[vault or next(iter(h.app.vaults))]
+
+
+async def settled(h: Harness) -> None:
+    await h.indexed()
+    for job in h.app.semantic.jobs.values():
+        await job.wait_settled()
+
+
+@contextlib.asynccontextmanager
+async def semantic(root: Path, **overrides: Any) -> AsyncIterator[Harness]:
+    overrides.setdefault("embeddings", {"provider": "builtin", "debounce_ms": 0})
+    async with started(root, **overrides) as h:
+        await settled(h)
+        yield h

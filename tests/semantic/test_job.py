@@ -1,0 +1,97 @@
+"""The embedding job: an edit re-embeds only the chunks whose text changed, a move none; a
+restart resumes without redoing finished chunks; a note edited by another program is embedded
+again. Synchronised on the job's own completion signal (`wait_settled`), never on sleeps."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from service.vault.events import FileChange
+from tests.semantic.helpers import VAULT, job_of, semantic, settled
+
+
+async def test_edit_reembeds_only_changed_chunks_and_move_none(make_vault: Callable[..., Path]) -> None:
+    async with semantic(make_vault(VAULT)) as h:
+        job = job_of(h)
+        start = job.embedded_total
+        assert start >= len(VAULT)
+        await h.ok("append_note", path="Baking/Sourdough.md", content="\nUse a banneton for the final proof.\n")
+        await settled(h)
+        assert job.embedded_total == start + 1  # only the last section's chunk changed
+        found = await h.ok("search_semantic", query="basket for proofing dough", limit=1)
+        assert found["items"][0]["path"] == "Baking/Sourdough.md"
+        assert "banneton" in found["items"][0]["chunk"]
+        await h.confirmed("move_note", path="Travel/Japan.md", new_path="Archive/Japan.md")
+        await settled(h)
+        assert job.embedded_total == start + 1  # same title, same text: vectors found by hash
+        found = await h.ok("search_semantic", query="holiday abroad in asia", limit=1)
+        assert found["items"][0]["path"] == "Archive/Japan.md"
+        await h.ok("delete_note", path="Pets/Cats.md")
+        await settled(h)
+        found = await h.ok("search_semantic", query="kitten vaccinations", limit=10)
+        assert "Pets/Cats.md" not in [i["path"] for i in found["items"]]
+        rows = await h.app.db.fetchone(
+            "SELECT COUNT(*) FROM chunks c LEFT JOIN notes n ON n.id = c.note_id WHERE n.id IS NULL"
+        )
+        assert rows[0] == 0
+
+
+async def test_restart_resumes_without_redoing_finished_chunks(make_vault: Callable[..., Path]) -> None:
+    root = make_vault(VAULT)
+    async with semantic(root) as h:
+        total = job_of(h).embedded_total
+        # As if the process had stopped half-way: two chunk texts have no vector yet.
+        await h.app.db.run_write(
+            lambda c: c.execute(
+                "DELETE FROM embeddings WHERE hash IN (SELECT c.hash FROM chunks c JOIN notes n ON n.id = c.note_id "
+                "WHERE n.path = 'Baking/Sourdough.md')"
+            )
+        )
+        status = await h.ok("index_status")
+        assert status["embeddings"]["backlog"] == 2
+    async with semantic(root) as h:
+        assert job_of(h).embedded_total == 2 < total
+        status = await h.ok("index_status")
+        assert status["embeddings"]["backlog"] == 0
+        found = await h.ok("search_semantic", query="wild yeast culture", limit=1)
+        assert found["items"][0]["path"] == "Baking/Sourdough.md"
+
+
+async def test_note_edited_by_another_program_is_embedded_again(make_vault: Callable[..., Path]) -> None:
+    async with semantic(make_vault(VAULT), index={"watch": True, "debounce_ms": 10}) as h:
+        seen: list[FileChange] = []
+        arrived = asyncio.Event()
+
+        async def record(changes: Sequence[FileChange]) -> None:
+            seen.extend(changes)
+            if any(c.path == "Finance/Taxes.md" and c.origin == "external" for c in changes):
+                arrived.set()
+
+        h.app.vaults["main"].bus.subscribe(record)
+        start = job_of(h).embedded_total
+        (h.root / "Finance" / "Taxes.md").write_text(
+            "# Taxes\n\nThe telescope shows Saturn's rings and Jupiter's moons on clear nights.\n", encoding="utf-8"
+        )
+        await asyncio.wait_for(arrived.wait(), 30)
+        await settled(h)
+        assert job_of(h).embedded_total == start + 1
+        found = await h.ok("search_semantic", query="astronomy planets", limit=1)
+        assert found["items"][0]["path"] == "Finance/Taxes.md"
+
+
+async def test_empty_and_huge_notes_do_not_break_a_batch(make_vault: Callable[..., Path]) -> None:
+    words = " ".join(f"lorem{i % 97} ipsum{i % 89}" for i in range(500))
+    files = {**VAULT, "Huge.md": "# Huge\n\n" + words + "\n", "Blank.md": "", "Spaces.md": "\n\n   \n"}
+    async with semantic(make_vault(files)) as h:
+        job = job_of(h)
+        assert job.state == "idle", job.error
+        status = await h.ok("index_status")
+        assert status["embeddings"]["backlog"] == 0
+        rows = await h.app.db.fetchall(
+            "SELECT MAX(c.tokens), COUNT(*) FROM chunks c JOIN notes n ON n.id = c.note_id WHERE n.path = 'Huge.md'"
+        )
+        assert rows[0][0] <= 256 and rows[0][1] > 5
+        out = await h.ok("search_semantic", query="how do I make bread with a natural leaven", limit=1)
+        assert out["items"][0]["path"] == "Baking/Sourdough.md"

@@ -1,0 +1,47 @@
+"""rag_search (seed 003's contract): chunks nearest a question, filters, the sensitive flag."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tests.semantic.helpers import VAULT, semantic
+
+JOURNAL = {
+    **VAULT,
+    "Journal/2025-03-02.md": "# 2025-03-02\n\n## Mood\nFelt calm after the morning walk by the river.\n\n"
+    "## Money\nI owe Sam 40 dollars for the concert tickets.\n",
+    "Journal/2024-11-20.md": "# 2024-11-20\n\n## Mood\nAnxious week, started therapy sessions.\n",
+}
+
+
+@pytest.mark.covers("rag_search", "success")
+async def test_rag_search_returns_chunks_with_their_context(make_vault: Callable[..., Path]) -> None:
+    async with semantic(make_vault(JOURNAL)) as h:
+        out = await h.ok("rag_search", query="how much money do I need to pay back to my friend?", max_results=2)
+        top = out["results"][0]
+        assert top["source_file"] == "Journal/2025-03-02.md" and top["section"] == "Money"
+        assert top["date"] == "2025-03-02" and top["chunk_index"] == 1
+        assert "owe Sam" in top["chunk_text"] and top["obsidian_url"].endswith("%23Money")
+        assert top["sensitive"] is True and out["sensitive_detected"] is True
+        assert out["next_cursor"] and len(out["results"]) == 2
+        out = await h.ok("rag_search", query="feeling nervous", directory_filter=["Journal"], max_results=5)
+        assert {r["source_file"] for r in out["results"]} <= {"Journal/2025-03-02.md", "Journal/2024-11-20.md"}
+        out = await h.ok("rag_search", query="feeling", date_range={"from": "2024-01-01", "to": "2024-12-31"})
+        assert [r["source_file"] for r in out["results"]] == ["Journal/2024-11-20.md"]
+        out = await h.ok("rag_search", query="bread in the oven", tags=["food"], max_results=1)
+        assert out["results"][0]["source_file"] == "Baking/Sourdough.md" and out["sensitive_detected"] is False
+
+
+@pytest.mark.covers("rag_search", "failure")
+async def test_rag_search_failures(make_vault: Callable[..., Path]) -> None:
+    async with semantic(make_vault(JOURNAL)) as h:
+        await h.err("rag_search", "validation_error", query="x", date_range={"from": "2025-01-02", "to": "2025-01-01"})
+        await h.err("rag_search", "validation_error", query="x", max_results=51)
+        await h.err("rag_search", "note_not_found", query="x", directory_filter=["Nowhere"])
+    from tests.conftest import started
+
+    async with started(make_vault(JOURNAL)) as h:
+        await h.err("rag_search", "embedding_unavailable", query="x")

@@ -1,0 +1,115 @@
+"""search_semantic, search_hybrid, find_similar through the dispatch chain, with the builtin model."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tests.semantic.helpers import VAULT, semantic, settled
+
+
+@pytest.mark.covers("search_semantic", "success")
+async def test_search_semantic_finds_by_meaning(make_vault: Callable[..., Path]) -> None:
+    async with semantic(make_vault(VAULT)) as h:
+        out = await h.ok("search_semantic", query="how do I make bread with a natural leaven", limit=3)
+        assert out["items"][0]["path"] == "Baking/Sourdough.md"
+        assert out["complete"] is True
+        assert out["model"].startswith("builtin:")
+        top = out["items"][0]
+        assert top["heading"] in ("Starter", "Loaf")
+        assert top["obsidian_url"].endswith("%23" + top["heading"])
+        assert top["chunk"]
+        out = await h.ok("search_semantic", query="holiday abroad in asia", limit=1)
+        assert out["items"][0]["path"] == "Travel/Japan.md"
+        assert out["next_cursor"]
+        page2 = await h.ok("search_semantic", query="holiday abroad in asia", limit=1, cursor=out["next_cursor"])
+        assert page2["items"][0]["path"] != "Travel/Japan.md"
+
+
+@pytest.mark.covers("search_semantic", "failure")
+async def test_search_semantic_off_and_bad_args(make_vault: Callable[..., Path]) -> None:
+    from tests.conftest import started
+
+    async with started(make_vault(VAULT)) as h:  # provider "none"
+        await h.indexed()
+        await h.err("search_semantic", "embedding_unavailable", query="bread")
+        await h.err("search_hybrid", "embedding_unavailable", query="bread")
+        await h.err("find_similar", "embedding_unavailable", path="Pets/Cats.md")
+        text = await h.ok("search_text", query="kitten")
+        assert {i["path"] for i in text["items"]} == {"Pets/Cats.md", "Private/Diary.md"}
+    async with semantic(make_vault(VAULT)) as h:
+        await h.err("search_semantic", "validation_error", query="")
+        await h.err("search_semantic", "note_not_found", query="bread", folder="Nowhere")
+
+
+async def test_filters_folder_tags_dates(make_vault: Callable[..., Path]) -> None:
+    async with semantic(make_vault(VAULT)) as h:
+        out = await h.ok("search_semantic", query="young cat care", folder="Private")
+        assert [i["path"] for i in out["items"]] == ["Private/Diary.md"]
+        out = await h.ok("search_semantic", query="young cat care", tags=["food"])
+        assert [i["path"] for i in out["items"]] == ["Baking/Sourdough.md"]
+        out = await h.ok("search_semantic", query="young cat care", modified_after="2999-01-01")
+        assert out["items"] == []
+        out = await h.ok("search_semantic", query="young cat care", modified_before="2999-01-01", limit=10)
+        assert len(out["items"]) == len(VAULT)
+
+
+@pytest.mark.covers("search_hybrid", "success")
+async def test_search_hybrid(make_vault: Callable[..., Path]) -> None:
+    async with semantic(make_vault(VAULT)) as h:
+        out = await h.ok("search_hybrid", query="kitten vet", limit=5)
+        paths = [i["path"] for i in out["items"]]
+        assert paths[0] in ("Pets/Cats.md", "Private/Diary.md")
+        assert {"Pets/Cats.md", "Private/Diary.md"} <= set(paths)
+        assert out["items"][0]["score"] == 1.0
+        out = await h.ok("search_hybrid", query="wild yeast starter", limit=1)
+        assert out["items"][0]["path"] == "Baking/Sourdough.md"
+
+
+@pytest.mark.covers("search_hybrid", "failure")
+async def test_search_hybrid_bad_cursor(make_vault: Callable[..., Path]) -> None:
+    async with semantic(make_vault(VAULT)) as h:
+        first = await h.ok("search_semantic", query="cats", limit=1)
+        await h.err("search_hybrid", "validation_error", query="cats", cursor=first["next_cursor"])
+
+
+@pytest.mark.covers("find_similar", "success")
+async def test_find_similar(make_vault: Callable[..., Path]) -> None:
+    async with semantic(make_vault(VAULT)) as h:
+        out = await h.ok("find_similar", path="Pets/Cats.md", limit=2)
+        paths = [i["path"] for i in out["items"]]
+        assert "Pets/Cats.md" not in paths
+        assert paths[0] == "Private/Diary.md"
+
+
+@pytest.mark.covers("find_similar", "failure")
+async def test_find_similar_failures(make_vault: Callable[..., Path]) -> None:
+    async with semantic(make_vault(VAULT)) as h:
+        await h.err("find_similar", "note_not_found", path="Nope.md")
+        await h.err("find_similar", "path_invalid", path="../outside.md")
+
+
+ACL = {"prefix_rules": [{"path": "Private", "read": "deny", "write": "deny"}]}
+
+
+async def test_denied_notes_never_appear(make_vault: Callable[..., Path]) -> None:
+    root = make_vault(VAULT)
+    async with semantic(root, acl=ACL) as h:
+        for tool in ("search_semantic", "search_hybrid"):
+            out = await h.ok(tool, query="my kitten chewed the sofa", limit=20)
+            paths = [i["path"] for i in out["items"]]
+            assert "Private/Diary.md" not in paths and paths
+            assert all("sofa" not in (i["chunk"] or "") for i in out["items"])
+        out = await h.ok("find_similar", path="Pets/Cats.md", limit=20)
+        assert "Private/Diary.md" not in [i["path"] for i in out["items"]]
+        rag = await h.ok("rag_search", query="my kitten chewed the sofa", max_results=50)
+        assert rag["results"] and all(r["source_file"] != "Private/Diary.md" for r in rag["results"])
+        for mode in ("semantic", "hybrid"):
+            out = await h.ok("search_vault", mode=mode, query="my kitten chewed the sofa", limit=50)
+            assert "Private/Diary.md" not in [i["path"] for i in out["items"]]
+            out = await h.ok("search_notes", mode=mode, query="my kitten chewed the sofa", limit=50)
+            assert "Private/Diary.md" not in [i["path"] for i in out["items"]]
+        await h.err("find_similar", "acl_denied", path="Private/Diary.md")
+        await settled(h)

@@ -1,0 +1,79 @@
+"""sqlite-vec `vec0` and the exact numpy scan give the same neighbours; a server whose sqlite-vec
+cannot load answers semantic searches through the scan; deleted chunks leave the vec0 table."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from service.semantic import vectors
+from tests.semantic.helpers import VAULT, semantic, settled
+
+QUERIES = ["bread", "money owed to the state", "young cat", "trains in spring", "nothing at all"]
+
+
+async def test_vec0_and_scan_return_the_same_neighbours(make_vault: Callable[..., Path]) -> None:
+    async with semantic(make_vault(VAULT)) as h:
+        engine = h.app.semantic
+        if not h.app.db.backends.vec:
+            pytest.skip(f"sqlite-vec does not load here: {h.app.db.backends.vec_error}")
+        model = engine.embedder().name
+        for query in QUERIES:
+            q = await engine.query_vector(query)
+
+            def both(conn, q=q):  # type: ignore[no-untyped-def]
+                assert vectors.has_table(conn, model)
+                via_vec = vectors.knn_vec(conn, "main", model, q, 5)
+                via_scan = vectors.knn_scan(conn, engine.cache, "main", model, q, 5)
+                return via_vec, via_scan
+
+            via_vec, via_scan = await h.app.db.run_read(both)
+            assert [i for i, _ in via_vec] == [i for i, _ in via_scan]
+            assert [round(s, 4) for _, s in via_vec] == [round(s, 4) for _, s in via_scan]
+        # The same through the tool, both paths.
+        for query in QUERIES:
+            first = await h.ok("search_semantic", query=query, limit=4)
+            engine.force_scan = True
+            second = await h.ok("search_semantic", query=query, limit=4)
+            engine.force_scan = False
+            assert [(i["path"], i["score"]) for i in first["items"]] == [
+                (i["path"], i["score"]) for i in second["items"]
+            ]
+
+
+async def test_deleted_chunks_leave_the_vec0_table(make_vault: Callable[..., Path]) -> None:
+    async with semantic(make_vault(VAULT)) as h:
+        if not h.app.db.backends.vec:
+            pytest.skip("sqlite-vec does not load here")
+        table = vectors.table_name(h.app.semantic.embedder().name)
+
+        async def count() -> int:
+            return int((await h.app.db.fetchone(f"SELECT COUNT(*) FROM {table}"))[0])
+
+        chunks = int((await h.app.db.fetchone("SELECT COUNT(*) FROM chunks"))[0])
+        assert await count() == chunks
+        await h.ok("delete_note", path="Baking/Sourdough.md")
+        await settled(h)
+        assert await count() == chunks - 2
+        assert (await h.app.db.fetchone("SELECT COUNT(*) FROM chunks_dropped"))[0] == 0
+
+
+async def test_without_sqlite_vec_the_scan_answers(
+    make_vault: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sqlite_vec
+
+    def refuse(conn: object) -> None:
+        raise RuntimeError("extension loading is disabled")
+
+    monkeypatch.setattr(sqlite_vec, "load", refuse)
+    async with semantic(make_vault(VAULT)) as h:
+        assert h.app.db.backends.vec is False
+        health = await h.ok("server_health")
+        assert health["vector_search"] == "exact-scan" and health["backends"]["sqlite_vec"] is False
+        out = await h.ok("search_semantic", query="how do I make bread with a natural leaven", limit=1)
+        assert out["items"][0]["path"] == "Baking/Sourdough.md"
+        out = await h.ok("find_similar", path="Pets/Cats.md", limit=1)
+        assert out["items"][0]["path"] == "Private/Diary.md"
