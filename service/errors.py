@@ -170,6 +170,7 @@ class Conflict(StateConflict):
 class AclDenied(AccessDenied):
     code = "acl_denied"
     http_status = 403
+    default_hint = "The vault's path ACL closes this path to this caller; work elsewhere (inspect_acl explains rules)."
 
 
 class ReadOnlyMode(AccessDenied):

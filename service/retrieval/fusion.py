@@ -1,7 +1,8 @@
 """Rank fusion for hybrid search: one complete ranking from the BM25 text hits and the notes
 matching tags and property filters.
 
-- text only: BM25 scores normalised to 0..1 (the best hit is 1);
+- text only: BM25 scores normalised to 0..1 (the best hit is 1); the text query's two passes
+  (service/retrieval/text.py) give the text hits, `match` telling which pass found each;
 - tags/properties only: every matching note, newest first, score 1;
 - `full_text` with metadata: the text ranking, restricted to the notes the metadata matches;
 - hybrid: reciprocal rank fusion (k = 60) of both lists (their union): notes found by both rank
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Literal
 
 from service.retrieval import properties as props
@@ -34,11 +36,16 @@ def rank(
     match: Literal["all", "any"],
     mode: str,
     can_read: Callable[[str], bool],
+    relaxed_expr: str | None = None,
+    want: int = 0,
 ) -> list[text.TextHit]:
     """Every readable hit, best first: `match_expr` is the FTS5 expression of the text query
-    (None: no text), `wanted` normalised tags; mode full_text or hybrid (see the module doc)."""
+    (None: no text), `relaxed_expr` its relaxed form, run when the strict one finds fewer than
+    `want` notes; `wanted` normalised tags; mode full_text or hybrid (see the module doc)."""
     text_hits = (
-        text.all_hits(conn, vault_id, match_expr, folders, "relevance", can_read) if match_expr is not None else None
+        text.two_pass_all(conn, vault_id, match_expr, relaxed_expr, folders, "relevance", can_read, want)
+        if match_expr is not None
+        else None
     )
     meta: list[text.TextHit] | None = None
     if wanted or filters:
@@ -86,8 +93,8 @@ def match_groups(
 def normalised(hits: list[text.TextHit]) -> list[text.TextHit]:
     top = max((h.score for h in hits), default=0.0)
     if top <= 0:
-        return [text.TextHit(h.note_id, h.path, h.title, h.mtime, 1.0) for h in hits]
-    return [text.TextHit(h.note_id, h.path, h.title, h.mtime, h.score / top) for h in hits]
+        return [replace(h, score=1.0) for h in hits]
+    return [replace(h, score=h.score / top) for h in hits]
 
 
 def rrf(*lists: list[text.TextHit]) -> list[text.TextHit]:
@@ -98,7 +105,7 @@ def rrf(*lists: list[text.TextHit]) -> list[text.TextHit]:
             scores[h.note_id] = scores.get(h.note_id, 0.0) + 1.0 / (RRF_K + position + 1)
             first.setdefault(h.note_id, h)
     top = max(scores.values(), default=1.0)
-    fused = [text.TextHit(i, first[i].path, first[i].title, first[i].mtime, scores[i] / top) for i in scores]
+    fused = [replace(first[i], score=scores[i] / top) for i in scores]
     fused.sort(key=lambda h: (-h.score, h.path))
     return fused
 

@@ -4,7 +4,14 @@ A search is two cheap statements: the ordered candidate list (ids, paths, scores
 filtered by `can_read` in Python, then FTS5 `snippet()` for the page's rows only. The first
 statement asks for just enough rows (page end + 1) and widens only when read permission has
 thrown candidates away, so a page of a common word does not materialise every match.
-Titles weigh 5x the body in BM25. Guarantees: unreadable notes never reach a page, a count
+Titles weigh 5x the body in BM25.
+
+Two passes (`two_pass_page`, `two_pass_all`) for a query with a relaxed form
+(service/retrieval/query.py): the strict expression first; when it finds fewer readable notes
+than the page size (`limit`, whatever the offset, so every page of one query agrees), the
+relaxed (OR) expression adds the notes it finds, after the strict ones and without repeating
+them, each in the requested order. Hits carry `match`: "all" (strict) or "any" (relaxed).
+Guarantees: unreadable notes never reach a page, a count
 or a snippet; an expression FTS5 still rejects becomes `QuerySyntaxError`.
 """
 
@@ -12,13 +19,14 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from service.errors import QuerySyntaxError
 from service.storage.db import DbOperationalError
 
 Sort = Literal["relevance", "mtime", "path"]
+Match = Literal["all", "any"]
 _ORDER: dict[str, str] = {
     "relevance": "score DESC, n.path",
     "mtime": "n.mtime DESC, n.path",
@@ -35,6 +43,7 @@ class TextHit:
     title: str
     mtime: float
     score: float
+    match: Match = "all"  # "any": found by the relaxed pass only
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,6 +120,54 @@ def page(
         if len(readable) >= want or len(rows) < fetch:
             return readable[offset : offset + limit], len(readable) > offset + limit
         fetch *= 4
+
+
+def _extra(strict: list[TextHit], relaxed: list[TextHit]) -> list[TextHit]:
+    seen = {h.note_id for h in strict}
+    return strict + [replace(h, match="any") for h in relaxed if h.note_id not in seen]
+
+
+def two_pass_page(
+    conn: sqlite3.Connection,
+    vault_id: str,
+    strict: str,
+    relaxed: str | None,
+    folders: Sequence[str],
+    sort: Sort,
+    can_read: Callable[[str], bool],
+    offset: int,
+    limit: int,
+) -> tuple[list[TextHit], bool, Match]:
+    """Like `page`, with the relaxed pass when the strict one fills less than a page; also
+    returns which pass answered ("any" when the relaxed one added to the list)."""
+    if relaxed is not None:
+        first, more = page(conn, vault_id, strict, folders, sort, can_read, 0, limit)
+        if not more and len(first) < limit:
+            # The relaxed expression matches every strict hit too: asking it for offset+limit+1
+            # readable notes leaves enough once the strict ones are taken out.
+            rest, _ = page(conn, vault_id, relaxed, folders, sort, can_read, 0, offset + limit + 1)
+            combined = _extra(first, rest)
+            answered: Match = "any" if len(combined) > len(first) else "all"
+            return combined[offset : offset + limit], len(combined) > offset + limit, answered
+    hits, more = page(conn, vault_id, strict, folders, sort, can_read, offset, limit)
+    return hits, more, "all"
+
+
+def two_pass_all(
+    conn: sqlite3.Connection,
+    vault_id: str,
+    strict: str,
+    relaxed: str | None,
+    folders: Sequence[str],
+    sort: Sort,
+    can_read: Callable[[str], bool],
+    limit: int,
+) -> list[TextHit]:
+    """Like `all_hits`, with the relaxed pass when the strict one finds fewer than `limit`."""
+    hits = all_hits(conn, vault_id, strict, folders, sort, can_read)
+    if relaxed is None or len(hits) >= limit:
+        return hits
+    return _extra(hits, all_hits(conn, vault_id, relaxed, folders, sort, can_read))
 
 
 def snippets(conn: sqlite3.Connection, match: str, ids: Sequence[int]) -> dict[int, Snippet]:

@@ -9,14 +9,22 @@ from __future__ import annotations
 
 import base64
 import json
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
 
 from service.errors import ValidationFailed
 
 # Arguments the pipeline consumes itself; excluded from args_hash.
 PIPELINE_ARGS = frozenset({"idempotency_key", "elicit_token"})
+
+# Any JSON value, spelled so that every branch has a JSON `type`: a bare `Any` becomes the schema
+# `{}`, which clients' schema-portability checks report as accepting anything, and which models and
+# form builders cannot map onto a type.
+JsonValue = Annotated[
+    Any,
+    WithJsonSchema({"anyOf": [{"type": t} for t in ("string", "number", "boolean", "array", "object", "null")]}),
+]
 
 
 class ToolInput(BaseModel):

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 import mcp_types as types
 
 from service.tools.models import ToolInput, ToolOutput
+from service.tools.output_schema import with_error_branch
 from service.types import ScopeClass
 
 if TYPE_CHECKING:
@@ -77,7 +78,8 @@ class ToolSpec:
         return self.input_model.model_json_schema()
 
     def output_schema(self) -> dict[str, Any]:
-        return self.output_model.model_json_schema()
+        """The result model's schema or the structured error (`service.tools.output_schema`)."""
+        return with_error_branch(self.output_model.model_json_schema())
 
     def to_mcp(self, schemas: tuple[dict[str, Any], dict[str, Any]] | None = None) -> types.Tool:
         """The MCP tool; `schemas` (input, output) when already known (service.storage.schema_cache)."""

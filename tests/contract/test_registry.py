@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from service.tools.output_schema import result_branch
 from service.tools.registry import build_registry
 from service.tools.spec import ToolSpec
 
@@ -81,4 +82,6 @@ def test_every_tool_takes_the_pipeline_arguments(spec: ToolSpec) -> None:
 @pytest.mark.parametrize("spec", SPECS, ids=_ids)
 def test_output_schema_is_an_object_schema(spec: ToolSpec) -> None:
     schema = spec.output_schema()
-    assert schema.get("type") == "object" and schema.get("properties")
+    assert schema.get("type") == "object"
+    result = result_branch(schema)
+    assert result.get("type") == "object" and result.get("properties")

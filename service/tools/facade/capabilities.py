@@ -23,6 +23,7 @@ from pydantic import BaseModel, Field, create_model
 
 from service.errors import ToolNotFound, VaultgateError
 from service.policy.visibility import FACADE_TAG
+from service.retrieval.stopwords import is_stop_word
 from service.storage.db import _driver
 from service.tools.context import InputNeeded, ToolContext
 from service.tools.models import ToolInput, ToolOutput, decode_cursor, page_of
@@ -88,6 +89,7 @@ class _Catalog:
 
     def search(self, query: str) -> list[tuple[str, float]]:
         words = [w for w in "".join(ch if ch.isalnum() else " " for ch in query.lower()).split() if len(w) > 1]
+        words = [w for w in words if not is_stop_word(w)] or words  # a question's function words say nothing
         if not words:
             return []
         match = " OR ".join('"' + w.replace('"', "") + '"*' for w in words[:32])

@@ -8,14 +8,14 @@ inferred from a number. Lists paginate with `limit`/`cursor`.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, Field
 
 from service.retrieval import properties as props
 from service.retrieval import tags
 from service.tools.context import ToolContext
-from service.tools.models import Paging, ToolInput, ToolOutput, decode_cursor, page_of
+from service.tools.models import JsonValue, Paging, ToolInput, ToolOutput, decode_cursor, page_of
 from service.tools.search_common import FOLDER_FIELD, FolderArg, query_key, readable, run, scope
 from service.tools.spec import ToolSpec
 
@@ -97,7 +97,7 @@ class PropertyValuesIn(ToolInput, Paging):
 
 
 class ValueItem(BaseModel):
-    value: Any = Field(description="The value (list properties are counted item by item).")
+    value: JsonValue = Field(description="The value (list properties are counted item by item).")
     type: str = Field(description="string, number, boolean, date, datetime, null or object.")
     count: int = Field(description="Notes holding the value.")
 

@@ -17,7 +17,7 @@ from service.retrieval import properties as props
 from service.retrieval import tags
 from service.retrieval.text import folder_clause
 from service.tools.context import ToolContext
-from service.tools.models import Paging, ToolInput, ToolOutput, decode_cursor, page_of
+from service.tools.models import JsonValue, Paging, ToolInput, ToolOutput, decode_cursor, page_of
 from service.tools.search_common import (
     FOLDER_FIELD,
     FolderArg,
@@ -114,7 +114,7 @@ class FilterIn(BaseModel):
     op: Literal["==", "!=", "contains", "<", "<=", ">", ">=", "exists", "not_exists"] = Field(
         default="==", description="Comparison; dates compare as instants, lists match on any item."
     )
-    value: Any = Field(default=None, description="Value to compare with (unused by exists/not_exists).")
+    value: JsonValue = Field(default=None, description="Value to compare with (unused by exists/not_exists).")
 
 
 class SearchPropertiesIn(ToolInput, Paging):
@@ -140,7 +140,7 @@ async def search_properties(ctx: ToolContext, args: SearchPropertiesIn) -> MetaH
 
 
 class JsonLogicIn(ToolInput, Paging):
-    logic: Any = Field(
+    logic: dict[str, Any] = Field(
         description="A JSONLogic rule over {path, folder, name, title, tags, aliases, properties, mtime, size, "
         'word_count}, e.g. {"and": [{"in": ["project", {"var": "tags"}]}, '
         '{">": [{"var": "properties.priority"}, 2]}]}.'

@@ -44,6 +44,7 @@ from service.tools.spec import ToolSpec
 
 _REGEX_LITERAL = re.compile(r"^/(?P<body>.+)/(?P<flags>[im]*)$", re.DOTALL)
 
+_TEXT_MATCH = "Text query: all (every note has all its words) or any (too few did; notes with some follow)."
 Mode = Literal["auto", "text", "regex", "tags", "properties", "jsonlogic", "semantic", "hybrid", "graph"]
 
 
@@ -61,7 +62,7 @@ class SearchVaultIn(ToolInput, Paging):
     filters: list[meta_tools.FilterIn] | None = Field(
         default=None, max_length=20, description="Property filters {key, op, value} for properties/hybrid mode."
     )
-    logic: Any = Field(default=None, description="JSONLogic rule for jsonlogic mode.")
+    logic: dict[str, Any] | None = Field(default=None, description="JSONLogic rule for jsonlogic mode.")
     folder: FolderArg = FOLDER_FIELD
     limit: int = Field(default=20, ge=1, le=200, description="Page size.")
 
@@ -77,6 +78,7 @@ class VaultHitItem(BaseModel):
 
 class SearchVaultOut(ToolOutput, Partial):
     mode: str = Field(description="The mode that ran.")
+    text_match: Literal["all", "any"] | None = Field(default=None, description=_TEXT_MATCH)
     items: list[VaultHitItem] = Field(description="This page of results.")
     next_cursor: str | None = Field(default=None, description="Pass as `cursor` (with the same arguments).")
 
@@ -122,7 +124,9 @@ async def search_vault(ctx: ToolContext, args: SearchVaultIn) -> SearchVaultOut:
             ctx, text_tools.SearchTextIn(query=_need(args.query, "query", mode), **common)
         )
         items = [VaultHitItem(**i.model_dump(include=set(VaultHitItem.model_fields))) for i in out.items]
-        return SearchVaultOut(mode=mode, items=items, next_cursor=out.next_cursor, partial=out.partial)
+        return SearchVaultOut(
+            mode=mode, text_match=out.match, items=items, next_cursor=out.next_cursor, partial=out.partial
+        )
     if mode == "regex":
         raw = _need(args.query, "query", mode).strip()
         m = _REGEX_LITERAL.match(raw)
@@ -163,8 +167,10 @@ async def search_vault(ctx: ToolContext, args: SearchVaultIn) -> SearchVaultOut:
         filters=[props.Filter(f.key, f.op, f.value) for f in args.filters or []],
         folders=scope(ctx, args.folder),
         match=args.match,
+        limit=args.limit,
     )
-    key = query_key("hybrid", args.query, args.tags, [f.model_dump() for f in args.filters or []], args.folder)
+    filters_key = [f.model_dump() for f in args.filters or []]
+    key = query_key("hybrid", args.query, args.tags, filters_key, args.folder, _pass_limit(args.query, args.limit))
     offset = decode_cursor(args.cursor, t="vault", q=key)
     chunks: dict[int, Any] = {}
     if args.query and sem_tools.enabled(ctx):  # text (+ tags/properties) fused with the vector ranking
@@ -195,18 +201,26 @@ async def search_vault(ctx: ToolContext, args: SearchVaultIn) -> SearchVaultOut:
     more = offset + args.limit < len(result.ranked)
     return SearchVaultOut(
         mode="hybrid",
+        text_match=result.text_match,
         items=items,
         next_cursor=encode_cursor(offset + args.limit, t="vault", q=key) if more else None,
         partial=partial(ctx),
     )
 
 
+def _pass_limit(query: str | None, limit: int) -> int | None:
+    """The page size when it decides whether a relaxed text pass runs (then a cursor keeps it)."""
+    return limit if query and parse_query(query).relaxed is not None else None
+
+
 class Fused:
     """A complete ranking (every readable hit, best first) plus snippet lookup for a page."""
 
-    def __init__(self, ranked: list[text.TextHit], match: str | None) -> None:
+    def __init__(self, ranked: list[text.TextHit], match: str | None, relaxed: str | None = None) -> None:
         self.ranked = ranked
-        self.match = match
+        relaxed_used = relaxed is not None and any(h.match == "any" for h in ranked)
+        self.text_match: Literal["all", "any"] | None = None if match is None else "any" if relaxed_used else "all"
+        self.match = relaxed if relaxed_used else match
 
     async def snippets(self, ctx: ToolContext, page: list[text.TextHit]) -> dict[int, str]:
         ids = [h.note_id for h in page]
@@ -222,11 +236,13 @@ async def _fused(
     filters: list[props.Filter],
     folders: list[str],
     match: Literal["all", "any"],
+    limit: int,
     mode: str = "hybrid",
 ) -> Fused:
     """Rank notes for search_notes / hybrid search_vault (`service.retrieval.fusion`)."""
     parsed = parse_query(query) if query else None
     match_expr = parsed.match if parsed is not None else None
+    relaxed_expr = parsed.relaxed if parsed is not None else None
     wanted = [tag_q.normalize(t) for t in tag_list]
     can_read = readable(ctx)
     vault_id = ctx.vault.id
@@ -242,9 +258,11 @@ async def _fused(
             match=match,
             mode=mode,
             can_read=can_read,
+            relaxed_expr=relaxed_expr,
+            want=limit,
         )
 
-    return Fused(await run(ctx, compute), match_expr)
+    return Fused(await run(ctx, compute), match_expr, relaxed_expr)
 
 
 # -- search_notes ---------------------------------------------------------------------------------
@@ -293,6 +311,7 @@ class SearchNotesOut(ToolOutput, Partial):
     offset: int = Field(description="Offset of this page.")
     items: list[NoteHitItem] = Field(description="This page.")
     next_cursor: str | None = Field(default=None, description="Pass as `cursor` (or use offset) for the next page.")
+    text_match: Literal["all", "any"] | None = Field(default=None, description=_TEXT_MATCH)
 
 
 async def search_notes(ctx: ToolContext, args: SearchNotesIn) -> SearchNotesOut:
@@ -327,6 +346,7 @@ async def search_notes(ctx: ToolContext, args: SearchNotesIn) -> SearchNotesOut:
             filters=[],
             folders=[],
             match="all",
+            limit=args.limit,
             mode=args.mode,
         )
         if (query or tag_list)
@@ -351,11 +371,13 @@ async def search_notes(ctx: ToolContext, args: SearchNotesIn) -> SearchNotesOut:
         ranked.sort(key=lambda h: (-h.mtime, h.path))
     elif args.sort == "path_asc":
         ranked.sort(key=lambda h: h.path)
-    key = query_key(args.model_dump(exclude={"offset", "cursor", "limit", "idempotency_key", "elicit_token"}))
+    key_args = args.model_dump(exclude={"offset", "cursor", "limit", "idempotency_key", "elicit_token"})
+    key = query_key(key_args, _pass_limit(query, args.limit))
     offset = decode_cursor(args.cursor, t="notes", q=key) if args.cursor else args.offset
     ranked = await drop_gone(ctx, ranked, offset, args.limit)
     page = ranked[offset : offset + args.limit]
-    fused = Fused(ranked, parse_query(query).match if query else None)
+    parsed = parse_query(query) if query else None
+    fused = Fused(ranked, parsed.match if parsed else None, parsed.relaxed if parsed else None)
     snippets = await fused.snippets(ctx, page)
     sem_tools.fill_snippets(snippets, page, chunks)
     details = await _details(ctx, [h.note_id for h in page])
@@ -378,7 +400,14 @@ async def search_notes(ctx: ToolContext, args: SearchNotesIn) -> SearchNotesOut:
         )
     more = offset + args.limit < len(ranked)
     cursor = encode_cursor(offset + args.limit, t="notes", q=key) if more else None
-    return SearchNotesOut(total=len(ranked), offset=offset, items=items, next_cursor=cursor, partial=partial(ctx))
+    return SearchNotesOut(
+        total=len(ranked),
+        offset=offset,
+        items=items,
+        next_cursor=cursor,
+        text_match=fused.text_match,
+        partial=partial(ctx),
+    )
 
 
 async def _apply_groups(

@@ -40,7 +40,8 @@ class SearchTextIn(ToolInput, Paging):
     query: str = Field(
         min_length=1,
         max_length=2000,
-        description='Words (stemmed), "exact phrase", prefix*, AND / OR / NOT or -word, ( ), title:word.',
+        description='Words (stemmed; or a question: stop words are left out), "exact phrase", prefix*, '
+        "AND / OR / NOT or -word, ( ), title:word.",
     )
     folder: FolderArg = FOLDER_FIELD
     sort: Literal["relevance", "mtime", "path"] = Field(
@@ -53,10 +54,14 @@ class TextHitItem(HitItem):
     score: float = Field(description="BM25 relevance (higher is better).")
     snippet: str = Field(description="The best-matching passage (~16 words).")
     highlights: list[tuple[int, int]] = Field(description="[start, end) character spans of matches in `snippet`.")
+    match: Literal["all", "any"] = Field(description="all: has every word of the query; any: only some of them.")
 
 
 class SearchTextOut(ToolOutput, Partial):
     query: str = Field(description="The query as understood (FTS5 expression).")
+    match: Literal["all", "any"] = Field(
+        description="all: every note has all the words; any: too few did, so notes with some of them follow."
+    )
     items: list[TextHitItem] = Field(description="This page of matching notes, best first.")
     next_cursor: str | None = Field(default=None, description="Pass as `cursor` for the next page.")
 
@@ -64,16 +69,20 @@ class SearchTextOut(ToolOutput, Partial):
 async def search_text(ctx: ToolContext, args: SearchTextIn) -> SearchTextOut:
     parsed = parse_query(args.query)
     folders = scope(ctx, args.folder)
-    key = query_key(parsed.match, folders, args.sort)
+    # With a relaxed form, which pass answers depends on the page size: a cursor keeps it.
+    key = query_key(parsed.match, folders, args.sort, args.limit if parsed.relaxed else None)
     offset = decode_cursor(args.cursor, t="text", q=key)
     can_read = readable(ctx)
     vault_id = ctx.vault.id
 
-    def query(conn: sqlite3.Connection) -> tuple[list[text.TextHit], bool, dict[int, text.Snippet]]:
-        hits, more = text.page(conn, vault_id, parsed.match, folders, args.sort, can_read, offset, args.limit)
-        return hits, more, text.snippets(conn, parsed.match, [h.note_id for h in hits])
+    def query(conn: sqlite3.Connection) -> tuple[list[text.TextHit], bool, text.Match, dict[int, text.Snippet]]:
+        hits, more, answered = text.two_pass_page(
+            conn, vault_id, parsed.match, parsed.relaxed, folders, args.sort, can_read, offset, args.limit
+        )
+        shown = parsed.relaxed if answered == "any" and parsed.relaxed else parsed.match
+        return hits, more, answered, text.snippets(conn, shown, [h.note_id for h in hits])
 
-    hits, more, snips = await run_fresh(ctx, can_read, query, lambda out: [h.path for h in out[0]])
+    hits, more, answered, snips = await run_fresh(ctx, can_read, query, lambda out: [h.path for h in out[0]])
     items = []
     for h in hits:
         snip = snips.get(h.note_id, text.Snippet("", []))
@@ -86,10 +95,11 @@ async def search_text(ctx: ToolContext, args: SearchTextIn) -> SearchTextOut:
                 score=round(h.score, 4),
                 snippet=snip.text,
                 highlights=snip.highlights,
+                match=h.match,
             )
         )
     cursor = encode_cursor(offset + args.limit, t="text", q=key) if more else None
-    return SearchTextOut(query=parsed.match, items=items, next_cursor=cursor, partial=partial(ctx))
+    return SearchTextOut(query=parsed.match, match=answered, items=items, next_cursor=cursor, partial=partial(ctx))
 
 
 class SearchRegexIn(ToolInput, Paging):
@@ -185,6 +195,8 @@ TOOLS: tuple[ToolSpec, ...] = (
         domain="search",
         title="Full-text search",
         description="Search note text and titles (BM25 ranking, stemming) with snippets and highlight spans. "
+        "Keywords or a plain question: stop words are left out, and when fewer notes than `limit` have every "
+        "word, notes with some of them follow, best first (`match`: any). "
         'Supports "phrases", prefix*, AND/OR/NOT, -exclusion, (grouping) and title:word; '
         "scope with `folder`, sort by relevance, mtime or path.",
         input_model=SearchTextIn,

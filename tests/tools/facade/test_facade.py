@@ -220,3 +220,21 @@ async def test_facade_tools_advertise_what_the_tools_behind_them_may_do(make_vau
         hints = {s.name: s.annotations() for s in vg.app.dispatcher.listed()}
         assert hints["call_capability"].destructive_hint is True
         assert hints["find_capability"].read_only_hint is True
+
+
+@pytest.mark.covers("find_capability", "success")
+async def test_find_capability_answers_questions_typed_as_sentences(make_vault: Callable[..., Path]) -> None:
+    async with started(make_vault(VAULT), tool_facade={"mode": "triad"}) as vg:
+        asked = {
+            "how do I rename a tag everywhere in my vault?": "rename_tag",
+            "what is the health of the server": "server_health",
+            "how do I move a note to another folder": "move_note",
+        }
+        for question, tool in asked.items():
+            found = await vg.ok("find_capability", query=question)
+            assert found["items"][0]["name"] == tool, (question, found["items"][:3])
+        # "do", "I", "what", "my" would otherwise pull in read_notes / search_notes by prefix.
+        props = await vg.ok("find_capability", query="can I undo what I did to my properties")
+        assert all("propert" in i["name"] for i in props["items"][:3]), props["items"][:3]
+        only_stop = await vg.ok("find_capability", query="what is this")
+        assert only_stop["items"]  # a query of stop words only is still searched

@@ -14,6 +14,60 @@ def test_query_translation_quotes_every_term() -> None:
     assert parse_query('say "it\'s" OR x').match == '(("say" AND "it\'s") OR "x")'
     with pytest.raises(QuerySyntaxError):
         parse_query('x"y')
-    assert parse_query("NEAR(a b)").match == '("NEAR" AND ("a" AND "b"))'
+    assert parse_query("NEAR(x y)").match == '("NEAR" AND ("x" AND "y"))'
     with pytest.raises(QuerySyntaxError):
         parse_query(")")
+
+
+def test_question_drops_stop_words_and_gets_a_relaxed_form() -> None:
+    parsed = parse_query("How do I link to a heading in another note?")
+    assert parsed.match == '("link" AND "heading" AND "another" AND "note?")'
+    assert parsed.relaxed == '("link" OR "heading" OR "another" OR "note?")'
+    assert parsed.dropped == ("How", "do", "I", "to", "a", "in")
+    assert parsed.terms == ("link", "heading", "another", "note?")
+
+
+def test_stop_words_are_matched_without_case_or_edge_punctuation() -> None:
+    assert parse_query("What's THE plan, then?").match == '"plan,"'
+    assert parse_query("don’t sync").match == '"sync"'
+
+
+def test_a_query_of_stop_words_only_is_searched_as_written() -> None:
+    parsed = parse_query("to be or not to be")
+    assert parsed.match == '("to" AND "be" AND "or" AND "not" AND "to" AND "be")'
+    assert parsed.relaxed is None and parsed.dropped == ()
+
+
+def test_phrases_prefixes_and_title_terms_are_never_stop_words() -> None:
+    parsed = parse_query('"the end" the* title:how where cats')
+    assert parsed.match == '("the end" AND "the"* AND title : "how" AND "cats")'
+    assert parsed.relaxed == '("the end" OR "the"* OR title : "how" OR "cats")'
+    assert parsed.dropped == ("where",)
+
+
+def test_written_operators_keep_every_word_and_are_not_relaxed() -> None:
+    assert parse_query("the AND cat").match == '("the" AND "cat")'
+    assert parse_query("the AND cat").relaxed is None
+    either = parse_query("how cats OR the dogs")
+    assert either.match == '("cats" OR "dogs")' and either.relaxed is None
+
+
+def test_relaxed_form_keeps_exclusions_groups_and_prefixes() -> None:
+    parsed = parse_query("which (rocket OR orbit*) launches -moon")
+    assert parsed.match == '((("rocket" OR "orbit"*) AND "launches") NOT "moon")'
+    assert parsed.relaxed == '((("rocket" OR "orbit"*) OR "launches") NOT "moon")'
+
+
+def test_one_content_word_has_no_relaxed_form() -> None:
+    parsed = parse_query("where is the garden")
+    assert parsed.match == '"garden"' and parsed.relaxed is None
+    assert parse_query('"planted tomatoes"').relaxed is None
+
+
+def test_stop_words_cannot_smuggle_fts5_syntax() -> None:
+    parsed = parse_query('the "a" NEAR or* -the')
+    assert parsed.match == '(("a" AND "NEAR" AND "or"*) NOT "the")'
+    assert parse_query("the -cat").match == '("the" NOT "cat")'
+    for bad in ("-the", "the OR", "(the"):
+        with pytest.raises(QuerySyntaxError):
+            parse_query(bad)

@@ -68,6 +68,26 @@ async def test_denied_notes_never_show_up(guarded: Harness, tool: str, args: dic
     assert_clean(out)
 
 
+async def test_the_relaxed_pass_of_a_question_filters_denied_notes(guarded: Harness) -> None:
+    """Words only denied notes hold make the strict pass empty and the relaxed one run: its
+    results (all but the echo of the caller's own query) reveal nothing either."""
+    question = "where is the zebra with grim stripes?"
+    calls: list[tuple[str, dict[str, Any]]] = [
+        ("search_text", {"query": question, "limit": 50}),
+        ("search_text", {"query": question, "limit": 1, "sort": "path"}),
+        ("search_notes", {"mode": "full_text", "query": question}),
+        ("search_vault", {"query": question}),
+        ("search_vault", {"query": question, "tags": ["project"]}),
+    ]
+    for tool, args in calls:
+        out = await guarded.ok(tool, **args)
+        assert out.get("match", out.get("text_match")) == "any", out
+        assert out["items"] and all(not i["path"].startswith("Private/") for i in out["items"])
+        assert_clean({k: v for k, v in out.items() if k != "query"})
+    notes = await guarded.ok("search_notes", mode="full_text", query=question)
+    assert notes["total"] == 2
+
+
 async def test_counts_exclude_denied_notes(guarded: Harness) -> None:
     tags = {t["tag"]: t["count"] for t in (await guarded.ok("list_tags"))["items"]}
     assert tags == {"inbox": 1, "project": 1}
