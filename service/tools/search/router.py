@@ -14,7 +14,6 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
-import sqlite3
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
@@ -22,11 +21,11 @@ from pydantic import BaseModel, Field
 from service.errors import EmbeddingUnavailable, ValidationFailed
 from service.retrieval import conditions, fusion, text
 from service.retrieval import properties as props
-from service.retrieval import tags as tag_q
 from service.retrieval.query import parse_query
 from service.tools.context import ToolContext
 from service.tools.models import Paging, ToolInput, ToolOutput, decode_cursor, encode_cursor
 from service.tools.search import metadata as meta_tools
+from service.tools.search import ranked as ranking
 from service.tools.search import semantic as sem_tools
 from service.tools.search import text as text_tools
 from service.tools.search_common import (
@@ -160,7 +159,7 @@ async def search_vault(ctx: ToolContext, args: SearchVaultIn) -> SearchVaultOut:
         items = [VaultHitItem(**i.model_dump(include=set(VaultHitItem.model_fields))) for i in mout.items]
         return SearchVaultOut(mode=mode, items=items, next_cursor=mout.next_cursor, partial=mout.partial)
     # hybrid
-    result = await _fused(
+    result = await ranking.fused(
         ctx,
         query=args.query,
         tag_list=args.tags or [],
@@ -170,7 +169,9 @@ async def search_vault(ctx: ToolContext, args: SearchVaultIn) -> SearchVaultOut:
         limit=args.limit,
     )
     filters_key = [f.model_dump() for f in args.filters or []]
-    key = query_key("hybrid", args.query, args.tags, filters_key, args.folder, _pass_limit(args.query, args.limit))
+    key = query_key(
+        "hybrid", args.query, args.tags, filters_key, args.folder, ranking.pass_limit(args.query, args.limit)
+    )
     offset = decode_cursor(args.cursor, t="vault", q=key)
     chunks: dict[int, Any] = {}
     if args.query and sem_tools.enabled(ctx):  # text (+ tags/properties) fused with the vector ranking
@@ -206,63 +207,6 @@ async def search_vault(ctx: ToolContext, args: SearchVaultIn) -> SearchVaultOut:
         next_cursor=encode_cursor(offset + args.limit, t="vault", q=key) if more else None,
         partial=partial(ctx),
     )
-
-
-def _pass_limit(query: str | None, limit: int) -> int | None:
-    """The page size when it decides whether a relaxed text pass runs (then a cursor keeps it)."""
-    return limit if query and parse_query(query).relaxed is not None else None
-
-
-class Fused:
-    """A complete ranking (every readable hit, best first) plus snippet lookup for a page."""
-
-    def __init__(self, ranked: list[text.TextHit], match: str | None, relaxed: str | None = None) -> None:
-        self.ranked = ranked
-        relaxed_used = relaxed is not None and any(h.match == "any" for h in ranked)
-        self.text_match: Literal["all", "any"] | None = None if match is None else "any" if relaxed_used else "all"
-        self.match = relaxed if relaxed_used else match
-
-    async def snippets(self, ctx: ToolContext, page: list[text.TextHit]) -> dict[int, str]:
-        ids = [h.note_id for h in page]
-        match = self.match
-        return await run(ctx, lambda conn: fusion.snippets(conn, match, ids))
-
-
-async def _fused(
-    ctx: ToolContext,
-    *,
-    query: str | None,
-    tag_list: list[str],
-    filters: list[props.Filter],
-    folders: list[str],
-    match: Literal["all", "any"],
-    limit: int,
-    mode: str = "hybrid",
-) -> Fused:
-    """Rank notes for search_notes / hybrid search_vault (`service.retrieval.fusion`)."""
-    parsed = parse_query(query) if query else None
-    match_expr = parsed.match if parsed is not None else None
-    relaxed_expr = parsed.relaxed if parsed is not None else None
-    wanted = [tag_q.normalize(t) for t in tag_list]
-    can_read = readable(ctx)
-    vault_id = ctx.vault.id
-
-    def compute(conn: sqlite3.Connection) -> list[text.TextHit]:
-        return fusion.rank(
-            conn,
-            vault_id,
-            match_expr=match_expr,
-            wanted=wanted,
-            filters=filters,
-            folders=folders,
-            match=match,
-            mode=mode,
-            can_read=can_read,
-            relaxed_expr=relaxed_expr,
-            want=limit,
-        )
-
-    return Fused(await run(ctx, compute), match_expr, relaxed_expr)
 
 
 # -- search_notes ---------------------------------------------------------------------------------
@@ -339,7 +283,7 @@ async def search_notes(ctx: ToolContext, args: SearchNotesIn) -> SearchNotesOut:
     if args.mode == "semantic":
         sem_tools.engine_of(ctx)
     base = (
-        await _fused(
+        await ranking.fused(
             ctx,
             query=query,
             tag_list=tag_list,
@@ -372,12 +316,12 @@ async def search_notes(ctx: ToolContext, args: SearchNotesIn) -> SearchNotesOut:
     elif args.sort == "path_asc":
         ranked.sort(key=lambda h: h.path)
     key_args = args.model_dump(exclude={"offset", "cursor", "limit", "idempotency_key", "elicit_token"})
-    key = query_key(key_args, _pass_limit(query, args.limit))
+    key = query_key(key_args, ranking.pass_limit(query, args.limit))
     offset = decode_cursor(args.cursor, t="notes", q=key) if args.cursor else args.offset
     ranked = await drop_gone(ctx, ranked, offset, args.limit)
     page = ranked[offset : offset + args.limit]
     parsed = parse_query(query) if query else None
-    fused = Fused(ranked, parsed.match if parsed else None, parsed.relaxed if parsed else None)
+    fused = ranking.Fused(ranked, parsed.match if parsed else None, parsed.relaxed if parsed else None)
     snippets = await fused.snippets(ctx, page)
     sem_tools.fill_snippets(snippets, page, chunks)
     details = await _details(ctx, [h.note_id for h in page])
@@ -411,7 +355,7 @@ async def search_notes(ctx: ToolContext, args: SearchNotesIn) -> SearchNotesOut:
 
 
 async def _apply_groups(
-    ctx: ToolContext, base: Fused | None, groups: list[list[props.Filter]], mode: str, has_text: bool
+    ctx: ToolContext, base: ranking.Fused | None, groups: list[list[props.Filter]], mode: str, has_text: bool
 ) -> list[text.TextHit]:
     if not groups:
         return base.ranked if base is not None else []
