@@ -2,12 +2,20 @@
 
 The semantic search tools fetch `depth(limit)` candidates from each engine, already filtered by
 read permission, and call `fuse`. Text candidates are notes (BM25 score, higher is better);
-vector candidates are chunks (cosine similarity, higher is better), several per note. `fuse`
-aggregates chunks to notes and merges both lists.
+vector candidates are chunks (cosine similarity, higher is better), several per note.
 
-Baseline method: reciprocal rank fusion (k = 60) of the text ranking and the note ranking by
-each note's best chunk; fused scores normalised to 0..1 (the best note is 1). Each result keeps
-the best chunk of its note so that callers can show it and link to its heading.
+Method (chosen on the SciFact training queries, see docs/search.md):
+1. Chunks to notes: a note's vector score is its best chunk's similarity.
+2. Each list is normalised by its best score: text `score / max`, vector `similarity / max`
+   (both lists are "higher is better" with 0 as the natural floor, so dividing by the maximum
+   keeps how far apart the candidates are, unlike rank-based fusion).
+3. A note missing from one list gets that list's lowest normalised score (it was not among the
+   candidates, so it is at best as good as the last one).
+4. Fused score = `TEXT_WEIGHT * text + (1 - TEXT_WEIGHT) * vector`, in 0..1 (1: the best note
+   of both lists). Ties break by note id.
+
+`rrf` keeps the baseline (reciprocal rank fusion, k = 60) for comparison. Each result keeps the
+best chunk of its note so that callers can show it and link to its heading.
 """
 
 from __future__ import annotations
@@ -16,6 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 RRF_K = 60
+TEXT_WEIGHT = 0.45
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,21 +64,68 @@ def notes_by_best_chunk(chunks: Sequence[ChunkCandidate]) -> list[ChunkCandidate
     return sorted(best.values(), key=lambda c: (-c.similarity, c.note_id))
 
 
-def fuse(text: Sequence[TextCandidate], vector: Sequence[ChunkCandidate]) -> list[Fused]:
+def _by_max(scores: dict[int, float]) -> dict[int, float]:
+    """Scores divided by the largest (a list whose best is not positive maps to 0..1 by rank order
+    kept: every score minus the minimum, over the spread)."""
+    if not scores:
+        return {}
+    top = max(scores.values())
+    if top > 0:
+        return {n: max(s, 0.0) / top for n, s in scores.items()}
+    low = min(scores.values())
+    spread = top - low
+    return {n: (s - low) / spread if spread else 1.0 for n, s in scores.items()}
+
+
+def _ranks(
+    text: Sequence[TextCandidate], vector: Sequence[ChunkCandidate]
+) -> tuple[list[TextCandidate], list[ChunkCandidate]]:
+    return sorted(text, key=lambda t: (-t.score, t.note_id)), notes_by_best_chunk(vector)
+
+
+def fuse(
+    text: Sequence[TextCandidate], vector: Sequence[ChunkCandidate], *, text_weight: float = TEXT_WEIGHT
+) -> list[Fused]:
     """Every note of either list, best first (see the module doc for the method)."""
-    ranked_text = sorted(text, key=lambda t: (-t.score, t.note_id))
-    ranked_vec = notes_by_best_chunk(vector)
+    if not 0.0 <= text_weight <= 1.0:
+        raise ValueError("text_weight must be within 0..1")
+    ranked_text, ranked_vec = _ranks(text, vector)
+    text_score = _by_max({t.note_id: t.score for t in ranked_text})
+    vec_score = _by_max({c.note_id: c.similarity for c in ranked_vec})
+    text_floor = min(text_score.values(), default=0.0)
+    vec_floor = min(vec_score.values(), default=0.0)
+    text_rank = {t.note_id: i for i, t in enumerate(ranked_text)}
+    vec_rank = {c.note_id: i for i, c in enumerate(ranked_vec)}
+    chunk_of = {c.note_id: c.chunk_id for c in ranked_vec}
+    fused = [
+        Fused(
+            n,
+            text_weight * text_score.get(n, text_floor) + (1.0 - text_weight) * vec_score.get(n, vec_floor),
+            chunk_of.get(n),
+            text_rank.get(n),
+            vec_rank.get(n),
+        )
+        for n in text_score.keys() | vec_score.keys()
+    ]
+    fused.sort(key=lambda f: (-f.score, f.note_id))
+    return fused
+
+
+def rrf(text: Sequence[TextCandidate], vector: Sequence[ChunkCandidate], *, k: int = RRF_K) -> list[Fused]:
+    """The baseline: reciprocal rank fusion of the text ranking and the notes by best chunk,
+    scores divided by the best (the best note is 1)."""
+    ranked_text, ranked_vec = _ranks(text, vector)
     scores: dict[int, float] = {}
     text_rank: dict[int, int] = {}
     vec_rank: dict[int, int] = {}
     chunk_of: dict[int, int] = {}
     for position, t in enumerate(ranked_text):
         text_rank[t.note_id] = position
-        scores[t.note_id] = scores.get(t.note_id, 0.0) + 1.0 / (RRF_K + position + 1)
+        scores[t.note_id] = scores.get(t.note_id, 0.0) + 1.0 / (k + position + 1)
     for position, c in enumerate(ranked_vec):
         vec_rank[c.note_id] = position
         chunk_of[c.note_id] = c.chunk_id
-        scores[c.note_id] = scores.get(c.note_id, 0.0) + 1.0 / (RRF_K + position + 1)
+        scores[c.note_id] = scores.get(c.note_id, 0.0) + 1.0 / (k + position + 1)
     top = max(scores.values(), default=1.0)
     fused = [Fused(n, s / top, chunk_of.get(n), text_rank.get(n), vec_rank.get(n)) for n, s in scores.items()]
     fused.sort(key=lambda f: (-f.score, f.note_id))

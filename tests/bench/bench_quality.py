@@ -47,6 +47,23 @@ def fill(template: Any, query: str) -> Any:
     return template
 
 
+async def wait_embedded(url: str, limit_s: float = 7200.0) -> float:
+    """Poll index_status until every chunk of the vault has its vector; returns the seconds waited."""
+    t0 = time.perf_counter()
+    async with Client(url, mode="legacy", cache=None) as client:
+        while time.perf_counter() - t0 < limit_s:
+            out = (await client.call_tool("index_status", {})).structured_content or {}
+            emb = out.get("embeddings")
+            if emb is None:
+                raise RuntimeError("--wait-embeddings: embeddings are off on this server")
+            if emb["state"] == "failed":
+                raise RuntimeError(f"embedding failed: {emb.get('error')}")
+            if emb["state"] == "idle" and emb["backlog"] == 0 and emb.get("chunks"):
+                return time.perf_counter() - t0
+            await asyncio.sleep(1.0)
+    raise TimeoutError("embedding did not finish")
+
+
 async def run_queries(url: str, data: quality.DataSet, ns: argparse.Namespace) -> dict[str, Any]:
     template = json.loads(ns.args)
     runs: list[tuple[quality.Query, list[str]]] = []
@@ -103,10 +120,17 @@ async def one(name: str, data_root: Path, ns: argparse.Namespace, env: dict[str,
             server.start()
             await wait_ready(server.url)
             index_s = time.perf_counter() - t0
-            result = await run_queries(server.url, data, ns)
+            embedded_s = await wait_embedded(server.url) if ns.wait_embeddings else None
+            tools = [t.strip() for t in ns.tool.split(",") if t.strip()]
+            per_tool = {
+                t: await run_queries(server.url, data, argparse.Namespace(**{**vars(ns), "tool": t})) for t in tools
+            }
         finally:
             server.stop()
+    result: dict[str, Any] = per_tool[tools[0]] if len(tools) == 1 else {"tools": per_tool}
     result["index_ready_s"] = round(index_s, 3)
+    if embedded_s is not None:
+        result["embedding_s"] = round(embedded_s, 1)
     if name == "scifact":
         result["notes"] = notes
     return result
@@ -138,7 +162,12 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data", help="folder holding vaults/ and scifact/ (default: $VAULTGATE_TEST_DATA)")
     parser.add_argument("--datasets", default=",".join(DATASETS), help="comma-separated: obsidian-help,scifact")
-    parser.add_argument("--tool", default="search_text", help="the tool each query is sent to")
+    parser.add_argument(
+        "--tool", default="search_text", help="the tool each query is sent to (comma-separated: each in turn)"
+    )
+    parser.add_argument(
+        "--wait-embeddings", action="store_true", help="query only once every chunk has its vector (index_status)"
+    )
     parser.add_argument("--args", default=DEFAULT_ARGS, help='JSON arguments; "{query}" is replaced by the query')
     parser.add_argument("--mode", default="text", help="a label for the result (e.g. text, hybrid, semantic)")
     parser.add_argument("--items", default="items", help="the result field holding the ranked list")
