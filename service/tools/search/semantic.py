@@ -308,7 +308,8 @@ TOOLS: tuple[ToolSpec, ...] = (
         domain="search",
         title="Search by meaning",
         description="Vector search over note chunks: finds notes about the query even without shared words. "
-        "folder/tags/modified_after/modified_before filters; items carry the best chunk and a link to its heading.",
+        "folder/tags/modified_after/modified_before filters; items carry the best chunk and a link to its heading. "
+        "Usually prefer search_hybrid (words and meaning); search_text for exact words or phrases.",
         input_model=SemanticIn,
         output_model=SemanticOut,
         handler=search_semantic,
@@ -318,8 +319,10 @@ TOOLS: tuple[ToolSpec, ...] = (
         name="search_hybrid",
         domain="search",
         title="Search by words and meaning",
-        description="BM25 text search and vector search fused into one ranking; same filters and items as "
-        "search_semantic.",
+        description="The best first search for a question or topic: BM25 text search and vector search fused "
+        "into one ranking, with the best matching chunk and a link to its heading; folder/tags/modified_after/"
+        "modified_before filters. Prefer search_text for exact words, phrases or prefix*; search_notes to filter "
+        "by tags or properties.",
         input_model=SemanticIn,
         output_model=SemanticOut,
         handler=search_hybrid,
@@ -330,7 +333,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         domain="search",
         title="Find similar notes",
         description="Notes nearest in meaning to a given note (by its chunk vectors); same filters and items as "
-        "search_semantic.",
+        "search_semantic. For notes linked to it, use get_backlinks / get_outlinks.",
         input_model=SimilarIn,
         output_model=SemanticOut,
         handler=find_similar,
