@@ -184,6 +184,9 @@ class EmbeddingJob:
             pending = await db.run_read(lambda c: store.pending(c, vid, model, max(PENDING, batch)))
             if not pending:
                 break
+            # Similar lengths in one batch: a batch is padded to its longest text, so sorting the
+            # backlog by length embeds ~1.4x more chunks a second (docs/benchmarks.md).
+            pending.sort(key=lambda item: len(item[1]))
             for at in range(0, len(pending), batch):
                 todo = pending[at : at + batch]
                 rows = await embedder.embed_documents([t for _, t in todo])
