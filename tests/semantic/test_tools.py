@@ -82,6 +82,8 @@ async def test_find_similar(make_vault: Callable[..., Path]) -> None:
         paths = [i["path"] for i in out["items"]]
         assert "Pets/Cats.md" not in paths
         assert paths[0] == "Private/Diary.md"
+        by_name = await h.ok("find_similar", path="[[cats]]", limit=2)  # addressed as a wikilink
+        assert [i["path"] for i in by_name["items"]] == paths
 
 
 @pytest.mark.covers("find_similar", "failure")

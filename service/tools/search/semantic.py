@@ -114,6 +114,19 @@ def url(ctx: ToolContext, path: str, heading: str | None) -> str:
     return ctx.vault.url(f"{path}#{heading}" if heading else path)
 
 
+def chunk_hit(ctx: ToolContext, row: ChunkRow, score: float) -> SemanticHit:
+    """A result item for the note of chunk `row`, that chunk as its best passage."""
+    return SemanticHit(
+        path=row.path,
+        title=row.title,
+        obsidian_url=url(ctx, row.path, row.heading),
+        mtime=row.mtime,
+        score=round(score, 4),
+        heading=row.heading,
+        chunk=row.text,
+    )
+
+
 async def _page(
     ctx: ToolContext, use: Searchable, hits: list[SemanticHit], offset: int, limit: int, key: str
 ) -> SemanticOut:
@@ -147,18 +160,7 @@ async def search_semantic(ctx: ToolContext, args: SemanticIn) -> SemanticOut:
         return sem.best_per_note(sem.nearest(engine, conn, vid, vector, want, keep, use.model))
 
     found = await run(ctx, compute)
-    hits = [
-        SemanticHit(
-            path=h.row.path,
-            title=h.row.title,
-            obsidian_url=url(ctx, h.row.path, h.row.heading),
-            mtime=h.row.mtime,
-            score=round(h.similarity, 4),
-            heading=h.row.heading,
-            chunk=h.row.text,
-        )
-        for h in found
-    ]
+    hits = [chunk_hit(ctx, h.row, h.similarity) for h in found]
     return await _page(ctx, use, hits, offset, args.limit, key)
 
 
@@ -176,14 +178,16 @@ async def search_hybrid(ctx: ToolContext, args: SemanticIn) -> SemanticOut:
         return sem.hybrid_rank(engine, conn, vid, args.query, vector, want, keep, use.model)
 
     hits = [
-        SemanticHit(
+        chunk_hit(ctx, h.chunk, h.score)
+        if h.chunk
+        else SemanticHit(
             path=h.path,
             title=h.title,
-            obsidian_url=url(ctx, h.path, h.chunk.heading if h.chunk else None),
+            obsidian_url=url(ctx, h.path, None),
             mtime=h.mtime,
             score=round(h.score, 4),
-            heading=h.chunk.heading if h.chunk else None,
-            chunk=h.chunk.text if h.chunk else None,
+            heading=None,
+            chunk=None,
         )
         for h in await run(ctx, compute)
     ]
@@ -192,7 +196,7 @@ async def search_hybrid(ctx: ToolContext, args: SemanticIn) -> SemanticOut:
 
 async def find_similar(ctx: ToolContext, args: SimilarIn) -> SemanticOut:
     engine = engine_of(ctx)
-    vp = ctx.resolve(args.path, "read")
+    vp = (await ctx.find_note(args.path, "read")).vp
     keep = note_filter(ctx, args)
     key = _key("similar", args, vp.rel)
     offset = decode_cursor(args.cursor, t="semantic", q=key)
@@ -217,18 +221,7 @@ async def find_similar(ctx: ToolContext, args: SimilarIn) -> SemanticOut:
             details={"path": vp.rel, "reason": "not_embedded"},
             hint="Try again when index_status shows no embedding backlog.",
         )
-    hits = [
-        SemanticHit(
-            path=h.row.path,
-            title=h.row.title,
-            obsidian_url=url(ctx, h.row.path, h.row.heading),
-            mtime=h.row.mtime,
-            score=round(h.similarity, 4),
-            heading=h.row.heading,
-            chunk=h.row.text,
-        )
-        for h in found
-    ]
+    hits = [chunk_hit(ctx, h.row, h.similarity) for h in found]
     return await _page(ctx, use, hits, offset, args.limit, key)
 
 
