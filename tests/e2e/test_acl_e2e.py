@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import mcp_types as types
 import pytest
@@ -18,24 +17,11 @@ from mcp import Client
 from mcp.shared.exceptions import MCPError
 
 from tests.conftest import e2e, snapshot
+from tests.e2e.calls import error as _error
+from tests.e2e.calls import ok as _ok
 from tests.sec_vault import SEC_VAULT, WORKED_ACL
 
 DENY_PRIVATE = {"prefix_rules": [{"path": "Private", "read": "deny", "write": "deny"}]}
-
-
-async def _ok(client: Client, tool: str, **args: Any) -> dict[str, Any]:
-    result = await client.call_tool(tool, args)
-    assert not result.is_error, result.structured_content
-    assert result.structured_content is not None
-    out: dict[str, Any] = result.structured_content
-    return out
-
-
-async def _error(client: Client, tool: str, **args: Any) -> dict[str, Any]:
-    result = await client.call_tool(tool, args)
-    assert result.is_error and result.structured_content is not None, result.structured_content
-    error: dict[str, Any] = result.structured_content["error"]
-    return error
 
 
 HOSTILE_OVER_HTTP = [

@@ -7,11 +7,12 @@ import shutil
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from mcp import Client, StdioServerParameters
 
 from tests.conftest import e2e, snapshot
+from tests.e2e.calls import error as _error
+from tests.e2e.calls import ok as _ok
 from tests.real_vaults import VAULTS, needs
 
 HELP = VAULTS / "obsidian-help-en"
@@ -25,21 +26,6 @@ VAULT: dict[str, str | bytes] = {
     "Private/Diary.md": "---\naliases: [Journal]\n---\nSecret.\n",
 }
 NO_PRIVATE = {"prefix_rules": [{"path": "Private", "read": "deny", "write": "deny"}]}
-
-
-async def _ok(client: Client, tool: str, **args: Any) -> dict[str, Any]:
-    result = await client.call_tool(tool, args)
-    assert not result.is_error, result.structured_content
-    assert result.structured_content is not None
-    out: dict[str, Any] = result.structured_content
-    return out
-
-
-async def _error(client: Client, tool: str, **args: Any) -> dict[str, Any]:
-    result = await client.call_tool(tool, args)
-    assert result.is_error and result.structured_content is not None, result.structured_content
-    error: dict[str, Any] = result.structured_content["error"]
-    return error
 
 
 async def test_wikilink_addresses_over_http(make_vault: Callable[..., Path], mode: str) -> None:

@@ -7,13 +7,7 @@ from typing import Any
 from mcp import Client
 
 from tests.conftest import Harness, snapshot
-
-
-async def _ok(client: Client, tool: str, **args: Any) -> dict[str, Any]:
-    result = await client.call_tool(tool, args)
-    assert not result.is_error, result.structured_content
-    assert result.structured_content is not None
-    return result.structured_content
+from tests.e2e.calls import ok as _ok
 
 
 async def _code(client: Client, tool: str, **args: Any) -> str:

@@ -13,17 +13,11 @@ import pytest
 from mcp import Client
 
 from tests.conftest import e2e
+from tests.e2e.calls import ok as _ok
 from tests.real_vaults import VAULTS, needs
 from tests.search_vault import SEARCH_VAULT
 
 HELP = VAULTS / "obsidian-help-en"
-
-
-async def _ok(client: Client, tool: str, args: dict[str, Any]) -> dict[str, Any]:
-    result = await client.call_tool(tool, args)
-    assert not result.is_error, result.structured_content
-    assert result.structured_content is not None
-    return result.structured_content
 
 
 def _paths(out: dict[str, Any]) -> list[str]:

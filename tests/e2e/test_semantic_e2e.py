@@ -6,19 +6,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from mcp import Client
 
 from tests.conftest import e2e
+from tests.e2e.calls import ok as _ok
 from tests.semantic.helpers import VAULT, settled
-
-
-async def _ok(client: Client, tool: str, args: dict[str, Any]) -> dict[str, Any]:
-    result = await client.call_tool(tool, args)
-    assert not result.is_error, result.structured_content
-    assert result.structured_content is not None
-    return result.structured_content
 
 
 async def test_search_by_meaning_over_http(make_vault: Callable[..., Path], mode: str) -> None:
