@@ -68,7 +68,13 @@ HOSTILE: list[tuple[str, str]] = [
 ]
 
 # Legitimate names near those: they stay usable.
-LOOKALIKE_NEIGHBOURS = ["Inbox/./Plain.md", "Inbox/\u7d42\u308f\u308a\u3002.md", "Inbox/100% done.md", "Inbox/~draft.md", "Inbox/\u2026more.md"]
+LOOKALIKE_NEIGHBOURS = [
+    "Inbox/./Plain.md",
+    "Inbox/\u7d42\u308f\u308a\u3002.md",
+    "Inbox/100% done.md",
+    "Inbox/~draft.md",
+    "Inbox/\u2026more.md",
+]
 
 
 @pytest.fixture
