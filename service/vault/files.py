@@ -17,7 +17,6 @@ import asyncio
 import contextlib
 import hashlib
 import os
-import secrets
 import shutil
 import stat
 import unicodedata
@@ -30,6 +29,7 @@ from typing import Literal
 from service.errors import AlreadyExists, Conflict, NoteNotFound, PathInvalid
 from service.vault.events import ChangeBus, FileChange
 from service.vault.paths import VaultPath, VaultPaths
+from service.vault.temps import temp_name
 
 
 def etag_of(data: bytes) -> str:
@@ -84,7 +84,7 @@ def _fsync_dir(folder: Path) -> None:
 def _temp_beside(target: Path) -> tuple[int, Path]:
     """A new temp file in the target's folder, created with mode 0666 so the umask applies."""
     for _ in range(100):
-        tmp = target.with_name(f".{target.name[:40]}.{secrets.token_hex(6)}.vgtmp")
+        tmp = target.with_name(temp_name(target.name))
         try:
             return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o666), tmp
         except FileExistsError:
