@@ -2,7 +2,8 @@
 
 The top of the layer order (with `serve.py`): this is the one HTTP module that knows the
 application; it reads values off it and hands them to the tier's parts, which are built from
-values only — the edge (`Edge`: Host/Origin guard + bearer tokens, outermost), the plain routes
+values only — the edge (`Edge`: Host/Origin guard + bearer tokens, outermost), the request-id
+guard (`RequestIdGuard`: a request id that is not a string or an integer is -32600), the plain routes
 (`health_routes`) and the SDK's transport security. The lifespan starts the application and
 the SDK's session manager and stops them in reverse.
 """
@@ -20,6 +21,7 @@ from service.app import VaultgateApp
 from service.http.auth import Authenticator
 from service.http.edge import Edge
 from service.http.hosts import HostGuard
+from service.http.request_ids import RequestIdGuard
 from service.http.routes import health_routes
 from service.settings import HttpSettings
 
@@ -77,5 +79,9 @@ def http_app(vg: VaultgateApp) -> Starlette:
         async with vg.running(), session_manager.run():
             yield
 
-    middleware = [edge_middleware(authn, http, protect_metrics=settings.auth.protect_metrics), *inner.user_middleware]
+    middleware = [
+        edge_middleware(authn, http, protect_metrics=settings.auth.protect_metrics),
+        Middleware(RequestIdGuard, path=http.path, max_body=http.max_request_body_bytes),
+        *inner.user_middleware,
+    ]
     return Starlette(routes=inner.routes, middleware=middleware, lifespan=lifespan)

@@ -16,10 +16,12 @@ from pathlib import Path
 from service.graph.linkpath import PathSet
 from service.indexer import rows
 from service.vault.paths import VaultPaths
+from service.vault.temps import SUFFIX, sweep
 
 
-def scan(paths: VaultPaths) -> tuple[dict[str, tuple[float, int]], set[str]]:
-    """(notes with their (mtime, size), every file) under the vault root."""
+def scan(paths: VaultPaths, temps: list[str] | None = None) -> tuple[dict[str, tuple[float, int]], set[str]]:
+    """(notes with their (mtime, size), every file) under the vault root; the temp files of
+    atomic writes found on the way are added to `temps` when given (see `service.vault.temps`)."""
     notes: dict[str, tuple[float, int]] = {}
     files: set[str] = set()
     root = paths.root
@@ -28,7 +30,9 @@ def scan(paths: VaultPaths) -> tuple[dict[str, tuple[float, int]], set[str]]:
         rel_dir = "" if rel_dir == "." else rel_dir
         dirnames[:] = [d for d in dirnames if not d.startswith(".")]
         for name in filenames:
-            if name.startswith(".") or name.endswith(".vgtmp"):
+            if name.endswith(SUFFIX) and temps is not None:
+                temps.append(f"{rel_dir}/{name}" if rel_dir else name)
+            if name.startswith(".") or name.endswith(SUFFIX):
                 continue
             rel = f"{rel_dir}/{name}" if rel_dir else name
             # What `paths.from_abs(root / rel)` returns, without two Path objects per file
@@ -47,8 +51,12 @@ def scan(paths: VaultPaths) -> tuple[dict[str, tuple[float, int]], set[str]]:
 
 
 def scan_with_paths(paths: VaultPaths) -> tuple[dict[str, tuple[float, int]], set[str], PathSet]:
-    """`scan`, plus the link-resolution index of the files (built here to stay off the event loop)."""
-    notes, files = scan(paths)
+    """`scan`, plus the link-resolution index of the files (built here to stay off the event loop);
+    temp files a crashed write left behind are removed on the way (`service.vault.temps.sweep`)."""
+    temps: list[str] = []
+    notes, files = scan(paths, temps)
+    if temps:
+        sweep(paths.root, temps)
     return notes, files, PathSet(files)
 
 

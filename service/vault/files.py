@@ -17,7 +17,6 @@ import asyncio
 import contextlib
 import hashlib
 import os
-import secrets
 import shutil
 import stat
 import unicodedata
@@ -30,6 +29,7 @@ from typing import Literal
 from service.errors import AlreadyExists, Conflict, NoteNotFound, PathInvalid
 from service.vault.events import ChangeBus, FileChange
 from service.vault.paths import VaultPath, VaultPaths
+from service.vault.temps import temp_name
 
 
 def etag_of(data: bytes) -> str:
@@ -84,7 +84,7 @@ def _fsync_dir(folder: Path) -> None:
 def _temp_beside(target: Path) -> tuple[int, Path]:
     """A new temp file in the target's folder, created with mode 0666 so the umask applies."""
     for _ in range(100):
-        tmp = target.with_name(f".{target.name[:40]}.{secrets.token_hex(6)}.vgtmp")
+        tmp = target.with_name(temp_name(target.name))
         try:
             return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o666), tmp
         except FileExistsError:
@@ -245,7 +245,7 @@ class VaultFiles:
             )
         return rel, real
 
-    def _check_etag(self, vp: VaultPath, expected_etag: str | None) -> bool:
+    def check_etag(self, vp: VaultPath, expected_etag: str | None) -> bool:
         """Compare under the lock; returns whether the file existed.
 
         An `expected_etag` for a note that does not exist (any more) is a `conflict` too: what the
@@ -271,7 +271,7 @@ class VaultFiles:
         data = encode(content)
         key, dest = self._real(vp)
         async with self.lock(key), self._writes:
-            existed = self._check_etag(vp, expected_etag)
+            existed = self.check_etag(vp, expected_etag)
             if create_only and existed:
                 raise AlreadyExists(f"a note already exists at {vp.rel!r}", details={"path": vp.rel})
             if must_exist and not existed:
@@ -308,7 +308,7 @@ class VaultFiles:
                 note = self.read(vp)
             except NoteNotFound:
                 if expected_etag is not None:
-                    self._check_etag(vp, expected_etag)  # raises conflict: what the caller read is gone
+                    self.check_etag(vp, expected_etag)  # raises conflict: what the caller read is gone
                 raise
             if expected_etag is not None and note.etag != expected_etag:
                 raise Conflict(
@@ -326,9 +326,9 @@ class VaultFiles:
         async with self.lock(vp.rel), self._writes:
             if not vp.abs.is_file():
                 if expected_etag is not None and not vp.abs.exists():
-                    self._check_etag(vp, expected_etag)  # raises conflict: what the caller read is gone
+                    self.check_etag(vp, expected_etag)  # raises conflict: what the caller read is gone
                 raise NoteNotFound(f"no note at {vp.rel!r}", details={"path": vp.rel})
-            self._check_etag(vp, expected_etag)
+            self.check_etag(vp, expected_etag)
             trash_rel: str | None = None
             if permanent:
                 await asyncio.to_thread(vp.abs.unlink)
@@ -356,7 +356,7 @@ class VaultFiles:
         data = self.read_bytes(src)
         key, dest = self._real(dst)
         async with self.lock(key), self._writes:
-            existed = self._check_etag(dst, expected_etag)
+            existed = self.check_etag(dst, expected_etag)
             if existed and not overwrite:
                 raise AlreadyExists(f"a note already exists at {dst.rel!r}", details={"path": dst.rel})
             await asyncio.to_thread(self._write_sync, dst, dest, data, not overwrite)

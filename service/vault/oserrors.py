@@ -13,16 +13,16 @@ under the cache or data folder (`details.where = "server storage"`).
 from __future__ import annotations
 
 import errno
-import re
 import sqlite3
 from pathlib import Path
 
 from service.errors import IoError, PathInvalid, StorageFailed, VaultgateError, VaultUnreadable, VaultUnwritable
+from service.vault.temps import TEMP_NAME
 
 _UNWRITABLE = {errno.EROFS, errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.ETXTBSY}
 _DENIED = {errno.EACCES, errno.EPERM}
 # The temp file beside a target (`service.vault.files._temp_beside`) names the target it replaces.
-_TEMP = re.compile(r"^\.(?P<name>.+)\.[0-9a-f]{12}\.vgtmp$")
+_TEMP = TEMP_NAME
 
 
 def vault_relative(filename: object, root: Path | None) -> str | None:

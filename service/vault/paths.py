@@ -4,8 +4,10 @@ Guarantees: a `VaultPath` always names a location inside the vault root after NF
 normalization and symlink resolution; its `rel` is the canonical POSIX form used everywhere
 (index keys, URLs, ACL decisions). Rejected with `path_invalid`: empty paths, absolute paths,
 URL schemes, drive letters, UNC and device names, NUL and control characters, backslashes,
-`..` segments (also percent-encoded), Windows-reserved characters, trailing dots/spaces and
-symlinks that leave the vault. Hidden folders (`.obsidian`, `.git`, `.trash`, the index
+`..` segments (also percent-encoded, once or several times over), names that only look like
+traversal (`．．`, `‥`, `。。` after NFKC normalisation, slash lookalikes such as `∕` and `⁄`, a `..;`
+segment), a leading `~` (no home folder here), Windows-reserved characters, trailing dots/spaces
+and symlinks that leave the vault. Hidden folders (`.obsidian`, `.git`, `.trash`, the index
 folder) raise `acl_denied` for note tools.
 """
 
@@ -51,9 +53,47 @@ class VaultPath:
         return self.rel.rpartition("/")[0]
 
 
-def _invalid(path: object, reason: str) -> PathInvalid:
+# Characters that render like '/' or '.' but are not: a path using them would look like a
+# traversal to the human reading a confirmation preview. NFKC folds the fullwidth and small
+# forms onto ASCII; these it leaves alone.
+_SLASH_LOOKALIKES = frozenset("\u2215\u2044\u29f8\u2571\u29f5\u29f9\u2216")
+_DOT_LOOKALIKES = str.maketrans({"\u3002": ".", "\u0701": ".", "\u0702": ".", "\ua4f8": "."})
+_DECODE_ROUNDS = 4
+LOOKALIKE_HINT = (
+    "This name only looks like a path step ('..', '/', '~'); use a plain relative path inside the "
+    "vault, e.g. 'Projects/Plan.md'."
+)
+
+
+def _invalid(path: object, reason: str, hint: str | None = None) -> PathInvalid:
     shown = path if isinstance(path, str) and len(path) < 300 else "<path>"
-    return PathInvalid(f"invalid path {shown!r}: {reason}", details={"path": shown, "reason": reason})
+    return PathInvalid(f"invalid path {shown!r}: {reason}", hint=hint, details={"path": shown, "reason": reason})
+
+
+def _is_dots(seg: str) -> bool:
+    """`.` or `..`, also with a `;parameter` tail as some servers strip it (`..;`)."""
+    return seg.split(";", 1)[0] in (".", "..")
+
+
+def _check_disguised(path: str) -> None:
+    """Refuse what reads as a traversal once decoded, normalised or looked at by a human."""
+    decoded = path
+    for _ in range(_DECODE_ROUNDS):
+        again = unquote(decoded)
+        if again == decoded:
+            break
+        decoded = again
+        if "\\" in decoded or "\x00" in decoded or any(_is_dots(seg) for seg in decoded.split("/")):
+            raise _invalid(path, "percent-encoded traversal", LOOKALIKE_HINT)
+    for form in {path, decoded}:
+        folded = unicodedata.normalize("NFKC", form)
+        if _SLASH_LOOKALIKES.intersection(folded) or folded.count("/") != form.count("/") or "\\" in folded:
+            raise _invalid(path, "slash lookalike character", LOOKALIKE_HINT)
+        for seg, seen in zip(form.split("/"), folded.translate(_DOT_LOOKALIKES).split("/"), strict=True):
+            if _is_dots(seen) and (seen != seg or seen not in (".", "..")):
+                raise _invalid(path, "segment that looks like '..'", LOOKALIKE_HINT)
+    if path.split("/", 1)[0] == "~":
+        raise _invalid(path, "leading '~' (paths are relative to the vault root, not a home folder)", LOOKALIKE_HINT)
 
 
 def normalize(path: str, *, allow_root: bool = False) -> str:
@@ -80,6 +120,7 @@ def normalize(path: str, *, allow_root: bool = False) -> str:
         "\\" in decoded or "\x00" in decoded or any(seg in (".", "..") for seg in decoded.split("/"))
     ):
         raise _invalid(path, "percent-encoded traversal")
+    _check_disguised(path)
     text = unicodedata.normalize("NFC", path)
     segments: list[str] = []
     for seg in text.split("/"):

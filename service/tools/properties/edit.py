@@ -107,6 +107,7 @@ class RemoveTagsIn(AddTagsIn):
 
 async def _edit(ctx: ToolContext, path: str, expected_etag: str | None, change: Any) -> EditOut:
     vp = (await ctx.find_note(path, "write", section="reject")).vp
+    ctx.vault.files.check_etag(vp, expected_etag)  # a stale etag fails before any conversion work
     before = ctx.vault.files.read(vp).content
     holder: dict[str, str] = {}
 

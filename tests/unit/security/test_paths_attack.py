@@ -52,6 +52,28 @@ HOSTILE: list[tuple[str, str]] = [
     (".trash/x", "acl_denied"),
     (".vaultgate/cache.db", "acl_denied"),
     ("Inbox/../.obsidian/x", "path_invalid"),
+    # names that only look like traversal (the reliability probe's list): double-encoded,
+    # NFKC-folded dots, slash and dot lookalikes, a path parameter, a home folder
+    ("..%252fx.md", "path_invalid"),
+    ("%252e%252e/x.md", "path_invalid"),
+    ("Inbox/%25252e%25252e/x.md", "path_invalid"),
+    ("\uff0e\uff0e/x.md", "path_invalid"),  # fullwidth full stops
+    ("\u2025/x.md", "path_invalid"),  # two dot leader
+    ("..\u2215x.md", "path_invalid"),  # division slash
+    ("..\u2044x.md", "path_invalid"),  # fraction slash
+    ("..\uff0fx.md", "path_invalid"),  # fullwidth solidus
+    ("\u3002\u3002/x.md", "path_invalid"),  # ideographic full stops
+    ("..;/x.md", "path_invalid"),
+    ("~/x.md", "path_invalid"),
+]
+
+# Legitimate names near those: they stay usable.
+LOOKALIKE_NEIGHBOURS = [
+    "Inbox/./Plain.md",
+    "Inbox/\u7d42\u308f\u308a\u3002.md",
+    "Inbox/100% done.md",
+    "Inbox/~draft.md",
+    "Inbox/\u2026more.md",
 ]
 
 
@@ -69,6 +91,21 @@ async def test_hostile_paths_are_refused_for_writes_and_reads(vault: Harness, pa
     await vault.err("read_note", code, path=path)
     await vault.err("move_note", code, path="Inbox/Todo", new_path=path)
     assert vault.snapshot() == before
+
+
+@pytest.mark.parametrize("path", LOOKALIKE_NEIGHBOURS)
+async def test_names_near_the_lookalikes_stay_usable(vault: Harness, path: str) -> None:
+    created = await vault.ok("create_note", path=path, content="fine")
+    assert (await vault.ok("read_note", path=created["path"]))["content"].endswith("fine")
+
+
+async def test_lookalike_refusals_say_why_and_how(vault: Harness) -> None:
+    err = await vault.err("create_note", "path_invalid", path="\u3002\u3002/x.md", content="x")
+    assert err["details"]["reason"] == "segment that looks like '..'"
+    assert "relative path" in err["hint"]
+    err = await vault.err("create_note", "path_invalid", path="~/x.md", content="x")
+    assert "home folder" in err["details"]["reason"]
+    assert not (vault.root / "~").exists()
 
 
 async def test_the_disk_snapshot_covers_the_folder_around_the_vault_and_the_cache_folder(vault: Harness) -> None:
