@@ -109,7 +109,10 @@ def test_the_wheel_the_image_installs_carries_the_server_and_nothing_of_a_served
     for name in names:
         assert not re.search(r"(^|/)(\.vaultgate|tests)/|\.(db|jsonl|vgtmp|pyc)$", name), name
     entry = next(n for n in names if n.endswith("entry_points.txt"))
-    assert "vaultgate = service.__main__:main" in zipfile.ZipFile(next(tmp_path.glob("vaultgate-*.whl"))).read(entry).decode()
+    assert (
+        "vaultgate = service.__main__:main"
+        in zipfile.ZipFile(next(tmp_path.glob("vaultgate-*.whl"))).read(entry).decode()
+    )
 
 
 def test_compose_pins_images_gates_the_tunnel_on_health_and_protects_the_public_server() -> None:
