@@ -1,4 +1,5 @@
-"""Command line: `vaultgate serve|stdio|config|token|confirm|docs|version …` (also `python -m service`).
+"""Command line: `vaultgate serve|stdio|config|token|confirm|docs|version|healthcheck …` (also
+`python -m service`).
 
 Exit codes: 0 success (also after Ctrl-C or SIGTERM), 1 configuration or start-up error (every
 problem printed readably on stderr, no traceback), 2 usage. `vaultgate --version` prints the
@@ -73,6 +74,14 @@ def _parser() -> argparse.ArgumentParser:
     docs.add_argument("page", choices=("tools",), help="tools: the tool catalog (docs/tools.md)")
 
     sub.add_parser("version", help="print the versions of vaultgate, Python, SQLite (+ sqlite-vec) and the MCP SDK")
+
+    health = sub.add_parser(
+        "healthcheck", help="exit 0 when the local server answers /healthz (the container's HEALTHCHECK)"
+    )
+    health.add_argument(
+        "target", type=Path, nargs="?", help="config file to read [http] from (default: $VAULTGATE_CONFIG or env)"
+    )
+    health.add_argument("--timeout", type=float, default=3.0, help="seconds to wait (default 3)")
     return parser
 
 
@@ -228,6 +237,33 @@ def cmd_docs(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_healthcheck(args: argparse.Namespace) -> int:
+    """GET /healthz on the configured port: from a config file, else the VAULTGATE_HTTP__* variables."""
+    import os
+    import urllib.request
+
+    from service.settings import HttpSettings
+
+    if args.target is not None or os.environ.get(CONFIG_ENV, "").strip():
+        http = _load(args.target).http
+    else:
+        port = os.environ.get("VAULTGATE_HTTP__PORT", "").strip()
+        http = HttpSettings(
+            host=os.environ.get("VAULTGATE_HTTP__HOST", "").strip() or "127.0.0.1",
+            port=int(port) if port.isdigit() else 8765,
+        )
+    host = {"0.0.0.0": "127.0.0.1", "::": "::1", "": "127.0.0.1"}.get(http.host, http.host)
+    url = f"http://{f'[{host}]' if ':' in host else host}:{http.port}/healthz"
+    try:
+        with urllib.request.urlopen(url, timeout=args.timeout) as response:  # noqa: S310 - a fixed http URL
+            healthy = response.status == 200
+    except OSError as exc:
+        print(f"vaultgate: {url} does not answer: {exc}", file=sys.stderr)
+        return 1
+    print(f"{url}: {'ok' if healthy else 'unhealthy'}")
+    return 0 if healthy else 1
+
+
 COMMANDS = {
     "serve": cmd_serve,
     "stdio": cmd_stdio,
@@ -236,6 +272,7 @@ COMMANDS = {
     "confirm": cmd_confirm,
     "docs": cmd_docs,
     "version": cmd_version,
+    "healthcheck": cmd_healthcheck,
 }
 
 

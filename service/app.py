@@ -26,6 +26,7 @@ from service._version import VERSION  # a constant: no package-metadata scan at 
 from service.dispatch.chain import build_layers
 from service.dispatch.context import ToolResult
 from service.dispatch.entry import Dispatcher
+from service.errors import VaultgateError
 from service.indexer.jobs import IndexJobs
 from service.indexer.runner import VaultIndexer, indexer_of
 from service.obs.audit import AuditSink
@@ -255,6 +256,11 @@ class VaultgateApp:
             self.metrics.index_notes.labels(vault=vid).set((await indexer.counts())["notes"])
             last = indexer.last_change or indexer.last_sync or now
             self.metrics.index_lag.labels(vault=vid).set(max(0.0, now - last) if indexer.backlog else 0.0)
+            job = self.semantic.jobs.get(vid) if self.semantic.enabled else None
+            if job is not None:
+                self.metrics.embedding_failing.labels(vault=vid).set(1 if job.state == "failed" else 0)
+                with contextlib.suppress(VaultgateError):  # no model to count for: the failing gauge says so
+                    self.metrics.embedding_backlog.labels(vault=vid).set((await self.semantic.counts(vid)).backlog)
         size = 0
         for db in (self.db, self.state):  # the index and the records: both databases
             for suffix in ("", "-wal"):

@@ -47,6 +47,15 @@ class Metrics:
             ("vault",),
             registry=r,
         )
+        self.embedding_backlog = Gauge(
+            "vaultgate_embedding_backlog", "Chunks waiting for a vector (semantic search)", ("vault",), registry=r
+        )
+        self.embedding_failing = Gauge(
+            "vaultgate_embedding_failing",
+            "1 while the embedding job's last pass failed (provider down, model unusable), else 0",
+            ("vault",),
+            registry=r,
+        )
         self.db_size = Gauge("vaultgate_db_size_bytes", "Size of cache.db and state.db plus their WALs", registry=r)
         self.maintenance_runs = Counter(
             "vaultgate_maintenance_runs", "Maintenance sweeps by outcome", ("status",), registry=r

@@ -14,6 +14,7 @@ the nearest existing parent must be a writable folder.
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 from pathlib import Path
 
@@ -50,8 +51,22 @@ def _creatable(folder: Path, what: str) -> str | None:
     why = _probe_write(here)
     if why is not None:
         shown = folder if here == folder else f"{folder} (its parent {here})"
-        return f"{what} {shown} is not writable: {why}"
+        return f"{what} {shown} is not writable: {why}{_ownership(here)}"
     return None
+
+
+def _ownership(folder: Path) -> str:
+    """Who owns `folder` and who asks, for a permission problem: enough to fix it in one step."""
+    try:
+        st = folder.stat()
+    except OSError:
+        return ""
+    me = f"uid {os.geteuid()} gid {os.getegid()}" if hasattr(os, "geteuid") else "this user"
+    mode = stat.filemode(st.st_mode)
+    return (
+        f" (owned by uid {st.st_uid} gid {st.st_gid}, mode {mode}; vaultgate runs as {me}: run it as the owner, "
+        f"e.g. docker run --user {st.st_uid}:{st.st_gid}, or grant that user access)"
+    )
 
 
 def _read_problem(folder: Path) -> str | None:
@@ -72,12 +87,12 @@ def folder_problems(settings: Settings) -> list[str]:
             continue
         why = _read_problem(vault.path)
         if why is not None:
-            problems.append(f"vault {vault.id!r}: cannot read folder {vault.path}: {why}")
+            problems.append(f"vault {vault.id!r}: cannot read folder {vault.path}: {why}{_ownership(vault.path)}")
             continue
         if not read_only and (why := _probe_write(vault.path)) is not None:
             problems.append(
-                f"vault {vault.id!r}: folder {vault.path} is not writable: {why} "
-                "(serve it read-only with acl.read_only = true, or fix its permissions)"
+                f"vault {vault.id!r}: folder {vault.path} is not writable: {why}{_ownership(vault.path)}; "
+                "or serve it read-only with acl.read_only = true"
             )
     places = [("cache folder (storage.cache_dir)", settings.cache_dir())]
     places.append(("data folder (storage.data_dir)", settings.data_dir()))
