@@ -199,13 +199,27 @@ class WriteCanvasOut(ToolOutput):
     edges: int = Field(description="How many edges it holds.")
 
 
-def _merged(item: dict[str, Any]) -> dict[str, Any]:
+def _merged(item: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
+    """A node or edge as written: read_canvas's additions taken apart, and a spec field that is
+    null (read_canvas's way of saying "absent") left out."""
     raw = item.get("extra")
     extra: dict[str, Any] = raw if isinstance(raw, dict) else {}
-    return {**{k: v for k, v in item.items() if k not in _OURS}, **{k: v for k, v in extra.items() if k not in item}}
+    own = {k: v for k, v in item.items() if k not in _OURS and not (k in keys and v is None)}
+    return {**own, **{k: v for k, v in extra.items() if k not in item}}
 
 
-def _path_problems(ctx: ToolContext, nodes: list[dict[str, Any]]) -> list[dict[str, str]]:
+def _in_old_order(item: dict[str, Any], old: list[dict[str, Any]]) -> dict[str, Any]:
+    """The keys of an item that was in the file already, in the order the file had them (a
+    round trip through read_canvas rewrites nothing but what changed)."""
+    before = next((o for o in old if o.get("id") == item.get("id")), None)
+    if before is None:
+        return item
+    return {**{k: item[k] for k in before if k in item}, **item}
+
+
+def _path_problems(ctx: ToolContext, nodes: list[dict[str, Any]], kept: set[str]) -> list[dict[str, str]]:
+    """File nodes and backgrounds must be vault paths; new ones also readable by the caller
+    (`kept`: the paths the canvas already names, which a caller may keep without reading)."""
     out: list[dict[str, str]] = []
     for i, node in enumerate(nodes):
         for key in ("file", "background"):
@@ -216,7 +230,10 @@ def _path_problems(ctx: ToolContext, nodes: list[dict[str, Any]]) -> list[dict[s
                 continue
             try:
                 rel = normalize(raw)
-                ctx.resolve(rel, "read")
+                if rel in kept:
+                    ctx.vault.paths.resolve(rel)
+                else:
+                    ctx.resolve(rel, "read")
             except (PathInvalid, AclDenied) as exc:
                 reason = exc.details.get("reason") or exc.details.get("rule") or exc.code
                 out.append({"where": f"nodes[{i}]", "field": key, "problem": f"not a readable vault path ({reason})"})
@@ -224,16 +241,18 @@ def _path_problems(ctx: ToolContext, nodes: list[dict[str, Any]]) -> list[dict[s
 
 
 def _canvas(ctx: ToolContext, vp: VaultPath, args: WriteCanvasIn) -> dict[str, Any]:
+    try:
+        old = json.loads(ctx.vault.files.read(vp).content or "{}")
+    except (NoteNotFound, ValueError):
+        old = {}
     extra = args.extra
     if extra is None:
-        try:
-            old = json.loads(ctx.vault.files.read(vp).content or "{}")
-        except (NoteNotFound, ValueError):
-            old = {}
         extra = {k: v for k, v in old.items() if k not in ("nodes", "edges")} if isinstance(old, dict) else {}
-    nodes = [_merged(n) for n in args.nodes]
-    canvas = {"nodes": nodes, "edges": [_merged(e) for e in args.edges], **extra}
-    found = cv.problems(canvas) + _path_problems(ctx, nodes)
+    kept = {n.get(k) for n in cv.nodes_of(old) for k in ("file", "background") if isinstance(n.get(k), str)}
+    nodes = [_in_old_order(_merged(n, _NODE_KEYS), cv.nodes_of(old)) for n in args.nodes]
+    edges = [_in_old_order(_merged(e, _EDGE_KEYS), cv.edges_of(old)) for e in args.edges]
+    canvas = {"nodes": nodes, "edges": edges, **extra}
+    found = cv.problems(canvas) + _path_problems(ctx, nodes, kept)  # type: ignore[arg-type]
     if found:
         raise ValidationFailed(
             f"not a valid JSON Canvas 1.0 file: {len(found)} problem(s), first: {found[0]['where']}."

@@ -27,7 +27,7 @@ from service.tools.models import ToolInput, ToolOutput
 from service.tools.obsidian.attachments import Linker, linkers
 from service.tools.spec import ToolSpec
 
-STRUCTURE_ROOM = 16 * 1024  # bytes left for the structured result and the text block
+STRUCTURE_ROOM = 16 * 1024  # bytes left for the structured result and the text block (at most a quarter)
 MIN_DIMENSION = 32
 RASTER = {"image/png", "image/jpeg", "image/gif", "image/webp", "image/bmp", "image/avif"}
 
@@ -180,7 +180,8 @@ async def read_attachment(ctx: ToolContext, args: ReadAttachmentIn) -> Attachmen
     )
     text: str | None = None
     if kind == "image" and mime in RASTER:
-        budget = ctx.services.settings.governor.max_response_bytes - STRUCTURE_ROOM
+        limit = ctx.services.settings.governor.max_response_bytes
+        budget = limit - min(STRUCTURE_ROOM, limit // 4)
         sent, sent_mime, info = await asyncio.to_thread(fit_image, data, mime, args.max_dimension, max(budget, 0))
         out.image = info
         out._image = (base64.b64encode(sent).decode("ascii"), sent_mime)
