@@ -87,3 +87,16 @@ async def test_writes_reindex_the_canvas(ix: Harness) -> None:
     await ix.ok("write_canvas", path="Sky", nodes=[text], expected_etag=read["etag"])
     assert (await ix.ok("get_backlinks", path="Lonely"))["items"] == []
     await ix.ok("delete_note", path="Lonely")  # not the canvas: a note still deletes as before
+
+
+async def test_moving_a_note_rewrites_the_canvas_that_shows_it(ix: Harness) -> None:
+    before = ix.read("Board.canvas")
+    out = await ix.confirmed("move_note", path="Projects/Plan", new_path="Archive/Roadmap")
+    assert [i["path"] for i in out["items"]] == ["Board.canvas"] and out["links_rewritten"] == 1
+    after = ix.read("Board.canvas")
+    assert after == before.replace('"file": "Projects/Plan.md"', '"file": "Archive/Roadmap.md"')
+    await ix.confirmed("move_note", path="Ideas", new_path="Notes/Thoughts")  # a wikilink in a text node
+    assert "see [[Thoughts#Later]]" in ix.read("Board.canvas")  # the shortest form, as Obsidian writes it
+    assert json.loads(ix.read("Board.canvas"))["nodes"][1]["file"] == "Archive/Roadmap.md"
+    links = await ix.ok("get_backlinks", path="Archive/Roadmap")
+    assert [i["path"] for i in links["items"]] == ["Board.canvas"]
