@@ -185,3 +185,11 @@ async def test_read_failures(at: Harness) -> None:
     assert (await at.err("read_attachment", "validation_error", path="img/broken.png"))["details"][
         "reason"
     ] == "undecodable_image"
+
+
+async def test_the_image_survives_call_capability(at: Harness) -> None:
+    result = await at.call("call_capability", name="read_attachment", arguments={"path": "img/cat.png"})
+    assert not result.is_error and result.structured is not None
+    assert result.structured["result"]["image"]["sent_width"] == 40
+    [block] = result.extra_content
+    assert isinstance(block, types.ImageContent) and base64.b64decode(block.data) == FILES["img/cat.png"]
