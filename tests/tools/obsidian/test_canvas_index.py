@@ -100,3 +100,8 @@ async def test_moving_a_note_rewrites_the_canvas_that_shows_it(ix: Harness) -> N
     assert json.loads(ix.read("Board.canvas"))["nodes"][1]["file"] == "Archive/Roadmap.md"
     links = await ix.ok("get_backlinks", path="Archive/Roadmap")
     assert [i["path"] for i in links["items"]] == ["Board.canvas"]
+
+
+async def test_a_canvas_never_lacks_a_property(ix: Harness) -> None:
+    out = await ix.ok("search_properties", filters=[{"key": "status", "op": "not_exists"}])
+    assert "Board.canvas" not in [i["path"] for i in out["items"]] and out["total"] == 3
