@@ -118,7 +118,9 @@ async def list_bookmarks(ctx: ToolContext, args: ListBookmarksIn) -> BookmarksOu
 
 class AddBookmarkIn(ToolInput):
     type: Kind = Field(description="What to bookmark: file, folder, search, graph, url, or an empty group.")
-    path: str | None = Field(default=None, description="file/folder: the vault path ('.md' optional for notes).")
+    path: str | None = Field(
+        default=None, description="file/folder: the vault path; a note also as a wikilink names it ('Plan')."
+    )
     subpath: str | None = Field(default=None, description="file: a heading ('#Heading') or block ('#^id').")
     query: str | None = Field(default=None, description="search: the search query, as typed in Obsidian's search.")
     url: str | None = Field(default=None, description="url: the web address.")
@@ -141,16 +143,15 @@ def _required(args: AddBookmarkIn, field: str) -> str:
     return value.strip()
 
 
-def _new_item(ctx: ToolContext, args: AddBookmarkIn) -> dict[str, Any]:
+async def _new_item(ctx: ToolContext, args: AddBookmarkIn) -> dict[str, Any]:
     item: dict[str, Any] = {"type": args.type, "ctime": int(time.time() * 1000)}
     if args.type in ("file", "folder"):
         raw = _required(args, "path")
         vp = ctx.resolve(raw, "read")
-        if args.type == "file" and not vp.abs.is_file() and not raw.lower().endswith(".md"):
-            vp = ctx.resolve(raw + ".md", "read")
-        ok = vp.abs.is_file() if args.type == "file" else vp.abs.is_dir()
-        if not ok:
-            raise NoteNotFound(f"no {args.type} at {vp.rel!r}", details={"path": vp.rel, "type": args.type})
+        if args.type == "file" and not vp.abs.is_file():
+            vp = (await ctx.find_note(raw, "read", section="reject")).vp  # a note as a wikilink names it
+        if args.type == "folder" and not vp.abs.is_dir():
+            raise NoteNotFound(f"no folder at {vp.rel!r}", details={"path": vp.rel, "type": args.type})
         item["path"] = vp.rel
         if args.subpath is not None:
             if args.type != "file" or not args.subpath.startswith("#") or len(args.subpath) < 2:
@@ -175,7 +176,7 @@ def _new_item(ctx: ToolContext, args: AddBookmarkIn) -> dict[str, Any]:
 
 
 async def add_bookmark(ctx: ToolContext, args: AddBookmarkIn) -> BookmarkChangeOut:
-    item = _new_item(ctx, args)
+    item = await _new_item(ctx, args)
     data, etag = read_config(ctx, FILE)
     if etag is not None and not isinstance(data, dict):
         raise ValidationFailed(

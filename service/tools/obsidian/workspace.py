@@ -10,6 +10,8 @@ Touches: `.obsidian/workspace.json` (read only).
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import Field
 
 from service.obsidian import workspace as ws
@@ -78,7 +80,9 @@ async def get_workspace(ctx: ToolContext, args: WorkspaceIn) -> WorkspaceOut:
 
 
 class RecentIn(ToolInput, Paging):
-    kind: str | None = Field(default=None, description="Only files of this kind: note, canvas, image, pdf, ...")
+    kind: Literal["note", "canvas", "base", "image", "audio", "video", "pdf", "text", "other"] | None = Field(
+        default=None, description="Only files of this kind."
+    )
 
 
 class RecentFile(FileRef):

@@ -115,8 +115,10 @@ async def test_add_keeps_everything_else_and_nests_into_a_group(bk: Harness) -> 
     await bk.ok("add_bookmark", type="search", query="line:(todo)")
     await bk.ok("add_bookmark", type="graph", title="Whole vault")
     await bk.ok("add_bookmark", type="group", title="Empty")
-    kinds = [i["type"] for i in _saved(bk)["items"]][-3:]
-    assert kinds == ["search", "graph", "group"]
+    plan = await bk.ok("add_bookmark", type="file", path="Plan")  # a bare note name, as a wikilink
+    assert plan["item"]["path"] == "Projects/Plan.md"
+    kinds = [i["type"] for i in _saved(bk)["items"]][-4:]
+    assert kinds == ["search", "graph", "group", "file"]
 
 
 async def test_add_creates_the_file_when_there_is_none(vg: Harness) -> None:
@@ -131,6 +133,8 @@ async def test_add_failures_change_nothing(bk: Harness) -> None:
     before = bk.snapshot()
     await bk.err("add_bookmark", "already_exists", type="file", path="Projects/Plan.md", subpath="#Goals")
     await bk.err("add_bookmark", "note_not_found", type="file", path="Nowhere.md")
+    await bk.err("add_bookmark", "note_not_found", type="folder", path="Nowhere")
+    await bk.err("add_bookmark", "validation_error", type="file", path="Welcome#Intro")  # use subpath
     await bk.err("add_bookmark", "acl_denied", type="file", path="Private/Diary.md")
     await bk.err("add_bookmark", "path_invalid", type="folder", path="../outside")
     await bk.err("add_bookmark", "validation_error", type="search")

@@ -36,6 +36,7 @@ BOARD: dict[str, Any] = {
 FILES = {
     "Projects/Plan.md": "# Plan\n\n## Goals\n",
     "Private/Diary.md": "secret\n",
+    "Private/Plans.canvas": "{}",
     "img/bg.png": b"\x89PNG",
     "Board.canvas": json.dumps(BOARD, indent="\t"),
     "Broken.canvas": "{nope",
@@ -89,6 +90,7 @@ async def test_read_failures(cv: Harness) -> None:
         "reason"
     ] == "not_a_canvas"
     await cv.err("read_canvas", "path_invalid", path="../x.canvas")
+    await cv.err("read_canvas", "acl_denied", path="Private/Plans")
 
 
 @pytest.mark.covers("write_canvas", "success")
