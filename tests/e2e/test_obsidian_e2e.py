@@ -6,11 +6,12 @@ from __future__ import annotations
 import base64
 import io
 import json
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import mcp_types as types
-from mcp import Client
+from mcp import Client, StdioServerParameters
 from PIL import Image
 
 from tests.conftest import e2e
@@ -78,3 +79,15 @@ async def test_obsidian_files_over_http(make_vault: Callable[..., Path], mode: s
             assert base64.b64decode(images[0].data) == FILES["pics/sky.png"]
             assert isinstance(result.content[0], types.TextContent)
             assert (await error(client, "read_attachment", path="pics/none.png"))["code"] == "note_not_found"
+
+
+async def test_an_image_over_stdio(make_vault: Callable[..., Path], mode: str) -> None:
+    root = make_vault(FILES)
+    params = StdioServerParameters(command=sys.executable, args=["-m", "service", "stdio", str(root)])
+    async with Client(params, mode=mode) as client:  # type: ignore[arg-type]
+        result = await client.call_tool("read_attachment", {"path": "pics/sky.png", "max_dimension": 32})
+        assert not result.is_error and result.structured_content is not None
+        [image] = [c for c in result.content if isinstance(c, types.ImageContent)]
+        assert Image.open(io.BytesIO(base64.b64decode(image.data))).size == (32, 24)
+        space = await ok(client, "get_workspace")
+        assert space["active_file"]["path"] == "Welcome.md"
