@@ -110,6 +110,9 @@ class CallOutcome(Protocol):
     @property
     def applied(self) -> bool: ...
 
+    @property
+    def extra_content(self) -> list[Any]: ...
+
 
 class NestedCall(Protocol):
     """Run another tool through the whole dispatch chain (`Dispatcher.call`)."""

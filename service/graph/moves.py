@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from functools import partial
 
 from service.errors import AlreadyExists, NoteNotFound, PathInvalid
+from service.graph.canvas_paths import is_canvas, rewrite_canvas
 from service.graph.linkpath import PathSet, base_name, strip_md
 from service.graph.queries import GraphQueries
 from service.graph.rewrite import LineChange, rewrite_note
@@ -112,6 +113,8 @@ async def plan_move(
         result = rewrite_note(
             note.content, source_before=path, source_after=new_path, before=before, after=after, moved=moves
         )
+        if is_canvas(path):
+            result = rewrite_canvas(result, moves)
         if result.changed:
             plan.edits.append(FileEdit(path, new_path, note.etag, note.content, result.text, result.changes))
     return plan

@@ -114,7 +114,7 @@ class GraphQueries:
         """(path, aliases) of every indexed note: what a note address is resolved against."""
 
         def run(conn: sqlite3.Connection) -> list[tuple[str, list[str]]]:
-            sql = "SELECT path, aliases FROM notes WHERE vault_id = ?"
+            sql = "SELECT path, aliases FROM notes WHERE vault_id = ? AND path NOT LIKE '%.canvas'"  # notes only
             out: list[tuple[str, list[str]]] = []
             for path, aliases in conn.execute(sql, (vault_id,)):
                 names = json.loads(aliases) if aliases and aliases != "[]" else []
@@ -204,7 +204,7 @@ class GraphQueries:
             rows = await self.db.fetchall(
                 """
                 SELECT n.path, n.title FROM notes n
-                WHERE n.vault_id = ?
+                WHERE n.vault_id = ? AND n.path NOT LIKE '%.canvas'
                   AND NOT EXISTS (SELECT 1 FROM links l WHERE l.src_id = n.id
                                   AND l.target_path IS NOT NULL AND l.target_path != n.path)
                   AND NOT EXISTS (SELECT 1 FROM links l WHERE l.vault_id = n.vault_id
@@ -220,7 +220,7 @@ class GraphQueries:
             notes = [
                 (str(p), str(t))
                 for p, t in conn.execute("SELECT path, title FROM notes WHERE vault_id = ? ORDER BY path", (vault_id,))
-                if ask(str(p))
+                if ask(str(p)) and not str(p).lower().endswith(".canvas")
             ]
             linked: set[str] = set()
             edges = (

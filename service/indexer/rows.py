@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from service.graph.linkpath import PathSet, base_name, strip_md
-from service.markdown.parse import frontmatter_tags, parse_note
+from service.indexer.canvas_facts import canvas_facts, is_canvas
+from service.markdown.parse import frontmatter_tags, note_title, parse_note
 from service.vault.files import etag_of
 
 # `json.dumps(v, ensure_ascii=False)` builds a new encoder per call (non-default options):
@@ -61,7 +62,9 @@ class Prepared(NamedTuple):
 
 def prepare(item: NoteInput, paths: PathSet | None) -> Prepared:
     """Parse a note and build its rows, resolving links against `paths` (CPU work; safe in any
-    thread or process)."""
+    thread or process). A canvas gets its words and links only (`service.indexer.canvas_facts`)."""
+    if is_canvas(item.path):
+        return _prepare_canvas(item, paths)
     p = parse_note(item.path, item.text)
     body = item.text[p.body_start :]
     tag_rows: dict[tuple[str, str], tuple[str, str, str]] = {}
@@ -121,6 +124,29 @@ def prepare(item: NoteInput, paths: PathSet | None) -> Prepared:
             )
             for t in p.tasks
         ],
+    )
+
+
+def _prepare_canvas(item: NoteInput, paths: PathSet | None) -> Prepared:
+    facts = canvas_facts(item.path, item.text)
+    return Prepared(
+        path=item.path,
+        mtime=item.mtime,
+        size=item.size,
+        etag=item.etag,
+        note=(_folder(item.path), _name(item.path), note_title(item.path), "[]", "{}", "[]", None)
+        + (item.mtime, item.ctime, item.size, item.etag, len(facts.body.split()), time.time()),
+        title=facts.title,
+        body=facts.body,
+        tags=[],
+        properties=[],
+        links=[
+            (ln.target, _resolve(paths, ln.target, item.path), ln.subpath, ln.alias, int(ln.embed), ln.kind, ln.line)
+            for ln in facts.links
+        ],
+        headings=[],
+        blocks=[],
+        tasks=[],
     )
 
 

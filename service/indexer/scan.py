@@ -15,13 +15,20 @@ from pathlib import Path
 
 from service.graph.linkpath import PathSet
 from service.indexer import rows
+from service.indexer.canvas_facts import is_canvas
 from service.vault.paths import VaultPaths
 from service.vault.temps import SUFFIX, sweep
 
 
+def indexed(rel: str) -> bool:
+    """Files the index reads: notes, and canvases (their words and links)."""
+    return rel.lower().endswith(".md") or is_canvas(rel)
+
+
 def scan(paths: VaultPaths, temps: list[str] | None = None) -> tuple[dict[str, tuple[float, int]], set[str]]:
-    """(notes with their (mtime, size), every file) under the vault root; the temp files of
-    atomic writes found on the way are added to `temps` when given (see `service.vault.temps`)."""
+    """(indexed files — notes and canvases — with their (mtime, size), every file) under the vault
+    root; the temp files of atomic writes found on the way are added to `temps` when given (see
+    `service.vault.temps`)."""
     notes: dict[str, tuple[float, int]] = {}
     files: set[str] = set()
     root = paths.root
@@ -41,7 +48,7 @@ def scan(paths: VaultPaths, temps: list[str] | None = None) -> tuple[dict[str, t
             if not rel or os.path.islink(os.path.join(dirpath, name)):
                 continue  # links are never indexed (see `rows.read_note_file`)
             files.add(rel)
-            if rel.lower().endswith(".md"):
+            if indexed(rel):
                 try:
                     st = os.stat(os.path.join(dirpath, name))
                 except OSError:
@@ -68,7 +75,7 @@ def read_present(root: Path, paths: Sequence[str]) -> tuple[set[str], dict[str, 
         if not (root / rel).is_file():
             continue
         present.add(rel)
-        if rel.lower().endswith(".md"):
+        if indexed(rel):
             item = rows.read_note_file(root, rel)
             if item is not None:
                 read[rel] = item

@@ -130,7 +130,9 @@ def _filter_sql(vault_id: str, flt: Filter) -> tuple[str, list[Any]]:
     if flt.op == "exists":
         return has_key, [vault_id, flt.key]
     if flt.op == "not_exists":
-        return f"SELECT id FROM notes WHERE vault_id = ? AND id NOT IN ({has_key})", [vault_id, vault_id, flt.key]
+        # Notes without the key: a canvas (indexed for its words and links) has no properties at all.
+        lacking = f"SELECT id FROM notes WHERE vault_id = ? AND path NOT LIKE '%.canvas' AND id NOT IN ({has_key})"
+        return lacking, [vault_id, vault_id, flt.key]
     if isinstance(flt.value, list):
         if flt.op not in ("==", "!="):
             raise _bad(flt, "a list value is only allowed with == and !=")

@@ -267,7 +267,10 @@ class VaultFiles:
         expected_etag: str | None = None,
         create_only: bool = False,
         must_exist: bool = False,
+        publish: bool = True,
     ) -> WriteResult:
+        """`publish=False` for Obsidian's own settings files (`.obsidian/…`), which are not vault
+        content: the index and resource subscribers never hear of them."""
         data = encode(content)
         key, dest = self._real(vp)
         async with self.lock(key), self._writes:
@@ -278,7 +281,8 @@ class VaultFiles:
                 raise NoteNotFound(f"no note at {vp.rel!r}", details={"path": vp.rel})
             await asyncio.to_thread(self._write_sync, vp, dest, data, create_only)
             result = WriteResult(rel=vp.rel, etag=etag_of(data), created=not existed, stat=_stat(dest))
-        await self.bus.publish(self._changes("created" if result.created else "modified", vp.rel, key))
+        if publish:
+            await self.bus.publish(self._changes("created" if result.created else "modified", vp.rel, key))
         return result
 
     @staticmethod

@@ -19,7 +19,7 @@ import sqlite3
 from functools import partial
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, create_model
+from pydantic import BaseModel, Field, PrivateAttr, create_model
 
 from service.errors import ToolNotFound, VaultgateError
 from service.policy.visibility import FACADE_TAG
@@ -192,6 +192,10 @@ class CallIn(ToolInput):
 class CallOut(ToolOutput):
     tool: str = Field(description="The tool that ran.")
     result: dict[str, Any] = Field(description="Its structured result.")
+    _blocks: list[Any] = PrivateAttr(default_factory=list)  # the inner tool's images and resources
+
+    def content_blocks(self) -> list[Any]:
+        return list(self._blocks)
 
 
 async def _call_inner(
@@ -223,7 +227,9 @@ async def _call_inner(
         if isinstance(result.error, VaultgateError):
             raise result.error
         raise ToolNotFound(f"{name} failed", details={"tool": name})  # pragma: no cover - errors are typed
-    return CallOut(tool=name, result=result.structured or {})
+    out = CallOut(tool=name, result=result.structured or {})
+    out._blocks = list(result.extra_content)
+    return out
 
 
 async def call_capability(ctx: ToolContext, args: CallIn, *, registry: Catalog) -> CallOut:

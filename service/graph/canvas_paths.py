@@ -1,0 +1,44 @@
+"""Moves seen from a canvas: file nodes and group backgrounds follow the files they name.
+
+A JSON Canvas file names vault files by full path in `"file"` (file nodes) and `"background"`
+(group nodes). When a move plan rewrites the notes that link to a moved file, a canvas among
+them gets those fields rewritten here (wikilinks inside its text nodes are handled like any
+note's, by `service.graph.rewrite`). Only the quoted value changes: indentation, key order and
+every other byte of the file stay as they were, so the file remains what Obsidian wrote.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+
+from service.graph.rewrite import LineChange, Rewrite
+
+_FIELD = re.compile(r'("(?:file|background)"\s*:\s*)("(?:[^"\\\n]|\\.)*")')
+
+
+def is_canvas(path: str) -> bool:
+    return path.lower().endswith(".canvas")
+
+
+def rewrite_canvas(done: Rewrite, moved: Mapping[str, str]) -> Rewrite:
+    """`done` (the text-link rewrite of a canvas) with its file paths following `moved`."""
+    lines = done.text.split("\n")
+    changes = {c.line: c for c in done.changes}
+    for no, original in enumerate(lines):
+
+        def swap(m: re.Match[str]) -> str:
+            try:
+                value = json.loads(m.group(2))
+            except ValueError:
+                return m.group(0)
+            new = moved.get(value) if isinstance(value, str) else None
+            return m.group(1) + json.dumps(new, ensure_ascii=False) if new else m.group(0)
+
+        line = _FIELD.sub(swap, original)
+        if line != original:
+            lines[no] = line
+            first = changes.get(no + 1)
+            changes[no + 1] = LineChange(no + 1, first.before if first else original.rstrip("\r"), line.rstrip("\r"))
+    return Rewrite("\n".join(lines), [changes[k] for k in sorted(changes)])

@@ -1,0 +1,309 @@
+"""obsidian domain, bookmarks: list_bookmarks, add_bookmark, remove_bookmark.
+
+The core Bookmarks plugin's `.obsidian/bookmarks.json` (format: `service.obsidian.bookmarks`).
+Edits are read-modify-write of that one file under its etag (`expected_etag` from
+list_bookmarks; without it the file is still re-read and compared under the write lock, so a
+concurrent edit in Obsidian is never lost), keeping every other item, key and the order.
+Bookmarks of files and folders the caller may not read are invisible: not listed, not matched,
+not counted in ids. Removing a group that still holds bookmarks needs confirmation.
+Touches: `.obsidian/bookmarks.json` only.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Literal
+
+from pydantic import Field
+
+from service.errors import AlreadyExists, NoteNotFound, ValidationFailed
+from service.obsidian import bookmarks as bm
+from service.tools.context import ToolContext
+from service.tools.models import JsonValue, ToolInput, ToolOutput
+from service.tools.obsidian.config import read_config, visible_path, write_config
+from service.tools.spec import ToolSpec
+
+FILE = "bookmarks.json"
+Kind = Literal["file", "folder", "search", "graph", "url", "group"]
+ETAG = Field(default=None, description="`etag` from list_bookmarks; if bookmarks.json changed since: conflict.")
+
+
+class Bookmark(ToolOutput):
+    id: str = Field(description="Position among the bookmarks you see ('2', '2.0' inside group 2).")
+    type: str = Field(description="file, folder, search, graph, url or group (others as written).")
+    title: str | None = Field(description="The bookmark's own title, when it has one.")
+    path: str | None = Field(default=None, description="File or folder bookmarked.")
+    subpath: str | None = Field(default=None, description="'#Heading' or '#^block' of a file bookmark.")
+    query: str | None = Field(default=None, description="Search query of a search bookmark.")
+    url: str | None = Field(default=None, description="Address of a url bookmark.")
+    obsidian_url: str | None = Field(default=None, description="obsidian://open URL of a file or folder.")
+    exists: bool | None = Field(default=None, description="Whether the bookmarked file or folder is there.")
+    group: str | None = Field(description="Title of the group it is in (None at the top level).")
+    depth: int = Field(description="0 at the top level, 1 inside a group, ...")
+    items: int | None = Field(default=None, description="How many bookmarks a group holds (that you see).")
+    ctime: int | None = Field(default=None, description="When it was added (ms since the epoch).")
+
+
+class BookmarksOut(ToolOutput):
+    items: list[Bookmark] = Field(description="Bookmarks depth first, in the order Obsidian shows them.")
+    etag: str | None = Field(description="Etag of bookmarks.json (None when there is none yet).")
+
+
+class ListBookmarksIn(ToolInput):
+    group: str | None = Field(default=None, description="Only the bookmarks inside this group (id or title).")
+
+
+def _visible(ctx: ToolContext) -> Any:
+    def visible(item: dict[str, Any]) -> bool:
+        if item.get("type") in ("file", "folder"):
+            return visible_path(ctx, item.get("path")) is not None
+        return True
+
+    return visible
+
+
+def _out(ctx: ToolContext, loc: bm.Located) -> Bookmark:
+    item = loc.item
+    kind = str(item.get("type", ""))
+    path = visible_path(ctx, item.get("path")) if kind in ("file", "folder") else None
+
+    def text(key: str) -> str | None:
+        value = item.get(key)
+        return value if isinstance(value, str) else None
+
+    ctime = item.get("ctime")
+    nested = item.get("items") if kind == "group" and isinstance(item.get("items"), list) else None
+    return Bookmark(
+        id=loc.id,
+        type=kind,
+        title=text("title"),
+        path=path,
+        subpath=text("subpath") if kind == "file" else None,
+        query=text("query") if kind == "search" else None,
+        url=text("url") if kind == "url" else None,
+        obsidian_url=ctx.vault.url(path) if path is not None else None,
+        exists=(ctx.vault.paths.root / path).exists() if path is not None else None,
+        group=loc.group,
+        depth=loc.depth,
+        items=sum(1 for _ in bm.walk(nested, _visible(ctx))) if nested is not None else None,
+        ctime=ctime if isinstance(ctime, int) and not isinstance(ctime, bool) else None,
+    )
+
+
+def _find_group(ctx: ToolContext, data: Any, key: str) -> bm.Located:
+    groups = [loc for loc in bm.walk(bm.items_of(data), _visible(ctx)) if loc.item.get("type") == "group"]
+    found = [g for g in groups if g.id == key] or [g for g in groups if g.item.get("title") == key]
+    if len(found) != 1:
+        reason = "ambiguous_group" if found else "group_not_found"
+        raise ValidationFailed(
+            f"{'several groups are' if found else 'no bookmark group is'} named {key!r}",
+            details={"field": "group", "reason": reason, "candidates": [g.id for g in found]},
+            hint="list_bookmarks shows the groups and their ids." if not found else "Pass the group's id.",
+        )
+    return found[0]
+
+
+async def list_bookmarks(ctx: ToolContext, args: ListBookmarksIn) -> BookmarksOut:
+    data, etag = read_config(ctx, FILE)
+    items = bm.items_of(data)
+    if args.group is not None:
+        group = _find_group(ctx, data, args.group)
+        found = bm.walk(
+            group.item.get("items", []), _visible(ctx), f"{group.id}.", group.depth + 1, group.item.get("title")
+        )
+    else:
+        found = bm.walk(items, _visible(ctx))
+    return BookmarksOut(items=[_out(ctx, loc) for loc in found], etag=etag)
+
+
+class AddBookmarkIn(ToolInput):
+    type: Kind = Field(description="What to bookmark: file, folder, search, graph, url, or an empty group.")
+    path: str | None = Field(
+        default=None, description="file/folder: the vault path; a note also as a wikilink names it ('Plan')."
+    )
+    subpath: str | None = Field(default=None, description="file: a heading ('#Heading') or block ('#^id').")
+    query: str | None = Field(default=None, description="search: the search query, as typed in Obsidian's search.")
+    url: str | None = Field(default=None, description="url: the web address.")
+    options: dict[str, JsonValue] | None = Field(default=None, description="graph: the graph view's options.")
+    title: str | None = Field(default=None, description="Title to show (required for a group and a url).")
+    group: str | None = Field(default=None, description="Add inside this group (id or title); default top level.")
+    position: int | None = Field(default=None, ge=0, description="Index within its list; default: at the end.")
+    expected_etag: str | None = ETAG
+
+
+class BookmarkChangeOut(ToolOutput):
+    item: Bookmark = Field(description="The bookmark added or removed.")
+    etag: str = Field(description="Etag of bookmarks.json after the change.")
+
+
+def _required(args: AddBookmarkIn, field: str) -> str:
+    value = getattr(args, field)
+    if not isinstance(value, str) or not value.strip():
+        raise ValidationFailed(f"a {args.type} bookmark needs {field}", details={"field": field, "reason": "missing"})
+    return value.strip()
+
+
+async def _new_item(ctx: ToolContext, args: AddBookmarkIn) -> dict[str, Any]:
+    item: dict[str, Any] = {"type": args.type, "ctime": int(time.time() * 1000)}
+    if args.type in ("file", "folder"):
+        raw = _required(args, "path")
+        vp = ctx.resolve(raw, "read")
+        if args.type == "file" and not vp.abs.is_file():
+            vp = (await ctx.find_note(raw, "read", section="reject")).vp  # a note as a wikilink names it
+        if args.type == "folder" and not vp.abs.is_dir():
+            raise NoteNotFound(f"no folder at {vp.rel!r}", details={"path": vp.rel, "type": args.type})
+        item["path"] = vp.rel
+        if args.subpath is not None:
+            if args.type != "file" or not args.subpath.startswith("#") or len(args.subpath) < 2:
+                raise ValidationFailed(
+                    "subpath is '#Heading' or '#^block' of a file bookmark",
+                    details={"field": "subpath", "reason": "invalid"},
+                )
+            item["subpath"] = args.subpath
+    elif args.type == "search":
+        item["query"] = _required(args, "query")
+    elif args.type == "url":
+        item["url"] = _required(args, "url")
+        _required(args, "title")
+    elif args.type == "graph":
+        item["options"] = dict(args.options or {})
+    else:
+        _required(args, "title")
+        item["items"] = []
+    if args.title is not None:
+        item["title"] = args.title
+    return item
+
+
+async def add_bookmark(ctx: ToolContext, args: AddBookmarkIn) -> BookmarkChangeOut:
+    item = await _new_item(ctx, args)
+    data, etag = read_config(ctx, FILE)
+    if etag is not None and not isinstance(data, dict):
+        raise ValidationFailed(
+            "bookmarks.json is not valid JSON; refusing to overwrite it",
+            details={"reason": "unreadable_settings", "file": f".obsidian/{FILE}"},
+            hint="Fix or remove .obsidian/bookmarks.json first.",
+        )
+    data = data if isinstance(data, dict) else {}
+    if not isinstance(data.get("items"), list):
+        data["items"] = []
+    for loc in bm.walk(data["items"], lambda _: True):
+        if bm.same_target(loc.item, item):
+            raise AlreadyExists(
+                "this is bookmarked already",
+                details={"type": item["type"], "path": item.get("path"), "subpath": item.get("subpath")},
+            )
+    container: list[Any] = data["items"]
+    group_title, depth, prefix = None, 0, ""
+    if args.group is not None:
+        group = _find_group(ctx, data, args.group)
+        container = group.item.setdefault("items", [])
+        group_title, depth, prefix = group.item.get("title"), group.depth + 1, f"{group.id}."
+    index = len(container) if args.position is None else min(args.position, len(container))
+    container.insert(index, item)
+    result = await write_config(ctx, FILE, bm.dumps(data), args.expected_etag or etag)
+    loc = next(loc for loc in bm.walk(container, _visible(ctx), prefix, depth, group_title) if loc.item is item)
+    return BookmarkChangeOut(item=_out(ctx, loc), etag=result.etag)
+
+
+class RemoveBookmarkIn(ToolInput):
+    id: str | None = Field(default=None, description="The bookmark's id from list_bookmarks.")
+    path: str | None = Field(default=None, description="Remove the bookmark of this file or folder.")
+    subpath: str | None = Field(default=None, description="With path: the bookmark of this heading/block.")
+    title: str | None = Field(default=None, description="Remove the bookmark (or group) with this title.")
+    expected_etag: str | None = ETAG
+
+
+def _target(ctx: ToolContext, args: RemoveBookmarkIn, data: Any) -> bm.Located:
+    if sum(x is not None for x in (args.id, args.path, args.title)) != 1:
+        raise ValidationFailed(
+            "name the bookmark by exactly one of id, path or title", details={"field": "id", "reason": "selector"}
+        )
+    found: list[bm.Located] = []
+    for loc in bm.walk(bm.items_of(data), _visible(ctx)):
+        item = loc.item
+        if args.id is not None:
+            hit = loc.id == args.id
+        elif args.path is not None:
+            want = args.path.strip().strip("/")
+            path = item.get("path")
+            hit = item.get("type") in ("file", "folder") and path in (want, want + ".md")
+            hit = hit and (args.subpath is None or item.get("subpath") == args.subpath)
+        else:
+            hit = item.get("title") == args.title
+        if hit:
+            found.append(loc)
+    if not found:
+        raise NoteNotFound(
+            "no such bookmark", details={"id": args.id, "path": args.path, "title": args.title}, hint="list_bookmarks."
+        )
+    if len(found) > 1:
+        raise ValidationFailed(
+            f"{len(found)} bookmarks match",
+            details={"reason": "ambiguous", "candidates": [loc.id for loc in found]},
+            hint="Pass one of details.candidates as id.",
+        )
+    return found[0]
+
+
+async def remove_bookmark(ctx: ToolContext, args: RemoveBookmarkIn) -> BookmarkChangeOut:
+    data, etag = read_config(ctx, FILE)
+    loc = _target(ctx, args, data)
+    gone = _out(ctx, loc)
+    del loc.container[loc.index]
+    assert isinstance(data, dict)
+    result = await write_config(ctx, FILE, bm.dumps(data), args.expected_etag or etag)
+    return BookmarkChangeOut(item=gone, etag=result.etag)
+
+
+async def remove_bookmark_confirm(ctx: ToolContext, args: RemoveBookmarkIn) -> str | None:
+    data, _ = read_config(ctx, FILE)
+    loc = _target(ctx, args, data)
+    inner = loc.item.get("items")
+    if loc.item.get("type") == "group" and isinstance(inner, list) and inner:
+        return f"remove bookmark group {loc.item.get('title')!r} and the {len(inner)} bookmarks in it"
+    return None
+
+
+TOOLS: tuple[ToolSpec, ...] = (
+    ToolSpec(
+        name="list_bookmarks",
+        domain="obsidian",
+        title="List bookmarks",
+        description="The vault's Obsidian bookmarks (files with heading/block, folders, searches, graphs, URLs, "
+        "groups), depth first with ids for remove_bookmark and the file's etag.",
+        input_model=ListBookmarksIn,
+        output_model=BookmarksOut,
+        handler=list_bookmarks,
+    ),
+    ToolSpec(
+        name="add_bookmark",
+        domain="obsidian",
+        title="Add a bookmark",
+        description="Bookmark a file (optionally a heading or block), folder, search, graph or URL, or create a "
+        "group; optionally inside a group. Obsidian's bookmarks.json keeps everything else as it was.",
+        input_model=AddBookmarkIn,
+        output_model=BookmarkChangeOut,
+        handler=add_bookmark,
+        scopes=("write:vault",),
+        scope_class="write",
+        mutating=True,
+        idempotent=False,
+    ),
+    ToolSpec(
+        name="remove_bookmark",
+        domain="obsidian",
+        title="Remove a bookmark",
+        description="Remove one bookmark by id, path (+ subpath) or title; removing a group that holds bookmarks "
+        "needs confirmation. The bookmarked file itself is not touched.",
+        input_model=RemoveBookmarkIn,
+        output_model=BookmarkChangeOut,
+        handler=remove_bookmark,
+        scopes=("write:vault",),
+        scope_class="write",
+        mutating=True,
+        confirm="conditional",
+        confirm_when=remove_bookmark_confirm,
+        idempotent=False,
+    ),
+)

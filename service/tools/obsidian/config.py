@@ -1,0 +1,76 @@
+"""Obsidian's settings files under `.obsidian/` and the file references the domain's results share.
+
+The settings folder is hidden from every note tool (`service.vault.paths`); this module is the
+one place the domain opens it, by fixed names only (`bookmarks.json`, `workspace.json`,
+`app.json`), never by a caller's path. Reads are lenient (a missing or malformed file is `None`);
+writes are atomic and etag-guarded through `VaultFiles` and are not announced to the index (the
+files are not vault content). Every vault file a setting names is shown only when the caller may
+read it (`FileRef`).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from service.errors import NoteNotFound, PathInvalid
+from service.markdown.parse import note_title
+from service.tools.context import ToolContext
+from service.vault.files import WriteResult
+from service.vault.paths import VaultPath, normalize
+
+CONFIG_DIR = ".obsidian"
+
+
+class FileRef(BaseModel):
+    """A vault file named by one of Obsidian's files, as every file result carries it."""
+
+    path: str = Field(description="Vault-relative path.")
+    title: str = Field(description="The file name without '.md' (notes keep other extensions).")
+    obsidian_url: str = Field(description="obsidian://open URL of the file.")
+    exists: bool = Field(description="Whether the file (or folder) is there now.")
+
+
+def config_path(ctx: ToolContext, name: str) -> VaultPath:
+    return ctx.vault.paths.resolve(f"{CONFIG_DIR}/{name}", allow_hidden=True)
+
+
+def read_config(ctx: ToolContext, name: str) -> tuple[Any, str | None]:
+    """(parsed JSON or None, etag or None) of `.obsidian/<name>`; missing or not JSON is None."""
+    vp = config_path(ctx, name)
+    try:
+        note = ctx.vault.files.read(vp)
+    except (NoteNotFound, PathInvalid, OSError):  # missing, a folder there, unreadable: no settings
+        return None, None
+    try:
+        return json.loads(note.content), note.etag
+    except ValueError:
+        return None, note.etag
+
+
+async def write_config(ctx: ToolContext, name: str, text: str, expected_etag: str | None) -> WriteResult:
+    return await ctx.vault.files.write(config_path(ctx, name), text, expected_etag=expected_etag, publish=False)
+
+
+def visible_path(ctx: ToolContext, raw: object) -> str | None:
+    """A vault path from a settings file, when it is a valid path the caller may read."""
+    if not isinstance(raw, str) or not raw.strip():
+        return None
+    try:
+        rel = normalize(raw.strip().strip("/"))
+    except PathInvalid:
+        return None
+    if ctx.vault.paths.is_hidden(rel) or not ctx.can_read(rel):
+        return None
+    return rel
+
+
+def file_ref(ctx: ToolContext, rel: str) -> FileRef:
+    return FileRef(
+        path=rel,
+        title=note_title(rel),
+        obsidian_url=ctx.vault.url(rel),
+        exists=(ctx.vault.paths.root / rel).exists(),
+    )

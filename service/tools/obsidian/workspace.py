@@ -1,0 +1,132 @@
+"""obsidian domain, workspace: get_workspace, list_recent_files.
+
+Both read `.obsidian/workspace.json` (format: `service.obsidian.workspace`), the layout Obsidian
+saved last: what was open, which tab had focus, the recently opened files. A vault without the
+file, or with a partial or malformed one, answers with what there is (possibly nothing), never
+an error. Files the caller may not read are left out everywhere (a tab on one shows no file and
+it is never the active file).
+Touches: `.obsidian/workspace.json` (read only).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from service.obsidian import workspace as ws
+from service.obsidian.attachments import kind_of
+from service.tools.context import ToolContext
+from service.tools.models import Paging, ToolInput, ToolOutput, decode_cursor, page_of
+from service.tools.obsidian.config import FileRef, file_ref, read_config, visible_path
+from service.tools.spec import ToolSpec
+
+FILE = "workspace.json"
+
+
+class Tab(ToolOutput):
+    id: str = Field(description="Obsidian's leaf id.")
+    area: str = Field(description="main (the editor area), left or right (the sidebars).")
+    view: str = Field(description="The view type: markdown, canvas, pdf, image, graph, search, ...")
+    file: FileRef | None = Field(description="The file shown, for file views you may read.")
+    title: str | None = Field(description="The tab's title as saved, for views without a file.")
+    active: bool = Field(description="Whether this tab had the focus.")
+    selected: bool = Field(description="Whether it is the selected tab of its tab group.")
+    pinned: bool = Field(description="Whether the tab is pinned.")
+
+
+class WorkspaceIn(ToolInput):
+    include_sidebars: bool = Field(default=False, description="Also list the left and right sidebar tabs.")
+
+
+class WorkspaceOut(ToolOutput):
+    found: bool = Field(description="Whether .obsidian/workspace.json exists and could be read.")
+    active_file: FileRef | None = Field(description="The file of the focused tab (None if none or not yours).")
+    tabs: list[Tab] = Field(description="Open tabs in layout order.")
+    recent_files: list[FileRef] = Field(description="The first 10 recently opened files, newest first.")
+
+
+def _tab(ctx: ToolContext, leaf: ws.Leaf, active: str | None) -> Tab:
+    rel = visible_path(ctx, leaf.file)
+    return Tab(
+        id=leaf.id,
+        area=leaf.area,
+        view=leaf.view,
+        file=file_ref(ctx, rel) if rel is not None else None,
+        title=leaf.title if leaf.file is None else (leaf.title if rel is not None else None),
+        active=leaf.id == active,
+        selected=leaf.current,
+        pinned=leaf.pinned,
+    )
+
+
+def _recent(ctx: ToolContext, data: object) -> list[str]:
+    return [rel for raw in ws.last_open_files(data) if (rel := visible_path(ctx, raw)) is not None]
+
+
+async def get_workspace(ctx: ToolContext, args: WorkspaceIn) -> WorkspaceOut:
+    data, _ = read_config(ctx, FILE)
+    active = ws.active_id(data)
+    leaves = [leaf for leaf in ws.leaves(data) if args.include_sidebars or leaf.area == "main"]
+    tabs = [_tab(ctx, leaf, active) for leaf in leaves]
+    focused = next((leaf for leaf in ws.leaves(data) if leaf.id == active), None)
+    active_rel = visible_path(ctx, focused.file) if focused is not None else None
+    return WorkspaceOut(
+        found=isinstance(data, dict),
+        active_file=file_ref(ctx, active_rel) if active_rel is not None else None,
+        tabs=tabs,
+        recent_files=[file_ref(ctx, rel) for rel in _recent(ctx, data)[:10]],
+    )
+
+
+class RecentIn(ToolInput, Paging):
+    kind: Literal["note", "canvas", "base", "image", "audio", "video", "pdf", "text", "other"] | None = Field(
+        default=None, description="Only files of this kind."
+    )
+
+
+class RecentFile(FileRef):
+    kind: str = Field(description="note, canvas, base, image, audio, video, pdf, text or other.")
+
+
+class RecentOut(ToolOutput):
+    items: list[RecentFile] = Field(description="Recently opened files, newest first (Obsidian keeps about 10).")
+    next_cursor: str | None = Field(description="Cursor of the next page.")
+
+
+def _kind(rel: str) -> str:
+    return "note" if rel.lower().endswith(".md") else kind_of(rel)
+
+
+async def list_recent_files(ctx: ToolContext, args: RecentIn) -> RecentOut:
+    data, _ = read_config(ctx, FILE)
+    rels = [rel for rel in _recent(ctx, data) if args.kind is None or _kind(rel) == args.kind]
+    offset = decode_cursor(args.cursor, k=args.kind)
+    window, cursor = page_of(rels, offset, args.limit, k=args.kind)
+    items = [RecentFile(**file_ref(ctx, rel).model_dump(), kind=_kind(rel)) for rel in window]
+    return RecentOut(items=items, next_cursor=cursor)
+
+
+TOOLS: tuple[ToolSpec, ...] = (
+    ToolSpec(
+        name="get_workspace",
+        domain="obsidian",
+        title="Get the Obsidian workspace",
+        description="What the vault's owner had open in Obsidian when it last saved its layout: the tabs, the "
+        "active file and the recent files (from .obsidian/workspace.json; empty when there is none). Works "
+        "without Obsidian running; get_active_note asks a running Obsidian instead.",
+        input_model=WorkspaceIn,
+        output_model=WorkspaceOut,
+        handler=get_workspace,
+    ),
+    ToolSpec(
+        name="list_recent_files",
+        domain="obsidian",
+        title="List recently opened files",
+        description="The files recently opened in Obsidian, newest first (lastOpenFiles of .obsidian/"
+        "workspace.json), optionally of one kind; for recently changed notes use list_notes sorted by mtime.",
+        input_model=RecentIn,
+        output_model=RecentOut,
+        handler=list_recent_files,
+    ),
+)

@@ -1,0 +1,107 @@
+"""Canvases in the index: text nodes are searchable, file nodes are links (backlinks), and a
+canvas never passes for a note."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+
+import pytest
+
+from service.indexer.canvas_facts import canvas_facts
+from tests.conftest import Harness, started
+
+BOARD = {
+    "nodes": [
+        {"id": "t1", "type": "text", "x": 0, "y": 0, "width": 300, "height": 80,
+         "text": "Quarterly zeppelin roadmap, see [[Ideas#Later]]"},
+        {"id": "f1", "type": "file", "x": 400, "y": 0, "width": 400, "height": 300, "file": "Projects/Plan.md",
+         "subpath": "#Goals"},
+        {"id": "f2", "type": "file", "x": 400, "y": 400, "width": 400, "height": 300, "file": "img/cat.png"},
+        {"id": "g1", "type": "group", "x": -50, "y": -50, "width": 1000, "height": 900, "label": "Hangar"},
+    ],
+    "edges": [{"id": "e1", "fromNode": "t1", "toNode": "f1", "label": "blimp"}],
+}  # fmt: skip
+
+FILES: dict[str, str | bytes] = {
+    "Projects/Plan.md": "# Plan\n\n## Goals\n",
+    "Ideas.md": "# Ideas\n\n## Later\n",
+    "Lonely.md": "nobody\n",
+    "img/cat.png": b"\x89PNG",
+    "Board.canvas": json.dumps(BOARD, indent="\t"),
+}
+
+
+@pytest.fixture
+async def ix(make_vault: Callable[..., Path]) -> AsyncIterator[Harness]:
+    async with started(make_vault(FILES)) as harness:
+        await harness.indexed()
+        yield harness
+
+
+def test_facts_lines_point_at_the_node() -> None:
+    text = json.dumps(BOARD, indent="\t")
+    facts = canvas_facts("Maps/Board.canvas", text)
+    assert facts.title == "Board"
+    assert "zeppelin" in facts.body and "Hangar" in facts.body and "blimp" in facts.body
+    lines = text.split("\n")
+    got = [(ln.target, ln.subpath, ln.embed, ln.kind, lines[ln.line].strip()[:7]) for ln in facts.links]
+    assert got == [
+        ("Ideas", "Later", False, "wikilink", '"text":'),
+        ("Projects/Plan.md", "Goals", True, "canvas", '"file":'),
+        ("img/cat.png", None, True, "canvas", '"file":'),
+    ]
+    assert canvas_facts("Bad.canvas", "{nope").links == []
+
+
+async def test_text_nodes_are_searchable(ix: Harness) -> None:
+    out = await ix.ok("search_text", query="zeppelin")
+    assert [i["path"] for i in out["items"]] == ["Board.canvas"]
+    assert [i["path"] for i in (await ix.ok("search_text", query="blimp"))["items"]] == ["Board.canvas"]
+
+
+async def test_file_nodes_are_backlinks(ix: Harness) -> None:
+    out = await ix.ok("get_backlinks", path="Projects/Plan")
+    assert [(i["path"], i["text"].strip()) for i in out["items"]] == [("Board.canvas", '"file": "Projects/Plan.md",')]
+    ideas = await ix.ok("get_backlinks", path="Ideas")
+    assert [i["path"] for i in ideas["items"]] == ["Board.canvas"]
+    files = await ix.ok("list_attachments", kind="image")
+    assert [n["path"] for n in files["items"][0]["embedded_by"]] == ["Board.canvas"]
+
+
+async def test_a_canvas_is_not_a_note(ix: Harness) -> None:
+    await ix.err("read_note", "not_a_note", path="Board.canvas")
+    await ix.err("read_note", "note_not_found", path="Board")
+    orphans = await ix.ok("find_orphans")
+    assert [i["path"] for i in orphans["items"]] == ["Lonely.md"]
+
+
+async def test_writes_reindex_the_canvas(ix: Harness) -> None:
+    node = {"id": "n", "type": "file", "x": 0, "y": 0, "width": 10, "height": 10, "file": "Lonely.md"}
+    text = {"id": "t", "type": "text", "x": 0, "y": 20, "width": 10, "height": 10, "text": "dirigible"}
+    await ix.ok("write_canvas", path="Sky.canvas", nodes=[node, text])
+    assert [i["path"] for i in (await ix.ok("get_backlinks", path="Lonely"))["items"]] == ["Sky.canvas"]
+    assert [i["path"] for i in (await ix.ok("search_text", query="dirigible"))["items"]] == ["Sky.canvas"]
+    read = await ix.ok("read_canvas", path="Sky")
+    await ix.ok("write_canvas", path="Sky", nodes=[text], expected_etag=read["etag"])
+    assert (await ix.ok("get_backlinks", path="Lonely"))["items"] == []
+    await ix.ok("delete_note", path="Lonely")  # not the canvas: a note still deletes as before
+
+
+async def test_moving_a_note_rewrites_the_canvas_that_shows_it(ix: Harness) -> None:
+    before = ix.read("Board.canvas")
+    out = await ix.confirmed("move_note", path="Projects/Plan", new_path="Archive/Roadmap")
+    assert [i["path"] for i in out["items"]] == ["Board.canvas"] and out["links_rewritten"] == 1
+    after = ix.read("Board.canvas")
+    assert after == before.replace('"file": "Projects/Plan.md"', '"file": "Archive/Roadmap.md"')
+    await ix.confirmed("move_note", path="Ideas", new_path="Notes/Thoughts")  # a wikilink in a text node
+    assert "see [[Thoughts#Later]]" in ix.read("Board.canvas")  # the shortest form, as Obsidian writes it
+    assert json.loads(ix.read("Board.canvas"))["nodes"][1]["file"] == "Archive/Roadmap.md"
+    links = await ix.ok("get_backlinks", path="Archive/Roadmap")
+    assert [i["path"] for i in links["items"]] == ["Board.canvas"]
+
+
+async def test_a_canvas_never_lacks_a_property(ix: Harness) -> None:
+    out = await ix.ok("search_properties", filters=[{"key": "status", "op": "not_exists"}])
+    assert "Board.canvas" not in [i["path"] for i in out["items"]] and out["total"] == 3
