@@ -15,6 +15,7 @@ send somewhere other than `target` for the same `PathSet`.
 
 from __future__ import annotations
 
+import bisect
 import posixpath
 from collections import defaultdict
 from collections.abc import Iterable
@@ -68,6 +69,40 @@ class PathSet:
         for path in sorted(set(paths)):
             self._by_key.setdefault(path.lower(), path)
             self._by_name[base_name(path).lower()].append(path)
+
+    def changed(self, added: Iterable[str] = (), removed: Iterable[str] = ()) -> PathSet:
+        """This set with `added` and without `removed`, as a new PathSet (this one is unchanged:
+        a link resolution running in a worker thread may hold it). Costs the changed names, not
+        a rebuild of every path (~20 ms at 10k files, once per new note before)."""
+        new = PathSet.__new__(PathSet)
+        by_key = dict(self._by_key)
+        by_name: defaultdict[str, list[str]] = defaultdict(list, self._by_name)  # lists are replaced, never mutated
+        for path in removed:
+            name = base_name(path).lower()
+            kept = [p for p in by_name.get(name, ()) if p != path]
+            if kept:
+                by_name[name] = kept
+            else:
+                by_name.pop(name, None)
+            key = path.lower()
+            if by_key.get(key) == path:
+                del by_key[key]
+                twins = [p for p in kept if p.lower() == key]  # same path in another case
+                if twins:
+                    by_key[key] = twins[0]
+        for path in added:
+            name = base_name(path).lower()
+            current = by_name.get(name, [])
+            if path in current:
+                continue
+            grown = list(current)
+            bisect.insort(grown, path)
+            by_name[name] = grown
+            key = path.lower()
+            if key not in by_key or path < by_key[key]:
+                by_key[key] = path
+        new._by_key, new._by_name = by_key, by_name
+        return new
 
     def __contains__(self, path: object) -> bool:
         return isinstance(path, str) and path.lower() in self._by_key

@@ -5,7 +5,8 @@ Guarantees:
   never interleaves with a reconcile); a folder move or delete expands to every file under it;
 - with `only_if_changed`, files the index already has as they are on disk are skipped (the
   watcher re-announcing vaultgate's own writes changes nothing);
-- links are re-resolved only when the set of files changed (created, moved, deleted);
+- links are re-resolved only when the set of files changed (created, moved, deleted), and the
+  link-resolution path set is updated by the files that came and went, not rebuilt;
 - from `bulk_threshold` notes at once (a hub note's rename rewrites thousands) the trigram index
   is deferred and rebuilt once afterwards instead of row by row;
 - the result lists the changes that really altered the index, with origin "external".
@@ -75,7 +76,6 @@ async def apply_changes(
                 continue
             if rel not in ix._files:
                 ix._files.add(rel)
-                ix._paths = None
                 added.append(rel)
                 structural = True
             item = read.get(rel)
@@ -85,10 +85,10 @@ async def apply_changes(
                 continue
             items.append(item)
         removed = [r for r in removed if not (ix.vault.paths.root / r).is_file()]
-        for rel in removed:
-            if rel in ix._files:
-                ix._files.discard(rel)
-                ix._paths = None
+        gone = [rel for rel in dict.fromkeys(removed) if rel in ix._files]
+        ix._files.difference_update(gone)
+        if ix._paths is not None and (added or gone):
+            ix._paths = ix._paths.changed(added=added, removed=gone)  # incremental: no rebuild per new note
         if not items and not removed:
             return []
         if ix._paths is None:

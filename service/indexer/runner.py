@@ -39,6 +39,7 @@ from service.graph.linkpath import PathSet
 from service.indexer import parsepool, rows
 from service.indexer.apply import apply_changes
 from service.indexer.bulk import DEFERRABLE_INDEXES, rebuild_trigram, restore_indexes
+from service.indexer.group import GroupCommit
 from service.indexer.reconcile import reconcile_vault, write_batch
 from service.indexer.scan import scan
 from service.indexer.state import State
@@ -103,6 +104,7 @@ class VaultIndexer:
         self.trigram_ready = True  # False from a bulk load until its trigram rebuild is done
         self._side_tasks: set[asyncio.Task[None]] = set()
         self._deferred: list[FileChange] = []  # own writes made while the first index is built
+        self._group = GroupCommit(self.apply, self.name)  # concurrent writers' changes, applied together
         vault.index = self
 
     # -- life cycle --------------------------------------------------------------------------
@@ -127,6 +129,7 @@ class VaultIndexer:
         self.vault.bus.unsubscribe(self._on_changes)
         if self._watcher is not None:
             await self._watcher.stop()
+        await self._group.stop()
         for task in (self._task, self._trigram_task, *self._side_tasks):
             if task is not None:
                 task.cancel()
@@ -228,7 +231,7 @@ class VaultIndexer:
             # vaultgate does not wait for all of it; the reconcile applies it before it is ready.
             self._deferred.extend(own)
             return
-        await self.apply(own)
+        await self._group.submit(own)
 
     async def _apply_deferred(self, *, lock_held: bool) -> None:
         while self._deferred:
