@@ -11,94 +11,19 @@ durations included); functions and methods live in `functions` and `methods`.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from typing import Any
 
 from service.bases import dates, methods
 from service.bases.dates import Date, Duration
+from service.bases.env import Env, Fn
 from service.bases.functions import GLOBALS, LAZY
 from service.bases.parser import ExprSyntaxError, Node
-from service.bases.snapshot import Record, Snapshot
-from service.bases.values import EvalError, FileRef, from_property, make_regex, to_string, truthy
+from service.bases.values import EvalError, FileRef, make_regex, to_string, truthy
 from service.bases.values import compare as cmp
 from service.bases.values import equals as eq
-from service.errors import ComputeBudgetExceeded
 
-Fn = Callable[["Env"], Any]
 LAMBDA_METHODS = frozenset({"map", "filter", "reduce"})
-
-
-class Context:
-    """What one query shares: the snapshot, `this`, compiled formulas and the budget."""
-
-    def __init__(self, snapshot: Snapshot, this: Record | None, max_steps: int, max_seconds: float) -> None:
-        self.snapshot = snapshot
-        self.this = this
-        self.formulas: dict[str, Fn] = {}
-        self.steps = max_steps
-        self.max_steps = max_steps
-        self.deadline = time.monotonic() + max_seconds
-        self.max_seconds = max_seconds
-        self.now = dates.now()  # one instant per query: now() - now() is 0
-        self._tick = 0
-
-    def spend(self, n: int = 1) -> None:
-        self.steps -= n
-        self._tick += n
-        if self.steps < 0:
-            self._exceeded("steps")
-        if self._tick >= 256:
-            self._tick = 0
-            if time.monotonic() > self.deadline:
-                self._exceeded("time")
-
-    def _exceeded(self, what: str) -> None:
-        raise ComputeBudgetExceeded(
-            f"the Bases query exceeded its {what} budget",
-            details={"max_steps": self.max_steps, "max_seconds": self.max_seconds},
-            hint="Add a narrower filter (a folder, a tag), or simplify formulas over long lists.",
-        )
-
-
-class Env:
-    __slots__ = ("ctx", "rec", "fcache", "local")
-
-    def __init__(self, ctx: Context, rec: Record | None, local: dict[str, Any] | None = None) -> None:
-        self.ctx = ctx
-        self.rec = rec
-        self.fcache: dict[str, Any] = {}
-        self.local = local or {}
-
-    def child(self, local: dict[str, Any]) -> Env:
-        env = Env(self.ctx, self.rec, {**self.local, **local})
-        env.fcache = self.fcache
-        return env
-
-    def prop(self, key: str) -> Any:
-        rec = self.rec
-        if rec is None:
-            return None
-        return read_property(rec, key, self.ctx.snapshot)
-
-    def formula(self, name: str) -> Any:
-        cache = self.fcache
-        if name in cache:
-            return cache[name]
-        fn = self.ctx.formulas.get(name)
-        value = fn(self) if fn is not None else None
-        cache[name] = value
-        return value
-
-
-def read_property(rec: Record, key: str, snapshot: Snapshot) -> Any:
-    cache = rec.cache
-    if key in cache:
-        return cache[key]
-    raw = rec.props.get(key)
-    value = from_property(raw, snapshot) if raw is not None else None
-    cache[key] = value
-    return value
 
 
 def compile_expr(node: Node, bound: frozenset[str] = frozenset(), formulas: frozenset[str] | None = None) -> Fn:
@@ -269,7 +194,13 @@ class _Compiler:
         if op == "!=":
             return lambda env: not eq(*_coerce_pair(a(env), b(env)))
         if op in ("<", "<=", ">", ">="):
-            test = {"<": lambda c: c < 0, "<=": lambda c: c <= 0, ">": lambda c: c > 0, ">=": lambda c: c >= 0}[op]
+            tests: dict[str, Callable[[int], bool]] = {
+                "<": lambda c: c < 0,
+                "<=": lambda c: c <= 0,
+                ">": lambda c: c > 0,
+                ">=": lambda c: c >= 0,
+            }
+            test = tests[op]
 
             def comparison(env: Env) -> bool:
                 c = cmp(*_coerce_pair(a(env), b(env)))
@@ -311,7 +242,12 @@ def _duration_of(v: Any) -> Duration | None:
 
 
 def arithmetic(op: str, x: Any, y: Any) -> Any:
-    numeric = isinstance(x, (int, float)) and isinstance(y, (int, float)) and not isinstance(x, bool) and not isinstance(y, bool)
+    numeric = (
+        isinstance(x, (int, float))
+        and isinstance(y, (int, float))
+        and not isinstance(x, bool)
+        and not isinstance(y, bool)
+    )
     if numeric:
         if op == "+":
             return x + y
@@ -355,6 +291,3 @@ def _kind(v: Any) -> str:
     from service.bases.values import type_name
 
     return type_name(v)
-
-
-__all__ = ["Context", "Env", "Fn", "arithmetic", "compile_expr", "formula_refs", "read_property", "cmp"]

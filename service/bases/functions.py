@@ -14,10 +14,21 @@ from typing import TYPE_CHECKING, Any
 
 from service.bases import dates
 from service.bases.dates import Date, Duration
-from service.bases.values import EvalError, FileRef, Link, Rendered, as_number, link_path, parse_link, to_string, truthy
+from service.bases.values import (
+    EvalError,
+    FileRef,
+    Link,
+    Rendered,
+    as_number,
+    is_empty,
+    link_path,
+    parse_link,
+    to_string,
+    truthy,
+)
 
 if TYPE_CHECKING:
-    from service.bases.evaluate import Env, Fn
+    from service.bases.env import Env, Fn
 
 
 def _arg(args: list[Any], i: int, name: str) -> Any:
@@ -192,5 +203,8 @@ GLOBALS: dict[str, Callable[[Env, list[Any]], Any]] = {
     "number": _number,
     "today": _today,
     "random": _random,
+    # Spellings of the first Bases release, still found in shipped `.base` files.
+    "not": lambda env, args: not truthy(_arg(args, 0, "not")),
+    "empty": lambda env, args: is_empty(_arg(args, 0, "empty")),
 }
 LAZY: dict[str, Callable[[Env, list[Fn]], Any]] = {"if": _if}

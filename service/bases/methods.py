@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from service.bases import dates
 from service.bases.dates import Date, Duration
+from service.bases.env import read_property
 from service.bases.sequences import LIST, STRING
 from service.bases.snapshot import Record
 from service.bases.values import (
@@ -24,8 +25,6 @@ from service.bases.values import (
     FileRef,
     Link,
     Regex,
-    equals,
-    is_empty,
     link_path,
     parse_link,
     to_string,
@@ -34,7 +33,7 @@ from service.bases.values import (
 )
 
 if TYPE_CHECKING:
-    from service.bases.evaluate import Env, Fn
+    from service.bases.env import Env, Fn
 
 _DATE_FIELDS: dict[str, Callable[[Date], int]] = {
     "year": lambda d: d.value.year,
@@ -53,12 +52,10 @@ def file_links(rec: Record, env: Env, embeds: bool = False) -> list[Link]:
     if cached is None:
         cached = [Link(lr.target, lr.path, lr.alias) for lr in rec.links if lr.embed == embeds]
         if not embeds:
-            from service.bases.evaluate import read_property
-
             for k in rec.props:
                 cached.extend(_links_in(read_property(rec, k, env.ctx.snapshot)))
         rec.cache[key] = cached
-    return cached  # type: ignore[no-any-return]
+    return cached
 
 
 def _links_in(v: Any) -> list[Link]:
@@ -96,8 +93,6 @@ def file_field(rec: Record, name: str, env: Env) -> Any:
         snapshot = env.ctx.snapshot
         return [Link(snapshot.by_path[p].basename, p) for p in snapshot.backlinks(rec.path)]
     if name == "properties":
-        from service.bases.evaluate import read_property
-
         return {k: read_property(rec, k, env.ctx.snapshot) for k in rec.props}
     if name == "file":
         return FileRef(rec)
@@ -111,8 +106,6 @@ def field(obj: Any, name: str, env: Env) -> Any:
                 return FileRef(obj.record)
             if name == "note":
                 return file_field(obj.record, "properties", env)
-            from service.bases.evaluate import read_property
-
             return read_property(obj.record, name, env.ctx.snapshot)
         return file_field(obj.record, name, env)
     if isinstance(obj, dict):
@@ -215,9 +208,7 @@ OBJECT: dict[str, Callable[[dict[str, Any], list[Any]], Any]] = {
 ANY = ("isTruthy", "isType", "toString")
 FILE = ("asLink", "hasLink", "hasProperty", "hasTag", "inFolder")
 LINK = ("asFile", "linksTo")
-NAMES = frozenset(
-    [*ANY, *FILE, *LINK, "matches", "map", "filter", "reduce", *NUMBER, *DATE, *OBJECT, *STRING, *LIST]
-)
+NAMES = frozenset([*ANY, *FILE, *LINK, "matches", "map", "filter", "reduce", *NUMBER, *DATE, *OBJECT, *STRING, *LIST])
 
 
 def _no_method(name: str, obj: Any) -> EvalError:
@@ -307,6 +298,3 @@ def call_lambda(name: str, obj: Any, fns: list[Fn], env: Env) -> Any:
         spend()
         acc = fn(env.child({"value": v, "index": i, "acc": acc}))
     return acc
-
-
-__all__ = ["NAMES", "call", "call_lambda", "equals", "field", "index", "is_empty"]

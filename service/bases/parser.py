@@ -44,7 +44,11 @@ _BINARY = [("||",), ("&&",), ("==", "!="), ("<", "<=", ">", ">="), ("+", "-"), (
 
 
 def _unescape(body: str) -> str:
-    return re.sub(r"\\(u[0-9a-fA-F]{4}|.)", lambda m: _ESCAPES.get(m.group(1), m.group(1)) if len(m.group(1)) == 1 else chr(int(m.group(1)[1:], 16)), body)
+    return re.sub(
+        r"\\(u[0-9a-fA-F]{4}|.)",
+        lambda m: _ESCAPES.get(m.group(1), m.group(1)) if len(m.group(1)) == 1 else chr(int(m.group(1)[1:], 16)),
+        body,
+    )
 
 
 class _Parser:
@@ -161,7 +165,11 @@ class _Parser:
         if kind == "num":
             self.advance()
             number = float(value)
-            return Node("lit", pos, int(number) if number.is_integer() and "." not in value and "e" not in value.lower() else number)
+            return Node(
+                "lit",
+                pos,
+                int(number) if number.is_integer() and "." not in value and "e" not in value.lower() else number,
+            )
         if kind == "str":
             self.advance()
             return Node("lit", pos, _unescape(value[1:-1]))

@@ -109,7 +109,9 @@ class Snapshot:
                 r.tags,
                 r.props,
                 [
-                    link if link.path is None or link.path in allowed else LinkRow(link.target, None, link.alias, link.embed)
+                    link
+                    if link.path is None or link.path in allowed
+                    else LinkRow(link.target, None, link.alias, link.embed)
                     for link in r.links
                 ],
             )
