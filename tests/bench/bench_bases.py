@@ -1,0 +1,120 @@
+"""Bases benchmark on the standard workload, through the real SDK client over HTTP.
+
+Run: `python -m tests.bench.bench_bases [--notes 10000] [--rounds 20]`. Against a `vaultgate
+serve` subprocess on a copy of the generated vault (index built first), measures end to end:
+- the first query_base after start (builds the index snapshot the later queries reuse);
+- a property filter (`status == "<one of the statuses>"`, a table of three columns), p50/p95;
+- a grouped view with summaries (all notes with a `proj/...` tag grouped by status, Average of
+  priority, Max of rating, Filled of author, Unique of status), p50/p95;
+- the same filter as a formula-heavy view (two formulas, one referencing the other), p50/p95.
+Prints one JSON object (see tests/bench/common.py). Not part of the test run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import shutil
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from mcp import Client
+
+from tests.bench.common import (
+    BENCH_ENV,
+    ServerProcess,
+    report,
+    rss_mb,
+    standard_vault,
+    summary_ms,
+    vaultgate_argv,
+    wait_ready,
+)
+from tests.bench.workload_words import STATUSES
+
+PROPERTY_FILTER = """\
+filters: 'status == "{status}"'
+views:
+  - type: table
+    name: By status
+    order: [file.name, status, priority]
+"""
+
+GROUPED = """\
+filters: file.hasTag("proj")
+views:
+  - type: table
+    name: Grouped
+    groupBy: {property: status, direction: ASC}
+    order: [file.name, priority, rating, author, status]
+    sort: [{property: priority, direction: DESC}]
+    summaries: {priority: Average, rating: Max, author: Filled, status: Unique}
+"""
+
+FORMULAS = """\
+filters: 'status == "{status}" && priority >= 2'
+formulas:
+  score: '(priority * 2 + if(rating, rating, 0)).round(1)'
+  label: 'file.basename + " (" + formula.score + ")"'
+views:
+  - type: table
+    name: Scored
+    order: [file.name, formula.score, formula.label]
+    sort: [{property: formula.score, direction: DESC}]
+"""
+
+
+async def call(client: Client, args: dict[str, Any]) -> dict[str, Any]:
+    result = await client.call_tool("query_base", args)
+    if result.is_error or result.structured_content is None:
+        raise RuntimeError(f"query_base failed: {result.structured_content}")
+    return result.structured_content
+
+
+async def timed(client: Client, calls: list[dict[str, Any]]) -> tuple[list[float], list[dict[str, Any]]]:
+    samples, outs = [], []
+    for args in calls:
+        t0 = time.perf_counter()
+        outs.append(await call(client, args))
+        samples.append(time.perf_counter() - t0)
+    return samples, outs
+
+
+async def main(notes: int, rounds: int) -> None:
+    source, _ = standard_vault(notes)
+    result: dict[str, Any] = {"notes": notes, "rounds": rounds}
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "vault"
+        shutil.copytree(source, root, ignore=shutil.ignore_patterns(".vaultgate"))
+        server = ServerProcess(vaultgate_argv(root), env=BENCH_ENV)
+        try:
+            server.start()
+            result["index_ready_s"] = round(await wait_ready(server.url), 3)
+            async with Client(server.url, mode="legacy", cache=None) as client:
+                first, _ = await timed(client, [{"yaml": PROPERTY_FILTER.format(status="active"), "limit": 50}])
+                result["first_query_ms"] = round(first[0] * 1000, 1)
+                filters = [{"yaml": PROPERTY_FILTER.format(status=s), "limit": 50} for s in STATUSES] * rounds
+                samples, outs = await timed(client, filters)
+                result["property_filter"] = summary_ms(samples)
+                result["property_filter_rows"] = [o["total"] for o in outs[: len(STATUSES)]]
+                grouped, gouts = await timed(client, [{"yaml": GROUPED, "limit": 50}] * rounds * 3)
+                result["grouped_with_summaries"] = summary_ms(grouped)
+                result["grouped_rows"] = gouts[0]["total"]
+                result["grouped_groups"] = len(gouts[0]["groups"])
+                scored = [{"yaml": FORMULAS.format(status=s), "limit": 50} for s in STATUSES] * rounds
+                fs, _ = await timed(client, scored)
+                result["formulas_sorted"] = summary_ms(fs)
+            result["rss_mb"] = rss_mb(server.pid)
+        finally:
+            server.stop()
+    report("bench_bases", result)
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--notes", type=int, default=10_000)
+    parser.add_argument("--rounds", type=int, default=20)
+    ns = parser.parse_args()
+    asyncio.run(main(ns.notes, ns.rounds))
