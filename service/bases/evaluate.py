@@ -16,7 +16,7 @@ from typing import Any
 
 from service.bases import dates, methods
 from service.bases.dates import Date, Duration
-from service.bases.env import Env, Fn
+from service.bases.env import Env, Fn, read_property
 from service.bases.functions import GLOBALS, LAZY
 from service.bases.parser import ExprSyntaxError, Node
 from service.bases.values import EvalError, FileRef, make_regex, to_string, truthy
@@ -85,7 +85,7 @@ class _Compiler:
             return lambda env: {k: env.prop(k) for k in env.rec.props} if env.rec is not None else {}
         if name == "formula":
             raise ExprSyntaxError("`formula` must be followed by a formula name", n.pos, name)
-        return lambda env: env.prop(name)
+        return _property_reader(name)
 
     def _scoped_key(self, n: Node) -> tuple[str, str] | None:
         """('note' | 'formula', key) for note.x, note["x"], formula.x, formula["x"]."""
@@ -106,7 +106,7 @@ class _Compiler:
             return None
         scope, key = scoped
         if scope == "note":
-            return lambda env: env.prop(key)
+            return _property_reader(key)
         if self.formulas is not None and key not in self.formulas:
             raise ExprSyntaxError(f"unknown formula {key!r}", n.pos, key)
         return lambda env: env.formula(key)
@@ -153,7 +153,20 @@ class _Compiler:
         name = callee.value
         if name not in methods.NAMES:
             raise ExprSyntaxError(f"unknown method {name!r}", callee.pos, name)
-        target = self.compile(callee.args[0], bound)
+        target_node = callee.args[0]
+        if target_node.kind == "ident" and target_node.value == "file" and "file" not in bound and name in methods.FILE:
+            file_args = [self.compile(a, bound) for a in raw_args]
+            file_method = methods.file_method
+
+            def call_file_method(env: Env) -> Any:
+                env.ctx.spend()
+                rec = env.rec
+                if rec is None:
+                    return None
+                return file_method(name, rec, [a(env) for a in file_args], env)
+
+            return call_file_method
+        target = self.compile(target_node, bound)
         if name in LAMBDA_METHODS:
             inner = bound | {"value", "index", "acc"}
             lambdas = [self.compile(a, inner) for a in raw_args]
@@ -189,10 +202,17 @@ class _Compiler:
             return lambda env: truthy(a(env)) and truthy(b(env))
         if op == "||":
             return lambda env: truthy(a(env)) or truthy(b(env))
-        if op == "==":
-            return lambda env: eq(*_coerce_pair(a(env), b(env)))
-        if op == "!=":
-            return lambda env: not eq(*_coerce_pair(a(env), b(env)))
+        if op in ("==", "!="):
+            negate = op == "!="
+
+            def equality(env: Env) -> bool:
+                x, y = a(env), b(env)
+                t = type(x)
+                if t is type(y) and t in _PLAIN:  # the common case: no coercion needed
+                    return (x == y) != negate
+                return eq(*_coerce_pair(x, y)) != negate
+
+            return equality
         if op in ("<", "<=", ">", ">="):
             tests: dict[str, Callable[[int], bool]] = {
                 "<": lambda c: c < 0,
@@ -203,12 +223,34 @@ class _Compiler:
             test = tests[op]
 
             def comparison(env: Env) -> bool:
-                c = cmp(*_coerce_pair(a(env), b(env)))
+                x, y = a(env), b(env)
+                if type(x) in _NUMBERS and type(y) in _NUMBERS:
+                    return test((x > y) - (x < y))
+                c = cmp(*_coerce_pair(x, y))
                 return c is not None and test(c)
 
             return comparison
         arith = arithmetic
         return lambda env: arith(op, a(env), b(env))
+
+
+_PLAIN = frozenset({str, int, float, bool})
+_NUMBERS = frozenset({int, float})
+
+
+def _property_reader(key: str) -> Fn:
+    """`x` / `note.x`: the row's property, converted once per record (see `read_property`)."""
+
+    def prop(env: Env) -> Any:
+        rec = env.rec
+        if rec is None:
+            return None
+        cache = rec.cache
+        if key in cache:
+            return cache[key]
+        return read_property(rec, key, env.ctx.snapshot)
+
+    return prop
 
 
 def _coerce_pair(x: Any, y: Any) -> tuple[Any, Any]:

@@ -144,7 +144,9 @@ def _has_link(rec: Record, target: Any, env: Env) -> bool:
 
 
 def _has_tag(rec: Record, args: list[Any]) -> bool:
-    tags = [t.lower() for t in rec.tags]
+    tags = rec.cache.get("\0tags")
+    if tags is None:
+        tags = rec.cache["\0tags"] = [t.lower() for t in rec.tags]
     for want in args:
         w = to_string(want).lstrip("#").lower()
         if any(t == w or t.startswith(w + "/") for t in tags):
@@ -157,7 +159,7 @@ def _in_folder(rec: Record, args: list[Any]) -> bool:
     return folder == "" or rec.folder == folder or rec.folder.startswith(folder + "/")
 
 
-def _file_method(name: str, rec: Record, args: list[Any], env: Env) -> Any:
+def file_method(name: str, rec: Record, args: list[Any], env: Env) -> Any:
     if name == "asLink":
         return Link(rec.basename, rec.path, to_string(args[0]) if args and args[0] is not None else None)
     if name == "hasLink":
@@ -244,7 +246,7 @@ def call(name: str, obj: Any, args: list[Any], env: Env) -> Any:
         if fd is not None:
             return fd(obj, args)
     elif isinstance(obj, FileRef):
-        return _file_method(name, obj.record, args, env)
+        return file_method(name, obj.record, args, env)
     elif isinstance(obj, Link):
         return _link_method(name, obj, args, env)
     elif isinstance(obj, dict):

@@ -13,19 +13,21 @@ column for all rows and per group. Errors in cells become null values plus an en
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from service.bases.env import Context, Env, Fn, read_property
 from service.bases.evaluate import compile_expr
-from service.bases.model import BaseFile, Filter, View
+from service.bases.model import BaseFile, Filter, SortKey, View
 from service.bases.parser import ExprSyntaxError, parse
 from service.bases.snapshot import Record, Snapshot
 from service.bases.summaries import summarize
-from service.bases.values import EvalError, cell, sort_key, to_string
+from service.bases.values import EvalError, cell, identity, sort_key, truthy
 from service.errors import ValidationFailed
 
 MAX_ERRORS = 20
+_EMPTY = 9  # the rank `sort_key` gives empty values
 
 
 @dataclass(slots=True)
@@ -82,84 +84,136 @@ class _Run:
         self.base = base
         self.ctx = ctx
         self.errors: list[dict[str, Any]] = []
+        self.columns: dict[str, Fn] = {}
 
     def error(self, at: str, rec: Record | None, exc: Exception) -> None:
         if len(self.errors) < MAX_ERRORS:
             self.errors.append({"at": at, "path": rec.path if rec else None, "message": str(exc)})
 
-    def test(self, flt: Filter, env: Env) -> bool:
+    def compile(self, flt: Filter) -> Callable[[Env], bool]:
+        """One closure for a filter tree; an evaluation error makes its statement false."""
         if flt.op == "expr":
-            assert flt.fn is not None
-            try:
-                from service.bases.values import truthy
+            fn, at = flt.fn, flt.at
+            assert fn is not None
 
-                return truthy(flt.fn(env))
-            except (EvalError, RecursionError) as exc:
-                self.error(flt.at, env.rec, exc)
-                return False
+            def statement(env: Env) -> bool:
+                try:
+                    v = fn(env)
+                    return v if v is True or v is False else truthy(v)
+                except (EvalError, RecursionError) as exc:
+                    self.error(at, env.rec, exc)
+                    return False
+
+            return statement
+        parts = [self.compile(c) for c in flt.children]
         if flt.op == "and":
-            return all(self.test(c, env) for c in flt.children)
+            return lambda env: all(p(env) for p in parts)
         if flt.op == "or":
-            return any(self.test(c, env) for c in flt.children)
-        return not any(self.test(c, env) for c in flt.children)  # not: none of them
+            return lambda env: any(p(env) for p in parts)
+        return lambda env: not any(p(env) for p in parts)  # not: none of them is true
 
-    def value(self, column: str, env: Env) -> Any:
+    def value(self, column: str, row: Row) -> Any:
+        values = row.values
+        if column in values:
+            return values[column]
+        fn = self.columns.get(column)
+        if fn is None:
+            fn = self.columns[column] = column_fn(column)
         try:
-            return column_fn(column)(env)
+            value = fn(row.env)
         except (EvalError, RecursionError) as exc:
-            self.error(column, env.rec, exc)
-            return None
+            self.error(column, row.record, exc)
+            value = None
+        values[column] = value
+        return value
+
+    def fill(self, column: str, rows: list[Row]) -> None:
+        """`value` for every row, in one loop (the hot path of wide views)."""
+        fn = self.columns.get(column)
+        if fn is None:
+            fn = self.columns[column] = column_fn(column)
+        for row in rows:
+            values = row.values
+            if column not in values:
+                try:
+                    values[column] = fn(row.env)
+                except (EvalError, RecursionError) as exc:
+                    self.error(column, row.record, exc)
+                    values[column] = None
+
+
+def _select(r: _Run, filters: list[Filter], snapshot: Snapshot, ctx: Context) -> list[Row]:
+    tests = [r.compile(f) for f in filters]
+    test: Callable[[Env], bool] = tests[0] if len(tests) == 1 else (lambda env: all(t(env) for t in tests))
+    rows: list[Row] = []
+    env = Env(ctx, None)
+    for i, rec in enumerate(snapshot.records):
+        if not i & 255:
+            ctx.spend(256)
+        env.rec = rec
+        if not tests or test(env):
+            rows.append(Row(rec, env))
+            env = Env(ctx, None)
+        elif env.fcache:
+            env.fcache = {}
+    return rows
+
+
+def _sort(r: _Run, rows: list[Row], keys: list[SortKey]) -> list[Row]:
+    for key in reversed(keys):
+        r.fill(key.prop, rows)
+        rows.sort(key=lambda row, k=key.prop: sort_key(r.value(k, row)), reverse=key.descending)  # type: ignore[misc]
+        if key.descending:  # empty values stay last in both directions
+            rows.sort(key=lambda row, k=key.prop: sort_key(r.value(k, row))[0] == _EMPTY)  # type: ignore[misc]
+    return rows
 
 
 def run(base: BaseFile, view: View, snapshot: Snapshot, ctx: Context) -> Result:
     ctx.formulas = base.formulas
     r = _Run(base, ctx)
-    filters = [f for f in (base.filters, view.filters) if f is not None]
-    rows: list[Row] = []
-    spend = ctx.spend
-    for rec in snapshot.records:
-        spend()
-        env = Env(ctx, rec)
-        if all(r.test(f, env) for f in filters):
-            rows.append(Row(rec, env))
+    rows = _select(r, [f for f in (base.filters, view.filters) if f is not None], snapshot, ctx)
     matched = len(rows)
-    for key in reversed(view.sort):
-        rows.sort(key=lambda row, k=key.prop: sort_key(r.value(k, row.env)), reverse=key.descending)  # type: ignore[misc]
-        if key.descending:  # empty values stay last in both directions
-            rows.sort(key=lambda row, k=key.prop: sort_key(r.value(k, row.env))[0] == 9)  # type: ignore[misc]
+    rows = _sort(r, rows, view.sort)
     if view.limit is not None:
         rows = rows[: view.limit]
     columns = view.order or ["file.name"]
-    for row in rows:
-        spend()
-        row.values = {c: r.value(c, row.env) for c in columns}
+    ctx.spend(len(rows))
+    for c in columns:
+        r.fill(c, rows)
     groups: list[Group] | None = None
     if view.group_by is not None:
-        prop = view.group_by.prop
-        buckets: dict[str, Group] = {}
-        for row in rows:
-            key = r.value(prop, row.env)
-            bucket_key = to_string(cell(key))
-            if bucket_key not in buckets:
-                buckets[bucket_key] = Group(key, [])
-            buckets[bucket_key].rows.append(row)
-        groups = sorted(buckets.values(), key=lambda g: sort_key(g.key), reverse=view.group_by.descending)
-        if view.group_by.descending:
-            groups.sort(key=lambda g: sort_key(g.key)[0] == 9)
-        ordered: list[Row] = []
-        for i, g in enumerate(groups):
-            for row in g.rows:
-                row.group = i
-            ordered.extend(g.rows)
-        rows = ordered
+        groups, rows = _group(r, rows, view.group_by)
     summaries: dict[str, Any] = {}
     base_env = Env(ctx, None)
     for column, name in view.summaries.items():
         summaries[column] = _summary(r, column, name, rows, base_env)
         for g in groups or []:
             g.summaries[column] = _summary(r, column, name, g.rows, base_env)
+    for row in rows:  # only the view's columns are returned
+        if len(row.values) != len(columns):
+            row.values = {c: row.values[c] for c in columns}
     names = [(c, base.display_names.get(c) or base.display_names.get(_alias(c)) or c) for c in columns]
     return Result(view, names, rows, groups, summaries, matched, r.errors)
+
+
+def _group(r: _Run, rows: list[Row], by: SortKey) -> tuple[list[Group], list[Row]]:
+    buckets: dict[Any, Group] = {}
+    for row in rows:
+        key = r.value(by.prop, row)
+        bucket_key = identity(key)
+        group = buckets.get(bucket_key)
+        if group is None:
+            group = buckets[bucket_key] = Group(key, [])
+        group.rows.append(row)
+    groups = sorted(buckets.values(), key=lambda g: sort_key(g.key), reverse=by.descending)
+    if by.descending:
+        groups.sort(key=lambda g: sort_key(g.key)[0] == _EMPTY)
+    ordered: list[Row] = []
+    for i, g in enumerate(groups):
+        for row in g.rows:
+            row.group = i
+        ordered.extend(g.rows)
+    return groups, ordered
 
 
 def _alias(column: str) -> str:
@@ -170,7 +224,7 @@ def _alias(column: str) -> str:
 
 
 def _summary(r: _Run, column: str, name: str, rows: list[Row], env: Env) -> Any:
-    values = [row.values[column] if column in row.values else r.value(column, row.env) for row in rows]
+    values = [row.values[column] if column in row.values else r.value(column, row) for row in rows]
     try:
         return summarize(name, values, r.base.summaries, env)
     except (EvalError, TypeError, ValueError) as exc:

@@ -16,7 +16,7 @@ from typing import Any
 
 from service.bases.dates import Date, Duration
 from service.bases.env import Env, Fn
-from service.bases.values import cell, equals, is_empty
+from service.bases.values import cell, identity, is_empty
 
 
 def _numbers(values: list[Any]) -> list[float]:
@@ -38,11 +38,7 @@ def _range(values: list[Any]) -> Any:
 
 
 def _unique(values: list[Any]) -> int:
-    seen: list[Any] = []
-    for v in values:
-        if not is_empty(v) and not any(equals(v, s) for s in seen):
-            seen.append(v)
-    return len(seen)
+    return len({identity(v) for v in values if not is_empty(v)})
 
 
 BUILTIN: dict[str, Callable[[list[Any]], Any]] = {

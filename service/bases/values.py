@@ -185,6 +185,25 @@ def equals(a: Any, b: Any) -> bool:
     return bool(a == b)
 
 
+def identity(v: Any) -> Any:
+    """A hashable key under which equal values (by `equals`) meet: for unique counts and groups."""
+    t = type(v)
+    if t is str or v is None:
+        return v
+    if t is bool:
+        return ("b", v)
+    if t is int or t is float:
+        return ("n", v)
+    if isinstance(v, (Link, FileRef)):
+        path = link_path(v)
+        return ("l", path) if path is not None else ("t", v.target if isinstance(v, Link) else "")
+    if isinstance(v, (Date, Duration)):
+        return ("d", t.__name__, v.millis())
+    if isinstance(v, list):
+        return ("L", tuple(identity(x) for x in v))
+    return (type_name(v), to_string(v))
+
+
 def as_number(v: Any) -> float | None:
     """A value on the number line (numbers, dates as ms, durations as ms), else None."""
     if isinstance(v, bool):

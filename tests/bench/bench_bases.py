@@ -35,7 +35,7 @@ from tests.bench.common import (
 from tests.bench.workload_words import STATUSES
 
 PROPERTY_FILTER = """\
-filters: 'status == "{status}"'
+filters: 'status == "STATUS"'
 views:
   - type: table
     name: By status
@@ -54,7 +54,7 @@ views:
 """
 
 FORMULAS = """\
-filters: 'status == "{status}" && priority >= 2'
+filters: 'status == "STATUS" && priority >= 2'
 formulas:
   score: '(priority * 2 + if(rating, rating, 0)).round(1)'
   label: 'file.basename + " (" + formula.score + ")"'
@@ -93,9 +93,9 @@ async def main(notes: int, rounds: int) -> None:
             server.start()
             result["index_ready_s"] = round(await wait_ready(server.url), 3)
             async with Client(server.url, mode="legacy", cache=None) as client:
-                first, _ = await timed(client, [{"yaml": PROPERTY_FILTER.format(status="active"), "limit": 50}])
+                first, _ = await timed(client, [{"yaml": PROPERTY_FILTER.replace("STATUS", "active"), "limit": 50}])
                 result["first_query_ms"] = round(first[0] * 1000, 1)
-                filters = [{"yaml": PROPERTY_FILTER.format(status=s), "limit": 50} for s in STATUSES] * rounds
+                filters = [{"yaml": PROPERTY_FILTER.replace("STATUS", s), "limit": 50} for s in STATUSES] * rounds
                 samples, outs = await timed(client, filters)
                 result["property_filter"] = summary_ms(samples)
                 result["property_filter_rows"] = [o["total"] for o in outs[: len(STATUSES)]]
@@ -103,7 +103,7 @@ async def main(notes: int, rounds: int) -> None:
                 result["grouped_with_summaries"] = summary_ms(grouped)
                 result["grouped_rows"] = gouts[0]["total"]
                 result["grouped_groups"] = len(gouts[0]["groups"])
-                scored = [{"yaml": FORMULAS.format(status=s), "limit": 50} for s in STATUSES] * rounds
+                scored = [{"yaml": FORMULAS.replace("STATUS", s), "limit": 50} for s in STATUSES] * rounds
                 fs, _ = await timed(client, scored)
                 result["formulas_sorted"] = summary_ms(fs)
             result["rss_mb"] = rss_mb(server.pid)
