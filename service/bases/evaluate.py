@@ -209,8 +209,8 @@ class _Compiler:
                 x, y = a(env), b(env)
                 t = type(x)
                 if t is type(y) and t in _PLAIN:  # the common case: no coercion needed
-                    return (x == y) != negate
-                return eq(*_coerce_pair(x, y)) != negate
+                    return bool(x == y) is not negate
+                return eq(*_coerce_pair(x, y)) is not negate
 
             return equality
         if op in ("<", "<=", ">", ">="):
