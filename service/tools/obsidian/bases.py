@@ -61,11 +61,12 @@ class BaseColumn(BaseModel):
 
 
 class BaseRow(NoteRef):
-    group: int | None = Field(default=None, description="Index into `groups` (when the view groups).")
+    group: int | None = Field(default=None, description="With groupBy: the `index` of the row's group.")
     values: dict[str, JsonValue] = Field(description="Column id -> {type, value}.")
 
 
 class BaseGroup(BaseModel):
+    index: int = Field(description="Position among all the view's groups (rows' `group` points here).")
     key: dict[str, JsonValue] = Field(description="The group's value as {type, value}.")
     count: int = Field(description="Rows in the group.")
     summaries: dict[str, JsonValue] = Field(description="Column id -> {summary, value} for this group.")
@@ -79,7 +80,10 @@ class QueryBaseOut(ToolOutput, Partial):
     matched: int = Field(description="Rows passing the filters, before the view's limit.")
     total: int = Field(description="Rows in the view (after its limit).")
     rows: list[BaseRow] = Field(description="This page of rows, in view order (grouped rows together).")
-    groups: list[BaseGroup] | None = Field(default=None, description="The groups, when the view has groupBy.")
+    groups: list[BaseGroup] | None = Field(
+        default=None, description="With groupBy: the groups of this page's rows, with their full counts and summaries."
+    )
+    group_count: int | None = Field(default=None, description="With groupBy: how many groups the view has.")
     summaries: dict[str, JsonValue] = Field(description="Column id -> {summary, value} over all rows.")
     errors: list[dict[str, JsonValue]] = Field(
         description="Evaluation errors (the formula or filter, the note, the message); such cells are null."
@@ -155,11 +159,18 @@ async def query_base(ctx: ToolContext, args: QueryBaseIn) -> QueryBaseOut:
         )
         for row in window
     ]
-    groups = (
-        [BaseGroup(key=cell(g.key), count=len(g.rows), summaries=g.summaries) for g in result.groups]
-        if result.groups is not None
-        else None
-    )
+    groups: list[BaseGroup] | None = None
+    if result.groups is not None:
+        shown = sorted({row.group for row in window if row.group is not None})
+        groups = [
+            BaseGroup(
+                index=i,
+                key=cell(result.groups[i].key),
+                count=len(result.groups[i].rows),
+                summaries=result.groups[i].summaries,
+            )
+            for i in shown
+        ]
     return QueryBaseOut(
         view=view.name,
         view_type=view.type,
@@ -169,6 +180,7 @@ async def query_base(ctx: ToolContext, args: QueryBaseIn) -> QueryBaseOut:
         total=len(result.rows),
         rows=rows,
         groups=groups,
+        group_count=len(result.groups) if result.groups is not None else None,
         summaries=result.summaries,
         errors=_plain(result.errors),
         next_cursor=cursor,

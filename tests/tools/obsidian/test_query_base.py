@@ -61,6 +61,9 @@ async def test_grouped_view_with_group_summaries(lib: Harness) -> None:
     assert [g["count"] for g in groups] == [1, 2, 2]
     assert names(out) == ["Emma.md", "Dune.md", "Foundation.md", "Draft.md", "Secret.md"]
     assert [row["group"] for row in out["rows"]] == [0, 1, 1, 2, 2]
+    assert out["group_count"] == 3 and [g["index"] for g in groups] == [0, 1, 2]
+    page = await lib.ok("query_base", path="Library.base", view="By genre", limit=2, cursor=None)
+    assert [g["index"] for g in page["groups"]] == [0, 1] and page["group_count"] == 3
     assert [g["summaries"]["price"]["value"]["value"] for g in groups] == [4.0, pytest.approx(17.49), 100]
     assert [g["summaries"]["read"]["value"]["value"] for g in groups] == [1, 1, 0]
     assert out["summaries"]["price"]["value"]["value"] == pytest.approx(121.49)
