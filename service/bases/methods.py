@@ -255,7 +255,7 @@ def call(name: str, obj: Any, args: list[Any], env: Env) -> Any:
             return fo(obj, args)
     elif isinstance(obj, Regex):
         if name == "matches":
-            return bool(args) and obj.compiled.search(to_string(args[0])) is not None
+            return bool(args) and obj.run("search", to_string(args[0])) is not None
     elif isinstance(obj, Duration) and name == "isEmpty":
         return False
     raise _no_method(name, obj)

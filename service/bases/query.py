@@ -23,7 +23,7 @@ from service.bases.model import BaseFile, Filter, SortKey, View
 from service.bases.parser import ExprSyntaxError, parse
 from service.bases.snapshot import Record, Snapshot
 from service.bases.summaries import summarize
-from service.bases.values import EvalError, cell, identity, sort_key, truthy
+from service.bases.values import DEADLINE, EvalError, cell, identity, sort_key, truthy
 from service.errors import ValidationFailed
 
 MAX_ERRORS = 20
@@ -169,6 +169,14 @@ def _sort(r: _Run, rows: list[Row], keys: list[SortKey]) -> list[Row]:
 
 
 def run(base: BaseFile, view: View, snapshot: Snapshot, ctx: Context) -> Result:
+    token = DEADLINE.set(ctx.deadline)
+    try:
+        return _run(base, view, snapshot, ctx)
+    finally:
+        DEADLINE.reset(token)
+
+
+def _run(base: BaseFile, view: View, snapshot: Snapshot, ctx: Context) -> Result:
     ctx.formulas = base.formulas
     r = _Run(base, ctx)
     rows = _select(r, [f for f in (base.filters, view.filters) if f is not None], snapshot, ctx)

@@ -29,16 +29,16 @@ def _int_arg(args: list[Any], i: int, default: int | None) -> int | None:
     return int(v)
 
 
-def _js_replacement(replacement: str) -> Callable[[re.Match[str]], str]:
-    def expand(m: re.Match[str]) -> str:
+def _js_replacement(replacement: str) -> Callable[[Any], str]:
+    def expand(m: Any) -> str:
         def one(r: re.Match[str]) -> str:
             token = r.group(1)
             if token == "$":
                 return "$"
             if token == "&":
-                return m.group(0)
+                return str(m.group(0))
             index = int(token)
-            return (m.group(index) or "") if index <= (m.re.groups or 0) else r.group(0)
+            return str(m.group(index) or "") if index <= (m.re.groups or 0) else str(r.group(0))
 
         return re.sub(r"\$(\$|&|\d{1,2})", one, replacement)
 
@@ -51,7 +51,7 @@ def s_replace(s: str, args: list[Any]) -> str:
     pattern, replacement = args[0], _text_arg(args, 1, "replace")
     if isinstance(pattern, Regex):
         count = 0 if "g" in pattern.flags else 1
-        return pattern.compiled.sub(_js_replacement(replacement), s, count=count)
+        return str(pattern.run("sub", _js_replacement(replacement), s, count=count))
     return s.replace(to_string(pattern), replacement)
 
 
@@ -60,7 +60,7 @@ def s_split(s: str, args: list[Any]) -> list[str]:
         raise EvalError("split() needs a separator")
     sep, n = args[0], _int_arg(args, 1, None)
     if isinstance(sep, Regex):
-        parts = sep.compiled.split(s) if sep.source else list(s)
+        parts = [p for p in sep.run("split", s) if p is not None] if sep.source else list(s)
     else:
         text = to_string(sep)
         parts = s.split(text) if text else list(s)

@@ -13,11 +13,16 @@ from __future__ import annotations
 
 import math
 import re
+import time
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
+import regex
+
 from service.bases.dates import Date, Duration, parse_date
 from service.bases.snapshot import Record, Snapshot
+from service.errors import ComputeBudgetExceeded
 
 _WIKILINK = re.compile(r"^!?\[\[([^\]|#]*)(#[^\]|]*)?(?:\|([^\]]*))?\]\]$")
 
@@ -42,11 +47,32 @@ class FileRef:
     is_this: bool = False  # `this`: `.x` reads the note's property x, `.file` the file itself
 
 
+# The wall-clock deadline of the running query (set by `query.run`): regular expressions run on
+# the `regex` package with the time left, so a catastrophic pattern cannot outlive the budget.
+DEADLINE: ContextVar[float] = ContextVar("bases_deadline", default=math.inf)
+
+
+def regex_timeout() -> float | None:
+    deadline = DEADLINE.get()
+    if deadline == math.inf:
+        return None
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise ComputeBudgetExceeded("a regular expression exceeded the Bases query's time budget")
+    return left
+
+
 @dataclass(frozen=True, slots=True)
 class Regex:
     source: str
     flags: str
-    compiled: re.Pattern[str]
+    compiled: Any  # a `regex` pattern
+
+    def run(self, method: str, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return getattr(self.compiled, method)(*args, timeout=regex_timeout(), **kwargs)
+        except TimeoutError:
+            raise ComputeBudgetExceeded("a regular expression exceeded the Bases query's time budget") from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,18 +82,16 @@ class Rendered:
 
 
 def make_regex(source: str, flags: str) -> Regex:
-    py = 0
+    py = regex.V0
     if "i" in flags:
-        py |= re.IGNORECASE
+        py |= regex.IGNORECASE
     if "m" in flags:
-        py |= re.MULTILINE
+        py |= regex.MULTILINE
     if "s" in flags:
-        py |= re.DOTALL
-    # JavaScript spells named groups (?<x>...) as Python does not.
-    pattern = re.sub(r"\(\?<([A-Za-z_]\w*)>", r"(?P<\1>", source)
+        py |= regex.DOTALL
     try:
-        return Regex(source, flags, re.compile(pattern, py))
-    except re.error as exc:
+        return Regex(source, flags, regex.compile(source, py))
+    except regex.error as exc:
         raise EvalError(f"invalid regular expression /{source}/: {exc}") from exc
 
 

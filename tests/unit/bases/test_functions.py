@@ -292,3 +292,17 @@ OPERATORS = [
 @pytest.mark.parametrize(("expr", "expected"), OPERATORS)
 def test_operators(expr: str, expected: Any) -> None:
     assert ev(expr) == expected
+
+
+def test_a_catastrophic_regular_expression_stops_at_the_time_budget() -> None:
+    import time
+
+    from service.bases.values import DEADLINE
+    from service.errors import ComputeBudgetExceeded
+
+    token = DEADLINE.set(time.monotonic() + 0.2)
+    try:
+        with pytest.raises(ComputeBudgetExceeded):
+            ev('/(a|aa)+$/.matches("' + "a" * 40 + 'b")')
+    finally:
+        DEADLINE.reset(token)
