@@ -154,7 +154,11 @@ class _Compiler:
         if name not in methods.NAMES:
             raise ExprSyntaxError(f"unknown method {name!r}", callee.pos, name)
         target_node = callee.args[0]
-        if target_node.kind == "ident" and target_node.value == "file" and "file" not in bound and name in methods.FILE:
+        on_file = target_node.kind == "ident" and target_node.value == "file" and "file" not in bound
+        if on_file and name == "hasTag" and all(a.kind == "lit" and isinstance(a.value, str) for a in raw_args):
+            matcher = methods.tag_matcher([a.value for a in raw_args])
+            return lambda env: matcher(env.rec) if env.rec is not None else False
+        if on_file and name in methods.FILE:
             file_args = [self.compile(a, bound) for a in raw_args]
             file_method = methods.file_method
 

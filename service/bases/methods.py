@@ -143,15 +143,26 @@ def _has_link(rec: Record, target: Any, env: Env) -> bool:
     )
 
 
+def tag_matcher(wants: list[str]) -> Callable[[Record], bool]:
+    """`file.hasTag(...)` for fixed tags: a tag or any tag nested below it, any case; the answer
+    is remembered on the record (records are immutable for a snapshot's lifetime)."""
+    norm = [w.lstrip("#").lower() for w in wants]
+    exact = frozenset(norm)
+    nested = tuple(w + "/" for w in norm)
+    memo = "\0hasTag\0" + "\0".join(sorted(norm))
+
+    def match(rec: Record) -> bool:
+        cache = rec.cache
+        found = cache.get(memo)
+        if found is None:
+            found = cache[memo] = any(t in exact or t.startswith(nested) for t in (x.lower() for x in rec.tags))
+        return bool(found)
+
+    return match
+
+
 def _has_tag(rec: Record, args: list[Any]) -> bool:
-    tags = rec.cache.get("\0tags")
-    if tags is None:
-        tags = rec.cache["\0tags"] = [t.lower() for t in rec.tags]
-    for want in args:
-        w = to_string(want).lstrip("#").lower()
-        if any(t == w or t.startswith(w + "/") for t in tags):
-            return True
-    return False
+    return tag_matcher([to_string(a) for a in args])(rec)
 
 
 def _in_folder(rec: Record, args: list[Any]) -> bool:

@@ -194,9 +194,13 @@ def _run(base: BaseFile, view: View, snapshot: Snapshot, ctx: Context) -> Result
     summaries: dict[str, Any] = {}
     base_env = Env(ctx, None)
     for column, name in view.summaries.items():
-        summaries[column] = _summary(r, column, name, rows, base_env)
-        for g in groups or []:
-            g.summaries[column] = _summary(r, column, name, g.rows, base_env)
+        r.fill(column, rows)
+        values = [row.values[column] for row in rows]
+        summaries[column] = _summary(r, name, values, base_env)
+        start = 0
+        for g in groups or []:  # a group's rows are consecutive in `rows`
+            g.summaries[column] = _summary(r, name, values[start : start + len(g.rows)], base_env)
+            start += len(g.rows)
     for row in rows:  # only the view's columns are returned
         if len(row.values) != len(columns):
             row.values = {c: row.values[c] for c in columns}
@@ -231,8 +235,7 @@ def _alias(column: str) -> str:
     return column if "." in column else "note." + column
 
 
-def _summary(r: _Run, column: str, name: str, rows: list[Row], env: Env) -> Any:
-    values = [row.values[column] if column in row.values else r.value(column, row) for row in rows]
+def _summary(r: _Run, name: str, values: list[Any], env: Env) -> Any:
     try:
         return summarize(name, values, r.base.summaries, env)
     except (EvalError, TypeError, ValueError) as exc:

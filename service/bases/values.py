@@ -164,7 +164,10 @@ def truthy(v: Any) -> bool:
 
 
 def is_empty(v: Any) -> bool:
-    return v is None or (isinstance(v, (str, list, dict)) and len(v) == 0)
+    if v is None:
+        return True
+    t = type(v)
+    return (t is str or t is list or t is dict) and len(v) == 0
 
 
 def link_path(v: Any) -> str | None:
