@@ -6,7 +6,9 @@ serve` subprocess on a copy of the generated vault (index built first), measures
 - a property filter (`status == "<one of the statuses>"`, a table of three columns), p50/p95;
 - a grouped view with summaries (all notes with a `proj/...` tag grouped by status, Average of
   priority, Max of rating, Filled of author, Unique of status), p50/p95;
-- the same filter as a formula-heavy view (two formulas, one referencing the other), p50/p95.
+- the same filter as a formula-heavy view (two formulas, one referencing the other), p50/p95;
+- for each, the server process's CPU milliseconds per call (from /proc), which a busy machine
+  does not inflate the way it inflates wall times.
 Prints one JSON object (see tests/bench/common.py). Not part of the test run.
 """
 
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import shutil
 import tempfile
 import time
@@ -73,6 +76,13 @@ async def call(client: Client, args: dict[str, Any]) -> dict[str, Any]:
     return result.structured_content
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process so far (/proc/PID/stat): what a query costs the server,
+    whatever else the machine runs (wall times on a busy machine include waiting for a core)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 async def timed(client: Client, calls: list[dict[str, Any]]) -> tuple[list[float], list[dict[str, Any]]]:
     samples, outs = [], []
     for args in calls:
@@ -82,13 +92,22 @@ async def timed(client: Client, calls: list[dict[str, Any]]) -> tuple[list[float
     return samples, outs
 
 
+async def measured(client: Client, calls: list[dict[str, Any]], pid: int) -> tuple[dict[str, Any], list[Any]]:
+    """Wall-time percentiles of `calls` plus the server's mean CPU milliseconds per call."""
+    cpu0 = cpu_seconds(pid)
+    samples, outs = await timed(client, calls)
+    stats = summary_ms(samples) | {"server_cpu_ms_per_call": round((cpu_seconds(pid) - cpu0) * 1000 / len(calls), 1)}
+    return stats, outs
+
+
 async def main(notes: int, rounds: int) -> None:
     source, _ = standard_vault(notes)
     result: dict[str, Any] = {"notes": notes, "rounds": rounds}
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "vault"
         shutil.copytree(source, root, ignore=shutil.ignore_patterns(".vaultgate"))
-        server = ServerProcess(vaultgate_argv(root), env=BENCH_ENV)
+        # No embedding job: it would share the cores with the queries measured here.
+        server = ServerProcess(vaultgate_argv(root), env=BENCH_ENV | {"VAULTGATE_EMBEDDINGS__PROVIDER": "none"})
         try:
             server.start()
             result["index_ready_s"] = round(await wait_ready(server.url), 3)
@@ -96,16 +115,15 @@ async def main(notes: int, rounds: int) -> None:
                 first, _ = await timed(client, [{"yaml": PROPERTY_FILTER.replace("STATUS", "active"), "limit": 50}])
                 result["first_query_ms"] = round(first[0] * 1000, 1)
                 filters = [{"yaml": PROPERTY_FILTER.replace("STATUS", s), "limit": 50} for s in STATUSES] * rounds
-                samples, outs = await timed(client, filters)
-                result["property_filter"] = summary_ms(samples)
+                result["property_filter"], outs = await measured(client, filters, server.pid)
                 result["property_filter_rows"] = [o["total"] for o in outs[: len(STATUSES)]]
-                grouped, gouts = await timed(client, [{"yaml": GROUPED, "limit": 50}] * rounds * 3)
-                result["grouped_with_summaries"] = summary_ms(grouped)
+                result["grouped_with_summaries"], gouts = await measured(
+                    client, [{"yaml": GROUPED, "limit": 50}] * rounds * 3, server.pid
+                )
                 result["grouped_rows"] = gouts[0]["total"]
                 result["grouped_groups"] = len(gouts[0]["groups"])
                 scored = [{"yaml": FORMULAS.replace("STATUS", s), "limit": 50} for s in STATUSES] * rounds
-                fs, _ = await timed(client, scored)
-                result["formulas_sorted"] = summary_ms(fs)
+                result["formulas_sorted"], _ = await measured(client, scored, server.pid)
             result["rss_mb"] = rss_mb(server.pid)
         finally:
             server.stop()
