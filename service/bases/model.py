@@ -111,6 +111,8 @@ class _Reader:
             raise self.fail(
                 f"{exc.message} in expression {text!r}", node, at, expression=text, offset=exc.offset, token=exc.token
             ) from None
+        except RecursionError:
+            raise self.fail("expression nested too deeply", node, at, expression=text[:200]) from None
 
     def filters(self, node: yaml.Node | None, at: str) -> Filter | None:
         if node is None or (isinstance(node, yaml.ScalarNode) and node.value in ("", "null", "~")):
@@ -221,7 +223,10 @@ def load(text: str, line_offset: int = 0) -> BaseFile:
     graph: dict[str, set[str]] = {}
     for name, _, node in formula_nodes:
         formulas[name], sources[name] = reader.expression(node, f"formulas.{name}")
-        graph[name] = formula_refs(parse(sources[name]))
+        try:
+            graph[name] = formula_refs(parse(sources[name]))
+        except RecursionError:
+            graph[name] = set()
     cycle = _cycle(graph)
     if cycle:
         node = next(n for name, _, n in formula_nodes if name == cycle[0])

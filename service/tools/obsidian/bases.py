@@ -76,6 +76,9 @@ class QueryBaseOut(ToolOutput, Partial):
     view: str = Field(description="Name of the view evaluated.")
     view_type: str = Field(description="Its layout type (table, cards, list, map, ...).")
     views: list[str] = Field(description="Every view name of the base.")
+    view_settings: dict[str, JsonValue] = Field(
+        description="The view's other keys, kept as written (layout settings such as image, columnSize)."
+    )
     columns: list[BaseColumn] = Field(description="The view's columns, in order.")
     matched: int = Field(description="Rows passing the filters, before the view's limit.")
     total: int = Field(description="Rows in the view (after its limit).")
@@ -175,6 +178,7 @@ async def query_base(ctx: ToolContext, args: QueryBaseIn) -> QueryBaseOut:
         view=view.name,
         view_type=view.type,
         views=[v.name for v in base.views],
+        view_settings=view.extra,
         columns=[BaseColumn(id=c, name=n) for c, n in result.columns],
         matched=result.matched,
         total=len(result.rows),

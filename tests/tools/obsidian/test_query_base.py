@@ -73,6 +73,7 @@ async def test_grouped_view_with_group_summaries(lib: Harness) -> None:
 async def test_view_filter_limit_backlinks_custom_summary_and_this(lib: Harness) -> None:
     old = await lib.ok("query_base", path="Library.base", view="Old")
     assert names(old) == ["Emma.md"] and old["matched"] == 3 and old["total"] == 1
+    assert old["view_type"] == "cards" and old["view_settings"] == {"cardSize": 200}
     assert col(old, "formula.age") == [210]
     linked = await lib.ok("query_base", path="Library.base", view="Backlinked")
     assert names(linked) == ["Dune.md", "Emma.md", "Foundation.md"]
@@ -151,6 +152,7 @@ async def test_failures_are_structured_and_change_nothing(lib: Harness) -> None:
     err = await lib.err("query_base", "bases_syntax_error", yaml="views: [\n")
     assert err["details"]["at"] == "(yaml)" and "line" in err["details"]
     await lib.err("query_base", "bases_syntax_error", yaml="views:\n  - summaries: {rating: Bogus}\n")
+    await lib.err("query_base", "bases_syntax_error", yaml="filters: '" + "(" * 5000 + "1" + ")" * 5000 + "'\n")
     block = await lib.err("query_base", "bases_syntax_error", path="Notes/Reading list.md", block=1)
     assert block["details"]["line"] == 15  # the line in the note (the block starts on line 14)
     await lib.err("query_base", "validation_error", path="Notes/Reading list.md", block=2)
