@@ -134,8 +134,12 @@ def index(obj: Any, key: Any, env: Env) -> Any:
 
 def _has_link(rec: Record, target: Any, env: Env) -> bool:
     path = link_path(target)
-    if path is None and isinstance(target, str):
-        path = env.ctx.snapshot.resolve(parse_link(target, None).target)
+    if path is None and isinstance(target, (str, Link)):
+        text = parse_link(target, None).target if isinstance(target, str) else target.target
+        path = env.ctx.snapshot.resolve(text)
+        if path is None:  # no such file: links are compared by their text, as Obsidian does
+            wanted = text.strip().lower()
+            return any(link.path is None and link.target.strip().lower() == wanted for link in rec.links)
     if path is None:
         return False
     return any(link.path == path for link in file_links(rec, env)) or any(

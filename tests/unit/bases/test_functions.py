@@ -22,7 +22,11 @@ NOTE = Record(
     1_700_086_400.0,
     ["tag1/a", "project"],
     {"price": 2.5, "age": 5, "status": "open", "author": "[[Other]]", "due": "2025-01-01", "list": [1, 2]},
-    [LinkRow("Other", "Other.md", None, False), LinkRow("pic.png", "pic.png", None, True)],
+    [
+        LinkRow("Other", "Other.md", None, False),
+        LinkRow("pic.png", "pic.png", None, True),
+        LinkRow("Idea", None, None, False),
+    ],
 )
 OTHER = Record(
     "Other.md", 10, 1_700_000_000.0, 1_700_000_000.0, [], {}, [LinkRow("Note", "Notes/Note.md", None, False)]
@@ -225,7 +229,8 @@ def test_file_fields_and_functions() -> None:
     fields = ["name", "basename", "path", "folder", "ext", "size"]
     assert [ev(f"file.{f}") for f in fields] == ["Note.md", "Note", "Notes/Note.md", "Notes", "md", 120]
     assert ev("file.tags") == ["tag1/a", "project"]
-    assert ev("file.links") == [Link("Other", "Other.md"), Link("Other", "Other.md")]  # body + frontmatter
+    assert ev('file.hasLink("idea")') is True  # an unresolved link matches by its text
+    assert ev("file.links") == [Link("Other", "Other.md"), Link("Idea"), Link("Other", "Other.md")]  # + frontmatter
     assert ev("file.embeds") == [Link("pic.png", "pic.png")]
     assert ev("file.backlinks") == [Link("Other", "Other.md")]
     assert ev("file.properties.status") == "open"
@@ -236,6 +241,7 @@ def test_file_fields_and_functions() -> None:
     assert ev("file.hasLink(this)") is True
     assert ev('file.hasLink("Other")') is True
     assert ev('file.hasLink("pic.png")') is True  # an embed is a link too
+    assert ev('file.hasLink("Nowhere")') is False
     assert ev("this.file.hasLink(file)") is True
     assert ev('file.hasProperty("status")') is True
     assert ev('file.hasProperty("nope")') is False
