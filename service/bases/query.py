@@ -23,7 +23,7 @@ from service.bases.model import BaseFile, Filter, SortKey, View
 from service.bases.parser import ExprSyntaxError, parse
 from service.bases.snapshot import Record, Snapshot
 from service.bases.summaries import summarize
-from service.bases.values import DEADLINE, EvalError, cell, identity, sort_key, truthy
+from service.bases.values import DEADLINE, EvalError, cell, identity, is_empty, sort_key, truthy
 from service.errors import ValidationFailed
 
 MAX_ERRORS = 20
@@ -54,6 +54,16 @@ class Result:
     summaries: dict[str, Any]
     matched: int
     errors: list[dict[str, Any]]
+    runner: _Run
+
+    def cells(self, rows: list[Row]) -> list[dict[str, Any]]:
+        """The view's column values of `rows` (one page): columns are computed only for the rows
+        returned, unless sorting, grouping or a summary needed them for every row."""
+        ids = [c for c, _ in self.columns]
+        DEADLINE.set(self.runner.ctx.deadline)
+        for c in ids:
+            self.runner.fill(c, rows)
+        return [{c: row.values[c] for c in ids} for row in rows]
 
 
 def pick_view(base: BaseFile, name: str | None) -> View:
@@ -160,11 +170,21 @@ def _select(r: _Run, filters: list[Filter], snapshot: Snapshot, ctx: Context) ->
 
 
 def _sort(r: _Run, rows: list[Row], keys: list[SortKey]) -> list[Row]:
+    """Stable multi-key sort, last key first; empty values last in both directions."""
     for key in reversed(keys):
         r.fill(key.prop, rows)
-        rows.sort(key=lambda row, k=key.prop: sort_key(r.value(k, row)), reverse=key.descending)  # type: ignore[misc]
-        if key.descending:  # empty values stay last in both directions
-            rows.sort(key=lambda row, k=key.prop: sort_key(r.value(k, row))[0] == _EMPTY)  # type: ignore[misc]
+        prop = key.prop
+        present = [row for row in rows if not is_empty(row.values[prop])]
+        empty = [row for row in rows if is_empty(row.values[prop])]
+        kinds = {type(row.values[prop]) for row in present}
+        if kinds and (kinds <= {int, float} or kinds == {str}):  # plain numbers or text: the value itself
+            if kinds == {str}:
+                present.sort(key=lambda row: (row.values[prop].lower(), row.values[prop]), reverse=key.descending)
+            else:
+                present.sort(key=lambda row: row.values[prop], reverse=key.descending)
+        else:
+            present.sort(key=lambda row: sort_key(row.values[prop]), reverse=key.descending)
+        rows = present + empty
     return rows
 
 
@@ -186,8 +206,6 @@ def _run(base: BaseFile, view: View, snapshot: Snapshot, ctx: Context) -> Result
         rows = rows[: view.limit]
     columns = view.order or ["file.name"]
     ctx.spend(len(rows))
-    for c in columns:
-        r.fill(c, rows)
     groups: list[Group] | None = None
     if view.group_by is not None:
         groups, rows = _group(r, rows, view.group_by)
@@ -201,11 +219,8 @@ def _run(base: BaseFile, view: View, snapshot: Snapshot, ctx: Context) -> Result
         for g in groups or []:  # a group's rows are consecutive in `rows`
             g.summaries[column] = _summary(r, name, values[start : start + len(g.rows)], base_env)
             start += len(g.rows)
-    for row in rows:  # only the view's columns are returned
-        if len(row.values) != len(columns):
-            row.values = {c: row.values[c] for c in columns}
     names = [(c, base.display_names.get(c) or base.display_names.get(_alias(c)) or c) for c in columns]
-    return Result(view, names, rows, groups, summaries, matched, r.errors)
+    return Result(view, names, rows, groups, summaries, matched, r.errors, r)
 
 
 def _group(r: _Run, rows: list[Row], by: SortKey) -> tuple[list[Group], list[Row]]:

@@ -20,7 +20,13 @@ from service.bases.values import cell, identity, is_empty
 
 
 def _numbers(values: list[Any]) -> list[float]:
-    return [v for v in values if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)]
+    return [v for v in values if (type(v) is int or type(v) is float) and math.isfinite(v)]
+
+
+def _empties(values: list[Any]) -> int:
+    return values.count(None) + sum(
+        1 for v in values if (type(v) is str or type(v) is list or type(v) is dict) and not v
+    )
 
 
 def _dates(values: list[Any]) -> list[Date]:
@@ -53,8 +59,8 @@ BUILTIN: dict[str, Callable[[list[Any]], Any]] = {
     "Latest": lambda vs: max(d, key=lambda x: x.millis()) if (d := _dates(vs)) else None,
     "Checked": lambda vs: sum(1 for v in vs if v is True),
     "Unchecked": lambda vs: sum(1 for v in vs if v is False),
-    "Empty": lambda vs: sum(1 for v in vs if is_empty(v)),
-    "Filled": lambda vs: sum(1 for v in vs if not is_empty(v)),
+    "Empty": _empties,
+    "Filled": lambda vs: len(vs) - _empties(vs),
     "Unique": _unique,
 }
 

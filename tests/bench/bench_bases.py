@@ -121,7 +121,7 @@ async def main(notes: int, rounds: int) -> None:
                     client, [{"yaml": GROUPED, "limit": 50}] * rounds * 3, server.pid
                 )
                 result["grouped_rows"] = gouts[0]["total"]
-                result["grouped_groups"] = len(gouts[0]["groups"])
+                result["grouped_groups"] = gouts[0]["group_count"]
                 scored = [{"yaml": FORMULAS.replace("STATUS", s), "limit": 50} for s in STATUSES] * rounds
                 result["formulas_sorted"], _ = await measured(client, scored, server.pid)
             result["rss_mb"] = rss_mb(server.pid)

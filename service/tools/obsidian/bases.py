@@ -152,15 +152,16 @@ async def query_base(ctx: ToolContext, args: QueryBaseIn) -> QueryBaseOut:
     budget = Context(visible, this, settings.bases_max_steps, settings.bases_max_seconds)
     result = await asyncio.to_thread(query.run, base, view, visible, budget)
     window, cursor = page_of(result.rows, offset, args.limit, t="base", q=key)
+    page_values = await asyncio.to_thread(result.cells, window)
     rows = [
         BaseRow(
             path=row.record.path,
             title=row.record.basename if row.record.ext == "md" else row.record.name,
             obsidian_url=ctx.vault.url(row.record.path),
             group=row.group,
-            values={c: cell(v) for c, v in row.values.items()},
+            values={c: cell(v) for c, v in values.items()},
         )
-        for row in window
+        for row, values in zip(window, page_values, strict=True)
     ]
     groups: list[BaseGroup] | None = None
     if result.groups is not None:
