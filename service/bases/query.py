@@ -13,6 +13,7 @@ column for all rows and per group. Errors in cells become null values plus an en
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -79,6 +80,18 @@ def pick_view(base: BaseFile, name: str | None) -> View:
     )
 
 
+_IDENT = re.compile(r"[A-Za-z_$\u00C0-\uFFFF][\w$\u00C0-\uFFFF]*")
+_RESERVED = frozenset({"file", "note", "formula", "this", "true", "false", "null", "values"})
+
+
+def _plain_property(column: str) -> str | None:
+    """The property key when a column is a note property (`x` or `note.x`), else None."""
+    key = column[5:] if column.startswith("note.") else column
+    if _IDENT.fullmatch(key) and (column.startswith("note.") or key not in _RESERVED):
+        return key
+    return None
+
+
 @functools.lru_cache(maxsize=512)
 def column_fn(column: str) -> Fn:
     """How a column id (`note.x`, `file.x`, `formula.x`, `x`, any expression) is read."""
@@ -139,6 +152,15 @@ class _Run:
 
     def fill(self, column: str, rows: list[Row]) -> None:
         """`value` for every row, in one loop (the hot path of wide views)."""
+        key = _plain_property(column)
+        if key is not None:  # a note property: read it without a closure per row
+            snapshot = self.ctx.snapshot
+            for row in rows:
+                values = row.values
+                if column not in values:
+                    cache = row.record.cache
+                    values[column] = cache[key] if key in cache else read_property(row.record, key, snapshot)
+            return
         fn = self.columns.get(column)
         if fn is None:
             fn = self.columns[column] = column_fn(column)
@@ -225,9 +247,11 @@ def _run(base: BaseFile, view: View, snapshot: Snapshot, ctx: Context) -> Result
 
 def _group(r: _Run, rows: list[Row], by: SortKey) -> tuple[list[Group], list[Row]]:
     buckets: dict[Any, Group] = {}
+    r.fill(by.prop, rows)
+    prop = by.prop
     for row in rows:
-        key = r.value(by.prop, row)
-        bucket_key = identity(key)
+        key = row.values[prop]
+        bucket_key = key if type(key) is str else identity(key)
         group = buckets.get(bucket_key)
         if group is None:
             group = buckets[bucket_key] = Group(key, [])
