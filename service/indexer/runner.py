@@ -157,6 +157,10 @@ class VaultIndexer:
     def ready(self) -> bool:
         return self.state == "ready"
 
+    def files(self) -> list[str]:
+        """Every vault file the index knows (notes and attachments), vault-relative."""
+        return list(self._files)
+
     async def wait_ready(self, within: float = 120.0) -> None:
         await asyncio.wait_for(self._ready.wait(), within)
 

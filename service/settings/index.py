@@ -37,3 +37,7 @@ class SearchSettings(Section):
     jsonlogic_max_ops: int = Field(
         default=2_000_000, ge=1000, description="Operations one query_jsonlogic call may evaluate (all notes)."
     )
+    bases_max_steps: int = Field(
+        default=5_000_000, ge=1000, description="Steps (rows, calls, list elements) one query_base call may take."
+    )
+    bases_max_seconds: float = Field(default=10.0, gt=0, description="Wall-clock budget of one query_base call.")

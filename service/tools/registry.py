@@ -29,7 +29,7 @@ class Domain(Protocol):
 
 # The domain packages, in tools/list order. The facade follows them: its meta-tools are built
 # from the registry they filled (one per domain), by `facade.tools(registry)`.
-DOMAINS: tuple[Domain, ...] = (notes, graph, properties, search, index, admin, sessions, obsidian)
+DOMAINS: tuple[Domain, ...] = (notes, graph, properties, search, obsidian, index, admin, sessions)
 
 
 def _check(spec: ToolSpec) -> None:

@@ -1,16 +1,18 @@
-"""obsidian domain: Obsidian's own files, read and written in their real formats without
-Obsidian running.
+"""obsidian domain: Obsidian's own files, read, written and evaluated in their real formats
+without Obsidian running.
 
 Tools: list_bookmarks, add_bookmark, remove_bookmark (`bookmarks.py`); get_workspace,
 list_recent_files (`workspace.py`); read_canvas, write_canvas (`canvas.py`); list_attachments
-(`attachments.py`), read_attachment (`media.py`). `config.py` opens `.obsidian/` settings files.
+(`attachments.py`), read_attachment (`media.py`); query_base (`bases.py`: Obsidian Bases `.base`
+files and ```base blocks, through the engine in `service.bases`). `config.py` opens `.obsidian/`
+settings files.
 Touches: `.obsidian/bookmarks.json` (read/write), `.obsidian/workspace.json` and `app.json`
-(read), `.canvas` files and other attachments; index table `links` (read).
+(read), `.canvas` and `.base` files and other attachments; index tables `notes`, `links` (read).
 """
 
 from __future__ import annotations
 
-from service.tools.obsidian import attachments, bookmarks, canvas, media, workspace
+from service.tools.obsidian import attachments, bases, bookmarks, canvas, media, workspace
 from service.tools.spec import ToolSpec
 
 TOOLS: tuple[ToolSpec, ...] = (
@@ -19,4 +21,5 @@ TOOLS: tuple[ToolSpec, ...] = (
     *canvas.TOOLS,
     *attachments.TOOLS,
     *media.TOOLS,
+    *bases.TOOLS,
 )

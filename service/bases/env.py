@@ -1,0 +1,92 @@
+"""The evaluation environment of Bases expressions: one query's `Context`, one row's `Env`.
+
+`Context` holds what a query shares: the snapshot, the `this` record, the compiled formulas, a
+fixed `now`, and the step and time budget (`spend` raises `compute_budget_exceeded`). `Env` is
+one row: its record, its formula cache (each formula runs once per row) and the variables bound
+by list lambdas and summaries. Property values are converted from frontmatter once per record.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from service.bases import dates
+from service.bases.snapshot import Record, Snapshot
+from service.bases.values import from_property
+from service.errors import ComputeBudgetExceeded
+
+Fn = Callable[["Env"], Any]
+
+
+class Context:
+    """What one query shares: the snapshot, `this`, compiled formulas and the budget."""
+
+    def __init__(self, snapshot: Snapshot, this: Record | None, max_steps: int, max_seconds: float) -> None:
+        self.snapshot = snapshot
+        self.this = this
+        self.formulas: dict[str, Fn] = {}
+        self.steps = max_steps
+        self.max_steps = max_steps
+        self.deadline = time.monotonic() + max_seconds
+        self.max_seconds = max_seconds
+        self.now = dates.now()  # one instant per query: now() - now() is 0
+        self._tick = 0
+
+    def spend(self, n: int = 1) -> None:
+        self.steps -= n
+        self._tick += n
+        if self.steps < 0:
+            self._exceeded("steps")
+        if self._tick >= 256:
+            self._tick = 0
+            if time.monotonic() > self.deadline:
+                self._exceeded("time")
+
+    def _exceeded(self, what: str) -> None:
+        raise ComputeBudgetExceeded(
+            f"the Bases query exceeded its {what} budget",
+            details={"max_steps": self.max_steps, "max_seconds": self.max_seconds},
+            hint="Add a narrower filter (a folder, a tag), or simplify formulas over long lists.",
+        )
+
+
+class Env:
+    __slots__ = ("ctx", "rec", "fcache", "local")
+
+    def __init__(self, ctx: Context, rec: Record | None, local: dict[str, Any] | None = None) -> None:
+        self.ctx = ctx
+        self.rec = rec
+        self.fcache: dict[str, Any] = {}
+        self.local = local or {}
+
+    def child(self, local: dict[str, Any]) -> Env:
+        env = Env(self.ctx, self.rec, {**self.local, **local})
+        env.fcache = self.fcache
+        return env
+
+    def prop(self, key: str) -> Any:
+        rec = self.rec
+        if rec is None:
+            return None
+        return read_property(rec, key, self.ctx.snapshot)
+
+    def formula(self, name: str) -> Any:
+        cache = self.fcache
+        if name in cache:
+            return cache[name]
+        fn = self.ctx.formulas.get(name)
+        value = fn(self) if fn is not None else None
+        cache[name] = value
+        return value
+
+
+def read_property(rec: Record, key: str, snapshot: Snapshot) -> Any:
+    cache = rec.cache
+    if key in cache:
+        return cache[key]
+    raw = rec.props.get(key)
+    value = from_property(raw, snapshot) if raw is not None else None
+    cache[key] = value
+    return value

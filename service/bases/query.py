@@ -1,0 +1,282 @@
+"""Runs one view of a base over a snapshot: filter, sort, limit, group, columns, summaries.
+
+The rows are the snapshot's records (already cut to what the caller may read) for which the
+base's `filters` and the view's `filters` are both true (an evaluation error there leaves the row
+out and is reported). They are sorted by the view's `sort` keys (empty values last), cut to its
+`limit`, then grouped by `groupBy` (groups ordered by their value, in the given direction; rows
+keep their order inside a group). Columns are the view's `order` (or `file.name`); each cell is
+read like an expression (`note.x`, `file.x`, `formula.x`, bare `x`). Summaries are computed per
+column for all rows and per group. Errors in cells become null values plus an entry in
+`errors` (where: the formula or column, the note, the message), at most `MAX_ERRORS`.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from service.bases.env import Context, Env, Fn, read_property
+from service.bases.evaluate import compile_expr
+from service.bases.model import BaseFile, Filter, SortKey, View
+from service.bases.parser import ExprSyntaxError, parse
+from service.bases.snapshot import Record, Snapshot
+from service.bases.summaries import summarize
+from service.bases.values import DEADLINE, EvalError, cell, identity, is_empty, sort_key, truthy
+from service.errors import ValidationFailed
+
+MAX_ERRORS = 20
+_EMPTY = 9  # the rank `sort_key` gives empty values
+
+
+@dataclass(slots=True)
+class Row:
+    record: Record
+    env: Env
+    values: dict[str, Any] = field(default_factory=dict)
+    group: int | None = None
+
+
+@dataclass(slots=True)
+class Group:
+    key: Any
+    rows: list[Row]
+    summaries: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class Result:
+    view: View
+    columns: list[tuple[str, str]]  # (id, display name)
+    rows: list[Row]
+    groups: list[Group] | None
+    summaries: dict[str, Any]
+    matched: int
+    errors: list[dict[str, Any]]
+    runner: _Run
+
+    def cells(self, rows: list[Row]) -> list[dict[str, Any]]:
+        """The view's column values of `rows` (one page): columns are computed only for the rows
+        returned, unless sorting, grouping or a summary needed them for every row."""
+        ids = [c for c, _ in self.columns]
+        DEADLINE.set(self.runner.ctx.deadline)
+        for c in ids:
+            self.runner.fill(c, rows)
+        return [{c: row.values[c] for c in ids} for row in rows]
+
+
+def pick_view(base: BaseFile, name: str | None) -> View:
+    if name is None:
+        return base.views[0] if base.views else View("table", "", None, None, [], [], None, {})
+    for v in base.views:
+        if v.name == name:
+            return v
+    raise ValidationFailed(
+        f"the base has no view named {name!r}",
+        details={"field": "view", "views": [v.name for v in base.views]},
+        hint="Pass one of the listed view names, or omit `view` for the first view.",
+    )
+
+
+_IDENT = re.compile(r"[A-Za-z_$\u00C0-\uFFFF][\w$\u00C0-\uFFFF]*")
+_RESERVED = frozenset({"file", "note", "formula", "this", "true", "false", "null", "values"})
+
+
+def _plain_property(column: str) -> str | None:
+    """The property key when a column is a note property (`x` or `note.x`), else None."""
+    key = column[5:] if column.startswith("note.") else column
+    if _IDENT.fullmatch(key) and (column.startswith("note.") or key not in _RESERVED):
+        return key
+    return None
+
+
+@functools.lru_cache(maxsize=512)
+def column_fn(column: str) -> Fn:
+    """How a column id (`note.x`, `file.x`, `formula.x`, `x`, any expression) is read."""
+    try:
+        return compile_expr(parse(column))
+    except ExprSyntaxError:
+        key = column.removeprefix("note.")
+        return lambda env: read_property(env.rec, key, env.ctx.snapshot) if env.rec is not None else None
+
+
+class _Run:
+    def __init__(self, base: BaseFile, ctx: Context) -> None:
+        self.base = base
+        self.ctx = ctx
+        self.errors: list[dict[str, Any]] = []
+        self.columns: dict[str, Fn] = {}
+
+    def error(self, at: str, rec: Record | None, exc: Exception) -> None:
+        if len(self.errors) < MAX_ERRORS:
+            self.errors.append({"at": at, "path": rec.path if rec else None, "message": str(exc)})
+
+    def compile(self, flt: Filter) -> Callable[[Env], bool]:
+        """One closure for a filter tree; an evaluation error makes its statement false."""
+        if flt.op == "expr":
+            fn, at = flt.fn, flt.at
+            assert fn is not None
+
+            def statement(env: Env) -> bool:
+                try:
+                    v = fn(env)
+                    return v if v is True or v is False else truthy(v)
+                except (EvalError, RecursionError) as exc:
+                    self.error(at, env.rec, exc)
+                    return False
+
+            return statement
+        parts = [self.compile(c) for c in flt.children]
+        if flt.op == "and":
+            return lambda env: all(p(env) for p in parts)
+        if flt.op == "or":
+            return lambda env: any(p(env) for p in parts)
+        return lambda env: not any(p(env) for p in parts)  # not: none of them is true
+
+    def value(self, column: str, row: Row) -> Any:
+        values = row.values
+        if column in values:
+            return values[column]
+        fn = self.columns.get(column)
+        if fn is None:
+            fn = self.columns[column] = column_fn(column)
+        try:
+            value = fn(row.env)
+        except (EvalError, RecursionError) as exc:
+            self.error(column, row.record, exc)
+            value = None
+        values[column] = value
+        return value
+
+    def fill(self, column: str, rows: list[Row]) -> None:
+        """`value` for every row, in one loop (the hot path of wide views)."""
+        key = _plain_property(column)
+        if key is not None:  # a note property: read it without a closure per row
+            snapshot = self.ctx.snapshot
+            for row in rows:
+                values = row.values
+                if column not in values:
+                    cache = row.record.cache
+                    values[column] = cache[key] if key in cache else read_property(row.record, key, snapshot)
+            return
+        fn = self.columns.get(column)
+        if fn is None:
+            fn = self.columns[column] = column_fn(column)
+        for row in rows:
+            values = row.values
+            if column not in values:
+                try:
+                    values[column] = fn(row.env)
+                except (EvalError, RecursionError) as exc:
+                    self.error(column, row.record, exc)
+                    values[column] = None
+
+
+def _select(r: _Run, filters: list[Filter], snapshot: Snapshot, ctx: Context) -> list[Row]:
+    tests = [r.compile(f) for f in filters]
+    test: Callable[[Env], bool] = tests[0] if len(tests) == 1 else (lambda env: all(t(env) for t in tests))
+    rows: list[Row] = []
+    env = Env(ctx, None)
+    for i, rec in enumerate(snapshot.records):
+        if not i & 255:
+            ctx.spend(256)
+        env.rec = rec
+        if not tests or test(env):
+            rows.append(Row(rec, env))
+            env = Env(ctx, None)
+        elif env.fcache:
+            env.fcache = {}
+    return rows
+
+
+def _sort(r: _Run, rows: list[Row], keys: list[SortKey]) -> list[Row]:
+    """Stable multi-key sort, last key first; empty values last in both directions."""
+    for key in reversed(keys):
+        r.fill(key.prop, rows)
+        prop = key.prop
+        present = [row for row in rows if not is_empty(row.values[prop])]
+        empty = [row for row in rows if is_empty(row.values[prop])]
+        kinds = {type(row.values[prop]) for row in present}
+        if kinds and (kinds <= {int, float} or kinds == {str}):  # plain numbers or text: the value itself
+            if kinds == {str}:
+                present.sort(key=lambda row: (row.values[prop].lower(), row.values[prop]), reverse=key.descending)
+            else:
+                present.sort(key=lambda row: row.values[prop], reverse=key.descending)
+        else:
+            present.sort(key=lambda row: sort_key(row.values[prop]), reverse=key.descending)
+        rows = present + empty
+    return rows
+
+
+def run(base: BaseFile, view: View, snapshot: Snapshot, ctx: Context) -> Result:
+    token = DEADLINE.set(ctx.deadline)
+    try:
+        return _run(base, view, snapshot, ctx)
+    finally:
+        DEADLINE.reset(token)
+
+
+def _run(base: BaseFile, view: View, snapshot: Snapshot, ctx: Context) -> Result:
+    ctx.formulas = base.formulas
+    r = _Run(base, ctx)
+    rows = _select(r, [f for f in (base.filters, view.filters) if f is not None], snapshot, ctx)
+    matched = len(rows)
+    rows = _sort(r, rows, view.sort)
+    if view.limit is not None:
+        rows = rows[: view.limit]
+    columns = view.order or ["file.name"]
+    ctx.spend(len(rows))
+    groups: list[Group] | None = None
+    if view.group_by is not None:
+        groups, rows = _group(r, rows, view.group_by)
+    summaries: dict[str, Any] = {}
+    base_env = Env(ctx, None)
+    for column, name in view.summaries.items():
+        r.fill(column, rows)
+        values = [row.values[column] for row in rows]
+        summaries[column] = _summary(r, name, values, base_env)
+        start = 0
+        for g in groups or []:  # a group's rows are consecutive in `rows`
+            g.summaries[column] = _summary(r, name, values[start : start + len(g.rows)], base_env)
+            start += len(g.rows)
+    names = [(c, base.display_names.get(c) or base.display_names.get(_alias(c)) or c) for c in columns]
+    return Result(view, names, rows, groups, summaries, matched, r.errors, r)
+
+
+def _group(r: _Run, rows: list[Row], by: SortKey) -> tuple[list[Group], list[Row]]:
+    buckets: dict[Any, Group] = {}
+    r.fill(by.prop, rows)
+    prop = by.prop
+    for row in rows:
+        key = row.values[prop]
+        bucket_key = key if type(key) is str else identity(key)
+        group = buckets.get(bucket_key)
+        if group is None:
+            group = buckets[bucket_key] = Group(key, [])
+        group.rows.append(row)
+    groups = sorted(buckets.values(), key=lambda g: sort_key(g.key), reverse=by.descending)
+    if by.descending:
+        groups.sort(key=lambda g: sort_key(g.key)[0] == _EMPTY)
+    ordered: list[Row] = []
+    for i, g in enumerate(groups):
+        for row in g.rows:
+            row.group = i
+        ordered.extend(g.rows)
+    return groups, ordered
+
+
+def _alias(column: str) -> str:
+    """`note.x` and `x` name the same property in `properties`."""
+    if column.startswith("note."):
+        return column[5:]
+    return column if "." in column else "note." + column
+
+
+def _summary(r: _Run, name: str, values: list[Any], env: Env) -> Any:
+    try:
+        return summarize(name, values, r.base.summaries, env)
+    except (EvalError, TypeError, ValueError) as exc:
+        r.error(f"summaries.{name}", None, exc)
+        return {"summary": name, "value": cell(None)}

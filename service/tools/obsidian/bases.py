@@ -1,0 +1,214 @@
+"""obsidian domain, Bases: query_base.
+
+Evaluates an Obsidian Bases query — a `.base` file, the n-th ```` ```base ```` block of a note,
+or inline YAML — with the native engine in `service.bases`, and returns one view's rows (its
+columns as typed values, with `obsidian_url`), groups and summaries, paginated. Touches: the
+`.base` file or note named (read, through the path ACL); index tables `notes` and `links`
+through a snapshot cached per index generation (`service.bases.source`). Rows are cut to the
+notes the caller may read before filters, limits, groups, summaries and backlinks are computed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from typing import Any
+
+from pydantic import BaseModel, Field, model_validator
+
+from service.bases import model, query
+from service.bases.blocks import base_blocks
+from service.bases.env import Context
+from service.bases.snapshot import Record, Snapshot
+from service.bases.source import SnapshotCache, load_snapshot
+from service.bases.values import cell
+from service.errors import ValidationFailed
+from service.indexer.runner import indexer_of
+from service.tools.context import ToolContext
+from service.tools.models import JsonValue, NoteRef, Paging, ToolInput, ToolOutput, decode_cursor, page_of
+from service.tools.search_common import Partial, partial, query_key, readable, run
+from service.tools.spec import ToolSpec
+
+_SNAPSHOTS = SnapshotCache()
+
+
+class QueryBaseIn(ToolInput, Paging):
+    path: str | None = Field(
+        default=None,
+        description="A `.base` file, or a note holding ```base blocks (then `block` picks one); "
+        "'.md' optional for notes.",
+    )
+    block: int = Field(default=0, ge=0, description="Which ```base block of the note `path` (0 = the first).")
+    yaml: str | None = Field(
+        default=None, max_length=200_000, description="The base as inline YAML, instead of `path`."
+    )
+    this: str | None = Field(
+        default=None,
+        description="Note that `this` stands for (default: the .base file, or the note embedding the block).",
+    )
+    view: str | None = Field(default=None, description="View name (default: the first view).")
+
+    @model_validator(mode="after")
+    def _one_source(self) -> QueryBaseIn:
+        if (self.path is None) == (self.yaml is None):
+            raise ValueError("pass exactly one of `path` and `yaml`")
+        return self
+
+
+class BaseColumn(BaseModel):
+    id: str = Field(description="Property id as the base names it: file.x, note.x or x, formula.x.")
+    name: str = Field(description="Display name (`properties.<id>.displayName`, else the id).")
+
+
+class BaseRow(NoteRef):
+    group: int | None = Field(default=None, description="With groupBy: the `index` of the row's group.")
+    values: dict[str, JsonValue] = Field(description="Column id -> {type, value}.")
+
+
+class BaseGroup(BaseModel):
+    index: int = Field(description="Position among all the view's groups (rows' `group` points here).")
+    key: dict[str, JsonValue] = Field(description="The group's value as {type, value}.")
+    count: int = Field(description="Rows in the group.")
+    summaries: dict[str, JsonValue] = Field(description="Column id -> {summary, value} for this group.")
+
+
+class QueryBaseOut(ToolOutput, Partial):
+    view: str = Field(description="Name of the view evaluated.")
+    view_type: str = Field(description="Its layout type (table, cards, list, map, ...).")
+    views: list[str] = Field(description="Every view name of the base.")
+    view_settings: dict[str, JsonValue] = Field(
+        description="The view's other keys, kept as written (layout settings such as image, columnSize)."
+    )
+    columns: list[BaseColumn] = Field(description="The view's columns, in order.")
+    matched: int = Field(description="Rows passing the filters, before the view's limit.")
+    total: int = Field(description="Rows in the view (after its limit).")
+    rows: list[BaseRow] = Field(description="This page of rows, in view order (grouped rows together).")
+    groups: list[BaseGroup] | None = Field(
+        default=None, description="With groupBy: the groups of this page's rows, with their full counts and summaries."
+    )
+    group_count: int | None = Field(default=None, description="With groupBy: how many groups the view has.")
+    summaries: dict[str, JsonValue] = Field(description="Column id -> {summary, value} over all rows.")
+    errors: list[dict[str, JsonValue]] = Field(
+        description="Evaluation errors (the formula or filter, the note, the message); such cells are null."
+    )
+    next_cursor: str | None = Field(default=None, description="Pass as `cursor` for the next page.")
+
+
+async def _snapshot(ctx: ToolContext) -> Snapshot:
+    indexer = indexer_of(ctx.vault)
+    generation = indexer.generation if indexer is not None else -1
+    cached = _SNAPSHOTS.get(indexer, generation) if indexer is not None else None
+    if cached is not None:
+        return cached
+    files = indexer.files() if indexer is not None else []
+    vault_id, root = ctx.vault.id, str(ctx.vault.paths.root)
+    snap = await run(ctx, lambda conn: load_snapshot(conn, vault_id, root, files, generation))
+    if indexer is not None:
+        _SNAPSHOTS.put(indexer, snap)
+    return snap
+
+
+def _stat_record(abs_path: str, rel: str) -> Record:
+    st = os.stat(abs_path)
+    return Record(rel, st.st_size, st.st_ctime, st.st_mtime, [], {}, [])
+
+
+async def _source(ctx: ToolContext, args: QueryBaseIn, snap: Snapshot) -> tuple[str, int, Record | None, str]:
+    """(YAML text, lines before it, the `this` record, a key naming the source)."""
+    if args.yaml is not None:
+        return args.yaml, 0, None, "inline"
+    assert args.path is not None
+    if args.path.lower().endswith(".base"):
+        vp = ctx.resolve(args.path, "read")
+        data = await asyncio.to_thread(ctx.vault.files.read_bytes, vp)
+        this = snap.by_path.get(vp.rel) or await asyncio.to_thread(_stat_record, str(vp.abs), vp.rel)
+        return data.decode("utf-8", errors="replace"), 0, this, vp.rel
+    found = await ctx.find_note(args.path, "read", section="reject")
+    note = await asyncio.to_thread(ctx.vault.files.read, found.vp)
+    blocks = base_blocks(note.content)
+    if args.block >= len(blocks):
+        raise ValidationFailed(
+            f"{found.vp.rel!r} has {len(blocks)} ```base block(s); there is no block {args.block}",
+            details={"field": "block", "blocks": len(blocks), "path": found.vp.rel},
+        )
+    block = blocks[args.block]
+    this = snap.by_path.get(found.vp.rel) or await asyncio.to_thread(_stat_record, str(found.vp.abs), found.vp.rel)
+    return block.text, block.line, this, f"{found.vp.rel}#{args.block}"
+
+
+async def query_base(ctx: ToolContext, args: QueryBaseIn) -> QueryBaseOut:
+    snap = await _snapshot(ctx)
+    text, line_offset, this, source = await _source(ctx, args, snap)
+    if args.this is not None:
+        found = await ctx.find_note(args.this, "read", section="reject")
+        this = snap.by_path.get(found.vp.rel) or await asyncio.to_thread(_stat_record, str(found.vp.abs), found.vp.rel)
+    key = query_key(source, text, args.view, args.this)
+    offset = decode_cursor(args.cursor, t="base", q=key)
+    base = model.load(text, line_offset)
+    view = query.pick_view(base, args.view)
+    can_read = readable(ctx)
+    visible = snap if can_read.everything else snap.visible(can_read)
+    settings = ctx.services.settings.search
+    budget = Context(visible, this, settings.bases_max_steps, settings.bases_max_seconds)
+    result = await asyncio.to_thread(query.run, base, view, visible, budget)
+    window, cursor = page_of(result.rows, offset, args.limit, t="base", q=key)
+    page_values = await asyncio.to_thread(result.cells, window)
+    rows = [
+        BaseRow(
+            path=row.record.path,
+            title=row.record.basename if row.record.ext == "md" else row.record.name,
+            obsidian_url=ctx.vault.url(row.record.path),
+            group=row.group,
+            values={c: cell(v) for c, v in values.items()},
+        )
+        for row, values in zip(window, page_values, strict=True)
+    ]
+    groups: list[BaseGroup] | None = None
+    if result.groups is not None:
+        shown = sorted({row.group for row in window if row.group is not None})
+        groups = [
+            BaseGroup(
+                index=i,
+                key=cell(result.groups[i].key),
+                count=len(result.groups[i].rows),
+                summaries=result.groups[i].summaries,
+            )
+            for i in shown
+        ]
+    return QueryBaseOut(
+        view=view.name,
+        view_type=view.type,
+        views=[v.name for v in base.views],
+        view_settings=view.extra,
+        columns=[BaseColumn(id=c, name=n) for c, n in result.columns],
+        matched=result.matched,
+        total=len(result.rows),
+        rows=rows,
+        groups=groups,
+        group_count=len(result.groups) if result.groups is not None else None,
+        summaries=result.summaries,
+        errors=_plain(result.errors),
+        next_cursor=cursor,
+        partial=partial(ctx),
+    )
+
+
+def _plain(errors: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [dict(e) for e in errors]
+
+
+TOOLS: tuple[ToolSpec, ...] = (
+    ToolSpec(
+        name="query_base",
+        domain="obsidian",
+        title="Query an Obsidian Base",
+        description="Evaluate an Obsidian Bases query (a .base file, a ```base block of a note, or inline "
+        "YAML) as Obsidian would: filters, formulas, sort, groupBy, limit and summaries of one view, with "
+        "the whole function library. Returns the view's rows (its columns as typed values), groups and "
+        "summaries; syntax errors are bases_syntax_error with line/column and the offending token.",
+        input_model=QueryBaseIn,
+        output_model=QueryBaseOut,
+        handler=query_base,
+        tags=("obsidian", "bases", "query"),
+    ),
+)
