@@ -1,0 +1,251 @@
+"""The sensitive-content guard: find secrets in text and properties, flag, redact.
+
+Pure functions over strings and property dicts (no files, no index). A `Guard` is built once
+per vault from `[sensitive]`, the vault's `sensitive_mode` and `[search] sensitive_terms` /
+`sensitive_tags` (`Guard.build`); the tools ask it:
+
+- `spans(text)`: the secret spans (builtin and configured patterns, `key: value` lines whose key
+  names a secret), merged, in order;
+- `secret(text, properties)`: holds a secret (a span, or a secret-named property with a value);
+- `topical(text, tags, heading)`: mentions a health or money topic (words, tags, heading);
+- `sensitive(...)`: either; this is the `sensitive: true` flag of chunks and results;
+- `redact(text)`: every span replaced by `[REDACTED:<kind>]`; `show(text)` does it only when the
+  mode asks (`redact` or `exclude`), `show_properties` likewise for a property dict.
+
+Redaction runs on whole texts before any cutting (a snippet cut from a redacted text cannot hold
+half a key). A private-key block cut by a chunk boundary is still found: a BEGIN line without its
+END hides the rest of the text, an END line without its BEGIN hides everything before it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from service.settings.sensitive import SECRET_KEYS, SensitiveMode
+
+# (kind, pattern): the whole match is the secret.
+BUILTIN: tuple[tuple[str, str], ...] = (
+    ("aws_access_key", r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"),
+    ("github_token", r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})"),
+    ("anthropic_key", r"\bsk-ant-[A-Za-z0-9_-]{20,}"),
+    ("openai_key", r"\bsk-(?:proj-|svcacct-)?[A-Za-z0-9_-]{20,}"),
+    ("stripe_key", r"\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}"),
+    ("slack_token", r"\bxox[abposr]-[A-Za-z0-9-]{10,}"),
+    ("google_api_key", r"\bAIza[0-9A-Za-z_-]{35}"),
+    ("gitlab_token", r"\bglpat-[A-Za-z0-9_-]{20,}"),
+    ("jwt", r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
+    ("bearer_token", r"(?i)\bbearer\s+[A-Za-z0-9._~+/-]{20,}=*"),
+)
+_KEY_BEGIN = re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")
+_KEY_END = re.compile(r"-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")
+_CARD = re.compile(r"(?<![\w-])(?:\d[ -]?){12,18}\d(?![\w-])")
+_LINE = re.compile(r"(?m)^[ \t>*+-]*[\"']?([A-Za-z][\w .-]{0,40}?)[\"']?[ \t]*[:=][ \t]*(\S[^\n]*?)[ \t]*$")
+_WORD = re.compile(r"\w+")
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    start: int
+    end: int
+    kind: str
+
+
+def luhn(digits: str) -> bool:
+    total = 0
+    for i, ch in enumerate(reversed(digits)):
+        d = ord(ch) - 48
+        if i % 2:
+            d = d * 2 - 9 if d > 4 else d * 2
+        total += d
+    return total % 10 == 0
+
+
+def _key(name: str) -> str:
+    return re.sub(r"[\s_-]+", "", name.strip().lower())
+
+
+@dataclass
+class Guard:
+    mode: SensitiveMode = "redact"
+    patterns: tuple[tuple[str, re.Pattern[str]], ...] = ()
+    secret_keys: frozenset[str] = frozenset()
+    terms: tuple[str, ...] = ()
+    tags: frozenset[str] = frozenset()
+    _words: frozenset[str] = field(default=frozenset(), repr=False)
+
+    @classmethod
+    def build(
+        cls,
+        mode: SensitiveMode = "redact",
+        *,
+        builtin: bool = True,
+        patterns: Mapping[str, str] | None = None,
+        secret_keys: Iterable[str] = SECRET_KEYS,
+        terms: Iterable[str] = (),
+        tags: Iterable[str] = (),
+    ) -> Guard:
+        """A guard; configured patterns are compiled here (a bad one is a `re.error`)."""
+        chosen = [*(BUILTIN if builtin else ()), *(patterns or {}).items()]
+        terms = tuple(t.lower() for t in terms if t)
+        return cls(
+            mode=mode,
+            patterns=tuple((kind, re.compile(rx)) for kind, rx in chosen),
+            secret_keys=frozenset(_key(k) for k in secret_keys),
+            terms=terms,
+            tags=frozenset(t.lower().lstrip("#") for t in tags),
+            _words=frozenset(t for t in terms if t.isalnum()),
+        )
+
+    # -- finding -----------------------------------------------------------------------------
+
+    def spans(self, text: str) -> list[Span]:
+        """The secret spans of `text`, overlapping ones merged, in order."""
+        if not text:
+            return []
+        found: list[Span] = []
+        for kind, rx in self.patterns:
+            found.extend(Span(m.start(), m.end(), kind) for m in rx.finditer(text) if m.end() > m.start())
+        found.extend(self._key_blocks(text))
+        for m in _CARD.finditer(text):
+            digits = re.sub(r"\D", "", m.group())
+            if 13 <= len(digits) <= 19 and luhn(digits):
+                found.append(Span(m.start(), m.end(), "card_number"))
+        if self.secret_keys:
+            for m in _LINE.finditer(text):
+                if _key(m.group(1)) in self.secret_keys and not _empty(m.group(2)):
+                    found.append(Span(m.start(2), m.end(2), "secret_value"))
+        return _merge(found)
+
+    @staticmethod
+    def _key_blocks(text: str) -> list[Span]:
+        out: list[Span] = []
+        pos = 0
+        for begin in _KEY_BEGIN.finditer(text):
+            if begin.start() < pos:
+                continue
+            end = _KEY_END.search(text, begin.end())
+            pos = end.end() if end else len(text)
+            out.append(Span(begin.start(), pos, "private_key"))
+        first_end = _KEY_END.search(text)
+        first_begin = _KEY_BEGIN.search(text)
+        if first_end and (first_begin is None or first_begin.start() > first_end.start()):
+            out.append(Span(0, first_end.end(), "private_key"))  # the block began before this text
+        return out
+
+    def secret_properties(self, properties: Mapping[str, Any] | None) -> list[str]:
+        """Names (dotted for nested maps) of properties holding a secret: a secret-named key with a
+        value, or a string value containing a secret span."""
+        out: list[str] = []
+        for name, value in (properties or {}).items():
+            if isinstance(value, Mapping):
+                out.extend(f"{name}.{inner}" for inner in self.secret_properties(value))
+            elif self._secret_value(name, value):
+                out.append(str(name))
+        return out
+
+    def _secret_value(self, name: Any, value: Any) -> bool:
+        if _key(str(name)) in self.secret_keys and not _empty(value):
+            return True
+        return any(self.spans(v) for v in _strings(value))
+
+    def secret(self, text: str, properties: Mapping[str, Any] | None = None) -> bool:
+        return bool(self.spans(text)) or bool(self.secret_properties(properties))
+
+    def topical(self, text: str, tags: Iterable[str] = (), heading: str | None = None) -> bool:
+        """Mentions a health or money topic: a configured tag, a heading that is one, or a term
+        (a word for alphanumeric terms, a substring for others such as '$')."""
+        if any(t.lower().lstrip("#") in self.tags for t in tags):
+            return True
+        if heading and heading.lower().lstrip("#") in self.tags:
+            return True
+        lowered = text.lower()
+        if any(term in lowered for term in self.terms if term not in self._words):
+            return True
+        return bool(self._words) and not self._words.isdisjoint(_WORD.findall(lowered))
+
+    def sensitive(
+        self,
+        text: str,
+        properties: Mapping[str, Any] | None = None,
+        tags: Iterable[str] = (),
+        heading: str | None = None,
+    ) -> bool:
+        """The `sensitive: true` flag: a secret or a health/money topic."""
+        return self.secret(text, properties) or self.topical(text, tags, heading)
+
+    # -- hiding ------------------------------------------------------------------------------
+
+    @property
+    def redacts(self) -> bool:
+        return self.mode != "flag"
+
+    @property
+    def excludes(self) -> bool:
+        return self.mode == "exclude"
+
+    def redact(self, text: str) -> str:
+        spans = self.spans(text)
+        if not spans:
+            return text
+        parts: list[str] = []
+        pos = 0
+        for s in spans:
+            parts.append(text[pos : s.start])
+            parts.append(f"[REDACTED:{s.kind}]")
+            pos = s.end
+        parts.append(text[pos:])
+        return "".join(parts)
+
+    def show(self, text: str) -> str:
+        """`text` as a snippet, chunk or bundle may carry it under this guard's mode."""
+        return self.redact(text) if self.redacts else text
+
+    def show_properties(self, properties: Mapping[str, Any]) -> dict[str, Any]:
+        """`properties` with secret values replaced (under a redacting mode)."""
+        if not self.redacts:
+            return dict(properties)
+        out: dict[str, Any] = {}
+        for name, value in properties.items():
+            if isinstance(value, Mapping):
+                out[name] = self.show_properties(value)
+            elif _key(str(name)) in self.secret_keys and not _empty(value):
+                out[name] = "[REDACTED:secret_value]"
+            elif isinstance(value, str):
+                out[name] = self.redact(value)
+            elif isinstance(value, list):
+                out[name] = [self.redact(v) if isinstance(v, str) else v for v in value]
+            else:
+                out[name] = value
+        return out
+
+
+def _empty(value: Any) -> bool:
+    if value is None:
+        return True
+    if isinstance(value, str):
+        return value.strip().strip("\"'") in ("", "~", "null", "[]", "{}")
+    return isinstance(value, list | dict) and not value
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list):
+        return [v for v in value if isinstance(v, str)]
+    return []
+
+
+def _merge(spans: list[Span]) -> list[Span]:
+    spans.sort(key=lambda s: (s.start, -s.end))
+    out: list[Span] = []
+    for s in spans:
+        if out and s.start <= out[-1].end:
+            last = out[-1]
+            if s.end > last.end:
+                out[-1] = Span(last.start, s.end, last.kind)
+            continue
+        out.append(s)
+    return out
