@@ -44,6 +44,8 @@ _KEY_END = re.compile(r"-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")
 _CARD = re.compile(r"(?<![\w-])(?:\d[ -]?){12,18}\d(?![\w-])")
 _LINE = re.compile(r"(?m)^[ \t>*+-]*[\"']?([A-Za-z][\w .-]{0,40}?)[\"']?[ \t]*[:=][ \t]*(\S[^\n]*?)[ \t]*$")
 _WORD = re.compile(r"\w+")
+_TOKEN = re.compile(r"\w{3,}")
+_MARKERS = frozenset({"BEGIN", "END", "PRIVATE", "KEY", "BLOCK", "RSA", "OPENSSH", "DSA", "Bearer", "bearer"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,6 +204,30 @@ class Guard:
     def show(self, text: str) -> str:
         """`text` as a snippet, chunk or bundle may carry it under this guard's mode."""
         return self.redact(text) if self.redacts else text
+
+    def secret_words(self, source: str, properties: Mapping[str, Any] | None = None) -> frozenset[str]:
+        """The words (3+ word characters) of the secrets of a note with body `source` and these
+        properties: what an excerpt cut from the note must not show even in part."""
+        words: set[str] = set()
+        for s in self.spans(source):
+            words.update(_TOKEN.findall(source[s.start : s.end]))
+        for name in self.secret_properties(properties):
+            value: Any = properties
+            for part in name.split("."):
+                value = value.get(part) if isinstance(value, Mapping) else None
+            words.update(w for v in _strings(value) or [str(value)] for w in _TOKEN.findall(v))
+        return frozenset(words - _MARKERS)
+
+    def excerpt(self, text: str, words: frozenset[str] = frozenset()) -> str:
+        """An excerpt (snippet, chunk, passage) as it may be shown under the mode: its own
+        secret spans redacted, and any of the note's `secret_words` in it too (an excerpt may
+        begin inside a secret or hold a secret line's value without its key)."""
+        if not self.redacts:
+            return text
+        out = self.redact(text)
+        if words:
+            out = _TOKEN.sub(lambda m: "[REDACTED]" if m.group() in words else m.group(), out)
+        return out
 
     def show_properties(self, properties: Mapping[str, Any]) -> dict[str, Any]:
         """`properties` with secret values replaced (under a redacting mode)."""
