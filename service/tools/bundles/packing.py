@@ -30,7 +30,7 @@ from pydantic import Field, model_validator
 from service.errors import AclDenied, AmbiguousNote, NotANote, NoteNotFound, PathInvalid, ValidationFailed
 from service.markdown import frontmatter as fm
 from service.markdown.parse import note_title
-from service.retrieval.sensitive import Guard
+from service.retrieval.sensitive import Guard, clip, redact_spans
 from service.tools.bundles.pack import Packer, Unit, json_size, measure
 from service.tools.context import ToolContext
 from service.tools.models import NOTE_ADDRESS, ToolInput, ToolOutput, decode_cursor, encode_cursor
@@ -138,11 +138,17 @@ class Resume:
     part: int
 
 
-def _select(text: str, mode: Mode) -> str:
+def _select(text: str, mode: Mode) -> tuple[int, int]:
+    """Where the part of a note `mode` asks for is (start, end offsets)."""
     if mode == "whole":
-        return text
+        return 0, len(text)
     found = fm.fences(text)
-    return (found.raw or "") if mode == "frontmatter" else text[found.body_start :]
+    if mode == "body":
+        return found.body_start, len(text)
+    if found.raw is None:
+        return 0, 0
+    start = text.find(found.raw)
+    return start, start + len(found.raw)
 
 
 class _Page:
@@ -163,8 +169,12 @@ class _Page:
         """Packs `note` (from `resume`'s offset when it applies); False when the page is full
         before the note starts."""
         rel = note.path.rel
-        raw = _select(note.content, self.mode)
-        text = self.guard.show(raw)
+        spans = self.guard.spans(note.content)  # once per note: for the flag and for redaction
+        first, last = _select(note.content, self.mode)
+        marks: list[tuple[int, int]] = []
+        text = note.content[first:last]
+        if self.guard.redacts:
+            text, marks = redact_spans(text, clip(spans, first, last))
         start, part, restarted = 0, 1, False
         if resume is not None and resume.path == rel and not self.entries:
             if resume.etag == note.etag and resume.offset < len(text):
@@ -199,10 +209,8 @@ class _Page:
                 "continues": piece.continues,
                 "bytes": measure(content, "bytes"),
                 "tokens": measure(content, "tokens"),
-                "sensitive": self.guard.sensitive(note.content),
-                "redacted": content.count("[REDACTED:") - raw[piece.start : piece.end].count("[REDACTED:")
-                if self.guard.redacts
-                else 0,
+                "sensitive": bool(spans) or self.guard.topical(note.content),
+                "redacted": sum(1 for a, b in marks if b > piece.start and a < piece.end),
             }
         )
         self.packer.take(content, json_size(entry.model_dump(mode="json")))
@@ -237,26 +245,31 @@ def _read(ctx: ToolContext, rel: str) -> NoteFile | None:
         return None  # gone since the walk, or became a folder
 
 
-Loader = Callable[[list[str]], Awaitable[list[NoteFile | None]]]
+# Vault paths of a batch of names (None: the name is no readable note); bundle_folder's names
+# are paths already, bundle_files' are addresses resolved through the ACL.
+Locate = Callable[[list[str]], Awaitable[list[str | None]]]
 
 
-async def _pack(ctx: ToolContext, page: _Page, names: list[str], load: Loader, resume: Resume | None) -> int:
-    """Packs the notes `names` load to, in order, into `page`; returns the index of the first one
-    not fully packed (the split note's own index when one continues). A name that loads to no
-    note is passed over (bundle_files lists it in `missing`)."""
-    index = 0
-    total = len(names)
-    while index < total:
-        for note in await load(names[index : index + BATCH]):
+async def _pack(ctx: ToolContext, page: _Page, names: list[str], locate: Locate, resume: Resume | None) -> int:
+    """Packs the notes `names` locate to, in order, into `page`; returns the index of the first
+    one not fully packed (the split note's own index when one continues). A name that locates
+    to no note, or whose file is gone, is passed over (bundle_files lists it in `missing`)."""
+
+    def fill(offset: int, rels: list[str | None]) -> tuple[int, bool]:
+        for k, rel in enumerate(rels):  # reads and packs a batch in one worker-thread hop
+            note = _read(ctx, rel) if rel is not None else None
             if note is None:
-                page.missing.append(names[index])
-                index += 1
-                continue
-            if not await asyncio.to_thread(page.add, note, resume):
-                return index
-            if page.split is not None:
-                return index
-            index += 1
+                page.missing.append(names[offset + k])
+            elif not page.add(note, resume) or page.split is not None:
+                return offset + k, True
+        return offset + len(rels), False
+
+    index, total = 0, len(names)
+    while index < total:
+        rels = await locate(names[index : index + BATCH])
+        index, stopped = await asyncio.to_thread(fill, index, rels)
+        if stopped:
+            return index
         if total > PROGRESS_FROM:
             await ctx.progress(index, total, f"bundle: {index}/{total} notes")
     return index
@@ -304,11 +317,11 @@ async def bundle_folder(ctx: ToolContext, args: BundleFolderIn) -> BundleOut:
     mark: str | None = resume.path if resume is not None else state.get("a")
     todo = paths if mark is None else [p for p in paths if p > mark or (resume is not None and p == mark)]
 
-    async def load(batch: list[str]) -> list[NoteFile | None]:
-        return await asyncio.to_thread(lambda: [_read(ctx, rel) for rel in batch])
+    async def locate(batch: list[str]) -> list[str | None]:
+        return list(batch)
 
     page = _Page(ctx, guard_of(ctx), args)
-    stop = await _pack(ctx, page, todo, load, resume)
+    stop = await _pack(ctx, page, todo, locate, resume)
     page.missing = []  # a note deleted since the walk is simply not in the bundle
     started = stop + (1 if page.split is not None else 0)
     cursor = None
@@ -325,19 +338,17 @@ async def bundle_files(ctx: ToolContext, args: BundleFilesIn) -> BundleOut:
     if not 0 <= first <= len(names):
         raise ValidationFailed("invalid cursor", details={"field": "cursor"})
 
-    async def load(batch: list[str]) -> list[NoteFile | None]:
-        found: list[NoteFile | None] = []
+    async def locate(batch: list[str]) -> list[str | None]:
+        found: list[str | None] = []
         for address in batch:
             try:
-                vp = (await ctx.find_note(address, "read")).vp
+                found.append((await ctx.find_note(address, "read")).vp.rel)
             except (NoteNotFound, PathInvalid, AclDenied, AmbiguousNote, NotANote, ValidationFailed):
                 found.append(None)  # a denied note is reported exactly like a missing one
-                continue
-            found.append(await asyncio.to_thread(_read, ctx, vp.rel))
         return found
 
     page = _Page(ctx, guard_of(ctx), args)
-    stop = first + await _pack(ctx, page, names[first:], load, _resume_of(state))
+    stop = first + await _pack(ctx, page, names[first:], locate, _resume_of(state))
     started = stop + (1 if page.split is not None else 0)
     cursor = _cursor(page, key, i=stop) if stop < len(names) else None
     return page.out(len(names), len(names) - started, cursor)

@@ -37,6 +37,8 @@ def test_card_numbers_need_the_luhn_check_and_a_card_length() -> None:
     assert GUARD.spans("order 4111-1111-1111-1112 shipped") == []
     assert GUARD.spans("call 1234 5678") == []
     assert GUARD.spans("isbn 9780306406157") == []  # 13 digits, fails Luhn
+    text = "Card: 4111 1111 1111 1111 - exp 12 28, id 12345678901234567890123"
+    assert GUARD.redact(text) == "Card: [REDACTED:card_number] - exp 12 28, id 12345678901234567890123"
 
 
 def test_private_key_blocks_whole_and_cut_by_a_chunk_boundary() -> None:
