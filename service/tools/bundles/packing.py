@@ -23,7 +23,7 @@ import base64
 import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, model_validator
 
@@ -82,7 +82,7 @@ class BundleFolderIn(BundleArgs):
 
 
 class BundleFilesIn(BundleArgs):
-    paths: list[str] = Field(
+    paths: list[Annotated[str, Field(min_length=1, max_length=1024)]] = Field(
         min_length=1, max_length=1000, description="Notes to pack, in this order. Each: " + NOTE_ADDRESS
     )
 
@@ -213,10 +213,20 @@ class _Page:
                 "redacted": sum(1 for a, b in marks if b > piece.start and a < piece.end),
             }
         )
-        self.packer.take(content, json_size(entry.model_dump(mode="json")))
+        listed = 0 if self.entries and self.entries[-1].path == rel else json_size(rel) + 2  # manifest.included
+        self.packer.take(content, json_size(entry.model_dump(mode="json")) + listed)
         self.entries.append(entry)
         if piece.continues:
             self.split = (rel, piece.end, note.etag, part + 1)
+        return True
+
+    def note_missing(self, name: str) -> bool:
+        """Lists `name` in `missing`; False (the page is full) when that would pass the cap."""
+        size = json_size(name) + 2
+        if self.packer.used_json + size > self.packer.cap and (self.entries or self.missing):
+            return False
+        self.packer.used_json += size
+        self.missing.append(name)
         return True
 
     def out(self, total: int, remaining: int, cursor: str | None) -> BundleOut:
@@ -259,7 +269,8 @@ async def _pack(ctx: ToolContext, page: _Page, names: list[str], locate: Locate,
         for k, rel in enumerate(rels):  # reads and packs a batch in one worker-thread hop
             note = _read(ctx, rel) if rel is not None else None
             if note is None:
-                page.missing.append(names[offset + k])
+                if not page.note_missing(names[offset + k]):
+                    return offset + k, True
             elif not page.add(note, resume) or page.split is not None:
                 return offset + k, True
         return offset + len(rels), False

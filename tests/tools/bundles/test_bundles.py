@@ -232,3 +232,14 @@ async def test_a_long_bundle_reports_progress(make_vault: Callable[..., Path]) -
         assert not result.is_error and result.structured is not None
         assert len(result.structured["entries"]) == 150
         assert seen and seen[-1] == (150, 150) and [d for d, _ in seen] == sorted(d for d, _ in seen)
+
+
+@pytest.mark.covers("bundle_files", "success")
+async def test_many_missing_addresses_still_fit_the_response_cap(make_vault: Callable[..., Path]) -> None:
+    root = make_vault(folder_vault(3))
+    wanted = [f"Nowhere/{'x' * 900}-{i}" for i in range(200)] + ["Docs/n01.md"]
+    async with started(root, governor={"max_response_bytes": 60_000}) as vg:
+        all_pages = await pages(vg, "bundle_files", paths=wanted)
+        assert len(all_pages) > 2
+        assert [m for p in all_pages for m in p["missing"]] == wanted[:-1]
+        assert [e["path"] for p in all_pages for e in p["entries"]] == ["Docs/n01.md"]
