@@ -5,6 +5,7 @@
     http.py           [http]
     auth.py           [auth]
     index.py          [index], [search]
+    sensitive.py      [sensitive]
     embeddings.py     [embeddings]
     policy.py         [governor], [idempotency], [throttle], [confirmation], [tool_visibility], [tool_facade]
     observability.py  [audit], [events], [otel], [sessions], [log]
@@ -36,6 +37,7 @@ from service.settings.policy import (
     ToolVisibilitySettings,
 )
 from service.settings.root import Settings, redact
+from service.settings.sensitive import SensitiveMode, SensitiveSettings
 from service.settings.storage import MaintenanceSettings, StorageSettings
 from service.settings.vaults import AclSettings, NotesSettings, PrefixRule, VaultConfig, WriteSettings
 
@@ -58,6 +60,8 @@ __all__ = [
     "PrefixRule",
     "ScopeClassName",
     "SearchSettings",
+    "SensitiveMode",
+    "SensitiveSettings",
     "SessionSettings",
     "Settings",
     "StorageSettings",

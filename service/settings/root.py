@@ -38,6 +38,7 @@ from service.settings.policy import (
     ToolFacadeSettings,
     ToolVisibilitySettings,
 )
+from service.settings.sensitive import SensitiveSettings
 from service.settings.storage import (
     MaintenanceSettings,
     StorageSettings,
@@ -72,6 +73,7 @@ class Settings(BaseSettings):
     writes: WriteSettings = Field(default_factory=WriteSettings)
     storage: StorageSettings = Field(default_factory=StorageSettings)
     search: SearchSettings = Field(default_factory=SearchSettings)
+    sensitive: SensitiveSettings = Field(default_factory=SensitiveSettings)
     embeddings: EmbeddingSettings = Field(default_factory=EmbeddingSettings)
     acl: AclSettings = Field(default_factory=AclSettings)
     idempotency: IdempotencySettings = Field(default_factory=IdempotencySettings)

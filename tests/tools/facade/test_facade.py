@@ -55,11 +55,22 @@ async def test_triad_finds_describes_and_calls_through_the_chain(make_vault: Cal
 @pytest.mark.covers("search", "success")
 @pytest.mark.covers("index", "success")
 @pytest.mark.covers("admin", "success")
+@pytest.mark.covers("bundles", "success")
 @pytest.mark.covers("notes", "failure")
 async def test_domain_mode_has_one_meta_tool_per_domain(make_vault: Callable[..., Path]) -> None:
     async with started(make_vault(VAULT), tool_facade={"mode": "domain"}) as vg:
         advertised = {s.name for s in vg.app.dispatcher.listed()}
-        assert advertised == {"notes", "graph", "properties", "search", "obsidian", "index", "admin", "sessions"}
+        assert advertised == {
+            "notes",
+            "graph",
+            "properties",
+            "search",
+            "bundles",
+            "obsidian",
+            "index",
+            "admin",
+            "sessions",
+        }
         assert "read_note" not in advertised and "find_capability" not in advertised
         out = await vg.ok("notes", operation="read_note", arguments={"path": "B"})
         assert out["result"]["title"] == "B"
@@ -72,6 +83,7 @@ async def test_domain_mode_has_one_meta_tool_per_domain(make_vault: Callable[...
             ("notes", "move_note", {"path": "B", "new_path": "Sub/B", "dry_run": True}),
             ("properties", "get_properties", {"path": "B"}),
             ("properties", "list_tags", {}),
+            ("bundles", "bundle_files", {"paths": ["B"]}),
             ("index", "index_status", {}),
             ("admin", "list_vaults", {}),
             ("admin", "inspect_acl", {"path": "A"}),
