@@ -206,3 +206,46 @@ def written(name: str, value: str, style: Style, bracket: str = "[") -> str:
 
 def without_block_id(body: str) -> str:
     return _BLOCK_ID.sub("", body)
+
+
+# -- statuses ------------------------------------------------------------------------------------
+
+StatusType = Literal["todo", "in_progress", "done", "cancelled", "non_task"]
+TASKS_PLUGIN_DATA = ".obsidian/plugins/obsidian-tasks-plugin/data.json"
+# The Tasks plugin's built-in statuses: type and the status a toggle moves to.
+CORE_STATUSES: dict[str, tuple[StatusType, str]] = {
+    " ": ("todo", "x"),
+    "x": ("done", " "),
+    "X": ("done", " "),
+    "/": ("in_progress", "x"),
+    "-": ("cancelled", " "),
+}
+_TYPES: dict[str, StatusType] = {
+    "TODO": "todo",
+    "IN_PROGRESS": "in_progress",
+    "DONE": "done",
+    "CANCELLED": "cancelled",
+    "NON_TASK": "non_task",
+}
+
+
+def status_table(plugin_data: object) -> dict[str, tuple[StatusType, str]]:
+    """Status character -> (type, next status): the built-in ones plus the custom statuses of
+    the Tasks plugin settings (`statusSettings.customStatuses`), when given."""
+    table = dict(CORE_STATUSES)
+    settings = plugin_data.get("statusSettings") if isinstance(plugin_data, dict) else None
+    if isinstance(settings, dict):
+        for group in ("coreStatuses", "customStatuses"):
+            for entry in settings.get(group) or []:
+                if not isinstance(entry, dict):
+                    continue
+                symbol, kind = entry.get("symbol"), _TYPES.get(str(entry.get("type", "")).upper())
+                if isinstance(symbol, str) and len(symbol) == 1 and kind is not None:
+                    nxt = entry.get("nextStatusSymbol")
+                    table[symbol] = (kind, nxt if isinstance(nxt, str) and len(nxt) == 1 else " ")
+    return table
+
+
+def status_type(table: dict[str, tuple[StatusType, str]], status: str) -> StatusType:
+    """A status the settings do not name is a task still to do, as the Tasks plugin treats it."""
+    return table[status][0] if status in table else "todo"

@@ -25,4 +25,3 @@ def read_json(root: Path, rel: str) -> Any | None:
         return json.loads(real.read_text(encoding="utf-8-sig"))
     except (OSError, ValueError):
         return None
-
