@@ -65,8 +65,7 @@ def merge_properties(note: str, rel: str, props: dict[str, Any]) -> str:
                 continue
             have = yaml_edit.plain(data[key])
             if isinstance(value, list) and isinstance(have, list):
-                extra = [v for v in value if v not in have]
-                if extra:
-                    data[key] = yaml_edit.to_yaml_value(have + extra)
+                # In place: the note's list keeps its style (flow or block) and comments.
+                data[key].extend(yaml_edit.to_yaml_value(v) for v in value if v not in have)
 
     return yaml_edit.edit_frontmatter(note, rel, mutate)

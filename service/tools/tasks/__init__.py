@@ -1,5 +1,6 @@
-"""tasks domain: checkbox tasks (`tasks.py`), periodic notes (`periodic.py`), templates (`templates.py`)."""
+"""tasks domain: checkbox tasks (`tasks.py`, `completion.py`), periodic notes (`periodic.py`),
+templates (`templates.py`)."""
 
-from service.tools.tasks import tasks
+from service.tools.tasks import periodic, tasks, templates
 
-TOOLS = tasks.TOOLS
+TOOLS = tasks.TOOLS + periodic.TOOLS + templates.TOOLS
