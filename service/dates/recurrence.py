@@ -98,10 +98,10 @@ def _rule(head: list[str], on: list[str], interval: int) -> Rule:
     if not on:
         return Rule(unit, interval)
     if unit == "week":
-        days = [w for w in on if w != "and"]
-        if not days or any(_weekday(w) is None for w in days):
+        names = [w for w in on if w != "and"]
+        if not names or any(_weekday(w) is None for w in names):
             raise ValueError(on)
-        return Rule("week", interval, weekdays=tuple(sorted({WEEKDAYS.index(w) for w in days})))
+        return Rule("week", interval, weekdays=tuple(sorted({WEEKDAYS.index(w) for w in names})))
     if unit == "month":
         month_days, nth = _month_position(on)
         return Rule("month", interval, month_days=month_days, nth_weekday=nth)

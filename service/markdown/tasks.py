@@ -115,10 +115,10 @@ def parse_fields(body: str) -> TaskFields:
             rest = rest.replace(m.group(0), " ")
     if not body.isascii():
         for name, pattern in _EMOJI_RE.items():
-            m = pattern.search(rest)
-            if m:
-                found.setdefault(name, m.group(1).strip())
-                rest = rest[: m.start()] + " " + rest[m.end() :]
+            e = pattern.search(rest)
+            if e:
+                found.setdefault(name, e.group(1).strip())
+                rest = rest[: e.start()] + " " + rest[e.end() :]
         for emoji, level in PRIORITY_EMOJI.items():
             if emoji in rest:
                 found.setdefault("priority", level)
@@ -173,9 +173,9 @@ def _field_span(body: str, name: str) -> tuple[int, int] | None:
         if m.group(2).strip().lower().replace(" ", "") == key and (m.group(1) == "[") == (m.group(4) == "]"):
             return m.start(), m.end()
     if name in EMOJI:
-        m = _EMOJI_RE[name].search(body)
-        if m:
-            return m.start(), m.end()
+        e = _EMOJI_RE[name].search(body)
+        if e:
+            return e.start(), e.end()
     return None
 
 

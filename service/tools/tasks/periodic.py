@@ -17,7 +17,7 @@ from pydantic import Field
 
 from service.dates.moment import MomentError
 from service.dates.periods import DAILY_NOTES, PERIODIC_NOTES_DATA, Period, PeriodConfig, period_config
-from service.errors import NoteNotFound, ValidationFailed
+from service.errors import ValidationFailed
 from service.markdown import sections
 from service.markdown.parse import note_title
 from service.tools.context import Op, ToolContext
@@ -73,11 +73,7 @@ def _locate(ctx: ToolContext, args: PeriodIn, op: Op) -> tuple[PeriodConfig, dat
 
 
 def _out(ctx: ToolContext, config: PeriodConfig, start: date, vp: VaultPath) -> PeriodicOut:
-    note = None
-    try:
-        note = ctx.vault.files.read(vp)
-    except NoteNotFound:
-        pass
+    note = ctx.vault.files.read(vp) if vp.abs.is_file() else None
     return PeriodicOut(
         path=vp.rel,
         title=note_title(vp.rel),

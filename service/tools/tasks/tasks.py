@@ -116,7 +116,8 @@ _TYPE_RANK = {"in_progress": 0, "todo": 1, "done": 2, "cancelled": 3, "non_task"
 
 
 def _where(args: ListTasksIn, note: str | None, folder: str | None) -> tuple[str, list[Any]]:
-    sql, params = ["t.vault_id = ?"], []
+    sql: list[str] = ["t.vault_id = ?"]
+    params: list[Any] = []
     for column, op, value in (
         ("due", "<", args.due_before),
         ("due", ">", args.due_after),
@@ -166,7 +167,7 @@ def _keep(args: ListTasksIn, row: Row, kind: str) -> bool:
     return True
 
 
-def _sort_key(sort: SortKey, kinds: dict[str, str]) -> Any:
+def _sort_key(sort: SortKey, kinds: dict[str, tk.StatusType]) -> Any:
     def key(row: Row) -> tuple[Any, ...]:
         place = (row["path"], row["line"])
         if sort in ("due", "scheduled"):

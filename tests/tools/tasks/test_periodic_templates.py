@@ -57,10 +57,11 @@ async def test_periodic_notes_plugin_settings_in_both_formats(make_vault: Callab
         )
         daily = await vg.ok("get_periodic_note", date="2026-11-24")
         assert (daily["path"], daily["source"]) == ("Daily/2026-11-24.md", "daily-notes")
+    day = {"enabled": True, "format": "YYYY-MM-DD", "folder": "Work/Days", "templatePath": "Templates/Daily.md"}
     new = {"activeCalendarSet": "Work", "calendarSets": [
         {"id": "Default", "day": {"enabled": True, "format": "YYYY-MM-DD", "folder": "Home"}},
-        {"id": "Work", "day": {"enabled": True, "format": "YYYY-MM-DD", "folder": "Work/Days", "templatePath": "Templates/Daily.md"},
-         "month": {"enabled": True, "format": "YYYY-MMMM", "folder": "Work/Months"}}]}  # fmt: skip
+        {"id": "Work", "day": day, "month": {"enabled": True, "format": "YYYY-MMMM", "folder": "Work/Months"}},
+    ]}  # fmt: skip
     async with started(make_vault(vault(**{".obsidian/plugins/periodic-notes/data.json": json.dumps(new)}))) as vg:
         daily = await vg.ok("get_periodic_note", date="2026-11-24")
         assert (daily["path"], daily["source"], daily["template"]) == (
