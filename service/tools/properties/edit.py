@@ -21,8 +21,7 @@ from pydantic import Field, model_validator
 from service.errors import NoteNotFound, ValidationFailed
 from service.graph.moves import FileEdit, MovePlan, apply_plan, move_lock
 from service.graph.queries import GraphQueries
-from service.markdown import yaml_edit
-from service.markdown import sections
+from service.markdown import sections, yaml_edit
 from service.markdown.parse import note_title, parse_note
 from service.markdown.tag_edit import check_tag, edit_inline_tags, renamed
 from service.tools.change_pages import ChangeListIn, start_of, window
