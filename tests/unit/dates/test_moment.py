@@ -51,7 +51,8 @@ def test_brackets_slashes_ordinals_and_twelve_hour_clock() -> None:
 
 DAY_FORMATS = [
     "YYYY-MM-DD", "YY-M-D", "YYYY-MM-DD dddd", "dddd, MMMM Do YYYY", "ddd DD MMM YYYY", "YYYY-DDDD",
-    "YYYY-DDD", "YYYY/MM/YYYY-MM-DD", "GGGG-[W]WW-E", "gggg-[W]ww-e", "gggg-[W]w-d", "GG-[W]W dd", "[Day] D [of] MMMM YYYY",
+    "YYYY-DDD", "YYYY/MM/YYYY-MM-DD", "GGGG-[W]WW-E", "gggg-[W]ww-e", "gggg-[W]w-d", "GG-[W]W dd",
+    "[Day] D [of] MMMM YYYY",
 ]  # fmt: skip
 PERIOD_FORMATS = {
     "gggg-[W]ww": lambda d: d - timedelta(days=d.isoweekday() % 7),

@@ -22,8 +22,10 @@ def test_emoji_fields() -> None:
 
 
 def test_dataview_fields_in_brackets_and_parentheses() -> None:
-    f = parse_fields("pay [due:: 2026-11-30] (scheduled:: 2026-11-28) [priority:: highest] [repeat:: every month] "
-                     "[completion:: 2026-11-29] [id:: p1] [dependsOn:: a, b] [created:: 2026-11-01] [other:: kept]")  # fmt: skip
+    f = parse_fields(
+        "pay [due:: 2026-11-30] (scheduled:: 2026-11-28) [priority:: highest] [repeat:: every month] "
+        "[completion:: 2026-11-29] [id:: p1] [dependsOn:: a, b] [created:: 2026-11-01] [other:: kept]"
+    )
     assert (f.due, f.scheduled, f.done, f.created, f.priority, f.recurrence, f.id, f.depends_on) == (
         "2026-11-30", "2026-11-28", "2026-11-29", "2026-11-01", "highest", "every month", "p1", ("a", "b")
     )  # fmt: skip
