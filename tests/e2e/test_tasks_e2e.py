@@ -56,7 +56,7 @@ async def test_tasks_over_stdio(make_vault: Callable[..., Path], mode: str) -> N
     params = StdioServerParameters(command=sys.executable, args=["-m", "service", "stdio", str(root)])
     async with Client(params, mode=mode) as client:  # type: ignore[arg-type]
         # set_task_status reads the note itself (no index needed: the server may still be indexing)
-        await ok(client, "set_task_status", path="Todo", line=4, status="x", expected_text="file taxes [due:: 2027-04-15]",
-                 date="2026-11-24")  # fmt: skip
+        taxes = "file taxes [due:: 2027-04-15]"
+        await ok(client, "set_task_status", path="Todo", line=4, status="x", expected_text=taxes, date="2026-11-24")
         assert (await error(client, "get_periodic_note", period="hourly"))["code"] == "validation_error"
     assert "- [x] file taxes [due:: 2027-04-15] [completion:: 2026-11-24]\n" in (root / "Todo.md").read_text()
