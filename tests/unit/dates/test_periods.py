@@ -52,3 +52,10 @@ def test_periodic_notes_1_0_reads_the_active_calendar_set() -> None:
     assert week.start_of(date(2021, 1, 3)) == date(2020, 12, 28)
     assert period_config("quarterly", plugin, None).source == "default"
     assert period_config("daily", plugin, {"folder": "Core"}).source == "daily-notes"
+
+
+def test_the_help_vaults_subfolder_example() -> None:
+    # obsidian-help-en, Daily notes: "YYYY/MMMM/YYYY-MMM-DD" creates "2023/January/2023-Jan-01"
+    daily = period_config("daily", None, {"format": "YYYY/MMMM/YYYY-MMM-DD"})
+    assert daily.path_for(date(2023, 1, 1)) == "2023/January/2023-Jan-01.md"
+    assert daily.start_of(date(2023, 1, 1)) == date(2023, 1, 1)
