@@ -21,7 +21,8 @@ from urllib.parse import unquote
 
 from service.markdown import frontmatter as fm
 from service.markdown.fences import CodeScanner
-from service.markdown.tasks import parse_fields as task_fields
+from service.markdown.tasks import depends_on
+from service.markdown.tasks import scan_fields as scan_task_fields
 
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$")
 _INLINE_CODE = re.compile(r"(`+)(?:(?!\1).)+?\1")
@@ -170,22 +171,24 @@ def _split_link(inner: str) -> tuple[str, str | None, str | None]:
 
 
 def _task(line_no: int, status: str, text: str, tags: list[str]) -> Task:
-    f = task_fields(text)
+    if "::" not in text and text.isascii():  # most tasks carry no field at all
+        return Task(line=line_no, status=status, text=text.strip(), tags=tuple(tags))
+    f = scan_task_fields(text)[0]
     return Task(
         line=line_no,
         status=status,
         text=text.strip(),
-        due=f.due,
-        scheduled=f.scheduled,
-        start=f.start,
-        done=f.done,
-        priority=f.priority,
+        due=f.get("due"),
+        scheduled=f.get("scheduled"),
+        start=f.get("start"),
+        done=f.get("done"),
+        priority=f.get("priority"),
         tags=tuple(tags),
-        created=f.created,
-        cancelled=f.cancelled,
-        recurrence=f.recurrence,
-        task_id=f.id,
-        depends_on=f.depends_on,
+        created=f.get("created"),
+        cancelled=f.get("cancelled"),
+        recurrence=f.get("recurrence") or None,
+        task_id=f.get("id") or None,
+        depends_on=depends_on(f),
     )
 
 

@@ -71,6 +71,8 @@ def _emoji_pattern(name: str) -> re.Pattern[str]:
 
 
 _EMOJI_RE = {name: _emoji_pattern(name) for name in EMOJI}
+_EMOJI_SCAN = tuple((name, (emoji, *_EMOJI_ALT.get(name, "")), _EMOJI_RE[name]) for name, emoji in EMOJI.items())
+_DATE_RE = re.compile(DATE)
 _BLOCK_ID = re.compile(r"[ \t]+\^[A-Za-z0-9-]+[ \t]*$")
 _TAG = re.compile(r"(?:(?<=\s)|^)#([\w/-]*[^\W\d][\w/-]*)")
 
@@ -95,8 +97,9 @@ class TaskFields:
     tags: tuple[str, ...] = field(default=())
 
 
-def parse_fields(body: str) -> TaskFields:
-    """The fields of a task body (the text after `] `), in either format."""
+def scan_fields(body: str) -> tuple[dict[str, str], Style, str]:
+    """The fields written in a task body as raw text (name -> value), their format, and the body
+    without them. The index's fast path (`service.markdown.parse`); `parse_fields` builds on it."""
     found: dict[str, str] = {}
     style: Style = "emoji"
     rest = body
@@ -108,13 +111,18 @@ def parse_fields(body: str) -> TaskFields:
             if name is None:
                 continue
             value = m.group(3).strip()
-            if name in DATE_FIELDS and not re.fullmatch(DATE, value):
+            if name in DATE_FIELDS and not _DATE_RE.fullmatch(value):
                 continue
             found.setdefault(name, value.lower() if name == "priority" else value)
             style = "dataview"
             rest = rest.replace(m.group(0), " ")
     if not body.isascii():
-        for name, pattern in _EMOJI_RE.items():
+        for name, marks, pattern in _EMOJI_SCAN:
+            for mark in marks:
+                if mark in rest:
+                    break
+            else:
+                continue
             e = pattern.search(rest)
             if e:
                 found.setdefault(name, e.group(1).strip())
@@ -124,8 +132,20 @@ def parse_fields(body: str) -> TaskFields:
                 found.setdefault("priority", level)
                 rest = rest.replace(emoji + "\ufe0f", " ").replace(emoji, " ")
                 break
+    if found.get("priority") not in PRIORITIES:
+        found.pop("priority", None)
+    return found, style, rest
+
+
+def depends_on(found: dict[str, str]) -> tuple[str, ...]:
+    raw = found.get("depends_on")
+    return tuple(d.strip() for d in raw.split(",") if d.strip()) if raw else ()
+
+
+def parse_fields(body: str) -> TaskFields:
+    """The fields of a task body (the text after `] `), in either format."""
+    found, style, rest = scan_fields(body)
     rest = _BLOCK_ID.sub("", rest)
-    depends = tuple(d.strip() for d in found.get("depends_on", "").split(",") if d.strip())
     return TaskFields(
         due=found.get("due"),
         scheduled=found.get("scheduled"),
@@ -133,10 +153,10 @@ def parse_fields(body: str) -> TaskFields:
         created=found.get("created"),
         done=found.get("done"),
         cancelled=found.get("cancelled"),
-        priority=found.get("priority") if found.get("priority") in PRIORITIES else None,
+        priority=found.get("priority"),
         recurrence=found.get("recurrence") or None,
         id=found.get("id") or None,
-        depends_on=depends,
+        depends_on=depends_on(found),
         on_completion=found.get("on_completion") or None,
         style=style,
         description=" ".join(rest.split()),
