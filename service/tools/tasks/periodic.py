@@ -69,6 +69,8 @@ def _locate(ctx: ToolContext, args: PeriodIn, op: Op) -> tuple[PeriodConfig, dat
             str(exc),
             details={"reason": "unsupported_date_format", "format": config.format, "source": config.source},
         ) from None
+    if op == "write":  # the answer tells whether the note exists and its etag: reading is needed too
+        ctx.resolve_note(rel, "read")
     return config, start, ctx.resolve_note(rel, op)
 
 

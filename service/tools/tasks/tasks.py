@@ -24,7 +24,7 @@ from service.markdown.parse import note_title, parse_note
 from service.tools.context import ToolContext
 from service.tools.graph_common import LineChangeItem, diff_lines
 from service.tools.models import ToolInput, ToolOutput, decode_cursor, encode_cursor
-from service.tools.search_common import drop_gone, query_key, readable, run
+from service.tools.search_common import Partial, drop_gone, partial, query_key, readable, run
 from service.tools.spec import ToolSpec
 from service.tools.tasks.completion import changed_line, status_table_of
 from service.vault.paths import VaultPath
@@ -99,7 +99,7 @@ class TaskItem(ToolOutput):
     depends_on: list[str] = Field(default_factory=list, description="⛔ / [dependsOn:: ] ids.")
 
 
-class ListTasksOut(ToolOutput):
+class ListTasksOut(Partial, ToolOutput):
     items: list[TaskItem] = Field(description="Tasks of this page.")
     total: int = Field(description="Number of matching tasks (all pages).")
     next_cursor: str | None = Field(description="Cursor of the next page, None at the end.")
@@ -206,7 +206,10 @@ async def list_tasks(ctx: ToolContext, args: ListTasksIn) -> ListTasksOut:
     items = [_item(ctx, r, kinds[r["status"]], headings.get(r["path"], [])) for r in page]
     more = offset + args.limit < len(rows)
     return ListTasksOut(
-        items=items, total=len(rows), next_cursor=encode_cursor(offset + args.limit, q=state) if more else None
+        items=items,
+        total=len(rows),
+        next_cursor=encode_cursor(offset + args.limit, q=state) if more else None,
+        partial=partial(ctx),
     )
 
 

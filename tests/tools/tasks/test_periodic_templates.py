@@ -166,3 +166,20 @@ async def test_apply_template_failures_change_nothing(make_vault: Callable[..., 
         await vg.err("apply_template", "conflict", template="Meeting", path="Sync", expected_etag="0" * 32)
         await vg.err("apply_template", "validation_error", template="Meeting", path="Sync", position="replace")
         assert vg.snapshot() == before
+
+
+async def test_periodic_notes_and_templates_follow_the_acl(make_vault: Callable[..., Path]) -> None:
+    files = vault(**{
+        ".obsidian/daily-notes.json": json.dumps({"folder": "Private", "template": "Templates/Daily"}),
+        "Templates/Secret.md": "secret\n",
+    })  # fmt: skip
+    acl = {"prefix_rules": [{"path": "Private", "read": "deny"}, {"path": "Templates/Secret.md", "read": "deny"}]}
+    async with started(make_vault(files), acl=acl) as vg:
+        before = vg.snapshot()
+        await vg.err("get_periodic_note", "acl_denied", date="2026-11-24")
+        await vg.err("create_periodic_note", "acl_denied", date="2026-11-24")
+        await vg.err("append_to_periodic_note", "acl_denied", date="2026-11-24", content="x")
+        listed = await vg.ok("list_templates")
+        assert "Templates/Secret.md" not in [i["path"] for i in listed["items"]]
+        await vg.err("apply_template", "acl_denied", template="Templates/Secret", path="Open")
+        assert vg.snapshot() == before
