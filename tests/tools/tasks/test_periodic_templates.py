@@ -183,3 +183,13 @@ async def test_periodic_notes_and_templates_follow_the_acl(make_vault: Callable[
         assert "Templates/Secret.md" not in [i["path"] for i in listed["items"]]
         await vg.err("apply_template", "acl_denied", template="Templates/Secret", path="Open")
         assert vg.snapshot() == before
+
+
+async def test_a_missing_configured_template_creates_nothing(make_vault: Callable[..., Path]) -> None:
+    files = vault(**{".obsidian/daily-notes.json": json.dumps({"template": "Templates/Gone"})})
+    async with started(make_vault(files)) as vg:
+        before = vg.snapshot()
+        error = await vg.err("create_periodic_note", "note_not_found", date="2026-11-24")
+        assert error["details"]["path"] == "Templates/Gone.md"
+        await vg.err("append_to_periodic_note", "note_not_found", date="2026-11-24", content="x")
+        assert vg.snapshot() == before
