@@ -253,3 +253,17 @@ async def test_set_task_status_refuses_unguarded_moved_or_unknown_and_changes_no
         await vg.err("set_task_status", "validation_error", path="Work", line=6, status="xx", expected_text="a")
         await vg.err("set_task_status", "note_not_found", path="Nope", line=1, status="x", expected_text="a")
         assert vg.snapshot() == before
+
+
+async def test_set_task_status_needs_read_access_too(make_vault: Callable[..., Path], files: dict[str, str]) -> None:
+    async with started(make_vault(files), acl={"prefix_rules": [{"path": "Private", "read": "deny"}]}) as vg:
+        before = vg.snapshot()
+        await vg.err(
+            "set_task_status",
+            "acl_denied",
+            path="Private/Secret.md",
+            line=1,
+            status="x",
+            expected_text="hidden 📅 2026-11-01",
+        )
+        assert vg.snapshot() == before
