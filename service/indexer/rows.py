@@ -57,7 +57,9 @@ class Prepared(NamedTuple):
     links: list[tuple[Any, ...]]  # (target_raw, target_path, subpath, alias, embed, kind, line)
     headings: list[tuple[int, str, int]]  # (level, text, line)
     blocks: list[tuple[str, int]]  # (block_id, line)
-    tasks: list[tuple[Any, ...]]  # (line, status, text, due, scheduled, start, done, priority, tags)
+    # (line, status, text, due, scheduled, start, done, priority, tags, created, cancelled, recurrence,
+    # task_id, depends_on)
+    tasks: list[tuple[Any, ...]]
 
 
 def prepare(item: NoteInput, paths: PathSet | None) -> Prepared:
@@ -121,6 +123,11 @@ def prepare(item: NoteInput, paths: PathSet | None) -> Prepared:
                 t.done,
                 t.priority,
                 _json(list(t.tags)),
+                t.created,
+                t.cancelled,
+                t.recurrence,
+                t.task_id,
+                _json(list(t.depends_on)),
             )
             for t in p.tasks
         ],
@@ -296,8 +303,8 @@ def upsert_note(conn: sqlite3.Connection, vault_id: str, prep: Prepared) -> int:
         )
     if prep.tasks:
         conn.executemany(
-            "INSERT INTO tasks(note_id, vault_id, line, status, text, due, scheduled, start, done, priority, tags)"
-            " VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+            "INSERT INTO tasks(note_id, vault_id, line, status, text, due, scheduled, start, done, priority, tags,"
+            " created, cancelled, recurrence, task_id, depends_on) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             [(note_id, vault_id, *t) for t in prep.tasks],
         )
     return note_id

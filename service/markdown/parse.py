@@ -21,6 +21,8 @@ from urllib.parse import unquote
 
 from service.markdown import frontmatter as fm
 from service.markdown.fences import CodeScanner
+from service.markdown.tasks import depends_on
+from service.markdown.tasks import scan_fields as scan_task_fields
 
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$")
 _INLINE_CODE = re.compile(r"(`+)(?:(?!\1).)+?\1")
@@ -32,22 +34,7 @@ _TAG = re.compile(r"(?:(?<=\s)|^)#([\w/-]*[^\W\d][\w/-]*|[\w/-]*[-/][\w/-]*)")
 _URL = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://\S+")
 _BLOCK_ID = re.compile(r"(?:^|\s)\^([A-Za-z0-9-]+)[ \t]*$")
 _TASK = re.compile(r"^([ \t]*)(?:[-*+]|\d+[.)])[ \t]+\[(.)\][ \t]+(.*)$")  # bullet or numbered item
-_DATE = r"(\d{4}-\d{2}-\d{2})"
-_EMOJI_DATES = {
-    "due": "📅",
-    "scheduled": "⏳",
-    "start": "🛫",
-    "done": "✅",
-    "created": "➕",
-    "cancelled": "❌",
-}
-_PRIORITY = {"🔺": "highest", "⏫": "high", "🔼": "medium", "🔽": "low", "⏬": "lowest"}
-# One compiled pattern per emoji, built once (tasks are the most frequent structured line).
-_EMOJI_DATE_RES = {name: re.compile(re.escape(emoji) + r"\ufe0f?\s*" + _DATE) for name, emoji in _EMOJI_DATES.items()}
-_DATE_FULL = re.compile(_DATE)
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
-# Dataview inline fields in a task: [key:: value] or (key:: value).
-_INLINE_FIELD = re.compile(r"\[(\w[\w -]*)::\s*([^\]]*)\]|\((\w[\w -]*)::\s*([^)]*)\)")
 HTML_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>")
 HTML_BLOCK = re.compile(
     r"^[ \t]{0,3}</?(?:address|article|aside|blockquote|body|caption|center|col|colgroup|dd|details|dialog"
@@ -86,6 +73,11 @@ class Task:
     done: str | None = None
     priority: str | None = None
     tags: tuple[str, ...] = ()
+    created: str | None = None
+    cancelled: str | None = None
+    recurrence: str | None = None
+    task_id: str | None = None
+    depends_on: tuple[str, ...] = ()
 
     @property
     def completed(self) -> bool:
@@ -179,31 +171,24 @@ def _split_link(inner: str) -> tuple[str, str | None, str | None]:
 
 
 def _task(line_no: int, status: str, text: str, tags: list[str]) -> Task:
-    dates: dict[str, str | None] = dict.fromkeys(_EMOJI_DATES)
-    if not text.isascii():  # every date/priority marker is an emoji
-        for name, emoji in _EMOJI_DATES.items():
-            if emoji in text:
-                m = _EMOJI_DATE_RES[name].search(text)
-                dates[name] = m.group(1) if m else None
-    priority = None if text.isascii() else next((p for e, p in _PRIORITY.items() if e in text), None)
-    if "::" in text:
-        for m in _INLINE_FIELD.finditer(text):
-            key = (m.group(1) or m.group(3)).strip().lower()
-            value = (m.group(2) if m.group(1) else m.group(4)).strip()
-            if key in ("due", "scheduled", "start", "completion", "done") and _DATE_FULL.fullmatch(value):
-                dates["done" if key == "completion" else key] = value
-            elif key == "priority" and value and priority is None:
-                priority = value.lower()  # Dataview style: [priority:: high]
+    if "::" not in text and text.isascii():  # most tasks carry no field at all
+        return Task(line=line_no, status=status, text=text.strip(), tags=tuple(tags))
+    f = scan_task_fields(text)[0]
     return Task(
         line=line_no,
         status=status,
         text=text.strip(),
-        due=dates["due"],
-        scheduled=dates["scheduled"],
-        start=dates["start"],
-        done=dates["done"],
-        priority=priority,
+        due=f.get("due"),
+        scheduled=f.get("scheduled"),
+        start=f.get("start"),
+        done=f.get("done"),
+        priority=f.get("priority"),
         tags=tuple(tags),
+        created=f.get("created"),
+        cancelled=f.get("cancelled"),
+        recurrence=f.get("recurrence") or None,
+        task_id=f.get("id") or None,
+        depends_on=depends_on(f),
     )
 
 

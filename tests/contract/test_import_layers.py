@@ -17,7 +17,7 @@ SERVICE = Path(__file__).resolve().parents[2] / "service"
 
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("service.types", "service.errors", "service._version", "service._deferred_models"),
-    ("service.settings", "service.storage"),
+    ("service.settings", "service.storage", "service.dates"),
     (
         "service.markdown",
         "service.retrieval",

@@ -16,13 +16,13 @@ from __future__ import annotations
 import contextlib
 from typing import TYPE_CHECKING, Any
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from service.errors import NoteNotFound, ValidationFailed
 from service.graph.moves import FileEdit, MovePlan, apply_plan, move_lock
 from service.graph.queries import GraphQueries
-from service.markdown import yaml_edit
-from service.markdown.parse import note_title
+from service.markdown import sections, yaml_edit
+from service.markdown.parse import note_title, parse_note
 from service.markdown.tag_edit import check_tag, edit_inline_tags, renamed
 from service.tools.change_pages import ChangeListIn, start_of, window
 from service.tools.context import ToolContext
@@ -93,14 +93,31 @@ class DeletePropertyIn(PathIn):
     )
 
 
-class AddTagsIn(PathIn):
-    tags: list[str] = Field(min_length=1, description="Tags to add to the frontmatter `tags` list ('#' optional).")
+class TagsIn(PathIn):
+    tags: list[str] = Field(min_length=1, description="Tags to add ('#' optional).")
     expected_etag: str | None = Field(
         default=None, description="Fail with `conflict` unless the note still has this etag."
     )
 
 
-class RemoveTagsIn(AddTagsIn):
+class AddTagsIn(TagsIn):
+    inline: bool = Field(
+        default=False,
+        description="Write #tags in the body instead of the frontmatter: on a line at the end of the note, or at "
+        "the end of the `heading` section.",
+    )
+    heading: list[str] | None = Field(
+        default=None, description="With inline=true: the section to add them to (heading path, e.g. ['Notes'])."
+    )
+
+    @model_validator(mode="after")
+    def _heading_needs_inline(self) -> AddTagsIn:
+        if self.heading is not None and not self.inline:
+            raise ValueError("heading applies only with inline=true")
+        return self
+
+
+class RemoveTagsIn(TagsIn):
     tags: list[str] = Field(min_length=1, description="Tags to remove (exact names, case-insensitive; '#' optional).")
     inline: bool = Field(default=False, description="Also remove inline #tag occurrences from the body.")
 
@@ -164,10 +181,27 @@ async def delete_property(ctx: ToolContext, args: DeletePropertyIn) -> EditOut:
     return await _edit(ctx, args.path, args.expected_etag, change)
 
 
+def _add_inline(text: str, rel: str, wanted: list[str], heading: list[str] | None) -> str:
+    """`text` with the `wanted` tags it lacks (in frontmatter or body) written as #tags."""
+    have = {t.lower() for t in parse_note(rel, text).tags}
+    added = [t for t in dict.fromkeys(wanted) if t.lower() not in have]
+    if not added:
+        return text
+    line = " ".join(f"#{t}" for t in added) + "\n"
+    if heading:
+        return sections.patch_lines(text, sections.find_heading(text, heading), "append", line)
+    if text and not text.endswith("\n"):
+        text += "\n"
+    return text + line
+
+
 async def add_tags(ctx: ToolContext, args: AddTagsIn) -> EditOut:
     wanted = [check_tag(t) for t in args.tags]
 
     def change(text: str, rel: str) -> str:
+        if args.inline:
+            return _add_inline(text, rel, wanted, args.heading)
+
         def mutate(data: CommentedMap) -> None:
             _, current = yaml_edit.tag_list(data)
             have = {t.lower() for t in current}
@@ -338,8 +372,8 @@ TOOLS: tuple[ToolSpec, ...] = (
         name="add_tags",
         domain="properties",
         title="Add tags",
-        description="Add tags to a note's frontmatter `tags` list (kept in its style); existing tags are not "
-        "duplicated.",
+        description="Add tags to a note's frontmatter `tags` list (kept in its style), or with inline=true as "
+        "#tags at the end of the note or of a heading's section; existing tags are not duplicated.",
         input_model=AddTagsIn,
         output_model=EditOut,
         handler=add_tags,

@@ -1,0 +1,239 @@
+"""Moment.js date formats, as Obsidian's daily notes, Periodic Notes and Templates use them.
+
+`format_date(fmt, when)` writes a date (or datetime) the way `moment().format(fmt)` does;
+`parse_date(fmt, text)` reads such a text back to the first day it names (the day, the week's
+first day, the month's first day, …), so `format(parse(format(d)))` gives the same text.
+
+Supported tokens: years `YYYY` `YY`, quarter `Q`, months `M` `MM` `MMM` `MMMM`, days `D` `DD` `Do`
+`DDD` `DDDD` (day of year), weekdays `d` `dd` `ddd` `dddd` `e` `E`, locale weeks `w` `ww` with
+their year `gggg` `gg`, ISO weeks `W` `WW` with their year `GGGG` `GG`, time `H` `HH` `h` `hh`
+`m` `mm` `s` `ss` `A` `a`. Text in brackets is literal (`[W]`), as is every character that is
+not a letter (`/` makes the path a subfolder). The locale is Moment's default, English: weeks
+start on Sunday and week 1 holds 1 January (`ww`); ISO weeks start on Monday and week 1 holds the
+first Thursday (`WW`). Any other letter is a token this module does not know: `MomentError`,
+never a guess.
+"""
+
+from __future__ import annotations
+
+import calendar
+import re
+from datetime import date, datetime, timedelta
+
+TOKENS = (
+    "YYYY", "YY", "gggg", "gg", "GGGG", "GG", "Q", "MMMM", "MMM", "MM", "M", "ww", "w", "WW", "W",
+    "Do", "DDDD", "DDD", "DD", "D", "dddd", "ddd", "dd", "d", "E", "e",
+    "HH", "H", "hh", "h", "mm", "m", "ss", "s", "A", "a",
+)  # fmt: skip
+_TOKEN = re.compile(r"\[[^\]]*\]|" + "|".join(TOKENS))
+MONTHS = calendar.month_name[1:]
+DAYS = ("Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday")  # Moment's d: 0 = Sunday
+LOCALE_WEEK = (0, 6)  # English: (first day of week 0 = Sunday, 'doy' 6: week 1 holds 1 January)
+ISO_WEEK = (1, 4)  # Monday, week 1 holds 4 January
+
+
+class MomentError(ValueError):
+    """A format with a token this module does not support, or a text that does not fit it."""
+
+
+def tokens(fmt: str) -> list[tuple[bool, str]]:
+    """`fmt` split into (is_token, text) parts; an unknown letter is `MomentError`."""
+    out: list[tuple[bool, str]] = []
+    i = 0
+    while i < len(fmt):
+        m = _TOKEN.match(fmt, i)
+        if m and m.group(0).startswith("["):
+            out.append((False, m.group(0)[1:-1]))
+        elif m:
+            out.append((True, m.group(0)))
+        elif fmt[i].isalpha():
+            run = re.match(rf"{re.escape(fmt[i])}+", fmt[i:])
+            bad = run.group(0) if run else fmt[i]
+            raise MomentError(
+                f"unsupported Moment.js token {bad!r} in {fmt!r} (supported: {' '.join(TOKENS)}; "
+                "put literal text in [brackets])"
+            )
+        else:
+            out.append((False, fmt[i]))
+        i = m.end() if m else i + 1
+    return out
+
+
+# -- weeks, as Moment computes them (dow: first day of the week, 0 = Sunday; doy: 7 + dow minus
+# the January day that is always in week 1) -----------------------------------------------------
+
+
+def _first_week_offset(year: int, dow: int, doy: int) -> int:
+    fwd = 7 + dow - doy
+    fwdlw = (7 + (date(year, 1, fwd).isoweekday() % 7) - dow) % 7
+    return -fwdlw + fwd - 1
+
+
+def _weeks_in_year(year: int, dow: int, doy: int) -> int:
+    days = 366 if calendar.isleap(year) else 365
+    return (days - _first_week_offset(year, dow, doy) + _first_week_offset(year + 1, dow, doy)) // 7
+
+
+def week_of(d: date, dow: int, doy: int) -> tuple[int, int]:
+    """(week-year, week) of `d`."""
+    offset = _first_week_offset(d.year, dow, doy)
+    week = (d.timetuple().tm_yday - offset - 1) // 7 + 1
+    if week < 1:
+        return d.year - 1, week + _weeks_in_year(d.year - 1, dow, doy)
+    if week > _weeks_in_year(d.year, dow, doy):
+        return d.year + 1, week - _weeks_in_year(d.year, dow, doy)
+    return d.year, week
+
+
+def week_start(week_year: int, week: int, dow: int, doy: int) -> date:
+    """The first day of week `week` of `week_year`."""
+    first = date(week_year, 1, 1) + timedelta(days=_first_week_offset(week_year, dow, doy))
+    return first + timedelta(weeks=week - 1)
+
+
+def _ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def _value(token: str, t: datetime) -> str:
+    d = t.date()
+    moment_day = d.isoweekday() % 7
+    match token:
+        case "YYYY":
+            return f"{d.year:04d}"
+        case "YY":
+            return f"{d.year % 100:02d}"
+        case "gggg" | "gg" | "GGGG" | "GG":
+            year = week_of(d, *(ISO_WEEK if token[0] == "G" else LOCALE_WEEK))[0]
+            return f"{year % 100:02d}" if len(token) == 2 else f"{year:04d}"
+        case "ww" | "w" | "WW" | "W":
+            week = week_of(d, *(ISO_WEEK if token[0] == "W" else LOCALE_WEEK))[1]
+            return f"{week:02d}" if len(token) == 2 else str(week)
+        case "Q":
+            return str((d.month - 1) // 3 + 1)
+        case "MMMM" | "MMM":
+            return MONTHS[d.month - 1] if token == "MMMM" else MONTHS[d.month - 1][:3]
+        case "MM" | "M":
+            return f"{d.month:02d}" if token == "MM" else str(d.month)
+        case "Do":
+            return _ordinal(d.day)
+        case "DDDD" | "DDD":
+            yday = d.timetuple().tm_yday
+            return f"{yday:03d}" if token == "DDDD" else str(yday)
+        case "DD" | "D":
+            return f"{d.day:02d}" if token == "DD" else str(d.day)
+        case "dddd" | "ddd" | "dd":
+            return DAYS[moment_day][: {"dddd": 9, "ddd": 3, "dd": 2}[token]]
+        case "d" | "e":
+            return str(moment_day)
+        case "E":
+            return str(d.isoweekday())
+        case "HH" | "H":
+            return f"{t.hour:02d}" if token == "HH" else str(t.hour)
+        case "hh" | "h":
+            hour = t.hour % 12 or 12
+            return f"{hour:02d}" if token == "hh" else str(hour)
+        case "mm" | "m":
+            return f"{t.minute:02d}" if token == "mm" else str(t.minute)
+        case "ss" | "s":
+            return f"{t.second:02d}" if token == "ss" else str(t.second)
+        case "A" | "a":
+            half = "AM" if t.hour < 12 else "PM"
+            return half if token == "A" else half.lower()
+    raise MomentError(f"unsupported Moment.js token {token!r}")
+
+
+def format_date(fmt: str, when: date | datetime) -> str:
+    """`when` written as Moment's `format(fmt)` writes it."""
+    t = when if isinstance(when, datetime) else datetime(when.year, when.month, when.day)
+    return "".join(_value(text, t) if is_token else text for is_token, text in tokens(fmt))
+
+
+_PATTERN = {
+    "YYYY": r"\d{4}", "YY": r"\d{2}", "gggg": r"\d{4}", "gg": r"\d{2}", "GGGG": r"\d{4}", "GG": r"\d{2}",
+    "Q": r"[1-4]", "MMMM": "|".join(MONTHS), "MMM": "|".join(m[:3] for m in MONTHS), "MM": r"\d{2}",
+    "M": r"\d{1,2}", "ww": r"\d{2}", "w": r"\d{1,2}", "WW": r"\d{2}", "W": r"\d{1,2}",
+    "Do": r"\d{1,2}(?:st|nd|rd|th)", "DDDD": r"\d{3}", "DDD": r"\d{1,3}", "DD": r"\d{2}", "D": r"\d{1,2}",
+    "dddd": "|".join(DAYS), "ddd": "|".join(x[:3] for x in DAYS), "dd": "|".join(x[:2] for x in DAYS),
+    "d": r"[0-6]", "e": r"[0-6]", "E": r"[1-7]", "HH": r"\d{2}", "H": r"\d{1,2}", "hh": r"\d{2}",
+    "h": r"\d{1,2}", "mm": r"\d{2}", "m": r"\d{1,2}", "ss": r"\d{2}", "s": r"\d{1,2}", "A": "AM|PM", "a": "am|pm",
+}  # fmt: skip
+
+
+def _year(text: str) -> int:
+    n = int(text)
+    return n if len(text) == 4 else n + (2000 if n <= 68 else 1900)  # Moment's two-digit years
+
+
+def parse_date(fmt: str, text: str) -> date:
+    """The first day `text`, written in `fmt`, names; `MomentError` when it does not fit."""
+    parts = tokens(fmt)
+    regex = "".join(f"({_PATTERN[p]})" if is_token else re.escape(p) for is_token, p in parts)
+    m = re.fullmatch(regex, text, re.IGNORECASE)
+    if not m:
+        raise MomentError(f"{text!r} is not written in the format {fmt!r}")
+    got: dict[str, str] = {}
+    for value, token in zip(m.groups(), (p for is_token, p in parts if is_token), strict=True):
+        got.setdefault(token, value)
+    try:
+        return _resolve(got)
+    except (ValueError, KeyError) as exc:
+        raise MomentError(f"{text!r} is not a valid date in the format {fmt!r}: {exc}") from None
+
+
+def _weekday_offset(got: dict[str, str], monday_first: bool) -> int:
+    """Days from the week's first day to the weekday the text names (0 when none)."""
+    for token in ("dddd", "ddd", "dd"):
+        if token in got:
+            names = [x[: len(got[token])].lower() for x in DAYS] if token != "dddd" else [x.lower() for x in DAYS]
+            moment_day = names.index(got[token].lower())
+            return (moment_day - 1) % 7 if monday_first else moment_day
+    if "E" in got:
+        return int(got["E"]) - 1 if monday_first else int(got["E"]) % 7
+    for token in ("d", "e"):
+        if token in got:
+            return (int(got[token]) - 1) % 7 if monday_first else int(got[token])
+    return 0
+
+
+def _resolve(got: dict[str, str]) -> date:
+    year = _year(got.get("YYYY") or got["YY"]) if ("YYYY" in got or "YY" in got) else None
+    month = next((int(got[t]) for t in ("MM", "M") if t in got), None)
+    for token in ("MMMM", "MMM"):
+        if token in got and month is None:
+            month = [m[: len(got[token])].lower() for m in MONTHS].index(got[token].lower()) + 1
+    day = next((int(got[t]) for t in ("DD", "D") if t in got), None)
+    if day is None and "Do" in got:
+        day = int(got["Do"][:-2])
+    iso_year = next((_year(got[t]) for t in ("GGGG", "GG") if t in got), None)
+    iso_week = next((int(got[t]) for t in ("WW", "W") if t in got), None)
+    loc_year = next((_year(got[t]) for t in ("gggg", "gg") if t in got), None)
+    loc_week = next((int(got[t]) for t in ("ww", "w") if t in got), None)
+    if year is not None and month is not None:
+        return date(year, month, day or 1)
+    if iso_week is not None:
+        week_year = iso_year if iso_year is not None else year
+        if week_year is None:
+            raise ValueError("an ISO week needs its year (GGGG)")
+        _check_week(week_year, iso_week, ISO_WEEK)
+        return week_start(week_year, iso_week, *ISO_WEEK) + timedelta(days=_weekday_offset(got, True))
+    if loc_week is not None:
+        week_year = loc_year if loc_year is not None else year
+        if week_year is None:
+            raise ValueError("a week needs its year (gggg)")
+        _check_week(week_year, loc_week, LOCALE_WEEK)
+        return week_start(week_year, loc_week, *LOCALE_WEEK) + timedelta(days=_weekday_offset(got, False))
+    if year is None:
+        raise ValueError("the format names no year")
+    for token in ("DDDD", "DDD"):
+        if token in got:
+            return date(year, 1, 1) + timedelta(days=int(got[token]) - 1)
+    if "Q" in got:
+        return date(year, 3 * int(got["Q"]) - 2, 1)
+    return date(year, 1, 1)
+
+
+def _check_week(year: int, week: int, rules: tuple[int, int]) -> None:
+    if not 1 <= week <= _weeks_in_year(year, *rules):
+        raise ValueError(f"week {week} does not exist in {year}")

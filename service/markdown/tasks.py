@@ -1,0 +1,271 @@
+"""Task lines as Obsidian and the Tasks plugin write them: read their fields, edit them in place.
+
+A task is a list item with a one-character status between brackets (`- [ ] call`, `1. [x] done`,
+also inside blockquotes and callouts: `> - [/] draft`). Its fields come in the Tasks plugin's two
+formats, read alike and written back in the format the task already uses:
+
+- emoji: 📅 due, ⏳ scheduled, 🛫 start, ➕ created, ✅ done, ❌ cancelled, 🔁 recurrence, 🆔 id,
+  ⛔ depends on (comma-separated ids), 🏁 on completion, priority 🔺 ⏫ 🔼 🔽 ⏬;
+- Dataview inline fields, in brackets or parentheses: `[due:: 2026-11-30]`, `(scheduled:: …)`,
+  `start`, `created`, `completion`, `cancelled`, `repeat`, `id`, `dependsOn`, `onCompletion`,
+  `priority` (highest/high/medium/low/lowest).
+
+Pure functions over one line's text; whether a line is in a code block is the parser's business
+(`service.markdown.parse`). Editing touches only the status character and the field it changes:
+a new field goes at the end of the line, before a trailing block id (`^abc`), as the Tasks plugin
+appends its done date.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Literal
+
+Style = Literal["emoji", "dataview"]
+
+# The line: prefix (indent, blockquote markers, bullet or number, '['), status, '] ', body.
+TASK_LINE = re.compile(r"^((?:[ \t]*>)*[ \t]*(?:[-*+]|\d+[.)])[ \t]+\[)(.)(\][ \t]+)(.*)$")
+DATE = r"\d{4}-\d{2}-\d{2}"
+DATE_FIELDS = ("due", "scheduled", "start", "created", "done", "cancelled")
+EMOJI = {
+    "due": "📅",
+    "scheduled": "⏳",
+    "start": "🛫",
+    "created": "➕",
+    "done": "✅",
+    "cancelled": "❌",
+    "recurrence": "🔁",
+    "id": "🆔",
+    "depends_on": "⛔",
+    "on_completion": "🏁",
+}
+# Alternative spellings the Tasks plugin reads for a field (variation selectors, hourglass).
+_EMOJI_ALT = {"due": "📆🗓", "scheduled": "⌛", "start": "", "done": "", "cancelled": ""}
+PRIORITY_EMOJI = {"🔺": "highest", "⏫": "high", "🔼": "medium", "🔽": "low", "⏬": "lowest"}
+PRIORITIES = ("highest", "high", "medium", "none", "low", "lowest")  # most to least urgent
+DATAVIEW_KEY = {
+    "due": "due",
+    "scheduled": "scheduled",
+    "start": "start",
+    "created": "created",
+    "done": "completion",
+    "cancelled": "cancelled",
+    "recurrence": "repeat",
+    "id": "id",
+    "depends_on": "dependsOn",
+    "on_completion": "onCompletion",
+    "priority": "priority",
+}
+_FROM_DATAVIEW = {v.lower(): k for k, v in DATAVIEW_KEY.items()}
+_INLINE = re.compile(r"([\[(])\s*([A-Za-z][\w -]*?)\s*::\s*([^\])]*?)\s*([\])])")
+_ANY_EMOJI = "".join(EMOJI.values()) + "".join(PRIORITY_EMOJI) + "".join(_EMOJI_ALT.values())
+# A value runs up to the next field emoji, a Dataview field, a tag-free block id or the end.
+_VALUE_END = rf"(?=\s*(?:[{_ANY_EMOJI}]|[\[(][A-Za-z][\w -]*::|\^[A-Za-z0-9-]+\s*$)|\s*$)"
+
+
+def _emoji_pattern(name: str) -> re.Pattern[str]:
+    marks = "|".join(map(re.escape, [EMOJI[name], *_EMOJI_ALT.get(name, "")]))
+    value = f"({DATE})" if name in DATE_FIELDS else rf"([^{_ANY_EMOJI}\n]*?){_VALUE_END}"
+    return re.compile(rf"(?:{marks})\ufe0f?[ \t]*{value}")
+
+
+_EMOJI_RE = {name: _emoji_pattern(name) for name in EMOJI}
+_EMOJI_SCAN = tuple((name, (emoji, *_EMOJI_ALT.get(name, "")), _EMOJI_RE[name]) for name, emoji in EMOJI.items())
+_DATE_RE = re.compile(DATE)
+_BLOCK_ID = re.compile(r"[ \t]+\^[A-Za-z0-9-]+[ \t]*$")
+_TAG = re.compile(r"(?:(?<=\s)|^)#([\w/-]*[^\W\d][\w/-]*)")
+
+
+@dataclass(frozen=True, slots=True)
+class TaskFields:
+    """The Tasks plugin fields of one task body (dates as `YYYY-MM-DD`)."""
+
+    due: str | None = None
+    scheduled: str | None = None
+    start: str | None = None
+    created: str | None = None
+    done: str | None = None
+    cancelled: str | None = None
+    priority: str | None = None  # highest | high | medium | low | lowest
+    recurrence: str | None = None  # the rule as written: 'every week when done'
+    id: str | None = None
+    depends_on: tuple[str, ...] = ()
+    on_completion: str | None = None
+    style: Style = "emoji"  # the format the task's fields are written in
+    description: str = ""  # the body without its fields and block id
+    tags: tuple[str, ...] = field(default=())
+
+
+def scan_fields(body: str) -> tuple[dict[str, str], Style, str]:
+    """The fields written in a task body as raw text (name -> value), their format, and the body
+    without them. The index's fast path (`service.markdown.parse`); `parse_fields` builds on it."""
+    found: dict[str, str] = {}
+    style: Style = "emoji"
+    rest = body
+    if "::" in body:
+        for m in _INLINE.finditer(body):
+            if (m.group(1) == "[") != (m.group(4) == "]"):
+                continue
+            name = _FROM_DATAVIEW.get(m.group(2).strip().lower().replace(" ", ""))
+            if name is None:
+                continue
+            value = m.group(3).strip()
+            if name in DATE_FIELDS and not _DATE_RE.fullmatch(value):
+                continue
+            found.setdefault(name, value.lower() if name == "priority" else value)
+            style = "dataview"
+            rest = rest.replace(m.group(0), " ")
+    if not body.isascii():
+        for name, marks, pattern in _EMOJI_SCAN:
+            for mark in marks:
+                if mark in rest:
+                    break
+            else:
+                continue
+            e = pattern.search(rest)
+            if e:
+                found.setdefault(name, e.group(1).strip())
+                rest = rest[: e.start()] + " " + rest[e.end() :]
+        for emoji, level in PRIORITY_EMOJI.items():
+            if emoji in rest:
+                found.setdefault("priority", level)
+                rest = rest.replace(emoji + "\ufe0f", " ").replace(emoji, " ")
+                break
+    if found.get("priority") not in PRIORITIES:
+        found.pop("priority", None)
+    return found, style, rest
+
+
+def depends_on(found: dict[str, str]) -> tuple[str, ...]:
+    raw = found.get("depends_on")
+    return tuple(d.strip() for d in raw.split(",") if d.strip()) if raw else ()
+
+
+def parse_fields(body: str) -> TaskFields:
+    """The fields of a task body (the text after `] `), in either format."""
+    found, style, rest = scan_fields(body)
+    rest = _BLOCK_ID.sub("", rest)
+    return TaskFields(
+        due=found.get("due"),
+        scheduled=found.get("scheduled"),
+        start=found.get("start"),
+        created=found.get("created"),
+        done=found.get("done"),
+        cancelled=found.get("cancelled"),
+        priority=found.get("priority"),
+        recurrence=found.get("recurrence") or None,
+        id=found.get("id") or None,
+        depends_on=depends_on(found),
+        on_completion=found.get("on_completion") or None,
+        style=style,
+        description=" ".join(rest.split()),
+        tags=tuple(dict.fromkeys(_TAG.findall(rest))),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class TaskLine:
+    """One task line split into its parts; `str(task)` is the line again, byte for byte."""
+
+    prefix: str  # indent, blockquote markers, bullet and '['
+    status: str
+    gap: str  # '] ' as written
+    body: str
+
+    def __str__(self) -> str:
+        return f"{self.prefix}{self.status}{self.gap}{self.body}"
+
+    @property
+    def fields(self) -> TaskFields:
+        return parse_fields(self.body)
+
+
+def task_line(line: str) -> TaskLine | None:
+    m = TASK_LINE.match(line)
+    return TaskLine(m.group(1), m.group(2), m.group(3), m.group(4)) if m else None
+
+
+def _field_span(body: str, name: str) -> tuple[int, int] | None:
+    """Where field `name` is written in `body` (either format), or None."""
+    key = DATAVIEW_KEY[name].lower()
+    for m in _INLINE.finditer(body):
+        if m.group(2).strip().lower().replace(" ", "") == key and (m.group(1) == "[") == (m.group(4) == "]"):
+            return m.start(), m.end()
+    if name in EMOJI:
+        e = _EMOJI_RE[name].search(body)
+        if e:
+            return e.start(), e.end()
+    return None
+
+
+def set_field(body: str, name: str, value: str | None, style: Style) -> str:
+    """`body` with field `name` set to `value` (None removes it). An existing field keeps its
+    place and format; a new one is appended in `style`, before a trailing block id."""
+    span = _field_span(body, name)
+    if span is not None:
+        start, end = span
+        if value is None:
+            before, after = body[:start].rstrip(" \t"), body[end:]
+            return before + (after if not after or after[:1] in " \t" else " " + after)
+        return body[:start] + written(name, value, style, bracket=body[start]) + body[end:]
+    if value is None:
+        return body
+    block = _BLOCK_ID.search(body)
+    head, tail = (body[: block.start()], body[block.start() :]) if block else (body, "")
+    head = head.rstrip(" \t")
+    return f"{head} {written(name, value, style)}{tail}" if head else written(name, value, style) + tail
+
+
+def written(name: str, value: str, style: Style, bracket: str = "[") -> str:
+    """One field as text: `📅 2026-11-30`, or `[due:: 2026-11-30]` (`(due:: …)` when `bracket` is '(')."""
+    if style == "dataview":
+        return f"({DATAVIEW_KEY[name]}:: {value})" if bracket == "(" else f"[{DATAVIEW_KEY[name]}:: {value}]"
+    return f"{EMOJI[name]} {value}"
+
+
+def without_block_id(body: str) -> str:
+    return _BLOCK_ID.sub("", body)
+
+
+# -- statuses ------------------------------------------------------------------------------------
+
+StatusType = Literal["todo", "in_progress", "done", "cancelled", "non_task"]
+TASKS_PLUGIN_DATA = ".obsidian/plugins/obsidian-tasks-plugin/data.json"
+# The Tasks plugin's built-in statuses: type and the status a toggle moves to.
+CORE_STATUSES: dict[str, tuple[StatusType, str]] = {
+    " ": ("todo", "x"),
+    "x": ("done", " "),
+    "X": ("done", " "),
+    "/": ("in_progress", "x"),
+    "-": ("cancelled", " "),
+}
+_TYPES: dict[str, StatusType] = {
+    "TODO": "todo",
+    "IN_PROGRESS": "in_progress",
+    "DONE": "done",
+    "CANCELLED": "cancelled",
+    "NON_TASK": "non_task",
+}
+
+
+def status_table(plugin_data: object) -> dict[str, tuple[StatusType, str]]:
+    """Status character -> (type, next status): the built-in ones plus the custom statuses of
+    the Tasks plugin settings (`statusSettings.customStatuses`), when given."""
+    table = dict(CORE_STATUSES)
+    settings = plugin_data.get("statusSettings") if isinstance(plugin_data, dict) else None
+    if isinstance(settings, dict):
+        for group in ("coreStatuses", "customStatuses"):
+            for entry in settings.get(group) or []:
+                if not isinstance(entry, dict):
+                    continue
+                symbol, kind = entry.get("symbol"), _TYPES.get(str(entry.get("type", "")).upper())
+                if isinstance(symbol, str) and len(symbol) == 1 and kind is not None:
+                    nxt = entry.get("nextStatusSymbol")
+                    table[symbol] = (kind, nxt if isinstance(nxt, str) and len(nxt) == 1 else " ")
+    return table
+
+
+def status_type(table: dict[str, tuple[StatusType, str]], status: str) -> StatusType:
+    """A status the settings do not name is a task still to do, as the Tasks plugin treats it."""
+    return table[status][0] if status in table else "todo"

@@ -1,0 +1,203 @@
+"""tasks domain, periodic notes: get_periodic_note, create_periodic_note, append_to_periodic_note.
+
+Where the note of a period lives comes from the settings files (`service.dates.periods`: the
+Periodic Notes plugin in both formats, the core Daily notes plugin, Obsidian's defaults), read
+through `service.vault.settings_files`; the name is the period's Moment.js format of the date
+(`/` in it makes subfolders). A new note gets the configured template (`templates.py`).
+Appending to a missing note creates it first, template included, in the same atomic write.
+Touches: vault files through `VaultFiles`; `.obsidian/daily-notes.json` and
+`.obsidian/plugins/periodic-notes/data.json` (read-only).
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+
+from pydantic import Field
+
+from service.dates.moment import MomentError
+from service.dates.periods import DAILY_NOTES, PERIODIC_NOTES_DATA, Period, PeriodConfig, period_config
+from service.errors import ValidationFailed
+from service.markdown import sections
+from service.markdown.parse import note_title
+from service.tools.context import Op, ToolContext
+from service.tools.models import ToolInput, ToolOutput
+from service.tools.notes.write import WriteOut, write_out
+from service.tools.spec import ToolSpec
+from service.tools.tasks.templates import find_template, render_template
+from service.vault.paths import VaultPath
+from service.vault.settings_files import read_json
+
+ISO_DATE = r"^\d{4}-\d{2}-\d{2}$"
+
+
+class PeriodIn(ToolInput):
+    period: Period = Field(default="daily", description="daily, weekly, monthly, quarterly or yearly.")
+    date: str | None = Field(
+        default=None, pattern=ISO_DATE, description="A day in the period (YYYY-MM-DD; default today)."
+    )
+
+
+class PeriodicOut(ToolOutput):
+    path: str = Field(description="Vault-relative path of the period's note.")
+    title: str = Field(description="Note title.")
+    obsidian_url: str = Field(description="obsidian://open URL.")
+    exists: bool = Field(description="Whether the note exists.")
+    period: str = Field(description="The period.")
+    period_start: str = Field(description="First day of the period the note stands for (YYYY-MM-DD).")
+    format: str = Field(description="The Moment.js name format used.")
+    folder: str = Field(description="The folder of the period's notes ('' = vault root).")
+    template: str | None = Field(default=None, description="The configured template, if any.")
+    source: str = Field(description="Where the settings came from: periodic-notes 1.0 / 0.0.17, daily-notes, default.")
+    etag: str | None = Field(default=None, description="The note's etag when it exists.")
+    content: str | None = Field(default=None, description="The note's text when it exists.")
+
+
+def _config(ctx: ToolContext, period: Period) -> PeriodConfig:
+    root = ctx.vault.paths.root
+    return period_config(period, read_json(root, PERIODIC_NOTES_DATA), read_json(root, DAILY_NOTES))
+
+
+def _locate(ctx: ToolContext, args: PeriodIn, op: Op) -> tuple[PeriodConfig, date, VaultPath]:
+    config = _config(ctx, args.period)
+    day = date.fromisoformat(args.date) if args.date else date.today()
+    try:
+        rel = config.path_for(day)
+        start = config.start_of(day)
+    except MomentError as exc:
+        raise ValidationFailed(
+            str(exc),
+            details={"reason": "unsupported_date_format", "format": config.format, "source": config.source},
+        ) from None
+    if op == "write":  # the answer tells whether the note exists and its etag: reading is needed too
+        ctx.resolve_note(rel, "read")
+    return config, start, ctx.resolve_note(rel, op)
+
+
+def _out(ctx: ToolContext, config: PeriodConfig, start: date, vp: VaultPath) -> PeriodicOut:
+    note = ctx.vault.files.read(vp) if vp.abs.is_file() else None
+    return PeriodicOut(
+        path=vp.rel,
+        title=note_title(vp.rel),
+        obsidian_url=ctx.vault.url(vp.rel),
+        exists=note is not None,
+        period=config.period,
+        period_start=start.isoformat(),
+        format=config.format,
+        folder=config.folder,
+        template=config.template,
+        source=config.source,
+        etag=note.etag if note else None,
+        content=note.content if note else None,
+    )
+
+
+async def get_periodic_note(ctx: ToolContext, args: PeriodIn) -> PeriodicOut:
+    config, start, vp = _locate(ctx, args, "read")
+    return _out(ctx, config, start, vp)
+
+
+async def _initial_text(ctx: ToolContext, config: PeriodConfig, vp: VaultPath, start: date) -> str:
+    if config.template is None:
+        return ""
+    template = await find_template(ctx, config.template)
+    # As the core Daily notes plugin does: {{date}} is the note's own date in the period's format.
+    now = datetime.combine(start, datetime.now().time())
+    return render_template(ctx, template, note_title(vp.rel), now, date_format=config.format)[2]
+
+
+class CreatePeriodicOut(WriteOut):
+    period_start: str = Field(description="First day of the period (YYYY-MM-DD).")
+    source: str = Field(description="Where the settings came from.")
+
+
+async def create_periodic_note(ctx: ToolContext, args: PeriodIn) -> CreatePeriodicOut:
+    config, start, vp = _locate(ctx, args, "write")
+    if vp.abs.is_file():
+        note = ctx.vault.files.read(vp)
+        existing = WriteOut(
+            path=vp.rel,
+            title=note_title(vp.rel),
+            obsidian_url=ctx.vault.url(vp.rel),
+            etag=note.etag,
+            created=False,
+            size=note.stat.size,
+        )
+        return CreatePeriodicOut(**existing.model_dump(), period_start=start.isoformat(), source=config.source)
+    text = await _initial_text(ctx, config, vp, start)
+    result = await ctx.vault.files.write(vp, text, create_only=True)
+    out = write_out(ctx, vp, result)
+    return CreatePeriodicOut(**out.model_dump(), period_start=start.isoformat(), source=config.source)
+
+
+class AppendPeriodicIn(PeriodIn):
+    content: str = Field(min_length=1, description="Text to append.")
+    heading: list[str] | None = Field(
+        default=None,
+        description="Append at the end of this section (heading path, e.g. ['Log']) instead of the note's end.",
+    )
+    expected_etag: str | None = Field(default=None, description="Etag of the existing note you read.")
+
+
+def _appended(text: str, content: str, heading: list[str] | None) -> str:
+    block = content if content.endswith("\n") else content + "\n"
+    if heading:
+        return sections.patch_lines(text, sections.find_heading(text, heading), "append", block)
+    if text and not text.endswith("\n"):
+        text += "\n"
+    return text + block
+
+
+async def append_to_periodic_note(ctx: ToolContext, args: AppendPeriodicIn) -> CreatePeriodicOut:
+    config, start, vp = _locate(ctx, args, "write")
+    if vp.abs.is_file() or args.expected_etag is not None:
+        result = await ctx.vault.files.modify(
+            vp, lambda text: _appended(text, args.content, args.heading), expected_etag=args.expected_etag
+        )
+    else:
+        text = _appended(await _initial_text(ctx, config, vp, start), args.content, args.heading)
+        result = await ctx.vault.files.write(vp, text, create_only=True)
+    out = write_out(ctx, vp, result)
+    return CreatePeriodicOut(**out.model_dump(), period_start=start.isoformat(), source=config.source)
+
+
+TOOLS: tuple[ToolSpec, ...] = (
+    ToolSpec(
+        name="get_periodic_note",
+        domain="tasks",
+        title="Get a periodic note",
+        description="The daily (weekly, monthly, quarterly, yearly) note of a date as Obsidian's Daily notes or "
+        "Periodic Notes settings name it: path, whether it exists, its text and etag. To create it use "
+        "create_periodic_note; to add to it, append_to_periodic_note.",
+        input_model=PeriodIn,
+        output_model=PeriodicOut,
+        handler=get_periodic_note,
+    ),
+    ToolSpec(
+        name="create_periodic_note",
+        domain="tasks",
+        title="Create a periodic note",
+        description="Create the daily (weekly, …) note of a date where the settings put it, from the configured "
+        "template; an existing note is returned unchanged (created=false).",
+        input_model=PeriodIn,
+        output_model=CreatePeriodicOut,
+        handler=create_periodic_note,
+        scopes=("write:vault",),
+        scope_class="write",
+        mutating=True,
+    ),
+    ToolSpec(
+        name="append_to_periodic_note",
+        domain="tasks",
+        title="Append to a periodic note",
+        description="Append text to the daily (weekly, …) note of a date, at its end or under a heading; a missing "
+        "note is created first from the configured template.",
+        input_model=AppendPeriodicIn,
+        output_model=CreatePeriodicOut,
+        handler=append_to_periodic_note,
+        scopes=("write:vault",),
+        scope_class="write",
+        mutating=True,
+        idempotent=False,
+    ),
+)

@@ -1,0 +1,147 @@
+"""tasks domain, checkbox tasks: set_task_status.
+
+Edits one task line of one note through `VaultFiles.modify` (atomic, under the path lock),
+guarded by the note's etag or the task's text: a line that is not a task (code blocks hold
+none), or a task that moved or changed, is refused with nothing written. What the new status does
+to the line — done and cancelled dates, the next occurrence of a recurring task, inserted above
+it — is `completion.py`. Touches: vault files; `.obsidian/plugins/obsidian-tasks-plugin/data.json`
+(custom statuses, read-only).
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any
+
+from pydantic import Field, model_validator
+
+from service.errors import Conflict, ValidationFailed
+from service.markdown import tasks as tk
+from service.markdown.parse import note_title, parse_note
+from service.tools.context import ToolContext
+from service.tools.graph_common import LineChangeItem, diff_lines
+from service.tools.models import ToolInput, ToolOutput
+from service.tools.spec import ToolSpec
+from service.tools.tasks.completion import changed_line, status_table_of
+from service.vault.paths import VaultPath
+
+ISO_DATE = r"^\d{4}-\d{2}-\d{2}$"
+
+
+class SetTaskStatusIn(ToolInput):
+    path: str = Field(description="The note holding the task (path or wikilink name).")
+    line: int = Field(ge=1, description="1-based line of the task, as list_tasks gives it.")
+    status: str = Field(
+        min_length=1,
+        max_length=1,
+        description="New status character: 'x' done, ' ' to do, '/' in progress, '-' cancelled, or a custom one.",
+    )
+    expected_etag: str | None = Field(
+        default=None, description="The note's etag you read; a changed note is `conflict`."
+    )
+    expected_text: str | None = Field(
+        default=None,
+        description="The task text as list_tasks gave it; a line that moved or changed is `conflict`. "
+        "Give this or expected_etag.",
+    )
+    date: str | None = Field(
+        default=None, pattern=ISO_DATE, description="Date stamped as the done/cancelled date (default: today)."
+    )
+
+    @model_validator(mode="after")
+    def _guarded(self) -> SetTaskStatusIn:
+        if self.expected_etag is None and self.expected_text is None:
+            raise ValueError("give expected_etag or expected_text, so a moved or edited task is not changed")
+        return self
+
+
+class SetTaskStatusOut(ToolOutput):
+    path: str = Field(description="Vault-relative path.")
+    title: str = Field(description="Note title.")
+    obsidian_url: str = Field(description="obsidian://open URL.")
+    etag: str = Field(description="The note's new etag.")
+    line: int = Field(description="1-based line of the changed task now (one lower when a next occurrence went above).")
+    text: str = Field(description="The changed task's text.")
+    status_type: str = Field(description="Type of the new status.")
+    next_occurrence: str | None = Field(
+        default=None, description="The recurring task's next occurrence, inserted above it (its text)."
+    )
+    changes: list[LineChangeItem] = Field(description="Each line that changed.")
+
+
+def _task_at(text: str, rel: str, index: int, args: SetTaskStatusIn) -> tk.TaskLine:
+    lines = text.split("\n")
+    parsed = {t.line: t for t in parse_note(rel, text).tasks}
+    if index >= len(lines) or index not in parsed:
+        raise ValidationFailed(
+            f"line {index + 1} of {rel!r} is not a task",
+            details={"field": "line", "reason": "not_a_task", "path": rel, "line": index + 1},
+            hint="list_tasks gives each task's line; tasks in code blocks are not tasks.",
+        )
+    if args.expected_text is not None and parsed[index].text != args.expected_text.strip():
+        moved = next((t.line + 1 for t in parsed.values() if t.text == args.expected_text.strip()), None)
+        raise Conflict(
+            f"the task on line {index + 1} of {rel!r} is not the one expected",
+            details={"path": rel, "line": index + 1, "reason": "task_changed", "now_at_line": moved},
+            hint="Read the tasks again (list_tasks) and retry with the current line.",
+        )
+    task = tk.task_line(lines[index].rstrip("\r"))
+    assert task is not None  # the parser found a task here
+    return task
+
+
+async def set_task_status(ctx: ToolContext, args: SetTaskStatusIn) -> SetTaskStatusOut:
+    vp: VaultPath = (await ctx.find_note(args.path, "write", section="reject")).vp
+    ctx.resolve(vp.rel, "read")  # the answer shows the task's text
+    table = status_table_of(ctx)
+    today = date.fromisoformat(args.date) if args.date else date.today()
+    holder: dict[str, Any] = {}
+
+    def change(text: str) -> str:
+        index = args.line - 1
+        task = _task_at(text, vp.rel, index, args)
+        new, nxt = changed_line(task, args.status, table, today)
+        lines = text.split("\n")
+        ending = "\r" if lines[index].endswith("\r") else ""
+        lines[index] = str(new) + ending
+        if nxt is not None:
+            lines.insert(index, str(nxt) + ending)
+        after = "\n".join(lines)
+        holder.update(before=text, after=after, task=new, next=nxt, line=index + (2 if nxt is not None else 1))
+        return after
+
+    result = await ctx.vault.files.modify(vp, change, expected_etag=args.expected_etag)
+    task: tk.TaskLine = holder["task"]
+    return SetTaskStatusOut(
+        path=vp.rel,
+        title=note_title(vp.rel),
+        obsidian_url=ctx.vault.url(vp.rel),
+        etag=result.etag,
+        line=holder["line"],
+        text=task.body,
+        status_type=tk.status_type(table, task.status),
+        next_occurrence=holder["next"].body if holder["next"] is not None else None,
+        changes=[
+            LineChangeItem(line=c.line, before=c.before, after=c.after)
+            for c in diff_lines(holder["before"], holder["after"])
+        ],
+    )
+
+
+TOOLS: tuple[ToolSpec, ...] = (
+    ToolSpec(
+        name="set_task_status",
+        domain="tasks",
+        title="Set a task's status",
+        description="Change one task's status in place (note + line, guarded by the note's etag or the task's "
+        "text). Done stamps the done date in the task's own format; a recurring task (🔁 every …) gets its next "
+        "occurrence inserted above, as the Tasks plugin does.",
+        input_model=SetTaskStatusIn,
+        output_model=SetTaskStatusOut,
+        handler=set_task_status,
+        scopes=("write:vault",),
+        scope_class="write",
+        mutating=True,
+        idempotent=False,
+    ),
+)

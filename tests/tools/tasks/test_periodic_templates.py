@@ -1,0 +1,195 @@
+"""Periodic notes and templates through the full dispatch chain."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import started
+
+DAILY_TEMPLATE = "---\ncreated: {{date:YYYY-MM-DD}}\ntags:\n  - daily\n---\n# {{title}}\n\n## Log\n\n## Notes\n"
+
+
+def vault(**extra: str) -> dict[str, str]:
+    files = {
+        "Templates/Daily.md": DAILY_TEMPLATE,
+        "Templates/Meeting.md": "---\ntype: meeting\ntags: [meeting]\n---\n## Meeting {{date}} {{time}}\n- attendees\n",
+        "Templates/Bad.md": "stamp {{date:YYYY LT}}\n",
+        ".obsidian/templates.json": json.dumps({"folder": "Templates", "dateFormat": "DD.MM.YYYY"}),
+    }
+    files.update(extra)
+    return files
+
+
+@pytest.mark.covers("get_periodic_note", "success")
+async def test_get_periodic_note_uses_defaults_then_core_daily_notes(make_vault: Callable[..., Path]) -> None:
+    async with started(make_vault(vault())) as vg:
+        out = await vg.ok("get_periodic_note", date="2026-11-24")
+        assert out["path"] == "2026-11-24.md" and out["exists"] is False and out["source"] == "default"
+        week = await vg.ok("get_periodic_note", period="weekly", date="2025-12-28")
+        assert week["path"] == "2026-W01.md" and week["period_start"] == "2025-12-28"
+        assert (await vg.ok("get_periodic_note", period="quarterly", date="2026-11-24"))["path"] == "2026-Q4.md"
+        assert (await vg.ok("get_periodic_note", period="yearly", date="2026-11-24"))["path"] == "2026.md"
+    files = vault(**{
+        ".obsidian/daily-notes.json": json.dumps({"folder": "Journal/", "format": "YYYY/MM/YYYY-MM-DD ddd"}),
+        "Journal/2026/11/2026-11-24 Tue.md": "hello\n",
+    })  # fmt: skip
+    async with started(make_vault(files)) as vg:
+        out = await vg.ok("get_periodic_note", date="2026-11-24")
+        assert out["path"] == "Journal/2026/11/2026-11-24 Tue.md" and out["exists"] and out["content"] == "hello\n"
+        assert out["source"] == "daily-notes" and out["obsidian_url"].startswith("obsidian://open?")
+
+
+async def test_periodic_notes_plugin_settings_in_both_formats(make_vault: Callable[..., Path]) -> None:
+    old = {"weekly": {"enabled": True, "format": "GGGG-[W]WW", "folder": "Weekly", "template": "Templates/Daily"},
+           "daily": {"enabled": False, "format": "DD-MM-YYYY", "folder": "X"}}  # fmt: skip
+    files = vault(**{".obsidian/plugins/periodic-notes/data.json": json.dumps(old),
+                     ".obsidian/daily-notes.json": json.dumps({"folder": "Daily"})})  # fmt: skip
+    async with started(make_vault(files)) as vg:
+        week = await vg.ok("get_periodic_note", period="weekly", date="2021-01-03")
+        assert (week["path"], week["source"], week["period_start"]) == (
+            "Weekly/2020-W53.md",
+            "periodic-notes 0.0.17",
+            "2020-12-28",
+        )
+        daily = await vg.ok("get_periodic_note", date="2026-11-24")
+        assert (daily["path"], daily["source"]) == ("Daily/2026-11-24.md", "daily-notes")
+    day = {"enabled": True, "format": "YYYY-MM-DD", "folder": "Work/Days", "templatePath": "Templates/Daily.md"}
+    new = {"activeCalendarSet": "Work", "calendarSets": [
+        {"id": "Default", "day": {"enabled": True, "format": "YYYY-MM-DD", "folder": "Home"}},
+        {"id": "Work", "day": day, "month": {"enabled": True, "format": "YYYY-MMMM", "folder": "Work/Months"}},
+    ]}  # fmt: skip
+    async with started(make_vault(vault(**{".obsidian/plugins/periodic-notes/data.json": json.dumps(new)}))) as vg:
+        daily = await vg.ok("get_periodic_note", date="2026-11-24")
+        assert (daily["path"], daily["source"], daily["template"]) == (
+            "Work/Days/2026-11-24.md", "periodic-notes 1.0", "Templates/Daily.md")  # fmt: skip
+        month = await vg.ok("get_periodic_note", period="monthly", date="2026-11-24")
+        assert month["path"] == "Work/Months/2026-November.md" and month["period_start"] == "2026-11-01"
+
+
+@pytest.mark.covers("get_periodic_note", "failure")
+@pytest.mark.covers("create_periodic_note", "failure")
+async def test_periodic_note_with_an_unknown_token_is_refused(make_vault: Callable[..., Path]) -> None:
+    files = vault(**{".obsidian/daily-notes.json": json.dumps({"format": "YYYY-MM-DD LTS"})})
+    async with started(make_vault(files)) as vg:
+        before = vg.snapshot()
+        error = await vg.err("get_periodic_note", "validation_error", date="2026-11-24")
+        assert error["details"]["reason"] == "unsupported_date_format"
+        await vg.err("create_periodic_note", "validation_error", date="2026-11-24")
+        await vg.err("get_periodic_note", "validation_error", date="24.11.2026")
+        assert vg.snapshot() == before
+
+
+@pytest.mark.covers("create_periodic_note", "success")
+async def test_create_periodic_note_applies_the_template_with_the_notes_date(make_vault: Callable[..., Path]) -> None:
+    files = vault(**{".obsidian/daily-notes.json": json.dumps({"folder": "Daily", "template": "Templates/Daily"})})
+    async with started(make_vault(files)) as vg:
+        out = await vg.ok("create_periodic_note", date="2026-11-24")
+        assert out["created"] is True and out["path"] == "Daily/2026-11-24.md"
+        assert vg.read("Daily/2026-11-24.md") == DAILY_TEMPLATE.replace("{{date:YYYY-MM-DD}}", "2026-11-24").replace(
+            "{{title}}", "2026-11-24"
+        )
+        again = await vg.ok("create_periodic_note", date="2026-11-24")
+        assert again["created"] is False and again["etag"] == out["etag"]
+
+
+@pytest.mark.covers("append_to_periodic_note", "success")
+async def test_append_creates_the_note_then_appends_under_a_heading(make_vault: Callable[..., Path]) -> None:
+    files = vault(**{".obsidian/daily-notes.json": json.dumps({"folder": "Daily", "template": "Templates/Daily"})})
+    async with started(make_vault(files)) as vg:
+        await vg.ok(
+            "append_to_periodic_note", date="2026-11-24", content="- 09:00 standup", heading=["2026-11-24", "Log"]
+        )
+        await vg.ok(
+            "append_to_periodic_note", date="2026-11-24", content="- 10:00 review", heading=["2026-11-24", "Log"]
+        )
+        await vg.ok("append_to_periodic_note", date="2026-11-24", content="the end")
+        text = vg.read("Daily/2026-11-24.md")
+    assert text.endswith("## Log\n- 09:00 standup\n- 10:00 review\n\n## Notes\nthe end\n")
+
+
+@pytest.mark.covers("append_to_periodic_note", "failure")
+async def test_append_to_a_missing_heading_fails_and_creates_nothing(make_vault: Callable[..., Path]) -> None:
+    files = vault(**{".obsidian/daily-notes.json": json.dumps({"folder": "Daily", "template": "Templates/Daily"})})
+    async with started(make_vault(files)) as vg:
+        before = vg.snapshot()
+        await vg.err("append_to_periodic_note", "validation_error", date="2026-11-24", content="x", heading=["Nope"])
+        await vg.err("append_to_periodic_note", "validation_error", date="2026-11-24", content="")
+        assert vg.snapshot() == before
+
+
+@pytest.mark.covers("list_templates", "success")
+async def test_list_templates_reads_the_folder_and_formats(make_vault: Callable[..., Path]) -> None:
+    async with started(make_vault(vault())) as vg:
+        out = await vg.ok("list_templates")
+    assert out["folder"] == "Templates" and out["date_format"] == "DD.MM.YYYY" and out["time_format"] == "HH:mm"
+    assert [i["title"] for i in out["items"]] == ["Bad", "Daily", "Meeting"]
+
+
+@pytest.mark.covers("list_templates", "failure")
+async def test_list_templates_refuses_a_bad_cursor(make_vault: Callable[..., Path]) -> None:
+    async with started(make_vault(vault())) as vg:
+        await vg.err("list_templates", "validation_error", cursor="not-a-cursor")
+        await vg.err("list_templates", "validation_error", limit=0)
+
+
+@pytest.mark.covers("apply_template", "success")
+async def test_apply_template_creates_or_inserts_and_merges_properties(make_vault: Callable[..., Path]) -> None:
+    target = "---\ntitle: Sync  # keep\ntags: [work]\ntype: call\n---\n# Sync\n\n## Agenda\n- one\n\n## Notes\n"
+    async with started(make_vault(vault(**{"Sync.md": target}))) as vg:
+        out = await vg.ok("apply_template", template="Meeting", path="New/Standup", date="2026-11-24T09:05")
+        assert out["created"] and out["path"] == "New/Standup.md" and out["template"] == "Templates/Meeting.md"
+        assert (
+            vg.read("New/Standup.md")
+            == "---\ntype: meeting\ntags: [meeting]\n---\n## Meeting 24.11.2026 09:05\n- attendees\n"
+        )
+        await vg.ok(
+            "apply_template", template="Meeting", path="Sync", heading=["Sync", "Agenda"], date="2026-11-24T09:05"
+        )
+        text = vg.read("Sync.md")
+    assert text.startswith("---\ntitle: Sync  # keep\ntags: [work, meeting]\ntype: call\n---\n")
+    assert "## Agenda\n- one\n\n## Meeting 24.11.2026 09:05\n- attendees\n\n## Notes\n" in text
+
+
+@pytest.mark.covers("apply_template", "failure")
+async def test_apply_template_failures_change_nothing(make_vault: Callable[..., Path]) -> None:
+    async with started(make_vault(vault(**{"Sync.md": "# Sync\n"}))) as vg:
+        before = vg.snapshot()
+        await vg.err("apply_template", "note_not_found", template="Nope", path="X")
+        error = await vg.err("apply_template", "validation_error", template="Bad", path="X")
+        assert error["details"]["reason"] == "unsupported_date_format"
+        await vg.err("apply_template", "validation_error", template="Meeting", path="Sync", heading=["Missing"])
+        await vg.err("apply_template", "note_not_found", template="Meeting", path="New", heading=["A"])
+        await vg.err("apply_template", "conflict", template="Meeting", path="Sync", expected_etag="0" * 32)
+        await vg.err("apply_template", "validation_error", template="Meeting", path="Sync", position="replace")
+        assert vg.snapshot() == before
+
+
+async def test_periodic_notes_and_templates_follow_the_acl(make_vault: Callable[..., Path]) -> None:
+    files = vault(**{
+        ".obsidian/daily-notes.json": json.dumps({"folder": "Private", "template": "Templates/Daily"}),
+        "Templates/Secret.md": "secret\n",
+    })  # fmt: skip
+    acl = {"prefix_rules": [{"path": "Private", "read": "deny"}, {"path": "Templates/Secret.md", "read": "deny"}]}
+    async with started(make_vault(files), acl=acl) as vg:
+        before = vg.snapshot()
+        await vg.err("get_periodic_note", "acl_denied", date="2026-11-24")
+        await vg.err("create_periodic_note", "acl_denied", date="2026-11-24")
+        await vg.err("append_to_periodic_note", "acl_denied", date="2026-11-24", content="x")
+        listed = await vg.ok("list_templates")
+        assert "Templates/Secret.md" not in [i["path"] for i in listed["items"]]
+        await vg.err("apply_template", "acl_denied", template="Templates/Secret", path="Open")
+        assert vg.snapshot() == before
+
+
+async def test_a_missing_configured_template_creates_nothing(make_vault: Callable[..., Path]) -> None:
+    files = vault(**{".obsidian/daily-notes.json": json.dumps({"template": "Templates/Gone"})})
+    async with started(make_vault(files)) as vg:
+        before = vg.snapshot()
+        error = await vg.err("create_periodic_note", "note_not_found", date="2026-11-24")
+        assert error["details"]["path"] == "Templates/Gone.md"
+        await vg.err("append_to_periodic_note", "note_not_found", date="2026-11-24", content="x")
+        assert vg.snapshot() == before

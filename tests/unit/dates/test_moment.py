@@ -1,0 +1,106 @@
+"""Moment.js formats: every supported token written as Moment writes it, read back (round trip
+format -> date -> path), and unknown tokens refused."""
+
+from __future__ import annotations
+
+from datetime import date, datetime, timedelta
+
+import pytest
+
+from service.dates.moment import TOKENS, MomentError, format_date, parse_date
+
+WHEN = datetime(2026, 11, 24, 15, 4, 5)  # a Tuesday
+# What moment('2026-11-24T15:04:05').format(token) gives in the default (English) locale.
+EXPECTED = {
+    "YYYY": "2026", "YY": "26", "Q": "4", "M": "11", "MM": "11", "MMM": "Nov", "MMMM": "November",
+    "D": "24", "DD": "24", "Do": "24th", "DDD": "328", "DDDD": "328", "d": "2", "dd": "Tu", "ddd": "Tue",
+    "dddd": "Tuesday", "e": "2", "E": "2", "w": "48", "ww": "48", "W": "48", "WW": "48", "gggg": "2026",
+    "gg": "26", "GGGG": "2026", "GG": "26", "H": "15", "HH": "15", "h": "3", "hh": "03", "m": "4", "mm": "04",
+    "s": "5", "ss": "05", "A": "PM", "a": "pm",
+}  # fmt: skip
+
+
+def test_every_supported_token_is_written_as_moment_writes_it() -> None:
+    assert set(EXPECTED) == set(TOKENS)
+    for token, text in EXPECTED.items():
+        assert format_date(token, WHEN) == text, token
+
+
+@pytest.mark.parametrize(
+    ("day", "locale_week", "iso_week"),
+    [
+        (date(2021, 1, 3), "2021-W02", "2020-W53"),  # a Sunday: locale weeks start on it, ISO weeks end on it
+        (date(2024, 12, 29), "2025-W01", "2024-W52"),  # the locale week holding 1 January is week 1
+        (date(2027, 1, 1), "2027-W01", "2026-W53"),  # 2026 has 53 ISO weeks
+        (date(2026, 1, 1), "2026-W01", "2026-W01"),
+    ],
+)
+def test_week_tokens_follow_locale_and_iso_rules(day: date, locale_week: str, iso_week: str) -> None:
+    assert format_date("gggg-[W]ww", day) == locale_week
+    assert format_date("GGGG-[W]WW", day) == iso_week
+
+
+def test_brackets_slashes_ordinals_and_twelve_hour_clock() -> None:
+    assert format_date("YYYY/MM/[Week] W [of] YYYY", date(2026, 11, 24)) == "2026/11/Week 48 of 2026"
+    assert [format_date("Do", date(2026, 1, d)) for d in (1, 2, 3, 4, 11, 12, 13, 21, 22, 23, 31)] == [
+        "1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "23rd", "31st"
+    ]  # fmt: skip
+    assert format_date("h:mm a", datetime(2026, 1, 1, 0, 7)) == "12:07 am"
+    assert format_date("hh A", datetime(2026, 1, 1, 12, 0)) == "12 PM"
+
+
+DAY_FORMATS = [
+    "YYYY-MM-DD", "YY-M-D", "YYYY-MM-DD dddd", "dddd, MMMM Do YYYY", "ddd DD MMM YYYY", "YYYY-DDDD",
+    "YYYY-DDD", "YYYY/MM/YYYY-MM-DD", "GGGG-[W]WW-E", "gggg-[W]ww-e", "gggg-[W]w-d", "GG-[W]W dd",
+    "[Day] D [of] MMMM YYYY",
+]  # fmt: skip
+PERIOD_FORMATS = {
+    "gggg-[W]ww": lambda d: d - timedelta(days=d.isoweekday() % 7),
+    "GGGG-[W]WW": lambda d: d - timedelta(days=d.weekday()),
+    "YYYY-MM": lambda d: d.replace(day=1),
+    "YYYY-[Q]Q": lambda d: date(d.year, 3 * ((d.month - 1) // 3) + 1, 1),
+    "YYYY": lambda d: date(d.year, 1, 1),
+    "MMMM YYYY": lambda d: d.replace(day=1),
+}
+
+
+def _days() -> list[date]:
+    start = date(2019, 12, 20)
+    return [start + timedelta(days=n) for n in range(0, 3 * 366, 3)] + [date(2020, 2, 29), date(2026, 12, 31)]
+
+
+@pytest.mark.parametrize("fmt", DAY_FORMATS)
+def test_day_formats_round_trip(fmt: str) -> None:
+    for day in _days():
+        assert parse_date(fmt, format_date(fmt, day)) == day, (fmt, day)
+
+
+@pytest.mark.parametrize("fmt", sorted(PERIOD_FORMATS))
+def test_period_formats_read_back_the_first_day_of_the_period(fmt: str) -> None:
+    for day in _days():
+        text = format_date(fmt, day)
+        start = parse_date(fmt, text)
+        assert start == PERIOD_FORMATS[fmt](day), (fmt, day)
+        assert format_date(fmt, start) == text
+
+
+def test_every_token_round_trips_inside_a_full_date() -> None:
+    for token in TOKENS:
+        fmt = f"YYYY-MM-DD [<]{token}[>]"
+        text = format_date(fmt, WHEN)
+        assert parse_date(fmt, text) == WHEN.date(), token
+
+
+@pytest.mark.parametrize("fmt", ["YYYY-MM-DD LT", "X", "YYYY-MM-DD HH:mm:ss.SSS", "Z", "YYYY N", "kk:mm", "YYYYY"])
+def test_unknown_tokens_are_refused(fmt: str) -> None:
+    with pytest.raises(MomentError, match="unsupported Moment.js token"):
+        format_date(fmt, WHEN)
+
+
+def test_text_not_in_the_format_is_refused() -> None:
+    with pytest.raises(MomentError):
+        parse_date("YYYY-MM-DD", "2026-13-01")
+    with pytest.raises(MomentError):
+        parse_date("YYYY-MM-DD", "24.11.2026")
+    with pytest.raises(MomentError):
+        parse_date("GGGG-[W]WW", "2025-W53")  # 2025 has 52 ISO weeks
