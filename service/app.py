@@ -33,6 +33,7 @@ from service.obs.maintenance import Maintenance
 from service.obs.metrics import Metrics
 from service.obs.sessions import SessionTraces
 from service.obs.tracing import Tracing
+from service.plans.runs import PlanRuns
 from service.policy.confirmations import Confirmations
 from service.policy.idempotency import IdempotencyStore
 from service.policy.throttle import TokenBuckets
@@ -95,6 +96,7 @@ class VaultgateApp:
         self.index_jobs = IndexJobs(self.db)
         self.index_jobs.on_change = self.client_logs.job_changed
         self.semantic = SemanticEngine(settings.embeddings, self.db)
+        self.plans = PlanRuns(self.state)
         self.services = Services(
             settings=settings,
             vaults=self.vaults,
@@ -109,6 +111,7 @@ class VaultgateApp:
             confirmations=self.confirmations,
             throttle=self.throttle,
             index_jobs=self.index_jobs,
+            plans=self.plans,
             client_logs=self.client_logs,
             dispatch=self._nested_call,
             add_vault=self.add_vault,  # reload_vault(apply=true)
@@ -148,7 +151,7 @@ class VaultgateApp:
             audit=self.audit,
             spool_dir=spool_dir,
         )
-        self.components += [self.index_jobs, self.audit, self.sessions, self.maintenance]
+        self.components += [self.index_jobs, self.audit, self.sessions, self.maintenance, self.plans]
         self.server = self._build_server()
         self._started = False
         self.started_at: float | None = None
