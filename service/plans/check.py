@@ -81,6 +81,9 @@ class Checked:
     problems: list[Problem] = field(default_factory=list)
     results: dict[str, Any] = field(default_factory=dict)  # read-only results known at validation
     deps: dict[str, set[str]] = field(default_factory=dict)  # step id -> the steps it needs
+    estimates: dict[str, int] = field(default_factory=dict)  # step id -> calls counted in estimated_steps
+    calls: list[tuple[str, str, dict[str, Any]]] = field(default_factory=list)  # mutating (step, tool, args) known now
+    late: list[tuple[str, str]] = field(default_factory=list)  # mutating (step, tool) known only at run time
 
     @property
     def ok(self) -> bool:
@@ -197,11 +200,14 @@ async def _check_step(
         items = found
     if items is None:  # the list is known only at run time
         builder.effects.estimated_steps += 1
+        checked.estimates[step.id] = 1
         builder.effects.unresolved.append(step.id)
         if tool.mutating:
             builder.risk("writes")
+            checked.late.append((step.id, step.tool))
         return reads and not tool.mutating
     builder.effects.estimated_steps += len(items)
+    checked.estimates[step.id] = len(items)
     results: list[Any] = []
     runnable = reads and not tool.mutating
     for index, item in enumerate(items):
@@ -223,8 +229,10 @@ async def _check_step(
             if late:
                 if step.id not in builder.effects.unresolved:
                     builder.effects.unresolved.append(step.id)
+                    checked.late.append((step.id, step.tool))
                 builder.risk("writes")
             else:
+                checked.calls.append((step.id, step.tool, args))
                 builder.step(step.tool, args, destructive=tool.destructive, scopes=tool.scopes, step_id=step.id)
                 if step.tool in MOVES:
                     await _preview_move(step.tool, args, host, builder)

@@ -84,6 +84,7 @@ class RunState:
     total: int = 0
     status: str = "running"
     stop: anyio.Event = field(default_factory=anyio.Event)
+    estimates: dict[str, int] = field(default_factory=dict)  # calls per step counted in `total`
 
 
 class Runner:
@@ -98,7 +99,8 @@ class Runner:
         failed: set[str] = set()  # steps whose dependents are skipped
         by_id = {o.id: o for o in state.outcomes}
         deps = checked.deps
-        state.total = max(checked.effects.estimated_steps, 1)
+        state.total = checked.effects.estimated_steps
+        state.estimates = dict(checked.estimates)
         try:
             for step in checked.order:
                 outcome = by_id[step.id]
@@ -135,7 +137,7 @@ class Runner:
                 if not isinstance(found, list):
                     raise RefError("foreach must resolve to a list")
                 items = found
-                state.total = max(state.total + len(items) - 1, state.done + len(items))
+                state.total += len(items) - state.estimates.get(step.id, 1)  # the list is known now
         except (RefError, Unresolved) as exc:
             _fail(outcome, CallError("bad_reference", str(exc)))
             return False

@@ -121,20 +121,31 @@ async def validate_plan(ctx: ToolContext, args: PlanIn, *, registry: Catalog) ->
     )
 
 
-def needs_human(checked: Checked, registry: Catalog) -> bool:
-    """Whether some step could ask for a confirmation: then the plan asks once, up front."""
-    if checked.effects.risk_level in ("destructive", "commands"):
-        return True
-    for step in checked.plan.steps:
-        spec = registry.get(step.tool)
-        if spec is not None and spec.mutating and (spec.destructive or spec.confirm != "never"):
+async def needs_human(ctx: ToolContext, checked: Checked, registry: Catalog) -> bool:
+    """Whether some call of the plan would ask a human: then the plan asks once, up front.
+
+    A call whose arguments are known now asks what the direct call would (the tool's own
+    `confirm_when` with these arguments, a destructive tool, an execute scope); a call whose
+    arguments are known only at run time counts as asking when its tool ever may."""
+    for _step, tool, args in checked.calls:
+        spec = registry.get(tool)
+        if spec is None:
+            continue
+        if spec.destructive or spec.confirm == "always" or any(s.startswith("execute:") for s in spec.scopes):
+            return True
+        if spec.confirm == "conditional" and spec.confirm_when is not None:
+            if await spec.confirm_when(ctx, spec.input_model.model_validate(args)) is not None:
+                return True
+    for _step, tool in checked.late:
+        spec = registry.get(tool)
+        if spec is not None and (spec.destructive or spec.confirm != "never"):
             return True
     return False
 
 
 async def execute_confirm_when(ctx: ToolContext, args: ExecuteIn, *, registry: Catalog) -> str | None:
     checked = await checked_plan(ctx, registry, args.plan, args.params)
-    if not checked.ok or not needs_human(checked, registry):
+    if not checked.ok or not await needs_human(ctx, checked, registry):
         return None  # an invalid plan is refused by the handler without asking anyone
     return checked.effects.preview(checked.plan.goal)
 
