@@ -133,9 +133,9 @@ async def needs_human(ctx: ToolContext, checked: Checked, registry: Catalog) -> 
             continue
         if spec.destructive or spec.confirm == "always" or any(s.startswith("execute:") for s in spec.scopes):
             return True
-        if spec.confirm == "conditional" and spec.confirm_when is not None:
-            if await spec.confirm_when(ctx, spec.input_model.model_validate(args)) is not None:
-                return True
+        asks = spec.confirm_when if spec.confirm == "conditional" else None
+        if asks is not None and await asks(ctx, spec.input_model.model_validate(args)) is not None:
+            return True
     for _step, tool in checked.late:
         spec = registry.get(tool)
         if spec is not None and (spec.destructive or spec.confirm != "never"):
