@@ -144,7 +144,7 @@ class Runner:
         results: list[Any] = []
         for index, item in enumerate(items):
             if state.stop.is_set():
-                outcome.status = "cancelled" if outcome.calls == 0 else outcome.status
+                outcome.status = "cancelled"  # cut short: `calls` tells how far it got
                 return True
             call_scope = Scope(scope.params, scope.steps, (step.item_name, item) if step.foreach is not None else None)
             try:
@@ -167,7 +167,12 @@ class Runner:
             elif outcome.status == "not_run":
                 outcome.status = "ok"
             await self._progress(state, f"{step.id} ({step.tool}): {outcome.calls}/{len(items)}")
-            await anyio.lowlevel.checkpoint()  # a pending cancellation of the call stops here
+            try:
+                await anyio.lowlevel.checkpoint()  # a pending cancellation of the call stops here
+            except anyio.get_cancelled_exc_class():
+                if index + 1 < len(items):
+                    outcome.status = "cancelled"
+                raise
         value: Any = results if step.foreach is not None else (results[0] if results else None)
         scope.steps[step.id] = value
         if step.capture_as:
