@@ -9,7 +9,6 @@ file back byte for byte, the journaled-but-never-written ones included.
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -27,17 +26,20 @@ async def test_undo_after_the_server_was_killed_mid_plan(make_vault: Callable[..
     before = snapshot(root)
     marker = tmp_path / "held"
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    proc = subprocess.Popen([sys.executable, "-m", "tests.plan_killed", str(root), str(marker)], env=env, cwd=REPO)
+    command = [sys.executable, "-m", "tests.plan_killed", str(root), str(marker)]
+    proc = await anyio.open_process(command, env=env, cwd=REPO, stdout=None, stderr=None)
     try:
         with anyio.fail_after(120):
             while not marker.exists():
-                assert proc.poll() is None, "the plan process ended before the hold"
+                assert proc.returncode is None, "the plan process ended before the hold"
                 await anyio.sleep(0.05)
         proc.kill()  # SIGKILL: nothing runs after this
-        proc.wait(timeout=30)
+        with anyio.fail_after(30):
+            await proc.wait()
     finally:
-        if proc.poll() is None:
+        if proc.returncode is None:
             proc.kill()
+            await proc.wait()
     assert (root / "K/c.md").is_file() and (root / "Move/m0 renamed.md").is_file()
     assert not (root / "K/never.md").exists() and snapshot(root) != before
     async with started(root) as vg:
