@@ -24,7 +24,7 @@ from pydantic import BaseModel, ValidationError
 from service.plans import graph as plan_graph
 from service.plans.effects import MOVES, Effects, EffectsBuilder
 from service.plans.model import Param, Plan, Step
-from service.plans.refs import RefError, Scope, Unresolved, resolve
+from service.plans.refs import LATE, RefError, Scope, Unresolved, resolve
 
 MAX_STEPS = 500  # steps as written
 MAX_CALLS = 5000  # tool calls after foreach expansion
@@ -100,8 +100,11 @@ _JSON_TYPES: dict[str, tuple[type, ...]] = {
 }
 
 
-def bind_params(declared: list[Param], given: dict[str, Any]) -> tuple[dict[str, Any], list[Problem]]:
-    """The parameter values: given ones type-checked, defaults filled in, required ones present."""
+def bind_params(
+    declared: list[Param], given: dict[str, Any], *, late: bool = False
+) -> tuple[dict[str, Any], list[Problem]]:
+    """The parameter values: given ones type-checked, defaults filled in, required ones present
+    (with `late`, a missing one is `LATE`: known only at run time, as when a macro is saved)."""
     problems: list[Problem] = []
     names = {p.name for p in declared}
     for name in given:
@@ -117,6 +120,8 @@ def bind_params(declared: list[Param], given: dict[str, Any]) -> tuple[dict[str,
             values[p.name] = value
         elif p.default is not None:
             values[p.name] = p.default
+        elif late:
+            values[p.name] = LATE
         else:
             problems.append(Problem(None, "missing_param", f"parameter {p.name!r} needs a value"))
     return values, problems
@@ -140,9 +145,11 @@ def _arg_problems(tool: ToolInfo, args: dict[str, Any], late: set[str]) -> list[
     return []
 
 
-async def check_plan(plan: Plan, given: dict[str, Any], host: Host) -> Checked:
+async def check_plan(plan: Plan, given: dict[str, Any], host: Host, *, late_params: bool = False) -> Checked:
+    """Check `plan` run with the `given` parameter values (`late_params`: missing ones are known
+    only at run time; their references are treated like those to a mutating step's result)."""
     g = plan_graph.build(plan)
-    params, problems = bind_params(plan.params, given)
+    params, problems = bind_params(plan.params, given, late=late_params)
     builder = EffectsBuilder(host.exists)
     checked = Checked(plan, params, g.order, builder.effects, deps=g.deps)
     checked.problems.extend(Problem(s, c, m) for s, c, m in g.problems)

@@ -30,6 +30,16 @@ class RefError(ValueError):
     """A reference that cannot be followed (unknown name, a path that does not fit the value)."""
 
 
+class _Late:
+    """The value of a parameter that is given only when the plan runs (a macro being saved)."""
+
+    def __repr__(self) -> str:
+        return "LATE"
+
+
+LATE: Any = _Late()
+
+
 class Unresolved(Exception):  # noqa: N818 - a signal: the value is only known at run time
     def __init__(self, step: str) -> None:
         super().__init__(step)
@@ -118,6 +128,8 @@ def _lookup(ref: Ref, scope: Scope, where: str) -> Any:
         return select(scope.item[1], ref.path, where)
     if ref.name not in scope.params:
         raise RefError(f"{where}: unknown parameter {ref.name!r}")
+    if scope.params[ref.name] is LATE:
+        raise Unresolved(ref.name)
     return select(scope.params[ref.name], ref.path, where)
 
 
