@@ -42,6 +42,11 @@ class VaultConfig(Section):
     path: Path = Field(description="The vault folder.")
     name: str | None = Field(default=None, description="Name used in obsidian:// URLs; default: folder name.")
     acl: AclSettings | None = Field(default=None, description="This vault's ACL (replaces the root [acl]).")
+    write_mode: Literal["allow", "dry-run", "confirm"] = Field(
+        default="allow",
+        description="allow: changes as asked; dry-run: every mutating tool previews and changes nothing; "
+        "confirm: every mutating call needs a human's confirmation.",
+    )
 
     @field_validator("id")
     @classmethod

@@ -26,6 +26,7 @@ from service.tools.sessions.plans import (
     ProblemItem,
     RunOut,
     checked_plan,
+    dry_run_out,
     needs_human,
     start_run,
 )
@@ -75,6 +76,7 @@ class RunIn(ToolInput):
     name: str = _NAME
     params: dict[str, JsonValue] = Field(default_factory=dict, description="Values of the macro's parameters.")
     background: bool = Field(default=False, description="Return a run_id at once; poll get_plan_run.")
+    dry_run: bool = Field(default=False, description="Validate with these values and return the effects; run nothing.")
 
 
 class NameIn(ToolInput):
@@ -158,10 +160,14 @@ async def run_macro(ctx: ToolContext, args: RunIn, *, registry: Catalog) -> RunO
             },
             hint="list_macros shows its parameters.",
         )
+    if args.dry_run:
+        return dry_run_out(checked)
     return await start_run(ctx, checked, background=args.background, registry=registry)
 
 
 async def run_confirm_when(ctx: ToolContext, args: RunIn, *, registry: Catalog) -> str | None:
+    if args.dry_run:
+        return None
     macro = await _macro(ctx, args.name)
     checked = await checked_plan(ctx, registry, macro.plan.model_dump(mode="json", by_alias=True), args.params)
     if not checked.ok or not await needs_human(ctx, checked, registry):

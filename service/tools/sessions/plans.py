@@ -60,6 +60,7 @@ class ValidateOut(ToolOutput):
 class ExecuteIn(PlanIn):
     background: bool = Field(default=False, description="Return a run_id at once; poll get_plan_run.")
     effects_hash: str | None = Field(default=None, description="validate_plan's effects_hash: refuse if it changed.")
+    dry_run: bool = Field(default=False, description="Validate and return the effects; run nothing.")
 
 
 class StepItem(BaseModel):
@@ -79,6 +80,7 @@ class RunOut(ToolOutput):
     calls_total: int = Field(description="Tool calls expected after foreach expansion.")
     steps: list[StepItem] = Field(description="Each step's outcome, in run order.")
     undone_by: str | None = Field(default=None, description="The undo run that reversed this run.")
+    effects: Effects | None = Field(default=None, description="Dry run: what the plan would change.")
 
     def to_text(self) -> str:
         return f"run {self.run_id}: {self.status}, {self.calls_done}/{self.calls_total} calls"
@@ -144,6 +146,8 @@ async def needs_human(ctx: ToolContext, checked: Checked, registry: Catalog) -> 
 
 
 async def execute_confirm_when(ctx: ToolContext, args: ExecuteIn, *, registry: Catalog) -> str | None:
+    if args.dry_run:
+        return None
     checked = await checked_plan(ctx, registry, args.plan, args.params)
     if not checked.ok or not await needs_human(ctx, checked, registry):
         return None  # an invalid plan is refused by the handler without asking anyone
@@ -158,6 +162,18 @@ def run_out(state: RunState, undone_by: str | None = None) -> RunOut:
         calls_total=state.total,
         steps=[StepItem(**o.as_dict()) for o in state.outcomes],
         undone_by=undone_by,
+    )
+
+
+def dry_run_out(checked: Checked) -> RunOut:
+    """What a dry run answers: the effects, every step `not_run`."""
+    return RunOut(
+        run_id="",
+        status="dry-run",
+        calls_done=0,
+        calls_total=checked.effects.estimated_steps,
+        steps=[StepItem(**StepOutcome(s.id, s.tool).as_dict()) for s in checked.order],
+        effects=checked.effects,
     )
 
 
@@ -204,6 +220,8 @@ async def execute_plan(ctx: ToolContext, args: ExecuteIn, *, registry: Catalog) 
             details={"expected_effects_hash": args.effects_hash, "effects": checked.effects.model_dump(by_alias=True)},
             hint="Validate the plan again and review the new effects.",
         )
+    if args.dry_run:
+        return dry_run_out(checked)
     return await start_run(ctx, checked, background=args.background, registry=registry)
 
 
