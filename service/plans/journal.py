@@ -68,6 +68,11 @@ def _run(row: Any) -> RunRow:
     return RunRow(*values)
 
 
+_INSERT = (
+    "INSERT INTO plan_journal(run_id, seq, step_id, kind, path, dst, prior, new_etag, at) VALUES (?,?,?,?,?,?,?,?,?)"
+)
+
+
 class Recorder:
     """Writes each change of one run to the journal before it happens (one step at a time)."""
 
@@ -81,22 +86,9 @@ class Recorder:
     async def before(self, change: PriorState, /) -> None:
         self.seq += 1
         self.changes += 1
-        async with self.db.transaction() as conn:
-            await conn.execute(
-                "INSERT INTO plan_journal(run_id, seq, step_id, kind, path, dst, prior, new_etag, at) "
-                "VALUES (?,?,?,?,?,?,?,?,?)",
-                (
-                    self.run_id,
-                    self.seq,
-                    self.step_id,
-                    change.kind,
-                    change.rel,
-                    change.dst,
-                    change.prior,
-                    change.new_etag,
-                    time.time(),
-                ),
-            )
+        row = (self.run_id, self.seq, self.step_id, change.kind, change.rel, change.dst, change.prior, change.new_etag)
+        # One committed transaction per change, in one hop to the writer's thread.
+        await self.db.run_write(lambda conn: conn.execute(_INSERT, (*row, time.time())))
 
 
 class Journal:
