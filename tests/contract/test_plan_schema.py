@@ -20,5 +20,7 @@ def test_the_schema_is_versioned_and_uses_the_documented_names() -> None:
     assert schema["$id"].endswith(f"plan-v{PLAN_VERSION}.json")
     step = schema["$defs"]["Step"]["properties"]
     assert {"id", "tool", "args", "dependsOn", "foreach", "as", "captureAs", "retry", "onError"} <= set(step)
-    plan = Plan.model_validate({"goal": "g", "steps": [{"id": "a", "tool": "read_note", "dependsOn": [], "onError": "skip"}]})
+    plan = Plan.model_validate(
+        {"goal": "g", "steps": [{"id": "a", "tool": "read_note", "dependsOn": [], "onError": "skip"}]}
+    )
     assert plan.version == PLAN_VERSION and plan.steps[0].on_error == "skip"

@@ -178,3 +178,26 @@ async def test_a_plan_step_cannot_write_where_the_acl_denies(make_vault: Callabl
         assert [p["code"] for p in out["problems"]] == ["acl_denied"]
         await vg.err("execute_plan", "validation_error", plan=plan)
         assert not (vg.root / "Private").exists()
+
+
+async def test_foreach_over_a_result_known_only_at_run_time(make_vault: Callable[..., Path]) -> None:
+    async with started(make_vault({"A.md": "# A\n"})) as vg:
+        plan = {
+            "goal": "create then append to what was created",
+            "steps": [
+                {"id": "make", "tool": "create_note", "foreach": ["X/one", "X/two"], "args": {"path": "$item"}},
+                {
+                    "id": "more",
+                    "tool": "append_note",
+                    "foreach": "$steps.make[*].path",
+                    "args": {"path": "$item", "content": "more"},
+                    "captureAs": "appended",
+                },
+            ],
+        }
+        checked = await vg.ok("validate_plan", plan=plan)
+        assert checked["valid"] and checked["effects"]["unresolved"] == ["more"]
+        run = await vg.ok("execute_plan", plan=plan)
+        assert run["status"] == "done" and run["calls_done"] == 4 and run["calls_total"] == 4
+        assert [r["path"] for r in run["steps"][1]["result"]] == ["X/one.md", "X/two.md"]
+        assert vg.read("X/two.md").endswith("more")
