@@ -73,7 +73,7 @@ def _parser() -> argparse.ArgumentParser:
     docs.add_argument(
         "page",
         choices=("tools", "plan-schema"),
-        help="tools: the tool catalog (docs/tools.md); plan-schema: the action plan JSON Schema (docs/plan.schema.json)",
+        help="tools: the tool catalog (docs/tools.md); plan-schema: the plan JSON Schema (docs/plan.schema.json)",
     )
 
     sub.add_parser("version", help="print the versions of vaultgate, Python, SQLite (+ sqlite-vec) and the MCP SDK")
