@@ -229,7 +229,7 @@ def tools(registry: Catalog) -> tuple[ToolSpec, ...]:
             name="delete_macro",
             domain="sessions",
             title="Delete a macro",
-            description="Delete a saved macro of this vault (the notes are not touched).",
+            description="Delete a saved macro of this vault (the vault's files are not touched).",
             input_model=NameIn,
             output_model=DeleteOut,
             handler=delete_macro,

@@ -272,7 +272,7 @@ def tools(registry: Catalog) -> tuple[ToolSpec, ...]:
             description="Check an action plan (steps of tool calls with dependsOn, foreach, captureAs, $steps.<id> "
             "references, ${params}) without changing anything: tools, arguments, dependencies, references, scopes, "
             "path ACL, size. Returns the problems with step ids and the effects summary (files created, modified, "
-            "deleted, moved with their link rewrites, folders, risk level). Run it before execute_plan.",
+            "deleted, relocated with their link rewrites, risk level). Run it before execute_plan.",
             input_model=PlanIn,
             output_model=ValidateOut,
             handler=partial(validate_plan, registry=registry),

@@ -131,7 +131,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         domain="sessions",
         title="Undo the last plan run",
         description="Reverse the file changes of your last plan run (or run_id) from its journal, newest first, "
-        "all or nothing: created notes removed, changed and deleted ones restored byte for byte, moves and their "
+        "all or nothing: created files removed, changed and deleted ones restored byte for byte, relocations and their "
         "link rewrites reversed. Refuses and lists conflicts when someone changed a file since, unless "
         "skip_conflicts. The undo is journaled too: undoing it redoes the run.",
         input_model=UndoIn,
