@@ -136,9 +136,7 @@ def _arg_problems(tool: ToolInfo, args: dict[str, Any], late: set[str]) -> list[
         out: list[str] = []
         for err in exc.errors():
             loc = err.get("loc") or ()
-            if loc and loc[0] in late:
-                continue
-            if err.get("type") == "missing" and loc and loc[0] in late:
+            if loc and loc[0] in late:  # its value is only known at run time
                 continue
             out.append(f"{'.'.join(str(x) for x in loc) or 'args'}: {err.get('msg')}")
         return out
