@@ -9,20 +9,24 @@ database (data folder) keeps the audit log and confirmations for the same reason
 before the file layer performs it, so a process killed mid-step leaves a journal that names
 every file it may have touched. A run is recorded as `running` first; at start-up, runs still
 `running` belong to a process that died and become `interrupted` (their journal stays
-undoable). Any writer of many files can share this journal (`kind` 'bulk' is reserved for
-`bulk_create_notes`): open a run, set the recorder, close the run.
+undoable). Any writer of many files can share this journal: `recording(kind="bulk", ...)` around
+its commit (`kind` 'bulk' is reserved for `bulk_create_notes`) makes it undoable the same way.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
 import uuid
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
+import anyio
+
 from service.storage.db import Database
-from service.vault.journal import PriorState
+from service.vault.journal import RECORDER, PriorState
 
 RunStatus = str  # running | done | failed | cancelled | interrupted
 
@@ -111,6 +115,29 @@ class Journal:
 
     def recorder(self, run_id: str) -> Recorder:
         return Recorder(self.db, run_id)
+
+    @contextlib.asynccontextmanager
+    async def recording(
+        self, vault_id: str, caller: str, *, kind: str, goal: str, plan_hash: str = "", undoes: str | None = None
+    ) -> AsyncIterator[str]:
+        """One journaled change of many files as a run of its own (an undo; `bulk_create_notes`):
+        every file change inside the block is journaled; the run ends `done`, or `failed` when
+        the block raises. Yields the run id."""
+        run_id = await self.open_run(
+            vault_id, caller, kind=kind, goal=goal, plan_hash=plan_hash, total=1, undoes=undoes
+        )
+        recorder = self.recorder(run_id)
+        recorder.step_id = kind
+        token = RECORDER.set(recorder)
+        try:
+            yield run_id
+        except BaseException:
+            RECORDER.reset(token)
+            with anyio.CancelScope(shield=True):
+                await self.close_run(run_id, "failed", [], 0)
+            raise
+        RECORDER.reset(token)
+        await self.close_run(run_id, "done", [{"id": kind, "tool": kind, "calls": recorder.changes}], 1)
 
     async def progress(self, run_id: str, done: int, total: int) -> None:
         async with self.db.transaction() as conn:

@@ -19,7 +19,6 @@ from service.plans.undo import UndoPlan, apply_undo, plan_undo
 from service.tools.context import ToolContext
 from service.tools.models import ToolInput, ToolOutput
 from service.tools.spec import ToolSpec
-from service.vault.journal import RECORDER
 
 
 class UndoIn(ToolInput):
@@ -94,26 +93,15 @@ async def undo_last_plan(ctx: ToolContext, args: UndoIn) -> UndoOut:
     restored = list(dict.fromkeys(e.path for e in plan.restores))
     if args.dry_run:
         return UndoOut(run_id=row.id, undo_run_id=None, restored=restored, conflicts=conflicts, dry_run=True)
-    undo_id = await plans.journal.open_run(
+    async with plans.journal.recording(
         ctx.vault.id,
         caller_hash(ctx.principal.subject),
         kind="undo",
         goal=f"undo of {row.id}: {row.goal}",
         plan_hash=row.plan_hash,
-        total=len(plan.restores),
         undoes=row.id,
-    )
-    recorder = plans.journal.recorder(undo_id)
-    recorder.step_id = "undo"
-    token = RECORDER.set(recorder)
-    try:
-        count = await apply_undo(files, plan)
-    except BaseException:
-        await plans.journal.close_run(undo_id, "failed", [], 0)
-        raise
-    finally:
-        RECORDER.reset(token)
-    await plans.journal.close_run(undo_id, "done", [{"id": "undo", "tool": "undo_last_plan", "calls": count}], count)
+    ) as undo_id:
+        await apply_undo(files, plan)
     await plans.journal.mark_undone(row.id, undo_id)
     return UndoOut(run_id=row.id, undo_run_id=undo_id, restored=restored, conflicts=conflicts, dry_run=False)
 
