@@ -29,9 +29,18 @@ async def test_a_plan_over_60_notes_executes_and_undoes_to_identical_bytes(make_
         assert [m["from"] for m in effects["files_moved"]] == [f"Move/m{i}.md" for i in range(5)]
         assert all(m["links_rewritten"] and m["links_rewritten"] > 0 for m in effects["files_moved"])
         token = await vg.token_for("execute_plan", plan=big_plan(), effects_hash=checked["effects_hash"])
-        run = await vg.ok("execute_plan", plan=big_plan(), effects_hash=checked["effects_hash"], elicit_token=token)
-        assert run["status"] == "done", [s["errors"] for s in run["steps"] if s["status"] != "ok"]
+        seen: list[tuple[float, float | None, str | None]] = []
+
+        async def progress(done: float, total: float | None, message: str | None) -> None:
+            seen.append((done, total, message))
+
+        args = {"plan": big_plan(), "effects_hash": checked["effects_hash"], "elicit_token": token}
+        result = await vg.app.dispatcher.call("execute_plan", args, principal=vg.principal, progress=progress)
+        run = result.structured
+        assert run is not None and run["status"] == "done", run
         assert run["calls_done"] == effects["estimated_steps"]
+        assert_progress(seen)
+        assert len(seen) == effects["estimated_steps"]  # one notification per call
         assert (vg.root / "Archive/m3.md").is_file() and not (vg.root / "Move/m3.md").exists()
         assert "[[Archive/m3]]" in (vg.root / "Notes/n03.md").read_text()
         assert "reviewed" in (vg.root / "Notes/n10.md").read_text()
