@@ -282,12 +282,13 @@ class VaultgateApp:
     def _build_server(self) -> Server[Any]:
         from service.protocol.access import VaultAccess
         from service.protocol.completion import Completer
+        from service.protocol.macro_prompts import MacroPrompts
         from service.protocol.prompts import Prompts
         from service.protocol.resources import Resources
 
         access = VaultAccess(self.vaults, self.settings.default_vault_id, self.guard, self.dispatcher.principal_for)
         self.resources = Resources(access)
-        prompts = Prompts(access)
+        prompts = Prompts(access, MacroPrompts(access, self.plans.macros))
         completer = Completer(access)
         with warnings.catch_warnings():
             # The logging capability is deprecated in protocol 2026-07-28 but today's clients use it.

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+import mcp_types as types
 from mcp import Client
 
 from tests.conftest import e2e, snapshot
@@ -73,3 +74,23 @@ async def test_plan_validate_execute_progress_undo_over_http(make_vault: Callabl
             await h.app.plans.wait(background["run_id"])
             finished = await ok(c, "get_plan_run", run_id=background["run_id"])
             assert finished["status"] == "done" and "later" in h.read("Log.md")
+
+
+async def test_saved_macros_are_listed_as_prompts(make_vault: Callable[..., Path]) -> None:
+    macro = {
+        "goal": "add a tag",
+        "params": [
+            {"name": "tag", "type": "string", "description": "Tag."},
+            {"name": "n", "type": "integer", "default": 1},
+        ],
+        "steps": [{"id": "t", "tool": "add_tags", "args": {"path": "In/i0", "tags": ["${tag}"]}}],
+    }
+    async with e2e(make_vault({"In/i0.md": "# i0\n"})) as (url, _h), Client(url) as c:
+        await ok(c, "save_macro", name="tagger", description="Tag i0.", plan=macro)
+        prompts = {p.name: p for p in (await c.list_prompts()).prompts}
+        assert "summarize_note" in prompts
+        tagger = prompts["macro:tagger"]
+        assert [(a.name, a.required) for a in tagger.arguments or []] == [("tag", True), ("n", False)]
+        got = await c.get_prompt("macro:tagger", {"tag": "x", "n": "3"})
+        text = got.messages[0].content
+        assert isinstance(text, types.TextContent) and '"params": {"tag": "x", "n": 3}' in text.text
