@@ -3,8 +3,8 @@
 A macro prompt's arguments are the macro's parameters (prompt arguments are text: a value that
 reads as JSON — a number, true/false, a list — is passed as that JSON, anything else as text).
 Getting the prompt returns the request to call `run_macro` with those values; the run itself
-goes through the tool and its checks like any call. Listing needs the read scope and the vault
-binding (`VaultAccess.caller`).
+goes through the tool and its checks like any call. Macros are listed only to a caller with the
+read scope and the vault binding (`VaultAccess.caller`); others see the built-in prompts alone.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from typing import Any
 
 import mcp_types as types
 from mcp.server.context import ServerRequestContext
+from mcp.shared.exceptions import MCPError
 
 from service.plans.macros import Macros
 from service.protocol.access import VaultAccess
@@ -34,7 +35,11 @@ class MacroPrompts:
         self.macros = macros
 
     async def listed(self, ctx: ServerRequestContext[Any, Any]) -> list[types.Prompt]:
-        _principal, vault = self.access.caller(ctx, "prompts")
+        """The caller's macros as prompts; none for a caller who may not read the vault."""
+        try:
+            _principal, vault = self.access.caller(ctx, "prompts")
+        except MCPError:
+            return []
         return [
             types.Prompt(
                 name=f"{PREFIX}{m.name}",
