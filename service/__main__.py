@@ -71,7 +71,11 @@ def _parser() -> argparse.ArgumentParser:
     confirm.add_argument("--vault", help="vault id, when the same call is pending in several vaults")
 
     docs = sub.add_parser("docs", help="print generated documentation")
-    docs.add_argument("page", choices=("tools",), help="tools: the tool catalog (docs/tools.md)")
+    docs.add_argument(
+        "page",
+        choices=("tools", "plan-schema"),
+        help="tools: the tool catalog (docs/tools.md); plan-schema: the plan JSON Schema (docs/plan.schema.json)",
+    )
 
     sub.add_parser("version", help="print the versions of vaultgate, Python, SQLite (+ sqlite-vec) and the MCP SDK")
 
@@ -231,6 +235,11 @@ def cmd_confirm(args: argparse.Namespace) -> int:
 
 
 def cmd_docs(args: argparse.Namespace) -> int:
+    if args.page == "plan-schema":
+        from service.plans.model import plan_schema
+
+        sys.stdout.write(json.dumps(plan_schema(), indent=2, ensure_ascii=False) + "\n")
+        return 0
     from service.catalog_doc import tools_page
 
     sys.stdout.write(tools_page())

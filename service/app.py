@@ -34,6 +34,7 @@ from service.obs.maintenance import Maintenance
 from service.obs.metrics import Metrics
 from service.obs.sessions import SessionTraces
 from service.obs.tracing import Tracing
+from service.plans.runs import PlanRuns
 from service.policy.confirmations import Confirmations
 from service.policy.idempotency import IdempotencyStore
 from service.policy.throttle import TokenBuckets
@@ -96,6 +97,7 @@ class VaultgateApp:
         self.index_jobs = IndexJobs(self.db)
         self.index_jobs.on_change = self.client_logs.job_changed
         self.semantic = SemanticEngine(settings.embeddings, self.db)
+        self.plans = PlanRuns(self.state)
         self.services = Services(
             settings=settings,
             vaults=self.vaults,
@@ -110,6 +112,7 @@ class VaultgateApp:
             confirmations=self.confirmations,
             throttle=self.throttle,
             index_jobs=self.index_jobs,
+            plans=self.plans,
             client_logs=self.client_logs,
             dispatch=self._nested_call,
             add_vault=self.add_vault,  # reload_vault(apply=true)
@@ -149,7 +152,7 @@ class VaultgateApp:
             audit=self.audit,
             spool_dir=spool_dir,
         )
-        self.components += [self.index_jobs, self.audit, self.sessions, self.maintenance]
+        self.components += [self.index_jobs, self.audit, self.sessions, self.maintenance, self.plans]
         self.server = self._build_server()
         self._started = False
         self.started_at: float | None = None
@@ -285,12 +288,13 @@ class VaultgateApp:
     def _build_server(self) -> Server[Any]:
         from service.protocol.access import VaultAccess
         from service.protocol.completion import Completer
+        from service.protocol.macro_prompts import MacroPrompts
         from service.protocol.prompts import Prompts
         from service.protocol.resources import Resources
 
         access = VaultAccess(self.vaults, self.settings.default_vault_id, self.guard, self.dispatcher.principal_for)
         self.resources = Resources(access)
-        prompts = Prompts(access)
+        prompts = Prompts(access, MacroPrompts(access, self.plans.macros))
         completer = Completer(access)
         with warnings.catch_warnings():
             # The logging capability is deprecated in protocol 2026-07-28 but today's clients use it.

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from service.obs.metrics import Metrics
     from service.obs.sessions import SessionTraces
     from service.obs.tracing import Tracing
+    from service.plans.runs import PlanRuns
     from service.policy.confirmations import Confirmations
     from service.policy.idempotency import IdempotencyStore
     from service.policy.throttle import TokenBuckets
@@ -48,6 +49,7 @@ class Services:
     confirmations: Confirmations
     throttle: TokenBuckets
     index_jobs: IndexJobs
+    plans: PlanRuns  # action plan runs, their journal and macros (state database)
     client_logs: ClientLog
     dispatch: NestedCall  # the whole chain again, for a tool that runs another (the facade)
     add_vault: Callable[[VaultConfig], Awaitable[None]]  # reload_vault(apply=true)

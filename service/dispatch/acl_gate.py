@@ -8,6 +8,10 @@ the index current without it.
 Per-path decisions — allowlists, prefix rules, narrowed scopes, and `read_only_mode` for path
 operations — are made by the path guard each time a handler resolves a path
 (`ToolContext.resolve`) or filters a listing (`ToolContext.can_read`).
+
+The vault's `write_mode` is applied here too, to every mutating tool of the registry (a tool added
+later cannot slip past it): `dry-run` runs a tool that has a `dry_run` argument as its dry run and
+refuses the others with `read_only_mode`; `confirm` makes the confirm layer ask for every call.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from service.dispatch.context import CallContext, Next, ToolResult
-from service.errors import Forbidden
+from service.errors import Forbidden, ReadOnlyMode
 
 
 class AclGate:
@@ -35,4 +39,28 @@ class AclGate:
                 details={"vault": vault.id, "tool": spec.name, "read_only": True},
                 hint="Use read tools only, or ask the operator to turn off acl.read_only.",
             )
+        if spec.mutating and "facade" not in spec.tags and vault.config.write_mode != "allow":
+            self._write_mode(call, vault.config.write_mode)
         return await next(call)
+
+    @staticmethod
+    def _write_mode(call: CallContext, mode: str) -> None:
+        """The vault's `write_mode` for a mutating call: `confirm` makes the confirm layer ask a
+        human; `dry-run` turns the call into its dry run, or refuses it when the tool has none."""
+        spec, args = call.spec, call.args
+        assert spec is not None and args is not None
+        call.notes["write_mode"] = mode
+        if mode != "dry-run":
+            return
+        if "dry_run" in type(args).model_fields:
+            call.args = args.model_copy(update={"dry_run": True})
+            return
+        raise ReadOnlyMode(
+            f"vault is in dry-run mode: {spec.name} would change it and has no preview",
+            details={
+                "write_mode": "dry-run",
+                "tool": spec.name,
+                "args": args.model_dump(mode="json", exclude_none=True),
+            },
+            hint="Nothing was changed. Tools with dry_run (moves, rename_tag, execute_plan, ...) return their preview.",
+        )

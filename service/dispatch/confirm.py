@@ -6,7 +6,10 @@ remove these), when `confirmation.tools` names it (config additions apply while
 `confirmation.enabled`; nothing else depends on it), or when the tool's `confirm_when` hook
 returns a preview for these particular arguments (overwriting non-empty content without a
 matching etag, permanent deletes, cross-folder moves, non-dry-run link rewrites and tag
-renames, bulk writes above a count). Then, in this order:
+renames, bulk writes above a count), or when the vault's `write_mode` is `confirm` (every
+mutating call; the acl layer notes it). A call that is a step of a plan a human approved as a
+whole (`service.policy.approval`) proceeds as confirmed (`notes["confirmed"] = "plan"`). Else, in
+this order:
 
 1. an `elicit_token` minted by a human for exactly this vault + tool + args_hash is consumed
    (single use, atomic) and the call proceeds (`notes["confirmed"]`);
@@ -35,6 +38,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from service.dispatch.context import CallContext, ContextFor, Next, ToolResult
 from service.errors import ElicitRequired, Forbidden
+from service.policy import approval
 from service.policy.confirmations import Confirmations
 from service.settings import ConfirmationSettings
 
@@ -80,7 +84,11 @@ class Confirm:
             return f"{spec.name} needs {', '.join(floored)}: {call.args.model_dump_json(exclude_none=True)}"
         if spec.confirm == "conditional" and spec.confirm_when is not None:
             ctx = self.context_for(call)
-            return await spec.confirm_when(ctx, call.args)
+            found = await spec.confirm_when(ctx, call.args)
+            if found is not None:
+                return found
+        if call.notes.get("write_mode") == "confirm":  # the vault asks for every change (acl layer)
+            return f"{spec.name} ({spec.title}) with {call.args.model_dump_json(exclude_none=True)}"
         return None
 
     async def __call__(self, call: CallContext, next: Next) -> ToolResult:
@@ -88,6 +96,9 @@ class Confirm:
         assert spec is not None and args is not None and vault is not None
         preview = await self.preview(call)
         if preview is None:
+            return await next(call)
+        if approval.covers(vault.id, call.principal.subject) is not None:  # a step of an approved plan
+            call.notes["confirmed"] = "plan"
             return await next(call)
         if args.elicit_token:
             if await self.store.consume(args.elicit_token, vault.id, spec.name, call.args_hash):

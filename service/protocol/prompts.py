@@ -3,7 +3,8 @@
 - summarize_note(path): summarise one note, its text embedded;
 - review_folder(folder): review the notes of a folder (titles, tags, first lines) for gaps,
   duplicates and missing links;
-- daily_review(date?): review a daily note and the open tasks it mentions.
+- daily_review(date?): review a daily note and the open tasks it mentions;
+- macro:<name>: one per saved macro of the caller's vault (`macro_prompts.py`).
 Arguments are completed by `completion.py`. Paths go through resolution and the read ACL.
 """
 
@@ -19,6 +20,7 @@ from mcp.shared.exceptions import MCPError
 from service.errors import VaultgateError
 from service.markdown.parse import parse_note
 from service.protocol.access import VaultAccess
+from service.protocol.macro_prompts import PREFIX, MacroPrompts
 from service.security.acl import check_path
 from service.vault.paths import normalize, with_md
 
@@ -53,15 +55,17 @@ def _user(text: str) -> types.PromptMessage:
 
 
 class Prompts:
-    def __init__(self, access: VaultAccess) -> None:
+    def __init__(self, access: VaultAccess, macros: MacroPrompts | None = None) -> None:
         self.access = access
+        self.macros = macros  # saved macros, listed as `macro:<name>` prompts
         self.vaults = access.vaults
         self.guard = access.guard
 
     async def list(
         self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
     ) -> types.ListPromptsResult:
-        return types.ListPromptsResult(prompts=PROMPTS)
+        extra = await self.macros.listed(ctx) if self.macros is not None else []
+        return types.ListPromptsResult(prompts=[*PROMPTS, *extra])
 
     def _read(self, ctx: ServerRequestContext[Any, Any], path: str) -> tuple[str, str]:
         principal, vault = self.access.caller(ctx, "prompts")
@@ -76,6 +80,10 @@ class Prompts:
         self, ctx: ServerRequestContext[Any, Any], params: types.GetPromptRequestParams
     ) -> types.GetPromptResult:
         args = params.arguments or {}
+        if params.name.startswith(PREFIX) and self.macros is not None:
+            found = await self.macros.get(ctx, params.name.removeprefix(PREFIX), dict(args))
+            if found is not None:
+                return found
         if params.name == "summarize_note":
             rel, text = self._read(ctx, args.get("path", ""))
             return types.GetPromptResult(

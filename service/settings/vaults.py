@@ -46,6 +46,11 @@ class VaultConfig(Section):
     sensitive_mode: SensitiveMode | None = Field(
         default=None, description="This vault's [sensitive] mode (flag | redact | exclude); default: [sensitive] mode."
     )
+    write_mode: Literal["allow", "dry-run", "confirm"] = Field(
+        default="allow",
+        description="allow: changes as asked; dry-run: every mutating tool previews and changes nothing; "
+        "confirm: every mutating call needs a human's confirmation.",
+    )
 
     @field_validator("id")
     @classmethod

@@ -89,6 +89,7 @@ def build_registry() -> Registry:
     registry = Registry()
     for package in DOMAINS:
         _add_domain(registry, package.__name__, package.TOOLS)
+    _add_domain(registry, sessions.__name__, sessions.plan_tools(registry))  # plans name other tools
     _add_domain(registry, facade.__name__, facade.tools(registry))
     return registry
 

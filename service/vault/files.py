@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Literal
 
 from service.errors import AlreadyExists, Conflict, NoteNotFound, PathInvalid
+from service.vault import journal
 from service.vault.events import ChangeBus, FileChange
 from service.vault.paths import VaultPath, VaultPaths
 from service.vault.temps import temp_name
@@ -279,11 +280,18 @@ class VaultFiles:
                 raise AlreadyExists(f"a note already exists at {vp.rel!r}", details={"path": vp.rel})
             if must_exist and not existed:
                 raise NoteNotFound(f"no note at {vp.rel!r}", details={"path": vp.rel})
+            await self._journal(vp, key, dest, etag_of(data))
             await asyncio.to_thread(self._write_sync, vp, dest, data, create_only)
             result = WriteResult(rel=vp.rel, etag=etag_of(data), created=not existed, stat=_stat(dest))
         if publish:
             await self.bus.publish(self._changes("created" if result.created else "modified", vp.rel, key))
         return result
+
+    async def _journal(self, vp: VaultPath, key: str, dest: Path, new_etag: str | None) -> None:
+        """Record the folders and the file a change is about to create or replace (`journal`)."""
+        if journal.recording():
+            await journal.note_folders(self.paths.root, self.missing_folders(vp))
+            await journal.note_file(dest, key, new_etag)
 
     @staticmethod
     def _changes(kind: Literal["created", "modified"], rel: str, real_rel: str) -> list[FileChange]:
@@ -320,6 +328,7 @@ class VaultFiles:
                     details={"path": vp.rel, "expected_etag": expected_etag, "current_etag": note.etag},
                 )
             data = encode(change(note.content))
+            await journal.note_file(dest, key, etag_of(data))
             await asyncio.to_thread(_write_atomic, dest, data, exclusive=False)
             result = WriteResult(rel=vp.rel, etag=etag_of(data), created=False, stat=_stat(dest))
         await self.bus.publish(self._changes("modified", vp.rel, key))
@@ -334,24 +343,33 @@ class VaultFiles:
                 raise NoteNotFound(f"no note at {vp.rel!r}", details={"path": vp.rel})
             self.check_etag(vp, expected_etag)
             trash_rel: str | None = None
+            await journal.note_file(vp.abs, vp.rel, None)
             if permanent:
                 await asyncio.to_thread(vp.abs.unlink)
             else:
-                trash_rel = await asyncio.to_thread(self._move_to_trash, vp)
+                dest = self._trash_dest(vp)
+                trash_rel = dest.relative_to(self.paths.root).as_posix()
+                if journal.recording():
+                    await self._journal(
+                        VaultPath(rel=trash_rel, abs=dest), trash_rel, dest, etag_of(vp.abs.read_bytes())
+                    )
+                await asyncio.to_thread(self._move_to_trash, vp, dest)
             await asyncio.to_thread(_fsync_dir, vp.abs.parent)
         await self.bus.publish([FileChange("deleted", vp.rel)])
         return trash_rel
 
-    def _move_to_trash(self, vp: VaultPath) -> str:
-        trash_root = self.paths.root / self.trash_folder
-        dest = trash_root / vp.rel
-        dest.parent.mkdir(parents=True, exist_ok=True)
+    def _trash_dest(self, vp: VaultPath) -> Path:
+        dest = self.paths.root / self.trash_folder / vp.rel
         stem, suffix, n = dest.stem, dest.suffix, 1
         while dest.exists():
             dest = dest.with_name(f"{stem} {n}{suffix}")
             n += 1
+        return dest
+
+    @staticmethod
+    def _move_to_trash(vp: VaultPath, dest: Path) -> None:
+        dest.parent.mkdir(parents=True, exist_ok=True)
         os.replace(vp.abs, dest)
-        return dest.relative_to(self.paths.root).as_posix()
 
     async def copy(
         self, src: VaultPath, dst: VaultPath, *, overwrite: bool = False, expected_etag: str | None = None
@@ -363,6 +381,7 @@ class VaultFiles:
             existed = self.check_etag(dst, expected_etag)
             if existed and not overwrite:
                 raise AlreadyExists(f"a note already exists at {dst.rel!r}", details={"path": dst.rel})
+            await self._journal(dst, key, dest, etag_of(data))
             await asyncio.to_thread(self._write_sync, dst, dest, data, not overwrite)
             result = WriteResult(rel=dst.rel, etag=etag_of(data), created=not existed, stat=_stat(dest))
         await self.bus.publish(self._changes("created" if result.created else "modified", dst.rel, key))
@@ -393,6 +412,7 @@ class VaultFiles:
             return False
         if vp.abs.exists():
             raise AlreadyExists(f"a file already exists at {vp.rel!r}", details={"path": vp.rel})
+        await journal.note_folders(self.paths.root, [vp.abs, *self.missing_folders(vp)])
         try:
             await asyncio.to_thread(vp.abs.mkdir, parents=True, exist_ok=True)
         except (FileExistsError, NotADirectoryError):
@@ -407,6 +427,13 @@ class VaultFiles:
                 raise NoteNotFound(f"nothing at {src.rel!r}", details={"path": src.rel})
             if dst.abs.exists() and not overwrite:
                 raise AlreadyExists(f"something already exists at {dst.rel!r}", details={"path": dst.rel})
+            if journal.recording():
+                await journal.note_folders(self.paths.root, self.missing_folders(dst))
+                if src.abs.is_dir():
+                    await journal.note_move(src.rel, dst.rel)
+                else:
+                    await journal.note_file(dst.abs, dst.rel, etag_of(src.abs.read_bytes()))
+                    await journal.note_file(src.abs, src.rel, None)
             dst.abs.parent.mkdir(parents=True, exist_ok=True)
             await asyncio.to_thread(shutil.move, src.abs, dst.abs)
         await self.bus.publish([FileChange("moved", dst.rel, old_path=src.rel)])

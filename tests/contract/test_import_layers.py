@@ -29,6 +29,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("service.graph", "service.policy", "service.obs", "service.security"),
     ("service.indexer",),
     ("service.semantic",),
+    ("service.plans",),
     ("service.services",),
     ("service.tools", "service.catalog_doc"),
     ("service.dispatch",),

@@ -1,0 +1,265 @@
+"""Validation of a plan without changing anything, and its effects summary.
+
+`check_plan` runs the checks in this order and collects every problem with its step id: the
+dependency graph (`service.plans.graph`), the parameter values, then each step in run order —
+the tool exists and is visible to the caller, the caller holds its scopes, `foreach` resolves
+to a list, each call's arguments validate against the tool's input model (fields whose value is
+a reference known only at run time are left out of that check), the paths it touches pass the
+caller's path ACL — and the plan's size after `foreach` expansion against `MAX_CALLS`.
+
+Read-only steps that come before any mutating step are run (through the `Host`, i.e. the whole
+dispatch chain, as the caller): reading changes nothing, and their results make the references
+of later steps, `foreach` lists included, known before execution. Moves are previewed with the
+tool's own dry run to count the links they rewrite. The host is the tool layer's view of the
+server (`service.tools.sessions.plans`): the engine itself imports no tool.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from pydantic import BaseModel, ValidationError
+
+from service.plans import graph as plan_graph
+from service.plans.effects import MOVES, Effects, EffectsBuilder
+from service.plans.model import Param, Plan, Step
+from service.plans.refs import LATE, RefError, Scope, Unresolved, resolve
+
+MAX_STEPS = 500  # steps as written
+MAX_CALLS = 5000  # tool calls after foreach expansion
+RESERVED_ARGS = frozenset({"vault", "elicit_token"})  # the runner sets these: a plan runs in one vault
+NOT_IN_PLANS = frozenset({"plans", "facade"})  # tags of tools a plan may not run (no plan inside a plan)
+
+
+class ToolInfo(Protocol):
+    """What the engine reads of a tool (`service.tools.spec.ToolSpec` is one)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def input_model(self) -> type[BaseModel]: ...
+    @property
+    def mutating(self) -> bool: ...
+    @property
+    def destructive(self) -> bool: ...
+    @property
+    def scopes(self) -> tuple[str, ...]: ...
+    @property
+    def tags(self) -> tuple[str, ...]: ...
+
+
+class Host(Protocol):
+    """The server as the plan's caller sees it (implemented by the tool layer)."""
+
+    def tool(self, name: str) -> ToolInfo | None:
+        """The tool if it exists and the caller may see it."""
+
+    def scope_problem(self, tool: ToolInfo) -> str | None: ...
+
+    def path_problem(self, rel: str, op: str) -> str | None: ...
+
+    def exists(self, rel: str) -> bool: ...
+
+    async def read(self, tool: str, args: dict[str, Any]) -> tuple[dict[str, Any] | None, str | None]:
+        """Run a call that changes nothing through the dispatch chain: (result, error code)."""
+
+
+@dataclass
+class Problem:
+    step: str | None
+    code: str
+    message: str
+
+
+@dataclass
+class Checked:
+    plan: Plan
+    params: dict[str, Any]
+    order: list[Step]
+    effects: Effects
+    problems: list[Problem] = field(default_factory=list)
+    results: dict[str, Any] = field(default_factory=dict)  # read-only results known at validation
+    deps: dict[str, set[str]] = field(default_factory=dict)  # step id -> the steps it needs
+    estimates: dict[str, int] = field(default_factory=dict)  # step id -> calls counted in estimated_steps
+    calls: list[tuple[str, str, dict[str, Any]]] = field(default_factory=list)  # mutating (step, tool, args) known now
+    late: list[tuple[str, str]] = field(default_factory=list)  # mutating (step, tool) known only at run time
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+_JSON_TYPES: dict[str, tuple[type, ...]] = {
+    "string": (str,),
+    "integer": (int,),
+    "number": (int, float),
+    "boolean": (bool,),
+    "array": (list,),
+    "object": (dict,),
+}
+
+
+def bind_params(
+    declared: list[Param], given: dict[str, Any], *, late: bool = False
+) -> tuple[dict[str, Any], list[Problem]]:
+    """The parameter values: given ones type-checked, defaults filled in, required ones present
+    (with `late`, a missing one is `LATE`: known only at run time, as when a macro is saved)."""
+    problems: list[Problem] = []
+    names = {p.name for p in declared}
+    for name in given:
+        if name not in names:
+            problems.append(Problem(None, "unknown_param", f"the plan has no parameter {name!r}"))
+    values: dict[str, Any] = {}
+    for p in declared:
+        if p.name in given:
+            value = given[p.name]
+            is_bool = isinstance(value, bool)
+            if not isinstance(value, _JSON_TYPES[p.type]) or (is_bool and p.type != "boolean"):
+                problems.append(Problem(None, "bad_param", f"parameter {p.name!r} must be a {p.type}"))
+            values[p.name] = value
+        elif p.default is not None:
+            values[p.name] = p.default
+        elif late:
+            values[p.name] = LATE
+        else:
+            problems.append(Problem(None, "missing_param", f"parameter {p.name!r} needs a value"))
+    return values, problems
+
+
+def _arg_problems(tool: ToolInfo, args: dict[str, Any], late: set[str]) -> list[str]:
+    """Validation errors of `args` against the tool's input model, except in `late` fields."""
+    trial = {k: v for k, v in args.items() if k not in late}
+    try:
+        tool.input_model.model_validate(trial)
+    except ValidationError as exc:
+        out: list[str] = []
+        for err in exc.errors():
+            loc = err.get("loc") or ()
+            if loc and loc[0] in late:  # its value is only known at run time
+                continue
+            out.append(f"{'.'.join(str(x) for x in loc) or 'args'}: {err.get('msg')}")
+        return out
+    return []
+
+
+async def check_plan(plan: Plan, given: dict[str, Any], host: Host, *, late_params: bool = False) -> Checked:
+    """Check `plan` run with the `given` parameter values (`late_params`: missing ones are known
+    only at run time; their references are treated like those to a mutating step's result)."""
+    g = plan_graph.build(plan)
+    params, problems = bind_params(plan.params, given, late=late_params)
+    builder = EffectsBuilder(host.exists)
+    checked = Checked(plan, params, g.order, builder.effects, deps=g.deps)
+    checked.problems.extend(Problem(s, c, m) for s, c, m in g.problems)
+    checked.problems.extend(problems)
+    if len(plan.steps) > MAX_STEPS:
+        checked.problems.append(Problem(None, "too_large", f"{len(plan.steps)} steps; at most {MAX_STEPS}"))
+    scope = Scope(params=params)
+    reads_allowed = True  # until the first mutating step: later reads may see its changes
+    for step in g.order:
+        tool = host.tool(step.tool)
+        if tool is None:
+            checked.problems.append(Problem(step.id, "unknown_tool", f"no tool {step.tool!r}"))
+            reads_allowed = False
+            continue
+        if NOT_IN_PLANS.intersection(tool.tags):
+            checked.problems.append(Problem(step.id, "not_allowed", f"{step.tool} cannot run inside a plan"))
+            continue
+        reserved = sorted(RESERVED_ARGS.intersection(step.args))
+        if reserved:
+            checked.problems.append(Problem(step.id, "not_allowed", f"args may not set {', '.join(reserved)}"))
+        scope_problem = host.scope_problem(tool)
+        if scope_problem:
+            checked.problems.append(Problem(step.id, "forbidden", scope_problem))
+        reads_allowed = await _check_step(step, tool, scope, host, builder, checked, reads_allowed)
+    for rel, op in builder.paths:
+        problem = host.path_problem(rel, op)
+        if problem:
+            checked.problems.append(Problem(None, "acl_denied", problem))
+    if builder.effects.estimated_steps > MAX_CALLS:
+        checked.problems.append(
+            Problem(None, "too_large", f"{builder.effects.estimated_steps} tool calls; at most {MAX_CALLS}")
+        )
+    checked.results = scope.steps
+    return checked
+
+
+async def _check_step(
+    step: Step, tool: ToolInfo, scope: Scope, host: Host, builder: EffectsBuilder, checked: Checked, reads: bool
+) -> bool:
+    """Check one step's calls; returns whether later read-only steps may still be run."""
+    items: list[Any] | None = None
+    if step.foreach is None:
+        items = [None]
+    else:
+        try:
+            found = resolve(step.foreach, scope, f"{step.id}.foreach")
+        except Unresolved:
+            found = None
+        except RefError as exc:
+            checked.problems.append(Problem(step.id, "bad_reference", str(exc)))
+            return reads and not tool.mutating
+        if found is not None and not isinstance(found, list):
+            checked.problems.append(Problem(step.id, "bad_reference", "foreach must resolve to a list"))
+            return reads and not tool.mutating
+        items = found
+    if items is None:  # the list is known only at run time
+        builder.effects.estimated_steps += 1
+        checked.estimates[step.id] = 1
+        builder.effects.unresolved.append(step.id)
+        if tool.mutating:
+            builder.risk("writes")
+            checked.late.append((step.id, step.tool))
+        return reads and not tool.mutating
+    builder.effects.estimated_steps += len(items)
+    checked.estimates[step.id] = len(items)
+    results: list[Any] = []
+    runnable = reads and not tool.mutating
+    for index, item in enumerate(items):
+        call_scope = Scope(scope.params, scope.steps, (step.item_name, item) if step.foreach is not None else None)
+        late: set[str] = set()
+        args: dict[str, Any] = {}
+        for key, value in step.args.items():
+            try:
+                args[key] = resolve(value, call_scope, f"{step.id}.args.{key}")
+            except Unresolved:
+                late.add(key)
+            except RefError as exc:
+                checked.problems.append(Problem(step.id, "bad_reference", str(exc)))
+                late.add(key)
+        where = step.id if step.foreach is None else f"{step.id}[{index}]"
+        for message in _arg_problems(tool, args, late)[:5]:
+            checked.problems.append(Problem(where, "validation_error", message))
+        if tool.mutating:
+            if late:
+                if step.id not in builder.effects.unresolved:
+                    builder.effects.unresolved.append(step.id)
+                    checked.late.append((step.id, step.tool))
+                builder.risk("writes")
+            else:
+                checked.calls.append((step.id, step.tool, args))
+                builder.step(step.tool, args, destructive=tool.destructive, scopes=tool.scopes, step_id=step.id)
+                if step.tool in MOVES:
+                    await _preview_move(step.tool, args, host, builder)
+        elif runnable and not late:
+            result, code = await host.read(step.tool, args)
+            if code is not None and step.on_error == "stop":
+                checked.problems.append(Problem(where, code, f"{step.tool} fails now: {code}"))
+            results.append(result)
+        else:
+            runnable = False
+    if runnable:
+        known: Any = results if step.foreach is not None else results[0]
+        scope.steps[step.id] = known
+        if step.capture_as:
+            scope.steps[step.capture_as] = known
+    return reads and not tool.mutating and runnable
+
+
+async def _preview_move(tool: str, args: dict[str, Any], host: Host, builder: EffectsBuilder) -> None:
+    """The move's own dry run: how many links in how many notes it rewrites (first move of a note)."""
+    moved = builder.effects.files_moved[-1]
+    preview, _code = await host.read(tool, {**args, "dry_run": True, "limit": 1})
+    if preview is not None:
+        moved.links_rewritten = preview.get("links_rewritten")
+        moved.files_changed = preview.get("files_changed")

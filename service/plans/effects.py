@@ -1,0 +1,157 @@
+"""The effects summary of a plan: what it will create, change, delete and move, and its risk.
+
+`EffectsBuilder` is fed each mutating step's resolved arguments in run order and simulates the
+vault's file set as it goes (a note created by step 3 is modified, not created, by step 7; a
+note moved away no longer exists at its old path). It knows the file effects of the note,
+property and graph tools by their arguments; a step whose paths are only known at run time (a
+reference to a mutating step's result) is listed in `unresolved`. Unknown mutating tools count
+as writes of unknown files. The risk level is the highest of: `read-only`, `writes`,
+`destructive` (a delete, a destructive tool or one in the delete scope class), `commands` (a tool
+holding an execute scope).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+Risk = Literal["read-only", "writes", "destructive", "commands"]
+_RISK_ORDER: tuple[Risk, ...] = ("read-only", "writes", "destructive", "commands")
+
+CREATE_OR_MODIFY = frozenset({"create_note", "write_note", "append_note", "prepend_note"})
+MODIFY = frozenset({"patch_note", "set_properties", "delete_property", "add_tags", "remove_tags"})
+MOVES = frozenset({"move_note", "rename_note"})
+
+
+class MovedFile(BaseModel):
+    from_path: str = Field(alias="from", description="Old path.")
+    to_path: str = Field(alias="to", description="New path.")
+    links_rewritten: int | None = Field(default=None, description="Links the move rewrites (from its dry run).")
+    files_changed: int | None = Field(default=None, description="Notes whose links it rewrites (from its dry run).")
+
+    model_config = {"populate_by_name": True}
+
+
+class Effects(BaseModel):
+    files_created: list[str] = Field(default_factory=list, description="Notes the plan creates.")
+    files_modified: list[str] = Field(default_factory=list, description="Notes it changes.")
+    files_deleted: list[str] = Field(default_factory=list, description="Notes it deletes.")
+    files_moved: list[MovedFile] = Field(default_factory=list, description="Moves, with the links they rewrite.")
+    folders_created: list[str] = Field(default_factory=list, description="Folders it creates.")
+    commands: list[str] = Field(default_factory=list, description="Commands or plugin actions it runs.")
+    bulk_changes: list[str] = Field(default_factory=list, description="Steps changing files found at run time.")
+    unresolved: list[str] = Field(default_factory=list, description="Steps whose paths are known only at run time.")
+    estimated_steps: int = Field(default=0, description="Tool calls after foreach expansion.")
+    risk_level: Risk = Field(default="read-only", description="read-only | writes | destructive | commands.")
+
+    def preview(self, goal: str) -> str:
+        """What a human approves: the goal and the effects, in a few lines."""
+        lines = [f"plan: {goal}", f"risk: {self.risk_level}; {self.estimated_steps} tool calls"]
+        for label, items in (
+            ("create", self.files_created),
+            ("modify", self.files_modified),
+            ("delete", self.files_deleted),
+            ("create folders", self.folders_created),
+            ("run", self.commands),
+            ("bulk", self.bulk_changes),
+            ("known at run time", self.unresolved),
+        ):
+            if items:
+                shown = ", ".join(items[:20]) + (f" (+{len(items) - 20} more)" if len(items) > 20 else "")
+                lines.append(f"{label} ({len(items)}): {shown}")
+        if self.files_moved:
+            moves = [f"{m.from_path} -> {m.to_path}" for m in self.files_moved[:20]]
+            lines.append(f"move ({len(self.files_moved)}): " + ", ".join(moves))
+        return "\n".join(lines)
+
+
+def _note(path: str) -> str:
+    text = path.strip()
+    if text.startswith("[[") and text.endswith("]]"):
+        text = text[2:-2]
+    return text if "." in text.rsplit("/", 1)[-1] else f"{text}.md"
+
+
+class EffectsBuilder:
+    """Accumulates the effects of the mutating steps, in run order (see the module docstring)."""
+
+    def __init__(self, exists: Callable[[str], bool]) -> None:
+        self._exists_on_disk = exists
+        self.effects = Effects()
+        self._now: dict[str, bool] = {}  # path -> exists, after the steps seen so far
+        self.paths: list[tuple[str, str]] = []  # (path, op) the plan touches, for the ACL check
+
+    def exists(self, rel: str) -> bool:
+        if rel not in self._now:
+            self._now[rel] = self._exists_on_disk(rel)
+        return self._now[rel]
+
+    def risk(self, level: Risk) -> None:
+        if _RISK_ORDER.index(level) > _RISK_ORDER.index(self.effects.risk_level):
+            self.effects.risk_level = level
+
+    def _add(self, items: list[str], rel: str) -> None:
+        if rel not in items:
+            items.append(rel)
+
+    def write(self, rel: str) -> None:
+        e = self.effects
+        if self.exists(rel) and rel not in e.files_created:
+            self._add(e.files_modified, rel)
+        else:
+            self._add(e.files_created, rel)
+            self._now[rel] = True
+        self.paths.append((rel, "write"))
+
+    def delete(self, rel: str) -> None:
+        e = self.effects
+        if rel in e.files_created:
+            e.files_created.remove(rel)
+        else:
+            self._add(e.files_deleted, rel)
+        if rel in e.files_modified:
+            e.files_modified.remove(rel)
+        self._now[rel] = False
+        self.paths.append((rel, "delete"))
+
+    def step(
+        self, tool: str, args: dict[str, Any], *, destructive: bool, scopes: tuple[str, ...], step_id: str
+    ) -> None:
+        """One mutating call with fully resolved arguments."""
+        self.risk("writes")
+        if destructive or any(s.startswith("delete:") for s in scopes):
+            self.risk("destructive")
+        if any(s.startswith("execute:") for s in scopes):
+            self.risk("commands")
+            self.effects.commands.append(f"{step_id}: {tool}")
+        path = args.get("path")
+        if tool in CREATE_OR_MODIFY and isinstance(path, str) or tool in MODIFY and isinstance(path, str):
+            self.write(_note(path))
+        elif tool == "delete_note" and isinstance(path, str):
+            self.delete(_note(path))
+        elif tool == "copy_note" and isinstance(args.get("new_path"), str):
+            self.write(_note(str(args["new_path"])))
+        elif tool in MOVES and isinstance(path, str) and isinstance(args.get("new_path"), str):
+            self.move(_note(path), _note(str(args["new_path"])))
+        elif tool == "create_folder" and isinstance(path, str):
+            self._add(self.effects.folders_created, path.strip("/"))
+            self.paths.append((path.strip("/"), "write"))
+        elif tool == "bulk_create_notes" and isinstance(args.get("notes"), list):
+            for note in args["notes"]:
+                if isinstance(note, dict) and isinstance(note.get("path"), str):
+                    self.write(_note(note["path"]))
+        else:
+            self.effects.bulk_changes.append(f"{step_id}: {tool}")
+
+    def move(self, src: str, dst: str) -> MovedFile:
+        if "/" not in dst and "/" in src:  # rename_note: a new name in the same folder
+            dst = f"{src.rsplit('/', 1)[0]}/{dst}"
+        moved = MovedFile(from_path=src, to_path=dst)
+        self.effects.files_moved.append(moved)
+        self._now[src] = False
+        self._now[dst] = True
+        self.paths.append((src, "write"))
+        self.paths.append((dst, "write"))
+        return moved

@@ -1,0 +1,189 @@
+"""Plan runs and their journal, kept in the state database (`0009_plans.sql`).
+
+Why the state database: the index (cache folder) may be deleted and rebuilt from the vault at
+any time, but a journal holds the only copy of what a plan overwrote or deleted; the state
+database (data folder) keeps the audit log and confirmations for the same reason.
+
+`Journal.recorder(run_id)` is the `ChangeRecorder` a runner sets around each step
+(`service.vault.journal.RECORDER`): every change is written (its own committed transaction)
+before the file layer performs it, so a process killed mid-step leaves a journal that names
+every file it may have touched. A run is recorded as `running` first; at start-up, runs still
+`running` belong to a process that died and become `interrupted` (their journal stays
+undoable). Any writer of many files can share this journal: `recording(kind="bulk", ...)` around
+its commit (`kind` 'bulk' is reserved for `bulk_create_notes`) makes it undoable the same way.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import time
+import uuid
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any
+
+import anyio
+
+from service.storage.db import Database
+from service.vault.journal import RECORDER, PriorState
+
+RunStatus = str  # running | done | failed | cancelled | interrupted
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    seq: int
+    step_id: str
+    kind: str
+    path: str
+    dst: str | None
+    prior: bytes | None
+    new_etag: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class RunRow:
+    id: str
+    vault_id: str
+    caller: str
+    kind: str
+    goal: str
+    plan_hash: str
+    status: str
+    undoes: str | None
+    undone_by: str | None
+    steps_total: int
+    steps_done: int
+    outcome: list[dict[str, Any]]
+    started_at: float
+    ended_at: float | None
+
+
+_RUN_COLUMNS = (
+    "id, vault_id, caller, kind, goal, plan_hash, status, undoes, undone_by, steps_total, steps_done, outcome, "
+    "started_at, ended_at"
+)
+
+
+def _run(row: Any) -> RunRow:
+    values = list(row)
+    values[11] = json.loads(values[11]) if values[11] else []
+    return RunRow(*values)
+
+
+_INSERT = (
+    "INSERT INTO plan_journal(run_id, seq, step_id, kind, path, dst, prior, new_etag, at) VALUES (?,?,?,?,?,?,?,?,?)"
+)
+
+
+class Recorder:
+    """Writes each change of one run to the journal before it happens (one step at a time)."""
+
+    def __init__(self, db: Database, run_id: str, seq: int = 0) -> None:
+        self.db = db
+        self.run_id = run_id
+        self.step_id = ""
+        self.seq = seq
+        self.changes = 0
+
+    async def before(self, change: PriorState, /) -> None:
+        self.seq += 1
+        self.changes += 1
+        row = (self.run_id, self.seq, self.step_id, change.kind, change.rel, change.dst, change.prior, change.new_etag)
+        # One committed transaction per change, in one hop to the writer's thread.
+        await self.db.run_write(lambda conn: conn.execute(_INSERT, (*row, time.time())))
+
+
+class Journal:
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        self._recovered = False
+
+    async def open_run(
+        self, vault_id: str, caller: str, *, kind: str, goal: str, plan_hash: str, total: int, undoes: str | None = None
+    ) -> str:
+        await self.recover()
+        run_id = uuid.uuid4().hex
+        async with self.db.transaction() as conn:
+            await conn.execute(
+                "INSERT INTO plan_runs(id, vault_id, caller, kind, goal, plan_hash, status, undoes, steps_total, "
+                "started_at) VALUES (?,?,?,?,?,?, 'running', ?,?,?)",
+                (run_id, vault_id, caller, kind, goal[:1000], plan_hash, undoes, total, time.time()),
+            )
+        return run_id
+
+    def recorder(self, run_id: str) -> Recorder:
+        return Recorder(self.db, run_id)
+
+    @contextlib.asynccontextmanager
+    async def recording(
+        self, vault_id: str, caller: str, *, kind: str, goal: str, plan_hash: str = "", undoes: str | None = None
+    ) -> AsyncIterator[str]:
+        """One journaled change of many files as a run of its own (an undo; `bulk_create_notes`):
+        every file change inside the block is journaled; the run ends `done`, or `failed` when
+        the block raises. Yields the run id."""
+        run_id = await self.open_run(
+            vault_id, caller, kind=kind, goal=goal, plan_hash=plan_hash, total=1, undoes=undoes
+        )
+        recorder = self.recorder(run_id)
+        recorder.step_id = kind
+        token = RECORDER.set(recorder)
+        try:
+            yield run_id
+        except BaseException:
+            RECORDER.reset(token)
+            with anyio.CancelScope(shield=True):
+                await self.close_run(run_id, "failed", [], 0)
+            raise
+        RECORDER.reset(token)
+        await self.close_run(run_id, "done", [{"id": kind, "tool": kind, "calls": recorder.changes}], 1)
+
+    async def progress(self, run_id: str, done: int, total: int) -> None:
+        async with self.db.transaction() as conn:
+            await conn.execute(
+                "UPDATE plan_runs SET steps_done = ?, steps_total = ? WHERE id = ?", (done, total, run_id)
+            )
+
+    async def close_run(self, run_id: str, status: RunStatus, outcome: list[dict[str, Any]], done: int) -> None:
+        async with self.db.transaction() as conn:
+            await conn.execute(
+                "UPDATE plan_runs SET status = ?, outcome = ?, steps_done = ?, ended_at = ? WHERE id = ?",
+                (status, json.dumps(outcome, ensure_ascii=False), done, time.time(), run_id),
+            )
+
+    async def mark_undone(self, run_id: str, undo_run: str) -> None:
+        async with self.db.transaction() as conn:
+            await conn.execute("UPDATE plan_runs SET undone_by = ? WHERE id = ?", (undo_run, run_id))
+
+    async def recover(self) -> None:
+        """Runs still `running` when this process first touches the journal died with their process."""
+        if self._recovered:
+            return
+        self._recovered = True
+        async with self.db.transaction() as conn:
+            await conn.execute(
+                "UPDATE plan_runs SET status = 'interrupted', ended_at = ? WHERE status = 'running'", (time.time(),)
+            )
+
+    async def run(self, run_id: str) -> RunRow | None:
+        row = await self.db.fetchone(f"SELECT {_RUN_COLUMNS} FROM plan_runs WHERE id = ?", (run_id,))
+        return _run(row) if row is not None else None
+
+    async def last_undoable(self, vault_id: str) -> RunRow | None:
+        """The newest finished run of the vault that changed files and is not undone yet."""
+        await self.recover()
+        row = await self.db.fetchone(
+            f"SELECT {_RUN_COLUMNS} FROM plan_runs r WHERE vault_id = ? AND status != 'running' "
+            "AND undone_by IS NULL AND EXISTS (SELECT 1 FROM plan_journal j WHERE j.run_id = r.id) "
+            "ORDER BY started_at DESC, rowid DESC LIMIT 1",
+            (vault_id,),
+        )
+        return _run(row) if row is not None else None
+
+    async def entries(self, run_id: str) -> list[Entry]:
+        rows = await self.db.fetchall(
+            "SELECT seq, step_id, kind, path, dst, prior, new_etag FROM plan_journal WHERE run_id = ? ORDER BY seq",
+            (run_id,),
+        )
+        return [Entry(*row) for row in rows]

@@ -1,0 +1,65 @@
+"""The plan runs of this process: the journal, the live runs, background tasks, macros.
+
+`PlanRuns` is the one long-lived object the plan tools reach (`services.plans`). A background
+run is an asyncio task tracked here so `get_plan_run` can report its progress and `cancel_plan`
+can stop it after its current call; on shutdown (`stop`) every background run is cancelled the
+same way (its journal closed as `cancelled`). Finished runs are read back from the journal.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Coroutine
+from typing import Any
+
+from service.plans.journal import Journal
+from service.plans.macros import Macros
+from service.plans.runner import RunState
+from service.storage.db import Database
+
+KEEP_FINISHED = 200  # finished live states kept in memory for get_plan_run (the journal keeps all)
+
+
+class PlanRuns:
+    name = "plans"
+
+    def __init__(self, state: Database) -> None:
+        self.journal = Journal(state)
+        self.macros = Macros(state)
+        self.live: dict[str, RunState] = {}
+        self._tasks: dict[str, asyncio.Task[Any]] = {}
+
+    def track(self, state: RunState) -> None:
+        self.live[state.run_id] = state
+        finished = [rid for rid, s in self.live.items() if s.status != "running"]
+        for rid in finished[: max(0, len(finished) - KEEP_FINISHED)]:
+            self.live.pop(rid, None)
+
+    def background(self, run_id: str, work: Coroutine[Any, Any, Any]) -> None:
+        task = asyncio.get_running_loop().create_task(work, name=f"plan-{run_id}")
+        self._tasks[run_id] = task
+        task.add_done_callback(lambda _t: self._tasks.pop(run_id, None))
+
+    def running_in_background(self, run_id: str) -> bool:
+        return run_id in self._tasks
+
+    async def wait(self, run_id: str) -> None:
+        """Until a background run has finished (tests and shutdown)."""
+        task = self._tasks.get(run_id)
+        if task is not None:
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.shield(task)
+
+    async def start(self) -> None:
+        await self.journal.recover()
+
+    async def stop(self) -> None:
+        for state in self.live.values():
+            state.stop.set()
+        tasks = list(self._tasks.values())
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task

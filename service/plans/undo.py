@@ -1,0 +1,123 @@
+"""Reversing a run from its journal: newest change first, all or nothing.
+
+`plan_undo` reads the disk once and decides, for every journaled change (newest first), what
+putting it back takes: a file whose content is the etag the change left is restored to its
+prior bytes (or removed); a file still holding its prior content was never changed (the process
+died before the write) and is left alone; anything else was edited by someone else since — a
+conflict, listed, and the whole undo is refused unless the caller asks to skip those files.
+Folders the run created are removed when empty again; a moved folder is renamed back.
+`apply_undo` performs the restores through `service.vault.commit` (shielded from cancellation;
+when one fails, the ones done are put back and the error is raised). The caller sets a journal
+recorder around it, so the undo is journaled like any run (undoing it is a redo).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from service.plans.journal import Entry
+from service.vault import restore
+from service.vault.commit import Action, Undo, commit
+from service.vault.files import VaultFiles, etag_of
+
+
+@dataclass
+class UndoPlan:
+    restores: list[Entry] = field(default_factory=list)  # newest first
+    conflicts: list[dict[str, str | None]] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    untouched: list[str] = field(default_factory=list)  # journaled, never written (interrupted)
+    paths: set[str] = field(default_factory=set)
+
+
+def plan_undo(files: VaultFiles, entries: list[Entry], *, skip: set[str] | None = None) -> UndoPlan:
+    out = UndoPlan()
+    expected: dict[str, str | None] = {}  # path -> etag it must have before the next (older) restore
+    blocked: set[str] = set(skip or ())
+    for entry in reversed(entries):
+        out.paths.add(entry.path)
+        if entry.kind != "file":
+            out.restores.append(entry)
+            continue
+        if entry.path in blocked:
+            if entry.path not in out.skipped and skip and entry.path in skip:
+                out.skipped.append(entry.path)
+            continue
+        prior_etag = etag_of(entry.prior) if entry.prior is not None else None
+        if entry.path not in expected:
+            current = restore.current_etag(files, entry.path)
+            if current == entry.new_etag:
+                expected[entry.path] = entry.new_etag
+            elif current == prior_etag:
+                out.untouched.append(entry.path)  # the change never happened
+                expected[entry.path] = prior_etag
+                continue
+            else:
+                out.conflicts.append(
+                    {
+                        "path": entry.path,
+                        "expected_etag": entry.new_etag,
+                        "current_etag": current,
+                        "step": entry.step_id,
+                    }
+                )
+                blocked.add(entry.path)
+                continue
+        out.restores.append(entry)
+        expected[entry.path] = prior_etag
+    return out
+
+
+def _file_action(files: VaultFiles, entry: Entry) -> Action:
+    async def run() -> Undo:
+        now = restore.current_etag(files, entry.path)
+        data = None if now is None else (files.paths.root / entry.path).read_bytes()
+        await restore.restore_file(files, entry.path, entry.prior, entry.new_etag)
+        back = etag_of(entry.prior) if entry.prior is not None else None
+
+        async def undo() -> None:
+            await restore.restore_file(files, entry.path, data, back)
+
+        return undo
+
+    return run
+
+
+def _move_action(files: VaultFiles, entry: Entry) -> Action:
+    async def run() -> Undo:
+        assert entry.dst is not None
+        await restore.unmove(files, entry.path, entry.dst)
+
+        async def undo() -> None:
+            assert entry.dst is not None
+            await restore.unmove(files, entry.dst, entry.path)
+
+        return undo
+
+    return run
+
+
+def _folder_action(files: VaultFiles, entry: Entry) -> Action:
+    async def run() -> Undo:
+        restore.remove_folder(files, entry.path)
+
+        async def undo() -> None:
+            (files.paths.root / entry.path).mkdir(parents=True, exist_ok=True)
+
+        return undo
+
+    return run
+
+
+async def apply_undo(files: VaultFiles, plan: UndoPlan) -> int:
+    """Perform the restores (all or nothing); returns how many changes were reversed."""
+    actions: list[Action] = []
+    for entry in plan.restores:
+        if entry.kind == "file":
+            actions.append(_file_action(files, entry))
+        elif entry.kind == "move":
+            actions.append(_move_action(files, entry))
+        else:
+            actions.append(_folder_action(files, entry))
+    await commit(actions)
+    return len(actions)

@@ -1,0 +1,89 @@
+"""The server as an action plan's caller sees it: the engine's `Host` and `Caller` over one call.
+
+`PlanHost` answers the plan checker's questions (`service.plans.check.Host`) for the caller of
+validate_plan/execute_plan: which tools exist for them (`services.visibility`), whether they
+hold a tool's scopes, what the path ACL says about each path the plan touches, whether a note
+exists. Its `read` and `call` run a tool through `services.dispatch` — the whole dispatch chain
+again, with the caller's identity and the plan's vault — never the tool's handler directly.
+`parse_plan` turns the plan document into the model, a schema error into `validation_error`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import ValidationError
+
+from service.errors import PathInvalid, ValidationFailed, VaultgateError
+from service.plans.check import ToolInfo
+from service.plans.model import Plan
+from service.plans.runner import CallError
+from service.security import scopes as scope_rules
+from service.tools.context import ToolContext
+from service.tools.spec import Catalog
+from service.vault.paths import normalize
+
+
+def parse_plan(document: dict[str, Any]) -> Plan:
+    try:
+        return Plan.model_validate(document)
+    except ValidationError as exc:
+        problems = [
+            {"step": None, "code": "schema", "message": f"{'.'.join(str(x) for x in e['loc']) or 'plan'}: {e['msg']}"}
+            for e in exc.errors()[:20]
+        ]
+        raise ValidationFailed(
+            "the plan does not fit the plan schema",
+            details={"field": "plan", "problems": problems},
+            hint="See the plan JSON Schema (docs/plan.schema.json); fix the listed fields.",
+        ) from None
+
+
+class PlanHost:
+    def __init__(self, ctx: ToolContext, registry: Catalog) -> None:
+        self.ctx = ctx
+        self.registry = registry
+
+    def tool(self, name: str) -> ToolInfo | None:
+        spec = self.registry.get(name)
+        if spec is None or not self.ctx.services.visibility.exists(spec):
+            return None
+        return spec
+
+    def scope_problem(self, tool: ToolInfo) -> str | None:
+        missing = [s for s in tool.scopes if not scope_rules.holds(self.ctx.principal.scopes, s)]
+        return f"{tool.name} needs scope {' and '.join(missing)}" if missing else None
+
+    def path_problem(self, rel: str, op: str) -> str | None:
+        try:
+            vp = self.ctx.vault.paths.resolve(rel, op=op)
+        except VaultgateError as exc:
+            return f"{rel}: {exc.message}"
+        if not self.ctx.services.guard.allows(self.ctx.principal, self.ctx.vault, vp.rel, op):
+            return f"{rel}: the path ACL does not allow {op}"
+        return None
+
+    def exists(self, rel: str) -> bool:
+        try:
+            return (self.ctx.vault.paths.root / normalize(rel)).is_file()
+        except PathInvalid:
+            return False
+
+    async def read(self, tool: str, args: dict[str, Any]) -> tuple[dict[str, Any] | None, str | None]:
+        result, error = await self.call(tool, args)
+        return result, error.code if error is not None else None
+
+    async def call(self, tool: str, args: dict[str, Any]) -> tuple[dict[str, Any] | None, CallError | None]:
+        result = await self.ctx.services.dispatch(
+            tool, {**args, "vault": self.ctx.vault.id}, principal=self.ctx.principal, transport=self.ctx.transport
+        )
+        if result.input_required is not None:
+            return None, CallError("elicit_required", f"{tool} needs a human's answer the plan cannot give")
+        if result.is_error:
+            error = result.error
+            if isinstance(error, VaultgateError):
+                wait = error.details.get("retry_after_seconds") if error.code == "throttled" else None
+                after = float(wait) if isinstance(wait, int | float) else None
+                return None, CallError(error.code, error.message, error.retryable, after)
+            return None, CallError("internal_error", f"{tool} failed")
+        return result.structured, None

@@ -1,0 +1,325 @@
+"""sessions domain: validate_plan, execute_plan, get_plan_run, cancel_plan (action plans, seed 002).
+
+Touches: the vault only through the plan's own steps, each a call through the whole dispatch
+chain as the caller (`plan_host`); the `plan_runs`/`plan_journal` tables of the state database
+(`service.plans.journal`). validate_plan changes nothing (it runs the plan's leading read-only
+steps and the moves' dry runs); execute_plan validates again, asks a human once for the whole
+plan when any step could need it (the preview is the effects summary, bound to the plan's
+hash), then runs it — in the call, with a progress notification per call, or in the background
+(`background: true`, then get_plan_run / cancel_plan). The engine is `service.plans`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from functools import partial
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from service.errors import Conflict, ToolNotFound, ValidationFailed
+from service.obs.sessions import caller_hash
+from service.plans.check import Checked, check_plan
+from service.plans.effects import Effects
+from service.plans.model import PLAN_VERSION, plan_hash
+from service.plans.runner import Runner, RunState, StepOutcome
+from service.policy.approval import APPROVAL, PlanApproval
+from service.tools.context import ToolContext
+from service.tools.models import JsonValue, ToolInput, ToolOutput
+from service.tools.sessions.plan_host import PlanHost, parse_plan
+from service.tools.spec import Catalog, ToolSpec
+
+PLAN_DOC = "The action plan (JSON Schema: docs/plan.schema.json): goal, optional assumptions/params, steps."
+
+
+class PlanIn(ToolInput):
+    plan: dict[str, JsonValue] = Field(description=PLAN_DOC)
+    params: dict[str, JsonValue] = Field(default_factory=dict, description="Values of the plan's ${params}.")
+
+
+class ProblemItem(BaseModel):
+    step: str | None = Field(description="Step id (with [index] for one foreach item); null for the whole plan.")
+    code: str = Field(description="What is wrong: unknown_tool, validation_error, cycle, bad_reference, acl_denied...")
+    message: str = Field(description="Details.")
+
+
+class ValidateOut(ToolOutput):
+    valid: bool = Field(description="True when execute_plan would start it.")
+    version: str = Field(description="Plan format version.")
+    plan_hash: str = Field(description="Hash of the plan and its parameter values (a confirmation binds to it).")
+    effects_hash: str = Field(description="Pass to execute_plan: it refuses if the vault changed the effects since.")
+    order: list[str] = Field(description="Step ids in run order.")
+    problems: list[ProblemItem] = Field(description="Everything wrong, with step ids; empty when valid.")
+    effects: Effects = Field(description="What the plan would change, and its risk level.")
+
+    def to_text(self) -> str:
+        head = "valid" if self.valid else f"{len(self.problems)} problem(s)"
+        return f"{head}\n{self.effects.preview('')}"
+
+
+class ExecuteIn(PlanIn):
+    background: bool = Field(default=False, description="Return a run_id at once; poll get_plan_run.")
+    effects_hash: str | None = Field(default=None, description="validate_plan's effects_hash: refuse if it changed.")
+    dry_run: bool = Field(default=False, description="Validate and return the effects; run nothing.")
+
+
+class StepItem(BaseModel):
+    id: str = Field(description="Step id.")
+    tool: str = Field(description="Its tool.")
+    status: str = Field(description="ok | failed | skipped | cancelled | not_run.")
+    calls: int = Field(description="Calls made (foreach items).")
+    failed_calls: int = Field(description="Calls that failed.")
+    errors: list[dict[str, str]] = Field(description="The first errors (code, message).")
+    result: JsonValue = Field(default=None, description="Its result, when the step has captureAs.")
+
+
+class RunOut(ToolOutput):
+    run_id: str = Field(description="The run (get_plan_run, cancel_plan, undo_last_plan).")
+    status: str = Field(description="running | done | failed | cancelled | interrupted.")
+    calls_done: int = Field(description="Tool calls finished.")
+    calls_total: int = Field(description="Tool calls expected after foreach expansion.")
+    steps: list[StepItem] = Field(description="Each step's outcome, in run order.")
+    undone_by: str | None = Field(default=None, description="The undo run that reversed this run.")
+    effects: Effects | None = Field(default=None, description="Dry run: what the plan would change.")
+
+    def to_text(self) -> str:
+        return f"run {self.run_id}: {self.status}, {self.calls_done}/{self.calls_total} calls"
+
+
+class RunIdIn(ToolInput):
+    run_id: str = Field(min_length=1, max_length=64, description="A run_id from execute_plan or run_macro.")
+
+
+def effects_hash(effects: Effects) -> str:
+    return hashlib.sha256(effects.model_dump_json().encode()).hexdigest()[:16]
+
+
+async def checked_plan(
+    ctx: ToolContext, registry: Catalog, document: dict[str, Any], params: dict[str, Any]
+) -> Checked:
+    """The plan checked for this call (kept in the call's notes: confirm_when and the handler share it)."""
+    cached = ctx.notes.get("plan_checked")
+    if isinstance(cached, Checked):
+        return cached
+    checked = await check_plan(parse_plan(document), params, PlanHost(ctx, registry))
+    ctx.notes["plan_checked"] = checked
+    return checked
+
+
+def _problems(checked: Checked) -> list[ProblemItem]:
+    return [ProblemItem(step=p.step, code=p.code, message=p.message) for p in checked.problems]
+
+
+async def validate_plan(ctx: ToolContext, args: PlanIn, *, registry: Catalog) -> ValidateOut:
+    checked = await checked_plan(ctx, registry, args.plan, args.params)
+    return ValidateOut(
+        valid=checked.ok,
+        version=PLAN_VERSION,
+        plan_hash=plan_hash(checked.plan, checked.params),
+        effects_hash=effects_hash(checked.effects),
+        order=[s.id for s in checked.order],
+        problems=_problems(checked),
+        effects=checked.effects,
+    )
+
+
+async def needs_human(ctx: ToolContext, checked: Checked, registry: Catalog) -> bool:
+    """Whether some call of the plan would ask a human: then the plan asks once, up front.
+
+    A call whose arguments are known now asks what the direct call would (the tool's own
+    `confirm_when` with these arguments, a destructive tool, an execute scope); a call whose
+    arguments are known only at run time counts as asking when its tool ever may."""
+    for _step, tool, args in checked.calls:
+        spec = registry.get(tool)
+        if spec is None:
+            continue
+        if spec.destructive or spec.confirm == "always" or any(s.startswith("execute:") for s in spec.scopes):
+            return True
+        asks = spec.confirm_when if spec.confirm == "conditional" else None
+        if asks is not None and await asks(ctx, spec.input_model.model_validate(args)) is not None:
+            return True
+    for _step, tool in checked.late:
+        spec = registry.get(tool)
+        if spec is not None and (spec.destructive or spec.confirm != "never"):
+            return True
+    return False
+
+
+async def execute_confirm_when(ctx: ToolContext, args: ExecuteIn, *, registry: Catalog) -> str | None:
+    if args.dry_run:
+        return None
+    checked = await checked_plan(ctx, registry, args.plan, args.params)
+    if not checked.ok or not await needs_human(ctx, checked, registry):
+        return None  # an invalid plan is refused by the handler without asking anyone
+    return checked.effects.preview(checked.plan.goal)
+
+
+def run_out(state: RunState, undone_by: str | None = None) -> RunOut:
+    return RunOut(
+        run_id=state.run_id,
+        status=state.status,
+        calls_done=state.done,
+        calls_total=state.total,
+        steps=[StepItem(**o.as_dict()) for o in state.outcomes],
+        undone_by=undone_by,
+    )
+
+
+def dry_run_out(checked: Checked) -> RunOut:
+    """What a dry run answers: the effects, every step `not_run`."""
+    return RunOut(
+        run_id="",
+        status="dry-run",
+        calls_done=0,
+        calls_total=checked.effects.estimated_steps,
+        steps=[StepItem(**StepOutcome(s.id, s.tool).as_dict()) for s in checked.order],
+        effects=checked.effects,
+    )
+
+
+async def start_run(ctx: ToolContext, checked: Checked, *, background: bool, registry: Catalog) -> RunOut:
+    """Open the run in the journal and run it (here, or as a background task)."""
+    plans = ctx.services.plans
+    digest = plan_hash(checked.plan, checked.params)
+    run_id = await plans.journal.open_run(
+        ctx.vault.id,
+        caller_hash(ctx.principal.subject),
+        kind="plan",
+        goal=checked.plan.goal,
+        plan_hash=digest,
+        total=checked.effects.estimated_steps,
+    )
+    state = RunState(run_id, [StepOutcome(s.id, s.tool) for s in checked.order])
+    state.total = checked.effects.estimated_steps
+    plans.track(state)
+    host = PlanHost(ctx, registry)
+    runner = Runner(plans.journal, host.call, None if background else ctx.report)
+    approved = ctx.notes.get("confirmed") is not None
+    token = APPROVAL.set(PlanApproval(ctx.vault.id, ctx.principal.subject, digest) if approved else None)
+    try:
+        if background:
+            plans.background(run_id, runner.run(checked, state))  # the task copies this context
+            return run_out(state)
+        await runner.run(checked, state)
+    finally:
+        APPROVAL.reset(token)
+    return run_out(state)
+
+
+async def execute_plan(ctx: ToolContext, args: ExecuteIn, *, registry: Catalog) -> RunOut:
+    checked = await checked_plan(ctx, registry, args.plan, args.params)
+    if not checked.ok:
+        raise ValidationFailed(
+            f"the plan has {len(checked.problems)} problem(s)",
+            details={"field": "plan", "problems": [p.model_dump() for p in _problems(checked)]},
+            hint="validate_plan lists them with their step ids.",
+        )
+    if args.effects_hash is not None and args.effects_hash != effects_hash(checked.effects):
+        raise Conflict(
+            "the vault changed since the plan was validated: its effects differ now",
+            details={"expected_effects_hash": args.effects_hash, "effects": checked.effects.model_dump(by_alias=True)},
+            hint="Validate the plan again and review the new effects.",
+        )
+    if args.dry_run:
+        return dry_run_out(checked)
+    return await start_run(ctx, checked, background=args.background, registry=registry)
+
+
+async def _own_run(ctx: ToolContext, run_id: str) -> tuple[RunState | None, Any]:
+    plans = ctx.services.plans
+    row = await plans.journal.run(run_id)
+    if row is None or row.vault_id != ctx.vault.id or row.caller != caller_hash(ctx.principal.subject):
+        raise ToolNotFound(f"no plan run {run_id!r} of yours in this vault", details={"run_id": run_id})
+    return plans.live.get(run_id), row
+
+
+async def get_plan_run(ctx: ToolContext, args: RunIdIn) -> RunOut:
+    live, row = await _own_run(ctx, args.run_id)
+    if live is not None:
+        return run_out(live, row.undone_by)
+    steps = [StepItem(**o) for o in row.outcome]
+    return RunOut(
+        run_id=row.id,
+        status=row.status,
+        calls_done=row.steps_done,
+        calls_total=row.steps_total,
+        steps=steps,
+        undone_by=row.undone_by,
+    )
+
+
+class CancelOut(ToolOutput):
+    run_id: str = Field(description="The run.")
+    status: str = Field(description="Its status now (a running run stops after its current call).")
+    cancelling: bool = Field(description="True when the run was running and will stop after its current call.")
+
+
+async def cancel_plan(ctx: ToolContext, args: RunIdIn) -> CancelOut:
+    live, row = await _own_run(ctx, args.run_id)
+    plans = ctx.services.plans
+    if live is None or live.status != "running" or not plans.running_in_background(args.run_id):
+        return CancelOut(run_id=row.id, status=live.status if live else row.status, cancelling=False)
+    live.stop.set()
+    return CancelOut(run_id=row.id, status=live.status, cancelling=True)
+
+
+def tools(registry: Catalog) -> tuple[ToolSpec, ...]:
+    return (
+        ToolSpec(
+            name="validate_plan",
+            domain="sessions",
+            title="Validate an action plan",
+            description="Check an action plan (steps of tool calls with dependsOn, foreach, captureAs, $steps.<id> "
+            "references, ${params}) without changing anything: tools, arguments, dependencies, references, scopes, "
+            "path ACL, size. Returns the problems with step ids and the effects summary (files created, modified, "
+            "deleted, relocated with their link rewrites, risk level). Run it before execute_plan.",
+            input_model=PlanIn,
+            output_model=ValidateOut,
+            handler=partial(validate_plan, registry=registry),
+            tags=("sessions", "plans"),
+        ),
+        ToolSpec(
+            name="execute_plan",
+            domain="sessions",
+            title="Execute an action plan",
+            description="Run a valid action plan: each step through the same checks as a direct call, one human "
+            "confirmation for the whole plan when it needs one (the preview is the effects summary), a progress "
+            "notification per call, every file change journaled so undo_last_plan can reverse it. Long plans: "
+            "background=true, then get_plan_run and cancel_plan.",
+            input_model=ExecuteIn,
+            output_model=RunOut,
+            handler=partial(execute_plan, registry=registry),
+            scopes=("write:vault",),
+            scope_class="write",
+            mutating=True,
+            confirm="conditional",
+            confirm_when=partial(execute_confirm_when, registry=registry),
+            idempotent=False,
+            forwards_destructive=True,
+            tags=("sessions", "plans"),
+        ),
+        ToolSpec(
+            name="get_plan_run",
+            domain="sessions",
+            title="Get a plan run",
+            description="Status and step outcomes of one of your plan runs (running in the background or finished).",
+            input_model=RunIdIn,
+            output_model=RunOut,
+            handler=get_plan_run,
+            tags=("sessions", "plans"),
+        ),
+        ToolSpec(
+            name="cancel_plan",
+            domain="sessions",
+            title="Cancel a background plan run",
+            description="Stop one of your background plan runs after its current call; what it changed stays "
+            "journaled (undo_last_plan reverses it).",
+            input_model=RunIdIn,
+            output_model=CancelOut,
+            handler=cancel_plan,
+            scopes=("write:vault",),
+            scope_class="write",
+            mutating=True,
+            tags=("sessions", "plans"),
+        ),
+    )

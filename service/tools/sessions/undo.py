@@ -1,0 +1,136 @@
+"""sessions domain: undo_last_plan — reverse a plan run's file effects from its journal.
+
+Touches: the files the run changed (restored through `service.vault.restore`, under each path's
+lock, all or nothing) and the `plan_runs`/`plan_journal` tables. The undo is itself a run
+(kind `undo`) whose restores are journaled, so undoing it is a redo. A file someone else
+changed since the run wrote it is a conflict: the undo is refused and the conflicts listed,
+unless `skip_conflicts` leaves those files as they are. The caller needs the write ACL on every
+path the run touched (the vault's trash folder excepted: the run's own deletions put files there).
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from service.errors import AclDenied, Conflict, ToolNotFound
+from service.obs.sessions import caller_hash
+from service.plans.journal import RunRow
+from service.plans.undo import UndoPlan, apply_undo, plan_undo
+from service.tools.context import ToolContext
+from service.tools.models import ToolInput, ToolOutput
+from service.tools.spec import ToolSpec
+
+
+class UndoIn(ToolInput):
+    run_id: str | None = Field(default=None, max_length=64, description="Run to reverse; default: the newest one.")
+    skip_conflicts: bool = Field(default=False, description="Leave files changed by someone else since; undo the rest.")
+    dry_run: bool = Field(default=False, description="Report what would be restored and the conflicts; change nothing.")
+
+
+class ConflictItem(BaseModel):
+    path: str = Field(description="The file.")
+    step: str | None = Field(description="The step that changed it.")
+    expected_etag: str | None = Field(description="What the run left (null: the run removed it).")
+    current_etag: str | None = Field(description="What is there now (null: absent).")
+
+
+class UndoOut(ToolOutput):
+    run_id: str = Field(description="The run reversed.")
+    undo_run_id: str | None = Field(description="The undo run (undo it to redo); null on a dry run.")
+    restored: list[str] = Field(description="Paths put back as they were (folders included).")
+    conflicts: list[ConflictItem] = Field(description="Files changed since the run wrote them (left alone).")
+    dry_run: bool = Field(description="True when nothing was changed.")
+
+    def to_text(self) -> str:
+        verb = "would restore" if self.dry_run else "restored"
+        return f"{verb} {len(self.restored)} path(s) of run {self.run_id}; {len(self.conflicts)} conflict(s)"
+
+
+async def _target(ctx: ToolContext, run_id: str | None) -> RunRow:
+    journal = ctx.services.plans.journal
+    row = await journal.run(run_id) if run_id is not None else await journal.last_undoable(ctx.vault.id)
+    if row is None or row.vault_id != ctx.vault.id:
+        raise ToolNotFound(
+            "no plan run to undo in this vault" if run_id is None else f"no plan run {run_id!r} in this vault",
+            details={"run_id": run_id, "vault": ctx.vault.id},
+        )
+    if row.status == "running":
+        raise Conflict("the run is still running", details={"run_id": row.id}, hint="cancel_plan it first.")
+    if row.undone_by is not None:
+        raise Conflict(
+            "the run is already undone",
+            details={"run_id": row.id, "undone_by": row.undone_by},
+            hint="Undo the undo run (undone_by) to redo it.",
+        )
+    return row
+
+
+def _check_acl(ctx: ToolContext, plan: UndoPlan) -> None:
+    trash = ctx.vault.files.trash_folder.strip("/") + "/"
+    for rel in sorted(plan.paths):
+        if rel.startswith(trash) or rel + "/" == trash:
+            continue
+        if not ctx.services.guard.allows(ctx.principal, ctx.vault, rel, "write"):
+            raise AclDenied(f"the path ACL does not let you write {rel!r}", details={"path": rel, "op": "write"})
+
+
+async def undo_last_plan(ctx: ToolContext, args: UndoIn) -> UndoOut:
+    row = await _target(ctx, args.run_id)
+    plans = ctx.services.plans
+    entries = await plans.journal.entries(row.id)
+    files = ctx.vault.files
+    plan = plan_undo(files, entries)
+    _check_acl(ctx, plan)
+    conflicts = [ConflictItem(**c) for c in plan.conflicts]
+    if conflicts and not args.skip_conflicts and not args.dry_run:
+        raise Conflict(
+            f"{len(conflicts)} file(s) changed since the run wrote them",
+            details={"run_id": row.id, "conflicts": [c.model_dump() for c in conflicts]},
+            hint="Pass skip_conflicts=true to leave those files as they are and undo the rest.",
+        )
+    if conflicts:
+        plan = plan_undo(files, entries, skip={c.path for c in conflicts})
+    restored = list(dict.fromkeys(e.path for e in plan.restores))
+    if args.dry_run:
+        return UndoOut(run_id=row.id, undo_run_id=None, restored=restored, conflicts=conflicts, dry_run=True)
+    async with plans.journal.recording(
+        ctx.vault.id,
+        caller_hash(ctx.principal.subject),
+        kind="undo",
+        goal=f"undo of {row.id}: {row.goal}",
+        plan_hash=row.plan_hash,
+        undoes=row.id,
+    ) as undo_id:
+        await apply_undo(files, plan)
+    await plans.journal.mark_undone(row.id, undo_id)
+    return UndoOut(run_id=row.id, undo_run_id=undo_id, restored=restored, conflicts=conflicts, dry_run=False)
+
+
+async def undo_confirm_when(ctx: ToolContext, args: UndoIn) -> str | None:
+    if args.dry_run:
+        return None
+    row = await _target(ctx, args.run_id)
+    return f"undo plan run {row.id} ({row.goal}): restore every file it changed"
+
+
+TOOLS: tuple[ToolSpec, ...] = (
+    ToolSpec(
+        name="undo_last_plan",
+        domain="sessions",
+        title="Undo the last plan run",
+        description="Reverse the file changes of your last plan run (or run_id) from its journal, newest first, "
+        "all or nothing: created files removed, changed and deleted ones restored byte for byte, relocations and their "
+        "link rewrites reversed. Refuses and lists conflicts when someone changed a file since, unless "
+        "skip_conflicts. The undo is journaled too: undoing it redoes the run.",
+        input_model=UndoIn,
+        output_model=UndoOut,
+        handler=undo_last_plan,
+        scopes=("write:vault", "delete:vault"),
+        scope_class="delete",
+        mutating=True,
+        confirm="conditional",
+        confirm_when=undo_confirm_when,
+        idempotent=False,
+        tags=("sessions", "plans"),
+    ),
+)

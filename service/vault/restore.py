@@ -1,0 +1,97 @@
+"""Putting files back as a journal recorded them (undo of an action plan).
+
+`restore_file` makes `rel` hold exactly the recorded bytes again (or be absent), under the path's
+lock, after checking that the file is what the journal says the change left (`expect_etag`:
+anything else is someone else's edit, a `conflict`). `unmove` renames a moved folder back,
+`remove_folder` removes a folder the change created when it is empty again. Each is recorded in
+the current journal first (`service.vault.journal`), so an undo is itself undoable (a redo), and
+each change is published on the vault's change bus so the index follows it.
+Paths come from the journal (written by `VaultFiles`), so they may lie in the trash folder.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+from typing import Literal
+
+from service.errors import Conflict
+from service.vault import journal
+from service.vault.events import FileChange
+from service.vault.files import VaultFiles, _fsync_dir, _write_atomic, etag_of
+from service.vault.paths import VaultPath
+
+
+def _abs(files: VaultFiles, rel: str) -> Path:
+    target = files.paths.root / rel
+    if files.paths.root not in target.parents:
+        raise ValueError(f"journal path {rel!r} is outside the vault")
+    return target
+
+
+def current_etag(files: VaultFiles, rel: str) -> str | None:
+    try:
+        return etag_of(_abs(files, rel).read_bytes())
+    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+        return None
+
+
+async def restore_file(files: VaultFiles, rel: str, data: bytes | None, expect_etag: str | None) -> None:
+    """Make `rel` hold `data` (None: absent), if it is still what the change left (`expect_etag`)."""
+    target = _abs(files, rel)
+    async with files.lock(rel), files._writes:
+        current = current_etag(files, rel)
+        if current != expect_etag:
+            raise Conflict(
+                f"{rel!r} changed since the plan wrote it",
+                details={"path": rel, "expected_etag": expect_etag, "current_etag": current},
+            )
+        new_etag = etag_of(data) if data is not None else None
+        if new_etag == current:
+            return
+        vp = VaultPath(rel=rel, abs=target)
+        if data is not None:
+            await journal.note_folders(files.paths.root, files.missing_folders(vp))
+        await journal.note_file(target, rel, new_etag)
+        if data is None:
+            await asyncio.to_thread(target.unlink)
+            await asyncio.to_thread(_fsync_dir, target.parent)
+        else:
+            await asyncio.to_thread(target.parent.mkdir, parents=True, exist_ok=True)
+            await asyncio.to_thread(_write_atomic, target, data, exclusive=False)
+    kind: Literal["created", "modified", "deleted"] = (
+        "deleted" if data is None else ("created" if current is None else "modified")
+    )
+    await files.bus.publish([FileChange(kind, rel)])
+
+
+async def unmove(files: VaultFiles, rel: str, dst: str) -> None:
+    """Rename the folder moved from `rel` to `dst` back; a `conflict` when that is no longer possible."""
+    src, moved = _abs(files, rel), _abs(files, dst)
+    first, second = sorted((rel, dst))
+    async with files.lock(first), files.lock(second), files._writes:
+        if not moved.is_dir() or src.exists():
+            raise Conflict(
+                f"{dst!r} cannot be moved back to {rel!r}",
+                details={"path": dst, "to": rel, "reason": "moved or replaced since"},
+            )
+        await journal.note_move(dst, rel)
+        await asyncio.to_thread(os.replace, moved, src)
+    await files.bus.publish([FileChange("moved", rel, old_path=dst)])
+
+
+def remove_folder(files: VaultFiles, rel: str) -> bool:
+    """Remove a folder the change created, if it is empty; True when it is gone."""
+    target = _abs(files, rel)
+    try:
+        target.rmdir()
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+    return True
+
+
+def folder_exists(files: VaultFiles, rel: str) -> bool:
+    return _abs(files, rel).is_dir()

@@ -1,0 +1,99 @@
+"""Action plan benchmark: validating a 100-step plan, and the cost of a plan step over a direct call.
+
+Run: `python -m tests.bench.bench_plans [--steps 25] [--rounds 21]`. In process, through the
+dispatch chain (`Dispatcher.call`, as every transport calls it), on a 300-note vault:
+
+- `validate_100_steps`: validate_plan of a plan of 100 distinct steps (an append to a different
+  note each), median over the rounds;
+- `direct_per_call` vs `plan_per_step`: the same `--steps` append_note calls, once as direct calls
+  one after the other, once as one execute_plan (validation at the start, the journal of each
+  file's prior content, the run's bookkeeping included), in alternating rounds (direct then plan,
+  plan then direct, ...); medians of the per-call time. Target: overhead <= 10 %.
+The throttle is switched off (its limits would pace both sides, not measure them). Prints JSON
+(tests/bench/common.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from service.app import VaultgateApp
+from service.settings import load_settings
+from service.types import Principal
+from tests.bench.common import report
+
+NOTES = 300
+
+
+def _vault(root: Path) -> None:
+    for i in range(NOTES):
+        (root / "N").mkdir(parents=True, exist_ok=True)
+        (root / "N" / f"n{i:03}.md").write_text(f"# n{i}\n\nlinks to [[n{(i + 1) % NOTES:03}]]\n")
+
+
+def _plan(steps: int, word: str) -> dict[str, Any]:
+    return {
+        "goal": "append",
+        "steps": [
+            {"id": f"s{i}", "tool": "append_note", "args": {"path": f"N/n{i:03}.md", "content": f"{word} {i}"}}
+            for i in range(steps)
+        ],
+    }
+
+
+async def main(steps: int, rounds: int) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "vault"
+        root.mkdir()
+        _vault(root)
+        settings = load_settings(root, embeddings={"provider": "none"}, throttle={"enabled": False})
+        app = VaultgateApp(settings)
+        who = Principal.local("bench")
+        async with app.running():
+            call = app.dispatcher.call
+            validate: list[float] = []
+            direct: list[float] = []
+            planned: list[float] = []
+            for r in range(rounds):
+                t0 = time.perf_counter()
+                checked = await call("validate_plan", {"plan": _plan(100, "v")}, principal=who)
+                validate.append(time.perf_counter() - t0)
+                assert not checked.is_error and checked.structured and checked.structured["valid"]
+                for side in ("direct", "plan") if r % 2 == 0 else ("plan", "direct"):
+                    t0 = time.perf_counter()
+                    if side == "direct":
+                        for i in range(steps):
+                            args = {"path": f"N/n{i:03}.md", "content": f"d{r} {i}"}
+                            assert not (await call("append_note", args, principal=who)).is_error
+                        direct.append((time.perf_counter() - t0) / steps)
+                    else:
+                        run = await call("execute_plan", {"plan": _plan(steps, f"p{r}")}, principal=who)
+                        planned.append((time.perf_counter() - t0) / steps)
+                        assert run.structured and run.structured["status"] == "done", run.structured
+    d, p = statistics.median(direct), statistics.median(planned)
+    report(
+        "bench_plans",
+        {
+            "steps": steps,
+            "rounds": rounds,
+            "validate_100_steps_ms": round(statistics.median(validate) * 1000, 2),
+            "direct_per_call_ms": round(d * 1000, 3),
+            "plan_per_step_ms": round(p * 1000, 3),
+            "overhead_per_step_pct": round((p / d - 1) * 100, 1),
+            "target_overhead_pct": 10,
+        },
+    )
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--steps", type=int, default=25)
+    parser.add_argument("--rounds", type=int, default=21)
+    ns = parser.parse_args()
+    asyncio.run(main(ns.steps, ns.rounds))

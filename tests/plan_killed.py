@@ -1,0 +1,56 @@
+"""`python -m tests.plan_killed VAULT MARKER`: a server process that dies in the middle of a plan.
+
+It starts the app on VAULT (the real chain, journal and state database of the test's data
+folder) and runs an action plan in process; a step hook holds the plan's rename halfway through
+its commit (the renamed note and one link rewrite written, the other rewrites not), writes
+MARKER and waits forever — until the test kills the process with SIGKILL
+(tests/tools/sessions/test_plan_killed.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+from typing import Any
+
+from service.app import VaultgateApp
+from service.settings import load_settings
+from service.types import Principal
+from service.vault.commit import Phase
+
+PLAN: dict[str, Any] = {
+    "goal": "killed halfway",
+    "steps": [
+        {"id": "create", "tool": "create_note", "foreach": ["K/a", "K/b", "K/c"], "args": {"path": "$item"}},
+        {
+            "id": "append",
+            "tool": "append_note",
+            "foreach": ["Notes/n00", "Notes/n01"],
+            "args": {"path": "$item", "content": "x"},
+        },
+        {"id": "rename", "tool": "rename_note", "args": {"path": "Move/m0.md", "new_path": "m0 renamed"}},
+        {"id": "after", "tool": "create_note", "args": {"path": "K/never"}},
+    ],
+}
+
+
+class HoldAndSignal:
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    async def __call__(self, label: str, phase: Phase, done: int, total: int, /) -> None:
+        if label == "rename_note" and phase == "commit" and done == 2:
+            self.marker.write_text("held\n")
+            await asyncio.Event().wait()  # forever: the test kills this process
+
+
+async def main(root: Path, marker: Path) -> None:
+    settings = load_settings(root, embeddings={"provider": "none"}, index={"watch": False})
+    app = VaultgateApp(settings, step_hook=HoldAndSignal(marker))
+    async with app.running():
+        await app.dispatcher.call("execute_plan", {"plan": PLAN}, principal=Principal.local("test"))
+
+
+if __name__ == "__main__":
+    asyncio.run(main(Path(sys.argv[1]), Path(sys.argv[2])))

@@ -1,0 +1,50 @@
+"""A server process killed (SIGKILL) in the middle of a plan leaves a journal that undo applies.
+
+The plan runs in a real subprocess (tests/plan_killed.py) that is held halfway through a rename's
+commit — some files written, others not — and killed there: no rollback, no clean shutdown.
+A new server on the same data folder finds the run `interrupted` and undo_last_plan puts every
+file back byte for byte, the journaled-but-never-written ones included.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import anyio
+
+from tests.conftest import snapshot, started
+from tests.plan_vault import plan_files
+
+REPO = Path(__file__).resolve().parents[3]
+
+
+async def test_undo_after_the_server_was_killed_mid_plan(make_vault: Callable[..., Path], tmp_path: Path) -> None:
+    root = make_vault(plan_files())
+    before = snapshot(root)
+    marker = tmp_path / "held"
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    command = [sys.executable, "-m", "tests.plan_killed", str(root), str(marker)]
+    proc = await anyio.open_process(command, env=env, cwd=REPO, stdout=None, stderr=None)
+    try:
+        with anyio.fail_after(120):
+            while not marker.exists():
+                assert proc.returncode is None, "the plan process ended before the hold"
+                await anyio.sleep(0.05)
+        proc.kill()  # SIGKILL: nothing runs after this
+        with anyio.fail_after(30):
+            await proc.wait()
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
+    assert (root / "K/c.md").is_file() and (root / "Move/m0 renamed.md").is_file()
+    assert not (root / "K/never.md").exists() and snapshot(root) != before
+    async with started(root) as vg:
+        [row] = await vg.app.state.fetchall("SELECT status FROM plan_runs")
+        assert row[0] == "interrupted"
+        out = await vg.confirmed("undo_last_plan")
+        assert not out["conflicts"]
+    assert snapshot(root) == before

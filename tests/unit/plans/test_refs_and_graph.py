@@ -1,0 +1,129 @@
+"""References, the dependency graph and the runner's failure policies, without a server."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from service.plans import graph
+from service.plans.check import Checked, bind_params
+from service.plans.effects import Effects
+from service.plans.model import Param, Plan
+from service.plans.refs import LATE, RefError, Scope, Unresolved, references, resolve, select
+from service.plans.runner import CallError, Runner, RunState, StepOutcome
+
+RESULT = {"items": [{"path": "a.md", "tags": ["x"]}, {"path": "b.md", "tags": []}], "total": 2}
+
+
+def test_paths_select_fields_elements_and_every_element() -> None:
+    assert select(RESULT, ".items[*].path", "w") == ["a.md", "b.md"]
+    assert select(RESULT, ".items[1].path", "w") == "b.md"
+    assert select(RESULT, ".total", "w") == 2
+    with pytest.raises(RefError):
+        select(RESULT, ".items[5]", "w")
+    with pytest.raises(RefError):
+        select(RESULT, ".nope", "w")
+
+
+def test_whole_values_keep_their_type_and_inline_ones_become_text() -> None:
+    scope = Scope(params={"n": 3, "tag": "t"}, steps={"find": RESULT}, item=("note", {"path": "c.md"}))
+    assert resolve("$steps.find.items[*].path", scope) == ["a.md", "b.md"]
+    assert resolve("${n}", scope) == 3
+    assert resolve("$note.path", scope) == "c.md"
+    assert resolve({"p": "Archive/${note.path}", "l": ["${tag}-${n}"]}, scope) == {"p": "Archive/c.md", "l": ["t-3"]}
+    assert resolve("total: ${steps.find.total}", scope) == "total: 2"
+    assert resolve("costs $5", scope) == "costs $5"  # a dollar sign that is no reference
+    with pytest.raises(Unresolved):
+        resolve("$steps.later.path", scope)
+    with pytest.raises(Unresolved):
+        resolve("${late}", Scope(params={"late": LATE}))
+    with pytest.raises(RefError):
+        resolve("${missing}", scope)
+
+
+def test_references_and_the_graph_order_and_cycles() -> None:
+    assert {r.name for r in references({"a": "$steps.x.p", "b": ["${steps.y.q} ${p}"]})} == {"x", "y", "p"}
+    plan = Plan.model_validate(
+        {
+            "goal": "g",
+            "steps": [
+                {"id": "b", "tool": "t", "args": {"x": "$steps.a.v"}},
+                {"id": "a", "tool": "t"},
+                {"id": "c", "tool": "t", "dependsOn": ["b"], "captureAs": "see"},
+                {"id": "d", "tool": "t", "args": {"x": "$steps.see.v"}},
+            ],
+        }
+    )
+    g = graph.build(plan)
+    assert [s.id for s in g.order] == ["a", "b", "c", "d"] and not g.problems
+    loop = Plan.model_validate(
+        {
+            "goal": "g",
+            "steps": [{"id": "a", "tool": "t", "dependsOn": ["b"]}, {"id": "b", "tool": "t", "dependsOn": ["a"]}],
+        }
+    )
+    assert [code for _, code, _ in graph.build(loop).problems] == ["cycle"]
+
+
+def test_parameters_are_type_checked() -> None:
+    declared = [Param(name="n", type="integer"), Param(name="s", default="d")]
+    values, problems = bind_params(declared, {"n": True, "x": 1})
+    assert {p.code for p in problems} == {"bad_param", "unknown_param"} and values["s"] == "d"
+    values, problems = bind_params(declared, {}, late=True)
+    assert not problems and values["n"] is LATE
+
+
+class _Journal:
+    """Enough of the journal for the runner (no database)."""
+
+    def recorder(self, run_id: str) -> Any:
+        class _R:
+            step_id = ""
+
+        return _R()
+
+    async def close_run(self, *args: Any) -> None:
+        return None
+
+
+async def _run(plan: dict[str, Any], fail: dict[str, list[str]]) -> tuple[RunState, list[str]]:
+    model = Plan.model_validate(plan)
+    g = graph.build(model)
+    checked = Checked(model, {}, g.order, Effects(estimated_steps=len(model.steps)), deps=g.deps)
+    calls: list[str] = []
+
+    async def caller(tool: str, args: dict[str, Any]) -> tuple[dict[str, Any] | None, CallError | None]:
+        calls.append(tool)
+        codes = fail.get(tool, [])
+        if codes:
+            code = codes.pop(0)
+            return None, CallError(code, "boom", retryable=code == "index_unavailable")
+        return {"ok": True}, None
+
+    state = RunState("r", [StepOutcome(s.id, s.tool) for s in g.order])
+    await Runner(_Journal(), caller).run(checked, state)  # type: ignore[arg-type]
+    return state, calls
+
+
+async def test_on_error_stop_skip_continue_and_retry() -> None:
+    steps = [
+        {"id": "a", "tool": "fails", "onError": "skip"},
+        {"id": "b", "tool": "after_a", "dependsOn": ["a"]},
+        {"id": "c", "tool": "flaky", "retry": {"attempts": 3, "backoffMs": 0}},
+        {"id": "d", "tool": "fails2", "onError": "continue"},
+        {"id": "e", "tool": "after_d", "dependsOn": ["d"]},
+        {"id": "f", "tool": "fails3"},
+        {"id": "g", "tool": "never"},
+    ]
+    fail = {
+        "fails": ["conflict"],
+        "flaky": ["index_unavailable", "index_unavailable"],
+        "fails2": ["x"],
+        "fails3": ["y"],
+    }
+    state, calls = await _run({"goal": "g", "steps": steps}, fail)
+    status = {o.id: o.status for o in state.outcomes}
+    assert status == {"a": "failed", "b": "skipped", "c": "ok", "d": "failed", "e": "ok", "f": "failed", "g": "not_run"}
+    assert calls == ["fails", "flaky", "flaky", "flaky", "fails2", "after_d", "fails3"]
+    assert state.status == "failed"
