@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from service.dataview.fields import extract as dataview_facts
 from service.graph.linkpath import PathSet, base_name, strip_md
 from service.markdown.parse import frontmatter_tags, parse_note
 from service.vault.files import etag_of
@@ -57,6 +58,7 @@ class Prepared(NamedTuple):
     headings: list[tuple[int, str, int]]  # (level, text, line)
     blocks: list[tuple[str, int]]  # (block_id, line)
     tasks: list[tuple[Any, ...]]  # (line, status, text, due, scheduled, start, done, priority, tags)
+    dataview: str  # inline fields and list items as JSON ('' when the note has neither)
 
 
 def prepare(item: NoteInput, paths: PathSet | None) -> Prepared:
@@ -121,6 +123,7 @@ def prepare(item: NoteInput, paths: PathSet | None) -> Prepared:
             )
             for t in p.tasks
         ],
+        dataview=dataview_facts(item.text, p.body_start),
     )
 
 
@@ -217,6 +220,7 @@ _DERIVED = (
     ("headings", "note_id"),
     ("blocks", "note_id"),
     ("tasks", "note_id"),
+    ("dataview_facts", "note_id"),
 )
 
 
@@ -274,6 +278,8 @@ def upsert_note(conn: sqlite3.Connection, vault_id: str, prep: Prepared) -> int:
             " VALUES (?,?,?,?,?,?,?,?,?,?,?)",
             [(note_id, vault_id, *t) for t in prep.tasks],
         )
+    if prep.dataview:
+        conn.execute("INSERT INTO dataview_facts(note_id, facts) VALUES (?,?)", (note_id, prep.dataview))
     return note_id
 
 
