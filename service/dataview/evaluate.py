@@ -11,15 +11,15 @@ which raises `compute_budget_exceeded` (steps or seconds). Touches nothing outsi
 
 from __future__ import annotations
 
-import calendar
 import datetime as dt
 import time
 from collections import ChainMap
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from service.dataview.ops import binary, is_num
 from service.dataview.syntax import Node, date_keyword
-from service.dataview.values import Duration, Lambda, Link, canonical_key, compare, equal, truthy, type_of
+from service.dataview.values import Duration, Lambda, Link, canonical_key, truthy, type_of
 from service.errors import ComputeBudgetExceeded, QuerySyntaxError
 
 Compiled = Callable[[Mapping[str, Any]], Any]
@@ -130,88 +130,6 @@ def index(ctx: Context, obj: Any, key: Any) -> Any:
     return None
 
 
-# -- arithmetic ------------------------------------------------------------------------------
-
-
-def add_months(d: dt.datetime, months: int) -> dt.datetime:
-    total = d.year * 12 + (d.month - 1) + months
-    year, month = divmod(total, 12)
-    day = min(d.day, calendar.monthrange(year, month + 1)[1])
-    return d.replace(year=year, month=month + 1, day=day)
-
-
-def shift(d: dt.datetime, dur: Duration, sign: int) -> dt.datetime:
-    return add_months(d, sign * dur.months) + dt.timedelta(seconds=sign * dur.seconds)
-
-
-def _num(v: Any) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool)
-
-
-def binary(op: str, a: Any, b: Any) -> Any:
-    if op in ("=", "!="):
-        same = equal(a, b)
-        return same if op == "=" else not same
-    if op in ("<", ">", "<=", ">="):
-        c = compare(a, b)
-        return {"<": c < 0, ">": c > 0, "<=": c <= 0, ">=": c >= 0}[op]
-    if a is None or b is None:
-        return None
-    if op == "+":
-        if isinstance(a, str) or isinstance(b, str):
-            return _text(a) + _text(b)
-        if _num(a) and _num(b):
-            return a + b
-        if isinstance(a, dt.datetime) and isinstance(b, Duration):
-            return shift(a, b, 1)
-        if isinstance(a, Duration) and isinstance(b, dt.datetime):
-            return shift(b, a, 1)
-        if isinstance(a, Duration) and isinstance(b, Duration):
-            return a + b
-        if isinstance(a, list) and isinstance(b, list):
-            return a + b
-        if isinstance(a, dict) and isinstance(b, dict):
-            return {**a, **b}
-        return None
-    if op == "-":
-        if _num(a) and _num(b):
-            return a - b
-        if isinstance(a, dt.datetime) and isinstance(b, Duration):
-            return shift(a, b, -1)
-        if isinstance(a, dt.datetime) and isinstance(b, dt.datetime):
-            return Duration(0, (a - b).total_seconds())
-        if isinstance(a, Duration) and isinstance(b, Duration):
-            return a + (-b)
-        return None
-    if op == "*":
-        if _num(a) and _num(b):
-            return a * b
-        if isinstance(a, str) and _num(b):
-            return a * int(b)
-        if isinstance(a, Duration) and _num(b):
-            return Duration(int(a.months * b), a.seconds * b)
-        if _num(a) and isinstance(b, Duration):
-            return Duration(int(b.months * a), b.seconds * a)
-        return None
-    if op == "/":
-        if _num(a) and _num(b):
-            return a / b if b else None
-        if isinstance(a, Duration) and _num(b) and b:
-            return Duration(int(a.months / b), a.seconds / b)
-        return None
-    if op == "%":
-        if _num(a) and _num(b) and b:
-            return a % b
-        return None
-    return None
-
-
-def _text(v: Any) -> str:
-    from service.dataview.functions import to_string
-
-    return to_string(v)
-
-
 # -- compilation -----------------------------------------------------------------------------
 
 
@@ -265,7 +183,7 @@ def compile_expr(node: Node, ctx: Context) -> Compiled:
 
 
 def _negate(v: Any) -> Any:
-    if _num(v):
+    if is_num(v):
         return -v
     if isinstance(v, Duration):
         return -v

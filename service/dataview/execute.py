@@ -205,7 +205,8 @@ def _task(row: Row) -> dict[str, Any]:
 
 
 _TASK_KEYS = frozenset(
-    ["text", "visual", "line", "lineCount", "path", "link", "section", "tags", "outlinks", "children", "task", "annotated", "parent", "blockId", "status", "checked", "completed", "fullyCompleted"]
+    {"text", "visual", "line", "lineCount", "path", "link", "section", "tags", "outlinks", "children", "task"}
+    | {"annotated", "parent", "blockId", "status", "checked", "completed", "fullyCompleted"}
 )
 
 

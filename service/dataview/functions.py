@@ -14,9 +14,10 @@ import hashlib
 import math
 import re
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from service.dataview import datefmt
+from service.dataview.ops import Context, binary, clean, to_string
 from service.dataview.syntax import date_keyword
 from service.dataview.values import (
     Duration,
@@ -26,15 +27,11 @@ from service.dataview.values import (
     parse_date,
     parse_duration,
     parse_link,
-    to_json,
     truthy,
     type_of,
 )
 
-if TYPE_CHECKING:
-    from service.dataview.evaluate import Context
-
-Fn = Callable[["Context", list[Any]], Any]
+Fn = Callable[[Context, list[Any]], Any]
 FUNCTIONS: dict[str, Fn] = {}
 
 
@@ -65,30 +62,6 @@ def vectorised(*names: str) -> Callable[[Callable[..., Any]], Callable[..., Any]
 
 def _n(v: Any) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
-
-
-def _clean(v: float) -> int | float:
-    return int(v) if isinstance(v, float) and v.is_integer() and abs(v) < 2**53 else v
-
-
-def to_string(v: Any) -> str:
-    if v is None:
-        return "null"
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, float):
-        return str(_clean(v))
-    if isinstance(v, Link):
-        return v.markdown()
-    if isinstance(v, Duration):
-        return datefmt.duration_words(v)
-    if isinstance(v, dt.datetime):
-        return str(to_json(v))
-    if isinstance(v, list):
-        return ", ".join(to_string(x) for x in v)
-    if isinstance(v, dict):
-        return "{ " + ", ".join(f"{k}: {to_string(x)}" for k, x in v.items()) + " }"
-    return str(v)
 
 
 # -- constructors ----------------------------------------------------------------------------
@@ -137,7 +110,7 @@ def _number(ctx: Context, v: Any) -> Any:
         return v
     if isinstance(v, str):
         m = re.search(r"-?\d+(?:\.\d+)?", v)
-        return _clean(float(m.group())) if m else None
+        return clean(float(m.group())) if m else None
     return None
 
 
@@ -191,7 +164,7 @@ def _round(ctx: Context, v: Any, digits: Any = 0) -> Any:
         return None
     d = int(digits) if _n(digits) else 0
     scaled = math.floor(abs(v) * 10**d + 0.5) / 10**d
-    return _clean(math.copysign(scaled, v)) if d else int(math.copysign(scaled, v))
+    return clean(math.copysign(scaled, v)) if d else int(math.copysign(scaled, v))
 
 
 @vectorised("trunc")
@@ -226,8 +199,6 @@ def _max(ctx: Context, a: list[Any]) -> Any:
 
 
 def _fold(ctx: Context, vals: Any, op: str) -> Any:
-    from service.dataview.evaluate import binary
-
     if not isinstance(vals, list) or not vals:
         return None
     acc = vals[0]

@@ -10,6 +10,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from service.dataview.ops import to_string
 from service.dataview.values import Lambda, Link, SortKey, equal, truthy
 
 
@@ -151,8 +152,6 @@ def _sort(a: list[Any]) -> Any:
 
 
 def _join(a: list[Any]) -> Any:
-    from service.dataview.functions import to_string
-
     if not a:
         return None
     sep = a[1] if len(a) > 1 and isinstance(a[1], str) else ", "
