@@ -176,7 +176,7 @@ def compile_expr(node: Node, ctx: Context) -> Compiled:
         pairs = [(k, compile_expr(n, ctx)) for k, n in node[1]]
         return lambda row: {k: fn(row) for k, fn in pairs}
     if kind == "lambda":
-        return _lambda(node[1], compile_expr(node[2], ctx))
+        return _lambda(node[1], compile_expr(node[2], ctx), ctx.budget)
     if kind == "call":
         return _call(node, ctx)
     raise ValueError(f"unknown node {kind}")
@@ -205,9 +205,10 @@ def _var(name: str, ctx: Context) -> Compiled:
     return var
 
 
-def _lambda(params: tuple[str, ...], body: Compiled) -> Compiled:
+def _lambda(params: tuple[str, ...], body: Compiled, budget: Budget) -> Compiled:
     def make(row: Mapping[str, Any]) -> Lambda:
         def call(args: list[Any]) -> Any:
+            budget.spend()
             bound = dict(zip(params, args, strict=False))
             return body(ChainMap(bound, row))  # type: ignore[arg-type]
 

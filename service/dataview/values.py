@@ -190,6 +190,7 @@ for _names, _value in (
 _DUR_PART = re.compile(r"\s*(-?\d+(?:\.\d+)?)\s*([a-zA-Z]+)\s*,?")
 _LINK = re.compile(r"^(!?)\[\[([^\]|#^]*)(?:#([^\]|]*))?(?:\|([^\]]*))?\]\]$")
 _NUMBER = re.compile(r"^-?\d+(?:\.\d+)?$")
+_QUOTED = re.compile(r'^"(?:[^"\\]|\\.)*"$')
 
 
 def parse_date(text: str) -> dt.datetime | None:
@@ -249,7 +250,7 @@ def parse_link(text: str) -> Link | None:
 
 def _atom(text: str) -> tuple[bool, Any]:
     text = text.strip()
-    if len(text) >= 2 and text[0] == text[-1] == '"':
+    if _QUOTED.match(text):
         return True, text[1:-1].replace('\\"', '"')
     if _NUMBER.match(text):
         return True, float(text) if "." in text else int(text)

@@ -84,7 +84,7 @@ def _paths(row: dict[str, Any]) -> list[str]:
 
 async def search_dql(ctx: ToolContext, args: SearchDqlIn) -> DqlOut:
     query = _parse(args.query)
-    origin = ctx.resolve_note(args.origin).rel if args.origin else None
+    origin = (await ctx.find_note(args.origin)).vp.rel if args.origin else None
     key = query_key(args.query, origin)
     offset = decode_cursor(args.cursor, t="dql", q=key)
     can_read = readable(ctx)
