@@ -145,7 +145,8 @@ def compile_expr(node: Node, ctx: Context) -> Compiled:
         link: Link = node[1]
         if not link.path:
             return lambda row: (ctx.this or {}).get("file", {}).get("link")
-        return lambda row: link
+        resolved = ctx.resolve(link)
+        return lambda row: resolved
     if kind == "var":
         return _var(node[1], ctx)
     if kind == "field":

@@ -7,7 +7,7 @@ patterns Dataview's examples use. Touches nothing outside itself.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from service.dataview.ops import to_string
@@ -27,7 +27,7 @@ def _contains(hay: Any, needle: Any, fold: bool, exact: bool) -> bool:
         if exact:
             return any(equal(item, needle) for item in hay)
         return any(_contains(item, needle, fold, exact) for item in hay)
-    if isinstance(hay, dict):
+    if isinstance(hay, Mapping):
         return isinstance(needle, str) and needle in hay
     if isinstance(hay, Link):
         return isinstance(needle, Link) and equal(hay, needle)
@@ -95,7 +95,7 @@ def register(fn: Callable[..., Any], vectorised: Callable[..., Any]) -> None:
             else len(a) == 2 and _word(a[0], a[1])
         ),
     )
-    one("extract", lambda a: {k: a[0].get(k) for k in a[1:]} if a and isinstance(a[0], dict) else None)
+    one("extract", lambda a: {k: a[0].get(k) for k in a[1:]} if a and isinstance(a[0], Mapping) else None)
     one("sort", lambda a: _sort(a))
     one("reverse", lambda a: list(reversed(a[0])) if a and isinstance(a[0], list) else None)
     one("length", lambda a: len(a[0]) if a and isinstance(a[0], (list, dict, str)) else 0)

@@ -49,7 +49,7 @@ def to_string(v: Any) -> str:
         return str(to_json(v))
     if isinstance(v, list):
         return ", ".join(to_string(x) for x in v)
-    if isinstance(v, dict):
+    if isinstance(v, Mapping):
         return "{ " + ", ".join(f"{k}: {to_string(x)}" for k, x in v.items()) + " }"
     return str(v)
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import datetime as dt
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -82,7 +82,7 @@ def type_of(value: Any) -> str:
         return "link"
     if isinstance(value, list):
         return "array"
-    if isinstance(value, dict):
+    if isinstance(value, Mapping):
         return "object"
     if isinstance(value, Lambda):
         return "function"
@@ -92,7 +92,9 @@ def type_of(value: Any) -> str:
 def truthy(value: Any) -> bool:
     if value is None:
         return False
-    if isinstance(value, (bool, int, float, str, list, dict)):
+    if isinstance(value, (bool, int, float, str, list)):
+        return bool(value)
+    if isinstance(value, Mapping):
         return bool(value)
     if isinstance(value, Duration):
         return value.total_seconds() != 0
@@ -333,7 +335,7 @@ def to_json(value: Any, url: Callable[[str], str] | None = None) -> Any:
         return out
     if isinstance(value, list):
         return [to_json(v, url) for v in value]
-    if isinstance(value, dict):
+    if isinstance(value, Mapping):
         return {str(k): to_json(v, url) for k, v in value.items()}
     if isinstance(value, Lambda):
         return "<function>"

@@ -3,8 +3,9 @@
 Queries read the cached pages of `service.dataview.pages` (rebuilt only when the index
 changes) through the caller's `View`: notes the caller may not read are absent before FROM,
 WHERE, GROUP BY, LIMIT and counts, and from every `file.inlinks` / `file.outlinks`. A query
-runs under the `[search] jsonlogic_max_ops` step budget and `regex_budget_ms` time budget
-(`compute_budget_exceeded`); syntax errors are `query_syntax_error` with line and column.
+runs under the `[search] jsonlogic_max_ops` step budget and `regex_max_budget_ms` time budget
+(`compute_budget_exceeded`), counted from when the pages are ready (building them after an
+index change is not the query's cost); syntax errors are `query_syntax_error` with line and column.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from service.tools.models import JsonValue, Paging, ToolInput, ToolOutput, decod
 from service.tools.search_common import Partial, drop_gone, partial, query_key, readable, run
 from service.tools.spec import ToolSpec
 
-# One cache per process: the page sets of each vault, rebuilt when the vault's index changes.
+# The page sets of each index database and vault, rebuilt when the vault's index changes.
 PAGES = PageCache()
 
 QUERY_FIELD: Any = Field(
@@ -89,11 +90,11 @@ async def search_dql(ctx: ToolContext, args: SearchDqlIn) -> DqlOut:
     offset = decode_cursor(args.cursor, t="dql", q=key)
     can_read = readable(ctx)
     vault_id = ctx.vault.id
-    budget = _budget(ctx)
+    db = ctx.services.db
 
     def work(conn: sqlite3.Connection) -> execute.Result:
-        view = View(PAGES.get(conn, vault_id), can_read, can_read.everything)
-        return execute.run(query, view, budget, origin)
+        view = View(PAGES.get(db, conn, vault_id), can_read, can_read.everything)
+        return execute.run(query, view, _budget(ctx), origin)
 
     result = await run(ctx, work)
     rows = await drop_gone(ctx, result.rows, offset, args.limit, paths=_paths)
@@ -184,10 +185,10 @@ async def eval_dataview_field(ctx: ToolContext, args: EvalFieldIn) -> EvalFieldO
             ) from None
     can_read = readable(ctx)
     vault_id = ctx.vault.id
-    budget = _budget(ctx)
+    db = ctx.services.db
 
     def work(conn: sqlite3.Connection) -> dict[str, Any]:
-        view = View(PAGES.get(conn, vault_id), can_read, can_read.everything)
+        view = View(PAGES.get(db, conn, vault_id), can_read, can_read.everything)
         row = view.row(path)
         if row is None:
             from service.errors import NoteNotFound
@@ -196,7 +197,7 @@ async def eval_dataview_field(ctx: ToolContext, args: EvalFieldIn) -> EvalFieldO
         url = ctx.vault.url
         if expr is None:
             return {k: typed(v, url) for k, v in row.items()}
-        ctx_eval = Context(budget, view.row_of, view.resolve, row)
+        ctx_eval = Context(_budget(ctx), view.row_of, view.resolve, row)
         return {args.field or "": typed(compile_expr(expr, ctx_eval)(row), url)}
 
     fields = await run(ctx, work)
