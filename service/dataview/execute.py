@@ -28,10 +28,15 @@ Row = Mapping[str, Any]
 
 @dataclass(slots=True)
 class Result:
+    """The rows of a query, rendered one page at a time (`render`): a result of thousands of rows
+    costs JSON only for the rows returned."""
+
     kind: str
     columns: list[str]
-    rows: list[dict[str, Any]] = field(default_factory=list)
+    rows: list[Row] = field(default_factory=list)
     grouped: bool = False
+    render: Callable[[Row], dict[str, Any]] = dict
+    paths: Callable[[Row], list[str]] = lambda row: []
 
 
 def sources(node: Node | None, view: View, this: str | None) -> list[str]:
@@ -153,25 +158,28 @@ def _path(row: Row, grouped: bool) -> str | None:
 
 def _render(query: Query, rows: list[Row], grouped: bool, ctx: Context, view: View) -> Result:
     cells = [(c.name, compile_expr(c.expr, ctx)) for c in query.columns]
-    out: list[dict[str, Any]]
     if query.kind == "TASK":
         if grouped:
-            out = [{"id": typed(r["key"]), "tasks": [_task(t) for t in r["rows"]]} for r in rows]
-        else:
-            out = [_task(r) for r in rows]
-        return Result("TASK", [], out, grouped)
+            return Result(
+                "TASK", [], rows, grouped,
+                render=lambda r: {"id": typed(r["key"]), "tasks": [_task(t) for t in r["rows"]]},
+                paths=lambda r: [t["path"] for t in r["rows"]],
+            )  # fmt: skip
+        return Result("TASK", [], rows, grouped, render=_task, paths=lambda r: [r["path"]])
+    page_paths: Callable[[Row], list[str]] = lambda r: [p] if (p := _path(r, grouped)) else []  # noqa: E731
     if query.kind == "CALENDAR":
         name, date_of = cells[0]
-        out = []
-        for r in rows:
-            when = date_of(r)
-            if type_of(when) == "date":
-                out.append({"path": _path(r, grouped), "id": typed(_id(r, grouped)), "date": to_json(when)})
-        return Result("CALENDAR", [name], out, grouped)
-    id_name = "File" if not grouped else (query_group_name(query) or "key")
+        dated = [(r, when) for r in rows if type_of(when := date_of(r)) == "date"]
+        return Result(
+            "CALENDAR", [name], [{"row": r, "date": when} for r, when in dated], grouped,
+            render=lambda d: {"path": _path(d["row"], grouped), "id": typed(_id(d["row"], grouped)),
+                              "date": to_json(d["date"])},
+            paths=lambda d: page_paths(d["row"]),
+        )  # fmt: skip
+    id_name = "Group" if grouped else "File"  # Dataview's default column names
     columns = ([] if query.without_id else [id_name]) + [n for n, _ in cells]
-    out = []
-    for r in rows:
+
+    def render(r: Row) -> dict[str, Any]:
         ctx.budget.spend(len(cells) + 1)
         item: dict[str, Any] = {"path": _path(r, grouped)}
         if not query.without_id:
@@ -181,13 +189,9 @@ def _render(query: Query, rows: list[Row], grouped: bool, ctx: Context, view: Vi
                 item["value"] = typed(cells[0][1](r))
         else:
             item["cells"] = [typed(fn(r)) for _, fn in cells]
-        out.append(item)
-    return Result(query.kind, columns, out, grouped)
+        return item
 
-
-def query_group_name(query: Query) -> str | None:
-    names = [arg.name for name, arg in query.commands if name == "GROUP"]
-    return names[-1] if names else None
+    return Result(query.kind, columns, rows, grouped, render=render, paths=page_paths)
 
 
 def _task(row: Row) -> dict[str, Any]:

@@ -101,30 +101,35 @@ class ItemCache:
 class FileFields(Mapping[str, Any]):
     """`file`: plain implicit fields plus `tasks` / `lists`, built from `ItemCache` when asked."""
 
-    __slots__ = ("_data", "_items")
-    _LAZY = ("tasks", "lists")
+    __slots__ = ("_data", "_items", "_inlinks")
+    _LAZY = ("tasks", "lists", "inlinks")
 
-    def __init__(self, data: dict[str, Any], items: ItemCache) -> None:
+    def __init__(self, data: dict[str, Any], items: ItemCache, inlinks: Callable[[], list[Link]]) -> None:
         self._data = data
         self._items = items
+        self._inlinks = inlinks
 
     def __getitem__(self, key: str) -> Any:
+        if key in self._data:
+            return self._data[key]
         if key == "tasks":
             return self._items.tasks()
         if key == "lists":
             return self._items.lists()
-        return self._data[key]
+        if key == "inlinks":
+            return self._inlinks()
+        raise KeyError(key)
 
     def __contains__(self, key: object) -> bool:
         return key in self._data or key in self._LAZY
 
     def __iter__(self) -> Iterator[str]:
         yield from self._data
-        yield from self._LAZY
+        yield from (k for k in self._LAZY if k not in self._data)
 
     def __len__(self) -> int:
-        return len(self._data) + len(self._LAZY)
+        return len(set(self._data) | set(self._LAZY))
 
     def replace(self, **changes: Any) -> FileFields:
-        """A copy with some plain fields replaced, sharing the item rows."""
-        return FileFields({**self._data, **changes}, self._items)
+        """A copy with some fields replaced (a lazy one included), sharing the item rows."""
+        return FileFields({**self._data, **changes}, self._items, self._inlinks)

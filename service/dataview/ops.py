@@ -72,9 +72,13 @@ def is_num(v: Any) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
+_PLAIN = (str, int, float, bool)
+
+
 def binary(op: str, a: Any, b: Any) -> Any:
     if op in ("=", "!="):
-        same = equal(a, b)
+        kind = type(a)
+        same = a == b if kind is type(b) and kind in _PLAIN else equal(a, b)
         return same if op == "=" else not same
     if op in ("<", ">", "<=", ">="):
         c = compare(a, b)

@@ -17,6 +17,7 @@ the set: a note the caller may not read is absent from it and from every `file.i
 from __future__ import annotations
 
 import datetime as dt
+import gc
 import json
 import re
 import sqlite3
@@ -41,14 +42,15 @@ class Page:
     tags: frozenset[str]  # lower-case, parents included, without '#'
 
 
-@dataclass(slots=True)
-class Parsed:
-    """What one note's content gives, kept while its content hash (etag) is unchanged."""
+class Links:
+    """The vault's incoming links (target path -> sorted source paths), swapped whole on every
+    rebuild; pages kept across rebuilds read their `file.inlinks` from it."""
 
-    etag: str
-    fields: dict[str, Any]  # frontmatter and inline fields, typed, links resolved
-    frontmatter: dict[str, Any]
-    items: list[list[Any]]
+    def __init__(self) -> None:
+        self.inlinks: dict[str, list[str]] = {}
+
+    def of(self, path: str) -> list[Link]:
+        return [Link(p) for p in self.inlinks.get(path, ())]
 
 
 class PageSet:
@@ -57,6 +59,7 @@ class PageSet:
         self.inlinks: dict[str, list[str]] = {}
         self.by_name: dict[str, list[str]] = {}
         self._paths = set(paths)
+        self.order = sorted(paths)
         for path in sorted(paths, key=lambda p: (p.count("/"), p)):
             self.by_name.setdefault(path.rsplit("/", 1)[-1].removesuffix(".md").lower(), []).append(path)
 
@@ -91,7 +94,8 @@ def _stamp(seconds: float) -> dt.datetime:
     return dt.datetime.fromtimestamp(seconds).replace(microsecond=0)
 
 
-def _parse(etag: str, props_json: str | None, facts: str | None, pages: PageSet) -> Parsed:
+def _page(record: tuple[Any, ...], links: list[tuple[Any, ...]], pages: PageSet, holder: Links) -> Page:
+    path, folder, aliases, tags_json, mtime, ctime, size, props_json, facts = record
     props = json.loads(props_json or "{}")
     fields, items = decode(facts)
     row: dict[str, Any] = {}
@@ -100,19 +104,14 @@ def _parse(etag: str, props_json: str | None, facts: str | None, pages: PageSet)
         put(row, str(key), pages.resolve_value(from_frontmatter(value)), False, multi)
     for key, raw, _line in fields:
         put(row, key, pages.resolve_value(parse_inline_value(raw)), True, multi)
-    return Parsed(etag, row, props, items)
-
-
-def _page(record: tuple[Any, ...], parsed: Parsed, links: list[tuple[Any, ...]], pages: PageSet) -> Page:
-    path, folder, aliases, tags_json, mtime, ctime, size = record
     tags = json.loads(tags_json or "[]")
     name = path.rsplit("/", 1)[-1].removesuffix(".md")
     day = None
     m = _DAY_IN_NAME.search(name)
     if m is not None:
         day = parse_date(f"{m.group(1)}-{m.group(2)}-{m.group(3)}")
-    if day is None and isinstance(parsed.fields.get("date"), dt.datetime):
-        day = parsed.fields["date"]
+    if day is None and isinstance(row.get("date"), dt.datetime):
+        day = row["date"]
     mtime_d, ctime_d = _stamp(mtime), _stamp(ctime or mtime)
     file_tags = all_tags(tags)
     data = {
@@ -120,57 +119,84 @@ def _page(record: tuple[Any, ...], parsed: Parsed, links: list[tuple[Any, ...]],
         "size": size, "ctime": ctime_d, "cday": ctime_d.replace(hour=0, minute=0, second=0),
         "mtime": mtime_d, "mday": mtime_d.replace(hour=0, minute=0, second=0),
         "tags": file_tags, "etags": ["#" + t for t in tags],
-        "inlinks": [Link(p) for p in sorted(pages.inlinks.get(path, ()))],
         "outlinks": [Link(target or raw, alias, bool(embed), sub) for target, raw, sub, alias, embed in links],
-        "aliases": json.loads(aliases or "[]"), "frontmatter": parsed.frontmatter, "day": day, "starred": False,
+        "aliases": json.loads(aliases or "[]"), "frontmatter": props, "day": day, "starred": False,
     }  # fmt: skip
-    row = {**parsed.fields, "file": FileFields(data, ItemCache(path, parsed.items, pages.resolve_value))}
+    items_cache = ItemCache(path, items, pages.resolve_value)
+    row["file"] = FileFields(data, items_cache, lambda: holder.of(path))
     return Page(path, row, [t for t, *_ in links if t], frozenset(t.lower()[1:] for t in file_tags))
 
 
-def load(
-    conn: sqlite3.Connection, vault_id: str, known: dict[str, Parsed] | None = None
-) -> tuple[PageSet, dict[str, Parsed]]:
-    """The vault's pages; `known` (parsed notes of the previous set) is reused where the etag
-    and the set of paths are unchanged. Returns the pages and the parsed notes to keep."""
-    records = conn.execute(
-        "SELECT id, path, etag, folder, aliases, tags, mtime, ctime, size FROM notes WHERE vault_id = ?",
-        (vault_id,),
-    ).fetchall()
+@dataclass(slots=True)
+class Built:
+    """A vault's page set and what the next rebuild may reuse."""
+
+    pages: PageSet
+    versions: dict[str, tuple[Any, ...]]  # path -> (etag, mtime, ctime, size) of the page built
+    links: Links
+
+
+_NOTES = "SELECT id, path, etag, mtime, ctime, size, folder, aliases, tags FROM notes WHERE vault_id = ?"
+_CONTENT = "SELECT n.id, n.properties, d.facts FROM notes n LEFT JOIN dataview_facts d ON d.note_id = n.id"
+_OUTLINKS = "SELECT src_id, target_path, target_raw, subpath, alias, embed FROM links"
+
+
+def _chunked(conn: sqlite3.Connection, sql: str, ids: list[int], column: str) -> list[Any]:
+    rows: list[Any] = []
+    for i in range(0, len(ids), 500):
+        chunk = ids[i : i + 500]
+        rows += conn.execute(f"{sql} WHERE {column} IN ({','.join('?' * len(chunk))})", chunk).fetchall()
+    return rows
+
+
+def load(conn: sqlite3.Connection, vault_id: str, previous: Built | None = None) -> Built:
+    """The vault's pages. Pages of `previous` are kept where the note is unchanged (same etag,
+    times and size) and no note was added or removed (names decide where links resolve)."""
+    records = conn.execute(_NOTES, (vault_id,)).fetchall()
     paths = {int(r[0]): str(r[1]) for r in records}
     pages = PageSet(list(paths.values()))
-    reuse = known if known is not None and set(known) == set(paths.values()) else {}
-    stale = [int(r[0]) for r in records if (old := reuse.get(str(r[1]))) is None or old.etag != r[2]]
-    content: dict[int, tuple[Any, Any]] = {}
-    sql = "SELECT n.id, n.properties, d.facts FROM notes n LEFT JOIN dataview_facts d ON d.note_id = n.id"
-    if len(stale) > len(records) // 2:
-        rows = conn.execute(sql + " WHERE n.vault_id = ?", (vault_id,)).fetchall()
-    else:
-        rows = []
-        for i in range(0, len(stale), 500):
-            chunk = stale[i : i + 500]
-            rows += conn.execute(sql + f" WHERE n.id IN ({','.join('?' * len(chunk))})", chunk).fetchall()
-    for nid, props, facts in rows:
-        content[int(nid)] = (props, facts)
-    links: dict[int, list[tuple[Any, ...]]] = {}
-    inlinks: dict[str, dict[str, None]] = {}
-    for src, target, raw, sub, alias, embed in conn.execute(
-        "SELECT src_id, target_path, target_raw, subpath, alias, embed FROM links WHERE vault_id = ? ORDER BY id",
-        (vault_id,),
+    holder = previous.links if previous is not None else Links()
+    same_names = (
+        previous is not None
+        and len(previous.versions) == len(paths)
+        and all(p in previous.versions for p in paths.values())
+    )
+    versions = {str(r[1]): tuple(r[2:6]) for r in records}
+    keep = {p for p, v in versions.items() if same_names and previous is not None and previous.versions[p] == v}
+    stale = [nid for nid, p in paths.items() if p not in keep]
+    whole = len(stale) > len(records) // 2
+    content = {
+        int(r[0]): (r[1], r[2])
+        for r in (
+            conn.execute(_CONTENT + " WHERE n.vault_id = ?", (vault_id,)).fetchall()
+            if whole
+            else _chunked(conn, _CONTENT, stale, "n.id")
+        )
+    }
+    out: dict[int, list[tuple[Any, ...]]] = {}
+    link_rows = (
+        conn.execute(_OUTLINKS + " WHERE vault_id = ? ORDER BY id", (vault_id,)).fetchall()
+        if whole
+        else sorted(_chunked(conn, _OUTLINKS, stale, "src_id"), key=lambda r: r[0])
+    )
+    for src, target, raw, sub, alias, embed in link_rows:
+        out.setdefault(src, []).append((target, raw, sub, alias, embed))
+    incoming: dict[str, dict[str, None]] = {}
+    for src, target in conn.execute(
+        "SELECT src_id, target_path FROM links WHERE vault_id = ? AND target_path IS NOT NULL", (vault_id,)
     ):
-        links.setdefault(src, []).append((target, raw, sub, alias, embed))
-        if target and src in paths:
-            inlinks.setdefault(target, {})[paths[src]] = None
-    pages.inlinks = {target: list(sources) for target, sources in inlinks.items()}
-    parsed_all: dict[str, Parsed] = {}
-    for nid, path, etag, *rest in records:
-        parsed = reuse.get(path)
-        if parsed is None or parsed.etag != etag:
-            props, facts = content.get(int(nid), (None, None))
-            parsed = _parse(etag, props, facts, pages)
-        parsed_all[path] = parsed
-        pages.pages[path] = _page((path, *rest), parsed, links.get(int(nid), []), pages)
-    return pages, parsed_all
+        if src in paths:
+            incoming.setdefault(target, {})[paths[src]] = None
+    for nid, path, _etag, mtime, ctime, size, folder, aliases, tags in records:
+        if path in keep and previous is not None:
+            pages.pages[path] = previous.pages.pages[path]
+            continue
+        props, facts = content.get(int(nid), (None, None))
+        record = (path, folder, aliases, tags, mtime, ctime, size, props, facts)
+        pages.pages[path] = _page(record, out.get(int(nid), []), pages, holder)
+    pages.inlinks = {target: sorted(sources) for target, sources in incoming.items()}
+    holder.inlinks = pages.inlinks
+    return Built(pages, versions, holder)
 
 
 _SIGNATURE = "SELECT count(*), max(indexed_at), max(mtime), total(id) FROM notes WHERE vault_id = ?"
@@ -182,9 +208,7 @@ class PageCache:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._sets: weakref.WeakKeyDictionary[object, dict[str, tuple[Any, PageSet, dict[str, Parsed]]]] = (
-            weakref.WeakKeyDictionary()
-        )
+        self._sets: weakref.WeakKeyDictionary[object, dict[str, tuple[Any, Built]]] = weakref.WeakKeyDictionary()
 
     def get(self, owner: object, conn: sqlite3.Connection, vault_id: str) -> PageSet:
         signature = tuple(conn.execute(_SIGNATURE, (vault_id,)).fetchone())
@@ -192,10 +216,14 @@ class PageCache:
             sets = self._sets.setdefault(owner, {})
             cached = sets.get(vault_id)
             if cached is not None and cached[0] == signature:
-                return cached[1]
-            pages, parsed = load(conn, vault_id, cached[2] if cached is not None else None)
-            sets[vault_id] = (signature, pages, parsed)
-            return pages
+                return cached[1].pages
+            gc.disable()  # building ~10^6 small objects: generational collections only cost time here
+            try:
+                built = load(conn, vault_id, cached[1] if cached is not None else None)
+            finally:
+                gc.enable()
+            sets[vault_id] = (signature, built)
+            return built.pages
 
 
 class View:
@@ -208,7 +236,9 @@ class View:
         self._rows: dict[str, Mapping[str, Any]] = {}
 
     def paths(self) -> list[str]:
-        return sorted(p for p in self.set.pages if self.everything or self.can_read(p))
+        if self.everything:
+            return self.set.order
+        return [p for p in self.set.order if self.can_read(p)]
 
     def row(self, path: str) -> Mapping[str, Any] | None:
         page = self.set.pages.get(path)

@@ -78,11 +78,6 @@ def _budget(ctx: ToolContext) -> Budget:
     return Budget(cfg.jsonlogic_max_ops, cfg.regex_max_budget_ms / 1000)
 
 
-def _paths(row: dict[str, Any]) -> list[str]:
-    out = [row["path"]] if row.get("path") else []
-    return out + [t["path"] for t in row.get("tasks", []) if t.get("path")]
-
-
 async def search_dql(ctx: ToolContext, args: SearchDqlIn) -> DqlOut:
     query = _parse(args.query)
     origin = (await ctx.find_note(args.origin)).vp.rel if args.origin else None
@@ -97,16 +92,18 @@ async def search_dql(ctx: ToolContext, args: SearchDqlIn) -> DqlOut:
         return execute.run(query, view, _budget(ctx), origin)
 
     result = await run(ctx, work)
-    rows = await drop_gone(ctx, result.rows, offset, args.limit, paths=_paths)
+    rows = await drop_gone(ctx, result.rows, offset, args.limit, paths=result.paths)
     window, cursor = page_of(rows, offset, args.limit, t="dql", q=key)
-    for row in window:
+    # Rendering evaluates the columns: off the event loop, on this page's rows only.
+    rendered = await run(ctx, lambda conn: [result.render(row) for row in window])
+    for row in rendered:
         _add_urls(ctx, row)
     return DqlOut(
         type=result.kind,
         columns=result.columns,
         grouped=result.grouped,
         total=len(rows),
-        rows=window,
+        rows=rendered,
         next_cursor=cursor,
         partial=partial(ctx),
     )

@@ -181,3 +181,35 @@ async def test_eval_dataview_field(dv: Harness) -> None:
     assert out["path"] == "Books/Dune.md" and out["fields"]["round(rating / 2, 1)"] == {"type": "number", "value": 4.5}
     await dv.err("eval_dataview_field", "note_not_found", path="Nope")
     await dv.err("eval_dataview_field", "query_syntax_error", path="Dune", field="rating +")
+
+
+async def _until(dv: Harness, query: str, want: list[str]) -> list[str]:
+    """Run `query` after each index generation until its paths are `want` (bounded)."""
+    from service.indexer.runner import indexer_of
+
+    indexer = indexer_of(next(iter(dv.app.vaults.values())))
+    assert indexer is not None
+    found: list[str] = []
+    for _ in range(50):
+        generation = indexer.generation
+        found = paths(await dv.ok("search_dql", query=query))
+        if found == want:
+            return found
+        await indexer.wait_for(lambda g=generation: indexer.generation > g, within=30)  # type: ignore[misc]
+    return found
+
+
+async def test_pages_follow_edits(dv: Harness) -> None:
+    assert paths(await dv.ok("search_dql", query="LIST WHERE stars = 5")) == ["Books/Dune.md"]
+    # An edit re-parses the note; the untouched Emma's file.inlinks still see the new link to it.
+    await dv.ok("append_note", path="Daily/2026-01-05", content="[stars:: 5] and [[Emma]]\n")
+    assert await _until(dv, "LIST WHERE stars = 5", ["Books/Dune.md", "Daily/2026-01-05.md"]) == [
+        "Books/Dune.md",
+        "Daily/2026-01-05.md",
+    ]
+    emma = await dv.ok("eval_dataview_field", path="Emma", field="file.inlinks")
+    assert [x["path"] for x in emma["fields"]["file.inlinks"]["value"]] == ["Daily/2026-01-05.md", "Projects/Alpha.md"]
+    # A new note changes where names resolve: everything is rebuilt.
+    await dv.ok("create_note", path="Books/New.md", content="stars:: 5\n")
+    want = ["Books/Dune.md", "Books/New.md", "Daily/2026-01-05.md"]
+    assert await _until(dv, "LIST WHERE stars = 5", want) == want
