@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from service.dataview.evaluate import Budget, Context, compile_expr
+from service.dataview.items import Inherited
 from service.dataview.pages import View
 from service.dataview.query import Column, Query
 from service.dataview.syntax import Node
@@ -82,7 +83,7 @@ def run(query: Query, view: View, budget: Budget, this: str | None = None) -> Re
         if page is None:
             continue
         if query.kind == "TASK":
-            rows.extend(ChainMap(task, page) for task in page["file"]["tasks"])  # type: ignore[arg-type]
+            rows.extend(Inherited(task, page) for task in page["file"]["tasks"])
         else:
             rows.append(page)
     grouped = False
@@ -215,5 +216,7 @@ _TASK_KEYS = frozenset(
 
 
 def _task_fields(row: Row) -> dict[str, Any]:
-    own = row.maps[0] if isinstance(row, ChainMap) else row
-    return {k: v for k, v in own.items() if k not in _TASK_KEYS}
+    while isinstance(row, ChainMap):  # a FLATTENed task
+        row = row.maps[-1]
+    own = dict.items(row) if isinstance(row, Inherited) else row.items()
+    return {k: v for k, v in own if k not in _TASK_KEYS}

@@ -133,3 +133,25 @@ class FileFields(Mapping[str, Any]):
     def replace(self, **changes: Any) -> FileFields:
         """A copy with some fields replaced (a lazy one included), sharing the item rows."""
         return FileFields({**self._data, **changes}, self._items, self._inlinks)
+
+
+class Inherited(dict[str, Any]):
+    """A list item's row in a TASK query: its own fields, then its page's (Dataview's tasks
+    inherit every page field). Own keys are read at dict speed."""
+
+    __slots__ = ("parent",)
+
+    def __init__(self, own: Mapping[str, Any], parent: Mapping[str, Any]) -> None:
+        super().__init__(own)
+        self.parent = parent
+
+    def __missing__(self, key: str) -> Any:
+        return self.parent[key]
+
+    def __contains__(self, key: object) -> bool:
+        return dict.__contains__(self, key) or key in self.parent
+
+    def get(self, key: str, default: Any = None) -> Any:
+        if dict.__contains__(self, key):
+            return dict.__getitem__(self, key)
+        return self.parent.get(key, default)

@@ -192,6 +192,7 @@ for _names, _value in (
 _DUR_PART = re.compile(r"\s*(-?\d+(?:\.\d+)?)\s*([a-zA-Z]+)\s*,?")
 _LINK = re.compile(r"^(!?)\[\[([^\]|#^]*)(?:#([^\]|]*))?(?:\|([^\]]*))?\]\]$")
 _NUMBER = re.compile(r"^-?\d+(?:\.\d+)?$")
+_TYPED_START = frozenset("[!-0123456789")
 _QUOTED = re.compile(r'^"(?:[^"\\]|\\.)*"$')
 
 
@@ -258,11 +259,25 @@ def _atom(text: str) -> tuple[bool, Any]:
         return True, float(text) if "." in text else int(text)
     if text.lower() in ("true", "false"):
         return True, text.lower() == "true"
-    for parser in (parse_link, parse_date, parse_duration):
-        value = parser(text)
-        if value is not None:
-            return True, value
-    return False, text
+    value = typed_text(text)
+    return (True, value) if value is not text else (False, text)
+
+
+def typed_text(text: str) -> Any:
+    """`text` as a link, date or duration when it is one, else `text` itself (cheap tests
+    first: most strings start with a letter and are none of them)."""
+    if not text:
+        return text
+    first = text[0]
+    if first in "[!":
+        return parse_link(text) or text
+    if first.isdigit() or first == "-":
+        if len(text) >= 7 and text[4:5] == "-":
+            parsed = parse_date(text)
+            if parsed is not None:
+                return parsed
+        return parse_duration(text) or text
+    return text
 
 
 def parse_inline_value(raw: str) -> Any:
@@ -299,13 +314,10 @@ def _split_commas(text: str) -> list[str]:
 def from_frontmatter(value: Any) -> Any:
     """A YAML value as Dataview sees it: strings that are links, dates or durations become those."""
     if isinstance(value, str):
-        for parser in (parse_link, parse_date, parse_duration):
-            parsed = parser(value)
-            if parsed is not None:
-                return parsed
-        return value
-    if isinstance(value, float) and value.is_integer() and not math.isinf(value):
-        return value
+        if value[:1] not in _TYPED_START:
+            return value
+        parsed = typed_text(value.strip())
+        return value if isinstance(parsed, str) else parsed
     if isinstance(value, list):
         return [from_frontmatter(v) for v in value]
     if isinstance(value, dict):
