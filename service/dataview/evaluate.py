@@ -17,9 +17,10 @@ from collections import ChainMap
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from service.dataview.items import FileFields
 from service.dataview.ops import binary, is_num
 from service.dataview.syntax import Node, date_keyword
-from service.dataview.values import Duration, Lambda, Link, canonical_key, truthy, type_of
+from service.dataview.values import Duration, Lambda, Link, canonical_key, equal, truthy, type_of
 from service.errors import ComputeBudgetExceeded, QuerySyntaxError
 
 Compiled = Callable[[Mapping[str, Any]], Any]
@@ -76,17 +77,19 @@ def lookup(row: Mapping[str, Any], name: str) -> Any:
 
 
 def get_field(ctx: Context, obj: Any, name: str) -> Any:
-    if isinstance(obj, Mapping):
+    if isinstance(obj, (dict, FileFields)):  # the common cases, before the slower ABC test
         return lookup(obj, name)
     if isinstance(obj, list):
         out: list[Any] = []
         for item in obj:
-            value = get_field(ctx, item, name)
+            value = lookup(item, name) if isinstance(item, (dict, FileFields)) else get_field(ctx, item, name)
             if isinstance(value, list):
                 out.extend(value)
             else:
                 out.append(value)
         return out
+    if isinstance(obj, Mapping):
+        return lookup(obj, name)
     if isinstance(obj, Link):
         page = ctx.page_of(obj)
         return lookup(page, name) if page is not None else None
@@ -169,6 +172,8 @@ def compile_expr(node: Node, ctx: Context) -> Compiled:
         return lambda row: _negate(inner(row))
     if kind == "bin":
         op, left, right = node[1], compile_expr(node[2], ctx), compile_expr(node[3], ctx)
+        if op in ("=", "!=") and node[3][0] == "lit" and type(node[3][1]) in (str, int, float):
+            return _equals_literal(left, node[3][1], op == "=")
         return lambda row: binary(op, left(row), right(row))
     if kind == "list":
         items = [compile_expr(n, ctx) for n in node[1]]
@@ -181,6 +186,18 @@ def compile_expr(node: Node, ctx: Context) -> Compiled:
     if kind == "call":
         return _call(node, ctx)
     raise ValueError(f"unknown node {kind}")
+
+
+def _equals_literal(left: Compiled, literal: Any, positive: bool) -> Compiled:
+    """`field = "text"` (the most common WHERE): compared directly when the types agree."""
+    kind = type(literal)
+
+    def test(row: Mapping[str, Any]) -> bool:
+        value = left(row)
+        same = value == literal if type(value) is kind else equal(value, literal)
+        return same if positive else not same
+
+    return test
 
 
 def _negate(v: Any) -> Any:

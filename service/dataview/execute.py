@@ -123,12 +123,15 @@ def _sort(rows: list[Row], keys: list[tuple[Callable[[Row], Any], bool]]) -> lis
     return [r for _, r in decorated]
 
 
+_PLAIN = (str, int, float, bool)
+
+
 def _group(rows: list[Row], col: Column, ctx: Context) -> list[Row]:
     key_of = compile_expr(col.expr, ctx)
     groups: dict[Any, tuple[Any, list[Row]]] = {}
     for row in rows:
         key = key_of(row)
-        marker = (type_of(key), repr(to_json(key)))
+        marker = (type(key), key) if key is None or type(key) in _PLAIN else (type_of(key), repr(to_json(key)))
         groups.setdefault(marker, (key, []))[1].append(row)
     ordered = sorted(groups.values(), key=lambda kv: SortKey(kv[0]))
     return [{col.name: key, "key": key, "rows": members} for key, members in ordered]

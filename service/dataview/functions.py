@@ -186,16 +186,24 @@ def _values(a: list[Any]) -> list[Any]:
     return list(a[0]) if len(a) == 1 and isinstance(a[0], list) else list(a)
 
 
+def _extreme(a: list[Any], pick: Callable[..., Any]) -> Any:
+    vals = _values(a)
+    if not vals:
+        return None
+    kind = type(vals[0])
+    if kind in (str, int, float, dt.datetime) and all(type(v) is kind for v in vals):
+        return pick(vals)  # one plain type: Python's order is Dataview's
+    return pick(vals, key=SortKey)
+
+
 @fn("min")
 def _min(ctx: Context, a: list[Any]) -> Any:
-    vals = _values(a)
-    return min(vals, key=SortKey) if vals else None
+    return _extreme(a, min)
 
 
 @fn("max")
 def _max(ctx: Context, a: list[Any]) -> Any:
-    vals = _values(a)
-    return max(vals, key=SortKey) if vals else None
+    return _extreme(a, max)
 
 
 def _fold(ctx: Context, vals: Any, op: str) -> Any:

@@ -210,8 +210,12 @@ class PageCache:
         self._lock = threading.Lock()
         self._sets: weakref.WeakKeyDictionary[object, dict[str, tuple[Any, Built]]] = weakref.WeakKeyDictionary()
 
-    def get(self, owner: object, conn: sqlite3.Connection, vault_id: str) -> PageSet:
-        signature = tuple(conn.execute(_SIGNATURE, (vault_id,)).fetchone())
+    def get(self, owner: object, conn: sqlite3.Connection, vault_id: str, version: int | None = None) -> PageSet:
+        """The vault's pages. `version` is the indexer's generation, read before this call (every
+        index write bumps it); without one, a signature of the notes table is read instead."""
+        signature = (
+            ("generation", version) if version is not None else tuple(conn.execute(_SIGNATURE, (vault_id,)).fetchone())
+        )
         with self._lock:
             sets = self._sets.setdefault(owner, {})
             cached = sets.get(vault_id)

@@ -73,6 +73,14 @@ class DqlOut(ToolOutput, Partial):
     next_cursor: str | None = Field(default=None, description="Pass as `cursor` for the next page.")
 
 
+def _version(ctx: ToolContext) -> int | None:
+    """The vault's index generation (read before the query: a later write only makes it newer)."""
+    from service.indexer.runner import indexer_of
+
+    indexer = indexer_of(ctx.vault)
+    return indexer.generation if indexer is not None else None
+
+
 def _budget(ctx: ToolContext) -> Budget:
     cfg = ctx.services.settings.search
     return Budget(cfg.jsonlogic_max_ops, cfg.regex_max_budget_ms / 1000)
@@ -85,10 +93,10 @@ async def search_dql(ctx: ToolContext, args: SearchDqlIn) -> DqlOut:
     offset = decode_cursor(args.cursor, t="dql", q=key)
     can_read = readable(ctx)
     vault_id = ctx.vault.id
-    db = ctx.services.db
+    db, version = ctx.services.db, _version(ctx)
 
     def work(conn: sqlite3.Connection) -> execute.Result:
-        view = View(PAGES.get(db, conn, vault_id), can_read, can_read.everything)
+        view = View(PAGES.get(db, conn, vault_id, version), can_read, can_read.everything)
         return execute.run(query, view, _budget(ctx), origin)
 
     result = await run(ctx, work)
@@ -182,10 +190,10 @@ async def eval_dataview_field(ctx: ToolContext, args: EvalFieldIn) -> EvalFieldO
             ) from None
     can_read = readable(ctx)
     vault_id = ctx.vault.id
-    db = ctx.services.db
+    db, version = ctx.services.db, _version(ctx)
 
     def work(conn: sqlite3.Connection) -> dict[str, Any]:
-        view = View(PAGES.get(db, conn, vault_id), can_read, can_read.everything)
+        view = View(PAGES.get(db, conn, vault_id, version), can_read, can_read.everything)
         row = view.row(path)
         if row is None:
             from service.errors import NoteNotFound

@@ -213,3 +213,14 @@ async def test_pages_follow_edits(dv: Harness) -> None:
     await dv.ok("create_note", path="Books/New.md", content="stars:: 5\n")
     want = ["Books/Dune.md", "Books/New.md", "Daily/2026-01-05.md"]
     assert await _until(dv, "LIST WHERE stars = 5", want) == want
+
+
+@pytest.mark.covers("dataview", "success")
+@pytest.mark.covers("dataview", "failure")
+async def test_the_dataview_domain_meta_tool(make_vault: Callable[..., Path]) -> None:
+    async with started(make_vault(DV_VAULT), tool_facade={"mode": "domain"}) as h:
+        await h.indexed()
+        out = await h.ok("dataview", operation="search_dql", arguments={"query": 'LIST FROM "Books/Emma"'})
+        assert out["tool"] == "search_dql" and [r["path"] for r in out["result"]["rows"]] == ["Books/Emma.md"]
+        await h.err("dataview", "query_syntax_error", operation="search_dql", arguments={"query": "LIST FROM"})
+        await h.err("dataview", "validation_error", operation="search_text", arguments={"query": "x"})
