@@ -135,6 +135,9 @@ async def test_denied_notes_are_invisible_everywhere(dv: Harness) -> None:
     assert inlinks["fields"]["length(file.inlinks)"]["value"] == 2
     tasks = await dv.ok("search_dql", query="TASK WHERE !completed")
     assert "Private/Secret.md" not in paths(tasks)
+    linked = await dv.ok("eval_dataview_field", path="Books/Dune", field="[[Private/Secret]].rating")
+    assert linked["fields"]["[[Private/Secret]].rating"] == {"type": "null", "value": None}
+    assert paths(await dv.ok("search_dql", query='LIST FROM "Private"')) == []
     await dv.err("eval_dataview_field", "acl_denied", path="Private/Secret.md")
     await dv.err("search_dql", "acl_denied", query="LIST WHERE this.rating", origin="Private/Secret.md")
 
@@ -224,3 +227,11 @@ async def test_the_dataview_domain_meta_tool(make_vault: Callable[..., Path]) ->
         assert out["tool"] == "search_dql" and [r["path"] for r in out["result"]["rows"]] == ["Books/Emma.md"]
         await h.err("dataview", "query_syntax_error", operation="search_dql", arguments={"query": "LIST FROM"})
         await h.err("dataview", "validation_error", operation="search_text", arguments={"query": "x"})
+
+
+async def test_every_documented_query_runs(dv: Harness) -> None:
+    from tests.unit.dataview.test_documented_queries import DOCUMENTED_QUERIES
+
+    for query in DOCUMENTED_QUERIES:
+        result = await dv.call("search_dql", query=query, origin="Books/Dune.md")
+        assert not result.is_error, (query, result.structured)
