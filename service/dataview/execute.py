@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from service.dataview.evaluate import Budget, Context, compile_expr
-from service.dataview.items import Inherited
+from service.dataview.items import FileFields, Inherited
 from service.dataview.pages import View
 from service.dataview.query import Column, Query
 from service.dataview.syntax import Node
@@ -83,7 +83,8 @@ def run(query: Query, view: View, budget: Budget, this: str | None = None) -> Re
         if page is None:
             continue
         if query.kind == "TASK":
-            rows.extend(Inherited(task, page) for task in page["file"]["tasks"])
+            file = page["file"]
+            rows.extend(file.task_rows(page) if isinstance(file, FileFields) else [])
         else:
             rows.append(page)
     grouped = False

@@ -83,11 +83,21 @@ def build_items(path: str, items: list[list[Any]], resolve: Resolve) -> list[dic
 class ItemCache:
     """One page's raw list items and, after the first access, their rows."""
 
-    __slots__ = ("_raw", "_path", "_resolve", "_rows")
+    __slots__ = ("_raw", "_path", "_resolve", "_rows", "_inherited")
 
     def __init__(self, path: str, raw: list[list[Any]], resolve: Resolve) -> None:
         self._path, self._raw, self._resolve = path, raw, resolve
         self._rows: list[dict[str, Any]] | None = None
+        self._inherited: tuple[Mapping[str, Any], list[Inherited]] | None = None
+
+    def task_rows(self, page: Mapping[str, Any]) -> list[Inherited]:
+        """The tasks as TASK query rows over `page` (kept while the page row is the same one)."""
+        cached = self._inherited
+        if cached is not None and cached[0] is page:
+            return cached[1]
+        rows = [Inherited(task, page) for task in self.tasks()]
+        self._inherited = (page, rows)
+        return rows
 
     def lists(self) -> list[dict[str, Any]]:
         if self._rows is None:
@@ -129,6 +139,9 @@ class FileFields(Mapping[str, Any]):
 
     def __len__(self) -> int:
         return len(set(self._data) | set(self._LAZY))
+
+    def task_rows(self, page: Mapping[str, Any]) -> list[Inherited]:
+        return self._items.task_rows(page)
 
     def replace(self, **changes: Any) -> FileFields:
         """A copy with some fields replaced (a lazy one included), sharing the item rows."""
