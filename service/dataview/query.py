@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from service.dataview.syntax import DqlError, Node, Parser
+from service.dataview.values import to_json
 
 QUERY_TYPES = ("LIST", "TABLE", "TASK", "CALENDAR")
 COMMANDS = ("FROM", "WHERE", "SORT", "GROUP", "FLATTEN", "LIMIT")
@@ -185,8 +186,6 @@ def _command(name: str, arg: Any) -> dict[str, Any]:
 
 
 def _tree(node: Any) -> Any:
-    from service.dataview.values import to_json
-
     if isinstance(node, tuple):
         return [_tree(n) for n in node]
     if isinstance(node, list):
