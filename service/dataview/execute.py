@@ -75,6 +75,15 @@ def _source(node: Node, view: View, universe: set[str], this: str | None) -> set
 
 
 def run(query: Query, view: View, budget: Budget, this: str | None = None) -> Result:
+    try:
+        return _run(query, view, budget, this)
+    except RecursionError:  # a chain of thousands of operators: compiled closures nest as deep
+        from service.errors import QuerySyntaxError
+
+        raise QuerySyntaxError("the query's expressions nest too deeply to evaluate") from None
+
+
+def _run(query: Query, view: View, budget: Budget, this: str | None) -> Result:
     this_row = view.row(this) if this else None
     ctx = Context(budget, view.row_of, view.resolve, this_row)
     rows: list[Row] = []

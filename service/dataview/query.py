@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from service.dataview.syntax import DqlError, Node, Parser
+from service.dataview.syntax import DqlError, Node, Parser, check_depth
 from service.dataview.values import to_json
 
 QUERY_TYPES = ("LIST", "TABLE", "TASK", "CALENDAR")
@@ -101,14 +101,16 @@ class QueryParser(Parser):
 
     def _source_atom(self) -> Node:
         tok = self.tok
-        if self.is_op("-", "!"):
-            self.take()
-            return ("not", self._source_atom())
-        if self.is_op("("):
-            self.take()
-            inner = self._source_or()
-            self.expect_op(")")
-            return inner
+        if self.is_op("-", "!", "("):
+            self._enter()
+            try:
+                if self.take().text != "(":
+                    return ("not", self._source_atom())
+                inner = self._source_or()
+                self.expect_op(")")
+                return inner
+            finally:
+                self.depth -= 1
         if tok.kind == "tag":
             self.take()
             return ("tag", tok.text[1:])
@@ -163,7 +165,12 @@ class QueryParser(Parser):
 
 def parse_query(source: str) -> Query:
     parser = QueryParser(source)
-    return parser.query()
+    query = parser.query()
+    exprs: list[Any] = [query.source, *(c.expr for c in query.columns)]
+    for name, arg in query.commands:
+        exprs += [e for e, _ in arg] if name == "SORT" else [arg.expr if isinstance(arg, Column) else arg]
+    check_depth(exprs, source)
+    return query
 
 
 def describe(q: Query) -> dict[str, Any]:

@@ -129,6 +129,7 @@ def _raw_literal(source: str, open_at: int, kind: str) -> tuple[Any, int] | None
 
 
 _COMPARE = {"=", "!=", "<", ">", "<=", ">="}
+MAX_DEPTH = 64  # nested parentheses, lists, calls and unary operators (Python's stack stays far away)
 
 
 class Parser:
@@ -138,6 +139,7 @@ class Parser:
         self.source = source
         self.tokens = tokenize(source)
         self.i = 0
+        self.depth = 0
 
     # -- token helpers ---------------------------------------------------------------------
     @property
@@ -170,7 +172,16 @@ class Parser:
 
     # -- expressions -----------------------------------------------------------------------
     def expression(self) -> Node:
-        return self._or()
+        self._enter()
+        try:
+            return self._or()
+        finally:
+            self.depth -= 1
+
+    def _enter(self) -> None:
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise self.fail(f"the expression nests deeper than {MAX_DEPTH} levels")
 
     def _or(self) -> Node:
         left = self._and()
@@ -208,12 +219,13 @@ class Parser:
         return left
 
     def _unary(self) -> Node:
-        if self.is_op("!"):
-            self.take()
-            return ("not", self._unary())
-        if self.is_op("-"):
-            self.take()
-            return ("neg", self._unary())
+        if self.is_op("!", "-"):
+            kind = "not" if self.take().text == "!" else "neg"
+            self._enter()
+            try:
+                return (kind, self._unary())
+            finally:
+                self.depth -= 1
         return self._postfix()
 
     def _postfix(self) -> Node:
@@ -320,4 +332,19 @@ def parse_expression(source: str) -> Node:
     node = parser.expression()
     if parser.tok.kind != "end":
         raise parser.fail("unexpected text after the expression")
+    check_depth(node, source)
     return node
+
+
+MAX_TREE_DEPTH = 300  # long operator chains nest too: evaluation recurses once per level
+
+
+def check_depth(node: Any, source: str) -> None:
+    """Refuse a tree deeper than MAX_TREE_DEPTH (measured without recursion)."""
+    stack: list[tuple[Any, int]] = [(node, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > MAX_TREE_DEPTH:
+            raise DqlError(f"the expression is deeper than {MAX_TREE_DEPTH} levels", source, 0)
+        if isinstance(item, (tuple, list)):
+            stack.extend((child, depth + 1) for child in item if isinstance(child, (tuple, list)))

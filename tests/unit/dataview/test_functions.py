@@ -259,3 +259,19 @@ def test_swizzling_over_lists_and_grouped_rows() -> None:
 def test_simplified_names_resolve() -> None:
     row = {"Basic Field": 1, "basic-field": 1}
     assert ev("basic-field", row) == 1 and ev("Basic-Field", row) == 1
+
+
+def test_deep_expressions_are_syntax_errors_not_crashes() -> None:
+    from service.dataview.query import parse_query
+    from service.dataview.syntax import DqlError
+
+    for query in (
+        "LIST WHERE " + "(" * 100 + "x" + ")" * 100,
+        "LIST WHERE " + "!" * 3000 + "x",
+        "LIST FROM " + "-" * 3000 + "#a",
+        "LIST WHERE " + " + ".join(["1"] * 3000),
+        "LIST SORT " + " + ".join(["1"] * 3000),
+    ):
+        with pytest.raises(DqlError):
+            parse_query(query)
+    parse_query("LIST WHERE " + " + ".join(["1"] * 200))
