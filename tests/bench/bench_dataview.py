@@ -4,7 +4,10 @@ Run: `python -m tests.bench.bench_dataview [--notes 10000] [--rounds 20]`. Again
 `vaultgate serve` subprocess on a copy of the generated vault, after the index is ready:
 - the first search_dql (builds the page cache from the index);
 - a property filter (`LIST WHERE <key> = <value>`, p50/p95) and a grouped query
-  (`TABLE length(rows), min(rows.file.mtime) GROUP BY <key>`, p50/p95), end to end.
+  (`TABLE length(rows), min(rows.file.mtime) GROUP BY <key>`, p50/p95), end to end, each
+  alternated call by call with search_properties on the same condition (the SQL-backed tool)
+  so that a loaded machine shows in both; the ratio is the comparable figure.
+The server runs without embeddings (their background job would compete for the CPU).
 Prints one JSON object (see tests/bench/common.py). Not part of the test run.
 """
 
@@ -13,6 +16,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import shutil
+import statistics
 import tempfile
 import time
 from pathlib import Path
@@ -30,13 +34,23 @@ async def call(client: Client, tool: str, args: dict[str, Any]) -> dict[str, Any
     return result.structured_content
 
 
-async def timed(client: Client, args: dict[str, Any], rounds: int) -> tuple[list[float], dict[str, Any]]:
-    samples, out = [], {}
+async def timed(
+    client: Client, args: dict[str, Any], base: dict[str, Any], rounds: int
+) -> tuple[list[float], list[float], dict[str, Any]]:
+    """search_dql with `args` and search_properties with `base`, alternated (A B A B ...)."""
+    samples, baseline, out = [], [], {}
     for _ in range(rounds):
         t0 = time.perf_counter()
         out = await call(client, "search_dql", args)
         samples.append(time.perf_counter() - t0)
-    return samples, out
+        t0 = time.perf_counter()
+        await call(client, "search_properties", base)
+        baseline.append(time.perf_counter() - t0)
+    return samples, baseline, out
+
+
+def _ratio(a: list[float], b: list[float]) -> float:
+    return round(statistics.median(a) / statistics.median(b), 2)
 
 
 async def main(notes: int, rounds: int) -> None:
@@ -45,7 +59,7 @@ async def main(notes: int, rounds: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "vault"
         shutil.copytree(source, root, ignore=shutil.ignore_patterns(".vaultgate"))
-        server = ServerProcess(vaultgate_argv(root), env=BENCH_ENV)
+        server = ServerProcess(vaultgate_argv(root), env={**BENCH_ENV, "VAULTGATE_EMBEDDINGS__PROVIDER": "none"})
         try:
             server.start()
             await wait_ready(server.url)
@@ -57,12 +71,16 @@ async def main(notes: int, rounds: int) -> None:
                 t0 = time.perf_counter()
                 await call(client, "search_dql", {"query": "LIST LIMIT 1"})
                 result["first_query_builds_cache_s"] = round(time.perf_counter() - t0, 3)
+                base = {"filters": [{"key": key, "op": "==", "value": value}], "limit": 50}
                 filt = {"query": f"LIST WHERE {key} = {literal}", "limit": 50}
-                samples, out = await timed(client, filt, rounds)
+                samples, baseline, out = await timed(client, filt, base, rounds)
                 result["property_filter"] = {"query": filt["query"], "rows": out["total"], **summary_ms(samples)}
+                result["search_properties_same_filter"] = summary_ms(baseline)
+                result["property_filter_vs_search_properties"] = _ratio(samples, baseline)
                 grouped = {"query": f"TABLE length(rows) AS n, min(rows.file.mtime) AS first GROUP BY {key}"}
-                samples, out = await timed(client, grouped, rounds)
+                samples, baseline, out = await timed(client, grouped, base, rounds)
                 result["grouped"] = {"query": grouped["query"], "groups": out["total"], **summary_ms(samples)}
+                result["grouped_vs_search_properties"] = _ratio(samples, baseline)
         finally:
             server.stop()
     report("bench_dataview", result)
