@@ -214,13 +214,23 @@ def _var(name: str, ctx: Context) -> Compiled:
     if name == "row":
         return lambda row: row
     canonical = canonical_key(name)
+    if canonical == name:
+        return lambda row: row.get(name)
 
     def var(row: Mapping[str, Any]) -> Any:
-        if name in row:
-            return row[name]
-        return row.get(canonical)
+        value = row.get(name, _MISSING)
+        return row.get(canonical) if value is _MISSING else value
 
     return var
+
+
+_MISSING = object()
+BOOLEAN_NODES = frozenset({"and", "or", "not"})
+
+
+def returns_bool(node: Node) -> bool:
+    """Whether `node` always evaluates to a Python bool (WHERE may then skip `truthy`)."""
+    return node[0] in BOOLEAN_NODES or (node[0] == "bin" and node[1] in ("=", "!=", "<", ">", "<=", ">="))
 
 
 def _lambda(params: tuple[str, ...], body: Compiled, budget: Budget) -> Compiled:

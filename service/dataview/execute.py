@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from service.dataview.evaluate import Budget, Context, compile_expr
+from service.dataview.evaluate import Budget, Context, compile_expr, returns_bool
 from service.dataview.items import FileFields, Inherited
 from service.dataview.pages import View
 from service.dataview.query import Column, Query
@@ -87,21 +87,19 @@ def _run(query: Query, view: View, budget: Budget, this: str | None) -> Result:
     this_row = view.row(this) if this else None
     ctx = Context(budget, view.row_of, view.resolve, this_row)
     rows: list[Row] = []
-    for path in sources(query.source, view, this):
-        page = view.row(path)
-        if page is None:
-            continue
-        if query.kind == "TASK":
+    pages = view.rows(sources(query.source, view, this))
+    if query.kind == "TASK":
+        for page in pages:
             file = page["file"]
             rows.extend(file.task_rows(page) if isinstance(file, FileFields) else [])
-        else:
-            rows.append(page)
+    else:
+        rows = pages
     grouped = False
     for name, arg in query.commands:
         budget.spend(len(rows) + 1)
         if name == "WHERE":
             test = compile_expr(arg, ctx)
-            rows = [r for r in rows if truthy(test(r))]
+            rows = [r for r in rows if test(r)] if returns_bool(arg) else [r for r in rows if truthy(test(r))]
         elif name == "SORT":
             rows = _sort(rows, [(compile_expr(e, ctx), d) for e, d in arg])
         elif name == "GROUP":
@@ -152,7 +150,7 @@ def _flatten(rows: list[Row], col: Column, ctx: Context) -> list[Row]:
     out: list[Row] = []
     for row in rows:
         value = value_of(row)
-        for item in value if isinstance(value, list) and value else [value]:
+        for item in value if isinstance(value, list) else [value]:  # an empty list leaves no row
             out.append(ChainMap({col.name: item}, row))  # type: ignore[arg-type]
     ctx.budget.spend(len(out))
     return out

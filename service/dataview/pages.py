@@ -60,6 +60,7 @@ class PageSet:
         self.by_name: dict[str, list[str]] = {}
         self._paths = set(paths)
         self.order = sorted(paths)
+        self.ordered_rows: list[dict[str, Any]] | None = None  # the rows of `order`, built on first use
         for path in sorted(paths, key=lambda p: (p.count("/"), p)):
             self.by_name.setdefault(path.rsplit("/", 1)[-1].removesuffix(".md").lower(), []).append(path)
 
@@ -243,6 +244,14 @@ class View:
         if self.everything:
             return self.set.order
         return [p for p in self.set.order if self.can_read(p)]
+
+    def rows(self, paths: list[str]) -> list[Mapping[str, Any]]:
+        """The rows of `paths` (readable ones only), in that order."""
+        if self.everything and paths is self.set.order:
+            if self.set.ordered_rows is None:
+                self.set.ordered_rows = [self.set.pages[p].row for p in paths]
+            return list(self.set.ordered_rows)
+        return [r for r in map(self.row, paths) if r is not None]
 
     def row(self, path: str) -> Mapping[str, Any] | None:
         page = self.set.pages.get(path)

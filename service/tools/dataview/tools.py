@@ -66,7 +66,8 @@ class DqlOut(ToolOutput, Partial):
     grouped: bool = Field(description="True after GROUP BY: each row's id is its group key.")
     total: int = Field(description="Result rows (or groups) the caller may see.")
     rows: list[dict[str, JsonValue]] = Field(
-        description="This page of rows. Values are {type, value}; a row from a note has `path` and "
+        description="This page of rows. Values are {type, value}, with Dataview's type names (string, number, "
+        "boolean, date, duration, link, array, object, null); a row from a note has `path` and "
         "`obsidian_url`; TABLE rows have `cells` in column order, LIST rows `value`, TASK rows the task's line, "
         "text, status and fields."
     )
@@ -238,8 +239,8 @@ TOOLS: tuple[ToolSpec, ...] = (
         name="eval_dataview_field",
         domain="dataview",
         title="A note's Dataview fields",
-        description="A note's fields as Dataview sees them, each with its type (text, number, boolean, date, "
-        "duration, link, list, object): frontmatter, inline `key:: value` fields and file.* — or one field or "
+        description="A note's fields as Dataview sees them, each with its type (string, number, boolean, date, "
+        "duration, link, array, object): frontmatter, inline `key:: value` fields and file.* — or one field or "
         "expression evaluated on the note. Use it to learn what a Dataview query can filter on.",
         input_model=EvalFieldIn,
         output_model=EvalFieldOut,

@@ -83,6 +83,8 @@ async def test_group_by_flatten_limit_and_functions(dv: Harness) -> None:
     assert cells(grouped) == [[1, 8], [2, 16]]
     flat = await dv.ok("search_dql", query='TABLE WITHOUT ID author FROM "Books" FLATTEN authors AS author SORT author')
     assert flat["columns"] == ["author"] and cells(flat) == [["Frank Herbert"], ["Frank Herbert"], ["Jane Austen"]]
+    tasks = await dv.ok("search_dql", query='TABLE t.text FROM "Projects" OR "Books" FLATTEN file.tasks AS t')
+    assert paths(tasks) == ["Projects/Alpha.md"] * 3 + ["Projects/Beta.md"]  # no tasks, no row
     limited = await dv.ok("search_dql", query='LIST upper(genre) FROM "Books" SORT file.name ASC LIMIT 2')
     assert [r["value"]["value"] for r in limited["rows"]] == ["SCIFI", "SCIFI"] and limited["total"] == 2
     dates = await dv.ok(
