@@ -32,7 +32,11 @@ def bracket_fields(line: str) -> list[tuple[str, str]]:
     i = 0
     while i < len(line):
         opener = line[i]
-        if opener in "[(" and not (opener == "[" and line.startswith("[[", i)):
+        if line.startswith("[[", i):  # a wikilink is never a field: skip it whole
+            end = line.find("]]", i + 2)
+            i = end + 2 if end >= 0 else i + 2
+            continue
+        if opener in "[(":
             closer = "]" if opener == "[" else ")"
             end = _matching(line, i, opener, closer)
             if end > 0:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import datetime as dt
 import math
 import re
+import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -157,13 +158,18 @@ class SortKey:
 # -- keys ------------------------------------------------------------------------------------
 
 _FORMATTING = re.compile(r"[*_~=`]+")
-_NOT_KEY = re.compile(r"[^\w\s\-]", re.UNICODE)
 
 
 def canonical_key(key: str) -> str:
-    """Dataview's simplified key: formatting stripped, lower case, spaces as '-', punctuation dropped."""
-    plain = _NOT_KEY.sub("", _FORMATTING.sub("", key)).strip()
+    """Dataview's simplified key: formatting stripped, lower case, spaces as '-', punctuation
+    dropped (letters, digits, emoji, '-' and '_' stay)."""
+    plain = "".join(c for c in _FORMATTING.sub("", key) if c in "-_" or _kept(c)).strip()
     return re.sub(r"\s+", "-", plain).lower()
+
+
+def _kept(c: str) -> bool:
+    category = unicodedata.category(c)
+    return category[0] in "LMNZ" or category == "So" or c.isspace()
 
 
 def strip_formatting(key: str) -> str:
