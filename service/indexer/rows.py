@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from service.dataview.fields import extract as dataview_facts
 from service.graph.linkpath import PathSet, base_name, strip_md
 from service.indexer.canvas_facts import canvas_facts, is_canvas
 from service.markdown.parse import frontmatter_tags, note_title, parse_note
@@ -60,6 +61,7 @@ class Prepared(NamedTuple):
     # (line, status, text, due, scheduled, start, done, priority, tags, created, cancelled, recurrence,
     # task_id, depends_on)
     tasks: list[tuple[Any, ...]]
+    dataview: str  # inline fields and list items as JSON ('' when the note has neither)
 
 
 def prepare(item: NoteInput, paths: PathSet | None) -> Prepared:
@@ -131,6 +133,7 @@ def prepare(item: NoteInput, paths: PathSet | None) -> Prepared:
             )
             for t in p.tasks
         ],
+        dataview=dataview_facts(item.text, p.body_start),
     )
 
 
@@ -154,6 +157,7 @@ def _prepare_canvas(item: NoteInput, paths: PathSet | None) -> Prepared:
         headings=[],
         blocks=[],
         tasks=[],
+        dataview="",
     )
 
 
@@ -250,6 +254,7 @@ _DERIVED = (
     ("headings", "note_id"),
     ("blocks", "note_id"),
     ("tasks", "note_id"),
+    ("dataview_facts", "note_id"),
 )
 
 
@@ -307,6 +312,8 @@ def upsert_note(conn: sqlite3.Connection, vault_id: str, prep: Prepared) -> int:
             " created, cancelled, recurrence, task_id, depends_on) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             [(note_id, vault_id, *t) for t in prep.tasks],
         )
+    if prep.dataview:
+        conn.execute("INSERT INTO dataview_facts(note_id, facts) VALUES (?,?)", (note_id, prep.dataview))
     return note_id
 
 

@@ -22,6 +22,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "service.markdown",
         "service.retrieval",
         "service.bases",
+        "service.dataview",
         "service.vault",
         "service.embeddings",
         "service.obsidian",

@@ -1,0 +1,275 @@
+"""Expressions compiled to closures over a row, under one step and time budget per query.
+
+A row is a mapping of field names to values (`pages.Page.row`, a task row, a group row).
+Names resolve exactly, then by Dataview's simplified key; `this` is the page the query runs
+in, `row` the row itself. Field access on a list maps over it and flattens (Dataview's
+swizzling: `rows.file.name`), on a link it reads the linked page's fields, on a date its parts
+(year ... millisecond, week, weekyear, weekday), on a duration its components. Type mismatches
+give null, never a Python error. Every evaluated call and every row counts against `Budget`,
+which raises `compute_budget_exceeded` (steps or seconds). Touches nothing outside itself.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+from collections import ChainMap
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from service.dataview.items import FileFields
+from service.dataview.ops import binary, is_num
+from service.dataview.syntax import Node, date_keyword
+from service.dataview.values import Duration, Lambda, Link, canonical_key, equal, truthy, type_of
+from service.errors import ComputeBudgetExceeded, QuerySyntaxError
+
+Compiled = Callable[[Mapping[str, Any]], Any]
+
+
+class Budget:
+    def __init__(self, max_steps: int, max_seconds: float) -> None:
+        self.left = max_steps
+        self.max_steps = max_steps
+        self.deadline = time.monotonic() + max_seconds
+        self.max_seconds = max_seconds
+
+    def spend(self, n: int = 1) -> None:
+        self.left -= n
+        if self.left < 0:
+            self._exceeded("steps")
+        if self.left & 1023 < n and time.monotonic() > self.deadline:
+            self._exceeded("seconds")
+
+    def _exceeded(self, what: str) -> None:
+        raise ComputeBudgetExceeded(
+            "Dataview query exceeded its compute budget",
+            details={"limit": what, "max_steps": self.max_steps, "max_seconds": self.max_seconds},
+            hint="Narrow FROM, filter earlier with WHERE, or add LIMIT.",
+        )
+
+
+class Context:
+    """What an expression may reach beyond its row: the pages (for links), `this`, now, the budget."""
+
+    def __init__(
+        self,
+        budget: Budget,
+        page_of: Callable[[Link], Mapping[str, Any] | None],
+        resolve: Callable[[Link], Link],
+        this: Mapping[str, Any] | None = None,
+        now: dt.datetime | None = None,
+    ) -> None:
+        self.budget = budget
+        self.page_of = page_of
+        self.resolve = resolve
+        self.this = this
+        self.now = now or dt.datetime.now().replace(microsecond=0)
+        from service.dataview.functions import FUNCTIONS
+
+        self.functions = FUNCTIONS
+
+
+def lookup(row: Mapping[str, Any], name: str) -> Any:
+    if name in row:
+        return row[name]
+    key = canonical_key(name)
+    return row.get(key)
+
+
+def get_field(ctx: Context, obj: Any, name: str) -> Any:
+    if isinstance(obj, (dict, FileFields)):  # the common cases, before the slower ABC test
+        return lookup(obj, name)
+    if isinstance(obj, list):
+        out: list[Any] = []
+        for item in obj:
+            value = lookup(item, name) if isinstance(item, (dict, FileFields)) else get_field(ctx, item, name)
+            if isinstance(value, list):
+                out.extend(value)
+            else:
+                out.append(value)
+        return out
+    if isinstance(obj, Mapping):
+        return lookup(obj, name)
+    if isinstance(obj, Link):
+        page = ctx.page_of(obj)
+        return lookup(page, name) if page is not None else None
+    if isinstance(obj, dt.datetime):
+        return _date_part(obj, name)
+    if isinstance(obj, Duration):
+        return _duration_part(obj, name)
+    if isinstance(obj, str) and name == "length":
+        return len(obj)
+    return None
+
+
+def _date_part(d: dt.datetime, name: str) -> Any:
+    iso = d.isocalendar()
+    parts = {
+        "year": d.year, "month": d.month, "day": d.day, "hour": d.hour, "minute": d.minute,
+        "second": d.second, "millisecond": d.microsecond // 1000, "week": iso[1], "weekyear": iso[0],
+        "weekday": iso[2], "quarter": (d.month - 1) // 3 + 1, "ordinal": d.timetuple().tm_yday,
+    }  # fmt: skip
+    return parts.get(name)
+
+
+def _duration_part(d: Duration, name: str) -> Any:
+    secs = d.seconds
+    parts = {
+        "years": d.months // 12, "months": d.months % 12, "weeks": int(secs // 604800),
+        "days": int(secs // 86400), "hours": int(secs % 86400 // 3600), "minutes": int(secs % 3600 // 60),
+        "seconds": int(secs % 60), "milliseconds": round(secs * 1000) % 1000,
+    }  # fmt: skip
+    return parts.get(name)
+
+
+def index(ctx: Context, obj: Any, key: Any) -> Any:
+    if isinstance(key, str):
+        return get_field(ctx, obj, key)
+    if isinstance(obj, list) and isinstance(key, (int, float)) and not isinstance(key, bool):
+        i = int(key)
+        return obj[i] if -len(obj) <= i < len(obj) else None
+    if isinstance(obj, str) and isinstance(key, int) and not isinstance(key, bool):
+        return obj[key] if -len(obj) <= key < len(obj) else None
+    return None
+
+
+# -- compilation -----------------------------------------------------------------------------
+
+
+def compile_expr(node: Node, ctx: Context) -> Compiled:
+    kind = node[0]
+    if kind == "lit":
+        value = node[1]
+        return lambda row: value
+    if kind == "datekw":
+        stamp = date_keyword(node[1], ctx.now)
+        return lambda row: stamp
+    if kind == "link":
+        link: Link = node[1]
+        if not link.path:
+            return lambda row: (ctx.this or {}).get("file", {}).get("link")
+        resolved = ctx.resolve(link)
+        return lambda row: resolved
+    if kind == "var":
+        return _var(node[1], ctx)
+    if kind == "field":
+        obj, name = compile_expr(node[1], ctx), node[2]
+        return lambda row: get_field(ctx, obj(row), name)
+    if kind == "index":
+        obj, key = compile_expr(node[1], ctx), compile_expr(node[2], ctx)
+        return lambda row: index(ctx, obj(row), key(row))
+    if kind == "and":
+        left, right = compile_expr(node[1], ctx), compile_expr(node[2], ctx)
+        return lambda row: truthy(left(row)) and truthy(right(row))
+    if kind == "or":
+        left, right = compile_expr(node[1], ctx), compile_expr(node[2], ctx)
+        return lambda row: truthy(left(row)) or truthy(right(row))
+    if kind == "not":
+        inner = compile_expr(node[1], ctx)
+        return lambda row: not truthy(inner(row))
+    if kind == "neg":
+        inner = compile_expr(node[1], ctx)
+        return lambda row: _negate(inner(row))
+    if kind == "bin":
+        op, left, right = node[1], compile_expr(node[2], ctx), compile_expr(node[3], ctx)
+        if op in ("=", "!=") and node[3][0] == "lit" and type(node[3][1]) in (str, int, float):
+            return _equals_literal(left, node[3][1], op == "=")
+        return lambda row: binary(op, left(row), right(row))
+    if kind == "list":
+        items = [compile_expr(n, ctx) for n in node[1]]
+        return lambda row: [item(row) for item in items]
+    if kind == "object":
+        pairs = [(k, compile_expr(n, ctx)) for k, n in node[1]]
+        return lambda row: {k: fn(row) for k, fn in pairs}
+    if kind == "lambda":
+        return _lambda(node[1], compile_expr(node[2], ctx), ctx.budget)
+    if kind == "call":
+        return _call(node, ctx)
+    raise ValueError(f"unknown node {kind}")
+
+
+def _equals_literal(left: Compiled, literal: Any, positive: bool) -> Compiled:
+    """`field = "text"` (the most common WHERE): compared directly when the types agree."""
+    kind = type(literal)
+
+    def test(row: Mapping[str, Any]) -> bool:
+        value = left(row)
+        same = value == literal if type(value) is kind else equal(value, literal)
+        return same if positive else not same
+
+    return test
+
+
+def _negate(v: Any) -> Any:
+    if is_num(v):
+        return -v
+    if isinstance(v, Duration):
+        return -v
+    return None
+
+
+def _var(name: str, ctx: Context) -> Compiled:
+    if name == "this":
+        return lambda row: ctx.this
+    if name == "row":
+        return lambda row: row
+    canonical = canonical_key(name)
+    if canonical == name:
+        return lambda row: row.get(name)
+
+    def var(row: Mapping[str, Any]) -> Any:
+        value = row.get(name, _MISSING)
+        return row.get(canonical) if value is _MISSING else value
+
+    return var
+
+
+_MISSING = object()
+BOOLEAN_NODES = frozenset({"and", "or", "not"})
+
+
+def returns_bool(node: Node) -> bool:
+    """Whether `node` always evaluates to a Python bool (WHERE may then skip `truthy`)."""
+    return node[0] in BOOLEAN_NODES or (node[0] == "bin" and node[1] in ("=", "!=", "<", ">", "<=", ">="))
+
+
+def _lambda(params: tuple[str, ...], body: Compiled, budget: Budget) -> Compiled:
+    def make(row: Mapping[str, Any]) -> Lambda:
+        def call(args: list[Any]) -> Any:
+            budget.spend()
+            bound = dict(zip(params, args, strict=False))
+            return body(ChainMap(bound, row))  # type: ignore[arg-type]
+
+        return Lambda(params, call)
+
+    return make
+
+
+def _call(node: Node, ctx: Context) -> Compiled:
+    target, arg_nodes = node[1], node[2]
+    args = [compile_expr(a, ctx) for a in arg_nodes]
+    budget = ctx.budget
+    if target[0] == "var" and target[1].lower() in ctx.functions:
+        fn = ctx.functions[target[1].lower()]
+
+        def call(row: Mapping[str, Any]) -> Any:
+            budget.spend()
+            return fn(ctx, [a(row) for a in args])
+
+        return call
+    if target[0] == "var" and target[1] not in ("this", "row"):
+        raise QuerySyntaxError(
+            f"unknown function {target[1]!r}", details={"function": target[1]}, hint="See Dataview's function list."
+        )
+    callee = compile_expr(target, ctx)
+
+    def call_value(row: Mapping[str, Any]) -> Any:
+        budget.spend()
+        f = callee(row)
+        return f.call([a(row) for a in args]) if isinstance(f, Lambda) else None
+
+    return call_value
+
+
+def describe_type(value: Any) -> str:
+    return type_of(value)

@@ -1,0 +1,350 @@
+"""Dataview's function library: constructors, numeric, object/array, string, utility and date.
+
+Each function takes the evaluation `Context` and its evaluated arguments and returns a value;
+a wrong argument type gives null rather than an error. The one-value string and number
+functions are vectorised over lists (`lower(["A", "B"])`), as Dataview documents. Luxon-style
+date tokens (`yyyy-MM-dd`, `HH:mm`, `x` ...) are translated in `datefmt.py`. Touches nothing
+outside itself.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import math
+import re
+from collections.abc import Callable
+from typing import Any
+
+from service.dataview import datefmt
+from service.dataview.ops import Context, binary, clean, to_string
+from service.dataview.syntax import date_keyword
+from service.dataview.values import (
+    Duration,
+    Lambda,
+    Link,
+    SortKey,
+    parse_date,
+    parse_duration,
+    parse_link,
+    truthy,
+    type_of,
+)
+
+Fn = Callable[[Context, list[Any]], Any]
+FUNCTIONS: dict[str, Fn] = {}
+
+
+def fn(*names: str) -> Callable[[Fn], Fn]:
+    def register(f: Fn) -> Fn:
+        for name in names:
+            FUNCTIONS[name] = f
+        return f
+
+    return register
+
+
+def vectorised(*names: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Register a function of one leading value, mapped over a list in that position."""
+
+    def register(f: Callable[..., Any]) -> Callable[..., Any]:
+        def call(ctx: Context, args: list[Any]) -> Any:
+            if args and isinstance(args[0], list):
+                return [f(ctx, v, *args[1:]) for v in args[0]]
+            return f(ctx, *args) if args else None
+
+        for name in names:
+            FUNCTIONS[name] = call
+        return f
+
+    return register
+
+
+def _n(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+# -- constructors ----------------------------------------------------------------------------
+
+
+@fn("object")
+def _object(ctx: Context, a: list[Any]) -> Any:
+    if len(a) % 2:
+        return None
+    return {str(a[i]): a[i + 1] for i in range(0, len(a), 2)}
+
+
+@fn("list", "array")
+def _list(ctx: Context, a: list[Any]) -> Any:
+    return list(a)
+
+
+@fn("date")
+def _date(ctx: Context, a: list[Any]) -> Any:
+    if len(a) == 2:
+        return datefmt.parse(a[0], a[1]) if isinstance(a[0], str) and isinstance(a[1], str) else None
+    v = a[0] if a else None
+    if isinstance(v, list):
+        return [_date(ctx, [x]) for x in v]
+    if isinstance(v, dt.datetime):
+        return v
+    if isinstance(v, Link):
+        page = ctx.page_of(v)
+        return page.get("file", {}).get("day") if page else parse_date(v.path.rsplit("/", 1)[-1][:-3])
+    if isinstance(v, str):
+        return parse_date(v) or date_keyword(v, ctx.now)
+    return None
+
+
+@fn("dur")
+def _dur(ctx: Context, a: list[Any]) -> Any:
+    v = a[0] if a else None
+    if isinstance(v, Duration):
+        return v
+    return parse_duration(v) if isinstance(v, str) else None
+
+
+@vectorised("number")
+def _number(ctx: Context, v: Any) -> Any:
+    if _n(v):
+        return v
+    if isinstance(v, str):
+        m = re.search(r"-?\d+(?:\.\d+)?", v)
+        return clean(float(m.group())) if m else None
+    return None
+
+
+@fn("string")
+def _string(ctx: Context, a: list[Any]) -> Any:
+    return to_string(a[0]) if a else None
+
+
+@fn("link")
+def _link(ctx: Context, a: list[Any]) -> Any:
+    if not a or isinstance(a[0], list):
+        return [_link(ctx, [x, *a[1:]]) for x in a[0]] if a else None
+    target = a[0]
+    display = a[1] if len(a) > 1 and isinstance(a[1], str) else None
+    if isinstance(target, Link):
+        return Link(target.path, display or target.display, target.embed, target.subpath)
+    if isinstance(target, str):
+        parsed = parse_link(target) if target.startswith("[[") else None
+        link = parsed or Link(target)
+        return ctx.resolve(Link(link.path, display or link.display, link.embed, link.subpath))
+    return None
+
+
+@fn("embed")
+def _embed(ctx: Context, a: list[Any]) -> Any:
+    link = a[0] if a else None
+    if not isinstance(link, Link):
+        return None
+    return Link(link.path, link.display, truthy(a[1]) if len(a) > 1 else True, link.subpath)
+
+
+@fn("elink")
+def _elink(ctx: Context, a: list[Any]) -> Any:
+    if not a or not isinstance(a[0], str):
+        return None
+    url, text = a[0], a[1] if len(a) > 1 and isinstance(a[1], str) else a[0]
+    return f"[{text}]({url})"
+
+
+@fn("typeof")
+def _typeof(ctx: Context, a: list[Any]) -> Any:
+    return type_of(a[0]) if a else None
+
+
+# -- numeric ---------------------------------------------------------------------------------
+
+
+@vectorised("round")
+def _round(ctx: Context, v: Any, digits: Any = 0) -> Any:
+    if not _n(v):
+        return None
+    d = int(digits) if _n(digits) else 0
+    scaled = math.floor(abs(v) * 10**d + 0.5) / 10**d
+    return clean(math.copysign(scaled, v)) if d else int(math.copysign(scaled, v))
+
+
+@vectorised("trunc")
+def _trunc(ctx: Context, v: Any) -> Any:
+    return math.trunc(v) if _n(v) else None
+
+
+@vectorised("floor")
+def _floor(ctx: Context, v: Any) -> Any:
+    return math.floor(v) if _n(v) else None
+
+
+@vectorised("ceil")
+def _ceil(ctx: Context, v: Any) -> Any:
+    return math.ceil(v) if _n(v) else None
+
+
+def _values(a: list[Any]) -> list[Any]:
+    return list(a[0]) if len(a) == 1 and isinstance(a[0], list) else list(a)
+
+
+def _extreme(a: list[Any], pick: Callable[..., Any]) -> Any:
+    vals = _values(a)
+    if not vals:
+        return None
+    kind = type(vals[0])
+    if kind in (str, int, float, dt.datetime) and all(type(v) is kind for v in vals):
+        return pick(vals)  # one plain type: Python's order is Dataview's
+    return pick(vals, key=SortKey)
+
+
+@fn("min")
+def _min(ctx: Context, a: list[Any]) -> Any:
+    return _extreme(a, min)
+
+
+@fn("max")
+def _max(ctx: Context, a: list[Any]) -> Any:
+    return _extreme(a, max)
+
+
+def _fold(ctx: Context, vals: Any, op: str) -> Any:
+    if not isinstance(vals, list) or not vals:
+        return None
+    acc = vals[0]
+    for v in vals[1:]:
+        ctx.budget.spend()
+        acc = binary(op, acc, v)
+    return acc
+
+
+@fn("sum")
+def _sum(ctx: Context, a: list[Any]) -> Any:
+    return _fold(ctx, a[0] if a else None, "+")
+
+
+@fn("product")
+def _product(ctx: Context, a: list[Any]) -> Any:
+    return _fold(ctx, a[0] if a else None, "*")
+
+
+@fn("reduce")
+def _reduce(ctx: Context, a: list[Any]) -> Any:
+    if len(a) != 2 or not isinstance(a[1], str) or a[1] not in ("+", "-", "*", "/", "%", "&", "|"):
+        return None
+    if a[1] in ("&", "|"):
+        vals = a[0] if isinstance(a[0], list) else []
+        return all(truthy(v) for v in vals) if a[1] == "&" else any(truthy(v) for v in vals)
+    return _fold(ctx, a[0], a[1])
+
+
+@fn("average")
+def _average(ctx: Context, a: list[Any]) -> Any:
+    vals = a[0] if a else None
+    total = _fold(ctx, vals, "+")
+    return total / len(vals) if _n(total) and isinstance(vals, list) else None
+
+
+def _by(ctx: Context, a: list[Any], pick: Callable[..., Any]) -> Any:
+    if len(a) != 2 or not isinstance(a[0], list) or not isinstance(a[1], Lambda) or not a[0]:
+        return None
+    f = a[1]
+    return pick(a[0], key=lambda v: SortKey(f.call([v])))
+
+
+@fn("minby")
+def _minby(ctx: Context, a: list[Any]) -> Any:
+    return _by(ctx, a, min)
+
+
+@fn("maxby")
+def _maxby(ctx: Context, a: list[Any]) -> Any:
+    return _by(ctx, a, max)
+
+
+# -- objects, arrays and strings: `functions_lists.py` registers them -------------------------
+
+
+@fn("default")
+def _default(ctx: Context, a: list[Any]) -> Any:
+    if len(a) != 2:
+        return None
+    if isinstance(a[0], list):
+        return [a[1] if v is None else v for v in a[0]]
+    return a[1] if a[0] is None else a[0]
+
+
+@fn("ldefault")
+def _ldefault(ctx: Context, a: list[Any]) -> Any:
+    return (a[1] if a[0] is None else a[0]) if len(a) == 2 else None
+
+
+@fn("choice")
+def _choice(ctx: Context, a: list[Any]) -> Any:
+    return (a[1] if truthy(a[0]) else a[2]) if len(a) == 3 else None
+
+
+@fn("display")
+def _display(ctx: Context, a: list[Any]) -> Any:
+    v = a[0] if a else None
+    if isinstance(v, Link):
+        return v.display or v.path.rsplit("/", 1)[-1].removesuffix(".md")
+    if isinstance(v, list):
+        return ", ".join(str(_display(ctx, [x])) for x in v)
+    if isinstance(v, dt.datetime):
+        return datefmt.format_date(v, "MMMM d, yyyy")
+    if isinstance(v, str):
+        text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", v)
+        text = re.sub(r"\[\[(?:[^\]|]*\|)?([^\]]*)\]\]", r"\1", text)
+        return re.sub(r"[*_~=`]+", "", text)
+    return to_string(v)
+
+
+@fn("hash")
+def _hash(ctx: Context, a: list[Any]) -> Any:
+    raw = "|".join(to_string(x) for x in a).encode()
+    return int.from_bytes(hashlib.blake2b(raw, digest_size=4).digest(), "big")
+
+
+@fn("meta")
+def _meta(ctx: Context, a: list[Any]) -> Any:
+    link = a[0] if a else None
+    if not isinstance(link, Link):
+        return None
+    sub = link.subpath[1:] if link.subpath and link.subpath.startswith("^") else link.subpath
+    return {"display": link.display, "embed": link.embed, "path": link.path, "subpath": sub, "type": link.kind}
+
+
+# -- dates -----------------------------------------------------------------------------------
+
+
+@vectorised("striptime")
+def _striptime(ctx: Context, v: Any) -> Any:
+    return v.replace(hour=0, minute=0, second=0, microsecond=0) if isinstance(v, dt.datetime) else None
+
+
+@vectorised("dateformat")
+def _dateformat(ctx: Context, v: Any, fmt: Any = None) -> Any:
+    return datefmt.format_date(v, fmt) if isinstance(v, dt.datetime) and isinstance(fmt, str) else None
+
+
+@vectorised("durationformat")
+def _durationformat(ctx: Context, v: Any, fmt: Any = None) -> Any:
+    return datefmt.format_duration(v, fmt) if isinstance(v, Duration) and isinstance(fmt, str) else None
+
+
+@vectorised("localtime")
+def _localtime(ctx: Context, v: Any) -> Any:
+    return v if isinstance(v, dt.datetime) else None
+
+
+@fn("currencyformat")
+def _currency(ctx: Context, a: list[Any]) -> Any:
+    if not a or not _n(a[0]):
+        return None
+    code = a[1] if len(a) > 1 and isinstance(a[1], str) else "USD"
+    symbol = {"USD": "$", "EUR": "€", "GBP": "£", "JPY": "¥"}.get(code.upper(), code.upper() + " ")
+    return f"{symbol}{a[0]:,.2f}"
+
+
+from service.dataview import functions_lists as _lists  # noqa: E402  (registers the rest)
+
+_lists.register(fn, vectorised)

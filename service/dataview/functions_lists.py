@@ -1,0 +1,199 @@
+"""Dataview's object, array and string functions (contains and friends, sort, map, filter,
+join, flat, slice, regex, split, pad, substring, truncate ...), registered into
+`functions.FUNCTIONS` by `register`. Regular expressions are Python's, which accept the
+patterns Dataview's examples use. Touches nothing outside itself.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from service.dataview.ops import to_string
+from service.dataview.values import Lambda, Link, SortKey, equal, truthy
+
+
+def _n(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _contains(hay: Any, needle: Any, fold: bool, exact: bool) -> bool:
+    if isinstance(hay, str):
+        if not isinstance(needle, str):
+            return False
+        return needle.lower() in hay.lower() if fold else needle in hay
+    if isinstance(hay, list):
+        if exact:
+            return any(equal(item, needle) for item in hay)
+        return any(_contains(item, needle, fold, exact) for item in hay)
+    if isinstance(hay, Mapping):
+        return isinstance(needle, str) and needle in hay
+    if isinstance(hay, Link):
+        return isinstance(needle, Link) and equal(hay, needle)
+    return equal(hay, needle)
+
+
+def _call(f: Any, *args: Any) -> Any:
+    return f.call(list(args)) if isinstance(f, Lambda) else None
+
+
+def _flat(values: list[Any], depth: int) -> list[Any]:
+    out: list[Any] = []
+    for v in values:
+        if isinstance(v, list) and depth > 0:
+            out.extend(_flat(v, depth - 1))
+        else:
+            out.append(v)
+    return out
+
+
+def _truncate(v: str, length: Any, suffix: Any = "...") -> Any:
+    if not _n(length):
+        return None
+    suffix = suffix if isinstance(suffix, str) else "..."
+    n = int(length)
+    return v if len(v) <= n else v[: max(n - len(suffix), 0)] + suffix
+
+
+def _split(v: str, sep: Any, limit: Any = None) -> Any:
+    if not isinstance(sep, str):
+        return None
+    parts = re.split(sep, v)
+    parts = [p if p is not None else "" for p in parts]
+    return parts[: int(limit)] if _n(limit) else parts
+
+
+def _quantifier(values: Any, f: Any, rest: list[Any], mode: str) -> bool:
+    items = values if isinstance(values, list) else [values, *rest]
+    if isinstance(f, Lambda):
+        tests = [truthy(f.call([v])) for v in items]
+    else:
+        tests = [truthy(v) for v in (items if f is None else [*items, f])]
+    if mode == "all":
+        return all(tests)
+    if mode == "any":
+        return any(tests)
+    return not any(tests)
+
+
+def register(fn: Callable[..., Any], vectorised: Callable[..., Any]) -> None:
+    def one(name: str, f: Callable[[list[Any]], Any]) -> None:
+        fn(name)(lambda ctx, a: f(a))
+
+    def text(name: str, f: Callable[..., Any]) -> None:
+        vectorised(name)(lambda ctx, v, *rest: f(v, *rest) if isinstance(v, str) else None)
+
+    one("contains", lambda a: len(a) == 2 and _contains(a[0], a[1], False, False))
+    one("icontains", lambda a: len(a) == 2 and _contains(a[0], a[1], True, False))
+    one("econtains", lambda a: len(a) == 2 and _contains(a[0], a[1], False, True))
+    one(
+        "containsword",
+        lambda a: (
+            [_word(x, a[1]) for x in a[0]]
+            if len(a) == 2 and isinstance(a[0], list)
+            else len(a) == 2 and _word(a[0], a[1])
+        ),
+    )
+    one("extract", lambda a: {k: a[0].get(k) for k in a[1:]} if a and isinstance(a[0], Mapping) else None)
+    one("sort", lambda a: _sort(a))
+    one("reverse", lambda a: list(reversed(a[0])) if a and isinstance(a[0], list) else None)
+    one("length", lambda a: len(a[0]) if a and isinstance(a[0], (list, dict, str)) else 0)
+    one("nonnull", lambda a: [v for v in a[0] if v is not None] if a and isinstance(a[0], list) else None)
+    one(
+        "firstvalue", lambda a: next((v for v in a[0] if v is not None), None) if a and isinstance(a[0], list) else None
+    )
+    one("all", lambda a: _quantifier(a[0], a[1] if len(a) > 1 else None, a[2:], "all") if a else True)
+    one("any", lambda a: _quantifier(a[0], a[1] if len(a) > 1 else None, a[2:], "any") if a else False)
+    one("none", lambda a: _quantifier(a[0], a[1] if len(a) > 1 else None, a[2:], "none") if a else True)
+    one("join", lambda a: _join(a))
+    one(
+        "filter",
+        lambda a: [v for v in a[0] if truthy(_call(a[1], v))] if len(a) == 2 and isinstance(a[0], list) else None,
+    )
+    one("map", lambda a: [_call(a[1], v) for v in a[0]] if len(a) == 2 and isinstance(a[0], list) else None)
+    one("unique", lambda a: _unique(a[0]) if a and isinstance(a[0], list) else None)
+    one(
+        "flat",
+        lambda a: _flat(a[0], int(a[1]) if len(a) > 1 and _n(a[1]) else 1) if a and isinstance(a[0], list) else None,
+    )
+    one("slice", lambda a: _slice(a))
+    one(
+        "regextest",
+        lambda a: len(a) == 2 and isinstance(a[0], str) and isinstance(a[1], str) and _search(a[0], a[1]) is not None,
+    )
+    one("regexmatch", lambda a: len(a) == 2 and isinstance(a[0], str) and isinstance(a[1], str) and _full(a[0], a[1]))
+    text("regexreplace", lambda s, p, r: _sub(p, r, s))
+    text("replace", lambda s, old, new: s.replace(old, new) if isinstance(old, str) and isinstance(new, str) else None)
+    text("lower", lambda s: s.lower())
+    text("upper", lambda s: s.upper())
+    text("split", _split)
+    text("startswith", lambda s, p: isinstance(p, str) and s.startswith(p))
+    text("endswith", lambda s, p: isinstance(p, str) and s.endswith(p))
+    text("padleft", lambda s, n, pad=" ": s.rjust(int(n), (pad or " ")[0]) if _n(n) else None)
+    text("padright", lambda s, n, pad=" ": s.ljust(int(n), (pad or " ")[0]) if _n(n) else None)
+    text("substring", lambda s, start, end=None: s[int(start) : int(end) if _n(end) else None] if _n(start) else None)
+    text("truncate", _truncate)
+
+
+def _word(hay: Any, word: Any) -> bool:
+    if not isinstance(hay, str) or not isinstance(word, str):
+        return False
+    return re.search(r"(?<!\w)" + re.escape(word.lower()) + r"(?!\w)", hay.lower()) is not None
+
+
+def _sort(a: list[Any]) -> Any:
+    if not a or not isinstance(a[0], list):
+        return None
+    if len(a) > 1 and isinstance(a[1], Lambda):
+        f = a[1]
+        return sorted(a[0], key=lambda v: SortKey(f.call([v])))
+    return sorted(a[0], key=SortKey)
+
+
+def _join(a: list[Any]) -> Any:
+    if not a:
+        return None
+    sep = a[1] if len(a) > 1 and isinstance(a[1], str) else ", "
+    values = a[0] if isinstance(a[0], list) else [a[0]]
+    return sep.join(to_string(v) for v in values)
+
+
+def _unique(values: list[Any]) -> list[Any]:
+    out: list[Any] = []
+    for v in values:
+        if not any(equal(v, seen) for seen in out):
+            out.append(v)
+    return out
+
+
+def _slice(a: list[Any]) -> Any:
+    if not a or not isinstance(a[0], list):
+        return None
+    start = int(a[1]) if len(a) > 1 and _n(a[1]) else None
+    end = int(a[2]) if len(a) > 2 and _n(a[2]) else None
+    return a[0][start:end]
+
+
+def _compile(pattern: str) -> re.Pattern[str] | None:
+    try:
+        return re.compile(pattern)
+    except re.error:
+        return None
+
+
+def _search(pattern: str, s: str) -> re.Match[str] | None:
+    rx = _compile(pattern)
+    return rx.search(s) if rx else None
+
+
+def _full(pattern: str, s: str) -> bool:
+    rx = _compile(pattern)
+    return bool(rx and rx.fullmatch(s))
+
+
+def _sub(pattern: Any, repl: Any, s: str) -> Any:
+    if not isinstance(pattern, str) or not isinstance(repl, str):
+        return None
+    rx = _compile(pattern)
+    return rx.sub(re.sub(r"\$(\d)", r"\\\1", repl), s) if rx else None

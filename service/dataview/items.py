@@ -1,0 +1,170 @@
+"""A page's list items and tasks, and its `file` object, built lazily.
+
+Most queries never look at `file.tasks` or `file.lists`, so a page keeps its raw list items
+(from `dataview_facts`) and `FileFields` turns them into rows on first access, once: each item
+has Dataview's implicit fields (text, line, path, status, checked, completed, fullyCompleted,
+children, parent, tags, outlinks, link, blockId, task, annotated ...) plus its own inline fields
+and the Tasks plugin's emoji dates (due, completion, created, start, scheduled). Touches nothing
+outside itself.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
+
+from service.dataview.fields import task_fields
+from service.dataview.values import Link, canonical_key, parse_inline_value, strip_formatting
+
+_TAG = re.compile(r"(?<![\w#])#([^\s#,.;:!?()\[\]{}\"'`]+)")
+_WIKILINK = re.compile(r"\[\[([^\]|#]*)(?:#[^\]|]*)?(?:\|[^\]]*)?\]\]")
+
+Resolve = Callable[[Any], Any]  # a value with its links resolved against the vault
+
+
+def put(row: dict[str, Any], key: str, value: Any, merge: bool, multi: set[str]) -> None:
+    """Store a field under its name (formatting stripped) and its simplified name; with `merge`,
+    a key seen before becomes a list of its values (as Dataview does for repeated inline keys)."""
+    key = strip_formatting(key)
+    for name in {key, canonical_key(key)}:
+        if not name:
+            continue
+        if merge and name in row:
+            old = row[name]
+            row[name] = [*old, value] if name in multi else [old, value]
+            multi.add(name)
+        else:
+            row[name] = value
+
+
+def all_tags(tags: list[str]) -> list[str]:
+    """Tags with every parent level: `a/b/c` gives #a, #a/b, #a/b/c (as file.tags lists them)."""
+    out: list[str] = []
+    for tag in tags:
+        parts = tag.split("/")
+        for i in range(1, len(parts) + 1):
+            t = "#" + "/".join(parts[:i])
+            if t not in out:
+                out.append(t)
+    return out
+
+
+def build_items(path: str, items: list[list[Any]], resolve: Resolve) -> list[dict[str, Any]]:
+    rows: dict[int, dict[str, Any]] = {}
+    out: list[dict[str, Any]] = []
+    for line, parent, status, text, block in items:
+        fields = task_fields(text)
+        item: dict[str, Any] = {
+            "text": text, "visual": text, "line": line, "lineCount": 1, "path": path,
+            "link": Link(path, None, False, f"^{block}" if block else None), "section": None,
+            "tags": all_tags([m.group(1) for m in _TAG.finditer(text)]),
+            "outlinks": [resolve(Link(m.group(1))) for m in _WIKILINK.finditer(text)],
+            "children": [], "task": status is not None, "annotated": bool(fields),
+            "parent": parent if parent >= 0 else None, "blockId": block,
+            "status": status, "checked": status is not None and status != " ",
+            "completed": status in ("x", "X"), "fullyCompleted": status in ("x", "X"),
+        }  # fmt: skip
+        multi: set[str] = set()
+        for key, raw in fields:
+            put(item, key, resolve(parse_inline_value(raw)), True, multi)
+        rows[line] = item
+        if parent >= 0 and parent in rows:
+            rows[parent]["children"].append(item)
+        out.append(item)
+    for item in reversed(out):  # children come after their parent: settle bottom-up
+        if item["task"]:
+            item["fullyCompleted"] = item["completed"] and all(
+                c["fullyCompleted"] for c in item["children"] if c["task"]
+            )
+    return out
+
+
+class ItemCache:
+    """One page's raw list items and, after the first access, their rows."""
+
+    __slots__ = ("_raw", "_path", "_resolve", "_rows", "_inherited")
+
+    def __init__(self, path: str, raw: list[list[Any]], resolve: Resolve) -> None:
+        self._path, self._raw, self._resolve = path, raw, resolve
+        self._rows: list[dict[str, Any]] | None = None
+        self._inherited: tuple[Mapping[str, Any], list[Inherited]] | None = None
+
+    def task_rows(self, page: Mapping[str, Any]) -> list[Inherited]:
+        """The tasks as TASK query rows over `page` (kept while the page row is the same one)."""
+        cached = self._inherited
+        if cached is not None and cached[0] is page:
+            return cached[1]
+        rows = [Inherited(task, page) for task in self.tasks()]
+        self._inherited = (page, rows)
+        return rows
+
+    def lists(self) -> list[dict[str, Any]]:
+        if self._rows is None:
+            self._rows = build_items(self._path, self._raw, self._resolve) if self._raw else []
+        return self._rows
+
+    def tasks(self) -> list[dict[str, Any]]:
+        return [i for i in self.lists() if i["task"]]
+
+
+class FileFields(Mapping[str, Any]):
+    """`file`: plain implicit fields plus `tasks` / `lists`, built from `ItemCache` when asked."""
+
+    __slots__ = ("_data", "_items", "_inlinks")
+    _LAZY = ("tasks", "lists", "inlinks")
+
+    def __init__(self, data: dict[str, Any], items: ItemCache, inlinks: Callable[[], list[Link]]) -> None:
+        self._data = data
+        self._items = items
+        self._inlinks = inlinks
+
+    def __getitem__(self, key: str) -> Any:
+        if key in self._data:
+            return self._data[key]
+        if key == "tasks":
+            return self._items.tasks()
+        if key == "lists":
+            return self._items.lists()
+        if key == "inlinks":
+            return self._inlinks()
+        raise KeyError(key)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._data or key in self._LAZY
+
+    def __iter__(self) -> Iterator[str]:
+        yield from self._data
+        yield from (k for k in self._LAZY if k not in self._data)
+
+    def __len__(self) -> int:
+        return len(set(self._data) | set(self._LAZY))
+
+    def task_rows(self, page: Mapping[str, Any]) -> list[Inherited]:
+        return self._items.task_rows(page)
+
+    def replace(self, **changes: Any) -> FileFields:
+        """A copy with some fields replaced (a lazy one included), sharing the item rows."""
+        return FileFields({**self._data, **changes}, self._items, self._inlinks)
+
+
+class Inherited(dict[str, Any]):
+    """A list item's row in a TASK query: its own fields, then its page's (Dataview's tasks
+    inherit every page field). Own keys are read at dict speed."""
+
+    __slots__ = ("parent",)
+
+    def __init__(self, own: Mapping[str, Any], parent: Mapping[str, Any]) -> None:
+        super().__init__(own)
+        self.parent = parent
+
+    def __missing__(self, key: str) -> Any:
+        return self.parent[key]
+
+    def __contains__(self, key: object) -> bool:
+        return dict.__contains__(self, key) or key in self.parent
+
+    def get(self, key: str, default: Any = None) -> Any:
+        if dict.__contains__(self, key):
+            return dict.__getitem__(self, key)
+        return self.parent.get(key, default)

@@ -1,0 +1,138 @@
+"""Dataview's operators on values (arithmetic over numbers, text, dates, durations, lists and
+objects; comparisons by `values.compare`) and text conversion, shared by the evaluator and the
+function library; `Context` is what a function may reach. Touches nothing outside itself.
+"""
+
+from __future__ import annotations
+
+import calendar
+import datetime as dt
+from collections.abc import Callable, Mapping
+from typing import Any, Protocol
+
+from service.dataview import datefmt
+from service.dataview.values import Duration, Link, compare, equal, to_json
+
+
+class Budget(Protocol):
+    def spend(self, n: int = 1) -> None: ...
+
+
+class Context(Protocol):
+    @property
+    def budget(self) -> Budget: ...
+    @property
+    def now(self) -> dt.datetime: ...
+    @property
+    def page_of(self) -> Callable[[Link], Mapping[str, Any] | None]: ...
+    @property
+    def resolve(self) -> Callable[[Link], Link]: ...
+
+
+def clean(v: float) -> int | float:
+    """An integral float as an int (Dataview numbers are JavaScript doubles)."""
+    return int(v) if isinstance(v, float) and v.is_integer() and abs(v) < 2**53 else v
+
+
+def to_string(v: Any) -> str:
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, float):
+        return str(clean(v))
+    if isinstance(v, Link):
+        return v.markdown()
+    if isinstance(v, Duration):
+        return datefmt.duration_words(v)
+    if isinstance(v, dt.datetime):
+        return str(to_json(v))
+    if isinstance(v, list):
+        return ", ".join(to_string(x) for x in v)
+    if isinstance(v, Mapping):
+        return "{ " + ", ".join(f"{k}: {to_string(x)}" for k, x in v.items()) + " }"
+    return str(v)
+
+
+# -- arithmetic ------------------------------------------------------------------------------
+
+
+def add_months(d: dt.datetime, months: int) -> dt.datetime:
+    total = d.year * 12 + (d.month - 1) + months
+    year, month = divmod(total, 12)
+    day = min(d.day, calendar.monthrange(year, month + 1)[1])
+    return d.replace(year=year, month=month + 1, day=day)
+
+
+def shift(d: dt.datetime, dur: Duration, sign: int) -> dt.datetime:
+    return add_months(d, sign * dur.months) + dt.timedelta(seconds=sign * dur.seconds)
+
+
+def is_num(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+_PLAIN = (str, int, float, bool)
+
+
+def binary(op: str, a: Any, b: Any) -> Any:
+    if op in ("=", "!="):
+        kind = type(a)
+        same = a == b if kind is type(b) and kind in _PLAIN else equal(a, b)
+        return same if op == "=" else not same
+    if op in ("<", ">", "<=", ">="):
+        c = compare(a, b)
+        return {"<": c < 0, ">": c > 0, "<=": c <= 0, ">=": c >= 0}[op]
+    if a is None or b is None:
+        return None
+    if op == "+":
+        if isinstance(a, str) or isinstance(b, str):
+            return _text(a) + _text(b)
+        if is_num(a) and is_num(b):
+            return a + b
+        if isinstance(a, dt.datetime) and isinstance(b, Duration):
+            return shift(a, b, 1)
+        if isinstance(a, Duration) and isinstance(b, dt.datetime):
+            return shift(b, a, 1)
+        if isinstance(a, Duration) and isinstance(b, Duration):
+            return a + b
+        if isinstance(a, list) and isinstance(b, list):
+            return a + b
+        if isinstance(a, dict) and isinstance(b, dict):
+            return {**a, **b}
+        return None
+    if op == "-":
+        if is_num(a) and is_num(b):
+            return a - b
+        if isinstance(a, dt.datetime) and isinstance(b, Duration):
+            return shift(a, b, -1)
+        if isinstance(a, dt.datetime) and isinstance(b, dt.datetime):
+            return Duration(0, (a - b).total_seconds())
+        if isinstance(a, Duration) and isinstance(b, Duration):
+            return a + (-b)
+        return None
+    if op == "*":
+        if is_num(a) and is_num(b):
+            return a * b
+        if isinstance(a, str) and is_num(b):
+            return a * int(b)
+        if isinstance(a, Duration) and is_num(b):
+            return Duration(int(a.months * b), a.seconds * b)
+        if is_num(a) and isinstance(b, Duration):
+            return Duration(int(b.months * a), b.seconds * a)
+        return None
+    if op == "/":
+        if is_num(a) and is_num(b):
+            return a / b if b else None
+        if isinstance(a, Duration) and is_num(b) and b:
+            return Duration(int(a.months / b), a.seconds / b)
+        return None
+    if op == "%":
+        if is_num(a) and is_num(b) and b:
+            return a % b
+        return None
+    return None
+
+
+def _text(v: Any) -> str:
+    return to_string(v)

@@ -1,0 +1,366 @@
+"""Dataview's value types: text, number, boolean, date, duration, link, list, object, null.
+
+Python carries them as `str`, `int`/`float`, `bool`, `datetime.datetime` (naive; a written
+offset is converted to UTC), `Duration`, `Link`, `list`, `dict` and `None`; a lambda of the query
+language is a `Lambda`. This module parses field values the way Dataview does (ISO dates,
+durations such as `6hr 4min`, `[[links]]`, comma lists of quoted text or numbers), orders and
+compares values across types, normalises keys (`Basic Field` -> `basic-field`), and renders
+values as JSON with their type. Touches nothing outside itself.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+import re
+import unicodedata
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class Duration:
+    """A span: calendar months (years are 12) plus exact seconds, as Luxon keeps them apart."""
+
+    months: int = 0
+    seconds: float = 0.0
+
+    def total_seconds(self) -> float:
+        return self.months * 30 * 86400 + self.seconds
+
+    def __neg__(self) -> Duration:
+        return Duration(-self.months, -self.seconds)
+
+    def __add__(self, other: Duration) -> Duration:
+        return Duration(self.months + other.months, self.seconds + other.seconds)
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    """A link to a vault file (`path` as resolved, or as written when it resolves to nothing)."""
+
+    path: str
+    display: str | None = None
+    embed: bool = False
+    subpath: str | None = None
+
+    @property
+    def kind(self) -> str:
+        if not self.subpath:
+            return "file"
+        return "block" if self.subpath.startswith("^") else "header"
+
+    def markdown(self) -> str:
+        target = self.path.removesuffix(".md") + (f"#{self.subpath}" if self.subpath else "")
+        text = f"[[{target}|{self.display}]]" if self.display else f"[[{target}]]"
+        return ("!" if self.embed else "") + text
+
+
+@dataclass(frozen=True, slots=True)
+class Lambda:
+    params: tuple[str, ...]
+    call: Callable[[list[Any]], Any]
+
+
+# -- type names, truthiness, ordering --------------------------------------------------------
+
+
+def type_of(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, dt.datetime):
+        return "date"
+    if isinstance(value, Duration):
+        return "duration"
+    if isinstance(value, Link):
+        return "link"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, Mapping):
+        return "object"
+    if isinstance(value, Lambda):
+        return "function"
+    return "string"
+
+
+def truthy(value: Any) -> bool:
+    if value is None:
+        return False
+    if isinstance(value, (bool, int, float, str, list)):
+        return bool(value)
+    if isinstance(value, Mapping):
+        return bool(value)
+    if isinstance(value, Duration):
+        return value.total_seconds() != 0
+    return True
+
+
+_ORDER = {"null": 0, "boolean": 1, "number": 2, "string": 3, "date": 4, "duration": 5, "link": 6}
+
+
+def compare(a: Any, b: Any) -> int:
+    """Dataview's total order: null first, then by type, then within the type."""
+    ta, tb = type_of(a), type_of(b)
+    if ta != tb:
+        return -1 if _ORDER.get(ta, 9) < _ORDER.get(tb, 9) else (1 if _ORDER.get(ta, 9) > _ORDER.get(tb, 9) else 0)
+    if ta == "null":
+        return 0
+    if ta == "link":
+        return _cmp(a.path.lower(), b.path.lower())
+    if ta == "duration":
+        return _cmp(a.total_seconds(), b.total_seconds())
+    if ta == "array":
+        for p, q in zip(a, b, strict=False):
+            c = compare(p, q)
+            if c:
+                return c
+        return (len(a) > len(b)) - (len(a) < len(b))
+    if ta == "object":
+        return compare(sorted(a.items(), key=lambda kv: kv[0]), sorted(b.items(), key=lambda kv: kv[0]))
+    if ta == "function":
+        return 0
+    return _cmp(a, b)
+
+
+def _cmp(a: Any, b: Any) -> int:
+    return int(a > b) - int(a < b)
+
+
+def equal(a: Any, b: Any) -> bool:
+    return compare(a, b) == 0
+
+
+class SortKey:
+    """Wraps a value so Python's sort uses `compare`."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def __lt__(self, other: SortKey) -> bool:
+        return compare(self.value, other.value) < 0
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, SortKey) and compare(self.value, other.value) == 0
+
+    def __hash__(self) -> int:
+        return 0
+
+
+# -- keys ------------------------------------------------------------------------------------
+
+_FORMATTING = re.compile(r"[*_~=`]+")
+
+
+def canonical_key(key: str) -> str:
+    """Dataview's simplified key: formatting stripped, lower case, spaces as '-', punctuation
+    dropped (letters, digits, emoji, '-' and '_' stay)."""
+    plain = "".join(c for c in _FORMATTING.sub("", key) if c in "-_" or _kept(c)).strip()
+    return re.sub(r"\s+", "-", plain).lower()
+
+
+def _kept(c: str) -> bool:
+    category = unicodedata.category(c)
+    return category[0] in "LMNZ" or category == "So" or c.isspace()
+
+
+def strip_formatting(key: str) -> str:
+    return _FORMATTING.sub("", key).strip()
+
+
+# -- parsing field values --------------------------------------------------------------------
+
+_DATE = re.compile(
+    r"^(\d{4})-(\d{2})(?:-(\d{2})(?:T(\d{2})(?::(\d{2})(?::(\d{2})(?:\.(\d{1,3})\d*)?)?)?"
+    r"(Z|[+-]\d{2}(?::?\d{2})?)?)?)?$"
+)
+_UNITS: dict[str, tuple[int, float]] = {}
+for _names, _value in (
+    (("ms", "millisecond", "milliseconds", "msec", "msecs"), (0, 0.001)),
+    (("s", "sec", "secs", "second", "seconds"), (0, 1.0)),
+    (("m", "min", "mins", "minute", "minutes"), (0, 60.0)),
+    (("h", "hr", "hrs", "hour", "hours"), (0, 3600.0)),
+    (("d", "day", "days"), (0, 86400.0)),
+    (("w", "wk", "wks", "week", "weeks"), (0, 7 * 86400.0)),
+    (("mo", "month", "months"), (1, 0.0)),
+    (("y", "yr", "yrs", "year", "years"), (12, 0.0)),
+):
+    for _n in _names:
+        _UNITS[_n] = _value
+_DUR_PART = re.compile(r"\s*(-?\d+(?:\.\d+)?)\s*([a-zA-Z]+)\s*,?")
+_LINK = re.compile(r"^(!?)\[\[([^\]|#^]*)(?:#([^\]|]*))?(?:\|([^\]]*))?\]\]$")
+_NUMBER = re.compile(r"^-?\d+(?:\.\d+)?$")
+_TYPED_START = frozenset("[!-0123456789")
+_QUOTED = re.compile(r'^"(?:[^"\\]|\\.)*"$')
+
+
+def parse_date(text: str) -> dt.datetime | None:
+    m = _DATE.match(text.strip())
+    if m is None:
+        return None
+    year, month, day, hour, minute, second, milli, zone = m.groups()
+    try:
+        value = dt.datetime(
+            int(year),
+            int(month),
+            int(day or 1),
+            int(hour or 0),
+            int(minute or 0),
+            int(second or 0),
+            int((milli or "0").ljust(3, "0")) * 1000,
+        )
+    except ValueError:
+        return None
+    if zone:
+        if zone == "Z":
+            offset = dt.timedelta(0)
+        else:
+            digits = zone[1:].replace(":", "")
+            offset = dt.timedelta(hours=int(digits[:2]), minutes=int(digits[2:4] or 0))
+            offset = offset if zone[0] == "+" else -offset
+        value = value - offset
+    return value
+
+
+def parse_duration(text: str) -> Duration | None:
+    text = text.strip()
+    if not text:
+        return None
+    months, seconds, pos = 0, 0.0, 0
+    while pos < len(text):
+        m = _DUR_PART.match(text, pos)
+        if m is None or m.end() == pos:
+            return None
+        unit = _UNITS.get(m.group(2).lower())
+        if unit is None:
+            return None
+        amount = float(m.group(1))
+        months += int(amount * unit[0])
+        seconds += amount * unit[1]
+        pos = m.end()
+    return Duration(months, seconds)
+
+
+def parse_link(text: str) -> Link | None:
+    m = _LINK.match(text.strip())
+    if m is None:
+        return None
+    embed, target, subpath, display = m.groups()
+    return Link(path=target.strip(), display=display, embed=bool(embed), subpath=subpath or None)
+
+
+def _atom(text: str) -> tuple[bool, Any]:
+    text = text.strip()
+    if _QUOTED.match(text):
+        return True, text[1:-1].replace('\\"', '"')
+    if _NUMBER.match(text):
+        return True, float(text) if "." in text else int(text)
+    if text.lower() in ("true", "false"):
+        return True, text.lower() == "true"
+    value = typed_text(text)
+    return (True, value) if value is not text else (False, text)
+
+
+def typed_text(text: str) -> Any:
+    """`text` as a link, date or duration when it is one, else `text` itself (cheap tests
+    first: most strings start with a letter and are none of them)."""
+    if not text:
+        return text
+    first = text[0]
+    if first in "[!":
+        return parse_link(text) or text
+    if first.isdigit() or first == "-":
+        if len(text) >= 7 and text[4:5] == "-":
+            parsed = parse_date(text)
+            if parsed is not None:
+                return parsed
+        return parse_duration(text) or text
+    return text
+
+
+def parse_inline_value(raw: str) -> Any:
+    """An inline field's value: one typed atom, a comma list of atoms, or else the text itself."""
+    text = raw.strip()
+    if not text:
+        return None
+    ok, value = _atom(text)
+    if ok:
+        return value
+    if "," in text:
+        parts = [_atom(p) for p in _split_commas(text)]
+        if len(parts) > 1 and all(ok for ok, _ in parts):
+            return [v for _, v in parts]
+    return text
+
+
+def _split_commas(text: str) -> list[str]:
+    out, depth, quoted, start = [], 0, False, 0
+    for i, ch in enumerate(text):
+        if ch == '"':
+            quoted = not quoted
+        elif not quoted and ch == "[":
+            depth += 1
+        elif not quoted and ch == "]":
+            depth -= 1
+        elif ch == "," and not quoted and depth == 0:
+            out.append(text[start:i])
+            start = i + 1
+    out.append(text[start:])
+    return out
+
+
+def from_frontmatter(value: Any) -> Any:
+    """A YAML value as Dataview sees it: strings that are links, dates or durations become those."""
+    if isinstance(value, str):
+        if value[:1] not in _TYPED_START:
+            return value
+        parsed = typed_text(value.strip())
+        return value if isinstance(parsed, str) else parsed
+    if isinstance(value, list):
+        return [from_frontmatter(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): from_frontmatter(v) for k, v in value.items()}
+    return value
+
+
+# -- rendering -------------------------------------------------------------------------------
+
+
+def to_json(value: Any, url: Callable[[str], str] | None = None) -> Any:
+    """A value as plain JSON: dates ISO, durations as {months, seconds}, links as objects."""
+    if isinstance(value, dt.datetime):
+        if value.hour == value.minute == value.second == value.microsecond == 0:
+            return value.date().isoformat()
+        return value.isoformat(timespec="milliseconds" if value.microsecond else "seconds")
+    if isinstance(value, Duration):
+        return {"months": value.months, "seconds": value.seconds}
+    if isinstance(value, Link):
+        out: dict[str, Any] = {"path": value.path, "link": value.markdown()}
+        if value.display:
+            out["display"] = value.display
+        if value.subpath:
+            out["subpath"] = value.subpath
+        if url is not None and value.path.endswith(".md"):
+            out["obsidian_url"] = url(value.path)
+        return out
+    if isinstance(value, list):
+        return [to_json(v, url) for v in value]
+    if isinstance(value, Mapping):
+        return {str(k): to_json(v, url) for k, v in value.items()}
+    if isinstance(value, Lambda):
+        return "<function>"
+    if isinstance(value, float) and (math.isnan(value) or math.isinf(value)):
+        return None
+    return value
+
+
+def typed(value: Any, url: Callable[[str], str] | None = None) -> dict[str, Any]:
+    return {"type": type_of(value), "value": to_json(value, url)}

@@ -1,0 +1,250 @@
+"""search_dql, validate_dql, eval_dataview_field: the dataview domain's tools.
+
+Queries read the cached pages of `service.dataview.pages` (rebuilt only when the index
+changes) through the caller's `View`: notes the caller may not read are absent before FROM,
+WHERE, GROUP BY, LIMIT and counts, and from every `file.inlinks` / `file.outlinks`. A query
+runs under the `[search] jsonlogic_max_ops` step budget and `regex_max_budget_ms` time budget
+(`compute_budget_exceeded`), counted from when the pages are ready (building them after an
+index change is not the query's cost); syntax errors are `query_syntax_error` with line and column.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any
+
+from pydantic import Field
+
+from service.dataview import execute
+from service.dataview.evaluate import Budget
+from service.dataview.pages import PageCache, View
+from service.dataview.query import Query, describe, parse_query
+from service.dataview.syntax import DqlError
+from service.dataview.values import typed
+from service.errors import QuerySyntaxError
+from service.tools.context import ToolContext
+from service.tools.models import JsonValue, Paging, ToolInput, ToolOutput, decode_cursor, page_of
+from service.tools.search_common import Partial, drop_gone, partial, query_key, readable, run
+from service.tools.spec import ToolSpec
+
+# The page sets of each index database and vault, rebuilt when the vault's index changes.
+PAGES = PageCache()
+
+QUERY_FIELD: Any = Field(
+    min_length=1,
+    max_length=20_000,
+    description="A DQL query as written in a ```dataview block, e.g. 'TABLE rating, file.mtime FROM #books "
+    "WHERE rating > 3 SORT rating DESC'.",
+)
+
+
+def _parse(source: str) -> Query:
+    try:
+        return parse_query(source)
+    except DqlError as e:
+        raise QuerySyntaxError(
+            e.message,
+            details={"offset": e.offset, "line": e.line, "column": e.column},
+            hint="See Dataview's query structure: a query type, an optional FROM, then data commands.",
+        ) from None
+
+
+# -- search_dql ----------------------------------------------------------------------------------
+
+
+class SearchDqlIn(ToolInput, Paging):
+    query: str = QUERY_FIELD
+    origin: str | None = Field(
+        default=None,
+        description="The note the query is written in: `this` and [[]] refer to it (default: none).",
+    )
+
+
+class DqlOut(ToolOutput, Partial):
+    type: str = Field(description="LIST, TABLE, TASK or CALENDAR.")
+    columns: list[str] = Field(description="Column headers (TABLE; the first is the id column unless WITHOUT ID).")
+    grouped: bool = Field(description="True after GROUP BY: each row's id is its group key.")
+    total: int = Field(description="Result rows (or groups) the caller may see.")
+    rows: list[dict[str, JsonValue]] = Field(
+        description="This page of rows. Values are {type, value}, with Dataview's type names (string, number, "
+        "boolean, date, duration, link, array, object, null); a row from a note has `path` and "
+        "`obsidian_url`; TABLE rows have `cells` in column order, LIST rows `value`, TASK rows the task's line, "
+        "text, status and fields."
+    )
+    next_cursor: str | None = Field(default=None, description="Pass as `cursor` for the next page.")
+
+
+def _version(ctx: ToolContext) -> int | None:
+    """The vault's index generation (read before the query: a later write only makes it newer)."""
+    from service.indexer.runner import indexer_of
+
+    indexer = indexer_of(ctx.vault)
+    return indexer.generation if indexer is not None else None
+
+
+def _budget(ctx: ToolContext) -> Budget:
+    cfg = ctx.services.settings.search
+    return Budget(cfg.jsonlogic_max_ops, cfg.regex_max_budget_ms / 1000)
+
+
+async def search_dql(ctx: ToolContext, args: SearchDqlIn) -> DqlOut:
+    query = _parse(args.query)
+    origin = (await ctx.find_note(args.origin)).vp.rel if args.origin else None
+    key = query_key(args.query, origin)
+    offset = decode_cursor(args.cursor, t="dql", q=key)
+    can_read = readable(ctx)
+    vault_id = ctx.vault.id
+    db, version = ctx.services.db, _version(ctx)
+
+    def work(conn: sqlite3.Connection) -> execute.Result:
+        view = View(PAGES.get(db, conn, vault_id, version), can_read, can_read.everything)
+        return execute.run(query, view, _budget(ctx), origin)
+
+    result = await run(ctx, work)
+    rows = await drop_gone(ctx, result.rows, offset, args.limit, paths=result.paths)
+    window, cursor = page_of(rows, offset, args.limit, t="dql", q=key)
+    # Rendering evaluates the columns: off the event loop, on this page's rows only.
+    rendered = await run(ctx, lambda conn: [result.render(row) for row in window])
+    for row in rendered:
+        _add_urls(ctx, row)
+    return DqlOut(
+        type=result.kind,
+        columns=result.columns,
+        grouped=result.grouped,
+        total=len(rows),
+        rows=rendered,
+        next_cursor=cursor,
+        partial=partial(ctx),
+    )
+
+
+def _add_urls(ctx: ToolContext, row: dict[str, Any]) -> None:
+    if row.get("path"):
+        row["obsidian_url"] = ctx.vault.url(row["path"])
+    elif "path" in row:
+        del row["path"]
+    for task in row.get("tasks", []):
+        _add_urls(ctx, task)
+
+
+# -- validate_dql --------------------------------------------------------------------------------
+
+
+class ValidateDqlIn(ToolInput):
+    query: str = QUERY_FIELD
+
+
+class ValidateDqlOut(ToolOutput):
+    valid: bool = Field(description="True when the query parses.")
+    parsed: dict[str, JsonValue] | None = Field(
+        default=None, description="The query's structure: type, columns, source and commands as expression trees."
+    )
+    error: dict[str, JsonValue] | None = Field(
+        default=None, description="When invalid: message, offset (0-based), line and column (1-based)."
+    )
+
+
+async def validate_dql(ctx: ToolContext, args: ValidateDqlIn) -> ValidateDqlOut:
+    try:
+        query = parse_query(args.query)
+    except DqlError as e:
+        error = {"message": e.message, "offset": e.offset, "line": e.line, "column": e.column}
+        return ValidateDqlOut(valid=False, error=error)
+    return ValidateDqlOut(valid=True, parsed=describe(query))
+
+
+# -- eval_dataview_field -------------------------------------------------------------------------
+
+
+class EvalFieldIn(ToolInput):
+    path: str = Field(min_length=1, description="The note: a path or a wikilink-style name.")
+    field: str | None = Field(
+        default=None,
+        max_length=2000,
+        description="A field or expression to evaluate on the note (e.g. 'rating', 'file.tasks.text', "
+        "'length(file.outlinks)'); default: every field of the note.",
+    )
+
+
+class EvalFieldOut(ToolOutput):
+    path: str = Field(description="Vault-relative path of the note.")
+    obsidian_url: str = Field(description="obsidian://open URL of the note.")
+    fields: dict[str, JsonValue] = Field(
+        description="Field name -> {type, value}: frontmatter, inline fields and `file` (implicit fields), or the "
+        "one requested field or expression."
+    )
+
+
+async def eval_dataview_field(ctx: ToolContext, args: EvalFieldIn) -> EvalFieldOut:
+    from service.dataview.evaluate import Context, compile_expr
+    from service.dataview.syntax import parse_expression
+
+    found = await ctx.find_note(args.path)
+    path = found.vp.rel
+    expr = None
+    if args.field is not None:
+        try:
+            expr = parse_expression(args.field)
+        except DqlError as e:
+            raise QuerySyntaxError(
+                e.message, details={"field": "field", "offset": e.offset, "line": e.line, "column": e.column}
+            ) from None
+    can_read = readable(ctx)
+    vault_id = ctx.vault.id
+    db, version = ctx.services.db, _version(ctx)
+
+    def work(conn: sqlite3.Connection) -> dict[str, Any]:
+        view = View(PAGES.get(db, conn, vault_id, version), can_read, can_read.everything)
+        row = view.row(path)
+        if row is None:
+            from service.errors import NoteNotFound
+
+            raise NoteNotFound(f"{path!r} is not indexed yet", details={"path": path})
+        url = ctx.vault.url
+        if expr is None:
+            return {k: typed(v, url) for k, v in row.items()}
+        ctx_eval = Context(_budget(ctx), view.row_of, view.resolve, row)
+        return {args.field or "": typed(compile_expr(expr, ctx_eval)(row), url)}
+
+    fields = await run(ctx, work)
+    return EvalFieldOut(path=path, obsidian_url=ctx.vault.url(path), fields=fields)
+
+
+TOOLS: tuple[ToolSpec, ...] = (
+    ToolSpec(
+        name="search_dql",
+        domain="dataview",
+        title="Run a Dataview query",
+        description="Runs a Dataview (DQL) query as the vault owner writes it in ```dataview blocks — LIST, TABLE, "
+        "TASK, CALENDAR with FROM, WHERE, SORT, GROUP BY, FLATTEN, LIMIT and Dataview's functions — over "
+        "frontmatter, inline `key:: value` fields and file.* fields, without Obsidian. Use it to reproduce an "
+        "owner's Dataview view; prefer search_properties or query_jsonlogic for ad-hoc filters.",
+        input_model=SearchDqlIn,
+        output_model=DqlOut,
+        handler=search_dql,
+        tags=("search", "metadata", "dataview"),
+    ),
+    ToolSpec(
+        name="validate_dql",
+        domain="dataview",
+        title="Check a Dataview query",
+        description="Parses a Dataview (DQL) query without running it: its structure, or the error with its line "
+        "and column. Use it before search_dql on a query you wrote.",
+        input_model=ValidateDqlIn,
+        output_model=ValidateDqlOut,
+        handler=validate_dql,
+        tags=("search", "dataview"),
+    ),
+    ToolSpec(
+        name="eval_dataview_field",
+        domain="dataview",
+        title="A note's Dataview fields",
+        description="A note's fields as Dataview sees them, each with its type (string, number, boolean, date, "
+        "duration, link, array, object): frontmatter, inline `key:: value` fields and file.* — or one field or "
+        "expression evaluated on the note. Use it to learn what a Dataview query can filter on.",
+        input_model=EvalFieldIn,
+        output_model=EvalFieldOut,
+        handler=eval_dataview_field,
+        tags=("search", "metadata", "dataview"),
+    ),
+)

@@ -1,0 +1,44 @@
+"""The dataview tools over real HTTP with the SDK client, in both protocol eras."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from mcp import Client
+
+from tests.conftest import e2e
+from tests.e2e.calls import error, ok
+from tests.tools.dataview.dv_vault import DV_VAULT
+
+
+@pytest.mark.covers("search_dql", "success")
+@pytest.mark.covers("search_dql", "failure")
+@pytest.mark.covers("validate_dql", "success")
+@pytest.mark.covers("validate_dql", "failure")
+@pytest.mark.covers("eval_dataview_field", "success")
+@pytest.mark.covers("eval_dataview_field", "failure")
+async def test_dataview_tools_over_http(make_vault: Callable[..., Path], mode: str) -> None:
+    async with e2e(make_vault(DV_VAULT)) as (url, harness):
+        await harness.indexed()
+        before = harness.snapshot()
+        async with Client(url, mode=mode) as client:  # type: ignore[arg-type]
+            out = await ok(client, "search_dql", {"query": 'TABLE rating FROM "Books" SORT rating DESC', "limit": 2})
+            assert [r["path"] for r in out["rows"]] == ["Books/Dune.md", "Books/Emma.md"] and out["total"] == 3
+            assert out["rows"][0]["obsidian_url"].startswith("obsidian://open?")
+            rest = await ok(
+                client,
+                "search_dql",
+                {"query": 'TABLE rating FROM "Books" SORT rating DESC', "limit": 2, "cursor": out["next_cursor"]},
+            )
+            assert [r["path"] for r in rest["rows"]] == ["Books/Dune Messiah.md"] and rest["next_cursor"] is None
+            err = await error(client, "search_dql", {"query": "LIST WHERE"})
+            assert err["code"] == "query_syntax_error" and err["details"]["line"] == 1
+            valid = await ok(client, "validate_dql", {"query": "TASK FROM #project WHERE !completed"})
+            assert valid["valid"] and valid["parsed"]["type"] == "TASK"
+            assert (await error(client, "validate_dql", {"query": ""}))["code"] == "validation_error"
+            fields = await ok(client, "eval_dataview_field", {"path": "Dune", "field": "pages"})
+            assert fields["fields"]["pages"] == {"type": "number", "value": 412}
+            assert (await error(client, "eval_dataview_field", {"path": "Nope"}))["code"] == "note_not_found"
+        assert harness.snapshot() == before
