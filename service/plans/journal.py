@@ -166,6 +166,15 @@ class Journal:
                 "UPDATE plan_runs SET status = 'interrupted', ended_at = ? WHERE status = 'running'", (time.time(),)
             )
 
+    async def interrupted(self, *, kind: str) -> list[RunRow]:
+        """Runs of `kind` a dead process left (`interrupted`) and nobody undid yet, oldest first."""
+        rows = await self.db.fetchall(
+            f"SELECT {_RUN_COLUMNS} FROM plan_runs WHERE kind = ? AND status = 'interrupted' AND undone_by IS NULL "
+            "ORDER BY started_at, rowid",
+            (kind,),
+        )
+        return [_run(row) for row in rows]
+
     async def run(self, run_id: str) -> RunRow | None:
         row = await self.db.fetchone(f"SELECT {_RUN_COLUMNS} FROM plan_runs WHERE id = ?", (run_id,))
         return _run(row) if row is not None else None

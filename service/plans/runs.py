@@ -3,20 +3,24 @@
 `PlanRuns` is the one long-lived object the plan tools reach (`services.plans`). A background
 run is an asyncio task tracked here so `get_plan_run` can report its progress and `cancel_plan`
 can stop it after its current call; on shutdown (`stop`) every background run is cancelled the
-same way (its journal closed as `cancelled`). Finished runs are read back from the journal.
+same way (its journal closed as `cancelled`). Finished runs are read back from the journal. At
+start-up, `bulk_create_notes` calls a killed process left half done are rolled back
+(`service.plans.recovery`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Mapping
 from typing import Any
 
 from service.plans.journal import Journal
 from service.plans.macros import Macros
+from service.plans.recovery import roll_back_interrupted_bulk
 from service.plans.runner import RunState
 from service.storage.db import Database
+from service.vault.vault import Vault
 
 KEEP_FINISHED = 200  # finished live states kept in memory for get_plan_run (the journal keeps all)
 
@@ -24,8 +28,9 @@ KEEP_FINISHED = 200  # finished live states kept in memory for get_plan_run (the
 class PlanRuns:
     name = "plans"
 
-    def __init__(self, state: Database) -> None:
+    def __init__(self, state: Database, vaults: Mapping[str, Vault]) -> None:
         self.journal = Journal(state)
+        self.vaults = vaults
         self.macros = Macros(state)
         self.live: dict[str, RunState] = {}
         self._tasks: dict[str, asyncio.Task[Any]] = {}
@@ -53,6 +58,7 @@ class PlanRuns:
 
     async def start(self) -> None:
         await self.journal.recover()
+        await roll_back_interrupted_bulk(self.journal, self.vaults)
 
     async def stop(self) -> None:
         for state in self.live.values():

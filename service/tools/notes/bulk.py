@@ -12,17 +12,21 @@ Touches: vault files only.
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import AsyncIterator
 from functools import partial
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from service.errors import AlreadyExists, Conflict, ValidationFailed
 from service.markdown.parse import note_title
+from service.obs.sessions import caller_hash
 from service.tools.context import ToolContext
 from service.tools.models import ToolInput, ToolOutput
 from service.tools.notes.write import overwrite_preview
 from service.tools.spec import ToolSpec
 from service.vault.commit import Action, Undo, commit
+from service.vault.journal import RECORDER
 from service.vault.paths import VaultPath
 
 
@@ -86,12 +90,27 @@ async def bulk_create_notes(ctx: ToolContext, args: BulkCreateIn) -> BulkCreateO
             )
         actions.append(partial(_create, ctx, vp, note, args.overwrite, items))
     new_folders = [folder for vp in targets for folder in files.missing_folders(vp)]
-    try:
-        await commit(actions, steps)
-    except BaseException:
-        files.remove_empty_folders(new_folders)
-        raise
+    async with _journaled(ctx, len(actions)):
+        try:
+            await commit(actions, steps)
+        except BaseException:
+            files.remove_empty_folders(new_folders)
+            raise
     return BulkCreateOut(items=items)
+
+
+@contextlib.asynccontextmanager
+async def _journaled(ctx: ToolContext, count: int) -> AsyncIterator[None]:
+    """The writes as a journaled run of kind `bulk`, so a process killed in the middle leaves a
+    journal the next start rolls back (`service.plans.recovery`); inside a plan step, the plan's
+    own journal records them already."""
+    if RECORDER.get() is not None:
+        yield
+        return
+    async with ctx.services.plans.journal.recording(
+        ctx.vault.id, caller_hash(ctx.principal.subject), kind="bulk", goal=f"bulk_create_notes of {count} note(s)"
+    ):
+        yield
 
 
 async def _create(ctx: ToolContext, vp: VaultPath, note: NewNote, overwrite: bool, items: list[BulkItem]) -> Undo:

@@ -46,6 +46,16 @@ SAMPLES: dict[str, dict[str, Any]] = {
     "save_macro": {"name": "m", "plan": PLAN},
     "run_macro": {"name": "m"},
     "delete_macro": {"name": "m"},
+    "add_bookmark": {"type": "file", "path": "Welcome.md"},
+    "remove_bookmark": {"path": "Welcome.md"},
+    "write_canvas": {
+        "path": "Board.canvas",
+        "nodes": [{"id": "a", "type": "text", "text": "hi", "x": 0, "y": 0, "width": 10, "height": 10}],
+    },
+    "set_task_status": {"path": "Welcome", "line": 1, "status": "x", "expected_text": "- [ ] a task"},
+    "create_periodic_note": {"period": "daily"},
+    "append_to_periodic_note": {"content": "x"},
+    "apply_template": {"template": "Daily", "path": "New from template"},
 }
 MUTATING = sorted(
     s.name for s in build_registry() if s.mutating and "facade" not in s.tags
@@ -60,6 +70,13 @@ def _vault(root: Path, mode: str) -> dict[str, Any]:
     return {"vaults": [{"id": "main", "path": root, "write_mode": mode}]}
 
 
+def _prepare(root: Path, tool: str) -> None:
+    """What a sample needs beyond the default vault: a bookmark to remove."""
+    if tool == "remove_bookmark":
+        (root / ".obsidian").mkdir(exist_ok=True)
+        (root / ".obsidian" / "bookmarks.json").write_text('{"items": [{"type": "file", "path": "Welcome.md"}]}')
+
+
 def _files(root: Path) -> dict[str, bytes]:
     return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
 
@@ -67,6 +84,7 @@ def _files(root: Path) -> dict[str, bytes]:
 @pytest.mark.parametrize("tool", MUTATING)
 async def test_dry_run_mode_changes_nothing(make_vault: Callable[..., Path], tool: str) -> None:
     root = make_vault()
+    _prepare(root, tool)
     async with started(root, **_vault(root, "dry-run")) as vg:
         before = _files(root)
         result = await vg.call(tool, **SAMPLES[tool])
@@ -81,6 +99,7 @@ async def test_dry_run_mode_changes_nothing(make_vault: Callable[..., Path], too
 @pytest.mark.parametrize("tool", MUTATING)
 async def test_confirm_mode_asks_a_human_for_every_change(make_vault: Callable[..., Path], tool: str) -> None:
     root = make_vault()
+    _prepare(root, tool)
     async with started(root, **_vault(root, "confirm")) as vg:
         before = _files(root)
         result = await vg.call(tool, **SAMPLES[tool])
