@@ -60,13 +60,13 @@ def is_stale(path: Path, *, now: float, started: float = PROCESS_START) -> bool:
     return age > GRACE_SECONDS
 
 
-def sweep(root: Path, rels: Iterable[str], *, now: float | None = None) -> list[str]:
+def sweep(root: Path, rels: Iterable[str], *, now: float | None = None, started: float = PROCESS_START) -> list[str]:
     """Remove the stale temp files among `rels` (vault-relative); returns the ones removed."""
     moment = time.time() if now is None else now
     removed: list[str] = []
     for rel in rels:
         path = root / rel
-        if is_stale(path, now=moment):
+        if is_stale(path, now=moment, started=started):
             try:
                 path.unlink()
             except FileNotFoundError:

@@ -50,6 +50,24 @@ KNOWN_PATHS = [
 ]
 PATH_KEYS = {"path", "new_path", "folder", "old_target", "new_target", "old", "new", "prefix"}
 KNOWN_TAGS = ["idea", "#start", "project/alpha", "Daily"]
+# Random plans never pass a plan's own checks (known tools, step ids, references): half the time
+# a plan argument is one of these.
+KNOWN_PLANS: list[dict[str, Any]] = [
+    {"goal": "tag", "steps": [{"id": "t", "tool": "add_tags", "args": {"path": "Welcome", "tags": ["idea"]}}]},
+    {
+        "goal": "find and append",
+        "steps": [
+            {"id": "find", "tool": "search_text", "args": {"query": "plan"}},
+            {
+                "id": "add",
+                "tool": "append_note",
+                "foreach": "$steps.find.items[*].path",
+                "args": {"path": "$item", "content": "seen"},
+                "dependsOn": ["find"],
+            },
+        ],
+    },
+]
 
 
 def _outside(root: Path) -> dict[str, bytes]:
@@ -106,6 +124,8 @@ def test_every_tool_answers_fuzzed_arguments_with_a_result_or_a_structured_error
                     args[key] = data.draw(st.sampled_from(KNOWN_PATHS))
                 elif key == "paths" and isinstance(value, list) and data.draw(st.booleans()):
                     args[key] = data.draw(st.lists(st.sampled_from(KNOWN_PATHS), min_size=1, max_size=3))
+                elif key == "plan" and data.draw(st.booleans()):
+                    args[key] = data.draw(st.sampled_from(KNOWN_PLANS))
                 elif key == "tags" and isinstance(value, list) and value and data.draw(st.booleans()):
                     args[key] = data.draw(st.lists(st.sampled_from(KNOWN_TAGS), min_size=1, max_size=3))
             result = loop.run_until_complete(harness.call(tool, **args))

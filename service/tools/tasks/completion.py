@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from datetime import date, timedelta
 
+from service.dates import iso_day_or_none
 from service.dates.recurrence import RecurrenceError, next_date, parse_rule
 from service.errors import ValidationFailed
 from service.markdown import tasks as tk
@@ -67,13 +68,14 @@ def _next_occurrence(
     body = tk.without_block_id(task.body)
     for name in ("done", "cancelled"):
         body = tk.set_field(body, name, None, fields.style)
-    dates = {name: getattr(fields, name) for name in ("due", "scheduled", "start")}
-    reference = next((date.fromisoformat(v) for v in dates.values() if v), None)
+    # a field that names no day (typed by hand: 2026-02-30) is not moved, as if it were absent
+    days = {name: iso_day_or_none(getattr(fields, name) or "") for name in ("due", "scheduled", "start")}
+    reference = next((d for d in days.values() if d is not None), None)
     if reference is not None:
         shift: timedelta = next_date(rule, today if rule.when_done else reference) - reference
-        for name, value in dates.items():
-            if value:
-                body = tk.set_field(body, name, (date.fromisoformat(value) + shift).isoformat(), fields.style)
+        for name, day in days.items():
+            if day is not None:
+                body = tk.set_field(body, name, (day + shift).isoformat(), fields.style)
     if fields.created:
         body = tk.set_field(body, "created", today.isoformat(), fields.style)
     after = table.get(done_status, ("done", " "))[1]

@@ -15,6 +15,7 @@ from datetime import date, datetime
 
 from pydantic import Field
 
+from service.dates import iso_day
 from service.dates.moment import MomentError
 from service.dates.periods import DAILY_NOTES, PERIODIC_NOTES_DATA, Period, PeriodConfig, period_config
 from service.errors import ValidationFailed
@@ -60,7 +61,7 @@ def _config(ctx: ToolContext, period: Period) -> PeriodConfig:
 
 def _locate(ctx: ToolContext, args: PeriodIn, op: Op) -> tuple[PeriodConfig, date, VaultPath]:
     config = _config(ctx, args.period)
-    day = date.fromisoformat(args.date) if args.date else date.today()
+    day = iso_day(args.date) if args.date else date.today()
     try:
         rel = config.path_for(day)
         start = config.start_of(day)

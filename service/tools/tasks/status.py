@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import Field, model_validator
 
+from service.dates import iso_day
 from service.errors import Conflict, ValidationFailed
 from service.markdown import tasks as tk
 from service.markdown.parse import note_title, parse_note
@@ -94,7 +95,7 @@ async def set_task_status(ctx: ToolContext, args: SetTaskStatusIn) -> SetTaskSta
     vp: VaultPath = (await ctx.find_note(args.path, "write", section="reject")).vp
     ctx.resolve(vp.rel, "read")  # the answer shows the task's text
     table = status_table_of(ctx)
-    today = date.fromisoformat(args.date) if args.date else date.today()
+    today = iso_day(args.date) if args.date else date.today()
     holder: dict[str, Any] = {}
 
     def change(text: str) -> str:

@@ -193,3 +193,19 @@ async def test_a_missing_configured_template_creates_nothing(make_vault: Callabl
         assert error["details"]["path"] == "Templates/Gone.md"
         await vg.err("append_to_periodic_note", "note_not_found", date="2026-11-24", content="x")
         assert vg.snapshot() == before
+
+
+@pytest.mark.covers("get_periodic_note", "failure")
+@pytest.mark.covers("append_to_periodic_note", "failure")
+async def test_a_date_of_the_right_shape_that_names_no_day_is_a_validation_error(
+    make_vault: Callable[..., Path],
+) -> None:
+    """Found by the fuzzing suite: '0000-00-00' matched the pattern and crashed the tool."""
+    async with started(make_vault(vault())) as vg:
+        before = vg.snapshot()
+        for day in ("0000-00-00", "2026-02-30"):
+            error = await vg.err("get_periodic_note", "validation_error", date=day)
+            assert error["details"]["field"] == "date"
+            await vg.err("create_periodic_note", "validation_error", date=day)
+            await vg.err("append_to_periodic_note", "validation_error", date=day, content="x")
+        assert vg.snapshot() == before

@@ -267,3 +267,18 @@ async def test_set_task_status_needs_read_access_too(make_vault: Callable[..., P
             expected_text="hidden 📅 2026-11-01",
         )
         assert vg.snapshot() == before
+
+
+@pytest.mark.covers("set_task_status", "failure")
+async def test_set_task_status_with_a_date_that_names_no_day_changes_nothing(make_vault: Callable[..., Path]) -> None:
+    """Found by the fuzzing suite: a `date` of the right shape that names no day crashed the tool."""
+    async with started(make_vault({"T.md": "- [ ] pay 🔁 every week 📅 2026-02-30\n"})) as vg:
+        before = vg.snapshot()
+        await vg.indexed()
+        [task] = (await vg.ok("list_tasks", note="T"))["items"]
+        guard = {"path": "T", "line": 1, "status": "x", "expected_text": task["text"]}
+        await vg.err("set_task_status", "validation_error", **guard, date="2026-13-01")
+        assert vg.snapshot() == before
+        # a hand-typed due date that names no day is left as it is when the task recurs
+        await vg.ok("set_task_status", **guard)
+        assert vg.read("T.md").count("📅 2026-02-30") == 2  # the next occurrence and the done one

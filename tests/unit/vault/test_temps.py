@@ -57,7 +57,8 @@ def test_which_temp_files_are_stale(tmp_path: Path) -> None:
 def test_sweep_removes_only_the_stale_and_tolerates_vanished_files(tmp_path: Path) -> None:
     stale = leftover(tmp_path, "a.md", dead_pid(), age=60)
     live = leftover(tmp_path, "b.md", os.getppid(), age=60)
-    assert sweep(tmp_path, [stale.name, live.name, ".gone.md.0123456789ab.p1.vgtmp"]) == [stale.name]
+    names = [stale.name, live.name, ".gone.md.0123456789ab.p1.vgtmp"]
+    assert sweep(tmp_path, names, started=time.time()) == [stale.name]
     assert not stale.exists() and live.exists()
 
 
@@ -65,8 +66,9 @@ async def test_start_up_removes_what_a_crashed_write_left_and_indexes_nothing_of
     make_vault: Callable[..., Path],
 ) -> None:
     root = make_vault({"Inbox/Idea.md": "# Idea\n"})
-    stale = leftover(root / "Inbox", "Idea.md", dead_pid(), age=60)
-    live = leftover(root / "Inbox", "Other.md", os.getppid(), age=60)
+    # "before this process started" is the test process here: a day ago is before it
+    stale = leftover(root / "Inbox", "Idea.md", dead_pid(), age=86400)
+    live = leftover(root / "Inbox", "Other.md", os.getppid(), age=600)
     async with started(root) as vg:
         await vg.indexed()
         assert not stale.exists()
