@@ -77,6 +77,7 @@ class SemanticEngine:
         self._previous: dict[str, Embedder] = {}  # models of earlier settings, for stale answers
         self._chunker: _NoteChunker | None = None
         self.force_scan = False  # tests: exercise the numpy path with sqlite-vec loaded
+        self.scan_max_bytes = vectors.SCAN_MAX_BYTES  # tests: 0 sends every search to sqlite-vec
 
     name = "semantic"
 
@@ -192,12 +193,17 @@ class SemanticEngine:
     def knn(
         self, conn: sqlite3.Connection, vault_id: str, query: np.ndarray[Any, Any], k: int, model: str
     ) -> list[tuple[int, float]]:
-        """Nearest chunks of a vault by `model`'s vectors, best first (reader thread). The
-        sqlite-vec table serves the configured model; other models' vectors are scanned."""
+        """Nearest chunks of a vault by `model`'s vectors, best first (reader thread).
+
+        The exact scan of the vectors held in memory answers while they fit in `scan_max_bytes`
+        (at 60,000 chunks one matrix-vector product is several times faster than sqlite-vec's
+        brute-force `vec0` search, docs/benchmarks.md); beyond that, the configured model's vec0
+        table answers. Other models' vectors (stale answers) are always scanned."""
         if (
             model == self.embedder().name
             and self.uses_vec
             and k <= vectors.VEC_MAX_K
+            and self.cache.rows(conn, vault_id, model) * 4 * len(query) > self.scan_max_bytes
             and vectors.has_table(conn, model)
         ):
             return vectors.knn_vec(conn, vault_id, model, query, k)
