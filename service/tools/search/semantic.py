@@ -189,7 +189,7 @@ async def search_hybrid(ctx: ToolContext, args: SemanticIn) -> SemanticOut:
             heading=None,
             chunk=None,
         )
-        for h in await run(ctx, compute)
+        for h in (await run(ctx, compute))[: 2 * want]  # items for the page and spares (not every candidate)
     ]
     return await _page(ctx, use, hits, offset, args.limit, key)
 
