@@ -106,10 +106,12 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
 def _xdg_homes(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """The platform cache and data folders (the index and state.db by default) point at a fresh
     temp folder beside — not inside — each test's tmp_path: no test touches the real home, and
-    vault snapshots do not see the databases. Subprocesses inherit the variables."""
+    vault snapshots do not see the databases. Subprocesses inherit the variables. The built-in
+    model's derived int8 file is made once per test session (a shared models folder)."""
     homes = tmp_path_factory.mktemp("xdg")
     monkeypatch.setenv("XDG_CACHE_HOME", str(homes / "cache"))
     monkeypatch.setenv("XDG_DATA_HOME", str(homes / "data"))
+    monkeypatch.setenv("VAULTGATE_MODEL_CACHE", str(tmp_path_factory.getbasetemp() / "models"))
     yield homes
 
 

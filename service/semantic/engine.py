@@ -77,6 +77,7 @@ class SemanticEngine:
         self._previous: dict[str, Embedder] = {}  # models of earlier settings, for stale answers
         self._chunker: _NoteChunker | None = None
         self.force_scan = False  # tests: exercise the numpy path with sqlite-vec loaded
+        self.scan_max_bytes = vectors.SCAN_MAX_BYTES  # tests: 0 sends every search to sqlite-vec
 
     name = "semantic"
 
@@ -192,12 +193,17 @@ class SemanticEngine:
     def knn(
         self, conn: sqlite3.Connection, vault_id: str, query: np.ndarray[Any, Any], k: int, model: str
     ) -> list[tuple[int, float]]:
-        """Nearest chunks of a vault by `model`'s vectors, best first (reader thread). The
-        sqlite-vec table serves the configured model; other models' vectors are scanned."""
+        """Nearest chunks of a vault by `model`'s vectors, best first (reader thread).
+
+        The exact scan of the vectors held in memory answers while they fit in `scan_max_bytes`
+        (at 60,000 chunks one matrix-vector product is several times faster than sqlite-vec's
+        brute-force `vec0` search, docs/benchmarks.md); beyond that, the configured model's vec0
+        table answers. Other models' vectors (stale answers) are always scanned."""
         if (
             model == self.embedder().name
             and self.uses_vec
             and k <= vectors.VEC_MAX_K
+            and self.cache.rows(conn, vault_id, model) * 4 * len(query) > self.scan_max_bytes
             and vectors.has_table(conn, model)
         ):
             return vectors.knn_vec(conn, vault_id, model, query, k)
@@ -218,24 +224,21 @@ class SemanticEngine:
 
 def chunk_rows(conn: sqlite3.Connection, ids: list[int]) -> dict[int, ChunkRow]:
     out: dict[int, ChunkRow] = {}
+    tags: dict[str, list[str]] = {}  # a note's tags parsed once for all its chunks
     for i in range(0, len(ids), 500):
         part = ids[i : i + 500]
         marks = ",".join("?" * len(part))
-        for r in conn.execute(
+        rows = conn.execute(
             "SELECT c.id, c.note_id, n.path, n.title, n.mtime, n.folder, n.tags, c.heading, c.text, c.position "
             f"FROM chunks c JOIN notes n ON n.id = c.note_id WHERE c.id IN ({marks})",
             part,
-        ):
+        ).fetchall()
+        for r in rows:
+            raw = r[6] or "[]"
+            found = tags.get(raw)
+            if found is None:
+                found = tags[raw] = list(json.loads(raw))
             out[int(r[0])] = ChunkRow(
-                int(r[0]),
-                int(r[1]),
-                str(r[2]),
-                str(r[3]),
-                float(r[4]),
-                str(r[5]),
-                list(json.loads(r[6] or "[]")),
-                r[7],
-                str(r[8]),
-                int(r[9]),
+                int(r[0]), int(r[1]), str(r[2]), str(r[3]), float(r[4]), str(r[5]), found, r[7], str(r[8]), int(r[9])
             )
     return out

@@ -1,15 +1,18 @@
-"""Nearest chunks to a query vector: sqlite-vec `vec0` when the extension loads, else an exact
-numpy scan over the stored vectors. Both return the same neighbours (cosine similarity).
+"""Nearest chunks to a query vector: an exact numpy scan of the vectors held in memory, or
+sqlite-vec `vec0`. Both return the same neighbours (cosine similarity).
 
-The `vec0` table of a model is created at run time (its size depends on the model):
+Every vector is stored in the `embeddings` table and, when the extension loads, in the model's
+`vec0` table, created at run time (its size depends on the model):
 `vec_<digest of the model name>(chunk_id INTEGER PRIMARY KEY, vault_id TEXT PARTITION KEY,
 embedding float[dim] distance_metric=cosine)`. `sync` copies vectors of chunks not in it yet
 (`chunks.vec_model`), and deletes rows of dropped chunks (`chunks_dropped`, filled by a trigger).
 
-The numpy scan reads a vault's chunk vectors once per `version` (bumped by the embedding job
-after each write) and keeps the matrix; a query is one matrix-vector product. It also serves
-the vectors of a previous model while a new one is being filled in, and k above sqlite-vec's
-limit (4096).
+The numpy scan keeps a vault's chunk vectors as one matrix, brought up to date once per
+`version` (bumped by the embedding job after each write); a query is one matrix-vector product.
+It answers while the matrix fits in `SCAN_MAX_BYTES` (vec0 scans every row through SQLite and is
+several times slower at tens of thousands of chunks), when sqlite-vec cannot load, for the
+vectors of a previous model while a new one is being filled in, and for k above sqlite-vec's
+limit (4096). `vec0` answers for larger vaults.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from typing import Any
 import numpy as np
 
 VEC_MAX_K = 4096
+SCAN_MAX_BYTES = 256 * 2**20  # vectors held in memory for the exact scan, per vault and model
 
 
 def table_name(model: str) -> str:
@@ -85,11 +89,27 @@ class _Matrix:
     version: int
     ids: np.ndarray[Any, Any]
     vectors: np.ndarray[Any, Any]
+    hashes: list[str] = field(default_factory=list)
+
+
+def _vectors_of(conn: sqlite3.Connection, model: str, hashes: list[str]) -> np.ndarray[Any, Any]:
+    found: dict[str, bytes] = {}
+    for i in range(0, len(hashes), 500):
+        part = hashes[i : i + 500]
+        marks = ",".join("?" * len(part))
+        sql = f"SELECT hash, vector FROM embeddings WHERE model = ? AND hash IN ({marks})"
+        found.update((str(h), bytes(v)) for h, v in conn.execute(sql, (model, *part)))
+    return np.vstack([np.frombuffer(found[h], dtype=np.float32) for h in hashes])
 
 
 @dataclass
 class ScanCache:
-    """Per (vault, model) matrices for the exact scan, reloaded when `version` moves on."""
+    """Per (vault, model) matrices for the exact scan, brought up to date when `version` moves on.
+
+    An update reads the (chunk id, hash) list of the chunks that have a vector and fetches only the
+    vectors of rows it has not seen (a new chunk, or a chunk id now holding other text); rows of
+    chunks gone are dropped. So a search while a backlog embeds costs one id list, not every vector.
+    """
 
     versions: dict[str, int] = field(default_factory=dict)
     _mats: dict[tuple[str, str], _Matrix] = field(default_factory=dict)
@@ -98,6 +118,15 @@ class ScanCache:
     def bump(self, vault_id: str) -> None:
         self.versions[vault_id] = self.versions.get(vault_id, 0) + 1
 
+    def rows(self, conn: sqlite3.Connection, vault_id: str, model: str) -> int:
+        """How many vectors the vault's matrix holds (or would hold: a count when not loaded)."""
+        with self._lock:
+            found = self._mats.get((vault_id, model))
+        if found is not None:
+            return len(found.ids)
+        row = conn.execute("SELECT COUNT(*) FROM chunks WHERE vault_id = ?", (vault_id,)).fetchone()
+        return int(row[0])
+
     def matrix(self, conn: sqlite3.Connection, vault_id: str, model: str) -> _Matrix:
         version = self.versions.get(vault_id, 0)
         with self._lock:
@@ -105,17 +134,27 @@ class ScanCache:
             if found is not None and found.version == version:
                 return found
         rows = conn.execute(
-            "SELECT c.id, e.vector FROM chunks c JOIN embeddings e ON e.model = ? AND e.hash = c.hash "
+            "SELECT c.id, c.hash FROM chunks c JOIN embeddings e ON e.model = ? AND e.hash = c.hash "
             "WHERE c.vault_id = ? ORDER BY c.id",
             (model, vault_id),
         ).fetchall()
         ids = np.fromiter((int(r[0]) for r in rows), dtype=np.int64, count=len(rows))
-        vectors = (
-            np.vstack([np.frombuffer(r[1], dtype=np.float32) for r in rows])
-            if rows
-            else np.zeros((0, 1), dtype=np.float32)
-        )
-        mat = _Matrix(version, ids, vectors)
+        hashes = [str(r[1]) for r in rows]
+        known = {(int(i), h): n for n, (i, h) in enumerate(zip(found.ids, found.hashes, strict=True))} if found else {}
+        at = [known.get((int(i), h), -1) for i, h in zip(ids, hashes, strict=True)]
+        missing = [n for n, a in enumerate(at) if a < 0]
+        if not rows:
+            vectors = np.zeros((0, 1), dtype=np.float32)
+        elif found is None or len(missing) == len(rows):
+            vectors = _vectors_of(conn, model, hashes)
+        else:
+            vectors = np.empty((len(rows), found.vectors.shape[1]), dtype=np.float32)
+            kept = np.array(at, dtype=np.int64)
+            have = kept >= 0
+            vectors[have] = found.vectors[kept[have]]
+            if missing:
+                vectors[missing] = _vectors_of(conn, model, [hashes[n] for n in missing])
+        mat = _Matrix(version, ids, vectors, hashes)
         with self._lock:
             self._mats[(vault_id, model)] = mat
         return mat
@@ -131,7 +170,9 @@ def knn_scan(
     q = np.asarray(query, dtype=np.float32).reshape(-1)
     if mat.vectors.shape[1] != q.shape[0]:
         return []
-    sims = mat.vectors @ q
+    # einsum, not `@`: a matrix-vector product through multi-threaded BLAS waits on its threads,
+    # which on a busy machine made a 4,000-row scan 10x slower (docs/benchmarks.md).
+    sims = np.einsum("ij,j->i", mat.vectors, q)
     k = min(k, len(sims))
     top = np.argpartition(-sims, k - 1)[:k]
     order = top[np.lexsort((mat.ids[top], -sims[top]))]

@@ -11,12 +11,13 @@ from mcp import Client
 
 from tests.conftest import e2e
 from tests.e2e.calls import ok as _ok
-from tests.semantic.helpers import VAULT, settled
+from tests.semantic.helpers import VAULT, model_ready, settled
 
 
 async def test_search_by_meaning_over_http(make_vault: Callable[..., Path], mode: str) -> None:
     embeddings = {"provider": "builtin", "debounce_ms": 0}
     acl = {"prefix_rules": [{"path": "Private", "read": "deny", "write": "deny"}]}
+    await model_ready()
     async with e2e(make_vault(VAULT), embeddings=embeddings, acl=acl) as (url, harness):
         await settled(harness)
         async with Client(url, mode=mode) as client:  # type: ignore[arg-type]

@@ -3,11 +3,13 @@ the note that answers them), and helpers to start the app with the builtin model
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+from service.embeddings import builtin
 from service.semantic.job import EmbeddingJob
 from tests.conftest import Harness, started
 
@@ -35,9 +37,20 @@ async def settled(h: Harness) -> None:
         await job.wait_settled()
 
 
+_derived: list[str] = []
+
+
+async def model_ready() -> None:
+    """Derive the built-in model's int8 file (once per test session, in its shared models folder)
+    before a server needs it, so that a test's wait for its embedding job does not include it."""
+    if not _derived:
+        _derived.append((await asyncio.to_thread(builtin.model_path))[0])
+
+
 @contextlib.asynccontextmanager
 async def semantic(root: Path, **overrides: Any) -> AsyncIterator[Harness]:
     overrides.setdefault("embeddings", {"provider": "builtin", "debounce_ms": 0})
+    await model_ready()
     async with started(root, **overrides) as h:
         await settled(h)
         yield h

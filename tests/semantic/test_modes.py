@@ -49,7 +49,7 @@ async def test_index_status_and_health_report_embeddings(make_vault: Callable[..
         assert emb["chunks"] == emb["embedded"] >= len(VAULT)
         health = await h.ok("server_health")
         assert health["embedding_model"] == "builtin:all-MiniLM-L6-v2-int8"
-        assert health["embedding_backend"] == "onnxruntime-cpu"
+        assert health["embedding_backend"] == "onnxruntime-cpu dynamic-int8"
         assert health["vector_search"] == ("sqlite-vec" if h.app.db.backends.vec else "exact-scan")
 
 

@@ -32,9 +32,12 @@ async def test_vec0_and_scan_return_the_same_neighbours(make_vault: Callable[...
             via_vec, via_scan = await h.app.db.run_read(both)
             assert [i for i, _ in via_vec] == [i for i, _ in via_scan]
             assert [round(s, 4) for _, s in via_vec] == [round(s, 4) for _, s in via_scan]
-        # The same through the tool, both paths.
+        # The same through the tool, both paths (a small vault is scanned in memory unless the
+        # scan's memory bound is 0).
         for query in QUERIES:
+            engine.scan_max_bytes = 0
             first = await h.ok("search_semantic", query=query, limit=4)
+            engine.scan_max_bytes = vectors.SCAN_MAX_BYTES
             engine.force_scan = True
             second = await h.ok("search_semantic", query=query, limit=4)
             engine.force_scan = False
@@ -77,3 +80,39 @@ async def test_without_sqlite_vec_the_scan_answers(
         assert out["items"][0]["path"] == "Baking/Sourdough.md"
         out = await h.ok("find_similar", path="Pets/Cats.md", limit=1)
         assert out["items"][0]["path"] == "Private/Diary.md"
+
+
+def test_the_scan_matrix_follows_added_changed_and_dropped_chunks() -> None:
+    """An update of the in-memory matrix (new vectors fetched, rows of gone chunks dropped, a reused
+    chunk id with other text re-read) equals a matrix read from scratch."""
+    import sqlite3
+
+    import numpy as np
+
+    conn = sqlite3.connect(":memory:")
+    conn.execute("CREATE TABLE chunks (id INTEGER PRIMARY KEY, vault_id TEXT, hash TEXT)")
+    conn.execute("CREATE TABLE embeddings (model TEXT, hash TEXT, vector BLOB, PRIMARY KEY (model, hash))")
+    rng = np.random.default_rng(7)
+
+    def add(chunk_id: int, digest: str) -> None:
+        conn.execute("INSERT OR REPLACE INTO chunks VALUES (?, 'v', ?)", (chunk_id, digest))
+        vec = rng.standard_normal(8).astype(np.float32)
+        conn.execute("INSERT OR IGNORE INTO embeddings VALUES ('m', ?, ?)", (digest, vec.tobytes()))
+
+    cache = vectors.ScanCache()
+    for i in range(1, 6):
+        add(i, f"h{i}")
+    conn.execute("INSERT INTO chunks VALUES (6, 'v', 'no-vector-yet')")
+    first = cache.matrix(conn, "v", "m")
+    assert first.ids.tolist() == [1, 2, 3, 4, 5]
+    add(7, "h7")  # new
+    conn.execute("DELETE FROM chunks WHERE id = 2")  # gone
+    add(4, "h4-edited")  # same id, other text
+    assert cache.matrix(conn, "v", "m") is first  # nothing re-read until the version moves on
+    cache.bump("v")
+    updated = cache.matrix(conn, "v", "m")
+    fresh = vectors.ScanCache().matrix(conn, "v", "m")
+    assert updated.ids.tolist() == fresh.ids.tolist() == [1, 3, 4, 5, 7]
+    assert np.array_equal(updated.vectors, fresh.vectors)
+    q = rng.standard_normal(8).astype(np.float32)
+    assert vectors.knn_scan(conn, cache, "v", "m", q, 3) == vectors.knn_scan(conn, vectors.ScanCache(), "v", "m", q, 3)

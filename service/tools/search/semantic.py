@@ -189,7 +189,7 @@ async def search_hybrid(ctx: ToolContext, args: SemanticIn) -> SemanticOut:
     def compute(conn: sqlite3.Connection) -> tuple[list[sem.HybridHit], Excerpts]:
         found = sem.hybrid_rank(
             engine, conn, vid, args.query, vector, want, without_secrets(guard, conn, keep), use.model
-        )
+        )[: 2 * want]  # items for the page and spares (not every candidate)
         return found, excerpts(guard, conn, (h.note_id for h in found))
 
     found, shown = await run(ctx, compute)

@@ -1,0 +1,66 @@
+"""The built-in model's derived int8 graph (pinned sha256, remade when damaged, vectors close to
+the shipped file's) and its batch thread of lowered priority."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from service.embeddings import builtin, quantize
+from service.embeddings.tokens import package_file
+
+TEXTS = ["Feed the sourdough starter with flour and water.", "The train to Kyoto leaves at nine.", "x"]
+
+
+def shipped() -> Path:
+    return package_file(builtin.MODEL_PACKAGE, builtin.MODEL_FILE, builtin.MODEL_SHA256)
+
+
+def models_folder() -> Path:
+    return Path(os.environ[builtin.MODELS_ENV])
+
+
+def test_the_derived_model_matches_its_pin_and_a_damaged_copy_is_made_again() -> None:
+    made = quantize.int8_model(models_folder(), shipped())
+    assert made is not None and quantize._sha256(made) == quantize.INT8_SHA256
+    made.write_bytes(b"not a model")
+    again = quantize.int8_model(models_folder(), shipped())
+    assert again == made and quantize._sha256(again) == quantize.INT8_SHA256
+
+
+def test_without_a_derived_model_the_shipped_file_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(quantize.sys, "executable", str(tmp_path / "no-python"))
+    assert quantize.int8_model(tmp_path / "models", shipped()) is None
+    monkeypatch.setenv(builtin.MODELS_ENV, str(tmp_path / "models"))
+    assert builtin.model_path() == (str(shipped()), "onnxruntime-cpu")
+
+
+def test_int8_vectors_are_close_to_the_shipped_models() -> None:
+    import onnxruntime as ort  # type: ignore[import-untyped,unused-ignore]
+
+    derived, kind = builtin.model_path()
+    assert kind == "onnxruntime-cpu dynamic-int8"
+    rows = {}
+    saved = dict(builtin._sessions)
+    try:
+        for name, path in (("shipped", str(shipped())), ("int8", derived)):
+            builtin._sessions[1] = (ort.InferenceSession(path, providers=["CPUExecutionProvider"]), name)
+            rows[name] = builtin.encode(TEXTS, 1)
+    finally:
+        builtin._sessions.clear()
+        builtin._sessions.update(saved)
+    cosine = (rows["shipped"] * rows["int8"]).sum(axis=1)
+    assert cosine.min() > 0.95
+    assert np.allclose(np.linalg.norm(rows["int8"], axis=1), 1.0, atol=1e-5)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread priority is a Linux feature")
+def test_document_batches_run_on_a_thread_of_lower_priority() -> None:
+    ours = os.getpriority(os.PRIO_PROCESS, 0)
+    theirs = builtin.batch_pool().submit(os.getpriority, os.PRIO_PROCESS, 0).result()
+    assert theirs == min(19, ours + builtin.BATCH_NICE)
+    assert os.getpriority(os.PRIO_PROCESS, 0) == ours  # the calling thread keeps its own
