@@ -6,6 +6,7 @@
     auth.py           [auth]
     index.py          [index], [search]
     embeddings.py     [embeddings]
+    rerank.py         [rerank]
     policy.py         [governor], [idempotency], [throttle], [confirmation], [tool_visibility], [tool_facade]
     observability.py  [audit], [events], [otel], [sessions], [log]
     storage.py        [storage], [maintenance]
@@ -35,6 +36,7 @@ from service.settings.policy import (
     ToolFacadeSettings,
     ToolVisibilitySettings,
 )
+from service.settings.rerank import RerankSettings
 from service.settings.root import Settings, redact
 from service.settings.storage import MaintenanceSettings, StorageSettings
 from service.settings.vaults import AclSettings, NotesSettings, PrefixRule, VaultConfig, WriteSettings
@@ -45,6 +47,7 @@ __all__ = [
     "AuditSettings",
     "AuthSettings",
     "EmbeddingSettings",
+    "RerankSettings",
     "ConfirmationSettings",
     "EventsSettings",
     "GovernorSettings",

@@ -38,6 +38,7 @@ from service.settings.policy import (
     ToolFacadeSettings,
     ToolVisibilitySettings,
 )
+from service.settings.rerank import RerankSettings
 from service.settings.storage import (
     MaintenanceSettings,
     StorageSettings,
@@ -73,6 +74,7 @@ class Settings(BaseSettings):
     storage: StorageSettings = Field(default_factory=StorageSettings)
     search: SearchSettings = Field(default_factory=SearchSettings)
     embeddings: EmbeddingSettings = Field(default_factory=EmbeddingSettings)
+    rerank: RerankSettings = Field(default_factory=RerankSettings)
     acl: AclSettings = Field(default_factory=AclSettings)
     idempotency: IdempotencySettings = Field(default_factory=IdempotencySettings)
     throttle: ThrottleSettings = Field(default_factory=ThrottleSettings)

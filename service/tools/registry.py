@@ -15,7 +15,7 @@ from typing import Protocol
 from pydantic import BaseModel
 
 from service.errors import RegistryError
-from service.tools import admin, facade, graph, index, notes, properties, search, sessions
+from service.tools import admin, bundles, facade, graph, index, notes, properties, search, sessions
 from service.tools.spec import ToolSpec
 from service.types import WRITE_SCOPES
 
@@ -29,7 +29,7 @@ class Domain(Protocol):
 
 # The domain packages, in tools/list order. The facade follows them: its meta-tools are built
 # from the registry they filled (one per domain), by `facade.tools(registry)`.
-DOMAINS: tuple[Domain, ...] = (notes, graph, properties, search, index, admin, sessions)
+DOMAINS: tuple[Domain, ...] = (notes, graph, properties, search, bundles, index, admin, sessions)
 
 
 def _check(spec: ToolSpec) -> None:

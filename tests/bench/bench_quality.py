@@ -105,15 +105,22 @@ async def run_queries(url: str, data: quality.DataSet, ns: argparse.Namespace) -
     return result
 
 
+def target(ns: argparse.Namespace, name: str, tmp: Path) -> tuple[Path, bool]:
+    """Where the data set's vault goes, and whether it must be written (not kept from a run before)."""
+    root = Path(ns.vault_dir).resolve() / name if ns.vault_dir else tmp / "vault"
+    return root, not root.exists()
+
+
 async def one(name: str, data_root: Path, ns: argparse.Namespace, env: dict[str, str]) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="vaultgate-quality-") as tmp:
-        root = Path(tmp) / "vault"
+        root, fresh = target(ns, name, Path(tmp))
         t0 = time.perf_counter()
         if name == "obsidian-help":
             data = quality.obsidian_help(data_root)
-            shutil.copytree(data.vault, root, ignore=shutil.ignore_patterns(".vaultgate"))
+            if fresh:
+                shutil.copytree(data.vault, root, ignore=shutil.ignore_patterns(".vaultgate"))
         else:
-            notes = quality.write_scifact_vault(data_root, root)
+            notes = quality.write_scifact_vault(data_root, root) if fresh else len(list(root.rglob("*.md")))
             data = quality.scifact(data_root, root)
         server = ServerProcess(vaultgate_argv(root), env=env)
         try:
@@ -175,6 +182,11 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--env", action="append", default=[], help="KEY=VALUE for the server (repeatable)")
     parser.add_argument("--max-queries", type=int, default=0, help="only the first N queries of each set")
     parser.add_argument("--show-misses", action="store_true", help="list the queries missing in the top 5")
+    parser.add_argument(
+        "--vault-dir",
+        help="keep each data set's vault in DIR/<name> (written once, reused by later runs: with a fixed "
+        "VAULTGATE_STORAGE__CACHE_DIR the embedded index is reused too)",
+    )
     parser.add_argument("--name", default="bench_quality", help="result name (tests/bench/results/NAME.json)")
     return parser.parse_args(argv)
 

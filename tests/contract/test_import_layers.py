@@ -18,7 +18,7 @@ SERVICE = Path(__file__).resolve().parents[2] / "service"
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("service.types", "service.errors", "service._version", "service._deferred_models"),
     ("service.settings", "service.storage"),
-    ("service.markdown", "service.retrieval", "service.vault", "service.embeddings"),
+    ("service.markdown", "service.retrieval", "service.vault", "service.embeddings", "service.rerank"),
     ("service.graph", "service.policy", "service.obs", "service.security"),
     ("service.indexer",),
     ("service.semantic",),

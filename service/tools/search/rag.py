@@ -71,7 +71,7 @@ def note_date(row: ChunkRow) -> str:
     return found.group(1) if found else dt.datetime.fromtimestamp(row.mtime, dt.UTC).date().isoformat()
 
 
-def _sensitive(row: ChunkRow, terms: list[str], tags: list[str]) -> bool:
+def sensitive(row: ChunkRow, terms: list[str], tags: list[str]) -> bool:
     lowered = row.text.lower()
     words = set(re.findall(r"\w+", lowered))
     wanted_tags = {t.lower().lstrip("#") for t in tags}
@@ -120,7 +120,7 @@ async def rag_search(ctx: ToolContext, args: RagIn) -> RagOut:
             date=note_date(h.row),
             tags=["#" + t for t in h.row.tags],
             chunk_index=h.row.position,
-            sensitive=_sensitive(h.row, terms, tags),
+            sensitive=sensitive(h.row, terms, tags),
         )
         for h in hits[offset : offset + args.max_results]
     ]
