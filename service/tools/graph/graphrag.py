@@ -9,9 +9,9 @@ Method (docs/semantic.md, "GraphRAG"):
 2. Expansion: from the seeds along outlinks and backlinks, `hops` hops, at most `fan_out` new
    notes per note and hop, readable notes only, best ranked first (`service.graph.expand`).
 3. Fusion by rank: score = 1 / (K + hybrid rank) for every note of the hybrid ranking, plus
-   `graph_weight` / (K + graph rank) for every note reached by the expansion (not the seeds);
-   the graph ranking orders reached notes by their seed's rank, then distance, then how many
-   notes one hop nearer link to or from them. A note found by words or meaning *and* linked to a
+   `graph_weight` / (K + graph rank) for every note of the expansion; the graph ranking orders
+   them by their seed's rank, then distance (a seed is at 0, before the notes it reaches), then
+   by how many notes one hop nearer link to or from them. A note found by words or meaning *and* linked to a
    good seed rises; a note found by the graph alone enters below the strong hybrid hits.
 Each result says how it was found (`text_rank`, `vector_rank`, `distance`) and carries the chain
 of links from its seed (`link_path`). A note the caller may not read is never a seed, a hop or
@@ -79,8 +79,8 @@ class GraphRagOut(ToolOutput, Partial):
 
 
 def graph_order(expansion: Expansion, hybrid_rank: dict[str, int]) -> list[str]:
-    """The notes reached by the expansion (seeds left out), best first."""
-    others = [r for r in expansion.reached.values() if r.distance > 0]
+    """The notes of the expansion (seeds included, at distance 0), best first."""
+    others = list(expansion.reached.values())
     others.sort(key=lambda r: (r.seed_rank, r.distance, -len(r.support), hybrid_rank.get(r.path, 1 << 30), r.path))
     return [r.path for r in others]
 
