@@ -8,7 +8,8 @@
 | tei    | `POST /rerank` {query, texts, truncate} | [{index, score}] |
 
 Keys come from the environment (`Authorization: Bearer …`); each call is bounded by the
-configured timeout (the caller, `protocol.reorder`, bounds it as well). Anything but a usable
+configured timeout (the caller, `protocol.reorder`, bounds it as well) and uses its own
+connection (no client outlives a call, so nothing needs closing at shutdown). Anything but a usable
 answer raises `RerankFailed`, never more than one request per call (no retries: a late rerank is
 worth less than the unreranked order now).
 """
@@ -41,7 +42,6 @@ class HttpReranker:
         self.key_env = settings.api_key_env or key_env
         self._timeout = settings.timeout_seconds
         self._top_n = settings.top_n
-        self._client: httpx2.AsyncClient | None = None
 
     @property
     def name(self) -> str:
@@ -90,10 +90,9 @@ class HttpReranker:
 
     async def scores(self, query: str, documents: list[str]) -> list[float]:
         path, payload = self.request(query, documents)
-        if self._client is None:
-            self._client = httpx2.AsyncClient(timeout=self._timeout)
         try:
-            resp = await self._client.post(self.base_url + path, json=payload, headers=self.headers())
+            async with httpx2.AsyncClient(timeout=self._timeout) as client:
+                resp = await client.post(self.base_url + path, json=payload, headers=self.headers())
         except httpx2.HTTPError as exc:
             raise RerankFailed(f"{type(exc).__name__}: {exc}") from exc
         if resp.status_code >= 400:
@@ -102,11 +101,6 @@ class HttpReranker:
             return self.read(resp.json(), len(documents))
         except (ValueError, KeyError, TypeError, IndexError) as exc:
             raise RerankFailed(f"{self.provider} answered in an unexpected shape: {exc}") from exc
-
-    async def aclose(self) -> None:
-        if self._client is not None:
-            await self._client.aclose()
-            self._client = None
 
 
 def build_reranker(settings: RerankSettings) -> Reranker | None:

@@ -215,7 +215,8 @@ async def context_for_query(ctx: ToolContext, args: ContextIn) -> ContextOut:
         return [(f.note_id, f.score) for f in fused], chunks, best
 
     ranked, chunks, best = await run(ctx, rank)
-    order = await reorder(ctx.services.rerank, args.query, [best[n].text if n in best else "" for n, _ in ranked])
+    texts = [f"{best[n].title}\n{best[n].text}" if n in best else "" for n, _ in ranked]
+    order = await reorder(ctx.services.rerank, args.query, texts)
     if order.reranked:  # the reranker's order, the fused scores kept in rank order
         ranked = [(ranked[i][0], ranked[pos][1]) for pos, i in enumerate(order.order)]
     rows = await run(ctx, lambda conn: candidates(conn, ranked, chunks, args.query))

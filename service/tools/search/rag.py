@@ -21,7 +21,7 @@ from service.semantic import search as sem
 from service.semantic.engine import ChunkRow
 from service.tools.context import ToolContext
 from service.tools.models import Paging, ToolInput, ToolOutput, decode_cursor, encode_cursor
-from service.tools.search.semantic import engine_of, url
+from service.tools.search.semantic import engine_of, rerank, url
 from service.tools.search_common import Partial, drop_gone, partial, query_key, readable, run, scope
 from service.tools.spec import ToolSpec
 
@@ -64,6 +64,8 @@ class RagOut(ToolOutput, Partial):
     next_cursor: str | None = Field(default=None, description="Pass as `cursor` for more chunks.")
     model: str = Field(description="The embedding model that ranked these chunks.")
     complete: bool = Field(description="Every chunk of the vault has its vector.")
+    reranked: bool = Field(default=False, description="The configured reranker ordered the leading chunks.")
+    degraded: bool = Field(default=False, description="A reranker is configured but failed: the vector order is kept.")
 
 
 def note_date(row: ChunkRow) -> str:
@@ -106,7 +108,8 @@ async def rag_search(ctx: ToolContext, args: RagIn) -> RagOut:
     def compute(conn: sqlite3.Connection) -> list[sem.ChunkHit]:
         return sem.nearest(engine, conn, vid, vector, want, keep, use.model)[:want]
 
-    hits = await drop_gone(ctx, await run(ctx, compute), offset, args.max_results, lambda h: (h.row.path,))
+    hits, order = await rerank(ctx, args.query, await run(ctx, compute), lambda h: f"{h.row.title}\n{h.row.text}")
+    hits = await drop_gone(ctx, hits, offset, args.max_results, lambda h: (h.row.path,))
     terms, tags = ctx.services.settings.search.sensitive_terms, ctx.services.settings.search.sensitive_tags
     page = [
         RagChunk(
@@ -131,6 +134,8 @@ async def rag_search(ctx: ToolContext, args: RagIn) -> RagOut:
         next_cursor=encode_cursor(offset + args.max_results, t="rag", q=key) if more else None,
         model=use.model,
         complete=use.complete,
+        reranked=order.reranked,
+        degraded=order.degraded,
         partial=partial(ctx),
     )
 
