@@ -14,7 +14,8 @@ from a `Measure` (tokens of a tokenizer, or UTF-8 bytes).
    the text they share (a long paragraph cut with overlapping windows) kept once.
 3. The sizes of the final passage texts are summed; while the sum is over the budget (joining
    two chunks can cost a token), the last chosen chunk is dropped as `budget`. So the budget
-   holds exactly: the passages' texts together never measure more than it.
+   holds exactly: the passages' texts together never measure more than it. `byte_cap` bounds
+   the texts' UTF-8 bytes the same way (a token budget must still fit the response limit).
 """
 
 from __future__ import annotations
@@ -132,8 +133,23 @@ def _assemble(chosen: list[_Chosen], measure: Measure) -> list[Passage]:
     return out
 
 
-def pack(candidates: list[Candidate], measure: Measure, budget: int, *, max_per_note: int, min_piece: int) -> Packed:
-    """The passages of `candidates` that fit `budget` (see the module doc)."""
+def _bytes(passages: list[Passage]) -> int:
+    return sum(len(p.text.encode()) for p in passages)
+
+
+def pack(
+    candidates: list[Candidate],
+    measure: Measure,
+    budget: int,
+    *,
+    max_per_note: int,
+    min_piece: int,
+    byte_cap: int | None = None,
+) -> Packed:
+    """The passages of `candidates` that fit `budget` (see the module doc) and, when given,
+    `byte_cap` UTF-8 bytes of text in all."""
+    cap = byte_cap if byte_cap is not None else 1 << 62
+    held = 0
     order = sorted(candidates, key=lambda c: (-c.priority, c.note_rank, c.position))
     chosen: list[_Chosen] = []
     left: list[LeftOut] = []
@@ -149,12 +165,15 @@ def pack(candidates: list[Candidate], measure: Measure, budget: int, *, max_per_
             reason = "duplicate"
         elif per_note.get(c.note_id, 0) >= max_per_note:
             reason = "per_note_limit"
+        elif held + len(c.text.encode()) > cap:
+            reason = "budget"
+            full = True
         elif full or used + size > budget:
             reason = "budget"
             rest = budget - used
             if not full and rest >= min_piece:
                 head = measure.cut(c.text, rest)
-                if head.strip():
+                if head.strip() and held + len(head.encode()) <= cap:
                     chosen.append(_Chosen(c, head, True))
                     seen.add(key)
                     per_note[c.note_id] = per_note.get(c.note_id, 0) + 1
@@ -168,8 +187,9 @@ def pack(candidates: list[Candidate], measure: Measure, budget: int, *, max_per_
         seen.add(key)
         per_note[c.note_id] = per_note.get(c.note_id, 0) + 1
         used += size
+        held += len(c.text.encode())
     passages = _assemble(chosen, measure)
-    while passages and sum(p.size for p in passages) > budget:
+    while passages and (sum(p.size for p in passages) > budget or _bytes(passages) > cap):
         dropped = chosen.pop()
         left.append(
             LeftOut(

@@ -131,7 +131,8 @@ async def one(name: str, data_root: Path, ns: argparse.Namespace, env: dict[str,
             if fresh:
                 shutil.copytree(data.vault, root, ignore=shutil.ignore_patterns(".vaultgate"))
         else:
-            notes = quality.write_scifact_vault(data_root, root) if fresh else len(list(root.rglob("*.md")))
+            only = quality.scifact_subset(data_root, ns.scifact_docs) if ns.scifact_docs else None
+            notes = quality.write_scifact_vault(data_root, root, only) if fresh else len(list(root.rglob("*.md")))
             data = quality.scifact(data_root, root)
         server = ServerProcess(vaultgate_argv(root), env=env)
         try:
@@ -196,6 +197,12 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
         "notes (e.g. text for context_for_query, chunk_text for rag_search)",
     )
     parser.add_argument("--env", action="append", default=[], help="KEY=VALUE for the server (repeatable)")
+    parser.add_argument(
+        "--scifact-docs",
+        type=int,
+        default=0,
+        help="a smaller SciFact corpus: the judged documents plus random ones up to N (quality.scifact_subset)",
+    )
     parser.add_argument("--max-queries", type=int, default=0, help="only the first N queries of each set")
     parser.add_argument("--show-misses", action="store_true", help="list the queries missing in the top 5")
     parser.add_argument(

@@ -15,7 +15,8 @@ Method (docs/semantic.md, "Context for a question"):
 3. `service.retrieval.passages.pack` fills the budget: duplicates out, at most `max_per_note`
    chunks a note, neighbouring chunks merged, notes in rank order and chunks in note order; the
    budget (`max_tokens` in the builtin tokenizer's tokens, or `max_bytes` of UTF-8) is never
-   exceeded. `left_out` says what did not make it and why (`budget`, `per_note_limit`,
+   exceeded, nor 20 % of `max_response_bytes` of text; if the whole result would still not fit
+   the limit (it is sent twice), `left_out` entries and then the last passages are dropped. `left_out` says what did not make it and why (`budget`, `per_note_limit`,
    `duplicate`).
 
 Sensitive content: `guard` is the one call point every passage text passes through before it is
@@ -48,6 +49,7 @@ DEFAULT_TOKENS = 2000
 NOTES = 40  # notes whose chunks are candidates
 DECAY = 0.75  # weight of a note's next chunk against its previous one
 LEFT_OUT_SHOWN = 25
+RESPONSE_SHARE = 0.2  # of max_response_bytes the passages' text may take (the result is sent twice, as JSON and text)
 _WORD = re.compile(r"\w+")
 
 
@@ -232,7 +234,10 @@ async def context_for_query(ctx: ToolContext, args: ContextIn) -> ContextOut:
             )
         )
     cands = await drop_gone(ctx, cands, 0, len(cands))
-    packed = passages.pack(cands, measure, budget, max_per_note=args.max_per_note, min_piece=min(32, budget))
+    cap = int(ctx.services.settings.governor.max_response_bytes * RESPONSE_SHARE)
+    packed = passages.pack(
+        cands, measure, budget, max_per_note=args.max_per_note, min_piece=min(32, budget), byte_cap=cap
+    )
     sensitive_chunks = {(c.path, c.position) for c in cands if c.chunk_id in flagged}
     root = ctx.vault.paths.root
     lines = await asyncio.gather(*(asyncio.to_thread(_lines, root, p.path, p.text) for p in packed.passages))
@@ -256,7 +261,7 @@ async def context_for_query(ctx: ToolContext, args: ContextIn) -> ContextOut:
         LeftOutItem(path=lo.path, heading=lo.heading, chunk=lo.position, size=lo.size, reason=lo.reason)
         for lo in packed.left_out[:LEFT_OUT_SHOWN]
     ]
-    return ContextOut(
+    result = ContextOut(
         passages=out,
         unit=unit,
         budget=budget,
@@ -270,6 +275,22 @@ async def context_for_query(ctx: ToolContext, args: ContextIn) -> ContextOut:
         complete=use.complete,
         partial=partial(ctx),
     )
+    return fit(result, ctx.services.settings.governor.max_response_bytes)
+
+
+def fit(out: ContextOut, limit: int) -> ContextOut:
+    """`out` within the response limit (sent as JSON and as text: twice): `left_out` entries go
+    first, then passages from the end (the least relevant notes), each counted as left out."""
+    target = int(limit * 0.45)
+    while len(out.model_dump_json().encode()) > target and (out.left_out or out.passages):
+        if out.left_out:
+            out.left_out.pop()
+            continue
+        dropped = out.passages.pop()
+        out.used -= dropped.size
+        out.left_out_count += 1
+    out.sensitive_detected = any(p.sensitive for p in out.passages)
+    return out
 
 
 TOOLS: tuple[ToolSpec, ...] = (

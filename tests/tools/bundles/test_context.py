@@ -133,3 +133,11 @@ async def test_the_bundles_meta_tool_runs_context_for_query(make_vault: Callable
         out = await h.ok("bundles", operation="context_for_query", arguments={"query": QUESTION, "max_tokens": 50})
         assert out["tool"] == "context_for_query" and out["result"]["used"] <= 50
         await h.err("bundles", "validation_error", operation="read_note", arguments={"path": "Pets/Cats"})
+
+
+@pytest.mark.covers("context_for_query", "success")
+async def test_a_token_budget_still_fits_the_response_limit(make_vault: Callable[..., Path]) -> None:
+    async with semantic(make_vault(NOTES), governor={"max_response_bytes": 4096}) as h:
+        out = await h.ok("context_for_query", query=QUESTION, max_tokens=50_000, max_per_note=20)
+        assert out["passages"] and sum(len(p["text"].encode()) for p in out["passages"]) <= 4096 * 0.2
+        assert out["left_out_count"] > 0 and out["used"] == sum(p["size"] for p in out["passages"])

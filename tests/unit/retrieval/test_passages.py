@@ -83,3 +83,10 @@ def test_overlapping_windows_are_joined_once() -> None:
     tail = "over the lazy dog and runs into the forest"
     assert join(head, tail) == "the quick brown fox jumps over the lazy dog and runs into the forest"
     assert join("short", "other") == "short\n\nother"
+
+
+def test_a_byte_cap_holds_behind_a_word_budget() -> None:
+    cands = [cand(n, 0, f"note{n} " + "word " * 19, 1.0 - n / 10) for n in range(5)]
+    out = pack(cands, Words(), 1000, max_per_note=3, min_piece=5, byte_cap=250)
+    assert sum(len(p.text.encode()) for p in out.passages) <= 250 and len(out.passages) == 2
+    assert [lo.reason for lo in out.left_out] == ["budget"] * 3
