@@ -16,8 +16,8 @@ Method (docs/semantic.md, "Context for a question"):
    chunks a note, neighbouring chunks merged, notes in rank order and chunks in note order; the
    budget (`max_tokens` in the builtin tokenizer's tokens, or `max_bytes` of UTF-8) is never
    exceeded, nor 20 % of `max_response_bytes` of text; if the whole result would still not fit
-   the limit (it is sent twice), `left_out` entries and then the last passages are dropped. `left_out` says what did not make it and why (`budget`, `per_note_limit`,
-   `duplicate`).
+   the limit (it is sent twice), `left_out` entries and then the last passages are dropped.
+   `left_out` says what did not make it and why (`budget`, `per_note_limit`, `duplicate`).
 
 Sensitive content: `guard` is the one call point every passage text passes through before it is
 measured; it flags passages mentioning `[search] sensitive_terms`/`sensitive_tags`.
