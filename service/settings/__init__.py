@@ -5,6 +5,7 @@
     http.py           [http]
     auth.py           [auth]
     index.py          [index], [search]
+    sensitive.py      [sensitive]
     embeddings.py     [embeddings]
     rerank.py         [rerank]
     policy.py         [governor], [idempotency], [throttle], [confirmation], [tool_visibility], [tool_facade]
@@ -38,6 +39,7 @@ from service.settings.policy import (
 )
 from service.settings.rerank import RerankSettings
 from service.settings.root import Settings, redact
+from service.settings.sensitive import SensitiveMode, SensitiveSettings
 from service.settings.storage import MaintenanceSettings, StorageSettings
 from service.settings.vaults import AclSettings, NotesSettings, PrefixRule, VaultConfig, WriteSettings
 
@@ -61,6 +63,8 @@ __all__ = [
     "PrefixRule",
     "ScopeClassName",
     "SearchSettings",
+    "SensitiveMode",
+    "SensitiveSettings",
     "SessionSettings",
     "Settings",
     "StorageSettings",

@@ -39,6 +39,7 @@ from service.settings.policy import (
     ToolVisibilitySettings,
 )
 from service.settings.rerank import RerankSettings
+from service.settings.sensitive import SensitiveSettings
 from service.settings.storage import (
     MaintenanceSettings,
     StorageSettings,
@@ -73,6 +74,7 @@ class Settings(BaseSettings):
     writes: WriteSettings = Field(default_factory=WriteSettings)
     storage: StorageSettings = Field(default_factory=StorageSettings)
     search: SearchSettings = Field(default_factory=SearchSettings)
+    sensitive: SensitiveSettings = Field(default_factory=SensitiveSettings)
     embeddings: EmbeddingSettings = Field(default_factory=EmbeddingSettings)
     rerank: RerankSettings = Field(default_factory=RerankSettings)
     acl: AclSettings = Field(default_factory=AclSettings)

@@ -10,6 +10,7 @@ from typing import Literal
 from pydantic import Field, field_validator
 
 from service.settings.base import Section
+from service.settings.sensitive import SensitiveMode
 
 _VAULT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
 
@@ -42,6 +43,9 @@ class VaultConfig(Section):
     path: Path = Field(description="The vault folder.")
     name: str | None = Field(default=None, description="Name used in obsidian:// URLs; default: folder name.")
     acl: AclSettings | None = Field(default=None, description="This vault's ACL (replaces the root [acl]).")
+    sensitive_mode: SensitiveMode | None = Field(
+        default=None, description="This vault's [sensitive] mode (flag | redact | exclude); default: [sensitive] mode."
+    )
 
     @field_validator("id")
     @classmethod

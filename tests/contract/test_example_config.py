@@ -27,3 +27,10 @@ def test_example_config_validates_and_denies_private(tmp_path: Path) -> None:
     vault_id = settings.vaults[0].id
     assert not guard.decide(caller("read:vault"), vault_id, "Private/Diary.md", "read").allowed
     assert guard.decide(caller("read:vault"), vault_id, "Projects/Plan.md", "read").allowed
+
+
+def test_example_config_redacts_secrets(tmp_path: Path) -> None:
+    config = tmp_path / "vaultgate.toml"
+    text = EXAMPLE.read_text(encoding="utf-8").replace('path = "sample-vault"', f'path = "{tmp_path}"')
+    config.write_text(text, encoding="utf-8")
+    assert load_settings(config).sensitive.mode == "redact"

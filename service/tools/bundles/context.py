@@ -19,8 +19,10 @@ Method (docs/semantic.md, "Context for a question"):
    the limit (it is sent twice), `left_out` entries and then the last passages are dropped.
    `left_out` says what did not make it and why (`budget`, `per_note_limit`, `duplicate`).
 
-Sensitive content: `guard` is the one call point every passage text passes through before it is
-measured; it flags passages mentioning `[search] sensitive_terms`/`sensitive_tags`.
+Sensitive content (`service.tools.sensitive`): every chunk text passes through `guard` before it is
+reranked, measured or shown: secrets are redacted under the vault's `[sensitive]` mode, and a
+passage is `sensitive` when its note holds a secret or it mentions health or money; under
+`exclude`, notes holding a secret are no candidates at all.
 """
 
 from __future__ import annotations
@@ -40,9 +42,9 @@ from service.semantic import search as sem
 from service.semantic.engine import ChunkRow, chunk_rows
 from service.tools.context import ToolContext
 from service.tools.models import ToolInput, ToolOutput
-from service.tools.search.rag import sensitive
 from service.tools.search.semantic import engine_of, url
 from service.tools.search_common import FOLDER_FIELD, FolderArg, Partial, drop_gone, partial, readable, run, scope
+from service.tools.sensitive import Excerpts, excerpts, guard_of, without_secrets
 from service.tools.spec import ToolSpec
 
 DEFAULT_TOKENS = 2000
@@ -51,6 +53,7 @@ DECAY = 0.75  # weight of a note's next chunk against its previous one
 LEFT_OUT_SHOWN = 25
 RESPONSE_SHARE = 0.2  # of max_response_bytes the passages' text may take (the result is sent twice, as JSON and text)
 _WORD = re.compile(r"\w+")
+REDACTED = "[REDACTED"
 
 
 class ContextIn(ToolInput):
@@ -138,10 +141,10 @@ class ByteMeasure:
         return head.rstrip()
 
 
-def guard(ctx: ToolContext, row: ChunkRow) -> tuple[str, bool]:
-    """A chunk's text as it may be shown, and whether it is sensitive (the sensitive-content call point)."""
-    search = ctx.services.settings.search
-    return row.text, sensitive(row, search.sensitive_terms, search.sensitive_tags)
+def guard(shown: Excerpts, row: ChunkRow) -> tuple[str, bool]:
+    """A chunk's text as it may be shown (secrets redacted under the vault's mode) and whether it
+    is sensitive: the one sensitive-content call point of this tool."""
+    return shown.show(row.note_id, row.text), shown.sensitive(row.note_id, row.text, row.tags, row.heading)
 
 
 def _overlap(query: set[str], text: str) -> int:
@@ -175,19 +178,39 @@ def candidates(
     return out
 
 
+def _shown(line: str, tail: bool) -> str:
+    """The part of a passage line that is the file's own text (outside redaction markers)."""
+    if REDACTED not in line:
+        return line[-60:] if tail else line[:60]
+    return line.rsplit("]", 1)[-1].strip()[-60:] if tail else line.split(REDACTED)[0].strip()[:60]
+
+
 def _lines(root: Path, path: str, text: str) -> LineRange | None:
+    """1-based file lines of a passage: its first line that is not wholly redacted is found in the
+    file, and the start moved back over the non-blank lines before it; the end likewise."""
     try:
         lines = (root / path).read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError):
         return None
     parts = [p.strip() for p in text.splitlines() if p.strip()]
-    if not parts:
+    head = next(((j, _shown(p, False)) for j, p in enumerate(parts) if _shown(p, False)), None)
+    if head is None:
         return None
-    first, last = parts[0][:60], parts[-1][-60:]
-    start = next((i for i, line in enumerate(lines) if first in line), None)
-    if start is None:
+    found = next((i for i, line in enumerate(lines) if head[1] in line), None)
+    if found is None:
         return None
-    end = next((i for i in range(start, len(lines)) if last in lines[i]), start)
+    start, back = found, head[0]
+    while back and start > 0:
+        start -= 1
+        back -= 1 if lines[start].strip() else 0
+    tail = next(((j, _shown(p, True)) for j, p in enumerate(reversed(parts)) if _shown(p, True)), None)
+    end = found
+    if tail is not None:
+        end = next((i for i in range(found, len(lines)) if tail[1] in lines[i]), found)
+        ahead = tail[0]
+        while ahead and end < len(lines) - 1:
+            end += 1
+            ahead -= 1 if lines[end].strip() else 0
     return LineRange(start=start + 1, end=end + 1)
 
 
@@ -205,19 +228,22 @@ async def context_for_query(ctx: ToolContext, args: ContextIn) -> ContextOut:
     use = await engine.searchable(vid)
     vector = await engine.query_vector(args.query, use.embedder)
 
-    def rank(conn: sqlite3.Connection) -> tuple[list[tuple[int, float]], list[sem.ChunkHit], dict[int, ChunkRow]]:
+    secrets = guard_of(ctx)
+
+    def rank(conn: sqlite3.Connection) -> tuple[list[tuple[int, float]], list[sem.ChunkHit], Excerpts]:
         depth = hybrid.depth(NOTES)
-        texts = sem.text_candidates(conn, vid, args.query, keep, depth)
-        chunks = sem.nearest(engine, conn, vid, vector, depth, keep, use.model)
+        allowed = without_secrets(secrets, conn, keep)  # under `exclude`, notes holding a secret are out
+        texts = sem.text_candidates(conn, vid, args.query, allowed, depth)
+        chunks = sem.nearest(engine, conn, vid, vector, depth, allowed, use.model)
         fused = hybrid.fuse(
             [hybrid.TextCandidate(t.note_id, t.score) for t in texts],
             [hybrid.ChunkCandidate(h.row.note_id, h.row.chunk_id, h.similarity) for h in chunks],
         )[:NOTES]
-        best = {h.row.note_id: h.row for h in sem.best_per_note(chunks)}
-        return [(f.note_id, f.score) for f in fused], chunks, best
+        return [(f.note_id, f.score) for f in fused], chunks, excerpts(secrets, conn, [f.note_id for f in fused])
 
-    ranked, chunks, best = await run(ctx, rank)
-    texts = [f"{best[n].title}\n{best[n].text}" if n in best else "" for n, _ in ranked]
+    ranked, chunks, shown = await run(ctx, rank)
+    best = {h.row.note_id: h.row for h in sem.best_per_note(chunks)}
+    texts = [f"{best[n].title}\n{guard(shown, best[n])[0]}" if n in best else "" for n, _ in ranked]
     order = await reorder(ctx.services.rerank, args.query, texts)
     if order.reranked:  # the reranker's order, the fused scores kept in rank order
         ranked = [(ranked[i][0], ranked[pos][1]) for pos, i in enumerate(order.order)]
@@ -225,7 +251,7 @@ async def context_for_query(ctx: ToolContext, args: ContextIn) -> ContextOut:
     flagged: set[int] = set()
     cands: list[passages.Candidate] = []
     for row, note_rank, priority in rows:
-        text, is_sensitive = guard(ctx, row)
+        text, is_sensitive = guard(shown, row)
         if is_sensitive:
             flagged.add(row.chunk_id)
         cands.append(

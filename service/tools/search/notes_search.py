@@ -29,6 +29,7 @@ from service.tools.search_common import (
     run,
     sort_field,
 )
+from service.tools.sensitive import guard_of, scrub
 from service.tools.spec import ToolSpec
 
 
@@ -144,6 +145,8 @@ async def search_notes(ctx: ToolContext, args: SearchNotesIn) -> SearchNotesOut:
     fused = Fused(ranked, parsed.match if parsed else None, parsed.relaxed if parsed else None)
     snippets = await fused.snippets(ctx, page)
     sem_tools.fill_snippets(snippets, page, chunks)
+    snippets = await scrub(ctx, snippets)
+    guard = guard_of(ctx)
     details = await _details(ctx, [h.note_id for h in page])
     items = []
     for h in page:
@@ -155,7 +158,7 @@ async def search_notes(ctx: ToolContext, args: SearchNotesIn) -> SearchNotesOut:
                 score=round(h.score, 4),
                 snippet=snippets.get(h.note_id, ""),
                 tags=["#" + t for t in note_tags],
-                properties=note_props,
+                properties=guard.show_properties(note_props),
                 modified_time=dt.datetime.fromtimestamp(h.mtime, dt.UTC)
                 .isoformat(timespec="milliseconds")
                 .replace("+00:00", "Z"),

@@ -3,9 +3,11 @@
 Touches: the same index tables as search_semantic (through `service.semantic`). Returns chunks,
 not notes: the passages nearest the question, several per note when they rank so, each with
 its note, section, date, tags and position. Filters (`directory_filter`, `date_range`, `tags`)
-and read permission apply before `max_results`. `sensitive_detected` is true when a returned
-chunk mentions health or money (`[search] sensitive_terms`, `sensitive_tags`): the agent
-should ask before showing or sending it on.
+and read permission apply before `max_results`. A chunk is `sensitive` when its note holds a
+secret or the chunk mentions health or money (`service.tools.sensitive`: `[sensitive]` patterns,
+`[search] sensitive_terms`, `sensitive_tags`); `sensitive_detected` when any returned chunk is:
+the agent should ask before showing or sending it on. Secrets are redacted from `chunk_text`, and
+notes holding one left out under `exclude`.
 """
 
 from __future__ import annotations
@@ -21,8 +23,9 @@ from service.semantic import search as sem
 from service.semantic.engine import ChunkRow
 from service.tools.context import ToolContext
 from service.tools.models import Paging, ToolInput, ToolOutput, decode_cursor, encode_cursor
-from service.tools.search.semantic import engine_of, rerank, url
+from service.tools.search.semantic import engine_of, rerank, rerank_window, url
 from service.tools.search_common import Partial, drop_gone, partial, query_key, readable, run, scope
+from service.tools.sensitive import excerpts_of, guard_of, without_secrets
 from service.tools.spec import ToolSpec
 
 MAX_CHUNK = 2000
@@ -55,7 +58,7 @@ class RagChunk(BaseModel):
     date: str = Field(description="The note's date (YYYY-MM-DD).")
     tags: list[str] = Field(description="The note's tags, with '#'.")
     chunk_index: int = Field(description="Position of the chunk in its note (0-based).")
-    sensitive: bool = Field(description="Mentions health or money (see sensitive_detected).")
+    sensitive: bool = Field(description="The note holds a secret, or the chunk mentions health or money.")
 
 
 class RagOut(ToolOutput, Partial):
@@ -71,15 +74,6 @@ class RagOut(ToolOutput, Partial):
 def note_date(row: ChunkRow) -> str:
     found = _DAY.search(row.path.rsplit("/", 1)[-1])
     return found.group(1) if found else dt.datetime.fromtimestamp(row.mtime, dt.UTC).date().isoformat()
-
-
-def sensitive(row: ChunkRow, terms: list[str], tags: list[str]) -> bool:
-    lowered = row.text.lower()
-    words = set(re.findall(r"\w+", lowered))
-    wanted_tags = {t.lower().lstrip("#") for t in tags}
-    if any(t.lower() in wanted_tags for t in row.tags) or (row.heading or "").lower().lstrip("#") in wanted_tags:
-        return True
-    return any((term in lowered) if not term.isalnum() else (term.lower() in words) for term in terms)
 
 
 async def rag_search(ctx: ToolContext, args: RagIn) -> RagOut:
@@ -105,15 +99,22 @@ async def rag_search(ctx: ToolContext, args: RagIn) -> RagOut:
     vector = await engine.query_vector(args.query, use.embedder)
     want = offset + args.max_results + 1
 
-    def compute(conn: sqlite3.Connection) -> list[sem.ChunkHit]:
-        return sem.nearest(engine, conn, vid, vector, want, keep, use.model)[:want]
+    guard = guard_of(ctx)
 
-    hits, order = await rerank(ctx, args.query, await run(ctx, compute), lambda h: f"{h.row.title}\n{h.row.text}")
+    def compute(conn: sqlite3.Connection) -> list[sem.ChunkHit]:
+        return sem.nearest(engine, conn, vid, vector, want, without_secrets(guard, conn, keep), use.model)[:want]
+
+    found = await run(ctx, compute)
+    head = await excerpts_of(ctx, [h.row.note_id for h in found[: rerank_window(ctx)]])
+    hits, order = await rerank(
+        ctx, args.query, found, lambda h: f"{h.row.title}\n{head.show(h.row.note_id, h.row.text)}"
+    )
     hits = await drop_gone(ctx, hits, offset, args.max_results, lambda h: (h.row.path,))
-    terms, tags = ctx.services.settings.search.sensitive_terms, ctx.services.settings.search.sensitive_tags
+    window = hits[offset : offset + args.max_results]
+    shown = await excerpts_of(ctx, [h.row.note_id for h in window])
     page = [
         RagChunk(
-            chunk_text=h.row.text[:MAX_CHUNK],
+            chunk_text=shown.show(h.row.note_id, h.row.text)[:MAX_CHUNK],
             score=round(h.similarity, 4),
             source_file=h.row.path,
             path=h.row.path,
@@ -123,9 +124,9 @@ async def rag_search(ctx: ToolContext, args: RagIn) -> RagOut:
             date=note_date(h.row),
             tags=["#" + t for t in h.row.tags],
             chunk_index=h.row.position,
-            sensitive=sensitive(h.row, terms, tags),
+            sensitive=shown.sensitive(h.row.note_id, h.row.text, h.row.tags, h.row.heading),
         )
-        for h in hits[offset : offset + args.max_results]
+        for h in window
     ]
     more = offset + args.max_results < len(hits)
     return RagOut(
@@ -147,7 +148,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         title="Retrieve passages for a question",
         description="The passages (chunks) nearest a natural-language question, for answering from the vault: "
         "chunk_text, score, source_file, section, date, tags, chunk_index; directory_filter, date_range, tags; "
-        "sensitive_detected flags health or money content.",
+        "sensitive_detected flags secrets (redacted) and health or money content.",
         input_model=RagIn,
         output_model=RagOut,
         handler=rag_search,

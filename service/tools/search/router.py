@@ -36,6 +36,7 @@ from service.tools.search_common import (
     run,
     scope,
 )
+from service.tools.sensitive import scrub
 from service.tools.spec import ToolSpec
 
 _REGEX_LITERAL = re.compile(r"^/(?P<body>.+)/(?P<flags>[im]*)$", re.DOTALL)
@@ -189,6 +190,7 @@ async def search_vault(ctx: ToolContext, args: SearchVaultIn) -> SearchVaultOut:
     page = result.ranked[offset : offset + args.limit]
     snippets = await result.snippets(ctx, page)
     sem_tools.fill_snippets(snippets, page, chunks)
+    snippets = await scrub(ctx, snippets)
     items = [
         VaultHitItem(
             path=h.path,

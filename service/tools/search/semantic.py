@@ -36,6 +36,7 @@ from service.tools.search_common import (
     run,
     scope,
 )
+from service.tools.sensitive import Excerpts, excerpts, guard_of, without_secrets
 from service.tools.spec import ToolSpec
 
 T = TypeVar("T")
@@ -68,7 +69,10 @@ class SemanticHit(BaseModel):
     mtime: float = Field(description="Modification time (Unix seconds).")
     score: float = Field(description="Relevance: cosine similarity (semantic) or fused score 0..1 (hybrid).")
     heading: str | None = Field(default=None, description="Heading of the best matching chunk.")
-    chunk: str | None = Field(default=None, description="Text of the best matching chunk.")
+    chunk: str | None = Field(
+        default=None, description="Text of the best matching chunk (secrets redacted per [sensitive])."
+    )
+    sensitive: bool = Field(default=False, description="The note holds a secret, or the chunk a health/money topic.")
 
 
 class SemanticOut(ToolOutput, Partial):
@@ -120,7 +124,7 @@ def url(ctx: ToolContext, path: str, heading: str | None) -> str:
     return ctx.vault.url(f"{path}#{heading}" if heading else path)
 
 
-def chunk_hit(ctx: ToolContext, row: ChunkRow, score: float) -> SemanticHit:
+def chunk_hit(ctx: ToolContext, row: ChunkRow, score: float, shown: Excerpts) -> SemanticHit:
     """A result item for the note of chunk `row`, that chunk as its best passage."""
     return SemanticHit(
         path=row.path,
@@ -129,14 +133,22 @@ def chunk_hit(ctx: ToolContext, row: ChunkRow, score: float) -> SemanticHit:
         mtime=row.mtime,
         score=round(score, 4),
         heading=row.heading,
-        chunk=row.text,
+        chunk=shown.show(row.note_id, row.text),
+        sensitive=shown.sensitive(row.note_id, row.text, row.tags, row.heading),
     )
 
 
+def rerank_window(ctx: ToolContext) -> int:
+    """How many leading candidates the configured reranker sees (0: none configured)."""
+    return ctx.services.rerank.top_n if ctx.services.rerank is not None else 0
+
+
 async def rerank(ctx: ToolContext, query: str, items: list[T], text: Callable[[T], str]) -> tuple[list[T], Reordered]:
-    """`items` (best first) reordered by the configured reranker on `text(item)` (unchanged, and
-    `degraded` when it fails; unchanged when none is configured)."""
-    order = await reorder(ctx.services.rerank, query, [text(i) for i in items])
+    """`items` (best first) reordered by the configured reranker on `text(item)` — asked only of
+    the leading `rerank_window` items, the texts sent out, so they must be redacted already —
+    unchanged and `degraded` when it fails; unchanged when none is configured."""
+    head = rerank_window(ctx)
+    order = await reorder(ctx.services.rerank, query, [text(i) for i in items[:head]] + [""] * (len(items) - head))
     return [items[i] for i in order.order], order
 
 
@@ -177,11 +189,16 @@ async def search_semantic(ctx: ToolContext, args: SemanticIn) -> SemanticOut:
     vector = await engine.query_vector(args.query, use.embedder)
     want = offset + args.limit + 1
 
-    def compute(conn: sqlite3.Connection) -> list[sem.ChunkHit]:
-        return sem.best_per_note(sem.nearest(engine, conn, vid, vector, want, keep, use.model))
+    guard = guard_of(ctx)
 
-    found = await run(ctx, compute)
-    hits = [chunk_hit(ctx, h.row, h.similarity) for h in found]
+    def compute(conn: sqlite3.Connection) -> tuple[list[sem.ChunkHit], Excerpts]:
+        found = sem.best_per_note(
+            sem.nearest(engine, conn, vid, vector, want, without_secrets(guard, conn, keep), use.model)
+        )
+        return found, excerpts(guard, conn, (h.row.note_id for h in found))
+
+    found, shown = await run(ctx, compute)
+    hits = [chunk_hit(ctx, h.row, h.similarity, shown) for h in found]
     return await _page(ctx, use, hits, offset, args.limit, key)
 
 
@@ -195,11 +212,17 @@ async def search_hybrid(ctx: ToolContext, args: SemanticIn) -> SemanticOut:
     vector = await engine.query_vector(args.query, use.embedder)
     want = offset + args.limit + 1
 
-    def compute(conn: sqlite3.Connection) -> list[sem.HybridHit]:
-        return sem.hybrid_rank(engine, conn, vid, args.query, vector, want, keep, use.model)
+    guard = guard_of(ctx)
 
+    def compute(conn: sqlite3.Connection) -> tuple[list[sem.HybridHit], Excerpts]:
+        found = sem.hybrid_rank(
+            engine, conn, vid, args.query, vector, want, without_secrets(guard, conn, keep), use.model
+        )
+        return found, excerpts(guard, conn, (h.note_id for h in found))
+
+    found, shown = await run(ctx, compute)
     hits = [
-        chunk_hit(ctx, h.chunk, h.score)
+        chunk_hit(ctx, h.chunk, h.score, shown)
         if h.chunk
         else SemanticHit(
             path=h.path,
@@ -209,8 +232,9 @@ async def search_hybrid(ctx: ToolContext, args: SemanticIn) -> SemanticOut:
             score=round(h.score, 4),
             heading=None,
             chunk=None,
+            sensitive=shown.secret(h.note_id),
         )
-        for h in await run(ctx, compute)
+        for h in found
     ]
     hits, order = await rerank(ctx, args.query, hits, lambda h: f"{h.title}\n{h.chunk or ''}")
     return await _page(ctx, use, hits, offset, args.limit, key, order)
@@ -226,7 +250,9 @@ async def find_similar(ctx: ToolContext, args: SimilarIn) -> SemanticOut:
     want = offset + args.limit + 1
     use = await engine.searchable(vid)
 
-    def compute(conn: sqlite3.Connection) -> list[sem.ChunkHit] | None:
+    guard = guard_of(ctx)
+
+    def compute(conn: sqlite3.Connection) -> tuple[list[sem.ChunkHit], Excerpts] | None:
         row = conn.execute("SELECT id FROM notes WHERE vault_id = ? AND path = ?", (vid, vp.rel)).fetchone()
         if row is None:
             raise NoteNotFound(f"no note at {vp.rel!r}", details={"path": vp.rel})
@@ -234,16 +260,20 @@ async def find_similar(ctx: ToolContext, args: SimilarIn) -> SemanticOut:
         if vector is None:
             return None
         keep.exclude.add(int(row[0]))
-        return sem.best_per_note(sem.nearest(engine, conn, vid, vector, want, keep, use.model))
+        found = sem.best_per_note(
+            sem.nearest(engine, conn, vid, vector, want, without_secrets(guard, conn, keep), use.model)
+        )
+        return found, excerpts(guard, conn, (h.row.note_id for h in found))
 
-    found = await run(ctx, compute)
-    if found is None:
+    computed = await run(ctx, compute)
+    if computed is None:
         raise ValidationFailed(
             f"{vp.rel!r} has no embedded chunks yet",
             details={"path": vp.rel, "reason": "not_embedded"},
             hint="Try again when index_status shows no embedding backlog.",
         )
-    hits = [chunk_hit(ctx, h.row, h.similarity) for h in found]
+    found, shown = computed
+    hits = [chunk_hit(ctx, h.row, h.similarity, shown) for h in found]
     return await _page(ctx, use, hits, offset, args.limit, key)
 
 
@@ -290,8 +320,10 @@ async def fuse_with_vectors(
     vector = await engine.query_vector(query, use.embedder)
     depth = hybrid.depth(want)
 
+    guard = guard_of(ctx)
+
     def compute(conn: sqlite3.Connection) -> list[sem.ChunkHit]:
-        hits = sem.nearest(engine, conn, vid, vector, depth, keep, use.model)
+        hits = sem.nearest(engine, conn, vid, vector, depth, without_secrets(guard, conn, keep), use.model)
         return [h for h in hits if restrict is None or h.row.note_id in restrict]
 
     chunks = await run(ctx, compute)

@@ -34,6 +34,7 @@ from service.tools.search_common import (
     scope,
     sort_field,
 )
+from service.tools.sensitive import excerpts_of, guard_of, scrub
 from service.tools.spec import ToolSpec
 
 
@@ -82,9 +83,12 @@ async def search_text(ctx: ToolContext, args: SearchTextIn) -> SearchTextOut:
         return hits, more, answered, text.snippets(conn, shown, [h.note_id for h in hits])
 
     hits, more, answered, snips = await run_fresh(ctx, can_read, query, lambda out: [h.path for h in out[0]])
+    shown = await scrub(ctx, {nid: s.text for nid, s in snips.items()})
     items = []
     for h in hits:
         snip = snips.get(h.note_id, text.Snippet("", []))
+        if shown.get(h.note_id, snip.text) != snip.text:  # redacted: the highlight offsets no longer hold
+            snip = text.Snippet(shown[h.note_id], [])
         items.append(
             TextHitItem(
                 path=h.path,
@@ -159,9 +163,12 @@ async def search_regex(ctx: ToolContext, args: SearchRegexIn) -> SearchRegexOut:
     hits, more, prefiltered = await run_fresh(ctx, can_read, query, lambda out: [h.path for h in out[0][offset:]])
     page = hits[offset:]
     shifts = await asyncio.to_thread(_body_lines, ctx, [h.path for h in page])  # file reads: off the loop
+    guard = guard_of(ctx)
+    shown = await excerpts_of(ctx, [h.note_id for h in page] if guard.redacts else [])
     items: list[RegexHitItem] = []
     for h in page:
         shift = shifts.get(h.path, 0)
+        lines = [(m, shown.show(h.note_id, m.text)) for m in h.matches]
         items.append(
             RegexHitItem(
                 path=h.path,
@@ -169,7 +176,10 @@ async def search_regex(ctx: ToolContext, args: SearchRegexIn) -> SearchRegexOut:
                 obsidian_url=ctx.vault.url(h.path),
                 mtime=h.mtime,
                 match_count=h.match_count,
-                matches=[LineMatchItem(line=m.line + shift + 1, text=m.text, spans=m.spans) for m in h.matches],
+                matches=[
+                    LineMatchItem(line=m.line + shift + 1, text=safe, spans=m.spans if safe == m.text else [])
+                    for m, safe in lines
+                ],
             )
         )
     cursor = encode_cursor(offset + args.limit, t="regex", q=key) if more else None

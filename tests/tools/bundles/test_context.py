@@ -141,3 +141,24 @@ async def test_a_token_budget_still_fits_the_response_limit(make_vault: Callable
         out = await h.ok("context_for_query", query=QUESTION, max_tokens=50_000, max_per_note=20)
         assert out["passages"] and sum(len(p["text"].encode()) for p in out["passages"]) <= 4096 * 0.2
         assert out["left_out_count"] > 0 and out["used"] == sum(p["size"] for p in out["passages"])
+
+
+@pytest.mark.covers("context_for_query", "success")
+async def test_secrets_are_redacted_or_their_notes_left_out(make_vault: Callable[..., Path]) -> None:
+    from tests.semantic.test_sensitive_leaks import LEAKY, assert_clean
+
+    questions = ["backup server deploy key", "company card number for hosting", "where do the backups go"]
+    async with semantic(make_vault(LEAKY)) as h:  # the default mode: redact
+        outs = [await h.ok("context_for_query", query=q, max_tokens=b) for q in questions for b in (40, 2000)]
+        for out in outs:
+            assert_clean(out)
+        ops = [p for out in outs for p in out["passages"] if p["path"].startswith("Ops/")]
+        assert ops and all(p["sensitive"] for p in ops) and any("[REDACTED:" in p["text"] for p in ops)
+        assert {p["path"] for p in ops} == {"Ops/Servers.md", "Ops/Card.md"}
+        # cited by lines, unless nothing of the passage is left to find in the file
+        assert all((p["lines"] is None) == (p["text"] == "[REDACTED:private_key]") for p in ops)
+    async with semantic(make_vault(LEAKY), sensitive={"mode": "exclude"}) as h:
+        for q in questions:
+            out = await h.ok("context_for_query", query=q, max_tokens=2000)
+            assert_clean(out)
+            assert "Ops/" not in str(out)

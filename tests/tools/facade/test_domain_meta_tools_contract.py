@@ -37,12 +37,14 @@ async def test_sessions_meta_tool_starts_and_ends_a_session(domains: Harness) ->
 @pytest.mark.covers("properties", "failure")
 @pytest.mark.covers("index", "failure")
 @pytest.mark.covers("search", "failure")
+@pytest.mark.covers("bundles", "failure")
 async def test_domain_meta_tools_answer_the_inner_tools_error(domains: Harness) -> None:
     cases: list[tuple[str, str, dict[str, Any], str]] = [
         ("graph", "get_backlinks", {"path": "Nope"}, "note_not_found"),
         ("properties", "get_properties", {"path": "Nope"}, "note_not_found"),
         ("index", "index_status", {"vault": "nope"}, "vault_not_found"),
         ("search", "search_regex", {"pattern": "("}, "query_syntax_error"),
+        ("bundles", "bundle_folder", {"folder": "Nope"}, "note_not_found"),
     ]
     for meta, operation, arguments, code in cases:
         await domains.err(meta, code, operation=operation, arguments=arguments)

@@ -55,6 +55,7 @@ async def test_triad_finds_describes_and_calls_through_the_chain(make_vault: Cal
 @pytest.mark.covers("search", "success")
 @pytest.mark.covers("index", "success")
 @pytest.mark.covers("admin", "success")
+@pytest.mark.covers("bundles", "success")
 @pytest.mark.covers("notes", "failure")
 async def test_domain_mode_has_one_meta_tool_per_domain(make_vault: Callable[..., Path]) -> None:
     async with started(make_vault(VAULT), tool_facade={"mode": "domain"}) as vg:
@@ -72,6 +73,7 @@ async def test_domain_mode_has_one_meta_tool_per_domain(make_vault: Callable[...
             ("notes", "move_note", {"path": "B", "new_path": "Sub/B", "dry_run": True}),
             ("properties", "get_properties", {"path": "B"}),
             ("properties", "list_tags", {}),
+            ("bundles", "bundle_files", {"paths": ["B"]}),
             ("index", "index_status", {}),
             ("admin", "list_vaults", {}),
             ("admin", "inspect_acl", {"path": "A"}),

@@ -1,0 +1,128 @@
+"""The sensitive-content guard of the call's vault, and what search tools need of it.
+
+`guard_of(ctx)` builds the `Guard` (`service.retrieval.sensitive`) from `[sensitive]`, the vault's
+`sensitive_mode` and `[search] sensitive_terms` / `sensitive_tags`, once per distinct
+configuration (cached). Tools that show note text they were not asked for by path (snippets,
+chunks, passages, bundles) pass it through the guard:
+
+- `excerpts(guard, conn, note_ids)` reads those notes' bodies and properties (index tables
+  `notes`, `note_text`) and returns an `Excerpts`: `show(note_id, text)` redacts an excerpt of a
+  note under the mode (its own spans, and any word of the note's secrets: a snippet may begin
+  inside one), `secret(note_id)` and `sensitive(note_id, text, tags, heading)` flag;
+- `without_secrets(guard, conn, keep)`: under `exclude`, a semantic `NoteFilter` that also
+  refuses notes holding a secret.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import sqlite3
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from service.retrieval.sensitive import Guard
+from service.semantic.engine import ChunkRow
+from service.semantic.search import NoteFilter
+from service.settings import SensitiveMode
+from service.tools.context import ToolContext
+
+
+@lru_cache(maxsize=32)
+def _build(
+    mode: SensitiveMode,
+    builtin: bool,
+    patterns: tuple[tuple[str, str], ...],
+    keys: tuple[str, ...],
+    terms: tuple[str, ...],
+    tags: tuple[str, ...],
+) -> Guard:
+    return Guard.build(mode, builtin=builtin, patterns=dict(patterns), secret_keys=keys, terms=terms, tags=tags)
+
+
+def guard_of(ctx: ToolContext) -> Guard:
+    settings = ctx.services.settings
+    conf = settings.sensitive
+    return _build(
+        ctx.vault.config.sensitive_mode or conf.mode,
+        conf.builtin_patterns,
+        tuple(sorted(conf.patterns.items())),
+        tuple(conf.secret_keys),
+        tuple(settings.search.sensitive_terms),
+        tuple(settings.search.sensitive_tags),
+    )
+
+
+@dataclass
+class Excerpts:
+    """What the guard says about a set of indexed notes (by note id)."""
+
+    guard: Guard
+    words: dict[int, frozenset[str]] = field(default_factory=dict)
+    secrets: set[int] = field(default_factory=set)
+
+    def show(self, note_id: int, text: str) -> str:
+        return self.guard.excerpt(text, self.words.get(note_id, frozenset()))
+
+    def secret(self, note_id: int) -> bool:
+        return note_id in self.secrets
+
+    def sensitive(self, note_id: int, text: str, tags: Iterable[str] = (), heading: str | None = None) -> bool:
+        return note_id in self.secrets or self.guard.topical(text, tags, heading)
+
+
+def excerpts(guard: Guard, conn: sqlite3.Connection, note_ids: Iterable[int]) -> Excerpts:
+    out = Excerpts(guard)
+    ids = sorted(set(note_ids))
+    for i in range(0, len(ids), 500):
+        part = ids[i : i + 500]
+        marks = ",".join("?" * len(part))
+        sql = (
+            "SELECT n.id, n.properties, coalesce(t.body, '') FROM notes n LEFT JOIN note_text t ON t.note_id = n.id"
+            f" WHERE n.id IN ({marks})"
+        )
+        for nid, props, body in conn.execute(sql, part):
+            try:
+                properties = json.loads(props or "{}")
+            except ValueError:
+                properties = {}
+            properties = properties if isinstance(properties, dict) else {}
+            if guard.secret(str(body), properties):
+                out.secrets.add(int(nid))
+                out.words[int(nid)] = guard.secret_words(str(body), properties)
+    return out
+
+
+def without_secrets(guard: Guard, conn: sqlite3.Connection, keep: NoteFilter) -> NoteFilter:
+    """`keep`, refusing notes that hold a secret when the mode is `exclude` (checked once per note)."""
+    if not guard.excludes:
+        return keep
+    memo: dict[int, bool] = {}
+    prior = keep.also
+
+    def no_secret(row: ChunkRow) -> bool:
+        if prior is not None and not prior(row):
+            return False
+        if row.note_id not in memo:
+            memo[row.note_id] = excerpts(guard, conn, [row.note_id]).secret(row.note_id)
+        return not memo[row.note_id]
+
+    return dataclasses.replace(keep, also=no_secret)
+
+
+async def excerpts_of(ctx: ToolContext, note_ids: Iterable[int]) -> Excerpts:
+    """`excerpts` for the call's vault, on a pooled reader."""
+    guard = guard_of(ctx)
+    ids = list(note_ids)
+    if not ids:
+        return Excerpts(guard)
+    return await ctx.services.db.run_read(lambda conn: excerpts(guard, conn, ids))
+
+
+async def scrub(ctx: ToolContext, texts: dict[int, str]) -> dict[int, str]:
+    """Excerpts by note id, as they may be shown (unchanged under `flag`)."""
+    if not texts or not guard_of(ctx).redacts:
+        return texts
+    shown = await excerpts_of(ctx, texts)
+    return {nid: shown.show(nid, text) for nid, text in texts.items()}

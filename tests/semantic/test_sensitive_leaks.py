@@ -1,0 +1,90 @@
+"""Secrets never leak through a snippet, a chunk or a bundle while redaction is on, and notes
+holding one are left out of semantic results under `exclude` (seed 003's sensitive guard)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from tests.semantic.helpers import VAULT, semantic
+
+KEY_LINE = "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7"
+SECRETS = ["hunter2pass", "AKIAIOSFODNN7EXAMPLE", "IOSFODNN7", KEY_LINE, "4111 1111 1111 1111", "4111-1111"]
+LEAKY = {
+    **VAULT,
+    "Ops/Servers.md": "---\npassword: hunter2pass\ntags: [ops]\n---\n# Backup server\n\n"
+    "The backup server uploads nightly archives to cloud storage with key AKIAIOSFODNN7EXAMPLE.\n\n"
+    f"## Deploy key\n-----BEGIN PRIVATE KEY-----\n{KEY_LINE}\nq83kdl2k\n-----END PRIVATE KEY-----\n",
+    "Ops/Card.md": "# Hosting card\n\nThe company card 4111 1111 1111 1111 pays the backup server hosting invoices.\n",
+}
+
+
+def assert_clean(result: dict[str, Any]) -> None:
+    shown = {k: v for k, v in result.items() if k != "query"}  # search_text echoes the caller's own query
+    dumped = json.dumps(shown, ensure_ascii=False)
+    for secret in SECRETS:
+        assert secret not in dumped, (secret, dumped[:2000])
+
+
+def paths_of(result: dict[str, Any]) -> set[str]:
+    items = result.get("items") or result.get("results") or result.get("entries") or []
+    return {i.get("path") or i.get("source_file") for i in items}
+
+
+CALLS: list[tuple[str, dict[str, Any]]] = [
+    ("search_text", {"query": "backup server"}),
+    ("search_text", {"query": "AKIAIOSFODNN7EXAMPLE"}),
+    ("search_text", {"query": KEY_LINE}),
+    ("search_text", {"query": "company card"}),
+    ("search_regex", {"pattern": r"AKIA\w+"}),
+    ("search_regex", {"pattern": r"^MIIE"}),
+    ("search_regex", {"pattern": r"card \d"}),
+    ("search_notes", {"query": "backup server"}),
+    ("search_notes", {"query": "backup server", "mode": "hybrid"}),
+    ("search_notes", {"query": "ops", "mode": "tags"}),
+    ("search_vault", {"query": "backup server"}),
+    ("search_vault", {"query": "backup archives", "mode": "semantic"}),
+    ("search_hybrid", {"query": "where do the backups go"}),
+    ("search_semantic", {"query": "nightly archives uploaded to the cloud"}),
+    ("search_semantic", {"query": "paying for hosting with a credit card"}),
+    ("find_similar", {"path": "Ops/Card.md"}),
+    ("rag_search", {"query": "backup server deploy key", "max_results": 10}),
+    ("rag_search", {"query": "company card number", "max_results": 10}),
+    ("bundle_folder", {"folder": "Ops"}),
+    ("bundle_folder", {"folder": "Ops", "max_bytes": 300}),
+    ("bundle_files", {"paths": ["Ops/Servers.md"], "mode": "frontmatter"}),
+]
+
+
+async def test_no_secret_leaks_through_snippets_chunks_or_bundles(make_vault: Callable[..., Path]) -> None:
+    async with semantic(make_vault(LEAKY)) as h:
+        found: set[str] = set()
+        for tool, args in CALLS:
+            out = await h.ok(tool, **args)
+            assert_clean(out)
+            found |= paths_of(out)
+        assert {"Ops/Servers.md", "Ops/Card.md"} <= found  # the notes are found, their secrets hidden
+        rag = await h.ok("rag_search", query="backup server deploy key", max_results=10)
+        ops = [r for r in rag["results"] if r["source_file"] == "Ops/Servers.md"]
+        assert ops and all(r["sensitive"] for r in ops) and rag["sensitive_detected"]
+        assert any("[REDACTED:" in r["chunk_text"] for r in ops)
+        hybrid = await h.ok("search_hybrid", query="nightly archives uploaded to the cloud")
+        flags = {i["path"]: i["sensitive"] for i in hybrid["items"]}
+        assert flags["Ops/Servers.md"] is True and flags.get("Travel/Japan.md", False) is False
+        notes = await h.ok("search_notes", query="ops", mode="tags")
+        assert notes["items"][0]["properties"]["password"] == "[REDACTED:secret_value]"
+        text = await h.ok("search_text", query="AKIAIOSFODNN7EXAMPLE")
+        assert text["items"][0]["highlights"] == [] and "[REDACTED" in text["items"][0]["snippet"]
+
+
+async def test_exclude_mode_leaves_secret_notes_out_of_semantic_results(make_vault: Callable[..., Path]) -> None:
+    async with semantic(make_vault(LEAKY), sensitive={"mode": "exclude"}) as h:
+        for tool, args in CALLS:
+            out = await h.ok(tool, **args)
+            assert_clean(out)
+            if tool in ("search_hybrid", "search_semantic", "find_similar", "rag_search"):
+                assert not paths_of(out) & {"Ops/Servers.md", "Ops/Card.md"}, (tool, out)
+        text = await h.ok("search_text", query="backup server")
+        assert "Ops/Servers.md" in paths_of(text)  # text search still finds it, redacted
