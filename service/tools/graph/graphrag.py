@@ -10,9 +10,10 @@ Method (docs/semantic.md, "GraphRAG"):
    notes per note and hop, readable notes only, best ranked first (`service.graph.expand`).
 3. Fusion by rank: score = 1 / (K + hybrid rank) for every note of the hybrid ranking, plus
    `graph_weight` / (K + graph rank) for every note of the expansion; the graph ranking orders
-   them by their seed's rank, then distance (a seed is at 0, before the notes it reaches), then
-   by how many notes one hop nearer link to or from them. A note found by words or meaning *and* linked to a
-   good seed rises; a note found by the graph alone enters below the strong hybrid hits.
+   them by link evidence: the sum, over the notes one hop nearer the seeds that link to or from
+   the note, of 1 / (K + their hybrid rank), halved per hop beyond the first (a seed: its own
+   1 / (K + rank)). A note several good hits link to ranks high; one link from a weak hit, low.
+   A note found by words or meaning *and* linked to good seeds rises.
 Each result says how it was found (`text_rank`, `vector_rank`, `distance`) and carries the chain
 of links from its seed (`link_path`). A note the caller may not read is never a seed, a hop or
 a result. Progress is reported after each hop.
@@ -24,7 +25,7 @@ import sqlite3
 
 from pydantic import BaseModel, Field
 
-from service.graph.expand import Expansion, expand
+from service.graph.expand import Expansion, Reached, expand
 from service.graph.queries import GraphQueries
 from service.semantic import search as sem
 from service.tools.context import ToolContext
@@ -79,10 +80,18 @@ class GraphRagOut(ToolOutput, Partial):
 
 
 def graph_order(expansion: Expansion, hybrid_rank: dict[str, int]) -> list[str]:
-    """The notes of the expansion (seeds included, at distance 0), best first."""
-    others = list(expansion.reached.values())
-    others.sort(key=lambda r: (r.seed_rank, r.distance, -len(r.support), hybrid_rank.get(r.path, 1 << 30), r.path))
-    return [r.path for r in others]
+    """The notes of the expansion, best first: by link evidence, the sum over the notes one hop
+    nearer the seeds that link to or from it of 1/(K + their hybrid rank), halved per hop beyond
+    the first (a seed counts its own hybrid rank); ties by distance, then path."""
+    far = 1 << 30
+
+    def evidence(r: Reached) -> float:
+        if r.distance == 0:
+            return 1.0 / (K + hybrid_rank.get(r.path, far) + 1)
+        return sum(1.0 / (K + hybrid_rank.get(u, far) + 1) for u in r.support) * 0.5 ** (r.distance - 1)
+
+    notes = sorted(expansion.reached.values(), key=lambda r: (-evidence(r), r.distance, r.path))
+    return [r.path for r in notes]
 
 
 def fuse(hybrid: list[str], graph: list[str], weight: float) -> list[tuple[str, float]]:
