@@ -12,7 +12,8 @@ Method (docs/semantic.md, "GraphRAG"):
    `graph_weight` / (K + graph rank) for every note of the expansion; the graph ranking orders
    them by link evidence: the sum, over the notes one hop nearer the seeds that link to or from
    the note, of 1 / (K + their hybrid rank), halved per hop beyond the first (a seed: its own
-   1 / (K + rank)). A note several good hits link to ranks high; one link from a weak hit, low.
+   1 / (K + rank)), divided by sqrt(1 + the note's backlinks from readable notes) so that a hub
+   every note links to is no evidence. A note several good hits link to ranks high.
    A note found by words or meaning *and* linked to good seeds rises.
 Each result says how it was found (`text_rank`, `vector_rank`, `distance`) and carries the chain
 of links from its seed (`link_path`). A note the caller may not read is never a seed, a hop or
@@ -21,6 +22,7 @@ a result. Progress is reported after each hop.
 
 from __future__ import annotations
 
+import math
 import sqlite3
 
 from pydantic import BaseModel, Field
@@ -31,11 +33,21 @@ from service.semantic import search as sem
 from service.tools.context import ToolContext
 from service.tools.models import ToolInput, ToolOutput
 from service.tools.search.semantic import engine_of, url
-from service.tools.search_common import FOLDER_FIELD, FolderArg, Partial, drop_gone, partial, readable, run, scope
+from service.tools.search_common import (
+    FOLDER_FIELD,
+    FolderArg,
+    Partial,
+    Readable,
+    drop_gone,
+    partial,
+    readable,
+    run,
+    scope,
+)
 from service.tools.spec import ToolSpec
 
 K = 60  # the reciprocal-rank constant of both lists
-GRAPH_WEIGHT = 0.5  # chosen on the Obsidian Help questions (docs/semantic.md)
+GRAPH_WEIGHT = 0.15  # the largest tried that keeps search_hybrid's figures on the Help questions (docs/answers.md)
 
 
 class GraphRagIn(ToolInput):
@@ -79,19 +91,44 @@ class GraphRagOut(ToolOutput, Partial):
     complete: bool = Field(description="Every chunk of the vault has its vector.")
 
 
-def graph_order(expansion: Expansion, hybrid_rank: dict[str, int]) -> list[str]:
+def graph_order(expansion: Expansion, hybrid_rank: dict[str, int], backlinks: dict[str, int]) -> list[str]:
     """The notes of the expansion, best first: by link evidence, the sum over the notes one hop
     nearer the seeds that link to or from it of 1/(K + their hybrid rank), halved per hop beyond
-    the first (a seed counts its own hybrid rank); ties by distance, then path."""
+    the first and divided by sqrt(1 + its backlinks) (a hub every note links to is no evidence);
+    a seed counts its own hybrid rank. Ties by distance, then path."""
     far = 1 << 30
 
     def evidence(r: Reached) -> float:
         if r.distance == 0:
             return 1.0 / (K + hybrid_rank.get(r.path, far) + 1)
-        return sum(1.0 / (K + hybrid_rank.get(u, far) + 1) for u in r.support) * 0.5 ** (r.distance - 1)
+        total = sum(1.0 / (K + hybrid_rank.get(u, far) + 1) for u in r.support) * 0.5 ** (r.distance - 1)
+        return total / math.sqrt(1 + backlinks.get(r.path, 0))
 
     notes = sorted(expansion.reached.values(), key=lambda r: (-evidence(r), r.distance, r.path))
     return [r.path for r in notes]
+
+
+def backlink_counts(conn: sqlite3.Connection, vault_id: str, paths: list[str], can_read: Readable) -> dict[str, int]:
+    """How many notes the caller may read link to each of `paths`."""
+    out: dict[str, int] = {}
+    for i in range(0, len(paths), 500):
+        part = paths[i : i + 500]
+        marks = ",".join("?" * len(part))
+        if can_read.everything:
+            sql = (
+                "SELECT l.target_path, COUNT(DISTINCT l.src_id) FROM links l WHERE l.vault_id = ? "
+                f"AND l.target_path IN ({marks}) GROUP BY l.target_path"
+            )
+            out.update({str(p): int(n) for p, n in conn.execute(sql, (vault_id, *part))})
+            continue
+        sql = (
+            "SELECT DISTINCT l.target_path, s.path FROM links l JOIN notes s ON s.id = l.src_id "
+            f"WHERE l.vault_id = ? AND l.target_path IN ({marks})"
+        )
+        for target, source in conn.execute(sql, (vault_id, *part)):
+            if can_read(str(source)):
+                out[str(target)] = out.get(str(target), 0) + 1
+    return out
 
 
 def fuse(hybrid: list[str], graph: list[str], weight: float) -> list[tuple[str, float]]:
@@ -141,7 +178,9 @@ async def graphrag_query(ctx: ToolContext, args: GraphRagIn) -> GraphRagOut:
         prefer=lambda p: score_of.get(p, 0.0),
         on_hop=on_hop,
     )
-    fused = fuse(hybrid, graph_order(expansion, rank_of), args.graph_weight)
+    reached = [p for p, r in expansion.reached.items() if r.distance > 0]
+    backlinks = await run(ctx, lambda conn: backlink_counts(conn, vid, reached, can_read))
+    fused = fuse(hybrid, graph_order(expansion, rank_of, backlinks), args.graph_weight)
     fused = await drop_gone(ctx, fused, 0, args.limit, lambda kv: (kv[0],))
     page = fused[: args.limit]
     by_path = {h.path: h for h in hits}
