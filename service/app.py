@@ -40,6 +40,7 @@ from service.policy.idempotency import IdempotencyStore
 from service.policy.throttle import TokenBuckets
 from service.policy.visibility import Visibility
 from service.protocol.client_log import ClientLogs
+from service.rerank.http import build_reranker
 from service.security.acl import AclGuard
 from service.semantic.engine import SemanticEngine
 from service.services import Services
@@ -119,6 +120,7 @@ class VaultgateApp:
             guard=self.guard,
             step_hook=step_hook,
             semantic=self.semantic,
+            rerank=build_reranker(settings.rerank),
         )
         self.layers = build_layers(self.services, self.registry)
         self.dispatcher = Dispatcher(

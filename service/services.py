@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from service.policy.idempotency import IdempotencyStore
     from service.policy.throttle import TokenBuckets
     from service.policy.visibility import Visibility
+    from service.rerank.protocol import Reranker
     from service.semantic.engine import SemanticEngine
     from service.settings import Settings, VaultConfig
     from service.storage.db import Database
@@ -56,4 +57,5 @@ class Services:
     guard: PathGuard = field(default_factory=OpenGuard)
     step_hook: StepHook | None = None  # tests only: hold a long change at a known step
     semantic: SemanticEngine | None = None  # chunks, embeddings, vector search ([embeddings])
+    rerank: Reranker | None = None  # reorders the answer tools' top candidates ([rerank]; off by default)
     started_at: float = field(default_factory=time.time)

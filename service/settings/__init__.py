@@ -7,6 +7,7 @@
     index.py          [index], [search]
     sensitive.py      [sensitive]
     embeddings.py     [embeddings]
+    rerank.py         [rerank]
     policy.py         [governor], [idempotency], [throttle], [confirmation], [tool_visibility], [tool_facade]
     observability.py  [audit], [events], [otel], [sessions], [log]
     storage.py        [storage], [maintenance]
@@ -36,6 +37,7 @@ from service.settings.policy import (
     ToolFacadeSettings,
     ToolVisibilitySettings,
 )
+from service.settings.rerank import RerankSettings
 from service.settings.root import Settings, redact
 from service.settings.sensitive import SensitiveMode, SensitiveSettings
 from service.settings.storage import MaintenanceSettings, StorageSettings
@@ -47,6 +49,7 @@ __all__ = [
     "AuditSettings",
     "AuthSettings",
     "EmbeddingSettings",
+    "RerankSettings",
     "ConfirmationSettings",
     "EventsSettings",
     "GovernorSettings",

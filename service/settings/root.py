@@ -38,6 +38,7 @@ from service.settings.policy import (
     ToolFacadeSettings,
     ToolVisibilitySettings,
 )
+from service.settings.rerank import RerankSettings
 from service.settings.sensitive import SensitiveSettings
 from service.settings.storage import (
     MaintenanceSettings,
@@ -75,6 +76,7 @@ class Settings(BaseSettings):
     search: SearchSettings = Field(default_factory=SearchSettings)
     sensitive: SensitiveSettings = Field(default_factory=SensitiveSettings)
     embeddings: EmbeddingSettings = Field(default_factory=EmbeddingSettings)
+    rerank: RerankSettings = Field(default_factory=RerankSettings)
     acl: AclSettings = Field(default_factory=AclSettings)
     idempotency: IdempotencySettings = Field(default_factory=IdempotencySettings)
     throttle: ThrottleSettings = Field(default_factory=ThrottleSettings)

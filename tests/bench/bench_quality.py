@@ -10,7 +10,8 @@ For each data set (tests/bench/quality.py: the Obsidian Help vault with its ques
 BEIR SciFact written as a vault) it starts `vaultgate serve` on a temporary copy, waits until the
 index is ready (/readyz), sends every query through `--tool` with `--args` (a JSON object in
 which the string "{query}" is replaced by the query text) and scores the ranked note paths of the
-result (`--items` list, `--path` field of each item): nDCG@10 and Recall@5/10/100, plus the
+result (`--items` list, `--path` field of each item): nDCG@10 and Recall@5/10/100 (`--text`: also
+the share of the returned text's bytes that comes from relevant notes), plus the
 number of queries, the tool, the arguments, the `--mode` label, the elapsed seconds and the
 per-call latency. Prints one JSON object (tests/bench/common.py). Not part of the test run.
 """
@@ -69,6 +70,8 @@ async def run_queries(url: str, data: quality.DataSet, ns: argparse.Namespace) -
     runs: list[tuple[quality.Query, list[str]]] = []
     samples: list[float] = []
     answered: dict[str, int] = {}
+    shares: list[float] = []  # per query: share of the returned text (bytes) from relevant notes
+    spent: list[int] = []
     queries = data.queries[: ns.max_queries] if ns.max_queries else data.queries
     t0 = time.perf_counter()
     async with Client(url, mode="legacy", cache=None) as client:
@@ -81,6 +84,11 @@ async def run_queries(url: str, data: quality.DataSet, ns: argparse.Namespace) -
                 raise RuntimeError(f"{ns.tool} failed on {q.text!r}: {out}")
             items = out.get(ns.items) or []
             runs.append((q, quality.dedupe(str(i[ns.path]) for i in items)))
+            if ns.text:
+                sizes = [(len(str(i[ns.text]).encode()), q.relevant.get(str(i[ns.path]), 0) > 0) for i in items]
+                total = sum(n for n, _ in sizes)
+                shares.append(sum(n for n, hit in sizes if hit) / total if total else 0.0)
+                spent.append(total)
             passed = out.get("match", out.get("text_match"))  # which text pass answered, when reported
             if isinstance(passed, str):
                 answered[passed] = answered.get(passed, 0) + 1
@@ -96,6 +104,9 @@ async def run_queries(url: str, data: quality.DataSet, ns: argparse.Namespace) -
     }
     if answered:
         result["match"] = answered
+    if shares:
+        result["relevant_text_share"] = round(sum(shares) / len(shares), 4)
+        result["text_bytes_per_query"] = round(sum(spent) / len(spent), 1)
     if ns.show_misses:
         result["misses"] = [
             {"query": q.text, "expected": sorted(q.relevant), "top5": ranked[:5]}
@@ -105,15 +116,23 @@ async def run_queries(url: str, data: quality.DataSet, ns: argparse.Namespace) -
     return result
 
 
+def target(ns: argparse.Namespace, name: str, tmp: Path) -> tuple[Path, bool]:
+    """Where the data set's vault goes, and whether it must be written (not kept from a run before)."""
+    root = Path(ns.vault_dir).resolve() / name if ns.vault_dir else tmp / "vault"
+    return root, not root.exists()
+
+
 async def one(name: str, data_root: Path, ns: argparse.Namespace, env: dict[str, str]) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="vaultgate-quality-") as tmp:
-        root = Path(tmp) / "vault"
+        root, fresh = target(ns, name, Path(tmp))
         t0 = time.perf_counter()
         if name == "obsidian-help":
             data = quality.obsidian_help(data_root)
-            shutil.copytree(data.vault, root, ignore=shutil.ignore_patterns(".vaultgate"))
+            if fresh:
+                shutil.copytree(data.vault, root, ignore=shutil.ignore_patterns(".vaultgate"))
         else:
-            notes = quality.write_scifact_vault(data_root, root)
+            only = quality.scifact_subset(data_root, ns.scifact_docs) if ns.scifact_docs else None
+            notes = quality.write_scifact_vault(data_root, root, only) if fresh else len(list(root.rglob("*.md")))
             data = quality.scifact(data_root, root)
         server = ServerProcess(vaultgate_argv(root), env=env)
         try:
@@ -172,9 +191,25 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--mode", default="text", help="a label for the result (e.g. text, hybrid, semantic)")
     parser.add_argument("--items", default="items", help="the result field holding the ranked list")
     parser.add_argument("--path", default="path", help="the field of each item naming the note")
+    parser.add_argument(
+        "--text",
+        help="the item field holding returned text: also report the share of its bytes that comes from relevant "
+        "notes (e.g. text for context_for_query, chunk_text for rag_search)",
+    )
     parser.add_argument("--env", action="append", default=[], help="KEY=VALUE for the server (repeatable)")
+    parser.add_argument(
+        "--scifact-docs",
+        type=int,
+        default=0,
+        help="a smaller SciFact corpus: the judged documents plus random ones up to N (quality.scifact_subset)",
+    )
     parser.add_argument("--max-queries", type=int, default=0, help="only the first N queries of each set")
     parser.add_argument("--show-misses", action="store_true", help="list the queries missing in the top 5")
+    parser.add_argument(
+        "--vault-dir",
+        help="keep each data set's vault in DIR/<name> (written once, reused by later runs: with a fixed "
+        "VAULTGATE_STORAGE__CACHE_DIR the embedded index is reused too)",
+    )
     parser.add_argument("--name", default="bench_quality", help="result name (tests/bench/results/NAME.json)")
     return parser.parse_args(argv)
 

@@ -61,8 +61,24 @@ def note_path(doc_id: str) -> str:
     return f"{DOCS_FOLDER}/{doc_id}.md"
 
 
-def write_scifact_vault(data_root: Path, target: Path) -> int:
-    """Write the SciFact corpus into `target` as notes; returns the number of notes."""
+def scifact_subset(data_root: Path, size: int, split: str = "test", seed: int = 0) -> set[str]:
+    """Document ids of a smaller SciFact corpus: every document judged relevant in `split`, plus
+    documents drawn at random (fixed seed) up to `size` in all. Figures on it compare tools with
+    each other, not with published full-corpus figures (fewer distractors: higher scores)."""
+    import random
+
+    root = data_root / "scifact"
+    with (root / "qrels" / f"{split}.tsv").open(encoding="utf-8") as fh:
+        judged = {row["corpus-id"] for row in csv.DictReader(fh, delimiter="\t") if int(row["score"]) > 0}
+    with (root / "corpus.jsonl").open(encoding="utf-8") as lines:
+        others = sorted(str(json.loads(line)["_id"]) for line in lines)
+    others = [d for d in others if d not in judged]
+    random.Random(seed).shuffle(others)
+    return judged | set(others[: max(0, size - len(judged))])
+
+
+def write_scifact_vault(data_root: Path, target: Path, only: set[str] | None = None) -> int:
+    """Write the SciFact corpus (or the documents `only`) into `target` as notes; returns the number of notes."""
     corpus = data_root / "scifact" / "corpus.jsonl"
     folder = target / DOCS_FOLDER
     folder.mkdir(parents=True, exist_ok=True)
@@ -73,6 +89,8 @@ def write_scifact_vault(data_root: Path, target: Path) -> int:
             doc_id = str(doc["_id"])
             if not doc_id.isalnum():  # BEIR ids are digits; anything else would not be a safe file name
                 raise ValueError(f"unexpected SciFact id {doc_id!r}")
+            if only is not None and doc_id not in only:
+                continue
             title = " ".join(str(doc.get("title", "")).split())
             body = str(doc.get("text", "")).strip()
             (folder / f"{doc_id}.md").write_text(f"# {title}\n\n{body}\n" if title else f"{body}\n", encoding="utf-8")

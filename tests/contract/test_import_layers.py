@@ -26,6 +26,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "service.vault",
         "service.embeddings",
         "service.obsidian",
+        "service.rerank",
     ),
     ("service.graph", "service.policy", "service.obs", "service.security"),
     ("service.indexer",),

@@ -1,14 +1,15 @@
 """graph domain: the link graph of a vault, and link repair.
 
 Tools: get_backlinks, get_outlinks, graph_neighbors, find_broken_links, find_orphans
-(`links.py`, read only); rewrite_links (`rewrite.py`, repoint links to a new target).
+(`links.py`, read only); graphrag_query (`graphrag.py`: hybrid seeds expanded along links, fused);
+rewrite_links (`rewrite.py`, repoint links to a new target).
 Touches: index tables `notes`, `links` (read, through `service.graph.queries`); vault files
 (the linking line's text; rewrite_links writes through `VaultFiles`).
 """
 
 from __future__ import annotations
 
-from service.tools.graph import links, rewrite
+from service.tools.graph import graphrag, links, rewrite
 from service.tools.spec import ToolSpec
 
-TOOLS: tuple[ToolSpec, ...] = (*links.TOOLS, *rewrite.TOOLS)
+TOOLS: tuple[ToolSpec, ...] = (*links.TOOLS, *graphrag.TOOLS, *rewrite.TOOLS)

@@ -23,7 +23,7 @@ from service.semantic import search as sem
 from service.semantic.engine import ChunkRow
 from service.tools.context import ToolContext
 from service.tools.models import Paging, ToolInput, ToolOutput, decode_cursor, encode_cursor
-from service.tools.search.semantic import engine_of, url
+from service.tools.search.semantic import engine_of, rerank, rerank_window, url
 from service.tools.search_common import Partial, drop_gone, partial, query_key, readable, run, scope
 from service.tools.sensitive import excerpts_of, guard_of, without_secrets
 from service.tools.spec import ToolSpec
@@ -67,6 +67,8 @@ class RagOut(ToolOutput, Partial):
     next_cursor: str | None = Field(default=None, description="Pass as `cursor` for more chunks.")
     model: str = Field(description="The embedding model that ranked these chunks.")
     complete: bool = Field(description="Every chunk of the vault has its vector.")
+    reranked: bool = Field(default=False, description="The configured reranker ordered the leading chunks.")
+    degraded: bool = Field(default=False, description="A reranker is configured but failed: the vector order is kept.")
 
 
 def note_date(row: ChunkRow) -> str:
@@ -102,7 +104,12 @@ async def rag_search(ctx: ToolContext, args: RagIn) -> RagOut:
     def compute(conn: sqlite3.Connection) -> list[sem.ChunkHit]:
         return sem.nearest(engine, conn, vid, vector, want, without_secrets(guard, conn, keep), use.model)[:want]
 
-    hits = await drop_gone(ctx, await run(ctx, compute), offset, args.max_results, lambda h: (h.row.path,))
+    found = await run(ctx, compute)
+    head = await excerpts_of(ctx, [h.row.note_id for h in found[: rerank_window(ctx)]])
+    hits, order = await rerank(
+        ctx, args.query, found, lambda h: f"{h.row.title}\n{head.show(h.row.note_id, h.row.text)}"
+    )
+    hits = await drop_gone(ctx, hits, offset, args.max_results, lambda h: (h.row.path,))
     window = hits[offset : offset + args.max_results]
     shown = await excerpts_of(ctx, [h.row.note_id for h in window])
     page = [
@@ -128,6 +135,8 @@ async def rag_search(ctx: ToolContext, args: RagIn) -> RagOut:
         next_cursor=encode_cursor(offset + args.max_results, t="rag", q=key) if more else None,
         model=use.model,
         complete=use.complete,
+        reranked=order.reranked,
+        degraded=order.degraded,
         partial=partial(ctx),
     )
 

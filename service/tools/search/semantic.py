@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import datetime as dt
 import sqlite3
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, Field
 
 from service.errors import ModeUnavailable, NoteNotFound, ValidationFailed
+from service.rerank.protocol import Reordered, reorder
 from service.retrieval import hybrid, text
 from service.semantic import search as sem
 from service.semantic.engine import ChunkRow, Searchable, SemanticEngine
@@ -36,6 +38,8 @@ from service.tools.search_common import (
 )
 from service.tools.sensitive import Excerpts, excerpts, guard_of, without_secrets
 from service.tools.spec import ToolSpec
+
+T = TypeVar("T")
 
 
 class FilterArgs(ToolInput, Paging):
@@ -80,6 +84,8 @@ class SemanticOut(ToolOutput, Partial):
         default=False,
         description="Ranked with the previous model's vectors while the configured model's are being computed.",
     )
+    reranked: bool = Field(default=False, description="The configured reranker ordered the leading results.")
+    degraded: bool = Field(default=False, description="A reranker is configured but failed: the fused order is kept.")
 
 
 def _stamp(value: dt.datetime | dt.date | None) -> float | None:
@@ -132,8 +138,28 @@ def chunk_hit(ctx: ToolContext, row: ChunkRow, score: float, shown: Excerpts) ->
     )
 
 
+def rerank_window(ctx: ToolContext) -> int:
+    """How many leading candidates the configured reranker sees (0: none configured)."""
+    return ctx.services.rerank.top_n if ctx.services.rerank is not None else 0
+
+
+async def rerank(ctx: ToolContext, query: str, items: list[T], text: Callable[[T], str]) -> tuple[list[T], Reordered]:
+    """`items` (best first) reordered by the configured reranker on `text(item)` — asked only of
+    the leading `rerank_window` items, the texts sent out, so they must be redacted already —
+    unchanged and `degraded` when it fails; unchanged when none is configured."""
+    head = rerank_window(ctx)
+    order = await reorder(ctx.services.rerank, query, [text(i) for i in items[:head]] + [""] * (len(items) - head))
+    return [items[i] for i in order.order], order
+
+
 async def _page(
-    ctx: ToolContext, use: Searchable, hits: list[SemanticHit], offset: int, limit: int, key: str
+    ctx: ToolContext,
+    use: Searchable,
+    hits: list[SemanticHit],
+    offset: int,
+    limit: int,
+    key: str,
+    order: Reordered | None = None,
 ) -> SemanticOut:
     hits = await drop_gone(ctx, hits, offset, limit)
     more = offset + limit < len(hits)
@@ -143,6 +169,8 @@ async def _page(
         model=use.model,
         complete=use.complete,
         stale=use.stale,
+        reranked=order is not None and order.reranked,
+        degraded=order is not None and order.degraded,
         partial=partial(ctx),
     )
 
@@ -208,7 +236,8 @@ async def search_hybrid(ctx: ToolContext, args: SemanticIn) -> SemanticOut:
         )
         for h in found
     ]
-    return await _page(ctx, use, hits, offset, args.limit, key)
+    hits, order = await rerank(ctx, args.query, hits, lambda h: f"{h.title}\n{h.chunk or ''}")
+    return await _page(ctx, use, hits, offset, args.limit, key, order)
 
 
 async def find_similar(ctx: ToolContext, args: SimilarIn) -> SemanticOut:

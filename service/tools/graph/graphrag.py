@@ -1,0 +1,235 @@
+"""graph domain, graphrag: graphrag_query, one ranking from text, vectors and the link graph.
+
+Touches: index tables `notes`, `links`, `chunks`, `fts_words`, the vectors (read only, through
+`service.semantic.search` and `service.graph.queries`); the embedding model for the query.
+
+Method (docs/semantic.md, "GraphRAG"):
+1. Seeds: `search_hybrid`'s ranking of the query (BM25 and vector hits fused), filtered by read
+   permission and `folder` before anything is cut; its first `seeds` notes are the seeds.
+2. Expansion: from the seeds along outlinks and backlinks, `hops` hops, at most `fan_out` new
+   notes per note and hop, readable notes only, best ranked first (`service.graph.expand`).
+3. Fusion by rank: score = 1 / (K + hybrid rank) for every note of the hybrid ranking, plus
+   `graph_weight` / (K + graph rank) for every note of the expansion; the graph ranking orders
+   them by link evidence: the sum, over the notes one hop nearer the seeds that link to or from
+   the note, of 1 / (K + their hybrid rank), halved per hop beyond the first (a seed: its own
+   1 / (K + rank)), divided by sqrt(1 + the note's backlinks from readable notes) so that a hub
+   every note links to is no evidence. A note several good hits link to ranks high.
+   A note found by words or meaning *and* linked to good seeds rises.
+Each result says how it was found (`text_rank`, `vector_rank`, `distance`) and carries the chain
+of links from its seed (`link_path`). A note the caller may not read is never a seed, a hop or
+a result. Progress is reported after each hop.
+"""
+
+from __future__ import annotations
+
+import math
+import sqlite3
+
+from pydantic import BaseModel, Field
+
+from service.graph.expand import Expansion, Reached, expand
+from service.graph.queries import GraphQueries
+from service.semantic import search as sem
+from service.tools.context import ToolContext
+from service.tools.models import ToolInput, ToolOutput
+from service.tools.search.semantic import engine_of, url
+from service.tools.search_common import (
+    FOLDER_FIELD,
+    FolderArg,
+    Partial,
+    Readable,
+    drop_gone,
+    partial,
+    readable,
+    run,
+    scope,
+)
+from service.tools.spec import ToolSpec
+
+K = 60  # the reciprocal-rank constant of both lists
+GRAPH_WEIGHT = 0.15  # the largest tried that keeps search_hybrid's figures on the Help questions (docs/answers.md)
+
+
+class GraphRagIn(ToolInput):
+    query: str = Field(min_length=1, max_length=2000, description="A natural-language question or topic.")
+    limit: int = Field(default=10, ge=1, le=50, description="Notes to return.")
+    seeds: int = Field(default=10, ge=1, le=50, description="Top hybrid hits the expansion starts from.")
+    hops: int = Field(default=2, ge=0, le=3, description="Links followed from a seed (0: hybrid ranking only).")
+    fan_out: int = Field(default=10, ge=1, le=50, description="New notes kept per note and hop (best ranked first).")
+    graph_weight: float = Field(
+        default=GRAPH_WEIGHT, ge=0.0, le=2.0, description="Weight of the graph ranking against the hybrid one."
+    )
+    folder: FolderArg = FOLDER_FIELD
+
+
+class LinkHop(BaseModel):
+    source: str = Field(description="The note the hop leaves.")
+    target: str = Field(description="The note it reaches.")
+    direction: str = Field(description="'outlink' (source links to target) or 'backlink' (target links to source).")
+
+
+class GraphRagHit(BaseModel):
+    path: str = Field(description="Vault-relative path.")
+    title: str = Field(description="Note title.")
+    obsidian_url: str = Field(description="obsidian:// URL of the note (at the best chunk's heading when known).")
+    score: float = Field(description="Fused score (higher is better).")
+    text_rank: int | None = Field(default=None, description="1-based rank in the text (BM25) list, if there.")
+    vector_rank: int | None = Field(default=None, description="1-based rank in the vector list, if there.")
+    distance: int | None = Field(default=None, description="Links from its seed (0: a seed; null: not reached).")
+    seed: str | None = Field(default=None, description="The seed whose links reached this note.")
+    link_path: list[LinkHop] = Field(description="The links from `seed` to this note, in order (empty for a seed).")
+    heading: str | None = Field(default=None, description="Heading of the best matching chunk, if any.")
+    chunk: str | None = Field(default=None, description="Text of the best matching chunk, if any.")
+
+
+class GraphRagOut(ToolOutput, Partial):
+    items: list[GraphRagHit] = Field(description="Notes, best first.")
+    seeds: list[str] = Field(description="The seed notes, in rank order.")
+    reached: int = Field(description="Notes reached by the expansion (seeds included).")
+    truncated: bool = Field(description="Some neighbours were left out by fan_out.")
+    model: str = Field(description="The embedding model of the vector ranking.")
+    complete: bool = Field(description="Every chunk of the vault has its vector.")
+
+
+def graph_order(expansion: Expansion, hybrid_rank: dict[str, int], backlinks: dict[str, int]) -> list[str]:
+    """The notes of the expansion, best first: by link evidence, the sum over the notes one hop
+    nearer the seeds that link to or from it of 1/(K + their hybrid rank), halved per hop beyond
+    the first and divided by sqrt(1 + its backlinks) (a hub every note links to is no evidence);
+    a seed counts its own hybrid rank. Ties by distance, then path."""
+    far = 1 << 30
+
+    def evidence(r: Reached) -> float:
+        if r.distance == 0:
+            return 1.0 / (K + hybrid_rank.get(r.path, far) + 1)
+        total = sum(1.0 / (K + hybrid_rank.get(u, far) + 1) for u in r.support) * 0.5 ** (r.distance - 1)
+        return total / math.sqrt(1 + backlinks.get(r.path, 0))
+
+    notes = sorted(expansion.reached.values(), key=lambda r: (-evidence(r), r.distance, r.path))
+    return [r.path for r in notes]
+
+
+def backlink_counts(conn: sqlite3.Connection, vault_id: str, paths: list[str], can_read: Readable) -> dict[str, int]:
+    """How many notes the caller may read link to each of `paths`."""
+    out: dict[str, int] = {}
+    for i in range(0, len(paths), 500):
+        part = paths[i : i + 500]
+        marks = ",".join("?" * len(part))
+        if can_read.everything:
+            sql = (
+                "SELECT l.target_path, COUNT(DISTINCT l.src_id) FROM links l WHERE l.vault_id = ? "
+                f"AND l.target_path IN ({marks}) GROUP BY l.target_path"
+            )
+            out.update({str(p): int(n) for p, n in conn.execute(sql, (vault_id, *part))})
+            continue
+        sql = (
+            "SELECT DISTINCT l.target_path, s.path FROM links l JOIN notes s ON s.id = l.src_id "
+            f"WHERE l.vault_id = ? AND l.target_path IN ({marks})"
+        )
+        for target, source in conn.execute(sql, (vault_id, *part)):
+            if can_read(str(source)):
+                out[str(target)] = out.get(str(target), 0) + 1
+    return out
+
+
+def fuse(hybrid: list[str], graph: list[str], weight: float) -> list[tuple[str, float]]:
+    scores: dict[str, float] = {}
+    for rank, path in enumerate(hybrid):
+        scores[path] = 1.0 / (K + rank + 1)
+    for rank, path in enumerate(graph):
+        scores[path] = scores.get(path, 0.0) + weight / (K + rank + 1)
+    return sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
+
+
+async def graphrag_query(ctx: ToolContext, args: GraphRagIn) -> GraphRagOut:
+    engine = engine_of(ctx)
+    can_read = readable(ctx)
+    folders = scope(ctx, args.folder)
+    keep = sem.NoteFilter(can_read=can_read, folders=folders)
+    vid = ctx.vault.id
+    use = await engine.searchable(vid)
+    vector = await engine.query_vector(args.query, use.embedder)
+    want = max(args.limit, args.seeds)
+
+    def compute(conn: sqlite3.Connection) -> list[sem.HybridHit]:
+        return sem.hybrid_rank(engine, conn, vid, args.query, vector, want, keep, use.model)
+
+    hits = await run(ctx, compute)
+    hybrid = [h.path for h in hits]
+    rank_of = {p: i for i, p in enumerate(hybrid)}
+    score_of = {h.path: h.score for h in hits}
+    seeds = hybrid[: args.seeds]
+    queries = GraphQueries(ctx.services.db)
+
+    def allowed(path: str) -> bool:
+        return (not folders or any(f == "" or path.startswith(f + "/") for f in folders)) and can_read(path)
+
+    async def neighbours(paths: list[str]) -> list[tuple[str, str, str]]:
+        return await queries.neighbors_of(vid, paths, "both")
+
+    async def on_hop(hop: int, count: int) -> None:
+        await ctx.progress(hop, args.hops, f"graphrag_query: hop {hop}/{args.hops}, {count} notes reached")
+
+    expansion = await expand(
+        seeds,
+        neighbours,
+        hops=args.hops,
+        fan_out=args.fan_out,
+        can_read=allowed,
+        prefer=lambda p: score_of.get(p, 0.0),
+        on_hop=on_hop,
+    )
+    reached = [p for p, r in expansion.reached.items() if r.distance > 0]
+    backlinks = await run(ctx, lambda conn: backlink_counts(conn, vid, reached, can_read))
+    fused = fuse(hybrid, graph_order(expansion, rank_of, backlinks), args.graph_weight)
+    fused = await drop_gone(ctx, fused, 0, args.limit, lambda kv: (kv[0],))
+    page = fused[: args.limit]
+    by_path = {h.path: h for h in hits}
+    titles = await queries.titles(vid, [p for p, _ in page if p not in by_path])
+    items: list[GraphRagHit] = []
+    for path, score in page:
+        hit = by_path.get(path)
+        got = expansion.reached.get(path)
+        chunk = hit.chunk if hit is not None else None
+        items.append(
+            GraphRagHit(
+                path=path,
+                title=hit.title if hit is not None else titles.get(path, path.rsplit("/", 1)[-1].removesuffix(".md")),
+                obsidian_url=url(ctx, path, chunk.heading if chunk is not None else None),
+                score=round(score * K, 4),
+                text_rank=hit.text_rank + 1 if hit is not None and hit.text_rank is not None else None,
+                vector_rank=hit.vector_rank + 1 if hit is not None and hit.vector_rank is not None else None,
+                distance=got.distance if got is not None else None,
+                seed=got.seed if got is not None else None,
+                link_path=[LinkHop(source=s.source, target=s.target, direction=s.direction) for s in got.steps]
+                if got is not None
+                else [],
+                heading=chunk.heading if chunk is not None else None,
+                chunk=chunk.text if chunk is not None else None,
+            )
+        )
+    return GraphRagOut(
+        items=items,
+        seeds=seeds,
+        reached=len(expansion.reached),
+        truncated=expansion.truncated,
+        model=use.model,
+        complete=use.complete,
+        partial=partial(ctx),
+    )
+
+
+TOOLS: tuple[ToolSpec, ...] = (
+    ToolSpec(
+        name="graphrag_query",
+        domain="graph",
+        title="Search by words, meaning and links",
+        description="One ranking from text (BM25), vector and link-graph evidence: search_hybrid's top notes are "
+        "expanded along outlinks and backlinks (hops, fan_out) and fused by rank; each note says how it was found "
+        "and the link path from its seed. Use for questions whose answer sits in notes linked to the obvious hits; "
+        "search_hybrid for a plain search.",
+        input_model=GraphRagIn,
+        output_model=GraphRagOut,
+        handler=graphrag_query,
+        tags=("search", "graph"),
+    ),
+)

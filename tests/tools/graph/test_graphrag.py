@@ -1,0 +1,126 @@
+"""graphrag_query: hybrid seeds expanded along outlinks and backlinks (bounded), fused by rank,
+each result with the link path from its seed; a note the caller may not read is never a seed, a
+hop or a result; progress after each hop."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import started
+from tests.semantic.helpers import VAULT, semantic
+
+NOTES: dict[str, str] = {
+    **VAULT,
+    "Pets/Cats.md": "---\ntags: [animals]\n---\n# Cats\n\nA kitten needs vaccinations, a litter box and toys to "
+    "scratch. Ask [[Clinic]].\n",
+    "Pets/Clinic.md": "# Clinic\n\nDr. Okafor, Elm Street 4, open weekdays from eight.\n",
+    "Journal/Adoption day.md": "# Adoption day\n\nWe brought home [[Cats|Miso]] from the shelter.\n",
+    "Hub.md": "# Hub\n\nThe garden herbarium index.\n\n" + " ".join(f"[[Leaf {i}]]" for i in range(6)) + "\n",
+    **{f"Leaves/Leaf {i}.md": f"# Leaf {i}\n\nPressed leaf number {i}, linked from [[Hub]].\n" for i in range(6)},
+}
+QUESTION = "caring for a kitten"
+
+
+def _items(out: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {i["path"]: i for i in out["items"]}
+
+
+@pytest.mark.covers("graphrag_query", "success")
+async def test_seeds_expand_along_links_and_backlinks_with_their_paths(make_vault: Callable[..., Path]) -> None:
+    async with semantic(make_vault(NOTES)) as h:
+        out = await h.ok("graphrag_query", query=QUESTION, seeds=1, hops=1, limit=20)
+        assert out["seeds"] == ["Pets/Cats.md"] and out["items"][0]["path"] == "Pets/Cats.md"
+        items = _items(out)
+        clinic, adoption = items["Pets/Clinic.md"], items["Journal/Adoption day.md"]
+        assert clinic["distance"] == 1 and clinic["seed"] == "Pets/Cats.md"
+        assert clinic["link_path"] == [{"source": "Pets/Cats.md", "target": "Pets/Clinic.md", "direction": "outlink"}]
+        assert adoption["link_path"] == [
+            {"source": "Pets/Cats.md", "target": "Journal/Adoption day.md", "direction": "backlink"}
+        ]
+        assert items["Pets/Cats.md"]["distance"] == 0 and items["Pets/Cats.md"]["link_path"] == []
+        # the linked notes rank above notes reached by neither words, meaning nor links
+        order = [i["path"] for i in out["items"]]
+        assert order.index("Pets/Clinic.md") < order.index("Travel/Japan.md")
+        plain = await h.ok("graphrag_query", query=QUESTION, hops=0, limit=20)
+        hybrid = await h.ok("search_hybrid", query=QUESTION, limit=20)
+        assert [i["path"] for i in plain["items"]] == [i["path"] for i in hybrid["items"]]
+        assert all(i["distance"] == 0 or i["distance"] is None for i in plain["items"])
+
+
+@pytest.mark.covers("graphrag_query", "success")
+async def test_fan_out_and_hops_bound_the_expansion(make_vault: Callable[..., Path]) -> None:
+    async with semantic(make_vault(NOTES)) as h:
+        out = await h.ok("graphrag_query", query="garden herbarium index", seeds=1, hops=1, fan_out=2, limit=50)
+        assert out["seeds"] == ["Hub.md"] and out["truncated"] is True
+        assert out["reached"] == 3
+        reached = [i for i in out["items"] if (i["distance"] or 0) > 0]
+        assert len(reached) == 2 and all(i["seed"] == "Hub.md" for i in reached)
+        two = await h.ok("graphrag_query", query=QUESTION, seeds=1, hops=2, fan_out=10, limit=50)
+        assert max(i["distance"] or 0 for i in two["items"]) <= 2
+        assert all(len(i["link_path"]) == (i["distance"] or 0) for i in two["items"])
+        for item in two["items"]:  # every path is a chain of hops from the seed to the note
+            hops = item["link_path"]
+            if hops:
+                assert hops[0]["source"] == item["seed"] and hops[-1]["target"] == item["path"]
+                assert all(a["target"] == b["source"] for a, b in zip(hops, hops[1:], strict=False))
+
+
+@pytest.mark.covers("graphrag_query", "success")
+async def test_progress_is_reported_per_hop(make_vault: Callable[..., Path]) -> None:
+    seen: list[tuple[float, float | None, str | None]] = []
+
+    async def report(done: float, total: float | None, message: str | None) -> None:
+        seen.append((done, total, message))
+
+    async with semantic(make_vault(NOTES)) as h:
+        args = {"query": QUESTION, "hops": 2}
+        result = await h.app.dispatcher.call("graphrag_query", args, principal=h.principal, progress=report)
+        assert not result.is_error
+    assert [(d, t) for d, t, _ in seen] == [(1, 2), (2, 2)]
+    assert all(m and "hop" in m for _, _, m in seen)
+
+
+BRIDGED = {
+    **NOTES,
+    "Pets/Cats.md": "# Cats\n\nA kitten needs vaccinations and toys. See [[Secret plan]].\n",
+    "Private/Secret plan.md": "# Secret plan\n\nMove to [[Beyond]] next year.\n",
+    "Elsewhere/Beyond.md": "# Beyond\n\nA quiet valley.\n",
+}
+ACL = {"prefix_rules": [{"path": "Private", "read": "deny", "write": "deny"}]}
+
+
+@pytest.mark.covers("graphrag_query", "success")
+async def test_a_note_the_caller_may_not_read_is_never_a_seed_hop_or_result(make_vault: Callable[..., Path]) -> None:
+    question = "kitten vaccinations and the secret plan for the chewed sofa"
+    async with semantic(make_vault(BRIDGED)) as h:  # readable, the hidden note bridges to Beyond
+        open_ = _items(await h.ok("graphrag_query", query=question, hops=3, seeds=2, limit=50))
+    assert "Private/Secret plan.md" in [s["target"] for s in open_["Elsewhere/Beyond.md"]["link_path"]]
+    async with semantic(make_vault(BRIDGED), acl=ACL) as h:
+        out = await h.ok("graphrag_query", query=question, hops=3, seeds=2, limit=50)
+    assert "Private" not in str(out)
+    # Beyond is reachable only through the hidden note: it is not reached
+    assert all(i["path"] != "Elsewhere/Beyond.md" or i["distance"] is None for i in out["items"])
+    without = {k: v for k, v in BRIDGED.items() if not k.startswith("Private/")}
+    async with semantic(make_vault(without)) as h:
+        absent = await h.ok("graphrag_query", query=question, hops=3, seeds=2, limit=50)
+    assert out["reached"] == absent["reached"] and out["seeds"] == absent["seeds"]
+    assert [(i["path"], i["distance"], i["link_path"]) for i in out["items"]] == [
+        (i["path"], i["distance"], i["link_path"]) for i in absent["items"]
+    ]
+
+
+@pytest.mark.covers("graphrag_query", "failure")
+async def test_graphrag_query_failures(make_vault: Callable[..., Path]) -> None:
+    async with semantic(make_vault(NOTES)) as h:
+        await h.err("graphrag_query", "validation_error", query="x", hops=4)
+        await h.err("graphrag_query", "validation_error", query="x", seeds=0)
+        await h.err("graphrag_query", "validation_error", query="x", fan_out=51)
+        await h.err("graphrag_query", "validation_error", query="x", graph_weight=-1)
+        await h.err("graphrag_query", "validation_error", query="x", depth=2)
+        await h.err("graphrag_query", "note_not_found", query="x", folder="Nowhere")
+    async with started(make_vault(NOTES)) as h:
+        await h.err("graphrag_query", "mode_unavailable", query="x")
