@@ -361,8 +361,17 @@ def resolve_links(
             sql += f" OR l.target_path IN ({','.join('?' * len(stale))})"
             params += stale
         sql += ")"
+    # An unresolved link can only start resolving to an added file, and only to one with its
+    # name (the same rule as `PathSet.by_name`): the others are not resolved again (thousands
+    # of broken links in a big vault, once per new note, were most of a create's index update).
+    narrow = only_unresolved and len(stale) <= MAX_STALE
+    added_keys = {base_name(a).lower() for a in added}
     updates = []
     for link_id, raw, src, current in conn.execute(sql, params).fetchall():
+        if narrow and current is None:
+            key = base_name(raw.strip()).lower()
+            if key not in added_keys and key + ".md" not in added_keys:
+                continue
         target = paths.resolve(raw, src)
         if target != current:
             updates.append((target, link_id))

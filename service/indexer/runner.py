@@ -30,7 +30,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -91,6 +91,7 @@ class VaultIndexer:
         self.active_job: str | None = None
         self._files: set[str] = set()
         self._counts = Counts(db, vault.id)
+        self._names: tuple[int, list[tuple[str, list[str]]]] | None = None  # (generation, note names)
         self._paths: PathSet | None = None  # PathSet of _files, rebuilt only after _files changes
         self._cond = asyncio.Condition()
         self._ready = asyncio.Event()
@@ -260,6 +261,19 @@ class VaultIndexer:
         task.add_done_callback(self._side_tasks.discard)
 
     # -- reporting ---------------------------------------------------------------------------
+
+    async def note_names(
+        self, load: Callable[[], Awaitable[list[tuple[str, list[str]]]]]
+    ) -> list[tuple[str, list[str]]]:
+        """(path, aliases) of every note, as `load` reads them, kept until the index changes: a
+        note address that is no literal path (every new note's, every wikilink name) is resolved
+        against all of them, and reading 10k rows each time was most of a create's cost."""
+        generation = self.generation  # read before loading: a change meanwhile invalidates
+        if self._names is not None and self._names[0] == generation:
+            return self._names[1]
+        rows = await load()
+        self._names = (generation, rows)
+        return rows
 
     async def counts(self) -> dict[str, int]:
         """Row counts for status reports, cached per generation (see `status.Counts`)."""

@@ -181,12 +181,16 @@ class ToolContext:
         from service.indexer.runner import indexer_of
         from service.storage.db import DbError
 
+        indexer = indexer_of(self.vault)
+
+        async def load() -> list[tuple[str, list[str]]]:
+            return await GraphQueries(self.services.db).note_names(self.vault.id)
+
         try:
-            rows = await GraphQueries(self.services.db).note_names(self.vault.id)
+            rows = await (indexer.note_names(load) if indexer is not None else load())
         except DbError:
             rows = []
         names = [NoteName(path, tuple(aliases)) for path, aliases in rows]
-        indexer = indexer_of(self.vault)
         if indexer is None or not indexer.ready:
             known = {n.path for n in names}
             root = self.vault.paths.resolve("", allow_root=True)

@@ -94,3 +94,18 @@ async def test_concurrent_writes_are_each_searchable_when_their_call_returns(mak
         backlinks = await vg.ok("get_backlinks", path="Old", limit=100)
         assert len(backlinks["items"]) == 24
         assert (await vg.ok("find_broken_links"))["items"] == []
+
+
+async def test_a_new_note_resolves_the_broken_links_to_its_name_and_no_others(make_vault: Callable[..., Path]) -> None:
+    files = {
+        "A.md": "[[Later]] and [[Sub/Later]] and [[Later.md]] and [[Elsewhere]]\n",
+        "B.md": "![[later]]\n",
+    }
+    async with started(make_vault(files)) as vg:
+        await vg.indexed()
+        broken = {(i["path"], i["target"]) for i in (await vg.ok("find_broken_links", limit=100))["items"]}
+        assert len(broken) == 5
+        await vg.ok("create_note", path="Sub/Later.md", content="# Later\n")
+        left = {(i["path"], i["target"]) for i in (await vg.ok("find_broken_links", limit=100))["items"]}
+        assert {t for _, t in left} == {"Elsewhere"}
+        assert len((await vg.ok("get_backlinks", path="Sub/Later", limit=100))["items"]) == 4
