@@ -64,3 +64,17 @@ def test_document_batches_run_on_a_thread_of_lower_priority() -> None:
     theirs = builtin.batch_pool().submit(os.getpriority, os.PRIO_PROCESS, 0).result()
     assert theirs == min(19, ours + builtin.BATCH_NICE)
     assert os.getpriority(os.PRIO_PROCESS, 0) == ours  # the calling thread keeps its own
+
+
+def test_a_text_gets_the_same_vector_whatever_shares_its_batch() -> None:
+    """The int8 graph quantises activations per call: texts are embedded one per call, so a
+    chunk's vector does not depend on its batch (results stay reproducible; filtered answers
+    equal the answers of a vault without the filtered notes)."""
+    import numpy as np
+
+    from service.embeddings.builtin import encode
+
+    text = "Feed the wild yeast culture with flour and water every day until it bubbles."
+    alone = encode([text])
+    among = encode(["a short one", text, "a much longer companion text " * 20])
+    assert np.array_equal(alone[0], among[1])
