@@ -168,11 +168,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
 def cmd_stdio(args: argparse.Namespace) -> int:
     settings = _load(args.target, **({"tool_facade": {"mode": args.tool_facade}} if args.tool_facade else {}))
     settings = _startable(settings)
-    from service.protocol.stdio_front import FILE_NAME, StdioFront, answers_key
+    from service.protocol.stdio_front import StdioFront, answers_key
 
     # The first questions are answered from the answers stored by an earlier start while the
     # SDK, the tools and the index load (see service/protocol/stdio_front.py).
-    front = StdioFront(settings.cache_dir() / FILE_NAME, answers_key(settings.model_dump_json(), sys.argv[1:]))
+    front = StdioFront(settings.cache_dir(), answers_key(settings.model_dump_json(), sys.argv[1:]))
     front.start()
     front.wait_first_answers(timeout=0.5)
     from service.app import VaultgateApp

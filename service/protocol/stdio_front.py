@@ -4,7 +4,7 @@ An agent host that spawns `vaultgate stdio` waits for `initialize` (or `server/d
 `tools/list` before it shows a single tool. Importing the MCP SDK, the tools' models and the
 index takes about a second; the answers to these three questions do not change between runs of
 the same code with the same settings. So the front keeps the server's own answers on disk
-(`stdio-answers.json` in the cache folder), like a `.pyc`: valid only for the same key (Python,
+(`stdio-answers-<key>.json` in the cache folder), like a `.pyc`: valid only for the same key (Python,
 installed distributions, the source files of `service`, the effective settings and the
 command line). From the spawn on, a thread of its own reads stdin: until the SDK session is
 attached, a question with a stored answer is answered at once; everything else waits, in
@@ -35,7 +35,8 @@ from typing import Any
 
 log = logging.getLogger(__name__)
 
-FILE_NAME = "stdio-answers.json"
+FILE_PREFIX = "stdio-answers-"  # + the key's first 16 hex digits + ".json", one file per key
+KEPT_FILES = 4  # stores of other keys (settings, versions) kept beside the current one, newest first
 CACHED_METHODS = frozenset({"initialize", "server/discover", "tools/list"})
 REPLAY_ID = "vaultgate-front-initialize"  # the id of the `initialize` replayed to the SDK
 MAX_ANSWERS = 64  # distinct clients (client info, protocol version) remembered per key
@@ -65,8 +66,8 @@ def answers_key(settings_json: str, argv: list[str]) -> str:
 class StdioFront:
     """The process's stdin/stdout for one MCP client; `start()` at once, `session()` when ready."""
 
-    def __init__(self, cache_file: Path, key: str) -> None:
-        self.cache_file = cache_file
+    def __init__(self, folder: Path, key: str) -> None:
+        self.cache_file = folder / f"{FILE_PREFIX}{key[:16]}.json"
         self.key = key
         self.answered = 0  # questions answered from the store before the SDK attached
         self._answers = self._load()
@@ -246,13 +247,15 @@ class StdioFront:
             return {}
         if not isinstance(data, dict) or data.get("key") != self.key or not isinstance(data.get("answers"), dict):
             return {}
+        with contextlib.suppress(OSError):
+            os.utime(self.cache_file)  # in use: the last store pruned
         return {k: v for k, v in data["answers"].items() if isinstance(k, str) and isinstance(v, str)}
 
     def _save(self) -> None:
         if not self._dirty:
             return
         self._dirty = False
-        tmp = self.cache_file.with_name(f".{FILE_NAME}.{os.getpid()}.tmp")
+        tmp = self.cache_file.with_name(f".{self.cache_file.name}.{os.getpid()}.tmp")
         try:
             self.cache_file.parent.mkdir(parents=True, exist_ok=True)
             tmp.write_text(json.dumps({"key": self.key, "answers": self._answers}), encoding="utf-8")
@@ -260,6 +263,18 @@ class StdioFront:
         except OSError as exc:
             log.debug("stdio answers not stored: %s", exc)
             tmp.unlink(missing_ok=True)
+            return
+        self._prune()
+
+    def _prune(self) -> None:
+        """Stores of other keys (an older version, other settings) beyond the newest few go."""
+        try:
+            others = [p for p in self.cache_file.parent.glob(f"{FILE_PREFIX}*.json") if p != self.cache_file]
+            others.sort(key=lambda p: p.stat().st_mtime, reverse=True)
+            for old in others[KEPT_FILES:]:
+                old.unlink(missing_ok=True)
+        except OSError as exc:
+            log.debug("old stdio answers not removed: %s", exc)
 
 
 def _parse(line: bytes) -> dict[str, Any] | None:

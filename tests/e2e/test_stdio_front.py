@@ -15,7 +15,7 @@ _made = iter(range(1000))
 
 
 def _answers_files() -> list[Path]:
-    return sorted(Path(os.environ["XDG_CACHE_HOME"]).rglob("stdio-answers.json"))
+    return sorted(Path(os.environ["XDG_CACHE_HOME"]).rglob("stdio-answers-*.json"))
 
 
 async def _session(root: Path, mode: str, *extra: str) -> tuple[list[str], dict[str, object]]:
@@ -42,7 +42,7 @@ async def test_a_second_start_answers_from_the_store_and_serves_as_before(
     second_names, second_read = await _session(root, mode)
     assert second_names == first_names
     assert second_read["etag"] == first_read["etag"]
-    assert stored[0].read_bytes() == before  # every question was answered from the store
+    assert _answers_files() == stored and stored[0].read_bytes() == before  # all answered from the store
     assert len(list(root.glob(f"From {mode} *.md"))) == 2
 
 
@@ -51,5 +51,6 @@ async def test_other_settings_never_reuse_the_stored_answers(make_vault: Callabl
     lean, _ = await _session(root, "legacy")
     triad, _ = await _session(root, "legacy", "--tool-facade", "triad")
     assert len(triad) < len(lean) and "read_note" in lean and "read_note" not in triad
+    assert len(_answers_files()) == 2  # one store per key: alternating settings both stay fast
     again, _ = await _session(root, "legacy")
     assert again == lean

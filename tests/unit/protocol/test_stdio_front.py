@@ -17,7 +17,7 @@ def _line(msg: dict[str, object]) -> bytes:
 
 
 def _front(tmp_path: Path, key: str = "k") -> tuple[StdioFront, io.BytesIO]:
-    front = StdioFront(tmp_path / "answers.json", key)
+    front = StdioFront(tmp_path, key)
     out = io.BytesIO()
     front._out = out
     return front, out
@@ -66,3 +66,12 @@ def test_other_clients_keys_and_calls_are_never_answered_from_the_store(tmp_path
     assert other_client._question(call) == call
     assert other_client._question(b"not json\n") == b"not json\n"
     assert out.getvalue() == b""
+
+
+def test_each_key_has_its_own_store_and_only_the_newest_few_are_kept(tmp_path: Path) -> None:
+    for n in range(8):
+        front, _ = _front(tmp_path, key=f"{n:016x}")
+        front._question(_line({"id": 1, "method": "tools/list"}))
+        front._from_server(1, json.dumps({"id": 1, "result": {"tools": [n]}}))
+    kept = sorted(p.name for p in tmp_path.glob("stdio-answers-*.json"))
+    assert len(kept) == 5 and f"stdio-answers-{7:016x}.json" in kept
