@@ -9,7 +9,6 @@ version.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import sys
 from collections.abc import Sequence
@@ -162,6 +161,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if args.tool_facade:
         overrides["tool_facade"] = {"mode": args.tool_facade}
     settings = _startable(_load(args.target, **overrides))
+    import asyncio
+
     from service.serve import serve_http
 
     asyncio.run(serve_http(settings))
@@ -171,12 +172,19 @@ def cmd_serve(args: argparse.Namespace) -> int:
 def cmd_stdio(args: argparse.Namespace) -> int:
     settings = _load(args.target, **({"tool_facade": {"mode": args.tool_facade}} if args.tool_facade else {}))
     settings = _startable(settings)
+    from service.protocol.stdio_front import StdioFront, answers_key
+
+    # The first questions are answered from the answers stored by an earlier start while the
+    # SDK, the tools and the index load (see service/protocol/stdio_front.py).
+    front = StdioFront(settings.cache_dir(), answers_key(settings.model_dump_json(), sys.argv[1:]))
+    front.start()
+    front.wait_first_answers(timeout=0.5)
     from service.app import VaultgateApp
     from service.obs.logging import setup_logging
     from service.serve import run_stdio
 
     setup_logging(settings.log)
-    return run_stdio(VaultgateApp(settings))
+    return run_stdio(VaultgateApp(settings), front)
 
 
 def cmd_config(args: argparse.Namespace) -> int:
@@ -229,6 +237,8 @@ def cmd_version(args: argparse.Namespace) -> int:
 
 def cmd_confirm(args: argparse.Namespace) -> int:
     settings = _load(args.target)
+    import asyncio
+
     from service.policy.confirm_cli import mint_for
 
     return asyncio.run(mint_for(settings, args.args_hash, vault_id=args.vault))

@@ -40,6 +40,7 @@ from service.policy.idempotency import IdempotencyStore
 from service.policy.throttle import TokenBuckets
 from service.policy.visibility import Visibility
 from service.protocol.client_log import ClientLogs
+from service.protocol.stdio_front import StdioFront
 from service.rerank.http import build_reranker
 from service.security.acl import AclGuard
 from service.semantic.engine import SemanticEngine
@@ -366,11 +367,12 @@ class VaultgateApp:
         async with self.running():
             await self.run_stdio_session()
 
-    async def run_stdio_session(self) -> None:
-        """One client over stdin/stdout on a started app, until stdin closes."""
+    async def run_stdio_session(self, front: StdioFront | None = None) -> None:
+        """One client over stdin/stdout on a started app, until stdin closes (through `front`,
+        the reader that answered the client's first questions while the app loaded, if given)."""
         from mcp.server.stdio import stdio_server
 
-        async with stdio_server() as (read, write):
+        async with front.session() if front is not None else stdio_server() as (read, write):
             await self.server.run(read, write, self.server.create_initialization_options())
 
 

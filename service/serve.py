@@ -28,6 +28,7 @@ from service.app import VaultgateApp
 from service.errors import ConfigError
 from service.http.asgi import http_app
 from service.obs.logging import setup_logging
+from service.protocol.stdio_front import StdioFront
 from service.settings import Settings
 
 
@@ -139,14 +140,14 @@ async def serve_http(settings: Settings) -> None:
         raise ConfigError(f"the HTTP server did not start on {http.host}:{http.port} (see the log above)")
 
 
-async def _stdio_until_signal(app: VaultgateApp) -> bool:
+async def _stdio_until_signal(app: VaultgateApp, front: StdioFront | None) -> bool:
     """Serve stdio; True when a signal ended it (the stdin reader is still blocked then)."""
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
     async with app.running():
-        serving_task = asyncio.create_task(app.run_stdio_session())
+        serving_task = asyncio.create_task(app.run_stdio_session(front))
         stop_task = asyncio.create_task(stop.wait())
         done, _ = await asyncio.wait({serving_task, stop_task}, return_when=asyncio.FIRST_COMPLETED)
         if serving_task in done:
@@ -157,10 +158,10 @@ async def _stdio_until_signal(app: VaultgateApp) -> bool:
     return True
 
 
-def run_stdio(app: VaultgateApp) -> int:
+def run_stdio(app: VaultgateApp, front: StdioFront | None = None) -> int:
     """The CLI's `stdio` command: exit status 0 after stdin closes or on SIGTERM/SIGINT."""
     loop = asyncio.new_event_loop()
-    signalled = loop.run_until_complete(_stdio_until_signal(app))
+    signalled = loop.run_until_complete(_stdio_until_signal(app, front))
     if signalled:
         logging.shutdown()
         sys.stderr.flush()

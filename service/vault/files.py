@@ -62,7 +62,10 @@ class WriteResult:
 
 
 def _stat(p: Path) -> FileStat:
-    st = p.stat()
+    return _file_stat(p.stat())
+
+
+def _file_stat(st: os.stat_result) -> FileStat:
     return FileStat(size=st.st_size, mtime=st.st_mtime, ctime=getattr(st, "st_birthtime", st.st_ctime))
 
 
@@ -145,13 +148,14 @@ class VaultFiles:
 
     def read(self, vp: VaultPath) -> NoteFile:
         try:
-            data = vp.abs.read_bytes()
-            st = _stat(vp.abs)
+            with open(vp.abs, "rb", buffering=0) as f:  # unbuffered: no tty probe, one read to EOF
+                data = f.readall()
+                st = os.fstat(f.fileno())  # the size and times of the bytes read, not of a later version
         except (FileNotFoundError, NotADirectoryError):
             raise NoteNotFound(f"no note at {vp.rel!r}", details={"path": vp.rel}) from None
         except IsADirectoryError:
             raise PathInvalid(f"{vp.rel!r} is a folder", details={"path": vp.rel}) from None
-        return NoteFile(path=vp, content=decode(data), etag=etag_of(data), stat=st)
+        return NoteFile(path=vp, content=decode(data), etag=etag_of(data), stat=_file_stat(st))
 
     def read_bytes(self, vp: VaultPath) -> bytes:
         try:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
@@ -188,6 +189,8 @@ class VaultPaths:
 
     def _realpath_inside(self, target: Path, original: str) -> Path:
         """The real location of `target` (or of its nearest existing ancestor), which must stay inside."""
+        if self._plain_below_root(target):
+            return target  # the root is real and nothing below it on the way is a link
         probe = target
         suffix: list[str] = []
         while not os.path.lexists(probe) and probe != self.root:
@@ -200,6 +203,27 @@ class VaultPaths:
         for name in reversed(suffix):
             real = real / name
         return real
+
+    def _plain_below_root(self, target: Path) -> bool:
+        """Whether no existing component of `target` below the root is a symlink (one `lstat`
+        per component below the root, where `os.path.realpath` walks every one from `/`)."""
+        text = str(target)
+        if text == self._root_text:
+            return True
+        if not text.startswith(self._root_prefix):
+            return False
+        current = self._root_text
+        for name in text[len(self._root_prefix) :].split(os.sep):
+            current = f"{current}{os.sep}{name}"
+            try:
+                mode = os.lstat(current).st_mode
+            except (FileNotFoundError, NotADirectoryError):
+                return True  # the rest does not exist: nothing further can be a link
+            except OSError:
+                return False  # let realpath decide (and raise) as before
+            if stat.S_ISLNK(mode):
+                return False
+        return True
 
     def from_abs(self, abs_path: Path) -> str | None:
         """Map an absolute path back to its rel form, or None when it is outside or hidden."""

@@ -1,0 +1,301 @@
+"""The stdio channel's front: answers a client's first questions while the server still loads.
+
+An agent host that spawns `vaultgate stdio` waits for `initialize` (or `server/discover`) and
+`tools/list` before it shows a single tool. Importing the MCP SDK, the tools' models and the
+index takes about a second; the answers to these three questions do not change between runs of
+the same code with the same settings. So the front keeps the server's own answers on disk
+(`stdio-answers-<key>.json` in the cache folder), like a `.pyc`: valid only for the same key (Python,
+installed distributions, the source files of `service`, the effective settings and the
+command line). From the spawn on, a thread of its own reads stdin: until the SDK session is
+attached, a question with a stored answer is answered at once; everything else waits, in
+order, and goes to the SDK when it attaches (an answered `initialize` is handed to the SDK too,
+under a private id whose answer is dropped, so the session knows its client as before). Every
+answer the SDK gives to a question the store lacks is recorded for the next start. After the
+attach the front only moves lines. The command line starts loading the server once the tool list
+went out (or a question needs the SDK, or half a second passed): on a small machine, loading
+alongside took the interpreter from the reader and doubled the time to the first answers.
+
+Like the SDK's own stdio transport, the front takes the wire off fd 0 and 1 at once: fd 0
+then reads the null device and fd 1 writes to stderr, so worker processes and stray prints never
+touch the protocol channel.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import logging
+import os
+import sys
+import threading
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+FILE_PREFIX = "stdio-answers-"  # + the key's first 16 hex digits + ".json", one file per key
+KEPT_FILES = 4  # stores of other keys (settings, versions) kept beside the current one, newest first
+CACHED_METHODS = frozenset({"initialize", "server/discover", "tools/list"})
+REPLAY_ID = "vaultgate-front-initialize"  # the id of the `initialize` replayed to the SDK
+MAX_ANSWERS = 64  # distinct clients (client info, protocol version) remembered per key
+DIRECT_WRITE = 32 * 1024  # larger answers are written from a worker thread (a full pipe blocks)
+_SERVICE_DIR = Path(__file__).resolve().parents[1]
+
+
+def answers_key(settings_json: str, argv: list[str]) -> str:
+    """What the stored answers depend on: runtime, installed distributions, sources, settings."""
+    digest = hashlib.sha256()
+    digest.update(f"{sys.version}|{sys.executable}|{json.dumps(argv)}\n{settings_json}\n".encode())
+    for entry in sys.path:  # installed distributions: their dist-info folder names carry versions
+        if entry.endswith("site-packages") and os.path.isdir(entry):
+            names = sorted(n for n in os.listdir(entry) if n.endswith((".dist-info", ".egg-info", ".pth")))
+            digest.update(f"{entry}|{'|'.join(names)}\n".encode())
+    for folder, dirs, names in os.walk(_SERVICE_DIR):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        for name in sorted(names):
+            if name.endswith(".py"):
+                path = os.path.join(folder, name)
+                with contextlib.suppress(OSError):
+                    st = os.stat(path)
+                    digest.update(f"{path}|{st.st_size}|{st.st_mtime_ns}\n".encode())
+    return digest.hexdigest()
+
+
+class StdioFront:
+    """The process's stdin/stdout for one MCP client; `start()` at once, `session()` when ready."""
+
+    def __init__(self, folder: Path, key: str) -> None:
+        self.cache_file = folder / f"{FILE_PREFIX}{key[:16]}.json"
+        self.key = key
+        self.answered = 0  # questions answered from the store before the SDK attached
+        self._answers = self._load()
+        self._dirty = False
+        self._lock = threading.Lock()  # pending, attached, init params, misses
+        self._write_lock = threading.Lock()
+        self._pending: list[bytes] = []
+        self._push: Callable[[bytes | None], None] | None = None  # set when the SDK attaches
+        self._eof = False
+        self._init_params = ""  # the client's `initialize` params: part of every later key
+        self._misses: dict[str, str] = {}  # JSON id of a forwarded question -> its answer's key
+        self._in: Any = None
+        self._out: Any = None
+        self._first_answers = threading.Event()  # the tool list went out, or a question needs the SDK
+
+    # -- before the SDK --------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Claim fd 0 and 1 for the wire and start reading."""
+        in_fd = os.dup(0)
+        out_fd = os.dup(1)
+        devnull = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(devnull, 0)
+        os.close(devnull)
+        os.dup2(2, 1)
+        self._in = os.fdopen(in_fd, "rb", buffering=64 * 1024)
+        self._out = os.fdopen(out_fd, "wb", buffering=0)
+        threading.Thread(target=self._read_loop, name="stdio-front", daemon=True).start()
+
+    def wait_first_answers(self, timeout: float) -> bool:
+        """Block until the client has its tool list from the store, or asked what only the SDK
+        answers, or `timeout` passed: loading the server meanwhile would take the interpreter
+        from the reader (on a small machine that doubled the time to the first answers)."""
+        return self._first_answers.wait(timeout)
+
+    def _read_loop(self) -> None:
+        try:
+            for line in self._in:
+                self._on_line(line)
+        except (OSError, ValueError) as exc:
+            log.debug("stdin closed: %s", exc)
+        with self._lock:
+            self._eof = True
+            self._first_answers.set()
+            if self._push is not None:
+                self._push(None)
+
+    def _on_line(self, line: bytes) -> None:
+        with self._lock:
+            forward = self._question(line) if self._push is None else self._note_question(line, line)
+            if self._push is not None:
+                self._push(forward)
+            elif forward is not None:
+                self._pending.append(forward)
+
+    def _note_question(self, line: bytes, forward: bytes) -> bytes:
+        """After the attach: remember which stored answer an SDK answer should fill."""
+        msg = _parse(line)
+        if msg is not None and msg.get("method") in CACHED_METHODS and "id" in msg:
+            if msg["method"] == "initialize":
+                self._init_params = _canonical(msg.get("params"))
+            key = self._entry(msg["method"], msg.get("params"))
+            if key not in self._answers:
+                self._misses[json.dumps(msg["id"])] = key
+        return forward
+
+    def _question(self, line: bytes) -> bytes | None:
+        """Before the attach: answer from the store when possible; what the SDK must still see."""
+        msg = _parse(line)
+        if msg is None or msg.get("method") not in CACHED_METHODS or "id" not in msg:
+            if msg is None or "id" in msg:
+                self._first_answers.set()  # a question only the SDK answers: load it now
+            return line
+        method = msg["method"]
+        if method == "initialize":
+            self._init_params = _canonical(msg.get("params"))
+        key = self._entry(method, msg.get("params"))
+        result = self._answers.get(key)
+        if result is None:
+            self._misses[json.dumps(msg["id"])] = key
+            self._first_answers.set()
+            return line
+        self._write(b'{"jsonrpc":"2.0","id":%s,"result":%s}\n' % (json.dumps(msg["id"]).encode(), result.encode()))
+        self.answered += 1
+        if method != "initialize":
+            if method == "tools/list":
+                self._first_answers.set()
+            return None
+        msg["id"] = REPLAY_ID  # the session must still see its client's handshake
+        return json.dumps(msg).encode()
+
+    def _entry(self, method: str, params: Any) -> str:
+        return f"{self._init_params}|{method}|{_canonical(params)}"
+
+    def _write(self, data: bytes) -> None:
+        with self._write_lock:
+            self._out.write(data)
+
+    # -- the SDK session ---------------------------------------------------------------------
+
+    @contextlib.asynccontextmanager
+    async def session(self) -> AsyncIterator[tuple[Any, Any]]:
+        """The SDK's (read, write) streams; waiting questions go to the SDK first, in order."""
+        import anyio
+        import mcp_types as types
+        from mcp.shared._context_streams import create_context_streams
+        from mcp.shared.message import SessionMessage
+
+        raw_send, raw_recv = anyio.create_memory_object_stream[bytes](float("inf"))
+        read_writer, read_stream = create_context_streams[SessionMessage | Exception](0)
+        write_stream, write_reader = create_context_streams[SessionMessage](0)
+        loop_call = _threadsafe(raw_send.send_nowait, raw_send.close)
+
+        async def pump_in() -> None:
+            async with read_writer, raw_recv:
+                async for line in raw_recv:
+                    try:
+                        message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+                    except Exception as exc:  # the SDK answers a malformed line itself
+                        await read_writer.send(exc)
+                        continue
+                    await read_writer.send(SessionMessage(message))
+
+        async def pump_out() -> None:
+            async with write_reader:
+                async for session_message in write_reader:
+                    message = session_message.message
+                    data = message.model_dump_json(by_alias=True, exclude_unset=True)
+                    if not self._from_server(getattr(message, "id", None), data):
+                        continue
+                    payload = data.encode() + b"\n"
+                    if len(payload) <= DIRECT_WRITE:
+                        self._write(payload)
+                    else:
+                        await anyio.to_thread.run_sync(self._write, payload)
+
+        with self._lock:
+            for line in self._pending:
+                raw_send.send_nowait(line)
+            self._pending.clear()
+            if self._eof:
+                raw_send.close()
+            self._push = loop_call
+        try:
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(pump_in)
+                tg.start_soon(pump_out)
+                yield read_stream, write_stream
+                tg.cancel_scope.cancel()
+        finally:
+            self._save()
+
+    def _from_server(self, msg_id: Any, data: str) -> bool:
+        """Whether to send an SDK message on; an answer the store lacks is recorded."""
+        if msg_id is None:
+            return True
+        if msg_id == REPLAY_ID:
+            return False
+        if not self._misses:
+            return True
+        with self._lock:
+            key = self._misses.pop(json.dumps(msg_id), None)
+        if key is not None:
+            result = json.loads(data).get("result")
+            if isinstance(result, dict) and len(self._answers) < MAX_ANSWERS:
+                self._answers[key] = json.dumps(result, separators=(",", ":"))
+                self._dirty = True
+                self._save()
+        return True
+
+    # -- the store ---------------------------------------------------------------------------
+
+    def _load(self) -> dict[str, str]:
+        try:
+            data = json.loads(self.cache_file.read_bytes())
+        except (OSError, ValueError):
+            return {}
+        if not isinstance(data, dict) or data.get("key") != self.key or not isinstance(data.get("answers"), dict):
+            return {}
+        with contextlib.suppress(OSError):
+            os.utime(self.cache_file)  # in use: the last store pruned
+        return {k: v for k, v in data["answers"].items() if isinstance(k, str) and isinstance(v, str)}
+
+    def _save(self) -> None:
+        if not self._dirty:
+            return
+        self._dirty = False
+        tmp = self.cache_file.with_name(f".{self.cache_file.name}.{os.getpid()}.tmp")
+        try:
+            self.cache_file.parent.mkdir(parents=True, exist_ok=True)
+            tmp.write_text(json.dumps({"key": self.key, "answers": self._answers}), encoding="utf-8")
+            os.replace(tmp, self.cache_file)
+        except OSError as exc:
+            log.debug("stdio answers not stored: %s", exc)
+            tmp.unlink(missing_ok=True)
+            return
+        self._prune()
+
+    def _prune(self) -> None:
+        """Stores of other keys (an older version, other settings) beyond the newest few go."""
+        try:
+            others = [p for p in self.cache_file.parent.glob(f"{FILE_PREFIX}*.json") if p != self.cache_file]
+            others.sort(key=lambda p: p.stat().st_mtime, reverse=True)
+            for old in others[KEPT_FILES:]:
+                old.unlink(missing_ok=True)
+        except OSError as exc:
+            log.debug("old stdio answers not removed: %s", exc)
+
+
+def _parse(line: bytes) -> dict[str, Any] | None:
+    try:
+        msg = json.loads(line)
+    except ValueError:
+        return None
+    return msg if isinstance(msg, dict) else None
+
+
+def _canonical(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+
+
+def _threadsafe(send: Callable[[bytes], None], close: Callable[[], None]) -> Callable[[bytes | None], None]:
+    """A line (or None: end of input) handed from the reader thread to the running loop."""
+    import asyncio
+
+    loop = asyncio.get_running_loop()
+
+    def push(line: bytes | None) -> None:
+        loop.call_soon_threadsafe(close if line is None else send, *(() if line is None else (line,)))
+
+    return push

@@ -1,0 +1,77 @@
+"""The stdio front's bookkeeping: which questions it answers before the SDK attaches, what it
+hands on, and which SDK answers it stores (the wire itself: tests/e2e/test_stdio_front.py)."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+from service.protocol.stdio_front import REPLAY_ID, StdioFront
+
+INIT = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+
+
+def _line(msg: dict[str, object]) -> bytes:
+    return json.dumps({"jsonrpc": "2.0", **msg}).encode() + b"\n"
+
+
+def _front(tmp_path: Path, key: str = "k") -> tuple[StdioFront, io.BytesIO]:
+    front = StdioFront(tmp_path, key)
+    out = io.BytesIO()
+    front._out = out
+    return front, out
+
+
+def test_a_miss_is_handed_on_and_the_sdk_answer_stored_for_the_next_start(tmp_path: Path) -> None:
+    front, out = _front(tmp_path)
+    init = _line({"id": 1, "method": "initialize", "params": INIT})
+    assert front._question(init) == init  # nothing stored yet: the SDK answers
+    listed = _line({"id": 2, "method": "tools/list"})
+    assert front._question(listed) == listed
+    assert out.getvalue() == b""
+    assert front._from_server(1, json.dumps({"jsonrpc": "2.0", "id": 1, "result": {"serverInfo": {"name": "x"}}}))
+    assert front._from_server(2, json.dumps({"jsonrpc": "2.0", "id": 2, "result": {"tools": [{"name": "a"}]}}))
+
+    again, out = _front(tmp_path)
+    forwarded = again._question(_line({"id": "a", "method": "initialize", "params": INIT}))
+    assert forwarded is not None and json.loads(forwarded)["id"] == REPLAY_ID  # the SDK still sees the handshake
+    assert again._question(_line({"id": "b", "method": "tools/list"})) is None
+    answers = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert answers == [
+        {"jsonrpc": "2.0", "id": "a", "result": {"serverInfo": {"name": "x"}}},
+        {"jsonrpc": "2.0", "id": "b", "result": {"tools": [{"name": "a"}]}},
+    ]
+    assert not again._from_server(REPLAY_ID, "{}")  # the SDK's answer to the replay is dropped
+    assert again._from_server("c", "{}")  # anything else goes out
+
+
+def test_other_clients_keys_and_calls_are_never_answered_from_the_store(tmp_path: Path) -> None:
+    front, _ = _front(tmp_path)
+    front._question(_line({"id": 1, "method": "initialize", "params": INIT}))
+    front._from_server(1, json.dumps({"id": 1, "result": {"ok": 1}}))
+    front._question(_line({"id": 2, "method": "tools/list"}))
+    front._from_server(2, json.dumps({"id": 2, "result": {"tools": []}}))
+
+    other_key, out = _front(tmp_path, key="changed")  # other code, settings or command line
+    init = _line({"id": 1, "method": "initialize", "params": INIT})
+    assert other_key._question(init) == init and out.getvalue() == b""
+
+    other_client, out = _front(tmp_path)
+    init = _line({"id": 1, "method": "initialize", "params": {**INIT, "protocolVersion": "2025-06-18"}})
+    assert other_client._question(init) == init
+    listed = _line({"id": 2, "method": "tools/list"})
+    assert other_client._question(listed) == listed  # the list is keyed by the handshake too
+    call = _line({"id": 3, "method": "tools/call", "params": {"name": "read_note"}})
+    assert other_client._question(call) == call
+    assert other_client._question(b"not json\n") == b"not json\n"
+    assert out.getvalue() == b""
+
+
+def test_each_key_has_its_own_store_and_only_the_newest_few_are_kept(tmp_path: Path) -> None:
+    for n in range(8):
+        front, _ = _front(tmp_path, key=f"{n:016x}")
+        front._question(_line({"id": 1, "method": "tools/list"}))
+        front._from_server(1, json.dumps({"id": 1, "result": {"tools": [n]}}))
+    kept = sorted(p.name for p in tmp_path.glob("stdio-answers-*.json"))
+    assert len(kept) == 5 and f"stdio-answers-{7:016x}.json" in kept
