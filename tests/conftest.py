@@ -21,6 +21,7 @@ from collections.abc import AsyncIterator, Callable, Generator, Iterator
 from pathlib import Path
 from typing import Any
 
+import mcp.client.stdio as stdio_client_module
 import pytest
 
 import service._deferred_models  # noqa: F401 - as the command line does: before any model class
@@ -112,6 +113,10 @@ def _xdg_homes(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Mon
     monkeypatch.setenv("XDG_CACHE_HOME", str(homes / "cache"))
     monkeypatch.setenv("XDG_DATA_HOME", str(homes / "data"))
     monkeypatch.setenv("VAULTGATE_MODEL_CACHE", str(tmp_path_factory.getbasetemp() / "models"))
+    # The SDK's stdio client passes a server only a few variables (HOME, PATH, …) unless a test
+    # gives `env`: these three must reach it too, or its index lands in the real ~/.cache.
+    inherited = [*stdio_client_module.DEFAULT_INHERITED_ENV_VARS, "XDG_CACHE_HOME", "XDG_DATA_HOME"]
+    monkeypatch.setattr(stdio_client_module, "DEFAULT_INHERITED_ENV_VARS", [*inherited, "VAULTGATE_MODEL_CACHE"])
     yield homes
 
 
