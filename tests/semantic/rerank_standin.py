@@ -12,16 +12,16 @@ import asyncio
 import contextlib
 import json
 import re
-import socket
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
-import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
+
+from tests.semantic.standin import serve_local
 
 KEY = "rerank-key"
 
@@ -87,15 +87,6 @@ async def rerank_stand_in() -> AsyncIterator[RerankStandIn]:
             Route("/rerank", state.tei, methods=["POST"]),
         ]
     )
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    sock.listen()
-    server = uvicorn.Server(uvicorn.Config(app, log_level="error"))
-    task = asyncio.create_task(server.serve(sockets=[sock]))
-    state.url = f"http://127.0.0.1:{sock.getsockname()[1]}"
-    try:
+    async with serve_local(app) as url:
+        state.url = url
         yield state
-    finally:
-        server.should_exit = True
-        await asyncio.wait_for(task, 10)
-        sock.close()

@@ -93,6 +93,22 @@ class StandIn:
 
 
 @contextlib.asynccontextmanager
+async def serve_local(app: Starlette) -> AsyncIterator[str]:
+    """`app` on a free loopback port for the block; yields its base URL."""
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen()
+    server = uvicorn.Server(uvicorn.Config(app, log_level="error"))
+    task = asyncio.create_task(server.serve(sockets=[sock]))
+    try:
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}"
+    finally:
+        server.should_exit = True
+        await asyncio.wait_for(task, 10)
+        sock.close()
+
+
+@contextlib.asynccontextmanager
 async def stand_in() -> AsyncIterator[StandIn]:
     state = StandIn()
     app = Starlette(
@@ -102,18 +118,9 @@ async def stand_in() -> AsyncIterator[StandIn]:
             Route("/v2/embed", state.cohere, methods=["POST"]),
         ]
     )
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    sock.listen()
-    server = uvicorn.Server(uvicorn.Config(app, log_level="error"))
-    task = asyncio.create_task(server.serve(sockets=[sock]))
-    state.url = f"http://127.0.0.1:{sock.getsockname()[1]}"
-    try:
+    async with serve_local(app) as url:
+        state.url = url
         yield state
-    finally:
-        server.should_exit = True
-        await asyncio.wait_for(task, 10)
-        sock.close()
 
 
 def free_url() -> str:
