@@ -46,6 +46,7 @@ CALLS: list[tuple[str, dict[str, Any]]] = [
     ("search_notes", {"query": "ops", "mode": "tags"}),
     ("search_vault", {"query": "backup server"}),
     ("search_vault", {"query": "backup archives", "mode": "semantic"}),
+    ("search_vault", {"query": "backup server", "mode": "hybrid"}),
     ("search_hybrid", {"query": "where do the backups go"}),
     ("search_semantic", {"query": "nightly archives uploaded to the cloud"}),
     ("search_semantic", {"query": "paying for hosting with a credit card"}),
@@ -84,7 +85,8 @@ async def test_exclude_mode_leaves_secret_notes_out_of_semantic_results(make_vau
         for tool, args in CALLS:
             out = await h.ok(tool, **args)
             assert_clean(out)
-            if tool in ("search_hybrid", "search_semantic", "find_similar", "rag_search"):
-                assert not paths_of(out) & {"Ops/Servers.md", "Ops/Card.md"}, (tool, out)
+            by_meaning = tool in ("search_hybrid", "search_semantic", "find_similar", "rag_search")
+            if by_meaning or args.get("mode") in ("hybrid", "semantic"):
+                assert not paths_of(out) & {"Ops/Servers.md", "Ops/Card.md"}, (tool, args, out)
         text = await h.ok("search_text", query="backup server")
         assert "Ops/Servers.md" in paths_of(text)  # text search still finds it, redacted

@@ -322,11 +322,15 @@ async def fuse_with_vectors(
 
     guard = guard_of(ctx)
 
-    def compute(conn: sqlite3.Connection) -> list[sem.ChunkHit]:
+    def compute(conn: sqlite3.Connection) -> tuple[list[sem.ChunkHit], set[int]]:
         hits = sem.nearest(engine, conn, vid, vector, depth, without_secrets(guard, conn, keep), use.model)
-        return [h for h in hits if restrict is None or h.row.note_id in restrict]
+        # Under `exclude` a note holding a secret leaves the text side too, as in search_hybrid.
+        secret = excerpts(guard, conn, [h.note_id for h in ranked]).secrets if guard.excludes else set()
+        return [h for h in hits if restrict is None or h.row.note_id in restrict], secret
 
-    chunks = await run(ctx, compute)
+    chunks, secret = await run(ctx, compute)
+    if secret:
+        ranked = [h for h in ranked if h.note_id not in secret]
     best = {h.row.note_id: h.row for h in sem.best_per_note(chunks)}
     if vector_only:
         return [
