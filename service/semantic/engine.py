@@ -193,21 +193,36 @@ class SemanticEngine:
     def knn(
         self, conn: sqlite3.Connection, vault_id: str, query: np.ndarray[Any, Any], k: int, model: str
     ) -> list[tuple[int, float]]:
-        """Nearest chunks of a vault by `model`'s vectors, best first (reader thread).
+        """Nearest chunks of a vault by `model`'s vectors, best first (reader thread)."""
+        return self.ranker(conn, vault_id, query, model)(k)
+
+    def ranker(
+        self, conn: sqlite3.Connection, vault_id: str, query: np.ndarray[Any, Any], model: str
+    ) -> Callable[[int], list[tuple[int, float]]]:
+        """The vault's chunks by similarity to `query` as a function of k (reader thread).
 
         The exact scan of the vectors held in memory answers while they fit in `scan_max_bytes`
         (at 60,000 chunks one matrix-vector product is several times faster than sqlite-vec's
-        brute-force `vec0` search, docs/benchmarks.md); beyond that, the configured model's vec0
-        table answers. Other models' vectors (stale answers) are always scanned."""
+        brute-force `vec0` search, docs/benchmarks.md); it computes every similarity once, however
+        often k grows. Beyond that, the configured model's vec0 table answers (one search per k,
+        up to its limit; deeper, the scan). Other models' vectors (stale answers) are always scanned."""
         if (
             model == self.embedder().name
             and self.uses_vec
-            and k <= vectors.VEC_MAX_K
             and self.cache.rows(conn, vault_id, model) * 4 * len(query) > self.scan_max_bytes
             and vectors.has_table(conn, model)
         ):
-            return vectors.knn_vec(conn, vault_id, model, query, k)
-        return vectors.knn_scan(conn, self.cache, vault_id, model, query, k)
+            scan: list[Callable[[int], list[tuple[int, float]]]] = []
+
+            def deep(k: int) -> list[tuple[int, float]]:
+                if k <= vectors.VEC_MAX_K:
+                    return vectors.knn_vec(conn, vault_id, model, query, k)
+                if not scan:
+                    scan.append(vectors.scan_ranking(conn, self.cache, vault_id, model, query))
+                return scan[0](k)
+
+            return deep
+        return vectors.scan_ranking(conn, self.cache, vault_id, model, query)
 
     def note_vector(self, conn: sqlite3.Connection, note_id: int, model: str) -> np.ndarray[Any, Any] | None:
         """The mean of a note's chunk vectors, normalised (None when it has none yet)."""

@@ -72,13 +72,29 @@ def nearest(
     model: str,
 ) -> list[ChunkHit]:
     """Chunks nearest `query` that pass `keep`, best first, covering at least `notes` notes
-    (or every passing chunk when there are fewer)."""
+    (or every passing chunk when there are fewer).
+
+    The filter is a note's (its path, dates, tags): it is asked once per note, and a deeper round
+    (k x 4, when too few notes pass) reuses the similarities, rows and answers of the rounds
+    before it."""
+    top = engine.ranker(conn, vault_id, query, model)
     k = max(64, notes * 4)
     total: int | None = None
+    rows: dict[int, ChunkRow] = {}
+    verdict: dict[int, bool] = {}  # note id -> accepted
     while True:
-        pairs = engine.knn(conn, vault_id, query, k, model)
-        rows = chunk_rows(conn, [cid for cid, _ in pairs])
-        hits = [ChunkHit(rows[cid], sim) for cid, sim in pairs if cid in rows and keep.accepts(rows[cid])]
+        pairs = top(k)
+        rows.update(chunk_rows(conn, [cid for cid, _ in pairs if cid not in rows]))
+        hits: list[ChunkHit] = []
+        for cid, sim in pairs:
+            row = rows.get(cid)
+            if row is None:
+                continue
+            ok = verdict.get(row.note_id)
+            if ok is None:
+                ok = verdict[row.note_id] = keep.accepts(row)
+            if ok:
+                hits.append(ChunkHit(row, sim))
         if len({h.row.note_id for h in hits}) >= notes or len(pairs) < k:
             return hits
         if total is None:

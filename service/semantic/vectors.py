@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -160,20 +161,33 @@ class ScanCache:
         return mat
 
 
+def scan_ranking(
+    conn: sqlite3.Connection, cache: ScanCache, vault_id: str, model: str, query: np.ndarray[Any, Any]
+) -> Callable[[int], list[tuple[int, float]]]:
+    """The exact scan as a function of k: every similarity is computed once, and each call returns
+    the k best (chunk id, cosine similarity), best first (ties by chunk id). A caller that must
+    look deeper (filters refused too many) asks again without a second pass over the vectors."""
+    mat = cache.matrix(conn, vault_id, model)
+    q = np.asarray(query, dtype=np.float32).reshape(-1)
+    if not len(mat.ids) or mat.vectors.shape[1] != q.shape[0]:
+        return lambda k: []
+    # einsum, not `@`: a matrix-vector product through multi-threaded BLAS waits on its threads,
+    # which on a busy machine made a 4,000-row scan 10x slower (docs/benchmarks.md).
+    sims = np.einsum("ij,j->i", mat.vectors, q)
+
+    def top(k: int) -> list[tuple[int, float]]:
+        k = min(k, len(sims))
+        if k <= 0:
+            return []
+        best = np.argpartition(-sims, k - 1)[:k] if k < len(sims) else np.arange(len(sims))
+        order = best[np.lexsort((mat.ids[best], -sims[best]))]
+        return [(int(mat.ids[i]), float(sims[i])) for i in order]
+
+    return top
+
+
 def knn_scan(
     conn: sqlite3.Connection, cache: ScanCache, vault_id: str, model: str, query: np.ndarray[Any, Any], k: int
 ) -> list[tuple[int, float]]:
     """(chunk id, cosine similarity), best first, by an exact scan of every vector."""
-    mat = cache.matrix(conn, vault_id, model)
-    if not len(mat.ids):
-        return []
-    q = np.asarray(query, dtype=np.float32).reshape(-1)
-    if mat.vectors.shape[1] != q.shape[0]:
-        return []
-    # einsum, not `@`: a matrix-vector product through multi-threaded BLAS waits on its threads,
-    # which on a busy machine made a 4,000-row scan 10x slower (docs/benchmarks.md).
-    sims = np.einsum("ij,j->i", mat.vectors, q)
-    k = min(k, len(sims))
-    top = np.argpartition(-sims, k - 1)[:k]
-    order = top[np.lexsort((mat.ids[top], -sims[top]))]
-    return [(int(mat.ids[i]), float(sims[i])) for i in order]
+    return scan_ranking(conn, cache, vault_id, model, query)(k)

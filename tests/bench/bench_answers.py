@@ -9,7 +9,8 @@ Run:
 Against a `vaultgate serve` subprocess. The vault is the standard workload of `--notes` notes
 (tests/bench/workload.py, its own queries) or `--vault` (queries: the titles of its first notes).
 `--embedder builtin` (default) uses the embedded model; `standin` a local server in this process
-speaking Ollama's `/api/embed` with 64-dimension hashed bag-of-words vectors (tests/semantic/
+speaking Ollama's `/api/embed` with hashed bag-of-words vectors of `--dim` dimensions (384, as the
+builtin model's) (tests/semantic/
 standin.py): every chunk is embedded in seconds, so the search path itself is timed at a size the
 builtin model would need hours to embed on a small machine; the query's embedding is then a
 loopback HTTP call instead of the model's few milliseconds. `--cache-dir` keeps the index (and
@@ -34,12 +35,24 @@ from mcp import Client
 
 from tests.bench.bench_quality import wait_embedded
 from tests.bench.bench_search import call
-from tests.bench.common import BENCH_ENV, ServerProcess, report, standard_vault, summary_ms, vaultgate_argv, wait_ready
+from tests.bench.common import (
+    BENCH_ENV,
+    ServerProcess,
+    report,
+    rss_mb,
+    standard_vault,
+    summary_ms,
+    thread_cpu_ns,
+    vaultgate_argv,
+    wait_ready,
+)
 from tests.semantic.standin import stand_in
 
 
-def calls(query: str, budget: int) -> list[tuple[str, dict[str, Any]]]:
+def calls(query: str, budget: int, similar_to: str) -> list[tuple[str, dict[str, Any]]]:
     return [
+        ("search_semantic", {"query": query, "limit": 10}),
+        ("find_similar", {"path": similar_to, "limit": 10}),
         ("search_hybrid", {"query": query, "limit": 10}),
         ("rag_search", {"query": query, "max_results": 10}),
         ("context_for_query", {"query": query, "max_tokens": budget}),
@@ -60,35 +73,40 @@ def titles(root: Path, n: int) -> list[str]:
 
 
 @contextlib.asynccontextmanager
-async def embedder(kind: str) -> AsyncIterator[dict[str, str]]:
+async def embedder(kind: str, dim: int) -> AsyncIterator[dict[str, str]]:
     if kind == "builtin":
         yield {}
         return
-    async with stand_in() as api:
+    async with stand_in(dim) as api:
         yield {
             "VAULTGATE_EMBEDDINGS__PROVIDER": "ollama",
             "VAULTGATE_EMBEDDINGS__BASE_URL": api.url,
-            "VAULTGATE_EMBEDDINGS__MODEL": "standin-hash-64",
+            "VAULTGATE_EMBEDDINGS__MODEL": f"standin-hash-{dim}",
             "VAULTGATE_EMBEDDINGS__BATCH_SIZE": "256",
         }
 
 
-async def measure(url: str, queries: list[str], rounds: int, budget: int) -> dict[str, Any]:
+async def measure(url: str, pid: int, queries: list[str], notes: list[str], rounds: int, budget: int) -> dict[str, Any]:
+    """Each tool's p50/p95 at the client and the server's CPU time per call (all its threads)."""
     samples: dict[str, list[float]] = {}
+    cpu: dict[str, list[float]] = {}
     reached: list[int] = []
     async with Client(url, mode="legacy", cache=None) as client:
-        for q in queries[:5]:  # warm up: model, caches, statement cache
-            for tool, args in calls(q, budget):
+        for i, q in enumerate(queries[:5]):  # warm up: model, caches, statement cache
+            for tool, args in calls(q, budget, notes[i % len(notes)]):
                 await call(client, tool, args)
         for _ in range(rounds):
-            for q in queries:
-                for tool, args in calls(q, budget):
-                    t0 = time.perf_counter()
+            for i, q in enumerate(queries):
+                for tool, args in calls(q, budget, notes[i % len(notes)]):
+                    c0, t0 = thread_cpu_ns(pid), time.perf_counter()
                     out = await call(client, tool, args)
                     samples.setdefault(tool, []).append(time.perf_counter() - t0)
+                    cpu.setdefault(tool, []).append((thread_cpu_ns(pid) - c0) / 1e9)
                     if tool == "graphrag_query":
                         reached.append(int(out["reached"]))
-    result: dict[str, Any] = {tool: summary_ms(s) for tool, s in samples.items()}
+    result: dict[str, Any] = {
+        tool: {**summary_ms(s), "server_cpu_ms_p50": summary_ms(cpu[tool])["p50_ms"]} for tool, s in samples.items()
+    }
     result["graphrag_notes_reached_mean"] = round(sum(reached) / len(reached), 1) if reached else None
     return result
 
@@ -107,7 +125,7 @@ async def main(ns: argparse.Namespace) -> None:
         if ns.vault is None:
             shutil.copytree(source, root, ignore=shutil.ignore_patterns(".vaultgate", ".obsidian", ".git"))
         result["notes_in_vault"] = sum(1 for _ in root.rglob("*.md"))
-        async with embedder(ns.embedder) as env_extra:
+        async with embedder(ns.embedder, ns.dim) as env_extra:
             env = {**BENCH_ENV, **env_extra}
             if ns.cache_dir:
                 env["VAULTGATE_STORAGE__CACHE_DIR"] = str(ns.cache_dir)
@@ -116,7 +134,9 @@ async def main(ns: argparse.Namespace) -> None:
                 url = server.start()
                 result["index_ready_s"] = round(await wait_ready(url), 2)
                 result["embedding_s"] = round(await wait_embedded(url), 1)
-                result.update(await measure(url, queries, ns.rounds, ns.budget))
+                notes = [str(p.relative_to(root)) for p in sorted(root.rglob("*.md"))[: len(queries)]]
+                result.update(await measure(url, server.pid, queries, notes, ns.rounds, ns.budget))
+                result["server_rss_mb"] = round(rss_mb(server.pid), 1)
             finally:
                 server.stop()
     report(f"bench_answers_{ns.embedder}" + (f"_{ns.vault.name}" if ns.vault else f"_{ns.notes}"), result)
@@ -128,6 +148,7 @@ if __name__ == "__main__":
     parser.add_argument("--vault", type=Path, default=None, help="a vault to serve in place (not copied)")
     parser.add_argument("--cache-dir", type=Path, default=None, help="index folder kept between runs")
     parser.add_argument("--embedder", choices=("builtin", "standin"), default="builtin")
+    parser.add_argument("--dim", type=int, default=384, help="the stand-in's vector size (the builtin model: 384)")
     parser.add_argument("--queries", type=int, default=50)
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--budget", type=int, default=2000, help="context_for_query's max_tokens")

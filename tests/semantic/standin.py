@@ -1,7 +1,7 @@
 """A local stand-in for the embedding APIs, following each one's published request and response
 shapes (Ollama `/api/embed`, OpenAI `/v1/embeddings`, Voyage `/v1/embeddings`, Cohere
-`/v2/embed`). Vectors are deterministic bags of hashed words (64 dimensions), so texts that
-share words are near each other. `fail_next` makes the next N requests answer 503; `down`
+`/v2/embed`). Vectors are deterministic bags of hashed words (64 dimensions, or `dim`), so texts
+that share words are near each other. `fail_next` makes the next N requests answer 503; `down`
 stops answering (connection refused)."""
 
 from __future__ import annotations
@@ -26,13 +26,13 @@ DIM = 64
 KEY = "test-key"
 
 
-def vector(text: str) -> list[float]:
-    out = [0.0] * DIM
+def vector(text: str, dim: int = DIM) -> list[float]:
+    out = [0.0] * dim
     for word in re.findall(r"\w+", text.lower()):
         if word in ("search_query", "search_document"):
             continue
-        out[int(hashlib.md5(word.encode()).hexdigest(), 16) % DIM] += 1.0
-    return out if any(out) else [1.0] + [0.0] * (DIM - 1)
+        out[int(hashlib.md5(word.encode()).hexdigest(), 16) % dim] += 1.0
+    return out if any(out) else [1.0] + [0.0] * (dim - 1)
 
 
 @dataclass
@@ -40,6 +40,7 @@ class StandIn:
     url: str = ""
     requests: list[tuple[str, dict[str, Any], dict[str, str]]] = field(default_factory=list)
     fail_next: int = 0
+    dim: int = DIM
 
     def _check(self, request: Request, body: dict[str, Any], need_key: bool) -> Response | None:
         self.requests.append((request.url.path, body, dict(request.headers)))
@@ -57,7 +58,7 @@ class StandIn:
             return bad
         if not isinstance(body.get("model"), str) or not isinstance(body.get("input"), list):
             return JSONResponse({"error": "model and input are required"}, status_code=400)
-        return JSONResponse({"model": body["model"], "embeddings": [vector(t) for t in body["input"]]})
+        return JSONResponse({"model": body["model"], "embeddings": [vector(t, self.dim) for t in body["input"]]})
 
     async def openai_like(self, request: Request) -> Response:
         body = json.loads(await request.body())
@@ -68,7 +69,9 @@ class StandIn:
             return JSONResponse({"error": {"message": "model and input are required"}}, status_code=400)
         if "input_type" in body and body["input_type"] not in ("query", "document", None):
             return JSONResponse({"detail": "bad input_type"}, status_code=400)
-        data = [{"object": "embedding", "index": i, "embedding": vector(t)} for i, t in enumerate(body["input"])]
+        data = [
+            {"object": "embedding", "index": i, "embedding": vector(t, self.dim)} for i, t in enumerate(body["input"])
+        ]
         data.reverse()  # clients must order by `index`
         return JSONResponse({"object": "list", "data": data, "model": body["model"], "usage": {"total_tokens": 1}})
 
@@ -84,7 +87,7 @@ class StandIn:
         return JSONResponse(
             {
                 "id": "x",
-                "embeddings": {"float": [vector(t) for t in body["texts"]]},
+                "embeddings": {"float": [vector(t, self.dim) for t in body["texts"]]},
                 "texts": body["texts"],
                 "meta": {"api_version": {"version": "2"}},
                 "response_type": "embeddings_by_type",
@@ -109,8 +112,8 @@ async def serve_local(app: Starlette) -> AsyncIterator[str]:
 
 
 @contextlib.asynccontextmanager
-async def stand_in() -> AsyncIterator[StandIn]:
-    state = StandIn()
+async def stand_in(dim: int = DIM) -> AsyncIterator[StandIn]:
+    state = StandIn(dim=dim)
     app = Starlette(
         routes=[
             Route("/api/embed", state.ollama, methods=["POST"]),
