@@ -46,6 +46,8 @@ from tests.bench.common import (
     wait_ready,
 )
 
+ROOT = Path(__file__).resolve().parents[2]
+
 # (operation, weight): what an agent fleet does, mostly reading.
 MIX = (
     ("read_note", 35),
@@ -149,6 +151,8 @@ async def agents_in_workers(
                 "--until",
                 str(until),
                 stdout=subprocess.PIPE,
+                cwd=ROOT,  # the workers import this checkout's benchmark, wherever it was started from
+                env={**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])},
             )
             for first, share in zip(firsts, shares, strict=True)
             if share
