@@ -1,13 +1,19 @@
 """Many agents at once: N SDK clients over Streamable HTTP mixing reads, searches and writes on
 one server, for a fixed time; also the soak (run it for minutes and watch memory).
 
-    python -m tests.bench.bench_mixed --clients 32 --seconds 60 [--notes 10000] [--src DIR]
+    python -m tests.bench.bench_mixed --clients 32 --seconds 60 [--procs 4] [--notes 10000] [--src DIR]
 
-Per operation p50/p95/p99 at the client, total calls per second, errors by code, and the server's
-RSS sampled every second (start, end, peak, growth). `--src DIR` runs the server from another
-source tree (e.g. a checkout of the previous commit), so old and new can be compared in turns on
-one machine. The clients run in this process: on a small machine they take CPU from the server,
-as real agents on the same laptop would.
+Per operation p50/p95/p99 at the client, total calls per second, errors by code, the server's CPU
+per call, and its RSS sampled every second (start, end, peak, growth, and growth over the second
+half, once caches have filled). `--src DIR` runs the server from another source tree (e.g. a
+checkout of the previous commit), so old and new can be compared in turns on one machine.
+
+The SDK client costs more CPU per call than the server does, so 32 clients in one Python process
+saturate one core and measure the client. `--procs N` spreads the clients over N worker
+processes (results merged). Independently of where the clients run, `server` reports the
+latency the server itself saw: p50/p95 per operation from the `vaultgate_tool_call_duration_seconds`
+histogram (the tool call in the dispatch chain, scraped from /metrics before and after; interpolated
+within buckets as Prometheus' `histogram_quantile` does), without the HTTP transport or client time.
 """
 
 from __future__ import annotations
@@ -15,9 +21,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import json
 import os
 import random
 import shutil
+import subprocess
+import sys
 import tempfile
 import time
 from collections import Counter, defaultdict
@@ -37,6 +46,8 @@ from tests.bench.common import (
     wait_ready,
 )
 
+ROOT = Path(__file__).resolve().parents[2]
+
 # (operation, weight): what an agent fleet does, mostly reading.
 MIX = (
     ("read_note", 35),
@@ -49,8 +60,10 @@ MIX = (
 
 
 async def agent(
-    url: str, who: int, until: float, paths: list[str], words: list[str], seed: int
+    url: str, who: int, start: float, until: float, paths: list[str], words: list[str], seed: int
 ) -> tuple[dict[str, list[float]], Counter[str]]:
+    """One agent: connects and writes its own note, waits for `start`, then calls until `until`
+    (wall-clock `time.time()`, shared by worker processes)."""
     rng = random.Random(seed)
     times: dict[str, list[float]] = defaultdict(list)
     errors: Counter[str] = Counter()
@@ -61,7 +74,8 @@ async def agent(
         await client.call_tool(
             "write_note", {"path": own, "content": f"# Agent {who}\n\n## Log\n", "mode": "overwrite"}
         )
-        while time.perf_counter() < until:
+        await asyncio.sleep(max(0.0, start - time.time()))
+        while time.time() < until:
             op = rng.choice(ops)
             if op == "read_note":
                 args: dict[str, Any] = {"path": rng.choice(paths)}
@@ -93,6 +107,134 @@ async def agent(
     return times, errors
 
 
+async def agents_here(
+    url: str, first: int, count: int, start: float, until: float, paths: list[str], words: list[str]
+) -> tuple[dict[str, list[float]], Counter[str]]:
+    """`count` agents in this process (ids from `first`), their samples merged."""
+    done = await asyncio.gather(
+        *(agent(url, i, start, until, paths, words, seed=i) for i in range(first, first + count))
+    )
+    merged: dict[str, list[float]] = defaultdict(list)
+    errors: Counter[str] = Counter()
+    for times, errs in done:
+        for op, samples in times.items():
+            merged[op].extend(samples)
+        errors.update(errs)
+    return merged, errors
+
+
+async def agents_in_workers(
+    url: str, clients: int, procs: int, start: float, until: float, paths: list[str], words: list[str]
+) -> tuple[dict[str, list[float]], Counter[str]]:
+    """The agents spread over `procs` worker processes (this module with `--worker`); each prints
+    its samples as JSON on stdout. The shared inputs go through a temporary file."""
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as fh:
+        json.dump({"paths": paths, "words": words}, fh)
+    try:
+        shares = [clients // procs + (1 if i < clients % procs else 0) for i in range(procs)]
+        firsts = [sum(shares[:i]) for i in range(procs)]
+        workers = [
+            await asyncio.create_subprocess_exec(
+                sys.executable,
+                "-m",
+                "tests.bench.bench_mixed",
+                "--worker",
+                url,
+                "--inputs",
+                fh.name,
+                "--first",
+                str(first),
+                "--clients",
+                str(share),
+                "--start-at",
+                str(start),
+                "--until",
+                str(until),
+                stdout=subprocess.PIPE,
+                cwd=ROOT,  # the workers import this checkout's benchmark, wherever it was started from
+                env={**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])},
+            )
+            for first, share in zip(firsts, shares, strict=True)
+            if share
+        ]
+        outs = [json.loads((await w.communicate())[0]) for w in workers]
+    finally:
+        os.unlink(fh.name)
+    merged: dict[str, list[float]] = defaultdict(list)
+    errors: Counter[str] = Counter()
+    for out in outs:
+        for op, samples in out["times"].items():
+            merged[op].extend(samples)
+        errors.update(out["errors"])
+    return merged, errors
+
+
+def worker(url: str, inputs: Path, first: int, count: int, start: float, until: float) -> None:
+    import logging
+
+    logging.disable(logging.WARNING)  # the SDK client warns once per call of a tool outside the lean list
+    data = json.loads(inputs.read_text())
+    times, errors = asyncio.run(agents_here(url, first, count, start, until, data["paths"], data["words"]))
+    print(json.dumps({"times": times, "errors": errors}))
+
+
+def histogram(text: str, metric: str = "vaultgate_tool_call_duration_seconds") -> dict[str, dict[float, float]]:
+    """Cumulative bucket counts by tool from a Prometheus text exposition (summed over vaults)."""
+    out: dict[str, dict[float, float]] = defaultdict(lambda: defaultdict(float))
+    prefix = metric + "_bucket{"
+    for line in text.splitlines():
+        if not line.startswith(prefix):
+            continue
+        labels_text, _, value = line[len(prefix) :].rpartition("} ")
+        labels = dict(part.split("=", 1) for part in labels_text.split(","))
+        le = labels["le"].strip('"')
+        out[labels["tool"].strip('"')][float("inf") if le == "+Inf" else float(le)] += float(value)
+    return out
+
+
+def histogram_quantile(q: float, buckets: dict[float, float]) -> float:
+    """Prometheus' estimate: the bucket holding the q-th observation, linearly interpolated."""
+    bounds = sorted(buckets)
+    total = buckets[bounds[-1]] if bounds else 0.0
+    if total <= 0:
+        return float("nan")
+    rank, lower, below = q * total, 0.0, 0.0
+    for bound in bounds:
+        count = buckets[bound]
+        if count >= rank:
+            if bound == float("inf"):
+                return lower
+            return lower + (bound - lower) * (rank - below) / max(count - below, 1e-12)
+        lower, below = bound, count
+    return lower
+
+
+def server_latency(before: str, after: str, ops: dict[str, list[str]]) -> dict[str, dict[str, float]]:
+    """p50/p95 in ms per group of tools, from the histogram's growth between two scrapes."""
+    old, new = histogram(before), histogram(after)
+    report: dict[str, dict[str, float]] = {}
+    for group, tools in ops.items():
+        merged: dict[float, float] = defaultdict(float)
+        for tool in tools:
+            for bound, count in new.get(tool, {}).items():
+                merged[bound] += count - old.get(tool, {}).get(bound, 0.0)
+        n = max(merged.values(), default=0.0)
+        report[group] = {
+            "n": int(n),
+            "p50_ms": round(1000 * histogram_quantile(0.50, merged), 2),
+            "p95_ms": round(1000 * histogram_quantile(0.95, merged), 2),
+        }
+    return report
+
+
+async def scrape(url: str) -> str:
+    import httpx2
+
+    async with httpx2.AsyncClient() as http:
+        response = await http.get(url.rsplit("/mcp", 1)[0] + "/metrics")
+        return str(response.text)
+
+
 def cpu_seconds(pid: int) -> float:
     """User + system CPU time the process has used (Linux /proc)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
@@ -106,7 +248,7 @@ async def sample_rss(pid: int, stop: asyncio.Event, out: list[float]) -> None:
             await asyncio.wait_for(stop.wait(), timeout=1.0)
 
 
-async def main(clients: int, seconds: float, notes: int, src: Path | None, embeddings: str) -> None:
+async def main(clients: int, seconds: float, notes: int, src: Path | None, embeddings: str, procs: int) -> None:
     source, meta = standard_vault(notes)
     env = {**BENCH_ENV, "VAULTGATE_EMBEDDINGS__PROVIDER": embeddings}
     if src is not None:
@@ -128,25 +270,34 @@ async def main(clients: int, seconds: float, notes: int, src: Path | None, embed
                         break
                     await asyncio.sleep(0.1)
             ready_s = round(time.perf_counter() - server.t_spawn, 2)
+            # Agents connect (worker processes import the SDK first) before the measured window.
+            start = time.time() + (15.0 if procs > 1 else 3.0)
+            until = start + seconds
+            if procs > 1:
+                running = asyncio.create_task(agents_in_workers(server.url, clients, procs, start, until, paths, words))
+            else:
+                running = asyncio.create_task(agents_here(server.url, 0, clients, start, until, paths, words))
+            await asyncio.sleep(max(0.0, start - time.time()))
             rss: list[float] = []
             stop = asyncio.Event()
             sampler = asyncio.create_task(sample_rss(server.pid, stop, rss))
+            metrics0 = await scrape(server.url)
             cpu0 = cpu_seconds(server.pid)
             t0 = time.perf_counter()
-            until = t0 + seconds
-            done = await asyncio.gather(*(agent(server.url, i, until, paths, words, seed=i) for i in range(clients)))
+            merged, errors = await running
             wall = time.perf_counter() - t0
             cpu = cpu_seconds(server.pid) - cpu0
             stop.set()
             await sampler
+            metrics1 = await scrape(server.url)
         finally:
             server.stop()
-    merged: dict[str, list[float]] = defaultdict(list)
-    errors: Counter[str] = Counter()
-    for times, errs in done:
-        for op, samples in times.items():
-            merged[op].extend(samples)
-        errors.update(errs)
+    groups = {
+        "write": ["create_note", "append_note", "patch_note"],
+        "read": ["read_note", "list_notes"],
+        **{op: [op] for op, _ in MIX},
+    }
+    half = rss[len(rss) // 2]
     writes = [s for op in ("create_note", "append_note", "patch_note") for s in merged[op]]
     reads = [s for op in ("read_note", "list_notes") for s in merged[op]]
     total = sum(len(v) for v in merged.values())
@@ -154,6 +305,7 @@ async def main(clients: int, seconds: float, notes: int, src: Path | None, embed
         "mixed",
         {
             "clients": clients,
+            "client_processes": procs,
             "seconds": round(wall, 1),
             "notes": notes,
             "server_src": str(src) if src else "this checkout",
@@ -165,8 +317,15 @@ async def main(clients: int, seconds: float, notes: int, src: Path | None, embed
             "write": summary_ms(writes),
             "read": summary_ms(reads),
             "by_op": {op: summary_ms(v) for op, v in sorted(merged.items())},
+            "server": server_latency(metrics0, metrics1, groups),
             "errors": dict(errors),
-            "rss_mb": {"start": rss[0], "end": rss[-1], "peak": max(rss), "growth": round(rss[-1] - rss[0], 1)},
+            "rss_mb": {
+                "start": rss[0],
+                "end": rss[-1],
+                "peak": max(rss),
+                "growth": round(rss[-1] - rss[0], 1),
+                "growth_second_half": round(rss[-1] - half, 1),
+            },
         },
     )
 
@@ -178,5 +337,14 @@ if __name__ == "__main__":
     parser.add_argument("--notes", type=int, default=10_000)
     parser.add_argument("--src", type=Path, help="run the server from this source tree")
     parser.add_argument("--embeddings", default="none", help="embedding provider (default none: no embedding job)")
+    parser.add_argument("--procs", type=int, default=1, help="client worker processes (1: clients in this process)")
+    parser.add_argument("--worker", metavar="URL", help=argparse.SUPPRESS)
+    parser.add_argument("--inputs", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--first", type=int, default=0, help=argparse.SUPPRESS)
+    parser.add_argument("--start-at", type=float, default=0.0, help=argparse.SUPPRESS)
+    parser.add_argument("--until", type=float, default=0.0, help=argparse.SUPPRESS)
     args = parser.parse_args()
-    asyncio.run(main(args.clients, args.seconds, args.notes, args.src, args.embeddings))
+    if args.worker:
+        worker(args.worker, args.inputs, args.first, args.clients, args.start_at, args.until)
+    else:
+        asyncio.run(main(args.clients, args.seconds, args.notes, args.src, args.embeddings, args.procs))
