@@ -167,6 +167,8 @@ class EmbeddingJob:
         engine, db, vid = self.engine, self.engine.db, self.vault.id
         self.state = "embedding"
         await self._notify()
+        if await db.run_write(partial(store.drop_canvas_chunks, vault_id=vid)):
+            engine.cache.bump(vid)
         while True:  # 1. chunks
             stale = await db.run_read(lambda c: store.stale_notes(c, vid, CHUNK_NOTES))
             if not stale:

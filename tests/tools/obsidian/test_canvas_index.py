@@ -105,3 +105,36 @@ async def test_moving_a_note_rewrites_the_canvas_that_shows_it(ix: Harness) -> N
 async def test_a_canvas_never_lacks_a_property(ix: Harness) -> None:
     out = await ix.ok("search_properties", filters=[{"key": "status", "op": "not_exists"}])
     assert "Board.canvas" not in [i["path"] for i in out["items"]] and out["total"] == 3
+
+
+async def test_a_canvas_is_counted_and_queried_as_no_note(ix: Harness) -> None:
+    status = await ix.ok("index_status")
+    assert status["notes"] == 3  # Plan, Ideas, Lonely: the canvas's links count, the canvas does not
+    assert status["links"]["total"] == 3  # the canvas's two file nodes and its text link
+    vaults = await ix.ok("list_vaults")
+    assert vaults["items"][0]["notes"] == 3
+    everything = await ix.ok("query_jsonlogic", logic={"!": {"var": "properties.status"}})
+    assert "Board.canvas" not in [i["path"] for i in everything["items"]] and everything["total"] == 3
+    by_path = await ix.ok("query_jsonlogic", logic={"in": ["Board", {"var": "path"}]})
+    assert by_path["items"] == []
+    listed = await ix.ok("list_notes")
+    assert [i["path"] for i in listed["items"]] == ["Ideas.md", "Lonely.md", "Projects/Plan.md"]
+    asked = await ix.ok("list_notes", include_attachments=True)
+    assert "Board.canvas" in [i["path"] for i in asked["items"]]
+    pages = await ix.ok("search_dql", query='LIST FROM ""')
+    assert "Board.canvas" not in json.dumps(pages)
+    inlinks = await ix.ok("eval_dataview_field", path="Projects/Plan", field="length(file.inlinks)")
+    assert [f["value"] for f in inlinks["fields"].values()] == [0]  # Dataview reads Markdown pages only; get_backlinks shows the canvas
+
+
+async def test_a_canvas_is_not_chunked_for_semantic_search(make_vault: Callable[..., Path]) -> None:
+    from tests.semantic.helpers import semantic
+
+    async with semantic(make_vault(FILES)) as h:
+        rows = await h.app.db.fetchall(
+            "SELECT n.path FROM chunks c JOIN notes n ON n.id = c.note_id WHERE n.path LIKE '%.canvas'"
+        )
+        assert rows == []
+        status = await h.ok("index_status")
+        assert status["notes"] == 3 and status["embeddings"]["backlog"] == 0
+        assert [i["path"] for i in (await h.ok("search_text", query="zeppelin"))["items"]] == ["Board.canvas"]
