@@ -138,3 +138,41 @@ async def test_a_canvas_is_not_chunked_for_semantic_search(make_vault: Callable[
         status = await h.ok("index_status")
         assert status["notes"] == 3 and status["embeddings"]["backlog"] == 0
         assert [i["path"] for i in (await h.ok("search_text", query="zeppelin"))["items"]] == ["Board.canvas"]
+
+
+async def test_a_move_preview_lists_the_canvas_lines_and_changes_nothing(ix: Harness) -> None:
+    before = ix.read("Board.canvas")
+    out = await ix.ok("move_note", path="Projects/Plan", new_path="Archive/Roadmap", dry_run=True)
+    assert out["dry_run"] is True and out["files_changed"] == 1
+    [item] = out["items"]
+    assert item["path"] == "Board.canvas"
+    assert [(c["before"].strip(), c["after"].strip()) for c in item["changes"]] == [
+        ('"file": "Projects/Plan.md",', '"file": "Archive/Roadmap.md",')
+    ]
+    assert ix.read("Board.canvas") == before and ix.read("Projects/Plan.md")
+
+
+async def test_a_folder_move_rewrites_file_nodes_and_group_backgrounds(ix: Harness) -> None:
+    board = json.loads(ix.read("Board.canvas"))
+    board["nodes"][3]["background"] = "img/cat.png"
+    board["nodes"][3]["x-plugin"] = {"kept": True}  # a field the spec does not name stays
+    etag = (await ix.ok("read_canvas", path="Board"))["etag"]
+    await ix.ok("write_canvas", path="Board", nodes=board["nodes"], edges=board["edges"], expected_etag=etag)
+    out = await ix.confirmed("move_note", path="img", new_path="media/pics")
+    assert [i["path"] for i in out["items"]] == ["Board.canvas"] and out["links_rewritten"] == 2
+    after = json.loads(ix.read("Board.canvas"))
+    assert after["nodes"][2]["file"] == "media/pics/cat.png" and after["nodes"][3]["background"] == "media/pics/cat.png"
+    assert after["nodes"][3]["x-plugin"] == {"kept": True} and ix.read("Board.canvas").startswith('{\n\t"nodes"')
+
+
+async def test_moving_a_canvas_rewrites_the_links_to_it(ix: Harness) -> None:
+    await ix.ok("create_note", path="Index", content="Open [[Board.canvas]] and ![[Board.canvas|the board]]\n")
+    board = ix.read("Board.canvas")
+    out = await ix.confirmed("move_note", path="Board.canvas", new_path="Maps/Roadmap.canvas")
+    assert out["path"] == "Maps/Roadmap.canvas" and [i["path"] for i in out["items"]] == ["Index.md"]
+    assert ix.read("Index.md") == "Open [[Roadmap.canvas]] and ![[Roadmap.canvas|the board]]\n"
+    assert ix.read("Maps/Roadmap.canvas") == board  # its file nodes name vault paths: nothing to change
+    links = await ix.ok("get_backlinks", path="Projects/Plan")
+    assert [i["path"] for i in links["items"]] == ["Maps/Roadmap.canvas"]
+    read = await ix.ok("read_canvas", path="Maps/Roadmap")
+    assert [n["id"] for n in read["nodes"]] == ["t1", "f1", "f2", "g1"]
