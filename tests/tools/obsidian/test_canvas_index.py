@@ -124,7 +124,8 @@ async def test_a_canvas_is_counted_and_queried_as_no_note(ix: Harness) -> None:
     pages = await ix.ok("search_dql", query='LIST FROM ""')
     assert "Board.canvas" not in json.dumps(pages)
     inlinks = await ix.ok("eval_dataview_field", path="Projects/Plan", field="length(file.inlinks)")
-    assert [f["value"] for f in inlinks["fields"].values()] == [0]  # Dataview reads Markdown pages only; get_backlinks shows the canvas
+    # Dataview reads Markdown pages only; get_backlinks shows the canvas.
+    assert [f["value"] for f in inlinks["fields"].values()] == [0]
 
 
 async def test_a_canvas_is_not_chunked_for_semantic_search(make_vault: Callable[..., Path]) -> None:

@@ -140,8 +140,11 @@ async def test_help_vault_workspace_recent_files_images_and_moves(tmp_path: Path
         assert space["found"] and space["active_file"]["path"] == "Plugins/Bookmarks.md"
         main = [(t["view"], t["file"]["path"] if t["file"] else None, t["active"], t["pinned"])
                 for t in space["tabs"] if t["area"] == "main"]  # fmt: skip
-        assert main == [("markdown", "Plugins/Canvas.md", False, False), ("markdown", "Plugins/Bookmarks.md", True, True),
-                        ("canvas", "Maps/Plugins.canvas", False, False)]  # fmt: skip
+        assert main == [
+            ("markdown", "Plugins/Canvas.md", False, False),
+            ("markdown", "Plugins/Bookmarks.md", True, True),
+            ("canvas", "Maps/Plugins.canvas", False, False),
+        ]
         assert {t["view"] for t in space["tabs"] if t["area"] != "main"} == {"file-explorer", "search", "backlink"}
         recent = await vg.ok("list_recent_files")
         assert [i["path"] for i in recent["items"]] == [notes[1], "Maps/Plugins.canvas", notes[0],

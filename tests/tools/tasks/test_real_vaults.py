@@ -103,11 +103,15 @@ async def test_kepano_with_the_periodic_notes_plugin(tmp_path: Path) -> None:
     root = _kepano(tmp_path)
     week_template = "---\ntags:\n  - weekly\n---\n# {{title}}\n\n{{monday:YYYY-MM-DD}} – {{sunday:YYYY-MM-DD}}\n"
     (root / "Templates/Weekly Note Template.md").write_text(week_template)
+
+    def period(fmt: str, folder: str, template: str) -> dict[str, object]:
+        return {"enabled": True, "format": fmt, "folder": folder, "templatePath": f"Templates/{template}.md"}
+
     sets = {"activeCalendarSet": "Default", "calendarSets": [{
         "id": "Default", "ctime": "1", "timelineMode": True,
-        "day": {"enabled": True, "format": "YYYY-MM-DD", "folder": "Daily", "templatePath": "Templates/Daily Note Template.md"},
-        "week": {"enabled": True, "format": "gggg-[W]ww", "folder": "Daily", "templatePath": "Templates/Weekly Note Template.md"},
-        "month": {"enabled": True, "format": "YYYY-MM", "folder": "", "templatePath": "Templates/Monthly Note Template.md"},
+        "day": period("YYYY-MM-DD", "Daily", "Daily Note Template"),
+        "week": period("gggg-[W]ww", "Daily", "Weekly Note Template"),
+        "month": period("YYYY-MM", "", "Monthly Note Template"),
     }]}  # fmt: skip
     (root / ".obsidian/plugins/periodic-notes").mkdir(parents=True)
     (root / ".obsidian/plugins/periodic-notes/data.json").write_text(json.dumps(sets))
@@ -127,8 +131,8 @@ async def test_kepano_with_the_periodic_notes_plugin(tmp_path: Path) -> None:
         assert vg.read("2023-10.md") == (root / "Templates/Monthly Note Template.md").read_text()  # no variables
         # A recurring task in a real daily note: cancelling ends the series, completing continues it.
         daily = "Daily/2023-09-12.md"
-        await vg.ok("append_note", path=daily, content="\n- [ ] water plants 🔁 every week 📅 2023-09-12\n"
-                                                        "- [ ] review notes 🔁 every month 📅 2023-09-12\n")  # fmt: skip
+        added = "\n- [ ] water plants 🔁 every week 📅 2023-09-12\n- [ ] review notes 🔁 every month 📅 2023-09-12\n"
+        await vg.ok("append_note", path=daily, content=added)
         tasks = await vg.ok("list_tasks", note="2023-09-12", status=["todo"])
         water, review = tasks["items"][-2:]
         out = await vg.ok("set_task_status", path=daily, line=water["line"], status="-",

@@ -33,7 +33,8 @@ async def test_cancelling_a_recurring_task_makes_no_next_occurrence(make_vault: 
         out = await _set(vg, 3, "-", "water plants 🔁 every week 📅 2026-11-24 🆔 water ⛔ buy ➕ 2026-11-01 ^w")
         assert out["next_occurrence"] is None and out["status_type"] == "cancelled" and out["line"] == 3
         lines = vg.read("Chores.md").split("\n")
-        assert lines[2] == "- [-] water plants 🔁 every week 📅 2026-11-24 🆔 water ⛔ buy ➕ 2026-11-01 ❌ 2026-11-24 ^w"
+        cancelled = "- [-] water plants 🔁 every week 📅 2026-11-24 🆔 water ⛔ buy ➕ 2026-11-01 ❌ 2026-11-24 ^w"
+        assert lines[2] == cancelled
         assert len(lines) == len(NOTE.split("\n"))
         # Done after cancelled: the series goes on from the cancelled occurrence, which loses its ❌ date.
         out = await _set(vg, 3, "x", lines[2][6:])
@@ -64,7 +65,8 @@ async def test_on_completion_delete_removes_the_done_task(make_vault: Callable[.
         out = await _set(vg, 5, "x", "read mail 🏁 delete 📅 2026-11-24")
         assert out["deleted"] is True and out["line"] == 5
         lines = vg.read("Chores.md").split("\n")
-        assert "read mail" not in vg.read("Chores.md") and lines[4] == "- [ ] backup 🔁 every day 🏁 delete 📅 2026-11-24"
+        assert "read mail" not in vg.read("Chores.md")
+        assert lines[4] == "- [ ] backup 🔁 every day 🏁 delete 📅 2026-11-24"
         out = await _set(vg, 5, "x", "backup 🔁 every day 🏁 delete 📅 2026-11-24")
         assert out["deleted"] is True and out["next_occurrence"] == "backup 🔁 every day 🏁 delete 📅 2026-11-25"
         assert vg.read("Chores.md").split("\n")[4:] == ["- [ ] backup 🔁 every day 🏁 delete 📅 2026-11-25", ""]

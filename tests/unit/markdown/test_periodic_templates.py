@@ -17,7 +17,14 @@ GB = (1, 4)
 
 def fill(text: str, style: str, period: Any, name: str, start: date, fmt: str, week: Any = LOCALE_WEEK) -> str:
     return render_periodic(
-        text, style=style, period=period, name=name, start=start, now=NOW, fmt=fmt, week=week  # type: ignore[arg-type]
+        text,
+        style=style,
+        period=period,
+        name=name,
+        start=start,
+        now=NOW,
+        fmt=fmt,
+        week=week,  # type: ignore[arg-type]
     )
 
 
