@@ -177,3 +177,21 @@ async def test_moving_a_canvas_rewrites_the_links_to_it(ix: Harness) -> None:
     assert [i["path"] for i in links["items"]] == ["Maps/Roadmap.canvas"]
     read = await ix.ok("read_canvas", path="Maps/Roadmap")
     assert [n["id"] for n in read["nodes"]] == ["t1", "f1", "f2", "g1"]
+
+
+async def test_rewrite_links_repoints_canvas_file_nodes(ix: Harness) -> None:
+    board = json.loads(ix.read("Board.canvas"))
+    board["nodes"].append({"id": "f3", "type": "file", "x": 0, "y": 900, "width": 400, "height": 300,
+                           "file": "Projects/Old plan.md", "color": "4"})  # fmt: skip
+    etag = (await ix.ok("read_canvas", path="Board"))["etag"]
+    await ix.ok("write_canvas", path="Board", nodes=board["nodes"], edges=board["edges"], expected_etag=etag)
+    before = ix.read("Board.canvas")
+    preview = await ix.ok("rewrite_links", old_target="Projects/Old plan", new_target="Projects/Plan")
+    assert [(i["path"], [c["after"].strip() for c in i["changes"]]) for i in preview["items"]] == [
+        ("Board.canvas", ['"file": "Projects/Plan.md",'])
+    ]
+    assert ix.read("Board.canvas") == before  # a dry run by default
+    await ix.confirmed("rewrite_links", old_target="Projects/Old plan", new_target="Projects/Plan", dry_run=False)
+    assert ix.read("Board.canvas") == before.replace('"Projects/Old plan.md"', '"Projects/Plan.md"')
+    links = await ix.ok("get_backlinks", path="Projects/Plan")
+    assert [i["path"] for i in links["items"]] == ["Board.canvas", "Board.canvas"]
