@@ -225,3 +225,20 @@ async def test_identical_bookmarks_get_distinct_ids(make_vault: Callable[..., Pa
         await vg.ok("remove_bookmark", id=ids[3])
         saved = json.loads(vg.read(".obsidian/bookmarks.json"))
         assert len(saved["items"]) == 3 and saved["items"][2]["items"] == []
+
+
+async def test_bookmarks_follow_moved_notes_and_folders(bk: Harness) -> None:
+    preview = await bk.ok("move_note", path="Welcome", new_path="Start/Welcome home", dry_run=True)
+    assert preview["bookmarks_updated"] == 1 and _saved(bk) == BOOKMARKS  # a dry run changes nothing
+    await bk.confirmed("move_note", path="Welcome", new_path="Start/Welcome home")
+    saved = _saved(bk)
+    assert saved["items"][3]["items"][2] == {**BOOKMARKS["items"][3]["items"][2], "path": "Start/Welcome home.md"}
+    out = await bk.confirmed("move_note", path="Projects", new_path="Archive/Projects 2026")
+    assert out["bookmarks_updated"] == 2  # the folder and the heading of a note inside it
+    saved = _saved(bk)
+    assert saved["items"][0] == {**BOOKMARKS["items"][0], "path": "Archive/Projects 2026/Plan.md"}
+    assert saved["items"][1] == {**BOOKMARKS["items"][1], "path": "Archive/Projects 2026"}
+    assert saved["items"][2:] == [*BOOKMARKS["items"][2:3], saved["items"][3], *BOOKMARKS["items"][4:]]
+    assert saved["x-version"] == 2
+    listed = await bk.ok("list_bookmarks")
+    assert all(i["exists"] for i in listed["items"] if i["path"])
