@@ -4,12 +4,14 @@ canvas never passes for a note."""
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 import pytest
 
 from service.indexer.canvas_facts import canvas_facts
+from service.semantic import store
 from tests.conftest import Harness, started
 
 BOARD = {
@@ -139,6 +141,20 @@ async def test_a_canvas_is_not_chunked_for_semantic_search(make_vault: Callable[
         status = await h.ok("index_status")
         assert status["notes"] == 3 and status["embeddings"]["backlog"] == 0
         assert [i["path"] for i in (await h.ok("search_text", query="zeppelin"))["items"]] == ["Board.canvas"]
+        # Chunks an older build made of the canvas are dropped.
+        vid = next(iter(h.app.vaults))
+
+        def old_chunk(conn: sqlite3.Connection) -> None:
+            (note_id,) = conn.execute("SELECT id FROM notes WHERE path = 'Board.canvas'").fetchone()
+            conn.execute(
+                "INSERT INTO chunks(vault_id, note_id, position, heading, heading_path, text, embed_text, hash, "
+                "tokens) VALUES (?, ?, 0, '', '[]', 'zeppelin', 'zeppelin', 'h', 1)",
+                (vid, note_id),
+            )
+
+        await h.app.db.run_write(old_chunk)
+        assert await h.app.db.run_write(lambda c: store.drop_canvas_chunks(c, vid)) == 1
+        assert (await h.app.db.fetchone("SELECT COUNT(*) FROM chunks WHERE hash = 'h'"))[0] == 0
 
 
 async def test_a_move_preview_lists_the_canvas_lines_and_changes_nothing(ix: Harness) -> None:
@@ -195,3 +211,12 @@ async def test_rewrite_links_repoints_canvas_file_nodes(ix: Harness) -> None:
     assert ix.read("Board.canvas") == before.replace('"Projects/Old plan.md"', '"Projects/Plan.md"')
     links = await ix.ok("get_backlinks", path="Projects/Plan")
     assert [i["path"] for i in links["items"]] == ["Board.canvas", "Board.canvas"]
+
+
+async def test_restricted_counts_leave_the_canvas_out_too(make_vault: Callable[..., Path]) -> None:
+    acl = {"prefix_rules": [{"path": "Projects", "read": "deny"}]}
+    async with started(make_vault(FILES), acl=acl) as vg:
+        await vg.indexed()
+        status = await vg.ok("index_status")
+        assert status["notes"] == 2  # Ideas and Lonely: no canvas, no denied note
+        assert (await vg.ok("list_vaults"))["items"][0]["notes"] == 2
