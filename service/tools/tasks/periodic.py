@@ -20,6 +20,7 @@ from datetime import date, datetime
 from pydantic import Field
 
 from service.dates import iso_day
+from service.dates.locales import WEEKDAYS, WeekRule
 from service.dates.moment import MomentError
 from service.dates.periods import DAILY_NOTES, PERIODIC_NOTES_DATA, Period, PeriodConfig, period_config
 from service.errors import ValidationFailed
@@ -55,6 +56,11 @@ class PeriodicOut(ToolOutput):
     folder: str = Field(description="The folder of the period's notes ('' = vault root).")
     template: str | None = Field(default=None, description="The configured template, if any.")
     source: str = Field(description="Where the settings came from: periodic-notes 1.0 / 0.0.17, daily-notes, default.")
+    week_rule: str = Field(
+        default="",
+        description="How locale weeks (ww, gggg) are counted here and where that came from, e.g. 'monday, week 1 "
+        "holds 4 January (en-gb, calendar)'.",
+    )
     etag: str | None = Field(default=None, description="The note's etag when it exists.")
     content: str | None = Field(default=None, description="The note's text when it exists.")
 
@@ -94,9 +100,15 @@ def _out(ctx: ToolContext, config: PeriodConfig, start: date, vp: VaultPath) -> 
         folder=config.folder,
         template=config.template,
         source=config.source,
+        week_rule=_describe(vault_week(ctx)),
         etag=note.etag if note else None,
         content=note.content if note else None,
     )
+
+
+def _describe(rule: WeekRule) -> str:
+    january = 7 + rule.dow - rule.doy
+    return f"{WEEKDAYS[rule.dow]}, week 1 holds {january} January ({rule.locale}, {rule.source})"
 
 
 async def get_periodic_note(ctx: ToolContext, args: PeriodIn) -> PeriodicOut:

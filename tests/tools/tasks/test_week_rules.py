@@ -23,12 +23,14 @@ async def test_weekly_names_follow_the_calendar_plugins_week_start(make_vault: C
     async with started(make_vault(files)) as vg:
         out = await vg.ok("get_periodic_note", period="weekly", date=sunday)
         assert (out["path"], out["period_start"]) == ("2026-W48.md", "2026-11-23")  # Monday weeks: it closes W48
+        assert out["week_rule"] == "monday, week 1 holds 2 January (en, calendar)"
         iso = await vg.ok("get_periodic_note", period="daily", date=sunday)
         assert iso["path"] == "2026-11-29.md"
     app = {"weekStart": "locale", "localeOverride": "en-gb"}  # Periodic Notes 1.0 keeps these in app.json
     async with started(make_vault({".obsidian/app.json": json.dumps(app)})) as vg:
         out = await vg.ok("get_periodic_note", period="weekly", date="2021-01-03")
         assert (out["path"], out["period_start"]) == ("2020-W53.md", "2020-12-28")
+        assert out["week_rule"] == "monday, week 1 holds 4 January (en-gb, periodic-notes 1.0)"
 
 
 async def test_the_vaultgate_setting_is_the_fallback_week_rule(make_vault: Callable[..., Path]) -> None:
