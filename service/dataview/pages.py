@@ -30,6 +30,7 @@ from typing import Any
 from service.dataview.fields import decode
 from service.dataview.items import FileFields, ItemCache, all_tags, put
 from service.dataview.values import Link, from_frontmatter, parse_date, parse_inline_value
+from service.obsidian.canvas import not_canvas
 
 _DAY_IN_NAME = re.compile(r"(\d{4})-?(\d{2})-?(\d{2})")
 
@@ -137,7 +138,10 @@ class Built:
     links: Links
 
 
-_NOTES = "SELECT id, path, etag, mtime, ctime, size, folder, aliases, tags FROM notes WHERE vault_id = ?"
+# Dataview's pages are Markdown files: a canvas row (indexed for search and backlinks) is no page.
+_NOTES = (
+    f"SELECT id, path, etag, mtime, ctime, size, folder, aliases, tags FROM notes WHERE vault_id = ? AND {not_canvas()}"
+)
 _CONTENT = "SELECT n.id, n.properties, d.facts FROM notes n LEFT JOIN dataview_facts d ON d.note_id = n.id"
 _OUTLINKS = "SELECT src_id, target_path, target_raw, subpath, alias, embed FROM links"
 

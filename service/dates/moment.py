@@ -8,10 +8,15 @@ Supported tokens: years `YYYY` `YY`, quarter `Q`, months `M` `MM` `MMM` `MMMM`, 
 `DDD` `DDDD` (day of year), weekdays `d` `dd` `ddd` `dddd` `e` `E`, locale weeks `w` `ww` with
 their year `gggg` `gg`, ISO weeks `W` `WW` with their year `GGGG` `GG`, time `H` `HH` `h` `hh`
 `m` `mm` `s` `ss` `A` `a`. Text in brackets is literal (`[W]`), as is every character that is
-not a letter (`/` makes the path a subfolder). The locale is Moment's default, English: weeks
-start on Sunday and week 1 holds 1 January (`ww`); ISO weeks start on Monday and week 1 holds the
-first Thursday (`WW`). Any other letter is a token this module does not know: `MomentError`,
-never a guess.
+not a letter (`/` makes the path a subfolder). Any other letter is a token this module does not
+know: `MomentError`, never a guess.
+
+Locale weeks (`w` `ww` `gggg` `gg` `e`) follow a week rule `(dow, doy)` as Moment's locales
+define it: `dow` is the first day of the week (0 = Sunday), and week 1 is the week holding
+January `7 + dow - doy`. The default is Moment's default locale, English (`(0, 6)`: Sunday,
+1 January); `service.dates.locales` finds the rule a vault's settings choose. ISO tokens (`W`
+`WW` `GGGG` `GG` `E`) are always ISO: Monday, week 1 holds 4 January. Names (`MMMM`, `dddd`, `Do`)
+are English whatever the week rule.
 """
 
 from __future__ import annotations
@@ -28,8 +33,9 @@ TOKENS = (
 _TOKEN = re.compile(r"\[[^\]]*\]|" + "|".join(TOKENS))
 MONTHS = calendar.month_name[1:]
 DAYS = ("Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday")  # Moment's d: 0 = Sunday
-LOCALE_WEEK = (0, 6)  # English: (first day of week 0 = Sunday, 'doy' 6: week 1 holds 1 January)
-ISO_WEEK = (1, 4)  # Monday, week 1 holds 4 January
+Week = tuple[int, int]  # (dow, doy) as in Moment's locale data
+LOCALE_WEEK: Week = (0, 6)  # English: (first day of week 0 = Sunday, 'doy' 6: week 1 holds 1 January)
+ISO_WEEK: Week = (1, 4)  # Monday, week 1 holds 4 January
 
 
 class MomentError(ValueError):
@@ -96,7 +102,7 @@ def _ordinal(n: int) -> str:
     return f"{n}{suffix}"
 
 
-def _value(token: str, t: datetime) -> str:
+def _value(token: str, t: datetime, week: Week) -> str:
     d = t.date()
     moment_day = d.isoweekday() % 7
     match token:
@@ -105,11 +111,11 @@ def _value(token: str, t: datetime) -> str:
         case "YY":
             return f"{d.year % 100:02d}"
         case "gggg" | "gg" | "GGGG" | "GG":
-            year = week_of(d, *(ISO_WEEK if token[0] == "G" else LOCALE_WEEK))[0]
+            year = week_of(d, *(ISO_WEEK if token[0] == "G" else week))[0]
             return f"{year % 100:02d}" if len(token) == 2 else f"{year:04d}"
         case "ww" | "w" | "WW" | "W":
-            week = week_of(d, *(ISO_WEEK if token[0] == "W" else LOCALE_WEEK))[1]
-            return f"{week:02d}" if len(token) == 2 else str(week)
+            number = week_of(d, *(ISO_WEEK if token[0] == "W" else week))[1]
+            return f"{number:02d}" if len(token) == 2 else str(number)
         case "Q":
             return str((d.month - 1) // 3 + 1)
         case "MMMM" | "MMM":
@@ -125,8 +131,10 @@ def _value(token: str, t: datetime) -> str:
             return f"{d.day:02d}" if token == "DD" else str(d.day)
         case "dddd" | "ddd" | "dd":
             return DAYS[moment_day][: {"dddd": 9, "ddd": 3, "dd": 2}[token]]
-        case "d" | "e":
+        case "d":
             return str(moment_day)
+        case "e":  # the day's place in the locale week: 0 is the week's first day
+            return str((moment_day - week[0]) % 7)
         case "E":
             return str(d.isoweekday())
         case "HH" | "H":
@@ -144,10 +152,10 @@ def _value(token: str, t: datetime) -> str:
     raise MomentError(f"unsupported Moment.js token {token!r}")
 
 
-def format_date(fmt: str, when: date | datetime) -> str:
-    """`when` written as Moment's `format(fmt)` writes it."""
+def format_date(fmt: str, when: date | datetime, week: Week = LOCALE_WEEK) -> str:
+    """`when` written as Moment's `format(fmt)` writes it (locale weeks by `week`)."""
     t = when if isinstance(when, datetime) else datetime(when.year, when.month, when.day)
-    return "".join(_value(text, t) if is_token else text for is_token, text in tokens(fmt))
+    return "".join(_value(text, t, week) if is_token else text for is_token, text in tokens(fmt))
 
 
 _PATTERN = {
@@ -166,7 +174,7 @@ def _year(text: str) -> int:
     return n if len(text) == 4 else n + (2000 if n <= 68 else 1900)  # Moment's two-digit years
 
 
-def parse_date(fmt: str, text: str) -> date:
+def parse_date(fmt: str, text: str, week: Week = LOCALE_WEEK) -> date:
     """The first day `text`, written in `fmt`, names; `MomentError` when it does not fit."""
     parts = tokens(fmt)
     regex = "".join(f"({_PATTERN[p]})" if is_token else re.escape(p) for is_token, p in parts)
@@ -177,27 +185,28 @@ def parse_date(fmt: str, text: str) -> date:
     for value, token in zip(m.groups(), (p for is_token, p in parts if is_token), strict=True):
         got.setdefault(token, value)
     try:
-        return _resolve(got)
+        return _resolve(got, week)
     except (ValueError, KeyError) as exc:
         raise MomentError(f"{text!r} is not a valid date in the format {fmt!r}: {exc}") from None
 
 
-def _weekday_offset(got: dict[str, str], monday_first: bool) -> int:
-    """Days from the week's first day to the weekday the text names (0 when none)."""
+def _weekday_offset(got: dict[str, str], first: int, locale_first: int) -> int:
+    """Days from the week's first day (`first`, 0 = Sunday) to the weekday the text names (0
+    when none); `e` counts from the locale week's first day `locale_first`."""
     for token in ("dddd", "ddd", "dd"):
         if token in got:
             names = [x[: len(got[token])].lower() for x in DAYS] if token != "dddd" else [x.lower() for x in DAYS]
-            moment_day = names.index(got[token].lower())
-            return (moment_day - 1) % 7 if monday_first else moment_day
+            return (names.index(got[token].lower()) - first) % 7
     if "E" in got:
-        return int(got["E"]) - 1 if monday_first else int(got["E"]) % 7
-    for token in ("d", "e"):
-        if token in got:
-            return (int(got[token]) - 1) % 7 if monday_first else int(got[token])
+        return (int(got["E"]) % 7 - first) % 7
+    if "d" in got:
+        return (int(got["d"]) - first) % 7
+    if "e" in got:
+        return (int(got["e"]) + locale_first - first) % 7
     return 0
 
 
-def _resolve(got: dict[str, str]) -> date:
+def _resolve(got: dict[str, str], week: Week) -> date:
     year = _year(got.get("YYYY") or got["YY"]) if ("YYYY" in got or "YY" in got) else None
     month = next((int(got[t]) for t in ("MM", "M") if t in got), None)
     for token in ("MMMM", "MMM"):
@@ -217,13 +226,14 @@ def _resolve(got: dict[str, str]) -> date:
         if week_year is None:
             raise ValueError("an ISO week needs its year (GGGG)")
         _check_week(week_year, iso_week, ISO_WEEK)
-        return week_start(week_year, iso_week, *ISO_WEEK) + timedelta(days=_weekday_offset(got, True))
+        offset = _weekday_offset(got, ISO_WEEK[0], week[0])
+        return week_start(week_year, iso_week, *ISO_WEEK) + timedelta(days=offset)
     if loc_week is not None:
         week_year = loc_year if loc_year is not None else year
         if week_year is None:
             raise ValueError("a week needs its year (gggg)")
-        _check_week(week_year, loc_week, LOCALE_WEEK)
-        return week_start(week_year, loc_week, *LOCALE_WEEK) + timedelta(days=_weekday_offset(got, False))
+        _check_week(week_year, loc_week, week)
+        return week_start(week_year, loc_week, *week) + timedelta(days=_weekday_offset(got, week[0], week[0]))
     if year is None:
         raise ValueError("the format names no year")
     for token in ("DDDD", "DDD"):
@@ -234,6 +244,6 @@ def _resolve(got: dict[str, str]) -> date:
     return date(year, 1, 1)
 
 
-def _check_week(year: int, week: int, rules: tuple[int, int]) -> None:
+def _check_week(year: int, week: int, rules: Week) -> None:
     if not 1 <= week <= _weeks_in_year(year, *rules):
         raise ValueError(f"week {week} does not exist in {year}")

@@ -7,7 +7,8 @@ holding `{enabled, format, folder, templatePath}` under `day` … `year` — the
 the core Daily notes plugin (`.obsidian/daily-notes.json`: `folder`, `format`, `template`), then
 Obsidian's defaults (`YYYY-MM-DD`, `gggg-[W]ww`, `YYYY-MM`, `YYYY-[Q]Q`, `YYYY`, vault root, no
 template). An empty format or folder is the default, as in the plugins. A period the Periodic
-Notes plugin lists as disabled falls through to the next source.
+Notes plugin lists as disabled falls through to the next source. Locale weeks in a format follow
+the vault's week rule (`service.dates.locales`), given by the caller.
 
 Pure functions over the parsed JSON; reading the files is the caller's (`service.vault.config`).
 """
@@ -18,7 +19,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any, Literal
 
-from service.dates.moment import format_date, parse_date
+from service.dates.moment import LOCALE_WEEK, Week, format_date, parse_date
 
 Period = Literal["daily", "weekly", "monthly", "quarterly", "yearly"]
 PERIODS: tuple[Period, ...] = ("daily", "weekly", "monthly", "quarterly", "yearly")
@@ -49,15 +50,20 @@ class PeriodConfig:
     folder: str  # vault-relative, '' for the root, no slashes around it
     template: str | None  # vault path of the template note as configured ('.md' optional)
     source: Source
+    week: Week = LOCALE_WEEK  # the locale week rule (dow, doy) of `ww`, `gggg` and `e`
+
+    def name_for(self, day: date) -> str:
+        """The note name (its path below the folder, without '.md') of the period holding `day`."""
+        return format_date(self.format, day, self.week)
 
     def path_for(self, day: date) -> str:
         """The vault path of the note for the period holding `day`."""
-        name = format_date(self.format, day)
+        name = self.name_for(day)
         return f"{self.folder}/{name}.md" if self.folder else f"{name}.md"
 
     def start_of(self, day: date) -> date:
         """The first day of the period the note for `day` stands for (as its name says)."""
-        return parse_date(self.format, format_date(self.format, day))
+        return parse_date(self.format, self.name_for(day), self.week)
 
 
 def _text(value: Any) -> str:
@@ -85,7 +91,7 @@ def _from_plugin(period: Period, data: dict[str, Any]) -> tuple[dict[str, Any], 
     return None
 
 
-def period_config(period: Period, periodic_notes: Any, daily_notes: Any) -> PeriodConfig:
+def period_config(period: Period, periodic_notes: Any, daily_notes: Any, week: Week = LOCALE_WEEK) -> PeriodConfig:
     """The settings for `period` from the two plugins' parsed JSON (None when absent)."""
     found: tuple[dict[str, Any], Source] | None = None
     if isinstance(periodic_notes, dict):
@@ -100,4 +106,5 @@ def period_config(period: Period, periodic_notes: Any, daily_notes: Any) -> Peri
         folder=_folder(entry.get("folder")),
         template=template or None,
         source=source,
+        week=week,
     )

@@ -8,7 +8,8 @@ candidate is re-read from disk and rewritten with `rewrite_note`; the plan carri
 it read, so a concurrent edit is caught as `conflict` when applying.
 
 `apply_plan` moves the files (publishing "moved"), then writes the rewritten notes at their
-new paths (each write atomic and etag-checked through `VaultFiles`, publishing "modified").
+new paths (each write atomic and etag-checked through `VaultFiles`, publishing "modified"), and
+the bookmarks that follow the moved files (`service.graph.bookmark_paths`, not published).
 If any step fails, every rewritten note gets its original bytes back and every file already
 moved is moved back, then the error is raised: the vault ends as it started. Planning is the
 cancellable phase and applying the shielded one (`service.vault.commit`): a cancelled call
@@ -26,6 +27,7 @@ from dataclasses import dataclass, field
 from functools import partial
 
 from service.errors import AlreadyExists, NoteNotFound, PathInvalid
+from service.graph.bookmark_paths import SettingsEdit, bookmarks_edit
 from service.graph.canvas_paths import is_canvas, rewrite_canvas
 from service.graph.linkpath import PathSet, base_name, strip_md
 from service.graph.queries import GraphQueries
@@ -50,6 +52,7 @@ class MovePlan:
     moves: dict[str, str]
     edits: list[FileEdit] = field(default_factory=list)
     folder: str | None = None  # set for a folder move: emptied source folders are removed
+    settings: list[SettingsEdit] = field(default_factory=list)  # Obsidian's files that name moved paths
 
     @property
     def links_rewritten(self) -> int:
@@ -117,6 +120,9 @@ async def plan_move(
             result = rewrite_canvas(result, moves)
         if result.changed:
             plan.edits.append(FileEdit(path, new_path, note.etag, note.content, result.text, result.changes))
+    marks = bookmarks_edit(vault, moves, folder)
+    if marks is not None:
+        plan.settings.append(marks)
     return plan
 
 
@@ -139,6 +145,7 @@ async def apply_plan(vault: Vault, plan: MovePlan, steps: Steps | None = None) -
     """
     actions: list[Action] = [partial(_move, vault, old, new) for old, new in plan.moves.items()]
     actions += [partial(_write, vault, edit) for edit in plan.edits]
+    actions += [partial(_write_settings, vault, edit) for edit in plan.settings]
     await commit(actions, steps, around=vault.bus.batch())
     if plan.folder is not None:
         _prune_empty_folders(vault, plan.moves)
@@ -160,6 +167,16 @@ async def _write(vault: Vault, edit: FileEdit) -> Undo:
 
     async def undo() -> None:
         await vault.files.write(vault.paths.resolve(edit.new_path), edit.original)
+
+    return undo
+
+
+async def _write_settings(vault: Vault, edit: SettingsEdit) -> Undo:
+    target = vault.paths.resolve(edit.path, allow_hidden=True)
+    await vault.files.write(target, edit.text, expected_etag=edit.etag, must_exist=True, publish=False)
+
+    async def undo() -> None:
+        await vault.files.write(vault.paths.resolve(edit.path, allow_hidden=True), edit.original, publish=False)
 
     return undo
 

@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
+from service.obsidian.canvas import is_canvas_path, not_canvas
 from service.storage.db import Database
 
 Direction = Literal["in", "out", "both"]
@@ -114,7 +115,7 @@ class GraphQueries:
         """(path, aliases) of every indexed note: what a note address is resolved against."""
 
         def run(conn: sqlite3.Connection) -> list[tuple[str, list[str]]]:
-            sql = "SELECT path, aliases FROM notes WHERE vault_id = ? AND path NOT LIKE '%.canvas'"  # notes only
+            sql = f"SELECT path, aliases FROM notes WHERE vault_id = ? AND {not_canvas()}"  # notes only
             out: list[tuple[str, list[str]]] = []
             for path, aliases in conn.execute(sql, (vault_id,)):
                 names = json.loads(aliases) if aliases and aliases != "[]" else []
@@ -202,9 +203,9 @@ class GraphQueries:
         over the notes it admits and the links between them only."""
         if readable is None:
             rows = await self.db.fetchall(
-                """
+                f"""
                 SELECT n.path, n.title FROM notes n
-                WHERE n.vault_id = ? AND n.path NOT LIKE '%.canvas'
+                WHERE n.vault_id = ? AND {not_canvas("n.path")}
                   AND NOT EXISTS (SELECT 1 FROM links l WHERE l.src_id = n.id
                                   AND l.target_path IS NOT NULL AND l.target_path != n.path)
                   AND NOT EXISTS (SELECT 1 FROM links l WHERE l.vault_id = n.vault_id
@@ -220,7 +221,7 @@ class GraphQueries:
             notes = [
                 (str(p), str(t))
                 for p, t in conn.execute("SELECT path, title FROM notes WHERE vault_id = ? ORDER BY path", (vault_id,))
-                if ask(str(p)) and not str(p).lower().endswith(".canvas")
+                if ask(str(p)) and not is_canvas_path(str(p))
             ]
             linked: set[str] = set()
             edges = (

@@ -6,10 +6,11 @@ index_status costs one query per change instead of ~20 ms per call on 10k notes.
 
 from __future__ import annotations
 
+from service.obsidian.canvas import not_canvas
 from service.storage.db import Database
 
 _COUNTS = (
-    "SELECT (SELECT COUNT(*) FROM notes WHERE vault_id = ?1),"
+    f"SELECT (SELECT COUNT(*) FROM notes WHERE vault_id = ?1 AND {not_canvas()}),"
     " (SELECT COUNT(*) FROM links WHERE vault_id = ?1),"
     " (SELECT COUNT(*) FROM links WHERE vault_id = ?1 AND target_path IS NULL),"
     " (SELECT COUNT(DISTINCT tag_lower) FROM note_tags WHERE vault_id = ?1),"

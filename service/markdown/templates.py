@@ -18,7 +18,7 @@ import re
 from datetime import datetime
 from typing import Any
 
-from service.dates.moment import MomentError, format_date
+from service.dates.moment import LOCALE_WEEK, MomentError, Week, format_date
 from service.errors import ValidationFailed
 from service.markdown import frontmatter as fm
 from service.markdown import yaml_edit
@@ -28,8 +28,11 @@ DEFAULT_TIME_FORMAT = "HH:mm"
 _VARIABLE = re.compile(r"\{\{\s*(title|date|time)\s*(?::([^}]*))?\}\}", re.IGNORECASE)
 
 
-def render(text: str, *, title: str, now: datetime, date_format: str, time_format: str) -> str:
-    """The template `text` with its variables filled for a note called `title` at `now`."""
+def render(
+    text: str, *, title: str, now: datetime, date_format: str, time_format: str, week: Week = LOCALE_WEEK
+) -> str:
+    """The template `text` with its variables filled for a note called `title` at `now` (locale
+    weeks, `ww`, by the vault's week rule `week`)."""
 
     def value(m: re.Match[str]) -> str:
         name, fmt = m.group(1).lower(), m.group(2)
@@ -37,7 +40,7 @@ def render(text: str, *, title: str, now: datetime, date_format: str, time_forma
             return title
         fmt = (fmt or "").strip() or (date_format if name == "date" else time_format)
         try:
-            return format_date(fmt, now)
+            return format_date(fmt, now, week)
         except MomentError as exc:
             raise ValidationFailed(
                 str(exc), details={"reason": "unsupported_date_format", "variable": m.group(0)}

@@ -6,15 +6,20 @@ The file is `{"items": [...]}`; each item has a `type` and a `ctime` (millisecon
 `title`. Edits change only the item they add or remove: every other key, item and the order are
 kept, unknown types and fields included.
 
-An item's `id` is its position among the items the caller sees, `"2"` at the top level and
-`"2.0"` inside that group: stable until the items above it change (guard edits with the file's
-etag). Which items a caller sees is the `visible` predicate's answer, so hidden items neither
-show nor shift the ids.
+An item's `id` is a key made from the item itself — its type and a hash of its own fields
+(`ctime`, path, subpath, query, url, title, …; a group's nested items excluded) — so it names the
+same bookmark whatever is added, removed or moved around it, and stops naming anything (rather
+than naming a neighbour) when the item itself is edited or removed. Two identical items get `-2`,
+`-3`… in file order. Its `position` (`"2"` at the top level, `"2.0"` inside that group) says where
+it sits and is only for showing. Which items a caller sees is the `visible` predicate's answer, so
+hidden items neither show nor shift positions.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -24,9 +29,10 @@ TYPES = ("file", "folder", "search", "graph", "url", "group")
 
 @dataclass(frozen=True, slots=True)
 class Located:
-    """One item with where it sits: its id, the list that holds it and its index there."""
+    """One item with where it sits: its id, position, the list that holds it and its index there."""
 
     id: str
+    position: str
     item: dict[str, Any]
     container: list[Any]
     index: int
@@ -40,24 +46,45 @@ def items_of(data: object) -> list[Any]:
     return items if isinstance(items, list) else []
 
 
-def walk(
+def key_of(item: dict[str, Any]) -> str:
+    """The item's own key: its type and a hash of its fields (a group's nested items left out)."""
+    own = {k: v for k, v in item.items() if k != "items"}
+    digest = hashlib.sha256(json.dumps(own, sort_keys=True, ensure_ascii=False, default=str).encode()).hexdigest()
+    kind = item.get("type") if isinstance(item.get("type"), str) and item["type"].isalnum() else "item"
+    return f"{kind}-{digest[:10]}"
+
+
+def walk(items: list[Any], visible: Callable[[dict[str, Any]], bool]) -> Iterator[Located]:
+    """Every visible item of the whole list, depth first, in file order."""
+    yield from _walk(items, visible, "", 0, None, Counter())
+
+
+def _walk(
     items: list[Any],
     visible: Callable[[dict[str, Any]], bool],
-    prefix: str = "",
-    depth: int = 0,
-    group: str | None = None,
+    prefix: str,
+    depth: int,
+    group: str | None,
+    seen: Counter[str],
 ) -> Iterator[Located]:
-    """Every visible item, depth first, in file order."""
     position = 0
     for index, item in enumerate(items):
         if not isinstance(item, dict) or not visible(item):
             continue
-        ident = f"{prefix}{position}"
+        where = f"{prefix}{position}"
         position += 1
-        yield Located(ident, item, items, index, depth, group)
+        key = key_of(item)
+        seen[key] += 1
+        ident = key if seen[key] == 1 else f"{key}-{seen[key]}"
+        yield Located(ident, where, item, items, index, depth, group)
         if item.get("type") == "group" and isinstance(item.get("items"), list):
             title = item.get("title") if isinstance(item.get("title"), str) else None
-            yield from walk(item["items"], visible, f"{ident}.", depth + 1, title)
+            yield from _walk(item["items"], visible, f"{where}.", depth + 1, title, seen)
+
+
+def inside(loc: Located, group: Located) -> bool:
+    """Whether `loc` sits (at any depth) inside `group`."""
+    return loc.position.startswith(group.position + ".")
 
 
 def same_target(item: dict[str, Any], new: dict[str, Any]) -> bool:

@@ -11,6 +11,10 @@ spec does not name are kept as they are: validation never drops anything. Node o
 `problems` returns every violation at once (one `{where, field, problem}` record each) instead of
 stopping at the first, so a caller can fix a canvas in one round. `dumps` writes the layout
 Obsidian itself writes (tab-indented JSON, non-ASCII kept).
+
+`NOT_CANVAS` is the one SQL rule for "a note row": the index keeps a canvas in its `notes` table
+(for its words and links, see `service.indexer.canvas_facts`), and every count, listing or query
+over notes leaves it out with this condition (docs/tools-guide.md, "Canvases in the index").
 """
 
 from __future__ import annotations
@@ -28,6 +32,16 @@ _HEX = re.compile(r"^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$")
 GEOMETRY = ("x", "y", "width", "height")
 
 Problem = dict[str, str]
+
+
+def is_canvas_path(path: str) -> bool:
+    return path.lower().endswith(".canvas")
+
+
+def not_canvas(column: str = "path") -> str:
+    """SQL condition on an index path column that is true for notes and false for canvases
+    (`LIKE` is case-insensitive for ASCII, as `.Canvas` is a canvas to Obsidian too)."""
+    return f"{column} NOT LIKE '%.canvas'"
 
 
 def is_color(value: object) -> bool:

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from service.errors import ValidationFailed
+from service.obsidian.canvas import not_canvas
 from service.retrieval.text import folder_clause
 
 Op = Literal["==", "!=", "contains", "<", "<=", ">", ">=", "exists", "not_exists"]
@@ -131,7 +132,7 @@ def _filter_sql(vault_id: str, flt: Filter) -> tuple[str, list[Any]]:
         return has_key, [vault_id, flt.key]
     if flt.op == "not_exists":
         # Notes without the key: a canvas (indexed for its words and links) has no properties at all.
-        lacking = f"SELECT id FROM notes WHERE vault_id = ? AND path NOT LIKE '%.canvas' AND id NOT IN ({has_key})"
+        lacking = f"SELECT id FROM notes WHERE vault_id = ? AND {not_canvas()} AND id NOT IN ({has_key})"
         return lacking, [vault_id, vault_id, flt.key]
     if isinstance(flt.value, list):
         if flt.op not in ("==", "!="):

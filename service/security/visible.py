@@ -14,6 +14,7 @@ from __future__ import annotations
 import sqlite3
 from typing import TYPE_CHECKING, Protocol
 
+from service.obsidian.canvas import is_canvas_path
 from service.security.scopes import narrowing
 from service.types import OpenGuard, PathGuard, Principal
 
@@ -57,6 +58,7 @@ async def visible_counts(ctx: Caller) -> dict[str, int]:
     """The keys of `VaultIndexer.counts()`, counted over the notes `ctx.can_read` admits."""
     rows = await ctx.services.db.fetchall("SELECT id, path FROM notes WHERE vault_id = ?", (ctx.vault.id,))
     readable = {int(note_id) for note_id, path in rows if ctx.can_read(str(path))}
+    canvases = {int(note_id) for note_id, path in rows if is_canvas_path(str(path))}  # their links and words count
     vault_id = ctx.vault.id
     seen: dict[str, bool] = {}
 
@@ -86,7 +88,7 @@ async def visible_counts(ctx: Caller) -> dict[str, int]:
         )
         tags = {str(r[1]) for r in grouped("SELECT note_id, tag_lower FROM note_tags WHERE vault_id = ?")}
         return {
-            "notes": len(readable),
+            "notes": len(readable - canvases),
             "links": link_total,
             "unresolved_links": link_unresolved,
             "tags": len(tags),

@@ -77,6 +77,7 @@ class EmbeddingJob:
         self.rate: float | None = None  # chunks per second of the last pass that embedded
         self.last_pass: float | None = None
         self._tried_gen = -1  # the indexer generation the last pass (done or failed) covered
+        self._canvases_dropped = False  # chunks an older build made of canvases: removed once
         self._cond = asyncio.Condition()
         self._wake = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
@@ -167,6 +168,10 @@ class EmbeddingJob:
         engine, db, vid = self.engine, self.engine.db, self.vault.id
         self.state = "embedding"
         await self._notify()
+        if not self._canvases_dropped:  # no canvas is chunked any more: once per process is enough
+            if await db.run_write(partial(store.drop_canvas_chunks, vault_id=vid)):
+                engine.cache.bump(vid)
+            self._canvases_dropped = True
         while True:  # 1. chunks
             stale = await db.run_read(lambda c: store.stale_notes(c, vid, CHUNK_NOTES))
             if not stale:

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from service.obsidian.canvas import not_canvas
 from service.semantic.chunker import CHUNKER_VERSION, Chunk
 
 
@@ -37,8 +38,8 @@ def stale_notes(conn: sqlite3.Connection, vault_id: str, limit: int) -> list[Sou
     rows = conn.execute(
         "SELECT n.id, n.etag, n.title, n.aliases, n.tags, n.properties, t.body FROM notes n "
         "JOIN note_text t ON t.note_id = n.id LEFT JOIN chunk_sources s ON s.note_id = n.id "
-        "WHERE n.vault_id = ? AND (s.note_id IS NULL OR s.etag != n.etag OR s.title != n.title "
-        "OR s.chunker != ?) ORDER BY n.id LIMIT ?",
+        f"WHERE n.vault_id = ? AND {not_canvas('n.path')} AND (s.note_id IS NULL OR s.etag != n.etag "
+        "OR s.title != n.title OR s.chunker != ?) ORDER BY n.id LIMIT ?",
         (vault_id, CHUNKER_VERSION, limit),
     ).fetchall()
     return [
@@ -53,6 +54,15 @@ def stale_notes(conn: sqlite3.Connection, vault_id: str, limit: int) -> list[Sou
         )
         for r in rows
     ]
+
+
+def drop_canvas_chunks(conn: sqlite3.Connection, vault_id: str) -> int:
+    """Remove chunks an older build made of canvases (a canvas is searched by its words, not by
+    meaning: it is no note); returns the chunk rows removed."""
+    canvases = f"SELECT id FROM notes WHERE vault_id = ? AND NOT ({not_canvas()})"
+    removed = conn.execute(f"DELETE FROM chunks WHERE vault_id = ? AND note_id IN ({canvases})", (vault_id, vault_id))
+    conn.execute(f"DELETE FROM chunk_sources WHERE note_id IN ({canvases})", (vault_id,))
+    return int(removed.rowcount)
 
 
 def write_chunks(conn: sqlite3.Connection, vault_id: str, notes: list[tuple[Source, list[Chunk]]]) -> int:
@@ -128,10 +138,10 @@ class Counts:
 
 
 def counts(conn: sqlite3.Connection, vault_id: str, model: str) -> Counts:
-    notes = conn.execute("SELECT COUNT(*) FROM notes WHERE vault_id = ?", (vault_id,)).fetchone()[0]
+    notes = conn.execute(f"SELECT COUNT(*) FROM notes WHERE vault_id = ? AND {not_canvas()}", (vault_id,)).fetchone()[0]
     chunked = conn.execute(
         "SELECT COUNT(*) FROM notes n JOIN chunk_sources s ON s.note_id = n.id AND s.etag = n.etag "
-        "AND s.title = n.title AND s.chunker = ? WHERE n.vault_id = ?",
+        f"AND s.title = n.title AND s.chunker = ? WHERE n.vault_id = ? AND {not_canvas('n.path')}",
         (CHUNKER_VERSION, vault_id),
     ).fetchone()[0]
     total, embedded = conn.execute(

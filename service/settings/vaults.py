@@ -73,3 +73,12 @@ class NotesSettings(Section):
     bulk_confirm_above: int = Field(
         default=20, ge=0, description="bulk_create_notes asks for confirmation above this many notes."
     )
+    week_locale: str = Field(
+        default="en",
+        pattern=r"^[A-Za-z]{2,3}([-_][A-Za-z]{2,4})?$",
+        description="Moment locale whose week rule locale weeks (ww, gggg, e) follow when the vault's Calendar "
+        "or Periodic Notes settings name none (en: Sunday, week 1 holds 1 January; en-gb: Monday, 4 January).",
+    )
+    week_start: Literal["locale", "sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"] = Field(
+        default="locale", description="First day of the week instead of the locale's, as those plugins offer."
+    )

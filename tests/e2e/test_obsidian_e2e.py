@@ -53,9 +53,12 @@ async def test_obsidian_files_over_http(make_vault: Callable[..., Path], mode: s
         async with Client(url, mode=mode) as client:  # type: ignore[arg-type]
             added = await ok(client, "add_bookmark", type="file", path="Welcome", subpath="#Welcome")
             listed = await ok(client, "list_bookmarks")
-            assert [i["id"] for i in listed["items"]] == [added["item"]["id"]] == ["0"]
-            assert (await error(client, "remove_bookmark", id="7"))["code"] == "note_not_found"
-            await ok(client, "remove_bookmark", id="0", expected_etag=listed["etag"])
+            assert [i["id"] for i in listed["items"]] == [added["item"]["id"]]
+            assert listed["items"][0]["position"] == "0" and added["item"]["id"].startswith("file-")
+            await ok(client, "add_bookmark", type="search", query="tag:#x", position=0)  # shifts positions
+            assert (await error(client, "remove_bookmark", id="0"))["code"] == "note_not_found"
+            gone = await ok(client, "remove_bookmark", id=added["item"]["id"])
+            assert gone["item"]["subpath"] == "#Welcome" and gone["item"]["position"] == "1"
 
             space = await ok(client, "get_workspace")
             assert space["active_file"]["path"] == "Welcome.md"

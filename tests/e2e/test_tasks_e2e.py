@@ -60,3 +60,30 @@ async def test_tasks_over_stdio(make_vault: Callable[..., Path], mode: str) -> N
         await ok(client, "set_task_status", path="Todo", line=4, status="x", expected_text=taxes, date="2026-11-24")
         assert (await error(client, "get_periodic_note", period="hourly"))["code"] == "validation_error"
     assert "- [x] file taxes [due:: 2027-04-15] [completion:: 2026-11-24]\n" in (root / "Todo.md").read_text()
+
+
+PLUGIN_FILES = {
+    "Todo.md": "- [ ] stretch 🔁 every day 📅 2026-11-24\n",
+    "T/Day.md": "# {{title}}\n[[{{yesterday}}]] | [[{{tomorrow}}]]\n",
+    "T/Week.md": "# {{title}}\n{{monday:D MMM}} – {{sunday:D MMM}}\n",
+    ".obsidian/plugins/periodic-notes/data.json": json.dumps({
+        "daily": {"enabled": True, "format": "YYYY-MM-DD", "folder": "Days", "template": "T/Day"},
+        "weekly": {"enabled": True, "format": "gggg-[W]ww", "folder": "Weeks", "template": "T/Week"},
+    }),
+    ".obsidian/plugins/calendar/data.json": json.dumps({"weekStart": "monday", "localeOverride": "en-gb"}),
+}  # fmt: skip
+
+
+async def test_plugin_templates_week_rules_and_cancelling_over_http(make_vault: Callable[..., Path], mode: str) -> None:
+    async with e2e(make_vault(PLUGIN_FILES)) as (url, harness):
+        await harness.indexed()
+        async with Client(url, mode=mode) as client:  # type: ignore[arg-type]
+            await ok(client, "create_periodic_note", date="2026-11-24")
+            week = await ok(client, "create_periodic_note", period="weekly", date="2026-11-29")
+            assert week["path"] == "Weeks/2026-W48.md" and week["period_start"] == "2026-11-23"
+            cancelled = await ok(client, "set_task_status", path="Todo", line=1, status="-",
+                                 expected_text="stretch 🔁 every day 📅 2026-11-24", date="2026-11-24")  # fmt: skip
+            assert cancelled["next_occurrence"] is None and cancelled["status_type"] == "cancelled"
+        assert harness.read("Days/2026-11-24.md") == "# 2026-11-24\n[[2026-11-23]] | [[2026-11-25]]\n"
+        assert harness.read("Weeks/2026-W48.md") == "# 2026-W48\n23 Nov – 29 Nov\n"
+        assert harness.read("Todo.md") == "- [-] stretch 🔁 every day 📅 2026-11-24 ❌ 2026-11-24\n"

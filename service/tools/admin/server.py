@@ -21,6 +21,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from service.indexer.runner import indexer_of
+from service.obsidian.canvas import not_canvas
 from service.security.binding import bound_vault
 from service.settings import Settings
 from service.tools.context import ToolContext
@@ -204,7 +205,8 @@ async def list_vaults(ctx: ToolContext, args: ListVaultsIn) -> ListVaultsOut:
         notes = None
         if indexer_of(vault) is not None:
             # Only notes this caller may read are counted: a count must not reveal a denied folder.
-            rows = await ctx.services.db.fetchall("SELECT path FROM notes WHERE vault_id = ?", (vid,))
+            sql = f"SELECT path FROM notes WHERE vault_id = ? AND {not_canvas()}"
+            rows = await ctx.services.db.fetchall(sql, (vid,))
             notes = sum(1 for (rel,) in rows if ctx.services.guard.allows(principal, vault, str(rel), "read"))
         items.append(
             VaultOut(id=vid, name=vault.name, default=vid == default, read_only=_read_only(ctx, vid), notes=notes)

@@ -1,5 +1,6 @@
 """graph domain, link repair: rewrite_links (repoint links from an old target to a new one;
-dry-run by default).
+dry-run by default). A canvas's file nodes and group backgrounds naming the old target are
+repointed too (`service.graph.canvas_paths`), like the links in its text nodes.
 
 Touches: vault files through `VaultFiles` (writes publish "modified", so the index follows
 before the call returns); index tables `notes`, `links` to find linking notes.
@@ -12,6 +13,7 @@ from __future__ import annotations
 from pydantic import Field
 
 from service.errors import NoteNotFound, PathInvalid
+from service.graph.canvas_paths import is_canvas, rewrite_canvas
 from service.graph.linkpath import PathSet, base_name, strip_md
 from service.graph.moves import FileEdit, MovePlan, apply_plan, move_lock, vault_files
 from service.graph.queries import GraphQueries
@@ -98,6 +100,8 @@ async def _rewrite_plan(
             moved={old: new.rel},
             only_targets=targets,
         )
+        if is_canvas(path):
+            result = rewrite_canvas(result, {old: new.rel})
         if result.changed:
             ctx.resolve(path, "write")
             plan.edits.append(FileEdit(path, path, note.etag, note.content, result.text, result.changes))

@@ -59,6 +59,9 @@ class MoveOut(ToolOutput):
     files_moved: int = Field(description="Number of files that move (all of them).")
     files_changed: int = Field(description="Number of notes whose text changes (all of them).")
     links_rewritten: int = Field(description="Number of lines with rewritten links (all of them).")
+    bookmarks_updated: int = Field(
+        default=0, description="Obsidian bookmarks (.obsidian/bookmarks.json) repointed at the new paths."
+    )
     truncated: bool = Field(description="True when `moved`/`items` list only some of the changes.")
     next_cursor: str | None = Field(default=None, description="Dry run: cursor of the next preview page.")
 
@@ -164,6 +167,7 @@ async def _move(ctx: ToolContext, args: MoveIn, rename: bool) -> MoveOut:
         files_moved=len(plan.moves),
         files_changed=len(plan.edits),
         links_rewritten=plan.links_rewritten,
+        bookmarks_updated=sum(s.changed for s in plan.settings),
         truncated=truncated,
         next_cursor=cursor,
     )
@@ -186,7 +190,9 @@ def _confirm_move(rename: bool) -> ConfirmWhen:
         if folder_of(src) == folder_of(dst):
             return None
         plan, src, dst, _ = await _plan(ctx, args, rename)
-        head = [f"Move {src!r} to {dst!r} ({len(plan.moves)} files); rewrite links in {len(plan.edits)} notes:"]
+        marks = sum(s.changed for s in plan.settings)
+        also = f" and repoint {marks} bookmarks" if marks else ""
+        head = [f"Move {src!r} to {dst!r} ({len(plan.moves)} files){also}; rewrite links in {len(plan.edits)} notes:"]
         return preview(head, edit_items(ctx, plan.edits))
 
     return confirm_when

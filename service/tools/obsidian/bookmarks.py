@@ -5,7 +5,9 @@ Edits are read-modify-write of that one file under its etag (`expected_etag` fro
 list_bookmarks; without it the file is still re-read and compared under the write lock, so a
 concurrent edit in Obsidian is never lost), keeping every other item, key and the order.
 Bookmarks of files and folders the caller may not read are invisible: not listed, not matched,
-not counted in ids. Removing a group that still holds bookmarks needs confirmation.
+not counted in positions. A bookmark's `id` is a key of the item itself (`service.obsidian.bookmarks`),
+so removing by id never hits a neighbour after other bookmarks moved; an id that no longer names
+an item is `note_not_found`. Removing a group that still holds bookmarks needs confirmation.
 Touches: `.obsidian/bookmarks.json` only.
 """
 
@@ -29,7 +31,11 @@ ETAG = Field(default=None, description="`etag` from list_bookmarks; if bookmarks
 
 
 class Bookmark(ToolOutput):
-    id: str = Field(description="Position among the bookmarks you see ('2', '2.0' inside group 2).")
+    id: str = Field(
+        description="Stable key of this bookmark for remove_bookmark and `group` (made from the item itself, "
+        "unchanged when other bookmarks are added, removed or reordered)."
+    )
+    position: str = Field(description="Where it sits among the bookmarks you see ('2', '2.0' inside the third).")
     type: str = Field(description="file, folder, search, graph, url or group (others as written).")
     title: str | None = Field(description="The bookmark's own title, when it has one.")
     path: str | None = Field(default=None, description="File or folder bookmarked.")
@@ -75,6 +81,7 @@ def _out(ctx: ToolContext, loc: bm.Located) -> Bookmark:
     nested = item.get("items") if kind == "group" and isinstance(item.get("items"), list) else None
     return Bookmark(
         id=loc.id,
+        position=loc.position,
         type=kind,
         title=text("title"),
         path=path,
@@ -92,6 +99,7 @@ def _out(ctx: ToolContext, loc: bm.Located) -> Bookmark:
 
 def _find_group(ctx: ToolContext, data: Any, key: str) -> bm.Located:
     groups = [loc for loc in bm.walk(bm.items_of(data), _visible(ctx)) if loc.item.get("type") == "group"]
+    # A group by its id or its title (a position would name whatever group sits there now).
     found = [g for g in groups if g.id == key] or [g for g in groups if g.item.get("title") == key]
     if len(found) != 1:
         reason = "ambiguous_group" if found else "group_not_found"
@@ -105,14 +113,10 @@ def _find_group(ctx: ToolContext, data: Any, key: str) -> bm.Located:
 
 async def list_bookmarks(ctx: ToolContext, args: ListBookmarksIn) -> BookmarksOut:
     data, etag = read_config(ctx, FILE)
-    items = bm.items_of(data)
+    found = list(bm.walk(bm.items_of(data), _visible(ctx)))
     if args.group is not None:
         group = _find_group(ctx, data, args.group)
-        found = bm.walk(
-            group.item.get("items", []), _visible(ctx), f"{group.id}.", group.depth + 1, group.item.get("title")
-        )
-    else:
-        found = bm.walk(items, _visible(ctx))
+        found = [loc for loc in found if bm.inside(loc, group)]
     return BookmarksOut(items=[_out(ctx, loc) for loc in found], etag=etag)
 
 
@@ -194,20 +198,17 @@ async def add_bookmark(ctx: ToolContext, args: AddBookmarkIn) -> BookmarkChangeO
                 details={"type": item["type"], "path": item.get("path"), "subpath": item.get("subpath")},
             )
     container: list[Any] = data["items"]
-    group_title, depth, prefix = None, 0, ""
     if args.group is not None:
-        group = _find_group(ctx, data, args.group)
-        container = group.item.setdefault("items", [])
-        group_title, depth, prefix = group.item.get("title"), group.depth + 1, f"{group.id}."
+        container = _find_group(ctx, data, args.group).item.setdefault("items", [])
     index = len(container) if args.position is None else min(args.position, len(container))
     container.insert(index, item)
     result = await write_config(ctx, FILE, bm.dumps(data), args.expected_etag or etag)
-    loc = next(loc for loc in bm.walk(container, _visible(ctx), prefix, depth, group_title) if loc.item is item)
+    loc = next(loc for loc in bm.walk(data["items"], _visible(ctx)) if loc.item is item)
     return BookmarkChangeOut(item=_out(ctx, loc), etag=result.etag)
 
 
 class RemoveBookmarkIn(ToolInput):
-    id: str | None = Field(default=None, description="The bookmark's id from list_bookmarks.")
+    id: str | None = Field(default=None, description="The bookmark's id from list_bookmarks (a stable key).")
     path: str | None = Field(default=None, description="Remove the bookmark of this file or folder.")
     subpath: str | None = Field(default=None, description="With path: the bookmark of this heading/block.")
     title: str | None = Field(default=None, description="Remove the bookmark (or group) with this title.")

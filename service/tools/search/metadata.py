@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from service.obsidian.canvas import not_canvas
 from service.retrieval import properties as props
 from service.retrieval import tags
 from service.retrieval.text import folder_clause
@@ -165,7 +166,7 @@ async def query_jsonlogic(ctx: ToolContext, args: JsonLogicIn) -> MetaHitsOut:
         where, params = folder_clause(folders, "path")
         sql = (
             "SELECT id, path, folder, title, aliases, tags, properties, mtime, size, word_count"
-            f" FROM notes WHERE vault_id = ? AND {where} ORDER BY {order}"
+            f" FROM notes WHERE vault_id = ? AND {not_canvas()} AND {where} ORDER BY {order}"
         )
         out: list[props.NoteRow] = []
         for nid, path, folder, title, aliases, tag_json, prop_json, mtime, size, words in conn.execute(

@@ -5,15 +5,25 @@ the task's own format) and leaving done removes it; cancelled stamps and un-stam
 date the same way. Completing a recurring task also builds its next occurrence, which the caller
 inserts above it: the rule (`service.dates.recurrence`) moves the reference date (due, else
 scheduled, else start) to the rule's next date after it — after the completion date for
-`when done` —, the other dates keep their distance to it, the done and cancelled dates and the
-block id are dropped, a created date becomes the completion date, and the status is the one the
+`when done` —, the other dates keep their distance to it, the done and cancelled dates, the block
+id, the task id (🆔) and its dependencies (⛔) are dropped, the created date is dropped too unless
+the plugin's `setCreatedDate` is on (then it is the completion day), and the status is the one the
 settings give after done (a space unless the Tasks plugin settings say otherwise). A task
 without dates recurs without dates.
+
+Cancelling a recurring task makes no next occurrence: the Tasks plugin creates one only when the
+new status is of type done (its `handleNewStatus`), so a cancelled occurrence ends the series there,
+as in Obsidian. The plugin's settings (`.obsidian/plugins/obsidian-tasks-plugin/data.json`) are
+followed: `setDoneDate` / `setCancelledDate` (default true) decide whether the dates are stamped,
+`recurrenceOnNextLine` puts the next occurrence below the completed one, and a task marked
+`🏁 delete` (`[onCompletion:: delete]`) is removed when it becomes done (its next occurrence stays).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import date, timedelta
+from typing import Any
 
 from service.dates import iso_day_or_none
 from service.dates.recurrence import RecurrenceError, next_date, parse_rule
@@ -30,30 +40,66 @@ def status_table_of(ctx: ToolContext) -> StatusTable:
     return tk.status_table(read_json(ctx.vault.paths.root, tk.TASKS_PLUGIN_DATA))
 
 
-def _stamp(body: str, name: str, was: bool, now: bool, today: date, style: tk.Style) -> str:
+@dataclass(frozen=True, slots=True)
+class TasksSettings:
+    set_done_date: bool = True
+    set_cancelled_date: bool = True
+    next_below: bool = False  # recurrenceOnNextLine
+    set_created_date: bool = False
+
+
+def tasks_settings_of(ctx: ToolContext) -> TasksSettings:
+    """The Tasks plugin settings a status change follows (its defaults when unset)."""
+    data: Any = read_json(ctx.vault.paths.root, tk.TASKS_PLUGIN_DATA)
+    data = data if isinstance(data, dict) else {}
+
+    def flag(key: str, default: bool) -> bool:
+        value = data.get(key)
+        return value if isinstance(value, bool) else default
+
+    return TasksSettings(
+        flag("setDoneDate", True),
+        flag("setCancelledDate", True),
+        flag("recurrenceOnNextLine", False),
+        flag("setCreatedDate", False),
+    )
+
+
+def deleted_on_completion(task: tk.TaskLine, status: str, table: StatusTable) -> bool:
+    """Whether the plugin removes the task line: `🏁 delete` and the status becomes done."""
+    action = (task.fields.on_completion or "").strip().lower()
+    old, new = tk.status_type(table, task.status), tk.status_type(table, status)
+    return action == "delete" and new == "done" and old != "done"
+
+
+def _stamp(body: str, name: str, was: bool, now: bool, today: date, style: tk.Style, enabled: bool = True) -> str:
     if now and not was:
-        return tk.set_field(body, name, today.isoformat(), style)
+        return tk.set_field(body, name, today.isoformat(), style) if enabled else body
     if was and not now:
         return tk.set_field(body, name, None, style)
     return body
 
 
 def changed_line(
-    task: tk.TaskLine, status: str, table: StatusTable, today: date
+    task: tk.TaskLine, status: str, table: StatusTable, today: date, settings: TasksSettings | None = None
 ) -> tuple[tk.TaskLine, tk.TaskLine | None]:
-    """The task with its new `status`, and the next occurrence when it is a recurring task completed."""
+    """The task with its new `status`, and the next occurrence when it is a recurring task completed
+    (done; a cancelled one has none)."""
+    settings = settings or TasksSettings()
     old, new = tk.status_type(table, task.status), tk.status_type(table, status)
     fields = task.fields
-    body = _stamp(task.body, "done", old == "done", new == "done", today, fields.style)
-    body = _stamp(body, "cancelled", old == "cancelled", new == "cancelled", today, fields.style)
+    body = _stamp(task.body, "done", old == "done", new == "done", today, fields.style, settings.set_done_date)
+    body = _stamp(
+        body, "cancelled", old == "cancelled", new == "cancelled", today, fields.style, settings.set_cancelled_date
+    )
     changed = tk.TaskLine(task.prefix, status, task.gap, body)
     if new != "done" or old == "done" or not fields.recurrence:
         return changed, None
-    return changed, _next_occurrence(task, fields, status, table, today)
+    return changed, _next_occurrence(task, fields, status, table, today, settings)
 
 
 def _next_occurrence(
-    task: tk.TaskLine, fields: tk.TaskFields, done_status: str, table: StatusTable, today: date
+    task: tk.TaskLine, fields: tk.TaskFields, done_status: str, table: StatusTable, today: date, settings: TasksSettings
 ) -> tk.TaskLine:
     assert fields.recurrence is not None
     try:
@@ -66,7 +112,7 @@ def _next_occurrence(
             "the task with a status that is not done.",
         ) from None
     body = tk.without_block_id(task.body)
-    for name in ("done", "cancelled"):
+    for name in ("done", "cancelled", "id", "depends_on"):  # a new occurrence is no other task's dependency
         body = tk.set_field(body, name, None, fields.style)
     # a field that names no day (typed by hand: 2026-02-30) is not moved, as if it were absent
     days = {name: iso_day_or_none(getattr(fields, name) or "") for name in ("due", "scheduled", "start")}
@@ -76,8 +122,7 @@ def _next_occurrence(
         for name, day in days.items():
             if day is not None:
                 body = tk.set_field(body, name, (day + shift).isoformat(), fields.style)
-    if fields.created:
-        body = tk.set_field(body, "created", today.isoformat(), fields.style)
+    body = tk.set_field(body, "created", today.isoformat() if settings.set_created_date else None, fields.style)
     after = table.get(done_status, ("done", " "))[1]
     status = after if tk.status_type(table, after) in ("todo", "in_progress") else " "
     return tk.TaskLine(task.prefix, status, task.gap, body)

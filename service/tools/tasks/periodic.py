@@ -3,10 +3,14 @@
 Where the note of a period lives comes from the settings files (`service.dates.periods`: the
 Periodic Notes plugin in both formats, the core Daily notes plugin, Obsidian's defaults), read
 through `service.vault.settings_files`; the name is the period's Moment.js format of the date
-(`/` in it makes subfolders). A new note gets the configured template (`templates.py`).
+(`/` in it makes subfolders); locale weeks follow the vault's week rule (`templates.vault_week`).
+A new note gets the configured template: filled as the Periodic Notes plugin fills it when its
+settings are the source (`service.markdown.periodic_templates`: `{{yesterday}}`, `{{tomorrow}}`,
+offsets, weekday names), else as the core Daily notes plugin does (`templates.py`).
 Appending to a missing note creates it first, template included, in the same atomic write.
 Touches: vault files through `VaultFiles`; `.obsidian/daily-notes.json` and
-`.obsidian/plugins/periodic-notes/data.json` (read-only).
+`.obsidian/plugins/periodic-notes/data.json`, `.obsidian/plugins/calendar/data.json`,
+`.obsidian/app.json` (read-only).
 """
 
 from __future__ import annotations
@@ -16,16 +20,18 @@ from datetime import date, datetime
 from pydantic import Field
 
 from service.dates import iso_day
+from service.dates.locales import WEEKDAYS, WeekRule
 from service.dates.moment import MomentError
 from service.dates.periods import DAILY_NOTES, PERIODIC_NOTES_DATA, Period, PeriodConfig, period_config
 from service.errors import ValidationFailed
 from service.markdown import sections
 from service.markdown.parse import note_title
+from service.markdown.periodic_templates import render_periodic
 from service.tools.context import Op, ToolContext
 from service.tools.models import ToolInput, ToolOutput
 from service.tools.notes.write import WriteOut, write_out
 from service.tools.spec import ToolSpec
-from service.tools.tasks.templates import find_template, render_template
+from service.tools.tasks.templates import find_template, render_template, vault_week
 from service.vault.paths import VaultPath
 from service.vault.settings_files import read_json
 
@@ -50,13 +56,19 @@ class PeriodicOut(ToolOutput):
     folder: str = Field(description="The folder of the period's notes ('' = vault root).")
     template: str | None = Field(default=None, description="The configured template, if any.")
     source: str = Field(description="Where the settings came from: periodic-notes 1.0 / 0.0.17, daily-notes, default.")
+    week_rule: str = Field(
+        default="",
+        description="How locale weeks (ww, gggg) are counted here and where that came from, e.g. 'monday, week 1 "
+        "holds 4 January (en-gb, calendar)'.",
+    )
     etag: str | None = Field(default=None, description="The note's etag when it exists.")
     content: str | None = Field(default=None, description="The note's text when it exists.")
 
 
 def _config(ctx: ToolContext, period: Period) -> PeriodConfig:
     root = ctx.vault.paths.root
-    return period_config(period, read_json(root, PERIODIC_NOTES_DATA), read_json(root, DAILY_NOTES))
+    week = vault_week(ctx).week
+    return period_config(period, read_json(root, PERIODIC_NOTES_DATA), read_json(root, DAILY_NOTES), week)
 
 
 def _locate(ctx: ToolContext, args: PeriodIn, op: Op) -> tuple[PeriodConfig, date, VaultPath]:
@@ -88,9 +100,15 @@ def _out(ctx: ToolContext, config: PeriodConfig, start: date, vp: VaultPath) -> 
         folder=config.folder,
         template=config.template,
         source=config.source,
+        week_rule=_describe(vault_week(ctx)),
         etag=note.etag if note else None,
         content=note.content if note else None,
     )
+
+
+def _describe(rule: WeekRule) -> str:
+    january = 7 + rule.dow - rule.doy
+    return f"{WEEKDAYS[rule.dow]}, week 1 holds {january} January ({rule.locale}, {rule.source})"
 
 
 async def get_periodic_note(ctx: ToolContext, args: PeriodIn) -> PeriodicOut:
@@ -102,6 +120,17 @@ async def _initial_text(ctx: ToolContext, config: PeriodConfig, vp: VaultPath, s
     if config.template is None:
         return ""
     template = await find_template(ctx, config.template)
+    if config.source in ("periodic-notes 1.0", "periodic-notes 0.0.17"):
+        text = ctx.vault.files.read(template).content
+        try:
+            return render_periodic(
+                text, style=config.source, period=config.period, name=config.name_for(start), start=start,
+                now=datetime.now(), fmt=config.format, week=config.week,
+            )  # fmt: skip
+        except MomentError as exc:
+            raise ValidationFailed(
+                str(exc), details={"reason": "unsupported_date_format", "template": template.rel}
+            ) from None
     # As the core Daily notes plugin does: {{date}} is the note's own date in the period's format.
     now = datetime.combine(start, datetime.now().time())
     return render_template(ctx, template, note_title(vp.rel), now, date_format=config.format)[2]

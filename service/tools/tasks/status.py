@@ -23,7 +23,7 @@ from service.tools.context import ToolContext
 from service.tools.graph_common import LineChangeItem, diff_lines
 from service.tools.models import ToolInput, ToolOutput
 from service.tools.spec import ToolSpec
-from service.tools.tasks.completion import changed_line, status_table_of
+from service.tools.tasks.completion import changed_line, deleted_on_completion, status_table_of, tasks_settings_of
 from service.vault.paths import VaultPath
 
 ISO_DATE = r"^\d{4}-\d{2}-\d{2}$"
@@ -61,11 +61,19 @@ class SetTaskStatusOut(ToolOutput):
     title: str = Field(description="Note title.")
     obsidian_url: str = Field(description="obsidian://open URL.")
     etag: str = Field(description="The note's new etag.")
-    line: int = Field(description="1-based line of the changed task now (one lower when a next occurrence went above).")
+    line: int = Field(
+        description="1-based line of the changed task now (one lower when a next occurrence went above; where it "
+        "was when it was deleted)."
+    )
     text: str = Field(description="The changed task's text.")
     status_type: str = Field(description="Type of the new status.")
     next_occurrence: str | None = Field(
-        default=None, description="The recurring task's next occurrence, inserted above it (its text)."
+        default=None,
+        description="The recurring task's next occurrence (its text): inserted above it, or below when the Tasks "
+        "settings say recurrenceOnNextLine. A cancelled task has none, as in the Tasks plugin.",
+    )
+    deleted: bool = Field(
+        default=False, description="True when the task was marked '🏁 delete' and removed on completion."
     )
     changes: list[LineChangeItem] = Field(description="Each line that changed.")
 
@@ -95,20 +103,24 @@ async def set_task_status(ctx: ToolContext, args: SetTaskStatusIn) -> SetTaskSta
     vp: VaultPath = (await ctx.find_note(args.path, "write", section="reject")).vp
     ctx.resolve(vp.rel, "read")  # the answer shows the task's text
     table = status_table_of(ctx)
+    settings = tasks_settings_of(ctx)
     today = iso_day(args.date) if args.date else date.today()
     holder: dict[str, Any] = {}
 
     def change(text: str) -> str:
         index = args.line - 1
         task = _task_at(text, vp.rel, index, args)
-        new, nxt = changed_line(task, args.status, table, today)
+        new, nxt = changed_line(task, args.status, table, today, settings)
         lines = text.split("\n")
         ending = "\r" if lines[index].endswith("\r") else ""
-        lines[index] = str(new) + ending
+        deleted = deleted_on_completion(task, args.status, table)
+        block = [] if deleted else [str(new) + ending]
         if nxt is not None:
-            lines.insert(index, str(nxt) + ending)
+            block.insert(len(block) if settings.next_below else 0, str(nxt) + ending)
+        lines[index : index + 1] = block
         after = "\n".join(lines)
-        holder.update(before=text, after=after, task=new, next=nxt, line=index + (2 if nxt is not None else 1))
+        at = index + 1 + (1 if nxt is not None and not settings.next_below and len(block) == 2 else 0)
+        holder.update(before=text, after=after, task=new, next=nxt, line=at, deleted=deleted)
         return after
 
     result = await ctx.vault.files.modify(vp, change, expected_etag=args.expected_etag)
@@ -122,6 +134,7 @@ async def set_task_status(ctx: ToolContext, args: SetTaskStatusIn) -> SetTaskSta
         text=task.body,
         status_type=tk.status_type(table, task.status),
         next_occurrence=holder["next"].body if holder["next"] is not None else None,
+        deleted=holder["deleted"],
         changes=[
             LineChangeItem(line=c.line, before=c.before, after=c.after)
             for c in diff_lines(holder["before"], holder["after"])

@@ -2,7 +2,9 @@
 create_periodic_note).
 
 The core Templates plugin: the folder and the default date/time formats come from
-`.obsidian/templates.json` (`folder`, `dateFormat`, `timeFormat`; read-only). Variables and the
+`.obsidian/templates.json` (`folder`, `dateFormat`, `timeFormat`; read-only); locale weeks follow
+the vault's week rule (`vault_week`: the Calendar plugin's `data.json` or Periodic Notes 1.0's
+keys in `.obsidian/app.json`, else the `notes.week_locale` / `notes.week_start` settings). Variables and the
 property merge are `service.markdown.templates`. Applying to a new note creates it (the template's
 properties become its frontmatter); applying to an existing note inserts the template's body at a
 position (the anchors of patch_note) and merges its properties into the note's. Touches: vault
@@ -16,6 +18,7 @@ from typing import Any
 
 from pydantic import Field, model_validator
 
+from service.dates.locales import APP_CONFIG, CALENDAR_DATA, WeekRule, week_rule
 from service.errors import NoteNotFound, ValidationFailed
 from service.markdown import sections
 from service.markdown import templates as tpl
@@ -45,6 +48,12 @@ def _settings(ctx: ToolContext) -> dict[str, str]:
     }
 
 
+def vault_week(ctx: ToolContext) -> WeekRule:
+    """The week rule of this vault's locale weeks (see `service.dates.locales`)."""
+    root, notes = ctx.vault.paths.root, ctx.services.settings.notes
+    return week_rule(read_json(root, CALENDAR_DATA), read_json(root, APP_CONFIG), notes.week_locale, notes.week_start)
+
+
 def render_template(
     ctx: ToolContext, template: VaultPath, title: str, now: datetime, date_format: str | None = None
 ) -> tuple[dict[str, Any], str, str]:
@@ -57,6 +66,7 @@ def render_template(
         now=now,
         date_format=date_format or settings["date_format"],
         time_format=settings["time_format"],
+        week=vault_week(ctx).week,
     )
     props, body = tpl.split(text, template.rel)
     return props, body, text

@@ -59,11 +59,11 @@ def _saved(vg: Harness) -> dict[str, Any]:
 @pytest.mark.covers("list_bookmarks", "success")
 async def test_list_shows_every_type_nested_and_hides_denied_files(bk: Harness) -> None:
     out = await bk.ok("list_bookmarks")
-    got = [(i["id"], i["type"], i["path"], i["depth"], i["group"]) for i in out["items"]]
+    got = [(i["position"], i["type"], i["path"], i["depth"], i["group"]) for i in out["items"]]
     assert got == [
         ("0", "file", "Projects/Plan.md", 0, None),
         ("1", "folder", "Projects", 0, None),
-        ("2", "group", None, 0, None),  # Private/Diary.md is invisible: it takes no id either
+        ("2", "group", None, 0, None),  # Private/Diary.md is invisible: it takes no position either
         ("2.0", "search", None, 1, "Reading"),
         ("2.1", "url", None, 1, "Reading"),
         ("2.2", "file", "Welcome.md", 1, "Reading"),
@@ -78,7 +78,12 @@ async def test_list_shows_every_type_nested_and_hides_denied_files(bk: Harness) 
     assert out["items"][5]["subpath"] == "#^intro"
     assert "Diary" not in json.dumps(out)
     inner = await bk.ok("list_bookmarks", group="Reading")
-    assert [i["id"] for i in inner["items"]] == ["2.0", "2.1", "2.2"]
+    assert [i["position"] for i in inner["items"]] == ["2.0", "2.1", "2.2"]
+    assert inner["items"] == out["items"][3:6]  # the same ids whether listed whole or by group
+    by_id = await bk.ok("list_bookmarks", group=group["id"])
+    assert by_id == inner
+    ids = [i["id"] for i in out["items"]]
+    assert len(set(ids)) == len(ids) and ids[0].startswith("file-") and ids[2].startswith("group-")
 
 
 async def test_missing_bookmarks_file_is_an_empty_list(vg: Harness) -> None:
@@ -98,7 +103,8 @@ async def test_add_keeps_everything_else_and_nests_into_a_group(bk: Harness) -> 
     out = await bk.ok(
         "add_bookmark", type="file", path="Welcome", subpath="#Welcome", group="Reading", expected_etag=etag
     )
-    assert out["item"]["id"] == "2.3" and out["item"]["path"] == "Welcome.md" and out["item"]["group"] == "Reading"
+    assert out["item"]["position"] == "2.3" and out["item"]["path"] == "Welcome.md"
+    assert out["item"]["group"] == "Reading"
     after = _saved(bk)
     added = after["items"][3]["items"][3]
     assert {k: added[k] for k in ("type", "path", "subpath")} == {
@@ -111,7 +117,7 @@ async def test_add_keeps_everything_else_and_nests_into_a_group(bk: Harness) -> 
     assert after == before  # unknown keys, unknown item types, the hidden item and the order: all kept
     assert list(after) == ["items", "x-version"]
     url = await bk.ok("add_bookmark", type="url", url="https://help.obsidian.md", title="Help", position=0)
-    assert url["item"]["id"] == "0" and _saved(bk)["items"][0]["url"] == "https://help.obsidian.md"
+    assert url["item"]["position"] == "0" and _saved(bk)["items"][0]["url"] == "https://help.obsidian.md"
     await bk.ok("add_bookmark", type="search", query="line:(todo)")
     await bk.ok("add_bookmark", type="graph", title="Whole vault")
     await bk.ok("add_bookmark", type="group", title="Empty")
@@ -158,7 +164,8 @@ async def test_add_refuses_to_overwrite_a_malformed_file(make_vault: Callable[..
 
 @pytest.mark.covers("remove_bookmark", "success")
 async def test_remove_by_id_path_and_title(bk: Harness) -> None:
-    out = await bk.ok("remove_bookmark", id="2.1")
+    listed = await bk.ok("list_bookmarks")
+    out = await bk.ok("remove_bookmark", id=listed["items"][4]["id"])
     assert out["item"]["url"] == "https://obsidian.md"
     assert [i["type"] for i in _saved(bk)["items"][3]["items"]] == ["search", "file"]
     await bk.ok("remove_bookmark", path="Welcome", subpath="#^intro")
@@ -173,9 +180,11 @@ async def test_remove_failures_and_the_confirmed_group(bk: Harness) -> None:
     before = bk.snapshot()
     await bk.err("remove_bookmark", "note_not_found", path="Private/Diary.md")  # invisible, not "denied"
     await bk.err("remove_bookmark", "note_not_found", id="9")
+    await bk.err("remove_bookmark", "note_not_found", id="2.1")  # a position is no id
     await bk.err("remove_bookmark", "validation_error")
-    await bk.err("remove_bookmark", "validation_error", id="0", title="Goals")
-    await bk.err("remove_bookmark", "conflict", id="0", expected_etag="0" * 32)
+    first = (await bk.ok("list_bookmarks"))["items"][0]["id"]
+    await bk.err("remove_bookmark", "validation_error", id=first, title="Goals")
+    await bk.err("remove_bookmark", "conflict", id=first, expected_etag="0" * 32)
     await bk.err("remove_bookmark", "elicit_required", title="Reading")  # a group with 3 bookmarks
     assert bk.snapshot() == before
     out = await bk.confirmed("remove_bookmark", title="Reading")
@@ -187,4 +196,49 @@ async def test_several_matches_are_ambiguous(make_vault: Callable[..., Path]) ->
     data = {"items": [{"type": "search", "query": "a", "title": "T"}, {"type": "search", "query": "b", "title": "T"}]}
     async with started(make_vault({"A.md": "", ".obsidian/bookmarks.json": json.dumps(data)})) as vg:
         err = await vg.err("remove_bookmark", "validation_error", title="T")
-        assert err["details"]["candidates"] == ["0", "1"]
+        listed = await vg.ok("list_bookmarks")
+        assert err["details"]["candidates"] == [i["id"] for i in listed["items"]]
+
+
+async def test_an_id_keeps_naming_its_bookmark_when_others_move(bk: Harness) -> None:
+    listed = await bk.ok("list_bookmarks")
+    welcome = next(i for i in listed["items"] if i["path"] == "Welcome.md")
+    # Obsidian (or another agent) changes the list: one item above goes, one is added at the top.
+    await bk.ok("remove_bookmark", title="Obsidian")
+    await bk.ok("add_bookmark", type="search", query="tag:#new", group="Reading", position=0)
+    await bk.ok("add_bookmark", type="url", url="https://jsoncanvas.org", title="Canvas", position=0)
+    again = await bk.ok("list_bookmarks")
+    same = next(i for i in again["items"] if i["path"] == "Welcome.md")
+    assert same["id"] == welcome["id"] and same["position"] != welcome["position"]
+    out = await bk.ok("remove_bookmark", id=welcome["id"])
+    assert out["item"]["path"] == "Welcome.md" and out["item"]["subpath"] == "#^intro"
+    assert "Welcome.md" not in json.dumps(_saved(bk))
+    await bk.err("remove_bookmark", "note_not_found", id=welcome["id"])  # gone: never a neighbour
+
+
+async def test_identical_bookmarks_get_distinct_ids(make_vault: Callable[..., Path]) -> None:
+    twin = {"type": "search", "ctime": 1, "query": "a"}
+    data = {"items": [twin, dict(twin), {"type": "group", "title": "G", "items": [dict(twin)]}]}
+    async with started(make_vault({"A.md": "", ".obsidian/bookmarks.json": json.dumps(data)})) as vg:
+        ids = [i["id"] for i in (await vg.ok("list_bookmarks"))["items"]]
+        assert ids[1] == ids[0] + "-2" and ids[3] == ids[0] + "-3" and len(set(ids)) == 4
+        await vg.ok("remove_bookmark", id=ids[3])
+        saved = json.loads(vg.read(".obsidian/bookmarks.json"))
+        assert len(saved["items"]) == 3 and saved["items"][2]["items"] == []
+
+
+async def test_bookmarks_follow_moved_notes_and_folders(bk: Harness) -> None:
+    preview = await bk.ok("move_note", path="Welcome", new_path="Start/Welcome home", dry_run=True)
+    assert preview["bookmarks_updated"] == 1 and _saved(bk) == BOOKMARKS  # a dry run changes nothing
+    await bk.confirmed("move_note", path="Welcome", new_path="Start/Welcome home")
+    saved = _saved(bk)
+    assert saved["items"][3]["items"][2] == {**BOOKMARKS["items"][3]["items"][2], "path": "Start/Welcome home.md"}
+    out = await bk.confirmed("move_note", path="Projects", new_path="Archive/Projects 2026")
+    assert out["bookmarks_updated"] == 2  # the folder and the heading of a note inside it
+    saved = _saved(bk)
+    assert saved["items"][0] == {**BOOKMARKS["items"][0], "path": "Archive/Projects 2026/Plan.md"}
+    assert saved["items"][1] == {**BOOKMARKS["items"][1], "path": "Archive/Projects 2026"}
+    assert saved["items"][2:] == [*BOOKMARKS["items"][2:3], saved["items"][3], *BOOKMARKS["items"][4:]]
+    assert saved["x-version"] == 2
+    listed = await bk.ok("list_bookmarks")
+    assert all(i["exists"] for i in listed["items"] if i["path"])

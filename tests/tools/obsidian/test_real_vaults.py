@@ -89,10 +89,96 @@ async def test_help_vault_canvas_bookmarks_and_workspace(tmp_path: Path) -> None
         await vg.ok("add_bookmark", type="search", query="path:Plugins canvas", group="Plugins")
         await vg.ok("add_bookmark", type="file", path="Maps/Plugins.canvas", group="Plugins")
         listed = await vg.ok("list_bookmarks")
-        assert [(i["id"], i["type"]) for i in listed["items"]] == [
+        assert [(i["position"], i["type"]) for i in listed["items"]] == [
             ("0", "file"), ("1", "group"), ("1.0", "folder"), ("1.1", "search"), ("1.2", "file"),
         ]  # fmt: skip
         await vg.ok("remove_bookmark", path="Maps/Plugins.canvas")
         saved = json.loads((root / ".obsidian/bookmarks.json").read_text())
         assert saved["items"][0] == {**saved["items"][0], "path": "Plugins/Bookmarks.md", "subpath": "#Add a bookmark"}
         assert [i["type"] for i in saved["items"][1]["items"]] == ["folder", "search"]
+
+
+def _workspace(notes: list[str]) -> dict[str, object]:
+    """A workspace.json as Obsidian 1.x saves it: a split of tab groups in the main area, the file
+    explorer and search in the left sidebar, backlinks in the right one, `lastOpenFiles` newest first."""
+
+    def leaf(ident: str, kind: str, state: dict[str, object], **extra: object) -> dict[str, object]:
+        return {"id": ident, "type": "leaf", "state": {"type": kind, "state": state, **extra}}
+
+    main = {"id": "m", "type": "split", "children": [
+        {"id": "t1", "type": "tabs", "currentTab": 1, "children": [
+            leaf("a1", "markdown", {"file": notes[0], "mode": "source", "source": False}),
+            leaf("a2", "markdown", {"file": notes[1], "mode": "preview"}, pinned=True),
+        ]},
+        {"id": "t2", "type": "tabs", "children": [leaf("a3", "canvas", {"file": "Maps/Plugins.canvas"})]},
+    ], "direction": "vertical"}  # fmt: skip
+    left = {"id": "l", "type": "split", "children": [{"id": "lt", "type": "tabs", "children": [
+        leaf("b1", "file-explorer", {"sortOrder": "alphabetical"}), leaf("b2", "search", {"query": "canvas"}),
+    ]}], "direction": "horizontal", "width": 300}  # fmt: skip
+    right = {"id": "r", "type": "split", "children": [{"id": "rt", "type": "tabs", "children": [
+        leaf("c1", "backlink", {"file": notes[1], "collapseAll": False}),
+    ]}], "direction": "horizontal", "width": 300, "collapsed": True}  # fmt: skip
+    recent = [notes[1], "Maps/Plugins.canvas", notes[0], "Deleted long ago.md", *notes[2:]]
+    return {"main": main, "left": left, "right": right, "active": "a2", "lastOpenFiles": recent}
+
+
+@needs(HELP)
+async def test_help_vault_workspace_recent_files_images_and_moves(tmp_path: Path) -> None:
+    from PIL import Image
+
+    root = tmp_path / "help"
+    shutil.copytree(HELP, root)
+    notes = ["Plugins/Canvas.md", "Plugins/Bookmarks.md", "Home.md", "Files and folders/Accepted file formats.md"]
+    assert all((root / n).is_file() for n in notes)
+    (root / ".obsidian").mkdir()
+    (root / ".obsidian/workspace.json").write_text(json.dumps(_workspace(notes), indent=2))
+    (root / "Attachments").mkdir(exist_ok=True)
+    Image.new("RGB", (1600, 900), (40, 90, 160)).save(root / "Attachments/Canvas overview.png")
+    async with started(root) as vg:
+        await vg.indexed()
+        space = await vg.ok("get_workspace", include_sidebars=True)
+        assert space["found"] and space["active_file"]["path"] == "Plugins/Bookmarks.md"
+        main = [(t["view"], t["file"]["path"] if t["file"] else None, t["active"], t["pinned"])
+                for t in space["tabs"] if t["area"] == "main"]  # fmt: skip
+        assert main == [
+            ("markdown", "Plugins/Canvas.md", False, False),
+            ("markdown", "Plugins/Bookmarks.md", True, True),
+            ("canvas", "Maps/Plugins.canvas", False, False),
+        ]
+        assert {t["view"] for t in space["tabs"] if t["area"] != "main"} == {"file-explorer", "search", "backlink"}
+        recent = await vg.ok("list_recent_files")
+        assert [i["path"] for i in recent["items"]] == [notes[1], "Maps/Plugins.canvas", notes[0],
+                                                        "Deleted long ago.md", *notes[2:]]  # fmt: skip
+        assert [i["exists"] for i in recent["items"]] == [True, False, True, False, True, True]
+        assert [i["kind"] for i in (await vg.ok("list_recent_files", kind="canvas"))["items"]] == ["canvas"]
+
+        # An image a real note embeds: listed with that note, read back as image content within budget.
+        await vg.ok("append_note", path="Plugins/Canvas", content="\n![[Canvas overview.png]]\n")
+        images = await vg.ok("list_attachments", kind="image")
+        assert [(i["path"], [n["path"] for n in i["embedded_by"]]) for i in images["items"]] == [
+            ("Attachments/Canvas overview.png", ["Plugins/Canvas.md"])
+        ]
+        result = await vg.call("read_attachment", path="Attachments/Canvas overview.png")
+        assert not result.is_error and result.structured is not None
+        image = result.structured["image"]
+        assert (image["width"], image["height"]) == (1600, 900) and image["sent_mime"].startswith("image/")
+        assert [getattr(c, "type", "") for c in result.extra_content] == ["image"]
+
+        # A canvas on the real notes follows a rename of one of them, and its preview lists it first.
+        nodes = [{"id": "f1", "type": "file", "x": 0, "y": 0, "width": 400, "height": 400, "file": "Plugins/Canvas.md"},
+                 {"id": "t1", "type": "text", "x": 500, "y": 0, "width": 300, "height": 100,
+                  "text": "Compare with [[Bookmarks]]"}]  # fmt: skip
+        await vg.ok("write_canvas", path="Maps/Plugins", nodes=nodes, create_only=True)
+        preview = await vg.ok("move_note", path="Plugins/Canvas", new_path="Plugins/Canvas (core plugin)", dry_run=True)
+        assert "Maps/Plugins.canvas" in [i["path"] for i in preview["items"]]
+        await vg.ok("move_note", path="Plugins/Canvas", new_path="Plugins/Canvas (core plugin)")  # a rename in place
+        moved = json.loads((root / "Maps/Plugins.canvas").read_text())
+        assert moved["nodes"][0]["file"] == "Plugins/Canvas (core plugin).md"
+        status = await vg.ok("index_status")
+        assert status["notes"] == len(list(root.rglob("*.md")))  # the canvas is no note
+
+        # Tags added inline to a real note, under one of its headings.
+        await vg.ok("add_tags", path="Plugins/Bookmarks", tags=["reviewed"], inline=True)
+        assert (root / "Plugins/Bookmarks.md").read_text().rstrip().endswith("#reviewed")
+        tagged = await vg.ok("search_tags", tags=["reviewed"])
+        assert [i["path"] for i in tagged["items"]] == ["Plugins/Bookmarks.md"]

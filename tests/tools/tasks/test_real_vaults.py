@@ -96,3 +96,54 @@ async def test_help_vault_task_list_examples_as_documented(tmp_path: Path) -> No
     ]
     assert [t["status_type"] for t in out["items"][:5]] == ["done", "todo", "done", "todo", "cancelled"]
     assert [t["heading"] for t in out["items"][::4]] == ["Task lists", "Task lists", "Nesting lists"]
+
+
+@needs(KEPANO)
+async def test_kepano_with_the_periodic_notes_plugin(tmp_path: Path) -> None:
+    root = _kepano(tmp_path)
+    week_template = "---\ntags:\n  - weekly\n---\n# {{title}}\n\n{{monday:YYYY-MM-DD}} – {{sunday:YYYY-MM-DD}}\n"
+    (root / "Templates/Weekly Note Template.md").write_text(week_template)
+
+    def period(fmt: str, folder: str, template: str) -> dict[str, object]:
+        return {"enabled": True, "format": fmt, "folder": folder, "templatePath": f"Templates/{template}.md"}
+
+    sets = {"activeCalendarSet": "Default", "calendarSets": [{
+        "id": "Default", "ctime": "1", "timelineMode": True,
+        "day": period("YYYY-MM-DD", "Daily", "Daily Note Template"),
+        "week": period("gggg-[W]ww", "Daily", "Weekly Note Template"),
+        "month": period("YYYY-MM", "", "Monthly Note Template"),
+    }]}  # fmt: skip
+    (root / ".obsidian/plugins/periodic-notes").mkdir(parents=True)
+    (root / ".obsidian/plugins/periodic-notes/data.json").write_text(json.dumps(sets))
+    (root / ".obsidian/app.json").write_text(json.dumps({"weekStart": "monday", "localeOverride": "en-gb"}))
+    async with started(root) as vg:
+        await vg.indexed()
+        # Every real daily note is where the settings put the note of the day its name gives.
+        for note in sorted((root / "Daily").glob("*.md")):
+            out = await vg.ok("get_periodic_note", date=note.stem)
+            assert out["exists"] and out["path"] == f"Daily/{note.name}" and out["source"] == "periodic-notes 1.0"
+        week = await vg.ok("create_periodic_note", period="weekly", date="2023-09-17")  # a Sunday
+        assert week["path"] == "Daily/2023-W37.md"  # en-gb weeks: Monday 11 to Sunday 17 September
+        assert vg.read("Daily/2023-W37.md") == week_template.replace("{{title}}", "2023-W37").replace(
+            "{{monday:YYYY-MM-DD}} – {{sunday:YYYY-MM-DD}}", "2023-09-11 – 2023-09-17")  # fmt: skip
+        month = await vg.ok("create_periodic_note", period="monthly", date="2023-10-05")
+        assert month["path"] == "2023-10.md"
+        assert vg.read("2023-10.md") == (root / "Templates/Monthly Note Template.md").read_text()  # no variables
+        # A recurring task in a real daily note: cancelling ends the series, completing continues it.
+        daily = "Daily/2023-09-12.md"
+        added = "\n- [ ] water plants 🔁 every week 📅 2023-09-12\n- [ ] review notes 🔁 every month 📅 2023-09-12\n"
+        await vg.ok("append_note", path=daily, content=added)
+        tasks = await vg.ok("list_tasks", note="2023-09-12", status=["todo"])
+        water, review = tasks["items"][-2:]
+        out = await vg.ok("set_task_status", path=daily, line=water["line"], status="-",
+                          expected_text=water["text"], date="2023-09-12")  # fmt: skip
+        assert out["next_occurrence"] is None and out["status_type"] == "cancelled"
+        out = await vg.ok("set_task_status", path=daily, line=review["line"], status="x",
+                          expected_text=review["text"], date="2023-09-12")  # fmt: skip
+        assert out["next_occurrence"] == "review notes 🔁 every month 📅 2023-10-12"
+        lines = vg.read(daily).rstrip("\n").split("\n")
+        assert lines[-3:] == [
+            "- [-] water plants 🔁 every week 📅 2023-09-12 ❌ 2023-09-12",
+            "- [ ] review notes 🔁 every month 📅 2023-10-12",
+            "- [x] review notes 🔁 every month 📅 2023-09-12 ✅ 2023-09-12",
+        ]

@@ -55,13 +55,13 @@ def test_searchable_text_and_file_refs() -> None:
     assert cv.dumps({"nodes": []}) == '{\n\t"nodes": []\n}'
 
 
-def test_bookmark_ids_skip_hidden_items_and_nest() -> None:
+def test_bookmark_positions_skip_hidden_items_and_nest() -> None:
     items = [
         {"type": "file", "path": "Secret.md"},
         {"type": "group", "title": "G", "items": [{"type": "url", "url": "u"}, {"type": "search", "query": "q"}]},
         "junk",
     ]
-    found = [(loc.id, loc.depth, loc.group) for loc in bm.walk(items, lambda i: i.get("path") != "Secret.md")]
+    found = [(loc.position, loc.depth, loc.group) for loc in bm.walk(items, lambda i: i.get("path") != "Secret.md")]
     assert found == [("0", 0, None), ("0.0", 1, "G"), ("0.1", 1, "G")]
     assert bm.items_of({"items": "x"}) == [] and bm.items_of(None) == []
     assert bm.same_target({"type": "file", "path": "A.md"}, {"type": "file", "path": "A.md"})

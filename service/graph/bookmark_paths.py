@@ -1,0 +1,69 @@
+"""Moves seen from the Bookmarks plugin: bookmarks of moved files and folders follow them.
+
+Obsidian repoints a bookmark when the file or folder it names is renamed or moved; a move plan
+does the same to `.obsidian/bookmarks.json` (format: `service.obsidian.bookmarks`): a `file`
+bookmark whose path moved gets the new path (its heading or block subpath kept), a `folder`
+bookmark of a moved folder (or of a folder inside it) the new folder path. Nothing else in the
+file changes: other items, unknown keys and the order stay; the file is written in the layout
+Obsidian writes. A missing or malformed file is left alone.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from service.errors import NoteNotFound, PathInvalid
+from service.obsidian import bookmarks as bm
+from service.vault.vault import Vault
+
+BOOKMARKS = ".obsidian/bookmarks.json"
+
+
+@dataclass(frozen=True, slots=True)
+class SettingsEdit:
+    path: str  # a settings file under .obsidian/
+    etag: str
+    original: str
+    text: str
+    changed: int  # how many items were repointed
+
+
+def _folder_moves(moves: Mapping[str, str], folder: str | None) -> tuple[str, str] | None:
+    """(old folder, new folder) of a folder move, from any one of its file moves."""
+    if folder is None or not moves:
+        return None
+    old, new = next(iter(moves.items()))
+    rest = old[len(folder) :]
+    return folder, new[: len(new) - len(rest)]
+
+
+def bookmarks_edit(vault: Vault, moves: Mapping[str, str], folder: str | None = None) -> SettingsEdit | None:
+    """The rewrite of bookmarks.json that `moves` (and the folder move, if any) imply, or None."""
+    try:
+        note = vault.files.read(vault.paths.resolve(BOOKMARKS, allow_hidden=True))
+        data: Any = json.loads(note.content)
+    except (NoteNotFound, PathInvalid, OSError, ValueError):
+        return None
+    if not isinstance(data, dict):
+        return None
+    pair = _folder_moves(moves, folder)
+    changed = 0
+    for loc in bm.walk(bm.items_of(data), lambda _: True):
+        item, path = loc.item, loc.item.get("path")
+        if not isinstance(path, str):
+            continue
+        new: str | None = None
+        if item.get("type") == "file":
+            new = moves.get(path)
+        elif item.get("type") == "folder" and pair is not None:
+            src, dst = pair
+            new = dst + path[len(src) :] if path == src or path.startswith(src + "/") else None
+        if new is not None and new != path:
+            item["path"] = new
+            changed += 1
+    if not changed:
+        return None
+    return SettingsEdit(BOOKMARKS, note.etag, note.content, bm.dumps(data), changed)

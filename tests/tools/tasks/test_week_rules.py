@@ -1,0 +1,82 @@
+"""Week rules and the Periodic Notes plugin's template variables through the dispatch chain."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+from tests.conftest import started
+
+CALENDAR = ".obsidian/plugins/calendar/data.json"
+PERIODIC = ".obsidian/plugins/periodic-notes/data.json"
+DAY = "# {{title}}\n[[{{yesterday}}]] · [[{{tomorrow}}]] · {{date+1w:YYYY-MM-DD}} · {{date:dddd}}\n"
+WEEK = "## {{title}}\n- {{monday:YYYY-MM-DD}}\n- {{sunday:YYYY-MM-DD}}\n"
+
+
+async def test_weekly_names_follow_the_calendar_plugins_week_start(make_vault: Callable[..., Path]) -> None:
+    sunday = "2026-11-29"
+    async with started(make_vault({"a.md": "a\n"})) as vg:
+        out = await vg.ok("get_periodic_note", period="weekly", date=sunday)
+        assert (out["path"], out["period_start"]) == ("2026-W49.md", "2026-11-29")  # English: Sunday opens W49
+    files = {CALENDAR: json.dumps({"weekStart": "monday", "localeOverride": "system-default", "wordsPerDot": 250})}
+    async with started(make_vault(files)) as vg:
+        out = await vg.ok("get_periodic_note", period="weekly", date=sunday)
+        assert (out["path"], out["period_start"]) == ("2026-W48.md", "2026-11-23")  # Monday weeks: it closes W48
+        assert out["week_rule"] == "monday, week 1 holds 2 January (en, calendar)"
+        iso = await vg.ok("get_periodic_note", period="daily", date=sunday)
+        assert iso["path"] == "2026-11-29.md"
+    app = {"weekStart": "locale", "localeOverride": "en-gb"}  # Periodic Notes 1.0 keeps these in app.json
+    async with started(make_vault({".obsidian/app.json": json.dumps(app)})) as vg:
+        out = await vg.ok("get_periodic_note", period="weekly", date="2021-01-03")
+        assert (out["path"], out["period_start"]) == ("2020-W53.md", "2020-12-28")
+        assert out["week_rule"] == "monday, week 1 holds 4 January (en-gb, periodic-notes 1.0)"
+
+
+async def test_the_vaultgate_setting_is_the_fallback_week_rule(make_vault: Callable[..., Path]) -> None:
+    files = {"T/Week.md": "{{date:gggg-[W]ww e}} {{date:GGGG-[W]WW E}}\n"}
+    async with started(make_vault(files), notes={"week_locale": "de"}) as vg:
+        out = await vg.ok("get_periodic_note", period="weekly", date="2021-01-03")
+        assert out["path"] == "2020-W53.md"
+        await vg.ok("apply_template", template="T/Week", path="Stamp", date="2021-01-03T10:00:00")
+        assert vg.read("Stamp.md") == "2020-W53 6 2020-W53 7\n"  # the core Templates plugin: same locale weeks
+    async with started(make_vault(files), notes={"week_locale": "de", "week_start": "sunday"}) as vg:
+        await vg.ok("apply_template", template="T/Week", path="Stamp", date="2021-01-03T10:00:00")
+        assert vg.read("Stamp.md") == "2021-W01 0 2020-W53 7\n"
+
+
+async def test_periodic_notes_templates_fill_the_plugins_variables(make_vault: Callable[..., Path]) -> None:
+    settings = {
+        "activeCalendarSet": "Default",
+        "calendarSets": [{
+            "id": "Default",
+            "day": {"enabled": True, "format": "YYYY-MM-DD", "folder": "Days", "templatePath": "T/Day.md"},
+            "week": {"enabled": True, "format": "gggg-[W]ww", "folder": "Weeks", "templatePath": "T/Week.md"},
+        }],
+    }  # fmt: skip
+    files = {"T/Day.md": DAY, "T/Week.md": WEEK, PERIODIC: json.dumps(settings),
+             ".obsidian/app.json": json.dumps({"weekStart": "monday"})}  # fmt: skip
+    async with started(make_vault(files)) as vg:
+        await vg.ok("create_periodic_note", date="2026-03-01")
+        assert vg.read("Days/2026-03-01.md") == "# 2026-03-01\n[[2026-02-28]] · [[2026-03-02]] · 2026-03-08 · Sunday\n"
+        out = await vg.ok("append_to_periodic_note", period="weekly", date="2026-11-29", content="- done")
+        assert out["path"] == "Weeks/2026-W48.md"  # monday weeks, English doy: 29 Nov closes W48
+        assert vg.read("Weeks/2026-W48.md") == "## 2026-W48\n- 2026-11-23\n- 2026-11-29\n- done\n"
+
+
+async def test_core_daily_notes_leave_the_plugins_variables_alone(make_vault: Callable[..., Path]) -> None:
+    files = {"T/Day.md": DAY, ".obsidian/daily-notes.json": json.dumps({"template": "T/Day"})}
+    async with started(make_vault(files)) as vg:
+        await vg.ok("create_periodic_note", date="2026-03-01")
+        text = vg.read("2026-03-01.md")
+        assert "[[{{yesterday}}]]" in text and "Sunday" in text  # the core plugin fills date/time/title only
+
+
+async def test_a_bad_format_in_a_plugin_variable_is_refused(make_vault: Callable[..., Path]) -> None:
+    settings = {"daily": {"enabled": True, "format": "YYYY-MM-DD", "template": "T/Day"}}
+    files = {"T/Day.md": "{{date+1d:YYYY LT}}\n", PERIODIC: json.dumps(settings)}
+    async with started(make_vault(files)) as vg:
+        before = vg.snapshot()
+        error = await vg.err("create_periodic_note", "validation_error", date="2026-03-01")
+        assert error["details"]["reason"] == "unsupported_date_format"
+        assert vg.snapshot() == before
