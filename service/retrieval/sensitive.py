@@ -84,6 +84,11 @@ class Guard:
     terms: tuple[str, ...] = ()
     tags: frozenset[str] = frozenset()
     _words: frozenset[str] = field(default=frozenset(), repr=False)
+    # (note id, etag) -> (holds a secret, its secret words): what `service.tools.sensitive`
+    # learnt of an indexed note under this guard, so an unchanged note is scanned once.
+    verdicts: dict[tuple[int, str], tuple[bool, frozenset[str]]] = field(
+        default_factory=dict, repr=False, compare=False
+    )
 
     @classmethod
     def build(

@@ -6,9 +6,10 @@ configuration (cached). Tools that show note text they were not asked for by pat
 chunks, passages, bundles) pass it through the guard:
 
 - `excerpts(guard, conn, note_ids)` reads those notes' bodies and properties (index tables
-  `notes`, `note_text`) and returns an `Excerpts`: `show(note_id, text)` redacts an excerpt of a
-  note under the mode (its own spans, and any word of the note's secrets: a snippet may begin
-  inside one), `secret(note_id)` and `sensitive(note_id, text, tags, heading)` flag;
+  `notes`, `note_text`; once per note version, remembered on the guard) and returns an
+  `Excerpts`: `show(note_id, text)` redacts an excerpt of a note under the mode (its own spans,
+  and any word of the note's secrets: a snippet may begin inside one), `secret(note_id)` and
+  `sensitive(note_id, text, tags, heading)` flag;
 - `without_secrets(guard, conn, keep)`: under `exclude`, a semantic `NoteFilter` that also
   refuses notes holding a secret.
 """
@@ -72,25 +73,48 @@ class Excerpts:
         return note_id in self.secrets or self.guard.topical(text, tags, heading)
 
 
+VERDICTS_MAX = 20_000  # notes remembered per guard (a few MB at most)
+
+
 def excerpts(guard: Guard, conn: sqlite3.Connection, note_ids: Iterable[int]) -> Excerpts:
+    """What `guard` says of these notes. A note is scanned once per version (its etag): the
+    answer is kept on the guard, so a search showing the same notes again reads only etags."""
     out = Excerpts(guard)
     ids = sorted(set(note_ids))
+    memo = guard.verdicts
     for i in range(0, len(ids), 500):
         part = ids[i : i + 500]
         marks = ",".join("?" * len(part))
+        etags = {int(r[0]): str(r[1]) for r in conn.execute(f"SELECT id, etag FROM notes WHERE id IN ({marks})", part)}
+        todo = []
+        for nid, etag in etags.items():
+            known = memo.get((nid, etag))
+            if known is None:
+                todo.append(nid)
+            elif known[0]:
+                out.secrets.add(nid)
+                out.words[nid] = known[1]
+        if not todo:
+            continue
+        marks = ",".join("?" * len(todo))
         sql = (
             "SELECT n.id, n.properties, coalesce(t.body, '') FROM notes n LEFT JOIN note_text t ON t.note_id = n.id"
             f" WHERE n.id IN ({marks})"
         )
-        for nid, props, body in conn.execute(sql, part):
+        if len(memo) > VERDICTS_MAX:
+            memo.clear()
+        for nid, props, body in conn.execute(sql, todo):
             try:
                 properties = json.loads(props or "{}")
             except ValueError:
                 properties = {}
             properties = properties if isinstance(properties, dict) else {}
+            verdict = (False, frozenset[str]())
             if guard.secret(str(body), properties):
+                verdict = (True, guard.secret_words(str(body), properties))
                 out.secrets.add(int(nid))
-                out.words[int(nid)] = guard.secret_words(str(body), properties)
+                out.words[int(nid)] = verdict[1]
+            memo[(int(nid), etags[int(nid)])] = verdict
     return out
 
 

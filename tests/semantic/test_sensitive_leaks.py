@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from tests.semantic.helpers import VAULT, semantic
+from tests.semantic.helpers import VAULT, semantic, settled
 
 KEY_LINE = "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7"
 SECRETS = ["hunter2pass", "AKIAIOSFODNN7EXAMPLE", "IOSFODNN7", KEY_LINE, "4111 1111 1111 1111", "4111-1111"]
@@ -90,3 +90,24 @@ async def test_exclude_mode_leaves_secret_notes_out_of_semantic_results(make_vau
                 assert not paths_of(out) & {"Ops/Servers.md", "Ops/Card.md"}, (tool, args, out)
         text = await h.ok("search_text", query="backup server")
         assert "Ops/Servers.md" in paths_of(text)  # text search still finds it, redacted
+
+
+async def test_a_note_edited_to_hold_a_secret_is_scanned_again(make_vault: Callable[..., Path]) -> None:
+    """The guard remembers each note's verdict per version (etag): a note that gains a secret
+    after a search has seen it clean is redacted at the next search, not served from memory."""
+    async with semantic(make_vault({**VAULT, "Ops/Later.md": "# Later\n\nThe backup server runs nightly.\n"})) as h:
+        first = await h.ok("find_similar", path="Ops/Later.md")
+        later = await h.ok("search_text", query="backup server")
+        assert "Ops/Later.md" in paths_of(later) and first
+        await h.ok("append_note", path="Ops/Later.md", content="\nIts key is AKIAIOSFODNN7EXAMPLE now.\n")
+        await settled(h)
+        for tool, args in (
+            ("search_text", {"query": "backup server"}),
+            ("search_semantic", {"query": "nightly archives uploaded to the cloud"}),
+            ("find_similar", {"path": "Ops/Later.md"}),
+        ):
+            out = await h.ok(tool, **args)
+            assert "AKIAIOSFODNN7EXAMPLE" not in json.dumps(out), (tool, out)
+        rag = await h.ok("rag_search", query="backup server key", max_results=10)
+        assert all(r["sensitive"] for r in rag["results"] if r["source_file"] == "Ops/Later.md")
+        assert any(r["source_file"] == "Ops/Later.md" for r in rag["results"])

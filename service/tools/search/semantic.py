@@ -262,7 +262,7 @@ async def find_similar(ctx: ToolContext, args: SimilarIn) -> SemanticOut:
         keep.exclude.add(int(row[0]))
         found = sem.best_per_note(
             sem.nearest(engine, conn, vid, vector, want, without_secrets(guard, conn, keep), use.model)
-        )
+        )[: want + args.limit]  # the page, the next one's first note, and spares for notes gone from disk
         return found, excerpts(guard, conn, (h.row.note_id for h in found))
 
     computed = await run(ctx, compute)
