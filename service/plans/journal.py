@@ -179,14 +179,14 @@ class Journal:
         row = await self.db.fetchone(f"SELECT {_RUN_COLUMNS} FROM plan_runs WHERE id = ?", (run_id,))
         return _run(row) if row is not None else None
 
-    async def last_undoable(self, vault_id: str) -> RunRow | None:
-        """The newest finished run of the vault that changed files and is not undone yet."""
+    async def last_undoable(self, vault_id: str, caller: str) -> RunRow | None:
+        """The caller's newest finished run in the vault that changed files and is not undone yet."""
         await self.recover()
         row = await self.db.fetchone(
-            f"SELECT {_RUN_COLUMNS} FROM plan_runs r WHERE vault_id = ? AND status != 'running' "
+            f"SELECT {_RUN_COLUMNS} FROM plan_runs r WHERE vault_id = ? AND caller = ? AND status != 'running' "
             "AND undone_by IS NULL AND EXISTS (SELECT 1 FROM plan_journal j WHERE j.run_id = r.id) "
             "ORDER BY started_at DESC, rowid DESC LIMIT 1",
-            (vault_id,),
+            (vault_id, caller),
         )
         return _run(row) if row is not None else None
 
