@@ -17,10 +17,10 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from service.errors import AclDenied, Conflict, ToolNotFound
-from service.security.scopes import holds
 from service.obs.sessions import caller_hash
 from service.plans.journal import RunRow
 from service.plans.undo import UndoPlan, apply_undo, plan_undo
+from service.security.scopes import holds
 from service.tools.context import ToolContext
 from service.tools.models import ToolInput, ToolOutput
 from service.tools.spec import ToolSpec
