@@ -99,7 +99,7 @@ class VaultgateApp:
         self.index_jobs = IndexJobs(self.db)
         self.index_jobs.on_change = self.client_logs.job_changed
         self.semantic = SemanticEngine(settings.embeddings, self.db)
-        self.plans = PlanRuns(self.state, self.vaults)
+        self.plans = PlanRuns(self.state, self.vaults, settings.plans)
         self.services = Services(
             settings=settings,
             vaults=self.vaults,

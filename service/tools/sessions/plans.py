@@ -203,6 +203,7 @@ async def start_run(ctx: ToolContext, checked: Checked, *, background: bool, reg
         await runner.run(checked, state)
     finally:
         APPROVAL.reset(token)
+    await plans.prune()
     return run_out(state)
 
 

@@ -114,6 +114,7 @@ async def undo_last_plan(ctx: ToolContext, args: UndoIn) -> UndoOut:
     ) as undo_id:
         await apply_undo(files, plan)
     await plans.journal.mark_undone(row.id, undo_id)
+    await plans.prune()
     return UndoOut(run_id=row.id, undo_run_id=undo_id, restored=restored, conflicts=conflicts, dry_run=False)
 
 
