@@ -8,7 +8,10 @@ dispatch chain (`Dispatcher.call`, as every transport calls it), on a 300-note v
 - `direct_per_call` vs `plan_per_step`: the same `--steps` append_note calls, once as direct calls
   one after the other, once as one execute_plan (validation at the start, the journal of each
   file's prior content, the run's bookkeeping included), in alternating rounds (direct then plan,
-  plan then direct, ...); medians of the per-call time. Target: overhead <= 10 %.
+  plan then direct, ...); medians of the per-call time, wall clock (`time.perf_counter`) and CPU
+  time of this process (`time.process_time`, less sensitive to other processes on a loaded
+  machine: the server runs in this process, its SQLite work in threads of it), and the median of
+  the per-round ratios. Target: overhead <= 10 %.
 The throttle is switched off (its limits would pace both sides, not measure them). Prints JSON
 (tests/bench/common.py).
 """
@@ -60,23 +63,30 @@ async def main(steps: int, rounds: int) -> None:
             validate: list[float] = []
             direct: list[float] = []
             planned: list[float] = []
+            direct_cpu: list[float] = []
+            planned_cpu: list[float] = []
             for r in range(rounds):
                 t0 = time.perf_counter()
                 checked = await call("validate_plan", {"plan": _plan(100, "v")}, principal=who)
                 validate.append(time.perf_counter() - t0)
                 assert not checked.is_error and checked.structured and checked.structured["valid"]
                 for side in ("direct", "plan") if r % 2 == 0 else ("plan", "direct"):
-                    t0 = time.perf_counter()
+                    t0, c0 = time.perf_counter(), time.process_time()
                     if side == "direct":
                         for i in range(steps):
                             args = {"path": f"N/n{i:03}.md", "content": f"d{r} {i}"}
                             assert not (await call("append_note", args, principal=who)).is_error
                         direct.append((time.perf_counter() - t0) / steps)
+                        direct_cpu.append((time.process_time() - c0) / steps)
                     else:
                         run = await call("execute_plan", {"plan": _plan(steps, f"p{r}")}, principal=who)
                         planned.append((time.perf_counter() - t0) / steps)
+                        planned_cpu.append((time.process_time() - c0) / steps)
                         assert run.structured and run.structured["status"] == "done", run.structured
     d, p = statistics.median(direct), statistics.median(planned)
+    dc, pc = statistics.median(direct_cpu), statistics.median(planned_cpu)
+    ratios = statistics.median(b / a for a, b in zip(direct, planned, strict=True))
+    ratios_cpu = statistics.median(b / a for a, b in zip(direct_cpu, planned_cpu, strict=True))
     report(
         "bench_plans",
         {
@@ -86,6 +96,11 @@ async def main(steps: int, rounds: int) -> None:
             "direct_per_call_ms": round(d * 1000, 3),
             "plan_per_step_ms": round(p * 1000, 3),
             "overhead_per_step_pct": round((p / d - 1) * 100, 1),
+            "direct_per_call_cpu_ms": round(dc * 1000, 3),
+            "plan_per_step_cpu_ms": round(pc * 1000, 3),
+            "overhead_per_step_cpu_pct": round((pc / dc - 1) * 100, 1),
+            "median_round_ratio_wall": round(ratios, 3),
+            "median_round_ratio_cpu": round(ratios_cpu, 3),
             "target_overhead_pct": 10,
         },
     )
