@@ -112,6 +112,7 @@ class EffectsBuilder:
         self.effects = Effects()
         self._now: dict[str, bool] = {}  # path -> exists, after the steps seen so far
         self.paths: list[tuple[str, str]] = []  # (path, op) the plan touches, for the ACL check
+        self._touched: set[str] | None = set()  # files and folders the current call touches; None: unknown
 
     def exists(self, rel: str) -> bool:
         if rel not in self._now:
@@ -121,6 +122,10 @@ class EffectsBuilder:
     def risk(self, level: Risk) -> None:
         if _RISK_ORDER.index(level) > _RISK_ORDER.index(self.effects.risk_level):
             self.effects.risk_level = level
+
+    def _touch(self, rel: str) -> None:
+        if self._touched is not None:
+            self._touched.add(rel)
 
     def _add(self, items: list[str], rel: str) -> None:
         if rel not in items:
@@ -136,6 +141,7 @@ class EffectsBuilder:
             self._now[rel] = True
         if acl:
             self.paths.append((rel, "write"))
+        self._touch(rel)
 
     def delete(self, rel: str) -> None:
         e = self.effects
@@ -147,17 +153,28 @@ class EffectsBuilder:
             e.files_modified.remove(rel)
         self._now[rel] = False
         self.paths.append((rel, "delete"))
+        self._touch(rel)
 
     def step(
         self, tool: str, args: dict[str, Any], *, destructive: bool, scopes: tuple[str, ...], step_id: str
+    ) -> frozenset[str] | None:
+        """One mutating call with fully resolved arguments; returns the files and folders it
+        touches, or None when that is not known from its arguments (the runner then orders it
+        after and before every other change: `service.plans.schedule`)."""
+        self._touched = set()
+        self._effect(tool, args, destructive=destructive, scopes=scopes, step_id=step_id)
+        return frozenset(self._touched) if self._touched is not None else None
+
+    def _effect(
+        self, tool: str, args: dict[str, Any], *, destructive: bool, scopes: tuple[str, ...], step_id: str
     ) -> None:
-        """One mutating call with fully resolved arguments."""
         self.risk("writes")
         if destructive or any(s.startswith("delete:") for s in scopes):
             self.risk("destructive")
         if any(s.startswith("execute:") for s in scopes):
             self.risk("commands")
             self.effects.commands.append(f"{step_id}: {tool}")
+            self._touched = None
         path = args.get("path")
         if tool in CREATE_OR_MODIFY and isinstance(path, str) or tool in MODIFY and isinstance(path, str):
             self.write(_note(path))
@@ -165,11 +182,15 @@ class EffectsBuilder:
             self.delete(_note(path))
         elif tool == "copy_note" and isinstance(args.get("new_path"), str):
             self.write(_note(str(args["new_path"])))
+            if isinstance(path, str):
+                self._touch(_note(path))
         elif tool in MOVES and isinstance(path, str) and isinstance(args.get("new_path"), str):
             self.move(_note(path), _note(str(args["new_path"])))
+            self._touched = None  # its link rewrites change notes found at run time
         elif tool == "create_folder" and isinstance(path, str):
             self._add(self.effects.folders_created, path.strip("/"))
             self.paths.append((path.strip("/"), "write"))
+            self._touch(path.strip("/"))
         elif tool == "bulk_create_notes" and isinstance(args.get("notes"), list):
             for note in args["notes"]:
                 if isinstance(note, dict) and isinstance(note.get("path"), str):
@@ -182,10 +203,13 @@ class EffectsBuilder:
             self.write(str(self._periodic(args)))
         elif tool in STATE:
             self.effects.state_changes.append(f"{step_id}: {tool} {STATE[tool]}")
+            self._touched = None
         elif tool in PERIODIC:
             self.effects.unresolved.append(step_id)
+            self._touched = None
         else:
             self.effects.bulk_changes.append(f"{step_id}: {tool}")
+            self._touched = None
 
     def _periodic(self, args: dict[str, Any]) -> str | None:
         """The periodic note's path, as the periodic tools compute it (None: not knowable here)."""

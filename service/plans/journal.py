@@ -78,7 +78,10 @@ _INSERT = (
 
 
 class Recorder:
-    """Writes each change of one run to the journal before it happens (one step at a time)."""
+    """Writes each change of one run to the journal before it happens. The runner sets one
+    `for_step` view per call (calls of one run may be in flight together); they share the run's
+    sequence numbers, taken on the event loop before any await, so `seq` is the order of the
+    changes."""
 
     def __init__(self, db: Database, run_id: str, seq: int = 0) -> None:
         self.db = db
@@ -88,11 +91,28 @@ class Recorder:
         self.changes = 0
 
     async def before(self, change: PriorState, /) -> None:
+        await self.write(self.step_id, change)
+
+    def for_step(self, step_id: str) -> StepRecorder:
+        return StepRecorder(self, step_id)
+
+    async def write(self, step_id: str, change: PriorState) -> None:
         self.seq += 1
         self.changes += 1
-        row = (self.run_id, self.seq, self.step_id, change.kind, change.rel, change.dst, change.prior, change.new_etag)
+        row = (self.run_id, self.seq, step_id, change.kind, change.rel, change.dst, change.prior, change.new_etag)
         # One committed transaction per change, in one hop to the writer's thread.
         await self.db.run_write(lambda conn: conn.execute(_INSERT, (*row, time.time())))
+
+
+class StepRecorder:
+    """The recorder of one call of a run (its step id), writing through the run's `Recorder`."""
+
+    def __init__(self, run: Recorder, step_id: str) -> None:
+        self.run = run
+        self.step_id = step_id
+
+    async def before(self, change: PriorState, /) -> None:
+        await self.run.write(self.step_id, change)
 
 
 class Journal:

@@ -193,7 +193,9 @@ async def start_run(ctx: ToolContext, checked: Checked, *, background: bool, reg
     state.total = checked.effects.estimated_steps
     plans.track(state)
     host = PlanHost(ctx, registry)
-    runner = Runner(plans.journal, host.call, None if background else ctx.report)
+    runner = Runner(
+        plans.journal, host.call, None if background else ctx.report, concurrency=plans.settings.max_concurrency
+    )
     approved = ctx.notes.get("confirmed") is not None
     token = APPROVAL.set(PlanApproval(ctx.vault.id, ctx.principal.subject, digest) if approved else None)
     try:
