@@ -257,6 +257,10 @@ class Runner:
     async def _progress(self, state: RunState, message: str) -> None:
         """Count one finished call and report it: calls in flight together count and report in
         turn (a fair lock), so each call gets one notification and `done` only grows."""
+        if self.report is None:  # nobody listens: count it, no await
+            state.done += 1
+            state.total = max(state.total, state.done)
+            return
         with anyio.CancelScope(shield=True):  # a finished call is always counted
             await self._report(state, message)
 
@@ -264,8 +268,8 @@ class Runner:
         async with self._reporting:
             state.done += 1
             state.total = max(state.total, state.done)
-            if self.report is not None:
-                await self.report(state.done, state.total, message)
+            assert self.report is not None
+            await self.report(state.done, state.total, message)
 
 
 def _fail(outcome: StepOutcome, error: CallError) -> None:

@@ -26,10 +26,14 @@ from service.plans.model import Step
 Touches = Mapping[str, frozenset[str] | None]  # mutating step id -> files/folders, None: unknown
 
 
-def _overlap(a: frozenset[str], b: frozenset[str]) -> bool:
-    if a & b:
-        return True
-    return any(x.startswith(y + "/") or y.startswith(x + "/") for x in a for y in b)
+def _with_folders(paths: frozenset[str]) -> frozenset[str]:
+    """The paths and every folder above them: two sets of touched paths overlap when one's paths
+    meet the other's paths-with-folders (a folder and a file inside it interfere)."""
+    out = set(paths)
+    for rel in paths:
+        parts = rel.split("/")
+        out.update("/".join(parts[:i]) for i in range(1, len(parts)))
+    return frozenset(out)
 
 
 def interferes(a: str, b: str, touches: Touches) -> bool:
@@ -38,16 +42,45 @@ def interferes(a: str, b: str, touches: Touches) -> bool:
     if a not in touches or b not in touches:
         return True  # a read and a change
     ta, tb = touches[a], touches[b]
-    return ta is None or tb is None or _overlap(ta, tb)
+    if ta is None or tb is None:
+        return True
+    return bool(ta & _with_folders(tb) or tb & _with_folders(ta))
 
 
 def run_after(order: list[Step], deps: Mapping[str, set[str]], touches: Touches) -> dict[str, set[str]]:
-    """Step id -> the steps that must finish before it starts (see the module docstring)."""
+    """Step id -> the steps that must finish before it starts (see the module docstring).
+
+    One pass in run order over the earlier reads, the earlier changes of unknown files and an
+    index of the earlier changes by path, so a long plan of independent changes costs no
+    pairwise comparison."""
     after = {s.id: set(deps.get(s.id, ())) for s in order}
-    for i, later in enumerate(order):
-        for earlier in order[:i]:
-            if earlier.id not in after[later.id] and interferes(earlier.id, later.id, touches):
-                after[later.id].add(earlier.id)
+    reads: list[str] = []
+    changes: list[str] = []  # every earlier change
+    opaque: list[str] = []  # earlier changes of files known only at run time
+    by_path: dict[str, list[str]] = {}  # path or folder -> earlier changes touching it (with folders)
+    for step in order:
+        sid = step.id
+        if sid not in touches:  # a read: after every earlier change
+            after[sid].update(changes)
+            reads.append(sid)
+            continue
+        mine = touches[sid]
+        after[sid].update(reads)
+        if mine is None:
+            after[sid].update(changes)
+            opaque.append(sid)
+        else:
+            after[sid].update(opaque)
+            for rel in mine:  # earlier changes of this path, of a folder above it, or inside it
+                after[sid].update(by_path.get(rel, ()))
+            widened = _with_folders(mine)
+            for rel in widened - mine:
+                after[sid].update(w for w in by_path.get(rel, ()) if rel in (touches[w] or ()))
+            for rel in widened:
+                by_path.setdefault(rel, []).append(sid)
+        changes.append(sid)
+    for sid in after:
+        after[sid].discard(sid)
     return after
 
 

@@ -1,6 +1,6 @@
 """Action plan benchmark: validating a 100-step plan, and the cost of a plan step over a direct call.
 
-Run: `python -m tests.bench.bench_plans [--steps 25] [--rounds 21]`. In process, through the
+Run: `python -m tests.bench.bench_plans [--steps 25] [--rounds 21] [--concurrency 1]`. In process, through the
 dispatch chain (`Dispatcher.call`, as every transport calls it), on a 300-note vault:
 
 - `validate_100_steps`: validate_plan of a plan of 100 distinct steps (an append to a different
@@ -12,6 +12,8 @@ dispatch chain (`Dispatcher.call`, as every transport calls it), on a 300-note v
   time of this process (`time.process_time`, less sensitive to other processes on a loaded
   machine: the server runs in this process, its SQLite work in threads of it), and the median of
   the per-round ratios. Target: overhead <= 10 %.
+`--concurrency` is `[plans] max_concurrency`: 1 (the default here) runs the plan's calls one at a
+time, the per-step overhead proper; more lets its independent appends overlap.
 The throttle is switched off (its limits would pace both sides, not measure them). Prints JSON
 (tests/bench/common.py).
 """
@@ -50,12 +52,17 @@ def _plan(steps: int, word: str) -> dict[str, Any]:
     }
 
 
-async def main(steps: int, rounds: int) -> None:
+async def main(steps: int, rounds: int, concurrency: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "vault"
         root.mkdir()
         _vault(root)
-        settings = load_settings(root, embeddings={"provider": "none"}, throttle={"enabled": False})
+        settings = load_settings(
+            root,
+            embeddings={"provider": "none"},
+            throttle={"enabled": False},
+            plans={"max_concurrency": concurrency},
+        )
         app = VaultgateApp(settings)
         who = Principal.local("bench")
         async with app.running():
@@ -92,6 +99,7 @@ async def main(steps: int, rounds: int) -> None:
         {
             "steps": steps,
             "rounds": rounds,
+            "concurrency": concurrency,
             "validate_100_steps_ms": round(statistics.median(validate) * 1000, 2),
             "direct_per_call_ms": round(d * 1000, 3),
             "plan_per_step_ms": round(p * 1000, 3),
@@ -110,5 +118,6 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--steps", type=int, default=25)
     parser.add_argument("--rounds", type=int, default=21)
+    parser.add_argument("--concurrency", type=int, default=1)
     ns = parser.parse_args()
-    asyncio.run(main(ns.steps, ns.rounds))
+    asyncio.run(main(ns.steps, ns.rounds, ns.concurrency))

@@ -149,3 +149,24 @@ def test_the_effects_builder_says_which_files_a_call_touches() -> None:
     assert b.step("move_note", {"path": "Old", "new_path": "New"}, **kw) is None  # link rewrites elsewhere
     assert b.step("reindex", {}, **kw) is None
     assert b.step("some_future_tool", {"path": "X"}, **kw) is None
+
+
+def test_run_after_matches_the_pairwise_rule_on_random_plans() -> None:
+    import random
+
+    from service.plans.model import Step
+
+    rng = random.Random(7)
+    files = ["A.md", "B.md", "F/x.md", "F/G/y.md", "F", "F/G", "C.md"]
+    for _ in range(200):
+        order = [Step(id=f"s{i}", tool="t") for i in range(rng.randint(1, 12))]
+        touches: Touch = {}
+        for s in order:
+            kind = rng.random()
+            if kind < 0.3:
+                continue  # a read
+            touches[s.id] = None if kind < 0.4 else frozenset(rng.sample(files, rng.randint(0, 2)))
+        got = run_after(order, {}, touches)
+        for i, later in enumerate(order):
+            want = {e.id for e in order[:i] if interferes(e.id, later.id, touches)}
+            assert got[later.id] == want, (touches, later.id)
