@@ -210,6 +210,15 @@ class Journal:
         )
         return _run(row) if row is not None else None
 
+    async def runs_of(self, caller: str, *, kind: str = "plan", limit: int = 50, offset: int = 0) -> list[RunRow]:
+        """The caller's runs of `kind`, newest first (MCP tasks/list)."""
+        rows = await self.db.fetchall(
+            f"SELECT {_RUN_COLUMNS} FROM plan_runs WHERE caller = ? AND kind = ? "
+            "ORDER BY started_at DESC, rowid DESC LIMIT ? OFFSET ?",
+            (caller, kind, limit, offset),
+        )
+        return [_run(row) for row in rows]
+
     async def entries(self, run_id: str) -> list[Entry]:
         rows = await self.db.fetchall(
             "SELECT seq, step_id, kind, path, dst, prior, new_etag FROM plan_journal WHERE run_id = ? ORDER BY seq",

@@ -52,6 +52,7 @@ class ToolSpec:
     tags: tuple[str, ...] = ()
     path_args: tuple[str, ...] = field(default=())
     forwards_destructive: bool = False  # a facade tool that runs tools which may destroy (each is gated itself)
+    task_support: bool = False  # may run as an MCP task (`service.protocol.tasks`): execution.taskSupport "optional"
 
     @property
     def may_destroy(self) -> bool:
@@ -104,6 +105,7 @@ class ToolSpec:
             input_schema=input_schema,
             output_schema=output_schema,
             annotations=self.annotations(),
+            execution=types.ToolExecution(task_support="optional") if self.task_support else None,
             meta={"vaultgate/domain": self.domain, "vaultgate/scopes": list(self.scopes)},
         )
 
