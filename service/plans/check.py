@@ -175,7 +175,7 @@ async def check_plan(plan: Plan, given: dict[str, Any], host: Host, *, late_para
         if scope_problem:
             checked.problems.append(Problem(step.id, "forbidden", scope_problem))
         reads_allowed = await _check_step(step, tool, scope, host, builder, checked, reads_allowed)
-    for rel, op in builder.paths:
+    for rel, op in dict.fromkeys(builder.paths):  # each (path, op) once
         problem = host.path_problem(rel, op)
         if problem:
             checked.problems.append(Problem(None, "acl_denied", problem))
