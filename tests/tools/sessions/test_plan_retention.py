@@ -56,3 +56,12 @@ async def test_age_limit_spares_running_and_interrupted_runs(make_vault: Callabl
         assert await prune(db, keep_runs=100, max_age_days=1) == 2  # the test caller's newest run stays
         assert set(await _runs(db)) == {runs[2]["run_id"], live, killed}
         assert await prune(db, keep_runs=100, max_age_days=0) == 0  # 0: no age limit
+
+
+async def test_the_journal_is_pruned_at_start_up(make_vault: Callable[..., Path]) -> None:
+    root = make_vault()
+    async with started(root, plans={"keep_runs": 100}) as vg:
+        runs = [await vg.ok("execute_plan", plan=_plan(f"S{i}")) for i in range(3)]
+        assert len(await _runs(vg.app.services.plans.journal.db)) == 3
+    async with started(root, plans={"keep_runs": 1}) as vg:  # a restart with a smaller limit
+        assert set(await _runs(vg.app.services.plans.journal.db)) == {runs[2]["run_id"]}
