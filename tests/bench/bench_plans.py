@@ -12,6 +12,9 @@ dispatch chain (`Dispatcher.call`, as every transport calls it), on a 300-note v
   time of this process (`time.process_time`, less sensitive to other processes on a loaded
   machine: the server runs in this process, its SQLite work in threads of it), and the median of
   the per-round ratios. Target: overhead <= 10 %.
+A third side, `plan_no_journal`, is the same execute_plan with the journal's recorder replaced by
+one that records nothing (in this script only): the difference to `plan` is the journal's share
+(the prior content read and the committed row before each write, which undo needs).
 `--concurrency` is `[plans] max_concurrency`: 1 (the default here) runs the plan's calls one at a
 time, the per-step overhead proper; more lets its independent appends overlap.
 The throttle is switched off (its limits would pace both sides, not measure them). Prints JSON
@@ -52,6 +55,17 @@ def _plan(steps: int, word: str) -> dict[str, Any]:
     }
 
 
+class _NoRecorder:
+    """The `plan_no_journal` side: no recorder in the calls' context, so nothing is journaled."""
+
+    def for_step(self, step_id: str) -> None:
+        return None
+
+
+def _no_recorder(run_id: str) -> Any:
+    return _NoRecorder()
+
+
 async def main(steps: int, rounds: int, concurrency: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "vault"
@@ -72,12 +86,16 @@ async def main(steps: int, rounds: int, concurrency: int) -> None:
             planned: list[float] = []
             direct_cpu: list[float] = []
             planned_cpu: list[float] = []
+            bare_cpu: list[float] = []
+            journal = app.services.plans.journal
+            recorder = journal.recorder
             for r in range(rounds):
                 t0 = time.perf_counter()
                 checked = await call("validate_plan", {"plan": _plan(100, "v")}, principal=who)
                 validate.append(time.perf_counter() - t0)
                 assert not checked.is_error and checked.structured and checked.structured["valid"]
-                for side in ("direct", "plan") if r % 2 == 0 else ("plan", "direct"):
+                order = ["direct", "plan", "plan_no_journal"]
+                for side in order if r % 2 == 0 else order[::-1]:
                     t0, c0 = time.perf_counter(), time.process_time()
                     if side == "direct":
                         for i in range(steps):
@@ -85,10 +103,18 @@ async def main(steps: int, rounds: int, concurrency: int) -> None:
                             assert not (await call("append_note", args, principal=who)).is_error
                         direct.append((time.perf_counter() - t0) / steps)
                         direct_cpu.append((time.process_time() - c0) / steps)
-                    else:
+                    elif side == "plan":
                         run = await call("execute_plan", {"plan": _plan(steps, f"p{r}")}, principal=who)
                         planned.append((time.perf_counter() - t0) / steps)
                         planned_cpu.append((time.process_time() - c0) / steps)
+                        assert run.structured and run.structured["status"] == "done", run.structured
+                    else:
+                        journal.recorder = _no_recorder  # type: ignore[method-assign]
+                        try:
+                            run = await call("execute_plan", {"plan": _plan(steps, f"b{r}")}, principal=who)
+                        finally:
+                            journal.recorder = recorder  # type: ignore[method-assign]
+                        bare_cpu.append((time.process_time() - c0) / steps)
                         assert run.structured and run.structured["status"] == "done", run.structured
     d, p = statistics.median(direct), statistics.median(planned)
     dc, pc = statistics.median(direct_cpu), statistics.median(planned_cpu)
@@ -107,6 +133,7 @@ async def main(steps: int, rounds: int, concurrency: int) -> None:
             "direct_per_call_cpu_ms": round(dc * 1000, 3),
             "plan_per_step_cpu_ms": round(pc * 1000, 3),
             "overhead_per_step_cpu_pct": round((pc / dc - 1) * 100, 1),
+            "plan_no_journal_per_step_cpu_ms": round(statistics.median(bare_cpu) * 1000, 3),
             "median_round_ratio_wall": round(ratios, 3),
             "median_round_ratio_cpu": round(ratios_cpu, 3),
             "target_overhead_pct": 10,
