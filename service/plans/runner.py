@@ -129,7 +129,6 @@ class Runner:
         in flight finish."""
         by_id = {o.id: o for o in state.outcomes}
         pending = list(checked.order)
-        finished: set[str] = set()
         failed: set[str] = set()  # steps whose dependents are skipped
         running: set[str] = set()
         halted = False
@@ -140,6 +139,16 @@ class Runner:
             await send.send(step.id if not stopped else f"!{step.id}")
 
         steps = {s.id: s for s in checked.order}
+        waiting = {sid: len(needs) for sid, needs in after.items()}  # unfinished steps each waits for
+        followers: dict[str, list[str]] = {}
+        for sid, needs in after.items():
+            for need in needs:
+                followers.setdefault(need, []).append(sid)
+
+        def finish(sid: str) -> None:
+            for follower in followers.get(sid, ()):
+                waiting[follower] -= 1
+
         async with send, receive, anyio.create_task_group() as tg:
             while True:
                 progressed = True
@@ -148,14 +157,14 @@ class Runner:
                     for step in list(pending):
                         if len(running) >= self.concurrency:
                             break
-                        if not after.get(step.id, set()) <= finished:
+                        if waiting.get(step.id, 0) > 0:
                             continue
                         pending.remove(step)
                         progressed = True
                         if checked.deps.get(step.id, set()) & failed:
                             by_id[step.id].status = "skipped"
                             failed.add(step.id)
-                            finished.add(step.id)
+                            finish(step.id)
                             break  # more steps may be ready now: scan again from the first
                         running.add(step.id)
                         tg.start_soon(one, step)
@@ -164,7 +173,7 @@ class Runner:
                 done = await receive.receive()
                 step_id = done.lstrip("!")
                 running.discard(step_id)
-                finished.add(step_id)
+                finish(step_id)
                 outcome, step = by_id[step_id], steps[step_id]
                 if outcome.status == "failed" and step.on_error != "continue":
                     failed.add(step_id)
