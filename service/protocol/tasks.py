@@ -49,6 +49,7 @@ EXTENSION = "io.modelcontextprotocol/tasks"
 CAPABILITIES_META = "io.modelcontextprotocol/clientCapabilities"
 RELATED_TASK_META = "io.modelcontextprotocol/related-task"
 TASK_TOOLS = frozenset({"execute_plan", "run_macro"})
+CORE_TASKS_VERSION = "2025-11-25"  # the one revision with task-augmented requests in the core protocol
 MISSING_CAPABILITY = -32021
 POLL_MS = 500
 LIST_PAGE = 50
@@ -87,7 +88,8 @@ class PlanTasks:
         if ctx.method != "tools/call" or not isinstance(params, dict) or params.get("name") not in TASK_TOOLS:
             return await call_next(ctx)
         modern = ctx.protocol_version in MODERN_PROTOCOL_VERSIONS
-        if not (declares_extension(params) if modern else isinstance(params.get("task"), dict)):
+        core = ctx.protocol_version == CORE_TASKS_VERSION and isinstance(params.get("task"), dict)
+        if not (declares_extension(params) if modern else core):
             return await call_next(ctx)
         arguments = params.get("arguments")
         if not isinstance(arguments, dict):
