@@ -99,7 +99,7 @@ class VaultgateApp:
         self.index_jobs = IndexJobs(self.db)
         self.index_jobs.on_change = self.client_logs.job_changed
         self.semantic = SemanticEngine(settings.embeddings, self.db)
-        self.plans = PlanRuns(self.state, self.vaults)
+        self.plans = PlanRuns(self.state, self.vaults, settings.plans)
         self.services = Services(
             settings=settings,
             vaults=self.vaults,
@@ -294,6 +294,7 @@ class VaultgateApp:
         from service.protocol.macro_prompts import MacroPrompts
         from service.protocol.prompts import Prompts
         from service.protocol.resources import Resources
+        from service.protocol.tasks import PlanTasks
 
         access = VaultAccess(self.vaults, self.settings.default_vault_id, self.guard, self.dispatcher.principal_for)
         self.resources = Resources(access)
@@ -302,7 +303,7 @@ class VaultgateApp:
         with warnings.catch_warnings():
             # The logging capability is deprecated in protocol 2026-07-28 but today's clients use it.
             warnings.simplefilter("ignore", MCPDeprecationWarning)
-            return Server(
+            server: Server[Any] = Server(
                 "vaultgate",
                 version=self.version,
                 title="vaultgate",
@@ -325,6 +326,8 @@ class VaultgateApp:
                 on_completion=completer.complete,
                 on_set_logging_level=self._set_logging_level,
             )
+        PlanTasks(self.dispatcher, self.plans).install(server)  # MCP tasks for plan runs, both eras
+        return server
 
     async def _set_logging_level(self, ctx: Any, params: Any) -> Any:
         """The level of log notifications this client receives (`service.protocol.client_log`).

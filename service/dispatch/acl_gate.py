@@ -11,7 +11,8 @@ operations — are made by the path guard each time a handler resolves a path
 
 The vault's `write_mode` is applied here too, to every mutating tool of the registry (a tool added
 later cannot slip past it): `dry-run` runs a tool that has a `dry_run` argument as its dry run and
-refuses the others with `read_only_mode`; `confirm` makes the confirm layer ask for every call.
+answers the others with their preview (`service.dispatch.preview`: `dry_run: true` and the
+effects, nothing run); `confirm` makes the confirm layer ask for every call.
 """
 
 from __future__ import annotations
@@ -19,15 +20,16 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from service.dispatch.context import CallContext, Next, ToolResult
-from service.errors import Forbidden, ReadOnlyMode
+from service.errors import Forbidden
 
 
 class AclGate:
     name = "acl"
 
-    def __init__(self, read_only: Callable[[str], bool]) -> None:
-        """`read_only(vault_id)`: the path guard's kill switch."""
+    def __init__(self, read_only: Callable[[str], bool], preview: Callable[[CallContext], ToolResult]) -> None:
+        """`read_only(vault_id)`: the path guard's kill switch; `preview`: a dry-run-mode answer."""
         self.read_only = read_only
+        self.preview = preview
 
     async def __call__(self, call: CallContext, next: Next) -> ToolResult:
         spec, vault = call.spec, call.vault
@@ -40,27 +42,11 @@ class AclGate:
                 hint="Use read tools only, or ask the operator to turn off acl.read_only.",
             )
         if spec.mutating and "facade" not in spec.tags and vault.config.write_mode != "allow":
-            self._write_mode(call, vault.config.write_mode)
+            mode = vault.config.write_mode
+            call.notes["write_mode"] = mode  # `confirm`: the confirm layer asks a human
+            if mode == "dry-run":
+                if spec.previewed:
+                    return self.preview(call)
+                assert call.args is not None
+                call.args = call.args.model_copy(update={"dry_run": True})
         return await next(call)
-
-    @staticmethod
-    def _write_mode(call: CallContext, mode: str) -> None:
-        """The vault's `write_mode` for a mutating call: `confirm` makes the confirm layer ask a
-        human; `dry-run` turns the call into its dry run, or refuses it when the tool has none."""
-        spec, args = call.spec, call.args
-        assert spec is not None and args is not None
-        call.notes["write_mode"] = mode
-        if mode != "dry-run":
-            return
-        if "dry_run" in type(args).model_fields:
-            call.args = args.model_copy(update={"dry_run": True})
-            return
-        raise ReadOnlyMode(
-            f"vault is in dry-run mode: {spec.name} would change it and has no preview",
-            details={
-                "write_mode": "dry-run",
-                "tool": spec.name,
-                "args": args.model_dump(mode="json", exclude_none=True),
-            },
-            hint="Nothing was changed. Tools with dry_run (moves, rename_tag, execute_plan, ...) return their preview.",
-        )

@@ -37,6 +37,7 @@ from service.dispatch.idempotency import Idempotency
 from service.dispatch.lookup import Lookup
 from service.dispatch.observe import Observe
 from service.dispatch.precheck import Precheck
+from service.dispatch.preview import WritePreview
 from service.dispatch.resolve_vault import ResolveVault
 from service.dispatch.throttle import Throttle
 from service.dispatch.translate import Translate
@@ -90,7 +91,7 @@ def build_layers(services: Services, registry: Registry) -> tuple[Layer, ...]:
         Validate(),
         Authorize(),
         ResolveVault(services.vaults, settings.default_vault_id),
-        AclGate(services.guard.is_read_only),
+        AclGate(services.guard.is_read_only, WritePreview(services.guard)),
         Precheck(context_for),
         Idempotency(services.idempotency),
         Throttle(services.throttle),

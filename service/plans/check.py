@@ -25,6 +25,7 @@ from service.plans import graph as plan_graph
 from service.plans.effects import MOVES, Effects, EffectsBuilder
 from service.plans.model import Param, Plan, Step
 from service.plans.refs import LATE, RefError, Scope, Unresolved, resolve
+from service.plans.schedule import run_after
 
 MAX_STEPS = 500  # steps as written
 MAX_CALLS = 5000  # tool calls after foreach expansion
@@ -84,6 +85,8 @@ class Checked:
     estimates: dict[str, int] = field(default_factory=dict)  # step id -> calls counted in estimated_steps
     calls: list[tuple[str, str, dict[str, Any]]] = field(default_factory=list)  # mutating (step, tool, args) known now
     late: list[tuple[str, str]] = field(default_factory=list)  # mutating (step, tool) known only at run time
+    touches: dict[str, frozenset[str] | None] = field(default_factory=dict)  # mutating step -> files (None: unknown)
+    after: dict[str, set[str]] | None = None  # step -> steps to finish first (`service.plans.schedule`)
 
     @property
     def ok(self) -> bool:
@@ -172,7 +175,7 @@ async def check_plan(plan: Plan, given: dict[str, Any], host: Host, *, late_para
         if scope_problem:
             checked.problems.append(Problem(step.id, "forbidden", scope_problem))
         reads_allowed = await _check_step(step, tool, scope, host, builder, checked, reads_allowed)
-    for rel, op in builder.paths:
+    for rel, op in dict.fromkeys(builder.paths):  # each (path, op) once
         problem = host.path_problem(rel, op)
         if problem:
             checked.problems.append(Problem(None, "acl_denied", problem))
@@ -181,6 +184,7 @@ async def check_plan(plan: Plan, given: dict[str, Any], host: Host, *, late_para
             Problem(None, "too_large", f"{builder.effects.estimated_steps} tool calls; at most {MAX_CALLS}")
         )
     checked.results = scope.steps
+    checked.after = run_after(g.order, g.deps, checked.touches)
     return checked
 
 
@@ -203,7 +207,11 @@ async def _check_step(
             checked.problems.append(Problem(step.id, "bad_reference", "foreach must resolve to a list"))
             return reads and not tool.mutating
         items = found
+    if tool.mutating:
+        checked.touches[step.id] = frozenset()
     if items is None:  # the list is known only at run time
+        if tool.mutating:
+            checked.touches[step.id] = None
         builder.effects.estimated_steps += 1
         checked.estimates[step.id] = 1
         builder.effects.unresolved.append(step.id)
@@ -232,13 +240,18 @@ async def _check_step(
             checked.problems.append(Problem(where, "validation_error", message))
         if tool.mutating:
             if late:
+                checked.touches[step.id] = None
                 if step.id not in builder.effects.unresolved:
                     builder.effects.unresolved.append(step.id)
                     checked.late.append((step.id, step.tool))
                 builder.risk("writes")
             else:
                 checked.calls.append((step.id, step.tool, args))
-                builder.step(step.tool, args, destructive=tool.destructive, scopes=tool.scopes, step_id=step.id)
+                touched = builder.step(
+                    step.tool, args, destructive=tool.destructive, scopes=tool.scopes, step_id=step.id
+                )
+                so_far = checked.touches.get(step.id)
+                checked.touches[step.id] = None if touched is None or so_far is None else so_far | touched
                 if step.tool in MOVES:
                     await _preview_move(step.tool, args, host, builder)
         elif runnable and not late:

@@ -3,19 +3,30 @@
 `EffectsBuilder` is fed each mutating step's resolved arguments in run order and simulates the
 vault's file set as it goes (a note created by step 3 is modified, not created, by step 7; a
 note moved away no longer exists at its old path). It knows the file effects of the note,
-property and graph tools by their arguments; a step whose paths are only known at run time (a
-reference to a mutating step's result) is listed in `unresolved`. Unknown mutating tools count
-as writes of unknown files. The risk level is the highest of: `read-only`, `writes`,
-`destructive` (a delete, a destructive tool or one in the delete scope class), `commands` (a tool
-holding an execute scope).
+property, task, template, canvas and bookmark tools by their arguments (a periodic note's path
+from the vault's periodic-notes settings, when the builder is given the vault folder), and the
+server-state changes of the admin, session, macro and plan-control tools (`state_changes`); a
+step whose paths are only known at run time (a reference to a mutating step's result) is listed
+in `unresolved`. Unknown mutating tools count as writes of unknown files (`bulk_changes`).
+The same builder previews a single call (`service.plans.preview`). The risk level is the
+highest of: `read-only`, `writes`, `destructive` (a delete, a destructive tool or one in the
+delete scope class), `commands` (a tool holding an execute scope).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import date
+from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
+
+from service.dates import iso_day
+from service.dates.moment import MomentError
+from service.dates.periods import DAILY_NOTES, PERIODIC_NOTES_DATA, period_config
+from service.errors import VaultgateError
+from service.vault.settings_files import read_json
 
 Risk = Literal["read-only", "writes", "destructive", "commands"]
 _RISK_ORDER: tuple[Risk, ...] = ("read-only", "writes", "destructive", "commands")
@@ -23,6 +34,20 @@ _RISK_ORDER: tuple[Risk, ...] = ("read-only", "writes", "destructive", "commands
 CREATE_OR_MODIFY = frozenset({"create_note", "write_note", "append_note", "prepend_note"})
 MODIFY = frozenset({"patch_note", "set_properties", "delete_property", "add_tags", "remove_tags"})
 MOVES = frozenset({"move_note", "rename_note"})
+NOTE_WRITES = frozenset({"set_task_status", "apply_template", "write_canvas"})  # `path` is the file changed
+PERIODIC = frozenset({"create_periodic_note", "append_to_periodic_note"})
+BOOKMARKS = frozenset({"add_bookmark", "remove_bookmark"})
+BOOKMARKS_FILE = ".obsidian/bookmarks.json"
+STATE = {  # tools that change the server's state, not vault files: what they change
+    "reindex": "rebuilds the vault's index",
+    "reload_vault": "reloads the vault's settings and index",
+    "reset_vault_cache": "deletes and rebuilds the vault's index cache",
+    "start_session": "opens an agent session",
+    "end_session": "ends the agent session",
+    "save_macro": "saves a macro",
+    "delete_macro": "deletes a macro",
+    "cancel_plan": "stops a background plan run",
+}
 
 
 class MovedFile(BaseModel):
@@ -42,6 +67,9 @@ class Effects(BaseModel):
     folders_created: list[str] = Field(default_factory=list, description="Folders it creates.")
     commands: list[str] = Field(default_factory=list, description="Commands or plugin actions it runs.")
     bulk_changes: list[str] = Field(default_factory=list, description="Steps changing files found at run time.")
+    state_changes: list[str] = Field(
+        default_factory=list, description="Server state it changes, not vault files (index, sessions, macros)."
+    )
     unresolved: list[str] = Field(default_factory=list, description="Steps whose paths are known only at run time.")
     estimated_steps: int = Field(default=0, description="Tool calls after foreach expansion.")
     risk_level: Risk = Field(default="read-only", description="read-only | writes | destructive | commands.")
@@ -56,6 +84,7 @@ class Effects(BaseModel):
             ("create folders", self.folders_created),
             ("run", self.commands),
             ("bulk", self.bulk_changes),
+            ("server state", self.state_changes),
             ("known at run time", self.unresolved),
         ):
             if items:
@@ -77,11 +106,13 @@ def _note(path: str) -> str:
 class EffectsBuilder:
     """Accumulates the effects of the mutating steps, in run order (see the module docstring)."""
 
-    def __init__(self, exists: Callable[[str], bool]) -> None:
+    def __init__(self, exists: Callable[[str], bool], root: Path | None = None) -> None:
         self._exists_on_disk = exists
+        self._root = root  # the vault folder: periodic notes' settings are read from it
         self.effects = Effects()
         self._now: dict[str, bool] = {}  # path -> exists, after the steps seen so far
         self.paths: list[tuple[str, str]] = []  # (path, op) the plan touches, for the ACL check
+        self._touched: set[str] | None = set()  # files and folders the current call touches; None: unknown
 
     def exists(self, rel: str) -> bool:
         if rel not in self._now:
@@ -92,18 +123,25 @@ class EffectsBuilder:
         if _RISK_ORDER.index(level) > _RISK_ORDER.index(self.effects.risk_level):
             self.effects.risk_level = level
 
+    def _touch(self, rel: str) -> None:
+        if self._touched is not None:
+            self._touched.add(rel)
+
     def _add(self, items: list[str], rel: str) -> None:
         if rel not in items:
             items.append(rel)
 
-    def write(self, rel: str) -> None:
+    def write(self, rel: str, *, acl: bool = True) -> None:
+        """A file written (`acl`: checked against the path ACL; a settings file is not a note)."""
         e = self.effects
         if self.exists(rel) and rel not in e.files_created:
             self._add(e.files_modified, rel)
         else:
             self._add(e.files_created, rel)
             self._now[rel] = True
-        self.paths.append((rel, "write"))
+        if acl:
+            self.paths.append((rel, "write"))
+        self._touch(rel)
 
     def delete(self, rel: str) -> None:
         e = self.effects
@@ -115,17 +153,28 @@ class EffectsBuilder:
             e.files_modified.remove(rel)
         self._now[rel] = False
         self.paths.append((rel, "delete"))
+        self._touch(rel)
 
     def step(
         self, tool: str, args: dict[str, Any], *, destructive: bool, scopes: tuple[str, ...], step_id: str
+    ) -> frozenset[str] | None:
+        """One mutating call with fully resolved arguments; returns the files and folders it
+        touches, or None when that is not known from its arguments (the runner then orders it
+        after and before every other change: `service.plans.schedule`)."""
+        self._touched = set()
+        self._effect(tool, args, destructive=destructive, scopes=scopes, step_id=step_id)
+        return frozenset(self._touched) if self._touched is not None else None
+
+    def _effect(
+        self, tool: str, args: dict[str, Any], *, destructive: bool, scopes: tuple[str, ...], step_id: str
     ) -> None:
-        """One mutating call with fully resolved arguments."""
         self.risk("writes")
         if destructive or any(s.startswith("delete:") for s in scopes):
             self.risk("destructive")
         if any(s.startswith("execute:") for s in scopes):
             self.risk("commands")
             self.effects.commands.append(f"{step_id}: {tool}")
+            self._touched = None
         path = args.get("path")
         if tool in CREATE_OR_MODIFY and isinstance(path, str) or tool in MODIFY and isinstance(path, str):
             self.write(_note(path))
@@ -133,17 +182,49 @@ class EffectsBuilder:
             self.delete(_note(path))
         elif tool == "copy_note" and isinstance(args.get("new_path"), str):
             self.write(_note(str(args["new_path"])))
+            if isinstance(path, str):
+                self._touch(_note(path))
         elif tool in MOVES and isinstance(path, str) and isinstance(args.get("new_path"), str):
             self.move(_note(path), _note(str(args["new_path"])))
+            self._touched = None  # its link rewrites change notes found at run time
         elif tool == "create_folder" and isinstance(path, str):
             self._add(self.effects.folders_created, path.strip("/"))
             self.paths.append((path.strip("/"), "write"))
+            self._touch(path.strip("/"))
         elif tool == "bulk_create_notes" and isinstance(args.get("notes"), list):
             for note in args["notes"]:
                 if isinstance(note, dict) and isinstance(note.get("path"), str):
                     self.write(_note(note["path"]))
+        elif tool in NOTE_WRITES and isinstance(path, str):
+            self.write(_note(path))
+        elif tool in BOOKMARKS:
+            self.write(BOOKMARKS_FILE, acl=False)
+        elif tool in PERIODIC and self._periodic(args) is not None:
+            self.write(str(self._periodic(args)))
+        elif tool in STATE:
+            self.effects.state_changes.append(f"{step_id}: {tool} {STATE[tool]}")
+            self._touched = None
+        elif tool in PERIODIC:
+            self.effects.unresolved.append(step_id)
+            self._touched = None
         else:
             self.effects.bulk_changes.append(f"{step_id}: {tool}")
+            self._touched = None
+
+    def _periodic(self, args: dict[str, Any]) -> str | None:
+        """The periodic note's path, as the periodic tools compute it (None: not knowable here)."""
+        if self._root is None:
+            return None
+        period = args.get("period", "daily")
+        day_text = args.get("date")
+        try:
+            day = iso_day(day_text) if isinstance(day_text, str) else date.today()
+            config = period_config(
+                period, read_json(self._root, PERIODIC_NOTES_DATA), read_json(self._root, DAILY_NOTES)
+            )
+            return config.path_for(day)
+        except (MomentError, VaultgateError, ValueError, KeyError):
+            return None
 
     def move(self, src: str, dst: str) -> MovedFile:
         if "/" not in dst and "/" in src:  # rename_note: a new name in the same folder

@@ -78,7 +78,10 @@ _INSERT = (
 
 
 class Recorder:
-    """Writes each change of one run to the journal before it happens (one step at a time)."""
+    """Writes each change of one run to the journal before it happens. The runner sets one
+    `for_step` view per call (calls of one run may be in flight together); they share the run's
+    sequence numbers, taken on the event loop before any await, so `seq` is the order of the
+    changes."""
 
     def __init__(self, db: Database, run_id: str, seq: int = 0) -> None:
         self.db = db
@@ -88,11 +91,28 @@ class Recorder:
         self.changes = 0
 
     async def before(self, change: PriorState, /) -> None:
+        await self.write(self.step_id, change)
+
+    def for_step(self, step_id: str) -> StepRecorder:
+        return StepRecorder(self, step_id)
+
+    async def write(self, step_id: str, change: PriorState) -> None:
         self.seq += 1
         self.changes += 1
-        row = (self.run_id, self.seq, self.step_id, change.kind, change.rel, change.dst, change.prior, change.new_etag)
+        row = (self.run_id, self.seq, step_id, change.kind, change.rel, change.dst, change.prior, change.new_etag)
         # One committed transaction per change, in one hop to the writer's thread.
         await self.db.run_write(lambda conn: conn.execute(_INSERT, (*row, time.time())))
+
+
+class StepRecorder:
+    """The recorder of one call of a run (its step id), writing through the run's `Recorder`."""
+
+    def __init__(self, run: Recorder, step_id: str) -> None:
+        self.run = run
+        self.step_id = step_id
+
+    async def before(self, change: PriorState, /) -> None:
+        await self.run.write(self.step_id, change)
 
 
 class Journal:
@@ -179,16 +199,25 @@ class Journal:
         row = await self.db.fetchone(f"SELECT {_RUN_COLUMNS} FROM plan_runs WHERE id = ?", (run_id,))
         return _run(row) if row is not None else None
 
-    async def last_undoable(self, vault_id: str) -> RunRow | None:
-        """The newest finished run of the vault that changed files and is not undone yet."""
+    async def last_undoable(self, vault_id: str, caller: str) -> RunRow | None:
+        """The caller's newest finished run in the vault that changed files and is not undone yet."""
         await self.recover()
         row = await self.db.fetchone(
-            f"SELECT {_RUN_COLUMNS} FROM plan_runs r WHERE vault_id = ? AND status != 'running' "
+            f"SELECT {_RUN_COLUMNS} FROM plan_runs r WHERE vault_id = ? AND caller = ? AND status != 'running' "
             "AND undone_by IS NULL AND EXISTS (SELECT 1 FROM plan_journal j WHERE j.run_id = r.id) "
             "ORDER BY started_at DESC, rowid DESC LIMIT 1",
-            (vault_id,),
+            (vault_id, caller),
         )
         return _run(row) if row is not None else None
+
+    async def runs_of(self, caller: str, *, kind: str = "plan", limit: int = 50, offset: int = 0) -> list[RunRow]:
+        """The caller's runs of `kind`, newest first (MCP tasks/list)."""
+        rows = await self.db.fetchall(
+            f"SELECT {_RUN_COLUMNS} FROM plan_runs WHERE caller = ? AND kind = ? "
+            "ORDER BY started_at DESC, rowid DESC LIMIT ? OFFSET ?",
+            (caller, kind, limit, offset),
+        )
+        return [_run(row) for row in rows]
 
     async def entries(self, run_id: str) -> list[Entry]:
         rows = await self.db.fetchall(

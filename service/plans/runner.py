@@ -1,6 +1,11 @@
 """Running a checked plan: each call through the dispatch chain, journaled, with progress.
 
-Steps run one at a time in the checked order (dependencies first). Each call goes through the
+Steps start in the checked order (dependencies first) as soon as the steps they must follow have
+finished (`Checked.after`, `service.plans.schedule`: dependencies, and any earlier step they could
+interfere with), up to `concurrency` at a time (`[plans] max_concurrency`; file writes are also
+bounded by the vault's `writes.max_concurrent`, and every call meets the throttle); the calls of
+one `foreach` step run one after the other. With `concurrency` 1, or a `Checked` without
+`after`, the steps run strictly one at a time. Each call goes through the
 `Caller` — the tool layer's adapter over `services.dispatch`, the same chain as a direct call
 (ACL, throttle, idempotency, confirmation, audit) — with the journal's recorder set in the
 context (`service.vault.journal.RECORDER`), so every file the call changes is journaled first.
@@ -8,14 +13,15 @@ context (`service.vault.journal.RECORDER`), so every file the call changes is jo
 - Progress: after every call, `report(done, total, message)`; `total` is the estimate after
   `foreach` expansion, revised when a run-time list becomes known (values only grow).
 - Cancellation: a call is never cut short (it runs shielded); `stop` (cancel_plan) is checked
-  before each call, and a cancellation of the surrounding task (the MCP cancel of execute_plan)
-  is taken at the checkpoint after the current call. Either way the run ends `cancelled` with
-  every finished call journaled, so the vault is in the state of a completed prefix of the plan
-  and `undo_last_plan` can reverse it.
+  before each call and before each step starts, and a cancellation of the surrounding task (the
+  MCP cancel of execute_plan) is taken at the checkpoint after each call in flight. Either way
+  the run ends `cancelled` with every finished call journaled (the journal's sequence is the
+  order the changes happened), so `undo_last_plan` can reverse exactly what ran.
 - Throttling: a `throttled` call waits for the token bucket and runs again (the plan is paced
   by the caller's rate limit like any other caller; it does not count as a retry).
 - Failures: `retry` repeats a call whose error is retryable; then the step's `onError` decides:
-  `stop` ends the run (`failed`), `skip` skips the steps depending on it, `continue` goes on.
+  `stop` ends the run (`failed`: no step starts any more; steps already running alongside it
+  finish and are reported), `skip` skips the steps depending on it, `continue` goes on.
 """
 
 from __future__ import annotations
@@ -28,9 +34,10 @@ import anyio
 import anyio.lowlevel
 
 from service.plans.check import Checked
-from service.plans.journal import Journal, Recorder
+from service.plans.journal import Journal, Recorder, StepRecorder
 from service.plans.model import Step
 from service.plans.refs import RefError, Scope, Unresolved, resolve
+from service.plans.schedule import sequential
 from service.types import ProgressFn
 from service.vault.journal import RECORDER
 
@@ -88,31 +95,23 @@ class RunState:
 
 
 class Runner:
-    def __init__(self, journal: Journal, caller: Caller, report: ProgressFn | None = None) -> None:
+    def __init__(
+        self, journal: Journal, caller: Caller, report: ProgressFn | None = None, *, concurrency: int = 1
+    ) -> None:
         self.journal = journal
         self.caller = caller
         self.report = report
+        self.concurrency = max(1, concurrency)
+        self._reporting = anyio.Lock()
 
     async def run(self, checked: Checked, state: RunState) -> RunState:
         recorder = self.journal.recorder(state.run_id)
         scope = Scope(params=dict(checked.params))
-        failed: set[str] = set()  # steps whose dependents are skipped
-        by_id = {o.id: o for o in state.outcomes}
-        deps = checked.deps
         state.total = checked.effects.estimated_steps
         state.estimates = dict(checked.estimates)
+        after = checked.after if checked.after is not None and self.concurrency > 1 else sequential(checked.order)
         try:
-            for step in checked.order:
-                outcome = by_id[step.id]
-                if deps.get(step.id, set()) & failed:
-                    outcome.status = "skipped"
-                    failed.add(step.id)
-                    continue
-                stopped = await self._step(step, outcome, scope, recorder, state)
-                if outcome.status == "failed" and step.on_error != "continue":
-                    failed.add(step.id)
-                if stopped or (outcome.status == "failed" and step.on_error == "stop"):
-                    break
+            await self._schedule(checked, state, scope, recorder, after)
             state.status = _final(state)
         except anyio.get_cancelled_exc_class():
             state.status = "cancelled"
@@ -121,6 +120,65 @@ class Runner:
             raise
         await self._close(state)
         return state
+
+    async def _schedule(
+        self, checked: Checked, state: RunState, scope: Scope, recorder: Recorder, after: dict[str, set[str]]
+    ) -> None:
+        """Start each step, in run order, once the steps of its `after` set have finished, at most
+        `concurrency` at a time; after a stop (onError stop, cancel_plan) none starts, and those
+        in flight finish."""
+        by_id = {o.id: o for o in state.outcomes}
+        pending = list(checked.order)
+        failed: set[str] = set()  # steps whose dependents are skipped
+        running: set[str] = set()
+        halted = False
+        send, receive = anyio.create_memory_object_stream[str](len(pending) + 1)
+
+        async def one(step: Step) -> None:
+            stopped = await self._step(step, by_id[step.id], scope, recorder, state)
+            await send.send(step.id if not stopped else f"!{step.id}")
+
+        steps = {s.id: s for s in checked.order}
+        waiting = {sid: len(needs) for sid, needs in after.items()}  # unfinished steps each waits for
+        followers: dict[str, list[str]] = {}
+        for sid, needs in after.items():
+            for need in needs:
+                followers.setdefault(need, []).append(sid)
+
+        def finish(sid: str) -> None:
+            for follower in followers.get(sid, ()):
+                waiting[follower] -= 1
+
+        async with send, receive, anyio.create_task_group() as tg:
+            while True:
+                progressed = True
+                while progressed and not halted and not state.stop.is_set():
+                    progressed = False
+                    for step in list(pending):
+                        if len(running) >= self.concurrency:
+                            break
+                        if waiting.get(step.id, 0) > 0:
+                            continue
+                        pending.remove(step)
+                        progressed = True
+                        if checked.deps.get(step.id, set()) & failed:
+                            by_id[step.id].status = "skipped"
+                            failed.add(step.id)
+                            finish(step.id)
+                            break  # more steps may be ready now: scan again from the first
+                        running.add(step.id)
+                        tg.start_soon(one, step)
+                if not running:
+                    return
+                done = await receive.receive()
+                step_id = done.lstrip("!")
+                running.discard(step_id)
+                finish(step_id)
+                outcome, step = by_id[step_id], steps[step_id]
+                if outcome.status == "failed" and step.on_error != "continue":
+                    failed.add(step_id)
+                if done.startswith("!") or (outcome.status == "failed" and step.on_error == "stop"):
+                    halted = True
 
     async def _close(self, state: RunState) -> None:
         for outcome in state.outcomes:
@@ -155,18 +213,17 @@ class Runner:
                 if step.on_error == "stop":
                     break
                 continue
-            recorder.step_id = step.id if step.foreach is None else f"{step.id}[{index}]"
-            result, error = await self._call(step, args, recorder)
+            call_id = step.id if step.foreach is None else f"{step.id}[{index}]"
+            result, error = await self._call(step, args, recorder.for_step(call_id))
             outcome.calls += 1
-            state.done += 1
             results.append(result)
             if error is not None:
                 _fail(outcome, error)
-                if step.on_error == "stop":
-                    break
             elif outcome.status == "not_run":
                 outcome.status = "ok"
             await self._progress(state, f"{step.id} ({step.tool}): {outcome.calls}/{len(items)}")
+            if error is not None and step.on_error == "stop":
+                break
             try:
                 await anyio.lowlevel.checkpoint()  # a pending cancellation of the call stops here
             except anyio.get_cancelled_exc_class():
@@ -184,7 +241,7 @@ class Runner:
         return False
 
     async def _call(
-        self, step: Step, args: dict[str, Any], recorder: Recorder
+        self, step: Step, args: dict[str, Any], recorder: StepRecorder
     ) -> tuple[dict[str, Any] | None, CallError | None]:
         attempts = step.retry.attempts if step.retry is not None else 1
         delay = (step.retry.backoff_ms if step.retry is not None else 0) / 1000
@@ -207,8 +264,20 @@ class Runner:
             RECORDER.reset(token)
 
     async def _progress(self, state: RunState, message: str) -> None:
-        state.total = max(state.total, state.done)
-        if self.report is not None:
+        """Count one finished call and report it: calls in flight together count and report in
+        turn (a fair lock), so each call gets one notification and `done` only grows."""
+        if self.report is None:  # nobody listens: count it, no await
+            state.done += 1
+            state.total = max(state.total, state.done)
+            return
+        with anyio.CancelScope(shield=True):  # a finished call is always counted
+            await self._report(state, message)
+
+    async def _report(self, state: RunState, message: str) -> None:
+        async with self._reporting:
+            state.done += 1
+            state.total = max(state.total, state.done)
+            assert self.report is not None
             await self.report(state.done, state.total, message)
 
 

@@ -5,7 +5,8 @@ run is an asyncio task tracked here so `get_plan_run` can report its progress an
 can stop it after its current call; on shutdown (`stop`) every background run is cancelled the
 same way (its journal closed as `cancelled`). Finished runs are read back from the journal. At
 start-up, `bulk_create_notes` calls a killed process left half done are rolled back
-(`service.plans.recovery`).
+(`service.plans.recovery`), and the journal is pruned (`service.plans.retention`; again after
+every run: `prune`).
 """
 
 from __future__ import annotations
@@ -18,7 +19,9 @@ from typing import Any
 from service.plans.journal import Journal
 from service.plans.macros import Macros
 from service.plans.recovery import roll_back_interrupted_bulk
+from service.plans.retention import prune
 from service.plans.runner import RunState
+from service.settings import PlanSettings
 from service.storage.db import Database
 from service.vault.vault import Vault
 
@@ -28,8 +31,9 @@ KEEP_FINISHED = 200  # finished live states kept in memory for get_plan_run (the
 class PlanRuns:
     name = "plans"
 
-    def __init__(self, state: Database, vaults: Mapping[str, Vault]) -> None:
+    def __init__(self, state: Database, vaults: Mapping[str, Vault], settings: PlanSettings) -> None:
         self.journal = Journal(state)
+        self.settings = settings
         self.vaults = vaults
         self.macros = Macros(state)
         self.live: dict[str, RunState] = {}
@@ -42,9 +46,20 @@ class PlanRuns:
             self.live.pop(rid, None)
 
     def background(self, run_id: str, work: Coroutine[Any, Any, Any]) -> None:
-        task = asyncio.get_running_loop().create_task(work, name=f"plan-{run_id}")
+        task = asyncio.get_running_loop().create_task(self._then_prune(work), name=f"plan-{run_id}")
         self._tasks[run_id] = task
         task.add_done_callback(lambda _t: self._tasks.pop(run_id, None))
+
+    async def _then_prune(self, work: Coroutine[Any, Any, Any]) -> Any:
+        try:
+            return await work
+        finally:
+            with contextlib.suppress(Exception):
+                await asyncio.shield(self.prune())
+
+    async def prune(self) -> int:
+        """Apply the journal's retention rule (`service.plans.retention`); returns the runs pruned."""
+        return await prune(self.journal.db, keep_runs=self.settings.keep_runs, max_age_days=self.settings.max_age_days)
 
     def running_in_background(self, run_id: str) -> bool:
         return run_id in self._tasks
@@ -59,6 +74,7 @@ class PlanRuns:
     async def start(self) -> None:
         await self.journal.recover()
         await roll_back_interrupted_bulk(self.journal, self.vaults)
+        await self.prune()
 
     async def stop(self) -> None:
         for state in self.live.values():

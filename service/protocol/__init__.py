@@ -1,1 +1,1 @@
-"""The MCP surface beyond tools: resources, prompts, completion (SDK handlers)."""
+"""The MCP surface beyond tools: resources, prompts, completion, tasks for plan runs (SDK handlers)."""

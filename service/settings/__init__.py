@@ -10,7 +10,7 @@
     rerank.py         [rerank]
     policy.py         [governor], [idempotency], [throttle], [confirmation], [tool_visibility], [tool_facade]
     observability.py  [audit], [events], [otel], [sessions], [log]
-    storage.py        [storage], [maintenance]
+    storage.py        [storage], [maintenance], [plans]
     root.py           Settings: the sections together, the sources and their order, cross-checks
     loader.py         load_settings (folder or TOML, then env, then overrides), config_warnings
     net.py            is_loopback
@@ -40,7 +40,7 @@ from service.settings.policy import (
 from service.settings.rerank import RerankSettings
 from service.settings.root import Settings, redact
 from service.settings.sensitive import SensitiveMode, SensitiveSettings
-from service.settings.storage import MaintenanceSettings, StorageSettings
+from service.settings.storage import MaintenanceSettings, PlanSettings, StorageSettings
 from service.settings.vaults import AclSettings, NotesSettings, PrefixRule, VaultConfig, WriteSettings
 
 __all__ = [
@@ -60,6 +60,7 @@ __all__ = [
     "MaintenanceSettings",
     "NotesSettings",
     "OtelSettings",
+    "PlanSettings",
     "PrefixRule",
     "ScopeClassName",
     "SearchSettings",

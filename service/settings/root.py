@@ -42,6 +42,7 @@ from service.settings.rerank import RerankSettings
 from service.settings.sensitive import SensitiveSettings
 from service.settings.storage import (
     MaintenanceSettings,
+    PlanSettings,
     StorageSettings,
     folder_key,
     user_cache_home,
@@ -87,6 +88,7 @@ class Settings(BaseSettings):
     events: EventsSettings = Field(default_factory=EventsSettings)
     otel: OtelSettings = Field(default_factory=OtelSettings)
     maintenance: MaintenanceSettings = Field(default_factory=MaintenanceSettings)
+    plans: PlanSettings = Field(default_factory=PlanSettings)
     sessions: SessionSettings = Field(default_factory=SessionSettings)
     log: LogSettings = Field(default_factory=LogSettings)
     config_file: Path | None = Field(default=None, exclude=True)

@@ -1,4 +1,5 @@
-"""Where the server keeps its files (`[storage]`), and the maintenance sweep (`[maintenance]`).
+"""Where the server keeps its files (`[storage]`), the maintenance sweep (`[maintenance]`), and the
+plan journal's retention and run concurrency (`[plans]`).
 
 Two folders, both outside the vault by default, so sync tools and git never see them and the
 file watcher never reacts to the server's own writes:
@@ -44,6 +45,18 @@ class StorageSettings(Section):
         "<cache_dir>/data when cache_dir is set.",
     )
     readers: int = Field(default=4, ge=1, le=32, description="Read connections in the pool.")
+
+
+class PlanSettings(Section):
+    keep_runs: int = Field(
+        default=200, ge=1, description="Finished plan runs kept per vault in the journal (newest first)."
+    )
+    max_age_days: float = Field(
+        default=90, ge=0, description="Finished plan runs older than this are pruned; 0 keeps them by count only."
+    )
+    max_concurrency: int = Field(
+        default=4, ge=1, le=32, description="Calls of one plan run at once (independent steps, foreach items)."
+    )
 
 
 class MaintenanceSettings(Section):

@@ -13,6 +13,10 @@ The two branches exclude each other (each forbids properties it does not declare
 branch requires `error` as an object with `code` and `message`), so a client validating a success
 still checks every field of the result. The result model's `$defs` move to the root so its `$ref`s
 resolve unchanged; its title and description stay at the root for readers.
+
+A mutating tool without a `dry_run` argument has a third branch, the preview a vault in
+`write_mode = "dry-run"` answers instead of running it (`service.plans.preview`: `dry_run: true`,
+`write_mode`, `tool`, `effects`, `summary`, nothing else); it excludes the other two the same way.
 """
 
 from __future__ import annotations
@@ -48,15 +52,16 @@ ERROR_ENVELOPE: dict[str, Any] = {
 _ROOT_KEYS = ("title", "description")
 
 
-def with_error_branch(result_schema: dict[str, Any]) -> dict[str, Any]:
-    """The output schema for a tool whose successful results follow `result_schema`."""
+def with_error_branch(result_schema: dict[str, Any], preview: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The output schema for a tool whose successful results follow `result_schema` (and, for a
+    mutating tool without its own dry run, whose dry-run-mode previews follow `preview`)."""
     result = copy.deepcopy(result_schema)
     defs = result.pop("$defs", None)
     schema: dict[str, Any] = {"type": "object"}
     for key in _ROOT_KEYS:
         if key in result:
             schema[key] = result[key]
-    schema["oneOf"] = [result, copy.deepcopy(ERROR_ENVELOPE)]
+    schema["oneOf"] = [result, *([copy.deepcopy(preview)] if preview else []), copy.deepcopy(ERROR_ENVELOPE)]
     if defs:
         schema["$defs"] = defs
     return schema

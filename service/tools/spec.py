@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 import mcp_types as types
 
+from service.plans.preview import preview_schema
 from service.tools.models import PIPELINE_ARGS, ToolInput, ToolOutput
 from service.tools.output_schema import with_error_branch
 from service.tools.schema import compact_input, compact_output
@@ -51,6 +52,7 @@ class ToolSpec:
     tags: tuple[str, ...] = ()
     path_args: tuple[str, ...] = field(default=())
     forwards_destructive: bool = False  # a facade tool that runs tools which may destroy (each is gated itself)
+    task_support: bool = False  # may run as an MCP task (`service.protocol.tasks`): execution.taskSupport "optional"
 
     @property
     def may_destroy(self) -> bool:
@@ -84,7 +86,14 @@ class ToolSpec:
     def output_schema(self) -> dict[str, Any]:
         """The result model's schema or the structured error (`service.tools.output_schema`),
         compacted like the input schema (`service.tools.schema`)."""
-        return with_error_branch(compact_output(self.output_model.model_json_schema()))
+        preview = compact_output(preview_schema()) if self.previewed else None
+        return with_error_branch(compact_output(self.output_model.model_json_schema()), preview)
+
+    @property
+    def previewed(self) -> bool:
+        """Whether a vault in dry-run mode answers this tool with a generic preview
+        (`service.plans.preview`): a mutating tool without a `dry_run` argument of its own."""
+        return self.mutating and "facade" not in self.tags and "dry_run" not in self.input_model.model_fields
 
     def to_mcp(self, schemas: tuple[dict[str, Any], dict[str, Any]] | None = None) -> types.Tool:
         """The MCP tool; `schemas` (input, output) when already known (service.storage.schema_cache)."""
@@ -96,6 +105,7 @@ class ToolSpec:
             input_schema=input_schema,
             output_schema=output_schema,
             annotations=self.annotations(),
+            execution=types.ToolExecution(task_support="optional") if self.task_support else None,
             meta={"vaultgate/domain": self.domain, "vaultgate/scopes": list(self.scopes)},
         )
 

@@ -66,8 +66,9 @@ async def test_plan_validate_execute_progress_undo_over_http(make_vault: Callabl
             assert got["status"] == "done" and got["calls_done"] == n + 2
             ask = await error(c, "undo_last_plan")
             assert ask["code"] == "elicit_required"
-            token = await h.token_for("undo_last_plan")
-            undone = await ok(c, "undo_last_plan", elicit_token=token)
+            # The harness mints the token as a local admin caller: it names the run (another caller's).
+            token = await h.token_for("undo_last_plan", run_id=run["run_id"])
+            undone = await ok(c, "undo_last_plan", run_id=run["run_id"], elicit_token=token)
             assert undone["run_id"] == run["run_id"]
             assert snapshot(h.root) == before
             background = await ok(c, "execute_plan", plan=_plan(n), params={"tag": "later"}, background=True)

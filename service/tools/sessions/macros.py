@@ -223,6 +223,7 @@ def tools(registry: Catalog) -> tuple[ToolSpec, ...]:
             confirm_when=partial(run_confirm_when, registry=registry),
             idempotent=False,
             forwards_destructive=True,
+            task_support=True,
             tags=("sessions", "plans"),
         ),
         ToolSpec(

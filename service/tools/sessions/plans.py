@@ -193,7 +193,9 @@ async def start_run(ctx: ToolContext, checked: Checked, *, background: bool, reg
     state.total = checked.effects.estimated_steps
     plans.track(state)
     host = PlanHost(ctx, registry)
-    runner = Runner(plans.journal, host.call, None if background else ctx.report)
+    runner = Runner(
+        plans.journal, host.call, None if background else ctx.report, concurrency=plans.settings.max_concurrency
+    )
     approved = ctx.notes.get("confirmed") is not None
     token = APPROVAL.set(PlanApproval(ctx.vault.id, ctx.principal.subject, digest) if approved else None)
     try:
@@ -203,6 +205,7 @@ async def start_run(ctx: ToolContext, checked: Checked, *, background: bool, reg
         await runner.run(checked, state)
     finally:
         APPROVAL.reset(token)
+    await plans.prune()
     return run_out(state)
 
 
@@ -296,6 +299,7 @@ def tools(registry: Catalog) -> tuple[ToolSpec, ...]:
             confirm_when=partial(execute_confirm_when, registry=registry),
             idempotent=False,
             forwards_destructive=True,
+            task_support=True,
             tags=("sessions", "plans"),
         ),
         ToolSpec(

@@ -6,6 +6,10 @@ lock, all or nothing) and the `plan_runs`/`plan_journal` tables. The undo is its
 changed since the run wrote it is a conflict: the undo is refused and the conflicts listed,
 unless `skip_conflicts` leaves those files as they are. The caller needs the write ACL on every
 path the run touched (the vault's trash folder excepted: the run's own deletions put files there).
+
+Whose run: without `run_id`, the caller's own newest undoable run in the vault (another agent's
+runs are never picked for you); a `run_id` of another caller's run needs the `admin` scope
+(otherwise it is answered like a run that does not exist, so run ids of others are not probed).
 """
 
 from __future__ import annotations
@@ -16,13 +20,18 @@ from service.errors import AclDenied, Conflict, ToolNotFound
 from service.obs.sessions import caller_hash
 from service.plans.journal import RunRow
 from service.plans.undo import UndoPlan, apply_undo, plan_undo
+from service.security.scopes import holds
 from service.tools.context import ToolContext
 from service.tools.models import ToolInput, ToolOutput
 from service.tools.spec import ToolSpec
 
 
 class UndoIn(ToolInput):
-    run_id: str | None = Field(default=None, max_length=64, description="Run to reverse; default: the newest one.")
+    run_id: str | None = Field(
+        default=None,
+        max_length=64,
+        description="Run to reverse; default: your newest undoable run here. Another caller's run needs admin.",
+    )
     skip_conflicts: bool = Field(default=False, description="Leave files changed by someone else since; undo the rest.")
     dry_run: bool = Field(default=False, description="Report what would be restored and the conflicts; change nothing.")
 
@@ -48,10 +57,12 @@ class UndoOut(ToolOutput):
 
 async def _target(ctx: ToolContext, run_id: str | None) -> RunRow:
     journal = ctx.services.plans.journal
-    row = await journal.run(run_id) if run_id is not None else await journal.last_undoable(ctx.vault.id)
-    if row is None or row.vault_id != ctx.vault.id:
+    me = caller_hash(ctx.principal.subject)
+    row = await journal.run(run_id) if run_id is not None else await journal.last_undoable(ctx.vault.id, me)
+    foreign = row is not None and row.caller != me and not holds(ctx.principal.scopes, "admin")
+    if row is None or row.vault_id != ctx.vault.id or foreign:
         raise ToolNotFound(
-            "no plan run to undo in this vault" if run_id is None else f"no plan run {run_id!r} in this vault",
+            "no plan run of yours to undo in this vault" if run_id is None else f"no plan run {run_id!r} in this vault",
             details={"run_id": run_id, "vault": ctx.vault.id},
         )
     if row.status == "running":
@@ -103,6 +114,7 @@ async def undo_last_plan(ctx: ToolContext, args: UndoIn) -> UndoOut:
     ) as undo_id:
         await apply_undo(files, plan)
     await plans.journal.mark_undone(row.id, undo_id)
+    await plans.prune()
     return UndoOut(run_id=row.id, undo_run_id=undo_id, restored=restored, conflicts=conflicts, dry_run=False)
 
 

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 
 from service.tools.registry import build_registry
@@ -53,9 +54,40 @@ SAMPLES: dict[str, dict[str, Any]] = {
         "nodes": [{"id": "a", "type": "text", "text": "hi", "x": 0, "y": 0, "width": 10, "height": 10}],
     },
     "set_task_status": {"path": "Welcome", "line": 1, "status": "x", "expected_text": "- [ ] a task"},
-    "create_periodic_note": {"period": "daily"},
-    "append_to_periodic_note": {"content": "x"},
+    "create_periodic_note": {"period": "daily", "date": "2026-01-05"},
+    "append_to_periodic_note": {"content": "x", "date": "2026-01-05"},
     "apply_template": {"template": "Daily", "path": "New from template"},
+}
+# What the dry-run-mode preview of each tool without a dry run of its own must list: (effects field, item).
+EXPECTED: dict[str, tuple[str, str]] = {
+    "create_note": ("files_created", "New.md"),
+    "write_note": ("files_modified", "Welcome.md"),
+    "append_note": ("files_modified", "Welcome.md"),
+    "prepend_note": ("files_modified", "Welcome.md"),
+    "patch_note": ("files_modified", "Projects/Plan.md"),
+    "delete_note": ("files_deleted", "Welcome.md"),
+    "copy_note": ("files_created", "Copy.md"),
+    "create_folder": ("folders_created", "Folder"),
+    "bulk_create_notes": ("files_created", "B1.md"),
+    "set_properties": ("files_modified", "Welcome.md"),
+    "delete_property": ("files_modified", "Projects/Plan.md"),
+    "add_tags": ("files_modified", "Welcome.md"),
+    "remove_tags": ("files_modified", "Welcome.md"),
+    "reindex": ("state_changes", "call: reindex rebuilds the vault's index"),
+    "reload_vault": ("state_changes", "call: reload_vault reloads the vault's settings and index"),
+    "reset_vault_cache": ("state_changes", "call: reset_vault_cache deletes and rebuilds the vault's index cache"),
+    "start_session": ("state_changes", "call: start_session opens an agent session"),
+    "end_session": ("state_changes", "call: end_session ends the agent session"),
+    "cancel_plan": ("state_changes", "call: cancel_plan stops a background plan run"),
+    "save_macro": ("state_changes", "call: save_macro saves a macro"),
+    "delete_macro": ("state_changes", "call: delete_macro deletes a macro"),
+    "add_bookmark": ("files_created", ".obsidian/bookmarks.json"),
+    "remove_bookmark": ("files_modified", ".obsidian/bookmarks.json"),
+    "write_canvas": ("files_created", "Board.canvas"),
+    "set_task_status": ("files_modified", "Welcome.md"),
+    "create_periodic_note": ("files_created", "2026-01-05.md"),
+    "append_to_periodic_note": ("files_created", "2026-01-05.md"),
+    "apply_template": ("files_created", "New from template.md"),
 }
 MUTATING = sorted(
     s.name for s in build_registry() if s.mutating and "facade" not in s.tags
@@ -64,6 +96,8 @@ MUTATING = sorted(
 
 def test_every_mutating_tool_has_a_sample() -> None:
     assert sorted(SAMPLES) == MUTATING
+    previewed = sorted(s.name for s in build_registry() if s.previewed)
+    assert sorted(EXPECTED) == previewed  # every tool without a dry run of its own: its expected preview
 
 
 def _vault(root: Path, mode: str) -> dict[str, Any]:
@@ -88,11 +122,20 @@ async def test_dry_run_mode_changes_nothing(make_vault: Callable[..., Path], too
     async with started(root, **_vault(root, "dry-run")) as vg:
         before = _files(root)
         result = await vg.call(tool, **SAMPLES[tool])
-        assert result.structured is not None
-        if result.is_error:
-            assert result.structured["error"]["code"] in ("read_only_mode", "not_found"), result.structured
+        out = result.structured
+        assert out is not None
+        spec = vg.app.registry.get(tool)
+        assert spec is not None
+        jsonschema.validate(out, spec.output_schema())  # the preview is one branch of the output schema
+        if tool in EXPECTED:  # the generic preview, computed from the arguments
+            assert not result.is_error, out
+            assert out["dry_run"] is True and out["tool"] == tool and out["write_mode"] == "dry-run"
+            field, item = EXPECTED[tool]
+            assert item in out["effects"][field], out["effects"]
+        elif result.is_error:  # the tool's own dry run: no plan run or macro to preview
+            assert tool in ("undo_last_plan", "run_macro") and out["error"]["code"] == "not_found", out
         else:
-            assert result.structured.get("dry_run") is True or result.structured.get("status") == "dry-run"
+            assert out.get("dry_run") is True or out.get("status") == "dry-run"
         assert _files(root) == before
 
 
@@ -115,3 +158,15 @@ async def test_allow_mode_and_a_confirmed_plan_in_confirm_mode(make_vault: Calla
         assert run["status"] == "done" and (root / "Made.md").is_file()
     async with started(root) as vg:
         await vg.ok("append_note", path="Welcome", content="allowed")
+
+
+async def test_a_preview_refuses_what_the_call_would_refuse(make_vault: Callable[..., Path]) -> None:
+    root = make_vault()
+    vault = {"id": "main", "path": root, "write_mode": "dry-run", "acl": {"write_paths": ["Open/**"]}}
+    async with started(root, vaults=[vault]) as vg:
+        before = _files(root)
+        await vg.err("create_note", "path_invalid", path="../outside")
+        await vg.err("create_note", "acl_denied", path="Closed/N")
+        out = await vg.ok("create_note", path="Open/N")
+        assert out["effects"]["files_created"] == ["Open/N.md"] and out["summary"].startswith("dry-run mode")
+        assert _files(root) == before

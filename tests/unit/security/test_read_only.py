@@ -12,6 +12,7 @@ import pytest
 
 from service.dispatch.acl_gate import AclGate
 from service.dispatch.context import CallContext, ToolResult
+from service.dispatch.preview import WritePreview
 from service.errors import AclDenied, Forbidden, ReadOnlyMode
 from service.settings import load_settings
 from service.types import Principal
@@ -75,7 +76,7 @@ async def test_read_only_wins_over_confirmation_idempotency_and_conflicts(
 
 async def test_every_registered_vault_writing_tool_is_stopped_by_the_gate(frozen: Harness) -> None:
     """Registry-wide: tools added later are covered too, without hand-written arguments."""
-    gate = AclGate(frozen.app.guard.is_read_only)
+    gate = AclGate(frozen.app.guard.is_read_only, WritePreview(frozen.app.guard))
     vault = frozen.app.vaults["main"]
     reached: list[str] = []
 

@@ -1,0 +1,45 @@
+"""The answer to a mutating call in a vault whose `write_mode` is `dry-run`, for a tool without a
+`dry_run` argument of its own: its preview (`service.plans.preview`), computed from the call's
+validated arguments, instead of running it.
+
+Used by the `acl` layer (`service.dispatch.acl_gate`), so nothing after it runs: no idempotency
+claim, no throttle token, no confirmation, no handler — nothing is changed. Every path the call
+would write or delete is checked first, as the tool itself would check it (a path outside the
+vault is `path_invalid`, a path the caller may not write is `acl_denied`): a preview never
+promises a change the real call would refuse.
+"""
+
+from __future__ import annotations
+
+from service.dispatch.context import CallContext, ToolResult
+from service.errors import PathInvalid
+from service.plans.preview import call_effects, preview_of
+from service.tools.models import PIPELINE_ARGS
+from service.types import PathGuard
+from service.vault.paths import normalize
+
+
+class WritePreview:
+    def __init__(self, guard: PathGuard) -> None:
+        self.guard = guard
+
+    def __call__(self, call: CallContext) -> ToolResult:
+        spec, args, vault = call.spec, call.args, call.vault
+        assert spec is not None and args is not None and vault is not None
+        root = vault.paths.root
+
+        def exists(rel: str) -> bool:
+            try:
+                return (root / normalize(rel)).is_file()
+            except PathInvalid:
+                return False
+
+        data = args.model_dump(mode="json", exclude_none=True, exclude=set(PIPELINE_ARGS) | {"vault"})
+        effects, paths = call_effects(
+            spec.name, data, destructive=spec.destructive, scopes=spec.scopes, exists=exists, root=root
+        )
+        for rel, op in paths:
+            vp = vault.paths.resolve(rel, op=op)  # raises path_invalid as the tool would
+            self.guard.check(call.principal, vault, vp.rel, op)  # and acl_denied
+        preview = preview_of(spec.name, effects)
+        return ToolResult(structured=preview.model_dump(mode="json", by_alias=True), text=preview.summary)

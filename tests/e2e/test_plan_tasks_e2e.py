@@ -1,0 +1,211 @@
+"""Plan runs as MCP tasks, end to end: real uvicorn, the SDK client, both protocol eras, two callers.
+
+- 2026-07-28: the SDK client declares the `io.modelcontextprotocol/tasks` extension (a client
+  extension claiming `resultType: "task"` whose resolver polls `tasks/get`), so execute_plan
+  answers a task handle and the call still ends with the plan's result.
+- 2025-11-25: core tasks, sent as raw requests through the SDK session (its client has no tasks
+  API): the capability and `execution.taskSupport`, a `tools/call` with `task`, `tasks/get`,
+  `tasks/result`, `tasks/list`, `tasks/cancel`.
+- Per principal: the task of one caller is absent for another (tasks/get, tasks/list), JWTs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any, Literal
+
+import anyio
+import httpx2
+import mcp_types as types
+import pytest
+from mcp import Client
+from mcp.client.extension import ClaimContext, ClientExtension, ResultClaim
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
+from pydantic import ConfigDict, Field, TypeAdapter
+
+from service.protocol.tasks import EXTENSION
+from tests.conftest import e2e
+from tests.keys import SECRET, claims, hs
+
+PLAN = {"goal": "two notes", "steps": [{"id": "a", "tool": "create_note", "args": {"path": "T/A", "content": "a"}}]}
+WRITER = "read:vault write:vault delete:vault"
+ANY = TypeAdapter(dict[str, Any])
+
+
+class TaskParams(types.RequestParams):
+    task_id: str = Field(alias="taskId")
+
+
+class GetTask(types.Request[TaskParams, Literal["tasks/get"]]):
+    method: Literal["tasks/get"] = "tasks/get"
+    params: TaskParams
+    name_param = "taskId"
+
+
+class CancelTask(types.Request[TaskParams, Literal["tasks/cancel"]]):
+    method: Literal["tasks/cancel"] = "tasks/cancel"
+    params: TaskParams
+    name_param = "taskId"
+
+
+class UpdateTask(types.Request[TaskParams, Literal["tasks/update"]]):
+    method: Literal["tasks/update"] = "tasks/update"
+    params: TaskParams
+    name_param = "taskId"
+
+
+class TaskResult(types.Request[TaskParams, Literal["tasks/result"]]):
+    method: Literal["tasks/result"] = "tasks/result"
+    params: TaskParams
+
+
+class ListTasks(types.Request[types.PaginatedRequestParams, Literal["tasks/list"]]):
+    method: Literal["tasks/list"] = "tasks/list"
+    params: types.PaginatedRequestParams
+
+
+class TaskHandle(types.Result):
+    model_config = ConfigDict(extra="allow")
+    result_type: Literal["task"] = Field(default="task", alias="resultType")
+    task_id: str = Field(alias="taskId")
+    status: str
+
+
+class Tasks(ClientExtension):
+    """A minimal tasks client: claims `resultType: "task"` and polls until the task ends."""
+
+    identifier = EXTENSION
+
+    def __init__(self) -> None:
+        self.handles: list[TaskHandle] = []
+
+    def claims(self) -> list[ResultClaim[Any]]:
+        return [ResultClaim(result_type="task", model=TaskHandle, resolve=self.resolve)]
+
+    async def resolve(self, handle: TaskHandle, ctx: ClaimContext) -> types.CallToolResult:
+        self.handles.append(handle)
+        with anyio.fail_after(60):
+            while True:
+                task = await ctx.session.send_request(GetTask(params=TaskParams(taskId=handle.task_id)), ANY)
+                if task["status"] != "working":
+                    break
+                await anyio.sleep(task.get("pollIntervalMs", 100) / 1000)
+        assert task["status"] == "completed", task
+        return types.CallToolResult.model_validate(task["result"])
+
+
+@contextlib.asynccontextmanager
+async def client(url: str, token: str, mode: str, *extensions: ClientExtension) -> AsyncIterator[Client]:
+    async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}) as http:
+        transport = streamable_http_client(url, http_client=http)
+        async with Client(transport, mode=mode, extensions=list(extensions)) as c:  # type: ignore[arg-type]
+            yield c
+
+
+def token(sub: str) -> str:
+    return hs(claims(sub=sub, scope=WRITER))
+
+
+async def raw_legacy_call(url: str, bearer: str, params: dict[str, Any]) -> dict[str, Any]:
+    """One 2025-11-25 session over plain HTTP: initialize, then a task-augmented tools/call."""
+    headers = {
+        "content-type": "application/json",
+        "accept": "application/json, text/event-stream",
+        "authorization": f"Bearer {bearer}",
+    }
+    hello = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+    async with httpx2.AsyncClient(timeout=60) as http:
+        opened = await http.post(
+            url, json={"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello}, headers=headers
+        )
+        session = {**headers, "mcp-session-id": opened.headers["mcp-session-id"], "mcp-protocol-version": "2025-11-25"}
+        await http.post(url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=session)
+        call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {**params, "task": {"ttl": 60_000}}}
+        answer = await http.post(url, json=call, headers=session)
+    text = answer.text
+    if answer.headers.get("content-type", "").startswith("text/event-stream"):
+        text = [line[5:] for line in text.splitlines() if line.startswith("data:")][-1]
+    message = json.loads(text)
+    assert "result" in message, message
+    out: dict[str, Any] = message["result"]
+    return out
+
+
+@contextlib.asynccontextmanager
+async def server(make_vault: Callable[..., Path]) -> AsyncIterator[tuple[str, Path]]:
+    root = make_vault({"Welcome.md": "# Welcome\n"})
+    auth = {"mode": "jwt", "jwt_secret": SECRET}
+    async with e2e(root, auth=auth, tool_facade={"mode": "flat"}) as (url, _harness):  # every tool listed
+        yield url, root
+
+
+async def test_a_plan_runs_as_a_task_with_the_extension(make_vault: Callable[..., Path]) -> None:
+    async with server(make_vault) as (url, root):
+        tasks = Tasks()
+        async with client(url, token("alice"), "auto", tasks) as alice:
+            assert EXTENSION in (alice.server_capabilities.extensions or {})
+            result = await alice.call_tool("execute_plan", {"plan": PLAN})
+            assert not result.is_error and result.structured_content is not None
+            assert result.structured_content["status"] == "done" and (root / "T/A.md").is_file()
+            [handle] = tasks.handles  # answered with a task handle, finished by polling tasks/get
+            assert handle.status == "working" and handle.task_id == result.structured_content["run_id"]
+            ack = await alice.session.send_request(CancelTask(params=TaskParams(taskId=handle.task_id)), ANY)
+            assert ack.get("resultType", "complete") == "complete"  # acknowledged; the task had ended
+            with pytest.raises(MCPError) as no_input:
+                await alice.session.send_request(UpdateTask(params=TaskParams(taskId=handle.task_id)), ANY)
+            assert (
+                no_input.value.error.code == types.INVALID_PARAMS
+                and "never needs input" in no_input.value.error.message
+            )
+            invalid = await alice.call_tool("execute_plan", {"plan": {"goal": "g", "steps": []}})
+            assert invalid.is_error  # ended before any run: the ordinary result, no task
+            assert len(tasks.handles) == 1
+        async with client(url, token("mallory"), "auto", Tasks()) as mallory:
+            with pytest.raises(MCPError) as hidden:
+                await mallory.session.send_request(GetTask(params=TaskParams(taskId=handle.task_id)), ANY)
+            assert hidden.value.error.code == types.INVALID_PARAMS  # another caller's task does not exist
+        async with client(url, token("alice"), "auto") as plain:  # no extension declared
+            result = await plain.call_tool("execute_plan", {"plan": {**PLAN, "goal": "again"}, "dry_run": True})
+            assert not result.is_error and result.structured_content is not None  # an ordinary result
+            with pytest.raises(MCPError) as missing:
+                await plain.session.send_request(GetTask(params=TaskParams(taskId=handle.task_id)), ANY)
+            assert missing.value.error.code == -32021
+
+
+async def test_core_tasks_of_protocol_2025_11_25(make_vault: Callable[..., Path]) -> None:
+    async with server(make_vault) as (url, root):
+        async with client(url, token("alice"), "legacy") as alice:
+            assert alice.protocol_version == "2025-11-25"
+            caps = alice.server_capabilities
+            assert caps.tasks is not None and caps.tasks.requests is not None and caps.tasks.cancel is not None
+            listed = {t.name: t for t in (await alice.list_tools()).tools}
+            assert listed["execute_plan"].execution is not None
+            assert listed["execute_plan"].execution.task_support == "optional"
+            assert listed["read_note"].execution is None
+            # The SDK client validates a tools/call answer as a CallToolResult on this wire, so the
+            # task-augmented call goes as a raw request (same caller, its own session).
+            created = await raw_legacy_call(url, token("alice"), {"name": "execute_plan", "arguments": {"plan": PLAN}})
+            task = created["task"]
+            assert task["status"] == "working" and "pollInterval" in task
+            final = await alice.session.send_request(TaskResult(params=TaskParams(taskId=task["taskId"])), ANY)
+            assert final["structuredContent"]["status"] == "done" and (root / "T/A.md").is_file()
+            assert final["_meta"]["io.modelcontextprotocol/related-task"]["taskId"] == task["taskId"]
+            got = await alice.session.send_request(GetTask(params=TaskParams(taskId=task["taskId"])), ANY)
+            assert got["status"] == "completed" and got["taskId"] == task["taskId"]
+            listing = await alice.session.send_request(ListTasks(params=types.PaginatedRequestParams()), ANY)
+            assert [t["taskId"] for t in listing["tasks"]] == [task["taskId"]]
+            with pytest.raises(MCPError) as terminal:
+                await alice.session.send_request(CancelTask(params=TaskParams(taskId=task["taskId"])), ANY)
+            assert terminal.value.error.code == types.INVALID_PARAMS
+            plain = await alice.call_tool("execute_plan", {"plan": {**PLAN, "goal": "no task"}, "dry_run": True})
+            assert plain.structured_content is not None and plain.structured_content["status"] == "dry-run"
+        async with client(url, token("mallory"), "legacy") as mallory:
+            listing = await mallory.session.send_request(ListTasks(params=types.PaginatedRequestParams()), ANY)
+            assert listing["tasks"] == []
+            with pytest.raises(MCPError) as hidden:
+                await mallory.session.send_request(GetTask(params=TaskParams(taskId=task["taskId"])), ANY)
+            assert hidden.value.error.code == types.INVALID_PARAMS
