@@ -26,6 +26,7 @@ from service.bases.snapshot import Record, Snapshot
 from service.bases.summaries import summarize
 from service.bases.values import DEADLINE, EvalError, cell, identity, is_empty, sort_key, truthy
 from service.errors import ValidationFailed
+from service.gcpause import paused
 
 MAX_ERRORS = 20
 _EMPTY = 9  # the rank `sort_key` gives empty values
@@ -62,8 +63,9 @@ class Result:
         returned, unless sorting, grouping or a summary needed them for every row."""
         ids = [c for c, _ in self.columns]
         DEADLINE.set(self.runner.ctx.deadline)
-        for c in ids:
-            self.runner.fill(c, rows)
+        with paused():
+            for c in ids:
+                self.runner.fill(c, rows)
         return [{c: row.values[c] for c in ids} for row in rows]
 
 
@@ -213,7 +215,8 @@ def _sort(r: _Run, rows: list[Row], keys: list[SortKey]) -> list[Row]:
 def run(base: BaseFile, view: View, snapshot: Snapshot, ctx: Context) -> Result:
     token = DEADLINE.set(ctx.deadline)
     try:
-        return _run(base, view, snapshot, ctx)
+        with paused():
+            return _run(base, view, snapshot, ctx)
     finally:
         DEADLINE.reset(token)
 

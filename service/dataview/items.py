@@ -10,6 +10,7 @@ outside itself.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
@@ -26,16 +27,20 @@ Resolve = Callable[[Any], Any]  # a value with its links resolved against the va
 def put(row: dict[str, Any], key: str, value: Any, merge: bool, multi: set[str]) -> None:
     """Store a field under its name (formatting stripped) and its simplified name; with `merge`,
     a key seen before becomes a list of its values (as Dataview does for repeated inline keys)."""
-    key = strip_formatting(key)
-    for name in {key, canonical_key(key)}:
-        if not name:
-            continue
+    for name in _names(key):
         if merge and name in row:
             old = row[name]
             row[name] = [*old, value] if name in multi else [old, value]
             multi.add(name)
         else:
             row[name] = value
+
+
+@functools.lru_cache(maxsize=4096)
+def _names(key: str) -> tuple[str, ...]:
+    """The names a field is stored under: as written (formatting stripped) and simplified."""
+    plain = strip_formatting(key)
+    return tuple(n for n in dict.fromkeys((plain, canonical_key(plain))) if n)
 
 
 def all_tags(tags: list[str]) -> list[str]:

@@ -22,10 +22,14 @@ from service.dataview.query import Query, describe, parse_query
 from service.dataview.syntax import DqlError
 from service.dataview.values import typed
 from service.errors import QuerySyntaxError
+from service.gcpause import paused
+from service.indexer.runner import indexer_of
+from service.storage.db import Database
 from service.tools.context import ToolContext
 from service.tools.models import JsonValue, Paging, ToolInput, ToolOutput, decode_cursor, page_of
 from service.tools.search_common import Partial, drop_gone, partial, query_key, readable, run
 from service.tools.spec import ToolSpec
+from service.vault.vault import Vault
 
 # The page sets of each index database and vault, rebuilt when the vault's index changes.
 PAGES = PageCache()
@@ -76,10 +80,14 @@ class DqlOut(ToolOutput, Partial):
 
 def _version(ctx: ToolContext) -> int | None:
     """The vault's index generation (read before the query: a later write only makes it newer)."""
-    from service.indexer.runner import indexer_of
-
     indexer = indexer_of(ctx.vault)
     return indexer.generation if indexer is not None else None
+
+
+async def pages_of(vault: Vault, db: Database, version: int | None) -> None:
+    """Build (or refresh, incrementally) the vault's pages for index generation `version`."""
+    vault_id = vault.id
+    await db.run_read(lambda conn: PAGES.get(db, conn, vault_id, version))
 
 
 def _budget(ctx: ToolContext) -> Budget:
@@ -104,7 +112,7 @@ async def search_dql(ctx: ToolContext, args: SearchDqlIn) -> DqlOut:
     rows = await drop_gone(ctx, result.rows, offset, args.limit, paths=result.paths)
     window, cursor = page_of(rows, offset, args.limit, t="dql", q=key)
     # Rendering evaluates the columns: off the event loop, on this page's rows only.
-    rendered = await run(ctx, lambda conn: [result.render(row) for row in window])
+    rendered = await run(ctx, lambda conn: _render(result, window))
     for row in rendered:
         _add_urls(ctx, row)
     return DqlOut(
@@ -116,6 +124,11 @@ async def search_dql(ctx: ToolContext, args: SearchDqlIn) -> DqlOut:
         next_cursor=cursor,
         partial=partial(ctx),
     )
+
+
+def _render(result: execute.Result, window: list[Any]) -> list[dict[str, Any]]:
+    with paused():
+        return [result.render(row) for row in window]
 
 
 def _add_urls(ctx: ToolContext, row: dict[str, Any]) -> None:
