@@ -52,6 +52,9 @@ class Context:
         )
 
 
+_NO_LOCALS: dict[str, Any] = {}
+
+
 class Env:
     __slots__ = ("ctx", "rec", "fcache", "local")
 
@@ -59,7 +62,7 @@ class Env:
         self.ctx = ctx
         self.rec = rec
         self.fcache: dict[str, Any] = {}
-        self.local = local or {}
+        self.local = local or _NO_LOCALS  # read-only: `child` makes a new mapping
 
     def child(self, local: dict[str, Any]) -> Env:
         env = Env(self.ctx, self.rec, {**self.local, **local})

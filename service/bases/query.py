@@ -13,6 +13,7 @@ column for all rows and per group. Errors in cells become null values plus an en
 from __future__ import annotations
 
 import functools
+import operator
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -24,7 +25,7 @@ from service.bases.model import BaseFile, Filter, SortKey, View
 from service.bases.parser import ExprSyntaxError, parse
 from service.bases.snapshot import Record, Snapshot
 from service.bases.summaries import summarize
-from service.bases.values import DEADLINE, EvalError, cell, identity, is_empty, sort_key, truthy
+from service.bases.values import DEADLINE, EvalError, cell, identity, sort_key, truthy
 from service.errors import ValidationFailed
 from service.gcpause import paused
 
@@ -180,13 +181,18 @@ def _select(r: _Run, filters: list[Filter], snapshot: Snapshot, ctx: Context) ->
     tests = [r.compile(f) for f in filters]
     test: Callable[[Env], bool] = tests[0] if len(tests) == 1 else (lambda env: all(t(env) for t in tests))
     rows: list[Row] = []
+    records = snapshot.records
+    if not tests:
+        ctx.spend(len(records))
+        return [Row(rec, Env(ctx, rec)) for rec in records]
     env = Env(ctx, None)
-    for i, rec in enumerate(snapshot.records):
+    append = rows.append
+    for i, rec in enumerate(records):
         if not i & 255:
             ctx.spend(256)
         env.rec = rec
-        if not tests or test(env):
-            rows.append(Row(rec, env))
+        if test(env):
+            append(Row(rec, env))
             env = Env(ctx, None)
         elif env.fcache:
             env.fcache = {}
@@ -198,18 +204,32 @@ def _sort(r: _Run, rows: list[Row], keys: list[SortKey]) -> list[Row]:
     for key in reversed(keys):
         r.fill(key.prop, rows)
         prop = key.prop
-        present = [row for row in rows if not is_empty(row.values[prop])]
-        empty = [row for row in rows if is_empty(row.values[prop])]
-        kinds = {type(row.values[prop]) for row in present}
-        if kinds and (kinds <= {int, float} or kinds == {str}):  # plain numbers or text: the value itself
-            if kinds == {str}:
-                present.sort(key=lambda row: (row.values[prop].lower(), row.values[prop]), reverse=key.descending)
+        present: list[tuple[Any, Row]] = []
+        empty: list[Row] = []
+        kinds: set[type] = set()
+        for row in rows:
+            v = row.values[prop]
+            t = type(v)
+            if v is None or ((t is str or t is list or t is dict) and not v):
+                empty.append(row)
             else:
-                present.sort(key=lambda row: row.values[prop], reverse=key.descending)
+                present.append((v, row))
+                kinds.add(t)
+        if kinds and kinds <= {int, float}:  # plain numbers: the value itself
+            present.sort(key=_first, reverse=key.descending)
+        elif kinds == {str}:
+            present = [(s.lower(), s, row) for s, row in present]  # type: ignore[misc]
+            present.sort(key=_two, reverse=key.descending)
         else:
-            present.sort(key=lambda row: sort_key(row.values[prop]), reverse=key.descending)
-        rows = present + empty
+            present = [(sort_key(v), row) for v, row in present]
+            present.sort(key=_first, reverse=key.descending)
+        rows = [p[-1] for p in present]
+        rows += empty
     return rows
+
+
+_first = operator.itemgetter(0)
+_two = operator.itemgetter(0, 1)
 
 
 def run(base: BaseFile, view: View, snapshot: Snapshot, ctx: Context) -> Result:

@@ -18,10 +18,10 @@ from pydantic import Field
 from service.dataview import execute
 from service.dataview.evaluate import Budget
 from service.dataview.pages import PageCache, View
-from service.dataview.query import Query, describe, parse_query
+from service.dataview.query import Query, describe, is_dataviewjs, parse_query
 from service.dataview.syntax import DqlError
 from service.dataview.values import typed
-from service.errors import QuerySyntaxError
+from service.errors import ModeUnavailable, QuerySyntaxError
 from service.gcpause import paused
 from service.indexer.runner import indexer_of
 from service.storage.db import Database
@@ -42,10 +42,26 @@ QUERY_FIELD: Any = Field(
 )
 
 
+JS_MESSAGE = (
+    "DataviewJS (JavaScript against Dataview's `dv` API) is not supported: the server evaluates DQL "
+    "natively and does not run JavaScript"
+)
+JS_HINT = (
+    "Rewrite the view as a DQL query (LIST, TABLE, TASK or CALENDAR with FROM, WHERE, SORT, GROUP BY, "
+    "FLATTEN, LIMIT); dv.pages(source) corresponds to FROM source."
+)
+
+
+def _javascript() -> ModeUnavailable:
+    return ModeUnavailable(JS_MESSAGE, details={"language": "dataviewjs", "supported": False}, hint=JS_HINT)
+
+
 def _parse(source: str) -> Query:
     try:
         return parse_query(source)
     except DqlError as e:
+        if is_dataviewjs(source):
+            raise _javascript() from None
         raise QuerySyntaxError(
             e.message,
             details={"offset": e.offset, "line": e.line, "column": e.column},
@@ -153,7 +169,9 @@ class ValidateDqlOut(ToolOutput):
         default=None, description="The query's structure: type, columns, source and commands as expression trees."
     )
     error: dict[str, JsonValue] | None = Field(
-        default=None, description="When invalid: message, offset (0-based), line and column (1-based)."
+        default=None,
+        description="When invalid: message, offset (0-based), line and column (1-based); for "
+        "DataviewJS, which is not supported, message, language 'dataviewjs', supported false and a hint.",
     )
 
 
@@ -161,6 +179,11 @@ async def validate_dql(ctx: ToolContext, args: ValidateDqlIn) -> ValidateDqlOut:
     try:
         query = parse_query(args.query)
     except DqlError as e:
+        if is_dataviewjs(args.query):
+            return ValidateDqlOut(
+                valid=False,
+                error={"message": JS_MESSAGE, "language": "dataviewjs", "supported": False, "hint": JS_HINT},
+            )
         error = {"message": e.message, "offset": e.offset, "line": e.line, "column": e.column}
         return ValidateDqlOut(valid=False, error=error)
     return ValidateDqlOut(valid=True, parsed=describe(query))
@@ -231,7 +254,8 @@ TOOLS: tuple[ToolSpec, ...] = (
         description="Runs a Dataview (DQL) query as the vault owner writes it in ```dataview blocks — LIST, TABLE, "
         "TASK, CALENDAR with FROM, WHERE, SORT, GROUP BY, FLATTEN, LIMIT and Dataview's functions — over "
         "frontmatter, inline `key:: value` fields and file.* fields, without Obsidian. Use it to reproduce an "
-        "owner's Dataview view; prefer search_properties or query_jsonlogic for ad-hoc filters.",
+        "owner's Dataview view; prefer search_properties or query_jsonlogic for ad-hoc filters. DataviewJS "
+        "(```dataviewjs, `$=`) is JavaScript and not supported: it answers mode_unavailable.",
         input_model=SearchDqlIn,
         output_model=DqlOut,
         handler=search_dql,
