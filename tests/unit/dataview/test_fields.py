@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from service.dataview.fields import bracket_fields, decode, extract
 from service.dataview.items import build_items
-from service.markdown.parse import parse_note
 from service.dataview.values import Duration, Link, canonical_key, parse_inline_value
+from service.markdown.parse import parse_note
 
 
 def test_every_inline_form_with_file_lines() -> None:
