@@ -79,9 +79,9 @@ def _load(
     else:
         link_rows = sorted(_chunked(conn, _LINKS, "src_id", stale), key=lambda r: r[5])
     for src, target, target_path, alias, embed, _id in link_rows:
-        rec = records.get(src)
-        if rec is not None and target:
-            rec.links.append(LinkRow(target, target_path, alias, bool(embed)))
+        owner = records.get(src)
+        if owner is not None and target:
+            owner.links.append(LinkRow(target, target_path, alias, bool(embed)))
     out = list(records.values())
     known = {r.path for r in out}
     for rel in files:
