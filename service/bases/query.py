@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from service.bases.env import Context, Env, Fn, read_property
+from service.bases.env import Context, Env, Fn, property_column, read_property
 from service.bases.evaluate import compile_expr
 from service.bases.model import BaseFile, Filter, SortKey, View
 from service.bases.parser import ExprSyntaxError, parse
@@ -30,6 +30,7 @@ from service.errors import ValidationFailed
 from service.gcpause import paused
 
 MAX_ERRORS = 20
+_UNSET: Any = object()  # a column value not computed yet
 _EMPTY = 9  # the rank `sort_key` gives empty values
 
 
@@ -37,7 +38,7 @@ _EMPTY = 9  # the rank `sort_key` gives empty values
 class Row:
     record: Record
     env: Env
-    values: dict[str, Any] = field(default_factory=dict)
+    i: int  # the record's position in the snapshot: where its values sit in each column
     group: int | None = None
 
 
@@ -65,9 +66,8 @@ class Result:
         ids = [c for c, _ in self.columns]
         DEADLINE.set(self.runner.ctx.deadline)
         with paused():
-            for c in ids:
-                self.runner.fill(c, rows)
-        return [{c: row.values[c] for c in ids} for row in rows]
+            cols = [self.runner.fill(c, rows) for c in ids]
+        return [{c: col[row.i] for c, col in zip(ids, cols, strict=True)} for row in rows]
 
 
 def pick_view(base: BaseFile, name: str | None) -> View:
@@ -111,6 +111,7 @@ class _Run:
         self.ctx = ctx
         self.errors: list[dict[str, Any]] = []
         self.columns: dict[str, Fn] = {}
+        self.cols: dict[str, list[Any]] = {}  # column id -> values by record position (see `fill`)
 
     def error(self, at: str, rec: Record | None, exc: Exception) -> None:
         if len(self.errors) < MAX_ERRORS:
@@ -138,43 +139,29 @@ class _Run:
             return lambda env: any(p(env) for p in parts)
         return lambda env: not any(p(env) for p in parts)  # not: none of them is true
 
-    def value(self, column: str, row: Row) -> Any:
-        values = row.values
-        if column in values:
-            return values[column]
-        fn = self.columns.get(column)
-        if fn is None:
-            fn = self.columns[column] = column_fn(column)
-        try:
-            value = fn(row.env)
-        except (EvalError, RecursionError) as exc:
-            self.error(column, row.record, exc)
-            value = None
-        values[column] = value
-        return value
-
-    def fill(self, column: str, rows: list[Row]) -> None:
-        """`value` for every row, in one loop (the hot path of wide views)."""
-        key = _plain_property(column)
-        if key is not None:  # a note property: read it without a closure per row
-            snapshot = self.ctx.snapshot
-            for row in rows:
-                values = row.values
-                if column not in values:
-                    cache = row.record.cache
-                    values[column] = cache[key] if key in cache else read_property(row.record, key, snapshot)
-            return
+    def fill(self, column: str, rows: list[Row]) -> list[Any]:
+        """The column's values for `rows`, computed once: the column list is indexed by `Row.i`
+        (the record's place in the snapshot). A note property is the snapshot's own column, read
+        once per snapshot and shared by every query; other columns are computed per row."""
+        col = self.cols.get(column)
+        key = _plain_property(column) if col is None else None
+        if key is not None:  # a note property: no work per row at all
+            col = self.cols[column] = property_column(self.ctx.snapshot, key)
+            return col
+        if col is None:
+            col = self.cols[column] = [_UNSET] * len(self.ctx.snapshot.records)
         fn = self.columns.get(column)
         if fn is None:
             fn = self.columns[column] = column_fn(column)
         for row in rows:
-            values = row.values
-            if column not in values:
+            i = row.i
+            if col[i] is _UNSET:
                 try:
-                    values[column] = fn(row.env)
+                    col[i] = fn(row.env)
                 except (EvalError, RecursionError) as exc:
                     self.error(column, row.record, exc)
-                    values[column] = None
+                    col[i] = None
+        return col
 
 
 def _select(r: _Run, filters: list[Filter], snapshot: Snapshot, ctx: Context) -> list[Row]:
@@ -184,7 +171,7 @@ def _select(r: _Run, filters: list[Filter], snapshot: Snapshot, ctx: Context) ->
     records = snapshot.records
     if not tests:
         ctx.spend(len(records))
-        return [Row(rec, Env(ctx, rec)) for rec in records]
+        return [Row(rec, Env(ctx, rec), i) for i, rec in enumerate(records)]
     env = Env(ctx, None)
     append = rows.append
     for i, rec in enumerate(records):
@@ -192,7 +179,7 @@ def _select(r: _Run, filters: list[Filter], snapshot: Snapshot, ctx: Context) ->
             ctx.spend(256)
         env.rec = rec
         if test(env):
-            append(Row(rec, env))
+            append(Row(rec, env, i))
             env = Env(ctx, None)
         elif env.fcache:
             env.fcache = {}
@@ -202,13 +189,12 @@ def _select(r: _Run, filters: list[Filter], snapshot: Snapshot, ctx: Context) ->
 def _sort(r: _Run, rows: list[Row], keys: list[SortKey]) -> list[Row]:
     """Stable multi-key sort, last key first; empty values last in both directions."""
     for key in reversed(keys):
-        r.fill(key.prop, rows)
-        prop = key.prop
+        col = r.fill(key.prop, rows)
         present: list[tuple[Any, Row]] = []
         empty: list[Row] = []
         kinds: set[type] = set()
         for row in rows:
-            v = row.values[prop]
+            v = col[row.i]
             t = type(v)
             if v is None or ((t is str or t is list or t is dict) and not v):
                 empty.append(row)
@@ -257,8 +243,8 @@ def _run(base: BaseFile, view: View, snapshot: Snapshot, ctx: Context) -> Result
     summaries: dict[str, Any] = {}
     base_env = Env(ctx, None)
     for column, name in view.summaries.items():
-        r.fill(column, rows)
-        values = [row.values[column] for row in rows]
+        col = r.fill(column, rows)
+        values = [col[row.i] for row in rows]
         summaries[column] = _summary(r, name, values, base_env)
         start = 0
         for g in groups or []:  # a group's rows are consecutive in `rows`
@@ -270,10 +256,9 @@ def _run(base: BaseFile, view: View, snapshot: Snapshot, ctx: Context) -> Result
 
 def _group(r: _Run, rows: list[Row], by: SortKey) -> tuple[list[Group], list[Row]]:
     buckets: dict[Any, Group] = {}
-    r.fill(by.prop, rows)
-    prop = by.prop
+    col = r.fill(by.prop, rows)
     for row in rows:
-        key = row.values[prop]
+        key = col[row.i]
         bucket_key = key if type(key) is str else identity(key)
         group = buckets.get(bucket_key)
         if group is None:
