@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 import operator
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -172,9 +172,19 @@ def _select(r: _Run, filters: list[Filter], snapshot: Snapshot, ctx: Context) ->
     if not tests:
         ctx.spend(len(records))
         return [Row(rec, Env(ctx, rec), i) for i, rec in enumerate(records)]
+    candidates: Iterable[int] = range(len(records))
+    equality = _text_equality(filters)
+    if equality is not None:  # `prop == "text"`: text values are compared in one pass over the column
+        key, literal = equality
+        col = property_column(snapshot, key)
+        ctx.spend(len(records))
+        hits = [i for i, v in enumerate(col) if v is not None and (v == literal or type(v) is not str)]
+        candidates = [i for i in hits if type(col[i]) is not str]  # other types: the statement decides
+        rows = [Row(records[i], Env(ctx, records[i]), i) for i in hits if type(col[i]) is str]
     env = Env(ctx, None)
     append = rows.append
-    for i, rec in enumerate(records):
+    for i in candidates:
+        rec = records[i]
         if not i & 255:
             ctx.spend(256)
         env.rec = rec
@@ -183,7 +193,24 @@ def _select(r: _Run, filters: list[Filter], snapshot: Snapshot, ctx: Context) ->
             env = Env(ctx, None)
         elif env.fcache:
             env.fcache = {}
+    if equality is not None:
+        rows.sort(key=_position)  # record order, as without the shortcut
     return rows
+
+
+_EQUALS_TEXT = re.compile(r"""\s*((?:note\.)?[A-Za-z_]\w*)\s*==\s*(?:"([^"\\]*)"|'([^'\\]*)')\s*""")
+_position = operator.attrgetter("i")
+
+
+def _text_equality(filters: list[Filter]) -> tuple[str, str] | None:
+    """(key, text) when the only filter is `key == "text"` on a note property, else None."""
+    if len(filters) != 1 or filters[0].op != "expr":
+        return None
+    m = _EQUALS_TEXT.fullmatch(filters[0].source)
+    key = _plain_property(m.group(1)) if m else None
+    if m is None or key is None:
+        return None
+    return key, m.group(2) if m.group(2) is not None else m.group(3)
 
 
 def _sort(r: _Run, rows: list[Row], keys: list[SortKey]) -> list[Row]:
