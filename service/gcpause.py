@@ -1,9 +1,9 @@
 """Pausing Python's cyclic garbage collector while a query allocates many short-lived objects.
 
 A Bases or Dataview query over 10,000 notes creates tens of thousands of row objects that live
-until the query ends. Each young collection promotes them, and every few queries the growth of
-the oldest generation triggers a full collection that walks every object of the index snapshot
-(10^6 of them): on the 10k workload that was more than half a query's CPU time. `paused()`
+until the query ends. Each young collection walks them again and promotes them, and every few
+queries the growth of the oldest generation triggers a full collection that walks every object
+of the in-memory index images (some 10^6): work that finds nothing to free. `paused()`
 turns the collector off for the duration of a block and back on when the last concurrent block
 (from any thread) ends, if it was on before; reference counting still frees everything that is
 not in a cycle, and cycles made meanwhile are collected afterwards as usual. Touches only the
