@@ -50,6 +50,7 @@ from service.storage.db import Database
 from service.storage.migrate import migrate
 from service.storage.relocate import own_folders, reuse_legacy_index
 from service.storage.schema_cache import ToolSchemaCache
+from service.tools.query_warmup import QueryWarmup
 from service.tools.registry import build_registry
 from service.types import Principal, principal_of_scope
 from service.vault.commit import StepHook
@@ -155,7 +156,8 @@ class VaultgateApp:
             audit=self.audit,
             spool_dir=spool_dir,
         )
-        self.components += [self.index_jobs, self.audit, self.sessions, self.maintenance, self.plans]
+        self.warmup = QueryWarmup(self.vaults, self.db)  # Bases / Dataview images, after each index is ready
+        self.components += [self.warmup, self.index_jobs, self.audit, self.sessions, self.maintenance, self.plans]
         self.server = self._build_server()
         self._started = False
         self.started_at: float | None = None
@@ -239,6 +241,7 @@ class VaultgateApp:
             await indexer.start()
             if job is not None:
                 await job.start()
+            self.warmup.follow_new()
 
     async def _record_vaults(self) -> None:
         now = time.time()

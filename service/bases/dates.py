@@ -2,8 +2,9 @@
 
 A date is a naive local `datetime` with a flag telling whether it carries a time (`date("2025-01-01")`
 has none, `now()` has one). A duration is calendar months plus milliseconds, so `date + "1M"` moves
-to the same day of the next month as Moment.js does. Touches nothing outside this module:
-parsing date and duration strings, Moment.js-style `format()`, and `relative()` ("3 days ago").
+to the same day of the next month as Moment.js does. Parsing date and duration strings,
+`format()` (Moment.js tokens, written by `service.dates.moment`, the one implementation shared
+with periodic notes and templates) and `relative()` ("3 days ago"). Touches nothing else.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ import calendar
 import datetime as dt
 import re
 from dataclasses import dataclass
+
+from service.dates import moment
 
 _UNITS: dict[str, tuple[int, float]] = {}
 for _names, _months, _ms in (
@@ -144,77 +147,12 @@ def today() -> Date:
     return Date(dt.datetime.combine(dt.date.today(), dt.time()), has_time=False)
 
 
-# -- Moment.js format tokens ------------------------------------------------------------------
-
-_TOKENS = re.compile(
-    r"\[[^\]]*\]|YYYY|YY|MMMM|MMM|MM|Mo|M|DDDD|DDD|Do|DD|D|dddd|ddd|dd|d|E|HH|H|hh|h|kk|k|mm|m|ss|s|SSS|SS|S|A|a|X|x|ZZ|Z|Q|WW|W|ww|w"
-)
-
-
-def _ordinal(n: int) -> str:
-    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
-    return f"{n}{suffix}"
+# -- Moment.js formats: the one implementation in service.dates.moment -----------------------
 
 
 def format_date(date: Date, pattern: str) -> str:
-    v = date.value
-
-    def token(m: re.Match[str]) -> str:
-        t = m.group(0)
-        if t.startswith("["):
-            return t[1:-1]
-        h12 = v.hour % 12 or 12
-        iso = v.isocalendar()
-        table: dict[str, str] = {
-            "YYYY": f"{v.year:04d}",
-            "YY": f"{v.year % 100:02d}",
-            "MMMM": calendar.month_name[v.month],
-            "MMM": calendar.month_abbr[v.month],
-            "MM": f"{v.month:02d}",
-            "Mo": _ordinal(v.month),
-            "M": str(v.month),
-            "DDDD": f"{v.timetuple().tm_yday:03d}",
-            "DDD": str(v.timetuple().tm_yday),
-            "Do": _ordinal(v.day),
-            "DD": f"{v.day:02d}",
-            "D": str(v.day),
-            "dddd": calendar.day_name[v.weekday()],
-            "ddd": calendar.day_abbr[v.weekday()],
-            "dd": calendar.day_abbr[v.weekday()][:2],
-            "d": str((v.weekday() + 1) % 7),
-            "E": str(iso[2]),
-            "HH": f"{v.hour:02d}",
-            "H": str(v.hour),
-            "hh": f"{h12:02d}",
-            "h": str(h12),
-            "kk": f"{v.hour or 24:02d}",
-            "k": str(v.hour or 24),
-            "mm": f"{v.minute:02d}",
-            "m": str(v.minute),
-            "ss": f"{v.second:02d}",
-            "s": str(v.second),
-            "SSS": f"{v.microsecond // 1000:03d}",
-            "SS": f"{v.microsecond // 10000:02d}",
-            "S": str(v.microsecond // 100000),
-            "A": "AM" if v.hour < 12 else "PM",
-            "a": "am" if v.hour < 12 else "pm",
-            "X": str(int(v.timestamp())),
-            "x": str(int(v.timestamp() * 1000)),
-            "Q": str((v.month - 1) // 3 + 1),
-            "WW": f"{iso[1]:02d}",
-            "W": str(iso[1]),
-            "ww": f"{iso[1]:02d}",
-            "w": str(iso[1]),
-        }
-        if t in ("Z", "ZZ"):
-            off = v.astimezone().utcoffset() or dt.timedelta(0)
-            minutes = int(off.total_seconds() // 60)
-            sign = "+" if minutes >= 0 else "-"
-            hh, mm = divmod(abs(minutes), 60)
-            return f"{sign}{hh:02d}:{mm:02d}" if t == "Z" else f"{sign}{hh:02d}{mm:02d}"
-        return table[t]
-
-    return _TOKENS.sub(token, pattern)
+    """`date.format(pattern)`: Moment's whole format token table; other letters are literal."""
+    return moment.format_date(pattern, date.value, strict=False)
 
 
 def relative(date: Date, reference: Date | None = None) -> str:

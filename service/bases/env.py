@@ -52,6 +52,9 @@ class Context:
         )
 
 
+_NO_LOCALS: dict[str, Any] = {}
+
+
 class Env:
     __slots__ = ("ctx", "rec", "fcache", "local")
 
@@ -59,7 +62,7 @@ class Env:
         self.ctx = ctx
         self.rec = rec
         self.fcache: dict[str, Any] = {}
-        self.local = local or {}
+        self.local = local or _NO_LOCALS  # read-only: `child` makes a new mapping
 
     def child(self, local: dict[str, Any]) -> Env:
         env = Env(self.ctx, self.rec, {**self.local, **local})
@@ -90,3 +93,12 @@ def read_property(rec: Record, key: str, snapshot: Snapshot) -> Any:
     value = from_property(raw, snapshot) if raw is not None else None
     cache[key] = value
     return value
+
+
+def property_column(snapshot: Snapshot, key: str) -> list[Any]:
+    """Property `key` of every record of the snapshot, in record order, converted once per
+    snapshot (a filter, sort, group or summary over it then reads a list, not 10^4 records)."""
+    col = snapshot.columns.get(key)
+    if col is None:
+        col = snapshot.columns[key] = [read_property(rec, key, snapshot) for rec in snapshot.records]
+    return col

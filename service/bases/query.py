@@ -13,21 +13,24 @@ column for all rows and per group. Errors in cells become null values plus an en
 from __future__ import annotations
 
 import functools
+import operator
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from service.bases.env import Context, Env, Fn, read_property
+from service.bases.env import Context, Env, Fn, property_column, read_property
 from service.bases.evaluate import compile_expr
 from service.bases.model import BaseFile, Filter, SortKey, View
 from service.bases.parser import ExprSyntaxError, parse
 from service.bases.snapshot import Record, Snapshot
 from service.bases.summaries import summarize
-from service.bases.values import DEADLINE, EvalError, cell, identity, is_empty, sort_key, truthy
+from service.bases.values import DEADLINE, EvalError, cell, identity, sort_key, truthy
 from service.errors import ValidationFailed
+from service.gcpause import paused
 
 MAX_ERRORS = 20
+_UNSET: Any = object()  # a column value not computed yet
 _EMPTY = 9  # the rank `sort_key` gives empty values
 
 
@@ -35,7 +38,7 @@ _EMPTY = 9  # the rank `sort_key` gives empty values
 class Row:
     record: Record
     env: Env
-    values: dict[str, Any] = field(default_factory=dict)
+    i: int  # the record's position in the snapshot: where its values sit in each column
     group: int | None = None
 
 
@@ -62,9 +65,9 @@ class Result:
         returned, unless sorting, grouping or a summary needed them for every row."""
         ids = [c for c, _ in self.columns]
         DEADLINE.set(self.runner.ctx.deadline)
-        for c in ids:
-            self.runner.fill(c, rows)
-        return [{c: row.values[c] for c in ids} for row in rows]
+        with paused():
+            cols = [self.runner.fill(c, rows) for c in ids]
+        return [{c: col[row.i] for c, col in zip(ids, cols, strict=True)} for row in rows]
 
 
 def pick_view(base: BaseFile, name: str | None) -> View:
@@ -108,6 +111,7 @@ class _Run:
         self.ctx = ctx
         self.errors: list[dict[str, Any]] = []
         self.columns: dict[str, Fn] = {}
+        self.cols: dict[str, list[Any]] = {}  # column id -> values by record position (see `fill`)
 
     def error(self, at: str, rec: Record | None, exc: Exception) -> None:
         if len(self.errors) < MAX_ERRORS:
@@ -135,85 +139,117 @@ class _Run:
             return lambda env: any(p(env) for p in parts)
         return lambda env: not any(p(env) for p in parts)  # not: none of them is true
 
-    def value(self, column: str, row: Row) -> Any:
-        values = row.values
-        if column in values:
-            return values[column]
-        fn = self.columns.get(column)
-        if fn is None:
-            fn = self.columns[column] = column_fn(column)
-        try:
-            value = fn(row.env)
-        except (EvalError, RecursionError) as exc:
-            self.error(column, row.record, exc)
-            value = None
-        values[column] = value
-        return value
-
-    def fill(self, column: str, rows: list[Row]) -> None:
-        """`value` for every row, in one loop (the hot path of wide views)."""
-        key = _plain_property(column)
-        if key is not None:  # a note property: read it without a closure per row
-            snapshot = self.ctx.snapshot
-            for row in rows:
-                values = row.values
-                if column not in values:
-                    cache = row.record.cache
-                    values[column] = cache[key] if key in cache else read_property(row.record, key, snapshot)
-            return
+    def fill(self, column: str, rows: list[Row]) -> list[Any]:
+        """The column's values for `rows`, computed once: the column list is indexed by `Row.i`
+        (the record's place in the snapshot). A note property is the snapshot's own column, read
+        once per snapshot and shared by every query; other columns are computed per row."""
+        col = self.cols.get(column)
+        key = _plain_property(column) if col is None else None
+        if key is not None:  # a note property: no work per row at all
+            col = self.cols[column] = property_column(self.ctx.snapshot, key)
+            return col
+        if col is None:
+            col = self.cols[column] = [_UNSET] * len(self.ctx.snapshot.records)
         fn = self.columns.get(column)
         if fn is None:
             fn = self.columns[column] = column_fn(column)
         for row in rows:
-            values = row.values
-            if column not in values:
+            i = row.i
+            if col[i] is _UNSET:
                 try:
-                    values[column] = fn(row.env)
+                    col[i] = fn(row.env)
                 except (EvalError, RecursionError) as exc:
                     self.error(column, row.record, exc)
-                    values[column] = None
+                    col[i] = None
+        return col
 
 
 def _select(r: _Run, filters: list[Filter], snapshot: Snapshot, ctx: Context) -> list[Row]:
     tests = [r.compile(f) for f in filters]
     test: Callable[[Env], bool] = tests[0] if len(tests) == 1 else (lambda env: all(t(env) for t in tests))
     rows: list[Row] = []
+    records = snapshot.records
+    if not tests:
+        ctx.spend(len(records))
+        return [Row(rec, Env(ctx, rec), i) for i, rec in enumerate(records)]
+    candidates: Iterable[int] = range(len(records))
+    equality = _text_equality(filters)
+    if equality is not None:  # `prop == "text"`: text values are compared in one pass over the column
+        key, literal = equality
+        col = property_column(snapshot, key)
+        ctx.spend(len(records))
+        hits = [i for i, v in enumerate(col) if v is not None and (v == literal or type(v) is not str)]
+        candidates = [i for i in hits if type(col[i]) is not str]  # other types: the statement decides
+        rows = [Row(records[i], Env(ctx, records[i]), i) for i in hits if type(col[i]) is str]
     env = Env(ctx, None)
-    for i, rec in enumerate(snapshot.records):
+    append = rows.append
+    for i in candidates:
+        rec = records[i]
         if not i & 255:
             ctx.spend(256)
         env.rec = rec
-        if not tests or test(env):
-            rows.append(Row(rec, env))
+        if test(env):
+            append(Row(rec, env, i))
             env = Env(ctx, None)
         elif env.fcache:
             env.fcache = {}
+    if equality is not None:
+        rows.sort(key=_position)  # record order, as without the shortcut
     return rows
+
+
+_EQUALS_TEXT = re.compile(r"""\s*((?:note\.)?[A-Za-z_]\w*)\s*==\s*(?:"([^"\\]*)"|'([^'\\]*)')\s*""")
+_position = operator.attrgetter("i")
+
+
+def _text_equality(filters: list[Filter]) -> tuple[str, str] | None:
+    """(key, text) when the only filter is `key == "text"` on a note property, else None."""
+    if len(filters) != 1 or filters[0].op != "expr":
+        return None
+    m = _EQUALS_TEXT.fullmatch(filters[0].source)
+    key = _plain_property(m.group(1)) if m else None
+    if m is None or key is None:
+        return None
+    return key, m.group(2) if m.group(2) is not None else m.group(3)
 
 
 def _sort(r: _Run, rows: list[Row], keys: list[SortKey]) -> list[Row]:
     """Stable multi-key sort, last key first; empty values last in both directions."""
     for key in reversed(keys):
-        r.fill(key.prop, rows)
-        prop = key.prop
-        present = [row for row in rows if not is_empty(row.values[prop])]
-        empty = [row for row in rows if is_empty(row.values[prop])]
-        kinds = {type(row.values[prop]) for row in present}
-        if kinds and (kinds <= {int, float} or kinds == {str}):  # plain numbers or text: the value itself
-            if kinds == {str}:
-                present.sort(key=lambda row: (row.values[prop].lower(), row.values[prop]), reverse=key.descending)
+        col = r.fill(key.prop, rows)
+        present: list[tuple[Any, Row]] = []
+        empty: list[Row] = []
+        kinds: set[type] = set()
+        for row in rows:
+            v = col[row.i]
+            t = type(v)
+            if v is None or ((t is str or t is list or t is dict) and not v):
+                empty.append(row)
             else:
-                present.sort(key=lambda row: row.values[prop], reverse=key.descending)
+                present.append((v, row))
+                kinds.add(t)
+        if kinds and kinds <= {int, float}:  # plain numbers: the value itself
+            present.sort(key=_first, reverse=key.descending)
+        elif kinds == {str}:
+            present = [(s.lower(), s, row) for s, row in present]  # type: ignore[misc]
+            present.sort(key=_two, reverse=key.descending)
         else:
-            present.sort(key=lambda row: sort_key(row.values[prop]), reverse=key.descending)
-        rows = present + empty
+            present = [(sort_key(v), row) for v, row in present]
+            present.sort(key=_first, reverse=key.descending)
+        rows = [p[-1] for p in present]
+        rows += empty
     return rows
+
+
+_first = operator.itemgetter(0)
+_two = operator.itemgetter(0, 1)
 
 
 def run(base: BaseFile, view: View, snapshot: Snapshot, ctx: Context) -> Result:
     token = DEADLINE.set(ctx.deadline)
     try:
-        return _run(base, view, snapshot, ctx)
+        with paused():
+            return _run(base, view, snapshot, ctx)
     finally:
         DEADLINE.reset(token)
 
@@ -234,8 +270,8 @@ def _run(base: BaseFile, view: View, snapshot: Snapshot, ctx: Context) -> Result
     summaries: dict[str, Any] = {}
     base_env = Env(ctx, None)
     for column, name in view.summaries.items():
-        r.fill(column, rows)
-        values = [row.values[column] for row in rows]
+        col = r.fill(column, rows)
+        values = [col[row.i] for row in rows]
         summaries[column] = _summary(r, name, values, base_env)
         start = 0
         for g in groups or []:  # a group's rows are consecutive in `rows`
@@ -247,10 +283,9 @@ def _run(base: BaseFile, view: View, snapshot: Snapshot, ctx: Context) -> Result
 
 def _group(r: _Run, rows: list[Row], by: SortKey) -> tuple[list[Group], list[Row]]:
     buckets: dict[Any, Group] = {}
-    r.fill(by.prop, rows)
-    prop = by.prop
+    col = r.fill(by.prop, rows)
     for row in rows:
-        key = row.values[prop]
+        key = col[row.i]
         bucket_key = key if type(key) is str else identity(key)
         group = buckets.get(bucket_key)
         if group is None:

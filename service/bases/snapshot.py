@@ -65,6 +65,8 @@ class Snapshot:
     def __init__(self, records: list[Record], stamp: Any = None) -> None:
         self.records = records
         self.stamp = stamp
+        self.versions: dict[str, tuple[Any, ...]] = {}  # note path -> (etag, mtime, ctime, size) read
+        self.columns: dict[str, list[Any]] = {}  # property key -> its values in record order (query.fill)
         self.by_path: dict[str, Record] = {r.path: r for r in records}
         self._by_stem: dict[str, str] = {}
         self._by_name: dict[str, str] = {}

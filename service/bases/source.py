@@ -1,38 +1,87 @@
 """Snapshots of the index for Bases queries, cached per vault and index generation.
 
 `load_snapshot` reads one vault's notes (path, stat facts, tags, frontmatter) and links from
-the index in two queries, and adds the vault's other files (attachments, `.base`, `.canvas`;
-the indexer keeps their names) with their stat facts, so `file.ext` filters see every file as
-in Obsidian. `SnapshotCache` keeps the last snapshot of each indexer and reuses it while the
+the index, and adds the vault's other files (attachments, `.base`, `.canvas`; the indexer keeps
+their names) with their stat facts, so `file.ext` filters see every file as in Obsidian. Given
+the previous snapshot it is incremental: only notes whose etag, times or size changed are read
+again (all links are read again when a note was added or removed, since names decide where
+links resolve). `SnapshotCache` keeps the last snapshot of each indexer and reuses it while the
 indexer's `generation` (bumped by every index write) is unchanged, so a query reads no file
-and repeats no SQL unless the vault changed. Runs in a reader thread (`Database.run_read`).
+and repeats no SQL unless the vault changed; the background refresh of
+`service.tools.query_warmup` keeps it current. Runs in a reader thread (`Database.run_read`).
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import sqlite3
 import weakref
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from service.bases.snapshot import LinkRow, Record, Snapshot
+from service.gcpause import paused
+
+_NOTES = "SELECT id, path, etag, mtime, ctime, size FROM notes WHERE vault_id = ?"
+_CONTENT = "SELECT id, tags, properties FROM notes"
+_LINKS = "SELECT src_id, target_raw, target_path, alias, embed, id FROM links"
 
 
-def load_snapshot(conn: sqlite3.Connection, vault_id: str, root: str, files: list[str], stamp: Any) -> Snapshot:
-    records: dict[int, Record] = {}
+def _chunked(conn: sqlite3.Connection, sql: str, column: str, ids: list[int]) -> list[Any]:
+    rows: list[Any] = []
+    for i in range(0, len(ids), 500):
+        chunk = ids[i : i + 500]
+        rows += conn.execute(f"{sql} WHERE {column} IN ({','.join('?' * len(chunk))})", chunk).fetchall()
+    return rows
+
+
+def load_snapshot(
+    conn: sqlite3.Connection, vault_id: str, root: str, files: list[str], stamp: Any, previous: Snapshot | None = None
+) -> Snapshot:
+    """The vault's snapshot. With `previous`, the records of notes whose etag, times and size are
+    unchanged are kept (with their converted values while no note was added or removed, since
+    names decide where a link resolves), and only the other notes are read again."""
+    with paused():  # ~10^5 small objects: generational collections only cost time here
+        return _load(conn, vault_id, root, files, stamp, previous)
+
+
+def _load(
+    conn: sqlite3.Connection, vault_id: str, root: str, files: list[str], stamp: Any, previous: Snapshot | None
+) -> Snapshot:
+    notes = conn.execute(_NOTES, (vault_id,)).fetchall()
+    versions = {str(r[1]): (r[2], r[3], r[4], r[5]) for r in notes}
+    old = previous.versions if previous is not None else {}
+    same_names = previous is not None and len(old) == len(versions) and all(p in old for p in versions)
+    stale = [int(r[0]) for r in notes if old.get(r[1]) != versions[r[1]]]
+    whole = previous is None or len(stale) > len(notes) // 2
     loads = json.loads
-    for nid, path, size, ctime, mtime, tags, props in conn.execute(
-        "SELECT id, path, size, ctime, mtime, tags, properties FROM notes WHERE vault_id = ?", (vault_id,)
-    ):
-        parsed = loads(props) if props and props != "{}" else {}
-        records[nid] = Record(path, size, ctime or mtime, mtime, loads(tags) if tags != "[]" else [], parsed, [])
-    for src, target, target_path, alias, embed in conn.execute(
-        "SELECT src_id, target_raw, target_path, alias, embed FROM links WHERE vault_id = ? ORDER BY id", (vault_id,)
-    ):
-        rec = records.get(src)
-        if rec is not None and target:
-            rec.links.append(LinkRow(target, target_path, alias, bool(embed)))
+    records: dict[int, Record] = {}
+    if whole:
+        content = conn.execute(_CONTENT + " WHERE vault_id = ?", (vault_id,)).fetchall()
+    else:
+        content = _chunked(conn, _CONTENT, "id", stale)
+    fresh = {int(nid): (tags, props) for nid, tags, props in content}
+    kept = previous.by_path if previous is not None else {}
+    for nid, path, _etag, mtime, ctime, size in notes:
+        if nid in fresh:
+            tags, props = fresh[nid]
+            parsed = loads(props) if props and props != "{}" else {}
+            records[nid] = Record(path, size, ctime or mtime, mtime, loads(tags) if tags != "[]" else [], parsed, [])
+        else:
+            rec = kept[path]
+            links = rec.links if same_names else []
+            records[nid] = rec if same_names else Record(path, size, rec.ctime, mtime, rec.tags, rec.props, links)
+    # A note added or removed may change where other notes' links resolve: then read them all.
+    if whole or not same_names:
+        link_rows = conn.execute(_LINKS + " WHERE vault_id = ? ORDER BY id", (vault_id,)).fetchall()
+    else:
+        link_rows = sorted(_chunked(conn, _LINKS, "src_id", stale), key=lambda r: r[5])
+    for src, target, target_path, alias, embed, _id in link_rows:
+        owner = records.get(src)
+        if owner is not None and target:
+            owner.links.append(LinkRow(target, target_path, alias, bool(embed)))
     out = list(records.values())
     known = {r.path for r in out}
     for rel in files:
@@ -44,18 +93,45 @@ def load_snapshot(conn: sqlite3.Connection, vault_id: str, root: str, files: lis
             continue
         out.append(Record(rel, st.st_size, getattr(st, "st_birthtime", st.st_ctime), st.st_mtime, [], {}, []))
     out.sort(key=lambda r: r.path)
-    return Snapshot(out, stamp)
+    snap = Snapshot(out, stamp)
+    snap.versions = versions
+    return snap
 
 
 class SnapshotCache:
-    """The latest snapshot per indexer (weakly keyed: a closed vault's snapshot goes with it)."""
+    """The latest snapshot per indexer (weakly keyed: a closed vault's snapshot goes with it),
+    and one build at a time per indexer: a query arriving while the background refresh builds
+    waits for that build instead of starting a second one."""
 
     def __init__(self) -> None:
         self._by_indexer: weakref.WeakKeyDictionary[Any, Snapshot] = weakref.WeakKeyDictionary()
+        self._locks: weakref.WeakKeyDictionary[Any, asyncio.Lock] = weakref.WeakKeyDictionary()
 
     def get(self, indexer: Any, generation: int) -> Snapshot | None:
         snap = self._by_indexer.get(indexer)
         return snap if snap is not None and snap.stamp == generation else None
 
+    def latest(self, indexer: Any) -> Snapshot | None:
+        """The last snapshot built, whatever its generation (what a rebuild may reuse)."""
+        return self._by_indexer.get(indexer)
+
     def put(self, indexer: Any, snapshot: Snapshot) -> None:
         self._by_indexer[indexer] = snapshot
+
+    async def current(
+        self, indexer: Any, generation: int, build: Callable[[Snapshot | None], Awaitable[Snapshot]]
+    ) -> Snapshot:
+        """The snapshot of `generation`: cached, or built by `build(previous)` (one at a time)."""
+        cached = self.get(indexer, generation)
+        if cached is not None:
+            return cached
+        lock = self._locks.get(indexer)
+        if lock is None:
+            lock = self._locks[indexer] = asyncio.Lock()
+        async with lock:
+            cached = self.get(indexer, generation)
+            if cached is not None:
+                return cached
+            snap = await build(self.latest(indexer))
+            self.put(indexer, snap)
+            return snap

@@ -44,6 +44,10 @@ def _range(values: list[Any]) -> Any:
 
 
 def _unique(values: list[Any]) -> int:
+    strings = [v for v in values if type(v) is str]
+    if strings and len(strings) + values.count(None) == len(values):  # only text: the values themselves
+        texts = set(strings)
+        return len(texts) - ("" in texts)
     return len({identity(v) for v in values if not is_empty(v)})
 
 

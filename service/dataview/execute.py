@@ -23,6 +23,7 @@ from service.dataview.pages import View
 from service.dataview.query import Column, Query
 from service.dataview.syntax import Node
 from service.dataview.values import Link, SortKey, compare, to_json, truthy, type_of, typed
+from service.gcpause import paused
 
 Row = Mapping[str, Any]
 
@@ -76,7 +77,8 @@ def _source(node: Node, view: View, universe: set[str], this: str | None) -> set
 
 def run(query: Query, view: View, budget: Budget, this: str | None = None) -> Result:
     try:
-        return _run(query, view, budget, this)
+        with paused():
+            return _run(query, view, budget, this)
     except RecursionError:  # a chain of thousands of operators: compiled closures nest as deep
         from service.errors import QuerySyntaxError
 

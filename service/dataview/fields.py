@@ -2,25 +2,26 @@
 
 `extract` runs in the indexer (inside `service.indexer.rows.prepare`) and returns the facts as
 compact JSON for the `dataview_facts` table: every inline field as `[key, raw value, line]` and
-every list item as `[line, parent line or -1, task status or None, text, block id or None]`, with
-0-based file lines. Fields come in three forms: a line `Key:: value` (also after a list or quote
-marker), `[key:: value]` and `(key:: value)` anywhere in a line; fenced code is skipped. Values
-stay raw here; `values.parse_inline_value` types them when a query loads the page. Touches
-nothing outside itself.
+every list item as `[line, parent line or -1, task status or None, text, block id or None,
+section heading or None, tags]`, with 0-based file lines. The list items are the ones the note
+parser found (`service.markdown.parse.ListItem`, the same ones the index's task rows come from);
+this module only finds the fields. Fields come in three forms: a line `Key:: value` (also after
+a list or quote marker), `[key:: value]` and `(key:: value)` anywhere in a line; fenced code is
+skipped. Values stay raw here; `values.parse_inline_value` types them when a query loads the
+page. Touches nothing outside itself.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from typing import Any
 
+from service.markdown.parse import ListItem
+
 _FENCE = re.compile(r"^\s*(```|~~~)")
-_LIST = re.compile(r"^(\s*)(?:[-*+]|\d+[.)])\s+(?:\[(.)\]\s*)?(.*)$")
 _LINE_FIELD = re.compile(r"^\s*(?:>\s*)*(?:(?:[-*+]|\d+[.)])\s+(?:\[.\]\s+)?)?([^\[\]()\n:]+?)::(.*)$")
-_BLOCK_ID = re.compile(r"\s\^([A-Za-z0-9-]+)\s*$")
-_EMOJI = {"🗓️": "due", "🗓": "due", "📅": "due", "✅": "completion", "➕": "created", "🛫": "start", "⏳": "scheduled"}
-_SHORTHAND = re.compile(r"(🗓️|🗓|📅|✅|➕|🛫|⏳)\s*(\d{4}-\d{2}-\d{2})")
 _encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
@@ -74,20 +75,11 @@ def line_fields(line: str) -> list[tuple[str, str]]:
     return []
 
 
-def task_fields(text: str) -> list[tuple[str, str]]:
-    """The fields of a list item's text: bracketed ones plus the Tasks emoji shorthands."""
-    fields = bracket_fields(text)
-    fields += [(_EMOJI[m.group(1)], m.group(2)) for m in _SHORTHAND.finditer(text)]
-    return fields
-
-
-def extract(text: str, body_start: int) -> str:
-    """The note's inline fields and list items as JSON (see the module docstring)."""
+def extract(text: str, body_start: int, items: Sequence[ListItem] = ()) -> str:
+    """The note's inline fields and list `items` as JSON (see the module docstring)."""
     first = text.count("\n", 0, body_start)
     lines = text.split("\n")
     fields: list[list[Any]] = []
-    items: list[list[Any]] = []
-    stack: list[tuple[int, int]] = []  # (indent, line) of the open list items
     fence: str | None = None
     for n in range(first, len(lines)):
         line = lines[n]
@@ -99,22 +91,12 @@ def extract(text: str, body_start: int) -> str:
         if m is not None:
             fence = m.group(1)
             continue
-        item = _LIST.match(line)
-        if item is not None:
-            indent = len(item.group(1).expandtabs(4))
-            while stack and stack[-1][0] >= indent:
-                stack.pop()
-            body = item.group(3)
-            block = _BLOCK_ID.search(" " + body)
-            items.append([n, stack[-1][1] if stack else -1, item.group(2), body, block.group(1) if block else None])
-            stack.append((indent, n))
-        elif line.strip() and not line.startswith((" ", "\t")):
-            stack.clear()
         if "::" in line:
             fields.extend([key, value, n] for key, value in line_fields(line))
     if not fields and not items:
         return ""
-    return _encode({"f": fields, "l": items})
+    listed = [[i.line, i.parent, i.status, i.text, i.block, i.section, list(i.tags)] for i in items]
+    return _encode({"f": fields, "l": listed})
 
 
 def decode(facts: str | None) -> tuple[list[list[Any]], list[list[Any]]]:

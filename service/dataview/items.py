@@ -3,19 +3,21 @@
 Most queries never look at `file.tasks` or `file.lists`, so a page keeps its raw list items
 (from `dataview_facts`) and `FileFields` turns them into rows on first access, once: each item
 has Dataview's implicit fields (text, line, path, status, checked, completed, fullyCompleted,
-children, parent, tags, outlinks, link, blockId, task, annotated ...) plus its own inline fields
-and the Tasks plugin's emoji dates (due, completion, created, start, scheduled). Touches nothing
-outside itself.
+children, parent, section, tags, outlinks, link, blockId, task, annotated ...) plus its own
+inline fields and the Tasks plugin's emoji dates (due, completion, created, start, scheduled),
+read by `service.markdown.tasks` as the index's task rows are. Touches nothing outside itself.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from service.dataview.fields import task_fields
+from service.dataview.fields import bracket_fields
 from service.dataview.values import Link, canonical_key, parse_inline_value, strip_formatting
+from service.markdown.tasks import scan_fields as scan_task_fields
 
 _TAG = re.compile(r"(?<![\w#])#([^\s#,.;:!?()\[\]{}\"'`]+)")
 _WIKILINK = re.compile(r"\[\[([^\]|#]*)(?:#[^\]|]*)?(?:\|[^\]]*)?\]\]")
@@ -26,16 +28,20 @@ Resolve = Callable[[Any], Any]  # a value with its links resolved against the va
 def put(row: dict[str, Any], key: str, value: Any, merge: bool, multi: set[str]) -> None:
     """Store a field under its name (formatting stripped) and its simplified name; with `merge`,
     a key seen before becomes a list of its values (as Dataview does for repeated inline keys)."""
-    key = strip_formatting(key)
-    for name in {key, canonical_key(key)}:
-        if not name:
-            continue
+    for name in _names(key):
         if merge and name in row:
             old = row[name]
             row[name] = [*old, value] if name in multi else [old, value]
             multi.add(name)
         else:
             row[name] = value
+
+
+@functools.lru_cache(maxsize=4096)
+def _names(key: str) -> tuple[str, ...]:
+    """The names a field is stored under: as written (formatting stripped) and simplified."""
+    plain = strip_formatting(key)
+    return tuple(n for n in dict.fromkeys((plain, canonical_key(plain))) if n)
 
 
 def all_tags(tags: list[str]) -> list[str]:
@@ -50,15 +56,35 @@ def all_tags(tags: list[str]) -> list[str]:
     return out
 
 
+# The Tasks plugin fields Dataview reads on list items (its emoji shorthands), by the name
+# `service.markdown.tasks` gives them: read there, in both formats, by the project's one parser.
+_TASK_DATES = {"due": "due", "done": "completion", "created": "created", "start": "start", "scheduled": "scheduled"}
+
+
+def _item_fields(text: str) -> list[tuple[str, str]]:
+    """A list item's fields: its `[key:: value]` / `(key:: value)` fields, then the Tasks plugin
+    dates written as emoji (`📅 2026-11-30`) that no bracketed field already gave."""
+    fields = bracket_fields(text)
+    if not text.isascii():
+        written = {canonical_key(k) for k, _ in fields}
+        found = scan_task_fields(text)[0]
+        fields += [(dv, found[name]) for name, dv in _TASK_DATES.items() if name in found and dv not in written]
+    return fields
+
+
 def build_items(path: str, items: list[list[Any]], resolve: Resolve) -> list[dict[str, Any]]:
     rows: dict[int, dict[str, Any]] = {}
     out: list[dict[str, Any]] = []
-    for line, parent, status, text, block in items:
-        fields = task_fields(text)
+    for raw in items:
+        line, parent, status, text, block = raw[:5]
+        section = raw[5] if len(raw) > 5 else None  # facts indexed before sections were stored have none
+        tags = raw[6] if len(raw) > 6 else [m.group(1) for m in _TAG.finditer(text)]
+        fields = _item_fields(text)
         item: dict[str, Any] = {
             "text": text, "visual": text, "line": line, "lineCount": 1, "path": path,
-            "link": Link(path, None, False, f"^{block}" if block else None), "section": None,
-            "tags": all_tags([m.group(1) for m in _TAG.finditer(text)]),
+            "link": Link(path, None, False, f"^{block}" if block else None),
+            "section": Link(path, None, False, section) if section else Link(path),
+            "tags": all_tags(tags),
             "outlinks": [resolve(Link(m.group(1))) for m in _WIKILINK.finditer(text)],
             "children": [], "task": status is not None, "annotated": bool(fields),
             "parent": parent if parent >= 0 else None, "blockId": block,
@@ -66,8 +92,8 @@ def build_items(path: str, items: list[list[Any]], resolve: Resolve) -> list[dic
             "completed": status in ("x", "X"), "fullyCompleted": status in ("x", "X"),
         }  # fmt: skip
         multi: set[str] = set()
-        for key, raw in fields:
-            put(item, key, resolve(parse_inline_value(raw)), True, multi)
+        for key, value in fields:
+            put(item, key, resolve(parse_inline_value(value)), True, multi)
         rows[line] = item
         if parent >= 0 and parent in rows:
             rows[parent]["children"].append(item)

@@ -17,7 +17,6 @@ the set: a note the caller may not read is absent from it and from every `file.i
 from __future__ import annotations
 
 import datetime as dt
-import gc
 import json
 import re
 import sqlite3
@@ -30,6 +29,7 @@ from typing import Any
 from service.dataview.fields import decode
 from service.dataview.items import FileFields, ItemCache, all_tags, put
 from service.dataview.values import Link, from_frontmatter, parse_date, parse_inline_value
+from service.gcpause import paused
 from service.obsidian.canvas import not_canvas
 
 _DAY_IN_NAME = re.compile(r"(\d{4})-?(\d{2})-?(\d{2})")
@@ -226,11 +226,8 @@ class PageCache:
             cached = sets.get(vault_id)
             if cached is not None and cached[0] == signature:
                 return cached[1].pages
-            gc.disable()  # building ~10^6 small objects: generational collections only cost time here
-            try:
+            with paused():  # building ~10^6 small objects: generational collections only cost time here
                 built = load(conn, vault_id, cached[1] if cached is not None else None)
-            finally:
-                gc.enable()
             sets[vault_id] = (signature, built)
             return built.pages
 

@@ -5,11 +5,15 @@
     WHERE expr | SORT expr [ASC|DESC], ... | GROUP BY expr [AS name] | FLATTEN expr [AS name] | LIMIT n
 
 `parse_query` returns a `Query` (or raises `DqlError` with the position); `describe` renders it
-as JSON for `validate_dql`. Keywords are case-insensitive. Touches nothing outside itself.
+as JSON for `validate_dql`. Keywords are case-insensitive. `is_dataviewjs` recognises DataviewJS
+(JavaScript against Dataview's `dv` API: a ```` ```dataviewjs ```` block, inline `$=` code, or
+text that is no DQL and calls `dv.`), which the server does not run. Touches nothing outside
+itself.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -171,6 +175,21 @@ def parse_query(source: str) -> Query:
         exprs += [e for e, _ in arg] if name == "SORT" else [arg.expr if isinstance(arg, Column) else arg]
     check_depth(exprs, source)
     return query
+
+
+_JS_FENCE = re.compile(r"\A\s*(?:`{3,}|~{3,})[ \t]*dataviewjs\b", re.IGNORECASE)
+_JS_INLINE = re.compile(r"\A\s*`?\$=")
+_JS_CODE = re.compile(r"\b(?:dv|dataview)\.[A-Za-z_]\w*|^\s*(?:const|let|var|await|function)\s", re.MULTILINE)
+
+
+def is_dataviewjs(source: str) -> bool:
+    """Whether `source` is DataviewJS rather than DQL: a ```dataviewjs fence, an inline `$=`
+    query, or JavaScript calling the `dv` API (asked only of text that does not parse as DQL and
+    does not start with a DQL query type)."""
+    first = source.split(None, 1)[0].upper() if source.strip() else ""
+    if first in QUERY_TYPES:
+        return False
+    return bool(_JS_FENCE.match(source) or _JS_INLINE.match(source) or _JS_CODE.search(source))
 
 
 def describe(q: Query) -> dict[str, Any]:

@@ -11,6 +11,7 @@ values as JSON with their type. Touches nothing outside itself.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import math
 import re
 import unicodedata
@@ -160,6 +161,7 @@ class SortKey:
 _FORMATTING = re.compile(r"[*_~=`]+")
 
 
+@functools.lru_cache(maxsize=4096)
 def canonical_key(key: str) -> str:
     """Dataview's simplified key: formatting stripped, lower case, spaces as '-', punctuation
     dropped (letters, digits, emoji, '-' and '_' stay)."""

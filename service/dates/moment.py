@@ -4,12 +4,20 @@
 `parse_date(fmt, text)` reads such a text back to the first day it names (the day, the week's
 first day, the month's first day, …), so `format(parse(format(d)))` gives the same text.
 
-Supported tokens: years `YYYY` `YY`, quarter `Q`, months `M` `MM` `MMM` `MMMM`, days `D` `DD` `Do`
-`DDD` `DDDD` (day of year), weekdays `d` `dd` `ddd` `dddd` `e` `E`, locale weeks `w` `ww` with
-their year `gggg` `gg`, ISO weeks `W` `WW` with their year `GGGG` `GG`, time `H` `HH` `h` `hh`
-`m` `mm` `s` `ss` `A` `a`. Text in brackets is literal (`[W]`), as is every character that is
-not a letter (`/` makes the path a subfolder). Any other letter is a token this module does not
-know: `MomentError`, never a guess.
+Tokens read and written (`TOKENS`): years `YYYY` `YY`, quarter `Q`, months `M` `MM` `MMM` `MMMM`,
+days `D` `DD` `Do` `DDD` `DDDD` (day of year), weekdays `d` `dd` `ddd` `dddd` `e` `E`, locale
+weeks `w` `ww` with their year `gggg` `gg`, ISO weeks `W` `WW` with their year `GGGG` `GG`, time
+`H` `HH` `h` `hh` `m` `mm` `s` `ss` `A` `a`. Written only (`FORMAT_TOKENS`, the rest of
+Moment's format table): ordinals `Mo` `Qo` `DDDo` `do` `wo` `Wo`, years `Y` `YYYYY` `YYYYYY`,
+era years `y` `yy` `yyy` `yyyy` `yo` and eras `N`…`NNNNN`, week years `ggggg` `GGGGG`, hours
+`k` `kk` (1-24), `Hmm` `Hmmss` `hmm` `hmmss`, fractional seconds `S` to `SSSSSSSSS`, Unix time
+`X` `x`, offsets `Z` `ZZ` (the machine's local offset: dates are naive local times), zone
+names `z` `zz` (empty, as Moment without a time-zone plugin writes them), and the localised
+formats `LT` `LTS` `L` `LL` `LLL` `LLLL` `l` `ll` `lll` `llll`. Text in brackets is literal
+(`[W]`), as is a backslash-escaped character and every character that is not a letter (`/`
+makes the path a subfolder). Any other letter is a token this module does not know: by default
+`MomentError`, never a guess (a note path must not come out wrong); `strict=False` writes it as
+it is, as Moment does (Bases `format()`).
 
 Locale weeks (`w` `ww` `gggg` `gg` `e`) follow a week rule `(dow, doy)` as Moment's locales
 define it: `dow` is the first day of the week (0 = Sunday), and week 1 is the week holding
@@ -30,7 +38,20 @@ TOKENS = (
     "Do", "DDDD", "DDD", "DD", "D", "dddd", "ddd", "dd", "d", "E", "e",
     "HH", "H", "hh", "h", "mm", "m", "ss", "s", "A", "a",
 )  # fmt: skip
-_TOKEN = re.compile(r"\[[^\]]*\]|" + "|".join(TOKENS))
+FORMAT_TOKENS = (
+    *TOKENS, "Mo", "Qo", "DDDo", "do", "wo", "Wo", "Y", "YYYYY", "YYYYYY", "y", "yy", "yyy", "yyyy", "yo",
+    "N", "NN", "NNN", "NNNN", "NNNNN", "ggggg", "GGGGG", "k", "kk", "Hmm", "Hmmss", "hmm", "hmmss",
+    *("S" * n for n in range(1, 10)), "X", "x", "Z", "ZZ", "z", "zz",
+)  # fmt: skip
+# Moment's English localised formats, expanded before the other tokens are read.
+LOCALISED = {
+    "LTS": "h:mm:ss A", "LT": "h:mm A", "LLLL": "dddd, MMMM D, YYYY h:mm A", "LLL": "MMMM D, YYYY h:mm A",
+    "LL": "MMMM D, YYYY", "L": "MM/DD/YYYY", "llll": "ddd, MMM D, YYYY h:mm A", "lll": "MMM D, YYYY h:mm A",
+    "ll": "MMM D, YYYY", "l": "M/D/YYYY",
+}  # fmt: skip
+_LOCALISED = re.compile(r"(\[[^\]]*\])|(\\.)|(LTS|LT|LLLL|LLL|LL|L|llll|lll|ll|l)")
+_TOKEN = re.compile(r"\[[^\]]*\]|\\.|" + "|".join(sorted(set(FORMAT_TOKENS), key=len, reverse=True)))
+_READABLE = frozenset(TOKENS)
 MONTHS = calendar.month_name[1:]
 DAYS = ("Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday")  # Moment's d: 0 = Sunday
 Week = tuple[int, int]  # (dow, doy) as in Moment's locale data
@@ -42,21 +63,31 @@ class MomentError(ValueError):
     """A format with a token this module does not support, or a text that does not fit it."""
 
 
-def tokens(fmt: str) -> list[tuple[bool, str]]:
-    """`fmt` split into (is_token, text) parts; an unknown letter is `MomentError`."""
+def _expand_localised(fmt: str) -> str:
+    if "L" not in fmt and "l" not in fmt:
+        return fmt
+    return _LOCALISED.sub(lambda m: LOCALISED[m.group(3)] if m.group(3) else m.group(0), fmt)
+
+
+def tokens(fmt: str, strict: bool = True) -> list[tuple[bool, str]]:
+    """`fmt` split into (is_token, text) parts; an unknown letter is `MomentError` (`strict`) or
+    literal text."""
+    fmt = _expand_localised(fmt)
     out: list[tuple[bool, str]] = []
     i = 0
     while i < len(fmt):
         m = _TOKEN.match(fmt, i)
         if m and m.group(0).startswith("["):
             out.append((False, m.group(0)[1:-1]))
+        elif m and m.group(0).startswith("\\"):
+            out.append((False, m.group(0)[1:]))
         elif m:
             out.append((True, m.group(0)))
-        elif fmt[i].isalpha():
+        elif fmt[i].isalpha() and strict:
             run = re.match(rf"{re.escape(fmt[i])}+", fmt[i:])
             bad = run.group(0) if run else fmt[i]
             raise MomentError(
-                f"unsupported Moment.js token {bad!r} in {fmt!r} (supported: {' '.join(TOKENS)}; "
+                f"unsupported Moment.js token {bad!r} in {fmt!r} (supported: {' '.join(FORMAT_TOKENS)}; "
                 "put literal text in [brackets])"
             )
         else:
@@ -149,13 +180,55 @@ def _value(token: str, t: datetime, week: Week) -> str:
         case "A" | "a":
             half = "AM" if t.hour < 12 else "PM"
             return half if token == "A" else half.lower()
+    return _written_only(token, t, week)
+
+
+def _written_only(token: str, t: datetime, week: Week) -> str:
+    """The tokens Moment writes but `parse_date` does not read."""
+    if token.endswith("o") and token not in ("yo",):  # Mo Qo DDDo do wo Wo: the number as an ordinal
+        return _ordinal(int(_value(token[:-1] if token != "do" else "d", t, week)))
+    if token[0] == "S":  # fractional seconds: Moment keeps milliseconds, then pads with zeros
+        return f"{t.microsecond // 1000:03d}{'0' * 6}"[: len(token)]
+    if token in ("Hmm", "Hmmss", "hmm", "hmmss"):
+        return "".join(_value(part, t, week) for part in (token[0], "mm", "ss")[: 3 if token.endswith("ss") else 2])
+    match token:
+        case "Y" | "y" | "yo":
+            return _ordinal(t.year) if token == "yo" else str(t.year)
+        case "YYYYY" | "ggggg" | "GGGGG":
+            year = t.year if token[0] == "Y" else int(_value(token[:4], t, week))
+            return f"{year:05d}"
+        case "YYYYYY":
+            return f"{'+' if t.year >= 0 else '-'}{abs(t.year):06d}"
+        case "yy":
+            return f"{t.year % 100:02d}"
+        case "yyy" | "yyyy":
+            return f"{t.year:0{len(token)}d}"
+        case "N" | "NN" | "NNN" | "NNNNN":
+            return "AD"
+        case "NNNN":
+            return "Anno Domini"
+        case "k" | "kk":
+            return f"{t.hour or 24:02d}" if token == "kk" else str(t.hour or 24)
+        case "X":
+            return str(int(t.timestamp()))
+        case "x":
+            return str(int(t.timestamp() * 1000))
+        case "Z" | "ZZ":
+            offset = t.astimezone().utcoffset() or timedelta(0)
+            minutes = int(offset.total_seconds() // 60)
+            hours, mins = divmod(abs(minutes), 60)
+            sign = "+" if minutes >= 0 else "-"
+            return f"{sign}{hours:02d}:{mins:02d}" if token == "Z" else f"{sign}{hours:02d}{mins:02d}"
+        case "z" | "zz":
+            return ""
     raise MomentError(f"unsupported Moment.js token {token!r}")
 
 
-def format_date(fmt: str, when: date | datetime, week: Week = LOCALE_WEEK) -> str:
-    """`when` written as Moment's `format(fmt)` writes it (locale weeks by `week`)."""
+def format_date(fmt: str, when: date | datetime, week: Week = LOCALE_WEEK, strict: bool = True) -> str:
+    """`when` written as Moment's `format(fmt)` writes it (locale weeks by `week`; `strict`: see
+    the module docstring)."""
     t = when if isinstance(when, datetime) else datetime(when.year, when.month, when.day)
-    return "".join(_value(text, t, week) if is_token else text for is_token, text in tokens(fmt))
+    return "".join(_value(text, t, week) if is_token else text for is_token, text in tokens(fmt, strict))
 
 
 _PATTERN = {
@@ -177,6 +250,9 @@ def _year(text: str) -> int:
 def parse_date(fmt: str, text: str, week: Week = LOCALE_WEEK) -> date:
     """The first day `text`, written in `fmt`, names; `MomentError` when it does not fit."""
     parts = tokens(fmt)
+    unreadable = [p for is_token, p in parts if is_token and p not in _READABLE]
+    if unreadable:
+        raise MomentError(f"the Moment.js token {unreadable[0]!r} in {fmt!r} is written but cannot be read back")
     regex = "".join(f"({_PATTERN[p]})" if is_token else re.escape(p) for is_token, p in parts)
     m = re.fullmatch(regex, text, re.IGNORECASE)
     if not m:

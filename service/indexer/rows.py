@@ -133,7 +133,7 @@ def prepare(item: NoteInput, paths: PathSet | None) -> Prepared:
             )
             for t in p.tasks
         ],
-        dataview=dataview_facts(item.text, p.body_start),
+        dataview=dataview_facts(item.text, p.body_start, p.items),
     )
 
 

@@ -8,8 +8,11 @@ inside HTML tags (`style="color: #dcddde"`), HTML comments (`<!-- … -->`, also
 or HTML blocks (CommonMark's block-level elements such as `<table>`, up to a blank line); links
 there still count, as in Obsidian's link graph and the published vault statistics. Obsidian
 comments (`%% … %%`) are read like the rest of the note, as Obsidian does (links and tags in
-them count; the "hidden link" idiom relies on it). Task syntax is read inside
-blockquotes and callouts too (`> - [ ] call`).
+them count; the "hidden link" idiom relies on it). List items (`items`: line, parent item,
+task status, text, block id, section heading, tags) are read inside blockquotes and callouts
+too (`> - [ ] call`); they are the one list and task parser of the project: the index's task
+rows (`tasks`, with the Tasks plugin fields of `service.markdown.tasks`) and Dataview's
+`file.lists` / `file.tasks` are both made from them.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from service.markdown.fences import CodeScanner
 from service.markdown.tasks import depends_on
 from service.markdown.tasks import scan_fields as scan_task_fields
 
+_ITEM_START = frozenset("-*+0123456789")
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$")
 _INLINE_CODE = re.compile(r"(`+)(?:(?!\1).)+?\1")
 _WIKILINK = re.compile(r"(!?)\[\[([^\[\]\n]+?)\]\]")
@@ -33,7 +37,8 @@ _MDLINK = re.compile(r"(!?)\[([^\]\n]*)\]\((<[^<>\n]*>|[^()\s]+(?:\([^()\s]*\))?
 _TAG = re.compile(r"(?:(?<=\s)|^)#([\w/-]*[^\W\d][\w/-]*|[\w/-]*[-/][\w/-]*)")
 _URL = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://\S+")
 _BLOCK_ID = re.compile(r"(?:^|\s)\^([A-Za-z0-9-]+)[ \t]*$")
-_TASK = re.compile(r"^([ \t]*)(?:[-*+]|\d+[.)])[ \t]+\[(.)\][ \t]+(.*)$")  # bullet or numbered item
+# A list item (bullet or numbered); a task when a one-character status in brackets follows.
+_ITEM = re.compile(r"^([ \t]*)(?:[-*+]|\d+[.)])[ \t]+(?:\[(.)\][ \t]+)?(.*)$")
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
 HTML_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>")
 HTML_BLOCK = re.compile(
@@ -84,6 +89,20 @@ class Task:
         return self.status.lower() == "x"
 
 
+@dataclass(frozen=True, slots=True)
+class ListItem:
+    """A list item (a task when `status` is set): what Dataview's `file.lists` / `file.tasks`
+    read, and what `tasks` (the index's task rows) is made of."""
+
+    line: int
+    parent: int  # line of the enclosing list item, -1 at the top level
+    status: str | None
+    text: str  # after the marker and the status, as written
+    block: str | None  # block id (`^abc` at the end of the line)
+    section: str | None  # the heading the item is under
+    tags: tuple[str, ...] = ()
+
+
 @dataclass(slots=True)
 class ParsedNote:
     title: str  # Obsidian's title: the file's base name (`note_title`)
@@ -99,6 +118,7 @@ class ParsedNote:
     headings: list[Heading] = field(default_factory=list)
     block_ids: dict[str, int] = field(default_factory=dict)
     tasks: list[Task] = field(default_factory=list)
+    items: list[ListItem] = field(default_factory=list)
     word_count: int = 0
 
 
@@ -170,10 +190,11 @@ def _split_link(inner: str) -> tuple[str, str | None, str | None]:
     return inner.strip(), subpath, alias
 
 
-def _task(line_no: int, status: str, text: str, tags: list[str]) -> Task:
-    if "::" not in text and text.isascii():  # most tasks carry no field at all
+def _task(line_no: int, status: str, masked: str, text: str, tags: list[str]) -> Task:
+    """A task row; its fields are read from `masked` (inline code blanked: no field there)."""
+    if "::" not in masked and masked.isascii():  # most tasks carry no field at all
         return Task(line=line_no, status=status, text=text.strip(), tags=tuple(tags))
-    f = scan_task_fields(text)[0]
+    f = scan_task_fields(masked)[0]
     return Task(
         line=line_no,
         status=status,
@@ -202,6 +223,9 @@ def parse_note(rel: str, text: str) -> ParsedNote:
     headings: list[Heading] = []
     blocks: dict[str, int] = {}
     tasks: list[Task] = []
+    items: list[ListItem] = []
+    open_items: list[tuple[int, int]] = []  # (indent, line) of the list items still open
+    section: str | None = None
     words = 0
     code = CodeScanner()
     comment = False  # an HTML comment is open across lines
@@ -224,6 +248,7 @@ def parse_note(rel: str, text: str) -> ParsedNote:
         h = _HEADING.match(line) if line[:1] == "#" else None
         if h:
             headings.append(Heading(len(h.group(1)), h.group(2).strip(), no))
+            section = h.group(2).strip()
         has_wiki = "[[" in line
         has_md = "](" in line
         if has_wiki:
@@ -256,14 +281,24 @@ def parse_note(rel: str, text: str) -> ParsedNote:
             for t in line_tags:
                 if t not in inline_tags:
                     inline_tags.append(t)
-        if "^" in line:
-            b = _BLOCK_ID.search(line)
-            if b:
-                blocks.setdefault(b.group(1), no)
-        if "[" in line:
-            task = _TASK.match(line if code.depth == 0 else line[len(raw) - len(code.content) :])
-            if task:
-                tasks.append(_task(no, task.group(2), task.group(3), line_tags))
+        b = _BLOCK_ID.search(line) if "^" in line else None
+        if b:
+            blocks.setdefault(b.group(1), no)
+        content = line if code.depth == 0 else line[len(raw) - len(code.content) :]
+        item = _ITEM.match(content) if content.lstrip(" \t")[:1] in _ITEM_START else None
+        if item is not None:
+            indent = len(item.group(1).expandtabs(4))
+            while open_items and open_items[-1][0] >= indent:
+                open_items.pop()
+            status, masked = item.group(2), item.group(3)
+            text = raw[len(raw) - len(masked) :]  # the same span of the line, inline code as written
+            parent = open_items[-1][1] if open_items else -1
+            items.append(ListItem(no, parent, status, text, b.group(1) if b else None, section, tuple(line_tags)))
+            open_items.append((indent, no))
+            if status is not None:
+                tasks.append(_task(no, status, masked, text, line_tags))
+        elif not content.startswith((" ", "\t")):
+            open_items.clear()  # a line at the margin that is no list item ends the list
     all_tags = list(fm_tags)
     for t in inline_tags:
         if t not in all_tags:
@@ -282,6 +317,7 @@ def parse_note(rel: str, text: str) -> ParsedNote:
         headings=headings,
         block_ids=blocks,
         tasks=tasks,
+        items=items,
         word_count=words,
     )
 

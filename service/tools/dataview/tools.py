@@ -18,14 +18,18 @@ from pydantic import Field
 from service.dataview import execute
 from service.dataview.evaluate import Budget
 from service.dataview.pages import PageCache, View
-from service.dataview.query import Query, describe, parse_query
+from service.dataview.query import Query, describe, is_dataviewjs, parse_query
 from service.dataview.syntax import DqlError
 from service.dataview.values import typed
-from service.errors import QuerySyntaxError
+from service.errors import ModeUnavailable, QuerySyntaxError
+from service.gcpause import paused
+from service.indexer.runner import indexer_of
+from service.storage.db import Database
 from service.tools.context import ToolContext
 from service.tools.models import JsonValue, Paging, ToolInput, ToolOutput, decode_cursor, page_of
 from service.tools.search_common import Partial, drop_gone, partial, query_key, readable, run
 from service.tools.spec import ToolSpec
+from service.vault.vault import Vault
 
 # The page sets of each index database and vault, rebuilt when the vault's index changes.
 PAGES = PageCache()
@@ -38,10 +42,26 @@ QUERY_FIELD: Any = Field(
 )
 
 
+JS_MESSAGE = (
+    "DataviewJS (JavaScript against Dataview's `dv` API) is not supported: the server evaluates DQL "
+    "natively and does not run JavaScript"
+)
+JS_HINT = (
+    "Rewrite the view as a DQL query (LIST, TABLE, TASK or CALENDAR with FROM, WHERE, SORT, GROUP BY, "
+    "FLATTEN, LIMIT); dv.pages(source) corresponds to FROM source."
+)
+
+
+def _javascript() -> ModeUnavailable:
+    return ModeUnavailable(JS_MESSAGE, details={"language": "dataviewjs", "supported": False}, hint=JS_HINT)
+
+
 def _parse(source: str) -> Query:
     try:
         return parse_query(source)
     except DqlError as e:
+        if is_dataviewjs(source):
+            raise _javascript() from None
         raise QuerySyntaxError(
             e.message,
             details={"offset": e.offset, "line": e.line, "column": e.column},
@@ -76,10 +96,14 @@ class DqlOut(ToolOutput, Partial):
 
 def _version(ctx: ToolContext) -> int | None:
     """The vault's index generation (read before the query: a later write only makes it newer)."""
-    from service.indexer.runner import indexer_of
-
     indexer = indexer_of(ctx.vault)
     return indexer.generation if indexer is not None else None
+
+
+async def pages_of(vault: Vault, db: Database, version: int | None) -> None:
+    """Build (or refresh, incrementally) the vault's pages for index generation `version`."""
+    vault_id = vault.id
+    await db.run_read(lambda conn: PAGES.get(db, conn, vault_id, version))
 
 
 def _budget(ctx: ToolContext) -> Budget:
@@ -104,7 +128,7 @@ async def search_dql(ctx: ToolContext, args: SearchDqlIn) -> DqlOut:
     rows = await drop_gone(ctx, result.rows, offset, args.limit, paths=result.paths)
     window, cursor = page_of(rows, offset, args.limit, t="dql", q=key)
     # Rendering evaluates the columns: off the event loop, on this page's rows only.
-    rendered = await run(ctx, lambda conn: [result.render(row) for row in window])
+    rendered = await run(ctx, lambda conn: _render(result, window))
     for row in rendered:
         _add_urls(ctx, row)
     return DqlOut(
@@ -116,6 +140,11 @@ async def search_dql(ctx: ToolContext, args: SearchDqlIn) -> DqlOut:
         next_cursor=cursor,
         partial=partial(ctx),
     )
+
+
+def _render(result: execute.Result, window: list[Any]) -> list[dict[str, Any]]:
+    with paused():
+        return [result.render(row) for row in window]
 
 
 def _add_urls(ctx: ToolContext, row: dict[str, Any]) -> None:
@@ -140,7 +169,9 @@ class ValidateDqlOut(ToolOutput):
         default=None, description="The query's structure: type, columns, source and commands as expression trees."
     )
     error: dict[str, JsonValue] | None = Field(
-        default=None, description="When invalid: message, offset (0-based), line and column (1-based)."
+        default=None,
+        description="When invalid: message, offset (0-based), line and column (1-based); for "
+        "DataviewJS, which is not supported, message, language 'dataviewjs', supported false and a hint.",
     )
 
 
@@ -148,6 +179,11 @@ async def validate_dql(ctx: ToolContext, args: ValidateDqlIn) -> ValidateDqlOut:
     try:
         query = parse_query(args.query)
     except DqlError as e:
+        if is_dataviewjs(args.query):
+            return ValidateDqlOut(
+                valid=False,
+                error={"message": JS_MESSAGE, "language": "dataviewjs", "supported": False, "hint": JS_HINT},
+            )
         error = {"message": e.message, "offset": e.offset, "line": e.line, "column": e.column}
         return ValidateDqlOut(valid=False, error=error)
     return ValidateDqlOut(valid=True, parsed=describe(query))
@@ -218,7 +254,8 @@ TOOLS: tuple[ToolSpec, ...] = (
         description="Runs a Dataview (DQL) query as the vault owner writes it in ```dataview blocks — LIST, TABLE, "
         "TASK, CALENDAR with FROM, WHERE, SORT, GROUP BY, FLATTEN, LIMIT and Dataview's functions — over "
         "frontmatter, inline `key:: value` fields and file.* fields, without Obsidian. Use it to reproduce an "
-        "owner's Dataview view; prefer search_properties or query_jsonlogic for ad-hoc filters.",
+        "owner's Dataview view; prefer search_properties or query_jsonlogic for ad-hoc filters. DataviewJS "
+        "(```dataviewjs, `$=`) is JavaScript and not supported: it answers mode_unavailable.",
         input_model=SearchDqlIn,
         output_model=DqlOut,
         handler=search_dql,

@@ -24,10 +24,12 @@ from service.bases.source import SnapshotCache, load_snapshot
 from service.bases.values import cell
 from service.errors import ValidationFailed
 from service.indexer.runner import indexer_of
+from service.storage.db import Database
 from service.tools.context import ToolContext
 from service.tools.models import JsonValue, NoteRef, Paging, ToolInput, ToolOutput, decode_cursor, page_of
-from service.tools.search_common import Partial, partial, query_key, readable, run
+from service.tools.search_common import Partial, partial, query_key, readable
 from service.tools.spec import ToolSpec
+from service.vault.vault import Vault
 
 _SNAPSHOTS = SnapshotCache()
 
@@ -94,18 +96,24 @@ class QueryBaseOut(ToolOutput, Partial):
     next_cursor: str | None = Field(default=None, description="Pass as `cursor` for the next page.")
 
 
+async def snapshot_of(vault: Vault, db: Database) -> Snapshot:
+    """The vault's Bases snapshot at the index's current generation, built (incrementally from
+    the last one) when the index changed since; the background refresh usually did it already."""
+    indexer = indexer_of(vault)
+    if indexer is None:
+        return await db.run_read(lambda conn: load_snapshot(conn, vault.id, str(vault.paths.root), [], -1))
+    generation = indexer.generation  # read first: a write meanwhile only makes the next call rebuild
+    vault_id, root = vault.id, str(vault.paths.root)
+
+    async def build(previous: Snapshot | None) -> Snapshot:
+        files = indexer.files()
+        return await db.run_read(lambda conn: load_snapshot(conn, vault_id, root, files, generation, previous))
+
+    return await _SNAPSHOTS.current(indexer, generation, build)
+
+
 async def _snapshot(ctx: ToolContext) -> Snapshot:
-    indexer = indexer_of(ctx.vault)
-    generation = indexer.generation if indexer is not None else -1
-    cached = _SNAPSHOTS.get(indexer, generation) if indexer is not None else None
-    if cached is not None:
-        return cached
-    files = indexer.files() if indexer is not None else []
-    vault_id, root = ctx.vault.id, str(ctx.vault.paths.root)
-    snap = await run(ctx, lambda conn: load_snapshot(conn, vault_id, root, files, generation))
-    if indexer is not None:
-        _SNAPSHOTS.put(indexer, snap)
-    return snap
+    return await snapshot_of(ctx.vault, ctx.services.db)
 
 
 def _stat_record(abs_path: str, rel: str) -> Record:

@@ -159,6 +159,39 @@ async def test_search_dql_failures(dv: Harness) -> None:
     assert dv.snapshot() == before
 
 
+JS_BLOCK = """```dataviewjs
+dv.table(["File", "Rating"], dv.pages("#book").map(p => [p.file.link, p.rating]))
+```"""
+
+
+@pytest.mark.covers("search_dql", "failure")
+@pytest.mark.parametrize(
+    "source",
+    [
+        JS_BLOCK,
+        'dv.list(dv.pages("#book").file.name)',  # a block's content, without its fence
+        "const books = dv.pages('#book');\ndv.list(books.file.link)",
+        "$= dv.pages('#book').length",  # inline DataviewJS
+    ],
+)
+async def test_dataviewjs_is_not_supported(dv: Harness, source: str) -> None:
+    before = dv.snapshot()
+    err = await dv.err("search_dql", "mode_unavailable", query=source)
+    assert "not supported" in err["message"] and err["details"] == {"language": "dataviewjs", "supported": False}
+    assert err["retryable"] is False and "DQL" in err["hint"]
+    checked = await dv.ok("validate_dql", query=source)
+    assert not checked["valid"] and checked["error"]["language"] == "dataviewjs"
+    assert checked["error"]["supported"] is False
+    assert dv.snapshot() == before
+
+
+async def test_dql_naming_dv_fields_is_still_dql(dv: Harness) -> None:
+    """Only text that does not parse as DQL is taken for JavaScript: a field named `dv` is fine."""
+    out = await dv.ok("search_dql", query="LIST WHERE dv.x = 1")
+    assert out["total"] == 0
+    await dv.err("search_dql", "query_syntax_error", query="LIST WHERE dv.x =")
+
+
 async def test_budget_exceeded(make_vault: Callable[..., Path]) -> None:
     async with started(make_vault(DV_VAULT), search={"jsonlogic_max_ops": 1000}) as h:
         await h.indexed()

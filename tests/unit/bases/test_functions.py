@@ -116,6 +116,12 @@ def test_date_fields_and_functions() -> None:
     assert ev(f'{d}.format("YYYY-MM-DD")') == "2025-05-27"
     assert ev(f'{d}.format("dddd, MMMM Do YYYY, h:mm a")') == "Tuesday, May 27th 2025, 1:45 pm"
     assert ev(f"{d}.time()") == "13:45:30"
+    # format() is Moment's whole token table (service.dates.moment, shared with periodic notes):
+    # ordinals, localised formats, era, 1-24 hours, locale vs ISO weeks; other letters are literal.
+    assert ev(f'{d}.format("Qo [quarter], DDDo [day], LL")') == "2nd quarter, 147th day, May 27, 2025"
+    assert ev(f'{d}.format("LLLL")') == "Tuesday, May 27, 2025 1:45 PM"
+    assert ev(f'{d}.format("YYYY-MM-DDTHH:mm NNNN kk")') == "2025-05-27T13:45 Anno Domini 13"
+    assert ev('date("2021-01-03").format("gggg-[W]ww GGGG-[W]WW")') == "2021-W02 2020-W53"
     assert ev(f"{d}.isEmpty()") is False
     assert ev('(now() - "3 days").relative()') == "3 days ago"
     assert ev('(now() + "2h").relative()') == "in 2 hours"

@@ -86,3 +86,29 @@ def test_base_blocks() -> None:
     text = "# T\n```base\nfilters: a\n```\n~~~~base\nviews: []\n~~~~\n```yaml\nx: 1\n```\n"
     blocks = base_blocks(text)
     assert [(b.line, b.text) for b in blocks] == [(2, "filters: a"), (5, "views: []")]
+
+
+def test_text_equality_shortcut_matches_the_generic_statement() -> None:
+    """`status == "x"` is answered from the property column; values that are not text (a link, a
+    list, a number, none) still go through the compiled statement, so the rows are the same as
+    for the equivalent `"x" == status`, which takes the generic path, and in record order."""
+    snap = Snapshot(
+        [
+            rec("1.md", status="x"),
+            rec("2.md", status="[[x]]"),  # a link: equal to the text of its target
+            rec("3.md", status=["x"]),
+            rec("4.md", status=5),
+            rec("5.md"),
+            rec("6.md", status="y"),
+            rec("7.md", status="x"),
+        ]
+    )
+
+    def select(flt: str) -> list[str]:
+        base = load(f"filters: '{flt}'\n")
+        result = run(base, pick_view(base, None), snap, Context(snap, None, 100_000, 5.0))
+        return [r.record.path for r in result.rows]
+
+    fast, generic = select('status == "x"'), select('"x" == status')
+    assert fast == generic == ["1.md", "2.md", "7.md"]
+    assert select('note.status == "y"') == ["6.md"]

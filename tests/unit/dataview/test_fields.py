@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from service.dataview.fields import bracket_fields, decode, extract, task_fields
+from service.dataview.fields import bracket_fields, decode, extract
+from service.dataview.items import build_items
 from service.dataview.values import Duration, Link, canonical_key, parse_inline_value
+from service.markdown.parse import parse_note
 
 
 def test_every_inline_form_with_file_lines() -> None:
@@ -18,7 +20,7 @@ def test_every_inline_form_with_file_lines() -> None:
         "    - child item\n"  # 11
         "- [x] done ^abc\n"  # 12
     )
-    fields, items = decode(extract(text, text.index("Basic")))
+    fields, items = decode(extract(text, text.index("Basic"), parse_note("n.md", text).items))
     assert fields == [
         ["Basic Field", "Some random Value", 3],
         ["**Bold Field**", "Nice!", 4],
@@ -27,12 +29,13 @@ def test_every_inline_form_with_file_lines() -> None:
         ["longKeyIDontNeedWhenReading", "key", 6],
         ["due", "2022-04-05", 10],
     ]
-    assert items == [
-        [10, -1, " ", "Send an mail [due:: 2022-04-05] ✅ 2022-04-06", None],
-        [11, 10, None, "child item", None],
-        [12, -1, "x", "done ^abc", "abc"],
+    assert items == [  # the note parser's list items (service.markdown.parse), the ones list_tasks reads
+        [10, -1, " ", "Send an mail [due:: 2022-04-05] ✅ 2022-04-06", None, None, []],
+        [11, 10, None, "child item", None, None, []],
+        [12, -1, "x", "done ^abc", "abc", None, []],
     ]
-    assert task_fields(items[0][3]) == [("due", "2022-04-05"), ("completion", "2022-04-06")]
+    first = build_items("n.md", items, lambda v: v)[0]  # the bracketed field, then the emoji date
+    assert (first["due"].date().isoformat(), first["completion"].date().isoformat()) == ("2022-04-05", "2022-04-06")
     assert extract("no fields here\n", 0) == ""
 
 

@@ -7,7 +7,7 @@ from datetime import date, datetime, timedelta
 
 import pytest
 
-from service.dates.moment import TOKENS, MomentError, format_date, parse_date
+from service.dates.moment import FORMAT_TOKENS, TOKENS, MomentError, format_date, parse_date
 
 WHEN = datetime(2026, 11, 24, 15, 4, 5)  # a Tuesday
 # What moment('2026-11-24T15:04:05').format(token) gives in the default (English) locale.
@@ -91,10 +91,49 @@ def test_every_token_round_trips_inside_a_full_date() -> None:
         assert parse_date(fmt, text) == WHEN.date(), token
 
 
-@pytest.mark.parametrize("fmt", ["YYYY-MM-DD LT", "X", "YYYY-MM-DD HH:mm:ss.SSS", "Z", "YYYY N", "kk:mm", "YYYYY"])
-def test_unknown_tokens_are_refused(fmt: str) -> None:
+PRECISE = datetime(2026, 11, 24, 15, 4, 5, 678_000)  # a Tuesday, with milliseconds
+# What moment('2026-11-24T15:04:05.678').format(token) gives in the default (English) locale, for
+# the tokens Moment writes that a note path never needs read back.
+WRITTEN = {
+    "Mo": "11th", "Qo": "4th", "DDDo": "328th", "do": "2nd", "wo": "48th", "Wo": "48th", "Y": "2026",
+    "YYYYY": "02026", "YYYYYY": "+002026", "y": "2026", "yy": "26", "yyyy": "2026", "yo": "2026th", "N": "AD",
+    "NN": "AD", "NNN": "AD", "NNNN": "Anno Domini", "NNNNN": "AD", "ggggg": "02026", "GGGGG": "02026",
+    "k": "15", "kk": "15", "Hmm": "1504", "Hmmss": "150405", "hmm": "304", "hmmss": "30405", "S": "6",
+    "SS": "67", "SSS": "678", "SSSS": "6780", "SSSSS": "67800", "SSSSSS": "678000", "SSSSSSS": "6780000",
+    "SSSSSSSS": "67800000", "SSSSSSSSS": "678000000", "yyy": "2026", "z": "", "zz": "",
+    "LT": "3:04 PM", "LTS": "3:04:05 PM", "L": "11/24/2026", "LL": "November 24, 2026",
+    "LLL": "November 24, 2026 3:04 PM", "LLLL": "Tuesday, November 24, 2026 3:04 PM", "l": "11/24/2026",
+    "ll": "Nov 24, 2026", "lll": "Nov 24, 2026 3:04 PM", "llll": "Tue, Nov 24, 2026 3:04 PM",
+}  # fmt: skip
+
+
+def test_the_whole_format_table_is_written_as_moment_writes_it() -> None:
+    assert set(FORMAT_TOKENS) - set(TOKENS) - set(WRITTEN) == {"X", "x", "Z", "ZZ"}  # machine-dependent: below
+    for token, text in WRITTEN.items():
+        assert format_date(token, PRECISE) == text, token
+    assert format_date("X", PRECISE) == str(int(PRECISE.timestamp()))
+    assert format_date("x", PRECISE) == str(int(PRECISE.timestamp() * 1000))
+    offset = PRECISE.astimezone().utcoffset()
+    assert offset is not None
+    minutes = int(offset.total_seconds() // 60)
+    sign, (hours, mins) = "+" if minutes >= 0 else "-", divmod(abs(minutes), 60)
+    assert format_date("Z", PRECISE) == f"{sign}{hours:02d}:{mins:02d}"
+    assert format_date("ZZ", PRECISE) == f"{sign}{hours:02d}{mins:02d}"
+    assert format_date("[LT is] LT \\L", PRECISE) == "LT is 3:04 PM L"  # brackets and a backslash escape
+
+
+@pytest.mark.parametrize("fmt", ["YYYY-MM-DD Mo", "X", "YYYY-MM-DD HH:mm:ss.SSS", "YYYY N", "kk:mm", "YYYYY"])
+def test_written_only_tokens_are_not_read_back(fmt: str) -> None:
+    assert format_date(fmt, WHEN)
+    with pytest.raises(MomentError, match="cannot be read back"):
+        parse_date(fmt, format_date(fmt, WHEN))
+
+
+@pytest.mark.parametrize("fmt", ["YYYY-MM-DDTHH:mm", "YYYY b", "qq", "YYYY-MM-DD [at] HH:mm t"])
+def test_unknown_tokens_are_refused_unless_lenient(fmt: str) -> None:
     with pytest.raises(MomentError, match="unsupported Moment.js token"):
         format_date(fmt, WHEN)
+    assert format_date("YYYY-MM-DDTHH:mm", WHEN, strict=False) == "2026-11-24T15:04"  # as Moment writes them
 
 
 def test_text_not_in_the_format_is_refused() -> None:

@@ -1,0 +1,85 @@
+"""Keeps each vault's Bases snapshot and Dataview pages built in the background.
+
+Both query engines read an in-memory image of the index (`service.bases.source`,
+`service.dataview.pages`) that the first query after start used to build, taking seconds on a
+10k-note vault. `QueryWarmup` is an app component with one task per vault: it waits until the
+vault's first index is ready (start-up and the first reconcile are not slowed), builds both
+images in a reader thread, then follows the indexer's `generation`: after a change and
+`quiet_s` seconds without another one, it refreshes both incrementally (only the notes that
+changed are read again), so a query after an edit usually finds them current. A query never
+waits for the warm-up; at worst it builds (or waits for) the same image itself. Touches the
+index read-only, through `Database.run_read`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from functools import partial
+from typing import Any
+
+from service.indexer.runner import indexer_of
+from service.storage.db import Database
+from service.tools.dataview.tools import pages_of
+from service.tools.obsidian.bases import snapshot_of
+from service.vault.vault import Vault
+
+log = logging.getLogger(__name__)
+
+
+class QueryWarmup:
+    name = "query-warmup"
+
+    def __init__(self, vaults: dict[str, Vault], db: Database, quiet_s: float = 2.0) -> None:
+        self.vaults = vaults
+        self.db = db
+        self.quiet_s = quiet_s
+        self.built: dict[str, int] = {}  # vault id -> index generation of the last refresh
+        self._tasks: dict[str, asyncio.Task[None]] = {}
+
+    async def start(self) -> None:
+        self.follow_new()
+
+    def follow_new(self) -> None:
+        """Start following vaults added since (`add_vault`)."""
+        for vault in self.vaults.values():
+            if vault.id not in self._tasks:
+                self._tasks[vault.id] = asyncio.create_task(self._follow(vault), name=f"{self.name}:{vault.id}")
+
+    async def stop(self) -> None:
+        for task in self._tasks.values():
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        self._tasks.clear()
+
+    async def _follow(self, vault: Vault) -> None:
+        indexer = indexer_of(vault)
+        if indexer is None:
+            return
+        while True:
+            with contextlib.suppress(TimeoutError):
+                await indexer.wait_ready(3600)
+                break
+        seen = -1
+        while True:
+            if indexer.generation != seen:
+                seen = indexer.generation
+                try:
+                    await snapshot_of(vault, self.db)
+                    await pages_of(vault, self.db, seen)
+                    self.built[vault.id] = seen
+                except Exception:  # a query will build it (and report what is wrong)
+                    log.exception("refreshing the query images of %s failed", vault.id)
+            with contextlib.suppress(TimeoutError):
+                await indexer.wait_for(partial(_moved, indexer, seen), within=3600)
+            while True:  # a burst of writes: wait until it has been quiet for quiet_s
+                now = indexer.generation
+                await asyncio.sleep(self.quiet_s)
+                if indexer.generation == now:
+                    break
+
+
+def _moved(indexer: Any, seen: int) -> bool:
+    return bool(indexer.generation != seen)

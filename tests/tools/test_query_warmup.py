@@ -1,0 +1,85 @@
+"""The Bases snapshot and Dataview pages: built in the background once the index is ready,
+refreshed after changes, and rebuilt incrementally (unchanged notes keep their records)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+
+from service.bases.snapshot import Snapshot
+from service.indexer.runner import indexer_of
+from service.tools.dataview.tools import PAGES
+from service.tools.obsidian.bases import _SNAPSHOTS, snapshot_of
+from tests.conftest import Harness, started
+
+VAULT = {
+    "A.md": "---\nstatus: active\n---\nlinks to [[B]] and [[New]]\n",
+    "B.md": "---\nstatus: done\n---\nplain\n",
+    "C.md": "---\nstatus: active\n---\nrating:: 3\n",
+}
+BASE = "filters: 'status == \"active\"'\nviews:\n  - {name: v, order: [file.name, status]}\n"
+
+
+async def _until(check: Callable[[], bool], within: float = 60.0) -> None:
+    """Wait (bounded) for a condition the background work makes true."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + within
+    while not check():
+        assert loop.time() < end, "the background refresh did not happen"
+        await asyncio.sleep(0.02)
+
+
+def _warm(vg: Harness) -> bool:
+    vault = next(iter(vg.app.vaults.values()))
+    indexer = indexer_of(vault)
+    assert indexer is not None
+    return vg.app.warmup.built.get(vault.id) == indexer.generation
+
+
+async def test_images_are_built_after_the_index_is_ready_and_refreshed_after_a_write(
+    make_vault: Callable[..., Path],
+) -> None:
+    async with started(make_vault(VAULT)) as vg:
+        vg.app.warmup.quiet_s = 0.05
+        await vg.indexed()
+        await _until(lambda: _warm(vg))
+        vault = next(iter(vg.app.vaults.values()))
+        indexer = indexer_of(vault)
+        assert indexer is not None
+        first = _SNAPSHOTS.get(indexer, indexer.generation)  # built without any query
+        assert first is not None and {r.path for r in first.records} == {"A.md", "B.md", "C.md"}
+        assert vault.id in PAGES._sets[vg.app.services.db]  # the Dataview pages too
+        before = indexer.generation
+        await vg.ok("set_properties", path="B.md", properties={"status": "active"})
+        await _until(lambda: indexer.generation != before and _warm(vg))
+        refreshed = _SNAPSHOTS.get(indexer, indexer.generation)
+        assert refreshed is not None and refreshed is not first
+        assert refreshed.by_path["A.md"] is first.by_path["A.md"]  # unchanged: the same record
+        assert refreshed.by_path["B.md"].props["status"] == "active"
+        out = await vg.ok("query_base", yaml=BASE)
+        assert [r["path"] for r in out["rows"]] == ["A.md", "B.md", "C.md"]
+        dql = await vg.ok("search_dql", query='LIST WHERE status = "active"')
+        assert [r["path"] for r in dql["rows"]] == ["A.md", "B.md", "C.md"]
+
+
+async def test_a_new_note_rereads_links_and_a_deleted_one_disappears(make_vault: Callable[..., Path]) -> None:
+    async with started(make_vault(VAULT)) as vg:
+        await vg.indexed()
+        vault = next(iter(vg.app.vaults.values()))
+        db = vg.app.services.db
+        old: Snapshot = await snapshot_of(vault, db)
+        a_links = {link.target: link.path for link in old.by_path["A.md"].links}
+        assert a_links == {"B": "B.md", "New": None}  # dangling for now
+        await vg.ok("create_note", path="New.md", content="---\nstatus: active\n---\n")
+        new = await snapshot_of(vault, db)
+        assert new.by_path["A.md"] is not old.by_path["A.md"]  # names changed: links read again
+        assert {link.target: link.path for link in new.by_path["A.md"].links} == {"B": "B.md", "New": "New.md"}
+        assert new.by_path["C.md"].props == old.by_path["C.md"].props
+        await vg.ok("delete_note", path="C.md")
+        gone = await snapshot_of(vault, db)
+        assert "C.md" not in gone.by_path and "New.md" in gone.by_path
+        out = await vg.ok("query_base", yaml=BASE)
+        assert [r["path"] for r in out["rows"]] == ["A.md", "New.md"]
+        dql = await vg.ok("search_dql", query='LIST WHERE status = "active"')
+        assert [r["path"] for r in dql["rows"]] == ["A.md", "New.md"]
