@@ -74,7 +74,7 @@ async def test_core_daily_notes_leave_the_plugins_variables_alone(make_vault: Ca
 
 async def test_a_bad_format_in_a_plugin_variable_is_refused(make_vault: Callable[..., Path]) -> None:
     settings = {"daily": {"enabled": True, "format": "YYYY-MM-DD", "template": "T/Day"}}
-    files = {"T/Day.md": "{{date+1d:YYYY LT}}\n", PERIODIC: json.dumps(settings)}
+    files = {"T/Day.md": "{{date+1d:YYYY bb}}\n", PERIODIC: json.dumps(settings)}
     async with started(make_vault(files)) as vg:
         before = vg.snapshot()
         error = await vg.err("create_periodic_note", "validation_error", date="2026-03-01")
