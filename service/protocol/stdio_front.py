@@ -4,9 +4,14 @@ An agent host that spawns `vaultgate stdio` waits for `initialize` (or `server/d
 `tools/list` before it shows a single tool. Importing the MCP SDK, the tools' models and the
 index takes about a second; the answers to these three questions do not change between runs of
 the same code with the same settings. So the front keeps the server's own answers on disk
-(`stdio-answers-<key>.json` in the cache folder), like a `.pyc`: valid only for the same key (Python,
-installed distributions, the source files of `service`, the effective settings and the
-command line). From the spawn on, a thread of its own reads stdin: until the SDK session is
+(`stdio-answers-<key>.json` in the cache folder), like a `.pyc`: valid only for the same key.
+The key is known before anything but the standard library is imported (`startup_key`): Python,
+the installed distributions, the source files of `service`, and what the settings are made of
+(the command line, the working folder, the `VAULTGATE_*` and home-folder variables, the config
+file's bytes); `early_front` starts the front from it, so a stored `initialize` goes out before
+pydantic loads. Once the settings are loaded, a store recorded under other effective settings
+is dropped (`check_settings`; the key should have told them apart). From the spawn on, a
+thread of its own reads stdin: until the SDK session is
 attached, a question with a stored answer is answered at once; everything else waits, in
 order, and goes to the SDK when it attaches (an answered `initialize` is handed to the SDK too,
 under a private id whose answer is dropped, so the session knows its client as before). Every
