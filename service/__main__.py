@@ -8,26 +8,41 @@ version.
 
 from __future__ import annotations
 
-import argparse
 import json
+import os
 import sys
-from collections.abc import Sequence
-from pathlib import Path
-from typing import Any, get_args
 
-import service._deferred_models  # noqa: F401 - first: before any pydantic model class is defined
-from service.errors import ConfigError, StartupError
-from service.settings import Settings, ToolFacadeSettings, config_warnings, load_settings
-from service.settings.checks import folder_problems
+# Module level imports stay light: `vaultgate stdio` starts answering before pydantic and the
+# settings are imported (see `main`); everything else is imported where it is used.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Sequence
+    from pathlib import Path
+    from typing import Any
+
+    from service.protocol.stdio_front import StdioFront
+    from service.settings import Settings
 
 CONFIG_ENV = "VAULTGATE_CONFIG"
-FACADE_MODES = tuple(str(m) for m in get_args(ToolFacadeSettings.model_fields["mode"].annotation))
 TARGET_HELP = f"a vault folder or a TOML config file (default: ${CONFIG_ENV})"
 
 
+def _facade_modes() -> tuple[str, ...]:
+    from typing import get_args
+
+    from service.settings import ToolFacadeSettings
+
+    return tuple(str(m) for m in get_args(ToolFacadeSettings.model_fields["mode"].annotation))
+
+
 def _parser() -> argparse.ArgumentParser:
+    import argparse
+    from pathlib import Path
+
     from service._version import VERSION
 
+    modes = _facade_modes()
     parser = argparse.ArgumentParser(prog="vaultgate", description="Serve Obsidian vaults to AI agents over MCP.")
     parser.add_argument("--version", action="version", version=f"vaultgate {VERSION}")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -36,11 +51,11 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("target", type=Path, nargs="?", help=TARGET_HELP)
     serve.add_argument("--host", help="bind address (default 127.0.0.1)")
     serve.add_argument("--port", type=int, help="port (default 8765; 0 picks a free one)")
-    serve.add_argument("--tool-facade", choices=FACADE_MODES, help="what tools/list advertises")
+    serve.add_argument("--tool-facade", choices=modes, help="what tools/list advertises")
 
     stdio = sub.add_parser("stdio", help="serve one client over stdin/stdout")
     stdio.add_argument("target", type=Path, nargs="?", help=TARGET_HELP)
-    stdio.add_argument("--tool-facade", choices=FACADE_MODES, help="what tools/list advertises")
+    stdio.add_argument("--tool-facade", choices=modes, help="what tools/list advertises")
 
     config = sub.add_parser("config", help="show or validate the effective configuration")
     config_sub = config.add_subparsers(dest="config_command", required=True)
@@ -92,6 +107,8 @@ _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 
 
 def parse_ttl(text: str) -> int:
+    from service.errors import ConfigError
+
     text = text.strip().lower()
     unit = text[-1:] if text[-1:] in _UNITS else "s"
     number = text[:-1] if text[-1:] in _UNITS else text
@@ -105,8 +122,7 @@ def parse_ttl(text: str) -> int:
 
 
 def cmd_token(args: argparse.Namespace) -> int:
-    import os
-
+    from service.errors import ConfigError
     from service.security.jwt import mint_hs256
     from service.security.scopes import SCOPES, parse_scopes, split
 
@@ -133,9 +149,12 @@ def cmd_token(args: argparse.Namespace) -> int:
 
 def _load(target: Path | None, **overrides: Any) -> Settings:
     """Settings from PATH, or from the path in $VAULTGATE_CONFIG when PATH is omitted."""
-    if target is None:
-        import os
+    from pathlib import Path
 
+    from service.errors import ConfigError
+    from service.settings import load_settings
+
+    if target is None:
         from_env = os.environ.get(CONFIG_ENV, "").strip()
         if not from_env:
             raise ConfigError(f"give a vault folder or config file, or set {CONFIG_ENV}")
@@ -145,6 +164,9 @@ def _load(target: Path | None, **overrides: Any) -> Settings:
 
 def _startable(settings: Settings) -> Settings:
     """The settings, once every folder they name is usable; else one error listing all problems."""
+    from service.errors import ConfigError
+    from service.settings.checks import folder_problems
+
     problems = folder_problems(settings)
     if problems:
         raise ConfigError("cannot start:\n  " + "\n  ".join(problems), problems)
@@ -172,13 +194,17 @@ def cmd_serve(args: argparse.Namespace) -> int:
 def cmd_stdio(args: argparse.Namespace) -> int:
     settings = _load(args.target, **({"tool_facade": {"mode": args.tool_facade}} if args.tool_facade else {}))
     settings = _startable(settings)
-    from service.protocol.stdio_front import StdioFront, answers_key
+    from service.protocol.stdio_front import StdioFront, startup_key
 
     # The first questions are answered from the answers stored by an earlier start while the
-    # SDK, the tools and the index load (see service/protocol/stdio_front.py).
-    front = StdioFront(settings.cache_dir(), answers_key(settings.model_dump_json(), sys.argv[1:]))
-    front.start()
-    front.wait_first_answers(timeout=0.5)
+    # SDK, the tools and the index load (see service/protocol/stdio_front.py); `main` started
+    # the front before the settings were imported, unless called with an argument list.
+    front: StdioFront | None = args.front
+    if front is None:
+        front = StdioFront(settings.cache_dir(), startup_key(sys.argv[1:], os.environ))
+        front.start()
+        front.wait_first_answers(timeout=0.5)
+    front.check_settings(settings.model_dump_json())
     from service.app import VaultgateApp
     from service.obs.logging import setup_logging
     from service.serve import run_stdio
@@ -188,6 +214,8 @@ def cmd_stdio(args: argparse.Namespace) -> int:
 
 
 def cmd_config(args: argparse.Namespace) -> int:
+    from service.settings import config_warnings
+
     settings = _load(args.target)
     if args.config_command == "show":
         print(json.dumps(settings.redacted(), indent=2, default=str))
@@ -258,7 +286,6 @@ def cmd_docs(args: argparse.Namespace) -> int:
 
 def cmd_healthcheck(args: argparse.Namespace) -> int:
     """GET /healthz on the configured port: from a config file, else the VAULTGATE_HTTP__* variables."""
-    import os
     import urllib.request
 
     from service.settings import HttpSettings
@@ -295,8 +322,26 @@ COMMANDS = {
 }
 
 
+def _early_front() -> StdioFront | None:
+    """The process's own `stdio` command: its front answers from stored answers before
+    pydantic and the settings are imported; the rest loads once the tool list went out."""
+    if sys.argv[1:2] != ["stdio"]:
+        return None
+    from service.protocol.stdio_front import early_front
+
+    front = early_front(sys.argv[1:], os.environ)
+    if front is not None:
+        front.wait_first_answers(timeout=0.5)
+    return front
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    front = _early_front() if argv is None else None
+    import service._deferred_models  # noqa: F401 - before any pydantic model class is defined
+    from service.errors import StartupError
+
     args = _parser().parse_args(argv)
+    args.front = front
     try:
         return COMMANDS[args.command](args)
     except StartupError as exc:

@@ -2,26 +2,30 @@
 
 from __future__ import annotations
 
-from service.embeddings.builtin import BuiltinEmbedder
-from service.embeddings.cohere import CohereEmbedder
-from service.embeddings.ollama import OllamaEmbedder
-from service.embeddings.openai import OpenAIEmbedder
-from service.embeddings.protocol import Embedder
-from service.embeddings.remote import RemoteEmbedder
-from service.embeddings.voyage import VoyageEmbedder
-from service.settings import EmbeddingSettings
+from typing import TYPE_CHECKING
 
-REMOTE: dict[str, type[RemoteEmbedder]] = {
-    "ollama": OllamaEmbedder,
-    "openai": OpenAIEmbedder,
-    "voyage": VoyageEmbedder,
-    "cohere": CohereEmbedder,
-}
+if TYPE_CHECKING:
+    from service.embeddings.protocol import Embedder
+    from service.embeddings.remote import RemoteEmbedder
+    from service.settings import EmbeddingSettings
+
+
+def remote_providers() -> dict[str, type[RemoteEmbedder]]:
+    from service.embeddings.cohere import CohereEmbedder
+    from service.embeddings.ollama import OllamaEmbedder
+    from service.embeddings.openai import OpenAIEmbedder
+    from service.embeddings.voyage import VoyageEmbedder
+
+    return {"ollama": OllamaEmbedder, "openai": OpenAIEmbedder, "voyage": VoyageEmbedder, "cohere": CohereEmbedder}
 
 
 def build_embedder(settings: EmbeddingSettings) -> Embedder | None:
+    """Imports only the configured provider's module (the builtin model's brings numpy and
+    onnxruntime), when the engine first needs the embedder."""
     if settings.provider == "none":
         return None
     if settings.provider == "builtin":
+        from service.embeddings.builtin import BuiltinEmbedder
+
         return BuiltinEmbedder(threads=settings.threads, batch_size=settings.batch_size)
-    return REMOTE[settings.provider](settings)
+    return remote_providers()[settings.provider](settings)

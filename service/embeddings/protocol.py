@@ -7,12 +7,15 @@ source's own timeout and retry budget.
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-import numpy as np
-import numpy.typing as npt
+if TYPE_CHECKING:  # numpy loads with the first vector, not with the server
+    import numpy as np
+    import numpy.typing as npt
 
-Matrix = npt.NDArray[np.float32]
+    Matrix = npt.NDArray[np.float32]
+else:
+    Matrix = Any
 
 
 class Embedder(Protocol):
@@ -36,6 +39,8 @@ class Embedder(Protocol):
 
 
 def normalise(rows: Matrix) -> Matrix:
+    import numpy as np
+
     norms = np.linalg.norm(rows, axis=1, keepdims=True)
     norms[norms == 0] = 1.0
     out: Matrix = (rows / norms).astype(np.float32, copy=False)

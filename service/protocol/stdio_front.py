@@ -4,9 +4,14 @@ An agent host that spawns `vaultgate stdio` waits for `initialize` (or `server/d
 `tools/list` before it shows a single tool. Importing the MCP SDK, the tools' models and the
 index takes about a second; the answers to these three questions do not change between runs of
 the same code with the same settings. So the front keeps the server's own answers on disk
-(`stdio-answers-<key>.json` in the cache folder), like a `.pyc`: valid only for the same key (Python,
-installed distributions, the source files of `service`, the effective settings and the
-command line). From the spawn on, a thread of its own reads stdin: until the SDK session is
+(`stdio-answers-<key>.json` in the cache folder), like a `.pyc`: valid only for the same key.
+The key is known before anything but the standard library is imported (`startup_key`): Python,
+the installed distributions, the source files of `service`, and what the settings are made of
+(the command line, the working folder, the `VAULTGATE_*` and home-folder variables, the config
+file's bytes); `early_front` starts the front from it, so a stored `initialize` goes out before
+pydantic loads. Once the settings are loaded, a store recorded under other effective settings
+is dropped (`check_settings`; the key should have told them apart). From the spawn on, a
+thread of its own reads stdin: until the SDK session is
 attached, a question with a stored answer is answered at once; everything else waits, in
 order, and goes to the SDK when it attaches (an answered `initialize` is handed to the SDK too,
 under a private id whose answer is dropped, so the session knows its client as before). Every
@@ -25,15 +30,16 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import logging
 import os
 import sys
 import threading
-from collections.abc import AsyncIterator, Callable
-from pathlib import Path
-from typing import Any
 
-log = logging.getLogger(__name__)
+from service import folders
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the front imports only what answering needs (json, os, threading)
+    from collections.abc import AsyncIterator, Callable, Mapping
+    from typing import Any
 
 FILE_PREFIX = "stdio-answers-"  # + the key's first 16 hex digits + ".json", one file per key
 KEPT_FILES = 4  # stores of other keys (settings, versions) kept beside the current one, newest first
@@ -41,13 +47,30 @@ CACHED_METHODS = frozenset({"initialize", "server/discover", "tools/list"})
 REPLAY_ID = "vaultgate-front-initialize"  # the id of the `initialize` replayed to the SDK
 MAX_ANSWERS = 64  # distinct clients (client info, protocol version) remembered per key
 DIRECT_WRITE = 32 * 1024  # larger answers are written from a worker thread (a full pipe blocks)
-_SERVICE_DIR = Path(__file__).resolve().parents[1]
+_SERVICE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# What the settings are made of besides the command line and the config file (`service.settings`).
+_ENV_PREFIX = "VAULTGATE_"
+_ENV_NAMES = ("HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "APPDATA", "LOCALAPPDATA")
 
 
-def answers_key(settings_json: str, argv: list[str]) -> str:
-    """What the stored answers depend on: runtime, installed distributions, sources, settings."""
+def _debug(message: str, *args: object) -> None:
+    import logging
+
+    logging.getLogger(__name__).debug(message, *args)
+
+
+def startup_key(argv: list[str], environ: Mapping[str, str]) -> str:
+    """What the stored answers depend on, known before the settings are loaded: the runtime,
+    the installed distributions, the sources of `service`, and what the settings are made of
+    (the command line, the working folder, the `VAULTGATE_*` and home-folder variables, the
+    config file's bytes)."""
+    env = sorted((k, v) for k, v in environ.items() if k.startswith(_ENV_PREFIX) or k in _ENV_NAMES)
     digest = hashlib.sha256()
-    digest.update(f"{sys.version}|{sys.executable}|{json.dumps(argv)}\n{settings_json}\n".encode())
+    digest.update(json.dumps([sys.version, sys.executable, argv, os.getcwd(), env]).encode())
+    config = _config_file(argv, environ)
+    if config is not None:
+        with contextlib.suppress(OSError), open(config, "rb") as handle:
+            digest.update(handle.read())
     for entry in sys.path:  # installed distributions: their dist-info folder names carry versions
         if entry.endswith("site-packages") and os.path.isdir(entry):
             names = sorted(n for n in os.listdir(entry) if n.endswith((".dist-info", ".egg-info", ".pth")))
@@ -63,13 +86,69 @@ def answers_key(settings_json: str, argv: list[str]) -> str:
     return digest.hexdigest()
 
 
+def early_front(argv: list[str], environ: Mapping[str, str]) -> StdioFront | None:
+    """The front of `vaultgate stdio …`, started before the settings (pydantic) are imported;
+    None for anything else (help, another command, an unknown option, no target)."""
+    target = _target(argv, environ)
+    if target is None:
+        return None
+    front = StdioFront(_cache_folder(target, environ), startup_key(argv, environ))
+    front.start()
+    return front
+
+
+def _target(argv: list[str], environ: Mapping[str, str]) -> str | None:
+    """The vault folder or config file of `stdio [TARGET] [--tool-facade MODE]`."""
+    if argv[:1] != ["stdio"]:
+        return None
+    found: list[str] = []
+    rest = iter(argv[1:])
+    for arg in rest:
+        if arg == "--tool-facade":
+            if next(rest, None) is None:
+                return None
+        elif not arg.startswith("--tool-facade=") and arg.startswith("-"):
+            return None  # help, or something the full parser reports
+        elif not arg.startswith("-"):
+            found.append(arg)
+    if len(found) > 1:
+        return None
+    target = found[0] if found else environ.get("VAULTGATE_CONFIG", "").strip()
+    return os.path.abspath(os.path.expanduser(target)) if target else None
+
+
+def _config_file(argv: list[str], environ: Mapping[str, str]) -> str | None:
+    target = _target(argv, environ)
+    return target if target is not None and os.path.isfile(target) else None
+
+
+def _cache_folder(target: str, environ: Mapping[str, str]) -> str:
+    """`Settings.cache_dir()` as far as the command line, the environment and the config file
+    tell without the settings: an explicit `storage.cache_dir`, else the per-target folder."""
+    is_file = os.path.isfile(target)
+    base = os.path.dirname(target) if is_file else os.getcwd()
+    explicit = environ.get(f"{_ENV_PREFIX}STORAGE__CACHE_DIR", "").strip()
+    if not explicit and is_file:
+        with contextlib.suppress(OSError, ValueError), open(target, "rb") as handle:
+            raw = handle.read()
+            if b"cache_dir" in raw:  # rare: only then is the TOML parser worth importing
+                import tomllib
+
+                storage = tomllib.loads(raw.decode()).get("storage")
+                explicit = storage.get("cache_dir", "") if isinstance(storage, dict) else ""
+    if isinstance(explicit, str) and explicit:
+        return os.path.join(base, os.path.expanduser(explicit))
+    return os.path.join(folders.user_cache_home(), folders.folder_key(target))
+
+
 class StdioFront:
     """The process's stdin/stdout for one MCP client; `start()` at once, `session()` when ready."""
 
-    def __init__(self, folder: Path, key: str) -> None:
-        self.cache_file = folder / f"{FILE_PREFIX}{key[:16]}.json"
+    def __init__(self, folder: str | os.PathLike[str], key: str) -> None:
+        self.cache_file = os.path.join(os.fspath(folder), f"{FILE_PREFIX}{key[:16]}.json")
         self.key = key
         self.answered = 0  # questions answered from the store before the SDK attached
+        self._settings = ""  # digest of the effective settings the stored answers were given under
         self._answers = self._load()
         self._dirty = False
         self._lock = threading.Lock()  # pending, attached, init params, misses
@@ -108,7 +187,7 @@ class StdioFront:
             for line in self._in:
                 self._on_line(line)
         except (OSError, ValueError) as exc:
-            log.debug("stdin closed: %s", exc)
+            _debug("stdin closed: %s", exc)
         with self._lock:
             self._eof = True
             self._first_answers.set()
@@ -240,41 +319,68 @@ class StdioFront:
 
     # -- the store ---------------------------------------------------------------------------
 
+    def check_settings(self, settings_json: str) -> None:
+        """Once the settings are loaded: stored answers given under other effective settings
+        (which the start-up key should have told apart) are dropped, to be recorded again."""
+        digest = hashlib.sha256(settings_json.encode()).hexdigest()
+        with self._lock:
+            if self._settings and self._settings != digest:
+                _debug("stdio answers recorded under other settings: dropped")
+                self._answers.clear()
+            if self._settings != digest:
+                self._settings = digest
+                self._dirty = True
+
     def _load(self) -> dict[str, str]:
         try:
-            data = json.loads(self.cache_file.read_bytes())
+            with open(self.cache_file, "rb") as handle:
+                data = json.loads(handle.read())
         except (OSError, ValueError):
             return {}
         if not isinstance(data, dict) or data.get("key") != self.key or not isinstance(data.get("answers"), dict):
             return {}
         with contextlib.suppress(OSError):
             os.utime(self.cache_file)  # in use: the last store pruned
+        settings = data.get("settings")
+        self._settings = settings if isinstance(settings, str) else ""
         return {k: v for k, v in data["answers"].items() if isinstance(k, str) and isinstance(v, str)}
 
     def _save(self) -> None:
         if not self._dirty:
             return
         self._dirty = False
-        tmp = self.cache_file.with_name(f".{self.cache_file.name}.{os.getpid()}.tmp")
+        folder, name = os.path.split(self.cache_file)
+        tmp = os.path.join(folder, f".{name}.{os.getpid()}.tmp")
         try:
-            self.cache_file.parent.mkdir(parents=True, exist_ok=True)
-            tmp.write_text(json.dumps({"key": self.key, "answers": self._answers}), encoding="utf-8")
+            os.makedirs(folder, exist_ok=True)
+            with open(tmp, "w", encoding="utf-8") as handle:
+                json.dump({"key": self.key, "settings": self._settings, "answers": self._answers}, handle)
             os.replace(tmp, self.cache_file)
         except OSError as exc:
-            log.debug("stdio answers not stored: %s", exc)
-            tmp.unlink(missing_ok=True)
+            _debug("stdio answers not stored: %s", exc)
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
             return
         self._prune()
 
     def _prune(self) -> None:
         """Stores of other keys (an older version, other settings) beyond the newest few go."""
+        folder = os.path.dirname(self.cache_file)
         try:
-            others = [p for p in self.cache_file.parent.glob(f"{FILE_PREFIX}*.json") if p != self.cache_file]
-            others.sort(key=lambda p: p.stat().st_mtime, reverse=True)
-            for old in others[KEPT_FILES:]:
-                old.unlink(missing_ok=True)
+            others = []
+            for entry in os.scandir(folder):
+                if (
+                    entry.name.startswith(FILE_PREFIX)
+                    and entry.name.endswith(".json")
+                    and entry.path != self.cache_file
+                ):
+                    others.append((entry.stat().st_mtime, entry.path))
+            others.sort(reverse=True)
+            for _, old in others[KEPT_FILES:]:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(old)
         except OSError as exc:
-            log.debug("old stdio answers not removed: %s", exc)
+            _debug("old stdio answers not removed: %s", exc)
 
 
 def _parse(line: bytes) -> dict[str, Any] | None:

@@ -11,9 +11,7 @@ import json
 import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from service.embeddings.factory import build_embedder
 from service.embeddings.protocol import Embedder
@@ -24,6 +22,9 @@ from service.semantic.job import EmbeddingJob
 from service.settings import EmbeddingSettings
 from service.storage.db import Database
 from service.vault.vault import Vault
+
+if TYPE_CHECKING:
+    import numpy as np  # imported where vectors are used: a server without embeddings never loads it
 
 
 @dataclass(frozen=True, slots=True)
@@ -226,6 +227,8 @@ class SemanticEngine:
 
     def note_vector(self, conn: sqlite3.Connection, note_id: int, model: str) -> np.ndarray[Any, Any] | None:
         """The mean of a note's chunk vectors, normalised (None when it has none yet)."""
+        import numpy as np
+
         rows = conn.execute(
             "SELECT e.vector FROM chunks c JOIN embeddings e ON e.model = ? AND e.hash = c.hash WHERE c.note_id = ?",
             (model, note_id),

@@ -15,14 +15,15 @@ import re
 import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from service.retrieval import hybrid, text
 from service.retrieval import tags as tag_q
 from service.retrieval.stopwords import is_stop_word
 from service.semantic.engine import ChunkRow, SemanticEngine, chunk_rows
+
+if TYPE_CHECKING:
+    import numpy as np
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 

@@ -14,12 +14,13 @@ import json
 import sqlite3
 import time
 from dataclasses import dataclass
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from service.obsidian.canvas import not_canvas
 from service.semantic.chunker import CHUNKER_VERSION, Chunk
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,6 +120,8 @@ def pending(conn: sqlite3.Connection, vault_id: str, model: str, limit: int) -> 
 
 
 def store_vectors(conn: sqlite3.Connection, model: str, hashes: list[str], vectors: np.ndarray[Any, Any]) -> None:
+    import numpy as np
+
     conn.executemany(
         "INSERT OR REPLACE INTO embeddings(model, hash, vector) VALUES (?,?,?)",
         [(model, h, np.asarray(v, dtype=np.float32).tobytes()) for h, v in zip(hashes, vectors, strict=True)],

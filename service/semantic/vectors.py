@@ -22,9 +22,10 @@ import sqlite3
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
 VEC_MAX_K = 4096
 SCAN_MAX_BYTES = 256 * 2**20  # vectors held in memory for the exact scan, per vault and model
@@ -77,6 +78,8 @@ def knn_vec(
     conn: sqlite3.Connection, vault_id: str, model: str, query: np.ndarray[Any, Any], k: int
 ) -> list[tuple[int, float]]:
     """(chunk id, cosine similarity), best first, through sqlite-vec."""
+    import numpy as np
+
     name = table_name(model)
     rows = conn.execute(
         f"SELECT chunk_id, distance FROM {name} WHERE embedding MATCH ? AND k = ? AND vault_id = ? ORDER BY distance",
@@ -94,6 +97,8 @@ class _Matrix:
 
 
 def _vectors_of(conn: sqlite3.Connection, model: str, hashes: list[str]) -> np.ndarray[Any, Any]:
+    import numpy as np
+
     found: dict[str, bytes] = {}
     for i in range(0, len(hashes), 500):
         part = hashes[i : i + 500]
@@ -129,6 +134,8 @@ class ScanCache:
         return int(row[0])
 
     def matrix(self, conn: sqlite3.Connection, vault_id: str, model: str) -> _Matrix:
+        import numpy as np
+
         version = self.versions.get(vault_id, 0)
         with self._lock:
             found = self._mats.get((vault_id, model))
@@ -167,6 +174,8 @@ def scan_ranking(
     """The exact scan as a function of k: every similarity is computed once, and each call returns
     the k best (chunk id, cosine similarity), best first (ties by chunk id). A caller that must
     look deeper (filters refused too many) asks again without a second pass over the vectors."""
+    import numpy as np
+
     mat = cache.matrix(conn, vault_id, model)
     q = np.asarray(query, dtype=np.float32).reshape(-1)
     if not len(mat.ids) or mat.vectors.shape[1] != q.shape[0]:

@@ -19,17 +19,12 @@ file watcher never reacts to the server's own writes:
 
 from __future__ import annotations
 
-import hashlib
-import os
-import re
-import sys
 from pathlib import Path
 
 from pydantic import Field
 
+from service import folders
 from service.settings.base import Section
-
-APP = "vaultgate"
 
 
 class StorageSettings(Section):
@@ -63,29 +58,17 @@ class MaintenanceSettings(Section):
     interval_seconds: float = Field(default=3600, ge=1, description="How often the maintenance sweep runs.")
 
 
-def _home_dir(env: str, linux: str, mac: str, windows_env: str) -> Path:
-    if sys.platform == "win32":
-        found = os.environ.get(windows_env)
-        return Path(found) if found else Path.home() / "AppData" / "Local"
-    if sys.platform == "darwin":
-        return Path.home() / mac
-    found = os.environ.get(env, "").strip()
-    return Path(found) if found and Path(found).is_absolute() else Path.home() / linux
-
-
 def user_cache_home() -> Path:
     """The platform's per-user cache folder (XDG on Linux)."""
-    return _home_dir("XDG_CACHE_HOME", ".cache", "Library/Caches", "LOCALAPPDATA") / APP
+    return Path(folders.user_cache_home())
 
 
 def user_data_home() -> Path:
     """The platform's per-user data folder (XDG on Linux), kept when caches are cleared."""
-    return _home_dir("XDG_DATA_HOME", ".local/share", "Library/Application Support", "APPDATA") / APP
+    return Path(folders.user_data_home())
 
 
 def folder_key(target: Path) -> str:
     """`<slug of the name>-<8 hex of the absolute path>`: readable, and distinct for two vaults
     with the same name."""
-    absolute = target.expanduser().resolve()
-    slug = re.sub(r"[^a-z0-9]+", "-", absolute.stem.lower()).strip("-")[:40] or "vault"
-    return f"{slug}-{hashlib.sha256(str(absolute).encode()).hexdigest()[:8]}"
+    return folders.folder_key(str(target))

@@ -16,7 +16,14 @@ from pathlib import Path
 SERVICE = Path(__file__).resolve().parents[2] / "service"
 
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("service.types", "service.errors", "service._version", "service._deferred_models", "service.gcpause"),
+    (
+        "service.types",
+        "service.errors",
+        "service.folders",
+        "service._version",
+        "service._deferred_models",
+        "service.gcpause",
+    ),
     ("service.settings", "service.storage", "service.dates"),
     (
         "service.markdown",

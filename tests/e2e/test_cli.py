@@ -104,7 +104,11 @@ async def test_serve_reads_vaultgate_config_when_path_is_omitted(
 
 def test_the_command_line_builds_pydantic_models_on_first_use() -> None:
     probe = (
-        "import service.__main__, mcp_types\n"
+        "import contextlib, io\n"
+        "from service.__main__ import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    main(['version'])\n"
+        "import mcp_types\n"
         "print(mcp_types.CallToolResult.__pydantic_complete__)\n"
         "mcp_types.CallToolResult.model_validate({'content': []})\n"
         "print(mcp_types.CallToolResult.__pydantic_complete__)\n"

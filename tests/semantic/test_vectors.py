@@ -66,12 +66,12 @@ async def test_deleted_chunks_leave_the_vec0_table(make_vault: Callable[..., Pat
 async def test_without_sqlite_vec_the_scan_answers(
     make_vault: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import sqlite_vec
+    from service.storage import db
 
     def refuse(conn: object) -> None:
         raise RuntimeError("extension loading is disabled")
 
-    monkeypatch.setattr(sqlite_vec, "load", refuse)
+    monkeypatch.setattr(db, "load_vec", refuse)
     async with semantic(make_vault(VAULT)) as h:
         assert h.app.db.backends.vec is False
         health = await h.ok("server_health")

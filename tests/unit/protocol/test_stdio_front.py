@@ -5,9 +5,15 @@ from __future__ import annotations
 
 import io
 import json
+import os
+from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
+from service.protocol import stdio_front
 from service.protocol.stdio_front import REPLAY_ID, StdioFront
+from service.settings import Settings, load_settings
 
 INIT = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
 
@@ -75,3 +81,66 @@ def test_each_key_has_its_own_store_and_only_the_newest_few_are_kept(tmp_path: P
         front._from_server(1, json.dumps({"id": 1, "result": {"tools": [n]}}))
     kept = sorted(p.name for p in tmp_path.glob("stdio-answers-*.json"))
     assert len(kept) == 5 and f"stdio-answers-{7:016x}.json" in kept
+
+
+def _settings_of(argv: list[str]) -> Settings:
+    target = next((a for a in argv[1:] if not a.startswith("-")), None)
+    return load_settings(target)
+
+
+def test_the_early_front_finds_the_folder_the_settings_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, make_vault: Callable[..., Path]
+) -> None:
+    vault = make_vault()
+    env = dict(os.environ)
+    argv = ["stdio", str(vault)]
+    assert stdio_front._cache_folder(stdio_front._target(argv, env) or "", env) == str(_settings_of(argv).cache_dir())
+
+    config = tmp_path / "served.toml"
+    config.write_text(f'[storage]\ncache_dir = "cache-here"\n[[vaults]]\nid = "v"\npath = "{vault}"\n')
+    argv = ["stdio", str(config)]
+    assert stdio_front._cache_folder(str(config), env) == str(_settings_of(argv).cache_dir())
+    assert stdio_front._cache_folder(str(config), env) == str(tmp_path / "cache-here")
+
+    monkeypatch.setenv("VAULTGATE_STORAGE__CACHE_DIR", str(tmp_path / "from-env"))
+    env = dict(os.environ)
+    assert stdio_front._cache_folder(str(vault), env) == str(_settings_of(["stdio", str(vault)]).cache_dir())
+
+
+def test_the_early_front_reads_only_the_stdio_command_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    env: dict[str, str] = {}
+    assert stdio_front._target(["stdio", "/v"], env) == "/v"
+    assert stdio_front._target(["stdio", "/v", "--tool-facade", "triad"], env) == "/v"
+    assert stdio_front._target(["stdio", "--tool-facade=lean", "/v"], env) == "/v"
+    for argv in (["stdio", "--help"], ["stdio", "/v", "-h"], ["stdio", "/a", "/b"], ["serve", "/v"], ["stdio"]):
+        assert stdio_front._target(argv, env) is None  # the full parser answers these
+    assert stdio_front._target(["stdio"], {"VAULTGATE_CONFIG": "/c.toml"}) == "/c.toml"
+
+
+def test_the_start_up_key_moves_with_whatever_the_settings_are_made_of(tmp_path: Path) -> None:
+    config = tmp_path / "c.toml"
+    config.write_text('[[vaults]]\nid = "a"\npath = "."\n')
+    argv = ["stdio", str(config)]
+    base = stdio_front.startup_key(argv, {})
+    assert stdio_front.startup_key(argv, {}) == base
+    assert stdio_front.startup_key(argv, {"VAULTGATE_TOOL_FACADE__MODE": "full"}) != base
+    assert stdio_front.startup_key(argv, {"UNRELATED": "x"}) == base
+    assert stdio_front.startup_key([*argv, "--tool-facade", "triad"], {}) != base
+    config.write_text('[[vaults]]\nid = "b"\npath = "."\n')
+    assert stdio_front.startup_key(argv, {}) != base
+
+
+def test_answers_stored_under_other_effective_settings_are_dropped(tmp_path: Path) -> None:
+    front, _ = _front(tmp_path)
+    front.check_settings('{"a": 1}')
+    front._question(_line({"id": 1, "method": "tools/list"}))
+    front._from_server(1, json.dumps({"id": 1, "result": {"tools": []}}))
+
+    same, out = _front(tmp_path)
+    same.check_settings('{"a": 1}')
+    assert same._question(_line({"id": 2, "method": "tools/list"})) is None and out.getvalue()
+
+    changed, out = _front(tmp_path)
+    changed.check_settings('{"a": 2}')  # the key should have differed: never trust the store then
+    listed = _line({"id": 3, "method": "tools/list"})
+    assert changed._question(listed) == listed and out.getvalue() == b""

@@ -1,0 +1,68 @@
+"""What `vaultgate stdio` loads: the front answers before pydantic and the settings are imported,
+and a server without an embedding model never loads numpy (nor the tokenizer or onnxruntime)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+INIT = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+
+
+def test_the_answering_path_of_the_command_line_imports_no_pydantic() -> None:
+    probe = (
+        "import sys\n"
+        "import service.__main__, service.protocol.stdio_front\n"
+        "print(sorted(m for m in ('pydantic', 'service.settings', 'mcp', 'numpy', 'logging') if m in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    assert out.stdout.split() == ["[]"], out.stderr
+
+
+def _ask(proc: subprocess.Popen[bytes], msg_id: int, method: str, params: dict[str, object]) -> dict[str, object]:
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write(json.dumps({"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params}).encode() + b"\n")
+    proc.stdin.flush()
+    while True:
+        line = proc.stdout.readline()
+        assert line, "the server closed stdout"
+        answer: dict[str, object] = json.loads(line)
+        if answer.get("id") == msg_id:
+            return answer
+
+
+def _mapped_libraries(pid: int) -> str:
+    return Path(f"/proc/{pid}/maps").read_text()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/<pid>/maps")
+def test_a_server_without_embeddings_never_loads_numpy(make_vault: Callable[..., Path]) -> None:
+    root = make_vault()
+    env = {**os.environ, "VAULTGATE_EMBEDDINGS__PROVIDER": "none"}
+    for _ in range(2):  # the first start answers through the SDK, the second from stored answers
+        with subprocess.Popen(
+            [sys.executable, "-m", "service", "stdio", str(root)],
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        ) as proc:
+            assert "result" in _ask(proc, 1, "initialize", INIT)
+            assert proc.stdin is not None
+            proc.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
+            _ask(proc, 2, "tools/list", {})
+            read = _ask(proc, 3, "tools/call", {"name": "read_note", "arguments": {"path": "Welcome"}})
+            found = _ask(proc, 4, "tools/call", {"name": "search_notes", "arguments": {"query": "welcome"}})
+            for answer in (read, found):
+                result = answer["result"]
+                assert isinstance(result, dict) and not result.get("isError"), answer
+            libraries = _mapped_libraries(proc.pid)
+            assert "numpy" not in libraries and "onnxruntime" not in libraries and "tokenizers" not in libraries
+            proc.stdin.close()  # end of input: the server exits
+            assert proc.wait(timeout=60) == 0
