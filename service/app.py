@@ -156,7 +156,8 @@ class VaultgateApp:
             audit=self.audit,
             spool_dir=spool_dir,
         )
-        self.warmup = QueryWarmup(self.vaults, self.db)  # Bases / Dataview images, after each index is ready
+        # Bases / Dataview images: kept current once built (at the first query, or when the index is ready)
+        self.warmup = QueryWarmup(self.vaults, self.db, prewarm=settings.search.prewarm_queries)
         self.components += [self.warmup, self.index_jobs, self.audit, self.sessions, self.maintenance, self.plans]
         self.server = self._build_server()
         self._started = False

@@ -215,6 +215,11 @@ class PageCache:
         self._lock = threading.Lock()
         self._sets: weakref.WeakKeyDictionary[object, dict[str, tuple[Any, Built]]] = weakref.WeakKeyDictionary()
 
+    def has(self, owner: object, vault_id: str) -> bool:
+        """Whether the vault's pages were built (by a query or a refresh) and are kept."""
+        with self._lock:
+            return vault_id in self._sets.get(owner, {})
+
     def get(self, owner: object, conn: sqlite3.Connection, vault_id: str, version: int | None = None) -> PageSet:
         """The vault's pages. `version` is the indexer's generation, read before this call (every
         index write bumps it); without one, a signature of the notes table is read instead."""

@@ -41,3 +41,9 @@ class SearchSettings(Section):
         default=5_000_000, ge=1000, description="Steps (rows, calls, list elements) one query_base call may take."
     )
     bases_max_seconds: float = Field(default=10.0, gt=0, description="Wall-clock budget of one query_base call.")
+    prewarm_queries: bool = Field(
+        default=False,
+        description="Build each vault's Bases and Dataview images as soon as its index is ready, rather than at "
+        "the first query_base / search_dql call (seconds at 10k notes). Off: a server whose agents never run "
+        "those queries holds no such image in memory. Either way, an image once built is kept current.",
+    )

@@ -1,14 +1,15 @@
-"""Keeps each vault's Bases snapshot and Dataview pages built in the background.
+"""Keeps each vault's Bases snapshot and Dataview pages current in the background.
 
 Both query engines read an in-memory image of the index (`service.bases.source`,
-`service.dataview.pages`) that the first query after start used to build, taking seconds on a
-10k-note vault. `QueryWarmup` is an app component with one task per vault: it waits until the
-vault's first index is ready (start-up and the first reconcile are not slowed), builds both
-images in a reader thread, then follows the indexer's `generation`: after a change and
-`quiet_s` seconds without another one, it refreshes both incrementally (only the notes that
-changed are read again), so a query after an edit usually finds them current. A query never
-waits for the warm-up; at worst it builds (or waits for) the same image itself. Touches the
-index read-only, through `Database.run_read`.
+`service.dataview.pages`); building one takes seconds on a 10k-note vault, and the first
+`query_base` / `search_dql` call of a vault builds its own. `QueryWarmup` is an app component
+with one task per vault that follows the indexer's `generation`: after a change and `quiet_s`
+seconds without another one, it refreshes the images that exist incrementally (only the notes
+that changed are read again), so a query after an edit usually finds them current. With
+`[search] prewarm_queries` it also builds both once the vault's first index is ready (start-up
+and the first reconcile are not slowed); without it, a vault nobody queries this way holds no
+image in memory. A query never waits for the warm-up; at worst it builds (or waits for) the same
+image itself. Touches the index read-only, through `Database.run_read`.
 """
 
 from __future__ import annotations
@@ -21,8 +22,8 @@ from typing import Any
 
 from service.indexer.runner import indexer_of
 from service.storage.db import Database
-from service.tools.dataview.tools import pages_of
-from service.tools.obsidian.bases import snapshot_of
+from service.tools.dataview.tools import pages_built, pages_of
+from service.tools.obsidian.bases import snapshot_built, snapshot_of
 from service.vault.vault import Vault
 
 log = logging.getLogger(__name__)
@@ -31,9 +32,10 @@ log = logging.getLogger(__name__)
 class QueryWarmup:
     name = "query-warmup"
 
-    def __init__(self, vaults: dict[str, Vault], db: Database, quiet_s: float = 2.0) -> None:
+    def __init__(self, vaults: dict[str, Vault], db: Database, *, prewarm: bool = False, quiet_s: float = 2.0) -> None:
         self.vaults = vaults
         self.db = db
+        self.prewarm = prewarm
         self.quiet_s = quiet_s
         self.built: dict[str, int] = {}  # vault id -> index generation of the last refresh
         self._tasks: dict[str, asyncio.Task[None]] = {}
@@ -66,9 +68,12 @@ class QueryWarmup:
         while True:
             if indexer.generation != seen:
                 seen = indexer.generation
+                first = self.prewarm and vault.id not in self.built
                 try:
-                    await snapshot_of(vault, self.db)
-                    await pages_of(vault, self.db, seen)
+                    if first or snapshot_built(vault):
+                        await snapshot_of(vault, self.db)
+                    if first or pages_built(vault, self.db):
+                        await pages_of(vault, self.db, seen)
                     self.built[vault.id] = seen
                 except Exception:  # a query will build it (and report what is wrong)
                     log.exception("refreshing the query images of %s failed", vault.id)

@@ -1,5 +1,6 @@
-"""The Bases snapshot and Dataview pages: built in the background once the index is ready,
-refreshed after changes, and rebuilt incrementally (unchanged notes keep their records)."""
+"""The Bases snapshot and Dataview pages: built at the first query (or, with `[search]
+prewarm_queries`, in the background once the index is ready), refreshed after changes, and
+rebuilt incrementally (unchanged notes keep their records)."""
 
 from __future__ import annotations
 
@@ -40,7 +41,7 @@ def _warm(vg: Harness) -> bool:
 async def test_images_are_built_after_the_index_is_ready_and_refreshed_after_a_write(
     make_vault: Callable[..., Path],
 ) -> None:
-    async with started(make_vault(VAULT)) as vg:
+    async with started(make_vault(VAULT), search={"prewarm_queries": True}) as vg:
         vg.app.warmup.quiet_s = 0.05
         await vg.indexed()
         await _until(lambda: _warm(vg))
@@ -83,3 +84,29 @@ async def test_a_new_note_rereads_links_and_a_deleted_one_disappears(make_vault:
         assert [r["path"] for r in out["rows"]] == ["A.md", "New.md"]
         dql = await vg.ok("search_dql", query='LIST WHERE status = "active"')
         assert [r["path"] for r in dql["rows"]] == ["A.md", "New.md"]
+
+
+async def test_without_prewarm_no_image_is_held_until_a_query_builds_it_then_it_is_kept_current(
+    make_vault: Callable[..., Path],
+) -> None:
+    async with started(make_vault(VAULT)) as vg:
+        vg.app.warmup.quiet_s = 0.05
+        await vg.indexed()
+        vault = next(iter(vg.app.vaults.values()))
+        indexer = indexer_of(vault)
+        assert indexer is not None
+        db = vg.app.services.db
+        await vg.ok("set_properties", path="C.md", properties={"rating": 4})  # a change to follow
+        await _until(lambda: _warm(vg))  # the warm-up has looked at the newest generation ...
+        assert _SNAPSHOTS.latest(indexer) is None  # ... and built nothing nobody asked for
+        assert vault.id not in PAGES._sets.get(db, {})
+        assert [r["path"] for r in (await vg.ok("query_base", yaml=BASE))["rows"]] == ["A.md", "C.md"]
+        assert [r["path"] for r in (await vg.ok("search_dql", query='LIST WHERE status = "active"'))["rows"]] == [
+            "A.md",
+            "C.md",
+        ]
+        before = indexer.generation
+        await vg.ok("set_properties", path="B.md", properties={"status": "active"})
+        await _until(lambda: indexer.generation != before and _warm(vg))
+        assert _SNAPSHOTS.get(indexer, indexer.generation) is not None  # refreshed without a query
+        assert PAGES._sets[db][vault.id][0] == ("generation", indexer.generation)

@@ -100,6 +100,11 @@ def _version(ctx: ToolContext) -> int | None:
     return indexer.generation if indexer is not None else None
 
 
+def pages_built(vault: Vault, db: Database) -> bool:
+    """Whether a query built the vault's pages since start (the warm-up then keeps them current)."""
+    return PAGES.has(db, vault.id)
+
+
 async def pages_of(vault: Vault, db: Database, version: int | None) -> None:
     """Build (or refresh, incrementally) the vault's pages for index generation `version`."""
     vault_id = vault.id

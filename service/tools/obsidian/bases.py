@@ -96,6 +96,12 @@ class QueryBaseOut(ToolOutput, Partial):
     next_cursor: str | None = Field(default=None, description="Pass as `cursor` for the next page.")
 
 
+def snapshot_built(vault: Vault) -> bool:
+    """Whether a query built the vault's Bases snapshot since start."""
+    indexer = indexer_of(vault)
+    return indexer is not None and _SNAPSHOTS.latest(indexer) is not None
+
+
 async def snapshot_of(vault: Vault, db: Database) -> Snapshot:
     """The vault's Bases snapshot at the index's current generation, built (incrementally from
     the last one) when the index changed since; the background refresh usually did it already."""
