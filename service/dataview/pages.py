@@ -44,14 +44,21 @@ class Page:
 
 
 class Links:
-    """The vault's incoming links (target path -> sorted source paths), swapped whole on every
-    rebuild; pages kept across rebuilds read their `file.inlinks` from it."""
+    """What pages kept across rebuilds must read from the newest page set, not the one they were
+    built with: the vault's incoming links (target path -> sorted source paths) for their
+    `file.inlinks`, and the set that resolves their list items' links. Swapped on every rebuild,
+    so a kept page holds no reference to an older set (which would keep every older set, and the
+    old versions of edited notes, alive)."""
 
     def __init__(self) -> None:
         self.inlinks: dict[str, list[str]] = {}
+        self.current: PageSet | None = None
 
     def of(self, path: str) -> list[Link]:
         return [Link(p) for p in self.inlinks.get(path, ())]
+
+    def resolve_value(self, value: Any) -> Any:
+        return self.current.resolve_value(value) if self.current is not None else value
 
 
 class PageSet:
@@ -124,7 +131,7 @@ def _page(record: tuple[Any, ...], links: list[tuple[Any, ...]], pages: PageSet,
         "outlinks": [Link(target or raw, alias, bool(embed), sub) for target, raw, sub, alias, embed in links],
         "aliases": json.loads(aliases or "[]"), "frontmatter": props, "day": day, "starred": False,
     }  # fmt: skip
-    items_cache = ItemCache(path, items, pages.resolve_value)
+    items_cache = ItemCache(path, items, holder.resolve_value)
     row["file"] = FileFields(data, items_cache, lambda: holder.of(path))
     return Page(path, row, [t for t, *_ in links if t], frozenset(t.lower()[1:] for t in file_tags))
 
@@ -201,6 +208,7 @@ def load(conn: sqlite3.Connection, vault_id: str, previous: Built | None = None)
         pages.pages[path] = _page(record, out.get(int(nid), []), pages, holder)
     pages.inlinks = {target: sorted(sources) for target, sources in incoming.items()}
     holder.inlinks = pages.inlinks
+    holder.current = pages
     return Built(pages, versions, holder)
 
 

@@ -5,6 +5,8 @@ rebuilt incrementally (unchanged notes keep their records)."""
 from __future__ import annotations
 
 import asyncio
+import gc
+import weakref
 from collections.abc import Callable
 from pathlib import Path
 
@@ -110,3 +112,22 @@ async def test_without_prewarm_no_image_is_held_until_a_query_builds_it_then_it_
         await _until(lambda: indexer.generation != before and _warm(vg))
         assert _SNAPSHOTS.get(indexer, indexer.generation) is not None  # refreshed without a query
         assert PAGES._sets[db][vault.id][0] == ("generation", indexer.generation)
+
+
+async def test_a_refresh_lets_the_previous_dataview_page_set_go(make_vault: Callable[..., Path]) -> None:
+    """Pages kept across a rebuild must not hold the set they were built with: each edit would
+    otherwise keep one more old set (and the old version of the edited note) alive."""
+    async with started(make_vault({**VAULT, "T.md": "- [ ] a task [[B]]\n- item [[C]]\n"})) as vg:
+        await vg.indexed()
+        db = vg.app.services.db
+        vault = next(iter(vg.app.vaults.values()))
+        await vg.ok("search_dql", query="TASK")
+        first = weakref.ref(PAGES._sets[db][vault.id][1].pages)
+        for rating in (5, 6):
+            await vg.ok("set_properties", path="C.md", properties={"rating": rating})
+            tasks = await vg.ok("search_dql", query="TASK")
+            assert [r["path"] for r in tasks["rows"]] == ["T.md"]
+        gc.collect()
+        assert first() is None
+        items = await vg.ok("search_dql", query='LIST FROM "T" FLATTEN file.lists AS l WHERE l.outlinks')
+        assert items["rows"]
