@@ -3,20 +3,43 @@
 The path ACL hides `.obsidian/` from every note tool; the tools that follow Obsidian's settings
 (periodic notes, templates) read these files through here instead. A file that is missing, not
 JSON, larger than `MAX_BYTES`, or reached through a symlink leaving the vault reads as None:
-Obsidian then uses its defaults, and so do the callers.
+Obsidian then uses its defaults, and so do the callers. A community plugin's `data.json` also
+reads as None when `.obsidian/community-plugins.json` (the list of enabled plugin ids) exists
+and does not name the plugin: Obsidian ignores a disabled plugin's settings, so we do too.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 MAX_BYTES = 1 << 20
 
 
+COMMUNITY_PLUGINS = ".obsidian/community-plugins.json"
+_PLUGIN_DATA = re.compile(r"\.obsidian/plugins/([^/]+)/data\.json")
+
+
 def read_json(root: Path, rel: str) -> Any | None:
     """The parsed JSON of the vault file `rel` (e.g. `.obsidian/daily-notes.json`), or None."""
+    plugin = _PLUGIN_DATA.fullmatch(rel)
+    if plugin is not None and not plugin_enabled(root, plugin.group(1)):
+        return None
+    return _read(root, rel)
+
+
+def plugin_enabled(root: Path, plugin_id: str) -> bool:
+    """Whether the community plugin is on: named in `community-plugins.json`, or that file is
+    missing or unreadable (nothing says it is off, so its settings are taken as they are)."""
+    enabled = _read(root, COMMUNITY_PLUGINS)
+    if not isinstance(enabled, list):
+        return True
+    return plugin_id in enabled
+
+
+def _read(root: Path, rel: str) -> Any | None:
     path = root / rel
     try:
         real = path.resolve(strict=True)

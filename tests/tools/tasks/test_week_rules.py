@@ -80,3 +80,24 @@ async def test_a_bad_format_in_a_plugin_variable_is_refused(make_vault: Callable
         error = await vg.err("create_periodic_note", "validation_error", date="2026-03-01")
         assert error["details"]["reason"] == "unsupported_date_format"
         assert vg.snapshot() == before
+
+
+async def test_a_disabled_plugins_settings_are_ignored_as_obsidian_ignores_them(make_vault: Callable[..., Path]) -> None:
+    """`community-plugins.json` lists the enabled plugins; Periodic Notes and Calendar settings
+    count only while their plugin is on (without that file nothing says they are off)."""
+    periodic = json.dumps({"daily": {"enabled": True, "format": "YYYY/MM/[Day] DD", "folder": "Journal"}})
+    daily_core = json.dumps({"format": "DD-MM-YYYY", "folder": "Daily"})
+    calendar = json.dumps({"weekStart": "monday"})
+    base = {PERIODIC: periodic, ".obsidian/daily-notes.json": daily_core, CALENDAR: calendar}
+    for enabled, day, week in (
+        (None, "Journal/2026/11/Day 29.md", "2026-W48.md"),
+        (["periodic-notes", "calendar"], "Journal/2026/11/Day 29.md", "2026-W48.md"),
+        (["calendar"], "Daily/29-11-2026.md", "2026-W48.md"),
+        ([], "Daily/29-11-2026.md", "2026-W49.md"),
+    ):
+        files = dict(base) if enabled is None else {**base, ".obsidian/community-plugins.json": json.dumps(enabled)}
+        async with started(make_vault(files)) as vg:
+            out = await vg.ok("get_periodic_note", period="daily", date="2026-11-29")
+            assert out["path"] == day, enabled
+            weekly = await vg.ok("get_periodic_note", period="weekly", date="2026-11-29")
+            assert weekly["path"] == week, enabled
