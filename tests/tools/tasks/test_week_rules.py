@@ -82,7 +82,7 @@ async def test_a_bad_format_in_a_plugin_variable_is_refused(make_vault: Callable
         assert vg.snapshot() == before
 
 
-async def test_a_disabled_plugins_settings_are_ignored_as_obsidian_ignores_them(make_vault: Callable[..., Path]) -> None:
+async def test_a_disabled_plugins_settings_are_ignored(make_vault: Callable[..., Path]) -> None:
     """`community-plugins.json` lists the enabled plugins; Periodic Notes and Calendar settings
     count only while their plugin is on (without that file nothing says they are off)."""
     periodic = json.dumps({"daily": {"enabled": True, "format": "YYYY/MM/[Day] DD", "folder": "Journal"}})
