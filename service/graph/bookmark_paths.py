@@ -31,17 +31,12 @@ class SettingsEdit:
     changed: int  # how many items were repointed
 
 
-def _folder_moves(moves: Mapping[str, str], folder: str | None) -> tuple[str, str] | None:
-    """(old folder, new folder) of a folder move, from any one of its file moves."""
-    if folder is None or not moves:
-        return None
-    old, new = next(iter(moves.items()))
-    rest = old[len(folder) :]
-    return folder, new[: len(new) - len(rest)]
-
-
-def bookmarks_edit(vault: Vault, moves: Mapping[str, str], folder: str | None = None) -> SettingsEdit | None:
-    """The rewrite of bookmarks.json that `moves` (and the folder move, if any) imply, or None."""
+def bookmarks_edit(
+    vault: Vault, moves: Mapping[str, str], folder: tuple[str, str] | None = None
+) -> SettingsEdit | None:
+    """The rewrite of bookmarks.json that `moves` and the folder move (old folder, new folder),
+    if any, imply, or None. The folder pair is given, not derived from file moves: an empty
+    folder moves too."""
     try:
         note = vault.files.read(vault.paths.resolve(BOOKMARKS, allow_hidden=True))
         data: Any = json.loads(note.content)
@@ -49,7 +44,7 @@ def bookmarks_edit(vault: Vault, moves: Mapping[str, str], folder: str | None = 
         return None
     if not isinstance(data, dict):
         return None
-    pair = _folder_moves(moves, folder)
+    pair = folder
     changed = 0
     for loc in bm.walk(bm.items_of(data), lambda _: True):
         item, path = loc.item, loc.item.get("path")

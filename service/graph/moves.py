@@ -94,7 +94,7 @@ async def plan_move(
     queries: GraphQueries,
     moves: dict[str, str],
     *,
-    folder: str | None = None,
+    folder: tuple[str, str] | None = None,
     steps: Steps | None = None,
 ) -> MovePlan:
     files = vault_files(vault)
@@ -105,7 +105,7 @@ async def plan_move(
     candidates = set(await queries.sources_of_names(vault.id, sorted(names)))
     candidates.update(e.source for e in await queries.backlinks(vault.id, sorted(moves)))
     candidates.update(p for p in moves if p.lower().endswith(".md"))
-    plan = MovePlan(moves=dict(moves), folder=folder)
+    plan = MovePlan(moves=dict(moves), folder=folder[0] if folder else None)
     ordered = sorted(candidates)
     for done, path in enumerate(ordered, start=1):
         await prepare_step(steps, done, len(ordered))

@@ -137,7 +137,7 @@ async def _plan(
         ctx.resolve(old, "write")
         ctx.resolve(new, "write")
     queries = GraphQueries(ctx.services.db)
-    plan = await plan_move(ctx.vault, queries, moves, folder=src if is_folder else None, steps=steps)
+    plan = await plan_move(ctx.vault, queries, moves, folder=(src, dst) if is_folder else None, steps=steps)
     # Links in notes the caller may not read are left alone (as a delete would leave them):
     # refusing, or listing them, would reveal that those notes exist.
     plan.edits = [edit for edit in plan.edits if ctx.can_read(edit.path)]
