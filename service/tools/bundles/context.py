@@ -108,14 +108,24 @@ class ContextOut(ToolOutput, Partial):
     complete: bool = Field(description="Every chunk of the vault has its vector.")
 
 
+_SIZES: dict[str, int] = {}  # text -> tokens: the same chunks come back query after query
+_SIZES_MAX = 50_000
+
+
 class TokenMeasure:
-    """Sizes in the builtin WordPiece tokenizer's tokens (special tokens excluded)."""
+    """Sizes in the builtin WordPiece tokenizer's tokens (special tokens excluded); a text's size
+    is remembered (bounded), since candidate chunks repeat across queries."""
 
     def __init__(self) -> None:
         self._tok = tokenizer()
 
     def size(self, text: str) -> int:
-        return len(self._tok.encode(text, add_special_tokens=False).ids)
+        found = _SIZES.get(text)
+        if found is None:
+            if len(_SIZES) >= _SIZES_MAX:
+                _SIZES.clear()
+            found = _SIZES[text] = len(self._tok.encode(text, add_special_tokens=False).ids)
+        return found
 
     def cut(self, text: str, size: int) -> str:
         enc = self._tok.encode(text, add_special_tokens=False)
