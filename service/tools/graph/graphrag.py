@@ -27,8 +27,10 @@ import sqlite3
 
 from pydantic import BaseModel, Field
 
+from service.graph.adjacency import LinkGraph, LinkGraphs
 from service.graph.expand import Expansion, Reached, expand
 from service.graph.queries import GraphQueries
+from service.indexer.runner import indexer_of
 from service.semantic import search as sem
 from service.tools.context import ToolContext
 from service.tools.models import ToolInput, ToolOutput
@@ -47,6 +49,7 @@ from service.tools.search_common import (
 from service.tools.spec import ToolSpec
 
 K = 60  # the reciprocal-rank constant of both lists
+GRAPHS = LinkGraphs()  # each vault's links in memory, per index generation (the expansion's neighbours)
 GRAPH_WEIGHT = 0.15  # the largest tried that keeps search_hybrid's figures on the Help questions (docs/answers.md)
 
 
@@ -159,12 +162,17 @@ async def graphrag_query(ctx: ToolContext, args: GraphRagIn) -> GraphRagOut:
     score_of = {h.path: h.score for h in hits}
     seeds = hybrid[: args.seeds]
     queries = GraphQueries(ctx.services.db)
+    indexer = indexer_of(ctx.vault)
+    graph = await run(
+        ctx,
+        lambda conn: GRAPHS.get(conn, vid, indexer) if indexer else LinkGraph.load(conn, vid),
+    )
 
     def allowed(path: str) -> bool:
         return (not folders or any(f == "" or path.startswith(f + "/") for f in folders)) and can_read(path)
 
     async def neighbours(paths: list[str]) -> list[tuple[str, str, str]]:
-        return await queries.neighbors_of(vid, paths, "both")
+        return graph.neighbours(paths)
 
     async def on_hop(hop: int, count: int) -> None:
         await ctx.progress(hop, args.hops, f"graphrag_query: hop {hop}/{args.hops}, {count} notes reached")

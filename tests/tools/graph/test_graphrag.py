@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import started
-from tests.semantic.helpers import VAULT, semantic
+from tests.semantic.helpers import VAULT, semantic, settled
 
 NOTES: dict[str, str] = {
     **VAULT,
@@ -124,3 +124,16 @@ async def test_graphrag_query_failures(make_vault: Callable[..., Path]) -> None:
         await h.err("graphrag_query", "note_not_found", query="x", folder="Nowhere")
     async with started(make_vault(NOTES)) as h:
         await h.err("graphrag_query", "mode_unavailable", query="x")
+
+
+async def test_the_expansion_follows_links_written_after_the_last_query(make_vault: Callable[..., Path]) -> None:
+    """The walk reads the links from memory per index generation: a link added since the
+    previous call is followed at the next one."""
+    async with semantic(make_vault(NOTES)) as h:
+        first = await h.ok("graphrag_query", query=QUESTION, seeds=10, hops=1, limit=50)
+        assert all(s["target"] != "Travel/Japan.md" for i in first["items"] for s in i["link_path"] or [])
+        await h.ok("append_note", path="Pets/Clinic.md", content="\nThe vet moved to [[Japan]].\n")
+        await settled(h)
+        out = await h.ok("graphrag_query", query=QUESTION, seeds=10, hops=1, limit=50)
+        steps = [s for i in out["items"] for s in i["link_path"] or []]
+        assert {"source": "Pets/Clinic.md", "target": "Travel/Japan.md", "direction": "outlink"} in steps, out
