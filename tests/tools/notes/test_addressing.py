@@ -235,6 +235,7 @@ async def test_an_address_resolves_before_the_first_index_is_built(make_vault: C
     """The names come from the disk while the index is not ready (aliases need the index)."""
     root = make_vault(VAULT)
     async with started(root, index={"watch": False}) as vg:
+        await vg.indexed()  # the first build is over: nothing else sets the state below back
         indexer = next(iter(vg.app.vaults.values())).index
         state: Any = indexer
         real = state.state
