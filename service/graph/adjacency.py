@@ -3,8 +3,8 @@
 A breadth-first expansion asks for the neighbours of a few hundred notes per hop; one indexed
 query per batch of paths costs tens of milliseconds at 60,000 links. `LinkGraph.load` reads every
 resolved link of a vault once (one query, the same rows `GraphQueries.neighbors_of` selects: a
-note's distinct link targets, links to itself left out) and answers `neighbours` and `linked_from`
-from dictionaries. `LinkGraphs` keeps one graph per vault indexer for the index generation it
+note's distinct link targets, links to itself left out) and answers `neighbours` from
+dictionaries. `LinkGraphs` keeps one graph per vault indexer for the index generation it
 was read at: the next walk after any index change reads it again. Reads the index (`links`, `notes`).
 """
 
@@ -45,10 +45,6 @@ class LinkGraph:
             out.extend((path, other, "in") for other in self.inlinks.get(path, ()))
         out.sort()
         return out
-
-    def linked_from(self, path: str) -> list[str]:
-        """The distinct notes linking to `path`."""
-        return self.inlinks.get(path, [])
 
 
 class LinkGraphs:

@@ -191,12 +191,6 @@ class SemanticEngine:
         row: np.ndarray[Any, Any] = (await (embedder or self.embedder()).embed_query(text))[0]
         return row
 
-    def knn(
-        self, conn: sqlite3.Connection, vault_id: str, query: np.ndarray[Any, Any], k: int, model: str
-    ) -> list[tuple[int, float]]:
-        """Nearest chunks of a vault by `model`'s vectors, best first (reader thread)."""
-        return self.ranker(conn, vault_id, query, model)(k)
-
     def ranker(
         self, conn: sqlite3.Connection, vault_id: str, query: np.ndarray[Any, Any], model: str
     ) -> Callable[[int], list[tuple[int, float]]]:
