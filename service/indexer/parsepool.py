@@ -50,12 +50,21 @@ def _read_batch_in_worker(root: str, batch: Sequence[str], known: dict[str, str]
     return rows.read_batch(Path(root), batch, known, _worker_paths)
 
 
-def default_workers() -> int:
-    """One CPU stays with the writer, the others parse, up to 3 (on 10k notes one worker parses
-    about as fast as the writer stores, so more than 3 would only wait on it). CPUs are those
-    this process may run on (a container's cpuset), not every CPU of the host."""
-    usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    return max(0, min(3, usable - 1))
+def default_workers(usable: int | None = None) -> int:
+    """No worker on a machine of 1 or 2 CPUs; beyond that one CPU stays with the writer, one with the
+    server, and the others parse, up to 3 (on 10k notes one worker parses about as fast as the
+    writer stores, so more would only wait on it). CPUs are those this process may run on (a
+    container's cpuset), not every CPU of the host.
+
+    Why none on 2 CPUs: a worker is a Python process of ~50 MB, and multiprocessing adds a
+    12 MB resource tracker for the server's lifetime. On the 10k-note workload the cold build's
+    peak RSS was ~200 MB with one worker and ~140 MB without; the worker shortened that one-off
+    build from about 15 to 8 s on an idle machine and not at all on a loaded one, where it
+    competes with the writer and the server for the same two CPUs. `[index] parse_workers`
+    sets it explicitly."""
+    if usable is None:
+        usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return max(0, min(3, usable - 2))
 
 
 class Parser:

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
+from service import heap
 from service.graph.linkpath import PathSet
 from service.indexer import parsepool, rows
 from service.indexer.bulk import bulk_mode, restore_indexes
@@ -85,6 +86,9 @@ async def reconcile_vault(
                 await ix.db.run_write(partial(ix._write_batch, prepared=prepared, touch=touch))
                 indexed += len(prepared)
                 touched += len(touch)
+                del prepared, touch
+                if deferred:  # a bulk load: hand the batch's freed memory back (service/heap.py)
+                    await asyncio.to_thread(heap.trim)  # up to ~30 ms: never on the event loop
                 ix.done += len(batch)
                 ix.backlog = len(changed) - ix.done
                 if progress is not None:

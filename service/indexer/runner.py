@@ -54,8 +54,10 @@ if TYPE_CHECKING:
 __all__ = ["BATCH", "BULK_THRESHOLD", "DEFERRABLE_INDEXES", "State", "VaultIndexer", "indexer_of", "restore_indexes"]
 
 log = logging.getLogger(__name__)
-# Read at each call (tests lower them to exercise bulk loads on small vaults).
-BATCH = 400
+# Read at each call (tests lower them to exercise bulk loads on small vaults). A batch of 200
+# notes (was 400) is one write transaction: the cold 10k-note build's peak RSS fell by 8 MB and
+# its time did not grow (docs/benchmarks.md).
+BATCH = 200
 BULK_THRESHOLD = 1000  # changed notes from which the trigram index is rebuilt in one pass
 
 
@@ -277,7 +279,8 @@ class VaultIndexer:
 
     async def counts(self) -> dict[str, int]:
         """Row counts for status reports, cached per generation (see `status.Counts`)."""
-        return await self._counts.get(self.generation)  # read before querying: a later write always invalidates
+        # The generation is read before querying: a later write always invalidates.
+        return await self._counts.get(self.generation, moving=self.state == "reconciling")
 
     def snapshot(self) -> dict[str, Any]:
         return {

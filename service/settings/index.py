@@ -15,7 +15,7 @@ class IndexSettings(Section):
         ge=0,
         le=64,
         description="Processes that parse notes during a bulk (re)index beside the SQLite writer;"
-        " 0 parses in a thread. Default: CPU count - 1, at most 3.",
+        " 0 parses in a thread. Default: CPU count - 2, at most 3 (none on 1 or 2 CPUs: ~60 MB of memory).",
     )
 
 

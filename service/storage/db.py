@@ -30,11 +30,16 @@ import aiosqlite
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
-# Page cache per connection (a writer, `readers` readers and the point reader: six by default).
-# At 32 MB each, the writer's alone added ~25 MB to the peak of a cold 10k-note index and the
-# readers' filled with the first searches; in WAL mode a reader's cache is dropped whenever
-# another connection commits anyway, and the OS file cache answers a miss in microseconds.
+# Page cache per connection: the writer's 8 MB, each of the `readers` readers' 4 MB (four by
+# default) and the point reader's 1 MB: 25 MB at most, where six connections of 8 MB each were
+# 48 MB. At 32 MB each, the writer's alone added ~25 MB to the peak of a cold 10k-note index, and
+# the readers' filled with the first searches. In WAL mode a reader's cache is dropped whenever
+# another connection commits anyway, and the OS file cache answers a miss in microseconds; at
+# 4 MB a reader's search_text costs the same CPU as at 8 MB (docs/benchmarks.md). The point
+# reader only looks up single rows by key.
 CACHE_KIB = 8000
+READER_CACHE_KIB = 4000
+POINT_CACHE_KIB = 1000
 
 
 def _driver() -> ModuleType:
@@ -102,7 +107,7 @@ def load_vec(conn: sqlite3.Connection) -> None:
         conn.enable_load_extension(False)
 
 
-def connect(path: Path | str, backends: Backends | None = None) -> sqlite3.Connection:
+def connect(path: Path | str, backends: Backends | None = None, *, cache_kib: int = CACHE_KIB) -> sqlite3.Connection:
     """Open one configured connection (usable from any single thread)."""
     driver = _driver()
     conn: sqlite3.Connection = driver.connect(str(path), check_same_thread=False, isolation_level=None)
@@ -111,7 +116,7 @@ def connect(path: Path | str, backends: Backends | None = None) -> sqlite3.Conne
     conn.execute("PRAGMA foreign_keys=ON")
     conn.execute("PRAGMA busy_timeout=5000")
     conn.execute("PRAGMA temp_store=MEMORY")
-    conn.execute(f"PRAGMA cache_size=-{CACHE_KIB}")
+    conn.execute(f"PRAGMA cache_size=-{cache_kib}")
     vec_version: str | None = None
     vec_error: str | None = None
     try:
@@ -151,10 +156,10 @@ class Database:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._writer = await aiosqlite.Connection(lambda: connect(self.path, self.backends), 64)
         for _ in range(self._reader_count):
-            reader = await aiosqlite.Connection(lambda: connect(self.path), 64)
+            reader = await aiosqlite.Connection(lambda: connect(self.path, cache_kib=READER_CACHE_KIB), 64)
             self._all_readers.append(reader)
             self._readers.put_nowait(reader)
-        self._point = connect(self.path)
+        self._point = connect(self.path, cache_kib=POINT_CACHE_KIB)
         self._point.execute("PRAGMA busy_timeout=0")  # never wait on the event loop
 
     def point_read(self, sql: str, params: Any = ()) -> Any:

@@ -1,0 +1,55 @@
+"""Index counts for status reports: exact per generation, at most a second old while a bulk load moves."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from service.indexer import status
+from service.indexer.status import Counts
+
+
+class FakeDb:
+    def __init__(self) -> None:
+        self.queries = 0
+
+    async def fetchone(self, sql: str, params: Any = ()) -> tuple[int, ...]:
+        self.queries += 1
+        return (self.queries, 0, 0, 0, 0, 0, 0)
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
+    c = Clock()
+    monkeypatch.setattr(status.time, "monotonic", c)
+    return c
+
+
+async def test_a_new_generation_reads_again_when_settled(clock: Clock) -> None:
+    db = FakeDb()
+    counts = Counts(db, "v")  # type: ignore[arg-type]
+    assert (await counts.get(1))["notes"] == 1
+    assert (await counts.get(1))["notes"] == 1
+    assert (await counts.get(2))["notes"] == 2
+    assert db.queries == 2
+
+
+async def test_while_moving_the_counts_are_read_at_most_once_a_second(clock: Clock) -> None:
+    db = FakeDb()
+    counts = Counts(db, "v")  # type: ignore[arg-type]
+    assert (await counts.get(1, moving=True))["notes"] == 1
+    clock.now += 0.5
+    assert (await counts.get(2, moving=True))["notes"] == 1  # a batch later, still the last read
+    clock.now += 0.6
+    assert (await counts.get(3, moving=True))["notes"] == 2
+    assert (await counts.get(4))["notes"] == 3  # the load ended: exact again
+    assert db.queries == 3
