@@ -193,9 +193,9 @@ def carry_empty_folders(vault: Vault, src: str, dst: str) -> None:
     if not root.is_dir() or root.is_symlink():
         return
     found: list[str] = []
-    for here, dirs, _files in os.walk(root):
+    for walked, dirs, _files in os.walk(root):
         dirs[:] = [d for d in dirs if not d.startswith(".")]
-        rel = os.path.relpath(here, root)
+        rel = os.path.relpath(walked, root)
         found.append("" if rel == "." else rel.replace(os.sep, "/"))
     for rel in sorted(found, key=lambda r: (r.count("/"), r), reverse=True):
         here = root / rel if rel else root
