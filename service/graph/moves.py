@@ -52,6 +52,7 @@ class MovePlan:
     moves: dict[str, str]
     edits: list[FileEdit] = field(default_factory=list)
     folder: str | None = None  # set for a folder move: emptied source folders are removed
+    folder_to: str | None = None  # where the folder goes: its empty subfolders follow it there
     settings: list[SettingsEdit] = field(default_factory=list)  # Obsidian's files that name moved paths
 
     @property
@@ -74,8 +75,8 @@ def files_under(vault: Vault, folder: str) -> list[str]:
     return sorted(rel for rel, entry in vault.files.walk(root) if entry.is_file())
 
 
-def check_targets(vault: Vault, moves: Mapping[str, str], existing: PathSet) -> None:
-    if not moves:
+def check_targets(vault: Vault, moves: Mapping[str, str], existing: PathSet, *, folder: bool = False) -> None:
+    if not moves and not folder:  # a folder without files still moves (its subfolders with it)
         raise NoteNotFound("nothing to move", details={})
     targets = list(moves.values())
     for old, new in moves.items():
@@ -99,13 +100,13 @@ async def plan_move(
 ) -> MovePlan:
     files = vault_files(vault)
     before = PathSet(files)
-    check_targets(vault, moves, before)
+    check_targets(vault, moves, before, folder=folder is not None)
     after = PathSet(moves.get(f, f) for f in files)
     names = {strip_md(base_name(p)).lower() for p in (*moves, *moves.values())}
     candidates = set(await queries.sources_of_names(vault.id, sorted(names)))
     candidates.update(e.source for e in await queries.backlinks(vault.id, sorted(moves)))
     candidates.update(p for p in moves if p.lower().endswith(".md"))
-    plan = MovePlan(moves=dict(moves), folder=folder[0] if folder else None)
+    plan = MovePlan(moves=dict(moves), folder=folder[0] if folder else None, folder_to=folder[1] if folder else None)
     ordered = sorted(candidates)
     for done, path in enumerate(ordered, start=1):
         await prepare_step(steps, done, len(ordered))
@@ -148,6 +149,8 @@ async def apply_plan(vault: Vault, plan: MovePlan, steps: Steps | None = None) -
     actions += [partial(_write_settings, vault, edit) for edit in plan.settings]
     await commit(actions, steps, around=vault.bus.batch())
     if plan.folder is not None:
+        if plan.folder_to is not None:
+            carry_empty_folders(vault, plan.folder, plan.folder_to)
         _prune_empty_folders(vault, plan.moves)
 
 
@@ -179,6 +182,29 @@ async def _write_settings(vault: Vault, edit: SettingsEdit) -> Undo:
         await vault.files.write(vault.paths.resolve(edit.path, allow_hidden=True), edit.original, publish=False)
 
     return undo
+
+
+def carry_empty_folders(vault: Vault, src: str, dst: str) -> None:
+    """What a folder move leaves at `src` once its files are gone: each visible subfolder that is
+    now empty is made again under `dst` and removed from `src` (deepest first), and `src` goes if
+    it is empty. Hidden folders (and any folder holding a hidden file) stay where they are, as
+    the files a move never takes; a symlinked folder is never followed."""
+    root = vault.paths.resolve(src).abs
+    if not root.is_dir() or root.is_symlink():
+        return
+    found: list[str] = []
+    for walked, dirs, _files in os.walk(root):
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        rel = os.path.relpath(walked, root)
+        found.append("" if rel == "." else rel.replace(os.sep, "/"))
+    for rel in sorted(found, key=lambda r: (r.count("/"), r), reverse=True):
+        here = root / rel if rel else root
+        with contextlib.suppress(OSError):
+            if any(here.iterdir()):
+                continue
+            target = vault.paths.resolve(f"{dst}/{rel}" if rel else dst)
+            target.abs.mkdir(parents=True, exist_ok=True)
+            os.rmdir(here)
 
 
 def _prune_empty_folders(vault: Vault, moves: Mapping[str, str]) -> None:

@@ -152,10 +152,7 @@ async def _move(ctx: ToolContext, args: MoveIn, rename: bool) -> MoveOut:
     async with move_lock(ctx.vault):
         plan, src, dst, is_folder = await _plan(ctx, args, rename, steps)
         if not args.dry_run:
-            if is_folder and not plan.moves:
-                await ctx.vault.files.move(ctx.resolve(src, "write"), ctx.resolve(dst, "write"))
-            else:
-                await apply_plan(ctx.vault, plan, steps)
+            await apply_plan(ctx.vault, plan, steps)
     (moved_page, edits), cursor, truncated = window(args, args.dry_run, list(plan.moves.items()), plan.edits)
     title = base_name(dst) if is_folder else strip_md(base_name(dst))  # a note's title is its name
     return MoveOut(

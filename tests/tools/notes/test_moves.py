@@ -269,3 +269,41 @@ async def test_an_update_of_many_notes_rebuilds_the_trigram_index_once_after(
         assert (await vg.app.services.db.fetchone("SELECT trigram_deferred FROM fts_control"))[0] == 0
         after = await vg.ok("search_regex", pattern=r"\[\[Center\]\] [0-4]")
         assert after["prefiltered"] is True and after["items"] == during["items"]
+
+
+async def test_a_folder_move_takes_its_empty_subfolders_along(vault: Harness) -> None:
+    (vault.root / "Projects" / "Empty" / "Deeper").mkdir(parents=True)
+    (vault.root / "Projects" / "Drafts").mkdir()
+    out = await vault.confirmed("move_note", path="Projects", new_path="Old/Projects")
+    assert out["files_moved"] == 1
+    assert not (vault.root / "Projects").exists()
+    assert (vault.root / "Old/Projects/Empty/Deeper").is_dir()
+    assert (vault.root / "Old/Projects/Drafts").is_dir()
+    assert (vault.root / "Old/Projects/Plan.md").is_file()
+
+
+async def test_an_empty_folder_moves_and_renames(vault: Harness) -> None:
+    (vault.root / "Inbox" / "Later").mkdir(parents=True)
+    out = await vault.confirmed("move_note", path="Inbox", new_path="Archive/Inbox")
+    assert out["files_moved"] == 0 and out["path"] == "Archive/Inbox"
+    assert not (vault.root / "Inbox").exists()
+    assert (vault.root / "Archive/Inbox/Later").is_dir()
+    out = await vault.ok("rename_note", path="Archive/Inbox", new_path="Tray")
+    assert out["path"] == "Archive/Tray"
+    assert (vault.root / "Archive/Tray/Later").is_dir() and not (vault.root / "Archive/Inbox").exists()
+
+
+async def test_a_hidden_folder_inside_a_moved_folder_stays(vault: Harness) -> None:
+    (vault.root / "Projects" / ".cache").mkdir()
+    (vault.root / "Projects" / ".cache" / "x").write_text("keep")
+    await vault.confirmed("move_note", path="Projects", new_path="Old/Projects")
+    assert (vault.root / "Projects/.cache/x").read_text() == "keep"
+    assert (vault.root / "Old/Projects/Plan.md").is_file()
+
+
+async def test_an_empty_folder_move_onto_an_existing_path_changes_nothing(vault: Harness) -> None:
+    (vault.root / "Inbox").mkdir()
+    before = vault.snapshot()
+    await vault.err("move_note", "already_exists", path="Inbox", new_path="Projects")
+    await vault.err("move_note", "path_invalid", path="Inbox", new_path="Inbox/Inner")
+    assert vault.snapshot() == before and (vault.root / "Inbox").is_dir()
