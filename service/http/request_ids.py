@@ -14,23 +14,12 @@ which the transport reports itself) is passed on with its body replayed unchange
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-INVALID_REQUEST = -32600
+from service.protocol.request_ids import bad_request_id, invalid_request
 
-
-def bad_request_id(payload: Any) -> str | None:
-    """Why `payload` (one parsed message or a batch) holds a request with an invalid id, else None."""
-    for message in payload if isinstance(payload, list) else [payload]:
-        if not isinstance(message, dict) or "method" not in message or "id" not in message:
-            continue
-        rid = message["id"]
-        if isinstance(rid, bool) or not isinstance(rid, str | int):
-            kind = "null" if rid is None else type(rid).__name__.replace("dict", "object").replace("list", "array")
-            return f"a request id must be a string or an integer, not {kind}"
-    return None
+__all__ = ["RequestIdGuard", "bad_request_id"]
 
 
 class RequestIdGuard:
@@ -75,8 +64,7 @@ def _reason(body: bytes) -> str | None:
 
 
 async def _invalid_request(send: Send, reason: str) -> None:
-    error = {"jsonrpc": "2.0", "id": None, "error": {"code": INVALID_REQUEST, "message": f"Invalid Request: {reason}"}}
-    data = json.dumps(error).encode("utf-8")
+    data = json.dumps(invalid_request(reason)).encode("utf-8")
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode("ascii"))]
     await send({"type": "http.response.start", "status": 400, "headers": headers})
     await send({"type": "http.response.body", "body": data})

@@ -35,6 +35,7 @@ import sys
 import threading
 
 from service import folders
+from service.protocol.request_ids import bad_request_id, invalid_request
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the front imports only what answering needs (json, os, threading)
@@ -195,16 +196,26 @@ class StdioFront:
                 self._push(None)
 
     def _on_line(self, line: bytes) -> None:
+        try:
+            payload = json.loads(line)
+        except ValueError:
+            payload = None  # the SDK answers a malformed line itself
+        reason = bad_request_id(payload)
+        if reason is not None:  # the SDK would take it for a notification and never answer
+            self._write(json.dumps(invalid_request(reason)).encode() + b"\n")
+            return
+        msg = payload if isinstance(payload, dict) else None
         with self._lock:
-            forward = self._question(line) if self._push is None else self._note_question(line, line)
+            forward = self._question(line, msg) if self._push is None else self._note_question(line, msg)
             if self._push is not None:
                 self._push(forward)
             elif forward is not None:
                 self._pending.append(forward)
 
-    def _note_question(self, line: bytes, forward: bytes) -> bytes:
-        """After the attach: remember which stored answer an SDK answer should fill."""
-        msg = _parse(line)
+    def _note_question(self, forward: bytes, msg: dict[str, Any] | None = None) -> bytes:
+        """After the attach: remember which stored answer an SDK answer should fill (`msg`: the
+        line parsed, when the caller has it)."""
+        msg = _parse(forward) if msg is None else msg
         if msg is not None and msg.get("method") in CACHED_METHODS and "id" in msg:
             if msg["method"] == "initialize":
                 self._init_params = _canonical(msg.get("params"))
@@ -213,9 +224,9 @@ class StdioFront:
                 self._misses[json.dumps(msg["id"])] = key
         return forward
 
-    def _question(self, line: bytes) -> bytes | None:
+    def _question(self, line: bytes, msg: dict[str, Any] | None = None) -> bytes | None:
         """Before the attach: answer from the store when possible; what the SDK must still see."""
-        msg = _parse(line)
+        msg = _parse(line) if msg is None else msg
         if msg is None or msg.get("method") not in CACHED_METHODS or "id" not in msg:
             if msg is None or "id" in msg:
                 self._first_answers.set()  # a question only the SDK answers: load it now

@@ -1,9 +1,16 @@
 """A JSON-RPC request whose id is not a string or an integer is answered `-32600 Invalid
 Request` (HTTP 400), on a real server: the SDK transport alone took it for a notification and
-answered 202 with no reply, leaving the client waiting forever."""
+answered 202 with no reply, leaving the client waiting forever. Over stdio the SDK transport
+dropped such a line silently; the stdio front answers it the same way."""
 
 from __future__ import annotations
 
+import asyncio
+import json
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import httpx2
@@ -71,3 +78,47 @@ async def test_a_batch_holding_one_invalid_id_is_refused_and_notifications_still
         assert refused.status_code == 400 and refused.json()["error"]["code"] == -32600
         note = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 99}}
         assert (await http.post(url, json=note, headers=session)).status_code == 202
+
+
+async def test_over_stdio_a_request_with_an_invalid_id_is_answered_invalid_request(
+    make_vault: Callable[..., Path],
+) -> None:
+    root = make_vault()
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "service",
+        "stdio",
+        str(root),
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.DEVNULL,
+        env=dict(os.environ),
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+
+    async def send(message: Any) -> None:
+        assert proc.stdin is not None
+        proc.stdin.write(json.dumps(message).encode() + b"\n")
+        await proc.stdin.drain()
+
+    async def answer() -> dict[str, Any]:
+        assert proc.stdout is not None
+        line = await asyncio.wait_for(proc.stdout.readline(), 60)
+        out: dict[str, Any] = json.loads(line)
+        return out
+
+    try:
+        await send(INIT)
+        assert (await answer())["id"] == 1
+        await send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        for rid in BAD_IDS:
+            await send({"jsonrpc": "2.0", "id": rid, "method": "tools/list"})
+            bad = await answer()
+            assert bad["id"] is None and bad["error"]["code"] == -32600, rid
+            assert "string or an integer" in bad["error"]["message"]
+        await send({"jsonrpc": "2.0", "id": "next", "method": "ping"})
+        assert (await answer()) == {"jsonrpc": "2.0", "id": "next", "result": {}}  # the session goes on
+    finally:
+        proc.stdin.close()
+        await asyncio.wait_for(proc.wait(), 60)
