@@ -5,9 +5,10 @@ any time, but a journal holds the only copy of what a plan overwrote or deleted;
 database (data folder) keeps the audit log and confirmations for the same reason.
 
 `Journal.recorder(run_id)` is the `ChangeRecorder` a runner sets around each step
-(`service.vault.journal.RECORDER`): every change is written (its own committed transaction)
-before the file layer performs it, so a process killed mid-step leaves a journal that names
-every file it may have touched. A run is recorded as `running` first; at start-up, runs still
+(`service.vault.journal.RECORDER`): every change is written (its own committed transaction, on
+the journal's own connection, in the worker thread that then performs the change: no extra
+hop off the event loop) before the file layer performs it, so a process killed mid-step leaves
+a journal that names every file it may have touched. A run is recorded as `running` first; at start-up, runs still
 `running` belong to a process that died and become `interrupted` (their journal stays
 undoable). Any writer of many files can share this journal: `recording(kind="bulk", ...)` around
 its commit (`kind` 'bulk' is reserved for `bulk_create_notes`) makes it undoable the same way.
@@ -17,6 +18,8 @@ from __future__ import annotations
 
 import contextlib
 import json
+import sqlite3
+import threading
 import time
 import uuid
 from collections.abc import AsyncIterator
@@ -25,7 +28,7 @@ from typing import Any
 
 import anyio
 
-from service.storage.db import Database
+from service.storage.db import Database, connect
 from service.vault.journal import RECORDER, PriorState
 
 RunStatus = str  # running | done | failed | cancelled | interrupted
@@ -80,28 +83,30 @@ _INSERT = (
 class Recorder:
     """Writes each change of one run to the journal before it happens. The runner sets one
     `for_step` view per call (calls of one run may be in flight together); they share the run's
-    sequence numbers, taken on the event loop before any await, so `seq` is the order of the
-    changes."""
+    sequence numbers, taken under a lock together with the row's commit, so `seq` is the order in
+    which the changes were recorded (each one right before it happens, in the thread making it)."""
 
-    def __init__(self, db: Database, run_id: str, seq: int = 0) -> None:
-        self.db = db
+    def __init__(self, journal: Journal, run_id: str, seq: int = 0) -> None:
+        self.journal = journal
         self.run_id = run_id
         self.step_id = ""
         self.seq = seq
         self.changes = 0
+        self._lock = threading.Lock()
 
-    async def before(self, change: PriorState, /) -> None:
-        await self.write(self.step_id, change)
+    def record(self, change: PriorState, /) -> None:
+        self.write(self.step_id, change)
 
     def for_step(self, step_id: str) -> StepRecorder:
         return StepRecorder(self, step_id)
 
-    async def write(self, step_id: str, change: PriorState) -> None:
-        self.seq += 1
-        self.changes += 1
-        row = (self.run_id, self.seq, step_id, change.kind, change.rel, change.dst, change.prior, change.new_etag)
-        # One committed transaction per change, in one hop to the writer's thread.
-        await self.db.run_write(lambda conn: conn.execute(_INSERT, (*row, time.time())))
+    def write(self, step_id: str, change: PriorState) -> None:
+        """One committed row per change (worker thread: `ChangeRecorder.record`)."""
+        with self._lock:
+            self.seq += 1
+            self.changes += 1
+            row = (self.run_id, self.seq, step_id, change.kind, change.rel, change.dst, change.prior, change.new_etag)
+            self.journal.append(row)
 
 
 class StepRecorder:
@@ -111,14 +116,38 @@ class StepRecorder:
         self.run = run
         self.step_id = step_id
 
-    async def before(self, change: PriorState, /) -> None:
-        await self.run.write(self.step_id, change)
+    def record(self, change: PriorState, /) -> None:
+        self.run.write(self.step_id, change)
 
 
 class Journal:
     def __init__(self, db: Database) -> None:
         self.db = db
         self._recovered = False
+        # The journal's own connection to the state database, for `append` from the worker
+        # threads that make the changes (WAL: it and the database's writer take turns).
+        self._conn: sqlite3.Connection | None = None
+        self._conn_lock = threading.Lock()
+
+    def append(self, row: tuple[Any, ...]) -> None:
+        """Insert one journal row and commit it (blocking: call from a worker thread)."""
+        with self._conn_lock:
+            if self._conn is None:
+                self._conn = connect(self.db.path)
+            conn = self._conn
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                conn.execute(_INSERT, (*row, time.time()))
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+
+    def close(self) -> None:
+        with self._conn_lock:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
 
     async def open_run(
         self, vault_id: str, caller: str, *, kind: str, goal: str, plan_hash: str, total: int, undoes: str | None = None
@@ -134,7 +163,7 @@ class Journal:
         return run_id
 
     def recorder(self, run_id: str) -> Recorder:
-        return Recorder(self.db, run_id)
+        return Recorder(self, run_id)
 
     @contextlib.asynccontextmanager
     async def recording(
