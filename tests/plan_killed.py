@@ -8,7 +8,8 @@ MARKER and waits forever — until the test kills the process with SIGKILL
 
 With `in-write`, the process kills itself (SIGKILL) in the worker thread that appends to
 `Notes/n01.md`, after the journal recorded the note's prior bytes and before the file is
-replaced: the narrowest window between the journal and the change it announces.
+replaced: the narrowest window between the journal and the change it announces. The plan's
+calls then run one at a time, so no other write is caught halfway.
 """
 
 from __future__ import annotations
@@ -64,14 +65,18 @@ def kill_when_writing(rel: str) -> None:
     files._write_atomic = write_or_die  # type: ignore[assignment]
 
 
-async def main(root: Path, marker: Path) -> None:
-    settings = load_settings(root, embeddings={"provider": "none"}, index={"watch": False})
+async def main(root: Path, marker: Path, concurrency: int) -> None:
+    settings = load_settings(
+        root, embeddings={"provider": "none"}, index={"watch": False}, plans={"max_concurrency": concurrency}
+    )
     app = VaultgateApp(settings, step_hook=HoldAndSignal(marker))
     async with app.running():
         await app.dispatcher.call("execute_plan", {"plan": PLAN}, principal=Principal.local("test"))
 
 
 if __name__ == "__main__":
-    if sys.argv[3:] == ["in-write"]:
+    in_write = sys.argv[3:] == ["in-write"]
+    if in_write:
         kill_when_writing("/Notes/n01.md")
-    asyncio.run(main(Path(sys.argv[1]), Path(sys.argv[2])))
+    # in-write: one call at a time, so no other write is caught halfway (its temp file left behind)
+    asyncio.run(main(Path(sys.argv[1]), Path(sys.argv[2]), 1 if in_write else 4))

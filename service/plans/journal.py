@@ -134,14 +134,11 @@ class Journal:
         with self._conn_lock:
             if self._conn is None:
                 self._conn = connect(self.db.path)
-            conn = self._conn
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                conn.execute(_INSERT, (*row, time.time()))
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
-            conn.execute("COMMIT")
+            self._conn.execute(_INSERT, (*row, time.time()))  # autocommit: one committed transaction
+
+    async def _write(self, sql: str, params: tuple[Any, ...]) -> None:
+        """One statement in its own transaction, in one hop to the database's writer."""
+        await self.db.run_write(lambda conn: conn.execute(sql, params))
 
     def close(self) -> None:
         with self._conn_lock:
@@ -154,12 +151,12 @@ class Journal:
     ) -> str:
         await self.recover()
         run_id = uuid.uuid4().hex
-        async with self.db.transaction() as conn:
-            await conn.execute(
-                "INSERT INTO plan_runs(id, vault_id, caller, kind, goal, plan_hash, status, undoes, steps_total, "
-                "started_at) VALUES (?,?,?,?,?,?, 'running', ?,?,?)",
-                (run_id, vault_id, caller, kind, goal[:1000], plan_hash, undoes, total, time.time()),
-            )
+        row = (run_id, vault_id, caller, kind, goal[:1000], plan_hash, undoes, total, time.time())
+        await self._write(
+            "INSERT INTO plan_runs(id, vault_id, caller, kind, goal, plan_hash, status, undoes, steps_total, "
+            "started_at) VALUES (?,?,?,?,?,?, 'running', ?,?,?)",
+            row,
+        )
         return run_id
 
     def recorder(self, run_id: str) -> Recorder:
@@ -189,31 +186,25 @@ class Journal:
         await self.close_run(run_id, "done", [{"id": kind, "tool": kind, "calls": recorder.changes}], 1)
 
     async def progress(self, run_id: str, done: int, total: int) -> None:
-        async with self.db.transaction() as conn:
-            await conn.execute(
-                "UPDATE plan_runs SET steps_done = ?, steps_total = ? WHERE id = ?", (done, total, run_id)
-            )
+        await self._write("UPDATE plan_runs SET steps_done = ?, steps_total = ? WHERE id = ?", (done, total, run_id))
 
     async def close_run(self, run_id: str, status: RunStatus, outcome: list[dict[str, Any]], done: int) -> None:
-        async with self.db.transaction() as conn:
-            await conn.execute(
-                "UPDATE plan_runs SET status = ?, outcome = ?, steps_done = ?, ended_at = ? WHERE id = ?",
-                (status, json.dumps(outcome, ensure_ascii=False), done, time.time(), run_id),
-            )
+        await self._write(
+            "UPDATE plan_runs SET status = ?, outcome = ?, steps_done = ?, ended_at = ? WHERE id = ?",
+            (status, json.dumps(outcome, ensure_ascii=False), done, time.time(), run_id),
+        )
 
     async def mark_undone(self, run_id: str, undo_run: str) -> None:
-        async with self.db.transaction() as conn:
-            await conn.execute("UPDATE plan_runs SET undone_by = ? WHERE id = ?", (undo_run, run_id))
+        await self._write("UPDATE plan_runs SET undone_by = ? WHERE id = ?", (undo_run, run_id))
 
     async def recover(self) -> None:
         """Runs still `running` when this process first touches the journal died with their process."""
         if self._recovered:
             return
         self._recovered = True
-        async with self.db.transaction() as conn:
-            await conn.execute(
-                "UPDATE plan_runs SET status = 'interrupted', ended_at = ? WHERE status = 'running'", (time.time(),)
-            )
+        await self._write(
+            "UPDATE plan_runs SET status = 'interrupted', ended_at = ? WHERE status = 'running'", (time.time(),)
+        )
 
     async def interrupted(self, *, kind: str) -> list[RunRow]:
         """Runs of `kind` a dead process left (`interrupted`) and nobody undid yet, oldest first."""
