@@ -14,11 +14,9 @@ Guarantees:
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import hashlib
 import os
 import shutil
-import stat
 import unicodedata
 import weakref
 from collections.abc import Callable, Iterator
@@ -30,7 +28,7 @@ from service.errors import AlreadyExists, Conflict, NoteNotFound, PathInvalid
 from service.vault import journal
 from service.vault.events import ChangeBus, FileChange
 from service.vault.paths import VaultPath, VaultPaths
-from service.vault.temps import temp_name
+from service.vault.temps import _fsync_dir, _write_atomic
 
 
 def etag_of(data: bytes) -> str:
@@ -75,56 +73,6 @@ def decode(data: bytes) -> str:
 
 def encode(text: str) -> bytes:
     return text.encode("utf-8", errors="surrogateescape")
-
-
-def _fsync_dir(folder: Path) -> None:
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def _temp_beside(target: Path) -> tuple[int, Path]:
-    """A new temp file in the target's folder, created with mode 0666 so the umask applies."""
-    for _ in range(100):
-        tmp = target.with_name(temp_name(target.name))
-        try:
-            return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o666), tmp
-        except FileExistsError:
-            continue
-    raise FileExistsError(f"no free temp name beside {target.name}")
-
-
-def _write_atomic(target: Path, data: bytes, *, exclusive: bool) -> None:
-    """Temp file in the same folder + fsync + rename (or hard link for create-only).
-
-    A new file gets the default mode (0666 minus the umask, as any editor would create it); an
-    overwritten file keeps its mode. `target` must not be a symlink (see `VaultFiles._real`): the
-    rename would replace the link itself.
-    """
-    folder = target.parent
-    fd, tmp = _temp_beside(target)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            if not exclusive:
-                with contextlib.suppress(FileNotFoundError):
-                    os.fchmod(fh.fileno(), stat.S_IMODE(os.stat(target).st_mode))
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        if exclusive:
-            try:
-                os.link(tmp, target)
-            except FileExistsError:
-                raise AlreadyExists("a file already exists at that path", details={"path": target.name}) from None
-            tmp.unlink()
-        else:
-            os.replace(tmp, target)
-        _fsync_dir(folder)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
 
 
 def _replace(dest: Path, key: str, data: bytes, prior: bytes | None) -> None:

@@ -19,8 +19,9 @@ from typing import Literal
 from service.errors import Conflict
 from service.vault import journal
 from service.vault.events import FileChange
-from service.vault.files import VaultFiles, _fsync_dir, _write_atomic, etag_of
+from service.vault.files import VaultFiles, etag_of
 from service.vault.paths import VaultPath
+from service.vault.temps import _fsync_dir, _write_atomic
 
 
 def _abs(files: VaultFiles, rel: str) -> Path:
