@@ -1,15 +1,22 @@
-"""`python -m tests.plan_killed VAULT MARKER`: a server process that dies in the middle of a plan.
+"""`python -m tests.plan_killed VAULT MARKER [in-write]`: a server process that dies in the middle of a plan.
 
 It starts the app on VAULT (the real chain, journal and state database of the test's data
 folder) and runs an action plan in process; a step hook holds the plan's rename halfway through
 its commit (the renamed note and one link rewrite written, the other rewrites not), writes
 MARKER and waits forever — until the test kills the process with SIGKILL
 (tests/tools/sessions/test_plan_killed.py).
+
+With `in-write`, the process kills itself (SIGKILL) in the worker thread that appends to
+`Notes/n01.md`, after the journal recorded the note's prior bytes and before the file is
+replaced: the narrowest window between the journal and the change it announces. The plan's
+calls then run one at a time, so no other write is caught halfway.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
 import sys
 from pathlib import Path
 from typing import Any
@@ -17,6 +24,7 @@ from typing import Any
 from service.app import VaultgateApp
 from service.settings import load_settings
 from service.types import Principal
+from service.vault import files
 from service.vault.commit import Phase
 
 PLAN: dict[str, Any] = {
@@ -45,12 +53,30 @@ class HoldAndSignal:
             await asyncio.Event().wait()  # forever: the test kills this process
 
 
-async def main(root: Path, marker: Path) -> None:
-    settings = load_settings(root, embeddings={"provider": "none"}, index={"watch": False})
+def kill_when_writing(rel: str) -> None:
+    """Replace the atomic file write with one that dies (SIGKILL) instead of writing `rel`."""
+    write = files._write_atomic
+
+    def write_or_die(target: Path, data: bytes, *, exclusive: bool) -> None:
+        if target.as_posix().endswith(rel):
+            os.kill(os.getpid(), signal.SIGKILL)
+        write(target, data, exclusive=exclusive)
+
+    files._write_atomic = write_or_die  # type: ignore[assignment]
+
+
+async def main(root: Path, marker: Path, concurrency: int) -> None:
+    settings = load_settings(
+        root, embeddings={"provider": "none"}, index={"watch": False}, plans={"max_concurrency": concurrency}
+    )
     app = VaultgateApp(settings, step_hook=HoldAndSignal(marker))
     async with app.running():
         await app.dispatcher.call("execute_plan", {"plan": PLAN}, principal=Principal.local("test"))
 
 
 if __name__ == "__main__":
-    asyncio.run(main(Path(sys.argv[1]), Path(sys.argv[2])))
+    in_write = sys.argv[3:] == ["in-write"]
+    if in_write:
+        kill_when_writing("/Notes/n01.md")
+    # in-write: one call at a time, so no other write is caught halfway (its temp file left behind)
+    asyncio.run(main(Path(sys.argv[1]), Path(sys.argv[2]), 1 if in_write else 4))

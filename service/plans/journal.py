@@ -5,9 +5,10 @@ any time, but a journal holds the only copy of what a plan overwrote or deleted;
 database (data folder) keeps the audit log and confirmations for the same reason.
 
 `Journal.recorder(run_id)` is the `ChangeRecorder` a runner sets around each step
-(`service.vault.journal.RECORDER`): every change is written (its own committed transaction)
-before the file layer performs it, so a process killed mid-step leaves a journal that names
-every file it may have touched. A run is recorded as `running` first; at start-up, runs still
+(`service.vault.journal.RECORDER`): every change is written (its own committed transaction, on
+the journal's own connection, in the worker thread that then performs the change: no extra
+hop off the event loop) before the file layer performs it, so a process killed mid-step leaves
+a journal that names every file it may have touched. A run is recorded as `running` first; at start-up, runs still
 `running` belong to a process that died and become `interrupted` (their journal stays
 undoable). Any writer of many files can share this journal: `recording(kind="bulk", ...)` around
 its commit (`kind` 'bulk' is reserved for `bulk_create_notes`) makes it undoable the same way.
@@ -17,6 +18,8 @@ from __future__ import annotations
 
 import contextlib
 import json
+import sqlite3
+import threading
 import time
 import uuid
 from collections.abc import AsyncIterator
@@ -25,7 +28,7 @@ from typing import Any
 
 import anyio
 
-from service.storage.db import Database
+from service.storage.db import Database, connect
 from service.vault.journal import RECORDER, PriorState
 
 RunStatus = str  # running | done | failed | cancelled | interrupted
@@ -80,28 +83,30 @@ _INSERT = (
 class Recorder:
     """Writes each change of one run to the journal before it happens. The runner sets one
     `for_step` view per call (calls of one run may be in flight together); they share the run's
-    sequence numbers, taken on the event loop before any await, so `seq` is the order of the
-    changes."""
+    sequence numbers, taken under a lock together with the row's commit, so `seq` is the order in
+    which the changes were recorded (each one right before it happens, in the thread making it)."""
 
-    def __init__(self, db: Database, run_id: str, seq: int = 0) -> None:
-        self.db = db
+    def __init__(self, journal: Journal, run_id: str, seq: int = 0) -> None:
+        self.journal = journal
         self.run_id = run_id
         self.step_id = ""
         self.seq = seq
         self.changes = 0
+        self._lock = threading.Lock()
 
-    async def before(self, change: PriorState, /) -> None:
-        await self.write(self.step_id, change)
+    def record(self, change: PriorState, /) -> None:
+        self.write(self.step_id, change)
 
     def for_step(self, step_id: str) -> StepRecorder:
         return StepRecorder(self, step_id)
 
-    async def write(self, step_id: str, change: PriorState) -> None:
-        self.seq += 1
-        self.changes += 1
-        row = (self.run_id, self.seq, step_id, change.kind, change.rel, change.dst, change.prior, change.new_etag)
-        # One committed transaction per change, in one hop to the writer's thread.
-        await self.db.run_write(lambda conn: conn.execute(_INSERT, (*row, time.time())))
+    def write(self, step_id: str, change: PriorState) -> None:
+        """One committed row per change (worker thread: `ChangeRecorder.record`)."""
+        with self._lock:
+            self.seq += 1
+            self.changes += 1
+            row = (self.run_id, self.seq, step_id, change.kind, change.rel, change.dst, change.prior, change.new_etag)
+            self.journal.append(row)
 
 
 class StepRecorder:
@@ -111,30 +116,51 @@ class StepRecorder:
         self.run = run
         self.step_id = step_id
 
-    async def before(self, change: PriorState, /) -> None:
-        await self.run.write(self.step_id, change)
+    def record(self, change: PriorState, /) -> None:
+        self.run.write(self.step_id, change)
 
 
 class Journal:
     def __init__(self, db: Database) -> None:
         self.db = db
         self._recovered = False
+        # The journal's own connection to the state database, for `append` from the worker
+        # threads that make the changes (WAL: it and the database's writer take turns).
+        self._conn: sqlite3.Connection | None = None
+        self._conn_lock = threading.Lock()
+
+    def append(self, row: tuple[Any, ...]) -> None:
+        """Insert one journal row and commit it (blocking: call from a worker thread)."""
+        with self._conn_lock:
+            if self._conn is None:
+                self._conn = connect(self.db.path)
+            self._conn.execute(_INSERT, (*row, time.time()))  # autocommit: one committed transaction
+
+    async def _write(self, sql: str, params: tuple[Any, ...]) -> None:
+        """One statement in its own transaction, in one hop to the database's writer."""
+        await self.db.run_write(lambda conn: conn.execute(sql, params))
+
+    def close(self) -> None:
+        with self._conn_lock:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
 
     async def open_run(
         self, vault_id: str, caller: str, *, kind: str, goal: str, plan_hash: str, total: int, undoes: str | None = None
     ) -> str:
         await self.recover()
         run_id = uuid.uuid4().hex
-        async with self.db.transaction() as conn:
-            await conn.execute(
-                "INSERT INTO plan_runs(id, vault_id, caller, kind, goal, plan_hash, status, undoes, steps_total, "
-                "started_at) VALUES (?,?,?,?,?,?, 'running', ?,?,?)",
-                (run_id, vault_id, caller, kind, goal[:1000], plan_hash, undoes, total, time.time()),
-            )
+        row = (run_id, vault_id, caller, kind, goal[:1000], plan_hash, undoes, total, time.time())
+        await self._write(
+            "INSERT INTO plan_runs(id, vault_id, caller, kind, goal, plan_hash, status, undoes, steps_total, "
+            "started_at) VALUES (?,?,?,?,?,?, 'running', ?,?,?)",
+            row,
+        )
         return run_id
 
     def recorder(self, run_id: str) -> Recorder:
-        return Recorder(self.db, run_id)
+        return Recorder(self, run_id)
 
     @contextlib.asynccontextmanager
     async def recording(
@@ -160,31 +186,25 @@ class Journal:
         await self.close_run(run_id, "done", [{"id": kind, "tool": kind, "calls": recorder.changes}], 1)
 
     async def progress(self, run_id: str, done: int, total: int) -> None:
-        async with self.db.transaction() as conn:
-            await conn.execute(
-                "UPDATE plan_runs SET steps_done = ?, steps_total = ? WHERE id = ?", (done, total, run_id)
-            )
+        await self._write("UPDATE plan_runs SET steps_done = ?, steps_total = ? WHERE id = ?", (done, total, run_id))
 
     async def close_run(self, run_id: str, status: RunStatus, outcome: list[dict[str, Any]], done: int) -> None:
-        async with self.db.transaction() as conn:
-            await conn.execute(
-                "UPDATE plan_runs SET status = ?, outcome = ?, steps_done = ?, ended_at = ? WHERE id = ?",
-                (status, json.dumps(outcome, ensure_ascii=False), done, time.time(), run_id),
-            )
+        await self._write(
+            "UPDATE plan_runs SET status = ?, outcome = ?, steps_done = ?, ended_at = ? WHERE id = ?",
+            (status, json.dumps(outcome, ensure_ascii=False), done, time.time(), run_id),
+        )
 
     async def mark_undone(self, run_id: str, undo_run: str) -> None:
-        async with self.db.transaction() as conn:
-            await conn.execute("UPDATE plan_runs SET undone_by = ? WHERE id = ?", (undo_run, run_id))
+        await self._write("UPDATE plan_runs SET undone_by = ? WHERE id = ?", (undo_run, run_id))
 
     async def recover(self) -> None:
         """Runs still `running` when this process first touches the journal died with their process."""
         if self._recovered:
             return
         self._recovered = True
-        async with self.db.transaction() as conn:
-            await conn.execute(
-                "UPDATE plan_runs SET status = 'interrupted', ended_at = ? WHERE status = 'running'", (time.time(),)
-            )
+        await self._write(
+            "UPDATE plan_runs SET status = 'interrupted', ended_at = ? WHERE status = 'running'", (time.time(),)
+        )
 
     async def interrupted(self, *, kind: str) -> list[RunRow]:
         """Runs of `kind` a dead process left (`interrupted`) and nobody undid yet, oldest first."""

@@ -5,7 +5,7 @@ finished (`Checked.after`, `service.plans.schedule`: dependencies, and any earli
 interfere with), up to `concurrency` at a time (`[plans] max_concurrency`; file writes are also
 bounded by the vault's `writes.max_concurrent`, and every call meets the throttle); the calls of
 one `foreach` step run one after the other. With `concurrency` 1, or a `Checked` without
-`after`, the steps run strictly one at a time. Each call goes through the
+`after`, the steps run strictly one at a time, in the run's own task (`_in_order`). Each call goes through the
 `Caller` — the tool layer's adapter over `services.dispatch`, the same chain as a direct call
 (ACL, throttle, idempotency, confirmation, audit) — with the journal's recorder set in the
 context (`service.vault.journal.RECORDER`), so every file the call changes is journaled first.
@@ -37,7 +37,6 @@ from service.plans.check import Checked
 from service.plans.journal import Journal, Recorder, StepRecorder
 from service.plans.model import Step
 from service.plans.refs import RefError, Scope, Unresolved, resolve
-from service.plans.schedule import sequential
 from service.types import ProgressFn
 from service.vault.journal import RECORDER
 
@@ -109,9 +108,11 @@ class Runner:
         scope = Scope(params=dict(checked.params))
         state.total = checked.effects.estimated_steps
         state.estimates = dict(checked.estimates)
-        after = checked.after if checked.after is not None and self.concurrency > 1 else sequential(checked.order)
         try:
-            await self._schedule(checked, state, scope, recorder, after)
+            if checked.after is not None and self.concurrency > 1:
+                await self._schedule(checked, state, scope, recorder, checked.after)
+            else:
+                await self._in_order(checked, state, scope, recorder)
             state.status = _final(state)
         except anyio.get_cancelled_exc_class():
             state.status = "cancelled"
@@ -120,6 +121,25 @@ class Runner:
             raise
         await self._close(state)
         return state
+
+    async def _in_order(self, checked: Checked, state: RunState, scope: Scope, recorder: Recorder) -> None:
+        """One step at a time, in run order, in this task: `_schedule` with every step after all
+        the earlier ones, without a task and a stream message per step."""
+        by_id = {o.id: o for o in state.outcomes}
+        failed: set[str] = set()  # steps whose dependents are skipped
+        for step in checked.order:
+            outcome = by_id[step.id]
+            if state.stop.is_set():
+                return
+            if checked.deps.get(step.id, set()) & failed:
+                outcome.status = "skipped"
+                failed.add(step.id)
+                continue
+            stopped = await self._step(step, outcome, scope, recorder, state)
+            if outcome.status == "failed" and step.on_error != "continue":
+                failed.add(step.id)
+            if stopped or (outcome.status == "failed" and step.on_error == "stop"):
+                return
 
     async def _schedule(
         self, checked: Checked, state: RunState, scope: Scope, recorder: Recorder, after: dict[str, set[str]]

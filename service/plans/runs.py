@@ -85,3 +85,4 @@ class PlanRuns:
         for task in tasks:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
+        self.journal.close()

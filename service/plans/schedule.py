@@ -82,8 +82,3 @@ def run_after(order: list[Step], deps: Mapping[str, set[str]], touches: Touches)
     for sid in after:
         after[sid].discard(sid)
     return after
-
-
-def sequential(order: list[Step]) -> dict[str, set[str]]:
-    """Every step after all the earlier ones: one at a time, in run order."""
-    return {s.id: {e.id for e in order[:i]} for i, s in enumerate(order)}

@@ -14,7 +14,10 @@ a status, a result, cancellation (`service.plans.runs`). This module maps it ont
 - **Protocol 2025-11-25, core tasks** (`capabilities.tasks`: list, cancel, tools/call; the task
   tools carry `execution.taskSupport: "optional"`). A `tools/call` with `params.task` answers
   `{"task": {...}}` (CreateTaskResult); `tasks/get`, `tasks/result` (waits for the end, then the
-  tool's result), `tasks/list` and `tasks/cancel` follow that revision's shapes.
+  tool's result), `tasks/list` and `tasks/cancel` follow that revision's shapes. A `task` on a
+  tool without `execution.taskSupport` is refused with -32601 (Method not found), as that
+  revision says a server should. When the run ends, the requestor's connection is sent
+  `notifications/tasks/status` with the full task (optional in the spec; clients poll anyway).
 
 Answering a task-augmented `tools/call` is done by a server middleware: the SDK validates a
 `tools/call` handler's result against `CallToolResult` on the 2025-11-25 wire, so the task shape
@@ -28,6 +31,8 @@ the task does not exist (-32602), in lists too.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import dataclasses
 import time
 from datetime import UTC, datetime
@@ -49,6 +54,7 @@ EXTENSION = "io.modelcontextprotocol/tasks"
 CAPABILITIES_META = "io.modelcontextprotocol/clientCapabilities"
 RELATED_TASK_META = "io.modelcontextprotocol/related-task"
 TASK_TOOLS = frozenset({"execute_plan", "run_macro"})
+STATUS_NOTIFICATION = "notifications/tasks/status"
 CORE_TASKS_VERSION = "2025-11-25"  # the one revision with task-augmented requests in the core protocol
 MISSING_CAPABILITY = -32021
 POLL_MS = 500
@@ -80,15 +86,23 @@ class PlanTasks:
     def __init__(self, dispatcher: Dispatcher, plans: PlanRuns) -> None:
         self.dispatcher = dispatcher
         self.plans = plans
+        self._watchers: set[asyncio.Task[None]] = set()  # runs whose end a connection is told of
 
     # -- tools/call ----------------------------------------------------------------------------
 
     async def middleware(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> Any:
         params = ctx.params
-        if ctx.method != "tools/call" or not isinstance(params, dict) or params.get("name") not in TASK_TOOLS:
+        if ctx.method != "tools/call" or not isinstance(params, dict):
+            return await call_next(ctx)
+        core = ctx.protocol_version == CORE_TASKS_VERSION and isinstance(params.get("task"), dict)
+        if params.get("name") not in TASK_TOOLS:
+            if core:  # 2025-11-25: a tool without `execution.taskSupport` must not be called as a task
+                raise MCPError(
+                    types.METHOD_NOT_FOUND,
+                    f"Method not found: {params.get('name')!r} does not support task-augmented execution",
+                )
             return await call_next(ctx)
         modern = ctx.protocol_version in MODERN_PROTOCOL_VERSIONS
-        core = ctx.protocol_version == CORE_TASKS_VERSION and isinstance(params.get("task"), dict)
         if not (declares_extension(params) if modern else core):
             return await call_next(ctx)
         arguments = params.get("arguments")
@@ -108,7 +122,27 @@ class PlanTasks:
         if modern:
             meta = answer.get("_meta")
             return {"resultType": "task", **task, **({"_meta": meta} if meta else {})}
+        self._status_when_done(ctx, row.id)
         return {"task": task}
+
+    def _status_when_done(self, ctx: ServerRequestContext[Any, Any], run_id: str) -> None:
+        """2025-11-25: tell the requestor's connection when the task reaches its terminal status
+        (`notifications/tasks/status`, the full task; on HTTP it rides the session's standalone
+        stream). Best effort: the spec makes it optional, a requestor polls anyway."""
+        connection = getattr(ctx.session, "_connection", None)
+        if connection is None:
+            return
+
+        async def watch() -> None:
+            await self.plans.wait(run_id)
+            row = await self.plans.journal.run(run_id)
+            if row is not None:
+                with contextlib.suppress(Exception):  # a gone or stalled client must not matter
+                    await asyncio.wait_for(connection.notify(STATUS_NOTIFICATION, self._task(row, False)), 2.0)
+
+        task = asyncio.get_running_loop().create_task(watch(), name=f"task-status-{run_id}")
+        self._watchers.add(task)
+        task.add_done_callback(self._watchers.discard)
 
     # -- tasks/* -------------------------------------------------------------------------------
 

@@ -14,11 +14,9 @@ Guarantees:
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import hashlib
 import os
 import shutil
-import stat
 import unicodedata
 import weakref
 from collections.abc import Callable, Iterator
@@ -30,7 +28,7 @@ from service.errors import AlreadyExists, Conflict, NoteNotFound, PathInvalid
 from service.vault import journal
 from service.vault.events import ChangeBus, FileChange
 from service.vault.paths import VaultPath, VaultPaths
-from service.vault.temps import temp_name
+from service.vault.temps import _fsync_dir, _write_atomic
 
 
 def etag_of(data: bytes) -> str:
@@ -77,54 +75,10 @@ def encode(text: str) -> bytes:
     return text.encode("utf-8", errors="surrogateescape")
 
 
-def _fsync_dir(folder: Path) -> None:
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def _temp_beside(target: Path) -> tuple[int, Path]:
-    """A new temp file in the target's folder, created with mode 0666 so the umask applies."""
-    for _ in range(100):
-        tmp = target.with_name(temp_name(target.name))
-        try:
-            return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o666), tmp
-        except FileExistsError:
-            continue
-    raise FileExistsError(f"no free temp name beside {target.name}")
-
-
-def _write_atomic(target: Path, data: bytes, *, exclusive: bool) -> None:
-    """Temp file in the same folder + fsync + rename (or hard link for create-only).
-
-    A new file gets the default mode (0666 minus the umask, as any editor would create it); an
-    overwritten file keeps its mode. `target` must not be a symlink (see `VaultFiles._real`): the
-    rename would replace the link itself.
-    """
-    folder = target.parent
-    fd, tmp = _temp_beside(target)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            if not exclusive:
-                with contextlib.suppress(FileNotFoundError):
-                    os.fchmod(fh.fileno(), stat.S_IMODE(os.stat(target).st_mode))
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        if exclusive:
-            try:
-                os.link(tmp, target)
-            except FileExistsError:
-                raise AlreadyExists("a file already exists at that path", details={"path": target.name}) from None
-            tmp.unlink()
-        else:
-            os.replace(tmp, target)
-        _fsync_dir(folder)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+def _replace(dest: Path, key: str, data: bytes, prior: bytes | None) -> None:
+    """Journal (`prior`: the bytes being replaced), then write `data` over `dest` (worker thread)."""
+    journal.record_file(dest, key, etag_of(data), prior)
+    _write_atomic(dest, data, exclusive=False)
 
 
 class VaultFiles:
@@ -284,18 +238,18 @@ class VaultFiles:
                 raise AlreadyExists(f"a note already exists at {vp.rel!r}", details={"path": vp.rel})
             if must_exist and not existed:
                 raise NoteNotFound(f"no note at {vp.rel!r}", details={"path": vp.rel})
-            await self._journal(vp, key, dest, etag_of(data))
-            await asyncio.to_thread(self._write_sync, vp, dest, data, create_only)
+            await asyncio.to_thread(self._write_sync, vp, key, dest, data, create_only)
             result = WriteResult(rel=vp.rel, etag=etag_of(data), created=not existed, stat=_stat(dest))
         if publish:
             await self.bus.publish(self._changes("created" if result.created else "modified", vp.rel, key))
         return result
 
-    async def _journal(self, vp: VaultPath, key: str, dest: Path, new_etag: str | None) -> None:
-        """Record the folders and the file a change is about to create or replace (`journal`)."""
+    def _journal(self, vp: VaultPath, key: str, dest: Path, new_etag: str | None) -> None:
+        """Record the folders and the file a change is about to create or replace (`journal`;
+        in the worker thread that makes the change)."""
         if journal.recording():
-            await journal.note_folders(self.paths.root, self.missing_folders(vp))
-            await journal.note_file(dest, key, new_etag)
+            journal.record_folders(self.paths.root, self.missing_folders(vp))
+            journal.record_file(dest, key, new_etag)
 
     @staticmethod
     def _changes(kind: Literal["created", "modified"], rel: str, real_rel: str) -> list[FileChange]:
@@ -305,9 +259,10 @@ class VaultFiles:
             changes.append(FileChange(kind, real_rel))
         return changes
 
-    def _write_sync(self, vp: VaultPath, dest: Path, data: bytes, exclusive: bool) -> None:
+    def _write_sync(self, vp: VaultPath, key: str, dest: Path, data: bytes, exclusive: bool) -> None:
         if dest.is_dir():
             raise PathInvalid(f"{vp.rel!r} is a folder", details={"path": vp.rel})
+        self._journal(vp, key, dest, etag_of(data))
         try:
             dest.parent.mkdir(parents=True, exist_ok=True)
         except (FileExistsError, NotADirectoryError):
@@ -332,8 +287,9 @@ class VaultFiles:
                     details={"path": vp.rel, "expected_etag": expected_etag, "current_etag": note.etag},
                 )
             data = encode(change(note.content))
-            await journal.note_file(dest, key, etag_of(data))
-            await asyncio.to_thread(_write_atomic, dest, data, exclusive=False)
+            # The prior bytes are the ones just read (decode/encode with surrogateescape is exact).
+            prior = encode(note.content) if journal.recording() else None
+            await asyncio.to_thread(_replace, dest, key, data, prior)
             result = WriteResult(rel=vp.rel, etag=etag_of(data), created=False, stat=_stat(dest))
         await self.bus.publish(self._changes("modified", vp.rel, key))
         return result
@@ -346,19 +302,9 @@ class VaultFiles:
                     self.check_etag(vp, expected_etag)  # raises conflict: what the caller read is gone
                 raise NoteNotFound(f"no note at {vp.rel!r}", details={"path": vp.rel})
             self.check_etag(vp, expected_etag)
-            trash_rel: str | None = None
-            await journal.note_file(vp.abs, vp.rel, None)
-            if permanent:
-                await asyncio.to_thread(vp.abs.unlink)
-            else:
-                dest = self._trash_dest(vp)
-                trash_rel = dest.relative_to(self.paths.root).as_posix()
-                if journal.recording():
-                    await self._journal(
-                        VaultPath(rel=trash_rel, abs=dest), trash_rel, dest, etag_of(vp.abs.read_bytes())
-                    )
-                await asyncio.to_thread(self._move_to_trash, vp, dest)
-            await asyncio.to_thread(_fsync_dir, vp.abs.parent)
+            trash = None if permanent else self._trash_dest(vp)
+            await asyncio.to_thread(self._delete_sync, vp, trash)
+            trash_rel = trash.relative_to(self.paths.root).as_posix() if trash is not None else None
         await self.bus.publish([FileChange("deleted", vp.rel)])
         return trash_rel
 
@@ -370,10 +316,20 @@ class VaultFiles:
             n += 1
         return dest
 
-    @staticmethod
-    def _move_to_trash(vp: VaultPath, dest: Path) -> None:
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        os.replace(vp.abs, dest)
+    def _delete_sync(self, vp: VaultPath, trash: Path | None) -> None:
+        """Journal, then unlink `vp` (`trash` None) or move it to `trash`; fsync its folder."""
+        if journal.recording():
+            prior = journal.read_prior(vp.abs)
+            journal.record_file(vp.abs, vp.rel, None, prior)
+            if trash is not None:
+                trash_rel = trash.relative_to(self.paths.root).as_posix()
+                self._journal(VaultPath(rel=trash_rel, abs=trash), trash_rel, trash, etag_of(prior or b""))
+        if trash is None:
+            vp.abs.unlink()
+        else:
+            trash.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(vp.abs, trash)
+        _fsync_dir(vp.abs.parent)
 
     async def copy(
         self, src: VaultPath, dst: VaultPath, *, overwrite: bool = False, expected_etag: str | None = None
@@ -385,11 +341,22 @@ class VaultFiles:
             existed = self.check_etag(dst, expected_etag)
             if existed and not overwrite:
                 raise AlreadyExists(f"a note already exists at {dst.rel!r}", details={"path": dst.rel})
-            await self._journal(dst, key, dest, etag_of(data))
-            await asyncio.to_thread(self._write_sync, dst, dest, data, not overwrite)
+            await asyncio.to_thread(self._write_sync, dst, key, dest, data, not overwrite)
             result = WriteResult(rel=dst.rel, etag=etag_of(data), created=not existed, stat=_stat(dest))
         await self.bus.publish(self._changes("created" if result.created else "modified", dst.rel, key))
         return result
+
+    def _move_sync(self, src: VaultPath, dst: VaultPath) -> None:
+        if journal.recording():
+            journal.record_folders(self.paths.root, self.missing_folders(dst))
+            if src.abs.is_dir():
+                journal.record_move(src.rel, dst.rel)
+            else:
+                moved = src.abs.read_bytes()
+                journal.record_file(dst.abs, dst.rel, etag_of(moved))
+                journal.record_file(src.abs, src.rel, None, moved)
+        dst.abs.parent.mkdir(parents=True, exist_ok=True)
+        shutil.move(src.abs, dst.abs)
 
     def missing_folders(self, vp: VaultPath) -> list[Path]:
         """Folders a write to `vp` would create, deepest first (for undoing that write)."""
@@ -416,12 +383,16 @@ class VaultFiles:
             return False
         if vp.abs.exists():
             raise AlreadyExists(f"a file already exists at {vp.rel!r}", details={"path": vp.rel})
-        await journal.note_folders(self.paths.root, [vp.abs, *self.missing_folders(vp)])
         try:
-            await asyncio.to_thread(vp.abs.mkdir, parents=True, exist_ok=True)
+            await asyncio.to_thread(self._mkdir_sync, vp)
         except (FileExistsError, NotADirectoryError):
             raise PathInvalid(f"a parent of {vp.rel!r} is a file", details={"path": vp.rel}) from None
         return True
+
+    def _mkdir_sync(self, vp: VaultPath) -> None:
+        if journal.recording():
+            journal.record_folders(self.paths.root, [vp.abs, *self.missing_folders(vp)])
+        vp.abs.mkdir(parents=True, exist_ok=True)
 
     async def move(self, src: VaultPath, dst: VaultPath, *, overwrite: bool = False) -> None:
         """Rename a file or folder inside the vault (no link rewriting: that is the graph's job)."""
@@ -431,13 +402,5 @@ class VaultFiles:
                 raise NoteNotFound(f"nothing at {src.rel!r}", details={"path": src.rel})
             if dst.abs.exists() and not overwrite:
                 raise AlreadyExists(f"something already exists at {dst.rel!r}", details={"path": dst.rel})
-            if journal.recording():
-                await journal.note_folders(self.paths.root, self.missing_folders(dst))
-                if src.abs.is_dir():
-                    await journal.note_move(src.rel, dst.rel)
-                else:
-                    await journal.note_file(dst.abs, dst.rel, etag_of(src.abs.read_bytes()))
-                    await journal.note_file(src.abs, src.rel, None)
-            dst.abs.parent.mkdir(parents=True, exist_ok=True)
-            await asyncio.to_thread(shutil.move, src.abs, dst.abs)
+            await asyncio.to_thread(self._move_sync, src, dst)
         await self.bus.publish([FileChange("moved", dst.rel, old_path=src.rel)])

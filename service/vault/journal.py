@@ -1,10 +1,12 @@
 """The change-journal seam of the vault: what a file was before a change touches it.
 
-`VaultFiles` calls `note_file`/`note_folders`/`note_move` right before it changes anything, under
-the path's lock, when a `ChangeRecorder` is set in the current context (`RECORDER`): an action
-plan's runner sets one around each step (`service.plans.journal`), so every write, delete, move,
-copy or new folder of that step — including the link rewrites a move makes in other notes — is
-recorded durably before it happens. Without a recorder these calls cost one context lookup.
+`VaultFiles` (and `service.vault.restore`) call `record_file`/`record_folders`/`record_move`
+right before they change anything, under the path's lock, in the worker thread that then makes
+the change — when a `ChangeRecorder` is set in the current context (`RECORDER`; the worker
+thread runs in a copy of the caller's context). An action plan's runner sets one around each
+step (`service.plans.journal`), so every write, delete, move, copy or new folder of that step —
+including the link rewrites a move makes in other notes — is recorded durably before it happens,
+with no extra hop off the event loop. Without a recorder these calls cost one context lookup.
 A context variable rather than an argument: a step runs an ordinary tool through the dispatch
 chain, and the recorder must follow it down to the file layer without every tool passing it on.
 """
@@ -36,38 +38,43 @@ class PriorState:
 
 
 class ChangeRecorder(Protocol):
-    async def before(self, change: PriorState, /) -> None: ...
+    def record(self, change: PriorState, /) -> None:
+        """Make `change` durable before it happens. Called in a worker thread (blocking I/O is
+        expected; never on the event loop), possibly from several threads at once."""
 
 
 RECORDER: ContextVar[ChangeRecorder | None] = ContextVar("vaultgate_change_recorder", default=None)
 
 
-def _read(path: Path) -> bytes | None:
+def read_prior(path: Path) -> bytes | None:
+    """The bytes at `path` now (None: absent)."""
     try:
         return path.read_bytes()
     except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
         return None
 
 
-async def note_file(path: Path, rel: str, new_etag: str | None, prior: bytes | None = None) -> None:
-    """Record `rel` (on disk at `path`) before it becomes `new_etag` (None: deleted)."""
+def record_file(path: Path, rel: str, new_etag: str | None, prior: bytes | None = None) -> None:
+    """Record `rel` (on disk at `path`; `prior`: its bytes when the caller has them) before it
+    becomes `new_etag` (None: deleted). Worker thread only."""
     recorder = RECORDER.get()
     if recorder is not None:
-        await recorder.before(PriorState("file", rel, prior if prior is not None else _read(path), new_etag))
+        recorder.record(PriorState("file", rel, prior if prior is not None else read_prior(path), new_etag))
 
 
-async def note_folders(root: Path, folders: list[Path]) -> None:
-    """Record folders about to be created (`missing_folders` order: deepest first)."""
+def record_folders(root: Path, folders: list[Path]) -> None:
+    """Record folders about to be created (`missing_folders` order: deepest first). Worker thread only."""
     recorder = RECORDER.get()
     if recorder is not None:
         for folder in reversed(folders):  # outermost first: undone newest first, so innermost first
-            await recorder.before(PriorState("folder", folder.relative_to(root).as_posix()))
+            recorder.record(PriorState("folder", folder.relative_to(root).as_posix()))
 
 
-async def note_move(rel: str, dst: str) -> None:
+def record_move(rel: str, dst: str) -> None:
+    """Record the folder `rel` about to be renamed to `dst`. Worker thread only."""
     recorder = RECORDER.get()
     if recorder is not None:
-        await recorder.before(PriorState("move", rel, dst=dst))
+        recorder.record(PriorState("move", rel, dst=dst))
 
 
 def recording() -> bool:

@@ -19,8 +19,9 @@ from typing import Literal
 from service.errors import Conflict
 from service.vault import journal
 from service.vault.events import FileChange
-from service.vault.files import VaultFiles, _fsync_dir, _write_atomic, etag_of
+from service.vault.files import VaultFiles, etag_of
 from service.vault.paths import VaultPath
+from service.vault.temps import _fsync_dir, _write_atomic
 
 
 def _abs(files: VaultFiles, rel: str) -> Path:
@@ -37,6 +38,24 @@ def current_etag(files: VaultFiles, rel: str) -> str | None:
         return None
 
 
+def _put_back(files: VaultFiles, rel: str, target: Path, data: bytes | None, new_etag: str | None) -> None:
+    """Journal, then write `data` to `target` or remove it (None) (worker thread)."""
+    if data is not None and journal.recording():
+        journal.record_folders(files.paths.root, files.missing_folders(VaultPath(rel=rel, abs=target)))
+    journal.record_file(target, rel, new_etag)
+    if data is None:
+        target.unlink()
+        _fsync_dir(target.parent)
+    else:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        _write_atomic(target, data, exclusive=False)
+
+
+def _move_back(moved: Path, src: Path, rel: str, dst: str) -> None:
+    journal.record_move(dst, rel)
+    os.replace(moved, src)
+
+
 async def restore_file(files: VaultFiles, rel: str, data: bytes | None, expect_etag: str | None) -> None:
     """Make `rel` hold `data` (None: absent), if it is still what the change left (`expect_etag`)."""
     target = _abs(files, rel)
@@ -50,16 +69,7 @@ async def restore_file(files: VaultFiles, rel: str, data: bytes | None, expect_e
         new_etag = etag_of(data) if data is not None else None
         if new_etag == current:
             return
-        vp = VaultPath(rel=rel, abs=target)
-        if data is not None:
-            await journal.note_folders(files.paths.root, files.missing_folders(vp))
-        await journal.note_file(target, rel, new_etag)
-        if data is None:
-            await asyncio.to_thread(target.unlink)
-            await asyncio.to_thread(_fsync_dir, target.parent)
-        else:
-            await asyncio.to_thread(target.parent.mkdir, parents=True, exist_ok=True)
-            await asyncio.to_thread(_write_atomic, target, data, exclusive=False)
+        await asyncio.to_thread(_put_back, files, rel, target, data, new_etag)
     kind: Literal["created", "modified", "deleted"] = (
         "deleted" if data is None else ("created" if current is None else "modified")
     )
@@ -76,8 +86,7 @@ async def unmove(files: VaultFiles, rel: str, dst: str) -> None:
                 f"{dst!r} cannot be moved back to {rel!r}",
                 details={"path": dst, "to": rel, "reason": "moved or replaced since"},
             )
-        await journal.note_move(dst, rel)
-        await asyncio.to_thread(os.replace, moved, src)
+        await asyncio.to_thread(_move_back, moved, src, rel, dst)
     await files.bus.publish([FileChange("moved", rel, old_path=dst)])
 
 

@@ -1,7 +1,8 @@
-"""Temp files of atomic writes, and the ones a crash left behind.
+"""Atomic writes through a temp file, and the temp files a crash left behind.
 
-An atomic write (`service.vault.files`) writes `.<name>.<random>.p<pid>.vgtmp` beside its target,
-fsyncs it and renames it over the target; a process killed in between leaves the temp file. The
+An atomic write (`_write_atomic`, used by `service.vault.files`) writes
+`.<name>.<random>.p<pid>.vgtmp` beside its target, fsyncs it and renames it over the target; a
+process killed in between leaves the temp file. The
 indexer's disk scan lists them and `sweep` removes the stale ones: written before this process
 started (so not by it), and either by a process that no longer exists on this host (after a
 few seconds' grace) or, when the writer cannot be told (no pid in the name, or the pid is alive
@@ -11,13 +12,17 @@ file another live process may still be writing is never removed.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import re
 import secrets
+import stat
 import time
 from collections.abc import Iterable
 from pathlib import Path
+
+from service.errors import AlreadyExists
 
 SUFFIX = ".vgtmp"
 PROCESS_START = time.time()
@@ -78,3 +83,53 @@ def sweep(root: Path, rels: Iterable[str], *, now: float | None = None, started:
     if removed:
         log.info("removed %d temp file(s) left by an interrupted write: %s", len(removed), ", ".join(removed[:5]))
     return removed
+
+
+def _fsync_dir(folder: Path) -> None:
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _temp_beside(target: Path) -> tuple[int, Path]:
+    """A new temp file in the target's folder, created with mode 0666 so the umask applies."""
+    for _ in range(100):
+        tmp = target.with_name(temp_name(target.name))
+        try:
+            return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o666), tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"no free temp name beside {target.name}")
+
+
+def _write_atomic(target: Path, data: bytes, *, exclusive: bool) -> None:
+    """Temp file in the same folder + fsync + rename (or hard link for create-only).
+
+    A new file gets the default mode (0666 minus the umask, as any editor would create it); an
+    overwritten file keeps its mode. `target` must not be a symlink (see `VaultFiles._real`): the
+    rename would replace the link itself.
+    """
+    folder = target.parent
+    fd, tmp = _temp_beside(target)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            if not exclusive:
+                with contextlib.suppress(FileNotFoundError):
+                    os.fchmod(fh.fileno(), stat.S_IMODE(os.stat(target).st_mode))
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        if exclusive:
+            try:
+                os.link(tmp, target)
+            except FileExistsError:
+                raise AlreadyExists("a file already exists at that path", details={"path": target.name}) from None
+            tmp.unlink()
+        else:
+            os.replace(tmp, target)
+        _fsync_dir(folder)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise

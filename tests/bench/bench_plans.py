@@ -14,7 +14,7 @@ dispatch chain (`Dispatcher.call`, as every transport calls it), on a 300-note v
   the per-round ratios. Target: overhead <= 10 %.
 A third side, `plan_no_journal`, is the same execute_plan with the journal's recorder replaced by
 one that records nothing (in this script only): the difference to `plan` is the journal's share
-(the prior content read and the committed row before each write, which undo needs).
+(the committed row of each file's prior content before its write, which undo needs).
 `--concurrency` is `[plans] max_concurrency`: 1 (the default here) runs the plan's calls one at a
 time, the per-step overhead proper; more lets its independent appends overlap.
 The throttle is switched off (its limits would pace both sides, not measure them). Prints JSON

@@ -209,3 +209,84 @@ async def test_core_tasks_of_protocol_2025_11_25(make_vault: Callable[..., Path]
             with pytest.raises(MCPError) as hidden:
                 await mallory.session.send_request(GetTask(params=TaskParams(taskId=task["taskId"])), ANY)
             assert hidden.value.error.code == types.INVALID_PARAMS
+
+
+@contextlib.asynccontextmanager
+async def legacy_session(url: str, bearer: str) -> AsyncIterator[tuple[httpx2.AsyncClient, dict[str, str]]]:
+    """A raw 2025-11-25 session over plain HTTP: the client and the headers of its requests."""
+    headers = {
+        "content-type": "application/json",
+        "accept": "application/json, text/event-stream",
+        "authorization": f"Bearer {bearer}",
+    }
+    hello = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+    async with httpx2.AsyncClient(timeout=60) as http:
+        opened = await http.post(
+            url, json={"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello}, headers=headers
+        )
+        session = {**headers, "mcp-session-id": opened.headers["mcp-session-id"], "mcp-protocol-version": "2025-11-25"}
+        await http.post(url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=session)
+        yield http, session
+
+
+def _message(answer: Any) -> dict[str, Any]:
+    text = answer.text
+    if answer.headers.get("content-type", "").startswith("text/event-stream"):
+        text = [line[5:] for line in text.splitlines() if line.startswith("data:")][-1]
+    out: dict[str, Any] = json.loads(text)
+    return out
+
+
+async def test_a_task_on_a_tool_without_task_support_is_method_not_found(make_vault: Callable[..., Path]) -> None:
+    """2025-11-25, tool-level negotiation: `execution.taskSupport` absent means forbidden, and a
+    task-augmented call of such a tool gets -32601; the tool did not run."""
+    async with server(make_vault) as (url, root), legacy_session(url, token("alice")) as (http, session):
+        for name, arguments in (
+            ("create_note", {"path": "T/B", "content": "b"}),
+            ("read_note", {"path": "Welcome"}),
+            ("no_such_tool", {}),
+        ):
+            params = {"name": name, "arguments": arguments, "task": {"ttl": 60_000}}
+            call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": params}
+            message = _message(await http.post(url, json=call, headers=session))
+            assert "result" not in message and message["error"]["code"] == types.METHOD_NOT_FOUND, message
+        assert not (root / "T/B.md").exists()
+        plain = {"name": "create_note", "arguments": {"path": "T/B", "content": "b"}}  # without `task`: runs
+        message = _message(
+            await http.post(
+                url, json={"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": plain}, headers=session
+            )
+        )
+        assert message["result"]["isError"] is False and (root / "T/B.md").is_file()
+
+
+async def test_the_end_of_a_task_is_notified_with_its_status(make_vault: Callable[..., Path]) -> None:
+    """2025-11-25 `notifications/tasks/status`: when the plan run ends, the requestor's session
+    gets the full task on its standalone stream (the GET stream the client opened)."""
+    async with server(make_vault) as (url, root), legacy_session(url, token("alice")) as (http, session):
+        seen: list[dict[str, Any]] = []
+        listening = anyio.Event()
+
+        async def listen() -> None:
+            async with http.stream("GET", url, headers={**session, "accept": "text/event-stream"}) as stream:
+                assert stream.status_code == 200
+                listening.set()
+                async for line in stream.aiter_lines():
+                    if line.startswith("data:"):
+                        seen.append(json.loads(line[5:]))
+                        if seen[-1].get("method") == "notifications/tasks/status":
+                            return
+
+        with anyio.fail_after(60):
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(listen)
+                await listening.wait()
+                params = {"name": "execute_plan", "arguments": {"plan": PLAN}, "task": {"ttl": 60_000}}
+                call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": params}
+                task = _message(await http.post(url, json=call, headers=session))["result"]["task"]
+                assert task["status"] == "working"
+        [note] = [m for m in seen if m.get("method") == "notifications/tasks/status"]
+        status = note["params"]
+        assert status["taskId"] == task["taskId"] and status["status"] == "completed"
+        assert {"createdAt", "lastUpdatedAt", "ttl", "pollInterval", "statusMessage"} <= set(status)
+        assert (root / "T/A.md").is_file()

@@ -10,6 +10,7 @@ again, with the caller's identity and the plan's vault — never the tool's hand
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from pydantic import ValidationError
@@ -21,7 +22,7 @@ from service.plans.runner import CallError
 from service.security import scopes as scope_rules
 from service.tools.context import ToolContext
 from service.tools.spec import Catalog
-from service.vault.paths import normalize
+from service.vault.paths import VaultPath, normalize
 
 
 def parse_plan(document: dict[str, Any]) -> Plan:
@@ -43,6 +44,19 @@ class PlanHost:
     def __init__(self, ctx: ToolContext, registry: Catalog) -> None:
         self.ctx = ctx
         self.registry = registry
+        self._resolved: dict[str, VaultPath | str] = {}  # rel -> where it is, or why it is not a vault path
+
+    def _resolve(self, rel: str) -> VaultPath | str:
+        """The vault path of `rel` (its problem as text), once per plan check: the effects
+        builder asks whether a file exists, the ACL check where it is."""
+        found = self._resolved.get(rel)
+        if found is None:
+            try:
+                found = self.ctx.vault.paths.resolve(rel)
+            except VaultgateError as exc:
+                found = exc.message
+            self._resolved[rel] = found
+        return found
 
     def tool(self, name: str) -> ToolInfo | None:
         spec = self.registry.get(name)
@@ -55,16 +69,18 @@ class PlanHost:
         return f"{tool.name} needs scope {' and '.join(missing)}" if missing else None
 
     def path_problem(self, rel: str, op: str) -> str | None:
-        try:
-            vp = self.ctx.vault.paths.resolve(rel, op=op)
-        except VaultgateError as exc:
-            return f"{rel}: {exc.message}"
+        vp = self._resolve(rel)
+        if isinstance(vp, str):
+            return f"{rel}: {vp}"
         if not self.ctx.services.guard.allows(self.ctx.principal, self.ctx.vault, vp.rel, op):
             return f"{rel}: the path ACL does not allow {op}"
         return None
 
     def exists(self, rel: str) -> bool:
-        try:
+        vp = self._resolve(rel)
+        if not isinstance(vp, str):
+            return os.path.isfile(vp.abs)
+        try:  # not a path a tool may use (a hidden folder...): still, is a file there?
             return (self.ctx.vault.paths.root / normalize(rel)).is_file()
         except PathInvalid:
             return False

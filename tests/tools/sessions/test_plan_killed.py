@@ -9,6 +9,7 @@ file back byte for byte, the journaled-but-never-written ones included.
 from __future__ import annotations
 
 import os
+import signal
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -45,6 +46,36 @@ async def test_undo_after_the_server_was_killed_mid_plan(make_vault: Callable[..
     async with started(root) as vg:
         [row] = await vg.app.state.fetchall("SELECT status FROM plan_runs")
         assert row[0] == "interrupted"
+        out = await vg.confirmed("undo_last_plan")
+        assert not out["conflicts"]
+    assert snapshot(root) == before
+
+
+async def test_a_kill_between_the_journal_row_and_the_write_leaves_an_applicable_journal(
+    make_vault: Callable[..., Path],
+) -> None:
+    """The journal row is committed (on its own connection, in the worker thread) before the file
+    changes: a SIGKILL right after it finds the prior bytes recorded and the file untouched."""
+    root = make_vault(plan_files())
+    before = snapshot(root)
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    command = [sys.executable, "-m", "tests.plan_killed", str(root), str(root.parent / "unused"), "in-write"]
+    proc = await anyio.open_process(command, env=env, cwd=REPO, stdout=None, stderr=None)
+    try:
+        with anyio.fail_after(120):
+            await proc.wait()
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
+    assert proc.returncode == -signal.SIGKILL
+    assert (root / "Notes/n00.md").read_text().endswith("x")  # the foreach item before it was written
+    assert (root / "Notes/n01.md").read_bytes() == before["Notes/n01.md"]  # killed before its write
+    async with started(root) as vg:
+        [row] = await vg.app.state.fetchall("SELECT status FROM plan_runs")
+        assert row[0] == "interrupted"
+        paths = [r[0] for r in await vg.app.state.fetchall("SELECT path FROM plan_journal ORDER BY seq")]
+        assert paths[-1] == "Notes/n01.md"  # recorded, never written
         out = await vg.confirmed("undo_last_plan")
         assert not out["conflicts"]
     assert snapshot(root) == before
