@@ -118,11 +118,13 @@ class ScanCache:
     """
 
     versions: dict[str, int] = field(default_factory=dict)
+    doc_freq: dict[str, int] = field(default_factory=dict)  # word -> notes holding it (search.specificity)
     _mats: dict[tuple[str, str], _Matrix] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def bump(self, vault_id: str) -> None:
         self.versions[vault_id] = self.versions.get(vault_id, 0) + 1
+        self.doc_freq.clear()  # the notes changed with the vectors: count words again
 
     def rows(self, conn: sqlite3.Connection, vault_id: str, model: str) -> int:
         """How many vectors the vault's matrix holds (or would hold: a count when not loaded)."""
