@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 MEMO_MAX = 50_000  # words whose note count `specificity` remembers
+_NOTES = "\x00notes"  # the memo's entry for the number of notes (no word has this form)
 
 
 @dataclass
@@ -134,16 +135,18 @@ def specificity(conn: sqlite3.Connection, query: str, memo: dict[str, int]) -> f
     """How rare the query's words are in the index: the mean over `query_words` of BM25's inverse
     document frequency, log((N - n + 0.5) / (n + 0.5) + 1), divided by log(N + 1) (its value for
     a word in no note), so 0..1 whatever the number of notes N (n: notes holding the word).
-    `memo` keeps each word's n (a word common in every vault costs milliseconds to count);
+    `memo` keeps N and each word's n (a word common in every vault costs milliseconds to count);
     the caller clears it when the index changes. None for a query without words."""
     words = query_words(query)
     if not words:
         return None
-    total = int(conn.execute("SELECT count(*) FROM notes").fetchone()[0])
-    if total <= 0:
-        return None
     if len(memo) > MEMO_MAX:
         memo.clear()
+    total = memo.get(_NOTES)
+    if total is None:
+        total = memo[_NOTES] = int(conn.execute("SELECT count(*) FROM notes").fetchone()[0])
+    if total <= 0:
+        return None
     out = 0.0
     for w in words:
         n = memo.get(w)

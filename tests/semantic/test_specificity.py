@@ -7,6 +7,7 @@ import sqlite3
 import pytest
 
 from service.semantic.search import specificity
+from service.semantic.vectors import ScanCache
 
 
 def _index(bodies: list[str]) -> sqlite3.Connection:
@@ -41,3 +42,11 @@ def test_a_word_in_no_note_counts_as_fully_specific_and_the_memo_is_used() -> No
 def test_no_words_or_no_notes_gives_none() -> None:
     assert specificity(_index(["x"]), "?!", {}) is None
     assert specificity(_index([]), "anything", {}) is None
+
+
+def test_the_remembered_counts_are_dropped_when_the_vectors_change() -> None:
+    cache = ScanCache()
+    specificity(_index(["alpha"]), "alpha", cache.doc_freq)
+    assert cache.doc_freq
+    cache.bump("v")
+    assert cache.doc_freq == {}
