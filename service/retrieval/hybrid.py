@@ -11,8 +11,12 @@ Method (chosen on the SciFact training queries, see docs/search.md):
    keeps how far apart the candidates are, unlike rank-based fusion).
 3. A note missing from one list gets that list's lowest normalised score (it was not among the
    candidates, so it is at best as good as the last one).
-4. Fused score = `TEXT_WEIGHT * text + (1 - TEXT_WEIGHT) * vector`, in 0..1 (1: the best note
-   of both lists). Ties break by note id.
+4. Fused score = `w * text + (1 - w) * vector`, in 0..1 (1: the best note of both lists). Ties
+   break by note id. `w` is `TEXT_WEIGHT` unless the caller passes one; `search_hybrid` passes
+   `text_weight(specificity)`: the text list counts for more when the query's words are rare in
+   the vault (BM25 can tell notes apart) and for less when they are common ones, as in a question
+   worded unlike the page ("how do I see which notes link to this note" in a vault where every
+   page says note and link).
 
 `rrf` keeps the baseline (reciprocal rank fusion, k = 60) for comparison. Each result keeps the
 best chunk of its note so that callers can show it and link to its heading.
@@ -25,6 +29,12 @@ from dataclasses import dataclass
 
 RRF_K = 60
 TEXT_WEIGHT = 0.45
+# text_weight(s) = clamp(WEIGHT_AT_PIVOT + (s - SPECIFICITY_PIVOT)): chosen on the SciFact training
+# queries and the Obsidian Help questions together, checked on the SciFact test queries
+# (docs/benchmarks.md); the optimum is flat around these values.
+SPECIFICITY_PIVOT = 0.35
+WEIGHT_AT_PIVOT = 0.30
+WEIGHT_MIN, WEIGHT_MAX = 0.1, 0.8
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +62,15 @@ class Fused:
 def depth(limit: int) -> int:
     """How many candidates each engine contributes for a page of `limit` results."""
     return max(100, 4 * limit)
+
+
+def text_weight(specificity: float | None) -> float:
+    """The text list's weight for a query whose words have mean `specificity` (0..1: the BM25
+    inverse document frequency of each word over its largest possible value, see
+    `semantic.search.specificity`); `TEXT_WEIGHT` when unknown."""
+    if specificity is None:
+        return TEXT_WEIGHT
+    return min(WEIGHT_MAX, max(WEIGHT_MIN, WEIGHT_AT_PIVOT + specificity - SPECIFICITY_PIVOT))
 
 
 def notes_by_best_chunk(chunks: Sequence[ChunkCandidate]) -> list[ChunkCandidate]:

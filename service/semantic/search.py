@@ -6,11 +6,13 @@ too few notes pass, more neighbours are fetched (k × 4, up to every chunk), so 
 may not read never takes a place in the results, nor does its chunk.
 
 Hybrid: BM25 candidates (the query's words OR-ed, ranked by BM25, same filters) and vector
-candidates, `retrieval.hybrid.depth(limit)` of each, fused by `retrieval.hybrid.fuse`.
+candidates, `retrieval.hybrid.depth(limit)` of each, fused by `retrieval.hybrid.fuse` with the
+text weight of the query's `specificity` (how rare its words are in the index).
 """
 
 from __future__ import annotations
 
+import math
 import re
 import sqlite3
 from collections.abc import Callable
@@ -26,6 +28,8 @@ if TYPE_CHECKING:
     import numpy as np
 
 _WORD = re.compile(r"\w+", re.UNICODE)
+MEMO_MAX = 50_000  # words whose note count `specificity` remembers
+_NOTES = "\x00notes"  # the memo's entry for the number of notes (no word has this form)
 
 
 @dataclass
@@ -113,13 +117,46 @@ def best_per_note(hits: list[ChunkHit]) -> list[ChunkHit]:
     return sorted(best.values(), key=lambda h: (-h.similarity, h.row.path))
 
 
-def or_query(query: str) -> str | None:
-    """The query's words OR-ed as FTS5 phrases, stop words left out as in search_text (BM25 ranks
+def query_words(query: str) -> list[str]:
+    """The query's distinct words, lower case, stop words left out as in search_text (BM25 ranks
     notes by how many and how rare; "to" or "the" must not make every note a candidate). A query of
     stop words only keeps them."""
     words = list(dict.fromkeys(w.lower() for w in _WORD.findall(query)))
-    words = ([w for w in words if not is_stop_word(w)] or words)[:64]
+    return ([w for w in words if not is_stop_word(w)] or words)[:64]
+
+
+def or_query(query: str) -> str | None:
+    """The query's words (`query_words`) OR-ed as FTS5 phrases."""
+    words = query_words(query)
     return " OR ".join('"' + w.replace('"', "") + '"' for w in words) if words else None
+
+
+def specificity(conn: sqlite3.Connection, query: str, memo: dict[str, int]) -> float | None:
+    """How rare the query's words are in the index: the mean over `query_words` of BM25's inverse
+    document frequency, log((N - n + 0.5) / (n + 0.5) + 1), divided by log(N + 1) (its value for
+    a word in no note), so 0..1 whatever the number of notes N (n: notes holding the word).
+    `memo` keeps N and each word's n (a word common in every vault costs milliseconds to count);
+    the caller clears it when the index changes. None for a query without words."""
+    words = query_words(query)
+    if not words:
+        return None
+    if len(memo) > MEMO_MAX:
+        memo.clear()
+    total = memo.get(_NOTES)
+    if total is None:
+        total = memo[_NOTES] = int(conn.execute("SELECT count(*) FROM notes").fetchone()[0])
+    if total <= 0:
+        return None
+    out = 0.0
+    for w in words:
+        n = memo.get(w)
+        if n is None:
+            phrase = '"' + w.replace('"', "") + '"'
+            n = memo[w] = int(
+                conn.execute("SELECT count(*) FROM fts_words WHERE fts_words MATCH ?", (phrase,)).fetchone()[0]
+            )
+        out += min(1.0, math.log((total - n + 0.5) / (n + 0.5) + 1) / math.log(total + 1))
+    return out / len(words)
 
 
 def text_candidates(
@@ -179,6 +216,7 @@ def hybrid_rank(
     fused = hybrid.fuse(
         [hybrid.TextCandidate(t.note_id, t.score) for t in texts],
         [hybrid.ChunkCandidate(h.row.note_id, h.row.chunk_id, h.similarity) for h in chunks],
+        text_weight=hybrid.text_weight(specificity(conn, query_text, engine.cache.doc_freq)),
     )
     notes = _note_rows(conn, [f.note_id for f in fused if f.best_chunk is None])
     out: list[HybridHit] = []

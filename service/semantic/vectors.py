@@ -97,15 +97,24 @@ class _Matrix:
 
 
 def _vectors_of(conn: sqlite3.Connection, model: str, hashes: list[str]) -> np.ndarray[Any, Any]:
+    """The vectors of `hashes`, one row each, written straight into the matrix 500 rows at a time:
+    holding every vector as a bytes object first (and stacking them) doubled the matrix for a
+    moment, and the C heap kept most of that second copy resident afterwards (~100 MB at 60,000
+    chunks)."""
     import numpy as np
 
-    found: dict[str, bytes] = {}
+    out: np.ndarray[Any, Any] | None = None
     for i in range(0, len(hashes), 500):
         part = hashes[i : i + 500]
         marks = ",".join("?" * len(part))
         sql = f"SELECT hash, vector FROM embeddings WHERE model = ? AND hash IN ({marks})"
-        found.update((str(h), bytes(v)) for h, v in conn.execute(sql, (model, *part)))
-    return np.vstack([np.frombuffer(found[h], dtype=np.float32) for h in hashes])
+        found = {str(h): v for h, v in conn.execute(sql, (model, *part))}
+        for n, h in enumerate(part, i):
+            row = np.frombuffer(found[h], dtype=np.float32)
+            if out is None:
+                out = np.empty((len(hashes), len(row)), dtype=np.float32)
+            out[n] = row
+    return out if out is not None else np.zeros((0, 1), dtype=np.float32)
 
 
 @dataclass
@@ -118,11 +127,13 @@ class ScanCache:
     """
 
     versions: dict[str, int] = field(default_factory=dict)
+    doc_freq: dict[str, int] = field(default_factory=dict)  # word -> notes holding it (search.specificity)
     _mats: dict[tuple[str, str], _Matrix] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def bump(self, vault_id: str) -> None:
         self.versions[vault_id] = self.versions.get(vault_id, 0) + 1
+        self.doc_freq.clear()  # the notes changed with the vectors: count words again
 
     def rows(self, conn: sqlite3.Connection, vault_id: str, model: str) -> int:
         """How many vectors the vault's matrix holds (or would hold: a count when not loaded)."""

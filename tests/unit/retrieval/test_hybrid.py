@@ -11,6 +11,7 @@ from service.retrieval.hybrid import (
     fuse,
     notes_by_best_chunk,
     rrf,
+    text_weight,
 )
 
 
@@ -100,3 +101,12 @@ def test_rrf_baseline_puts_notes_of_both_lists_first() -> None:
 def test_depth_grows_with_the_page() -> None:
     assert depth(10) == 100
     assert depth(50) == 200
+
+
+def test_the_text_weight_grows_with_the_specificity_of_the_query_within_its_bounds() -> None:
+    assert text_weight(None) == TEXT_WEIGHT
+    assert text_weight(0.35) == pytest.approx(0.30)
+    weights = [text_weight(s / 10) for s in range(11)]
+    assert weights == sorted(weights) and weights[0] < weights[-1]
+    assert min(weights) >= 0.1 and max(weights) <= 0.8
+    assert text_weight(0.0) == pytest.approx(0.1) and text_weight(1.0) == pytest.approx(0.8)
