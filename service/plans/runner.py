@@ -245,7 +245,7 @@ class Runner:
             if error is not None and step.on_error == "stop":
                 break
             try:
-                await anyio.lowlevel.checkpoint()  # a pending cancellation of the call stops here
+                await anyio.lowlevel.checkpoint_if_cancelled()  # a pending cancellation of the call stops here
             except anyio.get_cancelled_exc_class():
                 if index + 1 < len(items):
                     outcome.status = "cancelled"
