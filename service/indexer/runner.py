@@ -16,9 +16,12 @@ Guarantees:
   `wait_ready()` waits (bounded) for it;
 - reconcile compares the vault with the index by mtime+size, then by content hash, so a warm
   restart re-parses nothing that did not change; notes gone from disk are removed;
-- changes made through vaultgate (published on the vault's ChangeBus) are applied before the
-  publishing call returns; external edits come from the watcher (`watch.py`), which applies them
-  here first and then publishes them with origin "external" for other listeners;
+- changes made through vaultgate (published on the vault's ChangeBus) during a tool call are
+  queued for the next group-commit round (`group.py`) and the write is acknowledged without
+  waiting; the caller's later calls that read the index wait for them (`fresh.py`). Changes
+  published outside a call are applied before the publishing call returns. External edits come
+  from the watcher (`watch.py`), which applies them here first and then publishes them with
+  origin "external" for other listeners;
 - parsing runs in a worker thread, writes go through the single writer in batched transactions;
 - `generation` increases after every applied batch; `wait_for(pred)` waits on it without sleeping;
 - symlinked files are never indexed: their text could come from outside the vault or from a note
@@ -36,7 +39,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from service.graph.linkpath import PathSet
-from service.indexer import parsepool, rows
+from service.indexer import fresh, parsepool, rows
 from service.indexer.apply import apply_changes
 from service.indexer.bulk import DEFERRABLE_INDEXES, rebuild_trigram, restore_indexes
 from service.indexer.group import GroupCommit
@@ -158,6 +161,24 @@ class VaultIndexer:
     def ready(self) -> bool:
         return self.state == "ready"
 
+    @property
+    def vault_id(self) -> str:
+        return self.vault.id
+
+    @property
+    def applied_seq(self) -> int:
+        """Every queued index update up to this sequence number has been applied."""
+        return self._group.applied
+
+    @property
+    def queued_updates(self) -> int:
+        """Index updates of acknowledged writes not applied yet."""
+        return self._group.pending
+
+    async def caught_up(self, seq: int) -> None:
+        """Return once the queued index updates up to `seq` have been applied."""
+        await self._group.wait_applied(seq)
+
     def files(self) -> list[str]:
         """Every vault file the index knows (notes and attachments), vault-relative."""
         return list(self._files)
@@ -236,7 +257,11 @@ class VaultIndexer:
             # vaultgate does not wait for all of it; the reconcile applies it before it is ready.
             self._deferred.extend(own)
             return
-        await self._group.submit(own)
+        mark = fresh.current.get()
+        if mark is None:  # no caller to owe it to (in-process, recovery): applied before returning
+            await self._group.submit(own)
+        else:  # a tool call: acknowledged now, its caller's next index read waits for it
+            mark.owe(self.vault.id, self._group.enqueue(own))
 
     async def _apply_deferred(self, *, lock_held: bool) -> None:
         while self._deferred:

@@ -178,10 +178,13 @@ class ToolContext:
         is still being built, also the notes on disk (without aliases)."""
         from service.graph.address import NoteName
         from service.graph.queries import GraphQueries
+        from service.indexer import fresh
         from service.indexer.runner import indexer_of
         from service.storage.db import DbError
 
         indexer = indexer_of(self.vault)
+        if indexer is not None:  # a note the caller has just created or renamed is found by name
+            await fresh.settle(indexer)
 
         async def load() -> list[tuple[str, list[str]]]:
             return await GraphQueries(self.services.db).note_names(self.vault.id)
