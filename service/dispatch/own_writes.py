@@ -13,7 +13,8 @@ session (protocol 2026-07-28, stateless HTTP, stdio) the principal alone, so una
 clients of one server share one mark and wait for each other's writes (safe, a little slower).
 A nested call (facade, plan step, a task the call started) inherits the mark of its outer call.
 An in-process call from outside any call (`transport` "inproc": an embedding program, a test)
-has no mark: its writes are in the index when they return, as before.
+is owed every update queued before it began, and its own writes are in the index when they
+return, as before.
 """
 
 from __future__ import annotations
@@ -43,16 +44,17 @@ class OwnWrites:
 
     async def __call__(self, call: CallContext, next: Next) -> ToolResult:
         assert call.spec is not None and call.vault is not None
+        indexer = indexer_of(call.vault)
         mark = fresh.current.get()
         token = None
         if mark is None:
             key = caller_key(call)
-            if key is None:
-                return await next(call)
-            mark = self.marks.of(key)
+            if key is not None:
+                mark = self.marks.of(key)
+            else:  # no client to tell apart: owed every update queued so far; its writes wait
+                mark = fresh.Mark({call.vault.id: indexer.queued_seq} if indexer is not None else {}, queue=False)
             token = fresh.current.set(mark)
         try:
-            indexer = indexer_of(call.vault)
             if call.spec.reads_index and indexer is not None:
                 await fresh.settle(indexer)
             return await next(call)

@@ -10,8 +10,10 @@ every update the call queues, and a call that reads the index first waits, in `s
 the vault's indexer has applied that number. Other callers do not wait for it: they see the
 write once its round has committed (a few milliseconds to a round's length later).
 
-A write made with no current mark (an in-process caller, a start-up recovery, a test) waits for
-its index update before it returns, as every write did before.
+An in-process call with no client behind it (an embedding program, a test) gets a mark that
+owes it every update queued before the call began, and its own writes wait for their index
+updates before they return, as every write did before; so does a write made outside any call
+(a start-up recovery).
 
 Touches: nothing but memory; the marks of the last `MAX_CALLERS` callers are kept, and one that
 is dropped leaves its numbers as a floor every new mark starts from (a caller never loses a
@@ -47,12 +49,14 @@ class Applied(Protocol):
 
 
 class Mark:
-    """One caller's claim: vault id → sequence number of its last queued index update."""
+    """One caller's claim: vault id → sequence number of its last queued index update.
+    `queue` False: the caller's writes wait for their index updates instead of queueing them."""
 
-    __slots__ = ("seqs",)
+    __slots__ = ("queue", "seqs")
 
-    def __init__(self, seqs: dict[str, int] | None = None) -> None:
+    def __init__(self, seqs: dict[str, int] | None = None, *, queue: bool = True) -> None:
         self.seqs = seqs or {}
+        self.queue = queue
 
     def owe(self, vault_id: str, seq: int) -> None:
         if seq > self.seqs.get(vault_id, 0):

@@ -171,6 +171,11 @@ class VaultIndexer:
         return self._group.applied
 
     @property
+    def queued_seq(self) -> int:
+        """Sequence number of the last index update queued."""
+        return self._group.queued
+
+    @property
     def queued_updates(self) -> int:
         """Index updates of acknowledged writes not applied yet."""
         return self._group.pending
@@ -258,7 +263,7 @@ class VaultIndexer:
             self._deferred.extend(own)
             return
         mark = fresh.current.get()
-        if mark is None:  # no caller to owe it to (in-process, recovery): applied before returning
+        if mark is None or not mark.queue:  # outside a client's call: applied before returning
             await self._group.submit(own)
         else:  # a tool call: acknowledged now, its caller's next index read waits for it
             mark.owe(self.vault.id, self._group.enqueue(own))
