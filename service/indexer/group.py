@@ -20,7 +20,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+from collections import Counter
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 
 from service.vault.events import FileChange
 
@@ -34,6 +35,7 @@ class GroupCommit:
         self._apply = apply
         self._name = name
         self._queue: list[tuple[int, list[FileChange]]] = []
+        self._waiting: Counter[str] = Counter()  # paths of queued updates no round has taken yet
         self._task: asyncio.Task[None] | None = None
         self._changed = asyncio.Condition()
         self.queued = 0  # sequence number of the last update enqueued
@@ -51,9 +53,15 @@ class GroupCommit:
         self.queued += 1
         self.submitted += 1
         self._queue.append((self.queued, list(changes)))
+        self._waiting.update(_paths(changes))
         if self._task is None or self._task.done():
             self._task = asyncio.create_task(self._drain(), name=f"{self._name}:group-commit")
         return self.queued
+
+    def will_read(self, path: str) -> bool:
+        """Whether a queued round that has not started yet will read `path` from disk (so an
+        edit of it seen now by the watcher is indexed by that round anyway)."""
+        return path in self._waiting
 
     async def submit(self, changes: Sequence[FileChange]) -> None:
         """Return once `changes` are in the index (or their apply failed and was logged). The
@@ -70,6 +78,8 @@ class GroupCommit:
     async def _drain(self) -> None:
         while self._queue:
             batch, self._queue = self._queue, []
+            self._waiting.subtract(p for _, changes in batch for p in _paths(changes))
+            self._waiting += Counter()  # drop the paths at zero
             self.rounds += 1
             try:
                 await self._round([changes for _, changes in batch])
@@ -101,6 +111,11 @@ class GroupCommit:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._task
         self._queue = []
+        self._waiting.clear()
         async with self._changed:
             self.applied = self.queued  # nobody waits on a stopped indexer
             self._changed.notify_all()
+
+
+def _paths(changes: Iterable[FileChange]) -> list[str]:
+    return [p for c in changes for p in (c.path, c.old_path) if p is not None]

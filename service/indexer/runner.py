@@ -34,7 +34,6 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Iterable, Sequence
-from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -122,7 +121,7 @@ class VaultIndexer:
             self._watcher = Watcher(
                 self.vault.paths,
                 self.vault.id,
-                partial(self.apply, only_if_changed=True),
+                self._apply_external,
                 self.vault.bus.publish,
                 self._debounce_ms,
                 ignore=self._ignore,
@@ -229,6 +228,13 @@ class VaultIndexer:
         return await apply_changes(
             self, changes, only_if_changed=only_if_changed, lock_held=lock_held, bulk_threshold=BULK_THRESHOLD
         )
+
+    async def _apply_external(self, changes: Sequence[FileChange]) -> list[FileChange]:
+        """What the watcher saw, applied unless already in the index (`only_if_changed`). A file
+        a queued round of our own writes will read anyway is left to that round: the watcher
+        mostly sees those writes themselves, and parsing them twice doubled their index cost."""
+        left = [c for c in changes if not (self._group.will_read(c.path) and c.kind in ("created", "modified"))]
+        return await self.apply(left, only_if_changed=True) if left else []
 
     def _rebuild_trigram_later(self) -> None:
         """Rebuild the deferred trigram index in the background. While a rebuild runs, another
