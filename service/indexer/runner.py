@@ -35,7 +35,7 @@ import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from service.graph.linkpath import PathSet
 from service.indexer import fresh, parsepool, rows
@@ -56,6 +56,7 @@ if TYPE_CHECKING:
 __all__ = ["BATCH", "BULK_THRESHOLD", "DEFERRABLE_INDEXES", "State", "VaultIndexer", "indexer_of", "restore_indexes"]
 
 log = logging.getLogger(__name__)
+Names = TypeVar("Names")
 # Read at each call (tests lower them to exercise bulk loads on small vaults).
 BATCH = 400
 BULK_THRESHOLD = 1000  # changed notes from which the trigram index is rebuilt in one pass
@@ -93,7 +94,7 @@ class VaultIndexer:
         self.active_job: str | None = None
         self._files: set[str] = set()
         self._counts = Counts(db, vault.id)
-        self._names: tuple[int, list[tuple[str, list[str]]]] | None = None  # (generation, note names)
+        self._names: tuple[int, list[Any]] | None = None  # (generation, note names as `note_names` loaded them)
         self._paths: PathSet | None = None  # PathSet of _files, rebuilt only after _files changes
         self._cond = asyncio.Condition()
         self._ready = asyncio.Event()
@@ -298,9 +299,7 @@ class VaultIndexer:
 
     # -- reporting ---------------------------------------------------------------------------
 
-    async def note_names(
-        self, load: Callable[[], Awaitable[list[tuple[str, list[str]]]]]
-    ) -> list[tuple[str, list[str]]]:
+    async def note_names(self, load: Callable[[], Awaitable[list[Names]]]) -> list[Names]:
         """(path, aliases) of every note, as `load` reads them, kept until the index changes: a
         note address that is no literal path (every new note's, every wikilink name) is resolved
         against all of them, and reading 10k rows each time was most of a create's cost."""
