@@ -262,7 +262,7 @@ class VaultgateApp:
             indexer = indexer_of(vault)
             if indexer is None:
                 continue
-            self.metrics.index_backlog.labels(vault=vid).set(indexer.backlog)
+            self.metrics.index_backlog.labels(vault=vid).set(indexer.backlog + indexer.queued_updates)
             self.metrics.index_notes.labels(vault=vid).set((await indexer.counts())["notes"])
             last = indexer.last_change or indexer.last_sync or now
             self.metrics.index_lag.labels(vault=vid).set(max(0.0, now - last) if indexer.backlog else 0.0)

@@ -12,6 +12,7 @@ the rest so that every failure of an inner layer is translated and every success
     authorize      the caller holds the tool's scopes (token verified at the HTTP edge)
     resolve_vault  (+ vault binding of the token)
     acl            read-only kill switch; per-path ACL via the path guard in the handler
+    own_writes     the caller's queued index updates are applied before its call reads the index
     precheck       the tool's own precheck hook (before anything is claimed or confirmed)
     idempotency    claim-before-execute, replay of finished calls
     throttle       token bucket per (caller, scope class, vault)
@@ -36,6 +37,7 @@ from service.dispatch.handler import RunHandler
 from service.dispatch.idempotency import Idempotency
 from service.dispatch.lookup import Lookup
 from service.dispatch.observe import Observe
+from service.dispatch.own_writes import OwnWrites
 from service.dispatch.precheck import Precheck
 from service.dispatch.preview import WritePreview
 from service.dispatch.resolve_vault import ResolveVault
@@ -56,6 +58,7 @@ LAYER_ORDER: tuple[str, ...] = (
     "authorize",
     "resolve_vault",
     "acl",
+    "own_writes",
     "precheck",
     "idempotency",
     "throttle",
@@ -92,6 +95,7 @@ def build_layers(services: Services, registry: Registry) -> tuple[Layer, ...]:
         Authorize(),
         ResolveVault(services.vaults, settings.default_vault_id),
         AclGate(services.guard.is_read_only, WritePreview(services.guard)),
+        OwnWrites(),
         Precheck(context_for),
         Idempotency(services.idempotency),
         Throttle(services.throttle),

@@ -16,9 +16,12 @@ Guarantees:
   `wait_ready()` waits (bounded) for it;
 - reconcile compares the vault with the index by mtime+size, then by content hash, so a warm
   restart re-parses nothing that did not change; notes gone from disk are removed;
-- changes made through vaultgate (published on the vault's ChangeBus) are applied before the
-  publishing call returns; external edits come from the watcher (`watch.py`), which applies them
-  here first and then publishes them with origin "external" for other listeners;
+- changes made through vaultgate (published on the vault's ChangeBus) during a tool call are
+  queued for the next group-commit round (`group.py`) and the write is acknowledged without
+  waiting; the caller's later calls that read the index wait for them (`fresh.py`). Changes
+  published outside a call are applied before the publishing call returns. External edits come
+  from the watcher (`watch.py`), which applies them here first and then publishes them with
+  origin "external" for other listeners;
 - parsing runs in a worker thread, writes go through the single writer in batched transactions;
 - `generation` increases after every applied batch; `wait_for(pred)` waits on it without sleeping;
 - symlinked files are never indexed: their text could come from outside the vault or from a note
@@ -31,12 +34,11 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Iterable, Sequence
-from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from service.graph.linkpath import PathSet
-from service.indexer import parsepool, rows
+from service.indexer import fresh, parsepool, rows
 from service.indexer.apply import apply_changes
 from service.indexer.bulk import DEFERRABLE_INDEXES, rebuild_trigram, restore_indexes
 from service.indexer.group import GroupCommit
@@ -54,6 +56,7 @@ if TYPE_CHECKING:
 __all__ = ["BATCH", "BULK_THRESHOLD", "DEFERRABLE_INDEXES", "State", "VaultIndexer", "indexer_of", "restore_indexes"]
 
 log = logging.getLogger(__name__)
+Names = TypeVar("Names")
 # Read at each call (tests lower them to exercise bulk loads on small vaults). A batch of 200
 # notes (was 400) is one write transaction: the cold 10k-note build's peak RSS fell by 8 MB and
 # its time did not grow (docs/benchmarks.md).
@@ -93,7 +96,7 @@ class VaultIndexer:
         self.active_job: str | None = None
         self._files: set[str] = set()
         self._counts = Counts(db, vault.id)
-        self._names: tuple[int, list[tuple[str, list[str]]]] | None = None  # (generation, note names)
+        self._names: tuple[int, list[Any]] | None = None  # (generation, note names as `note_names` loaded them)
         self._paths: PathSet | None = None  # PathSet of _files, rebuilt only after _files changes
         self._cond = asyncio.Condition()
         self._ready = asyncio.Event()
@@ -121,7 +124,7 @@ class VaultIndexer:
             self._watcher = Watcher(
                 self.vault.paths,
                 self.vault.id,
-                partial(self.apply, only_if_changed=True),
+                self._apply_external,
                 self.vault.bus.publish,
                 self._debounce_ms,
                 ignore=self._ignore,
@@ -159,6 +162,29 @@ class VaultIndexer:
     @property
     def ready(self) -> bool:
         return self.state == "ready"
+
+    @property
+    def vault_id(self) -> str:
+        return self.vault.id
+
+    @property
+    def applied_seq(self) -> int:
+        """Every queued index update up to this sequence number has been applied."""
+        return self._group.applied
+
+    @property
+    def queued_seq(self) -> int:
+        """Sequence number of the last index update queued."""
+        return self._group.queued
+
+    @property
+    def queued_updates(self) -> int:
+        """Index updates of acknowledged writes not applied yet."""
+        return self._group.pending
+
+    async def caught_up(self, seq: int) -> None:
+        """Return once the queued index updates up to `seq` have been applied."""
+        await self._group.wait_applied(seq)
 
     def files(self) -> list[str]:
         """Every vault file the index knows (notes and attachments), vault-relative."""
@@ -206,6 +232,13 @@ class VaultIndexer:
             self, changes, only_if_changed=only_if_changed, lock_held=lock_held, bulk_threshold=BULK_THRESHOLD
         )
 
+    async def _apply_external(self, changes: Sequence[FileChange]) -> list[FileChange]:
+        """What the watcher saw, applied unless already in the index (`only_if_changed`). A file
+        a queued round of our own writes will read anyway is left to that round: the watcher
+        mostly sees those writes themselves, and parsing them twice doubled their index cost."""
+        left = [c for c in changes if not (self._group.will_read(c.path) and c.kind in ("created", "modified"))]
+        return await self.apply(left, only_if_changed=True) if left else []
+
     def _rebuild_trigram_later(self) -> None:
         """Rebuild the deferred trigram index in the background. While a rebuild runs, another
         deferral makes it run once more (its transaction may have come before that deferral)."""
@@ -238,7 +271,11 @@ class VaultIndexer:
             # vaultgate does not wait for all of it; the reconcile applies it before it is ready.
             self._deferred.extend(own)
             return
-        await self._group.submit(own)
+        mark = fresh.current.get()
+        if mark is None or not mark.queue:  # outside a client's call: applied before returning
+            await self._group.submit(own)
+        else:  # a tool call: acknowledged now, its caller's next index read waits for it
+            mark.owe(self.vault.id, self._group.enqueue(own))
 
     async def _apply_deferred(self, *, lock_held: bool) -> None:
         while self._deferred:
@@ -264,9 +301,7 @@ class VaultIndexer:
 
     # -- reporting ---------------------------------------------------------------------------
 
-    async def note_names(
-        self, load: Callable[[], Awaitable[list[tuple[str, list[str]]]]]
-    ) -> list[tuple[str, list[str]]]:
+    async def note_names(self, load: Callable[[], Awaitable[list[Names]]]) -> list[Names]:
         """(path, aliases) of every note, as `load` reads them, kept until the index changes: a
         note address that is no literal path (every new note's, every wikilink name) is resolved
         against all of them, and reading 10k rows each time was most of a create's cost."""

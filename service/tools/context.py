@@ -178,19 +178,23 @@ class ToolContext:
         is still being built, also the notes on disk (without aliases)."""
         from service.graph.address import NoteName
         from service.graph.queries import GraphQueries
+        from service.indexer import fresh
         from service.indexer.runner import indexer_of
         from service.storage.db import DbError
 
         indexer = indexer_of(self.vault)
+        if indexer is not None:  # a note the caller has just created or renamed is found by name
+            await fresh.settle(indexer)
 
-        async def load() -> list[tuple[str, list[str]]]:
-            return await GraphQueries(self.services.db).note_names(self.vault.id)
+        async def load() -> list[NoteName]:
+            rows = await GraphQueries(self.services.db).note_names(self.vault.id)
+            return [NoteName(path, tuple(aliases)) for path, aliases in rows]
 
         try:
-            rows = await (indexer.note_names(load) if indexer is not None else load())
+            # Kept by the indexer until the index changes: built once, not 10k objects per call.
+            names = list(await (indexer.note_names(load) if indexer is not None else load()))
         except DbError:
-            rows = []
-        names = [NoteName(path, tuple(aliases)) for path, aliases in rows]
+            names = []
         if indexer is None or not indexer.ready:
             known = {n.path for n in names}
             root = self.vault.paths.resolve("", allow_root=True)

@@ -52,6 +52,9 @@ class ToolSpec:
     tags: tuple[str, ...] = ()
     path_args: tuple[str, ...] = field(default=())
     forwards_destructive: bool = False  # a facade tool that runs tools which may destroy (each is gated itself)
+    # False: the tool reads vault files, not the index, so its calls do not wait for the caller's
+    # queued index updates (`service.dispatch.own_writes`); resolving a note name waits itself.
+    reads_index: bool = True
     task_support: bool = False  # may run as an MCP task (`service.protocol.tasks`): execution.taskSupport "optional"
 
     @property

@@ -19,6 +19,7 @@ DOCUMENTED_ORDER = (
     "authorize",  # scopes
     "resolve_vault",  # (+ token vault binding)
     "acl",  # read-only kill switch (per-path ACL in the handler)
+    "own_writes",  # read-your-writes: the caller's queued index updates land first
     "precheck",  # before anything is claimed or confirmed
     "idempotency",  # claim before execute
     "throttle",  # token buckets

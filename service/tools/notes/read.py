@@ -378,6 +378,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         input_model=ReadNoteIn,
         output_model=ReadNoteOut,
         handler=read_note,
+        reads_index=False,
     ),
     ToolSpec(
         name="read_notes",
@@ -389,6 +390,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         input_model=ReadNotesIn,
         output_model=ReadNotesOut,
         handler=read_notes,
+        reads_index=False,
     ),
     ToolSpec(
         name="note_info",
@@ -409,6 +411,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         input_model=ListNotesIn,
         output_model=ListNotesOut,
         handler=list_notes,
+        reads_index=False,
     ),
     ToolSpec(
         name="list_folders",
@@ -418,5 +421,6 @@ TOOLS: tuple[ToolSpec, ...] = (
         input_model=ListFoldersIn,
         output_model=ListFoldersOut,
         handler=list_folders,
+        reads_index=False,
     ),
 )

@@ -1,8 +1,9 @@
 """notes domain, writing: create_note, write_note, append_note, prepend_note, patch_note
 (delete_note, copy_note and create_folder are in `files.py`, bulk_create_notes in `bulk.py`).
 
-Every write goes through `VaultFiles` (atomic, etag-checked under the per-path lock) and is in
-the index before the call returns. Optional `expected_etag` turns a concurrent edit into
+Every write goes through `VaultFiles` (atomic, etag-checked under the per-path lock) and is
+acknowledged once the file is durable; its index update is queued, and the caller's next call
+that reads the index waits for it (`service.dispatch.own_writes`). Optional `expected_etag` turns a concurrent edit into
 `conflict` with nothing written. Confirmation is declared here (`confirm_when`) and enforced by
 the pipeline: overwriting non-empty content without a matching etag.
 Touches: vault files only.
@@ -338,6 +339,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         confirm="conditional",
         confirm_when=create_note_confirm,
         idempotent=False,
+        reads_index=False,
     ),
     ToolSpec(
         name="write_note",
@@ -354,6 +356,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         confirm="conditional",
         confirm_when=write_note_confirm,
         idempotent=False,
+        reads_index=False,
     ),
     ToolSpec(
         name="append_note",
@@ -367,6 +370,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         scope_class="write",
         mutating=True,
         idempotent=False,
+        reads_index=False,
     ),
     ToolSpec(
         name="prepend_note",
@@ -380,6 +384,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         scope_class="write",
         mutating=True,
         idempotent=False,
+        reads_index=False,
     ),
     ToolSpec(
         name="patch_note",
@@ -395,5 +400,6 @@ TOOLS: tuple[ToolSpec, ...] = (
         scope_class="write",
         mutating=True,
         idempotent=False,
+        reads_index=False,
     ),
 )

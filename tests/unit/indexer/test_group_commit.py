@@ -109,3 +109,34 @@ async def test_a_new_note_resolves_the_broken_links_to_its_name_and_no_others(ma
         left = {(i["path"], i["target"]) for i in (await vg.ok("find_broken_links", limit=100))["items"]}
         assert {t for _, t in left} == {"Elsewhere"}
         assert len((await vg.ok("get_backlinks", path="Sub/Later", limit=100))["items"]) == 4
+
+
+async def test_queued_updates_are_numbered_and_waited_for_by_number() -> None:
+    apply = Recorder()
+    group = GroupCommit(apply, "test")
+    first = group.enqueue([change("a.md")])
+    await apply.first_started.wait()
+    second, third = group.enqueue([change("b.md")]), group.enqueue([change("c.md")])
+    assert (first, second, third) == (1, 2, 3) and group.pending == 3
+    waiter = asyncio.create_task(group.wait_applied(second))
+    await asyncio.sleep(0)
+    assert not waiter.done() and group.applied == 0  # the first round is held
+    apply.release.set()
+    await waiter
+    assert group.applied == 3 and group.pending == 0  # b and c shared the second round
+    assert apply.rounds == [["a.md"], ["b.md", "c.md"]]
+    await group.wait_applied(1)  # already applied: returns at once
+
+
+async def test_stop_lets_queued_updates_land_and_releases_waiters() -> None:
+    apply = Recorder()
+    group = GroupCommit(apply, "test")
+    group.enqueue([change("a.md")])
+    await apply.first_started.wait()
+    seq = group.enqueue([change("b.md")])
+    stopping = asyncio.create_task(group.stop())
+    await asyncio.sleep(0)
+    apply.release.set()
+    await stopping
+    await group.wait_applied(seq)
+    assert apply.applied == {"a.md", "b.md"}
