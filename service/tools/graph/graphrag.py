@@ -111,27 +111,11 @@ def graph_order(expansion: Expansion, hybrid_rank: dict[str, int], backlinks: di
     return [r.path for r in notes]
 
 
-def backlink_counts(conn: sqlite3.Connection, vault_id: str, paths: list[str], can_read: Readable) -> dict[str, int]:
-    """How many notes the caller may read link to each of `paths`."""
-    out: dict[str, int] = {}
-    for i in range(0, len(paths), 500):
-        part = paths[i : i + 500]
-        marks = ",".join("?" * len(part))
-        if can_read.everything:
-            sql = (
-                "SELECT l.target_path, COUNT(DISTINCT l.src_id) FROM links l WHERE l.vault_id = ? "
-                f"AND l.target_path IN ({marks}) GROUP BY l.target_path"
-            )
-            out.update({str(p): int(n) for p, n in conn.execute(sql, (vault_id, *part))})
-            continue
-        sql = (
-            "SELECT DISTINCT l.target_path, s.path FROM links l JOIN notes s ON s.id = l.src_id "
-            f"WHERE l.vault_id = ? AND l.target_path IN ({marks})"
-        )
-        for target, source in conn.execute(sql, (vault_id, *part)):
-            if can_read(str(source)):
-                out[str(target)] = out.get(str(target), 0) + 1
-    return out
+def backlink_counts(graph: LinkGraph, paths: list[str], can_read: Readable) -> dict[str, int]:
+    """How many notes the caller may read link to each of `paths` (from the in-memory graph)."""
+    if can_read.everything:
+        return {p: len(graph.backlinks(p)) for p in paths}
+    return {p: sum(1 for s in graph.backlinks(p) if can_read(s)) for p in paths}
 
 
 def fuse(hybrid: list[str], graph: list[str], weight: float) -> list[tuple[str, float]]:
@@ -171,15 +155,12 @@ async def graphrag_query(ctx: ToolContext, args: GraphRagIn) -> GraphRagOut:
     def allowed(path: str) -> bool:
         return (not folders or any(f == "" or path.startswith(f + "/") for f in folders)) and can_read(path)
 
-    async def neighbours(paths: list[str]) -> list[tuple[str, str, str]]:
-        return graph.neighbours(paths)
-
     async def on_hop(hop: int, count: int) -> None:
         await ctx.progress(hop, args.hops, f"graphrag_query: hop {hop}/{args.hops}, {count} notes reached")
 
     expansion = await expand(
         seeds,
-        neighbours,
+        graph.links,
         hops=args.hops,
         fan_out=args.fan_out,
         can_read=allowed,
@@ -187,7 +168,7 @@ async def graphrag_query(ctx: ToolContext, args: GraphRagIn) -> GraphRagOut:
         on_hop=on_hop,
     )
     reached = [p for p, r in expansion.reached.items() if r.distance > 0]
-    backlinks = await run(ctx, lambda conn: backlink_counts(conn, vid, reached, can_read))
+    backlinks = backlink_counts(graph, reached, can_read)
     fused = fuse(hybrid, graph_order(expansion, rank_of, backlinks), args.graph_weight)
     fused = await drop_gone(ctx, fused, 0, args.limit, lambda kv: (kv[0],))
     page = fused[: args.limit]
