@@ -13,7 +13,9 @@ which the string "{query}" is replaced by the query text) and scores the ranked 
 result (`--items` list, `--path` field of each item): nDCG@10 and Recall@5/10/100 (`--text`: also
 the share of the returned text's bytes that comes from relevant notes), plus the
 number of queries, the tool, the arguments, the `--mode` label, the elapsed seconds and the
-per-call latency. Prints one JSON object (tests/bench/common.py). Not part of the test run.
+per-call latency. With several tools and `--compare`, each later tool is set against the first
+query by query (Recall@5 wins and losses, and the queries whose first relevant note moved).
+Prints one JSON object (tests/bench/common.py). Not part of the test run.
 """
 
 from __future__ import annotations
