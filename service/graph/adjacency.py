@@ -1,11 +1,12 @@
 """The vault's resolved links held in memory as adjacency lists, for graph walks (GraphRAG).
 
-A breadth-first expansion asks for the neighbours of a few hundred notes per hop; one indexed
-query per batch of paths costs tens of milliseconds at 60,000 links. `LinkGraph.load` reads every
-resolved link of a vault once (one query, the same rows `GraphQueries.neighbors_of` selects: a
-note's distinct link targets, links to itself left out) and answers `neighbours` from
-dictionaries. `LinkGraphs` keeps one graph per vault indexer for the index generation it
-was read at: the next walk after any index change reads it again. Reads the index (`links`, `notes`).
+A breadth-first expansion asks for the neighbours of a few hundred notes per hop, and GraphRAG
+for the backlink count of every note reached; one indexed query per batch of paths costs tens of
+milliseconds at 60,000 links. `LinkGraph.load` reads every resolved link of a vault once (one
+query, the same rows `GraphQueries.neighbors_of` selects: a note's distinct link targets, links
+to itself left out) and answers `links` and `backlinks` from dictionaries. `LinkGraphs` keeps
+one graph per vault indexer for the index generation it was read at: the next walk after any
+index change reads it again. Reads the index (`links`, `notes`).
 """
 
 from __future__ import annotations
@@ -13,9 +14,10 @@ from __future__ import annotations
 import sqlite3
 import threading
 import weakref
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
+
+from service.graph.expand import Direction
 
 _EDGES = (
     "SELECT DISTINCT s.path, l.target_path FROM links l JOIN notes s ON s.id = l.src_id "
@@ -36,15 +38,14 @@ class LinkGraph:
             graph.inlinks.setdefault(str(dst), []).append(str(src))
         return graph
 
-    def neighbours(self, paths: Iterable[str]) -> list[tuple[str, str, str]]:
-        """(path, other, 'out'|'in') for every link from or to `paths`, sorted, as
-        `GraphQueries.neighbors_of(..., "both")` returns them."""
-        out: list[tuple[str, str, str]] = []
-        for path in dict.fromkeys(paths):
-            out.extend((path, other, "out") for other in self.outlinks.get(path, ()))
-            out.extend((path, other, "in") for other in self.inlinks.get(path, ()))
-        out.sort()
-        return out
+    def links(self, path: str) -> list[tuple[str, Direction]]:
+        """The notes linking to `path` ('backlink'), then those it links to ('outlink')."""
+        back: list[tuple[str, Direction]] = [(other, "backlink") for other in self.inlinks.get(path, ())]
+        return back + [(other, "outlink") for other in self.outlinks.get(path, ())]
+
+    def backlinks(self, path: str) -> list[str]:
+        """The distinct notes linking to `path` (links to itself left out)."""
+        return self.inlinks.get(path, [])
 
 
 class LinkGraphs:

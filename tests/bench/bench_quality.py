@@ -13,7 +13,9 @@ which the string "{query}" is replaced by the query text) and scores the ranked 
 result (`--items` list, `--path` field of each item): nDCG@10 and Recall@5/10/100 (`--text`: also
 the share of the returned text's bytes that comes from relevant notes), plus the
 number of queries, the tool, the arguments, the `--mode` label, the elapsed seconds and the
-per-call latency. Prints one JSON object (tests/bench/common.py). Not part of the test run.
+per-call latency. With several tools and `--compare`, each later tool is set against the first
+query by query (Recall@5 wins and losses, and the queries whose first relevant note moved).
+Prints one JSON object (tests/bench/common.py). Not part of the test run.
 """
 
 from __future__ import annotations
@@ -107,6 +109,8 @@ async def run_queries(url: str, data: quality.DataSet, ns: argparse.Namespace) -
     if shares:
         result["relevant_text_share"] = round(sum(shares) / len(shares), 4)
         result["text_bytes_per_query"] = round(sum(spent) / len(spent), 1)
+    if ns.compare:
+        result["_ranked"] = runs
     if ns.show_misses:
         result["misses"] = [
             {"query": q.text, "expected": sorted(q.relevant), "top5": ranked[:5]}
@@ -114,6 +118,32 @@ async def run_queries(url: str, data: quality.DataSet, ns: argparse.Namespace) -
             if not any(p in q.relevant for p in ranked[:5])
         ]
     return result
+
+
+def first_hit(ranked: list[str], relevant: Any) -> int | None:
+    return next((i + 1 for i, p in enumerate(ranked) if p in relevant), None)
+
+
+Runs = list[tuple[quality.Query, list[str]]]
+
+
+def compare(base: Runs, other: Runs) -> dict[str, Any]:
+    """Per query, against the first tool: `wins` and `losses` in Recall@5, and every query whose
+    first relevant note moved (`moved`: rank in the first tool -> rank in this one, null: not in
+    the list)."""
+    wins: list[str] = []
+    losses: list[str] = []
+    moved: list[dict[str, Any]] = []
+    for (q, a), (_, b) in zip(base, other, strict=True):
+        ra, rb = quality.recall_at(a, q.relevant, 5), quality.recall_at(b, q.relevant, 5)
+        if rb > ra:
+            wins.append(q.text)
+        elif rb < ra:
+            losses.append(q.text)
+        fa, fb = first_hit(a, q.relevant), first_hit(b, q.relevant)
+        if fa != fb:
+            moved.append({"query": q.text, "first_relevant": [fa, fb]})
+    return {"recall@5_wins": wins, "recall@5_losses": losses, "moved": moved}
 
 
 def target(ns: argparse.Namespace, name: str, tmp: Path) -> tuple[Path, bool]:
@@ -146,7 +176,10 @@ async def one(name: str, data_root: Path, ns: argparse.Namespace, env: dict[str,
             }
         finally:
             server.stop()
+    ranked = {t: r.pop("_ranked", None) for t, r in per_tool.items()}
     result: dict[str, Any] = per_tool[tools[0]] if len(tools) == 1 else {"tools": per_tool}
+    if ns.compare and len(tools) > 1:
+        result["compare"] = {t: compare(ranked[tools[0]], ranked[t]) for t in tools[1:]}
     result["index_ready_s"] = round(index_s, 3)
     if embedded_s is not None:
         result["embedding_s"] = round(embedded_s, 1)
@@ -205,6 +238,12 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument("--max-queries", type=int, default=0, help="only the first N queries of each set")
     parser.add_argument("--show-misses", action="store_true", help="list the queries missing in the top 5")
+    parser.add_argument(
+        "--compare",
+        action="store_true",
+        help="with several --tool: per query, each later tool's Recall@5 wins and losses against the first, and "
+        "the queries whose first relevant note moved",
+    )
     parser.add_argument(
         "--vault-dir",
         help="keep each data set's vault in DIR/<name> (written once, reused by later runs: with a fixed "

@@ -7,8 +7,10 @@ Touches: index tables `chunks`, `notes`, `fts_words` and the vectors (read only,
 Method (docs/semantic.md, "Context for a question"):
 1. Notes are ranked as search_hybrid ranks them (BM25 and vector hits fused), after read
    permission, `folder` and `tags` (a note the caller may not read is never a candidate, so it
-   takes no place, no budget and no count). With `[rerank]` configured, the best chunk of each
-   of the leading notes is reranked and the notes reordered (`degraded` when it failed).
+   takes no place, no budget and no count): DEPTH (100) candidates from each engine, as
+   search_hybrid's first page uses, and the best NOTES (40) fused notes offer passages. With
+   `[rerank]` configured, the best chunk of each of the leading notes is reranked and the notes
+   reordered (`degraded` when it failed).
 2. Candidate passages: each ranked note's chunks among the vector hits (a note found by its
    words only offers its chunk sharing most words with the question). Priority of a note's k-th
    best chunk = note score × (chunk similarity / the note's best) × 0.75^k.
@@ -49,6 +51,7 @@ from service.tools.spec import ToolSpec
 
 DEFAULT_TOKENS = 2000
 NOTES = 40  # notes whose chunks are candidates
+DEPTH = 100  # candidates from each engine (BM25, vectors): search_hybrid's for a page of 10 (hybrid.depth)
 DECAY = 0.75  # weight of a note's next chunk against its previous one
 LEFT_OUT_SHOWN = 25
 RESPONSE_SHARE = 0.2  # of max_response_bytes the passages' text may take (the result is sent twice, as JSON and text)
@@ -195,13 +198,24 @@ def _shown(line: str, tail: bool) -> str:
     return line.rsplit("]", 1)[-1].strip()[-60:] if tail else line.split(REDACTED)[0].strip()[:60]
 
 
-def _lines(root: Path, path: str, text: str) -> LineRange | None:
+def line_ranges(root: Path, spans: list[tuple[str, str]]) -> list[LineRange | None]:
+    """`_lines` of each (path, passage text), each file read once (one worker-thread call)."""
+    files: dict[str, list[str] | None] = {}
+    out: list[LineRange | None] = []
+    for path, text in spans:
+        if path not in files:
+            try:
+                files[path] = (root / path).read_text(encoding="utf-8").splitlines()
+            except (OSError, UnicodeDecodeError):
+                files[path] = None
+        found = files[path]
+        out.append(_lines(found, text) if found is not None else None)
+    return out
+
+
+def _lines(lines: list[str], text: str) -> LineRange | None:
     """1-based file lines of a passage: its first line that is not wholly redacted is found in the
     file, and the start moved back over the non-blank lines before it; the end likewise."""
-    try:
-        lines = (root / path).read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError):
-        return None
     parts = [p.strip() for p in text.splitlines() if p.strip()]
     head = next(((j, _shown(p, False)) for j, p in enumerate(parts) if _shown(p, False)), None)
     if head is None:
@@ -241,7 +255,7 @@ async def context_for_query(ctx: ToolContext, args: ContextIn) -> ContextOut:
     secrets = guard_of(ctx)
 
     def rank(conn: sqlite3.Connection) -> tuple[list[tuple[int, float]], list[sem.ChunkHit], Excerpts]:
-        depth = hybrid.depth(NOTES)
+        depth = DEPTH
         allowed = without_secrets(secrets, conn, keep)  # under `exclude`, notes holding a secret are out
         texts = sem.text_candidates(conn, vid, args.query, allowed, depth)
         chunks = sem.nearest(engine, conn, vid, vector, depth, allowed, use.model)
@@ -276,7 +290,7 @@ async def context_for_query(ctx: ToolContext, args: ContextIn) -> ContextOut:
     )
     sensitive_chunks = {(c.path, c.position) for c in cands if c.chunk_id in flagged}
     root = ctx.vault.paths.root
-    lines = await asyncio.gather(*(asyncio.to_thread(_lines, root, p.path, p.text) for p in packed.passages))
+    lines = await asyncio.to_thread(line_ranges, root, [(p.path, p.text) for p in packed.passages])
     out = [
         ContextPassage(
             path=p.path,

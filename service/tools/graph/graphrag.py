@@ -3,18 +3,18 @@
 Touches: index tables `notes`, `links`, `chunks`, `fts_words`, the vectors (read only, through
 `service.semantic.search` and `service.graph.queries`); the embedding model for the query.
 
-Method (docs/semantic.md, "GraphRAG"):
+Method (docs/answers.md, "GraphRAG"):
 1. Seeds: `search_hybrid`'s ranking of the query (BM25 and vector hits fused), filtered by read
    permission and `folder` before anything is cut; its first `seeds` notes are the seeds.
 2. Expansion: from the seeds along outlinks and backlinks, `hops` hops, at most `fan_out` new
    notes per note and hop, readable notes only, best ranked first (`service.graph.expand`).
-3. Fusion by rank: score = 1 / (K + hybrid rank) for every note of the hybrid ranking, plus
-   `graph_weight` / (K + graph rank) for every note of the expansion; the graph ranking orders
-   them by link evidence: the sum, over the notes one hop nearer the seeds that link to or from
-   the note, of 1 / (K + their hybrid rank), halved per hop beyond the first (a seed: its own
-   1 / (K + rank)), divided by sqrt(1 + the note's backlinks from readable notes) so that a hub
-   every note links to is no evidence. A note several good hits link to ranks high.
-   A note found by words or meaning *and* linked to good seeds rises.
+3. Fusion by score (`evidence`, `fuse`): a note's link evidence is the sum of the hybrid
+   scores of the seeds that link to or from it (for a note two hops out, half the scores of the
+   notes that reached it), divided by sqrt(1 + its backlinks from readable notes) so that a hub
+   every note links to is no evidence. Final score = hybrid score (0..1; the ranking's lowest for
+   a note outside it) + `graph_weight` × evidence / the query's best evidence. With the default
+   weight (0.12) the graph settles near-ties and lifts a note several top hits link to past
+   weaker hits; it cannot bury a clear hybrid winner. `hops = 0` gives search_hybrid's order.
 Each result says how it was found (`text_rank`, `vector_rank`, `distance`) and carries the chain
 of links from its seed (`link_path`). A note the caller may not read is never a seed, a hop or
 a result. Progress is reported after each hop.
@@ -28,7 +28,7 @@ import sqlite3
 from pydantic import BaseModel, Field
 
 from service.graph.adjacency import LinkGraph, LinkGraphs
-from service.graph.expand import Expansion, Reached, expand
+from service.graph.expand import Expansion, expand
 from service.graph.queries import GraphQueries
 from service.indexer.runner import indexer_of
 from service.semantic import search as sem
@@ -48,9 +48,8 @@ from service.tools.search_common import (
 )
 from service.tools.spec import ToolSpec
 
-K = 60  # the reciprocal-rank constant of both lists
 GRAPHS = LinkGraphs()  # each vault's links in memory, per index generation (the expansion's neighbours)
-GRAPH_WEIGHT = 0.15  # the largest tried that keeps search_hybrid's figures on the Help questions (docs/answers.md)
+GRAPH_WEIGHT = 0.12  # chosen on the Obsidian Help questions: no question worse at Recall@5 (docs/answers.md)
 
 
 class GraphRagIn(ToolInput):
@@ -60,7 +59,10 @@ class GraphRagIn(ToolInput):
     hops: int = Field(default=2, ge=0, le=3, description="Links followed from a seed (0: hybrid ranking only).")
     fan_out: int = Field(default=10, ge=1, le=50, description="New notes kept per note and hop (best ranked first).")
     graph_weight: float = Field(
-        default=GRAPH_WEIGHT, ge=0.0, le=2.0, description="Weight of the graph ranking against the hybrid one."
+        default=GRAPH_WEIGHT,
+        ge=0.0,
+        le=2.0,
+        description="Weight of the link evidence against the hybrid score (0: search_hybrid's order).",
     )
     folder: FolderArg = FOLDER_FIELD
 
@@ -75,7 +77,7 @@ class GraphRagHit(BaseModel):
     path: str = Field(description="Vault-relative path.")
     title: str = Field(description="Note title.")
     obsidian_url: str = Field(description="obsidian:// URL of the note (at the best chunk's heading when known).")
-    score: float = Field(description="Fused score (higher is better).")
+    score: float = Field(description="Hybrid score plus the weighted link evidence (higher is better).")
     text_rank: int | None = Field(default=None, description="1-based rank in the text (BM25) list, if there.")
     vector_rank: int | None = Field(default=None, description="1-based rank in the vector list, if there.")
     distance: int | None = Field(default=None, description="Links from its seed (0: a seed; null: not reached).")
@@ -94,53 +96,47 @@ class GraphRagOut(ToolOutput, Partial):
     complete: bool = Field(description="Every chunk of the vault has its vector.")
 
 
-def graph_order(expansion: Expansion, hybrid_rank: dict[str, int], backlinks: dict[str, int]) -> list[str]:
-    """The notes of the expansion, best first: by link evidence, the sum over the notes one hop
-    nearer the seeds that link to or from it of 1/(K + their hybrid rank), halved per hop beyond
-    the first and divided by sqrt(1 + its backlinks) (a hub every note links to is no evidence);
-    a seed counts its own hybrid rank. Ties by distance, then path."""
-    far = 1 << 30
-
-    def evidence(r: Reached) -> float:
-        if r.distance == 0:
-            return 1.0 / (K + hybrid_rank.get(r.path, far) + 1)
-        total = sum(1.0 / (K + hybrid_rank.get(u, far) + 1) for u in r.support) * 0.5 ** (r.distance - 1)
-        return total / math.sqrt(1 + backlinks.get(r.path, 0))
-
-    notes = sorted(expansion.reached.values(), key=lambda r: (-evidence(r), r.distance, r.path))
-    return [r.path for r in notes]
-
-
-def backlink_counts(conn: sqlite3.Connection, vault_id: str, paths: list[str], can_read: Readable) -> dict[str, int]:
-    """How many notes the caller may read link to each of `paths`."""
-    out: dict[str, int] = {}
-    for i in range(0, len(paths), 500):
-        part = paths[i : i + 500]
-        marks = ",".join("?" * len(part))
-        if can_read.everything:
-            sql = (
-                "SELECT l.target_path, COUNT(DISTINCT l.src_id) FROM links l WHERE l.vault_id = ? "
-                f"AND l.target_path IN ({marks}) GROUP BY l.target_path"
-            )
-            out.update({str(p): int(n) for p, n in conn.execute(sql, (vault_id, *part))})
-            continue
-        sql = (
-            "SELECT DISTINCT l.target_path, s.path FROM links l JOIN notes s ON s.id = l.src_id "
-            f"WHERE l.vault_id = ? AND l.target_path IN ({marks})"
-        )
-        for target, source in conn.execute(sql, (vault_id, *part)):
-            if can_read(str(source)):
-                out[str(target)] = out.get(str(target), 0) + 1
+def evidence(
+    expansion: Expansion, graph: LinkGraph, seeds: list[str], score_of: dict[str, float], backlinks: dict[str, int]
+) -> dict[str, float]:
+    """Link evidence of the notes of the expansion (seeds included), only those with some: the
+    hybrid scores of the seeds that link to or from the note (a seed's own score left out), plus,
+    for a note further out, those of the notes one hop nearer that reached it, halved per hop
+    beyond the first; divided by sqrt(1 + its backlinks), so a hub every note links to is no
+    evidence. A note several good hits link to has the most."""
+    direct: dict[str, float] = {}
+    for seed in dict.fromkeys(seeds):
+        weight = score_of.get(seed, 0.0)
+        for other in {o for o, _ in graph.links(seed)}:
+            if other != seed and other in expansion.reached:
+                direct[other] = direct.get(other, 0.0) + weight
+    out: dict[str, float] = {}
+    for path, r in expansion.reached.items():
+        total = direct.get(path, 0.0)
+        if r.distance > 1:
+            total += sum(score_of.get(u, 0.0) for u in r.support) * 0.5 ** (r.distance - 1)
+        if total > 0:
+            out[path] = total / math.sqrt(1 + backlinks.get(path, 0))
     return out
 
 
-def fuse(hybrid: list[str], graph: list[str], weight: float) -> list[tuple[str, float]]:
-    scores: dict[str, float] = {}
-    for rank, path in enumerate(hybrid):
-        scores[path] = 1.0 / (K + rank + 1)
-    for rank, path in enumerate(graph):
-        scores[path] = scores.get(path, 0.0) + weight / (K + rank + 1)
-    return sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
+def backlink_counts(graph: LinkGraph, paths: list[str], can_read: Readable) -> dict[str, int]:
+    """How many notes the caller may read link to each of `paths` (from the in-memory graph)."""
+    if can_read.everything:
+        return {p: len(graph.backlinks(p)) for p in paths}
+    return {p: sum(1 for s in graph.backlinks(p) if can_read(s)) for p in paths}
+
+
+def fuse(hybrid: list[tuple[str, float]], links: dict[str, float], weight: float) -> list[tuple[str, float]]:
+    """Every note of the hybrid ranking or with link evidence, best first: its hybrid score (the
+    lowest of the ranking for a note outside it) plus `weight` × its evidence over the best
+    evidence of the query. Equal scores keep the hybrid order (notes outside it: by path)."""
+    scores = dict(hybrid)
+    floor = min(scores.values(), default=0.0)
+    top = max(links.values(), default=0.0)
+    for path, value in sorted(links.items()):
+        scores[path] = scores.get(path, floor) + weight * value / top
+    return sorted(scores.items(), key=lambda kv: -kv[1])
 
 
 async def graphrag_query(ctx: ToolContext, args: GraphRagIn) -> GraphRagOut:
@@ -158,7 +154,6 @@ async def graphrag_query(ctx: ToolContext, args: GraphRagIn) -> GraphRagOut:
 
     hits = await run(ctx, compute)
     hybrid = [h.path for h in hits]
-    rank_of = {p: i for i, p in enumerate(hybrid)}
     score_of = {h.path: h.score for h in hits}
     seeds = hybrid[: args.seeds]
     queries = GraphQueries(ctx.services.db)
@@ -171,24 +166,21 @@ async def graphrag_query(ctx: ToolContext, args: GraphRagIn) -> GraphRagOut:
     def allowed(path: str) -> bool:
         return (not folders or any(f == "" or path.startswith(f + "/") for f in folders)) and can_read(path)
 
-    async def neighbours(paths: list[str]) -> list[tuple[str, str, str]]:
-        return graph.neighbours(paths)
-
     async def on_hop(hop: int, count: int) -> None:
         await ctx.progress(hop, args.hops, f"graphrag_query: hop {hop}/{args.hops}, {count} notes reached")
 
     expansion = await expand(
         seeds,
-        neighbours,
+        graph.links,
         hops=args.hops,
         fan_out=args.fan_out,
         can_read=allowed,
         prefer=lambda p: score_of.get(p, 0.0),
         on_hop=on_hop,
     )
-    reached = [p for p, r in expansion.reached.items() if r.distance > 0]
-    backlinks = await run(ctx, lambda conn: backlink_counts(conn, vid, reached, can_read))
-    fused = fuse(hybrid, graph_order(expansion, rank_of, backlinks), args.graph_weight)
+    backlinks = backlink_counts(graph, list(expansion.reached), can_read)
+    links = evidence(expansion, graph, seeds, score_of, backlinks) if args.hops else {}
+    fused = fuse([(h.path, h.score) for h in hits], links, args.graph_weight)
     fused = await drop_gone(ctx, fused, 0, args.limit, lambda kv: (kv[0],))
     page = fused[: args.limit]
     by_path = {h.path: h for h in hits}
@@ -203,7 +195,7 @@ async def graphrag_query(ctx: ToolContext, args: GraphRagIn) -> GraphRagOut:
                 path=path,
                 title=hit.title if hit is not None else titles.get(path, path.rsplit("/", 1)[-1].removesuffix(".md")),
                 obsidian_url=url(ctx, path, chunk.heading if chunk is not None else None),
-                score=round(score * K, 4),
+                score=round(score, 4),
                 text_rank=hit.text_rank + 1 if hit is not None and hit.text_rank is not None else None,
                 vector_rank=hit.vector_rank + 1 if hit is not None and hit.vector_rank is not None else None,
                 distance=got.distance if got is not None else None,

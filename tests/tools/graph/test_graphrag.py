@@ -137,3 +137,26 @@ async def test_the_expansion_follows_links_written_after_the_last_query(make_vau
         out = await h.ok("graphrag_query", query=QUESTION, seeds=10, hops=1, limit=50)
         steps = [s for i in out["items"] for s in i["link_path"] or []]
         assert {"source": "Pets/Clinic.md", "target": "Travel/Japan.md", "direction": "outlink"} in steps, out
+
+
+def test_link_evidence_settles_near_ties_and_cannot_bury_a_clear_winner() -> None:
+    from service.graph.adjacency import LinkGraph
+    from service.graph.expand import Expansion, Reached
+    from service.tools.graph.graphrag import evidence, fuse
+
+    graph = LinkGraph()
+    for src, dst in (("b.md", "d.md"), ("c.md", "d.md"), ("a.md", "e.md"), ("hub.md", "d.md")):
+        graph.outlinks.setdefault(src, []).append(dst)
+        graph.inlinks.setdefault(dst, []).append(src)
+    hybrid = [("a.md", 1.0), ("b.md", 0.70), ("c.md", 0.69), ("x.md", 0.68), ("d.md", 0.66), ("y.md", 0.2)]
+    score_of = dict(hybrid)
+    reached = {p: Reached(p, p, i, 0, ()) for i, p in enumerate(["a.md", "b.md", "c.md", "x.md", "d.md"])}
+    reached["e.md"] = Reached("e.md", "a.md", 0, 1, (), {"a.md"})
+    links = evidence(Expansion(reached, False), graph, list(reached)[:5], score_of, {"d.md": 3, "e.md": 1})
+    # d.md: linked from two seeds (0.70 + 0.69) / sqrt(1 + 3 backlinks); e.md: from a.md, / sqrt(2)
+    assert links["d.md"] == (0.70 + 0.69) / 2 and links["e.md"] == 1.0 / 2**0.5
+    order = [p for p, _ in fuse(hybrid, links, 0.12)]
+    assert order[0] == "a.md"  # the clear winner stays first
+    assert order.index("d.md") < order.index("x.md")  # two top hits link to it: it passes a near tie
+    assert order.index("e.md") < order.index("y.md")  # outside the hybrid list, it enters above the weakest
+    assert [p for p, _ in fuse(hybrid, links, 0.0)] == [*(p for p, _ in hybrid), "e.md"]
