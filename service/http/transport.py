@@ -3,7 +3,7 @@ own response is the first message ready for it, an SSE stream only when the requ
 
 The SDK's handshake-era transport (protocol versions up to 2025-11-25) answers every request
 POST with an SSE stream: per call a task group, memory streams, a keep-alive ping task and a
-disconnect listener, most of the server CPU a plain `read_note` costs. Both protocol revisions
+disconnect listener: about half the server CPU a plain `read_note` costs. Both protocol revisions
 let the server choose per POST ("the server MUST either return `Content-Type:
 text/event-stream` ... or `Content-Type: application/json`"; "the client MUST support both"), so
 `LazyStreamTransport` dispatches the request and waits for the first message the session routes
@@ -104,7 +104,9 @@ class LazyStreamTransport(StreamableHTTPServerTransport):
             return
         await self._answer(message, request, scope, receive, send)
 
-    async def _read_message(self, scope: Scope, request: Request, receive: Receive, send: Send) -> Any:
+    async def _read_message(
+        self, scope: Scope, request: Request, receive: Receive, send: Send
+    ) -> JSONRPCMessage | None:
         """The POSTed message after the SDK's checks (Accept, Content-Type, JSON, JSON-RPC shape,
         session id), or None when one of them has already answered."""
         if not await self._validate_accept_header(request, scope, send):
@@ -124,7 +126,7 @@ class LazyStreamTransport(StreamableHTTPServerTransport):
             )
             return None
         try:
-            message = jsonrpc_message_adapter.validate_python(raw, by_name=False)
+            message: JSONRPCMessage = jsonrpc_message_adapter.validate_python(raw, by_name=False)
         except ValidationError as exc:
             await self._create_error_response(f"Validation error: {exc}", HTTPStatus.BAD_REQUEST, INVALID_PARAMS)(
                 scope, receive, send
