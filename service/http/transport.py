@@ -159,14 +159,18 @@ class LazyStreamTransport(StreamableHTTPServerTransport):
         self._request_streams[request_id] = streams
         reader = streams[1]
         try:
-            await writer.send(self._create_session_message(message, request, request_id, version))
             first: EventMessage | None = None
             ended = False
-            with anyio.move_on_after(self.grace):
-                try:
-                    first = await reader.receive()
-                except (anyio.EndOfStream, anyio.ClosedResourceError):
-                    ended = True
+            try:
+                await writer.send(self._create_session_message(message, request, request_id, version))
+            except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+                ended = True  # the session ended between the checks and the dispatch
+            if not ended:
+                with anyio.move_on_after(self.grace):
+                    try:
+                        first = await reader.receive()
+                    except (anyio.EndOfStream, anyio.ClosedResourceError):
+                        ended = True
             if ended:  # the session ended with the request in flight (the SDK's JSON-mode answer)
                 refused = self._create_error_response(
                     "Session terminated before the request completed", HTTPStatus.INTERNAL_SERVER_ERROR, INTERNAL_ERROR
