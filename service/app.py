@@ -317,6 +317,7 @@ class VaultgateApp:
                     "'.md' is optional for notes. Pass the etag you read as expected_etag when you "
                     "modify a note so concurrent edits are never lost."
                 ),
+                get_tool_input_schema=self.dispatcher.input_schema,
                 on_list_tools=self.dispatcher.on_list_tools,
                 on_call_tool=self.dispatcher.on_call_tool,
                 on_list_resources=self.resources.list,

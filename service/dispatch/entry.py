@@ -144,6 +144,13 @@ class Dispatcher:
         nxt = str(start + TOOLS_PAGE_SIZE) if start + TOOLS_PAGE_SIZE < len(specs) else None
         return types.ListToolsResult(tools=[self._tool(s) for s in window], next_cursor=nxt)
 
+    def input_schema(self, name: str) -> dict[str, Any] | None:
+        """The input schema of tool `name` as tools/list publishes it (None: no such tool). The
+        2026-07-28 HTTP entry checks `Mcp-Param-*` headers against it on every tools/call;
+        without this lookup the SDK lists every tool to find it."""
+        spec = self.registry.get(name)
+        return self._tool(spec).input_schema if spec is not None else None
+
     def _tool(self, spec: ToolSpec) -> types.Tool:
         tool = self._tools.get(spec.name)
         if tool is None:

@@ -4,8 +4,9 @@ The top of the layer order (with `serve.py`): this is the one HTTP module that k
 application; it reads values off it and hands them to the tier's parts, which are built from
 values only — the edge (`Edge`: Host/Origin guard + bearer tokens, outermost), the request-id
 guard (`RequestIdGuard`: a request id that is not a string or an integer is -32600), the plain routes
-(`health_routes`) and the SDK's transport security. The lifespan starts the application and
-the SDK's session manager and stops them in reverse.
+(`health_routes`), the SDK's transport security and the MCP endpoint (`LazySessionManager`:
+plain JSON answers unless a request needs a stream). The lifespan starts the application and
+the session manager and stops them in reverse.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from collections.abc import AsyncIterator
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
+from starlette.routing import Route
 
 from service.app import VaultgateApp
 from service.http.auth import Authenticator
@@ -23,6 +25,7 @@ from service.http.edge import Edge
 from service.http.hosts import HostGuard
 from service.http.request_ids import RequestIdGuard
 from service.http.routes import health_routes
+from service.http.transport import LazySessionManager, mcp_app
 from service.settings import HttpSettings
 
 
@@ -62,17 +65,15 @@ def http_app(vg: VaultgateApp) -> Starlette:
         vaults=vg.vaults,
         default_vault_id=settings.default_vault_id,
     )
-    inner = vg.server.streamable_http_app(
-        streamable_http_path=http.path,
+    session_manager = LazySessionManager(
+        vg.server,
+        grace=http.sse_grace_seconds,
         json_response=http.json_response,
-        stateless_http=http.stateless,
-        transport_security=transport_security(http),
+        stateless=http.stateless,
+        security_settings=transport_security(http),
         max_request_body_size=http.max_request_body_bytes,
         session_idle_timeout=http.session_idle_timeout_seconds,
-        host=http.host,
-        custom_starlette_routes=routes,
     )
-    session_manager = vg.server.session_manager
 
     @contextlib.asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
@@ -82,6 +83,7 @@ def http_app(vg: VaultgateApp) -> Starlette:
     middleware = [
         edge_middleware(authn, http, protect_metrics=settings.auth.protect_metrics),
         Middleware(RequestIdGuard, path=http.path, max_body=http.max_request_body_bytes),
-        *inner.user_middleware,
     ]
-    return Starlette(routes=inner.routes, middleware=middleware, lifespan=lifespan)
+    return Starlette(
+        routes=[Route(http.path, mcp_app(session_manager)), *routes], middleware=middleware, lifespan=lifespan
+    )

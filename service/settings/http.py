@@ -22,6 +22,12 @@ class HttpSettings(Section):
         default=False, description="Answer POSTs with plain JSON instead of SSE (no progress/elicitation)."
     )
     stateless: bool = False
+    sse_grace_seconds: float = Field(
+        default=1.0,
+        ge=0,
+        description="A request is answered with plain JSON if its response is ready within this time and "
+        "nothing else (progress, log, elicitation) came first; else an SSE stream opens. 0: always SSE.",
+    )
     session_idle_timeout_seconds: float = 1800.0
     max_request_body_bytes: int = 4 * 1024 * 1024
     graceful_shutdown_seconds: float = 5.0

@@ -253,6 +253,7 @@ async def main(clients: int, seconds: float, notes: int, src: Path | None, embed
     env = {**BENCH_ENV, "VAULTGATE_EMBEDDINGS__PROVIDER": embeddings}
     if src is not None:
         env["PYTHONPATH"] = str(src)
+        env["PYTHONSAFEPATH"] = "1"  # `python -m` would put the working directory (this checkout) first
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "vault"
         shutil.copytree(source, root, ignore=shutil.ignore_patterns(".vaultgate"))

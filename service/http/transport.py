@@ -1,0 +1,248 @@
+"""Streamable HTTP answered the cheap way when it can be: a plain JSON body for a request whose
+own response is the first message ready for it, an SSE stream only when the request needs one.
+
+The SDK's handshake-era transport (protocol versions up to 2025-11-25) answers every request
+POST with an SSE stream: per call a task group, memory streams, a keep-alive ping task and a
+disconnect listener: about half the server CPU a plain `read_note` costs. Both protocol revisions
+let the server choose per POST ("the server MUST either return `Content-Type:
+text/event-stream` ... or `Content-Type: application/json`"; "the client MUST support both"), so
+`LazyStreamTransport` dispatches the request and waits for the first message the session routes
+to it:
+
+- its response, within `grace` seconds: `application/json`, one body;
+- anything else first (a progress or log notification, a server-to-client request such as an
+  elicitation) or nothing within `grace`: `text/event-stream` from then on, carrying that
+  message, whatever follows and the response, with the SDK's keep-alive pings while it waits.
+
+A silent call that runs past `grace` thus still gets its stream early (a proxy's idle timeout
+sees pings), and progress, client logging and elicitation work as before. With an event store
+(resumable streams: the priming event must be stored before dispatch), in JSON-only mode, or
+with `grace` 0, the SDK's own path answers. Everything else stays the SDK's: session ids and
+their owners, the idle timeout, Host/Origin checks, the 2026-07-28 entry (which already defers
+its stream the same way) and stateless mode (a transport per request, built by the SDK).
+`LazySessionManager` gives each new session this transport; `mcp_app` is the ASGI endpoint.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from http import HTTPStatus
+from typing import Any
+
+import anyio
+import pydantic_core
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+from mcp.server.auth.middleware.bearer_auth import AuthorizationContext
+from mcp.server.lowlevel.server import Server
+from mcp.server.streamable_http import (
+    CONTENT_TYPE_SSE,
+    MCP_SESSION_ID_HEADER,
+    REQUEST_STREAM_BUFFER_SIZE,
+    EventMessage,
+    StreamableHTTPServerTransport,
+)
+from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
+from mcp.shared.inbound import MCP_PROTOCOL_VERSION_HEADER
+from mcp.shared.message import SessionMessage
+from mcp_types import (
+    DEFAULT_NEGOTIATED_VERSION,
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    PARSE_ERROR,
+    JSONRPCError,
+    JSONRPCMessage,
+    JSONRPCRequest,
+    JSONRPCResponse,
+    jsonrpc_message_adapter,
+)
+from pydantic import ValidationError
+from sse_starlette import EventSourceResponse
+from starlette.requests import Request
+from starlette.types import Receive, Scope, Send
+
+logger = logging.getLogger("vaultgate.http")
+
+Streams = tuple[MemoryObjectSendStream[EventMessage], MemoryObjectReceiveStream[EventMessage]]
+
+
+def _is_response(message: JSONRPCMessage) -> bool:
+    return isinstance(message, JSONRPCResponse | JSONRPCError)
+
+
+class LazyStreamTransport(StreamableHTTPServerTransport):
+    """The SDK's session transport, answering request POSTs with JSON unless they need a stream."""
+
+    def __init__(self, *args: Any, grace: float, **kwargs: Any) -> None:
+        """`grace`: seconds a request's response may take and still go out as plain JSON."""
+        super().__init__(*args, **kwargs)
+        self.grace = grace
+
+    async def _handle_post_request(self, scope: Scope, request: Request, receive: Receive, send: Send) -> None:
+        if self.grace <= 0 or self._event_store is not None or self.is_json_response_enabled:
+            await super()._handle_post_request(scope, request, receive, send)
+            return
+        writer = self._read_stream_writer
+        if writer is None:  # pragma: no cover - connect() runs before any request is routed here
+            raise RuntimeError("the transport is not connected")
+        try:
+            message = await self._read_message(scope, request, receive, send)
+            if message is None:
+                return
+            if not isinstance(message, JSONRPCRequest):
+                # a notification or the client's answer to our request: 202, then hand it on
+                await self._create_json_response(None, HTTPStatus.ACCEPTED)(scope, receive, send)
+                await writer.send(SessionMessage(message, metadata=self._message_metadata(request)))
+                return
+        except Exception as err:  # the SDK's answer to a failure before dispatch
+            logger.exception("error handling a POST request")
+            failure = self._create_error_response(
+                "Error handling POST request", HTTPStatus.INTERNAL_SERVER_ERROR, INTERNAL_ERROR
+            )
+            await failure(scope, receive, send)
+            await writer.send(Exception(err))
+            return
+        await self._answer(message, request, scope, receive, send)
+
+    async def _read_message(
+        self, scope: Scope, request: Request, receive: Receive, send: Send
+    ) -> JSONRPCMessage | None:
+        """The POSTed message after the SDK's checks (Accept, Content-Type, JSON, JSON-RPC shape,
+        session id), or None when one of them has already answered."""
+        if not await self._validate_accept_header(request, scope, send):
+            return None
+        if not self._check_content_type(request):
+            refused = self._create_error_response(
+                "Unsupported Media Type: Content-Type must be application/json", HTTPStatus.UNSUPPORTED_MEDIA_TYPE
+            )
+            await refused(scope, receive, send)
+            return None
+        body = await request.body()
+        try:
+            raw = pydantic_core.from_json(body)
+        except ValueError as exc:
+            await self._create_error_response(f"Parse error: {exc}", HTTPStatus.BAD_REQUEST, PARSE_ERROR)(
+                scope, receive, send
+            )
+            return None
+        try:
+            message: JSONRPCMessage = jsonrpc_message_adapter.validate_python(raw, by_name=False)
+        except ValidationError as exc:
+            await self._create_error_response(f"Validation error: {exc}", HTTPStatus.BAD_REQUEST, INVALID_PARAMS)(
+                scope, receive, send
+            )
+            return None
+        if isinstance(message, JSONRPCRequest) and message.method == "initialize":
+            claimed = self._get_session_id(request)
+            if self.mcp_session_id and claimed and claimed != self.mcp_session_id:
+                await self._create_error_response("Not Found: Invalid or expired session ID", HTTPStatus.NOT_FOUND)(
+                    scope, receive, send
+                )
+                return None
+        elif not await self._validate_request_headers(request, send):
+            return None
+        return message
+
+    async def _answer(
+        self, message: JSONRPCRequest, request: Request, scope: Scope, receive: Receive, send: Send
+    ) -> None:
+        """Dispatch the request; answer with JSON if its response comes first and in time, else
+        open the SSE stream with whatever came first."""
+        writer = self._read_stream_writer
+        assert writer is not None
+        if message.method == "initialize" and message.params:
+            version = str(message.params.get("protocolVersion", DEFAULT_NEGOTIATED_VERSION))
+        else:
+            version = request.headers.get(MCP_PROTOCOL_VERSION_HEADER, DEFAULT_NEGOTIATED_VERSION)
+        request_id = str(message.id)
+        streams: Streams = anyio.create_memory_object_stream[EventMessage](REQUEST_STREAM_BUFFER_SIZE)
+        self._request_streams[request_id] = streams
+        reader = streams[1]
+        try:
+            first: EventMessage | None = None
+            ended = False
+            try:
+                await writer.send(self._create_session_message(message, request, request_id, version))
+            except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+                ended = True  # the session ended between the checks and the dispatch
+            if not ended:
+                with anyio.move_on_after(self.grace):
+                    try:
+                        first = await reader.receive()
+                    except (anyio.EndOfStream, anyio.ClosedResourceError):
+                        ended = True
+            if ended:  # the session ended with the request in flight (the SDK's JSON-mode answer)
+                refused = self._create_error_response(
+                    "Session terminated before the request completed", HTTPStatus.INTERNAL_SERVER_ERROR, INTERNAL_ERROR
+                )
+                await refused(scope, receive, send)
+            elif first is not None and _is_response(first.message):
+                await self._create_json_response(first.message)(scope, receive, send)
+            else:
+                await self._stream(first, reader, scope, receive, send)
+        finally:
+            if self._request_streams.get(request_id) is streams:
+                del self._request_streams[request_id]
+            for stream in streams:
+                stream.close()
+
+    async def _stream(
+        self,
+        first: EventMessage | None,
+        reader: MemoryObjectReceiveStream[EventMessage],
+        scope: Scope,
+        receive: Receive,
+        send: Send,
+    ) -> None:
+        """The rest of the request's messages as an SSE stream, ending with its response."""
+
+        async def events() -> AsyncIterator[dict[str, Any]]:
+            pending = first
+            try:
+                while True:
+                    if pending is None:
+                        pending = await reader.receive()
+                    yield self._create_event_data(pending)
+                    if _is_response(pending.message):
+                        return
+                    pending = None
+            except (anyio.EndOfStream, anyio.ClosedResourceError):
+                return  # the session ended, or the client went away
+
+        headers = {
+            "Cache-Control": "no-cache, no-transform",
+            "Connection": "keep-alive",
+            "Content-Type": CONTENT_TYPE_SSE,
+        }
+        if self.mcp_session_id:
+            headers[MCP_SESSION_ID_HEADER] = self.mcp_session_id
+        await EventSourceResponse(content=events(), headers=headers)(scope, receive, send)
+
+
+class LazySessionManager(StreamableHTTPSessionManager):
+    """The SDK's session manager whose sessions answer with `LazyStreamTransport`."""
+
+    def __init__(self, app: Server[Any], *, grace: float, **kwargs: Any) -> None:
+        super().__init__(app, **kwargs)
+        self.grace = grace
+
+    def _admit_session(self, requestor: AuthorizationContext | None) -> StreamableHTTPServerTransport | None:
+        admitted = super()._admit_session(requestor)  # the session limit and the owner's record
+        if admitted is None or admitted.mcp_session_id is None:
+            return admitted
+        lazy = LazyStreamTransport(
+            mcp_session_id=admitted.mcp_session_id,
+            is_json_response_enabled=self.json_response,
+            event_store=self.event_store,
+            security_settings=self.security_settings,
+            retry_interval=self.retry_interval,
+            idle_timeout=self.session_idle_timeout,
+            grace=self.grace,
+        )
+        self._server_instances[admitted.mcp_session_id] = lazy
+        return lazy
+
+
+def mcp_app(manager: StreamableHTTPSessionManager) -> StreamableHTTPASGIApp:
+    """The ASGI endpoint of the MCP path."""
+    return StreamableHTTPASGIApp(manager)

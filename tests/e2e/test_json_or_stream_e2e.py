@@ -1,0 +1,169 @@
+"""How a request POST is answered, end to end (real uvicorn, the SDK client in both protocol eras,
+the answer's content type read from the HTTP response): plain `application/json` when the call's
+own response is the first message ready for it, an SSE stream when something else comes first
+(progress, a log message, an elicitation request) or when the call runs past the grace period.
+
+The slow call is held by the server (`tests.long_changes.Hold`) until the test has seen its
+stream open, so it cannot have finished by then: no timing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx2
+import mcp_types as types
+import pytest
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+
+from service.app import VaultgateApp
+from service.serve import serving
+from tests.conftest import Harness, settings_for, write_files
+from tests.long_changes import Hold, hub_files
+
+JSON, SSE = "application/json", "text/event-stream"
+VAULT = {"A.md": "# A\n\nalpha text\n", "B.md": "# B\n\nbeta [[A]]\n"}
+
+
+class Answers:
+    """An httpx2 response hook: the content type each tools/call POST was answered with, in order."""
+
+    def __init__(self) -> None:
+        self.seen: list[tuple[str, str]] = []
+        self.streamed = anyio.Event()
+
+    async def __call__(self, response: httpx2.Response) -> None:
+        if response.request.method != "POST":
+            return
+        body = json.loads(response.request.content)
+        if body.get("method") != "tools/call":
+            return
+        kind = response.headers.get("content-type", "").split(";")[0]
+        self.seen.append((body["params"]["name"], kind))
+        if kind == SSE:
+            self.streamed.set()
+
+    def kinds(self, tool: str) -> list[str]:
+        return [kind for name, kind in self.seen if name == tool]
+
+
+@contextlib.asynccontextmanager
+async def client(url: str, answers: Answers, mode: str, **options: Any) -> AsyncIterator[Client]:
+    async with httpx2.AsyncClient(event_hooks={"response": [answers]}) as http:
+        transport = streamable_http_client(url, http_client=http)
+        async with Client(transport, mode=mode, **options) as connected:  # type: ignore[arg-type]
+            yield connected
+
+
+@contextlib.asynccontextmanager
+async def server(root: Path, hold: Hold | None = None, **http: Any) -> AsyncIterator[str]:
+    settings = settings_for(root, http=http)
+    app = VaultgateApp(settings, step_hook=hold)
+    async with serving(settings, app) as (url, _):
+        await Harness(app, root).indexed()
+        yield url
+
+
+async def test_a_plain_call_is_answered_with_json(make_vault: Callable[..., Path], mode: str) -> None:
+    answers = Answers()
+    async with server(make_vault(VAULT)) as url, client(url, answers, mode) as c:
+        read = await c.call_tool("read_note", {"path": "A"})
+        assert not read.is_error and "alpha text" in str(read.structured_content)
+        missing = await c.call_tool("read_note", {"path": "Nope"})
+        assert missing.is_error and missing.structured_content is not None
+        assert missing.structured_content["error"]["code"] == "note_not_found"
+    assert answers.kinds("read_note") == [JSON, JSON]
+
+
+async def test_progress_opens_a_stream(tmp_path: Path, mode: str) -> None:
+    root = tmp_path / "hub"
+    root.mkdir()
+    write_files(root, hub_files())
+    answers = Answers()
+    seen: list[float] = []
+
+    async def on_progress(done: float, total: float | None, message: str | None) -> None:
+        seen.append(done)
+
+    async with server(root) as url, client(url, answers, mode) as c:
+        done = await c.call_tool("reindex", {"mode": "full"}, progress_callback=on_progress)
+        assert not done.is_error, done.structured_content
+        assert seen, "no progress notification arrived"
+        quiet = await c.call_tool("reindex", {"mode": "full"})  # no progress token: nothing to stream
+        assert not quiet.is_error
+    assert answers.kinds("reindex") == [SSE, JSON]
+
+
+@pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")
+async def test_client_log_messages_open_a_stream(make_vault: Callable[..., Path], mode: str) -> None:
+    answers = Answers()
+    logged: list[Any] = []
+
+    async def on_log(params: types.LoggingMessageNotificationParams) -> None:
+        logged.append(params.data)
+
+    # 2025 era: logging/setLevel; 2026-07-28: the level rides on each request (`log_level`)
+    options: dict[str, Any] = {"logging_callback": on_log} | ({"log_level": "debug"} if mode == "auto" else {})
+    async with server(make_vault(VAULT)) as url, client(url, answers, mode, **options) as c:
+        if mode == "legacy":
+            await c.set_logging_level("debug")
+        read = await c.call_tool("read_note", {"path": "A"})
+        assert not read.is_error
+    assert any(isinstance(d, dict) and d.get("event") == "tool_call" for d in logged), logged
+    assert answers.kinds("read_note") == [SSE]
+
+
+async def test_elicitation_opens_a_stream_in_the_2025_era(make_vault: Callable[..., Path]) -> None:
+    answers = Answers()
+    asked: list[str] = []
+
+    async def yes(context: Any, params: Any) -> types.ElicitResult:
+        asked.append(params.message)
+        return types.ElicitResult(action="accept", content={"confirm": True})
+
+    root = make_vault(VAULT)
+    async with server(root) as url, client(url, answers, "legacy", elicitation_callback=yes) as c:
+        out = await c.call_tool("delete_note", {"path": "A", "permanent": True})
+        assert not out.is_error, out.structured_content
+        plain = await c.call_tool("read_note", {"path": "B"})
+        assert not plain.is_error
+    assert asked and not (root / "A.md").exists()
+    assert answers.kinds("delete_note") == [SSE]
+    assert answers.kinds("read_note") == [JSON]
+
+
+async def test_a_slow_silent_call_gets_its_stream_after_the_grace_period(tmp_path: Path) -> None:
+    root = tmp_path / "hub"
+    root.mkdir()
+    write_files(root, hub_files())
+    hold = Hold("prepare", 1, label="rename_note")
+    answers = Answers()
+    async with server(root, hold, sse_grace_seconds=0.01) as url, client(url, answers, "legacy") as c:
+        result: list[types.CallToolResult] = []
+
+        async def rename() -> None:  # no progress token: the call sends nothing before its response
+            result.append(await c.call_tool("rename_note", {"path": "Hub", "new_path": "Centre"}))
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(rename)
+            await hold.reached.wait()
+            await answers.streamed.wait()  # the stream opened while the change is still held
+            assert not result
+            hold.release.set()
+        assert not result[0].is_error, result[0].structured_content
+    assert answers.kinds("rename_note") == [SSE]
+    assert (root / "Centre.md").exists()
+
+
+async def test_grace_zero_keeps_every_answer_a_stream(make_vault: Callable[..., Path]) -> None:
+    answers = Answers()
+    async with server(make_vault(VAULT), sse_grace_seconds=0) as url, client(url, answers, "legacy") as c:
+        read = await c.call_tool("read_note", {"path": "A"})
+        assert not read.is_error
+    assert answers.kinds("read_note") == [SSE]
