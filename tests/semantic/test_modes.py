@@ -44,11 +44,11 @@ async def test_index_status_and_health_report_embeddings(make_vault: Callable[..
     async with semantic(make_vault(VAULT)) as h:
         status = await h.ok("index_status")
         emb = status["embeddings"]
-        assert emb["model"] == "builtin:all-MiniLM-L6-v2-int8"
+        assert emb["model"] == "builtin:all-MiniLM-L6-v2-int8-fused"
         assert emb["state"] == "idle" and emb["backlog"] == 0 and emb["error"] is None
         assert emb["chunks"] == emb["embedded"] >= len(VAULT)
         health = await h.ok("server_health")
-        assert health["embedding_model"] == "builtin:all-MiniLM-L6-v2-int8"
+        assert health["embedding_model"] == "builtin:all-MiniLM-L6-v2-int8-fused"
         assert health["embedding_backend"] == "onnxruntime-cpu dynamic-int8"
         assert health["vector_search"] == ("sqlite-vec" if h.app.db.backends.vec else "exact-scan")
 

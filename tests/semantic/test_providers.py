@@ -140,7 +140,7 @@ async def test_model_change_answers_from_the_old_vectors_until_the_new_are_compl
             job = next(iter(h.app.semantic.jobs.values()))
             assert job.state == "failed"
             out = await h.ok("search_semantic", query="how do I make bread with a natural leaven", limit=1)
-            assert out["stale"] is True and out["model"] == "builtin:all-MiniLM-L6-v2-int8"
+            assert out["stale"] is True and out["model"] == "builtin:all-MiniLM-L6-v2-int8-fused"
             assert out["items"][0]["path"] == "Baking/Sourdough.md"
             server.fail_next = 0  # it comes back; the next pass embeds everything for it
             job.kick()
