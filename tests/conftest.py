@@ -216,6 +216,14 @@ class Harness:
             if indexer is not None:
                 await indexer.wait_ready(within)
 
+    async def settled(self) -> None:
+        """Wait until every index update the writes so far queued has been applied (a write is
+        acknowledged before its index update: docs/write-path.md)."""
+        for vault in self.app.vaults.values():
+            indexer = indexer_of(vault)
+            if indexer is not None:
+                await indexer.caught_up(indexer.queued_seq)
+
     def read(self, rel: str) -> str:
         return (self.root / rel).read_text(encoding="utf-8")
 

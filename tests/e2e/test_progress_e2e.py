@@ -90,6 +90,7 @@ async def test_a_cancelled_rename_changes_nothing_over_http(tmp_path: Path, mode
             assert out["files_changed"] == HUB_NOTES
             assert_progress(seen)
             assert _renamed(vg.root)
+            await vg.settled()  # the index update follows the acknowledged write
             links = (await index_state(vg.app.db))[1]
             assert {target for path, _, target, _ in links if path.startswith("Notes/")} == {"Centre.md"}
             # reindex reports its progress too, up to its total.

@@ -87,9 +87,9 @@ async def test_a_failing_spool_drops_and_counts_each_event_and_the_calls_succeed
 
 
 async def test_index_backlog_and_lag_gauges_appear_and_move(make_vault: Callable[..., Path]) -> None:
-    from service.indexer.runner import indexer_of
+    from service.indexer.runner import BATCH, indexer_of
 
-    notes = {f"N/{i:03}.md": f"# {i}\n" for i in range(900)}  # 3 batches of up to 400
+    notes = {f"N/{i:03}.md": f"# {i}\n" for i in range(900)}  # several batches of up to BATCH
     async with started(make_vault(notes)) as vg:
         await vg.indexed()
         app = vg.app
@@ -108,7 +108,7 @@ async def test_index_backlog_and_lag_gauges_appear_and_move(make_vault: Callable
         indexer = indexer_of(app.vaults["main"])
         assert indexer is not None
         await indexer.reconcile(full=True, progress=sample)
-        assert [b for b, _ in seen] == [500, 100, 0]
+        assert [b for b, _ in seen] == [max(0, 900 - BATCH * k) for k in range(1, -(-900 // BATCH) + 1)]
         assert all(lag > 0 for backlog, lag in seen if backlog) and seen[-1][1] == 0
 
 
