@@ -13,7 +13,7 @@ Method (docs/answers.md, "GraphRAG"):
    notes that reached it), divided by sqrt(1 + its backlinks from readable notes) so that a hub
    every note links to is no evidence. Final score = hybrid score (0..1; the ranking's lowest for
    a note outside it) + `graph_weight` × evidence / the query's best evidence. With the default
-   weight (0.12) the graph settles near-ties and lifts a note several top hits link to past
+   weight (0.08) the graph settles near-ties and lifts a note several top hits link to past
    weaker hits; it cannot bury a clear hybrid winner. `hops = 0` gives search_hybrid's order.
 Each result says how it was found (`text_rank`, `vector_rank`, `distance`) and carries the chain
 of links from its seed (`link_path`). A note the caller may not read is never a seed, a hop or
@@ -49,7 +49,7 @@ from service.tools.search_common import (
 from service.tools.spec import ToolSpec
 
 GRAPHS = LinkGraphs()  # each vault's links in memory, per index generation (the expansion's neighbours)
-GRAPH_WEIGHT = 0.12  # chosen on the Obsidian Help questions: no question worse at Recall@5 (docs/answers.md)
+GRAPH_WEIGHT = 0.08  # chosen on the Obsidian Help questions: no question worse at Recall@5 or @10 (docs/answers.md)
 
 
 class GraphRagIn(ToolInput):
