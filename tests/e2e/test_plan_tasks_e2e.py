@@ -112,24 +112,9 @@ def token(sub: str) -> str:
 
 async def raw_legacy_call(url: str, bearer: str, params: dict[str, Any]) -> dict[str, Any]:
     """One 2025-11-25 session over plain HTTP: initialize, then a task-augmented tools/call."""
-    headers = {
-        "content-type": "application/json",
-        "accept": "application/json, text/event-stream",
-        "authorization": f"Bearer {bearer}",
-    }
-    hello = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
-    async with httpx2.AsyncClient(timeout=60) as http:
-        opened = await http.post(
-            url, json={"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello}, headers=headers
-        )
-        session = {**headers, "mcp-session-id": opened.headers["mcp-session-id"], "mcp-protocol-version": "2025-11-25"}
-        await http.post(url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=session)
+    async with legacy_session(url, bearer) as (http, session):
         call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {**params, "task": {"ttl": 60_000}}}
-        answer = await http.post(url, json=call, headers=session)
-    text = answer.text
-    if answer.headers.get("content-type", "").startswith("text/event-stream"):
-        text = [line[5:] for line in text.splitlines() if line.startswith("data:")][-1]
-    message = json.loads(text)
+        message = _message(await http.post(url, json=call, headers=session))
     assert "result" in message, message
     out: dict[str, Any] = message["result"]
     return out
