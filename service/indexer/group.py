@@ -23,6 +23,7 @@ import logging
 from collections import Counter
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 
+from service.tasks import cancel_and_wait
 from service.vault.events import FileChange
 
 log = logging.getLogger("vaultgate.index")
@@ -107,9 +108,7 @@ class GroupCommit:
         if self._task is not None and not self._task.done():
             with contextlib.suppress(TimeoutError, asyncio.CancelledError, Exception):
                 await asyncio.wait_for(asyncio.shield(self._task), STOP_DRAIN_S)
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._task
+            await cancel_and_wait(self._task)
         self._queue = []
         self._waiting.clear()
         async with self._changed:

@@ -22,6 +22,7 @@ from typing import Any, Literal
 
 from service.indexer.runner import VaultIndexer
 from service.storage.db import Database
+from service.tasks import cancel_and_wait
 
 log = logging.getLogger(__name__)
 Kind = Literal["full", "sync"]
@@ -213,6 +214,4 @@ class IndexJobs:
 
     async def stop(self) -> None:
         for task in list(self._tasks.values()):
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+            await cancel_and_wait(task)

@@ -26,6 +26,7 @@ from service.indexer import parsepool, rows
 from service.indexer.bulk import bulk_mode, restore_indexes
 from service.indexer.scan import scan_with_paths
 from service.indexer.state import IndexerState
+from service.tasks import cancel_and_wait
 
 
 async def reconcile_vault(
@@ -61,9 +62,7 @@ async def reconcile_vault(
         if deferred:
             ix.trigram_ready = False
             if ix._trigram_task is not None:
-                ix._trigram_task.cancel()
-                with contextlib.suppress(asyncio.CancelledError, Exception):
-                    await ix._trigram_task
+                await cancel_and_wait(ix._trigram_task)
             await ix.db.run_write(partial(bulk_mode, on=True))
         batches = [changed[i : i + batch_size] for i in range(0, len(changed), batch_size)]
         etags = {p: known[p][2] for p in changed if p in known} if not full else {}

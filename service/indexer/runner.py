@@ -47,6 +47,7 @@ from service.indexer.scan import scan
 from service.indexer.state import State
 from service.indexer.status import Counts
 from service.storage.db import Database
+from service.tasks import cancel_and_wait
 from service.vault.events import FileChange
 from service.vault.vault import Vault
 
@@ -138,9 +139,7 @@ class VaultIndexer:
         await self._group.stop()
         for task in (self._task, self._trigram_task, *self._side_tasks):
             if task is not None:
-                task.cancel()
-                with contextlib.suppress(asyncio.CancelledError, Exception):
-                    await task
+                await cancel_and_wait(task)
 
     async def _initial(self) -> None:
         try:

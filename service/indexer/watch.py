@@ -15,7 +15,6 @@ the indexer: it sits below `runner.py`, which builds it.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import os
 from collections.abc import Awaitable, Callable, Sequence
@@ -23,6 +22,7 @@ from pathlib import Path
 
 import watchfiles
 
+from service.tasks import cancel_and_wait
 from service.vault.events import FileChange
 from service.vault.paths import VaultPaths
 
@@ -60,9 +60,7 @@ class Watcher:
     async def stop(self) -> None:
         self._stop.set()
         if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._task
+            await cancel_and_wait(self._task)
 
     def own(self, raw: str) -> bool:
         """A file of vaultgate's own (temp files, the index, the data folder): never a change."""

@@ -26,6 +26,7 @@ from typing import Any
 from service.obs.metrics import Metrics
 from service.settings import AuditSettings, EventsSettings
 from service.storage.db import Database
+from service.tasks import cancel_and_wait
 
 log = logging.getLogger(__name__)
 BATCH = 500
@@ -65,9 +66,7 @@ class AuditSink:
         with contextlib.suppress(TimeoutError):
             await self.drained(within=10.0)
         if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._task
+            await cancel_and_wait(self._task)
         await self._flush()  # what is left, best effort
 
     async def drained(self, within: float = 30.0) -> None:

@@ -11,7 +11,6 @@ cancels the waiting loop at once (a run in progress finishes its current stateme
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
 from pathlib import Path
@@ -23,6 +22,7 @@ from service.policy.confirmations import Confirmations
 from service.policy.idempotency import IdempotencyStore
 from service.settings import Settings
 from service.storage.db import Database
+from service.tasks import cancel_and_wait
 
 if TYPE_CHECKING:
     from service.vault.vault import Vault
@@ -62,9 +62,7 @@ class Maintenance:
 
     async def stop(self) -> None:
         if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._task
+            await cancel_and_wait(self._task)
 
     async def _loop(self) -> None:
         interval = self.settings.maintenance.interval_seconds

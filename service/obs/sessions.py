@@ -26,6 +26,7 @@ from typing import Any
 
 from service.obs.metrics import Metrics
 from service.storage.db import Database
+from service.tasks import cancel_and_wait
 
 log = logging.getLogger(__name__)
 QUEUE_LIMIT = 10_000
@@ -121,9 +122,7 @@ class SessionTraces:
         with contextlib.suppress(TimeoutError):
             await self.drained(within=10.0)
         if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._task
+            await cancel_and_wait(self._task)
         await self._flush()
         sessions = list(self._open.values())
         with contextlib.suppress(Exception):  # call counts are informative; never block shutdown

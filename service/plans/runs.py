@@ -23,6 +23,7 @@ from service.plans.retention import prune
 from service.plans.runner import RunState
 from service.settings import PlanSettings
 from service.storage.db import Database
+from service.tasks import cancel_and_wait
 from service.vault.vault import Vault
 
 KEEP_FINISHED = 200  # finished live states kept in memory for get_plan_run (the journal keeps all)
@@ -83,6 +84,5 @@ class PlanRuns:
         for task in tasks:
             task.cancel()
         for task in tasks:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+            await cancel_and_wait(task)
         self.journal.close()

@@ -36,6 +36,7 @@ from service.semantic import store, vectors
 from service.semantic.chunker import Chunk
 from service.settings import EmbeddingSettings
 from service.storage.db import Database
+from service.tasks import cancel_and_wait
 from service.vault.vault import Vault
 
 log = logging.getLogger(__name__)
@@ -88,9 +89,7 @@ class EmbeddingJob:
 
     async def stop(self) -> None:
         for task in self._tasks:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+            await cancel_and_wait(task)
 
     @property
     def caught_up(self) -> bool:

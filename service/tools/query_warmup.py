@@ -22,6 +22,7 @@ from typing import Any
 
 from service.indexer.runner import indexer_of
 from service.storage.db import Database
+from service.tasks import cancel_and_wait
 from service.tools.dataview.tools import pages_built, pages_of
 from service.tools.obsidian.bases import snapshot_built, snapshot_of
 from service.vault.vault import Vault
@@ -51,9 +52,7 @@ class QueryWarmup:
 
     async def stop(self) -> None:
         for task in self._tasks.values():
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+            await cancel_and_wait(task)
         self._tasks.clear()
 
     async def _follow(self, vault: Vault) -> None:

@@ -24,6 +24,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "service._deferred_models",
         "service.gcpause",
         "service.heap",
+        "service.tasks",
     ),
     ("service.settings", "service.storage", "service.dates"),
     (
