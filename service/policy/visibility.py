@@ -45,6 +45,8 @@ LEAN = (
     "list_notes",
     "search_text",
     "search_hybrid",
+    "search_semantic",
+    "context_for_query",
     "search_notes",
     "write_note",
     "append_note",
