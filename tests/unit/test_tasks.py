@@ -56,3 +56,19 @@ async def test_the_callers_own_cancel_still_propagates() -> None:
     give_up.set()  # now the next cancel ends it
     await cancel_and_wait(inner)
     assert inner.done()
+
+
+async def test_the_wait_for_race_that_hung_a_stop_is_ended() -> None:
+    """The shape of the query warm-up's follow loop: its wait ends in the step its cancel arrives.
+    On 3.11 `wait_for` then returns instead of raising and the loop goes on to its next wait."""
+    ready, later = asyncio.Event(), asyncio.Event()
+
+    async def follow() -> None:
+        await asyncio.wait_for(ready.wait(), 3600)
+        await asyncio.wait_for(later.wait(), 3600)
+
+    task = asyncio.create_task(follow())
+    await asyncio.sleep(0)
+    ready.set()
+    await cancel_and_wait(task)
+    assert task.done()
