@@ -38,6 +38,7 @@ from service.storage.db import Database
 from service.vault.journal import RECORDER, PriorState
 
 RunStatus = str  # running | done | failed | cancelled | interrupted
+KEEP_IN_MEMORY = 4 << 20  # prior bytes of a run's records also kept in memory until it closes
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,6 +104,10 @@ class Recorder:
         self._fd: int | None = None
         self._closed = False
         self._lock = threading.Lock()
+        # The records also kept here while they stay small, so closing the run inserts them
+        # without reading the spool back (None: too large, the spool is read).
+        self.rows: list[spool.Row] | None = []
+        self._kept = 0
 
     def record(self, change: PriorState, /) -> None:
         self.write(self.step_id, change)
@@ -117,9 +122,18 @@ class Recorder:
                 raise RuntimeError(f"plan run {self.run_id} is closed: its journal takes no more changes")
             if self._fd is None:
                 self._fd = spool.open_spool(self.journal.spool_path(self.run_id))
-            spool.write_all(self._fd, spool.encode(self.seq + 1, step_id, change, time.time()))
+            at = time.time()
+            spool.write_all(self._fd, spool.encode(self.seq + 1, step_id, change, at))
             self.seq += 1
             self.changes += 1
+            if self.rows is not None:
+                self._kept += len(change.prior or b"")
+                if self._kept > KEEP_IN_MEMORY:
+                    self.rows = None
+                else:
+                    self.rows.append(
+                        (self.seq, step_id, change.kind, change.rel, change.dst, change.prior, change.new_etag, at)
+                    )
 
     def close(self) -> None:
         with self._lock:
@@ -140,14 +154,15 @@ class StepRecorder:
         self.run.write(self.step_id, change)
 
 
-def _import(conn: sqlite3.Connection, run_id: str, path: Path) -> bool:
-    """Move a spool file's records into `plan_journal` (in the caller's transaction); False
-    when there is no such file."""
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        return False
-    conn.executemany(_INSERT, ((run_id, *row) for row in spool.read_records(data)))
+def _import(conn: sqlite3.Connection, run_id: str, path: Path, rows: list[spool.Row] | None = None) -> bool:
+    """Move a spool file's records (`rows`: the same records, already in memory) into
+    `plan_journal`, in the caller's transaction; False when there is no such file."""
+    if rows is None:
+        try:
+            rows = list(spool.read_records(path.read_bytes()))
+        except FileNotFoundError:
+            return False
+    conn.executemany(_INSERT, [(run_id, *row) for row in rows])
     return True
 
 
@@ -222,10 +237,11 @@ class Journal:
             recorder.close()
         path = self.spool_path(run_id)
         spooled = recorder is None or recorder.changes > 0  # a run of another process: look
+        rows = recorder.rows if recorder is not None else None
         params = (status, json.dumps(outcome, ensure_ascii=False), done, time.time(), run_id)
 
         def work(conn: sqlite3.Connection) -> bool:
-            found = spooled and _import(conn, run_id, path)
+            found = spooled and _import(conn, run_id, path, rows)
             conn.execute(_CLOSE, params)
             return found
 

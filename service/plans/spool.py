@@ -65,8 +65,11 @@ def write_all(fd: int, data: bytes) -> None:
 
 def open_spool(path: Path) -> int:
     """Create the run's spool file (its header written) and return an append descriptor."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_CLOEXEC", 0), 0o600)
+    try:
+        fd = _open(path)
+    except FileNotFoundError:  # the first spool of this data folder
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = _open(path)
     try:
         if os.fstat(fd).st_size == 0:
             write_all(fd, MAGIC)
@@ -74,6 +77,10 @@ def open_spool(path: Path) -> int:
         os.close(fd)
         raise
     return fd
+
+
+def _open(path: Path) -> int:
+    return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_CLOEXEC", 0), 0o600)
 
 
 def read_records(data: bytes) -> Iterator[Row]:

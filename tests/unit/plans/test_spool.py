@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from service.plans import journal as journal_module
 from service.plans import spool
 from service.plans.journal import Journal
 from service.storage.db import Database
@@ -149,3 +150,16 @@ async def test_a_dead_processs_spool_is_imported_once_at_the_next_start(journal:
     await again.recover()
     assert len(await again.entries(run)) == len(CHANGES)
     assert not journal.spool_path(run).exists()
+
+
+async def test_a_run_too_large_to_keep_in_memory_is_imported_from_its_spool(
+    journal: Journal, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(journal_module, "KEEP_IN_MEMORY", 100)
+    run = await journal.open_run("v", "c", kind="plan", goal="g", plan_hash="h", total=1)
+    recorder = journal.recorder(run)
+    for change in CHANGES:
+        recorder.write("s", change)
+    assert recorder.rows is None  # past the limit: closing reads the spool back
+    await journal.close_run(run, "done", [], 1)
+    assert await _rows(journal, run) == _as_entries(CHANGES, "s")
