@@ -7,6 +7,7 @@ and cycles (each reported once with its members).
 
 from __future__ import annotations
 
+import heapq
 from dataclasses import dataclass, field
 
 from service.plans.model import Plan, Step
@@ -62,18 +63,30 @@ def build(plan: Plan) -> Graph:
 
 
 def _topological(steps: list[Step], g: Graph) -> list[Step]:
-    by_id = {s.id: s for s in steps}
+    """The first listed step whose dependencies are done, again and again (the listed order
+    wins), in one pass with a heap of ready steps by listed position; the steps left when none
+    is ready form cycles."""
+    ids = {s.id for s in steps}
+    waiting = [len(g.deps.get(s.id, set()) & ids) for s in steps]  # dependencies not done yet
+    followers: dict[str, list[int]] = {}
+    for index, s in enumerate(steps):
+        for need in g.deps.get(s.id, set()) & ids:
+            followers.setdefault(need, []).append(index)
+    ready = [index for index, n in enumerate(waiting) if n == 0]
+    heapq.heapify(ready)
     done: set[str] = set()
     out: list[Step] = []
-    remaining = [s.id for s in steps]
-    while remaining:
-        ready = [sid for sid in remaining if g.deps.get(sid, set()) <= done]
-        if not ready:
-            members = sorted(remaining)
-            g.problems.append((members[0], "cycle", f"these steps depend on each other: {', '.join(members)}"))
-            return out
-        first = ready[0]  # the first listed step whose dependencies are done: the listed order wins
-        out.append(by_id[first])
-        done.add(first)
-        remaining.remove(first)
+    while ready:
+        step = steps[heapq.heappop(ready)]
+        out.append(step)
+        if step.id in done:
+            continue  # a duplicate id (reported by `build`): its followers are counted once
+        done.add(step.id)
+        for follower in followers.get(step.id, ()):
+            waiting[follower] -= 1
+            if waiting[follower] == 0:
+                heapq.heappush(ready, follower)
+    if len(out) < len(steps):
+        members = sorted({s.id for s in steps} - done)
+        g.problems.append((members[0], "cycle", f"these steps depend on each other: {', '.join(members)}"))
     return out

@@ -5,33 +5,40 @@ any time, but a journal holds the only copy of what a plan overwrote or deleted;
 database (data folder) keeps the audit log and confirmations for the same reason.
 
 `Journal.recorder(run_id)` is the `ChangeRecorder` a runner sets around each step
-(`service.vault.journal.RECORDER`): every change is written (its own committed transaction, on
-the journal's own connection, in the worker thread that then performs the change: no extra
-hop off the event loop) before the file layer performs it, so a process killed mid-step leaves
-a journal that names every file it may have touched. A run is recorded as `running` first; at start-up, runs still
-`running` belong to a process that died and become `interrupted` (their journal stays
-undoable). Any writer of many files can share this journal: `recording(kind="bulk", ...)` around
-its commit (`kind` 'bulk' is reserved for `bulk_create_notes`) makes it undoable the same way.
+(`service.vault.journal.RECORDER`): every change is appended to the run's spool file
+(`service.plans.spool`: one `write` in the worker thread that then performs the change, no
+extra hop off the event loop, no database transaction) before the file layer performs it, so a
+process killed mid-step leaves a journal that names every file it may have touched. When the run
+closes, its spool becomes `plan_journal` rows in the transaction that closes the run (one
+transaction per run instead of one per change). A run is recorded as `running` first; at
+start-up, runs still `running` belong to a process that died and become `interrupted`, their
+spool files imported the same way (their journal stays undoable). Any writer of many files can
+share this journal: `recording(kind="bulk", ...)` around its commit (`kind` 'bulk' is reserved
+for `bulk_create_notes`) makes it undoable the same way.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import os
 import sqlite3
 import threading
 import time
 import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import anyio
 
-from service.storage.db import Database, connect
+from service.plans import spool
+from service.storage.db import Database
 from service.vault.journal import RECORDER, PriorState
 
 RunStatus = str  # running | done | failed | cancelled | interrupted
+KEEP_IN_MEMORY = 4 << 20  # prior bytes of a run's records also kept in memory until it closes
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,15 +83,17 @@ def _run(row: Any) -> RunRow:
 
 
 _INSERT = (
-    "INSERT INTO plan_journal(run_id, seq, step_id, kind, path, dst, prior, new_etag, at) VALUES (?,?,?,?,?,?,?,?,?)"
+    "INSERT OR IGNORE INTO plan_journal(run_id, seq, step_id, kind, path, dst, prior, new_etag, at) "
+    "VALUES (?,?,?,?,?,?,?,?,?)"
 )
+_CLOSE = "UPDATE plan_runs SET status = ?, outcome = ?, steps_done = ?, ended_at = ? WHERE id = ?"
 
 
 class Recorder:
-    """Writes each change of one run to the journal before it happens. The runner sets one
+    """Appends each change of one run to its spool file before it happens. The runner sets one
     `for_step` view per call (calls of one run may be in flight together); they share the run's
-    sequence numbers, taken under a lock together with the row's commit, so `seq` is the order in
-    which the changes were recorded (each one right before it happens, in the thread making it)."""
+    sequence numbers, taken under a lock together with the record's write, so `seq` is the order
+    in which the changes were recorded (each one right before it happens, in the thread making it)."""
 
     def __init__(self, journal: Journal, run_id: str, seq: int = 0) -> None:
         self.journal = journal
@@ -92,7 +101,13 @@ class Recorder:
         self.step_id = ""
         self.seq = seq
         self.changes = 0
+        self._fd: int | None = None
+        self._closed = False
         self._lock = threading.Lock()
+        # The records also kept here while they stay small, so closing the run inserts them
+        # without reading the spool back (None: too large, the spool is read).
+        self.rows: list[spool.Row] | None = []
+        self._kept = 0
 
     def record(self, change: PriorState, /) -> None:
         self.write(self.step_id, change)
@@ -101,12 +116,31 @@ class Recorder:
         return StepRecorder(self, step_id)
 
     def write(self, step_id: str, change: PriorState) -> None:
-        """One committed row per change (worker thread: `ChangeRecorder.record`)."""
+        """One record in the spool, in the OS before this returns (worker thread: `ChangeRecorder.record`)."""
         with self._lock:
+            if self._closed:
+                raise RuntimeError(f"plan run {self.run_id} is closed: its journal takes no more changes")
+            if self._fd is None:
+                self._fd = spool.open_spool(self.journal.spool_path(self.run_id))
+            at = time.time()
+            spool.write_all(self._fd, spool.encode(self.seq + 1, step_id, change, at))
             self.seq += 1
             self.changes += 1
-            row = (self.run_id, self.seq, step_id, change.kind, change.rel, change.dst, change.prior, change.new_etag)
-            self.journal.append(row)
+            if self.rows is not None:
+                self._kept += len(change.prior or b"")
+                if self._kept > KEEP_IN_MEMORY:
+                    self.rows = None
+                else:
+                    self.rows.append(
+                        (self.seq, step_id, change.kind, change.rel, change.dst, change.prior, change.new_etag, at)
+                    )
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            if self._fd is not None:
+                os.close(self._fd)
+                self._fd = None
 
 
 class StepRecorder:
@@ -120,31 +154,35 @@ class StepRecorder:
         self.run.write(self.step_id, change)
 
 
+def _import(conn: sqlite3.Connection, run_id: str, path: Path, rows: list[spool.Row] | None = None) -> bool:
+    """Move a spool file's records (`rows`: the same records, already in memory) into
+    `plan_journal`, in the caller's transaction; False when there is no such file."""
+    if rows is None:
+        try:
+            rows = list(spool.read_records(path.read_bytes()))
+        except FileNotFoundError:
+            return False
+    conn.executemany(_INSERT, [(run_id, *row) for row in rows])
+    return True
+
+
 class Journal:
     def __init__(self, db: Database) -> None:
         self.db = db
+        self.spool = db.path.parent / "plan-spool"  # spool files of running runs
         self._recovered = False
-        # The journal's own connection to the state database, for `append` from the worker
-        # threads that make the changes (WAL: it and the database's writer take turns).
-        self._conn: sqlite3.Connection | None = None
-        self._conn_lock = threading.Lock()
+        self._recorders: dict[str, Recorder] = {}  # this process's open runs
 
-    def append(self, row: tuple[Any, ...]) -> None:
-        """Insert one journal row and commit it (blocking: call from a worker thread)."""
-        with self._conn_lock:
-            if self._conn is None:
-                self._conn = connect(self.db.path)
-            self._conn.execute(_INSERT, (*row, time.time()))  # autocommit: one committed transaction
+    def spool_path(self, run_id: str) -> Path:
+        return self.spool / f"{run_id}{spool.SUFFIX}"
 
     async def _write(self, sql: str, params: tuple[Any, ...]) -> None:
         """One statement in its own transaction, in one hop to the database's writer."""
         await self.db.run_write(lambda conn: conn.execute(sql, params))
 
     def close(self) -> None:
-        with self._conn_lock:
-            if self._conn is not None:
-                self._conn.close()
-                self._conn = None
+        for recorder in list(self._recorders.values()):
+            recorder.close()  # their runs stay `running` until the next start imports them
 
     async def open_run(
         self, vault_id: str, caller: str, *, kind: str, goal: str, plan_hash: str, total: int, undoes: str | None = None
@@ -160,7 +198,10 @@ class Journal:
         return run_id
 
     def recorder(self, run_id: str) -> Recorder:
-        return Recorder(self, run_id)
+        recorder = self._recorders.get(run_id)
+        if recorder is None:
+            recorder = self._recorders[run_id] = Recorder(self, run_id)
+        return recorder
 
     @contextlib.asynccontextmanager
     async def recording(
@@ -189,10 +230,24 @@ class Journal:
         await self._write("UPDATE plan_runs SET steps_done = ?, steps_total = ? WHERE id = ?", (done, total, run_id))
 
     async def close_run(self, run_id: str, status: RunStatus, outcome: list[dict[str, Any]], done: int) -> None:
-        await self._write(
-            "UPDATE plan_runs SET status = ?, outcome = ?, steps_done = ?, ended_at = ? WHERE id = ?",
-            (status, json.dumps(outcome, ensure_ascii=False), done, time.time(), run_id),
-        )
+        """End the run: its spool's records become `plan_journal` rows in the transaction that
+        sets its status; then the spool file goes."""
+        recorder = self._recorders.pop(run_id, None)
+        if recorder is not None:
+            recorder.close()
+        path = self.spool_path(run_id)
+        spooled = recorder is None or recorder.changes > 0  # a run of another process: look
+        rows = recorder.rows if recorder is not None else None
+        params = (status, json.dumps(outcome, ensure_ascii=False), done, time.time(), run_id)
+
+        def work(conn: sqlite3.Connection) -> bool:
+            found = spooled and _import(conn, run_id, path, rows)
+            conn.execute(_CLOSE, params)
+            return found
+
+        if await self.db.run_write(work):
+            with contextlib.suppress(FileNotFoundError):
+                path.unlink()  # imported: a leftover would only be imported again (no duplicates)
 
     async def mark_undone(self, run_id: str, undo_run: str) -> None:
         await self._write("UPDATE plan_runs SET undone_by = ? WHERE id = ?", (undo_run, run_id))
@@ -202,9 +257,21 @@ class Journal:
         if self._recovered:
             return
         self._recovered = True
-        await self._write(
-            "UPDATE plan_runs SET status = 'interrupted', ended_at = ? WHERE status = 'running'", (time.time(),)
-        )
+        now = time.time()
+
+        def work(conn: sqlite3.Connection) -> list[Path]:
+            # One transaction, before any run of this process is opened: every spool file here is
+            # a dead process's (or an imported one whose removal did not happen).
+            conn.execute("UPDATE plan_runs SET status = 'interrupted', ended_at = ? WHERE status = 'running'", (now,))
+            files = spool.spool_files(self.spool)
+            for run_id, path in files.items():
+                if conn.execute("SELECT 1 FROM plan_runs WHERE id = ?", (run_id,)).fetchone() is not None:
+                    _import(conn, run_id, path)
+            return list(files.values())
+
+        for path in await self.db.run_write(work):
+            with contextlib.suppress(FileNotFoundError):
+                path.unlink()  # imported, or the spool of a run pruned meanwhile
 
     async def interrupted(self, *, kind: str) -> list[RunRow]:
         """Runs of `kind` a dead process left (`interrupted`) and nobody undid yet, oldest first."""

@@ -16,7 +16,8 @@ from pathlib import Path
 
 import anyio
 
-from tests.conftest import snapshot, started
+from service.plans.spool import read_records
+from tests.conftest import settings_for, snapshot, started
 from tests.plan_vault import plan_files
 
 REPO = Path(__file__).resolve().parents[3]
@@ -54,8 +55,9 @@ async def test_undo_after_the_server_was_killed_mid_plan(make_vault: Callable[..
 async def test_a_kill_between_the_journal_row_and_the_write_leaves_an_applicable_journal(
     make_vault: Callable[..., Path],
 ) -> None:
-    """The journal row is committed (on its own connection, in the worker thread) before the file
-    changes: a SIGKILL right after it finds the prior bytes recorded and the file untouched."""
+    """The journal record is in the run's spool file (written in the worker thread) before the file
+    changes: a SIGKILL right after it finds the prior bytes recorded and the file untouched; the
+    next start moves the spool into the journal table and undo applies it."""
     root = make_vault(plan_files())
     before = snapshot(root)
     env = {**os.environ, "PYTHONPATH": str(REPO)}
@@ -71,11 +73,15 @@ async def test_a_kill_between_the_journal_row_and_the_write_leaves_an_applicable
     assert proc.returncode == -signal.SIGKILL
     assert (root / "Notes/n00.md").read_text().endswith("x")  # the foreach item before it was written
     assert (root / "Notes/n01.md").read_bytes() == before["Notes/n01.md"]  # killed before its write
+    [spooled] = (settings_for(root).data_dir() / "plan-spool").glob("*.jnl")
+    last = list(read_records(spooled.read_bytes()))[-1]
+    assert last[3] == "Notes/n01.md" and last[5] == before["Notes/n01.md"]  # its prior bytes, recorded
     async with started(root) as vg:
         [row] = await vg.app.state.fetchall("SELECT status FROM plan_runs")
         assert row[0] == "interrupted"
         paths = [r[0] for r in await vg.app.state.fetchall("SELECT path FROM plan_journal ORDER BY seq")]
         assert paths[-1] == "Notes/n01.md"  # recorded, never written
+        assert not spooled.exists()  # imported into the table at start-up
         out = await vg.confirmed("undo_last_plan")
         assert not out["conflicts"]
     assert snapshot(root) == before
