@@ -20,7 +20,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import shutil
+import statistics
 import tempfile
 import time
 from collections.abc import Awaitable, Callable
@@ -82,9 +84,12 @@ async def wait_embedded(
     t0 = time.perf_counter()
     first: dict[str, Any] | None = None
     out: dict[str, Any] = {}
+    loads: list[float] = []
     while True:
         emb = await embedding_status(client)
         now = time.perf_counter() - t0
+        loads.append(os.getloadavg()[0])
+        out["machine_load_1min"] = {"min": min(loads), "median": statistics.median(loads), "max": max(loads)}
         if emb["state"] == "failed":
             raise RuntimeError(f"embedding failed: {emb.get('error')}")
         if first is None and (emb.get("embedded") or 0) > 0:
@@ -148,7 +153,14 @@ async def measure(
             samples, _ = await timed(client, text_calls)
             return summary_ms(samples)
 
+        cpu0 = process_cpu_s(pid)
         embedding = await wait_embedded(client, budget, under_load if queries else None)
+        cpu = process_cpu_s(pid) - cpu0
+        embedded = embedding["chunks"] if embedding["complete"] else embedding.get("embedded") or 0
+        embedding["server_cpu_s"] = round(cpu, 1)
+        embedding["server_cpu_ms_per_chunk"] = round(cpu / embedded * 1000, 2) if embedded else None
+        # What two otherwise idle cores would take: the server's CPU time spread over both.
+        embedding["idle_2core_minutes_from_cpu"] = round(cpu / 2 / 60, 1)
         result["search_text_while_embedding"] = embedding.pop("during_embedding", None)
         result["embedding"] = embedding
         result["rss_mb_model_loaded"] = rss_mb(pid)
@@ -173,6 +185,12 @@ async def measure(
         result["edit_to_found_by_meaning"]["not_found_within_60s"] = missed
         result["rss_mb_after"] = rss_mb(pid)
     return result
+
+
+def process_cpu_s(pid: int) -> float:
+    """CPU seconds of the whole process so far, every thread, ended ones included (/proc/PID/stat)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 async def main(notes: int, vault: Path | None, threads: int | None, budget: float) -> None:
