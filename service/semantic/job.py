@@ -187,13 +187,15 @@ class EmbeddingJob:
         model = embedder.name
         batch = engine.settings.batch_size
         started, done = time.perf_counter(), 0
+        after = 0
         while True:  # 2. vectors: a list of pending texts at a time, embedded and stored per batch
-            pending = await db.run_read(lambda c: store.pending(c, vid, model, max(PENDING, batch)))
-            if not pending:
+            limit = max(PENDING, batch)
+            found = await db.run_read(partial(store.pending, vault_id=vid, model=model, limit=limit, after=after))
+            if not found:
                 break
-            # Similar lengths in one batch: a batch is padded to its longest text, so sorting the
-            # backlog by length embeds ~1.4x more chunks a second (docs/benchmarks.md).
-            pending.sort(key=lambda item: len(item[1]))
+            after = found[-1][0]
+            # Similar lengths in one batch: a remote provider pads a batch to its longest text.
+            pending = sorted(((h, t) for _, h, t in found), key=lambda item: len(item[1]))
             todos = [pending[at : at + batch] for at in range(0, len(pending), batch)]
             # The next batch embeds while this one is stored: the model's threads never wait for
             # the write, the progress report or the edge of a batch.
