@@ -167,8 +167,8 @@ async def measure(
         embedded = embedding["chunks"] if embedding["complete"] else embedding.get("embedded") or 0
         embedding["server_cpu_s"] = round(cpu, 1)
         embedding["server_cpu_ms_per_chunk"] = round(cpu / embedded * 1000, 2) if embedded else None
-        # What two otherwise idle cores would take: the server's CPU time spread over both.
-        embedding["idle_2core_minutes_from_cpu"] = round(cpu / 2 / 60, 1)
+        if embedding["complete"]:  # what two otherwise idle cores would take: the CPU time over both
+            embedding["idle_2core_minutes_from_cpu"] = round(cpu / 2 / 60, 1)
         result["search_text_while_embedding"] = embedding.pop("during_embedding", None)
         result["embedding"] = embedding
         result["rss_mb_model_loaded"] = rss_mb(pid)
