@@ -7,14 +7,16 @@ onnxruntime's fused operators, `graph.rebuild`, and its matrix products quantise
 cached in the user cache folder or `$VAULTGATE_MODEL_CACHE`, pinned sha256), or as shipped when
 that cannot be made. No torch, no GPU build, no model hub.
 
-- the session is created lazily, once per process, on first use, and shared;
-- `[embeddings] threads` (default 2, 1 on a one-core machine) bounds onnxruntime's intra-op
-  threads, which never spin while idle; the CPU memory arena is off and the C heap is trimmed
-  after each batch (glibc `malloc_trim`), so memory returns after a batch instead of staying at
-  the largest batch ever seen;
-- document batches run one at a time on one worker thread of lowered scheduling priority (nice
-  +10 on Linux; intra-op threads inherit it), so the event loop, text search and query embedding
-  keep their share of the CPU while a backlog embeds;
+- the session is created lazily, once per process, on first use, and shared; it runs every
+  model call on one intra-op thread that never spins while idle; the CPU memory arena is off and
+  the C heap is trimmed after each batch (glibc `malloc_trim`), so memory returns after a batch
+  instead of staying at the largest batch ever seen;
+- `[embeddings] threads` (default 2, 1 on a one-core machine) is how many texts of a document
+  batch are embedded at once, each by a single-threaded call on its own worker thread of lowered
+  scheduling priority (nice +10 on Linux), so the event loop, text search and query embedding
+  keep their share of the CPU while a backlog embeds. Two texts side by side cost ~11 % less CPU
+  a chunk than one text on two intra-op threads (no thread wake-up per operator) and keep both
+  cores busy through the tokenizer, pooling and small operators (docs/benchmarks.md);
 - a query is embedded at once on an ordinary worker thread, beside a running batch;
 - inputs are cut at 256 tokens; outputs are token embeddings, mean-pooled over the attention
   mask and L2-normalised (what the model was trained with).
@@ -26,9 +28,11 @@ import asyncio
 import contextlib
 import ctypes
 import functools
+import itertools
 import logging
 import os
 import threading
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -53,9 +57,9 @@ BATCH_NICE = 10  # added to the batch thread's nice value (Linux: per thread)
 log = logging.getLogger(__name__)
 _sessions: dict[int, tuple[Any, str]] = {}
 _load_lock = threading.Lock()
-_run_lock = threading.Lock()
 _pool_lock = threading.Lock()
 _batch_pool: ThreadPoolExecutor | None = None
+_pool_workers = 0
 
 
 def _lower_priority() -> None:
@@ -81,11 +85,16 @@ def release_memory() -> None:
         trim(0)
 
 
-def batch_pool() -> ThreadPoolExecutor:
-    global _batch_pool
+def batch_pool(workers: int = 1) -> ThreadPoolExecutor:
+    """The document batches' worker threads of lowered priority (`workers` of them; a pool of
+    another size replaces the shared one, whose running calls finish)."""
+    global _batch_pool, _pool_workers
     with _pool_lock:
-        if _batch_pool is None:
-            _batch_pool = ThreadPoolExecutor(1, "vaultgate-embed", initializer=_lower_priority)
+        if _batch_pool is None or _pool_workers != workers:
+            if _batch_pool is not None:
+                _batch_pool.shutdown(wait=False)
+            _batch_pool = ThreadPoolExecutor(workers, "vaultgate-embed", initializer=_lower_priority)
+            _pool_workers = workers
         return _batch_pool
 
 
@@ -124,36 +133,50 @@ def _session(threads: int) -> tuple[Any, str]:
         return session, kind
 
 
-def encode(texts: list[str], threads: int = 1, *, serial: bool = True) -> Matrix:
-    """Embed `texts` in this thread, one model call per text; `serial` waits for any other serial
-    call. One text at a time: the int8 graph quantises its activations per call, so a text's vector
-    would otherwise depend on which texts shared its batch (the same chunk embedded twice gave
-    cosine ~0.97-0.99); alone, it is reproducible, and without padding it also costs less CPU
-    (0.8x of batches of 16 on chunk texts sorted by length)."""
+def _embed_one(session: Any, tok: Any, text: str) -> Matrix:
+    """The mean-pooled (not yet normalised) token embeddings of one text, one model call."""
+    ids = tok.encode(text if text.strip() else ".").ids  # not encode_batch: it spreads over every core
+    if len(ids) > MAX_MODEL_TOKENS:
+        ids = ids[: MAX_MODEL_TOKENS - 1] + [ids[-1]]  # keep [SEP] last
+    seq = np.array([ids], dtype=np.int64)
+    feed = {"input_ids": seq, "attention_mask": np.ones_like(seq), "token_type_ids": np.zeros_like(seq)}
+    (hidden,) = session.run(["last_hidden_state"], feed)
+    pooled: Matrix = hidden[0].mean(axis=0)
+    return pooled
+
+
+def encode(texts: list[str], threads: int = 1) -> Matrix:
+    """Embed `texts` in this thread, one model call per text on a session of `threads` intra-op
+    threads. One text at a time: the int8 graph quantises its activations per call, so a text's
+    vector would otherwise depend on which texts shared its batch (the same chunk embedded twice
+    gave cosine ~0.97-0.99); alone, it is reproducible, and without padding it also costs less
+    CPU (0.8x of batches of 16 on chunk texts sorted by length)."""
     if not texts:
         return np.zeros((0, DIM), dtype=np.float32)
     tok = tokenizer()
     session, _ = _session(threads)
     pooled = np.zeros((len(texts), DIM), dtype=np.float32)
-    with _run_lock if serial else contextlib.nullcontext():
-        for row, text in enumerate(texts):
-            ids = tok.encode(text if text.strip() else ".").ids  # not encode_batch: it spreads over every core
-            if len(ids) > MAX_MODEL_TOKENS:
-                ids = ids[: MAX_MODEL_TOKENS - 1] + [ids[-1]]  # keep [SEP] last
-            seq = np.array([ids], dtype=np.int64)
-            feed = {"input_ids": seq, "attention_mask": np.ones_like(seq), "token_type_ids": np.zeros_like(seq)}
-            (hidden,) = session.run(["last_hidden_state"], feed)
-            pooled[row] = hidden[0].mean(axis=0)
-        if serial:
-            release_memory()
+    for row, text in enumerate(texts):
+        pooled[row] = _embed_one(session, tok, text)
     return normalise(pooled)
+
+
+def _take_turns(texts: list[str], turns: Iterator[int], pooled: Matrix) -> None:
+    """One of the workers of a batch: embeds the next text nobody has taken until none is left
+    (`next` on a shared counter hands each index to one worker)."""
+    tok = tokenizer()
+    session, _ = _session(1)
+    for row in turns:
+        if row >= len(texts):
+            return
+        pooled[row] = _embed_one(session, tok, texts[row])
 
 
 class BuiltinEmbedder:
     """all-MiniLM-L6-v2 in-process (see the module doc)."""
 
     def __init__(self, *, threads: int = 1, batch_size: int = 16) -> None:
-        self._threads = threads
+        self._threads = threads  # texts embedded at once, one single-threaded call each
         self._batch = batch_size
 
     @property
@@ -162,7 +185,7 @@ class BuiltinEmbedder:
 
     @property
     def backend(self) -> str:
-        found = _sessions.get(self._threads)
+        found = _sessions.get(1)
         return found[1] if found is not None else "onnxruntime-cpu"
 
     @property
@@ -170,19 +193,24 @@ class BuiltinEmbedder:
         return DIM
 
     def load(self) -> None:
-        """Load (and verify) the model now rather than at the first call; its intra-op threads are
-        started on the batch thread, so they inherit its lowered priority."""
-        batch_pool().submit(_session, self._threads).result()
+        """Load (and verify) the model now rather than at the first call."""
+        batch_pool(self._threads).submit(_session, 1).result()
 
     async def embed_documents(self, texts: list[str]) -> Matrix:
+        """`threads` worker threads take the texts in turns (a long text holds up one worker,
+        not the batch); the heap is trimmed once the batch is done."""
+        if not texts:
+            return np.zeros((0, DIM), dtype=np.float32)
         loop = asyncio.get_running_loop()
-        parts = []
-        for i in range(0, len(texts), self._batch):
-            part = texts[i : i + self._batch]
-            parts.append(await loop.run_in_executor(batch_pool(), encode, part, self._threads))
-        return np.vstack(parts) if parts else np.zeros((0, DIM), dtype=np.float32)
+        pool = batch_pool(self._threads)
+        pooled = np.zeros((len(texts), DIM), dtype=np.float32)
+        turns = itertools.count()
+        workers = min(self._threads, len(texts))
+        await asyncio.gather(*(loop.run_in_executor(pool, _take_turns, texts, turns, pooled) for _ in range(workers)))
+        await asyncio.to_thread(release_memory)
+        return normalise(pooled)
 
     async def embed_query(self, text: str) -> Matrix:
-        if self._threads not in _sessions:
-            await asyncio.get_running_loop().run_in_executor(batch_pool(), _session, self._threads)
-        return await asyncio.to_thread(encode, [text], self._threads, serial=False)
+        if 1 not in _sessions:
+            await asyncio.get_running_loop().run_in_executor(batch_pool(self._threads), _session, 1)
+        return await asyncio.to_thread(encode, [text], 1)

@@ -25,11 +25,12 @@ import asyncio
 import contextlib
 import logging
 import time
+from collections import deque
 from collections.abc import Awaitable, Callable
 from functools import partial
 from typing import Protocol
 
-from service.embeddings.protocol import Embedder
+from service.embeddings.protocol import Embedder, Matrix
 from service.errors import EmbeddingUnavailable
 from service.indexer.runner import indexer_of
 from service.semantic import store, vectors
@@ -43,6 +44,7 @@ log = logging.getLogger(__name__)
 RETRY_SECONDS = 60.0
 CHUNK_NOTES = 64  # notes chunked per write
 PENDING = 512  # chunk texts read per query of the backlog (then embedded batch_size at a time)
+IN_FLIGHT = 2  # batches handed to the embedder at once (one embedding while the other is stored)
 Progress = Callable[[int, int], Awaitable[None]]
 
 
@@ -184,26 +186,39 @@ class EmbeddingJob:
         model = embedder.name
         batch = engine.settings.batch_size
         started, done = time.perf_counter(), 0
+        after = 0
         while True:  # 2. vectors: a list of pending texts at a time, embedded and stored per batch
-            pending = await db.run_read(lambda c: store.pending(c, vid, model, max(PENDING, batch)))
-            if not pending:
+            limit = max(PENDING, batch)
+            found = await db.run_read(partial(store.pending, vault_id=vid, model=model, limit=limit, after=after))
+            if not found:
                 break
-            # Similar lengths in one batch: a batch is padded to its longest text, so sorting the
-            # backlog by length embeds ~1.4x more chunks a second (docs/benchmarks.md).
-            pending.sort(key=lambda item: len(item[1]))
-            for at in range(0, len(pending), batch):
-                todo = pending[at : at + batch]
-                rows = await embedder.embed_documents([t for _, t in todo])
-                hashes = [h for h, _ in todo]
-                await db.run_write(partial(store.store_vectors, model=model, hashes=hashes, vectors=rows))
-                engine.dims[model] = int(rows.shape[1])
-                done += len(todo)
-                self.embedded_total += len(todo)
-                self.rate = done / max(1e-6, time.perf_counter() - started)
-                engine.cache.bump(vid)
-                if self.progress is not None:
-                    counts = await engine.counts(vid)
-                    await self.progress(counts.embedded, counts.chunks)
+            after = found[-1][0]
+            # Similar lengths in one batch: a remote provider pads a batch to its longest text.
+            pending = sorted(((h, t) for _, h, t in found), key=lambda item: len(item[1]))
+            todos = [pending[at : at + batch] for at in range(0, len(pending), batch)]
+            # The next batch embeds while this one is stored: the model's threads never wait for
+            # the write, the progress report or the edge of a batch.
+            inflight: deque[tuple[list[tuple[str, str]], asyncio.Task[Matrix]]] = deque()
+            try:
+                for at in range(len(todos)):
+                    while len(inflight) < IN_FLIGHT and at + len(inflight) < len(todos):
+                        todo = todos[at + len(inflight)]
+                        inflight.append((todo, asyncio.ensure_future(embedder.embed_documents([t for _, t in todo]))))
+                    todo, task = inflight.popleft()
+                    rows = await task
+                    hashes = [h for h, _ in todo]
+                    await db.run_write(partial(store.store_vectors, model=model, hashes=hashes, vectors=rows))
+                    engine.dims[model] = int(rows.shape[1])
+                    done += len(todo)
+                    self.embedded_total += len(todo)
+                    self.rate = done / max(1e-6, time.perf_counter() - started)
+                    engine.cache.bump(vid)
+                    if self.progress is not None:
+                        counts = await engine.counts(vid)
+                        await self.progress(counts.embedded, counts.chunks)
+            finally:
+                for _, task in inflight:
+                    task.cancel()
         if db.backends.vec:  # 3. sqlite-vec
             dim = engine.dims.get(model) or await engine.stored_dim(model)
             if dim:

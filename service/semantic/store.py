@@ -109,14 +109,24 @@ def write_chunks(conn: sqlite3.Connection, vault_id: str, notes: list[tuple[Sour
     return replaced
 
 
-def pending(conn: sqlite3.Connection, vault_id: str, model: str, limit: int) -> list[tuple[str, str]]:
-    """(hash, embed_text) of chunk texts with no vector for `model` yet."""
+def pending(
+    conn: sqlite3.Connection, vault_id: str, model: str, limit: int, after: int = 0
+) -> list[tuple[int, str, str]]:
+    """(chunk id, hash, embed_text) of chunks past id `after` whose text has no vector for `model`
+    yet, in id order, each text once. A pass walks on from the last id it got (each chunk is
+    looked at once, not once a batch); vectors are looked up in the key-only index."""
     rows = conn.execute(
-        "SELECT c.hash, MIN(c.embed_text) FROM chunks c LEFT JOIN embeddings e ON e.model = ? AND e.hash = c.hash "
-        "WHERE c.vault_id = ? AND e.hash IS NULL GROUP BY c.hash ORDER BY MIN(c.id) LIMIT ?",
-        (model, vault_id, limit),
+        "SELECT c.id, c.hash, c.embed_text FROM chunks c LEFT JOIN embeddings e INDEXED BY embeddings_keys "
+        "ON e.model = ? AND e.hash = c.hash WHERE c.vault_id = ? AND c.id > ? AND e.hash IS NULL ORDER BY c.id LIMIT ?",
+        (model, vault_id, after, limit),
     ).fetchall()
-    return [(str(r[0]), str(r[1])) for r in rows]
+    seen: set[str] = set()
+    out = []
+    for cid, digest, text in rows:
+        if digest not in seen:
+            seen.add(digest)
+            out.append((int(cid), str(digest), str(text)))
+    return out
 
 
 def store_vectors(conn: sqlite3.Connection, model: str, hashes: list[str], vectors: np.ndarray[Any, Any]) -> None:
@@ -148,8 +158,8 @@ def counts(conn: sqlite3.Connection, vault_id: str, model: str) -> Counts:
         (CHUNKER_VERSION, vault_id),
     ).fetchone()[0]
     total, embedded = conn.execute(
-        "SELECT COUNT(*), COUNT(e.hash) FROM chunks c LEFT JOIN embeddings e ON e.model = ? AND e.hash = c.hash "
-        "WHERE c.vault_id = ?",
+        "SELECT COUNT(*), COUNT(e.hash) FROM chunks c INDEXED BY chunks_by_vault_hash "
+        "LEFT JOIN embeddings e INDEXED BY embeddings_keys ON e.model = ? AND e.hash = c.hash WHERE c.vault_id = ?",
         (model, vault_id),
     ).fetchone()
     return Counts(int(notes), int(chunked), int(total), int(embedded))

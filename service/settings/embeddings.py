@@ -45,7 +45,8 @@ class EmbeddingSettings(Section):
         default_factory=lambda: min(2, os.cpu_count() or 1),
         ge=1,
         le=16,
-        description="CPU threads of the builtin model (per call; default 2, 1 on a one-core machine). They run "
+        description="Texts the builtin model embeds at once, one single-threaded call and core each (default 2, "
+        "1 on a one-core machine). They run "
         "at lowered priority, so text search and the event loop keep theirs.",
     )
     timeout_seconds: float = Field(default=30.0, gt=0, le=600, description="One provider request.")

@@ -12,7 +12,11 @@ Against a `vaultgate serve` subprocess with the default embedding model on a cop
 - server RSS with the model loaded.
 `--vault PATH` measures a real vault instead (full embedding and RSS only; its text queries are
 its note titles). `--budget S` stops waiting for the full embedding after S seconds and reports
-the measured rate and the extrapolated total instead (labelled as such).
+the measured rate and the extrapolated total instead (labelled as such; the figures that need the
+whole vault embedded are then left out). `--idle-first` also measures `search_text` idle before, on
+the same vault and index served with embeddings off, for runs whose embedding will not end.
+The server's CPU seconds over the embedding and per chunk are reported (the figure that survives
+a loaded machine), with the 1-minute load average seen while it ran.
 Prints one JSON object (see tests/bench/common.py). Not part of the test run.
 """
 
@@ -20,7 +24,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import shutil
+import statistics
 import tempfile
 import time
 from collections.abc import Awaitable, Callable
@@ -40,6 +46,8 @@ from tests.bench.common import (
     vaultgate_argv,
     wait_ready,
 )
+
+POLL_S = 2.0  # index_status polls while the vault embeds (each counts every chunk: not free)
 
 # Edits with a topic far from the workload's (software projects): each is found by its meaning.
 EDITS = [
@@ -82,14 +90,18 @@ async def wait_embedded(
     t0 = time.perf_counter()
     first: dict[str, Any] | None = None
     out: dict[str, Any] = {}
+    loads: list[float] = []
     while True:
         emb = await embedding_status(client)
         now = time.perf_counter() - t0
+        loads.append(os.getloadavg()[0])
+        out["machine_load_1min"] = {"min": min(loads), "median": statistics.median(loads), "max": max(loads)}
         if emb["state"] == "failed":
             raise RuntimeError(f"embedding failed: {emb.get('error')}")
         if first is None and (emb.get("embedded") or 0) > 0:
             first = {"at_s": now, "embedded": emb["embedded"]}
-        if during is not None and emb["state"] == "embedding" and emb["backlog"] > 0:
+        # "During" means while the model runs: vectors are being written and many are left.
+        if during is not None and emb["state"] == "embedding" and 0 < (emb.get("embedded") or 0) < emb["chunks"] // 2:
             out["during_embedding"] = await during()
             during = None
             continue
@@ -112,7 +124,7 @@ async def wait_embedded(
                 extrapolated_minutes=round(total / rate / 60, 1) if rate else None,
             )
             return out
-        await asyncio.sleep(0.5)
+        await asyncio.sleep(POLL_S)
 
 
 async def edit_to_found(client: Client, root: Path, paths: list[str]) -> tuple[list[float], int]:
@@ -145,14 +157,24 @@ async def measure(
         text_calls = [("search_text", {"query": q, "limit": 10}) for q in queries]
 
         async def under_load() -> dict[str, float]:
+            await timed(client, text_calls)  # warm, as the idle figure is
             samples, _ = await timed(client, text_calls)
             return summary_ms(samples)
 
+        cpu0 = process_cpu_s(pid)
         embedding = await wait_embedded(client, budget, under_load if queries else None)
+        cpu = process_cpu_s(pid) - cpu0
+        embedded = embedding["chunks"] if embedding["complete"] else embedding.get("embedded") or 0
+        embedding["server_cpu_s"] = round(cpu, 1)
+        embedding["server_cpu_ms_per_chunk"] = round(cpu / embedded * 1000, 2) if embedded else None
+        if embedding["complete"]:  # what two otherwise idle cores would take: the CPU time over both
+            embedding["idle_2core_minutes_from_cpu"] = round(cpu / 2 / 60, 1)
         result["search_text_while_embedding"] = embedding.pop("during_embedding", None)
         result["embedding"] = embedding
         result["rss_mb_model_loaded"] = rss_mb(pid)
         if not queries:
+            return result
+        if not embedding["complete"]:  # still embedding: no idle figure or search after it to take
             return result
         samples, _ = await timed(client, text_calls)
         result["search_text_idle"] = summary_ms(samples)
@@ -175,7 +197,29 @@ async def measure(
     return result
 
 
-async def main(notes: int, vault: Path | None, threads: int | None, budget: float) -> None:
+def process_cpu_s(pid: int) -> float:
+    """CPU seconds of the whole process so far, every thread, ended ones included (/proc/PID/stat)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+async def idle_before(root: Path, env: dict[str, str], queries: list[str]) -> dict[str, float]:
+    """`search_text` on the same vault and index with embeddings off (`provider = "none"`), before
+    the measured server starts: the idle figure when the full embedding will not end in the run."""
+    server = ServerProcess(vaultgate_argv(root), env={**env, "VAULTGATE_EMBEDDINGS__PROVIDER": "none"})
+    try:
+        url = server.start()
+        await wait_ready(url)
+        async with Client(url, mode="legacy", cache=None) as client:
+            calls = [("search_text", {"query": q, "limit": 10}) for q in queries]
+            await timed(client, calls)
+            samples, _ = await timed(client, calls)
+            return summary_ms(samples)
+    finally:
+        server.stop()
+
+
+async def main(notes: int, vault: Path | None, threads: int | None, budget: float, idle_first: bool) -> None:
     if vault is None:
         source, meta = standard_vault(notes)
         queries = [q["q"] for q in meta["queries"]]
@@ -192,6 +236,8 @@ async def main(notes: int, vault: Path | None, threads: int | None, budget: floa
         shutil.copytree(source, root, ignore=shutil.ignore_patterns(".vaultgate", ".obsidian", ".git"))
         paths = sorted(str(p.relative_to(root)) for p in root.rglob("*.md"))[:200]
         result["notes_in_vault"] = sum(1 for _ in root.rglob("*.md"))
+        if idle_first and queries:
+            result["search_text_idle_before"] = await idle_before(root, env, queries)
         server = ServerProcess(vaultgate_argv(root), env=env)
         try:
             url = server.start()
@@ -199,6 +245,9 @@ async def main(notes: int, vault: Path | None, threads: int | None, budget: floa
             result.update(await measure(url, queries, paths, root, budget, server.pid))
         finally:
             server.stop()
+        during, idle = result.get("search_text_while_embedding"), result.get("search_text_idle_before")
+        if during and idle:
+            result["search_text_p95_ratio_embedding_vs_idle_before"] = round(during["p95_ms"] / idle["p95_ms"], 2)
     name = "bench_semantic" if vault is None else f"bench_semantic_{vault.name}"
     report(name, result)
 
@@ -209,5 +258,8 @@ if __name__ == "__main__":
     parser.add_argument("--vault", type=Path, default=None, help="a real vault instead of the workload")
     parser.add_argument("--threads", type=int, default=None, help="the builtin model's CPU threads")
     parser.add_argument("--budget", type=float, default=3600.0, help="seconds to wait for the full embedding")
+    parser.add_argument(
+        "--idle-first", action="store_true", help="also measure search_text idle first, on a server with embeddings off"
+    )
     ns = parser.parse_args()
-    asyncio.run(main(ns.notes, ns.vault, ns.threads, ns.budget))
+    asyncio.run(main(ns.notes, ns.vault, ns.threads, ns.budget, ns.idle_first))

@@ -3,8 +3,10 @@ the shipped file's) and its batch thread of lowered priority."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import sys
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -89,11 +91,30 @@ def test_the_rebuilt_graph_computes_what_the_exported_one_does(tmp_path: Path) -
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread priority is a Linux feature")
-def test_document_batches_run_on_a_thread_of_lower_priority() -> None:
+def test_document_batches_run_on_threads_of_lower_priority() -> None:
     ours = os.getpriority(os.PRIO_PROCESS, 0)
-    theirs = builtin.batch_pool().submit(os.getpriority, os.PRIO_PROCESS, 0).result()
-    assert theirs == min(19, ours + builtin.BATCH_NICE)
+    both = threading.Barrier(2, timeout=30)  # the two calls must run on the two workers at once
+
+    def priority() -> tuple[int, int]:
+        both.wait()
+        return threading.get_native_id(), os.getpriority(os.PRIO_PROCESS, 0)
+
+    pool = builtin.batch_pool(2)
+    seen = [f.result() for f in [pool.submit(priority), pool.submit(priority)]]
+    assert len({tid for tid, _ in seen}) == 2
+    assert {nice for _, nice in seen} == {min(19, ours + builtin.BATCH_NICE)}
     assert os.getpriority(os.PRIO_PROCESS, 0) == ours  # the calling thread keeps its own
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_texts_embedded_side_by_side_keep_their_rows_and_vectors(threads: int) -> None:
+    """`embed_documents` hands the texts of a batch to `threads` workers in turns: each row is
+    still its own text's vector, exactly what embedding that text alone gives."""
+    texts = [*TEXTS, "", "a much longer companion text " * 40, "Kyoto", "wild yeast " * 9]
+    alone = np.vstack([builtin.encode([t]) for t in texts])
+    got = asyncio.run(builtin.BuiltinEmbedder(threads=threads).embed_documents(texts))
+    assert got.shape == (len(texts), builtin.DIM)
+    assert np.array_equal(got, alone)
 
 
 def test_a_text_gets_the_same_vector_whatever_shares_its_batch() -> None:

@@ -8,6 +8,9 @@ import asyncio
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+import pytest
+
+from service.semantic import job as job_module
 from service.vault.events import FileChange
 from tests.semantic.helpers import VAULT, job_of, semantic, settled
 
@@ -95,3 +98,20 @@ async def test_empty_and_huge_notes_do_not_break_a_batch(make_vault: Callable[..
         assert rows[0][0] <= 256 and rows[0][1] > 5
         out = await h.ok("search_semantic", query="how do I make bread with a natural leaven", limit=1)
         assert out["items"][0]["path"] == "Baking/Sourdough.md"
+
+
+async def test_a_backlog_read_in_small_pages_embeds_every_text_once(
+    make_vault: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The pass walks the chunks page by page from the last id it got: with pages of one text
+    and batches of one, every chunk text still gets its vector, and a text two notes share (same
+    title, same body) is embedded once."""
+    monkeypatch.setattr(job_module, "PENDING", 1)
+    twin = "# Twin\n\nThe same passage in two folders, word for word.\n"
+    vault = {**VAULT, "A/Twin.md": twin, "B/Twin.md": twin}
+    async with semantic(make_vault(vault), embeddings={"provider": "builtin", "debounce_ms": 0, "batch_size": 1}) as h:
+        status = await h.ok("index_status")
+        assert status["embeddings"]["backlog"] == 0
+        distinct = await h.app.db.fetchone("SELECT COUNT(DISTINCT hash), COUNT(*) FROM chunks")
+        assert distinct[0] == distinct[1] - 1  # the twins share one text
+        assert job_of(h).embedded_total == distinct[0]
