@@ -76,6 +76,10 @@ def _key(name: str) -> str:
     return re.sub(r"[\s_-]+", "", name.strip().lower())
 
 
+TEXTS_MAX = 4096  # excerpts whose scan a guard remembers (chunk-sized texts: a few MB)
+TEXT_MAX_CHARS = 4000  # longer texts are scanned every time
+
+
 @dataclass
 class Guard:
     mode: SensitiveMode = "redact"
@@ -89,6 +93,9 @@ class Guard:
     verdicts: dict[tuple[int, str], tuple[bool, frozenset[str]]] = field(
         default_factory=dict, repr=False, compare=False
     )
+    # excerpt text -> (its own secret spans redacted, or None when it has none; mentions a term):
+    # search results show the same chunks query after query, each scanned once (bounded).
+    texts: dict[str, tuple[str | None, bool]] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
     def build(
@@ -175,6 +182,21 @@ class Guard:
             return True
         if heading and heading.lower().lstrip("#") in self.tags:
             return True
+        return self._scanned(text)[1]
+
+    def _scanned(self, text: str) -> tuple[str | None, bool]:
+        """`texts`' entry for `text`, computed at its first sight."""
+        found = self.texts.get(text)
+        if found is None:
+            redacted = self.redact(text) if self.redacts else text
+            found = (None if redacted == text else redacted, self._mentions(text))
+            if len(text) <= TEXT_MAX_CHARS:  # chunks and snippets, not whole notes of a bundle
+                if len(self.texts) >= TEXTS_MAX:
+                    self.texts.clear()
+                self.texts[text] = found
+        return found
+
+    def _mentions(self, text: str) -> bool:
         lowered = text.lower()
         if any(term in lowered for term in self.terms if term not in self._words):
             return True
@@ -227,7 +249,7 @@ class Guard:
         begin inside a secret or hold a secret line's value without its key)."""
         if not self.redacts:
             return text
-        out = self.redact(text)
+        out = self._scanned(text)[0] or text
         if words:
             out = _TOKEN.sub(lambda m: "[REDACTED]" if m.group() in words else m.group(), out)
         return out

@@ -7,9 +7,10 @@ components beside the indexers.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -234,14 +235,18 @@ class SemanticEngine:
         return (mean / norm).astype(np.float32) if norm else None
 
 
-def chunk_rows(conn: sqlite3.Connection, ids: list[int]) -> dict[int, ChunkRow]:
+def chunk_rows(conn: sqlite3.Connection, ids: list[int], *, text: bool = True) -> dict[int, ChunkRow]:
+    """The rows of chunks `ids` with their notes' fields. `text=False` leaves each chunk's text
+    empty (not read): a ranking reads hundreds of candidate rows and shows a dozen of them, whose
+    texts `with_text` fetches afterwards."""
     out: dict[int, ChunkRow] = {}
     tags: dict[str, list[str]] = {}  # a note's tags parsed once for all its chunks
+    column = "c.text" if text else "''"
     for i in range(0, len(ids), 500):
         part = ids[i : i + 500]
         marks = ",".join("?" * len(part))
         rows = conn.execute(
-            "SELECT c.id, c.note_id, n.path, n.title, n.mtime, n.folder, n.tags, c.heading, c.text, c.position "
+            f"SELECT c.id, c.note_id, n.path, n.title, n.mtime, n.folder, n.tags, c.heading, {column}, c.position "
             f"FROM chunks c JOIN notes n ON n.id = c.note_id WHERE c.id IN ({marks})",
             part,
         ).fetchall()
@@ -253,4 +258,17 @@ def chunk_rows(conn: sqlite3.Connection, ids: list[int]) -> dict[int, ChunkRow]:
             out[int(r[0])] = ChunkRow(
                 int(r[0]), int(r[1]), str(r[2]), str(r[3]), float(r[4]), str(r[5]), found, r[7], str(r[8]), int(r[9])
             )
+    return out
+
+
+def with_text(conn: sqlite3.Connection, rows: Iterable[ChunkRow]) -> dict[int, ChunkRow]:
+    """`rows` (read with `text=False`) by chunk id, each with its chunk text, in one query per 500."""
+    todo = {r.chunk_id: r for r in rows}
+    ids = list(todo)
+    out: dict[int, ChunkRow] = {}
+    for i in range(0, len(ids), 500):
+        part = ids[i : i + 500]
+        marks = ",".join("?" * len(part))
+        for cid, body in conn.execute(f"SELECT id, text FROM chunks WHERE id IN ({marks})", part):
+            out[int(cid)] = dataclasses.replace(todo[int(cid)], text=str(body))
     return out

@@ -12,6 +12,7 @@ text weight of the query's `specificity` (how rare its words are in the index).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 import sqlite3
@@ -23,6 +24,7 @@ from service.retrieval import hybrid, text
 from service.retrieval import tags as tag_q
 from service.retrieval.stopwords import is_stop_word
 from service.semantic.engine import ChunkRow, SemanticEngine, chunk_rows
+from service.semantic.engine import with_text as chunk_text
 
 if TYPE_CHECKING:
     import numpy as np
@@ -75,9 +77,12 @@ def nearest(
     notes: int,
     keep: NoteFilter,
     model: str,
+    *,
+    text: bool = True,
 ) -> list[ChunkHit]:
     """Chunks nearest `query` that pass `keep`, best first, covering at least `notes` notes
-    (or every passing chunk when there are fewer).
+    (or every passing chunk when there are fewer). `text=False`: the rows' texts are left empty
+    (`with_text` fills those of the hits shown).
 
     The filter is a note's (its path, dates, tags): it is asked once per note, and a deeper round
     (k x 4, when too few notes pass) reuses the similarities, rows and answers of the rounds
@@ -89,7 +94,7 @@ def nearest(
     verdict: dict[int, bool] = {}  # note id -> accepted
     while True:
         pairs = top(k)
-        rows.update(chunk_rows(conn, [cid for cid, _ in pairs if cid not in rows]))
+        rows.update(chunk_rows(conn, [cid for cid, _ in pairs if cid not in rows], text=text))
         hits: list[ChunkHit] = []
         for cid, sim in pairs:
             row = rows.get(cid)
@@ -107,6 +112,18 @@ def nearest(
         if k >= total:
             return hits
         k = min(total, k * 4)
+
+
+def with_text(conn: sqlite3.Connection, hits: list[ChunkHit]) -> list[ChunkHit]:
+    """`hits` (from `nearest(..., text=False)`) with their chunks' texts."""
+    rows = chunk_text(conn, [h.row for h in hits])
+    return [ChunkHit(rows[h.row.chunk_id], h.similarity) for h in hits if h.row.chunk_id in rows]
+
+
+def hybrid_text(conn: sqlite3.Connection, hits: list[HybridHit]) -> list[HybridHit]:
+    """`hits` (from `hybrid_rank`) with the texts of their best chunks."""
+    rows = chunk_text(conn, [h.chunk for h in hits if h.chunk is not None])
+    return [dataclasses.replace(h, chunk=rows.get(h.chunk.chunk_id)) if h.chunk is not None else h for h in hits]
 
 
 def best_per_note(hits: list[ChunkHit]) -> list[ChunkHit]:
@@ -209,9 +226,10 @@ def hybrid_rank(
     keep: NoteFilter,
     model: str,
 ) -> list[HybridHit]:
+    """Notes by fused score; their chunks' texts are not read (`hybrid_text` adds them)."""
     depth = hybrid.depth(limit)
     texts = text_candidates(conn, vault_id, query_text, keep, depth)
-    chunks = nearest(engine, conn, vault_id, query, depth, keep, model)
+    chunks = nearest(engine, conn, vault_id, query, depth, keep, model, text=False)
     by_chunk = {h.row.chunk_id: h for h in chunks}
     fused = hybrid.fuse(
         [hybrid.TextCandidate(t.note_id, t.score) for t in texts],

@@ -116,3 +116,27 @@ def test_the_scan_matrix_follows_added_changed_and_dropped_chunks() -> None:
     assert np.array_equal(updated.vectors, fresh.vectors)
     q = rng.standard_normal(8).astype(np.float32)
     assert vectors.knn_scan(conn, cache, "v", "m", q, 3) == vectors.knn_scan(conn, vectors.ScanCache(), "v", "m", q, 3)
+
+
+async def test_rows_read_without_text_get_the_same_texts_afterwards(make_vault: Callable[..., Path]) -> None:
+    from service.semantic import search as sem
+    from service.semantic.engine import chunk_rows
+
+    async with semantic(make_vault(VAULT)) as h:
+        engine = h.app.semantic
+        model = engine.embedder().name
+        q = await engine.query_vector("young cat")
+        keep = sem.NoteFilter(can_read=lambda p: True)
+
+        def read(conn):  # type: ignore[no-untyped-def]
+            full = sem.nearest(engine, conn, "main", q, 3, keep, model)
+            bare = sem.nearest(engine, conn, "main", q, 3, keep, model, text=False)
+            ids = [hit.row.chunk_id for hit in full]
+            return full, bare, sem.with_text(conn, bare), chunk_rows(conn, ids), chunk_rows(conn, ids, text=False)
+
+        full, bare, filled, rows, rows_bare = await h.app.db.run_read(read)
+        assert full and all(hit.row.text for hit in full)
+        assert all(hit.row.text == "" for hit in bare)
+        assert filled == full
+        assert {i: r.text for i, r in rows.items()} == {hit.row.chunk_id: hit.row.text for hit in full}
+        assert all(r.text == "" for r in rows_bare.values()) and rows_bare.keys() == rows.keys()

@@ -258,11 +258,13 @@ async def context_for_query(ctx: ToolContext, args: ContextIn) -> ContextOut:
         depth = DEPTH
         allowed = without_secrets(secrets, conn, keep)  # under `exclude`, notes holding a secret are out
         texts = sem.text_candidates(conn, vid, args.query, allowed, depth)
-        chunks = sem.nearest(engine, conn, vid, vector, depth, allowed, use.model)
+        chunks = sem.nearest(engine, conn, vid, vector, depth, allowed, use.model, text=False)
         fused = hybrid.fuse(
             [hybrid.TextCandidate(t.note_id, t.score) for t in texts],
             [hybrid.ChunkCandidate(h.row.note_id, h.row.chunk_id, h.similarity) for h in chunks],
         )[:NOTES]
+        notes = {f.note_id for f in fused}  # only the ranked notes' chunks are candidates: read their texts
+        chunks = sem.with_text(conn, [h for h in chunks if h.row.note_id in notes])
         return [(f.note_id, f.score) for f in fused], chunks, excerpts(secrets, conn, [f.note_id for f in fused])
 
     ranked, chunks, shown = await run(ctx, rank)

@@ -184,6 +184,8 @@ async def graphrag_query(ctx: ToolContext, args: GraphRagIn) -> GraphRagOut:
     fused = await drop_gone(ctx, fused, 0, args.limit, lambda kv: (kv[0],))
     page = fused[: args.limit]
     by_path = {h.path: h for h in hits}
+    shown = [by_path[p] for p, _ in page if p in by_path]
+    by_path.update({h.path: h for h in await run(ctx, lambda conn: sem.hybrid_text(conn, shown))})
     titles = await queries.titles(vid, [p for p, _ in page if p not in by_path])
     items: list[GraphRagHit] = []
     for path, score in page:

@@ -193,9 +193,9 @@ async def search_semantic(ctx: ToolContext, args: SemanticIn) -> SemanticOut:
 
     def compute(conn: sqlite3.Connection) -> tuple[list[sem.ChunkHit], Excerpts]:
         found = sem.best_per_note(
-            sem.nearest(engine, conn, vid, vector, want, without_secrets(guard, conn, keep), use.model)
+            sem.nearest(engine, conn, vid, vector, want, without_secrets(guard, conn, keep), use.model, text=False)
         )
-        return found, excerpts(guard, conn, (h.row.note_id for h in found))
+        return sem.with_text(conn, found), excerpts(guard, conn, (h.row.note_id for h in found))
 
     found, shown = await run(ctx, compute)
     hits = [chunk_hit(ctx, h.row, h.similarity, shown) for h in found]
@@ -218,7 +218,7 @@ async def search_hybrid(ctx: ToolContext, args: SemanticIn) -> SemanticOut:
         found = sem.hybrid_rank(
             engine, conn, vid, args.query, vector, want, without_secrets(guard, conn, keep), use.model
         )[: 2 * want]  # items for the page and spares (not every candidate)
-        return found, excerpts(guard, conn, (h.note_id for h in found))
+        return sem.hybrid_text(conn, found), excerpts(guard, conn, (h.note_id for h in found))
 
     found, shown = await run(ctx, compute)
     hits = [
@@ -261,9 +261,9 @@ async def find_similar(ctx: ToolContext, args: SimilarIn) -> SemanticOut:
             return None
         keep.exclude.add(int(row[0]))
         found = sem.best_per_note(
-            sem.nearest(engine, conn, vid, vector, want, without_secrets(guard, conn, keep), use.model)
+            sem.nearest(engine, conn, vid, vector, want, without_secrets(guard, conn, keep), use.model, text=False)
         )[: want + args.limit]  # the page, the next one's first note, and spares for notes gone from disk
-        return found, excerpts(guard, conn, (h.row.note_id for h in found))
+        return sem.with_text(conn, found), excerpts(guard, conn, (h.row.note_id for h in found))
 
     computed = await run(ctx, compute)
     if computed is None:

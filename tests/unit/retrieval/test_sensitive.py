@@ -97,3 +97,17 @@ def test_overlapping_matches_merge_into_one_span() -> None:
     text = "Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N"
     spans = GUARD.spans(text)
     assert len(spans) == 1 and "eyJ" not in GUARD.redact(text)
+
+
+def test_a_remembered_excerpt_scan_gives_the_same_answers_and_stays_bounded() -> None:
+    guard = Guard.build("redact", terms=SearchSettings().sensitive_terms, tags=SearchSettings().sensitive_tags)
+    texts = [f"token {SECRETS['github_token']} here", "my salary and the diagnosis", "nothing at all", "x" * 5000]
+    first = [(guard.excerpt(t), guard.topical(t)) for t in texts]
+    again = [(guard.excerpt(t), guard.topical(t)) for t in texts]
+    assert first == again
+    assert first[0][0] == GUARD.redact(texts[0]) != texts[0]
+    assert first[1][1] is True and first[2] == ("nothing at all", False)
+    assert set(guard.texts) == set(texts[:3])  # a whole note's worth of text is not kept
+    assert guard.excerpt(texts[0], frozenset({"here"})).endswith("[REDACTED]")
+    flag = Guard.build("flag")
+    assert flag.excerpt(texts[0]) == texts[0]
