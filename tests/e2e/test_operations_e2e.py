@@ -135,7 +135,7 @@ def _wait_for(stream: object, needle: str) -> str:
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
 async def test_http_logs_one_line_per_call_and_stops_cleanly(make_vault: Callable[..., Path], sig: int) -> None:
-    with serve(str(make_vault()), "--port", "0") as (proc, url):
+    with serve(str(make_vault()), "--port", "0", env={"VAULTGATE_LOG__CALL_INFO_MS": "0"}) as (proc, url):
         async with Client(url, mode="legacy") as client:
             assert not (await client.call_tool("read_note", {"path": "Welcome"})).is_error
             assert (await client.call_tool("read_note", {"path": "Nope"})).is_error
