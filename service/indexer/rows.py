@@ -329,6 +329,8 @@ def delete_note(conn: sqlite3.Connection, vault_id: str, path: str) -> None:
 
 # Above this many candidate targets, re-resolving every link beats a long IN list.
 MAX_STALE = 5000
+# Up to this many added names, unresolved links are narrowed to candidates in SQL (`resolve_links`).
+MAX_NEEDLES = 64
 
 
 def resolve_links(
@@ -366,6 +368,14 @@ def resolve_links(
     # of broken links in a big vault, once per new note, were most of a create's index update).
     narrow = only_unresolved and len(stale) <= MAX_STALE
     added_keys = {base_name(a).lower() for a in added}
+    if narrow and len(added_keys) <= MAX_NEEDLES:
+        # The same rule, first in SQL, so the vault's unresolved links are not all fetched into
+        # Python each round: a link whose name is an added file's contains that name (without
+        # `.md`). SQLite's lower() folds ASCII only, so links with other characters always come.
+        needles = sorted({k.removesuffix(".md") for k in added_keys})
+        sql += " AND (l.target_path IS NOT NULL OR l.target_raw GLOB '*[^ -~]*'"
+        sql += " OR instr(lower(l.target_raw), ?) > 0" * len(needles) + ")"
+        params += needles
     updates = []
     for link_id, raw, src, current in conn.execute(sql, params).fetchall():
         if narrow and current is None:
