@@ -171,6 +171,7 @@ def test_stdio_serves_then_stops_cleanly_on_a_signal(make_vault: Callable[..., P
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        env={**os.environ, "VAULTGATE_LOG__CALL_INFO_MS": "0"},  # the call line of a fast success at INFO
     )
     assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
     try:
