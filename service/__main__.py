@@ -183,11 +183,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if args.tool_facade:
         overrides["tool_facade"] = {"mode": args.tool_facade}
     settings = _startable(_load(args.target, **overrides))
-    import asyncio
+    from service.serve import run_http
 
-    from service.serve import serve_http
-
-    asyncio.run(serve_http(settings))
+    run_http(settings)
     return 0
 
 

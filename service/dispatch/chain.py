@@ -86,6 +86,7 @@ def build_layers(services: Services, registry: Registry) -> tuple[Layer, ...]:
             services.sessions,
             vault_ids=services.vaults,
             log_calls=settings.log.calls,
+            call_info_ms=settings.log.call_info_ms,
         ),
         Translate(),
         Governor(settings.governor),

@@ -8,9 +8,10 @@ tool's hooks and handler get of the call (`service.tools.context.ToolContext`).
 
 from __future__ import annotations
 
+import itertools
 import json
+import os
 import time
-import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
@@ -51,6 +52,17 @@ class ToolResult:
         return self.error.code if self.error is not None else None
 
 
+_PROCESS_TAG = os.urandom(4).hex()
+_CALL_NUMBERS = itertools.count(1)
+
+
+def new_correlation_id() -> str:
+    """16 hex digits: a random tag drawn once per process, then the call's number in it. Unique
+    in the process and across restarts in practice, without a system call per call (a `uuid4`
+    per call was ~3 % of the event loop's time under 32 clients)."""
+    return f"{_PROCESS_TAG}{next(_CALL_NUMBERS) & 0xFFFFFFFF:08x}"
+
+
 @dataclass(slots=True)
 class CallContext:
     tool: str
@@ -64,7 +76,7 @@ class CallContext:
     args_hash: str = ""
     args: ToolInput | None = None
     vault: Vault | None = None
-    correlation_id: str = field(default_factory=lambda: uuid.uuid4().hex[:16])
+    correlation_id: str = field(default_factory=new_correlation_id)
     started: float = field(default_factory=time.perf_counter)
     notes: dict[str, Any] = field(default_factory=dict)
 

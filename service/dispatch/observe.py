@@ -6,10 +6,12 @@ OpenTelemetry SERVER span when tracing is configured; with a workspace session o
 caller in that vault, the event is also mirrored to its JSONL trace (`service.obs.sessions`).
 Guarantee: it never blocks or fails the call — an emit failure is counted
 on `vaultgate_observe_drops_total` and dropped.
-With `log.calls` on (the default), one INFO line per call on the `vaultgate.calls` logger:
+With `log.calls` on (the default), one line per call on the `vaultgate.calls` logger:
 tool, vault, outcome (`ok`, `input_required` or the error code), milliseconds and the caller's
 hash (the first 12 hex of SHA-256 of the principal's subject: stable, never the token); the JSON
-log format carries the same fields as keys.
+log format carries the same fields as keys. It is INFO for a failure, an `input_required` and a
+call slower than `log.call_info_ms`, DEBUG for the rest (a line per fast call cost ~4 % of the
+event loop under 32 clients); when the level is off, the line is not even formatted.
 Policy facts are derived from the result: error code `throttled` → throttle hit,
 `elicit_required` or an InputRequiredResult (status `input_required`) → confirmation trip,
 `notes["replayed"]` → idempotency replay, `notes["confirmed"]` → confirmation consumed.
@@ -61,8 +63,10 @@ class Observe:
         sessions: SessionTraces | None = None,
         vault_ids: Container[str] = (),
         log_calls: bool = False,
+        call_info_ms: float = 0.0,
     ) -> None:
         self.log_calls = log_calls
+        self.call_info_ms = call_info_ms  # a success this fast is logged at DEBUG (0: every call at INFO)
         self.metrics = metrics
         self.vault_ids = vault_ids  # the configured vaults (a live view: vaults added later count)
         self.audit = audit
@@ -77,7 +81,7 @@ class Observe:
         except Exception:  # observability must never fail the call
             log.exception("recording metrics failed")
             self.metrics.emit_drops.labels(sink="metrics").inc()
-        if self.log_calls and calls_log.isEnabledFor(logging.INFO):
+        if self.log_calls and calls_log.isEnabledFor(logging.DEBUG if self.call_info_ms > 0 else logging.INFO):
             try:
                 self._log_line(call, result)
             except Exception:
@@ -91,16 +95,21 @@ class Observe:
         return result
 
     def _log_line(self, call: CallContext, result: ToolResult) -> None:
+        ms = (time.perf_counter() - call.started) * 1000
+        outcome = _status(result, detailed=True)
+        level = logging.DEBUG if outcome == "ok" and ms < self.call_info_ms else logging.INFO
+        if not calls_log.isEnabledFor(level):
+            return
         labels = self._labels(call)
         fields = {
             "tool": labels["tool"],  # bounded: a name that is no tool is "unknown"
             "vault": labels["vault"] or "-",
-            "outcome": _status(result, detailed=True),
-            "ms": round((time.perf_counter() - call.started) * 1000, 1),
+            "outcome": outcome,
+            "ms": round(ms, 1),
             "caller": caller_hash_of(call.principal.subject)[:12],
         }
         text = " ".join(f"{key}={value}" for key, value in fields.items())
-        calls_log.info("call %s", text, extra={"fields": fields})
+        calls_log.log(level, "call %s", text, extra={"fields": fields})
 
     def _trail(self, call: CallContext, result: ToolResult, start_ns: int) -> None:
         end_ns = time.time_ns()

@@ -329,6 +329,9 @@ def delete_note(conn: sqlite3.Connection, vault_id: str, path: str) -> None:
 
 # Above this many candidate targets, re-resolving every link beats a long IN list.
 MAX_STALE = 5000
+# Up to this many added names, unresolved links are narrowed to candidates in SQL (`resolve_links`);
+# beyond it one pass in Python is cheaper than a substring test per name and link.
+MAX_NEEDLES = 4
 
 
 def resolve_links(
@@ -355,17 +358,31 @@ def resolve_links(
     added = set(added)
     rivals = {p for a in added for p in paths.by_name(strip_md(base_name(a))) if p not in added}
     stale = sorted(set(stale) | rivals)
-    if only_unresolved and len(stale) <= MAX_STALE:
-        sql += " AND (l.target_path IS NULL"
-        if stale:
-            sql += f" OR l.target_path IN ({','.join('?' * len(stale))})"
-            params += stale
-        sql += ")"
     # An unresolved link can only start resolving to an added file, and only to one with its
     # name (the same rule as `PathSet.by_name`): the others are not resolved again (thousands
     # of broken links in a big vault, once per new note, were most of a create's index update).
     narrow = only_unresolved and len(stale) <= MAX_STALE
     added_keys = {base_name(a).lower() for a in added}
+    if narrow:
+        unresolved = "l.target_path IS NULL"
+        if not added_keys:
+            unresolved = ""  # no file came: no unresolved link can start resolving
+        elif len(added_keys) <= MAX_NEEDLES:
+            # The name rule, first in SQL, so not every unresolved link of the vault is fetched
+            # into Python: a link naming an added file contains its name (without `.md`).
+            # SQLite's lower() folds ASCII only, so links with other characters always come.
+            needles = sorted({k.removesuffix(".md") for k in added_keys})
+            unresolved += " AND (l.target_raw GLOB '*[^ -~]*'"
+            unresolved += " OR instr(lower(l.target_raw), ?) > 0" * len(needles) + ")"
+            params += needles
+        if stale:
+            known = f"l.target_path IN ({','.join('?' * len(stale))})"
+            params += stale
+            sql += f" AND (({unresolved}) OR {known})" if unresolved else f" AND {known}"
+        elif unresolved:
+            sql += f" AND {unresolved}"
+        else:
+            return 0  # nothing added, nothing stale: no link can change
     updates = []
     for link_id, raw, src, current in conn.execute(sql, params).fetchall():
         if narrow and current is None:

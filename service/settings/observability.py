@@ -43,6 +43,13 @@ class LogSettings(Section):
     format: Literal["json", "text"] = "text"
     calls: bool = Field(
         default=True,
-        description="One INFO line per tool call (tool, vault, outcome code, milliseconds, hashed caller) "
-        "on the `vaultgate.calls` logger.",
+        description="One line per tool call (tool, vault, outcome code, milliseconds, hashed caller) "
+        "on the `vaultgate.calls` logger: INFO for failures and slow calls, DEBUG for the others "
+        "(see `call_info_ms`).",
+    )
+    call_info_ms: float = Field(
+        default=1000,
+        ge=0,
+        description="A call that succeeds within this many milliseconds is logged at DEBUG; failures, "
+        "confirmations asked and slower calls at INFO. 0 logs every call at INFO.",
     )

@@ -4,8 +4,9 @@ one server, for a fixed time; also the soak (run it for minutes and watch memory
     python -m tests.bench.bench_mixed --clients 32 --seconds 60 [--procs 4] [--notes 10000] [--src DIR]
 
 Per operation p50/p95/p99 at the client, total calls per second, errors by code, the server's CPU
-per call, and its RSS sampled every second (start, end, peak, growth, and growth over the second
-half, once caches have filled). `--src DIR` runs the server from another source tree (e.g. a
+per call and the clients' (they share the machine), the load average at the end, and the
+server's RSS sampled every second (start, end, peak, growth, and growth over the second half,
+once caches have filled). `--src DIR` runs the server from another source tree (e.g. a
 checkout of the previous commit), so old and new can be compared in turns on one machine.
 
 The SDK client costs more CPU per call than the server does, so 32 clients in one Python process
@@ -47,6 +48,7 @@ from tests.bench.common import (
 )
 
 ROOT = Path(__file__).resolve().parents[2]
+CPU_KEY = "client_cpu_ms"  # carried with the error counts from a worker; not an error
 
 # (operation, weight): what an agent fleet does, mostly reading.
 MIX = (
@@ -110,12 +112,20 @@ async def agent(
 async def agents_here(
     url: str, first: int, count: int, start: float, until: float, paths: list[str], words: list[str]
 ) -> tuple[dict[str, list[float]], Counter[str]]:
-    """`count` agents in this process (ids from `first`), their samples merged."""
+    """`count` agents in this process (ids from `first`), their samples merged; the CPU this
+    process spent in the measured window goes in `errors` under `CPU_KEY` (milliseconds)."""
+
+    async def window_cpu() -> float:
+        await asyncio.sleep(max(0.0, start - time.time()))
+        return time.process_time()
+
+    cpu0 = asyncio.create_task(window_cpu())
     done = await asyncio.gather(
         *(agent(url, i, start, until, paths, words, seed=i) for i in range(first, first + count))
     )
     merged: dict[str, list[float]] = defaultdict(list)
     errors: Counter[str] = Counter()
+    errors[CPU_KEY] = round(1000 * (time.process_time() - await cpu0))
     for times, errs in done:
         for op, samples in times.items():
             merged[op].extend(samples)
@@ -287,6 +297,7 @@ async def main(clients: int, seconds: float, notes: int, src: Path | None, embed
             t0 = time.perf_counter()
             merged, errors = await running
             wall = time.perf_counter() - t0
+            client_cpu_ms = errors.pop(CPU_KEY, 0)
             cpu = cpu_seconds(server.pid) - cpu0
             stop.set()
             await sampler
@@ -315,6 +326,10 @@ async def main(clients: int, seconds: float, notes: int, src: Path | None, embed
             "calls_per_s": round(total / wall, 1),
             "server_cpu_ms_per_call": round(1000 * cpu / max(1, total), 2),
             "server_cpu_share": round(cpu / wall, 2),
+            # the clients share the machine: what they cost bounds calls/s as much as the server
+            "client_cpu_ms_per_call": round(client_cpu_ms / max(1, total), 2),
+            "client_cpu_share": round(client_cpu_ms / 1000 / wall, 2),
+            "load_average_1m": round(os.getloadavg()[0], 2),
             "write": summary_ms(writes),
             "read": summary_ms(reads),
             "by_op": {op: summary_ms(v) for op, v in sorted(merged.items())},

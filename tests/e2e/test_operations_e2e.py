@@ -135,7 +135,7 @@ def _wait_for(stream: object, needle: str) -> str:
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
 async def test_http_logs_one_line_per_call_and_stops_cleanly(make_vault: Callable[..., Path], sig: int) -> None:
-    with serve(str(make_vault()), "--port", "0") as (proc, url):
+    with serve(str(make_vault()), "--port", "0", env={"VAULTGATE_LOG__CALL_INFO_MS": "0"}) as (proc, url):
         async with Client(url, mode="legacy") as client:
             assert not (await client.call_tool("read_note", {"path": "Welcome"})).is_error
             assert (await client.call_tool("read_note", {"path": "Nope"})).is_error
@@ -171,6 +171,7 @@ def test_stdio_serves_then_stops_cleanly_on_a_signal(make_vault: Callable[..., P
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        env={**os.environ, "VAULTGATE_LOG__CALL_INFO_MS": "0"},  # the call line of a fast success at INFO
     )
     assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
     try:

@@ -108,3 +108,21 @@ async def test_a_closer_file_added_while_stopped_takes_over_on_restart(make_vaul
     async with started(root, index={"watch": False}) as vg:
         await vg.indexed()
         assert dict(await _targets(vg))["Idea"] == "Projects/Idea.md"
+
+
+async def test_unresolved_links_of_any_case_and_script_resolve_when_their_file_appears(
+    make_vault: Callable[..., Path],
+) -> None:
+    # The SQL pre-filter folds ASCII case only: links with other characters must still come through.
+    links = "[[MIXED Case]] [[Über Ärger]] [[Dir/Deep Name]] [[Other]]\n"
+    async with started(make_vault({"Src.md": links}), index={"watch": False}) as vg:
+        await vg.indexed()
+        assert all(target is None for _, target in await _targets(vg, "Src.md"))
+        await vg.ok("create_note", path="a/mixed case", content="x\n")
+        await vg.ok("create_note", path="b/über ärger", content="x\n")
+        await vg.ok("create_note", path="Dir/deep name", content="x\n")
+        targets = dict(await _targets(vg, "Src.md"))
+    assert targets["MIXED Case"] == "a/mixed case.md"
+    assert targets["Über Ärger"] == "b/über ärger.md"
+    assert targets["Dir/Deep Name"] == "Dir/deep name.md"
+    assert targets["Other"] is None

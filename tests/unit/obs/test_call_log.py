@@ -1,5 +1,6 @@
-"""One INFO line per tool call on `vaultgate.calls` (tool, vault, outcome, ms, hashed caller),
-switchable off with `log.calls = false`."""
+"""One line per tool call on `vaultgate.calls` (tool, vault, outcome, ms, hashed caller): INFO
+for failures and calls slower than `log.call_info_ms`, DEBUG for fast successes; switchable off
+with `log.calls = false`."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ async def test_one_line_per_call_with_the_outcome_code_and_a_hashed_caller(
     make_vault: Callable[..., Path], caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.INFO, logger="vaultgate.calls")
-    async with started(make_vault()) as vg:
+    async with started(make_vault(), log={"call_info_ms": 0}) as vg:
         await vg.ok("read_note", path="Welcome")
         await vg.err("read_note", "note_not_found", path="Nope")
         await vg.err("no_such_tool", "not_found")
@@ -34,6 +35,20 @@ async def test_one_line_per_call_with_the_outcome_code_and_a_hashed_caller(
     entry = json.loads(JsonFormatter().format(lines[0]))
     assert entry["tool"] == "read_note" and entry["outcome"] == "ok" and entry["caller"] == hashed
     assert isinstance(entry["ms"], float) and entry["level"] == "info" and entry["ts"] > 0
+
+
+async def test_fast_successes_are_debug_failures_and_slow_calls_info(
+    make_vault: Callable[..., Path], caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG, logger="vaultgate.calls")
+    async with started(make_vault()) as vg:  # default: successes under 1000 ms at DEBUG
+        await vg.ok("read_note", path="Welcome")
+        await vg.err("read_note", "note_not_found", path="Nope")
+    async with started(make_vault(), log={"call_info_ms": 0.000001}) as vg:  # every call is "slow"
+        await vg.ok("read_note", path="Welcome")
+    lines = [(r.levelno, r.getMessage()) for r in caplog.records if r.name == "vaultgate.calls"]
+    assert [level for level, _ in lines] == [logging.DEBUG, logging.INFO, logging.INFO]
+    assert "outcome=ok" in lines[0][1] and "outcome=note_not_found" in lines[1][1] and "outcome=ok" in lines[2][1]
 
 
 async def test_the_line_can_be_switched_off(make_vault: Callable[..., Path], caplog: pytest.LogCaptureFixture) -> None:
