@@ -13,6 +13,7 @@ folder) raise `acl_denied` for note tools.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import stat
@@ -101,6 +102,13 @@ def normalize(path: str, *, allow_root: bool = False) -> str:
     """Validate a caller's path string and return its canonical relative POSIX form."""
     if not isinstance(path, str):
         raise _invalid(path, "not a string")
+    return _normalized(path, allow_root)
+
+
+# The answer depends on the string alone; a note read resolves its path two or three times, and
+# agents come back to the same notes. A refused path raises again each time (nothing cached).
+@functools.lru_cache(maxsize=4096)
+def _normalized(path: str, allow_root: bool) -> str:
     if len(path) > MAX_PATH_CHARS:
         raise _invalid(path, "too long")
     if _CONTROL.search(path):
@@ -236,6 +244,7 @@ class VaultPaths:
         return unicodedata.normalize("NFC", rel)
 
 
+@functools.lru_cache(maxsize=4096)  # every answer naming a note carries its URL
 def obsidian_url(vault_name: str, rel: str, action: str = "open") -> str:
     """`obsidian://open?vault=<name>&file=<encoded path>` as Obsidian itself builds it; with
     action "new", the URL that creates the note (what clicking an unresolved link does)."""

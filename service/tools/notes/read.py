@@ -109,7 +109,7 @@ async def read_note(ctx: ToolContext, args: ReadNoteIn) -> ReadNoteOut:
     facts = await note_facts(ctx, vp.rel, note.etag, text)
     if facts.frontmatter_error is not None:
         await _tell_invalid_frontmatter(ctx, vp.rel, facts.frontmatter_error)
-    total = len(text.split("\n")) - (1 if text.endswith("\n") else 0)
+    total = text.count("\n") + (0 if text.endswith("\n") else 1)  # lines, without splitting the note
     first, last = 1, max(total, 1)
     if found.subpath is not None:
         content, first, last = _section(text, found.address)

@@ -108,3 +108,18 @@ def test_with_md_and_obsidian_url() -> None:
     assert obsidian_url("My Vault", "Folder/Note one.md") == (
         "obsidian://open?vault=My%20Vault&file=Folder%2FNote%20one.md"
     )
+
+
+def test_normalize_answers_repeat_and_refusals_repeat() -> None:
+    """Answers are remembered per string; a refused path is refused every time, and a non-string
+    (unhashable or not) is `path_invalid`, never a TypeError."""
+    assert normalize("Notes//A.md") == normalize("Notes//A.md") == "Notes/A.md"
+    assert normalize("", allow_root=True) == ""
+    with pytest.raises(PathInvalid):
+        normalize("")  # the root's answer under allow_root is not reused without it
+    for _ in range(2):
+        with pytest.raises(PathInvalid):
+            normalize("a/../b.md")
+    for bad in (["a.md"], None, 3):
+        with pytest.raises(PathInvalid):
+            normalize(bad)  # type: ignore[arg-type]
