@@ -9,6 +9,12 @@ picked up by the watcher, a reindex) bumps the indexer's `generation`; the job w
 2. chunk texts with no vector for the model are embedded, `batch_size` at a time, and stored;
 3. the sqlite-vec table catches up (new rows, rows of dropped chunks deleted).
 
+The job keeps a floor per model: every chunk with an id up to it has a vector and its sqlite-vec
+row. Steps 2 and 3 look only past it, so the pass after one edit reads the few rows it wrote
+instead of walking every chunk of the vault (~170 + 40 ms at 60,000 chunks). Writing chunks
+lowers the floor to the lowest id inserted (SQLite may reuse the id of a deleted row); a pass
+that ends with nothing left raises it to the highest id; `kick` (reindex, settings) drops it.
+
 Nothing here blocks start-up (the job waits for the index to be ready in the background),
 writes (each write is one short transaction) or text search (inference runs off the event
 loop). After a restart the same pass finds what is left: finished chunks are not redone.
@@ -81,6 +87,8 @@ class EmbeddingJob:
         self.last_pass: float | None = None
         self._tried_gen = -1  # the indexer generation the last pass (done or failed) covered
         self._canvases_dropped = False  # chunks an older build made of canvases: removed once
+        self._floor: tuple[str, int] | None = None  # (model, id): every chunk up to id is embedded
+        self._epoch = 0  # bumped by `kick`: a pass that began before it may not raise the floor
         self._cond = asyncio.Condition()
         self._wake = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
@@ -103,6 +111,8 @@ class EmbeddingJob:
     def kick(self) -> None:
         """Run a pass now (reindex, settings change)."""
         self._tried_gen = -1
+        self._floor = None
+        self._epoch += 1
         self._wake.set()
 
     async def wait_settled(self, within: float = 120.0) -> None:
@@ -161,6 +171,13 @@ class EmbeddingJob:
             if self.engine.settings.debounce_ms:
                 await asyncio.sleep(self.engine.settings.debounce_ms / 1000)
 
+    def _lower_floor(self, lowest: int | None) -> None:
+        if lowest is not None and self._floor is not None and lowest <= self._floor[1]:
+            self._floor = (self._floor[0], lowest - 1)
+
+    def _floor_of(self, model: str) -> int:
+        return self._floor[1] if self._floor is not None and self._floor[0] == model else 0
+
     def _chunk(self, notes: list[store.Source]) -> list[tuple[store.Source, list[Chunk]]]:
         chunker = self.engine.chunker()
         return [(src, chunker.chunks_of(src)) for src in notes]
@@ -168,6 +185,7 @@ class EmbeddingJob:
     async def run_pass(self, *, gc: bool = False) -> None:
         engine, db, vid = self.engine, self.engine.db, self.vault.id
         self.state = "embedding"
+        epoch = self._epoch
         await self._notify()
         if not self._canvases_dropped:  # no canvas is chunked any more: once per process is enough
             if await db.run_write(partial(store.drop_canvas_chunks, vault_id=vid)):
@@ -178,7 +196,7 @@ class EmbeddingJob:
             if not stale:
                 break
             made = await asyncio.to_thread(self._chunk, stale)
-            await db.run_write(partial(store.write_chunks, vault_id=vid, notes=made))
+            self._lower_floor(await db.run_write(partial(store.write_chunks, vault_id=vid, notes=made)))
             engine.cache.bump(vid)
         if gc:
             await db.run_write(store.unused_vectors)
@@ -186,7 +204,7 @@ class EmbeddingJob:
         model = embedder.name
         batch = engine.settings.batch_size
         started, done = time.perf_counter(), 0
-        after = 0
+        floor = after = self._floor_of(model)
         while True:  # 2. vectors: a list of pending texts at a time, embedded and stored per batch
             limit = max(PENDING, batch)
             found = await db.run_read(partial(store.pending, vault_id=vid, model=model, limit=limit, after=after))
@@ -222,10 +240,12 @@ class EmbeddingJob:
         if db.backends.vec:  # 3. sqlite-vec
             dim = engine.dims.get(model) or await engine.stored_dim(model)
             if dim:
-                while await db.run_write(lambda c: vectors.sync(c, vid, model, dim)):
+                while await db.run_write(lambda c: vectors.sync(c, vid, model, dim, after=floor)):
                     pass
         settings = engine.settings.model_dump_json()
         previous = await db.run_write(lambda c: store.mark_complete(c, vid, model, settings))
+        if epoch == self._epoch:  # nothing is left below the highest id (no reindex began meanwhile)
+            self._floor = (model, await db.run_read(partial(store.top_chunk_id, vault_id=vid)))
         if previous is not None and previous != model and db.backends.vec:
             await db.run_write(lambda c: vectors.drop_table(c, previous))
         self.last_pass = time.time()

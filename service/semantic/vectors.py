@@ -55,8 +55,9 @@ def has_table(conn: sqlite3.Connection, model: str) -> bool:
     return row is not None
 
 
-def sync(conn: sqlite3.Connection, vault_id: str, model: str, dim: int, limit: int = 2000) -> int:
-    """Bring the model's vec0 table in line with the chunks (writer thread). Returns rows added."""
+def sync(conn: sqlite3.Connection, vault_id: str, model: str, dim: int, limit: int = 2000, after: int = 0) -> int:
+    """Bring the model's vec0 table in line with the chunks past id `after` (writer thread: the
+    embedding job knows every chunk up to its floor is in). Returns rows added."""
     name = ensure_table(conn, model, dim)
     dropped = [int(r[0]) for r in conn.execute("SELECT chunk_id FROM chunks_dropped LIMIT 5000")]
     if dropped:
@@ -64,8 +65,8 @@ def sync(conn: sqlite3.Connection, vault_id: str, model: str, dim: int, limit: i
         conn.executemany("DELETE FROM chunks_dropped WHERE chunk_id = ?", [(i,) for i in dropped])
     rows = conn.execute(
         "SELECT c.id, e.vector FROM chunks c JOIN embeddings e ON e.model = ? AND e.hash = c.hash "
-        "WHERE c.vault_id = ? AND (c.vec_model IS NULL OR c.vec_model != ?) LIMIT ?",
-        (model, vault_id, model, limit),
+        "WHERE c.vault_id = ? AND c.id > ? AND (c.vec_model IS NULL OR c.vec_model != ?) LIMIT ?",
+        (model, vault_id, after, model, limit),
     ).fetchall()
     for chunk_id, vector in rows:
         conn.execute(f"DELETE FROM {name} WHERE chunk_id = ?", (chunk_id,))

@@ -115,3 +115,43 @@ async def test_a_backlog_read_in_small_pages_embeds_every_text_once(
         distinct = await h.app.db.fetchone("SELECT COUNT(DISTINCT hash), COUNT(*) FROM chunks")
         assert distinct[0] == distinct[1] - 1  # the twins share one text
         assert job_of(h).embedded_total == distinct[0]
+
+
+async def test_a_chunk_that_reuses_a_deleted_id_is_embedded_and_in_vec0(make_vault: Callable[..., Path]) -> None:
+    """After a finished pass the job looks only past its floor (the highest embedded chunk id).
+    Chunk ids are SQLite rowids: replacing the vault's last chunk deletes the highest row and the
+    new one takes the same id, at the floor. It must still get its vector and its vec0 row."""
+    async with semantic(make_vault(VAULT)) as h:
+        await h.ok("create_note", path="Zed/Last.md", content="# Last\n\nA note about tide pools and crabs.\n")
+        await settled(h)
+        top = await h.app.db.fetchone("SELECT MAX(id) FROM chunks")
+        note = await h.app.db.fetchone("SELECT note_id FROM chunks WHERE id = ?", (top[0],))
+        path = await h.app.db.fetchone("SELECT path FROM notes WHERE id = ?", (note[0],))
+        assert path[0] == "Zed/Last.md"
+        await h.ok("append_note", path="Zed/Last.md", content="\nHermit crabs trade shells as they grow.\n")
+        await settled(h)
+        again = await h.app.db.fetchone("SELECT MAX(id), text FROM chunks WHERE note_id = ?", (note[0],))
+        assert again[0] == top[0]  # the replaced chunk took the deleted row's id
+        assert "Hermit crabs" in again[1]
+        status = await h.ok("index_status")
+        assert status["embeddings"]["backlog"] == 0
+        found = await h.ok("search_semantic", query="crabs swapping their shells", limit=1)
+        assert found["items"][0]["path"] == "Zed/Last.md"
+        assert "Hermit" in found["items"][0]["chunk"]
+        if h.app.db.backends.vec:
+            unsynced = await h.app.db.fetchone("SELECT COUNT(*) FROM chunks WHERE vec_model IS NULL")
+            assert unsynced[0] == 0
+
+
+async def test_reindex_after_a_finished_pass_embeds_everything_again(make_vault: Callable[..., Path]) -> None:
+    """The floor of a finished pass is dropped by a reindex of the embeddings: the chunks made
+    again start from low ids, below it, and every one gets its vector."""
+    async with semantic(make_vault(VAULT)) as h:
+        job = job_of(h)
+        start = job.embedded_total
+        await h.ok("reindex", mode="embeddings", wait=True)
+        status = await h.ok("index_status")
+        assert status["embeddings"]["backlog"] == 0
+        assert job.embedded_total >= start + len(VAULT)
+        found = await h.ok("search_semantic", query="basket for proofing dough", limit=3)
+        assert "Baking/Sourdough.md" in [i["path"] for i in found["items"]]
