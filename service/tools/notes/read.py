@@ -6,6 +6,7 @@ counts in note_info. Writing tools live in `write.py`, `files.py` and `bulk.py`.
 
 from __future__ import annotations
 
+import asyncio
 from collections import Counter
 from typing import Any, Literal
 
@@ -296,33 +297,49 @@ async def list_notes(ctx: ToolContext, args: ListNotesIn) -> ListNotesOut:
     folder = ctx.resolve(args.folder, "read", allow_root=True)
     if not folder.abs.is_dir():
         raise NoteNotFound(f"no folder at {folder.rel!r}", details={"path": folder.rel})
-    found: list[FileItem] = []
-    # `readable` also decides on a symlink's target: a link never lists a note its rules hide.
-    for rel, entry in ctx.vault.files.walk(folder, recursive=args.recursive, readable=ctx.can_read):
-        if entry.is_dir():
-            continue
-        is_note = rel.lower().endswith(".md")
-        if not is_note and not args.include_attachments:
-            continue
-        if args.glob and not wglob.globmatch(rel, args.glob, flags=GLOB_FLAGS):
-            continue
-        st = entry.stat()
-        name = rel.rsplit("/", 1)[-1]
-        found.append(
-            FileItem(
-                path=rel,
-                title=name[:-3] if is_note else name,
-                obsidian_url=ctx.vault.url(rel),
-                size=st.st_size,
-                mtime=st.st_mtime,
-            )
-        )
-    key = {"path": lambda i: i.path.lower(), "mtime": lambda i: i.mtime, "size": lambda i: i.size}[args.sort]
-    found.sort(key=key, reverse=args.order == "desc")
+
+    def files() -> list[tuple[str, int, float]]:
+        """(path, size, mtime) of every matching file: plain tuples, so that only the page gets
+        an item and a URL (the vault root of 10,000 notes took ~400 ms of CPU otherwise)."""
+        out: list[tuple[str, int, float]] = []
+        # `readable` also decides on a symlink's target: a link never lists a note its rules hide.
+        for rel, entry in ctx.vault.files.walk(folder, recursive=args.recursive, readable=ctx.can_read):
+            if entry.is_dir():
+                continue
+            if not args.include_attachments and not rel.lower().endswith(".md"):
+                continue
+            if args.glob and not wglob.globmatch(rel, args.glob, flags=GLOB_FLAGS):
+                continue
+            st = entry.stat()
+            out.append((rel, st.st_size, st.st_mtime))
+        key = {"path": _path_key, "mtime": _mtime_key, "size": _size_key}[args.sort]
+        out.sort(key=key, reverse=args.order == "desc")
+        return out
+
+    # The walk runs in a worker thread: a large folder no longer holds up every other call.
+    found = await asyncio.to_thread(files)
     state = {"q": f"{folder.rel}|{args.glob}|{args.recursive}|{args.sort}|{args.order}"}
     offset = decode_cursor(args.cursor, **state)
     window, nxt = page_of(found, offset, args.limit, **state)
-    return ListNotesOut(items=window, next_cursor=nxt, total=len(found))
+    return ListNotesOut(items=[_file_item(ctx, *row) for row in window], next_cursor=nxt, total=len(found))
+
+
+def _path_key(row: tuple[str, int, float]) -> str:
+    return row[0].lower()
+
+
+def _mtime_key(row: tuple[str, int, float]) -> float:
+    return row[2]
+
+
+def _size_key(row: tuple[str, int, float]) -> int:
+    return row[1]
+
+
+def _file_item(ctx: ToolContext, rel: str, size: int, mtime: float) -> FileItem:
+    name = rel.rsplit("/", 1)[-1]
+    title = name[:-3] if name.lower().endswith(".md") else name
+    return FileItem(path=rel, title=title, obsidian_url=ctx.vault.url(rel), size=size, mtime=mtime)
 
 
 class ListFoldersIn(ToolInput):
