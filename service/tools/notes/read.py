@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
+from collections.abc import Callable
 from typing import Any, Literal
 
 from pydantic import Field, model_validator
@@ -312,8 +313,7 @@ async def list_notes(ctx: ToolContext, args: ListNotesIn) -> ListNotesOut:
                 continue
             st = entry.stat()
             out.append((rel, st.st_size, st.st_mtime))
-        key = {"path": _path_key, "mtime": _mtime_key, "size": _size_key}[args.sort]
-        out.sort(key=key, reverse=args.order == "desc")
+        out.sort(key=_SORT_KEYS[args.sort], reverse=args.order == "desc")
         return out
 
     # The walk runs in a worker thread: a large folder no longer holds up every other call.
@@ -334,6 +334,13 @@ def _mtime_key(row: tuple[str, int, float]) -> float:
 
 def _size_key(row: tuple[str, int, float]) -> int:
     return row[1]
+
+
+_SORT_KEYS: dict[str, Callable[[tuple[str, int, float]], Any]] = {
+    "path": _path_key,
+    "mtime": _mtime_key,
+    "size": _size_key,
+}
 
 
 def _file_item(ctx: ToolContext, rel: str, size: int, mtime: float) -> FileItem:
