@@ -380,6 +380,11 @@ class VaultgateApp:
         the reader that answered the client's first questions while the app loaded, if given)."""
         from mcp.server.stdio import stdio_server
 
+        if front is not None and self.settings.protocol.fast_calls:
+            from service.protocol.fast_calls import FastCalls
+            from service.protocol.fast_path import FastPath
+
+            front.fast = FastCalls(FastPath(self.dispatcher, self.server, self.client_logs))
         async with front.session() if front is not None else stdio_server() as (read, write):
             await self.server.run(read, write, self.server.create_initialization_options())
 

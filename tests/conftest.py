@@ -115,7 +115,9 @@ def _xdg_homes(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Mon
     monkeypatch.setenv("VAULTGATE_MODEL_CACHE", str(tmp_path_factory.getbasetemp() / "models"))
     # The SDK's stdio client passes a server only a few variables (HOME, PATH, …) unless a test
     # gives `env`: these three must reach it too, or its index lands in the real ~/.cache.
+    # `VAULTGATE_PROTOCOL__FAST_CALLS=false` runs the suite with every call through the SDK.
     inherited = [*stdio_client_module.DEFAULT_INHERITED_ENV_VARS, "XDG_CACHE_HOME", "XDG_DATA_HOME"]
+    inherited.append("VAULTGATE_PROTOCOL__FAST_CALLS")
     monkeypatch.setattr(stdio_client_module, "DEFAULT_INHERITED_ENV_VARS", [*inherited, "VAULTGATE_MODEL_CACHE"])
     yield homes
 

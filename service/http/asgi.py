@@ -26,6 +26,7 @@ from service.http.hosts import HostGuard
 from service.http.request_ids import RequestIdGuard
 from service.http.routes import health_routes
 from service.http.transport import LazySessionManager, mcp_app
+from service.protocol.fast_path import FastPath
 from service.settings import HttpSettings
 
 
@@ -68,6 +69,7 @@ def http_app(vg: VaultgateApp) -> Starlette:
     session_manager = LazySessionManager(
         vg.server,
         grace=http.sse_grace_seconds,
+        fast=FastPath(vg.dispatcher, vg.server, vg.client_logs) if settings.protocol.fast_calls else None,
         json_response=http.json_response,
         stateless=http.stateless,
         security_settings=transport_security(http),

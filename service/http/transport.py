@@ -21,6 +21,9 @@ with `grace` 0, the SDK's own path answers. Everything else stays the SDK's: ses
 their owners, the idle timeout, Host/Origin checks, the 2026-07-28 entry (which already defers
 its stream the same way) and stateless mode (a transport per request, built by the SDK).
 `LazySessionManager` gives each new session this transport; `mcp_app` is the ASGI endpoint.
+With `[protocol] fast_calls` on, a plain read-only `tools/call` on a session whose `initialize`
+was answered as JSON is run past the SDK's session, after every check above, and answered with
+the same JSON (`service.http.fast_calls`).
 """
 
 from __future__ import annotations
@@ -61,6 +64,9 @@ from sse_starlette import EventSourceResponse
 from starlette.requests import Request
 from starlette.types import Receive, Scope, Send
 
+from service.http.fast_calls import SessionFastCalls
+from service.protocol.fast_path import FastPath
+
 logger = logging.getLogger("vaultgate.http")
 
 Streams = tuple[MemoryObjectSendStream[EventMessage], MemoryObjectReceiveStream[EventMessage]]
@@ -73,10 +79,12 @@ def _is_response(message: JSONRPCMessage) -> bool:
 class LazyStreamTransport(StreamableHTTPServerTransport):
     """The SDK's session transport, answering request POSTs with JSON unless they need a stream."""
 
-    def __init__(self, *args: Any, grace: float, **kwargs: Any) -> None:
-        """`grace`: seconds a request's response may take and still go out as plain JSON."""
+    def __init__(self, *args: Any, grace: float, fast: SessionFastCalls | None = None, **kwargs: Any) -> None:
+        """`grace`: seconds a request's response may take and still go out as plain JSON; `fast`:
+        the session's fast path for plain tool calls (`service.http.fast_calls`), if on."""
         super().__init__(*args, **kwargs)
         self.grace = grace
+        self.fast = fast
 
     async def _handle_post_request(self, scope: Scope, request: Request, receive: Receive, send: Send) -> None:
         if self.grace <= 0 or self._event_store is not None or self.is_json_response_enabled:
@@ -92,7 +100,8 @@ class LazyStreamTransport(StreamableHTTPServerTransport):
             if not isinstance(message, JSONRPCRequest):
                 # a notification or the client's answer to our request: 202, then hand it on
                 await self._create_json_response(None, HTTPStatus.ACCEPTED)(scope, receive, send)
-                await writer.send(SessionMessage(message, metadata=self._message_metadata(request)))
+                if self.fast is None or not self.fast.cancel(message):  # a fast call's cancel stays here
+                    await writer.send(SessionMessage(message, metadata=self._message_metadata(request)))
                 return
         except Exception as err:  # the SDK's answer to a failure before dispatch
             logger.exception("error handling a POST request")
@@ -154,6 +163,12 @@ class LazyStreamTransport(StreamableHTTPServerTransport):
             version = str(message.params.get("protocolVersion", DEFAULT_NEGOTIATED_VERSION))
         else:
             version = request.headers.get(MCP_PROTOCOL_VERSION_HEADER, DEFAULT_NEGOTIATED_VERSION)
+        call = self.fast.plain_call(message) if self.fast is not None else None
+        if call is not None and self.fast is not None:  # past the session: the same JSON answer
+            await self._create_json_response(await self.fast.answer(call, message, request, version))(
+                scope, receive, send
+            )
+            return
         request_id = str(message.id)
         streams: Streams = anyio.create_memory_object_stream[EventMessage](REQUEST_STREAM_BUFFER_SIZE)
         self._request_streams[request_id] = streams
@@ -177,6 +192,8 @@ class LazyStreamTransport(StreamableHTTPServerTransport):
                 )
                 await refused(scope, receive, send)
             elif first is not None and _is_response(first.message):
+                if self.fast is not None and message.method == "initialize":
+                    self.fast.handshake = isinstance(first.message, JSONRPCResponse)
                 await self._create_json_response(first.message)(scope, receive, send)
             else:
                 await self._stream(first, reader, scope, receive, send)
@@ -222,9 +239,11 @@ class LazyStreamTransport(StreamableHTTPServerTransport):
 class LazySessionManager(StreamableHTTPSessionManager):
     """The SDK's session manager whose sessions answer with `LazyStreamTransport`."""
 
-    def __init__(self, app: Server[Any], *, grace: float, **kwargs: Any) -> None:
+    def __init__(self, app: Server[Any], *, grace: float, fast: FastPath | None = None, **kwargs: Any) -> None:
+        """`fast`: the rule of the fast path for plain tool calls (None: every call through the SDK)."""
         super().__init__(app, **kwargs)
         self.grace = grace
+        self.fast = fast
 
     def _admit_session(self, requestor: AuthorizationContext | None) -> StreamableHTTPServerTransport | None:
         admitted = super()._admit_session(requestor)  # the session limit and the owner's record
@@ -238,6 +257,7 @@ class LazySessionManager(StreamableHTTPSessionManager):
             retry_interval=self.retry_interval,
             idle_timeout=self.session_idle_timeout,
             grace=self.grace,
+            fast=SessionFastCalls(self.fast) if self.fast is not None else None,
         )
         self._server_instances[admitted.mcp_session_id] = lazy
         return lazy

@@ -75,6 +75,10 @@ class ClientLogs:
         conn.state[VAULT_KEY] = principal.vault if principal is not None else None
         self._connections.add(conn)
 
+    def levels_set(self) -> bool:
+        """Whether some connection chose a level (`logging/setLevel`) and is still open."""
+        return bool(self._connections)
+
     def threshold(self, ctx: Any) -> int | None:
         """The lowest level rank the client of this request wants, or None (send nothing)."""
         if ctx is None:

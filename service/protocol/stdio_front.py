@@ -16,7 +16,9 @@ attached, a question with a stored answer is answered at once; everything else w
 order, and goes to the SDK when it attaches (an answered `initialize` is handed to the SDK too,
 under a private id whose answer is dropped, so the session knows its client as before). Every
 answer the SDK gives to a question the store lacks is recorded for the next start. After the
-attach the front only moves lines. The command line starts loading the server once the tool list
+attach the front moves lines to the SDK, or a plain read-only `tools/call` to the fast path
+(`service.protocol.fast_calls`, which it tells the `initialize` answer's protocol version). The
+command line starts loading the server once the tool list
 went out (or a question needs the SDK, or half a second passed): on a small machine, loading
 alongside took the interpreter from the reader and doubled the time to the first answers.
 
@@ -155,7 +157,10 @@ class StdioFront:
         self._lock = threading.Lock()  # pending, attached, init params, misses
         self._write_lock = threading.Lock()
         self._pending: list[bytes] = []
-        self._push: Callable[[bytes | None], None] | None = None  # set when the SDK attaches
+        self._push: Callable[..., None] | None = None  # (line or None: end of input, parsed line); set at the attach
+        self.fast: Any = None  # `service.protocol.fast_calls.FastCalls`, when set before the attach
+        self._handshake: Any = None  # the protocol version the client's `initialize` was answered with
+        self._init_ids: dict[str, bool] = {}  # JSON ids of `initialize` requests the SDK answers
         self._eof = False
         self._init_params = ""  # the client's `initialize` params: part of every later key
         self._misses: dict[str, str] = {}  # JSON id of a forwarded question -> its answer's key
@@ -208,7 +213,7 @@ class StdioFront:
         with self._lock:
             forward = self._question(line, msg) if self._push is None else self._note_question(line, msg)
             if self._push is not None:
-                self._push(forward)
+                self._push(forward, msg)
             elif forward is not None:
                 self._pending.append(forward)
 
@@ -219,6 +224,7 @@ class StdioFront:
         if msg is not None and msg.get("method") in CACHED_METHODS and "id" in msg:
             if msg["method"] == "initialize":
                 self._init_params = _canonical(msg.get("params"))
+                self._init_ids[json.dumps(msg["id"])] = True
             key = self._entry(msg["method"], msg.get("params"))
             if key not in self._answers:
                 self._misses[json.dumps(msg["id"])] = key
@@ -238,6 +244,8 @@ class StdioFront:
         result = self._answers.get(key)
         if result is None:
             self._misses[json.dumps(msg["id"])] = key
+            if method == "initialize":
+                self._init_ids[json.dumps(msg["id"])] = True
             self._first_answers.set()
             return line
         self._write(b'{"jsonrpc":"2.0","id":%s,"result":%s}\n' % (json.dumps(msg["id"]).encode(), result.encode()))
@@ -246,6 +254,7 @@ class StdioFront:
             if method == "tools/list":
                 self._first_answers.set()
             return None
+        self._initialized(_parse(result.encode()))
         msg["id"] = REPLAY_ID  # the session must still see its client's handshake
         return json.dumps(msg).encode()
 
@@ -255,6 +264,21 @@ class StdioFront:
     def _write(self, data: bytes) -> None:
         with self._write_lock:
             self._out.write(data)
+
+    async def _send(self, payload: bytes) -> None:
+        """One line to the client, on the event loop (a large one from a worker thread)."""
+        if len(payload) <= DIRECT_WRITE:
+            self._write(payload)
+        else:
+            from anyio import to_thread
+
+            await to_thread.run_sync(self._write, payload)
+
+    def _initialized(self, result: Any) -> None:
+        """The client's `initialize` was answered with `result`: the fast path learns its version."""
+        self._handshake = result.get("protocolVersion") if isinstance(result, dict) else None
+        if self.fast is not None:
+            self.fast.initialized(self._handshake)
 
     # -- the SDK session ---------------------------------------------------------------------
 
@@ -269,7 +293,12 @@ class StdioFront:
         raw_send, raw_recv = anyio.create_memory_object_stream[bytes](float("inf"))
         read_writer, read_stream = create_context_streams[SessionMessage | Exception](0)
         write_stream, write_reader = create_context_streams[SessionMessage](0)
-        loop_call = _threadsafe(raw_send.send_nowait, raw_send.close)
+        fast = self.fast
+        if fast is not None:
+            fast.bind(raw_send.send_nowait, self._send)
+            fast.initialized(self._handshake)
+        route = fast.route if fast is not None else lambda line, msg: raw_send.send_nowait(line)
+        loop_call = _threadsafe(route, raw_send.close)
 
         async def pump_in() -> None:
             async with read_writer, raw_recv:
@@ -286,17 +315,12 @@ class StdioFront:
                 async for session_message in write_reader:
                     message = session_message.message
                     data = message.model_dump_json(by_alias=True, exclude_unset=True)
-                    if not self._from_server(getattr(message, "id", None), data):
-                        continue
-                    payload = data.encode() + b"\n"
-                    if len(payload) <= DIRECT_WRITE:
-                        self._write(payload)
-                    else:
-                        await anyio.to_thread.run_sync(self._write, payload)
+                    if self._from_server(getattr(message, "id", None), data):
+                        await self._send(data.encode() + b"\n")
 
         with self._lock:
             for line in self._pending:
-                raw_send.send_nowait(line)
+                route(line, _parse(line))
             self._pending.clear()
             if self._eof:
                 raw_send.close()
@@ -306,6 +330,8 @@ class StdioFront:
                 tg.start_soon(pump_in)
                 tg.start_soon(pump_out)
                 yield read_stream, write_stream
+                if fast is not None:
+                    await fast.aclose()
                 tg.cancel_scope.cancel()
         finally:
             self._save()
@@ -316,6 +342,8 @@ class StdioFront:
             return True
         if msg_id == REPLAY_ID:
             return False
+        if self._init_ids and self._init_ids.pop(json.dumps(msg_id), False):
+            self._initialized(json.loads(data).get("result"))
         if not self._misses:
             return True
         with self._lock:
@@ -406,13 +434,16 @@ def _canonical(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"))
 
 
-def _threadsafe(send: Callable[[bytes], None], close: Callable[[], None]) -> Callable[[bytes | None], None]:
-    """A line (or None: end of input) handed from the reader thread to the running loop."""
+def _threadsafe(send: Callable[[bytes, Any], None], close: Callable[[], None]) -> Callable[..., None]:
+    """A line and its parse (or None: end of input) handed from the reader thread to the running loop."""
     import asyncio
 
     loop = asyncio.get_running_loop()
 
-    def push(line: bytes | None) -> None:
-        loop.call_soon_threadsafe(close if line is None else send, *(() if line is None else (line,)))
+    def push(line: bytes | None, msg: Any = None) -> None:
+        if line is None:
+            loop.call_soon_threadsafe(close)
+        else:
+            loop.call_soon_threadsafe(send, line, msg)
 
     return push

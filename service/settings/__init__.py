@@ -11,6 +11,7 @@
     policy.py         [governor], [idempotency], [throttle], [confirmation], [tool_visibility], [tool_facade]
     observability.py  [audit], [events], [otel], [sessions], [log]
     storage.py        [storage], [maintenance], [plans]
+    protocol.py       [protocol]
     root.py           Settings: the sections together, the sources and their order, cross-checks
     loader.py         load_settings (folder or TOML, then env, then overrides), config_warnings
     net.py            is_loopback
@@ -37,6 +38,7 @@ from service.settings.policy import (
     ToolFacadeSettings,
     ToolVisibilitySettings,
 )
+from service.settings.protocol import ProtocolSettings
 from service.settings.rerank import RerankSettings
 from service.settings.root import Settings, redact
 from service.settings.sensitive import SensitiveMode, SensitiveSettings
@@ -62,6 +64,7 @@ __all__ = [
     "OtelSettings",
     "PlanSettings",
     "PrefixRule",
+    "ProtocolSettings",
     "ScopeClassName",
     "SearchSettings",
     "SensitiveMode",

@@ -38,6 +38,7 @@ from service.settings.policy import (
     ToolFacadeSettings,
     ToolVisibilitySettings,
 )
+from service.settings.protocol import ProtocolSettings
 from service.settings.rerank import RerankSettings
 from service.settings.sensitive import SensitiveSettings
 from service.settings.storage import (
@@ -91,6 +92,7 @@ class Settings(BaseSettings):
     plans: PlanSettings = Field(default_factory=PlanSettings)
     sessions: SessionSettings = Field(default_factory=SessionSettings)
     log: LogSettings = Field(default_factory=LogSettings)
+    protocol: ProtocolSettings = Field(default_factory=ProtocolSettings)
     config_file: Path | None = Field(default=None, exclude=True)
 
     @classmethod

@@ -1,0 +1,152 @@
+"""The stdio fast path: a plain `tools/call` answered without the MCP SDK (`[protocol] fast_calls`).
+
+After the SDK session attaches, the stdio front (`service.protocol.stdio_front`) hands every
+line to `FastCalls.route` on the event loop, parsed. A request that qualifies runs through the
+dispatch chain in a task of its own (`service.protocol.fast_path`: which calls, and the JSON
+the SDK would write for them); every other line goes to the SDK, in order. A request qualifies
+when, besides `FastPath.plain_call`:
+
+- the connection is in the handshake era and its `initialize` was answered with a result (the
+  front tells the version it saw go out), and no `logging/setLevel` has been seen on it;
+- the message is exactly `{"jsonrpc": "2.0", "id", "method": "tools/call", "params"}` with a
+  string id or an integer id in the signed 64-bit range, and the line holds no `NaN`/`Infinity`
+  literal; its params are taken as the SDK's JSON parser (pydantic's) reads the line.
+
+As on the SDK's path: the principal is the local stdio one; concurrent calls may complete out
+of order; an exception raised by the chain is answered as a JSON-RPC error
+(`fast_path.error_data`); a `notifications/cancelled` for a call running here cancels it and
+nothing is answered (the notification stays here); calls still running when stdin closes are
+cancelled and answered "Connection closed" (-32000).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import mcp_types as types
+from mcp.shared.dispatcher import as_request_id, coerce_request_id
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+from pydantic_core import from_json, to_json
+
+from service.protocol.fast_path import METHOD, FastPath, PlainCall, error_data, result_body
+
+ENVELOPE = frozenset({"jsonrpc", "id", "method", "params"})
+INT64 = 2**63
+
+
+class FastCalls:
+    """The stdio front's router for one connection: a line goes to the SDK or runs here."""
+
+    def __init__(self, path: FastPath) -> None:
+        self.path = path
+        self.handshake: str | None = None  # the protocol version `initialize` was answered with
+        self.logging = False  # the client asked for log notifications: the SDK's session sends them
+        self.answered = 0  # calls answered here
+        self._forward: Callable[[bytes], None] | None = None
+        self._send: Callable[[bytes], Awaitable[None]] | None = None
+        self._context = contextvars.copy_context()
+        self._inflight: dict[Any, tuple[asyncio.Task[None], list[bool]]] = {}
+
+    def bind(self, forward: Callable[[bytes], None], send: Callable[[bytes], Awaitable[None]]) -> None:
+        """On the event loop, when the SDK session attaches: `forward` hands a line to the SDK,
+        `send` writes a response line to the client."""
+        self._forward = forward
+        self._send = send
+        self._context = contextvars.copy_context()
+
+    def initialized(self, version: Any) -> None:
+        """The connection's `initialize` was answered with `version` (any thread)."""
+        if isinstance(version, str) and version in HANDSHAKE_PROTOCOL_VERSIONS:
+            self.handshake = version
+
+    def route(self, line: bytes, msg: dict[str, Any] | None) -> None:
+        """On the event loop: run `msg` here when it qualifies, else hand `line` to the SDK."""
+        assert self._forward is not None
+        if msg is not None:
+            method = msg.get("method")
+            if method == METHOD:
+                call = self._plain(line, msg)
+                if call is not None:
+                    self._start(msg["id"], call)
+                    return
+            elif method == "notifications/cancelled" and "id" not in msg and self._cancel(msg.get("params")):
+                return
+            elif method == "logging/setLevel":
+                self.logging = True
+        self._forward(line)
+
+    def _plain(self, line: bytes, msg: dict[str, Any]) -> PlainCall | None:
+        if self.handshake is None or self.logging or msg.keys() - ENVELOPE or msg.get("jsonrpc") != "2.0":
+            return None
+        rid = msg.get("id")
+        if not isinstance(rid, str) and (
+            not isinstance(rid, int) or isinstance(rid, bool) or not -INT64 <= rid < INT64
+        ):
+            return None
+        if b"NaN" in line or b"Infinity" in line:
+            return None
+        try:  # the params as the SDK's JSON parser reads them (lone surrogates, huge exponents)
+            params = from_json(line).get("params")
+        except ValueError:
+            return None
+        return self.path.plain_call(params)
+
+    def _cancel(self, params: Any) -> bool:
+        """`notifications/cancelled` for a call running here: stop it, answer nothing."""
+        rid = as_request_id(params.get("requestId")) if isinstance(params, dict) else None
+        entry = self._inflight.get(coerce_request_id(rid)) if rid is not None else None
+        if entry is None:
+            return False
+        task, cancelled = entry
+        cancelled[0] = True
+        task.cancel()
+        return True
+
+    def _start(self, rid: str | int, call: PlainCall) -> None:
+        cancelled = [False]
+        task = asyncio.get_running_loop().create_task(self._run(rid, call, cancelled), context=self._context.copy())
+        self._inflight[coerce_request_id(rid)] = (task, cancelled)
+
+    async def _run(self, rid: str | int, call: PlainCall, cancelled: list[bool]) -> None:
+        assert self._send is not None and self.handshake is not None
+        key = coerce_request_id(rid)
+        try:
+            try:
+                result = await self.path.run(call, rid)
+            finally:
+                if self._inflight.get(key, (None,))[0] is asyncio.current_task():
+                    del self._inflight[key]
+            if cancelled[0]:
+                return
+            payload = b'{"jsonrpc":"2.0","id":%s,"result":%s}\n' % (
+                to_json(rid),
+                to_json(result_body(result, self.handshake)),
+            )
+        except asyncio.CancelledError:
+            if not cancelled[0]:  # the connection is closing: answered, as the SDK does
+                closed = types.ErrorData(code=types.CONNECTION_CLOSED, message="Connection closed")
+                await self._send(_error_line(rid, closed))
+                raise
+            return
+        except Exception as exc:  # noqa: BLE001 - the SDK's exception-to-wire boundary, mirrored
+            if not cancelled[0]:
+                await self._send(_error_line(rid, error_data(exc)))
+            return
+        self.answered += 1
+        await self._send(payload)
+
+    async def aclose(self) -> None:
+        """stdin closed: calls still running are cancelled and answered "Connection closed"."""
+        tasks = [task for task, _ in self._inflight.values()]
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def _error_line(rid: str | int, error: types.ErrorData) -> bytes:
+    message = types.JSONRPCError(jsonrpc="2.0", id=rid, error=error)
+    return message.model_dump_json(by_alias=True, exclude_unset=True).encode() + b"\n"

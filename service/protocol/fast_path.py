@@ -1,0 +1,152 @@
+"""Which `tools/call` may skip the MCP SDK's per-request machinery, and the answer it gets.
+
+On the SDK's path a tool call is parsed into pydantic models, validated against the protocol
+surface, given a request context with a `ServerSession`, run in a task of its own behind memory
+streams, and its `CallToolResult` is dumped, validated against the surface again and dumped to
+JSON: about two thirds of the server's CPU for a plain `read_note`. A call that needs nothing of
+the session can run through `Dispatcher.call` (the same dispatch chain) and be answered with
+the JSON the SDK would write. The transports' fast paths (`service.protocol.fast_calls` for
+stdio, `service.http.fast_calls` for Streamable HTTP) use the rule and the encoding kept here.
+
+The rule (`FastPath.plain_call`), besides what each transport checks of its own connection:
+- `params` has only `name` (a string), `arguments` (an object, or absent) and `_meta` (an object
+  whose keys are all `vaultgate/…`: no progress token, no log level, no trace context, no
+  2026-07-28 envelope; no `task`, no input responses);
+- the tool is unknown (the chain answers `unknown_tool`) or read-only, never confirmed, not a
+  task tool and not a facade tool (those run other tools, which may need the client's answer);
+- no client has set a log level (`logging/setLevel`: its notifications ride the SDK's session);
+- the SDK server carries no middleware besides its OpenTelemetry one and the plan tasks', no
+  cache hint for `tools/call`, and no global OpenTelemetry tracer provider is installed (the
+  SDK's protocol span would be lost).
+
+The answer (`result_body`): the handshake-era `CallToolResult` as the SDK's surface dumps it:
+`content` (the text block), `isError`, `structuredContent` when set, in that order; anything
+else (extra content blocks) goes through the SDK's own models. Errors raised by the chain map as
+the SDK maps them (`error_data`). This is one of the few modules that import the SDK.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+import mcp_types as types
+from mcp.server.lowlevel.server import Server
+from mcp.shared.exceptions import MCPError
+from mcp.shared.jsonrpc_dispatcher import handler_exception_to_error_data
+from mcp_types import methods
+from pydantic import ValidationError
+from pydantic_core import to_json
+
+from service.dispatch.context import ToolResult
+from service.dispatch.entry import Dispatcher, to_call_tool_result
+from service.protocol.client_log import ClientLogs
+from service.protocol.tasks import PlanTasks
+
+log = logging.getLogger(__name__)
+
+METHOD = "tools/call"
+PARAMS = frozenset({"name", "arguments", "_meta"})
+OWN_META = "vaultgate/"
+
+
+@dataclass(slots=True, frozen=True)
+class PlainCall:
+    tool: str
+    arguments: dict[str, Any] | None
+    meta: dict[str, Any]
+
+
+@dataclass(slots=True)
+class CallRequest:
+    """What the chain reads of the SDK's request context (`ServerRequestContext`) for a call
+    that has no session: the HTTP request (None over stdio), `_meta` and the request id."""
+
+    request: Any
+    meta: dict[str, Any]
+    request_id: Any
+    session: None = None
+
+
+def server_allows(server: Server[Any]) -> bool:
+    """Whether `server` does nothing per `tools/call` that the fast path leaves out: no
+    middleware but the SDK's OpenTelemetry one and the plan tasks', no cache hint for it."""
+    from mcp.server._otel import OpenTelemetryMiddleware
+
+    for middleware in server.middleware:
+        owner = getattr(middleware, "__self__", None)
+        if not isinstance(middleware, OpenTelemetryMiddleware) and not isinstance(owner, PlanTasks):
+            return False
+    return METHOD not in server.cache_hints
+
+
+def global_tracing() -> bool:
+    """Whether a global OpenTelemetry tracer provider is installed (the SDK's span records then)."""
+    from opentelemetry import trace
+
+    return not isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider)
+
+
+class FastPath:
+    """The rule for one server: `plain_call(params)` says whether a `tools/call` may skip the SDK."""
+
+    def __init__(self, dispatcher: Dispatcher, server: Server[Any], client_logs: ClientLogs) -> None:
+        self.dispatcher = dispatcher
+        self.client_logs = client_logs
+        self.enabled = server_allows(server)
+
+    def plain_call(self, params: Any) -> PlainCall | None:
+        """The call in `params` when it needs nothing of the SDK's session, else None."""
+        if not self.enabled or not isinstance(params, dict) or params.keys() - PARAMS:
+            return None
+        name, arguments, meta = params.get("name"), params.get("arguments"), params.get("_meta", {})
+        if not isinstance(name, str) or not isinstance(meta, dict):
+            return None
+        if "arguments" in params and not isinstance(arguments, dict):
+            return None
+        if not all(isinstance(k, str) and k.startswith(OWN_META) for k in meta):
+            return None
+        spec = self.dispatcher.registry.get(name)
+        if spec is not None and (
+            spec.mutating or spec.confirm != "never" or spec.task_support or spec.domain == "facade"
+        ):
+            return None
+        if self.client_logs.levels_set() or global_tracing():
+            return None
+        return PlainCall(name, arguments, meta)
+
+    async def run(self, call: PlainCall, request_id: Any, http_request: Any = None) -> ToolResult:
+        """The call through the dispatch chain, for the caller of `http_request` (None: stdio)."""
+        request = CallRequest(http_request, call.meta, request_id)
+        if log.isEnabledFor(logging.DEBUG):
+            log.debug("tools/call %s answered past the SDK", to_json(request_id).decode())
+        principal, transport = self.dispatcher.principal_for(request)  # type: ignore[arg-type]
+        return await self.dispatcher.call(
+            call.tool, call.arguments, principal=principal, transport=transport, request=request, meta=call.meta
+        )
+
+
+def result_body(result: ToolResult, version: str) -> dict[str, Any]:
+    """The `result` of the JSON-RPC response the SDK writes for `result` at handshake `version`."""
+    if not result.extra_content and result.input_required is None:
+        body: dict[str, Any] = {"content": [{"text": result.text, "type": "text"}], "isError": result.is_error}
+        if result.structured is not None:
+            body["structuredContent"] = result.structured
+        return body
+    shaped = result.input_required if result.input_required is not None else to_call_tool_result(result)
+    dumped = shaped.model_dump(by_alias=True, mode="json", exclude_none=True)
+    try:
+        return methods.serialize_server_result(METHOD, version, dumped)
+    except ValidationError:
+        log.exception("handler for %r returned an invalid result", METHOD)
+        raise MCPError(code=types.INTERNAL_ERROR, message="Handler returned an invalid result") from None
+
+
+def error_data(exc: Exception) -> types.ErrorData:
+    """What the SDK answers for an exception raised by a handler (its stdio/2025-era dispatcher)."""
+    error = handler_exception_to_error_data(exc)
+    if error is None:
+        log.exception("handler for %r raised", METHOD)
+        error = types.ErrorData(code=0, message=str(exc))
+    return error

@@ -1,0 +1,170 @@
+"""The stdio fast path (service/protocol/fast_calls.py) against the SDK's path, on the wire: the
+same requests to `vaultgate stdio` with `[protocol] fast_calls` on and off get the same lines
+back, byte for byte (a log notification's duration aside), and with it on the plain read-only
+calls really were answered past the SDK."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+INIT = {
+    "jsonrpc": "2.0",
+    "id": "init",
+    "method": "initialize",
+    "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}},
+}
+FAST_LOG = "answered past the SDK"
+
+
+def _call(rid: Any, name: Any, arguments: Any = None, **params: Any) -> dict[str, Any]:
+    body: dict[str, Any] = {"name": name, **params} if name is not None else dict(params)
+    if arguments is not None:
+        body["arguments"] = arguments
+    return {"jsonrpc": "2.0", "id": rid, "method": "tools/call", "params": body}
+
+
+# Asked in this order after the handshake; each waits for its answer (and what came before it).
+SCRIPT: list[dict[str, Any]] = [
+    _call(1, "read_note", {"path": "Welcome"}),
+    _call("s-ü ✓", "read_note", {"path": "Nope"}),  # a tool error
+    _call(-3, "no_such_tool", {}),  # unknown tool
+    _call(2**40, "read_note", {"pathx": 1}),  # invalid arguments
+    _call("", "list_notes", {}),
+    _call("7", "read_note", {"path": "Projects/Plan#Goals"}),
+    _call(0, "read_note", {"path": "Welcome"}, _meta={"vaultgate/idempotency_key": "k-1"}),
+    _call(2**62, "read_note", {"path": "Projects/Notes/Idea"}, _meta={"vaultgate/idempotency_key": 5}),
+    _call(10, None, {}),  # protocol errors: no name, arguments not an object, params not an object
+    _call(11, "read_note", ["Welcome"]),
+    _call(12, "read_note", {"path": "Welcome"}, _meta=None),  # (params that are not an object get no answer at all)
+    {"jsonrpc": "2.0", "id": 13, "method": "tools/calll", "params": {"name": "read_note"}},
+    {"jsonrpc": "2.0", "id": 14.5, "method": "tools/call", "params": {"name": "read_note"}},
+    _call(15, "read_note", {"path": "Welcome"}, _meta={"progressToken": "p"}),  # the SDK's path on both
+    _call(16, "create_note", {"path": "Welcome", "content": "x\n"}),  # a change (refused): the SDK's path on both
+    {"jsonrpc": "2.0", "id": 17, "method": "logging/setLevel", "params": {"level": "debug"}},
+    _call(18, "read_note", {"path": "Nope"}),  # now with log notifications before the answer
+]
+FAST_IDS = {1, "s-ü ✓", -3, 2**40, "", "7", 0, 2**62}
+
+
+class _Server:
+    """`vaultgate stdio ROOT` spoken to line by line."""
+
+    def __init__(self, proc: asyncio.subprocess.Process, log: Path) -> None:
+        self.proc = proc
+        self.log = log
+
+    @classmethod
+    async def start(cls, root: Path, state: Path, *, fast: bool) -> _Server:
+        log = _log_file(state)
+        env = {
+            **os.environ,
+            "VAULTGATE_PROTOCOL__FAST_CALLS": "true" if fast else "false",
+            "VAULTGATE_STORAGE__CACHE_DIR": str(state / "cache"),
+            "VAULTGATE_STORAGE__DATA_DIR": str(state / "data"),
+            "VAULTGATE_EMBEDDINGS__PROVIDER": "none",
+            "VAULTGATE_LOG__LEVEL": "debug",
+        }
+        with open(log, "ab") as err:  # noqa: ASYNC230 - a local file, opened once
+            proc = await asyncio.create_subprocess_exec(
+                sys.executable, "-m", "service", "stdio", str(root),
+                stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=err, env=env,
+            )  # fmt: skip
+        return cls(proc, log)
+
+    async def send(self, message: dict[str, Any]) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(json.dumps(message).encode() + b"\n")
+        await self.proc.stdin.drain()
+
+    async def ask(self, message: dict[str, Any]) -> list[bytes]:
+        """The lines written from the request on, up to its answer (an invalid id's answer has id null)."""
+        assert self.proc.stdout is not None
+        await self.send(message)
+        rid = message["id"] if isinstance(message["id"], str | int) else None
+        lines: list[bytes] = []
+        while True:
+            line = await asyncio.wait_for(self.proc.stdout.readline(), 60)
+            assert line, "the server closed its output"
+            lines.append(line)
+            msg = json.loads(line)
+            if "method" not in msg and msg.get("id") == rid:
+                return lines
+
+    async def ready(self) -> None:
+        await self.ask(INIT)
+        await self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        for n in range(600):  # the index of a five-note vault is ready in well under a minute
+            (line,) = await self.ask(_call(f"status-{n}", "index_status", {}))
+            if json.loads(line)["result"]["structuredContent"]["ready"]:
+                return
+            await asyncio.sleep(0.1)
+        raise AssertionError("the index never became ready")
+
+    async def close(self) -> str:
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        await asyncio.wait_for(self.proc.wait(), 60)
+        return self.log.read_text(encoding="utf-8", errors="replace")
+
+
+def _log_file(state: Path) -> Path:
+    state.mkdir(parents=True, exist_ok=True)
+    return state / "stderr.log"
+
+
+def _comparable(lines: list[bytes]) -> list[bytes]:
+    """A log notification's duration varies from run to run; everything else must not."""
+    return [re.sub(rb'"duration_ms":[0-9.e+-]+', b'"duration_ms":0', line) for line in lines]
+
+
+def _fast_ids(log: str) -> list[str]:
+    return re.findall(rf"tools/call (.*) {FAST_LOG}", log)
+
+
+async def _run(root: Path, state: Path, *, fast: bool) -> tuple[list[list[bytes]], str]:
+    server = await _Server.start(root, state, fast=fast)
+    try:
+        await server.ready()
+        answers = [_comparable(await server.ask(message)) for message in SCRIPT]
+    finally:
+        log = await server.close()
+    return answers, log
+
+
+async def test_fast_calls_answer_byte_for_byte_what_the_sdk_answers(
+    make_vault: Callable[..., Path], tmp_path: Path
+) -> None:
+    root = make_vault()
+    slow, slow_log = await _run(root, tmp_path / "slow", fast=False)
+    fast, fast_log = await _run(root, tmp_path / "fast", fast=True)
+    for message, want, got in zip(SCRIPT, slow, fast, strict=True):
+        assert got == want, message
+    assert _fast_ids(slow_log) == []
+    served = [json.loads(rid) for rid in _fast_ids(fast_log) if not rid.startswith('"status-')]
+    assert served == [rid for rid in (m["id"] for m in SCRIPT) if rid in FAST_IDS and not isinstance(rid, bool)]
+    first = json.loads(fast[0][0])["result"]
+    assert first["structuredContent"]["title"] == "Welcome" and first["isError"] is False
+    assert b'"code":"note_not_found"' in fast[1][0]
+    assert any(b"notifications/message" in line for line in fast[-1])  # the SDK's session sent the logs
+
+
+async def test_a_second_start_answering_initialize_from_the_store_serves_fast_calls(
+    make_vault: Callable[..., Path], tmp_path: Path
+) -> None:
+    root = make_vault()
+    for run in range(2):
+        server = await _Server.start(root, tmp_path / "state", fast=True)
+        try:
+            await server.ready()
+            (line,) = await server.ask(_call(f"read-{run}", "read_note", {"path": "Welcome"}))
+        finally:
+            log = await server.close()
+        assert json.loads(line)["result"]["structuredContent"]["title"] == "Welcome"
+        assert f'"read-{run}"' in _fast_ids(log)

@@ -1,0 +1,244 @@
+"""The stdio fast path's rules and wire answers, on a stand-in dispatcher (the real server, byte
+for byte against the SDK's path: tests/e2e/test_fast_calls_e2e.py)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from types import SimpleNamespace
+from typing import Any, cast
+
+import mcp_types as types
+import pytest
+from mcp.shared.exceptions import MCPError
+from mcp_types import methods
+from pydantic import BaseModel, ValidationError
+
+from service.dispatch.context import ToolResult
+from service.dispatch.entry import to_call_tool_result
+from service.errors import NoteNotFound
+from service.protocol.client_log import ClientLogs
+from service.protocol.fast_calls import FastCalls
+from service.protocol.fast_path import CallRequest, FastPath
+from service.types import Principal
+
+VERSION = "2025-11-25"
+
+
+class _Dispatcher:
+    """What the fast path uses of `Dispatcher`: the registry, the principal, `call`."""
+
+    def __init__(self, outcome: Any = None) -> None:
+        self.registry = {
+            "read_note": SimpleNamespace(mutating=False, confirm="never", task_support=False, domain="notes"),
+            "write_note": SimpleNamespace(mutating=True, confirm="when", task_support=False, domain="notes"),
+            "find_capability": SimpleNamespace(mutating=False, confirm="never", task_support=False, domain="facade"),
+        }
+        self.outcome = outcome if outcome is not None else ToolResult(structured={"title": "Welcome"}, text="{}")
+        self.calls: list[tuple[str, Any, dict[str, Any]]] = []
+        self.release = asyncio.Event()
+        self.hold = False
+
+    def principal_for(self, ctx: Any) -> tuple[Principal, str]:
+        assert ctx.request is None
+        return Principal.local("stdio"), "stdio"
+
+    async def call(self, tool: str, arguments: Any, **options: Any) -> ToolResult:
+        self.calls.append((tool, arguments, options))
+        if self.hold:
+            await self.release.wait()
+        if isinstance(self.outcome, BaseException):
+            raise self.outcome
+        return cast(ToolResult, self.outcome)
+
+
+class _Wire:
+    def __init__(self, dispatcher: _Dispatcher, logs: ClientLogs | None = None) -> None:
+        server = SimpleNamespace(middleware=[], cache_hints={})
+        self.fast = FastCalls(FastPath(cast(Any, dispatcher), cast(Any, server), logs or ClientLogs()))
+        self.forwarded: list[bytes] = []
+        self.sent: list[bytes] = []
+
+        async def send(payload: bytes) -> None:
+            self.sent.append(payload)
+
+        self.fast.bind(self.forwarded.append, send)
+
+    def route(self, msg: dict[str, Any]) -> bytes:
+        line = json.dumps(msg).encode() + b"\n"
+        self.fast.route(line, msg)
+        return line
+
+
+class _Connection:
+    def __init__(self) -> None:
+        self.state: dict[str, Any] = {}
+
+
+def _call(rid: Any = 1, **params: Any) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": rid, "method": "tools/call", "params": params}
+
+
+def _sdk_line(rid: Any, result: ToolResult) -> bytes:
+    """The response line the SDK's path writes for `result` (entry, runner, dispatcher, front)."""
+    dumped = to_call_tool_result(result).model_dump(by_alias=True, mode="json", exclude_none=True)
+    shaped = methods.serialize_server_result("tools/call", VERSION, dumped)
+    response = types.JSONRPCResponse(jsonrpc="2.0", id=rid, result=shaped)
+    return response.model_dump_json(by_alias=True, exclude_unset=True).encode() + b"\n"
+
+
+async def _settle() -> None:
+    for _ in range(5):
+        await asyncio.sleep(0)
+
+
+async def test_nothing_runs_here_before_the_handshake_was_answered() -> None:
+    wire = _Wire(_Dispatcher())
+    line = wire.route(_call(name="read_note", arguments={"path": "Welcome"}))
+    assert wire.forwarded == [line] and not wire.fast._inflight
+    wire.fast.initialized("2026-07-28")  # not a handshake version: the SDK keeps serving
+    wire.route(_call(name="read_note", arguments={"path": "Welcome"}))
+    assert len(wire.forwarded) == 2
+
+
+@pytest.mark.parametrize(
+    "msg",
+    [
+        _call(name="read_note", arguments={"path": "W"}, _meta={"progressToken": 1}),
+        _call(name="read_note", arguments={"path": "W"}, _meta={"io.modelcontextprotocol/logLevel": "debug"}),
+        _call(name="read_note", arguments={"path": "W"}, _meta={"traceparent": "00-ab-cd-01"}),
+        _call(name="read_note", arguments={"path": "W"}, task={"ttl": 1000}),
+        _call(name="read_note", arguments=["W"]),
+        _call(name="read_note", arguments=None),
+        _call(name=7),
+        _call(),
+        _call(name="read_note", _meta="x"),
+        _call(rid=True, name="read_note"),
+        _call(rid=2**63, name="read_note"),
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": "read_note"},
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "read_note"}, "extra": 1},
+        {"jsonrpc": "1.0", "id": 1, "method": "tools/call", "params": {"name": "read_note"}},
+        _call(name="write_note", arguments={"path": "a", "content": "b"}),
+        _call(name="find_capability", arguments={"query": "x"}),
+        _call(name="read_note", arguments={"path": "W", "n": float("nan")}),
+    ],
+)
+async def test_anything_the_sdk_session_or_surface_must_see_goes_to_the_sdk(msg: dict[str, Any]) -> None:
+    dispatcher = _Dispatcher()
+    wire = _Wire(dispatcher)
+    wire.fast.initialized(VERSION)
+    line = wire.route(msg)
+    await _settle()
+    assert wire.forwarded == [line] and dispatcher.calls == [] and wire.sent == []
+
+
+async def test_a_plain_call_runs_here_with_the_stdio_principal_and_its_own_meta() -> None:
+    dispatcher = _Dispatcher()
+    wire = _Wire(dispatcher)
+    wire.fast.initialized(VERSION)
+    wire.route(_call(rid="r-ü", name="read_note", arguments={"path": "W"}, _meta={"vaultgate/idempotency_key": "k"}))
+    wire.route(_call(rid=-5, name="no_such_tool"))  # unknown: the chain answers unknown_tool
+    await _settle()
+    assert wire.forwarded == []
+    assert [(tool, args) for tool, args, _ in dispatcher.calls] == [
+        ("read_note", {"path": "W"}),
+        ("no_such_tool", None),
+    ]
+    options = dispatcher.calls[0][2]
+    meta = {"vaultgate/idempotency_key": "k"}
+    assert options == {
+        "principal": Principal.local("stdio"),
+        "transport": "stdio",
+        "request": CallRequest(None, meta, "r-ü"),
+        "meta": meta,
+    }
+    assert wire.sent == [_sdk_line("r-ü", dispatcher.outcome), _sdk_line(-5, dispatcher.outcome)]
+    assert wire.fast.answered == 2
+
+
+@pytest.mark.parametrize(
+    "result",
+    [
+        ToolResult(structured={"title": "Ünïcode ✓", "n": 1.5, "big": 2**60, "none": None, "list": [1, "a"]}, text="x"),
+        ToolResult(structured=None, text="plain"),
+        ToolResult.failure(NoteNotFound("no such note", details={"path": "x.md"})),
+        ToolResult(structured={"a": 1}, text="t", extra_content=[types.TextContent(type="text", text="more")]),
+    ],
+)
+async def test_the_answer_is_the_line_the_sdk_writes(result: ToolResult) -> None:
+    wire = _Wire(_Dispatcher(result))
+    wire.fast.initialized(VERSION)
+    wire.route(_call(rid=9, name="read_note", arguments={}))
+    await _settle()
+    assert wire.sent == [_sdk_line(9, result)]
+
+
+async def test_a_client_that_set_a_log_level_is_served_by_the_sdk() -> None:
+    logs = ClientLogs()
+    wire = _Wire(_Dispatcher(), logs)
+    wire.fast.initialized(VERSION)
+    wire.route({"jsonrpc": "2.0", "id": 1, "method": "logging/setLevel", "params": {"level": "debug"}})
+    wire.route(_call(rid=2, name="read_note", arguments={}))
+    assert len(wire.forwarded) == 2  # the level is set by the SDK's handler, after this line was routed
+
+    other = _Wire(_Dispatcher(), logs)
+    other.fast.initialized(VERSION)
+    conn = _Connection()
+    logs.set_level(SimpleNamespace(session=SimpleNamespace(_connection=conn)), "info")
+    other.route(_call(rid=3, name="read_note", arguments={}))
+    assert len(other.forwarded) == 1
+
+
+@pytest.mark.parametrize(
+    ("raised", "error"),
+    [
+        (RuntimeError("boom"), {"code": 0, "message": "boom"}),
+        (MCPError(-32602, "bad", {"x": 1}), {"code": -32602, "message": "bad", "data": {"x": 1}}),
+        ("validation", {"code": -32602, "message": "Invalid request parameters", "data": ""}),
+    ],
+)
+async def test_an_exception_is_answered_as_the_sdk_answers_it(raised: Any, error: dict[str, Any]) -> None:
+    if raised == "validation":
+
+        class M(BaseModel):
+            a: int
+
+        try:
+            M.model_validate({"a": "x"})
+        except ValidationError as exc:
+            raised = exc
+    wire = _Wire(_Dispatcher(raised))
+    wire.fast.initialized(VERSION)
+    wire.route(_call(rid="e", name="read_note", arguments={}))
+    await _settle()
+    assert [json.loads(line) for line in wire.sent] == [{"jsonrpc": "2.0", "id": "e", "error": error}]
+
+
+async def test_a_cancelled_call_is_never_answered_and_the_cancel_stays_here() -> None:
+    dispatcher = _Dispatcher()
+    dispatcher.hold = True
+    wire = _Wire(dispatcher)
+    wire.fast.initialized(VERSION)
+    wire.route(_call(rid=4, name="read_note", arguments={}))
+    await _settle()
+    ((task, _),) = wire.fast._inflight.values()
+    wire.route({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "4"}})  # "4" is 4
+    await _settle()
+    assert task.done() and not wire.fast._inflight
+    assert wire.sent == [] and wire.forwarded == []
+    cancel_other = wire.route({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 99}})
+    assert wire.forwarded == [cancel_other]  # not ours: the SDK's
+
+
+async def test_calls_still_running_at_the_end_are_answered_connection_closed() -> None:
+    dispatcher = _Dispatcher()
+    dispatcher.hold = True
+    wire = _Wire(dispatcher)
+    wire.fast.initialized(VERSION)
+    wire.route(_call(rid=5, name="read_note", arguments={}))
+    await _settle()
+    await wire.fast.aclose()
+    closed = types.JSONRPCError(
+        jsonrpc="2.0", id=5, error=types.ErrorData(code=types.CONNECTION_CLOSED, message="Connection closed")
+    )
+    assert wire.sent == [closed.model_dump_json(by_alias=True, exclude_unset=True).encode() + b"\n"]
