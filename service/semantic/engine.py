@@ -178,7 +178,7 @@ class SemanticEngine:
             store.forget_vault(conn, vault_id)
 
         await self.db.run_write(work)
-        self.cache.bump(vault_id)
+        self.cache.reload(vault_id)
 
     async def counts(self, vault_id: str) -> store.Counts:
         model = self.embedder().name

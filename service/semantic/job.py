@@ -242,6 +242,7 @@ class EmbeddingJob:
             if dim:
                 while await db.run_write(lambda c: vectors.sync(c, vid, model, dim, after=floor)):
                     pass
+        await db.run_write(vectors.prune_changes)
         settings = engine.settings.model_dump_json()
         previous = await db.run_write(lambda c: store.mark_complete(c, vid, model, settings))
         if epoch == self._epoch:  # nothing is left below the highest id (no reindex began meanwhile)

@@ -7,8 +7,9 @@ Every vector is stored in the `embeddings` table and, when the extension loads, 
 embedding float[dim] distance_metric=cosine)`. `sync` copies vectors of chunks not in it yet
 (`chunks.vec_model`), and deletes rows of dropped chunks (`chunks_dropped`, filled by a trigger).
 
-The numpy scan keeps a vault's chunk vectors as one matrix, brought up to date once per
-`version` (bumped by the embedding job after each write); a query is one matrix-vector product.
+The numpy scan keeps a vault's chunk vectors as one matrix, kept in step with the `chunk_changes`
+log that triggers fill (migration 0013): a search after an edit re-reads the changed chunks only;
+a query is one matrix-vector product.
 It answers while the matrix fits in `SCAN_MAX_BYTES` (vec0 scans every row through SQLite and is
 several times slower at tens of thousands of chunks), when sqlite-vec cannot load, for the
 vectors of a previous model while a new one is being filled in, and for k above sqlite-vec's
@@ -91,17 +92,28 @@ def knn_vec(
 
 @dataclass
 class _Matrix:
-    version: int
+    """One snapshot of a vault's vectors for one model. `vectors` is the used part of `store`
+    (rows allocated ahead, written once and never changed: a newer snapshot appends past this
+    one's rows, so a search still holding this one reads consistent rows). A row whose chunk is
+    gone or holds other text now stays in place with id -1 (`dead`) until a compaction."""
+
+    version: int  # the cache's read-from-scratch counter for the vault when this was made
+    seq: int  # the last `chunk_changes` entry these rows reflect
     ids: np.ndarray[Any, Any]
     vectors: np.ndarray[Any, Any]
-    hashes: list[str] = field(default_factory=list)
+    store: np.ndarray[Any, Any]
+    dead: np.ndarray[Any, Any]  # row numbers with id -1
+
+    @property
+    def live(self) -> int:
+        return len(self.ids) - len(self.dead)
 
 
-def _vectors_of(conn: sqlite3.Connection, model: str, hashes: list[str]) -> np.ndarray[Any, Any]:
-    """The vectors of `hashes`, one row each, written straight into the matrix 500 rows at a time:
-    holding every vector as a bytes object first (and stacking them) doubled the matrix for a
-    moment, and the C heap kept most of that second copy resident afterwards (~100 MB at 60,000
-    chunks)."""
+def _vectors_of(conn: sqlite3.Connection, model: str, hashes: list[str], spare: int = 0) -> np.ndarray[Any, Any]:
+    """The vectors of `hashes`, one row each (and `spare` empty rows after them), written straight
+    into the matrix 500 rows at a time: holding every vector as a bytes object first (and stacking
+    them) doubled the matrix for a moment, and the C heap kept most of that second copy resident
+    afterwards (~100 MB at 60,000 chunks)."""
     import numpy as np
 
     out: np.ndarray[Any, Any] | None = None
@@ -113,70 +125,143 @@ def _vectors_of(conn: sqlite3.Connection, model: str, hashes: list[str]) -> np.n
         for n, h in enumerate(part, i):
             row = np.frombuffer(found[h], dtype=np.float32)
             if out is None:
-                out = np.empty((len(hashes), len(row)), dtype=np.float32)
+                out = np.empty((len(hashes) + spare, len(row)), dtype=np.float32)
             out[n] = row
     return out if out is not None else np.zeros((0, 1), dtype=np.float32)
 
 
+CHANGES_KEPT = 100_000  # newest `chunk_changes` rows the embedding job keeps
+REREAD_OVER = 20_000  # more changed chunks than this since a snapshot: read the matrix from scratch
+_NO_ROWS = -1
+
+
+def last_change(conn: sqlite3.Connection) -> int:
+    return int(conn.execute("SELECT COALESCE(MAX(seq), 0) FROM chunk_changes").fetchone()[0])
+
+
+def prune_changes(conn: sqlite3.Connection) -> None:
+    """Forget all but the newest `CHANGES_KEPT` changes (writer thread). A snapshot further behind
+    is read from scratch anyway (`ScanCache.matrix`)."""
+    conn.execute("DELETE FROM chunk_changes WHERE seq <= ?", (last_change(conn) - CHANGES_KEPT,))
+
+
+def _read(conn: sqlite3.Connection, vault_id: str, model: str, version: int, seq: int) -> _Matrix:
+    """Every vector of the vault's chunks, from scratch (`seq` read before the rows)."""
+    import numpy as np
+
+    rows = conn.execute(
+        "SELECT c.id, c.hash FROM chunks c INDEXED BY chunks_by_vault_hash JOIN embeddings e "
+        "INDEXED BY embeddings_keys ON e.model = ? AND e.hash = c.hash WHERE c.vault_id = ? ORDER BY c.id",
+        (model, vault_id),
+    ).fetchall()
+    ids = np.fromiter((int(r[0]) for r in rows), dtype=np.int64, count=len(rows))
+    store = _vectors_of(conn, model, [str(r[1]) for r in rows], spare=len(rows) // 8 + 64)
+    return _Matrix(version, seq, ids, store[: len(rows)], store, np.zeros(0, dtype=np.int64))
+
+
+def _updated(conn: sqlite3.Connection, old: _Matrix, vault_id: str, model: str, seq: int) -> _Matrix | None:
+    """`old` brought up to `seq`: the rows of every chunk changed since are retired and the chunk's
+    current vector (if it has one) appended. None when reading from scratch is the better way."""
+    import numpy as np
+
+    changed = [
+        int(r[0])
+        for r in conn.execute(
+            "SELECT DISTINCT chunk_id FROM chunk_changes WHERE seq > ? AND seq <= ? AND vault_id = ?",
+            (old.seq, seq, vault_id),
+        )
+    ]
+    if len(changed) > REREAD_OVER or not len(old.ids):
+        return None
+    if not changed:
+        return _Matrix(old.version, seq, old.ids, old.vectors, old.store, old.dead)
+    found: dict[int, bytes] = {}
+    for i in range(0, len(changed), 500):
+        part = changed[i : i + 500]
+        marks = ",".join("?" * len(part))
+        found.update(
+            (int(r[0]), r[1])
+            for r in conn.execute(
+                "SELECT c.id, e.vector FROM chunks c JOIN embeddings e INDEXED BY embeddings_keys "
+                f"ON e.model = ? AND e.hash = c.hash WHERE c.id IN ({marks}) AND c.vault_id = ?",
+                (model, *part, vault_id),
+            )
+        )
+    dim = old.store.shape[1]
+    if any(len(v) != 4 * dim for v in found.values()):
+        return None
+    ids = old.ids.copy()
+    retired = np.flatnonzero(np.isin(ids, np.array(changed, dtype=np.int64)))
+    ids[retired] = _NO_ROWS
+    dead = np.union1d(old.dead, retired)
+    new_ids = np.array(sorted(found), dtype=np.int64)
+    used, add = len(ids), len(new_ids)
+    store, vectors = old.store, old.vectors
+    if used + add > len(store) or len(dead) > max(1024, (used + add) // 4):  # compact into new rows
+        keep = np.flatnonzero(ids >= 0)
+        store = np.empty((int((len(keep) + add) * 1.125) + 64, dim), dtype=np.float32)
+        store[: len(keep)] = vectors[keep]
+        ids, dead, used = ids[keep], np.zeros(0, dtype=np.int64), len(keep)
+    for n, chunk_id in enumerate(new_ids.tolist(), used):
+        store[n] = np.frombuffer(found[chunk_id], dtype=np.float32)
+    return _Matrix(old.version, seq, np.concatenate([ids, new_ids]), store[: used + add], store, dead)
+
+
 @dataclass
 class ScanCache:
-    """Per (vault, model) matrices for the exact scan, brought up to date when `version` moves on.
+    """Per (vault, model) matrices for the exact scan, kept in step with `chunk_changes`.
 
-    An update reads the (chunk id, hash) list of the chunks that have a vector and fetches only the
-    vectors of rows it has not seen (a new chunk, or a chunk id now holding other text); rows of
-    chunks gone are dropped. So a search while a backlog embeds costs one id list, not every vector.
+    A search first reads the newest change's `seq` (one index lookup); a matrix behind it re-reads
+    only the chunks changed since (their rows retired, their current vectors appended), so a
+    search while a backlog embeds, or right after an edit, costs the changed rows, not every
+    row. Far behind (`REREAD_OVER` chunks, or changes already pruned) or after `reload`, the
+    matrix is read from scratch. One thread updates at a time; searches holding an older
+    snapshot keep reading it undisturbed.
     """
 
     versions: dict[str, int] = field(default_factory=dict)
     doc_freq: dict[str, int] = field(default_factory=dict)  # word -> notes holding it (search.specificity)
     _mats: dict[tuple[str, str], _Matrix] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
+    _refresh: threading.Lock = field(default_factory=threading.Lock)
 
     def bump(self, vault_id: str) -> None:
+        """The vault's notes changed: count words again (the matrix follows `chunk_changes`)."""
+        self.doc_freq.clear()
+
+    def reload(self, vault_id: str) -> None:
+        """Read the vault's matrices from scratch at the next search."""
         self.versions[vault_id] = self.versions.get(vault_id, 0) + 1
-        self.doc_freq.clear()  # the notes changed with the vectors: count words again
+        self.doc_freq.clear()
 
     def rows(self, conn: sqlite3.Connection, vault_id: str, model: str) -> int:
         """How many vectors the vault's matrix holds (or would hold: a count when not loaded)."""
         with self._lock:
             found = self._mats.get((vault_id, model))
         if found is not None:
-            return len(found.ids)
+            return found.live
         row = conn.execute("SELECT COUNT(*) FROM chunks WHERE vault_id = ?", (vault_id,)).fetchone()
         return int(row[0])
 
     def matrix(self, conn: sqlite3.Connection, vault_id: str, model: str) -> _Matrix:
-        import numpy as np
-
-        version = self.versions.get(vault_id, 0)
+        key, version = (vault_id, model), self.versions.get(vault_id, 0)
+        seq = last_change(conn)
         with self._lock:
-            found = self._mats.get((vault_id, model))
-            if found is not None and found.version == version:
+            found = self._mats.get(key)
+        if found is not None and found.version == version and found.seq >= seq:
+            return found
+        with self._refresh:
+            with self._lock:
+                found = self._mats.get(key)
+            if found is not None and found.version == version and found.seq >= seq:
                 return found
-        rows = conn.execute(
-            "SELECT c.id, c.hash FROM chunks c JOIN embeddings e ON e.model = ? AND e.hash = c.hash "
-            "WHERE c.vault_id = ? ORDER BY c.id",
-            (model, vault_id),
-        ).fetchall()
-        ids = np.fromiter((int(r[0]) for r in rows), dtype=np.int64, count=len(rows))
-        hashes = [str(r[1]) for r in rows]
-        known = {(int(i), h): n for n, (i, h) in enumerate(zip(found.ids, found.hashes, strict=True))} if found else {}
-        at = [known.get((int(i), h), -1) for i, h in zip(ids, hashes, strict=True)]
-        missing = [n for n, a in enumerate(at) if a < 0]
-        if not rows:
-            vectors = np.zeros((0, 1), dtype=np.float32)
-        elif found is None or len(missing) == len(rows):
-            vectors = _vectors_of(conn, model, hashes)
-        else:
-            vectors = np.empty((len(rows), found.vectors.shape[1]), dtype=np.float32)
-            kept = np.array(at, dtype=np.int64)
-            have = kept >= 0
-            vectors[have] = found.vectors[kept[have]]
-            if missing:
-                vectors[missing] = _vectors_of(conn, model, [hashes[n] for n in missing])
-        mat = _Matrix(version, ids, vectors, hashes)
-        with self._lock:
-            self._mats[(vault_id, model)] = mat
+            mat = None
+            if found is not None and found.version == version and seq - found.seq <= CHANGES_KEPT:
+                mat = _updated(conn, found, vault_id, model, seq)
+            if mat is None:
+                mat = _read(conn, vault_id, model, version, seq)
+            with self._lock:
+                self._mats[key] = mat
         return mat
 
 
@@ -190,14 +275,15 @@ def scan_ranking(
 
     mat = cache.matrix(conn, vault_id, model)
     q = np.asarray(query, dtype=np.float32).reshape(-1)
-    if not len(mat.ids) or mat.vectors.shape[1] != q.shape[0]:
+    if not mat.live or mat.vectors.shape[1] != q.shape[0]:
         return lambda k: []
     # einsum, not `@`: a matrix-vector product through multi-threaded BLAS waits on its threads,
     # which on a busy machine made a 4,000-row scan 10x slower (docs/benchmarks.md).
     sims = np.einsum("ij,j->i", mat.vectors, q)
+    sims[mat.dead] = -np.inf  # rows of chunks gone or changed since they were read
 
     def top(k: int) -> list[tuple[int, float]]:
-        k = min(k, len(sims))
+        k = min(k, mat.live)
         if k <= 0:
             return []
         best = np.argpartition(-sims, k - 1)[:k] if k < len(sims) else np.arange(len(sims))

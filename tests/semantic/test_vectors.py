@@ -3,12 +3,16 @@ cannot load answers semantic searches through the scan; deleted chunks leave the
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import sqlite3
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from service.semantic import vectors
+from service.storage.db import Database
+from service.storage.migrate import migrate
 from tests.semantic.helpers import VAULT, semantic, settled
 
 QUERIES = ["bread", "money owed to the state", "young cat", "trains in spring", "nothing at all"]
@@ -82,40 +86,142 @@ async def test_without_sqlite_vec_the_scan_answers(
         assert out["items"][0]["path"] == "Private/Diary.md"
 
 
-def test_the_scan_matrix_follows_added_changed_and_dropped_chunks() -> None:
-    """An update of the in-memory matrix (new vectors fetched, rows of gone chunks dropped, a reused
-    chunk id with other text re-read) equals a matrix read from scratch."""
-    import sqlite3
+@pytest.fixture
+async def chunk_db(tmp_path: Path) -> AsyncIterator[sqlite3.Connection]:
+    """A migrated cache.db (the real tables and triggers) opened as one plain connection."""
+    db = Database(tmp_path / "cache.db", readers=1)
+    await db.open()
+    await migrate(db)
+    await db.close()
+    conn = sqlite3.connect(tmp_path / "cache.db", isolation_level=None, check_same_thread=False)
+    conn.execute("PRAGMA foreign_keys=ON")
+    try:
+        yield conn
+    finally:
+        conn.close()
 
-    import numpy as np
 
-    conn = sqlite3.connect(":memory:")
-    conn.execute("CREATE TABLE chunks (id INTEGER PRIMARY KEY, vault_id TEXT, hash TEXT)")
-    conn.execute("CREATE TABLE embeddings (model TEXT, hash TEXT, vector BLOB, PRIMARY KEY (model, hash))")
-    rng = np.random.default_rng(7)
+class Chunks:
+    """Notes, chunks and vectors written as the indexer and the embedding job write them."""
 
-    def add(chunk_id: int, digest: str) -> None:
-        conn.execute("INSERT OR REPLACE INTO chunks VALUES (?, 'v', ?)", (chunk_id, digest))
-        vec = rng.standard_normal(8).astype(np.float32)
-        conn.execute("INSERT OR IGNORE INTO embeddings VALUES ('m', ?, ?)", (digest, vec.tobytes()))
+    def __init__(self, conn: sqlite3.Connection, dim: int = 8) -> None:
+        self.conn, self.dim = conn, dim
+        self.rng = np.random.default_rng(7)
+        self.notes: set[int] = set()
 
+    def note(self, note_id: int) -> None:
+        if note_id not in self.notes:
+            self.conn.execute(
+                "INSERT INTO notes(id, vault_id, path, folder, name, title, mtime, size, etag, indexed_at) "
+                "VALUES (?, 'v', ?, '', ?, ?, 0, 0, '', 0)",
+                (note_id, f"n{note_id}.md", f"n{note_id}", f"n{note_id}"),
+            )
+            self.notes.add(note_id)
+
+    def chunk(self, chunk_id: int | None, note_id: int, position: int, digest: str, vector: bool = True) -> int:
+        self.note(note_id)
+        self.conn.execute("DELETE FROM chunks WHERE note_id = ? AND position = ?", (note_id, position))
+        cur = self.conn.execute(
+            "INSERT INTO chunks(id, vault_id, note_id, position, text, embed_text, hash, tokens) "
+            "VALUES (?, 'v', ?, ?, '', '', ?, 1)",
+            (chunk_id, note_id, position, digest),
+        )
+        if vector:
+            self.vector(digest)
+        return int(cur.lastrowid or 0)
+
+    def vector(self, digest: str, model: str = "m") -> None:
+        vec = self.rng.standard_normal(self.dim).astype(np.float32)
+        self.conn.execute("INSERT OR REPLACE INTO embeddings VALUES (?, ?, ?)", (model, digest, vec.tobytes()))
+
+
+def _same_rows(a: vectors._Matrix, b: vectors._Matrix) -> None:
+    """Two matrices hold the same live (chunk id, vector) rows, whatever their order."""
+    rows_a = {int(i): a.vectors[n].tobytes() for n, i in enumerate(a.ids) if i >= 0}
+    rows_b = {int(i): b.vectors[n].tobytes() for n, i in enumerate(b.ids) if i >= 0}
+    assert rows_a == rows_b
+    assert a.live == len(rows_a)
+
+
+async def test_the_scan_matrix_follows_every_change_without_a_full_read(
+    chunk_db: sqlite3.Connection, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """New chunks, gone chunks (also through a deleted note), a chunk id reused for other text, a
+    hash changed in place, a vector arriving late and a vector dropped: the matrix re-reads only
+    the logged chunks and ends equal to a matrix read from scratch; a search holding the earlier
+    snapshot still reads its own rows."""
+    conn, w = chunk_db, Chunks(chunk_db)
+    for i in range(1, 7):
+        w.chunk(i, note_id=1 + i // 3, position=i % 3, digest=f"h{i}")
+    w.chunk(10, note_id=9, position=0, digest="late", vector=False)
     cache = vectors.ScanCache()
-    for i in range(1, 6):
-        add(i, f"h{i}")
-    conn.execute("INSERT INTO chunks VALUES (6, 'v', 'no-vector-yet')")
     first = cache.matrix(conn, "v", "m")
-    assert first.ids.tolist() == [1, 2, 3, 4, 5]
-    add(7, "h7")  # new
+    assert sorted(first.ids.tolist()) == [1, 2, 3, 4, 5, 6]
+    before = first.vectors.copy()
+    assert cache.matrix(conn, "v", "m") is first  # nothing changed: no query but the log's head
+
+    def no_full_read(*args: object) -> object:
+        raise AssertionError("read from scratch")
+
+    monkeypatch.setattr(vectors, "_read", no_full_read)
+    w.chunk(11, note_id=5, position=0, digest="h11")  # new
     conn.execute("DELETE FROM chunks WHERE id = 2")  # gone
-    add(4, "h4-edited")  # same id, other text
-    assert cache.matrix(conn, "v", "m") is first  # nothing re-read until the version moves on
-    cache.bump("v")
+    conn.execute("DELETE FROM notes WHERE id = 2")  # its chunks go by the cascade (3, 4, 5)
+    w.chunk(2, note_id=6, position=0, digest="h2-other")  # a reused id, other text
+    w.vector("h1-edited")
+    conn.execute("UPDATE chunks SET hash = 'h1-edited' WHERE id = 1")  # other text in place
+    w.vector("late")  # a backlog vector stored
+    conn.execute("DELETE FROM embeddings WHERE hash = 'h6'")  # a vector dropped
     updated = cache.matrix(conn, "v", "m")
-    fresh = vectors.ScanCache().matrix(conn, "v", "m")
-    assert updated.ids.tolist() == fresh.ids.tolist() == [1, 3, 4, 5, 7]
-    assert np.array_equal(updated.vectors, fresh.vectors)
-    q = rng.standard_normal(8).astype(np.float32)
-    assert vectors.knn_scan(conn, cache, "v", "m", q, 3) == vectors.knn_scan(conn, vectors.ScanCache(), "v", "m", q, 3)
+    assert updated is not first and updated.seq == vectors.last_change(conn)
+    monkeypatch.undo()
+    _same_rows(updated, vectors.ScanCache().matrix(conn, "v", "m"))
+    assert sorted(int(i) for i in updated.ids if i >= 0) == [1, 2, 10, 11]
+    assert np.array_equal(first.vectors, before)  # the old snapshot is untouched
+    q = w.rng.standard_normal(8).astype(np.float32)
+    for k in (1, 3, 5, 9):
+        assert vectors.knn_scan(conn, cache, "v", "m", q, k) == vectors.knn_scan(
+            conn, vectors.ScanCache(), "v", "m", q, k
+        )
+    assert cache.rows(conn, "v", "m") == 4
+
+
+async def test_the_scan_matrix_compacts_and_rereads_when_far_behind(
+    chunk_db: sqlite3.Connection, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Many retired rows are compacted away; more changes than `REREAD_OVER`, a `reload`, or a
+    snapshot behind the pruned log mean a read from scratch; every way ends equal to a fresh read."""
+    conn, w = chunk_db, Chunks(chunk_db)
+    for i in range(1, 2001):
+        w.chunk(i, note_id=i // 50 + 1, position=i % 50, digest=f"h{i}")
+    cache = vectors.ScanCache()
+    first = cache.matrix(conn, "v", "m")
+    for i in range(1, 1600, 2):  # 800 rows retired and replaced with other text
+        w.chunk(i, note_id=i // 50 + 1, position=i % 50, digest=f"h{i}-b")
+    compacted = cache.matrix(conn, "v", "m")
+    assert compacted.store is not first.store and not len(compacted.dead)
+    _same_rows(compacted, vectors.ScanCache().matrix(conn, "v", "m"))
+
+    monkeypatch.setattr(vectors, "REREAD_OVER", 10)
+    for i in range(2001, 2031):
+        w.chunk(i, note_id=900, position=i, digest=f"h{i}")
+    far = cache.matrix(conn, "v", "m")
+    assert not len(far.dead) and len(far.ids) == 2030
+    _same_rows(far, vectors.ScanCache().matrix(conn, "v", "m"))
+
+    monkeypatch.setattr(vectors, "CHANGES_KEPT", 5)
+    conn.execute("DELETE FROM chunks WHERE id <= 3")
+    vectors.prune_changes(conn)
+    assert conn.execute("SELECT COUNT(*) FROM chunk_changes").fetchone()[0] == 5
+    behind = cache.matrix(conn, "v", "m")  # 3 changes, but the log only holds the last 5: fine
+    _same_rows(behind, vectors.ScanCache().matrix(conn, "v", "m"))
+    conn.execute("DELETE FROM chunks WHERE id <= 20")  # 17 more: the snapshot is behind the log
+    reread = cache.matrix(conn, "v", "m")
+    assert not len(reread.dead)
+    _same_rows(reread, vectors.ScanCache().matrix(conn, "v", "m"))
+
+    cache.reload("v")
+    assert cache.matrix(conn, "v", "m") is not reread
 
 
 async def test_rows_read_without_text_get_the_same_texts_afterwards(make_vault: Callable[..., Path]) -> None:
