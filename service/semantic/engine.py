@@ -100,8 +100,8 @@ class SemanticEngine:
         job = self.jobs.get(vault_id)
         if job is not None and job.caught_up:  # no count queries on the hot path
             return Searchable(current, current.name, stale=False, complete=True)
-        counts = await self.counts(vault_id)
-        if counts.backlog == 0:
+        after = job.floor(current.name) if job is not None else 0
+        if not await self.db.run_read(lambda c: store.has_backlog(c, vault_id, current.name, after)):
             return Searchable(current, current.name, stale=False, complete=True)
         found = await self.db.run_read(lambda c: store.complete_model(c, vault_id))
         if found is not None and found[0] != current.name:

@@ -175,7 +175,8 @@ class EmbeddingJob:
         if lowest is not None and self._floor is not None and lowest <= self._floor[1]:
             self._floor = (self._floor[0], lowest - 1)
 
-    def _floor_of(self, model: str) -> int:
+    def floor(self, model: str) -> int:
+        """Every chunk up to this id has a vector for `model` (0: not known)."""
         return self._floor[1] if self._floor is not None and self._floor[0] == model else 0
 
     def _chunk(self, notes: list[store.Source]) -> list[tuple[store.Source, list[Chunk]]]:
@@ -204,7 +205,7 @@ class EmbeddingJob:
         model = embedder.name
         batch = engine.settings.batch_size
         started, done = time.perf_counter(), 0
-        floor = after = self._floor_of(model)
+        floor = after = self.floor(model)
         while True:  # 2. vectors: a list of pending texts at a time, embedded and stored per batch
             limit = max(PENDING, batch)
             found = await db.run_read(partial(store.pending, vault_id=vid, model=model, limit=limit, after=after))

@@ -34,12 +34,8 @@ class Source:
     body: str
 
 
-def stale_notes(conn: sqlite3.Connection, vault_id: str, limit: int) -> list[Source]:
-    """Notes whose chunks are missing or were made from other text (or by another chunker).
-
-    The stale ids are found first and only their rows read with their text: joining every
-    note's body into the scan made a pass that found nothing cost ~60 ms at 10,000 notes."""
-    ids = [
+def _stale_ids(conn: sqlite3.Connection, vault_id: str, limit: int) -> list[int]:
+    return [
         int(r[0])
         for r in conn.execute(
             "SELECT n.id FROM notes n LEFT JOIN chunk_sources s ON s.note_id = n.id "
@@ -48,6 +44,14 @@ def stale_notes(conn: sqlite3.Connection, vault_id: str, limit: int) -> list[Sou
             (vault_id, CHUNKER_VERSION, limit),
         )
     ]
+
+
+def stale_notes(conn: sqlite3.Connection, vault_id: str, limit: int) -> list[Source]:
+    """Notes whose chunks are missing or were made from other text (or by another chunker).
+
+    The stale ids are found first and only their rows read with their text: joining every
+    note's body into the scan made a pass that found nothing cost ~60 ms at 10,000 notes."""
+    ids = _stale_ids(conn, vault_id, limit)
     if not ids:
         return []
     marks = ",".join("?" * len(ids))
@@ -144,6 +148,13 @@ def pending(
             seen.add(digest)
             out.append((int(cid), str(digest), str(text)))
     return out
+
+
+def has_backlog(conn: sqlite3.Connection, vault_id: str, model: str, after: int = 0) -> bool:
+    """Whether a note waits to be chunked or a chunk past id `after` waits for its vector: the
+    yes or no of `counts(...).backlog`, without counting every chunk (~0.45 s at 60,000 chunks;
+    this is ~20 ms with the embedding job's floor as `after`)."""
+    return bool(_stale_ids(conn, vault_id, 1)) or bool(pending(conn, vault_id, model, limit=1, after=after))
 
 
 def top_chunk_id(conn: sqlite3.Connection, vault_id: str) -> int:

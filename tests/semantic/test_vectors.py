@@ -246,3 +246,30 @@ async def test_rows_read_without_text_get_the_same_texts_afterwards(make_vault: 
         assert filled == full
         assert {i: r.text for i, r in rows.items()} == {hit.row.chunk_id: hit.row.text for hit in full}
         assert all(r.text == "" for r in rows_bare.values()) and rows_bare.keys() == rows.keys()
+
+
+async def test_the_backlog_check_answers_as_the_counts_do(chunk_db: sqlite3.Connection) -> None:
+    """`has_backlog` (what a search asks while the job catches up) says yes exactly when the
+    counts show a backlog: a note not chunked yet, or a chunk past the floor without its vector."""
+    from service.semantic import store
+    from service.semantic.chunker import CHUNKER_VERSION
+
+    conn, w = chunk_db, Chunks(chunk_db)
+
+    def agree(after: int = 0) -> bool:
+        found = store.has_backlog(conn, "v", "m", after)
+        assert found == (store.counts(conn, "v", "m").backlog > 0) or after > 0
+        return found
+
+    assert not agree()  # an empty vault
+    w.chunk(1, note_id=1, position=0, digest="a")
+    assert agree()  # the note has chunks but no record of being chunked from its text
+    conn.execute("INSERT INTO chunk_sources VALUES (1, '', 'n1', ?)", (CHUNKER_VERSION,))
+    assert not agree()
+    w.chunk(2, note_id=1, position=1, digest="b", vector=False)
+    assert agree() and agree(after=1)
+    assert not store.has_backlog(conn, "v", "m", after=2)  # the floor says chunk 2 is done
+    w.vector("b")
+    assert not agree()
+    conn.execute("UPDATE notes SET etag = 'edited' WHERE id = 1")
+    assert agree()
