@@ -215,15 +215,15 @@ class ScanCache:
     only the chunks changed since (their rows retired, their current vectors appended), so a
     search while a backlog embeds, or right after an edit, costs the changed rows, not every
     row. Far behind (`REREAD_OVER` chunks, or changes already pruned) or after `reload`, the
-    matrix is read from scratch. One thread updates at a time; searches holding an older
-    snapshot keep reading it undisturbed.
+    matrix is read from scratch. One thread updates a matrix at a time; searches holding an
+    older snapshot keep reading it undisturbed.
     """
 
     versions: dict[str, int] = field(default_factory=dict)
     doc_freq: dict[str, int] = field(default_factory=dict)  # word -> notes holding it (search.specificity)
     _mats: dict[tuple[str, str], _Matrix] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
-    _refresh: threading.Lock = field(default_factory=threading.Lock)
+    _refresh: dict[tuple[str, str], threading.Lock] = field(default_factory=dict)
 
     def bump(self, vault_id: str) -> None:
         """The vault's notes changed: count words again (the matrix follows `chunk_changes`)."""
@@ -248,9 +248,10 @@ class ScanCache:
         seq = last_change(conn)
         with self._lock:
             found = self._mats.get(key)
+            refresh = self._refresh.setdefault(key, threading.Lock())
         if found is not None and found.version == version and found.seq >= seq:
             return found
-        with self._refresh:
+        with refresh:
             with self._lock:
                 found = self._mats.get(key)
             if found is not None and found.version == version and found.seq >= seq:
