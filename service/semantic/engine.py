@@ -202,12 +202,7 @@ class SemanticEngine:
         brute-force `vec0` search, docs/benchmarks.md); it computes every similarity once, however
         often k grows. Beyond that, the configured model's vec0 table answers (one search per k,
         up to its limit; deeper, the scan). Other models' vectors (stale answers) are always scanned."""
-        if (
-            model == self.embedder().name
-            and self.uses_vec
-            and self.cache.rows(conn, vault_id, model) * 4 * len(query) > self.scan_max_bytes
-            and vectors.has_table(conn, model)
-        ):
+        if model == self.embedder().name and not self._scans(conn, vault_id, model, len(query)):
             scan: list[Callable[[int], list[tuple[int, float]]]] = []
 
             def deep(k: int) -> list[tuple[int, float]]:
@@ -219,6 +214,21 @@ class SemanticEngine:
 
             return deep
         return vectors.scan_ranking(conn, self.cache, vault_id, model, query)
+
+    def _scans(self, conn: sqlite3.Connection, vault_id: str, model: str, dim: int) -> bool:
+        """Whether the in-memory scan answers for `model` (else the vec0 table)."""
+        too_big = self.cache.rows(conn, vault_id, model) * 4 * dim > self.scan_max_bytes
+        return not (self.uses_vec and too_big and vectors.has_table(conn, model))
+
+    async def warm_scan(self, vault_id: str) -> None:
+        """Read the vault's scan matrix ahead of its first search (the embedding job's first pass
+        calls this when it ends): read from scratch it takes a second or more at 60,000 chunks."""
+        model = self.embedder().name
+        dim = self.dims.get(model) or await self.stored_dim(model)
+        if dim:
+            await self.db.run_read(
+                lambda c: self.cache.matrix(c, vault_id, model) if self._scans(c, vault_id, model, dim) else None
+            )
 
     def note_vector(self, conn: sqlite3.Connection, note_id: int, model: str) -> np.ndarray[Any, Any] | None:
         """The mean of a note's chunk vectors, normalised (None when it has none yet)."""

@@ -74,6 +74,8 @@ class Engine(Protocol):
 
     async def stored_dim(self, model: str) -> int | None: ...
 
+    async def warm_scan(self, vault_id: str) -> None: ...
+
 
 class EmbeddingJob:
     def __init__(self, engine: Engine, vault: Vault) -> None:
@@ -250,4 +252,6 @@ class EmbeddingJob:
             self._floor = (model, await db.run_read(partial(store.top_chunk_id, vault_id=vid)))
         if previous is not None and previous != model and db.backends.vec:
             await db.run_write(lambda c: vectors.drop_table(c, previous))
+        if gc:
+            await engine.warm_scan(vid)
         self.last_pass = time.time()

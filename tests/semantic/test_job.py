@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from service.semantic import job as job_module
+from service.semantic import vectors
 from service.vault.events import FileChange
 from tests.semantic.helpers import VAULT, job_of, semantic, settled
 
@@ -155,3 +156,25 @@ async def test_reindex_after_a_finished_pass_embeds_everything_again(make_vault:
         assert job.embedded_total >= start + len(VAULT)
         found = await h.ok("search_semantic", query="basket for proofing dough", limit=3)
         assert "Baking/Sourdough.md" in [i["path"] for i in found["items"]]
+
+
+async def test_the_first_pass_reads_the_scan_matrix_before_any_search(
+    make_vault: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A restarted server holds the vault's vectors in memory once its first embedding pass ends,
+    so its first search by meaning reads no matrix from scratch."""
+    root = make_vault(VAULT)
+    async with semantic(root):
+        pass
+    async with semantic(root) as h:
+        engine = h.app.semantic
+        held = engine.cache.held(job_of(h).vault.id, engine.embedder().name)
+        assert held is not None
+        assert held.live == (await engine.counts(job_of(h).vault.id)).embedded > 0
+
+        def no_full_read(*args: object) -> object:
+            raise AssertionError("read from scratch")
+
+        monkeypatch.setattr(vectors, "_read", no_full_read)
+        found = await h.ok("search_semantic", query="wild yeast culture", limit=1)
+        assert found["items"][0]["path"] == "Baking/Sourdough.md"
