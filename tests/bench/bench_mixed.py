@@ -240,7 +240,7 @@ def server_latency(before: str, after: str, ops: dict[str, list[str]]) -> dict[s
 async def scrape(url: str) -> str:
     import httpx2
 
-    async with httpx2.AsyncClient() as http:
+    async with httpx2.AsyncClient(timeout=60) as http:  # it waits its turn behind 32 busy clients
         response = await http.get(url.rsplit("/mcp", 1)[0] + "/metrics")
         return str(response.text)
 

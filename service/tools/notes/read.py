@@ -6,7 +6,6 @@ counts in note_info. Writing tools live in `write.py`, `files.py` and `bulk.py`.
 
 from __future__ import annotations
 
-import asyncio
 from collections import Counter
 from collections.abc import Callable
 from typing import Any, Literal
@@ -316,8 +315,10 @@ async def list_notes(ctx: ToolContext, args: ListNotesIn) -> ListNotesOut:
         out.sort(key=_SORT_KEYS[args.sort], reverse=args.order == "desc")
         return out
 
-    # The walk runs in a worker thread: a large folder no longer holds up every other call.
-    found = await asyncio.to_thread(files)
+    # On the event loop: the walk is Python code holding the GIL, and in a worker thread it only
+    # traded its CPU for waits (under 32 clients its p50 went from 15 to 80-88 ms, and other
+    # calls' waits grew with it).
+    found = files()
     state = {"q": f"{folder.rel}|{args.glob}|{args.recursive}|{args.sort}|{args.order}"}
     offset = decode_cursor(args.cursor, **state)
     window, nxt = page_of(found, offset, args.limit, **state)
