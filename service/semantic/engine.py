@@ -214,11 +214,17 @@ class SemanticEngine:
                 if k <= vectors.VEC_MAX_K:
                     return vectors.knn_vec(conn, vault_id, model, query, k)
                 if not scan:
-                    scan.append(vectors.scan_ranking(conn, self.cache, vault_id, model, query))
+                    scan.append(self._scan(conn, vault_id, model, query))
                 return scan[0](k)
 
             return deep
-        return vectors.scan_ranking(conn, self.cache, vault_id, model, query)
+        return self._scan(conn, vault_id, model, query)
+
+    def _scan(
+        self, conn: sqlite3.Connection, vault_id: str, model: str, query: np.ndarray[Any, Any]
+    ) -> Callable[[int], list[tuple[int, float]]]:
+        rows = self.settings.scan_first_pass_rows
+        return vectors.scan_ranking(conn, self.cache, vault_id, model, query, first_pass_rows=rows)
 
     def note_vector(self, conn: sqlite3.Connection, note_id: int, model: str) -> np.ndarray[Any, Any] | None:
         """The mean of a note's chunk vectors, normalised (None when it has none yet)."""

@@ -27,8 +27,11 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import numpy as np
 
+    from service.semantic.codes import Codes
+
 VEC_MAX_K = 4096
 SCAN_MAX_BYTES = 256 * 2**20  # vectors held in memory for the exact scan, per vault and model
+FIRST_PASS_ROWS = 20_000  # from this many rows, the scan rescores the candidates of a first pass
 
 
 def table_name(model: str) -> str:
@@ -95,6 +98,7 @@ class _Matrix:
     ids: np.ndarray[Any, Any]
     vectors: np.ndarray[Any, Any]
     hashes: list[str] = field(default_factory=list)
+    codes: Codes | None = None  # the rows' compact codes (codes.codes_of), made at the first pass that needs them
 
 
 def _vectors_of(conn: sqlite3.Connection, model: str, hashes: list[str]) -> np.ndarray[Any, Any]:
@@ -181,30 +185,74 @@ class ScanCache:
 
 
 def scan_ranking(
-    conn: sqlite3.Connection, cache: ScanCache, vault_id: str, model: str, query: np.ndarray[Any, Any]
+    conn: sqlite3.Connection,
+    cache: ScanCache,
+    vault_id: str,
+    model: str,
+    query: np.ndarray[Any, Any],
+    *,
+    first_pass_rows: int = FIRST_PASS_ROWS,
 ) -> Callable[[int], list[tuple[int, float]]]:
-    """The exact scan as a function of k: every similarity is computed once, and each call returns
-    the k best (chunk id, cosine similarity), best first (ties by chunk id). A caller that must
-    look deeper (filters refused too many) asks again without a second pass over the vectors."""
+    """The exact scan as a function of k: each call returns the k best (chunk id, cosine
+    similarity), best first (ties by chunk id). A caller that must look deeper (filters refused
+    too many) asks again without a second pass over the vectors.
+
+    Below `first_pass_rows` rows every similarity is computed (once). From there on a first pass
+    over the rows' compact codes (`codes`, a quarter of the matrix) picks `pass_size(k)`
+    candidates and only those are rescored exactly: the answer is the exact top k whenever the
+    candidates hold it (99.5% of the top 64 and 99% of the top 400 on 59,924 chunks,
+    docs/benchmarks.md). A k too large for the candidates to be worth it falls back to every
+    similarity, computed once."""
     import numpy as np
+
+    from service.semantic import codes
 
     mat = cache.matrix(conn, vault_id, model)
     q = np.asarray(query, dtype=np.float32).reshape(-1)
-    if not len(mat.ids) or mat.vectors.shape[1] != q.shape[0]:
+    rows = len(mat.ids)
+    if not rows or mat.vectors.shape[1] != q.shape[0]:
         return lambda k: []
-    # einsum, not `@`: a matrix-vector product through multi-threaded BLAS waits on its threads,
-    # which on a busy machine made a 4,000-row scan 10x slower (docs/benchmarks.md).
-    sims = np.einsum("ij,j->i", mat.vectors, q)
+    exact: list[np.ndarray[Any, Any]] = []  # every similarity, once computed
+    estimated: list[np.ndarray[Any, Any]] = []  # every row's first-pass estimate, once computed
+
+    def similarities(at: np.ndarray[Any, Any] | None = None) -> np.ndarray[Any, Any]:
+        # einsum, not `@`: a matrix-vector product through multi-threaded BLAS waits on its
+        # threads, which on a busy machine made a 4,000-row scan 10x slower (docs/benchmarks.md).
+        sims: np.ndarray[Any, Any] = np.einsum("ij,j->i", mat.vectors if at is None else mat.vectors[at], q)
+        return sims
+
+    def best(k: int, at: np.ndarray[Any, Any], sims: np.ndarray[Any, Any]) -> list[tuple[int, float]]:
+        """The k best of rows `at` (similarities `sims`), best first, ties by chunk id (also
+        those at the k-th place: every row tied with it is sorted in before the cut)."""
+        top = np.arange(len(sims))
+        if k < len(sims):
+            top = np.flatnonzero(sims >= sims[np.argpartition(-sims, k - 1)[:k]].min())
+        ids = mat.ids[at[top]]
+        order = np.lexsort((ids, -sims[top]))[:k]
+        return [(int(ids[i]), float(sims[top[i]])) for i in order]
 
     def top(k: int) -> list[tuple[int, float]]:
-        k = min(k, len(sims))
+        k = min(k, rows)
         if k <= 0:
             return []
-        best = np.argpartition(-sims, k - 1)[:k] if k < len(sims) else np.arange(len(sims))
-        order = best[np.lexsort((mat.ids[best], -sims[best]))]
-        return [(int(mat.ids[i]), float(sims[i])) for i in order]
+        wanted = pass_size(k)
+        if not exact and rows >= first_pass_rows and wanted * 2 <= rows and q.shape[0] >= 2 * codes.CODE_DIM:
+            if not estimated:
+                if mat.codes is None or len(mat.codes.rows) != rows:
+                    mat.codes = codes.build(mat.vectors)  # two readers racing here make the same codes
+                estimated.append(codes.estimates(mat.codes, q))
+            at = codes.candidates(estimated[0], wanted)
+            return best(k, at, similarities(at))
+        if not exact:
+            exact.append(similarities())
+        return best(k, np.arange(rows), exact[0])
 
     return top
+
+
+def pass_size(k: int) -> int:
+    """Candidates the first pass keeps for a top k (the larger, the likelier the exact answer)."""
+    return max(2000, 8 * k)
 
 
 def knn_scan(
