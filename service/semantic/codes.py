@@ -2,15 +2,16 @@
 
 A vault's vectors are centred on their mean and projected onto their `CODE_DIM` principal axes
 (a `Basis`, fitted once on up to `FIT_ROWS` of them). A query's similarity to every row is then
-estimated from the codes (a quarter of the float32 matrix: one row costs `CODE_DIM` x 4 bytes);
+estimated from the codes (`CODE_DIM` x 4 bytes a row: a third of a 384-d float32 matrix);
 the rows with the best estimates are the candidates the scan rescores exactly. A row's code
 depends only on that row and the basis (`codes_of`), so a matrix updated row by row keeps its
 codes up to date by coding the new rows with the basis it has; a basis fitted on other vectors
 only makes the estimates coarser, never an answer wrong (every answer is rescored exactly).
 
-Why projections and not sign bits: on the 10,000-note workload (59,924 chunks of 384-d vectors)
-the 2,000 best rows by Hamming distance of 384 mean-centred sign bits held 96.6% of the exact
-top 64 and 84% of the top 400; the 2,000 best by a 96-axis projection held 99.5% and 97.9%
+Why projections and not sign bits: on the 10,000-note workload (59,924 chunks; its 50 queries
+and 200 note vectors) the 2,000 best rows by Hamming distance of 384 mean-centred sign bits held
+96.6% of the exact top 64 and 84% of the top 400; the 2,000 best by a 96-axis projection held
+99.5% and 97.9%, by 128 axes 99.9% and 98.6% for the queries alone, the hardest of them
 (docs/benchmarks.md). Touches nothing but the arrays it is given.
 """
 

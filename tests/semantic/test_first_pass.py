@@ -50,6 +50,14 @@ def both(
     return fast, plain, cache
 
 
+@pytest.fixture
+def small_share(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Let the first pass answer with candidates up to half the rows (by default 1/8), so that
+    matrices of a few thousand rows exercise it."""
+    monkeypatch.setattr(vectors, "CANDIDATE_SHARE", 2)
+
+
+@pytest.mark.usefixtures("small_share")
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_the_first_pass_returns_the_exact_top_k_on_random_vectors(seed: int) -> None:
     rng = np.random.default_rng(seed)
@@ -63,6 +71,7 @@ def test_the_first_pass_returns_the_exact_top_k_on_random_vectors(seed: int) -> 
         assert cache.matrix(conn, "v", "m").codes is not None  # the first pass did answer
 
 
+@pytest.mark.usefixtures("small_share")
 def test_ties_keep_chunk_id_order_and_deeper_asks_agree() -> None:
     """Five chunks with the same vector (the query's own) come first, in chunk id order, whatever
     order their rows are in; asking for more afterwards repeats the same head."""
@@ -83,8 +92,10 @@ def test_ties_keep_chunk_id_order_and_deeper_asks_agree() -> None:
 
 
 def test_small_matrices_and_small_vectors_keep_the_plain_scan() -> None:
+    """Below the row threshold, when the candidates would be over 1/8 of the rows (2,000 of
+    8,000), and for vectors of fewer than 2 x CODE_DIM dimensions, every similarity is computed."""
     rng = np.random.default_rng(5)
-    for rows, dim, first_pass_rows in ((8000, DIM, 20_000), (3000, DIM, 0), (8000, 64, 0)):
+    for rows, dim, first_pass_rows in ((8000, DIM, 20_000), (8000, DIM, 0), (8000, 64, 0)):
         conn = store(unit(rng.standard_normal((rows, dim))))
         cache = vectors.ScanCache()
         found = vectors.scan_ranking(
