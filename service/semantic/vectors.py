@@ -8,7 +8,9 @@ embedding float[dim] distance_metric=cosine)`. `sync` copies vectors of chunks n
 (`chunks.vec_model`), and deletes rows of dropped chunks (`chunks_dropped`, filled by a trigger).
 
 The numpy scan keeps a vault's chunk vectors as one matrix, brought up to date once per
-`version` (bumped by the embedding job after each write); a query is one matrix-vector product.
+`version` (bumped by the embedding job after each write); a query is one matrix-vector product,
+or from `FIRST_PASS_ROWS` chunks a product with the rows' compact codes (`codes`) and the exact
+rescoring of its best candidates.
 It answers while the matrix fits in `SCAN_MAX_BYTES` (vec0 scans every row through SQLite and is
 several times slower at tens of thousands of chunks), when sqlite-vec cannot load, for the
 vectors of a previous model while a new one is being filled in, and for k above sqlite-vec's
