@@ -209,11 +209,17 @@ class SemanticEngine:
                 if k <= vectors.VEC_MAX_K:
                     return vectors.knn_vec(conn, vault_id, model, query, k)
                 if not scan:
-                    scan.append(vectors.scan_ranking(conn, self.cache, vault_id, model, query))
+                    scan.append(self._scan(conn, vault_id, model, query))
                 return scan[0](k)
 
             return deep
-        return vectors.scan_ranking(conn, self.cache, vault_id, model, query)
+        return self._scan(conn, vault_id, model, query)
+
+    def _scan(
+        self, conn: sqlite3.Connection, vault_id: str, model: str, query: np.ndarray[Any, Any]
+    ) -> Callable[[int], list[tuple[int, float]]]:
+        rows = self.settings.scan_first_pass_rows
+        return vectors.scan_ranking(conn, self.cache, vault_id, model, query, first_pass_rows=rows)
 
     def _scans(self, conn: sqlite3.Connection, vault_id: str, model: str, dim: int) -> bool:
         """Whether the in-memory scan answers for `model` (else the vec0 table)."""
@@ -221,14 +227,21 @@ class SemanticEngine:
         return not (self.uses_vec and too_big and vectors.has_table(conn, model))
 
     async def warm_scan(self, vault_id: str) -> None:
-        """Read the vault's scan matrix ahead of its first search (the embedding job's first pass
-        calls this when it ends): read from scratch it takes a second or more at 60,000 chunks."""
+        """Read the vault's scan matrix, and its first-pass codes when the first pass will answer,
+        ahead of its first search (the embedding job's first pass calls this when it ends): at
+        60,000 chunks the matrix takes a second or more from scratch, the codes 0.3-1.2 s."""
         model = self.embedder().name
         dim = self.dims.get(model) or await self.stored_dim(model)
-        if dim:
-            await self.db.run_read(
-                lambda c: self.cache.matrix(c, vault_id, model) if self._scans(c, vault_id, model, dim) else None
-            )
+
+        def warm(conn: sqlite3.Connection) -> None:
+            from service.semantic import codes
+
+            if dim and self._scans(conn, vault_id, model, dim):
+                mat = self.cache.matrix(conn, vault_id, model)
+                if len(mat.ids) >= self.settings.scan_first_pass_rows and dim >= 2 * codes.CODE_DIM:
+                    vectors.ensure_codes(mat)
+
+        await self.db.run_read(warm)
 
     def note_vector(self, conn: sqlite3.Connection, note_id: int, model: str) -> np.ndarray[Any, Any] | None:
         """The mean of a note's chunk vectors, normalised (None when it has none yet)."""

@@ -52,3 +52,9 @@ class EmbeddingSettings(Section):
     timeout_seconds: float = Field(default=30.0, gt=0, le=600, description="One provider request.")
     retries: int = Field(default=3, ge=0, le=10, description="Retries of a failed provider request (with backoff).")
     debounce_ms: int = Field(default=300, ge=0, le=60_000, description="Wait after an index change before embedding.")
+    scan_first_pass_rows: int = Field(
+        default=20_000,
+        ge=0,
+        description="From this many chunks, the in-memory vector scan rescores the candidates of a first pass over "
+        "compact codes instead of every vector (docs/semantic.md).",
+    )

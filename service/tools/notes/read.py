@@ -315,9 +315,7 @@ async def list_notes(ctx: ToolContext, args: ListNotesIn) -> ListNotesOut:
         out.sort(key=_SORT_KEYS[args.sort], reverse=args.order == "desc")
         return out
 
-    # On the event loop: the walk is Python code holding the GIL, and in a worker thread it only
-    # traded its CPU for waits (under 32 clients its p50 went from 15 to 80-88 ms, and other
-    # calls' waits grew with it).
+    # On the event loop: in a worker thread this GIL-bound walk only traded CPU for waits.
     found = files()
     state = {"q": f"{folder.rel}|{args.glob}|{args.recursive}|{args.sort}|{args.order}"}
     offset = decode_cursor(args.cursor, **state)
