@@ -22,6 +22,7 @@ from typing import Any, Protocol
 from mcp.server import Server
 from mcp.shared.exceptions import MCPDeprecationWarning
 
+from service import heap
 from service._version import VERSION  # a constant: no package-metadata scan at start
 from service.dispatch.chain import build_layers
 from service.dispatch.context import ToolResult
@@ -174,6 +175,7 @@ class VaultgateApp:
         if self._started:
             return
         t0 = time.perf_counter()
+        heap.limit_arenas()  # before the SQLite threads start (service/heap.py)
         await self.db.open()
         await self.state.open()
         for db in (self.db, self.state):

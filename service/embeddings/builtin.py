@@ -41,7 +41,7 @@ import numpy as np
 
 from service.embeddings.graph import SESSION_OFF
 from service.embeddings.protocol import Matrix, normalise
-from service.embeddings.quantize import int8_model
+from service.embeddings.quantize import int8_model, onnxruntime
 from service.embeddings.tokens import MAX_MODEL_TOKENS, package_file, tokenizer
 from service.errors import EmbeddingUnavailable
 from service.settings.storage import user_cache_home
@@ -115,7 +115,7 @@ def _session(threads: int) -> tuple[Any, str]:
         if found is not None:
             return found
         try:
-            import onnxruntime as ort  # type: ignore[import-untyped,unused-ignore]
+            ort = onnxruntime()
         except ImportError as exc:  # pragma: no cover - a pinned dependency
             raise EmbeddingUnavailable("onnxruntime is not installed", hint="Reinstall vaultgate.") from exc
         path, kind = model_path()

@@ -18,6 +18,11 @@ float32 ones (docs/benchmarks.md).
 3. the result is written under a temporary name and renamed, and is used only when its sha256
    is the pinned `INT8_SHA256` (the derivation is deterministic for the pinned versions of
    onnxruntime and onnx); a file that does not match is deleted and made again.
+
+onnxruntime is always imported through `onnxruntime()`: from 1.32 on, its Linux build records a
+device id and queues usage events (`Microsoft/DeveloperTools/.onnxruntime/` in the user's cache
+folder) for upload to Microsoft unless `ORT_DISABLE_TELEMETRY` is set, and an offline server
+sends nothing anywhere (`disable_telemetry_events()` does not stop the files).
 Touches: `<cache folder>/models/` only.
 """
 
@@ -30,6 +35,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from service.embeddings.graph import rebuild
 
@@ -74,9 +80,19 @@ def int8_model(folder: Path, source: Path) -> Path | None:
     return target
 
 
+def onnxruntime() -> Any:
+    """The onnxruntime module, its telemetry off (see above; set before the library loads, and
+    inherited by the child that derives the model). A user who sets `ORT_DISABLE_TELEMETRY`
+    keeps their value."""
+    os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
+    import onnxruntime as ort  # type: ignore[import-untyped,unused-ignore]
+
+    return ort
+
+
 def fold(source: Path, target: Path) -> None:
     """`source` with its constant subgraphs computed (the weights as float32 initialisers)."""
-    import onnxruntime as ort  # type: ignore[import-untyped,unused-ignore]
+    ort = onnxruntime()
 
     opts = ort.SessionOptions()
     opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_BASIC
@@ -88,6 +104,8 @@ def fold(source: Path, target: Path) -> None:
 def derive(source: Path, target: Path) -> None:
     """Fold, rebuild and quantise `source` into `target` (run in the child process)."""
     from onnx import TensorProto
+
+    onnxruntime()  # telemetry off before `onnxruntime.quantization` loads the library
     from onnxruntime.quantization import QuantType, quantize_dynamic  # type: ignore[import-untyped,unused-ignore]
 
     with tempfile.TemporaryDirectory(dir=target.parent) as tmp:

@@ -179,10 +179,19 @@ class SemanticEngine:
 
         await self.db.run_write(work)
         self.cache.reload(vault_id)
+        for other, job in self.jobs.items():  # vectors are kept by text: other vaults may have used some
+            if other != vault_id:
+                job.kick()
 
     async def counts(self, vault_id: str) -> store.Counts:
+        """The vault's counts; a job that has caught up (or its floor) spares the join of every
+        chunk with its vector."""
         model = self.embedder().name
-        return await self.db.run_read(lambda c: store.counts(c, vault_id, model))
+        job = self.jobs.get(vault_id)
+        after = job.floor(model) if job is not None else 0
+        if job is not None and job.caught_up and after:  # the last pass, for this model, left nothing
+            return await self.db.run_read(lambda c: store.settled_counts(c, vault_id))
+        return await self.db.run_read(lambda c: store.counts(c, vault_id, model, after))
 
     async def stored_dim(self, model: str) -> int | None:
         row = await self.db.fetchone("SELECT length(vector) FROM embeddings WHERE model = ? LIMIT 1", (model,))

@@ -183,19 +183,32 @@ class Counts:
         return self.chunks - self.embedded + (self.notes - self.chunked_notes)
 
 
-def counts(conn: sqlite3.Connection, vault_id: str, model: str) -> Counts:
+def counts(conn: sqlite3.Connection, vault_id: str, model: str, after: int = 0) -> Counts:
+    """Every count `index_status` shows. `after` is a floor the caller knows (every chunk up to
+    that id has its vector): only the chunks past it are joined with their vectors, the rest are
+    counted off the key (the whole join is ~0.2-0.5 s at 60,000 chunks)."""
     notes = conn.execute(f"SELECT COUNT(*) FROM notes WHERE vault_id = ? AND {not_canvas()}", (vault_id,)).fetchone()[0]
     chunked = conn.execute(
         "SELECT COUNT(*) FROM notes n JOIN chunk_sources s ON s.note_id = n.id AND s.etag = n.etag "
         f"AND s.title = n.title AND s.chunker = ? WHERE n.vault_id = ? AND {not_canvas('n.path')}",
         (CHUNKER_VERSION, vault_id),
     ).fetchone()[0]
+    below = conn.execute("SELECT COUNT(*) FROM chunks WHERE id <= ? AND vault_id = ?", (after, vault_id)).fetchone()
     total, embedded = conn.execute(
-        "SELECT COUNT(*), COUNT(e.hash) FROM chunks c INDEXED BY chunks_by_vault_hash "
-        "LEFT JOIN embeddings e INDEXED BY embeddings_keys ON e.model = ? AND e.hash = c.hash WHERE c.vault_id = ?",
-        (model, vault_id),
+        "SELECT COUNT(*), COUNT(e.hash) FROM chunks c "
+        "LEFT JOIN embeddings e INDEXED BY embeddings_keys ON e.model = ? AND e.hash = c.hash "
+        "WHERE c.id > ? AND c.vault_id = ?",
+        (model, after, vault_id),
     ).fetchone()
-    return Counts(int(notes), int(chunked), int(total), int(embedded))
+    return Counts(int(notes), int(chunked), int(total) + int(below[0]), int(embedded) + int(below[0]))
+
+
+def settled_counts(conn: sqlite3.Connection, vault_id: str) -> Counts:
+    """The counts of a vault whose every note is chunked and every chunk embedded (the job says
+    so): two counts off the keys, a few ms at 60,000 chunks."""
+    notes = conn.execute(f"SELECT COUNT(*) FROM notes WHERE vault_id = ? AND {not_canvas()}", (vault_id,)).fetchone()[0]
+    chunks = conn.execute("SELECT COUNT(*) FROM chunks WHERE vault_id = ?", (vault_id,)).fetchone()[0]
+    return Counts(int(notes), int(notes), int(chunks), int(chunks))
 
 
 def forget_vault(conn: sqlite3.Connection, vault_id: str) -> None:

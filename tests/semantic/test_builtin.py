@@ -129,3 +129,19 @@ def test_a_text_gets_the_same_vector_whatever_shares_its_batch() -> None:
     alone = encode([text])
     among = encode(["a short one", text, "a much longer companion text " * 20])
     assert np.array_equal(alone[0], among[1])
+
+
+def test_the_model_runs_without_writing_a_device_id_or_usage_events(tmp_path: Path) -> None:
+    """onnxruntime 1.32's Linux build writes a device id and an event queue for upload under the
+    user's cache folder unless its telemetry is off; the built-in model never lets it (a fresh
+    home, the model embedded a text, nothing of onnxruntime's own in it)."""
+    import subprocess
+
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {k: v for k, v in os.environ.items() if k != "ORT_DISABLE_TELEMETRY"}
+    env.update(HOME=str(home), XDG_CACHE_HOME=str(home / ".cache"), XDG_DATA_HOME=str(home / ".local"))
+    code = "from service.embeddings import builtin; print(builtin.encode(['a note about bread']).shape)"
+    run = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True, timeout=300)
+    assert run.stdout.strip() == "(1, 384)"
+    assert not [p for p in home.rglob("*") if "onnxruntime" in p.name.lower() or p.name == "Microsoft"]

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from service.semantic import job as job_module
-from service.semantic import vectors
+from service.semantic import store, vectors
 from service.vault.events import FileChange
 from tests.semantic.helpers import VAULT, job_of, semantic, settled
 
@@ -53,8 +53,9 @@ async def test_restart_resumes_without_redoing_finished_chunks(make_vault: Calla
                 "WHERE n.path = 'Baking/Sourdough.md')"
             )
         )
-        status = await h.ok("index_status")
-        assert status["embeddings"]["backlog"] == 2
+        model = h.app.semantic.embedder().name
+        counts = await h.app.db.run_read(lambda c: store.counts(c, "main", model))
+        assert counts.backlog == 2
     async with semantic(root) as h:
         assert job_of(h).embedded_total == 2 < total
         status = await h.ok("index_status")
@@ -178,3 +179,31 @@ async def test_the_first_pass_reads_the_scan_matrix_before_any_search(
         monkeypatch.setattr(vectors, "_read", no_full_read)
         found = await h.ok("search_semantic", query="wild yeast culture", limit=1)
         assert found["items"][0]["path"] == "Baking/Sourdough.md"
+
+
+async def test_a_reindex_of_one_vault_restores_the_vectors_it_shared_with_another(
+    make_vault: Callable[..., Path], tmp_path: Path
+) -> None:
+    """Vectors are kept by text, so a reindex of one vault drops the vectors of texts another
+    vault also holds. That vault's job runs again (until one of the two has embedded them, its
+    backlog is not zero): its counts (taken past its floor while it
+    catches up, without a join once it has) and its searches see every chunk with a vector."""
+    first = make_vault(VAULT)
+    second = tmp_path / "second"
+    second.mkdir()
+    (second / "Bread.md").write_text(VAULT["Baking/Sourdough.md"], encoding="utf-8")
+    vaults = [{"id": "main", "path": first}, {"id": "other", "path": second}]
+    async with semantic(first, vaults=vaults) as h:
+        other = job_of(h, "other")
+        before = other.last_pass
+        status = await h.ok("index_status", vault="other")
+        assert status["embeddings"]["backlog"] == 0 and status["embeddings"]["chunks"] > 0
+        await h.ok("reindex", mode="embeddings", wait=True)
+        await settled(h)
+        assert other.last_pass != before  # it ran again (the shared texts are embedded by one or the other)
+        status = await h.ok("index_status", vault="other")
+        model = h.app.semantic.embedder().name
+        full = await h.app.db.run_read(lambda c: store.counts(c, "other", model))
+        assert full.backlog == 0 and status["embeddings"]["embedded"] == full.embedded == full.chunks
+        found = await h.ok("search_semantic", vault="other", query="wild yeast culture", limit=1)
+        assert found["items"][0]["path"] == "Bread.md"

@@ -273,3 +273,32 @@ async def test_the_backlog_check_answers_as_the_counts_do(chunk_db: sqlite3.Conn
     assert not agree()
     conn.execute("UPDATE notes SET etag = 'edited' WHERE id = 1")
     assert agree()
+
+
+async def test_counts_past_a_floor_and_settled_counts_agree_with_the_full_join(chunk_db: sqlite3.Connection) -> None:
+    """`counts(after=floor)` joins only the chunks past the floor with their vectors; the
+    chunks up to it are counted as embedded. With a true floor it answers as the full join does,
+    and `settled_counts` answers so for a vault with nothing left to do."""
+    from service.semantic import store
+    from service.semantic.chunker import CHUNKER_VERSION
+
+    conn, w = chunk_db, Chunks(chunk_db)
+    for i in range(1, 31):
+        w.chunk(i, note_id=i // 10 + 1, position=i % 10, digest=f"d{i}", vector=i <= 20 or i % 3 == 0)
+    for note in w.notes:
+        conn.execute("INSERT INTO chunk_sources VALUES (?, '', ?, ?)", (note, f"n{note}", CHUNKER_VERSION))
+    full = store.counts(conn, "v", "m")
+    assert (full.chunks, full.embedded, full.backlog) == (30, 24, 6)
+    for after in (0, 5, 20):  # every chunk up to 20 has its vector
+        assert store.counts(conn, "v", "m", after) == full
+    assert store.counts(conn, "v", "m", 30).embedded == 30  # a false floor is believed: callers own it
+    assert store.counts(conn, "v", "other-model", 0).embedded == 0
+    for i in range(21, 31):
+        w.vector(f"d{i}")
+    done = store.counts(conn, "v", "m")
+    assert done.backlog == 0 and store.settled_counts(conn, "v") == done == store.counts(conn, "v", "m", 25)
+    conn.execute(
+        "INSERT INTO notes(id, vault_id, path, folder, name, title, mtime, size, etag, indexed_at) "
+        "VALUES (99, 'v', 'b.canvas', '', 'b', 'b', 0, 0, '', 0)"
+    )
+    assert store.settled_counts(conn, "v") == done  # a canvas is no note to chunk

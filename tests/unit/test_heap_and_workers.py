@@ -1,8 +1,12 @@
-"""The memory guards of a bulk load: the allocator trim and the default parse-worker count."""
+"""The memory guards: the allocator trim after a bulk load's batches, the cap on glibc's heaps,
+and the default parse-worker count."""
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
+import textwrap
 
 import pytest
 
@@ -16,6 +20,45 @@ def test_trim_releases_freed_memory_on_glibc() -> None:
     del blocks
     assert heap.trim() is True
     assert heap.trim() is True  # looked up once, callable again
+
+
+_ARENAS = textwrap.dedent(
+    """
+    import ctypes, sys, threading
+    from service import heap
+    print(heap.limit_arenas() if sys.argv[1] == "limit" else "-", flush=True)
+    held, meet = [], threading.Barrier(6)
+    def work():
+        meet.wait()  # all six threads alive and allocating at once
+        held.append([bytes(20_000) for _ in range(50)])
+        meet.wait()
+    threads = [threading.Thread(target=work) for _ in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    ctypes.CDLL(None).malloc_stats()  # one "Arena N:" block per heap, on stderr
+    """
+)
+
+
+def _arenas(mode: str, **env: str) -> tuple[str, int]:
+    run = subprocess.run(
+        [sys.executable, "-c", _ARENAS, mode],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**{k: v for k, v in os.environ.items() if k != "MALLOC_ARENA_MAX"}, **env},
+    )
+    return run.stdout.strip(), sum(line.startswith("Arena ") for line in run.stderr.splitlines())
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's arenas")
+def test_the_heaps_are_capped_at_two_unless_the_environment_says_otherwise() -> None:
+    assert _arenas("free") == ("-", 7)  # glibc's own way: one heap per thread (main + 6)
+    assert _arenas("limit") == ("True", heap.ARENAS)
+    said, heaps = _arenas("limit", MALLOC_ARENA_MAX="3")
+    assert (said, heaps) == ("False", 3)
 
 
 @pytest.mark.parametrize(("cpus", "workers"), [(1, 0), (2, 0), (3, 1), (4, 2), (5, 3), (64, 3)])
