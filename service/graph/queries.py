@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
@@ -111,15 +111,25 @@ class GraphQueries:
         rows = await self.db.fetchall("SELECT path FROM notes WHERE vault_id = ? ORDER BY path", (vault_id,))
         return [str(r[0]) for r in rows]
 
-    async def note_names(self, vault_id: str) -> list[tuple[str, list[str]]]:
-        """(path, aliases) of every indexed note: what a note address is resolved against."""
+    async def note_names(self, vault_id: str, paths: Sequence[str] | None = None) -> list[tuple[str, list[str]]]:
+        """(path, aliases) of every indexed note, or of those of `paths` that are indexed notes:
+        what a note address is resolved against."""
+
+        def names(rows: Iterable[tuple[Any, Any]]) -> list[tuple[str, list[str]]]:
+            out: list[tuple[str, list[str]]] = []
+            for path, aliases in rows:
+                found = json.loads(aliases) if aliases and aliases != "[]" else []
+                out.append((str(path), [str(a) for a in found if isinstance(a, str | int | float)]))
+            return out
 
         def run(conn: sqlite3.Connection) -> list[tuple[str, list[str]]]:
             sql = f"SELECT path, aliases FROM notes WHERE vault_id = ? AND {not_canvas()}"  # notes only
+            if paths is None:
+                return names(conn.execute(sql, (vault_id,)))
             out: list[tuple[str, list[str]]] = []
-            for path, aliases in conn.execute(sql, (vault_id,)):
-                names = json.loads(aliases) if aliases and aliases != "[]" else []
-                out.append((str(path), [str(a) for a in names if isinstance(a, str | int | float)]))
+            for i in range(0, len(paths), _CHUNK):
+                chunk = paths[i : i + _CHUNK]
+                out += names(conn.execute(f"{sql} AND path IN ({','.join('?' * len(chunk))})", (vault_id, *chunk)))
             return out
 
         return await self.db.run_read(run)

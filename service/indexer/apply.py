@@ -127,7 +127,7 @@ async def apply_changes(
             effective.append(FileChange("modified", prep.path, origin="external"))
         for rel in removed:
             effective.append(FileChange("deleted", rel, origin="external"))
-    await ix._bump()
+    await ix._bump([c.path for c in effective])  # the rows this batch changed
     return effective
 
 

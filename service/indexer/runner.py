@@ -9,6 +9,7 @@ work itself is in the engine modules beside it:
     reconcile.py  bring the index in line with the vault folder
     apply.py      apply a batch of file changes
     status.py     row counts for status reports, cached per generation
+    names.py      every note's path and aliases, patched with what each round touched
     watch.py      the file watcher (edits made by other programs)
 
 Guarantees:
@@ -33,15 +34,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from service.graph.linkpath import PathSet
 from service.indexer import fresh, parsepool, rows
 from service.indexer.apply import apply_changes
 from service.indexer.bulk import DEFERRABLE_INDEXES, rebuild_trigram, restore_indexes
 from service.indexer.group import GroupCommit
+from service.indexer.names import Load, NoteNames
 from service.indexer.reconcile import reconcile_vault, write_batch
 from service.indexer.scan import scan
 from service.indexer.state import State
@@ -57,7 +59,6 @@ if TYPE_CHECKING:
 __all__ = ["BATCH", "BULK_THRESHOLD", "DEFERRABLE_INDEXES", "State", "VaultIndexer", "indexer_of", "restore_indexes"]
 
 log = logging.getLogger(__name__)
-Names = TypeVar("Names")
 # Read at each call (tests lower them to exercise bulk loads on small vaults). A batch of 200
 # notes (was 400) is one write transaction: the cold 10k-note build's peak RSS fell by 8 MB and
 # its time did not grow (docs/benchmarks.md).
@@ -97,7 +98,7 @@ class VaultIndexer:
         self.active_job: str | None = None
         self._files: set[str] = set()
         self._counts = Counts(db, vault.id)
-        self._names: tuple[int, list[Any]] | None = None  # (generation, note names as `note_names` loaded them)
+        self.names: NoteNames[Any] = NoteNames()  # every note's path and aliases, patched per round
         self._paths: PathSet | None = None  # PathSet of _files, rebuilt only after _files changes
         self._cond = asyncio.Condition()
         self._ready = asyncio.Event()
@@ -199,7 +200,9 @@ class VaultIndexer:
 
         await asyncio.wait_for(waiter(), within)
 
-    async def _bump(self) -> None:
+    async def _bump(self, touched: Iterable[str] | None = None) -> None:
+        """A batch is applied: `touched` are the paths whose rows it changed (None: any)."""
+        self.names.touched(touched)
         async with self._cond:
             self.generation += 1
             self._cond.notify_all()
@@ -300,16 +303,11 @@ class VaultIndexer:
 
     # -- reporting ---------------------------------------------------------------------------
 
-    async def note_names(self, load: Callable[[], Awaitable[list[Names]]]) -> list[Names]:
-        """(path, aliases) of every note, as `load` reads them, kept until the index changes: a
-        note address that is no literal path (every new note's, every wikilink name) is resolved
-        against all of them, and reading 10k rows each time was most of a create's cost."""
-        generation = self.generation  # read before loading: a change meanwhile invalidates
-        if self._names is not None and self._names[0] == generation:
-            return self._names[1]
-        rows = await load()
-        self._names = (generation, rows)
-        return rows
+    async def note_names(self, load: Load[Any]) -> list[Any]:
+        """(path, aliases) of every note, as `load` reads them, kept and patched with what each
+        round touched (`names.py`): a note address that is no literal path (every new note's,
+        every wikilink name) is resolved against all of them."""
+        return await self.names.get(load)
 
     async def counts(self) -> dict[str, int]:
         """Row counts for status reports, cached per generation (see `status.Counts`)."""

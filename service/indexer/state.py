@@ -9,6 +9,7 @@ engine modules only.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterable
 from typing import Any, Literal, Protocol
 
 from service.graph.linkpath import PathSet
@@ -53,7 +54,7 @@ class IndexerState(Protocol):
 
     def _write_batch(self, conn: Any, prepared: list[rows.Prepared], touch: list[tuple[str, float, int]]) -> None: ...
 
-    async def _bump(self) -> None: ...
+    async def _bump(self, touched: Iterable[str] | None = None) -> None: ...
 
     async def _apply_deferred(self, *, lock_held: bool) -> None: ...
 

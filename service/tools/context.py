@@ -23,6 +23,8 @@ from service.types import Op, Principal, ProgressFn, Transport
 from service.vault.paths import VaultPath, with_md
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from service.graph.address import Address, NoteName
     from service.services import Services
     from service.vault.commit import Steps
@@ -186,12 +188,12 @@ class ToolContext:
         if indexer is not None:  # a note the caller has just created or renamed is found by name
             await fresh.settle(indexer)
 
-        async def load() -> list[NoteName]:
-            rows = await GraphQueries(self.services.db).note_names(self.vault.id)
+        async def load(paths: Sequence[str] | None = None) -> list[NoteName]:
+            rows = await GraphQueries(self.services.db).note_names(self.vault.id, paths)
             return [NoteName(path, tuple(aliases)) for path, aliases in rows]
 
         try:
-            # Kept by the indexer until the index changes: built once, not 10k objects per call.
+            # Kept by the indexer and patched per index round: not 10k rows and objects per call.
             names = list(await (indexer.note_names(load) if indexer is not None else load()))
         except DbError:
             names = []

@@ -247,3 +247,27 @@ async def test_an_address_resolves_before_the_first_index_is_built(make_vault: C
             await vg.err("read_note", "ambiguous_note", path="Plan")
         finally:
             state.state = real
+
+
+async def test_names_follow_every_write_and_are_patched_not_read_again(av: Harness) -> None:
+    """Addresses resolve against names the indexer keeps and patches with the paths each round
+    touched: a note created, given an alias, moved or deleted is found (or not) by name at once,
+    and none of these writes makes the next resolution read every note's name again."""
+    from service.indexer.runner import indexer_of
+
+    names = indexer_of(av.app.vaults["main"]).names  # type: ignore[union-attr]
+    assert (await av.ok("read_note", path="Kickoff"))["path"] == "Launch plan.md"
+    full = names.full_reads
+    made = await av.ok("create_note", path="Ideas/Fresh idea.md", content="New.\n")
+    assert (await av.ok("read_note", path="fresh IDEA"))["path"] == "Ideas/Fresh idea.md"
+    text = "---\naliases: [Spark]\n---\nNew.\n"
+    await av.ok("write_note", path="Ideas/Fresh idea", content=text, mode="overwrite", expected_etag=made["etag"])
+    assert (await av.ok("read_note", path="Spark"))["path"] == "Ideas/Fresh idea.md"
+    await av.confirmed("move_note", path="Spark", new_path="Moved/Bright idea.md")
+    await av.err("read_note", "note_not_found", path="Fresh idea")
+    assert (await av.ok("read_note", path="Bright idea"))["path"] == "Moved/Bright idea.md"
+    assert (await av.ok("read_note", path="Spark"))["path"] == "Moved/Bright idea.md"
+    await av.ok("delete_note", path="Bright idea")
+    await av.err("read_note", "note_not_found", path="Spark")
+    await av.err("read_note", "note_not_found", path="Bright idea")
+    assert names.full_reads == full and names.partial_reads >= 4

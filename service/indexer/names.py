@@ -1,0 +1,77 @@
+"""The note names an address is resolved against, held in memory and patched after each round.
+
+A note address that is no literal path (every new note's `write_note`, every wikilink name) is
+resolved against the path and aliases of every note (`service.graph.address`). Reading those
+10,000 rows again after every index change cost 30-60 ms, and with agents writing all the time
+the index changes all the time: under 32 agents it was a fifth of the server's CPU. Now the
+first call reads them all, and later calls re-read only the paths the index rounds touched since
+(`touched`); a bulk reconcile, or more than `MAX_TOUCHED` paths, asks for a full read again.
+
+Guarantees: a caller that waited for its own writes (`service.indexer.fresh`) finds them, since
+the round that applied them registered its paths before the caller's wait ended, and a reader
+that starts after that sees the committed rows. Reads are serialised by a lock, so a caller
+never gets a list that a read in flight is still patching; a failed read forgets the cache.
+Touches nothing but memory; the rows come from the loader the caller passes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from typing import Generic, Protocol, TypeVar
+
+MAX_TOUCHED = 2000  # beyond this many changed paths one full read is cheaper than a long IN list
+
+
+class Named(Protocol):
+    @property
+    def path(self) -> str: ...
+
+
+N = TypeVar("N", bound=Named)
+# Reads the names of these paths (absent ones are simply missing), or of every note for None.
+Load = Callable[[Sequence[str] | None], Awaitable[list[N]]]
+
+
+class NoteNames(Generic[N]):
+    def __init__(self) -> None:
+        self._by_path: dict[str, N] | None = None
+        self._list: list[N] = []
+        self._touched: set[str] | None = None  # None: everything may have changed
+        self._lock = asyncio.Lock()
+        self.full_reads = 0
+        self.partial_reads = 0
+
+    def touched(self, paths: Iterable[str] | None) -> None:
+        """An index round committed changes to these paths' rows (None: to any row)."""
+        if paths is None or self._touched is None:
+            self._touched = None
+            return
+        self._touched.update(paths)
+        if len(self._touched) > MAX_TOUCHED:
+            self._touched = None
+
+    async def get(self, load: Load[N]) -> list[N]:
+        """Every note's names, read or patched as needed (the list is the caller's to keep, not
+        to change)."""
+        async with self._lock:
+            todo, held = self._touched, self._by_path
+            if held is not None and todo is not None and not todo:
+                return self._list
+            self._touched = set()  # what rounds touch from here on is read next time
+            try:
+                if held is None or todo is None:
+                    held = {n.path: n for n in await load(None)}
+                    self.full_reads += 1
+                else:
+                    fresh = await load(sorted(todo))
+                    for path in todo:
+                        held.pop(path, None)
+                    held.update((n.path, n) for n in fresh)
+                    self.partial_reads += 1
+            except BaseException:
+                self._by_path, self._touched = None, None
+                raise
+            self._by_path = held
+            self._list = list(held.values())
+            return self._list
