@@ -32,7 +32,7 @@ from __future__ import annotations
 import difflib
 import unicodedata
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 from service.graph.linkpath import base_name, strip_md
@@ -92,10 +92,23 @@ def parse_address(raw: str) -> Address:
 
 @dataclass(frozen=True, slots=True)
 class NoteName:
-    """What the resolver knows of one note: its vault path and its aliases."""
+    """What the resolver knows of one note: its vault path and its aliases (and, computed once,
+    the forms every resolution compares: a scan of 10k notes took 6-8 ms lowering them each time)."""
 
     path: str
     aliases: tuple[str, ...] = ()
+    stem: str = field(init=False, repr=False, compare=False)  # the path without '.md'
+    low: str = field(init=False, repr=False, compare=False)  # ... in lower case
+    base_low: str = field(init=False, repr=False, compare=False)  # its file name part
+    aliases_low: tuple[str, ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        stem = strip_md(self.path)
+        low = stem.lower()
+        object.__setattr__(self, "stem", stem)
+        object.__setattr__(self, "low", low)
+        object.__setattr__(self, "base_low", low.rpartition("/")[2])
+        object.__setattr__(self, "aliases_low", tuple(a.lower() for a in self.aliases))
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,15 +145,14 @@ def resolve_address(target: str, notes: Iterable[NoteName], readable: Callable[[
     path_hits: list[tuple[str, str]] = []
     name_hits: list[tuple[str, str]] = []
     for note in listed:
-        note_stem = strip_md(note.path)
-        note_low = note_stem.lower()
+        note_low = note.low
         if note_low == low:
-            path_hits.append((note.path, note_stem))
+            path_hits.append((note.path, note.stem))
         elif tail is not None:
             if note_low.endswith(tail):
-                name_hits.append((note.path, note_stem[-len(stem) :]))
-        elif note_low.rpartition("/")[2] == low:
-            name_hits.append((note.path, note_stem.rpartition("/")[2]))
+                name_hits.append((note.path, note.stem[-len(stem) :]))
+        elif note.base_low == low:
+            name_hits.append((note.path, note.stem.rpartition("/")[2]))
     rules: tuple[tuple[list[tuple[str, str]], Rule], ...] = ((path_hits, "path"), (name_hits, "name"))
     for hits, rule in rules:
         found = _decide([h for h in hits if readable(h[0])], stem, rule)
@@ -148,7 +160,13 @@ def resolve_address(target: str, notes: Iterable[NoteName], readable: Callable[[
             return found
     wanted = target.strip()
     key = wanted.lower()
-    alias_hits = [(n.path, a) for n in listed for a in n.aliases if a.lower() == key]
+    alias_hits = [
+        (n.path, a)
+        for n in listed
+        if n.aliases
+        for a, a_low in zip(n.aliases, n.aliases_low, strict=True)
+        if a_low == key
+    ]
     return _decide([h for h in alias_hits if readable(h[0])], wanted, "alias")
 
 
