@@ -160,6 +160,7 @@ class VaultgateApp:
         # Bases / Dataview images: kept current once built (at the first query, or when the index is ready)
         self.warmup = QueryWarmup(self.vaults, self.db, prewarm=settings.search.prewarm_queries)
         self.components += [self.warmup, self.index_jobs, self.audit, self.sessions, self.maintenance, self.plans]
+        self.components.append(heap.HeapTrimmer())
         self.server = self._build_server()
         self._started = False
         self.started_at: float | None = None

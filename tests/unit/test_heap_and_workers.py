@@ -12,6 +12,7 @@ import pytest
 
 from service import heap
 from service.indexer.parsepool import default_workers
+from tests.conftest import Harness
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's malloc_trim")
@@ -68,3 +69,25 @@ def test_no_parse_worker_on_two_cpus_and_at_most_three(cpus: int, workers: int) 
 
 def test_the_default_follows_the_usable_cpus() -> None:
     assert 0 <= default_workers() <= 3
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's malloc_trim")
+async def test_the_trimmer_trims_until_it_is_stopped() -> None:
+    import asyncio
+
+    trimmer = heap.HeapTrimmer(every_s=0)
+    await trimmer.start()
+    for _ in range(10_000):  # bounded wait for two rounds, no clock involved
+        if trimmer.runs >= 2:
+            break
+        await asyncio.sleep(0.001)
+    await trimmer.stop()
+    assert trimmer.runs >= 2
+    stopped_at = trimmer.runs
+    for _ in range(5):
+        await asyncio.sleep(0)
+    assert trimmer.runs == stopped_at
+
+
+async def test_the_app_runs_a_trimmer(vg: Harness) -> None:
+    assert [c for c in vg.app.components if isinstance(c, heap.HeapTrimmer)]
