@@ -292,14 +292,12 @@ def chunk_rows(conn: sqlite3.Connection, ids: list[int], *, text: bool = True) -
             f"FROM chunks c JOIN notes n ON n.id = c.note_id WHERE c.id IN ({marks})",
             part,
         ).fetchall()
-        for r in rows:
-            raw = r[6] or "[]"
+        for cid, nid, path, title, mtime, folder, raw, heading, body, position in rows:
             found = tags.get(raw)
             if found is None:
-                found = tags[raw] = list(json.loads(raw))
-            out[int(r[0])] = ChunkRow(
-                int(r[0]), int(r[1]), str(r[2]), str(r[3]), float(r[4]), str(r[5]), found, r[7], str(r[8]), int(r[9])
-            )
+                found = tags[raw] = list(json.loads(raw or "[]"))
+            # the columns' affinities give these types already (INTEGER, TEXT, REAL NOT NULL)
+            out[cid] = ChunkRow(cid, nid, path, title, mtime, folder, found, heading, body, position)
     return out
 
 
