@@ -136,12 +136,16 @@ def _scan(
     return out
 
 
-def prescan(guard: Guard, conn: sqlite3.Connection, *, vault_id: str, after: int, batch: int) -> int | None:
-    """Scan up to `batch` of the vault's notes with ids past `after` that `guard` has no verdict
-    on for their current version (`QueryWarmup`, in the background, so that the first searches
-    after a start do not scan long notes). Returns the last id looked at; None when done."""
+def prescan(
+    guard: Guard, conn: sqlite3.Connection, *, vault_id: str, after: int, batch: int, min_bytes: int = 0
+) -> int | None:
+    """Scan up to `batch` of the vault's notes of at least `min_bytes` with ids past `after` that
+    `guard` has no verdict on for their current version (`QueryWarmup`, in the background, so
+    that the first searches after a start do not scan long notes). Returns the last id looked
+    at; None when done."""
     rows = conn.execute(
-        "SELECT id, etag FROM notes WHERE vault_id = ? AND id > ? ORDER BY id LIMIT ?", (vault_id, after, batch)
+        "SELECT id, etag FROM notes WHERE vault_id = ? AND id > ? AND size >= ? ORDER BY id LIMIT ?",
+        (vault_id, after, min_bytes, batch),
     ).fetchall()
     if not rows:
         return None

@@ -1,6 +1,6 @@
-"""The sensitive-content verdicts of a vault's notes are scanned in the background once its
-index is ready, so that the first searches do not scan long notes; a note edited afterwards is
-judged again by its new version, never by the verdict of the old one."""
+"""The sensitive-content verdicts of a vault's long notes are scanned in the background once its
+index is ready, so that the first searches do not scan them; a note edited afterwards is judged
+again by its new version, never by the verdict of the old one."""
 
 from __future__ import annotations
 
@@ -9,12 +9,14 @@ from collections.abc import Callable
 from pathlib import Path
 
 from service.retrieval.sensitive import Guard
+from service.tools.query_warmup import PRESCAN_MIN_BYTES
 from service.tools.sensitive import guard_for, prescan
 from tests.conftest import Harness, started
 from tests.tools.test_query_warmup import _until
 
+FILLER = "".join(f"Line {i} of the runbook: check the disks, then the network.\n" for i in range(200))
 VAULT = {
-    "Ops.md": "# Ops\n\nThe backup runs nightly to the cloud.\n",
+    "Ops.md": "# Ops\n\nThe backup runs nightly to the cloud.\n\n" + FILLER,  # long: scanned ahead
     "Notes/Plain.md": "# Plain\n\nNothing secret about the backup schedule.\n",
     "Keys.md": "---\npassword: hunter2pass\n---\n# Keys\n\nThe backup login is hunter2pass as well.\n",
 }
@@ -24,8 +26,12 @@ def _guard(vg: Harness) -> Guard:
     return guard_for(vg.app.services.settings, next(iter(vg.app.vaults.values())))
 
 
-def _versions(conn: sqlite3.Connection) -> set[tuple[int, str]]:
-    return {(int(r[0]), str(r[1])) for r in conn.execute("SELECT id, etag FROM notes")}
+def _versions(conn: sqlite3.Connection, min_bytes: int = 0) -> set[tuple[int, str]]:
+    return {(int(r[0]), str(r[1])) for r in conn.execute("SELECT id, etag FROM notes WHERE size >= ?", (min_bytes,))}
+
+
+def _long(conn: sqlite3.Connection) -> set[tuple[int, str]]:
+    return _versions(conn, PRESCAN_MIN_BYTES)
 
 
 async def test_every_note_is_judged_after_the_index_is_ready_and_an_edit_is_judged_again(
@@ -34,11 +40,10 @@ async def test_every_note_is_judged_after_the_index_is_ready_and_an_edit_is_judg
     async with started(make_vault(VAULT)) as vg:
         await vg.indexed()
         guard = _guard(vg)
-        versions = await vg.app.db.run_read(_versions)
-        assert len(versions) == 3
+        versions = await vg.app.db.run_read(_long)
+        assert len(versions) == 1  # Ops.md
         await _until(lambda: versions <= guard.verdicts.keys())  # without any search
-        secret = [v for (nid, etag), v in guard.verdicts.items() if v[0]]
-        assert len(secret) == 1 and "hunter2pass" in secret[0][1]
+        assert guard.verdicts.keys() == versions and not any(v[0] for v in guard.verdicts.values())
 
         found = await vg.ok("search_regex", pattern="backup")
         assert "hunter2pass" not in str(found) and "[REDACTED]" in str(found)
@@ -56,7 +61,8 @@ async def test_every_note_is_judged_after_the_index_is_ready_and_an_edit_is_judg
         found = await vg.ok("search_regex", pattern="backup")
         ops = [i for i in found["items"] if i["path"] == "Ops.md"]
         assert ops and "swordfish42" not in str(found) and "[REDACTED]" in str(ops)
-        assert (await vg.app.db.run_read(_versions)) <= guard.verdicts.keys()
+        assert (await vg.app.db.run_read(_long)) <= guard.verdicts.keys()
+        assert any("swordfish42" in words for secret, words in guard.verdicts.values() if secret)
 
 
 async def test_prescan_goes_in_batches_and_skips_what_is_known(make_vault: Callable[..., Path]) -> None:
@@ -64,6 +70,10 @@ async def test_prescan_goes_in_batches_and_skips_what_is_known(make_vault: Calla
         await vg.indexed()
         guard = Guard.build("redact")  # a guard of its own: the warm-up fills the vault's
         ids = sorted(nid for nid, _ in await vg.app.db.run_read(_versions))
+        small = await vg.app.db.run_read(
+            lambda c: prescan(guard, c, vault_id="main", after=0, batch=2, min_bytes=1 << 20)
+        )
+        assert small is None and not guard.verdicts
         last = await vg.app.db.run_read(lambda c: prescan(guard, c, vault_id="main", after=0, batch=2))
         assert last == ids[1] and len(guard.verdicts) == 2
         last = await vg.app.db.run_read(lambda c: prescan(guard, c, vault_id="main", after=ids[1], batch=2))
