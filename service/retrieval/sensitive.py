@@ -96,6 +96,10 @@ class Guard:
     # excerpt text -> (its own secret spans redacted, or None when it has none; mentions a term):
     # search results show the same chunks query after query, each scanned once (bounded).
     texts: dict[str, tuple[str | None, bool]] = field(default_factory=dict, repr=False, compare=False)
+    _hints: tuple[tuple[str, int], ...] = field(default=(), init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self._hints = tuple((hint, i) for i, (_, _, hints) in enumerate(self.patterns) for hint in hints)
 
     @classmethod
     def build(
@@ -127,8 +131,9 @@ class Guard:
         if not text:
             return []
         found: list[Span] = []
-        for kind, rx, hints in self.patterns:
-            if hints and not any(h in text for h in hints):
+        hit = {i for hint, i in self._hints if hint in text}  # one pass over every hint
+        for i, (kind, rx, hints) in enumerate(self.patterns):
+            if hints and i not in hit:
                 continue
             found.extend(Span(m.start(), m.end(), kind) for m in rx.finditer(text) if m.end() > m.start())
         if "PRIVATE KEY" in text:
