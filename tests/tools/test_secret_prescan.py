@@ -43,7 +43,7 @@ async def test_every_note_is_judged_after_the_index_is_ready_and_an_edit_is_judg
         versions = await vg.app.db.run_read(_long)
         assert len(versions) == 1  # Ops.md
         await _until(lambda: versions <= guard.verdicts.keys())  # without any search
-        assert guard.verdicts.keys() == versions and not any(v[0] for v in guard.verdicts.values())
+        assert not any(guard.verdicts[v][0] for v in versions)  # (the guard is shared by equal configurations)
 
         found = await vg.ok("search_regex", pattern="backup")
         assert "hunter2pass" not in str(found) and "[REDACTED]" in str(found)
