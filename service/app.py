@@ -53,6 +53,7 @@ from service.storage.relocate import own_folders, reuse_legacy_index
 from service.storage.schema_cache import ToolSchemaCache
 from service.tools.query_warmup import QueryWarmup
 from service.tools.registry import build_registry
+from service.tools.sensitive import guard_for
 from service.types import Principal, principal_of_scope
 from service.vault.commit import StepHook
 from service.vault.vault import Vault
@@ -158,7 +159,12 @@ class VaultgateApp:
             spool_dir=spool_dir,
         )
         # Bases / Dataview images: kept current once built (at the first query, or when the index is ready)
-        self.warmup = QueryWarmup(self.vaults, self.db, prewarm=settings.search.prewarm_queries)
+        self.warmup = QueryWarmup(
+            self.vaults,
+            self.db,
+            prewarm=settings.search.prewarm_queries,
+            guards=lambda vault: guard_for(self.services.settings, vault),
+        )
         self.components += [self.warmup, self.index_jobs, self.audit, self.sessions, self.maintenance, self.plans]
         self.components.append(heap.HeapTrimmer())
         self.server = self._build_server()

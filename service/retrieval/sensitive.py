@@ -20,7 +20,7 @@ END hides the rest of the text, an END line without its BEGIN hides everything b
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -96,6 +96,10 @@ class Guard:
     # excerpt text -> (its own secret spans redacted, or None when it has none; mentions a term):
     # search results show the same chunks query after query, each scanned once (bounded).
     texts: dict[str, tuple[str | None, bool]] = field(default_factory=dict, repr=False, compare=False)
+    _hints: tuple[tuple[str, int], ...] = field(default=(), init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self._hints = tuple((hint, i) for i, (_, _, hints) in enumerate(self.patterns) for hint in hints)
 
     @classmethod
     def build(
@@ -127,15 +131,16 @@ class Guard:
         if not text:
             return []
         found: list[Span] = []
-        for kind, rx, hints in self.patterns:
-            if hints and not any(h in text for h in hints):
+        hit = {i for hint, i in self._hints if hint in text}  # one pass over every hint
+        for i, (kind, rx, hints) in enumerate(self.patterns):
+            if hints and i not in hit:
                 continue
             found.extend(Span(m.start(), m.end(), kind) for m in rx.finditer(text) if m.end() > m.start())
         if "PRIVATE KEY" in text:
             found.extend(self._key_blocks(text))
         found.extend(_cards(text))
         if self.secret_keys:
-            for m in _LINE.finditer(text):
+            for m in _lines(text):
                 if _key(m.group(1)) in self.secret_keys and not _empty(m.group(2)):
                     found.append(Span(m.start(2), m.end(2), "secret_value"))
         return _merge(found)
@@ -300,6 +305,18 @@ def clip(spans: list[Span], start: int, end: int) -> list[Span]:
         for s in spans
         if s.end > start and s.start < end
     ]
+
+
+def _lines(text: str) -> Iterator[re.Match[str]]:
+    """`_LINE.finditer(text)`, twice as fast: it is tried only at the start of the lines holding
+    a `:` or `=` (a match never spans two lines, and needs one of them)."""
+    start = 0
+    for line in text.split("\n"):
+        if ":" in line or "=" in line:
+            found = _LINE.match(text, start)
+            if found is not None:
+                yield found
+        start += len(line) + 1
 
 
 @lru_cache(maxsize=256)

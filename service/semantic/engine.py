@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import sqlite3
+from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -26,6 +27,9 @@ from service.vault.vault import Vault
 
 if TYPE_CHECKING:
     import numpy as np  # imported where vectors are used: a server without embeddings never loads it
+
+
+QUERIES_KEPT = 256  # query vectors remembered (384 floats each: 0.4 MB)
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +82,7 @@ class SemanticEngine:
         self._embedder: Embedder | None = None
         self._previous: dict[str, Embedder] = {}  # models of earlier settings, for stale answers
         self._chunker: _NoteChunker | None = None
+        self._queries: OrderedDict[tuple[str, str], tuple[Embedder, np.ndarray[Any, Any]]] = OrderedDict()
         self.force_scan = False  # tests: exercise the numpy path with sqlite-vec loaded
         self.scan_max_bytes = vectors.SCAN_MAX_BYTES  # tests: 0 sends every search to sqlite-vec
 
@@ -198,7 +203,21 @@ class SemanticEngine:
         return int(row[0]) // 4 if row else None
 
     async def query_vector(self, text: str, embedder: Embedder | None = None) -> np.ndarray[Any, Any]:
-        row: np.ndarray[Any, Any] = (await (embedder or self.embedder()).embed_query(text))[0]
+        """The query's vector by `embedder` (default: the configured model's). The last
+        `QUERIES_KEPT` are remembered per embedder object: an agent often asks one question of
+        several tools (search_hybrid, then context_for_query), and a vector depends on nothing
+        but the model and the text. The array is read-only (shared)."""
+        use = embedder or self.embedder()
+        key = (use.name, text)
+        found = self._queries.get(key)
+        if found is not None and found[0] is use:
+            self._queries.move_to_end(key)
+            return found[1]
+        row: np.ndarray[Any, Any] = (await use.embed_query(text))[0]
+        row.flags.writeable = False
+        self._queries[key] = (use, row)
+        while len(self._queries) > QUERIES_KEPT:
+            self._queries.popitem(last=False)
         return row
 
     def ranker(
@@ -282,14 +301,12 @@ def chunk_rows(conn: sqlite3.Connection, ids: list[int], *, text: bool = True) -
             f"FROM chunks c JOIN notes n ON n.id = c.note_id WHERE c.id IN ({marks})",
             part,
         ).fetchall()
-        for r in rows:
-            raw = r[6] or "[]"
+        for cid, nid, path, title, mtime, folder, raw, heading, body, position in rows:
             found = tags.get(raw)
             if found is None:
-                found = tags[raw] = list(json.loads(raw))
-            out[int(r[0])] = ChunkRow(
-                int(r[0]), int(r[1]), str(r[2]), str(r[3]), float(r[4]), str(r[5]), found, r[7], str(r[8]), int(r[9])
-            )
+                found = tags[raw] = list(json.loads(raw or "[]"))
+            # the columns' affinities give these types already (INTEGER, TEXT, REAL NOT NULL)
+            out[cid] = ChunkRow(cid, nid, path, title, mtime, folder, found, heading, body, position)
     return out
 
 

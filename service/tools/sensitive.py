@@ -11,7 +11,9 @@ chunks, passages, bundles) pass it through the guard:
   and any word of the note's secrets: a snippet may begin inside one), `secret(note_id)` and
   `sensitive(note_id, text, tags, heading)` flag;
 - `without_secrets(guard, conn, keep)`: under `exclude`, a semantic `NoteFilter` that also
-  refuses notes holding a secret.
+  refuses notes holding a secret;
+- `prescan(...)`: fills those remembered answers ahead of the first searches
+  (`service.tools.query_warmup`, once a vault's index is ready).
 """
 
 from __future__ import annotations
@@ -26,8 +28,9 @@ from functools import lru_cache
 from service.retrieval.sensitive import Guard
 from service.semantic.engine import ChunkRow
 from service.semantic.search import NoteFilter
-from service.settings import SensitiveMode
+from service.settings import SensitiveMode, Settings
 from service.tools.context import ToolContext
+from service.vault.vault import Vault
 
 
 @lru_cache(maxsize=32)
@@ -43,10 +46,14 @@ def _build(
 
 
 def guard_of(ctx: ToolContext) -> Guard:
-    settings = ctx.services.settings
+    return guard_for(ctx.services.settings, ctx.vault)
+
+
+def guard_for(settings: Settings, vault: Vault) -> Guard:
+    """The guard of `vault` under `settings` (the same object for the same configuration)."""
     conf = settings.sensitive
     return _build(
-        ctx.vault.config.sensitive_mode or conf.mode,
+        vault.config.sensitive_mode or conf.mode,
         conf.builtin_patterns,
         tuple(sorted(conf.patterns.items())),
         tuple(conf.secret_keys),
@@ -94,28 +101,57 @@ def excerpts(guard: Guard, conn: sqlite3.Connection, note_ids: Iterable[int]) ->
             elif known[0]:
                 out.secrets.add(nid)
                 out.words[nid] = known[1]
-        if not todo:
-            continue
-        marks = ",".join("?" * len(todo))
-        sql = (
-            "SELECT n.id, n.properties, coalesce(t.body, '') FROM notes n LEFT JOIN note_text t ON t.note_id = n.id"
-            f" WHERE n.id IN ({marks})"
-        )
-        if len(memo) > VERDICTS_MAX:
-            memo.clear()
-        for nid, props, body in conn.execute(sql, todo):
-            try:
-                properties = json.loads(props or "{}")
-            except ValueError:
-                properties = {}
-            properties = properties if isinstance(properties, dict) else {}
-            verdict = (False, frozenset[str]())
-            if guard.secret(str(body), properties):
-                verdict = (True, guard.secret_words(str(body), properties))
-                out.secrets.add(int(nid))
-                out.words[int(nid)] = verdict[1]
-            memo[(int(nid), etags[int(nid)])] = verdict
+        for nid, verdict in _scan(guard, conn, todo, etags).items():
+            if verdict[0]:
+                out.secrets.add(nid)
+                out.words[nid] = verdict[1]
     return out
+
+
+def _scan(
+    guard: Guard, conn: sqlite3.Connection, ids: list[int], etags: dict[int, str]
+) -> dict[int, tuple[bool, frozenset[str]]]:
+    """The verdicts of notes `ids` (at most 500) at versions `etags`, remembered on the guard."""
+    if not ids:
+        return {}
+    memo = guard.verdicts
+    marks = ",".join("?" * len(ids))
+    sql = (
+        "SELECT n.id, n.properties, coalesce(t.body, '') FROM notes n LEFT JOIN note_text t ON t.note_id = n.id"
+        f" WHERE n.id IN ({marks})"
+    )
+    if len(memo) > VERDICTS_MAX:
+        memo.clear()
+    out: dict[int, tuple[bool, frozenset[str]]] = {}
+    for nid, props, body in conn.execute(sql, ids):
+        try:
+            properties = json.loads(props or "{}")
+        except ValueError:
+            properties = {}
+        properties = properties if isinstance(properties, dict) else {}
+        verdict = (False, frozenset[str]())
+        if guard.secret(str(body), properties):
+            verdict = (True, guard.secret_words(str(body), properties))
+        out[int(nid)] = memo[(int(nid), etags[int(nid)])] = verdict
+    return out
+
+
+def prescan(
+    guard: Guard, conn: sqlite3.Connection, *, vault_id: str, after: int, batch: int, min_bytes: int = 0
+) -> int | None:
+    """Scan up to `batch` of the vault's notes of at least `min_bytes` with ids past `after` that
+    `guard` has no verdict on for their current version (`QueryWarmup`, in the background, so
+    that the first searches after a start do not scan long notes). Returns the last id looked
+    at; None when done."""
+    rows = conn.execute(
+        "SELECT id, etag FROM notes WHERE vault_id = ? AND id > ? AND size >= ? ORDER BY id LIMIT ?",
+        (vault_id, after, min_bytes, batch),
+    ).fetchall()
+    if not rows:
+        return None
+    etags = {int(r[0]): str(r[1]) for r in rows}
+    _scan(guard, conn, [nid for nid, etag in etags.items() if (nid, etag) not in guard.verdicts], etags)
+    return int(rows[-1][0])
 
 
 def without_secrets(guard: Guard, conn: sqlite3.Connection, keep: NoteFilter) -> NoteFilter:

@@ -36,6 +36,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+from service.embeddings.counting import counter
 from service.embeddings.tokens import tokenizer
 from service.errors import ValidationFailed
 from service.rerank.protocol import reorder
@@ -121,13 +122,14 @@ class TokenMeasure:
 
     def __init__(self) -> None:
         self._tok = tokenizer()
+        self._count = counter()
 
     def size(self, text: str) -> int:
         found = _SIZES.get(text)
         if found is None:
             if len(_SIZES) >= _SIZES_MAX:
                 _SIZES.clear()
-            found = _SIZES[text] = len(self._tok.encode(text, add_special_tokens=False).ids)
+            found = _SIZES[text] = self._count.count(text)
         return found
 
     def cut(self, text: str, size: int) -> str:
