@@ -82,7 +82,7 @@ class VaultgateApp:
         self.vaults = {cfg.id: Vault.open(cfg, settings.writes, extra_hidden) for cfg in settings.vaults}
         self.db = Database(cache_dir / "cache.db", readers=settings.storage.readers)
         # What cannot be rebuilt from the vault lives in the data folder, in its own database.
-        self.state = Database(data_dir / "state.db", readers=1)
+        self.state = Database(data_dir / "state.db", readers=1, writer_cache_kib=2000, reader_cache_kib=1000)
         self.registry = build_registry()
         self.guard = AclGuard(settings)
         self.metrics = Metrics()

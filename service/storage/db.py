@@ -36,7 +36,9 @@ T = TypeVar("T")
 # the readers' filled with the first searches. In WAL mode a reader's cache is dropped whenever
 # another connection commits anyway, and the OS file cache answers a miss in microseconds; at
 # 4 MB a reader's search_text costs the same CPU as at 8 MB (docs/benchmarks.md). The point
-# reader only looks up single rows by key.
+# reader only looks up single rows by key. `state.db` (audit rows appended, records looked up by
+# key) gets 2 MB for its writer and 1 MB for its reader: SQLite keeps a connection's cache
+# allocated up to its limit once filled, so the limits are what the memory grows to over hours.
 CACHE_KIB = 8000
 READER_CACHE_KIB = 4000
 POINT_CACHE_KIB = 1000
@@ -142,10 +144,18 @@ def connect(path: Path | str, backends: Backends | None = None, *, cache_kib: in
 class Database:
     """cache.db: `transaction()` for the single writer, `read()` for pooled readers."""
 
-    def __init__(self, path: Path, *, readers: int = 4) -> None:
+    def __init__(
+        self,
+        path: Path,
+        *,
+        readers: int = 4,
+        writer_cache_kib: int = CACHE_KIB,
+        reader_cache_kib: int = READER_CACHE_KIB,
+    ) -> None:
         self.path = path
         self.backends = Backends()
         self._reader_count = readers
+        self._cache_kib = (writer_cache_kib, reader_cache_kib)
         self._writer: aiosqlite.Connection | None = None
         self._write_lock = asyncio.Lock()
         self._readers: asyncio.Queue[aiosqlite.Connection] = asyncio.Queue()
@@ -154,9 +164,10 @@ class Database:
 
     async def open(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._writer = await aiosqlite.Connection(lambda: connect(self.path, self.backends), 64)
+        writer_kib, reader_kib = self._cache_kib
+        self._writer = await aiosqlite.Connection(lambda: connect(self.path, self.backends, cache_kib=writer_kib), 64)
         for _ in range(self._reader_count):
-            reader = await aiosqlite.Connection(lambda: connect(self.path, cache_kib=READER_CACHE_KIB), 64)
+            reader = await aiosqlite.Connection(lambda: connect(self.path, cache_kib=reader_kib), 64)
             self._all_readers.append(reader)
             self._readers.put_nowait(reader)
         self._point = connect(self.path, cache_kib=POINT_CACHE_KIB)
