@@ -1,4 +1,4 @@
-"""Giving freed heap memory back to the operating system after a bulk index load's batches.
+"""The C allocator's memory: freed memory given back, and the number of heaps capped.
 
 A cold index of 10,000 notes allocates and frees a batch's parsed rows, SQLite statements and
 FTS buffers again and again. glibc's allocator keeps freed chunks for reuse and returns the top
@@ -7,13 +7,13 @@ every batch and climbed through the load. `trim()` asks glibc to release what is
 (`malloc_trim(0)`: up to ~30 ms, so callers run it in a worker thread); the cold build's peak
 RSS fell by about 8 MB. On a C library without `malloc_trim` (musl, macOS) it does nothing.
 
-`limit_arenas()` caps glibc's heaps ("arenas") at two. glibc gives a thread that finds the heap
-busy a heap of its own, up to eight per CPU, and each keeps its freed memory: the event loop,
-the SQLite connections' threads, the worker threads of `asyncio.to_thread` and the file watcher
-each grew one, and over an hour of mixed calls the server's resident memory kept rising
-(135 → 172 MB). Python's own small objects never come from these heaps and the threads mostly
-take turns under the GIL, so two are enough. `MALLOC_ARENA_MAX` in the environment, if set, is
-left to rule.
+`limit_arenas()` caps glibc's heaps ("arenas") at two. glibc gives threads heaps of their own,
+up to eight per CPU, and each keeps its freed memory: the event loop, the SQLite connections'
+threads, the worker threads of `asyncio.to_thread` and the file watcher each grew one. Over an
+hour of mixed calls the server peaked at 174 MB with them and at 154 MB with two (and the
+minute's trim below). Python's own small objects never come from these heaps and the threads
+mostly take turns under the GIL, so two are enough. `MALLOC_ARENA_MAX` in the environment, if
+set, is left to rule.
 
 `HeapTrimmer` (a component of the app) runs `trim()` once a minute in a worker thread: between
 bulk loads, freed memory the heaps keep otherwise only grows with the busiest minute seen (in
