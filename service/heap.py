@@ -24,43 +24,36 @@ from __future__ import annotations
 
 import asyncio
 import ctypes
-import ctypes.util
+import functools
 import os
-from collections.abc import Callable
+from typing import Any
 
 from service.tasks import cancel_and_wait
 
-_trim: Callable[[int], int] | None = None
-_looked = False
+ARENAS = 2
+_M_ARENA_MAX = -8  # mallopt's parameter number in glibc's malloc.h
 
 
-def _find() -> Callable[[int], int] | None:
-    name = ctypes.util.find_library("c")
-    if name is None:
-        return None
+@functools.cache
+def _libc_function(name: str, *args: Any) -> Any:
+    """`name` from the C library the interpreter runs on, typed `(*args) -> int`; None when that
+    library has no such function (musl, macOS)."""
     try:
-        fn = ctypes.CDLL(name).malloc_trim
+        fn = getattr(ctypes.CDLL(None), name)
     except (OSError, AttributeError):
         return None
-    fn.argtypes = [ctypes.c_size_t]
+    fn.argtypes = list(args)
     fn.restype = ctypes.c_int
-    trim_fn: Callable[[int], int] = fn
-    return trim_fn
+    return fn
 
 
 def trim() -> bool:
     """Release the allocator's free memory to the OS; False where the C library cannot."""
-    global _trim, _looked
-    if not _looked:
-        _trim, _looked = _find(), True
-    if _trim is None:
+    fn = _libc_function("malloc_trim", ctypes.c_size_t)
+    if fn is None:
         return False
-    _trim(0)
+    fn(0)
     return True
-
-
-ARENAS = 2
-_M_ARENA_MAX = -8  # mallopt's parameter number in glibc's malloc.h
 
 
 def limit_arenas(arenas: int = ARENAS) -> bool:
@@ -68,13 +61,8 @@ def limit_arenas(arenas: int = ARENAS) -> bool:
     environment decides (`MALLOC_ARENA_MAX`)."""
     if "MALLOC_ARENA_MAX" in os.environ:
         return False
-    try:
-        mallopt = ctypes.CDLL(None).mallopt  # the C library the interpreter runs on
-    except (OSError, AttributeError):
-        return False
-    mallopt.argtypes = [ctypes.c_int, ctypes.c_int]
-    mallopt.restype = ctypes.c_int
-    return bool(mallopt(_M_ARENA_MAX, arenas))
+    mallopt = _libc_function("mallopt", ctypes.c_int, ctypes.c_int)
+    return mallopt is not None and bool(mallopt(_M_ARENA_MAX, arenas))
 
 
 TRIM_EVERY_S = 60.0

@@ -43,7 +43,7 @@ from service.indexer import fresh, parsepool, rows
 from service.indexer.apply import apply_changes
 from service.indexer.bulk import DEFERRABLE_INDEXES, rebuild_trigram, restore_indexes
 from service.indexer.group import GroupCommit
-from service.indexer.names import Load, NoteNames
+from service.indexer.names import NoteNames
 from service.indexer.reconcile import reconcile_vault, write_batch
 from service.indexer.scan import scan
 from service.indexer.state import State
@@ -98,7 +98,9 @@ class VaultIndexer:
         self.active_job: str | None = None
         self._files: set[str] = set()
         self._counts = Counts(db, vault.id)
-        self.names: NoteNames[Any] = NoteNames()  # every note's path and aliases, patched per round
+        # Every note's path and aliases, patched per round: what a note address that is no literal
+        # path (every new note's, every wikilink name) is resolved against (`names.py`).
+        self.names: NoteNames[Any] = NoteNames()
         self._paths: PathSet | None = None  # PathSet of _files, rebuilt only after _files changes
         self._cond = asyncio.Condition()
         self._ready = asyncio.Event()
@@ -302,12 +304,6 @@ class VaultIndexer:
         task.add_done_callback(self._side_tasks.discard)
 
     # -- reporting ---------------------------------------------------------------------------
-
-    async def note_names(self, load: Load[Any]) -> list[Any]:
-        """(path, aliases) of every note, as `load` reads them, kept and patched with what each
-        round touched (`names.py`): a note address that is no literal path (every new note's,
-        every wikilink name) is resolved against all of them."""
-        return await self.names.get(load)
 
     async def counts(self) -> dict[str, int]:
         """Row counts for status reports, cached per generation (see `status.Counts`)."""

@@ -183,11 +183,17 @@ class Counts:
         return self.chunks - self.embedded + (self.notes - self.chunked_notes)
 
 
+def _note_count(conn: sqlite3.Connection, vault_id: str) -> int:
+    return int(
+        conn.execute(f"SELECT COUNT(*) FROM notes WHERE vault_id = ? AND {not_canvas()}", (vault_id,)).fetchone()[0]
+    )
+
+
 def counts(conn: sqlite3.Connection, vault_id: str, model: str, after: int = 0) -> Counts:
     """Every count `index_status` shows. `after` is a floor the caller knows (every chunk up to
     that id has its vector): only the chunks past it are joined with their vectors, the rest are
     counted off the key (the whole join is ~0.2-0.5 s at 60,000 chunks)."""
-    notes = conn.execute(f"SELECT COUNT(*) FROM notes WHERE vault_id = ? AND {not_canvas()}", (vault_id,)).fetchone()[0]
+    notes = _note_count(conn, vault_id)
     chunked = conn.execute(
         "SELECT COUNT(*) FROM notes n JOIN chunk_sources s ON s.note_id = n.id AND s.etag = n.etag "
         f"AND s.title = n.title AND s.chunker = ? WHERE n.vault_id = ? AND {not_canvas('n.path')}",
@@ -206,9 +212,9 @@ def counts(conn: sqlite3.Connection, vault_id: str, model: str, after: int = 0) 
 def settled_counts(conn: sqlite3.Connection, vault_id: str) -> Counts:
     """The counts of a vault whose every note is chunked and every chunk embedded (the job says
     so): two counts off the keys, a few ms at 60,000 chunks."""
-    notes = conn.execute(f"SELECT COUNT(*) FROM notes WHERE vault_id = ? AND {not_canvas()}", (vault_id,)).fetchone()[0]
+    notes = _note_count(conn, vault_id)
     chunks = conn.execute("SELECT COUNT(*) FROM chunks WHERE vault_id = ?", (vault_id,)).fetchone()[0]
-    return Counts(int(notes), int(notes), int(chunks), int(chunks))
+    return Counts(notes, notes, int(chunks), int(chunks))
 
 
 def forget_vault(conn: sqlite3.Connection, vault_id: str) -> None:

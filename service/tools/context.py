@@ -194,7 +194,7 @@ class ToolContext:
 
         try:
             # Kept by the indexer and patched per index round: not 10k rows and objects per call.
-            names = list(await (indexer.note_names(load) if indexer is not None else load()))
+            names = list(await (indexer.names.get(load) if indexer is not None else load()))
         except DbError:
             names = []
         if indexer is None or not indexer.ready:
