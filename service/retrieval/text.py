@@ -23,6 +23,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from service.errors import QuerySyntaxError
+from service.retrieval.windows import LONG_NOTE, WindowSnippets
 from service.storage.db import DbOperationalError
 
 Sort = Literal["relevance", "mtime", "path"]
@@ -34,6 +35,7 @@ _ORDER: dict[str, str] = {
 }
 _OPEN, _CLOSE = "\x02", "\x03"
 SNIPPET_TOKENS = 16
+_WINDOWS = WindowSnippets(_OPEN, _CLOSE, SNIPPET_TOKENS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,17 +173,42 @@ def two_pass_all(
 
 
 def snippets(conn: sqlite3.Connection, match: str, ids: Sequence[int]) -> dict[int, Snippet]:
-    """FTS5 snippets (best column, ~16 tokens) with highlight spans for the given rows."""
+    """FTS5 snippets (best column, ~16 tokens) with highlight spans for the given rows that
+    match; long notes are quoted from a window of their text (service/retrieval/windows.py)."""
     if not ids:
         return {}
-    marks = ",".join("?" * len(ids))
+    out = {nid: split_marks(raw) for nid, raw in _windowed(conn, match, ids).items()}
+    rest = [i for i in ids if i not in out]
+    if not rest:
+        return out
+    marks = ",".join("?" * len(rest))
     sql = (
         f"SELECT rowid, snippet(fts_words, -1, '{_OPEN}', '{_CLOSE}', '…', {SNIPPET_TOKENS})"
         f" FROM fts_words WHERE fts_words MATCH ? AND rowid IN ({marks})"
     )
-    out: dict[int, Snippet] = {}
-    for rowid, raw in conn.execute(sql, [match, *ids]):
+    for rowid, raw in conn.execute(sql, [match, *rest]):
         out[int(rowid)] = split_marks(raw or "")
+    return out
+
+
+def _windowed(conn: sqlite3.Connection, match: str, ids: Sequence[int]) -> dict[int, str]:
+    """Marked snippets of the matching notes over `LONG_NOTE` bytes that a window could quote
+    (the file's size bounds the body's, so short notes are never read)."""
+    marks = ",".join("?" * len(ids))
+    long_ids = [
+        r[0] for r in conn.execute(f"SELECT id FROM notes WHERE id IN ({marks}) AND size > ?", [*ids, LONG_NOTE])
+    ]
+    if not long_ids:
+        return {}
+    marks = ",".join("?" * len(long_ids))
+    sql = (
+        "SELECT t.note_id, t.title, CAST(t.body AS BLOB) FROM fts_words JOIN note_text t ON t.note_id = fts_words.rowid"
+        f" WHERE fts_words MATCH ? AND fts_words.rowid IN ({marks})"
+    )
+    out: dict[int, str] = {}
+    for nid, title, body in conn.execute(sql, [match, *long_ids]):
+        if len(body) > LONG_NOTE and (raw := _WINDOWS.snippet(match, title, body)) is not None:
+            out[int(nid)] = raw
     return out
 
 

@@ -153,3 +153,14 @@ async def test_search_regex_failure_paths(sv: Harness) -> None:
     await sv.err("search_regex", "validation_error", pattern="x", budget_ms=1)
     await sv.err("search_regex", "note_not_found", pattern="x", folder="Missing")
     assert sv.snapshot() == before
+
+
+async def test_a_long_note_s_snippet_is_cut_around_its_match(sv: Harness) -> None:
+    filler = " ".join(f"line{i} of the logbook." for i in range(3000))  # ~60 KB
+    body = f"# Log\n\n{filler}\n\nThe dirigible docked at noon.\n\n{filler}\n"
+    await sv.ok("create_note", path="Logs/Long.md", content=body)
+    hit = (await sv.ok("search_text", query="dirigible"))["items"][0]
+    assert hit["path"] == "Logs/Long.md"
+    assert hit["snippet"].startswith("…") and hit["snippet"].endswith("…")
+    assert [hit["snippet"][a:b] for a, b in hit["highlights"]] == ["dirigible"]
+    assert len(hit["snippet"]) < 200
