@@ -56,6 +56,7 @@ LEAN = (
     "get_outlinks",
     "set_properties",
     "list_tags",
+    "index_status",  # error hints send agents to it (a backlog, an index not ready yet)
 )
 
 
