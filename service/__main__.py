@@ -208,7 +208,7 @@ def cmd_stdio(args: argparse.Namespace) -> int:
     from service.serve import run_stdio
 
     setup_logging(settings.log)
-    return run_stdio(VaultgateApp(settings), front)
+    return run_stdio(VaultgateApp(settings, owns_process=True), front)
 
 
 def cmd_config(args: argparse.Namespace) -> int:

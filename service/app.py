@@ -24,6 +24,7 @@ from mcp.shared.exceptions import MCPDeprecationWarning
 
 from service import heap
 from service._version import VERSION  # a constant: no package-metadata scan at start
+from service.collector import Collector
 from service.dispatch.chain import build_layers
 from service.dispatch.context import ToolResult
 from service.dispatch.entry import Dispatcher
@@ -70,8 +71,10 @@ class Component(Protocol):
 
 
 class VaultgateApp:
-    def __init__(self, settings: Settings, *, step_hook: StepHook | None = None) -> None:
-        """`step_hook`: tests only, awaited at each step of a long change (`service.vault.commit`)."""
+    def __init__(self, settings: Settings, *, step_hook: StepHook | None = None, owns_process: bool = False) -> None:
+        """`step_hook`: tests only, awaited at each step of a long change (`service.vault.commit`).
+        `owns_process`: the app is the process (`vaultgate serve` / `stdio`), so it may set the
+        interpreter's garbage collector for itself (`service.collector`)."""
         self.settings = settings
         self.version = VERSION
         cache_dir = settings.cache_dir()
@@ -167,6 +170,9 @@ class VaultgateApp:
         )
         self.components += [self.warmup, self.index_jobs, self.audit, self.sessions, self.maintenance, self.plans]
         self.components.append(heap.HeapTrimmer())
+        if owns_process:
+            indexers = [c for c in self.components if isinstance(c, VaultIndexer)]
+            self.components.append(Collector(indexers))
         self.server = self._build_server()
         self._started = False
         self.started_at: float | None = None

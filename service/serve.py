@@ -141,7 +141,7 @@ def run_http(settings: Settings) -> None:
 
 async def serve_http(settings: Settings) -> None:
     setup_logging(settings.log)
-    app = VaultgateApp(settings)
+    app = VaultgateApp(settings, owns_process=True)
     server = _Server(_uvicorn_config(app))
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):

@@ -1,5 +1,6 @@
 """What `vaultgate stdio` loads: the front answers before pydantic and the settings are imported,
-and a server without an embedding model never loads numpy (nor the tokenizer or onnxruntime)."""
+a server without an embedding model never loads numpy (nor the tokenizer or onnxruntime), and
+the process freezes its start-up heap for the garbage collector (service/collector.py)."""
 
 from __future__ import annotations
 
@@ -66,3 +67,25 @@ def test_a_server_without_embeddings_never_loads_numpy(make_vault: Callable[...,
             assert "numpy" not in libraries and "onnxruntime" not in libraries and "tokenizers" not in libraries
             proc.stdin.close()  # end of input: the server exits
             assert proc.wait(timeout=60) == 0
+
+
+def test_vaultgate_stdio_freezes_its_start_up_heap(make_vault: Callable[..., Path]) -> None:
+    root = make_vault()
+    env = {**os.environ, "VAULTGATE_EMBEDDINGS__PROVIDER": "none"}
+    with subprocess.Popen(
+        [sys.executable, "-m", "service", "stdio", str(root)],
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    ) as proc:
+        assert proc.stderr is not None and proc.stdin is not None
+        seen = []
+        for line in proc.stderr:
+            seen.append(line)
+            if "start-up objects frozen" in line:
+                break
+        proc.stdin.close()
+        assert proc.wait(timeout=60) == 0
+    assert any("start-up objects frozen" in line for line in seen), seen

@@ -1,0 +1,69 @@
+"""The garbage collector's settings for a server process (service/collector.py): the young
+threshold raised at start, the start-up heap frozen once every index is ready and not before,
+everything handed back at stop; only an app that owns its process does it."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+from collections.abc import Callable
+from pathlib import Path
+
+from service.app import VaultgateApp
+from service.collector import YOUNG, Collector
+from tests.conftest import settings_for
+
+
+class Gate:
+    def __init__(self) -> None:
+        self.open = asyncio.Event()
+
+    async def wait_ready(self, within: float) -> None:
+        await asyncio.wait_for(self.open.wait(), within)
+
+
+async def test_the_heap_is_frozen_once_every_index_is_ready_and_handed_back_at_stop() -> None:
+    before = gc.get_threshold()
+    gates = [Gate(), Gate()]
+    collector = Collector(gates, young=12_345)
+    await collector.start()
+    try:
+        assert gc.get_threshold() == (12_345, before[1], before[2])
+        gates[1].open.set()
+        for _ in range(5):
+            await asyncio.sleep(0)
+        assert collector.frozen == 0 and gc.get_freeze_count() == 0  # one index is not ready yet
+        gates[0].open.set()
+        for _ in range(50):
+            if collector.frozen:
+                break
+            await asyncio.sleep(0.01)
+        assert collector.frozen > 1000 and 0 < gc.get_freeze_count() <= collector.frozen  # some die since
+    finally:
+        await collector.stop()
+    assert gc.get_freeze_count() == 0 and gc.get_threshold() == before
+
+
+async def test_a_stop_before_the_indexes_are_ready_freezes_nothing() -> None:
+    before = gc.get_threshold()
+    collector = Collector([Gate()])
+    await collector.start()
+    await collector.stop()
+    assert collector.frozen == 0 and gc.get_freeze_count() == 0 and gc.get_threshold() == before
+
+
+async def test_only_an_app_that_owns_its_process_sets_the_collector(make_vault: Callable[..., Path]) -> None:
+    root = make_vault()
+    before = gc.get_threshold()
+    embedded = VaultgateApp(settings_for(root))
+    assert not any(isinstance(c, Collector) for c in embedded.components)
+    app = VaultgateApp(settings_for(root), owns_process=True)
+    async with app.running():
+        assert gc.get_threshold()[0] == YOUNG
+        collector = next(c for c in app.components if isinstance(c, Collector))
+        for _ in range(500):
+            if collector.frozen:
+                break
+            await asyncio.sleep(0.01)
+        assert collector.frozen and 0 < gc.get_freeze_count() <= collector.frozen
+    assert gc.get_freeze_count() == 0 and gc.get_threshold() == before
