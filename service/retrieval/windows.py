@@ -35,6 +35,7 @@ TOKENIZER = "porter unicode61 remove_diacritics 2"  # as `fts_words` (migrations
 
 _UNIT = re.compile(r'(title : )?"((?:[^"]|"")*)"(\*?)')
 _SPACE = re.compile(rb"[ \t\r\n]")
+_WORD = re.compile(r"[^\W_]+")  # the runs of letters and digits unicode61 makes tokens of
 
 
 def units(expr: str) -> list[str]:
@@ -61,19 +62,26 @@ class WindowSnippets:
             self._local.stems = {}
         return conn
 
-    def probes(self, expr: str) -> list[str]:
-        """What to look for in the text: each distinct stem of the expression, less its last
-        letter when it is longer than three (remembered per thread by expression)."""
+    def probes(self, expr: str) -> list[tuple[str, ...]]:
+        """What to look for in the text, one entry per distinct stem of the expression: the stem
+        less its last letter when it is longer than three, and, for a word with letters the
+        tokenizer folds ("zürich" is stemmed "zurich"), the word as written, lower-cased, less
+        its last letter too (remembered per thread by expression)."""
         conn = self._db()
-        memo: dict[str, list[str]] = self._local.stems
+        memo: dict[str, list[tuple[str, ...]]] = self._local.stems
         found = memo.get(expr)
         if found is None:
-            words = " ".join(m.group(2).replace('""', '"') for m in _UNIT.finditer(expr))
+            words = [w.lower() for m in _UNIT.finditer(expr) for w in _WORD.findall(m.group(2))]
+            forms: dict[str, set[str]] = {}
             with conn:
-                conn.execute("INSERT INTO w(rowid, title, body) VALUES (1, '', ?)", (words,))
-                stems = [r[0] for r in conn.execute("SELECT DISTINCT term FROM v")]
+                conn.executemany("INSERT INTO w(rowid, title, body) VALUES (?, '', ?)", list(enumerate(words, start=1)))
+                for doc, stem in conn.execute("SELECT doc, term FROM v ORDER BY doc, offset"):
+                    word = words[doc - 1]
+                    forms.setdefault(stem, set()).update(
+                        _shorter(f) for f in ((stem, word) if not word.isascii() else (stem,))
+                    )
                 conn.execute("DELETE FROM w")
-            found = sorted({s[:-1] if len(s) > 3 else s for s in stems})
+            found = [tuple(sorted(forms[stem])) for stem in sorted(forms)]
             if len(memo) >= 256:
                 memo.clear()
             memo[expr] = found
@@ -113,15 +121,21 @@ class WindowSnippets:
         return text
 
 
-def _starts(low: bytes, text: bytes, probe: str, limit: int) -> list[int]:
-    """Up to `limit` byte offsets, in order, where `probe` starts a word: an ASCII probe in any
-    case (`low` is `text` with ASCII letters lowered), another written in lower case,
-    capitalised or in capitals."""
-    if probe.isascii():
-        pairs = [(low, probe.encode())]
-    else:
-        forms = dict.fromkeys((probe, probe[:1].upper() + probe[1:], probe.upper()))
-        pairs = [(text, form.encode()) for form in forms]
+def _shorter(form: str) -> str:
+    return form[:-1] if len(form) > 3 else form
+
+
+def _starts(low: bytes, text: bytes, probe: tuple[str, ...], limit: int) -> list[int]:
+    """Up to `limit` byte offsets, in order, where one of the forms of `probe` starts a word: an
+    ASCII form in any case (`low` is `text` with ASCII letters lowered), another written in
+    lower case, capitalised or in capitals."""
+    pairs: list[tuple[bytes, bytes]] = []
+    for form in probe:
+        if form.isascii():
+            pairs.append((low, form.encode()))
+        else:
+            cases = dict.fromkeys((form, form[:1].upper() + form[1:], form.upper()))
+            pairs += [(text, case.encode()) for case in cases]
     found: list[int] = []
     for hay, needle in pairs:
         at = hay.find(needle)
@@ -135,7 +149,7 @@ def _starts(low: bytes, text: bytes, probe: str, limit: int) -> list[int]:
     return found[:limit]
 
 
-def best_place(text: bytes, probes: Sequence[str]) -> int | None:
+def best_place(text: bytes, probes: Sequence[tuple[str, ...]]) -> int | None:
     """The earliest byte offset from which the most distinct probes start words within SPAN."""
     low = text.lower()
     firsts = [_starts(low, text, p, 1) for p in probes]

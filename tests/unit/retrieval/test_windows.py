@@ -135,6 +135,16 @@ def test_a_word_found_only_with_diacritics_falls_back_to_the_whole_note(db: sqli
     assert got == whole(db, match, 9) and marked(got) == ["naïve"]
 
 
+def test_a_word_written_with_diacritics_is_found_as_written(db: sqlite3.Connection) -> None:
+    rng = random.Random(9)
+    body = " ".join([filler(rng, 1500), "a Café alone.", filler(rng, 1500), "Zürich has a café.", filler(rng, 900)])
+    add(db, 10, "Trip", body)
+    match = parse_query("zürich café").match
+    assert text._WINDOWS.probes(match) == [("caf",), ("zuric", "züric")]
+    got = text.snippets(db, match, [10])[10]
+    assert sorted(marked(got)) == ["café", "zürich"]
+
+
 def test_a_long_note_that_does_not_match_gets_no_snippet(db: sqlite3.Connection) -> None:
     rng = random.Random(5)
     add(db, 1, "Has", filler(rng, 3000) + " comet " + filler(rng, 100))
