@@ -25,6 +25,7 @@ from mcp.shared.exceptions import MCPDeprecationWarning
 from service import heap
 from service._version import VERSION  # a constant: no package-metadata scan at start
 from service.collector import Collector
+from service.dispatch.activity import Activity
 from service.dispatch.chain import build_layers
 from service.dispatch.context import ToolResult
 from service.dispatch.entry import Dispatcher
@@ -130,6 +131,7 @@ class VaultgateApp:
             rerank=build_reranker(settings.rerank),
         )
         self.layers = build_layers(self.services, self.registry)
+        self.activity = Activity()  # calls running: background work that can wait gives way to them
         self.dispatcher = Dispatcher(
             self.layers,
             self.registry,
@@ -137,6 +139,7 @@ class VaultgateApp:
             advertised=self.visibility.advertised,
             client_logs=self.client_logs,
             schemas=ToolSchemaCache(self.registry, cache_dir).of,  # fast first tools/list
+            activity=self.activity,
         )
         self.components: list[Component] = [
             VaultIndexer(
@@ -167,12 +170,13 @@ class VaultgateApp:
             self.db,
             prewarm=settings.search.prewarm_queries,
             guards=lambda vault: guard_for(self.services.settings, vault),
+            activity=self.activity,
         )
         self.components += [self.warmup, self.index_jobs, self.audit, self.sessions, self.maintenance, self.plans]
         self.components.append(heap.HeapTrimmer())
         if owns_process:
             indexers = [c for c in self.components if isinstance(c, VaultIndexer)]
-            self.components.append(Collector(indexers))
+            self.components.append(Collector(indexers, self.activity))
         self.server = self._build_server()
         self._started = False
         self.started_at: float | None = None

@@ -10,8 +10,9 @@ two things (together: 2-3 young collections in the same 45 s and nothing else, d
 - at start, the youngest generation's threshold goes from 700 to `YOUNG` allocations: objects of
   one call mostly die with it before a collection sees them, so fewer survive into the older
   generations that are walked again and again;
-- once every vault's index is ready (the start-up heap is built), one collection and
-  `gc.freeze()`: what is alive then moves to a permanent generation no later collection walks.
+- once every vault's index is ready (the start-up heap is built) and the callers pause for a
+  second (`service.dispatch.activity`; at most a minute), one collection and `gc.freeze()`:
+  what is alive then moves to a permanent generation no later collection walks.
   Reference counting still frees those objects when they are dropped; only a reference cycle
   among them would stay, and the start-up heap is not dropped while the server runs.
 At stop the permanent generation is handed back to the collector and the thresholds restored,
@@ -29,11 +30,13 @@ import logging
 from collections.abc import Iterable
 from typing import Protocol
 
+from service.dispatch.activity import Activity
 from service.tasks import cancel_and_wait
 
 log = logging.getLogger("vaultgate.collector")
 YOUNG = 20_000  # allocations (net of frees) of container objects between young collections
 READY_WAIT_S = 3600.0
+FREEZE_WAIT_S = 60.0  # for a pause in the calls; a server never idle freezes after this anyway
 
 
 class Ready(Protocol):
@@ -45,8 +48,9 @@ class Ready(Protocol):
 class Collector:
     name = "collector"
 
-    def __init__(self, indexers: Iterable[Ready], young: int = YOUNG) -> None:
+    def __init__(self, indexers: Iterable[Ready], activity: Activity | None = None, young: int = YOUNG) -> None:
         self.indexers = list(indexers)
+        self.activity = activity
         self.young = young
         self.frozen = 0  # objects moved to the permanent generation
         self._saved: tuple[int, int, int] | None = None
@@ -74,6 +78,9 @@ class Collector:
                 with contextlib.suppress(TimeoutError):
                     await indexer.wait_ready(READY_WAIT_S)
                     break
+        if self.activity is not None:  # the collection stops the event loop ~0.1-0.2 s: not mid-burst
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.activity.quiet(), FREEZE_WAIT_S)
         gc.collect()
         gc.freeze()
         self.frozen = gc.get_freeze_count()

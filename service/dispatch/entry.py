@@ -16,6 +16,7 @@ import mcp_types as types
 from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError
 
+from service.dispatch.activity import Activity
 from service.dispatch.chain import compose
 from service.dispatch.context import CallContext, Layer, ToolResult
 from service.tools.registry import Registry
@@ -51,10 +52,12 @@ class Dispatcher:
         advertised: Callable[[ToolSpec], bool] | None = None,
         client_logs: CallLog | None = None,
         schemas: Callable[[ToolSpec], tuple[dict[str, Any], dict[str, Any]]] | None = None,
+        activity: Activity | None = None,
     ) -> None:
         """`principal_of`: the caller of an HTTP request; `advertised`: whether tools/list shows a
         tool (the visibility policy); `client_logs`: log notifications for clients that set a
-        level; `schemas`: a tool's (input, output) schemas, e.g. kept on disk (None: generate)."""
+        level; `schemas`: a tool's (input, output) schemas, e.g. kept on disk (None: generate);
+        `activity`: counts the calls running, for background work that gives way to them."""
         self.layers = layers
         self.registry = registry
         self._run = compose(layers)
@@ -63,6 +66,7 @@ class Dispatcher:
         self._tools: dict[str, types.Tool] = {}
         self.client_logs = client_logs
         self.schemas = schemas
+        self.activity = activity if activity is not None else Activity()
 
     async def call(
         self,
@@ -91,7 +95,11 @@ class Dispatcher:
                 await session.report_progress(done, total, message)
 
             call.progress = report
-        return await self._run(call)
+        self.activity.begin()
+        try:
+            return await self._run(call)
+        finally:
+            self.activity.end()
 
     def principal_for(self, ctx: ServerRequestContext[Any, Any]) -> tuple[Principal, Transport]:
         if ctx.request is None:

@@ -23,6 +23,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
+from service.dispatch.activity import Activity
 from service.indexer.runner import indexer_of
 from service.retrieval.sensitive import Guard
 from service.storage.db import Database
@@ -50,10 +51,12 @@ class QueryWarmup:
         prewarm: bool = False,
         quiet_s: float = 2.0,
         guards: Callable[[Vault], Guard] | None = None,
+        activity: Activity | None = None,
     ) -> None:
         self.vaults = vaults
         self.db = db
         self.guards = guards
+        self.activity = activity
         self.prewarm = prewarm
         self.quiet_s = quiet_s
         self.built: dict[str, int] = {}  # vault id -> index generation of the last refresh
@@ -106,8 +109,9 @@ class QueryWarmup:
     async def _prescan(self, vault: Vault) -> None:
         """The sensitive-content verdicts of the vault's long notes (up to `PRESCAN_MAX`), so that
         the first searches after a start do not scan them for secrets (a 200,000-character note
-        takes ~7 ms). Once, in batches on a pooled reader; edited notes are scanned again
-        when a search shows them (verdicts are kept by etag)."""
+        takes ~7 ms). Once, in batches on a pooled reader, each when no call has run for a
+        second (`activity`); edited notes are scanned again when a search shows them
+        (verdicts are kept by etag)."""
         if self.guards is None:
             return
         guard = self.guards(vault)
@@ -115,6 +119,8 @@ class QueryWarmup:
         done = 0
         try:
             while after is not None and done < PRESCAN_MAX:
+                if self.activity is not None:  # callers first: a batch holds the interpreter ~50 ms
+                    await self.activity.quiet()
                 scan = partial(
                     prescan, guard, vault_id=vault.id, after=after, batch=PRESCAN_BATCH, min_bytes=PRESCAN_MIN_BYTES
                 )

@@ -4,6 +4,7 @@ again by its new version, never by the verdict of the old one."""
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
@@ -81,3 +82,18 @@ async def test_prescan_goes_in_batches_and_skips_what_is_known(make_vault: Calla
         assert await vg.app.db.run_read(lambda c: prescan(guard, c, vault_id="main", after=ids[2], batch=2)) is None
         other = await vg.app.db.run_read(lambda c: prescan(guard, c, vault_id="elsewhere", after=0, batch=2))
         assert other is None and len(guard.verdicts) == 3
+
+
+async def test_the_prescan_waits_for_the_callers_to_pause(make_vault: Callable[..., Path]) -> None:
+    vault = {**VAULT, "Ops.md": VAULT["Ops.md"] + "Paused callers only.\n"}  # a version no other test judged
+    async with started(make_vault(vault)) as vg:
+        activity = vg.app.activity
+        activity.begin()  # a call that runs on and on
+        await vg.indexed()
+        guard = _guard(vg)
+        versions = await vg.app.db.run_read(_long)
+        for _ in range(50):  # the warm-up task gets every chance to run
+            await asyncio.sleep(0)
+        assert activity.running == 1 and not versions & guard.verdicts.keys()
+        activity.end()
+        await _until(lambda: versions <= guard.verdicts.keys())

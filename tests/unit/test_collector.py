@@ -11,6 +11,7 @@ from pathlib import Path
 
 from service.app import VaultgateApp
 from service.collector import YOUNG, Collector
+from service.dispatch.activity import Activity
 from tests.conftest import settings_for
 
 
@@ -67,3 +68,25 @@ async def test_only_an_app_that_owns_its_process_sets_the_collector(make_vault: 
             await asyncio.sleep(0.01)
         assert collector.frozen and 0 < gc.get_freeze_count() <= collector.frozen
     assert gc.get_freeze_count() == 0 and gc.get_threshold() == before
+
+
+async def test_the_freeze_waits_for_the_callers_to_pause() -> None:
+    activity = Activity()
+    gate = Gate()
+    gate.open.set()
+    activity.begin()
+    collector = Collector([gate], activity)
+    await collector.start()
+    try:
+        for _ in range(20):
+            await asyncio.sleep(0)
+        assert collector.frozen == 0  # a call runs: the collection would stop it
+        activity.end()
+        activity.last = float("-inf")  # as if the last call began long ago
+        for _ in range(200):
+            if collector.frozen:
+                break
+            await asyncio.sleep(0.01)
+        assert collector.frozen > 0
+    finally:
+        await collector.stop()
