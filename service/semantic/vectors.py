@@ -22,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 import threading
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
 
     from service.semantic.codes import Codes
 
+Ranking = Callable[[int], list[tuple[int, float]]]  # k -> the k best (chunk id, similarity)
 VEC_MAX_K = 4096
 SCAN_MAX_BYTES = 256 * 2**20  # vectors held in memory for the exact scan, per vault and model
 FIRST_PASS_ROWS = 20_000  # from this many rows, the scan rescores the candidates of a first pass
@@ -112,12 +114,17 @@ class _Matrix:
     dead: np.ndarray[Any, Any]  # row numbers with id -1
     codes: Codes | None = None  # the rows' compact codes (codes.codes_of), made when a first pass needs them
     code_store: np.ndarray[Any, Any] | None = None  # rows allocated for codes, as `store` for vectors
+    # The last RANKINGS_KEPT rankings over these rows, by query (`scan_ranking`): they live and die
+    # with this snapshot, so a ranking is never reused over other rows.
+    rankings: OrderedDict[tuple[int, bytes], Ranking] = field(default_factory=OrderedDict)
 
     @property
     def live(self) -> int:
         return len(self.ids) - len(self.dead)
 
 
+RANKINGS_KEPT = 8  # per snapshot, each with its first-pass estimates or similarities (4 bytes a row) and answers
+_RANKINGS_LOCK = threading.Lock()
 CHANGES_KEPT = 100_000  # newest `chunk_changes` rows the embedding job keeps
 REREAD_OVER = 20_000  # more changed chunks than this since a snapshot: read the matrix from scratch
 _NO_ROWS = -1
@@ -295,10 +302,15 @@ def scan_ranking(
     query: np.ndarray[Any, Any],
     *,
     first_pass_rows: int = FIRST_PASS_ROWS,
-) -> Callable[[int], list[tuple[int, float]]]:
+) -> Ranking:
     """The exact scan as a function of k: each call returns the k best (chunk id, cosine
     similarity), best first (ties by chunk id). A caller that must look deeper (filters refused
     too many) asks again without a second pass over the vectors.
+
+    The ranking is remembered with the matrix snapshot it ranks (the last `RANKINGS_KEPT` queries,
+    and each k's answer): an agent asks one question of several tools (search_hybrid, then
+    context_for_query), and a ranking depends on nothing but the rows and the query vector. Any
+    change to the vault's chunks or vectors makes a new snapshot, which starts with none.
 
     Below `first_pass_rows` rows every similarity is computed (once). From there on a first pass
     over the rows' compact codes (`codes`, a third of a 384-d matrix) picks `pass_size(k)`
@@ -308,10 +320,41 @@ def scan_ranking(
     rows falls back to every similarity, computed once."""
     import numpy as np
 
-    from service.semantic import codes
-
     mat = cache.matrix(conn, vault_id, model)
     q = np.asarray(query, dtype=np.float32).reshape(-1)
+    key = (first_pass_rows, q.tobytes())
+    with _RANKINGS_LOCK:
+        found = mat.rankings.get(key)
+        if found is not None:
+            mat.rankings.move_to_end(key)
+    if found is not None:
+        return found
+    made = _remembered(_ranking(mat, q, first_pass_rows))
+    with _RANKINGS_LOCK:
+        mat.rankings[key] = made
+        while len(mat.rankings) > RANKINGS_KEPT:
+            mat.rankings.popitem(last=False)
+    return made
+
+
+def _remembered(top: Ranking) -> Ranking:
+    """`top` with each k's answer kept (a copy handed out: callers may change their list)."""
+    answers: dict[int, list[tuple[int, float]]] = {}
+
+    def once(k: int) -> list[tuple[int, float]]:
+        found = answers.get(k)
+        if found is None:
+            found = answers[k] = top(k)
+        return list(found)
+
+    return once
+
+
+def _ranking(mat: _Matrix, q: np.ndarray[Any, Any], first_pass_rows: int) -> Ranking:
+    import numpy as np
+
+    from service.semantic import codes
+
     rows = len(mat.ids)
     if not mat.live or mat.vectors.shape[1] != q.shape[0]:
         return lambda k: []
@@ -340,7 +383,10 @@ def scan_ranking(
             return []
         wanted = pass_size(k)
         first_pass = rows >= first_pass_rows and wanted * CANDIDATE_SHARE <= rows and q.shape[0] >= 2 * codes.CODE_DIM
-        if first_pass and not exact:
+        # Each k's answer depends on k alone, not on what was asked before (rankings are shared
+        # between calls): a k the first pass answers is answered by it even once every similarity
+        # is known (one call asks k, 4k, ... and never a first-pass k after a larger one).
+        if first_pass:
             if not estimated:
                 found = codes.estimates(ensure_codes(mat), q)
                 found[mat.dead] = -np.inf  # rows of chunks gone or changed since they were read
