@@ -22,17 +22,17 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 import threading
-from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+
+from service.semantic.rankings import Query, Ranking, Rankings, remembered
 
 if TYPE_CHECKING:
     import numpy as np
 
     from service.semantic.codes import Codes
 
-Ranking = Callable[[int], list[tuple[int, float]]]  # k -> the k best (chunk id, similarity)
 VEC_MAX_K = 4096
 SCAN_MAX_BYTES = 256 * 2**20  # vectors held in memory for the exact scan, per vault and model
 FIRST_PASS_ROWS = 20_000  # from this many rows, the scan rescores the candidates of a first pass
@@ -114,17 +114,12 @@ class _Matrix:
     dead: np.ndarray[Any, Any]  # row numbers with id -1
     codes: Codes | None = None  # the rows' compact codes (codes.codes_of), made when a first pass needs them
     code_store: np.ndarray[Any, Any] | None = None  # rows allocated for codes, as `store` for vectors
-    # The last RANKINGS_KEPT rankings over these rows, by query (`scan_ranking`): they live and die
-    # with this snapshot, so a ranking is never reused over other rows.
-    rankings: OrderedDict[tuple[int, bytes], Ranking] = field(default_factory=OrderedDict)
 
     @property
     def live(self) -> int:
         return len(self.ids) - len(self.dead)
 
 
-RANKINGS_KEPT = 8  # per snapshot, each with its first-pass estimates or similarities (4 bytes a row) and answers
-_RANKINGS_LOCK = threading.Lock()
 CHANGES_KEPT = 100_000  # newest `chunk_changes` rows the embedding job keeps
 REREAD_OVER = 20_000  # more changed chunks than this since a snapshot: read the matrix from scratch
 _NO_ROWS = -1
@@ -245,6 +240,7 @@ class ScanCache:
     versions: dict[str, int] = field(default_factory=dict)
     doc_freq: dict[str, int] = field(default_factory=dict)  # word -> notes holding it (search.specificity)
     _mats: dict[tuple[str, str], _Matrix] = field(default_factory=dict)
+    _rankings: Rankings = field(default_factory=Rankings)  # the installed snapshots' rankings
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _refresh: dict[tuple[str, str], threading.Lock] = field(default_factory=dict)
 
@@ -291,7 +287,22 @@ class ScanCache:
                 mat = _read(conn, vault_id, model, version, seq)
             with self._lock:
                 self._mats[key] = mat
+                self._rankings.drop(key)
         return mat
+
+    def ranking(self, vault_id: str, model: str, mat: _Matrix, query: Query, make: Callable[[], Ranking]) -> Ranking:
+        """The ranking of `query` over snapshot `mat`: the one kept (`rankings`), else `make()`,
+        kept while `mat` is the installed snapshot."""
+        key = (vault_id, model)
+        with self._lock:
+            found = self._rankings.get(key, mat, query)
+        if found is not None:
+            return found
+        made = make()
+        with self._lock:
+            if self._mats.get(key) is mat:
+                self._rankings.keep(key, mat, query, made)
+        return made
 
 
 def scan_ranking(
@@ -307,7 +318,7 @@ def scan_ranking(
     similarity), best first (ties by chunk id). A caller that must look deeper (filters refused
     too many) asks again without a second pass over the vectors.
 
-    The ranking is remembered with the matrix snapshot it ranks (the last `RANKINGS_KEPT` queries,
+    The ranking is remembered with the matrix snapshot it ranks (`rankings`: the last few queries,
     and each k's answer): an agent asks one question of several tools (search_hybrid, then
     context_for_query), and a ranking depends on nothing but the rows and the query vector. Any
     change to the vault's chunks or vectors makes a new snapshot, which starts with none.
@@ -322,32 +333,9 @@ def scan_ranking(
 
     mat = cache.matrix(conn, vault_id, model)
     q = np.asarray(query, dtype=np.float32).reshape(-1)
-    key = (first_pass_rows, q.tobytes())
-    with _RANKINGS_LOCK:
-        found = mat.rankings.get(key)
-        if found is not None:
-            mat.rankings.move_to_end(key)
-    if found is not None:
-        return found
-    made = _remembered(_ranking(mat, q, first_pass_rows))
-    with _RANKINGS_LOCK:
-        mat.rankings[key] = made
-        while len(mat.rankings) > RANKINGS_KEPT:
-            mat.rankings.popitem(last=False)
-    return made
-
-
-def _remembered(top: Ranking) -> Ranking:
-    """`top` with each k's answer kept (a copy handed out: callers may change their list)."""
-    answers: dict[int, list[tuple[int, float]]] = {}
-
-    def once(k: int) -> list[tuple[int, float]]:
-        found = answers.get(k)
-        if found is None:
-            found = answers[k] = top(k)
-        return list(found)
-
-    return once
+    return cache.ranking(
+        vault_id, model, mat, (first_pass_rows, q.tobytes()), lambda: remembered(_ranking(mat, q, first_pass_rows))
+    )
 
 
 def _ranking(mat: _Matrix, q: np.ndarray[Any, Any], first_pass_rows: int) -> Ranking:

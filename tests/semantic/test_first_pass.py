@@ -4,7 +4,9 @@ chunk id), as k grows past what the candidates support, and with codes made row 
 
 from __future__ import annotations
 
+import gc
 import sqlite3
+import weakref
 from typing import Any
 
 import numpy as np
@@ -188,7 +190,14 @@ def test_a_ranking_is_kept_with_its_snapshot_and_each_k_answers_as_when_asked_fi
     handed = again(64)
     handed.clear()  # a caller's list is its own
     assert again(64) == fresh(64)
+    old = weakref.ref(cache.matrix(conn, "v", "m"))
+    del first, again, plain, handed
     conn.execute("INSERT INTO embeddings VALUES ('m', 'hq', ?)", (query.astype(np.float32).tobytes(),))
     conn.execute("INSERT INTO chunks VALUES (99999, 'v', 'hq')")
-    after = vectors.scan_ranking(conn, cache, "v", "m", query, first_pass_rows=10**9)
-    assert after is not plain and after(1)[0][0] == 99999
+    gc.disable()  # the replaced snapshot must go with its rankings by reference counting alone
+    try:
+        after = vectors.scan_ranking(conn, cache, "v", "m", query, first_pass_rows=10**9)
+        assert after(1)[0][0] == 99999
+        assert old() is None
+    finally:
+        gc.enable()
