@@ -24,8 +24,8 @@ from mcp.shared.exceptions import MCPDeprecationWarning
 
 from service import heap
 from service._version import VERSION  # a constant: no package-metadata scan at start
+from service.activity import Activity
 from service.collector import Collector
-from service.dispatch.activity import Activity
 from service.dispatch.chain import build_layers
 from service.dispatch.context import ToolResult
 from service.dispatch.entry import Dispatcher

@@ -11,7 +11,7 @@ two things (together: 2-3 young collections in the same 45 s and nothing else, d
   one call mostly die with it before a collection sees them, so fewer survive into the older
   generations that are walked again and again;
 - once every vault's index is ready (the start-up heap is built) and the callers pause for a
-  second (`service.dispatch.activity`; at most a minute), one collection and `gc.freeze()`:
+  second (`service.activity`; at most a minute), one collection and `gc.freeze()`:
   what is alive then moves to a permanent generation no later collection walks.
   Reference counting still frees those objects when they are dropped; only a reference cycle
   among them would stay, and the start-up heap is not dropped while the server runs.
@@ -30,7 +30,7 @@ import logging
 from collections.abc import Iterable
 from typing import Protocol
 
-from service.dispatch.activity import Activity
+from service.activity import Activity
 from service.tasks import cancel_and_wait
 
 log = logging.getLogger("vaultgate.collector")

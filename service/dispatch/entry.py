@@ -16,7 +16,7 @@ import mcp_types as types
 from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError
 
-from service.dispatch.activity import Activity
+from service.activity import Activity
 from service.dispatch.chain import compose
 from service.dispatch.context import CallContext, Layer, ToolResult
 from service.tools.registry import Registry

@@ -47,6 +47,7 @@ LEAN = (
     "search_hybrid",
     "search_semantic",
     "context_for_query",
+    "find_similar",
     "search_notes",
     "write_note",
     "append_note",

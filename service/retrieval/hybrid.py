@@ -37,20 +37,22 @@ WEIGHT_AT_PIVOT = 0.30
 WEIGHT_MIN, WEIGHT_MAX = 0.1, 0.8
 
 
-@dataclass(frozen=True, slots=True)
+# Not frozen: hundreds of each a search (a frozen dataclass's __init__ costs several times a
+# plain one's); treated as immutable all the same.
+@dataclass(slots=True)
 class TextCandidate:
     note_id: int
     score: float
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ChunkCandidate:
     note_id: int
     chunk_id: int
     similarity: float
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Fused:
     note_id: int
     score: float

@@ -64,13 +64,32 @@ class Passage:
     size: int = 0
 
 
-@dataclass(frozen=True, slots=True)
 class LeftOut:
-    path: str
-    heading: str | None
-    position: int
-    size: int
-    reason: Reason
+    """A candidate left out, and why. Its `size` is measured when first read: a caller shows the
+    first few of them (context_for_query: 25), and measuring a text in tokens is most of packing's
+    cost while the word counts are not remembered yet (the first calls after a start)."""
+
+    __slots__ = ("_measure", "_size", "_text", "heading", "path", "position", "reason")
+
+    def __init__(
+        self,
+        path: str,
+        heading: str | None,
+        position: int,
+        reason: Reason,
+        text: str,
+        measure: Measure,
+        size: int | None = None,
+    ) -> None:
+        self.path, self.heading, self.position, self.reason = path, heading, position, reason
+        self._text, self._measure, self._size = text, measure, size
+
+    @property
+    def size(self) -> int:
+        """The left-out text's size in the budget's unit."""
+        if self._size is None:
+            self._size = self._measure.size(self._text)
+        return self._size
 
 
 @dataclass
@@ -158,7 +177,7 @@ def pack(
     used = 0
     full = False
     for c in order:
-        size = measure.size(c.text)
+        size: int | None = None  # measured only where the budget asks (or a left-out entry is read)
         key = _key(c.text)
         reason: Reason | None = None
         if key in seen:
@@ -168,7 +187,7 @@ def pack(
         elif held + len(c.text.encode()) > cap:
             reason = "budget"
             full = True
-        elif full or used + size > budget:
+        elif full or used + (size := measure.size(c.text)) > budget:
             reason = "budget"
             rest = budget - used
             if not full and rest >= min_piece:
@@ -181,8 +200,9 @@ def pack(
                     full = True
                     continue
         if reason is not None:
-            left.append(LeftOut(c.path, c.heading, c.position, size, reason))
+            left.append(LeftOut(c.path, c.heading, c.position, reason, c.text, measure, size))
             continue
+        assert size is not None  # measured by the budget's test above
         chosen.append(_Chosen(c, c.text, False))
         seen.add(key)
         per_note[c.note_id] = per_note.get(c.note_id, 0) + 1
@@ -192,9 +212,7 @@ def pack(
     while passages and (sum(p.size for p in passages) > budget or _bytes(passages) > cap):
         dropped = chosen.pop()
         left.append(
-            LeftOut(
-                dropped.cand.path, dropped.cand.heading, dropped.cand.position, measure.size(dropped.text), "budget"
-            )
+            LeftOut(dropped.cand.path, dropped.cand.heading, dropped.cand.position, "budget", dropped.text, measure)
         )
         passages = _assemble(chosen, measure)
     return Packed(passages, left, sum(p.size for p in passages))

@@ -63,8 +63,8 @@ class NoteFilter:
         return self.can_read(row.path)
 
 
-@dataclass(frozen=True, slots=True)
-class ChunkHit:
+@dataclass(slots=True)
+class ChunkHit:  # not frozen, as ChunkRow: hundreds a call
     row: ChunkRow
     similarity: float
 
@@ -203,8 +203,8 @@ def _note_rows(conn: sqlite3.Connection, ids: list[int]) -> dict[int, ChunkRow]:
     return out
 
 
-@dataclass(frozen=True, slots=True)
-class HybridHit:
+@dataclass(slots=True)
+class HybridHit:  # not frozen, as ChunkRow
     note_id: int
     path: str
     title: str
@@ -236,26 +236,19 @@ def hybrid_rank(
         [hybrid.ChunkCandidate(h.row.note_id, h.row.chunk_id, h.similarity) for h in chunks],
         text_weight=hybrid.text_weight(specificity(conn, query_text, engine.cache.doc_freq)),
     )
-    notes = _note_rows(conn, [f.note_id for f in fused if f.best_chunk is None])
+    by_note = {t.note_id: t for t in texts}  # a note found by its words only: the text hit has its fields
     out: list[HybridHit] = []
     for f in fused:
         hit = by_chunk.get(f.best_chunk) if f.best_chunk is not None else None
-        row = hit.row if hit is not None else notes.get(f.note_id)
-        if row is None:
-            continue
-        out.append(
-            HybridHit(
-                f.note_id,
-                row.path,
-                row.title,
-                row.mtime,
-                f.score,
-                hit.row if hit is not None else None,
-                hit.similarity if hit is not None else None,
-                f.text_rank,
-                f.vector_rank,
+        if hit is not None:
+            row = hit.row
+            out.append(
+                HybridHit(
+                    f.note_id, row.path, row.title, row.mtime, f.score, row, hit.similarity, f.text_rank, f.vector_rank
+                )
             )
-        )
+        elif (t := by_note.get(f.note_id)) is not None:
+            out.append(HybridHit(f.note_id, t.path, t.title, t.mtime, f.score, None, None, f.text_rank, f.vector_rank))
     return out
 
 

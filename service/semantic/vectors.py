@@ -26,6 +26,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from service.semantic.rankings import Query, Ranking, Rankings, remembered
+
 if TYPE_CHECKING:
     import numpy as np
 
@@ -238,6 +240,7 @@ class ScanCache:
     versions: dict[str, int] = field(default_factory=dict)
     doc_freq: dict[str, int] = field(default_factory=dict)  # word -> notes holding it (search.specificity)
     _mats: dict[tuple[str, str], _Matrix] = field(default_factory=dict)
+    _rankings: Rankings = field(default_factory=Rankings)  # the installed snapshots' rankings
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _refresh: dict[tuple[str, str], threading.Lock] = field(default_factory=dict)
 
@@ -284,7 +287,22 @@ class ScanCache:
                 mat = _read(conn, vault_id, model, version, seq)
             with self._lock:
                 self._mats[key] = mat
+                self._rankings.drop(key)
         return mat
+
+    def ranking(self, vault_id: str, model: str, mat: _Matrix, query: Query, make: Callable[[], Ranking]) -> Ranking:
+        """The ranking of `query` over snapshot `mat`: the one kept (`rankings`), else `make()`,
+        kept while `mat` is the installed snapshot."""
+        key = (vault_id, model)
+        with self._lock:
+            found = self._rankings.get(key, mat, query)
+        if found is not None:
+            return found
+        made = make()
+        with self._lock:
+            if self._mats.get(key) is mat:
+                self._rankings.keep(key, mat, query, made)
+        return made
 
 
 def scan_ranking(
@@ -295,10 +313,15 @@ def scan_ranking(
     query: np.ndarray[Any, Any],
     *,
     first_pass_rows: int = FIRST_PASS_ROWS,
-) -> Callable[[int], list[tuple[int, float]]]:
+) -> Ranking:
     """The exact scan as a function of k: each call returns the k best (chunk id, cosine
     similarity), best first (ties by chunk id). A caller that must look deeper (filters refused
     too many) asks again without a second pass over the vectors.
+
+    The ranking is remembered with the matrix snapshot it ranks (`rankings`: the last few queries,
+    and each k's answer): an agent asks one question of several tools (search_hybrid, then
+    context_for_query), and a ranking depends on nothing but the rows and the query vector. Any
+    change to the vault's chunks or vectors makes a new snapshot, which starts with none.
 
     Below `first_pass_rows` rows every similarity is computed (once). From there on a first pass
     over the rows' compact codes (`codes`, a third of a 384-d matrix) picks `pass_size(k)`
@@ -308,10 +331,18 @@ def scan_ranking(
     rows falls back to every similarity, computed once."""
     import numpy as np
 
-    from service.semantic import codes
-
     mat = cache.matrix(conn, vault_id, model)
     q = np.asarray(query, dtype=np.float32).reshape(-1)
+    return cache.ranking(
+        vault_id, model, mat, (first_pass_rows, q.tobytes()), lambda: remembered(_ranking(mat, q, first_pass_rows))
+    )
+
+
+def _ranking(mat: _Matrix, q: np.ndarray[Any, Any], first_pass_rows: int) -> Ranking:
+    import numpy as np
+
+    from service.semantic import codes
+
     rows = len(mat.ids)
     if not mat.live or mat.vectors.shape[1] != q.shape[0]:
         return lambda k: []
@@ -340,7 +371,10 @@ def scan_ranking(
             return []
         wanted = pass_size(k)
         first_pass = rows >= first_pass_rows and wanted * CANDIDATE_SHARE <= rows and q.shape[0] >= 2 * codes.CODE_DIM
-        if first_pass and not exact:
+        # Each k's answer depends on k alone, not on what was asked before (rankings are shared
+        # between calls): a k the first pass answers is answered by it even once every similarity
+        # is known (one call asks k, 4k, ... and never a first-pass k after a larger one).
+        if first_pass:
             if not estimated:
                 found = codes.estimates(ensure_codes(mat), q)
                 found[mat.dead] = -np.inf  # rows of chunks gone or changed since they were read

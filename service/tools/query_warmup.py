@@ -23,7 +23,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
-from service.dispatch.activity import Activity
+from service.activity import Activity
 from service.indexer.runner import indexer_of
 from service.retrieval.sensitive import Guard
 from service.storage.db import Database

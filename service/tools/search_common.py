@@ -26,6 +26,7 @@ from typing import Annotated, Any, Literal, TypeVar
 from pydantic import AliasChoices, BaseModel, BeforeValidator, Field
 
 from service.errors import NoteNotFound
+from service.gcpause import paused
 from service.security.visible import unrestricted
 from service.tools.context import ToolContext
 from service.tools.graph_common import NoteItem
@@ -108,6 +109,19 @@ def query_key(*parts: Any) -> str:
 
 async def run(ctx: ToolContext, fn: Callable[[sqlite3.Connection], T]) -> T:
     return await ctx.services.db.run_read(fn)
+
+
+async def run_ranking(ctx: ToolContext, fn: Callable[[sqlite3.Connection], T]) -> T:
+    """`run` for a semantic ranking, with the cyclic garbage collector paused (`service.gcpause`):
+    a ranking holds a few thousand short-lived rows and hits at once, which young collections
+    walked and promoted, and the oldest generation's growth then set off full collections of
+    every object of the process (100-240 ms each, in the first calls after a start)."""
+
+    def paused_fn(conn: sqlite3.Connection) -> T:
+        with paused():
+            return fn(conn)
+
+    return await ctx.services.db.run_read(paused_fn)
 
 
 def _missing(root: Path, paths: Iterable[str]) -> list[str]:

@@ -24,6 +24,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "service._deferred_models",
         "service.gcpause",
         "service.heap",
+        "service.collector",
+        "service.activity",
         "service.tasks",
     ),
     ("service.settings", "service.storage", "service.dates"),

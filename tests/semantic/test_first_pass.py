@@ -4,7 +4,9 @@ chunk id), as k grows past what the candidates support, and with codes made row 
 
 from __future__ import annotations
 
+import gc
 import sqlite3
+import weakref
 from typing import Any
 
 import numpy as np
@@ -160,3 +162,42 @@ def test_codes_follow_the_matrix_row_by_row(monkeypatch: pytest.MonkeyPatch) -> 
         for k in (1, 20, 200):
             assert fast(k) == plain(k)
     assert not len(updated.dead)  # compacted
+
+
+@pytest.mark.usefixtures("small_share")
+def test_a_ranking_is_kept_with_its_snapshot_and_each_k_answers_as_when_asked_first(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The same query over the same rows gets the same ranking object back (a later tool asking
+    the question again does not scan again); its answer for a k is the one a fresh ranking gives,
+    whatever was asked of it before; a changed chunk makes a new snapshot that ranks anew."""
+    rng = np.random.default_rng(13)
+    matrix = embedded_like(rng, 6000)
+    conn = store(matrix)
+    cache = vectors.ScanCache()
+    query = unit(rng.standard_normal(DIM))
+    # Estimates that lead the first pass astray, so that its answers differ from the plain scan's.
+    real = codes.estimates
+    monkeypatch.setattr(codes, "estimates", lambda c, q: -real(c, q))
+    first = vectors.scan_ranking(conn, cache, "v", "m", query, first_pass_rows=0)
+    deep = first(2500)  # more than the first pass supports: every similarity is computed
+    again = vectors.scan_ranking(conn, cache, "v", "m", query, first_pass_rows=0)
+    assert again is first
+    fresh = vectors.scan_ranking(conn, vectors.ScanCache(), "v", "m", query, first_pass_rows=0)
+    plain = vectors.scan_ranking(conn, cache, "v", "m", query, first_pass_rows=10**9)
+    assert again(64) == fresh(64) != plain(64)
+    assert again(2500) == deep == plain(2500)
+    handed = again(64)
+    handed.clear()  # a caller's list is its own
+    assert again(64) == fresh(64)
+    old = weakref.ref(cache.matrix(conn, "v", "m"))
+    del first, again, plain, handed
+    conn.execute("INSERT INTO embeddings VALUES ('m', 'hq', ?)", (query.astype(np.float32).tobytes(),))
+    conn.execute("INSERT INTO chunks VALUES (99999, 'v', 'hq')")
+    gc.disable()  # the replaced snapshot must go with its rankings by reference counting alone
+    try:
+        after = vectors.scan_ranking(conn, cache, "v", "m", query, first_pass_rows=10**9)
+        assert after(1)[0][0] == 99999
+        assert old() is None
+    finally:
+        gc.enable()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -66,6 +67,20 @@ async def test_search_hybrid(make_vault: Callable[..., Path]) -> None:
         assert out["items"][0]["score"] == 1.0
         out = await h.ok("search_hybrid", query="wild yeast starter", limit=1)
         assert out["items"][0]["path"] == "Baking/Sourdough.md"
+
+
+async def test_search_hybrid_lists_a_note_found_by_its_words_only(make_vault: Callable[..., Path]) -> None:
+    """A canvas has no chunks (it is searched by its words, not by meaning): search_hybrid ranks it
+    from the text candidates alone, with its path, title and mtime as search_text has them."""
+    board = {"nodes": [{"id": "a", "type": "text", "text": "zebra crossing", "x": 0, "y": 0, "width": 9, "height": 9}]}
+    async with semantic(make_vault({**VAULT, "Boards/Zebra.canvas": json.dumps(board)})) as h:
+        text = await h.ok("search_text", query="zebra")
+        (expected,) = [i for i in text["items"] if i["path"] == "Boards/Zebra.canvas"]
+        out = await h.ok("search_hybrid", query="zebra", limit=10)
+        (found,) = [i for i in out["items"] if i["path"] == "Boards/Zebra.canvas"]
+        assert (found["title"], found["mtime"]) == (expected["title"], expected["mtime"])
+        assert found["chunk"] is None and found["heading"] is None
+        assert found["obsidian_url"] == expected["obsidian_url"]
 
 
 @pytest.mark.covers("search_hybrid", "failure")

@@ -9,9 +9,9 @@ import gc
 from collections.abc import Callable
 from pathlib import Path
 
+from service.activity import Activity
 from service.app import VaultgateApp
 from service.collector import YOUNG, Collector
-from service.dispatch.activity import Activity
 from tests.conftest import settings_for
 
 

@@ -46,7 +46,16 @@ from service.semantic.engine import ChunkRow, chunk_rows
 from service.tools.context import ToolContext
 from service.tools.models import ToolInput, ToolOutput
 from service.tools.search.semantic import engine_of, url
-from service.tools.search_common import FOLDER_FIELD, FolderArg, Partial, drop_gone, partial, readable, run, scope
+from service.tools.search_common import (
+    FOLDER_FIELD,
+    FolderArg,
+    Partial,
+    drop_gone,
+    partial,
+    readable,
+    run_ranking,
+    scope,
+)
 from service.tools.sensitive import Excerpts, excerpts, guard_of, without_secrets
 from service.tools.spec import ToolSpec
 
@@ -269,13 +278,19 @@ async def context_for_query(ctx: ToolContext, args: ContextIn) -> ContextOut:
         chunks = sem.with_text(conn, [h for h in chunks if h.row.note_id in notes])
         return [(f.note_id, f.score) for f in fused], chunks, excerpts(secrets, conn, [f.note_id for f in fused])
 
-    ranked, chunks, shown = await run(ctx, rank)
+    ranked, chunks, shown = await run_ranking(ctx, rank)
     best = {h.row.note_id: h.row for h in sem.best_per_note(chunks)}
-    texts = [f"{best[n].title}\n{guard(shown, best[n])[0]}" if n in best else "" for n, _ in ranked]
-    order = await reorder(ctx.services.rerank, args.query, texts)
+    reranker = ctx.services.rerank
+    # Texts (redacted) only for a reranker to read: without one the order stays as it is.
+    texts = (
+        [f"{best[n].title}\n{guard(shown, best[n])[0]}" if n in best else "" for n, _ in ranked]
+        if reranker is not None
+        else [""] * len(ranked)
+    )
+    order = await reorder(reranker, args.query, texts)
     if order.reranked:  # the reranker's order, the fused scores kept in rank order
         ranked = [(ranked[i][0], ranked[pos][1]) for pos, i in enumerate(order.order)]
-    rows = await run(ctx, lambda conn: candidates(conn, ranked, chunks, args.query))
+    rows = await run_ranking(ctx, lambda conn: candidates(conn, ranked, chunks, args.query))
     flagged: set[int] = set()
     cands: list[passages.Candidate] = []
     for row, note_rank, priority in rows:

@@ -33,7 +33,7 @@ from service.tools.search_common import (
     partial,
     query_key,
     readable,
-    run,
+    run_ranking,
     scope,
 )
 from service.tools.sensitive import Excerpts, excerpts, guard_of, without_secrets
@@ -197,7 +197,7 @@ async def search_semantic(ctx: ToolContext, args: SemanticIn) -> SemanticOut:
         )
         return sem.with_text(conn, found), excerpts(guard, conn, (h.row.note_id for h in found))
 
-    found, shown = await run(ctx, compute)
+    found, shown = await run_ranking(ctx, compute)
     hits = [chunk_hit(ctx, h.row, h.similarity, shown) for h in found]
     return await _page(ctx, use, hits, offset, args.limit, key)
 
@@ -220,7 +220,7 @@ async def search_hybrid(ctx: ToolContext, args: SemanticIn) -> SemanticOut:
         )[: 2 * want]  # items for the page and spares (not every candidate)
         return sem.hybrid_text(conn, found), excerpts(guard, conn, (h.note_id for h in found))
 
-    found, shown = await run(ctx, compute)
+    found, shown = await run_ranking(ctx, compute)
     hits = [
         chunk_hit(ctx, h.chunk, h.score, shown)
         if h.chunk
@@ -265,7 +265,7 @@ async def find_similar(ctx: ToolContext, args: SimilarIn) -> SemanticOut:
         )[: want + args.limit]  # the page, the next one's first note, and spares for notes gone from disk
         return sem.with_text(conn, found), excerpts(guard, conn, (h.row.note_id for h in found))
 
-    computed = await run(ctx, compute)
+    computed = await run_ranking(ctx, compute)
     if computed is None:
         raise ValidationFailed(
             f"{vp.rel!r} has no embedded chunks yet",
@@ -328,7 +328,7 @@ async def fuse_with_vectors(
         secret = excerpts(guard, conn, [h.note_id for h in ranked]).secrets if guard.excludes else set()
         return [h for h in hits if restrict is None or h.row.note_id in restrict], secret
 
-    chunks, secret = await run(ctx, compute)
+    chunks, secret = await run_ranking(ctx, compute)
     if secret:
         ranked = [h for h in ranked if h.note_id not in secret]
     best = {h.row.note_id: h.row for h in sem.best_per_note(chunks)}

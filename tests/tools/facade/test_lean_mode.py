@@ -42,3 +42,12 @@ async def test_visibility_rules_narrow_the_lean_list(make_vault: Callable[..., P
         advertised = {s.name for s in vg.app.dispatcher.listed()}
         assert advertised == {*TRIAD, *(n for n in LEAN if not vg.app.registry.get(n).mutating)}  # type: ignore[union-attr]
         assert "write_note" not in advertised and "read_note" in advertised
+
+
+async def test_lean_advertises_the_semantic_search_tools(make_vault: Callable[..., Path]) -> None:
+    """The tools that answer by meaning are everyday tools: listed, so that a client that checks a
+    result against the listed output schema (the MCP SDK lists every tool again for a tool it has
+    not seen listed, on every call) does not list them all before each call."""
+    async with started(make_vault(VAULT)) as vg:
+        listed = {s.name for s in vg.app.dispatcher.listed()}
+        assert {"search_semantic", "search_hybrid", "find_similar", "context_for_query"} <= listed

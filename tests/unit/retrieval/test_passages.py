@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 
-from service.retrieval.passages import Candidate, join, pack
+from service.retrieval.passages import Candidate, LeftOut, join, pack
 
 
 class Words:
@@ -47,6 +47,37 @@ def test_the_budget_is_never_exceeded_and_is_used_when_it_can_be() -> None:
         assert all(p.size == Words().size(p.text) for p in out.passages)
         kept = sum(len(p.positions) for p in out.passages)
         assert kept + len(out.left_out) == len(cands)  # every candidate is either shown or accounted for
+        assert all(lo.size == Words().size(lo_text(cands, lo)) for lo in out.left_out if lo.reason != "budget")
+
+
+def lo_text(cands: list[Candidate], lo: LeftOut) -> str:
+    (found,) = [c.text for c in cands if (c.path, c.position) == (lo.path, lo.position)]
+    return found
+
+
+class Counted(Words):
+    def __init__(self) -> None:
+        self.measured: list[str] = []
+
+    def size(self, text: str) -> int:
+        self.measured.append(text)
+        return super().size(text)
+
+
+def test_left_out_texts_are_measured_when_their_size_is_read() -> None:
+    """Once the budget is spent, what is left out is measured only if its size is asked for (a
+    caller shows the first few entries): the same sizes, fewer texts measured."""
+    cands = [cand(n, 0, f"note {n} " + "word " * (n + 1), 10.0 - n) for n in range(8)]
+    measure = Counted()
+    out = pack(cands, measure, 10, max_per_note=1, min_piece=2)  # N0 and N1 fit, N2's head ends it
+    assert [(p.path, p.truncated) for p in out.passages] == [("N0.md", False), ("N1.md", False), ("N2.md", True)]
+    assert [lo.path for lo in out.left_out] == [f"N{n}.md" for n in range(3, 8)]
+    assert not any(c.text in measure.measured for c in cands[3:])
+    assert [lo.size for lo in out.left_out[-2:]] == [Words().size(c.text) for c in cands[-2:]]
+    assert measure.measured[-2:] == [c.text for c in cands[-2:]]  # measured when read
+    count = len(measure.measured)
+    assert [lo.size for lo in out.left_out[-2:]] == [9, 10] and len(measure.measured) == count  # once
+    assert not any(c.text in measure.measured for c in cands[3:6])  # never read: never measured
 
 
 def test_duplicates_and_the_per_note_limit_are_left_out_with_their_reason() -> None:

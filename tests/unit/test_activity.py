@@ -1,4 +1,4 @@
-"""Activity (service/dispatch/activity.py): the calls running and when the last one began, and
+"""Activity (service/activity.py): the calls running and when the last one began, and
 `quiet`, which returns only once no call runs and none began for the quiet time."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import asyncio
 from collections.abc import Callable
 from pathlib import Path
 
-from service.dispatch.activity import Activity
+from service.activity import Activity
 from tests.conftest import started
 
 
