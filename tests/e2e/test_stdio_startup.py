@@ -10,6 +10,7 @@ import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -38,6 +39,14 @@ def _ask(proc: subprocess.Popen[bytes], msg_id: int, method: str, params: dict[s
             return answer
 
 
+def _stdio(root: Path, **streams: Any) -> subprocess.Popen[Any]:
+    """`vaultgate stdio ROOT` without an embedding model, stdin a pipe."""
+    env = {**os.environ, "VAULTGATE_EMBEDDINGS__PROVIDER": "none"}
+    return subprocess.Popen(
+        [sys.executable, "-m", "service", "stdio", str(root)], env=env, stdin=subprocess.PIPE, **streams
+    )
+
+
 def _mapped_libraries(pid: int) -> str:
     return Path(f"/proc/{pid}/maps").read_text()
 
@@ -45,15 +54,8 @@ def _mapped_libraries(pid: int) -> str:
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/<pid>/maps")
 def test_a_server_without_embeddings_never_loads_numpy(make_vault: Callable[..., Path]) -> None:
     root = make_vault()
-    env = {**os.environ, "VAULTGATE_EMBEDDINGS__PROVIDER": "none"}
     for _ in range(2):  # the first start answers through the SDK, the second from stored answers
-        with subprocess.Popen(
-            [sys.executable, "-m", "service", "stdio", str(root)],
-            env=env,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-        ) as proc:
+        with _stdio(root, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL) as proc:
             assert "result" in _ask(proc, 1, "initialize", INIT)
             assert proc.stdin is not None
             proc.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
@@ -71,15 +73,7 @@ def test_a_server_without_embeddings_never_loads_numpy(make_vault: Callable[...,
 
 def test_vaultgate_stdio_freezes_its_start_up_heap(make_vault: Callable[..., Path]) -> None:
     root = make_vault()
-    env = {**os.environ, "VAULTGATE_EMBEDDINGS__PROVIDER": "none"}
-    with subprocess.Popen(
-        [sys.executable, "-m", "service", "stdio", str(root)],
-        env=env,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    ) as proc:
+    with _stdio(root, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True) as proc:
         assert proc.stderr is not None and proc.stdin is not None
         seen = []
         for line in proc.stderr:

@@ -25,17 +25,18 @@ def filler(rng: random.Random, words: int) -> str:
     return " ".join(out)
 
 
+SCHEMA = f"""
+CREATE TABLE notes (id INTEGER PRIMARY KEY, size INTEGER NOT NULL);
+CREATE TABLE note_text (note_id INTEGER PRIMARY KEY, title TEXT NOT NULL, body TEXT NOT NULL);
+CREATE VIRTUAL TABLE fts_words USING fts5(title, body, content='note_text', content_rowid='note_id',
+    tokenize='{windows.TOKENIZER}');
+"""  # the index's tables as far as snippets read them (migrations/0002_index.sql)
+
+
 @pytest.fixture
 def db() -> sqlite3.Connection:
     conn = sqlite3.connect(":memory:")
-    conn.executescript(
-        f"""
-        CREATE TABLE notes (id INTEGER PRIMARY KEY, size INTEGER NOT NULL);
-        CREATE TABLE note_text (note_id INTEGER PRIMARY KEY, title TEXT NOT NULL, body TEXT NOT NULL);
-        CREATE VIRTUAL TABLE fts_words USING fts5(title, body, content='note_text', content_rowid='note_id',
-            tokenize='{windows.TOKENIZER}');
-        """
-    )
+    conn.executescript(SCHEMA)
     return conn
 
 
@@ -165,14 +166,7 @@ def test_a_word_in_the_title_is_quoted_from_the_title(db: sqlite3.Connection) ->
 def test_threads_use_their_own_window_databases(tmp_path: Path) -> None:
     path = tmp_path / "t.db"
     conn = sqlite3.connect(path)
-    conn.executescript(
-        f"""
-        CREATE TABLE notes (id INTEGER PRIMARY KEY, size INTEGER NOT NULL);
-        CREATE TABLE note_text (note_id INTEGER PRIMARY KEY, title TEXT NOT NULL, body TEXT NOT NULL);
-        CREATE VIRTUAL TABLE fts_words USING fts5(title, body, content='note_text', content_rowid='note_id',
-            tokenize='{windows.TOKENIZER}');
-        """
-    )
+    conn.executescript(SCHEMA)
     rng = random.Random(7)
     words = ["nebula", "pulsar", "quasar", "meteor"]
     for nid, word in enumerate(words, start=1):
