@@ -52,17 +52,18 @@ def bulk_mode(conn: Any, on: bool) -> None:
                 conn.execute(f'DROP INDEX "{name}"')
     else:
         restore_indexes(conn)
-        set_cache(conn, CACHE_KIB)
     conn.execute(f"PRAGMA wal_autocheckpoint={0 if on else 1000}")
 
 
 def restore_indexes(conn: Any) -> int:
-    """Build every index a bulk load deferred (also one a previous process did not finish)."""
+    """Build every index a bulk load deferred (also one a previous process did not finish), and
+    lower the writer's page cache back to its size between bulk loads (also after a failed one)."""
     waiting = conn.execute("SELECT name, sql FROM deferred_indexes ORDER BY name").fetchall()
     for name, sql in waiting:
         if conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?", (name,)).fetchone() is None:
             conn.execute(sql)
     conn.execute("DELETE FROM deferred_indexes")
+    set_cache(conn, CACHE_KIB)
     return len(waiting)
 
 
