@@ -88,9 +88,10 @@ class Guard:
     terms: tuple[str, ...] = ()
     tags: frozenset[str] = frozenset()
     _words: frozenset[str] = field(default=frozenset(), repr=False)
-    # (note id, etag) -> (holds a secret, its secret words): what `service.tools.sensitive`
-    # learnt of an indexed note under this guard, so an unchanged note is scanned once.
-    verdicts: dict[tuple[int, str], tuple[bool, frozenset[str]]] = field(
+    # note id -> (etag, (holds a secret, its secret words)): what `service.tools.sensitive`
+    # learnt of an indexed note's last version seen under this guard, so an unchanged note is
+    # scanned once.
+    verdicts: dict[int, tuple[str, tuple[bool, frozenset[str]]]] = field(
         default_factory=dict, repr=False, compare=False
     )
     # excerpt text -> (its own secret spans redacted, or None when it has none; mentions a term):

@@ -30,16 +30,20 @@ import aiosqlite
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
-# Page cache per connection: the writer's 8 MB, each of the `readers` readers' 4 MB (four by
-# default) and the point reader's 1 MB: 25 MB at most, where six connections of 8 MB each were
-# 48 MB. At 32 MB each, the writer's alone added ~25 MB to the peak of a cold 10k-note index, and
-# the readers' filled with the first searches. In WAL mode a reader's cache is dropped whenever
-# another connection commits anyway, and the OS file cache answers a miss in microseconds; at
-# 4 MB a reader's search_text costs the same CPU as at 8 MB (docs/benchmarks.md). The point
-# reader only looks up single rows by key. `state.db` (audit rows appended, records looked up by
-# key) gets 2 MB for its writer and 1 MB for its reader: SQLite keeps a connection's cache
-# allocated up to its limit once filled, so the limits are what the memory grows to over hours.
-CACHE_KIB = 8000
+# Page cache per connection: the writer's 2 MB (8 MB during a bulk load and the trigram rebuild,
+# `service/indexer/bulk.py`), each of the `readers` readers' 4 MB (four by default) and the point
+# reader's 1 MB: 19 MB at most, where six connections of 8 MB each were 48 MB. At 32 MB each, the
+# writer's alone added ~25 MB to the peak of a cold 10k-note index, and the readers' filled with
+# the first searches. A cold index filled the writer's 8 MB and kept them for good, where a write
+# of one note touches a few dozen pages (docs/benchmarks.md). In WAL mode a reader's cache is
+# dropped whenever another connection commits anyway, and the OS file cache answers a miss in
+# microseconds; at 4 MB a reader's search_text costs the same CPU as at 8 MB (docs/benchmarks.md).
+# The point reader only looks up single rows by key. `state.db` (audit rows appended, records
+# looked up by key) gets 2 MB for its writer and 1 MB for its reader: SQLite keeps a
+# connection's cache allocated up to its limit once filled, so the limits are what the memory
+# grows to over hours.
+CACHE_KIB = 2000
+BULK_CACHE_KIB = 8000
 READER_CACHE_KIB = 4000
 POINT_CACHE_KIB = 1000
 
@@ -109,6 +113,12 @@ def load_vec(conn: sqlite3.Connection) -> None:
         conn.enable_load_extension(False)
 
 
+def set_cache(conn: sqlite3.Connection, kib: int) -> None:
+    """Cap `conn`'s page cache at `kib` KiB; lowering it frees the pages over the new cap (those
+    of an open transaction when it ends)."""
+    conn.execute(f"PRAGMA cache_size=-{kib}")
+
+
 def connect(path: Path | str, backends: Backends | None = None, *, cache_kib: int = CACHE_KIB) -> sqlite3.Connection:
     """Open one configured connection (usable from any single thread)."""
     driver = _driver()
@@ -118,7 +128,7 @@ def connect(path: Path | str, backends: Backends | None = None, *, cache_kib: in
     conn.execute("PRAGMA foreign_keys=ON")
     conn.execute("PRAGMA busy_timeout=5000")
     conn.execute("PRAGMA temp_store=MEMORY")
-    conn.execute(f"PRAGMA cache_size=-{cache_kib}")
+    set_cache(conn, cache_kib)
     vec_version: str | None = None
     vec_error: str | None = None
     try:

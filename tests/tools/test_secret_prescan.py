@@ -35,6 +35,11 @@ def _long(conn: sqlite3.Connection) -> set[tuple[int, str]]:
     return _versions(conn, PRESCAN_MIN_BYTES)
 
 
+def _judged(guard: Guard) -> set[tuple[int, str]]:
+    """The (note, version) pairs `guard` holds a verdict on."""
+    return {(nid, etag) for nid, (etag, _) in guard.verdicts.items()}
+
+
 async def test_every_note_is_judged_after_the_index_is_ready_and_an_edit_is_judged_again(
     make_vault: Callable[..., Path],
 ) -> None:
@@ -43,8 +48,9 @@ async def test_every_note_is_judged_after_the_index_is_ready_and_an_edit_is_judg
         guard = _guard(vg)
         versions = await vg.app.db.run_read(_long)
         assert len(versions) == 1  # Ops.md
-        await _until(lambda: versions <= guard.verdicts.keys())  # without any search
-        assert not any(guard.verdicts[v][0] for v in versions)  # (the guard is shared by equal configurations)
+        await _until(lambda: versions <= _judged(guard))  # without any search
+        # (the guard is shared by equal configurations)
+        assert not any(guard.verdicts[nid][1][0] for nid, _ in versions)
 
         found = await vg.ok("search_regex", pattern="backup")
         assert "hunter2pass" not in str(found) and "[REDACTED]" in str(found)
@@ -62,8 +68,8 @@ async def test_every_note_is_judged_after_the_index_is_ready_and_an_edit_is_judg
         found = await vg.ok("search_regex", pattern="backup")
         ops = [i for i in found["items"] if i["path"] == "Ops.md"]
         assert ops and "swordfish42" not in str(found) and "[REDACTED]" in str(ops)
-        assert (await vg.app.db.run_read(_long)) <= guard.verdicts.keys()
-        assert any("swordfish42" in words for secret, words in guard.verdicts.values() if secret)
+        assert (await vg.app.db.run_read(_long)) <= _judged(guard)
+        assert any("swordfish42" in words for _, (secret, words) in guard.verdicts.values() if secret)
 
 
 async def test_prescan_goes_in_batches_and_skips_what_is_known(make_vault: Callable[..., Path]) -> None:
@@ -94,6 +100,28 @@ async def test_the_prescan_waits_for_the_callers_to_pause(make_vault: Callable[.
         versions = await vg.app.db.run_read(_long)
         for _ in range(50):  # the warm-up task gets every chance to run
             await asyncio.sleep(0)
-        assert activity.running == 1 and not versions & guard.verdicts.keys()
+        assert activity.running == 1 and not versions & _judged(guard)
         activity.end()
-        await _until(lambda: versions <= guard.verdicts.keys())
+        await _until(lambda: versions <= _judged(guard))
+
+
+async def test_a_note_written_again_and_again_keeps_one_verdict(make_vault: Callable[..., Path]) -> None:
+    """The memo holds one verdict per note, that of its last version: writes and searches do
+    not make it grow (kept by version, every write left a dead entry behind)."""
+    async with started(make_vault(VAULT)) as vg:
+        await vg.indexed()
+        guard = _guard(vg)
+        long_notes = await vg.app.db.run_read(_long)
+        await _until(lambda: long_notes <= _judged(guard))  # the warm-up's scan is done
+        await vg.ok("search_text", query="backup")
+        judged = len(guard.verdicts)
+        etag = (await vg.ok("read_note", path="Notes/Plain.md"))["etag"]
+        for take in range(4):
+            content = f"# Plain\n\nNothing secret about the backup schedule, take {take}.\n"
+            args = {"path": "Notes/Plain.md", "mode": "overwrite", "expected_etag": etag, "content": content}
+            etag = (await vg.ok("write_note", **args))["etag"]
+            await vg.settled()
+            found = await vg.ok("search_text", query="backup")
+            assert "Notes/Plain.md" in {item["path"] for item in found["items"]}
+        assert len(guard.verdicts) == judged
+        assert await vg.app.db.run_read(_versions) <= _judged(guard)  # every note at its current version

@@ -13,6 +13,7 @@ import pytest
 
 from service.indexer import runner
 from service.indexer.runner import DEFERRABLE_INDEXES, VaultIndexer, indexer_of
+from service.storage import db as dbmod
 from tests.conftest import Harness, started
 from tests.search_vault import SEARCH_VAULT
 
@@ -90,6 +91,9 @@ async def test_a_failed_bulk_load_gets_its_indexes_back_at_once(
         await _indexer(vg).wait_ready()
         assert _indexer(vg).state == "failed" and "disk full" in (_indexer(vg).error or "")
         assert await _indexes(vg) == set(DEFERRABLE_INDEXES) and await _waiting(vg) == 0
+        # the writer's page cache is back at its size between bulk loads, too
+        cache = await vg.app.services.db.run_write(lambda c: c.execute("PRAGMA cache_size").fetchone()[0])
+        assert cache == -dbmod.CACHE_KIB
 
 
 async def test_indexes_a_dead_process_left_deferred_are_built_on_the_next_start(
