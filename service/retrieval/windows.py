@@ -25,6 +25,8 @@ import sqlite3
 import threading
 from collections.abc import Sequence
 
+from service.storage.db import driver
+
 LONG_NOTE = 16_000  # bytes of body from which a window is cheaper than the whole note
 BEFORE = 400  # bytes of text kept before the best place
 AFTER = 1_200  # and after it
@@ -55,7 +57,7 @@ class WindowSnippets:
     def _db(self) -> sqlite3.Connection:
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
         if conn is None:
-            conn = sqlite3.connect(":memory:", check_same_thread=True)
+            conn = driver().connect(":memory:", check_same_thread=True)  # the index's SQLite and tokenizer
             conn.execute(f"CREATE VIRTUAL TABLE w USING fts5(title, body, tokenize='{TOKENIZER}')")
             conn.execute("CREATE VIRTUAL TABLE v USING fts5vocab(w, 'instance')")
             self._local.conn = conn

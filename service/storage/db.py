@@ -48,7 +48,8 @@ READER_CACHE_KIB = 4000
 POINT_CACHE_KIB = 1000
 
 
-def _driver() -> ModuleType:
+def driver() -> ModuleType:
+    """The SQLite module in use: sqlean when installed (extension loading, FTS5), else sqlite3."""
     try:
         import sqlean  # type: ignore[import-untyped,unused-ignore]
 
@@ -60,9 +61,9 @@ def _driver() -> ModuleType:
 def _error_classes(name: str) -> tuple[type[Exception], ...]:
     """`sqlite3.<name>` plus the driver's own class: sqlean's exceptions do not subclass the stdlib's."""
     classes: list[type[Exception]] = [getattr(sqlite3, name)]
-    driver = _driver()
-    if driver is not sqlite3:
-        classes.append(getattr(driver, name))
+    module = driver()
+    if module is not sqlite3:
+        classes.append(getattr(module, name))
     return tuple(classes)
 
 
@@ -121,8 +122,8 @@ def set_cache(conn: sqlite3.Connection, kib: int) -> None:
 
 def connect(path: Path | str, backends: Backends | None = None, *, cache_kib: int = CACHE_KIB) -> sqlite3.Connection:
     """Open one configured connection (usable from any single thread)."""
-    driver = _driver()
-    conn: sqlite3.Connection = driver.connect(str(path), check_same_thread=False, isolation_level=None)
+    module = driver()
+    conn: sqlite3.Connection = module.connect(str(path), check_same_thread=False, isolation_level=None)
     conn.execute("PRAGMA journal_mode=WAL")
     conn.execute("PRAGMA synchronous=NORMAL")
     conn.execute("PRAGMA foreign_keys=ON")
@@ -137,7 +138,7 @@ def connect(path: Path | str, backends: Backends | None = None, *, cache_kib: in
     except Exception as exc:  # noqa: BLE001 - any failure means "no sqlite-vec"
         vec_error = f"{type(exc).__name__}: {exc}"
     if backends is not None:
-        backends.driver = driver.__name__
+        backends.driver = module.__name__
         backends.sqlite_version = conn.execute("SELECT sqlite_version()").fetchone()[0]
         backends.vec = vec_version is not None
         backends.vec_version = vec_version

@@ -125,9 +125,9 @@ def median_ms(call: Callable[[], object], times: int = 9) -> float:
 def scan(rows: int) -> dict[str, Any]:
     import sqlite_vec
 
-    from service.storage.db import _driver
+    from service.storage.db import driver
 
-    sqlite3 = _driver()
+    sqlite3 = driver()
     rng = np.random.default_rng(1)
     matrix = rng.standard_normal((rows, 384)).astype(np.float32)
     matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)

@@ -24,7 +24,7 @@ from pydantic import BaseModel, Field, PrivateAttr, create_model
 from service.errors import ToolNotFound, VaultgateError
 from service.policy.visibility import FACADE_TAG
 from service.retrieval.stopwords import is_stop_word
-from service.storage.db import _driver
+from service.storage.db import driver
 from service.tools.context import InputNeeded, ToolContext
 from service.tools.models import ToolInput, ToolOutput, decode_cursor, page_of
 from service.tools.spec import Catalog, ToolSpec
@@ -80,7 +80,7 @@ class _Catalog:
     def _index(self) -> sqlite3.Connection:
         if self._conn is None:
             specs = [s for s in self.registry if FACADE_TAG not in s.tags]
-            conn = _driver().connect(":memory:", check_same_thread=False)
+            conn = driver().connect(":memory:", check_same_thread=False)
             conn.execute(
                 "CREATE VIRTUAL TABLE cat USING fts5(name, title, description, tags, tokenize='porter unicode61')"
             )
