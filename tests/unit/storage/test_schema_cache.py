@@ -128,4 +128,3 @@ def test_the_key_does_not_depend_on_which_modules_were_imported_first() -> None:
         assert fingerprint(registry) == with_module
     finally:
         sys.modules["service.retrieval.jsonlogic"] = saved
-
