@@ -2,7 +2,8 @@
 
 The dispatcher counts the tool calls running and notes when the last one began. Background
 work that only prepares for later calls (the secret prescan of long notes, the collector's
-freeze of the start-up heap) waits in `quiet` until no call runs and none began for a while.
+freeze of the start-up heap, the trigram rebuild after a bulk load, which holds the index's
+writer for seconds) waits in `quiet` until no call runs and none began for a while.
 Python runs one thread at a time: a background thread busy in Python holds the interpreter in
 5 ms turns, so a call that arrives meanwhile waits for turns. Right after a start that made
 the first reads of a stdio client 3-10 times slower for the seconds the start-up work took.

@@ -149,6 +149,7 @@ class VaultgateApp:
                 debounce_ms=settings.index.debounce_ms,
                 parse_workers=settings.index.parse_workers,
                 ignore=self.own_folders,
+                activity=self.activity,
             )
             for vault in self.vaults.values()
         ]
@@ -251,6 +252,7 @@ class VaultgateApp:
             debounce_ms=self.settings.index.debounce_ms,
             parse_workers=self.settings.index.parse_workers,
             ignore=self.own_folders,
+            activity=self.activity,
         )
         self.components.append(indexer)
         job = self.semantic.job(vault) if self.semantic.enabled else None

@@ -38,6 +38,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from service.activity import Activity
 from service.graph.linkpath import PathSet
 from service.indexer import fresh, parsepool, rows
 from service.indexer.apply import apply_changes
@@ -64,6 +65,7 @@ log = logging.getLogger(__name__)
 # its time did not grow (docs/benchmarks.md).
 BATCH = 200
 BULK_THRESHOLD = 1000  # changed notes from which the trigram index is rebuilt in one pass
+TRIGRAM_WAIT_S = 60.0  # for a pause in the calls before the rebuild; it runs after this anyway
 
 
 def indexer_of(vault: Vault) -> VaultIndexer | None:
@@ -80,8 +82,12 @@ class VaultIndexer:
         debounce_ms: int = 50,
         parse_workers: int | None = None,
         ignore: tuple[Path, ...] = (),
+        activity: Activity | None = None,
     ) -> None:
+        """`activity`: the calls running, for work that can wait for a pause in them (the trigram
+        rebuild after a bulk load: seconds holding the index's writer)."""
         self.vault = vault
+        self.activity = activity
         self._ignore = ignore  # vaultgate's own folders: the watcher never reacts to them
         # Worker processes that parse a bulk load (>= BULK_THRESHOLD changed notes); 0: a thread.
         self.parse_workers = parsepool.default_workers() if parse_workers is None else parse_workers
@@ -256,6 +262,9 @@ class VaultIndexer:
         try:
             while True:
                 self._trigram_again = False
+                if self.activity is not None:  # every write's index update would wait for it
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(self.activity.quiet(), TRIGRAM_WAIT_S)
                 await self.db.run_write(rebuild_trigram)
                 if not self._trigram_again:
                     break

@@ -4,6 +4,7 @@ did not finish is completed on the next start."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from pathlib import Path
 
@@ -52,3 +53,22 @@ async def test_unfinished_trigram_rebuild_is_completed_on_restart(make_vault: Ca
         await _trigram_done(_indexer(vg))
         out = await vg.ok("search_regex", pattern="tomatoes")
         assert out["prefiltered"] is True and [i["path"] for i in out["items"]] == ["Journal/2026-01-05.md"]
+
+
+async def test_the_trigram_rebuild_waits_for_the_callers_to_pause(
+    make_vault: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(runner, "BULK_THRESHOLD", 3)
+    async with started(make_vault(SEARCH_VAULT)) as vg:
+        activity = vg.app.activity
+        activity.begin()  # a call that runs on and on
+        await vg.indexed()
+        indexer = _indexer(vg)
+        for _ in range(50):  # the rebuild task gets every chance to run
+            await asyncio.sleep(0)
+        await vg.app.services.db.run_write(lambda c: None)  # after a rebuild that had been queued
+        deferred = await vg.app.services.db.fetchone("SELECT trigram_deferred FROM fts_control")
+        assert deferred[0] == 1 and not indexer.trigram_ready  # regex search scans meanwhile
+        activity.end()
+        activity.last = float("-inf")  # as if the last call began long ago
+        await _trigram_done(indexer)
