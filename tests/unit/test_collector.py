@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import weakref
 from collections.abc import Callable
 from pathlib import Path
 
@@ -88,5 +89,35 @@ async def test_the_freeze_waits_for_the_callers_to_pause() -> None:
                 break
             await asyncio.sleep(0.01)
         assert collector.frozen > 0
+    finally:
+        await collector.stop()
+
+
+async def test_after_the_freeze_full_collections_sweep_what_came_later() -> None:
+    class Cycle:
+        def __init__(self) -> None:
+            self.me = self
+
+    gate = Gate()
+    gate.open.set()
+    collector = Collector([gate], sweep_every_s=0.0)
+    await collector.start()
+    try:
+        for _ in range(500):
+            if collector.frozen:
+                break
+            await asyncio.sleep(0.01)
+        gc.disable()  # only the sweeps collect from here on
+        try:
+            probe = weakref.ref(Cycle())
+            assert probe() is not None  # a cycle: reference counting alone never frees it
+            swept = collector.sweeps
+            for _ in range(500):
+                if collector.sweeps > swept and probe() is None:
+                    break
+                await asyncio.sleep(0.01)
+            assert collector.sweeps > swept and probe() is None
+        finally:
+            gc.enable()
     finally:
         await collector.stop()
