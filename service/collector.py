@@ -20,8 +20,8 @@ three things (the first two together: 2-3 young collections in the same 45 s and
   frozen; walking those too took 280 ms on a loaded machine). Left to the thresholds, the oldest
   generation is collected after 100 young collections, 2 million container allocations: at 15
   calls a second that is rarer than hourly, and the reference cycles that reached it meanwhile
-  stay until then (a 30-minute soak rose 12.7 MB/h with the first two changes alone, 5.0 MB/h
-  without them).
+  stay until then. Soaks are noisy here: one 30-minute pair rose 12.7 MB/h with the first two
+  changes against 5.0 without; a later 25-minute pair without and with the sweep, 7.2 and 5.8.
 At stop the permanent generation is handed back to the collector and the thresholds restored,
 so an embedding program that starts and stops an app is left as it was. It is used only where
 vaultgate owns the process (`vaultgate serve`, `vaultgate stdio`): an app embedded in another
