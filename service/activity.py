@@ -13,6 +13,7 @@ Touches nothing; reading it is free.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Callable
 
@@ -37,8 +38,13 @@ class Activity:
         if not self.running:
             self._idle.set()
 
-    async def quiet(self, quiet_s: float = QUIET_S) -> None:
-        """Return once no call runs and none began in the last `quiet_s` seconds."""
+    async def quiet(self, quiet_s: float = QUIET_S, *, within: float | None = None) -> None:
+        """Return once no call runs and none began in the last `quiet_s` seconds, or after
+        `within` seconds whatever the calls do (None: no limit)."""
+        if within is not None:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.quiet(quiet_s), within)
+            return
         while True:
             await self._idle.wait()
             left = quiet_s - (self._clock() - self.last)

@@ -107,5 +107,4 @@ class Collector:
 
     async def _pause(self) -> None:
         if self.activity is not None:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.activity.quiet(), FREEZE_WAIT_S)
+            await self.activity.quiet(within=FREEZE_WAIT_S)

@@ -263,8 +263,7 @@ class VaultIndexer:
             while True:
                 self._trigram_again = False
                 if self.activity is not None:  # every write's index update would wait for it
-                    with contextlib.suppress(TimeoutError):
-                        await asyncio.wait_for(self.activity.quiet(), TRIGRAM_WAIT_S)
+                    await self.activity.quiet(within=TRIGRAM_WAIT_S)
                 await self.db.run_write(rebuild_trigram)
                 if not self._trigram_again:
                     break

@@ -193,7 +193,9 @@ def snippets(conn: sqlite3.Connection, match: str, ids: Sequence[int]) -> dict[i
 
 def _windowed(conn: sqlite3.Connection, match: str, ids: Sequence[int]) -> dict[int, str]:
     """Marked snippets of the matching notes over `LONG_NOTE` bytes that a window could quote
-    (the file's size bounds the body's, so short notes are never read)."""
+    (the file's size bounds the body's, so short notes are never read). Two statements: most
+    pages hold no long note, and the size lookup alone skips the match; one joined statement
+    made a page's snippets cost 1.5x at p50 (`bench_snippets`)."""
     marks = ",".join("?" * len(ids))
     long_ids = [
         r[0] for r in conn.execute(f"SELECT id FROM notes WHERE id IN ({marks}) AND size > ?", [*ids, LONG_NOTE])
