@@ -50,6 +50,7 @@ LEAN = (
     "find_similar",
     "search_notes",
     "write_note",
+    "create_note",
     "append_note",
     "patch_note",
     "move_note",

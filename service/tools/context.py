@@ -19,11 +19,12 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from service.security.visible import unrestricted
 from service.types import Op, Principal, ProgressFn, Transport
 from service.vault.paths import VaultPath, with_md
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
     from service.graph.address import Address, NoteName
     from service.services import Services
@@ -200,13 +201,18 @@ class ToolContext:
         if indexer is None or not indexer.ready:
             known = {n.path for n in names}
             root = self.vault.paths.resolve("", allow_root=True)
-            for rel, entry in self.vault.files.walk(root, readable=self.can_read):
+            for rel, entry in self.vault.files.walk(root, readable=self.walk_filter()):
                 if rel not in known and rel.lower().endswith(".md") and not entry.is_dir():
                     names.append(NoteName(rel))
         return names
 
     def can_read(self, rel: str) -> bool:
         return self.services.guard.allows(self.principal, self.vault, rel, "read")
+
+    def walk_filter(self) -> Callable[[str], bool] | None:
+        """`can_read` for `VaultFiles.walk`, or None when no rule can deny this caller a visible
+        note (the walk leaves hidden folders out by itself): a listing then asks nothing per file."""
+        return None if unrestricted(self) else self.can_read
 
     async def progress(self, done: float, total: float | None = None, message: str | None = None) -> None:
         if self.report is not None:

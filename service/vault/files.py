@@ -166,24 +166,29 @@ class VaultFiles:
                 rel = f"{current.rel}/{entry.name}" if current.rel else entry.name
                 if entry.name.startswith(".") or self.paths.is_hidden(rel):
                     continue
+                real: Path | None = None  # a plain file's real location is never needed
                 if entry.is_symlink():
                     real = Path(os.path.realpath(entry.path))
                     if (real != root and root not in real.parents) or not real.exists():
                         continue  # leaves the vault, or dangles (nothing there to list)
                     is_linked = True
                 else:
-                    real = current_real / entry.name
                     is_linked = current_linked
+                    if is_linked:
+                        real = current_real / entry.name
                 real_rel: str | None = None
-                if is_linked:
+                if is_linked and real is not None:
                     real_rel = unicodedata.normalize("NFC", real.relative_to(root).as_posix()) if real != root else ""
                     if real_rel and (real_rel.startswith(".") or self.paths.is_hidden(real_rel)):
                         continue
                 if readable is None or (readable(rel) and (real_rel is None or readable(real_rel))):
                     yield rel, entry
-                if entry.is_dir() and real not in chain and (depth_limit is None or depth < depth_limit):
-                    sub = VaultPath(rel=rel, abs=Path(entry.path))
-                    stack.append((sub, real, is_linked, chain | {real}, depth + 1))
+                if (depth_limit is None or depth < depth_limit) and entry.is_dir():
+                    if real is None:
+                        real = current_real / entry.name
+                    if real not in chain:
+                        sub = VaultPath(rel=rel, abs=Path(entry.path))
+                        stack.append((sub, real, is_linked, chain | {real}, depth + 1))
 
     # -- writes ------------------------------------------------------------------------------
 

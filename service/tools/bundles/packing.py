@@ -320,7 +320,7 @@ async def bundle_folder(ctx: ToolContext, args: BundleFolderIn) -> BundleOut:
     resume = _resume_of(state)
 
     def walk() -> list[str]:
-        found = ctx.vault.files.walk(folder, recursive=args.recursive, readable=ctx.can_read)
+        found = ctx.vault.files.walk(folder, recursive=args.recursive, readable=ctx.walk_filter())
         return sorted(rel for rel, entry in found if not entry.is_dir() and rel.lower().endswith(".md"))
 
     paths = await asyncio.to_thread(walk)

@@ -1,6 +1,6 @@
 """notes domain: read, write, copy, delete and move notes, files and folders.
 
-Tools: read_note, read_notes, note_info, list_notes, list_folders (`read.py`); create_note,
+Tools: read_note, read_notes, note_info (`read.py`); list_notes, list_folders (`listing.py`); create_note,
 write_note, append_note, prepend_note, patch_note (`write.py`); delete_note, copy_note,
 create_folder (`files.py`); bulk_create_notes (`bulk.py`); move_note, rename_note (`moves.py`,
 rewriting every link to what moved). `note_facts.py` reads a note's facts from the index when
@@ -11,7 +11,7 @@ note facts, the notes that link to a moved file).
 
 from __future__ import annotations
 
-from service.tools.notes import bulk, files, moves, read, write
+from service.tools.notes import bulk, files, listing, moves, read, write
 from service.tools.spec import ToolSpec
 
-TOOLS: tuple[ToolSpec, ...] = (*read.TOOLS, *write.TOOLS, *files.TOOLS, *bulk.TOOLS, *moves.TOOLS)
+TOOLS: tuple[ToolSpec, ...] = (*read.TOOLS, *listing.TOOLS, *write.TOOLS, *files.TOOLS, *bulk.TOOLS, *moves.TOOLS)

@@ -102,7 +102,7 @@ async def list_attachments(ctx: ToolContext, args: ListAttachmentsIn) -> Attachm
 
     def scan() -> list[tuple[str, float, int]]:
         found = []
-        for rel, entry in ctx.vault.files.walk(where, readable=ctx.can_read):
+        for rel, entry in ctx.vault.files.walk(where, readable=ctx.walk_filter()):
             if entry.is_dir() or rel.lower().endswith(".md") or entry.name.endswith(".vgtmp"):
                 continue
             if args.kind is not None and at.kind_of(rel) != args.kind:

@@ -112,7 +112,7 @@ async def list_templates(ctx: ToolContext, args: ListTemplatesIn) -> ListTemplat
     if folder:
         root = ctx.resolve(folder, "read", allow_root=True)
         if root.abs.is_dir():
-            for rel, entry in ctx.vault.files.walk(root, readable=ctx.can_read):
+            for rel, entry in ctx.vault.files.walk(root, readable=ctx.walk_filter()):
                 if rel.lower().endswith(".md") and not entry.is_dir():
                     found.append(TemplateItem(path=rel, title=note_title(rel), obsidian_url=ctx.vault.url(rel)))
     found.sort(key=lambda i: i.path)

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from service.tools.notes import listing
 from tests.conftest import Harness, started
 from tests.real_vaults import VAULTS, needs
 
@@ -104,6 +105,32 @@ async def test_list_notes_filters_sorts_and_paginates(vg: Harness) -> None:
     await vg.err("list_notes", "note_not_found", folder="Nowhere")
     await vg.err("list_notes", "validation_error", folder="Projects", cursor=globbed["next_cursor"] or "bad")
     await vg.err("list_notes", "acl_denied", folder=".obsidian")
+
+
+@pytest.mark.covers("list_notes", "success")
+async def test_list_notes_by_path_stats_the_page_it_returns(vg: Harness) -> None:
+    """Sorted by path only the page is stat'ed: its sizes and times are the files' own, the total
+    counts every match, and the descending order is the ascending one reversed."""
+    for i in range(5):
+        (vg.root / "Many").mkdir(exist_ok=True)
+        (vg.root / "Many" / f"n{i}.md").write_text("x" * (10 + i))
+        os.utime(vg.root / "Many" / f"n{i}.md", (1_700_000_000 + i, 1_700_000_000 + i))
+    page = await vg.ok("list_notes", folder="Many", limit=2)
+    assert page["total"] == 5 and [i["path"] for i in page["items"]] == ["Many/n0.md", "Many/n1.md"]
+    assert [(i["size"], i["mtime"]) for i in page["items"]] == [(10, 1_700_000_000), (11, 1_700_000_001)]
+    desc = await vg.ok("list_notes", folder="Many", order="desc")
+    assert [i["path"] for i in desc["items"]] == [f"Many/n{i}.md" for i in range(4, -1, -1)]
+    assert [i["size"] for i in desc["items"]] == [14, 13, 12, 11, 10]
+    newest = await vg.ok("list_notes", folder="Many", sort="mtime", order="desc", limit=1)
+    assert newest["items"][0]["path"] == "Many/n4.md" and newest["total"] == 5
+
+
+def test_a_file_gone_between_the_walk_and_its_stat_is_left_out(tmp_path: Path) -> None:
+    for name in ("a.md", "b.md"):
+        (tmp_path / name).write_text(name)
+    entries = sorted(((e.name, e) for e in os.scandir(tmp_path)), key=lambda row: row[0])
+    (tmp_path / "a.md").unlink()
+    assert [(rel, size) for rel, size, _ in listing._stat_rows(entries)] == [("b.md", 4)]
 
 
 @pytest.mark.covers("list_folders", "success")

@@ -1,0 +1,191 @@
+"""notes domain, listings: list_notes, list_folders.
+
+Touches: vault files only (a walk of the folder, through `VaultFiles.walk`), never the index: a
+listing shows what is on disk now. Sorted by path, only the page's files are stat'ed.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from collections.abc import Callable
+from typing import Any, Literal
+
+from pydantic import Field
+from wcmatch import glob as wglob
+
+from service.errors import NoteNotFound
+from service.tools.context import ToolContext
+from service.tools.models import ToolInput, ToolOutput, decode_cursor, page_of
+from service.tools.spec import ToolSpec
+
+GLOB_FLAGS = wglob.GLOBSTAR | wglob.BRACE | wglob.IGNORECASE | wglob.DOTMATCH
+
+
+class ListNotesIn(ToolInput):
+    folder: str = Field(default="", description="Folder to list ('' = vault root).")
+    glob: str | None = Field(default=None, description="Glob on the vault path, e.g. 'Projects/**/*.md'.")
+    recursive: bool = Field(default=True, description="Include sub-folders.")
+    sort: Literal["path", "mtime", "size"] = Field(default="path", description="Sort key.")
+    order: Literal["asc", "desc"] = Field(default="asc", description="Sort order.")
+    include_attachments: bool = Field(default=False, description="Also list non-Markdown files.")
+    limit: int = Field(default=100, ge=1, le=1000, description="Page size.")
+    cursor: str | None = Field(default=None, description="`next_cursor` from the previous page.")
+
+
+class FileItem(ToolOutput):
+    path: str = Field(description="Vault-relative path.")
+    title: str = Field(description="Note title: the file name without '.md'.")
+    obsidian_url: str = Field(description="obsidian://open URL.")
+    size: int = Field(description="Size in bytes.")
+    mtime: float = Field(description="Modification time (Unix seconds).")
+
+
+class ListNotesOut(ToolOutput):
+    items: list[FileItem] = Field(description="This page of files.")
+    next_cursor: str | None = Field(description="Cursor for the next page, None at the end.")
+    total: int = Field(description="Files matching, over all pages.")
+
+
+async def list_notes(ctx: ToolContext, args: ListNotesIn) -> ListNotesOut:
+    folder = ctx.resolve(args.folder, "read", allow_root=True)
+    if not folder.abs.is_dir():
+        raise NoteNotFound(f"no folder at {folder.rel!r}", details={"path": folder.rel})
+
+    by_path = args.sort == "path"
+
+    def files() -> list[tuple[str, os.DirEntry[str]]]:
+        """(path, entry) of every matching file, sorted: only the page gets an item and a URL
+        (the vault root of 10,000 notes took ~400 ms of CPU otherwise), and sorted by path only the
+        page is stat'ed (1,300 notes: 8.4 -> 3 ms of CPU)."""
+        out: list[tuple[str, os.DirEntry[str]]] = []
+        # `readable` also decides on a symlink's target: a link never lists a note its rules hide.
+        for rel, entry in ctx.vault.files.walk(folder, recursive=args.recursive, readable=ctx.walk_filter()):
+            if entry.is_dir():
+                continue
+            if not args.include_attachments and not rel.lower().endswith(".md"):
+                continue
+            if args.glob and not wglob.globmatch(rel, args.glob, flags=GLOB_FLAGS):
+                continue
+            out.append((rel, entry))
+        if by_path:
+            out.sort(key=_path_key, reverse=args.order == "desc")
+        return out
+
+    # On the event loop: in a worker thread this GIL-bound walk only traded CPU for waits.
+    found = files()
+    rows = found if by_path else _stat_sorted(found, args.sort, args.order == "desc")
+    state = {"q": f"{folder.rel}|{args.glob}|{args.recursive}|{args.sort}|{args.order}"}
+    offset = decode_cursor(args.cursor, **state)
+    window, nxt = page_of(rows, offset, args.limit, **state)
+    items = [_file_item(ctx, *row) for row in (_stat_rows(window) if by_path else window)]
+    return ListNotesOut(items=items, next_cursor=nxt, total=len(found))
+
+
+def _stat_rows(entries: list[tuple[str, os.DirEntry[str]]]) -> list[tuple[str, int, float]]:
+    """(path, size, mtime) of each entry; one that vanished since the walk is left out."""
+    out: list[tuple[str, int, float]] = []
+    for rel, entry in entries:
+        try:
+            st = entry.stat()
+        except OSError:
+            continue
+        out.append((rel, st.st_size, st.st_mtime))
+    return out
+
+
+def _stat_sorted(found: list[tuple[str, os.DirEntry[str]]], sort: str, desc: bool) -> list[tuple[str, int, float]]:
+    rows = _stat_rows(found)
+    rows.sort(key=_SORT_KEYS[sort], reverse=desc)
+    return rows
+
+
+def _path_key(row: tuple[str, Any] | tuple[str, int, float]) -> str:
+    return row[0].lower()
+
+
+def _mtime_key(row: tuple[str, int, float]) -> float:
+    return row[2]
+
+
+def _size_key(row: tuple[str, int, float]) -> int:
+    return row[1]
+
+
+_SORT_KEYS: dict[str, Callable[[tuple[str, int, float]], Any]] = {
+    "path": _path_key,
+    "mtime": _mtime_key,
+    "size": _size_key,
+}
+
+
+def _file_item(ctx: ToolContext, rel: str, size: int, mtime: float) -> FileItem:
+    name = rel.rsplit("/", 1)[-1]
+    title = name[:-3] if name.lower().endswith(".md") else name
+    return FileItem(path=rel, title=title, obsidian_url=ctx.vault.url(rel), size=size, mtime=mtime)
+
+
+class ListFoldersIn(ToolInput):
+    folder: str = Field(default="", description="Parent folder ('' = vault root).")
+    recursive: bool = Field(default=True, description="Include nested folders.")
+    limit: int = Field(default=200, ge=1, le=2000, description="Page size.")
+    cursor: str | None = Field(default=None, description="`next_cursor` from the previous page.")
+
+
+class FolderItem(ToolOutput):
+    path: str = Field(description="Folder path.")
+    obsidian_url: str = Field(description="obsidian://open URL of the folder (Obsidian reveals it).")
+    notes: int = Field(description="Markdown notes directly inside.")
+
+
+class ListFoldersOut(ToolOutput):
+    items: list[FolderItem] = Field(description="This page of folders.")
+    next_cursor: str | None = Field(description="Cursor for the next page, None at the end.")
+
+
+async def list_folders(ctx: ToolContext, args: ListFoldersIn) -> ListFoldersOut:
+    folder = ctx.resolve(args.folder, "read", allow_root=True)
+    if not folder.abs.is_dir():
+        raise NoteNotFound(f"no folder at {folder.rel!r}", details={"path": folder.rel})
+    # One walk (a level deeper than listed when not recursive) finds the folders and counts the
+    # notes directly inside each; both decide on a symlink's target as well as on its own path.
+    base = len(folder.rel.split("/")) if folder.rel else 0
+    folders: list[str] = []
+    counts: Counter[str] = Counter()
+    walked = ctx.vault.files.walk(folder, max_depth=None if args.recursive else 2, readable=ctx.walk_filter())
+    for rel, entry in walked:
+        if entry.is_dir():
+            if args.recursive or rel.count("/") + 1 - base == 1:
+                folders.append(rel)
+        elif rel.lower().endswith(".md"):
+            counts[rel.rpartition("/")[0]] += 1
+    found = [FolderItem(path=rel, obsidian_url=ctx.vault.url(rel), notes=counts[rel]) for rel in folders]
+    found.sort(key=lambda f: f.path.lower())
+    state = {"q": f"{folder.rel}|{args.recursive}"}
+    window, nxt = page_of(found, decode_cursor(args.cursor, **state), args.limit, **state)
+    return ListFoldersOut(items=window, next_cursor=nxt)
+
+
+TOOLS: tuple[ToolSpec, ...] = (
+    ToolSpec(
+        name="list_notes",
+        domain="notes",
+        title="List notes",
+        description="List notes in a folder (recursive by default), filtered by glob, sorted by path, mtime "
+        "or size. To find notes by what they contain, use a search tool instead.",
+        input_model=ListNotesIn,
+        output_model=ListNotesOut,
+        handler=list_notes,
+        reads_index=False,
+    ),
+    ToolSpec(
+        name="list_folders",
+        domain="notes",
+        title="List folders",
+        description="List folders below a folder with how many notes each holds.",
+        input_model=ListFoldersIn,
+        output_model=ListFoldersOut,
+        handler=list_folders,
+        reads_index=False,
+    ),
+)
