@@ -45,6 +45,7 @@ from service.indexer.apply import apply_changes
 from service.indexer.bulk import DEFERRABLE_INDEXES, rebuild_trigram, restore_indexes
 from service.indexer.group import GroupCommit
 from service.indexer.names import NoteNames
+from service.indexer.own_files import OwnFiles
 from service.indexer.reconcile import reconcile_vault, write_batch
 from service.indexer.scan import scan
 from service.indexer.state import State
@@ -121,6 +122,7 @@ class VaultIndexer:
         self._side_tasks: set[asyncio.Task[None]] = set()
         self._deferred: list[FileChange] = []  # own writes made while the first index is built
         self._group = GroupCommit(self.apply, self.name)  # concurrent writers' changes, applied together
+        self._own_files = OwnFiles(vault.paths.root)  # what the watcher may skip: our own queued writes
         vault.index = self
 
     # -- life cycle --------------------------------------------------------------------------
@@ -244,10 +246,14 @@ class VaultIndexer:
 
     async def _apply_external(self, changes: Sequence[FileChange]) -> list[FileChange]:
         """What the watcher saw, applied unless already in the index (`only_if_changed`). A file
-        a queued round of our own writes will read anyway is left to that round: the watcher
+        a queued round of our own writes will read anyway is left to that round, and so is one
+        still as it was when our own write queued its update (`own_files.py`): the watcher
         mostly sees those writes themselves, and parsing them twice doubled their index cost."""
-        left = [c for c in changes if not (self._group.will_read(c.path) and c.kind in ("created", "modified"))]
+        left = [c for c in changes if not (c.kind in ("created", "modified") and self._ours(c.path))]
         return await self.apply(left, only_if_changed=True) if left else []
+
+    def _ours(self, path: str) -> bool:
+        return self._group.will_read(path) or self._own_files.unchanged(path)
 
     def _rebuild_trigram_later(self) -> None:
         """Rebuild the deferred trigram index in the background. While a rebuild runs, another
@@ -283,6 +289,7 @@ class VaultIndexer:
             # vaultgate does not wait for all of it; the reconcile applies it before it is ready.
             self._deferred.extend(own)
             return
+        self._own_files.queued(c.path for c in own if c.kind != "deleted")
         mark = fresh.current.get()
         if mark is None or not mark.queue:  # outside a client's call: applied before returning
             await self._group.submit(own)

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from service.graph.linkpath import PathSet
-from service.indexer import rows
+from service.indexer import fresh, rows
 from service.indexer.runner import VaultIndexer, indexer_of
 from service.vault.events import FileChange
 from tests.conftest import Harness, started
@@ -141,3 +141,47 @@ async def test_own_writes_are_parsed_once_and_not_republished_as_external(
     assert mine and all(c.origin != "external" for c in mine)
     assert parsed.count("Mine.md") == 2  # once per vaultgate write, never again by the watcher
     assert "Mine.md" in await _paths(vg)
+
+
+async def test_an_own_write_seen_while_its_round_runs_is_not_applied_again(
+    watched: tuple[Harness, Recorder], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A client's write is acknowledged before its index round runs; the watcher's event for it
+    may come while that round runs or after it. The file is still as the write left it, so the
+    watcher leaves it to the round: one parse per write."""
+    vg, recorder = watched
+    indexer = _indexer(vg)
+    parsed: list[str] = []
+    original = rows.prepare
+
+    def counting(item: rows.NoteInput, paths: PathSet | None) -> rows.Prepared:
+        parsed.append(item.path)
+        return original(item, paths)
+
+    monkeypatch.setattr(rows, "prepare", counting)
+    gate, running = asyncio.Event(), asyncio.Event()
+    apply = indexer._group._apply
+
+    async def held(changes: Sequence[FileChange]) -> object:
+        running.set()
+        await gate.wait()  # the round has taken its batch and not read the file yet
+        return await apply(changes)
+
+    monkeypatch.setattr(indexer._group, "_apply", held)
+    token = fresh.current.set(fresh.Mark())  # as a client's call: the index update is queued
+    try:
+        await vg.ok("create_note", path="Queued", content="# Queued\n\nwritten by a client\n")
+    finally:
+        fresh.current.reset(token)
+    await asyncio.wait_for(running.wait(), WITHIN)
+    assert not indexer._group.will_read("Queued.md")  # the round holds it now
+    (vg.root / "Sentinel.md").write_text("# s\n", encoding="utf-8")  # a barrier, as above
+    await recorder.until(lambda c: c.path == "Sentinel.md" and c.origin == "external")
+    assert "Queued.md" not in parsed and "Queued.md" not in await _paths(vg)
+    gate.set()
+    await asyncio.wait_for(indexer.caught_up(indexer._group.queued), WITHIN)
+    assert parsed.count("Queued.md") == 1 and "Queued.md" in await _paths(vg)
+    # Changed by another program afterwards: applied by the watcher as any external edit.
+    (vg.root / "Queued.md").write_text("# Queued\n\nnow edited elsewhere, zanzibar\n", encoding="utf-8")
+    await recorder.until(lambda c: c.path == "Queued.md" and c.origin == "external")
+    assert [i["path"] for i in (await vg.ok("search_text", query="zanzibar"))["items"]] == ["Queued.md"]
