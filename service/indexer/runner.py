@@ -128,7 +128,7 @@ class VaultIndexer:
     # -- life cycle --------------------------------------------------------------------------
 
     async def start(self) -> None:
-        self.vault.bus.subscribe(self._on_changes)
+        self.vault.bus.subscribe(self._on_changes, first=True)
         self._task = asyncio.create_task(self._initial(), name=self.name)
         if self._watch_enabled:
             from service.indexer.watch import Watcher
@@ -249,11 +249,17 @@ class VaultIndexer:
         a queued round of our own writes will read anyway is left to that round, and so is one
         still as it was when our own write queued its update (`own_files.py`): the watcher
         mostly sees those writes themselves, and parsing them twice doubled their index cost."""
-        left = [c for c in changes if not (c.kind in ("created", "modified") and self._ours(c.path))]
+        left: list[FileChange] = []
+        for change in changes:
+            if change.kind in ("created", "modified"):
+                busy = self.vault.files.writing(change.path)
+                if busy is not None:  # a write of ours is under way: it queues its update as it ends
+                    async with busy:
+                        pass
+                if self._group.will_read(change.path) or self._own_files.unchanged(change.path):
+                    continue
+            left.append(change)
         return await self.apply(left, only_if_changed=True) if left else []
-
-    def _ours(self, path: str) -> bool:
-        return self._group.will_read(path) or self._own_files.unchanged(path)
 
     def _rebuild_trigram_later(self) -> None:
         """Rebuild the deferred trigram index in the background. While a rebuild runs, another

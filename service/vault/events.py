@@ -54,8 +54,13 @@ class ChangeBus:
             self._held.reset(token)
             await self.publish(held)
 
-    def subscribe(self, listener: Listener) -> None:
-        self._listeners.append(listener)
+    def subscribe(self, listener: Listener, *, first: bool = False) -> None:
+        """`first`: hear of every change before the listeners there are (the index: its update
+        is queued before another listener's await lets other tasks run, e.g. the watcher's)."""
+        if first:
+            self._listeners.insert(0, listener)
+        else:
+            self._listeners.append(listener)
 
     def unsubscribe(self, listener: Listener) -> None:
         if listener in self._listeners:

@@ -98,6 +98,11 @@ class VaultFiles:
             self._locks[rel] = lock
         return lock
 
+    def writing(self, rel: str) -> asyncio.Lock | None:
+        """The lock of a write to `rel` in progress now (None: no vaultgate write holds it)."""
+        lock = self._locks.get(rel)
+        return lock if lock is not None and lock.locked() else None
+
     # -- reads -------------------------------------------------------------------------------
 
     def read(self, vp: VaultPath) -> NoteFile:

@@ -22,7 +22,7 @@ async def test_tools_list_and_read_note_over_http(e2e_server: tuple[str, Harness
         names = {t.name for t in tools.tools}
         # the default (lean) mode: the everyday tools and the capability triad
         assert {"read_note", "search_text", "find_capability", "call_capability"} <= names
-        assert "create_note" not in names
+        assert "delete_note" not in names
         result = await client.call_tool("read_note", {"path": "Welcome"})
         assert not result.is_error
         assert result.structured_content is not None

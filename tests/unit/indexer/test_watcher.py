@@ -185,3 +185,59 @@ async def test_an_own_write_seen_while_its_round_runs_is_not_applied_again(
     (vg.root / "Queued.md").write_text("# Queued\n\nnow edited elsewhere, zanzibar\n", encoding="utf-8")
     await recorder.until(lambda c: c.path == "Queued.md" and c.origin == "external")
     assert [i["path"] for i in (await vg.ok("search_text", query="zanzibar"))["items"]] == ["Queued.md"]
+
+
+async def _watcher_waits_on(vg: Harness, monkeypatch: pytest.MonkeyPatch, rel: str) -> asyncio.Event:
+    """An event set once the watcher has found a vaultgate write of `rel` under way."""
+    files = vg.app.vaults["main"].files
+    found, writing = asyncio.Event(), files.writing
+
+    def spying(path: str) -> asyncio.Lock | None:
+        lock = writing(path)
+        if path == rel and lock is not None:
+            found.set()
+        return lock
+
+    monkeypatch.setattr(files, "writing", spying)
+    return found
+
+
+async def test_an_event_during_a_write_of_ours_waits_for_it_and_is_left_to_its_round(
+    watched: tuple[Harness, Recorder], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    vg, recorder = watched
+    indexer = _indexer(vg)
+    parsed: list[str] = []
+    original = rows.prepare
+    monkeypatch.setattr(rows, "prepare", lambda item, paths: parsed.append(item.path) or original(item, paths))
+    found = await _watcher_waits_on(vg, monkeypatch, "Area/Topic.md")
+    lock = vg.app.vaults["main"].files.lock("Area/Topic.md")
+    await lock.acquire()  # as `VaultFiles.modify` holds it while it writes
+    (vg.root / "Area" / "Topic.md").write_text("# Topic\n\nrewritten by vaultgate, zanzibar\n", encoding="utf-8")
+    await asyncio.wait_for(found.wait(), WITHIN)
+    token = fresh.current.set(fresh.Mark())
+    try:
+        lock.release()
+        await vg.app.vaults["main"].bus.publish([FileChange("modified", "Area/Topic.md")])  # as the write does
+    finally:
+        fresh.current.reset(token)
+    await asyncio.wait_for(indexer.caught_up(indexer._group.queued), WITHIN)
+    (vg.root / "Sentinel.md").write_text("# s\n", encoding="utf-8")
+    await recorder.until(lambda c: c.path == "Sentinel.md" and c.origin == "external")
+    assert parsed.count("Area/Topic.md") == 1  # by the write's own round only
+    assert [i["path"] for i in (await vg.ok("search_text", query="zanzibar"))["items"]] == ["Area/Topic.md"]
+
+
+async def test_an_event_during_a_write_that_changes_nothing_is_applied_after_it(
+    watched: tuple[Harness, Recorder], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another program edits a note while a vaultgate write of it holds its lock and then gives up
+    (a conflict): the watcher waited for the lock, and the edit still reaches the index."""
+    vg, recorder = watched
+    found = await _watcher_waits_on(vg, monkeypatch, "Area/Topic.md")
+    lock = vg.app.vaults["main"].files.lock("Area/Topic.md")
+    async with lock:
+        (vg.root / "Area" / "Topic.md").write_text("# Topic\n\nedited elsewhere, zanzibar\n", encoding="utf-8")
+        await asyncio.wait_for(found.wait(), WITHIN)
+    await recorder.until(lambda c: c.path == "Area/Topic.md" and c.origin == "external")
+    assert [i["path"] for i in (await vg.ok("search_text", query="zanzibar"))["items"]] == ["Area/Topic.md"]
