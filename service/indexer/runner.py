@@ -34,7 +34,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Coroutine, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -67,6 +67,7 @@ log = logging.getLogger(__name__)
 BATCH = 200
 BULK_THRESHOLD = 1000  # changed notes from which the trigram index is rebuilt in one pass
 TRIGRAM_WAIT_S = 60.0  # for a pause in the calls before the rebuild; it runs after this anyway
+AFTER_WRITE_POLL_S = 0.05  # how often an event for a file a write of ours holds looks again
 
 
 def indexer_of(vault: Vault) -> VaultIndexer | None:
@@ -252,14 +253,28 @@ class VaultIndexer:
         left: list[FileChange] = []
         for change in changes:
             if change.kind in ("created", "modified"):
-                busy = self.vault.files.writing(change.path)
-                if busy is not None:  # a write of ours is under way: it queues its update as it ends
-                    async with busy:
-                        pass
-                if self._group.will_read(change.path) or self._own_files.unchanged(change.path):
+                if self.vault.files.writing(change.path) is not None:
+                    self._background(self._after_write(change), "after-write")
+                    continue
+                if self._ours(change.path):
                     continue
             left.append(change)
         return await self.apply(left, only_if_changed=True) if left else []
+
+    def _ours(self, path: str) -> bool:
+        return self._group.will_read(path) or self._own_files.unchanged(path)
+
+    async def _after_write(self, change: FileChange) -> None:
+        """An event for a file a write of ours holds now: it queues its own update as it ends
+        (its round reads the file later), unless it gives up (a conflict) and writes nothing;
+        then the event is applied as the watcher would have. Taking the write's lock to wait
+        made the next write of the file wait for this task's turn on a busy loop."""
+        while self.vault.files.writing(change.path) is not None:  # noqa: ASYNC110 - looks, never takes it
+            await asyncio.sleep(AFTER_WRITE_POLL_S)
+        if not self._ours(change.path):
+            effective = await self.apply([change], only_if_changed=True)
+            if effective:
+                await self.vault.bus.publish(effective)
 
     def _rebuild_trigram_later(self) -> None:
         """Rebuild the deferred trigram index in the background. While a rebuild runs, another
@@ -313,14 +328,22 @@ class VaultIndexer:
         changes = [FileChange("deleted", p, origin="external") for p in paths]
 
         async def drop() -> None:
-            try:
-                effective = await self.apply(changes, only_if_changed=True)
-                if effective:
-                    await self.vault.bus.publish(effective)
-            except Exception:
-                log.exception("dropping notes gone from disk failed")
+            effective = await self.apply(changes, only_if_changed=True)
+            if effective:
+                await self.vault.bus.publish(effective)
 
-        task = asyncio.create_task(drop(), name=f"{self.name}:forget")
+        self._background(drop(), "forget")
+
+    def _background(self, work: Coroutine[Any, Any, None], what: str) -> None:
+        """Run `work` beside the caller; cancelled at stop, a failure logged."""
+
+        async def run() -> None:
+            try:
+                await work
+            except Exception:
+                log.exception("%s of %s failed", what, self.name)
+
+        task = asyncio.create_task(run(), name=f"{self.name}:{what}")
         self._side_tasks.add(task)
         task.add_done_callback(self._side_tasks.discard)
 
