@@ -4,9 +4,10 @@
 mapped to vault paths (hidden folders, dot files, our own temp files and vaultgate's own folders —
 the index, the data folder, the event spool, wherever they are — ignored: a filter drops them
 before a batch is even formed), applied to
-the index with `only_if_changed` — so vaultgate's own writes, already indexed when the watcher
-sees them, are dropped — and what really changed is published on the vault's bus with origin
-"external" (resource subscribers listen there).
+the index with `only_if_changed` — vaultgate's own writes are left to the group-commit round
+their write queued (`VaultIndexer._apply_external`, `own_files.py`), and one already indexed is
+dropped — and what really changed is published on the vault's bus with origin "external"
+(resource subscribers listen there).
 
 The watcher is given what it uses (the vault's paths, an `apply` and a `publish` callable), not
 the indexer: it sits below `runner.py`, which builds it.
