@@ -35,17 +35,12 @@ from service.settings import Settings
 
 def _uvicorn_config(app: VaultgateApp) -> uvicorn.Config:
     http = app.settings.http
-    protocol: type[asyncio.Protocol] | str = "h11"
-    if importlib.util.find_spec("httptools"):
-        from service.http.coalesce import CoalescingHttpToolsProtocol  # one send per answer
-
-        protocol = CoalescingHttpToolsProtocol
     return uvicorn.Config(
         http_app(app),
         host=http.host,
         port=http.port,
         loop="uvloop" if importlib.util.find_spec("uvloop") else "asyncio",
-        http=protocol,
+        http="httptools" if importlib.util.find_spec("httptools") else "h11",
         ws="none",  # MCP needs no websockets; "auto" imported a websocket stack at every start (~14 ms)
         lifespan="on",
         log_config=None,
