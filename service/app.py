@@ -105,7 +105,8 @@ class VaultgateApp:
         self.client_logs = ClientLogs(json_response=settings.http.json_response)
         self.index_jobs = IndexJobs(self.db)
         self.index_jobs.on_change = self.client_logs.job_changed
-        self.semantic = SemanticEngine(settings.embeddings, self.db)
+        self.activity = Activity()  # calls running: background work that can wait gives way to them
+        self.semantic = SemanticEngine(settings.embeddings, self.db, activity=self.activity)
         self.plans = PlanRuns(self.state, self.vaults, settings.plans)
         self.services = Services(
             settings=settings,
@@ -131,7 +132,6 @@ class VaultgateApp:
             rerank=build_reranker(settings.rerank),
         )
         self.layers = build_layers(self.services, self.registry)
-        self.activity = Activity()  # calls running: background work that can wait gives way to them
         self.dispatcher = Dispatcher(
             self.layers,
             self.registry,

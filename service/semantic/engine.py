@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from service.activity import Activity
 from service.embeddings.factory import build_embedder
 from service.embeddings.protocol import Embedder
 from service.errors import EmbeddingUnavailable
@@ -76,9 +77,12 @@ class SemanticEngine:
         db: Database,
         *,
         factory: Callable[[EmbeddingSettings], Embedder | None] = build_embedder,
+        activity: Activity | None = None,
     ) -> None:
+        """`activity`: the calls running; the embedding jobs give way to them between batches."""
         self.settings = settings
         self.db = db
+        self.activity = activity
         self.cache = vectors.ScanCache()
         self.jobs: dict[str, EmbeddingJob] = {}
         self.dims: dict[str, int] = {}
@@ -134,7 +138,7 @@ class SemanticEngine:
     def job(self, vault: Vault) -> EmbeddingJob:
         found = self.jobs.get(vault.id)
         if found is None:
-            found = self.jobs[vault.id] = EmbeddingJob(self, vault)
+            found = self.jobs[vault.id] = EmbeddingJob(self, vault, self.activity)
         return found
 
     def embedder(self) -> Embedder:

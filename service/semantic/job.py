@@ -36,6 +36,7 @@ from collections.abc import Awaitable, Callable
 from functools import partial
 from typing import Protocol
 
+from service.activity import Activity
 from service.embeddings.protocol import Embedder, Matrix
 from service.errors import EmbeddingUnavailable
 from service.indexer.runner import indexer_of
@@ -51,6 +52,8 @@ RETRY_SECONDS = 60.0
 CHUNK_NOTES = 64  # notes chunked per write
 PENDING = 512  # chunk texts read per query of the backlog (then embedded batch_size at a time)
 IN_FLIGHT = 2  # batches handed to the embedder at once (one embedding while the other is stored)
+GIVE_WAY_QUIET_S = 0.01  # no call running and none begun for this long: a pause in the calls
+GIVE_WAY_MAX_S = 1.0  # a batch waits at most this long for a pause
 Progress = Callable[[int, int], Awaitable[None]]
 
 
@@ -78,9 +81,10 @@ class Engine(Protocol):
 
 
 class EmbeddingJob:
-    def __init__(self, engine: Engine, vault: Vault) -> None:
+    def __init__(self, engine: Engine, vault: Vault, activity: Activity | None = None) -> None:
         self.engine = engine
         self.vault = vault
+        self.activity = activity
         self.name = f"embeddings:{vault.id}"
         self.state = "waiting"  # waiting (for the index), embedding, idle, failed
         self.error: str | None = None
@@ -181,6 +185,14 @@ class EmbeddingJob:
         """Every chunk up to this id has a vector for `model` (0: not known)."""
         return self._floor[1] if self._floor is not None and self._floor[0] == model else 0
 
+    async def _give_way(self) -> None:
+        """Wait for a pause in the calls (`GIVE_WAY_QUIET_S` without one), at most
+        `GIVE_WAY_MAX_S`: chunking holds the interpreter and the model takes the cores, so under
+        calls that come back to back a batch starts at most every `GIVE_WAY_MAX_S`, and between
+        an agent's calls (its own thinking) the job runs freely."""
+        if self.activity is not None:
+            await self.activity.quiet(GIVE_WAY_QUIET_S, within=GIVE_WAY_MAX_S)
+
     def _chunk(self, notes: list[store.Source]) -> list[tuple[store.Source, list[Chunk]]]:
         chunker = self.engine.chunker()
         return [(src, chunker.chunks_of(src)) for src in notes]
@@ -195,6 +207,7 @@ class EmbeddingJob:
                 engine.cache.bump(vid)
             self._canvases_dropped = True
         while True:  # 1. chunks
+            await self._give_way()
             stale = await db.run_read(lambda c: store.stale_notes(c, vid, CHUNK_NOTES))
             if not stale:
                 break
@@ -223,6 +236,8 @@ class EmbeddingJob:
             try:
                 for at in range(len(todos)):
                     while len(inflight) < IN_FLIGHT and at + len(inflight) < len(todos):
+                        if inflight:  # the one running embeds on; the next starts at a pause
+                            await self._give_way()
                         todo = todos[at + len(inflight)]
                         inflight.append((todo, asyncio.ensure_future(embedder.embed_documents([t for _, t in todo]))))
                     todo, task = inflight.popleft()

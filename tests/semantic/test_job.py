@@ -207,3 +207,34 @@ async def test_a_reindex_of_one_vault_restores_the_vectors_it_shared_with_anothe
         assert full.backlog == 0 and status["embeddings"]["embedded"] == full.embedded == full.chunks
         found = await h.ok("search_semantic", vault="other", query="wild yeast culture", limit=1)
         assert found["items"][0]["path"] == "Bread.md"
+
+
+async def test_the_job_gives_way_to_a_call_running(
+    make_vault: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Between batches the job waits for a pause in the calls (bounded; here without a bound):
+    while a call runs it embeds nothing, and once the calls pause it goes on."""
+    monkeypatch.setattr(job_module, "GIVE_WAY_MAX_S", None)
+    async with semantic(make_vault(VAULT)) as h:
+        job, activity = job_of(h), h.app.activity
+        start = job.embedded_total
+        waiting = asyncio.Event()
+        quiet = activity.quiet
+
+        async def spying(quiet_s: float = 1.0, *, within: float | None = None) -> None:
+            if activity.running:
+                waiting.set()
+            await quiet(quiet_s, within=within)
+
+        monkeypatch.setattr(activity, "quiet", spying)
+        activity.begin()  # a call runs, as `Dispatcher.call` counts it
+        try:
+            await h.ok("create_note", path="Groves", content="# Groves\n\nOlive trees on dry hillsides.\n")
+            await asyncio.wait_for(waiting.wait(), 60)
+            assert job.embedded_total == start and job.state == "embedding"
+        finally:
+            activity.end()
+        await settled(h)
+        assert job.embedded_total > start
+        found = await h.ok("search_semantic", query="olive groves on hills", limit=1)
+        assert found["items"][0]["path"] == "Groves.md"
