@@ -50,6 +50,7 @@ from service.vault.vault import Vault
 log = logging.getLogger(__name__)
 RETRY_SECONDS = 60.0
 CHUNK_NOTES = 64  # notes chunked per write
+CHUNK_STEP = 8  # notes chunked per thread hop (a call waits at most for these to finish)
 PENDING = 512  # chunk texts read per query of the backlog (then embedded batch_size at a time)
 IN_FLIGHT = 2  # batches handed to the embedder at once (one embedding while the other is stored)
 GIVE_WAY_QUIET_S = 0.01  # no call running and none begun for this long: a pause in the calls
@@ -211,7 +212,11 @@ class EmbeddingJob:
             stale = await db.run_read(lambda c: store.stale_notes(c, vid, CHUNK_NOTES))
             if not stale:
                 break
-            made = await asyncio.to_thread(self._chunk, stale)
+            made: list[tuple[store.Source, list[Chunk]]] = []
+            for at in range(0, len(stale), CHUNK_STEP):  # a few notes per hop: the interpreter is free between
+                if at:
+                    await self._give_way()
+                made += await asyncio.to_thread(self._chunk, stale[at : at + CHUNK_STEP])
             self._lower_floor(await db.run_write(partial(store.write_chunks, vault_id=vid, notes=made)))
             engine.cache.bump(vid)
         if gc:
