@@ -5,8 +5,9 @@ next group-commit round (`group.GroupCommit`), and a round reads its files only 
 so the file as it was at the moment of queueing (or a later state of it) is what reaches the
 index. An event for a file that still has that state is therefore already taken care of; before,
 one that came while the round ran (or after it) was applied again: under 32 agents over HTTP
-(`bench_mixed`) a third of the index work was such repeats, each holding the index's apply lock
-while every queued write's round waited behind it (80 ms on average per round).
+(`bench_mixed`) about a quarter of the files the index applied were such repeats, each batch
+holding the index's apply lock while the queued writes' round waited behind it (80 ms on
+average per round).
 
 `OwnFiles` remembers, per vault path, the (mtime, size, inode) of the file when vaultgate queued
 its update (one `stat`), for the last `LIMIT` files. `unchanged(path)` stats the file again

@@ -57,7 +57,7 @@ async def list_notes(ctx: ToolContext, args: ListNotesIn) -> ListNotesOut:
     def files() -> list[tuple[str, os.DirEntry[str]]]:
         """(path, entry) of every matching file, sorted: only the page gets an item and a URL
         (the vault root of 10,000 notes took ~400 ms of CPU otherwise), and sorted by path only the
-        page is stat'ed (1,300 notes: 8.4 -> 3 ms of CPU)."""
+        page is stat'ed (a 1,300-note folder: 8.6 -> 2.4 ms of CPU, with the walk's own savings)."""
         out: list[tuple[str, os.DirEntry[str]]] = []
         # `readable` also decides on a symlink's target: a link never lists a note its rules hide.
         for rel, entry in ctx.vault.files.walk(folder, recursive=args.recursive, readable=ctx.walk_filter()):
