@@ -271,6 +271,13 @@ class Database:
 
 
 async def in_thread(conn: aiosqlite.Connection, fn: Callable[[sqlite3.Connection], T]) -> T:
-    """Run `fn(raw_connection)` in the aiosqlite connection's own thread."""
+    """Run `fn(raw_connection)` in the aiosqlite connection's own thread.
+
+    The result comes back through a list emptied here, not as the job's return value: aiosqlite's
+    worker keeps its last job's result (and future) in local variables until its next job, so a
+    reader not used again pinned whatever it returned last (a Dataview page set of a whole vault,
+    a page of search rows) for as long as the server ran."""
     execute = cast(Any, conn)._execute
-    return cast(T, await execute(lambda: fn(conn._conn)))
+    box: list[T] = []
+    await execute(lambda: box.append(fn(conn._conn)))
+    return box.pop()
