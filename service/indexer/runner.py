@@ -267,8 +267,8 @@ class VaultIndexer:
     async def _after_write(self, change: FileChange) -> None:
         """An event for a file a write of ours holds now: it queues its own update as it ends
         (its round reads the file later), unless it gives up (a conflict) and writes nothing;
-        then the event is applied as the watcher would have. Taking the write's lock to wait
-        made the next write of the file wait for this task's turn on a busy loop."""
+        then the event is applied as the watcher would have. It only looks at the write's lock,
+        never takes it, so no write of the file ever waits for the watcher."""
         while self.vault.files.writing(change.path) is not None:  # noqa: ASYNC110 - looks, never takes it
             await asyncio.sleep(AFTER_WRITE_POLL_S)
         if not self._ours(change.path):
