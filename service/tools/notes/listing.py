@@ -100,7 +100,7 @@ def _stat_sorted(found: list[tuple[str, os.DirEntry[str]]], sort: str, desc: boo
     return rows
 
 
-def _path_key(row: tuple[str, Any] | tuple[str, int, float]) -> str:
+def _path_key(row: tuple[str, Any]) -> str:
     return row[0].lower()
 
 
@@ -112,8 +112,7 @@ def _size_key(row: tuple[str, int, float]) -> int:
     return row[1]
 
 
-_SORT_KEYS: dict[str, Callable[[tuple[str, int, float]], Any]] = {
-    "path": _path_key,
+_SORT_KEYS: dict[str, Callable[[tuple[str, int, float]], Any]] = {  # by path: sorted before any stat
     "mtime": _mtime_key,
     "size": _size_key,
 }
