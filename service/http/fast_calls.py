@@ -43,13 +43,14 @@ class SessionFastCalls:
     def __init__(self, path: FastPath) -> None:
         self.path = path
         self.handshake = False  # the session's `initialize` was answered with a result
+        self.can_elicit = False  # its `initialize` declared the `elicitation` capability
         self.answered = 0
         self._inflight: dict[Any, anyio.CancelScope] = {}
 
     def plain_call(self, message: JSONRPCRequest) -> PlainCall | None:
         if not self.handshake or message.method != METHOD:
             return None
-        return self.path.plain_call(message.params)
+        return self.path.plain_call(message.params, can_elicit=self.can_elicit)
 
     def cancel(self, message: JSONRPCMessage) -> bool:
         """A `notifications/cancelled` for a call running here: it stops (True), else False."""

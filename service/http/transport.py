@@ -21,7 +21,7 @@ with `grace` 0, the SDK's own path answers. Everything else stays the SDK's: ses
 their owners, the idle timeout, Host/Origin checks, the 2026-07-28 entry (which already defers
 its stream the same way) and stateless mode (a transport per request, built by the SDK).
 `LazySessionManager` gives each new session this transport; `mcp_app` is the ASGI endpoint.
-With `[protocol] fast_calls` on, a plain read-only `tools/call` on a session whose `initialize`
+With `[protocol] fast_calls` on, a plain `tools/call` on a session whose `initialize`
 was answered as JSON is run past the SDK's session, after every check above, and answered with
 the same JSON (`service.http.fast_calls`).
 """
@@ -66,6 +66,7 @@ from starlette.types import Receive, Scope, Send
 
 from service.http.fast_calls import SessionFastCalls
 from service.protocol.fast_path import FastPath
+from service.protocol.handshake import declares_elicitation
 
 logger = logging.getLogger("vaultgate.http")
 
@@ -194,6 +195,7 @@ class LazyStreamTransport(StreamableHTTPServerTransport):
             elif first is not None and _is_response(first.message):
                 if self.fast is not None and message.method == "initialize":
                     self.fast.handshake = isinstance(first.message, JSONRPCResponse)
+                    self.fast.can_elicit = declares_elicitation(message.params)
                 await self._create_json_response(first.message)(scope, receive, send)
             else:
                 await self._stream(first, reader, scope, receive, send)

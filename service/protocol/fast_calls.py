@@ -7,7 +7,8 @@ the SDK would write for them); every other line goes to the SDK, in order. A req
 when, besides `FastPath.plain_call`:
 
 - the connection is in the handshake era and its `initialize` was answered with a result (the
-  front tells the version it saw go out), and no `logging/setLevel` has been seen on it;
+  front tells the version it saw go out, and whether the client declared `elicitation`), and no
+  `logging/setLevel` has been seen on it;
 - the message is exactly `{"jsonrpc": "2.0", "id", "method": "tools/call", "params"}` with a
   string id or an integer id in the signed 64-bit range, and the line holds no `NaN`/`Infinity`
   literal; its params are taken as the SDK's JSON parser (pydantic's) reads the line.
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import json
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -32,6 +34,7 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from pydantic_core import from_json, to_json
 
 from service.protocol.fast_path import METHOD, FastPath, PlainCall, error_data, result_body
+from service.protocol.handshake import declares_elicitation
 
 ENVELOPE = frozenset({"jsonrpc", "id", "method", "params"})
 INT64 = 2**63
@@ -43,6 +46,7 @@ class FastCalls:
     def __init__(self, path: FastPath) -> None:
         self.path = path
         self.handshake: str | None = None  # the protocol version `initialize` was answered with
+        self.can_elicit = False  # the client's `initialize` declared the `elicitation` capability
         self.logging = False  # the client asked for log notifications: the SDK's session sends them
         self.answered = 0  # calls answered here
         self._forward: Callable[[bytes], None] | None = None
@@ -57,8 +61,10 @@ class FastCalls:
         self._send = send
         self._context = contextvars.copy_context()
 
-    def initialized(self, version: Any) -> None:
-        """The connection's `initialize` was answered with `version` (any thread)."""
+    def initialized(self, version: Any, params: str) -> None:
+        """The connection's `initialize` was answered with `version` (any thread); `params`: the
+        client's `initialize` params as JSON ('' unknown), for its `elicitation` capability."""
+        self.can_elicit = declares_elicitation(json.loads(params)) if params else False
         if isinstance(version, str) and version in HANDSHAKE_PROTOCOL_VERSIONS:
             self.handshake = version
 
@@ -92,7 +98,7 @@ class FastCalls:
             params = from_json(line).get("params")
         except ValueError:
             return None
-        return self.path.plain_call(params)
+        return self.path.plain_call(params, can_elicit=self.can_elicit)
 
     def _cancel(self, params: Any) -> bool:
         """`notifications/cancelled` for a call running here: stop it, answer nothing."""

@@ -12,8 +12,12 @@ The rule (`FastPath.plain_call`), besides what each transport checks of its own 
 - `params` has only `name` (a string), `arguments` (an object, or absent) and `_meta` (an object
   whose keys are all `vaultgate/…`: no progress token, no log level, no trace context, no
   2026-07-28 envelope; no `task`, no input responses);
-- the tool is unknown (the chain answers `unknown_tool`) or read-only, never confirmed, not a
-  task tool and not a facade tool (those run other tools, which may need the client's answer);
+- the tool is unknown (the chain answers `unknown_tool`) or is neither a task tool nor a facade
+  tool (those run other tools, which may need the client's answer), and a tool that may ask for
+  confirmation only when the client declared no `elicitation` capability (the confirmation layer
+  then answers `elicit_required` on either path; a client that can be asked is asked through the
+  SDK's session). Writes qualify: nothing else in the chain needs the session (read-your-writes
+  marks are keyed by the HTTP session id, progress needs a progress token);
 - no client has set a log level (`logging/setLevel`: its notifications ride the SDK's session);
 - the SDK server carries no middleware besides its OpenTelemetry one and the plan tasks', no
   cache hint for `tools/call`, and no global OpenTelemetry tracer provider is installed (the
@@ -96,8 +100,9 @@ class FastPath:
         self.client_logs = client_logs
         self.enabled = server_allows(server)
 
-    def plain_call(self, params: Any) -> PlainCall | None:
-        """The call in `params` when it needs nothing of the SDK's session, else None."""
+    def plain_call(self, params: Any, *, can_elicit: bool = False) -> PlainCall | None:
+        """The call in `params` when it needs nothing of the SDK's session, else None
+        (`can_elicit`: the client's `initialize` declared the `elicitation` capability)."""
         if not self.enabled or not isinstance(params, dict) or params.keys() - PARAMS:
             return None
         name, arguments, meta = params.get("name"), params.get("arguments"), params.get("_meta", {})
@@ -109,7 +114,7 @@ class FastPath:
             return None
         spec = self.dispatcher.registry.get(name)
         if spec is not None and (
-            spec.mutating or spec.confirm != "never" or spec.task_support or spec.domain == "facade"
+            spec.task_support or spec.domain == "facade" or (can_elicit and spec.confirm != "never")
         ):
             return None
         if self.client_logs.levels_set() or global_tracing():

@@ -11,16 +11,16 @@ the installed distributions, the source files of `service`, and what the setting
 file's bytes); `early_front` starts the front from it, so a stored `initialize` goes out before
 pydantic loads. Once the settings are loaded, a store recorded under other effective settings
 is dropped (`check_settings`; the key should have told them apart). From the spawn on, a
-thread of its own reads stdin: until the SDK session is
-attached, a question with a stored answer is answered at once; everything else waits, in
-order, and goes to the SDK when it attaches (an answered `initialize` is handed to the SDK too,
-under a private id whose answer is dropped, so the session knows its client as before). Every
-answer the SDK gives to a question the store lacks is recorded for the next start. After the
-attach the front moves lines to the SDK, or a plain read-only `tools/call` to the fast path
-(`service.protocol.fast_calls`, which it tells the `initialize` answer's protocol version). The
-command line starts loading the server once the tool list
-went out (or a question needs the SDK, or half a second passed): on a small machine, loading
-alongside took the interpreter from the reader and doubled the time to the first answers.
+thread of its own reads stdin: until the SDK session is attached, a question with a stored
+answer is answered at once; everything else waits, in order, and goes to the SDK when it
+attaches (an answered `initialize` is handed to the SDK too, under a private id whose answer is
+dropped, so the session knows its client as before). Every answer the SDK gives to a question
+the store lacks is recorded for the next start. After the attach the front moves lines to the
+SDK, or a plain `tools/call` to the fast path (`service.protocol.fast_calls`, which it tells the
+`initialize` answer's protocol version and the client's `initialize` params). The
+command line starts loading the server once the tool list went out (or a question needs the
+SDK, or half a second passed): on a small machine, loading alongside took the interpreter from
+the reader and doubled the time to the first answers.
 
 Like the SDK's own stdio transport, the front takes the wire off fd 0 and 1 at once: fd 0
 then reads the null device and fd 1 writes to stderr, so worker processes and stray prints never
@@ -278,7 +278,7 @@ class StdioFront:
         """The client's `initialize` was answered with `result`: the fast path learns its version."""
         self._handshake = result.get("protocolVersion") if isinstance(result, dict) else None
         if self.fast is not None:
-            self.fast.initialized(self._handshake)
+            self.fast.initialized(self._handshake, self._init_params)
 
     # -- the SDK session ---------------------------------------------------------------------
 
@@ -296,7 +296,7 @@ class StdioFront:
         fast = self.fast
         if fast is not None:
             fast.bind(raw_send.send_nowait, self._send)
-            fast.initialized(self._handshake)
+            fast.initialized(self._handshake, self._init_params)
         route = fast.route if fast is not None else lambda line, msg: raw_send.send_nowait(line)
         loop_call = _threadsafe(route, raw_send.close)
 

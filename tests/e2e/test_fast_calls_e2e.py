@@ -1,7 +1,8 @@
 """The stdio fast path (service/protocol/fast_calls.py) against the SDK's path, on the wire: the
 same requests to `vaultgate stdio` with `[protocol] fast_calls` on and off get the same lines
-back, byte for byte (a log notification's duration aside), and with it on the plain read-only
-calls really were answered past the SDK."""
+back, byte for byte (a log notification's duration aside), and with it on the plain calls,
+writes included, really were answered past the SDK. Each side serves its own copy of the vault
+(the writes change it)."""
 
 from __future__ import annotations
 
@@ -46,11 +47,17 @@ SCRIPT: list[dict[str, Any]] = [
     {"jsonrpc": "2.0", "id": 13, "method": "tools/calll", "params": {"name": "read_note"}},
     {"jsonrpc": "2.0", "id": 14.5, "method": "tools/call", "params": {"name": "read_note"}},
     _call(15, "read_note", {"path": "Welcome"}, _meta={"progressToken": "p"}),  # the SDK's path on both
-    _call(16, "create_note", {"path": "Welcome", "content": "x\n"}),  # a change (refused): the SDK's path on both
+    _call(16, "create_note", {"path": "Welcome", "content": "x\n"}),  # a change refused: already_exists
+    _call(20, "create_note", {"path": "Inbox/New", "content": "# New\n\nfresh words\n"}),  # writes
+    _call(21, "append_note", {"path": "Inbox/New", "content": "- more\n"}),
+    _call(22, "patch_note", {"path": "Projects/Plan", "heading": ["Plan", "Risks"], "content": "Late.\n"}),
+    _call(23, "write_note", {"path": "Welcome", "content": "gone\n", "mode": "overwrite"}),  # elicit_required
+    _call(24, "search_text", {"query": "fresh words"}),  # the caller's own write, found
+    _call(25, "read_note", {"path": "Projects/Plan#Risks"}),
     {"jsonrpc": "2.0", "id": 17, "method": "logging/setLevel", "params": {"level": "debug"}},
     _call(18, "read_note", {"path": "Nope"}),  # now with log notifications before the answer
 ]
-FAST_IDS = {1, "s-ü ✓", -3, 2**40, "", "7", 0, 2**62}
+FAST_IDS = {1, "s-ü ✓", -3, 2**40, "", "7", 0, 2**62, 16, 20, 21, 22, 23, 24, 25}
 
 
 class _Server:
@@ -120,8 +127,9 @@ def _log_file(state: Path) -> Path:
 
 
 def _comparable(lines: list[bytes]) -> list[bytes]:
-    """A log notification's duration varies from run to run; everything else must not."""
-    return [re.sub(rb'"duration_ms":[0-9.e+-]+', b'"duration_ms":0', line) for line in lines]
+    """A log notification's duration, a file's mtime (each side has its own copy of the vault) and
+    a confirmation's expiry vary from run to run; everything else must not."""
+    return [re.sub(rb'(\\?"(?:duration_ms|mtime|expires_at)\\?": ?)[0-9.e+-]+', rb"\g<1>0", line) for line in lines]
 
 
 def _fast_ids(log: str) -> list[str]:
@@ -141,9 +149,8 @@ async def _run(root: Path, state: Path, *, fast: bool) -> tuple[list[list[bytes]
 async def test_fast_calls_answer_byte_for_byte_what_the_sdk_answers(
     make_vault: Callable[..., Path], tmp_path: Path
 ) -> None:
-    root = make_vault()
-    slow, slow_log = await _run(root, tmp_path / "slow", fast=False)
-    fast, fast_log = await _run(root, tmp_path / "fast", fast=True)
+    slow, slow_log = await _run(make_vault(name="slow/vault"), tmp_path / "slow", fast=False)
+    fast, fast_log = await _run(make_vault(name="fast/vault"), tmp_path / "fast", fast=True)
     for message, want, got in zip(SCRIPT, slow, fast, strict=True):
         assert got == want, message
     assert _fast_ids(slow_log) == []
@@ -152,6 +159,11 @@ async def test_fast_calls_answer_byte_for_byte_what_the_sdk_answers(
     first = json.loads(fast[0][0])["result"]
     assert first["structuredContent"]["title"] == "Welcome" and first["isError"] is False
     assert b'"code":"note_not_found"' in fast[1][0]
+    by_id = {m["id"]: json.loads(answer[-1]) for m, answer in zip(SCRIPT, fast, strict=True)}
+    assert by_id[20]["result"]["structuredContent"]["created"] is True
+    assert by_id[23]["result"]["structuredContent"]["error"]["code"] == "elicit_required"
+    assert by_id[24]["result"]["structuredContent"]["items"][0]["path"] == "Inbox/New.md"
+    assert "Late." in by_id[25]["result"]["structuredContent"]["content"]
     assert any(b"notifications/message" in line for line in fast[-1])  # the SDK's session sent the logs
 
 
@@ -168,3 +180,25 @@ async def test_a_second_start_answering_initialize_from_the_store_serves_fast_ca
             log = await server.close()
         assert json.loads(line)["result"]["structuredContent"]["title"] == "Welcome"
         assert f'"read-{run}"' in _fast_ids(log)
+
+
+async def test_a_client_that_can_be_asked_gets_confirmable_writes_through_the_sdk(
+    make_vault: Callable[..., Path], tmp_path: Path
+) -> None:
+    """A client that declared `elicitation` is asked through the SDK's session, so a write that
+    may need confirmation goes there; one that never does stays fast. Both starts: the first
+    `initialize` answered by the SDK, the second from the store."""
+    root = make_vault()
+    init = {**INIT, "params": {**INIT["params"], "capabilities": {"elicitation": {}}}}
+    for run in range(2):
+        server = await _Server.start(root, tmp_path / "state", fast=True)
+        try:
+            await server.ask(init)
+            await server.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+            (made,) = await server.ask(_call(f"create-{run}", "create_note", {"path": f"New {run}", "content": "x\n"}))
+            (added,) = await server.ask(_call(f"append-{run}", "append_note", {"path": f"New {run}", "content": "y\n"}))
+        finally:
+            log = await server.close()
+        assert json.loads(made)["result"]["structuredContent"]["created"] is True
+        assert json.loads(added)["result"]["isError"] is False
+        assert _fast_ids(log)[-1:] == [f'"append-{run}"'] and f'"create-{run}"' not in _fast_ids(log)

@@ -1,7 +1,8 @@
 """The Streamable HTTP fast path (service/http/fast_calls.py) against the SDK's session, on the
 wire: the same POSTs to a real server with `[protocol] fast_calls` on and off get the same
 status, content type and body (a log notification's duration aside), and with it on the plain
-read-only calls really were answered past the SDK."""
+calls, writes included, really were answered past the SDK. Each side serves its own copy of the
+vault (the writes change it)."""
 
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ HEADERS = {"accept": "application/json, text/event-stream", "content-type": "app
 
 
 def _comparable(body: bytes) -> bytes:
-    return re.sub(rb'"duration_ms":[0-9.e+-]+', b'"duration_ms":0', body)
+    return re.sub(rb'(\\?"(?:duration_ms|mtime|expires_at)\\?": ?)[0-9.e+-]+', rb"\g<1>0", body)
 
 
 async def _run(root: Path, *, fast: bool, extra_headers: dict[str, str] | None = None) -> list[tuple[Any, ...]]:
@@ -61,10 +62,9 @@ async def test_fast_calls_over_http_answer_what_the_sdk_session_answers(
     make_vault: Callable[..., Path], caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.DEBUG, logger=LOGGER)
-    root = make_vault()
-    slow = await _run(root, fast=False)
+    slow = await _run(make_vault(name="slow/vault"), fast=False)
     assert _fast_ids(caplog) == []
-    fast = await _run(root, fast=True)
+    fast = await _run(make_vault(name="fast/vault"), fast=True)
     for message, want, got in zip(["initialized", *SCRIPT, "unknown session", "no session"], slow, fast, strict=True):
         assert got == want, message
     assert _fast_ids(caplog) == [m["id"] for m in SCRIPT if m["id"] in FAST_IDS and not isinstance(m["id"], bool)]
@@ -77,9 +77,27 @@ async def test_a_wrong_protocol_version_header_is_refused_before_the_fast_path(
     make_vault: Callable[..., Path], caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.DEBUG, logger=LOGGER)
-    root = make_vault()
     bad = {"mcp-protocol-version": "1999-01-01"}
-    slow = await _run(root, fast=False, extra_headers=bad)
-    fast = await _run(root, fast=True, extra_headers=bad)
+    slow = await _run(make_vault(name="slow/vault"), fast=False, extra_headers=bad)
+    fast = await _run(make_vault(name="fast/vault"), fast=True, extra_headers=bad)
     assert fast == slow and fast[1][0] == 400
     assert _fast_ids(caplog) == []
+
+
+async def test_a_client_that_can_be_asked_gets_confirmable_writes_through_the_sdk(
+    make_vault: Callable[..., Path], caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG, logger=LOGGER)
+    init = {**INIT, "params": {**INIT["params"], "capabilities": {"elicitation": {}}}}
+    async with e2e(make_vault(), protocol={"fast_calls": True}) as (url, harness), httpx2.AsyncClient() as http:
+        await harness.indexed()
+        opened = await http.post(url, json=init, headers=HEADERS)
+        headers = {**HEADERS, "mcp-session-id": opened.headers["mcp-session-id"], "mcp-protocol-version": "2025-11-25"}
+        await http.post(url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=headers)
+        made = await http.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+            "name": "create_note", "arguments": {"path": "New", "content": "x\n"}}}, headers=headers)  # fmt: skip
+        added = await http.post(url, json={"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+            "name": "append_note", "arguments": {"path": "New", "content": "y\n"}}}, headers=headers)  # fmt: skip
+    assert json.loads(made.content)["result"]["structuredContent"]["created"] is True
+    assert json.loads(added.content)["result"]["isError"] is False
+    assert _fast_ids(caplog) == [2]

@@ -31,7 +31,9 @@ class _Dispatcher:
     def __init__(self, outcome: Any = None) -> None:
         self.registry = {
             "read_note": SimpleNamespace(mutating=False, confirm="never", task_support=False, domain="notes"),
-            "write_note": SimpleNamespace(mutating=True, confirm="when", task_support=False, domain="notes"),
+            "write_note": SimpleNamespace(mutating=True, confirm="conditional", task_support=False, domain="notes"),
+            "append_note": SimpleNamespace(mutating=True, confirm="never", task_support=False, domain="notes"),
+            "run_plan": SimpleNamespace(mutating=True, confirm="never", task_support=True, domain="sessions"),
             "find_capability": SimpleNamespace(mutating=False, confirm="never", task_support=False, domain="facade"),
         }
         self.outcome = outcome if outcome is not None else ToolResult(structured={"title": "Welcome"}, text="{}")
@@ -96,7 +98,7 @@ async def test_nothing_runs_here_before_the_handshake_was_answered() -> None:
     wire = _Wire(_Dispatcher())
     line = wire.route(_call(name="read_note", arguments={"path": "Welcome"}))
     assert wire.forwarded == [line] and not wire.fast._inflight
-    wire.fast.initialized("2026-07-28")  # not a handshake version: the SDK keeps serving
+    wire.fast.initialized("2026-07-28", "")  # not a handshake version: the SDK keeps serving
     wire.route(_call(name="read_note", arguments={"path": "Welcome"}))
     assert len(wire.forwarded) == 2
 
@@ -118,7 +120,7 @@ async def test_nothing_runs_here_before_the_handshake_was_answered() -> None:
         {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": "read_note"},
         {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "read_note"}, "extra": 1},
         {"jsonrpc": "1.0", "id": 1, "method": "tools/call", "params": {"name": "read_note"}},
-        _call(name="write_note", arguments={"path": "a", "content": "b"}),
+        _call(name="run_plan", arguments={}),
         _call(name="find_capability", arguments={"query": "x"}),
         _call(name="read_note", arguments={"path": "W", "n": float("nan")}),
     ],
@@ -126,16 +128,31 @@ async def test_nothing_runs_here_before_the_handshake_was_answered() -> None:
 async def test_anything_the_sdk_session_or_surface_must_see_goes_to_the_sdk(msg: dict[str, Any]) -> None:
     dispatcher = _Dispatcher()
     wire = _Wire(dispatcher)
-    wire.fast.initialized(VERSION)
+    wire.fast.initialized(VERSION, "")
     line = wire.route(msg)
     await _settle()
     assert wire.forwarded == [line] and dispatcher.calls == [] and wire.sent == []
 
 
+@pytest.mark.parametrize("can_elicit", [False, True])
+async def test_a_write_runs_here_unless_it_may_ask_a_client_that_can_be_asked(can_elicit: bool) -> None:
+    """A write that never asks runs here; one that may ask for confirmation runs here only for a
+    client without `elicitation` (it would be answered `elicit_required` on either path)."""
+    dispatcher = _Dispatcher()
+    wire = _Wire(dispatcher)
+    wire.fast.initialized(VERSION, json.dumps({"capabilities": {"elicitation": {}} if can_elicit else {}}))
+    wire.route(_call(rid=1, name="append_note", arguments={"path": "a", "content": "b"}))
+    line = wire.route(_call(rid=2, name="write_note", arguments={"path": "a", "content": "b"}))
+    await _settle()
+    ran = [tool for tool, _, _ in dispatcher.calls]
+    assert ran == (["append_note"] if can_elicit else ["append_note", "write_note"])
+    assert wire.forwarded == ([line] if can_elicit else [])
+
+
 async def test_a_plain_call_runs_here_with_the_stdio_principal_and_its_own_meta() -> None:
     dispatcher = _Dispatcher()
     wire = _Wire(dispatcher)
-    wire.fast.initialized(VERSION)
+    wire.fast.initialized(VERSION, "")
     wire.route(_call(rid="r-ü", name="read_note", arguments={"path": "W"}, _meta={"vaultgate/idempotency_key": "k"}))
     wire.route(_call(rid=-5, name="no_such_tool"))  # unknown: the chain answers unknown_tool
     await _settle()
@@ -167,7 +184,7 @@ async def test_a_plain_call_runs_here_with_the_stdio_principal_and_its_own_meta(
 )
 async def test_the_answer_is_the_line_the_sdk_writes(result: ToolResult) -> None:
     wire = _Wire(_Dispatcher(result))
-    wire.fast.initialized(VERSION)
+    wire.fast.initialized(VERSION, "")
     wire.route(_call(rid=9, name="read_note", arguments={}))
     await _settle()
     assert wire.sent == [_sdk_line(9, result)]
@@ -176,13 +193,13 @@ async def test_the_answer_is_the_line_the_sdk_writes(result: ToolResult) -> None
 async def test_a_client_that_set_a_log_level_is_served_by_the_sdk() -> None:
     logs = ClientLogs()
     wire = _Wire(_Dispatcher(), logs)
-    wire.fast.initialized(VERSION)
+    wire.fast.initialized(VERSION, "")
     wire.route({"jsonrpc": "2.0", "id": 1, "method": "logging/setLevel", "params": {"level": "debug"}})
     wire.route(_call(rid=2, name="read_note", arguments={}))
     assert len(wire.forwarded) == 2  # the level is set by the SDK's handler, after this line was routed
 
     other = _Wire(_Dispatcher(), logs)
-    other.fast.initialized(VERSION)
+    other.fast.initialized(VERSION, "")
     conn = _Connection()
     logs.set_level(SimpleNamespace(session=SimpleNamespace(_connection=conn)), "info")
     other.route(_call(rid=3, name="read_note", arguments={}))
@@ -208,7 +225,7 @@ async def test_an_exception_is_answered_as_the_sdk_answers_it(raised: Any, error
         except ValidationError as exc:
             raised = exc
     wire = _Wire(_Dispatcher(raised))
-    wire.fast.initialized(VERSION)
+    wire.fast.initialized(VERSION, "")
     wire.route(_call(rid="e", name="read_note", arguments={}))
     await _settle()
     assert [json.loads(line) for line in wire.sent] == [{"jsonrpc": "2.0", "id": "e", "error": error}]
@@ -218,7 +235,7 @@ async def test_a_cancelled_call_is_never_answered_and_the_cancel_stays_here() ->
     dispatcher = _Dispatcher()
     dispatcher.hold = True
     wire = _Wire(dispatcher)
-    wire.fast.initialized(VERSION)
+    wire.fast.initialized(VERSION, "")
     wire.route(_call(rid=4, name="read_note", arguments={}))
     await _settle()
     ((task, _),) = wire.fast._inflight.values()
@@ -234,7 +251,7 @@ async def test_calls_still_running_at_the_end_are_answered_connection_closed() -
     dispatcher = _Dispatcher()
     dispatcher.hold = True
     wire = _Wire(dispatcher)
-    wire.fast.initialized(VERSION)
+    wire.fast.initialized(VERSION, "")
     wire.route(_call(rid=5, name="read_note", arguments={}))
     await _settle()
     await wire.fast.aclose()
