@@ -21,15 +21,16 @@ with `grace` 0, the SDK's own path answers. Everything else stays the SDK's: ses
 their owners, the idle timeout, Host/Origin checks, the 2026-07-28 entry (which already defers
 its stream the same way) and stateless mode (a transport per request, built by the SDK).
 `LazySessionManager` gives each new session this transport; `mcp_app` is the ASGI endpoint.
-With `[protocol] fast_calls` on, a plain `tools/call` on a session whose `initialize`
-was answered as JSON is run past the SDK's session, after every check above, and answered with
-the same JSON (`service.http.fast_calls`).
+With `[protocol] fast_calls` on, a plain `tools/call` on a session whose `initialize` was
+answered as JSON is run past the SDK's session, after every check above, and answered the same
+way: JSON when done within `grace`, else a stream opened at `grace` (`service.http.fast_calls`).
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable
 from http import HTTPStatus
 from typing import Any
 
@@ -165,10 +166,8 @@ class LazyStreamTransport(StreamableHTTPServerTransport):
         else:
             version = request.headers.get(MCP_PROTOCOL_VERSION_HEADER, DEFAULT_NEGOTIATED_VERSION)
         call = self.fast.plain_call(message) if self.fast is not None else None
-        if call is not None and self.fast is not None:  # past the session: the same JSON answer
-            await self._create_json_response(await self.fast.answer(call, message, request, version))(
-                scope, receive, send
-            )
+        if call is not None and self.fast is not None:  # past the session: the same answer
+            await self._answer_fast(self.fast.answer(call, message, request, version), scope, receive, send)
             return
         request_id = str(message.id)
         streams: Streams = anyio.create_memory_object_stream[EventMessage](REQUEST_STREAM_BUFFER_SIZE)
@@ -204,6 +203,39 @@ class LazyStreamTransport(StreamableHTTPServerTransport):
                 del self._request_streams[request_id]
             for stream in streams:
                 stream.close()
+
+    async def _answer_fast(self, answer: Awaitable[JSONRPCMessage], scope: Scope, receive: Receive, send: Send) -> None:
+        """A fast call's answer as JSON when it is ready within `grace`, else (as for any silent
+        call) an SSE stream opened at `grace`, with the SDK's keep-alive pings, that carries it.
+        A timer, not a task: a call that is done in time costs one `call_later`."""
+        loop = asyncio.get_running_loop()
+        opened: list[tuple[Streams, asyncio.Task[None]]] = []
+
+        def open_stream() -> None:
+            streams = anyio.create_memory_object_stream[EventMessage](1)
+            opened.append((streams, loop.create_task(self._stream(None, streams[1], scope, receive, send))))
+
+        timer = loop.call_later(self.grace, open_stream)
+        try:
+            message = await answer
+        except BaseException:
+            for (writer, reader), task in opened:
+                task.cancel()
+                writer.close()
+                reader.close()
+            raise
+        finally:
+            timer.cancel()
+        if not opened:
+            await self._create_json_response(message)(scope, receive, send)
+            return
+        (writer, reader), task = opened[0]
+        try:
+            with writer:
+                writer.send_nowait(EventMessage(message))  # the buffer holds the one message
+            await task
+        finally:
+            reader.close()
 
     async def _stream(
         self,

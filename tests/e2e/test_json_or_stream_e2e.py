@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
@@ -62,8 +63,8 @@ async def client(url: str, answers: Answers, mode: str, **options: Any) -> Async
 
 
 @contextlib.asynccontextmanager
-async def server(root: Path, hold: Hold | None = None, **http: Any) -> AsyncIterator[str]:
-    settings = settings_for(root, http=http)
+async def server(root: Path, hold: Hold | None = None, fast: bool = True, **http: Any) -> AsyncIterator[str]:
+    settings = settings_for(root, http=http, protocol={"fast_calls": fast})
     app = VaultgateApp(settings, step_hook=hold)
     async with serving(settings, app) as (url, _):
         await Harness(app, root).indexed()
@@ -138,13 +139,17 @@ async def test_elicitation_opens_a_stream_in_the_2025_era(make_vault: Callable[.
     assert answers.kinds("read_note") == [JSON]
 
 
-async def test_a_slow_silent_call_gets_its_stream_after_the_grace_period(tmp_path: Path) -> None:
+@pytest.mark.parametrize("fast", [True, False], ids=["past the SDK", "the SDK's session"])
+async def test_a_slow_silent_call_gets_its_stream_after_the_grace_period(
+    tmp_path: Path, fast: bool, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG, logger="service.protocol.fast_path")
     root = tmp_path / "hub"
     root.mkdir()
     write_files(root, hub_files())
     hold = Hold("prepare", 1, label="rename_note")
     answers = Answers()
-    async with server(root, hold, sse_grace_seconds=0.01) as url, client(url, answers, "legacy") as c:
+    async with server(root, hold, fast, sse_grace_seconds=0.01) as url, client(url, answers, "legacy") as c:
         result: list[types.CallToolResult] = []
 
         async def rename() -> None:  # no progress token: the call sends nothing before its response
@@ -159,6 +164,7 @@ async def test_a_slow_silent_call_gets_its_stream_after_the_grace_period(tmp_pat
         assert not result[0].is_error, result[0].structured_content
     assert answers.kinds("rename_note") == [SSE]
     assert (root / "Centre.md").exists()
+    assert any("answered past the SDK" in r.getMessage() for r in caplog.records) is fast
 
 
 async def test_grace_zero_keeps_every_answer_a_stream(make_vault: Callable[..., Path]) -> None:
