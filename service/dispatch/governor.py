@@ -16,8 +16,9 @@ The limit is the tool's own `max_bytes` when declared, else `governor.max_respon
 from __future__ import annotations
 
 import copy
-import json
 from typing import Any
+
+from pydantic_core import to_json
 
 from service.dispatch.context import CallContext, Next, ToolResult
 from service.errors import Overflow
@@ -27,7 +28,8 @@ _SHORT = 80  # strings are cut to this many characters when cutting lists was no
 
 
 def _size(value: Any) -> int:
-    return len(json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+    """Bytes of `value` as compact UTF-8 JSON (pydantic's encoder: ~6x `json.dumps`)."""
+    return len(to_json(value))
 
 
 def _lists(value: Any, out: list[list[Any]]) -> list[list[Any]]:

@@ -34,7 +34,7 @@ from service.tools.search_common import (
     scope,
     sort_field,
 )
-from service.tools.sensitive import excerpts_of, guard_of, scrub
+from service.tools.sensitive import excerpts_of, guard_of, scrubbed
 from service.tools.spec import ToolSpec
 
 
@@ -66,6 +66,10 @@ class SearchTextOut(ToolOutput, Partial):
     next_cursor: str | None = Field(default=None, description="Pass as `cursor` for the next page.")
 
 
+# A page of hits: (hits, more, which pass answered, snippets by note id).
+_Page = tuple[list[text.TextHit], bool, text.Match, dict[int, text.Snippet]]
+
+
 async def search_text(ctx: ToolContext, args: SearchTextIn) -> SearchTextOut:
     parsed = parse_query(args.query)
     folders = scope(ctx, args.folder)
@@ -75,15 +79,23 @@ async def search_text(ctx: ToolContext, args: SearchTextIn) -> SearchTextOut:
     can_read = readable(ctx)
     vault_id = ctx.vault.id
 
-    def query(conn: sqlite3.Connection) -> tuple[list[text.TextHit], bool, text.Match, dict[int, text.Snippet]]:
+    guard = guard_of(ctx)
+
+    def query(conn: sqlite3.Connection) -> _Page:
         hits, more, answered = text.two_pass_page(
             conn, vault_id, parsed.match, parsed.relaxed, folders, args.sort, can_read, offset, args.limit
         )
-        shown = parsed.relaxed if answered == "any" and parsed.relaxed else parsed.match
-        return hits, more, answered, text.snippets(conn, shown, [h.note_id for h in hits])
+        words = parsed.relaxed if answered == "any" and parsed.relaxed else parsed.match
+        return hits, more, answered, text.snippets(conn, words, [h.note_id for h in hits])
 
-    hits, more, answered, snips = await run_fresh(ctx, can_read, query, lambda out: [h.path for h in out[0]])
-    shown = await scrub(ctx, {nid: s.text for nid, s in snips.items()})
+    def query_shown(conn: sqlite3.Connection) -> tuple[_Page, dict[int, str]]:
+        """The page and its snippets as they may be shown, on one reader in one trip."""
+        out = query(conn)
+        return out, scrubbed(guard, conn, {nid: s.text for nid, s in out[3].items()})
+
+    (hits, more, answered, snips), shown = await run_fresh(
+        ctx, can_read, query_shown, lambda out: [h.path for h in out[0][0]]
+    )
     items = []
     for h in hits:
         snip = snips.get(h.note_id, text.Snippet("", []))
