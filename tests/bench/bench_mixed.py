@@ -341,7 +341,12 @@ async def main(clients: int, seconds: float, notes: int, src: Path | None, embed
                 "peak": max(rss),
                 "growth": round(rss[-1] - rss[0], 1),
                 "growth_second_half": round(rss[-1] - half, 1),
+                # the first minute fills the readers' page caches and the memos; the rest grows
+                # with the vault (the agents' creates)
+                "growth_after_first_minute": round(rss[-1] - rss[min(60, len(rss) - 1)], 1),
             },
+            "notes_created": len(merged["create_note"])
+            - sum(n for key, n in errors.items() if key.startswith("create_note:")),
         },
     )
 
