@@ -95,17 +95,14 @@ async def apply_changes(
             # Built off the event loop: ~20 ms for 10k files.
             ix._paths = await asyncio.to_thread(PathSet, list(ix._files))
         paths = ix._paths
+        prepared = await asyncio.to_thread(lambda: [rows.prepare(i, paths) for i in items])
 
         # Many notes at once (a hub note's rename rewrites thousands): the trigram index is
-        # rebuilt once afterwards instead of row by row (over half of such an update), and they
-        # are parsed before the write starts. A few are parsed in the writer's own trip: under
-        # 32 agents a thread hop of its own cost a round more waiting than the parsing did.
-        bulk = len(items) >= bulk_threshold
-        early = await asyncio.to_thread(lambda: [rows.prepare(i, paths) for i in items]) if bulk else None
+        # rebuilt once afterwards instead of row by row (over half of such an update).
+        bulk = len(prepared) >= bulk_threshold
         vault_id = ix.vault.id
 
-        def write(conn: Any) -> list[rows.Prepared]:
-            prepared = early if early is not None else [rows.prepare(i, paths) for i in items]
+        def write(conn: Any) -> None:
             if bulk:
                 conn.execute("UPDATE fts_control SET trigram_deferred = 1")
             for rel in removed:
@@ -121,9 +118,8 @@ async def apply_changes(
                     stale=removed + [p.path for p in prepared],
                     added=added,
                 )
-            return prepared
 
-        prepared = await ix.db.run_write(write)
+        await ix.db.run_write(write)
         if bulk:
             ix._rebuild_trigram_later()
         ix.last_change = time.time()
