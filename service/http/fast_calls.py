@@ -8,10 +8,10 @@ unknown, 400 missing), its owner and protocol-version rules, Accept and Content-
 and JSON-RPC shape — when the transport asks `plain_call`. A call qualifies when the session's
 `initialize` was answered with a result as plain JSON and `FastPath.plain_call` holds, told
 whether that `initialize` declared `elicitation` (`service.protocol.fast_path`: which calls,
-and the JSON the SDK would write); it then runs
-through the dispatch chain in the POST's own task and is answered as the transport answers any
-call: `application/json` when done within the grace period, else an SSE stream opened then
-(`LazyStreamTransport._answer_fast`). Everything else goes to the SDK's session.
+and the JSON the SDK would write); it then runs through the dispatch chain in the POST's own
+task and is answered as the transport answers any call: `application/json` when done within the
+grace period, else an SSE stream opened then (`LazyStreamTransport._answer_fast`). Everything
+else goes to the SDK's session.
 
 As on the SDK's path: the principal comes from the edge (the ASGI scope); the caller's
 read-your-writes mark is keyed by the session id; an exception raised by the chain is answered

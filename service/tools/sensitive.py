@@ -196,10 +196,10 @@ async def excerpts_of(ctx: ToolContext, note_ids: Iterable[int]) -> Excerpts:
 
 async def scrub(ctx: ToolContext, texts: dict[int, str]) -> dict[int, str]:
     """Excerpts by note id, as they may be shown (unchanged under `flag`)."""
-    if not texts or not guard_of(ctx).redacts:
+    guard = guard_of(ctx)
+    if not texts or not guard.redacts:
         return texts
-    shown = await excerpts_of(ctx, texts)
-    return {nid: shown.show(nid, text) for nid, text in texts.items()}
+    return await ctx.services.db.run_read(lambda conn: scrubbed(guard, conn, texts))
 
 
 def scrubbed(guard: Guard, conn: sqlite3.Connection, texts: dict[int, str]) -> dict[int, str]:
