@@ -37,6 +37,7 @@ from mcp_types import (
 )
 
 from service.protocol.fast_path import METHOD, FastPath, PlainCall, error_data, result_body
+from service.protocol.handshake import declares_elicitation
 
 
 class SessionFastCalls:
@@ -48,6 +49,12 @@ class SessionFastCalls:
         self.can_elicit = False  # its `initialize` declared the `elicitation` capability
         self.answered = 0
         self._inflight: dict[Any, anyio.CancelScope] = {}
+
+    def initialized(self, answered: bool, params: Any) -> None:
+        """The session's `initialize` (with `params`) was answered as plain JSON: with a result
+        (`answered`) or an error."""
+        self.handshake = answered
+        self.can_elicit = declares_elicitation(params)
 
     def plain_call(self, message: JSONRPCRequest) -> PlainCall | None:
         if not self.handshake or message.method != METHOD:

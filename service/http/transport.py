@@ -67,7 +67,6 @@ from starlette.types import Receive, Scope, Send
 
 from service.http.fast_calls import SessionFastCalls
 from service.protocol.fast_path import FastPath
-from service.protocol.handshake import declares_elicitation
 
 logger = logging.getLogger("vaultgate.http")
 
@@ -193,8 +192,7 @@ class LazyStreamTransport(StreamableHTTPServerTransport):
                 await refused(scope, receive, send)
             elif first is not None and _is_response(first.message):
                 if self.fast is not None and message.method == "initialize":
-                    self.fast.handshake = isinstance(first.message, JSONRPCResponse)
-                    self.fast.can_elicit = declares_elicitation(message.params)
+                    self.fast.initialized(isinstance(first.message, JSONRPCResponse), message.params)
                 await self._create_json_response(first.message)(scope, receive, send)
             else:
                 await self._stream(first, reader, scope, receive, send)

@@ -78,23 +78,19 @@ async def search_text(ctx: ToolContext, args: SearchTextIn) -> SearchTextOut:
     offset = decode_cursor(args.cursor, t="text", q=key)
     can_read = readable(ctx)
     vault_id = ctx.vault.id
-
     guard = guard_of(ctx)
 
-    def query(conn: sqlite3.Connection) -> _Page:
+    def query(conn: sqlite3.Connection) -> tuple[_Page, dict[int, str]]:
+        """The page, and its snippets as they may be shown: one reader, one trip."""
         hits, more, answered = text.two_pass_page(
             conn, vault_id, parsed.match, parsed.relaxed, folders, args.sort, can_read, offset, args.limit
         )
         words = parsed.relaxed if answered == "any" and parsed.relaxed else parsed.match
-        return hits, more, answered, text.snippets(conn, words, [h.note_id for h in hits])
-
-    def query_shown(conn: sqlite3.Connection) -> tuple[_Page, dict[int, str]]:
-        """The page and its snippets as they may be shown, on one reader in one trip."""
-        out = query(conn)
-        return out, scrubbed(guard, conn, {nid: s.text for nid, s in out[3].items()})
+        snips = text.snippets(conn, words, [h.note_id for h in hits])
+        return (hits, more, answered, snips), scrubbed(guard, conn, {nid: s.text for nid, s in snips.items()})
 
     (hits, more, answered, snips), shown = await run_fresh(
-        ctx, can_read, query_shown, lambda out: [h.path for h in out[0][0]]
+        ctx, can_read, query, lambda out: [h.path for h in out[0][0]]
     )
     items = []
     for h in hits:
