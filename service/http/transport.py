@@ -77,6 +77,15 @@ def _is_response(message: JSONRPCMessage) -> bool:
     return isinstance(message, JSONRPCResponse | JSONRPCError)
 
 
+def _release(message: JSONRPCMessage) -> None:
+    """Let a response's body go once it is on the wire. The SDK's message router keeps the last
+    message it routed (its loop variable) until the session's next one: with plain tool calls
+    answered past the SDK, that is often never, and an idle session kept its `tools/list` answer
+    (~300 KB of dicts) for life. Only without an event store (nothing replays the message)."""
+    if isinstance(message, JSONRPCResponse):
+        message.result = {}
+
+
 class LazyStreamTransport(StreamableHTTPServerTransport):
     """The SDK's session transport, answering request POSTs with JSON unless they need a stream."""
 
@@ -194,6 +203,7 @@ class LazyStreamTransport(StreamableHTTPServerTransport):
                 if self.fast is not None and message.method == "initialize":
                     self.fast.initialized(isinstance(first.message, JSONRPCResponse), message.params)
                 await self._create_json_response(first.message)(scope, receive, send)
+                _release(first.message)
             else:
                 await self._stream(first, reader, scope, receive, send)
         finally:
@@ -253,6 +263,7 @@ class LazyStreamTransport(StreamableHTTPServerTransport):
                         pending = await reader.receive()
                     yield self._create_event_data(pending)
                     if _is_response(pending.message):
+                        _release(pending.message)
                         return
                     pending = None
             except (anyio.EndOfStream, anyio.ClosedResourceError):

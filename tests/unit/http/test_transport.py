@@ -13,6 +13,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import anyio
+import pytest
 from mcp.shared.message import ServerMessageMetadata, SessionMessage
 from mcp_types import JSONRPCNotification, JSONRPCRequest, JSONRPCResponse
 from starlette.types import Message
@@ -151,3 +152,23 @@ async def test_a_session_ended_in_flight_is_an_error_not_a_hang() -> None:
     async with post(60.0, ends_the_session) as reply:
         assert reply.status == 500 and reply.kind == "application/json"
         assert json.loads(reply.body)["error"]["message"] == "Session terminated before the request completed"
+
+
+@pytest.mark.parametrize("grace", [60.0, 0.001], ids=["json", "stream"])
+async def test_an_answered_response_lets_its_body_go(grace: float) -> None:
+    """The SDK's message router keeps the last message it routed until the session's next one;
+    once the answer is on the wire, what it keeps must no longer hold the body."""
+    kept: list[SessionMessage] = []
+
+    async def answers_and_keeps(read: Any, write: Any, started: anyio.Event, _: LazyStreamTransport) -> None:
+        request = await request_of(read)
+        if grace < 1:
+            await started.wait()  # the stream is open before the answer comes
+        kept.append(response_to(request))
+        await write.send(kept[0])
+
+    async with post(grace, answers_and_keeps) as reply:
+        body = json.loads(reply.body) if reply.kind == "application/json" else reply.events()[-1]
+        assert body == {"jsonrpc": "2.0", "id": 7, "result": {"ok": True}}
+        assert reply.kind == ("application/json" if grace > 1 else "text/event-stream")
+        assert isinstance(kept[0].message, JSONRPCResponse) and kept[0].message.result == {}
