@@ -27,6 +27,7 @@ from typing import Literal
 from service.errors import AlreadyExists, Conflict, NoteNotFound, PathInvalid
 from service.vault import journal
 from service.vault.events import ChangeBus, FileChange
+from service.vault.listings import FolderListings
 from service.vault.paths import VaultPath, VaultPaths
 from service.vault.temps import _fsync_dir, _write_atomic
 
@@ -90,6 +91,7 @@ class VaultFiles:
         self.trash_folder = trash_folder
         self._writes = asyncio.Semaphore(max_concurrent)
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
+        self.listings = FolderListings(paths)
 
     def lock(self, rel: str) -> asyncio.Lock:
         lock = self._locks.get(rel)

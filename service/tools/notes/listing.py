@@ -1,7 +1,9 @@
 """notes domain, listings: list_notes, list_folders.
 
-Touches: vault files only (a walk of the folder, through `VaultFiles.walk`), never the index: a
-listing shows what is on disk now. Sorted by path, only the page's files are stat'ed.
+Touches: vault files only, never the index: a listing shows what is on disk now. Sorted by path,
+only the page's files are stat'ed, and for a caller no rule restricts the folders come from
+`VaultFiles.listings` (re-read only where a folder's mtime moved); otherwise through
+`VaultFiles.walk`.
 """
 
 from __future__ import annotations
@@ -16,8 +18,9 @@ from wcmatch import glob as wglob
 
 from service.errors import NoteNotFound
 from service.tools.context import ToolContext
-from service.tools.models import ToolInput, ToolOutput, decode_cursor, page_of
+from service.tools.models import ToolInput, ToolOutput, decode_cursor, encode_cursor, page_of
 from service.tools.spec import ToolSpec
+from service.vault.listings import Listing
 
 GLOB_FLAGS = wglob.GLOBSTAR | wglob.BRACE | wglob.IGNORECASE | wglob.DOTMATCH
 
@@ -53,6 +56,12 @@ async def list_notes(ctx: ToolContext, args: ListNotesIn) -> ListNotesOut:
         raise NoteNotFound(f"no folder at {folder.rel!r}", details={"path": folder.rel})
 
     by_path = args.sort == "path"
+    if by_path and not args.glob and ctx.walk_filter() is None:
+        listing = ctx.vault.files.listings.listing(
+            folder, recursive=args.recursive, attachments=args.include_attachments
+        )
+        if listing is not None:
+            return _page_of_listing(ctx, listing, args, folder.rel)
 
     def files() -> list[tuple[str, os.DirEntry[str]]]:
         """(path, entry) of every matching file, sorted: only the page gets an item and a URL
@@ -80,6 +89,25 @@ async def list_notes(ctx: ToolContext, args: ListNotesIn) -> ListNotesOut:
     window, nxt = page_of(rows, offset, args.limit, **state)
     items = [_file_item(ctx, *row) for row in (_stat_rows(window) if by_path else window)]
     return ListNotesOut(items=items, next_cursor=nxt, total=len(found))
+
+
+def _page_of_listing(ctx: ToolContext, listing: Listing, args: ListNotesIn, folder: str) -> ListNotesOut:
+    """A page sorted by path from the folders' snapshots (`service.vault.listings`): only the
+    page's files are stat'ed, and a file gone since is left out, as from a walk."""
+    state = {"q": f"{folder}|{args.glob}|{args.recursive}|{args.sort}|{args.order}"}
+    offset = decode_cursor(args.cursor, **state)
+    window = listing.page(offset, args.limit, descending=args.order == "desc")
+    root = ctx.vault.paths.root
+    rows: list[tuple[str, int, float]] = []
+    for rel in window:
+        try:
+            st = os.stat(os.path.join(root, rel))
+        except OSError:
+            continue
+        rows.append((rel, st.st_size, st.st_mtime))
+    more = offset + args.limit < listing.total
+    nxt = encode_cursor(offset + args.limit, **state) if more else None
+    return ListNotesOut(items=[_file_item(ctx, *row) for row in rows], next_cursor=nxt, total=listing.total)
 
 
 def _stat_rows(entries: list[tuple[str, os.DirEntry[str]]]) -> list[tuple[str, int, float]]:
