@@ -20,9 +20,14 @@ rounds start it warm.
 Peers are the npm packages `obsidian-mcp`, `mcp-obsidian` and `@bitbonsai/mcpvault`, used when
 found under `--peers` (default `$VAULTGATE_BENCH_DIR/peers`), installed there with
 `npm install --prefix DIR obsidian-mcp mcp-obsidian @bitbonsai/mcpvault` (never into the
-repository). obsidian-mcp refuses vaults under /tmp: set `VAULTGATE_BENCH_DIR` elsewhere.
-`--src DIR` (repeatable) runs vaultgate from another source tree too (`vaultgate@DIR`), to
-compare commits in one run. The JSON gives each figure per server and vaultgate's ratio to the best peer.
+repository), and the PyPI package `markdown-vault-mcp` (the one peer with an index: SQLite FTS5,
+run in keyword mode without an embedding model) in a virtual environment of its own,
+`python -m venv DIR/markdown-vault-mcp && DIR/markdown-vault-mcp/bin/pip install
+markdown-vault-mcp`; its index (`DIR/markdown-vault-mcp-index`) is built from nothing before the
+rounds with its `index` command (`peers_index_cold`). obsidian-mcp refuses vaults under /tmp:
+set `VAULTGATE_BENCH_DIR` elsewhere. `--src DIR` (repeatable) runs vaultgate from another source
+tree too (`vaultgate@DIR`), to compare commits in one run. The JSON gives each figure per server
+and vaultgate's ratio to the best peer.
 """
 
 from __future__ import annotations
