@@ -16,7 +16,8 @@ mtime is taken as a coarse file system, with a margin of three seconds.
 Only plain folders are kept: a folder with a symlink in it, or reached through one, is left to
 `VaultFiles.walk` (which follows links inside the vault and never round a cycle), and so is the
 caller the path rules restrict (`walk_filter`). The cache holds names, not stat results (sizes and
-mtimes of the page are read fresh), and is dropped whole beyond `MAX_NAMES` names.
+mtimes of the page are read fresh); a folder gone from its parent's new snapshot is forgotten with
+everything below it, and the whole cache is dropped beyond `MAX_NAMES` names.
 """
 
 from __future__ import annotations
@@ -112,7 +113,10 @@ class FolderListings:
                 pass  # gone: read again (and fail there the same way a walk would)
         fresh = self._read(rel, path)
         old = self._snaps.pop(rel, None)
-        self._names -= len(old.files) if old is not None else 0
+        if old is not None:
+            self._names -= len(old.files)
+            gone = set(old.folders).difference(fresh.folders if fresh is not None else ())
+            self._forget([f"{rel}/{name}" if rel else name for name in gone])
         if fresh is not None and fresh.mtime_ns >= 0:
             if self._names + len(fresh.files) > MAX_NAMES:
                 self._snaps.clear()
@@ -120,6 +124,14 @@ class FolderListings:
             self._snaps[rel] = fresh
             self._names += len(fresh.files)
         return fresh
+
+    def _forget(self, folders: list[str]) -> None:
+        """Drop the snapshots of folders gone from their parent, and of everything below them."""
+        if not folders:
+            return
+        prefixes = tuple(f"{rel}/" for rel in folders)
+        for key in [k for k in self._snaps if k in folders or k.startswith(prefixes)]:
+            self._names -= len(self._snaps.pop(key).files)
 
     def _read(self, rel: str, path: str) -> _Snapshot | None:
         """One folder read from disk, or None when it holds a symlink (left to the walk). A folder

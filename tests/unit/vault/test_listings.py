@@ -153,3 +153,18 @@ async def test_list_notes_sees_files_made_and_removed_behind_its_back(vg: Harnes
     tail = await vg.ok("list_notes", folder="Many", limit=2, order="desc")
     assert [i["path"] for i in tail["items"]] == ["Many/zz.md", "Many/n29.md"]
     assert next(iter(vg.app.vaults.values())).files.listings.reads >= 2
+
+
+def test_a_folder_gone_is_forgotten_with_what_was_below_it(tmp_path: Path) -> None:
+    paths, root = vault(tmp_path)
+    cache = FolderListings(paths)
+    top = paths.resolve("", allow_root=True)
+    cache.listing(top, recursive=True, attachments=True)
+    assert {"Deep", "Deep/er", "Deep/er/and", "Deep/er/and/deeper"} <= set(cache._snaps)
+    (root / "Deep/er/and/deeper/n.md").unlink()
+    for rel in ("Deep/er/and/deeper", "Deep/er/and", "Deep/er", "Deep"):
+        (root / rel).rmdir()
+    found = cache.listing(top, recursive=True, attachments=True)
+    assert found is not None and "Deep/er/and/deeper/n.md" not in found.page(0, 100)
+    assert not any(key.startswith("Deep") for key in cache._snaps)
+    assert cache._names == sum(len(s.files) for s in cache._snaps.values())
