@@ -24,6 +24,13 @@ if TYPE_CHECKING:
     from service.protocol.stdio_front import StdioFront
     from service.settings import Settings
 
+# numpy's OpenBLAS on one thread unless the user chose otherwise (read when numpy loads, so set
+# before anything imports it). The server's BLAS work is fitting and coding the semantic scan's
+# compact codes once per matrix (queries use einsum, not BLAS); each further BLAS thread keeps a
+# buffer of its own for the life of the process: +58 MB resident at 10,000 notes for 15 % of
+# that one-time step (docs/benchmarks.md).
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
 CONFIG_ENV = "VAULTGATE_CONFIG"
 TARGET_HELP = f"a vault folder or a TOML config file (default: ${CONFIG_ENV})"
 

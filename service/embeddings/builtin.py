@@ -18,6 +18,9 @@ that cannot be made. No torch, no GPU build, no model hub.
   a chunk than one text on two intra-op threads (no thread wake-up per operator) and keep both
   cores busy through the tokenizer, pooling and small operators (docs/benchmarks.md);
 - a query is embedded at once on an ordinary worker thread, beside a running batch;
+- the session is dropped after `[embeddings] unload_after_s` (default 300) without a model call,
+  as Ollama's `keep_alive` does: ~56 MB returns to the system, and the next call loads it again
+  (~0.25 s). Tokenizer and library code stay;
 - inputs are cut at 256 tokens; outputs are token embeddings, mean-pooled over the attention
   mask and L2-normalised (what the model was trained with).
 """
@@ -32,7 +35,7 @@ import itertools
 import logging
 import os
 import threading
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -133,6 +136,17 @@ def _session(threads: int) -> tuple[Any, str]:
         return session, kind
 
 
+def unload() -> bool:
+    """Drop the loaded sessions and trim the heap (a call still running keeps its session until it
+    returns); True when one was loaded."""
+    with _load_lock:
+        had = bool(_sessions)
+        _sessions.clear()
+    if had:
+        release_memory()
+    return had
+
+
 def _embed_one(session: Any, tok: Any, text: str) -> Matrix:
     """The mean-pooled (not yet normalised) token embeddings of one text, one model call."""
     ids = tok.encode(text if text.strip() else ".").ids  # not encode_batch: it spreads over every core
@@ -175,9 +189,13 @@ def _take_turns(texts: list[str], turns: Iterator[int], pooled: Matrix) -> None:
 class BuiltinEmbedder:
     """all-MiniLM-L6-v2 in-process (see the module doc)."""
 
-    def __init__(self, *, threads: int = 1, batch_size: int = 16) -> None:
+    def __init__(self, *, threads: int = 1, batch_size: int = 16, unload_after_s: float = 0.0) -> None:
         self._threads = threads  # texts embedded at once, one single-threaded call each
         self._batch = batch_size
+        self._unload_after = unload_after_s  # 0: keep the model loaded
+        self._running = 0  # model calls under way (on the event loop's count)
+        self._idle: asyncio.TimerHandle | None = None  # the pending unload
+        self.unloads = 0  # times the idle timer dropped the model
 
     @property
     def name(self) -> str:
@@ -192,25 +210,61 @@ class BuiltinEmbedder:
     def dim(self) -> int:
         return DIM
 
+    @property
+    def unload_at(self) -> float | None:
+        """The event loop time at which the idle model is dropped (None: none pending)."""
+        return self._idle.when() if self._idle is not None else None
+
     def load(self) -> None:
         """Load (and verify) the model now rather than at the first call."""
         batch_pool(self._threads).submit(_session, 1).result()
+
+    @contextlib.asynccontextmanager
+    async def _use(self) -> AsyncIterator[None]:
+        """A model call: no unload while it runs; the idle timer starts again when the last ends."""
+        if self._idle is not None:
+            self._idle.cancel()
+            self._idle = None
+        self._running += 1
+        try:
+            yield
+        finally:
+            self._running -= 1
+            if not self._running and self._unload_after > 0:
+                self._idle = asyncio.get_running_loop().call_later(self._unload_after, self._expire)
+
+    def _expire(self) -> None:
+        self._idle = None
+        if not self._running:
+            asyncio.get_running_loop().create_task(self.unload_idle())
+
+    async def unload_idle(self) -> bool:
+        """Drop the model unless a call is running (what the idle timer does); True if dropped."""
+        if self._running:
+            return False
+        dropped = await asyncio.to_thread(unload)
+        self.unloads += dropped
+        return dropped
 
     async def embed_documents(self, texts: list[str]) -> Matrix:
         """`threads` worker threads take the texts in turns (a long text holds up one worker,
         not the batch); the heap is trimmed once the batch is done."""
         if not texts:
             return np.zeros((0, DIM), dtype=np.float32)
-        loop = asyncio.get_running_loop()
-        pool = batch_pool(self._threads)
-        pooled = np.zeros((len(texts), DIM), dtype=np.float32)
-        turns = itertools.count()
-        workers = min(self._threads, len(texts))
-        await asyncio.gather(*(loop.run_in_executor(pool, _take_turns, texts, turns, pooled) for _ in range(workers)))
-        await asyncio.to_thread(release_memory)
+        async with self._use():
+            loop = asyncio.get_running_loop()
+            pool = batch_pool(self._threads)
+            pooled = np.zeros((len(texts), DIM), dtype=np.float32)
+            turns = itertools.count()
+            workers = min(self._threads, len(texts))
+            await asyncio.gather(
+                *(loop.run_in_executor(pool, _take_turns, texts, turns, pooled) for _ in range(workers))
+            )
+            await asyncio.to_thread(release_memory)
         return normalise(pooled)
 
     async def embed_query(self, text: str) -> Matrix:
-        if 1 not in _sessions:
-            await asyncio.get_running_loop().run_in_executor(batch_pool(self._threads), _session, 1)
-        return await asyncio.to_thread(encode, [text], 1)
+        async with self._use():
+            if 1 not in _sessions:
+                await asyncio.get_running_loop().run_in_executor(batch_pool(self._threads), _session, 1)
+            return await asyncio.to_thread(encode, [text], 1)

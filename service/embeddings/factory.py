@@ -27,5 +27,7 @@ def build_embedder(settings: EmbeddingSettings) -> Embedder | None:
     if settings.provider == "builtin":
         from service.embeddings.builtin import BuiltinEmbedder
 
-        return BuiltinEmbedder(threads=settings.threads, batch_size=settings.batch_size)
+        return BuiltinEmbedder(
+            threads=settings.threads, batch_size=settings.batch_size, unload_after_s=settings.unload_after_s
+        )
     return remote_providers()[settings.provider](settings)

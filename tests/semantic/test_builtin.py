@@ -117,6 +117,74 @@ def test_texts_embedded_side_by_side_keep_their_rows_and_vectors(threads: int) -
     assert np.array_equal(got, alone)
 
 
+def test_the_idle_model_is_dropped_after_its_last_call_and_loaded_again_when_needed() -> None:
+    """After `unload_after_s` without a call the session goes (the timer is set when the last call
+    ends, never while one runs); the next call loads it again and gives the same vectors."""
+
+    async def scenario() -> None:
+        embedder = builtin.BuiltinEmbedder(threads=2, unload_after_s=300)
+        loop = asyncio.get_running_loop()
+        before = await embedder.embed_documents(TEXTS)
+        assert 1 in builtin._sessions
+        due = embedder.unload_at
+        assert due is not None and 299 < due - loop.time() <= 300
+        query = await embedder.embed_query(TEXTS[0])
+        assert embedder.unload_at is not None and embedder.unload_at >= due  # each call starts it again
+
+        started, release = asyncio.Event(), asyncio.Event()
+        real = builtin._take_turns
+
+        def held(*args: object) -> None:
+            loop.call_soon_threadsafe(started.set)
+            asyncio.run_coroutine_threadsafe(release.wait(), loop).result()
+            real(*args)  # type: ignore[arg-type]
+
+        builtin._take_turns = held  # type: ignore[assignment]
+        try:
+            running = asyncio.create_task(embedder.embed_documents(TEXTS[:1]))
+            await started.wait()
+            assert embedder.unload_at is None  # no timer while a call runs
+            assert not await embedder.unload_idle() and 1 in builtin._sessions
+            release.set()
+            await running
+        finally:
+            builtin._take_turns = real  # type: ignore[assignment]
+
+        assert await embedder.unload_idle()  # what the timer runs
+        assert not builtin._sessions and embedder.unloads == 1
+        assert np.array_equal(await embedder.embed_documents(TEXTS), before)
+        assert np.array_equal(await embedder.embed_query(TEXTS[0]), query)
+        assert 1 in builtin._sessions
+
+    asyncio.run(scenario())
+
+
+def test_the_timer_drops_the_model_configured_through_the_settings() -> None:
+    from service.embeddings.factory import build_embedder
+    from service.settings import EmbeddingSettings
+
+    async def scenario() -> None:
+        embedder = build_embedder(EmbeddingSettings(provider="builtin", unload_after_s=0.01))
+        assert isinstance(embedder, builtin.BuiltinEmbedder)
+        await embedder.embed_query("sourdough")
+        for _ in range(1000):  # the timer's own task runs the unload: wait for it, however slow
+            if embedder.unloads:
+                break
+            await asyncio.sleep(0.01)
+        assert embedder.unloads == 1 and not builtin._sessions and embedder.unload_at is None
+
+    asyncio.run(scenario())
+
+
+def test_unload_after_zero_keeps_the_model() -> None:
+    async def scenario() -> None:
+        embedder = builtin.BuiltinEmbedder(unload_after_s=0)
+        await embedder.embed_documents(TEXTS[:1])
+        assert embedder.unload_at is None and 1 in builtin._sessions
+
+    asyncio.run(scenario())
+
+
 def test_a_text_gets_the_same_vector_whatever_shares_its_batch() -> None:
     """The int8 graph quantises activations per call: texts are embedded one per call, so a
     chunk's vector does not depend on its batch (results stay reproducible; filtered answers
