@@ -180,6 +180,14 @@ def _startable(settings: Settings) -> Settings:
     return settings
 
 
+def _for_transport(settings: Settings, *, preload_vectors: bool) -> Settings:
+    """Settings whose default depends on the command: `[embeddings] preload_vectors` when unset."""
+    if settings.embeddings.preload_vectors is not None:
+        return settings
+    embeddings = settings.embeddings.model_copy(update={"preload_vectors": preload_vectors})
+    return settings.model_copy(update={"embeddings": embeddings})
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     http: dict[str, Any] = {}
     if args.host is not None:
@@ -189,7 +197,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     overrides: dict[str, Any] = {"http": http} if http else {}
     if args.tool_facade:
         overrides["tool_facade"] = {"mode": args.tool_facade}
-    settings = _startable(_load(args.target, **overrides))
+    settings = _startable(_for_transport(_load(args.target, **overrides), preload_vectors=True))
     from service.serve import run_http
 
     run_http(settings)
@@ -198,7 +206,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 def cmd_stdio(args: argparse.Namespace) -> int:
     settings = _load(args.target, **({"tool_facade": {"mode": args.tool_facade}} if args.tool_facade else {}))
-    settings = _startable(settings)
+    settings = _startable(_for_transport(settings, preload_vectors=False))
     from service.protocol.stdio_front import StdioFront, startup_key
 
     # The first questions are answered from the answers stored by an earlier start while the

@@ -272,6 +272,6 @@ class EmbeddingJob:
             self._floor = (model, await db.run_read(partial(store.top_chunk_id, vault_id=vid)))
         if previous is not None and previous != model and db.backends.vec:
             await db.run_write(lambda c: vectors.drop_table(c, previous))
-        if gc:
+        if gc and engine.settings.preload_vectors is not False:  # None: a server built in process
             await engine.warm_scan(vid)
         self.last_pass = time.time()

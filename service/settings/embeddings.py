@@ -49,6 +49,13 @@ class EmbeddingSettings(Section):
         "1 on a one-core machine). They run "
         "at lowered priority, so text search and the event loop keep theirs.",
     )
+    preload_vectors: bool | None = Field(
+        default=None,
+        description="Read the vault's vectors into memory when the embedding job's first pass ends, so the first "
+        "semantic search does not (~125 MB at 10,000 notes; that search then takes ~0.5 s more). Default: yes for "
+        "`serve` (one long-lived server for many agents), no for `stdio` (a process per client, which may never "
+        "search by meaning).",
+    )
     unload_after_s: float = Field(
         default=300.0,
         ge=0,

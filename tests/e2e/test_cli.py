@@ -208,3 +208,19 @@ async def test_governor_limit_comes_from_the_environment(make_vault: Callable[..
             part = await c.call_tool("read_note", {"path": "big", "start_line": 1, "end_line": 1})
             assert part.is_error  # one 10 KB line is still too big: the hint says to narrow further
             assert not (await c.call_tool("read_note", {"path": "small"})).is_error
+
+
+@pytest.mark.parametrize("given", [None, True, False])
+def test_preloading_vectors_defaults_by_command_and_a_set_value_stays(
+    make_vault: Callable[..., Path], given: bool | None
+) -> None:
+    """`[embeddings] preload_vectors` unset: `serve` preloads, `stdio` does not; set, it is kept."""
+    from service.__main__ import _for_transport
+    from service.settings import load_settings
+
+    embeddings = {} if given is None else {"preload_vectors": given}
+    settings = load_settings(make_vault({"a.md": "# a\n"}), embeddings=embeddings)
+    assert settings.embeddings.preload_vectors is given
+    for preload in (True, False):
+        got = _for_transport(settings, preload_vectors=preload).embeddings.preload_vectors
+        assert got is (preload if given is None else given)

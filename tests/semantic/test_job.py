@@ -181,6 +181,32 @@ async def test_the_first_pass_reads_the_scan_matrix_before_any_search(
         assert found["items"][0]["path"] == "Baking/Sourdough.md"
 
 
+async def test_without_preloading_the_first_search_by_meaning_reads_the_matrix(
+    make_vault: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`preload_vectors = false` (the stdio command's default): the first pass ends with no matrix
+    in memory; the first search by meaning reads it, once."""
+    root = make_vault(VAULT)
+    async with semantic(root):
+        pass
+    reads: list[object] = []
+    real = vectors._read
+
+    def counted(*args: object) -> object:
+        reads.append(args)
+        return real(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(vectors, "_read", counted)
+    async with semantic(root, embeddings={"provider": "builtin", "debounce_ms": 0, "preload_vectors": False}) as h:
+        engine = h.app.semantic
+        assert engine.cache.held(job_of(h).vault.id, engine.embedder().name) is None and not reads
+        for _ in range(2):
+            found = await h.ok("search_semantic", query="wild yeast culture", limit=1)
+            assert found["items"][0]["path"] == "Baking/Sourdough.md"
+        assert len(reads) == 1
+        assert engine.cache.held(job_of(h).vault.id, engine.embedder().name) is not None
+
+
 async def test_a_reindex_of_one_vault_restores_the_vectors_it_shared_with_another(
     make_vault: Callable[..., Path], tmp_path: Path
 ) -> None:
