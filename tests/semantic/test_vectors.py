@@ -305,3 +305,24 @@ async def test_counts_past_a_floor_and_settled_counts_agree_with_the_full_join(c
         "VALUES (99, 'v', 'b.canvas', '', 'b', 'b', 0, 0, '', 0)"
     )
     assert store.settled_counts(conn, "v") == done  # a canvas is no note to chunk
+
+
+async def test_unused_vectors_go_for_every_model_and_used_ones_stay(chunk_db: sqlite3.Connection) -> None:
+    """The embedding job's clean-up: a vector whose text no chunk holds any more is deleted (for
+    every model), one a chunk still holds stays, whichever vault's chunk it is."""
+    from service.semantic import store
+
+    conn, w = chunk_db, Chunks(chunk_db)
+    w.chunk(1, note_id=1, position=0, digest="kept")
+    w.chunk(2, note_id=1, position=1, digest="dropped")
+    w.chunk(3, note_id=2, position=0, digest="shared")
+    for digest in ("kept", "dropped", "shared"):
+        w.vector(digest, model="older")
+    w.vector("orphan")  # a text no chunk ever held
+    conn.execute("UPDATE chunks SET vault_id = 'other' WHERE id = 3")
+    conn.execute("DELETE FROM chunks WHERE id = 2")
+
+    assert store.unused_vectors(conn) == 3  # "dropped" for both models, "orphan"
+    left = set(conn.execute("SELECT model, hash FROM embeddings").fetchall())
+    assert left == {(m, h) for m in ("m", "older") for h in ("kept", "shared")}
+    assert store.unused_vectors(conn) == 0
