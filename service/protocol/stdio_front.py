@@ -38,6 +38,7 @@ import threading
 
 from service import folders
 from service.protocol.request_ids import bad_request_id, invalid_request
+from service.protocol.stdin_lines import StdinLines, pusher
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the front imports only what answering needs (json, os, threading)
@@ -164,7 +165,7 @@ class StdioFront:
         self._eof = False
         self._init_params = ""  # the client's `initialize` params: part of every later key
         self._misses: dict[str, str] = {}  # JSON id of a forwarded question -> its answer's key
-        self._in: Any = None
+        self._lines: StdinLines | None = None
         self._out: Any = None
         self._first_answers = threading.Event()  # the tool list went out, or a question needs the SDK
 
@@ -178,9 +179,9 @@ class StdioFront:
         os.dup2(devnull, 0)
         os.close(devnull)
         os.dup2(2, 1)
-        self._in = os.fdopen(in_fd, "rb", buffering=64 * 1024)
         self._out = os.fdopen(out_fd, "wb", buffering=0)
-        threading.Thread(target=self._read_loop, name="stdio-front", daemon=True).start()
+        self._lines = StdinLines(in_fd, self._on_line, self._on_eof)
+        self._lines.start()
 
     def wait_first_answers(self, timeout: float) -> bool:
         """Block until the client has its tool list from the store, or asked what only the SDK
@@ -188,12 +189,8 @@ class StdioFront:
         from the reader (on a small machine that doubled the time to the first answers)."""
         return self._first_answers.wait(timeout)
 
-    def _read_loop(self) -> None:
-        try:
-            for line in self._in:
-                self._on_line(line)
-        except (OSError, ValueError) as exc:
-            _debug("stdin closed: %s", exc)
+    def _on_eof(self) -> None:
+        _debug("stdin closed")
         with self._lock:
             self._eof = True
             self._first_answers.set()
@@ -298,7 +295,8 @@ class StdioFront:
             fast.bind(raw_send.send_nowait, self._send)
             fast.initialized(self._handshake, self._init_params)
         route = fast.route if fast is not None else lambda line, msg: raw_send.send_nowait(line)
-        loop_call = _threadsafe(route, raw_send.close)
+        lines = self._lines
+        loop_call = pusher(route, raw_send.close, lines)
 
         async def pump_in() -> None:
             async with read_writer, raw_recv:
@@ -325,6 +323,8 @@ class StdioFront:
             if self._eof:
                 raw_send.close()
             self._push = loop_call
+        if lines is not None:
+            lines.to_loop()  # the loop reads stdin from the next message on
         try:
             async with anyio.create_task_group() as tg:
                 tg.start_soon(pump_in)
@@ -432,18 +432,3 @@ def _parse(line: bytes) -> dict[str, Any] | None:
 
 def _canonical(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"))
-
-
-def _threadsafe(send: Callable[[bytes, Any], None], close: Callable[[], None]) -> Callable[..., None]:
-    """A line and its parse (or None: end of input) handed from the reader thread to the running loop."""
-    import asyncio
-
-    loop = asyncio.get_running_loop()
-
-    def push(line: bytes | None, msg: Any = None) -> None:
-        if line is None:
-            loop.call_soon_threadsafe(close)
-        else:
-            loop.call_soon_threadsafe(send, line, msg)
-
-    return push

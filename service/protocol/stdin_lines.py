@@ -1,0 +1,153 @@
+"""The client's stdin as lines: read by a thread of its own at start, then by the event loop.
+
+The stdio front (`service.protocol.stdio_front`) must answer the first questions before the
+event loop and the server exist, so a thread reads stdin from the start. Once the loop runs the
+session it calls `to_loop`: after the read the thread is blocked in returns (the client's next
+message), the thread hands what it holds to the loop and ends, and the loop reads the pipe
+itself, woken by the selector when data arrives (`loop.add_reader`). A message then reaches the
+server without waking a second thread: a read at a pause in the calls took ~1.2 ms at the client
+with the thread hand-over and ~1.0 ms without (docs/benchmarks.md).
+
+Only pipes and sockets move to the loop (what MCP hosts spawn a server with); a file, a
+terminal or an event loop without `add_reader` (Windows' proactor) keeps the thread. Lines keep
+their newline; a last line without one is delivered at the end of input, then `on_eof` once.
+Guarantees: every byte is delivered once and in order, whichever side reads it.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import threading
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the front starts before asyncio is imported: only the standard library's light parts
+    import asyncio
+    from collections.abc import Callable
+    from typing import Any
+
+CHUNK = 64 * 1024
+
+
+class StdinLines:
+    """Lines of `fd` to `on_line`, then `on_eof()`; `start()` begins on a thread."""
+
+    def __init__(self, fd: int, on_line: Callable[[bytes], None], on_eof: Callable[[], None]) -> None:
+        self.fd = fd
+        self.on_line = on_line
+        self.on_eof = on_eof
+        self.on_loop = False  # the loop reads now (the thread has ended)
+        self._parts: list[bytes] = []  # the line begun, not ended yet
+        self._lock = threading.Lock()
+        self._loop: asyncio.AbstractEventLoop | None = None  # the loop waiting to take over
+
+    def start(self) -> None:
+        threading.Thread(target=self._run, name="stdio-front", daemon=True).start()
+
+    def to_loop(self) -> bool:
+        """On the running loop: have it read from the thread's next hand-over on; False when this
+        input cannot be watched by the loop (the thread goes on)."""
+        import asyncio
+
+        loop = asyncio.get_running_loop()
+        if not _watchable(self.fd, loop):
+            return False
+        with self._lock:
+            self._loop = loop
+        return True
+
+    def _run(self) -> None:
+        try:
+            while True:
+                chunk = os.read(self.fd, CHUNK)
+                if not chunk:
+                    break
+                self._feed(chunk)
+                with self._lock:
+                    loop = self._loop
+                if loop is not None:
+                    loop.call_soon_threadsafe(self._watch)
+                    return
+        except OSError:
+            pass  # a closed or broken stdin is the end of input
+        self._end()
+
+    def _watch(self) -> None:
+        """On the loop, after every line the thread delivered."""
+        import asyncio
+
+        self.on_loop = True
+        asyncio.get_running_loop().add_reader(self.fd, self._readable)
+
+    def _readable(self) -> None:
+        try:
+            chunk = os.read(self.fd, CHUNK)  # the selector said data (or the end) is there
+        except BlockingIOError:
+            return
+        except OSError:
+            chunk = b""
+        if chunk:
+            self._feed(chunk)
+            return
+        import asyncio
+
+        asyncio.get_running_loop().remove_reader(self.fd)
+        self._end()
+
+    def _feed(self, chunk: bytes) -> None:
+        if b"\n" not in chunk:
+            self._parts.append(chunk)  # joined once the line ends: a long line is not copied per chunk
+            return
+        data = b"".join([*self._parts, chunk])
+        self._parts.clear()
+        lines = data.split(b"\n")
+        if lines[-1]:
+            self._parts.append(lines[-1])
+        for line in lines[:-1]:
+            self.on_line(line + b"\n")
+
+    def _end(self) -> None:
+        if self._parts:
+            last = b"".join(self._parts)
+            self._parts.clear()
+            self.on_line(last)
+        self.on_eof()
+
+
+def _watchable(fd: int, loop: asyncio.AbstractEventLoop) -> bool:
+    """A pipe or socket the loop's selector can watch."""
+    try:
+        mode = os.fstat(fd).st_mode
+    except OSError:
+        return False
+    if not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)):
+        return False
+    try:
+        loop.add_reader(fd, lambda: None)
+    except (NotImplementedError, OSError, ValueError):
+        return False
+    loop.remove_reader(fd)
+    return True
+
+
+def pusher(
+    send: Callable[[bytes, Any], None], close: Callable[[], None], lines: StdinLines | None
+) -> Callable[..., None]:
+    """A line and its parse (or None: end of input) handed to the running loop: from the reader
+    thread, or at once when the loop reads `lines` itself."""
+    import asyncio
+
+    loop = asyncio.get_running_loop()
+
+    def push(line: bytes | None, msg: Any = None) -> None:
+        if lines is not None and lines.on_loop:
+            if line is None:
+                close()
+            else:
+                send(line, msg)
+        elif line is None:
+            loop.call_soon_threadsafe(close)
+        else:
+            loop.call_soon_threadsafe(send, line, msg)
+
+    return push
