@@ -195,6 +195,7 @@ class BuiltinEmbedder:
         self._unload_after = unload_after_s  # 0: keep the model loaded
         self._running = 0  # model calls under way (on the event loop's count)
         self._idle: asyncio.TimerHandle | None = None  # the pending unload
+        self._unloading: asyncio.Task[bool] | None = None  # held: the loop keeps only a weak reference
         self.unloads = 0  # times the idle timer dropped the model
 
     @property
@@ -236,7 +237,7 @@ class BuiltinEmbedder:
     def _expire(self) -> None:
         self._idle = None
         if not self._running:
-            asyncio.get_running_loop().create_task(self.unload_idle())
+            self._unloading = asyncio.get_running_loop().create_task(self.unload_idle())
 
     async def unload_idle(self) -> bool:
         """Drop the model unless a call is running (what the idle timer does); True if dropped."""

@@ -57,6 +57,7 @@ from tests.bench.common import BENCH_ENV, WORKDIR, forget_index, percentile, rep
 ROOT = Path(__file__).resolve().parents[2]
 Call = Callable[[str], tuple[str, dict[str, Any]]]
 FRESH_LIMIT_S = 30.0
+SETTLE_LIMIT_S = 3600.0  # the index and every embedding (~10 min at 10k notes on 2 cores)
 STEADY_PAUSE_S = 3.0  # between the reads right after the start and the same reads again
 
 
@@ -313,10 +314,13 @@ async def cold_index(server: Server, vault: Path, *, cold: bool) -> dict[str, An
 
 
 async def _wait_status(client: Client, done: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
+    deadline = time.perf_counter() + SETTLE_LIMIT_S
     while True:
         status = (await client.call_tool("index_status", {})).structured_content or {}
         if done(status):
             return status
+        if time.perf_counter() > deadline:
+            raise TimeoutError(f"vaultgate: not settled within {SETTLE_LIMIT_S:.0f} s: {status}")
         await asyncio.sleep(0.5)
 
 
