@@ -5,16 +5,17 @@
 Every server is spawned by the same client (the MCP SDK's `Client` over stdio, the era today's
 hosts speak: `initialize` first) on the same generated vault (tests/bench/workload.py). Per round
 each server is started in turn (the order rotates, so load drifts hit every server alike):
-spawn → `initialize` answered, spawn → first `tools/list` answered, then the same `--reads` notes
-(typical sizes, around the median) read one after another (`read`: in vaultgate's case while its
-start-up work, index check and warm-ups, still runs beside them), then, after a 3 s pause such as
-an agent's first turn takes, the same reads again (`read_steady`), with the peak RSS of the
-server's process tree sampled every 20 ms. Then, on the same connection: `--pings` pings (the transport's
-own round trip, the floor under every call), `--queries` of the workload's 50 queries (the next
-ones each round) through each server's full-text search (10 results where it takes a limit), and
-one write → searchable: a new note whose name and body carry a fresh word is written with the
-server's own tool, then searched for until a result names it (from the write's start; the note is
-removed from disk after the round). mcp-obsidian searches file names only and cannot write: its
+spawn → `initialize` answered, spawn → first `tools/list` answered, spawn → first tool call (a
+read) answered, then the same `--reads` notes (typical sizes, around the median) read one after
+another (`read`: in vaultgate's case while its start-up work, index check and warm-ups, still
+runs beside them), then, after a 3 s pause such as an agent's first turn takes, the same reads
+again (`read_steady`), with the peak RSS of the server's process tree sampled every 20 ms. Then,
+on the same connection: `--pings` pings (the transport's own round trip, the floor under every
+call), `--queries` of the workload's 50 queries (the next ones each round) through each
+server's full-text search (10 results where it takes a limit), and one write → searchable: a
+new note whose name and body carry a fresh word is written with the server's own tool, then
+searched for until a result names it (from the write's start; the note is removed from disk
+after the round). mcp-obsidian searches file names only and cannot write: its
 search figure is kept, its freshness is not measured. vaultgate's index is built once before the
 rounds (cold, from an empty cache: its time and peak RSS are reported as `index_cold`), and
 that server runs on until its embedding job has embedded every chunk (`embeddings_settled_s`;
@@ -73,7 +74,7 @@ class Server:
     cwd: str | None = None
     samples: dict[str, list[float]] = field(
         default_factory=lambda: {
-            k: [] for k in ("initialize", "tools_list", "read", "read_steady", "ping", "search", "fresh")
+            k: [] for k in ("initialize", "tools_list", "first_call", "read", "read_steady", "ping", "search", "fresh")
         }
     )
     peak_rss_mb: float = 0.0
@@ -223,8 +224,10 @@ async def one_round(server: Server, paths: list[str], queries: list[str], pings:
             t_list = time.perf_counter()
             server.samples["initialize"].append(t_init - t0)
             server.samples["tools_list"].append(t_list - t0)
-            for path in paths[:3]:  # warm-up: first-call costs are the start's, not the read's
+            for n, path in enumerate(paths[:3]):  # warm-up: first-call costs are the start's, not the read's
                 await client.call_tool(*server.read(path))
+                if n == 0:
+                    server.samples["first_call"].append(time.perf_counter() - t0)
             for path in paths:
                 tool, arguments = server.read(path)
                 t = time.perf_counter()
@@ -347,6 +350,7 @@ def figures(server: Server) -> dict[str, Any]:
         "initialize_ms": round(percentile([s * 1000 for s in server.samples["initialize"]], 50), 1),
         "tools_list_each_ms": [round(s * 1000) for s in server.samples["tools_list"]],
         "tools_list_ms": round(percentile([s * 1000 for s in server.samples["tools_list"]], 50), 1),
+        "first_call_ms": round(percentile([s * 1000 for s in server.samples["first_call"]], 50), 1),
         "read": summary_ms(server.samples["read"]),
         "read_steady": summary_ms(server.samples["read_steady"]),
         "ping": summary_ms(server.samples["ping"]),
@@ -378,6 +382,7 @@ def ratios(ours: dict[str, Any], others: dict[str, dict[str, Any]]) -> dict[str,
     picks: dict[str, Callable[[dict[str, Any]], Any]] = {
         "tools_list_ms": lambda f: f["tools_list_ms"],
         "initialize_ms": lambda f: f["initialize_ms"],
+        "first_call_ms": lambda f: f["first_call_ms"],
         "read_p50_ms": lambda f: f["read"]["p50_ms"],
         "read_p95_ms": lambda f: f["read"]["p95_ms"],
         "read_steady_p50_ms": lambda f: f["read_steady"]["p50_ms"],
