@@ -11,7 +11,8 @@ the installed distributions, the source files of `service`, and what the setting
 file's bytes); `early_front` starts the front from it, so a stored `initialize` goes out before
 pydantic loads. Once the settings are loaded, a store recorded under other effective settings
 is dropped (`check_settings`; the key should have told them apart). From the spawn on, a
-thread of its own reads stdin: until the SDK session is attached, a question with a stored
+thread of its own reads stdin (from the session's next message on, the event loop reads a pipe
+itself: `service.protocol.stdin_lines`): until the SDK session is attached, a question with a stored
 answer is answered at once; everything else waits, in order, and goes to the SDK when it
 attaches (an answered `initialize` is handed to the SDK too, under a private id whose answer is
 dropped, so the session knows its client as before). Every answer the SDK gives to a question
