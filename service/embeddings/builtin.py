@@ -29,8 +29,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import ctypes
-import functools
 import itertools
 import logging
 import os
@@ -42,6 +40,7 @@ from typing import Any
 
 import numpy as np
 
+from service import heap
 from service.embeddings.graph import SESSION_OFF
 from service.embeddings.protocol import Matrix, normalise
 from service.embeddings.quantize import int8_model, onnxruntime
@@ -69,23 +68,6 @@ def _lower_priority() -> None:
     """Runs on the batch thread: lower its own scheduling priority (a no-op where unsupported)."""
     with contextlib.suppress(AttributeError, OSError):  # not Linux, or not permitted
         os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), os.getpriority(os.PRIO_PROCESS, 0) + BATCH_NICE)
-
-
-@functools.cache
-def _trim() -> Any:
-    """glibc's `malloc_trim` (None elsewhere): hands freed heap pages back to the system."""
-    try:
-        return ctypes.CDLL("libc.so.6").malloc_trim
-    except (OSError, AttributeError):  # not glibc
-        return None
-
-
-def release_memory() -> None:
-    """After a batch: the C heap keeps the freed tensors of a batch (~70 MB of 16 x 256 tokens) as
-    resident memory unless trimmed."""
-    trim = _trim()
-    if trim is not None:
-        trim(0)
 
 
 def batch_pool(workers: int = 1) -> ThreadPoolExecutor:
@@ -143,7 +125,7 @@ def unload() -> bool:
         had = bool(_sessions)
         _sessions.clear()
     if had:
-        release_memory()
+        heap.trim()
     return had
 
 
@@ -261,7 +243,8 @@ class BuiltinEmbedder:
             await asyncio.gather(
                 *(loop.run_in_executor(pool, _take_turns, texts, turns, pooled) for _ in range(workers))
             )
-            await asyncio.to_thread(release_memory)
+            # The C heap keeps a batch's freed tensors (~70 MB of 16 x 256 tokens) resident unless trimmed.
+            await asyncio.to_thread(heap.trim)
         return normalise(pooled)
 
     async def embed_query(self, text: str) -> Matrix:
