@@ -358,27 +358,13 @@ class VaultgateApp:
     async def _set_logging_level(self, ctx: Any, params: Any) -> Any:
         """The level of log notifications this client receives (`service.protocol.client_log`).
 
-        An admin caller also sets the level of vaultgate's own (stderr) logs.
+        Never the level of vaultgate's own (stderr) log: that is the operator's `[log] level`,
+        and one client's choice must not silence or flood the server's log for everyone.
         """
         import mcp_types as types
 
-        level = {
-            "emergency": "CRITICAL",
-            "alert": "CRITICAL",
-            "critical": "CRITICAL",
-            "error": "ERROR",
-            "warning": "WARNING",
-            "notice": "INFO",
-            "info": "INFO",
-            "debug": "DEBUG",
-        }[params.level]
         principal, _ = self.dispatcher.principal_for(ctx)
         self.client_logs.set_level(ctx, params.level, principal)
-        if "admin" not in principal.scopes:
-            # The level is process-wide: a remote token without admin must not silence (or flood)
-            # the server's logs for everyone. Accepted as a no-op so ordinary clients keep working.
-            return types.EmptyResult()
-        logging.getLogger("vaultgate").setLevel(level)
         return types.EmptyResult()
 
     def _principal_of(self, ctx: Any) -> Principal:

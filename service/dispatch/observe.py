@@ -81,7 +81,9 @@ class Observe:
         except Exception:  # observability must never fail the call
             log.exception("recording metrics failed")
             self.metrics.emit_drops.labels(sink="metrics").inc()
-        if self.log_calls and calls_log.isEnabledFor(logging.DEBUG if self.call_info_ms > 0 else logging.INFO):
+        # INFO is the least any line needs (a failure, an input_required, a slow call): when even
+        # INFO is off the line is not formatted; `_log_line` picks DEBUG or INFO per call.
+        if self.log_calls and calls_log.isEnabledFor(logging.INFO):
             try:
                 self._log_line(call, result)
             except Exception:

@@ -56,3 +56,17 @@ async def test_the_line_can_be_switched_off(make_vault: Callable[..., Path], cap
     async with started(make_vault(), log={"calls": False}) as vg:
         await vg.ok("read_note", path="Welcome")
     assert [r for r in caplog.records if r.name == "vaultgate.calls"] == []
+
+
+async def test_a_failure_is_logged_at_info_under_the_default_settings(
+    make_vault: Callable[..., Path], caplog: pytest.LogCaptureFixture
+) -> None:
+    """The default `[log]` (level info, call_info_ms 1000): a failed call writes its line, a fast
+    success does not (it is DEBUG)."""
+    caplog.set_level(logging.INFO, logger="vaultgate.calls")
+    async with started(make_vault()) as vg:
+        await vg.ok("read_note", path="Welcome")
+        await vg.err("read_note", "note_not_found", path="Nope")
+    lines = [(r.levelno, r.getMessage()) for r in caplog.records if r.name == "vaultgate.calls"]
+    assert len(lines) == 1
+    assert lines[0][0] == logging.INFO and "outcome=note_not_found" in lines[0][1]

@@ -75,8 +75,10 @@ async def test_resources_honour_vault_binding(server: tuple[str, Harness], mode:
 
 
 @pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")
-async def test_only_admin_tokens_change_the_process_log_level(server: tuple[str, Harness]) -> None:
-    """logging/setLevel exists in the legacy era only (deprecated in 2026-07-28)."""
+async def test_no_client_changes_the_process_log_level(server: tuple[str, Harness]) -> None:
+    """A client's level (legacy `logging/setLevel`, or the per-request `logLevel` of 2026-07-28)
+    is for the notifications it receives; the server's own log keeps the operator's level, even
+    for an admin token."""
     url, _ = server
     logger = logging.getLogger("vaultgate")
     before = logger.level
@@ -87,6 +89,11 @@ async def test_only_admin_tokens_change_the_process_log_level(server: tuple[str,
         assert logger.level == logging.INFO
         async with client(url, hs(claims(scope="admin")), "legacy") as c:
             await c.set_logging_level("error")
-        assert logger.level == logging.ERROR
+        assert logger.level == logging.INFO
+        http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {hs(claims(scope='admin'))}"})
+        transport = streamable_http_client(url, http_client=http)
+        async with http, Client(transport, log_level="debug") as c:  # type: ignore[arg-type]
+            await c.call_tool("read_note", {"path": "Welcome"})
+        assert logger.level == logging.INFO
     finally:
         logger.setLevel(before)
