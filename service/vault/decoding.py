@@ -1,0 +1,71 @@
+"""A note's bytes as text: UTF-8 as written, other encodings detected, never a failure.
+
+Obsidian writes UTF-8, but vaults collect files from elsewhere: a note saved by an old Windows
+editor in cp1252, one exported as UTF-16 with a byte-order mark. Such a note must fail neither a
+read nor the index: its text goes to SQLite and to JSON, and both refuse the lone surrogates a
+`surrogateescape` decode leaves for bytes that are not UTF-8. The order tried:
+
+- a UTF-32 or UTF-16 byte-order mark: that encoding, the mark dropped (a broken unit replaced);
+- valid UTF-8: decoded exactly ("utf-8"), a UTF-8 byte-order mark kept as U+FEFF, which the
+  Markdown layer skips and a write puts back, so such a file round-trips byte for byte;
+- UTF-8 with a few broken sequences among many valid ones (a file cut mid-character, one stray
+  byte): UTF-8 with U+FFFD for each broken sequence ("utf-8-replaced");
+- otherwise cp1252, which is what "Latin-1" files written on Windows are, or latin-1 when the
+  bytes use one of the five values cp1252 leaves undefined.
+
+`Decoded.encoding` names what was used; anything but "utf-8" means the text is not the file's
+bytes exactly, and a write of the text saves it as UTF-8.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+UTF8 = "utf-8"
+_BOMS = (
+    (b"\xff\xfe\x00\x00", "utf-32-le"),
+    (b"\x00\x00\xfe\xff", "utf-32-be"),
+    (b"\xff\xfe", "utf-16-le"),
+    (b"\xfe\xff", "utf-16-be"),
+)
+
+
+class Decoded(NamedTuple):
+    text: str
+    encoding: str  # "utf-8" when the text is exactly the bytes; see the module docstring
+
+
+def decode_note(data: bytes) -> Decoded:
+    """The text of a note's bytes and the encoding it was read with (never raises)."""
+    try:
+        return Decoded(data.decode(UTF8), UTF8)
+    except UnicodeDecodeError:
+        pass
+    for bom, encoding in _BOMS:
+        if data.startswith(bom):
+            return Decoded(data[len(bom) :].decode(encoding, errors="replace"), encoding)
+    loose = data.decode(UTF8, errors="surrogateescape")
+    broken = sum(1 for ch in loose if "\udc80" <= ch <= "\udcff")
+    valid = sum(1 for ch in loose if ch > "\x7f" and not "\udc80" <= ch <= "\udcff")
+    if valid > broken:
+        return Decoded(data.decode(UTF8, errors="replace"), "utf-8-replaced")
+    try:
+        return Decoded(data.decode("cp1252"), "cp1252")
+    except UnicodeDecodeError:
+        return Decoded(data.decode("latin-1"), "latin-1")
+
+
+def printable_name(name: str) -> str:
+    """A file name as the OS gave it (undecodable bytes as lone surrogates) in a form JSON, logs
+    and SQLite accept: each byte that is not UTF-8 as `\\xNN`."""
+    return name.encode(UTF8, errors="surrogateescape").decode(UTF8, errors="backslashreplace")
+
+
+def is_utf8_name(name: str) -> bool:
+    """Whether a file name (or path) from the OS is valid UTF-8; one that is not carries lone
+    surrogates (Python's `surrogateescape`), which SQLite and JSON refuse."""
+    try:
+        name.encode(UTF8)
+    except UnicodeEncodeError:
+        return False
+    return True
