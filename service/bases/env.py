@@ -1,21 +1,22 @@
 """The evaluation environment of Bases expressions: one query's `Context`, one row's `Env`.
 
 `Context` holds what a query shares: the snapshot, the `this` record, the compiled formulas, a
-fixed `now`, and the step and time budget (`spend` raises `compute_budget_exceeded`). `Env` is
+fixed `now`, and the query's `service.budget.Budget` (steps, time, and `[limits]` for the values
+it builds; `spend` raises `compute_budget_exceeded`). `Env` is
 one row: its record, its formula cache (each formula runs once per row) and the variables bound
 by list lambdas and summaries. Property values are converted from frontmatter once per record.
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from typing import Any
 
 from service.bases import dates
 from service.bases.snapshot import Record, Snapshot
 from service.bases.values import from_property
-from service.errors import ComputeBudgetExceeded
+from service.budget import DEFAULT_LIMITS, Budget
+from service.settings.limits import LimitsSettings
 
 Fn = Callable[["Env"], Any]
 
@@ -23,33 +24,26 @@ Fn = Callable[["Env"], Any]
 class Context:
     """What one query shares: the snapshot, `this`, compiled formulas and the budget."""
 
-    def __init__(self, snapshot: Snapshot, this: Record | None, max_steps: int, max_seconds: float) -> None:
+    def __init__(
+        self,
+        snapshot: Snapshot,
+        this: Record | None,
+        max_steps: int,
+        max_seconds: float,
+        limits: LimitsSettings = DEFAULT_LIMITS,
+    ) -> None:
         self.snapshot = snapshot
         self.this = this
         self.formulas: dict[str, Fn] = {}
-        self.steps = max_steps
-        self.max_steps = max_steps
-        self.deadline = time.monotonic() + max_seconds
-        self.max_seconds = max_seconds
-        self.now = dates.now()  # one instant per query: now() - now() is 0
-        self._tick = 0
-
-    def spend(self, n: int = 1) -> None:
-        self.steps -= n
-        self._tick += n
-        if self.steps < 0:
-            self._exceeded("steps")
-        if self._tick >= 256:
-            self._tick = 0
-            if time.monotonic() > self.deadline:
-                self._exceeded("time")
-
-    def _exceeded(self, what: str) -> None:
-        raise ComputeBudgetExceeded(
-            f"the Bases query exceeded its {what} budget",
-            details={"max_steps": self.max_steps, "max_seconds": self.max_seconds},
+        self.budget = Budget(
+            limits,
+            max_steps=max_steps,
+            max_seconds=max_seconds,
+            what="the Bases query",
             hint="Add a narrower filter (a folder, a tag), or simplify formulas over long lists.",
         )
+        self.spend: Callable[..., None] = self.budget.spend  # the hot path: no wrapper call per step
+        self.now = dates.now()  # one instant per query: now() - now() is 0
 
 
 _NO_LOCALS: dict[str, Any] = {}

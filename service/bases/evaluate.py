@@ -6,7 +6,8 @@ global functions; any other bare name reads the note property. Unknown functions
 formulas are `ExprSyntaxError`s at compile time (with the offending token). Each closure takes an
 `Env` (the row, its formula cache, the lambda variables, the query `Context` with the snapshot,
 `this` and the step/time budget). Operators follow `values` (JavaScript-like, dates and
-durations included); functions and methods live in `functions` and `methods`.
+durations included); functions and methods live in `functions` and `methods`. `+` checks the
+string or list it would build against `[limits]` first (`service.budget`).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from service import budget as limits
 from service.bases import dates, methods
 from service.bases.dates import Date, Duration
 from service.bases.env import Env, Fn, read_property
@@ -325,9 +327,12 @@ def arithmetic(op: str, x: Any, y: Any) -> Any:
                 return x.plus(d, 1 if op == "+" else -1)
     if op == "+":
         if isinstance(x, list) and isinstance(y, list):
+            limits.check_items(len(x) + len(y))
             return x + y
         if isinstance(x, str) or isinstance(y, str):
-            return ("" if x is None else to_string(x)) + ("" if y is None else to_string(y))
+            left, right = ("" if x is None else to_string(x)), ("" if y is None else to_string(y))
+            limits.check_chars(len(left) + len(right))
+            return left + right
     if x is None or y is None:
         return None
     raise EvalError(f"cannot apply {op!r} to {_kind(x)} and {_kind(y)}")

@@ -5,9 +5,11 @@ documented shape (filters as a string or nested `and` / `or` / `not` lists; `for
 `properties`, `summaries` as mappings; `views` as a list of mappings with `type`, `name`,
 `limit`, `filters`, `order`, `sort`, `groupBy`, `summaries`); keeps unknown keys (in `extra`)
 without acting on them; compiles every filter, formula and summary formula; and rejects formula
-cycles. Every problem is a `BasesSyntaxError` whose details say where: `at` (a dotted path in
-the file), `line` and `column` (1-based, of the YAML value), and for expressions the
-`expression`, `offset` and offending `token`.
+cycles and formula chains nested past the depth budget (`[limits] max_depth`: the YAML's own
+nesting is measured from its event stream before anything is built). Every problem is a
+`BasesSyntaxError` whose details say where: `at` (a dotted path in the file), `line` and
+`column` (1-based, of the YAML value), and for expressions the `expression`, `offset` and
+offending `token`.
 """
 
 from __future__ import annotations
@@ -19,8 +21,10 @@ import yaml
 
 from service.bases.env import Fn
 from service.bases.evaluate import compile_expr, formula_refs
-from service.bases.parser import ExprSyntaxError, parse
+from service.bases.parser import TREE_FACTOR, ExprSyntaxError, parse, tree_depth
+from service.budget import DEFAULT_LIMITS
 from service.errors import BasesSyntaxError
+from service.settings.limits import LimitsSettings
 
 SUMMARIES = (
     "Average", "Min", "Max", "Sum", "Range", "Median", "Stddev",
@@ -78,9 +82,11 @@ def _where(node: yaml.Node | None, at: str, line_offset: int) -> dict[str, Any]:
 
 
 class _Reader:
-    def __init__(self, line_offset: int) -> None:
+    def __init__(self, line_offset: int, max_depth: int) -> None:
         self.line_offset = line_offset
+        self.max_depth = max_depth
         self.formula_names: frozenset[str] = frozenset()
+        self.depths: dict[str, int] = {}  # expression text -> tree depth
 
     def fail(self, message: str, node: yaml.Node | None, at: str, **extra: Any) -> BasesSyntaxError:
         details = _where(node, at, self.line_offset) | extra
@@ -106,7 +112,9 @@ class _Reader:
     def expression(self, node: yaml.Node, at: str, bound: frozenset[str] = frozenset()) -> tuple[Fn, str]:
         text = self.scalar(node, at)
         try:
-            return compile_expr(parse(text), bound, self.formula_names), text
+            tree = parse(text, self.max_depth)
+            self.depths[text] = tree_depth(tree)
+            return compile_expr(tree, bound, self.formula_names), text
         except ExprSyntaxError as exc:
             raise self.fail(
                 f"{exc.message} in expression {text!r}", node, at, expression=text, offset=exc.offset, token=exc.token
@@ -176,35 +184,74 @@ class _Reader:
         return v
 
 
-def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
+def _chains(graph: dict[str, set[str]], weight: dict[str, int]) -> tuple[list[str] | None, list[str], int]:
+    """A reference cycle (or None), then the deepest chain of formulas reading formulas and its
+    depth (the expressions' tree depths added up along it). Without recursion: a chain of
+    thousands of formulas is an answer, not a crash."""
     state: dict[str, int] = {}
-    stack: list[str] = []
+    depth: dict[str, int] = {}
+    below: dict[str, str] = {}
+    for root in graph:
+        if root in state:
+            continue
+        state[root] = 1
+        path = [root]
+        stack = [(root, iter(sorted(graph[root])))]
+        while stack:
+            name, deps = stack[-1]
+            for dep in deps:
+                if state.get(dep) == 1:
+                    return [*path[path.index(dep) :], dep], [], 0
+                if dep in graph and dep not in state:
+                    state[dep] = 1
+                    path.append(dep)
+                    stack.append((dep, iter(sorted(graph[dep]))))
+                    break
+            else:
+                stack.pop()
+                path.pop()
+                state[name] = 2
+                known = [d for d in graph[name] if d in graph]
+                deepest = max(known, key=lambda d: depth[d], default=None)
+                depth[name] = weight.get(name, 1) + (depth[deepest] if deepest is not None else 0)
+                if deepest is not None:
+                    below[name] = deepest
+    top = max(depth, key=lambda n: depth[n], default=None)
+    chain: list[str] = []
+    while top is not None:
+        chain.append(top)
+        top = below.get(top)
+    return None, chain, depth[chain[0]] if chain else 0
 
-    def visit(name: str) -> list[str] | None:
-        state[name] = 1
-        stack.append(name)
-        for dep in sorted(graph.get(name, ())):
-            if state.get(dep) == 1:
-                return [*stack[stack.index(dep) :], dep]
-            if dep in graph and dep not in state:
-                found = visit(dep)
-                if found:
-                    return found
-        stack.pop()
-        state[name] = 2
-        return None
 
-    for name in graph:
-        if name not in state:
-            found = visit(name)
-            if found:
-                return found
-    return None
+def _yaml_depth(text: str, max_depth: int, line_offset: int) -> None:
+    """Refuse YAML nested deeper than `max_depth` before composing it (PyYAML's composer and
+    this model recurse once per level; its parser, read here as events, does not)."""
+    depth = 0
+    try:
+        for event in yaml.parse(text, Loader=yaml.SafeLoader):
+            if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+                depth += 1
+                if depth > max_depth:
+                    mark = event.start_mark
+                    details: dict[str, Any] = {"at": "(yaml)", "max_depth": max_depth}
+                    if mark is not None:
+                        details |= {"line": mark.line + 1 + line_offset, "column": mark.column + 1}
+                    raise BasesSyntaxError(
+                        f"the YAML nests more than {max_depth} levels deep",
+                        details=details,
+                        hint="Flatten nested and/or filters; [limits] max_depth sets the bound.",
+                    )
+            elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+                depth -= 1
+    except yaml.YAMLError:
+        return  # the composer reports it with its position
 
 
-def load(text: str, line_offset: int = 0) -> BaseFile:
+def load(text: str, line_offset: int = 0, limits: LimitsSettings = DEFAULT_LIMITS) -> BaseFile:
     """Parse and compile a `.base` document (`line_offset`: lines before it, for a code block)."""
-    reader = _Reader(line_offset)
+    reader = _Reader(line_offset, limits.max_depth)
+    _yaml_depth(text, limits.max_depth, line_offset)
     try:
         root = yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.MarkedYAMLError as exc:
@@ -223,15 +270,24 @@ def load(text: str, line_offset: int = 0) -> BaseFile:
     graph: dict[str, set[str]] = {}
     for name, _, node in formula_nodes:
         formulas[name], sources[name] = reader.expression(node, f"formulas.{name}")
-        try:
-            graph[name] = formula_refs(parse(sources[name]))
-        except RecursionError:
-            graph[name] = set()
-    cycle = _cycle(graph)
+        graph[name] = formula_refs(parse(sources[name], limits.max_depth))
+    weights = {name: reader.depths.get(sources[name], 1) for name in graph}
+    cycle, chain, depth = _chains(graph, weights)
     if cycle:
         node = next(n for name, _, n in formula_nodes if name == cycle[0])
         raise reader.fail(
             "circular formula reference: " + " -> ".join(cycle), node, f"formulas.{cycle[0]}", cycle=cycle
+        )
+    if depth > TREE_FACTOR * limits.max_depth:
+        node = next(n for name, _, n in formula_nodes if name == chain[0])
+        shown = chain if len(chain) <= 6 else [*chain[:3], "...", *chain[-2:]]
+        raise reader.fail(
+            f"formula chain nests {depth} levels deep (more than {TREE_FACTOR * limits.max_depth}): "
+            + " -> ".join(shown),
+            node,
+            f"formulas.{chain[0]}",
+            chain_length=len(chain),
+            max_depth=TREE_FACTOR * limits.max_depth,
         )
     display: dict[str, str] = {}
     for prop, _, node in reader.mapping(sections.get("properties", (None, None))[1], "properties"):

@@ -5,7 +5,10 @@ Grammar, lowest precedence first: `||`, `&&`, `==` `!=`, `<` `<=` `>` `>=`, `+` 
 numbers, 'single' or "double" quoted strings (backslash escapes), `true` / `false` / `null`,
 `[lists]`, `{"objects": ...}`, `/regular expressions/flags`, identifiers and parentheses.
 Every node keeps its character offset; a syntax error carries the offset and the offending
-token (`ExprSyntaxError`). Touches nothing.
+token (`ExprSyntaxError`). Nesting is bounded (`max_depth`, from `[limits]`): brackets, calls
+and unary operators inside one another at most `max_depth` deep, and the tree (long operator
+chains nest too) at most `TREE_FACTOR * max_depth`, so neither parsing nor evaluation can run out
+of Python's stack. Touches nothing.
 """
 
 from __future__ import annotations
@@ -13,6 +16,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from typing import Any
+
+from service.budget import DEFAULT_LIMITS
 
 
 class ExprSyntaxError(Exception):
@@ -51,9 +56,24 @@ def _unescape(body: str) -> str:
     )
 
 
+TREE_FACTOR = 4  # an operator chain `a + b + ...` nests one level per operator, cheaply
+
+
+def tree_depth(node: Node) -> int:
+    """Levels of `node`'s tree, measured without recursion."""
+    deepest, stack = 0, [(node, 1)]
+    while stack:
+        n, depth = stack.pop()
+        deepest = max(deepest, depth)
+        stack.extend((a, depth + 1) for a in n.args)
+    return deepest
+
+
 class _Parser:
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, max_depth: int) -> None:
         self.text = text
+        self.max_depth = max_depth
+        self.nesting = 0
         self.pos = 0
         self.tok: tuple[str, str, int] = ("", "", 0)
         self.advance(regex_ok=True)
@@ -109,14 +129,28 @@ class _Parser:
     def is_op(self, *ops: str) -> bool:
         return self.tok[0] == "op" and self.tok[1] in ops
 
+    def nest(self) -> None:
+        self.nesting += 1
+        if self.nesting > self.max_depth:
+            raise self.fail(f"expression nested more than {self.max_depth} levels deep")
+
     def expression(self, level: int = 0) -> Node:
+        if level == 0:
+            self.nest()
+            try:
+                return self._binary(0)
+            finally:
+                self.nesting -= 1
+        return self._binary(level)
+
+    def _binary(self, level: int) -> Node:
         if level == len(_BINARY):
             return self.unary()
-        left = self.expression(level + 1)
+        left = self._binary(level + 1)
         while self.is_op(*_BINARY[level]):
             op, pos = self.tok[1], self.tok[2]
             self.advance(regex_ok=True)
-            right = self.expression(level + 1)
+            right = self._binary(level + 1)
             left = Node("binary", pos, op, (left, right))
         return left
 
@@ -124,7 +158,11 @@ class _Parser:
         if self.is_op("!", "-", "+"):
             op, pos = self.tok[1], self.tok[2]
             self.advance(regex_ok=True)
-            return Node("unary", pos, op, (self.unary(),))
+            self.nest()
+            try:
+                return Node("unary", pos, op, (self.unary(),))
+            finally:
+                self.nesting -= 1
         return self.postfix(self.primary())
 
     def arguments(self, close: str) -> tuple[Node, ...]:
@@ -213,12 +251,14 @@ class _Parser:
         raise self.fail(f"unexpected {value!r}")
 
 
-def parse(text: str) -> Node:
+def parse(text: str, max_depth: int = DEFAULT_LIMITS.max_depth) -> Node:
     """The tree of one expression; `ExprSyntaxError` with the offset and token when invalid."""
     if not text.strip():
         raise ExprSyntaxError("empty expression", 0, "")
-    p = _Parser(text)
+    p = _Parser(text, max_depth)
     node = p.expression()
     if p.tok[0] != "eof":
         raise p.fail(f"unexpected {p.tok[1]!r} after a complete expression")
+    if tree_depth(node) > TREE_FACTOR * max_depth:
+        raise ExprSyntaxError(f"expression nested more than {TREE_FACTOR * max_depth} levels deep", 0, text[:40])
     return node

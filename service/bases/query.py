@@ -25,7 +25,7 @@ from service.bases.model import BaseFile, Filter, SortKey, View
 from service.bases.parser import ExprSyntaxError, parse
 from service.bases.snapshot import Record, Snapshot
 from service.bases.summaries import summarize
-from service.bases.values import DEADLINE, EvalError, cell, identity, sort_key, truthy
+from service.bases.values import EvalError, cell, identity, sort_key, truthy
 from service.errors import ValidationFailed
 from service.gcpause import paused
 
@@ -64,8 +64,7 @@ class Result:
         """The view's column values of `rows` (one page): columns are computed only for the rows
         returned, unless sorting, grouping or a summary needed them for every row."""
         ids = [c for c, _ in self.columns]
-        DEADLINE.set(self.runner.ctx.deadline)
-        with paused():
+        with paused(), self.runner.ctx.budget.active():
             cols = [self.runner.fill(c, rows) for c in ids]
         return [{c: col[row.i] for c, col in zip(ids, cols, strict=True)} for row in rows]
 
@@ -246,12 +245,8 @@ _two = operator.itemgetter(0, 1)
 
 
 def run(base: BaseFile, view: View, snapshot: Snapshot, ctx: Context) -> Result:
-    token = DEADLINE.set(ctx.deadline)
-    try:
-        with paused():
-            return _run(base, view, snapshot, ctx)
-    finally:
-        DEADLINE.reset(token)
+    with paused(), ctx.budget.active():
+        return _run(base, view, snapshot, ctx)
 
 
 def _run(base: BaseFile, view: View, snapshot: Snapshot, ctx: Context) -> Result:

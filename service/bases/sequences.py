@@ -3,6 +3,8 @@
 Plain functions of (receiver, arguments). JavaScript semantics where the help page points to
 them: `slice` with negative indices, `replace` with a string replaces every occurrence and with a
 regular expression honours its `g` flag and `$1` groups, `split` keeps the first `n` parts.
+A string or list a method builds (`repeat`, `replace`, `join`, `flat`) is checked against
+`[limits]` (`service.budget`) before it is built; `unique` is linear for plain values.
 """
 
 from __future__ import annotations
@@ -11,7 +13,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from service.bases.values import EvalError, Regex, equals, sort_key, to_string
+from service import budget as limits
+from service.bases.values import EvalError, FileRef, Link, Regex, equals, sort_key, to_string
 
 
 def _text_arg(args: list[Any], i: int, name: str) -> str:
@@ -51,8 +54,28 @@ def s_replace(s: str, args: list[Any]) -> str:
     pattern, replacement = args[0], _text_arg(args, 1, "replace")
     if isinstance(pattern, Regex):
         count = 0 if "g" in pattern.flags else 1
-        return str(pattern.run("sub", _js_replacement(replacement), s, count=count))
-    return s.replace(to_string(pattern), replacement)
+        expand = _js_replacement(replacement)
+        budget = limits.current()
+        size = len(s)
+
+        def one(m: Any) -> str:
+            nonlocal size
+            piece = expand(m)
+            size += len(piece) - (m.end() - m.start())
+            budget.check_chars(size)
+            return piece
+
+        return str(pattern.run("sub", one, s, count=count))
+    old = to_string(pattern)
+    found = s.count(old) if old else len(s) + 1
+    limits.check_chars(len(s) + found * (len(replacement) - len(old)))
+    return s.replace(old, replacement)
+
+
+def s_repeat(s: str, args: list[Any]) -> str:
+    times = max(0, _int_arg(args, 0, 0) or 0)
+    limits.check_chars(len(s) * times)
+    return s * times
 
 
 def s_split(s: str, args: list[Any]) -> list[str]:
@@ -87,7 +110,7 @@ STRING: dict[str, Callable[[str, list[Any]], Any]] = {
     "lower": lambda s, a: s.lower(),
     "upper": lambda s, a: s.upper(),
     "replace": s_replace,
-    "repeat": lambda s, a: s * max(0, _int_arg(a, 0, 0) or 0),
+    "repeat": s_repeat,
     "reverse": lambda s, a: s[::-1],
     "slice": _slice,
     "split": s_split,
@@ -101,6 +124,7 @@ def _contains(items: list[Any], value: Any) -> bool:
 
 
 def l_flat(items: list[Any], args: list[Any]) -> list[Any]:
+    limits.check_items(sum(len(x) if isinstance(x, list) else 1 for x in items))
     out: list[Any] = []
     for x in items:
         if isinstance(x, list):
@@ -110,12 +134,46 @@ def l_flat(items: list[Any], args: list[Any]) -> list[Any]:
     return out
 
 
+_PLAIN = {str: "s", int: "n", float: "n", bool: "b", type(None): "z"}
+
+
 def l_unique(items: list[Any], args: list[Any]) -> list[Any]:
+    """First occurrences in order, under Bases equality: numbers, booleans and null by a hash key;
+    strings by a hash key too, except that a link kept earlier may equal one (and is compared);
+    links, dates, lists and objects against the kept values of those kinds (and strings)."""
+    budget = limits.current()
     out: list[Any] = []
+    seen: set[tuple[str, Any]] = set()
+    others: list[Any] = []  # kept values that are not plain (compared with `equals`)
     for x in items:
-        if not _contains(out, x):
-            out.append(x)
+        budget.spend()
+        kind = _PLAIN.get(type(x))
+        if kind is not None:
+            key = (kind, x)
+            if key in seen or (kind == "s" and others and _contains(others, x)):
+                continue
+            seen.add(key)
+        elif _contains(others, x) or (
+            isinstance(x, (Link, FileRef)) and any(equals(x, kept) for kept in out if type(kept) is str)
+        ):
+            continue
+        else:
+            others.append(x)
+        out.append(x)
     return out
+
+
+def l_join(items: list[Any], args: list[Any]) -> str:
+    sep = to_string(args[0]) if args else ","
+    budget = limits.current()
+    parts: list[str] = []
+    size = 0
+    for x in items:
+        text = to_string(x)
+        size += len(text) + len(sep)
+        budget.check_chars(size)
+        parts.append(text)
+    return sep.join(parts)
 
 
 def _numbers(items: list[Any]) -> list[float]:
@@ -133,7 +191,7 @@ LIST: dict[str, Callable[[list[Any], list[Any]], Any]] = {
     "containsAny": lambda items, a: any(_contains(items, v) for v in a),
     "flat": l_flat,
     "isEmpty": lambda items, a: len(items) == 0,
-    "join": lambda items, a: (to_string(a[0]) if a else ",").join(to_string(x) for x in items),
+    "join": l_join,
     "reverse": lambda items, a: items[::-1],
     "slice": _slice,
     "sort": lambda items, a: sorted(items, key=sort_key),

@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import math
 import re
-import time
-from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,7 +20,7 @@ import regex
 
 from service.bases.dates import Date, Duration, parse_date
 from service.bases.snapshot import Record, Snapshot
-from service.errors import ComputeBudgetExceeded
+from service.budget import regex_call
 
 _WIKILINK = re.compile(r"^!?\[\[([^\]|#]*)(#[^\]|]*)?(?:\|([^\]]*))?\]\]$")
 
@@ -47,21 +45,6 @@ class FileRef:
     is_this: bool = False  # `this`: `.x` reads the note's property x, `.file` the file itself
 
 
-# The wall-clock deadline of the running query (set by `query.run`): regular expressions run on
-# the `regex` package with the time left, so a catastrophic pattern cannot outlive the budget.
-DEADLINE: ContextVar[float] = ContextVar("bases_deadline", default=math.inf)
-
-
-def regex_timeout() -> float | None:
-    deadline = DEADLINE.get()
-    if deadline == math.inf:
-        return None
-    left = deadline - time.monotonic()
-    if left <= 0:
-        raise ComputeBudgetExceeded("a regular expression exceeded the Bases query's time budget")
-    return left
-
-
 @dataclass(frozen=True, slots=True)
 class Regex:
     source: str
@@ -69,10 +52,9 @@ class Regex:
     compiled: Any  # a `regex` pattern
 
     def run(self, method: str, *args: Any, **kwargs: Any) -> Any:
-        try:
-            return getattr(self.compiled, method)(*args, timeout=regex_timeout(), **kwargs)
-        except TimeoutError:
-            raise ComputeBudgetExceeded("a regular expression exceeded the Bases query's time budget") from None
+        """Run on the `regex` package with the running query's time left (`service.budget`), so a
+        catastrophic pattern cannot outlive the budget."""
+        return regex_call(self.compiled, method, *args, **kwargs)
 
 
 @dataclass(frozen=True, slots=True)

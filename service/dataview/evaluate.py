@@ -5,45 +5,38 @@ Names resolve exactly, then by Dataview's simplified key; `this` is the page the
 in, `row` the row itself. Field access on a list maps over it and flattens (Dataview's
 swizzling: `rows.file.name`), on a link it reads the linked page's fields, on a date its parts
 (year ... millisecond, week, weekyear, weekday), on a duration its components. Type mismatches
-give null, never a Python error. Every evaluated call and every row counts against `Budget`,
-which raises `compute_budget_exceeded` (steps or seconds). Touches nothing outside itself.
+give null, never a Python error. Every evaluated call and every row counts against `Budget`
+(the shared `service.budget.Budget` with Dataview's wording), which raises
+`compute_budget_exceeded` (steps, seconds, or a value past `[limits]`).
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import time
 from collections import ChainMap
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from service import budget as shared
 from service.dataview.items import FileFields
 from service.dataview.ops import binary, is_num
 from service.dataview.syntax import Node, date_keyword
 from service.dataview.values import Duration, Lambda, Link, canonical_key, equal, truthy, type_of
-from service.errors import ComputeBudgetExceeded, QuerySyntaxError
+from service.errors import QuerySyntaxError
+from service.settings.limits import LimitsSettings
 
 Compiled = Callable[[Mapping[str, Any]], Any]
 
 
-class Budget:
-    def __init__(self, max_steps: int, max_seconds: float) -> None:
-        self.left = max_steps
-        self.max_steps = max_steps
-        self.deadline = time.monotonic() + max_seconds
-        self.max_seconds = max_seconds
+class Budget(shared.Budget):
+    """One Dataview query's steps and seconds, with `[limits]` for value sizes."""
 
-    def spend(self, n: int = 1) -> None:
-        self.left -= n
-        if self.left < 0:
-            self._exceeded("steps")
-        if self.left & 1023 < n and time.monotonic() > self.deadline:
-            self._exceeded("seconds")
-
-    def _exceeded(self, what: str) -> None:
-        raise ComputeBudgetExceeded(
-            "Dataview query exceeded its compute budget",
-            details={"limit": what, "max_steps": self.max_steps, "max_seconds": self.max_seconds},
+    def __init__(self, max_steps: int, max_seconds: float, limits: LimitsSettings = shared.DEFAULT_LIMITS) -> None:
+        super().__init__(
+            limits,
+            max_steps=max_steps,
+            max_seconds=max_seconds,
+            what="Dataview query",
             hint="Narrow FROM, filter earlier with WHERE, or add LIMIT.",
         )
 

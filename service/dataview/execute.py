@@ -77,7 +77,7 @@ def _source(node: Node, view: View, universe: set[str], this: str | None) -> set
 
 def run(query: Query, view: View, budget: Budget, this: str | None = None) -> Result:
     try:
-        with paused():
+        with paused(), budget.active():
             return _run(query, view, budget, this)
     except RecursionError:  # a chain of thousands of operators: compiled closures nest as deep
         from service.errors import QuerySyntaxError
@@ -198,11 +198,12 @@ def _render(query: Query, rows: list[Row], grouped: bool, ctx: Context, view: Vi
         item: dict[str, Any] = {"path": _path(r, grouped)}
         if not query.without_id:
             item["id"] = typed(_id(r, grouped))
-        if query.kind == "LIST":
-            if cells:
-                item["value"] = typed(cells[0][1](r))
-        else:
-            item["cells"] = [typed(fn(r)) for _, fn in cells]
+        with ctx.budget.active():
+            if query.kind == "LIST":
+                if cells:
+                    item["value"] = typed(cells[0][1](r))
+            else:
+                item["cells"] = [typed(fn(r)) for _, fn in cells]
         return item
 
     return Result(query.kind, columns, rows, grouped, render=render, paths=page_paths)

@@ -1,17 +1,28 @@
 """Dataview's object, array and string functions (contains and friends, sort, map, filter,
 join, flat, slice, regex, split, pad, substring, truncate ...), registered into
-`functions.FUNCTIONS` by `register`. Regular expressions are Python's, which accept the
-patterns Dataview's examples use. Touches nothing outside itself.
+`functions.FUNCTIONS` by `register`.
+
+Budgets: a caller's regular expression (regextest, regexmatch, regexreplace, split) runs on the
+`regex` package with the query's time left (`service.budget`), never on `re`, which cannot be
+interrupted; a string or list a function builds (padleft, join, replace, flat ...) is checked
+against `[limits]` before it is built; unique() is linear for plain values.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from service import budget as limits
 from service.dataview.ops import to_string
-from service.dataview.values import Lambda, Link, SortKey, equal, truthy
+from service.dataview.values import Lambda, Link, SortKey, equal, truthy, type_of
+
+if TYPE_CHECKING:
+    import regex
+
+MAX_PATTERN = 1000
 
 
 def _n(v: Any) -> bool:
@@ -42,7 +53,9 @@ def _flat(values: list[Any], depth: int) -> list[Any]:
     out: list[Any] = []
     for v in values:
         if isinstance(v, list) and depth > 0:
-            out.extend(_flat(v, depth - 1))
+            inner = _flat(v, depth - 1)
+            limits.check_items(len(out) + len(inner))
+            out.extend(inner)
         else:
             out.append(v)
     return out
@@ -59,7 +72,10 @@ def _truncate(v: str, length: Any, suffix: Any = "...") -> Any:
 def _split(v: str, sep: Any, limit: Any = None) -> Any:
     if not isinstance(sep, str):
         return None
-    parts = re.split(sep, v)
+    rx = _compile(sep)
+    if rx is None:
+        return None
+    parts = limits.regex_call(rx, "split", v)
     parts = [p if p is not None else "" for p in parts]
     return parts[: int(limit)] if _n(limit) else parts
 
@@ -124,14 +140,14 @@ def register(fn: Callable[..., Any], vectorised: Callable[..., Any]) -> None:
     )
     one("regexmatch", lambda a: len(a) == 2 and isinstance(a[0], str) and isinstance(a[1], str) and _full(a[0], a[1]))
     text("regexreplace", lambda s, p, r: _sub(p, r, s))
-    text("replace", lambda s, old, new: s.replace(old, new) if isinstance(old, str) and isinstance(new, str) else None)
+    text("replace", _replace)
     text("lower", lambda s: s.lower())
     text("upper", lambda s: s.upper())
     text("split", _split)
     text("startswith", lambda s, p: isinstance(p, str) and s.startswith(p))
     text("endswith", lambda s, p: isinstance(p, str) and s.endswith(p))
-    text("padleft", lambda s, n, pad=" ": s.rjust(int(n), (pad or " ")[0]) if _n(n) else None)
-    text("padright", lambda s, n, pad=" ": s.ljust(int(n), (pad or " ")[0]) if _n(n) else None)
+    text("padleft", lambda s, n, pad=" ": _pad(s, n, pad, left=True))
+    text("padright", lambda s, n, pad=" ": _pad(s, n, pad, left=False))
     text("substring", lambda s, start, end=None: s[int(start) : int(end) if _n(end) else None] if _n(start) else None)
     text("truncate", _truncate)
 
@@ -156,14 +172,56 @@ def _join(a: list[Any]) -> Any:
         return None
     sep = a[1] if len(a) > 1 and isinstance(a[1], str) else ", "
     values = a[0] if isinstance(a[0], list) else [a[0]]
-    return sep.join(to_string(v) for v in values)
+    budget = limits.current()
+    parts: list[str] = []
+    size = 0
+    for v in values:
+        text = to_string(v)
+        size += len(text) + len(sep)
+        budget.check_chars(size)
+        parts.append(text)
+    return sep.join(parts)
+
+
+def _pad(s: str, n: Any, pad: Any, *, left: bool) -> Any:
+    if not _n(n):
+        return None
+    limits.check_chars(int(n))
+    fill = (pad if isinstance(pad, str) and pad else " ")[0]
+    return s.rjust(int(n), fill) if left else s.ljust(int(n), fill)
+
+
+def _replace(s: str, old: Any, new: Any) -> Any:
+    if not isinstance(old, str) or not isinstance(new, str):
+        return None
+    count = s.count(old) if old else len(s) + 1
+    limits.check_chars(len(s) + count * (len(new) - len(old)))
+    return s.replace(old, new)
+
+
+_PLAIN = frozenset({"string", "number", "boolean", "null", "date"})
 
 
 def _unique(values: list[Any]) -> list[Any]:
+    """Values in first-seen order without repeats (Dataview's equality): plain values by a hash
+    key, the others (links, lists, objects, durations) compared with the kept ones of their kind."""
+    budget = limits.current()
     out: list[Any] = []
+    seen: set[tuple[str, Any]] = set()
+    others: list[Any] = []
     for v in values:
-        if not any(equal(v, seen) for seen in out):
-            out.append(v)
+        budget.spend()
+        kind = type_of(v)
+        if kind in _PLAIN:
+            key = (kind, v)
+            if key in seen:
+                continue
+            seen.add(key)
+        elif any(equal(v, kept) for kept in others):
+            continue
+        else:
+            others.append(v)
+        out.append(v)
     return out
 
 
@@ -175,25 +233,49 @@ def _slice(a: list[Any]) -> Any:
     return a[0][start:end]
 
 
-def _compile(pattern: str) -> re.Pattern[str] | None:
+@functools.lru_cache(maxsize=256)
+def _compile(pattern: str) -> regex.Pattern[str] | None:
+    """A caller's pattern on the interruptible engine (None when invalid or too long)."""
+    if len(pattern) > MAX_PATTERN:
+        return None
+    import regex  # loaded by the first query that uses a regular expression
+
     try:
-        return re.compile(pattern)
-    except re.error:
+        return regex.compile(pattern, regex.V0)
+    except (regex.error, ValueError, OverflowError, RecursionError):
         return None
 
 
-def _search(pattern: str, s: str) -> re.Match[str] | None:
+def _search(pattern: str, s: str) -> Any:
     rx = _compile(pattern)
-    return rx.search(s) if rx else None
+    return limits.regex_call(rx, "search", s) if rx else None
 
 
 def _full(pattern: str, s: str) -> bool:
     rx = _compile(pattern)
-    return bool(rx and rx.fullmatch(s))
+    return bool(rx and limits.regex_call(rx, "fullmatch", s))
 
 
 def _sub(pattern: Any, repl: Any, s: str) -> Any:
     if not isinstance(pattern, str) or not isinstance(repl, str):
         return None
     rx = _compile(pattern)
-    return rx.sub(re.sub(r"\$(\d)", r"\\\1", repl), s) if rx else None
+    if rx is None:
+        return None
+    template = re.sub(r"\$(\d)", r"\\\1", repl)
+    budget = limits.current()
+    size = len(s)
+
+    def one(m: Any) -> str:
+        nonlocal size
+        piece = str(m.expand(template))
+        size += len(piece) - (m.end() - m.start())
+        budget.check_chars(size)
+        return piece
+
+    import regex
+
+    try:
+        return limits.regex_call(rx, "sub", one, s)
+    except (IndexError, regex.error):  # a replacement naming a group the pattern lacks
+        return None

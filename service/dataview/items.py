@@ -137,24 +137,44 @@ class ItemCache:
 class FileFields(Mapping[str, Any]):
     """`file`: plain implicit fields plus `tasks` / `lists`, built from `ItemCache` when asked."""
 
-    __slots__ = ("_data", "_items", "_inlinks")
+    __slots__ = ("_data", "_items", "_inlinks", "_cut", "_cut_rows")
     _LAZY = ("tasks", "lists", "inlinks")
 
-    def __init__(self, data: dict[str, Any], items: ItemCache, inlinks: Callable[[], list[Link]]) -> None:
+    def __init__(
+        self,
+        data: dict[str, Any],
+        items: ItemCache,
+        inlinks: Callable[[], list[Link]],
+        cut: Callable[[Any], Any] | None = None,
+    ) -> None:
         self._data = data
         self._items = items
         self._inlinks = inlinks
+        self._cut = cut  # one caller's view of link values (`pages.View.cut`), applied to items
+        self._cut_rows: list[dict[str, Any]] | None = None
 
     def __getitem__(self, key: str) -> Any:
         if key in self._data:
             return self._data[key]
         if key == "tasks":
-            return self._items.tasks()
+            return self._items.tasks() if self._cut is None else [i for i in self._lists() if i["task"]]
         if key == "lists":
-            return self._items.lists()
+            return self._items.lists() if self._cut is None else self._lists()
         if key == "inlinks":
             return self._inlinks()
         raise KeyError(key)
+
+    def _lists(self) -> list[dict[str, Any]]:
+        """The list items with their link values cut (copies; `children` point at the copies)."""
+        if self._cut_rows is None:
+            cut = self._cut
+            assert cut is not None
+            items = self._items.lists()
+            copies = {id(i): {k: cut(v) for k, v in i.items() if k != "children"} for i in items}
+            for i in items:
+                copies[id(i)]["children"] = [copies[id(c)] for c in i["children"] if id(c) in copies]
+            self._cut_rows = [copies[id(i)] for i in items]
+        return self._cut_rows
 
     def __contains__(self, key: object) -> bool:
         return key in self._data or key in self._LAZY
@@ -167,11 +187,17 @@ class FileFields(Mapping[str, Any]):
         return len(set(self._data) | set(self._LAZY))
 
     def task_rows(self, page: Mapping[str, Any]) -> list[Inherited]:
+        if self._cut is not None:
+            return [Inherited(task, page) for task in self["tasks"]]
         return self._items.task_rows(page)
 
     def replace(self, **changes: Any) -> FileFields:
         """A copy with some fields replaced (a lazy one included), sharing the item rows."""
-        return FileFields({**self._data, **changes}, self._items, self._inlinks)
+        return FileFields({**self._data, **changes}, self._items, self._inlinks, self._cut)
+
+    def cut_with(self, cut: Callable[[Any], Any]) -> FileFields:
+        """A copy whose list items and tasks pass through `cut` when read."""
+        return FileFields(self._data, self._items, self._inlinks, cut)
 
 
 class Inherited(dict[str, Any]):

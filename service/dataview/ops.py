@@ -1,6 +1,7 @@
 """Dataview's operators on values (arithmetic over numbers, text, dates, durations, lists and
 objects; comparisons by `values.compare`) and text conversion, shared by the evaluator and the
-function library; `Context` is what a function may reach. Touches nothing outside itself.
+function library; `Context` is what a function may reach. A string or list an operator builds
+(`+`, `text * n`) is checked against the running budget's size limits before it is built.
 """
 
 from __future__ import annotations
@@ -10,12 +11,10 @@ import datetime as dt
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
+from service import budget as limits
+from service.budget import Budget
 from service.dataview import datefmt
 from service.dataview.values import Duration, Link, compare, equal, to_json
-
-
-class Budget(Protocol):
-    def spend(self, n: int = 1) -> None: ...
 
 
 class Context(Protocol):
@@ -87,7 +86,9 @@ def binary(op: str, a: Any, b: Any) -> Any:
         return None
     if op == "+":
         if isinstance(a, str) or isinstance(b, str):
-            return _text(a) + _text(b)
+            left, right = _text(a), _text(b)
+            limits.check_chars(len(left) + len(right))
+            return left + right
         if is_num(a) and is_num(b):
             return a + b
         if isinstance(a, dt.datetime) and isinstance(b, Duration):
@@ -97,6 +98,7 @@ def binary(op: str, a: Any, b: Any) -> Any:
         if isinstance(a, Duration) and isinstance(b, Duration):
             return a + b
         if isinstance(a, list) and isinstance(b, list):
+            limits.check_items(len(a) + len(b))
             return a + b
         if isinstance(a, dict) and isinstance(b, dict):
             return {**a, **b}
@@ -115,6 +117,7 @@ def binary(op: str, a: Any, b: Any) -> Any:
         if is_num(a) and is_num(b):
             return a * b
         if isinstance(a, str) and is_num(b):
+            limits.check_chars(len(a) * max(int(b), 0))
             return a * int(b)
         if isinstance(a, Duration) and is_num(b):
             return Duration(int(a.months * b), a.seconds * b)

@@ -10,8 +10,10 @@ Reads the index tables `notes`, `links` and `dataview_facts`; never the vault fi
 and mtime, id sum) changes; a note whose content hash is unchanged keeps its parsed fields
 unless notes were added or removed (a link in a field may then resolve elsewhere), so an edit
 costs one note's parse plus the cheap per-page `file` objects. `View` is one caller's window on
-the set: a note the caller may not read is absent from it and from every `file.inlinks` /
-`file.outlinks`.
+the set: a note the caller may not read is absent from it and from every `file.inlinks`, and
+every link value that names a file the caller may not read (`file.outlinks`, link fields,
+list items and tasks, links written in the query) shows the target as the note wrote it, as an
+unresolved link does — never the path it resolves to (get_outlinks and Bases do the same).
 """
 
 from __future__ import annotations
@@ -87,7 +89,9 @@ class PageSet:
 
     def resolve(self, link: Link) -> Link:
         path = self.resolve_path(link.path)
-        return Link(path, link.display, link.embed, link.subpath) if path and path != link.path else link
+        if path and path != link.path:
+            return Link(path, link.display, link.embed, link.subpath, written=link.path)
+        return link
 
     def resolve_value(self, value: Any) -> Any:
         if isinstance(value, Link):
@@ -128,7 +132,7 @@ def _page(record: tuple[Any, ...], links: list[tuple[Any, ...]], pages: PageSet,
         "size": size, "ctime": ctime_d, "cday": ctime_d.replace(hour=0, minute=0, second=0),
         "mtime": mtime_d, "mday": mtime_d.replace(hour=0, minute=0, second=0),
         "tags": file_tags, "etags": ["#" + t for t in tags],
-        "outlinks": [Link(target or raw, alias, bool(embed), sub) for target, raw, sub, alias, embed in links],
+        "outlinks": [Link(target or raw, alias, bool(embed), sub, raw) for target, raw, sub, alias, embed in links],
         "aliases": json.loads(aliases or "[]"), "frontmatter": props, "day": day, "starred": False,
     }  # fmt: skip
     items_cache = ItemCache(path, items, holder.resolve_value)
@@ -278,14 +282,28 @@ class View:
             file: FileFields = page.row["file"]
             readable = file.replace(
                 inlinks=[x for x in file["inlinks"] if self.can_read(x.path)],
-                outlinks=[x for x in file["outlinks"] if x.path not in self.set.pages or self.can_read(x.path)],
-            )
-            cached = self._rows[path] = {**page.row, "file": readable}
+                outlinks=self.cut(file["outlinks"]),
+            ).cut_with(self.cut)
+            cached = self._rows[path] = {k: self.cut(v) for k, v in page.row.items()} | {"file": readable}
         return cached
+
+    def cut(self, value: Any) -> Any:
+        """`value` with every link to a file the caller may not read shown as written (unresolved)."""
+        if isinstance(value, Link):
+            if self.everything or self.can_read(value.path):
+                return value
+            written = value.written if value.written is not None else value.path.rsplit("/", 1)[-1]
+            return Link(written.strip(), value.display, value.embed, value.subpath)
+        if isinstance(value, list):
+            return [self.cut(v) for v in value]
+        if type(value) is dict:
+            return {k: self.cut(v) for k, v in value.items()}
+        return value
 
     def row_of(self, link: Link) -> Mapping[str, Any] | None:
         path = self.set.resolve_path(link.path)
         return self.row(path) if path else None
 
     def resolve(self, link: Link) -> Link:
-        return self.set.resolve(link)
+        resolved = self.set.resolve(link)
+        return resolved if self.everything else self.cut(resolved)

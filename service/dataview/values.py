@@ -16,7 +16,7 @@ import math
 import re
 import unicodedata
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 
@@ -45,6 +45,9 @@ class Link:
     display: str | None = None
     embed: bool = False
     subpath: str | None = None
+    # The target as the note wrote it, when `path` was resolved from it: what a caller who may
+    # not read `path` is shown instead (not part of equality).
+    written: str | None = field(default=None, compare=False)
 
     @property
     def kind(self) -> str:

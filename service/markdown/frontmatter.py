@@ -2,6 +2,14 @@
 
 Reading never changes text. Invalid YAML is reported (`error`) and the body is still
 available; round-trip editing lives in `service.markdown.yaml_edit`.
+
+Bounded: YAML aliases (`*a`) and merge keys (`<<: *a`) let half a kilobyte stand for billions
+of values. Before anything is built, the composed node graph is measured as it would expand
+(each use of an alias counted again): more values than `[limits] max_frontmatter_values`, more
+text than the block itself plus `max_value_bytes`, nesting deeper than `max_depth`, or an alias
+inside itself is refused with an `error` starting with `EXPANSION_ERROR` and no properties.
+`to_plain` holds the same bound for values built elsewhere (ruamel round-trip values) and
+raises `FrontmatterTooLarge`.
 """
 
 from __future__ import annotations
@@ -12,6 +20,11 @@ from dataclasses import dataclass
 from typing import Any
 
 import yaml
+
+from service.budget import DEFAULT_LIMITS
+from service.settings.limits import LimitsSettings
+
+EXPANSION_ERROR = "frontmatter expands past the server's limits"
 
 _OPEN = re.compile(r"\A(?:\ufeff)?---[ \t]*\r?\n")
 _CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*\r?$", re.MULTILINE)
@@ -51,11 +64,11 @@ def fences(text: str) -> Fences:
     return Fences(text[m.end() : close.start()], end, text.count("\n", 0, end))
 
 
-def split(text: str) -> Frontmatter:
+def split(text: str, limits: LimitsSettings = DEFAULT_LIMITS) -> Frontmatter:
     found = fences(text)
     if found.raw is None:
         return Frontmatter(None, {}, None, 0, 0)
-    data, error = parse_yaml(found.raw)
+    data, error = parse_yaml(found.raw, limits)
     return Frontmatter(found.raw, data, error, found.body_start, found.body_line)
 
 
@@ -80,51 +93,155 @@ _PLACEHOLDER = re.compile(
 )
 
 
-def parse_yaml(raw: str) -> tuple[dict[str, Any], str | None]:
+def parse_yaml(raw: str, limits: LimitsSettings = DEFAULT_LIMITS) -> tuple[dict[str, Any], str | None]:
     """Read frontmatter YAML as plain data (reading only; edits go through ruamel round-trip).
 
     Frontmatter that is invalid only because of unquoted `{{placeholder}}` values (templates)
     is read with those values as strings; the text itself is never changed."""
-    data, error = _parse(raw)
-    if error is not None and "{{" in raw:
+    data, error = _parse(raw, limits)
+    if error is not None and "{{" in raw and not error.startswith(EXPANSION_ERROR):
         quoted = _PLACEHOLDER.sub(lambda m: m["lead"] + "'" + m["value"].replace("'", "''") + "'", raw)
         if quoted != raw:
-            retry, retry_error = _parse(quoted)
+            retry, retry_error = _parse(quoted, limits)
             if retry_error is None:
                 return retry, None
     return data, error
 
 
-def _parse(raw: str) -> tuple[dict[str, Any], str | None]:
+def _parse(raw: str, limits: LimitsSettings) -> tuple[dict[str, Any], str | None]:
     if not raw.strip():
         return {}, None
+    loader = _Loader(raw)
     try:
-        loaded = yaml.load(raw, Loader=_Loader)  # noqa: S506 - a safe loader
+        node = loader.get_single_node()
+        if node is None:
+            return {}, None
+        # Only an alias (`*name`) makes the values outgrow the text; `_Plain` bounds the rest.
+        refused = expansion_problem(node, len(raw), limits) if "*" in raw else None
+        if refused is not None:
+            return {}, refused
+        loaded = loader.construct_document(node)
     except yaml.YAMLError as exc:
         first = str(exc).splitlines()[0] if str(exc) else "invalid YAML"
         return {}, first
     except Exception as exc:  # noqa: BLE001 - odd input can raise assorted errors
         return {}, f"invalid YAML: {type(exc).__name__}"
+    finally:
+        loader.dispose()
     if loaded is None:
         return {}, None
     if not isinstance(loaded, dict):
         return {}, "frontmatter is not a mapping"
-    return {str(k): to_plain(v) for k, v in loaded.items()}, None
+    try:
+        return _Plain(limits, len(raw)).mapping(loaded), None
+    except FrontmatterTooLarge as exc:
+        return {}, str(exc)
+
+
+class FrontmatterTooLarge(ValueError):
+    """A frontmatter value expands past `[limits]` (aliases, nesting)."""
+
+
+def expansion_problem(node: yaml.Node, raw_chars: int, limits: LimitsSettings = DEFAULT_LIMITS) -> str | None:
+    """Why the composed YAML `node` may not be built (None: it may), measured without building
+    it and without recursion: each node's expanded value count, text and depth, once per node."""
+    max_values, max_depth = limits.max_frontmatter_values, limits.max_depth
+    max_chars = raw_chars + limits.max_value_bytes
+    done: dict[int, tuple[int, int, int]] = {}  # id(node) -> (values, chars, depth)
+    open_: set[int] = set()
+    stack: list[yaml.Node] = [node]
+    while stack:
+        n = stack[-1]
+        key = id(n)
+        if key in done:
+            stack.pop()
+            continue
+        if isinstance(n, yaml.ScalarNode):
+            done[key] = (1, len(n.value), 1)
+            stack.pop()
+            continue
+        children = _children(n)
+        if key not in open_:
+            open_.add(key)
+            for child in children:
+                if id(child) in open_:
+                    return f"{EXPANSION_ERROR}: an alias refers to a value inside itself"
+                if id(child) not in done:
+                    stack.append(child)
+            continue
+        stack.pop()
+        open_.discard(key)
+        values = 1 + sum(done[id(c)][0] for c in children)
+        chars = sum(done[id(c)][1] for c in children)
+        depth = 1 + max((done[id(c)][2] for c in children), default=0)
+        if values > max_values:
+            return f"{EXPANSION_ERROR}: more than {max_values} values once its aliases are expanded"
+        if chars > max_chars:
+            return f"{EXPANSION_ERROR}: more than {max_chars} characters once its aliases are expanded"
+        if depth > max_depth:
+            return f"{EXPANSION_ERROR}: nested more than {max_depth} levels deep"
+        done[key] = (values, chars, depth)
+    return None
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    if isinstance(node, yaml.MappingNode):
+        return [part for pair in node.value for part in pair]
+    return []
 
 
 _SCALARS = (str, int, float, bool, type(None))
 
 
-def to_plain(value: Any) -> Any:
-    """YAML values as JSON-able data (dates become ISO strings)."""
-    if type(value) in _SCALARS:  # most values: checked first, exactly (bool is not an int here)
+class _Plain:
+    """`to_plain` with a count: values, text and depth stay within `[limits]`."""
+
+    __slots__ = ("values", "chars", "max_values", "max_chars", "max_depth")
+
+    def __init__(self, limits: LimitsSettings, raw_chars: int = 0) -> None:
+        self.values = 0
+        self.chars = 0
+        self.max_values = limits.max_frontmatter_values
+        self.max_chars = raw_chars + limits.max_value_bytes
+        self.max_depth = limits.max_depth
+
+    def mapping(self, value: dict[Any, Any]) -> dict[str, Any]:
+        self._count(len(value))
+        return {str(k): self.plain(v, 1) for k, v in value.items()}
+
+    def _count(self, n: int) -> None:
+        self.values += n
+        if self.values > self.max_values:
+            raise FrontmatterTooLarge(f"{EXPANSION_ERROR}: more than {self.max_values} values")
+
+    def plain(self, value: Any, depth: int) -> Any:
+        kind = type(value)
+        if kind in _SCALARS:  # most values: checked first, exactly (bool is not an int here)
+            if kind is str:
+                self.chars += len(value)
+                if self.chars > self.max_chars:
+                    raise FrontmatterTooLarge(f"{EXPANSION_ERROR}: more than {self.max_chars} characters")
+            return value
+        if depth >= self.max_depth:
+            raise FrontmatterTooLarge(f"{EXPANSION_ERROR}: nested more than {self.max_depth} levels deep")
+        if isinstance(value, dict):
+            self._count(len(value))
+            return {str(k): self.plain(v, depth + 1) for k, v in value.items()}
+        if isinstance(value, (list, tuple, set)):
+            self._count(len(value))
+            return [self.plain(v, depth + 1) for v in value]
+        if isinstance(value, (dt.datetime, dt.date, dt.time)):
+            return value.isoformat()
+        if isinstance(value, (str, int, float, bool)) or value is None:
+            return value
+        return str(value)
+
+
+def to_plain(value: Any, limits: LimitsSettings = DEFAULT_LIMITS) -> Any:
+    """YAML values as JSON-able data (dates become ISO strings); `FrontmatterTooLarge` past
+    `[limits]` (an aliased value counts each time it is used)."""
+    if type(value) in _SCALARS:
         return value
-    if isinstance(value, dict):
-        return {str(k): to_plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple, set)):
-        return [to_plain(v) for v in value]
-    if isinstance(value, (dt.datetime, dt.date, dt.time)):
-        return value.isoformat()
-    if isinstance(value, (str, int, float, bool)) or value is None:
-        return value
-    return str(value)
+    return _Plain(limits).plain(value, 0)

@@ -61,6 +61,8 @@ def load(text: str, path: str) -> CommentedMap:
     front = fm.split(text)
     if front.raw is None or not front.raw.strip():
         return CommentedMap()
+    if front.error is not None and front.error.startswith(fm.EXPANSION_ERROR):
+        raise _invalid(path, front.error)  # an alias bomb: never handed to the round-trip loader
     try:
         data = _yaml(front.raw).load(front.raw)
     except YAMLError as exc:

@@ -10,39 +10,34 @@ empty lists and "" are false). Supported operations: var, missing, missing_some,
 all, some, none, plus `starts_with`, `ends_with`, `lower` and `glob` (Obsidian-style path
 glob, via wcmatch) for path rules.
 
-Guarantees: the rule is validated before any note is read (unknown operations and malformed
-arguments are `query_syntax_error` with the offending path); every operation evaluated counts
-against one budget for the whole query, and exceeding it raises `compute_budget_exceeded`, so
-a pathological rule costs at most `max_ops` steps. Evaluation never raises Python errors for
-type mismatches: like the reference implementation, mismatched comparisons are false.
+Guarantees: the rule is validated before any note is read (unknown operations, malformed
+arguments and nesting deeper than `[limits] max_depth` are `query_syntax_error` with the
+offending path); every operation evaluated counts against one `service.budget.Budget` for the
+whole query (`max_ops` steps, `[limits] max_eval_seconds`), `cat` and `merge` check the size they
+would build against `[limits]` first, and a `glob` pattern runs as a regular expression on the
+interruptible `regex` engine with the time left (wcmatch's own matcher uses `re`, which a
+pattern like `**/a/**/a/**/...` can hold for minutes). Exceeding any of it raises
+`compute_budget_exceeded`, so a pathological rule costs a bounded time. Evaluation never raises
+Python errors for type mismatches: like the reference implementation, mismatched comparisons
+are false.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from typing import Any
 
 from wcmatch import glob as wcglob
 
-from service.errors import ComputeBudgetExceeded, QuerySyntaxError
+from service import budget as shared
+from service.budget import DEFAULT_LIMITS, Budget
+from service.errors import QuerySyntaxError
+from service.settings.limits import LimitsSettings
 
 _GLOB_FLAGS = wcglob.GLOBSTAR | wcglob.BRACE | wcglob.IGNORECASE
-
-
-class Budget:
-    def __init__(self, max_ops: int) -> None:
-        self.left = max_ops
-        self.max_ops = max_ops
-
-    def spend(self) -> None:
-        self.left -= 1
-        if self.left < 0:
-            raise ComputeBudgetExceeded(
-                "JSONLogic rule exceeded its operation budget",
-                details={"max_ops": self.max_ops},
-                hint="Narrow `folder`, simplify the rule, or filter by tags/properties first.",
-            )
+MAX_GLOB = 1000  # characters of one glob pattern
 
 
 def truthy(value: Any) -> bool:
@@ -111,16 +106,16 @@ _ARITY: dict[str, tuple[int, int]] = {
     "filter": (2, 2), "reduce": (3, 3), "all": (2, 2), "some": (2, 2), "none": (2, 2),
     "starts_with": (2, 2), "ends_with": (2, 2), "lower": (1, 1), "glob": (2, 2),
 }  # fmt: skip
-MAX_DEPTH = 64
+MAX_DEPTH = DEFAULT_LIMITS.max_depth
 
 
-def validate(rule: Any, where: str = "$", depth: int = 0) -> None:
-    """Reject unknown operations and wrong argument counts before evaluation."""
-    if depth > MAX_DEPTH:
-        raise QuerySyntaxError("rule nests too deeply", details={"at": where, "max_depth": MAX_DEPTH})
+def validate(rule: Any, where: str = "$", depth: int = 0, max_depth: int = MAX_DEPTH) -> None:
+    """Reject unknown operations, wrong argument counts and deep nesting before evaluation."""
+    if depth > max_depth:
+        raise QuerySyntaxError("rule nests too deeply", details={"at": where, "max_depth": max_depth})
     if isinstance(rule, list):
         for i, item in enumerate(rule):
-            validate(item, f"{where}[{i}]", depth + 1)
+            validate(item, f"{where}[{i}]", depth + 1, max_depth)
         return
     if not isinstance(rule, dict):
         return
@@ -136,7 +131,7 @@ def validate(rule: Any, where: str = "$", depth: int = 0) -> None:
             f"{op!r} takes {low}..{high} arguments, got {len(values)}", details={"at": f"{where}.{op}"}
         )
     for i, item in enumerate(values):
-        validate(item, f"{where}.{op}[{i}]", depth + 1)
+        validate(item, f"{where}.{op}[{i}]", depth + 1, max_depth)
 
 
 class Evaluator:
@@ -268,10 +263,17 @@ def _substr(v: list[Any]) -> str:
 
 
 def _merge(v: list[Any]) -> list[Any]:
+    shared.check_items(sum(len(x) if isinstance(x, list) else 1 for x in v))
     out: list[Any] = []
     for x in v:
         out.extend(x if isinstance(x, list) else [x])
     return out
+
+
+def _cat(v: list[Any]) -> str:
+    parts = ["" if x is None else str(x) for x in v]
+    shared.check_chars(sum(len(p) for p in parts))
+    return "".join(parts)
 
 
 def _missing(v: list[Any], data: Any) -> list[Any]:
@@ -286,7 +288,32 @@ def _missing_some(v: list[Any], data: Any) -> list[Any]:
 
 
 def _glob(v: list[Any]) -> bool:
-    return isinstance(v[0], str) and isinstance(v[1], str) and wcglob.globmatch(v[0], v[1], flags=_GLOB_FLAGS)
+    if not isinstance(v[0], str) or not isinstance(v[1], str):
+        return False
+    include, exclude = _glob_patterns(v[1])
+    path = v[0]
+    return any(shared.regex_call(p, "match", path) for p in include) and not any(
+        shared.regex_call(p, "match", path) for p in exclude
+    )
+
+
+@functools.lru_cache(maxsize=256)
+def _glob_patterns(pattern: str) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+    """wcmatch's translation of an Obsidian-style glob, compiled for the `regex` engine."""
+    import regex
+
+    if len(pattern) > MAX_GLOB:
+        raise QuerySyntaxError("glob pattern too long", details={"max": MAX_GLOB})
+    try:
+        include, exclude = wcglob.translate(pattern, flags=_GLOB_FLAGS)
+        return (
+            tuple(regex.compile(p, regex.V0) for p in include),
+            tuple(regex.compile(p, regex.V0) for p in exclude),
+        )
+    except Exception as exc:  # noqa: BLE001 - wcmatch's PatternLimitException (braces), regex errors
+        raise QuerySyntaxError(
+            f"unusable glob pattern: {exc}", details={"pattern": pattern[:200]}, hint="Use fewer {a,b} braces."
+        ) from None
 
 
 _EAGER: dict[str, Callable[[list[Any], Any], Any]] = {
@@ -311,7 +338,7 @@ _EAGER: dict[str, Callable[[list[Any], Any], Any]] = {
     "/": lambda v, d: _arith(v, lambda a, b: a / b),
     "%": lambda v, d: _arith(v, lambda a, b: a % b),
     "in": lambda v, d: _in(v),
-    "cat": lambda v, d: "".join("" if x is None else str(x) for x in v),
+    "cat": lambda v, d: _cat(v),
     "substr": lambda v, d: _substr(v),
     "merge": lambda v, d: _merge(v),
     "starts_with": lambda v, d: isinstance(v[0], str) and isinstance(v[1], str) and v[0].startswith(v[1]),
@@ -321,8 +348,21 @@ _EAGER: dict[str, Callable[[list[Any], Any], Any]] = {
 }
 
 
-def matcher(rule: Any, max_ops: int) -> Callable[[dict[str, Any]], bool]:
-    """Validate `rule` once; return a predicate over note data sharing one op budget."""
-    validate(rule)
-    evaluator = Evaluator(Budget(max_ops))
-    return lambda data: truthy(evaluator.run(rule, data))
+def matcher(rule: Any, max_ops: int, limits: LimitsSettings = DEFAULT_LIMITS) -> Callable[[dict[str, Any]], bool]:
+    """Validate `rule` once; return a predicate over note data sharing one budget (steps, time)."""
+    validate(rule, max_depth=limits.max_depth)
+    budget = Budget(
+        limits,
+        max_steps=max_ops,
+        max_seconds=limits.max_eval_seconds,
+        what="the JSONLogic rule",
+        hint="Narrow `folder`, simplify the rule, or filter by tags/properties first.",
+        steps_name="max_ops",
+    )
+    evaluator = Evaluator(budget)
+
+    def match(data: dict[str, Any]) -> bool:
+        with budget.active():
+            return truthy(evaluator.run(rule, data))
+
+    return match

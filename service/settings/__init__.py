@@ -5,6 +5,7 @@
     http.py           [http]
     auth.py           [auth]
     index.py          [index], [search]
+    limits.py         [limits]: the budgets of evaluators, decoders and expanders
     sensitive.py      [sensitive]
     embeddings.py     [embeddings]
     rerank.py         [rerank]
@@ -25,6 +26,7 @@ from service.settings.auth import AuthSettings
 from service.settings.embeddings import EmbeddingSettings
 from service.settings.http import HttpSettings
 from service.settings.index import IndexSettings, SearchSettings
+from service.settings.limits import LimitsSettings
 from service.settings.loader import config_warnings, load_settings
 from service.settings.net import LOOPBACK_NAMES, is_loopback
 from service.settings.observability import AuditSettings, EventsSettings, LogSettings, OtelSettings, SessionSettings
@@ -58,6 +60,7 @@ __all__ = [
     "HttpSettings",
     "IdempotencySettings",
     "IndexSettings",
+    "LimitsSettings",
     "LogSettings",
     "MaintenanceSettings",
     "NotesSettings",

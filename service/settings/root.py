@@ -28,6 +28,7 @@ from service.settings.auth import AuthSettings
 from service.settings.embeddings import EmbeddingSettings
 from service.settings.http import HttpSettings
 from service.settings.index import IndexSettings, SearchSettings
+from service.settings.limits import LimitsSettings
 from service.settings.net import is_loopback
 from service.settings.observability import AuditSettings, EventsSettings, LogSettings, OtelSettings, SessionSettings
 from service.settings.policy import (
@@ -76,6 +77,7 @@ class Settings(BaseSettings):
     writes: WriteSettings = Field(default_factory=WriteSettings)
     storage: StorageSettings = Field(default_factory=StorageSettings)
     search: SearchSettings = Field(default_factory=SearchSettings)
+    limits: LimitsSettings = Field(default_factory=LimitsSettings)
     sensitive: SensitiveSettings = Field(default_factory=SensitiveSettings)
     embeddings: EmbeddingSettings = Field(default_factory=EmbeddingSettings)
     rerank: RerankSettings = Field(default_factory=RerankSettings)

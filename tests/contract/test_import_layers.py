@@ -28,7 +28,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "service.activity",
         "service.tasks",
     ),
-    ("service.settings", "service.storage", "service.dates"),
+    ("service.settings", "service.storage", "service.dates", "service.budget"),
     (
         "service.markdown",
         "service.retrieval",

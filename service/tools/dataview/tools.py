@@ -2,10 +2,12 @@
 
 Queries read the cached pages of `service.dataview.pages` (rebuilt only when the index
 changes) through the caller's `View`: notes the caller may not read are absent before FROM,
-WHERE, GROUP BY, LIMIT and counts, and from every `file.inlinks` / `file.outlinks`. A query
-runs under the `[search] jsonlogic_max_ops` step budget and `regex_max_budget_ms` time budget
-(`compute_budget_exceeded`), counted from when the pages are ready (building them after an
-index change is not the query's cost); syntax errors are `query_syntax_error` with line and column.
+WHERE, GROUP BY, LIMIT and counts, and from every `file.inlinks`; a link value naming a file
+they may not read shows as written (unresolved). A query runs under the `[search]
+jsonlogic_max_ops` step budget and `regex_max_budget_ms` time budget, with `[limits]` bounding
+the values it builds (`compute_budget_exceeded`), counted from when the pages are ready
+(building them after an index change is not the query's cost); syntax errors are
+`query_syntax_error` with line and column.
 """
 
 from __future__ import annotations
@@ -113,7 +115,7 @@ async def pages_of(vault: Vault, db: Database, version: int | None) -> None:
 
 def _budget(ctx: ToolContext) -> Budget:
     cfg = ctx.services.settings.search
-    return Budget(cfg.jsonlogic_max_ops, cfg.regex_max_budget_ms / 1000)
+    return Budget(cfg.jsonlogic_max_ops, cfg.regex_max_budget_ms / 1000, ctx.services.settings.limits)
 
 
 async def search_dql(ctx: ToolContext, args: SearchDqlIn) -> DqlOut:
@@ -245,7 +247,8 @@ async def eval_dataview_field(ctx: ToolContext, args: EvalFieldIn) -> EvalFieldO
         if expr is None:
             return {k: typed(v, url) for k, v in row.items()}
         ctx_eval = Context(_budget(ctx), view.row_of, view.resolve, row)
-        return {args.field or "": typed(compile_expr(expr, ctx_eval)(row), url)}
+        with ctx_eval.budget.active():
+            return {args.field or "": typed(compile_expr(expr, ctx_eval)(row), url)}
 
     fields = await run(ctx, work)
     return EvalFieldOut(path=path, obsidian_url=ctx.vault.url(path), fields=fields)

@@ -23,7 +23,7 @@ from service.markdown.parse import note_title
 from service.obs.sessions import caller_hash
 from service.tools.context import ToolContext
 from service.tools.models import ToolInput, ToolOutput
-from service.tools.notes.write import overwrite_preview
+from service.tools.notes.write import overwrite_preview, refuse_frontmatter_bomb
 from service.tools.spec import ToolSpec
 from service.vault.commit import Action, Undo, commit
 from service.vault.journal import RECORDER
@@ -72,6 +72,8 @@ async def bulk_create_notes(ctx: ToolContext, args: BulkCreateIn) -> BulkCreateO
     files = ctx.vault.files
     steps = ctx.steps("bulk_create_notes")
     targets = [ctx.resolve_note(n.path, "write") for n in args.notes]
+    for i, n in enumerate(args.notes):
+        refuse_frontmatter_bomb(n.content, f"notes[{i}].content")
     seen: set[str] = set()
     actions: list[Action] = []
     items: list[BulkItem] = []

@@ -125,7 +125,21 @@ def _create_text(args: CreateNoteIn) -> str:
                 details={"field": "frontmatter"},
             )
         text = _yaml_block(args.frontmatter) + text
+    refuse_frontmatter_bomb(text, "content")
     return text
+
+
+def refuse_frontmatter_bomb(text: str, field: str) -> None:
+    """A note whose YAML expands past `[limits]` (aliases) is refused before anything is written."""
+    if "*" not in text:  # no alias, no expansion: skip the parse
+        return
+    front = fm.split(text)
+    if front.error is not None and front.error.startswith(fm.EXPANSION_ERROR):
+        raise ValidationFailed(
+            front.error,
+            details={"field": field, "reason": "frontmatter_error", "frontmatter_error": front.error},
+            hint="Write the values out instead of repeating YAML aliases (*name), or nest them less deeply.",
+        )
 
 
 def _numbered(rel: str, n: int) -> str:
@@ -182,6 +196,8 @@ async def _write_target(ctx: ToolContext, args: WriteNoteIn) -> VaultPath:
 
 
 async def write_note(ctx: ToolContext, args: WriteNoteIn) -> WriteOut:
+    if args.mode != "append":
+        refuse_frontmatter_bomb(args.content, "content")
     vp = await _write_target(ctx, args)
     files = ctx.vault.files
     if args.mode == "append":

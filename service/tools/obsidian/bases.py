@@ -132,8 +132,8 @@ async def _source(ctx: ToolContext, args: QueryBaseIn, snap: Snapshot) -> tuple[
     if args.yaml is not None:
         return args.yaml, 0, None, "inline"
     assert args.path is not None
-    if args.path.lower().endswith(".base"):
-        vp = ctx.resolve(args.path, "read")
+    if args.path.lower().rstrip("]").endswith(".base"):
+        vp = await ctx.find_file(args.path, "read")  # a bare name too, as `![[Books.base]]` names it
         data = await asyncio.to_thread(ctx.vault.files.read_bytes, vp)
         this = snap.by_path.get(vp.rel) or await asyncio.to_thread(_stat_record, str(vp.abs), vp.rel)
         return data.decode("utf-8", errors="replace"), 0, this, vp.rel
@@ -158,12 +158,12 @@ async def query_base(ctx: ToolContext, args: QueryBaseIn) -> QueryBaseOut:
         this = snap.by_path.get(found.vp.rel) or await asyncio.to_thread(_stat_record, str(found.vp.abs), found.vp.rel)
     key = query_key(source, text, args.view, args.this)
     offset = decode_cursor(args.cursor, t="base", q=key)
-    base = model.load(text, line_offset)
+    base = model.load(text, line_offset, ctx.services.settings.limits)
     view = query.pick_view(base, args.view)
     can_read = readable(ctx)
     visible = snap if can_read.everything else snap.visible(can_read)
     settings = ctx.services.settings.search
-    budget = Context(visible, this, settings.bases_max_steps, settings.bases_max_seconds)
+    budget = Context(visible, this, settings.bases_max_steps, settings.bases_max_seconds, ctx.services.settings.limits)
     result = await asyncio.to_thread(query.run, base, view, visible, budget)
     window, cursor = page_of(result.rows, offset, args.limit, t="base", q=key)
     page_values = await asyncio.to_thread(result.cells, window)

@@ -3,7 +3,9 @@
 What comes back depends on the kind (`service.obsidian.attachments`): an image is sent as MCP
 image content (base64 with its MIME type, after the text block), scaled down with Pillow until
 it fits both `max_dimension` and the response budget (`governor.max_response_bytes`, less room
-for the structured part) — past that, `overflow` with the sizes, and nothing is sent. SVG and
+for the structured part) — past that, `overflow` with the sizes, and nothing is sent. An image
+whose header declares more than `[limits] max_image_pixels` is never decoded at full size
+(`compute_budget_exceeded`; a JPEG is decoded at a reduced scale when that fits). SVG and
 other text-like files come back as `text` (cut at `max_chars`); a PDF as its page count and
 document metadata, plus the text of its first pages when pypdf extracts it; anything else
 (audio, video, binaries) as metadata only. `embedded_by` lists the notes that link to it.
@@ -15,12 +17,14 @@ from __future__ import annotations
 import asyncio
 import base64
 import io
+import warnings
 from typing import Any
 
 import mcp_types as types
 from pydantic import Field, PrivateAttr
 
-from service.errors import NoteNotFound, Overflow, ValidationFailed
+from service.budget import DEFAULT_LIMITS
+from service.errors import ComputeBudgetExceeded, NoteNotFound, Overflow, ValidationFailed
 from service.obsidian import attachments as at
 from service.tools.context import ToolContext
 from service.tools.models import ToolInput, ToolOutput
@@ -88,22 +92,46 @@ def _encode(img: Any, mime: str) -> tuple[bytes, str]:
     return buf.getvalue(), "image/jpeg"
 
 
-def fit_image(data: bytes, mime: str, max_dimension: int, budget: int) -> tuple[bytes, str, ImageInfo]:
-    """The image as sent: unchanged when it fits, else scaled (halving the side) until it does."""
+def fit_image(
+    data: bytes, mime: str, max_dimension: int, budget: int, max_pixels: int = DEFAULT_LIMITS.max_image_pixels
+) -> tuple[bytes, str, ImageInfo]:
+    """The image as sent: unchanged when it fits, else scaled (halving the side) until it does.
+
+    Bounded before decoding: the header's size is read first; a JPEG larger than `max_pixels`
+    is decoded at a reduced scale (1/2 .. 1/8, Pillow's draft mode) when that brings it under,
+    and anything still larger is refused (`compute_budget_exceeded`, limit `pixels`), as are
+    Pillow's own decompression-bomb errors — a 459 KB PNG can declare 121 million pixels."""
     from PIL import Image, UnidentifiedImageError
 
     try:
-        with Image.open(io.BytesIO(data)) as probe:
-            width, height = probe.size
-            img = probe.copy() if getattr(probe, "n_frames", 1) == 1 else probe.convert("RGBA")
+        with warnings.catch_warnings():
+            # The server's own bound (`max_pixels`) decides; Pillow's warning would only log.
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            with Image.open(io.BytesIO(data)) as probe:
+                width, height = probe.size
+                if width * height > max_pixels and probe.format == "JPEG":
+                    probe.draft("RGB", (max_dimension, max_dimension))
+                if probe.size[0] * probe.size[1] > max_pixels:
+                    raise _too_many_pixels(width, height, max_pixels)
+                if max(width, height) <= max_dimension and len(data) * 4 // 3 <= budget:
+                    probe.load()  # the whole file decodes: not a truncated or corrupt image
+                    info = ImageInfo(width=width, height=height, sent_width=width, sent_height=height,
+                                     sent_mime=mime, sent_bytes=len(data), resized=False)  # fmt: skip
+                    return data, mime, info
+                img = probe.convert("RGBA") if getattr(probe, "n_frames", 1) > 1 else probe
+                img.thumbnail((max_dimension, max_dimension))  # in place: no full-size copy is kept
+                return _shrink(img, data, mime, width, height, max_dimension, budget)
+    except Image.DecompressionBombError as exc:
+        raise _too_many_pixels(None, None, max_pixels, str(exc)) from None
     except (UnidentifiedImageError, OSError, ValueError) as exc:
         raise ValidationFailed(
             f"cannot decode the image: {exc}", details={"reason": "undecodable_image", "mime": mime}
         ) from None
-    if max(width, height) <= max_dimension and len(data) * 4 // 3 <= budget:
-        info = ImageInfo(width=width, height=height, sent_width=width, sent_height=height, sent_mime=mime,
-                         sent_bytes=len(data), resized=False)  # fmt: skip
-        return data, mime, info
+
+
+def _shrink(
+    img: Any, data: bytes, mime: str, width: int, height: int, max_dimension: int, budget: int
+) -> tuple[bytes, str, ImageInfo]:
     side = min(max_dimension, max(width, height))
     while side >= MIN_DIMENSION:
         scaled = img.copy()
@@ -118,6 +146,20 @@ def fit_image(data: bytes, mime: str, max_dimension: int, budget: int) -> tuple[
         f"the image does not fit the {budget}-byte response budget even at {MIN_DIMENSION}px",
         details={"bytes": len(data), "limit": budget, "tool": "read_attachment"},
         hint="Raise governor.max_response_bytes or read a smaller image.",
+    )
+
+
+def _too_many_pixels(width: int | None, height: int | None, max_pixels: int, reason: str = "") -> ComputeBudgetExceeded:
+    details: dict[str, Any] = {"limit": "pixels", "max_image_pixels": max_pixels}
+    if width is not None and height is not None:
+        details |= {"width": width, "height": height}
+    if reason:
+        details["reason"] = reason
+    size = f" ({width}x{height})" if width is not None else ""
+    return ComputeBudgetExceeded(
+        f"the image{size} is larger than the server decodes ([limits] max_image_pixels = {max_pixels})",
+        details=details,
+        hint="Open it in Obsidian, or scale it down in the vault; the file's metadata is in list_attachments.",
     )
 
 
@@ -182,7 +224,10 @@ async def read_attachment(ctx: ToolContext, args: ReadAttachmentIn) -> Attachmen
     if kind == "image" and mime in RASTER:
         limit = ctx.services.settings.governor.max_response_bytes
         budget = limit - min(STRUCTURE_ROOM, limit // 4)
-        sent, sent_mime, info = await asyncio.to_thread(fit_image, data, mime, args.max_dimension, max(budget, 0))
+        pixels = ctx.services.settings.limits.max_image_pixels
+        sent, sent_mime, info = await asyncio.to_thread(
+            fit_image, data, mime, args.max_dimension, max(budget, 0), pixels
+        )
         out.image = info
         out._image = (base64.b64encode(sent).decode("ascii"), sent_mime)
     elif kind == "pdf":

@@ -154,7 +154,8 @@ class JsonLogicIn(ToolInput, Paging):
 async def query_jsonlogic(ctx: ToolContext, args: JsonLogicIn) -> MetaHitsOut:
     from service.retrieval import jsonlogic  # loaded on first use, not at start-up
 
-    match = jsonlogic.matcher(args.logic, ctx.services.settings.search.jsonlogic_max_ops)
+    settings = ctx.services.settings
+    match = jsonlogic.matcher(args.logic, settings.search.jsonlogic_max_ops, settings.limits)
     folders = scope(ctx, args.folder)
     key = query_key(args.logic, folders, args.sort)
     offset = decode_cursor(args.cursor, t="jsonlogic", q=key)

@@ -1,0 +1,58 @@
+"""The `[limits]` section: the budgets every evaluator, decoder and expander draws from.
+
+One place for how much a single request may make the server compute or hold: the size of a
+value an expression builds, how deep a rule or expression may nest, how many values a note's
+YAML may expand to, how many pixels an image may decode to, and the wall-clock time of an
+evaluation that has no budget of its own. `service.budget` turns this section into the
+runtime object (`Budget`) that the Dataview, Bases and JSONLogic evaluators, the frontmatter
+reader and the image decoder consult. Per-tool step and time ceilings that predate it stay in
+`[search]` (`regex_budget_ms`, `jsonlogic_max_ops`, `bases_max_steps`, `bases_max_seconds`).
+"""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from service.settings.base import Section
+
+
+class LimitsSettings(Section):
+    max_value_bytes: int = Field(
+        default=16 * 1024 * 1024,
+        ge=1024,
+        description="Largest string (characters) one evaluator function or operator may build (padleft, repeat, "
+        "join, replace, +); checked before it is built. Past it: compute_budget_exceeded.",
+    )
+    max_list_items: int = Field(
+        default=1_000_000,
+        ge=100,
+        description="Longest list one evaluator function or operator may build (flat, +, map over a list).",
+    )
+    max_depth: int = Field(
+        default=64,
+        ge=8,
+        le=200,
+        description="Deepest nesting of brackets, calls and unary operators in an expression, of filters and "
+        "YAML in a .base file, of a JSONLogic rule and of a note's frontmatter; an expression's tree (operator "
+        "chains) and a chain of formulas reading formulas may go 4x as deep. Deeper is a syntax error "
+        "(bases_syntax_error, query_syntax_error), a frontmatter_error, never a crash.",
+    )
+    max_frontmatter_values: int = Field(
+        default=100_000,
+        ge=1000,
+        description="Values one note's YAML frontmatter may expand to, each use of an alias counted again "
+        "(an alias bomb stops here: the note is indexed without properties and a write is refused).",
+    )
+    max_image_pixels: int = Field(
+        default=40_000_000,
+        ge=1_000_000,
+        description="Largest image (width x height) read_attachment decodes (40 MP: ~160 MB as RGBA); read from "
+        "the header before any decoding. A larger JPEG is decoded at a reduced scale when that brings it under; "
+        "anything else larger is compute_budget_exceeded.",
+    )
+    max_eval_seconds: float = Field(
+        default=10.0,
+        gt=0,
+        description="Wall-clock budget of an evaluation without its own setting (a JSONLogic query, a "
+        "regular expression outside a query).",
+    )
