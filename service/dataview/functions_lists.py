@@ -35,6 +35,7 @@ def _contains(hay: Any, needle: Any, fold: bool, exact: bool) -> bool:
             return False
         return needle.lower() in hay.lower() if fold else needle in hay
     if isinstance(hay, list):
+        limits.current().spend(len(hay))  # contains over long lists, once per row: counted, timed
         if exact:
             return any(equal(item, needle) for item in hay)
         return any(_contains(item, needle, fold, exact) for item in hay)

@@ -92,3 +92,11 @@ async def test_filters_nested_five_hundred_deep_are_a_syntax_error(vg: Harness) 
 async def test_deep_expressions_are_a_syntax_error(vg: Harness) -> None:
     for formula in ("(" * 600 + "1" + ")" * 600, "1" + " + 1" * 3000, "!" * 3000 + "true", "[" * 600 + "]" * 600):
         await vg.err("query_base", "bases_syntax_error", yaml=_base(formula))
+
+
+async def test_a_quadratic_filter_stops_at_the_budget(vg: Harness) -> None:
+    started_at = time.monotonic()
+    formula = "nums.filter(nums.contains(value)).length"  # 20,000 scans of 20,000 values
+    err = await vg.err("query_base", "compute_budget_exceeded", yaml=_base(formula))
+    assert err["details"]["limit"] in ("steps", "seconds")
+    assert time.monotonic() - started_at < 10
