@@ -9,7 +9,10 @@ Guarantees:
   link-resolution path set is updated by the files that came and went, not rebuilt;
 - from `bulk_threshold` notes at once (a hub note's rename rewrites thousands) the trigram index
   is deferred and rebuilt once afterwards instead of row by row;
-- the result lists the changes that really altered the index, with origin "external".
+- the result lists the changes that really altered the index, with origin "external";
+- one file never fails the batch: a name that is not UTF-8 is left out before anything touches
+  it, a special file is never opened, a note that cannot be read, parsed or stored is left out;
+  each is recorded (`issues.py`) and the others are applied.
 """
 
 from __future__ import annotations
@@ -23,8 +26,10 @@ from typing import Any
 
 from service.graph.linkpath import PathSet
 from service.indexer import rows
+from service.indexer.issues import FileIssue, issue
 from service.indexer.scan import read_present
 from service.indexer.state import IndexerState
+from service.vault.decoding import is_utf8_name
 from service.vault.events import FileChange
 from service.vault.paths import VaultPaths
 
@@ -41,6 +46,8 @@ async def apply_changes(
     `lock_held`: the caller (reconcile) holds the apply lock already.
 
     Returns the changes that actually altered the index."""
+    issues: list[FileIssue] = []
+    changes = _utf8_only(changes, issues)
     async with contextlib.nullcontext() if lock_held else ix._apply_lock:
         upserts: list[str] = []
         removed: list[str] = []
@@ -67,7 +74,8 @@ async def apply_changes(
         root = ix.vault.paths.root
         # One thread hop reads every file of the change (a move re-announces every note that
         # links to the moved one: thousands of hops, one per file, took seconds).
-        present, read = await asyncio.to_thread(read_present, root, upserts)
+        present, read, unread = await asyncio.to_thread(read_present, root, upserts)
+        issues += unread
         items: list[rows.NoteInput] = []
         for rel in upserts:
             if rel not in present:
@@ -89,13 +97,16 @@ async def apply_changes(
         ix._files.difference_update(gone)
         if ix._paths is not None and (added or gone):
             ix._paths = ix._paths.changed(added=added, removed=gone)  # incremental: no rebuild per new note
+        ix._issues.clear([*upserts, *removed])
+        ix._issues.record(issues)
         if not items and not removed:
             return []
         if ix._paths is None:
             # Built off the event loop: ~20 ms for 10k files.
             ix._paths = await asyncio.to_thread(PathSet, list(ix._files))
         paths = ix._paths
-        prepared = await asyncio.to_thread(lambda: [rows.prepare(i, paths) for i in items])
+        prepared, failed = await asyncio.to_thread(rows.prepare_each, items, paths)
+        stored: list[FileIssue] = []
 
         # Many notes at once (a hub note's rename rewrites thousands): the trigram index is
         # rebuilt once afterwards instead of row by row (over half of such an update).
@@ -107,8 +118,7 @@ async def apply_changes(
                 conn.execute("UPDATE fts_control SET trigram_deferred = 1")
             for rel in removed:
                 rows.delete_note(conn, vault_id, rel)
-            for prep in prepared:
-                rows.upsert_note(conn, vault_id, prep)
+            stored.extend(rows.upsert_each(conn, vault_id, prepared))
             if structural:
                 rows.resolve_links(
                     conn,
@@ -120,15 +130,31 @@ async def apply_changes(
                 )
 
         await ix.db.run_write(write)
+        ix._issues.record([*failed, *stored])
+        refused = {i.path for i in stored}
         if bulk:
             ix._rebuild_trigram_later()
         ix.last_change = time.time()
         for prep in prepared:
-            effective.append(FileChange("modified", prep.path, origin="external"))
+            if prep.path not in refused:
+                effective.append(FileChange("modified", prep.path, origin="external"))
         for rel in removed:
             effective.append(FileChange("deleted", rel, origin="external"))
     await ix._bump([c.path for c in effective])  # the rows this batch changed
     return effective
+
+
+def _utf8_only(changes: Sequence[FileChange], issues: list[FileIssue]) -> list[FileChange]:
+    """The changes whose paths are valid UTF-8; the others go to `issues` (SQLite and JSON refuse
+    the lone surrogates such a name decodes to, and one of them failed the whole batch)."""
+    kept: list[FileChange] = []
+    for change in changes:
+        bad = [p for p in (change.path, change.old_path) if p is not None and not is_utf8_name(p)]
+        if bad:
+            issues.extend(issue(p, "name_not_utf8") for p in bad)
+        else:
+            kept.append(change)
+    return kept
 
 
 def expand(change: FileChange, vault_paths: VaultPaths, files: set[str]) -> tuple[list[str], list[str]]:
@@ -139,7 +165,7 @@ def expand(change: FileChange, vault_paths: VaultPaths, files: set[str]) -> tupl
         new = [
             vault_paths.from_abs(p) or "" for p in Path(target).rglob("*") if p.is_file() and not p.name.startswith(".")
         ]
-        new = [n for n in new if n]
+        new = [n for n in new if n and is_utf8_name(n)]
         prefix_new, prefix_old = change.path.rstrip("/") + "/", change.old_path.rstrip("/") + "/"
         old = [prefix_old + n[len(prefix_new) :] for n in new]
         old += [f for f in files if f.startswith(prefix_old) and f not in old]

@@ -30,10 +30,11 @@ from pathlib import Path
 
 from service.graph.linkpath import PathSet
 from service.indexer import rows
+from service.indexer.issues import FileIssue
 
 log = logging.getLogger(__name__)
 
-Batch = tuple[list[rows.Prepared], list[tuple[str, float, int]]]
+Batch = tuple[list[rows.Prepared], list[tuple[str, float, int]], list[FileIssue]]
 
 _worker_paths: PathSet | None = None
 

@@ -8,7 +8,9 @@ Guarantees:
   indexes back at once; the trigram index is rebuilt in the background once the index is ready;
 - writes go through the single writer in batched transactions; `progress` and the indexer's
   `generation` move after every batch;
-- writes made through vaultgate while the first index was built are applied before `ready`.
+- writes made through vaultgate while the first index was built are applied before `ready`;
+- one file never fails the load: a name that is not UTF-8, a special file, a note that cannot be
+  read, parsed or stored is left out and recorded (`issues.py`), and the others are indexed.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from service import heap
 from service.graph.linkpath import PathSet
 from service.indexer import parsepool, rows
 from service.indexer.bulk import bulk_mode, restore_indexes
+from service.indexer.issues import FileIssue
 from service.indexer.scan import scan_with_paths
 from service.indexer.state import IndexerState
 from service.tasks import cancel_and_wait
@@ -45,7 +48,9 @@ async def reconcile_vault(
             await ix.db.run_write(restore_indexes)
         # The link-resolution index is built in the worker too: ~20 ms for 10k files that
         # would otherwise block the event loop while the first requests after a start arrive.
-        disk, files, paths = await asyncio.to_thread(scan_with_paths, ix.vault.paths)
+        found: list[FileIssue] = []
+        disk, files, paths = await asyncio.to_thread(scan_with_paths, ix.vault.paths, found)
+        ix._issues.rescanned(found, disk)
         ix._files = files
         ix._paths = paths
         known = {
@@ -78,14 +83,16 @@ async def reconcile_vault(
                 for b in batches[: ahead + 1]
             ]
             for n, batch in enumerate(batches):
-                prepared, touch = await pending.pop(0)
+                prepared, touch, issues = await pending.pop(0)
                 if n + ahead + 1 < len(batches):
                     nxt = batches[n + ahead + 1]
                     pending.append(asyncio.ensure_future(parser.batch(nxt, {p: etags[p] for p in nxt if p in etags})))
-                await ix.db.run_write(partial(ix._write_batch, prepared=prepared, touch=touch))
+                await ix.db.run_write(partial(ix._write_batch, prepared=prepared, touch=touch, issues=issues))
+                ix._issues.clear(batch)
+                ix._issues.record(issues)
                 indexed += len(prepared)
                 touched += len(touch)
-                del prepared, touch
+                del prepared, touch, issues
                 if deferred:  # a bulk load: hand the batch's freed memory back (service/heap.py)
                     await asyncio.to_thread(heap.trim)  # up to ~30 ms: never on the event loop
                 ix.done += len(batch)
@@ -122,10 +129,18 @@ async def reconcile_vault(
         return {"indexed": indexed, "unchanged_content": touched, "removed": len(removed), "scanned": len(disk)}
 
 
-def write_batch(conn: Any, vault_id: str, prepared: list[rows.Prepared], touch: list[tuple[str, float, int]]) -> None:
-    """Store one parsed batch; notes whose content did not change only get their new mtime/size."""
-    for prep in prepared:
-        rows.upsert_note(conn, vault_id, prep)
+def write_batch(
+    conn: Any,
+    vault_id: str,
+    prepared: list[rows.Prepared],
+    touch: list[tuple[str, float, int]],
+    issues: list[FileIssue] | None = None,
+) -> None:
+    """Store one parsed batch; notes whose content did not change only get their new mtime/size.
+    A note whose rows SQLite refuses is rolled back alone and added to `issues`."""
+    failed = rows.upsert_each(conn, vault_id, prepared)
+    if issues is not None:
+        issues.extend(failed)
     conn.executemany(
         "UPDATE notes SET mtime = ?, size = ? WHERE vault_id = ? AND path = ?",
         [(m, s, vault_id, p) for p, m, s in touch],

@@ -4,6 +4,10 @@ Everything here runs inside one writer transaction (`Database.run_write`) in the
 thread: `upsert_note` replaces every fact of one note (cascades clear the old ones, triggers
 keep FTS in sync), `delete_note` removes it, `resolve_links` recomputes `links.target_path`
 against the current set of vault files with Obsidian's rules (`service.graph.linkpath`).
+
+One file never fails a batch: reading (`reading.py`), parsing (`prepare_each`) and storing
+(`upsert_each`, each note under its own savepoint) turn one file's failure into a `FileIssue`
+and go on with the others.
 """
 
 from __future__ import annotations
@@ -12,32 +16,23 @@ import datetime as dt
 import json
 import sqlite3
 import time
+import traceback
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from service.dataview.fields import extract as dataview_facts
 from service.graph.linkpath import PathSet, base_name, strip_md
 from service.indexer.canvas_facts import canvas_facts, is_canvas
+from service.indexer.issues import FileIssue, issue
+from service.indexer.reading import NoteInput as NoteInput
+from service.indexer.reading import read_note_checked
 from service.markdown.parse import frontmatter_tags, note_title, parse_note
-from service.vault.files import etag_of
+from service.vault.decoding import UTF8
 
 # `json.dumps(v, ensure_ascii=False)` builds a new encoder per call (non-default options):
 # ~1 µs each, 130k times for the 10k-note workload. One encoder, the same output.
 _json = json.JSONEncoder(ensure_ascii=False).encode
-
-
-@dataclass(frozen=True, slots=True)
-class NoteInput:
-    """One file as read from disk, ready to parse."""
-
-    path: str
-    text: str
-    mtime: float
-    ctime: float
-    size: int
-    etag: str
 
 
 class Prepared(NamedTuple):
@@ -161,45 +156,46 @@ def _prepare_canvas(item: NoteInput, paths: PathSet | None) -> Prepared:
     )
 
 
-def read_note_file(root: Path, rel: str) -> NoteInput | None:
-    """A note as it is on disk now, or None when it is gone, unreadable or a symlink.
+def prepare_each(items: Iterable[NoteInput], paths: PathSet | None) -> tuple[list[Prepared], list[FileIssue]]:
+    """`prepare` each note; one that fails is left out as a `FileIssue` (the others go on)."""
+    prepared: list[Prepared] = []
+    issues: list[FileIssue] = []
+    for item in items:
+        try:
+            prepared.append(prepare(item, paths))
+        except Exception as exc:  # noqa: BLE001 - any parser bug: one note is skipped, not the batch
+            issues.append(issue(item.path, "parse_failed", _why(exc)))
+    return prepared, issues
 
-    Never index through a link: it could expose a file outside the vault, or a note the ACL
-    denies under an allowed name. Reading a link goes through the path ACL instead."""
-    path = root / rel
-    try:
-        if path.is_symlink():
-            return None
-        data = path.read_bytes()
-        st = path.stat()
-    except OSError:
-        return None
-    return NoteInput(
-        path=rel,
-        text=data.decode("utf-8", errors="surrogateescape"),
-        mtime=st.st_mtime,
-        ctime=getattr(st, "st_birthtime", st.st_ctime),
-        size=st.st_size,
-        etag=etag_of(data),
-    )
+
+def _why(exc: BaseException) -> str:
+    return "".join(traceback.format_exception_only(exc)).strip()
 
 
 def read_batch(
     root: Path, batch: Sequence[str], known: dict[str, str], paths: PathSet | None
-) -> tuple[list[Prepared], list[tuple[str, float, int]]]:
+) -> tuple[list[Prepared], list[tuple[str, float, int]], list[FileIssue]]:
     """Read and prepare a batch of notes. A note whose content hash equals `known[path]` is only
-    "touched" (its new mtime and size are recorded without re-parsing it)."""
-    prepared: list[Prepared] = []
+    "touched" (its new mtime and size are recorded without re-parsing it). Files that could not be
+    read or parsed come back as `FileIssue`s, and so do notes read with a fallback encoding."""
+    items: list[NoteInput] = []
     touch: list[tuple[str, float, int]] = []
+    issues: list[FileIssue] = []
     for rel in batch:
-        item = read_note_file(root, rel)
+        item = read_note_checked(root, rel)
         if item is None:
             continue
+        if isinstance(item, FileIssue):
+            issues.append(item)
+            continue
+        if item.encoding != UTF8:
+            issues.append(issue(rel, "encoding", item.encoding))
         if known.get(rel) == item.etag:
             touch.append((rel, item.mtime, item.size))
         else:
-            prepared.append(prepare(item, paths))
-    return prepared, touch
+            items.append(item)
+    prepared, failed = prepare_each(items, paths)
+    return prepared, touch, issues + failed
 
 
 def _folder(path: str) -> str:
@@ -315,6 +311,26 @@ def upsert_note(conn: sqlite3.Connection, vault_id: str, prep: Prepared) -> int:
     if prep.dataview:
         conn.execute("INSERT INTO dataview_facts(note_id, facts) VALUES (?,?)", (note_id, prep.dataview))
     return note_id
+
+
+# Failures that belong to one note's data (a value SQLite cannot take): that note is rolled back
+# alone. Anything else (a full disk, a locked or corrupt database) fails the batch as before.
+_NOTE_ERRORS = (ValueError, OverflowError, sqlite3.IntegrityError, sqlite3.InterfaceError, sqlite3.DataError)
+
+
+def upsert_each(conn: sqlite3.Connection, vault_id: str, prepared: Iterable[Prepared]) -> list[FileIssue]:
+    """`upsert_note` each note under its own savepoint: one whose rows SQLite refuses is rolled
+    back alone and returned as a `FileIssue`; the others are stored."""
+    issues: list[FileIssue] = []
+    for prep in prepared:
+        conn.execute("SAVEPOINT note")
+        try:
+            upsert_note(conn, vault_id, prep)
+        except _NOTE_ERRORS as exc:
+            conn.execute("ROLLBACK TO note")
+            issues.append(issue(prep.path, "store_failed", _why(exc)))
+        conn.execute("RELEASE note")
+    return issues
 
 
 def _resolve(paths: PathSet | None, raw: str, source: str) -> str | None:

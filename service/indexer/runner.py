@@ -44,6 +44,7 @@ from service.indexer import fresh, parsepool, rows
 from service.indexer.apply import apply_changes
 from service.indexer.bulk import DEFERRABLE_INDEXES, rebuild_trigram, restore_indexes
 from service.indexer.group import GroupCommit
+from service.indexer.issues import FileIssue, FileIssues
 from service.indexer.names import NoteNames
 from service.indexer.own_files import OwnFiles
 from service.indexer.reconcile import reconcile_vault, write_batch
@@ -106,6 +107,7 @@ class VaultIndexer:
         self.active_job: str | None = None
         self._files: set[str] = set()
         self._counts = Counts(db, vault.id)
+        self._issues = FileIssues(vault.id)  # files left out of the index, or read as not UTF-8
         # Every note's path and aliases, patched per round: what a note address that is no literal
         # path (every new note's, every wikilink name) is resolved against (`names.py`).
         self.names: NoteNames[Any] = NoteNames()
@@ -141,6 +143,7 @@ class VaultIndexer:
                 self.vault.bus.publish,
                 self._debounce_ms,
                 ignore=self._ignore,
+                resync=self.reconcile,
             )
             await self._watcher.start()
 
@@ -231,8 +234,14 @@ class VaultIndexer:
             self, full=full, progress=progress, batch_size=BATCH, bulk_threshold=BULK_THRESHOLD
         )
 
-    def _write_batch(self, conn: Any, prepared: list[rows.Prepared], touch: list[tuple[str, float, int]]) -> None:
-        write_batch(conn, self.vault.id, prepared, touch)
+    def _write_batch(
+        self,
+        conn: Any,
+        prepared: list[rows.Prepared],
+        touch: list[tuple[str, float, int]],
+        issues: list[FileIssue] | None = None,
+    ) -> None:
+        write_batch(conn, self.vault.id, prepared, touch, issues)
 
     async def apply(
         self, changes: Sequence[FileChange], *, only_if_changed: bool = False, lock_held: bool = False
@@ -353,6 +362,11 @@ class VaultIndexer:
         """Row counts for status reports, cached per generation (see `status.Counts`)."""
         # The generation is read before querying: a later write always invalidates.
         return await self._counts.get(self.generation, moving=self.state == "reconciling")
+
+    @property
+    def file_issues(self) -> FileIssues:
+        """Files left out of the index, or indexed from a file that is not UTF-8 (`issues.py`)."""
+        return self._issues
 
     def snapshot(self) -> dict[str, Any]:
         return {

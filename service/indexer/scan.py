@@ -2,13 +2,16 @@
 
 Guarantees: hidden folders, dot files, our own `.vgtmp` temp files and symlinks are never listed
 (a link's text could come from outside the vault or from a note the ACL denies); paths are
-vault-relative, `/`-separated and NFC, exactly what `VaultPaths.from_abs` returns. Everything
-here blocks on the file system: callers run it in a worker thread.
+vault-relative, `/`-separated and NFC, exactly what `VaultPaths.from_abs` returns. A name that
+is not valid UTF-8 (with everything below it, for a folder) and a special file (FIFO, socket,
+device: never opened, since opening a FIFO blocks) are left out and reported as a `FileIssue`
+(`issues.py`). Everything here blocks on the file system: callers run it in a worker thread.
 """
 
 from __future__ import annotations
 
 import os
+import stat
 import unicodedata
 from collections.abc import Sequence
 from pathlib import Path
@@ -16,6 +19,9 @@ from pathlib import Path
 from service.graph.linkpath import PathSet
 from service.indexer import rows
 from service.indexer.canvas_facts import is_canvas
+from service.indexer.issues import FileIssue, issue
+from service.indexer.reading import read_note_checked
+from service.vault.decoding import UTF8, is_utf8_name
 from service.vault.paths import VaultPaths
 from service.vault.temps import SUFFIX, sweep
 
@@ -25,58 +31,124 @@ def indexed(rel: str) -> bool:
     return rel.lower().endswith(".md") or is_canvas(rel)
 
 
-def scan(paths: VaultPaths, temps: list[str] | None = None) -> tuple[dict[str, tuple[float, int]], set[str]]:
+def scan(
+    paths: VaultPaths, temps: list[str] | None = None, issues: list[FileIssue] | None = None
+) -> tuple[dict[str, tuple[float, int]], set[str]]:
     """(indexed files — notes and canvases — with their (mtime, size), every file) under the vault
     root; the temp files of atomic writes found on the way are added to `temps` when given (see
-    `service.vault.temps`)."""
+    `service.vault.temps`), the names left out (not UTF-8, special files) to `issues`."""
     notes: dict[str, tuple[float, int]] = {}
     files: set[str] = set()
     root = paths.root
     for dirpath, dirnames, filenames in os.walk(root):
         rel_dir = os.path.relpath(dirpath, root).replace(os.sep, "/")
         rel_dir = "" if rel_dir == "." else rel_dir
-        dirnames[:] = [d for d in dirnames if not d.startswith(".")]
+        kept = []
+        for d in dirnames:
+            if d.startswith("."):
+                continue
+            if not is_utf8_name(d):
+                if issues is not None:
+                    issues.append(issue(f"{rel_dir}/{d}" if rel_dir else d, "name_not_utf8", "folder"))
+                continue
+            kept.append(d)
+        dirnames[:] = kept
         for name in filenames:
             if name.endswith(SUFFIX) and temps is not None:
                 temps.append(f"{rel_dir}/{name}" if rel_dir else name)
             if name.startswith(".") or name.endswith(SUFFIX):
                 continue
             rel = f"{rel_dir}/{name}" if rel_dir else name
+            if not is_utf8_name(name):
+                if issues is not None:
+                    issues.append(issue(rel, "name_not_utf8", "file"))
+                continue
             # What `paths.from_abs(root / rel)` returns, without two Path objects per file
             # (pathlib was 2/3 of a 10k-note scan, which runs beside the first requests).
             rel = "" if paths.is_hidden(rel) else unicodedata.normalize("NFC", rel)
-            if not rel or os.path.islink(os.path.join(dirpath, name)):
-                continue  # links are never indexed (see `rows.read_note_file`)
+            if not rel:
+                continue
+            try:
+                st = os.lstat(os.path.join(dirpath, name))
+            except OSError:
+                continue  # gone meanwhile
+            if stat.S_ISLNK(st.st_mode):
+                continue  # links are never indexed (see `reading.read_note_checked`)
+            if not stat.S_ISREG(st.st_mode):
+                if issues is not None:
+                    issues.append(issue(rel, "special_file", special_kind(st.st_mode)))
+                continue
             files.add(rel)
             if indexed(rel):
-                try:
-                    st = os.stat(os.path.join(dirpath, name))
-                except OSError:
-                    continue
                 notes[rel] = (st.st_mtime, st.st_size)
     return notes, files
 
 
-def scan_with_paths(paths: VaultPaths) -> tuple[dict[str, tuple[float, int]], set[str], PathSet]:
+def special_kind(mode: int) -> str:
+    """What a file that is neither a regular file, a folder nor a link is, in a word."""
+    if stat.S_ISFIFO(mode):
+        return "fifo"
+    if stat.S_ISSOCK(mode):
+        return "socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "device"
+    return "special"
+
+
+def scan_with_paths(
+    paths: VaultPaths, issues: list[FileIssue] | None = None
+) -> tuple[dict[str, tuple[float, int]], set[str], PathSet]:
     """`scan`, plus the link-resolution index of the files (built here to stay off the event loop);
     temp files a crashed write left behind are removed on the way (`service.vault.temps.sweep`)."""
     temps: list[str] = []
-    notes, files = scan(paths, temps)
+    notes, files = scan(paths, temps, issues)
     if temps:
         sweep(paths.root, temps)
     return notes, files, PathSet(files)
 
 
-def read_present(root: Path, paths: Sequence[str]) -> tuple[set[str], dict[str, rows.NoteInput]]:
-    """Which of `paths` are files now, and the notes among them as read."""
+def _through_link(root: Path, folder: str, seen: dict[str, bool]) -> bool:
+    """Whether a folder on the way to the vault folder `folder` is a symlink (answers kept in
+    `seen`: a batch's files share their folders)."""
+    if not folder:
+        return False
+    found = seen.get(folder)
+    if found is None:
+        parent, _, _name = folder.rpartition("/")
+        try:
+            found = _through_link(root, parent, seen) or stat.S_ISLNK(os.lstat(root / folder).st_mode)
+        except (OSError, ValueError):
+            found = False  # gone: the file is not there either
+        seen[folder] = found
+    return found
+
+
+def read_present(root: Path, paths: Sequence[str]) -> tuple[set[str], dict[str, rows.NoteInput], list[FileIssue]]:
+    """Which of `paths` are files now, the notes among them as read, and the files left out (a
+    special file is not present: it is never opened; nor is a file below a symlinked folder, which
+    the scan never enters: its text could come from outside the vault)."""
     present: set[str] = set()
     read: dict[str, rows.NoteInput] = {}
+    issues: list[FileIssue] = []
+    linked: dict[str, bool] = {}
     for rel in paths:
-        if not (root / rel).is_file():
+        if _through_link(root, rel.rpartition("/")[0], linked):
+            continue  # as the scan has it: a folder reached through a link is never indexed
+        try:
+            mode = os.stat(root / rel).st_mode  # through a link, as `Path.is_file` has it
+        except (OSError, ValueError):
+            continue
+        if not stat.S_ISREG(mode):
+            if not stat.S_ISDIR(mode):
+                issues.append(issue(rel, "special_file", special_kind(mode)))
             continue
         present.add(rel)
         if indexed(rel):
-            item = rows.read_note_file(root, rel)
-            if item is not None:
+            item = read_note_checked(root, rel)
+            if isinstance(item, FileIssue):
+                issues.append(item)
+            elif item is not None:
                 read[rel] = item
-    return present, read
+                if item.encoding != UTF8:
+                    issues.append(issue(rel, "encoding", item.encoding))
+    return present, read, issues

@@ -14,6 +14,7 @@ from typing import Any, Literal, Protocol
 
 from service.graph.linkpath import PathSet
 from service.indexer import rows
+from service.indexer.issues import FileIssue, FileIssues
 from service.storage.db import Database
 from service.vault.paths import VaultPaths
 
@@ -51,8 +52,15 @@ class IndexerState(Protocol):
     _paths: PathSet | None  # PathSet of _files, None after _files changed
     _apply_lock: asyncio.Lock
     _trigram_task: asyncio.Task[None] | None
+    _issues: FileIssues  # files left out of the index, or read with a fallback encoding
 
-    def _write_batch(self, conn: Any, prepared: list[rows.Prepared], touch: list[tuple[str, float, int]]) -> None: ...
+    def _write_batch(
+        self,
+        conn: Any,
+        prepared: list[rows.Prepared],
+        touch: list[tuple[str, float, int]],
+        issues: list[FileIssue] | None = None,
+    ) -> None: ...
 
     async def _bump(self, touched: Iterable[str] | None = None) -> None: ...
 

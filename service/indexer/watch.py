@@ -9,13 +9,20 @@ their write queued (`VaultIndexer._apply_external`, `own_files.py`), and one alr
 dropped — and what really changed is published on the vault's bus with origin "external"
 (resource subscribers listen there).
 
-The watcher is given what it uses (the vault's paths, an `apply` and a `publish` callable), not
-the indexer: it sits below `runner.py`, which builds it.
+The watcher outlives a failure of its own: `watchfiles` ends the whole watch when it meets a
+path it cannot decode (a file name that is not UTF-8), losing the batch it was forming. The
+watch is then started again (after a short pause that grows while failures repeat, reset by
+the next good batch) and `resync` re-reads the vault, which brings in whatever the lost batch
+held; the name itself is left out by the index (`apply.py`).
+
+The watcher is given what it uses (the vault's paths, an `apply`, a `publish` and a `resync`
+callable), not the indexer: it sits below `runner.py`, which builds it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 from collections.abc import Awaitable, Callable, Sequence
@@ -32,6 +39,9 @@ log = logging.getLogger(__name__)
 # Applies external changes to the index (with only_if_changed); returns those that altered it.
 ApplyFn = Callable[[Sequence[FileChange]], Awaitable[list[FileChange]]]
 PublishFn = Callable[[Sequence[FileChange]], Awaitable[None]]
+ResyncFn = Callable[[], Awaitable[object]]
+RESTART_MIN_S = 0.05  # pause before watching again after a failure, doubled while failures repeat
+RESTART_MAX_S = 5.0
 
 
 class Watcher:
@@ -44,8 +54,11 @@ class Watcher:
         debounce_ms: int = 50,
         *,
         ignore: tuple[Path, ...] = (),
+        resync: ResyncFn | None = None,
     ) -> None:
         self.paths = paths
+        self.resync = resync
+        self.restarts = 0  # how often the watch failed and was started again
         self.ignore = tuple(str(folder) for folder in ignore)
         self.vault_id = vault_id
         self.apply = apply
@@ -53,6 +66,8 @@ class Watcher:
         self.debounce_ms = debounce_ms
         self._stop = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
+        self._resync_task: asyncio.Task[None] | None = None
+        self._good = False
         self._started = asyncio.Event()
 
     async def start(self) -> None:
@@ -60,8 +75,9 @@ class Watcher:
 
     async def stop(self) -> None:
         self._stop.set()
-        if self._task is not None:
-            await cancel_and_wait(self._task)
+        for task in (self._task, self._resync_task):
+            if task is not None:
+                await cancel_and_wait(task)
 
     def own(self, raw: str) -> bool:
         """A file of vaultgate's own (temp files, the index, the data folder): never a change."""
@@ -97,29 +113,54 @@ class Watcher:
         return out
 
     async def _run(self) -> None:
-        root = self.paths.root
+        pause = RESTART_MIN_S
+        while True:
+            self._good = False
+            try:
+                await self._watch()
+                return  # stopped
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # noqa: BLE001 - the watch must go on (module docstring)
+                log.warning("file watcher for %s failed; watching again", self.vault_id, exc_info=True)
+            self.restarts += 1
+            pause = RESTART_MIN_S if self._good else min(pause * 2, RESTART_MAX_S)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._stop.wait(), pause)
+                return
+            if self.resync is not None:
+                # Runs once the new watch has started (on this task's next await): what changed
+                # since the failure is either in the rescan or seen by the new watch.
+                self._resync_task = asyncio.create_task(self._resync(), name=f"watch-resync:{self.vault_id}")
+
+    async def _resync(self) -> None:
+        assert self.resync is not None
         try:
-            async for batch in watchfiles.awatch(
-                root,
-                debounce=self.debounce_ms,
-                step=20,
-                stop_event=self._stop,
-                recursive=True,
-                watch_filter=self._filter,
-                ignore_permission_denied=True,
-            ):
-                rels = sorted({rel for _, raw in batch if (rel := self._relevant(raw))})
-                if not rels:
-                    continue
-                changes = await asyncio.to_thread(self._changes, rels)
-                try:
-                    effective = await self.apply(changes)
-                except Exception:
-                    log.exception("applying external changes failed")
-                    continue
-                if effective:
-                    await self.publish(effective)
-        except asyncio.CancelledError:
-            raise
+            await self.resync()
         except Exception:
-            log.exception("file watcher for %s stopped", self.vault_id)
+            log.exception("re-reading %s after the watcher failed", self.vault_id)
+
+    async def _watch(self) -> None:
+        """Watch until stopped; a batch that went well sets `_good` (the next failure then starts
+        from the shortest pause again)."""
+        async for batch in watchfiles.awatch(
+            self.paths.root,
+            debounce=self.debounce_ms,
+            step=20,
+            stop_event=self._stop,
+            recursive=True,
+            watch_filter=self._filter,
+            ignore_permission_denied=True,
+        ):
+            rels = sorted({rel for _, raw in batch if (rel := self._relevant(raw))})
+            if not rels:
+                continue
+            changes = await asyncio.to_thread(self._changes, rels)
+            try:
+                effective = await self.apply(changes)
+            except Exception:
+                log.exception("applying external changes failed")
+                continue
+            self._good = True
+            if effective:
+                await self.publish(effective)

@@ -64,6 +64,8 @@ def printable_name(name: str) -> str:
 def is_utf8_name(name: str) -> bool:
     """Whether a file name (or path) from the OS is valid UTF-8; one that is not carries lone
     surrogates (Python's `surrogateescape`), which SQLite and JSON refuse."""
+    if name.isascii():  # nearly every name: no encoding pass
+        return True
     try:
         name.encode(UTF8)
     except UnicodeEncodeError:

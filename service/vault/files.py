@@ -17,6 +17,7 @@ import asyncio
 import hashlib
 import os
 import shutil
+import stat as stat_mode
 import unicodedata
 import weakref
 from collections.abc import Callable, Iterator
@@ -26,6 +27,7 @@ from typing import Literal
 
 from service.errors import AlreadyExists, Conflict, NoteNotFound, PathInvalid
 from service.vault import journal
+from service.vault.decoding import UTF8, decode_note, is_utf8_name
 from service.vault.events import ChangeBus, FileChange
 from service.vault.listings import FolderListings
 from service.vault.paths import VaultPath, VaultPaths
@@ -50,6 +52,9 @@ class NoteFile:
     content: str
     etag: str
     stat: FileStat
+    # What the bytes were read as (`service.vault.decoding`): anything but "utf-8" means `content`
+    # is not the bytes exactly, and a write of it saves UTF-8.
+    encoding: str = UTF8
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,7 +74,18 @@ def _file_stat(st: os.stat_result) -> FileStat:
 
 
 def decode(data: bytes) -> str:
-    return data.decode("utf-8", errors="surrogateescape")
+    """A note's text: UTF-8, or the encoding its bytes are in (never a lone surrogate, which JSON
+    and SQLite refuse; `service.vault.decoding`)."""
+    return decode_note(data).text
+
+
+def note_file(vp: VaultPath, data: bytes, st: os.stat_result) -> NoteFile:
+    text, encoding = decode_note(data)
+    return NoteFile(path=vp, content=text, etag=etag_of(data), stat=_file_stat(st), encoding=encoding)
+
+
+# Reading never blocks on a FIFO named like a note (a plain open waits for a writer forever).
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
 def encode(text: str) -> bytes:
@@ -109,14 +125,19 @@ class VaultFiles:
 
     def read(self, vp: VaultPath) -> NoteFile:
         try:
-            with open(vp.abs, "rb", buffering=0) as f:  # unbuffered: no tty probe, one read to EOF
-                data = f.readall()
-                st = os.fstat(f.fileno())  # the size and times of the bytes read, not of a later version
+            fd = os.open(vp.abs, _READ_FLAGS)
         except (FileNotFoundError, NotADirectoryError):
             raise NoteNotFound(f"no note at {vp.rel!r}", details={"path": vp.rel}) from None
-        except IsADirectoryError:
-            raise PathInvalid(f"{vp.rel!r} is a folder", details={"path": vp.rel}) from None
-        return NoteFile(path=vp, content=decode(data), etag=etag_of(data), stat=_file_stat(st))
+        with open(fd, "rb", buffering=0) as f:  # unbuffered: no tty probe, one read to EOF
+            st = os.fstat(fd)  # the size and times of the bytes read, not of a later version
+            if stat_mode.S_ISDIR(st.st_mode):
+                raise PathInvalid(f"{vp.rel!r} is a folder", details={"path": vp.rel})
+            if not stat_mode.S_ISREG(st.st_mode):
+                raise PathInvalid(
+                    f"{vp.rel!r} is not a regular file", details={"path": vp.rel, "reason": "special file"}
+                )
+            data = f.readall()
+        return note_file(vp, data, st)
 
     def read_bytes(self, vp: VaultPath) -> bytes:
         try:
@@ -146,6 +167,7 @@ class VaultFiles:
     ) -> Iterator[tuple[str, os.DirEntry[str]]]:
         """Yield (rel, entry) for visible entries below `folder`, by folder then name.
 
+        Names that are not valid UTF-8 and special files (FIFOs, sockets, devices) are skipped.
         Symlinks are followed only inside the vault (a dangling one is skipped), and never round a
         cycle (a folder whose real location is already on the way down is listed, not entered
         again). With `readable` (the
@@ -173,6 +195,8 @@ class VaultFiles:
                 rel = f"{current.rel}/{entry.name}" if current.rel else entry.name
                 if entry.name.startswith(".") or self.paths.is_hidden(rel):
                     continue
+                if not is_utf8_name(entry.name) or not (entry.is_dir() or entry.is_file()):
+                    continue  # a name JSON cannot carry; a FIFO, socket or device (never opened); a dangling link
                 real: Path | None = None  # a plain file's real location is never needed
                 if entry.is_symlink():
                     real = Path(os.path.realpath(entry.path))
@@ -299,8 +323,10 @@ class VaultFiles:
                     details={"path": vp.rel, "expected_etag": expected_etag, "current_etag": note.etag},
                 )
             data = encode(change(note.content))
-            # The prior bytes are the ones just read (decode/encode with surrogateescape is exact).
-            prior = encode(note.content) if journal.recording() else None
+            # The prior bytes are the ones just read (a UTF-8 note's text encodes back exactly; one
+            # read with another encoding is read again, as it is saved as UTF-8 now).
+            exact = note.encoding == UTF8
+            prior = (encode(note.content) if exact else dest.read_bytes()) if journal.recording() else None
             await asyncio.to_thread(_replace, dest, key, data, prior)
             result = WriteResult(rel=vp.rel, etag=etag_of(data), created=False, stat=_stat(dest))
         await self.bus.publish(self._changes("modified", vp.rel, key))

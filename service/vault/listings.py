@@ -29,6 +29,7 @@ import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
+from service.vault.decoding import is_utf8_name
 from service.vault.paths import VaultPath, VaultPaths
 
 FINE_MARGIN_NS = 50_000_000  # well over a kernel timestamp tick
@@ -149,7 +150,12 @@ class FolderListings:
                         continue
                     if entry.is_symlink():
                         return None
-                    (folders if entry.is_dir() else files).append(name)
+                    if not is_utf8_name(name):
+                        continue  # a name JSON cannot carry (as the walk has it)
+                    if entry.is_dir():
+                        folders.append(name)
+                    elif entry.is_file():  # a FIFO, socket or device is never listed (nor opened)
+                        files.append(name)
         except OSError:  # vanished, not a folder, unreadable: nothing to list, nothing to keep
             return _Snapshot(-1, taken, (), 0, ())
         files.sort()  # names equal but for case: in name order, as the walk has them

@@ -52,6 +52,12 @@ class VaultIndexState(BaseModel):
     state: str = Field(description="Index state: starting, reconciling, ready, failed, or none (no indexer).")
     ready: bool = Field(description="The initial reconcile is complete.")
     backlog: int = Field(description="Notes waiting to be (re)indexed.")
+    skipped_files: int = Field(
+        default=0,
+        description="Files left out of the index: names that are not UTF-8, FIFOs and other special files, "
+        "files that could not be read, parsed or stored (index_status lists examples).",
+    )
+    fallback_encoding: int = Field(default=0, description="Notes indexed from a file that is not UTF-8.")
 
 
 class ServerHealthOut(ToolOutput):
@@ -81,7 +87,17 @@ async def server_health(ctx: ToolContext, args: ServerHealthIn) -> ServerHealthO
         if indexer is None:
             states.append(VaultIndexState(vault=vid, state="none", ready=True, backlog=0))
         else:
-            states.append(VaultIndexState(vault=vid, state=indexer.state, ready=indexer.ready, backlog=indexer.backlog))
+            issues = indexer.file_issues.summary()
+            states.append(
+                VaultIndexState(
+                    vault=vid,
+                    state=indexer.state,
+                    ready=indexer.ready,
+                    backlog=indexer.backlog,
+                    skipped_files=issues["skipped"],
+                    fallback_encoding=issues["fallback_encoding"],
+                )
+            )
     engine = services.semantic
     semantic = engine.describe() if engine is not None else {"model": None, "backend": None, "vector_search": "off"}
     return ServerHealthOut(

@@ -106,6 +106,44 @@ class LinkCounts(BaseModel):
     unresolved: int = Field(description="Pointing at nothing (yet).")
 
 
+class FileWarning(BaseModel):
+    path: str = Field(description="Vault path (a byte that is not UTF-8 shown as \\xNN).")
+    reason: str = Field(
+        description="name_not_utf8, special_file, unreadable, parse_failed, store_failed (left out of the index) "
+        "or encoding (indexed, read with the encoding in `detail`)."
+    )
+    detail: str = Field(default="", description="The encoding used, the kind of file, or the error.")
+
+
+class FileWarnings(BaseModel):
+    skipped: int | None = Field(
+        description="Files left out of the index; the rest of the vault is indexed (null for a caller some path "
+        "rule restricts)."
+    )
+    fallback_encoding: int | None = Field(
+        description="Notes indexed from a file that is not UTF-8 (null for a restricted caller)."
+    )
+    by_reason: dict[str, int] | None = Field(description="Counts by reason (null for a restricted caller).")
+    examples: list[FileWarning] = Field(description="A few of them (for a restricted caller, only paths it may read).")
+
+
+def file_warnings(ctx: ToolContext, indexer: VaultIndexer, restricted: bool) -> FileWarnings | None:
+    summary = indexer.file_issues.summary()
+    if not summary["by_reason"] and not summary["skipped"]:
+        return None
+    examples = [FileWarning(**e) for e in summary["examples"] if not restricted or ctx.can_read(e["path"])]
+    if restricted:
+        return (
+            FileWarnings(skipped=None, fallback_encoding=None, by_reason=None, examples=examples) if examples else None
+        )
+    return FileWarnings(
+        skipped=summary["skipped"],
+        fallback_encoding=summary["fallback_encoding"],
+        by_reason=summary["by_reason"],
+        examples=examples,
+    )
+
+
 class IndexStatusOut(ToolOutput):
     vault: str = Field(description="Vault id.")
     health: Literal["healthy", "degraded", "unavailable"] = Field(description="Overall index health.")
@@ -128,6 +166,11 @@ class IndexStatusOut(ToolOutput):
     trigram_ready: bool = Field(description="The regex prefilter index is complete.")
     watching: bool = Field(description="External edits are being picked up by the file watcher.")
     error: str | None = Field(default=None, description="Why the index failed.")
+    file_warnings: FileWarnings | None = Field(
+        default=None,
+        description="Files the index left out (one bad file never stops the others) or read as not UTF-8; "
+        "null when there are none.",
+    )
     embeddings: EmbeddingStatus | None = Field(
         default=None, description="Chunks and vectors for semantic search (null when embeddings are off)."
     )
@@ -180,6 +223,7 @@ async def index_status(ctx: ToolContext, args: IndexStatusIn) -> IndexStatusOut:
         trigram_ready=indexer.trigram_ready,
         watching=indexer.watching,
         error=indexer.error,
+        file_warnings=file_warnings(ctx, indexer, restricted),
         embeddings=await embedding_status(ctx, restricted),
     )
 

@@ -19,6 +19,7 @@ from service.tools.context import ToolContext
 from service.tools.models import NOTE_ADDRESS, ToolInput, ToolOutput, decode_cursor, encode_cursor
 from service.tools.notes.note_facts import note_facts
 from service.tools.spec import ToolSpec
+from service.vault.decoding import UTF8
 from service.vault.files import NoteFile
 
 
@@ -75,6 +76,11 @@ class ReadNoteOut(NoteMeta):
     start_line: int = Field(description="First line of `content` in the note (1-based).")
     end_line: int = Field(description="Last line of `content` in the note (1-based).")
     frontmatter_error: str | None = Field(default=None, description="Set when the YAML is invalid.")
+    encoding: str | None = Field(
+        default=None,
+        description="Set when the file is not UTF-8: the encoding it was read with ('cp1252', 'latin-1', "
+        "'utf-16-le', …; 'utf-8-replaced': broken sequences shown as U+FFFD). Editing the note saves it as UTF-8.",
+    )
 
     def to_text(self) -> str:
         return self.content
@@ -143,6 +149,7 @@ async def read_note(ctx: ToolContext, args: ReadNoteIn) -> ReadNoteOut:
         start_line=first,
         end_line=last,
         frontmatter_error=facts.frontmatter_error,
+        encoding=None if note.encoding == UTF8 else note.encoding,
     )
 
 
@@ -172,6 +179,7 @@ class ReadNotesItem(ToolOutput):
     obsidian_url: str | None = Field(default=None, description="obsidian://open URL.")
     etag: str | None = Field(default=None, description="Content hash.")
     content: str | None = Field(default=None, description="Note text.")
+    encoding: str | None = Field(default=None, description="Set when the file is not UTF-8 (as in read_note).")
     error: dict[str, Any] | None = Field(default=None, description="Why this note could not be read.")
 
 
@@ -210,6 +218,7 @@ async def read_notes(ctx: ToolContext, args: ReadNotesIn) -> ReadNotesOut:
                 obsidian_url=ctx.vault.url(vp.rel),
                 etag=note.etag,
                 content=content,
+                encoding=None if note.encoding == UTF8 else note.encoding,
             )
         )
     return ReadNotesOut(items=items, next_cursor=None)

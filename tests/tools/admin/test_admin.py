@@ -23,7 +23,9 @@ async def test_server_health_reports_versions_backends_and_index_state(vg: Harne
     assert out["versions"]["python"].startswith("3.") and out["versions"]["mcp"]
     assert out["backends"]["fts5"] is True
     assert out["embedding_model"] is None and out["bridge"] == "none configured"
-    assert out["vaults"] == [{"vault": "main", "state": "ready", "ready": True, "backlog": 0}]
+    assert out["vaults"] == [
+        {"vault": "main", "state": "ready", "ready": True, "backlog": 0, "skipped_files": 0, "fallback_encoding": 0}
+    ]
     assert out["status"] == "ok"
 
 

@@ -137,7 +137,7 @@ async def test_a_pool_that_cannot_start_parses_in_a_thread(tmp_path: Path, monke
     names = _vault(tmp_path, 3)
     parser = parsepool.Parser(tmp_path, PathSet(names), names, workers=2)
     assert not parser.in_processes
-    prepared, touch = await parser.batch(names, {})
+    prepared, touch, _issues = await parser.batch(names, {})
     assert [p.path for p in prepared] == names and not touch
     assert prepared[0].links[0][1] == "n1.md"  # resolved against the vault's files
     await parser.close()
@@ -165,7 +165,7 @@ async def test_ctrl_c_in_the_terminal_does_not_kill_a_worker_mid_load(tmp_path: 
         (worker,) = [c for c in multiprocessing.active_children() if "resource_tracker" not in c.name]
         os.kill(worker.pid or 0, signal.SIGINT)
         for i in range(2, 8, 2):
-            prepared, _ = await parser.batch(names[i : i + 2], {})
+            prepared, _, _ = await parser.batch(names[i : i + 2], {})
             assert [p.path for p in prepared] == names[i : i + 2]
         assert parser.in_processes and parser.batches_in_processes == 4
         assert worker.is_alive()
