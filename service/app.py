@@ -22,7 +22,7 @@ from typing import Any, Protocol
 from mcp.server import Server
 from mcp.shared.exceptions import MCPDeprecationWarning
 
-from service import heap
+from service import budget, heap
 from service._version import VERSION  # a constant: no package-metadata scan at start
 from service.activity import Activity
 from service.collector import Collector
@@ -78,6 +78,7 @@ class VaultgateApp:
         interpreter's garbage collector for itself (`service.collector`)."""
         self.settings = settings
         self.version = VERSION
+        budget.configure(settings.limits)  # the frontmatter reader's [limits] (the indexer has no settings)
         cache_dir = settings.cache_dir()
         data_dir = settings.data_dir()
         reuse_legacy_index(settings.legacy_cache_dir(), cache_dir, data_dir, explicit=settings.storage.cache_dir)

@@ -9,8 +9,11 @@ that is hit raises `compute_budget_exceeded` with `details.limit` naming it.
 
 Functions deep inside an evaluator (string helpers, a list method) reach the running budget
 through `current()`: the evaluator makes its budget current for the thread it runs in with
-`active()`. Outside any evaluation `current()` is a budget with the default limits and no step
-ceiling, so the size checks hold everywhere. Imports only the settings and the error tree.
+`active()`. Outside any evaluation `current()` is a budget with the process's limits and no step
+ceiling, so the size checks hold everywhere. The process's limits are `[limits]` as the
+composition root `configure`s them (the frontmatter reader in the indexer and its worker
+processes has no settings object of its own), the defaults until then. Imports only the
+settings and the error tree.
 """
 
 from __future__ import annotations
@@ -118,27 +121,39 @@ _HINTS = {
     "seconds": "Narrow the query, anchor regular expressions, or avoid nested quantifiers.",
 }
 
-_UNBOUNDED = Budget()
-_CURRENT: ContextVar[Budget] = ContextVar("vaultgate_budget", default=_UNBOUNDED)
+_CURRENT: ContextVar[Budget | None] = ContextVar("vaultgate_budget", default=None)
+_process = Budget()  # outside any evaluation: the process's limits, no step or time ceiling
+
+
+def configure(limits: LimitsSettings) -> None:
+    """Set the process's `[limits]` (the composition root, and each parse worker process)."""
+    global _process
+    _process = Budget(limits)
+
+
+def configured() -> LimitsSettings:
+    """The process's `[limits]`."""
+    return _process.limits
 
 
 def current() -> Budget:
-    """The running evaluation's budget (default limits, no step or time ceiling outside one)."""
-    return _CURRENT.get()
+    """The running evaluation's budget (the process's limits, no step or time ceiling outside one)."""
+    budget = _CURRENT.get()
+    return budget if budget is not None else _process
 
 
 def check_chars(n: int) -> None:
-    _CURRENT.get().check_chars(n)
+    current().check_chars(n)
 
 
 def check_items(n: int) -> None:
-    _CURRENT.get().check_items(n)
+    current().check_items(n)
 
 
 def regex_call(compiled: Any, method: str, *args: Any, **kwargs: Any) -> Any:
     """`compiled.<method>(*args)` on the `regex` package with the running budget's time left;
     a pattern that runs past it raises `compute_budget_exceeded` (limit `seconds`)."""
-    budget = _CURRENT.get()
+    budget = current()
     try:
         return getattr(compiled, method)(*args, timeout=budget.timeout(), **kwargs)
     except TimeoutError:

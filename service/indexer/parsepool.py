@@ -28,22 +28,24 @@ from concurrent.futures import ProcessPoolExecutor
 from functools import partial
 from pathlib import Path
 
+from service import budget
 from service.graph.linkpath import PathSet
 from service.indexer import rows
-from service.indexer.issues import FileIssue
+from service.settings.limits import LimitsSettings
 
 log = logging.getLogger(__name__)
 
-Batch = tuple[list[rows.Prepared], list[tuple[str, float, int]], list[FileIssue]]
+Batch = tuple[list[rows.Prepared], list[tuple[str, float, int]]]
 
 _worker_paths: PathSet | None = None
 
 
-def _init_worker(files: list[str]) -> None:
+def _init_worker(files: list[str], limits: LimitsSettings) -> None:
     global _worker_paths
     # Ctrl-C in a terminal reaches the whole process group: the server shuts the pool down
     # itself, so a worker must not die mid-batch with a traceback on the shared stderr.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    budget.configure(limits)  # the server's [limits] for the frontmatter it reads
     _worker_paths = PathSet(files)
 
 
@@ -85,7 +87,7 @@ class Parser:
                     max_workers=workers,
                     mp_context=multiprocessing.get_context("spawn"),
                     initializer=_init_worker,
-                    initargs=(self._files,),
+                    initargs=(self._files, budget.configured()),
                 )
             except (OSError, ValueError, NotImplementedError) as exc:
                 self._give_up(exc)

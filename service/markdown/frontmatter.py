@@ -21,7 +21,7 @@ from typing import Any
 
 import yaml
 
-from service.budget import DEFAULT_LIMITS
+from service.budget import configured
 from service.settings.limits import LimitsSettings
 
 EXPANSION_ERROR = "frontmatter expands past the server's limits"
@@ -64,7 +64,8 @@ def fences(text: str) -> Fences:
     return Fences(text[m.end() : close.start()], end, text.count("\n", 0, end))
 
 
-def split(text: str, limits: LimitsSettings = DEFAULT_LIMITS) -> Frontmatter:
+def split(text: str, limits: LimitsSettings | None = None) -> Frontmatter:
+    """The frontmatter block and its properties, read within `limits` (default: the process's)."""
     found = fences(text)
     if found.raw is None:
         return Frontmatter(None, {}, None, 0, 0)
@@ -93,11 +94,12 @@ _PLACEHOLDER = re.compile(
 )
 
 
-def parse_yaml(raw: str, limits: LimitsSettings = DEFAULT_LIMITS) -> tuple[dict[str, Any], str | None]:
+def parse_yaml(raw: str, limits: LimitsSettings | None = None) -> tuple[dict[str, Any], str | None]:
     """Read frontmatter YAML as plain data (reading only; edits go through ruamel round-trip).
 
     Frontmatter that is invalid only because of unquoted `{{placeholder}}` values (templates)
     is read with those values as strings; the text itself is never changed."""
+    limits = limits or configured()
     data, error = _parse(raw, limits)
     if error is not None and "{{" in raw and not error.startswith(EXPANSION_ERROR):
         quoted = _PLACEHOLDER.sub(lambda m: m["lead"] + "'" + m["value"].replace("'", "''") + "'", raw)
@@ -142,9 +144,10 @@ class FrontmatterTooLarge(ValueError):
     """A frontmatter value expands past `[limits]` (aliases, nesting)."""
 
 
-def expansion_problem(node: yaml.Node, raw_chars: int, limits: LimitsSettings = DEFAULT_LIMITS) -> str | None:
+def expansion_problem(node: yaml.Node, raw_chars: int, limits: LimitsSettings | None = None) -> str | None:
     """Why the composed YAML `node` may not be built (None: it may), measured without building
     it and without recursion: each node's expanded value count, text and depth, once per node."""
+    limits = limits or configured()
     max_values, max_depth = limits.max_frontmatter_values, limits.max_depth
     max_chars = raw_chars + limits.max_value_bytes
     done: dict[int, tuple[int, int, int]] = {}  # id(node) -> (values, chars, depth)
@@ -239,9 +242,9 @@ class _Plain:
         return str(value)
 
 
-def to_plain(value: Any, limits: LimitsSettings = DEFAULT_LIMITS) -> Any:
+def to_plain(value: Any, limits: LimitsSettings | None = None) -> Any:
     """YAML values as JSON-able data (dates become ISO strings); `FrontmatterTooLarge` past
     `[limits]` (an aliased value counts each time it is used)."""
     if type(value) in _SCALARS:
         return value
-    return _Plain(limits).plain(value, 0)
+    return _Plain(limits or configured()).plain(value, 0)

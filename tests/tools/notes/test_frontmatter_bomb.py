@@ -8,6 +8,9 @@ from __future__ import annotations
 import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from tests.conftest import started
 
@@ -60,3 +63,26 @@ async def test_writing_an_alias_bomb_is_refused_and_writes_nothing(make_vault: C
         await vg.ok("create_note", path="Small.md", content=small)
         await vg.settled()
         assert (await vg.ok("read_note", path="Small.md"))["properties"]["both"] == [[1, 2], [1, 2]]
+
+
+@pytest.mark.parametrize("workers", [0, 1])
+async def test_the_index_reads_frontmatter_within_the_configured_limits(
+    make_vault: Callable[..., Path], workers: int
+) -> None:
+    """`[limits]` reaches the frontmatter reader wherever the index parses: in a thread, or in a
+    parse worker process (used from 1,000 changed notes on)."""
+    big = "---\nitems: [" + ", ".join(str(i) for i in range(1500)) + "]\n---\nbig\n"
+    files: dict[str, str | bytes] = {"Big.md": big, "Small.md": "---\nitems: [1, 2]\n---\nsmall\n"}
+    if workers:
+        files |= {f"Filler/n{i:04}.md": f"filler {i}\n" for i in range(1000)}
+    overrides: dict[str, Any] = {"index": {"parse_workers": workers, "watch": False}}
+    async with started(make_vault(files), limits={"max_frontmatter_values": 1000}, **overrides) as vg:
+        await vg.indexed()
+        indexed = await vg.ok("query_jsonlogic", logic={"!!": [{"var": "properties.items"}]})
+        assert [i["path"] for i in indexed["items"]] == ["Small.md"]
+        note = await vg.ok("read_note", path="Big.md")
+        assert note["properties"] == {} and "more than 1000 values" in note["frontmatter_error"]
+    if not workers:
+        async with started(make_vault(files), **overrides) as vg:
+            await vg.indexed()
+            assert len((await vg.ok("read_note", path="Big.md"))["properties"]["items"]) == 1500
