@@ -31,11 +31,12 @@ from pathlib import Path
 from service import budget
 from service.graph.linkpath import PathSet
 from service.indexer import rows
+from service.indexer.issues import FileIssue
 from service.settings.limits import LimitsSettings
 
 log = logging.getLogger(__name__)
 
-Batch = tuple[list[rows.Prepared], list[tuple[str, float, int]]]
+Batch = tuple[list[rows.Prepared], list[tuple[str, float, int]], list[FileIssue]]
 
 _worker_paths: PathSet | None = None
 
