@@ -140,6 +140,43 @@ class ToolContext:
             hint="Pass one of details.suggestions as the path." if close else None,
         )
 
+    async def find_file(self, address: str, op: Op = "read") -> VaultPath:
+        """An existing file that is not a note (a `.base`, an attachment) named as an embed
+        names it (`![[Books.base]]`): the vault path as written when a file is there, else the
+        files the index knows and the caller may read, by path tail or file name (any letter
+        case): `ambiguous_note` when several fit, `note_not_found` when none does."""
+        from service.errors import AclDenied, AmbiguousNote, NoteNotFound
+        from service.graph.address import NoteName, resolve_address
+        from service.indexer.runner import indexer_of
+        from service.vault.paths import normalize
+
+        text = address.strip()
+        if len(text) > 4 and text.startswith(("[[", "![[")) and text.endswith("]]"):
+            text = text.lstrip("!")[2:-2].split("|", 1)[0]
+        denied: AclDenied | None = None
+        try:
+            literal = self.resolve(normalize(text), op)
+            if literal.abs.is_file():
+                return literal
+        except AclDenied as exc:
+            denied = exc  # answered unless the name names a file elsewhere
+        indexer = indexer_of(self.vault)
+        files = indexer.files() if indexer is not None else []
+        low = text.lower().rpartition(".")[2]
+        names = [NoteName(f) for f in files if f.lower().endswith("." + low)]
+        found = resolve_address(text, names, self._visible_note)
+        if found.path is not None:
+            return self.resolve(found.path, op)
+        if found.candidates:
+            raise AmbiguousNote(
+                f"{text!r} fits {found.total} files",
+                details={"address": address, "candidates": list(found.candidates), "total": found.total},
+            )
+        if denied is not None:
+            raise denied
+        rel = normalize(text)
+        raise NoteNotFound(f"no file at {rel!r}", details={"path": rel, "suggestions": []})
+
     def _literal_note(self, address: str) -> VaultPath | None:
         from service.errors import AclDenied, PathInvalid
         from service.vault.paths import normalize

@@ -1,0 +1,37 @@
+"""query_base finds a `.base` file by its bare name, as Obsidian's `![[Books.base]]` does (issue 41
+item 6): the same rule as every other name — a path as written, else the one readable file whose
+name (or path tail) fits, in any letter case; several → ambiguous_note, none → note_not_found."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from tests.conftest import started
+from tests.tools.obsidian.bases_vault import BASES_VAULT, LIBRARY_BASE
+
+
+async def test_a_base_file_is_found_by_its_bare_name(make_vault: Callable[..., Path]) -> None:
+    files = {k: v for k, v in BASES_VAULT.items() if k != "Library.base"}
+    files["Bases/Shelf.base"] = LIBRARY_BASE
+    files["Other/Twice.base"] = LIBRARY_BASE
+    files["More/Twice.base"] = LIBRARY_BASE
+    async with started(make_vault(files)) as vg:
+        await vg.indexed()
+        full = await vg.ok("query_base", path="Bases/Shelf.base")
+        for name in ("Shelf.base", "shelf.BASE", "[[Shelf.base]]", "![[Shelf.base]]", "Bases/Shelf.base"):
+            out = await vg.ok("query_base", path=name)
+            assert out["rows"] == full["rows"], name
+        error = await vg.err("query_base", "ambiguous_note", path="Twice.base")
+        assert sorted(error["details"]["candidates"]) == ["More/Twice.base", "Other/Twice.base"]
+        assert (await vg.ok("query_base", path="Other/Twice.base"))["rows"] == full["rows"]
+        await vg.err("query_base", "note_not_found", path="Nowhere.base")
+
+
+async def test_a_base_file_the_caller_may_not_read_is_not_found_by_name(make_vault: Callable[..., Path]) -> None:
+    files = {k: v for k, v in BASES_VAULT.items() if k != "Library.base"}
+    files["Private/Shelf.base"] = LIBRARY_BASE
+    acl = {"prefix_rules": [{"path": "Private", "read": "deny", "write": "deny"}]}
+    async with started(make_vault(files), acl=acl) as vg:
+        await vg.indexed()
+        await vg.err("query_base", "note_not_found", path="Shelf.base")
