@@ -1,9 +1,13 @@
 """The adversarial vault: every hostile file kind at once, indexed at start, then every read tool
 called over it — through the dispatch chain and on a real uvicorn server with the SDK client.
 
+Fronts: the dispatch chain in-process, HTTP with the SDK's Streamable HTTP client on a real
+uvicorn server, and a `vaultgate stdio` process with the SDK's stdio client.
+
 The vault holds notes in Latin-1 (cp1252), UTF-16 and broken UTF-8; a folder and files whose
-names are not UTF-8; FIFOs named like a note and like an attachment; a small YAML alias bomb in a
-frontmatter; PNG headers that declare huge images; a PDF that is only a header; and, once the
+names are not UTF-8; FIFOs named like a note and like an attachment; a YAML alias bomb (half a
+kilobyte of frontmatter standing for ~390 million values); PNG headers that declare huge images
+(30000x30000, 9000x9000); a PDF that is only a header; and, once the
 server runs, a symlink to a folder outside the vault appears. What must hold:
 
 - the index becomes ready within a bound, with every readable note in it (the hostile ones
@@ -14,9 +18,9 @@ server runs, a symlink to a folder outside the vault appears. What must hold:
 - the process's peak memory during the calls stays under `MEMORY_BOUND_MB` above its start.
 
 `READ_CALLS` names the arguments for every read-only tool; a tool added to the registry without
-an entry fails `test_every_read_tool_has_calls_in_the_suite`. Calls whose fix belongs to another
-item of issue 36 and is not in yet are listed in `PENDING` and checked by a strict xfail test, so
-they fail loudly here once fixed (then move them back into the suite).
+an entry fails `test_every_read_tool_has_calls_in_the_suite`. The image and frontmatter bombs are
+bounded by the budgets (`service.budget`, tests/reliability/test_budgets.py has their own family);
+here they sit among the other hostile files.
 """
 
 from __future__ import annotations
@@ -25,13 +29,15 @@ import asyncio
 import contextlib
 import os
 import struct
+import sys
 import zlib
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import pytest
-from mcp import Client
+from mcp import Client, StdioServerParameters
 
 from service.indexer.runner import VaultIndexer, indexer_of
 from service.tools.registry import build_registry
@@ -55,8 +61,9 @@ def _png(width: int, height: int) -> bytes:
 
 
 def _alias_bomb(levels: int, width: int) -> str:
-    """YAML whose aliases expand to width**levels leaves (small here: the suite's vault must index)."""
-    lines = ["a0: &a0 [x, x, x]"]
+    """Frontmatter whose aliases expand to width**(levels + 1) values (8 levels of 9: half a
+    kilobyte that stands for ~390 million values; the frontmatter budget refuses it)."""
+    lines = ["a0: &a0 [" + ", ".join(["x"] * width) + "]"]
     for n in range(1, levels + 1):
         lines.append(f"a{n}: &a{n} [" + ", ".join([f"*a{n - 1}"] * width) + "]")
     return "---\n" + "\n".join(lines) + "\n---\n# Bomb\n\nbombword\n"
@@ -70,23 +77,24 @@ TEXT_FILES: dict[str, str | bytes] = {
     "Cafe.md": b"---\ntitle: Caf\xe9\n---\n# Caf\xe9\n\nna\xefve r\xe9sum\xe9 latinword [[Welcome]]\n",
     "Wide.md": "# Wide\n\nwidewords über [[Welcome]]\n".encode("utf-16"),
     "Broken.md": "# Broken\n\nGrüße brokenword ".encode() + b"\xe2\x82" + " schön\n".encode(),
-    "Bomb.md": _alias_bomb(4, 9),
+    "Bomb.md": _alias_bomb(8, 9),
     "Board.canvas": '{"nodes":[{"id":"a","type":"text","text":"canvasword [[Welcome]]","x":0,"y":0,'
     '"width":10,"height":10}],"edges":[]}',
     "Tasks.base": "views:\n  - type: table\n    name: All\n",
     "Media/big.png": _png(9000, 9000),
+    "Media/huge.png": _png(30000, 30000),
     "Media/scan.pdf": b"%PDF-1.7\n1 0 obj << /Type /Pages /Count 999999999 >> endobj\n%%EOF\n",
     "Templates/Daily.md": "# {{date}}\n",
 }
 BAD_NAMES = (b"Caf\xe9/r\xe9sum\xe9.md", b"bad\xff.md", b"Media/photo\xe9.png")
 FIFOS = ("Pipe.md", "Media/pipe.png", "Projects/Queue.md")
 LINKED = "Linked"  # a symlink to a folder outside the vault, made while the server runs
-PENDING_FILES: dict[str, bytes] = {"Media/huge.png": _png(30000, 30000)}
 
 # Paths every path-taking tool is called with: a plain note, each hostile kind that is a file,
 # a FIFO, the symlinked folder's note, and the name a non-UTF-8 file would get if guessed.
 NOTE_PATHS = ["Welcome", "Cafe", "Wide.md", "Broken", "Bomb", "Pipe.md", "Projects/Queue", "Linked/Secret", "bad.md"]
-FILE_PATHS = ["Media/big.png", "Media/scan.pdf", "Media/pipe.png", "Tasks.base", "Board.canvas", "Cafe.md"]
+FILE_PATHS = ["Media/huge.png", "Media/big.png", "Media/scan.pdf", "Media/pipe.png", "Tasks.base", "Board.canvas"]
+FILE_PATHS.append("Cafe.md")
 FOLDERS = ["", "Projects", "Media", "Linked"]
 
 
@@ -147,10 +155,6 @@ READ_CALLS: dict[str, list[dict[str, Any]]] = {
     "get_plan_run": [{"run_id": "nope"}],
     "list_macros": [{}],
 }
-# Calls whose fix is another item of issue 36, not in yet: read with a strict xfail below.
-PENDING: dict[str, list[dict[str, Any]]] = {
-    "read_attachment": [{"path": "Media/huge.png"}],  # item 11: Pillow's bomb error -> structured (budgets)
-}
 
 
 def _read_tools() -> set[str]:
@@ -174,15 +178,19 @@ def _fifos(root: Path) -> Iterator[None]:
                 os.close(os.open(root / rel, os.O_WRONLY | os.O_NONBLOCK))
 
 
-def _hostile_vault(make_vault: Callable[..., Path], *, pending: bool = False) -> tuple[Path, Path]:
+def _hostile_vault(make_vault: Callable[..., Path]) -> tuple[Path, Path]:
     outside = make_vault({"Secret.md": "# Secret\n\noutsideword\n"}, name="outside")
-    root = make_vault({**TEXT_FILES, **(PENDING_FILES if pending else {})}, name="hostile")
+    root = make_vault(TEXT_FILES, name="hostile")
     for rel in BAD_NAMES:
         full = os.path.join(os.fsencode(root), rel)
         os.makedirs(os.path.dirname(full), exist_ok=True)
         with open(full, "wb") as fh:
             fh.write(b"# Bad name\n\nbadnameword\n")
     return root, outside
+
+
+def _moved_past(indexer: VaultIndexer, generation: int) -> bool:
+    return indexer.generation > generation
 
 
 def _indexer(vg: Harness) -> VaultIndexer:
@@ -202,7 +210,7 @@ async def _link_while_serving(vg: Harness, outside: Path) -> None:
             generation = indexer.generation
             if await vg.app.services.db.fetchone("SELECT 1 FROM notes WHERE path = 'After.md'"):
                 return
-            await indexer.wait_for(lambda seen=generation: indexer.generation > seen, WITHIN)
+            await indexer.wait_for(partial(_moved_past, indexer, generation), WITHIN)
 
     await asyncio.wait_for(wait(), WITHIN)
 
@@ -290,6 +298,7 @@ async def test_every_read_tool_answers_over_the_hostile_vault_through_the_dispat
     # The hostile notes are read, not refused: with their encoding, or a structured error for a FIFO.
     assert outcomes["read_note"][:5] == ["ok"] * 5, outcomes["read_note"]
     assert set(outcomes["read_note"][5:9]) <= {"note_not_found", "path_invalid", "not_a_note"}
+    assert (await vg.ok("read_note", path="Bomb"))["frontmatter_error"]
     await _searchable(call)
     assert (await vg.ok("server_health"))["status"] == "ok"
 
@@ -315,16 +324,24 @@ async def test_every_read_tool_answers_over_the_hostile_vault_on_a_real_server(
                 assert not is_error and health is not None and health["status"] == "ok"
 
 
-@pytest.mark.xfail(
-    strict=True, reason="issue 36 item 11 (image budgets): a PNG declaring 30000x30000 is internal_error"
-)
-async def test_pending_hostile_files_answer_structured_errors(make_vault: Callable[..., Path]) -> None:
-    root, _ = _hostile_vault(make_vault, pending=True)
-    async with started(root) as vg:
-        await vg.indexed(WITHIN)
+async def test_every_read_tool_answers_over_the_hostile_vault_over_stdio(make_vault: Callable[..., Path]) -> None:
+    """The stdio front: a `vaultgate stdio` process (the symlinked folder is there from the start:
+    the scan never enters it; a reindex waits for the index to be complete)."""
+    root, outside = _hostile_vault(make_vault)
+    (root / LINKED).symlink_to(outside, target_is_directory=True)
+    (root / "After.md").write_text("# After\n\nafterword\n", encoding="utf-8")
+    params = StdioServerParameters(command=sys.executable, args=["-m", "service", "stdio", str(root)])
+    with _fifos(root):
+        async with Client(params) as client:
 
-        async def call(tool: str, args: dict[str, Any]) -> tuple[bool, dict[str, Any] | None]:
-            result = await vg.call(tool, **args)
-            return result.is_error, result.structured
+            async def call(tool: str, args: dict[str, Any]) -> tuple[bool, dict[str, Any] | None]:
+                result = await client.call_tool(tool, args)
+                return result.is_error, result.structured_content
 
-        await _every_read_tool(call, PENDING)
+            is_error, done = await asyncio.wait_for(call("reindex", {"mode": "sync", "wait": True}), WITHIN)
+            assert not is_error and done is not None and done["job"]["status"] == "done", done
+            await _every_read_tool(call, READ_CALLS)
+            await _searchable(call)
+            is_error, status = await call("index_status", {})
+            assert not is_error and status is not None and status["state"] == "ready"
+            assert status["file_warnings"]["by_reason"] == {"encoding": 3, "name_not_utf8": 3, "special_file": 3}

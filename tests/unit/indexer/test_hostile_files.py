@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import os
 from collections.abc import AsyncIterator, Callable, Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,10 @@ from tests.conftest import Harness, started
 WITHIN = 30.0
 LATIN1 = b"# Caf\xe9\n\nna\xefve r\xe9sum\xe9 latinword\n"
 BASE = {"A.md": "# A\n\nalpha word\n", "B.md": "# B\n\nbeta [[A]]\n"}
+
+
+def _moved_past(indexer: VaultIndexer, generation: int) -> bool:
+    return indexer.generation > generation
 
 
 def _indexer(vg: Harness) -> VaultIndexer:
@@ -44,7 +49,7 @@ async def _until_indexed(vg: Harness, *paths: str) -> None:
             generation = indexer.generation
             if set(paths) <= await _paths(vg):
                 return
-            await indexer.wait_for(lambda seen=generation: indexer.generation > seen, WITHIN)
+            await indexer.wait_for(partial(_moved_past, indexer, generation), WITHIN)
 
     await asyncio.wait_for(wait(), WITHIN)
 
