@@ -83,9 +83,13 @@ class Checked:
     results: dict[str, Any] = field(default_factory=dict)  # read-only results known at validation
     deps: dict[str, set[str]] = field(default_factory=dict)  # step id -> the steps it needs
     estimates: dict[str, int] = field(default_factory=dict)  # step id -> calls counted in estimated_steps
-    calls: list[tuple[str, str, dict[str, Any]]] = field(default_factory=list)  # mutating (step, tool, args) known now
+    # mutating (step, tool, args, on_plan) known now; `on_plan`: the call touches a file an earlier
+    # call of the plan writes, moves or deletes, so the vault as it is now cannot tell what the
+    # call will meet
+    calls: list[tuple[str, str, dict[str, Any], bool]] = field(default_factory=list)
     late: list[tuple[str, str]] = field(default_factory=list)  # mutating (step, tool) known only at run time
     touches: dict[str, frozenset[str] | None] = field(default_factory=dict)  # mutating step -> files (None: unknown)
+    paths: dict[tuple[str, str], str] = field(default_factory=dict)  # (path, op) -> the first call touching it
     after: dict[str, set[str]] | None = None  # step -> steps to finish first (`service.plans.schedule`)
 
     @property
@@ -175,11 +179,11 @@ async def check_plan(plan: Plan, given: dict[str, Any], host: Host, *, late_para
         if scope_problem:
             checked.problems.append(Problem(step.id, "forbidden", scope_problem))
         reads_allowed = await _check_step(step, tool, scope, host, builder, checked, reads_allowed)
-    for rel, op in dict.fromkeys(builder.paths):  # each (path, op) once
+    for (rel, op), where in checked.paths.items():  # each (path, op) once, named by its first call
         problem = host.path_problem(rel, op)
         if problem:
-            checked.problems.append(Problem(None, "acl_denied", problem))
-    if builder.effects.estimated_steps > MAX_CALLS:
+            checked.problems.append(Problem(where, "acl_denied", problem))
+    if builder.effects.estimated_steps > MAX_CALLS and not any(p.code == "too_large" for p in checked.problems):
         checked.problems.append(
             Problem(None, "too_large", f"{builder.effects.estimated_steps} tool calls; at most {MAX_CALLS}")
         )
@@ -221,6 +225,18 @@ async def _check_step(
         return reads and not tool.mutating
     builder.effects.estimated_steps += len(items)
     checked.estimates[step.id] = len(items)
+    if builder.effects.estimated_steps > MAX_CALLS:  # before any of its work: no read, no dry run
+        checked.problems.append(
+            Problem(
+                step.id,
+                "too_large",
+                f"{step.id} expands to {len(items)} calls, {builder.effects.estimated_steps} tool calls so far; "
+                f"at most {MAX_CALLS}",
+            )
+        )
+        if tool.mutating:
+            checked.touches[step.id] = None
+        return False
     results: list[Any] = []
     runnable = reads and not tool.mutating
     for index, item in enumerate(items):
@@ -246,10 +262,14 @@ async def _check_step(
                     checked.late.append((step.id, step.tool))
                 builder.risk("writes")
             else:
-                checked.calls.append((step.id, step.tool, args))
+                earlier = len(builder.paths)
                 touched = builder.step(
                     step.tool, args, destructive=tool.destructive, scopes=tool.scopes, step_id=step.id
                 )
+                mine = builder.paths[earlier:]
+                checked.calls.append((step.id, step.tool, args, _on_plan(checked, mine)))
+                for rel_op in mine:
+                    checked.paths.setdefault(rel_op, where)
                 so_far = checked.touches.get(step.id)
                 checked.touches[step.id] = None if touched is None or so_far is None else so_far | touched
                 if step.tool in MOVES:
@@ -267,6 +287,12 @@ async def _check_step(
         if step.capture_as:
             scope.steps[step.capture_as] = known
     return reads and not tool.mutating and runnable
+
+
+def _on_plan(checked: Checked, paths: list[tuple[str, str]]) -> bool:
+    """Whether a call touching `paths` works on a file an earlier call of the plan writes,
+    moves or deletes (what the vault holds there now is not what the call will meet)."""
+    return any((rel, op) in checked.paths for rel, _ in paths for op in ("write", "delete"))
 
 
 async def _preview_move(tool: str, args: dict[str, Any], host: Host, builder: EffectsBuilder) -> None:

@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from service.errors import Conflict, ToolNotFound, ValidationFailed
+from service.errors import Conflict, ToolNotFound, ValidationFailed, VaultgateError
 from service.obs.sessions import caller_hash
 from service.plans.check import Checked, check_plan
 from service.plans.effects import Effects
@@ -127,17 +127,27 @@ async def needs_human(ctx: ToolContext, checked: Checked, registry: Catalog) -> 
     """Whether some call of the plan would ask a human: then the plan asks once, up front.
 
     A call whose arguments are known now asks what the direct call would (the tool's own
-    `confirm_when` with these arguments, a destructive tool, an execute scope); a call whose
-    arguments are known only at run time counts as asking when its tool ever may."""
-    for _step, tool, args in checked.calls:
+    `confirm_when` with these arguments, a destructive tool, an execute scope). A call that
+    works on what an earlier step of the plan changes (a note the plan creates, moves or edits
+    first), whose `confirm_when` cannot judge it against the vault as it is now (it fails: the
+    note is not there yet), or whose arguments are known only at run time counts as asking when
+    its tool ever may."""
+    for _step, tool, args, on_plan in checked.calls:
         spec = registry.get(tool)
         if spec is None:
             continue
         if spec.destructive or spec.confirm == "always" or any(s.startswith("execute:") for s in spec.scopes):
             return True
         asks = spec.confirm_when if spec.confirm == "conditional" else None
-        if asks is not None and await asks(ctx, spec.input_model.model_validate(args)) is not None:
+        if asks is None:
+            continue
+        if on_plan:
             return True
+        try:
+            if await asks(ctx, spec.input_model.model_validate(args)) is not None:
+                return True
+        except VaultgateError:
+            return True  # it meets the vault as the plan leaves it, not as it is: ask
     for _step, tool in checked.late:
         spec = registry.get(tool)
         if spec is not None and (spec.destructive or spec.confirm != "never"):
