@@ -19,6 +19,7 @@ import pytest
 
 from service.indexer import rows
 from service.indexer.runner import VaultIndexer, indexer_of
+from service.types import Principal
 from tests.conftest import Harness, started
 
 WITHIN = 30.0
@@ -241,3 +242,18 @@ async def test_a_symlinked_folder_appearing_while_serving_is_not_indexed(make_va
         await _until_indexed(vg, "After.md")
         assert (await vg.ok("search_text", query="outsideword"))["items"] == []
         assert await _paths(vg) == {"A.md", "B.md", "After.md"}
+
+
+async def test_a_caller_some_path_rule_restricts_sees_no_counts_and_only_readable_examples(
+    make_vault: Callable[..., Path],
+) -> None:
+    """file_warnings must not tell a restricted caller how many files it cannot see, nor their names."""
+    files: dict[str, str | bytes] = {**BASE, "Private/Diary.md": LATIN1, "Notes/Cafe.md": LATIN1}
+    no_private = {"prefix_rules": [{"path": "Private", "read": "deny", "write": "deny"}]}
+    async with started(make_vault(files), acl=no_private) as vg:
+        await vg.indexed(WITHIN)
+        vg.principal = Principal(subject="reader", scopes=frozenset({"read:vault"}), authenticated=True)
+        assert _indexer(vg).file_issues.summary()["fallback_encoding"] == 2  # both are recorded
+        warnings = (await vg.ok("index_status"))["file_warnings"]
+        assert (warnings["skipped"], warnings["fallback_encoding"], warnings["by_reason"]) == (None, None, None)
+        assert [e["path"] for e in warnings["examples"]] == ["Notes/Cafe.md"]
