@@ -225,28 +225,49 @@ def line_ranges(root: Path, spans: list[tuple[str, str]]) -> list[LineRange | No
 
 
 def _lines(lines: list[str], text: str) -> LineRange | None:
-    """1-based file lines of a passage: its first line that is not wholly redacted is found in the
-    file, and the start moved back over the non-blank lines before it; the end likewise."""
+    """1-based file lines of a passage, from where the passage itself sits in the file.
+
+    The passage's non-blank lines are laid over the file's non-blank lines at each place where
+    its first line that is not wholly redacted occurs; the place where most of its lines match
+    in order wins (the first of equals). A line that also occurs earlier in the note — a heading
+    repeated in a list of contents, a sentence quoted twice — so never pulls the range back to
+    that earlier place. The end is the file line under the passage's last line that is not wholly
+    redacted (searched onward from there when that line does not match: a window cut mid-line)."""
     parts = [p.strip() for p in text.splitlines() if p.strip()]
     head = next(((j, _shown(p, False)) for j, p in enumerate(parts) if _shown(p, False)), None)
     if head is None:
         return None
-    found = next((i for i, line in enumerate(lines) if head[1] in line), None)
-    if found is None:
+    solid = [i for i, line in enumerate(lines) if line.strip()]  # the file's non-blank lines
+    best: tuple[int, int] | None = None  # (matched lines, index in `solid` of the passage's first line)
+    for k, i in enumerate(solid):
+        if head[1] not in lines[i] or k < head[0]:
+            continue
+        first = k - head[0]
+        matched = sum(
+            1
+            for j, part in enumerate(parts)
+            if first + j < len(solid) and (_shown(part, False) or part) in lines[solid[first + j]]
+        )
+        if best is None or matched > best[0]:
+            best = (matched, first)
+            if matched == len(parts):
+                break
+    if best is None:
         return None
-    start, back = found, head[0]
-    while back and start > 0:
-        start -= 1
-        back -= 1 if lines[start].strip() else 0
+    first = best[1]
     tail = next(((j, _shown(p, True)) for j, p in enumerate(reversed(parts)) if _shown(p, True)), None)
-    end = found
-    if tail is not None:
-        end = next((i for i in range(found, len(lines)) if tail[1] in lines[i]), found)
+    last = min(first + len(parts) - 1 - (tail[0] if tail else 0), len(solid) - 1)
+    end = solid[last]
+    if tail is not None and tail[1] not in lines[end]:
+        after = solid[first + head[0]]
+        end = next((i for i in range(after, len(lines)) if tail[1] in lines[i]), end)
         ahead = tail[0]
         while ahead and end < len(lines) - 1:
             end += 1
             ahead -= 1 if lines[end].strip() else 0
-    return LineRange(start=start + 1, end=end + 1)
+    elif tail is not None:
+        end = solid[min(last + tail[0], len(solid) - 1)]
+    return LineRange(start=solid[first] + 1, end=end + 1)
 
 
 async def context_for_query(ctx: ToolContext, args: ContextIn) -> ContextOut:
