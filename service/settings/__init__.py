@@ -6,6 +6,7 @@
     auth.py           [auth]
     index.py          [index], [search]
     limits.py         [limits]: the budgets of evaluators, decoders and expanders
+    memory.py         [memory]: the memory folder, the capture inbox, their limits
     sensitive.py      [sensitive]
     embeddings.py     [embeddings]
     rerank.py         [rerank]
@@ -28,6 +29,7 @@ from service.settings.http import HttpSettings
 from service.settings.index import IndexSettings, SearchSettings
 from service.settings.limits import LimitsSettings
 from service.settings.loader import config_warnings, load_settings
+from service.settings.memory import MemorySettings
 from service.settings.net import LOOPBACK_NAMES, is_loopback
 from service.settings.observability import AuditSettings, EventsSettings, LogSettings, OtelSettings, SessionSettings
 from service.settings.policy import (
@@ -63,6 +65,7 @@ __all__ = [
     "LimitsSettings",
     "LogSettings",
     "MaintenanceSettings",
+    "MemorySettings",
     "NotesSettings",
     "OtelSettings",
     "PlanSettings",

@@ -1,0 +1,31 @@
+"""[memory]: where agent memory lives in each vault, the capture inbox and their limits.
+
+The memory folder holds one note per entity (`service.memory`); the inbox is the note quick
+captures are listed in (`service.memory.captures`), inside the memory folder by default so the
+path ACL of that folder covers it.
+"""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from service.settings.base import Section
+
+
+class MemorySettings(Section):
+    folder: str = Field(default="Memory", description="Vault folder of the memory notes (one note per entity).")
+    inbox: str = Field(
+        default="Memory/Inbox.md", description="Vault note that lists quick captures (capture), one item each."
+    )
+    max_capture_bytes: int = Field(
+        default=64 * 1024,
+        ge=256,
+        le=1024 * 1024,
+        description="Largest capture text (UTF-8 bytes); a longer one is refused and nothing is written.",
+    )
+    max_experience_bytes: int = Field(
+        default=16 * 1024,
+        ge=256,
+        le=1024 * 1024,
+        description="Largest text of one recorded experience (UTF-8 bytes).",
+    )
