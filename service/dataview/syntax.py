@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from service.budget import configured
 from service.dataview.values import parse_date, parse_duration, parse_link
 
 Node = tuple[Any, ...]
@@ -132,6 +133,11 @@ _COMPARE = {"=", "!=", "<", ">", "<=", ">="}
 MAX_DEPTH = 64  # nested parentheses, lists, calls and unary operators (Python's stack stays far away)
 
 
+def max_depth() -> int:
+    """`[limits] max_depth`, at most MAX_DEPTH (each level costs the parser ~9 stack frames)."""
+    return min(configured().max_depth, MAX_DEPTH)
+
+
 class Parser:
     """Recursive descent over the tokens; `query.py` extends it with the query grammar."""
 
@@ -140,6 +146,7 @@ class Parser:
         self.tokens = tokenize(source)
         self.i = 0
         self.depth = 0
+        self.max_depth = max_depth()
 
     # -- token helpers ---------------------------------------------------------------------
     @property
@@ -180,8 +187,8 @@ class Parser:
 
     def _enter(self) -> None:
         self.depth += 1
-        if self.depth > MAX_DEPTH:
-            raise self.fail(f"the expression nests deeper than {MAX_DEPTH} levels")
+        if self.depth > self.max_depth:
+            raise self.fail(f"the expression nests deeper than {self.max_depth} levels")
 
     def _or(self) -> Node:
         left = self._and()
@@ -340,11 +347,13 @@ MAX_TREE_DEPTH = 300  # long operator chains nest too: evaluation recurses once 
 
 
 def check_depth(node: Any, source: str) -> None:
-    """Refuse a tree deeper than MAX_TREE_DEPTH (measured without recursion)."""
+    """Refuse a tree deeper than MAX_TREE_DEPTH (less under a lower `[limits] max_depth`),
+    measured without recursion."""
+    limit = min(MAX_TREE_DEPTH, 5 * configured().max_depth)
     stack: list[tuple[Any, int]] = [(node, 1)]
     while stack:
         item, depth = stack.pop()
-        if depth > MAX_TREE_DEPTH:
-            raise DqlError(f"the expression is deeper than {MAX_TREE_DEPTH} levels", source, 0)
+        if depth > limit:
+            raise DqlError(f"the expression is deeper than {limit} levels", source, 0)
         if isinstance(item, (tuple, list)):
             stack.extend((child, depth + 1) for child in item if isinstance(child, (tuple, list)))

@@ -111,3 +111,13 @@ async def test_link_values_never_name_a_file_the_caller_may_not_read(vg: Harness
     vg.principal = caller("read:vault")
     owner = await vg.ok("eval_dataview_field", path="Public/Scans", field="file.outlinks")
     assert "Private/Sub/scan-a.pdf" in str(owner)
+
+
+async def test_the_depth_budget_is_configurable(make_vault: Callable[..., Path]) -> None:
+    query = 'LIST FROM "Public" WHERE ' + "(" * 10 + "true" + ")" * 10
+    async with started(make_vault(VAULT), limits={"max_depth": 8}) as vg:
+        await vg.indexed()
+        await vg.err("search_dql", "query_syntax_error", query=query)
+    async with started(make_vault(VAULT)) as vg:
+        await vg.indexed()
+        assert len((await vg.ok("search_dql", query=query))["rows"]) == 2
