@@ -43,6 +43,7 @@ class Page:
     row: dict[str, Any]
     outlinks: list[str]  # resolved target paths, in order
     tags: frozenset[str]  # lower-case, parents included, without '#'
+    field_links: bool = True  # whether a field (not `file`) holds a link: a restricted view cuts it
 
 
 class Links:
@@ -137,7 +138,18 @@ def _page(record: tuple[Any, ...], links: list[tuple[Any, ...]], pages: PageSet,
     }  # fmt: skip
     items_cache = ItemCache(path, items, holder.resolve_value)
     row["file"] = FileFields(data, items_cache, lambda: holder.of(path))
-    return Page(path, row, [t for t, *_ in links if t], frozenset(t.lower()[1:] for t in file_tags))
+    field_links = any(_holds_link(v) for k, v in row.items() if k != "file")
+    return Page(path, row, [t for t, *_ in links if t], frozenset(t.lower()[1:] for t in file_tags), field_links)
+
+
+def _holds_link(value: Any) -> bool:
+    if isinstance(value, Link):
+        return True
+    if isinstance(value, list):
+        return any(_holds_link(v) for v in value)
+    if isinstance(value, dict):
+        return any(_holds_link(v) for v in value.values())
+    return False
 
 
 @dataclass(slots=True)
@@ -284,7 +296,8 @@ class View:
                 inlinks=[x for x in file["inlinks"] if self.can_read(x.path)],
                 outlinks=self.cut(file["outlinks"]),
             ).cut_with(self.cut)
-            cached = self._rows[path] = {k: self.cut(v) for k, v in page.row.items()} | {"file": readable}
+            fields = {k: self.cut(v) for k, v in page.row.items()} if page.field_links else page.row
+            cached = self._rows[path] = {**fields, "file": readable}
         return cached
 
     def cut(self, value: Any) -> Any:
