@@ -2,7 +2,7 @@
 called over it — through the dispatch chain and on a real uvicorn server with the SDK client.
 
 Fronts: the dispatch chain in-process, HTTP with the SDK's Streamable HTTP client on a real
-uvicorn server, and a `vaultgate stdio` process with the SDK's stdio client.
+uvicorn server (fast path on and off), and a `vaultgate stdio` process with the SDK's stdio client.
 
 The vault holds notes in Latin-1 (cp1252), UTF-16 and broken UTF-8; a folder and files whose
 names are not UTF-8; FIFOs named like a note and like an attachment; a YAML alias bomb (half a
@@ -303,12 +303,15 @@ async def test_every_read_tool_answers_over_the_hostile_vault_through_the_dispat
     assert (await vg.ok("server_health"))["status"] == "ok"
 
 
+@pytest.mark.parametrize("fast_calls", [True, False], ids=["fast-path", "sdk-path"])
 async def test_every_read_tool_answers_over_the_hostile_vault_on_a_real_server(
-    make_vault: Callable[..., Path],
+    make_vault: Callable[..., Path], fast_calls: bool
 ) -> None:
+    """HTTP with the SDK client, with the fast path answering plain calls and with every call
+    through the SDK's session (`[protocol] fast_calls`)."""
     root, outside = _hostile_vault(make_vault)
     with _fifos(root):
-        async with e2e(root) as (url, vg):
+        async with e2e(root, protocol={"fast_calls": fast_calls}) as (url, vg):
             await vg.indexed(WITHIN)
             await _link_while_serving(vg, outside)
             await _checked_vault(vg)
