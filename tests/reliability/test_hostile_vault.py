@@ -5,7 +5,7 @@ Fronts: the dispatch chain in-process, HTTP with the SDK's Streamable HTTP clien
 uvicorn server (fast path on and off), and a `vaultgate stdio` process with the SDK's stdio client.
 
 The vault holds notes in Latin-1 (cp1252), UTF-16 and broken UTF-8; a folder and files whose
-names are not UTF-8; FIFOs named like a note and like an attachment; a YAML alias bomb (half a
+names are not UTF-8; FIFOs named like a note, an attachment, a canvas and a base; a YAML alias bomb (half a
 kilobyte of frontmatter standing for ~390 million values); PNG headers that declare huge images
 (30000x30000, 9000x9000); a PDF that is only a header; and, once the
 server runs, a symlink to a folder outside the vault appears. What must hold:
@@ -87,7 +87,7 @@ TEXT_FILES: dict[str, str | bytes] = {
     "Templates/Daily.md": "# {{date}}\n",
 }
 BAD_NAMES = (b"Caf\xe9/r\xe9sum\xe9.md", b"bad\xff.md", b"Media/photo\xe9.png")
-FIFOS = ("Pipe.md", "Media/pipe.png", "Projects/Queue.md")
+FIFOS = ("Pipe.md", "Media/pipe.png", "Projects/Queue.md", "Pipe.canvas", "Pipe.base")
 LINKED = "Linked"  # a symlink to a folder outside the vault, made while the server runs
 
 # Paths every path-taking tool is called with: a plain note, each hostile kind that is a file,
@@ -135,10 +135,14 @@ READ_CALLS: dict[str, list[dict[str, Any]]] = {
     "list_bookmarks": [{}],
     "get_workspace": [{}],
     "list_recent_files": [{}],
-    "read_canvas": _each("path", ["Board.canvas", "Pipe.md", "Media/pipe.png"]),
+    "read_canvas": _each("path", ["Board.canvas", "Pipe.canvas", "Pipe.md", "Media/pipe.png"]),
     "list_attachments": [{}] + _each("folder", ["Media", "Linked"]),
     "read_attachment": _each("path", FILE_PATHS),
-    "query_base": [{"path": "Tasks.base"}, {"yaml": "filters: 'file.hasTag(\"start\")'\nviews:\n  - type: table\n"}],
+    "query_base": [
+        {"path": "Tasks.base"},
+        {"path": "Pipe.base"},
+        {"yaml": "filters: 'file.hasTag(\"start\")'\nviews:\n  - type: table\n"},
+    ],
     "list_tasks": [{}],
     "get_periodic_note": [{}],
     "list_templates": [{}],
@@ -250,7 +254,7 @@ async def _checked_vault(vg: Harness) -> None:
     assert status is not None
     assert (status["state"], status["notes"]) == ("ready", 8), status
     warnings = status["file_warnings"]
-    assert warnings["by_reason"] == {"encoding": 3, "name_not_utf8": 3, "special_file": 3}, warnings
+    assert warnings["by_reason"] == {"encoding": 3, "name_not_utf8": 3, "special_file": 5}, warnings
 
 
 async def _searchable(call: Call) -> None:
@@ -347,4 +351,4 @@ async def test_every_read_tool_answers_over_the_hostile_vault_over_stdio(make_va
             await _searchable(call)
             is_error, status = await call("index_status", {})
             assert not is_error and status is not None and status["state"] == "ready"
-            assert status["file_warnings"]["by_reason"] == {"encoding": 3, "name_not_utf8": 3, "special_file": 3}
+            assert status["file_warnings"]["by_reason"] == {"encoding": 3, "name_not_utf8": 3, "special_file": 5}
