@@ -118,7 +118,8 @@ def fit_image(
                     info = ImageInfo(width=width, height=height, sent_width=width, sent_height=height,
                                      sent_mime=mime, sent_bytes=len(data), resized=False)  # fmt: skip
                     return data, mime, info
-                img = probe.convert("RGBA") if getattr(probe, "n_frames", 1) > 1 else probe
+                # `is_animated` reads up to the second frame (`n_frames` reads every frame header)
+                img = probe.convert("RGBA") if getattr(probe, "is_animated", False) else probe
                 img.thumbnail((max_dimension, max_dimension))  # in place: no full-size copy is kept
                 return _shrink(img, data, mime, width, height, max_dimension, budget)
     except Image.DecompressionBombError as exc:
