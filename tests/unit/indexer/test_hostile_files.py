@@ -257,3 +257,22 @@ async def test_a_caller_some_path_rule_restricts_sees_no_counts_and_only_readabl
         warnings = (await vg.ok("index_status"))["file_warnings"]
         assert (warnings["skipped"], warnings["fallback_encoding"], warnings["by_reason"]) == (None, None, None)
         assert [e["path"] for e in warnings["examples"]] == ["Notes/Cafe.md"]
+
+
+async def test_editing_a_latin1_note_saves_it_as_utf8_with_its_text_kept(vg_latin: Harness) -> None:
+    vg = vg_latin
+    await vg.ok("append_note", path="Cafe", content="ajouté\n")
+    assert (vg.root / "Cafe.md").read_bytes() == "# Café\n\nnaïve résumé latinword\najouté\n".encode()
+    note = await vg.ok("read_note", path="Cafe")
+    assert note.get("encoding") is None and note["content"].endswith("ajouté\n")
+    await vg.settled()
+    assert (await vg.ok("index_status"))["file_warnings"]["fallback_encoding"] == 1  # only Wide.md now
+
+
+async def test_undoing_an_edit_of_a_latin1_note_puts_its_bytes_back_exactly(vg_latin: Harness) -> None:
+    vg = vg_latin
+    plan = {"goal": "add", "steps": [{"id": "a", "tool": "append_note", "args": {"path": "Cafe", "content": "x\n"}}]}
+    await vg.ok("execute_plan", plan=plan)
+    assert (vg.root / "Cafe.md").read_bytes() != LATIN1
+    await vg.confirmed("undo_last_plan")
+    assert (vg.root / "Cafe.md").read_bytes() == LATIN1
