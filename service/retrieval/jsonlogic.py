@@ -14,9 +14,8 @@ Guarantees: the rule is validated before any note is read (unknown operations, m
 arguments and nesting deeper than `[limits] max_depth` are `query_syntax_error` with the
 offending path); every operation evaluated counts against one `service.budget.Budget` for the
 whole query (`max_ops` steps, `[limits] max_eval_seconds`), `cat` and `merge` check the size they
-would build against `[limits]` first, and a `glob` pattern runs as a regular expression on the
-interruptible `regex` engine with the time left (wcmatch's own matcher uses `re`, which a
-pattern like `**/a/**/a/**/...` can hold for minutes). Exceeding any of it raises
+would build against `[limits]` first, and a `glob` pattern runs on the interruptible `regex`
+engine with the time left (`service.retrieval.globs`). Exceeding any of it raises
 `compute_budget_exceeded`, so a pathological rule costs a bounded time. Evaluation never raises
 Python errors for type mismatches: like the reference implementation, mismatched comparisons
 are false.
@@ -24,7 +23,6 @@ are false.
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Callable
 from typing import Any
@@ -34,10 +32,10 @@ from wcmatch import glob as wcglob
 from service import budget as shared
 from service.budget import DEFAULT_LIMITS, Budget
 from service.errors import QuerySyntaxError
+from service.retrieval import globs
 from service.settings.limits import LimitsSettings
 
 _GLOB_FLAGS = wcglob.GLOBSTAR | wcglob.BRACE | wcglob.IGNORECASE
-MAX_GLOB = 1000  # characters of one glob pattern
 
 
 def truthy(value: Any) -> bool:
@@ -290,30 +288,13 @@ def _missing_some(v: list[Any], data: Any) -> list[Any]:
 def _glob(v: list[Any]) -> bool:
     if not isinstance(v[0], str) or not isinstance(v[1], str):
         return False
-    include, exclude = _glob_patterns(v[1])
-    path = v[0]
-    return any(shared.regex_call(p, "match", path) for p in include) and not any(
-        shared.regex_call(p, "match", path) for p in exclude
-    )
-
-
-@functools.lru_cache(maxsize=256)
-def _glob_patterns(pattern: str) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
-    """wcmatch's translation of an Obsidian-style glob, compiled for the `regex` engine."""
-    import regex
-
-    if len(pattern) > MAX_GLOB:
-        raise QuerySyntaxError("glob pattern too long", details={"max": MAX_GLOB})
     try:
-        include, exclude = wcglob.translate(pattern, flags=_GLOB_FLAGS)
-        return (
-            tuple(regex.compile(p, regex.V0) for p in include),
-            tuple(regex.compile(p, regex.V0) for p in exclude),
-        )
-    except Exception as exc:  # noqa: BLE001 - wcmatch's PatternLimitException (braces), regex errors
+        match = globs.matcher(v[1], _GLOB_FLAGS)
+    except globs.GlobError as exc:
         raise QuerySyntaxError(
-            f"unusable glob pattern: {exc}", details={"pattern": pattern[:200]}, hint="Use fewer {a,b} braces."
+            f"unusable glob pattern: {exc}", details={"pattern": v[1][:200]}, hint="Use fewer {a,b} braces."
         ) from None
+    return match(v[0])
 
 
 _EAGER: dict[str, Callable[[list[Any], Any], Any]] = {
