@@ -2,8 +2,9 @@
 `python -m service`).
 
 Exit codes: 0 success (also after Ctrl-C or SIGTERM), 1 configuration or start-up error (every
-problem printed readably on stderr, no traceback), 2 usage. `vaultgate --version` prints the
-version.
+problem printed readably on stderr, no traceback), 2 usage, 141 (as a process killed by SIGPIPE)
+when the reader of stdout went away (`vaultgate config show | head`), silently.
+`vaultgate --version` prints the version.
 """
 
 from __future__ import annotations
@@ -348,6 +349,19 @@ def _early_front() -> StdioFront | None:
     return front
 
 
+BROKEN_PIPE_EXIT = 128 + 13  # what a shell reports for a process that SIGPIPE ended
+
+
+def _drop_stdout() -> None:
+    """The reader is gone: point stdout at /dev/null so the final flush at exit stays quiet."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):  # no real stdout (a test's capture): nothing left to flush
+        pass
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     front = _early_front() if argv is None else None
     import service._deferred_models  # noqa: F401 - before any pydantic model class is defined
@@ -356,7 +370,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     args.front = front
     try:
-        return COMMANDS[args.command](args)
+        code = COMMANDS[args.command](args)
+        sys.stdout.flush()  # here, so a closed pipe is seen below and not at interpreter exit
+        return code
+    except BrokenPipeError:
+        _drop_stdout()
+        return BROKEN_PIPE_EXIT
     except StartupError as exc:
         print(f"vaultgate: {exc}", file=sys.stderr)
         return 1

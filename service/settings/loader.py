@@ -2,21 +2,28 @@
 
 `load_settings` turns every problem (a missing folder, bad TOML, a validation error) into one
 readable `ConfigError` listing all of them (`ConfigError.problems`): a configuration that fails
-validation still has its vault folders checked, so one run reports everything. Relative paths
-in a config file are resolved against its folder.
+validation still has its vault folders and its cross-section rules (`default_vault` names a
+vault, ids unique, no unauthenticated public host) checked on the raw values, so one run reports
+everything. Relative paths in a config file are resolved against its folder. A file given as
+the target that is not TOML (`vaultgate serve some/note.md`) is "not a folder", not a TOML error.
 `config_warnings` lists what works but should not be done.
 """
 
 from __future__ import annotations
 
+import json
+import os
 import tomllib
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 from pydantic import ValidationError
 
 from service.errors import ConfigError
 from service.settings.root import CONFIG_FILE, Settings
+
+NOTE_SUFFIXES = (".md", ".markdown", ".canvas", ".base")  # vault files, never a config file
 
 
 def load_settings(target: Path | str | None = None, **overrides: Any) -> Settings:
@@ -30,6 +37,8 @@ def load_settings(target: Path | str | None = None, **overrides: Any) -> Setting
         path = Path(target).expanduser()
         if path.is_dir():
             init.setdefault("vaults", [{"id": "main", "path": path.resolve()}])
+        elif path.is_file() and path.suffix.lower() in NOTE_SUFFIXES:
+            raise ConfigError(_not_a_folder(path))
         elif path.is_file():
             config_file = path.resolve()
             init["config_file"] = config_file
@@ -40,7 +49,10 @@ def load_settings(target: Path | str | None = None, **overrides: Any) -> Setting
         raw = _check_toml(config_file) if config_file is not None else {}
         settings = Settings(**init)
     except ValidationError as exc:
-        problems = _describe(exc) + _missing_vaults(init.get("vaults", raw.get("vaults")), config_file)
+        problems = _describe(exc)
+        if not any(not err["loc"] for err in exc.errors()):  # the cross-section rules did not run
+            problems += [p for p in _cross_section(init, raw) if p not in problems]
+        problems += _missing_vaults(init.get("vaults", raw.get("vaults")), config_file)
         raise _problems(problems) from None
     finally:
         CONFIG_FILE.reset(token)
@@ -65,6 +77,10 @@ def config_warnings(settings: Settings) -> list[str]:
     return out
 
 
+def _not_a_folder(path: Path) -> str:
+    return f"{path}: not a folder (serve a vault by its folder) and not a TOML config file"
+
+
 def _problems(problems: list[str]) -> ConfigError:
     return ConfigError("invalid configuration:\n  " + "\n  ".join(problems), problems)
 
@@ -73,9 +89,60 @@ def _check_toml(path: Path) -> dict[str, Any]:
     try:
         return tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        if path.suffix.lower() != ".toml":  # a note or other file given where a vault folder goes
+            raise ConfigError(_not_a_folder(path)) from None
         raise ConfigError(f"{path.name}: not valid TOML: {exc}") from None
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read the config file: {exc.strerror or exc}") from None
+
+
+def _layered(init: dict[str, Any], raw: dict[str, Any], key: str, env: str) -> Any:
+    """One raw value as the sources rank them: overrides, then the environment, then the file."""
+    if key in init:
+        return init[key]
+    if env in os.environ:
+        return os.environ[env]
+    return raw.get(key)
+
+
+def _section(init: dict[str, Any], raw: dict[str, Any], section: str, key: str, default: Any) -> Any:
+    over = init.get(section)
+    value = over.get(key) if isinstance(over, dict) else getattr(over, key, None)
+    if value is None:
+        value = os.environ.get(f"VAULTGATE_{section.upper()}__{key.upper()}")
+    if value is None:
+        table = raw.get(section)
+        value = table.get(key) if isinstance(table, dict) else None
+    return default if value is None else value
+
+
+def _cross_section(init: dict[str, Any], raw: dict[str, Any]) -> list[str]:
+    """`Settings`' own cross-section rules on the raw values of a configuration whose fields
+    failed validation (pydantic skips the model's check then), so a bad key does not hide them."""
+    entries = _layered(init, raw, "vaults", "VAULTGATE_VAULTS")
+    if isinstance(entries, str):
+        try:
+            entries = json.loads(entries)
+        except ValueError:
+            return []
+    if not isinstance(entries, list):
+        entries = []
+    ids = [e.get("id") if isinstance(e, dict) else getattr(e, "id", None) for e in entries]
+    if not all(isinstance(i, str) for i in ids):
+        return []  # an entry without an id is already reported; its rules would mislead
+    default_vault = _layered(init, raw, "default_vault", "VAULTGATE_DEFAULT_VAULT")
+    view = SimpleNamespace(
+        vaults=[SimpleNamespace(id=i) for i in ids],
+        default_vault=default_vault if isinstance(default_vault, str) else None,
+        auth=SimpleNamespace(mode=_section(init, raw, "auth", "mode", "none")),
+        http=SimpleNamespace(host=str(_section(init, raw, "http", "host", "127.0.0.1"))),
+    )
+    check = Settings.__pydantic_decorators__.model_validators["_check"].func
+    try:
+        check(view)
+    except ValueError as exc:
+        return [line.strip() for line in str(exc).split("\n") if line.strip()]
+    return []
 
 
 def _missing_vaults(entries: Any, config_file: Path | None) -> list[str]:

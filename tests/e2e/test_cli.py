@@ -224,3 +224,47 @@ def test_preloading_vectors_defaults_by_command_and_a_set_value_stays(
     for preload in (True, False):
         got = _for_transport(settings, preload_vectors=preload).embeddings.preload_vectors
         assert got is (preload if given is None else given)
+
+
+def test_config_validate_lists_every_problem_in_one_run(tmp_path: Path, make_vault: Callable[..., Path]) -> None:
+    """A bad key does not hide the cross-section rules (`default_vault`) nor a missing folder."""
+    root = make_vault()
+    config = tmp_path / "vaultgate.toml"
+    config.write_text(
+        f'default_vault = "zzz"\nbogus = 1\n[[vaults]]\nid = "a"\npath = "{root}"\n'
+        '[[vaults]]\nid = "b"\npath = "missing-folder"\n[http]\nport = "x"\n'
+    )
+    out = run("config", "validate", str(config))
+    assert out.returncode == 1 and "Traceback" not in out.stderr
+    assert "bogus: Extra inputs are not permitted" in out.stderr
+    assert "http.port" in out.stderr
+    assert "default_vault 'zzz' is not a configured vault id" in out.stderr
+    assert "vault 'b': folder" in out.stderr and "does not exist" in out.stderr
+
+
+def test_serving_a_note_says_it_is_not_a_folder(make_vault: Callable[..., Path]) -> None:
+    root = make_vault({"some/note.md": "# A note\n\nNot = a config [\n"})
+    for command in ("serve", "stdio", "config"):
+        args = ("config", "validate") if command == "config" else (command,)
+        out = run(*args, str(root / "some" / "note.md"))
+        assert out.returncode == 1, out.stderr
+        assert "not a folder" in out.stderr and "not valid TOML" not in out.stderr
+
+
+def test_a_closed_stdout_ends_the_command_quietly(make_vault: Callable[..., Path]) -> None:
+    """`vaultgate config show | head`: the reader went away; no "cannot start" message."""
+    root = make_vault()
+    for args in (("config", "show", str(root)), ("docs", "tools")):
+        read_end, write_end = os.pipe()
+        os.close(read_end)  # closed before the command writes: every write meets a broken pipe
+        try:
+            done = subprocess.run(
+                [sys.executable, "-m", "service", *args],
+                stdout=write_end,
+                stderr=subprocess.PIPE,
+                text=True,
+                timeout=60,
+            )
+        finally:
+            os.close(write_end)
+        assert done.returncode == 141 and done.stderr == "", done.stderr
