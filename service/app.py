@@ -32,6 +32,7 @@ from service.dispatch.entry import Dispatcher
 from service.errors import VaultgateError
 from service.indexer.jobs import IndexJobs
 from service.indexer.runner import VaultIndexer, indexer_of
+from service.memory.experiences import ExperienceStore
 from service.obs.audit import AuditSink
 from service.obs.maintenance import Maintenance
 from service.obs.metrics import Metrics
@@ -109,6 +110,7 @@ class VaultgateApp:
         self.activity = Activity()  # calls running: background work that can wait gives way to them
         self.semantic = SemanticEngine(settings.embeddings, self.db, activity=self.activity)
         self.plans = PlanRuns(self.state, self.vaults, settings.plans)
+        self.experiences = ExperienceStore(data_dir)  # its own file and migration chain
         self.services = Services(
             settings=settings,
             vaults=self.vaults,
@@ -131,6 +133,7 @@ class VaultgateApp:
             step_hook=step_hook,
             semantic=self.semantic,
             rerank=build_reranker(settings.rerank),
+            experiences=self.experiences,
         )
         self.layers = build_layers(self.services, self.registry)
         self.dispatcher = Dispatcher(
@@ -175,6 +178,7 @@ class VaultgateApp:
             activity=self.activity,
         )
         self.components += [self.warmup, self.index_jobs, self.audit, self.sessions, self.maintenance, self.plans]
+        self.components.append(self.experiences)
         self.components.append(heap.HeapTrimmer())
         if owns_process:
             indexers = [c for c in self.components if isinstance(c, VaultIndexer)]

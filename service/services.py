@@ -18,6 +18,7 @@ from service.types import ClientLog, NestedCall, OpenGuard, PathGuard
 
 if TYPE_CHECKING:
     from service.indexer.jobs import IndexJobs
+    from service.memory.experiences import ExperienceStore
     from service.obs.audit import AuditSink
     from service.obs.metrics import Metrics
     from service.obs.sessions import SessionTraces
@@ -58,4 +59,5 @@ class Services:
     step_hook: StepHook | None = None  # tests only: hold a long change at a known step
     semantic: SemanticEngine | None = None  # chunks, embeddings, vector search ([embeddings])
     rerank: Reranker | None = None  # reorders the answer tools' top candidates ([rerank]; off by default)
+    experiences: ExperienceStore | None = None  # experiential.db (data folder): agents' low-trust notes
     started_at: float = field(default_factory=time.time)

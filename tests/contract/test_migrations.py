@@ -63,6 +63,8 @@ def test_the_built_wheel_carries_the_migrations_and_sample_vault(tmp_path: Path)
     assert built.returncode == 0, built.stderr[-2000:]
     wheel = next(tmp_path.glob("vaultgate-*.whl"))
     names = zipfile.ZipFile(wheel).namelist()
-    expected = {f"service/_migrations/{m.name}" for m in (REPO / "migrations").glob("*.sql")}
+    # The main chain and the experiential chain (`experiential.db`, service.memory.experiences).
+    folder = REPO / "migrations"
+    expected = {f"service/_migrations/{m.relative_to(folder).as_posix()}" for m in folder.rglob("*.sql")}
     assert expected <= set(names)
     assert any(n.startswith("service/_sample_vault/") for n in names)

@@ -1,0 +1,183 @@
+"""The experiential tier: agents' low-trust notes in `experiential.db`, never in the vault.
+
+An agent records what worked, what failed or a preference it saw, with the tool and context it
+was about and its confidence. These rows live in their own database file in the data folder
+(`<data>/experiential.db`) on a migration chain of their own (`migrations/experiential/`,
+applied when the store starts), so they can be inspected, trimmed or deleted without touching
+the vault or the other records. An experience reaches the vault only by `promote_experience`,
+which a human always confirms; the row then records the entity, note and block it became.
+
+`ExperienceStore` is a component of the app (start opens and migrates, stop closes).
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import sqlite3
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from service.storage.db import Database
+from service.storage.migrate import migrate, migrations_dir
+
+Kind = Literal["worked", "failed", "preference", "note"]
+FILE_NAME = "experiential.db"
+_COLUMNS = (
+    "id, kind, text, tool, context, confidence, tags, caller, created_at,"
+    " promoted_at, promoted_to, promoted_path, promoted_block"
+)
+
+
+def experiential_migrations() -> Path:
+    """The experiential chain: a folder of its own beside the main chain (and in the wheel)."""
+    return migrations_dir() / "experiential"
+
+
+@dataclass(frozen=True, slots=True)
+class Experience:
+    id: str
+    kind: Kind
+    text: str
+    tool: str | None
+    context: str | None
+    confidence: float
+    tags: tuple[str, ...]
+    caller: str
+    created_at: float
+    promoted_at: float | None = None
+    promoted_to: str | None = None
+    promoted_path: str | None = None
+    promoted_block: str | None = None
+
+
+def _row(row: Sequence[Any]) -> Experience:
+    return Experience(
+        id=row[0],
+        kind=row[1],
+        text=row[2],
+        tool=row[3],
+        context=row[4],
+        confidence=row[5],
+        tags=tuple(json.loads(row[6])),
+        caller=row[7],
+        created_at=row[8],
+        promoted_at=row[9],
+        promoted_to=row[10],
+        promoted_path=row[11],
+        promoted_block=row[12],
+    )
+
+
+class ExperienceStore:
+    """`experiential.db` in the data folder: one writer, one reader."""
+
+    name = "experiences"
+
+    def __init__(self, data_dir: Path) -> None:
+        self.path = data_dir / FILE_NAME
+        self.db = Database(self.path, readers=1, writer_cache_kib=1000, reader_cache_kib=1000)
+        self._open = False
+
+    async def start(self) -> None:
+        if self._open:
+            return
+        await self.db.open()
+        await migrate(self.db, experiential_migrations())
+        self._open = True
+
+    async def stop(self) -> None:
+        if self._open:
+            await self.db.close()
+            self._open = False
+
+    async def record(
+        self,
+        vault_id: str,
+        kind: Kind,
+        text: str,
+        *,
+        tool: str | None,
+        context: str | None,
+        confidence: float,
+        tags: Sequence[str],
+        caller: str,
+    ) -> Experience:
+        exp_id = "exp-" + secrets.token_hex(6)
+        exp = Experience(exp_id, kind, text, tool, context, confidence, tuple(tags), caller, time.time())
+
+        def insert(conn: sqlite3.Connection) -> None:
+            conn.execute(
+                "INSERT INTO experiences(id, vault_id, kind, text, tool, context, confidence, tags, caller, created_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    exp.id,
+                    vault_id,
+                    kind,
+                    text,
+                    tool,
+                    context,
+                    confidence,
+                    json.dumps(list(tags)),
+                    caller,
+                    exp.created_at,
+                ),
+            )
+
+        await self.db.run_write(insert)
+        return exp
+
+    async def get(self, vault_id: str, exp_id: str) -> Experience | None:
+        row = await self.db.fetchone(
+            f"SELECT {_COLUMNS} FROM experiences WHERE vault_id = ? AND id = ?", (vault_id, exp_id)
+        )
+        return _row(row) if row is not None else None
+
+    async def page(
+        self,
+        vault_id: str,
+        *,
+        kind: Kind | None,
+        tool: str | None,
+        promoted: bool | None,
+        min_confidence: float,
+        offset: int,
+        limit: int,
+    ) -> tuple[list[Experience], int]:
+        where = ["vault_id = ?", "confidence >= ?"]
+        params: list[Any] = [vault_id, min_confidence]
+        if kind is not None:
+            where.append("kind = ?")
+            params.append(kind)
+        if tool is not None:
+            where.append("tool = ?")
+            params.append(tool)
+        if promoted is not None:
+            where.append("promoted_at IS NOT NULL" if promoted else "promoted_at IS NULL")
+        clause = " AND ".join(where)
+
+        def read(conn: sqlite3.Connection) -> tuple[list[Experience], int]:
+            total = conn.execute(f"SELECT count(*) FROM experiences WHERE {clause}", params).fetchone()[0]
+            rows = conn.execute(
+                f"SELECT {_COLUMNS} FROM experiences WHERE {clause} ORDER BY n DESC LIMIT ? OFFSET ?",
+                (*params, limit, offset),
+            ).fetchall()
+            return [_row(r) for r in rows], int(total)
+
+        return await self.db.run_read(read)
+
+    async def promoted(self, vault_id: str, exp_id: str, *, by: str, entity: str, path: str, block: str | None) -> bool:
+        """Record a confirmed promotion; False when the experience was promoted already."""
+
+        def update(conn: sqlite3.Connection) -> bool:
+            cur = conn.execute(
+                "UPDATE experiences SET promoted_at = ?, promoted_by = ?, promoted_to = ?, promoted_path = ?,"
+                " promoted_block = ? WHERE vault_id = ? AND id = ? AND promoted_at IS NULL",
+                (time.time(), by, entity, path, block, vault_id, exp_id),
+            )
+            return cur.rowcount == 1
+
+        return await self.db.run_write(update)
