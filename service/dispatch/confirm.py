@@ -20,7 +20,8 @@ this order:
    expires with the confirmation TTL and is spent by the approved call: a replayed retry is
    asked again). Accept → proceed; decline/cancel → `forbidden` (details.reason "declined");
 3. else the call answers `elicit_required` with `details.args_hash`, the tool, the vault, a
-   preview of what would change, the expiry, and how to mint a token
+   preview of what would change (with every file it changes: `details.files` and
+   `details.files_changed`, when the tool knows them from the arguments), the expiry, and how to mint a token
    (`vaultgate confirm ARGS_HASH PATH` or `POST /admin/confirm`); retry with `elicit_token`.
 """
 
@@ -39,7 +40,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from service.dispatch.context import CallContext, ContextFor, Next, ToolResult
 from service.errors import ElicitRequired, Forbidden
 from service.policy import approval
-from service.policy.confirmations import Confirmations
+from service.policy.confirmations import ChangePreview, Confirmations
 from service.settings import ConfirmationSettings
 
 log = logging.getLogger(__name__)
@@ -73,22 +74,28 @@ class Confirm:
         # is single use, like a token; replaying the retry asks again.
         self._spent: dict[str, int] = {}
 
-    async def preview(self, call: CallContext) -> str | None:
-        """What a human must approve for this call, or None when it needs no confirmation."""
+    async def preview(self, call: CallContext) -> ChangePreview | None:
+        """What a human must approve for this call, or None when it needs no confirmation. The
+        tool's own `confirm_when` preview (with the files it changes) is preferred whenever the
+        tool has one, also for a call that asks for another reason."""
         spec = call.spec
         assert spec is not None and call.args is not None and call.vault is not None
-        if spec.confirm == "always" or spec.destructive or spec.name in self.extra_tools:
-            return f"{spec.name} ({spec.title}) with {call.args.model_dump_json(exclude_none=True)}"
-        floored = sorted(set(spec.scopes) & self.floors)
-        if floored:
-            return f"{spec.name} needs {', '.join(floored)}: {call.args.model_dump_json(exclude_none=True)}"
+        found: str | ChangePreview | None = None
         if spec.confirm == "conditional" and spec.confirm_when is not None:
-            ctx = self.context_for(call)
-            found = await spec.confirm_when(ctx, call.args)
-            if found is not None:
-                return found
+            found = await spec.confirm_when(self.context_for(call), call.args)
+        if isinstance(found, str):
+            found = ChangePreview(found)
+        plain = f"{spec.name} ({spec.title}) with {call.args.model_dump_json(exclude_none=True)}"
+        floored = sorted(set(spec.scopes) & self.floors)
+        if spec.confirm == "always" or spec.destructive or spec.name in self.extra_tools:
+            return ChangePreview(plain) if found is None else found
+        if floored:
+            needs = f"{spec.name} needs {', '.join(floored)}: {call.args.model_dump_json(exclude_none=True)}"
+            return ChangePreview(needs) if found is None else ChangePreview(f"{needs}\n{found.summary}", found.files)
+        if found is not None:
+            return found
         if call.notes.get("write_mode") == "confirm":  # the vault asks for every change (acl layer)
-            return f"{spec.name} ({spec.title}) with {call.args.model_dump_json(exclude_none=True)}"
+            return ChangePreview(plain)
         return None
 
     async def __call__(self, call: CallContext, next: Next) -> ToolResult:
@@ -138,7 +145,7 @@ class Confirm:
             self._spent = {s: exp for s, exp in self._spent.items() if exp >= now}
         self._spent[state] = int(state.partition(".")[0])
 
-    async def _ask_modern(self, call: CallContext, preview: str) -> bool | ToolResult:
+    async def _ask_modern(self, call: CallContext, preview: ChangePreview) -> bool | ToolResult:
         """True when the client's answer to our earlier input request approves this call; a
         ToolResult carrying an InputRequiredResult when the client should ask now; False when
         this is not a 2026-07-28 client that can be asked. Raises on a declined answer."""
@@ -164,7 +171,7 @@ class Confirm:
         expires = int(time.time()) + self.cfg.elicit_ttl_seconds
         request = types.ElicitRequest(
             params=types.ElicitRequestFormParams(
-                message=f"vaultgate: allow this change in vault {call.vault.id}?\n\n{preview}",
+                message=f"vaultgate: allow this change in vault {call.vault.id}?\n\n{preview.brief()}",
                 requested_schema=_SCHEMA,
             )
         )
@@ -175,7 +182,7 @@ class Confirm:
         call.notes["confirmation_trip"] = True  # counted here, not again by a facade call around it
         return ToolResult(structured=None, text="", input_required=pending)
 
-    async def _ask(self, call: CallContext, preview: str) -> bool:
+    async def _ask(self, call: CallContext, preview: ChangePreview) -> bool:
         """Ask through the client when it can be asked; False when it cannot. Raises on decline."""
         request = call.request
         session = getattr(request, "session", None)
@@ -188,7 +195,7 @@ class Confirm:
             return False
         try:
             answer = await session.elicit_form(
-                f"vaultgate: allow this change in vault {call.vault.id if call.vault else '?'}?\n\n{preview}",
+                f"vaultgate: allow this change in vault {call.vault.id if call.vault else '?'}?\n\n{preview.brief()}",
                 _SCHEMA,
                 related_request_id=getattr(request, "request_id", None),
             )
@@ -204,20 +211,23 @@ class Confirm:
             hint="Ask the human what to change, or call a non-destructive alternative.",
         )
 
-    async def _required(self, call: CallContext, preview: str, reason: str | None = None) -> ElicitRequired:
+    async def _required(self, call: CallContext, preview: ChangePreview, reason: str | None = None) -> ElicitRequired:
         assert call.vault is not None and call.spec is not None
         call.notes["confirmation_trip"] = True  # counted here, not again by a facade call around it
         expires = await self.store.record_request(
-            call.args_hash, call.vault.id, call.spec.name, preview, call.principal.subject
+            call.args_hash, call.vault.id, call.spec.name, preview.text(), call.principal.subject
         )
         details: dict[str, Any] = {
             "args_hash": call.args_hash,
             "tool": call.spec.name,
             "vault": call.vault.id,
-            "preview": preview,
+            "preview": preview.text(),
             "expires_at": expires,
             "confirm_with": [f"vaultgate confirm {call.args_hash} <vault folder or config>", "POST /admin/confirm"],
         }
+        if preview.files is not None:  # every file, as `vaultgate confirm` prints them
+            details["files_changed"] = len(preview.files)
+            details["files"] = list(preview.files)
         if reason is not None:
             details["reason"] = reason
         return ElicitRequired(

@@ -22,13 +22,14 @@ from typing import Any, Protocol
 from pydantic import BaseModel, ValidationError
 
 from service.plans import graph as plan_graph
-from service.plans.effects import MOVES, Effects, EffectsBuilder
+from service.plans.effects import BOOKMARKS_FILE, MOVES, REWRITES, Effects, EffectsBuilder
 from service.plans.model import Param, Plan, Step
 from service.plans.refs import LATE, RefError, Scope, Unresolved, resolve
 from service.plans.schedule import run_after
 
 MAX_STEPS = 500  # steps as written
 MAX_CALLS = 5000  # tool calls after foreach expansion
+DRY_RUN_PAGE = 500  # changed files per page of a rewriting tool's dry run (its maximum `limit`)
 RESERVED_ARGS = frozenset({"vault", "elicit_token"})  # the runner sets these: a plan runs in one vault
 NOT_IN_PLANS = frozenset({"plans", "facade"})  # tags of tools a plan may not run (no plan inside a plan)
 
@@ -274,6 +275,8 @@ async def _check_step(
                 checked.touches[step.id] = None if touched is None or so_far is None else so_far | touched
                 if step.tool in MOVES:
                     await _preview_move(step.tool, args, host, builder)
+                elif step.tool in REWRITES:
+                    await _preview_rewrite(step.tool, args, host, builder)
         elif runnable and not late:
             result, code = await host.read(step.tool, args)
             if code is not None and step.on_error == "stop":
@@ -295,10 +298,49 @@ def _on_plan(checked: Checked, paths: list[tuple[str, str]]) -> bool:
     return any((rel, op) in checked.paths for rel, _ in paths for op in ("write", "delete"))
 
 
+async def _dry_run(host: Host, tool: str, args: dict[str, Any]) -> tuple[dict[str, Any] | None, set[str]]:
+    """A rewriting tool's own dry run, every page: its first page and every file it changes (the
+    notes it edits, with their new paths, and the settings files it repoints)."""
+    first: dict[str, Any] | None = None
+    files: set[str] = set()
+    cursor: str | None = None
+    for _page in range(MAX_CALLS):
+        page, _code = await host.read(
+            tool, {**args, "dry_run": True, "limit": DRY_RUN_PAGE, **({"cursor": cursor} if cursor else {})}
+        )
+        if page is None:
+            return first, files
+        first = first or page
+        for item in page.get("items") or []:
+            files.add(str(item["path"]))
+            if item.get("new_path"):
+                files.add(str(item["new_path"]))
+        cursor = page.get("next_cursor")
+        if not cursor:
+            break
+    if first is not None and first.get("bookmarks_updated"):
+        files.add(BOOKMARKS_FILE)
+    return first, files
+
+
 async def _preview_move(tool: str, args: dict[str, Any], host: Host, builder: EffectsBuilder) -> None:
-    """The move's own dry run: how many links in how many notes it rewrites (first move of a note)."""
+    """The move's own dry run: the links it rewrites and every file they are in (known now only
+    for a note the vault holds now: a note the plan creates first is moved at run time)."""
     moved = builder.effects.files_moved[-1]
-    preview, _code = await host.read(tool, {**args, "dry_run": True, "limit": 1})
+    preview, files = await _dry_run(host, tool, args)
     if preview is not None:
         moved.links_rewritten = preview.get("links_rewritten")
         moved.files_changed = preview.get("files_changed")
+        moved.rewritten_in = sorted(files - {moved.from_path, moved.to_path})
+
+
+async def _preview_rewrite(tool: str, args: dict[str, Any], host: Host, builder: EffectsBuilder) -> None:
+    """rename_tag / rewrite_links: the notes its dry run lists are files the plan modifies."""
+    if args.get("dry_run", True):
+        return  # a dry run inside the plan changes nothing
+    preview, files = await _dry_run(host, tool, args)
+    if preview is None:
+        return
+    for rel in sorted(files):
+        if rel not in builder.effects.files_created:
+            builder.add(builder.effects.files_modified, rel)

@@ -34,6 +34,7 @@ _RISK_ORDER: tuple[Risk, ...] = ("read-only", "writes", "destructive", "commands
 CREATE_OR_MODIFY = frozenset({"create_note", "write_note", "append_note", "prepend_note"})
 MODIFY = frozenset({"patch_note", "set_properties", "delete_property", "add_tags", "remove_tags"})
 MOVES = frozenset({"move_note", "rename_note"})
+REWRITES = frozenset({"rename_tag", "rewrite_links"})  # edit notes found at run time; their dry run lists them
 NOTE_WRITES = frozenset({"set_task_status", "apply_template", "write_canvas"})  # `path` is the file changed
 PERIODIC = frozenset({"create_periodic_note", "append_to_periodic_note"})
 BOOKMARKS = frozenset({"add_bookmark", "remove_bookmark"})
@@ -55,6 +56,11 @@ class MovedFile(BaseModel):
     to_path: str = Field(alias="to", description="New path.")
     links_rewritten: int | None = Field(default=None, description="Links the move rewrites (from its dry run).")
     files_changed: int | None = Field(default=None, description="Notes whose links it rewrites (from its dry run).")
+    rewritten_in: list[str] | None = Field(
+        default=None,
+        description="Every note whose links it rewrites and settings file it repoints (from its dry run; null: "
+        "known only at run time, e.g. a note the plan creates first).",
+    )
 
     model_config = {"populate_by_name": True}
 
@@ -73,6 +79,16 @@ class Effects(BaseModel):
     unresolved: list[str] = Field(default_factory=list, description="Steps whose paths are known only at run time.")
     estimated_steps: int = Field(default=0, description="Tool calls after foreach expansion.")
     risk_level: Risk = Field(default="read-only", description="read-only | writes | destructive | commands.")
+
+    def changed_files(self) -> tuple[list[str], bool]:
+        """Every file the plan changes that is known now, and whether that is all of them (no
+        step changes files found only at run time)."""
+        files = [*self.files_created, *self.files_modified, *self.files_deleted]
+        complete = not self.bulk_changes and not self.unresolved and not self.commands
+        for m in self.files_moved:
+            files += [m.from_path, m.to_path, *(m.rewritten_in or [])]
+            complete = complete and m.rewritten_in is not None
+        return sorted(set(files)), complete
 
     def preview(self, goal: str) -> str:
         """What a human approves: the goal and the effects, in a few lines."""
@@ -93,6 +109,9 @@ class Effects(BaseModel):
         if self.files_moved:
             moves = [f"{m.from_path} -> {m.to_path}" for m in self.files_moved[:20]]
             lines.append(f"move ({len(self.files_moved)}): " + ", ".join(moves))
+            later = [f"{m.from_path}" for m in self.files_moved if m.rewritten_in is None]
+            if later:
+                lines.append(f"link rewrites known at run time ({len(later)} moves): " + ", ".join(later[:20]))
         return "\n".join(lines)
 
 
@@ -127,7 +146,7 @@ class EffectsBuilder:
         if self._touched is not None:
             self._touched.add(rel)
 
-    def _add(self, items: list[str], rel: str) -> None:
+    def add(self, items: list[str], rel: str) -> None:
         if rel not in items:
             items.append(rel)
 
@@ -135,9 +154,9 @@ class EffectsBuilder:
         """A file written (`acl`: checked against the path ACL; a settings file is not a note)."""
         e = self.effects
         if self.exists(rel) and rel not in e.files_created:
-            self._add(e.files_modified, rel)
+            self.add(e.files_modified, rel)
         else:
-            self._add(e.files_created, rel)
+            self.add(e.files_created, rel)
             self._now[rel] = True
         if acl:
             self.paths.append((rel, "write"))
@@ -148,7 +167,7 @@ class EffectsBuilder:
         if rel in e.files_created:
             e.files_created.remove(rel)
         else:
-            self._add(e.files_deleted, rel)
+            self.add(e.files_deleted, rel)
         if rel in e.files_modified:
             e.files_modified.remove(rel)
         self._now[rel] = False
@@ -188,7 +207,7 @@ class EffectsBuilder:
             self.move(_note(path), _note(str(args["new_path"])))
             self._touched = None  # its link rewrites change notes found at run time
         elif tool == "create_folder" and isinstance(path, str):
-            self._add(self.effects.folders_created, path.strip("/"))
+            self.add(self.effects.folders_created, path.strip("/"))
             self.paths.append((path.strip("/"), "write"))
             self._touch(path.strip("/"))
         elif tool == "bulk_create_notes" and isinstance(args.get("notes"), list):

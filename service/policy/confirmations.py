@@ -1,7 +1,10 @@
 """Human confirmation tokens: minted out of band, single use, bound to vault + tool + args_hash.
 
 A call that needs a human records a request (what it would do, for `vaultgate confirm` to
-show) and answers `elicit_required`. A human mints a token — `vaultgate confirm ARGS_HASH PATH`
+show) and answers `elicit_required`. What it would do is a `ChangePreview`: a summary and, when
+the call knows them, every file it will change — all of them, never the first few: a person
+approving must see what they approve (an elicitation form shows the first files and the count).
+A human mints a token — `vaultgate confirm ARGS_HASH PATH`
 or `POST /admin/confirm` — which is 128+ bits from `secrets`, stored only as its SHA-256, and
 valid `elicit_ttl_seconds`. Consuming is one conditional UPDATE in the writer's transaction, so
 of two concurrent calls presenting the same token exactly one proceeds.
@@ -12,10 +15,44 @@ from __future__ import annotations
 import hashlib
 import secrets
 import time
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from service.storage.db import Database
+
+FORM_FILES = 20  # files named in an elicitation form's message (the count is always given)
+
+
+@dataclass(frozen=True, slots=True)
+class ChangePreview:
+    """What a human approves: a summary, and every file the call will change (None: the tool
+    cannot tell from its arguments)."""
+
+    summary: str
+    files: tuple[str, ...] | None = None
+
+    @classmethod
+    def of(cls, summary: str, files: Iterable[str] | None = None) -> ChangePreview:
+        return cls(summary, None if files is None else tuple(sorted(set(files))))
+
+    def _listed(self, files: Sequence[str]) -> list[str]:
+        assert self.files is not None
+        more = len(self.files) - len(files)
+        tail = [f"... and {more} more (every file: `vaultgate confirm` or the error's details.files)"] if more else []
+        return [f"files changed ({len(self.files)}):", *(f"- {f}" for f in files), *tail]
+
+    def text(self) -> str:
+        """The summary and the whole list of files (what `vaultgate confirm` prints)."""
+        if self.files is None:
+            return self.summary
+        return "\n".join([self.summary, *self._listed(self.files)])
+
+    def brief(self, shown: int = FORM_FILES) -> str:
+        """The summary, the first `shown` files and the count (an elicitation form's message)."""
+        if self.files is None:
+            return self.summary
+        return "\n".join([self.summary, *self._listed(self.files[:shown])])
 
 
 def token_hash(token: str) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import difflib
+from collections.abc import Iterable
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -18,6 +19,7 @@ from service.errors import IndexUnavailable
 from service.graph.linkpath import base_name, strip_md
 from service.graph.moves import FileEdit
 from service.graph.rewrite import LineChange
+from service.policy.confirmations import ChangePreview
 from service.tools.context import ToolContext
 
 # How long a link or tag rewrite waits for the first index of a vault (10k notes take ~7 s).
@@ -112,16 +114,17 @@ def edit_items(ctx: ToolContext, edits: list[FileEdit]) -> list[FileChangeItem]:
     return [change_item(ctx, e.path, e.changes, new_path=e.new_path) for e in edits if ctx.can_read(e.path)]
 
 
-def preview(lines: list[str], items: list[FileChangeItem], limit: int = 20) -> str:
-    """A human-readable preview for a confirmation prompt."""
+def preview(lines: list[str], items: list[FileChangeItem], files: Iterable[str], limit: int = 20) -> ChangePreview:
+    """A confirmation prompt: the head `lines`, each changed line of the first `limit` notes, and
+    `files` — every file the call changes, all of them (`ChangePreview`)."""
     out = list(lines)
     for item in items[:limit]:
         out.append(f"- {item.path}" + (f" -> {item.new_path}" if item.new_path else ""))
         for c in item.changes[:5]:
             out.append(f"    {c.line}: {c.before!r} -> {c.after!r}")
     if len(items) > limit:
-        out.append(f"... and {len(items) - limit} more files")
-    return "\n".join(out)
+        out.append(f"(line changes of {limit} of the {len(items)} notes shown; every file is listed below)")
+    return ChangePreview.of("\n".join(out), files)
 
 
 def diff_lines(before: str, after: str) -> list[LineChange]:

@@ -21,12 +21,13 @@ from service.tools.schema import compact_input, compact_output
 from service.types import ScopeClass
 
 if TYPE_CHECKING:
+    from service.policy.confirmations import ChangePreview
     from service.tools.context import ToolContext
 
 ConfirmPolicy = Literal["never", "always", "conditional"]
 Handler = Callable[["ToolContext", Any], Awaitable[ToolOutput]]
 # Returns a human-readable preview when this particular call needs a human's confirmation.
-ConfirmWhen = Callable[["ToolContext", Any], Awaitable[str | None]]
+ConfirmWhen = Callable[["ToolContext", Any], Awaitable["str | ChangePreview | None"]]
 Precheck = Callable[["ToolContext", Any], Awaitable[None]]
 
 

@@ -18,6 +18,7 @@ from service.graph.linkpath import PathSet, base_name, strip_md
 from service.graph.moves import FileEdit, MovePlan, apply_plan, move_lock, vault_files
 from service.graph.queries import GraphQueries
 from service.graph.rewrite import rewrite_note
+from service.policy.confirmations import ChangePreview
 from service.tools.change_pages import ChangeListIn, start_of, window
 from service.tools.context import ToolContext
 from service.tools.graph_common import FileChangeItem, complete_index, edit_items, preview
@@ -128,12 +129,12 @@ async def rewrite_links(ctx: ToolContext, args: RewriteLinksIn) -> RewriteLinksO
     )
 
 
-async def confirm_rewrite(ctx: ToolContext, args: RewriteLinksIn) -> str | None:
+async def confirm_rewrite(ctx: ToolContext, args: RewriteLinksIn) -> ChangePreview | None:
     if args.dry_run:
         return None
     plan, old, new = await _rewrite_plan(ctx, args)
     head = [f"Repoint links from {old!r} to {new!r} in {len(plan.edits)} notes:"]
-    return preview(head, edit_items(ctx, plan.edits))
+    return preview(head, edit_items(ctx, plan.edits), {e.path for e in plan.edits})
 
 
 TOOLS: tuple[ToolSpec, ...] = (

@@ -12,6 +12,7 @@ from pydantic import Field
 
 from service.errors import ValidationFailed
 from service.markdown.parse import note_title
+from service.policy.confirmations import ChangePreview
 from service.tools.context import ToolContext
 from service.tools.models import NOTE_ADDRESS, ToolInput, ToolOutput
 from service.tools.notes.write import ETAG, WriteOut, overwrite_preview, write_out
@@ -54,11 +55,11 @@ async def delete_note(ctx: ToolContext, args: DeleteNoteIn) -> DeleteOut:
     )
 
 
-async def delete_note_confirm(ctx: ToolContext, args: DeleteNoteIn) -> str | None:
+async def delete_note_confirm(ctx: ToolContext, args: DeleteNoteIn) -> ChangePreview | None:
     if not args.permanent:
         return None
     vp = (await ctx.find_note(args.path, "delete", section="reject", missing_ok=args.expected_etag is not None)).vp
-    return f"permanently delete {vp.rel} (not recoverable from .trash)"
+    return ChangePreview.of(f"permanently delete {vp.rel} (not recoverable from .trash)", [vp.rel])
 
 
 class CopyNoteIn(ToolInput):
@@ -88,11 +89,12 @@ async def copy_note(ctx: ToolContext, args: CopyNoteIn) -> WriteOut:
     return write_out(ctx, dst, result)
 
 
-async def copy_note_confirm(ctx: ToolContext, args: CopyNoteIn) -> str | None:
+async def copy_note_confirm(ctx: ToolContext, args: CopyNoteIn) -> ChangePreview | None:
     if not args.overwrite:
         return None
     src, dst = await _copy_paths(ctx, args)
-    return overwrite_preview(ctx, dst, ctx.vault.files.stat(src).size, args.expected_etag)
+    why = overwrite_preview(ctx, dst, ctx.vault.files.stat(src).size, args.expected_etag)
+    return None if why is None else ChangePreview.of(why, [dst.rel])
 
 
 class CreateFolderIn(ToolInput):

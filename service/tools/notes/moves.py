@@ -17,6 +17,7 @@ from service.errors import AclDenied, AlreadyExists, Conflict, NotANote, NoteNot
 from service.graph.linkpath import base_name, folder_of, strip_md
 from service.graph.moves import MovePlan, apply_plan, files_under, move_lock, plan_move
 from service.graph.queries import GraphQueries
+from service.policy.confirmations import ChangePreview
 from service.security.acl import hidden_denial
 from service.tools.change_pages import ChangeListIn, start_of, window
 from service.tools.context import ToolContext
@@ -178,8 +179,16 @@ async def rename_note(ctx: ToolContext, args: MoveIn) -> MoveOut:
     return await _move(ctx, args, rename=True)
 
 
+def changed_files(plan: MovePlan) -> set[str]:
+    """Every file a move changes: each moved file at both ends, each note whose links it
+    rewrites, each settings file it repoints (bookmarks)."""
+    files = set(plan.moves) | set(plan.moves.values())
+    files |= {e.path for e in plan.edits} | {e.new_path for e in plan.edits if e.new_path}
+    return files | {s.path for s in plan.settings if s.changed}
+
+
 def _confirm_move(rename: bool) -> ConfirmWhen:
-    async def confirm_when(ctx: ToolContext, args: MoveIn) -> str | None:
+    async def confirm_when(ctx: ToolContext, args: MoveIn) -> ChangePreview | None:
         if args.dry_run:
             return None
         src, is_folder = await _source(ctx, args.path)
@@ -190,7 +199,7 @@ def _confirm_move(rename: bool) -> ConfirmWhen:
         marks = sum(s.changed for s in plan.settings)
         also = f" and repoint {marks} bookmarks" if marks else ""
         head = [f"Move {src!r} to {dst!r} ({len(plan.moves)} files){also}; rewrite links in {len(plan.edits)} notes:"]
-        return preview(head, edit_items(ctx, plan.edits))
+        return preview(head, edit_items(ctx, plan.edits), changed_files(plan))
 
     return confirm_when
 

@@ -20,6 +20,7 @@ from service.errors import AlreadyExists, NoteNotFound, ValidationFailed
 from service.markdown import frontmatter as fm
 from service.markdown import sections
 from service.markdown.parse import note_title
+from service.policy.confirmations import ChangePreview
 from service.tools.context import FoundNote, ToolContext
 from service.tools.models import NOTE_ADDRESS, ToolInput, ToolOutput
 from service.tools.spec import ToolSpec
@@ -169,11 +170,12 @@ async def create_note(ctx: ToolContext, args: CreateNoteIn) -> WriteOut:
     raise AlreadyExists(f"{vp.rel!r} and {MAX_UNIQUE_SUFFIX} numbered variants already exist", details={"path": vp.rel})
 
 
-async def create_note_confirm(ctx: ToolContext, args: CreateNoteIn) -> str | None:
+async def create_note_confirm(ctx: ToolContext, args: CreateNoteIn) -> ChangePreview | None:
     if args.if_exists != "overwrite":
         return None
     vp = ctx.resolve_note(args.path, "write")
-    return overwrite_preview(ctx, vp, len(_create_text(args).encode()), args.expected_etag)
+    why = overwrite_preview(ctx, vp, len(_create_text(args).encode()), args.expected_etag)
+    return None if why is None else ChangePreview.of(why, [vp.rel])
 
 
 NEW_OR_EXISTING = NOTE_ADDRESS + " Where no note fits, one is created at exactly this path."
@@ -211,11 +213,12 @@ async def write_note(ctx: ToolContext, args: WriteNoteIn) -> WriteOut:
     return write_out(ctx, vp, result)
 
 
-async def write_note_confirm(ctx: ToolContext, args: WriteNoteIn) -> str | None:
+async def write_note_confirm(ctx: ToolContext, args: WriteNoteIn) -> ChangePreview | None:
     if args.mode != "overwrite":
         return None
     vp = await _write_target(ctx, args)
-    return overwrite_preview(ctx, vp, len(args.content.encode()), args.expected_etag)
+    why = overwrite_preview(ctx, vp, len(args.content.encode()), args.expected_etag)
+    return None if why is None else ChangePreview.of(why, [vp.rel])
 
 
 # -- append / prepend --------------------------------------------------------------------------

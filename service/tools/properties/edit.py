@@ -24,6 +24,7 @@ from service.graph.queries import GraphQueries
 from service.markdown import sections, yaml_edit
 from service.markdown.parse import note_title, parse_note
 from service.markdown.tag_edit import check_tag, edit_inline_tags, renamed
+from service.policy.confirmations import ChangePreview
 from service.tools.change_pages import ChangeListIn, start_of, window
 from service.tools.context import ToolContext
 from service.tools.graph_common import (
@@ -324,12 +325,13 @@ async def rename_tag(ctx: ToolContext, args: RenameTagIn) -> RenameTagOut:
     )
 
 
-async def confirm_rename_tag(ctx: ToolContext, args: RenameTagIn) -> str | None:
+async def confirm_rename_tag(ctx: ToolContext, args: RenameTagIn) -> ChangePreview | None:
     if args.dry_run:
         return None
     plan = await _rename_plan(ctx, args)
     items = [change_item(ctx, e.path, e.changes) for e in plan.edits if ctx.can_read(e.path)]
-    return preview([f"Rename tag #{args.old} to #{args.new} in {len(plan.edits)} notes:"], items)
+    head = [f"Rename tag #{args.old} to #{args.new} in {len(plan.edits)} notes:"]
+    return preview(head, items, {e.path for e in plan.edits})
 
 
 TOOLS: tuple[ToolSpec, ...] = (

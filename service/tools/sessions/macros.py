@@ -18,6 +18,7 @@ from service.errors import ToolNotFound, ValidationFailed
 from service.plans.check import check_plan
 from service.plans.macros import Macro
 from service.plans.model import STEP_ID, Param
+from service.policy.confirmations import ChangePreview
 from service.tools.context import ToolContext
 from service.tools.models import JsonValue, ToolInput, ToolOutput
 from service.tools.sessions.plan_host import PlanHost, parse_plan
@@ -28,6 +29,7 @@ from service.tools.sessions.plans import (
     checked_plan,
     dry_run_out,
     needs_human,
+    plan_preview,
     start_run,
 )
 from service.tools.spec import Catalog, ToolSpec
@@ -165,14 +167,14 @@ async def run_macro(ctx: ToolContext, args: RunIn, *, registry: Catalog) -> RunO
     return await start_run(ctx, checked, background=args.background, registry=registry)
 
 
-async def run_confirm_when(ctx: ToolContext, args: RunIn, *, registry: Catalog) -> str | None:
+async def run_confirm_when(ctx: ToolContext, args: RunIn, *, registry: Catalog) -> ChangePreview | None:
     if args.dry_run:
         return None
     macro = await _macro(ctx, args.name)
     checked = await checked_plan(ctx, registry, macro.plan.model_dump(mode="json", by_alias=True), args.params)
     if not checked.ok or not await needs_human(ctx, checked, registry):
         return None
-    return f"macro {macro.name}\n" + checked.effects.preview(checked.plan.goal)
+    return plan_preview(checked, f"macro {macro.name}\n")
 
 
 async def delete_macro(ctx: ToolContext, args: NameIn) -> DeleteOut:

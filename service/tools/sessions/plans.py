@@ -24,6 +24,7 @@ from service.plans.effects import Effects
 from service.plans.model import PLAN_VERSION, plan_hash
 from service.plans.runner import Runner, RunState, StepOutcome
 from service.policy.approval import APPROVAL, PlanApproval
+from service.policy.confirmations import ChangePreview
 from service.tools.context import ToolContext
 from service.tools.models import JsonValue, ToolInput, ToolOutput
 from service.tools.sessions.plan_host import PlanHost, parse_plan
@@ -155,13 +156,24 @@ async def needs_human(ctx: ToolContext, checked: Checked, registry: Catalog) -> 
     return False
 
 
-async def execute_confirm_when(ctx: ToolContext, args: ExecuteIn, *, registry: Catalog) -> str | None:
+def plan_preview(checked: Checked, head: str = "") -> ChangePreview:
+    """What a human approves for a plan: the effects summary and every file it changes that is
+    known now (the moves' and rewrites' own dry runs included); files found only at run time are
+    named as such in the summary."""
+    files, complete = checked.effects.changed_files()
+    summary = head + checked.effects.preview(checked.plan.goal)
+    if not complete:
+        summary += "\nsome steps change files known only at run time: the list below is what is known now"
+    return ChangePreview.of(summary, files)
+
+
+async def execute_confirm_when(ctx: ToolContext, args: ExecuteIn, *, registry: Catalog) -> ChangePreview | None:
     if args.dry_run:
         return None
     checked = await checked_plan(ctx, registry, args.plan, args.params)
     if not checked.ok or not await needs_human(ctx, checked, registry):
         return None  # an invalid plan is refused by the handler without asking anyone
-    return checked.effects.preview(checked.plan.goal)
+    return plan_preview(checked)
 
 
 def run_out(state: RunState, undone_by: str | None = None) -> RunOut:

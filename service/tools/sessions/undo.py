@@ -20,6 +20,7 @@ from service.errors import AclDenied, Conflict, ToolNotFound
 from service.obs.sessions import caller_hash
 from service.plans.journal import RunRow
 from service.plans.undo import UndoPlan, apply_undo, plan_undo
+from service.policy.confirmations import ChangePreview
 from service.security.scopes import holds
 from service.tools.context import ToolContext
 from service.tools.models import ToolInput, ToolOutput
@@ -118,11 +119,21 @@ async def undo_last_plan(ctx: ToolContext, args: UndoIn) -> UndoOut:
     return UndoOut(run_id=row.id, undo_run_id=undo_id, restored=restored, conflicts=conflicts, dry_run=False)
 
 
-async def undo_confirm_when(ctx: ToolContext, args: UndoIn) -> str | None:
+async def undo_confirm_when(ctx: ToolContext, args: UndoIn) -> ChangePreview | None:
     if args.dry_run:
         return None
     row = await _target(ctx, args.run_id)
-    return f"undo plan run {row.id} ({row.goal}): restore every file it changed"
+    files = ctx.vault.files
+    entries = await ctx.services.plans.journal.entries(row.id)
+    plan = plan_undo(files, entries)
+    if plan.conflicts and args.skip_conflicts:
+        plan = plan_undo(files, entries, skip={str(c["path"]) for c in plan.conflicts})
+    restored = list(dict.fromkeys(e.path for e in plan.restores if e.kind == "file"))
+    folders = sorted({e.path for e in plan.restores if e.kind != "file"})
+    summary = f"undo plan run {row.id} ({row.goal}): restore every file it changed"
+    if folders:
+        summary += f"; folders it created or removed: {', '.join(folders)}"
+    return ChangePreview.of(summary, restored)
 
 
 TOOLS: tuple[ToolSpec, ...] = (

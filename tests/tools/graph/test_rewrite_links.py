@@ -49,4 +49,4 @@ async def test_rewrite_links_failures_and_confirmation(vault: Harness) -> None:
     ctx = tool_context(vault)
     assert await confirm_rewrite(ctx, RewriteLinksIn(old_target="Projects/Plan", new_target="Other")) is None
     text = await confirm_rewrite(ctx, RewriteLinksIn(old_target="Projects/Plan", new_target="Other", dry_run=False))
-    assert text is not None and "Home.md" in text
+    assert text is not None and "Home.md" in text.text() and text.files is not None and "Home.md" in text.files

@@ -147,7 +147,8 @@ async def test_confirmation_only_for_cross_folder_moves_that_apply(vault: Harnes
     assert await confirm(ctx, MoveIn(path="Projects/Plan", new_path="Work/Plan", dry_run=True)) is None
     assert await confirm(ctx, MoveIn(path="Projects/Plan", new_path="Projects/Plan2")) is None
     text = await confirm(ctx, MoveIn(path="Projects/Plan", new_path="Work/Plan"))
-    assert text is not None and "Home.md" in text and "Work/Plan.md" in text
+    assert text is not None and "Home.md" in text.text() and "Work/Plan.md" in text.text()
+    assert text.files is not None and {"Home.md", "Work/Plan.md", "Projects/Plan.md"} <= set(text.files)
 
 
 class HeldIndex:

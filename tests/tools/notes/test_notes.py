@@ -227,7 +227,7 @@ async def test_write_note_asks_for_confirmation_only_for_blind_overwrites(vg: Ha
     ctx = ToolContext(principal=vg.principal, vault=vg.app.vaults["main"], services=vg.app.services)
     note = await vg.ok("read_note", path="Welcome.md")
     blind = await write_note_confirm(ctx, WriteNoteIn(path="Welcome.md", content="x", mode="overwrite"))
-    assert blind is not None and "Welcome.md" in blind
+    assert blind is not None and "Welcome.md" in blind.text() and blind.files == ("Welcome.md",)
     assert (
         await write_note_confirm(
             ctx, WriteNoteIn(path="Welcome.md", content="x", mode="overwrite", expected_etag=note["etag"])

@@ -151,4 +151,4 @@ async def test_rename_tag_asks_confirmation_only_when_applying(vg: Harness) -> N
     ctx = tool_context(vg)
     assert await confirm_rename_tag(ctx, RenameTagIn(old="intro", new="hello")) is None
     text = await confirm_rename_tag(ctx, RenameTagIn(old="intro", new="hello", dry_run=False))
-    assert text is not None and "Welcome.md" in text
+    assert text is not None and "Welcome.md" in text.text() and text.files is not None and "Welcome.md" in text.files
