@@ -1,0 +1,14 @@
+"""memory domain: agent memory inside the vault.
+
+Tools: capture, list_captures, process_capture (`captures.py`); record_experience,
+list_experiences, promote_experience (`experiences.py`).
+Touches: the `capture_queue` table (state database) and the inbox note; `experiential.db` in the
+data folder; the memory folder's entity notes (through `service.memory`).
+"""
+
+from __future__ import annotations
+
+from service.tools.memory import captures, experiences
+from service.tools.spec import ToolSpec
+
+TOOLS: tuple[ToolSpec, ...] = captures.TOOLS + experiences.TOOLS

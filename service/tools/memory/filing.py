@@ -1,0 +1,47 @@
+"""What captures and experiences need of the memory core: the memory folder's ACL, and adding one
+observation to an entity with its provenance (`service.memory.store`).
+
+Captures filed into an entity and promoted experiences become observations like any other, so
+`search_memory`, `open_nodes` and the graph see them; their `source` says where they came from
+(the inbox item's block link, or `experience exp-…`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from service.errors import AclDenied
+from service.tools.context import ToolContext
+from service.types import Op
+
+
+@dataclass(frozen=True, slots=True)
+class Filed:
+    entity: str  # the entity's name
+    path: str  # its note
+    block_id: str  # the new observation's block id
+
+
+def check_memory_folder(ctx: ToolContext, op: Op) -> str:
+    """The memory folder, when the caller may `op` in it (the folder and what is inside);
+    else `acl_denied` naming the folder (for tools whose records live outside the vault)."""
+    folder = ctx.services.settings.memory.folder.strip().strip("/")
+    guard = ctx.services.guard
+    for rel in (folder, f"{folder}/{'x' * 8}.md"):
+        if not guard.allows(ctx.principal, ctx.vault, rel, op):
+            raise AclDenied(
+                f"{op} access to the memory folder {folder!r} is denied",
+                details={"path": folder, "op": op, "vault": ctx.vault.id},
+            )
+    return folder
+
+
+async def file_observation(ctx: ToolContext, entity: str, text: str, *, source: str, category: str | None) -> Filed:
+    """Add `text` as one observation of `entity` (which must exist) with `source` as its
+    provenance; the entity note's path and the observation's block id come back."""
+    raise NotImplementedError
+
+
+async def check_entity(ctx: ToolContext, entity: str) -> None:
+    """`note_not_found` with suggestions when `entity` is not a memory entity the caller may write."""
+    raise NotImplementedError
