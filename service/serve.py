@@ -28,6 +28,7 @@ import uvicorn
 from service.app import VaultgateApp
 from service.errors import ConfigError
 from service.http.asgi import http_app
+from service.http.head_limits import uvicorn_options
 from service.obs.logging import setup_logging
 from service.protocol.stdio_front import StdioFront
 from service.settings import Settings
@@ -40,7 +41,7 @@ def _uvicorn_config(app: VaultgateApp) -> uvicorn.Config:
         host=http.host,
         port=http.port,
         loop="uvloop" if importlib.util.find_spec("uvloop") else "asyncio",
-        http="httptools" if importlib.util.find_spec("httptools") else "h11",
+        **uvicorn_options("httptools" if importlib.util.find_spec("httptools") else "h11", http.max_header_bytes),
         ws="none",  # MCP needs no websockets; "auto" imported a websocket stack at every start (~14 ms)
         lifespan="on",
         log_config=None,

@@ -2,9 +2,9 @@
 
 The top of the layer order (with `serve.py`): this is the one HTTP module that knows the
 application; it reads values off it and hands them to the tier's parts, which are built from
-values only — the edge (`Edge`: Host/Origin guard + bearer tokens, outermost), the request-id
-guard (`RequestIdGuard`: a request id that is not a string or an integer is -32600), the plain routes
-(`health_routes`), the SDK's transport security and the MCP endpoint (`LazySessionManager`:
+values only — the edge (`Edge`: Host/Origin guard + bearer tokens, outermost), the request
+front (`RequestFront`: every POSTed message parsed and validated once, `service.protocol.framing`),
+the plain routes (`health_routes`), the SDK's transport security and the MCP endpoint (`LazySessionManager`:
 plain JSON answers unless a request needs a stream). The lifespan starts the application and
 the session manager and stops them in reverse.
 """
@@ -22,8 +22,8 @@ from starlette.routing import Route
 from service.app import VaultgateApp
 from service.http.auth import Authenticator
 from service.http.edge import Edge
+from service.http.front import RequestFront
 from service.http.hosts import HostGuard
-from service.http.request_ids import RequestIdGuard
 from service.http.routes import health_routes
 from service.http.transport import LazySessionManager, mcp_app
 from service.protocol.fast_path import FastPath
@@ -47,7 +47,13 @@ def host_guard(http: HttpSettings) -> HostGuard:
 def edge_middleware(authn: Authenticator, http: HttpSettings, *, protect_metrics: bool) -> Middleware:
     """The edge; building it builds the JWT verifier, so an unusable secret/JWKS is a
     ConfigError now, not at the first request."""
-    return Middleware(Edge, authn=authn, hosts=host_guard(http), protect_metrics=protect_metrics)
+    return Middleware(
+        Edge,
+        authn=authn,
+        hosts=host_guard(http),
+        protect_metrics=protect_metrics,
+        max_header_count=http.max_header_count,
+    )
 
 
 def http_app(vg: VaultgateApp) -> Starlette:
@@ -84,7 +90,7 @@ def http_app(vg: VaultgateApp) -> Starlette:
 
     middleware = [
         edge_middleware(authn, http, protect_metrics=settings.auth.protect_metrics),
-        Middleware(RequestIdGuard, path=http.path, max_body=http.max_request_body_bytes),
+        Middleware(RequestFront, path=http.path, max_body=http.max_request_body_bytes),
     ]
     return Starlette(
         routes=[Route(http.path, mcp_app(session_manager)), *routes], middleware=middleware, lifespan=lifespan

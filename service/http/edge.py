@@ -12,6 +12,8 @@ body). For every request except the liveness probe (`/healthz`):
    bearer token is verified (`service.security.jwt`); a missing,
    invalid or expired token is 401 with `WWW-Authenticate: Bearer ... resource_metadata=...`
    naming the RFC 9728 document, and the request never reaches the MCP transport.
+Before both, a request with more header fields than `http.max_header_count` is 431 (their total
+size is bounded before the app sees them: `service.http.head_limits`).
 The verified `Principal` travels in the ASGI scope (`vaultgate.principal`); `scope["user"]` is
 set the way the SDK's own bearer middleware does, so the SDK binds each session to its token's
 identity (another token reusing the session id gets 404). `/metrics` is checked too when
@@ -21,6 +23,7 @@ identity (another token reusing the session id gets 404). `/metrics` is checked 
 from __future__ import annotations
 
 import json
+import logging
 from typing import Any
 
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
@@ -32,17 +35,30 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from service.errors import TokenRejected
 from service.http.auth import METADATA_PATH, Authenticator, bearer_token
 from service.http.hosts import HostGuard
+from service.protocol.framing import INVALID_REQUEST, Refused
 from service.types import PRINCIPAL_KEY, Principal
+
+log = logging.getLogger("vaultgate.http")
 
 OPEN_PATHS = ("/healthz",)  # no Host/Origin check, no token
 UNAUTHENTICATED_PATHS = ("/readyz",)  # Host/Origin checked, no token required
 
 
 class Edge:
-    def __init__(self, app: ASGIApp, *, authn: Authenticator, hosts: HostGuard, protect_metrics: bool) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        *,
+        authn: Authenticator,
+        hosts: HostGuard,
+        protect_metrics: bool,
+        max_header_count: int = 100,
+    ) -> None:
         """`authn` verifies tokens (its verifier is built now: an unusable JWKS fails at start);
-        `hosts` checks Host/Origin; `protect_metrics` puts /metrics behind an admin token."""
+        `hosts` checks Host/Origin; `protect_metrics` puts /metrics behind an admin token;
+        a request with more than `max_header_count` header fields is answered 431."""
         self.app = app
+        self.max_header_count = max_header_count
         self.authn = authn
         self.protect_metrics = protect_metrics
         self.hosts = hosts
@@ -52,6 +68,10 @@ class Edge:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
+            return
+        if len(scope["headers"]) > self.max_header_count:
+            crowded = Refused(INVALID_REQUEST, f"more than {self.max_header_count} header fields", 431)
+            await _json(send, crowded.status, crowded.error())
             return
         path: str = scope.get("path", "")
         if path in OPEN_PATHS:
@@ -80,6 +100,10 @@ class Edge:
             verified = self.verifier.verify(token)
         except TokenRejected as exc:
             await self._challenge(request, send, "invalid_token", str(exc))
+            return
+        except Exception:  # a verifier bug must refuse the token, not answer 500 (or accept it)
+            log.exception("token verification failed unexpectedly")
+            await self._challenge(request, send, "invalid_token", "malformed token")
             return
         principal = verified.principal
         if path == "/metrics" and "admin" not in principal.scopes:

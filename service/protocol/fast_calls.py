@@ -10,8 +10,8 @@ when, besides `FastPath.plain_call`:
   front tells the version it saw go out, and whether the client declared `elicitation`), and no
   `logging/setLevel` has been seen on it;
 - the message is exactly `{"jsonrpc": "2.0", "id", "method": "tools/call", "params"}` with a
-  string id or an integer id in the signed 64-bit range, and the line holds no `NaN`/`Infinity`
-  literal; its params are taken as the SDK's JSON parser (pydantic's) reads the line.
+  string id or an integer id in the signed 64-bit range. The front has parsed and validated it
+  (`service.protocol.framing`: strict JSON, so its params read as the SDK's parser reads them).
 
 As on the SDK's path: the principal is the local stdio one; concurrent calls may complete out
 of order; an exception raised by the chain is answered as a JSON-RPC error
@@ -31,7 +31,7 @@ from typing import Any
 import mcp_types as types
 from mcp.shared.dispatcher import as_request_id, coerce_request_id
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
-from pydantic_core import from_json, to_json
+from pydantic_core import to_json
 
 from service.protocol.fast_path import METHOD, FastPath, PlainCall, error_data, result_body
 from service.protocol.handshake import declares_elicitation
@@ -74,7 +74,7 @@ class FastCalls:
         if msg is not None:
             method = msg.get("method")
             if method == METHOD:
-                call = self._plain(line, msg)
+                call = self._plain(msg)
                 if call is not None:
                     self._start(msg["id"], call)
                     return
@@ -84,7 +84,7 @@ class FastCalls:
                 self.logging = True
         self._forward(line)
 
-    def _plain(self, line: bytes, msg: dict[str, Any]) -> PlainCall | None:
+    def _plain(self, msg: dict[str, Any]) -> PlainCall | None:
         if self.handshake is None or self.logging or msg.keys() - ENVELOPE or msg.get("jsonrpc") != "2.0":
             return None
         rid = msg.get("id")
@@ -92,13 +92,7 @@ class FastCalls:
             not isinstance(rid, int) or isinstance(rid, bool) or not -INT64 <= rid < INT64
         ):
             return None
-        if b"NaN" in line or b"Infinity" in line:
-            return None
-        try:  # the params as the SDK's JSON parser reads them (lone surrogates, huge exponents)
-            params = from_json(line).get("params")
-        except ValueError:
-            return None
-        return self.path.plain_call(params, can_elicit=self.can_elicit)
+        return self.path.plain_call(msg.get("params"), can_elicit=self.can_elicit)
 
     def _cancel(self, params: Any) -> bool:
         """`notifications/cancelled` for a call running here: stop it, answer nothing."""

@@ -11,7 +11,8 @@ with the thread hand-over and ~1.0 ms without (docs/benchmarks.md).
 Only pipes and sockets move to the loop (what MCP hosts spawn a server with); a file, a
 terminal or an event loop without `add_reader` (Windows' proactor) keeps the thread. Lines keep
 their newline; a last line without one is delivered at the end of input, then `on_eof` once.
-Guarantees: every byte is delivered once and in order, whichever side reads it.
+Guarantees: every byte is delivered once and in order, whichever side reads it; a line longer
+than `max_line` is never held in memory (the caller is told where it was, once).
 """
 
 from __future__ import annotations
@@ -27,17 +28,32 @@ if TYPE_CHECKING:  # the front starts before asyncio is imported: only the stand
     from typing import Any
 
 CHUNK = 64 * 1024
+MAX_LINE = 16 * 1024 * 1024  # a longer line is refused, not held: the stdio front's message limit
 
 
 class StdinLines:
     """Lines of `fd` to `on_line`, then `on_eof()`; `start()` begins on a thread."""
 
-    def __init__(self, fd: int, on_line: Callable[[bytes], None], on_eof: Callable[[], None]) -> None:
+    def __init__(
+        self,
+        fd: int,
+        on_line: Callable[[bytes], None],
+        on_eof: Callable[[], None],
+        *,
+        max_line: int = MAX_LINE,
+        on_oversize: Callable[[], None] | None = None,
+    ) -> None:
+        """`on_oversize()` is called once for each line longer than `max_line` bytes (its bytes
+        are dropped as they arrive, never held), in its place among the lines."""
         self.fd = fd
         self.on_line = on_line
         self.on_eof = on_eof
+        self.max_line = max_line
+        self.on_oversize = on_oversize or (lambda: None)
         self.on_loop = False  # the loop reads now (the thread has ended)
         self._parts: list[bytes] = []  # the line begun, not ended yet
+        self._held = 0  # bytes in `_parts`
+        self._dropping = False  # the line begun is over `max_line`: its bytes are dropped
         self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None  # the loop waiting to take over
 
@@ -96,20 +112,49 @@ class StdinLines:
 
     def _feed(self, chunk: bytes) -> None:
         if b"\n" not in chunk:
-            self._parts.append(chunk)  # joined once the line ends: a long line is not copied per chunk
+            self._hold(chunk)  # joined once the line ends: a long line is not copied per chunk
             return
-        data = b"".join([*self._parts, chunk])
-        self._parts.clear()
-        lines = data.split(b"\n")
+        lines = chunk.split(b"\n")
+        first = lines[0]
+        if self._dropping:
+            self._dropping = False
+            self.on_oversize()
+        else:
+            if self._parts:
+                first = b"".join([*self._parts, first])
+                self._parts.clear()
+                self._held = 0
+            self._deliver(first + b"\n")
+        for line in lines[1:-1]:
+            self._deliver(line + b"\n")
         if lines[-1]:
-            self._parts.append(lines[-1])
-        for line in lines[:-1]:
-            self.on_line(line + b"\n")
+            self._hold(lines[-1])
+
+    def _hold(self, part: bytes) -> None:
+        if self._dropping:
+            return
+        self._held += len(part)
+        if self._held > self.max_line:
+            self._parts.clear()
+            self._held = 0
+            self._dropping = True
+        else:
+            self._parts.append(part)
+
+    def _deliver(self, line: bytes) -> None:
+        if len(line) - 1 > self.max_line:
+            self.on_oversize()
+        else:
+            self.on_line(line)
 
     def _end(self) -> None:
-        if self._parts:
+        if self._dropping:
+            self._dropping = False
+            self.on_oversize()
+        elif self._parts:
             last = b"".join(self._parts)
             self._parts.clear()
+            self._held = 0
             self.on_line(last)
         self.on_eof()
 

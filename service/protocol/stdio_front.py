@@ -23,6 +23,11 @@ command line starts loading the server once the tool list went out (or a questio
 SDK, or half a second passed): on a small machine, loading alongside took the interpreter from
 the reader and doubled the time to the first answers.
 
+Every line is parsed and validated first (`service.protocol.framing`: strict JSON, depth and
+size limits, one JSON-RPC 2.0 message with a valid id), before the store, the SDK or the fast
+path sees it; a line that fails is answered here with a JSON-RPC error whose id is null (the
+SDK's reader dropped such lines without a word, and a deeply nested one stopped the reader).
+
 Like the SDK's own stdio transport, the front takes the wire off fd 0 and 1 at once: fd 0
 then reads the null device and fd 1 writes to stderr, so worker processes and stray prints never
 touch the protocol channel.
@@ -38,8 +43,8 @@ import sys
 import threading
 
 from service import folders
-from service.protocol.request_ids import bad_request_id, invalid_request
-from service.protocol.stdin_lines import StdinLines, pusher
+from service.protocol.framing import INVALID_REQUEST, Refused, read_message, too_large
+from service.protocol.stdin_lines import MAX_LINE, StdinLines, pusher
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the front imports only what answering needs (json, os, threading)
@@ -181,7 +186,7 @@ class StdioFront:
         os.close(devnull)
         os.dup2(2, 1)
         self._out = os.fdopen(out_fd, "wb", buffering=0)
-        self._lines = StdinLines(in_fd, self._on_line, self._on_eof)
+        self._lines = StdinLines(in_fd, self._on_line, self._on_eof, on_oversize=self._on_oversize)
         self._lines.start()
 
     def wait_first_answers(self, timeout: float) -> bool:
@@ -198,16 +203,16 @@ class StdioFront:
             if self._push is not None:
                 self._push(None)
 
+    def _on_oversize(self) -> None:
+        self._write(too_large(None, MAX_LINE).body() + b"\n")
+
     def _on_line(self, line: bytes) -> None:
-        try:
-            payload = json.loads(line)
-        except ValueError:
-            payload = None  # the SDK answers a malformed line itself
-        reason = bad_request_id(payload)
-        if reason is not None:  # the SDK would take it for a notification and never answer
-            self._write(json.dumps(invalid_request(reason)).encode() + b"\n")
+        if not line.strip():
+            return  # a blank line is no message: nothing to answer
+        msg = read_message(line, max_bytes=MAX_LINE)
+        if isinstance(msg, Refused):  # answered here: the SDK dropped such a line without a word
+            self._write(msg.body() + b"\n")
             return
-        msg = payload if isinstance(payload, dict) else None
         with self._lock:
             forward = self._question(line, msg) if self._push is None else self._note_question(line, msg)
             if self._push is not None:
@@ -304,8 +309,9 @@ class StdioFront:
                 async for line in raw_recv:
                     try:
                         message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
-                    except Exception as exc:  # the SDK answers a malformed line itself
-                        await read_writer.send(exc)
+                    except ValueError as exc:  # past the front, only what pydantic reads stricter
+                        refused = Refused(INVALID_REQUEST, str(exc).splitlines()[0][:200])
+                        await self._send(refused.body() + b"\n")
                         continue
                     await read_writer.send(SessionMessage(message))
 

@@ -15,6 +15,9 @@ Keys are loaded once at start from the inline JWKS or the JWKS file; nothing is 
 Claims: `exp` is required, `nbf` honoured (both with `leeway_seconds`), `iss`/`aud` checked when
 configured; `sub` is the caller, `scope` (space-separated) or `scopes` (list) the grants,
 `vault` an optional binding. Verified tokens are cached by SHA-256 until they expire.
+Whatever a token holds, `verify` answers with a `Verified` or raises `TokenRejected` (a header
+that is not base64 or JSON, nests too deep, or names `alg`/`kid` with anything but a string is
+malformed): the edge turns that into a 401, never a 500.
 """
 
 from __future__ import annotations
@@ -115,15 +118,19 @@ class JwtVerifier:
         if len(token) > MAX_TOKEN_BYTES or token.count(".") != 2:
             raise TokenRejected("malformed token")
         header = _header(token)
-        alg = header.get("alg")
-        key = self._key_for(alg, header.get("kid"))
+        alg, kid = header.get("alg"), header.get("kid")
+        if not isinstance(alg, str) or not (kid is None or isinstance(kid, str)):
+            raise TokenRejected("malformed token header (alg and kid are strings)")
+        key = self._key_for(alg, kid)
         try:
             with warnings.catch_warnings():
                 # joserfc flags `EdDSA` as deprecated by RFC 9864; it is still what IdPs issue.
                 warnings.simplefilter("ignore", SecurityWarning)
-                decoded = jwt.decode(token, key, algorithms=[str(alg)])
+                decoded = jwt.decode(token, key, algorithms=[alg])
         except (JoseError, ValueError) as exc:
             raise TokenRejected(f"signature check failed ({getattr(exc, 'error', 'invalid')})") from None
+        except Exception:  # noqa: BLE001 - whatever else an odd token trips in the library is a refusal
+            raise TokenRejected("malformed token") from None
         claims = dict(decoded.claims)
         self._check_claims(claims, now)
         subject = claims.get("sub")
@@ -189,7 +196,7 @@ def _header(token: str) -> dict[str, Any]:
     part = token.split(".", 1)[0]
     try:
         header = json.loads(base64.urlsafe_b64decode(part + "=" * (-len(part) % 4)))
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, RecursionError):  # not base64, not UTF-8, not JSON, nested too deep
         raise TokenRejected("malformed token header") from None
     if not isinstance(header, dict):
         raise TokenRejected("malformed token header")

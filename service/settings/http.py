@@ -30,6 +30,15 @@ class HttpSettings(Section):
     )
     session_idle_timeout_seconds: float = 1800.0
     max_request_body_bytes: int = 4 * 1024 * 1024
+    max_header_bytes: int = Field(
+        default=64 * 1024,
+        ge=4096,
+        description="Request line plus headers, in bytes: a larger head is answered 431 and the connection "
+        "closed before it is held (service/http/head_limits.py).",
+    )
+    max_header_count: int = Field(
+        default=100, ge=16, description="Header fields per request: more are answered 431 at the edge."
+    )
     graceful_shutdown_seconds: float = 5.0
 
     def effective_allowed_hosts(self) -> list[str]:

@@ -16,7 +16,7 @@ from typing import Any
 import httpx2
 import pytest
 
-from service.http.request_ids import bad_request_id
+from service.protocol.framing import envelope_error
 from tests.conftest import Harness
 
 HEADERS = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
@@ -30,14 +30,13 @@ BAD_IDS: list[Any] = [{"a": 1}, [1], True, None, 1.5, 2.0]
 
 
 def test_only_strings_and_integers_are_request_ids() -> None:
-    assert bad_request_id({"jsonrpc": "2.0", "id": 3, "method": "ping"}) is None
-    assert bad_request_id({"jsonrpc": "2.0", "id": "x", "method": "ping"}) is None
-    assert bad_request_id({"jsonrpc": "2.0", "method": "notifications/initialized"}) is None
-    assert bad_request_id({"jsonrpc": "2.0", "id": {"a": 1}, "result": {}}) is None  # a response: not ours to judge
-    assert bad_request_id({"jsonrpc": "2.0", "id": {"a": 1}, "method": "ping"}) == (
+    assert envelope_error({"jsonrpc": "2.0", "id": 3, "method": "ping"}) is None
+    assert envelope_error({"jsonrpc": "2.0", "id": "x", "method": "ping"}) is None
+    assert envelope_error({"jsonrpc": "2.0", "method": "notifications/initialized"}) is None
+    assert envelope_error({"jsonrpc": "2.0", "id": {"a": 1}, "method": "ping"}) == (
         "a request id must be a string or an integer, not object"
     )
-    assert bad_request_id([{"jsonrpc": "2.0", "id": 1, "method": "ping"}, {"id": None, "method": "ping"}]) == (
+    assert envelope_error({"jsonrpc": "2.0", "id": None, "method": "ping"}) == (
         "a request id must be a string or an integer, not null"
     )
 

@@ -122,7 +122,6 @@ async def test_nothing_runs_here_before_the_handshake_was_answered() -> None:
         {"jsonrpc": "1.0", "id": 1, "method": "tools/call", "params": {"name": "read_note"}},
         _call(name="run_plan", arguments={}),
         _call(name="find_capability", arguments={"query": "x"}),
-        _call(name="read_note", arguments={"path": "W", "n": float("nan")}),
     ],
 )
 async def test_anything_the_sdk_session_or_surface_must_see_goes_to_the_sdk(msg: dict[str, Any]) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import time
 from typing import Any
 
@@ -14,6 +15,7 @@ from service.security.jwt import JwtVerifier, TokenRejected, mint_hs256
 from service.settings import AuthSettings
 from tests.keys import (
     SECRET,
+    b64,
     claims,
     hmac_with_public_key,
     hs,
@@ -174,3 +176,34 @@ def test_a_cached_token_is_refused_once_it_expires() -> None:
         v.verify(token)
     with pytest.raises(TokenRejected, match="expired"):
         v.verify(token)  # and it stays refused (no stale entry was put back)
+
+
+def _raw_header(header: bytes) -> str:
+    """A token whose header part is `header` (base64url), with a plausible payload and signature."""
+    part = base64.urlsafe_b64encode(header).decode().rstrip("=")
+    return f"{part}.{b64(claims())}.c2ln"
+
+
+MALFORMED_HEADERS: list[tuple[str, str]] = [
+    ("alg as an array", _raw_header(b'{"alg": ["HS256"], "typ": "JWT"}')),
+    ("alg as an object", _raw_header(b'{"alg": {"HS256": 1}, "typ": "JWT"}')),
+    ("alg as a number", _raw_header(b'{"alg": 256}')),
+    ("kid as an object", _raw_header(b'{"alg": "RS256", "kid": {"a": 1}}')),
+    ("kid as an array", _raw_header(b'{"alg": "RS256", "kid": ["rsa-1"]}')),
+    ("header nested 5,000 deep", _raw_header(b'{"alg": "HS256", "x": ' + b"[" * 5000 + b"]" * 5000 + b"}")),
+    ("header nested 100,000 deep", _raw_header(b"[" * 100_000 + b"]" * 100_000)),
+    ("header not base64", "!!!$$$.e30.c2ln"),
+    ("header not JSON", _raw_header(b"not json at all")),
+    ("header not UTF-8", _raw_header(b'{"alg": "\xff\xfe"}')),
+    ("header with NaN", _raw_header(b'{"alg": "HS256", "n": NaN}')),
+    ("header a JSON string", _raw_header(b'"HS256"')),
+    ("empty header", ".e30.c2ln"),
+    ("crit as a string", _raw_header(b'{"alg": "HS256", "crit": "exp"}')),
+    ("b64 false", _raw_header(b'{"alg": "HS256", "b64": false, "crit": ["b64"]}')),
+]
+
+
+@pytest.mark.parametrize("token", [t for _, t in MALFORMED_HEADERS], ids=[n for n, _ in MALFORMED_HEADERS])
+def test_a_malformed_token_header_is_rejected_not_raised(token: str) -> None:
+    with pytest.raises(TokenRejected):
+        verifier(**BOTH).verify(token)

@@ -1,0 +1,99 @@
+"""The HTTP request front: every JSON-RPC message POSTed to the MCP path is parsed and validated
+once (`service.protocol.framing`) before the Streamable HTTP transport and its fast path see it.
+
+An ASGI middleware behind the edge. For a POST to the MCP path it reads the body, bounded by
+`max_body`, and answers what the server proper must never see, as the SDK answers such a
+message, with a JSON-RPC error whose id is null:
+- a Content-Type other than `application/json` (the transport's own test): 415, `-32600` (the
+  SDK's transport security answered a plain-text 400 first);
+- a body over `max_body` (by Content-Length, or as it arrives): 413, `-32600`;
+- not strict JSON (malformed, `NaN`/`Infinity`, a lone surrogate, nested deeper than the
+  limit): 400, `-32700`;
+- not one valid JSON-RPC 2.0 message (a batch, no `"jsonrpc": "2.0"`, a request id that is not
+  a string or an integer — which the SDK took for a notification and never answered): 400,
+  `-32600`.
+The answer is a complete response, so the connection stays open for the client's next request
+(the rest of an oversized body is read and dropped by the server). Anything else is passed on
+with its body replayed unchanged; the transport parses it again with the SDK's own parser.
+"""
+
+from __future__ import annotations
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from service.protocol.framing import INVALID_REQUEST, Refused, read_message, too_large
+
+__all__ = ["RequestFront"]
+
+UNSUPPORTED = Refused(INVALID_REQUEST, "Content-Type must be application/json", 415)
+
+
+class RequestFront:
+    def __init__(self, app: ASGIApp, *, path: str, max_body: int) -> None:
+        self.app = app
+        self.path = path.rstrip("/") or "/"
+        self.max_body = max_body
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "POST" or (scope["path"].rstrip("/") or "/") != self.path:
+            await self.app(scope, receive, send)
+            return
+        if not _json_content(scope):
+            await _refuse(send, UNSUPPORTED)
+            return
+        declared = _content_length(scope)
+        if declared is not None and declared > self.max_body:
+            await _refuse(send, too_large(declared, self.max_body))
+            return
+        received: list[Message] = []
+        body = bytearray()
+        while True:
+            message = await receive()
+            received.append(message)
+            if message["type"] != "http.request":
+                break  # the client went away: the transport sees the disconnect
+            body += message.get("body", b"")
+            if len(body) > self.max_body:
+                await _refuse(send, too_large(None, self.max_body))
+                return
+            if not message.get("more_body", False):
+                parsed = read_message(body, max_bytes=self.max_body)
+                if isinstance(parsed, Refused):
+                    await _refuse(send, parsed)
+                    return
+                break
+
+        async def replay() -> Message:
+            return received.pop(0) if received else await receive()
+
+        await self.app(scope, replay, send)
+
+
+def _header(scope: Scope, name: bytes) -> bytes | None:
+    for key, value in scope["headers"]:
+        if key == name:
+            return bytes(value)
+    return None
+
+
+def _json_content(scope: Scope) -> bool:
+    """What both SDK checks accept: its transport security's (the value starts with
+    `application/json`, any case) and its transport's (`application/json` among the types)."""
+    raw = (_header(scope, b"content-type") or b"").decode("latin-1")
+    parts = raw.split(";")[0].split(",")
+    return raw.lower().startswith("application/json") and any(part.strip() == "application/json" for part in parts)
+
+
+def _content_length(scope: Scope) -> int | None:
+    raw = _header(scope, b"content-length")
+    try:
+        return int(raw) if raw is not None else None
+    except ValueError:
+        return None
+
+
+async def _refuse(send: Send, refused: Refused) -> None:
+    data = refused.body()
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode("ascii"))]
+    await send({"type": "http.response.start", "status": refused.status, "headers": headers})
+    await send({"type": "http.response.body", "body": data})

@@ -1,0 +1,108 @@
+"""How large a request's head (request line and headers) may grow before the server stops reading.
+
+uvicorn's httptools protocol (what `uvicorn[standard]` runs) puts no bound on a request's head:
+the parser joins a header's pieces as they arrive, so a 64 MB header block without a token was
+read to the end (quadratically: 5.6 s of one core, other clients stalled, +120 MB) before the
+edge could refuse it. `head_limited(impl, max_bytes)` gives uvicorn a protocol class that counts
+the bytes of a head (its URL and header fields as they are parsed, and the bytes received while
+a field is still incomplete) and, past `max_bytes`, answers **431 Request Header Fields
+Too Large** (a JSON-RPC error body, id null, as the request front answers) and closes the
+connection: the head is never held beyond `max_bytes` plus one read. h11 (used when httptools is
+missing) bounds the same with its own `max_incomplete_event_size` (set in `uvicorn_options`),
+answering 400. The number of header fields is checked at the edge (`service.http.edge`, 431),
+whatever the implementation.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from service.protocol.framing import INVALID_REQUEST, Refused
+
+REASON = "Request Header Fields Too Large"
+
+
+class HeadTooLarge(Exception):
+    """Raised inside the parser's callback: the head grew past the limit."""
+
+
+def too_large(max_bytes: int) -> Refused:
+    return Refused(INVALID_REQUEST, f"the request line and headers are over {max_bytes} bytes", 431)
+
+
+def response_431(refused: Refused) -> bytes:
+    """A complete HTTP/1.1 431 response that closes the connection."""
+    body = refused.body()
+    head = (
+        f"HTTP/1.1 431 {REASON}\r\ncontent-type: application/json\r\ncontent-length: {len(body)}\r\n"
+        "connection: close\r\n\r\n"
+    )
+    return head.encode("ascii") + body
+
+
+def head_limited(impl: str, max_bytes: int) -> type[asyncio.Protocol] | str:
+    """The uvicorn `http` option for `impl` ("httptools" or "h11") with heads bounded to
+    `max_bytes` (h11 stays a name: its bound is an option, see `uvicorn_options`)."""
+    if impl != "httptools":
+        return impl
+    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+    class HeadLimitedHttpTools(HttpToolsProtocol):
+        """uvicorn's httptools protocol, refusing a head over `max_bytes` while it arrives."""
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self._in_head = False  # a request has begun and its headers are not complete yet
+            self._head_bytes = 0  # the URL and the header fields parsed so far
+            self._read = 0  # bytes received while the head was incomplete
+            self._over = False
+
+        def on_message_begin(self) -> None:
+            super().on_message_begin()
+            self._in_head, self._head_bytes, self._read = True, 0, 0
+
+        def on_url(self, url: bytes) -> None:
+            self._count(len(url))
+            super().on_url(url)
+
+        def on_header(self, name: bytes, value: bytes) -> None:
+            self._count(len(name) + len(value) + 4)
+            super().on_header(name, value)
+
+        def _count(self, size: int) -> None:
+            self._head_bytes += size
+            if self._head_bytes > max_bytes:
+                self._over = True
+                raise HeadTooLarge  # the parser stops; uvicorn reports it (`send_400_response`)
+
+        def on_headers_complete(self) -> None:
+            self._in_head = False
+            super().on_headers_complete()
+
+        def data_received(self, data: bytes) -> None:
+            super().data_received(data)
+            if not self._in_head or self.transport.is_closing():
+                return
+            self._read += len(data)  # the head is still incomplete: a field is still arriving
+            if self._read > max_bytes:
+                self._refuse()
+
+        def send_400_response(self, msg: str) -> None:
+            if self._over:
+                self._refuse()
+            else:
+                super().send_400_response(msg)
+
+        def _refuse(self) -> None:
+            self._in_head = False
+            self.logger.warning("request head over %d bytes: 431", max_bytes)
+            self.transport.write(response_431(too_large(max_bytes)))
+            self.transport.close()
+
+    return HeadLimitedHttpTools
+
+
+def uvicorn_options(impl: str, max_bytes: int) -> dict[str, Any]:
+    """The `uvicorn.Config` options that bound a request's head for `impl`."""
+    return {"http": head_limited(impl, max_bytes), "h11_max_incomplete_event_size": max_bytes}

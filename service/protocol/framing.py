@@ -1,0 +1,173 @@
+"""JSON-RPC framing: the one step that parses and validates a client's message, for every front.
+
+Each way in — the HTTP request front (`service.http.front`, before the Streamable HTTP
+transport and its fast path) and the stdio front (`service.protocol.stdio_front`, before the
+SDK's session and the stdio fast path) — hands the raw bytes of a message to `read_message`
+before anything else looks at them. The fast paths branch off after it: they may skip work,
+never this check. What it guarantees of a message it lets through:
+
+- strict JSON (RFC 8259) in UTF-8: no `NaN`, `Infinity` or `-Infinity`, no number that
+  overflows a double, no lone surrogate (`"\\ud800"`), at most `MAX_DEPTH` nested arrays and
+  objects (the SDK's own parser stops at about 200) and at most `max_bytes` bytes;
+- one JSON-RPC 2.0 message (MCP has no batches since 2025-06-18; the SDK refuses them): an
+  object with `"jsonrpc": "2.0"` and either a `method` (a string; with an `id` a request, else
+  a notification; `params` an object or null) or a response (an `id` and exactly one of
+  `result` / `error`, the error an object with an integer `code` and a string `message`);
+- a request's id is a string or an integer (JSON-RPC 2.0; MCP: never null). The SDK's
+  transports read a message with any other id (an object, an array, a boolean, null, a float)
+  as a notification and never answer it, so the client would wait forever.
+
+Anything else is `Refused`: a JSON-RPC error with id null (it cannot be echoed) — `-32700
+Parse error` for what is not strict JSON or nests too deep, `-32600 Invalid Request` for a
+valid JSON value that is not one valid message or is too large — and the HTTP status the SDK
+gives those (400; 413 for a body over the limit). The message is never half-handled: a front
+answers the refusal itself and the connection goes on.
+
+Standard library only, and nothing heavier than `json`: the stdio front checks lines before
+pydantic is imported. `json`'s C scanner parses; the depth is counted only when the message
+holds more brackets than `MAX_DEPTH` (a plain tool call holds a handful).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from typing import Any
+
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+MAX_DEPTH = 200  # nested arrays/objects; pydantic's JSON parser (the SDK's) refuses from ~201
+MAX_BYTES = 4 * 1024 * 1024  # the SDK's default body limit; HTTP passes its configured one
+
+
+@dataclass(frozen=True, slots=True)
+class Refused:
+    """Why a message is not answered by the server proper: the JSON-RPC error and HTTP status."""
+
+    code: int
+    reason: str
+    status: int = 400
+
+    def error(self) -> dict[str, Any]:
+        label = "Parse error" if self.code == PARSE_ERROR else "Invalid Request"
+        return {"jsonrpc": "2.0", "id": None, "error": {"code": self.code, "message": f"{label}: {self.reason}"}}
+
+    def body(self) -> bytes:
+        return json.dumps(self.error()).encode()
+
+
+def too_large(size: int | None, max_bytes: int) -> Refused:
+    """The refusal of a message over `max_bytes` (`size`: its length when known)."""
+    told = f"{size} bytes" if size is not None else "the message"
+    return Refused(INVALID_REQUEST, f"{told} is over the limit of {max_bytes} bytes", 413)
+
+
+def _constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):
+        raise ValueError(f"the number {text[:40]} is out of range")
+    return value
+
+
+_DECODER = json.JSONDecoder(parse_constant=_constant, parse_float=_finite)
+
+
+def read_message(data: bytes | bytearray | str, *, max_bytes: int = MAX_BYTES) -> dict[str, Any] | Refused:
+    """The one JSON-RPC message in `data`, parsed and validated, or why it is refused."""
+    if len(data) > max_bytes:
+        return too_large(len(data), max_bytes)
+    try:
+        text = data if isinstance(data, str) else bytes(data).decode("utf-8")
+        payload = _DECODER.decode(text)
+    except RecursionError:
+        return Refused(PARSE_ERROR, f"nested deeper than {MAX_DEPTH}")
+    except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError, the hooks, int digits
+        return Refused(PARSE_ERROR, str(exc)[:200])
+    if text.count("[") + text.count("{") > MAX_DEPTH and _depth(payload) > MAX_DEPTH:
+        return Refused(PARSE_ERROR, f"nested deeper than {MAX_DEPTH}")
+    if ("\\ud" in text or "\\uD" in text) and _lone_surrogate(payload):
+        return Refused(PARSE_ERROR, "a string holds a lone surrogate")
+    reason = envelope_error(payload)
+    if reason is not None:
+        return Refused(INVALID_REQUEST, reason)
+    assert isinstance(payload, dict)
+    return payload
+
+
+def envelope_error(payload: Any) -> str | None:
+    """Why `payload` (parsed JSON) is not one valid JSON-RPC 2.0 message for MCP, else None."""
+    if isinstance(payload, list):
+        return "batches are not supported (send one message per request or line)"
+    if not isinstance(payload, dict):
+        return "a message is a JSON object"
+    if payload.get("jsonrpc") != "2.0":
+        return 'a message needs "jsonrpc": "2.0"'
+    if "method" in payload:
+        if not isinstance(payload["method"], str):
+            return "the method must be a string"
+        if "id" in payload and not _valid_id(payload["id"]):
+            return f"a request id must be a string or an integer, not {_kind(payload['id'])}"
+        if payload.get("params") is not None and not isinstance(payload["params"], dict):
+            return f"params must be an object, not {_kind(payload['params'])}"
+        return None
+    if "id" not in payload or ("result" in payload) == ("error" in payload):
+        return "a message needs a method (a request or notification), or an id and a result or an error"
+    rid = payload["id"]
+    if "error" in payload:
+        error = payload["error"]
+        code = error.get("code") if isinstance(error, dict) else None
+        if not isinstance(code, int) or isinstance(code, bool) or not isinstance(error.get("message"), str):
+            return "an error needs an integer code and a string message"
+        if rid is None:  # an error about a message whose id could not be read
+            return None
+    return None if _valid_id(rid) else f"a response id must be a string or an integer, not {_kind(rid)}"
+
+
+def _valid_id(rid: Any) -> bool:
+    return isinstance(rid, str) or (isinstance(rid, int) and not isinstance(rid, bool))
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    return {dict: "object", list: "array", bool: "boolean", float: "number", str: "string"}.get(type(value), "number")
+
+
+def _depth(payload: Any) -> int:
+    """How deeply arrays and objects nest in `payload` (a scalar: 0), without recursion."""
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(payload, 1)]
+    while stack:
+        node, depth = stack.pop()
+        children = node.values() if isinstance(node, dict) else node if isinstance(node, list) else None
+        if children is None:
+            continue
+        if depth > deepest:
+            deepest = depth
+            if deepest > MAX_DEPTH:
+                return deepest
+        stack.extend((child, depth + 1) for child in children if isinstance(child, dict | list))
+    return deepest
+
+
+def _lone_surrogate(payload: Any) -> bool:
+    """Whether a string or key in `payload` holds a surrogate that pairs with nothing."""
+    stack = [payload]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, str):
+            try:
+                node.encode("utf-8")
+            except UnicodeEncodeError:
+                return True
+        elif isinstance(node, dict):
+            stack.extend(node.keys())
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return False
