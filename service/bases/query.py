@@ -104,6 +104,12 @@ def column_fn(column: str) -> Fn:
         return lambda env: read_property(env.rec, key, env.ctx.snapshot) if env.rec is not None else None
 
 
+# An error of one cell or one filter statement, reported in `errors` (the row goes on): a value
+# the expression cannot take (EvalError), an infinite number where an integer is needed
+# ("x".repeat(1e300 * 1e300), .round() of infinity: OverflowError), nesting Python cannot hold.
+_CELL_ERRORS = (EvalError, OverflowError, RecursionError)
+
+
 class _Run:
     def __init__(self, base: BaseFile, ctx: Context) -> None:
         self.base = base
@@ -126,7 +132,7 @@ class _Run:
                 try:
                     v = fn(env)
                     return v if v is True or v is False else truthy(v)
-                except (EvalError, RecursionError) as exc:
+                except _CELL_ERRORS as exc:
                     self.error(at, env.rec, exc)
                     return False
 
@@ -157,7 +163,7 @@ class _Run:
             if col[i] is _UNSET:
                 try:
                     col[i] = fn(row.env)
-                except (EvalError, RecursionError) as exc:
+                except _CELL_ERRORS as exc:
                     self.error(column, row.record, exc)
                     col[i] = None
         return col
@@ -307,6 +313,6 @@ def _alias(column: str) -> str:
 def _summary(r: _Run, name: str, values: list[Any], env: Env) -> Any:
     try:
         return summarize(name, values, r.base.summaries, env)
-    except (EvalError, TypeError, ValueError) as exc:
+    except (*_CELL_ERRORS, TypeError, ValueError) as exc:
         r.error(f"summaries.{name}", None, exc)
         return {"summary": name, "value": cell(None)}

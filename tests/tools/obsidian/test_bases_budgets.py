@@ -100,3 +100,10 @@ async def test_a_quadratic_filter_stops_at_the_budget(vg: Harness) -> None:
     err = await vg.err("query_base", "compute_budget_exceeded", yaml=_base(formula))
     assert err["details"]["limit"] in ("steps", "seconds")
     assert time.monotonic() - started_at < 10
+
+
+async def test_an_infinite_count_is_a_cell_error(vg: Harness) -> None:
+    for formula in ('"x".repeat(1e300 * 1e300)', '"abc".slice(1e300 * 1e300)', "(1e300 * 1e300).round()"):
+        out = await vg.ok("query_base", yaml=_base(formula))
+        assert out["rows"][0]["values"]["formula.x"]["value"] is None, formula
+        assert out["errors"] and out["errors"][0]["at"] == "formula.x"
