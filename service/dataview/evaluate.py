@@ -247,7 +247,10 @@ def _call(node: Node, ctx: Context) -> Compiled:
 
         def call(row: Mapping[str, Any]) -> Any:
             budget.spend()
-            return fn(ctx, [a(row) for a in args])
+            try:
+                return fn(ctx, [a(row) for a in args])
+            except (OverflowError, ValueError):  # round(10^400 / 3), a date past year 9999: null
+                return None
 
         return call
     if target[0] == "var" and target[1] not in ("this", "row"):

@@ -84,6 +84,13 @@ def binary(op: str, a: Any, b: Any) -> Any:
         return {"<": c < 0, ">": c > 0, "<=": c <= 0, ">=": c >= 0}[op]
     if a is None or b is None:
         return None
+    try:
+        return _arithmetic(op, a, b)
+    except (OverflowError, ValueError):  # a number past a double, a date past year 9999: null
+        return None
+
+
+def _arithmetic(op: str, a: Any, b: Any) -> Any:
     if op == "+":
         if isinstance(a, str) or isinstance(b, str):
             left, right = _text(a), _text(b)

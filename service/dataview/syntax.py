@@ -122,10 +122,13 @@ def _raw_literal(source: str, open_at: int, kind: str) -> tuple[Any, int] | None
         return None
     inner = source[open_at + 1 : close].strip()
     value: Any
-    if kind == "date":
-        value = parse_date(inner) if inner.lower() not in _RAW_DATES else ("date-keyword", inner.lower())
-    else:
-        value = parse_duration(inner)
+    try:
+        if kind == "date":
+            value = parse_date(inner) if inner.lower() not in _RAW_DATES else ("date-keyword", inner.lower())
+        else:
+            value = parse_duration(inner)
+    except (OverflowError, ValueError):  # dur(10^400 days): not a literal
+        value = None
     return (value, close + 1) if value is not None else None
 
 

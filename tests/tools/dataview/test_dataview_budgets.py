@@ -121,3 +121,11 @@ async def test_the_depth_budget_is_configurable(make_vault: Callable[..., Path])
     async with started(make_vault(VAULT)) as vg:
         await vg.indexed()
         assert len((await vg.ok("search_dql", query=query))["rows"]) == 2
+
+
+async def test_numbers_and_dates_past_their_range_are_null(vg: Harness) -> None:
+    big = "1" + "0" * 400
+    for field in (f"{big} / 3", f"round({big} / 3)", f"{big} * 1.5", "date(today) + dur(9999999999 years)"):
+        out = await vg.ok("eval_dataview_field", path="Public/Open", field=field)
+        assert out["fields"][field] == {"type": "null", "value": None}, field
+    await vg.ok("search_dql", query=f'TABLE {big} / 3 FROM "Public"')
