@@ -139,7 +139,7 @@ class StorageFailed(VaultgateError):
 
 class ValidationFailed(BadInput):
     code = "validation_error"
-    default_hint = "Check the arguments against the tool's input schema (describe it with tools/list)."
+    default_hint = "Check the arguments against the tool's input schema (describe_capability returns it for any tool)."
 
 
 class ToolNotFound(Missing):

@@ -85,6 +85,9 @@ class Validate:
             raise ValidationFailed(
                 f"invalid arguments for {call.tool}: " + "; ".join(f"{i['field']}: {i['issue']}" for i in issues[:5]),
                 details={"issues": issues},
+                # describe_capability works for every tool; tools/list shows only the advertised ones
+                hint=f"Check the arguments against {call.tool}'s input schema: "
+                f'describe_capability {{"name": "{call.tool}"}} returns it.',
             ) from None
         if call.meta:
             merge_meta(call.args, call.meta)

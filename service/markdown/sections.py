@@ -5,7 +5,7 @@ A heading section runs from its heading line to the line before the next heading
 a higher level (nested sub-sections belong to it). Headings inside fenced code do not count
 (the parser skips fences). All functions are pure: they take the note text and return new
 text, or raise `ValidationFailed` with `details.reason` = `not_found` | `ambiguous` and change
-nothing.
+nothing; a heading not found lists the headings that are there (`details.headings`).
 """
 
 from __future__ import annotations
@@ -19,6 +19,8 @@ from service.markdown import frontmatter as fm
 from service.markdown.parse import parse_note
 
 Position = Literal["before", "after", "prepend", "append", "replace"]
+MAX_SHOWN = 20  # headings named in a not_found message
+MAX_LISTED = 200  # in its details
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,9 +54,21 @@ def find_heading(text: str, path: list[str]) -> Span:
             shallowest = min(h.level for h in matches)
             matches = [h for h in matches if h.level == shallowest]
         if not matches:
+            present = [h.text for h in headings if window_start <= h.line < window_end and h.level > min_level]
+            where = f"under {' > '.join(path[:depth])!r}" if depth else "in the note"
+            shown = ", ".join(repr(t) for t in present[:MAX_SHOWN]) + (" ..." if len(present) > MAX_SHOWN else "")
             raise ValidationFailed(
-                f"heading {' > '.join(path[: depth + 1])!r} not found",
-                details={"field": "heading", "reason": "not_found", "heading": path[: depth + 1]},
+                f"heading {' > '.join(path[: depth + 1])!r} not found; headings {where}: {shown or 'none'}",
+                details={
+                    "field": "heading",
+                    "reason": "not_found",
+                    "heading": path[: depth + 1],
+                    "headings": present[:MAX_LISTED],
+                    "headings_total": len(present),
+                },
+                hint="Pass one of details.headings (a nested heading as a path, outermost first)."
+                if present
+                else "This part of the note has no headings: append, prepend or use a block or anchor.",
             )
         if len(matches) > 1:
             raise ValidationFailed(

@@ -8,8 +8,12 @@ audit), with the caller's identity, so a facade never widens what a caller may d
 tool's error is the facade call's error, and its question for the human (a 2026-07-28
 InputRequiredResult) is the facade call's question: the client's retry of the facade call
 carries the answer (`input_responses`, `request_state`) back to the inner call.
-find_capability ranks the catalog with SQLite FTS5 BM25 (names weigh most, then titles,
-descriptions and tags) over the tools that exist for callers (`service.policy.visibility`).
+find_capability ranks the catalog with SQLite FTS5 BM25 (names weigh most, then titles, the
+everyday words of `KEYWORDS`, tags and descriptions) over the tools that exist for callers
+(`service.policy.visibility`), then adds `NAME_BOOST` times the share of a tool's name words the
+query holds ("delete a note": delete_note before delete_property) and `PHRASE_BOOST` when the
+query holds one of the tool's `KEYWORDS` phrases. Measured on
+tests/tools/facade/capability_phrasings.json (a test keeps top-3 at or above its floor).
 """
 
 from __future__ import annotations
@@ -28,6 +32,62 @@ from service.storage.db import driver
 from service.tools.context import InputNeeded, ToolContext
 from service.tools.models import ToolInput, ToolOutput, decode_cursor, page_of
 from service.tools.spec import Catalog, ToolSpec
+
+# Phrases people use for a task that a tool's name and description do not hold ("duplicate" for
+# copy_note, "link to this" for get_backlinks). Their words are indexed with the tool; a query
+# holding a whole phrase adds `PHRASE_BOOST`. A tool without a line is found by its name, title
+# and description alone.
+KEYWORDS: dict[str, tuple[str, ...]] = {
+    "delete_note": ("remove a note", "remove this note", "trash a note", "erase", "from the vault"),
+    "get_backlinks": (
+        "notes that link to",
+        "link to this",
+        "links to this",
+        "link here",
+        "point to",
+        "linking to",
+        "incoming links",
+    ),
+    "get_outlinks": ("does this note link to", "links from", "outgoing links", "links out"),
+    "copy_note": ("duplicate", "clone"),
+    "create_note": ("make a new note", "new note"),
+    "append_note": ("to the end", "at the end", "bottom of"),
+    "prepend_note": ("at the top", "to the top", "beginning of", "insert"),
+    "get_properties": ("read the frontmatter", "frontmatter of", "yaml of", "metadata fields"),
+    "find_orphans": ("nobody links", "unlinked", "no backlinks", "isolated"),
+    "list_tasks": ("open tasks", "todo", "checkbox"),
+    "get_periodic_note": ("open today's", "open the daily note", "weekly note", "journal"),
+    "append_to_periodic_note": ("to today's daily note", "to the daily note", "log a line"),
+    "search_dql": ("run a dataview query", "dataview query"),
+    "reindex": ("rebuild the index", "rebuild the search index", "refresh the index"),
+    "list_notes": ("files in a folder", "notes in a folder", "folder contents"),
+    "execute_plan": ("several changes", "as one plan", "batch of changes"),
+    "add_bookmark": ("bookmark a", "add a bookmark", "star a note"),
+    "search_tags": ("notes with a tag", "tagged"),
+    "rename_note": ("update links",),
+    "set_task_status": ("mark a task", "as done", "check off"),
+}
+NAME_BOOST = 6.0  # BM25 scores of the catalog run ~2..20: a full name match is worth a strong title hit
+PHRASE_BOOST = 10.0
+
+
+def _words(text: str) -> list[str]:
+    return "".join(ch if ch.isalnum() or ch == "'" else " " for ch in text.lower()).split()
+
+
+def _phrase_hit(name: str, query: str) -> bool:
+    padded = f" {' '.join(_words(query))} "
+    return any(f" {' '.join(_words(phrase))} " in padded for phrase in KEYWORDS.get(name, ()))
+
+
+def _stem(word: str) -> str:
+    return word[:-1] if len(word) > 3 and word.endswith("s") else word
+
+
+def _name_share(name: str, words: set[str]) -> float:
+    """The share of `name`'s words (`delete_note`: delete, note) the query holds."""
+    parts = [_stem(p) for p in name.split("_") if p]
+    return sum(p in words for p in parts) / len(parts) if parts else 0.0
 
 
 def _own_words(description: str, names: set[str]) -> str:
@@ -82,7 +142,8 @@ class _Catalog:
             specs = [s for s in self.registry if FACADE_TAG not in s.tags]
             conn = driver().connect(":memory:", check_same_thread=False)
             conn.execute(
-                "CREATE VIRTUAL TABLE cat USING fts5(name, title, description, tags, tokenize='porter unicode61')"
+                "CREATE VIRTUAL TABLE cat USING fts5(name, title, description, tags, keywords, "
+                "tokenize='porter unicode61')"
             )
             names = {s.name for s in self.registry}
             rows = [
@@ -91,10 +152,11 @@ class _Catalog:
                     s.title,
                     _own_words(s.description, names),
                     " ".join((s.domain, *s.tags)),
+                    " ".join(KEYWORDS.get(s.name, ())),
                 )
                 for s in specs
             ]
-            conn.executemany("INSERT INTO cat(name, title, description, tags) VALUES (?,?,?,?)", rows)
+            conn.executemany("INSERT INTO cat(name, title, description, tags, keywords) VALUES (?,?,?,?,?)", rows)
             self.names = [s.name for s in specs]
             self._conn = conn
         return self._conn
@@ -107,12 +169,16 @@ class _Catalog:
         match = " OR ".join('"' + w.replace('"', "") + '"*' for w in words[:32])
         rows = (
             self._index()
-            .execute(
-                "SELECT rowid, -bm25(cat, 10.0, 4.0, 1.0, 2.0) FROM cat WHERE cat MATCH ? ORDER BY 2 DESC", (match,)
-            )
+            .execute("SELECT rowid, -bm25(cat, 10.0, 4.0, 1.0, 2.0, 3.0) FROM cat WHERE cat MATCH ?", (match,))
             .fetchall()
         )
-        return [(self.names[int(rowid) - 1], float(score)) for rowid, score in rows]
+        stems = {_stem(w) for w in words}
+        scored = [
+            (name, float(score) + NAME_BOOST * _name_share(name, stems) + PHRASE_BOOST * _phrase_hit(name, query))
+            for rowid, score in rows
+            if (name := self.names[int(rowid) - 1])
+        ]
+        return sorted(scored, key=lambda item: -item[1])
 
 
 async def find_capability(ctx: ToolContext, args: FindIn, *, registry: Catalog, catalog: _Catalog) -> FindOut:

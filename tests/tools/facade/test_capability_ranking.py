@@ -1,0 +1,39 @@
+"""find_capability's ranking, measured on natural phrasings of tasks
+(`capability_phrasings.json`: a phrase and the tool that does it), through the dispatch chain."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import started
+
+CASES: list[list[str]] = json.loads((Path(__file__).parent / "capability_phrasings.json").read_text())["cases"]
+TOP3_FLOOR = 0.9
+TOP1_FLOOR = 0.8
+
+
+@pytest.mark.covers("find_capability", "success")
+async def test_the_right_tool_ranks_in_the_top_three_for_natural_phrasings(make_vault: Callable[..., Path]) -> None:
+    assert len(CASES) >= 40
+    misses: list[str] = []
+    top1 = top3 = 0
+    async with started(make_vault({"A.md": "# A\n"})) as vg:
+        for query, tool in CASES:
+            found = [item["name"] for item in (await vg.ok("find_capability", query=query, limit=3))["items"]]
+            top1 += found[:1] == [tool]
+            top3 += tool in found
+            if found[:1] != [tool]:
+                misses.append(f"{query!r}: want {tool}, got {found}")
+    assert top3 / len(CASES) >= TOP3_FLOOR, misses
+    assert top1 / len(CASES) >= TOP1_FLOOR, misses
+
+
+async def test_the_issue_phrasings_rank_their_tool_first(make_vault: Callable[..., Path]) -> None:
+    async with started(make_vault({"A.md": "# A\n"})) as vg:
+        for query, tool in (("delete a note", "delete_note"), ("find notes that link to this one", "get_backlinks")):
+            found = await vg.ok("find_capability", query=query, limit=3)
+            assert found["items"][0]["name"] == tool, (query, found["items"])

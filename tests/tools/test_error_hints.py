@@ -1,0 +1,33 @@
+"""Error hints that lead somewhere: a validation error names describe_capability (which describes
+every tool, advertised or not), and a heading that is not there lists the ones that are."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from service.policy.visibility import LEAN
+from tests.conftest import started
+
+PLAN = "# Plan\n\n## Goals\n\n- ship\n\n## Risks\n\n### Budget\n\nTight.\n"
+
+
+async def test_a_validation_error_points_at_describe_capability(make_vault: Callable[..., Path]) -> None:
+    assert "rename_tag" not in LEAN  # outside the default list: tools/list does not describe it
+    async with started(make_vault({"A.md": "# A\n"})) as vg:
+        error = await vg.err("rename_tag", "validation_error", old="x")
+        assert 'describe_capability {"name": "rename_tag"}' in error["hint"]
+        assert "tools/list" not in error["hint"]
+        described = await vg.ok("describe_capability", name="rename_tag")
+        assert "new" in described["input_schema"]["properties"]
+
+
+async def test_patch_note_with_an_unknown_heading_lists_the_headings_there(make_vault: Callable[..., Path]) -> None:
+    async with started(make_vault({"Plan.md": PLAN})) as vg:
+        error = await vg.err("patch_note", "validation_error", path="Plan", heading=["Timeline"], content="x")
+        details = error["details"]
+        assert details["reason"] == "not_found" and details["headings"] == ["Plan", "Goals", "Risks", "Budget"]
+        assert "'Goals'" in error["message"] and "details.headings" in error["hint"]
+        nested = await vg.err("patch_note", "validation_error", path="Plan", heading=["Risks", "Cost"], content="x")
+        assert nested["details"]["headings"] == ["Budget"] and "under 'Risks'" in nested["message"]
+        assert vg.read("Plan.md") == PLAN
