@@ -148,7 +148,10 @@ class Evaluator:
         if lazy is not None:
             return lazy(self, raw, data)
         vals = [self.run(a, data) for a in raw]
-        return _EAGER[op](vals, data)
+        try:
+            return _EAGER[op](vals, data)
+        except (OverflowError, ValueError):  # a number past a double (10^400, substr at infinity)
+            return None
 
     # Operations whose arguments are evaluated selectively.
     def _if(self, args: list[Any], data: Any) -> Any:

@@ -48,3 +48,10 @@ async def test_a_string_doubled_on_every_step_stops_at_the_byte_budget(vg: Harne
     logic = {"reduce": [{"merge": list(range(64))}, double, "xx"]}
     err = await vg.err("query_jsonlogic", "compute_budget_exceeded", logic=logic)
     assert err["details"]["limit"] == "bytes"
+
+
+async def test_numbers_past_a_double_are_null_not_errors(vg: Harness) -> None:
+    big = 10**400
+    for logic in ({"+": [big, 1]}, {">": [big, 1]}, {"substr": ["abc", big]}):
+        out = await vg.ok("query_jsonlogic", logic=logic)
+        assert out["items"] == [], logic
