@@ -4,8 +4,10 @@ Every evaluator (Dataview, Bases, JSONLogic), decoder and expander draws from a 
 `spend` counts steps and, every few hundred, checks the deadline (so a loop is checked inside,
 not only between rows); `check_chars` / `check_items` are called with the size a function *will*
 produce, before it builds it; `timeout` is the time left for a regular expression on the `regex`
-package (whose matching takes a timeout, unlike `re`); `check_depth` bounds nesting. Each limit
-that is hit raises `compute_budget_exceeded` with `details.limit` naming it.
+package (whose matching takes a timeout, unlike `re`). Each of these limits, once hit, raises
+`compute_budget_exceeded` with `details.limit` naming it. Nesting (`limits.max_depth`) is
+checked by the parsers as they read (a syntax error), and a note's frontmatter by
+`service.markdown.frontmatter` before it is built.
 
 Functions deep inside an evaluator (string helpers, a list method) reach the running budget
 through `current()`: the evaluator makes its budget current for the thread it runs in with
