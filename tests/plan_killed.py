@@ -55,14 +55,15 @@ class HoldAndSignal:
 
 def kill_when_writing(rel: str) -> None:
     """Replace the atomic file write with one that dies (SIGKILL) instead of writing `rel`."""
-    write = files._write_atomic
+    write = files.write_in
 
-    def write_or_die(target: Path, data: bytes, *, exclusive: bool) -> None:
-        if target.as_posix().endswith(rel):
+    def write_or_die(folder_fd: int, name: str, data: bytes, *, exclusive: bool, rel: str) -> os.stat_result:
+        if rel == target:
             os.kill(os.getpid(), signal.SIGKILL)
-        write(target, data, exclusive=exclusive)
+        return write(folder_fd, name, data, exclusive=exclusive, rel=rel)
 
-    files._write_atomic = write_or_die  # type: ignore[assignment]
+    target = rel
+    files.write_in = write_or_die  # type: ignore[assignment]
 
 
 async def main(root: Path, marker: Path, concurrency: int) -> None:
@@ -77,6 +78,6 @@ async def main(root: Path, marker: Path, concurrency: int) -> None:
 if __name__ == "__main__":
     in_write = sys.argv[3:] == ["in-write"]
     if in_write:
-        kill_when_writing("/Notes/n01.md")
+        kill_when_writing("Notes/n01.md")
     # in-write: one call at a time, so no other write is caught halfway (its temp file left behind)
     asyncio.run(main(Path(sys.argv[1]), Path(sys.argv[2]), 1 if in_write else 4))

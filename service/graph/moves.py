@@ -32,6 +32,7 @@ from service.graph.canvas_paths import is_canvas, rewrite_canvas
 from service.graph.linkpath import PathSet, base_name, strip_md
 from service.graph.queries import GraphQueries
 from service.graph.rewrite import LineChange, rewrite_note
+from service.vault import dirfd
 from service.vault.commit import Action, Steps, Undo, commit, prepare_step
 from service.vault.files import NoteFile
 from service.vault.vault import Vault
@@ -199,12 +200,12 @@ def carry_empty_folders(vault: Vault, src: str, dst: str) -> None:
         found.append("" if rel == "." else rel.replace(os.sep, "/"))
     for rel in sorted(found, key=lambda r: (r.count("/"), r), reverse=True):
         here = root / rel if rel else root
-        with contextlib.suppress(OSError):
+        with contextlib.suppress(OSError, PathInvalid):
             if any(here.iterdir()):
                 continue
             target = vault.paths.resolve(f"{dst}/{rel}" if rel else dst)
-            target.abs.mkdir(parents=True, exist_ok=True)
-            os.rmdir(here)
+            dirfd.mkdirs(vault.paths.root, target.rel)  # through no link: a swapped folder fails here
+            dirfd.rmdir(vault.paths.root, f"{src}/{rel}" if rel else src)
 
 
 def _prune_empty_folders(vault: Vault, moves: Mapping[str, str]) -> None:
@@ -214,5 +215,4 @@ def _prune_empty_folders(vault: Vault, moves: Mapping[str, str]) -> None:
         parts = old.split("/")[:-1]
         folders.update("/".join(parts[:i]) for i in range(1, len(parts) + 1))
     for folder in sorted(folders, key=lambda f: f.count("/"), reverse=True):
-        with contextlib.suppress(OSError):
-            os.rmdir(vault.paths.root / folder)
+        dirfd.rmdir(vault.paths.root, folder)  # never through a link: an outside folder is left alone

@@ -13,10 +13,11 @@ recorder around it, so the undo is journaled like any run (undoing it is a redo)
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
 
 from service.plans.journal import Entry
-from service.vault import restore
+from service.vault import dirfd, restore
 from service.vault.commit import Action, Undo, commit
 from service.vault.files import VaultFiles, etag_of
 
@@ -102,7 +103,7 @@ def _folder_action(files: VaultFiles, entry: Entry) -> Action:
         restore.remove_folder(files, entry.path)
 
         async def undo() -> None:
-            (files.paths.root / entry.path).mkdir(parents=True, exist_ok=True)
+            await asyncio.to_thread(dirfd.mkdirs, files.paths.root, entry.path)
 
         return undo
 

@@ -67,6 +67,11 @@ class VaultConfig(Section):
 class WriteSettings(Section):
     max_concurrent: int = Field(default=8, ge=1, description="Concurrent file writes per vault.")
     trash_folder: str = ".trash"
+    refuse_device_names: bool = Field(
+        default=True,
+        description="Refuse to create files or folders named like Windows devices (CON, Aux.md, LPT1); existing "
+        "ones are read and edited either way. false for a vault that is never synced to Windows.",
+    )
 
 
 class NotesSettings(Section):

@@ -3,6 +3,10 @@
 Guarantees:
 - a write never leaves a half-written file: the new bytes go to a temp file in the same folder,
   are fsynced, then renamed over the target (and the folder fsynced);
+- a write, delete, move or new folder never lands outside the vault: the folder it changes is
+  opened once, walking from the root without following links, and every step (temp file, rename,
+  unlink, mkdir) is made relative to that descriptor (`service.vault.dirfd`); a folder swapped
+  for a symlink meanwhile fails the call with `path_invalid` and nothing is changed;
 - `expected_etag` (the content hash a caller read) is compared under the per-path lock, so a
   concurrent edit turns into `conflict` instead of a lost update; read-modify-write helpers
   (`modify`) hold that lock across the read and the write;
@@ -16,9 +20,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import os
-import shutil
 import stat as stat_mode
-import unicodedata
 import weakref
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -26,12 +28,13 @@ from pathlib import Path
 from typing import Literal
 
 from service.errors import AlreadyExists, Conflict, NoteNotFound, PathInvalid
-from service.vault import journal
-from service.vault.decoding import UTF8, decode_note, is_utf8_name
+from service.vault import dirfd, journal
+from service.vault.decoding import UTF8, decode_note
 from service.vault.events import ChangeBus, FileChange
 from service.vault.listings import FolderListings
-from service.vault.paths import VaultPath, VaultPaths
-from service.vault.temps import _fsync_dir, _write_atomic
+from service.vault.paths import VaultPath, VaultPaths, realpath_now
+from service.vault.temps import write_in
+from service.vault.walk import walk
 
 
 def etag_of(data: bytes) -> str:
@@ -92,10 +95,12 @@ def encode(text: str) -> bytes:
     return text.encode("utf-8", errors="surrogateescape")
 
 
-def _replace(dest: Path, key: str, data: bytes, prior: bytes | None) -> None:
-    """Journal (`prior`: the bytes being replaced), then write `data` over `dest` (worker thread)."""
-    journal.record_file(dest, key, etag_of(data), prior)
-    _write_atomic(dest, data, exclusive=False)
+def _replace(root: Path, key: str, data: bytes, prior: bytes | None) -> os.stat_result:
+    """Journal (`prior`: the bytes being replaced), then write `data` over `key`, which exists
+    (worker thread)."""
+    journal.record_file(root, key, etag_of(data), prior)
+    with dirfd.parent_of(root, key) as (folder, name):
+        return write_in(folder.fd, name, data, exclusive=False, rel=key)
 
 
 class VaultFiles:
@@ -140,8 +145,10 @@ class VaultFiles:
         return note_file(vp, data, st)
 
     def read_bytes(self, vp: VaultPath) -> bytes:
+        """The file's bytes, read through no link that leads out of the vault (not even one
+        swapped in since `vp` was resolved)."""
         try:
-            return vp.abs.read_bytes()
+            return dirfd.read_bytes(self.paths.root, self._real(vp)[0])
         except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
             raise NoteNotFound(f"no file at {vp.rel!r}", details={"path": vp.rel}) from None
 
@@ -153,7 +160,7 @@ class VaultFiles:
 
     def current_etag(self, vp: VaultPath) -> str | None:
         try:
-            return etag_of(vp.abs.read_bytes())
+            return etag_of(dirfd.read_bytes(self.paths.root, self._real(vp)[0]))
         except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
             return None  # no note there (a folder is reported by the write that tries it)
 
@@ -165,61 +172,8 @@ class VaultFiles:
         readable: Callable[[str], bool] | None = None,
         max_depth: int | None = None,
     ) -> Iterator[tuple[str, os.DirEntry[str]]]:
-        """Yield (rel, entry) for visible entries below `folder`, by folder then name.
-
-        Names that are not valid UTF-8 and special files (FIFOs, sockets, devices) are skipped.
-        Symlinks are followed only inside the vault (a dangling one is skipped), and never round a
-        cycle (a folder whose real location is already on the way down is listed, not entered
-        again). With `readable` (the
-        caller's read decision on a vault path), an entry is yielded only when it admits the
-        entry's own path and, when a symlink is on the way (the entry itself or a folder above
-        it), the in-vault path it really is: `Inbox/Shortcut.md -> Private/Diary.md` is listed
-        only to a caller who may read `Private/Diary.md`. Folders that are not yielded are still
-        entered (a readable note may lie below). `max_depth` (1 = the folder's own entries,
-        which is what `recursive=False` means) bounds the descent.
-        """
-        root = self.paths.root
-        depth_limit = max_depth if max_depth is not None else (None if recursive else 1)
-        start = Path(os.path.realpath(folder.abs))
-        linked = folder.real_rel is not None and folder.real_rel != folder.rel
-        stack: list[tuple[VaultPath, Path, bool, frozenset[Path], int]] = [
-            (folder, start, linked, frozenset((start,)), 1)
-        ]
-        while stack:
-            current, current_real, current_linked, chain, depth = stack.pop()
-            try:
-                entries = sorted(os.scandir(current.abs), key=lambda e: e.name)
-            except OSError:  # vanished, not a folder, unreadable, name too long
-                continue
-            for entry in entries:
-                rel = f"{current.rel}/{entry.name}" if current.rel else entry.name
-                if entry.name.startswith(".") or self.paths.is_hidden(rel):
-                    continue
-                if not is_utf8_name(entry.name) or not (entry.is_dir() or entry.is_file()):
-                    continue  # a name JSON cannot carry; a FIFO, socket or device (never opened); a dangling link
-                real: Path | None = None  # a plain file's real location is never needed
-                if entry.is_symlink():
-                    real = Path(os.path.realpath(entry.path))
-                    if (real != root and root not in real.parents) or not real.exists():
-                        continue  # leaves the vault, or dangles (nothing there to list)
-                    is_linked = True
-                else:
-                    is_linked = current_linked
-                    if is_linked:
-                        real = current_real / entry.name
-                real_rel: str | None = None
-                if is_linked and real is not None:
-                    real_rel = unicodedata.normalize("NFC", real.relative_to(root).as_posix()) if real != root else ""
-                    if real_rel and (real_rel.startswith(".") or self.paths.is_hidden(real_rel)):
-                        continue
-                if readable is None or (readable(rel) and (real_rel is None or readable(real_rel))):
-                    yield rel, entry
-                if (depth_limit is None or depth < depth_limit) and entry.is_dir():
-                    if real is None:
-                        real = current_real / entry.name
-                    if real not in chain:
-                        sub = VaultPath(rel=rel, abs=Path(entry.path))
-                        stack.append((sub, real, is_linked, chain | {real}, depth + 1))
+        """Visible entries below `folder` (`service.vault.walk.walk`)."""
+        return walk(self.paths, folder, recursive=recursive, readable=readable, max_depth=max_depth)
 
     # -- writes ------------------------------------------------------------------------------
 
@@ -231,7 +185,7 @@ class VaultFiles:
         """
         if vp.real_rel is None and not vp.abs.is_symlink():
             return vp.rel, vp.abs
-        real = Path(os.path.realpath(vp.abs))
+        real = Path(realpath_now(vp.abs, vp.rel))
         rel = self.paths.from_abs(real)
         if rel is None or not rel:
             raise PathInvalid(
@@ -239,6 +193,29 @@ class VaultFiles:
                 details={"path": vp.rel, "reason": "symlink leaves the vault"},
             )
         return rel, real
+
+    def _parent_real(self, vp: VaultPath) -> str:
+        """`vp` with the folders above it resolved (links inside the vault followed) and its own
+        name kept: what a delete, move or new folder changes (a link itself, not its target)."""
+        if vp.real_rel is None:
+            return vp.rel
+        parent, name = dirfd.split(vp.rel)
+        real = Path(realpath_now(self.paths.root / parent, vp.rel)) if parent else self.paths.root
+        rel = "" if real == self.paths.root else self.paths.from_abs(real)
+        if rel is None:
+            raise PathInvalid(
+                f"{vp.rel!r} resolves outside the vault or into a hidden folder",
+                details={"path": vp.rel, "reason": "symlink leaves the vault"},
+            )
+        return f"{rel}/{name}" if rel else name
+
+    def _check_new(self, vp: VaultPath, *, file: bool) -> None:
+        """Refuse names this vault may not create (`VaultPaths.check_new_name`): the folders a
+        change to `vp` would make, and `vp` itself when `file` (a file that does not exist yet)."""
+        for folder in self.missing_folders(vp):
+            self.paths.check_new_name(folder.relative_to(self.paths.root).as_posix(), folder.name)
+        if file:
+            self.paths.check_new_name(vp.rel, vp.name)
 
     def check_etag(self, vp: VaultPath, expected_etag: str | None) -> bool:
         """Compare under the lock; returns whether the file existed.
@@ -274,8 +251,10 @@ class VaultFiles:
                 raise AlreadyExists(f"a note already exists at {vp.rel!r}", details={"path": vp.rel})
             if must_exist and not existed:
                 raise NoteNotFound(f"no note at {vp.rel!r}", details={"path": vp.rel})
-            await asyncio.to_thread(self._write_sync, vp, key, dest, data, create_only)
-            result = WriteResult(rel=vp.rel, etag=etag_of(data), created=not existed, stat=_stat(dest))
+            if not existed:
+                self._check_new(vp, file=True)
+            st = await asyncio.to_thread(self._write_sync, vp, key, dest, data, create_only)
+            result = WriteResult(rel=vp.rel, etag=etag_of(data), created=not existed, stat=_file_stat(st))
         if publish:
             await self.bus.publish(self._changes("created" if result.created else "modified", vp.rel, key))
         return result
@@ -285,7 +264,7 @@ class VaultFiles:
         in the worker thread that makes the change)."""
         if journal.recording():
             journal.record_folders(self.paths.root, self.missing_folders(vp))
-            journal.record_file(dest, key, new_etag)
+            journal.record_file(self.paths.root, key, new_etag)
 
     @staticmethod
     def _changes(kind: Literal["created", "modified"], rel: str, real_rel: str) -> list[FileChange]:
@@ -295,24 +274,25 @@ class VaultFiles:
             changes.append(FileChange(kind, real_rel))
         return changes
 
-    def _write_sync(self, vp: VaultPath, key: str, dest: Path, data: bytes, exclusive: bool) -> None:
+    def _write_sync(self, vp: VaultPath, key: str, dest: Path, data: bytes, exclusive: bool) -> os.stat_result:
         if dest.is_dir():
             raise PathInvalid(f"{vp.rel!r} is a folder", details={"path": vp.rel})
         self._journal(vp, key, dest, etag_of(data))
-        try:
-            dest.parent.mkdir(parents=True, exist_ok=True)
-        except (FileExistsError, NotADirectoryError):
-            raise PathInvalid(f"a parent of {vp.rel!r} is a file", details={"path": vp.rel}) from None
-        _write_atomic(dest, data, exclusive=exclusive)
+        root = self.paths.root
+        with dirfd.parent_of(root, key, create=True, new_name=self.paths.check_new_name) as (folder, name):
+            found = dirfd.lstat_in(folder, name)
+            if found is not None and stat_mode.S_ISDIR(found.st_mode):
+                raise PathInvalid(f"{vp.rel!r} is a folder", details={"path": vp.rel})
+            return write_in(folder.fd, name, data, exclusive=exclusive, rel=key)
 
     async def modify(
         self, vp: VaultPath, change: Callable[[str], str], *, expected_etag: str | None = None
     ) -> WriteResult:
         """Read-modify-write under the path lock; `change` may raise to abort with nothing written."""
-        key, dest = self._real(vp)
+        key, _dest = self._real(vp)
         async with self.lock(key), self._writes:
             try:
-                note = self.read(vp)
+                note = self._read_real(vp, key)
             except NoteNotFound:
                 if expected_etag is not None:
                     self.check_etag(vp, expected_etag)  # raises conflict: what the caller read is gone
@@ -326,9 +306,13 @@ class VaultFiles:
             # The prior bytes are the ones just read (a UTF-8 note's text encodes back exactly; one
             # read with another encoding is read again, as it is saved as UTF-8 now).
             exact = note.encoding == UTF8
-            prior = (encode(note.content) if exact else dest.read_bytes()) if journal.recording() else None
-            await asyncio.to_thread(_replace, dest, key, data, prior)
-            result = WriteResult(rel=vp.rel, etag=etag_of(data), created=False, stat=_stat(dest))
+            prior = (
+                (encode(note.content) if exact else dirfd.read_bytes(self.paths.root, key))
+                if journal.recording()
+                else None
+            )
+            st = await asyncio.to_thread(_replace, self.paths.root, key, data, prior)
+            result = WriteResult(rel=vp.rel, etag=etag_of(data), created=False, stat=_file_stat(st))
         await self.bus.publish(self._changes("modified", vp.rel, key))
         return result
 
@@ -356,18 +340,34 @@ class VaultFiles:
 
     def _delete_sync(self, vp: VaultPath, trash: Path | None) -> None:
         """Journal, then unlink `vp` (`trash` None) or move it to `trash`; fsync its folder."""
+        root = self.paths.root
+        src = self._parent_real(vp)
+        trash_rel = trash.relative_to(root).as_posix() if trash is not None else None
         if journal.recording():
-            prior = journal.read_prior(vp.abs)
-            journal.record_file(vp.abs, vp.rel, None, prior)
-            if trash is not None:
-                trash_rel = trash.relative_to(self.paths.root).as_posix()
+            prior = self._prior(vp, src)
+            journal.record_file(root, src, None, prior)
+            if trash is not None and trash_rel is not None:
                 self._journal(VaultPath(rel=trash_rel, abs=trash), trash_rel, trash, etag_of(prior or b""))
-        if trash is None:
-            vp.abs.unlink()
+        if trash_rel is None:
+            dirfd.unlink(root, src)
         else:
-            trash.parent.mkdir(parents=True, exist_ok=True)
-            os.replace(vp.abs, trash)
-        _fsync_dir(vp.abs.parent)
+            dirfd.rename(root, src, trash_rel)
+
+    def _prior(self, vp: VaultPath, real: str) -> bytes | None:
+        """The bytes at `vp` before a delete or move (the link's target's when `vp` is a link)."""
+        if vp.abs.is_symlink():
+            return journal.read_prior(self.paths.root, self._real(vp)[0])
+        return journal.read_prior(self.paths.root, real)
+
+    def _read_real(self, vp: VaultPath, key: str) -> NoteFile:
+        """`read`, of the real in-vault file `key` (a write's target), through no link."""
+        try:
+            data, st = dirfd.read_file(self.paths.root, key)
+        except (FileNotFoundError, NotADirectoryError):
+            raise NoteNotFound(f"no note at {vp.rel!r}", details={"path": vp.rel}) from None
+        except IsADirectoryError:
+            raise PathInvalid(f"{vp.rel!r} is a folder", details={"path": vp.rel}) from None
+        return note_file(vp, data, st)
 
     async def copy(
         self, src: VaultPath, dst: VaultPath, *, overwrite: bool = False, expected_etag: str | None = None
@@ -379,22 +379,25 @@ class VaultFiles:
             existed = self.check_etag(dst, expected_etag)
             if existed and not overwrite:
                 raise AlreadyExists(f"a note already exists at {dst.rel!r}", details={"path": dst.rel})
-            await asyncio.to_thread(self._write_sync, dst, key, dest, data, not overwrite)
-            result = WriteResult(rel=dst.rel, etag=etag_of(data), created=not existed, stat=_stat(dest))
+            if not existed:
+                self._check_new(dst, file=True)
+            st = await asyncio.to_thread(self._write_sync, dst, key, dest, data, not overwrite)
+            result = WriteResult(rel=dst.rel, etag=etag_of(data), created=not existed, stat=_file_stat(st))
         await self.bus.publish(self._changes("created" if result.created else "modified", dst.rel, key))
         return result
 
     def _move_sync(self, src: VaultPath, dst: VaultPath) -> None:
+        root = self.paths.root
+        src_real, dst_real = self._parent_real(src), self._parent_real(dst)
         if journal.recording():
-            journal.record_folders(self.paths.root, self.missing_folders(dst))
+            journal.record_folders(root, self.missing_folders(dst))
             if src.abs.is_dir():
-                journal.record_move(src.rel, dst.rel)
+                journal.record_move(src_real, dst_real)
             else:
-                moved = src.abs.read_bytes()
-                journal.record_file(dst.abs, dst.rel, etag_of(moved))
-                journal.record_file(src.abs, src.rel, None, moved)
-        dst.abs.parent.mkdir(parents=True, exist_ok=True)
-        shutil.move(src.abs, dst.abs)
+                moved = self._prior(src, src_real) or b""
+                journal.record_file(root, dst_real, etag_of(moved))
+                journal.record_file(root, src_real, None, moved)
+        dirfd.rename(root, src_real, dst_real, new_name=self.paths.check_new_name)
 
     def missing_folders(self, vp: VaultPath) -> list[Path]:
         """Folders a write to `vp` would create, deepest first (for undoing that write)."""
@@ -406,14 +409,12 @@ class VaultFiles:
         return missing
 
     def remove_empty_folders(self, folders: list[Path]) -> None:
-        """Remove folders that are (still) empty, deepest first; anything else is left alone."""
+        """Remove folders that are (still) empty, deepest first; anything else is left alone (a
+        link on the way included: nothing outside the vault is ever removed)."""
         for folder in sorted(set(folders), key=lambda f: len(f.parts), reverse=True):
             if self.paths.root not in folder.parents:
                 continue
-            try:
-                folder.rmdir()
-            except OSError:
-                continue
+            dirfd.rmdir(self.paths.root, folder.relative_to(self.paths.root).as_posix())
 
     async def make_folder(self, vp: VaultPath) -> bool:
         """Create a folder (and parents); returns False when it already existed."""
@@ -421,6 +422,7 @@ class VaultFiles:
             return False
         if vp.abs.exists():
             raise AlreadyExists(f"a file already exists at {vp.rel!r}", details={"path": vp.rel})
+        self._check_new(vp, file=True)
         try:
             await asyncio.to_thread(self._mkdir_sync, vp)
         except (FileExistsError, NotADirectoryError):
@@ -430,7 +432,7 @@ class VaultFiles:
     def _mkdir_sync(self, vp: VaultPath) -> None:
         if journal.recording():
             journal.record_folders(self.paths.root, [vp.abs, *self.missing_folders(vp)])
-        vp.abs.mkdir(parents=True, exist_ok=True)
+        dirfd.mkdirs(self.paths.root, self._parent_real(vp), new_name=self.paths.check_new_name)
 
     async def move(self, src: VaultPath, dst: VaultPath, *, overwrite: bool = False) -> None:
         """Rename a file or folder inside the vault (no link rewriting: that is the graph's job)."""
@@ -440,5 +442,6 @@ class VaultFiles:
                 raise NoteNotFound(f"nothing at {src.rel!r}", details={"path": src.rel})
             if dst.abs.exists() and not overwrite:
                 raise AlreadyExists(f"something already exists at {dst.rel!r}", details={"path": dst.rel})
+            self._check_new(dst, file=not dst.abs.exists())
             await asyncio.to_thread(self._move_sync, src, dst)
         await self.bus.publish([FileChange("moved", dst.rel, old_path=src.rel)])

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, Protocol
 
+from service.vault import dirfd
+
 ChangeKind = Literal["file", "folder", "move"]
 
 
@@ -46,20 +48,22 @@ class ChangeRecorder(Protocol):
 RECORDER: ContextVar[ChangeRecorder | None] = ContextVar("vaultgate_change_recorder", default=None)
 
 
-def read_prior(path: Path) -> bytes | None:
-    """The bytes at `path` now (None: absent)."""
+def read_prior(root: Path, rel: str) -> bytes | None:
+    """The bytes at `rel` now (None: absent), read through no link (`path_invalid` when one is
+    on the way: the change it was about to record is refused too)."""
     try:
-        return path.read_bytes()
+        return dirfd.read_bytes(root, rel)
     except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
         return None
 
 
-def record_file(path: Path, rel: str, new_etag: str | None, prior: bytes | None = None) -> None:
-    """Record `rel` (on disk at `path`; `prior`: its bytes when the caller has them) before it
-    becomes `new_etag` (None: deleted). Worker thread only."""
+def record_file(root: Path, rel: str, new_etag: str | None, prior: bytes | None = None) -> None:
+    """Record `rel` (`prior`: its bytes when the caller has them) before it becomes `new_etag`
+    (None: deleted). `rel` is the real in-vault path the change is made at (no link on the way).
+    Worker thread only."""
     recorder = RECORDER.get()
     if recorder is not None:
-        recorder.record(PriorState("file", rel, prior if prior is not None else read_prior(path), new_etag))
+        recorder.record(PriorState("file", rel, prior if prior is not None else read_prior(root, rel), new_etag))
 
 
 def record_folders(root: Path, folders: list[Path]) -> None:

@@ -21,7 +21,7 @@ from service.vault.temps import TEMP_NAME
 
 _UNWRITABLE = {errno.EROFS, errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.ETXTBSY}
 _DENIED = {errno.EACCES, errno.EPERM}
-# The temp file beside a target (`service.vault.temps._temp_beside`) names the target it replaces.
+# The temp file beside a target (`service.vault.temps._temp_in`) names the target it replaces.
 _TEMP = TEMP_NAME
 
 

@@ -6,9 +6,18 @@ normalization and symlink resolution; its `rel` is the canonical POSIX form used
 URL schemes, drive letters, UNC and device names, NUL and control characters, backslashes,
 `..` segments (also percent-encoded, once or several times over), names that only look like
 traversal (`．．`, `‥`, `。。` after NFKC normalisation, slash lookalikes such as `∕` and `⁄`, a `..;`
-segment), a leading `~` (no home folder here), Windows-reserved characters, trailing dots/spaces
-and symlinks that leave the vault. Hidden folders (`.obsidian`, `.git`, `.trash`, the index
-folder) raise `acl_denied` for note tools.
+segment, overlong UTF-8 forms of `.` and `/` read as Latin-1 such as `À®À®`), a leading `~` (no home
+folder here), Windows-reserved characters, trailing dots/spaces and symlinks that leave the vault.
+Hidden folders (`.obsidian`, `.git`, `.trash`, the index folder) raise `acl_denied` for note tools.
+
+Names Windows reserves for devices (`CON`, `Aux.md`, `LPT1`) are valid paths: such notes exist on
+Linux and macOS vaults and are read and edited like any other. Creating one is refused by
+`VaultPaths.check_new_name` unless `[writes] refuse_device_names` is false (a vault synced to
+Windows could not hold it).
+
+Resolution is a check of the path as it is now; the write path does not rely on it staying true
+(a folder can be swapped for a symlink in between): `service.vault.dirfd` walks to the folder it
+changes one component at a time without following links.
 """
 
 from __future__ import annotations
@@ -60,6 +69,14 @@ class VaultPath:
 # forms onto ASCII; these it leaves alone.
 _SLASH_LOOKALIKES = frozenset("\u2215\u2044\u29f8\u2571\u29f5\u29f9\u2216")
 _DOT_LOOKALIKES = str.maketrans({"\u3002": ".", "\u0701": ".", "\u0702": ".", "\ua4f8": "."})
+# Overlong UTF-8 encodings of '.', '/' and '\\' (C0 AE, C0 AF, E0 80 AE, ...), as the bytes read
+# one character each (Latin-1, or the surrogate escapes of undecodable bytes): a name that a
+# lenient decoder elsewhere would turn into '..'.
+_OVERLONG = re.compile(
+    "[\u00c0\u00c1\udcc0\udcc1][\u0080-\u00bf\udc80-\udcbf]"
+    "|[\u00e0\udce0][\u0080-\u009f\udc80-\udc9f][\u0080-\u00bf\udc80-\udcbf]"
+    "|[\u00f0\udcf0][\u0080-\u008f\udc80-\udc8f][\u0080-\u00bf\udc80-\udcbf]{2}"
+)
 _DECODE_ROUNDS = 4
 LOOKALIKE_HINT = (
     "This name only looks like a path step ('..', '/', '~'); use a plain relative path inside the "
@@ -77,8 +94,23 @@ def _is_dots(seg: str) -> bool:
     return seg.split(";", 1)[0] in (".", "..")
 
 
+def _unoverlong(found: re.Match[str]) -> str:
+    """The character an overlong UTF-8 sequence (one character per byte) stands for."""
+    units = [ord(ch) & 0xFF for ch in found[0]]  # a surrogate escape \udcXX is byte XX
+    lead_bits = {2: 0x1F, 3: 0x0F, 4: 0x07}[len(units)]
+    value = units[0] & lead_bits
+    for unit in units[1:]:
+        value = (value << 6) | (unit & 0x3F)
+    return chr(value)
+
+
 def _check_disguised(path: str) -> None:
     """Refuse what reads as a traversal once decoded, normalised or looked at by a human."""
+    unfolded = _OVERLONG.sub(_unoverlong, path)
+    if unfolded != path and (
+        "\\" in unfolded or unfolded.count("/") != path.count("/") or any(_is_dots(s) for s in unfolded.split("/"))
+    ):
+        raise _invalid(path, "overlong UTF-8 form of '.' or '/'", LOOKALIKE_HINT)
     decoded = path
     for _ in range(_DECODE_ROUNDS):
         again = unquote(decoded)
@@ -149,11 +181,28 @@ def _check_segment(path: str, seg: str) -> None:
         raise _invalid(path, "segment ends with a dot or space")
     if _RESERVED_CHARS.intersection(seg):
         raise _invalid(path, "reserved character")
-    stem = seg.split(".", 1)[0].rstrip(" ").upper()
-    if stem in _DEVICE_NAMES:
-        raise _invalid(path, "reserved device name")
     if len(seg.encode("utf-8")) > MAX_SEGMENT_BYTES:
         raise _invalid(path, "segment too long")
+
+
+def is_device_name(segment: str) -> bool:
+    """Whether Windows reserves `segment` for a device (`CON`, `aux.md`, `Com1.txt`)."""
+    return segment.split(".", 1)[0].rstrip(" ").upper() in _DEVICE_NAMES
+
+
+DEVICE_NAME_HINT = (
+    "Windows reserves this name for a device, so a vault synced to Windows could not hold it; pick another "
+    "name (or set [writes] refuse_device_names = false for a vault that never leaves Linux or macOS)."
+)
+
+
+def realpath_now(path: Path | str, original: str) -> str:
+    """`os.path.realpath`, with a link that changes while it is read (a folder swapped for a
+    symlink and back: `readlink` then fails) refused as `path_invalid` instead of an OS error."""
+    try:
+        return os.path.realpath(path)
+    except OSError:
+        raise _invalid(original, "symlink on the way (changed while resolving)") from None
 
 
 def with_md(rel: str) -> str:
@@ -164,11 +213,24 @@ def with_md(rel: str) -> str:
 class VaultPaths:
     """Resolves caller paths against one vault root."""
 
-    def __init__(self, root: Path, hidden: tuple[str, ...] = ALWAYS_HIDDEN) -> None:
+    def __init__(
+        self, root: Path, hidden: tuple[str, ...] = ALWAYS_HIDDEN, *, refuse_device_names: bool = True
+    ) -> None:
         self.root = Path(os.path.realpath(root))
+        self.refuse_device_names = refuse_device_names
         self._root_text = str(self.root)
         self._root_prefix = self._root_text.rstrip(os.sep) + os.sep
         self._hidden = frozenset(h.lower() for h in hidden)
+
+    def check_new_name(self, rel: str, name: str) -> None:
+        """Refuse to create the file or folder `name` (the last segment of `rel`, which is being
+        created) when it is a Windows device name and the vault refuses those."""
+        if self.refuse_device_names and is_device_name(name):
+            raise _invalid(rel, "reserved device name", DEVICE_NAME_HINT)
+
+    def has_link(self, rel: str) -> bool:
+        """Whether an existing component of `rel` (below the root) is a symlink now."""
+        return not self._plain_below_root(self.root / rel) if rel else False
 
     def is_hidden(self, rel: str) -> bool:
         first = rel.split("/", 1)[0].lower()
@@ -204,7 +266,7 @@ class VaultPaths:
         while not os.path.lexists(probe) and probe != self.root:
             suffix.append(probe.name)
             probe = probe.parent
-        real_text = os.path.realpath(probe)
+        real_text = realpath_now(probe, original)
         real = Path(real_text)
         if real_text != self._root_text and not real_text.startswith(self._root_prefix):
             raise _invalid(original, "symlink leaves the vault")

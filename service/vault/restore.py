@@ -6,22 +6,24 @@ anything else is someone else's edit, a `conflict`). `unmove` renames a moved fo
 `remove_folder` removes a folder the change created when it is empty again. Each is recorded in
 the current journal first (`service.vault.journal`), so an undo is itself undoable (a redo), and
 each change is published on the vault's change bus so the index follows it.
-Paths come from the journal (written by `VaultFiles`), so they may lie in the trash folder.
+Paths come from the journal (written by `VaultFiles`), so they may lie in the trash folder; they
+are real in-vault paths, and every change is made relative to the folder opened without following
+links (`service.vault.dirfd`): a folder swapped for a symlink since fails the restore, never
+writes outside.
 """
 
 from __future__ import annotations
 
 import asyncio
-import os
 from pathlib import Path
 from typing import Literal
 
 from service.errors import Conflict
-from service.vault import journal
+from service.vault import dirfd, journal
 from service.vault.events import FileChange
 from service.vault.files import VaultFiles, etag_of
 from service.vault.paths import VaultPath
-from service.vault.temps import _fsync_dir, _write_atomic
+from service.vault.temps import write_in
 
 
 def _abs(files: VaultFiles, rel: str) -> Path:
@@ -32,8 +34,9 @@ def _abs(files: VaultFiles, rel: str) -> Path:
 
 
 def current_etag(files: VaultFiles, rel: str) -> str | None:
+    _abs(files, rel)
     try:
-        return etag_of(_abs(files, rel).read_bytes())
+        return etag_of(dirfd.read_bytes(files.paths.root, rel))
     except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
         return None
 
@@ -42,18 +45,18 @@ def _put_back(files: VaultFiles, rel: str, target: Path, data: bytes | None, new
     """Journal, then write `data` to `target` or remove it (None) (worker thread)."""
     if data is not None and journal.recording():
         journal.record_folders(files.paths.root, files.missing_folders(VaultPath(rel=rel, abs=target)))
-    journal.record_file(target, rel, new_etag)
+    root = files.paths.root
+    journal.record_file(root, rel, new_etag)
     if data is None:
-        target.unlink()
-        _fsync_dir(target.parent)
+        dirfd.unlink(root, rel)
     else:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        _write_atomic(target, data, exclusive=False)
+        with dirfd.parent_of(root, rel, create=True) as (folder, name):
+            write_in(folder.fd, name, data, exclusive=False, rel=rel)
 
 
-def _move_back(moved: Path, src: Path, rel: str, dst: str) -> None:
+def _move_back(files: VaultFiles, rel: str, dst: str) -> None:
     journal.record_move(dst, rel)
-    os.replace(moved, src)
+    dirfd.rename(files.paths.root, dst, rel)
 
 
 async def restore_file(files: VaultFiles, rel: str, data: bytes | None, expect_etag: str | None) -> None:
@@ -86,20 +89,14 @@ async def unmove(files: VaultFiles, rel: str, dst: str) -> None:
                 f"{dst!r} cannot be moved back to {rel!r}",
                 details={"path": dst, "to": rel, "reason": "moved or replaced since"},
             )
-        await asyncio.to_thread(_move_back, moved, src, rel, dst)
+        await asyncio.to_thread(_move_back, files, rel, dst)
     await files.bus.publish([FileChange("moved", rel, old_path=dst)])
 
 
 def remove_folder(files: VaultFiles, rel: str) -> bool:
     """Remove a folder the change created, if it is empty; True when it is gone."""
-    target = _abs(files, rel)
-    try:
-        target.rmdir()
-    except FileNotFoundError:
-        return True
-    except OSError:
-        return False
-    return True
+    _abs(files, rel)
+    return dirfd.rmdir(files.paths.root, rel)
 
 
 def folder_exists(files: VaultFiles, rel: str) -> bool:

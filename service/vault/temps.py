@@ -1,8 +1,8 @@
 """Atomic writes through a temp file, and the temp files a crash left behind.
 
-An atomic write (`_write_atomic`, used by `service.vault.files`) writes
-`.<name>.<random>.p<pid>.vgtmp` beside its target, fsyncs it and renames it over the target; a
-process killed in between leaves the temp file. The
+An atomic write (`write_in`, used by `service.vault.files` inside a folder opened by
+`service.vault.dirfd`) writes `.<name>.<random>.p<pid>.vgtmp` beside its target, fsyncs it and
+renames it over the target; a process killed in between leaves the temp file. The
 indexer's disk scan lists them and `sweep` removes the stale ones: written before this process
 started (so not by it), and either by a process that no longer exists on this host (after a
 few seconds' grace) or, when the writer cannot be told (no pid in the name, or the pid is alive
@@ -85,51 +85,53 @@ def sweep(root: Path, rels: Iterable[str], *, now: float | None = None, started:
     return removed
 
 
-def _fsync_dir(folder: Path) -> None:
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def _temp_beside(target: Path) -> tuple[int, Path]:
-    """A new temp file in the target's folder, created with mode 0666 so the umask applies."""
+def _temp_in(folder_fd: int, target_name: str) -> tuple[int, str]:
+    """A new temp file in the open folder, created with mode 0666 so the umask applies (never
+    through a link: `O_EXCL` refuses any existing name, a dangling link included)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
     for _ in range(100):
-        tmp = target.with_name(temp_name(target.name))
+        name = temp_name(target_name)
         try:
-            return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o666), tmp
+            return os.open(name, flags, 0o666, dir_fd=folder_fd), name
         except FileExistsError:
             continue
-    raise FileExistsError(f"no free temp name beside {target.name}")
+    raise FileExistsError(f"no free temp name beside {target_name}")
 
 
-def _write_atomic(target: Path, data: bytes, *, exclusive: bool) -> None:
-    """Temp file in the same folder + fsync + rename (or hard link for create-only).
+def write_in(folder_fd: int, name: str, data: bytes, *, exclusive: bool, rel: str) -> os.stat_result:
+    """Write `data` as `name` in the open folder `folder_fd`: temp file + fsync + rename (or hard
+    link for create-only), then fsync the folder. `rel` names the target in errors.
 
     A new file gets the default mode (0666 minus the umask, as any editor would create it); an
-    overwritten file keeps its mode. `target` must not be a symlink (see `VaultFiles._real`): the
-    rename would replace the link itself.
+    overwritten file keeps its mode. Returns the written file's stat. A link at `name` is
+    replaced by the file, never followed (`VaultFiles._real` resolves links inside the vault
+    before a write gets here).
     """
-    folder = target.parent
-    fd, tmp = _temp_beside(target)
+    fd, tmp = _temp_in(folder_fd, name)
     try:
         with os.fdopen(fd, "wb") as fh:
             if not exclusive:
                 with contextlib.suppress(FileNotFoundError):
-                    os.fchmod(fh.fileno(), stat.S_IMODE(os.stat(target).st_mode))
+                    st = os.stat(name, dir_fd=folder_fd, follow_symlinks=False)
+                    if stat.S_ISREG(st.st_mode):
+                        os.fchmod(fh.fileno(), stat.S_IMODE(st.st_mode))
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
+            written = os.fstat(fh.fileno())  # the file's size and times (a rename keeps them)
         if exclusive:
             try:
-                os.link(tmp, target)
+                os.link(tmp, name, src_dir_fd=folder_fd, dst_dir_fd=folder_fd, follow_symlinks=False)
             except FileExistsError:
-                raise AlreadyExists("a file already exists at that path", details={"path": target.name}) from None
-            tmp.unlink()
+                raise AlreadyExists("a file already exists at that path", details={"path": rel}) from None
+            os.unlink(tmp, dir_fd=folder_fd)
         else:
-            os.replace(tmp, target)
-        _fsync_dir(folder)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
+            os.rename(tmp, name, src_dir_fd=folder_fd, dst_dir_fd=folder_fd)
+        os.fsync(folder_fd)
+        return written
+    except BaseException as exc:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp, dir_fd=folder_fd)
+        if isinstance(exc, OSError) and not isinstance(exc, FileExistsError):
+            exc.filename = rel  # the vault path, not the bare name (see `oserrors.storage_error`)
         raise

@@ -39,7 +39,7 @@ class Vault:
     def open(cls, config: VaultConfig, writes: WriteSettings, extra_hidden: tuple[str, ...] = ()) -> Vault:
         bus = ChangeBus()
         hidden = tuple(dict.fromkeys((*ALWAYS_HIDDEN, writes.trash_folder, *extra_hidden)))
-        paths = VaultPaths(config.path, hidden)
+        paths = VaultPaths(config.path, hidden, refuse_device_names=writes.refuse_device_names)
         files = VaultFiles(paths, bus, max_concurrent=writes.max_concurrent, trash_folder=writes.trash_folder)
         return cls(config=config, paths=paths, files=files, bus=bus)
 

@@ -42,9 +42,10 @@ def test_normalize_returns_canonical_posix_nfc_paths(raw: str, expected: str) ->
         "%2e%2e/x.md",
         "a/%2E%2E/%2e%2e/x.md",
         "%c0%ae%c0%ae/x.md",
-        "CON.md",
-        "sub/nul.txt",
-        "LPT1",
+        "\u00c0\u00ae\u00c0\u00ae/canary.md",
+        "a/\u00c0\u00ae\u00c0\u00ae/\u00c0\u00afetc.md",
+        "\u00e0\u0080\u00ae\u00e0\u0080\u00ae/x.md",
+        "\udcc0\udcae\udcc0\udcae/x.md",
         "trailing.",
         "space /x.md",
         "what?.md",
@@ -54,6 +55,21 @@ def test_normalize_returns_canonical_posix_nfc_paths(raw: str, expected: str) ->
 def test_normalize_rejects_hostile_paths(raw: str) -> None:
     with pytest.raises(PathInvalid):
         normalize(raw)
+
+
+def test_latin1_names_that_are_no_overlong_form_are_kept() -> None:
+    assert normalize("Caf\u00e9/\u00c0 la carte \u00ae.md") == "Caf\u00e9/\u00c0 la carte \u00ae.md"
+
+
+@pytest.mark.parametrize("raw", ["CON.md", "Con/Keynote ideas.md", "sub/nul.txt", "LPT1", "Aux.md"])
+def test_windows_device_names_are_valid_paths_but_not_new_names(tmp_path: Path, raw: str) -> None:
+    assert normalize(raw) == raw
+    rel = normalize(raw)
+    device = next(seg for seg in rel.split("/") if seg.split(".")[0].upper() in ("CON", "NUL", "LPT1", "AUX"))
+    with pytest.raises(PathInvalid) as info:
+        VaultPaths(tmp_path).check_new_name(rel, device)
+    assert info.value.details["reason"] == "reserved device name"
+    VaultPaths(tmp_path, refuse_device_names=False).check_new_name(rel, device)
 
 
 def test_root_is_allowed_only_when_asked() -> None:

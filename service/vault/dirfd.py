@@ -1,0 +1,196 @@
+"""Changing the vault relative to folder descriptors, never through a symlink swapped in meanwhile.
+
+`VaultPaths.resolve` checks a path as it is when the call starts; a folder on the way can be
+replaced by a symlink to somewhere outside the vault before the file is written. Every change
+(`service.vault.files`, `service.vault.restore`) therefore opens the folder it changes once,
+walking from the vault root one component at a time with `O_NOFOLLOW | O_DIRECTORY`, and then
+creates, writes, fsyncs, renames and removes *relative to that descriptor* (`dir_fd=`). A
+component that is a symlink (or becomes one while the walk runs) fails the walk with
+`path_invalid` (`reason: "symlink on the way"`): nothing is created, written or removed
+anywhere. Once the folder is open, swapping a name above it for a link no longer matters: the
+descriptor names the folder itself.
+
+Symlinks *inside* the vault stay usable: callers resolve them first (`VaultFiles._real`) and hand
+the real in-vault path here, which contains no link unless one was swapped in since.
+
+What this cannot stop is someone renaming an opened folder out of the vault while a write is
+under way: that needs write access to the vault's parent, and the file then lands in the folder
+they moved themselves.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from service.errors import PathInvalid
+
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+_FILE_READ = os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0)
+NewName = Callable[[str, str], None]  # (rel, name) of a file or folder about to be created; may raise
+
+
+@dataclass
+class Folder:
+    """An open folder of the vault (`fd`), the vault-relative path it was opened as, and the
+    folders the walk created on the way (outermost first)."""
+
+    fd: int
+    rel: str
+    created: list[str] = field(default_factory=list)
+
+    def child(self, name: str) -> str:
+        return f"{self.rel}/{name}" if self.rel else name
+
+
+def _on_the_way(rel: str, what: str) -> PathInvalid:
+    return PathInvalid(
+        f"{rel!r}: {what}",
+        details={"path": rel, "reason": "symlink on the way" if "symlink" in what else "parent is a file"},
+        hint="A folder on the way is a symlink or a file (perhaps swapped in while the call ran); nothing was changed.",
+    )
+
+
+def _open_child(parent: int, name: str, rel: str) -> int:
+    """Open the sub-folder `name` of `parent` without following a link (FileNotFoundError when absent)."""
+    try:
+        return os.open(name, _DIR_FLAGS, dir_fd=parent)
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.EMLINK):
+            raise _on_the_way(rel, "a folder on the way is a symlink") from None
+        if exc.errno == errno.ENOTDIR:
+            try:
+                is_link = stat.S_ISLNK(os.stat(name, dir_fd=parent, follow_symlinks=False).st_mode)
+            except OSError:
+                is_link = False
+            raise _on_the_way(rel, "a folder on the way is a symlink" if is_link else "a parent is a file") from None
+        raise
+
+
+@contextmanager
+def folder(root: Path, rel: str, *, create: bool = False, new_name: NewName | None = None) -> Iterator[Folder]:
+    """The folder `rel` (vault-relative, '' for the root) opened without following any link below
+    the root; with `create`, missing folders are made on the way (`new_name` is asked first)."""
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0))
+    opened = Folder(fd, "")
+    try:
+        for name in rel.split("/") if rel else ():
+            here = opened.child(name)
+            try:
+                sub = _open_child(opened.fd, name, here)
+            except FileNotFoundError:
+                if not create:
+                    raise
+                if new_name is not None:
+                    new_name(here, name)
+                try:
+                    os.mkdir(name, 0o777, dir_fd=opened.fd)
+                    opened.created.append(here)
+                except FileExistsError:
+                    pass  # made by someone else meanwhile: opened below like any folder (never a link)
+                sub = _open_child(opened.fd, name, here)
+            os.close(opened.fd)
+            opened.fd, opened.rel = sub, here
+        yield opened
+    finally:
+        os.close(opened.fd)
+
+
+def split(rel: str) -> tuple[str, str]:
+    """(parent, name) of a vault-relative path."""
+    parent, _, name = rel.rpartition("/")
+    return parent, name
+
+
+@contextmanager
+def parent_of(
+    root: Path, rel: str, *, create: bool = False, new_name: NewName | None = None
+) -> Iterator[tuple[Folder, str]]:
+    """The folder holding `rel` (opened as by `folder`) and `rel`'s own name in it."""
+    parent, name = split(rel)
+    with folder(root, parent, create=create, new_name=new_name) as opened:
+        yield opened, name
+
+
+def lstat_in(opened: Folder, name: str) -> os.stat_result | None:
+    try:
+        return os.stat(name, dir_fd=opened.fd, follow_symlinks=False)
+    except FileNotFoundError:
+        return None
+
+
+def read_file(root: Path, rel: str) -> tuple[bytes, os.stat_result]:
+    """The bytes of the regular file `rel` and their size and times, with no link followed
+    anywhere on the way.
+
+    FileNotFoundError when absent; IsADirectoryError for a folder; `path_invalid` for a link (on
+    the way or the file itself) or a special file (a FIFO is never opened: it would block)."""
+    with parent_of(root, rel) as (opened, name):
+        try:
+            fd = os.open(name, _FILE_READ, dir_fd=opened.fd)
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise _on_the_way(rel, "the file is a symlink") from None
+            if exc.errno == errno.ENXIO:  # a socket
+                raise _special(rel) from None
+            raise
+        with os.fdopen(fd, "rb", buffering=0) as fh:
+            st = os.fstat(fd)
+            if stat.S_ISDIR(st.st_mode):
+                raise IsADirectoryError(errno.EISDIR, "is a folder", rel)
+            if not stat.S_ISREG(st.st_mode):
+                raise _special(rel)
+            return fh.readall(), st
+
+
+def _special(rel: str) -> PathInvalid:
+    return PathInvalid(f"{rel!r} is not a regular file", details={"path": rel, "reason": "special file"})
+
+
+def read_bytes(root: Path, rel: str) -> bytes:
+    """`read_file`'s bytes."""
+    return read_file(root, rel)[0]
+
+
+def unlink(root: Path, rel: str) -> None:
+    """Remove the file (or link) `rel` itself; FileNotFoundError when absent."""
+    with parent_of(root, rel) as (opened, name):
+        os.unlink(name, dir_fd=opened.fd)
+        os.fsync(opened.fd)
+
+
+def rmdir(root: Path, rel: str) -> bool:
+    """Remove the folder `rel` when it is empty; True when it is gone (or was)."""
+    try:
+        with parent_of(root, rel) as (opened, name):
+            os.rmdir(name, dir_fd=opened.fd)
+    except FileNotFoundError:
+        return True
+    except (OSError, PathInvalid):
+        return False  # not empty, not a folder, a link on the way: left alone
+    return True
+
+
+def mkdirs(root: Path, rel: str, *, new_name: NewName | None = None) -> list[str]:
+    """Make the folder `rel` and any missing parents; returns those made (outermost first)."""
+    with folder(root, rel, create=True, new_name=new_name) as opened:
+        return opened.created
+
+
+def rename(root: Path, src: str, dst: str, *, create: bool = True, new_name: NewName | None = None) -> list[str]:
+    """Rename `src` to `dst` (files or folders), both folders opened without following links;
+    missing folders above `dst` are made. Returns the folders made (outermost first)."""
+    with parent_of(root, src) as (src_dir, src_name):
+        if lstat_in(src_dir, src_name) is None:
+            raise FileNotFoundError(errno.ENOENT, "no such file or folder", src)
+        with parent_of(root, dst, create=create, new_name=new_name) as (dst_dir, dst_name):
+            os.rename(src_name, dst_name, src_dir_fd=src_dir.fd, dst_dir_fd=dst_dir.fd)
+            os.fsync(dst_dir.fd)
+            if src_dir.rel != dst_dir.rel:
+                os.fsync(src_dir.fd)
+            return dst_dir.created
