@@ -23,6 +23,10 @@ from service.obs.metrics import Metrics
 from service.policy.confirmations import Confirmations
 from service.settings import ConfirmationSettings
 
+# RFC 9728 `resource_documentation`: the security page of the repository (a contract test checks
+# that the file it names exists: tests/contract/test_doc_figures.py).
+RESOURCE_DOCUMENTATION = "https://github.com/vaultgate/vaultgate/blob/main/docs/security.md"
+
 
 def public_readiness(report: dict[str, Any]) -> dict[str, Any]:
     """The readiness report without numbers or names beyond vault ids: per-vault readiness and
@@ -78,7 +82,7 @@ def health_routes(
                 "scopes_supported": list(SCOPES),
                 "bearer_methods_supported": ["header"],
                 "resource_name": "vaultgate",
-                "resource_documentation": "https://github.com/vaultgate/vaultgate#security-model",
+                "resource_documentation": RESOURCE_DOCUMENTATION,
             },
             headers={"cache-control": "public, max-age=3600"},
         )
