@@ -92,7 +92,8 @@ async def apply_changes(
             if only_if_changed and known.get(rel) == (item.mtime, item.size):
                 continue
             items.append(item)
-        removed = [r for r in removed if not (ix.vault.paths.root / r).is_file()]
+        # A file reached only through a link is not the vault's (a folder swapped for a symlink).
+        removed = [r for r in removed if not (ix.vault.paths.root / r).is_file() or ix.vault.paths.has_link(r)]
         gone = [rel for rel in dict.fromkeys(removed) if rel in ix._files]
         ix._files.difference_update(gone)
         if ix._paths is not None and (added or gone):

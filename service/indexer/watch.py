@@ -9,6 +9,11 @@ their write queued (`VaultIndexer._apply_external`, `own_files.py`), and one alr
 dropped — and what really changed is published on the vault's bus with origin "external"
 (resource subscribers listen there).
 
+Symlinks are refused as the start-up scan refuses them: a path with a link on the way (a folder
+or file linked in while serving, `ln -s /outside Vault/Linked`, or anything the OS reports
+below it) is never read into the index. A link that appears where a file or folder was
+indexed is reported as that path's deletion, so the index forgets what the link now hides.
+
 The watcher outlives a failure of its own: `watchfiles` ends the whole watch when it meets a
 path it cannot decode (a file name that is not UTF-8), losing the batch it was forming. The
 watch is then started again (after a short pause that grows while failures repeat, reset by
@@ -103,10 +108,15 @@ class Watcher:
         out: list[FileChange] = []
         for rel in rels:
             full = root / rel
+            if self.paths.has_link(rel):
+                if os.path.islink(full):  # the link itself: what was indexed at its path is gone
+                    out.append(FileChange("deleted", rel, origin="external"))
+                continue  # never indexed through a link (its text may come from outside the vault)
             if full.is_dir():
                 for path in sorted(full.rglob("*")):
                     inner = self._relevant(str(path)) if path.is_file() else None
-                    if inner and not any(part.startswith(".") for part in Path(inner).parts):
+                    hidden = inner is None or any(part.startswith(".") for part in Path(inner).parts)
+                    if inner and not hidden and not self.paths.has_link(inner):
                         out.append(FileChange("modified", inner, origin="external"))
             else:
                 out.append(FileChange("modified" if full.exists() else "deleted", rel, origin="external"))
