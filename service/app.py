@@ -49,7 +49,7 @@ from service.rerank.http import build_reranker
 from service.security.acl import AclGuard
 from service.semantic.engine import SemanticEngine
 from service.services import Services
-from service.settings import Settings, VaultConfig, config_warnings
+from service.settings import AuthSettings, Settings, VaultConfig, config_warnings
 from service.storage.db import Database
 from service.storage.migrate import migrate
 from service.storage.relocate import own_folders, reuse_legacy_index
@@ -70,6 +70,23 @@ class Component(Protocol):
     async def start(self) -> None: ...
 
     async def stop(self) -> None: ...
+
+
+def auth_line(auth: AuthSettings) -> str:
+    """How HTTP callers are authenticated, for the start-up log (never a secret)."""
+    if auth.mode == "none":
+        return "none (HTTP on loopback only; every caller holds every scope; stdio callers too)"
+    keys = (
+        f"JWKS file {auth.jwks_file}"
+        if auth.jwks_file is not None
+        else "inline JWKS"
+        if auth.jwks is not None
+        else "HS256 shared secret"
+    )
+    checks = "".join(
+        f", {name} {value!r}" for name, value in (("issuer", auth.issuer), ("audience", auth.audience)) if value
+    )
+    return f"jwt bearer tokens ({keys}{checks}); stdio callers hold every scope"
 
 
 class VaultgateApp:
@@ -213,6 +230,7 @@ class VaultgateApp:
         for warning in config_warnings(self.settings):
             log.warning("config: %s", warning)
         log.info("started in %.0f ms", (time.perf_counter() - t0) * 1000)
+        log.info("auth: %s", auth_line(self.settings.auth))
 
     async def stop(self) -> None:
         if not self._started:

@@ -163,6 +163,14 @@ class IndexJobs:
             job.result = await indexer.reconcile(full=job.kind == "full", progress=on_progress)
             job.status = "done"
             job.progress = job.total or job.progress
+            log.info(
+                "index of vault %s complete (reindex %s, %s): %s in %.1f s",
+                job.vault_id,
+                job.kind,
+                job.id,
+                ", ".join(f"{k} {v}" for k, v in (job.result or {}).items()),
+                time.time() - (job.started_at or time.time()),
+            )
         except asyncio.CancelledError:
             job.status, job.error = "failed", "cancelled: the server is stopping"
             raise

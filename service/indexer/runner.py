@@ -34,6 +34,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import Callable, Coroutine, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -157,8 +158,17 @@ class VaultIndexer:
                 await cancel_and_wait(task)
 
     async def _initial(self) -> None:
+        started = time.perf_counter()
         try:
-            await self.reconcile()
+            counts = await self.reconcile()
+            log.info(
+                "index of vault %s complete: %d files, %d parsed, %d removed in %.1f s",
+                self.vault.id,
+                counts.get("scanned", 0),
+                counts.get("indexed", 0),
+                counts.get("removed", 0),
+                time.perf_counter() - started,
+            )
         except Exception as exc:
             log.exception("initial index of %s failed", self.vault.id)
             self.state, self.error = "failed", f"{type(exc).__name__}: {exc}"

@@ -21,6 +21,9 @@ loop). After a restart the same pass finds what is left: finished chunks are not
 When the model is unavailable the pass stops with `error` set and is tried again on the next
 change or after `RETRY_SECONDS`.
 
+The first pass that completes after start, and after each `kick`, logs one INFO line with the
+vault's chunk and vector counts ("embeddings of vault … complete").
+
 `wait_settled()` is the job's completion signal: it returns once a pass has covered the
 indexer's current generation (or failed), without sleeping.
 """
@@ -93,6 +96,7 @@ class EmbeddingJob:
         self.rate: float | None = None  # chunks per second of the last pass that embedded
         self.last_pass: float | None = None
         self._tried_gen = -1  # the indexer generation the last pass (done or failed) covered
+        self._announced = False  # the "embeddings complete" line was logged since start or the last kick
         self._canvases_dropped = False  # chunks an older build made of canvases: removed once
         self._floor: tuple[str, int] | None = None  # (model, id): every chunk up to id is embedded
         self._epoch = 0  # bumped by `kick`: a pass that began before it may not raise the floor
@@ -117,6 +121,7 @@ class EmbeddingJob:
 
     def kick(self) -> None:
         """Run a pass now (reindex, settings change)."""
+        self._announced = False
         self._tried_gen = -1
         self._floor = None
         self._epoch += 1
@@ -162,8 +167,20 @@ class EmbeddingJob:
             gen = ix.generation
             self._wake.clear()
             try:
+                started = time.perf_counter()
                 await self.run_pass(gc=first)
                 self.state, self.error = "idle", None
+                if not self._announced:  # once after start and after each kick, not per edit
+                    self._announced = True
+                    counts = await self.engine.counts(self.vault.id)
+                    log.info(
+                        "embeddings of vault %s complete: %d of %d chunks (%s) in %.1f s",
+                        self.vault.id,
+                        counts.embedded,
+                        counts.chunks,
+                        self.engine.embedder().name,
+                        time.perf_counter() - started,
+                    )
             except EmbeddingUnavailable as exc:
                 self.state, self.error = "failed", exc.message
             except Exception as exc:
