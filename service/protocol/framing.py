@@ -25,13 +25,15 @@ answers the refusal itself and the connection goes on.
 
 Standard library only, and nothing heavier than `json`: the stdio front checks lines before
 pydantic is imported. `json`'s C scanner parses; the depth is counted only when the message
-holds more brackets than `MAX_DEPTH` (a plain tool call holds a handful).
+holds more brackets than `MAX_DEPTH` (a plain tool call holds a handful), and strings are looked
+at only when the text holds a surrogate's escape.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -75,6 +77,7 @@ def _finite(text: str) -> float:
 
 
 _DECODER = json.JSONDecoder(parse_constant=_constant, parse_float=_finite)
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")  # the escape of a UTF-16 surrogate
 
 
 def read_message(data: bytes | bytearray | str, *, max_bytes: int = MAX_BYTES) -> dict[str, Any] | Refused:
@@ -88,9 +91,11 @@ def read_message(data: bytes | bytearray | str, *, max_bytes: int = MAX_BYTES) -
         return Refused(PARSE_ERROR, f"nested deeper than {MAX_DEPTH}")
     except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError, the hooks, int digits
         return Refused(PARSE_ERROR, str(exc)[:200])
-    if text.count("[") + text.count("{") > MAX_DEPTH and _depth(payload) > MAX_DEPTH:
+    # nesting deeper than MAX_DEPTH takes more than 2 * MAX_DEPTH characters and brackets
+    deep = len(text) > 2 * MAX_DEPTH and text.count("[") + text.count("{") > MAX_DEPTH
+    if deep and _too_deep(payload, MAX_DEPTH):
         return Refused(PARSE_ERROR, f"nested deeper than {MAX_DEPTH}")
-    if ("\\ud" in text or "\\uD" in text) and _lone_surrogate(payload):
+    if _SURROGATE_ESCAPE.search(text) is not None and _lone_surrogate(payload):
         return Refused(PARSE_ERROR, "a string holds a lone surrogate")
     reason = envelope_error(payload)
     if reason is not None:
@@ -138,21 +143,20 @@ def _kind(value: Any) -> str:
     return {dict: "object", list: "array", bool: "boolean", float: "number", str: "string"}.get(type(value), "number")
 
 
-def _depth(payload: Any) -> int:
-    """How deeply arrays and objects nest in `payload` (a scalar: 0), without recursion."""
-    deepest = 0
-    stack: list[tuple[Any, int]] = [(payload, 1)]
-    while stack:
-        node, depth = stack.pop()
-        children = node.values() if isinstance(node, dict) else node if isinstance(node, list) else None
-        if children is None:
-            continue
-        if depth > deepest:
-            deepest = depth
-            if deepest > MAX_DEPTH:
-                return deepest
-        stack.extend((child, depth + 1) for child in children if isinstance(child, dict | list))
-    return deepest
+def _too_deep(payload: Any, limit: int) -> bool:
+    """Whether arrays and objects nest in `payload` more than `limit` levels (level by level:
+    no recursion, one list comprehension per container)."""
+    level = [payload] if isinstance(payload, dict | list) else []
+    depth = 0
+    while level:
+        depth += 1
+        if depth > limit:
+            return True
+        below: list[Any] = []
+        for node in level:
+            below += [c for c in (node.values() if type(node) is dict else node) if type(c) is dict or type(c) is list]
+        level = below
+    return False
 
 
 def _lone_surrogate(payload: Any) -> bool:

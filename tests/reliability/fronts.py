@@ -257,6 +257,9 @@ class StdioProcess:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait(WAIT)
+        finally:
+            assert self.proc.stdout is not None
+            self.proc.stdout.close()
 
     def send(self, line: bytes) -> None:
         self._in.write(line + b"\n")

@@ -95,3 +95,23 @@ async def test_the_pusher_hands_lines_over_directly_once_the_loop_reads() -> Non
     push(b"direct\n", None)
     push(None)
     assert got[1:] == [(b"direct\n", None), "closed"]
+
+
+def test_a_line_over_the_limit_is_dropped_as_it_arrives_and_reported_in_its_place() -> None:
+    read, write = os.pipe()
+    seen = Seen()
+    lines = StdinLines(read, seen.line, seen.eof, max_line=1000, on_oversize=lambda: seen.line(b"<oversize>"))
+    lines.start()
+
+    def feed() -> None:
+        for part in (b"a\n", b"b" * 700, b"b" * 700, b"b" * 5000, b"\nc\n", b"d" * 1001 + b"\n", b"e" * 1000 + b"\n"):
+            os.write(write, part)
+        os.write(write, b"f" * 3000)  # the last line, over the limit and without a newline
+        os.close(write)
+
+    writer = threading.Thread(target=feed)
+    writer.start()
+    assert seen.ended.wait(30)
+    writer.join(30)
+    assert seen.texts() == [b"a\n", b"<oversize>", b"c\n", b"<oversize>", b"e" * 1000 + b"\n", b"<oversize>"]
+    assert lines._parts == [] and lines._held == 0
