@@ -54,10 +54,12 @@ async def test_wikilink_addresses_over_http(make_vault: Callable[..., Path], mod
         folder = await _error(c, "append_note", path="Projects", content="x")
         assert (folder["code"], folder["details"]["kind"]) == ("not_a_note", "folder")
         assert snapshot(root) == before
-        # A new path is a path: 'Plan' is created at the root, not looked up.
-        made = await _ok(c, "create_note", path="Plan", content="root\n")
-        assert made["path"] == "Plan.md"
-        assert (await _ok(c, "read_note", path="Plan"))["path"] == "Plan.md"  # the vault path wins now
+        # A name of existing notes is those notes for a create too: no root 'Plan.md' that would
+        # capture every [[Plan]] link (issue 41, item 4); a path that names no note is created as written.
+        taken = await _error(c, "create_note", path="Plan", content="root\n")
+        assert taken["code"] == "ambiguous_note" and not (root / "Plan.md").exists()
+        made = await _ok(c, "create_note", path="Drafts/Plan", content="new\n")
+        assert made["path"] == "Drafts/Plan.md"
 
 
 async def test_the_acl_hides_unreadable_notes_from_addresses_over_http(make_vault: Callable[..., Path]) -> None:

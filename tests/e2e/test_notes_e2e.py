@@ -67,6 +67,7 @@ async def test_note_failures_over_http_change_nothing(e2e_server: tuple[str, Har
             await _code(c, "copy_note", path="Welcome", new_path="Projects/Plan", overwrite=True) == "elicit_required"
         )
         assert (
-            await _code(c, "write_note", path="Nope", content="x", mode="append", expected_etag="0" * 32) == "conflict"
+            await _code(c, "write_note", path="Nope", content="x", mode="append", expected_etag="0" * 32)
+            == "note_not_found"
         )
     assert snapshot(h.root) == before

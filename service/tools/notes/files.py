@@ -15,6 +15,7 @@ from service.markdown.parse import note_title
 from service.policy.confirmations import ChangePreview
 from service.tools.context import ToolContext
 from service.tools.models import NOTE_ADDRESS, ToolInput, ToolOutput
+from service.tools.notes.targets import refuse_etag_of_missing
 from service.tools.notes.write import ETAG, WriteOut, overwrite_preview, write_out
 from service.tools.prechecks import delete_note_precheck
 from service.tools.spec import ToolSpec
@@ -43,6 +44,7 @@ class DeleteOut(ToolOutput):
 async def delete_note(ctx: ToolContext, args: DeleteNoteIn) -> DeleteOut:
     missing_ok = args.expected_etag is not None  # a missing note with an etag: the file layer's conflict
     vp = (await ctx.find_note(args.path, "delete", section="reject", missing_ok=missing_ok)).vp
+    refuse_etag_of_missing(ctx, vp, args.expected_etag)
     title = note_title(vp.rel)
     trash = await ctx.vault.files.delete(vp, permanent=args.permanent, expected_etag=args.expected_etag)
     return DeleteOut(

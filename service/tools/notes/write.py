@@ -23,6 +23,7 @@ from service.markdown.parse import note_title
 from service.policy.confirmations import ChangePreview
 from service.tools.context import FoundNote, ToolContext
 from service.tools.models import NOTE_ADDRESS, ToolInput, ToolOutput
+from service.tools.notes.targets import create_target, existing_or_new, refuse_etag_of_missing
 from service.tools.spec import ToolSpec
 from service.vault.files import WriteResult
 from service.vault.paths import VaultPath
@@ -60,13 +61,6 @@ def _yaml_block(properties: dict[str, Any]) -> str:
     buf = io.StringIO()
     yaml.dump(properties, buf)
     return f"---\n{buf.getvalue()}---\n"
-
-
-async def existing_or_new(ctx: ToolContext, address: str) -> VaultPath:
-    """The note a modify-or-create call works on: the existing note the address names (as
-    `find_note` finds it), or, when none fits, the new path exactly as written (a new path is a
-    path: a wikilink's brackets are dropped, nothing is looked up)."""
-    return (await ctx.find_note(address, "write", section="reject", missing_ok=True)).vp
 
 
 # -- create / write ----------------------------------------------------------------------------
@@ -150,10 +144,11 @@ def _numbered(rel: str, n: int) -> str:
 
 
 async def create_note(ctx: ToolContext, args: CreateNoteIn) -> WriteOut:
-    vp = ctx.resolve_note(args.path, "write")
+    vp = await create_target(ctx, args.path)
     text = _create_text(args)
     files = ctx.vault.files
     if args.if_exists == "overwrite":
+        refuse_etag_of_missing(ctx, vp, args.expected_etag)
         result = await files.write(vp, text, expected_etag=args.expected_etag)
         return write_out(ctx, vp, result)
     if args.if_exists == "error":
@@ -173,7 +168,7 @@ async def create_note(ctx: ToolContext, args: CreateNoteIn) -> WriteOut:
 async def create_note_confirm(ctx: ToolContext, args: CreateNoteIn) -> ChangePreview | None:
     if args.if_exists != "overwrite":
         return None
-    vp = ctx.resolve_note(args.path, "write")
+    vp = await create_target(ctx, args.path)
     why = overwrite_preview(ctx, vp, len(_create_text(args).encode()), args.expected_etag)
     return None if why is None else ChangePreview.of(why, [vp.rel])
 
@@ -193,7 +188,7 @@ class WriteNoteIn(ToolInput):
 
 async def _write_target(ctx: ToolContext, args: WriteNoteIn) -> VaultPath:
     if args.mode == "create":
-        return ctx.resolve_note(args.path, "write")
+        return await create_target(ctx, args.path)
     return await existing_or_new(ctx, args.path)
 
 
@@ -201,10 +196,11 @@ async def write_note(ctx: ToolContext, args: WriteNoteIn) -> WriteOut:
     if args.mode != "append":
         refuse_frontmatter_bomb(args.content, "content")
     vp = await _write_target(ctx, args)
+    refuse_etag_of_missing(ctx, vp, args.expected_etag)
     files = ctx.vault.files
     if args.mode == "append":
         if files.current_etag(vp) is None:
-            # expected_etag on a missing note is a conflict (checked under the lock), never a new note
+            # a note gone since the check above: conflict (under the lock), never a new note
             result = await files.write(vp, args.content, create_only=True, expected_etag=args.expected_etag)
             return write_out(ctx, vp, result)
         result = await files.modify(vp, lambda old: _appended(old, args.content), expected_etag=args.expected_etag)
@@ -238,9 +234,10 @@ class AppendIn(ToolInput):
 
 
 async def _add(ctx: ToolContext, args: AppendIn, at_start: bool) -> WriteOut:
-    # A missing note with an expected_etag is a conflict (the file layer decides it under its lock).
+    # A missing note with an expected_etag is note_not_found (one gone in between: conflict, under the lock).
     missing_ok = args.create_if_missing or args.expected_etag is not None
     vp = (await ctx.find_note(args.path, "write", section="reject", missing_ok=missing_ok)).vp
+    refuse_etag_of_missing(ctx, vp, args.expected_etag)
     files = ctx.vault.files
     if args.create_if_missing and files.current_etag(vp) is None:
         try:  # an expected_etag for a missing note fails with conflict: nothing is created
@@ -335,6 +332,7 @@ async def patch_note(ctx: ToolContext, args: PatchNoteIn) -> WriteOut:
     found = await ctx.find_note(args.path, "write", section="keep", missing_ok=args.expected_etag is not None)
     args = _with_section(args, found)
     vp = found.vp
+    refuse_etag_of_missing(ctx, vp, args.expected_etag)
     files = ctx.vault.files
     result = await files.modify(vp, lambda old: _patched(args, old), expected_etag=args.expected_etag)
     return write_out(ctx, vp, result)

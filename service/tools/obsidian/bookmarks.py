@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from service.errors import AlreadyExists, NoteNotFound, ValidationFailed
+from service.errors import AlreadyExists, NoteNotFound, ValidationFailed, VaultgateError
 from service.obsidian import bookmarks as bm
 from service.tools.context import ToolContext
 from service.tools.models import JsonValue, ToolInput, ToolOutput
@@ -215,7 +215,18 @@ class RemoveBookmarkIn(ToolInput):
     expected_etag: str | None = ETAG
 
 
-def _target(ctx: ToolContext, args: RemoveBookmarkIn, data: Any) -> bm.Located:
+async def _named(ctx: ToolContext, args: RemoveBookmarkIn) -> str | None:
+    """The note `args.path` names, as every tool resolves a name (`File recovery` is
+    `Plugins/File recovery.md`), or None when it names no note the caller may read."""
+    if args.path is None:
+        return None
+    try:
+        return (await ctx.find_note(args.path, "read", section="reject")).vp.rel
+    except VaultgateError:
+        return None
+
+
+def _target(ctx: ToolContext, args: RemoveBookmarkIn, data: Any, named: str | None = None) -> bm.Located:
     if sum(x is not None for x in (args.id, args.path, args.title)) != 1:
         raise ValidationFailed(
             "name the bookmark by exactly one of id, path or title", details={"field": "id", "reason": "selector"}
@@ -228,7 +239,7 @@ def _target(ctx: ToolContext, args: RemoveBookmarkIn, data: Any) -> bm.Located:
         elif args.path is not None:
             want = args.path.strip().strip("/")
             path = item.get("path")
-            hit = item.get("type") in ("file", "folder") and path in (want, want + ".md")
+            hit = item.get("type") in ("file", "folder") and path in (want, want + ".md", named)
             hit = hit and (args.subpath is None or item.get("subpath") == args.subpath)
         else:
             hit = item.get("title") == args.title
@@ -249,7 +260,7 @@ def _target(ctx: ToolContext, args: RemoveBookmarkIn, data: Any) -> bm.Located:
 
 async def remove_bookmark(ctx: ToolContext, args: RemoveBookmarkIn) -> BookmarkChangeOut:
     data, etag = read_config(ctx, FILE)
-    loc = _target(ctx, args, data)
+    loc = _target(ctx, args, data, await _named(ctx, args))
     gone = _out(ctx, loc)
     del loc.container[loc.index]
     assert isinstance(data, dict)
@@ -259,7 +270,7 @@ async def remove_bookmark(ctx: ToolContext, args: RemoveBookmarkIn) -> BookmarkC
 
 async def remove_bookmark_confirm(ctx: ToolContext, args: RemoveBookmarkIn) -> str | None:
     data, _ = read_config(ctx, FILE)
-    loc = _target(ctx, args, data)
+    loc = _target(ctx, args, data, await _named(ctx, args))
     inner = loc.item.get("items")
     if loc.item.get("type") == "group" and isinstance(inner, list) and inner:
         return f"remove bookmark group {loc.item.get('title')!r} and the {len(inner)} bookmarks in it"

@@ -183,9 +183,13 @@ async def test_whole_note_writes_refuse_a_section_and_change_nothing(av: Harness
 
 
 async def test_writes_create_exactly_where_the_path_says(av: Harness) -> None:
-    """A new path is a path: nothing is looked up where a note is created."""
-    made = await av.ok("create_note", path="Idea", content="root idea\n")  # 'Idea' names Notes/Idea.md elsewhere
-    assert made["path"] == "Idea.md" and av.read("Notes/Idea.md").startswith("An idea")
+    """A new path is a path, unless it names an existing note (issue 41, item 4): that note is
+    the one the name means to every other tool, so creating it is `already_exists` (or, for a
+    name several notes carry, `ambiguous_note`), never a second note that captures its links."""
+    error = await av.err("create_note", "ambiguous_note", path="Idea", content="root idea\n")
+    assert error["details"]["candidates"] == ["Notes/Idea.md", "Private/Idea.md"]
+    made = await av.ok("create_note", path="Drafts/Idea", content="root idea\n")
+    assert made["path"] == "Drafts/Idea.md" and av.read("Notes/Idea.md").startswith("An idea")
     await av.err("create_note", "already_exists", path="Launch plan")
     written = await av.ok("write_note", path="Fresh", content="new\n")
     assert written["path"] == "Fresh.md" and written["created"] is True
@@ -200,11 +204,14 @@ async def test_writes_create_exactly_where_the_path_says(av: Harness) -> None:
     assert copy["path"] == "Home.md" and (av.root / "Home/Index.md").exists()
 
 
-async def test_an_expected_etag_on_a_missing_address_is_still_a_conflict(av: Harness) -> None:
+async def test_an_expected_etag_on_a_missing_address_is_note_not_found(av: Harness) -> None:
+    """Not "the note changed since you read it": there is no note (issue 41, item 4)."""
     before = av.snapshot()
-    await av.err("append_note", "conflict", path="Ghost", content="x", expected_etag="0" * 32)
-    await av.err("patch_note", "conflict", path="Ghost", heading=["A"], content="x", expected_etag="0" * 32)
-    await av.err("delete_note", "conflict", path="Ghost", expected_etag="0" * 32)
+    await av.err("append_note", "note_not_found", path="Ghost", content="x", expected_etag="0" * 32)
+    await av.err("patch_note", "note_not_found", path="Ghost", heading=["A"], content="x", expected_etag="0" * 32)
+    await av.err("delete_note", "note_not_found", path="Ghost", expected_etag="0" * 32)
+    for mode in ("create", "overwrite", "append"):
+        await av.err("write_note", "note_not_found", path="Ghost", content="x", mode=mode, expected_etag="0" * 32)
     assert av.snapshot() == before
 
 

@@ -212,8 +212,10 @@ async def test_write_note_modes_and_etag_conflict(vg: Harness) -> None:
     )
     assert error["details"]["current_etag"] != over["etag"]
     await vg.err("write_note", "validation_error", path="W.md", content="x", mode="replace")
-    await vg.err("write_note", "conflict", path="Missing.md", content="x", mode="append", expected_etag="0" * 32)
-    await vg.err("write_note", "conflict", path="Missing.md", content="x", mode="overwrite", expected_etag="0" * 32)
+    await vg.err("write_note", "note_not_found", path="Missing.md", content="x", mode="append", expected_etag="0" * 32)
+    await vg.err(
+        "write_note", "note_not_found", path="Missing.md", content="x", mode="overwrite", expected_etag="0" * 32
+    )
     await vg.err("write_note", "path_invalid", path="../W.md", content="x", mode="overwrite")
     assert vg.snapshot() == before
 
@@ -247,13 +249,17 @@ async def test_append_and_prepend(vg: Harness) -> None:
     assert vg.read("Welcome.md").startswith("---\ntags: [start]\n---\nFirst line\n# Welcome")
     before = vg.snapshot()
     await vg.err("append_note", "note_not_found", path="Missing", content="x")
-    await vg.err("append_note", "conflict", path="Missing", content="x", expected_etag="0" * 32)
-    await vg.err("append_note", "conflict", path="Missing", content="x", create_if_missing=True, expected_etag="0")
+    await vg.err("append_note", "note_not_found", path="Missing", content="x", expected_etag="0" * 32)
+    await vg.err(
+        "append_note", "note_not_found", path="Missing", content="x", create_if_missing=True, expected_etag="0"
+    )
     await vg.err("append_note", "conflict", path="Welcome", content="x", expected_etag="0" * 32)
     await vg.err("append_note", "path_invalid", path="../Welcome", content="x")
     await vg.err("append_note", "acl_denied", path=".obsidian/app.json", content="x")
     await vg.err("append_note", "validation_error", path="Welcome")
-    await vg.err("prepend_note", "conflict", path="Missing", content="x", create_if_missing=True, expected_etag="0")
+    await vg.err(
+        "prepend_note", "note_not_found", path="Missing", content="x", create_if_missing=True, expected_etag="0"
+    )
     assert vg.snapshot() == before
     made = await vg.ok("append_note", path="Log", content="entry\n", create_if_missing=True)
     assert made["created"] is True and vg.read("Log.md") == "entry\n"
@@ -314,7 +320,7 @@ async def test_delete_goes_to_trash_and_permanent_really_deletes(vg: Harness) ->
     before = vg.snapshot()
     await vg.err("delete_note", "note_not_found", path="Projects/Notes/Idea")
     await vg.err("delete_note", "conflict", path="Welcome", expected_etag="f" * 32)
-    await vg.err("delete_note", "conflict", path="Gone", expected_etag="f" * 32)
+    await vg.err("delete_note", "note_not_found", path="Gone", expected_etag="f" * 32)
     await vg.err("delete_note", "path_invalid", path="../Welcome")
     await vg.err("delete_note", "acl_denied", path=".obsidian/app.json")
     await vg.err("delete_note", "not_a_note", path="Projects")
