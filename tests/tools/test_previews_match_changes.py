@@ -26,6 +26,13 @@ def _vault() -> dict[str, str]:
     files["Hub/Target.md"] = "# Target\n\nThe note everyone links to.\n"
     files["Hub/Other.md"] = "# Other\n\nsome text\n"
     files["Alone.md"] = "# Alone\n"
+    files["Board.canvas"] = (
+        '{"nodes": [{"id": "a", "type": "text", "text": "x", "x": 0, "y": 0, "width": 9, "height": 9}]}'
+    )
+    files[".obsidian/bookmarks.json"] = (
+        '{"items": [{"type": "group", "title": "Reading", "ctime": 1, "items": '
+        '[{"type": "file", "ctime": 2, "path": "Alone.md"}]}]}'
+    )
     return files
 
 
@@ -121,6 +128,25 @@ async def _delete(vg: Harness, cap: pytest.CaptureFixture[str]) -> set[str]:
     return await _check(vg, cap, "delete_note", path="Alone", permanent=True)
 
 
+async def _bulk(vg: Harness, cap: pytest.CaptureFixture[str]) -> set[str]:
+    notes = [{"path": f"Bulk/b{i:02}", "content": "x\n"} for i in range(LINKERS)]  # above bulk_confirm_above
+    return await _check(vg, cap, "bulk_create_notes", notes=notes)
+
+
+async def _canvas(vg: Harness, cap: pytest.CaptureFixture[str]) -> set[str]:
+    node = {"id": "b", "type": "text", "text": "y", "x": 0, "y": 0, "width": 9, "height": 9}
+    return await _check(vg, cap, "write_canvas", path="Board.canvas", nodes=[node])
+
+
+async def _bookmark(vg: Harness, cap: pytest.CaptureFixture[str]) -> set[str]:
+    return await _check(vg, cap, "remove_bookmark", title="Reading")
+
+
+async def _macro(vg: Harness, cap: pytest.CaptureFixture[str]) -> set[str]:
+    await vg.ok("save_macro", name="file-away", plan=MOVE_PLAN)
+    return await _check(vg, cap, "run_macro", name="file-away")
+
+
 CASES: dict[str, tuple[Case, int]] = {  # the case, and the fewest files it must change
     "move_note": (_move, LINKERS + 2),
     "rename_note": (_rename, LINKERS + 2),
@@ -132,6 +158,10 @@ CASES: dict[str, tuple[Case, int]] = {  # the case, and the fewest files it must
     "create_note": (_create, 1),
     "copy_note": (_copy, 1),
     "delete_note": (_delete, 1),
+    "bulk_create_notes": (_bulk, LINKERS),
+    "write_canvas": (_canvas, 1),
+    "remove_bookmark": (_bookmark, 1),
+    "run_macro": (_macro, LINKERS + 4),
 }
 
 

@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from service.errors import AlreadyExists, Conflict, ValidationFailed
 from service.markdown.parse import note_title
 from service.obs.sessions import caller_hash
+from service.policy.confirmations import ChangePreview
 from service.tools.context import ToolContext
 from service.tools.models import ToolInput, ToolOutput
 from service.tools.notes.write import overwrite_preview, refuse_frontmatter_bomb
@@ -133,10 +134,12 @@ async def _create(ctx: ToolContext, vp: VaultPath, note: NewNote, overwrite: boo
     return undo
 
 
-async def bulk_confirm(ctx: ToolContext, args: BulkCreateIn) -> str | None:
+async def bulk_confirm(ctx: ToolContext, args: BulkCreateIn) -> ChangePreview | None:
     reasons: list[str] = []
+    paths: list[str] = []
     for note in args.notes:  # an invalid or denied path fails now, never after a human confirmed
         vp = ctx.resolve_note(note.path, "write")
+        paths.append(vp.rel)
         if args.overwrite:
             why = overwrite_preview(ctx, vp, len(note.content.encode()), note.expected_etag)
             if why is not None:
@@ -144,7 +147,7 @@ async def bulk_confirm(ctx: ToolContext, args: BulkCreateIn) -> str | None:
     limit = ctx.services.settings.notes.bulk_confirm_above
     if len(args.notes) > limit:
         reasons.insert(0, f"create {len(args.notes)} notes (more than {limit}) in one call")
-    return "; ".join(reasons) or None
+    return ChangePreview.of("; ".join(reasons), paths) if reasons else None  # all or nothing: every note
 
 
 TOOLS: tuple[ToolSpec, ...] = (

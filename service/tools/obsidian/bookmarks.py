@@ -20,9 +20,10 @@ from pydantic import Field
 
 from service.errors import AlreadyExists, NoteNotFound, ValidationFailed, VaultgateError
 from service.obsidian import bookmarks as bm
+from service.policy.confirmations import ChangePreview
 from service.tools.context import ToolContext
 from service.tools.models import JsonValue, ToolInput, ToolOutput
-from service.tools.obsidian.config import read_config, visible_path, write_config
+from service.tools.obsidian.config import config_path, read_config, visible_path, write_config
 from service.tools.spec import ToolSpec
 
 FILE = "bookmarks.json"
@@ -268,12 +269,13 @@ async def remove_bookmark(ctx: ToolContext, args: RemoveBookmarkIn) -> BookmarkC
     return BookmarkChangeOut(item=gone, etag=result.etag)
 
 
-async def remove_bookmark_confirm(ctx: ToolContext, args: RemoveBookmarkIn) -> str | None:
+async def remove_bookmark_confirm(ctx: ToolContext, args: RemoveBookmarkIn) -> ChangePreview | None:
     data, _ = read_config(ctx, FILE)
     loc = _target(ctx, args, data, await _named(ctx, args))
     inner = loc.item.get("items")
     if loc.item.get("type") == "group" and isinstance(inner, list) and inner:
-        return f"remove bookmark group {loc.item.get('title')!r} and the {len(inner)} bookmarks in it"
+        summary = f"remove bookmark group {loc.item.get('title')!r} and the {len(inner)} bookmarks in it"
+        return ChangePreview.of(summary, [config_path(ctx, FILE).rel])
     return None
 
 

@@ -22,6 +22,7 @@ from pydantic import ConfigDict, Field
 from service.errors import AclDenied, NoteNotFound, PathInvalid, ValidationFailed
 from service.markdown.parse import note_title
 from service.obsidian import canvas as cv
+from service.policy.confirmations import ChangePreview
 from service.tools.context import ToolContext
 from service.tools.models import JsonValue, ToolInput, ToolOutput
 from service.tools.notes.write import overwrite_preview
@@ -280,11 +281,12 @@ async def write_canvas(ctx: ToolContext, args: WriteCanvasIn) -> WriteCanvasOut:
     )
 
 
-async def write_canvas_confirm(ctx: ToolContext, args: WriteCanvasIn) -> str | None:
+async def write_canvas_confirm(ctx: ToolContext, args: WriteCanvasIn) -> ChangePreview | None:
     if args.create_only:
         return None
     vp = canvas_path(ctx, args.path, "write")
-    return overwrite_preview(ctx, vp, len(cv.dumps(_canvas(ctx, vp, args)).encode()), args.expected_etag)
+    why = overwrite_preview(ctx, vp, len(cv.dumps(_canvas(ctx, vp, args)).encode()), args.expected_etag)
+    return None if why is None else ChangePreview.of(why, [vp.rel])
 
 
 TOOLS: tuple[ToolSpec, ...] = (
