@@ -341,6 +341,7 @@ class VaultgateApp:
         from service.protocol.completion import Completer
         from service.protocol.macro_prompts import MacroPrompts
         from service.protocol.prompts import Prompts
+        from service.protocol.reindex_tasks import ReindexTasks
         from service.protocol.resources import Resources
         from service.protocol.tasks import PlanTasks
 
@@ -375,7 +376,8 @@ class VaultgateApp:
                 on_completion=completer.complete,
                 on_set_logging_level=self._set_logging_level,
             )
-        PlanTasks(self.dispatcher, self.plans).install(server)  # MCP tasks for plan runs, both eras
+        # MCP tasks for plan runs and reindex jobs, both eras
+        PlanTasks(self.dispatcher, self.plans, ReindexTasks(self.services)).install(server)
         return server
 
     async def _set_logging_level(self, ctx: Any, params: Any) -> Any:

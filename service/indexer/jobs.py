@@ -60,6 +60,31 @@ class Job:
         }
 
 
+COLUMNS = "id, vault_id, kind, status, progress, total, message, created_at, started_at, finished_at, error"
+
+
+def _job(row: Any) -> Job | None:
+    if row is None:
+        return None
+    job = Job(
+        id=row[0],
+        vault_id=row[1],
+        kind=row[2],
+        status=row[3],
+        progress=row[4],
+        total=row[5],
+        message=row[6],
+        created_at=row[7],
+        started_at=row[8],
+        finished_at=row[9],
+        error=row[10],
+    )
+    if job.message:
+        with contextlib.suppress(ValueError, TypeError):
+            job.result = json.loads(job.message)
+    return job
+
+
 class IndexJobs:
     """An app component (`start` recovers interrupted rows, `stop` cancels running jobs)."""
 
@@ -99,29 +124,25 @@ class IndexJobs:
 
     async def last(self, vault_id: str) -> Job | None:
         row = await self.db.fetchone(
-            "SELECT id, vault_id, kind, status, progress, total, message, created_at, started_at, finished_at, error"
-            " FROM jobs WHERE vault_id = ? AND kind IN ('full', 'sync') ORDER BY created_at DESC LIMIT 1",
+            f"SELECT {COLUMNS} FROM jobs WHERE vault_id = ? AND kind IN ('full', 'sync')"
+            " ORDER BY created_at DESC LIMIT 1",
             (vault_id,),
         )
-        if row is None:
-            return None
-        job = Job(
-            id=row[0],
-            vault_id=row[1],
-            kind=row[2],
-            status=row[3],
-            progress=row[4],
-            total=row[5],
-            message=row[6],
-            created_at=row[7],
-            started_at=row[8],
-            finished_at=row[9],
-            error=row[10],
-        )
-        if job.message:
-            with contextlib.suppress(ValueError, TypeError):
-                job.result = json.loads(job.message)
-        return job
+        return _job(row)
+
+    async def get(self, job_id: str) -> Job | None:
+        """A job by id: the running one as it is now, else its row."""
+        for job in self._active.values():
+            if job.id == job_id:
+                return job
+        return _job(await self.db.fetchone(f"SELECT {COLUMNS} FROM jobs WHERE id = ?", (job_id,)))
+
+    async def wait(self, job_id: str) -> None:
+        """Until the job `job_id` ends (at once when it is not running)."""
+        task = self._tasks.get(job_id)
+        if task is not None:
+            with contextlib.suppress(Exception):  # its failure is recorded on the job
+                await asyncio.shield(task)
 
     async def launch(
         self, indexer: VaultIndexer, kind: Kind, progress: Progress | None = None

@@ -1,4 +1,5 @@
-"""MCP tasks for plan runs: execute_plan and run_macro answered with a task handle, in both eras.
+"""MCP tasks for plan runs: execute_plan and run_macro answered with a task handle, in both eras
+(and for reindex jobs, whose calls and task ids this module hands to `reindex_tasks`).
 
 A plan run in the background (`background: true`) already has everything a task needs: an id,
 a status, a result, cancellation (`service.plans.runs`). This module maps it onto the protocol:
@@ -48,12 +49,13 @@ from service.dispatch.entry import Dispatcher, to_call_tool_result
 from service.obs.sessions import caller_hash
 from service.plans.journal import RunRow
 from service.plans.runs import PlanRuns
+from service.protocol.reindex_tasks import ReindexTasks
 from service.types import Principal
 
 EXTENSION = "io.modelcontextprotocol/tasks"
 CAPABILITIES_META = "io.modelcontextprotocol/clientCapabilities"
 RELATED_TASK_META = "io.modelcontextprotocol/related-task"
-TASK_TOOLS = frozenset({"execute_plan", "run_macro"})
+TASK_TOOLS = frozenset({"execute_plan", "run_macro", "reindex"})
 STATUS_NOTIFICATION = "notifications/tasks/status"
 CORE_TASKS_VERSION = "2025-11-25"  # the one revision with task-augmented requests in the core protocol
 MISSING_CAPABILITY = -32021
@@ -83,9 +85,10 @@ def declares_extension(params: Any) -> bool:
 
 
 class PlanTasks:
-    def __init__(self, dispatcher: Dispatcher, plans: PlanRuns) -> None:
+    def __init__(self, dispatcher: Dispatcher, plans: PlanRuns, reindex: ReindexTasks | None = None) -> None:
         self.dispatcher = dispatcher
         self.plans = plans
+        self.reindex = reindex
         self._watchers: set[asyncio.Task[None]] = set()  # runs whose end a connection is told of
 
     # -- tools/call ----------------------------------------------------------------------------
@@ -109,6 +112,8 @@ class PlanTasks:
         if not isinstance(arguments, dict):
             return await call_next(ctx)
         plain = {k: v for k, v in params.items() if k != "task"}
+        if params.get("name") == "reindex":
+            return await self._reindex(ctx, call_next, {**plain, "arguments": {**arguments, "wait": False}}, modern)
         in_background = {**plain, "arguments": {**arguments, "background": True}}
         answer = await call_next(dataclasses.replace(ctx, params=in_background))
         if not isinstance(answer, dict):
@@ -124,6 +129,26 @@ class PlanTasks:
             return {"resultType": "task", **task, **({"_meta": meta} if meta else {})}
         self._status_when_done(ctx, row.id)
         return {"task": task}
+
+    async def _reindex(
+        self, ctx: ServerRequestContext[Any, Any], call_next: CallNext, params: dict[str, Any], modern: bool
+    ) -> Any:
+        """A reindex asked for as a task: started (`wait: false`) through the chain, then a handle."""
+        answer = await call_next(dataclasses.replace(ctx, params=params))
+        if self.reindex is None or not isinstance(answer, dict):
+            return answer
+        principal, _ = self.dispatcher.principal_for(ctx)
+        task = self.reindex.created(principal, answer)
+        if task is None:
+            return answer  # refused, or mode embeddings: the ordinary result
+        shown = await self.reindex.shape(task, modern)
+        if modern:
+            meta = answer.get("_meta")
+            return {"resultType": "task", **shown, **({"_meta": meta} if meta else {})}
+        connection = getattr(ctx.session, "_connection", None)
+        if connection is not None:
+            self.reindex.notify_when_done(connection, task)
+        return {"task": shown}
 
     def _status_when_done(self, ctx: ServerRequestContext[Any, Any], run_id: str) -> None:
         """2025-11-25: tell the requestor's connection when the task reaches its terminal status
@@ -148,6 +173,12 @@ class PlanTasks:
 
     async def get(self, ctx: ServerRequestContext[Any, Any], params: TaskIdParams) -> dict[str, Any]:
         principal, modern = self._caller(ctx)
+        if self.reindex is not None and self.reindex.owns(params.task_id):
+            job = self.reindex.own(principal, params.task_id, "retrieve")
+            shown = await self.reindex.shape(job, modern)
+            if modern and shown["status"] == "completed":
+                shown["result"] = await self.reindex.result(job)
+            return shown
         row = await self._own(principal, params.task_id, "retrieve")
         task = self._task(row, modern)
         if modern and task["status"] in ("completed", "failed"):
@@ -157,6 +188,12 @@ class PlanTasks:
     async def result(self, ctx: ServerRequestContext[Any, Any], params: TaskIdParams) -> dict[str, Any]:
         """2025-11-25 `tasks/result`: wait for the end of the task, then the tool's result."""
         principal, _modern = self._caller(ctx)
+        if self.reindex is not None and self.reindex.owns(params.task_id):
+            job = self.reindex.own(principal, params.task_id, "retrieve")
+            await self.reindex.wait(job)
+            done: dict[str, Any] = await self.reindex.result(job)
+            done["_meta"] = {**done.get("_meta", {}), RELATED_TASK_META: {"taskId": job.task_id}}
+            return done
         row = await self._own(principal, params.task_id, "retrieve")
         await self.plans.wait(row.id)
         row = await self._own(principal, params.task_id, "retrieve")
@@ -176,12 +213,21 @@ class PlanTasks:
         rows = await self.plans.journal.runs_of(caller_hash(principal.subject), limit=LIST_PAGE + 1, offset=start)
         mine = [r for r in rows[:LIST_PAGE] if principal.vault is None or r.vault_id == principal.vault]
         out: dict[str, Any] = {"tasks": [self._task(r, modern) for r in mine]}
+        if self.reindex is not None and start == 0:
+            out["tasks"] += [await self.reindex.shape(t, modern) for t in self.reindex.of(principal)]
         if len(rows) > LIST_PAGE:
             out["nextCursor"] = str(start + LIST_PAGE)
         return out
 
     async def cancel(self, ctx: ServerRequestContext[Any, Any], params: TaskIdParams) -> dict[str, Any]:
         principal, modern = self._caller(ctx)
+        if self.reindex is not None and self.reindex.owns(params.task_id):
+            self.reindex.own(principal, params.task_id, "cancel")
+            if modern:
+                return {}
+            raise MCPError(
+                types.INVALID_PARAMS, "Cannot cancel task: a reindex runs to its end (the index stays consistent)"
+            )
         row = await self._own(principal, params.task_id, "cancel")
         live = self.plans.live.get(row.id)
         running = live is not None and live.status == "running" and self.plans.running_in_background(row.id)

@@ -336,11 +336,13 @@ TOOLS: tuple[ToolSpec, ...] = (
         title="Reindex the vault",
         description="Rebuild the search index as a job: 'sync' re-reads changed notes, 'full' re-parses every note, "
         "'embeddings' chunks and embeds every note again. "
-        "Reports progress while waiting; a second call while one runs returns the running job. "
-        "Changes only the cache, never a note.",
+        "Reports progress while waiting; wait=false answers at once with the job (index_status shows its "
+        "progress), and a client with MCP tasks may run it as a task. A second call while one runs returns the "
+        "running job. Changes only the cache, never a note.",
         input_model=ReindexIn,
         output_model=ReindexOut,
         handler=reindex,
+        task_support=True,
         scopes=("admin",),
         scope_class="admin",
         mutating=True,
