@@ -11,8 +11,8 @@ restricts, as the tool reports it); the result is the `reindex` answer for the f
 Mode `embeddings` is not a job of this kind: it answers at once with its state (index_status
 shows its progress).
 
-A task belongs to the principal that started it (held in memory: after a restart the job's row
-remains in index_status, the task is gone); any other principal is told it does not exist.
+A task belongs to the principal that started it (held in memory, the last `KEPT`: after a
+restart the job's row remains in index_status, the task is gone); any other principal is told it does not exist.
 A reindex cannot be cancelled (each batch is one transaction; it ends soon and leaves the index
 consistent): `tasks/cancel` answers so in 2025-11-25 and is acknowledged in 2026-07-28.
 """
@@ -39,6 +39,7 @@ from service.types import Principal
 
 PREFIX = "reindex-"
 POLL_MS = 500
+KEPT = 200  # tasks remembered; the oldest is forgotten first (its job stays in index_status)
 _STATUS = {"queued": "working", "running": "working", "done": "completed", "failed": "completed"}
 
 
@@ -91,6 +92,8 @@ class ReindexTasks:
             created_at=time.time(),
         )
         self.tasks[task.task_id] = task
+        while len(self.tasks) > KEPT:
+            del self.tasks[next(iter(self.tasks))]
         return task
 
     def own(self, principal: Principal, task_id: str, verb: str) -> ReindexTask:
