@@ -75,7 +75,7 @@ class Component(Protocol):
 def auth_line(auth: AuthSettings) -> str:
     """How HTTP callers are authenticated, for the start-up log (never a secret)."""
     if auth.mode == "none":
-        return "none (HTTP on loopback only; every caller holds every scope; stdio callers too)"
+        return "none: HTTP callers (loopback only) and stdio callers hold every scope"
     keys = (
         f"JWKS file {auth.jwks_file}"
         if auth.jwks_file is not None
@@ -86,7 +86,7 @@ def auth_line(auth: AuthSettings) -> str:
     checks = "".join(
         f", {name} {value!r}" for name, value in (("issuer", auth.issuer), ("audience", auth.audience)) if value
     )
-    return f"jwt bearer tokens ({keys}{checks}); stdio callers hold every scope"
+    return f"jwt bearer tokens ({keys}{checks}) for HTTP; stdio callers hold every scope"
 
 
 class VaultgateApp:
