@@ -13,8 +13,9 @@ closes, its spool becomes `plan_journal` rows in the transaction that closes the
 transaction per run instead of one per change). A run is recorded as `running` first; at
 start-up, runs still `running` belong to a process that died and become `interrupted`, their
 spool files imported the same way (their journal stays undoable). Any writer of many files can
-share this journal: `recording(kind="bulk", ...)` around its commit (`kind` 'bulk' is reserved
-for `bulk_create_notes`) makes it undoable the same way.
+share this journal: `recording(kind="bulk", ...)` around its commit (`kind` 'bulk' is the
+all-or-nothing tool calls', `bulk_create_notes`, `move_note`, `rename_note`: see
+`service.plans.recovery.journaled`) makes it undoable the same way.
 """
 
 from __future__ import annotations

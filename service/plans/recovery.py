@@ -1,33 +1,58 @@
-"""Start-up: `bulk_create_notes` calls a killed process left half done are rolled back.
+"""Start-up: all-or-nothing calls a killed process left half done are rolled back.
 
-`bulk_create_notes` is all or nothing while its process lives (`service.vault.commit` undoes the
-notes written when one write fails or the call is cancelled). A process killed in the middle
-cannot undo anything, so the call runs as a journaled run of kind `bulk` (`Journal.recording`):
-at the next start the journal marks it `interrupted`, and `roll_back_interrupted_bulk` restores
-every file it touched from the journal (a note it created is removed, a note it overwrote gets
-its old bytes back, folders it made are removed when empty). A file someone changed since is left
-as it is and named in the log. The rollback is itself a journaled run (kind `undo`): undoing it
-with `undo_last_plan` re-applies the notes that were written.
+`bulk_create_notes`, `move_note` and `rename_note` (a move with its link rewrites) are all or
+nothing while their process lives (`service.vault.commit` undoes the files written when one write
+fails or the call is cancelled). A process killed in the middle cannot undo anything, so each call
+runs as a journaled run of kind `bulk` (`journaled`, around `Journal.recording`): at the next
+start the journal marks it `interrupted`, and `roll_back_interrupted_bulk` restores every file it
+touched from the journal (a note it created is removed, a note it overwrote gets its old bytes
+back, a moved note or folder goes back, folders it made are removed when empty). An `undo_last_plan`
+killed in the middle (kind `undo`) is rolled back the same way, so the run it was undoing is
+whole again and still undoable. Runs are rolled back newest first: a rollback that was itself
+killed is reversed before the run it was rolling back. A file someone changed since is left as it
+is and named in the log. A rollback is itself a journaled run (kind `undo`): undoing it with
+`undo_last_plan` re-applies the changes that were made.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
 
-from service.plans.journal import Journal
+from service.plans.journal import Journal, RunRow
 from service.plans.undo import apply_undo, plan_undo
+from service.vault.journal import RECORDER
 from service.vault.vault import Vault
 
 log = logging.getLogger("vaultgate.plans")
 ROLLBACK_CALLER = "vaultgate"
 
 
+@contextlib.asynccontextmanager
+async def journaled(journal: Journal, vault_id: str, caller: str, goal: str) -> AsyncIterator[None]:
+    """An all-or-nothing call's writes as a journaled run of kind `bulk`, so a process killed in
+    the middle leaves a journal the next start rolls back; inside a plan step (or an undo), the
+    journal recording already records them."""
+    if RECORDER.get() is not None:
+        yield
+        return
+    async with journal.recording(vault_id, caller, kind="bulk", goal=goal):
+        yield
+
+
+async def _interrupted(journal: Journal) -> list[RunRow]:
+    """Interrupted all-or-nothing runs (bulk calls and undos), newest first."""
+    rows = [*await journal.interrupted(kind="bulk"), *await journal.interrupted(kind="undo")]
+    return sorted(rows, key=lambda r: r.started_at, reverse=True)
+
+
 async def roll_back_interrupted_bulk(journal: Journal, vaults: Mapping[str, Vault]) -> list[str]:
-    """Roll back every interrupted, not yet undone bulk run of the served vaults; their ids."""
+    """Roll back every interrupted, not yet undone bulk or undo run of the served vaults, newest
+    first; their ids."""
     await journal.recover()
     done: list[str] = []
-    for row in await journal.interrupted(kind="bulk"):
+    for row in await _interrupted(journal):
         vault = vaults.get(row.vault_id)
         if vault is None:
             continue  # a vault no longer served keeps its journal for when it is
@@ -35,7 +60,8 @@ async def roll_back_interrupted_bulk(journal: Journal, vaults: Mapping[str, Vaul
         plan = plan_undo(vault.files, entries)
         if plan.conflicts:
             log.warning(
-                "interrupted bulk_create_notes %s: left as they are, changed since: %s",
+                "interrupted %s (%s): left as they are, changed since: %s",
+                row.goal,
                 row.id,
                 ", ".join(str(c["path"]) for c in plan.conflicts),
             )
@@ -46,7 +72,8 @@ async def roll_back_interrupted_bulk(journal: Journal, vaults: Mapping[str, Vaul
             await apply_undo(vault.files, plan)
         await journal.mark_undone(row.id, undo_id)
         log.warning(
-            "rolled back an interrupted bulk_create_notes in vault %r: %d change(s) reversed",
+            "rolled back an interrupted %s in vault %r: %d change(s) reversed",
+            row.goal,
             row.vault_id,
             len(plan.restores),
         )

@@ -1,22 +1,27 @@
 """Atomic writes through a temp file, and the temp files a crash left behind.
 
 An atomic write (`write_in`, used by `service.vault.files` inside a folder opened by
-`service.vault.dirfd`) writes `.<name>.<random>.p<pid>.vgtmp` beside its target, fsyncs it and
-renames it over the target; a process killed in between leaves the temp file. The
+`service.vault.dirfd`) writes `.<name>.<random>.p<pid>h<host>.vgtmp` beside its target, fsyncs it
+and renames it over the target; a process killed in between leaves the temp file. The
 indexer's disk scan lists them and `sweep` removes the stale ones: written before this process
-started (so not by it), and either by a process that no longer exists on this host (after a
-few seconds' grace) or, when the writer cannot be told (no pid in the name, or the pid is alive
-— maybe another vaultgate on the same vault, maybe a reused pid), after `GRACE_SECONDS`. A temp
-file another live process may still be writing is never removed.
+started (so not by it), and either by a process that no longer exists on this host — at once
+when the name carries this host's tag (hostname and boot: the pid is then known to be dead, so
+a restart right after a crash leaves no temp file behind), after a few seconds' grace when it
+carries no tag or another host's (a vault shared over the network) — or, when the writer cannot
+be told (no pid in the name, or the pid is alive — maybe another vaultgate on the same vault,
+maybe a reused pid), after `GRACE_SECONDS`. A temp file another live process may still be
+writing is never removed.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import logging
 import os
 import re
 import secrets
+import socket
 import stat
 import time
 from collections.abc import Iterable
@@ -28,13 +33,25 @@ SUFFIX = ".vgtmp"
 PROCESS_START = time.time()
 DEAD_WRITER_GRACE_SECONDS = 5.0
 GRACE_SECONDS = 3600.0
-TEMP_NAME = re.compile(r"^\.(?P<name>.+)\.[0-9a-f]{12}(?:\.p(?P<pid>\d+))?\.vgtmp$")
+TEMP_NAME = re.compile(r"^\.(?P<name>.+)\.[0-9a-f]{12}(?:\.p(?P<pid>\d+)(?:h(?P<host>[0-9a-f]{8}))?)?\.vgtmp$")
 log = logging.getLogger("vaultgate.vault")
+
+
+def _host_tag() -> str:
+    """This kernel instance: the hostname and the boot id (pids are meaningful only within both)."""
+    try:
+        boot = Path("/proc/sys/kernel/random/boot_id").read_text(encoding="ascii").strip()
+    except OSError:
+        boot = ""
+    return hashlib.sha256(f"{socket.gethostname()}\n{boot}".encode()).hexdigest()[:8]
+
+
+HOST = _host_tag()
 
 
 def temp_name(target_name: str) -> str:
     """A fresh temp file name for a write replacing `target_name`."""
-    return f".{target_name[:40]}.{secrets.token_hex(6)}.p{os.getpid()}{SUFFIX}"
+    return f".{target_name[:40]}.{secrets.token_hex(6)}.p{os.getpid()}h{HOST}{SUFFIX}"
 
 
 def _alive(pid: int) -> bool:
@@ -61,7 +78,7 @@ def is_stale(path: Path, *, now: float, started: float = PROCESS_START) -> bool:
     age = now - mtime
     pid = int(found["pid"]) if found["pid"] else None
     if pid is not None and pid != os.getpid() and not _alive(pid):
-        return age > DEAD_WRITER_GRACE_SECONDS
+        return found["host"] == HOST or age > DEAD_WRITER_GRACE_SECONDS
     return age > GRACE_SECONDS
 
 

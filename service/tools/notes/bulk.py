@@ -12,8 +12,6 @@ Touches: vault files only.
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import AsyncIterator
 from functools import partial
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -21,13 +19,13 @@ from pydantic import BaseModel, ConfigDict, Field
 from service.errors import AlreadyExists, Conflict, ValidationFailed
 from service.markdown.parse import note_title
 from service.obs.sessions import caller_hash
+from service.plans.recovery import journaled
 from service.policy.confirmations import ChangePreview
 from service.tools.context import ToolContext
 from service.tools.models import ToolInput, ToolOutput
 from service.tools.notes.write import overwrite_preview, refuse_frontmatter_bomb
 from service.tools.spec import ToolSpec
 from service.vault.commit import Action, Undo, commit
-from service.vault.journal import RECORDER
 from service.vault.paths import VaultPath
 
 
@@ -93,27 +91,14 @@ async def bulk_create_notes(ctx: ToolContext, args: BulkCreateIn) -> BulkCreateO
             )
         actions.append(partial(_create, ctx, vp, note, args.overwrite, items))
     new_folders = [folder for vp in targets for folder in files.missing_folders(vp)]
-    async with _journaled(ctx, len(actions)):
+    caller, goal = caller_hash(ctx.principal.subject), f"bulk_create_notes of {len(actions)} note(s)"
+    async with journaled(ctx.services.plans.journal, ctx.vault.id, caller, goal):
         try:
             await commit(actions, steps)
         except BaseException:
             files.remove_empty_folders(new_folders)
             raise
     return BulkCreateOut(items=items)
-
-
-@contextlib.asynccontextmanager
-async def _journaled(ctx: ToolContext, count: int) -> AsyncIterator[None]:
-    """The writes as a journaled run of kind `bulk`, so a process killed in the middle leaves a
-    journal the next start rolls back (`service.plans.recovery`); inside a plan step, the plan's
-    own journal records them already."""
-    if RECORDER.get() is not None:
-        yield
-        return
-    async with ctx.services.plans.journal.recording(
-        ctx.vault.id, caller_hash(ctx.principal.subject), kind="bulk", goal=f"bulk_create_notes of {count} note(s)"
-    ):
-        yield
 
 
 async def _create(ctx: ToolContext, vp: VaultPath, note: NewNote, overwrite: bool, items: list[BulkItem]) -> Undo:

@@ -17,6 +17,8 @@ from service.errors import AclDenied, AlreadyExists, Conflict, NotANote, NoteNot
 from service.graph.linkpath import base_name, folder_of, strip_md
 from service.graph.moves import MovePlan, apply_plan, files_under, move_lock, plan_move
 from service.graph.queries import GraphQueries
+from service.obs.sessions import caller_hash
+from service.plans.recovery import journaled
 from service.policy.confirmations import ChangePreview
 from service.security.acl import hidden_denial
 from service.tools.change_pages import ChangeListIn, start_of, window
@@ -153,7 +155,10 @@ async def _move(ctx: ToolContext, args: MoveIn, rename: bool) -> MoveOut:
     async with move_lock(ctx.vault):
         plan, src, dst, is_folder = await _plan(ctx, args, rename, steps)
         if not args.dry_run:
-            await apply_plan(ctx.vault, plan, steps)
+            label = f"{'rename_note' if rename else 'move_note'} of {src!r} to {dst!r}"
+            caller = caller_hash(ctx.principal.subject)
+            async with journaled(ctx.services.plans.journal, ctx.vault.id, caller, label):
+                await apply_plan(ctx.vault, plan, steps)
     (moved_page, edits), cursor, truncated = window(args, args.dry_run, list(plan.moves.items()), plan.edits)
     title = base_name(dst) if is_folder else strip_md(base_name(dst))  # a note's title is its name
     return MoveOut(

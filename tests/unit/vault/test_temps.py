@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from service.vault.temps import GRACE_SECONDS, TEMP_NAME, is_stale, sweep, temp_name
+from service.vault.temps import GRACE_SECONDS, HOST, TEMP_NAME, is_stale, sweep, temp_name
 from tests.conftest import started
 
 
@@ -20,8 +20,8 @@ def dead_pid() -> int:
     return child.pid
 
 
-def leftover(folder: Path, target: str, pid: int | None, age: float) -> Path:
-    tag = f".p{pid}" if pid is not None else ""
+def leftover(folder: Path, target: str, pid: int | None, age: float, host: str = "") -> Path:
+    tag = f".p{pid}{host}" if pid is not None else ""
     path = folder / f".{target}.0123456789ab{tag}.vgtmp"
     path.write_text("half a note", encoding="utf-8")
     moment = time.time() - age
@@ -32,7 +32,17 @@ def leftover(folder: Path, target: str, pid: int | None, age: float) -> Path:
 def test_temp_names_carry_the_writer_and_name_the_target() -> None:
     found = TEMP_NAME.match(temp_name("Idea.md"))
     assert found is not None
-    assert found["name"] == "Idea.md" and found["pid"] == str(os.getpid())
+    assert found["name"] == "Idea.md" and found["pid"] == str(os.getpid()) and found["host"] == HOST
+
+
+def test_a_temp_file_of_a_dead_writer_on_this_host_is_stale_at_once(tmp_path: Path) -> None:
+    """A restart right after a kill finds the killed writer's temp files a second old: they go
+    (the pid is known dead here); another host's, or an untagged one, waits out the grace."""
+    now = time.time()
+    gone = dead_pid()
+    assert is_stale(leftover(tmp_path, "a.md", gone, age=0.5, host=f"h{HOST}"), now=now, started=now)
+    assert not is_stale(leftover(tmp_path, "b.md", gone, age=0.5, host="h00000000"), now=now, started=now)
+    assert not is_stale(leftover(tmp_path, "c.md", gone, age=0.5), now=now, started=now)
 
 
 def test_which_temp_files_are_stale(tmp_path: Path) -> None:
