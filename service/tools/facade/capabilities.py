@@ -40,6 +40,7 @@ from service.tools.spec import Catalog, ToolSpec
 KEYWORDS: dict[str, tuple[str, ...]] = {
     "delete_note": ("remove a note", "remove this note", "trash a note", "erase", "from the vault"),
     "get_backlinks": (
+        "who links",
         "notes that link to",
         "link to this",
         "links to this",
@@ -54,7 +55,7 @@ KEYWORDS: dict[str, tuple[str, ...]] = {
     "append_note": ("to the end", "at the end", "bottom of"),
     "prepend_note": ("at the top", "to the top", "beginning of", "insert"),
     "get_properties": ("read the frontmatter", "frontmatter of", "yaml of", "metadata fields"),
-    "find_orphans": ("nobody links", "unlinked", "no backlinks", "isolated"),
+    "find_orphans": ("without links", "no links", "nobody links", "unlinked", "no backlinks", "isolated"),
     "list_tasks": ("open tasks", "todo", "checkbox"),
     "get_periodic_note": ("open today's", "open the daily note", "weekly note", "journal"),
     "append_to_periodic_note": ("to today's daily note", "to the daily note", "log a line"),
@@ -66,6 +67,12 @@ KEYWORDS: dict[str, tuple[str, ...]] = {
     "search_tags": ("notes with a tag", "tagged"),
     "rename_note": ("update links",),
     "set_task_status": ("mark a task", "as done", "check off"),
+    "rename_tag": ("tag name", "change a tag", "retag"),
+    "move_note": ("put a note in", "into another folder", "to another folder", "relocate"),
+    "set_properties": ("edit the frontmatter", "change a property", "update the frontmatter"),
+    "note_info": ("note metadata", "size and dates", "when was it modified"),
+    "search_text": ("by words", "exact words", "keyword search"),
+    "validate_dql": ("check my dataview", "check a dataview", "check the dataview"),
 }
 NAME_BOOST = 6.0  # BM25 scores of the catalog run ~2..20: a full name match is worth a strong title hit
 PHRASE_BOOST = 10.0
@@ -76,8 +83,9 @@ def _words(text: str) -> list[str]:
 
 
 def _phrase_hit(name: str, query: str) -> bool:
-    padded = f" {' '.join(_words(query))} "
-    return any(f" {' '.join(_words(phrase))} " in padded for phrase in KEYWORDS.get(name, ()))
+    """Whether the query holds one of the tool's phrases, word for word ("links" meets "link")."""
+    padded = f" {' '.join(_stem(w) for w in _words(query))} "
+    return any(f" {' '.join(_stem(w) for w in _words(phrase))} " in padded for phrase in KEYWORDS.get(name, ()))
 
 
 def _stem(word: str) -> str:
