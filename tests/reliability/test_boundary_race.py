@@ -1,0 +1,55 @@
+"""The vault boundary under a folder<->symlink swap, over a real server and the SDK client: while a
+thread keeps exchanging `Race/` with a symlink to a folder outside the vault, clients create,
+append, write, move and delete notes under `Race/`; nothing outside changes and every answer is
+structured. (The in-process variant, tests/tools/notes/test_boundary_race.py, covers the same
+tools through the dispatch chain; this one goes through HTTP, the SDK path and the fast path.)
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+
+from mcp import Client
+
+from tests.conftest import e2e, snapshot
+from tests.tools.notes.test_boundary_race import flipping, outside_files
+
+ROUNDS = 15
+
+
+async def one_round(client: Client, i: int) -> list[str]:
+    calls = [
+        client.call_tool("create_note", {"path": f"Race/new{i}.md", "content": "# new\n"}),
+        client.call_tool("append_note", {"path": "Race/a.md", "content": f"line {i}"}),
+        client.call_tool("write_note", {"path": f"Race/w{i}.md", "content": "# w\n", "mode": "create"}),
+        client.call_tool("move_note", {"path": f"Race/m{i}.md", "new_path": f"Race/Moved/m{i}.md"}),
+        client.call_tool("delete_note", {"path": f"Race/d{i}.md"}),
+    ]
+    codes: list[str] = []
+    for result in await asyncio.gather(*calls):
+        if result.is_error:
+            assert result.structured_content is not None, result
+            codes.append(result.structured_content["error"]["code"])
+    return codes
+
+
+async def test_no_write_escapes_through_a_folder_swapped_for_a_symlink_over_http(
+    make_vault: Callable[..., Path], tmp_path: Path
+) -> None:
+    inside = {f"Race/{name}": text.replace("outside", "inside") for name, text in outside_files().items()}
+    root = make_vault({**inside, "Home.md": "# home\n"})
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    for name, text in outside_files().items():
+        (outside / name).write_text(text, encoding="utf-8")
+    before = snapshot(outside)
+    codes: list[str] = []
+    async with e2e(root, index={"watch": False}, throttle={"enabled": False}) as (url, _), Client(url) as client:
+        with flipping(root, outside):
+            for i in range(ROUNDS):
+                codes += await one_round(client, i)
+    assert snapshot(outside) == before
+    assert "internal_error" not in codes, codes
+    assert set(codes) <= {"path_invalid", "note_not_found", "already_exists", "conflict", "elicit_required"}, codes
