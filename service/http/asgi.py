@@ -90,7 +90,9 @@ def http_app(vg: VaultgateApp) -> Starlette:
 
     middleware = [
         edge_middleware(authn, http, protect_metrics=settings.auth.protect_metrics),
-        Middleware(RequestFront, path=http.path, max_body=http.max_request_body_bytes),
+        Middleware(
+            RequestFront, path=http.path, max_body=http.max_request_body_bytes, json_response=http.json_response
+        ),
     ]
     return Starlette(
         routes=[Route(http.path, mcp_app(session_manager)), *routes], middleware=middleware, lifespan=lifespan

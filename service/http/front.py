@@ -4,6 +4,8 @@ once (`service.protocol.framing`) before the Streamable HTTP transport and its f
 An ASGI middleware behind the edge. For a POST to the MCP path it reads the body, bounded by
 `max_body`, and answers what the server proper must never see, as the SDK answers such a
 message, with a JSON-RPC error whose id is null:
+- an Accept header without `application/json` (and, unless the transport answers JSON only,
+  `text/event-stream`): 406, `-32600` (the SDK's 2026-07-28 entry answered with no body);
 - a Content-Type other than `application/json` (the transport's own test): 415, `-32600` (the
   SDK's transport security answered a plain-text 400 first);
 - a body over `max_body` (by Content-Length, or as it arrives): 413, `-32600`;
@@ -29,14 +31,29 @@ UNSUPPORTED = Refused(INVALID_REQUEST, "Content-Type must be application/json", 
 
 
 class RequestFront:
-    def __init__(self, app: ASGIApp, *, path: str, max_body: int) -> None:
+    def __init__(self, app: ASGIApp, *, path: str, max_body: int, json_response: bool = False) -> None:
+        """`json_response`: the transport answers with JSON only, so a client need not accept SSE."""
         self.app = app
         self.path = path.rstrip("/") or "/"
         self.max_body = max_body
+        self.json_response = json_response
+        wanted = "application/json" if json_response else "both application/json and text/event-stream"
+        self.unacceptable = Refused(INVALID_REQUEST, f"Not Acceptable: the client must accept {wanted}", 406)
+
+    def _acceptable(self, scope: Scope) -> bool:
+        """The SDK's test (`check_accept_headers`, both eras), wildcards included."""
+        raw = (_header(scope, b"accept") or b"").decode("latin-1")
+        types = {part.split(";")[0].strip().lower() for part in raw.split(",")}
+        json_ok = bool(types & {"*/*", "application/json", "application/*"})
+        sse_ok = bool(types & {"*/*", "text/event-stream", "text/*"})
+        return json_ok and (sse_ok or self.json_response)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["method"] != "POST" or (scope["path"].rstrip("/") or "/") != self.path:
             await self.app(scope, receive, send)
+            return
+        if not self._acceptable(scope):  # the transport's order: Accept, then Content-Type
+            await _refuse(send, self.unacceptable)
             return
         if not _json_content(scope):
             await _refuse(send, UNSUPPORTED)

@@ -178,33 +178,34 @@ METHODS = ["tools/call", "ping", "tools/list", "resources/list", "prompts/list",
 
 @st.composite
 def messages_(draw: st.DrawFn) -> dict[str, Any]:
+    """A JSON-RPC message: most of the time a well-formed one, else any field of any JSON type."""
+    clean = draw(st.integers(0, 9)) < 6
+
+    def either(good: st.SearchStrategy[Any]) -> Any:
+        return draw(good) if clean or draw(st.booleans()) else draw(VALUES)
+
     message: dict[str, Any] = {}
-    if draw(st.integers(0, 9)):
-        message["jsonrpc"] = draw(st.sampled_from(["2.0"] * 8 + ["1.0", "2"]) | VALUES)
+    if clean or draw(st.integers(0, 4)):
+        message["jsonrpc"] = either(st.just("2.0"))
     shape = draw(st.sampled_from(["request"] * 6 + ["notification", "response"]))
     if shape != "response":
-        message["method"] = draw(st.sampled_from(METHODS) | VALUES)
+        message["method"] = either(st.sampled_from(METHODS))
     if shape != "notification":
-        message["id"] = draw(st.integers(-(2**63), 2**63) | st.text(max_size=8) | VALUES)
+        message["id"] = either(st.integers(-(2**63), 2**63) | st.text(max_size=8))
     if shape == "response":
-        message[draw(st.sampled_from(["result", "error"]))] = draw(
-            VALUES | st.fixed_dictionaries({"code": st.integers(-33000, 0), "message": st.text(max_size=8)})
-        )
+        error = st.fixed_dictionaries({"code": st.integers(-33000, 0), "message": st.text(max_size=8)})
+        message[draw(st.sampled_from(["result", "error"]))] = either(error)
     if message.get("method") == "tools/call" or draw(st.integers(0, 3)) == 0:
-        path = draw(st.sampled_from(["Welcome", "Projects/Plan", "Missing"]) | VALUES)
-        params: Any = {
-            "name": draw(st.sampled_from(["read_note", "search_text", "no_such_tool"])),
-            "arguments": {"path": path},
-        }
-        message["params"] = params if draw(st.integers(0, 5)) else draw(VALUES)
+        path = either(st.sampled_from(["Welcome", "Projects/Plan", "Missing"]))
+        name = draw(st.sampled_from(["read_note", "search_text", "no_such_tool"]))
+        params: Any = {"name": name, "arguments": {"path": path}}
+        message["params"] = params if clean or draw(st.integers(0, 3)) else draw(VALUES)
     return message
 
 
 @st.composite
 def bodies(draw: st.DrawFn) -> bytes:
-    kind = draw(
-        st.sampled_from(["message", "message", "message", "batch", "deep", "literal", "garbage", "cut", "large"])
-    )
+    kind = draw(st.sampled_from(["message"] * 6 + ["batch", "deep", "literal", "garbage", "cut", "large"]))
     if kind == "batch":
         return json.dumps(draw(st.lists(messages_(), max_size=3))).encode()
     if kind == "deep":
@@ -225,14 +226,14 @@ def bodies(draw: st.DrawFn) -> bytes:
 @st.composite
 def header_sets(draw: st.DrawFn, session: dict[str, str]) -> dict[str, str]:
     headers = dict(session)
-    era = draw(st.sampled_from(["session", "session", "session", "no session", "2026-07-28"]))
+    era = draw(st.sampled_from(["session"] * 6 + ["no session", "2026-07-28"]))
     if era != "session":
         del headers["mcp-session-id"]
     if era == "2026-07-28":
         headers["mcp-protocol-version"] = "2026-07-28"
     content_type = draw(
         st.sampled_from(
-            ["application/json"] * 4
+            ["application/json"] * 10
             + [
                 "application/json; charset=utf-8",
                 "text/plain",
@@ -248,9 +249,9 @@ def header_sets(draw: st.DrawFn, session: dict[str, str]) -> dict[str, str]:
         del headers["content-type"]
     if not draw(st.integers(0, 6)):
         headers["accept"] = draw(st.sampled_from(["application/json", "text/event-stream", "*/*"]))
-    for n in range(draw(st.sampled_from([0, 0, 0, 5, 90, 150]))):
+    for n in range(draw(st.sampled_from([0] * 6 + [5, 90, 150]))):
         headers[f"x-extra-{n}"] = "v"
-    big = draw(st.sampled_from([0, 0, 0, 0, 1000, MAX_HEAD - 2000, MAX_HEAD + 1, 4 * MAX_HEAD]))
+    big = draw(st.sampled_from([0] * 10 + [1000, MAX_HEAD - 2000, MAX_HEAD + 1, 4 * MAX_HEAD]))
     if big:
         headers["x-big"] = "b" * big
     return headers
@@ -294,5 +295,5 @@ def test_fuzzed_framing_never_gets_a_500_nor_a_dropped_connection(
     finally:
         raw_box[0].sock.close()
     assert server.alive()
-    assert {200, 400} <= outcomes.keys(), outcomes  # the fuzz reached the tools and the refusals
+    assert {200, 202, 400} <= outcomes.keys(), outcomes  # the fuzz reached the tools and the refusals
     print(sorted(outcomes.items()))
