@@ -3,7 +3,8 @@ MCP SDK's session machinery (`[protocol] fast_calls`).
 
 `LazyStreamTransport` (`service.http.transport`) gives each session one `SessionFastCalls`. A
 request POST has passed everything the transport checks first — the edge (Host/Origin, the
-bearer token and the principal), the request-id guard, the manager's session lookup (404
+bearer token and the principal), the request front (`service.http.front`: the one framing
+step, `service.protocol.framing`, that no fast path skips), the manager's session lookup (404
 unknown, 400 missing), its owner and protocol-version rules, Accept and Content-Type, the JSON
 and JSON-RPC shape — when the transport asks `plain_call`. A call qualifies when the session's
 `initialize` was answered with a result as plain JSON and `FastPath.plain_call` holds, told
