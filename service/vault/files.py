@@ -87,10 +87,6 @@ def note_file(vp: VaultPath, data: bytes, st: os.stat_result) -> NoteFile:
     return NoteFile(path=vp, content=text, etag=etag_of(data), stat=_file_stat(st), encoding=encoding)
 
 
-# Reading never blocks on a FIFO named like a note (a plain open waits for a writer forever).
-_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
-
-
 def encode(text: str) -> bytes:
     return text.encode("utf-8", errors="surrogateescape")
 
@@ -129,20 +125,11 @@ class VaultFiles:
     # -- reads -------------------------------------------------------------------------------
 
     def read(self, vp: VaultPath) -> NoteFile:
-        try:
-            fd = os.open(vp.abs, _READ_FLAGS)
-        except (FileNotFoundError, NotADirectoryError):
-            raise NoteNotFound(f"no note at {vp.rel!r}", details={"path": vp.rel}) from None
-        with open(fd, "rb", buffering=0) as f:  # unbuffered: no tty probe, one read to EOF
-            st = os.fstat(fd)  # the size and times of the bytes read, not of a later version
-            if stat_mode.S_ISDIR(st.st_mode):
-                raise PathInvalid(f"{vp.rel!r} is a folder", details={"path": vp.rel})
-            if not stat_mode.S_ISREG(st.st_mode):
-                raise PathInvalid(
-                    f"{vp.rel!r} is not a regular file", details={"path": vp.rel, "reason": "special file"}
-                )
-            data = f.readall()
-        return note_file(vp, data, st)
+        """The note at `vp`, read through no link that leads out of the vault (not even a folder
+        swapped for one since `vp` was resolved): links inside the vault are resolved first and
+        the real path is walked without following any (`service.vault.dirfd`); a FIFO or other
+        special file is never read (`path_invalid`)."""
+        return self._read_real(vp, self._real(vp)[0])
 
     def read_bytes(self, vp: VaultPath) -> bytes:
         """The file's bytes, read through no link that leads out of the vault (not even one
@@ -364,6 +351,10 @@ class VaultFiles:
         try:
             data, st = dirfd.read_file(self.paths.root, key)
         except (FileNotFoundError, NotADirectoryError):
+            raise NoteNotFound(f"no note at {vp.rel!r}", details={"path": vp.rel}) from None
+        except PathInvalid as exc:
+            if exc.details.get("reason") != "parent is a file":
+                raise
             raise NoteNotFound(f"no note at {vp.rel!r}", details={"path": vp.rel}) from None
         except IsADirectoryError:
             raise PathInvalid(f"{vp.rel!r} is a folder", details={"path": vp.rel}) from None

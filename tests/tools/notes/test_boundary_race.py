@@ -1,5 +1,6 @@
 """Nothing is written, replaced, moved or removed outside the vault while a folder on the way flips
-between a real folder and a symlink to a folder outside (`service.vault.dirfd`).
+between a real folder and a symlink to a folder outside (`service.vault.dirfd`), and nothing
+outside is read.
 
 A thread swaps `Race/` and a symlink to `outside/` atomically (`renameat2(RENAME_EXCHANGE)`), so
 `Race` always exists and is, at any moment, either the real folder or the link, while the tools
@@ -91,6 +92,7 @@ async def one_round(vg: Harness, i: int) -> list[str]:
     ]
     read = await vg.call("read_note", path="Race/b.md")
     if not read.is_error and read.structured is not None:  # an overwrite names the etag it replaces
+        assert "outside" not in read.structured["content"], "read_note read through the swapped link"
         etag = read.structured["etag"]
         calls.append(
             vg.call("write_note", path="Race/b.md", content=f"# b {i}\n", mode="overwrite", expected_etag=etag)
