@@ -2,7 +2,8 @@
 deep, holding `NaN`, a batch, an id of any JSON type, over the size limit, not JSON at all — is
 answered with a JSON-RPC error (id null) or its own answer, in order, and the server goes on
 reading (a 3,000-deep line used to end the reader thread, and with it the connection; a `NaN`
-or a malformed line got no answer at all). One process per module; the stdio front
+or a malformed line got no answer at all). One process per front — the fast path for plain tool
+calls (`fast`) and the SDK's session for everything (`sdk`); the stdio front
 (`service.protocol.stdio_front`) runs the one framing step (`service.protocol.framing`) before
 the SDK's session and the fast path for plain tool calls.
 """
@@ -26,14 +27,14 @@ from tests.reliability.test_framing_http import ODD_LITERALS, messages_
 EXAMPLES = 150
 
 
-@pytest.fixture(scope="module")
-def stdio(tmp_path_factory: pytest.TempPathFactory) -> Iterator[StdioProcess]:
-    base = tmp_path_factory.mktemp("framing-stdio")
+@pytest.fixture(scope="module", params=["fast", "sdk"])
+def stdio(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[StdioProcess]:
+    base = tmp_path_factory.mktemp(f"framing-stdio-{request.param}")
     root = base / "vault"
     root.mkdir()
     write_files(root, dict(DEFAULT_VAULT))
     env = dict(os.environ, XDG_CACHE_HOME=str(base / "cache"), XDG_DATA_HOME=str(base / "data"))
-    env.pop("VAULTGATE_PROTOCOL__FAST_CALLS", None)
+    env["VAULTGATE_PROTOCOL__FAST_CALLS"] = "true" if request.param == "fast" else "false"
     with StdioProcess(root, env) as process:
         yield process
 

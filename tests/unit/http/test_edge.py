@@ -248,3 +248,13 @@ async def test_the_challenge_names_the_public_metadata_url_behind_a_tunnel(make_
     assert status == 401
     expected = 'resource_metadata="https://notes.example.com/.well-known/oauth-protected-resource/mcp"'
     assert expected in headers["www-authenticate"]
+
+
+def test_request_heads_are_bounded_for_either_http_implementation() -> None:
+    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+    from service.http.head_limits import uvicorn_options
+
+    bounded = uvicorn_options("httptools", 4096)
+    assert issubclass(bounded["http"], HttpToolsProtocol) and bounded["h11_max_incomplete_event_size"] == 4096
+    assert uvicorn_options("h11", 4096) == {"http": "h11", "h11_max_incomplete_event_size": 4096}
