@@ -1,7 +1,7 @@
 """Start-up: all-or-nothing calls a killed process left half done are rolled back.
 
-`bulk_create_notes`, `move_note` and `rename_note` (a move with its link rewrites) are all or
-nothing while their process lives (`service.vault.commit` undoes the files written when one write
+`bulk_create_notes`, `move_note` and `rename_note` (a move with its link rewrites),
+`rewrite_links` and `rename_tag` are all or nothing while their process lives (`service.vault.commit` undoes the files written when one write
 fails or the call is cancelled). A process killed in the middle cannot undo anything, so each call
 runs as a journaled run of kind `bulk` (`journaled`, around `Journal.recording`): at the next
 start the journal marks it `interrupted`, and `roll_back_interrupted_bulk` restores every file it

@@ -18,6 +18,8 @@ from service.graph.linkpath import PathSet, base_name, strip_md
 from service.graph.moves import FileEdit, MovePlan, apply_plan, move_lock, vault_files
 from service.graph.queries import GraphQueries
 from service.graph.rewrite import rewrite_note
+from service.obs.sessions import caller_hash
+from service.plans.recovery import journaled
 from service.policy.confirmations import ChangePreview
 from service.tools.change_pages import ChangeListIn, start_of, window
 from service.tools.context import ToolContext
@@ -115,7 +117,9 @@ async def rewrite_links(ctx: ToolContext, args: RewriteLinksIn) -> RewriteLinksO
     async with move_lock(ctx.vault):
         plan, old, new = await _rewrite_plan(ctx, args, steps)
         if not args.dry_run:
-            await apply_plan(ctx.vault, plan, steps)
+            caller, goal = caller_hash(ctx.principal.subject), f"rewrite_links of {old!r} to {new!r}"
+            async with journaled(ctx.services.plans.journal, ctx.vault.id, caller, goal):
+                await apply_plan(ctx.vault, plan, steps)
     (edits,), cursor, truncated = window(args, args.dry_run, plan.edits)
     return RewriteLinksOut(
         old_target=old,

@@ -40,6 +40,8 @@ from service.tools.models import NOTE_ADDRESS, ToolInput, ToolOutput
 
 if TYPE_CHECKING:
     from ruamel.yaml.comments import CommentedMap
+from service.obs.sessions import caller_hash
+from service.plans.recovery import journaled
 from service.tools.spec import ToolSpec
 from service.vault.commit import Steps, prepare_step
 
@@ -312,7 +314,9 @@ async def rename_tag(ctx: ToolContext, args: RenameTagIn) -> RenameTagOut:
     async with move_lock(ctx.vault):
         plan = await _rename_plan(ctx, args, steps)
         if not args.dry_run:
-            await apply_plan(ctx.vault, plan, steps)
+            caller, goal = caller_hash(ctx.principal.subject), f"rename_tag of {args.old!r} to {args.new!r}"
+            async with journaled(ctx.services.plans.journal, ctx.vault.id, caller, goal):
+                await apply_plan(ctx.vault, plan, steps)
     (edits,), cursor, truncated = window(args, args.dry_run, plan.edits)
     items = [change_item(ctx, e.path, e.changes) for e in edits if ctx.can_read(e.path)]
     return RenameTagOut(
