@@ -1,17 +1,17 @@
 """Start-up: all-or-nothing calls a killed process left half done are rolled back.
 
-`bulk_create_notes`, `move_note` and `rename_note` (a move with its link rewrites),
-`rewrite_links` and `rename_tag` are all or nothing while their process lives (`service.vault.commit` undoes the files written when one write
-fails or the call is cancelled). A process killed in the middle cannot undo anything, so each call
-runs as a journaled run of kind `bulk` (`journaled`, around `Journal.recording`): at the next
-start the journal marks it `interrupted`, and `roll_back_interrupted_bulk` restores every file it
-touched from the journal (a note it created is removed, a note it overwrote gets its old bytes
-back, a moved note or folder goes back, folders it made are removed when empty). An `undo_last_plan`
-killed in the middle (kind `undo`) is rolled back the same way, so the run it was undoing is
-whole again and still undoable. Runs are rolled back newest first: a rollback that was itself
-killed is reversed before the run it was rolling back. A file someone changed since is left as it
-is and named in the log. A rollback is itself a journaled run (kind `undo`): undoing it with
-`undo_last_plan` re-applies the changes that were made.
+`bulk_create_notes`, `move_note` and `rename_note` (a move with its link rewrites), `rewrite_links`
+and `rename_tag` are all or nothing while their process lives (`service.vault.commit` undoes the
+files written when one write fails or the call is cancelled). A process killed in the middle cannot
+undo anything, so each call runs as a journaled run of kind `bulk` (`journaled`, around
+`Journal.recording`): at the next start the journal marks it `interrupted`, and
+`roll_back_interrupted_bulk` restores every file it touched from the journal (a note it created is
+removed, a note it overwrote gets its old bytes back, a moved note or folder goes back, folders it
+made are removed when empty). An `undo_last_plan` killed in the middle (kind `undo`) is rolled back
+the same way, so the run it was undoing is whole again and still undoable. Runs are rolled back
+newest first: a rollback that was itself killed is reversed before the run it was rolling back. A
+file someone changed since is left as it is and named in the log. A rollback is itself a journaled
+run (kind `undo`): undoing it with `undo_last_plan` re-applies the changes that were made.
 """
 
 from __future__ import annotations
