@@ -196,7 +196,7 @@ class VaultFiles:
             )
         return f"{rel}/{name}" if rel else name
 
-    def _check_new(self, vp: VaultPath, *, file: bool) -> None:
+    def check_new(self, vp: VaultPath, *, file: bool) -> None:
         """Refuse names this vault may not create (`VaultPaths.check_new_name`): the folders a
         change to `vp` would make, and `vp` itself when `file` (a file that does not exist yet)."""
         for folder in self.missing_folders(vp):
@@ -239,7 +239,7 @@ class VaultFiles:
             if must_exist and not existed:
                 raise NoteNotFound(f"no note at {vp.rel!r}", details={"path": vp.rel})
             if not existed:
-                self._check_new(vp, file=True)
+                self.check_new(vp, file=True)
             st = await asyncio.to_thread(self._write_sync, vp, key, dest, data, create_only)
             result = WriteResult(rel=vp.rel, etag=etag_of(data), created=not existed, stat=_file_stat(st))
         if publish:
@@ -371,7 +371,7 @@ class VaultFiles:
             if existed and not overwrite:
                 raise AlreadyExists(f"a note already exists at {dst.rel!r}", details={"path": dst.rel})
             if not existed:
-                self._check_new(dst, file=True)
+                self.check_new(dst, file=True)
             st = await asyncio.to_thread(self._write_sync, dst, key, dest, data, not overwrite)
             result = WriteResult(rel=dst.rel, etag=etag_of(data), created=not existed, stat=_file_stat(st))
         await self.bus.publish(self._changes("created" if result.created else "modified", dst.rel, key))
@@ -413,7 +413,7 @@ class VaultFiles:
             return False
         if vp.abs.exists():
             raise AlreadyExists(f"a file already exists at {vp.rel!r}", details={"path": vp.rel})
-        self._check_new(vp, file=True)
+        self.check_new(vp, file=True)
         try:
             await asyncio.to_thread(self._mkdir_sync, vp)
         except (FileExistsError, NotADirectoryError):
@@ -433,6 +433,6 @@ class VaultFiles:
                 raise NoteNotFound(f"nothing at {src.rel!r}", details={"path": src.rel})
             if dst.abs.exists() and not overwrite:
                 raise AlreadyExists(f"something already exists at {dst.rel!r}", details={"path": dst.rel})
-            self._check_new(dst, file=not dst.abs.exists())
+            self.check_new(dst, file=not dst.abs.exists())
             await asyncio.to_thread(self._move_sync, src, dst)
         await self.bus.publish([FileChange("moved", dst.rel, old_path=src.rel)])

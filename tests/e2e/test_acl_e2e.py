@@ -32,7 +32,7 @@ HOSTILE_OVER_HTTP = [
     ("/etc/passwd", "path_invalid"),
     ("C:/Windows/x", "path_invalid"),
     ("//server/share/x", "path_invalid"),
-    ("Inbox/CON", "path_invalid"),
+    ("\u00c0\u00ae\u00c0\u00ae/outside", "path_invalid"),
     (".obsidian/app.json", "acl_denied"),
     (".git/config", "acl_denied"),
     (".trash/x", "acl_denied"),

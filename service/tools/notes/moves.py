@@ -114,8 +114,11 @@ async def _endpoints(ctx: ToolContext, args: MoveIn, rename: bool) -> tuple[str,
                 f"{src!r} changed since it was read",
                 details={"path": src, "expected_etag": args.expected_etag, "current_etag": current},
             )
-    if ctx.resolve(dst, "write").abs.exists() and dst.lower() != src.lower():
-        raise AlreadyExists(f"something already exists at {dst!r}", details={"path": dst})
+    target = ctx.resolve(dst, "write")
+    if dst.lower() != src.lower():
+        if target.abs.exists():
+            raise AlreadyExists(f"something already exists at {dst!r}", details={"path": dst})
+        ctx.vault.files.check_new(target, file=True)  # a name this vault may not create fails before a preview
     return src, dst, is_folder
 
 

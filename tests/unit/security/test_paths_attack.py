@@ -32,12 +32,7 @@ HOSTILE: list[tuple[str, str]] = [
     ("C:/x", "path_invalid"),
     ("c:x", "path_invalid"),
     ("C:\\Windows\\x", "path_invalid"),
-    ("CON", "path_invalid"),
-    ("Inbox/con.md", "path_invalid"),
-    ("nul.txt", "path_invalid"),
-    ("COM1.md", "path_invalid"),
-    ("LPT9", "path_invalid"),
-    ("Inbox/aux", "path_invalid"),
+    ("\u00c0\u00ae\u00c0\u00ae/canary.md", "path_invalid"),  # overlong UTF-8 for '..', read as Latin-1
     ("x\x00y", "path_invalid"),
     ("Inbox/x\n.md", "path_invalid"),
     ("file:///etc/passwd", "path_invalid"),
@@ -67,6 +62,10 @@ HOSTILE: list[tuple[str, str]] = [
     ("~/x.md", "path_invalid"),
 ]
 
+# Names Windows reserves for devices: valid paths (such notes exist on Linux and macOS vaults and
+# are read and edited), refused only when created (`[writes] refuse_device_names`).
+DEVICE_NAMES = ["CON", "Inbox/con.md", "nul.txt", "COM1.md", "LPT9", "Inbox/aux"]
+
 # Legitimate names near those: they stay usable.
 LOOKALIKE_NEIGHBOURS = [
     "Inbox/./Plain.md",
@@ -90,6 +89,16 @@ async def test_hostile_paths_are_refused_for_writes_and_reads(vault: Harness, pa
     await vault.err("write_note", code, path=path, content="pwned", mode="overwrite")
     await vault.err("read_note", code, path=path)
     await vault.err("move_note", code, path="Inbox/Todo", new_path=path)
+    assert vault.snapshot() == before
+
+
+@pytest.mark.parametrize("path", DEVICE_NAMES)
+async def test_windows_device_names_are_never_created_and_a_missing_one_is_not_found(vault: Harness, path: str) -> None:
+    before = vault.snapshot()
+    await vault.err("create_note", "path_invalid", path=path, content="pwned")
+    await vault.err("write_note", "path_invalid", path=path, content="pwned", mode="overwrite")
+    await vault.err("move_note", "path_invalid", path="Inbox/Todo", new_path=path)
+    await vault.err("read_note", "note_not_found", path=path)
     assert vault.snapshot() == before
 
 
