@@ -85,14 +85,14 @@ async def test_at_most_max_concurrent_writes_run_at_once_per_vault(make_vault: C
         guard = threading.Lock()
         running, peak = [0], [0]
 
-        def gated(*args: object) -> None:  # runs in a worker thread, inside the vault's write slot
+        def gated(*args: object) -> object:  # runs in a worker thread, inside the vault's write slot
             with guard:
                 running[0] += 1
                 peak[0] = max(peak[0], running[0])
             entered.release()
             try:
                 assert release.wait(timeout=30)
-                original(*args)  # type: ignore[arg-type]
+                return original(*args)  # type: ignore[arg-type]  # the written file's stat
             finally:
                 with guard:
                     running[0] -= 1
