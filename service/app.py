@@ -162,7 +162,10 @@ class VaultgateApp:
             schemas=ToolSchemaCache(self.registry, cache_dir).of,  # fast first tools/list
             activity=self.activity,
         )
-        self.components: list[Component] = [
+        # The experiential store opens first: its file and migrations are ready before the index
+        # starts, so opening it never lets index-ready work run ahead of a start that is not over
+        self.components: list[Component] = [self.experiences]
+        self.components += [
             VaultIndexer(
                 vault,
                 self.db,
@@ -195,7 +198,6 @@ class VaultgateApp:
             activity=self.activity,
         )
         self.components += [self.warmup, self.index_jobs, self.audit, self.sessions, self.maintenance, self.plans]
-        self.components.append(self.experiences)
         self.components.append(heap.HeapTrimmer())
         if owns_process:
             indexers = [c for c in self.components if isinstance(c, VaultIndexer)]
