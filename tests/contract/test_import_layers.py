@@ -43,6 +43,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("service.indexer",),
     ("service.semantic",),
     ("service.plans",),
+    ("service.memory",),
     ("service.services",),
     ("service.tools", "service.catalog_doc"),
     ("service.dispatch",),
