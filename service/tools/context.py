@@ -213,6 +213,10 @@ class ToolContext:
         """A note the caller may read and that is on disk (the index may lag behind a deletion)."""
         return self.can_read(rel) and (self.vault.paths.root / rel).is_file()
 
+    async def note_names(self) -> list[NoteName]:
+        """Every note an address may name (paths and aliases), read once for many addresses."""
+        return await self._note_names()
+
     async def _note_names(self) -> list[NoteName]:
         """Every note an address may name: the index's notes and aliases; while the first index
         is still being built, also the notes on disk (without aliases)."""

@@ -23,6 +23,7 @@ from service.plans.recovery import journaled
 from service.policy.confirmations import ChangePreview
 from service.tools.context import ToolContext
 from service.tools.models import ToolInput, ToolOutput
+from service.tools.notes.targets import create_targets
 from service.tools.notes.write import overwrite_preview, refuse_frontmatter_bomb
 from service.tools.spec import ToolSpec
 from service.vault.commit import Action, Undo, commit
@@ -70,7 +71,7 @@ async def bulk_create_notes(ctx: ToolContext, args: BulkCreateIn) -> BulkCreateO
     folders the call created (`service.vault.commit`)."""
     files = ctx.vault.files
     steps = ctx.steps("bulk_create_notes")
-    targets = [ctx.resolve_note(n.path, "write") for n in args.notes]
+    targets = await create_targets(ctx, [n.path for n in args.notes])  # one rule for names
     for i, n in enumerate(args.notes):
         refuse_frontmatter_bomb(n.content, f"notes[{i}].content")
     seen: set[str] = set()
@@ -83,7 +84,10 @@ async def bulk_create_notes(ctx: ToolContext, args: BulkCreateIn) -> BulkCreateO
         seen.add(vp.rel)
         current = files.current_etag(vp)
         if not args.overwrite and current is not None:
-            raise AlreadyExists(f"a note already exists at {vp.rel!r}", details={"path": vp.rel})
+            raise AlreadyExists(
+                f"a note already exists at {vp.rel!r}" + ("" if vp.rel == note.path else f" (named by {note.path!r})"),
+                details={"path": vp.rel},
+            )
         if note.expected_etag is not None and current != note.expected_etag:
             raise Conflict(
                 f"{vp.rel!r} changed since it was read" if current else f"{vp.rel!r} does not exist (any more)",
@@ -122,8 +126,8 @@ async def _create(ctx: ToolContext, vp: VaultPath, note: NewNote, overwrite: boo
 async def bulk_confirm(ctx: ToolContext, args: BulkCreateIn) -> ChangePreview | None:
     reasons: list[str] = []
     paths: list[str] = []
-    for note in args.notes:  # an invalid or denied path fails now, never after a human confirmed
-        vp = ctx.resolve_note(note.path, "write")
+    # an invalid or denied path fails now, never after a human confirmed
+    for note, vp in zip(args.notes, await create_targets(ctx, [n.path for n in args.notes]), strict=True):
         paths.append(vp.rel)
         if args.overwrite:
             why = overwrite_preview(ctx, vp, len(note.content.encode()), note.expected_etag)

@@ -9,6 +9,8 @@ note that is not there with `note_not_found`.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from service.errors import NotANote, NoteNotFound
 from service.tools.context import ToolContext
 from service.vault.paths import VaultPath
@@ -31,6 +33,30 @@ async def create_target(ctx: ToolContext, address: str) -> VaultPath:
         return (await ctx.find_note(address, "write", section="reject", missing_ok=True)).vp
     except NotANote:
         return ctx.resolve_note(address, "write")
+
+
+async def create_targets(ctx: ToolContext, addresses: Sequence[str]) -> list[VaultPath]:
+    """`create_target` for many addresses at once (bulk_create_notes): the note names are read
+    once, and only an address whose path, file name or alias some note carries is resolved by the
+    whole rule; every other one is its path as written (no per-address scan of the vault)."""
+    from service.graph.address import parse_address
+    from service.graph.linkpath import strip_md
+
+    literals = [ctx.resolve_note(address, "write") for address in addresses]
+    pending = [i for i, vp in enumerate(literals) if not vp.abs.is_file()]
+    if not pending:
+        return literals
+    names = await ctx.note_names()
+    lows = {n.low for n in names}
+    bases = {n.base_low for n in names}
+    aliases = {a for n in names for a in n.aliases_low}
+    out = list(literals)
+    for i in pending:
+        target = parse_address(addresses[i]).target
+        low = strip_md(target.strip().strip("/")).lower()
+        if low in lows or low.rpartition("/")[2] in bases or target.strip().lower() in aliases:
+            out[i] = await create_target(ctx, addresses[i])
+    return out
 
 
 def refuse_etag_of_missing(ctx: ToolContext, vp: VaultPath, expected_etag: str | None) -> None:

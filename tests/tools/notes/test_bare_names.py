@@ -106,3 +106,21 @@ async def test_creating_a_name_that_names_an_existing_note_is_already_exists_nam
         assert beside["path"] == "Plugins.md"  # a folder of that name is no note: the path as written
         fresh = await vg.ok("write_note", path="Brand new", content="x\n")
         assert fresh["path"] == "Brand new.md" and fresh["created"]
+
+
+async def test_bulk_create_notes_follows_the_same_rule_for_names(make_vault: Callable[..., Path]) -> None:
+    """bulk_create_notes resolves every name as create_note does: a name of an existing note is
+    already_exists naming that note, and the whole call changes nothing; new names are created
+    at the path as written."""
+    async with started(make_vault(VAULT)) as vg:
+        await vg.indexed()
+        before = vg.snapshot()
+        notes = [{"path": "Fresh/One", "content": "1\n"}, {"path": "File recovery", "content": "new\n"}]
+        error = await vg.err("bulk_create_notes", "already_exists", notes=notes)
+        assert error["details"]["path"] == NOTE, error
+        error = await vg.err("bulk_create_notes", "already_exists", notes=[{"path": "[[file recovery]]"}])
+        assert error["details"]["path"] == NOTE, error
+        assert vg.snapshot() == before
+        out = await vg.ok("bulk_create_notes", notes=[{"path": "Fresh/One", "content": "1\n"}, {"path": "Two"}])
+        assert [i["path"] for i in out["items"]] == ["Fresh/One.md", "Two.md"]
+        assert not (vg.root / "File recovery.md").exists()
