@@ -11,6 +11,7 @@ import json
 from typing import Any
 
 from service.dispatch.context import CallContext, Next, ToolResult
+from service.errors import ValidationFailed
 from service.tools.models import PIPELINE_ARGS
 
 
@@ -24,5 +25,11 @@ class ArgsHash:
     name = "args_hash"
 
     async def __call__(self, call: CallContext, next: Next) -> ToolResult:
-        call.args_hash = args_hash(call.tool, call.raw_args)
+        try:
+            call.args_hash = args_hash(call.tool, call.raw_args)
+        except RecursionError:  # the fronts cap nesting at 200; an in-process caller may not
+            raise ValidationFailed(
+                "the arguments are nested too deeply",
+                details={"field": "arguments", "reason": "too_deep"},
+            ) from None
         return await next(call)
