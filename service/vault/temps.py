@@ -124,7 +124,12 @@ def write_in(folder_fd: int, name: str, data: bytes, *, exclusive: bool, rel: st
     replaced by the file, never followed (`VaultFiles._real` resolves links inside the vault
     before a write gets here).
     """
-    fd, tmp = _temp_in(folder_fd, name)
+    try:
+        fd, tmp = _temp_in(folder_fd, name)
+    except OSError as exc:  # a read-only or full file system refuses the temp file itself
+        if not isinstance(exc, FileExistsError):
+            exc.filename = rel
+        raise
     try:
         with os.fdopen(fd, "wb") as fh:
             if not exclusive:

@@ -248,6 +248,8 @@ async def test_an_index_inside_the_vault_is_moved_out_once_with_its_records(
         if (legacy / f"state.db{suffix}").exists():
             os.replace(legacy / f"state.db{suffix}", legacy / f"cache.db{suffix}")
     shutil.rmtree(legacy / "events", ignore_errors=True)
+    for newer in legacy.glob("experiential.db*"):  # earlier versions had no experiential store
+        newer.unlink()
     caplog.set_level(logging.WARNING, logger="vaultgate.storage")
     async with e2e(root) as (url, harness):
         await harness.indexed()

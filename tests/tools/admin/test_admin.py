@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from service.indexer.runner import indexer_of
+from service.indexer.runner import VaultIndexer, indexer_of
 from service.types import Principal
 from tests.conftest import Harness, snapshot, started
 
@@ -186,7 +186,7 @@ async def test_reset_vault_cache_refuses_while_a_reindex_runs(make_vault: Callab
         await vg.indexed()
         token = await vg.token_for("reset_vault_cache")
         jobs = vg.app.index_jobs
-        indexer = vg.app.components[0]
+        indexer = next(c for c in vg.app.components if isinstance(c, VaultIndexer))
         async with indexer._apply_lock:  # holds the launched reindex before it can finish
             job, _, task = await jobs.launch(indexer, "full")
             await vg.err("reset_vault_cache", "conflict", elicit_token=token)
