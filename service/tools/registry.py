@@ -22,6 +22,7 @@ from service.tools import (
     facade,
     graph,
     index,
+    memory,
     notes,
     obsidian,
     properties,
@@ -54,6 +55,7 @@ DOMAINS: tuple[Domain, ...] = (
     index,
     admin,
     sessions,
+    memory,
 )
 
 

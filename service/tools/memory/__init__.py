@@ -1,6 +1,7 @@
 """memory domain: agent memory inside the vault.
 
-Tools: capture, list_captures, process_capture (`captures.py`); record_experience,
+Tools: create_entities, add_observations, create_relations, open_nodes (`entities.py`);
+capture, list_captures, process_capture (`captures.py`); record_experience,
 list_experiences, promote_experience (`experiences.py`).
 Touches: the `capture_queue` table (state database) and the inbox note; `experiential.db` in the
 data folder; the memory folder's entity notes (through `service.memory`).
@@ -8,7 +9,7 @@ data folder; the memory folder's entity notes (through `service.memory`).
 
 from __future__ import annotations
 
-from service.tools.memory import captures, experiences
+from service.tools.memory import captures, entities, experiences
 from service.tools.spec import ToolSpec
 
-TOOLS: tuple[ToolSpec, ...] = captures.TOOLS + experiences.TOOLS
+TOOLS: tuple[ToolSpec, ...] = entities.TOOLS + captures.TOOLS + experiences.TOOLS

@@ -39,9 +39,29 @@ def check_memory_folder(ctx: ToolContext, op: Op) -> str:
 async def file_observation(ctx: ToolContext, entity: str, text: str, *, source: str, category: str | None) -> Filed:
     """Add `text` as one observation of `entity` (which must exist) with `source` as its
     provenance; the entity note's path and the observation's block id come back."""
-    raise NotImplementedError
+    from service.memory.model import Entity
+    from service.memory.store import check_name
+    from service.tools.memory.entities import add_to, entity_store, observation_text, provenance
+
+    store = entity_store(ctx)
+    name = check_name(entity, "entity")
+    clean = observation_text(text, "text")
+    block: list[str] = []
+
+    def change(e: Entity) -> bool:
+        added, _ = add_to(e, [clean], category, provenance(ctx, source))
+        block.extend(o.block_id for o in added)
+        if not added:  # the entity says this already: its block is the one to link
+            block.extend(o.block_id for o in e.observations if o.text == clean and o.block_id)
+        return bool(added)
+
+    loaded = await store.update(name, change)
+    return Filed(entity=loaded.entity.name, path=loaded.vp.rel, block_id=block[0] if block else "")
 
 
 async def check_entity(ctx: ToolContext, entity: str) -> None:
     """`note_not_found` with suggestions when `entity` is not a memory entity the caller may write."""
-    raise NotImplementedError
+    from service.memory.store import check_name
+    from service.tools.memory.entities import entity_store
+
+    entity_store(ctx).require(check_name(entity, "entity"), "write")

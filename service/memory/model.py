@@ -1,0 +1,203 @@
+"""The Markdown form of one memory entity: a note a person reads, edits and links in Obsidian.
+
+```
+---
+name: "AC/DC"
+entityType: band
+aliases: []
+created: 2026-11-28T07:50:00Z
+updated: 2026-11-28T07:51:00Z
+---
+# AC/DC
+
+## Observations
+- [fact] Formed in Sydney #music (from the liner notes) [recorded:: 2026-11-28] [by:: 3f9a1c02] ^m-1a2b3c4d
+
+## Relations
+- member_of [[Memory/Rock bands|Rock bands]]
+```
+
+Observations are the list items under `## Observations`: an optional `[category]`, the text
+(tags and a `(context)` kept in it), provenance as Dataview inline fields and an Obsidian block
+id. Relations are the list items under `## Relations`: a relation type and one wikilink. A line
+in either section that does not have that shape is kept verbatim (`Entity.extra_obs`, `extra_rel`), never lost or
+rewritten; so is everything outside the two sections (`Entity.preamble`, `Entity.tail`).
+
+`file_name` maps any entity name to a safe, reversible file name (the real name stays in the
+frontmatter): characters a file name cannot hold (and `~`) are written `~XX`, and names that would be
+special (`..`, a leading dot, Windows device names) are prefixed.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import secrets
+from dataclasses import dataclass, field
+from typing import Any
+
+from service.markdown.frontmatter import split
+
+OBS_HEADING = "## Observations"
+REL_HEADING = "## Relations"
+
+# - [category] text [key:: value]... ^block
+_OBS = re.compile(
+    r"^- (?:\[(?P<category>[^\]\[:]{1,60})\] )?(?P<text>.*?)(?P<fields>(?: \[[a-z_]+:: [^\]]*\])*)"
+    r"(?: \^(?P<block>[A-Za-z0-9-]+))?\s*$"
+)
+_FIELD = re.compile(r"\[([a-z_]+):: ([^\]]*)\]")
+_REL = re.compile(r"^- (?P<type>[^\s\[\]]{1,100}) \[\[(?P<target>[^\]|#]+)(?:\|[^\]]*)?\]\]\s*$")
+_UNSAFE = re.compile(r'[\\/:*?"<>|#^\[\]%~\x00-\x1f\x7f]')
+_DEVICES = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(1, 10)), *(f"lpt{i}" for i in range(1, 10))}
+
+
+@dataclass(slots=True)
+class Observation:
+    text: str
+    category: str | None = None
+    block_id: str = ""
+    fields: dict[str, str] = field(default_factory=dict)  # provenance: recorded, by, source, date
+    raw: str | None = None  # the line as read: written back unchanged (a person's own wording)
+
+    def render(self) -> str:
+        if self.raw is not None:
+            return self.raw
+        if not self.block_id:
+            self.block_id = new_block_id()
+        head = f"[{self.category}] " if self.category else ""
+        extra = "".join(f" [{k}:: {v}]" for k, v in self.fields.items() if v)
+        return f"- {head}{self.text}{extra} ^{self.block_id}"
+
+
+@dataclass(frozen=True, slots=True)
+class Relation:
+    relation_type: str
+    target: str  # the target's link text (a note path without .md, or a name)
+
+    def render(self) -> str:
+        return f"- {self.relation_type} [[{self.target}]]"
+
+
+@dataclass(slots=True)
+class Entity:
+    name: str
+    entity_type: str
+    aliases: list[str] = field(default_factory=list)
+    created: str = ""
+    updated: str = ""
+    observations: list[Observation] = field(default_factory=list)
+    relations: list[Relation] = field(default_factory=list)
+    preamble: str = ""  # the body before the first memory section (below the title)
+    extra_obs: list[str] = field(default_factory=list)  # lines under Observations without that shape
+    extra_rel: list[str] = field(default_factory=list)  # lines under Relations without that shape
+    tail: str = ""  # other sections after the memory sections
+    other_properties: dict[str, Any] = field(default_factory=dict)
+
+
+def new_block_id() -> str:
+    return "m-" + secrets.token_hex(4)
+
+
+def normalize_text(text: str) -> str:
+    """What two observations are compared by: case, spacing and end punctuation aside."""
+    return re.sub(r"\s+", " ", text.strip().lower()).rstrip(".!;")
+
+
+def file_name(name: str) -> str:
+    """A safe file name (without `.md`) for an entity name: one `~XX` per character a file name
+    cannot hold, so two names never share a file; the real name stays in the frontmatter."""
+    out = _UNSAFE.sub(lambda m: f"~{ord(m.group()):02X}", name.strip())
+    if out.startswith(".") or out.split(".")[0].lower() in _DEVICES or out.endswith((".", " ")):
+        out = "~_" + out
+    return out[:180]
+
+
+def one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def parse(text: str) -> Entity:
+    """The entity a note holds; lines without a memory shape are kept."""
+    fm = split(text)
+    data = fm.data if isinstance(fm.data, dict) else {}
+    body = text[fm.body_start :]
+    name = str(data.get("name") or "")
+    aliases_raw = data.get("aliases") or []
+    aliases = [str(a) for a in aliases_raw] if isinstance(aliases_raw, list) else [str(aliases_raw)]
+    known = {"name", "entityType", "aliases", "created", "updated"}
+    entity = Entity(
+        name=name,
+        entity_type=str(data.get("entityType") or ""),
+        aliases=aliases,
+        created=str(data.get("created") or ""),
+        updated=str(data.get("updated") or ""),
+        other_properties={k: v for k, v in data.items() if k not in known},
+    )
+    section: str | None = None
+    pre: list[str] = []
+    tail: list[str] = []
+    titled = False
+    for line in body.split("\n"):
+        stripped = line.rstrip()
+        if stripped.startswith("#"):
+            if stripped == OBS_HEADING:
+                section = "obs"
+                continue
+            if stripped == REL_HEADING:
+                section = "rel"
+                continue
+            if section is not None:
+                section = "tail"
+        if section is None:
+            if not titled and stripped.startswith("# "):
+                titled = True
+                entity.name = entity.name or stripped[2:].strip()
+            else:
+                pre.append(line)
+        elif section == "obs":
+            m = _OBS.match(stripped) if stripped.startswith("- ") else None
+            if m and m.group("text").strip():
+                fields = dict(_FIELD.findall(m.group("fields") or ""))
+                entity.observations.append(
+                    Observation(m.group("text").strip(), m.group("category"), m.group("block") or "", fields, stripped)
+                )
+            elif stripped:
+                entity.extra_obs.append(line)
+        elif section == "rel":
+            m = _REL.match(stripped)
+            if m:
+                entity.relations.append(Relation(m.group("type"), m.group("target").strip()))
+            elif stripped:
+                entity.extra_rel.append(line)
+        else:
+            tail.append(line)
+    entity.preamble = "\n".join(pre).strip("\n")
+    entity.tail = "\n".join(tail).strip("\n")
+    return entity
+
+
+def render(entity: Entity) -> str:
+    """The note's text; `parse(render(e))` gives `e` back, and lines read from a note are
+    written back as they were."""
+    props: dict[str, Any] = {
+        "name": entity.name,
+        "entityType": entity.entity_type,
+        "aliases": entity.aliases,
+        "created": entity.created,
+        "updated": entity.updated,
+        **entity.other_properties,
+    }
+    front = "\n".join(f"{k}: {json.dumps(v, ensure_ascii=False, default=str)}" for k, v in props.items())
+    out = [f"---\n{front}\n---", f"# {one_line(entity.name)}", ""]
+    if entity.preamble:
+        out += [entity.preamble, ""]
+    out.append(OBS_HEADING)
+    out += [obs.render() for obs in entity.observations]
+    out += entity.extra_obs
+    out += ["", REL_HEADING]
+    out += [rel.render() for rel in entity.relations]
+    out += entity.extra_rel
+    if entity.tail:
+        out += ["", entity.tail]
+    return "\n".join(out) + "\n"

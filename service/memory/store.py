@@ -1,0 +1,150 @@
+"""The entity store: memory entities as notes in the memory folder, changed safely by many agents.
+
+One note per entity (`service.memory.model`), at `<folder>/<file_name(name)>.md`. Every change
+is a read-modify-write of that one note under a per-note lock in this process, written with the
+etag it read (compare-and-swap in the file layer), and tried again on a conflict: 32 agents adding
+observations to one entity lose none and duplicate none, and a person's edit saved in between is
+read again, never overwritten. The store takes the vault's files and a path resolver that applies
+the caller's path ACL; it never checks scopes itself.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import weakref
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from service.errors import AlreadyExists, Conflict, NoteNotFound, ValidationFailed
+from service.memory.model import Entity, file_name, parse, render
+from service.vault.files import VaultFiles
+from service.vault.paths import VaultPath
+
+MAX_NAME = 200
+CAS_TRIES = 50
+
+_locks: weakref.WeakValueDictionary[tuple[str, str], asyncio.Lock] = weakref.WeakValueDictionary()
+
+
+def _lock(vault_id: str, rel: str) -> asyncio.Lock:
+    lock = _locks.get((vault_id, rel))
+    if lock is None:
+        lock = _locks[(vault_id, rel)] = asyncio.Lock()
+    return lock
+
+
+def now_iso() -> str:
+    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def check_name(name: str, field: str = "name") -> str:
+    """A legal entity name, trimmed: any text of 1 to 200 characters on one line that is not only
+    dots; `AC/DC`, `Q3: plan?` and `../../outside` are names (their notes get safe file names)."""
+    text = name.strip()
+    reason = None
+    if not text:
+        reason = "empty"
+    elif len(text) > MAX_NAME:
+        reason = "too_long"
+    elif any(ord(c) < 32 or ord(c) == 127 for c in text):
+        reason = "control_character"
+    elif set(text) == {"."}:
+        reason = "only_dots"
+    if reason is not None:
+        raise ValidationFailed(
+            f"{field} {text[:40]!r} is not a valid entity name ({reason.replace('_', ' ')})",
+            details={"field": field, "reason": reason},
+            hint="An entity name is one line of 1 to 200 characters, not only dots.",
+        )
+    return text
+
+
+@dataclass(frozen=True, slots=True)
+class Loaded:
+    vp: VaultPath
+    entity: Entity
+    etag: str
+
+
+class EntityStore:
+    """Entities of one vault's memory folder, for one caller (`resolve` applies its ACL)."""
+
+    def __init__(self, vault_id: str, files: VaultFiles, folder: str, resolve: Callable[[str, str], VaultPath]) -> None:
+        self.vault_id = vault_id
+        self.files = files
+        self.folder = folder.strip().strip("/")
+        self._resolve = resolve
+
+    def path_of(self, name: str, op: str = "read") -> VaultPath:
+        return self._resolve(f"{self.folder}/{file_name(name)}.md", op)
+
+    def load(self, name: str, op: str = "read") -> Loaded | None:
+        vp = self.path_of(name, op)
+        if self.files.current_etag(vp) is None:
+            return None
+        note = self.files.read(vp)
+        entity = parse(note.content)
+        entity.name = entity.name or name
+        return Loaded(vp, entity, note.etag)
+
+    def require(self, name: str, op: str = "read") -> Loaded:
+        found = self.load(name, op)
+        if found is None:
+            raise NoteNotFound(
+                f"no memory entity {name!r}",
+                details={"entity": name, "suggestions": self.suggestions(name)},
+                hint="create_entities makes it; read_memory_graph lists the entities.",
+            )
+        return found
+
+    def entities(self) -> Iterator[Loaded]:
+        """Every entity note the caller may read, by path."""
+        folder = self._resolve(self.folder, "read")
+        if not folder.abs.is_dir():
+            return
+        for rel, entry in self.files.walk(folder, recursive=False):
+            if not rel.endswith(".md") or not entry.is_file():
+                continue
+            try:
+                vp = self._resolve(rel, "read")
+                note = self.files.read(vp)
+            except Exception:  # noqa: BLE001 - a note the caller may not read, or one that vanished
+                continue
+            entity = parse(note.content)
+            if entity.name:
+                yield Loaded(vp, entity, note.etag)
+
+    def suggestions(self, name: str) -> list[str]:
+        import difflib
+
+        names = [e.entity.name for e in self.entities()]
+        return difflib.get_close_matches(name, names, n=5, cutoff=0.5)
+
+    async def create(self, entity: Entity) -> Loaded:
+        vp = self.path_of(entity.name, "write")
+        async with _lock(self.vault_id, vp.rel):
+            if self.files.current_etag(vp) is not None:
+                raise AlreadyExists(f"memory entity {entity.name!r} exists", details={"path": vp.rel})
+            entity.created = entity.created or now_iso()
+            entity.updated = entity.updated or entity.created
+            result = await self.files.write(vp, render(entity), create_only=True)
+            return Loaded(vp, entity, result.etag)
+
+    async def update(self, name: str, change: Callable[[Entity], bool]) -> Loaded:
+        """Apply `change` (which says whether it changed anything) to the entity as it is on disk
+        now, and write it with the etag read; a concurrent edit makes it read and apply again."""
+        vp = self.path_of(name, "write")
+        async with _lock(self.vault_id, vp.rel):
+            for _ in range(CAS_TRIES):
+                current = self.require(name, "write")
+                entity = current.entity
+                if not change(entity):
+                    return current
+                entity.updated = now_iso()
+                try:
+                    result = await self.files.write(vp, render(entity), expected_etag=current.etag, must_exist=True)
+                except Conflict:
+                    continue  # a person (or another process) saved the note in between: read it again
+                return Loaded(vp, entity, result.etag)
+        raise Conflict(f"memory entity {name!r} kept changing while it was updated", details={"path": vp.rel})

@@ -1,0 +1,396 @@
+"""memory domain, the knowledge graph: create_entities, add_observations, create_relations, open_nodes.
+
+The argument shapes are the official MCP memory server's (`entities: [{name, entityType,
+observations}]`, `observations: [{entityName, contents}]`, `relations: [{from, to,
+relationType}]`, `names`), so agents written for it work unchanged. Each entity is a note in the
+memory folder (`service.memory.model`), changed through `service.memory.store` (per-note lock and
+compare-and-swap on the note's etag). Every path goes through the caller's path ACL.
+Touches: the memory folder's notes only.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from service.errors import ValidationFailed
+from service.memory.model import Entity, Observation, Relation, normalize_text, one_line
+from service.memory.store import EntityStore, Loaded, check_name
+from service.obs.sessions import caller_hash
+from service.tools.context import ToolContext
+from service.tools.models import ToolInput, ToolOutput
+from service.tools.spec import ToolSpec
+
+MAX_ITEMS = 1000  # entities, observations or relations in one call
+MAX_OBSERVATION = 10_000  # characters
+
+
+def entity_store(ctx: ToolContext) -> EntityStore:
+    return EntityStore(
+        ctx.vault.id,
+        ctx.vault.files,
+        ctx.services.settings.memory.folder,
+        lambda p, op: ctx.resolve(p, op),  # type: ignore[arg-type]
+    )
+
+
+def observation_text(text: str, field: str) -> str:
+    clean = one_line(text)
+    if not clean or len(clean) > MAX_OBSERVATION:
+        raise ValidationFailed(
+            f"an observation is 1 to {MAX_OBSERVATION} characters",
+            details={"field": field, "reason": "empty" if not clean else "too_long"},
+        )
+    return clean
+
+
+def provenance(ctx: ToolContext, source: str | None = None, date: str | None = None) -> dict[str, str]:
+    fields = {"recorded": dt.date.today().isoformat(), "by": caller_hash(ctx.principal.subject)[:8]}
+    if date:
+        fields["date"] = one_line(date)[:40].replace("]", ")")
+    if source:
+        fields["source"] = one_line(source)[:300].replace("]", ")")
+    return fields
+
+
+class ObservationOut(ToolOutput):
+    text: str = Field(description="The observation's text.")
+    category: str | None = Field(default=None, description="Its category, if any.")
+    block_id: str = Field(description="Obsidian block id (link it as [[Entity#^id]]); empty for a hand-written line.")
+    recorded: str | None = Field(default=None, description="When it was recorded.")
+    date: str | None = Field(default=None, description="The date the fact is about, if given.")
+    source: str | None = Field(default=None, description="Where it came from, if given.")
+
+
+class EntityOut(ToolOutput):
+    name: str = Field(description="Entity name.")
+    entityType: str = Field(description="Entity type.")  # noqa: N815 - the official server's field name
+    path: str = Field(description="Vault path of its note.")
+    observations: list[ObservationOut] = Field(description="Its observations, in note order.")
+    obsidian_url: str = Field(description="obsidian:// URL of its note.")
+
+
+class RelationOut(ToolOutput):
+    from_: str = Field(alias="from", description="Source entity.")
+    to: str = Field(description="Target entity or note.")
+    relationType: str = Field(description="Relation type (active voice).")  # noqa: N815
+
+    model_config = ConfigDict(populate_by_name=True, extra="forbid")
+
+
+def entity_out(ctx: ToolContext, loaded: Loaded) -> EntityOut:
+    e = loaded.entity
+    return EntityOut(
+        name=e.name,
+        entityType=e.entity_type,
+        path=loaded.vp.rel,
+        observations=[
+            ObservationOut(
+                text=o.text,
+                category=o.category,
+                block_id=o.block_id,
+                recorded=o.fields.get("recorded"),
+                date=o.fields.get("date"),
+                source=o.fields.get("source"),
+            )
+            for o in e.observations
+        ],
+        obsidian_url=ctx.vault.url(loaded.vp.rel),
+    )
+
+
+# -- create_entities ---------------------------------------------------------------------------
+
+
+class NewEntity(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    name: str = Field(max_length=10_000, description="Entity name (any text on one line; kept in the frontmatter).")
+    entityType: str = Field(max_length=100, description="Entity type, e.g. person, project.")  # noqa: N815
+    observations: list[str] = Field(default_factory=list, max_length=MAX_ITEMS, description="Initial observations.")
+
+
+class CreateEntitiesIn(ToolInput):
+    entities: list[NewEntity] = Field(min_length=1, max_length=MAX_ITEMS, description="Entities to create.")
+
+
+class CreateEntitiesOut(ToolOutput):
+    created: list[EntityOut] = Field(description="Entities created.")
+    existing: list[str] = Field(description="Names that exist already (reported, not duplicated).")
+
+
+async def create_entities(ctx: ToolContext, args: CreateEntitiesIn) -> CreateEntitiesOut:
+    store = entity_store(ctx)
+    planned: list[Entity] = []
+    seen: set[str] = set()
+    for i, item in enumerate(args.entities):  # every name checked before the first write
+        name = check_name(item.name, f"entities[{i}].name")
+        kind = one_line(item.entityType)
+        texts = [observation_text(t, f"entities[{i}].observations") for t in item.observations]
+        store.path_of(name, "write")
+        fields = provenance(ctx)
+        observations: list[Observation] = []
+        for t in dict.fromkeys(texts):
+            observations.append(Observation(t, None, "", dict(fields)))
+        if name.lower() not in seen:
+            seen.add(name.lower())
+            planned.append(Entity(name, kind, observations=observations))
+    created: list[EntityOut] = []
+    existing: list[str] = []
+    for entity in planned:
+        if store.load(entity.name, "write") is not None:
+            existing.append(entity.name)
+            continue
+        created.append(entity_out(ctx, await store.create(entity)))
+    return CreateEntitiesOut(created=created, existing=existing)
+
+
+# -- add_observations --------------------------------------------------------------------------
+
+
+class ObservationBatch(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    entityName: str = Field(max_length=10_000, description="The entity to add to.")  # noqa: N815
+    contents: list[str] = Field(min_length=1, max_length=MAX_ITEMS, description="Observations, one fact each.")
+    category: str | None = Field(default=None, max_length=60, pattern=r"^[^\[\]:\n]+$", description="Category.")
+    source: str | None = Field(default=None, max_length=300, description="Where the facts come from (a note, a turn).")
+    date: str | None = Field(default=None, max_length=40, description="The date the facts are about.")
+
+
+class AddObservationsIn(ToolInput):
+    observations: list[ObservationBatch] = Field(min_length=1, max_length=100, description="Per entity.")
+
+
+class AddedOut(ToolOutput):
+    entityName: str = Field(description="The entity.")  # noqa: N815
+    addedObservations: list[str] = Field(description="Observations added.")  # noqa: N815
+    block_ids: list[str] = Field(description="Block ids of the added observations, in order.")
+    skipped_duplicates: list[str] = Field(description="Observations it already had (not added again).")
+
+
+class AddObservationsOut(ToolOutput):
+    results: list[AddedOut] = Field(description="Per entity, in order.")
+
+
+def add_to(
+    entity: Entity, texts: list[str], category: str | None, fields: dict[str, str]
+) -> tuple[list[Observation], list[str]]:
+    """Add the texts that are not already observations of `entity` (after normalisation)."""
+    have = {normalize_text(o.text) for o in entity.observations}
+    added: list[Observation] = []
+    skipped: list[str] = []
+    for text in texts:
+        key = normalize_text(text)
+        if key in have:
+            skipped.append(text)
+            continue
+        have.add(key)
+        obs = Observation(text, category, "", dict(fields))
+        obs.render()  # gives it its block id
+        entity.observations.append(obs)
+        added.append(obs)
+    return added, skipped
+
+
+async def add_observations(ctx: ToolContext, args: AddObservationsIn) -> AddObservationsOut:
+    store = entity_store(ctx)
+    batches = []
+    for i, batch in enumerate(args.observations):  # all checked (entities exist) before any write
+        name = check_name(batch.entityName, f"observations[{i}].entityName")
+        store.require(name, "write")
+        texts = [observation_text(t, f"observations[{i}].contents") for t in batch.contents]
+        batches.append((name, texts, batch))
+    results: list[AddedOut] = []
+    for name, texts, batch in batches:
+        outcome: dict[str, tuple[list[Observation], list[str]]] = {}
+        fields = provenance(ctx, batch.source, batch.date)
+
+        def change(
+            entity: Entity,
+            texts: list[str] = texts,
+            category: str | None = batch.category,
+            fields: dict[str, str] = fields,
+            outcome: dict[str, tuple[list[Observation], list[str]]] = outcome,
+        ) -> bool:
+            outcome["r"] = add_to(entity, texts, category, fields)
+            return bool(outcome["r"][0])
+
+        await store.update(name, change)
+        added, skipped = outcome["r"]
+        results.append(
+            AddedOut(
+                entityName=name,
+                addedObservations=[o.text for o in added],
+                block_ids=[o.block_id for o in added],
+                skipped_duplicates=skipped,
+            )
+        )
+    return AddObservationsOut(results=results)
+
+
+# -- create_relations --------------------------------------------------------------------------
+
+
+class NewRelation(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    from_: str = Field(alias="from", max_length=10_000, description="Source entity.")
+    to: str = Field(max_length=10_000, description="Target: an entity, or any note of the vault.")
+    relationType: str = Field(  # noqa: N815
+        min_length=1, max_length=100, pattern=r"^[^\s\[\]]+$", description="Relation type in active voice, no spaces."
+    )
+
+
+class CreateRelationsIn(ToolInput):
+    relations: list[NewRelation] = Field(min_length=1, max_length=MAX_ITEMS, description="Relations to create.")
+
+
+class CreateRelationsOut(ToolOutput):
+    created: list[RelationOut] = Field(description="Relations created.")
+    skipped_duplicates: list[RelationOut] = Field(description="Relations that existed already.")
+
+
+async def _target_link(ctx: ToolContext, store: EntityStore, target: str, field: str) -> str:
+    """The link text of a relation's target: an entity's note, else a note of the vault by name."""
+    found = store.load(target, "read")
+    if found is not None:
+        return found.vp.rel.removesuffix(".md")
+    try:
+        note = await ctx.find_note(target, "read")
+    except Exception as exc:  # noqa: BLE001 - reported as one error naming the field
+        raise ValidationFailed(
+            f"{target!r} is neither a memory entity nor a note",
+            details={"field": field, "reason": "unknown_endpoint", "suggestions": store.suggestions(target)},
+            hint="create_entities makes the entity first.",
+        ) from exc
+    return note.vp.rel.removesuffix(".md")
+
+
+async def create_relations(ctx: ToolContext, args: CreateRelationsIn) -> CreateRelationsOut:
+    store = entity_store(ctx)
+    planned: list[tuple[str, Relation, RelationOut]] = []
+    for i, rel in enumerate(args.relations):
+        source = check_name(rel.from_, f"relations[{i}].from")
+        target = check_name(rel.to, f"relations[{i}].to")
+        if source.lower() == target.lower():
+            raise ValidationFailed(
+                f"a relation from {source!r} to itself", details={"field": f"relations[{i}]", "reason": "self_relation"}
+            )
+        store.require(source, "write")
+        link = await _target_link(ctx, store, target, f"relations[{i}].to")
+        planned.append(
+            (
+                source,
+                Relation(rel.relationType, link),
+                RelationOut(**{"from": source, "to": target, "relationType": rel.relationType}),
+            )
+        )
+    created: list[RelationOut] = []
+    skipped: list[RelationOut] = []
+    for source, relation, out in planned:
+
+        def change(entity: Entity, relation: Relation = relation, out: RelationOut = out) -> bool:
+            if any(
+                r.relation_type == relation.relation_type and r.target.lower() == relation.target.lower()
+                for r in entity.relations
+            ):
+                skipped.append(out)
+                return False
+            entity.relations.append(relation)
+            created.append(out)
+            return True
+
+        await store.update(source, change)
+    return CreateRelationsOut(created=created, skipped_duplicates=skipped)
+
+
+# -- open_nodes --------------------------------------------------------------------------------
+
+
+class OpenNodesIn(ToolInput):
+    names: list[str] = Field(min_length=1, max_length=100, description="Entity names.")
+
+
+class OpenNodesOut(ToolOutput):
+    entities: list[EntityOut] = Field(description="The entities found, with their observations.")
+    relations: list[RelationOut] = Field(description="Relations from or to them.")
+    missing: list[str] = Field(description="Names that are no entity (or that you may not read).")
+
+
+async def open_nodes(ctx: ToolContext, args: OpenNodesIn) -> OpenNodesOut:
+    store = entity_store(ctx)
+    found: list[Loaded] = []
+    missing: list[str] = []
+    for i, raw in enumerate(args.names):
+        name = check_name(raw, f"names[{i}]")
+        loaded = store.load(name, "read")
+        (found.append(loaded) if loaded is not None else missing.append(name))
+    stems = {f.vp.rel.removesuffix(".md").lower(): f.entity.name for f in found}
+    relations: list[RelationOut] = []
+    for loaded in store.entities():
+        stem = loaded.vp.rel.removesuffix(".md").lower()
+        for r in loaded.entity.relations:
+            target = r.target.lower()
+            if stem in stems or target in stems:
+                relations.append(
+                    RelationOut(
+                        **{
+                            "from": loaded.entity.name,
+                            "to": stems.get(target, r.target),
+                            "relationType": r.relation_type,
+                        }
+                    )
+                )
+    return OpenNodesOut(entities=[entity_out(ctx, f) for f in found], relations=relations, missing=missing)
+
+
+_W = {"scopes": ("write:vault",), "scope_class": "write", "mutating": True, "idempotent": False, "reads_index": False}
+
+TOOLS: tuple[ToolSpec, ...] = (
+    ToolSpec(
+        name="create_entities",
+        domain="memory",
+        title="Create memory entities",
+        description="Create entities of the agent memory (one note each in the memory folder) with their "
+        "initial observations; names that exist are reported, not duplicated. Shapes of the MCP memory server.",
+        input_model=CreateEntitiesIn,
+        output_model=CreateEntitiesOut,
+        handler=create_entities,
+        tags=("memory",),
+        **_W,  # type: ignore[arg-type]
+    ),
+    ToolSpec(
+        name="add_observations",
+        domain="memory",
+        title="Add observations",
+        description="Add facts to memory entities (a list item with a block id and its provenance each); exact "
+        "duplicates are skipped and reported. Optional category, source and date per entity.",
+        input_model=AddObservationsIn,
+        output_model=AddObservationsOut,
+        handler=add_observations,
+        tags=("memory",),
+        **_W,  # type: ignore[arg-type]
+    ),
+    ToolSpec(
+        name="create_relations",
+        domain="memory",
+        title="Create relations",
+        description="Relate memory entities (or an entity and any note) as `- relationType [[Target]]` wikilinks "
+        "in the source entity's note; duplicates are skipped.",
+        input_model=CreateRelationsIn,
+        output_model=CreateRelationsOut,
+        handler=create_relations,
+        tags=("memory",),
+        **_W,  # type: ignore[arg-type]
+    ),
+    ToolSpec(
+        name="open_nodes",
+        domain="memory",
+        title="Open memory entities",
+        description="The named memory entities with their observations, and the relations from or to them.",
+        input_model=OpenNodesIn,
+        output_model=OpenNodesOut,
+        handler=open_nodes,
+        reads_index=False,
+        tags=("memory",),
+    ),
+)

@@ -1,0 +1,136 @@
+"""The memory knowledge graph through the dispatch chain: entities are notes in the memory folder,
+in the official memory server's argument shapes; many agents add to one entity and lose nothing;
+a person's edit on disk is memory too; bad input changes nothing; a denied folder shows nothing."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import Harness, started
+
+ALICE = {"name": "Alice", "entityType": "person", "observations": ["Works at Acme", "Lives in Oslo"]}
+
+
+@pytest.mark.covers("create_entities", "success")
+async def test_entities_are_notes_with_their_observations_and_existing_names_are_reported(vg: Harness) -> None:
+    out = await vg.ok("create_entities", entities=[ALICE, {"name": "AC/DC", "entityType": "band", "observations": []}])
+    assert [e["name"] for e in out["created"]] == ["Alice", "AC/DC"] and out["existing"] == []
+    note = vg.read("Memory/Alice.md")
+    assert "## Observations" in note and "- Works at Acme [recorded:: " in note and 'entityType: "person"' in note
+    band = out["created"][1]["path"]
+    assert band.startswith("Memory/") and "/" not in band.removeprefix("Memory/")
+    assert 'name: "AC/DC"' in vg.read(band)
+    again = await vg.ok("create_entities", entities=[ALICE])
+    assert again["created"] == [] and again["existing"] == ["Alice"]
+    odd = await vg.ok("create_entities", entities=[{"name": "../../outside", "entityType": "x"}])
+    assert odd["created"][0]["path"].startswith("Memory/") and not (vg.root.parent / "outside.md").exists()
+
+
+@pytest.mark.covers("create_entities", "failure")
+async def test_bad_entity_names_are_refused_and_nothing_is_written(vg: Harness) -> None:
+    before = vg.snapshot()
+    for name in ("", "   ", "x" * 10_000, "...", "a\x00b", "line\nbreak"):
+        await vg.err("create_entities", "validation_error", entities=[ALICE, {"name": name, "entityType": "t"}])
+    assert vg.snapshot() == before
+
+
+@pytest.mark.covers("add_observations", "success")
+async def test_observations_are_added_once_with_provenance_and_block_ids(vg: Harness) -> None:
+    await vg.ok("create_entities", entities=[ALICE])
+    out = await vg.ok(
+        "add_observations",
+        observations=[
+            {
+                "entityName": "Alice",
+                "contents": ["Prefers tea", "works at acme."],
+                "source": "D1:3",
+                "date": "2023-05-08",
+            }
+        ],
+    )
+    result = out["results"][0]
+    assert result["addedObservations"] == ["Prefers tea"] and result["skipped_duplicates"] == ["works at acme."]
+    note = vg.read("Memory/Alice.md")
+    line = next(x for x in note.splitlines() if "Prefers tea" in x)
+    assert "[source:: D1:3]" in line and "[date:: 2023-05-08]" in line and line.endswith(f"^{result['block_ids'][0]}")
+
+
+@pytest.mark.covers("add_observations", "failure")
+async def test_observations_for_an_unknown_entity_are_refused_with_suggestions(vg: Harness) -> None:
+    await vg.ok("create_entities", entities=[ALICE])
+    before = vg.snapshot()
+    error = await vg.err(
+        "add_observations",
+        "note_not_found",
+        observations=[{"entityName": "Alice", "contents": ["a"]}, {"entityName": "Alicia", "contents": ["b"]}],
+    )
+    assert "Alice" in error["details"]["suggestions"]
+    assert vg.snapshot() == before  # all checked before the first write
+
+
+async def test_32_agents_adding_to_one_entity_lose_nothing_and_duplicate_nothing(vg: Harness) -> None:
+    await vg.ok("create_entities", entities=[{"name": "Hub", "entityType": "topic"}])
+
+    async def agent(i: int) -> None:
+        await vg.ok("add_observations", observations=[{"entityName": "Hub", "contents": [f"fact {i}", "shared"]}])
+
+    await asyncio.gather(*(agent(i) for i in range(32)))
+    opened = await vg.ok("open_nodes", names=["Hub"])
+    texts = [o["text"] for o in opened["entities"][0]["observations"]]
+    assert sorted(texts) == sorted([f"fact {i}" for i in range(32)] + ["shared"])
+
+
+async def test_a_hand_edit_on_disk_is_memory_and_survives_the_next_write(vg: Harness) -> None:
+    await vg.ok("create_entities", entities=[ALICE])
+    path = vg.root / "Memory/Alice.md"
+    text = path.read_text().replace("## Observations\n", "## Observations\n- [pref] likes hiking\nsome free text\n")
+    path.write_text(text, encoding="utf-8")
+    await vg.ok("add_observations", observations=[{"entityName": "Alice", "contents": ["Speaks Norwegian"]}])
+    opened = await vg.ok("open_nodes", names=["Alice"])
+    texts = [o["text"] for o in opened["entities"][0]["observations"]]
+    assert "likes hiking" in texts and "Speaks Norwegian" in texts
+    assert "- [pref] likes hiking\n" in path.read_text() and "some free text" in path.read_text()
+
+
+@pytest.mark.covers("create_relations", "success")
+@pytest.mark.covers("open_nodes", "success")
+async def test_relations_are_wikilinks_and_open_nodes_shows_both_directions(vg: Harness) -> None:
+    await vg.ok("create_entities", entities=[ALICE, {"name": "Acme", "entityType": "company"}])
+    rel = {"from": "Alice", "to": "Acme", "relationType": "works_at"}
+    out = await vg.ok("create_relations", relations=[rel, rel])
+    assert len(out["created"]) == 1 and len(out["skipped_duplicates"]) == 1
+    assert "- works_at [[Memory/Acme]]" in vg.read("Memory/Alice.md")
+    opened = await vg.ok("open_nodes", names=["Acme", "Nobody"])
+    assert opened["missing"] == ["Nobody"]
+    assert opened["relations"] == [{"from": "Alice", "to": "Acme", "relationType": "works_at"}]
+
+
+@pytest.mark.covers("create_relations", "failure")
+async def test_relations_to_nothing_or_to_itself_are_refused(vg: Harness) -> None:
+    await vg.ok("create_entities", entities=[ALICE])
+    before = vg.snapshot()
+    error = await vg.err(
+        "create_relations",
+        "validation_error",
+        relations=[{"from": "Alice", "to": "Alicia Keys", "relationType": "knows"}],
+    )
+    assert error["details"]["reason"] == "unknown_endpoint"
+    error = await vg.err(
+        "create_relations", "validation_error", relations=[{"from": "Alice", "to": "alice", "relationType": "is"}]
+    )
+    assert error["details"]["reason"] == "self_relation"
+    assert vg.snapshot() == before
+
+
+@pytest.mark.covers("open_nodes", "failure")
+async def test_a_caller_denied_the_memory_folder_learns_nothing(make_vault: Callable[..., Path]) -> None:
+    vault = {"Memory/Alice.md": '---\nname: "Alice"\nentityType: "person"\n---\n# Alice\n\n## Observations\n- secret\n'}
+    acl = {"prefix_rules": [{"path": "Memory", "read": "deny", "write": "deny"}]}
+    async with started(make_vault(vault), acl=acl) as vg:
+        await vg.err("open_nodes", "acl_denied", names=["Alice"])
+        await vg.err("create_entities", "acl_denied", entities=[ALICE])
+        await vg.err("add_observations", "acl_denied", observations=[{"entityName": "Alice", "contents": ["x"]}])

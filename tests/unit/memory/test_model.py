@@ -1,0 +1,43 @@
+"""The Markdown form of a memory entity: what the store writes reads back the same, a person's
+lines are written back as they were, and every name maps to a distinct, safe file name."""
+
+from __future__ import annotations
+
+from service.memory.model import Entity, Observation, Relation, file_name, parse, render
+
+
+def test_a_rendered_entity_parses_back_and_renders_identically() -> None:
+    entity = Entity("AC/DC", "band", created="2026-01-01", updated="2026-01-02")
+    entity.observations.append(
+        Observation("Formed in Sydney #music (liner)", "fact", fields={"recorded": "2026-11-28"})
+    )
+    entity.relations.append(Relation("member_of", "Memory/Rock bands"))
+    text = render(entity)
+    again = parse(text)
+    assert again.name == "AC/DC" and again.entity_type == "band"
+    assert again.observations[0].category == "fact" and again.observations[0].fields == {"recorded": "2026-11-28"}
+    assert again.observations[0].block_id == entity.observations[0].block_id
+    assert again.relations == [Relation("member_of", "Memory/Rock bands")]
+    assert render(again) == text
+
+
+def test_hand_written_lines_are_kept_and_written_back_unchanged() -> None:
+    hand = (
+        "# Bob\n\nintro\n\n## Observations\n- likes tea\n- [pref] hates coffee ^b1\nfree text\n\n"
+        "## Relations\n- knows [[Alice]]\n- broken [[x\n\n## Other\nmore\n"
+    )
+    entity = parse(hand)
+    assert entity.name == "Bob" and [o.text for o in entity.observations] == ["likes tea", "hates coffee"]
+    assert entity.relations == [Relation("knows", "Alice")]
+    out = render(entity)
+    for line in ("- likes tea", "- [pref] hates coffee ^b1", "free text", "- broken [[x", "## Other", "more", "intro"):
+        assert line in out.splitlines()
+
+
+def test_file_names_are_safe_and_distinct() -> None:
+    names = ["AC/DC", "AC~2FDC", "Q3: plan?", "../../outside", "...x", "con", "Con.txt", "a#b^c[d]", "100%"]
+    mapped = [file_name(n) for n in names]
+    assert len(set(mapped)) == len(names)
+    for m in mapped:
+        assert "/" not in m and "\\" not in m and not m.startswith(".") and "%" not in m
+        assert m.split(".")[0].lower() not in {"con", "aux", "nul", "prn"}
