@@ -1,0 +1,444 @@
+"""memory domain, reading and pruning the graph: read_memory_graph, search_memory, memory_store,
+delete_entities, delete_observations, delete_relations.
+
+`search_memory` ranks single observations (the units searched) by the words they share with the
+query, BM25-weighted over the caller's readable entity notes, with the entity's name and type
+counted as context of each of its observations. `delete_entities` moves entity notes to the
+vault's trash as `delete_note` does, after a human's confirmation that lists every note.
+Touches: the memory folder's notes only.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import re
+from collections import Counter
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from service.errors import AlreadyExists
+from service.memory.model import Entity, Observation, normalize_text
+from service.memory.store import check_name
+from service.policy.confirmations import ChangePreview
+from service.tools.context import ToolContext
+from service.tools.memory.entities import (
+    EntityOut,
+    RelationOut,
+    add_to,
+    entity_out,
+    entity_store,
+    observation_text,
+    provenance,
+)
+from service.tools.models import ToolInput, ToolOutput, decode_cursor, encode_cursor
+from service.tools.spec import ToolSpec
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+_STOP_WORDS = (
+    "a an the and or of to in on at for by with from is are was were be been it its this "
+    "that what when where who whom which how did do does i you he she we they me my your his her our their"
+)
+_STOP = frozenset(_STOP_WORDS.split())
+
+
+def _words(text: str) -> list[str]:
+    return [w for w in _WORD.findall(text.lower()) if w not in _STOP]
+
+
+# -- read_memory_graph -------------------------------------------------------------------------
+
+
+class ReadGraphIn(ToolInput):
+    entity_type: str | None = Field(default=None, max_length=100, description="Only entities of this type.")
+    updated_since: str | None = Field(
+        default=None, max_length=40, description="Only entities updated at or after this ISO date/time."
+    )
+    limit: int = Field(default=50, ge=1, le=500, description="Entities per page.")
+    cursor: str | None = Field(default=None, description="`next_cursor` from the previous page.")
+
+
+class ReadGraphOut(ToolOutput):
+    entities: list[EntityOut] = Field(description="Entities of this page, by note path.")
+    relations: list[RelationOut] = Field(description="Relations from the entities of this page.")
+    total: int = Field(description="Entities matching the filters.")
+    next_cursor: str | None = Field(description="Cursor for the next page, None at the end.")
+
+
+async def read_memory_graph(ctx: ToolContext, args: ReadGraphIn) -> ReadGraphOut:
+    store = entity_store(ctx)
+    state = {"t": args.entity_type, "u": args.updated_since}
+    offset = decode_cursor(args.cursor, **state)
+    everything = list(store.entities())
+    names = {e.vp.rel.removesuffix(".md").lower(): e.entity.name for e in everything}
+    chosen = [
+        e
+        for e in everything
+        if (args.entity_type is None or e.entity.entity_type.lower() == args.entity_type.lower())
+        and (args.updated_since is None or (e.entity.updated or e.entity.created) >= args.updated_since)
+    ]
+    page = chosen[offset : offset + args.limit]
+    relations = [
+        RelationOut(
+            **{"from": e.entity.name, "to": names.get(r.target.lower(), r.target), "relationType": r.relation_type}
+        )
+        for e in page
+        for r in e.entity.relations
+    ]
+    more = offset + len(page) < len(chosen)
+    return ReadGraphOut(
+        entities=[entity_out(ctx, e) for e in page],
+        relations=relations,
+        total=len(chosen),
+        next_cursor=encode_cursor(offset + args.limit, **state) if more else None,
+    )
+
+
+# -- search_memory -----------------------------------------------------------------------------
+
+
+class SearchMemoryIn(ToolInput):
+    query: str = Field(min_length=1, max_length=2000, description="What to find, in words.")
+    limit: int = Field(default=10, ge=1, le=100, description="Observations to return.")
+    entity_type: str | None = Field(default=None, max_length=100, description="Only entities of this type.")
+    since: str | None = Field(default=None, max_length=40, description="Only observations dated (or recorded) from.")
+    until: str | None = Field(default=None, max_length=40, description="Only observations dated (or recorded) until.")
+
+
+class MemoryHit(ToolOutput):
+    entity: str = Field(description="The entity.")
+    entityType: str = Field(description="Its type.")  # noqa: N815
+    text: str = Field(description="The observation.")
+    block_id: str = Field(description="Its block id (empty for a hand-written line without one).")
+    category: str | None = Field(default=None, description="Its category.")
+    date: str | None = Field(default=None, description="The date it is about.")
+    recorded: str | None = Field(default=None, description="When it was recorded.")
+    source: str | None = Field(default=None, description="Where it came from.")
+    score: float = Field(description="Relevance (higher is better).")
+    path: str = Field(description="The entity's note.")
+    obsidian_url: str = Field(description="obsidian:// URL of the observation's block (or note).")
+
+
+class SearchMemoryOut(ToolOutput):
+    items: list[MemoryHit] = Field(description="Observations, best first.")
+
+
+def _dated(obs: Observation) -> str:
+    return obs.fields.get("date") or obs.fields.get("recorded") or ""
+
+
+async def search_memory(ctx: ToolContext, args: SearchMemoryIn) -> SearchMemoryOut:
+    store = entity_store(ctx)
+    terms = Counter(_words(args.query))
+    units: list[tuple[Entity, str, Observation, Counter[str]]] = []
+    for loaded in store.entities():
+        e = loaded.entity
+        if args.entity_type is not None and e.entity_type.lower() != args.entity_type.lower():
+            continue
+        context = _words(f"{e.name} {e.entity_type}")
+        for obs in e.observations:
+            when = _dated(obs)
+            if (args.since and when and when < args.since) or (
+                args.until and when and when[: len(args.until)] > args.until
+            ):
+                continue
+            units.append((e, loaded.vp.rel, obs, Counter(_words(obs.text) + context)))
+    if not units or not terms:
+        return SearchMemoryOut(items=[])
+    df: Counter[str] = Counter()
+    for *_, counts in units:
+        df.update(t for t in terms if t in counts)
+    n = len(units)
+    avg = sum(sum(c.values()) for *_, c in units) / n
+    scored: list[tuple[float, int]] = []
+    for i, (*_, counts) in enumerate(units):
+        length = sum(counts.values()) or 1
+        score = 0.0
+        for t, q in terms.items():
+            tf = counts.get(t, 0)
+            if tf:
+                idf = math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5))
+                score += q * idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * length / avg))
+        if score > 0:
+            scored.append((score, i))
+    scored.sort(key=lambda s: (-s[0], s[1]))
+    items = []
+    for score, i in scored[: args.limit]:
+        e, rel, obs, _ = units[i]
+        url = ctx.vault.url(rel) + (f"%23%5E{obs.block_id}" if obs.block_id else "")
+        items.append(
+            MemoryHit(
+                entity=e.name,
+                entityType=e.entity_type,
+                text=obs.text,
+                block_id=obs.block_id,
+                category=obs.category,
+                date=obs.fields.get("date"),
+                recorded=obs.fields.get("recorded"),
+                source=obs.fields.get("source"),
+                score=round(score, 4),
+                path=rel,
+                obsidian_url=url,
+            )
+        )
+    return SearchMemoryOut(items=items)
+
+
+# -- memory_store ------------------------------------------------------------------------------
+
+
+class MemoryStoreIn(ToolInput):
+    key: str = Field(max_length=200, description="What the fact is about: the entity it is kept under.")
+    value: str = Field(max_length=10_000, description="The fact.")
+    source: str | None = Field(default=None, max_length=300, description="The note or conversation it came from.")
+
+
+class MemoryStoreOut(ToolOutput):
+    stored: bool = Field(description="False when the entity already held this fact.")
+    key: str = Field(description="The entity it is kept under.")
+    path: str = Field(description="The entity's note.")
+    block_id: str = Field(description="The observation's block id.")
+
+
+async def memory_store(ctx: ToolContext, args: MemoryStoreIn) -> MemoryStoreOut:
+    store = entity_store(ctx)
+    key = check_name(args.key, "key")
+    value = observation_text(args.value, "value")
+    if store.load(key, "write") is None:
+        with contextlib.suppress(AlreadyExists):  # made by a concurrent call: add to it
+            await store.create(Entity(key, "memory"))
+    block: list[str] = []
+    stored: list[bool] = []
+
+    def change(e: Entity) -> bool:
+        added, _ = add_to(e, [value], None, provenance(ctx, args.source))
+        same = [o.block_id for o in e.observations if normalize_text(o.text) == normalize_text(value)]
+        block[:] = [o.block_id for o in added] or same
+        stored[:] = [bool(added)]
+        return bool(added)
+
+    loaded = await store.update(key, change)
+    return MemoryStoreOut(
+        stored=stored[0], key=loaded.entity.name, path=loaded.vp.rel, block_id=block[0] if block else ""
+    )
+
+
+# -- deletions ---------------------------------------------------------------------------------
+
+
+class DeleteEntitiesIn(ToolInput):
+    entityNames: list[str] = Field(min_length=1, max_length=100, description="Entities to delete.")  # noqa: N815
+
+
+class DeleteEntitiesOut(ToolOutput):
+    deleted: list[str] = Field(description="Entities whose notes went to the trash.")
+    trash: list[str] = Field(description="Where each note went, in order.")
+    missing: list[str] = Field(description="Names that are no entity.")
+    dangling_relations: list[RelationOut] = Field(description="Relations of other entities that pointed at them.")
+
+
+async def delete_entities_preview(ctx: ToolContext, args: DeleteEntitiesIn) -> ChangePreview | None:
+    store = entity_store(ctx)
+    paths = []
+    for i, raw in enumerate(args.entityNames):
+        found = store.load(check_name(raw, f"entityNames[{i}]"), "delete")
+        if found is not None:
+            paths.append(found.vp.rel)
+    if not paths:
+        return None
+    return ChangePreview.of(f"move {len(paths)} memory entity note(s) to the trash", paths)
+
+
+async def delete_entities(ctx: ToolContext, args: DeleteEntitiesIn) -> DeleteEntitiesOut:
+    store = entity_store(ctx)
+    found = []
+    missing = []
+    for i, raw in enumerate(args.entityNames):
+        name = check_name(raw, f"entityNames[{i}]")
+        loaded = store.load(name, "delete")
+        (found.append(loaded) if loaded is not None else missing.append(name))
+    stems = {f.vp.rel.removesuffix(".md").lower(): f.entity.name for f in found}
+    dangling = [
+        RelationOut(**{"from": e.entity.name, "to": stems[r.target.lower()], "relationType": r.relation_type})
+        for e in store.entities()
+        if e.vp.rel.removesuffix(".md").lower() not in stems
+        for r in e.entity.relations
+        if r.target.lower() in stems
+    ]
+    trash = []
+    for loaded in found:
+        trash.append(await ctx.vault.files.delete(loaded.vp, permanent=False) or "")
+    return DeleteEntitiesOut(
+        deleted=[f.entity.name for f in found], trash=trash, missing=missing, dangling_relations=dangling
+    )
+
+
+class Deletion(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    entityName: str = Field(max_length=10_000, description="The entity.")  # noqa: N815
+    observations: list[str] = Field(min_length=1, max_length=1000, description="Observations: their text or block id.")
+
+
+class DeleteObservationsIn(ToolInput):
+    deletions: list[Deletion] = Field(min_length=1, max_length=100, description="Per entity.")
+
+
+class DeleteObservationsOut(ToolOutput):
+    deleted: int = Field(description="Observations removed.")
+    not_found: list[str] = Field(description="Texts or block ids that matched no observation.")
+
+
+async def delete_observations(ctx: ToolContext, args: DeleteObservationsIn) -> DeleteObservationsOut:
+    store = entity_store(ctx)
+    plans = []
+    for i, d in enumerate(args.deletions):
+        name = check_name(d.entityName, f"deletions[{i}].entityName")
+        store.require(name, "write")
+        plans.append((name, d.observations))
+    deleted = 0
+    not_found: list[str] = []
+    for name, wanted in plans:
+        result: dict[str, object] = {}
+
+        def change(e: Entity, wanted: list[str] = wanted, result: dict[str, object] = result) -> bool:
+            keys = {normalize_text(w) for w in wanted} | {w.lstrip("^") for w in wanted}
+            keep = [o for o in e.observations if normalize_text(o.text) not in keys and o.block_id not in keys]
+            hit = {normalize_text(o.text) for o in e.observations} | {o.block_id for o in e.observations}
+            result["n"] = len(e.observations) - len(keep)
+            result["miss"] = [w for w in wanted if normalize_text(w) not in hit and w.lstrip("^") not in hit]
+            e.observations = keep
+            return bool(result["n"])
+
+        await store.update(name, change)
+        deleted += int(result["n"])  # type: ignore[call-overload]
+        not_found += list(result["miss"])  # type: ignore[call-overload]
+    return DeleteObservationsOut(deleted=deleted, not_found=not_found)
+
+
+class OldRelation(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    from_: str = Field(alias="from", max_length=10_000, description="Source entity.")
+    to: str = Field(max_length=10_000, description="Target entity or note.")
+    relationType: str = Field(max_length=100, description="Relation type.")  # noqa: N815
+
+
+class DeleteRelationsIn(ToolInput):
+    relations: list[OldRelation] = Field(min_length=1, max_length=1000, description="Relations to delete.")
+
+
+class DeleteRelationsOut(ToolOutput):
+    deleted: int = Field(description="Relations removed.")
+    not_found: list[RelationOut] = Field(description="Relations that did not exist.")
+
+
+async def delete_relations(ctx: ToolContext, args: DeleteRelationsIn) -> DeleteRelationsOut:
+    store = entity_store(ctx)
+    for i, rel in enumerate(args.relations):
+        store.require(check_name(rel.from_, f"relations[{i}].from"), "write")
+    deleted = 0
+    not_found: list[RelationOut] = []
+    for rel in args.relations:
+        source = rel.from_.strip()
+        target = store.load(rel.to.strip(), "read")
+        link = target.vp.rel.removesuffix(".md").lower() if target is not None else rel.to.strip().lower()
+        out = RelationOut(**{"from": source, "to": rel.to.strip(), "relationType": rel.relationType})
+
+        def change(e: Entity, rel: OldRelation = rel, link: str = link, out: RelationOut = out) -> bool:
+            nonlocal deleted
+            keep = [
+                r
+                for r in e.relations
+                if not (r.relation_type == rel.relationType and r.target.lower() in (link, rel.to.strip().lower()))
+            ]
+            if len(keep) == len(e.relations):
+                not_found.append(out)
+                return False
+            deleted += len(e.relations) - len(keep)
+            e.relations = keep
+            return True
+
+        await store.update(source, change)
+    return DeleteRelationsOut(deleted=deleted, not_found=not_found)
+
+
+_W = {"scopes": ("write:vault",), "scope_class": "write", "mutating": True, "idempotent": False, "reads_index": False}
+
+TOOLS: tuple[ToolSpec, ...] = (
+    ToolSpec(
+        name="search_memory",
+        domain="memory",
+        title="Search memory",
+        description="Find single observations of the agent memory by the words they share with the query (BM25; "
+        "the entity's name counts), filtered by entity type and dates; each with its entity, block id and "
+        "provenance.",
+        input_model=SearchMemoryIn,
+        output_model=SearchMemoryOut,
+        handler=search_memory,
+        reads_index=False,
+        tags=("memory",),
+    ),
+    ToolSpec(
+        name="read_memory_graph",
+        domain="memory",
+        title="Read the memory graph",
+        description="Every memory entity with its observations and relations, paginated, filtered by entity type "
+        "and updated-since.",
+        input_model=ReadGraphIn,
+        output_model=ReadGraphOut,
+        handler=read_memory_graph,
+        reads_index=False,
+        tags=("memory",),
+    ),
+    ToolSpec(
+        name="memory_store",
+        domain="memory",
+        title="Store a fact",
+        description="Keep one fact (value) under a key: an observation of the entity named by the key (made when "
+        "missing), found by search_memory.",
+        input_model=MemoryStoreIn,
+        output_model=MemoryStoreOut,
+        handler=memory_store,
+        tags=("memory",),
+        **_W,  # type: ignore[arg-type]
+    ),
+    ToolSpec(
+        name="delete_observations",
+        domain="memory",
+        title="Delete observations",
+        description="Remove observations of memory entities, named by their text or block id.",
+        input_model=DeleteObservationsIn,
+        output_model=DeleteObservationsOut,
+        handler=delete_observations,
+        tags=("memory",),
+        **_W,  # type: ignore[arg-type]
+    ),
+    ToolSpec(
+        name="delete_relations",
+        domain="memory",
+        title="Delete relations",
+        description="Remove relations between memory entities (`from`, `to`, `relationType`).",
+        input_model=DeleteRelationsIn,
+        output_model=DeleteRelationsOut,
+        handler=delete_relations,
+        tags=("memory",),
+        **_W,  # type: ignore[arg-type]
+    ),
+    ToolSpec(
+        name="delete_entities",
+        domain="memory",
+        title="Delete memory entities",
+        description="Move memory entities' notes to the vault's .trash/ (a human confirms the list); relations "
+        "of other entities that pointed at them are reported.",
+        input_model=DeleteEntitiesIn,
+        output_model=DeleteEntitiesOut,
+        handler=delete_entities,
+        scopes=("delete:vault",),
+        scope_class="delete",
+        mutating=True,
+        confirm="conditional",
+        confirm_when=delete_entities_preview,
+        idempotent=False,
+        reads_index=False,
+        tags=("memory",),
+    ),
+)
