@@ -324,22 +324,17 @@ async def open_nodes(ctx: ToolContext, args: OpenNodesIn) -> OpenNodesOut:
         name = check_name(raw, f"names[{i}]")
         loaded = store.load(name, "read")
         (found.append(loaded) if loaded is not None else missing.append(name))
-    stems = {f.vp.rel.removesuffix(".md").lower(): f.entity.name for f in found}
+    opened = {f.vp.rel.removesuffix(".md").lower() for f in found}
+    everything = list(store.entities())
+    names = {e.vp.rel.removesuffix(".md").lower(): e.entity.name for e in everything}
     relations: list[RelationOut] = []
-    for loaded in store.entities():
+    for loaded in everything:
         stem = loaded.vp.rel.removesuffix(".md").lower()
         for r in loaded.entity.relations:
             target = r.target.lower()
-            if stem in stems or target in stems:
-                relations.append(
-                    RelationOut(
-                        **{
-                            "from": loaded.entity.name,
-                            "to": stems.get(target, r.target),
-                            "relationType": r.relation_type,
-                        }
-                    )
-                )
+            if stem in opened or target in opened:
+                to = names.get(target, r.target)
+                relations.append(RelationOut(**{"from": loaded.entity.name, "to": to, "relationType": r.relation_type}))
     return OpenNodesOut(entities=[entity_out(ctx, f) for f in found], relations=relations, missing=missing)
 
 
