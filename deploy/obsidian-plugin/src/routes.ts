@@ -138,7 +138,9 @@ export async function createFromTemplate(app: AnyApp, body: Record<string, unkno
   if (!template || template.children !== undefined) {
     throw new RouteError(404, 40461, "template_not_found", `no template file at ${templatePath}`);
   }
-  const created = await create.call(plugin.templater, template, folder ?? "", filename, open);
+  // Templater: create_new_note_from_template(template, folder?, filename?, open_new_note = true);
+  // an absent folder means Templater's own default location for new notes.
+  const created = await create.call(plugin.templater, template, folder, filename, open);
   if (!created || typeof created.path !== "string") {
     throw new RouteError(500, 50061, "plugin_failed", "Templater did not create a note (see Obsidian's console)", TEMPLATER_ID);
   }

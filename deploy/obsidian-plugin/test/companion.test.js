@@ -73,6 +73,14 @@ test("create makes a note from a template through Templater's own function", asy
   assert.deepEqual(calls.templater, [{ template: "Templates/Daily.md", folder: "Notes", filename: "2026-11-28", open: false }]);
 });
 
+test("create without a folder leaves the location to Templater and does not open the note", async () => {
+  const { rest, calls } = await loadedCompanion();
+  const res = await rest.call("post", `${P}/templater/create/`, { template: "Templates/Meeting/Agenda.md" });
+  assert.equal(res.statusCode, 200);
+  assert.equal(res.body.path, "Untitled.md");
+  assert.deepEqual(calls.templater, [{ template: "Templates/Meeting/Agenda.md", folder: undefined, filename: undefined, open: false }]);
+});
+
 test("create with an unknown template is template_not_found and Templater is not called", async () => {
   const { rest, calls } = await loadedCompanion();
   const res = await rest.call("post", `${P}/templater/create/`, { template: "Templates/Nope.md" });

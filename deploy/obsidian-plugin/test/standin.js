@@ -106,7 +106,7 @@ function makeApp({ templater = true, quickadd = true, makemd = true, restApi = t
         async create_new_note_from_template(template, folder, filename, open) {
           calls.templater.push({ template: template.path, folder, filename, open });
           if (filename === "explode") throw new Error("template syntax error at line 3");
-          const dir = folder === "" ? "" : `${folder}/`;
+          const dir = folder ? `${folder}/` : "";
           return file(`${dir}${filename ?? "Untitled"}.md`);
         },
       },
