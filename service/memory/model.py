@@ -47,7 +47,7 @@ _OBS = re.compile(
     r"(?: \^(?P<block>[A-Za-z0-9-]+))?\s*$"
 )
 _FIELD = re.compile(r"\[([a-z_]+):: ([^\]]*)\]")
-_REL = re.compile(r"^- (?P<type>[^\s\[\]]{1,100}) \[\[(?P<target>[^\]|#]+)(?:\|[^\]]*)?\]\]\s*$")
+_REL = re.compile(r"^- (?P<type>[^\[\]]{1,100}?) \[\[(?P<target>[^\]|#]+)(?:\|[^\]]*)?\]\]\s*$")
 _UNSAFE = re.compile(r'[\\/:*?"<>|#^\[\]%~\x00-\x1f\x7f]')
 _DEVICES = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(1, 10)), *(f"lpt{i}" for i in range(1, 10))}
 

@@ -195,6 +195,13 @@ def add_to(
 async def add_observations(ctx: ToolContext, args: AddObservationsIn) -> AddObservationsOut:
     store = entity_store(ctx)
     batches = []
+    total = sum(len(b.contents) for b in args.observations)
+    if total > MAX_ITEMS:
+        raise ValidationFailed(
+            f"{total} observations in one call; at most {MAX_ITEMS}",
+            details={"field": "observations", "reason": "too_many", "count": total, "limit": MAX_ITEMS},
+            hint="Split them over several calls.",
+        )
     for i, batch in enumerate(args.observations):  # all checked (entities exist) before any write
         name = check_name(batch.entityName, f"observations[{i}].entityName")
         store.require(name, "write")
@@ -236,7 +243,7 @@ class NewRelation(BaseModel):
     from_: str = Field(alias="from", max_length=10_000, description="Source entity.")
     to: str = Field(max_length=10_000, description="Target: an entity, or any note of the vault.")
     relationType: str = Field(  # noqa: N815
-        min_length=1, max_length=100, pattern=r"^[^\s\[\]]+$", description="Relation type in active voice, no spaces."
+        min_length=1, max_length=100, pattern=r"^[^\[\]\r\n]*[^\s\[\]]$", description="Relation type in active voice."
     )
 
 

@@ -11,14 +11,12 @@ Touches: the memory folder's notes only.
 from __future__ import annotations
 
 import contextlib
-import math
-import re
-from collections import Counter
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from service.errors import AlreadyExists
 from service.memory.model import Entity, Observation, normalize_text
+from service.memory.rank import Unit, rank, units_of
 from service.memory.store import check_name
 from service.policy.confirmations import ChangePreview
 from service.tools.context import ToolContext
@@ -33,18 +31,6 @@ from service.tools.memory.entities import (
 )
 from service.tools.models import ToolInput, ToolOutput, decode_cursor, encode_cursor
 from service.tools.spec import ToolSpec
-
-_WORD = re.compile(r"\w+", re.UNICODE)
-_STOP_WORDS = (
-    "a an the and or of to in on at for by with from is are was were be been it its this "
-    "that what when where who whom which how did do does i you he she we they me my your his her our their"
-)
-_STOP = frozenset(_STOP_WORDS.split())
-
-
-def _words(text: str) -> list[str]:
-    return [w for w in _WORD.findall(text.lower()) if w not in _STOP]
-
 
 # -- read_memory_graph -------------------------------------------------------------------------
 
@@ -129,42 +115,25 @@ def _dated(obs: Observation) -> str:
 
 async def search_memory(ctx: ToolContext, args: SearchMemoryIn) -> SearchMemoryOut:
     store = entity_store(ctx)
-    terms = Counter(_words(args.query))
-    units: list[tuple[Entity, str, Observation, Counter[str]]] = []
+    found: list[tuple[Entity, str, Observation]] = []
+    units: list[Unit] = []
     for loaded in store.entities():
         e = loaded.entity
         if args.entity_type is not None and e.entity_type.lower() != args.entity_type.lower():
             continue
-        context = _words(f"{e.name} {e.entity_type}")
-        for obs in e.observations:
+        every = units_of([o.text for o in e.observations], f"{e.name} {e.entity_type}")
+        for obs, unit in zip(e.observations, every, strict=True):
             when = _dated(obs)
             if (args.since and when and when < args.since) or (
                 args.until and when and when[: len(args.until)] > args.until
             ):
                 continue
-            units.append((e, loaded.vp.rel, obs, Counter(_words(obs.text) + context)))
-    if not units or not terms:
-        return SearchMemoryOut(items=[])
-    df: Counter[str] = Counter()
-    for *_, counts in units:
-        df.update(t for t in terms if t in counts)
-    n = len(units)
-    avg = sum(sum(c.values()) for *_, c in units) / n
-    scored: list[tuple[float, int]] = []
-    for i, (*_, counts) in enumerate(units):
-        length = sum(counts.values()) or 1
-        score = 0.0
-        for t, q in terms.items():
-            tf = counts.get(t, 0)
-            if tf:
-                idf = math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5))
-                score += q * idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * length / avg))
-        if score > 0:
-            scored.append((score, i))
-    scored.sort(key=lambda s: (-s[0], s[1]))
+            found.append((e, loaded.vp.rel, obs))
+            units.append(unit)
+    scored = rank(args.query, units)
     items = []
     for score, i in scored[: args.limit]:
-        e, rel, obs, _ = units[i]
+        e, rel, obs = found[i]
         url = ctx.vault.url(rel) + (f"%23%5E{obs.block_id}" if obs.block_id else "")
         items.append(
             MemoryHit(

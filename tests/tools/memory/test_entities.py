@@ -134,3 +134,20 @@ async def test_a_caller_denied_the_memory_folder_learns_nothing(make_vault: Call
         await vg.err("open_nodes", "acl_denied", names=["Alice"])
         await vg.err("create_entities", "acl_denied", entities=[ALICE])
         await vg.err("add_observations", "acl_denied", observations=[{"entityName": "Alice", "contents": ["x"]}])
+
+
+async def test_relation_types_with_spaces_work_as_in_the_memory_server(vg: Harness) -> None:
+    await vg.ok("create_entities", entities=[ALICE, {"name": "Acme", "entityType": "company"}])
+    await vg.ok("create_relations", relations=[{"from": "Alice", "to": "Acme", "relationType": "works at"}])
+    assert "- works at [[Memory/Acme]]" in vg.read("Memory/Alice.md")
+    opened = await vg.ok("open_nodes", names=["Alice"])
+    assert opened["relations"] == [{"from": "Alice", "to": "Acme", "relationType": "works at"}]
+
+
+async def test_more_than_1000_observations_in_one_call_are_refused(vg: Harness) -> None:
+    await vg.ok("create_entities", entities=[ALICE, {"name": "Bob", "entityType": "person"}])
+    before = vg.snapshot()
+    batches = [{"entityName": n, "contents": [f"{n} fact {i}" for i in range(600)]} for n in ("Alice", "Bob")]
+    error = await vg.err("add_observations", "validation_error", observations=batches)
+    assert error["details"]["reason"] == "too_many"
+    assert vg.snapshot() == before
