@@ -107,7 +107,15 @@ function pluginVersion(app, id) {
   return plugin.manifest?.version ?? app?.plugins?.manifests?.[id]?.version ?? "unknown";
 }
 function bodyObject(req) {
-  const body = req.body;
+  let body = req.body;
+  if (body instanceof Uint8Array) body = new TextDecoder().decode(body);
+  if (typeof body === "string" && body.trim() !== "") {
+    try {
+      body = JSON.parse(body);
+    } catch {
+      throw badRequest("the body is not JSON");
+    }
+  }
   if (body === void 0 || body === null || body === "") return {};
   if (typeof body !== "object" || Array.isArray(body)) throw badRequest("the body must be a JSON object");
   return body;

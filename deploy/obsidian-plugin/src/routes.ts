@@ -67,7 +67,17 @@ function pluginVersion(app: AnyApp, id: string): string | null {
 }
 
 function bodyObject(req: Req): Record<string, unknown> {
-  const body = req.body;
+  // The host's body parsers decide what arrives: parsed JSON, or a string / bytes when the
+  // client sent another content type. Accept all three; anything else is a bad request.
+  let body = req.body;
+  if (body instanceof Uint8Array) body = new TextDecoder().decode(body);
+  if (typeof body === "string" && body.trim() !== "") {
+    try {
+      body = JSON.parse(body);
+    } catch {
+      throw badRequest("the body is not JSON");
+    }
+  }
   if (body === undefined || body === null || body === "") return {};
   if (typeof body !== "object" || Array.isArray(body)) throw badRequest("the body must be a JSON object");
   return body as Record<string, unknown>;

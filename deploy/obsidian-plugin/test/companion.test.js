@@ -194,3 +194,14 @@ test("make.md without a spaces index is plugin_incompatible; without make.md plu
   assert.equal(res.statusCode, 404);
   assert.equal(res.body.plugin, "make-md");
 });
+
+test("a body that arrives as text or bytes is parsed as JSON; text that is not JSON is bad_request", async () => {
+  const { rest, calls } = await loadedCompanion();
+  const text = JSON.stringify({ choice: "Log idea" });
+  assert.equal((await rest.call("post", `${P}/quickadd/execute/`, text)).statusCode, 200);
+  assert.equal((await rest.call("post", `${P}/quickadd/execute/`, Buffer.from(text))).statusCode, 200);
+  const res = await rest.call("post", `${P}/quickadd/execute/`, "choice=Log idea");
+  assert.equal(res.statusCode, 400);
+  assert.equal(res.body.error, "bad_request");
+  assert.equal(calls.quickadd.length, 2);
+});
