@@ -1,6 +1,6 @@
 """The standard benchmark workload: a deterministic synthetic Obsidian vault and its queries.
 
-Run: `python -m tests.bench.workload OUT [-n 10000] [--seed 42] [--meta OUT.meta.json] [--force]`
+Run: `python -m tests.bench.workload OUT [-n 10000 | --size 100k] [--seed 42] [--meta OUT.meta.json] [--force]`
 (the benchmarks call `generate` through `tests.bench.common.standard_vault`). The standard workload
 is 10,000 notes with seed 42; the same arguments give a byte-identical vault and metadata (for one
 Python minor version), and the same vault as the workload generator the project's published
@@ -413,6 +413,10 @@ def queries(rng: random.Random, bodies: list[str], vocab: Vocabulary) -> list[di
     return out[:50]
 
 
+SIZES = {"10k": 10_000, "100k": 100_000}
+"""Named workload sizes: the standard one and the scale one (issue 39), same parameters and seed."""
+
+
 def generate(out: Path, n: int = 10_000, seed: int = 42, meta: Path | None = None) -> dict[str, Any]:
     """Write the vault to `out` (which must not exist) and its metadata to `meta` (default
     `OUT.meta.json`); returns the metadata."""
@@ -461,10 +465,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("out", type=Path, help="the vault folder to create")
     parser.add_argument("-n", type=int, default=10_000, help="number of notes (default 10000)")
+    parser.add_argument("--size", choices=sorted(SIZES), help="a named size (overrides -n): 10k or 100k")
     parser.add_argument("--seed", type=int, default=42, help="random seed (default 42)")
     parser.add_argument("--meta", type=Path, help="where to write the metadata JSON (default OUT.meta.json)")
     parser.add_argument("--force", action="store_true", help="delete OUT first if it exists")
     args = parser.parse_args(argv)
+    if args.size:
+        args.n = SIZES[args.size]
     out = args.out.resolve()
     if out.exists():
         if not args.force:
