@@ -42,7 +42,8 @@ async def test_capture_then_file_it_over_http(make_vault: Callable[..., Path], m
     assert [i["id"] for i in listed["items"]] == [made["id"], other["id"]]
     assert filed["block_link"] == f"[[Home#^{made['id']}]]" and f"[[Memory/Inbox#^{made['id']}|captured " in home
     assert f"[filed_to:: [[Home#^{made['id']}]]]" in inbox and "[status:: filed]" in inbox
-    assert into["entity"] == "Ann" and "Ann prefers mornings" in ann and f"Memory/Inbox#^{other['id']}" in ann
+    assert into["entity"] == "Ann" and "Ann prefers mornings" in ann
+    assert f"[source:: Memory/Inbox#^{other['id']}]" in ann
     assert again["code"] == "conflict" and huge["code"] == "validation_error"
 
 

@@ -296,7 +296,7 @@ async def process_capture(ctx: ToolContext, args: ProcessCaptureIn) -> ProcessCa
         else:
             if args.action == "entity":
                 assert args.target is not None
-                back = f"[[{cap.inbox.removesuffix('.md')}#^{cap.id}]]"
+                back = f"{cap.inbox.removesuffix('.md')}#^{cap.id}"  # an inline field holds no ']'
                 filed = await file_observation(ctx, args.target, cap.text, source=back, category=args.category)
                 rel, block, entity = filed.path, filed.block_id, filed.entity
             else:
