@@ -8,7 +8,11 @@ import asyncio
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
+import pytest
+
+from service.activity import Activity
 from service.retrieval.sensitive import Guard
 from service.tools.query_warmup import PRESCAN_MIN_BYTES
 from service.tools.sensitive import guard_for, prescan
@@ -90,11 +94,19 @@ async def test_prescan_goes_in_batches_and_skips_what_is_known(make_vault: Calla
         assert other is None and len(guard.verdicts) == 3
 
 
-async def test_the_prescan_waits_for_the_callers_to_pause(make_vault: Callable[..., Path]) -> None:
+async def test_the_prescan_waits_for_the_callers_to_pause(
+    make_vault: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
     vault = {**VAULT, "Ops.md": VAULT["Ops.md"] + "Paused callers only.\n"}  # a version no other test judged
+    born = Activity.__init__
+
+    def busy_from_birth(self: Activity, *args: Any, **kwargs: Any) -> None:
+        born(self, *args, **kwargs)
+        self.begin()  # a call that runs on and on, from before the warm-up can start
+
+    monkeypatch.setattr(Activity, "__init__", busy_from_birth)
     async with started(make_vault(vault)) as vg:
         activity = vg.app.activity
-        activity.begin()  # a call that runs on and on
         await vg.indexed()
         guard = _guard(vg)
         versions = await vg.app.db.run_read(_long)
