@@ -9,6 +9,7 @@ Health: `unavailable` when the index failed or is missing, `degraded` while it i
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import datetime as dt
 import time
 from typing import Any, Literal
@@ -234,7 +235,11 @@ class ReindexIn(ToolInput):
         description="sync: re-read notes whose size, mtime or content changed; full: re-parse every note; "
         "embeddings: chunk and embed every note again (semantic search answers from what is done meanwhile).",
     )
-    wait: bool = Field(default=True, description="Wait for the job (with progress notifications) or return at once.")
+    wait: bool | None = Field(
+        default=None,
+        description="true: wait for the job to finish (progress notifications meanwhile); false: answer at once "
+        "with the job; unset: wait up to 10 s, then answer with the running job (index_status shows its progress).",
+    )
 
 
 class ReindexOut(ToolOutput):
@@ -260,12 +265,15 @@ async def reindex(ctx: ToolContext, args: ReindexIn) -> ReindexOut:
 
     if args.mode == "embeddings":
         return await reindex_embeddings(ctx, args, restricted)
-    job, already, task = await _jobs(ctx).launch(indexer, args.mode, progress if args.wait else None)
-    if args.wait:
+    within = _within(args.wait)
+    job, already, task = await _jobs(ctx).launch(indexer, args.mode, progress if within != 0 else None)
+    if within != 0:
         try:
-            # A cancelled call stops waiting; the job goes on in the background (each batch is
-            # one transaction, so the index stays consistent) and index_status shows it.
-            await asyncio.shield(task)
+            # A cancelled call, or one that waited its bound, stops waiting; the job goes on in
+            # the background (each batch is one transaction, so the index stays consistent) and
+            # index_status shows it.
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(task), within)
         finally:
             _jobs(ctx).detach(job.id, progress)
     return ReindexOut(vault=ctx.vault.id, job=job_out(job, restricted=restricted) or _never(), already_running=already)
@@ -288,12 +296,14 @@ async def reindex_embeddings(ctx: ToolContext, args: ReindexIn, restricted: bool
             done, total = _percent(done, total), 100
         await ctx.progress(done, total, f"reindex (embeddings): {done}/{total} chunks")
 
-    if args.wait:
+    within = _within(args.wait)
+    if within != 0:
         job.progress = progress
     try:
         job.kick()
-        if args.wait:
-            await job.wait_settled(within=3600)
+        if within != 0:
+            with contextlib.suppress(TimeoutError):
+                await job.wait_settled(within=within if within is not None else 3600)
     finally:
         job.progress = None
     counts = await engine.counts(ctx.vault.id)
@@ -312,6 +322,18 @@ async def reindex_embeddings(ctx: ToolContext, args: ReindexIn, restricted: bool
         ),
         already_running=False,
     )
+
+
+# How long a reindex call waits when the caller did not say: a call on stdio must not hold the
+# line for minutes, and a small vault's reindex still answers finished.
+WAIT_S = 10.0
+
+
+def _within(wait: bool | None) -> float | None:
+    """Seconds to wait for the job: None to its end, 0 not at all."""
+    if wait is None:
+        return WAIT_S
+    return None if wait else 0
 
 
 def _never() -> Any:  # pragma: no cover - job_out only returns None for None
@@ -336,8 +358,9 @@ TOOLS: tuple[ToolSpec, ...] = (
         title="Reindex the vault",
         description="Rebuild the search index as a job: 'sync' re-reads changed notes, 'full' re-parses every note, "
         "'embeddings' chunks and embeds every note again. "
-        "Reports progress while waiting; wait=false answers at once with the job (index_status shows its "
-        "progress), and a client with MCP tasks may run it as a task. A second call while one runs returns the "
+        "Reports progress while waiting; by default waits up to 10 s and then answers with the running job "
+        "(index_status shows its progress); wait=true waits to the end, wait=false answers at once, and a client "
+        "with MCP tasks may run it as a task. A second call while one runs returns the "
         "running job. Changes only the cache, never a note.",
         input_model=ReindexIn,
         output_model=ReindexOut,

@@ -11,6 +11,7 @@ import pytest
 
 from service.indexer.jobs import IndexJobs
 from service.indexer.runner import VaultIndexer, indexer_of
+from service.tools.index import status as index_status_module
 from tests.conftest import Harness, started
 from tests.search_vault import SEARCH_VAULT
 from tests.sec_vault import caller
@@ -198,3 +199,35 @@ async def test_a_failed_index_reports_unavailable(
         status = await vg.ok("index_status")
         assert status["health"] == "unavailable" and status["ready"] is False and status["state"] == "failed"
         assert "disk on fire" in status["error"]
+
+
+async def test_reindex_by_default_waits_its_bound_then_answers_with_the_running_job(
+    make_vault: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A call that does not say `wait` never holds the line for minutes (it did over stdio): it
+    waits `WAIT_S` with progress, then answers with the job, which goes on to its end."""
+    monkeypatch.setattr(index_status_module, "WAIT_S", 0.3)
+    async with started(make_vault(SEARCH_VAULT)) as vg:
+        await vg.indexed()
+        release = asyncio.Event()
+        jobs = vg.app.services.index_jobs
+        assert isinstance(jobs, IndexJobs)
+        jobs.listener_timeout_s = 60.0
+        seen: list[float] = []
+
+        async def hold(done: float, total: float | None, message: str | None) -> None:
+            seen.append(done)
+            await asyncio.wait_for(release.wait(), 30)  # the job awaits its listeners: it runs on
+
+        result = await asyncio.wait_for(
+            vg.app.dispatcher.call("reindex", {"mode": "full"}, principal=vg.principal, progress=hold), 30
+        )
+        assert result.structured is not None and not result.is_error
+        job = result.structured["job"]
+        assert job["status"] == "running" and seen  # answered while it ran, after progress
+        assert (await vg.ok("index_status"))["active_job"]["id"] == job["id"]
+        release.set()
+        task = jobs._tasks.get(job["id"])
+        if task is not None:
+            await asyncio.wait_for(task, 30)
+        assert (await vg.ok("index_status"))["last_job"]["status"] == "done"
