@@ -1,0 +1,436 @@
+"""Excalidraw drawings as the Obsidian Excalidraw plugin stores them: reading, validating, writing.
+
+Two forms. A plain `.excalidraw` file is the scene as JSON (`{type, version, source, elements,
+appState, files}`). A drawing note (`.excalidraw.md`, or any note whose frontmatter has
+`excalidraw-plugin`) is Markdown in this order:
+
+    <header: frontmatter, then anything the user wrote ("back of the card")>
+    # Excalidraw Data                     ("%%\\n" before it when the whole section is a comment)
+
+    ## Text Elements
+    <the text element's raw text> ^<its 8-character id>      (blank line after each)
+
+    ## Element Links                      (when an element carries a link: "<id>: <link>")
+    ## Embedded Files                     ("<fileId>: [[image.png]]", a URL, or "$$latex$$")
+    %%
+    ## Drawing
+    ```compressed-json                    (LZ-string Base64 of the scene, 256 characters a line,
+    <...>                                   lines separated by a blank line; or ```json)
+    ```
+    %%
+
+The plugin takes each text element's text from the Text Elements section (the section wins
+over the scene), so a write keeps the two equal, and block ids must be 8 characters (its own
+parser reads exactly 8 after `^`): a text element with any other id is refused on write.
+
+Writing keeps what it does not own byte for byte — the header, the Embedded Files section, the
+text after the drawing block — and regenerates the rest the way the plugin does: the scene as
+`JSON.stringify(scene, null, "\\t")` (`service.obsidian.jsjson`), compressed with
+`service.obsidian.lzstring`, text elements in the section's order then the scene's. A scene
+read and written back unchanged gives the same bytes (docs/bridges.md, "Excalidraw").
+Pure functions: no I/O, no settings; decompression is bounded by the caller's `max_chars`.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+import random
+import re
+import time
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from service.obsidian import jsjson, lzstring
+
+# Every element type the Excalidraw editor saves ("selection" is a transient one).
+ELEMENT_TYPES = (
+    "rectangle",
+    "diamond",
+    "ellipse",
+    "arrow",
+    "line",
+    "freedraw",
+    "text",
+    "image",
+    "frame",
+    "magicframe",
+    "embeddable",
+    "iframe",
+)
+SHAPES = ("rectangle", "diamond", "ellipse", "arrow", "line", "text")  # what `new_element` builds
+GEOMETRY = ("x", "y", "width", "height")
+BLOCK_ID = re.compile(r"^[A-Za-z0-9_-]{8}$")
+PLUGIN_KEY = "excalidraw-plugin"
+CHUNK = 256  # characters per line of the compressed block, as the plugin wraps it
+
+_DRAWING = re.compile(r"\n##? Drawing\n[^`]*```(compressed-json|json)\n(.*?)```", re.S)
+_DATA_HEADING = re.compile(r"^(%%\n+)?# Excalidraw Data(?:\n|$)", re.M)
+_TEXT_HEADING = re.compile(r"^(%%\n+)?##? Text Elements(?:\n|$)", re.M)
+_BLOCK_REF = re.compile(r"\s\^(.{8})\n+")
+_LINK_LINE = re.compile(r"^(.{8}):\s*(.*)$", re.M)
+_FILE_LINE = re.compile(r"([\w\d]*):\s*!?\[\[([^\]]*)]]\s*(\{[^}]*})?\n")
+_URL_LINE = re.compile(r"([\w\d]*):\s*((?:https?|file|ftps?)://[^\s]*)\n")
+_EQUATION_LINE = re.compile(r"([\w\d]*):\s*\$\$([\s\S]*?)(\$\$\s*\n)")
+_FRONTMATTER_KEY = re.compile(r"^excalidraw-plugin\s*:", re.M)
+
+NEW_HEADER = "---\n\nexcalidraw-plugin: parsed\ntags: [excalidraw]\n\n---\n\n"
+
+Form = Literal["markdown", "json"]
+
+
+class DrawingError(ValueError):
+    """A file that is not a drawing this module can read (`reason` names why)."""
+
+    def __init__(self, reason: str, message: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
+@dataclass
+class Embedded:
+    file_id: str
+    target: str
+    kind: Literal["file", "url", "equation"]
+
+
+@dataclass
+class Drawing:
+    """A drawing file taken apart; `render` puts it back together."""
+
+    form: Form
+    compressed: bool
+    scene: dict[str, Any]
+    header: str = ""  # markdown: everything before the data section, kept as is
+    commented: bool = False  # the data section starts with "%%" (all of it is a comment)
+    section_texts: dict[str, str] = field(default_factory=dict)  # Text Elements: id -> raw text, in order
+    section_links: dict[str, str] = field(default_factory=dict)  # Element Links: id -> link
+    embedded_raw: str = ""  # the Embedded Files section as written (heading included)
+    embedded: list[Embedded] = field(default_factory=list)
+    tail: str = "\n%%"  # after the drawing block's closing fence
+    text: str = ""  # the file as read
+    # As read, to write back unchanged what did not change: the scene, the data section (from
+    # its heading to "## Drawing") and the drawing block ("## Drawing" to its closing fence).
+    original: dict[str, Any] | None = None
+    section_raw: str = ""
+    block_raw: str = ""
+
+
+def is_drawing_note(text: str) -> bool:
+    """Whether a note's frontmatter marks it as a drawing (`excalidraw-plugin: parsed|raw|locked`)."""
+    if not text.startswith("---"):
+        return False
+    end = text.find("\n---", 3)
+    return end > 0 and bool(_FRONTMATTER_KEY.search(text[3:end]))
+
+
+def elements_of(scene: dict[str, Any]) -> list[dict[str, Any]]:
+    raw = scene.get("elements")
+    return [e for e in raw if isinstance(e, dict)] if isinstance(raw, list) else []
+
+
+def live(elements: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The elements the drawing shows (deleted ones stay in the file until the plugin drops them)."""
+    return [e for e in elements if not e.get("isDeleted")]
+
+
+def element_text(element: dict[str, Any]) -> str:
+    """A text element's raw text (Markdown, links unparsed), as the plugin lists it."""
+    for key in ("rawText", "originalText", "text"):
+        value = element.get(key)
+        if isinstance(value, str) and value != "":
+            return value
+    return ""
+
+
+# -- reading ---------------------------------------------------------------------------------
+
+
+def _scene(text: str) -> dict[str, Any]:
+    try:
+        scene = json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        raise DrawingError("invalid_json", f"the scene is not valid JSON: {exc}") from None
+    if not isinstance(scene, dict):
+        raise DrawingError("invalid_scene", "the scene is not a JSON object")
+    return scene
+
+
+def parse_json(text: str) -> Drawing:
+    """A plain `.excalidraw` file (an empty file is an empty scene)."""
+    scene = _scene(text) if text.strip() else new_scene()
+    return Drawing(form="json", compressed=False, scene=scene, text=text, original=copy.deepcopy(scene))
+
+
+def parse_markdown(text: str, *, max_chars: int) -> Drawing:
+    """A drawing note. `lzstring.DecompressTooLarge` past `max_chars` characters of scene."""
+    m = _DRAWING.search(text)
+    if m is None:
+        raise DrawingError("no_drawing", "no '## Drawing' section with a ```json or ```compressed-json block")
+    compressed = m.group(1) == "compressed-json"
+    body = m.group(2)
+    if compressed:
+        json_text = lzstring.decompress_from_base64(body, max_chars=max_chars)
+        if not json_text:
+            raise DrawingError("invalid_compressed", "the compressed-json block does not decompress")
+    else:
+        if len(body) > max_chars:
+            raise lzstring.DecompressTooLarge(len(body), max_chars)
+        json_text = body
+    json_text = json_text[: json_text.rfind("}") + 1]  # as the plugin reads it: up to the last brace
+    scene = _scene(json_text)
+    drawing = Drawing(form="markdown", compressed=compressed, scene=scene, text=text, original=copy.deepcopy(scene))
+    drawing.tail = text[m.end() :]
+    drawing.block_raw = text[m.start() + 1 : m.end()]
+    front = text[: m.start() + 1]  # up to and including the newline before "## Drawing"
+    heading = _DATA_HEADING.search(front) or _TEXT_HEADING.search(front)
+    if heading is None:  # no data section: the header is what precedes "%%\n## Drawing"
+        drawing.header = front[:-3] if front.endswith("%%\n") else front
+    else:
+        drawing.header = front[: heading.start()]
+        drawing.commented = heading.group(1) is not None
+        _read_sections(drawing, front[heading.start() :])
+    drawing.section_raw = front[len(drawing.header) :]
+    return drawing
+
+
+def _read_sections(drawing: Drawing, data: str) -> None:
+    start = _TEXT_HEADING.search(data)
+    texts = data[start.end() :] if start else ""
+    cut = min((i for i in (texts.find("## Element Links\n"), texts.find("## Embedded Files\n")) if i >= 0), default=-1)
+    listed = texts if cut < 0 else texts[:cut]
+    position = 0
+    for ref in _BLOCK_REF.finditer(listed):
+        drawing.section_texts[ref.group(1)] = listed[position : ref.start()]
+        position = ref.start() + 12  # " ^12345678\n\n": the plugin steps over exactly this
+    links_at = data.find("## Element Links\n")
+    files_at = data.find("## Embedded Files\n")
+    if links_at >= 0:
+        end = files_at if files_at > links_at else len(data)
+        for line in _LINK_LINE.finditer(data[links_at + 17 : end]):
+            drawing.section_links[line.group(1)] = line.group(2)
+    if files_at >= 0:
+        raw = data[files_at:]
+        drawing.embedded_raw = raw[:-3] if raw.endswith("%%\n") else raw
+        rest = raw[18:]
+        drawing.embedded += [Embedded(f.group(1), f.group(2), "file") for f in _FILE_LINE.finditer(rest)]
+        drawing.embedded += [Embedded(u.group(1), u.group(2), "url") for u in _URL_LINE.finditer(rest)]
+        equations = _EQUATION_LINE.finditer(rest)
+        drawing.embedded += [Embedded(q.group(1), q.group(2).strip(), "equation") for q in equations]
+
+
+# -- writing ---------------------------------------------------------------------------------
+
+
+def new_scene() -> dict[str, Any]:
+    return {
+        "type": "excalidraw",
+        "version": 2,
+        "source": "vaultgate",
+        "elements": [],
+        "appState": {"gridSize": None, "viewBackgroundColor": "#ffffff"},
+        "files": {},
+    }
+
+
+def new_drawing() -> Drawing:
+    return Drawing(form="markdown", compressed=True, scene=new_scene(), header=NEW_HEADER, tail="\n%%\n")
+
+
+def compressed_block(json_text: str) -> str:
+    packed = lzstring.compress_to_base64(json_text)
+    return "\n\n".join(packed[i : i + CHUNK] for i in range(0, len(packed), CHUNK))
+
+
+def _section(drawing: Drawing) -> str:
+    elements = elements_of(drawing.scene)
+    texts = {
+        e["id"]: element_text(e) for e in live(elements) if e.get("type") == "text" and isinstance(e.get("id"), str)
+    }
+    order = [i for i in drawing.section_texts if i in texts] + [i for i in texts if i not in drawing.section_texts]
+    out = ["%%\n" if drawing.commented else "", "# Excalidraw Data\n\n## Text Elements\n"]
+    out += [f"{texts[i]} ^{i}\n\n" for i in order]
+    links = [
+        (e["id"], e["link"])
+        for kind in (False, True)  # the plugin lists other elements' links, then text elements'
+        for e in live(elements)
+        if (e.get("type") == "text") is kind and isinstance(e.get("link"), str) and e["link"]
+        if isinstance(e.get("id"), str) and BLOCK_ID.match(e["id"])
+    ]
+    if links:
+        out.append("## Element Links\n")
+        out += [f"{ident}: {link}\n\n" for ident, link in links]
+    out.append(drawing.embedded_raw)
+    out.append("" if drawing.commented else "%%\n")
+    return "".join(out)
+
+
+def _listing(scene: dict[str, Any] | None) -> list[tuple[str, str, object]]:
+    """What the data section says about a scene: its text elements and the elements' links."""
+    if scene is None:
+        return []
+    return [
+        (str(e.get("id")), element_text(e) if e.get("type") == "text" else "", e.get("link"))
+        for e in live(elements_of(scene))
+        if e.get("type") == "text" or e.get("link")
+    ]
+
+
+def render(drawing: Drawing) -> str:
+    """The file's text for `drawing.scene`. What did not change since it was read is written back
+    as it was (a scene read and written unchanged is the same bytes, even where the file was not
+    written the way the plugin writes it); the rest is rebuilt the way the plugin writes it."""
+    unchanged = drawing.original is not None and drawing.scene == drawing.original
+    if drawing.form == "json":
+        return drawing.text if unchanged else jsjson.stringify(drawing.scene)
+    if unchanged and drawing.block_raw:
+        block = drawing.block_raw
+    elif drawing.compressed:
+        block = f"## Drawing\n```compressed-json\n{compressed_block(jsjson.stringify(drawing.scene))}\n```"
+    else:
+        block = f"## Drawing\n```json\n{jsjson.stringify(drawing.scene)}\n```"
+    same_section = drawing.section_raw and _listing(drawing.scene) == _listing(drawing.original)
+    section = drawing.section_raw if same_section else _section(drawing)
+    return drawing.header + section + block + drawing.tail
+
+
+def without_scene(body: str) -> str:
+    """A drawing note's text with its scene block emptied (its line breaks kept, so line numbers
+    do not move): the index takes the Text Elements section's words, not the scene's JSON or
+    Base64, which would only be noise in full-text and semantic search."""
+    m = _DRAWING.search(body)
+    if m is None:
+        return body
+    start, end = m.span(2)
+    return body[:start] + "\n" * body.count("\n", start, end) + body[end:]
+
+
+# -- validation ------------------------------------------------------------------------------
+
+Problem = dict[str, str]
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def problems(elements: list[Any]) -> list[Problem]:
+    """Every way a list of scene elements breaks what the plugin can open (empty when fine)."""
+    out: list[Problem] = []
+    seen: set[str] = set()
+    for i, element in enumerate(elements):
+        where = f"elements[{i}]"
+        if not isinstance(element, dict):
+            out.append({"where": where, "field": "", "problem": "must be an object"})
+            continue
+        ident = element.get("id")
+        if not isinstance(ident, str) or not ident:
+            out.append({"where": where, "field": "id", "problem": "must be a non-empty string"})
+        elif ident in seen:
+            out.append({"where": where, "field": "id", "problem": f"duplicate id {ident!r}"})
+        else:
+            seen.add(ident)
+        kind = element.get("type")
+        if kind not in ELEMENT_TYPES:
+            out.append({"where": where, "field": "type", "problem": f"must be one of {', '.join(ELEMENT_TYPES)}"})
+        for key in GEOMETRY:
+            if key not in element:
+                out.append({"where": where, "field": key, "problem": "missing"})
+            elif not _is_number(element[key]):
+                out.append({"where": where, "field": key, "problem": "must be a finite number"})
+        if kind == "text" and not element.get("isDeleted"):
+            if not isinstance(element.get("text"), str):
+                out.append({"where": where, "field": "text", "problem": "missing (a text element needs its text)"})
+            if isinstance(ident, str) and ident and not BLOCK_ID.match(ident):
+                why = "a text element's id is its block id: 8 letters or digits"
+                out.append({"where": where, "field": "id", "problem": why})
+        for key in ("link", "containerId", "frameId"):
+            if key in element and element[key] is not None and not isinstance(element[key], str):
+                out.append({"where": where, "field": key, "problem": "must be a string or null"})
+    return out
+
+
+# -- new elements ----------------------------------------------------------------------------
+
+_ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def new_id(taken: set[str], rng: random.Random) -> str:
+    while True:
+        ident = "".join(rng.choice(_ALPHABET) for _ in range(8))
+        if ident not in taken:
+            taken.add(ident)
+            return ident
+
+
+def text_size(text: str, font_size: float) -> tuple[float, float]:
+    """A text element's box, estimated (the plugin re-measures it on open)."""
+    lines = text.split("\n")
+    return round(max(len(line) for line in lines) * font_size * 0.55, 2), round(len(lines) * font_size * 1.25, 2)
+
+
+def new_element(spec: dict[str, Any], ident: str, rng: random.Random) -> dict[str, Any]:
+    """A full Excalidraw element from a short one (`type`, `x`, `y`, size, text, colours, link)."""
+    kind = spec["type"]
+    width = spec.get("width")
+    height = spec.get("height")
+    font_size = spec.get("font_size", 20)
+    if kind == "text":
+        guess_w, guess_h = text_size(spec["text"], font_size)
+        width = guess_w if width is None else width
+        height = guess_h if height is None else height
+    width = 100 if width is None else width
+    height = (0 if kind in ("arrow", "line") else 100) if height is None else height
+    dx, dy = width, height  # an arrow or line runs from (x, y) by (dx, dy); its box is the extent
+    width, height = abs(width), abs(height)
+    element: dict[str, Any] = {
+        "id": ident,
+        "type": kind,
+        "x": spec["x"],
+        "y": spec["y"],
+        "width": width,
+        "height": height,
+        "angle": 0,
+        "strokeColor": spec.get("stroke_color") or "#1e1e1e",
+        "backgroundColor": spec.get("background_color") or "transparent",
+        "fillStyle": "solid",
+        "strokeWidth": 2,
+        "strokeStyle": "solid",
+        "roughness": 1,
+        "opacity": 100,
+        "groupIds": [],
+        "frameId": None,
+        "roundness": {"type": 3} if kind == "rectangle" else ({"type": 2} if kind in ("diamond", "ellipse") else None),
+        "seed": rng.randint(1, 2**31 - 1),
+        "version": 1,
+        "versionNonce": rng.randint(1, 2**31 - 1),
+        "isDeleted": False,
+        "boundElements": [],
+        "updated": int(time.time() * 1000),
+        "link": spec.get("link"),
+        "locked": False,
+    }
+    if kind == "text":
+        element |= {
+            "text": spec["text"],
+            "rawText": spec["text"],
+            "originalText": spec["text"],
+            "fontSize": font_size,
+            "fontFamily": 1,
+            "textAlign": "left",
+            "verticalAlign": "top",
+            "containerId": None,
+            "autoResize": True,
+            "lineHeight": 1.25,
+        }
+    elif kind in ("arrow", "line"):
+        element |= {
+            "points": [[0, 0], [dx, dy]],
+            "lastCommittedPoint": None,
+            "startBinding": None,
+            "endBinding": None,
+            "startArrowhead": None,
+            "endArrowhead": "arrow" if kind == "arrow" else None,
+        }
+    return element
