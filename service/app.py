@@ -33,6 +33,7 @@ from service.errors import VaultgateError
 from service.indexer.jobs import IndexJobs
 from service.indexer.runner import VaultIndexer, indexer_of
 from service.memory.experiences import ExperienceStore
+from service.memory.recall import MemoryRecall
 from service.obs.audit import AuditSink
 from service.obs.maintenance import Maintenance
 from service.obs.metrics import Metrics
@@ -128,6 +129,7 @@ class VaultgateApp:
         self.semantic = SemanticEngine(settings.embeddings, self.db, activity=self.activity)
         self.plans = PlanRuns(self.state, self.vaults, settings.plans)
         self.experiences = ExperienceStore(data_dir)  # its own file and migration chain
+        self.recall = MemoryRecall(self.db, settings.memory.folder, self.semantic.embedder_if_on)
         self.services = Services(
             settings=settings,
             vaults=self.vaults,
@@ -151,6 +153,7 @@ class VaultgateApp:
             semantic=self.semantic,
             rerank=build_reranker(settings.rerank),
             experiences=self.experiences,
+            recall=self.recall,
         )
         self.layers = build_layers(self.services, self.registry)
         self.dispatcher = Dispatcher(
@@ -197,7 +200,15 @@ class VaultgateApp:
             guards=lambda vault: guard_for(self.services.settings, vault),
             activity=self.activity,
         )
-        self.components += [self.warmup, self.index_jobs, self.audit, self.sessions, self.maintenance, self.plans]
+        self.components += [
+            self.warmup,
+            self.recall,
+            self.index_jobs,
+            self.audit,
+            self.sessions,
+            self.maintenance,
+            self.plans,
+        ]
         self.components.append(heap.HeapTrimmer())
         if owns_process:
             indexers = [c for c in self.components if isinstance(c, VaultIndexer)]

@@ -19,6 +19,7 @@ from service.types import ClientLog, NestedCall, OpenGuard, PathGuard
 if TYPE_CHECKING:
     from service.indexer.jobs import IndexJobs
     from service.memory.experiences import ExperienceStore
+    from service.memory.recall import MemoryRecall
     from service.obs.audit import AuditSink
     from service.obs.metrics import Metrics
     from service.obs.sessions import SessionTraces
@@ -60,4 +61,5 @@ class Services:
     semantic: SemanticEngine | None = None  # chunks, embeddings, vector search ([embeddings])
     rerank: Reranker | None = None  # reorders the answer tools' top candidates ([rerank]; off by default)
     experiences: ExperienceStore | None = None  # experiential.db (data folder): agents' low-trust notes
+    recall: MemoryRecall | None = None  # memory observations found by meaning and words
     started_at: float = field(default_factory=time.time)

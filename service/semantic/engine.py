@@ -154,6 +154,9 @@ class SemanticEngine:
             raise EmbeddingUnavailable("no embedding model configured")
         return self._embedder
 
+    def embedder_if_on(self) -> Embedder | None:
+        return self.embedder() if self.enabled else None
+
     @property
     def model(self) -> str | None:
         return self.embedder().name if self.enabled else None

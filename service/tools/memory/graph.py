@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from service.errors import AlreadyExists
 from service.memory.model import Entity, Observation, normalize_text
-from service.memory.rank import Unit, rank, units_of
+from service.memory.recall import Recall
 from service.memory.store import check_name
 from service.policy.confirmations import ChangePreview
 from service.tools.context import ToolContext
@@ -107,33 +107,48 @@ class MemoryHit(ToolOutput):
 
 class SearchMemoryOut(ToolOutput):
     items: list[MemoryHit] = Field(description="Observations, best first.")
+    by_meaning: bool = Field(description="Whether vectors ranked them too (false: words only; embeddings are off).")
+    vectors_pending: int = Field(
+        description="Observations still waiting for their vector (ranked by words alone until they have one)."
+    )
 
 
 def _dated(obs: Observation) -> str:
     return obs.fields.get("date") or obs.fields.get("recorded") or ""
 
 
+def recall_for(ctx: ToolContext) -> Recall:
+    if ctx.services.recall is None:  # pragma: no cover - the app always has one
+        raise RuntimeError("no memory recall index")
+    return ctx.services.recall.of(ctx.vault)
+
+
 async def search_memory(ctx: ToolContext, args: SearchMemoryIn) -> SearchMemoryOut:
-    store = entity_store(ctx)
-    found: list[tuple[Entity, str, Observation]] = []
-    units: list[Unit] = []
-    for loaded in store.entities():
-        e = loaded.entity
-        if args.entity_type is not None and e.entity_type.lower() != args.entity_type.lower():
-            continue
-        every = units_of([o.text for o in e.observations], f"{e.name} {e.entity_type}")
-        for obs, unit in zip(e.observations, every, strict=True):
-            when = _dated(obs)
-            if (args.since and when and when < args.since) or (
-                args.until and when and when[: len(args.until)] > args.until
-            ):
-                continue
-            found.append((e, loaded.vp.rel, obs))
-            units.append(unit)
-    scored = rank(args.query, units)
+    recall = recall_for(ctx)
+    ctx.resolve(recall.folder, "read")  # a caller denied the memory folder is told so, as by every memory tool
+    await recall.refresh()
+    vector = None
+    if recall.model is not None and ctx.services.semantic is not None:
+        with contextlib.suppress(Exception):  # the model failed to load: words only
+            vector = await ctx.services.semantic.query_vector(args.query)
+    kind = args.entity_type.lower() if args.entity_type else None
+    since, until = args.since, args.until
+
+    def keep_obs(obs: Observation) -> bool:
+        when = _dated(obs)
+        return not ((since and when and when < since) or (until and when and when[: len(until)] > until))
+
+    hits = recall.search(
+        args.query,
+        vector,
+        limit=args.limit,
+        readable=ctx.walk_filter(),
+        keep=(lambda e: e.entity.entity_type.lower() == kind) if kind else None,
+        keep_obs=keep_obs if since or until else None,
+    )
     items = []
-    for score, i in scored[: args.limit]:
-        e, rel, obs = found[i]
+    for hit in hits:
+        e, obs, rel = hit.entry.entity, hit.observation, hit.entry.rel
         url = ctx.vault.url(rel) + (f"%23%5E{obs.block_id}" if obs.block_id else "")
         items.append(
             MemoryHit(
@@ -145,12 +160,12 @@ async def search_memory(ctx: ToolContext, args: SearchMemoryIn) -> SearchMemoryO
                 date=obs.fields.get("date"),
                 recorded=obs.fields.get("recorded"),
                 source=obs.fields.get("source"),
-                score=round(score, 4),
+                score=round(hit.score, 4),
                 path=rel,
                 obsidian_url=url,
             )
         )
-    return SearchMemoryOut(items=items)
+    return SearchMemoryOut(items=items, by_meaning=vector is not None, vectors_pending=recall.pending)
 
 
 # -- memory_store ------------------------------------------------------------------------------

@@ -1,0 +1,450 @@
+"""The recall index: a vault's memory observations found by meaning and by words, fast.
+
+One `Recall` per vault and memory folder, shared by every caller (each query says which entity
+notes the caller may read). It holds each entity note parsed, with the postings of its
+observations' words, and one vector per observation when embeddings are on. A query first
+brings it up to date by the notes' stat (mtime, size, inode: a note saved by a tool, by a person
+in Obsidian or by another process is read again, a deleted one dropped), so what was written is
+found by words at once; vectors follow in the background, and until an observation has one it is
+ranked by words alone (`Recall.pending` says how many wait).
+
+Ranking (`search`), tuned on the LoCoMo dev conversations (docs/memory.md):
+- words: BM25 over each observation's own words plus `NEAR_WEIGHT` of BM25 over the words
+  around it (the entity's name and type, and its neighbours in the note), so a short turn such as
+  "Yeah, I painted that lake sunrise last year!" is found by what its neighbours say too;
+- names: an entity named in the query (name or alias) is what the question is about, not a word
+  to match: its name is taken out of the words searched (a turn that only says "Thanks,
+  Caroline!" no longer wins) and its observations count `1 + NAMED_BOOST` times;
+- meaning: cosine of the query's vector with `"<entity>: <observation>"`'s, min-max scaled over
+  the observations in scope, mixed with the words' score scaled by its best, `WORDS_SHARE` to
+  the words. An observation sharing no word with the query is a hit only at cosine
+  `MIN_COSINE` or more.
+
+Vectors are kept in the index database (`memory_vectors`, by model and text hash), so a restart
+embeds nothing again. Touches the memory folder (reads only) and `memory_vectors`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import logging
+import re
+import sqlite3
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any
+
+import numpy as np
+
+from service.embeddings.protocol import Embedder
+from service.memory.model import Entity, Observation, parse
+from service.memory.words import bm25, postings, units_of, words
+from service.storage.db import Database
+from service.vault.files import VaultFiles
+from service.vault.paths import VaultPath
+from service.vault.vault import Vault
+
+log = logging.getLogger(__name__)
+
+WORDS_SHARE = 0.5  # words against meaning in the final score
+NAMED_BOOST = 0.3  # observations of an entity the query names count this much more
+MIN_COSINE = 0.3  # a hit by meaning alone needs at least this cosine
+EMBED_BATCH = 32
+NAME_WORDS_MAX = 8  # longest entity name (in words) looked for in a query
+
+Key = tuple[int, int, int]  # mtime_ns, size, inode
+
+
+def vector_text(entity: Entity, obs: Observation) -> str:
+    return f"{entity.name}: {obs.text}"
+
+
+def text_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+
+
+@dataclass(slots=True)
+class NoteEntry:
+    rel: str
+    vp: VaultPath
+    key: Key
+    etag: str
+    entity: Entity
+    own_len: list[int]  # per observation: its words (`service.memory.words`)
+    near_len: list[int]  # the words around it
+    own_post: dict[str, list[tuple[int, int]]]  # word -> (observation, count)
+    near_post: dict[str, list[tuple[int, int]]]
+    hashes: list[str]  # per observation: hash of its vector text
+    names: list[str] = field(default_factory=list)  # name and aliases, lower-cased
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    score: float
+    entry: NoteEntry
+    index: int  # the observation's position in entry.entity.observations
+
+    @property
+    def observation(self) -> Observation:
+        return self.entry.entity.observations[self.index]
+
+
+def _key(stat: Any) -> Key:
+    return (int(stat.st_mtime_ns), int(stat.st_size), int(stat.st_ino))
+
+
+def _entry(rel: str, vp: VaultPath, key: Key, etag: str, entity: Entity) -> NoteEntry:
+    units = units_of([o.text for o in entity.observations], f"{entity.name} {entity.entity_type}")
+    names = [n.strip().lower() for n in (entity.name, *entity.aliases) if n and n.strip()]
+    return NoteEntry(
+        rel=rel,
+        vp=vp,
+        key=key,
+        etag=etag,
+        entity=entity,
+        own_len=[sum(u.own.values()) for u in units],
+        near_len=[sum(u.near.values()) for u in units],
+        own_post=postings([u.own for u in units]),
+        near_post=postings([u.near for u in units]),
+        hashes=[text_hash(vector_text(entity, o)) for o in entity.observations],
+        names=names,
+    )
+
+
+class Recall:
+    """The recall index of one vault's memory folder."""
+
+    def __init__(
+        self,
+        vault_id: str,
+        files: VaultFiles,
+        resolve: Callable[[str], VaultPath],
+        folder: str,
+        db: Database,
+        embedder: Callable[[], Embedder | None],
+    ) -> None:
+        self.vault_id = vault_id
+        self.files = files
+        self.resolve = resolve  # unrestricted: the caller's ACL is applied per query
+        self.folder = folder.strip().strip("/")
+        self.db = db
+        self.embedder = embedder
+        self.notes: dict[str, NoteEntry] = {}
+        self.vectors: dict[str, np.ndarray[Any, Any]] = {}  # text hash -> unit vector (current model)
+        self.model: str | None = None
+        self.generation = 0
+        self._layout_gen = -1
+        self._order: list[NoteEntry] = []
+        self._starts: list[int] = []
+        self._matrix: np.ndarray[Any, Any] = np.zeros((0, 0), dtype=np.float32)
+        self._have: np.ndarray[Any, Any] = np.zeros(0, dtype=bool)
+        self._name_map: dict[str, set[str]] = {}
+        self._refresh_lock = asyncio.Lock()
+        self._pending: dict[str, str] = {}  # hash -> text still to embed
+        self._embedding: asyncio.Task[None] | None = None
+
+    # -- keeping up with the folder ---------------------------------------------------------
+
+    async def refresh(self) -> None:
+        """Read again the entity notes that changed on disk since the last query."""
+        async with self._refresh_lock:
+            changed = self._scan()
+            if changed:
+                self.generation += 1
+                await self._vectors_for(changed)
+
+    def _scan(self) -> list[NoteEntry]:
+        try:
+            folder = self.resolve(self.folder)
+        except Exception:  # noqa: BLE001 - no memory folder (or an unusable one): no memory
+            folder = None
+        seen: set[str] = set()
+        changed: list[NoteEntry] = []
+        if folder is not None and folder.abs.is_dir():
+            for rel, dirent in self.files.walk(folder, recursive=False):
+                if not rel.endswith(".md"):
+                    continue
+                try:
+                    if not dirent.is_file(follow_symlinks=False):
+                        continue
+                    key = _key(dirent.stat(follow_symlinks=False))
+                except OSError:
+                    continue
+                seen.add(rel)
+                old = self.notes.get(rel)
+                if old is not None and old.key == key:
+                    continue
+                entry = self._load(rel, key)
+                if entry is None:
+                    self.notes.pop(rel, None)
+                    seen.discard(rel)
+                    if old is not None:
+                        changed.append(old)  # gone: counts as a change
+                    continue
+                self.notes[rel] = entry
+                changed.append(entry)
+        for rel in [r for r in self.notes if r not in seen]:
+            changed.append(self.notes.pop(rel))
+        return changed
+
+    def _load(self, rel: str, key: Key) -> NoteEntry | None:
+        try:
+            vp = self.resolve(rel)
+            note = self.files.read(vp)
+        except Exception:  # noqa: BLE001 - vanished, unreadable or not a note: not memory
+            return None
+        entity = parse(note.content)
+        if not entity.name:
+            return None
+        return _entry(rel, vp, key, note.etag, entity)
+
+    # -- vectors ------------------------------------------------------------------------------
+
+    def _current_embedder(self) -> Embedder | None:
+        try:
+            embedder = self.embedder()
+        except Exception:  # noqa: BLE001 - embeddings off: words only
+            return None
+        if embedder is not None and embedder.name != self.model:
+            self.model, self.vectors, self._pending = embedder.name, {}, {}
+            self.generation += 1
+        return embedder
+
+    async def _vectors_for(self, changed: list[NoteEntry]) -> None:
+        embedder = self._current_embedder()
+        if embedder is None:
+            return
+        wanted: dict[str, str] = {}
+        for entry in changed:
+            if self.notes.get(entry.rel) is not entry:
+                continue
+            for h, obs in zip(entry.hashes, entry.entity.observations, strict=True):
+                if h not in self.vectors:
+                    wanted[h] = vector_text(entry.entity, obs)
+        if not wanted:
+            return
+        model = embedder.name
+        keys = list(wanted)
+        stored = await self.db.run_read(lambda c: _stored(c, model, keys))
+        for h, vec in stored.items():
+            self.vectors[h] = vec
+            wanted.pop(h, None)
+        self._pending.update(wanted)
+        if self._pending and (self._embedding is None or self._embedding.done()):
+            self._embedding = asyncio.create_task(self._embed(embedder), name=f"memory-vectors:{self.vault_id}")
+
+    async def _embed(self, embedder: Embedder) -> None:
+        while self._pending and embedder.name == self.model:
+            batch = list(self._pending.items())[:EMBED_BATCH]
+            try:
+                rows = await embedder.embed_documents([text for _, text in batch])
+            except Exception:  # noqa: BLE001 - the words still find them; tried again at the next change
+                log.warning("embedding %d memory observations of %s failed", len(batch), self.vault_id, exc_info=True)
+                return
+            hashes = [h for h, _ in batch]
+            vectors = np.asarray(rows, dtype=np.float32)
+            with contextlib.suppress(Exception):  # kept in memory even when the cache write fails
+                await self.db.run_write(partial(_store, model=embedder.name, hashes=hashes, vectors=vectors))
+            for h, vec in zip(hashes, vectors, strict=True):
+                self.vectors[h] = vec
+                self._pending.pop(h, None)
+            self.generation += 1
+
+    @property
+    def pending(self) -> int:
+        """Observations still waiting for their vector."""
+        return len(self._pending)
+
+    async def settled(self, within: float = 600.0) -> None:
+        """Until every observation known has its vector (tests, benchmarks)."""
+        task = self._embedding
+        if task is not None and not task.done():
+            await asyncio.wait_for(asyncio.shield(task), within)
+
+    async def stop(self) -> None:
+        task = self._embedding
+        if task is not None and not task.done():
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+
+    # -- the layout searched ------------------------------------------------------------------
+
+    def _layout(self) -> None:
+        if self._layout_gen == self.generation:
+            return
+        self._order = sorted(self.notes.values(), key=lambda e: e.rel)
+        self._starts = []
+        at = 0
+        for entry in self._order:
+            self._starts.append(at)
+            at += len(entry.hashes)
+        dim = next((len(v) for v in self.vectors.values()), 0)
+        matrix = np.zeros((at, dim), dtype=np.float32)
+        have = np.zeros(at, dtype=bool)
+        if dim:
+            for entry, start in zip(self._order, self._starts, strict=True):
+                for i, h in enumerate(entry.hashes):
+                    vec = self.vectors.get(h)
+                    if vec is not None:
+                        matrix[start + i] = vec
+                        have[start + i] = True
+        self._matrix, self._have = matrix, have
+        names: dict[str, set[str]] = {}
+        for entry in self._order:
+            for name in entry.names:
+                names.setdefault(name, set()).add(entry.rel)
+        self._name_map = names
+        self._layout_gen = self.generation
+
+    def named(self, query: str) -> tuple[set[str], str]:
+        """The entity notes the query names (by name or alias), and the query without those names."""
+        self._layout()
+        tokens = [(m.group(0).lower(), m.start(), m.end()) for m in re.finditer(r"\w+", query)]
+        found: set[str] = set()
+        spans: list[tuple[int, int]] = []
+        i = 0
+        while i < len(tokens):
+            hit = 0
+            for n in range(min(NAME_WORDS_MAX, len(tokens) - i), 0, -1):
+                phrase = query[tokens[i][1] : tokens[i + n - 1][2]].lower()
+                rels = self._name_map.get(phrase)
+                if rels:
+                    found |= rels
+                    spans.append((tokens[i][1], tokens[i + n - 1][2]))
+                    hit = n
+                    break
+            i += hit or 1
+        rest = query
+        for start, end in reversed(spans):
+            tail = rest[end:]
+            if tail.startswith("'s"):
+                tail = tail[2:]
+            rest = rest[:start] + " " + tail
+        return found, rest
+
+    # -- searching ----------------------------------------------------------------------------
+
+    def search(
+        self,
+        query: str,
+        query_vector: np.ndarray[Any, Any] | None,
+        *,
+        limit: int,
+        readable: Callable[[str], bool] | None = None,
+        keep: Callable[[NoteEntry], bool] | None = None,
+        keep_obs: Callable[[Observation], bool] | None = None,
+    ) -> list[Hit]:
+        """The best `limit` observations for `query` among the notes `readable` (None: all) and
+        `keep` allow, and the observations `keep_obs` allows."""
+        self._layout()
+        named, rest = self.named(query)
+        terms = Counter(words(rest)) or Counter(words(query))
+        total = len(self._have)
+        if not total:
+            return []
+        scope = np.zeros(total, dtype=bool)
+        boost = np.ones(total, dtype=np.float32)
+        entries: list[tuple[NoteEntry, int]] = []
+        for entry, start in zip(self._order, self._starts, strict=True):
+            if (readable is not None and not readable(entry.rel)) or (keep is not None and not keep(entry)):
+                continue
+            end = start + len(entry.hashes)
+            if keep_obs is None:
+                scope[start:end] = True
+            else:
+                for i, obs in enumerate(entry.entity.observations):
+                    scope[start + i] = keep_obs(obs)
+            if entry.rel in named:
+                boost[start:end] = 1 + NAMED_BOOST
+            entries.append((entry, start))
+        if not scope.any():
+            return []
+        lexical = bm25(terms, entries, scope)
+        score = np.zeros(total, dtype=np.float32)
+        top = float(lexical.max()) if len(lexical) else 0.0
+        if top > 0:
+            score += (lexical / top).astype(np.float32)
+        hit = lexical > 0
+        if query_vector is not None and self._matrix.shape[1] == len(query_vector) and self._have.any():
+            cosine = self._matrix @ np.asarray(query_vector, dtype=np.float32)
+            usable = scope & self._have
+            if usable.any():
+                low, high = float(cosine[usable].min()), float(cosine[usable].max())
+                scaled = np.where(usable, (cosine - low) / ((high - low) or 1.0), 0.0).astype(np.float32)
+                score = WORDS_SHARE * score + (1 - WORDS_SHARE) * scaled
+                hit |= usable & (cosine >= MIN_COSINE)
+        score *= boost
+        chosen = np.flatnonzero(hit & scope)
+        if not len(chosen):
+            return []
+        best = chosen[np.argsort(-score[chosen], kind="stable")][:limit]
+        where = {start: entry for entry, start in entries}
+        starts = np.asarray(self._starts)
+        out = []
+        for unit in best.tolist():
+            at = int(np.searchsorted(starts, unit, side="right")) - 1
+            start = self._starts[at]
+            entry = where.get(start, self._order[at])
+            out.append(Hit(float(score[unit]), entry, unit - start))
+        return out
+
+
+def _stored(conn: sqlite3.Connection, model: str, hashes: list[str]) -> dict[str, np.ndarray[Any, Any]]:
+    out: dict[str, np.ndarray[Any, Any]] = {}
+    for i in range(0, len(hashes), 500):
+        part = hashes[i : i + 500]
+        marks = ",".join("?" * len(part))
+        rows = conn.execute(
+            f"SELECT hash, vector FROM memory_vectors WHERE model = ? AND hash IN ({marks})", (model, *part)
+        ).fetchall()
+        for h, blob in rows:
+            out[str(h)] = np.frombuffer(blob, dtype=np.float32)
+    return out
+
+
+def _store(conn: sqlite3.Connection, *, model: str, hashes: list[str], vectors: np.ndarray[Any, Any]) -> None:
+    conn.executemany(
+        "INSERT OR REPLACE INTO memory_vectors(model, hash, vector) VALUES (?,?,?)",
+        [(model, h, np.asarray(v, dtype=np.float32).tobytes()) for h, v in zip(hashes, vectors, strict=True)],
+    )
+
+
+# -- one per vault ----------------------------------------------------------------------------
+
+
+class MemoryRecall:
+    """The app component holding each vault's recall index (made at its first use); stopping it
+    stops their background embedding."""
+
+    name = "memory-recall"
+
+    def __init__(self, db: Database, folder: str, embedder: Callable[[], Embedder | None]) -> None:
+        self.db = db
+        self.folder = folder
+        self.embedder = embedder
+        self.indexes: dict[str, Recall] = {}
+
+    def of(self, vault: Vault) -> Recall:
+        found = self.indexes.get(vault.id)
+        if found is None or found.files is not vault.files:
+            found = self.indexes[vault.id] = Recall(
+                vault.id,
+                vault.files,
+                lambda rel: vault.paths.resolve(rel, op="read"),
+                self.folder,
+                self.db,
+                self.embedder,
+            )
+        return found
+
+    async def start(self) -> None:
+        """Nothing to start: an index is made at its vault's first memory call."""
+
+    async def stop(self) -> None:
+        for index in self.indexes.values():
+            await index.stop()

@@ -1,0 +1,125 @@
+"""The words of memory observations, as the recall index (`service.memory.recall`) counts them:
+lower-cased, common function words dropped and plain English endings folded (`paints`,
+`painted`, `painting`); each observation's own words, and the words around it (the entity's name
+and type, and the observations just before and after it in the entity's note)."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import numpy as np
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+_STOP_WORDS = (
+    "a an the and or of to in on at for by with from is are was were be been it its this that what when where "
+    "who whom which how did do does i you he she we they me my your his her our their has have had will would "
+    "can could about as so but if not no yes"
+)
+_STOP = frozenset(_STOP_WORDS.split())
+_ENDINGS = ("ing", "ed", "es", "s")
+
+
+def fold(word: str) -> str:
+    for end in _ENDINGS:
+        if word.endswith(end) and len(word) - len(end) >= 3:
+            return word[: -len(end)]
+    return word
+
+
+def words(text: str) -> list[str]:
+    return [fold(w) for w in _WORD.findall(text.lower()) if w not in _STOP]
+
+
+@dataclass(frozen=True, slots=True)
+class Unit:
+    own: Counter[str]  # the observation's words
+    near: Counter[str]  # the words around it
+
+
+def units_of(texts: Sequence[str], context: str) -> list[Unit]:
+    """One unit per observation of one entity, in note order."""
+    own = [Counter(words(t)) for t in texts]
+    around = Counter(words(context))
+    out = []
+    for i, counts in enumerate(own):
+        near = Counter(around)
+        for j in (i - 1, i + 1):
+            if 0 <= j < len(own):
+                near.update(own[j])
+        out.append(Unit(counts, near))
+    return out
+
+
+# -- BM25 over observations ------------------------------------------------------------------------
+
+NEAR_WEIGHT = 0.5  # share of the words around an observation
+K1, B = 1.2, 0.75
+
+
+class Counted(Protocol):
+    """One entity note's observations as counted: lengths, and each word's postings (the
+    observations it occurs in, with its count there), of their own words and of those around."""
+
+    own_len: list[int]
+    near_len: list[int]
+    own_post: dict[str, list[tuple[int, int]]]
+    near_post: dict[str, list[tuple[int, int]]]
+
+
+def postings(counts: Sequence[Counter[str]]) -> dict[str, list[tuple[int, int]]]:
+    out: dict[str, list[tuple[int, int]]] = {}
+    for i, c in enumerate(counts):
+        for word, tf in c.items():
+            out.setdefault(word, []).append((i, tf))
+    return out
+
+
+def _total(lengths: list[int], part: Any, whole: bool) -> int:
+    return sum(lengths) if whole else sum(x for x, keep in zip(lengths, part, strict=True) if keep)
+
+
+def bm25(terms: Counter[str], entries: Sequence[tuple[Counted, int]], scope: Any) -> Any:
+    """BM25 of every observation in `scope` (a bool array over the units; an entry's units start
+    at its offset): its own words, plus NEAR_WEIGHT of the words around it. Only the postings of
+    the query's words are read; the lengths are summed over the scope."""
+    out = np.zeros(len(scope), dtype=np.float32)
+    n = int(scope.sum())
+    if not terms or not n:
+        return out
+    own_total = near_total = 0
+    df_own: Counter[str] = Counter()
+    df_near: Counter[str] = Counter()
+    for entry, start in entries:
+        end = start + len(entry.own_len)
+        part = scope[start:end]
+        whole = bool(part.all())
+        own_total += _total(entry.own_len, part, whole)
+        near_total += _total(entry.near_len, part, whole)
+        for t in terms:
+            for df, post in ((df_own, entry.own_post.get(t)), (df_near, entry.near_post.get(t))):
+                if post:
+                    df[t] += len(post) if whole else sum(1 for i, _ in post if part[i])
+    avg_own, avg_near = own_total / n or 1.0, near_total / n or 1.0
+    for weight, df, avg, lengths, posts in (
+        (1.0, df_own, avg_own, "own_len", "own_post"),
+        (NEAR_WEIGHT, df_near, avg_near, "near_len", "near_post"),
+    ):
+        for t, q in terms.items():
+            if not df[t]:
+                continue
+            idf = math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5))
+            for entry, start in entries:
+                post = getattr(entry, posts).get(t)
+                if not post:
+                    continue
+                length = getattr(entry, lengths)
+                for i, tf in post:
+                    if scope[start + i]:
+                        norm = tf + K1 * (1 - B + B * (length[i] or 1) / avg)
+                        out[start + i] += weight * q * idf * tf * (K1 + 1) / norm
+    return out
