@@ -28,6 +28,7 @@ from service.indexer.issues import FileIssue, issue
 from service.indexer.reading import NoteInput as NoteInput
 from service.indexer.reading import read_note_checked
 from service.markdown.parse import frontmatter_tags, note_title, parse_note
+from service.obsidian.excalidraw import PLUGIN_KEY, without_scene
 from service.vault.decoding import UTF8
 
 # `json.dumps(v, ensure_ascii=False)` builds a new encoder per call (non-default options):
@@ -61,11 +62,14 @@ class Prepared(NamedTuple):
 
 def prepare(item: NoteInput, paths: PathSet | None) -> Prepared:
     """Parse a note and build its rows, resolving links against `paths` (CPU work; safe in any
-    thread or process). A canvas gets its words and links only (`service.indexer.canvas_facts`)."""
+    thread or process). A canvas gets its words and links only (`service.indexer.canvas_facts`); an
+    Excalidraw drawing note its text without the scene block (`service.obsidian.excalidraw`)."""
     if is_canvas(item.path):
         return _prepare_canvas(item, paths)
     p = parse_note(item.path, item.text)
     body = item.text[p.body_start :]
+    if PLUGIN_KEY in p.properties:  # an Excalidraw drawing: its words, not its scene
+        body = without_scene(body)
     tag_rows: dict[tuple[str, str], tuple[str, str, str]] = {}
     for source, tags in (("frontmatter", frontmatter_tags(p.properties)), ("inline", p.inline_tags)):
         for tag in tags:

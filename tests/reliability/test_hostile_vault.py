@@ -136,6 +136,7 @@ READ_CALLS: dict[str, list[dict[str, Any]]] = {
     "get_workspace": [{}],
     "list_recent_files": [{}],
     "read_canvas": _each("path", ["Board.canvas", "Pipe.canvas", "Pipe.md", "Media/pipe.png"]),
+    "read_excalidraw": _each("path", ["Pipe", "Pipe.md", "Bomb", "Cafe", "Board.canvas", "Media/pipe.png"]),
     "list_attachments": [{}] + _each("folder", ["Media", "Linked"]),
     "read_attachment": _each("path", FILE_PATHS),
     "query_base": [

@@ -38,6 +38,7 @@ EXTRA: dict[str, dict[str, Any]] = {
     "set_task_status": {"line": 10, "status": "x", "expected_text": "try it"},
     "apply_template": {"template": "Templates/T.md"},
     "eval_dataview_field": {"field": "file.path"},
+    "write_excalidraw": {"add": [{"type": "text", "x": 0, "y": 0, "text": "x"}]},  # not a drawing: refused, named
 }
 NOT_A_NOTE = {
     "create_folder": "its path is a folder to create",

@@ -64,6 +64,7 @@ SAMPLES: dict[str, dict[str, Any]] = {
         "path": "Board.canvas",
         "nodes": [{"id": "a", "type": "text", "text": "hi", "x": 0, "y": 0, "width": 10, "height": 10}],
     },
+    "write_excalidraw": {"path": "Sketch.excalidraw.md", "add": [{"type": "text", "x": 0, "y": 0, "text": "hi"}]},
     "set_task_status": {"path": "Welcome", "line": 1, "status": "x", "expected_text": "- [ ] a task"},
     "create_periodic_note": {"period": "daily", "date": "2026-01-05"},
     "append_to_periodic_note": {"content": "x", "date": "2026-01-05"},
@@ -95,6 +96,8 @@ EXPECTED: dict[str, tuple[str, str]] = {
     "add_bookmark": ("files_created", ".obsidian/bookmarks.json"),
     "remove_bookmark": ("files_modified", ".obsidian/bookmarks.json"),
     "write_canvas": ("files_created", "Board.canvas"),
+    # the drawing a bare name means is found at run time (a note address): the preview names the call
+    "write_excalidraw": ("bulk_changes", "call: write_excalidraw"),
     "set_task_status": ("files_modified", "Welcome.md"),
     "create_periodic_note": ("files_created", "2026-01-05.md"),
     "append_to_periodic_note": ("files_created", "2026-01-05.md"),
