@@ -15,9 +15,11 @@ import datetime as dt
 import weakref
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import partial
 
 from service.errors import AlreadyExists, Conflict, NoteNotFound, ValidationFailed
 from service.memory.model import Entity, file_name, parse, render
+from service.vault.commit import Action, Undo
 from service.vault.files import VaultFiles
 from service.vault.paths import VaultPath
 
@@ -65,6 +67,7 @@ class Loaded:
     vp: VaultPath
     entity: Entity
     etag: str
+    text: str = ""  # the note as read (empty for one just written)
 
 
 class EntityStore:
@@ -86,7 +89,7 @@ class EntityStore:
         note = self.files.read(vp)
         entity = parse(note.content)
         entity.name = entity.name or name
-        return Loaded(vp, entity, note.etag)
+        return Loaded(vp, entity, note.etag, note.content)
 
     def require(self, name: str, op: str = "read") -> Loaded:
         found = self.load(name, op)
@@ -131,9 +134,10 @@ class EntityStore:
             result = await self.files.write(vp, render(entity), create_only=True)
             return Loaded(vp, entity, result.etag)
 
-    async def update(self, name: str, change: Callable[[Entity], bool]) -> Loaded:
+    async def update(self, name: str, change: Callable[[Entity], bool], before: list[str] | None = None) -> Loaded:
         """Apply `change` (which says whether it changed anything) to the entity as it is on disk
-        now, and write it with the etag read; a concurrent edit makes it read and apply again."""
+        now, and write it with the etag read; a concurrent edit makes it read and apply again.
+        `before` receives the note's text the change was applied to (when it wrote)."""
         vp = self.path_of(name, "write")
         async with _lock(self.vault_id, vp.rel):
             for _ in range(CAS_TRIES):
@@ -146,5 +150,41 @@ class EntityStore:
                     result = await self.files.write(vp, render(entity), expected_etag=current.etag, must_exist=True)
                 except Conflict:
                     continue  # a person (or another process) saved the note in between: read it again
+                if before is not None:
+                    before.append(current.text)
                 return Loaded(vp, entity, result.etag)
         raise Conflict(f"memory entity {name!r} kept changing while it was updated", details={"path": vp.rel})
+
+    # -- several entities, all or nothing (`service.vault.commit`) ---------------------------------
+
+    def updating(self, name: str, change: Callable[[Entity], bool]) -> Action:
+        """`update` as a commit action: its undo writes the note back as it was, unless it changed since."""
+
+        async def action() -> Undo:
+            before: list[str] = []
+            done = await self.update(name, change, before)
+            if not before:
+                return _nothing
+            return partial(self._put_back, done.vp, before[0], done.etag)
+
+        return action
+
+    def creating(self, entity: Entity, made: list[Loaded]) -> Action:
+        """`create` as a commit action (the note it made goes on `made`); its undo removes the note."""
+
+        async def action() -> Undo:
+            loaded = await self.create(entity)
+            made.append(loaded)
+            return partial(self._remove, loaded.vp, loaded.etag)
+
+        return action
+
+    async def _put_back(self, vp: VaultPath, text: str, etag: str) -> None:
+        await self.files.write(vp, text, expected_etag=etag, must_exist=True)
+
+    async def _remove(self, vp: VaultPath, etag: str) -> None:
+        await self.files.delete(vp, permanent=True, expected_etag=etag)
+
+
+async def _nothing() -> None:
+    """The undo of a change that wrote nothing."""

@@ -4,13 +4,16 @@ The argument shapes are the official MCP memory server's (`entities: [{name, ent
 observations}]`, `observations: [{entityName, contents}]`, `relations: [{from, to,
 relationType}]`, `names`), so agents written for it work unchanged. Each entity is a note in the
 memory folder (`service.memory.model`), changed through `service.memory.store` (per-note lock and
-compare-and-swap on the note's etag). Every path goes through the caller's path ACL.
+compare-and-swap on the note's etag). A call that changes several entity notes is all or nothing,
+also across a kill -9 (`all_or_nothing`). Every path goes through the caller's path ACL.
 Touches: the memory folder's notes only.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
+from functools import partial
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -18,9 +21,11 @@ from service.errors import ValidationFailed
 from service.memory.model import Entity, Observation, Relation, normalize_text, one_line
 from service.memory.store import EntityStore, Loaded, check_name
 from service.obs.sessions import caller_hash
+from service.plans.recovery import journaled
 from service.tools.context import ToolContext
 from service.tools.models import ToolInput, ToolOutput
 from service.tools.spec import ToolSpec
+from service.vault.commit import Action, commit
 
 MAX_ITEMS = 1000  # entities, observations or relations in one call
 MAX_OBSERVATION = 10_000  # characters
@@ -33,6 +38,19 @@ def entity_store(ctx: ToolContext) -> EntityStore:
         ctx.services.settings.memory.folder,
         lambda p, op: ctx.resolve(p, op),  # type: ignore[arg-type]
     )
+
+
+async def all_or_nothing(ctx: ToolContext, actions: Sequence[Action], goal: str) -> None:
+    """Run the changes of several entity notes all or nothing: a failure or a cancelled call
+    puts back the notes already written (`service.vault.commit`), and a process killed in the
+    middle leaves a journal the next start rolls back (`service.plans.recovery`)."""
+    if len(actions) <= 1:
+        for action in actions:
+            await action()
+        return
+    caller = caller_hash(ctx.principal.subject)
+    async with journaled(ctx.services.plans.journal, ctx.vault.id, caller, goal):
+        await commit(actions, ctx.steps(goal))
 
 
 def observation_text(text: str, field: str) -> str:
@@ -135,14 +153,11 @@ async def create_entities(ctx: ToolContext, args: CreateEntitiesIn) -> CreateEnt
         if name.lower() not in seen:
             seen.add(name.lower())
             planned.append(Entity(name, kind, observations=observations))
-    created: list[EntityOut] = []
-    existing: list[str] = []
-    for entity in planned:
-        if store.load(entity.name, "write") is not None:
-            existing.append(entity.name)
-            continue
-        created.append(entity_out(ctx, await store.create(entity)))
-    return CreateEntitiesOut(created=created, existing=existing)
+    existing = [e.name for e in planned if store.load(e.name, "write") is not None]
+    made: list[Loaded] = []
+    actions = [store.creating(e, made) for e in planned if e.name not in existing]
+    await all_or_nothing(ctx, actions, f"create_entities of {len(actions)} entities")
+    return CreateEntitiesOut(created=[entity_out(ctx, m) for m in made], existing=existing)
 
 
 # -- add_observations --------------------------------------------------------------------------
@@ -207,31 +222,28 @@ async def add_observations(ctx: ToolContext, args: AddObservationsIn) -> AddObse
         store.require(name, "write")
         texts = [observation_text(t, f"observations[{i}].contents") for t in batch.contents]
         batches.append((name, texts, batch))
-    results: list[AddedOut] = []
-    for name, texts, batch in batches:
-        outcome: dict[str, tuple[list[Observation], list[str]]] = {}
-        fields = provenance(ctx, batch.source, batch.date)
+    outcome: dict[int, tuple[list[Observation], list[str]]] = {}
+    groups: dict[str, list[int]] = {}  # one write per entity note, whatever the batches
+    for i, (name, _, _) in enumerate(batches):
+        groups.setdefault(store.path_of(name, "write").rel, []).append(i)
 
-        def change(
-            entity: Entity,
-            texts: list[str] = texts,
-            category: str | None = batch.category,
-            fields: dict[str, str] = fields,
-            outcome: dict[str, tuple[list[Observation], list[str]]] = outcome,
-        ) -> bool:
-            outcome["r"] = add_to(entity, texts, category, fields)
-            return bool(outcome["r"][0])
+    def change(entity: Entity, members: list[int]) -> bool:
+        for i in members:
+            _, texts, batch = batches[i]
+            outcome[i] = add_to(entity, texts, batch.category, provenance(ctx, batch.source, batch.date))
+        return any(outcome[i][0] for i in members)
 
-        await store.update(name, change)
-        added, skipped = outcome["r"]
-        results.append(
-            AddedOut(
-                entityName=name,
-                addedObservations=[o.text for o in added],
-                block_ids=[o.block_id for o in added],
-                skipped_duplicates=skipped,
-            )
+    actions = [store.updating(batches[m[0]][0], partial(change, members=m)) for m in groups.values()]
+    await all_or_nothing(ctx, actions, f"add_observations to {len(actions)} entities")
+    results = [
+        AddedOut(
+            entityName=name,
+            addedObservations=[o.text for o in outcome[i][0]],
+            block_ids=[o.block_id for o in outcome[i][0]],
+            skipped_duplicates=outcome[i][1],
         )
+        for i, (name, _, _) in enumerate(batches)
+    ]
     return AddObservationsOut(results=results)
 
 
@@ -291,23 +303,28 @@ async def create_relations(ctx: ToolContext, args: CreateRelationsIn) -> CreateR
                 RelationOut(**{"from": source, "to": target, "relationType": rel.relationType}),
             )
         )
-    created: list[RelationOut] = []
-    skipped: list[RelationOut] = []
-    for source, relation, out in planned:
+    made: dict[int, bool] = {}  # planned relation -> created (False: it existed)
+    groups: dict[str, list[int]] = {}
+    for i, (source, _, _) in enumerate(planned):
+        groups.setdefault(store.path_of(source, "write").rel, []).append(i)
 
-        def change(entity: Entity, relation: Relation = relation, out: RelationOut = out) -> bool:
-            if any(
+    def change(entity: Entity, members: list[int]) -> bool:
+        for i in members:
+            relation = planned[i][1]
+            made[i] = not any(
                 r.relation_type == relation.relation_type and r.target.lower() == relation.target.lower()
                 for r in entity.relations
-            ):
-                skipped.append(out)
-                return False
-            entity.relations.append(relation)
-            created.append(out)
-            return True
+            )
+            if made[i]:
+                entity.relations.append(relation)
+        return any(made[i] for i in members)
 
-        await store.update(source, change)
-    return CreateRelationsOut(created=created, skipped_duplicates=skipped)
+    actions = [store.updating(planned[m[0]][0], partial(change, members=m)) for m in groups.values()]
+    await all_or_nothing(ctx, actions, f"create_relations on {len(actions)} entities")
+    return CreateRelationsOut(
+        created=[out for i, (_, _, out) in enumerate(planned) if made.get(i)],
+        skipped_duplicates=[out for i, (_, _, out) in enumerate(planned) if not made.get(i, True)],
+    )
 
 
 # -- open_nodes --------------------------------------------------------------------------------

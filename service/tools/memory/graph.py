@@ -11,19 +11,21 @@ Touches: the memory folder's notes only.
 from __future__ import annotations
 
 import contextlib
+from functools import partial
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from service.errors import AlreadyExists
 from service.memory.model import Entity, Observation, normalize_text
 from service.memory.recall import Recall
-from service.memory.store import check_name
+from service.memory.store import EntityStore, Loaded, check_name
 from service.policy.confirmations import ChangePreview
 from service.tools.context import ToolContext
 from service.tools.memory.entities import (
     EntityOut,
     RelationOut,
     add_to,
+    all_or_nothing,
     entity_out,
     entity_store,
     observation_text,
@@ -31,6 +33,7 @@ from service.tools.memory.entities import (
 )
 from service.tools.models import ToolInput, ToolOutput, decode_cursor, encode_cursor
 from service.tools.spec import ToolSpec
+from service.vault.commit import Action, Undo
 
 # -- read_memory_graph -------------------------------------------------------------------------
 
@@ -249,9 +252,18 @@ async def delete_entities(ctx: ToolContext, args: DeleteEntitiesIn) -> DeleteEnt
         for r in e.entity.relations
         if r.target.lower() in stems
     ]
-    trash = []
-    for loaded in found:
-        trash.append(await ctx.vault.files.delete(loaded.vp, permanent=False) or "")
+    trash: list[str] = []
+
+    def trashing(loaded: Loaded) -> Action:
+        async def action() -> Undo:
+            to = await ctx.vault.files.delete(loaded.vp, permanent=False, expected_etag=loaded.etag) or ""
+            trash.append(to)
+            back = ctx.vault.paths.resolve(to, allow_hidden=True, op="write")
+            return partial(ctx.vault.files.move, back, loaded.vp)
+
+        return action
+
+    await all_or_nothing(ctx, [trashing(f) for f in found], f"delete_entities of {len(found)} entities")
     return DeleteEntitiesOut(
         deleted=[f.entity.name for f in found], trash=trash, missing=missing, dangling_relations=dangling
     )
@@ -279,24 +291,33 @@ async def delete_observations(ctx: ToolContext, args: DeleteObservationsIn) -> D
         name = check_name(d.entityName, f"deletions[{i}].entityName")
         store.require(name, "write")
         plans.append((name, d.observations))
-    deleted = 0
-    not_found: list[str] = []
-    for name, wanted in plans:
-        result: dict[str, object] = {}
+    result: dict[int, tuple[int, list[str]]] = {}  # deletion -> (removed, texts that matched nothing)
 
-        def change(e: Entity, wanted: list[str] = wanted, result: dict[str, object] = result) -> bool:
+    def change(e: Entity, members: list[int]) -> bool:
+        for i in members:
+            wanted = plans[i][1]
             keys = {normalize_text(w) for w in wanted} | {w.lstrip("^") for w in wanted}
-            keep = [o for o in e.observations if normalize_text(o.text) not in keys and o.block_id not in keys]
             hit = {normalize_text(o.text) for o in e.observations} | {o.block_id for o in e.observations}
-            result["n"] = len(e.observations) - len(keep)
-            result["miss"] = [w for w in wanted if normalize_text(w) not in hit and w.lstrip("^") not in hit]
+            keep = [o for o in e.observations if normalize_text(o.text) not in keys and o.block_id not in keys]
+            miss = [w for w in wanted if normalize_text(w) not in hit and w.lstrip("^") not in hit]
+            result[i] = (len(e.observations) - len(keep), miss)
             e.observations = keep
-            return bool(result["n"])
+        return any(result[i][0] for i in members)
 
-        await store.update(name, change)
-        deleted += int(result["n"])  # type: ignore[call-overload]
-        not_found += list(result["miss"])  # type: ignore[call-overload]
-    return DeleteObservationsOut(deleted=deleted, not_found=not_found)
+    groups = _by_note(store, [name for name, _ in plans])
+    actions = [store.updating(plans[m[0]][0], partial(change, members=m)) for m in groups]
+    await all_or_nothing(ctx, actions, f"delete_observations on {len(actions)} entities")
+    return DeleteObservationsOut(
+        deleted=sum(n for n, _ in result.values()), not_found=[w for i in sorted(result) for w in result[i][1]]
+    )
+
+
+def _by_note(store: EntityStore, names: list[str]) -> list[list[int]]:
+    """The positions of `names`, grouped by entity note (one write per note), in first-seen order."""
+    groups: dict[str, list[int]] = {}
+    for i, name in enumerate(names):
+        groups.setdefault(store.path_of(name, "write").rel, []).append(i)
+    return list(groups.values())
 
 
 class OldRelation(BaseModel):
@@ -319,30 +340,35 @@ async def delete_relations(ctx: ToolContext, args: DeleteRelationsIn) -> DeleteR
     store = entity_store(ctx)
     for i, rel in enumerate(args.relations):
         store.require(check_name(rel.from_, f"relations[{i}].from"), "write")
-    deleted = 0
-    not_found: list[RelationOut] = []
+    links = []
     for rel in args.relations:
-        source = rel.from_.strip()
         target = store.load(rel.to.strip(), "read")
-        link = target.vp.rel.removesuffix(".md").lower() if target is not None else rel.to.strip().lower()
-        out = RelationOut(**{"from": source, "to": rel.to.strip(), "relationType": rel.relationType})
+        links.append(target.vp.rel.removesuffix(".md").lower() if target is not None else rel.to.strip().lower())
+    removed: dict[int, int] = {}
 
-        def change(e: Entity, rel: OldRelation = rel, link: str = link, out: RelationOut = out) -> bool:
-            nonlocal deleted
+    def change(e: Entity, members: list[int]) -> bool:
+        for i in members:
+            rel = args.relations[i]
             keep = [
                 r
                 for r in e.relations
-                if not (r.relation_type == rel.relationType and r.target.lower() in (link, rel.to.strip().lower()))
+                if not (r.relation_type == rel.relationType and r.target.lower() in (links[i], rel.to.strip().lower()))
             ]
-            if len(keep) == len(e.relations):
-                not_found.append(out)
-                return False
-            deleted += len(e.relations) - len(keep)
+            removed[i] = len(e.relations) - len(keep)
             e.relations = keep
-            return True
+        return any(removed[i] for i in members)
 
-        await store.update(source, change)
-    return DeleteRelationsOut(deleted=deleted, not_found=not_found)
+    groups = _by_note(store, [rel.from_.strip() for rel in args.relations])
+    actions = [store.updating(args.relations[m[0]].from_.strip(), partial(change, members=m)) for m in groups]
+    await all_or_nothing(ctx, actions, f"delete_relations on {len(actions)} entities")
+    return DeleteRelationsOut(
+        deleted=sum(removed.values()),
+        not_found=[
+            RelationOut(**{"from": rel.from_.strip(), "to": rel.to.strip(), "relationType": rel.relationType})
+            for i, rel in enumerate(args.relations)
+            if not removed.get(i)
+        ],
+    )
 
 
 _W = {"scopes": ("write:vault",), "scope_class": "write", "mutating": True, "idempotent": False, "reads_index": False}

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import Harness, started
+from service.app import VaultgateApp
+from tests.conftest import Harness, settings_for, started
 
 ALICE = {"name": "Alice", "entityType": "person", "observations": ["Works at Acme", "Lives in Oslo"]}
 
@@ -151,3 +152,32 @@ async def test_more_than_1000_observations_in_one_call_are_refused(vg: Harness) 
     error = await vg.err("add_observations", "validation_error", observations=batches)
     assert error["details"]["reason"] == "too_many"
     assert vg.snapshot() == before
+
+
+async def test_a_call_over_several_entities_is_all_or_nothing_when_a_write_fails(tmp_path: Path) -> None:
+    """The second entity's write fails (a step hook raises after the first note is written): the
+    first note is put back byte for byte and the call answers with an error."""
+    root = tmp_path / "v"
+    root.mkdir()
+
+    async def fail_after_first(label: str, phase: str, done: int, total: int) -> None:
+        if phase == "commit" and done == 1 and label.startswith(("add_observations", "create_relations")):
+            raise OSError("disk full")
+
+    app = VaultgateApp(settings_for(root), step_hook=fail_after_first)
+    async with app.running():
+        vg = Harness(app, root)
+        people = [{"name": n, "entityType": "person", "observations": [f"{n} likes tea"]} for n in ("Ann", "Bob")]
+        await vg.ok("create_entities", entities=people)
+        before = vg.snapshot()
+        batches = [{"entityName": n, "contents": [f"{n} moved to Oslo"]} for n in ("Ann", "Bob")]
+        result = await vg.call("add_observations", observations=batches)
+        assert result.is_error
+        relations = [
+            {"from": "Ann", "to": "Bob", "relationType": "knows"},
+            {"from": "Bob", "to": "Ann", "relationType": "knows"},
+        ]
+        assert (await vg.call("create_relations", relations=relations)).is_error
+        assert vg.snapshot() == before
+        one = await vg.ok("add_observations", observations=batches[:1])  # one entity: no steps, no hook
+        assert one["results"][0]["addedObservations"] == ["Ann moved to Oslo"]

@@ -1,0 +1,105 @@
+"""A real `vaultgate serve` killed with SIGKILL while memory calls that each change several entity
+notes run at once (`add_observations`, `create_relations`, `delete_observations` over four
+entities), then restarted, a few rounds in a row.
+
+After every restart each call is all or nothing on disk: its marker observation (or relation) is
+on every entity it named or on none (the next start rolls a cut-short call back from its
+journal), no temp file is left, and every entity note still parses with all the observations
+acknowledged before the kill. Plain JSON-RPC over HTTP, as in test_crash.py. Where the kill
+lands differs from run to run; the checks hold for every interleaving.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import httpx2
+
+from service.memory.model import parse
+from tests.reliability.test_crash import call, server
+
+ROUNDS = 3
+PEOPLE = [f"Person {i}" for i in range(4)]
+CALLS = 6
+# Long entity notes: each write takes long enough for the kill to land between two of them.
+FILLER = [f"Background fact number {j} about the long history of this person and the team" for j in range(300)]
+
+
+def marker(r: int, k: int) -> str:
+    return f"round {r} call {k} marker fact"
+
+
+def entities(root: Path) -> dict[str, Any]:
+    out = {}
+    for path in (root / "Memory").glob("*.md"):
+        entity = parse(path.read_text(encoding="utf-8"))
+        out[entity.name] = entity
+    return out
+
+
+async def calls_until_killed(url: str, proc: subprocess.Popen[str], r: int) -> set[int]:
+    """CALLS multi-entity calls at once; SIGKILL once two have answered. The acknowledged ones."""
+    acked: set[int] = set()
+    two = asyncio.Event()
+
+    async def one(http: httpx2.AsyncClient, k: int) -> None:
+        args = {"observations": [{"entityName": p, "contents": [marker(r, k)]} for p in PEOPLE]}
+        result = await call(http, url, "add_observations", args)
+        if not result.get("isError"):
+            acked.add(k)
+            if len(acked) >= 2:
+                two.set()
+
+    async with httpx2.AsyncClient(timeout=60, limits=httpx2.Limits(max_connections=CALLS + 2)) as http:
+        tasks = [asyncio.create_task(one(http, k)) for k in range(CALLS)]
+        relations = [{"from": PEOPLE[i], "to": PEOPLE[(i + 1) % 4], "relationType": f"knows_r{r}"} for i in range(4)]
+        tasks.append(asyncio.create_task(call(http, url, "create_relations", {"relations": relations})))
+        await asyncio.wait_for(two.wait(), 60)
+        proc.send_signal(signal.SIGKILL)
+        await asyncio.gather(*tasks, return_exceptions=True)
+    return acked
+
+
+def check(root: Path, r: int, acked: set[int]) -> None:
+    temps = [p.relative_to(root).as_posix() for p in root.rglob("*.vgtmp")]
+    assert temps == [], f"round {r}: temp files left: {temps}"
+    found = entities(root)
+    assert set(found) == set(PEOPLE)
+    for k in range(CALLS):
+        holding = [p for p in PEOPLE if any(o.text == marker(r, k) for o in found[p].observations)]
+        assert holding in ([], PEOPLE), f"round {r}: call {k} is on {holding} only"
+        if k in acked:
+            assert holding == PEOPLE, f"round {r}: acknowledged call {k} was lost"
+    related = [p for p in PEOPLE if any(rel.relation_type == f"knows_r{r}" for rel in found[p].relations)]
+    assert related in ([], PEOPLE), f"round {r}: create_relations is on {related} only"
+    for p in PEOPLE:
+        assert len([o for o in found[p].observations if o.text.startswith("Background fact")]) == len(FILLER)
+
+
+async def test_kill_9_during_multi_entity_memory_calls_leaves_each_call_all_or_nothing(
+    make_vault: Callable[..., Path],
+) -> None:
+    root = make_vault({"Home.md": "# Home\n"})
+    with server(root) as (_, url):
+        async with httpx2.AsyncClient(timeout=60) as http:
+            made = await call(
+                http,
+                url,
+                "create_entities",
+                {"entities": [{"name": p, "entityType": "person", "observations": FILLER} for p in PEOPLE]},
+            )
+            assert not made.get("isError"), made
+    for r in range(ROUNDS):
+        with server(root) as (proc, url):
+            acked = await calls_until_killed(url, proc, r)
+            proc.wait(timeout=30)
+        with server(root) as (_, url):  # the start rolls back what the kill cut short
+            check(root, r, acked)
+            async with httpx2.AsyncClient(timeout=60) as http:
+                out = await call(http, url, "open_nodes", {"names": PEOPLE})
+                assert not out.get("isError") and len(out["structuredContent"]["entities"]) == 4
