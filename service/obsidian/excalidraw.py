@@ -20,8 +20,11 @@ appState, files}`). A drawing note (`.excalidraw.md`, or any note whose frontmat
     %%
 
 The plugin takes each text element's text from the Text Elements section (the section wins
-over the scene), so a write keeps the two equal, and block ids must be 8 characters (its own
-parser reads exactly 8 after `^`): a text element with any other id is refused on write.
+over the scene; Obsidian rewrites a renamed note's links there, not in the scene), so a rebuilt
+section keeps the section's text for every element the call did not change and the call's text
+for the others; block ids must be 8 characters (the plugin's parser reads exactly 8 after `^`):
+a text element with any other id is refused on write. Older plugin versions wrote
+`# Text Elements`, `# Embedded files` and `# Drawing`; a rebuilt part keeps the file's headings.
 
 Writing keeps what it does not own byte for byte — the header, the Embedded Files section, the
 text after the drawing block — and regenerates the rest the way the plugin does: the scene as
@@ -69,10 +72,13 @@ _DRAWING = re.compile(r"\n##? Drawing\n[^`]*```(compressed-json|json)\n(.*?)```"
 _DATA_HEADING = re.compile(r"^(%%\n+)?# Excalidraw Data(?:\n|$)", re.M)
 _TEXT_HEADING = re.compile(r"^(%%\n+)?##? Text Elements(?:\n|$)", re.M)
 _BLOCK_REF = re.compile(r"\s\^(.{8})\n+")
+_LINKS_HEADING = re.compile(r"^##? Element Links\n", re.M)
+_FILES_HEADING = re.compile(r"^(?:## Embedded Files|# Embedded files)\n", re.M)
 _LINK_LINE = re.compile(r"^(.{8}):\s*(.*)$", re.M)
 _FILE_LINE = re.compile(r"([\w\d]*):\s*!?\[\[([^\]]*)]]\s*(\{[^}]*})?\n")
 _URL_LINE = re.compile(r"([\w\d]*):\s*((?:https?|file|ftps?)://[^\s]*)\n")
 _EQUATION_LINE = re.compile(r"([\w\d]*):\s*\$\$([\s\S]*?)(\$\$\s*\n)")
+_TEXT_LINK = re.compile(r"\[\[|\]\(|://")
 _FRONTMATTER_KEY = re.compile(r"^excalidraw-plugin\s*:", re.M)
 
 NEW_HEADER = "---\n\nexcalidraw-plugin: parsed\ntags: [excalidraw]\n\n---\n\n"
@@ -104,6 +110,11 @@ class Drawing:
     scene: dict[str, Any]
     header: str = ""  # markdown: everything before the data section, kept as is
     commented: bool = False  # the data section starts with "%%" (all of it is a comment)
+    # The headings as the file writes them (older plugin versions wrote "# Text Elements" and
+    # "# Drawing"), reused when the section or the block is rebuilt.
+    lead: str = "# Excalidraw Data\n\n## Text Elements\n"
+    drawing_lead: str = "## Drawing\n"
+    gap: str = ""  # between the last text element and the next heading
     section_texts: dict[str, str] = field(default_factory=dict)  # Text Elements: id -> raw text, in order
     section_links: dict[str, str] = field(default_factory=dict)  # Element Links: id -> link
     embedded_raw: str = ""  # the Embedded Files section as written (heading included)
@@ -183,6 +194,7 @@ def parse_markdown(text: str, *, max_chars: int) -> Drawing:
     drawing = Drawing(form="markdown", compressed=compressed, scene=scene, text=text, original=copy.deepcopy(scene))
     drawing.tail = text[m.end() :]
     drawing.block_raw = text[m.start() + 1 : m.end()]
+    drawing.drawing_lead = text[m.start() + 1 : m.start(1) - 3]  # "## Drawing\n" up to the fence
     front = text[: m.start() + 1]  # up to and including the newline before "## Drawing"
     heading = _DATA_HEADING.search(front) or _TEXT_HEADING.search(front)
     if heading is None:  # no data section: the header is what precedes "%%\n## Drawing"
@@ -197,23 +209,27 @@ def parse_markdown(text: str, *, max_chars: int) -> Drawing:
 
 def _read_sections(drawing: Drawing, data: str) -> None:
     start = _TEXT_HEADING.search(data)
+    if start is not None:
+        drawing.lead = data[: start.end()]
     texts = data[start.end() :] if start else ""
-    cut = min((i for i in (texts.find("## Element Links\n"), texts.find("## Embedded Files\n")) if i >= 0), default=-1)
-    listed = texts if cut < 0 else texts[:cut]
+    links = _LINKS_HEADING.search(data)
+    files = _FILES_HEADING.search(data)
+    cuts = [h.start() - (start.end() if start else 0) for h in (links, files) if h is not None]
+    listed = texts[: min(cuts)] if cuts and min(cuts) >= 0 else texts
     position = 0
     for ref in _BLOCK_REF.finditer(listed):
         drawing.section_texts[ref.group(1)] = listed[position : ref.start()]
         position = ref.start() + 12  # " ^12345678\n\n": the plugin steps over exactly this
-    links_at = data.find("## Element Links\n")
-    files_at = data.find("## Embedded Files\n")
-    if links_at >= 0:
-        end = files_at if files_at > links_at else len(data)
-        for line in _LINK_LINE.finditer(data[links_at + 17 : end]):
+    if drawing.section_texts and not listed[position:].strip():
+        drawing.gap = listed[position:]  # blank lines older versions left before the next heading
+    if links is not None:
+        end = files.start() if files is not None and files.start() > links.start() else len(data)
+        for line in _LINK_LINE.finditer(data[links.end() : end]):
             drawing.section_links[line.group(1)] = line.group(2)
-    if files_at >= 0:
-        raw = data[files_at:]
+    if files is not None:
+        raw = data[files.start() :]
         drawing.embedded_raw = raw[:-3] if raw.endswith("%%\n") else raw
-        rest = raw[18:]
+        rest = raw[files.end() - files.start() :]
         drawing.embedded += [Embedded(f.group(1), f.group(2), "file") for f in _FILE_LINE.finditer(rest)]
         drawing.embedded += [Embedded(u.group(1), u.group(2), "url") for u in _URL_LINE.finditer(rest)]
         equations = _EQUATION_LINE.finditer(rest)
@@ -245,18 +261,36 @@ def compressed_block(json_text: str) -> str:
 
 def _section(drawing: Drawing) -> str:
     elements = elements_of(drawing.scene)
-    texts = {
-        e["id"]: element_text(e) for e in live(elements) if e.get("type") == "text" and isinstance(e.get("id"), str)
-    }
+    before = {e.get("id"): e for e in elements_of(drawing.original)} if drawing.original is not None else {}
+
+    def text_of(e: dict[str, Any]) -> str:
+        # The section wins over the scene (Obsidian rewrites a renamed note's links there, not in
+        # the scene): an element the call did not change keeps the section's text.
+        old = before.get(e["id"])
+        if e["id"] in drawing.section_texts and old is not None and element_text(old) == element_text(e):
+            return drawing.section_texts[e["id"]]
+        return element_text(e)
+
+    def link_of(e: dict[str, Any]) -> str:
+        old = before.get(e["id"])
+        if e["id"] in drawing.section_links and old is not None and old.get("link") == e["link"]:
+            return drawing.section_links[e["id"]]
+        return str(e["link"])
+
+    texts = {e["id"]: text_of(e) for e in live(elements) if e.get("type") == "text" and isinstance(e.get("id"), str)}
     order = [i for i in drawing.section_texts if i in texts] + [i for i in texts if i not in drawing.section_texts]
-    out = ["%%\n" if drawing.commented else "", "# Excalidraw Data\n\n## Text Elements\n"]
+    out = [drawing.lead]
     out += [f"{texts[i]} ^{i}\n\n" for i in order]
+    out.append(drawing.gap)
     links = [
-        (e["id"], e["link"])
+        (e["id"], link_of(e))
         for kind in (False, True)  # the plugin lists other elements' links, then text elements'
         for e in live(elements)
         if (e.get("type") == "text") is kind and isinstance(e.get("link"), str) and e["link"]
         if isinstance(e.get("id"), str) and BLOCK_ID.match(e["id"])
+        # a text's link that comes from its own words ([[note]], a URL) is found there again
+        # when the plugin loads it: listed only for a text without one
+        if not (kind and (e.get("hasTextLink") or _TEXT_LINK.search(text_of(e))))
     ]
     if links:
         out.append("## Element Links\n")
@@ -287,9 +321,9 @@ def render(drawing: Drawing) -> str:
     if unchanged and drawing.block_raw:
         block = drawing.block_raw
     elif drawing.compressed:
-        block = f"## Drawing\n```compressed-json\n{compressed_block(jsjson.stringify(drawing.scene))}\n```"
+        block = f"{drawing.drawing_lead}```compressed-json\n{compressed_block(jsjson.stringify(drawing.scene))}\n```"
     else:
-        block = f"## Drawing\n```json\n{jsjson.stringify(drawing.scene)}\n```"
+        block = f"{drawing.drawing_lead}```json\n{jsjson.stringify(drawing.scene)}\n```"
     same_section = drawing.section_raw and _listing(drawing.scene) == _listing(drawing.original)
     section = drawing.section_raw if same_section else _section(drawing)
     return drawing.header + section + block + drawing.tail

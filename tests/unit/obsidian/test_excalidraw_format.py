@@ -145,3 +145,32 @@ def test_problems_are_all_reported() -> None:
         ("elements[2]", "text"),
         ("elements[3]", ""),
     }
+
+
+def test_an_older_layout_is_rebuilt_in_its_own_headings() -> None:
+    """Before 1.6 the plugin wrote "# Text Elements", "# Embedded files" after a blank line and
+    "# Drawing"; a rebuilt section and block keep that layout."""
+    note = (
+        "---\n\nexcalidraw-plugin: parsed\n\n---\n\n# Text Elements\nQuarterly plan ^Txt00001\n\n\n"
+        "# Embedded files\nabc123: [[chart.png]]\n\n%%\n# Drawing\n```json\n"
+        + SCENE.replace('"link": "[[Plan]]"', '"link": null')  # no Element Links section back then
+        + "\n```\n%%"
+    )
+    drawing = ex.parse_markdown(note, max_chars=100_000)
+    assert [(f.file_id, f.target) for f in drawing.embedded] == [("abc123", "chart.png")]
+    drawing.section_raw, drawing.block_raw = "", ""
+    assert ex.render(drawing) == note
+
+
+def test_the_section_wins_for_what_the_call_did_not_change() -> None:
+    """Obsidian rewrites a renamed note's links in the Text Elements section, not in the scene: a
+    rebuilt section keeps the section's text for an element the call left as it was."""
+    note = plugin_note().replace("Quarterly plan ^Txt00001", "See [[Renamed plan]] ^Txt00001")
+    drawing = ex.parse_markdown(note, max_chars=100_000)
+    scene = json.loads(SCENE)
+    scene["elements"].append({"id": "New00001", "type": "text", "x": 0, "y": 0, "width": 1, "height": 1, "text": "hi"})
+    drawing.scene = scene
+    text = ex.render(drawing)
+    assert "See [[Renamed plan]] ^Txt00001\n\nhi ^New00001\n\n" in text
+    scene["elements"][0]["rawText"] = "Edited"
+    assert "Edited ^Txt00001" in ex.render(drawing)  # an element the call changed: the call's text
