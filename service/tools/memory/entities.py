@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from service.errors import ValidationFailed
 from service.memory.model import Entity, Observation, Relation, normalize_text, one_line
 from service.memory.store import EntityStore, Loaded, check_name
+from service.memory.words import words
 from service.obs.sessions import caller_hash
 from service.plans.recovery import journaled
 from service.tools.context import ToolContext
@@ -176,35 +177,67 @@ class AddObservationsIn(ToolInput):
     observations: list[ObservationBatch] = Field(min_length=1, max_length=100, description="Per entity.")
 
 
+class SimilarOut(ToolOutput):
+    text: str = Field(description="The observation added.")
+    existing: str = Field(description="The observation it had that says nearly the same.")
+    existing_block_id: str = Field(description="That one's block id.")
+
+
 class AddedOut(ToolOutput):
     entityName: str = Field(description="The entity.")  # noqa: N815
     addedObservations: list[str] = Field(description="Observations added.")  # noqa: N815
     block_ids: list[str] = Field(description="Block ids of the added observations, in order.")
     skipped_duplicates: list[str] = Field(description="Observations it already had (not added again).")
+    similar_existing: list[SimilarOut] = Field(
+        default_factory=list, description="Added observations that say nearly the same as one it had (both kept)."
+    )
 
 
 class AddObservationsOut(ToolOutput):
     results: list[AddedOut] = Field(description="Per entity, in order.")
 
 
+SIMILAR = 0.6  # share of words in common (of all the words of both) that makes two observations similar
+
+
+def similar_to(text: str, observations: list[Observation]) -> Observation | None:
+    """The existing observation that says most nearly the same as `text` (its words, folded,
+    overlap by SIMILAR or more), if any: reported, never merged (a number or a negation may
+    differ; the consolidation plane decides)."""
+    mine = set(words(text))
+    best, share = None, SIMILAR
+    for obs in observations:
+        theirs = set(words(obs.text))
+        if mine and theirs:
+            overlap = len(mine & theirs) / len(mine | theirs)
+            if overlap >= share:
+                best, share = obs, overlap
+    return best
+
+
 def add_to(
     entity: Entity, texts: list[str], category: str | None, fields: dict[str, str]
-) -> tuple[list[Observation], list[str]]:
-    """Add the texts that are not already observations of `entity` (after normalisation)."""
+) -> tuple[list[Observation], list[str], list[SimilarOut]]:
+    """Add the texts that are not already observations of `entity` (after normalisation); the
+    added ones that say nearly the same as one it had are reported with it."""
     have = {normalize_text(o.text) for o in entity.observations}
     added: list[Observation] = []
     skipped: list[str] = []
+    similar: list[SimilarOut] = []
     for text in texts:
         key = normalize_text(text)
         if key in have:
             skipped.append(text)
             continue
+        near = similar_to(text, entity.observations)
         have.add(key)
         obs = Observation(text, category, "", dict(fields))
         obs.render()  # gives it its block id
+        if near is not None:
+            similar.append(SimilarOut(text=text, existing=near.text, existing_block_id=near.block_id))
         entity.observations.append(obs)
         added.append(obs)
-    return added, skipped
+    return added, skipped, similar
 
 
 async def add_observations(ctx: ToolContext, args: AddObservationsIn) -> AddObservationsOut:
@@ -222,7 +255,7 @@ async def add_observations(ctx: ToolContext, args: AddObservationsIn) -> AddObse
         store.require(name, "write")
         texts = [observation_text(t, f"observations[{i}].contents") for t in batch.contents]
         batches.append((name, texts, batch))
-    outcome: dict[int, tuple[list[Observation], list[str]]] = {}
+    outcome: dict[int, tuple[list[Observation], list[str], list[SimilarOut]]] = {}
     groups: dict[str, list[int]] = {}  # one write per entity note, whatever the batches
     for i, (name, _, _) in enumerate(batches):
         groups.setdefault(store.path_of(name, "write").rel, []).append(i)
@@ -241,6 +274,7 @@ async def add_observations(ctx: ToolContext, args: AddObservationsIn) -> AddObse
             addedObservations=[o.text for o in outcome[i][0]],
             block_ids=[o.block_id for o in outcome[i][0]],
             skipped_duplicates=outcome[i][1],
+            similar_existing=outcome[i][2],
         )
         for i, (name, _, _) in enumerate(batches)
     ]

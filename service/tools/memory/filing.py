@@ -49,7 +49,7 @@ async def file_observation(ctx: ToolContext, entity: str, text: str, *, source: 
     block: list[str] = []
 
     def change(e: Entity) -> bool:
-        added, _ = add_to(e, [clean], category, provenance(ctx, source))
+        added, _, _ = add_to(e, [clean], category, provenance(ctx, source))
         block.extend(o.block_id for o in added)
         if not added:  # the entity says this already: its block is the one to link
             block.extend(o.block_id for o in e.observations if o.text == clean and o.block_id)

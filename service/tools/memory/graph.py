@@ -198,7 +198,7 @@ async def memory_store(ctx: ToolContext, args: MemoryStoreIn) -> MemoryStoreOut:
     stored: list[bool] = []
 
     def change(e: Entity) -> bool:
-        added, _ = add_to(e, [value], None, provenance(ctx, args.source))
+        added, _, _ = add_to(e, [value], None, provenance(ctx, args.source))
         same = [o.block_id for o in e.observations if normalize_text(o.text) == normalize_text(value)]
         block[:] = [o.block_id for o in added] or same
         stored[:] = [bool(added)]

@@ -181,3 +181,20 @@ async def test_a_call_over_several_entities_is_all_or_nothing_when_a_write_fails
         assert vg.snapshot() == before
         one = await vg.ok("add_observations", observations=batches[:1])  # one entity: no steps, no hook
         assert one["results"][0]["addedObservations"] == ["Ann moved to Oslo"]
+
+
+async def test_an_observation_that_says_nearly_the_same_is_added_and_reported_with_the_similar_one(vg: Harness) -> None:
+    first = "Lives in Berlin with two cats"
+    await vg.ok("create_entities", entities=[{"name": "Ann", "entityType": "person", "observations": [first]}])
+    out = await vg.ok(
+        "add_observations",
+        observations=[{"entityName": "Ann", "contents": ["She lives in Berlin with her two cats", "Plays chess"]}],
+    )
+    result = out["results"][0]
+    assert result["addedObservations"] == ["She lives in Berlin with her two cats", "Plays chess"]
+    assert [(s["text"], s["existing"]) for s in result["similar_existing"]] == [
+        ("She lives in Berlin with her two cats", first)
+    ]
+    assert result["similar_existing"][0]["existing_block_id"]
+    opened = await vg.ok("open_nodes", names=["Ann"])
+    assert len(opened["entities"][0]["observations"]) == 3  # both kept: reported, never merged
