@@ -398,10 +398,72 @@ def new_id(taken: set[str], rng: random.Random) -> str:
             return ident
 
 
+def with_block_ids(elements: list[Any], rng: random.Random) -> tuple[list[Any], dict[str, str]]:
+    """Text elements whose id cannot be a block id (the editor's own ids are 21 characters) get
+    a new 8-character one, as the plugin gives them on load, and every reference to them follows
+    (a container's bound elements, a text's container, an arrow's bindings). An id used twice is
+    left for validation to report."""
+    ids = [e.get("id") for e in elements if isinstance(e, dict)]
+    taken = {i for i in ids if isinstance(i, str)}
+    renamed: dict[str, str] = {}
+    for e in elements:
+        if not isinstance(e, dict) or e.get("type") != "text" or e.get("isDeleted"):
+            continue
+        ident = e.get("id")
+        if isinstance(ident, str) and ident and not BLOCK_ID.match(ident) and ids.count(ident) == 1:
+            renamed[ident] = new_id(taken, rng)
+    if not renamed:
+        return elements, {}
+    out: list[Any] = []
+    for e in elements:
+        if isinstance(e, dict):
+            e = dict(e)
+            for key in ("id", "containerId"):
+                if e.get(key) in renamed:
+                    e[key] = renamed[e[key]]
+            if isinstance(e.get("boundElements"), list):
+                e["boundElements"] = [
+                    {**b, "id": renamed[b["id"]]} if isinstance(b, dict) and b.get("id") in renamed else b
+                    for b in e["boundElements"]
+                ]
+            for key in ("startBinding", "endBinding"):
+                bound = e.get(key)
+                if isinstance(bound, dict) and bound.get("elementId") in renamed:
+                    e[key] = {**bound, "elementId": renamed[bound["elementId"]]}
+        out.append(e)
+    return out, renamed
+
+
 def text_size(text: str, font_size: float) -> tuple[float, float]:
     """A text element's box, estimated (the plugin re-measures it on open)."""
     lines = text.split("\n")
     return round(max(len(line) for line in lines) * font_size * 0.55, 2), round(len(lines) * font_size * 1.25, 2)
+
+
+def new_elements(spec: dict[str, Any], ident: str, taken: set[str], rng: random.Random) -> list[dict[str, Any]]:
+    """A shape from a short one; a rectangle, ellipse or diamond with `text` also gets its label:
+    a text element bound to it, centred (the text's id is a new one)."""
+    if spec["type"] == "text" or not spec.get("text"):
+        return [new_element(spec, ident, rng)]
+    shape = new_element({k: v for k, v in spec.items() if k != "text"}, ident, rng)
+    label_id = new_id(taken, rng)
+    width, height = text_size(spec["text"], spec.get("font_size", 20))
+    label = new_element(
+        {
+            **spec,
+            "type": "text",
+            "x": shape["x"] + (shape["width"] - width) / 2,
+            "y": shape["y"] + (shape["height"] - height) / 2,
+            "width": width,
+            "height": height,
+            "link": None,
+        },
+        label_id,
+        rng,
+    )
+    label |= {"containerId": ident, "textAlign": "center", "verticalAlign": "middle"}
+    shape["boundElements"] = [{"type": "text", "id": label_id}]
+    return [shape, label]
 
 
 def new_element(spec: dict[str, Any], ident: str, rng: random.Random) -> dict[str, Any]:

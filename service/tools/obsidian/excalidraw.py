@@ -215,7 +215,10 @@ class NewElement(ToolInput):
         default=None, description="Width (arrow, line: horizontal extent, may be negative); text: estimated if omitted."
     )
     height: float | None = Field(default=None, description="Height (arrow, line: vertical extent, may be negative).")
-    text: str | None = Field(default=None, description="text: what it says (Markdown, [[links]] allowed).")
+    text: str | None = Field(
+        default=None,
+        description="text: what it says (Markdown, [[links]] allowed); rectangle, ellipse, diamond: a label inside.",
+    )
     id: str | None = Field(default=None, description="Element id: 8 letters or digits (default: a new one).")
     stroke_color: str | None = Field(default=None, description="Stroke (and text) colour, e.g. '#1e1e1e'.")
     background_color: str | None = Field(default=None, description="Fill colour (default 'transparent').")
@@ -232,7 +235,8 @@ class WriteExcalidrawIn(ToolInput):
         default=None,
         description="Replace the scene's elements with these (read_excalidraw's scene.elements, edited): each needs "
         "id, type (rectangle, diamond, ellipse, arrow, line, freedraw, text, image, frame, magicframe, embeddable, "
-        "iframe) and numeric x, y, width, height; a text element needs text and an 8-character id.",
+        "iframe) and numeric x, y, width, height; a text element needs text (an id that cannot be a block id is "
+        "replaced by an 8-character one, see renamed).",
     )
     app_state: dict[str, JsonValue] | None = Field(
         default=None, description="With elements: the scene's appState (default: keep the drawing's own)."
@@ -261,7 +265,11 @@ class WriteExcalidrawOut(ToolOutput):
     changed: bool = Field(description="Whether the file's bytes changed.")
     elements: int = Field(description="Elements the drawing shows now.")
     text_elements: int = Field(description="Text elements it holds now.")
-    added: list[str] = Field(description="Ids of the elements added (with add).")
+    added: list[str] = Field(description="Ids of the elements added (with add; a label after its shape).")
+    renamed: dict[str, str] = Field(
+        default_factory=dict,
+        description="Text elements given an 8-character id (their block id), old id to new; references follow.",
+    )
 
 
 def _new_name(path: str) -> str:
@@ -321,6 +329,10 @@ def _added(drawing: ex.Drawing, specs: list[NewElement]) -> list[dict[str, Any]]
         where = f"add[{i}]"
         if spec.type == "text" and not spec.text:
             found.append({"where": where, "field": "text", "problem": "missing (a text element needs its text)"})
+        if spec.type in ("arrow", "line") and spec.text:
+            found.append(
+                {"where": where, "field": "text", "problem": "a label goes on a text, rectangle, ellipse or diamond"}
+            )
         if spec.id is not None and not ex.BLOCK_ID.match(spec.id):
             found.append({"where": where, "field": "id", "problem": "must be 8 letters or digits"})
         elif spec.id is not None and spec.id in taken:
@@ -333,12 +345,14 @@ def _added(drawing: ex.Drawing, specs: list[NewElement]) -> list[dict[str, Any]]
     made: list[dict[str, Any]] = []
     for spec in specs:
         short = {k: v for k, v in spec.model_dump(exclude={"vault", "idempotency_key"}).items() if v is not None}
-        made.append(ex.new_element(short, spec.id or ex.new_id(taken, rng), rng))
+        made += ex.new_elements(short, spec.id or ex.new_id(taken, rng), taken, rng)
     return made
 
 
-async def _drawing(ctx: ToolContext, args: WriteExcalidrawIn) -> tuple[VaultPath, ex.Drawing, str | None, list[str]]:
-    """(where, the drawing as it will be written, the etag it was read at, ids added)."""
+async def _drawing(
+    ctx: ToolContext, args: WriteExcalidrawIn
+) -> tuple[VaultPath, ex.Drawing, str | None, list[str], dict[str, str]]:
+    """(where, the drawing as it will be written, the etag it was read at, ids added, ids renamed)."""
     if (args.elements is None) == (args.add is None):
         raise ValidationFailed(
             "give exactly one of elements (replace the scene) and add (add to it)",
@@ -358,11 +372,13 @@ async def _drawing(ctx: ToolContext, args: WriteExcalidrawIn) -> tuple[VaultPath
     old = ex.elements_of(drawing.scene)
     scene = copy.copy(drawing.scene)
     added: list[dict[str, Any]] = []
+    renamed: dict[str, str] = {}
     if args.elements is not None:
-        found = ex.problems(args.elements)
+        elements, renamed = ex.with_block_ids(list(args.elements), random.SystemRandom())
+        found = ex.problems(elements)
         if found:
             raise _invalid(found)
-        scene["elements"] = _with_raw_text([dict(e) for e in args.elements], old)
+        scene["elements"] = _with_raw_text([dict(e) for e in elements], old)
         if args.app_state is not None:
             scene["appState"] = args.app_state
         if args.files is not None:
@@ -373,11 +389,11 @@ async def _drawing(ctx: ToolContext, args: WriteExcalidrawIn) -> tuple[VaultPath
     drawing.scene = scene
     if args.compressed is not None and drawing.form == "markdown":
         drawing.compressed = args.compressed
-    return vp, drawing, etag, [e["id"] for e in added]
+    return vp, drawing, etag, [e["id"] for e in added], renamed
 
 
 async def write_excalidraw(ctx: ToolContext, args: WriteExcalidrawIn) -> WriteExcalidrawOut:
-    vp, drawing, etag, added = await _drawing(ctx, args)
+    vp, drawing, etag, added, renamed = await _drawing(ctx, args)
     text = await asyncio.to_thread(ex.render, drawing)
     # Adding is a read-modify-write: guarded by the etag it read, so nothing written meanwhile is lost.
     expected = args.expected_etag if args.expected_etag is not None or args.add is None else etag
@@ -393,13 +409,14 @@ async def write_excalidraw(ctx: ToolContext, args: WriteExcalidrawIn) -> WriteEx
         elements=len(shown),
         text_elements=sum(1 for e in shown if e.get("type") == "text"),
         added=added,
+        renamed=renamed,
     )
 
 
 async def write_excalidraw_confirm(ctx: ToolContext, args: WriteExcalidrawIn) -> ChangePreview | None:
     if args.create_only or args.elements is None:
         return None  # adding keeps every element there is
-    vp, drawing, _, _ = await _drawing(ctx, args)
+    vp, drawing, _, _, _ = await _drawing(ctx, args)
     text = await asyncio.to_thread(ex.render, drawing)
     why = overwrite_preview(ctx, vp, len(text.encode()), args.expected_etag)
     return None if why is None else ChangePreview.of(why, [vp.rel])

@@ -141,6 +141,23 @@ async def test_modify_a_text_and_the_section_follows(xd: Harness) -> None:
     assert again["scene"]["elements"][0]["rawText"] == "Yearly plan"
 
 
+async def test_editor_ids_become_block_ids_and_references_follow(xd: Harness) -> None:
+    editor = "Kq3vZ0dL_x-7hYp2nNs1A"  # a text id as the Excalidraw editor makes them (21 characters)
+    elements = [
+        _rect("Box00001", boundElements=[{"type": "text", "id": editor}]),
+        {**_rect(editor, type="text", text="inside"), "containerId": "Box00001"},
+        _rect("Arrow001", type="arrow", startBinding={"elementId": editor, "focus": 0, "gap": 1}),
+    ]
+    out = await xd.ok("write_excalidraw", path="Ids", elements=elements)
+    new = out["renamed"][editor]
+    assert re.fullmatch(r"[0-9A-Za-z]{8}", new) and list(out["renamed"]) == [editor]
+    scene = (await xd.ok("read_excalidraw", path="Ids", include_scene=True))["scene"]
+    box, text, arrow = scene["elements"]
+    assert box["boundElements"] == [{"type": "text", "id": new}] and text["id"] == new
+    assert text["containerId"] == "Box00001" and arrow["startBinding"]["elementId"] == new
+    assert f"inside ^{new}\n" in xd.read("Ids.excalidraw.md")
+
+
 async def test_add_text_and_shapes_to_a_drawing(xd: Harness) -> None:
     out = await xd.ok(
         "write_excalidraw",
@@ -149,14 +166,18 @@ async def test_add_text_and_shapes_to_a_drawing(xd: Harness) -> None:
             {"type": "text", "x": 0, "y": 100, "text": "Next: hire"},
             {"type": "ellipse", "x": 50, "y": 50, "width": 40, "height": 40, "id": "Circle01"},
             {"type": "arrow", "x": 0, "y": 0, "width": -30, "height": 20},
+            {"type": "rectangle", "x": 200, "y": 0, "width": 120, "height": 60, "text": "Budget"},
         ],
     )
-    assert out["elements"] == 5 and len(out["added"]) == 3 and out["added"][1] == "Circle01"
+    assert out["elements"] == 7 and len(out["added"]) == 5 and out["added"][1] == "Circle01"
     read = await xd.ok("read_excalidraw", path="Plan", include_scene=True)
-    assert [t["text"] for t in read["text_elements"]] == ["Quarterly plan", "Next: hire"]
+    assert [t["text"] for t in read["text_elements"]] == ["Quarterly plan", "Next: hire", "Budget"]
     arrow = read["scene"]["elements"][4]
     assert arrow["points"] == [[0, 0], [-30, 20]] and arrow["width"] == 30
     assert re.fullmatch(r"[0-9A-Za-z]{8}", out["added"][0])
+    box, label = read["scene"]["elements"][5:]
+    assert box["boundElements"] == [{"type": "text", "id": label["id"]}] and label["containerId"] == box["id"]
+    assert read["text_elements"][2]["container_id"] == box["id"] and label["textAlign"] == "center"
 
 
 @pytest.mark.covers("write_excalidraw", "failure")
@@ -185,7 +206,7 @@ async def test_write_guards(xd: Harness) -> None:
         ([_rect("a", x="1")], "elements[0]", "x"),
         ([{"id": "a", "type": "ellipse", "x": 0, "y": 0, "width": 1}], "elements[0]", "height"),
         ([_rect("Txt00009", type="text")], "elements[0]", "text"),
-        ([_rect("far-too-long-id", type="text", text="hi")], "elements[0]", "id"),
+        ([_rect("far-too-long-id", type="text", text="a"), _rect("far-too-long-id")], "elements[1]", "id"),
         ([_rect("a", link=5)], "elements[0]", "link"),
     ],
 )
@@ -210,6 +231,8 @@ async def test_invalid_additions_are_refused(xd: Harness) -> None:
         add=[{"type": "rectangle", "x": 0, "y": 0, "id": "Txt00001"}],
     )
     assert "duplicate" in err["details"]["problems"][0]["problem"]
+    arrow = {"type": "arrow", "x": 0, "y": 0, "text": "no"}
+    assert (await xd.err("write_excalidraw", "validation_error", path="Plan", add=[arrow]))["details"]["problems"]
     assert xd.snapshot() == before
 
 
