@@ -69,6 +69,23 @@ def _alias_bomb(levels: int, width: int) -> str:
     return "---\n" + "\n".join(lines) + "\n---\n# Bomb\n\nbombword\n"
 
 
+def _lz_bomb(codes: int) -> str:
+    """An Excalidraw compressed-json block (LZ-string Base64) of `codes` codes, each naming the
+    entry the one before made, so each repeats one character more: ~codes**2 / 2 characters (6,000
+    codes, 13 KB: 18 million characters, past [limits] max_value_bytes)."""
+    bits: list[int] = [0, 0] + [(ord("a") >> i) & 1 for i in range(8)]  # a first literal, 8-bit
+    width, enlarge = 3, 4
+    for code in [*range(4, 4 + codes), 2]:  # 2 ends the stream
+        bits += [(code >> i) & 1 for i in range(width)]
+        enlarge -= 1
+        if enlarge == 0:
+            enlarge, width = 1 << width, width + 1
+    bits += [0] * (-len(bits) % 6)
+    alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+    digits = "".join(alphabet[int("".join(map(str, bits[i : i + 6])), 2)] for i in range(0, len(bits), 6))
+    return digits + "=" * (-len(digits) % 4)
+
+
 TEXT_FILES: dict[str, str | bytes] = {
     "Welcome.md": "---\ntags: [start]\nstatus: active\n---\n# Welcome\n\nwelcomeword. See [[Cafe]], [[Wide]], "
     "[[Projects/Plan]] and ![[Media/huge.png]]. #intro\n",
@@ -78,6 +95,8 @@ TEXT_FILES: dict[str, str | bytes] = {
     "Wide.md": "# Wide\n\nwidewords über [[Welcome]]\n".encode("utf-16"),
     "Broken.md": "# Broken\n\nGrüße brokenword ".encode() + b"\xe2\x82" + " schön\n".encode(),
     "Bomb.md": _alias_bomb(8, 9),
+    "Drawings/Lz.excalidraw.md": "---\nexcalidraw-plugin: parsed\n---\n# Excalidraw Data\n\n## Text Elements\n"
+    "lzword ^Lzbomb01\n\n%%\n## Drawing\n```compressed-json\n" + _lz_bomb(6000) + "\n```\n%%",
     "Board.canvas": '{"nodes":[{"id":"a","type":"text","text":"canvasword [[Welcome]]","x":0,"y":0,'
     '"width":10,"height":10}],"edges":[]}',
     "Tasks.base": "views:\n  - type: table\n    name: All\n",
@@ -136,7 +155,7 @@ READ_CALLS: dict[str, list[dict[str, Any]]] = {
     "get_workspace": [{}],
     "list_recent_files": [{}],
     "read_canvas": _each("path", ["Board.canvas", "Pipe.canvas", "Pipe.md", "Media/pipe.png"]),
-    "read_excalidraw": _each("path", ["Pipe", "Pipe.md", "Bomb", "Cafe", "Board.canvas", "Media/pipe.png"]),
+    "read_excalidraw": _each("path", ["Lz", "Drawings/Lz.excalidraw.md", "Pipe", "Pipe.md", "Bomb", "Board.canvas"]),
     "list_attachments": [{}] + _each("folder", ["Media", "Linked"]),
     "read_attachment": _each("path", FILE_PATHS),
     "query_base": [
@@ -258,7 +277,7 @@ async def _checked_vault(vg: Harness) -> None:
     """What the index holds after the start and the symlink: every readable note, nothing else."""
     status = (await vg.call("index_status")).structured
     assert status is not None
-    assert (status["state"], status["notes"]) == ("ready", 8), status
+    assert (status["state"], status["notes"]) == ("ready", 9), status
     warnings = status["file_warnings"]
     assert warnings["by_reason"] == {"encoding": 3, "name_not_utf8": 3, "special_file": 5}, warnings
 
@@ -271,6 +290,7 @@ async def _searchable(call: Call) -> None:
         ("widewords", "Wide.md"),
         ("brokenword", "Broken.md"),
         ("canvasword", "Board.canvas"),
+        ("lzword", "Drawings/Lz.excalidraw.md"),
         ("afterword", "After.md"),
     ]:
         is_error, found = await call("search_text", {"query": word})
