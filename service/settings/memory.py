@@ -29,3 +29,12 @@ class MemorySettings(Section):
         le=1024 * 1024,
         description="Largest text of one recorded experience (UTF-8 bytes).",
     )
+    suggest_patterns: dict[str, list[str]] = Field(
+        default_factory=lambda: {
+            "financial": ["owe", "owed", "debt", "paid", "spent", "spend", "$", "€", "£"],
+            "health": ["#mentalhealth", "#physicalhealth", "medication", "therapy", "diagnosis"],
+            "commitments": ["promised", "deadline", "shopping list", "appointment", "due on"],
+        },
+        description="Kinds of facts rag_search suggests keeping in memory (memory_suggestion), each with the "
+        "words or marks that show them; {} turns the suggestions off.",
+    )

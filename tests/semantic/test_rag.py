@@ -45,3 +45,29 @@ async def test_rag_search_failures(make_vault: Callable[..., Path]) -> None:
 
     async with started(make_vault(JOURNAL)) as h:
         await h.err("rag_search", "mode_unavailable", query="x")
+
+
+async def test_rag_search_suggests_a_fact_to_remember_that_memory_store_then_keeps(
+    make_vault: Callable[..., Path],
+) -> None:
+    """Seed 003's memory_suggestion: a money fact in the results gives a key, the sentence and the
+    note; storing exactly that with memory_store makes it an observation search_memory finds. No
+    suggestion when no pattern matches, or when the patterns are turned off."""
+    async with semantic(make_vault(JOURNAL)) as h:
+        out = await h.ok("rag_search", query="how much money do I need to pay back to my friend?", max_results=1)
+        tip = out["memory_suggestion"]
+        assert tip == {
+            "key": "financial_2025_03_02",
+            "value": "I owe Sam 40 dollars for the concert tickets.",
+            "source": "Journal/2025-03-02.md",
+            "kind": "financial",
+            "matched": "owe",
+        }
+        assert (await h.ok("memory_store", key=tip["key"], value=tip["value"], source=tip["source"]))["stored"]
+        found = await h.ok("search_memory", query="owe Sam dollars")
+        assert found["items"][0]["text"] == tip["value"] and found["items"][0]["source"] == tip["source"]
+        calm = await h.ok("rag_search", query="bread in the oven", tags=["food"], max_results=1)
+        assert calm["memory_suggestion"] is None
+    async with semantic(make_vault(JOURNAL), memory={"suggest_patterns": {}}) as h:
+        out = await h.ok("rag_search", query="how much money do I need to pay back to my friend?", max_results=1)
+        assert out["memory_suggestion"] is None

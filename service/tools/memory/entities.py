@@ -5,14 +5,12 @@ observations}]`, `observations: [{entityName, contents}]`, `relations: [{from, t
 relationType}]`, `names`), so agents written for it work unchanged. Each entity is a note in the
 memory folder (`service.memory.model`), changed through `service.memory.store` (per-note lock and
 compare-and-swap on the note's etag). A call that changes several entity notes is all or nothing,
-also across a kill -9 (`all_or_nothing`). Every path goes through the caller's path ACL.
+also across a kill -9 (`writing.all_or_nothing`). Every path goes through the caller's path ACL.
 Touches: the memory folder's notes only.
 """
 
 from __future__ import annotations
 
-import datetime as dt
-from collections.abc import Sequence
 from functools import partial
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -21,56 +19,12 @@ from service.errors import ValidationFailed
 from service.memory.model import Entity, Observation, Relation, normalize_text, one_line
 from service.memory.store import EntityStore, Loaded, check_name
 from service.memory.words import words
-from service.obs.sessions import caller_hash
-from service.plans.recovery import journaled
 from service.tools.context import ToolContext
+from service.tools.memory.writing import WRITE, all_or_nothing, entity_store, observation_text, provenance
 from service.tools.models import ToolInput, ToolOutput
 from service.tools.spec import ToolSpec
-from service.vault.commit import Action, commit
 
 MAX_ITEMS = 1000  # entities, observations or relations in one call
-MAX_OBSERVATION = 10_000  # characters
-
-
-def entity_store(ctx: ToolContext) -> EntityStore:
-    return EntityStore(
-        ctx.vault.id,
-        ctx.vault.files,
-        ctx.services.settings.memory.folder,
-        lambda p, op: ctx.resolve(p, op),  # type: ignore[arg-type]
-    )
-
-
-async def all_or_nothing(ctx: ToolContext, actions: Sequence[Action], goal: str) -> None:
-    """Run the changes of several entity notes all or nothing: a failure or a cancelled call
-    puts back the notes already written (`service.vault.commit`), and a process killed in the
-    middle leaves a journal the next start rolls back (`service.plans.recovery`)."""
-    if len(actions) <= 1:
-        for action in actions:
-            await action()
-        return
-    caller = caller_hash(ctx.principal.subject)
-    async with journaled(ctx.services.plans.journal, ctx.vault.id, caller, goal):
-        await commit(actions, ctx.steps(goal))
-
-
-def observation_text(text: str, field: str) -> str:
-    clean = one_line(text)
-    if not clean or len(clean) > MAX_OBSERVATION:
-        raise ValidationFailed(
-            f"an observation is 1 to {MAX_OBSERVATION} characters",
-            details={"field": field, "reason": "empty" if not clean else "too_long"},
-        )
-    return clean
-
-
-def provenance(ctx: ToolContext, source: str | None = None, date: str | None = None) -> dict[str, str]:
-    fields = {"recorded": dt.date.today().isoformat(), "by": caller_hash(ctx.principal.subject)[:8]}
-    if date:
-        fields["date"] = one_line(date)[:40].replace("]", ")")
-    if source:
-        fields["source"] = one_line(source)[:300].replace("]", ")")
-    return fields
 
 
 class ObservationOut(ToolOutput):
@@ -396,8 +350,6 @@ async def open_nodes(ctx: ToolContext, args: OpenNodesIn) -> OpenNodesOut:
     return OpenNodesOut(entities=[entity_out(ctx, f) for f in found], relations=relations, missing=missing)
 
 
-_W = {"scopes": ("write:vault",), "scope_class": "write", "mutating": True, "idempotent": False, "reads_index": False}
-
 TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         name="create_entities",
@@ -409,7 +361,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         output_model=CreateEntitiesOut,
         handler=create_entities,
         tags=("memory",),
-        **_W,  # type: ignore[arg-type]
+        **WRITE,  # type: ignore[arg-type]
     ),
     ToolSpec(
         name="add_observations",
@@ -421,7 +373,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         output_model=AddObservationsOut,
         handler=add_observations,
         tags=("memory",),
-        **_W,  # type: ignore[arg-type]
+        **WRITE,  # type: ignore[arg-type]
     ),
     ToolSpec(
         name="create_relations",
@@ -433,7 +385,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         output_model=CreateRelationsOut,
         handler=create_relations,
         tags=("memory",),
-        **_W,  # type: ignore[arg-type]
+        **WRITE,  # type: ignore[arg-type]
     ),
     ToolSpec(
         name="open_nodes",

@@ -41,7 +41,8 @@ async def file_observation(ctx: ToolContext, entity: str, text: str, *, source: 
     provenance; the entity note's path and the observation's block id come back."""
     from service.memory.model import Entity
     from service.memory.store import check_name
-    from service.tools.memory.entities import add_to, entity_store, observation_text, provenance
+    from service.tools.memory.entities import add_to
+    from service.tools.memory.writing import entity_store, observation_text, provenance
 
     store = entity_store(ctx)
     name = check_name(entity, "entity")
@@ -62,6 +63,6 @@ async def file_observation(ctx: ToolContext, entity: str, text: str, *, source: 
 async def check_entity(ctx: ToolContext, entity: str) -> None:
     """`note_not_found` with suggestions when `entity` is not a memory entity the caller may write."""
     from service.memory.store import check_name
-    from service.tools.memory.entities import entity_store
+    from service.tools.memory.writing import entity_store
 
     entity_store(ctx).require(check_name(entity, "entity"), "write")

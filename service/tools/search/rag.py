@@ -7,7 +7,8 @@ and read permission apply before `max_results`. A chunk is `sensitive` when its 
 secret or the chunk mentions health or money (`service.tools.sensitive`: `[sensitive]` patterns,
 `[search] sensitive_terms`, `sensitive_tags`); `sensitive_detected` when any returned chunk is:
 the agent should ask before showing or sending it on. Secrets are redacted from `chunk_text`, and
-notes holding one left out under `exclude`.
+notes holding one left out under `exclude`. `memory_suggestion` proposes a `memory_store` call for
+a fact of a kind `[memory] suggest_patterns` names (`service.memory.suggest`).
 """
 
 from __future__ import annotations
@@ -15,10 +16,12 @@ from __future__ import annotations
 import datetime as dt
 import re
 import sqlite3
+from dataclasses import asdict
 
 from pydantic import BaseModel, Field
 
 from service.errors import ValidationFailed
+from service.memory.suggest import compile_patterns, suggest
 from service.semantic import search as sem
 from service.semantic.engine import ChunkRow
 from service.tools.context import ToolContext
@@ -61,6 +64,14 @@ class RagChunk(BaseModel):
     sensitive: bool = Field(description="The note holds a secret, or the chunk mentions health or money.")
 
 
+class MemorySuggestion(BaseModel):
+    key: str = Field(description="Suggested memory_store key: the kind of fact and the note's title.")
+    value: str = Field(description="Suggested value: the sentence that holds the match.")
+    source: str = Field(description="The note it comes from (memory_store's source).")
+    kind: str = Field(description="Which [memory] suggest_patterns kind matched (financial, health, commitments...).")
+    matched: str = Field(description="The word or mark that matched.")
+
+
 class RagOut(ToolOutput, Partial):
     results: list[RagChunk] = Field(description="Chunks nearest the question, best first.")
     sensitive_detected: bool = Field(description="Some result is sensitive: confirm with the user before showing it.")
@@ -69,6 +80,11 @@ class RagOut(ToolOutput, Partial):
     complete: bool = Field(description="Every chunk of the vault has its vector.")
     reranked: bool = Field(default=False, description="The configured reranker ordered the leading chunks.")
     degraded: bool = Field(default=False, description="A reranker is configured but failed: the vector order is kept.")
+    memory_suggestion: MemorySuggestion | None = Field(
+        default=None,
+        description="A fact in these results worth remembering ([memory] suggest_patterns): ask the user, then "
+        "call memory_store with its key, value and source. Nothing is stored by the search.",
+    )
 
 
 def note_date(row: ChunkRow) -> str:
@@ -129,6 +145,10 @@ async def rag_search(ctx: ToolContext, args: RagIn) -> RagOut:
         for h in window
     ]
     more = offset + args.max_results < len(hits)
+    found_fact = suggest(
+        ((c.chunk_text, c.source_file, c.title) for c in page),
+        compile_patterns(ctx.services.settings.memory.suggest_patterns),
+    )
     return RagOut(
         results=page,
         sensitive_detected=any(c.sensitive for c in page),
@@ -138,6 +158,7 @@ async def rag_search(ctx: ToolContext, args: RagIn) -> RagOut:
         reranked=order.reranked,
         degraded=order.degraded,
         partial=partial(ctx),
+        memory_suggestion=MemorySuggestion(**asdict(found_fact)) if found_fact is not None else None,
     )
 
 

@@ -1,0 +1,225 @@
+"""memory domain, pruning the graph: delete_entities, delete_observations, delete_relations.
+
+Each call changes every entity note it names all or nothing (`entities.all_or_nothing`), one
+write per note. `delete_entities` moves entity notes to the vault's trash as `delete_note` does,
+after a human's confirmation that lists every note, and reports the relations of other entities
+that pointed at them. Touches: the memory folder's notes only.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from service.memory.model import Entity, normalize_text
+from service.memory.store import EntityStore, Loaded, check_name
+from service.policy.confirmations import ChangePreview
+from service.tools.context import ToolContext
+from service.tools.memory.entities import RelationOut
+from service.tools.memory.writing import WRITE, all_or_nothing, entity_store
+from service.tools.models import ToolInput, ToolOutput
+from service.tools.spec import ToolSpec
+from service.vault.commit import Action, Undo
+
+
+class DeleteEntitiesIn(ToolInput):
+    entityNames: list[str] = Field(min_length=1, max_length=100, description="Entities to delete.")  # noqa: N815
+
+
+class DeleteEntitiesOut(ToolOutput):
+    deleted: list[str] = Field(description="Entities whose notes went to the trash.")
+    trash: list[str] = Field(description="Where each note went, in order.")
+    missing: list[str] = Field(description="Names that are no entity.")
+    dangling_relations: list[RelationOut] = Field(description="Relations of other entities that pointed at them.")
+
+
+async def delete_entities_preview(ctx: ToolContext, args: DeleteEntitiesIn) -> ChangePreview | None:
+    store = entity_store(ctx)
+    paths = []
+    for i, raw in enumerate(args.entityNames):
+        found = store.load(check_name(raw, f"entityNames[{i}]"), "delete")
+        if found is not None:
+            paths.append(found.vp.rel)
+    if not paths:
+        return None
+    return ChangePreview.of(f"move {len(paths)} memory entity note(s) to the trash", paths)
+
+
+async def delete_entities(ctx: ToolContext, args: DeleteEntitiesIn) -> DeleteEntitiesOut:
+    store = entity_store(ctx)
+    found = []
+    missing = []
+    for i, raw in enumerate(args.entityNames):
+        name = check_name(raw, f"entityNames[{i}]")
+        loaded = store.load(name, "delete")
+        (found.append(loaded) if loaded is not None else missing.append(name))
+    stems = {f.vp.rel.removesuffix(".md").lower(): f.entity.name for f in found}
+    dangling = [
+        RelationOut(**{"from": e.entity.name, "to": stems[r.target.lower()], "relationType": r.relation_type})
+        for e in store.entities()
+        if e.vp.rel.removesuffix(".md").lower() not in stems
+        for r in e.entity.relations
+        if r.target.lower() in stems
+    ]
+    trash: list[str] = []
+
+    def trashing(loaded: Loaded) -> Action:
+        async def action() -> Undo:
+            to = await ctx.vault.files.delete(loaded.vp, permanent=False, expected_etag=loaded.etag) or ""
+            trash.append(to)
+            back = ctx.vault.paths.resolve(to, allow_hidden=True, op="write")
+            return partial(ctx.vault.files.move, back, loaded.vp)
+
+        return action
+
+    await all_or_nothing(ctx, [trashing(f) for f in found], f"delete_entities of {len(found)} entities")
+    return DeleteEntitiesOut(
+        deleted=[f.entity.name for f in found], trash=trash, missing=missing, dangling_relations=dangling
+    )
+
+
+class Deletion(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    entityName: str = Field(max_length=10_000, description="The entity.")  # noqa: N815
+    observations: list[str] = Field(min_length=1, max_length=1000, description="Observations: their text or block id.")
+
+
+class DeleteObservationsIn(ToolInput):
+    deletions: list[Deletion] = Field(min_length=1, max_length=100, description="Per entity.")
+
+
+class DeleteObservationsOut(ToolOutput):
+    deleted: int = Field(description="Observations removed.")
+    not_found: list[str] = Field(description="Texts or block ids that matched no observation.")
+
+
+async def delete_observations(ctx: ToolContext, args: DeleteObservationsIn) -> DeleteObservationsOut:
+    store = entity_store(ctx)
+    plans = []
+    for i, d in enumerate(args.deletions):
+        name = check_name(d.entityName, f"deletions[{i}].entityName")
+        store.require(name, "write")
+        plans.append((name, d.observations))
+    result: dict[int, tuple[int, list[str]]] = {}  # deletion -> (removed, texts that matched nothing)
+
+    def change(e: Entity, members: list[int]) -> bool:
+        for i in members:
+            wanted = plans[i][1]
+            keys = {normalize_text(w) for w in wanted} | {w.lstrip("^") for w in wanted}
+            hit = {normalize_text(o.text) for o in e.observations} | {o.block_id for o in e.observations}
+            keep = [o for o in e.observations if normalize_text(o.text) not in keys and o.block_id not in keys]
+            miss = [w for w in wanted if normalize_text(w) not in hit and w.lstrip("^") not in hit]
+            result[i] = (len(e.observations) - len(keep), miss)
+            e.observations = keep
+        return any(result[i][0] for i in members)
+
+    groups = _by_note(store, [name for name, _ in plans])
+    actions = [store.updating(plans[m[0]][0], partial(change, members=m)) for m in groups]
+    await all_or_nothing(ctx, actions, f"delete_observations on {len(actions)} entities")
+    return DeleteObservationsOut(
+        deleted=sum(n for n, _ in result.values()), not_found=[w for i in sorted(result) for w in result[i][1]]
+    )
+
+
+def _by_note(store: EntityStore, names: list[str]) -> list[list[int]]:
+    """The positions of `names`, grouped by entity note (one write per note), in first-seen order."""
+    groups: dict[str, list[int]] = {}
+    for i, name in enumerate(names):
+        groups.setdefault(store.path_of(name, "write").rel, []).append(i)
+    return list(groups.values())
+
+
+class OldRelation(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    from_: str = Field(alias="from", max_length=10_000, description="Source entity.")
+    to: str = Field(max_length=10_000, description="Target entity or note.")
+    relationType: str = Field(max_length=100, description="Relation type.")  # noqa: N815
+
+
+class DeleteRelationsIn(ToolInput):
+    relations: list[OldRelation] = Field(min_length=1, max_length=1000, description="Relations to delete.")
+
+
+class DeleteRelationsOut(ToolOutput):
+    deleted: int = Field(description="Relations removed.")
+    not_found: list[RelationOut] = Field(description="Relations that did not exist.")
+
+
+async def delete_relations(ctx: ToolContext, args: DeleteRelationsIn) -> DeleteRelationsOut:
+    store = entity_store(ctx)
+    for i, rel in enumerate(args.relations):
+        store.require(check_name(rel.from_, f"relations[{i}].from"), "write")
+    links = []
+    for rel in args.relations:
+        target = store.load(rel.to.strip(), "read")
+        links.append(target.vp.rel.removesuffix(".md").lower() if target is not None else rel.to.strip().lower())
+    removed: dict[int, int] = {}
+
+    def change(e: Entity, members: list[int]) -> bool:
+        for i in members:
+            rel = args.relations[i]
+            keep = [
+                r
+                for r in e.relations
+                if not (r.relation_type == rel.relationType and r.target.lower() in (links[i], rel.to.strip().lower()))
+            ]
+            removed[i] = len(e.relations) - len(keep)
+            e.relations = keep
+        return any(removed[i] for i in members)
+
+    groups = _by_note(store, [rel.from_.strip() for rel in args.relations])
+    actions = [store.updating(args.relations[m[0]].from_.strip(), partial(change, members=m)) for m in groups]
+    await all_or_nothing(ctx, actions, f"delete_relations on {len(actions)} entities")
+    return DeleteRelationsOut(
+        deleted=sum(removed.values()),
+        not_found=[
+            RelationOut(**{"from": rel.from_.strip(), "to": rel.to.strip(), "relationType": rel.relationType})
+            for i, rel in enumerate(args.relations)
+            if not removed.get(i)
+        ],
+    )
+
+
+TOOLS: tuple[ToolSpec, ...] = (
+    ToolSpec(
+        name="delete_observations",
+        domain="memory",
+        title="Delete observations",
+        description="Remove observations of memory entities, named by their text or block id.",
+        input_model=DeleteObservationsIn,
+        output_model=DeleteObservationsOut,
+        handler=delete_observations,
+        tags=("memory",),
+        **WRITE,  # type: ignore[arg-type]
+    ),
+    ToolSpec(
+        name="delete_relations",
+        domain="memory",
+        title="Delete relations",
+        description="Remove relations between memory entities (`from`, `to`, `relationType`).",
+        input_model=DeleteRelationsIn,
+        output_model=DeleteRelationsOut,
+        handler=delete_relations,
+        tags=("memory",),
+        **WRITE,  # type: ignore[arg-type]
+    ),
+    ToolSpec(
+        name="delete_entities",
+        domain="memory",
+        title="Delete memory entities",
+        description="Move memory entities' notes to the vault's .trash/ (a human confirms the list); relations "
+        "of other entities that pointed at them are reported.",
+        input_model=DeleteEntitiesIn,
+        output_model=DeleteEntitiesOut,
+        handler=delete_entities,
+        scopes=("delete:vault",),
+        scope_class="delete",
+        mutating=True,
+        confirm="conditional",
+        confirm_when=delete_entities_preview,
+        idempotent=False,
+        reads_index=False,
+        tags=("memory",),
+    ),
+)
