@@ -3,8 +3,8 @@ without Obsidian running.
 
 Tools: list_bookmarks, add_bookmark, remove_bookmark (`bookmarks.py`); get_workspace,
 list_recent_files (`workspace.py`); read_canvas, write_canvas (`canvas.py`); read_excalidraw,
-write_excalidraw (`excalidraw.py`: the Excalidraw plugin's drawings, format in
-`service.obsidian.excalidraw`); list_attachments (`attachments.py`), read_attachment
+write_excalidraw (`excalidraw.py`, `excalidraw_write.py`: the Excalidraw plugin's drawings,
+format in `service.obsidian.excalidraw`); list_attachments (`attachments.py`), read_attachment
 (`media.py`); query_base (`bases.py`: Obsidian Bases `.base` files and ```base blocks, through
 the engine in `service.bases`). `config.py` opens `.obsidian/` settings files.
 Touches: `.obsidian/bookmarks.json` (read/write), `.obsidian/workspace.json` and `app.json`
@@ -14,7 +14,16 @@ other attachments; index tables `notes`, `links` (read).
 
 from __future__ import annotations
 
-from service.tools.obsidian import attachments, bases, bookmarks, canvas, excalidraw, media, workspace
+from service.tools.obsidian import (
+    attachments,
+    bases,
+    bookmarks,
+    canvas,
+    excalidraw,
+    excalidraw_write,
+    media,
+    workspace,
+)
 from service.tools.spec import ToolSpec
 
 TOOLS: tuple[ToolSpec, ...] = (
@@ -22,6 +31,7 @@ TOOLS: tuple[ToolSpec, ...] = (
     *workspace.TOOLS,
     *canvas.TOOLS,
     *excalidraw.TOOLS,
+    *excalidraw_write.TOOLS,
     *attachments.TOOLS,
     *media.TOOLS,
     *bases.TOOLS,

@@ -9,6 +9,7 @@ import shutil
 from pathlib import Path
 
 from service.obsidian import excalidraw as ex
+from service.obsidian import excalidraw_elements as els
 from tests.conftest import started
 from tests.real_vaults import VAULTS, needs
 
@@ -24,7 +25,7 @@ def test_real_drawings_rebuilt_from_their_scene_are_the_plugins_text() -> None:
     for path in files:
         text = path.read_text(encoding="utf-8")
         drawing = ex.parse_markdown(text, max_chars=16 * 2**20)
-        assert ex.problems(ex.elements_of(drawing.scene)) == [], path.name
+        assert els.problems(els.elements_of(drawing.scene)) == [], path.name
         drawing.section_raw, drawing.block_raw = "", ""  # nothing reused: section and block rebuilt
         if ex.render(drawing) == text:
             rebuilt.append(path.name)

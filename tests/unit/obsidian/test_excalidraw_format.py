@@ -8,6 +8,7 @@ import json
 import pytest
 
 from service.obsidian import excalidraw as ex
+from service.obsidian import excalidraw_elements as els
 from service.obsidian import jsjson, lzstring
 
 # Made by the lz-string JavaScript library (the copy the Excalidraw plugin bundles), run under Node:
@@ -98,7 +99,7 @@ def test_a_plugin_note_is_read_into_its_parts() -> None:
     assert drawing.section_texts == {"Txt00001": "Quarterly plan"}
     assert drawing.section_links == {"Box00001": "[[Plan]]"}
     assert [(f.file_id, f.target, f.kind) for f in drawing.embedded] == [("abc123", "chart.png", "file")]
-    assert [e["id"] for e in ex.elements_of(drawing.scene)] == ["Txt00001", "Box00001"]
+    assert [e["id"] for e in els.elements_of(drawing.scene)] == ["Txt00001", "Box00001"]
 
 
 def test_a_note_regenerated_from_its_scene_is_the_plugins_layout_to_the_byte() -> None:
@@ -128,7 +129,7 @@ def test_the_index_text_keeps_the_words_and_drops_the_scene() -> None:
 
 
 def test_problems_are_all_reported() -> None:
-    found = ex.problems(
+    found = els.problems(
         [
             {"id": "a", "type": "blob", "x": 0, "y": 0, "width": 1, "height": 1},
             {"id": "a", "type": "rectangle", "x": "0", "y": 0, "width": 1},
