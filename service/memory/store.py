@@ -36,6 +36,15 @@ def _lock(vault_id: str, rel: str) -> asyncio.Lock:
     return lock
 
 
+@dataclass(frozen=True, slots=True)
+class _Waiting:
+    change: Callable[[Entity], bool]
+    done: asyncio.Future[Loaded]
+
+
+_waiting: dict[tuple[str, str], list[_Waiting]] = {}  # note -> changes waiting for its lock
+
+
 def now_iso() -> str:
     return dt.datetime.now(dt.UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
 
@@ -137,31 +146,62 @@ class EntityStore:
     async def update(self, name: str, change: Callable[[Entity], bool], before: list[str] | None = None) -> Loaded:
         """Apply `change` (which says whether it changed anything) to the entity as it is on disk
         now, and write it with the etag read; a concurrent edit makes it read and apply again.
-        `before` receives the note's text the change was applied to (when it wrote)."""
+
+        Calls that wait for the same note are written together (group commit): the one that gets
+        the note's lock applies every change queued by then, in arrival order, in one write, and
+        the others return its result, so 32 agents adding to one entity wait for a few writes, not
+        for 32. `before` (an all-or-nothing call's change, whose undo must be its own) is written
+        alone and receives the note's text the change was applied to."""
         vp = self.path_of(name, "write")
-        async with _lock(self.vault_id, vp.rel):
-            for _ in range(CAS_TRIES):
-                current = self.require(name, "write")
-                entity = current.entity
-                if not change(entity):
-                    return current
-                entity.updated = now_iso()
-                try:
-                    result = await self.files.write(vp, render(entity), expected_etag=current.etag, must_exist=True)
-                except Conflict:
-                    continue  # a person (or another process) saved the note in between: read it again
-                if before is not None:
-                    before.append(current.text)
-                return Loaded(vp, entity, result.etag)
+        key = (self.vault_id, vp.rel)
+        if before is not None:
+            async with _lock(*key):
+                return await self._write(name, vp, [change], before)
+        me = _Waiting(change, asyncio.get_running_loop().create_future())
+        _waiting.setdefault(key, []).append(me)
+        async with _lock(*key):
+            if me.done.done():  # a call before this one wrote its change along with its own
+                return me.done.result()
+            batch = _waiting.pop(key, [me])
+            try:
+                loaded = await self._write(name, vp, [w.change for w in batch], None)
+            except BaseException as exc:
+                for w in batch:
+                    if w is not me and not w.done.done():
+                        w.done.set_exception(exc if isinstance(exc, Exception) else Conflict("the write was cancelled"))
+                raise
+            for w in batch:
+                if w is not me and not w.done.done():
+                    w.done.set_result(loaded)
+            return loaded
+
+    async def _write(
+        self, name: str, vp: VaultPath, changes: list[Callable[[Entity], bool]], before: list[str] | None
+    ) -> Loaded:
+        for _ in range(CAS_TRIES):
+            current = self.require(name, "write")
+            entity = current.entity
+            if not any([change(entity) for change in changes]):  # every change applied, in order
+                return current
+            entity.updated = now_iso()
+            try:
+                result = await self.files.write(vp, render(entity), expected_etag=current.etag, must_exist=True)
+            except Conflict:
+                continue  # a person (or another process) saved the note in between: read it again
+            if before is not None:
+                before.append(current.text)
+            return Loaded(vp, entity, result.etag)
         raise Conflict(f"memory entity {name!r} kept changing while it was updated", details={"path": vp.rel})
 
     # -- several entities, all or nothing (`service.vault.commit`) ---------------------------------
 
-    def updating(self, name: str, change: Callable[[Entity], bool]) -> Action:
-        """`update` as a commit action: its undo writes the note back as it was, unless it changed since."""
+    def updating(self, name: str, change: Callable[[Entity], bool], *, undoable: bool = True) -> Action:
+        """`update` as a commit action: its undo writes the note back as it was, unless it changed
+        since. Not `undoable` (the only change of its call): it is written with the changes
+        other calls queue for the note (group commit), and its undo does nothing."""
 
         async def action() -> Undo:
-            before: list[str] = []
+            before: list[str] | None = [] if undoable else None
             done = await self.update(name, change, before)
             if not before:
                 return _nothing

@@ -220,7 +220,9 @@ async def add_observations(ctx: ToolContext, args: AddObservationsIn) -> AddObse
             outcome[i] = add_to(entity, texts, batch.category, provenance(ctx, batch.source, batch.date))
         return any(outcome[i][0] for i in members)
 
-    actions = [store.updating(batches[m[0]][0], partial(change, members=m)) for m in groups.values()]
+    actions = [
+        store.updating(batches[m[0]][0], partial(change, members=m), undoable=len(groups) > 1) for m in groups.values()
+    ]
     await all_or_nothing(ctx, actions, f"add_observations to {len(actions)} entities")
     results = [
         AddedOut(
@@ -307,7 +309,9 @@ async def create_relations(ctx: ToolContext, args: CreateRelationsIn) -> CreateR
                 entity.relations.append(relation)
         return any(made[i] for i in members)
 
-    actions = [store.updating(planned[m[0]][0], partial(change, members=m)) for m in groups.values()]
+    actions = [
+        store.updating(planned[m[0]][0], partial(change, members=m), undoable=len(groups) > 1) for m in groups.values()
+    ]
     await all_or_nothing(ctx, actions, f"create_relations on {len(actions)} entities")
     return CreateRelationsOut(
         created=[out for i, (_, _, out) in enumerate(planned) if made.get(i)],

@@ -115,7 +115,7 @@ async def delete_observations(ctx: ToolContext, args: DeleteObservationsIn) -> D
         return any(result[i][0] for i in members)
 
     groups = _by_note(store, [name for name, _ in plans])
-    actions = [store.updating(plans[m[0]][0], partial(change, members=m)) for m in groups]
+    actions = [store.updating(plans[m[0]][0], partial(change, members=m), undoable=len(groups) > 1) for m in groups]
     await all_or_nothing(ctx, actions, f"delete_observations on {len(actions)} entities")
     return DeleteObservationsOut(
         deleted=sum(n for n, _ in result.values()), not_found=[w for i in sorted(result) for w in result[i][1]]
@@ -169,7 +169,10 @@ async def delete_relations(ctx: ToolContext, args: DeleteRelationsIn) -> DeleteR
         return any(removed[i] for i in members)
 
     groups = _by_note(store, [rel.from_.strip() for rel in args.relations])
-    actions = [store.updating(args.relations[m[0]].from_.strip(), partial(change, members=m)) for m in groups]
+    actions = [
+        store.updating(args.relations[m[0]].from_.strip(), partial(change, members=m), undoable=len(groups) > 1)
+        for m in groups
+    ]
     await all_or_nothing(ctx, actions, f"delete_relations on {len(actions)} entities")
     return DeleteRelationsOut(
         deleted=sum(removed.values()),
