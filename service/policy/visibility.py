@@ -59,6 +59,8 @@ LEAN = (
     "set_properties",
     "list_tags",
     "index_status",  # error hints send agents to it (a backlog, an index not ready yet)
+    "search_memory",  # agent memory: recall ...
+    "add_observations",  # ... and remember (the official memory server's shape); the rest via the triad
 )
 
 
