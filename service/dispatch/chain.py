@@ -95,7 +95,10 @@ def build_layers(services: Services, registry: Registry) -> tuple[Layer, ...]:
         Validate(),
         Authorize(),
         ResolveVault(services.vaults, settings.default_vault_id),
-        AclGate(services.guard.is_read_only, WritePreview(services.guard)),
+        AclGate(
+            services.guard.is_read_only,
+            WritePreview(services.guard, (services.settings.memory.folder, services.settings.memory.inbox)),
+        ),
         OwnWrites(),
         Precheck(context_for),
         Idempotency(services.idempotency),

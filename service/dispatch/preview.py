@@ -20,8 +20,9 @@ from service.vault.paths import normalize
 
 
 class WritePreview:
-    def __init__(self, guard: PathGuard) -> None:
+    def __init__(self, guard: PathGuard, memory: tuple[str, str] | None = None) -> None:
         self.guard = guard
+        self.memory = memory  # the memory folder and the capture inbox ([memory])
 
     def __call__(self, call: CallContext) -> ToolResult:
         spec, args, vault = call.spec, call.args, call.vault
@@ -36,7 +37,13 @@ class WritePreview:
 
         data = args.model_dump(mode="json", exclude_none=True, exclude=set(PIPELINE_ARGS) | {"vault"})
         effects, paths = call_effects(
-            spec.name, data, destructive=spec.destructive, scopes=spec.scopes, exists=exists, root=root
+            spec.name,
+            data,
+            destructive=spec.destructive,
+            scopes=spec.scopes,
+            exists=exists,
+            root=root,
+            memory=self.memory,
         )
         for rel, op in paths:
             vp = vault.paths.resolve(rel, op=op)  # raises path_invalid as the tool would

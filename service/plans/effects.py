@@ -38,6 +38,14 @@ REWRITES = frozenset({"rename_tag", "rewrite_links"})  # edit notes found at run
 NOTE_WRITES = frozenset({"set_task_status", "apply_template", "write_canvas"})  # `path` is the file changed
 PERIODIC = frozenset({"create_periodic_note", "append_to_periodic_note"})
 BOOKMARKS = frozenset({"add_bookmark", "remove_bookmark"})
+# Memory tools: (list argument, field naming the entity whose note the item changes).
+MEMORY_WRITES = {
+    "create_entities": ("entities", "name"),
+    "add_observations": ("observations", "entityName"),
+    "create_relations": ("relations", "from"),
+    "delete_observations": ("deletions", "entityName"),
+    "delete_relations": ("relations", "from"),
+}
 BOOKMARKS_FILE = ".obsidian/bookmarks.json"
 STATE = {  # tools that change the server's state, not vault files: what they change
     "reindex": "rebuilds the vault's index",
@@ -125,9 +133,12 @@ def _note(path: str) -> str:
 class EffectsBuilder:
     """Accumulates the effects of the mutating steps, in run order (see the module docstring)."""
 
-    def __init__(self, exists: Callable[[str], bool], root: Path | None = None) -> None:
+    def __init__(
+        self, exists: Callable[[str], bool], root: Path | None = None, memory: tuple[str, str] | None = None
+    ) -> None:
         self._exists_on_disk = exists
         self._root = root  # the vault folder: periodic notes' settings are read from it
+        self._memory = memory  # (memory folder, capture inbox note): where memory tools write
         self.effects = Effects()
         self._now: dict[str, bool] = {}  # path -> exists, after the steps seen so far
         self.paths: list[tuple[str, str]] = []  # (path, op) the plan touches, for the ACL check
@@ -220,6 +231,8 @@ class EffectsBuilder:
             self.write(BOOKMARKS_FILE, acl=False)
         elif tool in PERIODIC and self._periodic(args) is not None:
             self.write(str(self._periodic(args)))
+        elif self._memory is not None and self._memory_effect(tool, args):
+            pass
         elif tool in STATE:
             self.effects.state_changes.append(f"{step_id}: {tool} {STATE[tool]}")
             self._touched = None
@@ -229,6 +242,39 @@ class EffectsBuilder:
         else:
             self.effects.bulk_changes.append(f"{step_id}: {tool}")
             self._touched = None
+
+    def _memory_effect(self, tool: str, args: dict[str, Any]) -> bool:
+        """The entity notes (or the inbox) a memory tool writes, named by its arguments."""
+        assert self._memory is not None
+        folder, inbox = self._memory
+        from service.memory.model import file_name
+
+        def note(name: object) -> str | None:
+            if not isinstance(name, str) or not name.strip():
+                return None
+            return f"{folder.strip('/')}/{file_name(name.strip())}.md"
+
+        if tool in MEMORY_WRITES:
+            field, key = MEMORY_WRITES[tool]
+            items = args.get(field)
+            rows = [item for item in items if isinstance(item, dict)] if isinstance(items, list) else []
+            rels = [note(row.get(key, row.get(f"{key}_"))) for row in rows]  # `from` is `from_` in a dump
+            for rel in dict.fromkeys(r for r in rels if r is not None):
+                if not (tool == "create_entities" and self.exists(rel)):  # an existing one is only reported
+                    self.write(rel)
+            return True
+        if tool == "delete_entities" and isinstance(args.get("entityNames"), list):
+            for rel in dict.fromkeys(n for n in map(note, args["entityNames"]) if n is not None):
+                if self.exists(rel):
+                    self.delete(rel)
+            return True
+        if tool == "memory_store" and note(args.get("key")) is not None:
+            self.write(str(note(args.get("key"))))
+            return True
+        if tool == "capture":
+            self.write(inbox.strip("/"))
+            return True
+        return False
 
     def _periodic(self, args: dict[str, Any]) -> str | None:
         """The periodic note's path, as the periodic tools compute it (None: not knowable here)."""

@@ -44,9 +44,11 @@ def call_effects(
     scopes: tuple[str, ...],
     exists: Callable[[str], bool],
     root: Path | None,
+    memory: tuple[str, str] | None = None,
 ) -> tuple[Effects, list[tuple[str, str]]]:
-    """The effects of one call with these (validated) arguments, and the (path, op) pairs it touches."""
-    builder = EffectsBuilder(exists, root)
+    """The effects of one call with these (validated) arguments, and the (path, op) pairs it
+    touches; `memory`: the memory folder and the capture inbox (the notes memory tools write)."""
+    builder = EffectsBuilder(exists, root, memory)
     builder.effects.estimated_steps = 1
     builder.step(tool, args, destructive=destructive, scopes=scopes, step_id="call")
     return builder.effects, builder.paths

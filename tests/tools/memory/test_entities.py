@@ -5,12 +5,15 @@ a person's edit on disk is memory too; bad input changes nothing; a denied folde
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from service.app import VaultgateApp
+from service.memory.model import file_name
 from tests.conftest import Harness, settings_for, started
 
 ALICE = {"name": "Alice", "entityType": "person", "observations": ["Works at Acme", "Lives in Oslo"]}
@@ -198,3 +201,57 @@ async def test_an_observation_that_says_nearly_the_same_is_added_and_reported_wi
     assert result["similar_existing"][0]["existing_block_id"]
     opened = await vg.ok("open_nodes", names=["Ann"])
     assert len(opened["entities"][0]["observations"]) == 3  # both kept: reported, never merged
+
+
+def _entity_note(name: str) -> str:
+    return f"---\nname: {json.dumps(name)}\nentityType: person\n---\n# {name}\n\n## Observations\n- likes tea ^m-1\n"
+
+
+def _notes(root: Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in root.rglob("*")
+        if p.is_file() and not any(part.startswith(".") for part in p.relative_to(root).parts)
+    }
+
+
+PREVIEWED: list[tuple[str, dict[str, Any]]] = [
+    ("create_entities", {"entities": [{"name": n, "entityType": "t"} for n in ("Ann", "Q3: plan?", "Bob")]}),
+    ("add_observations", {"observations": [{"entityName": n, "contents": ["new"]} for n in ("Ann", "AC/DC", "Ann")]}),
+    ("create_relations", {"relations": [{"from": "AC/DC", "to": "Ann", "relationType": "plays_for"}]}),
+    ("delete_observations", {"deletions": [{"entityName": "Ann", "observations": ["likes tea"]}]}),
+    ("delete_entities", {"entityNames": ["Ann", "Nobody"]}),
+    ("memory_store", {"key": "Rent", "value": "Due on the 3rd"}),
+]
+
+
+@pytest.mark.parametrize(("tool", "args"), PREVIEWED, ids=[t for t, _ in PREVIEWED])
+async def test_the_dry_run_preview_names_exactly_the_entity_notes_the_call_then_changes(
+    make_vault: Callable[..., Path], tool: str, args: dict[str, Any]
+) -> None:
+    """A vault in dry-run mode previews a memory call as the notes its arguments name; the same
+    call run for real changes exactly those notes (an entity that exists is only reported by
+    create_entities; a name that is no entity is not listed by delete_entities)."""
+    start = {f"Memory/{file_name(n)}.md": _entity_note(n) for n in ("Ann", "AC/DC")}
+    seen: dict[str, dict[str, list[str]]] = {}
+    for mode in ("dry-run", "allow"):
+        root = make_vault({"Home.md": "# Home\n", **start})
+        async with started(root, vaults=[{"id": "main", "path": root, "write_mode": mode}]) as vg:
+            before = _notes(root)
+            if mode == "dry-run":
+                effects = (await vg.ok(tool, **args))["effects"]
+                seen[mode] = {k: sorted(effects[f"files_{k}"]) for k in ("created", "modified", "deleted")}
+                assert _notes(root) == before
+                continue
+            if tool == "delete_entities":
+                await vg.ok(tool, **args, elicit_token=await vg.token_for(tool, **args))
+            else:
+                await vg.ok(tool, **args)
+            after = _notes(root)
+            seen[mode] = {
+                "created": sorted(after.keys() - before.keys()),
+                "modified": sorted(p for p in after.keys() & before.keys() if after[p] != before[p]),
+                "deleted": sorted(before.keys() - after.keys()),
+            }
+    assert seen["dry-run"] == seen["allow"]
+    assert any(seen["allow"].values())

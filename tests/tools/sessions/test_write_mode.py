@@ -28,7 +28,7 @@ SAMPLES: dict[str, dict[str, Any]] = {
     "copy_note": {"path": "Welcome", "new_path": "Copy"},
     "create_folder": {"path": "Folder"},
     "bulk_create_notes": {"notes": [{"path": "B1", "content": "x"}]},
-    "create_entities": {"entities": [{"name": "Ann", "entityType": "person", "observations": ["Likes tea"]}]},
+    "create_entities": {"entities": [{"name": "Bob", "entityType": "person", "observations": ["Likes tea"]}]},
     "add_observations": {"observations": [{"entityName": "Ann", "contents": ["Likes coffee"]}]},
     "create_relations": {"relations": [{"from": "Ann", "to": "Welcome", "relationType": "wrote"}]},
     "delete_entities": {"entityNames": ["Ann"]},
@@ -102,15 +102,15 @@ EXPECTED: dict[str, tuple[str, str]] = {
     "create_periodic_note": ("files_created", "2026-01-05.md"),
     "append_to_periodic_note": ("files_created", "2026-01-05.md"),
     "apply_template": ("files_created", "New from template.md"),
-    # memory tools: the generic preview names the call, not the entity notes it would change
-    "create_entities": ("bulk_changes", "call: create_entities"),
-    "add_observations": ("bulk_changes", "call: add_observations"),
-    "create_relations": ("bulk_changes", "call: create_relations"),
-    "delete_entities": ("bulk_changes", "call: delete_entities"),
-    "delete_observations": ("bulk_changes", "call: delete_observations"),
-    "delete_relations": ("bulk_changes", "call: delete_relations"),
-    "memory_store": ("bulk_changes", "call: memory_store"),
-    "capture": ("bulk_changes", "call: capture"),
+    # memory tools: the entity notes their arguments name (Memory/Ann.md exists: `_prepare`)
+    "create_entities": ("files_created", "Memory/Bob.md"),
+    "add_observations": ("files_modified", "Memory/Ann.md"),
+    "create_relations": ("files_modified", "Memory/Ann.md"),
+    "delete_entities": ("files_deleted", "Memory/Ann.md"),
+    "delete_observations": ("files_modified", "Memory/Ann.md"),
+    "delete_relations": ("files_modified", "Memory/Ann.md"),
+    "memory_store": ("files_created", "Memory/Rent.md"),
+    "capture": ("files_created", "Memory/Inbox.md"),
     "process_capture": ("bulk_changes", "call: process_capture"),
     "record_experience": ("bulk_changes", "call: record_experience"),
     "promote_experience": ("bulk_changes", "call: promote_experience"),
@@ -131,7 +131,10 @@ def _vault(root: Path, mode: str) -> dict[str, Any]:
 
 
 def _prepare(root: Path, tool: str) -> None:
-    """What a sample needs beyond the default vault: a bookmark to remove."""
+    """What a sample needs beyond the default vault: a bookmark to remove, a memory entity."""
+    (root / "Memory").mkdir(exist_ok=True)
+    entity = "---\nname: Ann\nentityType: person\n---\n# Ann\n\n## Observations\n- Likes tea ^m-1\n\n## Relations\n"
+    (root / "Memory" / "Ann.md").write_text(entity + "- wrote [[Welcome]]\n", encoding="utf-8")
     if tool == "remove_bookmark":
         (root / ".obsidian").mkdir(exist_ok=True)
         (root / ".obsidian" / "bookmarks.json").write_text('{"items": [{"type": "file", "path": "Welcome.md"}]}')
