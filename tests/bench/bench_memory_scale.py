@@ -10,7 +10,8 @@ measured with the SDK's Streamable HTTP client:
 - `search_memory` p50/p95 over `--n` queries of two to four words from the observations;
 - `add_observations` of one observation to a random entity (`--n` calls);
 - how long a new observation takes to be found by `search_memory` (its own rare word);
-- 32 agents adding observations to one entity at once (8 each): latency, none lost or doubled.
+- 32 agents adding observations to one entity at once (8 each, plain JSON-RPC over HTTP from a
+  process of their own): latency, none lost or doubled.
 With `--embeddings builtin` the observations' vectors are computed first (the time is reported)
 and searches rank by meaning too; the vault's own notes are then embedded in the background as
 well, so use a small `--vault-notes` there. Issue 37's targets (10k notes + 20k observations):
@@ -21,9 +22,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import random
 import shutil
+import sys
 import time
+from asyncio.subprocess import PIPE
 from typing import Any
 
 from tests.bench.common import WORKDIR, report, summary_ms
@@ -170,31 +174,79 @@ async def run(notes: int, observations: int, entities: int, n: int, embeddings: 
             out["add_observations"] = summary_ms(adds)
             out["found_after_write"] = summary_ms(found_after)
 
-        async def agent(a: int) -> list[float]:
-            spent = []
-            async with Client(url) as client:  # type: ignore[arg-type]
-                for k in range(8):
-                    began = time.perf_counter()
-                    obs = {"entityName": names[0], "contents": [f"agent {a} fact {k}"]}
-                    result = await client.call_tool("add_observations", {"observations": [obs]})
-                    assert not result.is_error
-                    spent.append(time.perf_counter() - began)
-            return spent
-
-        t0 = time.perf_counter()
-        samples = [s for chunk in await asyncio.gather(*(agent(a) for a in range(32))) for s in chunk]
+        # The agents run in a process of their own (plain JSON-RPC over HTTP, one connection
+        # each): 32 SDK clients in the server's own process would measure the clients.
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "tests.bench.bench_memory_scale", "--agents", url, names[0], stdout=PIPE
+        )
+        stdout, _ = await proc.communicate()
+        samples = json.loads(stdout)
         opened = await h.ok("open_nodes", names=[names[0]])
         facts = [o["text"] for o in opened["entities"][0]["observations"] if o["text"].startswith("agent ")]
         out["agents_32"] = {
-            **summary_ms(samples),
-            "wall_s": round(time.perf_counter() - t0, 2),
+            **summary_ms(samples["latencies"]),
+            "wall_s": samples["wall_s"],
             "lost": 32 * 8 - len(set(facts)),
             "doubled": len(facts) - len(set(facts)),
         }
     return out
 
 
+async def agents(url: str, entity: str, n: int = 32, each: int = 8) -> None:
+    """`n` agents adding `each` observations to one entity at once; prints their latencies."""
+    import httpx2
+
+    headers = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
+
+    def result(response: Any) -> dict[str, Any]:
+        assert response.status_code in (200, 202), response.text
+        text = response.text
+        if response.headers.get("content-type", "").startswith("text/event-stream"):
+            text = next(line[5:] for line in text.splitlines() if line.startswith("data:"))
+        answer: dict[str, Any] = json.loads(text)
+        return answer
+
+    async def agent(a: int) -> list[float]:
+        spent = []
+        async with httpx2.AsyncClient(timeout=60) as http:
+            hello = {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "clientInfo": {"name": "agent", "version": "1"},
+            }
+            init = await http.post(
+                url, json={"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": hello}, headers=headers
+            )
+            result(init)
+            session = {
+                **headers,
+                "mcp-session-id": init.headers.get("mcp-session-id", ""),
+                "mcp-protocol-version": "2025-11-25",
+            }
+            await http.post(url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=session)
+            for k in range(each):
+                obs = {"entityName": entity, "contents": [f"agent {a} fact {k}"]}
+                body = {
+                    "jsonrpc": "2.0",
+                    "id": k + 1,
+                    "method": "tools/call",
+                    "params": {"name": "add_observations", "arguments": {"observations": [obs]}},
+                }
+                began = time.perf_counter()
+                answer = result(await http.post(url, json=body, headers=session))
+                spent.append(time.perf_counter() - began)
+                assert not answer["result"].get("isError"), answer
+        return spent
+
+    began = time.perf_counter()
+    latencies = [s for chunk in await asyncio.gather(*(agent(a) for a in range(n))) for s in chunk]
+    print(json.dumps({"latencies": latencies, "wall_s": round(time.perf_counter() - began, 2)}))
+
+
 def main() -> None:
+    if sys.argv[1:2] == ["--agents"]:
+        asyncio.run(agents(sys.argv[2], sys.argv[3]))
+        return
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--vault-notes", type=int, default=10_000)
     parser.add_argument("--observations", type=int, default=20_000)
