@@ -25,6 +25,7 @@ from mcp.shared.exceptions import MCPDeprecationWarning
 from service import budget, heap
 from service._version import VERSION  # a constant: no package-metadata scan at start
 from service.activity import Activity
+from service.bridges.hub import Bridges
 from service.collector import Collector
 from service.dispatch.chain import build_layers
 from service.dispatch.context import ToolResult
@@ -154,6 +155,7 @@ class VaultgateApp:
             rerank=build_reranker(settings.rerank),
             experiences=self.experiences,
             recall=self.recall,
+            bridges=Bridges(settings.vaults),
         )
         self.layers = build_layers(self.services, self.registry)
         self.dispatcher = Dispatcher(
@@ -209,7 +211,7 @@ class VaultgateApp:
             self.maintenance,
             self.plans,
         ]
-        self.components.append(heap.HeapTrimmer())
+        self.components += [heap.HeapTrimmer(), self.services.bridges]  # bridges probe in the background
         if owns_process:
             indexers = [c for c in self.components if isinstance(c, VaultIndexer)]
             self.components.append(Collector(indexers, self.activity))

@@ -14,6 +14,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from service.bridges.hub import Bridges
 from service.types import ClientLog, NestedCall, OpenGuard, PathGuard
 
 if TYPE_CHECKING:
@@ -62,4 +63,5 @@ class Services:
     rerank: Reranker | None = None  # reorders the answer tools' top candidates ([rerank]; off by default)
     experiences: ExperienceStore | None = None  # experiential.db (data folder): agents' low-trust notes
     recall: MemoryRecall | None = None  # memory observations found by meaning and words
+    bridges: Bridges = field(default_factory=lambda: Bridges(()))  # Local REST API clients ([vaults.bridge])
     started_at: float = field(default_factory=time.time)

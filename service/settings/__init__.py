@@ -2,6 +2,7 @@
 
     base.py           Section: the strict base of every section
     vaults.py         [[vaults]], [acl], [writes], [notes]
+    bridges.py        [vaults.bridge]: the Local REST API of a running Obsidian
     http.py           [http]
     auth.py           [auth]
     index.py          [index], [search]
@@ -24,6 +25,7 @@ Every public name is re-exported here: import from `service.settings`, not from 
 from __future__ import annotations
 
 from service.settings.auth import AuthSettings
+from service.settings.bridges import BridgeSettings
 from service.settings.embeddings import EmbeddingSettings
 from service.settings.http import HttpSettings
 from service.settings.index import IndexSettings, SearchSettings
@@ -54,6 +56,7 @@ __all__ = [
     "AclSettings",
     "AuditSettings",
     "AuthSettings",
+    "BridgeSettings",
     "EmbeddingSettings",
     "RerankSettings",
     "ConfirmationSettings",

@@ -172,6 +172,10 @@ def _finish(settings: Settings) -> Settings:
             vault.path = vault.path.resolve()
         if not vault.path.is_dir():
             missing.append(f"vault {vault.id!r}: folder {vault.path} does not exist")
+        if vault.bridge is not None and vault.bridge.cert_file is not None:
+            vault.bridge.cert_file = (base / vault.bridge.cert_file).resolve()  # an absolute one stays as it is
+            if not vault.bridge.cert_file.is_file():
+                missing.append(f"vault {vault.id!r}: bridge cert_file {vault.bridge.cert_file} is not a file")
     if missing:
         raise _problems(missing)
     if settings.storage.data_dir is not None and not settings.storage.data_dir.is_absolute():

@@ -10,6 +10,7 @@ from typing import Literal
 from pydantic import Field, field_validator
 
 from service.settings.base import Section
+from service.settings.bridges import BridgeSettings
 from service.settings.sensitive import SensitiveMode
 
 _VAULT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
@@ -50,6 +51,10 @@ class VaultConfig(Section):
         default="allow",
         description="allow: changes as asked; dry-run: every mutating tool previews and changes nothing; "
         "confirm: every mutating call needs a human's confirmation.",
+    )
+    bridge: BridgeSettings | None = Field(
+        default=None,
+        description="[vaults.bridge]: the Local REST API of the Obsidian that has this vault open (docs/bridges.md).",
     )
 
     @field_validator("id")

@@ -17,6 +17,7 @@ from pydantic import BaseModel
 from service.errors import RegistryError
 from service.tools import (
     admin,
+    bridges,
     bundles,
     dataview,
     facade,
@@ -50,6 +51,7 @@ DOMAINS: tuple[Domain, ...] = (
     search,
     bundles,
     obsidian,
+    bridges,
     tasks,
     dataview,
     index,

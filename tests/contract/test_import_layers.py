@@ -38,6 +38,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "service.embeddings",
         "service.obsidian",
         "service.rerank",
+        "service.bridges",
     ),
     ("service.graph", "service.policy", "service.obs", "service.security"),
     ("service.indexer",),

@@ -20,6 +20,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from service.bridges.probe import BridgeReport
 from service.indexer.runner import indexer_of
 from service.obsidian.canvas import not_canvas
 from service.security.binding import bound_vault
@@ -44,7 +45,11 @@ def _version(package: str) -> str | None:
 
 
 class ServerHealthIn(ToolInput):
-    pass
+    probe_bridges: bool = Field(
+        default=False,
+        description="Probe each vault's Obsidian bridge now (one request or two per bridge, bounded by its "
+        "timeout) instead of showing the last probe.",
+    )
 
 
 class VaultIndexState(BaseModel):
@@ -73,7 +78,14 @@ class ServerHealthOut(ToolOutput):
     )
     uptime_seconds: float = Field(description="Seconds since the server started.")
     vaults: list[VaultIndexState] = Field(description="Index state per served vault.")
-    bridge: str = Field(description="Obsidian bridge capability snapshot ('none configured' without a bridge).")
+    bridge: str = Field(
+        description="The Obsidian bridges in a phrase: 'none configured', or how many are ready (bridges has each)."
+    )
+    bridges: list[BridgeReport] = Field(
+        default_factory=list,
+        description="Per vault with a [vaults.bridge]: reachable or not, plugin and Obsidian versions, companion "
+        "routes and community plugins (the probe at start, or a new one with probe_bridges).",
+    )
 
 
 async def server_health(ctx: ToolContext, args: ServerHealthIn) -> ServerHealthOut:
@@ -98,6 +110,7 @@ async def server_health(ctx: ToolContext, args: ServerHealthIn) -> ServerHealthO
                     fallback_encoding=issues["fallback_encoding"],
                 )
             )
+    bridges = await _bridges(ctx, args.probe_bridges)
     engine = services.semantic
     semantic = engine.describe() if engine is not None else {"model": None, "backend": None, "vector_search": "off"}
     return ServerHealthOut(
@@ -114,8 +127,30 @@ async def server_health(ctx: ToolContext, args: ServerHealthIn) -> ServerHealthO
         vector_search=semantic["vector_search"] or "off",
         uptime_seconds=round(time.time() - services.started_at, 3),
         vaults=states,
-        bridge="none configured",
+        bridge=_bridge_line(bridges),
+        bridges=bridges,
     )
+
+
+async def _bridges(ctx: ToolContext, probe: bool) -> list[BridgeReport]:
+    """The bridge reports of the vaults the caller may see (a vault-bound token: its own)."""
+    hub = ctx.services.bridges
+    bound = ctx.principal.vault
+    out: list[BridgeReport] = []
+    for vid, vault in ctx.services.vaults.items():
+        if (bound is not None and bound != vid) or not hub.configured(vault.config):
+            continue
+        report = await hub.probe(vault.config) if probe else hub.report(vault.config)
+        if report is not None:
+            out.append(report)
+    return out
+
+
+def _bridge_line(reports: list[BridgeReport]) -> str:
+    if not reports:
+        return "none configured"
+    ready = sum(r.state == "ready" for r in reports)
+    return f"{ready} of {len(reports)} ready"
 
 
 # -- get_server_config ---------------------------------------------------------------------

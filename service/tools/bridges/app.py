@@ -1,0 +1,151 @@
+"""bridges domain, the app's window: open_in_obsidian, get_active_note.
+
+Both ask the Obsidian that has the vault open, through its Local REST API plugin
+(`service.bridges`). `open_in_obsidian` opens an existing file only: the path goes through the
+same resolution and path ACL as every note tool before anything is sent (a path outside the
+vault, or one the caller may not read, sends nothing), and a file that does not exist is
+`note_not_found` rather than a request (the plugin would create the note). `get_active_note`
+shows the active file only when the caller may read its path (else it answers as if none were
+open, as get_workspace hides such a file).
+Touches: nothing on disk; the plugin's `POST /open/{path}` and `GET /active/`.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from service.bridges.rest_api import LocalRestApi
+from service.errors import NotANote
+from service.markdown.parse import note_title
+from service.tools.context import ToolContext
+from service.tools.models import NOTE_ADDRESS, JsonValue, ToolInput, ToolOutput
+from service.tools.obsidian.config import visible_path
+from service.tools.spec import ToolSpec
+from service.vault.paths import VaultPath, normalize
+
+
+def client_of(ctx: ToolContext) -> LocalRestApi:
+    """This vault's Local REST API client (`plugin_missing` when none is configured)."""
+    return ctx.services.bridges.client(ctx.vault.config)
+
+
+class OpenIn(ToolInput):
+    path: str = Field(description=NOTE_ADDRESS + " Any existing vault file (canvas, PDF, image) by its path.")
+    new_leaf: bool = Field(default=False, description="Open it in a new tab instead of the current one.")
+
+
+class OpenOut(ToolOutput):
+    path: str = Field(description="Vault-relative path of the file opened.")
+    title: str = Field(description="The file name without '.md'.")
+    obsidian_url: str = Field(description="obsidian://open URL of the same file.")
+    opened: bool = Field(description="True: Obsidian accepted the request.")
+    new_leaf: bool = Field(description="Whether it was opened in a new tab.")
+
+
+async def _target(ctx: ToolContext, path: str) -> VaultPath:
+    try:
+        return (await ctx.find_note(path, "read")).vp
+    except NotANote as exc:
+        if exc.details.get("kind") != "attachment":
+            raise
+        return ctx.resolve(normalize(path.strip()), "read")
+
+
+async def open_in_obsidian(ctx: ToolContext, args: OpenIn) -> OpenOut:
+    vp = await _target(ctx, args.path)  # outside the vault, unreadable or missing: nothing is sent
+    await client_of(ctx).open_file(vp.rel, new_leaf=args.new_leaf)
+    return OpenOut(
+        path=vp.rel,
+        title=note_title(vp.rel),
+        obsidian_url=ctx.vault.url(vp.rel),
+        opened=True,
+        new_leaf=args.new_leaf,
+    )
+
+
+class ActiveIn(ToolInput):
+    include_content: bool = Field(default=True, description="Return the note's text (false: its metadata only).")
+
+
+class NoteStat(BaseModel):
+    ctime: float = Field(description="Creation time, Unix milliseconds, as Obsidian reports it.")
+    mtime: float = Field(description="Modification time, Unix milliseconds.")
+    size: int = Field(description="Size in bytes.")
+
+
+class ActiveOut(ToolOutput):
+    active: bool = Field(description="Whether Obsidian has a file open that you may read.")
+    path: str | None = Field(description="Vault-relative path of the active file.")
+    title: str | None = Field(description="Its title.")
+    obsidian_url: str | None = Field(description="obsidian://open URL of it.")
+    content: str | None = Field(description="Its text as Obsidian holds it (unsaved edits included).")
+    frontmatter: dict[str, JsonValue] = Field(description="Its properties as Obsidian parsed them.")
+    tags: list[str] = Field(description="Its tags as Obsidian found them.")
+    stat: NoteStat | None = Field(description="Times and size.")
+
+
+def _none() -> ActiveOut:
+    return ActiveOut(
+        active=False, path=None, title=None, obsidian_url=None, content=None, frontmatter={}, tags=[], stat=None
+    )
+
+
+def _stat(raw: object) -> NoteStat | None:
+    if not isinstance(raw, dict):
+        return None
+    try:
+        return NoteStat(ctime=float(raw["ctime"]), mtime=float(raw["mtime"]), size=int(raw["size"]))
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+async def get_active_note(ctx: ToolContext, args: ActiveIn) -> ActiveOut:
+    note = await client_of(ctx).active_note()
+    if note is None:
+        return _none()
+    rel = visible_path(ctx, note["path"])  # a path the plugin gives is checked like any other
+    if rel is None:
+        return _none()
+    frontmatter = note.get("frontmatter")
+    tags = note.get("tags")
+    return ActiveOut(
+        active=True,
+        path=rel,
+        title=note_title(rel),
+        obsidian_url=ctx.vault.url(rel),
+        content=note["content"] if args.include_content else None,
+        frontmatter=frontmatter if isinstance(frontmatter, dict) else {},
+        tags=[str(t) for t in tags] if isinstance(tags, list) else [],
+        stat=_stat(note.get("stat")),
+    )
+
+
+TOOLS: tuple[ToolSpec, ...] = (
+    ToolSpec(
+        name="open_in_obsidian",
+        domain="bridges",
+        title="Open a file in Obsidian",
+        description="Show an existing vault file in the running Obsidian (needs the Local REST API plugin and "
+        "[vaults.bridge]); never creates a note. plugin_unreachable when Obsidian is closed.",
+        input_model=OpenIn,
+        output_model=OpenOut,
+        handler=open_in_obsidian,
+        scope_class="execute",
+        idempotent=True,
+        path_args=("path",),
+        reads_index=False,
+        tags=("bridge",),
+    ),
+    ToolSpec(
+        name="get_active_note",
+        domain="bridges",
+        title="Get the note open in Obsidian",
+        description="The file the running Obsidian has in focus: path, text (with unsaved edits), properties, tags "
+        "and times, from its Local REST API plugin; get_workspace reads the last saved layout without the app.",
+        input_model=ActiveIn,
+        output_model=ActiveOut,
+        handler=get_active_note,
+        reads_index=False,
+        tags=("bridge",),
+    ),
+)
