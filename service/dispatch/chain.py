@@ -44,7 +44,10 @@ from service.dispatch.resolve_vault import ResolveVault
 from service.dispatch.throttle import Throttle
 from service.dispatch.translate import Translate
 from service.dispatch.validate import Validate
+from service.memory.model import file_name
+from service.plans.effects import MemoryNotes
 from service.services import Services
+from service.settings import MemorySettings
 from service.tools.context import ToolContext
 from service.tools.registry import Registry
 
@@ -97,7 +100,7 @@ def build_layers(services: Services, registry: Registry) -> tuple[Layer, ...]:
         ResolveVault(services.vaults, settings.default_vault_id),
         AclGate(
             services.guard.is_read_only,
-            WritePreview(services.guard, (services.settings.memory.folder, services.settings.memory.inbox)),
+            WritePreview(services.guard, memory_notes(services.settings.memory)),
         ),
         OwnWrites(),
         Precheck(context_for),
@@ -129,3 +132,9 @@ def _bind(layer: Layer, nxt: Next) -> Next:
         return await layer(call, nxt)
 
     return step
+
+
+def memory_notes(memory: MemorySettings) -> MemoryNotes:
+    """Where the memory tools write, for the dry-run previews (`service.plans.effects`)."""
+    folder = memory.folder.strip().strip("/")
+    return MemoryNotes(note_of=lambda name: f"{folder}/{file_name(name)}.md", inbox=memory.inbox)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from service.dispatch.context import CallContext, ToolResult
 from service.errors import PathInvalid
+from service.plans.effects import MemoryNotes
 from service.plans.preview import call_effects, preview_of
 from service.tools.models import PIPELINE_ARGS
 from service.types import PathGuard
@@ -20,7 +21,7 @@ from service.vault.paths import normalize
 
 
 class WritePreview:
-    def __init__(self, guard: PathGuard, memory: tuple[str, str] | None = None) -> None:
+    def __init__(self, guard: PathGuard, memory: MemoryNotes | None = None) -> None:
         self.guard = guard
         self.memory = memory  # the memory folder and the capture inbox ([memory])
 

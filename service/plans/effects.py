@@ -16,6 +16,7 @@ delete scope class), `commands` (a tool holding an execute scope).
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 from typing import Any, Literal
@@ -130,15 +131,23 @@ def _note(path: str) -> str:
     return text if "." in text.rsplit("/", 1)[-1] else f"{text}.md"
 
 
+@dataclass(frozen=True)
+class MemoryNotes:
+    """Where memory tools write: the note of an entity by its name, and the capture inbox."""
+
+    note_of: Callable[[str], str]
+    inbox: str
+
+
 class EffectsBuilder:
     """Accumulates the effects of the mutating steps, in run order (see the module docstring)."""
 
     def __init__(
-        self, exists: Callable[[str], bool], root: Path | None = None, memory: tuple[str, str] | None = None
+        self, exists: Callable[[str], bool], root: Path | None = None, memory: MemoryNotes | None = None
     ) -> None:
         self._exists_on_disk = exists
         self._root = root  # the vault folder: periodic notes' settings are read from it
-        self._memory = memory  # (memory folder, capture inbox note): where memory tools write
+        self._memory = memory  # where memory tools write
         self.effects = Effects()
         self._now: dict[str, bool] = {}  # path -> exists, after the steps seen so far
         self.paths: list[tuple[str, str]] = []  # (path, op) the plan touches, for the ACL check
@@ -246,13 +255,10 @@ class EffectsBuilder:
     def _memory_effect(self, tool: str, args: dict[str, Any]) -> bool:
         """The entity notes (or the inbox) a memory tool writes, named by its arguments."""
         assert self._memory is not None
-        folder, inbox = self._memory
-        from service.memory.model import file_name
+        memory = self._memory
 
         def note(name: object) -> str | None:
-            if not isinstance(name, str) or not name.strip():
-                return None
-            return f"{folder.strip('/')}/{file_name(name.strip())}.md"
+            return memory.note_of(name.strip()) if isinstance(name, str) and name.strip() else None
 
         if tool in MEMORY_WRITES:
             field, key = MEMORY_WRITES[tool]
@@ -272,7 +278,7 @@ class EffectsBuilder:
             self.write(str(note(args.get("key"))))
             return True
         if tool == "capture":
-            self.write(inbox.strip("/"))
+            self.write(memory.inbox.strip("/"))
             return True
         return False
 

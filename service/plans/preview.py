@@ -23,7 +23,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from service.plans.effects import Effects, EffectsBuilder
+from service.plans.effects import Effects, EffectsBuilder, MemoryNotes
 
 
 class CallPreview(BaseModel):
@@ -44,7 +44,7 @@ def call_effects(
     scopes: tuple[str, ...],
     exists: Callable[[str], bool],
     root: Path | None,
-    memory: tuple[str, str] | None = None,
+    memory: MemoryNotes | None = None,
 ) -> tuple[Effects, list[tuple[str, str]]]:
     """The effects of one call with these (validated) arguments, and the (path, op) pairs it
     touches; `memory`: the memory folder and the capture inbox (the notes memory tools write)."""
