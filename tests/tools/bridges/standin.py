@@ -10,7 +10,8 @@ plugin's `{message, errorCode}` otherwise; routes end in `/`; `GET /active/` giv
 answers 200 with an empty body; `GET /commands/` lists `{commands: [{id, name}]}`;
 `POST /commands/{id}/` answers 204, or 404 for an unknown id. The companion's
 `GET /vaultgate/v1/probe/` has the shape deploy/obsidian-plugin/src/routes.ts gives
-({companion, plugins, routes}); without the companion the plugin answers its own 404.
+({companion, plugins, routes}), and so have its Templater, QuickAdd and make.md routes (their
+errors `{message, errorCode, error, plugin}`); without the companion the plugin answers its own 404.
 
 Every request is recorded (method, raw path, query, whether a key came), so tests can assert
 what was sent, and that nothing was. `hold` makes the plugin never answer (until the stand-in
@@ -106,6 +107,24 @@ class Obsidian:
         ]
     )
     companion: bool = True
+    # the community plugins the companion reaches (None: not enabled), as routes.ts reads them
+    templates: list[str] | None = field(default_factory=lambda: ["Templates/Daily.md", "Templates/Meeting.md"])
+    choices: list[dict[str, Any]] | None = field(
+        default_factory=lambda: [
+            {"id": "c1", "name": "Log", "type": "Capture", "parent": None},
+            {"id": "c2", "name": "Tools", "type": "Multi", "parent": None},
+            {"id": "c3", "name": "New project", "type": "Template", "parent": "Tools"},
+        ]
+    )
+    spaces: list[dict[str, str]] | None = field(
+        default_factory=lambda: [
+            {"path": "Projects", "name": "Projects", "type": "folder"},
+            {"path": "Private", "name": "Private", "type": "folder"},
+            {"path": "spaces://#idea", "name": "idea", "type": "tag"},
+        ]
+    )
+    created: list[dict[str, Any]] = field(default_factory=list)
+    quickadd_runs: list[dict[str, Any]] = field(default_factory=list)
     hold: bool = False
     sent: list[Sent] = field(default_factory=list)
     executed: list[str] = field(default_factory=list)
@@ -121,6 +140,12 @@ class Obsidian:
                 Route("/commands/", self.list_commands, methods=["GET"]),
                 Route("/commands/{command_id}/", self.execute, methods=["POST"]),
                 Route("/vaultgate/v1/probe/", self.probe, methods=["GET"]),
+                Route("/vaultgate/v1/templater/templates/", self.companion_route, methods=["GET"]),
+                Route("/vaultgate/v1/templater/create/", self.companion_route, methods=["POST"]),
+                Route("/vaultgate/v1/quickadd/choices/", self.companion_route, methods=["GET"]),
+                Route("/vaultgate/v1/quickadd/execute/", self.companion_route, methods=["POST"]),
+                Route("/vaultgate/v1/makemd/spaces/", self.companion_route, methods=["GET"]),
+                Route("/vaultgate/v1/makemd/query/", self.companion_route, methods=["POST"]),
             ]
         )
 
@@ -202,6 +227,58 @@ class Obsidian:
                 "routes": [f"get {prefix}/probe/", f"get {prefix}/templater/templates/"],
             }
         )
+
+    async def companion_route(self, request: Request) -> Response:
+        """The companion's routes, with routes.ts's answers and errors ({message, errorCode, error, plugin})."""
+        if (refused := await self._seen(request)) is not None:
+            return refused
+        if not self.companion:
+            return JSONResponse({"message": "Not Found", "errorCode": 40400}, status_code=404)
+        body = await request.json() if request.method == "POST" else {}
+        route = request.url.path.removeprefix("/vaultgate/v1/")
+
+        def missing(plugin: str) -> Response:
+            message = f"{plugin} is not installed or not enabled"
+            payload = {"message": message, "errorCode": 40460, "error": "plugin_missing", "plugin": plugin}
+            return JSONResponse(payload, status_code=404)
+
+        if route.startswith("templater/"):
+            if self.templates is None:
+                return missing("templater-obsidian")
+            if route == "templater/templates/":
+                items = [{"path": p, "name": p.removeprefix("Templates/").removesuffix(".md")} for p in self.templates]
+                return JSONResponse({"folder": "Templates", "templates": items})
+            if body.get("template") not in self.templates:
+                payload = {"message": "no template file", "errorCode": 40461, "error": "template_not_found"}
+                return JSONResponse(payload, status_code=404)
+            self.created.append(body)
+            folder, name = body.get("folder"), body.get("filename") or "Untitled"
+            return JSONResponse(
+                {"path": f"{folder}/{name}.md" if folder else f"{name}.md", "template": body["template"]}
+            )
+        if route.startswith("quickadd/"):
+            if self.choices is None:
+                return missing("quickadd")
+            if route == "quickadd/choices/":
+                return JSONResponse({"choices": self.choices})
+            runnable = {c["name"] for c in self.choices if c["type"] != "Multi"}
+            if body.get("choice") not in runnable:
+                payload = {"message": "no QuickAdd choice", "errorCode": 40462, "error": "choice_not_found"}
+                return JSONResponse(payload, status_code=404)
+            self.quickadd_runs.append(body)
+            return JSONResponse({"choice": body["choice"], "executed": True})
+        if self.spaces is None:
+            return missing("make-md")
+        if route == "makemd/spaces/":
+            return JSONResponse({"spaces": self.spaces})
+        text, limit = str(body.get("text", "")).lower(), int(body.get("limit", 100))
+        found = [
+            sp
+            for sp in self.spaces
+            if (not text or text in sp["name"].lower() or text in sp["path"].lower())
+            and body.get("type") in (None, sp["type"])
+        ]
+        return JSONResponse({"spaces": found[:limit], "truncated": len(found) > limit})
 
 
 class _Server(uvicorn.Server):

@@ -30,6 +30,9 @@ FILES = {
     "Board.canvas": '{"nodes": [], "edges": []}',
     "Private/Secret.md": "secret\n",
     "Index.md": "# Index\n",
+    "Templates/Daily.md": "# <% tp.date.now() %>\n",
+    "Templates/Meeting.md": "# Meeting\n",
+    "Projects/Plan.md": "# Plan\n",
 }
 ACTIVE = {
     "path": "Daily notes/Café 100%.md",
@@ -62,7 +65,7 @@ async def bridged(
             config.setdefault("cert_fingerprint", cert.fingerprint)
         elif trust == "file":
             config.setdefault("cert_file", cert.cert_file)
-        acl = {"prefix_rules": [{"path": "Private", "read": "deny"}]}
+        acl = {"prefix_rules": [{"path": "Private", "read": "deny", "write": "deny"}]}
         vault = {"id": "main", "path": root, "bridge": config, "acl": acl}
         async with started(root, vaults=[vault], tool_facade={"mode": facade}) as vg:
             yield vg, obsidian

@@ -66,6 +66,8 @@ SAMPLES: dict[str, dict[str, Any]] = {
     },
     "write_excalidraw": {"path": "Sketch.excalidraw.md", "add": [{"type": "text", "x": 0, "y": 0, "text": "hi"}]},
     "execute_command": {"command_id": "editor:save-file"},  # no bridge here: refused before anyone is asked
+    "execute_template": {"template": "Welcome", "folder": "Made"},
+    "trigger_quickadd": {"choice": "Log"},
     "set_task_status": {"path": "Welcome", "line": 1, "status": "x", "expected_text": "- [ ] a task"},
     "create_periodic_note": {"period": "daily", "date": "2026-01-05"},
     "append_to_periodic_note": {"content": "x", "date": "2026-01-05"},
@@ -100,6 +102,8 @@ EXPECTED: dict[str, tuple[str, str]] = {
     # the drawing a bare name means is found at run time (a note address): the preview names the call
     "write_excalidraw": ("bulk_changes", "call: write_excalidraw"),
     "execute_command": ("commands", "call: execute_command"),
+    "execute_template": ("commands", "call: execute_template"),
+    "trigger_quickadd": ("commands", "call: trigger_quickadd"),
     "set_task_status": ("files_modified", "Welcome.md"),
     "create_periodic_note": ("files_created", "2026-01-05.md"),
     "append_to_periodic_note": ("files_created", "2026-01-05.md"),

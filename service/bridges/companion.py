@@ -1,0 +1,119 @@
+"""The vaultgate companion's routes (deploy/obsidian-plugin), over the same Local REST API client.
+
+| call | request | answer |
+|---|---|---|
+| `templater_templates` | `GET /vaultgate/v1/templater/templates/` | {folder, templates: [{path, name}]} |
+| `templater_create` | `POST /vaultgate/v1/templater/create/` {template, folder?, filename?, open?} | {path, template} |
+| `quickadd_choices` | `GET /vaultgate/v1/quickadd/choices/` | {choices: [{id, name, type, parent}]} |
+| `quickadd_execute` | `POST /vaultgate/v1/quickadd/execute/` {choice, variables} | {choice, executed} |
+| `makemd_spaces` | `GET /vaultgate/v1/makemd/spaces/` | {spaces: [{path, name, type}]} |
+| `makemd_query` | `POST /vaultgate/v1/makemd/query/` {text?, type?, limit?} | {spaces, truncated} |
+
+The companion's errors are the plugin's `{message, errorCode}` plus `error` (its stable code) and
+`plugin`: `plugin_missing` (the community plugin is not enabled) → `plugin_missing` with
+`details.plugin`; `plugin_incompatible` → `plugin_incompatible`; `template_not_found` →
+`note_not_found`; `choice_not_found` and `bad_request` → `validation_error`; `plugin_failed` (the
+plugin threw) → `plugin_incompatible` with `details.reason: plugin_failed`. A route that is not
+there at all (the plugin's own 404, without `error`) means the companion is not installed:
+`plugin_missing` with `details.plugin: vaultgate-companion`.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from service.bridges.rest_api import COMPANION, COMPANION_PREFIX, Answer, LocalRestApi
+from service.errors import NoteNotFound, PluginIncompatible, PluginMissing, ValidationFailed, VaultgateError
+
+
+def _body(resp: Answer) -> dict[str, Any]:
+    try:
+        found = json.loads(resp.content)
+    except ValueError:
+        return {}
+    return found if isinstance(found, dict) else {}
+
+
+class Companion:
+    """The companion's routes on one vault's bridge."""
+
+    def __init__(self, client: LocalRestApi) -> None:
+        self.client = client
+
+    def _error(self, resp: Answer, route: str) -> VaultgateError:
+        body = _body(resp)
+        code, message = body.get("error"), str(body.get("message", ""))
+        plugin = body.get("plugin") if isinstance(body.get("plugin"), str) else None
+        details: dict[str, Any] = {"route": route, "status": resp.status_code, "plugin_message": message}
+        if isinstance(body.get("errorCode"), int):
+            details["error_code"] = body["errorCode"]
+        if code is None and resp.status_code == 404:
+            return PluginMissing(
+                "the vaultgate companion's routes are not there: the companion plugin is not installed or not enabled",
+                details={**details, "plugin": COMPANION, "reason": "companion_missing"},
+                hint="Install the companion from deploy/obsidian-plugin (docs/bridges.md) and enable it.",
+            )
+        if code == "plugin_missing":
+            return PluginMissing(message, details={**details, "plugin": plugin, "reason": "not_enabled"})
+        if code in ("plugin_incompatible", "plugin_failed"):
+            return PluginIncompatible(message, details={**details, "plugin": plugin, "reason": code})
+        if code == "template_not_found":
+            return NoteNotFound(message, details={**details, "reason": code})
+        if code in ("choice_not_found", "bad_request"):
+            return ValidationFailed(message, details={**details, "reason": code})
+        return self.client.failure(resp, route)
+
+    async def _call(self, method: str, path: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
+        route = COMPANION_PREFIX + path
+        resp = await self.client.send(method, route, json_body=body)
+        if resp.status_code >= 300:
+            raise self._error(resp, route)
+        found = self.client.read_json(resp, route)
+        if not isinstance(found, dict):
+            raise PluginIncompatible(
+                f"the companion's answer to {route} is not an object",
+                details={"plugin": COMPANION, "reason": "bad_answer", "route": route},
+            )
+        return found
+
+    def _list(self, found: dict[str, Any], key: str, route: str) -> list[dict[str, Any]]:
+        items = found.get(key)
+        if not isinstance(items, list):
+            raise PluginIncompatible(
+                f"the companion's answer to {route} has no {key} list",
+                details={"plugin": COMPANION, "reason": "bad_answer", "route": route},
+            )
+        return [item for item in items if isinstance(item, dict)]
+
+    async def templater_templates(self) -> tuple[str, list[dict[str, Any]]]:
+        found = await self._call("GET", "/templater/templates/")
+        return str(found.get("folder", "")), self._list(found, "templates", "templater/templates/")
+
+    async def templater_create(
+        self, template: str, folder: str | None, filename: str | None, *, open_note: bool
+    ) -> dict[str, Any]:
+        body: dict[str, Any] = {"template": template, "open": open_note}
+        if folder is not None:
+            body["folder"] = folder
+        if filename is not None:
+            body["filename"] = filename
+        return await self._call("POST", "/templater/create/", body)
+
+    async def quickadd_choices(self) -> list[dict[str, Any]]:
+        return self._list(await self._call("GET", "/quickadd/choices/"), "choices", "quickadd/choices/")
+
+    async def quickadd_execute(self, choice: str, variables: dict[str, str]) -> None:
+        await self._call("POST", "/quickadd/execute/", {"choice": choice, "variables": variables})
+
+    async def makemd_spaces(self) -> list[dict[str, Any]]:
+        return self._list(await self._call("GET", "/makemd/spaces/"), "spaces", "makemd/spaces/")
+
+    async def makemd_query(self, text: str | None, type_: str | None, limit: int) -> tuple[list[dict[str, Any]], bool]:
+        body: dict[str, Any] = {"limit": limit}
+        if text is not None:
+            body["text"] = text
+        if type_ is not None:
+            body["type"] = type_
+        found = await self._call("POST", "/makemd/query/", body)
+        return self._list(found, "spaces", "makemd/query/"), bool(found.get("truncated"))

@@ -1,0 +1,310 @@
+"""bridges domain, the companion's routes: list_templater_templates, execute_template,
+list_quickadd_actions, trigger_quickadd, makemd_list_spaces, makemd_query.
+
+They reach Templater, QuickAdd and make.md inside the running Obsidian through the vaultgate
+companion plugin (deploy/obsidian-plugin; client in `service.bridges.companion`). A companion
+that is not installed is `plugin_missing` with `details.plugin: vaultgate-companion`; a community
+plugin that is not enabled, `plugin_missing` naming it.
+
+`execute_template` and `trigger_quickadd` run a plugin's code (Templater templates and QuickAdd
+macros may run scripts), so they hold `execute:plugin`, whose confirmation floor makes a human
+approve every call, and `write:vault`, since both write notes. `execute_template` checks its paths
+before anything is asked or sent: the template must be a note the caller may read, the note to
+create a path the caller may write (its folder is always sent, so Templater's own default
+location never decides where a note lands). Listed paths the caller may not read are left out.
+Touches: no vault file itself; the companion's `/vaultgate/v1/…` routes.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field, field_validator
+
+from service.bridges.companion import Companion
+from service.markdown.parse import note_title
+from service.tools.bridges.app import client_of
+from service.tools.context import ToolContext
+from service.tools.models import NOTE_ADDRESS, Paging, ToolInput, ToolOutput, decode_cursor, page_of
+from service.tools.obsidian.config import visible_path
+from service.tools.spec import ToolSpec
+from service.vault.paths import VaultPath, normalize, with_md
+
+
+def _companion(ctx: ToolContext) -> Companion:
+    return Companion(client_of(ctx))
+
+
+# -- Templater ------------------------------------------------------------------------------
+
+
+class TemplatesIn(ToolInput, Paging):
+    pass
+
+
+class Template(BaseModel):
+    path: str = Field(description="The template note's vault path (execute_template takes it).")
+    name: str = Field(description="Its name under the templates folder, without '.md'.")
+
+
+class TemplatesOut(ToolOutput):
+    folder: str = Field(description="Templater's templates folder.")
+    items: list[Template] = Field(description="Template notes, by path.")
+    next_cursor: str | None = Field(description="Cursor of the next page.")
+
+
+async def list_templater_templates(ctx: ToolContext, args: TemplatesIn) -> TemplatesOut:
+    folder, found = await _companion(ctx).templater_templates()
+    items = [
+        Template(path=rel, name=str(t.get("name", note_title(rel))))
+        for t in found
+        if (rel := visible_path(ctx, t.get("path"))) is not None
+    ]
+    window, cursor = page_of(items, decode_cursor(args.cursor), args.limit)
+    return TemplatesOut(folder=folder, items=window, next_cursor=cursor)
+
+
+class ExecuteTemplateIn(ToolInput):
+    template: str = Field(description="The Templater template: " + NOTE_ADDRESS)
+    folder: str = Field(default="", description="Folder of the new note ('' = the vault's root).")
+    filename: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=200,
+        description="The new note's name without '.md' (default: Untitled).",
+    )
+    open: bool = Field(default=False, description="Also open the new note in Obsidian.")
+
+    @field_validator("filename")
+    @classmethod
+    def _one_name(cls, value: str | None) -> str | None:
+        if value is not None and ("/" in value or "\\" in value):
+            raise ValueError("filename is a note name; put the folder in folder")
+        return value
+
+
+class ExecuteTemplateOut(ToolOutput):
+    path: str = Field(description="Vault path of the note Templater created.")
+    title: str = Field(description="Its title.")
+    obsidian_url: str = Field(description="obsidian://open URL of it.")
+    template: str = Field(description="The template used.")
+
+
+async def _template_paths(ctx: ToolContext, args: ExecuteTemplateIn) -> tuple[VaultPath, VaultPath, str]:
+    """(template, the note to create, its folder), each checked: nothing is sent otherwise."""
+    template = (await ctx.find_note(args.template, "read", section="reject")).vp
+    folder = normalize(args.folder.strip().strip("/")) if args.folder.strip().strip("/") else ""
+    name = args.filename if args.filename is not None else "Untitled"
+    target = ctx.resolve(with_md(f"{folder}/{name}" if folder else name), "write")
+    return template, target, folder
+
+
+async def execute_template_precheck(ctx: ToolContext, args: ExecuteTemplateIn) -> None:
+    client_of(ctx)
+    await _template_paths(ctx, args)
+
+
+async def execute_template(ctx: ToolContext, args: ExecuteTemplateIn) -> ExecuteTemplateOut:
+    template, _, folder = await _template_paths(ctx, args)
+    created = await _companion(ctx).templater_create(template.rel, folder, args.filename, open_note=args.open)
+    rel = visible_path(ctx, created.get("path")) or ""
+    return ExecuteTemplateOut(
+        path=rel,
+        title=note_title(rel) if rel else "",
+        obsidian_url=ctx.vault.url(rel) if rel else "",
+        template=template.rel,
+    )
+
+
+# -- QuickAdd -------------------------------------------------------------------------------
+
+
+class ChoicesIn(ToolInput, Paging):
+    pass
+
+
+class Choice(BaseModel):
+    id: str = Field(description="QuickAdd's id of the choice.")
+    name: str = Field(description="Its name (trigger_quickadd takes it).")
+    type: str = Field(description="Template, Capture, Macro or Multi (a Multi only groups others).")
+    parent: str | None = Field(description="The Multi it sits in.")
+
+
+class ChoicesOut(ToolOutput):
+    items: list[Choice] = Field(description="QuickAdd's choices, flattened in its order.")
+    next_cursor: str | None = Field(description="Cursor of the next page.")
+
+
+async def list_quickadd_actions(ctx: ToolContext, args: ChoicesIn) -> ChoicesOut:
+    found = await _companion(ctx).quickadd_choices()
+    items = [
+        Choice(
+            id=str(c.get("id", "")),
+            name=str(c["name"]),
+            type=str(c.get("type", "")),
+            parent=str(c["parent"]) if isinstance(c.get("parent"), str) else None,
+        )
+        for c in found
+        if isinstance(c.get("name"), str)
+    ]
+    window, cursor = page_of(items, decode_cursor(args.cursor), args.limit)
+    return ChoicesOut(items=window, next_cursor=cursor)
+
+
+class TriggerIn(ToolInput):
+    choice: str = Field(min_length=1, max_length=200, description="A QuickAdd choice's name (list_quickadd_actions).")
+    variables: dict[str, str] = Field(
+        default_factory=dict, description="Values for the choice's {{VALUE:name}} prompts, by name."
+    )
+
+
+class TriggerOut(ToolOutput):
+    choice: str = Field(description="The choice run.")
+    executed: bool = Field(description="True: QuickAdd ran it.")
+
+
+async def trigger_quickadd(ctx: ToolContext, args: TriggerIn) -> TriggerOut:
+    await _companion(ctx).quickadd_execute(args.choice, args.variables)
+    return TriggerOut(choice=args.choice, executed=True)
+
+
+async def trigger_precheck(ctx: ToolContext, args: TriggerIn) -> None:
+    client_of(ctx)
+
+
+# -- make.md --------------------------------------------------------------------------------
+
+
+class Space(BaseModel):
+    path: str = Field(description="The space's path (a folder's vault path, or make.md's own for tags and others).")
+    name: str = Field(description="Its name.")
+    type: str = Field(description="make.md's kind of space: folder, tag, vault, ...")
+
+
+def _spaces(ctx: ToolContext, found: list[dict[str, object]]) -> list[Space]:
+    out = []
+    for space in found:
+        path = space.get("path")
+        if not isinstance(path, str):
+            continue
+        if space.get("type", "folder") == "folder" and path not in ("", "/") and visible_path(ctx, path) is None:
+            continue  # a folder the caller may not read
+        out.append(Space(path=path, name=str(space.get("name", path)), type=str(space.get("type", "folder"))))
+    return out
+
+
+class SpacesIn(ToolInput, Paging):
+    pass
+
+
+class SpacesOut(ToolOutput):
+    items: list[Space] = Field(description="make.md's spaces, by path.")
+    next_cursor: str | None = Field(description="Cursor of the next page.")
+
+
+async def makemd_list_spaces(ctx: ToolContext, args: SpacesIn) -> SpacesOut:
+    items = _spaces(ctx, await _companion(ctx).makemd_spaces())
+    window, cursor = page_of(items, decode_cursor(args.cursor), args.limit)
+    return SpacesOut(items=window, next_cursor=cursor)
+
+
+class QueryIn(ToolInput):
+    text: str | None = Field(default=None, max_length=500, description="Text in the space's name or path (any case).")
+    type: str | None = Field(default=None, max_length=50, description="Only spaces of this kind (folder, tag, ...).")
+    limit: int = Field(default=100, ge=1, le=1000, description="At most this many spaces.")
+
+
+class QueryOut(ToolOutput):
+    items: list[Space] = Field(description="Matching spaces, by path.")
+    truncated: bool = Field(description="More spaces matched than limit.")
+
+
+async def makemd_query(ctx: ToolContext, args: QueryIn) -> QueryOut:
+    found, truncated = await _companion(ctx).makemd_query(args.text, args.type, args.limit)
+    return QueryOut(items=_spaces(ctx, found), truncated=truncated)
+
+
+TOOLS: tuple[ToolSpec, ...] = (
+    ToolSpec(
+        name="list_templater_templates",
+        domain="bridges",
+        title="List Templater templates",
+        description="The notes in Templater's templates folder of the running Obsidian (needs the vaultgate "
+        "companion plugin); execute_template makes a note from one.",
+        input_model=TemplatesIn,
+        output_model=TemplatesOut,
+        handler=list_templater_templates,
+        reads_index=False,
+        tags=("bridge", "companion"),
+    ),
+    ToolSpec(
+        name="execute_template",
+        domain="bridges",
+        title="New note from a Templater template",
+        description="Create a note from a Templater template inside the running Obsidian, its scripts run by "
+        "Templater (companion plugin). Needs execute:plugin and write:vault and a human's confirmation.",
+        input_model=ExecuteTemplateIn,
+        output_model=ExecuteTemplateOut,
+        handler=execute_template,
+        scopes=("write:vault", "execute:plugin"),
+        scope_class="execute",
+        mutating=True,
+        idempotent=False,
+        open_world=True,
+        precheck=execute_template_precheck,
+        path_args=("template",),
+        reads_index=False,
+        tags=("bridge", "companion"),
+    ),
+    ToolSpec(
+        name="list_quickadd_actions",
+        domain="bridges",
+        title="List QuickAdd choices",
+        description="QuickAdd's choices (templates, captures, macros) in the running Obsidian (companion "
+        "plugin); trigger_quickadd runs one.",
+        input_model=ChoicesIn,
+        output_model=ChoicesOut,
+        handler=list_quickadd_actions,
+        reads_index=False,
+        tags=("bridge", "companion"),
+    ),
+    ToolSpec(
+        name="trigger_quickadd",
+        domain="bridges",
+        title="Run a QuickAdd choice",
+        description="Run a QuickAdd choice by name in the running Obsidian, with values for its prompts "
+        "(companion plugin). Needs execute:plugin and write:vault and a human's confirmation.",
+        input_model=TriggerIn,
+        output_model=TriggerOut,
+        handler=trigger_quickadd,
+        scopes=("write:vault", "execute:plugin"),
+        scope_class="execute",
+        mutating=True,
+        idempotent=False,
+        open_world=True,
+        precheck=trigger_precheck,
+        reads_index=False,
+        tags=("bridge", "companion"),
+    ),
+    ToolSpec(
+        name="makemd_list_spaces",
+        domain="bridges",
+        title="List make.md spaces",
+        description="make.md's spaces (folders, tags and its own) in the running Obsidian (companion plugin).",
+        input_model=SpacesIn,
+        output_model=SpacesOut,
+        handler=makemd_list_spaces,
+        reads_index=False,
+        tags=("bridge", "companion"),
+    ),
+    ToolSpec(
+        name="makemd_query",
+        domain="bridges",
+        title="Find make.md spaces",
+        description="make.md's spaces whose name or path holds some words, of one kind, in the running "
+        "Obsidian (companion plugin).",
+        input_model=QueryIn,
+        output_model=QueryOut,
+        handler=makemd_query,
+        reads_index=False,
+        tags=("bridge", "companion"),
+    ),
+)
