@@ -131,11 +131,12 @@ async def probe(vault: str, client: LocalRestApi) -> BridgeReport:
     if companion is None:
         return report.model_copy(update={"state": "ready", "companion": False})
     routes = companion.get("routes")
+    version = companion["companion"].get("version")
     return report.model_copy(
         update={
             "state": "ready",
             "companion": True,
-            "companion_version": str(companion["companion"].get("version")) or None,
+            "companion_version": str(version) if version is not None else None,
             "companion_routes": [str(r) for r in routes] if isinstance(routes, list) else [],
             "community_plugins": _plugins(companion),
         }
