@@ -8,6 +8,7 @@
     index.py          [index], [search]
     limits.py         [limits]: the budgets of evaluators, decoders and expanders
     memory.py         [memory]: the memory folder, the capture inbox, their limits
+    plane.py          [plane]: the consolidation plane's schedule and auto-apply kinds
     sensitive.py      [sensitive]
     embeddings.py     [embeddings]
     rerank.py         [rerank]
@@ -32,6 +33,7 @@ from service.settings.index import IndexSettings, SearchSettings
 from service.settings.limits import LimitsSettings
 from service.settings.loader import config_warnings, load_settings
 from service.settings.memory import MemorySettings
+from service.settings.plane import PlaneSettings
 from service.settings.net import LOOPBACK_NAMES, is_loopback
 from service.settings.observability import AuditSettings, EventsSettings, LogSettings, OtelSettings, SessionSettings
 from service.settings.policy import (
@@ -69,6 +71,7 @@ __all__ = [
     "LogSettings",
     "MaintenanceSettings",
     "MemorySettings",
+    "PlaneSettings",
     "NotesSettings",
     "OtelSettings",
     "PlanSettings",

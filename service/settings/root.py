@@ -30,6 +30,7 @@ from service.settings.http import HttpSettings
 from service.settings.index import IndexSettings, SearchSettings
 from service.settings.limits import LimitsSettings
 from service.settings.memory import MemorySettings
+from service.settings.plane import PlaneSettings
 from service.settings.net import is_loopback
 from service.settings.observability import AuditSettings, EventsSettings, LogSettings, OtelSettings, SessionSettings
 from service.settings.policy import (
@@ -95,6 +96,7 @@ class Settings(BaseSettings):
     plans: PlanSettings = Field(default_factory=PlanSettings)
     sessions: SessionSettings = Field(default_factory=SessionSettings)
     memory: MemorySettings = Field(default_factory=MemorySettings)
+    plane: PlaneSettings = Field(default_factory=PlaneSettings)
     log: LogSettings = Field(default_factory=LogSettings)
     protocol: ProtocolSettings = Field(default_factory=ProtocolSettings)
     config_file: Path | None = Field(default=None, exclude=True)

@@ -26,6 +26,7 @@ from service.tools import (
     memory,
     notes,
     obsidian,
+    plane,
     properties,
     search,
     sessions,
@@ -58,6 +59,7 @@ DOMAINS: tuple[Domain, ...] = (
     admin,
     sessions,
     memory,
+    plane,
 )
 
 

@@ -45,6 +45,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("service.semantic",),
     ("service.plans",),
     ("service.memory",),
+    ("service.plane",),
     ("service.services",),
     ("service.tools", "service.catalog_doc"),
     ("service.dispatch",),

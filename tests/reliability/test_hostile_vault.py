@@ -168,6 +168,8 @@ READ_CALLS: dict[str, list[dict[str, Any]]] = {
     "read_memory_graph": [{}],
     "search_memory": [{"query": "caf\u00e9 r\u00e9sum\u00e9 pipe"}],
     "list_captures": [{}],
+    "plane_status": [{}],
+    "list_findings": [{}, {"status": None}],
     # the bridge tools: no bridge in this vault, so a path is checked, then plugin_missing
     "open_in_obsidian": _each("path", [*NOTE_PATHS, "Board.canvas", "../outside"]),
     "get_active_note": [{}],

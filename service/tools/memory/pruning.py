@@ -1,4 +1,5 @@
-"""memory domain, pruning the graph: delete_entities, delete_observations, delete_relations.
+"""memory domain, pruning the graph: delete_entities, delete_observations, delete_relations,
+supersede_observation.
 
 Each call changes every entity note it names all or nothing (`entities.all_or_nothing`), one
 write per note. `delete_entities` moves entity notes to the vault's trash as `delete_note` does,
@@ -12,7 +13,8 @@ from functools import partial
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from service.memory.model import Entity, normalize_text
+from service.errors import NoteNotFound, ValidationFailed
+from service.memory.model import Entity, Observation, normalize_text
 from service.memory.store import EntityStore, Loaded, check_name
 from service.policy.confirmations import ChangePreview
 from service.tools.context import ToolContext
@@ -184,6 +186,58 @@ async def delete_relations(ctx: ToolContext, args: DeleteRelationsIn) -> DeleteR
     )
 
 
+class SupersedeIn(ToolInput):
+    entityName: str = Field(max_length=10_000, description="The entity.")  # noqa: N815
+    observation: str = Field(
+        min_length=1, max_length=10_000, description="The older observation: its text or ^block id."
+    )
+    superseded_by: str = Field(
+        min_length=1, max_length=10_000, description="The observation that replaces it: its text or ^block id."
+    )
+    valid_until: str | None = Field(default=None, max_length=40, description="Until when the older one held.")
+
+
+class SupersedeOut(ToolOutput):
+    path: str = Field(description="The entity's note.")
+    block_id: str = Field(description="The older observation's block id (it gets one if it had none).")
+    superseded_by: str = Field(description="The newer observation's block id.")
+
+
+def _find(e: Entity, ref: str) -> Observation | None:
+    key = ref.strip().lstrip("^")
+    return next((o for o in e.observations if o.block_id == key or normalize_text(o.text) == normalize_text(ref)), None)
+
+
+async def supersede_observation(ctx: ToolContext, args: SupersedeIn) -> SupersedeOut:
+    """Mark an observation as superseded by a newer one (the consolidation plane's contradictions):
+    `[valid_until:: …] [superseded_by:: ^id]` on the older one; both stay in the note."""
+    store = entity_store(ctx)
+    name = check_name(args.entityName, "entityName")
+    current = store.require(name, "write").entity
+    for field, ref in (("observation", args.observation), ("superseded_by", args.superseded_by)):
+        if _find(current, ref) is None:
+            raise NoteNotFound(f"{name!r} has no observation {ref[:80]!r}", details={"field": field, "entity": name})
+    out: dict[str, str] = {}
+
+    def change(e: Entity) -> bool:
+        old, new = _find(e, args.observation), _find(e, args.superseded_by)
+        if old is None or new is None or old is new:
+            raise ValidationFailed(
+                "the two observations must be two different ones", details={"field": "superseded_by"}
+            )
+        new.render()  # a hand-written line gets its block id
+        old.raw = None  # written in the memory form from now on (its text kept)
+        old.fields["superseded_by"] = f"^{new.block_id}"
+        if args.valid_until:
+            old.fields["valid_until"] = args.valid_until.strip()[:40].replace("]", ")")
+        old.render()
+        out.update(block=old.block_id, by=new.block_id)
+        return True
+
+    done = await store.update(name, change)
+    return SupersedeOut(path=done.vp.rel, block_id=out["block"], superseded_by=out["by"])
+
+
 TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         name="delete_observations",
@@ -224,5 +278,17 @@ TOOLS: tuple[ToolSpec, ...] = (
         idempotent=False,
         reads_index=False,
         tags=("memory",),
+    ),
+    ToolSpec(
+        name="supersede_observation",
+        domain="memory",
+        title="Supersede an observation",
+        description="Mark an observation of a memory entity as superseded by a newer one (valid_until, superseded_by "
+        "fields); both stay in the note, the history is kept.",
+        input_model=SupersedeIn,
+        output_model=SupersedeOut,
+        handler=supersede_observation,
+        tags=("memory",),
+        **WRITE,  # type: ignore[arg-type]
     ),
 )

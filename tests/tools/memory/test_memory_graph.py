@@ -152,3 +152,39 @@ async def test_deleting_entities_with_a_bad_name_changes_nothing(vg: Harness) ->
     before = vg.snapshot()
     await vg.err("delete_entities", "validation_error", entityNames=["Acme", "a\x00b"])
     assert vg.snapshot() == before
+
+
+@pytest.mark.covers("supersede_observation", "success")
+@pytest.mark.covers("supersede_observation", "failure")
+async def test_supersede_marks_the_older_observation_and_keeps_both(vg: Harness) -> None:
+    await vg.ok(
+        "create_entities",
+        entities=[{"name": "Ann", "entityType": "person", "observations": ["Lives in Berlin", "Moved to Munich"]}],
+    )
+    opened = (await vg.ok("open_nodes", names=["Ann"]))["entities"][0]["observations"]
+    old, new = opened[0]["block_id"], opened[1]["block_id"]
+    out = await vg.ok(
+        "supersede_observation",
+        entityName="Ann",
+        observation=f"^{old}",
+        superseded_by="Moved to Munich",
+        valid_until="2024-05-01",
+    )
+    assert out["block_id"] == old and out["superseded_by"] == new
+    note = vg.read("Memory/Ann.md")
+    assert (
+        "Lives in Berlin [recorded::" in note
+        and f"[superseded_by:: ^{new}]" in note
+        and "[valid_until:: 2024-05-01]" in note
+    )
+    assert "Moved to Munich" in note
+    await vg.err(
+        "supersede_observation",
+        "note_not_found",
+        entityName="Ann",
+        observation="Plays chess",
+        superseded_by="Moved to Munich",
+    )
+    await vg.err(
+        "supersede_observation", "validation_error", entityName="Ann", observation=f"^{new}", superseded_by=f"^{new}"
+    )

@@ -1,0 +1,237 @@
+"""Job 4, the vault audit: broken links with their likely target, orphans, tag variants, alias
+collisions and unlinked mentions (link suggestions). Reads the index only.
+
+- `broken_link`: a link target no note resolves, with the note name it most likely meant (a close
+  spelling of a note's name, title or alias); its plan rewrites every link to it (`rewrite_links`).
+- `orphan`: a note no link reaches and that links nowhere (the memory folder and the vault's own
+  folders aside).
+- `tag_variant`: tags that differ only by case, `-`/`_`, or a plural `s` (`#ToDo`, `#todo`,
+  `#to-do`, `#todos`); the plan renames the rarer spellings to the most used one (`rename_tag`).
+- `alias_collision`: one alias (or an alias and a note's name) shared by several notes: a link
+  to it is ambiguous.
+- `unlinked_mention`: a note's text names another note's title (whole words, case-blind) without
+  linking it; the most linked notes' titles are looked for (`MENTION_TITLES`) through the
+  full-text index.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+import sqlite3
+from collections import Counter, defaultdict
+from typing import Any
+
+from service.plane.findings import Finding
+from service.plane.job import JobContext, Need
+
+MENTION_TITLES = 300  # titles looked for as unlinked mentions (the most linked notes first)
+MENTIONS_PER_TITLE = 20
+MIN_TITLE = 5  # characters: shorter titles are too common as words
+
+
+def fold_tag(tag: str) -> str:
+    plain = re.sub(r"[-_\s]+", "", tag.lower())
+    return plain[:-1] if len(plain) > 3 and plain.endswith("s") and not plain.endswith("ss") else plain
+
+
+def _plan(goal: str, tool: str, args: dict[str, Any]) -> dict[str, Any]:
+    return {"goal": goal, "steps": [{"id": "fix", "tool": tool, "args": {**args, "dry_run": False}}]}
+
+
+class Audit:
+    name = "audit"
+    needs: tuple[Need, ...] = ("index",)
+
+    async def run(self, ctx: JobContext) -> list[Finding]:
+        vid = ctx.vault.id
+        notes = await ctx.read(
+            lambda c: c.execute(
+                "SELECT id, path, name, title, aliases, etag FROM notes WHERE vault_id = ?", (vid,)
+            ).fetchall()
+        )
+        out = await self.broken(ctx, notes)
+        await ctx.pause()
+        out += await self.orphans(ctx, notes)
+        await ctx.pause()
+        out += await self.tags(ctx)
+        out += self.aliases(notes)
+        await ctx.pause()
+        out += await self.mentions(ctx, notes)
+        return out
+
+    async def broken(self, ctx: JobContext, notes: list[Any]) -> list[Finding]:
+        rows = await ctx.read(
+            lambda c: c.execute(
+                "SELECT l.target_raw, n.path, n.etag FROM links l JOIN notes n ON n.id = l.src_id"
+                " WHERE l.vault_id = ? AND l.target_path IS NULL AND l.target_raw != ''",
+                (ctx.vault.id,),
+            ).fetchall()
+        )
+        sources: dict[str, dict[str, str]] = defaultdict(dict)
+        for raw, path, etag in rows:
+            sources[str(raw)][str(path)] = str(etag)
+        names: dict[str, str] = {}
+        for _, path, name, title, aliases, _ in notes:
+            stem = str(path).removesuffix(".md")
+            for label in (str(name), str(title).lower(), *(a.lower() for a in json.loads(aliases or "[]"))):
+                names.setdefault(label, stem)
+        out = []
+        for raw, where in sorted(sources.items())[: ctx.settings.max_findings]:
+            base = raw.rsplit("/", 1)[-1].removesuffix(".md").lower()
+            close = difflib.get_close_matches(base, list(names), n=1, cutoff=0.8)
+            likely = names[close[0]] if close else None
+            out.append(
+                Finding(
+                    job=self.name,
+                    kind="broken_link",
+                    key=f"broken_link:{raw}",
+                    title=f"[[{raw}]] resolves to no note" + (f" (likely [[{likely}]])" if likely else ""),
+                    detail={"target": raw, "likely": likely, "linked_from": sorted(where)},
+                    paths=sorted(where),
+                    etags=where,
+                    plan=_plan(
+                        f"point the links to {raw} at {likely}",
+                        "rewrite_links",
+                        {"old_target": raw, "new_target": likely},
+                    )
+                    if likely
+                    else None,
+                )
+            )
+        return out
+
+    async def orphans(self, ctx: JobContext, notes: list[Any]) -> list[Finding]:
+        def linked(c: sqlite3.Connection) -> tuple[set[int], set[str]]:
+            sources = {
+                int(r[0]) for r in c.execute("SELECT DISTINCT src_id FROM links WHERE vault_id = ?", (ctx.vault.id,))
+            }
+            targets = {
+                str(r[0])
+                for r in c.execute(
+                    "SELECT DISTINCT target_path FROM links WHERE vault_id = ? AND target_path IS NOT NULL",
+                    (ctx.vault.id,),
+                )
+            }
+            return sources, targets
+
+        sources, targets = await ctx.read(linked)
+        memory = ctx.memory.folder.strip("/") + "/"
+        out = []
+        for nid, path, _, title, _, etag in notes:
+            if int(nid) in sources or path in targets or str(path).startswith(memory) or not str(path).endswith(".md"):
+                continue
+            out.append(
+                Finding(
+                    job=self.name,
+                    kind="orphan",
+                    key=f"orphan:{path}",
+                    title=f"{path} links nowhere and nothing links to it",
+                    detail={"path": path, "title": title},
+                    paths=[str(path)],
+                    etags={str(path): str(etag)},
+                )
+            )
+        return out[: ctx.settings.max_findings]
+
+    async def tags(self, ctx: JobContext) -> list[Finding]:
+        rows = await ctx.read(
+            lambda c: c.execute(
+                "SELECT tag, COUNT(DISTINCT note_id) FROM note_tags WHERE vault_id = ? GROUP BY tag", (ctx.vault.id,)
+            ).fetchall()
+        )
+        groups: dict[str, Counter[str]] = defaultdict(Counter)
+        for tag, n in rows:
+            top = str(tag).split("/", 1)[0]
+            if top == str(tag):
+                groups[fold_tag(top)][top] += int(n)
+        out = []
+        for folded, spellings in sorted(groups.items()):
+            if len(spellings) < 2:
+                continue
+            main = max(spellings.items(), key=lambda kv: (kv[1], kv[0] == kv[0].lower(), kv[0]))[0]
+            others = sorted(t for t in spellings if t != main)
+            steps = [
+                {"id": f"rename{i}", "tool": "rename_tag", "args": {"old": t, "new": main, "dry_run": False}}
+                for i, t in enumerate(others)
+            ]
+            out.append(
+                Finding(
+                    job=self.name,
+                    kind="tag_variant",
+                    key=f"tag_variant:{folded}:{','.join(sorted(spellings))}",
+                    title=f"#{main} is also written " + ", ".join(f"#{t}" for t in others),
+                    detail={"tag": main, "variants": {t: spellings[t] for t in sorted(spellings)}},
+                    plan={"goal": f"write every variant of #{main} as #{main}", "steps": steps},
+                )
+            )
+        return out
+
+    def aliases(self, notes: list[Any]) -> list[Finding]:
+        holders: dict[str, set[str]] = defaultdict(set)
+        for _, path, _, _, aliases, _ in notes:
+            for alias in json.loads(aliases or "[]"):
+                if isinstance(alias, str) and alias.strip():
+                    holders[alias.strip().lower()].add(str(path))
+        by_name: dict[str, set[str]] = defaultdict(set)
+        for _, path, name, _, _, _ in notes:
+            by_name[str(name)].add(str(path))
+        out = []
+        for alias, paths in sorted(holders.items()):
+            everyone = paths | by_name.get(alias, set())
+            if len(everyone) > 1:
+                out.append(
+                    Finding(
+                        job=self.name,
+                        kind="alias_collision",
+                        key=f"alias_collision:{alias}",
+                        title=f"{alias!r} names {len(everyone)} notes: a link to it is ambiguous",
+                        detail={"alias": alias, "notes": sorted(everyone)},
+                        paths=sorted(everyone),
+                    )
+                )
+        return out
+
+    async def mentions(self, ctx: JobContext, notes: list[Any]) -> list[Finding]:
+        vid = ctx.vault.id
+
+        def find(c: sqlite3.Connection) -> list[tuple[str, str, str, str]]:
+            ranked = c.execute(
+                "SELECT target_path, COUNT(*) AS n FROM links WHERE vault_id = ? AND target_path LIKE '%.md'"
+                " GROUP BY target_path ORDER BY n DESC LIMIT ?",
+                (vid, MENTION_TITLES),
+            ).fetchall()
+            titles = {str(p): str(t) for _, p, _, t, _, _ in notes}
+            found = []
+            for target, _ in ranked:
+                title = titles.get(str(target), "")
+                if len(title) < MIN_TITLE or not re.search(r"[A-Za-z]", title):
+                    continue
+                phrase = '"' + title.replace('"', " ") + '"'
+                try:
+                    rows = c.execute(
+                        "SELECT n.path, n.etag FROM fts_words f JOIN notes n ON n.id = f.rowid"
+                        " WHERE fts_words MATCH ? AND n.vault_id = ? AND n.path != ?"
+                        " AND NOT EXISTS (SELECT 1 FROM links l WHERE l.src_id = n.id AND l.target_path = ?) LIMIT ?",
+                        (f"body:{phrase}", vid, target, target, MENTIONS_PER_TITLE),
+                    ).fetchall()
+                except sqlite3.OperationalError:
+                    continue  # a title FTS cannot take as a phrase
+                found += [(str(p), str(e), str(target), title) for p, e in rows]
+            return found
+
+        out = []
+        for path, etag, target, title in (await ctx.read(find))[: ctx.settings.max_findings]:
+            out.append(
+                Finding(
+                    job=self.name,
+                    kind="unlinked_mention",
+                    key=f"unlinked_mention:{path}:{target}",
+                    title=f"{path} mentions {title!r} without linking [[{target.removesuffix('.md')}]]",
+                    detail={"path": path, "mentions": title, "target": target},
+                    paths=[path],
+                    etags={path: etag},
+                )
+            )
+        return out

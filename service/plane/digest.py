@@ -1,0 +1,113 @@
+"""Job 6, the digest: what changed since the last run, without an LLM — the notes created and
+changed per folder with their first sentence, the open tasks among them, and the memory entities
+updated. One finding a run (kind `digest`), whose plan writes it as a note under `Digests/`
+(`create_note`); the first run of a vault looks back one day.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import sqlite3
+from collections import defaultdict
+
+from service.plane.findings import Finding
+from service.plane.job import JobContext, Need
+
+NOTES_LISTED = 50
+_SENTENCE = re.compile(r"[^.!?\n]{12,}[.!?]?")
+
+
+def _first_sentence(body: str) -> str:
+    for line in body.splitlines():
+        text = line.strip().lstrip("#>-*0123456789. ").strip()
+        if text and not text.startswith(("---", "```", "|", "![")):
+            found = _SENTENCE.search(text)
+            if found:
+                return found.group(0).strip()[:200]
+    return ""
+
+
+class Digest:
+    name = "digest"
+    needs: tuple[Need, ...] = ("index",)
+
+    async def run(self, ctx: JobContext) -> list[Finding]:
+        since = ctx.since if ctx.since is not None else ctx.now - 86_400
+        vid = ctx.vault.id
+
+        def read(c: sqlite3.Connection) -> tuple[list[tuple[str, str, float, float, str]], int]:
+            rows = c.execute(
+                "SELECT n.path, n.title, n.mtime, n.ctime, t.body FROM notes n JOIN note_text t ON t.note_id = n.id"
+                " WHERE n.vault_id = ? AND n.mtime > ? ORDER BY n.mtime DESC LIMIT ?",
+                (vid, since, NOTES_LISTED * 4),
+            ).fetchall()
+            tasks = c.execute(
+                "SELECT COUNT(*) FROM tasks k JOIN notes n ON n.id = k.note_id WHERE n.vault_id = ? AND n.mtime > ?"
+                " AND k.status = ' '",
+                (vid, since),
+            ).fetchone()
+            return [(str(a), str(b), float(m), float(ct), str(body)) for a, b, m, ct, body in rows], int(tasks[0])
+
+        try:
+            rows, open_tasks = await ctx.read(read)
+        except sqlite3.OperationalError:  # an index without the tasks table's shape: no task count
+            rows, open_tasks = [], 0
+        memory = ctx.memory.folder.strip("/") + "/"
+        entities = sorted(e.entity.name for e in ctx.recall.notes.values() if (e.entity.updated or "") >= _iso(since))
+        notes = [r for r in rows if not r[0].startswith(memory)]
+        if not notes and not entities:
+            return []
+        day = dt.datetime.fromtimestamp(ctx.now, dt.UTC).date().isoformat()
+        by_folder: dict[str, list[tuple[str, str, float, float, str]]] = defaultdict(list)
+        for row in notes:
+            by_folder[row[0].rsplit("/", 1)[0] if "/" in row[0] else "(vault root)"].append(row)
+        lines = [
+            f"# Digest {day}",
+            "",
+            f"Since {_iso(since)}: {len(notes)} notes changed, {open_tasks} open tasks in them.",
+        ]
+        for folder, items in sorted(by_folder.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+            lines += ["", f"## {folder} ({len(items)})", ""]
+            for path, title, _mtime, ctime, body in items[:NOTES_LISTED]:
+                new = " (new)" if ctime > since else ""
+                sentence = _first_sentence(body)
+                lines.append(f"- [[{path.removesuffix('.md')}|{title}]]{new}" + (f": {sentence}" if sentence else ""))
+        if entities:
+            lines += [
+                "",
+                f"## Memory ({len(entities)} entities updated)",
+                "",
+                *(f"- {name}" for name in entities[:NOTES_LISTED]),
+            ]
+        content = "\n".join(lines) + "\n"
+        return [
+            Finding(
+                job=self.name,
+                kind="digest",
+                key=f"digest:{day}",
+                title=f"digest of {day}: {len(notes)} notes changed, {len(entities)} entities updated",
+                detail={
+                    "since": _iso(since),
+                    "notes": len(notes),
+                    "folders": len(by_folder),
+                    "open_tasks": open_tasks,
+                    "entities": entities[:NOTES_LISTED],
+                    "text": content,
+                },
+                plan={
+                    "goal": f"keep the digest of {day}",
+                    "steps": [
+                        {
+                            "id": "digest",
+                            "tool": "create_note",
+                            "args": {"path": f"Digests/{day} digest.md", "content": content},
+                        }
+                    ],
+                },
+            )
+        ]
+
+
+def _iso(seconds: float) -> str:
+    return dt.datetime.fromtimestamp(seconds, dt.UTC).isoformat(timespec="seconds").replace("+00:00", "Z")

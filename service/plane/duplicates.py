@@ -1,0 +1,188 @@
+"""Job 1, duplicates: observations of one entity that say the same, and entities that are one.
+
+- **Exact**: the same text after normalisation (case, spacing, end punctuation) — a hand edit or
+  another process can write what `add_observations` would have skipped. Kind `duplicate`.
+- **Near**: 60 % or more of their folded words in common (`service.memory.words`) and, when both
+  have vectors, a cosine of 0.85 or more. Kind `near_duplicate`.
+- **Guard**: two statements that differ in a number, a date, a name (a capitalised word inside
+  the sentence) or a negation are never duplicates, however many words they share ("moved to
+  Berlin in 2021" / "moved to Berlin in 2023"): they are left to the contradictions job.
+- **Entities that are one**: names equal once case, accents, a plural `s` and punctuation are set
+  aside, or one's alias is the other's name. Kind `duplicate_entity`.
+
+The plan of a duplicate deletes the later observation by its block id (the first is kept, with
+its provenance); that of two entities adds the later one's observations to the first and then
+deletes the later note (its deletion asks a human, as `delete_entities` always does). An
+observation without a block id (a hand-written line) is reported with no plan: deleting it by its
+text would delete its twin too.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+import unicodedata
+from typing import Any
+
+import numpy as np
+
+from service.memory.model import Observation, normalize_text
+from service.memory.recall import NoteEntry
+from service.memory.words import words
+from service.plane.findings import Finding
+from service.plane.job import JobContext, Need
+
+WORDS_SHARE = 0.6
+MIN_COSINE = 0.85
+MAX_PAIRS_ENTITY = 600  # observations of one entity compared pairwise at most (beyond: exact only)
+_NUMBER = re.compile(r"\d+(?:[.,:/-]\d+)*")
+_NEGATION = re.compile(r"\b(?:not|no|never|none|nobody|nothing|neither|nor|without)\b|n't\b", re.IGNORECASE)
+_NAME = re.compile(r"(?<=\w )[A-Z][\w'-]+")
+_MONTHS = frozenset(
+    {
+        *("january", "february", "march", "april", "may", "june", "july", "august"),
+        *("september", "october", "november", "december", "monday", "tuesday", "wednesday"),
+        *("thursday", "friday", "saturday", "sunday", "today", "yesterday", "tomorrow"),
+    }
+)
+
+
+def facts(text: str) -> tuple[frozenset[str], bool, frozenset[str]]:
+    """What must agree for two statements to be the same: numbers and dates, negation, names."""
+    lowered = {w.lower() for w in re.findall(r"\w+", text)}
+    numbers = frozenset(_NUMBER.findall(text)) | frozenset(lowered & _MONTHS)
+    return numbers, bool(_NEGATION.search(text)), frozenset(n.lower() for n in _NAME.findall(text))
+
+
+def differs_in_fact(a: str, b: str) -> bool:
+    return facts(a) != facts(b)
+
+
+def overlap(a: set[str], b: set[str]) -> float:
+    return len(a & b) / len(a | b) if a and b else 0.0
+
+
+def _plan(goal: str, steps: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"goal": goal, "steps": steps}
+
+
+def _delete(entry: NoteEntry, obs: Observation, kept: Observation, kind: str, job: str) -> Finding:
+    name = entry.entity.name
+    plan = None
+    if obs.block_id:
+        step = {"entityName": name, "observations": [f"^{obs.block_id}"]}
+        plan = _plan(
+            f"remove a {kind.replace('_', ' ')} of {name}",
+            [{"id": "remove", "tool": "delete_observations", "args": {"deletions": [step]}}],
+        )
+    return Finding(
+        job=job,
+        kind=kind,
+        key=f"{kind}:{entry.rel}:{_ref(kept)}:{_ref(obs)}",
+        title=f"{name}: {obs.text[:80]!r} repeats {kept.text[:80]!r}",
+        detail={
+            "entity": name,
+            "kept": kept.text,
+            "kept_block_id": kept.block_id,
+            "duplicate": obs.text,
+            "duplicate_block_id": obs.block_id,
+        },
+        paths=[entry.rel],
+        etags={entry.rel: entry.etag},
+        plan=plan,
+    )
+
+
+def _ref(obs: Observation) -> str:
+    return obs.block_id or normalize_text(obs.text)
+
+
+def fold_name(name: str) -> str:
+    plain = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode().lower()
+    plain = re.sub(r"[^a-z0-9]+", " ", plain).strip()
+    return " ".join(w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w for w in plain.split())
+
+
+class Duplicates:
+    name = "duplicates"
+    needs: tuple[Need, ...] = ("memory",)
+
+    async def run(self, ctx: JobContext) -> list[Finding]:
+        out: list[Finding] = []
+        for entry in sorted(ctx.recall.notes.values(), key=lambda e: e.rel):
+            out += self.within(ctx, entry)
+            if len(out) >= ctx.settings.max_findings:
+                break
+            await ctx.pause()
+        out += self.entities(ctx)
+        return out[: ctx.settings.max_findings]
+
+    def within(self, ctx: JobContext, entry: NoteEntry) -> list[Finding]:
+        found: list[Finding] = []
+        observations = entry.entity.observations
+        first: dict[str, Observation] = {}
+        for obs in observations:
+            key = normalize_text(obs.text)
+            if key in first:
+                found.append(_delete(entry, obs, first[key], "duplicate", self.name))
+            else:
+                first[key] = obs
+        unique = list(first.values())
+        if len(unique) > MAX_PAIRS_ENTITY:
+            return found
+        bags = [set(words(o.text)) for o in unique]
+        vectors = ctx.recall.vectors
+        hashes = {id(o): h for o, h in zip(observations, entry.hashes, strict=True)}
+        taken: set[int] = set()
+        for i, j in itertools.combinations(range(len(unique)), 2):
+            if j in taken or overlap(bags[i], bags[j]) < WORDS_SHARE:
+                continue
+            a, b = unique[i], unique[j]
+            if differs_in_fact(a.text, b.text):
+                continue  # same words, another number, date, name or negation: not the same fact
+            va, vb = vectors.get(hashes.get(id(a), "")), vectors.get(hashes.get(id(b), ""))
+            if va is not None and vb is not None and float(np.dot(va, vb)) < MIN_COSINE:
+                continue
+            taken.add(j)
+            found.append(_delete(entry, b, a, "near_duplicate", self.name))
+        return found
+
+    def entities(self, ctx: JobContext) -> list[Finding]:
+        groups: dict[str, list[NoteEntry]] = {}
+        entries = sorted(ctx.recall.notes.values(), key=lambda e: (e.entity.created or "~", e.rel))
+        for entry in entries:
+            groups.setdefault(fold_name(entry.entity.name), []).append(entry)
+        by_name = {e.entity.name.strip().lower(): e for e in entries}
+        pairs: list[tuple[NoteEntry, NoteEntry]] = []
+        for same in groups.values():
+            pairs += [(same[0], other) for other in same[1:]]
+        for entry in entries:
+            for alias in entry.entity.aliases:
+                other = by_name.get(alias.strip().lower())
+                if other is not None and other is not entry and (other, entry) not in pairs:
+                    pairs.append((entry, other))
+        out = []
+        for keep, other in pairs:
+            texts = [o.text for o in other.entity.observations]
+            steps: list[dict[str, Any]] = []
+            if texts:
+                batch = {
+                    "entityName": keep.entity.name,
+                    "contents": texts,
+                    "source": f"merged from {other.entity.name}",
+                }
+                steps.append({"id": "move", "tool": "add_observations", "args": {"observations": [batch]}})
+            steps.append({"id": "remove", "tool": "delete_entities", "args": {"entityNames": [other.entity.name]}})
+            out.append(
+                Finding(
+                    job=self.name,
+                    kind="duplicate_entity",
+                    key=f"duplicate_entity:{keep.rel}:{other.rel}",
+                    title=f"{other.entity.name!r} looks like the same entity as {keep.entity.name!r}",
+                    detail={"keep": keep.entity.name, "merge": other.entity.name, "observations": len(texts)},
+                    paths=[keep.rel, other.rel],
+                    etags={keep.rel: keep.etag, other.rel: other.etag},
+                    plan=_plan(f"merge {other.entity.name} into {keep.entity.name}", steps),
+                )
+            )
+        return out

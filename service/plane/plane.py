@@ -1,0 +1,271 @@
+"""The consolidation plane's scheduler and runner: one app component for every vault.
+
+- **When**: per vault, a run starts `[plane] interval_minutes` after the last one ended, or sooner
+  once `after_changes` notes changed since (the index's mtimes, looked at every minute); the
+  first start of a vault counts from then. It waits for a pause in the calls
+  (`service.activity`), and each job gives way to calls between its pieces of work.
+- **One run per vault at a time**: a second `run` while one runs waits for it to end.
+- **State** (last run, its summary, the cursor that makes "new since the last run") lives in the
+  state database (`plane_state`) and survives a restart; findings too (`service.plane.findings`).
+- **Stop** cancels the schedule and a running run cleanly: a run only reads, and its findings
+  are recorded in one transaction at its end, so a cancelled or killed run leaves nothing half done.
+- **Needs**: a job whose needs are not met is skipped with the reason ("index": the vault's index
+  is ready; "memory": always; "vectors": embeddings are on; "llm": an inference gateway is
+  configured — none is, in this version); one that fails is reported with its error and run again
+  at the next run.
+- **auto_apply**: findings of the kinds `[plane] auto_apply` lists are applied by the run: their
+  plan goes through `execute_plan` on the whole dispatch chain (validated, journaled, undoable,
+  audited as `vaultgate-plane`); a plan that needs a human's confirmation is left open.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import secrets
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from service.activity import Activity
+from service.indexer.runner import indexer_of
+from service.memory.experiences import ExperienceStore
+from service.memory.recall import MemoryRecall
+from service.plane.findings import Finding, FindingStore
+from service.plane.job import Job, JobContext
+from service.plane.jobs import JOBS
+from service.settings import Settings
+from service.storage.db import Database
+from service.tasks import cancel_and_wait
+from service.types import NestedCall, Principal
+from service.vault.vault import Vault
+
+log = logging.getLogger(__name__)
+CHECK_S = 60.0  # how often the schedule looks at the vault's changes
+Progress = Callable[[int, int, str], Awaitable[None]]
+PLANE_CALLER = "vaultgate-plane"  # who auto-applied plans run as (the audit log names it)
+
+
+@dataclass
+class JobReport:
+    job: str
+    status: str  # ran | skipped | failed
+    reason: str | None = None
+    findings: int = 0
+    seconds: float = 0.0
+
+
+@dataclass
+class RunResult:
+    run_id: str
+    vault_id: str
+    started_at: float
+    ended_at: float = 0.0
+    jobs: list[JobReport] = field(default_factory=list)
+    counts: dict[str, int] = field(default_factory=dict)  # new / again / gone
+    auto_applied: list[str] = field(default_factory=list)
+    trigger: str = "manual"
+
+
+class Plane:
+    name = "plane"
+
+    def __init__(
+        self,
+        vaults: Mapping[str, Vault],
+        db: Database,
+        state: Database,
+        settings: Settings,
+        recall: MemoryRecall,
+        experiences: ExperienceStore | None = None,
+        activity: Activity | None = None,
+        dispatch: NestedCall | None = None,
+        *,
+        jobs: tuple[Job, ...] = JOBS,
+    ) -> None:
+        """`dispatch` runs the plans of auto-applied findings through the whole chain."""
+        self.vaults = vaults
+        self.db = db
+        self.state = state
+        self.settings = settings.plane
+        self.memory = settings.memory
+        self.recall = recall
+        self.experiences = experiences
+        self.activity = activity
+        self.embeddings_on = settings.embeddings.provider != "none"
+        self.dispatch = dispatch
+        self.jobs = jobs
+        self.findings = FindingStore(state)
+        self.running: dict[str, dict[str, Any]] = {}  # vault id -> {run_id, job, done, total}
+        self._locks: dict[str, asyncio.Lock] = {}
+        self._loops: dict[str, asyncio.Task[None]] = {}
+
+    # -- lifecycle ------------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        if self.settings.enabled:
+            for vault in self.vaults.values():
+                self._loops[vault.id] = asyncio.create_task(self._loop(vault), name=f"plane:{vault.id}")
+
+    async def stop(self) -> None:
+        for task in self._loops.values():
+            await cancel_and_wait(task)
+        self._loops.clear()
+
+    async def _loop(self, vault: Vault) -> None:
+        while True:
+            row = await self.saved(vault.id)
+            last = row["last_run"]
+            if last is None:  # a vault's first start: its first run is an interval away
+                last = time.time()
+                await self._save(vault.id, last_run=None, cursor=last, summary={})
+            trigger = await self._due(vault, last)
+            if self.activity is not None:
+                await self.activity.quiet()
+            try:
+                await self.run(vault.id, trigger=trigger)
+            except Exception:  # the next interval tries again
+                log.exception("consolidation run of %s failed", vault.id)
+
+    async def _due(self, vault: Vault, last: float) -> str:
+        due = last + self.settings.interval_minutes * 60
+        while True:
+            now = time.time()
+            if now >= due:
+                return "interval"
+            if await self.changed_since(vault.id, last) >= self.settings.after_changes:
+                return "changes"
+            await asyncio.sleep(min(CHECK_S, due - now))
+
+    async def changed_since(self, vault_id: str, since: float) -> int:
+        row = await self.db.fetchone("SELECT COUNT(*) FROM notes WHERE vault_id = ? AND mtime > ?", (vault_id, since))
+        return int(row[0]) if row else 0
+
+    # -- a run ----------------------------------------------------------------------------------
+
+    def missing(self, job: Job, vault: Vault) -> str | None:
+        """Why `job` cannot run on `vault` now, or None."""
+        for need in job.needs:
+            if need == "index":
+                indexer = indexer_of(vault)
+                if indexer is None or not indexer.ready:
+                    return "the vault's index is not ready"
+            elif need == "vectors" and not self.embeddings_on:
+                return "embeddings are off ([embeddings] provider = 'none')"
+            elif need == "llm":
+                return "no inference gateway is configured"
+        return None
+
+    async def run(
+        self, vault_id: str, *, only: list[str] | None = None, progress: Progress | None = None, trigger: str = "manual"
+    ) -> RunResult:
+        vault = self.vaults[vault_id]
+        lock = self._locks.setdefault(vault_id, asyncio.Lock())
+        async with lock:
+            saved = await self.saved(vault_id)
+            result = RunResult("run-" + secrets.token_hex(6), vault_id, time.time(), trigger=trigger)
+            chosen = [j for j in self.jobs if only is None or j.name in only]
+            self.running[vault_id] = {"run_id": result.run_id, "job": None, "done": 0, "total": len(chosen)}
+            try:
+                recall = self.recall.of(vault)
+                await recall.refresh()
+                ctx = JobContext(
+                    vault=vault,
+                    db=self.db,
+                    state=self.state,
+                    recall=recall,
+                    experiences=self.experiences,
+                    settings=self.settings,
+                    memory=self.memory,
+                    since=saved["cursor"] if saved["last_run"] is not None else None,
+                    now=result.started_at,
+                    activity=self.activity,
+                    own_calls=1 if trigger == "manual" else 0,
+                )
+                found: list[Finding] = []
+                for done, job in enumerate(chosen):
+                    self.running[vault_id].update(job=job.name, done=done)
+                    if progress is not None:
+                        await progress(done, len(chosen), f"consolidation: {job.name}")
+                    result.jobs.append(await self._one(job, ctx, found))
+                ran = [r.job for r in result.jobs if r.status == "ran"]
+                for f in found:
+                    f.run_id = result.run_id
+                result.counts = await self.findings.record(vault_id, result.run_id, ran, found)
+                result.auto_applied = await self._auto_apply(vault_id, found)
+                result.ended_at = time.time()
+                await self._save(vault_id, last_run=result.ended_at, cursor=result.started_at, summary=asdict(result))
+                if progress is not None:
+                    await progress(len(chosen), len(chosen), "consolidation: done")
+                log.info(
+                    "consolidation of %s: %s (%s) in %.1f s",
+                    vault_id,
+                    ", ".join(f"{r.job} {r.status} {r.findings}" for r in result.jobs),
+                    ", ".join(f"{k} {v}" for k, v in result.counts.items()),
+                    result.ended_at - result.started_at,
+                )
+                return result
+            finally:
+                self.running.pop(vault_id, None)
+
+    async def _one(self, job: Job, ctx: JobContext, found: list[Finding]) -> JobReport:
+        reason = self.missing(job, ctx.vault)
+        if reason is not None:
+            return JobReport(job.name, "skipped", reason)
+        began = time.perf_counter()
+        try:
+            mine = await job.run(ctx)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - reported; the job runs again next time
+            log.exception("consolidation job %s failed", job.name)
+            return JobReport(job.name, "failed", f"{type(exc).__name__}: {exc}"[:300], 0, time.perf_counter() - began)
+        found += mine
+        return JobReport(job.name, "ran", None, len(mine), round(time.perf_counter() - began, 3))
+
+    async def _auto_apply(self, vault_id: str, found: list[Finding]) -> list[str]:
+        if self.dispatch is None or not self.settings.auto_apply:
+            return []
+        applied = []
+        for f in found:
+            if f.kind in self.settings.auto_apply and f.plan is not None:
+                current = await self.findings.get(vault_id, f.id)
+                if current is None or current.status != "open":
+                    continue  # dismissed by a person: never applied by the plane
+                with contextlib.suppress(Exception):
+                    result = await self.dispatch(
+                        "execute_plan", {"plan": f.plan, "vault": vault_id}, principal=Principal.local(PLANE_CALLER)
+                    )
+                    if not result.is_error and result.input_required is None:
+                        await self.findings.mark(f.id, "applied")
+                        applied.append(f.id)
+        return applied
+
+    # -- state ----------------------------------------------------------------------------------
+
+    async def saved(self, vault_id: str) -> dict[str, Any]:
+        row = await self.state.fetchone(
+            "SELECT last_run, last_run_id, cursor, summary FROM plane_state WHERE vault_id = ?", (vault_id,)
+        )
+        if row is None:
+            return {"last_run": None, "last_run_id": None, "cursor": None, "summary": {}}
+        return {"last_run": row[0], "last_run_id": row[1], "cursor": row[2], "summary": json.loads(row[3] or "{}")}
+
+    async def _save(self, vault_id: str, *, last_run: float | None, cursor: float, summary: dict[str, Any]) -> None:
+        run_id = summary.get("run_id")
+        await self.state.run_write(
+            lambda c: c.execute(
+                "INSERT INTO plane_state(vault_id, last_run, last_run_id, cursor, summary) VALUES (?,?,?,?,?)"
+                " ON CONFLICT(vault_id) DO UPDATE SET last_run=excluded.last_run, last_run_id=excluded.last_run_id,"
+                " cursor=excluded.cursor, summary=excluded.summary",
+                (vault_id, last_run, run_id, cursor, json.dumps(summary)),
+            )
+        )
+
+    def next_run(self, saved: dict[str, Any]) -> float | None:
+        if not self.settings.enabled or saved["last_run"] is None and saved["cursor"] is None:
+            return None
+        return float(saved["last_run"] or saved["cursor"]) + self.settings.interval_minutes * 60

@@ -1,0 +1,112 @@
+"""Job 5, topic maps: groups of notes that link among themselves (communities of the undirected link
+graph, by label propagation in a fixed order, so a run gives the same groups for the same vault),
+each proposed as a map of content: a new note linking its most linked members, to create under
+`Maps/` (`create_note`). A group of fewer than `MIN_SIZE` notes, or one that already has a note
+linking most of it (an existing map), is not proposed.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections import Counter, defaultdict
+
+from service.plane.findings import Finding
+from service.plane.job import JobContext, Need
+
+MIN_SIZE = 5
+MAP_LINKS = 30  # members a proposed map links (the most linked first)
+ROUNDS = 20
+COVERED = 0.6  # a note linking this share of a group is its map already
+
+
+def communities(edges: list[tuple[str, str]]) -> list[list[str]]:
+    """Label propagation on the undirected graph: each node takes its neighbours' most common label
+    (ties to the smallest), in sorted order, until nothing changes. Groups, largest first."""
+    near: dict[str, set[str]] = defaultdict(set)
+    for a, b in edges:
+        if a != b:
+            near[a].add(b)
+            near[b].add(a)
+    label = {n: n for n in near}
+    order = sorted(near)
+    for _ in range(ROUNDS):
+        changed = False
+        for node in order:
+            counts = Counter(label[m] for m in near[node])
+            if not counts:
+                continue
+            best = max(counts.values())
+            choice = min(lab for lab, c in counts.items() if c == best)
+            if choice != label[node] and counts.get(label[node], 0) < best:
+                label[node] = choice
+                changed = True
+        if not changed:
+            break
+    groups: dict[str, list[str]] = defaultdict(list)
+    for node, lab in label.items():
+        groups[lab].append(node)
+    return sorted((sorted(g) for g in groups.values()), key=lambda g: (-len(g), g[0]))
+
+
+class TopicMaps:
+    name = "topics"
+    needs: tuple[Need, ...] = ("index",)
+
+    async def run(self, ctx: JobContext) -> list[Finding]:
+        vid = ctx.vault.id
+
+        def read(c: sqlite3.Connection) -> tuple[list[tuple[str, str]], dict[str, str]]:
+            edges = [
+                (str(a), str(b))
+                for a, b in c.execute(
+                    "SELECT n.path, l.target_path FROM links l JOIN notes n ON n.id = l.src_id"
+                    " WHERE l.vault_id = ? AND l.target_path LIKE '%.md'",
+                    (vid,),
+                )
+            ]
+            titles = {str(p): str(t) for p, t in c.execute("SELECT path, title FROM notes WHERE vault_id = ?", (vid,))}
+            return edges, titles
+
+        edges, titles = await ctx.read(read)
+        await ctx.pause()
+        out_links: dict[str, set[str]] = defaultdict(set)
+        degree: Counter[str] = Counter()
+        for a, b in edges:
+            out_links[a].add(b)
+            degree[a] += 1
+            degree[b] += 1
+        out = []
+        for group in communities(edges):
+            if len(group) < MIN_SIZE:
+                break
+            members = set(group)
+            if any(len(out_links[n] & members) >= COVERED * (len(members) - 1) for n in group):
+                continue  # one of them maps the group already
+            central = sorted(group, key=lambda n: (-degree[n], n))
+            head = titles.get(central[0], central[0])
+            name = "".join(ch for ch in head if ch not in '\\/:*?"<>|#^[]').strip() or "Topic"
+            links = "\n".join(f"- [[{p.removesuffix('.md')}]]" for p in central[:MAP_LINKS])
+            hub = central[0].removesuffix(".md")
+            content = f"# {name} (map)\n\nNotes that link among themselves around [[{hub}]]:\n\n{links}\n"
+            out.append(
+                Finding(
+                    job=self.name,
+                    kind="topic_map",
+                    key=f"topic_map:{central[0]}",
+                    title=f"{len(group)} notes around {head!r} have no map",
+                    detail={"size": len(group), "central": central[:10]},
+                    plan={
+                        "goal": f"a map of the notes around {head}",
+                        "steps": [
+                            {
+                                "id": "map",
+                                "tool": "create_note",
+                                "args": {"path": f"Maps/{name} map.md", "content": content},
+                            }
+                        ],
+                    },
+                )
+            )
+            if len(out) >= ctx.settings.max_findings:
+                break
+        return out

@@ -1,0 +1,391 @@
+"""plane domain: the consolidation plane — plane_status, run_consolidation, list_findings,
+dismiss_finding, apply_finding.
+
+A finding is what a consolidation job noticed (`service.plane`); an actionable one carries an
+action plan. `apply_finding` runs that plan through `execute_plan` on the whole chain (validated,
+previewed, confirmed where its steps need a human, journaled, undoable with `undo_last_plan`)
+after checking that the notes it is about have not changed since it was found (their etags): a
+changed one is refused with `conflict`, and the next run finds it again if it still holds.
+A caller sees only the findings about notes it may read (and the vault-wide ones when no path
+rule restricts it). Touches: `plane_findings` and `plane_state` (state database); the vault only
+through the plans it runs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import datetime as dt
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from service.errors import Conflict, ModeUnavailable, NoteNotFound, ValidationFailed
+from service.plane.findings import Finding
+from service.plane.plane import Plane, RunResult
+from service.security.visible import unrestricted
+from service.tools.context import InputNeeded, ToolContext
+from service.tools.models import ToolInput, ToolOutput, decode_cursor, encode_cursor
+from service.tools.spec import ToolSpec
+
+WAIT_S = 10.0  # run_consolidation without `wait`: how long it waits before answering with the running run
+_runs: dict[str, asyncio.Task[RunResult]] = {}  # vault id -> the run_consolidation started in the background
+
+
+def _plane(ctx: ToolContext) -> Plane:
+    if ctx.services.plane is None:  # pragma: no cover - the app always has one
+        raise ModeUnavailable("the consolidation plane is not running")
+    return ctx.services.plane
+
+
+def _iso(stamp: float | None) -> str | None:
+    return dt.datetime.fromtimestamp(stamp, dt.UTC).isoformat(timespec="seconds") if stamp else None
+
+
+def _visible(ctx: ToolContext, finding: Finding) -> bool:
+    if unrestricted(ctx):
+        return True
+    return bool(finding.paths) and all(ctx.can_read(p) for p in finding.paths)
+
+
+# -- plane_status -----------------------------------------------------------------------------
+
+
+class StatusIn(ToolInput):
+    pass
+
+
+class JobStatus(BaseModel):
+    job: str = Field(description="Job name.")
+    needs: list[str] = Field(description="What it needs (index, memory, vectors, llm).")
+    available: bool = Field(description="Whether it can run now.")
+    reason: str | None = Field(description="Why not, when it cannot.")
+    last_status: str | None = Field(description="ran, skipped or failed at the last run.")
+    last_findings: int | None = Field(description="Findings it reported at the last run.")
+    last_reason: str | None = Field(description="Why it was skipped or failed at the last run.")
+
+
+class StatusOut(ToolOutput):
+    vault: str = Field(description="Vault id.")
+    enabled: bool = Field(description="Whether runs start by themselves ([plane] enabled).")
+    interval_minutes: int = Field(description="Minutes between two runs.")
+    after_changes: int = Field(description="Changed notes that start a run sooner.")
+    last_run: str | None = Field(description="When the last run ended (ISO UTC).")
+    last_run_id: str | None = Field(description="Its id.")
+    next_run: str | None = Field(description="When the next run is due at the latest (null when disabled).")
+    running: dict[str, Any] | None = Field(description="The run in progress: run_id, job, done, total.")
+    jobs: list[JobStatus] = Field(description="Each job, in run order.")
+    findings: dict[str, dict[str, int]] = Field(description="Findings by kind and status (open, dismissed...).")
+    gateway: str = Field(description="The inference gateway's state: 'not configured' in this version.")
+    auto_apply: list[str] = Field(description="Finding kinds runs apply by themselves.")
+
+
+async def plane_status(ctx: ToolContext, args: StatusIn) -> StatusOut:
+    plane = _plane(ctx)
+    saved = await plane.saved(ctx.vault.id)
+    last = saved["summary"].get("jobs", []) if isinstance(saved["summary"], dict) else []
+    by_job = {r.get("job"): r for r in last if isinstance(r, dict)}
+    jobs = []
+    for job in plane.jobs:
+        reason = plane.missing(job, ctx.vault)
+        report = by_job.get(job.name, {})
+        jobs.append(
+            JobStatus(
+                job=job.name,
+                needs=list(job.needs),
+                available=reason is None,
+                reason=reason,
+                last_status=report.get("status"),
+                last_findings=report.get("findings"),
+                last_reason=report.get("reason"),
+            )
+        )
+    counts = await plane.findings.counts(ctx.vault.id) if unrestricted(ctx) else {}
+    return StatusOut(
+        vault=ctx.vault.id,
+        enabled=plane.settings.enabled,
+        interval_minutes=plane.settings.interval_minutes,
+        after_changes=plane.settings.after_changes,
+        last_run=_iso(saved["last_run"]),
+        last_run_id=saved["last_run_id"],
+        next_run=_iso(plane.next_run(saved)),
+        running=plane.running.get(ctx.vault.id),
+        jobs=jobs,
+        findings=counts,
+        gateway="not configured",
+        auto_apply=list(plane.settings.auto_apply),
+    )
+
+
+# -- run_consolidation ------------------------------------------------------------------------
+
+
+class RunIn(ToolInput):
+    jobs: list[str] | None = Field(default=None, max_length=20, description="Only these jobs (default: all).")
+    wait: bool | None = Field(
+        default=None,
+        description="true: wait for the run's end (progress meanwhile); false: answer at once; unset: wait up "
+        "to 10 s, then answer with the running run (plane_status shows it).",
+    )
+    cancel: bool = Field(default=False, description="Stop the run in progress instead (it records nothing).")
+
+
+class JobReportOut(BaseModel):
+    job: str = Field(description="Job name.")
+    status: str = Field(description="ran, skipped or failed.")
+    reason: str | None = Field(description="Why it was skipped or failed.")
+    findings: int = Field(description="Findings it reported.")
+    seconds: float = Field(description="How long it took.")
+
+
+class RunOut(ToolOutput):
+    run_id: str | None = Field(description="The run's id (null when a cancel found none).")
+    status: Literal["done", "running", "cancelled"] = Field(description="Where the run is.")
+    jobs: list[JobReportOut] = Field(description="Each job's outcome (when done).")
+    new: int = Field(description="New findings.")
+    again: int = Field(description="Findings found again (a dismissed one stays dismissed).")
+    gone: int = Field(description="Open findings no longer found.")
+    auto_applied: list[str] = Field(description="Findings applied by the run ([plane] auto_apply).")
+
+
+def _out(result: RunResult) -> RunOut:
+    return RunOut(
+        run_id=result.run_id,
+        status="done",
+        jobs=[JobReportOut(**vars(r)) for r in result.jobs],
+        new=result.counts.get("new", 0),
+        again=result.counts.get("again", 0),
+        gone=result.counts.get("gone", 0),
+        auto_applied=result.auto_applied,
+    )
+
+
+async def run_consolidation(ctx: ToolContext, args: RunIn) -> RunOut:
+    plane = _plane(ctx)
+    vid = ctx.vault.id
+    task = _runs.get(vid)
+    if args.cancel:
+        if task is None or task.done():
+            return RunOut(run_id=None, status="cancelled", jobs=[], new=0, again=0, gone=0, auto_applied=[])
+        running = (plane.running.get(vid) or {}).get("run_id")
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await task
+        return RunOut(run_id=running, status="cancelled", jobs=[], new=0, again=0, gone=0, auto_applied=[])
+    names = {j.name for j in plane.jobs}
+    unknown = sorted(set(args.jobs or ()) - names)
+    if unknown:
+        raise ValidationFailed(f"no consolidation job {unknown[0]!r}", details={"field": "jobs", "jobs": sorted(names)})
+
+    async def progress(done: int, total: int, message: str) -> None:
+        with contextlib.suppress(Exception):  # a gone client does not stop the run
+            await ctx.progress(done, total, message)
+
+    if task is None or task.done():
+        task = _runs[vid] = asyncio.create_task(plane.run(vid, only=args.jobs, progress=progress))
+    within = 10.0 if args.wait is None else (None if args.wait else 0.0)
+    if within != 0.0:
+        with contextlib.suppress(TimeoutError):
+            return _out(await asyncio.wait_for(asyncio.shield(task), within))
+    running = (plane.running.get(vid) or {}).get("run_id")
+    return RunOut(run_id=running, status="running", jobs=[], new=0, again=0, gone=0, auto_applied=[])
+
+
+# -- list_findings / dismiss_finding / apply_finding ------------------------------------------
+
+
+class ListIn(ToolInput):
+    kind: str | None = Field(default=None, max_length=60, description="Only this kind (duplicate, broken_link...).")
+    status: Literal["open", "dismissed", "applied", "gone"] | None = Field(
+        default="open", description="Only findings in this state (default open; null: all)."
+    )
+    limit: int = Field(default=50, ge=1, le=500, description="Findings per page.")
+    cursor: str | None = Field(default=None, description="`next_cursor` from the previous page.")
+
+
+class FindingOut(BaseModel):
+    id: str = Field(description="Finding id (`f-…`).")
+    job: str = Field(description="The job that found it.")
+    kind: str = Field(description="What kind of finding.")
+    title: str = Field(description="One line.")
+    detail: dict[str, Any] = Field(description="What was found.")
+    paths: list[str] = Field(description="The notes it is about.")
+    plan: dict[str, Any] | None = Field(description="The action plan that acts on it (null: to read only).")
+    status: str = Field(description="open, dismissed, applied or gone.")
+    found_at: str | None = Field(description="When it was first found (ISO UTC).")
+
+
+class ListOut(ToolOutput):
+    items: list[FindingOut] = Field(description="Findings, oldest first.")
+    total: int = Field(description="Findings matching (before the path rules of the caller).")
+    next_cursor: str | None = Field(description="Cursor for the next page, None at the end.")
+
+
+def _finding_out(f: Finding) -> FindingOut:
+    return FindingOut(
+        id=f.id,
+        job=f.job,
+        kind=f.kind,
+        title=f.title,
+        detail=f.detail,
+        paths=f.paths,
+        plan=f.plan,
+        status=f.status,
+        found_at=_iso(f.found_at),
+    )
+
+
+async def list_findings(ctx: ToolContext, args: ListIn) -> ListOut:
+    plane = _plane(ctx)
+    state = {"k": args.kind, "s": args.status}
+    offset = decode_cursor(args.cursor, **state)
+    page, total = await plane.findings.page(
+        ctx.vault.id, status=args.status, kind=args.kind, offset=offset, limit=args.limit
+    )
+    more = offset + len(page) < total
+    return ListOut(
+        items=[_finding_out(f) for f in page if _visible(ctx, f)],
+        total=total if unrestricted(ctx) else len([f for f in page if _visible(ctx, f)]),
+        next_cursor=encode_cursor(offset + args.limit, **state) if more else None,
+    )
+
+
+class FindingIn(ToolInput):
+    finding_id: str = Field(pattern=r"^f-[0-9a-f]{12}$", description="The finding (`f-…`).")
+
+
+class DismissOut(ToolOutput):
+    finding_id: str = Field(description="The finding.")
+    status: str = Field(description="dismissed: later runs keep it dismissed.")
+
+
+async def _finding(ctx: ToolContext, finding_id: str) -> Finding:
+    found = await _plane(ctx).findings.get(ctx.vault.id, finding_id)
+    if found is None or not _visible(ctx, found):
+        raise NoteNotFound(f"no finding {finding_id!r}", details={"finding_id": finding_id})
+    return found
+
+
+async def dismiss_finding(ctx: ToolContext, args: FindingIn) -> DismissOut:
+    found = await _finding(ctx, args.finding_id)
+    await _plane(ctx).findings.mark(found.id, "dismissed")
+    return DismissOut(finding_id=found.id, status="dismissed")
+
+
+class ApplyOut(ToolOutput):
+    finding_id: str = Field(description="The finding.")
+    status: str = Field(description="applied.")
+    run: dict[str, Any] = Field(description="execute_plan's answer (its run_id undoes it with undo_last_plan).")
+
+
+async def apply_finding(ctx: ToolContext, args: FindingIn) -> ApplyOut:
+    plane = _plane(ctx)
+    found = await _finding(ctx, args.finding_id)
+    if found.plan is None:
+        raise ValidationFailed("this finding has no plan: it is to read", details={"finding_id": found.id})
+    if found.status != "open":
+        raise Conflict(f"the finding is {found.status}", details={"finding_id": found.id, "status": found.status})
+    for path, etag in found.etags.items():
+        current = ctx.vault.files.current_etag(ctx.resolve(path, "read"))
+        if current != etag:
+            raise Conflict(
+                f"{path!r} changed since the finding was made: run the consolidation again",
+                details={"finding_id": found.id, "path": path, "expected_etag": etag, "current_etag": current},
+            )
+    inner: dict[str, Any] = {"plan": found.plan, "vault": ctx.vault.id}
+    if args.elicit_token is not None:
+        inner["elicit_token"] = args.elicit_token
+    result = await ctx.services.dispatch(
+        "execute_plan",
+        inner,
+        principal=ctx.principal,
+        transport=ctx.transport,
+        request=ctx.request,
+        progress=ctx.report,
+        input_responses=ctx.notes.get("input_responses"),
+        request_state=ctx.notes.get("request_state"),
+    )
+    if result.input_required is not None:
+        raise InputNeeded(result.input_required)  # the plan asks a human first: retry with the answer
+    ctx.notes["inner_applied"] = result.applied
+    if result.is_error:
+        if result.error is not None:
+            raise result.error
+        raise Conflict("the finding's plan failed", details={"finding_id": found.id})
+    await plane.findings.mark(found.id, "applied")
+    return ApplyOut(finding_id=found.id, status="applied", run=result.structured or {})
+
+
+_STATE = {"scopes": ("write:vault",), "scope_class": "write", "mutating": True, "reads_index": False}
+
+TOOLS: tuple[ToolSpec, ...] = (
+    ToolSpec(
+        name="plane_status",
+        domain="plane",
+        title="Consolidation status",
+        description="The consolidation plane of the vault: its jobs (enabled or why not), last and next run, the "
+        "run in progress, findings by kind and status, and the inference gateway's state.",
+        input_model=StatusIn,
+        output_model=StatusOut,
+        handler=plane_status,
+        reads_index=False,
+        tags=("plane",),
+    ),
+    ToolSpec(
+        name="run_consolidation",
+        domain="plane",
+        title="Run consolidation now",
+        description="Run the consolidation jobs now (all, or those named): duplicates, contradictions, stale items, "
+        "the vault audit, topic maps, a digest. Waits up to 10 s with progress, then answers with the running "
+        "run (wait=true: to its end); cancel=true stops it. Findings: list_findings.",
+        input_model=RunIn,
+        output_model=RunOut,
+        handler=run_consolidation,
+        scopes=("admin",),
+        scope_class="admin",
+        mutating=True,
+        idempotent=False,
+        reads_index=False,
+        tags=("plane", "admin"),
+    ),
+    ToolSpec(
+        name="list_findings",
+        domain="plane",
+        title="List consolidation findings",
+        description="Findings of the consolidation runs, paginated, by kind and status: what was found, the notes "
+        "it is about and the action plan that acts on it (apply_finding runs it).",
+        input_model=ListIn,
+        output_model=ListOut,
+        handler=list_findings,
+        reads_index=False,
+        tags=("plane",),
+    ),
+    ToolSpec(
+        name="dismiss_finding",
+        domain="plane",
+        title="Dismiss a finding",
+        description="Dismiss a consolidation finding: later runs keep it dismissed and never apply it.",
+        input_model=FindingIn,
+        output_model=DismissOut,
+        handler=dismiss_finding,
+        tags=("plane",),
+        **_STATE,  # type: ignore[arg-type]
+    ),
+    ToolSpec(
+        name="apply_finding",
+        domain="plane",
+        title="Apply a finding",
+        description="Run a finding's action plan with execute_plan (validated, confirmed where needed, journaled, "
+        "undoable with undo_last_plan), refused when its notes changed since it was found.",
+        input_model=FindingIn,
+        output_model=ApplyOut,
+        handler=apply_finding,
+        forwards_destructive=True,
+        tags=("plane",),
+        idempotent=False,
+        scopes=("write:vault",),
+        scope_class="write",
+        mutating=True,
+        reads_index=False,
+    ),
+)
