@@ -2,8 +2,9 @@
 
 - **Exact**: the same text after normalisation (case, spacing, end punctuation) — a hand edit or
   another process can write what `add_observations` would have skipped. Kind `duplicate`.
-- **Near**: 60 % or more of their folded words in common (`service.memory.words`) and, when both
-  have vectors, a cosine of 0.85 or more. Kind `near_duplicate`.
+- **Near**: with vectors (embeddings on), a cosine of 0.85 or more and a quarter of their folded
+  words in common; without, 60 % or more of their folded words in common
+  (`service.memory.words`). Kind `near_duplicate`.
 - **Guard**: two statements that differ in a number, a date, a name (a capitalised word inside
   the sentence) or a negation are never duplicates, however many words they share ("moved to
   Berlin in 2021" / "moved to Berlin in 2023"): they are left to the contradictions job.
@@ -19,6 +20,7 @@ text would delete its twin too.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import re
 import unicodedata
@@ -34,6 +36,8 @@ from service.plane.job import JobContext, Need
 
 WORDS_SHARE = 0.6
 MIN_COSINE = 0.85
+MEANING_WORDS_SHARE = 0.25  # with vectors: a cosine of MIN_COSINE or more and this share of words
+VECTORS_WAIT_S = 120.0  # how long a run waits for the observations' vectors still being computed
 MAX_PAIRS_ENTITY = 600  # observations of one entity compared pairwise at most (beyond: exact only)
 _NUMBER = re.compile(r"\d+(?:[.,:/-]\d+)*")
 _NEGATION = re.compile(r"\b(?:not|no|never|none|nobody|nothing|neither|nor|without)\b|n't\b", re.IGNORECASE)
@@ -108,6 +112,9 @@ class Duplicates:
     needs: tuple[Need, ...] = ("memory",)
 
     async def run(self, ctx: JobContext) -> list[Finding]:
+        if ctx.recall.pending:  # compare by meaning where the vectors are there (bounded wait)
+            with contextlib.suppress(TimeoutError):
+                await ctx.recall.settled(within=VECTORS_WAIT_S)
         out: list[Finding] = []
         for entry in sorted(ctx.recall.notes.values(), key=lambda e: e.rel):
             out += self.within(ctx, entry)
@@ -135,14 +142,18 @@ class Duplicates:
         hashes = {id(o): h for o, h in zip(observations, entry.hashes, strict=True)}
         taken: set[int] = set()
         for i, j in itertools.combinations(range(len(unique)), 2):
-            if j in taken or overlap(bags[i], bags[j]) < WORDS_SHARE:
+            share = overlap(bags[i], bags[j])
+            if j in taken or share < MEANING_WORDS_SHARE:
                 continue
             a, b = unique[i], unique[j]
+            va, vb = vectors.get(hashes.get(id(a), "")), vectors.get(hashes.get(id(b), ""))
+            if va is not None and vb is not None:  # by meaning and some words, or by many words
+                if float(np.dot(va, vb)) < MIN_COSINE:
+                    continue
+            elif share < WORDS_SHARE:
+                continue
             if differs_in_fact(a.text, b.text):
                 continue  # same words, another number, date, name or negation: not the same fact
-            va, vb = vectors.get(hashes.get(id(a), "")), vectors.get(hashes.get(id(b), ""))
-            if va is not None and vb is not None and float(np.dot(va, vb)) < MIN_COSINE:
-                continue
             taken.add(j)
             found.append(_delete(entry, b, a, "near_duplicate", self.name))
         return found

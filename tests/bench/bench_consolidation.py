@@ -1,0 +1,242 @@
+"""Consolidation quality on a planted vault: precision and recall of each finding kind.
+
+    python -m tests.bench.bench_consolidation [--entities 200] [--seed 7] [--families report|tune|all]
+
+A generator of the project's own (seeded) writes a vault with memory entities and plants, per
+entity, facts from template families; some are repeated exactly (case and end punctuation
+changed), paraphrased, contradicted by a later dated fact, or paired with a hard negative (the
+same words with another number, date, name or negation, which must never be merged). Beside the
+memory: notes with misspelt links (broken links), tag variants (`#ToDo` / `#todo` / `#to-do`),
+orphans and pending captures made stale. One `run_consolidation` through the dispatch chain; each
+finding kind is scored against what was planted. The template families are split in two: `tune`
+(the ones the thresholds were chosen on) and `report` (held out); `--families` picks which ones
+plant the memory facts. Targets (issue 40): duplicates precision >= 0.95 and recall >= 0.90,
+hard negatives merged <= 2 %, contradictions precision >= 0.90 and recall >= 0.80, broken links,
+orphans and tag variants exact. Prints JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from tests.conftest import started
+
+CITIES = ["Paris", "Rome", "Berlin", "Madrid", "Lisbon", "Vienna", "Prague", "Oslo", "Dublin", "Warsaw"]
+COMPANIES = ["Acme", "Globex", "Initech", "Umbrella", "Hooli", "Stark", "Wayne", "Wonka", "Cyberdyne", "Soylent"]
+FOODS = ["pizza", "sushi", "ramen", "tacos", "curry", "paella", "falafel", "risotto", "goulash", "pierogi"]
+THINGS = ["guitar", "violin", "piano", "cello", "drums", "flute", "trumpet", "harp", "banjo", "saxophone"]
+NAMES = ["Alice", "Bruno", "Chloe", "Dmitri", "Elena", "Farid", "Greta", "Hiro", "Ines", "Jonas"]
+
+# family: (base, close paraphrase, loose paraphrase, hard negative of the base); {…} drawn per entity
+FAMILIES: dict[str, dict[str, tuple[str, str, str, str]]] = {
+    "tune": {
+        "food": (
+            "Likes {food} for dinner",
+            "She really likes {food} for dinner",
+            "Enjoys eating {food} in the evening",
+            "Does not like {food} for dinner",
+        ),
+        "music": (
+            "Plays the {thing} every weekend",
+            "Plays the {thing} on every weekend",
+            "Practises {thing} on Saturdays and Sundays",
+            "Plays the {thing} every weekend since {year}",
+        ),
+        "trip": (
+            "Visited {city} in {year}",
+            "Went and visited {city} in {year}",
+            "Made a trip to {city} back in {year}",
+            "Visited {city} in {year2}",
+        ),
+    },
+    "report": {
+        "friend": (
+            "Met {name} at the spring conference",
+            "Met {name} at the spring conference again",
+            "Got to know {name} during the conference in spring",
+            "Met {name2} at the spring conference",
+        ),
+        "pets": (
+            "Has {n} cats at home",
+            "Has {n} cats living at home",
+            "Keeps {n} cats in the house",
+            "Has {n2} cats at home",
+        ),
+        "study": (
+            "Studied chemistry at {city} university",
+            "Studied chemistry at the {city} university",
+            "Took a chemistry degree in {city}",
+            "Never studied chemistry at {city} university",
+        ),
+    },
+}
+
+
+def draw(rng: random.Random) -> dict[str, Any]:
+    year = rng.randint(2000, 2020)
+    n = rng.randint(2, 5)
+    name, name2 = rng.sample(NAMES, 2)
+    return {
+        "food": rng.choice(FOODS),
+        "thing": rng.choice(THINGS),
+        "city": rng.choice(CITIES),
+        "year": year,
+        "year2": year + rng.randint(1, 3),
+        "name": name,
+        "name2": name2,
+        "n": n,
+        "n2": n + rng.randint(1, 3),
+    }
+
+
+def entity_note(name: str, lines: list[tuple[str, str | None]]) -> str:
+    body = "\n".join(
+        f"- {text}" + (f" [date:: {date}]" if date else "") + f" ^m-{i:06d}" for i, (text, date) in enumerate(lines)
+    )
+    return f"---\nname: {name}\nentityType: person\n---\n# {name}\n\n## Observations\n{body}\n"
+
+
+def plant(entities: int, seed: int, families: str) -> tuple[dict[str, str], dict[str, Any]]:
+    rng = random.Random(seed)
+    chosen = {**FAMILIES["tune"], **FAMILIES["report"]} if families == "all" else FAMILIES[families]
+    files: dict[str, str] = {}
+    truth: dict[str, Any] = {"duplicates": set(), "hard_negatives": set(), "contradictions": set()}
+    for e in range(entities):
+        name = f"Person {e:04d}"
+        lines: list[tuple[str, str | None]] = []
+        for _, (base, para, loose, negative) in sorted(chosen.items()):
+            values = draw(rng)
+            fact = base.format(**values)
+            lines.append((fact, None))
+            roll = rng.random()
+            copy = ""
+            if roll < 0.2:  # an exact repeat: case and end punctuation changed
+                copy = fact.lower() + "."
+            elif roll < 0.4:
+                copy = para.format(**values)
+            elif roll < 0.55:
+                copy = loose.format(**values)
+            elif roll < 0.8:
+                lines.append((negative.format(**values), None))
+                truth["hard_negatives"].add((name, frozenset({fact, negative.format(**values)})))
+            if copy:
+                lines.append((copy, None))
+                truth["duplicates"].add((name, frozenset({fact, copy})))
+        if rng.random() < 0.5:  # a dated contradiction: the newer employer or city supersedes
+            kind = rng.choice(["works", "lives"])
+            a, b = rng.sample(COMPANIES if kind == "works" else CITIES, 2)
+            older = f"Works at {a}" if kind == "works" else f"Lives in {a}"
+            newer = f"Works at {b}" if kind == "works" else f"Moved to {b}"
+            lines.append((older, "2021-03-01"))
+            lines.append((newer, "2023-06-01"))
+            truth["contradictions"].add((name, older, newer))
+        rng.shuffle(lines)
+        files[f"Memory/{name}.md"] = entity_note(name, lines)
+    # the vault beside the memory
+    notes = [f"Topic {i:03d}" for i in range(60)]
+    broken = set()
+    for i, title in enumerate(notes):
+        target = notes[(i + 1) % len(notes)]
+        if i % 10 == 3:  # a misspelt link: two letters swapped
+            wrong = target[:1] + target[2] + target[1] + target[3:]
+            broken.add(wrong)
+            target = wrong
+        tag = ["ToDo", "todo", "to-do"][i % 3] if i % 5 == 0 else "topic"
+        files[f"Topics/{title}.md"] = f"# {title}\n\nSee [[{target}]]. #{tag}\n"
+    for i in range(5):
+        files[f"Loose/Orphan {i}.md"] = f"# Orphan {i}\n\nNothing links here and this links nowhere.\n"
+    truth["broken"] = broken
+    truth["orphans"] = {f"Loose/Orphan {i}.md" for i in range(5)}
+    truth["tag_variants"] = {frozenset({"ToDo", "todo", "to-do"})}
+    return files, truth
+
+
+def score(found: set[Any], wanted: set[Any]) -> dict[str, float]:
+    hit = len(found & wanted)
+    return {
+        "planted": len(wanted),
+        "found": len(found),
+        "precision": round(hit / len(found), 3) if found else 1.0,
+        "recall": round(hit / len(wanted), 3) if wanted else 1.0,
+    }
+
+
+async def run(entities: int, seed: int, families: str, embeddings: str) -> dict[str, Any]:
+    files, truth = plant(entities, seed, families)
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "vault"
+        for rel, text in files.items():
+            (root / rel).parent.mkdir(parents=True, exist_ok=True)
+            (root / rel).write_text(text, encoding="utf-8")
+        async with started(root, embeddings={"provider": embeddings}) as vg:
+            await vg.indexed()
+            vectors = time.perf_counter()
+            await vg.ok("search_memory", query="warm up")  # reads the entity notes, starts their vectors
+            assert vg.app.services.recall is not None
+            await vg.app.services.recall.of(next(iter(vg.app.vaults.values()))).settled(within=1800)
+            vectors = time.perf_counter() - vectors
+            t0 = time.process_time()
+            wall = time.perf_counter()
+            out = await vg.ok("run_consolidation", wait=True)
+            cpu, wall = time.process_time() - t0, time.perf_counter() - wall
+            items: list[dict[str, Any]] = []
+            cursor = None
+            while True:
+                page = await vg.ok("list_findings", limit=500, **({"cursor": cursor} if cursor else {}))
+                items += page["items"]
+                cursor = page["next_cursor"]
+                if not cursor:
+                    break
+    by = lambda kind: [i for i in items if i["kind"] == kind]  # noqa: E731
+    dups = {
+        (i["detail"]["entity"], frozenset({i["detail"]["kept"], i["detail"]["duplicate"]}))
+        for i in by("duplicate") + by("near_duplicate")
+    }
+    contradictions = {(i["detail"]["entity"], i["detail"]["older"], i["detail"]["newer"]) for i in by("contradiction")}
+    merged_negatives = len(dups & truth["hard_negatives"])
+    return {
+        "bench": "consolidation_planted",
+        "families": families,
+        "embeddings": embeddings,
+        "vectors_s": round(vectors, 1),
+        "entities": entities,
+        "seed": seed,
+        "run_wall_s": round(wall, 2),
+        "run_cpu_s": round(cpu, 2),
+        "jobs": {j["job"]: j["status"] for j in out["jobs"]},
+        "duplicates": score(dups, truth["duplicates"]),
+        "hard_negatives": {
+            "planted": len(truth["hard_negatives"]),
+            "merged": merged_negatives,
+            "merged_share": round(merged_negatives / max(1, len(truth["hard_negatives"])), 4),
+        },
+        "contradictions": score(contradictions, truth["contradictions"]),
+        "broken_links": score({i["detail"]["target"] for i in by("broken_link")}, truth["broken"]),
+        "orphans": score({i["detail"]["path"] for i in by("orphan")}, truth["orphans"]),
+        "tag_variants": score(
+            {frozenset(i["detail"]["variants"]) for i in by("tag_variant")}, set(truth["tag_variants"])
+        ),
+        "findings": len(items),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--entities", type=int, default=200)
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--families", choices=("tune", "report", "all"), default="report")
+    parser.add_argument("--embeddings", choices=("none", "builtin"), default="builtin")
+    args = parser.parse_args()
+    result = asyncio.run(run(args.entities, args.seed, args.families, args.embeddings))
+    print(json.dumps(result, indent=2, default=str))
+
+
+if __name__ == "__main__":
+    main()
