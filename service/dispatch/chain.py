@@ -44,10 +44,8 @@ from service.dispatch.resolve_vault import ResolveVault
 from service.dispatch.throttle import Throttle
 from service.dispatch.translate import Translate
 from service.dispatch.validate import Validate
-from service.memory.model import file_name
-from service.plans.effects import MemoryNotes
+from service.memory.store import memory_notes
 from service.services import Services
-from service.settings import MemorySettings
 from service.tools.context import ToolContext
 from service.tools.registry import Registry
 
@@ -132,9 +130,3 @@ def _bind(layer: Layer, nxt: Next) -> Next:
         return await layer(call, nxt)
 
     return step
-
-
-def memory_notes(memory: MemorySettings) -> MemoryNotes:
-    """Where the memory tools write, for the dry-run previews (`service.plans.effects`)."""
-    folder = memory.folder.strip().strip("/")
-    return MemoryNotes(note_of=lambda name: f"{folder}/{file_name(name)}.md", inbox=memory.inbox)

@@ -19,6 +19,8 @@ from functools import partial
 
 from service.errors import AlreadyExists, Conflict, NoteNotFound, ValidationFailed
 from service.memory.model import Entity, file_name, parse, render
+from service.plans.effects import MemoryNotes
+from service.settings import MemorySettings
 from service.vault.commit import Action, Undo
 from service.vault.files import VaultFiles
 from service.vault.paths import VaultPath
@@ -228,3 +230,9 @@ class EntityStore:
 
 async def _nothing() -> None:
     """The undo of a change that wrote nothing."""
+
+
+def memory_notes(memory: MemorySettings) -> MemoryNotes:
+    """Where the memory tools write, for previews and plan effects (`service.plans.effects`)."""
+    folder = memory.folder.strip().strip("/")
+    return MemoryNotes(note_of=lambda name: f"{folder}/{file_name(name)}.md", inbox=memory.inbox)

@@ -22,7 +22,7 @@ from typing import Any, Protocol
 from pydantic import BaseModel, ValidationError
 
 from service.plans import graph as plan_graph
-from service.plans.effects import BOOKMARKS_FILE, MOVES, REWRITES, Effects, EffectsBuilder
+from service.plans.effects import BOOKMARKS_FILE, MOVES, REWRITES, Effects, EffectsBuilder, MemoryNotes
 from service.plans.model import Param, Plan, Step
 from service.plans.refs import LATE, RefError, Scope, Unresolved, resolve
 from service.plans.schedule import run_after
@@ -62,6 +62,10 @@ class Host(Protocol):
     def path_problem(self, rel: str, op: str) -> str | None: ...
 
     def exists(self, rel: str) -> bool: ...
+
+    @property
+    def memory(self) -> MemoryNotes | None:
+        """Where memory tools write (their steps' effects name those notes)."""
 
     async def read(self, tool: str, args: dict[str, Any]) -> tuple[dict[str, Any] | None, str | None]:
         """Run a call that changes nothing through the dispatch chain: (result, error code)."""
@@ -156,7 +160,7 @@ async def check_plan(plan: Plan, given: dict[str, Any], host: Host, *, late_para
     only at run time; their references are treated like those to a mutating step's result)."""
     g = plan_graph.build(plan)
     params, problems = bind_params(plan.params, given, late=late_params)
-    builder = EffectsBuilder(host.exists)
+    builder = EffectsBuilder(host.exists, memory=host.memory)
     checked = Checked(plan, params, g.order, builder.effects, deps=g.deps)
     checked.problems.extend(Problem(s, c, m) for s, c, m in g.problems)
     checked.problems.extend(problems)

@@ -16,7 +16,9 @@ from typing import Any
 from pydantic import ValidationError
 
 from service.errors import PathInvalid, ValidationFailed, VaultgateError
+from service.memory.store import memory_notes
 from service.plans.check import ToolInfo
+from service.plans.effects import MemoryNotes
 from service.plans.model import Plan
 from service.plans.runner import CallError
 from service.security import scopes as scope_rules
@@ -57,6 +59,10 @@ class PlanHost:
                 found = exc.message
             self._resolved[rel] = found
         return found
+
+    @property
+    def memory(self) -> MemoryNotes:
+        return memory_notes(self.ctx.services.settings.memory)
 
     def tool(self, name: str) -> ToolInfo | None:
         spec = self.registry.get(name)
