@@ -206,25 +206,33 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_stdio(args: argparse.Namespace) -> int:
-    settings = _load(args.target, **({"tool_facade": {"mode": args.tool_facade}} if args.tool_facade else {}))
-    settings = _startable(_for_transport(settings, preload_vectors=False))
-    from service.protocol.stdio_front import StdioFront, startup_key
+    from service.gcpause import paused
+    from service.protocol.sdk_packages import skip_package_inits
 
-    # The first questions are answered from the answers stored by an earlier start while the
-    # SDK, the tools and the index load (see service/protocol/stdio_front.py); `main` started
-    # the front before the settings were imported, unless called with an argument list.
-    front: StdioFront | None = args.front
-    if front is None:
-        front = StdioFront(settings.cache_dir(), startup_key(sys.argv[1:], os.environ))
-        front.start()
-        front.wait_first_answers(timeout=0.5)
-    front.check_settings(settings.model_dump_json())
-    from service.app import VaultgateApp
-    from service.obs.logging import setup_logging
-    from service.serve import run_stdio
+    skip_package_inits()  # the first call waits for no SDK client nor `MCPServer` (its docstring)
+    # What loads from here on lives as long as the process: no cyclic collection walks it while it
+    # is made (~100 ms of the start on 2 cores, docs/benchmarks.md); `service.collector` freezes it.
+    with paused():
+        settings = _load(args.target, **({"tool_facade": {"mode": args.tool_facade}} if args.tool_facade else {}))
+        settings = _startable(_for_transport(settings, preload_vectors=False))
+        from service.protocol.stdio_front import StdioFront, startup_key
 
-    setup_logging(settings.log)
-    return run_stdio(VaultgateApp(settings, owns_process=True), front)
+        # The first questions are answered from the answers stored by an earlier start while the
+        # SDK, the tools and the index load (see service/protocol/stdio_front.py); `main` started
+        # the front before the settings were imported, unless called with an argument list.
+        front: StdioFront | None = args.front
+        if front is None:
+            front = StdioFront(settings.cache_dir(), startup_key(sys.argv[1:], os.environ))
+            front.start()
+            front.wait_first_answers(timeout=0.5)
+        front.check_settings(settings.model_dump_json())
+        from service.app import VaultgateApp
+        from service.obs.logging import setup_logging
+        from service.serve import run_stdio
+
+        setup_logging(settings.log)
+        app = VaultgateApp(settings, owns_process=True)
+    return run_stdio(app, front)
 
 
 def cmd_config(args: argparse.Namespace) -> int:

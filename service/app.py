@@ -19,7 +19,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any, Protocol
 
-from mcp.server import Server
+from mcp.server.lowlevel.server import Server  # not `mcp.server`: its `__init__` loads MCPServer
 from mcp.shared.exceptions import MCPDeprecationWarning
 
 from service import budget, heap

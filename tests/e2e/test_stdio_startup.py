@@ -1,6 +1,7 @@
 """What `vaultgate stdio` loads: the front answers before pydantic and the settings are imported,
-a server without an embedding model never loads numpy (nor the tokenizer or onnxruntime), and
-the process freezes its start-up heap for the garbage collector (service/collector.py)."""
+a server without an embedding model never loads numpy (nor the tokenizer or onnxruntime), the
+SDK's client and `MCPServer` are never imported (service/protocol/sdk_packages.py), and the
+process freezes its start-up heap for the garbage collector (service/collector.py)."""
 
 from __future__ import annotations
 
@@ -39,12 +40,38 @@ def _ask(proc: subprocess.Popen[bytes], msg_id: int, method: str, params: dict[s
             return answer
 
 
-def _stdio(root: Path, **streams: Any) -> subprocess.Popen[Any]:
-    """`vaultgate stdio ROOT` without an embedding model, stdin a pipe."""
+def _stdio(root: Path, *options: str, **streams: Any) -> subprocess.Popen[Any]:
+    """`vaultgate stdio ROOT` without an embedding model, stdin a pipe (`options`: the interpreter's)."""
     env = {**os.environ, "VAULTGATE_EMBEDDINGS__PROVIDER": "none"}
     return subprocess.Popen(
-        [sys.executable, "-m", "service", "stdio", str(root)], env=env, stdin=subprocess.PIPE, **streams
+        [sys.executable, *options, "-m", "service", "stdio", str(root)], env=env, stdin=subprocess.PIPE, **streams
     )
+
+
+# What the first call must not wait for: the SDK's client (`mcp/__init__` re-exports it) and the
+# high-level `MCPServer` (`mcp/server/__init__` re-exports it); a server uses neither.
+NEVER_IMPORTED = ("mcp.client", "mcp.client.session", "mcp.server.mcpserver")
+
+
+def test_a_stdio_session_never_imports_the_sdk_client_nor_mcpserver(
+    make_vault: Callable[..., Path], tmp_path: Path
+) -> None:
+    root = make_vault()
+    for start in range(2):  # the first start answers through the SDK, the second from stored answers
+        log = tmp_path / f"imports-{start}.txt"  # a file, not a pipe: nobody reads it while the server runs
+        with log.open("wb") as err, _stdio(root, "-X", "importtime", stdout=subprocess.PIPE, stderr=err) as proc:
+            assert "result" in _ask(proc, 1, "initialize", INIT)
+            assert proc.stdin is not None
+            proc.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
+            _ask(proc, 2, "tools/list", {})
+            read = _ask(proc, 3, "tools/call", {"name": "read_note", "arguments": {"path": "Welcome"}})
+            assert not read["result"].get("isError"), read  # type: ignore[union-attr]
+            proc.stdin.close()  # end of input: the server exits
+            assert proc.wait(timeout=60) == 0
+        lines = log.read_text(errors="replace").splitlines()
+        imported = {line.rsplit("|", 1)[1].strip() for line in lines if line.startswith("import time:")}
+        assert "mcp.server.lowlevel.server" in imported  # the probe sees the SDK's imports
+        assert sorted(imported & set(NEVER_IMPORTED)) == []
 
 
 def _mapped_libraries(pid: int) -> str:

@@ -1,0 +1,60 @@
+"""The MCP SDK's packages without their re-exports, for a server process that starts against a clock.
+
+`import mcp.server.lowlevel.server` first runs `mcp/__init__.py` and `mcp/server/__init__.py`,
+which re-export the SDK's conveniences: the client (`mcp.client`: sessions, the stdio and
+Streamable HTTP clients, httpx2) and the high-level `MCPServer`. A server needs none of them,
+yet they took ~60 ms of a `vaultgate stdio` start on a small machine (docs/benchmarks.md,
+"stdio start-up"). `skip_package_inits()` registers those two packages as bare packages (their
+folders, no code run), so importing a submodule costs only that submodule. Nothing is lost: the
+first time anyone reads a name of such a package (`from mcp import Client`, `mcp.server.Server`),
+its real `__init__.py` runs in place and the name is there, as it would have been.
+
+Only the entry point calls this, before anything imports the SDK; a process that imported the
+SDK already (a test, a host embedding the app) keeps its packages as they are.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+import types
+
+# The SDK packages whose `__init__` re-exports what a server never uses (parents first).
+BARE_PACKAGES = ("mcp", "mcp.server")
+
+
+def skip_package_inits(names: tuple[str, ...] = BARE_PACKAGES) -> bool:
+    """Register each package of `names` bare unless already imported; False when none was."""
+    done = False
+    for name in names:
+        if name in sys.modules:
+            continue
+        spec = importlib.util.find_spec(name)
+        if spec is None or spec.submodule_search_locations is None or spec.loader is None:
+            return done
+        sys.modules[name] = _bare(name, spec)
+        parent, _, child = name.rpartition(".")
+        if parent:
+            setattr(sys.modules[parent], child, sys.modules[name])
+        done = True
+    return done
+
+
+def _bare(name: str, spec: importlib.machinery.ModuleSpec) -> types.ModuleType:
+    module = types.ModuleType(name)
+    module.__spec__ = spec
+    module.__path__ = list(spec.submodule_search_locations or ())
+    module.__file__ = spec.origin
+    module.__loader__ = spec.loader
+    module.__package__ = name
+
+    def __getattr__(attr: str) -> object:  # noqa: N807 - the module-level hook (PEP 562)
+        if attr.startswith("__"):
+            raise AttributeError(attr)
+        del module.__dict__["__getattr__"]  # runs once: the real `__init__` defines the names
+        assert spec.loader is not None
+        spec.loader.exec_module(module)
+        return getattr(module, attr)
+
+    module.__dict__["__getattr__"] = __getattr__
+    return module

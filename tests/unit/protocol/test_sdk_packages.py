@@ -1,0 +1,46 @@
+"""The SDK's packages registered bare (`service.protocol.sdk_packages`): submodules import without
+the packages' re-exports, and the first read of a re-exported name runs the real `__init__`.
+Each case runs in a fresh interpreter: this process imported the SDK long ago."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+
+def _run(code: str) -> object:
+    prelude = "import json, sys\nfrom service.protocol.sdk_packages import skip_package_inits\n"
+    out = subprocess.run([sys.executable, "-c", prelude + code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout.splitlines()[-1])
+
+
+def test_a_server_module_imports_without_the_sdk_client_or_mcpserver() -> None:
+    loaded = _run(
+        "skip_package_inits()\n"
+        "import mcp.server.lowlevel.server, mcp.shared.exceptions\n"
+        "print(json.dumps([m for m in ('mcp.client', 'mcp.server.mcpserver') if m in sys.modules]))\n"
+    )
+    assert loaded == []
+
+
+def test_a_re_exported_name_is_there_at_its_first_read() -> None:
+    names = _run(
+        "skip_package_inits()\n"
+        "import mcp.shared.exceptions\n"
+        "from mcp import Client\n"
+        "from mcp.server import MCPServer, Server\n"
+        "import mcp.server.lowlevel.server as low\n"
+        "print(json.dumps([Client.__name__, MCPServer.__name__, Server is low.Server]))\n"
+    )
+    assert names == ["Client", "MCPServer", True]
+
+
+def test_packages_already_imported_are_left_as_they_are() -> None:
+    kept = _run(
+        "import mcp\n"
+        "before = sys.modules['mcp']\n"
+        "print(json.dumps([skip_package_inits(), sys.modules['mcp'] is before, hasattr(mcp, 'Client')]))\n"
+    )
+    assert kept == [False, True, True]
