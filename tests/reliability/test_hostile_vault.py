@@ -164,6 +164,7 @@ READ_CALLS: dict[str, list[dict[str, Any]]] = {
         {"yaml": "filters: 'file.hasTag(\"start\")'\nviews:\n  - type: table\n"},
     ],
     "list_tasks": [{}],
+    "tasks_filter": [{"query": "not done\n(path includes a) OR NOT (tags include #x)\ngroup by tags"}],
     "open_nodes": [{"names": ["Cafe", "Pipe", "Caf\u00e9", "../outside"]}],
     "read_memory_graph": [{}],
     "search_memory": [{"query": "caf\u00e9 r\u00e9sum\u00e9 pipe"}],

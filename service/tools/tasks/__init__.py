@@ -1,6 +1,6 @@
-"""tasks domain: checkbox tasks (`tasks.py`, `status.py`, `completion.py`), periodic notes (`periodic.py`),
-templates (`templates.py`)."""
+"""tasks domain: checkbox tasks (`tasks.py`, `status.py`, `completion.py`), Tasks plugin queries
+(`filtering.py`), periodic notes (`periodic.py`), templates (`templates.py`)."""
 
-from service.tools.tasks import periodic, status, tasks, templates
+from service.tools.tasks import filtering, periodic, status, tasks, templates
 
-TOOLS = tasks.TOOLS + status.TOOLS + periodic.TOOLS + templates.TOOLS
+TOOLS = tasks.TOOLS + filtering.TOOLS + status.TOOLS + periodic.TOOLS + templates.TOOLS

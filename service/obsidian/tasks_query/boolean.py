@@ -1,0 +1,114 @@
+"""Boolean lines of a Tasks query: filters, each between delimiters (`( )`, `[ ]`, `{ }` or
+`" "`), joined by `AND`, `OR`, `XOR`, `NOT`, `AND NOT`, `OR NOT` (upper case, spaces around).
+Operators bind as the Tasks documentation orders them: NOT first, then XOR, then AND, then OR;
+delimiters nest. Columns in errors are 1-based positions in the line."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import date
+
+from service.obsidian.tasks_query.filters import Filter, QueryError, parse_filter
+
+_CLOSE = {"(": ")", "[": "]", "{": "}", '"': '"'}
+_BINARY = ("OR", "AND", "XOR")  # loosest first
+
+
+def is_boolean(line: str) -> bool:
+    return line[:1] in _CLOSE or line.startswith(("NOT ", "NOT("))
+
+
+class _Reader:
+    def __init__(self, text: str, today: date, max_depth: int) -> None:
+        self.text, self.today, self.max_depth = text, today, max_depth
+        self.pos = 0
+
+    def _skip(self) -> None:
+        while self.pos < len(self.text) and self.text[self.pos] == " ":
+            self.pos += 1
+
+    def _word(self, word: str) -> bool:
+        end = self.pos + len(word)
+        if self.text.startswith(word, self.pos) and (end == len(self.text) or self.text[end] in ' ([{"'):
+            self.pos = end
+            return True
+        return False
+
+    def expression(self, level: int = 0, depth: int = 0) -> Filter:
+        if depth > self.max_depth:
+            raise QueryError(f"nested deeper than {self.max_depth}", self.pos + 1)
+        if level == len(_BINARY):
+            return self.unary(depth)
+        left = self.expression(level + 1, depth)
+        op = _BINARY[level]
+        while True:
+            self._skip()
+            if not self._word(op):
+                return left
+            self._skip()
+            right = self.expression(level + 1, depth)
+            left = _combine(op, left, right)
+
+    def unary(self, depth: int) -> Filter:
+        self._skip()
+        if self._word("NOT"):
+            inner = self.unary(depth + 1)
+            return Filter(f"NOT ({inner.explain})", lambda t: not inner.test(t), heading=inner.heading)
+        return self.operand(depth)
+
+    def operand(self, depth: int) -> Filter:
+        start = self.pos
+        opening = self.text[start : start + 1]
+        if opening not in _CLOSE:
+            found = self.text[start:].split(" ", 1)[0] or "the end of the line"
+            raise QueryError(f"expected a filter in '(' ')' here, found {found!r}", start + 1)
+        end = self._closing(start, opening)
+        inner = self.text[start + 1 : end]
+        self.pos = end + 1
+        stripped = inner.strip()
+        if not stripped:
+            raise QueryError("empty filter between delimiters", start + 1)
+        if is_boolean(stripped):
+            sub = _Reader(self.text, self.today, self.max_depth)
+            sub.text = self.text[:end]  # positions stay those of the whole line
+            sub.pos = start + 1
+            nested = sub.expression(0, depth + 1)
+            sub._skip()
+            if sub.pos != end:
+                raise QueryError("expected AND, OR, XOR or NOT here", sub.pos + 1)
+            return nested
+        try:
+            return parse_filter(stripped, self.today)
+        except QueryError as e:
+            raise QueryError(e.message, start + 2 + (e.column - 1 if e.column else 0)) from None
+
+    def _closing(self, start: int, opening: str) -> int:
+        close, nested = _CLOSE[opening], 0
+        for i in range(start + 1, len(self.text)):
+            ch = self.text[i]
+            if ch == close and nested == 0:
+                return i
+            if opening != '"' and ch == opening:
+                nested += 1
+            elif ch == close:
+                nested -= 1
+        raise QueryError(f"{opening!r} is never closed", start + 1)
+
+
+def _combine(op: str, left: Filter, right: Filter) -> Filter:
+    a, b = left.test, right.test
+    tests: dict[str, Callable[..., bool]] = {
+        "AND": lambda t: a(t) and b(t),
+        "OR": lambda t: a(t) or b(t),
+        "XOR": lambda t: a(t) != b(t),
+    }
+    return Filter(f"({left.explain}) {op} ({right.explain})", tests[op], heading=left.heading or right.heading)
+
+
+def parse_boolean(line: str, today: date, max_depth: int) -> Filter:
+    reader = _Reader(line, today, max_depth)
+    found = reader.expression()
+    reader._skip()
+    if reader.pos != len(line):
+        raise QueryError("expected AND, OR, XOR or NOT here", reader.pos + 1)
+    return found

@@ -1,0 +1,260 @@
+"""A Tasks query block read whole, and run over task records.
+
+Reading: one instruction a line; a line ending in `\\` goes on with the next; blank lines and
+`#` comments skipped. Filters (all of them must hold), `sort by <field> [reverse]`,
+`group by <field> [reverse]`, `limit [to] N [tasks]`, `limit groups [to] N [tasks]`, `explain`;
+what only changes how Obsidian draws the list (`hide …`, `show …`, `short mode`, `full mode`,
+`ignore global query`) is accepted and set aside. A line that does not read raises
+`QueryError` with its 1-based line number and the column.
+
+Running, in the plugin's documented order: filter, sort (the caller's keys, then status type, due
+date, priority, path and line as the default order does), limit, group (a task is in one group
+per tag under `group by tags`), limit within groups.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any
+
+from service.obsidian.tasks_query.boolean import is_boolean, parse_boolean
+from service.obsidian.tasks_query.filters import Filter, QueryError, parse_filter
+from service.obsidian.tasks_query.record import TYPE_RANK, TaskRecord
+
+SORT_FIELDS = ("status", "status.type", "due", "scheduled", "start", "happens", "done", "created", "cancelled",
+               "priority", "path", "filename", "description", "heading", "tag", "recurring")  # fmt: skip
+GROUP_FIELDS = ("status", "status.type", "due", "scheduled", "start", "happens", "done", "created", "cancelled",
+                "priority", "path", "folder", "filename", "root", "heading", "tags", "recurring")  # fmt: skip
+_IGNORED = re.compile(r"(hide|show) .+|short mode|full mode|short|full|ignore global query", re.IGNORECASE)
+_LIMIT = re.compile(r"limit(?: (groups))?(?: to)? (\d+)(?: tasks?)?", re.IGNORECASE)
+_ORDER = re.compile(r"(sort|group) by (\S+)(?: (reverse))?", re.IGNORECASE)
+_DATES = ("due", "scheduled", "start", "done", "created", "cancelled")
+_PRIORITY_NAMES = ("Highest", "High", "Medium", "Normal", "Low", "Lowest")
+
+
+class LineError(Exception):
+    def __init__(self, message: str, line: int, text: str, column: int) -> None:
+        super().__init__(message)
+        self.message, self.line, self.text, self.column = message, line, text, column
+
+
+@dataclass
+class Query:
+    filters: list[Filter] = field(default_factory=list)
+    sorts: list[tuple[str, bool]] = field(default_factory=list)
+    groups: list[tuple[str, bool]] = field(default_factory=list)
+    limit: int | None = None
+    group_limit: int | None = None
+    explain: bool = False
+    ignored: list[str] = field(default_factory=list)
+
+    @property
+    def needs_heading(self) -> bool:
+        return any(f.heading for f in self.filters) or any(name == "heading" for name, _ in (*self.sorts, *self.groups))
+
+    def sql(self) -> tuple[list[str], list[Any]]:
+        clauses: list[str] = []
+        params: list[Any] = []
+        for f in self.filters:
+            if f.sql is not None:
+                clauses.append(f.sql[0])
+                params.extend(f.sql[1])
+        return clauses, params
+
+    def describe(self) -> list[str]:
+        out = [f.explain for f in self.filters]
+        out += [f"sort by {n}{' reverse' if r else ''}" for n, r in self.sorts]
+        out += [f"group by {n}{' reverse' if r else ''}" for n, r in self.groups]
+        if self.limit is not None:
+            out.append(f"limit {self.limit}")
+        if self.group_limit is not None:
+            out.append(f"limit groups {self.group_limit}")
+        return out
+
+
+def _lines(text: str) -> list[tuple[int, str]]:
+    out: list[tuple[int, str]] = []
+    pending: tuple[int, str] | None = None
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.strip()
+        if pending is not None:
+            line = pending[1] + " " + line
+            number = pending[0]
+            pending = None
+        if line.endswith("\\"):
+            pending = (number, line[:-1].rstrip())
+            continue
+        if line and not line.startswith("#"):
+            out.append((number, line))
+    if pending is not None and pending[1]:
+        out.append(pending)
+    return out
+
+
+def parse_query(text: str, today: date, max_depth: int = 64) -> Query:
+    query = Query()
+    for number, line in _lines(text):
+        try:
+            _instruction(query, line, today, max_depth)
+        except QueryError as e:
+            raise LineError(e.message, number, line, e.column) from None
+    return query
+
+
+def _instruction(query: Query, line: str, today: date, max_depth: int) -> None:
+    lower = " ".join(line.lower().split())
+    if lower == "explain":
+        query.explain = True
+    elif _IGNORED.fullmatch(lower):
+        query.ignored.append(line)
+    elif m := _LIMIT.fullmatch(lower):
+        if m.group(1):
+            query.group_limit = int(m.group(2))
+        else:
+            query.limit = int(m.group(2))
+    elif lower.startswith(("sort by", "group by")):
+        m = _ORDER.fullmatch(lower)
+        kind = "sort" if lower.startswith("sort") else "group"
+        allowed = SORT_FIELDS if kind == "sort" else GROUP_FIELDS
+        if m is None or m.group(2) not in allowed:
+            raise QueryError(f"{kind} by takes one of: {', '.join(allowed)} (then 'reverse' if wanted)", 9)
+        (query.sorts if kind == "sort" else query.groups).append((m.group(2), bool(m.group(3))))
+    elif lower.startswith("limit"):
+        raise QueryError("limit takes a number: 'limit 10' or 'limit to 10 tasks'", 1)
+    elif is_boolean(line):
+        query.filters.append(parse_boolean(line, today, max_depth))
+    else:
+        query.filters.append(parse_filter(line, today))
+
+
+# -- running ---------------------------------------------------------------------------------
+
+
+def _date_key(name: str) -> Callable[[TaskRecord], Any]:
+    if name == "happens":
+        return lambda t: (not t.happens(), min(t.happens(), default=""))
+    return lambda t: (t.date(name) is None, t.date(name) or "")
+
+
+def _sort_key(name: str) -> Callable[[TaskRecord], Any]:
+    if name in (*_DATES, "happens"):
+        return _date_key(name)
+    keys: dict[str, Callable[[TaskRecord], Any]] = {
+        "status": lambda t: t.kind not in ("todo", "in_progress"),
+        "status.type": lambda t: TYPE_RANK[t.kind],
+        "priority": lambda t: t.priority_rank,
+        "path": lambda t: t.path,
+        "filename": lambda t: posixpath.basename(t.path).lower(),
+        "description": lambda t: t.description.lower(),
+        "heading": lambda t: (t.heading is None, (t.heading or "").lower()),
+        "tag": lambda t: (not t.tags, t.tags[0].lower() if t.tags else ""),
+        "recurring": lambda t: t.recurrence is None,
+    }
+    return keys[name]
+
+
+_DEFAULT_ORDER = ("status.type", "due", "priority", "path")
+
+
+def sort_records(records: list[TaskRecord], sorts: list[tuple[str, bool]]) -> list[TaskRecord]:
+    ordered = sorted(records, key=lambda t: (t.path, t.line))
+    for name in reversed(_DEFAULT_ORDER):
+        ordered.sort(key=_sort_key(name))
+    for name, reverse in reversed(sorts):
+        ordered.sort(key=_sort_key(name), reverse=reverse)
+    return ordered
+
+
+def _group_names(name: str, t: TaskRecord) -> list[tuple[Any, str]]:
+    """(order, name) of the groups `t` belongs to under `group by <name>`."""
+    if name in _DATES or name == "happens":
+        value = min(t.happens(), default=None) if name == "happens" else t.date(name)
+        if value is None:
+            return [((1, ""), f"No {name} date")]
+        try:
+            label = f"{value} {date.fromisoformat(value).strftime('%A')}"
+        except ValueError:
+            label = f"Invalid {name} date"
+        return [((0, value), label)]
+    if name == "tags":
+        return [((0, tag.lower()), "#" + tag) for tag in t.tags] or [((1, ""), "(No tags)")]
+    if name == "priority":
+        rank = t.priority_rank
+        return [(rank, f"{_PRIORITY_NAMES[rank]} priority")]
+    if name == "status":
+        closed = t.kind not in ("todo", "in_progress")
+        return [(closed, "Done" if closed else "Todo")]
+    if name == "status.type":
+        return [(TYPE_RANK[t.kind], t.kind.upper())]
+    if name == "recurring":
+        return [(t.recurrence is None, "Not Recurring" if t.recurrence is None else "Recurring")]
+    if name == "heading":
+        return [((t.heading is None, t.heading or ""), t.heading or "(No heading)")]
+    folder = posixpath.dirname(t.path)
+    labels = {
+        "path": t.path.removesuffix(".md"),
+        "folder": folder + "/" if folder else "/",
+        "filename": posixpath.basename(t.path).removesuffix(".md"),
+        "root": t.path.split("/", 1)[0] + "/" if "/" in t.path else "/",
+    }
+    return [(labels[name].lower(), labels[name])]
+
+
+@dataclass(frozen=True, slots=True)
+class Placed:
+    group: tuple[str, ...]
+    task: TaskRecord
+
+
+def run_query(query: Query, records: list[TaskRecord]) -> list[Placed]:
+    """The tasks the query keeps, ordered and (when it groups) placed in their groups."""
+    tests = [f.test for f in query.filters]
+    kept = [t for t in records if all(test(t) for test in tests)]
+    kept = sort_records(kept, query.sorts)
+    if query.limit is not None:
+        kept = kept[: query.limit]
+    if not query.groups:
+        return [Placed((), t) for t in kept]
+    placed: list[tuple[tuple[Any, ...], Placed]] = []
+    for index, task in enumerate(kept):
+        combos: list[tuple[list[Any], list[str]]] = [([], [])]
+        for name, reverse in query.groups:
+            combos = [
+                ([*order, _Rev(key) if reverse else key], [*names, label])
+                for order, names in combos
+                for key, label in _group_names(name, task)
+            ]
+        placed.extend(((*order, index), Placed(tuple(names), task)) for order, names in combos)
+    placed.sort(key=lambda p: p[0])
+    out = [p for _, p in placed]
+    if query.group_limit is not None:
+        counts: dict[tuple[str, ...], int] = {}
+        limited = []
+        for p in out:
+            counts[p.group] = counts.get(p.group, 0) + 1
+            if counts[p.group] <= query.group_limit:
+                limited.append(p)
+        out = limited
+    return out
+
+
+class _Rev:
+    """A sort key in reverse order (group by … reverse)."""
+
+    __slots__ = ("key",)
+
+    def __init__(self, key: Any) -> None:
+        self.key = key
+
+    def __lt__(self, other: _Rev) -> bool:
+        return bool(other.key < self.key)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Rev) and bool(self.key == other.key)
+
+    def __hash__(self) -> int:
+        return hash(self.key)

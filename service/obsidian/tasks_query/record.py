@@ -1,0 +1,60 @@
+"""One task as a Tasks query sees it: the index's columns, its status type, and what is read
+from its line only when a query asks for it (the description, the tags as a list)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+from service.markdown import tasks as tk
+
+DATE_FIELDS = ("due", "scheduled", "start", "done", "created", "cancelled")
+PRIORITY_RANK = {p: i for i, p in enumerate(tk.PRIORITIES)}  # 0 = highest
+TYPE_RANK = {"in_progress": 0, "todo": 1, "done": 2, "cancelled": 3, "non_task": 4}
+OPEN_TYPES = ("todo", "in_progress")
+
+
+@dataclass(slots=True)
+class TaskRecord:
+    path: str
+    line: int  # 0-based, as the index stores it
+    status: str
+    kind: tk.StatusType
+    text: str
+    due: str | None
+    scheduled: str | None
+    start: str | None
+    done: str | None
+    created: str | None
+    cancelled: str | None
+    priority: str | None
+    recurrence: str | None
+    tags_json: str
+    task_id: str | None = None
+    depends_on_json: str = "[]"
+    heading: str | None = None
+    _description: str | None = field(default=None, repr=False)
+    _tags: list[str] | None = field(default=None, repr=False)
+
+    @property
+    def description(self) -> str:
+        if self._description is None:
+            self._description = tk.parse_fields(self.text).description
+        return self._description
+
+    @property
+    def tags(self) -> list[str]:
+        if self._tags is None:
+            self._tags = [str(t) for t in json.loads(self.tags_json or "[]")]
+        return self._tags
+
+    def date(self, name: str) -> str | None:
+        value: str | None = getattr(self, name)
+        return value
+
+    def happens(self) -> list[str]:
+        return [d for d in (self.start, self.scheduled, self.due) if d is not None]
+
+    @property
+    def priority_rank(self) -> int:
+        return PRIORITY_RANK[self.priority or "none"]

@@ -1,0 +1,237 @@
+"""tasks domain, Tasks plugin queries: tasks_filter.
+
+Runs the text of a ```tasks block (`service.obsidian.tasks_query`) over the index's `tasks`
+table without Obsidian: date filters on one column narrow the SQL, the rest is tested in Python
+on the rows of notes the caller may read (a denied folder's tasks are dropped before anything is
+counted, sorted, grouped or paged). Relative dates count from `today` (default: the server's
+date). Query text, line count and nesting are bounded; a regular expression runs under the
+`[search]` time budget. A line that does not read is `query_syntax_error` with its line number,
+text and column; nothing is run. Touches: index tables `tasks`, `notes`, `headings` (only when
+the query reads headings); `.obsidian/plugins/obsidian-tasks-plugin/data.json` (statuses).
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+import sqlite3
+from datetime import date
+from typing import Any
+
+from pydantic import Field
+
+from service.budget import Budget
+from service.dates import iso_day
+from service.errors import QuerySyntaxError, ValidationFailed
+from service.markdown import tasks as tk
+from service.markdown.parse import note_title
+from service.obsidian.tasks_query import LineError, Placed, Query, TaskRecord, parse_query, run_query
+from service.tools.context import ToolContext
+from service.tools.models import ToolInput, ToolOutput, decode_cursor, encode_cursor
+from service.tools.search_common import Partial, drop_gone, partial, query_key, readable, run
+from service.tools.spec import ToolSpec
+from service.tools.tasks.completion import status_table_of
+from service.tools.tasks.tasks import TaskItem
+
+MAX_QUERY_CHARS = 20_000
+MAX_QUERY_LINES = 200
+MAX_GROUPS_LISTED = 200
+
+
+class TasksFilterIn(ToolInput):
+    query: str = Field(
+        max_length=MAX_QUERY_CHARS,
+        description="The text of a ```tasks block, one instruction a line: filters (not done, done, due|scheduled|"
+        "starts|happens|done before|after|on <date>, has/no due date, priority is [above|below] <level>, path|"
+        "description|heading includes|does not include <text>, tags include <tag>, boolean lines '(a) AND (b)', "
+        "OR, XOR, NOT), 'sort by <field> [reverse]', 'group by <field>', 'limit N', 'explain'. Dates: YYYY-MM-DD, "
+        "today, tomorrow, yesterday, next monday, in two weeks, this|next|last week|month|year.",
+    )
+    today: str | None = Field(
+        default=None, pattern=r"^\d{4}-\d{2}-\d{2}$", description="The day relative dates count from (default: today)."
+    )
+    limit: int = Field(default=50, ge=1, le=500, description="Page size (the query's own 'limit' caps the total).")
+    cursor: str | None = Field(default=None, description="`next_cursor` of the previous page (same query).")
+
+
+class FilteredTask(TaskItem):
+    group: list[str] = Field(default_factory=list, description="The task's group, one name per 'group by' line.")
+
+
+class TaskGroup(ToolOutput):
+    names: list[str] = Field(description="Group names, one per 'group by' line.")
+    count: int = Field(description="Tasks in the group.")
+
+
+class TasksFilterOut(Partial, ToolOutput):
+    items: list[FilteredTask] = Field(description="Tasks of this page, in query order (grouped when it groups).")
+    total: int = Field(description="Results in all pages (a task under several tags counts once per group).")
+    groups: list[TaskGroup] = Field(
+        default_factory=list, description=f"Groups in order with their sizes (the first {MAX_GROUPS_LISTED})."
+    )
+    next_cursor: str | None = Field(description="Cursor of the next page, None at the end.")
+    explain: list[str] | None = Field(default=None, description="The query as read (when it says 'explain').")
+    ignored: list[str] = Field(default_factory=list, description="Display-only lines set aside (hide, show, …).")
+
+
+_COLUMNS = (
+    "n.path, t.line, t.status, t.text, t.due, t.scheduled, t.start, t.done, t.created, t.cancelled,"
+    " t.priority, t.recurrence, t.tags, t.task_id, t.depends_on"
+)
+
+
+def _parse(args: TasksFilterIn, today: date, max_depth: int) -> Query:
+    lines = args.query.count("\n") + 1
+    if lines > MAX_QUERY_LINES:
+        raise ValidationFailed(
+            f"the query has {lines} lines, more than {MAX_QUERY_LINES}",
+            details={"field": "query", "lines": lines, "max_lines": MAX_QUERY_LINES},
+        )
+    try:
+        return parse_query(args.query, today, max_depth)
+    except LineError as e:
+        raise QuerySyntaxError(
+            f"line {e.line}: {e.message}",
+            details={"line": e.line, "column": e.column, "text": e.text},
+            hint="Write one Tasks instruction a line; see docs/bridges.md (tasks_filter) for what is read.",
+        ) from None
+
+
+async def _records(ctx: ToolContext, query: Query) -> list[TaskRecord]:
+    clauses, params = query.sql()
+    where = " AND ".join(["t.vault_id = ?", *clauses])
+    table = status_table_of(ctx)
+    can_read = readable(ctx)
+
+    def fetch(conn: sqlite3.Connection) -> tuple[list[tuple[Any, ...]], list[tuple[str, int, str]]]:
+        rows = conn.execute(
+            f"SELECT {_COLUMNS} FROM tasks t JOIN notes n ON n.id = t.note_id WHERE {where}", [ctx.vault.id, *params]
+        ).fetchall()
+        heads: list[tuple[str, int, str]] = []
+        if query.needs_heading and rows:
+            heads = conn.execute(
+                "SELECT n.path, h.line, h.text FROM headings h JOIN notes n ON n.id = h.note_id WHERE n.vault_id = ?"
+                " AND h.note_id IN (SELECT note_id FROM tasks WHERE vault_id = ?) ORDER BY n.path, h.line",
+                [ctx.vault.id, ctx.vault.id],
+            ).fetchall()
+        return rows, heads
+
+    rows, heads = await run(ctx, fetch)
+    kinds: dict[str, tk.StatusType] = {}
+    records = []
+    for r in rows:
+        if not can_read(r[0]):
+            continue
+        kind = kinds.get(r[2])
+        if kind is None:
+            kind = kinds[r[2]] = tk.status_type(table, r[2])
+        records.append(
+            TaskRecord(
+                path=r[0],
+                line=int(r[1]),
+                status=r[2],
+                kind=kind,
+                text=r[3],
+                due=r[4],
+                scheduled=r[5],
+                start=r[6],
+                done=r[7],
+                created=r[8],
+                cancelled=r[9],
+                priority=r[10],
+                recurrence=r[11],
+                tags_json=r[12],
+                task_id=r[13],
+                depends_on_json=r[14] or "[]",
+            )  # fmt: skip
+        )
+    if heads:
+        _place_headings(records, heads)
+    return records
+
+
+def _place_headings(records: list[TaskRecord], heads: list[tuple[str, int, str]]) -> None:
+    by_path: dict[str, tuple[list[int], list[str]]] = {}
+    for path, line, text in heads:
+        lines, texts = by_path.setdefault(path, ([], []))
+        lines.append(int(line))
+        texts.append(str(text))
+    for t in records:
+        found = by_path.get(t.path)
+        if found is not None:
+            i = bisect.bisect_left(found[0], t.line)
+            t.heading = found[1][i - 1] if i else None
+
+
+async def tasks_filter(ctx: ToolContext, args: TasksFilterIn) -> TasksFilterOut:
+    today = iso_day(args.today, "today") if args.today else date.today()
+    limits = ctx.services.settings.limits
+    query = _parse(args, today, limits.max_depth)
+    records = await _records(ctx, query)
+    search = ctx.services.settings.search
+    with Budget(limits, max_seconds=search.regex_budget_ms / 1000, what="the Tasks query").active():
+        placed = run_query(query, records)
+    state = query_key(args.query, today.isoformat())
+    offset = decode_cursor(args.cursor, q=state)
+    placed = await drop_gone(ctx, placed, offset, args.limit, lambda p: (p.task.path,))
+    page = placed[offset : offset + args.limit]
+    more = offset + args.limit < len(placed)
+    return TasksFilterOut(
+        items=[_item(ctx, p) for p in page],
+        total=len(placed),
+        groups=_groups(placed) if query.groups else [],
+        next_cursor=encode_cursor(offset + args.limit, q=state) if more else None,
+        explain=query.describe() if query.explain else None,
+        ignored=query.ignored,
+        partial=partial(ctx),
+    )
+
+
+def _groups(placed: list[Placed]) -> list[TaskGroup]:
+    counts: dict[tuple[str, ...], int] = {}
+    for p in placed:
+        counts[p.group] = counts.get(p.group, 0) + 1
+    return [TaskGroup(names=list(g), count=n) for g, n in list(counts.items())[:MAX_GROUPS_LISTED]]
+
+
+def _item(ctx: ToolContext, p: Placed) -> FilteredTask:
+    t = p.task
+    return FilteredTask(
+        path=t.path,
+        title=note_title(t.path),
+        obsidian_url=ctx.vault.url(t.path),
+        line=t.line + 1,
+        status=t.status,
+        status_type=t.kind,
+        text=t.text,
+        description=t.description,
+        heading=t.heading,
+        tags=t.tags,
+        due=t.due,
+        scheduled=t.scheduled,
+        start=t.start,
+        created=t.created,
+        done=t.done,
+        cancelled=t.cancelled,
+        priority=t.priority,
+        recurrence=t.recurrence,
+        id=t.task_id,
+        depends_on=json.loads(t.depends_on_json or "[]"),
+        group=list(p.group),
+    )
+
+
+TOOLS: tuple[ToolSpec, ...] = (
+    ToolSpec(
+        name="tasks_filter",
+        domain="tasks",
+        title="Run a Tasks plugin query",
+        description="Run the text of a ```tasks block (the Tasks plugin's query language) over the vault's tasks "
+        "without Obsidian: not done / done, due|scheduled|starts|happens before|after|on <date> (relative dates "
+        "too), priority is, path|description|heading includes, tags include, boolean lines with AND/OR/XOR/NOT, "
+        "sort by, group by, limit, explain. A line it cannot read is query_syntax_error naming the line.",
+        input_model=TasksFilterIn,
+        output_model=TasksFilterOut,
+        handler=tasks_filter,
+    ),
+)

@@ -1,0 +1,191 @@
+"""tasks_filter through the full dispatch chain: the Tasks plugin's query language over the
+index, with relative dates counted from a fixed `today` (Saturday 2026-11-28: this week runs
+Monday 2026-11-23 to Sunday 2026-11-29, next week 2026-11-30 to 2026-12-06)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import Harness, started
+
+TODAY = "2026-11-28"
+WORK = """# Work
+
+- [ ] write report 📅 2026-11-30 ⏫ #proj/alpha
+- [x] send invoice 📅 2026-11-01 ✅ 2026-11-02
+- [/] draft plan [due:: 2026-12-05] [priority:: high]
+- [-] old idea ❌ 2026-10-01
+
+## Later
+
+- [ ] call Ann ⏳ 2026-12-01 #inbox
+- [ ] read book 🛫 2026-12-10 🔽
+- [ ] stretch 🔁 every day 📅 2026-11-28 🔺
+"""
+INBOX = "# Inbox\n\n- [ ] buy milk 📅 2026-11-27 #shop\n- [ ] no dates here\n"
+FILES = {"Work.md": WORK, "Inbox/Capture.md": INBOX, "Private/Secret.md": "- [ ] hidden 📅 2026-11-29 #inbox\n"}
+
+
+async def names(vg: Harness, query: str, **args: Any) -> list[str]:
+    out = await vg.ok("tasks_filter", query=query, today=TODAY, limit=500, **args)
+    return [i["description"].split(" #")[0] for i in out["items"]]
+
+
+async def same(vg: Harness, query: str, expected: set[str]) -> None:
+    assert set(await names(vg, query)) == expected, query
+
+
+@pytest.mark.covers("tasks_filter", "success")
+async def test_tasks_filter_reads_status_and_relative_due_dates(make_vault: Callable[..., Path]) -> None:
+    async with started(make_vault(FILES)) as vg:
+        await vg.indexed()
+        out = await vg.ok("tasks_filter", query="not done\ndue before tomorrow\nsort by due", today=TODAY)
+        assert [i["description"] for i in out["items"]] == ["buy milk #shop", "stretch"] and out["total"] == 2
+        first = out["items"][0]
+        assert first["path"] == "Inbox/Capture.md" and first["line"] == 3 and first["due"] == "2026-11-27"
+        assert first["heading"] is None and first["group"] == [] and out["explain"] is None
+        await same(vg, "done", {"send invoice", "old idea"})
+        await same(vg, "due today", {"stretch"})
+        await same(vg, "due on yesterday", {"buy milk"})
+        await same(vg, "due after today\nnot done", {"write report", "draft plan", "hidden"})
+        await same(vg, "due on or before 2026-11-28\nnot done", {"buy milk", "stretch"})
+        await same(vg, "due in two weeks", set())
+        await same(vg, "due before in two weeks\ndue after in 3 days", {"draft plan"})
+        await same(vg, "due next week", {"write report", "draft plan"})
+        await same(vg, "due this week\nnot done", {"buy milk", "stretch", "hidden"})
+        await same(vg, "due 2026-11-01 2026-11-27", {"send invoice", "buy milk"})
+        await same(vg, "due next monday", {"write report"})
+
+
+async def test_tasks_filter_other_dates_follow_the_plugin_semantics(make_vault: Callable[..., Path]) -> None:
+    async with started(make_vault(FILES)) as vg:
+        await vg.indexed()
+        everything = set(await names(vg, ""))
+        assert len(everything) == 10
+        await same(vg, "no due date", {"old idea", "call Ann", "read book", "no dates here"})
+        assert set(await names(vg, "has due date")) == everything - set(await names(vg, "no due date"))
+        await same(vg, "scheduled after today", {"call Ann"})
+        await same(vg, "has scheduled date", {"call Ann"})
+        # `starts` keeps tasks without a start date; only `read book` starts later
+        assert set(await names(vg, "starts before 2026-12-01")) == everything - {"read book"}
+        await same(vg, "has start date", {"read book"})
+        # `happens`: any of start, scheduled, due
+        await same(vg, "happens next week", {"write report", "draft plan", "call Ann"})
+        await same(vg, "happens after 2026-12-06", {"read book"})
+        await same(vg, "no happens date", {"old idea", "no dates here"})
+        await same(vg, "done on 2026-11-02", {"send invoice"})
+        await same(vg, "cancelled before 2026-11-01", {"old idea"})
+        await same(vg, "is recurring", {"stretch"})
+
+
+async def test_tasks_filter_priority_text_and_tag_filters(make_vault: Callable[..., Path]) -> None:
+    async with started(make_vault(FILES)) as vg:
+        await vg.indexed()
+        await same(vg, "priority is high", {"write report", "draft plan"})
+        await same(vg, "priority is highest", {"stretch"})
+        await same(vg, "priority is above medium", {"write report", "draft plan", "stretch"})
+        await same(vg, "priority is below none", {"read book"})
+        await same(vg, "priority is none\nnot done", {"call Ann", "buy milk", "no dates here", "hidden"})
+        await same(vg, "path includes inbox", {"buy milk", "no dates here"})
+        await same(vg, "path does not include Work\npath does not include Private", {"buy milk", "no dates here"})
+        await same(vg, "description includes ANN", {"call Ann"})
+        await same(vg, "description does not include e\nnot done", {"call Ann", "draft plan", "buy milk"})
+        await same(vg, "description regex matches /^(call|buy) /i", {"call Ann", "buy milk"})
+        await same(vg, "tags include #inbox", {"call Ann", "hidden"})
+        await same(vg, "tag includes proj", {"write report"})
+        await same(vg, "tags include #proj/alpha", {"write report"})
+        assert len(await names(vg, "tags do not include inbox")) == 8
+        await same(vg, "heading includes later", {"call Ann", "read book", "stretch"})
+        await same(vg, "folder includes Inbox/", {"buy milk", "no dates here"})
+
+
+async def test_tasks_filter_combines_filters_as_the_plugin_does(make_vault: Callable[..., Path]) -> None:
+    async with started(make_vault(FILES)) as vg:
+        await vg.indexed()
+        await same(
+            vg, "(tags include #inbox) OR (path includes Inbox)", {"call Ann", "hidden", "buy milk", "no dates here"}
+        )
+        await same(vg, "NOT (done)\n(priority is high) AND (due before 2026-12-01)", {"write report"})
+        await same(
+            vg,
+            "[due before 2026-12-01] XOR [priority is high]",
+            {"send invoice", "stretch", "buy milk", "hidden", "draft plan"},
+        )
+        await same(
+            vg,
+            "(path includes Work) AND NOT (done) AND NOT (priority is none)",
+            {"write report", "draft plan", "read book", "stretch"},
+        )
+        await same(
+            vg, '"description includes milk" OR NOT "path includes Work"', {"buy milk", "no dates here", "hidden"}
+        )
+        # NOT binds first, then XOR, then AND, then OR: a OR b AND c is a OR (b AND c)
+        await same(
+            vg, "(description includes milk) OR (path includes Work) AND (priority is highest)", {"buy milk", "stretch"}
+        )
+        await same(vg, "((description includes milk) OR (path includes Work)) AND (priority is highest)", {"stretch"})
+        await same(vg, "((path includes Work) AND ((priority is high) OR (heading includes later)))\\\n AND (not done)",
+                   {"write report", "draft plan", "call Ann", "read book", "stretch"})  # fmt: skip
+
+
+async def test_tasks_filter_sorts_groups_limits_and_pages(make_vault: Callable[..., Path]) -> None:
+    async with started(make_vault(FILES)) as vg:
+        await vg.indexed()
+        assert await names(vg, "has due date\nsort by due") == [
+            "send invoice", "buy milk", "stretch", "hidden", "write report", "draft plan"]  # fmt: skip
+        assert (await names(vg, "has due date\nnot done\nsort by due reverse"))[0] == "draft plan"
+        assert (await names(vg, "not done\nsort by priority\nsort by description"))[:3] == [
+            "stretch", "draft plan", "write report"]  # fmt: skip
+        assert await names(vg, "not done\nsort by description\nlimit to 2 tasks") == ["buy milk", "call Ann"]
+        out = await vg.ok("tasks_filter", query="not done\ngroup by path\nsort by description", today=TODAY)
+        assert [g["names"] for g in out["groups"]] == [["Inbox/Capture"], ["Private/Secret"], ["Work"]]
+        assert [g["count"] for g in out["groups"]] == [2, 1, 5] and out["total"] == 8
+        assert out["items"][0]["group"] == ["Inbox/Capture"] and out["items"][0]["description"] == "buy milk #shop"
+        tags = await vg.ok("tasks_filter", query="tags include #\ngroup by tags reverse\nlimit groups 1", today=TODAY)
+        assert [g["names"][0] for g in tags["groups"]] == ["#shop", "#proj/alpha", "#inbox"]
+        due = await vg.ok("tasks_filter", query="not done\ngroup by due\ngroup by priority", today=TODAY)
+        assert due["groups"][0]["names"] == ["2026-11-27 Friday", "Normal priority"]
+        assert due["groups"][-1]["names"] == ["No due date", "Low priority"]
+        explained = await vg.ok(
+            "tasks_filter", query="explain\nshort mode\nhide edit button\ndue before tomorrow", today=TODAY
+        )
+        assert explained["explain"] == ["due date before 2026-11-29"]
+        assert explained["ignored"] == ["short mode", "hide edit button"]
+        page1 = await vg.ok("tasks_filter", query="sort by path", today=TODAY, limit=4)
+        page2 = await vg.ok("tasks_filter", query="sort by path", today=TODAY, limit=4, cursor=page1["next_cursor"])
+        page3 = await vg.ok("tasks_filter", query="sort by path", today=TODAY, limit=4, cursor=page2["next_cursor"])
+        whole = await vg.ok("tasks_filter", query="sort by path", today=TODAY, limit=50)
+        assert page1["items"] + page2["items"] + page3["items"] == whole["items"] and page3["next_cursor"] is None
+        await vg.err("tasks_filter", "validation_error", query="done", today=TODAY, cursor=page1["next_cursor"])
+
+
+async def test_tasks_filter_hides_tasks_the_acl_denies(make_vault: Callable[..., Path]) -> None:
+    async with started(make_vault(FILES), acl={"prefix_rules": [{"path": "Private", "read": "deny"}]}) as vg:
+        await vg.indexed()
+        out = await vg.ok("tasks_filter", query="tags include #inbox\ngroup by path", today=TODAY)
+        assert [i["description"] for i in out["items"]] == ["call Ann #inbox"] and out["total"] == 1
+        assert out["groups"] == [{"names": ["Work"], "count": 1}]
+        assert "hidden" not in await names(vg, "path includes Private") + await names(vg, "not done")
+
+
+@pytest.mark.covers("tasks_filter", "failure")
+async def test_tasks_filter_says_which_line_does_not_read(make_vault: Callable[..., Path]) -> None:
+    async with started(make_vault(FILES)) as vg:
+        await vg.indexed()
+        err = await vg.err("tasks_filter", "query_syntax_error", query="not done\n\ndue before someday", today=TODAY)
+        assert err["details"] == {"line": 3, "column": 12, "text": "due before someday"}
+        err = await vg.err("tasks_filter", "query_syntax_error", query="(due today) AND (done", today=TODAY)
+        assert err["details"]["line"] == 1 and err["details"]["column"] == 17
+        err = await vg.err("tasks_filter", "query_syntax_error", query="# comment\n(done) and (due today)")
+        assert (err["details"]["line"], err["details"]["column"]) == (2, 8)
+        err = await vg.err("tasks_filter", "query_syntax_error", query="sort by colour")
+        assert err["details"]["text"] == "sort by colour"
+        for bad in ("priority is urgent", "filter by function task.due", "frobnicate", "description regex matches /(/"):
+            await vg.err("tasks_filter", "query_syntax_error", query=bad)
+        await vg.err("tasks_filter", "validation_error", query="done\n" * 300)
+        await vg.err("tasks_filter", "validation_error", query="done", today="28/11/2026")
+        await vg.err("tasks_filter", "validation_error", query="done", today="2026-02-30")
