@@ -20,6 +20,7 @@ import difflib
 import json
 import re
 import sqlite3
+import time
 from collections import Counter, defaultdict
 from typing import Any
 
@@ -29,6 +30,7 @@ from service.plane.job import JobContext, Need
 MENTION_TITLES = 300  # titles looked for as unlinked mentions (the most linked notes first)
 MENTIONS_PER_TITLE = 20
 MIN_TITLE = 5  # characters: shorter titles are too common as words
+MENTIONS_BUDGET_S = 10.0  # the longest one run looks for unlinked mentions
 
 
 def fold_tag(tag: str) -> str:
@@ -77,10 +79,15 @@ class Audit:
             stem = str(path).removesuffix(".md")
             for label in (str(name), str(title).lower(), *(a.lower() for a in json.loads(aliases or "[]"))):
                 names.setdefault(label, stem)
+        by_start: dict[tuple[str, int], list[str]] = defaultdict(list)  # (first letter, length) -> labels
+        for label in names:
+            by_start[(label[:1], len(label))].append(label)
         out = []
         for raw, where in sorted(sources.items())[: ctx.settings.max_findings]:
             base = raw.rsplit("/", 1)[-1].removesuffix(".md").lower()
-            close = difflib.get_close_matches(base, list(names), n=1, cutoff=0.8)
+            # a likely target is spelt close: same first letter, about the same length (difflib on those only)
+            pool = [lab for d in range(-2, 3) for lab in by_start.get((base[:1], len(base) + d), ())]
+            close = difflib.get_close_matches(base, pool, n=1, cutoff=0.8)
             likely = names[close[0]] if close else None
             out.append(
                 Finding(
@@ -195,43 +202,57 @@ class Audit:
 
     async def mentions(self, ctx: JobContext, notes: list[Any]) -> list[Finding]:
         vid = ctx.vault.id
+        by_id = {int(nid): (str(path), str(etag)) for nid, path, _, _, _, etag in notes}
+        titles = {str(p): str(t) for _, p, _, t, _, _ in notes}
 
-        def find(c: sqlite3.Connection) -> list[tuple[str, str, str, str]]:
-            ranked = c.execute(
+        def most_linked(c: sqlite3.Connection) -> list[str]:
+            rows = c.execute(
                 "SELECT target_path, COUNT(*) AS n FROM links WHERE vault_id = ? AND target_path LIKE '%.md'"
                 " GROUP BY target_path ORDER BY n DESC LIMIT ?",
                 (vid, MENTION_TITLES),
             ).fetchall()
-            titles = {str(p): str(t) for _, p, _, t, _, _ in notes}
-            found = []
-            for target, _ in ranked:
-                title = titles.get(str(target), "")
-                if len(title) < MIN_TITLE or not re.search(r"[A-Za-z]", title):
-                    continue
-                phrase = '"' + title.replace('"', " ") + '"'
-                try:
-                    rows = c.execute(
-                        "SELECT n.path, n.etag FROM fts_words f JOIN notes n ON n.id = f.rowid"
-                        " WHERE fts_words MATCH ? AND n.vault_id = ? AND n.path != ?"
-                        " AND NOT EXISTS (SELECT 1 FROM links l WHERE l.src_id = n.id AND l.target_path = ?) LIMIT ?",
-                        (f"body:{phrase}", vid, target, target, MENTIONS_PER_TITLE),
-                    ).fetchall()
-                except sqlite3.OperationalError:
-                    continue  # a title FTS cannot take as a phrase
-                found += [(str(p), str(e), str(target), title) for p, e in rows]
-            return found
+            return [str(r[0]) for r in rows]
 
-        out = []
-        for path, etag, target, title in (await ctx.read(find))[: ctx.settings.max_findings]:
-            out.append(
-                Finding(
-                    job=self.name,
-                    kind="unlinked_mention",
-                    key=f"unlinked_mention:{path}:{target}",
-                    title=f"{path} mentions {title!r} without linking [[{target.removesuffix('.md')}]]",
-                    detail={"path": path, "mentions": title, "target": target},
-                    paths=[path],
-                    etags={path: etag},
+        def mentioning(target: str, phrase: str) -> Any:
+            def read(c: sqlite3.Connection) -> list[tuple[str, str]]:
+                try:
+                    hits = [
+                        int(r[0])
+                        for r in c.execute(
+                            "SELECT rowid FROM fts_words WHERE fts_words MATCH ? LIMIT ?",
+                            (f"body:{phrase}", MENTIONS_PER_TITLE * 4),
+                        )
+                    ]
+                except sqlite3.OperationalError:
+                    return []  # a title FTS cannot take as a phrase
+                linking = {
+                    int(r[0])
+                    for r in c.execute("SELECT src_id FROM links WHERE vault_id = ? AND target_path = ?", (vid, target))
+                }
+                return [by_id[h] for h in hits if h in by_id and h not in linking and by_id[h][0] != target]
+
+            return read
+
+        out: list[Finding] = []
+        until = time.monotonic() + MENTIONS_BUDGET_S
+        for target in await ctx.read(most_linked):
+            title = titles.get(target, "")
+            if len(title) < MIN_TITLE or not re.search(r"[A-Za-z]", title):
+                continue
+            phrase = '"' + title.replace('"', " ") + '"'
+            for path, etag in (await ctx.read(mentioning(target, phrase)))[:MENTIONS_PER_TITLE]:
+                out.append(
+                    Finding(
+                        job=self.name,
+                        kind="unlinked_mention",
+                        key=f"unlinked_mention:{path}:{target}",
+                        title=f"{path} mentions {title!r} without linking [[{target.removesuffix('.md')}]]",
+                        detail={"path": path, "mentions": title, "target": target},
+                        paths=[path],
+                        etags={path: etag},
+                    )
                 )
-            )
+            if len(out) >= ctx.settings.max_findings or time.monotonic() > until:
+                break  # the budget of one run: the most linked titles were looked for first
+            await ctx.pause()
         return out

@@ -10,6 +10,8 @@ measured with the SDK's Streamable HTTP client:
 - `search_memory` p50/p95 over `--n` queries of two to four words from the observations;
 - `add_observations` of one observation to a random entity (`--n` calls);
 - how long a new observation takes to be found by `search_memory` (its own rare word);
+- with `--consolidate`, a full consolidation run (issue 40: <= 2 min of CPU, calls p95 <= 2x idle,
+  memory <= +150 MB): its CPU and wall time, RSS before and after, search_memory meanwhile;
 - 32 agents adding observations to one entity at once (8 each, plain JSON-RPC over HTTP from a
   process of their own): latency, none lost or doubled.
 With `--embeddings builtin` the observations' vectors are computed first (the time is reported)
@@ -107,7 +109,9 @@ def sentence(rng: random.Random) -> str:
     return " ".join(rng.choice(WORDS) for _ in range(rng.randint(6, 14))).capitalize()
 
 
-async def run(notes: int, observations: int, entities: int, n: int, embeddings: str) -> dict[str, Any]:
+async def run(
+    notes: int, observations: int, entities: int, n: int, embeddings: str, consolidate: bool = False
+) -> dict[str, Any]:
     from mcp import Client
 
     from tests.bench import workload
@@ -189,7 +193,51 @@ async def run(notes: int, observations: int, entities: int, n: int, embeddings: 
             "lost": 32 * 8 - len(set(facts)),
             "doubled": len(facts) - len(set(facts)),
         }
+        if consolidate:
+            out["consolidation"] = await _consolidation(url, h)
     return out
+
+
+async def _consolidation(url: str, h: Any) -> dict[str, Any]:
+    """A full consolidation run over this vault: its CPU, the process's memory, and the latency of
+    `search_memory` calls made meanwhile against the same calls idle."""
+    import os
+
+    from mcp import Client
+
+    from tests.bench.common import rss_mb
+
+    rng = random.Random(5)
+    queries = [" ".join(rng.sample(WORDS, 3)) for _ in range(60)]
+    async with Client(url) as client:  # type: ignore[arg-type]
+
+        async def timed(query: str) -> float:
+            began = time.perf_counter()
+            result = await client.call_tool("search_memory", {"query": query, "limit": 10})
+            assert not result.is_error
+            return time.perf_counter() - began
+
+        idle = [await timed(q) for q in queries]
+        rss_before = rss_mb(os.getpid())
+        cpu = time.process_time()
+        wall = time.perf_counter()
+        run = asyncio.create_task(h.call("run_consolidation", wait=True))
+        during: list[float] = []
+        while not run.done():
+            during.append(await timed(rng.choice(queries)))
+        result = (await run).structured
+        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+        rss_after = rss_mb(os.getpid())
+    return {
+        "wall_s": round(wall, 1),
+        "cpu_s_process": round(cpu, 1),
+        "jobs": {j["job"]: [j["status"], j["findings"], j["seconds"]] for j in result["jobs"]},
+        "findings_new": result["new"],
+        "search_idle": summary_ms(idle),
+        "search_during_run": summary_ms(during),
+        "rss_before_mb": rss_before,
+        "rss_after_mb": rss_after,
+    }
 
 
 async def agents(url: str, entity: str, n: int = 32, each: int = 8) -> None:
@@ -253,8 +301,11 @@ def main() -> None:
     parser.add_argument("--entities", type=int, default=400)
     parser.add_argument("--n", type=int, default=200)
     parser.add_argument("--embeddings", choices=("none", "builtin"), default="none")
+    parser.add_argument("--consolidate", action="store_true", help="then time a full consolidation run")
     args = parser.parse_args()
-    result = asyncio.run(run(args.vault_notes, args.observations, args.entities, args.n, args.embeddings))
+    result = asyncio.run(
+        run(args.vault_notes, args.observations, args.entities, args.n, args.embeddings, args.consolidate)
+    )
     report("memory_scale", {**result, "embeddings": args.embeddings})
 
 
