@@ -134,6 +134,18 @@ class GraphQueries:
 
         return await self.db.run_read(run)
 
+    async def note_titles(self, vault_id: str) -> list[tuple[str, str, list[str]]]:
+        """(path, title, aliases) of every indexed Markdown note, by path: what graph analytics
+        rank and what a note's text may mention."""
+        rows = await self.db.fetchall(
+            f"SELECT path, title, aliases FROM notes WHERE vault_id = ? AND {not_canvas()} ORDER BY path", (vault_id,)
+        )
+        out: list[tuple[str, str, list[str]]] = []
+        for path, title, aliases in rows:
+            found = json.loads(aliases) if aliases and aliases != "[]" else []
+            out.append((str(path), str(title), [str(a) for a in found if isinstance(a, str | int | float)]))
+        return out
+
     async def backlinks(self, vault_id: str, paths: list[str]) -> list[Edge]:
         """Links from any note to one of `paths`, by source path then line."""
 

@@ -1,0 +1,365 @@
+"""Graph analytics over a vault's link graph: central notes, shortest link paths, communities and
+notes that share neighbours. Pure functions over a `NoteGraph`; no index, no ACL, no tool context.
+
+A `NoteGraph` is built from the index's resolved links (`LinkGraph.outlinks`, or any
+`(source, target)` pairs) and the list of notes, with a `keep` predicate applied first: a note it
+refuses is no node and no edge touches it, so every score, count and path is computed as if it
+did not exist (the graph tools pass the caller's read decision; a consolidation job passes
+nothing or its own). Nodes are sorted by path and edges deduplicated, so the same vault gives the
+same numbers, in the same order, on every run.
+
+- `pagerank`: power iteration, damping 0.85, the rank of notes without outlinks spread over all
+  notes, until the L1 change is under `tol` (at most `max_iter` rounds). Scores sum to 1.
+- `betweenness`: Brandes over the undirected graph (or the directed one), normalised to 0..1 as
+  for networkx (`normalized=True`). Exact when the graph has at most `max_sources` notes; else
+  from `max_sources` source notes drawn with `seed` and scaled by n / sources (`Betweenness.exact`
+  says which). Each source's BFS runs level by level on numpy arrays.
+- `shortest_path`: breadth first, neighbours in path order, so among equally short paths the one
+  through the alphabetically first notes is returned; `None` when there is none.
+- `communities`: Louvain (modularity, resolution 1) on the undirected graph, nodes visited in an
+  order shuffled with `seed`; communities largest first.
+- `adamic_adar`: notes two links away that share neighbours with a note (not linked to it),
+  scored by the sum of 1 / log(degree) of the shared neighbours.
+Costs at 10k notes and ~50k links (docs/tools-guide.md, "Graph analytics"): tens of ms for
+PageRank, under a second for the sampled betweenness and for Louvain.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections import deque
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+import numpy.typing as npt
+
+from service.graph.expand import Direction, Step
+
+IntArray = npt.NDArray[np.int64]
+FloatArray = npt.NDArray[np.float64]
+
+DAMPING = 0.85
+MAX_SOURCES = 256  # betweenness: exact up to this many notes, sampled sources above
+SEED = 0
+
+
+def is_note(path: str) -> bool:
+    """A Markdown note (links also reach attachments and canvases, which are no notes here)."""
+    return path.lower().endswith(".md")
+
+
+@dataclass(frozen=True, eq=False)
+class _Csr:
+    indptr: IntArray
+    indices: IntArray
+
+    def row(self, i: int) -> IntArray:
+        return self.indices[self.indptr[i] : self.indptr[i + 1]]
+
+
+def _csr(n: int, src: IntArray, dst: IntArray) -> _Csr:
+    order = np.lexsort((dst, src))
+    counts = np.bincount(src, minlength=n)
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(counts, out=indptr[1:])
+    return _Csr(indptr, dst[order].astype(np.int64))
+
+
+@dataclass(eq=False)
+class NoteGraph:
+    """Notes (sorted paths) and their distinct links between different notes, as index arrays."""
+
+    nodes: list[str]
+    src: IntArray  # edge i links nodes[src[i]] -> nodes[dst[i]]
+    dst: IntArray
+    index: dict[str, int] = field(init=False)
+    _cache: dict[str, object] = field(init=False, default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.index = {p: i for i, p in enumerate(self.nodes)}
+
+    @classmethod
+    def build(
+        cls,
+        edges: Iterable[tuple[str, str]],
+        notes: Iterable[str] = (),
+        keep: Callable[[str], bool] | None = None,
+    ) -> NoteGraph:
+        """The graph of `notes` and the ends of `edges` that are notes `keep` admits (default:
+        all), with the edges between two of them (self-links dropped, duplicates merged)."""
+        pairs = [(a, b) for a, b in edges if a != b and is_note(a) and is_note(b)]
+        names = {p for p in notes if is_note(p)}
+        names.update(a for a, _ in pairs)
+        names.update(b for _, b in pairs)
+        if keep is not None:
+            names = {p for p in names if keep(p)}
+        nodes = sorted(names)
+        index = {p: i for i, p in enumerate(nodes)}
+        found = {(index[a], index[b]) for a, b in pairs if a in index and b in index}
+        ordered = sorted(found)
+        src = np.fromiter((a for a, _ in ordered), dtype=np.int64, count=len(ordered))
+        dst = np.fromiter((b for _, b in ordered), dtype=np.int64, count=len(ordered))
+        return cls(nodes, src, dst)
+
+    @classmethod
+    def from_outlinks(
+        cls, outlinks: Mapping[str, Iterable[str]], notes: Iterable[str] = (), keep: Callable[[str], bool] | None = None
+    ) -> NoteGraph:
+        """From adjacency lists (source -> targets), e.g. `service.graph.adjacency.LinkGraph.outlinks`."""
+        return cls.build(((a, b) for a, targets in outlinks.items() for b in targets), notes, keep)
+
+    def __len__(self) -> int:
+        return len(self.nodes)
+
+    @property
+    def links(self) -> int:
+        return int(self.src.size)
+
+    def memo(self, key: str, make: Callable[[], object]) -> object:
+        found = self._cache.get(key)
+        if found is None:
+            found = self._cache[key] = make()
+        return found
+
+    def out_csr(self) -> _Csr:
+        return self.memo("out", lambda: _csr(len(self), self.src, self.dst))  # type: ignore[return-value]
+
+    def in_csr(self) -> _Csr:
+        return self.memo("in", lambda: _csr(len(self), self.dst, self.src))  # type: ignore[return-value]
+
+    def undirected(self) -> _Csr:
+        def make() -> _Csr:
+            both = np.unique(np.concatenate([self.src * len(self) + self.dst, self.dst * len(self) + self.src]))
+            n = max(len(self), 1)
+            return _csr(len(self), both // n, both % n)
+
+        return self.memo("und", make)  # type: ignore[return-value]
+
+    def degrees(self) -> tuple[IntArray, IntArray]:
+        """(links in, links out) of every node."""
+        n = len(self)
+        return np.bincount(self.dst, minlength=n), np.bincount(self.src, minlength=n)
+
+
+def pagerank(g: NoteGraph, damping: float = DAMPING, tol: float = 1e-10, max_iter: int = 200) -> FloatArray:
+    """PageRank of every node (index order); sums to 1."""
+    n = len(g)
+    if n == 0:
+        return np.zeros(0)
+    out_deg = np.bincount(g.src, minlength=n).astype(np.float64)
+    dangling = out_deg == 0
+    share = np.zeros(g.links)
+    rank = np.full(n, 1.0 / n)
+    for _ in range(max_iter):
+        np.divide(rank[g.src], out_deg[g.src], out=share)
+        spread = np.bincount(g.dst, weights=share, minlength=n)
+        new = (1.0 - damping) / n + damping * (spread + rank[dangling].sum() / n)
+        change = float(np.abs(new - rank).sum())
+        rank = new
+        if change < tol:
+            break
+    out: FloatArray = rank / float(rank.sum())
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class Betweenness:
+    scores: FloatArray  # normalised, index order
+    exact: bool
+    sources: int  # BFS sources used (all nodes when exact)
+    seed: int
+
+
+def _ranges(csr: _Csr, rows: IntArray) -> tuple[IntArray, IntArray]:
+    """(row of each entry, column) of every entry of `rows` in `csr`, in order."""
+    starts = csr.indptr[rows]
+    lens = csr.indptr[rows + 1] - starts
+    total = int(lens.sum())
+    if total == 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    offsets = np.repeat(starts - np.cumsum(lens) + lens, lens) + np.arange(total)
+    return np.repeat(rows, lens), csr.indices[offsets]
+
+
+def _dependencies(csr: _Csr, n: int, source: int) -> FloatArray:
+    """Brandes' dependency of `source` on every node: BFS by levels, then back-propagation."""
+    dist = np.full(n, -1, dtype=np.int64)
+    sigma = np.zeros(n)
+    dist[source], sigma[source] = 0, 1.0
+    frontier = np.array([source], dtype=np.int64)
+    levels: list[tuple[IntArray, IntArray]] = []  # per level, the shortest-path edges (parent, child)
+    depth = 0
+    while frontier.size:
+        parent, child = _ranges(csr, frontier)
+        fresh = child[dist[child] == -1]
+        dist[fresh] = depth + 1
+        keep = dist[child] == depth + 1
+        parent, child = parent[keep], child[keep]
+        sigma += np.bincount(child, weights=sigma[parent], minlength=n)
+        levels.append((parent, child))
+        frontier = np.unique(fresh)
+        depth += 1
+    delta = np.zeros(n)
+    for parent, child in reversed(levels):
+        delta += np.bincount(parent, weights=sigma[parent] / sigma[child] * (1.0 + delta[child]), minlength=n)
+    delta[source] = 0.0
+    return delta
+
+
+def betweenness(g: NoteGraph, max_sources: int = MAX_SOURCES, seed: int = SEED, directed: bool = False) -> Betweenness:
+    """Betweenness centrality of every node (index order), exact or from sampled sources."""
+    n = len(g)
+    if n == 0:
+        return Betweenness(np.zeros(0), True, 0, seed)
+    csr = g.out_csr() if directed else g.undirected()
+    exact = n <= max_sources
+    sources = np.arange(n) if exact else np.sort(np.random.default_rng(seed).choice(n, size=max_sources, replace=False))
+    total = np.zeros(n)
+    for s in sources:
+        total += _dependencies(csr, n, int(s))
+    if not exact:
+        total *= n / len(sources)
+    if n > 2:  # undirected, each pair is counted from both ends: over twice the (n-1)(n-2)/2 pairs
+        total /= (n - 1) * (n - 2)
+    return Betweenness(total, exact, int(len(sources)), seed)
+
+
+def shortest_path(g: NoteGraph, source: str, target: str, directed: bool = False) -> list[Step] | None:
+    """The fewest links from `source` to `target`, as steps (an 'outlink' step follows a link, a
+    'backlink' step goes against one; only outlinks when `directed`); [] when they are the same
+    note, None when no path joins them. Both must be nodes (KeyError otherwise)."""
+    a, b = g.index[source], g.index[target]
+    if a == b:
+        return []
+    out, back = g.out_csr(), g.in_csr()
+    came: dict[int, tuple[int, Direction]] = {a: (a, "outlink")}
+    queue = deque([a])
+    while queue and b not in came:
+        node = queue.popleft()
+        ways: list[tuple[int, Direction]] = [(int(v), "outlink") for v in out.row(node)]
+        if not directed:
+            ways += [(int(v), "backlink") for v in back.row(node)]
+            ways.sort(key=lambda w: (w[0], w[1] != "outlink"))  # linked both ways: reached along the link
+        for other, way in ways:
+            if other not in came:
+                came[other] = (node, way)
+                queue.append(other)
+    if b not in came:
+        return None
+    steps: list[Step] = []
+    node = b
+    while node != a:
+        prev, way = came[node]
+        steps.append(Step(g.nodes[prev], g.nodes[node], way))
+        node = prev
+    return steps[::-1]
+
+
+@dataclass(frozen=True, slots=True)
+class Communities:
+    groups: list[list[int]]  # node indices, each group sorted, largest group first
+    modularity: float
+    seed: int
+
+
+def _weighted(g: NoteGraph) -> list[dict[int, float]]:
+    und = g.undirected()
+    return [dict.fromkeys((int(j) for j in und.row(i)), 1.0) for i in range(len(g))]
+
+
+def _move_nodes(adj: list[dict[int, float]], order: list[int], resolution: float, max_passes: int) -> list[int]:
+    """Louvain's first phase: each node joins the neighbouring community with the best modularity
+    gain, in `order`, until a pass moves nothing. Returns each node's community."""
+    k = [sum(row.values()) for row in adj]
+    two_m = sum(k)
+    comm = list(range(len(adj)))
+    tot = list(k)
+    for _ in range(max_passes):
+        moved = False
+        for i in order:
+            ci, ki = comm[i], k[i]
+            near: dict[int, float] = {}
+            for j, w in adj[i].items():
+                if j != i:
+                    near[comm[j]] = near.get(comm[j], 0.0) + w
+            tot[ci] -= ki
+            best, gain = ci, near.get(ci, 0.0) - resolution * tot[ci] * ki / two_m
+            for c in sorted(near):
+                g = near[c] - resolution * tot[c] * ki / two_m
+                if g > gain + 1e-12:
+                    best, gain = c, g
+            tot[best] += ki
+            if best != ci:
+                comm[i], moved = best, True
+        if not moved:
+            break
+    return comm
+
+
+def modularity(adj: list[dict[int, float]], groups: list[list[int]], resolution: float = 1.0) -> float:
+    k = [sum(row.values()) for row in adj]
+    two_m = sum(k)
+    if two_m == 0:
+        return 0.0
+    q = 0.0
+    for group in groups:
+        members = set(group)
+        inside = sum(w for i in group for j, w in adj[i].items() if j in members)
+        tot = sum(k[i] for i in group)
+        q += inside / two_m - resolution * (tot / two_m) ** 2
+    return q
+
+
+def communities(
+    g: NoteGraph, seed: int = SEED, resolution: float = 1.0, max_levels: int = 10, max_passes: int = 20
+) -> Communities:
+    """Louvain communities of the undirected link graph; a note without links is its own group."""
+    base = _weighted(g)
+    adj = base
+    member = list(range(len(g)))  # original node -> current super-node
+    rng = random.Random(seed)
+    for _ in range(max_levels):
+        if sum(len(row) for row in adj) == 0:
+            break
+        order = list(range(len(adj)))
+        rng.shuffle(order)
+        comm = _move_nodes(adj, order, resolution, max_passes)
+        labels = {c: i for i, c in enumerate(sorted(set(comm)))}
+        if len(labels) == len(adj):
+            break
+        merged: list[dict[int, float]] = [{} for _ in labels]
+        for i, row in enumerate(adj):
+            ci = labels[comm[i]]
+            target = merged[ci]
+            for j, w in row.items():
+                cj = labels[comm[j]]
+                target[cj] = target.get(cj, 0.0) + w
+        member = [labels[comm[m]] for m in member]
+        adj = merged
+    grouped: dict[int, list[int]] = {}
+    for node, c in enumerate(member):
+        grouped.setdefault(c, []).append(node)
+    groups = sorted(grouped.values(), key=lambda grp: (-len(grp), grp[0]))
+    return Communities(groups, modularity(base, groups, resolution), seed)
+
+
+def adamic_adar(g: NoteGraph, node: str, limit: int = 10) -> list[tuple[str, float, list[str]]]:
+    """Notes not linked with `node` (either way) that share neighbours with it, best first: (path,
+    score, the shared neighbours by path). Score: sum of 1 / log(degree) of the shared ones."""
+    und = g.undirected()
+    a = g.index[node]
+    near = {int(v) for v in und.row(a)}
+    degree = np.diff(und.indptr)
+    score: dict[int, float] = {}
+    shared: dict[int, list[int]] = {}
+    for z in sorted(near):
+        weight = 1.0 / math.log(int(degree[z])) if degree[z] > 1 else 0.0
+        for v in und.row(z):
+            v = int(v)
+            if v != a and v not in near:
+                score[v] = score.get(v, 0.0) + weight
+                shared.setdefault(v, []).append(z)
+    best = sorted(score, key=lambda v: (-score[v], g.nodes[v]))[:limit]
+    return [(g.nodes[v], score[v], [g.nodes[z] for z in shared[v]]) for v in best]
