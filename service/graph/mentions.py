@@ -2,17 +2,18 @@
 without linking it — Obsidian's "unlinked mentions", as link suggestions.
 
 `NameIndex` holds the names to look for by their lower-case words, and for each first word the
-word counts of the names it starts. A note's text is split into
-words (`\\w+`, so a match starts and ends on word boundaries); at each word whose lower case
-starts some name, the longest name whose words follow is tried and checked against the text
-itself, letter case aside (so `Q&A basics` does not match `Q A basics`). Matches do not overlap:
-the longest at the leftmost position wins. Left out: the frontmatter, code (fenced and indented
-blocks, inline code; `service.markdown.fences`), the text of links, embeds, URLs and HTML
-comments, the note's own names, and every note the note already links to. A name without a
-letter (dates of daily notes, numbers) or shorter than `MIN_NAME` characters is not looked for.
-When several notes share a name, the one Obsidian would pick from the mentioning note is
-suggested (same folder first, then the shortest path); a name that is an alias of several notes
-is not looked for. Pure: the text and the names come in, plain records go out.
+word counts of the names it starts. A note's text is split into words (`\\w+`, so a match starts
+and ends on word boundaries); at each word, the names it starts are tried longest first by
+looking up the words that follow, and a hit is checked against the text itself, letter case
+aside (so `Q&A basics` does not match `Q A basics`). Matches do not overlap: the longest at the
+leftmost position wins. Left out: the frontmatter, code (fenced and indented blocks, inline
+code; `service.markdown.fences`), the text of links, embeds, URLs, HTML comments, tags, callout
+types and block ids, the note's own names, and every note the note already links to. A name
+without a letter (dates of daily notes, numbers) or shorter than `MIN_NAME` characters is not
+looked for. When several notes share a name, the one Obsidian would pick from the mentioning
+note is suggested (same folder first, then the shortest path); a name that is an alias of
+several notes is not looked for. Pure: the text and the names come in, plain records go out.
+About 0.9 ms per note of the standard workload (docs/tools-guide.md, "Graph analytics").
 """
 
 from __future__ import annotations
@@ -39,6 +40,9 @@ _MASK = re.compile(
     r"|(`+).+?\1"
     r"|\b[a-zA-Z][a-zA-Z0-9+.-]*://\S+"
     r"|<!--.*?-->"
+    r"|(?<![\w#])#[^\s#]+"  # a tag
+    r"|\[![\w-]+\][+-]?"  # a callout's type
+    r"|(?:^|(?<=\s))\^[A-Za-z0-9-]+\s*$"  # a block id
 )
 
 

@@ -93,3 +93,5 @@ def test_mentions_skip_frontmatter_code_links_and_linked_notes() -> None:
     ]
     assert [m.mention for m in mentions("Me.md", text, names, linked=["Ideas.md"])] == ["launch plan", "Kickoff"]
     assert mentions("Ideas.md", "Ideas are mine.\n", names) == []  # a note's own name
+    marked = "> [!ideas] The #ideas tag and #launch/plan too ^ideas\n"
+    assert mentions("Me.md", marked, names) == []  # callout type, tags, block id
