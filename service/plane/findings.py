@@ -140,12 +140,20 @@ class FindingStore:
         )
         return _row(row) if row is not None else None
 
-    async def mark(self, finding_id: str, status: Status) -> None:
-        await self.state.run_write(
-            lambda c: c.execute(
+    async def mark(self, finding_id: str, status: Status, *, run_id: str | None = None) -> None:
+        """Set its status; `run_id`: the plan run that applied it (kept in its detail, for undo)."""
+
+        def work(conn: sqlite3.Connection) -> None:
+            conn.execute(
                 "UPDATE plane_findings SET status = ?, updated_at = ? WHERE id = ?", (status, time.time(), finding_id)
             )
-        )
+            if run_id is not None:
+                conn.execute(
+                    "UPDATE plane_findings SET detail = json_set(detail, '$.applied_run_id', ?) WHERE id = ?",
+                    (run_id, finding_id),
+                )
+
+        await self.state.run_write(work)
 
     async def counts(self, vault_id: str) -> dict[str, dict[str, int]]:
         """Findings by kind and status."""

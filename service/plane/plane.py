@@ -240,7 +240,8 @@ class Plane:
                         "execute_plan", {"plan": f.plan, "vault": vault_id}, principal=Principal.local(PLANE_CALLER)
                     )
                     if not result.is_error and result.input_required is None:
-                        await self.findings.mark(f.id, "applied")
+                        run_id = (result.structured or {}).get("run_id")
+                        await self.findings.mark(f.id, "applied", run_id=str(run_id) if run_id else None)
                         applied.append(f.id)
         return applied
 

@@ -312,7 +312,8 @@ async def apply_finding(ctx: ToolContext, args: FindingIn) -> ApplyOut:
         if result.error is not None:
             raise result.error
         raise Conflict("the finding's plan failed", details={"finding_id": found.id})
-    await plane.findings.mark(found.id, "applied")
+    run_id = (result.structured or {}).get("run_id")
+    await plane.findings.mark(found.id, "applied", run_id=str(run_id) if run_id else None)
     return ApplyOut(finding_id=found.id, status="applied", run=result.structured or {})
 
 

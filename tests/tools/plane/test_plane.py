@@ -230,3 +230,20 @@ async def test_enough_changed_notes_start_a_run_by_themselves(
             await asyncio.sleep(0.05)
         status = await vg.ok("plane_status")
         assert status["last_run"] is not None and status["next_run"] is not None
+
+
+async def test_auto_apply_applies_the_listed_kinds_as_undoable_plans_and_leaves_the_rest(
+    make_vault: Callable[..., Path],
+) -> None:
+    async with started(make_vault(PLANTED), plane={"auto_apply": ["duplicate", "duplicate_entity"]}) as vg:
+        await vg.indexed()
+        out = await run(vg, jobs=["duplicates"])
+        items = {i["kind"]: i for i in await findings(vg, status=None)}
+        assert items["duplicate"]["status"] == "applied" and items["duplicate"]["id"] in out["auto_applied"]
+        assert "likes green tea in the morning." not in vg.read("Memory/Ann.md")
+        # a merge deletes a note: it needs a human, so the run leaves it open
+        assert items["duplicate_entity"]["status"] == "open" and (vg.root / "Memory/Bobs.md").exists()
+        assert items["near_duplicate"]["status"] == "open"  # not a listed kind
+        run_id = items["duplicate"]["detail"]["applied_run_id"]  # run by the plane: undone by its run id
+        await vg.confirmed("undo_last_plan", run_id=run_id)
+        assert "likes green tea in the morning." in vg.read("Memory/Ann.md")
