@@ -1,5 +1,6 @@
-"""Job 5, topic maps: groups of notes that link among themselves (communities of the undirected link
-graph, by label propagation in a fixed order, so a run gives the same groups for the same vault),
+"""Job 5, topic maps: groups of notes that link among themselves (Louvain communities of the
+undirected link graph with a fixed seed, `service.graph.analytics`: a run gives the same groups
+for the same vault),
 each proposed as a map of content: a new note linking its most linked members, to create under
 `Maps/` (`create_note`). A group of fewer than `MIN_SIZE` notes, or one that already has a note
 linking most of it (an existing map), is not proposed.
@@ -10,42 +11,13 @@ from __future__ import annotations
 import sqlite3
 from collections import Counter, defaultdict
 
+from service.graph.analytics import NoteGraph, communities
 from service.plane.findings import Finding
 from service.plane.job import JobContext, Need
 
 MIN_SIZE = 5
 MAP_LINKS = 30  # members a proposed map links (the most linked first)
-ROUNDS = 20
 COVERED = 0.6  # a note linking this share of a group is its map already
-
-
-def communities(edges: list[tuple[str, str]]) -> list[list[str]]:
-    """Label propagation on the undirected graph: each node takes its neighbours' most common label
-    (ties to the smallest), in sorted order, until nothing changes. Groups, largest first."""
-    near: dict[str, set[str]] = defaultdict(set)
-    for a, b in edges:
-        if a != b:
-            near[a].add(b)
-            near[b].add(a)
-    label = {n: n for n in near}
-    order = sorted(near)
-    for _ in range(ROUNDS):
-        changed = False
-        for node in order:
-            counts = Counter(label[m] for m in near[node])
-            if not counts:
-                continue
-            best = max(counts.values())
-            choice = min(lab for lab, c in counts.items() if c == best)
-            if choice != label[node] and counts.get(label[node], 0) < best:
-                label[node] = choice
-                changed = True
-        if not changed:
-            break
-    groups: dict[str, list[str]] = defaultdict(list)
-    for node, lab in label.items():
-        groups[lab].append(node)
-    return sorted((sorted(g) for g in groups.values()), key=lambda g: (-len(g), g[0]))
 
 
 class TopicMaps:
@@ -76,9 +48,11 @@ class TopicMaps:
             degree[a] += 1
             degree[b] += 1
         out = []
-        for group in communities(edges):
-            if len(group) < MIN_SIZE:
+        graph = NoteGraph.build(edges)
+        for indices in communities(graph).groups:
+            if len(indices) < MIN_SIZE:
                 break
+            group = [graph.nodes[i] for i in indices]
             members = set(group)
             if any(len(out_links[n] & members) >= COVERED * (len(members) - 1) for n in group):
                 continue  # one of them maps the group already

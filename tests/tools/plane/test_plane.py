@@ -247,3 +247,23 @@ async def test_auto_apply_applies_the_listed_kinds_as_undoable_plans_and_leaves_
         run_id = items["duplicate"]["detail"]["applied_run_id"]  # run by the plane: undone by its run id
         await vg.confirmed("undo_last_plan", run_id=run_id)
         assert "likes green tea in the morning." in vg.read("Memory/Ann.md")
+
+
+async def test_a_group_of_linked_notes_without_a_map_gets_a_map_proposed_and_made(
+    make_vault: Callable[..., Path],
+) -> None:
+    ring = {
+        f"Garden/Plant {i}.md": f"# Plant {i}\n\n[[Plant {(i + 1) % 6}]] [[Plant {(i + 2) % 6}]]\n" for i in range(6)
+    }
+    pair = {"Other/A.md": "# A\n\n[[B]]\n", "Other/B.md": "# B\n\n[[A]]\n"}
+    async with started(make_vault({**ring, **pair})) as vg:
+        await vg.indexed()
+        await run(vg, jobs=["topics"])
+        maps = of_kind(await findings(vg), "topic_map")
+        assert len(maps) == 1 and maps[0]["detail"]["size"] == 6  # the pair is too small for a map
+        await vg.ok("apply_finding", finding_id=maps[0]["id"])
+        made = [p for p in (vg.root / "Maps").iterdir()]
+        assert len(made) == 1 and all(f"[[Garden/Plant {i}]]" in made[0].read_text() for i in range(6))
+        await vg.indexed()
+        await run(vg, jobs=["topics"])
+        assert of_kind(await findings(vg), "topic_map") == []  # mapped now
