@@ -33,9 +33,9 @@ from service.settings.index import IndexSettings, SearchSettings
 from service.settings.limits import LimitsSettings
 from service.settings.loader import config_warnings, load_settings
 from service.settings.memory import MemorySettings
-from service.settings.plane import PlaneSettings
 from service.settings.net import LOOPBACK_NAMES, is_loopback
 from service.settings.observability import AuditSettings, EventsSettings, LogSettings, OtelSettings, SessionSettings
+from service.settings.plane import PlaneSettings
 from service.settings.policy import (
     ConfirmationSettings,
     GovernorSettings,

@@ -30,9 +30,9 @@ from service.settings.http import HttpSettings
 from service.settings.index import IndexSettings, SearchSettings
 from service.settings.limits import LimitsSettings
 from service.settings.memory import MemorySettings
-from service.settings.plane import PlaneSettings
 from service.settings.net import is_loopback
 from service.settings.observability import AuditSettings, EventsSettings, LogSettings, OtelSettings, SessionSettings
+from service.settings.plane import PlaneSettings
 from service.settings.policy import (
     ConfirmationSettings,
     GovernorSettings,
