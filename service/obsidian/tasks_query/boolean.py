@@ -6,9 +6,9 @@ delimiters nest. Columns in errors are 1-based positions in the line."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import date
+from typing import Any
 
-from service.obsidian.tasks_query.filters import Filter, QueryError, parse_filter
+from service.obsidian.tasks_query.filters import Context, Filter, QueryError, parse_filter
 
 _CLOSE = {"(": ")", "[": "]", "{": "}", '"': '"'}
 _BINARY = ("OR", "AND", "XOR")  # loosest first
@@ -19,8 +19,8 @@ def is_boolean(line: str) -> bool:
 
 
 class _Reader:
-    def __init__(self, text: str, today: date, max_depth: int) -> None:
-        self.text, self.today, self.max_depth = text, today, max_depth
+    def __init__(self, text: str, ctx: Context) -> None:
+        self.text, self.ctx, self.max_depth = text, ctx, ctx.max_depth
         self.pos = 0
 
     def _skip(self) -> None:
@@ -53,7 +53,8 @@ class _Reader:
         self._skip()
         if self._word("NOT"):
             inner = self.unary(depth + 1)
-            return Filter(f"NOT ({inner.explain})", lambda t: not inner.test(t), heading=inner.heading)
+            sql = (f"NOT COALESCE(({inner.sql[0]}), 0)", inner.sql[1]) if inner.sql and inner.exact else None
+            return Filter(f"NOT ({inner.explain})", lambda t: not inner.test(t), sql, heading=inner.heading)
         return self.operand(depth)
 
     def operand(self, depth: int) -> Filter:
@@ -69,7 +70,7 @@ class _Reader:
         if not stripped:
             raise QueryError("empty filter between delimiters", start + 1)
         if is_boolean(stripped):
-            sub = _Reader(self.text, self.today, self.max_depth)
+            sub = _Reader(self.text, self.ctx)
             sub.text = self.text[:end]  # positions stay those of the whole line
             sub.pos = start + 1
             nested = sub.expression(0, depth + 1)
@@ -78,7 +79,7 @@ class _Reader:
                 raise QueryError("expected AND, OR, XOR or NOT here", sub.pos + 1)
             return nested
         try:
-            return parse_filter(stripped, self.today)
+            return parse_filter(stripped, self.ctx)
         except QueryError as e:
             raise QueryError(e.message, start + 2 + (e.column - 1 if e.column else 0)) from None
 
@@ -102,11 +103,35 @@ def _combine(op: str, left: Filter, right: Filter) -> Filter:
         "OR": lambda t: a(t) or b(t),
         "XOR": lambda t: a(t) != b(t),
     }
-    return Filter(f"({left.explain}) {op} ({right.explain})", tests[op], heading=left.heading or right.heading)
+    return Filter(
+        f"({left.explain}) {op} ({right.explain})",
+        tests[op],
+        *_sql(op, left, right),
+        heading=left.heading or right.heading,
+    )
 
 
-def parse_boolean(line: str, today: date, max_depth: int) -> Filter:
-    reader = _Reader(line, today, max_depth)
+def _sql(op: str, left: Filter, right: Filter) -> tuple[tuple[str, tuple[Any, ...]] | None, bool]:
+    """The SQL of a combination: AND keeps a first cut from either side; OR needs both sides;
+    XOR needs both exact (NULL read as false, as the test reads a missing date)."""
+    a, b = left.sql, right.sql
+    exact = left.exact and right.exact and a is not None and b is not None
+    if op == "AND":
+        parts = [s for s in (a, b) if s is not None]
+        if not parts:
+            return None, True
+        return (" AND ".join(f"({s[0]})" for s in parts), tuple(p for s in parts for p in s[1])), exact
+    if a is None or b is None:
+        return None, True
+    if op == "OR":
+        return (f"({a[0]}) OR ({b[0]})", (*a[1], *b[1])), exact
+    if not exact:
+        return None, True
+    return (f"COALESCE(({a[0]}), 0) <> COALESCE(({b[0]}), 0)", (*a[1], *b[1])), True
+
+
+def parse_boolean(line: str, ctx: Context) -> Filter:
+    reader = _Reader(line, ctx)
     found = reader.expression()
     reader._skip()
     if reader.pos != len(line):

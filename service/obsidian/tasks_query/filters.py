@@ -41,8 +41,18 @@ class QueryError(Exception):
 class Filter:
     explain: str
     test: Test
-    sql: tuple[str, tuple[Any, ...]] | None = None
+    sql: tuple[str, tuple[Any, ...]] | None = None  # rows the test may keep are among those this selects
+    exact: bool = True  # `sql` selects exactly what `test` keeps (False: a wider first cut)
     heading: bool = False  # reads the task's heading (looked up only when a filter needs it)
+
+
+@dataclass(frozen=True, slots=True)
+class Context:
+    """What reading a query needs besides its text."""
+
+    today: date
+    closed: tuple[str, ...] = ("x", "X", "-")  # status characters `done` keeps (types done, cancelled, non-task)
+    max_depth: int = 64
 
 
 _DATE_NAMES = {"starts": "start", "start": "start", "happens": "happens", **{n: n for n in DATE_FIELDS}}
@@ -111,7 +121,9 @@ def _date_filter(m: re.Match[str], source: str, today: date) -> Filter:
     shown = shown or (first if first == last else f"{first} to {last}")
     explain = f"{name} date {op} {shown}"
     if name == "happens":
-        return Filter(explain + " (start, scheduled or due)", lambda t: any(ok(d) for d in t.happens()))
+        parts = [_sql_within(column, op, span) for column in ("start", "scheduled", "due")]
+        sql = (" OR ".join(f"({c})" for c, _ in parts), tuple(p for _, ps in parts for p in ps))
+        return Filter(explain + " (start, scheduled or due)", lambda t: any(ok(d) for d in t.happens()), sql)
     if name == "start":
         clause, params = _sql_within("start", op, span)
         return Filter(
@@ -177,8 +189,21 @@ def _text_filter(m: re.Match[str], source: str) -> Filter:
     return Filter(
         f"{field} {verb} {(m.group(3) or '').strip()}",
         (lambda t: match(get(t))) if keep else (lambda t: not match(get(t))),
+        *_text_sql(field, verb, (m.group(3) or "").strip().lower()),
         heading=field == "heading",
     )
+
+
+def _text_sql(field: str, verb: str, needle: str) -> tuple[tuple[str, tuple[Any, ...]] | None, bool]:
+    """SQL for `path` (exact) and `description` (a first cut on the whole task text) includes,
+    for plain ASCII text (SQLite's lower() folds ASCII only)."""
+    if verb.startswith("regex") or not needle.isascii() or not needle:
+        return None, True
+    if field == "path":
+        return (f"instr(lower(n.path), ?) {'>' if verb == 'includes' else '='} 0", (needle,)), True
+    if field == "description" and verb == "includes" and len(needle.split()) == 1:
+        return ("instr(lower(t.text), ?) > 0", (needle,)), False
+    return None, True
 
 
 def _tags_filter(m: re.Match[str], source: str) -> Filter:
@@ -189,7 +214,10 @@ def _tags_filter(m: re.Match[str], source: str) -> Filter:
     def any_tag(t: TaskRecord) -> bool:
         return any(match("#" + tag) for tag in t.tags)
 
-    return Filter(f"tags {verb} {(m.group(2) or '').strip()}", any_tag if keep else (lambda t: not any_tag(t)))
+    needle = (m.group(2) or "").strip().lower().lstrip("#")
+    sql = ("instr(lower(t.tags), ?) > 0", (needle,)) if keep and needle.isascii() and needle else None
+    explain = f"tags {verb} {(m.group(2) or '').strip()}"
+    return Filter(explain, any_tag if keep else (lambda t: not any_tag(t)), sql, exact=False)
 
 
 def _priority_filter(m: re.Match[str]) -> Filter:
@@ -198,30 +226,40 @@ def _priority_filter(m: re.Match[str]) -> Filter:
     if level not in PRIORITY_RANK:
         raise QueryError(f"unknown priority {m.group(2)!r} (highest, high, medium, none, low, lowest)", m.start(2) + 1)
     rank, how = PRIORITY_RANK[level], (m.group(1) or "").lower()
-    tests: dict[str, Test] = {
-        "above": lambda t: t.priority_rank < rank,
-        "below": lambda t: t.priority_rank > rank,
-        "not": lambda t: t.priority_rank != rank,
-        "": lambda t: t.priority_rank == rank,
+    keeps: dict[str, Callable[[int], bool]] = {
+        "above": lambda r: r < rank,
+        "below": lambda r: r > rank,
+        "not": lambda r: r != rank,
+        "": lambda r: r == rank,
     }
-    return Filter(f"priority is {how + ' ' if how else ''}{level}", tests[how])
+    keep = keeps[how]
+    levels = [p for p, r in PRIORITY_RANK.items() if keep(r)]
+    named = [p for p in levels if p != "none"]
+    parts = [f"t.priority IN ({','.join('?' * len(named))})"] if named else []
+    parts += ["t.priority IS NULL"] if "none" in levels else []
+    sql = (" OR ".join(parts) or "0", tuple(named))
+    return Filter(f"priority is {how + ' ' if how else ''}{level}", lambda t: keep(t.priority_rank), sql)
 
 
 def _has_filter(m: re.Match[str]) -> Filter:
     has, name = m.group(1).lower() == "has", m.group(2).lower()
     if name == "happens":
-        return Filter(f"{m.group(1).lower()} happens date", lambda t: bool(t.happens()) == has)
+        sql = "t.start IS NOT NULL OR t.scheduled IS NOT NULL OR t.due IS NOT NULL"
+        return Filter(f"{m.group(1).lower()} happens date", lambda t: bool(t.happens()) == has,
+                      (sql if has else f"NOT ({sql})", ()))  # fmt: skip
     clause = f"t.{name} IS {'NOT ' if has else ''}NULL"
     return Filter(f"{m.group(1).lower()} {name} date", lambda t: (t.date(name) is not None) == has, (clause, ()))
 
 
-def parse_filter(source: str, today: date) -> Filter:
+def parse_filter(source: str, ctx: Context) -> Filter:
     """The filter `source` states (one instruction, already stripped)."""
     text = " ".join(source.split())
     lower = text.lower()
     if lower in ("done", "not done"):
         wanted = lower == "not done"
-        return Filter(lower, lambda t: (t.kind in OPEN_TYPES) == wanted)
+        marks = ",".join("?" * len(ctx.closed))
+        sql = f"t.status {'NOT ' if wanted else ''}IN ({marks})" if ctx.closed else ("1" if wanted else "0")
+        return Filter(lower, lambda t: (t.kind in OPEN_TYPES) == wanted, (sql, ctx.closed))
     if lower in ("is recurring", "is not recurring"):
         wanted = lower == "is recurring"
         return Filter(lower, lambda t: (t.recurrence is not None) == wanted)
@@ -234,7 +272,7 @@ def parse_filter(source: str, today: date) -> Filter:
         name = m.group(1).lower()
         return Filter(lower, lambda t: (v := t.date(name)) is not None and iso_day_or_none(v) is None)
     if m := _DATE.fullmatch(text):
-        return _date_filter(m, text, today)
+        return _date_filter(m, text, ctx.today)
     if m := _TEXT.fullmatch(text):
         return _text_filter(m, text)
     if m := _TAGS.fullmatch(text):

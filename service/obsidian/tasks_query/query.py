@@ -22,7 +22,7 @@ from datetime import date
 from typing import Any
 
 from service.obsidian.tasks_query.boolean import is_boolean, parse_boolean
-from service.obsidian.tasks_query.filters import Filter, QueryError, parse_filter
+from service.obsidian.tasks_query.filters import Context, Filter, QueryError, parse_filter
 from service.obsidian.tasks_query.record import TYPE_RANK, TaskRecord
 
 SORT_FIELDS = ("status", "status.type", "due", "scheduled", "start", "happens", "done", "created", "cancelled",
@@ -95,17 +95,17 @@ def _lines(text: str) -> list[tuple[int, str]]:
     return out
 
 
-def parse_query(text: str, today: date, max_depth: int = 64) -> Query:
+def parse_query(text: str, ctx: Context) -> Query:
     query = Query()
     for number, line in _lines(text):
         try:
-            _instruction(query, line, today, max_depth)
+            _instruction(query, line, ctx)
         except QueryError as e:
             raise LineError(e.message, number, line, e.column) from None
     return query
 
 
-def _instruction(query: Query, line: str, today: date, max_depth: int) -> None:
+def _instruction(query: Query, line: str, ctx: Context) -> None:
     lower = " ".join(line.lower().split())
     if lower == "explain":
         query.explain = True
@@ -126,9 +126,9 @@ def _instruction(query: Query, line: str, today: date, max_depth: int) -> None:
     elif lower.startswith("limit"):
         raise QueryError("limit takes a number: 'limit 10' or 'limit to 10 tasks'", 1)
     elif is_boolean(line):
-        query.filters.append(parse_boolean(line, today, max_depth))
+        query.filters.append(parse_boolean(line, ctx))
     else:
-        query.filters.append(parse_filter(line, today))
+        query.filters.append(parse_filter(line, ctx))
 
 
 # -- running ---------------------------------------------------------------------------------
@@ -161,10 +161,14 @@ _DEFAULT_ORDER = ("status.type", "due", "priority", "path")
 
 
 def sort_records(records: list[TaskRecord], sorts: list[tuple[str, bool]]) -> list[TaskRecord]:
-    ordered = sorted(records, key=lambda t: (t.path, t.line))
-    for name in reversed(_DEFAULT_ORDER):
-        ordered.sort(key=_sort_key(name))
-    for name, reverse in reversed(sorts):
+    """Ordered by the query's keys, then the default order; one sort on a tuple of keys up to the
+    last `reverse` key, which (and each before it) takes a stable pass of its own."""
+    names = [*[n for n, _ in sorts], *_DEFAULT_ORDER]
+    flags = [*[r for _, r in sorts], *[False] * len(_DEFAULT_ORDER)]
+    split = max((i + 1 for i, r in enumerate(flags) if r), default=0)
+    tail = [_sort_key(n) for n in names[split:]]
+    ordered = sorted(records, key=lambda t: (*(k(t) for k in tail), t.path, t.line))
+    for name, reverse in reversed(list(zip(names[:split], flags[:split], strict=True))):
         ordered.sort(key=_sort_key(name), reverse=reverse)
     return ordered
 

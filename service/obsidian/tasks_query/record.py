@@ -39,7 +39,9 @@ class TaskRecord:
     @property
     def description(self) -> str:
         if self._description is None:
-            self._description = tk.parse_fields(self.text).description
+            text = self.text
+            plain = text.isascii() and "::" not in text and "^" not in text  # no fields, no block id
+            self._description = " ".join(text.split()) if plain else tk.parse_fields(text).description
         return self._description
 
     @property

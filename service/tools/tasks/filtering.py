@@ -25,12 +25,12 @@ from service.dates import iso_day
 from service.errors import QuerySyntaxError, ValidationFailed
 from service.markdown import tasks as tk
 from service.markdown.parse import note_title
-from service.obsidian.tasks_query import LineError, Placed, Query, TaskRecord, parse_query, run_query
+from service.obsidian.tasks_query import Context, LineError, Placed, Query, TaskRecord, parse_query, run_query
 from service.tools.context import ToolContext
 from service.tools.models import ToolInput, ToolOutput, decode_cursor, encode_cursor
 from service.tools.search_common import Partial, drop_gone, partial, query_key, readable, run
 from service.tools.spec import ToolSpec
-from service.tools.tasks.completion import status_table_of
+from service.tools.tasks.completion import StatusTable, status_table_of
 from service.tools.tasks.tasks import TaskItem
 
 MAX_QUERY_CHARS = 20_000
@@ -80,7 +80,7 @@ _COLUMNS = (
 )
 
 
-def _parse(args: TasksFilterIn, today: date, max_depth: int) -> Query:
+def _parse(args: TasksFilterIn, ctx: Context) -> Query:
     lines = args.query.count("\n") + 1
     if lines > MAX_QUERY_LINES:
         raise ValidationFailed(
@@ -88,7 +88,7 @@ def _parse(args: TasksFilterIn, today: date, max_depth: int) -> Query:
             details={"field": "query", "lines": lines, "max_lines": MAX_QUERY_LINES},
         )
     try:
-        return parse_query(args.query, today, max_depth)
+        return parse_query(args.query, ctx)
     except LineError as e:
         raise QuerySyntaxError(
             f"line {e.line}: {e.message}",
@@ -97,10 +97,9 @@ def _parse(args: TasksFilterIn, today: date, max_depth: int) -> Query:
         ) from None
 
 
-async def _records(ctx: ToolContext, query: Query) -> list[TaskRecord]:
+async def _records(ctx: ToolContext, query: Query, table: StatusTable) -> list[TaskRecord]:
     clauses, params = query.sql()
-    where = " AND ".join(["t.vault_id = ?", *clauses])
-    table = status_table_of(ctx)
+    where = " AND ".join(["t.vault_id = ?", *(f"({c})" for c in clauses)])
     can_read = readable(ctx)
 
     def fetch(conn: sqlite3.Connection) -> tuple[list[tuple[Any, ...]], list[tuple[str, int, str]]]:
@@ -166,8 +165,10 @@ def _place_headings(records: list[TaskRecord], heads: list[tuple[str, int, str]]
 async def tasks_filter(ctx: ToolContext, args: TasksFilterIn) -> TasksFilterOut:
     today = iso_day(args.today, "today") if args.today else date.today()
     limits = ctx.services.settings.limits
-    query = _parse(args, today, limits.max_depth)
-    records = await _records(ctx, query)
+    table = status_table_of(ctx)
+    closed = tuple(sorted(c for c, (kind, _) in table.items() if kind not in ("todo", "in_progress")))
+    query = _parse(args, Context(today, closed, limits.max_depth))
+    records = await _records(ctx, query, table)
     search = ctx.services.settings.search
     with Budget(limits, max_seconds=search.regex_budget_ms / 1000, what="the Tasks query").active():
         placed = run_query(query, records)

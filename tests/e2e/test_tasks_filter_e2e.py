@@ -1,0 +1,31 @@
+"""tasks_filter over real HTTP with the SDK client: a Tasks query block, its groups, and a query
+error naming its line."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from mcp import Client
+
+from tests.conftest import e2e
+from tests.e2e.calls import error, ok
+
+FILES = {
+    "Todo.md": "# Todo\n\n- [ ] water plants 📅 2026-11-29 #home\n- [ ] file taxes [due:: 2027-04-15] ⏫\n"
+    "- [x] buy bread 📅 2026-11-27 ✅ 2026-11-27\n",
+    "Work/Plan.md": "## Next\n\n- [ ] ship it ⏳ 2026-12-01 #work\n",
+}
+
+
+async def test_tasks_filter_runs_a_tasks_block_over_http(make_vault: Callable[..., Path], mode: str) -> None:
+    async with e2e(make_vault(FILES)) as (url, harness):
+        await harness.indexed()
+        async with Client(url, mode=mode) as client:  # type: ignore[arg-type]
+            query = "not done\n(happens on or before next week) OR (priority is high)\ngroup by root\nsort by due"
+            out = await ok(client, "tasks_filter", query=query, today="2026-11-28")
+            assert [(i["group"], i["description"]) for i in out["items"]] == [
+                (["/"], "water plants #home"), (["/"], "file taxes"), (["Work/"], "ship it #work")]  # fmt: skip
+            assert out["groups"] == [{"names": ["/"], "count": 2}, {"names": ["Work/"], "count": 1}]
+            bad = await error(client, "tasks_filter", query="not done\ndue before the weekend")
+            assert bad["code"] == "query_syntax_error" and bad["details"]["line"] == 2
