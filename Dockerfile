@@ -26,6 +26,7 @@ COPY --from=build /wheels /wheels
 RUN groupadd --system --gid "${GID}" vaultgate \
     && useradd --system --uid "${UID}" --gid "${GID}" --home-dir /state --no-create-home --shell /usr/sbin/nologin vaultgate \
     && pip install --no-cache-dir /wheels/*.whl \
+    && vaultgate docs tool-schemas > "$(python -c 'from service.storage.schema_cache import SHIPPED; print(SHIPPED)')" \
     && rm -rf /wheels \
     && mkdir -p /state/cache /state/data /vault \
     && chown -R "${UID}:${GID}" /state \

@@ -95,8 +95,9 @@ def _parser() -> argparse.ArgumentParser:
     docs = sub.add_parser("docs", help="print generated documentation")
     docs.add_argument(
         "page",
-        choices=("tools", "plan-schema"),
-        help="tools: the tool catalog (docs/tools.md); plan-schema: the plan JSON Schema (docs/plan.schema.json)",
+        choices=("tools", "plan-schema", "tool-schemas"),
+        help="tools: the tool catalog (docs/tools.md); plan-schema: the plan JSON Schema (docs/plan.schema.json); "
+        "tool-schemas: the tools' JSON schemas, for the package's copy (service/storage/tool-schemas.json)",
     )
 
     sub.add_parser("version", help="print the versions of vaultgate, Python, SQLite (+ sqlite-vec) and the MCP SDK")
@@ -295,6 +296,12 @@ def cmd_confirm(args: argparse.Namespace) -> int:
 
 
 def cmd_docs(args: argparse.Namespace) -> int:
+    if args.page == "tool-schemas":  # made at install time: a first start then lists tools without generating
+        from service.storage.schema_cache import shipped_table
+        from service.tools.registry import build_registry
+
+        sys.stdout.write(shipped_table(build_registry()) + "\n")
+        return 0
     if args.page == "plan-schema":
         from service.plans.model import plan_schema
 

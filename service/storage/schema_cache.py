@@ -7,6 +7,11 @@ depends on the code, so it is stored next to the index and reused by the next st
 pydantic and Python versions, and the same source files (path, size and mtime of every module
 of the `service` package and of each model's modules). Anything else regenerates it; an unreadable or
 unwritable file only costs the regeneration.
+
+A first start on an empty cache folder can take the table from a copy shipped in the package
+(`SHIPPED`, written at install time by `vaultgate docs tool-schemas`, as the Docker image does):
+that copy is keyed by the *contents* of the same files (a copy of the sources has other mtimes),
+so it is used only for exactly the sources it was made from; otherwise it is ignored.
 """
 
 from __future__ import annotations
@@ -47,6 +52,7 @@ class ToolSpec(Protocol):
 Registry = Iterable[ToolSpec]  # the catalog (`service.tools.registry.Registry`), iterated again per use
 FILE_NAME = "tool-schemas.json"
 _PACKAGE_DIR = Path(__file__).resolve().parents[1]  # service/
+SHIPPED = Path(__file__).resolve().with_name(FILE_NAME)  # optional: made at install time, never committed
 
 
 def _model_modules(spec: ToolSpec) -> set[str]:
@@ -76,6 +82,38 @@ def fingerprint(registry: Registry) -> str:
     return digest.hexdigest()
 
 
+def content_fingerprint(registry: Registry) -> str:
+    """What the schemas depend on, from file contents instead of mtimes: the same in every copy
+    of the same sources (the shipped table's key)."""
+    digest = hashlib.sha256()
+    digest.update(f"{sys.version_info[:2]}|{pydantic.VERSION}\n".encode())
+    modules: set[str] = set()
+    for spec in sorted(registry, key=lambda s: s.name):
+        models = (spec.input_model, spec.output_model)
+        digest.update((f"{spec.name}|" + "|".join(f"{m.__module__}.{m.__qualname__}" for m in models) + "\n").encode())
+        modules |= _model_modules(spec)
+    files = {(os.path.relpath(path, _PACKAGE_DIR), path) for path in _package_sources()}
+    for name in modules:
+        path = getattr(sys.modules.get(name), "__file__", None)
+        if path and not os.path.abspath(path).startswith(str(_PACKAGE_DIR) + os.sep):
+            files.add((name, path))
+    for label, path in sorted(files):
+        try:
+            with open(path, "rb") as handle:
+                data = handle.read()
+        except OSError:
+            continue
+        digest.update(f"{label}|{len(data)}\n".encode())
+        digest.update(data)
+    return digest.hexdigest()
+
+
+def shipped_table(registry: Registry) -> str:
+    """The JSON of `SHIPPED` for this registry: every tool's schemas under its content key."""
+    tools = {spec.name: dict(zip(("input", "output"), generate(spec), strict=True)) for spec in registry}
+    return json.dumps({"key": content_fingerprint(registry), "tools": tools}, separators=(",", ":"))
+
+
 def _package_sources() -> set[str]:
     found: set[str] = set()
     for folder, dirs, names in os.walk(_PACKAGE_DIR):
@@ -95,12 +133,14 @@ class ToolSchemaCache:
     a miss generates the schemas of the whole catalog at once and writes them for the next start.
     """
 
-    def __init__(self, registry: Registry, folder: Path) -> None:
+    def __init__(self, registry: Registry, folder: Path, shipped: Path = SHIPPED) -> None:
         self.registry = registry
         self.path = folder / FILE_NAME
+        self.shipped = shipped
         self._table: dict[str, Schemas] | None = None
         self._key = ""
         self.hit: bool | None = None  # after the first of(): whether the disk copy was used
+        self.from_shipped = False  # after the first of(): whether the shipped copy was used
 
     def of(self, spec: ToolSpec) -> Schemas:
         table = self._table if self._table is not None else self._load()
@@ -114,17 +154,20 @@ class ToolSchemaCache:
 
     def _load(self) -> dict[str, Schemas]:
         self._key = fingerprint(self.registry)
-        table = self._read(self._key)
+        table = self._read(self.path, self._key)
         self.hit = table is not None
         if table is None:
-            table = {spec.name: generate(spec) for spec in self.registry}
+            table = self._read(self.shipped, content_fingerprint(self.registry)) if self.shipped.is_file() else None
+            self.from_shipped = table is not None
+            if table is None:
+                table = {spec.name: generate(spec) for spec in self.registry}
             self._save(table)
         self._table = table
         return table
 
-    def _read(self, key: str) -> dict[str, Schemas] | None:
+    def _read(self, path: Path, key: str) -> dict[str, Schemas] | None:
         try:
-            data = json.loads(self.path.read_bytes())
+            data = json.loads(path.read_bytes())
         except (OSError, ValueError):
             return None
         if not isinstance(data, dict) or data.get("key") != key or not isinstance(data.get("tools"), dict):

@@ -6,12 +6,13 @@
 Each run spawns `python -m service stdio VAULT` (plain JSON-RPC lines over a pipe, no SDK client:
 the figure is the server's), sends `initialize`, `notifications/initialized`, `tools/list` and a
 `tools/call` of `read_note`, each once the previous one is answered, and records the time from
-the spawn to each answer. Warm runs reuse one cache folder per source tree and vault (primed by a
-start that is not counted); empty runs get a new one each time. With `--old DIR` a second source
-tree (e.g. a `git worktree` of the commit before a change) runs too, alternating old and new
-run by run. Vaults: `sample` (deploy/sample-vault), `small` (ten notes written here), or a path.
-Reported: the median of each figure per tree, vault and cache state, and new/old ratios. Prints
-JSON.
+the spawn to each answer, and the server's CPU time (all its threads) until the first call was
+answered: the figure that survives a loaded machine. Warm runs reuse one cache folder per source
+tree and vault (primed by a start that is not counted); empty runs get a new one each time. With
+`--old DIR` a second source tree (e.g. a `git worktree` of the commit before a change) runs too,
+alternating old and new run by run. Vaults: `sample` (deploy/sample-vault), `small` (ten notes
+written here), or a path. Reported: the median of each figure per tree, vault and cache state,
+and new/old ratios. Prints JSON.
 """
 
 from __future__ import annotations
@@ -27,11 +28,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from tests.bench.common import WORKDIR, report
+from tests.bench.common import WORKDIR, report, thread_cpu_ns
 
 ROOT = Path(__file__).resolve().parents[2]
 INIT = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}
-STEPS = ("initialize", "tools_list", "first_call")
 
 
 def _small_vault() -> Path:
@@ -97,6 +97,7 @@ def one_start(src: Path, vault: Path, home: Path) -> dict[str, float]:
         times["tools_list"] = time.perf_counter() - t0
         answer = _ask(proc, 3, "tools/call", {"name": "read_note", "arguments": {"path": "Welcome"}})
         times["first_call"] = time.perf_counter() - t0
+        times["first_call_cpu"] = thread_cpu_ns(proc.pid) / 1e9  # the server's CPU until then: load-proof
         if "result" not in answer or answer["result"].get("isError"):
             raise RuntimeError(f"read_note failed: {answer}")
         proc.stdin.close()

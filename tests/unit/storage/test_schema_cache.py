@@ -1,6 +1,7 @@
 """Tool schemas stored between runs (service/storage/schema_cache.py): a restart lists exactly
 the tools a fresh generation would, from disk, and anything that could change a schema — the
-catalog or a model's source file — regenerates it."""
+catalog or a model's source file — regenerates it. A first start on an empty cache folder takes
+the copy shipped in the package when it was made from the same sources."""
 
 from __future__ import annotations
 
@@ -13,9 +14,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from service.app import VaultgateApp
 from service.settings import load_settings
-from service.storage.schema_cache import FILE_NAME, ToolSchemaCache, fingerprint
+from service.storage import schema_cache
+from service.storage.schema_cache import FILE_NAME, ToolSchemaCache, content_fingerprint, fingerprint, shipped_table
 from service.tools.registry import Registry, build_registry
 from service.tools.spec import ToolSpec
 
@@ -128,3 +132,72 @@ def test_the_key_does_not_depend_on_which_modules_were_imported_first() -> None:
         assert fingerprint(registry) == with_module
     finally:
         sys.modules["service.retrieval.jsonlogic"] = saved
+
+
+PROBE = (
+    "from pydantic import Field\n"
+    "from service.tools.models import ToolInput, ToolOutput\n"
+    "class In(ToolInput):\n    text: str = Field(description='Text.')\n"
+    "class Out(ToolOutput):\n    text: str = Field(description='Text.')\n"
+)
+
+
+def _no_generation(spec: Any) -> Any:
+    raise AssertionError(f"schemas of {spec.name} generated")
+
+
+def test_an_empty_cache_folder_takes_the_shipped_schemas_of_the_same_sources(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    source = tmp_path / "schema_cache_shipped_models.py"
+    source.write_text(PROBE, encoding="utf-8")
+    try:
+        tool = _module_tool(tmp_path, "schema_cache_shipped_models")
+        registry = Registry([tool])
+        shipped = tmp_path / "shipped.json"
+        shipped.write_text(shipped_table(registry), encoding="utf-8")
+        stat = source.stat()  # an installed copy: same contents, other mtimes
+        os.utime(source, ns=(stat.st_atime_ns, stat.st_mtime_ns + 5_000_000_000))
+        expected = (tool.input_schema(), tool.output_schema())
+        monkeypatch.setattr(schema_cache, "generate", _no_generation)
+
+        cache = ToolSchemaCache(registry, tmp_path / "cache", shipped=shipped)
+        assert cache.of(tool) == expected
+        assert cache.hit is False and cache.from_shipped is True
+        assert json.loads((tmp_path / "cache" / FILE_NAME).read_text())["key"] == fingerprint(registry)
+    finally:
+        sys.modules.pop("schema_cache_shipped_models", None)
+
+
+def test_shipped_schemas_made_from_other_sources_are_ignored(tmp_path: Path) -> None:
+    source = tmp_path / "schema_cache_stale_models.py"
+    source.write_text(PROBE, encoding="utf-8")
+    try:
+        tool = _module_tool(tmp_path, "schema_cache_stale_models")
+        registry = Registry([tool])
+        shipped = tmp_path / "shipped.json"
+        table = json.loads(shipped_table(registry))
+        table["tools"]["probe"]["input"] = {"type": "object", "description": "stale"}
+        shipped.write_text(json.dumps(table), encoding="utf-8")
+        key = content_fingerprint(registry)
+        source.write_text(PROBE + "# edited after the copy was made\n", encoding="utf-8")
+        assert content_fingerprint(registry) != key
+
+        cache = ToolSchemaCache(registry, tmp_path / "cache", shipped=shipped)
+        assert cache.of(tool) == (tool.input_schema(), tool.output_schema())
+        assert cache.from_shipped is False
+    finally:
+        sys.modules.pop("schema_cache_stale_models", None)
+
+
+def test_the_command_line_writes_the_shipped_table_of_this_catalog() -> None:
+    import subprocess
+
+    out = subprocess.run(
+        [sys.executable, "-m", "service", "docs", "tool-schemas"], capture_output=True, text=True, timeout=120
+    )
+    assert out.returncode == 0, out.stderr
+    table = json.loads(out.stdout)
+    registry = build_registry()
+    assert table["key"] == content_fingerprint(registry)
+    assert set(table["tools"]) == set(registry.names())
