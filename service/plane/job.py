@@ -20,7 +20,8 @@ from service.activity import Activity
 from service.memory.experiences import ExperienceStore
 from service.memory.recall import Recall
 from service.plane.findings import Finding
-from service.settings import MemorySettings, PlaneSettings
+from service.plane.gateway import Gateway
+from service.settings import MemorySettings, PlaneSettings, Settings
 from service.storage.db import Database
 from service.vault.vault import Vault
 
@@ -42,6 +43,8 @@ class JobContext:
     now: float
     activity: Activity | None = None
     own_calls: int = 0  # calls of this run itself (run_consolidation: 1)
+    gateway: Gateway | None = None  # the inference gateway, for jobs that need "llm"
+    all_settings: Settings | None = None  # the whole configuration (ACL, sensitive rules)
 
     async def read(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         """`fn` on a pooled reader of the index."""

@@ -8,6 +8,7 @@ from service.plane.digest import Digest
 from service.plane.duplicates import Duplicates
 from service.plane.job import Job
 from service.plane.stale import Stale
+from service.plane.summaries import Summaries
 from service.plane.topics import TopicMaps
 
-JOBS: tuple[Job, ...] = (Duplicates(), Contradictions(), Stale(), Audit(), TopicMaps(), Digest())
+JOBS: tuple[Job, ...] = (Duplicates(), Contradictions(), Stale(), Audit(), TopicMaps(), Digest(), Summaries())

@@ -10,9 +10,9 @@
 - **Stop** cancels the schedule and a running run cleanly: a run only reads, and its findings
   are recorded in one transaction at its end, so a cancelled or killed run leaves nothing half done.
 - **Needs**: a job whose needs are not met is skipped with the reason ("index": the vault's index
-  is ready; "memory": always; "vectors": embeddings are on; "llm": an inference gateway is
-  configured — none is, in this version); one that fails is reported with its error and run again
-  at the next run.
+  is ready; "memory": always; "vectors": embeddings are on; "llm": the inference gateway is
+  configured, `[inference]`); one that fails is reported with its error and run again at the next
+  run, and one whose gateway gave no usable answer is skipped with the reason.
 - **auto_apply**: findings of the kinds `[plane] auto_apply` lists are applied by the run: their
   plan goes through `execute_plan` on the whole dispatch chain (validated, journaled, undoable,
   audited as `vaultgate-plane`); a plan that needs a human's confirmation is left open.
@@ -35,6 +35,7 @@ from service.indexer.runner import indexer_of
 from service.memory.experiences import ExperienceStore
 from service.memory.recall import MemoryRecall
 from service.plane.findings import Finding, FindingStore
+from service.plane.gateway import Gateway, GatewayFailed
 from service.plane.job import Job, JobContext
 from service.plane.jobs import JOBS
 from service.settings import Settings
@@ -96,6 +97,8 @@ class Plane:
         self.experiences = experiences
         self.activity = activity
         self.embeddings_on = settings.embeddings.provider != "none"
+        self.all_settings = settings
+        self.gateway = Gateway(settings.inference)
         self.dispatch = dispatch
         self.jobs = jobs
         self.findings = FindingStore(state)
@@ -155,8 +158,8 @@ class Plane:
                     return "the vault's index is not ready"
             elif need == "vectors" and not self.embeddings_on:
                 return "embeddings are off ([embeddings] provider = 'none')"
-            elif need == "llm":
-                return "no inference gateway is configured"
+            elif need == "llm" and self.gateway.unavailable() is not None:
+                return self.gateway.unavailable()
         return None
 
     async def run(
@@ -184,6 +187,8 @@ class Plane:
                     now=result.started_at,
                     activity=self.activity,
                     own_calls=1 if trigger == "manual" else 0,
+                    gateway=self.gateway,
+                    all_settings=self.all_settings,
                 )
                 found: list[Finding] = []
                 for done, job in enumerate(chosen):
@@ -220,6 +225,8 @@ class Plane:
             mine = await job.run(ctx)
         except asyncio.CancelledError:
             raise
+        except GatewayFailed as exc:  # down, slow, garbage or out of budget: skipped, tried next run
+            return JobReport(job.name, "skipped", f"inference gateway: {exc}"[:300], 0, time.perf_counter() - began)
         except Exception as exc:  # noqa: BLE001 - reported; the job runs again next time
             log.exception("consolidation job %s failed", job.name)
             return JobReport(job.name, "failed", f"{type(exc).__name__}: {exc}"[:300], 0, time.perf_counter() - began)

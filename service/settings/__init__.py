@@ -9,6 +9,7 @@
     limits.py         [limits]: the budgets of evaluators, decoders and expanders
     memory.py         [memory]: the memory folder, the capture inbox, their limits
     plane.py          [plane]: the consolidation plane's schedule and auto-apply kinds
+    inference.py      [inference]: the plane's optional OpenAI-compatible inference gateway
     sensitive.py      [sensitive]
     embeddings.py     [embeddings]
     rerank.py         [rerank]
@@ -30,6 +31,7 @@ from service.settings.bridges import BridgeSettings
 from service.settings.embeddings import EmbeddingSettings
 from service.settings.http import HttpSettings
 from service.settings.index import IndexSettings, SearchSettings
+from service.settings.inference import InferenceSettings
 from service.settings.limits import LimitsSettings
 from service.settings.loader import config_warnings, load_settings
 from service.settings.memory import MemorySettings
@@ -70,6 +72,7 @@ __all__ = [
     "LimitsSettings",
     "LogSettings",
     "MaintenanceSettings",
+    "InferenceSettings",
     "MemorySettings",
     "PlaneSettings",
     "NotesSettings",

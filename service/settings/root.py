@@ -28,6 +28,7 @@ from service.settings.auth import AuthSettings
 from service.settings.embeddings import EmbeddingSettings
 from service.settings.http import HttpSettings
 from service.settings.index import IndexSettings, SearchSettings
+from service.settings.inference import InferenceSettings
 from service.settings.limits import LimitsSettings
 from service.settings.memory import MemorySettings
 from service.settings.net import is_loopback
@@ -97,6 +98,7 @@ class Settings(BaseSettings):
     sessions: SessionSettings = Field(default_factory=SessionSettings)
     memory: MemorySettings = Field(default_factory=MemorySettings)
     plane: PlaneSettings = Field(default_factory=PlaneSettings)
+    inference: InferenceSettings = Field(default_factory=InferenceSettings)
     log: LogSettings = Field(default_factory=LogSettings)
     protocol: ProtocolSettings = Field(default_factory=ProtocolSettings)
     config_file: Path | None = Field(default=None, exclude=True)

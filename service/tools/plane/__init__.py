@@ -76,7 +76,7 @@ class StatusOut(ToolOutput):
     running: dict[str, Any] | None = Field(description="The run in progress: run_id, job, done, total.")
     jobs: list[JobStatus] = Field(description="Each job, in run order.")
     findings: dict[str, dict[str, int]] = Field(description="Findings by kind and status (open, dismissed...).")
-    gateway: str = Field(description="The inference gateway's state: 'not configured' in this version.")
+    gateway: str = Field(description="The inference gateway: 'not configured', or its model and URL (and last error).")
     auto_apply: list[str] = Field(description="Finding kinds runs apply by themselves.")
 
 
@@ -112,7 +112,7 @@ async def plane_status(ctx: ToolContext, args: StatusIn) -> StatusOut:
         running=plane.running.get(ctx.vault.id),
         jobs=jobs,
         findings=counts,
-        gateway="not configured",
+        gateway=plane.gateway.describe(),
         auto_apply=list(plane.settings.auto_apply),
     )
 

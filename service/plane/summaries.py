@@ -1,0 +1,146 @@
+"""Job 7, written summaries (needs the inference gateway): what changed since the last run, in a
+few sentences per folder, each sentence citing the notes it draws on.
+
+The notes changed since the last run (the first run: the last day), at most `NOTES_SENT` a folder
+and `CHARS_SENT` characters of each, are sent — never a note the vault's path ACL keeps from a
+reader, nor one the sensitive rules flag (a secret, a sensitive tag or term: `[sensitive]`,
+`[search] sensitive_terms` / `sensitive_tags`). The model is asked for at most four sentences,
+each ending with the numbers of its sources (`[1][3]`); a sentence that cites nothing, or a
+number that was not sent, is dropped — so every sentence kept cites its sources, written as
+wikilinks. An answer with no such sentence fails the job (skipped, tried again next run). One
+finding a run (kind `summary`), whose plan writes the summaries under `Digests/`.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import sqlite3
+from collections import defaultdict
+from collections.abc import Callable
+
+from service.plane.findings import Finding
+from service.plane.gateway import GatewayFailed
+from service.plane.job import JobContext, Need
+from service.retrieval.sensitive import Guard
+from service.security.acl import AclGuard
+from service.types import Principal
+
+NOTES_SENT = 12  # notes of one folder sent at most
+CHARS_SENT = 600  # characters of each
+FOLDERS_SENT = 8
+SYSTEM = (
+    "You summarise what changed in a person's notes. Write at most four sentences. End every sentence "
+    "with the numbers of the notes it draws on, in square brackets, like [1] or [2][3]. Use only the notes given."
+)
+_SENTENCE = re.compile(r"[^.!?]+[.!?]*(?:\s*\[\d+\])*")
+_CITE = re.compile(r"\[(\d+)\]")
+
+
+def cited(answer: str, sent: list[str]) -> list[str]:
+    """The sentences of `answer` that cite only notes that were sent, citations as wikilinks."""
+    kept = []
+    for match in _SENTENCE.finditer(answer):
+        sentence = match.group(0).strip()
+        numbers = [int(n) for n in _CITE.findall(sentence)]
+        if not numbers or any(not 1 <= n <= len(sent) for n in numbers):
+            continue
+        text = re.sub(r"\s+([.!?])", r"\1", _CITE.sub("", sentence)).strip()
+        links = "".join(f" [[{sent[n - 1].removesuffix('.md')}]]" for n in dict.fromkeys(numbers))
+        if text:
+            kept.append(text + links)
+    return kept
+
+
+class Summaries:
+    name = "summaries"
+    needs: tuple[Need, ...] = ("index", "llm")
+
+    async def run(self, ctx: JobContext) -> list[Finding]:
+        assert ctx.gateway is not None
+        since = ctx.since if ctx.since is not None else ctx.now - 86_400
+        vid = ctx.vault.id
+
+        def read(c: sqlite3.Connection) -> list[tuple[str, str, str, str]]:
+            rows = c.execute(
+                "SELECT n.path, n.title, n.tags, t.body FROM notes n JOIN note_text t ON t.note_id = n.id"
+                " WHERE n.vault_id = ? AND n.mtime > ? ORDER BY n.mtime DESC LIMIT 500",
+                (vid, since),
+            ).fetchall()
+            return [(str(p), str(t), str(g), str(b)) for p, t, g, b in rows]
+
+        rows = await ctx.read(read)
+        sendable = self._sendable(ctx)
+        folders: dict[str, list[tuple[str, str, str]]] = defaultdict(list)
+        for path, title, tags, body in rows:
+            if sendable(path, tags, body):
+                folders[path.rsplit("/", 1)[0] if "/" in path else "(vault root)"].append((path, title, body))
+        if not folders:
+            return []
+        budget = ctx.gateway.budget()
+        day = dt.datetime.fromtimestamp(ctx.now, dt.UTC).date().isoformat()
+        lines = [f"# Summary {day}", ""]
+        written = 0
+        cites: set[str] = set()
+        for folder, notes in sorted(folders.items(), key=lambda kv: (-len(kv[1]), kv[0]))[:FOLDERS_SENT]:
+            sent = [p for p, _, _ in notes[:NOTES_SENT]]
+            prompt = "\n\n".join(
+                f"[{i}] {title} ({path}):\n{body[:CHARS_SENT]}"
+                for i, (path, title, body) in enumerate(notes[:NOTES_SENT], 1)
+            )
+            answer = await ctx.gateway.chat(SYSTEM, f"Notes changed in {folder}:\n\n{prompt}", budget)
+            kept = cited(answer, sent)
+            cites.update(p for p in sent if f"[[{p.removesuffix('.md')}]]" in " ".join(kept))
+            if kept:
+                written += len(kept)
+                lines += [f"## {folder}", "", *kept, ""]
+            await ctx.pause()
+        if not written:
+            raise GatewayFailed("the answers held no sentence citing the notes sent")
+        content = "\n".join(lines)
+        return [
+            Finding(
+                job=self.name,
+                kind="summary",
+                key=f"summary:{day}",
+                title=f"written summary of {day}: {written} cited sentences over {len(folders)} folders",
+                detail={"sentences": written, "folders": sorted(folders)[:FOLDERS_SENT], "text": content},
+                paths=sorted(cites),  # about the notes it cites: a caller sees it if it may read them all
+                plan={
+                    "goal": f"keep the summary of {day}",
+                    "steps": [
+                        {
+                            "id": "summary",
+                            "tool": "create_note",
+                            "args": {"path": f"Digests/{day} summary.md", "content": content},
+                        }
+                    ],
+                },
+            )
+        ]
+
+    def _sendable(self, ctx: JobContext) -> Callable[[str, str, str], bool]:
+        settings = ctx.all_settings
+        assert settings is not None
+        acl = AclGuard(settings)
+        reader = Principal.local("vaultgate-plane")
+        guard = Guard.build(
+            "flag",
+            builtin=settings.sensitive.builtin_patterns,
+            patterns=settings.sensitive.patterns,
+            secret_keys=settings.sensitive.secret_keys,
+            terms=settings.search.sensitive_terms,
+            tags=settings.search.sensitive_tags,
+        )
+        terms = [t.lower() for t in settings.search.sensitive_terms if t]
+        hidden = {t.lower().lstrip("#") for t in settings.search.sensitive_tags}
+
+        def sendable(path: str, tags: str, body: str) -> bool:
+            if not acl.allows(reader, ctx.vault, path, "read"):
+                return False
+            if hidden and any(tag.lower() in hidden for tag in re.findall(r'"([^"]+)"', tags)):
+                return False
+            lowered = body.lower()
+            return not guard.spans(body) and not any(term in lowered for term in terms)
+
+        return sendable
