@@ -103,3 +103,39 @@ async def test_kill_9_during_multi_entity_memory_calls_leaves_each_call_all_or_n
             async with httpx2.AsyncClient(timeout=60) as http:
                 out = await call(http, url, "open_nodes", {"names": PEOPLE})
                 assert not out.get("isError") and len(out["structuredContent"]["entities"]) == 4
+
+
+async def test_kill_9_during_a_consolidation_run_leaves_the_vault_and_the_findings_as_they_were(
+    make_vault: Callable[..., Path],
+) -> None:
+    root = make_vault({"Home.md": "# Home\n\n[[Nowhere]]\n"})
+    with server(root) as (_, url):
+        async with httpx2.AsyncClient(timeout=60) as http:
+            made = await call(
+                http,
+                url,
+                "create_entities",
+                {
+                    "entities": [
+                        {"name": p, "entityType": "person", "observations": [*FILLER, FILLER[0] + "."]} for p in PEOPLE
+                    ]
+                },
+            )
+            assert not made.get("isError"), made
+    before = {p.relative_to(root).as_posix(): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+    with server(root) as (proc, url):
+        async with httpx2.AsyncClient(timeout=60) as http:
+            started_run = await call(http, url, "run_consolidation", {"wait": False})
+            assert started_run["structuredContent"]["status"] in ("running", "done")
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=30)
+    after = {p.relative_to(root).as_posix(): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+    assert {k: v for k, v in after.items() if not k.startswith(".")} == {
+        k: v for k, v in before.items() if not k.startswith(".")
+    }
+    with server(root) as (_, url):
+        async with httpx2.AsyncClient(timeout=60) as http:
+            rerun = await call(http, url, "run_consolidation", {"wait": True, "jobs": ["duplicates"]})
+            assert rerun["structuredContent"]["status"] == "done"
+            listed = await call(http, url, "list_findings", {"kind": "duplicate"})
+            assert len(listed["structuredContent"]["items"]) == len(PEOPLE)  # each found once, none half-recorded
