@@ -4,7 +4,17 @@ filter into a test), `boolean` (AND / OR / XOR / NOT lines), `query` (a whole bl
 filter, sort, limit, group). Pure: the caller hands in the task records and the day to count from."""
 
 from service.obsidian.tasks_query.filters import Context, QueryError
-from service.obsidian.tasks_query.query import LineError, Placed, Query, parse_query, run_query
+from service.obsidian.tasks_query.query import LineError, Placed, Query, order_sql, parse_query, run_query
 from service.obsidian.tasks_query.record import TaskRecord
 
-__all__ = ["Context", "LineError", "Placed", "Query", "QueryError", "TaskRecord", "parse_query", "run_query"]
+__all__ = [
+    "Context",
+    "LineError",
+    "Placed",
+    "Query",
+    "QueryError",
+    "TaskRecord",
+    "order_sql",
+    "parse_query",
+    "run_query",
+]

@@ -23,7 +23,7 @@ from typing import Any
 
 from service.obsidian.tasks_query.boolean import is_boolean, parse_boolean
 from service.obsidian.tasks_query.filters import Context, Filter, QueryError, parse_filter
-from service.obsidian.tasks_query.record import TYPE_RANK, TaskRecord
+from service.obsidian.tasks_query.record import PRIORITY_RANK, TYPE_RANK, TaskRecord
 
 SORT_FIELDS = ("status", "status.type", "due", "scheduled", "start", "happens", "done", "created", "cancelled",
                "priority", "path", "filename", "description", "heading", "tag", "recurring")  # fmt: skip
@@ -158,11 +158,49 @@ def _sort_key(name: str) -> Callable[[TaskRecord], Any]:
 
 
 _DEFAULT_ORDER = ("status.type", "due", "priority", "path")
+_SQL_SORTABLE = frozenset({"status", "status.type", *_DATES, "priority", "path", "recurring"})
 
 
-def sort_records(records: list[TaskRecord], sorts: list[tuple[str, bool]]) -> list[TaskRecord]:
+def order_sql(query: Query, type_of: dict[str, str]) -> tuple[str, tuple[Any, ...], list[tuple[str, bool]]]:
+    """ORDER BY for the index (the query's keys when the index can order by all of them, then the
+    default order, path and line), its parameters, and the keys left to sort by in Python."""
+    in_sql = all(name in _SQL_SORTABLE for name, _ in query.sorts)
+    keys = [*(query.sorts if in_sql else []), *((name, False) for name in _DEFAULT_ORDER)]
+    closed = [c for c, kind in type_of.items() if kind not in ("todo", "in_progress")]
+    ranks = [(c, TYPE_RANK[kind]) for c, kind in type_of.items()]
+    parts: list[str] = []
+    params: list[Any] = []
+    for name, reverse in keys:
+        how = " DESC" if reverse else ""
+        if name in _DATES:
+            parts += [f"t.{name} IS NULL{how}", f"t.{name}{how}"]
+        elif name == "status":
+            parts.append(f"t.status IN ({','.join('?' * len(closed))}){how}" if closed else "0")
+            params += closed
+        elif name == "status.type":
+            whens = " ".join("WHEN ? THEN ?" for _ in ranks)
+            parts.append(f"CASE t.status {whens} ELSE {TYPE_RANK['todo']} END{how}" if ranks else "0")
+            params += [v for pair in ranks for v in pair]
+        elif name == "priority":
+            whens = " ".join(f"WHEN '{p}' THEN {r}" for p, r in PRIORITY_RANK.items() if p != "none")
+            parts.append(f"CASE t.priority {whens} ELSE {PRIORITY_RANK['none']} END{how}")
+        elif name == "recurring":
+            parts.append(f"t.recurrence IS NULL{how}")
+        else:
+            parts.append(f"n.path{how}")
+    parts += ["n.path", "t.line"]
+    return ", ".join(parts), tuple(params), ([] if in_sql else list(query.sorts))
+
+
+def sort_records(records: list[TaskRecord], sorts: list[tuple[str, bool]], presorted: bool = False) -> list[TaskRecord]:
     """Ordered by the query's keys, then the default order; one sort on a tuple of keys up to the
-    last `reverse` key, which (and each before it) takes a stable pass of its own."""
+    last `reverse` key, which (and each before it) takes a stable pass of its own. `presorted`:
+    `records` come in the default order already, and only `sorts` are applied."""
+    if presorted:
+        ordered = list(records)
+        for name, reverse in reversed(sorts):
+            ordered.sort(key=_sort_key(name), reverse=reverse)
+        return ordered
     names = [*[n for n, _ in sorts], *_DEFAULT_ORDER]
     flags = [*[r for _, r in sorts], *[False] * len(_DEFAULT_ORDER)]
     split = max((i + 1 for i, r in enumerate(flags) if r), default=0)
@@ -214,11 +252,14 @@ class Placed:
     task: TaskRecord
 
 
-def run_query(query: Query, records: list[TaskRecord]) -> list[Placed]:
-    """The tasks the query keeps, ordered and (when it groups) placed in their groups."""
+def run_query(
+    query: Query, records: list[TaskRecord], python_sorts: list[tuple[str, bool]] | None = None
+) -> list[Placed]:
+    """The tasks the query keeps, ordered and (when it groups) placed in their groups. With
+    `python_sorts`, `records` come ordered by `order_sql` and only those keys are left to apply."""
     tests = [f.test for f in query.filters]
-    kept = [t for t in records if all(test(t) for test in tests)]
-    kept = sort_records(kept, query.sorts)
+    kept = [t for t in records if all(test(t) for test in tests)] if tests else list(records)
+    kept = sort_records(kept, query.sorts) if python_sorts is None else sort_records(kept, python_sorts, True)
     if query.limit is not None:
         kept = kept[: query.limit]
     if not query.groups:

@@ -15,20 +15,31 @@ from __future__ import annotations
 import bisect
 import json
 import sqlite3
+from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
 from pydantic import Field
 
+from service import gcpause
 from service.budget import Budget
 from service.dates import iso_day
 from service.errors import QuerySyntaxError, ValidationFailed
 from service.markdown import tasks as tk
 from service.markdown.parse import note_title
-from service.obsidian.tasks_query import Context, LineError, Placed, Query, TaskRecord, parse_query, run_query
+from service.obsidian.tasks_query import (
+    Context,
+    LineError,
+    Placed,
+    Query,
+    TaskRecord,
+    order_sql,
+    parse_query,
+    run_query,
+)
 from service.tools.context import ToolContext
 from service.tools.models import ToolInput, ToolOutput, decode_cursor, encode_cursor
-from service.tools.search_common import Partial, drop_gone, partial, query_key, readable, run
+from service.tools.search_common import Partial, Readable, drop_gone, partial, query_key, readable, run
 from service.tools.spec import ToolSpec
 from service.tools.tasks.completion import StatusTable, status_table_of
 from service.tools.tasks.tasks import TaskItem
@@ -97,14 +108,66 @@ def _parse(args: TasksFilterIn, ctx: Context) -> Query:
         ) from None
 
 
-async def _records(ctx: ToolContext, query: Query, table: StatusTable) -> list[TaskRecord]:
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    """What the index is asked: the query's SQL, its order, and the sort keys left to Python."""
+
+    where: str
+    params: tuple[Any, ...]
+    order: str
+    order_params: tuple[Any, ...]
+    python_sorts: list[tuple[str, bool]]
+
+
+def _plan(ctx: ToolContext, query: Query, table: StatusTable) -> _Plan:
     clauses, params = query.sql()
     where = " AND ".join(["t.vault_id = ?", *(f"({c})" for c in clauses)])
+    order, order_params, python_sorts = order_sql(query, {c: kind for c, (kind, _) in table.items()})
+    return _Plan(where, (ctx.vault.id, *params), order, order_params, python_sorts)
+
+
+def _to_records(rows: list[tuple[Any, ...]], table: StatusTable) -> list[TaskRecord]:
+    kinds = {c: tk.status_type(table, c) for c in {r[2] for r in rows}}
+    with gcpause.paused():  # tens of thousands of short-lived records: no collections while they are built
+        return [
+            TaskRecord(p, line, st, kinds[st], text, due, sch, start, done, cre, can, pri, rec, tags, tid, dep or "[]")
+            for p, line, st, text, due, sch, start, done, cre, can, pri, rec, tags, tid, dep in rows
+        ]
+
+
+def _whole_in_index(query: Query, plan: _Plan, can_read: Readable) -> bool:
+    """The index alone answers (count and page): every filter is exact SQL, the order is SQL,
+    nothing is grouped, and no rule hides a note from this caller."""
+    exact = all(f.sql is not None and f.exact for f in query.filters)
+    return exact and not plan.python_sorts and not query.groups and can_read.everything
+
+
+async def _page_from_index(
+    ctx: ToolContext, query: Query, plan: _Plan, table: StatusTable, offset: int, limit: int
+) -> tuple[list[TaskRecord], int]:
+    def fetch(conn: sqlite3.Connection) -> tuple[list[tuple[Any, ...]], int]:
+        sql = f"FROM tasks t JOIN notes n ON n.id = t.note_id WHERE {plan.where}"
+        total = int(conn.execute(f"SELECT COUNT(*) {sql}", plan.params).fetchone()[0])
+        total = total if query.limit is None else min(total, query.limit)
+        size = max(0, min(limit, total - offset))
+        rows = conn.execute(
+            f"SELECT {_COLUMNS} {sql} ORDER BY {plan.order} LIMIT ? OFFSET ?",
+            [*plan.params, *plan.order_params, size, offset],
+        ).fetchall()
+        return rows, total
+
+    rows, total = await run(ctx, fetch)
+    return _to_records(rows, table), total
+
+
+async def _records(ctx: ToolContext, query: Query, plan: _Plan, table: StatusTable) -> list[TaskRecord]:
+    """The tasks of notes the caller may read that the query's SQL selects, in the plan's order."""
     can_read = readable(ctx)
 
     def fetch(conn: sqlite3.Connection) -> tuple[list[tuple[Any, ...]], list[tuple[str, int, str]]]:
         rows = conn.execute(
-            f"SELECT {_COLUMNS} FROM tasks t JOIN notes n ON n.id = t.note_id WHERE {where}", [ctx.vault.id, *params]
+            f"SELECT {_COLUMNS} FROM tasks t JOIN notes n ON n.id = t.note_id WHERE {plan.where} ORDER BY {plan.order}",
+            [*plan.params, *plan.order_params],
         ).fetchall()
         heads: list[tuple[str, int, str]] = []
         if query.needs_heading and rows:
@@ -116,34 +179,9 @@ async def _records(ctx: ToolContext, query: Query, table: StatusTable) -> list[T
         return rows, heads
 
     rows, heads = await run(ctx, fetch)
-    kinds: dict[str, tk.StatusType] = {}
-    records = []
-    for r in rows:
-        if not can_read(r[0]):
-            continue
-        kind = kinds.get(r[2])
-        if kind is None:
-            kind = kinds[r[2]] = tk.status_type(table, r[2])
-        records.append(
-            TaskRecord(
-                path=r[0],
-                line=int(r[1]),
-                status=r[2],
-                kind=kind,
-                text=r[3],
-                due=r[4],
-                scheduled=r[5],
-                start=r[6],
-                done=r[7],
-                created=r[8],
-                cancelled=r[9],
-                priority=r[10],
-                recurrence=r[11],
-                tags_json=r[12],
-                task_id=r[13],
-                depends_on_json=r[14] or "[]",
-            )  # fmt: skip
-        )
+    if not can_read.everything:
+        rows = [r for r in rows if can_read(r[0])]
+    records = _to_records(rows, table)
     if heads:
         _place_headings(records, heads)
     return records
@@ -168,24 +206,52 @@ async def tasks_filter(ctx: ToolContext, args: TasksFilterIn) -> TasksFilterOut:
     table = status_table_of(ctx)
     closed = tuple(sorted(c for c, (kind, _) in table.items() if kind not in ("todo", "in_progress")))
     query = _parse(args, Context(today, closed, limits.max_depth))
-    records = await _records(ctx, query, table)
-    search = ctx.services.settings.search
-    with Budget(limits, max_seconds=search.regex_budget_ms / 1000, what="the Tasks query").active():
-        placed = run_query(query, records)
+    plan = _plan(ctx, query, table)
     state = query_key(args.query, today.isoformat())
     offset = decode_cursor(args.cursor, q=state)
-    placed = await drop_gone(ctx, placed, offset, args.limit, lambda p: (p.task.path,))
-    page = placed[offset : offset + args.limit]
-    more = offset + args.limit < len(placed)
+    if _whole_in_index(query, plan, readable(ctx)):
+        records, total = await _page_from_index(ctx, query, plan, table, offset, args.limit)
+        found = [Placed((), t) for t in records]
+        page = await drop_gone(ctx, found, 0, len(found), lambda p: (p.task.path,))
+        total -= len(found) - len(page)
+        placed = page
+    else:
+        records = await _records(ctx, query, plan, table)
+        search = ctx.services.settings.search
+        with Budget(limits, max_seconds=search.regex_budget_ms / 1000, what="the Tasks query").active():
+            placed = run_query(query, records, plan.python_sorts)
+        placed = await drop_gone(ctx, placed, offset, args.limit, lambda p: (p.task.path,))
+        total = len(placed)
+        page = placed[offset : offset + args.limit]
+    if not query.needs_heading:
+        await _page_headings(ctx, [p.task for p in page])
+    more = offset + args.limit < total
     return TasksFilterOut(
         items=[_item(ctx, p) for p in page],
-        total=len(placed),
+        total=total,
         groups=_groups(placed) if query.groups else [],
         next_cursor=encode_cursor(offset + args.limit, q=state) if more else None,
         explain=query.describe() if query.explain else None,
         ignored=query.ignored,
         partial=partial(ctx),
     )
+
+
+async def _page_headings(ctx: ToolContext, tasks: list[TaskRecord]) -> None:
+    """The heading each task of the page is under (the query did not need them all)."""
+    paths = sorted({t.path for t in tasks})
+    if not paths:
+        return
+    marks = ",".join("?" * len(paths))
+
+    def fetch(conn: sqlite3.Connection) -> list[tuple[str, int, str]]:
+        return conn.execute(
+            f"SELECT n.path, h.line, h.text FROM headings h JOIN notes n ON n.id = h.note_id"
+            f" WHERE n.vault_id = ? AND n.path IN ({marks}) ORDER BY n.path, h.line",
+            [ctx.vault.id, *paths],
+        ).fetchall()
+
+    _place_headings(tasks, await run(ctx, fetch))
 
 
 def _groups(placed: list[Placed]) -> list[TaskGroup]:

@@ -47,7 +47,7 @@ async def test_tasks_filter_reads_status_and_relative_due_dates(make_vault: Call
         assert [i["description"] for i in out["items"]] == ["buy milk #shop", "stretch"] and out["total"] == 2
         first = out["items"][0]
         assert first["path"] == "Inbox/Capture.md" and first["line"] == 3 and first["due"] == "2026-11-27"
-        assert first["heading"] is None and first["group"] == [] and out["explain"] is None
+        assert first["heading"] == "Inbox" and first["group"] == [] and out["explain"] is None
         await same(vg, "done", {"send invoice", "old idea"})
         await same(vg, "due today", {"stretch"})
         await same(vg, "due on yesterday", {"buy milk"})
@@ -141,6 +141,12 @@ async def test_tasks_filter_sorts_groups_limits_and_pages(make_vault: Callable[.
         assert (await names(vg, "not done\nsort by priority\nsort by description"))[:3] == [
             "stretch", "draft plan", "write report"]  # fmt: skip
         assert await names(vg, "not done\nsort by description\nlimit to 2 tasks") == ["buy milk", "call Ann"]
+        limited = await vg.ok("tasks_filter", query="not done\nsort by due\nlimit 3", today=TODAY, limit=2)
+        assert [i["due"] for i in limited["items"]] == ["2026-11-27", "2026-11-28"] and limited["total"] == 3
+        rest = await vg.ok(
+            "tasks_filter", query="not done\nsort by due\nlimit 3", today=TODAY, cursor=limited["next_cursor"]
+        )
+        assert [i["due"] for i in rest["items"]] == ["2026-11-29"] and rest["next_cursor"] is None
         out = await vg.ok("tasks_filter", query="not done\ngroup by path\nsort by description", today=TODAY)
         assert [g["names"] for g in out["groups"]] == [["Inbox/Capture"], ["Private/Secret"], ["Work"]]
         assert [g["count"] for g in out["groups"]] == [2, 1, 5] and out["total"] == 8

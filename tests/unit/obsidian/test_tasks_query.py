@@ -12,7 +12,7 @@ from datetime import date
 import pytest
 
 from service.markdown import tasks as tk
-from service.obsidian.tasks_query import Context, TaskRecord, parse_query, run_query
+from service.obsidian.tasks_query import Context, TaskRecord, order_sql, parse_query, run_query
 from service.obsidian.tasks_query.dates import parse_span
 
 TODAY = date(2026, 11, 28)  # a Saturday
@@ -107,14 +107,23 @@ def _database(records: list[TaskRecord]) -> sqlite3.Connection:
     conn.execute(
         "CREATE TABLE tasks (id INTEGER PRIMARY KEY, note_id INTEGER, vault_id TEXT, line INTEGER, status TEXT,"
         " text TEXT, due TEXT, scheduled TEXT, start TEXT, done TEXT, created TEXT, cancelled TEXT, priority TEXT,"
-        " tags TEXT)"
+        " tags TEXT, recurrence TEXT)"
     )
     paths = sorted({r.path for r in records})
     conn.executemany("INSERT INTO notes VALUES (?, ?)", list(enumerate(paths)))
     for r in records:
         conn.execute(
-            "INSERT INTO tasks VALUES (NULL, ?, 'v', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (paths.index(r.path), r.line, r.status, r.text, *(getattr(r, c) for c in COLUMNS), r.priority, r.tags_json),
+            "INSERT INTO tasks VALUES (NULL, ?, 'v', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                paths.index(r.path),
+                r.line,
+                r.status,
+                r.text,
+                *(getattr(r, c) for c in COLUMNS),
+                r.priority,
+                r.tags_json,
+                r.recurrence,
+            ),
         )
     return conn
 
@@ -136,3 +145,29 @@ def test_the_sql_of_a_query_selects_what_its_tests_keep(text: str) -> None:
     assert kept <= selected
     if all(f.exact for f in query.filters if f.sql is not None):
         assert selected == kept
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "not done",
+        "sort by due",
+        "sort by priority reverse\nsort by path",
+        "sort by status\nsort by scheduled reverse\nsort by recurring",
+        "sort by status.type reverse\nsort by done",
+        "sort by description\nsort by due reverse",
+        "sort by happens",
+    ],
+)
+def test_the_index_orders_tasks_as_the_python_sort_does(text: str) -> None:
+    records = _records(random.Random(11))
+    for i, r in enumerate(records):  # several tasks a line number apart in the same note
+        r.line = i // 3
+    conn = _database(records)
+    query = parse_query(text, Context(TODAY))
+    order, params, python_sorts = order_sql(query, {c: kind for c, (kind, _) in tk.CORE_STATUSES.items()})
+    rows = conn.execute(f"SELECT n.path, t.id FROM tasks t JOIN notes n ON n.id = t.note_id ORDER BY {order}", params)
+    from_index = [records[i - 1] for _, i in rows]
+    assert [id(p.task) for p in run_query(query, from_index, python_sorts)] == [
+        id(p.task) for p in run_query(query, records)
+    ]
