@@ -207,12 +207,16 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_stdio(args: argparse.Namespace) -> int:
+    import gc
+
     from service.gcpause import paused
     from service.protocol.sdk_packages import skip_package_inits
 
     skip_package_inits()  # the first call waits for no SDK client nor `MCPServer` (its docstring)
     # What loads from here on lives as long as the process: no cyclic collection walks it while it
-    # is made (~100 ms of the start on 2 cores, docs/benchmarks.md); `service.collector` freezes it.
+    # is made, nor after (frozen at the end of the block: re-enabled, the collector would walk it
+    # all at once, during the first call); ~170 ms of CPU on 2 cores (docs/benchmarks.md). Cyclic
+    # garbage made meanwhile stays (~1,000 objects); `service.collector` freezes what comes later.
     with paused():
         settings = _load(args.target, **({"tool_facade": {"mode": args.tool_facade}} if args.tool_facade else {}))
         settings = _startable(_for_transport(settings, preload_vectors=False))
@@ -233,6 +237,7 @@ def cmd_stdio(args: argparse.Namespace) -> int:
 
         setup_logging(settings.log)
         app = VaultgateApp(settings, owns_process=True)
+        gc.freeze()
     return run_stdio(app, front)
 
 
