@@ -241,6 +241,9 @@ def settings_for(root: Path, **overrides: Any) -> Settings:
     # Semantic search is tested where it is the subject (tests/semantic, tests/tools/search,
     # e2e): elsewhere the embedding job would only spend the test machine's CPU.
     overrides.setdefault("embeddings", {"provider": "none"})
+    # The consolidation plane's schedule is tested where it is the subject (tests/tools/plane):
+    # elsewhere a background run would only add noise to what a test measures.
+    overrides.setdefault("plane", {"enabled": False})
     return load_settings(root, **overrides)
 
 
