@@ -22,6 +22,7 @@ from mcp import Client
 from tests.bench.common import BENCH_ENV, ServerProcess, report, standard_vault, summary_ms, vaultgate_argv, wait_ready
 
 QUERIES = {
+    "nothing_matches": "due on 1999-01-01",  # the floor: a call that finds nothing
     "dates": "not done\ndue before in two weeks\nsort by due",
     "boolean_grouped": "not done\n(description includes the) OR (tags include #) AND NOT (path includes archive)\n"
     "group by root\nsort by description",
