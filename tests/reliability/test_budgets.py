@@ -17,12 +17,10 @@ from __future__ import annotations
 
 import asyncio
 import os
-import signal
-import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager, suppress
+from collections.abc import Callable
+from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +29,8 @@ import pytest
 from mcp import Client, StdioServerParameters
 
 from tests.conftest import e2e, snapshot
+from tests.reliability.test_crash import call
+from tests.reliability.test_crash import server as crash_server
 from tests.tools.notes.test_frontmatter_bomb import alias_bomb
 from tests.tools.obsidian.test_image_bombs import zero_png
 
@@ -42,7 +42,6 @@ ENV = {
     "VAULTGATE_SEARCH__BASES_MAX_SECONDS": "3",
     "VAULTGATE_LIMITS__MAX_EVAL_SECONDS": "1.5",
 }
-HEADERS = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
 PEAK_MB = 700  # a settled server is ~150 MB; the old paths passed 2 GB on the bomb alone
 HEALTH_S = 2.0  # the slowest /healthz answer allowed while the budgets run
 
@@ -81,50 +80,12 @@ HOSTILE: list[tuple[str, dict[str, Any], str | None]] = [
 ]
 
 
-@contextmanager
-def server(root: Path) -> Iterator[tuple[subprocess.Popen[str], str]]:
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "service", "serve", str(root), "--port", "0"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-        env={**os.environ, **ENV},
-    )
-    try:
-        assert proc.stdout is not None
-        url = ""
-        for line in proc.stdout:
-            if line.startswith("MCP endpoint:"):
-                url = line.split(":", 1)[1].strip()
-                break
-        assert url, "the server did not start"
-        yield proc, url
-    finally:
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
-            try:
-                proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                proc.send_signal(signal.SIGKILL)
-        proc.wait(timeout=30)
-        if proc.stdout is not None:
-            proc.stdout.close()
-
-
 def peak_mb(pid: int) -> float:
     """The process's peak resident set (VmHWM), in MB."""
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmHWM:"):
             return int(line.split()[1]) / 1024
     raise AssertionError("no VmHWM")
-
-
-async def call(http: httpx2.AsyncClient, url: str, tool: str, args: dict[str, Any]) -> dict[str, Any]:
-    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": tool, "arguments": args}}
-    response = await http.post(url, json=body, headers=HEADERS)
-    assert response.status_code == 200, response.text[:300]
-    result: dict[str, Any] = response.json()["result"]
-    return result
 
 
 async def ready(http: httpx2.AsyncClient, url: str) -> None:
@@ -154,7 +115,7 @@ async def test_hostile_evaluations_at_once_leave_the_server_up_small_and_answeri
     make_vault: Callable[..., Path],
 ) -> None:
     root = make_vault(VAULT)
-    with server(root) as (proc, url):
+    with crash_server(root, ENV, graceful=True) as (proc, url):
         base = url.split("/mcp")[0]
         limits = httpx2.Limits(max_connections=len(HOSTILE) + 4)
         async with httpx2.AsyncClient(timeout=120, limits=limits) as http:

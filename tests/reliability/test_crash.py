@@ -14,11 +14,12 @@ once rather than a stream left waiting.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -32,13 +33,16 @@ FILLER = ("lorem ipsum dolor sit amet " * 40 + "\n") * 60  # ~64 KB
 
 
 @contextmanager
-def server(root: Path) -> Iterator[tuple[subprocess.Popen[str], str]]:
+def server(
+    root: Path, env: Mapping[str, str] = ENV, *, graceful: bool = False
+) -> Iterator[tuple[subprocess.Popen[str], str]]:
+    """`vaultgate serve root` with `env`; stopped with SIGKILL (`graceful`: SIGTERM first)."""
     proc = subprocess.Popen(
         [sys.executable, "-m", "service", "serve", str(root), "--port", "0"],
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,
-        env={**os.environ, **ENV},
+        env={**os.environ, **env},
     )
     try:
         assert proc.stdout is not None
@@ -50,6 +54,10 @@ def server(root: Path) -> Iterator[tuple[subprocess.Popen[str], str]]:
         assert url, "the server did not start"
         yield proc, url
     finally:
+        if proc.poll() is None and graceful:
+            proc.send_signal(signal.SIGTERM)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(timeout=30)
         if proc.poll() is None:
             proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=30)
