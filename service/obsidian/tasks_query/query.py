@@ -19,7 +19,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Any
+from typing import Any, NamedTuple
 
 from service.obsidian.tasks_query.boolean import is_boolean, parse_boolean
 from service.obsidian.tasks_query.filters import Context, Filter, QueryError, parse_filter
@@ -236,18 +236,19 @@ def _group_names(name: str, t: TaskRecord) -> list[tuple[Any, str]]:
         return [(t.recurrence is None, "Not Recurring" if t.recurrence is None else "Recurring")]
     if name == "heading":
         return [((t.heading is None, t.heading or ""), t.heading or "(No heading)")]
-    folder = posixpath.dirname(t.path)
-    labels = {
-        "path": t.path.removesuffix(".md"),
-        "folder": folder + "/" if folder else "/",
-        "filename": posixpath.basename(t.path).removesuffix(".md"),
-        "root": t.path.split("/", 1)[0] + "/" if "/" in t.path else "/",
-    }
-    return [(labels[name].lower(), labels[name])]
+    path = t.path
+    if name == "path":
+        label = path.removesuffix(".md")
+    elif name == "filename":
+        label = path.rpartition("/")[2].removesuffix(".md")
+    elif name == "folder":
+        label = path.rpartition("/")[0] + "/"
+    else:  # root
+        label = path.partition("/")[0] + "/" if "/" in path else "/"
+    return [(label.lower(), label)]
 
 
-@dataclass(frozen=True, slots=True)
-class Placed:
+class Placed(NamedTuple):
     group: tuple[str, ...]
     task: TaskRecord
 
@@ -257,33 +258,36 @@ def run_query(
 ) -> list[Placed]:
     """The tasks the query keeps, ordered and (when it groups) placed in their groups. With
     `python_sorts`, `records` come ordered by `order_sql` and only those keys are left to apply."""
-    tests = [f.test for f in query.filters]
-    kept = [t for t in records if all(test(t) for test in tests)] if tests else list(records)
+    kept = list(records)
+    for f in query.filters:  # one filter at a time: each pass tests only what the last one kept
+        test = f.test
+        kept = [t for t in kept if test(t)]
     kept = sort_records(kept, query.sorts) if python_sorts is None else sort_records(kept, python_sorts, True)
     if query.limit is not None:
         kept = kept[: query.limit]
     if not query.groups:
         return [Placed((), t) for t in kept]
-    placed: list[tuple[tuple[Any, ...], Placed]] = []
-    for index, task in enumerate(kept):
-        combos: list[tuple[list[Any], list[str]]] = [([], [])]
+    # each group's tasks in task order; then the groups in their order
+    groups: dict[tuple[str, ...], tuple[tuple[Any, ...], list[TaskRecord]]] = {}
+    for task in kept:
+        combos: list[tuple[tuple[Any, ...], tuple[str, ...]]] = [((), ())]
         for name, reverse in query.groups:
             combos = [
-                ([*order, _Rev(key) if reverse else key], [*names, label])
+                ((*order, _Rev(key) if reverse else key), (*names, label))
                 for order, names in combos
                 for key, label in _group_names(name, task)
             ]
-        placed.extend(((*order, index), Placed(tuple(names), task)) for order, names in combos)
-    placed.sort(key=lambda p: p[0])
-    out = [p for _, p in placed]
-    if query.group_limit is not None:
-        counts: dict[tuple[str, ...], int] = {}
-        limited = []
-        for p in out:
-            counts[p.group] = counts.get(p.group, 0) + 1
-            if counts[p.group] <= query.group_limit:
-                limited.append(p)
-        out = limited
+        for order, names in combos:
+            found = groups.get(names)
+            if found is None:
+                groups[names] = (order, [task])
+            else:
+                found[1].append(task)
+    out: list[Placed] = []
+    for names, (_, tasks) in sorted(groups.items(), key=lambda g: g[1][0]):
+        if query.group_limit is not None:
+            tasks = tasks[: query.group_limit]
+        out.extend(Placed(names, t) for t in tasks)
     return out
 
 

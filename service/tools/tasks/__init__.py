@@ -1,5 +1,5 @@
 """tasks domain: checkbox tasks (`tasks.py`, `status.py`, `completion.py`), Tasks plugin queries
-(`filtering.py`), periodic notes (`periodic.py`), templates (`templates.py`)."""
+(`filtering.py`, `task_records.py`), periodic notes (`periodic.py`), templates (`templates.py`)."""
 
 from service.tools.tasks import filtering, periodic, status, tasks, templates
 

@@ -1,18 +1,20 @@
 """tasks domain, Tasks plugin queries: tasks_filter.
 
 Runs the text of a ```tasks block (`service.obsidian.tasks_query`) over the index's `tasks`
-table without Obsidian: date filters on one column narrow the SQL, the rest is tested in Python
-on the rows of notes the caller may read (a denied folder's tasks are dropped before anything is
-counted, sorted, grouped or paged). Relative dates count from `today` (default: the server's
-date). Query text, line count and nesting are bounded; a regular expression runs under the
-`[search]` time budget. A line that does not read is `query_syntax_error` with its line number,
-text and column; nothing is run. Touches: index tables `tasks`, `notes`, `headings` (only when
-the query reads headings); `.obsidian/plugins/obsidian-tasks-plugin/data.json` (statuses).
+table without Obsidian. When every filter is exact SQL, the order is SQL, nothing is grouped and
+no ACL rule hides a note from the caller, the index answers alone (a count and one page);
+otherwise the query is tested in Python over the vault's task records (`task_records.py`, kept
+per index generation) of the notes the caller may read — a denied folder's tasks are dropped
+before anything is counted, sorted, grouped or paged. Relative dates count from `today`
+(default: the server's date). Query text, line count and nesting are bounded; a regular
+expression runs under the `[search]` time budget. A line that does not read is
+`query_syntax_error` with its line number, text and column; nothing is run. Touches: index
+tables `tasks`, `notes`, `headings`; `.obsidian/plugins/obsidian-tasks-plugin/data.json`
+(statuses).
 """
 
 from __future__ import annotations
 
-import bisect
 import json
 import sqlite3
 from dataclasses import dataclass
@@ -21,11 +23,9 @@ from typing import Any
 
 from pydantic import Field
 
-from service import gcpause
 from service.budget import Budget
 from service.dates import iso_day
 from service.errors import QuerySyntaxError, ValidationFailed
-from service.markdown import tasks as tk
 from service.markdown.parse import note_title
 from service.obsidian.tasks_query import (
     Context,
@@ -42,6 +42,7 @@ from service.tools.models import ToolInput, ToolOutput, decode_cursor, encode_cu
 from service.tools.search_common import Partial, Readable, drop_gone, partial, query_key, readable, run
 from service.tools.spec import ToolSpec
 from service.tools.tasks.completion import StatusTable, status_table_of
+from service.tools.tasks.task_records import COLUMNS, all_records, place_headings, to_records
 from service.tools.tasks.tasks import TaskItem
 
 MAX_QUERY_CHARS = 20_000
@@ -85,12 +86,6 @@ class TasksFilterOut(Partial, ToolOutput):
     ignored: list[str] = Field(default_factory=list, description="Display-only lines set aside (hide, show, …).")
 
 
-_COLUMNS = (
-    "n.path, t.line, t.status, t.text, t.due, t.scheduled, t.start, t.done, t.created, t.cancelled,"
-    " t.priority, t.recurrence, t.tags, t.task_id, t.depends_on"
-)
-
-
 def _parse(args: TasksFilterIn, ctx: Context) -> Query:
     lines = args.query.count("\n") + 1
     if lines > MAX_QUERY_LINES:
@@ -126,15 +121,6 @@ def _plan(ctx: ToolContext, query: Query, table: StatusTable) -> _Plan:
     return _Plan(where, (ctx.vault.id, *params), order, order_params, python_sorts)
 
 
-def _to_records(rows: list[tuple[Any, ...]], table: StatusTable) -> list[TaskRecord]:
-    kinds = {c: tk.status_type(table, c) for c in {r[2] for r in rows}}
-    with gcpause.paused():  # tens of thousands of short-lived records: no collections while they are built
-        return [
-            TaskRecord(p, line, st, kinds[st], text, due, sch, start, done, cre, can, pri, rec, tags, tid, dep or "[]")
-            for p, line, st, text, due, sch, start, done, cre, can, pri, rec, tags, tid, dep in rows
-        ]
-
-
 def _whole_in_index(query: Query, plan: _Plan, can_read: Readable) -> bool:
     """The index alone answers (count and page): every filter is exact SQL, the order is SQL,
     nothing is grouped, and no rule hides a note from this caller."""
@@ -151,53 +137,13 @@ async def _page_from_index(
         total = total if query.limit is None else min(total, query.limit)
         size = max(0, min(limit, total - offset))
         rows = conn.execute(
-            f"SELECT {_COLUMNS} {sql} ORDER BY {plan.order} LIMIT ? OFFSET ?",
+            f"SELECT {COLUMNS} {sql} ORDER BY {plan.order} LIMIT ? OFFSET ?",
             [*plan.params, *plan.order_params, size, offset],
         ).fetchall()
         return rows, total
 
     rows, total = await run(ctx, fetch)
-    return _to_records(rows, table), total
-
-
-async def _records(ctx: ToolContext, query: Query, plan: _Plan, table: StatusTable) -> list[TaskRecord]:
-    """The tasks of notes the caller may read that the query's SQL selects, in the plan's order."""
-    can_read = readable(ctx)
-
-    def fetch(conn: sqlite3.Connection) -> tuple[list[tuple[Any, ...]], list[tuple[str, int, str]]]:
-        rows = conn.execute(
-            f"SELECT {_COLUMNS} FROM tasks t JOIN notes n ON n.id = t.note_id WHERE {plan.where} ORDER BY {plan.order}",
-            [*plan.params, *plan.order_params],
-        ).fetchall()
-        heads: list[tuple[str, int, str]] = []
-        if query.needs_heading and rows:
-            heads = conn.execute(
-                "SELECT n.path, h.line, h.text FROM headings h JOIN notes n ON n.id = h.note_id WHERE n.vault_id = ?"
-                " AND h.note_id IN (SELECT note_id FROM tasks WHERE vault_id = ?) ORDER BY n.path, h.line",
-                [ctx.vault.id, ctx.vault.id],
-            ).fetchall()
-        return rows, heads
-
-    rows, heads = await run(ctx, fetch)
-    if not can_read.everything:
-        rows = [r for r in rows if can_read(r[0])]
-    records = _to_records(rows, table)
-    if heads:
-        _place_headings(records, heads)
-    return records
-
-
-def _place_headings(records: list[TaskRecord], heads: list[tuple[str, int, str]]) -> None:
-    by_path: dict[str, tuple[list[int], list[str]]] = {}
-    for path, line, text in heads:
-        lines, texts = by_path.setdefault(path, ([], []))
-        lines.append(int(line))
-        texts.append(str(text))
-    for t in records:
-        found = by_path.get(t.path)
-        if found is not None:
-            i = bisect.bisect_left(found[0], t.line)
-            t.heading = found[1][i - 1] if i else None
+    return to_records(rows, table), total
 
 
 async def tasks_filter(ctx: ToolContext, args: TasksFilterIn) -> TasksFilterOut:
@@ -209,22 +155,24 @@ async def tasks_filter(ctx: ToolContext, args: TasksFilterIn) -> TasksFilterOut:
     plan = _plan(ctx, query, table)
     state = query_key(args.query, today.isoformat())
     offset = decode_cursor(args.cursor, q=state)
-    if _whole_in_index(query, plan, readable(ctx)):
+    can_read = readable(ctx)
+    if _whole_in_index(query, plan, can_read):
         records, total = await _page_from_index(ctx, query, plan, table, offset, args.limit)
         found = [Placed((), t) for t in records]
         page = await drop_gone(ctx, found, 0, len(found), lambda p: (p.task.path,))
         total -= len(found) - len(page)
         placed = page
+        await _page_headings(ctx, records)
     else:
-        records = await _records(ctx, query, plan, table)
+        records = await all_records(ctx, table)
+        if not can_read.everything:
+            records = [t for t in records if can_read(t.path)]
         search = ctx.services.settings.search
         with Budget(limits, max_seconds=search.regex_budget_ms / 1000, what="the Tasks query").active():
-            placed = run_query(query, records, plan.python_sorts)
+            placed = run_query(query, records, list(query.sorts))
         placed = await drop_gone(ctx, placed, offset, args.limit, lambda p: (p.task.path,))
         total = len(placed)
         page = placed[offset : offset + args.limit]
-    if not query.needs_heading:
-        await _page_headings(ctx, [p.task for p in page])
     more = offset + args.limit < total
     return TasksFilterOut(
         items=[_item(ctx, p) for p in page],
@@ -251,7 +199,7 @@ async def _page_headings(ctx: ToolContext, tasks: list[TaskRecord]) -> None:
             [ctx.vault.id, *paths],
         ).fetchall()
 
-    _place_headings(tasks, await run(ctx, fetch))
+    place_headings(tasks, await run(ctx, fetch))
 
 
 def _groups(placed: list[Placed]) -> list[TaskGroup]:

@@ -195,3 +195,15 @@ async def test_tasks_filter_says_which_line_does_not_read(make_vault: Callable[.
         await vg.err("tasks_filter", "validation_error", query="done\n" * 300)
         await vg.err("tasks_filter", "validation_error", query="done", today="28/11/2026")
         await vg.err("tasks_filter", "validation_error", query="done", today="2026-02-30")
+
+
+async def test_tasks_filter_sees_a_task_written_after_an_earlier_query(make_vault: Callable[..., Path]) -> None:
+    """The records a query tested in Python are kept per index generation: a write is seen."""
+    async with started(make_vault(FILES)) as vg:
+        await vg.indexed()
+        query = "description includes milk\ngroup by path"
+        assert await names(vg, query) == ["buy milk"]
+        await vg.ok("append_note", path="Inbox/Capture.md", content="- [ ] oat milk ⏫\n")
+        await vg.settled()
+        assert sorted(await names(vg, query)) == ["buy milk", "oat milk"]
+        assert await names(vg, "description includes milk\npriority is high") == ["oat milk"]

@@ -1,0 +1,87 @@
+"""Every task of a vault as Tasks-query records, kept per index generation.
+
+A `tasks_filter` query the index cannot answer alone is tested in Python over all of the vault's
+tasks; building those records (tens of thousands on a large vault) costs more than testing them,
+so they are built once per index generation and status table, in the default order (status type,
+due date, priority, path, line) with each task's heading, and shared by the calls that follow.
+The generation is read before the rows are: a batch applied meanwhile only makes the next call
+build again. Kept per indexer (weakly: gone with it); a vault without an indexer builds each time.
+Records are read-only to callers except for the description they compute lazily (the same for
+everyone). ACL filtering is the caller's, per call. Touches: index tables `tasks`, `notes`,
+`headings`.
+"""
+
+from __future__ import annotations
+
+import bisect
+import sqlite3
+import weakref
+from typing import Any
+
+from service import gcpause
+from service.indexer.runner import VaultIndexer, indexer_of
+from service.markdown import tasks as tk
+from service.obsidian.tasks_query import Query, TaskRecord, order_sql
+from service.tools.context import ToolContext
+from service.tools.search_common import run
+from service.tools.tasks.completion import StatusTable
+
+COLUMNS = (
+    "n.path, t.line, t.status, t.text, t.due, t.scheduled, t.start, t.done, t.created, t.cancelled,"
+    " t.priority, t.recurrence, t.tags, t.task_id, t.depends_on"
+)
+_Key = tuple[int, tuple[tuple[str, str], ...]]
+_CACHE: weakref.WeakKeyDictionary[VaultIndexer, tuple[_Key, list[TaskRecord]]] = weakref.WeakKeyDictionary()
+
+
+def to_records(rows: list[tuple[Any, ...]], table: StatusTable) -> list[TaskRecord]:
+    kinds = {c: tk.status_type(table, c) for c in {r[2] for r in rows}}
+    with gcpause.paused():  # tens of thousands of short-lived objects: no collections while they are built
+        return [
+            TaskRecord(p, line, st, kinds[st], text, due, sch, start, done, cre, can, pri, rec, tags, tid, dep or "[]")
+            for p, line, st, text, due, sch, start, done, cre, can, pri, rec, tags, tid, dep in rows
+        ]
+
+
+def place_headings(records: list[TaskRecord], heads: list[tuple[str, int, str]]) -> None:
+    """Each task's heading: the last heading above its line in its note (`heads` by path, line)."""
+    by_path: dict[str, tuple[list[int], list[str]]] = {}
+    for path, line, text in heads:
+        lines, texts = by_path.setdefault(path, ([], []))
+        lines.append(int(line))
+        texts.append(str(text))
+    for t in records:
+        found = by_path.get(t.path)
+        if found is not None:
+            i = bisect.bisect_left(found[0], t.line)
+            t.heading = found[1][i - 1] if i else None
+
+
+async def all_records(ctx: ToolContext, table: StatusTable) -> list[TaskRecord]:
+    """The vault's tasks in the default order, with headings (shared: do not change them)."""
+    indexer = indexer_of(ctx.vault)
+    signature = tuple(sorted((c, kind) for c, (kind, _) in table.items()))
+    key: _Key | None = (indexer.generation, signature) if indexer is not None else None
+    if indexer is not None and (hit := _CACHE.get(indexer)) is not None and hit[0] == key:
+        return hit[1]
+    order, order_params, _ = order_sql(Query(), dict(signature))
+    vault_id = ctx.vault.id
+
+    def fetch(conn: sqlite3.Connection) -> tuple[list[tuple[Any, ...]], list[tuple[str, int, str]]]:
+        rows = conn.execute(
+            f"SELECT {COLUMNS} FROM tasks t JOIN notes n ON n.id = t.note_id WHERE t.vault_id = ? ORDER BY {order}",
+            [vault_id, *order_params],
+        ).fetchall()
+        heads = conn.execute(
+            "SELECT n.path, h.line, h.text FROM headings h JOIN notes n ON n.id = h.note_id WHERE n.vault_id = ?"
+            " AND h.note_id IN (SELECT note_id FROM tasks WHERE vault_id = ?) ORDER BY n.path, h.line",
+            [vault_id, vault_id],
+        ).fetchall()
+        return rows, heads
+
+    rows, heads = await run(ctx, fetch)
+    records = to_records(rows, table)
+    place_headings(records, heads)
+    if indexer is not None and key is not None:
+        _CACHE[indexer] = (key, records)
+    return records
