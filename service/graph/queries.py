@@ -161,6 +161,15 @@ class GraphQueries:
 
         return await self.db.run_read(run)
 
+    async def first_backlinks(self, vault_id: str, path: str, count: int) -> list[Edge]:
+        """The first `count` links to `path`, in `backlinks` order, cut in SQL: a hub note's page
+        does not build every one of its backlinks first."""
+        rows = await self.db.fetchall(
+            f"{_EDGE_SELECT} WHERE l.vault_id = ? AND l.target_path = ? ORDER BY s.path, l.line LIMIT ?",
+            (vault_id, path, count),
+        )
+        return _edges(rows)
+
     async def outlinks(self, vault_id: str, path: str) -> list[Edge]:
         rows = await self.db.fetchall(
             f"{_EDGE_SELECT} WHERE s.vault_id = ? AND s.path = ? ORDER BY l.line, l.id", (vault_id, path)
