@@ -31,14 +31,20 @@ import random
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-
-import numpy as np
-import numpy.typing as npt
+from typing import TYPE_CHECKING, Any
 
 from service.graph.expand import Direction, Step
 
-IntArray = npt.NDArray[np.int64]
-FloatArray = npt.NDArray[np.float64]
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    IntArray = npt.NDArray[np.int64]
+    FloatArray = npt.NDArray[np.float64]
+else:
+    from service.numpy_lazy import np
+
+    IntArray = FloatArray = Any  # annotations only: numpy is imported at its first use
 
 DAMPING = 0.85
 MAX_SOURCES = 256  # betweenness: exact up to this many notes, sampled sources above

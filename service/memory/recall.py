@@ -1,12 +1,10 @@
 """The recall index: a vault's memory observations found by meaning and by words, fast.
 
-One `Recall` per vault and memory folder, shared by every caller (each query says which entity
-notes the caller may read). It holds each entity note parsed, with the postings of its
-observations' words, and one vector per observation when embeddings are on. A query first
-brings it up to date by the notes' stat (mtime, size, inode: a note saved by a tool, by a person
-in Obsidian or by another process is read again, a deleted one dropped), so what was written is
-found by words at once; vectors follow in the background, and until an observation has one it is
-ranked by words alone (`Recall.pending` says how many wait).
+One `Recall` per vault, shared by every caller (a query says which notes its caller may read),
+holds each entity note parsed, its words' postings, and one vector per observation when
+embeddings are on. A query first re-reads the notes whose stat (mtime, size, inode) changed, so
+what was written (by a tool, a person, another process) is found by words at once; vectors follow
+in the background, and until an observation has one it is ranked by words alone (`pending`).
 
 Ranking (`search`), tuned on the LoCoMo dev conversations (docs/memory.md):
 - words: BM25 over each observation's own words plus `NEAR_WEIGHT` of BM25 over the words
@@ -20,8 +18,8 @@ Ranking (`search`), tuned on the LoCoMo dev conversations (docs/memory.md):
   the words. An observation sharing no word with the query is a hit only at cosine
   `MIN_COSINE` or more.
 
-Vectors are kept in the index database (`memory_vectors`, by model and text hash), so a restart
-embeds nothing again. Touches the memory folder (reads only) and `memory_vectors`.
+Vectors are kept in `memory_vectors` (by model and text hash): a restart embeds nothing again.
+Touches the memory folder (reads only) and `memory_vectors`.
 """
 
 from __future__ import annotations
@@ -36,9 +34,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from service.embeddings.protocol import Embedder
 from service.memory.model import Entity, Observation, parse
@@ -47,6 +43,11 @@ from service.storage.db import Database
 from service.vault.files import VaultFiles
 from service.vault.paths import VaultPath
 from service.vault.vault import Vault
+
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    from service.numpy_lazy import np  # imported at its first use
 
 log = logging.getLogger(__name__)
 
@@ -266,11 +267,10 @@ class Recall:
             await asyncio.wait_for(asyncio.shield(task), within)
 
     async def stop(self) -> None:
-        task = self._embedding
-        if task is not None and not task.done():
-            task.cancel()
+        if self._embedding is not None and not self._embedding.done():
+            self._embedding.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+                await self._embedding
 
     # -- the layout searched ------------------------------------------------------------------
 

@@ -10,9 +10,13 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    from service.numpy_lazy import np  # imported at its first use
+
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 _STOP_WORDS = (

@@ -24,15 +24,18 @@ import contextlib
 import itertools
 import re
 import unicodedata
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from service.memory.model import Observation, normalize_text
 from service.memory.recall import NoteEntry
 from service.memory.words import words
 from service.plane.findings import Finding
 from service.plane.job import JobContext, Need
+
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    from service.numpy_lazy import np  # imported at its first use
 
 WORDS_SHARE = 0.6
 MIN_COSINE = 0.85

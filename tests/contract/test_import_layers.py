@@ -27,6 +27,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "service.collector",
         "service.activity",
         "service.tasks",
+        "service.numpy_lazy",
     ),
     ("service.settings", "service.storage", "service.dates", "service.budget"),
     (

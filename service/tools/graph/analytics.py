@@ -11,9 +11,8 @@ are shown (a note deleted meanwhile is left out and the index told).
 from __future__ import annotations
 
 import asyncio
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-import numpy as np
 from pydantic import BaseModel, Field
 
 from service.graph import analytics as ga
@@ -25,6 +24,11 @@ from service.tools.graph_common import LineText, NoteItem, note_item
 from service.tools.models import NOTE_ADDRESS, Paging, ToolInput, ToolOutput, decode_cursor, page_of
 from service.tools.search_common import FOLDER_FIELD, FolderArg, Partial, drop_gone, missing, partial, scope
 from service.tools.spec import ToolSpec
+
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    from service.numpy_lazy import np  # imported at its first use
 
 Measure = Literal["pagerank", "betweenness"]
 
