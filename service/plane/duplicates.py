@@ -2,12 +2,12 @@
 
 - **Exact**: the same text after normalisation (case, spacing, end punctuation) — a hand edit or
   another process can write what `add_observations` would have skipped. Kind `duplicate`.
-- **Near**: with vectors (embeddings on), a cosine of 0.85 or more and a quarter of their folded
+- **Near**: with vectors (embeddings on), a cosine of 0.80 or more and 15 % of their folded
   words in common; without, 60 % or more of their folded words in common
   (`service.memory.words`). Kind `near_duplicate`.
-- **Guard**: two statements that differ in a number, a date, a name (a capitalised word inside
-  the sentence) or a negation are never duplicates, however many words they share ("moved to
-  Berlin in 2021" / "moved to Berlin in 2023"): they are left to the contradictions job.
+- **Guard**: two statements that differ in a number, a date (weekdays and months included), a
+  name (a capitalised word inside the sentence) or a negation are never duplicates, however many
+  words they share ("moved to Berlin in 2021" / "... in 2023"): left to the contradictions job.
 - **Entities that are one**: names equal once case, accents, a plural `s` and punctuation are set
   aside, or one's alias is the other's name. Kind `duplicate_entity`.
 
@@ -38,8 +38,8 @@ else:
     from service.numpy_lazy import np  # imported at its first use
 
 WORDS_SHARE = 0.6
-MIN_COSINE = 0.85
-MEANING_WORDS_SHARE = 0.25  # with vectors: a cosine of MIN_COSINE or more and this share of words
+MIN_COSINE = 0.8
+MEANING_WORDS_SHARE = 0.15  # with vectors: a cosine of MIN_COSINE or more and this share of words
 VECTORS_WAIT_S = 120.0  # how long a run waits for the observations' vectors still being computed
 MAX_PAIRS_ENTITY = 600  # observations of one entity compared pairwise at most (beyond: exact only)
 _NUMBER = re.compile(r"\d+(?:[.,:/-]\d+)*")
@@ -54,15 +54,23 @@ _MONTHS = frozenset(
 )
 
 
-def facts(text: str) -> tuple[frozenset[str], bool, frozenset[str]]:
-    """What must agree for two statements to be the same: numbers and dates, negation, names."""
+def facts(text: str) -> tuple[frozenset[str], frozenset[str], bool, frozenset[str]]:
+    """What must agree for two statements to be the same: numbers, named days and months,
+    negation, names."""
     lowered = {w.lower() for w in re.findall(r"\w+", text)}
-    numbers = frozenset(_NUMBER.findall(text)) | frozenset(lowered & _MONTHS)
-    return numbers, bool(_NEGATION.search(text)), frozenset(n.lower() for n in _NAME.findall(text))
+    calendar = frozenset(w.rstrip("s") for w in lowered if w.rstrip("s") in _MONTHS)
+    names = {n.lower() for n in _NAME.findall(text)} - {w for w in lowered if w.rstrip("s") in _MONTHS}
+    return frozenset(_NUMBER.findall(text)), calendar, bool(_NEGATION.search(text)), frozenset(names)
 
 
 def differs_in_fact(a: str, b: str) -> bool:
-    return facts(a) != facts(b)
+    """Another number, name or negation; or other named days or months where both name some ("on
+    Mondays" / "on Fridays"; "every weekend" / "on Saturdays and Sundays" says the same)."""
+    numbers_a, days_a, negation_a, names_a = facts(a)
+    numbers_b, days_b, negation_b, names_b = facts(b)
+    if numbers_a != numbers_b or negation_a != negation_b or names_a != names_b:
+        return True
+    return bool(days_a and days_b and days_a != days_b)
 
 
 def overlap(a: set[str], b: set[str]) -> float:

@@ -1,0 +1,34 @@
+"""The duplicates job's guard: statements that differ in a number, a date, a name or a negation
+are never the same fact; weekday and month names are dates, not names."""
+
+from __future__ import annotations
+
+import pytest
+
+from service.plane.duplicates import differs_in_fact
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("Ran the Berlin marathon in 2021", "Ran the Berlin marathon in 2023"),
+        ("Met Alice at the spring conference", "Met Bruno at the spring conference"),
+        ("Likes pizza for dinner", "Does not like pizza for dinner"),
+        ("Has 3 cats at home", "Has 4 cats at home"),
+        ("Calls her mother on Mondays", "Calls her mother on Fridays"),
+    ],
+)
+def test_a_hard_negative_differs_in_fact(a: str, b: str) -> None:
+    assert differs_in_fact(a, b)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("Plays the cello every weekend", "Practises cello on Saturdays and Sundays"),
+        ("Likes green tea in the morning", "likes green tea in the morning."),
+        ("She plays the cello in an amateur orchestra", "Plays the cello in the amateur orchestra"),
+    ],
+)
+def test_a_paraphrase_does_not(a: str, b: str) -> None:
+    assert not differs_in_fact(a, b)
