@@ -259,6 +259,32 @@ class ToolContext:
         if self.report is not None:
             await self.report(done, total, message)
 
+    async def run_nested(self, tool: str, arguments: dict[str, Any]) -> Any:
+        """Run `tool` through the whole dispatch chain as part of this call (the facade, a
+        finding's plan): same caller, transport and progress, and — protocol 2026-07-28 — the
+        retry of this call carries the answer to the inner call's question. An inner question
+        becomes this call's (`InputNeeded`), an inner error this call's error. Its `ToolResult`."""
+        from service.errors import ToolNotFound, VaultgateError
+
+        result = await self.services.dispatch(
+            tool,
+            arguments,
+            principal=self.principal,
+            transport=self.transport,
+            request=self.request,
+            progress=self.report,
+            input_responses=self.notes.get("input_responses"),
+            request_state=self.notes.get("request_state"),
+        )
+        if result.input_required is not None:
+            raise InputNeeded(result.input_required)  # the client must ask its human, then retry this call
+        self.notes["inner_applied"] = result.applied  # the governor keeps a completed change a success
+        if result.is_error:
+            if isinstance(result.error, VaultgateError):
+                raise result.error
+            raise ToolNotFound(f"{tool} failed", details={"tool": tool})  # pragma: no cover - errors are typed
+        return result
+
     def steps(self, label: str) -> Steps:
         """Progress and cancellation points of a long multi-file change (`service.vault.commit`)."""
         from service.vault.commit import Steps

@@ -25,11 +25,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, PrivateAttr, create_model
 
-from service.errors import ToolNotFound, VaultgateError
+from service.errors import ToolNotFound
 from service.policy.visibility import FACADE_TAG
 from service.retrieval.stopwords import is_stop_word
 from service.storage.db import driver
-from service.tools.context import InputNeeded, ToolContext
+from service.tools.context import ToolContext
 from service.tools.models import ToolInput, ToolOutput, decode_cursor, page_of
 from service.tools.spec import Catalog, ToolSpec
 
@@ -283,24 +283,7 @@ async def _call_inner(
         inner.setdefault("vault", outer.vault)
     if outer.elicit_token is not None:
         inner.setdefault("elicit_token", outer.elicit_token)
-    result = await ctx.services.dispatch(
-        name,
-        inner,
-        principal=ctx.principal,
-        transport=ctx.transport,
-        request=ctx.request,
-        progress=ctx.report,
-        # protocol 2026-07-28: the retry of the outer call carries the answer to the inner call's question
-        input_responses=ctx.notes.get("input_responses"),
-        request_state=ctx.notes.get("request_state"),
-    )
-    if result.input_required is not None:
-        raise InputNeeded(result.input_required)  # the client must ask its human, then retry this call
-    ctx.notes["inner_applied"] = result.applied  # the governor keeps a completed change a success
-    if result.is_error:
-        if isinstance(result.error, VaultgateError):
-            raise result.error
-        raise ToolNotFound(f"{name} failed", details={"tool": name})  # pragma: no cover - errors are typed
+    result = await ctx.run_nested(name, inner)
     out = CallOut(tool=name, result=result.structured or {})
     out._blocks = list(result.extra_content)
     return out

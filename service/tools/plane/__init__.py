@@ -24,7 +24,7 @@ from service.errors import Conflict, ModeUnavailable, NoteNotFound, ValidationFa
 from service.plane.findings import Finding
 from service.plane.plane import Plane, RunResult
 from service.security.visible import unrestricted
-from service.tools.context import InputNeeded, ToolContext
+from service.tools.context import ToolContext
 from service.tools.models import ToolInput, ToolOutput, decode_cursor, encode_cursor
 from service.tools.spec import ToolSpec
 
@@ -295,23 +295,7 @@ async def apply_finding(ctx: ToolContext, args: FindingIn) -> ApplyOut:
     inner: dict[str, Any] = {"plan": found.plan, "vault": ctx.vault.id}
     if args.elicit_token is not None:
         inner["elicit_token"] = args.elicit_token
-    result = await ctx.services.dispatch(
-        "execute_plan",
-        inner,
-        principal=ctx.principal,
-        transport=ctx.transport,
-        request=ctx.request,
-        progress=ctx.report,
-        input_responses=ctx.notes.get("input_responses"),
-        request_state=ctx.notes.get("request_state"),
-    )
-    if result.input_required is not None:
-        raise InputNeeded(result.input_required)  # the plan asks a human first: retry with the answer
-    ctx.notes["inner_applied"] = result.applied
-    if result.is_error:
-        if result.error is not None:
-            raise result.error
-        raise Conflict("the finding's plan failed", details={"finding_id": found.id})
+    result = await ctx.run_nested("execute_plan", inner)  # asks a human where the plan's steps need one
     run_id = (result.structured or {}).get("run_id")
     await plane.findings.mark(found.id, "applied", run_id=str(run_id) if run_id else None)
     return ApplyOut(finding_id=found.id, status="applied", run=result.structured or {})

@@ -25,6 +25,7 @@ from starlette.routing import Route
 
 from service.plane.summaries import cited
 from tests.conftest import started
+from tests.tools.bridges.standin import _Server  # the bridge stand-in's in-loop uvicorn server
 
 VAULT = {
     "Projects/Alpha.md": "# Alpha\n\nThe alpha launch moved to May after the vendor review.\n",
@@ -70,22 +71,6 @@ class Model:
 
     def app(self) -> Starlette:
         return Starlette(routes=[Route("/v1/chat/completions", self.chat, methods=["POST"])])
-
-
-class _Server(uvicorn.Server):
-    def __init__(self, config: uvicorn.Config) -> None:
-        super().__init__(config)
-        self.ready = asyncio.Event()
-
-    @contextlib.contextmanager
-    def capture_signals(self) -> Any:
-        yield  # no signal handlers inside the tests' loop
-
-    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
-        try:
-            await super().startup(sockets)
-        finally:
-            self.ready.set()
 
 
 @contextlib.asynccontextmanager
