@@ -353,9 +353,8 @@ class VaultgateApp:
         from service.protocol.completion import Completer
         from service.protocol.macro_prompts import MacroPrompts
         from service.protocol.prompts import Prompts
-        from service.protocol.reindex_tasks import ReindexTasks
         from service.protocol.resources import Resources
-        from service.protocol.tasks import PlanTasks
+        from service.protocol.tasks import PlanTasks, job_kinds
 
         access = VaultAccess(self.vaults, self.settings.default_vault_id, self.guard, self.dispatcher.principal_for)
         self.resources = Resources(access)
@@ -388,8 +387,8 @@ class VaultgateApp:
                 on_completion=completer.complete,
                 on_set_logging_level=self._set_logging_level,
             )
-        # MCP tasks for plan runs and reindex jobs, both eras
-        PlanTasks(self.dispatcher, self.plans, ReindexTasks(self.services)).install(server)
+        # MCP tasks for plan runs and background jobs (reindex, consolidation), both eras
+        PlanTasks(self.dispatcher, self.plans, job_kinds(self.services)).install(server)
         return server
 
     async def _set_logging_level(self, ctx: Any, params: Any) -> Any:

@@ -4,7 +4,9 @@
   once `after_changes` notes changed since (the index's mtimes, looked at every minute); the
   first start of a vault counts from then. It waits for a pause in the calls
   (`service.activity`), and each job gives way to calls between its pieces of work.
-- **One run per vault at a time**: a second `run` while one runs waits for it to end.
+- **One run per vault at a time**: a second `run` while one runs waits for it to end. A run a
+  caller starts (`launch`: run_consolidation and its MCP task) runs in the background, keeps its
+  id from the start, and can be cancelled; a second launch while it runs joins it.
 - **State** (last run, its summary, the cursor that makes "new since the last run") lives in the
   state database (`plane_state`) and survives a restart; findings too (`service.plane.findings`).
 - **Stop** cancels the schedule and a running run cleanly: a run only reads, and its findings
@@ -48,6 +50,7 @@ log = logging.getLogger(__name__)
 CHECK_S = 60.0  # how often the schedule looks at the vault's changes
 Progress = Callable[[int, int, str], Awaitable[None]]
 PLANE_CALLER = "vaultgate-plane"  # who auto-applied plans run as (the audit log names it)
+KEPT_LAUNCHED = 50  # launched runs remembered (their tasks); the oldest is forgotten first
 
 
 @dataclass
@@ -69,6 +72,17 @@ class RunResult:
     counts: dict[str, int] = field(default_factory=dict)  # new / again / gone
     auto_applied: list[str] = field(default_factory=list)
     trigger: str = "manual"
+
+
+@dataclass
+class Launched:
+    """A run started by `launch` (run_consolidation, its MCP task): it runs on in the background."""
+
+    run_id: str
+    vault_id: str
+    task: asyncio.Task[RunResult]
+    created_at: float
+    only: list[str] | None = None
 
 
 class Plane:
@@ -105,6 +119,8 @@ class Plane:
         self.running: dict[str, dict[str, Any]] = {}  # vault id -> {run_id, job, done, total}
         self._locks: dict[str, asyncio.Lock] = {}
         self._loops: dict[str, asyncio.Task[None]] = {}
+        self.launched: dict[str, Launched] = {}  # run id -> a launched run (the last KEPT_LAUNCHED)
+        self._launched_in: dict[str, Launched] = {}  # vault id -> its last launched run
 
     # -- lifecycle ------------------------------------------------------------------------------
 
@@ -117,6 +133,49 @@ class Plane:
         for task in self._loops.values():
             await cancel_and_wait(task)
         self._loops.clear()
+        for launched in self._launched_in.values():
+            await cancel_and_wait(launched.task)
+
+    # -- runs started on demand -----------------------------------------------------------------
+
+    def launch(
+        self, vault_id: str, *, only: list[str] | None = None, progress: Progress | None = None
+    ) -> tuple[Launched, bool]:
+        """Start a run of `vault_id` in the background, or join the one a caller started: the run and
+        whether it was already running. It waits for a run the schedule started to end first."""
+        live = self._launched_in.get(vault_id)
+        if live is not None and not live.task.done():
+            return live, True
+        run_id = "run-" + secrets.token_hex(6)
+        task = asyncio.create_task(self.run(vault_id, only=only, progress=progress, run_id=run_id), name=run_id)
+        launched = self._launched_in[vault_id] = self.launched[run_id] = Launched(
+            run_id, vault_id, task, time.time(), only
+        )
+        while len(self.launched) > KEPT_LAUNCHED:
+            del self.launched[next(iter(self.launched))]
+        return launched, False
+
+    async def cancel(self, vault_id: str) -> str | None:
+        """Stop the launched run of `vault_id` (it records nothing): its id, or None when none runs."""
+        live = self._launched_in.get(vault_id)
+        if live is None or live.task.done():
+            return None
+        await cancel_and_wait(live.task)
+        return live.run_id
+
+    def progress_of(self, launched: Launched) -> str:
+        """Where a launched run is, in words: queued, its job and count, or how it ended."""
+        task = launched.task
+        if task.done():
+            if task.cancelled():
+                return "cancelled"
+            if task.exception() is not None:
+                return f"failed: {type(task.exception()).__name__}"
+            return "done"
+        now = self.running.get(launched.vault_id)
+        if now is None or now.get("run_id") != launched.run_id:
+            return "queued"
+        return f"running {now.get('job') or '-'} ({now.get('done', 0)}/{now.get('total', 0)} jobs)"
 
     async def _loop(self, vault: Vault) -> None:
         while True:
@@ -163,13 +222,19 @@ class Plane:
         return None
 
     async def run(
-        self, vault_id: str, *, only: list[str] | None = None, progress: Progress | None = None, trigger: str = "manual"
+        self,
+        vault_id: str,
+        *,
+        only: list[str] | None = None,
+        progress: Progress | None = None,
+        trigger: str = "manual",
+        run_id: str | None = None,
     ) -> RunResult:
         vault = self.vaults[vault_id]
         lock = self._locks.setdefault(vault_id, asyncio.Lock())
         async with lock:
             saved = await self.saved(vault_id)
-            result = RunResult("run-" + secrets.token_hex(6), vault_id, time.time(), trigger=trigger)
+            result = RunResult(run_id or "run-" + secrets.token_hex(6), vault_id, time.time(), trigger=trigger)
             chosen = [j for j in self.jobs if only is None or j.name in only]
             self.running[vault_id] = {"run_id": result.run_id, "job": None, "done": 0, "total": len(chosen)}
             try:

@@ -11,20 +11,16 @@ restricts, as the tool reports it); the result is the `reindex` answer for the f
 Mode `embeddings` is not a job of this kind: it answers at once with its state (index_status
 shows its progress).
 
-A task belongs to the principal that started it (held in memory, the last `KEPT`: after a
-restart the job's row remains in index_status, the task is gone); any other principal is told it does not exist.
+What every job task shares (ownership, the last `KEPT` held in memory, the end notification) is
+`service.protocol.job_tasks`; after a restart the job's row remains in index_status, the task is gone.
 A reindex cannot be cancelled (each batch is one transaction; it ends soon and leaves the index
 consistent): `tasks/cancel` answers so in 2025-11-25 and is acknowledged in 2026-07-28.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import json
 import time
-from dataclasses import dataclass
-from datetime import UTC, datetime
 from types import SimpleNamespace
 from typing import Any
 
@@ -33,45 +29,28 @@ from mcp.shared.exceptions import MCPError
 
 from service.indexer.jobs import IndexJobs, Job
 from service.obs.sessions import caller_hash
+from service.protocol.job_tasks import JobTask, JobTasks, iso
 from service.security.visible import unrestricted
 from service.services import Services
 from service.types import Principal
 
 PREFIX = "reindex-"
-POLL_MS = 500
-KEPT = 200  # tasks remembered; the oldest is forgotten first (its job stays in index_status)
 _STATUS = {"queued": "working", "running": "working", "done": "completed", "failed": "completed"}
 
 
-def _iso(seconds: float) -> str:
-    return datetime.fromtimestamp(seconds, UTC).isoformat().replace("+00:00", "Z")
+class ReindexTasks(JobTasks):
+    tool = "reindex"
+    prefix = PREFIX
 
-
-@dataclass(frozen=True)
-class ReindexTask:
-    task_id: str
-    job_id: str
-    vault_id: str
-    caller: str  # hashed subject
-    restricted: bool  # percentages, not file counts (as the tool answered)
-    already_running: bool
-    created_at: float
-
-
-class ReindexTasks:
     def __init__(self, services: Services) -> None:
+        super().__init__()
         self.services = services
-        self.tasks: dict[str, ReindexTask] = {}
-        self._watchers: set[asyncio.Task[None]] = set()
 
     @property
     def jobs(self) -> IndexJobs:
         return self.services.index_jobs
 
-    def owns(self, task_id: str) -> bool:
-        return task_id.startswith(PREFIX)
-
-    def created(self, principal: Principal, answer: dict[str, Any]) -> ReindexTask | None:
+    def created(self, principal: Principal, answer: dict[str, Any]) -> JobTask | None:
         """The task for a `reindex` answer (`wait: false`) that started or joined a job, else None."""
         out = answer.get("structuredContent") if not answer.get("isError") else None
         job = out.get("job") if isinstance(out, dict) else None
@@ -82,63 +61,41 @@ class ReindexTasks:
         if vault is None:
             return None
         caller = SimpleNamespace(principal=principal, vault=vault, services=self.services)
-        task = ReindexTask(
-            task_id=PREFIX + str(job["id"]),
-            job_id=str(job["id"]),
-            vault_id=vault_id,
-            caller=caller_hash(principal.subject),
-            restricted=not unrestricted(caller),
-            already_running=bool(out.get("already_running")),  # type: ignore[union-attr]
-            created_at=time.time(),
+        return self.remember(
+            JobTask(
+                task_id=PREFIX + str(job["id"]),
+                job_id=str(job["id"]),
+                vault_id=vault_id,
+                caller=caller_hash(principal.subject),
+                restricted=not unrestricted(caller),
+                already_running=bool(out.get("already_running")),  # type: ignore[union-attr]
+                created_at=time.time(),
+            )
         )
-        self.tasks[task.task_id] = task
-        while len(self.tasks) > KEPT:
-            del self.tasks[next(iter(self.tasks))]
-        return task
 
-    def own(self, principal: Principal, task_id: str, verb: str) -> ReindexTask:
-        task = self.tasks.get(task_id)
-        if (
-            task is None
-            or task.caller != caller_hash(principal.subject)
-            or (principal.vault is not None and task.vault_id != principal.vault)
-        ):
-            raise MCPError(types.INVALID_PARAMS, f"Failed to {verb} task: Task not found")
-        return task
-
-    def of(self, principal: Principal) -> list[ReindexTask]:
-        mine = caller_hash(principal.subject)
-        return [
-            t
-            for t in self.tasks.values()
-            if t.caller == mine and (principal.vault is None or t.vault_id == principal.vault)
-        ]
-
-    async def job(self, task: ReindexTask) -> Job:
+    async def job(self, task: JobTask) -> Job:
         job = await self.jobs.get(task.job_id)
         if job is None:  # pragma: no cover - a job's row outlives its task
             raise MCPError(types.INTERNAL_ERROR, f"reindex job {task.job_id} is gone")
         return job
 
-    async def shape(self, task: ReindexTask, modern: bool) -> dict[str, Any]:
-        """The task as `tasks/get` and `tasks/list` show it (progress in the status message)."""
+    async def shape(self, task: JobTask, modern: bool) -> dict[str, Any]:
         job = await self.job(task)
         status = _STATUS.get(job.status, "failed")
         if task.restricted:
             done = f"{round(100 * job.progress / job.total) if job.total else 0}%"
         else:
             done = f"{job.progress}/{job.total if job.total is not None else '?'} notes"
-        out: dict[str, Any] = {
+        return {
             "taskId": task.task_id,
             "status": status,
             "statusMessage": f"reindex {job.kind} {job.status}: {done}",
-            "createdAt": _iso(task.created_at),
-            "lastUpdatedAt": _iso(job.finished_at or time.time()),
+            "createdAt": iso(task.created_at),
+            "lastUpdatedAt": iso(job.finished_at or time.time()),
+            **self.timing(modern),
         }
-        out.update({"ttlMs": None, "pollIntervalMs": POLL_MS} if modern else {"ttl": None, "pollInterval": POLL_MS})
-        return out
 
-    async def result(self, task: ReindexTask) -> dict[str, Any]:
+    async def result(self, task: JobTask) -> dict[str, Any]:
         """The `reindex` answer for the finished job, as a CallToolResult."""
         from service.tools.index.status import ReindexOut, job_out
 
@@ -152,18 +109,12 @@ class ReindexTasks:
         )
         return result.model_dump(mode="json", by_alias=True, exclude_none=True)
 
-    async def wait(self, task: ReindexTask) -> None:
+    async def wait(self, task: JobTask) -> None:
         await self.jobs.wait(task.job_id)
 
-    def notify_when_done(self, connection: Any, task: ReindexTask) -> None:
-        """2025-11-25: `notifications/tasks/status` with the full task when the job ends."""
-
-        async def watch() -> None:
-            await self.wait(task)
-            with contextlib.suppress(Exception):  # a gone or stalled client must not matter
-                shown = await self.shape(task, modern=False)
-                await asyncio.wait_for(connection.notify("notifications/tasks/status", shown), 2.0)
-
-        watcher = asyncio.get_running_loop().create_task(watch(), name=f"task-status-{task.task_id}")
-        self._watchers.add(watcher)
-        watcher.add_done_callback(self._watchers.discard)
+    async def cancel(self, task: JobTask, modern: bool) -> dict[str, Any]:
+        if modern:
+            return {}
+        raise MCPError(
+            types.INVALID_PARAMS, "Cannot cancel task: a reindex runs to its end (the index stays consistent)"
+        )

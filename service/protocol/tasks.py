@@ -1,5 +1,6 @@
 """MCP tasks for plan runs: execute_plan and run_macro answered with a task handle, in both eras
-(and for reindex jobs, whose calls and task ids this module hands to `reindex_tasks`).
+(and for background jobs — reindex, consolidation runs — whose calls and task ids this module
+hands to their kind: `reindex_tasks`, `consolidation_tasks`, on `job_tasks`).
 
 A plan run in the background (`background: true`) already has everything a task needs: an id,
 a status, a result, cancellation (`service.plans.runs`). This module maps it onto the protocol:
@@ -49,13 +50,14 @@ from service.dispatch.entry import Dispatcher, to_call_tool_result
 from service.obs.sessions import caller_hash
 from service.plans.journal import RunRow
 from service.plans.runs import PlanRuns
-from service.protocol.reindex_tasks import ReindexTasks
+from service.protocol.job_tasks import JobTasks
+from service.services import Services
 from service.types import Principal
 
 EXTENSION = "io.modelcontextprotocol/tasks"
 CAPABILITIES_META = "io.modelcontextprotocol/clientCapabilities"
 RELATED_TASK_META = "io.modelcontextprotocol/related-task"
-TASK_TOOLS = frozenset({"execute_plan", "run_macro", "reindex"})
+PLAN_TOOLS = frozenset({"execute_plan", "run_macro"})
 STATUS_NOTIFICATION = "notifications/tasks/status"
 CORE_TASKS_VERSION = "2025-11-25"  # the one revision with task-augmented requests in the core protocol
 MISSING_CAPABILITY = -32021
@@ -76,6 +78,15 @@ def _iso(seconds: float) -> str:
     return datetime.fromtimestamp(seconds, UTC).isoformat().replace("+00:00", "Z")
 
 
+def job_kinds(services: Services) -> tuple[JobTasks, ...]:
+    """The job tools served as tasks: reindex, and consolidation runs where the app has a plane."""
+    from service.protocol.consolidation_tasks import ConsolidationTasks
+    from service.protocol.reindex_tasks import ReindexTasks
+
+    plane = (ConsolidationTasks(services.plane),) if services.plane is not None else ()
+    return (ReindexTasks(services), *plane)
+
+
 def declares_extension(params: Any) -> bool:
     """Whether a request's own capabilities (`_meta`) name the tasks extension."""
     meta = params.get("_meta") if isinstance(params, dict) else None
@@ -85,10 +96,11 @@ def declares_extension(params: Any) -> bool:
 
 
 class PlanTasks:
-    def __init__(self, dispatcher: Dispatcher, plans: PlanRuns, reindex: ReindexTasks | None = None) -> None:
+    def __init__(self, dispatcher: Dispatcher, plans: PlanRuns, jobs: tuple[JobTasks, ...] = ()) -> None:
         self.dispatcher = dispatcher
         self.plans = plans
-        self.reindex = reindex
+        self.jobs = jobs
+        self.task_tools = PLAN_TOOLS | {kind.tool for kind in jobs}
         self._watchers: set[asyncio.Task[None]] = set()  # runs whose end a connection is told of
 
     # -- tools/call ----------------------------------------------------------------------------
@@ -98,7 +110,7 @@ class PlanTasks:
         if ctx.method != "tools/call" or not isinstance(params, dict):
             return await call_next(ctx)
         core = ctx.protocol_version == CORE_TASKS_VERSION and isinstance(params.get("task"), dict)
-        if params.get("name") not in TASK_TOOLS:
+        if params.get("name") not in self.task_tools:
             if core:  # 2025-11-25: a tool without `execution.taskSupport` must not be called as a task
                 raise MCPError(
                     types.METHOD_NOT_FOUND,
@@ -112,8 +124,9 @@ class PlanTasks:
         if not isinstance(arguments, dict):
             return await call_next(ctx)
         plain = {k: v for k, v in params.items() if k != "task"}
-        if params.get("name") == "reindex":
-            return await self._reindex(ctx, call_next, {**plain, "arguments": {**arguments, "wait": False}}, modern)
+        for kind in self.jobs:
+            if params.get("name") == kind.tool:
+                return await self._job(ctx, call_next, kind, {**plain, "arguments": kind.arguments(arguments)}, modern)
         in_background = {**plain, "arguments": {**arguments, "background": True}}
         answer = await call_next(dataclasses.replace(ctx, params=in_background))
         if not isinstance(answer, dict):
@@ -130,25 +143,33 @@ class PlanTasks:
         self._status_when_done(ctx, row.id)
         return {"task": task}
 
-    async def _reindex(
-        self, ctx: ServerRequestContext[Any, Any], call_next: CallNext, params: dict[str, Any], modern: bool
+    async def _job(
+        self,
+        ctx: ServerRequestContext[Any, Any],
+        call_next: CallNext,
+        kind: JobTasks,
+        params: dict[str, Any],
+        modern: bool,
     ) -> Any:
-        """A reindex asked for as a task: started (`wait: false`) through the chain, then a handle."""
+        """A job tool asked for as a task: started (`wait: false`) through the chain, then a handle."""
         answer = await call_next(dataclasses.replace(ctx, params=params))
-        if self.reindex is None or not isinstance(answer, dict):
+        if not isinstance(answer, dict):
             return answer
         principal, _ = self.dispatcher.principal_for(ctx)
-        task = self.reindex.created(principal, answer)
+        task = kind.created(principal, answer)
         if task is None:
-            return answer  # refused, or mode embeddings: the ordinary result
-        shown = await self.reindex.shape(task, modern)
+            return answer  # refused, ended at once, or not a job (reindex mode embeddings): the ordinary result
+        shown = await kind.shape(task, modern)
         if modern:
             meta = answer.get("_meta")
             return {"resultType": "task", **shown, **({"_meta": meta} if meta else {})}
         connection = getattr(ctx.session, "_connection", None)
         if connection is not None:
-            self.reindex.notify_when_done(connection, task)
+            kind.notify_when_done(connection, task)
         return {"task": shown}
+
+    def _kind(self, task_id: str) -> JobTasks | None:
+        return next((kind for kind in self.jobs if kind.owns(task_id)), None)
 
     def _status_when_done(self, ctx: ServerRequestContext[Any, Any], run_id: str) -> None:
         """2025-11-25: tell the requestor's connection when the task reaches its terminal status
@@ -173,11 +194,12 @@ class PlanTasks:
 
     async def get(self, ctx: ServerRequestContext[Any, Any], params: TaskIdParams) -> dict[str, Any]:
         principal, modern = self._caller(ctx)
-        if self.reindex is not None and self.reindex.owns(params.task_id):
-            job = self.reindex.own(principal, params.task_id, "retrieve")
-            shown = await self.reindex.shape(job, modern)
-            if modern and shown["status"] == "completed":
-                shown["result"] = await self.reindex.result(job)
+        kind = self._kind(params.task_id)
+        if kind is not None:
+            job = kind.own(principal, params.task_id, "retrieve")
+            shown = await kind.shape(job, modern)
+            if modern and shown["status"] in ("completed", "failed", "cancelled"):
+                shown["result"] = await kind.result(job)
             return shown
         row = await self._own(principal, params.task_id, "retrieve")
         task = self._task(row, modern)
@@ -188,10 +210,11 @@ class PlanTasks:
     async def result(self, ctx: ServerRequestContext[Any, Any], params: TaskIdParams) -> dict[str, Any]:
         """2025-11-25 `tasks/result`: wait for the end of the task, then the tool's result."""
         principal, _modern = self._caller(ctx)
-        if self.reindex is not None and self.reindex.owns(params.task_id):
-            job = self.reindex.own(principal, params.task_id, "retrieve")
-            await self.reindex.wait(job)
-            done: dict[str, Any] = await self.reindex.result(job)
+        kind = self._kind(params.task_id)
+        if kind is not None:
+            job = kind.own(principal, params.task_id, "retrieve")
+            await kind.wait(job)
+            done: dict[str, Any] = await kind.result(job)
             done["_meta"] = {**done.get("_meta", {}), RELATED_TASK_META: {"taskId": job.task_id}}
             return done
         row = await self._own(principal, params.task_id, "retrieve")
@@ -213,21 +236,18 @@ class PlanTasks:
         rows = await self.plans.journal.runs_of(caller_hash(principal.subject), limit=LIST_PAGE + 1, offset=start)
         mine = [r for r in rows[:LIST_PAGE] if principal.vault is None or r.vault_id == principal.vault]
         out: dict[str, Any] = {"tasks": [self._task(r, modern) for r in mine]}
-        if self.reindex is not None and start == 0:
-            out["tasks"] += [await self.reindex.shape(t, modern) for t in self.reindex.of(principal)]
+        if start == 0:
+            for kind in self.jobs:
+                out["tasks"] += [await kind.shape(t, modern) for t in kind.of(principal)]
         if len(rows) > LIST_PAGE:
             out["nextCursor"] = str(start + LIST_PAGE)
         return out
 
     async def cancel(self, ctx: ServerRequestContext[Any, Any], params: TaskIdParams) -> dict[str, Any]:
         principal, modern = self._caller(ctx)
-        if self.reindex is not None and self.reindex.owns(params.task_id):
-            self.reindex.own(principal, params.task_id, "cancel")
-            if modern:
-                return {}
-            raise MCPError(
-                types.INVALID_PARAMS, "Cannot cancel task: a reindex runs to its end (the index stays consistent)"
-            )
+        kind = self._kind(params.task_id)
+        if kind is not None:
+            return await kind.cancel(kind.own(principal, params.task_id, "cancel"), modern)
         row = await self._own(principal, params.task_id, "cancel")
         live = self.plans.live.get(row.id)
         running = live is not None and live.status == "running" and self.plans.running_in_background(row.id)

@@ -29,7 +29,6 @@ from service.tools.models import ToolInput, ToolOutput, decode_cursor, encode_cu
 from service.tools.spec import ToolSpec
 
 WAIT_S = 10.0  # run_consolidation without `wait`: how long it waits before answering with the running run
-_runs: dict[str, asyncio.Task[RunResult]] = {}  # vault id -> the run_consolidation started in the background
 
 
 def _plane(ctx: ToolContext) -> Plane:
@@ -148,7 +147,7 @@ class RunOut(ToolOutput):
     auto_applied: list[str] = Field(description="Findings applied by the run ([plane] auto_apply).")
 
 
-def _out(result: RunResult) -> RunOut:
+def run_out(result: RunResult) -> RunOut:
     return RunOut(
         run_id=result.run_id,
         status="done",
@@ -163,15 +162,8 @@ def _out(result: RunResult) -> RunOut:
 async def run_consolidation(ctx: ToolContext, args: RunIn) -> RunOut:
     plane = _plane(ctx)
     vid = ctx.vault.id
-    task = _runs.get(vid)
     if args.cancel:
-        if task is None or task.done():
-            return RunOut(run_id=None, status="cancelled", jobs=[], new=0, again=0, gone=0, auto_applied=[])
-        running = (plane.running.get(vid) or {}).get("run_id")
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError, Exception):
-            await task
-        return RunOut(run_id=running, status="cancelled", jobs=[], new=0, again=0, gone=0, auto_applied=[])
+        return idle_out(await plane.cancel(vid), "cancelled")
     names = {j.name for j in plane.jobs}
     unknown = sorted(set(args.jobs or ()) - names)
     if unknown:
@@ -181,14 +173,16 @@ async def run_consolidation(ctx: ToolContext, args: RunIn) -> RunOut:
         with contextlib.suppress(Exception):  # a gone client does not stop the run
             await ctx.progress(done, total, message)
 
-    if task is None or task.done():
-        task = _runs[vid] = asyncio.create_task(plane.run(vid, only=args.jobs, progress=progress))
-    within = 10.0 if args.wait is None else (None if args.wait else 0.0)
+    launched, _joined = plane.launch(vid, only=args.jobs, progress=progress)
+    within = WAIT_S if args.wait is None else (None if args.wait else 0.0)
     if within != 0.0:
         with contextlib.suppress(TimeoutError):
-            return _out(await asyncio.wait_for(asyncio.shield(task), within))
-    running = (plane.running.get(vid) or {}).get("run_id")
-    return RunOut(run_id=running, status="running", jobs=[], new=0, again=0, gone=0, auto_applied=[])
+            return run_out(await asyncio.wait_for(asyncio.shield(launched.task), within))
+    return idle_out(launched.run_id, "running")
+
+
+def idle_out(run_id: str | None, status: Literal["running", "cancelled"]) -> RunOut:
+    return RunOut(run_id=run_id, status=status, jobs=[], new=0, again=0, gone=0, auto_applied=[])
 
 
 # -- list_findings / dismiss_finding / apply_finding ------------------------------------------
@@ -322,10 +316,12 @@ TOOLS: tuple[ToolSpec, ...] = (
         title="Run consolidation now",
         description="Run the consolidation jobs now (all, or those named): duplicates, contradictions, stale items, "
         "the vault audit, topic maps, a digest. Waits up to 10 s with progress, then answers with the running "
-        "run (wait=true: to its end); cancel=true stops it. Findings: list_findings.",
+        "run (wait=true: to its end); cancel=true stops it. As an MCP task: progress and cancellation through "
+        "the task. Findings: list_findings.",
         input_model=RunIn,
         output_model=RunOut,
         handler=run_consolidation,
+        task_support=True,
         scopes=("admin",),
         scope_class="admin",
         mutating=True,

@@ -208,11 +208,14 @@ async def test_state_survives_a_restart_and_a_run_can_be_cancelled(make_vault: C
 
         vg.app.plane.jobs = (Slow(),)
         started_run = await vg.ok("run_consolidation", wait=False)
-        assert started_run["status"] == "running"
+        assert started_run["status"] == "running" and started_run["run_id"].startswith("run-")  # named at once
         await asyncio.wait_for(held.wait(), 10)
-        assert (await vg.ok("plane_status"))["running"]["job"] == "slow"
+        running = (await vg.ok("plane_status"))["running"]
+        assert running["job"] == "slow" and running["run_id"] == started_run["run_id"]
+        joined = await vg.ok("run_consolidation", wait=False)  # a second start joins the run
+        assert joined["run_id"] == started_run["run_id"]
         cancelled = await vg.ok("run_consolidation", cancel=True)
-        assert cancelled["status"] == "cancelled"
+        assert cancelled == {**joined, "status": "cancelled"}
         status = await vg.ok("plane_status")
         assert status["running"] is None and status["last_run_id"] == first["run_id"]  # nothing recorded
 
