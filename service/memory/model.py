@@ -41,12 +41,13 @@ from service.markdown.frontmatter import split
 OBS_HEADING = "## Observations"
 REL_HEADING = "## Relations"
 
-# - [category] text [key:: value]... ^block
+# - [category] text [key:: value]... ^block (a value may hold wikilinks: [source:: [[Note]]])
+_VALUE = r"(?:[^\[\]]|\[\[[^\[\]]*\]\])*"
 _OBS = re.compile(
-    r"^- (?:\[(?P<category>[^\]\[:]{1,60})\] )?(?P<text>.*?)(?P<fields>(?: \[[a-z_]+:: [^\]]*\])*)"
+    r"^- (?:\[(?P<category>[^\]\[:]{1,60})\] )?(?P<text>.*?)(?P<fields>(?: \[[a-z_]+:: " + _VALUE + r"\])*)"
     r"(?: \^(?P<block>[A-Za-z0-9-]+))?\s*$"
 )
-_FIELD = re.compile(r"\[([a-z_]+):: ([^\]]*)\]")
+_FIELD = re.compile(r"\[([a-z_]+):: (" + _VALUE + r")\]")
 _REL = re.compile(r"^- (?P<type>[^\[\]]{1,100}?) \[\[(?P<target>[^\]|#]+)(?:\|[^\]]*)?\]\]\s*$")
 _UNSAFE = re.compile(r'[\\/:*?"<>|#^\[\]%~\x00-\x1f\x7f]')
 _DEVICES = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(1, 10)), *(f"lpt{i}" for i in range(1, 10))}

@@ -9,9 +9,10 @@ collisions and unlinked mentions (link suggestions). Reads the index only.
   `#to-do`, `#todos`); the plan renames the rarer spellings to the most used one (`rename_tag`).
 - `alias_collision`: one alias (or an alias and a note's name) shared by several notes: a link
   to it is ambiguous.
-- `unlinked_mention`: a note's text names another note's title (whole words, case-blind) without
-  linking it; the most linked notes' titles are looked for (`MENTION_TITLES`) through the
-  full-text index.
+- `unlinked_mention`: a note's text names another note's title (the very words, case-blind; a
+  note of the same name is a namesake, not a mention) without
+  linking it; the most linked notes' titles are looked for first, then those of notes nothing
+  links yet (`MENTION_TITLES` in all), through the full-text index.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from typing import Any
 from service.plane.findings import Finding
 from service.plane.job import JobContext, Need
 
-MENTION_TITLES = 300  # titles looked for as unlinked mentions (the most linked notes first)
+MENTION_TITLES = 300  # titles looked for as unlinked mentions (the most linked notes first, then unlinked ones)
 MENTIONS_PER_TITLE = 20
 MIN_TITLE = 5  # characters: shorter titles are too common as words
 MENTIONS_BUDGET_S = 10.0  # the longest one run looks for unlinked mentions
@@ -211,7 +212,9 @@ class Audit:
                 " GROUP BY target_path ORDER BY n DESC LIMIT ?",
                 (vid, MENTION_TITLES),
             ).fetchall()
-            return [str(r[0]) for r in rows]
+            linked = [str(r[0]) for r in rows]
+            seen = set(linked)  # then the notes nothing links yet, while the budget lasts
+            return (linked + [p for p in sorted(titles) if p not in seen])[:MENTION_TITLES]
 
         def mentioning(target: str, phrase: str) -> Any:
             def read(c: sqlite3.Connection) -> list[tuple[str, str]]:
@@ -229,7 +232,16 @@ class Audit:
                     int(r[0])
                     for r in c.execute("SELECT src_id FROM links WHERE vault_id = ? AND target_path = ?", (vid, target))
                 }
-                return [by_id[h] for h in hits if h in by_id and h not in linking and by_id[h][0] != target]
+                named = titles.get(target, "").casefold()
+                left = [h for h in hits if h in by_id and h not in linking and by_id[h][0] != target]
+                left = [h for h in left if titles.get(by_id[h][0], "").casefold() != named]  # a namesake, not a link
+                if not left:
+                    return []
+                # the index stems and folds accents ("Crossing" matches "Cross"): the very words, case-blind
+                exact = re.compile(r"(?<!\w)" + r"\s+".join(map(re.escape, named.split())) + r"(?!\w)", re.IGNORECASE)
+                marks = ",".join("?" * len(left))
+                bodies = dict(c.execute(f"SELECT note_id, body FROM note_text WHERE note_id IN ({marks})", left))
+                return [by_id[h] for h in left if exact.search(str(bodies.get(h, "")))]
 
             return read
 

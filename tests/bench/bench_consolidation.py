@@ -6,8 +6,12 @@ A generator of the project's own (seeded) writes a vault with memory entities an
 entity, facts from template families; some are repeated exactly (case and end punctuation
 changed), paraphrased, contradicted by a later dated fact, or paired with a hard negative (the
 same words with another number, date, name or negation, which must never be merged). Beside the
-memory: notes with misspelt links (broken links), tag variants (`#ToDo` / `#todo` / `#to-do`),
-orphans and pending captures made stale. One `run_consolidation` through the dispatch chain; each
+memory: entities that are one (accents, case, a plural, an alias) beside pairs that only look
+alike, notes with misspelt links (broken links), tag variants (`#ToDo` / `#todo` / `#to-do`),
+orphans, notes that name another note's title without linking it (unlinked mentions; a note that
+names it and links it too must not count), observations whose source note is gone, and captures
+and experiences made stale (taken 30 days ago; a filed capture and a promoted one must not count).
+One `run_consolidation` through the dispatch chain; each
 finding kind is scored against what was planted. The template families are split in two: `tune`
 (the ones the thresholds were chosen on) and `report` (held out); `--families` picks which ones
 plant the memory facts. Targets (issue 40): duplicates precision >= 0.95 and recall >= 0.90,
@@ -96,18 +100,56 @@ def draw(rng: random.Random) -> dict[str, Any]:
     }
 
 
-def entity_note(name: str, lines: list[tuple[str, str | None]]) -> str:
+def entity_note(name: str, lines: list[tuple[str, str | None]], aliases: tuple[str, ...] = (), source: str = "") -> str:
     body = "\n".join(
         f"- {text}" + (f" [date:: {date}]" if date else "") + f" ^m-{i:06d}" for i, (text, date) in enumerate(lines)
     )
-    return f"---\nname: {name}\nentityType: person\n---\n# {name}\n\n## Observations\n{body}\n"
+    if source:
+        body += f"\n- Wrote it up [source:: {source}] ^m-src"
+    also = f"aliases: [{', '.join(aliases)}]\n" if aliases else ""
+    return f"---\nname: {name}\nentityType: person\n{also}---\n# {name}\n\n## Observations\n{body}\n"
+
+
+# entities that are one (kept first: the older note) and pairs that only look alike
+SAME_ENTITIES = [
+    ("Zoë Martín", "Zoe Martin"),
+    ("André Lefèvre", "Andre Lefevre"),
+    ("ACME Labs", "acme labs"),
+    ("Nordic Heron", "Nordic Herons"),
+    ("Blue Orchard", "Blue Orchards"),
+]
+ALIASED = [("Robert Smith", "Bob Smith"), ("Katherine Ode", "Kate Ode")]  # the second is an alias of the first
+LOOK_ALIKE = [
+    ("Maria Costa", "Mario Costa"),
+    ("Ann Lee", "Anne Lee"),
+    ("Lab North", "Lab South"),
+    ("Cross", "Crossing"),
+]
+
+
+def plant_entities(files: dict[str, str], truth: dict[str, Any]) -> None:
+    one = [(a, b, ()) for a, b in SAME_ENTITIES] + [(a, b, (b,)) for a, b in ALIASED]
+    for keep, merge, aliases in one:
+        files[f"Memory/{keep}.md"] = entity_note(keep, [(f"Known as {keep}", None)], aliases)
+        files[f"Memory/{merge}.md"] = entity_note(merge, [(f"Also written {merge}", None)])
+    for a, b in LOOK_ALIKE:
+        files[f"Memory/{a}.md"] = entity_note(a, [(f"Known as {a}", None)])
+        files[f"Memory/{b}.md"] = entity_note(b, [(f"Known as {b}", None)])
+    truth["same_entities"] = {frozenset({a, b}) for a, b, _ in one}
+    truth["look_alike"] = {frozenset(pair) for pair in LOOK_ALIKE}
 
 
 def plant(entities: int, seed: int, families: str) -> tuple[dict[str, str], dict[str, Any]]:
     rng = random.Random(seed)
     chosen = {**FAMILIES["tune"], **FAMILIES["report"]} if families == "all" else FAMILIES[families]
     files: dict[str, str] = {}
-    truth: dict[str, Any] = {"duplicates": set(), "hard_negatives": set(), "contradictions": set()}
+    truth: dict[str, Any] = {
+        "duplicates": set(),
+        "hard_negatives": set(),
+        "contradictions": set(),
+        "orphaned": set(),
+        "gone_sources": set(),
+    }
     for e in range(entities):
         name = f"Person {e:04d}"
         lines: list[tuple[str, str | None]] = []
@@ -138,7 +180,14 @@ def plant(entities: int, seed: int, families: str) -> tuple[dict[str, str], dict
             lines.append((newer, "2023-06-01"))
             truth["contradictions"].add((name, older, newer))
         rng.shuffle(lines)
-        files[f"Memory/{name}.md"] = entity_note(name, lines)
+        source = ""
+        if e % 25 == 0:  # an observation citing a note: gone for half of them
+            source = f"[[Gone Note {e}]]" if e % 50 == 0 else "[[Topic 001]]"
+            if e % 50 == 0:
+                truth["orphaned"].add(name)
+                truth["gone_sources"].add(f"Gone Note {e}")  # a broken link too
+        files[f"Memory/{name}.md"] = entity_note(name, lines, source=source)
+    plant_entities(files, truth)
     # the vault beside the memory
     notes = [f"Topic {i:03d}" for i in range(60)]
     broken = set()
@@ -152,10 +201,46 @@ def plant(entities: int, seed: int, families: str) -> tuple[dict[str, str], dict
         files[f"Topics/{title}.md"] = f"# {title}\n\nSee [[{target}]]. #{tag}\n"
     for i in range(5):
         files[f"Loose/Orphan {i}.md"] = f"# Orphan {i}\n\nNothing links here and this links nowhere.\n"
-    truth["broken"] = broken
+    truth["mentions"] = set()
+    for i in range(8):  # names a topic without linking it (it links another, so it is no orphan)
+        named, linked = notes[(7 * i + 5) % len(notes)], notes[(7 * i + 9) % len(notes)]
+        files[f"Meetings/Meeting {i}.md"] = f"# Meeting {i}\n\nWe went through {named} at length. See [[{linked}]].\n"
+        truth["mentions"].add((f"Meetings/Meeting {i}.md", f"Topics/{named}.md"))
+    for i in range(4):  # names it and links it: no finding
+        named = notes[(11 * i + 2) % len(notes)]
+        files[f"Meetings/Linked {i}.md"] = f"# Linked {i}\n\nWe went through {named}: [[{named}]].\n"
+    truth["broken"] = broken | truth["gone_sources"]
     truth["orphans"] = {f"Loose/Orphan {i}.md" for i in range(5)}
     truth["tag_variants"] = {frozenset({"ToDo", "todo", "to-do"})}
     return files, truth
+
+
+async def plant_stale(vg: Any) -> set[str]:
+    """Captures and experiences through the tools, five of each then dated 30 days back; one old
+    capture filed and one old experience promoted (no longer stale), two of each left recent."""
+    captures = [(await vg.ok("capture", text=f"Call the plumber about job {i}"))["id"] for i in range(7)]
+    experiences = [
+        (await vg.ok("record_experience", kind="worked", text=f"Batching helped run {i}"))["experience"]["id"]
+        for i in range(7)
+    ]
+    old = captures[:5] + experiences[:5]
+    marks = ",".join("?" * 5)
+    month = 30 * 86_400
+    await vg.app.plane.state.run_write(
+        lambda c: c.execute(
+            f"UPDATE capture_queue SET created_at = created_at - {month} WHERE id IN ({marks})", captures[:5]
+        )
+    )
+    store = vg.app.services.experiences
+    await store.db.run_write(
+        lambda c: c.execute(
+            f"UPDATE experiences SET created_at = created_at - {month} WHERE id IN ({marks})", experiences[:5]
+        )
+    )
+    await vg.ok("process_capture", capture_id=captures[0], action="discard")
+    token = await vg.token_for("promote_experience", experience_id=experiences[0], entity="Person 0001")
+    await vg.ok("promote_experience", experience_id=experiences[0], entity="Person 0001", elicit_token=token)
+    return set(old) - {captures[0], experiences[0]}
 
 
 def score(found: set[Any], wanted: set[Any]) -> dict[str, float]:
@@ -177,6 +262,7 @@ async def run(entities: int, seed: int, families: str, embeddings: str) -> dict[
             (root / rel).write_text(text, encoding="utf-8")
         async with started(root, embeddings={"provider": embeddings}) as vg:
             await vg.indexed()
+            truth["stale"] = await plant_stale(vg)
             vectors = time.perf_counter()
             await vg.ok("search_memory", query="warm up")  # reads the entity notes, starts their vectors
             assert vg.app.services.recall is not None
@@ -201,6 +287,9 @@ async def run(entities: int, seed: int, families: str, embeddings: str) -> dict[
     }
     contradictions = {(i["detail"]["entity"], i["detail"]["older"], i["detail"]["newer"]) for i in by("contradiction")}
     merged_negatives = len(dups & truth["hard_negatives"])
+    entities = {frozenset({i["detail"]["keep"], i["detail"]["merge"]}) for i in by("duplicate_entity")}
+    stale = {i["detail"].get("capture_id") or i["detail"].get("experience_id") for i in by("stale_capture")}
+    stale |= {i["detail"]["experience_id"] for i in by("stale_experience")}
     return {
         "bench": "consolidation_planted",
         "families": families,
@@ -218,6 +307,13 @@ async def run(entities: int, seed: int, families: str, embeddings: str) -> dict[
             "merged_share": round(merged_negatives / max(1, len(truth["hard_negatives"])), 4),
         },
         "contradictions": score(contradictions, truth["contradictions"]),
+        "duplicate_entities": score(entities, truth["same_entities"]),
+        "look_alike_entities_merged": len(entities & truth["look_alike"]),
+        "stale_items": score(stale, truth["stale"]),
+        "orphaned_observations": score({i["detail"]["entity"] for i in by("orphaned_observation")}, truth["orphaned"]),
+        "unlinked_mentions": score(
+            {(i["detail"]["path"], i["detail"]["target"]) for i in by("unlinked_mention")}, truth["mentions"]
+        ),
         "broken_links": score({i["detail"]["target"] for i in by("broken_link")}, truth["broken"]),
         "orphans": score({i["detail"]["path"] for i in by("orphan")}, truth["orphans"]),
         "tag_variants": score(

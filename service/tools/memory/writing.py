@@ -7,6 +7,7 @@ Touches: the memory folder's notes (through `service.memory.store`), the plans j
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Sequence
 
 from service.errors import ValidationFailed
@@ -18,6 +19,7 @@ from service.tools.context import ToolContext
 from service.vault.commit import Action, commit
 
 MAX_OBSERVATION = 10_000  # characters
+_WIKILINK = re.compile(r"\[\[[^\[\]]+\]\]")
 
 
 def entity_store(ctx: ToolContext) -> EntityStore:
@@ -57,7 +59,8 @@ def provenance(ctx: ToolContext, source: str | None = None, date: str | None = N
     if date:
         fields["date"] = one_line(date)[:40].replace("]", ")")
     if source:
-        fields["source"] = one_line(source)[:300].replace("]", ")")
+        clean = one_line(source)[:300]
+        fields["source"] = clean if _WIKILINK.fullmatch(clean) else clean.replace("]", ")")  # [[Note]] stays a link
     return fields
 
 

@@ -272,3 +272,32 @@ async def test_a_group_of_linked_notes_without_a_map_gets_a_map_proposed_and_mad
         await vg.indexed()
         await run(vg, jobs=["topics"])
         assert of_kind(await findings(vg), "topic_map") == []  # mapped now
+
+
+async def test_an_observation_whose_source_note_is_gone_is_found_stale(make_vault: Callable[..., Path]) -> None:
+    async with started(make_vault(PLANTED)) as vg:
+        await vg.indexed()
+        batch = [{"entityName": "Bob", "contents": ["Read the draft"], "source": "[[Old Draft]]"}]
+        await vg.ok("add_observations", observations=batch)
+        batch = [{"entityName": "Bob", "contents": ["Read the gamma note"], "source": "[[Gamma]]"}]
+        await vg.ok("add_observations", observations=batch)
+        assert "[source:: [[Old Draft]]] ^m-" in vg.read("Memory/Bob.md")  # the link kept as a link
+        node = (await vg.ok("open_nodes", names=["Bob"]))["entities"][0]
+        assert {"Read the draft", "Read the gamma note"} <= {o["text"] for o in node["observations"]}
+        await run(vg, jobs=["stale"])
+        stale = of_kind(await findings(vg), "orphaned_observation")
+        assert [(s["detail"]["observation"], s["detail"]["source"]) for s in stale] == [("Read the draft", "Old Draft")]
+
+
+async def test_a_mention_is_the_very_words_of_a_title_not_a_stem_or_a_namesake(make_vault: Callable[..., Path]) -> None:
+    vault = {
+        "Places/Old Cross.md": "# Old Cross\n\nA square.\n",
+        "Trips/Walk.md": "# Walk\n\nWe kept crossing the old crossings all day.\n",  # stems only
+        "Trips/Visit.md": "# Visit\n\nWe met at old  cross at noon.\n",  # the very words, case-blind
+        "Other/Old Cross.md": "# Old Cross\n\nAnother note of that name: Old Cross.\n",  # a namesake
+    }
+    async with started(make_vault(vault)) as vg:
+        await vg.indexed()
+        await run(vg, jobs=["audit"])
+        found = {(m["detail"]["path"], m["detail"]["target"]) for m in of_kind(await findings(vg), "unlinked_mention")}
+        assert found == {("Trips/Visit.md", "Places/Old Cross.md"), ("Trips/Visit.md", "Other/Old Cross.md")}

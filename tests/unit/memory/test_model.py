@@ -41,3 +41,14 @@ def test_file_names_are_safe_and_distinct() -> None:
     for m in mapped:
         assert "/" not in m and "\\" not in m and not m.startswith(".") and "%" not in m
         assert m.split(".")[0].lower() not in {"con", "aux", "nul", "prn"}
+
+
+def test_a_field_may_hold_a_wikilink_and_an_unclosed_one_stays_text() -> None:
+    text = (
+        "# P\n\n## Observations\n- Wrote it up [source:: [[Notes/Gone]]] [by:: ab12] ^m-1\n"
+        "- odd [source:: [[half] ^m-2\n"
+    )
+    linked, odd = parse(text).observations
+    assert linked.text == "Wrote it up" and linked.fields == {"source": "[[Notes/Gone]]", "by": "ab12"}
+    assert odd.text == "odd [source:: [[half]" and odd.fields == {}
+    assert render(parse(text)) == render(parse(render(parse(text))))
