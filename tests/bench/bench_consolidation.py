@@ -287,7 +287,7 @@ async def run(entities: int, seed: int, families: str, embeddings: str) -> dict[
     }
     contradictions = {(i["detail"]["entity"], i["detail"]["older"], i["detail"]["newer"]) for i in by("contradiction")}
     merged_negatives = len(dups & truth["hard_negatives"])
-    entities = {frozenset({i["detail"]["keep"], i["detail"]["merge"]}) for i in by("duplicate_entity")}
+    merged_entities = {frozenset({i["detail"]["keep"], i["detail"]["merge"]}) for i in by("duplicate_entity")}
     stale = {i["detail"].get("capture_id") or i["detail"].get("experience_id") for i in by("stale_capture")}
     stale |= {i["detail"]["experience_id"] for i in by("stale_experience")}
     return {
@@ -307,8 +307,8 @@ async def run(entities: int, seed: int, families: str, embeddings: str) -> dict[
             "merged_share": round(merged_negatives / max(1, len(truth["hard_negatives"])), 4),
         },
         "contradictions": score(contradictions, truth["contradictions"]),
-        "duplicate_entities": score(entities, truth["same_entities"]),
-        "look_alike_entities_merged": len(entities & truth["look_alike"]),
+        "duplicate_entities": score(merged_entities, truth["same_entities"]),
+        "look_alike_entities_merged": len(merged_entities & truth["look_alike"]),
         "stale_items": score(stale, truth["stale"]),
         "orphaned_observations": score({i["detail"]["entity"] for i in by("orphaned_observation")}, truth["orphaned"]),
         "unlinked_mentions": score(
