@@ -50,7 +50,7 @@ log = logging.getLogger(__name__)
 CHECK_S = 60.0  # how often the schedule looks at the vault's changes
 Progress = Callable[[int, int, str], Awaitable[None]]
 PLANE_CALLER = "vaultgate-plane"  # who auto-applied plans run as (the audit log names it)
-KEPT_LAUNCHED = 50  # launched runs remembered (their tasks); the oldest is forgotten first
+KEPT_LAUNCHED = 200  # launched runs remembered (their tasks); the oldest is forgotten first
 
 
 @dataclass
@@ -83,6 +83,7 @@ class Launched:
     task: asyncio.Task[RunResult]
     created_at: float
     only: list[str] | None = None
+    ended_at: float | None = None
 
 
 class Plane:
@@ -151,6 +152,7 @@ class Plane:
         launched = self._launched_in[vault_id] = self.launched[run_id] = Launched(
             run_id, vault_id, task, time.time(), only
         )
+        task.add_done_callback(lambda _: setattr(launched, "ended_at", time.time()))
         while len(self.launched) > KEPT_LAUNCHED:
             del self.launched[next(iter(self.launched))]
         return launched, False

@@ -35,7 +35,6 @@ class ConsolidationTasks(JobTasks):
     def __init__(self, plane: Plane) -> None:
         super().__init__()
         self.plane = plane
-        self._ended: dict[str, float] = {}  # run id -> when its task was first seen ended
 
     def arguments(self, arguments: dict[str, Any]) -> dict[str, Any]:
         if arguments.get("cancel"):  # a cancel through the tool is an ordinary call, not a task
@@ -72,7 +71,7 @@ class ConsolidationTasks(JobTasks):
         where = self.plane.progress_of(run)
         if run.task.done():
             status = "cancelled" if run.task.cancelled() else ("failed" if run.task.exception() else "completed")
-            ended = self._ended.setdefault(run.run_id, time.time())
+            ended = run.ended_at or time.time()
         else:
             status, ended = "working", time.time()
         return {
