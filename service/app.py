@@ -109,7 +109,7 @@ class VaultgateApp:
         self.db = Database(cache_dir / "cache.db", readers=settings.storage.readers)
         # What cannot be rebuilt from the vault lives in the data folder, in its own database.
         self.state = Database(data_dir / "state.db", readers=1, writer_cache_kib=2000, reader_cache_kib=1000)
-        self.registry = build_registry()
+        self.registry = build_registry(cache_dir)  # tool packages imported as first called (its docstring)
         self.guard = AclGuard(settings)
         self.metrics = Metrics()
         spool_dir = settings.events.spool_dir or data_dir / "events"

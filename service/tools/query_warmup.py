@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib
 import logging
+import sys
 from collections.abc import Callable
 from functools import partial
 from typing import Any
@@ -28,8 +30,6 @@ from service.indexer.runner import indexer_of
 from service.retrieval.sensitive import Guard
 from service.storage.db import Database
 from service.tasks import cancel_and_wait
-from service.tools.dataview.tools import pages_built, pages_of
-from service.tools.obsidian.bases import snapshot_built, snapshot_of
 from service.tools.sensitive import VERDICTS_MAX, prescan
 from service.vault.vault import Vault
 
@@ -38,6 +38,17 @@ PRESCAN_MAX = VERDICTS_MAX // 2  # notes scanned ahead (the rest of the memo is 
 # Only notes this long: a shorter one scans in ~0.1 ms when a search first shows it.
 PRESCAN_MIN_BYTES = 2048
 PRESCAN_BATCH = 100  # notes per reader-thread call
+BASES = "service.tools.obsidian.bases"  # snapshot_built, snapshot_of
+DATAVIEW = "service.tools.dataview.tools"  # pages_built, pages_of
+
+
+def _engine(module: str, build: bool) -> Any:
+    """A query engine's tool module: imported when an image is to be built, else only if already
+    imported (no image exists before; a server nobody queries this way never imports the
+    engines, ~60 ms of a stdio start that nothing calls)."""
+    if build:
+        return importlib.import_module(module)
+    return sys.modules.get(module)
 
 
 class QueryWarmup:
@@ -91,10 +102,11 @@ class QueryWarmup:
                 seen = indexer.generation
                 first = self.prewarm and vault.id not in self.built
                 try:
-                    if first or snapshot_built(vault):
-                        await snapshot_of(vault, self.db)
-                    if first or pages_built(vault, self.db):
-                        await pages_of(vault, self.db, seen)
+                    bases, dataview = _engine(BASES, first), _engine(DATAVIEW, first)
+                    if bases is not None and (first or bases.snapshot_built(vault)):
+                        await bases.snapshot_of(vault, self.db)
+                    if dataview is not None and (first or dataview.pages_built(vault, self.db)):
+                        await dataview.pages_of(vault, self.db, seen)
                     self.built[vault.id] = seen
                 except Exception:  # a query will build it (and report what is wrong)
                     log.exception("refreshing the query images of %s failed", vault.id)

@@ -1,38 +1,35 @@
 """The registry: every tool of every domain package, checked at start-up.
 
-`DOMAINS` is the one ordered tuple of domain packages (it is the order of tools/list). Each
-package exposes `TOOLS: tuple[ToolSpec, ...]`, and a spec's `domain` is its package's name —
-the domain clients see in the facade's `domain` mode. `build_registry` adds the packages in
-that order; the facade comes last because its domain meta-tools are built from the others.
-The registry refuses to start on an inconsistent declaration.
+`DOMAINS` is the one ordered tuple of domain packages, by name (it is the order of tools/list).
+Each package `service.tools.<domain>` exposes `TOOLS: tuple[ToolSpec, ...]`, and a spec's
+`domain` is its package's name — the domain clients see in the facade's `domain` mode. The
+registry is filled in `PARTS` order: the domains, then the sessions tools that run other tools
+by name (`sessions.plan_tools`), then the facade, whose domain meta-tools are built from all
+the others. The registry refuses to start on an inconsistent declaration.
+
+`build_registry()` imports every part at once. `build_registry(folder)` (the composition root,
+with the cache folder) may defer them: when the folder's tool index (`service.storage.tool_index`,
+written after a complete build of the same sources, which passed every check) says which part
+declares each tool, a part is imported at the first lookup of one of its tools, and every part
+at the first iteration (tools/list, the facade, the schema cache). A stdio client's first call
+then waits for the one domain it calls, not for the ~150 tools' modules and models
+(docs/benchmarks.md, "stdio start-up"). Without a valid index it builds completely and writes one.
+A name the index does not place where it is found loads every part before it is called unknown.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-from typing import Protocol
+import threading
+from collections.abc import Iterable, Iterator, Mapping
+from importlib import import_module
+from pathlib import Path
+from typing import Protocol, cast
 
 from pydantic import BaseModel
 
 from service.errors import RegistryError
-from service.tools import (
-    admin,
-    bridges,
-    bundles,
-    dataview,
-    facade,
-    graph,
-    index,
-    memory,
-    notes,
-    obsidian,
-    plane,
-    properties,
-    search,
-    sessions,
-    tasks,
-)
-from service.tools.spec import ToolSpec
+from service.storage.tool_index import ToolIndex
+from service.tools.spec import Catalog, ToolSpec
 from service.types import WRITE_SCOPES
 
 
@@ -43,24 +40,31 @@ class Domain(Protocol):
     TOOLS: tuple[ToolSpec, ...]
 
 
-# The domain packages, in tools/list order. The facade follows them: its meta-tools are built
-# from the registry they filled (one per domain), by `facade.tools(registry)`.
-DOMAINS: tuple[Domain, ...] = (
-    notes,
-    graph,
-    properties,
-    search,
-    bundles,
-    obsidian,
-    bridges,
-    tasks,
-    dataview,
-    index,
-    admin,
-    sessions,
-    memory,
-    plane,
+# The domain packages, in tools/list order. The plan tools and the facade follow them (`PARTS`).
+DOMAINS: tuple[str, ...] = (
+    "notes",
+    "graph",
+    "properties",
+    "search",
+    "bundles",
+    "obsidian",
+    "bridges",
+    "tasks",
+    "dataview",
+    "index",
+    "admin",
+    "sessions",
+    "memory",
+    "plane",
 )
+PLANS = "sessions.plans"  # `sessions.plan_tools(registry)`: plans and macros name other tools
+FACADE = "facade"  # `facade.tools(registry)`: one meta-tool per domain of every other part
+PARTS: tuple[str, ...] = (*DOMAINS, PLANS, FACADE)
+
+
+def domain_package(name: str) -> Domain:
+    """`service.tools.<name>`, imported now if it was not."""
+    return cast(Domain, import_module(f"service.tools.{name}"))
 
 
 def _check(spec: ToolSpec) -> None:
@@ -92,8 +96,16 @@ def _check(spec: ToolSpec) -> None:
 
 
 class Registry:
+    """The tools by name. `Registry(specs)` holds exactly `specs`; `build_registry` fills one
+    part by part (`PARTS`), at once or as its tools are first looked up."""
+
     def __init__(self, specs: Iterable[ToolSpec] = ()) -> None:
         self._specs: dict[str, ToolSpec] = {}
+        self._parts: dict[str, tuple[ToolSpec, ...]] = {}  # parts added so far (build_registry)
+        self._where: Mapping[str, str] = {}  # tool name -> part, for parts not added yet
+        self._complete = True
+        self._lock = threading.RLock()  # a part is imported once, whichever thread looks first
+        self._filling = False
         for spec in specs:
             self.add(spec)
 
@@ -104,30 +116,85 @@ class Registry:
         self._specs[spec.name] = spec
 
     def get(self, name: str) -> ToolSpec | None:
-        return self._specs.get(name)
+        spec = self._specs.get(name)
+        if spec is None and not self._complete:
+            part = self._where.get(name)
+            if part is not None and part != FACADE:
+                self._add_part(part)
+                spec = self._specs.get(name)
+            if spec is None:  # the facade, or a name the index does not place: every part
+                self.complete()
+                spec = self._specs.get(name)
+        return spec
 
     def __iter__(self) -> Iterator[ToolSpec]:
+        self.complete()
         return iter(self._specs.values())
 
     def __len__(self) -> int:
+        self.complete()
         return len(self._specs)
 
     def names(self) -> list[str]:
+        self.complete()
         return list(self._specs)
 
+    def loaded_parts(self) -> tuple[str, ...]:
+        """The parts added so far, in `PARTS` order (all of them once complete)."""
+        return tuple(part for part in PARTS if part in self._parts)
 
-def build_registry() -> Registry:
+    def complete(self) -> None:
+        """Add every part not added yet; the tools are then in `PARTS` order."""
+        if self._complete or self._filling:
+            return  # `_filling`: the facade iterates what the other parts declared
+        with self._lock:
+            if self._complete:
+                return
+            self._filling = True
+            try:
+                for part in PARTS:
+                    self._add_part(part)
+            finally:
+                self._filling = False
+            self._specs = {spec.name: spec for part in PARTS for spec in self._parts[part]}
+            self._complete = True
+
+    def _add_part(self, part: str) -> None:
+        with self._lock:
+            if part in self._parts:
+                return
+            domain = part.partition(".")[0]
+            specs = tuple(_declared(part, self))
+            for spec in specs:
+                if spec.domain != domain:
+                    raise RegistryError(f"tool {spec.name!r}: domain {spec.domain!r} is not its package {domain!r}")
+                self.add(spec)
+            self._parts[part] = specs
+
+    def _where_found(self) -> dict[str, str]:
+        return {spec.name: part for part, specs in self._parts.items() for spec in specs}
+
+
+def _declared(part: str, registry: Catalog) -> Iterable[ToolSpec]:
+    """The specs `part` declares; the facade's are built from `registry` (every other part)."""
+    if part == PLANS:
+        return cast("Iterable[ToolSpec]", import_module("service.tools.sessions").plan_tools(registry))
+    if part == FACADE:
+        return cast("Iterable[ToolSpec]", import_module("service.tools.facade").tools(registry))
+    return domain_package(part).TOOLS
+
+
+def build_registry(folder: Path | None = None) -> Registry:
+    """Every tool; with `folder` (the cache folder), parts are added as their tools are first
+    looked up when its tool index is valid, else all at once and the index written."""
     registry = Registry()
-    for package in DOMAINS:
-        _add_domain(registry, package.__name__, package.TOOLS)
-    _add_domain(registry, sessions.__name__, sessions.plan_tools(registry))  # plans name other tools
-    _add_domain(registry, facade.__name__, facade.tools(registry))
+    registry._complete = False
+    index = ToolIndex(folder) if folder is not None else None
+    where = index.read() if index is not None else None
+    if where is not None:
+        registry._where = where
+        return registry
+    registry.complete()
+    if index is not None:
+        index.write(registry._where_found())
     return registry
-
-
-def _add_domain(registry: Registry, package: str, specs: Iterable[ToolSpec]) -> None:
-    domain = package.rpartition(".")[2]
-    for spec in specs:
-        if spec.domain != domain:
-            raise RegistryError(f"tool {spec.name!r}: domain {spec.domain!r} is not its package {domain!r}")
-        registry.add(spec)

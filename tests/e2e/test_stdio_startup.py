@@ -110,3 +110,46 @@ def test_vaultgate_stdio_freezes_its_start_up_heap(make_vault: Callable[..., Pat
         proc.stdin.close()
         assert proc.wait(timeout=60) == 0
     assert any("start-up objects frozen" in line for line in seen), seen
+
+
+def _imports_of_a_session(root: Path, log: Path, calls: list[tuple[str, dict[str, object]]]) -> set[str]:
+    """The modules a stdio session imports (`-X importtime`) while answering `initialize`,
+    `tools/list` and `calls`, in order; each call must succeed."""
+    with log.open("wb") as err, _stdio(root, "-X", "importtime", stdout=subprocess.PIPE, stderr=err) as proc:
+        assert "result" in _ask(proc, 1, "initialize", INIT)
+        assert proc.stdin is not None
+        proc.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
+        assert "result" in _ask(proc, 2, "tools/list", {})
+        for n, (tool, arguments) in enumerate(calls, start=3):
+            answer = _ask(proc, n, "tools/call", {"name": tool, "arguments": arguments})
+            assert not answer["result"].get("isError"), answer  # type: ignore[union-attr]
+        proc.stdin.close()
+        assert proc.wait(timeout=60) == 0
+    lines = log.read_text(errors="replace").splitlines()
+    return {line.rsplit("|", 1)[1].strip() for line in lines if line.startswith("import time:")}
+
+
+# Domain packages a `read_note` has no use for: a warm start must not import them before (or
+# for) answering it (service/tools/registry.py, build_registry with the cache folder's index).
+NOT_CALLED = ("graph", "obsidian", "tasks", "dataview", "bundles", "admin", "memory", "facade", "search", "sessions")
+
+
+def _domains(imported: set[str], names: tuple[str, ...]) -> list[str]:
+    """Which of the domain packages `names` have a module among `imported` (the package's own
+    line is not always printed by `-X importtime`, its modules' lines are: each of `names` has some)."""
+    return sorted(d for d in names if any(m.startswith(f"service.tools.{d}.") for m in imported))
+
+
+def test_a_warm_stdio_start_imports_only_the_domain_of_the_tool_it_calls(
+    make_vault: Callable[..., Path], tmp_path: Path
+) -> None:
+    root = make_vault()
+    read = [("read_note", {"path": "Welcome"})]
+    first = _imports_of_a_session(root, tmp_path / "first.txt", read)  # builds the registry, writes its index
+    assert _domains(first, NOT_CALLED) == sorted(NOT_CALLED)
+    warm = _imports_of_a_session(root, tmp_path / "warm.txt", read)
+    assert _domains(warm, ("notes",)) == ["notes"]
+    assert _domains(warm, NOT_CALLED) == []
+    # a tool of another domain, called later, is found: its package is imported then
+    later = _imports_of_a_session(root, tmp_path / "later.txt", [*read, ("get_backlinks", {"path": "Welcome"})])
+    assert _domains(later, ("graph", "obsidian", "tasks", "admin", "facade")) == ["graph"]

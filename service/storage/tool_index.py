@@ -1,0 +1,84 @@
+"""Where each tool is declared, kept on disk between runs (`tool-index.json` in the cache folder).
+
+A lazily built registry (`service.tools.registry.build_registry(folder)`) imports a domain
+package only when one of its tools is first looked up; to know which package that is without
+importing them all, it reads this table: tool name -> the registry part that declares it. The
+table is written after a complete build of the registry, which passed every start-up check, and
+is valid only for the exact same sources (`sources_key`: Python and pydantic versions, path, size
+and mtime of every module of the `service` package), like a `.pyc`. A table of other sources, an
+unreadable one or none means a complete build, which writes it again; a wrong entry can cost a
+complete load, never a wrong answer (the registry looks a tool up in every part before it says
+the tool is unknown).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+
+import pydantic
+
+log = logging.getLogger(__name__)
+
+FILE_NAME = "tool-index.json"
+_PACKAGE_DIR = Path(__file__).resolve().parents[1]  # service/
+
+
+def sources_key() -> str:
+    """What a registry built from this process's code depends on (~2 ms: one `stat` per module)."""
+    digest = hashlib.sha256(f"{sys.version}|{pydantic.VERSION}\n".encode())
+    for folder, dirs, names in os.walk(_PACKAGE_DIR):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        for name in sorted(names):
+            if name.endswith(".py"):
+                path = os.path.join(folder, name)
+                try:
+                    st = os.stat(path)
+                except OSError:
+                    continue
+                digest.update(f"{path}|{st.st_size}|{st.st_mtime_ns}\n".encode())
+    return digest.hexdigest()
+
+
+class ToolIndex:
+    """The table of one cache folder: `read()` when still valid, `write()` after a complete build."""
+
+    def __init__(self, folder: Path) -> None:
+        self.path = folder / FILE_NAME
+        self._key: str | None = None
+
+    @property
+    def key(self) -> str:
+        if self._key is None:
+            self._key = sources_key()
+        return self._key
+
+    def read(self) -> dict[str, str] | None:
+        """Tool name -> registry part, or None when absent, unreadable or made from other sources."""
+        try:
+            data = json.loads(self.path.read_bytes())
+        except (OSError, ValueError):
+            return None
+        if not isinstance(data, dict) or data.get("key") != self.key:
+            return None
+        where = data.get("tools")
+        if not isinstance(where, dict) or not where:
+            return None
+        if not all(isinstance(k, str) and isinstance(v, str) for k, v in where.items()):
+            return None
+        return where
+
+    def write(self, where: Mapping[str, str]) -> None:
+        tmp = self.path.with_name(f".{FILE_NAME}.{os.getpid()}.tmp")
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            tmp.write_text(json.dumps({"key": self.key, "tools": dict(where)}, separators=(",", ":")), encoding="utf-8")
+            os.replace(tmp, self.path)
+        except OSError as exc:
+            log.debug("tool index not written: %s", exc)
+            tmp.unlink(missing_ok=True)

@@ -1,0 +1,79 @@
+"""A registry built with the cache folder adds a domain's tools at their first lookup, and is the
+same registry as a complete build in every answer it gives (service/tools/registry.py)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from service.storage.tool_index import FILE_NAME, ToolIndex
+from service.tools.registry import FACADE, PARTS, build_registry
+
+COMPLETE = build_registry()
+NAMES = [spec.name for spec in COMPLETE]
+
+
+def _primed(folder: Path) -> None:
+    """The folder's tool index, as the first start on it writes it."""
+    build_registry(folder)
+    assert (folder / FILE_NAME).is_file()
+
+
+def test_a_first_build_on_a_cache_folder_is_complete_and_writes_where_each_tool_is(tmp_path: Path) -> None:
+    registry = build_registry(tmp_path)
+    assert registry.loaded_parts() == PARTS
+    assert registry.names() == NAMES
+    where = ToolIndex(tmp_path).read()
+    assert where is not None and sorted(where) == sorted(NAMES)
+    assert where["read_note"] == "notes" and where["execute_plan"] == "sessions.plans" and where["notes"] == FACADE
+
+
+def test_a_lookup_adds_only_the_part_that_declares_the_tool(tmp_path: Path) -> None:
+    _primed(tmp_path)
+    registry = build_registry(tmp_path)
+    assert registry.loaded_parts() == ()
+    spec = registry.get("read_note")
+    assert spec is not None and spec.domain == "notes"
+    assert registry.loaded_parts() == ("notes",)
+    assert registry.get("get_backlinks") is not None
+    assert registry.loaded_parts() == ("notes", "graph")
+
+
+def test_listing_a_lazily_built_registry_gives_every_tool_in_the_complete_order(tmp_path: Path) -> None:
+    _primed(tmp_path)
+    registry = build_registry(tmp_path)
+    assert registry.get("get_backlinks") is not None  # a later domain first: the order is still the catalog's
+    assert [spec.name for spec in registry] == NAMES
+    assert len(registry) == len(NAMES) and registry.loaded_parts() == PARTS
+
+
+def test_a_facade_tool_is_built_from_every_other_domain(tmp_path: Path) -> None:
+    _primed(tmp_path)
+    registry = build_registry(tmp_path)
+    spec = registry.get("notes")  # the notes domain's meta-tool
+    assert spec is not None and spec.domain == "facade"
+    assert registry.loaded_parts() == PARTS
+
+
+def test_a_tool_the_index_places_wrongly_is_still_found_and_an_unknown_one_is_not(tmp_path: Path) -> None:
+    _primed(tmp_path)
+    path = tmp_path / FILE_NAME
+    data = json.loads(path.read_text())
+    data["tools"]["read_note"] = "graph"
+    path.write_text(json.dumps(data))
+    registry = build_registry(tmp_path)
+    spec = registry.get("read_note")
+    assert spec is not None and spec.domain == "notes"
+    assert build_registry(tmp_path).get("no_such_tool") is None
+
+
+def test_an_index_of_other_sources_means_a_complete_build(tmp_path: Path) -> None:
+    _primed(tmp_path)
+    path = tmp_path / FILE_NAME
+    data = json.loads(path.read_text())
+    data["key"] = "other sources"
+    path.write_text(json.dumps(data))
+    assert build_registry(tmp_path).loaded_parts() == PARTS
+    assert json.loads(path.read_text())["key"] != "other sources"  # written again
+    path.write_text("not json")
+    assert build_registry(tmp_path).loaded_parts() == PARTS
