@@ -40,6 +40,7 @@ from service.obs.maintenance import Maintenance
 from service.obs.metrics import Metrics
 from service.obs.sessions import SessionTraces
 from service.obs.tracing import Tracing
+from service.ocr.component import Ocr
 from service.plane.plane import Plane
 from service.plans.runs import PlanRuns
 from service.policy.confirmations import Confirmations
@@ -203,11 +204,13 @@ class VaultgateApp:
             guards=lambda vault: guard_for(self.services.settings, vault),
             activity=self.activity,
         )
+        self.ocr = self.services.ocr = Ocr(settings.ocr, self.db)  # ocr_attachment, ocr_bulk: engine, cache, jobs
         self.plane = self.services.plane = Plane(
             self.vaults, self.db, self.state, settings, self.recall, self.experiences, self.activity, self._nested_call
         )
         self.components += [self.warmup, self.recall, self.index_jobs, self.audit, self.sessions, self.maintenance]
         self.components += [self.plans, self.plane]  # consolidation: background runs and run_consolidation
+        self.components += [self.ocr]  # stops ocr_bulk's jobs and the OCR worker process
         self.components += [heap.HeapTrimmer(), self.services.bridges]  # bridges probe in the background
         if owns_process:
             indexers = [c for c in self.components if isinstance(c, VaultIndexer)]

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from service.obs.metrics import Metrics
     from service.obs.sessions import SessionTraces
     from service.obs.tracing import Tracing
+    from service.ocr.component import Ocr
     from service.plane.plane import Plane
     from service.plans.runs import PlanRuns
     from service.policy.confirmations import Confirmations
@@ -65,5 +66,6 @@ class Services:
     experiences: ExperienceStore | None = None  # experiential.db (data folder): agents' low-trust notes
     recall: MemoryRecall | None = None  # memory observations found by meaning and words
     plane: Plane | None = None  # the consolidation plane (its runs and findings)
+    ocr: Ocr | None = None  # text in images and PDFs: the engine, its cache and ocr_bulk's jobs ([ocr])
     bridges: Bridges = field(default_factory=lambda: Bridges(()))  # Local REST API clients ([vaults.bridge])
     started_at: float = field(default_factory=time.time)

@@ -29,6 +29,7 @@ from service.indexer.reading import NoteInput as NoteInput
 from service.indexer.reading import read_note_checked
 from service.markdown.parse import frontmatter_tags, note_title, parse_note
 from service.obsidian.excalidraw import PLUGIN_KEY, without_scene
+from service.ocr import attached
 from service.vault.decoding import UTF8
 
 # `json.dumps(v, ensure_ascii=False)` builds a new encoder per call (non-default options):
@@ -258,7 +259,9 @@ _DERIVED = (
 )
 
 
-def upsert_note(conn: sqlite3.Connection, vault_id: str, prep: Prepared) -> int:
+def upsert_note(conn: sqlite3.Connection, vault_id: str, prep: Prepared, *, ocr: bool = False) -> int:
+    """Store one note's rows; `ocr`: the vault has text read from images, and a note embedding
+    one of them gets that text after its own in its full-text row (`service.ocr.attached`)."""
     # An edit keeps the note's id (chunks and vectors will key on it): update the row in place
     # and replace its derived rows; only a new path inserts.
     row = conn.execute("SELECT id FROM notes WHERE vault_id = ? AND path = ?", (vault_id, prep.path)).fetchone()
@@ -279,7 +282,10 @@ def upsert_note(conn: sqlite3.Connection, vault_id: str, prep: Prepared) -> int:
             (vault_id, prep.path, *prep.note),
         )
         note_id = int(cur.lastrowid or 0)
-    conn.execute("INSERT INTO note_text(note_id, title, body) VALUES (?,?,?)", (note_id, prep.title, prep.body))
+    body = prep.body
+    if ocr and (targets := attached.embedded_targets(prep.links)):
+        body = attached.with_texts(body, attached.texts_for(conn, vault_id, targets))
+    conn.execute("INSERT INTO note_text(note_id, title, body) VALUES (?,?,?)", (note_id, prep.title, body))
     if prep.tags:
         conn.executemany(
             "INSERT INTO note_tags(note_id, vault_id, tag, tag_lower, source) VALUES (?,?,?,?,?)",
@@ -326,10 +332,11 @@ def upsert_each(conn: sqlite3.Connection, vault_id: str, prepared: Iterable[Prep
     """`upsert_note` each note under its own savepoint: one whose rows SQLite refuses is rolled
     back alone and returned as a `FileIssue`; the others are stored."""
     issues: list[FileIssue] = []
+    ocr = attached.any_read(conn, vault_id)
     for prep in prepared:
         conn.execute("SAVEPOINT note")
         try:
-            upsert_note(conn, vault_id, prep)
+            upsert_note(conn, vault_id, prep, ocr=ocr)
         except _NOTE_ERRORS as exc:
             conn.execute("ROLLBACK TO note")
             issues.append(issue(prep.path, "store_failed", _why(exc)))

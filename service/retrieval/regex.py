@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from service.errors import ComputeBudgetExceeded, QuerySyntaxError
+from service.ocr.attached import own_text
 from service.retrieval.text import folder_clause
 
 if TYPE_CHECKING:
@@ -137,7 +138,7 @@ def search(
         if not can_read(path):
             continue
         try:
-            hit = _scan(compiled, body, left, max_lines)
+            hit = _scan(compiled, own_text(body), left, max_lines)  # the note's lines, not its images' text
         except TimeoutError:
             raise _exceeded(budget_s) from None
         if hit is None:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from service.obsidian.canvas import not_canvas
+from service.ocr.attached import own_text
 from service.semantic.chunker import CHUNKER_VERSION, Chunk
 
 if TYPE_CHECKING:
@@ -68,7 +69,7 @@ def stale_notes(conn: sqlite3.Connection, vault_id: str, limit: int) -> list[Sou
             list(json.loads(r[3] or "[]")),
             list(json.loads(r[4] or "[]")),
             dict(json.loads(r[5] or "{}")),
-            str(r[6]),
+            own_text(str(r[6])),  # chunks of the note's own text, not of its images' (service.ocr.attached)
         )
         for r in rows
     ]

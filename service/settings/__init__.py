@@ -37,6 +37,7 @@ from service.settings.loader import config_warnings, load_settings
 from service.settings.memory import MemorySettings
 from service.settings.net import LOOPBACK_NAMES, is_loopback
 from service.settings.observability import AuditSettings, EventsSettings, LogSettings, OtelSettings, SessionSettings
+from service.settings.ocr import OcrSettings
 from service.settings.plane import PlaneSettings
 from service.settings.policy import (
     ConfirmationSettings,
@@ -74,6 +75,7 @@ __all__ = [
     "MaintenanceSettings",
     "InferenceSettings",
     "MemorySettings",
+    "OcrSettings",
     "PlaneSettings",
     "NotesSettings",
     "OtelSettings",

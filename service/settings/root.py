@@ -33,6 +33,7 @@ from service.settings.limits import LimitsSettings
 from service.settings.memory import MemorySettings
 from service.settings.net import is_loopback
 from service.settings.observability import AuditSettings, EventsSettings, LogSettings, OtelSettings, SessionSettings
+from service.settings.ocr import OcrSettings
 from service.settings.plane import PlaneSettings
 from service.settings.policy import (
     ConfirmationSettings,
@@ -99,6 +100,7 @@ class Settings(BaseSettings):
     memory: MemorySettings = Field(default_factory=MemorySettings)
     plane: PlaneSettings = Field(default_factory=PlaneSettings)
     inference: InferenceSettings = Field(default_factory=InferenceSettings)
+    ocr: OcrSettings = Field(default_factory=OcrSettings)
     log: LogSettings = Field(default_factory=LogSettings)
     protocol: ProtocolSettings = Field(default_factory=ProtocolSettings)
     config_file: Path | None = Field(default=None, exclude=True)

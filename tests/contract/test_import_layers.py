@@ -40,6 +40,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "service.obsidian",
         "service.rerank",
         "service.bridges",
+        "service.ocr",
     ),
     ("service.graph", "service.policy", "service.obs", "service.security"),
     ("service.indexer",),

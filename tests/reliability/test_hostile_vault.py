@@ -162,6 +162,8 @@ READ_CALLS: dict[str, list[dict[str, Any]]] = {
     "read_excalidraw": _each("path", ["Lz", "Drawings/Lz.excalidraw.md", "Pipe", "Pipe.md", "Bomb", "Board.canvas"]),
     "list_attachments": [{}] + _each("folder", ["Media", "Linked"]),
     "read_attachment": _each("path", FILE_PATHS),
+    "ocr_attachment": _each("path", FILE_PATHS),
+    "ocr_bulk": [{"folder": "Media", "wait": True}, {"action": "status"}],
     "query_base": [
         {"path": "Tasks.base"},
         {"path": "Pipe.base"},

@@ -45,6 +45,7 @@ NOT_A_NOTE = {
     "read_canvas": "its path is a .canvas file",
     "write_canvas": "its path is a .canvas file",
     "read_attachment": "its path is an attachment",
+    "ocr_attachment": "its path is an image or PDF",
     "inspect_acl": "its path is any vault path, not resolved",
     "create_note": "creating is checked on its own below",
 }

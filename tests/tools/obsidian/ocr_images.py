@@ -1,0 +1,43 @@
+"""Images and scanned PDFs for the OCR tests, drawn with Pillow (no binary fixtures): black text
+on white in DejaVu Sans (Pillow's own font where DejaVu is missing), read reliably at this size."""
+
+from __future__ import annotations
+
+import io
+import random
+
+from PIL import Image, ImageDraw, ImageFont
+
+FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
+
+
+def text_image(text: str, *, size: tuple[int, int] = (640, 120), mode: str = "RGB") -> Image.Image:
+    try:
+        font: ImageFont.FreeTypeFont | ImageFont.ImageFont = ImageFont.truetype(FONT, 32)
+    except OSError:  # no DejaVu here: Pillow's own scalable font
+        font = ImageFont.load_default(size=32)
+    img = Image.new(mode, size, "white" if mode == "RGB" else (0, 0, 0, 0))
+    ImageDraw.Draw(img).text((20, 30), text, font=font, fill="black")
+    return img
+
+
+def text_png(text: str, **kwargs: object) -> bytes:
+    buf = io.BytesIO()
+    text_image(text, **kwargs).save(buf, format="PNG")  # type: ignore[arg-type]
+    return buf.getvalue()
+
+
+def scanned_pdf(*pages: str) -> bytes:
+    """A PDF whose pages are pictures of text (as a scanner makes them): no text layer."""
+    images = [text_image(text, size=(1000, 400)) for text in pages]
+    buf = io.BytesIO()
+    images[0].save(buf, format="PDF", save_all=True, append_images=images[1:], resolution=200)
+    return buf.getvalue()
+
+
+def noise_png(width: int, height: int) -> bytes:
+    """Grey noise (seeded): a PNG about width x height bytes, whatever the compression."""
+    pixels = random.Random(7).randbytes(width * height)
+    buf = io.BytesIO()
+    Image.frombytes("L", (width, height), pixels).save(buf, format="PNG")
+    return buf.getvalue()
