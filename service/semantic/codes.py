@@ -13,6 +13,10 @@ and 200 note vectors) the 2,000 best rows by Hamming distance of 384 mean-centre
 96.6% of the exact top 64 and 84% of the top 400; the 2,000 best by a 96-axis projection held
 99.5% and 97.9%, by 128 axes 99.9% and 98.6% for the queries alone, the hardest of them
 (docs/benchmarks.md). Touches nothing but the arrays it is given.
+
+`Small` codes are the same projections rounded to one signed byte per axis (each axis its own
+step, `fit_steps`): a quarter of the float codes, the first pass of the layout that keeps the
+vectors on disk (`service/semantic/vecfile.py`), where the codes are all a vault holds in memory.
 """
 
 from __future__ import annotations
@@ -77,6 +81,57 @@ def estimates(codes: Codes, query: Array) -> Array:
     # einsum, not `@`: a matrix-vector product through multi-threaded BLAS waits on its threads
     # (vectors.scan_ranking).
     out: Array = np.einsum("ij,j->i", codes.rows, q)
+    return out
+
+
+@dataclass(frozen=True)
+class Small:
+    """int8 codes: row n is `codes_of(vector n) / steps`, rounded and clipped to +-127."""
+
+    basis: Basis
+    steps: Array  # (CODE_DIM,) float32: the value of one unit on each axis
+    rows: Array  # (rows, CODE_DIM) int8, C order
+
+    def nbytes(self) -> int:
+        return int(self.rows.nbytes + self.steps.nbytes + self.basis.centre.nbytes + self.basis.axes.nbytes)
+
+
+BLOCK = 16_384  # rows converted to float32 at a time (8 MB of 128 axes): no float copy of every code
+
+
+def fit_steps(sample: Array, basis: Basis) -> Array:
+    """One step per axis: the largest offset of `sample`'s rows on it, a little widened, / 127."""
+    spread = np.abs(codes_of(sample, basis)).max(axis=0) if len(sample) else np.ones(basis.axes.shape[1])
+    steps: Array = (np.maximum(spread, 1e-6) * 1.05 / 127).astype(np.float32)
+    return steps
+
+
+def small_of(vectors: Array, basis: Basis, steps: Array) -> Array:
+    """The int8 codes of `vectors` (rows), `BLOCK` rows at a time."""
+    rows = np.asarray(vectors)
+    out = np.empty((len(rows), basis.axes.shape[1]), dtype=np.int8)
+    for at in range(0, len(rows), BLOCK):
+        part = codes_of(rows[at : at + BLOCK], basis) / steps
+        np.clip(np.rint(part), -127, 127, out=part)
+        out[at : at + BLOCK] = part
+    return out
+
+
+def fit_small(vectors: Array, sample: int = FIT_ROWS) -> tuple[Basis, Array]:
+    """A basis and steps fitted on at most `sample` rows of `vectors` (evenly spaced)."""
+    step = max(1, len(vectors) // sample)
+    part = np.asarray(vectors[::step][:sample], dtype=np.float32)
+    basis = fit(part, sample=sample)
+    return basis, fit_steps(part, basis)
+
+
+def small_estimates(small: Small, query: Array) -> Array:
+    """As `estimates`, from int8 codes: the query's projection carries each axis's step, and the
+    codes are widened to float32 one `BLOCK` at a time."""
+    q = ((np.asarray(query, dtype=np.float32).reshape(-1) @ small.basis.axes) * small.steps).astype(np.float32)
+    out = np.empty(len(small.rows), dtype=np.float32)
+    for at in range(0, len(small.rows), BLOCK):
+        out[at : at + BLOCK] = np.einsum("ij,j->i", small.rows[at : at + BLOCK].astype(np.float32), q)
     return out
 
 

@@ -84,6 +84,9 @@ class SemanticEngine:
         self.db = db
         self.activity = activity
         self.cache = vectors.ScanCache()
+        if settings.vectors_on_disk:  # from the first pass's threshold, vectors live in a file (vecfile.py)
+            self.cache.directory = db.path.parent / "vectors"
+            self.cache.disk_rows = settings.scan_first_pass_rows
         self.jobs: dict[str, EmbeddingJob] = {}
         self.dims: dict[str, int] = {}
         self._factory = factory
@@ -101,6 +104,7 @@ class SemanticEngine:
 
     async def stop(self) -> None:
         """Close the providers' HTTP clients (after the jobs have stopped)."""
+        self.cache.close()
         embedders = [self._embedder, *self._previous.values()]
         self._embedder, self._previous = None, {}
         for embedder in embedders:
@@ -257,12 +261,14 @@ class SemanticEngine:
     def _scan(
         self, conn: sqlite3.Connection, vault_id: str, model: str, query: np.ndarray[Any, Any]
     ) -> Callable[[int], list[tuple[int, float]]]:
-        rows = self.settings.scan_first_pass_rows
-        return vectors.scan_ranking(conn, self.cache, vault_id, model, query, first_pass_rows=rows)
+        rows, share = self.settings.scan_first_pass_rows, self.settings.scan_candidate_share
+        return vectors.scan_ranking(
+            conn, self.cache, vault_id, model, query, first_pass_rows=rows, candidate_share=share
+        )
 
     def _scans(self, conn: sqlite3.Connection, vault_id: str, model: str, dim: int) -> bool:
         """Whether the in-memory scan answers for `model` (else the vec0 table)."""
-        too_big = self.cache.rows(conn, vault_id, model) * 4 * dim > self.scan_max_bytes
+        too_big = self.cache.held_bytes(conn, vault_id, model, dim) > self.scan_max_bytes
         return not (self.uses_vec and too_big and vectors.has_table(conn, model))
 
     async def warm_scan(self, vault_id: str) -> None:
@@ -277,7 +283,8 @@ class SemanticEngine:
 
             if dim and self._scans(conn, vault_id, model, dim):
                 mat = self.cache.matrix(conn, vault_id, model)
-                if len(mat.ids) >= self.settings.scan_first_pass_rows and dim >= 2 * codes.CODE_DIM:
+                first_pass = len(mat.ids) >= self.settings.scan_first_pass_rows and dim >= 2 * codes.CODE_DIM
+                if first_pass and mat.disk is None:  # the file layout has its codes already
                     vectors.ensure_codes(mat)
 
         await self.db.run_read(warm)

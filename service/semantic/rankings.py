@@ -15,7 +15,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 
 Ranking = Callable[[int], list[tuple[int, float]]]  # k -> the k best (chunk id, similarity)
-Query = tuple[int, bytes]  # (first-pass rows threshold, the query vector's bytes)
+Query = tuple[int, int, bytes]  # (first-pass rows threshold, candidate share, the query vector's bytes)
 KEPT = 8  # per snapshot, each with its first-pass estimates or similarities (4 bytes a row) and answers
 
 

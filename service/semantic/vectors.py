@@ -29,9 +29,12 @@ from typing import TYPE_CHECKING, Any
 from service.semantic.rankings import Query, Ranking, Rankings, remembered
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     import numpy as np
 
-    from service.semantic.codes import Codes
+    from service.semantic.codes import Codes, Small
+    from service.semantic.vecfile import Place, Rows
 
 VEC_MAX_K = 4096
 SCAN_MAX_BYTES = 256 * 2**20  # vectors held in memory for the exact scan, per vault and model
@@ -39,6 +42,7 @@ FIRST_PASS_ROWS = 20_000  # from this many rows, the scan rescores the candidate
 # ... while they are at most 1/8 of the rows: rescoring a row costs several times reading it in
 # the plain scan (59,924 rows: 2,000 candidates 7.1 ms against 14.1, 9,600 16.0 against 15.2)
 CANDIDATE_SHARE = 8
+DISK_ROW_BYTES = 136  # held per row with the vectors in their file: chunk id and 128 int8 axes
 
 
 def table_name(model: str) -> str:
@@ -114,6 +118,11 @@ class _Matrix:
     dead: np.ndarray[Any, Any]  # row numbers with id -1
     codes: Codes | None = None  # the rows' compact codes (codes.codes_of), made when a first pass needs them
     code_store: np.ndarray[Any, Any] | None = None  # rows allocated for codes, as `store` for vectors
+    # The layout with the vectors in a file (vecfile.py): `vectors` maps the file's rows, `small`
+    # holds their int8 codes (rows allocated ahead in `small_store`, as `store`).
+    disk: Rows | None = None
+    small: Small | None = None
+    small_store: np.ndarray[Any, Any] | None = None
 
     @property
     def live(self) -> int:
@@ -166,11 +175,11 @@ def _read(conn: sqlite3.Connection, vault_id: str, model: str, version: int, seq
     return _Matrix(version, seq, ids[:used].copy(), store[:used], store, np.zeros(0, dtype=np.int64))
 
 
-def _updated(conn: sqlite3.Connection, old: _Matrix, vault_id: str, model: str, seq: int) -> _Matrix | None:
-    """`old` brought up to `seq`: the rows of every chunk changed since are retired and the chunk's
-    current vector (if it has one) appended. None when reading from scratch is the better way."""
-    import numpy as np
-
+def _changes(
+    conn: sqlite3.Connection, old: _Matrix, vault_id: str, model: str, seq: int
+) -> tuple[list[int], dict[int, bytes]] | None:
+    """The chunks changed since `old` up to `seq`, and the current vectors of those that have one.
+    None: too many (or `old` has no rows): reading from scratch is the better way."""
     changed = [
         int(r[0])
         for r in conn.execute(
@@ -180,8 +189,6 @@ def _updated(conn: sqlite3.Connection, old: _Matrix, vault_id: str, model: str, 
     ]
     if len(changed) > REREAD_OVER or not len(old.ids):
         return None
-    if not changed:
-        return _Matrix(old.version, seq, old.ids, old.vectors, old.store, old.dead, old.codes, old.code_store)
     found: dict[int, bytes] = {}
     for i in range(0, len(changed), 500):
         part = changed[i : i + 500]
@@ -194,6 +201,20 @@ def _updated(conn: sqlite3.Connection, old: _Matrix, vault_id: str, model: str, 
                 (model, *part, vault_id),
             )
         )
+    return changed, found
+
+
+def _updated(conn: sqlite3.Connection, old: _Matrix, vault_id: str, model: str, seq: int) -> _Matrix | None:
+    """`old` brought up to `seq`: the rows of every chunk changed since are retired and the chunk's
+    current vector (if it has one) appended. None when reading from scratch is the better way."""
+    import numpy as np
+
+    got = _changes(conn, old, vault_id, model, seq)
+    if got is None:
+        return None
+    changed, found = got
+    if not changed:
+        return _Matrix(old.version, seq, old.ids, old.vectors, old.store, old.dead, old.codes, old.code_store)
     dim = old.store.shape[1]
     if any(len(v) != 4 * dim for v in found.values()):
         return None
@@ -239,10 +260,15 @@ class ScanCache:
 
     versions: dict[str, int] = field(default_factory=dict)
     doc_freq: dict[str, int] = field(default_factory=dict)  # word -> notes holding it (search.specificity)
+    # The file layout (vecfile.py): its folder, and from how many rows a read from scratch uses
+    # it (None: the matrix is always held in memory).
+    directory: Path | None = None
+    disk_rows: int | None = None
     _mats: dict[tuple[str, str], _Matrix] = field(default_factory=dict)
     _rankings: Rankings = field(default_factory=Rankings)  # the installed snapshots' rankings
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _refresh: dict[tuple[str, str], threading.Lock] = field(default_factory=dict)
+    _places: dict[tuple[str, str], Place | None] = field(default_factory=dict)  # None: another process holds it
 
     def bump(self, vault_id: str) -> None:
         """The vault's notes changed: count words again (the matrix follows `chunk_changes`)."""
@@ -267,6 +293,41 @@ class ScanCache:
         row = conn.execute("SELECT COUNT(*) FROM chunks WHERE vault_id = ?", (vault_id,)).fetchone()
         return int(row[0])
 
+    def held_bytes(self, conn: sqlite3.Connection, vault_id: str, model: str, dim: int) -> int:
+        """The memory the vault's vectors take (or would take) for the scan: 4 bytes a dimension
+        a row in memory, `DISK_ROW_BYTES` a row with the vectors in their file."""
+        rows = self.rows(conn, vault_id, model)
+        with self._lock:
+            found = self._mats.get((vault_id, model))
+        on_disk = found.disk is not None if found is not None else self._uses_file(rows)
+        return rows * DISK_ROW_BYTES if on_disk else rows * 4 * dim
+
+    def _uses_file(self, rows: int) -> bool:
+        return self.directory is not None and self.disk_rows is not None and rows >= self.disk_rows
+
+    def _place(self, vault_id: str, model: str) -> Place | None:
+        """The vault's vector files, held by this process (None: no folder, or another holds them).
+        Called under the key's refresh lock."""
+        key = (vault_id, model)
+        if key not in self._places:
+            place = None
+            if self.directory is not None and self.disk_rows is not None:
+                from service.semantic.vecfile import Place
+
+                place = Place(self.directory, vault_id, model)
+                if not place.acquire():
+                    place = None
+            self._places[key] = place
+        return self._places[key]
+
+    def close(self) -> None:
+        """Let go of the vector files (the snapshots in use keep their mapped rows)."""
+        with self._lock:
+            places, self._places = self._places, {}
+        for place in places.values():
+            if place is not None:
+                place.release()
+
     def matrix(self, conn: sqlite3.Connection, vault_id: str, model: str) -> _Matrix:
         key, version = (vault_id, model), self.versions.get(vault_id, 0)
         seq = last_change(conn)
@@ -280,15 +341,41 @@ class ScanCache:
                 found = self._mats.get(key)
             if found is not None and found.version == version and found.seq >= seq:
                 return found
-            mat = None
-            if found is not None and found.version == version and seq - found.seq <= CHANGES_KEPT:
-                mat = _updated(conn, found, vault_id, model, seq)
-            if mat is None:
-                mat = _read(conn, vault_id, model, version, seq)
+            mat = self._refreshed(conn, vault_id, model, found, version, seq)
             with self._lock:
                 self._mats[key] = mat
                 self._rankings.drop(key)
         return mat
+
+    def _refreshed(
+        self, conn: sqlite3.Connection, vault_id: str, model: str, found: _Matrix | None, version: int, seq: int
+    ) -> _Matrix:
+        """`found` brought up to `seq`, or the matrix read afresh: from the vector file's checkpoint
+        when the process has none yet, else from the index (into the file from `disk_rows` rows)."""
+        place = self._place(vault_id, model)
+        if found is None and version == 0 and place is not None:
+            from service.semantic import vecfile
+
+            found = vecfile.restore(place, version)
+        mat = None
+        if found is not None and found.version == version and seq - found.seq <= CHANGES_KEPT:
+            if found.disk is not None and place is not None:
+                from service.semantic import vecfile
+
+                mat = vecfile.update(conn, place, found, vault_id, model, seq)
+            elif found.disk is None:
+                mat = _updated(conn, found, vault_id, model, seq)
+        if mat is not None:
+            return mat
+        if place is not None and self._uses_file(self.rows_counted(conn, vault_id)):
+            from service.semantic import vecfile
+
+            return vecfile.build(conn, place, vault_id, model, version, seq)
+        return _read(conn, vault_id, model, version, seq)
+
+    @staticmethod
+    def rows_counted(conn: sqlite3.Connection, vault_id: str) -> int:
+        return int(conn.execute("SELECT COUNT(*) FROM chunks WHERE vault_id = ?", (vault_id,)).fetchone()[0])
 
     def ranking(self, vault_id: str, model: str, mat: _Matrix, query: Query, make: Callable[[], Ranking]) -> Ranking:
         """The ranking of `query` over snapshot `mat`: the one kept (`rankings`), else `make()`,
@@ -313,6 +400,7 @@ def scan_ranking(
     query: np.ndarray[Any, Any],
     *,
     first_pass_rows: int = FIRST_PASS_ROWS,
+    candidate_share: int | None = None,
 ) -> Ranking:
     """The exact scan as a function of k: each call returns the k best (chunk id, cosine
     similarity), best first (ties by chunk id). A caller that must look deeper (filters refused
@@ -333,12 +421,17 @@ def scan_ranking(
 
     mat = cache.matrix(conn, vault_id, model)
     q = np.asarray(query, dtype=np.float32).reshape(-1)
+    share = candidate_share or CANDIDATE_SHARE
     return cache.ranking(
-        vault_id, model, mat, (first_pass_rows, q.tobytes()), lambda: remembered(_ranking(mat, q, first_pass_rows))
+        vault_id,
+        model,
+        mat,
+        (first_pass_rows, share, q.tobytes()),
+        lambda: remembered(_ranking(mat, q, first_pass_rows, share)),
     )
 
 
-def _ranking(mat: _Matrix, q: np.ndarray[Any, Any], first_pass_rows: int) -> Ranking:
+def _ranking(mat: _Matrix, q: np.ndarray[Any, Any], first_pass_rows: int, share: int) -> Ranking:
     import numpy as np
 
     from service.semantic import codes
@@ -350,6 +443,8 @@ def _ranking(mat: _Matrix, q: np.ndarray[Any, Any], first_pass_rows: int) -> Ran
     estimated: list[np.ndarray[Any, Any]] = []  # every row's first-pass estimate, once computed
 
     def similarities(at: np.ndarray[Any, Any] | None = None) -> np.ndarray[Any, Any]:
+        if mat.disk is not None:
+            return mat.disk.similarities(q, at)
         # einsum, not `@`: a matrix-vector product through multi-threaded BLAS waits on its
         # threads, which on a busy machine made a 4,000-row scan 10x slower (docs/benchmarks.md).
         sims: np.ndarray[Any, Any] = np.einsum("ij,j->i", mat.vectors if at is None else mat.vectors[at], q)
@@ -370,13 +465,14 @@ def _ranking(mat: _Matrix, q: np.ndarray[Any, Any], first_pass_rows: int) -> Ran
         if k <= 0:
             return []
         wanted = pass_size(k)
-        first_pass = rows >= first_pass_rows and wanted * CANDIDATE_SHARE <= rows and q.shape[0] >= 2 * codes.CODE_DIM
+        first_pass = rows >= first_pass_rows and wanted * share <= rows and q.shape[0] >= 2 * codes.CODE_DIM
         # Each k's answer depends on k alone, not on what was asked before (rankings are shared
         # between calls): a k the first pass answers is answered by it even once every similarity
         # is known (one call asks k, 4k, ... and never a first-pass k after a larger one).
         if first_pass:
             if not estimated:
-                found = codes.estimates(ensure_codes(mat), q)
+                small = mat.small
+                found = codes.small_estimates(small, q) if small is not None else codes.estimates(ensure_codes(mat), q)
                 found[mat.dead] = -np.inf  # rows of chunks gone or changed since they were read
                 estimated.append(found)
             at = codes.candidates(estimated[0], wanted)

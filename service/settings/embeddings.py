@@ -72,3 +72,15 @@ class EmbeddingSettings(Section):
         description="From this many chunks, the in-memory vector scan rescores the candidates of a first pass over "
         "compact codes instead of every vector (docs/semantic.md).",
     )
+    scan_candidate_share: int = Field(
+        default=8,
+        ge=1,
+        le=1024,
+        description="The first pass answers while its candidates are at most 1/N of the rows; deeper asks compute "
+        "every similarity (1: always the first pass, for measuring it).",
+    )
+    vectors_on_disk: bool = Field(
+        default=True,
+        description="From `scan_first_pass_rows` chunks, keep the vectors in a file beside the index and only "
+        "their int8 codes in memory (docs/semantic.md); false: every vector in memory.",
+    )

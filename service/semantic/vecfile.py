@@ -1,0 +1,386 @@
+"""A vault's chunk vectors in a file beside the index, int8 codes in memory: the scan's layout
+(`vectors.ScanCache`) from `[embeddings] scan_first_pass_rows` chunks when the index has a folder.
+
+In memory a row costs its chunk id and its `codes.Small` code (8 + 128 bytes at 384 dimensions,
+against 1,536 + 512 for the float32 row and float code the in-memory matrix holds). A query ranks
+every row by its code, reads the float32 rows of the best estimates from the file and rescores
+them exactly (`Rows.similarities`), so the answer is the exact top k whenever the candidates hold
+it, as with the in-memory first pass. The file is memory-mapped and the pages a query touched are
+dropped from the process afterwards (`MADV_DONTNEED`): they stay in the kernel's page cache, not
+in the server's resident memory.
+
+Files, per (vault, model), in `<cache>/vectors/`:
+- `<key>.<generation>.f32`: row n is the float32 vector of `ids[n]`; rows are only ever appended
+  past the rows any snapshot or checkpoint counts, never changed in place.
+- `<key>.npz`: the checkpoint: ids, codes, basis and steps, the rows counted, the generation, and
+  the `chunk_changes` entry (`seq`) they reflect. Written to a temporary file, flushed and renamed
+  over the previous one, after the rows it counts are flushed.
+- `<key>.lock`: held (`flock`) by the process using the files. A second process on the same
+  index does not get it and keeps its vectors in memory as before.
+
+Crash safety: a process killed at any point leaves the last checkpoint and the rows it counts
+intact (rows past them are ignored and overwritten). A compaction writes a new generation and
+deletes the old file only once the checkpoint naming the new one is in place. The index's
+`embeddings` table stays the source of truth: a restored checkpoint is brought up to date with
+the change log like any snapshot, and one that cannot be read, names a missing or short file, or
+whose sampled rows disagree with their codes (`restore`) is discarded and the file built again
+from the index (`build`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import logging
+import mmap
+import os
+import sqlite3
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from service.semantic import codes
+from service.semantic.vectors import _NO_ROWS, CHANGES_KEPT, _changes, _Matrix
+
+log = logging.getLogger(__name__)
+
+Array = np.ndarray[Any, Any]
+FORMAT = 1
+CHECKPOINT_ROWS = 4096  # rows appended since the last checkpoint before a new one is written
+SAMPLED = 256  # rows compared with their codes when a checkpoint is restored
+BLOCK = 8192  # rows read or written at a time
+
+
+class Damaged(Exception):
+    """The checkpoint or the file it names cannot be used."""
+
+
+class VectorFile:
+    """One generation's file of float32 rows, open for reading and appending."""
+
+    def __init__(self, path: Path, dim: int, *, fresh: bool) -> None:
+        self.path, self.dim = path, dim
+        flags = os.O_RDWR | os.O_CREAT | (os.O_TRUNC if fresh else 0)
+        self.fd = os.open(path, flags, 0o600)
+
+    def size_rows(self) -> int:
+        return os.fstat(self.fd).st_size // (4 * self.dim)
+
+    def write(self, row: int, block: Array) -> None:
+        data = memoryview(np.ascontiguousarray(block, dtype=np.float32).tobytes())
+        at = row * 4 * self.dim
+        while data:
+            done = os.pwrite(self.fd, data, at)
+            data, at = data[done:], at + done
+
+    def sync(self) -> None:
+        os.fsync(self.fd)
+
+    def rows(self, count: int) -> Rows:
+        """The first `count` rows, memory-mapped read-only (valid after the file is closed)."""
+        if count == 0:
+            return Rows(np.zeros((0, self.dim), dtype=np.float32), None)
+        mm = mmap.mmap(self.fd, count * 4 * self.dim, prot=mmap.PROT_READ)
+        if hasattr(mm, "madvise"):
+            mm.madvise(mmap.MADV_RANDOM)
+        return Rows(np.frombuffer(mm, dtype=np.float32).reshape(count, self.dim), mm)
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            os.close(self.fd)
+
+
+@dataclass(frozen=True)
+class Rows:
+    """A snapshot's rows in the file. Reading them maps pages into the process; each read drops
+    them again (the page cache keeps them), so resident memory does not grow with the file."""
+
+    view: Array
+    mm: mmap.mmap | None
+
+    def drop(self) -> None:
+        if self.mm is not None and hasattr(self.mm, "madvise"):
+            with contextlib.suppress(ValueError, OSError):  # ValueError: closed by a newer compaction
+                self.mm.madvise(mmap.MADV_DONTNEED)
+
+    def take(self, at: Array) -> Array:
+        out: Array = self.view[at]
+        self.drop()
+        return out
+
+    def similarities(self, q: Array, at: Array | None = None) -> Array:
+        """Similarities of rows `at` (all rows when None) to `q`, computed exactly."""
+        if at is not None:
+            sims: Array = np.einsum("ij,j->i", self.take(at), q)
+            return sims
+        out = np.empty(len(self.view), dtype=np.float32)
+        for start in range(0, len(self.view), BLOCK):
+            out[start : start + BLOCK] = np.einsum("ij,j->i", self.view[start : start + BLOCK], q)
+            self.drop()
+        return out
+
+
+class Place:
+    """The files of one (vault, model) and this process's hold on them (one thread at a time:
+    `ScanCache` refreshes a key under its lock)."""
+
+    def __init__(self, directory: Path, vault_id: str, model: str) -> None:
+        digest = hashlib.blake2b(f"{vault_id}\x00{model}".encode(), digest_size=8).hexdigest()
+        self.directory, self.key = directory, digest
+        self.file: VectorFile | None = None
+        self.generation = 0
+        self.saved = (0, 0)  # (rows, seq) of the last checkpoint written or read
+        self._lock: int | None = None
+
+    @property
+    def checkpoint_path(self) -> Path:
+        return self.directory / f"{self.key}.npz"
+
+    def data_path(self, generation: int) -> Path:
+        return self.directory / f"{self.key}.{generation}.f32"
+
+    def acquire(self) -> bool:
+        """Hold the files for this process; False when another process holds them."""
+        if self._lock is not None:
+            return True
+        self.directory.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.directory / f"{self.key}.lock", os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            return False
+        self._lock = fd
+        return True
+
+    def release(self) -> None:
+        if self.file is not None:
+            self.file.close()
+            self.file = None
+        if self._lock is not None:
+            os.close(self._lock)
+            self._lock = None
+
+    def start(self, dim: int) -> VectorFile:
+        """A new, empty generation, numbered past every file there (the current one stays until a
+        checkpoint names the new one: `switch`)."""
+        found = [self.generation]
+        for other in self.directory.glob(f"{self.key}.*.f32"):
+            with contextlib.suppress(ValueError):
+                found.append(int(other.name.split(".")[1]))
+        self.generation = max(found) + 1
+        return VectorFile(self.data_path(self.generation), dim, fresh=True)
+
+    def switch(self, file: VectorFile, generation: int) -> None:
+        """Use `file` from now on (its checkpoint written, or about to be)."""
+        if self.file is not None and self.file is not file:
+            self.file.close()
+        self.file, self.generation = file, generation
+
+    def prune(self) -> None:
+        """Delete every generation but the current one (once a checkpoint names it)."""
+        for other in self.directory.glob(f"{self.key}.*.f32"):
+            if other.name != self.data_path(self.generation).name:
+                other.unlink(missing_ok=True)
+
+    def discard(self) -> None:
+        """Forget the checkpoint and every generation (damaged, or a read from scratch is asked)."""
+        self.checkpoint_path.unlink(missing_ok=True)
+        if self.file is not None:
+            self.file.close()
+            self.file = None
+        for other in self.directory.glob(f"{self.key}.*.f32"):
+            other.unlink(missing_ok=True)
+        self.saved = (0, 0)
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def checkpoint(place: Place, mat: _Matrix) -> None:
+    """Write `mat`'s checkpoint (its rows flushed first), replacing the previous one atomically."""
+    assert mat.small is not None and place.file is not None
+    place.file.sync()
+    tmp = place.checkpoint_path.with_suffix(".tmp")
+    with open(tmp, "wb") as out:
+        np.savez(
+            out,
+            format=np.int64(FORMAT),
+            generation=np.int64(place.generation),
+            seq=np.int64(mat.seq),
+            dim=np.int64(mat.vectors.shape[1]),
+            ids=mat.ids,
+            dead=mat.dead,
+            centre=mat.small.basis.centre,
+            axes=mat.small.basis.axes,
+            steps=mat.small.steps,
+            codes=mat.small.rows,
+        )
+        out.flush()
+        os.fsync(out.fileno())
+    os.replace(tmp, place.checkpoint_path)
+    _fsync_dir(place.directory)
+    place.saved = (len(mat.ids), mat.seq)
+
+
+def _assemble(
+    version: int, seq: int, ids: Array, dead: Array, small: codes.Small, file: VectorFile, extra: int
+) -> _Matrix:
+    """A snapshot over the file's first `len(ids)` rows, its codes allocated `extra` rows ahead."""
+    rows = file.rows(len(ids))
+    store = np.empty((len(ids) + extra, small.rows.shape[1]), dtype=np.int8)
+    store[: len(ids)] = small.rows
+    small = codes.Small(small.basis, small.steps, store[: len(ids)])
+    return _Matrix(version, seq, ids, rows.view, rows.view, dead, disk=rows, small=small, small_store=store)
+
+
+def build(conn: sqlite3.Connection, place: Place, vault_id: str, model: str, version: int, seq: int) -> _Matrix:
+    """Every vector of the vault's chunks written to a new generation from the index (`seq` read
+    before the rows), coded, checkpointed; older generations deleted."""
+    total = int(conn.execute("SELECT COUNT(*) FROM chunks WHERE vault_id = ?", (vault_id,)).fetchone()[0])
+    ids = np.empty(total, dtype=np.int64)
+    file: VectorFile | None = None
+    buf: Array | None = None
+    used = filled = 0
+    for chunk_id, blob in conn.execute(
+        "SELECT c.id, e.vector FROM embeddings e JOIN chunks c INDEXED BY chunks_by_vault_hash "
+        "ON c.vault_id = ? AND c.hash = e.hash WHERE e.model = ?",
+        (vault_id, model),
+    ):
+        if file is None or buf is None:
+            file = place.start(len(blob) // 4)
+            buf = np.empty((BLOCK, file.dim), dtype=np.float32)
+        if used == len(ids):  # chunks added since the count
+            ids = np.resize(ids, used * 2 + 64)
+        buf[filled] = np.frombuffer(blob, dtype=np.float32)
+        ids[used] = chunk_id
+        used, filled = used + 1, filled + 1
+        if filled == BLOCK:
+            file.write(used - filled, buf)
+            filled = 0
+    if file is None or buf is None:
+        file = place.start(1)
+        buf = np.empty((0, 1), dtype=np.float32)
+    if filled:
+        file.write(used - filled, buf[:filled])
+    view = file.rows(used)
+    basis, steps = codes.fit_small(view.view) if used else (codes.fit(np.zeros((1, file.dim))), np.ones(1))
+    small = codes.Small(basis, steps.astype(np.float32), codes.small_of(view.view, basis, steps))
+    view.drop()
+    mat = _assemble(version, seq, ids[:used].copy(), np.zeros(0, dtype=np.int64), small, file, used // 8 + 64)
+    place.switch(file, place.generation)
+    checkpoint(place, mat)
+    place.prune()
+    return mat
+
+
+def restore(place: Place, version: int, dim: int | None = None) -> _Matrix | None:
+    """The snapshot the checkpoint holds (behind the index by the changes logged since its `seq`),
+    None when there is none. A damaged one is deleted (with its files) and None returned."""
+    if not place.checkpoint_path.exists():
+        return None
+    try:
+        mat = _restore(place, version)
+    except (Damaged, OSError, ValueError, KeyError, zipfile.BadZipFile, EOFError) as exc:
+        log.warning("vector file %s not usable (%s): building it again from the index", place.key, exc)
+        place.discard()
+        return None
+    if dim is not None and mat.vectors.shape[1] != dim:
+        place.discard()
+        return None
+    return mat
+
+
+def _restore(place: Place, version: int) -> _Matrix:
+    with open(place.checkpoint_path, "rb") as raw, np.load(raw, allow_pickle=False) as saved:
+        parts = {name: saved[name] for name in saved.files}
+    if int(parts["format"]) != FORMAT:
+        raise Damaged(f"format {int(parts['format'])}")
+    generation, dim, ids = int(parts["generation"]), int(parts["dim"]), parts["ids"]
+    small = codes.Small(codes.Basis(parts["centre"], parts["axes"]), parts["steps"], parts["codes"])
+    if len(small.rows) != len(ids) or small.basis.axes.shape[0] != dim:
+        raise Damaged("codes and ids disagree")
+    file = VectorFile(place.data_path(generation), dim, fresh=False)
+    if file.size_rows() < len(ids):
+        file.close()
+        raise Damaged(f"{file.size_rows()} rows in the file, {len(ids)} counted")
+    mat = _assemble(version, int(parts["seq"]), ids, parts["dead"], small, file, len(ids) // 8 + 64)
+    live = np.flatnonzero(ids >= 0)
+    if len(live):
+        sample = np.unique(np.concatenate([live[:: max(1, len(live) // SAMPLED)], live[-1:]]))
+        recoded = codes.small_of(mat.vectors[sample], small.basis, small.steps).astype(np.int16)
+        assert mat.disk is not None
+        mat.disk.drop()
+        if int(np.abs(recoded - small.rows[sample]).max()) > 1:
+            file.close()
+            raise Damaged("rows disagree with their codes")
+    place.switch(file, generation)
+    place.prune()
+    place.saved = (len(ids), mat.seq)
+    return mat
+
+
+def update(conn: sqlite3.Connection, place: Place, old: _Matrix, vault_id: str, model: str, seq: int) -> _Matrix | None:
+    """`old` brought up to `seq` (`vectors._updated` for the file): the rows of chunks changed
+    since are retired, their current vectors appended to the file and coded with `old`'s basis.
+    Many retired rows: the live ones are copied to a new generation. None: read from scratch."""
+    assert old.small is not None and old.small_store is not None and old.disk is not None
+    found = _changes(conn, old, vault_id, model, seq)
+    if found is None or place.file is None:
+        return None
+    changed, vectors = found
+    if not changed:
+        return _Matrix(old.version, seq, old.ids, old.vectors, old.store, old.dead, **_disk_fields(old))
+    dim = old.vectors.shape[1]
+    if any(len(v) != 4 * dim for v in vectors.values()):
+        return None
+    ids = old.ids.copy()
+    retired = np.flatnonzero(np.isin(ids, np.array(changed, dtype=np.int64)))
+    ids[retired] = _NO_ROWS
+    dead = np.union1d(old.dead, retired)
+    new_ids = np.array(sorted(vectors), dtype=np.int64)
+    added = np.array([np.frombuffer(vectors[i], dtype=np.float32) for i in new_ids.tolist()], dtype=np.float32)
+    added = added.reshape(len(new_ids), dim)
+    basis, steps = old.small.basis, old.small.steps
+    new_codes = codes.small_of(added, basis, steps)
+    file, used = place.file, len(ids)
+    if len(dead) > max(1024, (used + len(new_ids)) // 4):  # compact into a new generation
+        keep = np.flatnonzero(ids >= 0)
+        file = place.start(dim)
+        for start in range(0, len(keep), BLOCK):
+            file.write(start, old.disk.take(keep[start : start + BLOCK]))
+        kept = codes.Small(basis, steps, old.small.rows[keep])
+        ids, dead, used = ids[keep], np.zeros(0, dtype=np.int64), len(keep)
+        file.write(used, added)
+        both = codes.Small(basis, steps, np.concatenate([kept.rows, new_codes]))
+        mat = _assemble(old.version, seq, np.concatenate([ids, new_ids]), dead, both, file, (used + len(new_ids)) // 8)
+        place.switch(file, place.generation)
+        checkpoint(place, mat)
+        place.prune()
+        return mat
+    file.write(used, added)
+    store = old.small_store
+    if used + len(new_ids) > len(store):
+        store = np.empty((int((used + len(new_ids)) * 1.125) + 64, store.shape[1]), dtype=np.int8)
+        store[:used] = old.small.rows
+    store[used : used + len(new_ids)] = new_codes
+    rows = file.rows(used + len(new_ids))
+    small = codes.Small(basis, steps, store[: used + len(new_ids)])
+    all_ids = np.concatenate([ids, new_ids])
+    mat = _Matrix(old.version, seq, all_ids, rows.view, rows.view, dead, disk=rows, small=small, small_store=store)
+    if len(mat.ids) - place.saved[0] >= CHECKPOINT_ROWS or seq - place.saved[1] >= CHANGES_KEPT // 2:
+        checkpoint(place, mat)
+    return mat
+
+
+def _disk_fields(mat: _Matrix) -> dict[str, Any]:
+    return {"disk": mat.disk, "small": mat.small, "small_store": mat.small_store}

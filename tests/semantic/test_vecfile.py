@@ -1,0 +1,223 @@
+"""The vector file layout (service/semantic/vecfile.py): int8 codes in memory, float32 rows in a
+file rescored exactly. Its answers equal the in-memory exact scan's, it follows every change
+without a read from scratch, a restarted cache restores it from its checkpoint, a damaged or
+truncated file is rebuilt from the index, and a process killed while writing leaves a checkpoint
+that restores to the index's answers."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from service.semantic import vecfile, vectors
+from service.storage.migrate import load_migrations
+
+DIM = 384
+ROWS = 6000
+Array = np.ndarray[Any, Any]
+
+
+def unit(rows: Array) -> Array:
+    out: Array = (rows / np.linalg.norm(rows, axis=-1, keepdims=True)).astype(np.float32)
+    return out
+
+
+def embedded_like(rng: np.random.Generator, n: int) -> Array:
+    topics = rng.standard_normal((40, DIM))
+    return unit(rng.standard_normal(DIM) + rng.standard_normal((n, 40)) @ topics + 0.5 * rng.standard_normal((n, DIM)))
+
+
+def index(path: Path, matrix: Array) -> sqlite3.Connection:
+    """An index file holding one vector per chunk (the tables `ScanCache.matrix` reads)."""
+    conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    conn.execute("CREATE TABLE chunks (id INTEGER PRIMARY KEY, vault_id TEXT, hash TEXT)")
+    conn.execute("CREATE TABLE embeddings (model TEXT, hash TEXT, vector BLOB, PRIMARY KEY (model, hash))")
+    conn.execute("CREATE INDEX chunks_by_vault_hash ON chunks(vault_id, hash)")
+    conn.execute("CREATE INDEX embeddings_keys ON embeddings(model, hash)")
+    (log,) = [m for m in load_migrations() if m.name == "chunk_changes"]
+    conn.executescript(log.sql)
+    conn.execute("BEGIN")
+    for n, row in enumerate(matrix):
+        conn.execute("INSERT INTO chunks VALUES (?, 'v', ?)", (n + 1, f"h{n}"))
+        conn.execute("INSERT INTO embeddings VALUES ('m', ?, ?)", (f"h{n}", row.tobytes()))
+    conn.execute("COMMIT")
+    return conn
+
+
+def on_disk(folder: Path) -> vectors.ScanCache:
+    return vectors.ScanCache(directory=folder, disk_rows=0)
+
+
+def ranked(conn: sqlite3.Connection, cache: vectors.ScanCache, q: Array, k: int) -> list[tuple[int, float]]:
+    return vectors.scan_ranking(conn, cache, "v", "m", q, first_pass_rows=0, candidate_share=2)(k)
+
+
+def exact(conn: sqlite3.Connection, q: Array, k: int) -> list[tuple[int, float]]:
+    """The in-memory scan of every vector, read from scratch: the oracle."""
+    return vectors.scan_ranking(conn, vectors.ScanCache(), "v", "m", q, first_pass_rows=10**9)(k)
+
+
+def same(a: list[tuple[int, float]], b: list[tuple[int, float]]) -> None:
+    assert [i for i, _ in a] == [i for i, _ in b]
+    assert np.allclose([s for _, s in a], [s for _, s in b], atol=1e-6)
+
+
+@pytest.fixture
+def rng() -> np.random.Generator:
+    return np.random.default_rng(7)
+
+
+@pytest.fixture
+def setup(tmp_path: Path, rng: np.random.Generator) -> tuple[sqlite3.Connection, Array, Path]:
+    matrix = embedded_like(rng, ROWS)
+    return index(tmp_path / "cache.db", matrix), matrix, tmp_path / "vectors"
+
+
+def queries(rng: np.random.Generator, matrix: Array) -> list[Array]:
+    return [*unit(rng.standard_normal((2, DIM))), matrix[17], unit(matrix[5] + matrix[900])]
+
+
+def test_the_file_layout_returns_the_exact_scans_top_k(setup: Any, rng: np.random.Generator) -> None:
+    conn, matrix, folder = setup
+    cache = on_disk(folder)
+    for q in queries(rng, matrix):
+        for k in (1, 10, 64, 250, 1500, 7000):  # 1500 and 7000: deeper than the first pass answers
+            same(ranked(conn, cache, q, k), exact(conn, q, k))
+    mat = cache.matrix(conn, "v", "m")
+    assert mat.disk is not None and mat.small is not None and mat.codes is None  # no float rows or codes held
+    assert mat.small.rows.dtype == np.int8 and not mat.vectors.flags.owndata
+
+
+def test_edits_and_deletes_are_visible_without_a_read_from_scratch(
+    setup: Any, rng: np.random.Generator, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    conn, matrix, folder = setup
+    cache = on_disk(folder)
+    q = matrix[40]
+    ranked(conn, cache, q, 10)
+
+    def no_build(*args: object) -> object:
+        raise AssertionError("read from scratch")
+
+    monkeypatch.setattr(vecfile, "build", no_build)
+    conn.execute("DELETE FROM chunks WHERE id = 41")  # the query's own chunk: it must leave the answer
+    conn.execute("UPDATE chunks SET hash = 'h100b' WHERE id = 101")  # chunk 101 holds other text now
+    conn.execute("INSERT INTO embeddings VALUES ('m', 'h100b', ?)", (unit(q + 0.01).tobytes(),))
+    conn.execute("INSERT INTO chunks VALUES (?, 'v', 'new')", (ROWS + 5,))
+    conn.execute("INSERT INTO embeddings VALUES ('m', 'new', ?)", (unit(q + 0.02).tobytes(),))
+    got = ranked(conn, cache, q, 64)
+    same(got, exact(conn, q, 64))
+    assert 41 not in [i for i, _ in got] and [i for i, _ in got][:2] in ([101, ROWS + 5], [ROWS + 5, 101])
+
+
+def test_a_restarted_cache_restores_the_checkpoint_and_applies_later_changes(
+    setup: Any, rng: np.random.Generator, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    conn, matrix, folder = setup
+    first = on_disk(folder)
+    ranked(conn, first, matrix[3], 10)
+    first.close()
+    conn.execute("DELETE FROM chunks WHERE id IN (4, 5, 6)")  # while no process holds the files
+    built: list[int] = []
+    real = vecfile.build
+    monkeypatch.setattr(vecfile, "build", lambda *a: built.append(1) or real(*a))
+    again = on_disk(folder)
+    for q in queries(rng, matrix):
+        same(ranked(conn, again, q, 64), exact(conn, q, 64))
+    assert built == []
+    assert again.matrix(conn, "v", "m").disk is not None
+
+
+@pytest.mark.parametrize("damage", ["truncated", "overwritten", "checkpoint"])
+def test_a_damaged_vector_file_is_rebuilt_from_the_index(
+    setup: Any, rng: np.random.Generator, monkeypatch: pytest.MonkeyPatch, damage: str
+) -> None:
+    conn, matrix, folder = setup
+    first = on_disk(folder)
+    ranked(conn, first, matrix[3], 10)
+    first.close()
+    (data,) = folder.glob("*.f32")
+    if damage == "truncated":
+        os.truncate(data, data.stat().st_size // 2)
+    elif damage == "overwritten":
+        data.write_bytes(rng.standard_normal(data.stat().st_size // 4).astype(np.float32).tobytes())
+    else:
+        (checkpoint,) = folder.glob("*.npz")
+        checkpoint.write_bytes(checkpoint.read_bytes()[:1000])
+    built: list[int] = []
+    real = vecfile.build
+    monkeypatch.setattr(vecfile, "build", lambda *a: built.append(1) or real(*a))
+    again = on_disk(folder)
+    for q in queries(rng, matrix):
+        same(ranked(conn, again, q, 64), exact(conn, q, 64))
+    assert built == [1]
+
+
+def test_a_second_process_on_the_same_index_keeps_its_vectors_in_memory(setup: Any) -> None:
+    conn, matrix, folder = setup
+    holder = on_disk(folder)
+    ranked(conn, holder, matrix[1], 5)
+    other = on_disk(folder)  # its own lock file description: the lock is taken
+    same(ranked(conn, other, matrix[1], 64), exact(conn, matrix[1], 64))
+    assert other.matrix(conn, "v", "m").disk is None and holder.matrix(conn, "v", "m").disk is not None
+
+
+CHILD = textwrap.dedent(
+    """
+    import sqlite3, sys
+    import numpy as np
+    from pathlib import Path
+    from service.semantic import vecfile, vectors
+    vecfile.CHECKPOINT_ROWS = 1  # a checkpoint after every change: the kill lands in one
+    db, folder = sys.argv[1], Path(sys.argv[2])
+    conn = sqlite3.connect(db, isolation_level=None)
+    cache = vectors.ScanCache(directory=folder, disk_rows=0)
+    q = np.ones(384, dtype=np.float32) / np.sqrt(384)
+    rng = np.random.default_rng(3)
+    n = 0
+    while True:
+        n += 1
+        v = rng.standard_normal(384).astype(np.float32)
+        conn.execute("INSERT INTO embeddings VALUES ('m', ?, ?)", (f"k{n}", (v / np.linalg.norm(v)).tobytes()))
+        conn.execute("INSERT INTO chunks VALUES (?, 'v', ?)", (100000 + n, f"k{n}"))
+        conn.execute("DELETE FROM chunks WHERE id = ?", (n,))
+        vectors.scan_ranking(conn, cache, "v", "m", q, first_pass_rows=0)(10)
+        if n == 3:
+            print("running", flush=True)
+    """
+)
+
+
+def test_a_process_killed_while_writing_leaves_files_that_restore_to_the_index(
+    setup: Any, rng: np.random.Generator
+) -> None:
+    conn, matrix, folder = setup
+    first = on_disk(folder)
+    ranked(conn, first, matrix[3], 10)
+    first.close()
+    child = subprocess.Popen(
+        [sys.executable, "-c", CHILD, str(folder.parent / "cache.db"), str(folder)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert child.stdout is not None
+        assert child.stdout.readline().strip() == "running"  # it writes rows and checkpoints now
+    finally:
+        child.send_signal(signal.SIGKILL)
+        child.wait(timeout=30)
+        if child.stdout is not None:
+            child.stdout.close()
+    again = on_disk(folder)
+    for q in queries(rng, matrix):
+        same(ranked(conn, again, q, 64), exact(conn, q, 64))
+    assert again.matrix(conn, "v", "m").disk is not None
