@@ -52,6 +52,11 @@ class VaultConfig(Section):
         description="allow: changes as asked; dry-run: every mutating tool previews and changes nothing; "
         "confirm: every mutating call needs a human's confirmation.",
     )
+    tasks_global_filter: str | None = Field(
+        default=None,
+        description="The Tasks plugin's global filter for tasks_filter: only list items containing this text are "
+        "tasks ('' for none); default: `globalFilter` in the vault's Tasks plugin settings (data.json).",
+    )
     bridge: BridgeSettings | None = Field(
         default=None,
         description="[vaults.bridge]: the Local REST API of the Obsidian that has this vault open (docs/bridges.md).",

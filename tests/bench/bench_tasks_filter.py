@@ -1,16 +1,22 @@
 """tasks_filter benchmark on the standard workload, through the real SDK client over HTTP.
 
-Run: `python -m tests.bench.bench_tasks_filter [--notes 10000] [--rounds 30]`. Against a
-`vaultgate serve` subprocess on a copy of the generated vault, after the index is ready, each
-query below is timed end to end (p50/p95), alternated call by call with list_tasks of the open
-tasks (the plain SQL-backed listing) so that a loaded machine shows in both. The server runs
-without embeddings. Prints one JSON object (see tests/bench/common.py). Not part of the test run.
+Run: `python -m tests.bench.bench_tasks_filter [--notes 10000] [--rounds 30] [--baseline DIR]`.
+Against a `vaultgate serve` subprocess on a copy of the generated vault, after the index is ready,
+each query below is timed end to end (p50/p95), alternated call by call with list_tasks of the
+open tasks (the plain SQL-backed listing) so that a loaded machine shows in both. With
+`--baseline DIR` (a source tree of another version, e.g. `git archive <commit> | tar -x -C DIR`),
+a second server runs that version on its own copy of the vault and each call is alternated with
+the same call to it instead: old and new measured in one run. `first_ms` is each query's first
+call (the calls before it may have built the task records or not: see docs/bridges.md). The
+servers run without embeddings. Prints one JSON object (see tests/bench/common.py). Not part of
+the test run.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import shutil
 import tempfile
 import time
@@ -27,6 +33,8 @@ QUERIES = {
     "boolean_grouped": "not done\n(description includes the) OR (tags include #) AND NOT (path includes archive)\n"
     "group by root\nsort by description",
     "everything_sorted": "sort by priority\nsort by path\nlimit 100",
+    "urgency": "not done\nhappens before in two weeks\nsort by urgency",
+    "default_order_all": "not done",
 }
 
 
@@ -37,34 +45,53 @@ async def call(client: Client, tool: str, args: dict[str, Any]) -> dict[str, Any
     return result.structured_content
 
 
-async def main(notes: int, rounds: int) -> None:
+async def main(notes: int, rounds: int, baseline: Path | None) -> None:
     source, _ = standard_vault(notes)
-    result: dict[str, Any] = {"notes": notes, "rounds": rounds}
+    result: dict[str, Any] = {"notes": notes, "rounds": rounds, "baseline": str(baseline) if baseline else None}
+    env = {**BENCH_ENV, "VAULTGATE_EMBEDDINGS__PROVIDER": "none"}
     with tempfile.TemporaryDirectory() as tmp:
-        root = Path(tmp) / "vault"
-        shutil.copytree(source, root, ignore=shutil.ignore_patterns(".vaultgate"))
-        server = ServerProcess(vaultgate_argv(root), env={**BENCH_ENV, "VAULTGATE_EMBEDDINGS__PROVIDER": "none"})
+        servers: list[ServerProcess] = []
+        for name in ("vault", "baseline") if baseline else ("vault",):
+            root = Path(tmp) / name
+            shutil.copytree(source, root, ignore=shutil.ignore_patterns(".vaultgate"))
+            argv = vaultgate_argv(root)
+            if name == "baseline":  # -P: the baseline tree, not the working directory, provides `service`
+                argv = [argv[0], "-P", *argv[1:]]
+            servers.append(ServerProcess(argv, env={**env, "PYTHONPATH": str(baseline)} if name == "baseline" else env))
         try:
-            server.start()
-            await wait_ready(server.url)
-            async with Client(server.url, mode="legacy", cache=None) as client:
+            for server in servers:
+                server.start()
+                await wait_ready(server.url)
+            async with contextlib.AsyncExitStack() as stack:
+                clients = [await stack.enter_async_context(Client(s.url, mode="legacy", cache=None)) for s in servers]
+                client, other = clients[0], clients[-1]
                 base = {"status": ["open"], "limit": 50}
                 result["tasks"] = (await call(client, "list_tasks", {"limit": 1}))["total"]
                 for name, query in QUERIES.items():
                     args = {"query": query, "today": "2026-06-01", "limit": 50}
-                    await call(client, "tasks_filter", args)  # warm
-                    samples, baseline, out = [], [], {}
+                    t0 = time.perf_counter()
+                    await call(client, "tasks_filter", args)
+                    first = (time.perf_counter() - t0) * 1000
+                    pair: tuple[str, dict[str, Any]] = ("list_tasks", base)
+                    if baseline:
+                        pair = ("tasks_filter", args)
+                        if (await other.call_tool("tasks_filter", args)).is_error:  # the baseline cannot read it
+                            pair = ("list_tasks", base)
+                    samples, paired, out = [], [], {}
                     for _ in range(rounds):
                         t0 = time.perf_counter()
                         out = await call(client, "tasks_filter", args)
                         samples.append(time.perf_counter() - t0)
                         t0 = time.perf_counter()
-                        await call(client, "list_tasks", base)
-                        baseline.append(time.perf_counter() - t0)
-                    result[name] = {"query": query, "matches": out["total"], **summary_ms(samples)}
-                    result[f"{name}_list_tasks_open"] = summary_ms(baseline)
+                        await call(other, *pair)
+                        paired.append(time.perf_counter() - t0)
+                    result[name] = {"query": query, "matches": out["total"], "first_ms": round(first, 1)}
+                    result[name].update(summary_ms(samples))
+                    paired_name = "baseline" if pair[0] == "tasks_filter" else "list_tasks_open"
+                    result[f"{name}_{paired_name}"] = summary_ms(paired)
         finally:
-            server.stop()
+            for server in servers:
+                server.stop()
     report("bench_tasks_filter", result)
 
 
@@ -72,5 +99,6 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--notes", type=int, default=10_000)
     parser.add_argument("--rounds", type=int, default=30)
+    parser.add_argument("--baseline", type=Path, default=None, help="source tree of the version to compare with")
     ns = parser.parse_args()
-    asyncio.run(main(ns.notes, ns.rounds))
+    asyncio.run(main(ns.notes, ns.rounds, ns.baseline))

@@ -1,20 +1,27 @@
 """The Tasks plugin's query language (the text of a ```tasks block), evaluated without Obsidian:
 `dates` (date phrases into spans of days), `record` (a task as a query sees it), `filters` (one
-filter into a test), `boolean` (AND / OR / XOR / NOT lines), `query` (a whole block: read, then
-filter, sort, limit, group). Pure: the caller hands in the task records and the day to count from."""
+filter into a test), `boolean` (AND / OR / XOR / NOT lines), `query` (a whole block read, and the
+order the index hands tasks over in), `columns` (task records column by column), `run` (filter,
+sort, limit, group over the columns). Pure: the caller hands in the task records and the day to count from."""
 
-from service.obsidian.tasks_query.filters import Context, QueryError
-from service.obsidian.tasks_query.query import LineError, Placed, Query, order_sql, parse_query, run_query
+from service.obsidian.tasks_query.columns import Columns
+from service.obsidian.tasks_query.filters import Context, QueryError, global_filter
+from service.obsidian.tasks_query.query import LineError, Query, order_sql, parse_query
 from service.obsidian.tasks_query.record import TaskRecord
+from service.obsidian.tasks_query.run import Answer, Placed, run_columns, run_query
 
 __all__ = [
+    "Answer",
+    "Columns",
     "Context",
     "LineError",
     "Placed",
     "Query",
     "QueryError",
     "TaskRecord",
+    "global_filter",
     "order_sql",
     "parse_query",
+    "run_columns",
     "run_query",
 ]

@@ -6,9 +6,12 @@ delimiters nest. Columns in errors are 1-based positions in the line."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from service.obsidian.tasks_query.filters import Context, Filter, QueryError, parse_filter
+from service.obsidian.tasks_query.filters import Context, Filter, QueryError, Vector, evaluate, parse_filter
+
+if TYPE_CHECKING:
+    from service.obsidian.tasks_query.columns import Bools, Columns, Ints
 
 _CLOSE = {"(": ")", "[": "]", "{": "}", '"': '"'}
 _BINARY = ("OR", "AND", "XOR")  # loosest first
@@ -54,7 +57,8 @@ class _Reader:
         if self._word("NOT"):
             inner = self.unary(depth + 1)
             sql = (f"NOT COALESCE(({inner.sql[0]}), 0)", inner.sql[1]) if inner.sql and inner.exact else None
-            return Filter(f"NOT ({inner.explain})", lambda t: not inner.test(t), sql, heading=inner.heading)
+            return Filter(f"NOT ({inner.explain})", lambda t: not inner.test(t), sql, heading=inner.heading,
+                          vector=lambda cols, idx: ~evaluate(inner, cols, idx))  # fmt: skip
         return self.operand(depth)
 
     def operand(self, depth: int) -> Filter:
@@ -108,7 +112,25 @@ def _combine(op: str, left: Filter, right: Filter) -> Filter:
         tests[op],
         *_sql(op, left, right),
         heading=left.heading or right.heading,
+        vector=_vector(op, left, right),
     )
+
+
+def _vector(op: str, left: Filter, right: Filter) -> Vector:
+    """The combination over many tasks; AND and OR test the right side only where the left one
+    leaves the answer open, as the per-task test does."""
+
+    def vector(cols: Columns, idx: Ints) -> Bools:
+        first = evaluate(left, cols, idx)
+        if op == "XOR":
+            either: Bools = first != evaluate(right, cols, idx)
+            return either
+        open_ = first if op == "AND" else ~first
+        out = first.copy()
+        out[open_] = evaluate(right, cols, idx[open_])
+        return out
+
+    return vector
 
 
 def _sql(op: str, left: Filter, right: Filter) -> tuple[tuple[str, tuple[Any, ...]] | None, bool]:

@@ -11,21 +11,30 @@ condition, so the index hands over fewer rows.
 
 from __future__ import annotations
 
+import bisect
 import posixpath
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import regex
 
 from service.budget import regex_call
 from service.dates import iso_day_or_none
 from service.obsidian.tasks_query.dates import Span, parse_span
-from service.obsidian.tasks_query.record import DATE_FIELDS, OPEN_TYPES, PRIORITY_RANK, TaskRecord
+from service.obsidian.tasks_query.record import DATE_FIELDS, OPEN_TYPES, PRIORITY_RANK, TYPE_RANK, TaskRecord
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from service.obsidian.tasks_query.columns import Bools, Columns, Ints
+else:
+    from service.numpy_lazy import np
 
 Test = Callable[[TaskRecord], bool]
+Vector = Callable[["Columns", "Ints"], "Bools"]  # the test over the tasks at these positions, at once
 
 
 class QueryError(Exception):
@@ -44,6 +53,29 @@ class Filter:
     sql: tuple[str, tuple[Any, ...]] | None = None  # rows the test may keep are among those this selects
     exact: bool = True  # `sql` selects exactly what `test` keeps (False: a wider first cut)
     heading: bool = False  # reads the task's heading (looked up only when a filter needs it)
+    vector: Vector | None = None  # `test` over many tasks at once (None: task by task)
+
+
+def function_refusal(instruction: str) -> str:
+    return (
+        f"'{instruction}' runs a JavaScript expression, which this server never runs; write it with the query's "
+        "own instructions (dates, priority, text, tags, boolean lines, sort by, group by)"
+    )
+
+
+def global_filter(text: str) -> Filter:
+    """Only list items whose text contains `text` are tasks (the Tasks plugin's global filter)."""
+    return Filter(
+        f"global filter: the task contains {text!r}",
+        lambda t: text in t.text,
+        ("instr(t.text, ?) > 0", (text,)),
+        vector=lambda cols, idx: cols.text_mask("text", lambda t: t.text, lambda s: text in s, idx),
+    )
+
+
+def evaluate(f: Filter, cols: Columns, idx: Ints) -> Bools:
+    """`f` over the tasks at positions `idx` of `cols`: one array operation where it has one."""
+    return f.vector(cols, idx) if f.vector is not None else cols.flags_at(f.test, idx)
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,7 +106,7 @@ _TAGS = re.compile(
 )
 _PRIORITY = re.compile(r"priority is(?: (above|below|not))? (\w+)", re.IGNORECASE)
 _STATUS_TYPE = re.compile(r"status\.type is(?: (not))? (\w+)", re.IGNORECASE)
-_UNSUPPORTED = ("filter by function", "exclude sub-items", "is blocking", "is not blocking", "is blocked",
+_UNSUPPORTED = ("exclude sub-items", "is blocking", "is not blocking", "is blocked",
                 "is not blocked", "blocked by", "has id", "no id", "id ", "status.name", "status.symbol")  # fmt: skip
 
 
@@ -104,6 +136,34 @@ def _sql_within(column: str, op: str, span: Span) -> tuple[str, tuple[Any, ...]]
     return f"t.{column} BETWEEN ? AND ?", (first, last)
 
 
+def _code_bounds(distinct: list[str], op: str, first: str, last: str) -> tuple[int, int]:
+    """The date codes [lo, hi) that `op` keeps (codes: positions among the written values)."""
+    lo = bisect.bisect_left(distinct, first) if op in ("on", "on or after") else 0
+    lo = bisect.bisect_right(distinct, last) if op == "after" else lo
+    hi = bisect.bisect_right(distinct, last) if op in ("on", "on or before") else len(distinct)
+    hi = bisect.bisect_left(distinct, first) if op == "before" else hi
+    return lo, hi
+
+
+def _date_vector(columns: tuple[str, ...], op: str, span: Span, keep_missing: bool = False) -> Vector:
+    first, last = span[0].isoformat(), span[1].isoformat()
+    op = "on" if op not in ("before", "after", "on or before", "on or after") else op
+
+    def vector(cols: Columns, idx: Ints) -> Bools:
+        out: Bools | None = None
+        for column in columns:
+            distinct, codes = cols.date_codes(column)
+            lo, hi = _code_bounds(distinct, op, first, last)
+            c = codes[idx]
+            m = (c >= lo) & (c < hi)
+            m = m | (c < 0) if keep_missing else m
+            out = m if out is None else out | m
+        assert out is not None
+        return out
+
+    return vector
+
+
 def _date_filter(m: re.Match[str], source: str, today: date) -> Filter:
     name = _DATE_NAMES[m.group(1).lower()]
     op = (m.group(2) or "on").lower()
@@ -123,20 +183,23 @@ def _date_filter(m: re.Match[str], source: str, today: date) -> Filter:
     if name == "happens":
         parts = [_sql_within(column, op, span) for column in ("start", "scheduled", "due")]
         sql = (" OR ".join(f"({c})" for c, _ in parts), tuple(p for _, ps in parts for p in ps))
-        return Filter(explain + " (start, scheduled or due)", lambda t: any(ok(d) for d in t.happens()), sql)
+        vector = _date_vector(("start", "scheduled", "due"), op, span)
+        return Filter(explain + " (start, scheduled or due)", lambda t: any(ok(d) for d in t.happens()), sql,
+                      vector=vector)  # fmt: skip
     if name == "start":
         clause, params = _sql_within("start", op, span)
         return Filter(
             explain + " (or no start date)",
             lambda t: t.start is None or ok(t.start),
             (f"(t.start IS NULL OR {clause})", params),
+            vector=_date_vector(("start",), op, span, keep_missing=True),
         )
 
     def test(t: TaskRecord) -> bool:
         value = t.date(name)
         return value is not None and ok(value)
 
-    return Filter(explain, test, _sql_within(name, op, span))
+    return Filter(explain, test, _sql_within(name, op, span), vector=_date_vector((name,), op, span))
 
 
 def _pattern(text: str, at: int) -> regex.Pattern[str]:
@@ -170,28 +233,61 @@ def _text_of(field: str) -> Callable[[TaskRecord], str]:
     return lambda t: t.path.split("/", 1)[0] + "/" if "/" in t.path else "/"  # root
 
 
-def _matcher(verb: str, value: str, at: int) -> tuple[Callable[[str], bool], bool]:
-    """A test on one string, and whether the filter keeps what it matches (False: negated)."""
-    keep = verb in ("includes", "include", "regex matches")
-    if verb.startswith("regex"):
-        pattern = _pattern(value, at)
-        return (lambda s: regex_call(pattern, "search", s) is not None), keep
-    needle = value.strip().lower()
-    if not needle:
-        raise QueryError("this filter needs some text to look for", at)
-    return (lambda s: needle in s.lower()), keep
+class _Match:
+    """A test on one string; `on_text` tests the string as prepared: lower-cased when `lowered`
+    (`includes` is case-insensitive), as written for a regular expression."""
+
+    def __init__(self, verb: str, value: str, at: int) -> None:
+        self.keep = verb in ("includes", "include", "regex matches")  # False: the filter is negated
+        self.lowered = not verb.startswith("regex")
+        if not self.lowered:
+            pattern = _pattern(value, at)
+            self.on_text: Callable[[str], bool] = lambda s: regex_call(pattern, "search", s) is not None
+            return
+        needle = value.strip().lower()
+        if not needle:
+            raise QueryError("this filter needs some text to look for", at)
+        self.on_text = lambda s: needle in s
+
+    def __call__(self, s: str) -> bool:
+        return self.on_text(s.lower() if self.lowered else s)
 
 
 def _text_filter(m: re.Match[str], source: str) -> Filter:
     field, verb = m.group(1).lower(), m.group(2).lower()
-    match, keep = _matcher(verb, m.group(3) or "", m.start(3) + 1 if m.group(3) else len(source) + 1)
+    match = _Match(verb, m.group(3) or "", m.start(3) + 1 if m.group(3) else len(source) + 1)
+    keep = match.keep
     get = _text_of(field)
+    lower = match.lowered
+
+    def vector(cols: Columns, idx: Ints) -> Bools:
+        if field in ("path", "folder", "filename", "root"):
+            found = cols.note_mask(lambda p: match(get_path(p)), idx)
+        else:
+            name = f"{field}.lower" if lower else field
+            text = (lambda t: get(t).lower()) if lower else get
+            found = cols.text_mask(name, text, match.on_text, idx)
+        return found if keep else ~found
+
+    get_path = _path_text(field)
     return Filter(
         f"{field} {verb} {(m.group(3) or '').strip()}",
         (lambda t: match(get(t))) if keep else (lambda t: not match(get(t))),
         *_text_sql(field, verb, (m.group(3) or "").strip().lower()),
         heading=field == "heading",
+        vector=vector,
     )
+
+
+def _path_text(field: str) -> Callable[[str], str]:
+    """The text a path filter reads, from the note's path."""
+    if field == "filename":
+        return posixpath.basename
+    if field == "folder":
+        return lambda p: posixpath.dirname(p) + "/" if "/" in p else "/"
+    if field == "root":
+        return lambda p: p.split("/", 1)[0] + "/" if "/" in p else "/"
+    return lambda p: p
 
 
 def _text_sql(field: str, verb: str, needle: str) -> tuple[tuple[str, tuple[Any, ...]] | None, bool]:
@@ -209,15 +305,23 @@ def _text_sql(field: str, verb: str, needle: str) -> tuple[tuple[str, tuple[Any,
 def _tags_filter(m: re.Match[str], source: str) -> Filter:
     verb = m.group(1).lower().replace("does not", "do not")
     verb = "include" if verb in ("include", "includes") else verb
-    match, keep = _matcher(verb, m.group(2) or "", m.start(2) + 1 if m.group(2) else len(source) + 1)
+    match = _Match(verb, m.group(2) or "", m.start(2) + 1 if m.group(2) else len(source) + 1)
+    keep = match.keep
 
     def any_tag(t: TaskRecord) -> bool:
         return any(match("#" + tag) for tag in t.tags)
 
+    def vector(cols: Columns, idx: Ints) -> Bools:
+        if match.lowered:  # a needle without a line break matches within one tag of the joined list
+            found = cols.text_mask("tags.lower", _joined_tags, match.on_text, idx)
+        else:
+            found = cols.flags_at(any_tag, idx)
+        return found if keep else ~found
+
     needle = (m.group(2) or "").strip().lower().lstrip("#")
     sql = ("instr(lower(t.tags), ?) > 0", (needle,)) if keep and needle.isascii() and needle else None
     explain = f"tags {verb} {(m.group(2) or '').strip()}"
-    return Filter(explain, any_tag if keep else (lambda t: not any_tag(t)), sql, exact=False)
+    return Filter(explain, any_tag if keep else (lambda t: not any_tag(t)), sql, exact=False, vector=vector)
 
 
 def _priority_filter(m: re.Match[str]) -> Filter:
@@ -238,7 +342,13 @@ def _priority_filter(m: re.Match[str]) -> Filter:
     parts = [f"t.priority IN ({','.join('?' * len(named))})"] if named else []
     parts += ["t.priority IS NULL"] if "none" in levels else []
     sql = (" OR ".join(parts) or "0", tuple(named))
-    return Filter(f"priority is {how + ' ' if how else ''}{level}", lambda t: keep(t.priority_rank), sql)
+    table = [keep(r) for r in range(len(PRIORITY_RANK))]
+    return Filter(
+        f"priority is {how + ' ' if how else ''}{level}",
+        lambda t: keep(t.priority_rank),
+        sql,
+        vector=lambda cols, idx: np.array(table)[cols.priority[idx]],
+    )
 
 
 def _has_filter(m: re.Match[str]) -> Filter:
@@ -246,9 +356,27 @@ def _has_filter(m: re.Match[str]) -> Filter:
     if name == "happens":
         sql = "t.start IS NOT NULL OR t.scheduled IS NOT NULL OR t.due IS NOT NULL"
         return Filter(f"{m.group(1).lower()} happens date", lambda t: bool(t.happens()) == has,
-                      (sql if has else f"NOT ({sql})", ()))  # fmt: skip
+                      (sql if has else f"NOT ({sql})", ()),
+                      vector=lambda cols, idx: (cols.date_codes("happens")[1][idx] >= 0) == has)  # fmt: skip
     clause = f"t.{name} IS {'NOT ' if has else ''}NULL"
-    return Filter(f"{m.group(1).lower()} {name} date", lambda t: (t.date(name) is not None) == has, (clause, ()))
+    return Filter(
+        f"{m.group(1).lower()} {name} date",
+        lambda t: (t.date(name) is not None) == has,
+        (clause, ()),
+        vector=lambda cols, idx: (cols.date_codes(name)[1][idx] >= 0) == has,
+    )
+
+
+def _joined_tags(t: TaskRecord) -> str:
+    return "\n".join("#" + g.lower() for g in t.tags)
+
+
+def _recurring(t: TaskRecord) -> bool:
+    return t.recurrence is not None
+
+
+def _tagged(t: TaskRecord) -> bool:
+    return bool(t.tags)
 
 
 def parse_filter(source: str, ctx: Context) -> Filter:
@@ -259,13 +387,16 @@ def parse_filter(source: str, ctx: Context) -> Filter:
         wanted = lower == "not done"
         marks = ",".join("?" * len(ctx.closed))
         sql = f"t.status {'NOT ' if wanted else ''}IN ({marks})" if ctx.closed else ("1" if wanted else "0")
-        return Filter(lower, lambda t: (t.kind in OPEN_TYPES) == wanted, (sql, ctx.closed))
+        return Filter(lower, lambda t: (t.kind in OPEN_TYPES) == wanted, (sql, ctx.closed),
+                      vector=lambda cols, idx: cols.open[idx] == wanted)  # fmt: skip
     if lower in ("is recurring", "is not recurring"):
         wanted = lower == "is recurring"
-        return Filter(lower, lambda t: (t.recurrence is not None) == wanted)
+        return Filter(lower, lambda t: (t.recurrence is not None) == wanted,
+                      vector=lambda cols, idx: cols.flags("recurring", _recurring)[idx] == wanted)  # fmt: skip
     if lower in ("has tags", "no tags"):
         wanted = lower == "has tags"
-        return Filter(lower, lambda t: bool(t.tags) == wanted)
+        return Filter(lower, lambda t: bool(t.tags) == wanted,
+                      vector=lambda cols, idx: cols.flags("tagged", _tagged)[idx] == wanted)  # fmt: skip
     if m := _HAS.fullmatch(text):
         return _has_filter(m)
     if m := _INVALID.fullmatch(text):
@@ -283,7 +414,11 @@ def parse_filter(source: str, ctx: Context) -> Filter:
         kind, negate = m.group(2).lower(), bool(m.group(1))
         if kind not in ("todo", "in_progress", "done", "cancelled", "non_task"):
             raise QueryError(f"unknown status type {m.group(2)!r}", m.start(2) + 1)
-        return Filter(lower, lambda t: (t.kind == kind) != negate)
+        rank = TYPE_RANK[kind]
+        return Filter(lower, lambda t: (t.kind == kind) != negate,
+                      vector=lambda cols, idx: (cols.type_rank[idx] == rank) != negate)  # fmt: skip
+    if lower.startswith("filter by function"):
+        raise QueryError(function_refusal("filter by function"), len(source) - len(source.lstrip()) + 11)
     for start in _UNSUPPORTED:
         if lower.startswith(start):
             raise QueryError(f"'{start.strip()}' is a Tasks instruction this server does not evaluate")

@@ -1,22 +1,27 @@
 """tasks domain, Tasks plugin queries: tasks_filter.
 
 Runs the text of a ```tasks block (`service.obsidian.tasks_query`) over the index's `tasks`
-table without Obsidian. When every filter is exact SQL, the order is SQL, nothing is grouped and
-no ACL rule hides a note from the caller, the index answers alone (a count and one page);
-otherwise the query is tested in Python over the vault's task records (`task_records.py`, kept
-per index generation) of the notes the caller may read — a denied folder's tasks are dropped
-before anything is counted, sorted, grouped or paged. Relative dates count from `today`
-(default: the server's date). Query text, line count and nesting are bounded; a regular
+table without Obsidian. Once the vault's task columns are built for the current index generation
+(`task_records.py`), every query runs over them with array operations; before that, a query the
+index answers alone — every filter exact SQL, the order SQL, nothing grouped, no ACL rule hiding a
+note from the caller — is a count and one page in SQL, and any other query builds the columns.
+Notes the caller may not read are dropped before anything is counted, sorted, grouped or paged.
+The vault's Tasks plugin settings add the global filter (only list items containing it are
+tasks; the vault's `tasks_global_filter` setting wins) and the global query (read before the
+query's own lines unless it says `ignore global query`). Relative dates and urgency count from
+`today` (default: the server's date). Query text, line count and nesting are bounded; a regular
 expression runs under the `[search]` time budget. A line that does not read is
-`query_syntax_error` with its line number, text and column; nothing is run. Touches: index
-tables `tasks`, `notes`, `headings`; `.obsidian/plugins/obsidian-tasks-plugin/data.json`
-(statuses).
+`query_syntax_error` with its line number, text and column (and `source: global query` when the
+global query is at fault); nothing is run. JavaScript (`filter|sort|group by function`) is
+refused the same way, never run. Touches: index tables `tasks`, `notes`, `headings`;
+`.obsidian/plugins/obsidian-tasks-plugin/data.json` (statuses, global filter, global query).
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
+from collections import Counter
 from dataclasses import dataclass
 from datetime import date
 from typing import Any
@@ -26,24 +31,28 @@ from pydantic import Field
 from service.budget import Budget
 from service.dates import iso_day
 from service.errors import QuerySyntaxError, ValidationFailed
+from service.markdown import tasks as tk
 from service.markdown.parse import note_title
 from service.obsidian.tasks_query import (
+    Answer,
     Context,
     LineError,
     Placed,
     Query,
     TaskRecord,
+    global_filter,
     order_sql,
     parse_query,
-    run_query,
+    run_columns,
 )
 from service.tools.context import ToolContext
 from service.tools.models import ToolInput, ToolOutput, decode_cursor, encode_cursor
 from service.tools.search_common import Partial, Readable, drop_gone, partial, query_key, readable, run
 from service.tools.spec import ToolSpec
 from service.tools.tasks.completion import StatusTable, status_table_of
-from service.tools.tasks.task_records import COLUMNS, all_records, place_headings, to_records
+from service.tools.tasks.task_records import COLUMNS, all_columns, cached_columns, place_headings, to_records
 from service.tools.tasks.tasks import TaskItem
+from service.vault.settings_files import read_json
 
 MAX_QUERY_CHARS = 20_000
 MAX_QUERY_LINES = 200
@@ -56,8 +65,9 @@ class TasksFilterIn(ToolInput):
         description="The text of a ```tasks block, one instruction a line: filters (not done, done, due|scheduled|"
         "starts|happens|done before|after|on <date>, has/no due date, priority is [above|below] <level>, path|"
         "description|heading includes|does not include <text>, tags include <tag>, boolean lines '(a) AND (b)', "
-        "OR, XOR, NOT), 'sort by <field> [reverse]', 'group by <field>', 'limit N', 'explain'. Dates: YYYY-MM-DD, "
-        "today, tomorrow, yesterday, next monday, in two weeks, this|next|last week|month|year.",
+        "OR, XOR, NOT), 'sort by <field> [reverse]' (urgency too), 'group by <field>', 'limit N', 'explain'. Dates: "
+        "YYYY-MM-DD, today, tomorrow, yesterday, next monday, in two weeks, this|next|last week|month|year. "
+        "'filter|sort|group by function' (JavaScript) is refused.",
     )
     today: str | None = Field(
         default=None, pattern=r"^\d{4}-\d{2}-\d{2}$", description="The day relative dates count from (default: today)."
@@ -86,21 +96,65 @@ class TasksFilterOut(Partial, ToolOutput):
     ignored: list[str] = Field(default_factory=list, description="Display-only lines set aside (hide, show, …).")
 
 
-def _parse(args: TasksFilterIn, ctx: Context) -> Query:
+@dataclass(frozen=True, slots=True)
+class PluginGlobals:
+    """What the vault's Tasks plugin settings add to every query."""
+
+    global_filter: str = ""  # only list items containing it are tasks
+    global_query: str = ""  # instructions read before every query's own
+
+
+def plugin_globals(ctx: ToolContext) -> PluginGlobals:
+    """The global filter (the vault's `tasks_global_filter` setting, else the plugin's
+    `globalFilter`) and the plugin's `globalQuery`."""
+    data: Any = read_json(ctx.vault.paths.root, tk.TASKS_PLUGIN_DATA)
+    data = data if isinstance(data, dict) else {}
+    configured = ctx.vault.config.tasks_global_filter
+    found = data.get("globalFilter")
+    text = configured if configured is not None else (found if isinstance(found, str) else "")
+    query = data.get("globalQuery")
+    return PluginGlobals(text if text.strip() else "", query if isinstance(query, str) else "")
+
+
+def _parse(args: TasksFilterIn, ctx: Context, globals_: PluginGlobals) -> Query:
     lines = args.query.count("\n") + 1
     if lines > MAX_QUERY_LINES:
         raise ValidationFailed(
             f"the query has {lines} lines, more than {MAX_QUERY_LINES}",
             details={"field": "query", "lines": lines, "max_lines": MAX_QUERY_LINES},
         )
+    query = _read(args.query, ctx, "query")
+    if globals_.global_query.strip() and not any(i.lower() == "ignore global query" for i in query.ignored):
+        query = _merged(_read(globals_.global_query, ctx, "global query"), query)
+    if globals_.global_filter:
+        query.filters.insert(0, global_filter(globals_.global_filter))
+    return query
+
+
+def _read(text: str, ctx: Context, source: str) -> Query:
     try:
-        return parse_query(args.query, ctx)
+        return parse_query(text, ctx)
     except LineError as e:
+        where = "" if source == "query" else "the Tasks plugin's global query (its settings), "
         raise QuerySyntaxError(
-            f"line {e.line}: {e.message}",
-            details={"line": e.line, "column": e.column, "text": e.text},
+            f"{where}line {e.line}: {e.message}",
+            details={"line": e.line, "column": e.column, "text": e.text, **({} if where == "" else {"source": source})},
             hint="Write one Tasks instruction a line; see docs/bridges.md (tasks_filter) for what is read.",
         ) from None
+
+
+def _merged(first: Query, then: Query) -> Query:
+    """The global query's instructions read before the query's own, as the plugin prepends them."""
+    return Query(
+        today=then.today,
+        filters=[*first.filters, *then.filters],
+        sorts=[*first.sorts, *then.sorts],
+        groups=[*first.groups, *then.groups],
+        limit=then.limit if then.limit is not None else first.limit,
+        group_limit=then.group_limit if then.group_limit is not None else first.group_limit,
+        explain=first.explain or then.explain,
+        ignored=then.ignored,
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,34 +205,46 @@ async def tasks_filter(ctx: ToolContext, args: TasksFilterIn) -> TasksFilterOut:
     limits = ctx.services.settings.limits
     table = status_table_of(ctx)
     closed = tuple(sorted(c for c, (kind, _) in table.items() if kind not in ("todo", "in_progress")))
-    query = _parse(args, Context(today, closed, limits.max_depth))
-    plan = _plan(ctx, query, table)
+    query = _parse(args, Context(today, closed, limits.max_depth), plugin_globals(ctx))
     state = query_key(args.query, today.isoformat())
     offset = decode_cursor(args.cursor, q=state)
     can_read = readable(ctx)
-    if _whole_in_index(query, plan, can_read):
-        records, total = await _page_from_index(ctx, query, plan, table, offset, args.limit)
-        found = [Placed((), t) for t in records]
-        page = await drop_gone(ctx, found, 0, len(found), lambda p: (p.task.path,))
-        total -= len(found) - len(page)
-        placed = page
-        await _page_headings(ctx, records)
-    else:
-        records = await all_records(ctx, table)
-        if not can_read.everything:
-            records = [t for t in records if can_read(t.path)]
-        search = ctx.services.settings.search
-        with Budget(limits, max_seconds=search.regex_budget_ms / 1000, what="the Tasks query").active():
-            placed = run_query(query, records, list(query.sorts))
-        placed = await drop_gone(ctx, placed, offset, args.limit, lambda p: (p.task.path,))
-        total = len(placed)
-        page = placed[offset : offset + args.limit]
-    more = offset + args.limit < total
+    cols = cached_columns(ctx, table)
+    if cols is None:  # the records are not built for this index generation: the index may answer alone
+        plan = _plan(ctx, query, table)
+        if _whole_in_index(query, plan, can_read):
+            return await _from_index(ctx, args, query, plan, table, offset, state)
+        cols = await all_columns(ctx, table)
+    idx = None if can_read.everything else cols.all[cols.note_mask(can_read, cols.all)]
+    search = ctx.services.settings.search
+    with Budget(limits, max_seconds=search.regex_budget_ms / 1000, what="the Tasks query").active():
+        answer = run_columns(query, cols, idx)
+    records, rows = cols.records, answer.rows
+    kept = await drop_gone(ctx, list(range(len(answer))), offset, args.limit, lambda k: (records[int(rows[k])].path,))
+    total = len(kept)
+    return TasksFilterOut(
+        items=[_item(ctx, p) for p in answer.placed(kept[offset : offset + args.limit])],
+        total=total,
+        groups=_groups(answer, kept) if query.groups else [],
+        next_cursor=encode_cursor(offset + args.limit, q=state) if offset + args.limit < total else None,
+        explain=query.describe() if query.explain else None,
+        ignored=query.ignored,
+        partial=partial(ctx),
+    )
+
+
+async def _from_index(
+    ctx: ToolContext, args: TasksFilterIn, query: Query, plan: _Plan, table: StatusTable, offset: int, state: str
+) -> TasksFilterOut:
+    records, total = await _page_from_index(ctx, query, plan, table, offset, args.limit)
+    found = [Placed((), t) for t in records]
+    page = await drop_gone(ctx, found, 0, len(found), lambda p: (p.task.path,))
+    total -= len(found) - len(page)
+    await _page_headings(ctx, records)
     return TasksFilterOut(
         items=[_item(ctx, p) for p in page],
         total=total,
-        groups=_groups(placed) if query.groups else [],
-        next_cursor=encode_cursor(offset + args.limit, q=state) if more else None,
+        next_cursor=encode_cursor(offset + args.limit, q=state) if offset + args.limit < total else None,
         explain=query.describe() if query.explain else None,
         ignored=query.ignored,
         partial=partial(ctx),
@@ -202,11 +268,14 @@ async def _page_headings(ctx: ToolContext, tasks: list[TaskRecord]) -> None:
     place_headings(tasks, await run(ctx, fetch))
 
 
-def _groups(placed: list[Placed]) -> list[TaskGroup]:
-    counts: dict[tuple[str, ...], int] = {}
-    for p in placed:
-        counts[p.group] = counts.get(p.group, 0) + 1
-    return [TaskGroup(names=list(g), count=n) for g, n in list(counts.items())[:MAX_GROUPS_LISTED]]
+def _groups(answer: Answer, kept: list[int]) -> list[TaskGroup]:
+    """Groups in order with their sizes (recounted when tasks of files gone from disk were dropped)."""
+    counts = answer.counts
+    if len(kept) != len(answer):
+        found = Counter(int(answer.group_of[k]) for k in kept)
+        counts = [found.get(g, 0) for g in range(len(answer.names))]
+    listed = [(names, n) for names, n in zip(answer.names, counts, strict=True) if n]
+    return [TaskGroup(names=list(g), count=n) for g, n in listed[:MAX_GROUPS_LISTED]]
 
 
 def _item(ctx: ToolContext, p: Placed) -> FilteredTask:
@@ -244,7 +313,8 @@ TOOLS: tuple[ToolSpec, ...] = (
         description="Run the text of a ```tasks block (the Tasks plugin's query language) over the vault's tasks "
         "without Obsidian: not done / done, due|scheduled|starts|happens before|after|on <date> (relative dates "
         "too), priority is, path|description|heading includes, tags include, boolean lines with AND/OR/XOR/NOT, "
-        "sort by, group by, limit, explain. A line it cannot read is query_syntax_error naming the line.",
+        "sort by (urgency too), group by, limit, explain; the plugin's global filter and global query apply. A line "
+        "it cannot read is query_syntax_error naming the line and column.",
         input_model=TasksFilterIn,
         output_model=TasksFilterOut,
         handler=tasks_filter,

@@ -1,14 +1,14 @@
-"""Every task of a vault as Tasks-query records, kept per index generation.
+"""Every task of a vault as Tasks-query records and columns, kept per index generation.
 
-A `tasks_filter` query the index cannot answer alone is tested in Python over all of the vault's
-tasks; building those records (tens of thousands on a large vault) costs more than testing them,
-so they are built once per index generation and status table, in the default order (status type,
-due date, priority, path, line) with each task's heading, and shared by the calls that follow.
-The generation is read before the rows are: a batch applied meanwhile only makes the next call
-build again. Kept per indexer (weakly: gone with it); a vault without an indexer builds each time.
-Records are read-only to callers except for the description they compute lazily (the same for
-everyone). ACL filtering is the caller's, per call. Touches: index tables `tasks`, `notes`,
-`headings`.
+A `tasks_filter` query is run over all of the vault's tasks held column by column
+(`service.obsidian.tasks_query.columns`); building them (tens of thousands of records on a large
+vault) costs far more than a query over them, so they are built once per index generation and
+status table, in the base order (status type, due date, priority, path, line) with each task's
+heading, and shared by the calls that follow. The generation is read before the rows are: a batch
+applied meanwhile only makes the next call build again. Kept per indexer (weakly: gone with it);
+a vault without an indexer builds each time. Records and columns are read-only to callers except
+for what they derive lazily (the same for everyone). ACL filtering is the caller's, per call.
+Touches: index tables `tasks`, `notes`, `headings`.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from typing import Any
 from service import gcpause
 from service.indexer.runner import VaultIndexer, indexer_of
 from service.markdown import tasks as tk
-from service.obsidian.tasks_query import Query, TaskRecord, order_sql
+from service.obsidian.tasks_query import Columns, Query, TaskRecord, order_sql
 from service.tools.context import ToolContext
 from service.tools.search_common import run
 from service.tools.tasks.completion import StatusTable
@@ -31,7 +31,7 @@ COLUMNS = (
     " t.priority, t.recurrence, t.tags, t.task_id, t.depends_on"
 )
 _Key = tuple[int, tuple[tuple[str, str], ...]]
-_CACHE: weakref.WeakKeyDictionary[VaultIndexer, tuple[_Key, list[TaskRecord]]] = weakref.WeakKeyDictionary()
+_CACHE: weakref.WeakKeyDictionary[VaultIndexer, tuple[_Key, Columns]] = weakref.WeakKeyDictionary()
 
 
 def to_records(rows: list[tuple[Any, ...]], table: StatusTable) -> list[TaskRecord]:
@@ -57,14 +57,26 @@ def place_headings(records: list[TaskRecord], heads: list[tuple[str, int, str]])
             t.heading = found[1][i - 1] if i else None
 
 
-async def all_records(ctx: ToolContext, table: StatusTable) -> list[TaskRecord]:
-    """The vault's tasks in the default order, with headings (shared: do not change them)."""
+def _key(ctx: ToolContext, table: StatusTable) -> tuple[VaultIndexer | None, _Key | None]:
     indexer = indexer_of(ctx.vault)
     signature = tuple(sorted((c, kind) for c, (kind, _) in table.items()))
-    key: _Key | None = (indexer.generation, signature) if indexer is not None else None
-    if indexer is not None and (hit := _CACHE.get(indexer)) is not None and hit[0] == key:
-        return hit[1]
-    order, order_params, _ = order_sql(Query(), dict(signature))
+    return indexer, ((indexer.generation, signature) if indexer is not None else None)
+
+
+def cached_columns(ctx: ToolContext, table: StatusTable) -> Columns | None:
+    """The vault's task columns when they are built for the index as it is now, else None."""
+    indexer, key = _key(ctx, table)
+    hit = _CACHE.get(indexer) if indexer is not None else None
+    return hit[1] if hit is not None and hit[0] == key else None
+
+
+async def all_columns(ctx: ToolContext, table: StatusTable) -> Columns:
+    """The vault's tasks in the base order, with headings, column by column (shared: do not
+    change them)."""
+    if (found := cached_columns(ctx, table)) is not None:
+        return found
+    indexer, key = _key(ctx, table)
+    order, order_params, _ = order_sql(Query(), {c: kind for c, (kind, _) in table.items()}, base=True)
     vault_id = ctx.vault.id
 
     def fetch(conn: sqlite3.Connection) -> tuple[list[tuple[Any, ...]], list[tuple[str, int, str]]]:
@@ -82,6 +94,8 @@ async def all_records(ctx: ToolContext, table: StatusTable) -> list[TaskRecord]:
     rows, heads = await run(ctx, fetch)
     records = to_records(rows, table)
     place_headings(records, heads)
+    with gcpause.paused():
+        columns = Columns(records)
     if indexer is not None and key is not None:
-        _CACHE[indexer] = (key, records)
-    return records
+        _CACHE[indexer] = (key, columns)
+    return columns

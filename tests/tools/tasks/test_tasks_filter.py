@@ -207,3 +207,100 @@ async def test_tasks_filter_sees_a_task_written_after_an_earlier_query(make_vaul
         await vg.settled()
         assert sorted(await names(vg, query)) == ["buy milk", "oat milk"]
         assert await names(vg, "description includes milk\npriority is high") == ["oat milk"]
+
+
+async def test_tasks_filter_orders_by_urgency_as_the_plugin_scores_it(make_vault: Callable[..., Path]) -> None:
+    """Urgency (due: 8.8 today, 12.0 from a week late, 2.4 from two weeks ahead; priority 9 to
+    -1.8; scheduled today or earlier +5; starting later -3) is the default order's second key."""
+    async with started(make_vault(FILES)) as vg:
+        await vg.indexed()
+        by_urgency = ["stretch", "write report", "draft plan", "buy milk", "hidden", "no dates here", "call Ann",
+                      "read book"]  # fmt: skip
+        assert await names(vg, "not done\nsort by urgency") == by_urgency
+        reverse = ["read book", "no dates here", "call Ann", "hidden", "buy milk", "draft plan", "write report",
+                   "stretch"]  # fmt: skip
+        assert await names(vg, "not done\nsort by urgency reverse") == reverse
+        # the default order: status type (in progress first), then urgency
+        assert await names(vg, "not done") == ["draft plan", *(n for n in by_urgency if n != "draft plan")]
+        # counted from another day: `buy milk` is a week late (12 + 1.95), `draft plan` due tomorrow (8.34 + 6)
+        later = await vg.ok("tasks_filter", query="not done\nsort by urgency\nlimit 4", today="2026-12-04")
+        assert [i["description"].split(" #")[0] for i in later["items"]] == [
+            "stretch", "write report", "draft plan", "buy milk"]  # fmt: skip
+
+
+async def test_tasks_filter_answers_alike_from_the_index_and_from_the_task_records(
+    make_vault: Callable[..., Path],
+) -> None:
+    """The first query after a change may be answered by the index alone (SQL), later ones over
+    the task records: both give the same tasks in the same order."""
+    from service.tools.tasks import task_records
+
+    queries = [
+        "not done",
+        "sort by urgency",
+        "due before 2026-12-01\nsort by priority reverse",
+        "sort by path\nlimit 4",
+        "(priority is high) OR (has scheduled date)\nsort by status",
+        "sort by recurring\nsort by due reverse",
+    ]
+    async with started(make_vault(FILES)) as vg:
+        await vg.indexed()
+        for query in queries:
+            task_records._CACHE.clear()
+            from_index = await vg.ok("tasks_filter", query=query, today=TODAY)
+            await vg.ok("tasks_filter", query="group by path", today=TODAY)  # builds the records
+            assert task_records._CACHE, "the grouping query did not build the records"
+            assert await vg.ok("tasks_filter", query=query, today=TODAY) == from_index, query
+
+
+TASKS_SETTINGS = ".obsidian/plugins/obsidian-tasks-plugin/data.json"
+TAGGED = {
+    "Work.md": "- [ ] #task write report 📅 2026-11-30\n- [ ] buy milk\n- [x] #task filed ✅ 2026-11-02\n",
+    "Other.md": "- [ ] #task call Ann ⏫\n- [ ] #tasks plural is not the filter word\n",
+}
+
+
+async def test_tasks_filter_keeps_only_tasks_with_the_global_filter(make_vault: Callable[..., Path]) -> None:
+    files = {**TAGGED, TASKS_SETTINGS: '{"globalFilter": "#task ", "globalQuery": "path does not include Other"}'}
+    async with started(make_vault(files)) as vg:
+        await vg.indexed()
+        assert await names(vg, "not done") == ["#task write report"]
+        out = await vg.ok("tasks_filter", query="explain\nsort by path", today=TODAY)
+        assert out["total"] == 2 and out["explain"][:2] == [
+            "global filter: the task contains '#task '", "path does not include Other"]  # fmt: skip
+        # `ignore global query` drops the global query, never the global filter
+        assert await names(vg, "ignore global query\nnot done\nsort by path") == [
+            "#task call Ann", "#task write report"]  # fmt: skip
+
+
+async def test_tasks_filter_global_filter_set_for_the_vault_wins(make_vault: Callable[..., Path]) -> None:
+    root = make_vault({**TAGGED, TASKS_SETTINGS: '{"globalFilter": "#task "}'})
+    async with started(root, vaults=[{"id": "main", "path": root, "tasks_global_filter": ""}]) as vg:
+        await vg.indexed()
+        assert len(await names(vg, "not done")) == 4  # '' in the settings: every list item is a task
+    async with started(root, vaults=[{"id": "main", "path": root, "tasks_global_filter": "milk"}]) as vg:
+        await vg.indexed()
+        assert await names(vg, "") == ["buy milk"]
+
+
+async def test_tasks_filter_refuses_javascript_and_says_where(make_vault: Callable[..., Path]) -> None:
+    async with started(make_vault(FILES)) as vg:
+        await vg.indexed()
+        for query, line, column in [
+            ("not done\nfilter by function task.due.moment?.isBefore(moment())", 2, 11),
+            ("sort by function task.urgency", 1, 9),
+            ("not done\n\ngroup by  function task.file.folder", 3, 11),
+            ("(not done) AND (filter by function true)", 1, 27),
+        ]:
+            err = await vg.err("tasks_filter", "query_syntax_error", query=query, today=TODAY)
+            assert (err["details"]["line"], err["details"]["column"]) == (line, column), query
+            assert "JavaScript" in err["message"]
+
+
+async def test_tasks_filter_says_where_the_global_query_does_not_read(make_vault: Callable[..., Path]) -> None:
+    files = {**FILES, TASKS_SETTINGS: '{"globalQuery": "not done\\ndue before someday"}'}
+    async with started(make_vault(files)) as vg:
+        await vg.indexed()
+        err = await vg.err("tasks_filter", "query_syntax_error", query="done", today=TODAY)
+        assert err["details"] == {"line": 2, "column": 12, "text": "due before someday", "source": "global query"}
+        assert await names(vg, "ignore global query\ndue today") == ["stretch"]

@@ -12,8 +12,9 @@ from datetime import date
 import pytest
 
 from service.markdown import tasks as tk
-from service.obsidian.tasks_query import Context, TaskRecord, order_sql, parse_query, run_query
+from service.obsidian.tasks_query import Context, Query, TaskRecord, order_sql, parse_query, run_query
 from service.obsidian.tasks_query.dates import parse_span
+from service.obsidian.tasks_query.run import base_sorted
 
 TODAY = date(2026, 11, 28)  # a Saturday
 
@@ -148,6 +149,16 @@ def test_the_sql_of_a_query_selects_what_its_tests_keep(text: str) -> None:
 
 
 @pytest.mark.parametrize(
+    "text", [*QUERIES, "tags include /^#w/", "description regex matches /rep/i", "NOT (tags do not include work)"]
+)
+def test_the_array_form_of_a_query_keeps_what_its_per_task_tests_keep(text: str) -> None:
+    records = _records(random.Random(3))
+    query = parse_query(text, Context(TODAY, ("-", "X", "x")))
+    by_task = {r.line for r in records if all(f.test(r) for f in query.filters)}
+    assert {p.task.line for p in run_query(query, records)} == by_task
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "not done",
@@ -157,6 +168,9 @@ def test_the_sql_of_a_query_selects_what_its_tests_keep(text: str) -> None:
         "sort by status.type reverse\nsort by done",
         "sort by description\nsort by due reverse",
         "sort by happens",
+        "sort by urgency",
+        "sort by urgency reverse\nsort by path",
+        "sort by priority\nsort by urgency",
     ],
 )
 def test_the_index_orders_tasks_as_the_python_sort_does(text: str) -> None:
@@ -167,7 +181,41 @@ def test_the_index_orders_tasks_as_the_python_sort_does(text: str) -> None:
     query = parse_query(text, Context(TODAY))
     order, params, python_sorts = order_sql(query, {c: kind for c, (kind, _) in tk.CORE_STATUSES.items()})
     rows = conn.execute(f"SELECT n.path, t.id FROM tasks t JOIN notes n ON n.id = t.note_id ORDER BY {order}", params)
-    from_index = [records[i - 1] for _, i in rows]
-    assert [id(p.task) for p in run_query(query, from_index, python_sorts)] == [
-        id(p.task) for p in run_query(query, records)
-    ]
+    from_index = [id(records[i - 1]) for _, i in rows]
+    in_python = Query(today=TODAY) if python_sorts else query  # keys the index cannot order: default order
+    in_order = [id(p.task) for p in run_query(in_python, records)]
+    kept = set(in_order)  # the query's filters are the Python side's; the index orders every task
+    assert [i for i in from_index if i in kept] == in_order
+
+
+def test_records_come_from_the_index_in_the_base_order_the_columns_assume() -> None:
+    records = _records(random.Random(5))
+    conn = _database(records)
+    order, params, _ = order_sql(Query(), {c: kind for c, (kind, _) in tk.CORE_STATUSES.items()}, base=True)
+    rows = conn.execute(f"SELECT t.id FROM tasks t JOIN notes n ON n.id = t.note_id ORDER BY {order}", params)
+    assert [id(records[i - 1]) for (i,) in rows] == [id(t) for t in base_sorted(records)]
+
+
+def _task(**fields: str) -> TaskRecord:
+    dates = {c: fields.get(c) for c in COLUMNS}
+    return TaskRecord("a.md", 0, " ", "todo", fields.get("text", "t"), **dates, priority=fields.get("priority"),
+                      recurrence=None, tags_json="[]")  # type: ignore[arg-type]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("fields", "score"),
+    [
+        ({"due": "2026-11-28", "priority": "medium"}, 8.8 + 3.9),  # due today (the table's 8.8), medium
+        ({"priority": "high", "scheduled": "2026-11-27", "start": "2026-11-27"}, 11.0),
+        ({"priority": "high", "scheduled": "2026-11-29", "start": "2026-11-29"}, 3.0),
+        ({"due": "2026-11-01"}, 12.0 + 1.95),  # more than 7 days late: 12
+        ({"due": "2027-01-01", "priority": "lowest"}, 2.4 - 1.8),  # more than 14 days ahead: 2.4
+        ({"due": "2026-11-29"}, 8.8 - 3.2 / 7 + 1.95),  # one day ahead
+        ({"due": "2026-02-30"}, 1.95),  # not a day: no due date
+        ({}, 1.95),
+    ],
+)
+def test_urgency_scores_follow_the_documented_table(fields: dict[str, str], score: float) -> None:
+    from service.obsidian.tasks_query.columns import URGENCY_SCALE, Columns
+
+    assert Columns([_task(**fields)]).urgency(TODAY)[0] / URGENCY_SCALE == pytest.approx(score)

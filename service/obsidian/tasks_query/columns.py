@@ -1,0 +1,183 @@
+"""Task records held column by column, so that a query filters, sorts and groups tens of thousands
+of tasks with array operations instead of a Python call per task.
+
+Built once over records in the base order (status type, due date, priority, path, line): a task's
+position is therefore the last sort key of every order. Each column is derived the first time a
+query needs it and kept with the records (the same for every caller; ACL narrowing is the
+caller's index list). Dates are held as codes: the position of the written value among the
+column's distinct values in string order (-1: no date), so a comparison against an ISO day is a
+comparison of integers and keeps the string semantics of the per-task tests exactly.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Callable, Hashable, Sequence
+from datetime import date
+from typing import TYPE_CHECKING, Any
+
+from service.dates import iso_day_or_none
+from service.obsidian.tasks_query.record import OPEN_TYPES, TYPE_RANK, TaskRecord
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+
+    Ints = NDArray[np.int64]
+    Bools = NDArray[np.bool_]
+else:
+    from service.numpy_lazy import np
+
+    Ints = Bools = Any
+
+# Urgency as the Tasks plugin documents it, in units of 1/2100 so that every score is an integer
+# (the index computes the same integers in SQL: equal scores tie in both, to the last task).
+URGENCY_SCALE = 2100
+URGENCY_PRIORITY = {"highest": 18900, "high": 12600, "medium": 8190, "none": 4095, "low": 0, "lowest": -3780}
+URGENCY_SCHEDULED = 10500  # scheduled today or earlier (5.0)
+URGENCY_STARTS_LATER = -6300  # starts after today (-3.0)
+
+
+def urgency_of_due(days_late: int) -> int:
+    """The due date's share: 12.0 from 7 days late, 2.4 from 14 days ahead, linear between."""
+    return (min(max(days_late, -14), 7) + 14) * 960 + 5040
+
+
+def dense_rank(values: Sequence[Hashable]) -> Ints:
+    """Each value's position among the distinct values in sorted order (equal values, equal rank)."""
+    position = {v: i for i, v in enumerate(sorted(set(values)))}  # type: ignore[type-var]
+    return np.fromiter((position[v] for v in values), dtype=np.int64, count=len(values))
+
+
+class Columns:
+    def __init__(self, records: list[TaskRecord]) -> None:
+        self.records = records
+        self.n = len(records)
+        paths: dict[str, int] = {}
+        self.note = np.fromiter((paths.setdefault(t.path, len(paths)) for t in records), np.int64, self.n)
+        self.paths = list(paths)
+        self.type_rank = np.fromiter((TYPE_RANK[t.kind] for t in records), np.int64, self.n)
+        self.priority = np.fromiter((t.priority_rank for t in records), np.int64, self.n)
+        self.all = np.arange(self.n, dtype=np.int64)
+        self._cache: dict[Hashable, Any] = {}
+
+    def _memo(self, key: Hashable, build: Callable[[], Any]) -> Any:
+        found = self._cache.get(key)
+        if found is None:
+            found = self._cache[key] = build()
+        return found
+
+    # -- per task ---------------------------------------------------------------------------
+
+    @property
+    def open(self) -> Bools:
+        open_ranks = np.array([TYPE_RANK[k] for k in OPEN_TYPES])
+        return self._memo("open", lambda: np.isin(self.type_rank, open_ranks))  # type: ignore[no-any-return]
+
+    def flags(self, name: str, test: Callable[[TaskRecord], bool]) -> Bools:
+        """A yes/no fact of every task, kept under `name`."""
+        return self._memo(("flag", name), lambda: np.fromiter(map(test, self.records), np.bool_, self.n))  # type: ignore[no-any-return]
+
+    def strings(self, name: str, get: Callable[[TaskRecord], str]) -> list[str]:
+        """A text of every task, kept under `name`."""
+        return self._memo(("text", name), lambda: [get(t) for t in self.records])  # type: ignore[no-any-return]
+
+    def date_codes(self, name: str) -> tuple[list[str], Ints]:
+        """The distinct written values of a date column in string order, and each task's code."""
+
+        def build() -> tuple[list[str], Ints]:
+            if name == "happens":
+                values: list[str | None] = [min(t.happens(), default=None) for t in self.records]
+            else:
+                values = [t.date(name) for t in self.records]
+            distinct = sorted({v for v in values if v is not None})
+            position = {v: i for i, v in enumerate(distinct)}
+            codes = np.fromiter((-1 if v is None else position[v] for v in values), np.int64, self.n)
+            return distinct, codes
+
+        return self._memo(("date", name), build)  # type: ignore[no-any-return]
+
+    def note_mask(self, test: Callable[[str], bool], idx: Ints) -> Bools:
+        """`test` of the note path of each task at `idx`, asked once per note."""
+        per_note = np.fromiter(map(test, self.paths), np.bool_, len(self.paths))
+        return per_note[self.note[idx]]
+
+    def flags_at(self, test: Callable[[TaskRecord], bool], idx: Ints) -> Bools:
+        """`test` of each task at `idx`, task by task."""
+        records = self.records
+        return np.fromiter((test(records[i]) for i in idx.tolist()), np.bool_, len(idx))
+
+    def text_mask(self, name: str, get: Callable[[TaskRecord], str], test: Callable[[str], bool], idx: Ints) -> Bools:
+        """`test` of a text of each task at `idx` (the texts kept under `name`)."""
+        texts = self.strings(name, get)
+        return np.fromiter((test(texts[i]) for i in idx.tolist()), np.bool_, len(idx))
+
+    # -- sort keys (ascending; smaller first) ------------------------------------------------
+
+    def sort_key(self, name: str, today: date) -> Ints:
+        if name == "urgency":
+            return self._memo(("urgency", today), lambda: -self.urgency(today))  # type: ignore[no-any-return]
+        return self._memo(("sort", name), lambda: self._sort_key(name))  # type: ignore[no-any-return]
+
+    def _sort_key(self, name: str) -> Ints:
+        if name in ("due", "scheduled", "start", "done", "created", "cancelled", "happens"):
+            distinct, codes = self.date_codes(name)
+            return np.where(codes < 0, len(distinct), codes)
+        if name == "status":
+            return (~self.open).astype(np.int64)
+        if name == "status.type":
+            return self.type_rank
+        if name == "priority":
+            return self.priority
+        if name == "path":
+            return dense_rank(self.paths)[self.note]
+        if name == "filename":
+            return dense_rank([posixpath.basename(p).lower() for p in self.paths])[self.note]
+        if name == "recurring":
+            return np.fromiter((t.recurrence is None for t in self.records), np.int64, self.n)
+        keys: dict[str, Callable[[TaskRecord], Hashable]] = {
+            "description": lambda t: t.description.lower(),
+            "heading": lambda t: (t.heading is None, (t.heading or "").lower()),
+            "tag": lambda t: (not t.tags, t.tags[0].lower() if t.tags else ""),
+        }
+        return dense_rank([keys[name](t) for t in self.records])
+
+    def urgency(self, today: date) -> Ints:
+        """Each task's urgency score times URGENCY_SCALE, counted from `today`."""
+        iso, day = today.isoformat(), today.toordinal()
+        distinct, codes = self.date_codes("due")
+        by_value = [
+            urgency_of_due(day - d.toordinal()) if (d := iso_day_or_none(v)) is not None else 0 for v in distinct
+        ]
+        due = np.array([*by_value, 0], dtype=np.int64)[codes]  # code -1 reads the trailing 0
+        prio = np.array([URGENCY_PRIORITY[p] for p in ("highest", "high", "medium", "none", "low", "lowest")])
+        score = due + prio[self.priority]
+        sched_values, sched = self.date_codes("scheduled")
+        ok = np.array([iso_day_or_none(v) is not None and v <= iso for v in sched_values] + [False])
+        score = score + np.where(ok[sched], URGENCY_SCHEDULED, 0)
+        start_values, start = self.date_codes("start")
+        later = np.array([iso_day_or_none(v) is not None and v > iso for v in start_values] + [False])
+        return score + np.where(later[start], URGENCY_STARTS_LATER, 0)  # type: ignore[no-any-return]
+
+    # -- groups ------------------------------------------------------------------------------
+
+    def groups(self, name: str, of: Callable[[TaskRecord], tuple[Any, str]]) -> tuple[Ints, Ints, list[str]]:
+        """Under `group by <name>` (one group a task): each task's group number, each group's rank
+        in group order, and each group's name."""
+
+        def build() -> tuple[Ints, Ints, list[str]]:
+            number: dict[str, int] = {}
+            orders: list[Any] = []
+            ids = np.empty(self.n, dtype=np.int64)
+            for i, t in enumerate(self.records):
+                order, label = of(t)
+                found = number.get(label)
+                if found is None:
+                    found = number[label] = len(orders)
+                    orders.append(order)
+                ids[i] = found
+            rank = np.empty(len(orders), dtype=np.int64)
+            rank[sorted(range(len(orders)), key=orders.__getitem__)] = np.arange(len(orders))
+            return ids, rank, list(number)
+
+        return self._memo(("group", name), build)  # type: ignore[no-any-return]
