@@ -144,6 +144,13 @@ def prune_changes(conn: sqlite3.Connection) -> None:
     conn.execute("DELETE FROM chunk_changes WHERE seq <= ?", (last_change(conn) - CHANGES_KEPT,))
 
 
+def _dim(conn: sqlite3.Connection, model: str) -> int:
+    """The model's vector size (0: no vector yet). Below 256 the first pass does not answer, and
+    reading every row from the file would be slower than holding them: they stay in memory."""
+    row = conn.execute("SELECT length(vector) FROM embeddings WHERE model = ? LIMIT 1", (model,)).fetchone()
+    return int(row[0]) // 4 if row else 0
+
+
 def _read(conn: sqlite3.Connection, vault_id: str, model: str, version: int, seq: int) -> _Matrix:
     """Every vector of the vault's chunks, from scratch (`seq` read before the rows): one join
     walked in the vectors' key order, each row written straight into the matrix. Looking the
@@ -310,14 +317,14 @@ class ScanCache:
         Called under the key's refresh lock."""
         key = (vault_id, model)
         if key not in self._places:
-            place = None
+            self._places[key] = None
             if self.directory is not None and self.disk_rows is not None:
-                from service.semantic.vecfile import Place
-
+                try:
+                    from service.semantic.vecfile import Place
+                except ImportError:  # no fcntl (Windows): every vector stays in memory
+                    return None
                 place = Place(self.directory, vault_id, model)
-                if not place.acquire():
-                    place = None
-            self._places[key] = place
+                self._places[key] = place if place.acquire() else None
         return self._places[key]
 
     def close(self) -> None:
@@ -365,9 +372,11 @@ class ScanCache:
                 mat = vecfile.update(conn, place, found, vault_id, model, seq)
             elif found.disk is None:
                 mat = _updated(conn, found, vault_id, model, seq)
+        if mat is not None and mat.disk is None and place is not None and self._uses_file(len(mat.ids)):
+            mat = None if _dim(conn, model) >= 256 else mat  # grown past `disk_rows`: into the file
         if mat is not None:
             return mat
-        if place is not None and self._uses_file(self.rows_counted(conn, vault_id)):
+        if place is not None and self._uses_file(self.rows_counted(conn, vault_id)) and _dim(conn, model) >= 256:
             from service.semantic import vecfile
 
             return vecfile.build(conn, place, vault_id, model, version, seq)

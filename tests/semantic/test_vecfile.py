@@ -12,6 +12,7 @@ import sqlite3
 import subprocess
 import sys
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ import pytest
 
 from service.semantic import vecfile, vectors
 from service.storage.migrate import load_migrations
+from tests.semantic.helpers import VAULT, semantic, settled
 
 DIM = 384
 ROWS = 6000
@@ -221,3 +223,49 @@ def test_a_process_killed_while_writing_leaves_files_that_restore_to_the_index(
     for q in queries(rng, matrix):
         same(ranked(conn, again, q, 64), exact(conn, q, 64))
     assert again.matrix(conn, "v", "m").disk is not None
+
+
+def test_a_matrix_grown_past_the_threshold_moves_into_the_file(setup: Any, rng: np.random.Generator) -> None:
+    conn, matrix, folder = setup
+    cache = vectors.ScanCache(directory=folder, disk_rows=ROWS + 2)
+    ranked(conn, cache, matrix[1], 10)
+    assert cache.matrix(conn, "v", "m").disk is None  # below the threshold: in memory
+    for n in range(2):
+        conn.execute("INSERT INTO chunks VALUES (?, 'v', ?)", (ROWS + 10 + n, f"g{n}"))
+        conn.execute("INSERT INTO embeddings VALUES ('m', ?, ?)", (f"g{n}", unit(matrix[1] + n).tobytes()))
+    same(ranked(conn, cache, matrix[1], 64), exact(conn, matrix[1], 64))
+    assert cache.matrix(conn, "v", "m").disk is not None
+
+
+def test_vectors_of_fewer_than_256_dimensions_stay_in_memory(tmp_path: Path, rng: np.random.Generator) -> None:
+    small = unit(rng.standard_normal((300, 64)))
+    conn = index(tmp_path / "cache.db", small)
+    cache = on_disk(tmp_path / "vectors")
+    same(ranked(conn, cache, small[4], 10), exact(conn, small[4], 10))
+    assert cache.matrix(conn, "v", "m").disk is None
+
+
+FILE_LAYOUT = {"provider": "builtin", "debounce_ms": 0, "scan_first_pass_rows": 0, "scan_candidate_share": 1}
+
+
+async def test_the_tools_answer_from_the_vector_file_and_a_restarted_server_restores_it(
+    make_vault: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = make_vault(VAULT)
+    async with semantic(root, embeddings=dict(FILE_LAYOUT)) as h:
+        out = await h.ok("search_semantic", query="how do I make bread with a natural leaven", limit=1)
+        assert out["items"][0]["path"] == "Baking/Sourdough.md"
+        engine = h.app.semantic
+        held = engine.cache.held(next(iter(h.app.vaults)), engine.embedder().name)
+        assert held is not None and held.disk is not None
+        await h.ok("create_note", path="Zed/Tides.md", content="# Tides\n\nRock pools at low tide hold crabs.\n")
+        await settled(h)
+        out = await h.ok("search_semantic", query="crabs in rock pools by the sea", limit=1)
+        assert out["items"][0]["path"] == "Zed/Tides.md"
+        before = [(i["path"], i["score"]) for i in (await h.ok("search_semantic", query="young cat", limit=5))["items"]]
+    built: list[int] = []
+    real = vecfile.build
+    monkeypatch.setattr(vecfile, "build", lambda *a: built.append(1) or real(*a))
+    async with semantic(root, embeddings=dict(FILE_LAYOUT)) as h:
+        after = [(i["path"], i["score"]) for i in (await h.ok("search_semantic", query="young cat", limit=5))["items"]]
+    assert after == before and built == []
