@@ -43,6 +43,19 @@ def urgency_of_due(days_late: int) -> int:
     return (min(max(days_late, -14), 7) + 14) * 960 + 5040
 
 
+def urgency_of(t: TaskRecord, today: date) -> float:
+    """One task's urgency score (as `Columns.urgency`, for one task)."""
+    due = iso_day_or_none(t.due) if t.due is not None else None
+    score = urgency_of_due(today.toordinal() - due.toordinal()) if due is not None else 0
+    score += URGENCY_PRIORITY[t.priority or "none"]
+    iso = today.isoformat()
+    if t.scheduled is not None and iso_day_or_none(t.scheduled) is not None and t.scheduled <= iso:
+        score += URGENCY_SCHEDULED
+    if t.start is not None and iso_day_or_none(t.start) is not None and t.start > iso:
+        score += URGENCY_STARTS_LATER
+    return score / URGENCY_SCALE
+
+
 def dense_rank(values: Sequence[Hashable]) -> Ints:
     """Each value's position among the distinct values in sorted order (equal values, equal rank)."""
     position = {v: i for i, v in enumerate(sorted(set(values)))}  # type: ignore[type-var]
@@ -116,6 +129,10 @@ class Columns:
 
     def sort_key(self, name: str, today: date) -> Ints:
         if name == "urgency":
+            if ("urgency", today) not in self._cache:  # a few days kept, not one array per day ever asked
+                days = [k for k in self._cache if isinstance(k, tuple) and k[0] == "urgency"]
+                for k in days[: max(0, len(days) - 3)]:
+                    del self._cache[k]
             return self._memo(("urgency", today), lambda: -self.urgency(today))  # type: ignore[no-any-return]
         return self._memo(("sort", name), lambda: self._sort_key(name))  # type: ignore[no-any-return]
 

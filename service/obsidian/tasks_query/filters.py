@@ -23,7 +23,9 @@ import regex
 
 from service.budget import regex_call
 from service.dates import iso_day_or_none
+from service.obsidian.tasks_query.columns import urgency_of
 from service.obsidian.tasks_query.dates import Span, parse_span
+from service.obsidian.tasks_query.expressions import ExpressionError, Function, compile_expression, truthy
 from service.obsidian.tasks_query.record import DATE_FIELDS, OPEN_TYPES, PRIORITY_RANK, TYPE_RANK, TaskRecord
 
 if TYPE_CHECKING:
@@ -56,13 +58,6 @@ class Filter:
     vector: Vector | None = None  # `test` over many tasks at once (None: task by task)
 
 
-def function_refusal(instruction: str) -> str:
-    return (
-        f"'{instruction}' runs a JavaScript expression, which this server never runs; write it with the query's "
-        "own instructions (dates, priority, text, tags, boolean lines, sort by, group by)"
-    )
-
-
 def global_filter(text: str) -> Filter:
     """Only list items whose text contains `text` are tasks (the Tasks plugin's global filter)."""
     return Filter(
@@ -85,6 +80,25 @@ class Context:
     today: date
     closed: tuple[str, ...] = ("x", "X", "-")  # status characters `done` keeps (types done, cancelled, non-task)
     max_depth: int = 64
+    line: int = 0  # the line being read (1-based), and its text
+    line_text: str = ""
+
+
+_FUNCTION = re.compile(r"(filter|sort|group)\s+by\s+function(?:\s+(reverse)(?=\s))?\s*", re.IGNORECASE)
+
+
+def read_function(source: str, offset: int, ctx: Context) -> tuple[Function, bool] | None:
+    """`filter|sort|group by function [reverse] <expression>` (`source` starting at 1-based column
+    `offset` of its line): the compiled expression and whether it says `reverse`; None for
+    another instruction."""
+    m = _FUNCTION.match(source)
+    if m is None:
+        return None
+    try:
+        node = compile_expression(source[m.end() :], offset + m.end(), ctx.max_depth)
+    except ExpressionError as e:
+        raise QueryError(e.message, e.column - offset + 1) from None
+    return Function(node, source[m.end() :].strip(), ctx.line, ctx.line_text, urgency_of), bool(m.group(2))
 
 
 _DATE_NAMES = {"starts": "start", "start": "start", "happens": "happens", **{n: n for n in DATE_FIELDS}}
@@ -417,8 +431,12 @@ def parse_filter(source: str, ctx: Context) -> Filter:
         rank = TYPE_RANK[kind]
         return Filter(lower, lambda t: (t.kind == kind) != negate,
                       vector=lambda cols, idx: (cols.type_rank[idx] == rank) != negate)  # fmt: skip
-    if lower.startswith("filter by function"):
-        raise QueryError(function_refusal("filter by function"), len(source) - len(source.lstrip()) + 11)
+    if (found := read_function(source, 1, ctx)) is not None:
+        function, _ = found
+        if not lower.startswith("filter"):
+            raise QueryError(f"'{lower.split(' by ')[0]} by function' is a line of its own, not a filter")
+        today = ctx.today
+        return Filter(f"filter by function {function.source}", lambda t: truthy(function(t, today)))
     for start in _UNSUPPORTED:
         if lower.startswith(start):
             raise QueryError(f"'{start.strip()}' is a Tasks instruction this server does not evaluate")

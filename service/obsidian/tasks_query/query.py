@@ -16,13 +16,14 @@ day), so that a task's position there is the last key of every order.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import Any
 
 from service.obsidian.tasks_query.boolean import is_boolean, parse_boolean
 from service.obsidian.tasks_query.columns import URGENCY_PRIORITY, URGENCY_SCHEDULED, URGENCY_STARTS_LATER
-from service.obsidian.tasks_query.filters import Context, Filter, QueryError, function_refusal, parse_filter
+from service.obsidian.tasks_query.expressions import Function
+from service.obsidian.tasks_query.filters import Context, Filter, QueryError, parse_filter, read_function
 from service.obsidian.tasks_query.record import PRIORITY_RANK, TYPE_RANK
 
 SORT_FIELDS = ("status", "status.type", "urgency", "due", "scheduled", "start", "happens", "done", "created",
@@ -53,6 +54,7 @@ class Query:
     group_limit: int | None = None
     explain: bool = False
     ignored: list[str] = field(default_factory=list)
+    functions: dict[str, Function] = field(default_factory=dict)  # `sort|group by function` keys by name
 
     @property
     def needs_heading(self) -> bool:
@@ -69,8 +71,10 @@ class Query:
 
     def describe(self) -> list[str]:
         out = [f.explain for f in self.filters]
-        out += [f"sort by {n}{' reverse' if r else ''}" for n, r in self.sorts]
-        out += [f"group by {n}{' reverse' if r else ''}" for n, r in self.groups]
+        for kind, keys in (("sort", self.sorts), ("group", self.groups)):
+            for n, r in keys:
+                shown = f"function {self.functions[n].source}" if n in self.functions else n
+                out.append(f"{kind} by {shown}{' reverse' if r else ''}")
         if self.limit is not None:
             out.append(f"limit {self.limit}")
         if self.group_limit is not None:
@@ -101,7 +105,7 @@ def parse_query(text: str, ctx: Context) -> Query:
     query = Query(today=ctx.today)
     for number, line in _lines(text):
         try:
-            _instruction(query, line, ctx)
+            _instruction(query, line, replace(ctx, line=number, line_text=line))
         except QueryError as e:
             raise LineError(e.message, number, line, e.column) from None
     return query
@@ -124,8 +128,11 @@ def _instruction(query: Query, line: str, ctx: Context) -> None:
         allowed = SORT_FIELDS if kind == "sort" else GROUP_FIELDS
         at = _FIELD_AT.match(line)
         column = at.end() + 1 if at else 1
-        if lower.startswith(f"{kind} by function"):
-            raise QueryError(function_refusal(f"{kind} by function"), column)
+        if (found := read_function(line, 1, ctx)) is not None:
+            name = f"function {len(query.functions) + 1}"
+            query.functions[name] = found[0]
+            (query.sorts if kind == "sort" else query.groups).append((name, found[1]))
+            return
         if m is None or m.group(2) not in allowed:
             raise QueryError(f"{kind} by takes one of: {', '.join(allowed)} (then 'reverse' if wanted)", column)
         (query.sorts if kind == "sort" else query.groups).append((m.group(2), bool(m.group(3))))
@@ -160,7 +167,7 @@ def order_sql(
     """ORDER BY for the index (the query's keys when the index can order by all of them, then the
     default order — or the base order the records are kept in —, path and line), its parameters,
     and the keys left to sort by outside the index."""
-    in_sql = all(name in _SQL_SORTABLE for name, _ in query.sorts)
+    in_sql = all(name in _SQL_SORTABLE for name, _ in query.sorts)  # never a `sort by function` key
     keys = [*(query.sorts if in_sql else []), *((name, False) for name in (BASE_ORDER if base else DEFAULT_ORDER))]
     closed = [c for c, kind in type_of.items() if kind not in ("todo", "in_progress")]
     ranks = [(c, TYPE_RANK[kind]) for c, kind in type_of.items()]

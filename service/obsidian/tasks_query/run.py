@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from datetime import date
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from service.obsidian.tasks_query.columns import Columns
+from service.obsidian.tasks_query.columns import Columns, dense_rank
+from service.obsidian.tasks_query.expressions import Function, js_str
 from service.obsidian.tasks_query.filters import evaluate
 from service.obsidian.tasks_query.query import BASE_ORDER, Query
 from service.obsidian.tasks_query.record import PRIORITY_RANK, TYPE_RANK, TaskRecord
@@ -66,7 +67,8 @@ def run_columns(query: Query, cols: Columns, idx: Ints | None = None) -> Answer:
         rows = rows[evaluate(f, cols, rows)]
     keys: list[Ints] = [rows]  # np.lexsort compares the last key first; the position breaks ties
     for name, reverse in reversed([*query.sorts, ("status.type", False), ("urgency", False)]):
-        key = cols.sort_key(name, query.today)[rows]
+        function = query.functions.get(name)
+        key = cols.sort_key(name, query.today)[rows] if function is None else _function_key(function, query, cols, rows)
         keys.append(-key if reverse else key)
     if len(rows) > 1:
         rows = rows[np.lexsort(tuple(keys))]
@@ -74,7 +76,7 @@ def run_columns(query: Query, cols: Columns, idx: Ints | None = None) -> Answer:
         rows = rows[: query.limit]
     if not query.groups:
         return Answer(cols, rows, np.empty(0, dtype=np.int64), [], [])
-    if any(name == "tags" for name, _ in query.groups):
+    if any(name == "tags" or name in query.functions for name, _ in query.groups):
         return _group_by_python(query, cols, rows)
     return _group(query, cols, rows)
 
@@ -122,7 +124,9 @@ def _group_by_python(query: Query, cols: Columns, rows: Ints) -> Answer:
             combos = [
                 ((*order, _Rev(key) if reverse else key), (*names, label))
                 for order, names in combos
-                for key, label in group_names(name, task)
+                for key, label in (
+                    group_names(name, task) if name not in query.functions else _function_groups(query, name, task)
+                )
             ]
         for order, names in combos:
             found = groups.get(names)
@@ -142,6 +146,34 @@ def _group_by_python(query: Query, cols: Columns, rows: Ints) -> Answer:
         counts.append(len(positions))
         out += positions
     return Answer(cols, np.array(out, dtype=np.int64), np.array(group_of, dtype=np.int64), names_out, counts)
+
+
+def _function_key(function: Function, query: Query, cols: Columns, rows: Ints) -> Ints:
+    """`sort by function`: numbers, then strings, then dates, then anything else; null last."""
+    records, today = cols.records, query.today
+
+    def key(value: Any) -> tuple[int, Any]:
+        if value is None:
+            return (4, 0)
+        if isinstance(value, bool):
+            return (0, int(value))
+        if isinstance(value, int | float):
+            return (0, value)
+        if isinstance(value, str):
+            return (1, value)
+        if isinstance(value, date):
+            return (2, value.toordinal())
+        return (3, js_str(value))
+
+    return dense_rank([key(function(records[i], today)) for i in rows.tolist()])
+
+
+def _function_groups(query: Query, name: str, task: TaskRecord) -> list[tuple[Any, str]]:
+    """`group by function`: a group per value (per item of an array); none: `(no group)` last."""
+    value = query.functions[name](task, query.today)
+    values = value if isinstance(value, list) else [value]
+    labels = [js_str(v) for v in values if v is not None and v != ""]
+    return [((0, label), label) for label in labels] or [((1, ""), "(no group)")]
 
 
 def group_names(name: str, t: TaskRecord) -> list[tuple[Any, str]]:

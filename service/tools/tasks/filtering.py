@@ -12,8 +12,10 @@ query's own lines unless it says `ignore global query`). Relative dates and urge
 `today` (default: the server's date). Query text, line count and nesting are bounded; a regular
 expression runs under the `[search]` time budget. A line that does not read is
 `query_syntax_error` with its line number, text and column (and `source: global query` when the
-global query is at fault); nothing is run. JavaScript (`filter|sort|group by function`) is
-refused the same way, never run. Touches: index tables `tasks`, `notes`, `headings`;
+global query is at fault); nothing is run. `filter|sort|group by function` expressions are read
+as a safe subset of JavaScript (`expressions.py`) and evaluated here, never by a JavaScript engine;
+one that fails on a task while running is a `query_syntax_error` naming its line and column too.
+Touches: index tables `tasks`, `notes`, `headings`;
 `.obsidian/plugins/obsidian-tasks-plugin/data.json` (statuses, global filter, global query).
 """
 
@@ -45,6 +47,7 @@ from service.obsidian.tasks_query import (
     parse_query,
     run_columns,
 )
+from service.obsidian.tasks_query.expressions import RunError
 from service.tools.context import ToolContext
 from service.tools.models import ToolInput, ToolOutput, decode_cursor, encode_cursor
 from service.tools.search_common import Partial, Readable, drop_gone, partial, query_key, readable, run
@@ -67,7 +70,8 @@ class TasksFilterIn(ToolInput):
         "description|heading includes|does not include <text>, tags include <tag>, boolean lines '(a) AND (b)', "
         "OR, XOR, NOT), 'sort by <field> [reverse]' (urgency too), 'group by <field>', 'limit N', 'explain'. Dates: "
         "YYYY-MM-DD, today, tomorrow, yesterday, next monday, in two weeks, this|next|last week|month|year. "
-        "'filter|sort|group by function' (JavaScript) is refused.",
+        "'filter|sort|group by function <expression>': a safe subset of the plugin's JavaScript expressions (task "
+        "fields, moment(), && || ! comparisons; docs/bridges.md), never run as JavaScript.",
     )
     today: str | None = Field(
         default=None, pattern=r"^\d{4}-\d{2}-\d{2}$", description="The day relative dates count from (default: today)."
@@ -217,8 +221,16 @@ async def tasks_filter(ctx: ToolContext, args: TasksFilterIn) -> TasksFilterOut:
         cols = await all_columns(ctx, table)
     idx = None if can_read.everything else cols.all[cols.note_mask(can_read, cols.all)]
     search = ctx.services.settings.search
-    with Budget(limits, max_seconds=search.regex_budget_ms / 1000, what="the Tasks query").active():
-        answer = run_columns(query, cols, idx)
+    try:
+        with Budget(limits, max_seconds=search.regex_budget_ms / 1000, what="the Tasks query").active():
+            answer = run_columns(query, cols, idx)
+    except RunError as e:
+        raise QuerySyntaxError(
+            f"line {e.line}: {e.message}",
+            details={"line": e.line, "column": e.column, "text": e.text},
+            hint="An expression read `.x` of null or called a method on the wrong kind of value; `?.` reads null "
+            "as null. See docs/bridges.md (tasks_filter, expressions).",
+        ) from None
     records, rows = cols.records, answer.rows
     kept = await drop_gone(ctx, list(range(len(answer))), offset, args.limit, lambda k: (records[int(rows[k])].path,))
     total = len(kept)
@@ -313,8 +325,9 @@ TOOLS: tuple[ToolSpec, ...] = (
         description="Run the text of a ```tasks block (the Tasks plugin's query language) over the vault's tasks "
         "without Obsidian: not done / done, due|scheduled|starts|happens before|after|on <date> (relative dates "
         "too), priority is, path|description|heading includes, tags include, boolean lines with AND/OR/XOR/NOT, "
-        "sort by (urgency too), group by, limit, explain; the plugin's global filter and global query apply. A line "
-        "it cannot read is query_syntax_error naming the line and column.",
+        "sort by (urgency too), group by, limit, explain, filter|sort|group by function (a safe subset of its "
+        "expressions, never run as JavaScript); the plugin's global filter and global query apply. A line it cannot "
+        "read is query_syntax_error naming the line and column.",
         input_model=TasksFilterIn,
         output_model=TasksFilterOut,
         handler=tasks_filter,

@@ -190,7 +190,7 @@ async def test_tasks_filter_says_which_line_does_not_read(make_vault: Callable[.
         assert (err["details"]["line"], err["details"]["column"]) == (2, 8)
         err = await vg.err("tasks_filter", "query_syntax_error", query="sort by colour")
         assert err["details"]["text"] == "sort by colour"
-        for bad in ("priority is urgent", "filter by function task.due", "frobnicate", "description regex matches /(/"):
+        for bad in ("priority is urgent", "filter by function task.dew", "frobnicate", "description regex matches /(/"):
             await vg.err("tasks_filter", "query_syntax_error", query=bad)
         await vg.err("tasks_filter", "validation_error", query="done\n" * 300)
         await vg.err("tasks_filter", "validation_error", query="done", today="28/11/2026")
@@ -283,18 +283,55 @@ async def test_tasks_filter_global_filter_set_for_the_vault_wins(make_vault: Cal
         assert await names(vg, "") == ["buy milk"]
 
 
-async def test_tasks_filter_refuses_javascript_and_says_where(make_vault: Callable[..., Path]) -> None:
+async def test_tasks_filter_evaluates_function_expressions_without_javascript(make_vault: Callable[..., Path]) -> None:
     async with started(make_vault(FILES)) as vg:
         await vg.indexed()
-        for query, line, column in [
-            ("not done\nfilter by function task.due.moment?.isBefore(moment())", 2, 11),
-            ("sort by function task.urgency", 1, 9),
-            ("not done\n\ngroup by  function task.file.folder", 3, 11),
-            ("(not done) AND (filter by function true)", 1, 27),
-        ]:
-            err = await vg.err("tasks_filter", "query_syntax_error", query=query, today=TODAY)
-            assert (err["details"]["line"], err["details"]["column"]) == (line, column), query
-            assert "JavaScript" in err["message"]
+        fn = "filter by function "
+        await same(
+            vg, fn + "task.due.moment !== null && task.due.moment.isBefore(moment())", {"send invoice", "buy milk"}
+        )
+        await same(vg, fn + "task.due.moment?.isBefore(moment('2026-11-28'))", {"send invoice", "buy milk"})
+        await same(vg, fn + "task.priorityNumber <= 1 && !task.isDone", {"write report", "draft plan", "stretch"})
+        await same(vg, fn + "task.description.toLowerCase().includes('ann') || task.file.folder === 'Inbox/'",
+                   {"call Ann", "buy milk", "no dates here"})  # fmt: skip
+        await same(vg, fn + "task.tags.includes('#inbox')", {"call Ann", "hidden"})
+        await same(vg, fn + 'task.status.type === "CANCELLED" || task.urgency > 17', {"old idea", "stretch"})
+        await same(vg, "(not done) AND (filter by function task.file.filename === 'Capture.md')",
+                   {"buy milk", "no dates here"})  # fmt: skip
+        by_length = ["stretch", "read book", "draft plan", "hidden", "no dates here", "buy milk", "call Ann",
+                     "write report"]  # fmt: skip
+        assert await names(vg, "not done\nsort by function task.description.length") == by_length
+        assert await names(vg, "not done\nsort by function reverse task.urgency") == await names(
+            vg, "not done\nsort by urgency"
+        )
+        out = await vg.ok("tasks_filter", query="not done\ngroup by function task.file.root", today=TODAY)
+        assert [(g["names"], g["count"]) for g in out["groups"]] == [(["/"], 5), (["Inbox/"], 2), (["Private/"], 1)]
+        months = "has happens date\ngroup by function task.due.moment ? task.due.moment.format('YYYY-MM') : null"
+        out = await vg.ok("tasks_filter", query=months, today=TODAY)
+        assert [g["names"][0] for g in out["groups"]] == ["2026-11", "2026-12", "(no group)"]
+        explained = await vg.ok("tasks_filter", query="explain\nsort by function task.urgency", today=TODAY)
+        assert explained["explain"] == ["sort by function task.urgency"]
+
+
+@pytest.mark.parametrize(
+    ("query", "line", "column"),
+    [
+        ("filter by function task.colour", 1, 25),  # a field that does not exist
+        ("not done\nsort by function task.description.foo()", 2, 35),  # a method that does not exist
+        ("filter by function process.exit()", 1, 20),  # no names but task and moment
+        ("filter by function task.due => 1", 1, 29),  # no arrow functions, assignments, …
+        ("group by function", 1, 18),
+        ("(not done) AND (filter by function task.priorityNumber >)", 1, 57),
+        ("filter by function task.due.moment.isBefore(moment())", 1, 36),  # null.isBefore while running
+    ],
+)
+async def test_tasks_filter_says_where_an_expression_fails(
+    make_vault: Callable[..., Path], query: str, line: int, column: int
+) -> None:
+    async with started(make_vault(FILES)) as vg:
+        await vg.indexed()
+        err = await vg.err("tasks_filter", "query_syntax_error", query=query, today=TODAY)
+        assert (err["details"]["line"], err["details"]["column"]) == (line, column), err
 
 
 async def test_tasks_filter_says_where_the_global_query_does_not_read(make_vault: Callable[..., Path]) -> None:

@@ -219,3 +219,49 @@ def test_urgency_scores_follow_the_documented_table(fields: dict[str, str], scor
     from service.obsidian.tasks_query.columns import URGENCY_SCALE, Columns
 
     assert Columns([_task(**fields)]).urgency(TODAY)[0] / URGENCY_SCALE == pytest.approx(score)
+
+
+@pytest.mark.parametrize(
+    ("expression", "value"),
+    [
+        ("task.description + '!' + 1", "write report #proj/alpha!1"),
+        ("1 + 2 * 3 - 4 / 2", 5.0),
+        ("task.priorityNumber == 1 ? 'high' : 'other'", "high"),
+        ("task.due.formatAsDate() + '|' + task.start.formatAsDate()", "2026-11-30|"),
+        ("task.due.moment.diff(moment(), 'days')", 2),
+        ("moment().add(1, 'week').format('dddd, DD/MM')", "Saturday, 05/12"),
+        ("task.start.moment?.isAfter(moment())", None),
+        ("!task.isRecurring && task.tags.length === 1 && task.tags.join()", "#proj/alpha"),
+        ("task.file.filenameWithoutExtension.toUpperCase()", "WORK"),
+        ("null || undefined || 0 || ''", ""),
+    ],
+)
+def test_expressions_follow_javascript_for_what_they_read(expression: str, value: object) -> None:
+    from service.obsidian.tasks_query.columns import urgency_of
+    from service.obsidian.tasks_query.expressions import Scope, compile_expression
+
+    task = _task(text="write report #proj/alpha", due="2026-11-30", priority="high")
+    task.tags_json, task.path = '["proj/alpha"]', "Work.md"
+    result = compile_expression(expression, 1, 64)(Scope(task, TODAY, urgency_of))
+    assert result == value and type(result) is type(value)
+
+
+@pytest.mark.parametrize(
+    "expression",
+    [
+        "task.__class__",
+        "task.description.__len__()",
+        "().x",
+        "[1]",
+        "globalThis",
+        "task['due']",
+        "!" * 500 + "true",
+        "moment().add(1e9, 'days')",
+    ],  # fmt: skip
+)
+def test_expressions_reach_nothing_but_the_task(expression: str) -> None:
+    from service.obsidian.tasks_query.columns import urgency_of
+    from service.obsidian.tasks_query.expressions import ExpressionError, Scope, compile_expression
+
+    with pytest.raises(ExpressionError):
+        compile_expression(expression, 1, 64)(Scope(_task(), TODAY, urgency_of))
