@@ -233,7 +233,7 @@ def cmd_stdio(args: argparse.Namespace) -> int:
         front.check_settings(settings.model_dump_json())
         from service.app import VaultgateApp
         from service.obs.logging import setup_logging
-        from service.serve import run_stdio
+        from service.serve_stdio import run_stdio
 
         setup_logging(settings.log)
         app = VaultgateApp(settings, owns_process=True)

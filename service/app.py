@@ -11,15 +11,15 @@ started in order and stopped in reverse.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import time
 import warnings
 from collections.abc import AsyncIterator
-from pathlib import Path
-from typing import Any, Protocol
+from functools import cached_property
+from typing import TYPE_CHECKING, Any, Protocol
 
-from mcp.server.lowlevel.server import Server  # not `mcp.server`: its `__init__` loads MCPServer
 from mcp.shared.exceptions import MCPDeprecationWarning
 
 from service import budget, heap
@@ -56,7 +56,7 @@ from service.services import Services
 from service.settings import AuthSettings, Settings, VaultConfig, config_warnings
 from service.storage.db import Database
 from service.storage.migrate import migrate
-from service.storage.relocate import own_folders, reuse_legacy_index
+from service.storage.relocate import hidden_cache_folders, own_folders, reuse_legacy_index
 from service.storage.schema_cache import ToolSchemaCache
 from service.tools.query_warmup import QueryWarmup
 from service.tools.registry import build_registry
@@ -65,7 +65,11 @@ from service.types import Principal, principal_of_scope
 from service.vault.commit import StepHook
 from service.vault.vault import Vault
 
+if TYPE_CHECKING:  # imported when the server is first used (`VaultgateApp.server`)
+    from mcp.server.lowlevel.server import Server
+
 log = logging.getLogger("vaultgate")
+EARLY_CALLS_S = 2.0  # a stdio start loads the SDK's server once the calls asked before are answered, or after this
 
 
 class Component(Protocol):
@@ -105,7 +109,7 @@ class VaultgateApp:
         data_dir = settings.data_dir()
         reuse_legacy_index(settings.legacy_cache_dir(), cache_dir, data_dir, explicit=settings.storage.cache_dir)
         self.own_folders = own_folders(settings)
-        extra_hidden = _hidden_cache_folders(settings, self.own_folders)
+        extra_hidden = hidden_cache_folders(settings, self.own_folders)
         self.vaults = {cfg.id: Vault.open(cfg, settings.writes, extra_hidden) for cfg in settings.vaults}
         self.db = Database(cache_dir / "cache.db", readers=settings.storage.readers)
         # What cannot be rebuilt from the vault lives in the data folder, in its own database.
@@ -215,7 +219,6 @@ class VaultgateApp:
         if owns_process:
             indexers = [c for c in self.components if isinstance(c, VaultIndexer)]
             self.components.append(Collector(indexers, self.activity))
-        self.server = self._build_server()
         self._started = False
         self.started_at: float | None = None
 
@@ -279,7 +282,7 @@ class VaultgateApp:
             raise ValueError(f"vault {cfg.id!r} is already served")
         self.settings.vaults.append(cfg)
         self.own_folders = own_folders(self.settings)
-        vault = Vault.open(cfg, self.settings.writes, _hidden_cache_folders(self.settings, self.own_folders))
+        vault = Vault.open(cfg, self.settings.writes, hidden_cache_folders(self.settings, self.own_folders))
         self.guard.reload(self.settings)
         self.vaults[cfg.id] = vault
         self.sessions.roots[cfg.id] = vault.paths.root
@@ -351,7 +354,11 @@ class VaultgateApp:
 
     # -- MCP ---------------------------------------------------------------------------------
 
-    def _build_server(self) -> Server[Any]:
+    @cached_property
+    def server(self) -> Server[Any]:
+        """The SDK's low-level server, built at first use (a stdio start's first calls need none)."""
+        from mcp.server.lowlevel.server import Server  # not `mcp.server`: its `__init__` loads MCPServer
+
         from service.protocol.access import VaultAccess
         from service.protocol.completion import Completer
         from service.protocol.macro_prompts import MacroPrompts
@@ -426,24 +433,16 @@ class VaultgateApp:
         the reader that answered the client's first questions while the app loaded, if given)."""
         from mcp.server.stdio import stdio_server
 
+        fast = None
         if front is not None and self.settings.protocol.fast_calls:
             from service.protocol.fast_calls import FastCalls
             from service.protocol.fast_path import FastPath
 
-            front.fast = FastCalls(FastPath(self.dispatcher, self.server, self.client_logs))
+            front.fast = fast = FastCalls(FastPath(self.dispatcher, None, self.client_logs))
         async with front.session() if front is not None else stdio_server() as (read, write):
+            if fast is not None:  # the plain calls asked meanwhile first: the SDK's server imports for ~130 ms
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(EARLY_CALLS_S):
+                        await fast.settled()
+                fast.path.allow(self.server)
             await self.server.run(read, write, self.server.create_initialization_options())
-
-
-def _hidden_cache_folders(settings: Settings, folders: tuple[Path, ...]) -> tuple[str, ...]:
-    """vaultgate's own folders are hidden from note tools when one lives inside a vault."""
-    hidden: list[str] = []
-    for vault in settings.vaults:
-        for folder in folders:
-            try:
-                rel = folder.relative_to(vault.path.resolve())
-            except ValueError:
-                continue
-            if rel.parts:
-                hidden.append(rel.parts[0])
-    return tuple(dict.fromkeys(hidden))

@@ -5,10 +5,8 @@ bound and the lifespan has started, and yields the MCP URL; leaving the block sh
 the configured grace period. `serve_http` is the CLI's form: it prints the URL once the server
 answers and turns SIGTERM/SIGINT into a graceful shutdown with exit status 0 (a second signal
 forces the exit); `run_http` runs it to the end on uvloop's event loop when uvloop is installed
-(as `uvicorn.run` would; `uvicorn[standard]` ships it), else on asyncio's. `run_stdio` serves
-one client over stdin/stdout until stdin closes or SIGTERM/SIGINT arrives; on a signal the app
-is stopped (databases closed, watchers stopped) and the process exits 0 at once, because the SDK
-reads stdin in a worker thread that no cancellation can interrupt.
+(as `uvicorn.run` would; `uvicorn[standard]` ships it), else on asyncio's. The stdio runner is
+`service.serve_stdio`: a stdio process imports neither uvicorn nor the HTTP tier.
 """
 
 from __future__ import annotations
@@ -16,11 +14,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import importlib.util
-import logging
-import os
 import signal
 import socket
-import sys
 from collections.abc import AsyncIterator, Callable, Iterator
 
 import uvicorn
@@ -30,7 +25,6 @@ from service.errors import ConfigError
 from service.http.asgi import http_app
 from service.http.head_limits import uvicorn_options
 from service.obs.logging import setup_logging
-from service.protocol.stdio_front import StdioFront
 from service.settings import Settings
 
 
@@ -156,36 +150,3 @@ async def serve_http(settings: Settings) -> None:
     if not server.started:
         http = settings.http
         raise ConfigError(f"the HTTP server did not start on {http.host}:{http.port} (see the log above)")
-
-
-async def _stdio_until_signal(app: VaultgateApp, front: StdioFront | None) -> bool:
-    """Serve stdio; True when a signal ended it (the stdin reader is still blocked then)."""
-    loop = asyncio.get_running_loop()
-    stop = asyncio.Event()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, stop.set)
-    async with app.running():
-        serving_task = asyncio.create_task(app.run_stdio_session(front))
-        stop_task = asyncio.create_task(stop.wait())
-        done, _ = await asyncio.wait({serving_task, stop_task}, return_when=asyncio.FIRST_COMPLETED)
-        if serving_task in done:
-            stop_task.cancel()
-            serving_task.result()  # stdin closed: a normal end (an error is raised as is)
-            return False
-        logging.getLogger("vaultgate").info("shutting down (signal)")
-    return True
-
-
-def run_stdio(app: VaultgateApp, front: StdioFront | None = None) -> int:
-    """The CLI's `stdio` command: exit status 0 after stdin closes or on SIGTERM/SIGINT."""
-    loop = asyncio.new_event_loop()
-    signalled = loop.run_until_complete(_stdio_until_signal(app, front))
-    if signalled:
-        logging.shutdown()
-        sys.stderr.flush()
-        os._exit(0)  # the SDK's stdin thread cannot be joined; everything of ours is closed
-    try:
-        loop.run_until_complete(loop.shutdown_asyncgens())
-    finally:
-        loop.close()
-    return 0

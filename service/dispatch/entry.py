@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import mcp_types as types
-from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError
 
 from service.activity import Activity
@@ -22,6 +21,9 @@ from service.dispatch.context import CallContext, Layer, ToolResult
 from service.tools.registry import Registry
 from service.tools.spec import ToolSpec
 from service.types import Principal, ProgressFn, Transport
+
+if TYPE_CHECKING:  # the SDK's server side loads after a stdio start's first calls (`service.app`)
+    from mcp.server.context import ServerRequestContext
 
 TOOLS_PAGE_SIZE = 200
 

@@ -138,6 +138,12 @@ class FastCalls:
         self.answered += 1
         await self._send(payload)
 
+    async def settled(self) -> None:
+        """Until no call runs here (a stdio start loads the SDK then: an import holds the loop,
+        the calls would wait for it); the caller bounds the wait."""
+        while self._inflight:
+            await asyncio.wait([task for task, _ in self._inflight.values()])
+
     async def aclose(self) -> None:
         """stdin closed: calls still running are cancelled and answered "Connection closed"."""
         tasks = [task for task, _ in self._inflight.values()]

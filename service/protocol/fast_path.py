@@ -32,21 +32,20 @@ the SDK maps them (`error_data`). This is one of the few modules that import the
 from __future__ import annotations
 
 import logging
+import os
+import sys
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import mcp_types as types
-from mcp.server.lowlevel.server import Server
-from mcp.shared.exceptions import MCPError
-from mcp.shared.jsonrpc_dispatcher import handler_exception_to_error_data
-from mcp_types import methods
-from pydantic import ValidationError
 from pydantic_core import to_json
 
 from service.dispatch.context import ToolResult
 from service.dispatch.entry import Dispatcher, to_call_tool_result
 from service.protocol.client_log import ClientLogs
-from service.protocol.tasks import PlanTasks
+
+if TYPE_CHECKING:  # the SDK's server loads after a stdio start's first calls (`FastPath.allow`)
+    from mcp.server.lowlevel.server import Server
 
 log = logging.getLogger(__name__)
 
@@ -78,6 +77,8 @@ def server_allows(server: Server[Any]) -> bool:
     middleware but the SDK's OpenTelemetry one and the plan tasks', no cache hint for it."""
     from mcp.server._otel import OpenTelemetryMiddleware
 
+    from service.protocol.tasks import PlanTasks
+
     for middleware in server.middleware:
         owner = getattr(middleware, "__self__", None)
         if not isinstance(middleware, OpenTelemetryMiddleware) and not isinstance(owner, PlanTasks):
@@ -86,7 +87,11 @@ def server_allows(server: Server[Any]) -> bool:
 
 
 def global_tracing() -> bool:
-    """Whether a global OpenTelemetry tracer provider is installed (the SDK's span records then)."""
+    """Whether a global OpenTelemetry tracer provider is installed (the SDK's span records then).
+    None is installed before OpenTelemetry is imported (the SDK's server imports it) unless the
+    environment names one, which its first `get_tracer_provider()` loads."""
+    if "opentelemetry.trace" not in sys.modules and "OTEL_PYTHON_TRACER_PROVIDER" not in os.environ:
+        return False
     from opentelemetry import trace
 
     return not isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider)
@@ -95,9 +100,16 @@ def global_tracing() -> bool:
 class FastPath:
     """The rule for one server: `plain_call(params)` says whether a `tools/call` may skip the SDK."""
 
-    def __init__(self, dispatcher: Dispatcher, server: Server[Any], client_logs: ClientLogs) -> None:
+    def __init__(self, dispatcher: Dispatcher, server: Server[Any] | None, client_logs: ClientLogs) -> None:
+        """`server` None: not built yet, as in a stdio start's first calls, which the app's own
+        server (`VaultgateApp._build_server`: only middleware `server_allows` accepts) follows;
+        `allow(server)` checks it once built."""
         self.dispatcher = dispatcher
         self.client_logs = client_logs
+        self.enabled = server is None or server_allows(server)
+
+    def allow(self, server: Server[Any]) -> None:
+        """The SDK server is built: calls skip it only if it does nothing per call they leave out."""
         self.enabled = server_allows(server)
 
     def plain_call(self, params: Any, *, can_elicit: bool = False) -> PlainCall | None:
@@ -139,6 +151,10 @@ def result_body(result: ToolResult, version: str) -> dict[str, Any]:
         if result.structured is not None:
             body["structuredContent"] = result.structured
         return body
+    from mcp.shared.exceptions import MCPError
+    from mcp_types import methods
+    from pydantic import ValidationError
+
     shaped = result.input_required if result.input_required is not None else to_call_tool_result(result)
     dumped = shaped.model_dump(by_alias=True, mode="json", exclude_none=True)
     try:
@@ -150,6 +166,8 @@ def result_body(result: ToolResult, version: str) -> dict[str, Any]:
 
 def error_data(exc: Exception) -> types.ErrorData:
     """What the SDK answers for an exception raised by a handler (its stdio/2025-era dispatcher)."""
+    from mcp.shared.jsonrpc_dispatcher import handler_exception_to_error_data
+
     error = handler_exception_to_error_data(exc)
     if error is None:
         log.exception("handler for %r raised", METHOD)

@@ -31,6 +31,20 @@ def own_folders(settings: Settings) -> tuple[Path, ...]:
     return tuple(dict.fromkeys(folder.resolve() for folder in found))
 
 
+def hidden_cache_folders(settings: Settings, folders: tuple[Path, ...]) -> tuple[str, ...]:
+    """vaultgate's own folders are hidden from note tools when one lives inside a vault."""
+    hidden: list[str] = []
+    for vault in settings.vaults:
+        for folder in folders:
+            try:
+                rel = folder.relative_to(vault.path.resolve())
+            except ValueError:
+                continue
+            if rel.parts:
+                hidden.append(rel.parts[0])
+    return tuple(dict.fromkeys(hidden))
+
+
 def reuse_legacy_index(legacy: Path, cache_dir: Path, data_dir: Path, *, explicit: Path | None) -> bool:
     """Move an in-vault index to the cache folder (and its records to the data folder), once.
 

@@ -153,3 +153,20 @@ def test_a_warm_stdio_start_imports_only_the_domain_of_the_tool_it_calls(
     # a tool of another domain, called later, is found: its package is imported then
     later = _imports_of_a_session(root, tmp_path / "later.txt", [*read, ("get_backlinks", {"path": "Welcome"})])
     assert _domains(later, ("graph", "obsidian", "tasks", "admin", "facade")) == ["graph"]
+
+
+def test_a_warm_stdio_start_answers_its_first_call_before_loading_the_sdk_server(
+    make_vault: Callable[..., Path], tmp_path: Path
+) -> None:
+    root = make_vault()
+    read = [("read_note", {"path": "Welcome"})]
+    _imports_of_a_session(root, tmp_path / "first.txt", read)  # stores the answers and the tool index
+    log = tmp_path / "warm.txt"
+    _imports_of_a_session(root, log, read)
+    order = [line.rsplit("|", 1)[1].strip() for line in log.read_text(errors="replace").splitlines() if "|" in line]
+    # `-X importtime` prints a module when its import ends: read_note's module is done before the
+    # SDK's server side starts loading (service/app.py, run_stdio_session), and neither uvicorn
+    # nor the HTTP tier is imported before the call either (service/serve_stdio.py)
+    first_call = order.index("service.tools.notes.read")
+    assert "mcp.server.lowlevel.server" in order[first_call:]
+    assert not {"mcp.server.lowlevel.server", "uvicorn", "service.http.asgi"} & set(order[:first_call])
