@@ -35,6 +35,8 @@ QUERIES = {
     "everything_sorted": "sort by priority\nsort by path\nlimit 100",
     "urgency": "not done\nhappens before in two weeks\nsort by urgency",
     "default_order_all": "not done",
+    "function": "not done\nfilter by function task.due.moment?.isBefore(moment()) && task.file.folder.includes('a')\n"
+    "sort by function task.description.length",
 }
 
 

@@ -97,30 +97,39 @@ class _Obj:
         self.kind, self.task = kind, task
 
 
-def _task_field(t: TaskRecord, name: str, scope: Scope) -> Any:
-    if name in _DATES:
-        return _Obj(name, t)
-    if name in ("file", "status"):
-        return _Obj(name, t)
-    values: dict[str, Callable[[], Any]] = {
-        "description": lambda: t.description,
-        "isDone": lambda: t.kind not in OPEN_TYPES,
-        "priorityNumber": lambda: t.priority_rank,
-        "priorityName": lambda: _PRIORITY_NAMES[t.priority_rank],
-        "urgency": lambda: scope.urgency(t, scope.today),
-        "tags": lambda: ["#" + g for g in t.tags],
-        "heading": lambda: t.heading,
-        "isRecurring": lambda: t.recurrence is not None,
-        "recurrenceRule": lambda: t.recurrence or "",
-        "id": lambda: t.task_id or "",
-        "dependsOn": lambda: _json_list(t.depends_on_json),
-    }
-    return values[name]()
+_FIELDS: dict[str, Callable[[TaskRecord, Scope], Any]] = {
+    "description": lambda t, s: t.description,
+    "isDone": lambda t, s: t.kind not in OPEN_TYPES,
+    "priorityNumber": lambda t, s: t.priority_rank,
+    "priorityName": lambda t, s: _PRIORITY_NAMES[t.priority_rank],
+    "urgency": lambda t, s: s.urgency(t, s.today),
+    "tags": lambda t, s: ["#" + g for g in t.tags],
+    "heading": lambda t, s: t.heading,
+    "isRecurring": lambda t, s: t.recurrence is not None,
+    "recurrenceRule": lambda t, s: t.recurrence or "",
+    "id": lambda t, s: t.task_id or "",
+    "dependsOn": lambda t, s: _json_list(t.depends_on_json),
+    **{name: (lambda t, s, n=name: _Obj(n, t)) for name in (*_DATES, "file", "status")},  # type: ignore[misc]
+}
+
+
+def _field_reader(name: str) -> Node:
+    read = _FIELDS[name]
+    return lambda s: read(s.task, s)
 
 
 def _json_list(text: str) -> list[str]:
     found = json.loads(text or "[]")
     return [str(x) for x in found] if isinstance(found, list) else []
+
+
+_FILE: dict[str, Callable[[str], str]] = {
+    "path": lambda p: p,
+    "folder": lambda p: posixpath.dirname(p) + "/" if "/" in p else "/",
+    "filename": posixpath.basename,
+    "filenameWithoutExtension": lambda p: posixpath.basename(p).removesuffix(".md"),
+    "root": lambda p: p.split("/", 1)[0] + "/" if "/" in p else "/",
+}
 
 
 def _member(value: Any, name: str, column: int) -> Any:
@@ -129,16 +138,9 @@ def _member(value: Any, name: str, column: int) -> Any:
         if value.kind == "task":
             raise AssertionError("task fields are read by _task_field")
         if value.kind == "file":
-            path = t.path
-            return {
-                "path": path,
-                "folder": posixpath.dirname(path) + "/" if "/" in path else "/",
-                "filename": posixpath.basename(path),
-                "filenameWithoutExtension": posixpath.basename(path).removesuffix(".md"),
-                "root": path.split("/", 1)[0] + "/" if "/" in path else "/",
-            }[name]
+            return _FILE[name](t.path)
         if value.kind == "status":
-            return {"type": t.kind.upper(), "symbol": t.status}[name]
+            return t.kind.upper() if name == "type" else t.status
         return _day_of(value)  # .moment
     if isinstance(value, str | list) and name == "length":
         return len(value)
@@ -227,10 +229,11 @@ def _call(target: Any, name: str, args: list[Any], column: int) -> Any:
         day = _day_of(target)
         return day.isoformat() if day is not None else ""
     if isinstance(target, str) and name in METHODS["str"]:
-        text_args = [js_str(a) for a in args]
-        if name in ("includes", "startsWith", "endsWith") and len(text_args) == 1:
-            return {"includes": text_args[0] in target, "startsWith": target.startswith(text_args[0]),
-                    "endsWith": target.endswith(text_args[0])}[name]  # fmt: skip
+        text_args = [a if isinstance(a, str) else js_str(a) for a in args]
+        if len(text_args) == 1 and name == "includes":
+            return text_args[0] in target
+        if len(text_args) == 1 and name in ("startsWith", "endsWith"):
+            return target.startswith(text_args[0]) if name == "startsWith" else target.endswith(text_args[0])
         if name == "replace" and len(text_args) == 2:
             return target.replace(text_args[0], text_args[1], 1)
         if not args and name in ("toLowerCase", "toUpperCase", "trim"):
@@ -357,7 +360,7 @@ class _Reader:
             if name not in TASK_FIELDS:
                 raise ExpressionError(f"task.{name} is not a field this server provides ({', '.join(TASK_FIELDS)})",
                                       column)  # fmt: skip
-            return (lambda s: _task_field(s.task, name, s)), f"task.{name}"
+            return _field_reader(name), f"task.{name}"
         if path in objects and name not in objects[path]:
             raise ExpressionError(f"{path}.{name} is not a field this server provides ({', '.join(objects[path])})",
                                   column)  # fmt: skip

@@ -1,5 +1,6 @@
 """A read query run over task columns, in the plugin's documented order: filter (each filter over
-what the previous ones kept), sort (the query's keys, then the default order: status type,
+what the previous ones kept; those tested task by task — expressions, regular expressions — after
+the array operations), sort (the query's keys, then the default order: status type,
 urgency, due date, priority, path, line), limit, group (a task is in one group per tag under
 `group by tags`), limit within groups.
 
@@ -61,7 +62,7 @@ def run_columns(query: Query, cols: Columns, idx: Ints | None = None) -> Answer:
     """`query` over the tasks of `cols` at positions `idx` (all by default), which must be kept in
     the base order (`BASE_ORDER`, then path and line)."""
     rows = cols.all if idx is None else idx
-    for f in query.filters:
+    for f in sorted(query.filters, key=lambda f: f.vector is None):  # task-by-task tests see what is left
         if not len(rows):
             break
         rows = rows[evaluate(f, cols, rows)]
