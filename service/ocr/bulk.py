@@ -34,6 +34,7 @@ log = logging.getLogger(__name__)
 Progress = Callable[[int, int, str], Awaitable[None]]
 Status = Literal["running", "done", "failed", "cancelled"]
 FAILURES_KEPT = 100
+KEPT = 50  # jobs remembered by id
 
 
 @dataclass
@@ -61,6 +62,7 @@ class OcrJobs:
         self.reader = reader
         self.db = db
         self.jobs: dict[str, OcrJob] = {}  # vault id -> its running or last job
+        self.by_id: dict[str, OcrJob] = {}  # the last KEPT jobs of every vault (MCP tasks look them up)
 
     async def launch(
         self,
@@ -82,6 +84,9 @@ class OcrJobs:
         if progress is not None:
             job.listeners.append(progress)
         self.jobs[vault.id] = job  # before the first await: a concurrent start joins it
+        self.by_id[job.id] = job
+        while len(self.by_id) > KEPT:
+            del self.by_id[next(iter(self.by_id))]
         try:
             todo = await self._todo(vault, job, list(files), force)
         except BaseException as exc:

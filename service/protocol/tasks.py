@@ -79,12 +79,15 @@ def _iso(seconds: float) -> str:
 
 
 def job_kinds(services: Services) -> tuple[JobTasks, ...]:
-    """The job tools served as tasks: reindex, and consolidation runs where the app has a plane."""
+    """The job tools served as tasks: reindex, consolidation runs where the app has a plane, and
+    ocr_bulk where it has OCR."""
     from service.protocol.consolidation_tasks import ConsolidationTasks
+    from service.protocol.ocr_tasks import OcrTasks
     from service.protocol.reindex_tasks import ReindexTasks
 
     plane = (ConsolidationTasks(services.plane),) if services.plane is not None else ()
-    return (ReindexTasks(services), *plane)
+    ocr = (OcrTasks(services, services.ocr.jobs),) if services.ocr is not None else ()
+    return (ReindexTasks(services), *plane, *ocr)
 
 
 def declares_extension(params: Any) -> bool:

@@ -6,7 +6,8 @@ ships (`service.ocr`): the text, each line with its confidence and box, and the 
 the file. It is cached by content: a second call, or a copy of the file, answers at once
 (`cached`). ocr_bulk runs the same over every image and PDF of the vault or of a folder as a
 background job (`service.ocr.bulk`), with progress; it answers with the job, which a later call
-shows (`action: status`) or stops (`action: cancel`). The text of a file joins the full-text
+shows (`action: status`) or stops (`action: cancel`), or runs as an MCP task
+(`service.protocol.ocr_tasks`). The text of a file joins the full-text
 row of each note embedding it, so search_text and search_hybrid find those notes by what their
 images say. Bounds (`[ocr]`): file size, pixels (decompression bombs are refused from the
 header), time per image or page (the worker is stopped), pages per PDF; a file past one is
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Literal
 
@@ -160,7 +162,8 @@ def _iso(seconds: float | None) -> str | None:
     return None if seconds is None else datetime.fromtimestamp(seconds, UTC).isoformat().replace("+00:00", "Z")
 
 
-def job_out(ctx: ToolContext, job: OcrJob) -> OcrJobOut:
+def job_out(can_read: Callable[[str], bool], job: OcrJob) -> OcrJobOut:
+    """The job as a caller sees it: only the failures of files `can_read` allows are named."""
     return OcrJobOut(
         id=job.id,
         status=job.status,
@@ -171,7 +174,7 @@ def job_out(ctx: ToolContext, job: OcrJob) -> OcrJobOut:
         cached=job.cached,
         unchanged=job.unchanged,
         failed=job.failed,
-        failures=[OcrFailure(path=p, code=c) for p, c in job.failures if ctx.can_read(p)],
+        failures=[OcrFailure(path=p, code=c) for p, c in job.failures if can_read(p)],
         started_at=_iso(job.started_at) or "",
         finished_at=_iso(job.finished_at),
         error=job.error,
@@ -183,7 +186,7 @@ async def ocr_bulk(ctx: ToolContext, args: OcrBulkIn) -> OcrBulkOut:
     jobs = ocr.jobs
     if args.action != "start":
         found = await jobs.cancel(ctx.vault.id) if args.action == "cancel" else jobs.last(ctx.vault.id)
-        return OcrBulkOut(job=job_out(ctx, found) if found else None, already_running=False)
+        return OcrBulkOut(job=job_out(ctx.can_read, found) if found else None, already_running=False)
     where = ctx.resolve(args.folder, "read") if args.folder else ctx.vault.paths.resolve("", allow_root=True)
     if not where.abs.is_dir():
         raise NoteNotFound(f"no folder {where.rel!r}", details={"path": where.rel, "field": "folder"})
@@ -210,7 +213,7 @@ async def ocr_bulk(ctx: ToolContext, args: OcrBulkIn) -> OcrBulkOut:
             await asyncio.wait({job.task}, timeout=within)
     finally:
         jobs.detach(job, progress)
-    return OcrBulkOut(job=job_out(ctx, job), already_running=joined)
+    return OcrBulkOut(job=job_out(ctx.can_read, job), already_running=joined)
 
 
 TOOLS: tuple[ToolSpec, ...] = (
@@ -235,10 +238,12 @@ TOOLS: tuple[ToolSpec, ...] = (
         description="A background job that reads the text of every image and PDF of the vault or of `folder` "
         "(files unchanged since they were read are left out), so search finds notes by what their images "
         "say. Reports progress while waiting; by default waits up to 10 s, then answers with the running job. "
-        "action=status shows the running or last job, action=cancel stops it; a second start joins it.",
+        "action=status shows the running or last job, action=cancel stops it; a second start joins it; a client "
+        "with MCP tasks may run it as a task.",
         input_model=OcrBulkIn,
         output_model=OcrBulkOut,
         handler=ocr_bulk,
+        task_support=True,
         tags=("attachments", "ocr"),
     ),
 )
