@@ -23,6 +23,12 @@ FROM python:3.11-slim-bookworm@sha256:a36c24f9cbdf4fd0f52d67f0823eeac19c2028c637
 ARG UID=10001
 ARG GID=10001
 COPY --from=build /wheels /wheels
+# OpenCV, the OCR engine's image library (rapidocr-onnxruntime), loads libGL and GLib. Debian's
+# security updates move their versions, so they are not pinned (the base image's digest pins the release).
+# hadolint ignore=DL3008
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends libgl1 libglib2.0-0 \
+    && rm -rf /var/lib/apt/lists/*
 RUN groupadd --system --gid "${GID}" vaultgate \
     && useradd --system --uid "${UID}" --gid "${GID}" --home-dir /state --no-create-home --shell /usr/sbin/nologin vaultgate \
     && pip install --no-cache-dir /wheels/*.whl \

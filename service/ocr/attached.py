@@ -26,6 +26,10 @@ MARK = "\n\x1e\n"
 KINDS = ("image", "pdf")
 
 
+def _read_by_ocr(path: str) -> bool:
+    return kind_of(path) in KINDS and not path.lower().endswith(".svg")  # an SVG is text, not pixels
+
+
 def own_text(body: str) -> str:
     """A note's own text: its indexed body without the text of its images."""
     return body.partition(MARK)[0]
@@ -40,7 +44,7 @@ def with_texts(body: str, texts: Sequence[str]) -> str:
 def embedded_targets(links: Iterable[tuple[Any, ...]]) -> list[str]:
     """The images and PDFs a note's link rows embed (`rows.Prepared.links`: target_path 2nd,
     embed 5th)."""
-    return sorted({str(ln[1]) for ln in links if ln[4] and ln[1] and kind_of(str(ln[1])) in KINDS})
+    return sorted({str(ln[1]) for ln in links if ln[4] and ln[1] and _read_by_ocr(str(ln[1]))})
 
 
 def any_read(conn: sqlite3.Connection, vault_id: str) -> bool:
@@ -80,7 +84,7 @@ def refresh_embedders(conn: sqlite3.Connection, vault_id: str, paths: Sequence[s
                 "SELECT DISTINCT target_path FROM links WHERE src_id = ? AND embed = 1 AND target_path IS NOT NULL",
                 (note_id,),
             )
-            if kind_of(str(r[0])) in KINDS
+            if _read_by_ocr(str(r[0]))
         ]
         row = conn.execute("SELECT body FROM note_text WHERE note_id = ?", (note_id,)).fetchone()
         if row is None:

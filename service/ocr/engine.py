@@ -69,6 +69,10 @@ def unavailable(reason: str) -> ModeUnavailable:
 def failure_error(failure: worker.Failure, path: str) -> VaultgateError:
     """The service's error for what the worker could not read."""
     details = {**failure.details, "path": path}
+    if failure.code == "engine_failed":  # the server's install, not the file (OpenCV without libGL)
+        return ModeUnavailable(
+            failure.message, details=details, hint="Install the system libraries it names (libgl1, libglib2.0-0)."
+        )
     if failure.code in ("too_large", "too_many_pixels"):
         return ComputeBudgetExceeded(
             failure.message, details=details, hint="Scale the file down, or raise the [ocr] bound it names."

@@ -39,7 +39,7 @@ class Bounds:
 
 @dataclass(frozen=True)
 class Failure:
-    code: str  # "too_large" | "too_many_pixels" | "undecodable_image" | "unreadable_pdf" | "no_page"
+    code: str  # too_large | too_many_pixels | undecodable_image | unreadable_pdf | no_page | engine_failed
     message: str
     details: dict[str, Any]
 
@@ -61,7 +61,14 @@ def start(threads: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     with contextlib.suppress(OSError):  # a platform without nice
         os.nice(10)
-    engine(threads)
+    global _load_error
+    try:
+        engine(threads)
+    except Exception as exc:  # noqa: BLE001 - told to the server with every unit, not a dead pool
+        _load_error = f"{type(exc).__name__}: {exc}"
+
+
+_load_error: str | None = None  # why the recognizer could not load in this process (a missing libGL)
 
 
 def engine(threads: int = 1) -> Any:
@@ -166,6 +173,8 @@ def _too_many_pixels(width: int, height: int, bounds: Bounds) -> Failure:
 
 def pdf_pages(path: str, bounds: Bounds) -> int | Failure:
     """How many pages the PDF has."""
+    if _load_error is not None:
+        return _engine_failed()
     data = _read(path, bounds)
     if isinstance(data, Failure):
         return data
@@ -230,6 +239,8 @@ def recognize_image(image: Any, page: int | None, scale: float = 1.0) -> list[Li
 
 def read_file(path: str, kind: str, index: int, bounds: Bounds) -> Page | Failure:
     """One unit of work: the image at `path`, or page `index` (0-based) of the PDF there."""
+    if _load_error is not None:
+        return _engine_failed()
     data = _read(path, bounds)
     if isinstance(data, Failure):
         return data
@@ -239,3 +250,7 @@ def read_file(path: str, kind: str, index: int, bounds: Bounds) -> Page | Failur
     image, width, height = loaded
     scale = width / image.width if image.width else 1.0
     return Page(lines=recognize_image(image, index + 1 if kind == "pdf" else None, scale), width=width, height=height)
+
+
+def _engine_failed() -> Failure:
+    return Failure("engine_failed", f"the OCR engine could not load: {_load_error}", {"reason": "engine_failed"})
