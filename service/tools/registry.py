@@ -145,11 +145,11 @@ class Registry:
 
     def complete(self) -> None:
         """Add every part not added yet; the tools are then in `PARTS` order."""
-        if self._complete or self._filling:
-            return  # `_filling`: the facade iterates what the other parts declared
-        with self._lock:
-            if self._complete:
-                return
+        if self._complete:
+            return
+        with self._lock:  # another thread filling: wait for it; this thread (the facade): go on
+            if self._complete or self._filling:
+                return  # `_filling`: the facade iterates what the other parts declared
             self._filling = True
             try:
                 for part in PARTS:

@@ -4,6 +4,7 @@ same registry as a complete build in every answer it gives (service/tools/regist
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
 
 from service.storage.tool_index import FILE_NAME, ToolIndex
@@ -77,3 +78,15 @@ def test_an_index_of_other_sources_means_a_complete_build(tmp_path: Path) -> Non
     assert json.loads(path.read_text())["key"] != "other sources"  # written again
     path.write_text("not json")
     assert build_registry(tmp_path).loaded_parts() == PARTS
+
+
+def test_threads_that_list_a_lazily_built_registry_at_once_each_see_every_tool(tmp_path: Path) -> None:
+    _primed(tmp_path)
+    registry = build_registry(tmp_path)
+    seen: list[list[str]] = []
+    threads = [threading.Thread(target=lambda: seen.append([spec.name for spec in registry])) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert seen == [NAMES] * 4
