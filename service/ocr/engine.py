@@ -18,19 +18,19 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import importlib.metadata
+import functools
 import importlib.util
 import logging
-import multiprocessing
 import time
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from service.errors import ComputeBudgetExceeded, ModeUnavailable, ValidationFailed, VaultgateError
 from service.ocr import worker
 from service.settings.ocr import OcrSettings
+
+if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -45,6 +45,8 @@ def available() -> bool:
 
 def engine_name() -> str:
     """The recognizer and its version: part of the cache key, so a new model reads files again."""
+    import importlib.metadata  # at the first OCR call, not at start-up
+
     try:
         version = importlib.metadata.version(PACKAGE)
     except importlib.metadata.PackageNotFoundError:
@@ -92,11 +94,14 @@ class OcrEngine:
             max_side=settings.max_side,
             dpi=settings.pdf_dpi,
         )
-        self.name = engine_name()
         self._pool: ProcessPoolExecutor | None = None
         self._lock = asyncio.Lock()
         self._idle: asyncio.TimerHandle | None = None
         self.started = 0  # worker processes started (tests and health)
+
+    @functools.cached_property
+    def name(self) -> str:
+        return engine_name()
 
     def check(self) -> None:
         """Raise `mode_unavailable` when this server cannot read text from images."""
@@ -113,6 +118,8 @@ class OcrEngine:
         return await self._run(worker.pdf_pages, path, self.bounds)
 
     async def _run(self, fn: Callable[..., T], *args: Any) -> T:
+        from concurrent.futures.process import BrokenProcessPool
+
         self.check()
         async with self._lock:
             if self._idle is not None:
@@ -148,6 +155,9 @@ class OcrEngine:
                     self._idle = loop.call_later(self.settings.idle_s, self._kill)
 
     def _start(self) -> ProcessPoolExecutor:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
         self.started += 1
         self._pool = ProcessPoolExecutor(
             max_workers=1,
