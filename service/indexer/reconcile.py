@@ -53,14 +53,11 @@ async def reconcile_vault(
         ix._issues.rescanned(found, disk)
         ix._files = files
         ix._paths = paths
-        known = {
-            str(r[0]): (float(r[1]), int(r[2]), str(r[3]))
-            for r in await ix.db.fetchall(
-                "SELECT path, mtime, size, etag FROM notes WHERE vault_id = ?", (ix.vault.id,)
-            )
-        }
-        changed = [p for p, st in disk.items() if full or p not in known or known[p][:2] != st]
-        removed = [p for p in known if p not in disk]
+        # Compared on a pooled reader, off the event loop (100k notes: ~0.3 s of Python that
+        # every call arriving right after a start would otherwise wait behind).
+        changed, removed, added, etags = await ix.db.run_read(
+            partial(compare, vault_id=ix.vault.id, disk=disk, full=full)
+        )
         ix.total, ix.done, ix.backlog = len(changed), 0, len(changed)
         indexed = touched = 0
         deferred = len(changed) >= bulk_threshold
@@ -70,7 +67,6 @@ async def reconcile_vault(
                 await cancel_and_wait(ix._trigram_task)
             await ix.db.run_write(partial(bulk_mode, on=True))
         batches = [changed[i : i + batch_size] for i in range(0, len(changed), batch_size)]
-        etags = {p: known[p][2] for p in changed if p in known} if not full else {}
         parser = parsepool.Parser(
             ix.vault.paths.root, paths, sorted(files), ix.parse_workers if len(changed) >= bulk_threshold else 0
         )
@@ -111,8 +107,6 @@ async def reconcile_vault(
             await parser.close()
         if deferred:
             await ix.db.run_write(partial(bulk_mode, on=False))
-        # On a cold start every link was resolved against the complete file set already.
-        added = [p for p in disk if p not in known] if known else []
         await ix.db.run_write(lambda c: finish(c, ix.vault.id, removed, paths, added, ix.last_change))
         # Writes made through vaultgate while the first index was built (no await between
         # the last check and `ready`: nothing can be deferred after it).
@@ -127,6 +121,26 @@ async def reconcile_vault(
             # this also finishes a rebuild a previous process did not live to complete.
             ix._rebuild_trigram_later()
         return {"indexed": indexed, "unchanged_content": touched, "removed": len(removed), "scanned": len(disk)}
+
+
+def compare(
+    conn: Any, *, vault_id: str, disk: dict[str, tuple[float, int]], full: bool
+) -> tuple[list[str], list[str], list[str], dict[str, str]]:
+    """The vault on disk (`disk`: path → (mtime, size)) against the index: (notes to read — every
+    note when `full` —, notes gone from disk, notes new on disk, the content hash the index holds
+    of each note to read). New notes are none on a cold start: every link is resolved against
+    the complete file set then already."""
+    known: dict[str, tuple[float, int, str]] = {
+        str(path): (mtime, size, etag)
+        for path, mtime, size, etag in conn.execute(
+            "SELECT path, mtime, size, etag FROM notes WHERE vault_id = ?", (vault_id,)
+        )
+    }
+    changed = [p for p, st in disk.items() if full or p not in known or known[p][:2] != st]
+    removed = [p for p in known if p not in disk]
+    added = [p for p in disk if p not in known] if known else []
+    etags = {p: known[p][2] for p in changed if p in known} if not full else {}
+    return changed, removed, added, etags
 
 
 def write_batch(
