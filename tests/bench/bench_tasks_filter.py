@@ -37,6 +37,8 @@ QUERIES = {
     "default_order_all": "not done",
     "function": "not done\nfilter by function task.due.moment?.isBefore(moment()) && task.file.folder.includes('a')\n"
     "sort by function task.description.length",
+    # the dates query again, now that the queries before it built the task records (the first ran in SQL)
+    "dates_over_records": "not done\ndue before in two weeks\nsort by due",
 }
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Callable, Hashable, Sequence
 from datetime import date
+from itertools import repeat
 from typing import TYPE_CHECKING, Any
 
 from service.dates import iso_day_or_none
@@ -119,6 +120,22 @@ class Columns:
         """`test` of each task at `idx`, task by task."""
         records = self.records
         return np.fromiter((test(records[i]) for i in idx.tolist()), np.bool_, len(idx))
+
+    def note_contains(self, name: str, get: Callable[[str], str], needle: str, idx: Ints) -> Bools:
+        """Whether a lower-cased text of the note of each task at `idx` (`get` of its path, kept
+        under `name`) contains `needle`."""
+        texts = self._memo(("note text", name), lambda: [get(p).lower() for p in self.paths])
+        per_note = np.fromiter(map(str.__contains__, texts, repeat(needle)), np.bool_, len(self.paths))
+        return per_note[self.note[idx]]
+
+    def contains_mask(self, name: str, get: Callable[[TaskRecord], str], needle: str, idx: Ints) -> Bools:
+        """Whether a text of each task at `idx` (kept under `name`) contains `needle`: one C-level
+        pass over every task's text when `idx` holds many of them."""
+        texts = self.strings(name, get)
+        if len(idx) * 4 < self.n:
+            return np.fromiter((needle in texts[i] for i in idx.tolist()), np.bool_, len(idx))
+        found = np.fromiter(map(str.__contains__, texts, repeat(needle)), np.bool_, self.n)
+        return found if len(idx) == self.n else found[idx]
 
     def text_mask(self, name: str, get: Callable[[TaskRecord], str], test: Callable[[str], bool], idx: Ints) -> Bools:
         """`test` of a text of each task at `idx` (the texts kept under `name`)."""

@@ -254,11 +254,12 @@ class _Match:
     def __init__(self, verb: str, value: str, at: int) -> None:
         self.keep = verb in ("includes", "include", "regex matches")  # False: the filter is negated
         self.lowered = not verb.startswith("regex")
+        self.needle: str | None = None  # the text looked for (None: a regular expression)
         if not self.lowered:
             pattern = _pattern(value, at)
             self.on_text: Callable[[str], bool] = lambda s: regex_call(pattern, "search", s) is not None
             return
-        needle = value.strip().lower()
+        needle = self.needle = value.strip().lower()
         if not needle:
             raise QueryError("this filter needs some text to look for", at)
         self.on_text = lambda s: needle in s
@@ -275,12 +276,17 @@ def _text_filter(m: re.Match[str], source: str) -> Filter:
     lower = match.lowered
 
     def vector(cols: Columns, idx: Ints) -> Bools:
-        if field in ("path", "folder", "filename", "root"):
+        if field in ("path", "folder", "filename", "root") and match.needle is not None:
+            found = cols.note_contains(field, get_path, match.needle, idx)
+        elif field in ("path", "folder", "filename", "root"):
             found = cols.note_mask(lambda p: match(get_path(p)), idx)
         else:
             name = f"{field}.lower" if lower else field
             text = (lambda t: get(t).lower()) if lower else get
-            found = cols.text_mask(name, text, match.on_text, idx)
+            if match.needle is not None:
+                found = cols.contains_mask(name, text, match.needle, idx)
+            else:
+                found = cols.text_mask(name, text, match.on_text, idx)
         return found if keep else ~found
 
     get_path = _path_text(field)
@@ -327,7 +333,8 @@ def _tags_filter(m: re.Match[str], source: str) -> Filter:
 
     def vector(cols: Columns, idx: Ints) -> Bools:
         if match.lowered:  # a needle without a line break matches within one tag of the joined list
-            found = cols.text_mask("tags.lower", _joined_tags, match.on_text, idx)
+            assert match.needle is not None
+            found = cols.contains_mask("tags.lower", _joined_tags, match.needle, idx)
         else:
             found = cols.flags_at(any_tag, idx)
         return found if keep else ~found
