@@ -18,6 +18,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, timedelta
+from functools import lru_cache
 from typing import Any
 
 from service.dates import iso_day_or_none
@@ -41,6 +42,10 @@ METHODS = {
     "taskdate": ("formatAsDate",),
 }
 _ALL_METHODS = frozenset(m for ms in METHODS.values() for m in ms)
+
+
+_NUMBER = (int, float)  # isinstance tuples: built once, not a union per call
+_SIZED = (str, list)
 
 
 class ExpressionError(Exception):
@@ -142,16 +147,21 @@ def _member(value: Any, name: str, column: int) -> Any:
         if value.kind == "status":
             return t.kind.upper() if name == "type" else t.status
         return _day_of(value)  # .moment
-    if isinstance(value, str | list) and name == "length":
+    if isinstance(value, _SIZED) and name == "length":
         return len(value)
     raise ExpressionError(f"cannot read .{name} of {_js_type(value)}", column)
+
+
+@lru_cache(maxsize=8192)
+def _day(written: str) -> date | None:
+    return iso_day_or_none(written)
 
 
 def _day_of(value: _Obj) -> date | None:
     """The day a task's date names (None: no date, or not a day)."""
     t = value.task
     written = min(t.happens(), default=None) if value.kind == "happens" else t.date(value.kind)
-    return iso_day_or_none(written) if written is not None else None
+    return _day(written) if written is not None else None
 
 
 def _js_type(value: Any) -> str:
@@ -159,7 +169,7 @@ def _js_type(value: Any) -> str:
         return "null"
     if isinstance(value, bool):
         return "a boolean"
-    if isinstance(value, int | float):
+    if isinstance(value, _NUMBER):
         return "a number"
     if isinstance(value, str):
         return "a string"
@@ -170,8 +180,11 @@ def _js_type(value: Any) -> str:
     return "an object"
 
 
+_ALWAYS_TRUE = (_Obj, list, date)
+
+
 def truthy(value: Any) -> bool:
-    if isinstance(value, _Obj | list | date):
+    if isinstance(value, _ALWAYS_TRUE):
         return True
     return bool(value)
 
@@ -248,7 +261,7 @@ def _call(target: Any, name: str, args: list[Any], column: int) -> Any:
             return _format(target, args[0], column)
         if name in ("add", "subtract"):
             units = ("day", "days", "week", "weeks")
-            if len(args) != 2 or not isinstance(args[0], int | float) or args[1] not in units:
+            if len(args) != 2 or not isinstance(args[0], _NUMBER) or args[1] not in units:
                 raise ExpressionError(f"{name} takes a number and 'days' or 'weeks'", column)
             try:
                 days = int(args[0]) * (7 if str(args[1]).startswith("week") else 1)
@@ -435,7 +448,7 @@ class _Reader:
 
 
 def _number(value: Any, column: int) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float):
+    if isinstance(value, bool) or not isinstance(value, _NUMBER):
         raise ExpressionError(f"expected a number, found {_js_type(value)}", column)
     return value
 
@@ -466,7 +479,7 @@ def _binary(op: str, left: Node, right: Node, column: int) -> Node:
 def _same(a: Any, b: Any) -> bool:
     if isinstance(a, bool) != isinstance(b, bool):
         return False
-    return type(a) is type(b) and a == b or (isinstance(a, int | float) and isinstance(b, int | float) and a == b)
+    return type(a) is type(b) and a == b or (isinstance(a, _NUMBER) and isinstance(b, _NUMBER) and a == b)
 
 
 def _plus(a: Any, b: Any, column: int) -> Any:
