@@ -98,16 +98,18 @@ class OcrReader:
         st = os.stat(path)
         if not stat.S_ISREG(st.st_mode):  # a FIFO would block the read forever
             raise _Refused(worker.Failure("not_a_file", "not a regular file", {"reason": "not_a_file"}))
-        if st.st_size > self.engine.bounds.max_bytes:
+        limit = self.engine.bounds.max_bytes
+        with path.open("rb") as fh:
+            data = fh.read(limit + 1) if st.st_size <= limit else b""
+        if st.st_size > limit or len(data) > limit:  # also one that grew since it was measured
+            size = max(st.st_size, len(data))
             raise _Refused(
                 worker.Failure(
                     "too_large",
-                    f"the file ({st.st_size} bytes) is larger than OCR reads "
-                    f"([ocr] max_file_bytes = {self.engine.bounds.max_bytes})",
-                    {"limit": "bytes", "bytes": st.st_size, "max_file_bytes": self.engine.bounds.max_bytes},
+                    f"the file ({size} bytes) is larger than OCR reads ([ocr] max_file_bytes = {limit})",
+                    {"limit": "bytes", "bytes": size, "max_file_bytes": limit},
                 )
             )
-        data = path.read_bytes()
         if readable_kind(str(path)) == "image" and (failure := worker.probe_image(data, self.engine.bounds)):
             raise _Refused(failure)
         return etag_of(data), st.st_mtime, st.st_size
