@@ -14,7 +14,7 @@ from mcp import Client
 from tests.conftest import e2e
 from tests.e2e.calls import error, ok
 from tests.semantic.helpers import model_ready, settled
-from tests.tools.obsidian.ocr_images import text_png
+from tests.tools.obsidian.ocr_images import needs_engine, text_png
 from tests.tools.obsidian.test_image_bombs import zero_png
 
 FILES: dict[str, str | bytes] = {
@@ -23,6 +23,8 @@ FILES: dict[str, str | bytes] = {
     "assets/receipt.png": text_png("Quarterly invoice 4711"),
     "assets/bomb.png": zero_png(30_000, 30_000, rows=2),
 }
+
+pytestmark = needs_engine
 
 
 async def test_an_image_read_over_http_makes_its_note_findable_by_its_text(make_vault: Callable[..., Path]) -> None:

@@ -16,7 +16,9 @@ from mcp.shared.exceptions import MCPError
 from tests.conftest import e2e
 from tests.e2e.test_plan_tasks_e2e import ANY, CancelTask, GetTask, TaskParams, Tasks, client, raw_legacy_call
 from tests.keys import SECRET, claims, hs
-from tests.tools.obsidian.ocr_images import text_png
+from tests.tools.obsidian.ocr_images import needs_engine, text_png
+
+pytestmark = needs_engine
 
 
 def reader(sub: str) -> str:

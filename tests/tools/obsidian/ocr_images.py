@@ -6,9 +6,15 @@ from __future__ import annotations
 import io
 import random
 
+import pytest
 from PIL import Image, ImageDraw, ImageFont
 
+from service.ocr.engine import available
+
 FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
+# The recognizer's wheel needs Python < 3.13; where it is absent the tools answer mode_unavailable
+# (tested on its own) and the tests that read text have nothing to read with.
+needs_engine = pytest.mark.skipif(not available(), reason="rapidocr-onnxruntime is not installed (Python 3.13+)")
 
 
 def text_image(text: str, *, size: tuple[int, int] = (640, 120), mode: str = "RGB") -> Image.Image:

@@ -15,10 +15,11 @@ import pytest
 
 from service.ocr import engine as ocr_engine
 from tests.conftest import Harness, started
-from tests.tools.obsidian.ocr_images import noise_png, scanned_pdf, text_png
+from tests.tools.obsidian.ocr_images import needs_engine, noise_png, scanned_pdf, text_png
 from tests.tools.obsidian.test_image_bombs import zero_png
 
 INVOICE = "Quarterly invoice 4711"
+pytestmark = needs_engine
 
 
 def _ocr(vg: Harness) -> Any:
