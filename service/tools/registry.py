@@ -156,7 +156,9 @@ class Registry:
                     self._add_part(part)
             finally:
                 self._filling = False
-            self._specs = {spec.name: spec for part in PARTS for spec in self._parts[part]}
+            ordered = {spec.name: spec for part in PARTS for spec in self._parts[part]}
+            ordered.update((name, spec) for name, spec in self._specs.items() if name not in ordered)  # `add`ed
+            self._specs = ordered
             self._complete = True
 
     def _add_part(self, part: str) -> None:

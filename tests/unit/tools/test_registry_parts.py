@@ -3,6 +3,7 @@ same registry as a complete build in every answer it gives (service/tools/regist
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import threading
 from pathlib import Path
@@ -90,3 +91,14 @@ def test_threads_that_list_a_lazily_built_registry_at_once_each_see_every_tool(t
     for thread in threads:
         thread.join(timeout=60)
     assert seen == [NAMES] * 4
+
+
+def test_a_tool_added_to_a_lazily_built_registry_stays_when_the_catalog_is_completed(tmp_path: Path) -> None:
+    _primed(tmp_path)
+    registry = build_registry(tmp_path)
+    read = registry.get("read_note")
+    assert read is not None
+    extra = dataclasses.replace(read, name="read_note_again")
+    registry.add(extra)
+    assert [spec.name for spec in registry] == [*NAMES, "read_note_again"]
+    assert registry.get("read_note_again") is extra
