@@ -103,6 +103,14 @@ class OcrEngine:
     def name(self) -> str:
         return engine_name()
 
+    def describe(self) -> str:
+        """OCR in a phrase, for server_health."""
+        if not self.settings.enabled:
+            return "off ([ocr] enabled = false)"
+        if not available():
+            return f"unavailable: {PACKAGE} is not installed"
+        return f"ready: {self.name}; worker {'running' if self._pool is not None else 'not started'}"
+
     def check(self) -> None:
         """Raise `mode_unavailable` when this server cannot read text from images."""
         if not self.settings.enabled:

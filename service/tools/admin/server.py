@@ -81,6 +81,11 @@ class ServerHealthOut(ToolOutput):
     bridge: str = Field(
         description="The Obsidian bridges in a phrase: 'none configured', or how many are ready (bridges has each)."
     )
+    ocr: str = Field(
+        default="off",
+        description="Text in images (ocr_attachment, ocr_bulk): ready with the engine's version, off, or "
+        "unavailable and why.",
+    )
     bridges: list[BridgeReport] = Field(
         default_factory=list,
         description="Per vault with a [vaults.bridge]: reachable or not, plugin and Obsidian versions, companion "
@@ -129,6 +134,7 @@ async def server_health(ctx: ToolContext, args: ServerHealthIn) -> ServerHealthO
         vaults=states,
         bridge=_bridge_line(bridges),
         bridges=bridges,
+        ocr=services.ocr.engine.describe() if services.ocr is not None else "off",
     )
 
 

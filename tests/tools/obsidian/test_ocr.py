@@ -43,6 +43,7 @@ async def test_ocr_attachment_reads_an_image_caches_it_and_search_finds_the_embe
     async with started(make_vault(files), ocr={"max_pdf_pages": 2}) as vg:
         await vg.indexed()
         assert (await vg.ok("search_text", query="quarterly invoice"))["items"] == []
+        assert (await vg.ok("server_health"))["ocr"].endswith("worker not started")
         out = await vg.ok("ocr_attachment", path="scan.png")  # a bare name, as an embed names it
         assert out["path"] == "assets/scan.png" and out["kind"] == "image" and not out["cached"]
         assert out["text"] == INVOICE
@@ -51,6 +52,8 @@ async def test_ocr_attachment_reads_an_image_caches_it_and_search_finds_the_embe
         x0, y0, x1, y1 = line["box"]
         assert 0 <= x0 < x1 <= 640 and 0 <= y0 < y1 <= 120
         assert [n["path"] for n in out["embedded_by"]] == ["Trips/Expenses.md"]
+        health = (await vg.ok("server_health"))["ocr"]
+        assert health.startswith("ready: rapidocr-onnxruntime") and health.endswith("worker running")
 
         again = await vg.ok("ocr_attachment", path="assets/scan.png")
         assert again["cached"] and again["text"] == INVOICE and again["etag"] == out["etag"]
@@ -108,6 +111,7 @@ async def test_ocr_attachment_refuses_bombs_corrupt_oversized_and_non_image_file
         monkeypatch.setattr(ocr_engine, "available", lambda: False)
         err = await vg.err("ocr_attachment", "mode_unavailable", path="declares.png")
         assert err["details"] == {"reason": "engine_missing", "package": "rapidocr-onnxruntime"}
+        assert (await vg.ok("server_health"))["ocr"] == "unavailable: rapidocr-onnxruntime is not installed"
 
 
 @pytest.mark.covers("ocr_attachment", "failure")
