@@ -208,7 +208,7 @@ class VaultgateApp:
             guards=lambda vault: guard_for(self.services.settings, vault),
             activity=self.activity,
         )
-        self.ocr = self.services.ocr = Ocr(settings.ocr, self.db)  # ocr_attachment, ocr_bulk: engine, cache, jobs
+        self.ocr = self.services.ocr = Ocr(settings.ocr, self.db, self.activity)  # ocr_attachment, ocr_bulk
         self.plane = self.services.plane = Plane(
             self.vaults, self.db, self.state, settings, self.recall, self.experiences, self.activity, self._nested_call
         )

@@ -8,7 +8,9 @@ matches their size and mtime (read before, or failed before: unchanged, so no ne
 Rows of files gone from the listed folder are dropped, with their text in the notes that
 embedded them. A file that fails is counted and named (its error code); the job goes on. The
 recognizer runs in the worker process at a lower CPU priority (nice 10), so the server's calls
-get the CPU first; the event loop only awaits (a file's hash is taken in a worker thread). The
+get the CPU first; the event loop only awaits (a file's hash is taken in a worker thread); and
+before each file a job nobody waits on gives way to the calls running (`service.activity`), for
+at most `GIVE_WAY_S`. The
 last job of each vault stays in memory (not in a table) until the next one starts; a server stop
 cancels running jobs.
 """
@@ -24,6 +26,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Literal
 
+from service.activity import Activity
 from service.errors import VaultgateError
 from service.ocr.reading import OcrReader, readable_kind
 from service.storage.db import Database
@@ -35,6 +38,7 @@ Progress = Callable[[int, int, str], Awaitable[None]]
 Status = Literal["running", "done", "failed", "cancelled"]
 FAILURES_KEPT = 100
 KEPT = 50  # jobs remembered by id
+GIVE_WAY_S = 2.0  # before a file: how long the job waits at most for other calls to end
 
 
 @dataclass
@@ -58,9 +62,10 @@ class OcrJob:
 
 
 class OcrJobs:
-    def __init__(self, reader: OcrReader, db: Database) -> None:
+    def __init__(self, reader: OcrReader, db: Database, activity: Activity | None = None) -> None:
         self.reader = reader
         self.db = db
+        self.activity = activity
         self.jobs: dict[str, OcrJob] = {}  # vault id -> its running or last job
         self.by_id: dict[str, OcrJob] = {}  # the last KEPT jobs of every vault (MCP tasks look them up)
 
@@ -126,6 +131,7 @@ class OcrJobs:
         try:
             await self._tell(job, "files to read")
             for rel in todo:
+                await self.give_way(job)
                 try:
                     reading = await self.reader.read(vault.id, rel, vault.paths.root / rel, force=force)
                 except VaultgateError as exc:
@@ -173,6 +179,12 @@ class OcrJobs:
                 continue
             todo.append(rel)
         return todo
+
+    async def give_way(self, job: OcrJob, within: float = GIVE_WAY_S) -> None:
+        """A job nobody waits on lets the calls running end first (`within` at most); a job a
+        caller waits for (its listeners) goes on."""
+        if self.activity is not None and not job.listeners:
+            await self.activity.quiet(0.0, within=within)
 
     async def _tell(self, job: OcrJob, message: str) -> None:
         for listener in list(job.listeners):

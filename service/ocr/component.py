@@ -5,6 +5,7 @@ Stopping it cancels the running jobs and stops the worker process.
 
 from __future__ import annotations
 
+from service.activity import Activity
 from service.ocr.bulk import OcrJobs
 from service.ocr.engine import OcrEngine
 from service.ocr.reading import OcrReader
@@ -15,11 +16,11 @@ from service.storage.db import Database
 class Ocr:
     name = "ocr"
 
-    def __init__(self, settings: OcrSettings, db: Database) -> None:
+    def __init__(self, settings: OcrSettings, db: Database, activity: Activity | None = None) -> None:
         self.settings = settings
         self.engine = OcrEngine(settings)
         self.reader = OcrReader(self.engine, db, settings.max_pdf_pages)
-        self.jobs = OcrJobs(self.reader, db)
+        self.jobs = OcrJobs(self.reader, db, activity)
 
     async def start(self) -> None:
         return None
