@@ -449,7 +449,7 @@ def _ranking(mat: _Matrix, q: np.ndarray[Any, Any], first_pass_rows: int, share:
     if not mat.live or mat.vectors.shape[1] != q.shape[0]:
         return lambda k: []
     exact: list[np.ndarray[Any, Any]] = []  # every similarity, once computed
-    estimated: list[np.ndarray[Any, Any]] = []  # every row's first-pass estimate, once computed
+    estimated: dict[str, np.ndarray[Any, Any]] = {}  # every row's first-pass estimates, once computed
 
     def similarities(at: np.ndarray[Any, Any] | None = None) -> np.ndarray[Any, Any]:
         if mat.disk is not None:
@@ -479,12 +479,8 @@ def _ranking(mat: _Matrix, q: np.ndarray[Any, Any], first_pass_rows: int, share:
         # between calls): a k the first pass answers is answered by it even once every similarity
         # is known (one call asks k, 4k, ... and never a first-pass k after a larger one).
         if first_pass:
-            if not estimated:
-                small = mat.small
-                found = codes.small_estimates(small, q) if small is not None else codes.estimates(ensure_codes(mat), q)
-                found[mat.dead] = -np.inf  # rows of chunks gone or changed since they were read
-                estimated.append(found)
-            at = codes.candidates(estimated[0], wanted)
+            at = _candidates(mat, q, wanted, estimated)
+            at = at[mat.ids[at] >= 0]  # a retired row is a candidate only when too few live ones are left
             return best(k, at, similarities(at))
         if not exact:
             sims = similarities()
@@ -493,6 +489,39 @@ def _ranking(mat: _Matrix, q: np.ndarray[Any, Any], first_pass_rows: int, share:
         return best(k, np.arange(rows), exact[0])
 
     return top
+
+
+def _candidates(
+    mat: _Matrix, q: np.ndarray[Any, Any], wanted: int, estimated: dict[str, np.ndarray[Any, Any]]
+) -> np.ndarray[Any, Any]:
+    """The rows (ascending) of the first pass's `wanted` best estimates. With int8 codes (the file
+    layout) a coarse look on the leading axes keeps `codes.refine_share` rows first, estimated
+    again on every axis. `estimated` keeps each look at every row (rows of chunks gone or
+    changed since they were read estimated at -inf)."""
+    import numpy as np
+
+    from service.semantic import codes
+
+    def every_row(kind: str) -> np.ndarray[Any, Any]:
+        found = estimated.get(kind)
+        if found is None:
+            if mat.small is None:
+                found = codes.estimates(ensure_codes(mat), q)
+            else:
+                found = codes.small_estimates(mat.small, q, axes=codes.COARSE_AXES if kind == "coarse" else None)
+            found[mat.dead] = -np.inf
+            estimated[kind] = found
+        return found
+
+    keep = codes.refine_share(len(mat.ids), wanted) if mat.small is not None else None
+    if mat.small is None or keep is None:
+        return codes.candidates(every_row("full"), wanted)
+    coarse = every_row("coarse")
+    first = codes.candidates(coarse, keep)
+    fine = codes.small_estimates(mat.small, q, at=first)
+    fine[np.isneginf(coarse[first])] = -np.inf
+    chosen: np.ndarray[Any, Any] = first[codes.candidates(fine, wanted)]
+    return chosen
 
 
 def ensure_codes(mat: _Matrix) -> Codes:

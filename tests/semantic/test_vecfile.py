@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from service.semantic import vecfile, vectors
+from service.semantic import codes, vecfile, vectors
 from service.storage.migrate import load_migrations
 from tests.semantic.helpers import VAULT, semantic, settled
 
@@ -269,3 +269,20 @@ async def test_the_tools_answer_from_the_vector_file_and_a_restarted_server_rest
     async with semantic(root, embeddings=dict(FILE_LAYOUT)) as h:
         after = [(i["path"], i["score"]) for i in (await h.ok("search_semantic", query="young cat", limit=5))["items"]]
     assert after == before and built == []
+
+
+def test_the_coarse_look_of_a_large_matrix_keeps_the_exact_top_k(rng: np.random.Generator) -> None:
+    matrix = embedded_like(rng, 40_000)
+    basis, steps = codes.fit_small(matrix)
+    small = codes.Small(basis, steps, codes.small_of(matrix, basis, steps))
+    ids = np.arange(1, len(matrix) + 1, dtype=np.int64)
+    dead = np.arange(5, 400, dtype=np.int64)  # rows of chunks changed since: never answered
+    ids[dead] = -1
+    mat = vectors._Matrix(0, 0, ids, matrix, matrix, dead, small=small)
+    assert codes.refine_share(len(ids), vectors.pass_size(250)) is not None  # the coarse look answers
+    for q in [*queries(rng, matrix), matrix[7]]:
+        fast, plain = vectors._ranking(mat, q, 0, 8), vectors._ranking(mat, q, 10**9, 8)
+        for k in (1, 10, 64, 250):
+            got = fast(k)
+            same(got, plain(k))
+            assert all(i > 0 for i, _ in got)
