@@ -1,5 +1,5 @@
-"""tasks_filter over real HTTP with the SDK client: a Tasks query block, its groups, and a query
-error naming its line."""
+"""tasks_filter over real HTTP with the SDK client: a Tasks query block, its groups, urgency, an
+expression, the plugin's global filter, and query errors naming their line and column."""
 
 from __future__ import annotations
 
@@ -29,3 +29,20 @@ async def test_tasks_filter_runs_a_tasks_block_over_http(make_vault: Callable[..
             assert out["groups"] == [{"names": ["/"], "count": 2}, {"names": ["Work/"], "count": 1}]
             bad = await error(client, "tasks_filter", query="not done\ndue before the weekend")
             assert bad["code"] == "query_syntax_error" and bad["details"]["line"] == 2
+
+
+async def test_tasks_filter_reads_urgency_expressions_and_the_global_filter_over_http(
+    make_vault: Callable[..., Path], mode: str
+) -> None:
+    files = {**FILES, "Todo.md": FILES["Todo.md"] + "- [ ] not a task, no filter word\n",
+             ".obsidian/plugins/obsidian-tasks-plugin/data.json": '{"globalFilter": "#"}'}  # fmt: skip
+    async with e2e(make_vault(files)) as (url, harness):
+        await harness.indexed()
+        async with Client(url, mode=mode) as client:  # type: ignore[arg-type]
+            out = await ok(client, "tasks_filter", query="not done\nsort by urgency", today="2026-11-28")
+            assert [i["description"] for i in out["items"]] == ["water plants #home", "ship it #work"]
+            query = "filter by function task.tags.length > 0 && task.file.folder === 'Work/'"
+            out = await ok(client, "tasks_filter", query=query, today="2026-11-28")
+            assert [i["description"] for i in out["items"]] == ["ship it #work"]
+            bad = await error(client, "tasks_filter", query="not done\nfilter by function window.close()")
+            assert bad["code"] == "query_syntax_error" and (bad["details"]["line"], bad["details"]["column"]) == (2, 20)
