@@ -259,9 +259,9 @@ _DERIVED = (
 )
 
 
-def upsert_note(conn: sqlite3.Connection, vault_id: str, prep: Prepared, *, ocr: bool = False) -> int:
-    """Store one note's rows; `ocr`: the vault has text read from images, and a note embedding
-    one of them gets that text after its own in its full-text row (`service.ocr.attached`)."""
+def upsert_note(conn: sqlite3.Connection, vault_id: str, prep: Prepared) -> int:
+    """Store one note's rows; a note that embeds images or PDFs whose text was read gets that text
+    after its own in its full-text row (`service.ocr.attached`; one lookup, only for such notes)."""
     # An edit keeps the note's id (chunks and vectors will key on it): update the row in place
     # and replace its derived rows; only a new path inserts.
     row = conn.execute("SELECT id FROM notes WHERE vault_id = ? AND path = ?", (vault_id, prep.path)).fetchone()
@@ -283,7 +283,7 @@ def upsert_note(conn: sqlite3.Connection, vault_id: str, prep: Prepared, *, ocr:
         )
         note_id = int(cur.lastrowid or 0)
     body = prep.body
-    if ocr and (targets := attached.embedded_targets(prep.links)):
+    if targets := attached.embedded_targets(prep.links):
         body = attached.with_texts(body, attached.texts_for(conn, vault_id, targets))
     conn.execute("INSERT INTO note_text(note_id, title, body) VALUES (?,?,?)", (note_id, prep.title, body))
     if prep.tags:
@@ -332,11 +332,10 @@ def upsert_each(conn: sqlite3.Connection, vault_id: str, prepared: Iterable[Prep
     """`upsert_note` each note under its own savepoint: one whose rows SQLite refuses is rolled
     back alone and returned as a `FileIssue`; the others are stored."""
     issues: list[FileIssue] = []
-    ocr = attached.any_read(conn, vault_id)
     for prep in prepared:
         conn.execute("SAVEPOINT note")
         try:
-            upsert_note(conn, vault_id, prep, ocr=ocr)
+            upsert_note(conn, vault_id, prep)
         except _NOTE_ERRORS as exc:
             conn.execute("ROLLBACK TO note")
             issues.append(issue(prep.path, "store_failed", _why(exc)))

@@ -8,7 +8,8 @@ through its triggers, so search_text (and search_hybrid's text half) match those
 them in snippets. Everything that needs the note's own text only (search_regex's lines, the
 semantic chunks) cuts the body at `MARK` with `own_text`.
 
-The text joins when the note is indexed (`service.indexer.rows.upsert_note` asks `texts_for`)
+The text joins when the note is indexed (`service.indexer.rows.upsert_note` asks `texts_for` for
+a note that embeds such files)
 and when a file's text is read or changes (`refresh_embedders`, for every note embedding it).
 Plain SQL on a connection: runs inside the index writer's transaction. Touches: `note_text`
 (write), `links`, `ocr_files`, `ocr_cache` (read).
@@ -45,12 +46,6 @@ def embedded_targets(links: Iterable[tuple[Any, ...]]) -> list[str]:
     """The images and PDFs a note's link rows embed (`rows.Prepared.links`: target_path 2nd,
     embed 5th)."""
     return sorted({str(ln[1]) for ln in links if ln[4] and ln[1] and _read_by_ocr(str(ln[1]))})
-
-
-def any_read(conn: sqlite3.Connection, vault_id: str) -> bool:
-    """Whether the vault has any file whose text was read (else nothing needs asking per note)."""
-    row = conn.execute("SELECT 1 FROM ocr_files WHERE vault_id = ? AND error IS NULL LIMIT 1", (vault_id,)).fetchone()
-    return row is not None
 
 
 def texts_for(conn: sqlite3.Connection, vault_id: str, targets: Sequence[str]) -> list[str]:
