@@ -102,7 +102,7 @@ class FastPath:
 
     def __init__(self, dispatcher: Dispatcher, server: Server[Any] | None, client_logs: ClientLogs) -> None:
         """`server` None: not built yet, as in a stdio start's first calls, which the app's own
-        server (`VaultgateApp._build_server`: only middleware `server_allows` accepts) follows;
+        server (`VaultgateApp.server`: only middleware `server_allows` accepts) follows;
         `allow(server)` checks it once built."""
         self.dispatcher = dispatcher
         self.client_logs = client_logs
