@@ -2,7 +2,9 @@
 `dates` (date phrases into spans of days), `record` (a task as a query sees it), `filters` (one
 filter into a test), `boolean` (AND / OR / XOR / NOT lines), `query` (a whole block read, and the
 order the index hands tasks over in), `columns` (task records column by column), `run` (filter,
-sort, limit, group over the columns). Pure: the caller hands in the task records and the day to count from."""
+sort, limit, group over the columns), `expressions` / `expression_values` (the safe subset of
+JavaScript `… by function` lines are read in). Pure: the caller hands in the task records and
+the day to count from."""
 
 from service.obsidian.tasks_query.columns import Columns
 from service.obsidian.tasks_query.filters import Context, QueryError, global_filter

@@ -1,0 +1,319 @@
+"""Values of the `… by function` expressions (`expressions.py` reads them): the task and its
+objects as an expression sees them, the listed methods, JavaScript's truthiness, text conversion
+and operators over those values. Nothing here reaches beyond the task record it is handed.
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import date, timedelta
+from functools import lru_cache
+from typing import Any
+
+from service.dates import iso_day_or_none
+from service.obsidian.tasks_query.record import OPEN_TYPES, TaskRecord
+
+_PRIORITY_NAMES = ("Highest", "High", "Medium", "Normal", "Low", "Lowest")
+DATES = ("due", "scheduled", "start", "created", "done", "cancelled", "happens")
+TASK_FIELDS = ("description", "status", "isDone", "priorityNumber", "priorityName", "urgency", "tags", "heading",
+               "isRecurring", "recurrenceRule", "file", "id", "dependsOn", *DATES)  # fmt: skip
+FILE_FIELDS = ("path", "folder", "filename", "filenameWithoutExtension", "root")
+STATUS_FIELDS = ("type", "symbol")
+DATE_FIELDS = ("moment",)
+METHODS = {
+    "str": ("includes", "startsWith", "endsWith", "toLowerCase", "toUpperCase", "trim", "replace"),
+    "list": ("includes", "join"),
+    "day": ("isBefore", "isAfter", "isSame", "isSameOrBefore", "isSameOrAfter", "format", "diff", "add", "subtract"),
+    "taskdate": ("formatAsDate",),
+}
+ALL_METHODS = frozenset(m for ms in METHODS.values() for m in ms)
+
+
+_NUMBER = (int, float)  # isinstance tuples: built once, not a union per call
+_SIZED = (str, list)
+
+
+class ExpressionError(Exception):
+    def __init__(self, message: str, column: int) -> None:
+        super().__init__(message)
+        self.message, self.column = message, column
+
+
+@dataclass(frozen=True, slots=True)
+class Scope:
+    task: TaskRecord
+    today: date
+    urgency: Callable[[TaskRecord, date], float]
+
+
+Node = Callable[[Scope], Any]
+
+
+class RunError(Exception):
+    """An expression that failed on a task while the query ran (reading `.x` of null, …)."""
+
+    def __init__(self, message: str, line: int, column: int, text: str) -> None:
+        super().__init__(message)
+        self.message, self.line, self.column, self.text = message, line, column, text
+
+
+@dataclass(frozen=True, slots=True)
+class Function:
+    """A compiled `… by function` expression and where it was written."""
+
+    node: Node
+    source: str
+    line: int
+    text: str
+    urgency: Callable[[TaskRecord, date], float]
+
+    def __call__(self, task: TaskRecord, today: date) -> Any:
+        try:
+            return self.node(Scope(task, today, self.urgency))
+        except ExpressionError as e:
+            where = f"{task.path} line {task.line + 1}"
+            raise RunError(f"{e.message} (the task at {where})", self.line, e.column, self.text) from None
+
+
+# -- values -----------------------------------------------------------------------------------
+
+
+class _Obj:
+    """`task`, `task.file`, `task.status` and a task's date (`task.due`) as the expression sees them."""
+
+    __slots__ = ("kind", "task")
+
+    def __init__(self, kind: str, task: TaskRecord) -> None:
+        self.kind, self.task = kind, task
+
+
+_FIELDS: dict[str, Callable[[TaskRecord, Scope], Any]] = {
+    "description": lambda t, s: t.description,
+    "isDone": lambda t, s: t.kind not in OPEN_TYPES,
+    "priorityNumber": lambda t, s: t.priority_rank,
+    "priorityName": lambda t, s: _PRIORITY_NAMES[t.priority_rank],
+    "urgency": lambda t, s: s.urgency(t, s.today),
+    "tags": lambda t, s: ["#" + g for g in t.tags],
+    "heading": lambda t, s: t.heading,
+    "isRecurring": lambda t, s: t.recurrence is not None,
+    "recurrenceRule": lambda t, s: t.recurrence or "",
+    "id": lambda t, s: t.task_id or "",
+    "dependsOn": lambda t, s: _json_list(t.depends_on_json),
+    **{name: (lambda t, s, n=name: _Obj(n, t)) for name in (*DATES, "file", "status")},  # type: ignore[misc]
+}
+
+
+def field_reader(name: str) -> Node:
+    read = _FIELDS[name]
+    return lambda s: read(s.task, s)
+
+
+def task_object(scope: Scope) -> Any:
+    """`task` itself."""
+    return _Obj("task", scope.task)
+
+
+def _json_list(text: str) -> list[str]:
+    found = json.loads(text or "[]")
+    return [str(x) for x in found] if isinstance(found, list) else []
+
+
+_FILE: dict[str, Callable[[str], str]] = {
+    "path": lambda p: p,
+    "folder": lambda p: posixpath.dirname(p) + "/" if "/" in p else "/",
+    "filename": posixpath.basename,
+    "filenameWithoutExtension": lambda p: posixpath.basename(p).removesuffix(".md"),
+    "root": lambda p: p.split("/", 1)[0] + "/" if "/" in p else "/",
+}
+
+
+def member_of(value: Any, name: str, column: int) -> Any:
+    if isinstance(value, _Obj):
+        t = value.task
+        if value.kind == "task":
+            raise AssertionError("task fields are read by _task_field")
+        if value.kind == "file":
+            return _FILE[name](t.path)
+        if value.kind == "status":
+            return t.kind.upper() if name == "type" else t.status
+        return _day_of(value)  # .moment
+    if isinstance(value, _SIZED) and name == "length":
+        return len(value)
+    raise ExpressionError(f"cannot read .{name} of {_js_type(value)}", column)
+
+
+@lru_cache(maxsize=8192)
+def _day(written: str) -> date | None:
+    return iso_day_or_none(written)
+
+
+def _day_of(value: _Obj) -> date | None:
+    """The day a task's date names (None: no date, or not a day)."""
+    t = value.task
+    written = min(t.happens(), default=None) if value.kind == "happens" else t.date(value.kind)
+    return _day(written) if written is not None else None
+
+
+def _js_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, _NUMBER):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, date):
+        return "a date"
+    return "an object"
+
+
+_ALWAYS_TRUE = (_Obj, list, date)
+
+
+def truthy(value: Any) -> bool:
+    if isinstance(value, _ALWAYS_TRUE):
+        return True
+    return bool(value)
+
+
+def js_str(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    if isinstance(value, list):
+        return ",".join(js_str(v) for v in value)
+    if isinstance(value, date):
+        return value.isoformat()
+    return str(value)
+
+
+def _format(day: date, pattern: str, column: int) -> str:
+    tokens = {
+        "YYYY": f"{day.year:04d}",
+        "MMMM": day.strftime("%B"),
+        "MMM": day.strftime("%b"),
+        "MM": f"{day.month:02d}",
+        "DD": f"{day.day:02d}",
+        "dddd": day.strftime("%A"),
+        "ddd": day.strftime("%a"),
+    }
+    out, i = [], 0
+    while i < len(pattern):
+        for token, text in tokens.items():
+            if pattern.startswith(token, i):
+                out.append(text)
+                i += len(token)
+                break
+        else:
+            if pattern[i].isalpha():
+                found = pattern[i]
+                raise ExpressionError(f"format reads YYYY, MMMM, MMM, MM, DD, dddd, ddd only (found {found!r})", column)
+            out.append(pattern[i])
+            i += 1
+    return "".join(out)
+
+
+def _day_arg(args: list[Any], column: int) -> date:
+    if not args or not isinstance(args[0], date):
+        raise ExpressionError("this method takes a date (a task's .moment or moment())", column)
+    if len(args) > 1 and args[1] not in ("day", "days"):
+        raise ExpressionError("dates here are days: the unit may only be 'day'", column)
+    return args[0]
+
+
+def call_method(target: Any, name: str, args: list[Any], column: int) -> Any:
+    if isinstance(target, _Obj) and target.kind in DATES and name == "formatAsDate":
+        day = _day_of(target)
+        return day.isoformat() if day is not None else ""
+    if isinstance(target, str) and name in METHODS["str"]:
+        text_args = [a if isinstance(a, str) else js_str(a) for a in args]
+        if len(text_args) == 1 and name == "includes":
+            return text_args[0] in target
+        if len(text_args) == 1 and name in ("startsWith", "endsWith"):
+            return target.startswith(text_args[0]) if name == "startsWith" else target.endswith(text_args[0])
+        if name == "replace" and len(text_args) == 2:
+            return target.replace(text_args[0], text_args[1], 1)
+        if not args and name in ("toLowerCase", "toUpperCase", "trim"):
+            return {"toLowerCase": target.lower, "toUpperCase": target.upper, "trim": target.strip}[name]()
+    if isinstance(target, list) and name in METHODS["list"]:
+        if name == "includes" and len(args) == 1:
+            return args[0] in target
+        if name == "join" and len(args) <= 1:
+            return (js_str(args[0]) if args else ",").join(js_str(v) for v in target)
+    if isinstance(target, date) and name in METHODS["day"]:
+        if name == "format" and len(args) == 1 and isinstance(args[0], str):
+            return _format(target, args[0], column)
+        if name in ("add", "subtract"):
+            units = ("day", "days", "week", "weeks")
+            if len(args) != 2 or not isinstance(args[0], _NUMBER) or args[1] not in units:
+                raise ExpressionError(f"{name} takes a number and 'days' or 'weeks'", column)
+            try:
+                days = int(args[0]) * (7 if str(args[1]).startswith("week") else 1)
+                return target + timedelta(days=days if name == "add" else -days)
+            except (ValueError, OverflowError):
+                raise ExpressionError(f"{name}() leaves the calendar", column) from None
+        other = _day_arg(args, column)
+        if name == "diff":
+            return (target - other).days
+        return {"isBefore": target < other, "isAfter": target > other, "isSame": target == other,
+                "isSameOrBefore": target <= other, "isSameOrAfter": target >= other}[name]  # fmt: skip
+    raise ExpressionError(f"cannot call .{name}() on {_js_type(target)} with these arguments", column)
+
+
+def number(value: Any, column: int) -> float:
+    if isinstance(value, bool) or not isinstance(value, _NUMBER):
+        raise ExpressionError(f"expected a number, found {_js_type(value)}", column)
+    return value
+
+
+def binary(op: str, left: Node, right: Node, column: int) -> Node:
+    if op == "||":
+        return lambda s: a if truthy(a := left(s)) else right(s)
+    if op == "&&":
+        return lambda s: right(s) if truthy(a := left(s)) else a
+    if op in ("===", "=="):
+        return lambda s: _same(left(s), right(s))
+    if op in ("!==", "!="):
+        return lambda s: not _same(left(s), right(s))
+    if op == "+":
+        return lambda s: _plus(left(s), right(s), column)
+    if op in ("<", "<=", ">", ">="):
+        return lambda s: _compare(op, left(s), right(s), column)
+    arithmetic: dict[str, Callable[[float, float], float]] = {
+        "-": lambda a, b: a - b,
+        "*": lambda a, b: a * b,
+        "/": lambda a, b: a / b if b else float("nan"),
+        "%": lambda a, b: a % b if b else float("nan"),
+    }
+    f = arithmetic[op]
+    return lambda s: f(number(left(s), column), number(right(s), column))
+
+
+def _same(a: Any, b: Any) -> bool:
+    if isinstance(a, bool) != isinstance(b, bool):
+        return False
+    return type(a) is type(b) and a == b or (isinstance(a, _NUMBER) and isinstance(b, _NUMBER) and a == b)
+
+
+def _plus(a: Any, b: Any, column: int) -> Any:
+    if isinstance(a, str) or isinstance(b, str):
+        return js_str(a) + js_str(b)
+    return number(a, column) + number(b, column)
+
+
+def _compare(op: str, a: Any, b: Any, column: int) -> bool:
+    if a is None or b is None:
+        return False
+    same_kind = (isinstance(a, str) and isinstance(b, str)) or (isinstance(a, date) and isinstance(b, date))
+    if not same_kind:
+        a, b = number(a, column), number(b, column)
+    return bool({"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b}[op])
