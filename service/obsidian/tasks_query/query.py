@@ -56,10 +56,6 @@ class Query:
     ignored: list[str] = field(default_factory=list)
     functions: dict[str, Function] = field(default_factory=dict)  # `sort|group by function` keys by name
 
-    @property
-    def needs_heading(self) -> bool:
-        return any(f.heading for f in self.filters) or any(name == "heading" for name, _ in (*self.sorts, *self.groups))
-
     def sql(self) -> tuple[list[str], list[Any]]:
         clauses: list[str] = []
         params: list[Any] = []

@@ -149,11 +149,16 @@ def _read(text: str, ctx: Context, source: str) -> Query:
 
 def _merged(first: Query, then: Query) -> Query:
     """The global query's instructions read before the query's own, as the plugin prepends them."""
+
+    def own(keys: list[tuple[str, bool]]) -> list[tuple[str, bool]]:  # its expressions' names kept apart
+        return [(f"global {name}" if name in first.functions else name, reverse) for name, reverse in keys]
+
     return Query(
         today=then.today,
         filters=[*first.filters, *then.filters],
-        sorts=[*first.sorts, *then.sorts],
-        groups=[*first.groups, *then.groups],
+        sorts=[*own(first.sorts), *then.sorts],
+        groups=[*own(first.groups), *then.groups],
+        functions={**{f"global {name}": f for name, f in first.functions.items()}, **then.functions},
         limit=then.limit if then.limit is not None else first.limit,
         group_limit=then.group_limit if then.group_limit is not None else first.group_limit,
         explain=first.explain or then.explain,

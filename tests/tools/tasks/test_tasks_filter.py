@@ -273,6 +273,17 @@ async def test_tasks_filter_keeps_only_tasks_with_the_global_filter(make_vault: 
             "#task call Ann", "#task write report"]  # fmt: skip
 
 
+async def test_tasks_filter_global_query_expressions_come_before_the_query_s_own(
+    make_vault: Callable[..., Path],
+) -> None:
+    files = {**FILES, TASKS_SETTINGS: '{"globalQuery": "not done\\ngroup by function task.file.root"}'}
+    async with started(make_vault(files)) as vg:
+        await vg.indexed()
+        out = await vg.ok("tasks_filter", query="group by function task.priorityName", today=TODAY)
+        assert [g["names"] for g in out["groups"]][:3] == [["/", "High"], ["/", "Highest"], ["/", "Low"]]
+        assert out["total"] == 8
+
+
 async def test_tasks_filter_global_filter_set_for_the_vault_wins(make_vault: Callable[..., Path]) -> None:
     root = make_vault({**TAGGED, TASKS_SETTINGS: '{"globalFilter": "#task "}'})
     async with started(root, vaults=[{"id": "main", "path": root, "tasks_global_filter": ""}]) as vg:
