@@ -128,17 +128,20 @@ def fit_small(vectors: Array, sample: int = FIT_ROWS) -> tuple[Basis, Array]:
 COARSE_AXES = 64  # the leading axes a first look at every row uses when `small_candidates` refines
 
 
-def small_estimates(small: Small, query: Array, axes: int | None = None, at: Array | None = None) -> Array:
+def small_estimates(
+    small: Small, query: Array, axes: int | None = None, at: Array | None = None, skip: int = 0
+) -> Array:
     """As `estimates`, from int8 codes: the query's projection carries each axis's step, and the
     codes are widened to float32 one `BLOCK` at a time. `axes`: only the leading ones (most
-    variance first); `at`: only those rows."""
+    variance first), past the first `skip`; `at`: only those rows. Estimates on axes [0, a) and
+    [a, all) add up to the estimate on every axis."""
     use = small.basis.axes.shape[1] if axes is None else min(axes, small.basis.axes.shape[1])
-    q = np.asarray(query, dtype=np.float32).reshape(-1) @ small.basis.axes[:, :use]
-    q = (q * small.steps[:use]).astype(np.float32)
-    rows = small.rows if at is None else small.rows[at]
+    q = np.asarray(query, dtype=np.float32).reshape(-1) @ small.basis.axes[:, skip:use]
+    q = (q * small.steps[skip:use]).astype(np.float32)
+    rows = small.rows[:, skip:use] if at is None else small.rows[at, skip:use]
     out = np.empty(len(rows), dtype=np.float32)
     for start in range(0, len(rows), BLOCK):
-        part = rows[start : start + BLOCK, :use].astype(np.float32)
+        part = rows[start : start + BLOCK].astype(np.float32)
         out[start : start + BLOCK] = np.einsum("ij,j->i", part, q)
     return out
 

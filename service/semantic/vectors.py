@@ -495,8 +495,8 @@ def _candidates(
     mat: _Matrix, q: np.ndarray[Any, Any], wanted: int, estimated: dict[str, np.ndarray[Any, Any]]
 ) -> np.ndarray[Any, Any]:
     """The rows (ascending) of the first pass's `wanted` best estimates. With int8 codes (the file
-    layout) a coarse look on the leading axes keeps `codes.refine_share` rows first, estimated
-    again on every axis. `estimated` keeps each look at every row (rows of chunks gone or
+    layout) a coarse look on the leading axes keeps `codes.refine_share` rows first, whose
+    estimates the other axes then complete. `estimated` keeps each look at every row (rows of chunks gone or
     changed since they were read estimated at -inf)."""
     import numpy as np
 
@@ -518,8 +518,7 @@ def _candidates(
         return codes.candidates(every_row("full"), wanted)
     coarse = every_row("coarse")
     first = codes.candidates(coarse, keep)
-    fine = codes.small_estimates(mat.small, q, at=first)
-    fine[np.isneginf(coarse[first])] = -np.inf
+    fine = coarse[first] + codes.small_estimates(mat.small, q, at=first, skip=codes.COARSE_AXES)
     chosen: np.ndarray[Any, Any] = first[codes.candidates(fine, wanted)]
     return chosen
 

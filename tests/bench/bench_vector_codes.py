@@ -57,8 +57,9 @@ def main(ns: argparse.Namespace) -> None:
             exact = set(np.argsort(-(matrix @ q))[:k].tolist())
             found["float codes"].append(held(exact, codes.candidates(codes.estimates(made, q), n)))
             found["int8"].append(held(exact, codes.candidates(codes.small_estimates(small, q), n)))
-            first = codes.candidates(codes.small_estimates(small, q, axes=codes.COARSE_AXES), keep)
-            fine = codes.small_estimates(small, q, at=first)
+            coarse = codes.small_estimates(small, q, axes=codes.COARSE_AXES)
+            first = codes.candidates(coarse, keep)
+            fine = coarse[first] + codes.small_estimates(small, q, at=first, skip=codes.COARSE_AXES)
             found["int8 coarse first"].append(held(exact, first[codes.candidates(fine, n)]))
         out[f"k{k}_candidates{n}_coarse{keep}"] = {
             name: {"mean": round(float(np.mean(v)), 4), "worst": round(min(v), 3)} for name, v in found.items()
