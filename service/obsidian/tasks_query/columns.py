@@ -73,6 +73,8 @@ class Columns:
         self.type_rank = np.fromiter((TYPE_RANK[t.kind] for t in records), np.int64, self.n)
         self.priority = np.fromiter((t.priority_rank for t in records), np.int64, self.n)
         self.all = np.arange(self.n, dtype=np.int64)
+        self.headings_placed = False  # set by whoever places every record's heading
+        self.heading_notes: set[int] = set()  # notes whose tasks have their headings placed
         self._cache: dict[Hashable, Any] = {}
 
     def _memo(self, key: Hashable, build: Callable[[], Any]) -> Any:
@@ -80,6 +82,18 @@ class Columns:
         if found is None:
             found = self._cache[key] = build()
         return found
+
+    def tasks_of_notes(self, notes: list[int]) -> list[TaskRecord]:
+        """Every task of these notes (by note number)."""
+
+        def build() -> list[list[int]]:
+            by_note: list[list[int]] = [[] for _ in self.paths]
+            for i, k in enumerate(self.note.tolist()):
+                by_note[k].append(i)
+            return by_note
+
+        by_note = self._memo("by note", build)
+        return [self.records[i] for k in notes for i in by_note[k]]
 
     # -- per task ---------------------------------------------------------------------------
 

@@ -443,7 +443,8 @@ def parse_filter(source: str, ctx: Context) -> Filter:
         if not lower.startswith("filter"):
             raise QueryError(f"'{lower.split(' by ')[0]} by function' is a line of its own, not a filter")
         today = ctx.today
-        return Filter(f"filter by function {function.source}", lambda t: truthy(function(t, today)))
+        return Filter(f"filter by function {function.source}", lambda t: truthy(function(t, today)),
+                      heading="heading" in function.source)  # fmt: skip
     for start in _UNSUPPORTED:
         if lower.startswith(start):
             raise QueryError(f"'{start.strip()}' is a Tasks instruction this server does not evaluate")

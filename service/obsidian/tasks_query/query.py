@@ -56,6 +56,16 @@ class Query:
     ignored: list[str] = field(default_factory=list)
     functions: dict[str, Function] = field(default_factory=dict)  # `sort|group by function` keys by name
 
+    @property
+    def reads_headings(self) -> bool:
+        """A filter, sort key, group or expression reads the tasks' headings."""
+        keys = (name for name, _ in (*self.sorts, *self.groups))
+        return (
+            any(f.heading for f in self.filters)
+            or "heading" in keys
+            or any("heading" in f.source for f in self.functions.values())
+        )
+
     def sql(self) -> tuple[list[str], list[Any]]:
         clauses: list[str] = []
         params: list[Any] = []

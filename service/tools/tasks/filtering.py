@@ -53,7 +53,14 @@ from service.tools.models import ToolInput, ToolOutput, decode_cursor, encode_cu
 from service.tools.search_common import Partial, Readable, drop_gone, partial, query_key, readable, run
 from service.tools.spec import ToolSpec
 from service.tools.tasks.completion import StatusTable, status_table_of
-from service.tools.tasks.task_records import COLUMNS, all_columns, cached_columns, place_headings, to_records
+from service.tools.tasks.task_records import (
+    COLUMNS,
+    all_columns,
+    cached_columns,
+    place_all_headings,
+    place_headings,
+    to_records,
+)
 from service.tools.tasks.tasks import TaskItem
 from service.vault.settings_files import read_json
 
@@ -224,6 +231,8 @@ async def tasks_filter(ctx: ToolContext, args: TasksFilterIn) -> TasksFilterOut:
         if _whole_in_index(query, plan, can_read):
             return await _from_index(ctx, args, query, plan, table, offset, state)
         cols = await all_columns(ctx, table)
+    if query.reads_headings:
+        await place_all_headings(ctx, cols)
     idx = None if can_read.everything else cols.all[cols.note_mask(can_read, cols.all)]
     search = ctx.services.settings.search
     try:
@@ -239,8 +248,15 @@ async def tasks_filter(ctx: ToolContext, args: TasksFilterIn) -> TasksFilterOut:
     records, rows = cols.records, answer.rows
     kept = await drop_gone(ctx, list(range(len(answer))), offset, args.limit, lambda k: (records[int(rows[k])].path,))
     total = len(kept)
+    positions = kept[offset : offset + args.limit]
+    page = answer.placed(positions)
+    if not cols.headings_placed:  # the headings of the page's notes, looked up once per set of columns
+        notes = sorted({int(cols.note[int(rows[k])]) for k in positions} - cols.heading_notes)
+        if notes:
+            await _page_headings(ctx, cols.tasks_of_notes(notes))
+            cols.heading_notes.update(notes)
     return TasksFilterOut(
-        items=[_item(ctx, p) for p in answer.placed(kept[offset : offset + args.limit])],
+        items=[_item(ctx, p) for p in page],
         total=total,
         groups=_groups(answer, kept) if query.groups else [],
         next_cursor=encode_cursor(offset + args.limit, q=state) if offset + args.limit < total else None,

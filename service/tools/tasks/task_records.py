@@ -3,8 +3,9 @@
 A `tasks_filter` query is run over all of the vault's tasks held column by column
 (`service.obsidian.tasks_query.columns`); building them (tens of thousands of records on a large
 vault) costs far more than a query over them, so they are built once per index generation and
-status table, in the base order (status type, due date, priority, path, line) with each task's
-heading, and shared by the calls that follow. The generation is read before the rows are: a batch
+status table, in the base order (status type, due date, priority, path, line), and shared by the
+calls that follow; each task's heading is looked up for all of them only when a query reads
+headings (otherwise for the page shown). The generation is read before the rows are: a batch
 applied meanwhile only makes the next call build again. Kept per indexer (weakly: gone with it);
 a vault without an indexer builds each time. Records and columns are read-only to callers except
 for what they derive lazily (the same for everyone). ACL filtering is the caller's, per call.
@@ -71,31 +72,40 @@ def cached_columns(ctx: ToolContext, table: StatusTable) -> Columns | None:
 
 
 async def all_columns(ctx: ToolContext, table: StatusTable) -> Columns:
-    """The vault's tasks in the base order, with headings, column by column (shared: do not
-    change them)."""
+    """The vault's tasks in the base order, column by column (shared: do not change them; the
+    headings are placed when a query reads them, `place_all_headings`)."""
     if (found := cached_columns(ctx, table)) is not None:
         return found
     indexer, key = _key(ctx, table)
     order, order_params, _ = order_sql(Query(), {c: kind for c, (kind, _) in table.items()}, base=True)
     vault_id = ctx.vault.id
 
-    def fetch(conn: sqlite3.Connection) -> tuple[list[tuple[Any, ...]], list[tuple[str, int, str]]]:
-        rows = conn.execute(
+    def fetch(conn: sqlite3.Connection) -> list[tuple[Any, ...]]:
+        return conn.execute(
             f"SELECT {COLUMNS} FROM tasks t JOIN notes n ON n.id = t.note_id WHERE t.vault_id = ? ORDER BY {order}",
             [vault_id, *order_params],
         ).fetchall()
-        heads = conn.execute(
-            "SELECT n.path, h.line, h.text FROM headings h JOIN notes n ON n.id = h.note_id WHERE n.vault_id = ?"
-            " AND h.note_id IN (SELECT note_id FROM tasks WHERE vault_id = ?) ORDER BY n.path, h.line",
-            [vault_id, vault_id],
-        ).fetchall()
-        return rows, heads
 
-    rows, heads = await run(ctx, fetch)
-    records = to_records(rows, table)
-    place_headings(records, heads)
+    records = to_records(await run(ctx, fetch), table)
     with gcpause.paused():
         columns = Columns(records)
     if indexer is not None and key is not None:
         _CACHE[indexer] = (key, columns)
     return columns
+
+
+async def place_all_headings(ctx: ToolContext, columns: Columns) -> None:
+    """Every task's heading, for a query that reads them (once per set of columns)."""
+    if columns.headings_placed:
+        return
+    vault_id = ctx.vault.id
+
+    def fetch(conn: sqlite3.Connection) -> list[tuple[str, int, str]]:
+        return conn.execute(
+            "SELECT n.path, h.line, h.text FROM headings h JOIN notes n ON n.id = h.note_id WHERE n.vault_id = ?"
+            " AND h.note_id IN (SELECT note_id FROM tasks WHERE vault_id = ?) ORDER BY n.path, h.line",
+            [vault_id, vault_id],
+        ).fetchall()
+
+    place_headings(columns.records, await run(ctx, fetch))
+    columns.headings_placed = True
