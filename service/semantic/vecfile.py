@@ -43,7 +43,8 @@ from typing import Any
 import numpy as np
 
 from service.semantic import codes
-from service.semantic.vectors import _NO_ROWS, CHANGES_KEPT, _changes, _Matrix
+from service.semantic.snapshot import CHANGES_KEPT, NO_ROWS, changes
+from service.semantic.snapshot import Matrix as _Matrix
 
 log = logging.getLogger(__name__)
 
@@ -344,7 +345,7 @@ def update(conn: sqlite3.Connection, place: Place, old: _Matrix, vault_id: str, 
     since are retired, their current vectors appended to the file and coded with `old`'s basis.
     Many retired rows: the live ones are copied to a new generation. None: read from scratch."""
     assert old.small is not None and old.small_store is not None and old.disk is not None
-    found = _changes(conn, old, vault_id, model, seq)
+    found = changes(conn, old, vault_id, model, seq)
     if found is None or place.file is None:
         return None
     changed, vectors = found
@@ -355,7 +356,7 @@ def update(conn: sqlite3.Connection, place: Place, old: _Matrix, vault_id: str, 
         return None
     ids = old.ids.copy()
     retired = np.flatnonzero(np.isin(ids, np.array(changed, dtype=np.int64)))
-    ids[retired] = _NO_ROWS
+    ids[retired] = NO_ROWS
     dead = np.union1d(old.dead, retired)
     new_ids = np.array(sorted(vectors), dtype=np.int64)
     added = np.array([np.frombuffer(vectors[i], dtype=np.float32) for i in new_ids.tolist()], dtype=np.float32)

@@ -1,137 +1,56 @@
-"""Nearest chunks to a query vector: an exact numpy scan of the vectors held in memory, or
-sqlite-vec `vec0`. Both return the same neighbours (cosine similarity).
+"""Nearest chunks to a query vector: an exact numpy scan of the vault's vectors, or sqlite-vec
+`vec0` (`vec0.py`: its tables and their sync). Both return the same neighbours (cosine similarity).
 
-Every vector is stored in the `embeddings` table and, when the extension loads, in the model's
-`vec0` table, created at run time (its size depends on the model):
-`vec_<digest of the model name>(chunk_id INTEGER PRIMARY KEY, vault_id TEXT PARTITION KEY,
-embedding float[dim] distance_metric=cosine)`. `sync` copies vectors of chunks not in it yet
-(`chunks.vec_model`), and deletes rows of dropped chunks (`chunks_dropped`, filled by a trigger).
-
-The numpy scan keeps a vault's chunk vectors as one matrix, kept in step with the `chunk_changes`
-log that triggers fill (migration 0013): a search after an edit re-reads the changed chunks only.
-A query is one matrix-vector product, or from `FIRST_PASS_ROWS` chunks a product with the rows'
-compact codes (`codes`) and the exact rescoring of its best candidates.
-It answers while the matrix fits in `SCAN_MAX_BYTES` (vec0 scans every row through SQLite and is
-several times slower at tens of thousands of chunks), when sqlite-vec cannot load, for the
-vectors of a previous model while a new one is being filled in, and for k above sqlite-vec's
-limit (4096). `vec0` answers for larger vaults.
+The scan keeps a snapshot of the vault's vectors (`snapshot.Matrix`) in step with the
+`chunk_changes` log that triggers fill (migration 0013): a search after an edit re-reads the
+changed chunks only. Below `FIRST_PASS_ROWS` chunks the vectors are one matrix in memory and a
+query is one matrix-vector product; from there a first pass over compact codes picks candidates
+that are rescored exactly, with the vectors in a file beside the index and int8 codes in memory
+(`vecfile.py`) where the index has a folder and `[embeddings] vectors_on_disk` is on, else the
+matrix and its float codes (`codes`) in memory. The scan answers while what it holds fits in
+`SCAN_MAX_BYTES`, when sqlite-vec cannot load, for the vectors of a previous model while a new one
+is being filled in, and for k above sqlite-vec's limit (4096). `vec0` answers for larger vaults.
 """
 
 from __future__ import annotations
 
-import hashlib
 import sqlite3
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from service.semantic import snapshot
 from service.semantic.rankings import Query, Ranking, Rankings, remembered
+from service.semantic.snapshot import CHANGES_KEPT, NO_ROWS, Matrix, changes
+from service.semantic.vec0 import (  # sqlite-vec's side: the engine and the job name it through this module
+    VEC_MAX_K as VEC_MAX_K,
+)
+from service.semantic.vec0 import drop_table as drop_table
+from service.semantic.vec0 import ensure_table as ensure_table
+from service.semantic.vec0 import has_table as has_table
+from service.semantic.vec0 import knn_vec as knn_vec
+from service.semantic.vec0 import sync as sync
+from service.semantic.vec0 import table_name as table_name
+
+_Matrix = Matrix  # the name tests and benchmarks use
+_NO_ROWS = NO_ROWS
+REREAD_OVER = snapshot.REREAD_OVER  # read at each update (tests lower it)
 
 if TYPE_CHECKING:
     from pathlib import Path
 
     import numpy as np
 
-    from service.semantic.codes import Codes, Small
-    from service.semantic.vecfile import Place, Rows
+    from service.semantic.codes import Codes
+    from service.semantic.vecfile import Place
 
-VEC_MAX_K = 4096
 SCAN_MAX_BYTES = 256 * 2**20  # vectors held in memory for the exact scan, per vault and model
 FIRST_PASS_ROWS = 20_000  # from this many rows, the scan rescores the candidates of a first pass
 # ... while they are at most 1/8 of the rows: rescoring a row costs several times reading it in
 # the plain scan (59,924 rows: 2,000 candidates 7.1 ms against 14.1, 9,600 16.0 against 15.2)
 CANDIDATE_SHARE = 8
 DISK_ROW_BYTES = 136  # held per row with the vectors in their file: chunk id and 128 int8 axes
-
-
-def table_name(model: str) -> str:
-    return "vec_" + hashlib.blake2b(model.encode(), digest_size=6).hexdigest()
-
-
-def ensure_table(conn: sqlite3.Connection, model: str, dim: int) -> str:
-    name = table_name(model)
-    conn.execute(
-        f"CREATE VIRTUAL TABLE IF NOT EXISTS {name} USING vec0(chunk_id INTEGER PRIMARY KEY, "
-        f"vault_id TEXT PARTITION KEY, embedding float[{dim}] distance_metric=cosine)"
-    )
-    return name
-
-
-def drop_table(conn: sqlite3.Connection, model: str) -> None:
-    """Drop a model's vec0 table once no vault searches its vectors any more."""
-    if conn.execute("SELECT 1 FROM embedding_state WHERE model = ? LIMIT 1", (model,)).fetchone() is None:
-        conn.execute(f"DROP TABLE IF EXISTS {table_name(model)}")
-
-
-def has_table(conn: sqlite3.Connection, model: str) -> bool:
-    row = conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (table_name(model),)).fetchone()
-    return row is not None
-
-
-def sync(conn: sqlite3.Connection, vault_id: str, model: str, dim: int, limit: int = 2000, after: int = 0) -> int:
-    """Bring the model's vec0 table in line with the chunks past id `after` (writer thread: the
-    embedding job knows every chunk up to its floor is in). Returns rows added."""
-    name = ensure_table(conn, model, dim)
-    dropped = [int(r[0]) for r in conn.execute("SELECT chunk_id FROM chunks_dropped LIMIT 5000")]
-    if dropped:
-        conn.executemany(f"DELETE FROM {name} WHERE chunk_id = ?", [(i,) for i in dropped])
-        conn.executemany("DELETE FROM chunks_dropped WHERE chunk_id = ?", [(i,) for i in dropped])
-    rows = conn.execute(
-        "SELECT c.id, e.vector FROM chunks c JOIN embeddings e ON e.model = ? AND e.hash = c.hash "
-        "WHERE c.vault_id = ? AND c.id > ? AND (c.vec_model IS NULL OR c.vec_model != ?) LIMIT ?",
-        (model, vault_id, after, model, limit),
-    ).fetchall()
-    for chunk_id, vector in rows:
-        conn.execute(f"DELETE FROM {name} WHERE chunk_id = ?", (chunk_id,))
-        conn.execute(f"INSERT INTO {name}(chunk_id, vault_id, embedding) VALUES (?,?,?)", (chunk_id, vault_id, vector))
-    conn.executemany("UPDATE chunks SET vec_model = ? WHERE id = ?", [(model, int(r[0])) for r in rows])
-    return len(rows)
-
-
-def knn_vec(
-    conn: sqlite3.Connection, vault_id: str, model: str, query: np.ndarray[Any, Any], k: int
-) -> list[tuple[int, float]]:
-    """(chunk id, cosine similarity), best first, through sqlite-vec."""
-    import numpy as np
-
-    name = table_name(model)
-    rows = conn.execute(
-        f"SELECT chunk_id, distance FROM {name} WHERE embedding MATCH ? AND k = ? AND vault_id = ? ORDER BY distance",
-        (np.asarray(query, dtype=np.float32).tobytes(), min(k, VEC_MAX_K), vault_id),
-    ).fetchall()
-    return [(int(r[0]), 1.0 - float(r[1])) for r in rows]
-
-
-@dataclass
-class _Matrix:
-    """One snapshot of a vault's vectors for one model. `vectors` is the used part of `store`
-    (rows allocated ahead, written once and never changed: a newer snapshot appends past this
-    one's rows, so a search still holding this one reads consistent rows). A row whose chunk is
-    gone or holds other text now stays in place with id -1 (`dead`) until a compaction."""
-
-    version: int  # the cache's read-from-scratch counter for the vault when this was made
-    seq: int  # the last `chunk_changes` entry these rows reflect
-    ids: np.ndarray[Any, Any]
-    vectors: np.ndarray[Any, Any]
-    store: np.ndarray[Any, Any]
-    dead: np.ndarray[Any, Any]  # row numbers with id -1
-    codes: Codes | None = None  # the rows' compact codes (codes.codes_of), made when a first pass needs them
-    code_store: np.ndarray[Any, Any] | None = None  # rows allocated for codes, as `store` for vectors
-    # The layout with the vectors in a file (vecfile.py): `vectors` maps the file's rows, `small`
-    # holds their int8 codes (rows allocated ahead in `small_store`, as `store`).
-    disk: Rows | None = None
-    small: Small | None = None
-    small_store: np.ndarray[Any, Any] | None = None
-
-    @property
-    def live(self) -> int:
-        return len(self.ids) - len(self.dead)
-
-
-CHANGES_KEPT = 100_000  # newest `chunk_changes` rows the embedding job keeps
-REREAD_OVER = 20_000  # more changed chunks than this since a snapshot: read the matrix from scratch
-_NO_ROWS = -1
 
 
 def last_change(conn: sqlite3.Connection) -> int:
@@ -182,41 +101,12 @@ def _read(conn: sqlite3.Connection, vault_id: str, model: str, version: int, seq
     return _Matrix(version, seq, ids[:used].copy(), store[:used], store, np.zeros(0, dtype=np.int64))
 
 
-def _changes(
-    conn: sqlite3.Connection, old: _Matrix, vault_id: str, model: str, seq: int
-) -> tuple[list[int], dict[int, bytes]] | None:
-    """The chunks changed since `old` up to `seq`, and the current vectors of those that have one.
-    None: too many (or `old` has no rows): reading from scratch is the better way."""
-    changed = [
-        int(r[0])
-        for r in conn.execute(
-            "SELECT DISTINCT chunk_id FROM chunk_changes WHERE seq > ? AND seq <= ? AND vault_id = ?",
-            (old.seq, seq, vault_id),
-        )
-    ]
-    if len(changed) > REREAD_OVER or not len(old.ids):
-        return None
-    found: dict[int, bytes] = {}
-    for i in range(0, len(changed), 500):
-        part = changed[i : i + 500]
-        marks = ",".join("?" * len(part))
-        found.update(
-            (int(r[0]), r[1])
-            for r in conn.execute(
-                "SELECT c.id, e.vector FROM chunks c JOIN embeddings e INDEXED BY embeddings_keys "
-                f"ON e.model = ? AND e.hash = c.hash WHERE c.id IN ({marks}) AND c.vault_id = ?",
-                (model, *part, vault_id),
-            )
-        )
-    return changed, found
-
-
 def _updated(conn: sqlite3.Connection, old: _Matrix, vault_id: str, model: str, seq: int) -> _Matrix | None:
     """`old` brought up to `seq`: the rows of every chunk changed since are retired and the chunk's
     current vector (if it has one) appended. None when reading from scratch is the better way."""
     import numpy as np
 
-    got = _changes(conn, old, vault_id, model, seq)
+    got = changes(conn, old, vault_id, model, seq, REREAD_OVER)
     if got is None:
         return None
     changed, found = got
