@@ -43,14 +43,18 @@ from typing import Any
 import numpy as np
 
 from service.semantic import codes
-from service.semantic.snapshot import CHANGES_KEPT, NO_ROWS, changes
+from service.semantic.snapshot import NO_ROWS, REREAD_OVER, changes
 from service.semantic.snapshot import Matrix as _Matrix
 
 log = logging.getLogger(__name__)
 
 Array = np.ndarray[Any, Any]
 FORMAT = 1
-CHECKPOINT_ROWS = 4096  # rows appended since the last checkpoint before a new one is written
+# Rows appended since the last checkpoint before a new one is written: at least this many, and
+# 1/64 of the rows (a checkpoint writes every code: 82 MB at 600,000 chunks), but fewer than a
+# restart could replay from the change log (`REREAD_OVER`).
+CHECKPOINT_ROWS = 4096
+CHECKPOINT_SHARE = 64
 SAMPLED = 256  # rows compared with their codes when a checkpoint is restored
 BLOCK = 8192  # rows read or written at a time
 
@@ -390,7 +394,8 @@ def update(conn: sqlite3.Connection, place: Place, old: _Matrix, vault_id: str, 
     mat = _Matrix(
         old.version, seq, np.concatenate([ids, new_ids]), shape, shape, dead, disk=rows, small=small, small_store=store
     )
-    if len(mat.ids) - place.saved[0] >= CHECKPOINT_ROWS or seq - place.saved[1] >= CHANGES_KEPT // 2:
+    every = min(REREAD_OVER // 2, max(CHECKPOINT_ROWS, len(mat.ids) // CHECKPOINT_SHARE))
+    if len(mat.ids) - place.saved[0] >= every or seq - place.saved[1] >= REREAD_OVER // 2:
         checkpoint(place, mat)
     return mat
 

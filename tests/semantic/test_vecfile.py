@@ -179,7 +179,7 @@ CHILD = textwrap.dedent(
     import numpy as np
     from pathlib import Path
     from service.semantic import vecfile, vectors
-    vecfile.CHECKPOINT_ROWS = 1  # a checkpoint after every change: the kill lands in one
+    vecfile.CHECKPOINT_ROWS, vecfile.CHECKPOINT_SHARE = 1, 10**9  # a checkpoint after every change
     db, folder = sys.argv[1], Path(sys.argv[2])
     conn = sqlite3.connect(db, isolation_level=None)
     cache = vectors.ScanCache(directory=folder, disk_rows=0)
