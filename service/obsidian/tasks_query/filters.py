@@ -23,6 +23,7 @@ import regex
 
 from service.budget import regex_call
 from service.dates import iso_day_or_none
+from service.obsidian.tasks_query import record
 from service.obsidian.tasks_query.columns import urgency_of
 from service.obsidian.tasks_query.dates import Span, parse_span
 from service.obsidian.tasks_query.expressions import ExpressionError, Function, compile_expression, truthy
@@ -392,14 +393,6 @@ def _joined_tags(t: TaskRecord) -> str:
     return "\n".join("#" + g.lower() for g in t.tags)
 
 
-def _recurring(t: TaskRecord) -> bool:
-    return t.recurrence is not None
-
-
-def _tagged(t: TaskRecord) -> bool:
-    return bool(t.tags)
-
-
 def parse_filter(source: str, ctx: Context) -> Filter:
     """The filter `source` states (one instruction, already stripped)."""
     text = " ".join(source.split())
@@ -413,11 +406,11 @@ def parse_filter(source: str, ctx: Context) -> Filter:
     if lower in ("is recurring", "is not recurring"):
         wanted = lower == "is recurring"
         return Filter(lower, lambda t: (t.recurrence is not None) == wanted,
-                      vector=lambda cols, idx: cols.flags("recurring", _recurring)[idx] == wanted)  # fmt: skip
+                      vector=lambda cols, idx: cols.flags("recurring", record.is_recurring)[idx] == wanted)  # fmt: skip
     if lower in ("has tags", "no tags"):
         wanted = lower == "has tags"
         return Filter(lower, lambda t: bool(t.tags) == wanted,
-                      vector=lambda cols, idx: cols.flags("tagged", _tagged)[idx] == wanted)  # fmt: skip
+                      vector=lambda cols, idx: cols.flags("tagged", record.has_tags)[idx] == wanted)  # fmt: skip
     if m := _HAS.fullmatch(text):
         return _has_filter(m)
     if m := _INVALID.fullmatch(text):

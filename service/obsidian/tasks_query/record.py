@@ -60,3 +60,11 @@ class TaskRecord:
     @property
     def priority_rank(self) -> int:
         return PRIORITY_RANK[self.priority or "none"]
+
+
+def is_recurring(t: TaskRecord) -> bool:
+    return t.recurrence is not None
+
+
+def has_tags(t: TaskRecord) -> bool:
+    return bool(t.tags)
