@@ -33,8 +33,6 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote, urlsplit
 
-import httpx2
-
 from service.bridges.tls import PLUGIN, Pinned, file_context
 from service.errors import PluginIncompatible, PluginUnreachable, ValidationFailed, VaultgateError
 from service.settings import BridgeSettings
@@ -132,6 +130,8 @@ class LocalRestApi:
     ) -> Answer:
         """One request; answers any HTTP status (the caller decides what a 404 means), raises
         the bridge errors for everything that is not an answer."""
+        import httpx2  # at the first request: a server that never calls out never loads it
+
         headers = {"Accept": accept}
         if authenticated:
             headers["Authorization"] = f"Bearer {self._key()}"

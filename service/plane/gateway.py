@@ -13,8 +13,6 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
-import httpx2
-
 from service.settings import InferenceSettings
 
 
@@ -69,6 +67,8 @@ class Gateway:
             "max_tokens": self.settings.max_tokens_per_answer,
             "temperature": 0,
         }
+        import httpx2  # at the first request: a server that never calls out never loads it
+
         key = os.environ.get(self.settings.api_key_env)
         headers = {"Authorization": f"Bearer {key}"} if key else {}
         url = self.settings.base_url.rstrip("/") + "/v1/chat/completions"

@@ -19,8 +19,6 @@ from __future__ import annotations
 import os
 from typing import Any
 
-import httpx2
-
 from service.rerank.protocol import Reranker, RerankFailed
 from service.settings import RerankSettings
 
@@ -89,6 +87,8 @@ class HttpReranker:
         return {"Authorization": f"Bearer {key}"}
 
     async def scores(self, query: str, documents: list[str]) -> list[float]:
+        import httpx2  # at the first request: a server that never calls out never loads it
+
         path, payload = self.request(query, documents)
         try:
             async with httpx2.AsyncClient(timeout=self._timeout) as client:
