@@ -52,7 +52,8 @@ class EmbeddingSettings(Section):
     preload_vectors: bool | None = Field(
         default=None,
         description="Read the vault's vectors into memory when the embedding job's first pass ends, so the first "
-        "semantic search does not (~125 MB at 10,000 notes; that search then takes ~0.5 s more). Default: yes for "
+        "semantic search does not (~15 MB at 10,000 notes with the vectors in their file, ~125 MB without). "
+        "Default: yes for "
         "`serve` (one long-lived server for many agents), no for `stdio` (a process per client, which may never "
         "search by meaning).",
     )
