@@ -287,6 +287,8 @@ class EmbeddingJob:
         previous = await db.run_write(lambda c: store.mark_complete(c, vid, model, settings))
         if epoch == self._epoch:  # nothing is left below the highest id (no reindex began meanwhile)
             self._floor = (model, await db.run_read(partial(store.top_chunk_id, vault_id=vid)))
+        if previous is not None and previous != model:
+            await asyncio.to_thread(engine.cache.forget, vid, previous)
         if previous is not None and previous != model and db.backends.vec:
             await db.run_write(lambda c: vectors.drop_table(c, previous))
         if gc and engine.settings.preload_vectors is not False:  # None: a server built in process

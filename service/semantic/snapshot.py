@@ -1,5 +1,6 @@
 """One snapshot of a vault's chunk vectors as the scan holds it (`Matrix`), and the change log
-that brings a snapshot up to date (`changes`). Shared by the in-memory layout (`vectors.py`) and
+that brings a snapshot up to date (`changes`), and the two counts the choice of layout reads
+(`chunk_count`, `vector_dim`). Shared by the in-memory layout (`vectors.py`) and
 the vector file (`vecfile.py`); imports neither.
 """
 
@@ -80,3 +81,14 @@ def changes(
             )
         )
     return changed, found
+
+
+def chunk_count(conn: sqlite3.Connection, vault_id: str) -> int:
+    return int(conn.execute("SELECT COUNT(*) FROM chunks WHERE vault_id = ?", (vault_id,)).fetchone()[0])
+
+
+def vector_dim(conn: sqlite3.Connection, model: str) -> int:
+    """The model's vector size (0: no vector yet). Below 256 the first pass does not answer, and
+    reading every row from the file would be slower than holding them: they stay in memory."""
+    row = conn.execute("SELECT length(vector) FROM embeddings WHERE model = ? LIMIT 1", (model,)).fetchone()
+    return int(row[0]) // 4 if row else 0

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from service.semantic import snapshot
 from service.semantic.rankings import Query, Ranking, Rankings, remembered
-from service.semantic.snapshot import CHANGES_KEPT, NO_ROWS, Matrix, changes
+from service.semantic.snapshot import CHANGES_KEPT, NO_ROWS, Matrix, changes, chunk_count, vector_dim
 from service.semantic.vec0 import (  # sqlite-vec's side: the engine and the job name it through this module
     VEC_MAX_K as VEC_MAX_K,
 )
@@ -61,13 +61,6 @@ def prune_changes(conn: sqlite3.Connection) -> None:
     """Forget all but the newest `CHANGES_KEPT` changes (writer thread). A snapshot further behind
     is read from scratch anyway (`ScanCache.matrix`)."""
     conn.execute("DELETE FROM chunk_changes WHERE seq <= ?", (last_change(conn) - CHANGES_KEPT,))
-
-
-def _dim(conn: sqlite3.Connection, model: str) -> int:
-    """The model's vector size (0: no vector yet). Below 256 the first pass does not answer, and
-    reading every row from the file would be slower than holding them: they stay in memory."""
-    row = conn.execute("SELECT length(vector) FROM embeddings WHERE model = ? LIMIT 1", (model,)).fetchone()
-    return int(row[0]) // 4 if row else 0
 
 
 def _read(conn: sqlite3.Connection, vault_id: str, model: str, version: int, seq: int) -> _Matrix:
@@ -217,6 +210,20 @@ class ScanCache:
                 self._places[key] = place if place.acquire() else None
         return self._places[key]
 
+    def forget(self, vault_id: str, model: str) -> None:
+        """Drop the snapshot and the vector files of a model the vault no longer searches."""
+        key = (vault_id, model)
+        with self._lock:
+            self._mats.pop(key, None)
+            self._rankings.drop(key)
+            refresh = self._refresh.setdefault(key, threading.Lock())
+        with refresh:
+            place = self._place(vault_id, model)
+            if place is not None:
+                place.discard()
+                place.release()
+            self._places.pop(key, None)
+
     def close(self) -> None:
         """Let go of the vector files (the snapshots in use keep their mapped rows)."""
         with self._lock:
@@ -263,18 +270,14 @@ class ScanCache:
             elif found.disk is None:
                 mat = _updated(conn, found, vault_id, model, seq)
         if mat is not None and mat.disk is None and place is not None and self._uses_file(len(mat.ids)):
-            mat = None if _dim(conn, model) >= 256 else mat  # grown past `disk_rows`: into the file
+            mat = None if vector_dim(conn, model) >= 256 else mat  # grown past `disk_rows`: into the file
         if mat is not None:
             return mat
-        if place is not None and self._uses_file(self.rows_counted(conn, vault_id)) and _dim(conn, model) >= 256:
+        if place is not None and self._uses_file(chunk_count(conn, vault_id)) and vector_dim(conn, model) >= 256:
             from service.semantic import vecfile
 
             return vecfile.build(conn, place, vault_id, model, version, seq)
         return _read(conn, vault_id, model, version, seq)
-
-    @staticmethod
-    def rows_counted(conn: sqlite3.Connection, vault_id: str) -> int:
-        return int(conn.execute("SELECT COUNT(*) FROM chunks WHERE vault_id = ?", (vault_id,)).fetchone()[0])
 
     def ranking(self, vault_id: str, model: str, mat: _Matrix, query: Query, make: Callable[[], Ranking]) -> Ranking:
         """The ranking of `query` over snapshot `mat`: the one kept (`rankings`), else `make()`,

@@ -286,3 +286,13 @@ def test_the_coarse_look_of_a_large_matrix_keeps_the_exact_top_k(rng: np.random.
             got = fast(k)
             same(got, plain(k))
             assert all(i > 0 for i, _ in got)
+
+
+def test_a_model_no_longer_searched_leaves_no_vector_file(setup: Any) -> None:
+    conn, matrix, folder = setup
+    cache = on_disk(folder)
+    ranked(conn, cache, matrix[1], 10)
+    assert list(folder.glob("*.f32")) and list(folder.glob("*.npz"))
+    cache.forget("v", "m")
+    assert not list(folder.glob("*.f32")) and not list(folder.glob("*.npz"))
+    assert cache.held("v", "m") is None
