@@ -20,6 +20,10 @@ REREAD_OVER = 20_000  # more changed chunks than this since a snapshot: read the
 NO_ROWS = -1
 
 
+class Damaged(Exception):
+    """A vector file, its checkpoint, or the rows a snapshot reads from it cannot be used."""
+
+
 class StoredRows(Protocol):
     """A snapshot's float32 rows kept outside the process (`vecfile.Rows`)."""
 

@@ -43,7 +43,7 @@ from typing import Any
 import numpy as np
 
 from service.semantic import codes
-from service.semantic.snapshot import NO_ROWS, REREAD_OVER, changes
+from service.semantic.snapshot import NO_ROWS, REREAD_OVER, Damaged, changes
 from service.semantic.snapshot import Matrix as _Matrix
 
 log = logging.getLogger(__name__)
@@ -57,10 +57,6 @@ CHECKPOINT_ROWS = 4096
 CHECKPOINT_SHARE = 64
 SAMPLED = 256  # rows compared with their codes when a checkpoint is restored
 BLOCK = 8192  # rows read or written at a time
-
-
-class Damaged(Exception):
-    """The checkpoint or the file it names cannot be used."""
 
 
 class VectorFile:

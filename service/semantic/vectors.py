@@ -21,8 +21,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from service.semantic import snapshot
+from service.semantic.firstpass import candidates as _candidates
+from service.semantic.firstpass import ensure_codes as ensure_codes
+from service.semantic.firstpass import pass_size as pass_size
 from service.semantic.rankings import Query, Ranking, Rankings, remembered
-from service.semantic.snapshot import CHANGES_KEPT, NO_ROWS, Matrix, changes, chunk_count, vector_dim
+from service.semantic.snapshot import CHANGES_KEPT, NO_ROWS, Damaged, Matrix, changes, chunk_count, vector_dim
 from service.semantic.vec0 import (  # sqlite-vec's side: the engine and the job name it through this module
     VEC_MAX_K as VEC_MAX_K,
 )
@@ -42,7 +45,6 @@ if TYPE_CHECKING:
 
     import numpy as np
 
-    from service.semantic.codes import Codes
     from service.semantic.vecfile import Place
 
 SCAN_MAX_BYTES = 256 * 2**20  # vectors held in memory for the exact scan, per vault and model
@@ -159,6 +161,7 @@ class ScanCache:
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _refresh: dict[tuple[str, str], threading.Lock] = field(default_factory=dict)
     _places: dict[tuple[str, str], Place | None] = field(default_factory=dict)  # None: another process holds it
+    _rebuild: set[tuple[str, str]] = field(default_factory=set)  # vector files found damaged in use
 
     def bump(self, vault_id: str) -> None:
         """The vault's notes changed: count words again (the matrix follows `chunk_changes`)."""
@@ -210,6 +213,15 @@ class ScanCache:
                 self._places[key] = place if place.acquire() else None
         return self._places[key]
 
+    def damaged(self, vault_id: str, model: str, mat: _Matrix) -> None:
+        """`mat`'s vector file lost rows while in use: the next search builds it from the index."""
+        key = (vault_id, model)
+        with self._lock:
+            if self._mats.get(key) is mat:
+                del self._mats[key]
+                self._rankings.drop(key)
+                self._rebuild.add(key)
+
     def forget(self, vault_id: str, model: str) -> None:
         """Drop the snapshot and the vector files of a model the vault no longer searches."""
         key = (vault_id, model)
@@ -257,7 +269,11 @@ class ScanCache:
         """`found` brought up to `seq`, or the matrix read afresh: from the vector file's checkpoint
         when the process has none yet, else from the index (into the file from `disk_rows` rows)."""
         place = self._place(vault_id, model)
-        if found is None and version == 0 and place is not None:
+        if (vault_id, model) in self._rebuild:
+            self._rebuild.discard((vault_id, model))
+            if place is not None:
+                place.discard()
+        elif found is None and version == 0 and place is not None:
             from service.semantic import vecfile
 
             found = vecfile.restore(place, version)
@@ -303,6 +319,7 @@ def scan_ranking(
     *,
     first_pass_rows: int = FIRST_PASS_ROWS,
     candidate_share: int | None = None,
+    retry: bool = True,
 ) -> Ranking:
     """The exact scan as a function of k: each call returns the k best (chunk id, cosine
     similarity), best first (ties by chunk id). A caller that must look deeper (filters refused
@@ -324,13 +341,22 @@ def scan_ranking(
     mat = cache.matrix(conn, vault_id, model)
     q = np.asarray(query, dtype=np.float32).reshape(-1)
     share = candidate_share or CANDIDATE_SHARE
-    return cache.ranking(
-        vault_id,
-        model,
-        mat,
-        (first_pass_rows, share, q.tobytes()),
-        lambda: remembered(_ranking(mat, q, first_pass_rows, share)),
-    )
+    key = (first_pass_rows, share, q.tobytes())
+    ranking = cache.ranking(vault_id, model, mat, key, lambda: remembered(_ranking(mat, q, first_pass_rows, share)))
+    if mat.disk is None or not retry:
+        return ranking
+
+    def guarded(k: int) -> list[tuple[int, float]]:
+        try:
+            return ranking(k)
+        except Damaged:  # the file lost rows while in use: answered from a file built again
+            cache.damaged(vault_id, model, mat)
+            again = scan_ranking(
+                conn, cache, vault_id, model, q, first_pass_rows=first_pass_rows, candidate_share=share, retry=False
+            )
+            return again(k)
+
+    return guarded
 
 
 def _ranking(mat: _Matrix, q: np.ndarray[Any, Any], first_pass_rows: int, share: int) -> Ranking:
@@ -382,61 +408,6 @@ def _ranking(mat: _Matrix, q: np.ndarray[Any, Any], first_pass_rows: int, share:
         return best(k, np.arange(rows), exact[0])
 
     return top
-
-
-def _candidates(
-    mat: _Matrix, q: np.ndarray[Any, Any], wanted: int, estimated: dict[str, np.ndarray[Any, Any]]
-) -> np.ndarray[Any, Any]:
-    """The rows (ascending) of the first pass's `wanted` best estimates. With int8 codes (the file
-    layout) a coarse look on the leading axes keeps `codes.refine_share` rows first, whose
-    estimates the other axes then complete. `estimated` keeps each look at every row (rows of chunks gone or
-    changed since they were read estimated at -inf)."""
-    import numpy as np
-
-    from service.semantic import codes
-
-    def every_row(kind: str) -> np.ndarray[Any, Any]:
-        found = estimated.get(kind)
-        if found is None:
-            if mat.small is None:
-                found = codes.estimates(ensure_codes(mat), q)
-            else:
-                found = codes.small_estimates(mat.small, q, axes=codes.COARSE_AXES if kind == "coarse" else None)
-            found[mat.dead] = -np.inf
-            estimated[kind] = found
-        return found
-
-    keep = codes.refine_share(len(mat.ids), wanted) if mat.small is not None else None
-    if mat.small is None or keep is None:
-        return codes.candidates(every_row("full"), wanted)
-    coarse = every_row("coarse")
-    first = codes.candidates(coarse, keep)
-    fine = coarse[first] + codes.small_estimates(mat.small, q, at=first, skip=codes.COARSE_AXES)
-    chosen: np.ndarray[Any, Any] = first[codes.candidates(fine, wanted)]
-    return chosen
-
-
-def ensure_codes(mat: _Matrix) -> Codes:
-    """The matrix's codes, built (basis fitted, every row coded) when it has none yet. Two
-    readers racing here build the same codes; the rows are allocated as many as `store`'s, so
-    later snapshots append theirs (`_updated`)."""
-    import numpy as np
-
-    from service.semantic import codes
-
-    found = mat.codes
-    if found is None or len(found.rows) != len(mat.ids):
-        built = codes.build(mat.vectors)
-        store = np.empty((len(mat.store), built.rows.shape[1]), dtype=np.float32)
-        store[: len(mat.ids)] = built.rows
-        mat.code_store, mat.codes = store, codes.Codes(built.basis, store[: len(mat.ids)])
-        found = mat.codes
-    return found
-
-
-def pass_size(k: int) -> int:
-    """Candidates the first pass keeps for a top k (the larger, the likelier the exact answer)."""
-    return max(2000, 8 * k)
 
 
 def knn_scan(

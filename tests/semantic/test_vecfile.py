@@ -296,3 +296,17 @@ def test_a_model_no_longer_searched_leaves_no_vector_file(setup: Any) -> None:
     cache.forget("v", "m")
     assert not list(folder.glob("*.f32")) and not list(folder.glob("*.npz"))
     assert cache.held("v", "m") is None
+
+
+def test_a_vector_file_cut_short_while_in_use_is_built_again_not_a_failed_search(
+    setup: Any, rng: np.random.Generator
+) -> None:
+    conn, matrix, folder = setup
+    cache = on_disk(folder)
+    ranked(conn, cache, matrix[1], 10)
+    (data,) = folder.glob("*.f32")
+    os.truncate(data, 4096)
+    q = unit(rng.standard_normal(DIM))
+    same(ranked(conn, cache, q, 64), exact(conn, q, 64))
+    (rebuilt,) = folder.glob("*.f32")
+    assert rebuilt != data and cache.matrix(conn, "v", "m").disk is not None
