@@ -7,7 +7,8 @@ tool (`tool`) and every task id with a job kind's prefix to that kind (`JobTasks
 through the whole dispatch chain with the arguments `arguments` gives (`wait: false`: scopes,
 ACL, audit; a refusal is the ordinary error result, no task), and `created` turns its answer
 into a task. A task belongs to the principal that started it (held in memory, the last `KEPT`);
-any other principal, or a token bound to another vault, is told it does not exist. When the job
+any other principal, or a token bound to another vault, is told it does not exist; two principals
+that start the same job (the second joins it) each hold a task of their own with the same id. When the job
 ends, a 2025-11-25 requestor's connection is sent `notifications/tasks/status` with the task.
 """
 
@@ -51,7 +52,7 @@ class JobTasks:
     prefix = ""
 
     def __init__(self) -> None:
-        self.tasks: dict[str, JobTask] = {}
+        self.tasks: dict[tuple[str, str], JobTask] = {}  # (task id, caller): two callers may join one job
         self._watchers: set[asyncio.Task[None]] = set()
 
     # -- the job-specific part ------------------------------------------------------------------
@@ -84,18 +85,14 @@ class JobTasks:
         return task_id.startswith(self.prefix)
 
     def remember(self, task: JobTask) -> JobTask:
-        self.tasks[task.task_id] = task
+        self.tasks[(task.task_id, task.caller)] = task
         while len(self.tasks) > KEPT:
             del self.tasks[next(iter(self.tasks))]
         return task
 
     def own(self, principal: Principal, task_id: str, verb: str) -> JobTask:
-        task = self.tasks.get(task_id)
-        if (
-            task is None
-            or task.caller != caller_hash(principal.subject)
-            or (principal.vault is not None and task.vault_id != principal.vault)
-        ):
+        task = self.tasks.get((task_id, caller_hash(principal.subject)))
+        if task is None or (principal.vault is not None and task.vault_id != principal.vault):
             raise MCPError(types.INVALID_PARAMS, f"Failed to {verb} task: Task not found")
         return task
 

@@ -200,3 +200,21 @@ async def _status(url: str) -> dict[str, Any]:
     async with client(url, admin("alice"), "auto") as c:
         result = await c.call_tool("plane_status", {})
         return {"structured": result.structured_content}
+
+
+async def test_two_callers_who_start_one_run_each_keep_their_task(make_vault: Callable[..., Path]) -> None:
+    async with server(make_vault) as (url, h):
+        slow = Slow()
+        h.app.plane.jobs = (slow,)
+        first = await raw_legacy_call(url, admin("alice"), {"name": "run_consolidation", "arguments": {}})
+        await asyncio.wait_for(slow.held.wait(), 30)
+        second = await raw_legacy_call(url, admin("bob"), {"name": "run_consolidation", "arguments": {}})
+        task_id = first["task"]["taskId"]
+        assert second["task"]["taskId"] == task_id  # bob joined alice's run
+        slow.go.set()
+        for who in ("alice", "bob"):
+            async with client(url, admin(who), "legacy") as c:
+                final = await c.session.send_request(TaskResult(params=TaskParams(taskId=task_id)), ANY)
+                assert final["structuredContent"]["status"] == "done", who
+                listing = await c.session.send_request(ListTasks(params=types.PaginatedRequestParams()), ANY)
+                assert [t["taskId"] for t in listing["tasks"]] == [task_id]
