@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Callable
 from typing import Any, Literal
 
 from pydantic import Field, field_validator
@@ -104,6 +105,9 @@ _COLUMNS = (
     " t.created, t.cancelled, t.recurrence, t.task_id, t.depends_on"
 )
 _NAMES = tuple(c.strip().split(".")[1] for c in _COLUMNS.split(","))
+# What filtering and sorting read, for every task of the query; the page's tasks are then read whole.
+_KEYS = "t.rowid, n.path, t.line, t.status, t.due, t.scheduled, t.priority, t.tags"
+_KEY_NAMES = ("rowid", "path", "line", "status", "due", "scheduled", "priority", "tags")
 Row = dict[str, Any]
 _PRIORITY_RANK = {p: i for i, p in enumerate(tk.PRIORITIES)}
 _TYPE_RANK = {"in_progress": 0, "todo": 1, "done": 2, "cancelled": 3, "non_task": 4}
@@ -142,23 +146,31 @@ def _where(args: ListTasksIn, note: str | None, folder: str | None) -> tuple[str
     return " AND ".join(sql), params
 
 
-def _keep(args: ListTasksIn, row: Row, kind: str) -> bool:
+def _keeper(args: ListTasksIn, kinds: dict[str, tk.StatusType]) -> Callable[[Row], bool]:
+    """The filters SQL does not apply (status types, priority, tag), decided once per call."""
+    wanted: set[str] | None = None
     if args.status:
         wanted = set(args.status)
         if "open" in wanted:
             wanted |= {"todo", "in_progress"}
         if "closed" in wanted:
             wanted |= {"done", "cancelled"}
-        if kind not in wanted:
+    statuses = {char for char, kind in kinds.items() if wanted is None or kind in wanted}
+    priorities = set(args.priority) if args.priority else None
+    tag = args.tag.lstrip("#").lower() if args.tag else None
+
+    def keep(row: Row) -> bool:
+        if row["status"] not in statuses:
             return False
-    if args.priority and (row["priority"] or "none") not in args.priority:
-        return False
-    if args.tag:
-        tag = args.tag.lstrip("#").lower()
-        tags = [t.lower() for t in json.loads(row["tags"] or "[]")]
-        if not any(t == tag or t.startswith(tag + "/") for t in tags):
+        if priorities is not None and (row["priority"] or "none") not in priorities:
             return False
-    return True
+        if tag is not None:
+            tags = [t.lower() for t in json.loads(row["tags"] or "[]")]
+            if not any(t == tag or t.startswith(tag + "/") for t in tags):
+                return False
+        return True
+
+    return keep
 
 
 def _sort_key(sort: SortKey, kinds: dict[str, tk.StatusType]) -> Any:
@@ -185,17 +197,29 @@ async def list_tasks(ctx: ToolContext, args: ListTasksIn) -> ListTasksOut:
 
     def query(conn: sqlite3.Connection) -> list[Row]:
         cur = conn.execute(
-            f"SELECT {_COLUMNS} FROM tasks t JOIN notes n ON n.id = t.note_id WHERE {where}", [ctx.vault.id, *params]
+            f"SELECT {_KEYS} FROM tasks t JOIN notes n ON n.id = t.note_id WHERE {where}", [ctx.vault.id, *params]
         )
-        return [dict(zip(_NAMES, r, strict=True)) for r in cur.fetchall()]
+        return [dict(zip(_KEY_NAMES, r, strict=True)) for r in cur.fetchall()]
 
-    rows = [r for r in await run(ctx, query) if can_read(r["path"])]
-    kinds = {r["status"]: tk.status_type(table, r["status"]) for r in rows}
-    rows = sorted((r for r in rows if _keep(args, r, kinds[r["status"]])), key=_sort_key(args.sort, kinds))
+    def whole(ids: list[int]) -> Callable[[sqlite3.Connection], dict[int, Row]]:
+        def read(conn: sqlite3.Connection) -> dict[int, Row]:
+            marks = ",".join("?" * len(ids))
+            sql = f"SELECT t.rowid, {_COLUMNS} FROM tasks t JOIN notes n ON n.id = t.note_id WHERE t.rowid IN ({marks})"
+            return {int(r[0]): dict(zip(_NAMES, r[1:], strict=True)) for r in conn.execute(sql, ids)}
+
+        return read
+
+    rows = await run(ctx, query)
+    if not can_read.everything:  # no rule can deny this caller a note: nothing to ask per task
+        rows = [r for r in rows if can_read(r["path"])]
+    kinds = {char: tk.status_type(table, char) for char in {r["status"] for r in rows}}
+    rows = sorted(filter(_keeper(args, kinds), rows), key=_sort_key(args.sort, kinds))
     state = query_key(args.model_dump(exclude={"cursor", "limit", "idempotency_key", "elicit_token"}))
     offset = decode_cursor(args.cursor, q=state)
     rows = await drop_gone(ctx, rows, offset, args.limit, lambda r: (r["path"],))
     page = rows[offset : offset + args.limit]
+    found = await run(ctx, whole([int(r["rowid"]) for r in page])) if page else {}
+    page = [found[int(r["rowid"])] for r in page if int(r["rowid"]) in found]  # one reindexed meanwhile is left out
     headings = await _headings(ctx, {r["path"] for r in page})
     items = [_item(ctx, r, kinds[r["status"]], headings.get(r["path"], [])) for r in page]
     more = offset + args.limit < len(rows)
