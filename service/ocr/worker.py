@@ -23,10 +23,12 @@ import io
 import os
 import signal
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 _engine: Any = None
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -106,27 +108,31 @@ def _too_large(size: int, bounds: Bounds) -> Failure:
 def probe_image(data: bytes, bounds: Bounds) -> Failure | None:
     """Whether the image can be decoded within the bounds, from its header alone (cheap: the
     server asks before the worker does any work)."""
-    from PIL import Image, UnidentifiedImageError
-
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
-            with Image.open(io.BytesIO(data)) as img:
-                width, height = img.size
-                if width * height > bounds.max_pixels and img.format == "JPEG":
-                    img.draft("RGB", (bounds.max_side, bounds.max_side))
-                if img.size[0] * img.size[1] > bounds.max_pixels:
-                    return _too_many_pixels(width, height, bounds)
-                img.verify()  # the file's structure and checksums (a PNG cut short), without decoding
-    except Image.DecompressionBombError as exc:
-        return Failure("too_many_pixels", str(exc), {"limit": "pixels", "max_pixels": bounds.max_pixels})
-    except (UnidentifiedImageError, OSError, ValueError, EOFError, SyntaxError) as exc:
-        return Failure("undecodable_image", f"cannot decode the image: {exc}", {"reason": "undecodable_image"})
-    return None
+    # verify(): the file's structure and checksums (a PNG cut short), without decoding
+    out = _bounded(data, bounds, lambda img, _w, _h: img.verify())
+    return out if isinstance(out, Failure) else None
 
 
 def decode_image(data: bytes, bounds: Bounds) -> Any:
     """The image as an RGB Pillow image no larger than `max_side`, or a Failure."""
+
+    def decoded(img: Any, width: int, height: int) -> tuple[Any, int, int]:
+        img.seek(0)  # an animation: its first frame
+        img.load()
+        return _on_white(img), width, height
+
+    out = _bounded(data, bounds, decoded)
+    if isinstance(out, Failure):
+        return out
+    rgb, width, height = out
+    if max(rgb.size) > bounds.max_side:
+        rgb.thumbnail((bounds.max_side, bounds.max_side))
+    return rgb, width, height
+
+
+def _bounded(data: bytes, bounds: Bounds, use: Callable[[Any, int, int], T]) -> T | Failure:
+    """`use(image, width, height)` on the opened image once the pixel bound holds (a large JPEG
+    drafted down first), or the Failure of an image too large or not decodable."""
     from PIL import Image, UnidentifiedImageError
 
     try:
@@ -139,16 +145,11 @@ def decode_image(data: bytes, bounds: Bounds) -> Any:
                     img.draft("RGB", (bounds.max_side, bounds.max_side))
                 if img.size[0] * img.size[1] > bounds.max_pixels:
                     return _too_many_pixels(width, height, bounds)
-                img.seek(0)  # an animation: its first frame
-                img.load()
-                rgb = _on_white(img)
+                return use(img, width, height)
     except Image.DecompressionBombError as exc:
         return Failure("too_many_pixels", str(exc), {"limit": "pixels", "max_pixels": bounds.max_pixels})
     except (UnidentifiedImageError, OSError, ValueError, EOFError, SyntaxError) as exc:
         return Failure("undecodable_image", f"cannot decode the image: {exc}", {"reason": "undecodable_image"})
-    if max(rgb.size) > bounds.max_side:
-        rgb.thumbnail((bounds.max_side, bounds.max_side))
-    return rgb, width, height
 
 
 def _on_white(img: Any) -> Any:

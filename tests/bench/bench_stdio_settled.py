@@ -17,7 +17,6 @@ ratios. Prints JSON.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import random
 import shutil
@@ -29,10 +28,10 @@ from pathlib import Path
 from typing import Any
 
 from tests.bench.bench_peers import tree_rss_mb
+from tests.bench.bench_stdio_start import INIT, ask
 from tests.bench.common import BENCH_ENV, WORKDIR, report, standard_vault
 
 ROOT = Path(__file__).resolve().parents[2]
-INIT = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}
 READS, SKIPPED, SEARCHES = 60, 10, 20
 
 
@@ -46,19 +45,6 @@ def _status_mb(pid: int, key: str) -> float:
         if line.startswith(key):
             return int(line.split()[1]) / 1024
     return float("nan")
-
-
-def _ask(proc: subprocess.Popen[bytes], msg_id: int, method: str, params: dict[str, Any]) -> dict[str, Any]:
-    assert proc.stdin is not None and proc.stdout is not None
-    proc.stdin.write(json.dumps({"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params}).encode() + b"\n")
-    proc.stdin.flush()
-    while True:
-        line = proc.stdout.readline()
-        if not line:
-            raise RuntimeError(f"the server closed stdout before answering {method}")
-        answer: dict[str, Any] = json.loads(line)
-        if answer.get("id") == msg_id:
-            return answer
 
 
 def _settle(pid: int, limit_s: float = 180.0) -> float:
@@ -93,20 +79,20 @@ def one_start(src: Path, vault: Path, home: Path, reads: list[str], queries: lis
         stderr=subprocess.DEVNULL,
     )
     try:
-        _ask(proc, 1, "initialize", INIT)
+        ask(proc, 1, "initialize", INIT)
         assert proc.stdin is not None
         proc.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
-        _ask(proc, 2, "tools/list", {})
+        ask(proc, 2, "tools/list", {})
         settled = _settle(proc.pid)
         times: list[float] = []
         for n, path in enumerate(reads):
             t0 = time.perf_counter()
-            answer = _ask(proc, 10 + n, "tools/call", {"name": "read_note", "arguments": {"path": path}})
+            answer = ask(proc, 10 + n, "tools/call", {"name": "read_note", "arguments": {"path": path}})
             times.append(time.perf_counter() - t0)
             if "result" not in answer or answer["result"].get("isError"):
                 raise RuntimeError(f"read_note failed: {answer}")
         for n, query in enumerate(queries):
-            answer = _ask(proc, 1000 + n, "tools/call", {"name": "search_text", "arguments": {"query": query}})
+            answer = ask(proc, 1000 + n, "tools/call", {"name": "search_text", "arguments": {"query": query}})
             if "result" not in answer or answer["result"].get("isError"):
                 raise RuntimeError(f"search_text failed: {answer}")
         return {

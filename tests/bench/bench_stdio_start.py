@@ -55,7 +55,7 @@ def _vault(name: str) -> Path:
     return Path(name).resolve()
 
 
-def _ask(proc: subprocess.Popen[bytes], msg_id: int, method: str, params: dict[str, Any]) -> dict[str, Any]:
+def ask(proc: subprocess.Popen[bytes], msg_id: int, method: str, params: dict[str, Any]) -> dict[str, Any]:
     assert proc.stdin is not None and proc.stdout is not None
     proc.stdin.write(json.dumps({"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params}).encode() + b"\n")
     proc.stdin.flush()
@@ -89,13 +89,13 @@ def one_start(src: Path, vault: Path, home: Path) -> dict[str, float]:
     )
     try:
         times: dict[str, float] = {}
-        _ask(proc, 1, "initialize", INIT)
+        ask(proc, 1, "initialize", INIT)
         times["initialize"] = time.perf_counter() - t0
         assert proc.stdin is not None
         proc.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
-        _ask(proc, 2, "tools/list", {})
+        ask(proc, 2, "tools/list", {})
         times["tools_list"] = time.perf_counter() - t0
-        answer = _ask(proc, 3, "tools/call", {"name": "read_note", "arguments": {"path": "Welcome"}})
+        answer = ask(proc, 3, "tools/call", {"name": "read_note", "arguments": {"path": "Welcome"}})
         times["first_call"] = time.perf_counter() - t0
         times["first_call_cpu"] = thread_cpu_ns(proc.pid) / 1e9  # the server's CPU until then: load-proof
         if "result" not in answer or answer["result"].get("isError"):
