@@ -20,8 +20,6 @@ from collections.abc import AsyncIterator
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Protocol
 
-from mcp.shared.exceptions import MCPDeprecationWarning
-
 from service import budget, heap
 from service._version import VERSION  # a constant: no package-metadata scan at start
 from service.activity import Activity
@@ -358,6 +356,7 @@ class VaultgateApp:
     def server(self) -> Server[Any]:
         """The SDK's low-level server, built at first use (a stdio start's first calls need none)."""
         from mcp.server.lowlevel.server import Server  # not `mcp.server`: its `__init__` loads MCPServer
+        from mcp.shared.exceptions import MCPDeprecationWarning
 
         from service.protocol.access import VaultAccess
         from service.protocol.completion import Completer
@@ -431,18 +430,23 @@ class VaultgateApp:
     async def run_stdio_session(self, front: StdioFront | None = None) -> None:
         """One client over stdin/stdout on a started app, until stdin closes (through `front`,
         the reader that answered the client's first questions while the app loaded, if given)."""
-        from mcp.server.stdio import stdio_server
-
         fast = None
         if front is not None and self.settings.protocol.fast_calls:
             from service.protocol.fast_calls import FastCalls
             from service.protocol.fast_path import FastPath
 
             front.fast = fast = FastCalls(FastPath(self.dispatcher, None, self.client_logs))
-        async with front.session() if front is not None else stdio_server() as (read, write):
-            if fast is not None:  # the plain calls asked meanwhile first: the SDK's server imports for ~130 ms
-                with contextlib.suppress(TimeoutError):
+        if front is None:
+            from mcp.server.stdio import stdio_server
+
+            streams = stdio_server()
+        else:
+            streams = front.session()
+        async with streams as (read, write):
+            if front is not None and fast is not None:  # the plain calls asked meanwhile first: the SDK's
+                with contextlib.suppress(TimeoutError):  # server and protocol models import for ~200 ms
                     async with asyncio.timeout(EARLY_CALLS_S):
                         await fast.settled()
                 fast.path.allow(self.server)
+                front.sdk_starts()  # the lines for the SDK are parsed into its models from now on
             await self.server.run(read, write, self.server.create_initialization_options())

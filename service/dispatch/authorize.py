@@ -18,7 +18,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 import mcp_types as types
-from mcp.shared.exceptions import MCPError
 
 from service.dispatch.context import CallContext, Next, ToolResult
 from service.errors import Forbidden, Unauthorized, VaultgateError
@@ -49,6 +48,8 @@ def require_surface(principal: Principal, vault_id: str, *, default_id: str, vau
         if bound is not None and bound != vault_id:
             raise Forbidden("this token is bound to another vault", details={"vault": vault_id, "bound_vault": bound})
     except VaultgateError as exc:
+        from mcp.shared.exceptions import MCPError
+
         raise MCPError(types.INVALID_PARAMS, f"{exc.code}: {exc.message}") from None
 
 

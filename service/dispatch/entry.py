@@ -13,7 +13,6 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 import mcp_types as types
-from mcp.shared.exceptions import MCPError
 
 from service.activity import Activity
 from service.dispatch.chain import compose
@@ -148,6 +147,8 @@ class Dispatcher:
             cursor = params.cursor
             # Only cursors this method issued: a non-negative offset within the list.
             if not (cursor.isascii() and cursor.isdigit()) or int(cursor) > len(specs):
+                from mcp.shared.exceptions import MCPError
+
                 raise MCPError(types.INVALID_PARAMS, "invalid cursor")
             start = int(cursor)
         window = specs[start : start + TOOLS_PAGE_SIZE]

@@ -49,7 +49,8 @@ LEVELS: tuple[types.LoggingLevel, ...] = (
 RANK: dict[str, int] = {level: i for i, level in enumerate(LEVELS)}
 LEVEL_KEY = "vaultgate/client_log_level"
 VAULT_KEY = "vaultgate/client_log_vault"  # the vault a bound token is limited to (None: any)
-META_KEY = types.LOG_LEVEL_META_KEY
+# `mcp_types.LOG_LEVEL_META_KEY`, spelled out: the SDK's types load at first use (a unit test pins it)
+META_KEY = "io.modelcontextprotocol/logLevel"
 SEND_TIMEOUT_S = 2.0
 LOGGER = "vaultgate"
 

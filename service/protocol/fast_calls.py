@@ -23,13 +23,13 @@ cancelled and answered "Connection closed" (-32000).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import json
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 import mcp_types as types
-from mcp.shared.dispatcher import as_request_id, coerce_request_id
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from pydantic_core import to_json
 
@@ -38,6 +38,17 @@ from service.protocol.handshake import declares_elicitation
 
 ENVELOPE = frozenset({"jsonrpc", "id", "method", "params"})
 INT64 = 2**63
+
+
+def _request_key(rid: Any) -> str | int | None:
+    """The key a request id is tracked under, by the SDK's correlation rule: `7` and `"7"` are
+    one request; True is no id (it would pass for 1); None: not an id."""
+    if isinstance(rid, bool) or not isinstance(rid, str | int):
+        return None
+    if isinstance(rid, str):
+        with contextlib.suppress(ValueError):
+            return int(rid)
+    return rid
 
 
 class FastCalls:
@@ -96,8 +107,8 @@ class FastCalls:
 
     def _cancel(self, params: Any) -> bool:
         """`notifications/cancelled` for a call running here: stop it, answer nothing."""
-        rid = as_request_id(params.get("requestId")) if isinstance(params, dict) else None
-        entry = self._inflight.get(coerce_request_id(rid)) if rid is not None else None
+        key = _request_key(params.get("requestId")) if isinstance(params, dict) else None
+        entry = self._inflight.get(key) if key is not None else None
         if entry is None:
             return False
         task, cancelled = entry
@@ -108,11 +119,11 @@ class FastCalls:
     def _start(self, rid: str | int, call: PlainCall) -> None:
         cancelled = [False]
         task = asyncio.get_running_loop().create_task(self._run(rid, call, cancelled), context=self._context.copy())
-        self._inflight[coerce_request_id(rid)] = (task, cancelled)
+        self._inflight[_request_key(rid)] = (task, cancelled)
 
     async def _run(self, rid: str | int, call: PlainCall, cancelled: list[bool]) -> None:
         assert self._send is not None and self.handshake is not None
-        key = coerce_request_id(rid)
+        key = _request_key(rid)
         try:
             try:
                 result = await self.path.run(call, rid)

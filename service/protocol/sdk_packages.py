@@ -4,10 +4,14 @@
 which re-export the SDK's conveniences: the client (`mcp.client`: sessions, the stdio and
 Streamable HTTP clients, httpx2) and the high-level `MCPServer`. A server needs none of them,
 yet they took ~60 ms of a `vaultgate stdio` start on a small machine (docs/benchmarks.md,
-"stdio start-up"). `skip_package_inits()` registers those two packages as bare packages (their
-folders, no code run), so importing a submodule costs only that submodule. Nothing is lost: the
-first time anyone reads a name of such a package (`from mcp import Client`, `mcp.server.Server`),
-its real `__init__.py` runs in place and the name is there, as it would have been.
+"stdio start-up"). `mcp_types/__init__.py` defines every protocol model of both eras (~90 ms);
+a stdio start's first plain calls use none of them (`service.protocol.fast_calls`), while the
+modules on their path import the package at module level (`import mcp_types as types`) and
+read its names only when they run. `skip_package_inits()` registers those packages as bare
+packages (their folders, no code run), so importing a submodule (`mcp_types.version`) costs only
+that submodule. Nothing is lost: the first time anyone reads a name of such a package (`from mcp
+import Client`, `mcp.server.Server`, `types.ErrorData`), its real `__init__.py` runs in place
+and the name is there, as it would have been.
 
 Only the entry point calls this, before anything imports the SDK; a process that imported the
 SDK already (a test, a host embedding the app) keeps its packages as they are.
@@ -20,7 +24,7 @@ import sys
 import types
 
 # The SDK packages whose `__init__` re-exports what a server never uses (parents first).
-BARE_PACKAGES = ("mcp", "mcp.server")
+BARE_PACKAGES = ("mcp", "mcp.server", "mcp_types")
 
 
 def skip_package_inits(names: tuple[str, ...] = BARE_PACKAGES) -> bool:

@@ -166,7 +166,11 @@ def test_a_warm_stdio_start_answers_its_first_call_before_loading_the_sdk_server
     order = [line.rsplit("|", 1)[1].strip() for line in log.read_text(errors="replace").splitlines() if "|" in line]
     # `-X importtime` prints a module when its import ends: read_note's module is done before the
     # SDK's server side starts loading (service/app.py, run_stdio_session), and neither uvicorn
-    # nor the HTTP tier is imported before the call either (service/serve_stdio.py)
+    # nor the HTTP tier is imported before the call either (service/serve_stdio.py), nor the SDK's
+    # protocol models (`mcp_types`, registered bare: service/protocol/sdk_packages.py)
     first_call = order.index("service.tools.notes.read")
     assert "mcp.server.lowlevel.server" in order[first_call:]
-    assert not {"mcp.server.lowlevel.server", "uvicorn", "service.http.asgi"} & set(order[:first_call])
+    assert "mcp_types._types" in order[first_call:]
+    assert not {"mcp.server.lowlevel.server", "mcp_types._types", "uvicorn", "service.http.asgi"} & set(
+        order[:first_call]
+    )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import mcp_types
 import pytest
 
 from service.indexer.jobs import Job
@@ -40,6 +41,10 @@ class Untouchable:
     @property
     def session(self) -> Any:
         raise AssertionError("the session was consulted although no client set a level")
+
+
+def test_the_log_level_meta_key_is_the_sdks() -> None:
+    assert META_KEY == mcp_types.LOG_LEVEL_META_KEY
 
 
 def test_no_level_anywhere_means_no_lookup_and_no_threshold() -> None:

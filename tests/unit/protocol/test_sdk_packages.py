@@ -25,6 +25,19 @@ def test_a_server_module_imports_without_the_sdk_client_or_mcpserver() -> None:
     assert loaded == []
 
 
+def test_the_protocol_models_load_at_the_first_read_of_one_of_their_names() -> None:
+    loaded = _run(
+        "skip_package_inits()\n"
+        "import mcp_types as types\n"
+        "from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS\n"
+        "before = 'mcp_types._types' in sys.modules\n"
+        "error = types.ErrorData(code=1, message='m')\n"
+        "after = 'mcp_types._types' in sys.modules\n"
+        "print(json.dumps([before, after, error.code, bool(HANDSHAKE_PROTOCOL_VERSIONS)]))\n"
+    )
+    assert loaded == [False, True, 1, True]
+
+
 def test_a_re_exported_name_is_there_at_its_first_read() -> None:
     names = _run(
         "skip_package_inits()\n"
