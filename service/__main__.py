@@ -95,9 +95,10 @@ def _parser() -> argparse.ArgumentParser:
     docs = sub.add_parser("docs", help="print generated documentation")
     docs.add_argument(
         "page",
-        choices=("tools", "plan-schema", "tool-schemas"),
+        choices=("tools", "plan-schema", "tool-schemas", "tool-index"),
         help="tools: the tool catalog (docs/tools.md); plan-schema: the plan JSON Schema (docs/plan.schema.json); "
-        "tool-schemas: the tools' JSON schemas, for the package's copy (service/storage/tool-schemas.json)",
+        "tool-schemas: the tools' JSON schemas, for the package's copy (service/storage/tool-schemas.json); "
+        "tool-index: where each tool is declared (service/tools/tool-index.json)",
     )
 
     sub.add_parser("version", help="print the versions of vaultgate, Python, SQLite (+ sqlite-vec) and the MCP SDK")
@@ -306,6 +307,12 @@ def cmd_docs(args: argparse.Namespace) -> int:
         from service.tools.registry import build_registry
 
         sys.stdout.write(shipped_table(build_registry()) + "\n")
+        return 0
+    if args.page == "tool-index":  # committed; tests/contract checks it is current
+        from service.storage.tool_index import shipped_table as index_table
+        from service.tools.registry import build_registry
+
+        sys.stdout.write(index_table(build_registry().where_found()))
         return 0
     if args.page == "plan-schema":
         from service.plans.model import plan_schema

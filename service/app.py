@@ -56,6 +56,7 @@ from service.storage.db import Database
 from service.storage.migrate import migrate
 from service.storage.relocate import hidden_cache_folders, own_folders, reuse_legacy_index
 from service.storage.schema_cache import ToolSchemaCache
+from service.storage.tool_index import SHIPPED as SHIPPED_INDEX
 from service.tools.query_warmup import QueryWarmup
 from service.tools.registry import build_registry
 from service.tools.sensitive import guard_for
@@ -112,7 +113,7 @@ class VaultgateApp:
         self.db = Database(cache_dir / "cache.db", readers=settings.storage.readers)
         # What cannot be rebuilt from the vault lives in the data folder, in its own database.
         self.state = Database(data_dir / "state.db", readers=1, writer_cache_kib=2000, reader_cache_kib=1000)
-        self.registry = build_registry(cache_dir)  # tool packages imported as first called (its docstring)
+        self.registry = build_registry(cache_dir, SHIPPED_INDEX)  # domains imported as first called (its docstring)
         self.guard = AclGuard(settings)
         self.metrics = Metrics()
         spool_dir = settings.events.spool_dir or data_dir / "events"

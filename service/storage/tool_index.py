@@ -9,6 +9,11 @@ and mtime of every module of the `service` package), like a `.pyc`. A table of o
 unreadable one or none means a complete build, which writes it again; a wrong entry can cost a
 complete load, never a wrong answer (the registry looks a tool up in every part before it says
 the tool is unknown).
+
+The package ships the same table (`SHIPPED`, `service/tools/tool-index.json`, made by `vaultgate
+docs tool-index`; a contract test checks it equals what a complete build finds), so a first start
+on an empty cache folder imports no domain before its first call either. It carries no key: its
+names are trusted as the cache's are, and a stale entry costs at most a complete load.
 """
 
 from __future__ import annotations
@@ -27,6 +32,31 @@ log = logging.getLogger(__name__)
 
 FILE_NAME = "tool-index.json"
 _PACKAGE_DIR = Path(__file__).resolve().parents[1]  # service/
+SHIPPED = _PACKAGE_DIR / "tools" / FILE_NAME  # committed, beside the registry
+
+
+def valid_table(where: object) -> dict[str, str] | None:
+    """`where` when it is a non-empty table of tool name -> registry part, else None."""
+    if not isinstance(where, dict) or not where:
+        return None
+    if not all(isinstance(k, str) and isinstance(v, str) for k, v in where.items()):
+        return None
+    return where
+
+
+def shipped_table(where: Mapping[str, str]) -> str:
+    """The text of `SHIPPED` for a complete registry's table (one tool a line, catalog order)."""
+    lines = ",\n".join(f"  {json.dumps(name)}: {json.dumps(part)}" for name, part in where.items())
+    return '{"tools": {\n' + lines + "\n}}\n"
+
+
+def read_shipped(path: Path = SHIPPED) -> dict[str, str] | None:
+    """The package's table, or None when absent or unreadable."""
+    try:
+        data = json.loads(path.read_bytes())
+    except (OSError, ValueError):
+        return None
+    return valid_table(data.get("tools")) if isinstance(data, dict) else None
 
 
 def sources_key() -> str:
@@ -66,12 +96,7 @@ class ToolIndex:
             return None
         if not isinstance(data, dict) or data.get("key") != self.key:
             return None
-        where = data.get("tools")
-        if not isinstance(where, dict) or not where:
-            return None
-        if not all(isinstance(k, str) and isinstance(v, str) for k, v in where.items()):
-            return None
-        return where
+        return valid_table(data.get("tools"))
 
     def write(self, where: Mapping[str, str]) -> None:
         tmp = self.path.with_name(f".{FILE_NAME}.{os.getpid()}.tmp")

@@ -13,8 +13,12 @@ written after a complete build of the same sources, which passed every check) sa
 declares each tool, a part is imported at the first lookup of one of its tools, and every part
 at the first iteration (tools/list, the facade, the schema cache). A stdio client's first call
 then waits for the one domain it calls, not for the ~150 tools' modules and models
-(docs/benchmarks.md, "stdio start-up"). Without a valid index it builds completely and writes one.
-A name the index does not place where it is found loads every part before it is called unknown.
+(docs/benchmarks.md, "stdio start-up"). Without a valid index it takes the table shipped in the
+package when given one (`build_registry(folder, shipped)`: the composition root passes
+`tool_index.SHIPPED`, so an empty cache folder defers the parts too; a bad declaration then fails
+when its part is first added, at the latest at the first tools/list); else it builds completely
+and writes one. A name the index does not place where it is found loads every part before it is
+called unknown.
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ from typing import Protocol, cast
 from pydantic import BaseModel
 
 from service.errors import RegistryError
-from service.storage.tool_index import ToolIndex
+from service.storage.tool_index import ToolIndex, read_shipped
 from service.tools.spec import Catalog, ToolSpec
 from service.types import WRITE_SCOPES
 
@@ -173,7 +177,8 @@ class Registry:
                 self.add(spec)
             self._parts[part] = specs
 
-    def _where_found(self) -> dict[str, str]:
+    def where_found(self) -> dict[str, str]:
+        """Tool name -> the part that declared it, for the parts added so far (the tool index)."""
         return {spec.name: part for part, specs in self._parts.items() for spec in specs}
 
 
@@ -186,17 +191,20 @@ def _declared(part: str, registry: Catalog) -> Iterable[ToolSpec]:
     return domain_package(part).TOOLS
 
 
-def build_registry(folder: Path | None = None) -> Registry:
+def build_registry(folder: Path | None = None, shipped: Path | None = None) -> Registry:
     """Every tool; with `folder` (the cache folder), parts are added as their tools are first
-    looked up when its tool index is valid, else all at once and the index written."""
+    looked up when its tool index is valid, or else the table at `shipped` is readable; else all
+    at once and the folder's index written."""
     registry = Registry()
     registry._complete = False
     index = ToolIndex(folder) if folder is not None else None
     where = index.read() if index is not None else None
+    if where is None and index is not None and shipped is not None:
+        where = read_shipped(shipped)
     if where is not None:
         registry._where = where
         return registry
     registry.complete()
     if index is not None:
-        index.write(registry._where_found())
+        index.write(registry.where_found())
     return registry

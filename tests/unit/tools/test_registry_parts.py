@@ -8,7 +8,7 @@ import json
 import threading
 from pathlib import Path
 
-from service.storage.tool_index import FILE_NAME, ToolIndex
+from service.storage.tool_index import FILE_NAME, ToolIndex, shipped_table
 from service.tools.registry import FACADE, PARTS, build_registry
 
 COMPLETE = build_registry()
@@ -102,3 +102,28 @@ def test_a_tool_added_to_a_lazily_built_registry_stays_when_the_catalog_is_compl
     registry.add(extra)
     assert [spec.name for spec in registry] == [*NAMES, "read_note_again"]
     assert registry.get("read_note_again") is extra
+
+
+def test_an_empty_cache_folder_takes_the_shipped_table_and_adds_parts_as_called(tmp_path: Path) -> None:
+    shipped = tmp_path / "shipped.json"
+    shipped.write_text(shipped_table(COMPLETE.where_found()), encoding="utf-8")
+    registry = build_registry(tmp_path / "cache", shipped)
+    assert registry.loaded_parts() == ()
+    assert registry.get("read_note") is not None and registry.loaded_parts() == ("notes",)
+    assert [spec.name for spec in registry] == NAMES
+
+
+def test_a_stale_shipped_table_still_finds_every_tool_and_an_unreadable_one_means_a_complete_build(
+    tmp_path: Path,
+) -> None:
+    where = COMPLETE.where_found()
+    where["read_note"] = "graph"  # moved since the table was made
+    del where["get_backlinks"]  # added since
+    shipped = tmp_path / "shipped.json"
+    shipped.write_text(shipped_table(where), encoding="utf-8")
+    registry = build_registry(tmp_path / "cache", shipped)
+    spec = registry.get("read_note")
+    assert spec is not None and spec.domain == "notes"
+    assert build_registry(tmp_path / "cache", shipped).get("get_backlinks") is not None
+    shipped.write_text("not json", encoding="utf-8")
+    assert build_registry(tmp_path / "cache", shipped).loaded_parts() == PARTS
