@@ -17,6 +17,7 @@ ratios. Prints JSON.
 from __future__ import annotations
 
 import argparse
+import compileall
 import os
 import random
 import shutil
@@ -120,6 +121,7 @@ def main(old: Path | None, new: Path, starts: int, notes: int) -> None:
     queries = [q["q"] for q in meta["queries"]][:SEARCHES]
     homes = {side: WORKDIR / f"stdio-settled-{side}-{notes}" for side in sides}
     for side, src in sides.items():  # each tree's own index, built once and not counted
+        compileall.compile_dir(src / "service", quiet=1)  # as an install does (PYTHONDONTWRITEBYTECODE)
         shutil.rmtree(homes[side], ignore_errors=True)
         one_start(src, vault, homes[side], reads, queries)
     samples: dict[str, dict[str, list[float]]] = {}
