@@ -11,7 +11,6 @@ started in order and stopped in reverse.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
 import time
@@ -444,10 +443,6 @@ class VaultgateApp:
         else:
             streams = front.session()
         async with streams as (read, write):
-            if front is not None and fast is not None:  # the plain calls asked meanwhile first: the SDK's
-                with contextlib.suppress(TimeoutError):  # server and protocol models import for ~200 ms
-                    async with asyncio.timeout(EARLY_CALLS_S):
-                        await fast.settled()
-                fast.path.allow(self.server)
-                front.sdk_starts()  # the lines for the SDK are parsed into its models from now on
+            if fast is not None:  # the plain calls asked meanwhile first, then the SDK's server (~200 ms of imports)
+                await fast.hand_over(lambda: self.server, EARLY_CALLS_S)
             await self.server.run(read, write, self.server.create_initialization_options())

@@ -27,7 +27,7 @@ import contextlib
 import contextvars
 import json
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import mcp_types as types
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
@@ -35,6 +35,9 @@ from pydantic_core import to_json
 
 from service.protocol.fast_path import METHOD, FastPath, PlainCall, error_data, result_body
 from service.protocol.handshake import declares_elicitation
+
+if TYPE_CHECKING:
+    from mcp.server.lowlevel.server import Server
 
 ENVELOPE = frozenset({"jsonrpc", "id", "method", "params"})
 INT64 = 2**63
@@ -64,6 +67,7 @@ class FastCalls:
         self._send: Callable[[bytes], Awaitable[None]] | None = None
         self._context = contextvars.copy_context()
         self._inflight: dict[Any, tuple[asyncio.Task[None], list[bool]]] = {}
+        self.sdk_ready = asyncio.Event()  # the SDK's server reads: the front hands it the other lines
 
     def bind(self, forward: Callable[[bytes], None], send: Callable[[bytes], Awaitable[None]]) -> None:
         """On the event loop, when the SDK session attaches: `forward` hands a line to the SDK,
@@ -154,6 +158,16 @@ class FastCalls:
         the calls would wait for it); the caller bounds the wait."""
         while self._inflight:
             await asyncio.wait([task for task, _ in self._inflight.values()])
+
+    async def hand_over(self, server: Callable[[], Server[Any]], wait_s: float) -> None:
+        """A stdio start: the calls asked so far are answered first (at most `wait_s`: building
+        the SDK's server holds the loop), then the server is built and checked (`FastPath.allow`),
+        then it takes the lines that are not answered here (`sdk_ready`)."""
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(wait_s):
+                await self.settled()
+        self.path.allow(server())
+        self.sdk_ready.set()
 
     async def aclose(self) -> None:
         """stdin closed: calls still running are cancelled and answered "Connection closed"."""

@@ -51,8 +51,6 @@ if TYPE_CHECKING:  # the front imports only what answering needs (json, os, thre
     from collections.abc import AsyncIterator, Callable, Mapping
     from typing import Any
 
-    from mcp.shared.message import SessionMessage  # noqa: F401 - named in the streams' types
-
 FILE_PREFIX = "stdio-answers-"  # + the key's first 16 hex digits + ".json", one file per key
 KEPT_FILES = 4  # stores of other keys (settings, versions) kept beside the current one, newest first
 CACHED_METHODS = frozenset({"initialize", "server/discover", "tools/list"})
@@ -176,7 +174,6 @@ class StdioFront:
         self._lines: StdinLines | None = None
         self._out: Any = None
         self._first_answers = threading.Event()  # the tool list went out, or a question needs the SDK
-        self._sdk_ready: Any = None  # `anyio.Event`: set when the SDK's server reads (`sdk_starts`)
 
     # -- before the SDK --------------------------------------------------------------------
 
@@ -290,19 +287,15 @@ class StdioFront:
 
     @contextlib.asynccontextmanager
     async def session(self) -> AsyncIterator[tuple[Any, Any]]:
-        """The SDK's (read, write) streams; waiting questions go to the SDK first, in order.
-        With a fast path, lines for the SDK are parsed into its models once `sdk_starts()` was
-        called (those models load in ~90 ms: the first plain calls do not wait for them)."""
+        """The SDK's (read, write) streams; waiting questions go to the SDK first, in order (with a
+        fast path, once it hands over: `FastCalls.hand_over`; the first plain calls go first)."""
         import anyio
         from mcp.shared._context_streams import create_context_streams
 
         raw_send, raw_recv = anyio.create_memory_object_stream[bytes](float("inf"))
-        read_writer, read_stream = create_context_streams["SessionMessage | Exception"](0)
-        write_stream, write_reader = create_context_streams["SessionMessage"](0)
+        read_writer, read_stream = create_context_streams["Any"](0)  # SDK messages or exceptions
+        write_stream, write_reader = create_context_streams["Any"](0)
         fast = self.fast
-        self._sdk_ready = sdk_ready = anyio.Event()
-        if fast is None:
-            sdk_ready.set()
         if fast is not None:
             fast.bind(raw_send.send_nowait, self._send)
             fast.initialized(self._handshake, self._init_params)
@@ -312,7 +305,8 @@ class StdioFront:
 
         async def pump_in() -> None:
             async with read_writer, raw_recv:
-                await sdk_ready.wait()
+                if fast is not None:  # the SDK's protocol models load with its server, after the first calls
+                    await fast.sdk_ready.wait()
                 import mcp_types as types
                 from mcp.shared.message import SessionMessage
 
@@ -352,11 +346,6 @@ class StdioFront:
                 tg.cancel_scope.cancel()
         finally:
             self._save()
-
-    def sdk_starts(self) -> None:
-        """The SDK's server is about to read (`session()`): lines for it are parsed from now on."""
-        if self._sdk_ready is not None:
-            self._sdk_ready.set()
 
     def _from_server(self, msg_id: Any, data: str) -> bool:
         """Whether to send an SDK message on; an answer the store lacks is recorded."""
