@@ -258,3 +258,38 @@ async def test_calls_still_running_at_the_end_are_answered_connection_closed() -
         jsonrpc="2.0", id=5, error=types.ErrorData(code=types.CONNECTION_CLOSED, message="Connection closed")
     )
     assert wire.sent == [closed.model_dump_json(by_alias=True, exclude_unset=True).encode() + b"\n"]
+
+
+async def test_the_sdk_server_is_built_and_reads_only_after_the_calls_asked_before_are_answered() -> None:
+    dispatcher = _Dispatcher()
+    dispatcher.hold = True
+    wire = _Wire(dispatcher)
+    wire.fast.initialized(VERSION, "")
+    wire.route(_call(rid=6, name="read_note", arguments={}))
+    await _settle()
+    built: list[int] = []  # calls still running when the server was built
+
+    def server() -> Any:
+        built.append(len(wire.fast._inflight))
+        return SimpleNamespace(middleware=[], cache_hints={})
+
+    handing = asyncio.create_task(wire.fast.hand_over(server, wait_s=60))
+    await _settle()
+    assert built == [] and not wire.fast.sdk_ready.is_set()
+    dispatcher.release.set()
+    await asyncio.wait_for(handing, timeout=10)
+    assert built == [0] and wire.fast.sdk_ready.is_set() and len(wire.sent) == 1
+    assert wire.fast.path.enabled  # the server built does nothing per call the fast path leaves out
+
+
+async def test_a_call_that_runs_on_does_not_hold_the_sdk_server_back_past_the_wait() -> None:
+    dispatcher = _Dispatcher()
+    dispatcher.hold = True
+    wire = _Wire(dispatcher)
+    wire.fast.initialized(VERSION, "")
+    wire.route(_call(rid=7, name="read_note", arguments={}))
+    await _settle()
+    await asyncio.wait_for(wire.fast.hand_over(lambda: SimpleNamespace(middleware=[], cache_hints={}), 0.01), 10)
+    assert wire.fast.sdk_ready.is_set() and wire.fast._inflight  # still running, answered later
+    dispatcher.release.set()
+    await wire.fast.aclose()
