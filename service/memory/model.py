@@ -11,7 +11,7 @@ updated: 2026-11-28T07:51:00Z
 # AC/DC
 
 ## Observations
-- [fact] Formed in Sydney #music (from the liner notes) [recorded:: 2026-11-28] [by:: 3f9a1c02] ^m-1a2b3c4d
+- [fact] Formed in Sydney #music (from the liner notes) [recorded:: 2026-11-28] [by:: 3f9a1c02] ^m-hol1v4ldwn5x
 
 ## Relations
 - member_of [[Memory/Rock bands|Rock bands]]
@@ -33,6 +33,8 @@ from __future__ import annotations
 import json
 import re
 import secrets
+import threading
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -96,8 +98,45 @@ class Entity:
     other_properties: dict[str, Any] = field(default_factory=dict)
 
 
+_DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"
+_ORDERED = re.compile(r"m-([0-9a-z]{10})[0-9a-z]{2}")
+
+
+def _base36(n: int, width: int) -> str:
+    out = []
+    for _ in range(width):
+        n, d = divmod(n, 36)
+        out.append(_DIGITS[d])
+    return "".join(reversed(out))
+
+
+class _Clock:
+    """Microseconds that never repeat or go back within the process."""
+
+    def __init__(self) -> None:
+        self._last = 0
+        self._lock = threading.Lock()
+
+    def tick(self) -> int:
+        with self._lock:
+            self._last = max(time.time_ns() // 1000, self._last + 1)
+            return self._last
+
+
+_CLOCK = _Clock()
+
+
 def new_block_id() -> str:
-    return "m-" + secrets.token_hex(4)
+    """`m-`, the microsecond it was made (10 base-36 digits) and 2 random ones: block ids sort in
+    the order observations were recorded, across entity notes (`recorded_order`)."""
+    return "m-" + _base36(_CLOCK.tick(), 10) + _base36(secrets.randbelow(36 * 36), 2)
+
+
+def recorded_order(block_id: str) -> int | None:
+    """When an observation with a block id from `new_block_id` was recorded (µs since the epoch);
+    None for another id (an older one, or one a person wrote)."""
+    m = _ORDERED.fullmatch(block_id)
+    return int(m.group(1), 36) if m else None
 
 
 def normalize_text(text: str) -> str:

@@ -8,8 +8,13 @@ in the background, and until an observation has one it is ranked by words alone 
 
 Ranking (`search`), tuned on the LoCoMo dev conversations (docs/memory.md):
 - words: BM25 over each observation's own words plus `NEAR_WEIGHT` of BM25 over the words
-  around it (the entity's name and type, and its neighbours in the note), so a short turn such as
-  "Yeah, I painted that lake sunrise last year!" is found by what its neighbours say too;
+  around it (the entity's name and type, and its neighbours in the note), plus `RECORDED_NEAR` of
+  the BM25 of the observations recorded just before and after it (`service.memory.order`: across
+  notes, as a conversation's turns stored one per speaker), so a short turn such as "Yeah, I
+  painted that lake sunrise last year!" is found by what its neighbours say too; the next hits
+  then come from elsewhere (a hit beside one taken counts `NEIGHBOUR_DAMPING` as much);
+- days: observations about a day or span the query names ("on 13 October, 2023", "in July
+  2023"; `service.memory.when`) count `1 + DATE_BOOST` times, and the date's words are not matched;
 - names: an entity named in the query (name or alias) is what the question is about, not a word
   to match: its name is taken out of the words searched (a turn that only says "Thanks,
   Caroline!" no longer wins) and its observations count `1 + NAMED_BOOST` times;
@@ -28,8 +33,6 @@ import asyncio
 import contextlib
 import hashlib
 import logging
-import re
-import sqlite3
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -37,8 +40,11 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from service.embeddings.protocol import Embedder
+from service.memory import vectors as cache
 from service.memory.model import Entity, Observation, parse
-from service.memory.words import bm25, postings, units_of, words
+from service.memory.order import diverse, neighbours, spread
+from service.memory.when import day_of, spans
+from service.memory.words import bm25, names_in, postings, units_of, words
 from service.storage.db import Database
 from service.vault.files import VaultFiles
 from service.vault.paths import VaultPath
@@ -55,7 +61,9 @@ WORDS_SHARE = 0.5  # words against meaning in the final score
 NAMED_BOOST = 0.3  # observations of an entity the query names count this much more
 MIN_COSINE = 0.3  # a hit by meaning alone needs at least this cosine
 EMBED_BATCH = 32
-NAME_WORDS_MAX = 8  # longest entity name (in words) looked for in a query
+RECORDED_NEAR = 0.4  # share of the words' score of the observations recorded just before and after
+NEIGHBOUR_DAMPING = 0.6  # a hit whose neighbour is already shown counts this much (`order.diverse`)
+DATE_BOOST = 0.5  # observations about a day or span the query names count this much more
 
 Key = tuple[int, int, int]  # mtime_ns, size, inode
 
@@ -80,6 +88,7 @@ class NoteEntry:
     own_post: dict[str, list[tuple[int, int]]]  # word -> (observation, count)
     near_post: dict[str, list[tuple[int, int]]]
     hashes: list[str]  # per observation: hash of its vector text
+    days: list[int]  # per observation: the day it is about (its date, else when recorded; 0: none)
     names: list[str] = field(default_factory=list)  # name and aliases, lower-cased
 
 
@@ -112,6 +121,7 @@ def _entry(rel: str, vp: VaultPath, key: Key, etag: str, entity: Entity) -> Note
         own_post=postings([u.own for u in units]),
         near_post=postings([u.near for u in units]),
         hashes=[text_hash(vector_text(entity, o)) for o in entity.observations],
+        days=[day_of(o.fields.get("date") or o.fields.get("recorded") or "") or 0 for o in entity.observations],
         names=names,
     )
 
@@ -143,6 +153,9 @@ class Recall:
         self._starts: list[int] = []
         self._matrix: np.ndarray[Any, Any] = np.zeros((0, 0), dtype=np.float32)
         self._have: np.ndarray[Any, Any] = np.zeros(0, dtype=bool)
+        self._before: np.ndarray[Any, Any] = np.zeros(0, dtype=np.int64)
+        self._days: np.ndarray[Any, Any] = np.zeros(0, dtype=np.int64)
+        self._after: np.ndarray[Any, Any] = np.zeros(0, dtype=np.int64)
         self._name_map: dict[str, set[str]] = {}
         self._refresh_lock = asyncio.Lock()
         self._pending: dict[str, str] = {}  # hash -> text still to embed
@@ -230,8 +243,8 @@ class Recall:
             return
         model = embedder.name
         keys = list(wanted)
-        stored = await self.db.run_read(lambda c: _stored(c, model, keys))
-        for h, vec in stored.items():
+        found = await self.db.run_read(lambda c: cache.stored(c, model, keys))
+        for h, vec in found.items():
             self.vectors[h] = vec
             wanted.pop(h, None)
         self._pending.update(wanted)
@@ -249,7 +262,7 @@ class Recall:
             hashes = [h for h, _ in batch]
             vectors = np.asarray(rows, dtype=np.float32)
             with contextlib.suppress(Exception):  # kept in memory even when the cache write fails
-                await self.db.run_write(partial(_store, model=embedder.name, hashes=hashes, vectors=vectors))
+                await self.db.run_write(partial(cache.store, model=embedder.name, hashes=hashes, vectors=vectors))
             for h, vec in zip(hashes, vectors, strict=True):
                 self.vectors[h] = vec
                 self._pending.pop(h, None)
@@ -294,38 +307,14 @@ class Recall:
                         matrix[start + i] = vec
                         have[start + i] = True
         self._matrix, self._have = matrix, have
+        self._days = np.asarray([d for entry in self._order for d in entry.days], dtype=np.int64)
+        self._before, self._after = neighbours(list(zip(self._order, self._starts, strict=True)), at)
         names: dict[str, set[str]] = {}
         for entry in self._order:
             for name in entry.names:
                 names.setdefault(name, set()).add(entry.rel)
         self._name_map = names
         self._layout_gen = self.generation
-
-    def named(self, query: str) -> tuple[set[str], str]:
-        """The entity notes the query names (by name or alias), and the query without those names."""
-        self._layout()
-        tokens = [(m.group(0).lower(), m.start(), m.end()) for m in re.finditer(r"\w+", query)]
-        found: set[str] = set()
-        spans: list[tuple[int, int]] = []
-        i = 0
-        while i < len(tokens):
-            hit = 0
-            for n in range(min(NAME_WORDS_MAX, len(tokens) - i), 0, -1):
-                phrase = query[tokens[i][1] : tokens[i + n - 1][2]].lower()
-                rels = self._name_map.get(phrase)
-                if rels:
-                    found |= rels
-                    spans.append((tokens[i][1], tokens[i + n - 1][2]))
-                    hit = n
-                    break
-            i += hit or 1
-        rest = query
-        for start, end in reversed(spans):
-            tail = rest[end:]
-            if tail.startswith("'s"):
-                tail = tail[2:]
-            rest = rest[:start] + " " + tail
-        return found, rest
 
     # -- searching ----------------------------------------------------------------------------
 
@@ -342,7 +331,8 @@ class Recall:
         """The best `limit` observations for `query` among the notes `readable` (None: all) and
         `keep` allow, and the observations `keep_obs` allows."""
         self._layout()
-        named, rest = self.named(query)
+        named, rest = names_in(query, self._name_map)
+        days, rest = spans(rest)
         terms = Counter(words(rest)) or Counter(words(query))
         total = len(self._have)
         if not total:
@@ -364,7 +354,13 @@ class Recall:
             entries.append((entry, start))
         if not scope.any():
             return []
-        lexical = bm25(terms, entries, scope)
+        if days:
+            about = np.zeros(total, dtype=bool)
+            for first, last in days:
+                about |= (self._days >= first) & (self._days <= last)
+            boost[about] *= 1 + DATE_BOOST
+        own, near = bm25(terms, entries, scope)
+        lexical = own + near + RECORDED_NEAR * spread(np.where(scope, own, 0.0), self._before, self._after)
         score = np.zeros(total, dtype=np.float32)
         top = float(lexical.max()) if len(lexical) else 0.0
         if top > 0:
@@ -382,36 +378,17 @@ class Recall:
         chosen = np.flatnonzero(hit & scope)
         if not len(chosen):
             return []
-        best = chosen[np.argsort(-score[chosen], kind="stable")][:limit]
+        ranked = chosen[np.argsort(-score[chosen], kind="stable")]
+        best = diverse(ranked, score, self._before, self._after, limit, NEIGHBOUR_DAMPING)
         where = {start: entry for entry, start in entries}
         starts = np.asarray(self._starts)
         out = []
-        for unit in best.tolist():
+        for unit, value in best:
             at = int(np.searchsorted(starts, unit, side="right")) - 1
             start = self._starts[at]
             entry = where.get(start, self._order[at])
-            out.append(Hit(float(score[unit]), entry, unit - start))
+            out.append(Hit(value, entry, unit - start))
         return out
-
-
-def _stored(conn: sqlite3.Connection, model: str, hashes: list[str]) -> dict[str, np.ndarray[Any, Any]]:
-    out: dict[str, np.ndarray[Any, Any]] = {}
-    for i in range(0, len(hashes), 500):
-        part = hashes[i : i + 500]
-        marks = ",".join("?" * len(part))
-        rows = conn.execute(
-            f"SELECT hash, vector FROM memory_vectors WHERE model = ? AND hash IN ({marks})", (model, *part)
-        ).fetchall()
-        for h, blob in rows:
-            out[str(h)] = np.frombuffer(blob, dtype=np.float32)
-    return out
-
-
-def _store(conn: sqlite3.Connection, *, model: str, hashes: list[str], vectors: np.ndarray[Any, Any]) -> None:
-    conn.executemany(
-        "INSERT OR REPLACE INTO memory_vectors(model, hash, vector) VALUES (?,?,?)",
-        [(model, h, np.asarray(v, dtype=np.float32).tobytes()) for h, v in zip(hashes, vectors, strict=True)],
-    )
 
 
 # -- one per vault ----------------------------------------------------------------------------

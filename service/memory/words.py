@@ -26,6 +26,7 @@ _STOP_WORDS = (
 )
 _STOP = frozenset(_STOP_WORDS.split())
 _ENDINGS = ("ing", "ed", "es", "s")
+NAME_WORDS_MAX = 8  # longest entity name (in words) looked for in a query
 
 
 def fold(word: str) -> str:
@@ -37,6 +38,32 @@ def fold(word: str) -> str:
 
 def words(text: str) -> list[str]:
     return [fold(w) for w in _WORD.findall(text.lower()) if w not in _STOP]
+
+
+def names_in(query: str, name_map: dict[str, set[str]]) -> tuple[set[str], str]:
+    """The entity notes `query` names (`name_map`: lower-cased name or alias -> notes), and the
+    query without those names (and a possessive `'s` after one)."""
+    tokens = [(m.start(), m.end()) for m in _WORD.finditer(query)]
+    found: set[str] = set()
+    spans: list[tuple[int, int]] = []
+    i = 0
+    while i < len(tokens):
+        hit = 0
+        for n in range(min(NAME_WORDS_MAX, len(tokens) - i), 0, -1):
+            rels = name_map.get(query[tokens[i][0] : tokens[i + n - 1][1]].lower())
+            if rels:
+                found |= rels
+                spans.append((tokens[i][0], tokens[i + n - 1][1]))
+                hit = n
+                break
+        i += hit or 1
+    rest = query
+    for start, end in reversed(spans):
+        tail = rest[end:]
+        if tail.startswith("'s"):
+            tail = tail[2:]
+        rest = rest[:start] + " " + tail
+    return found, rest
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,14 +114,15 @@ def _total(lengths: list[int], part: Any, whole: bool) -> int:
     return sum(lengths) if whole else sum(x for x, keep in zip(lengths, part, strict=True) if keep)
 
 
-def bm25(terms: Counter[str], entries: Sequence[tuple[Counted, int]], scope: Any) -> Any:
+def bm25(terms: Counter[str], entries: Sequence[tuple[Counted, int]], scope: Any) -> tuple[Any, Any]:
     """BM25 of every observation in `scope` (a bool array over the units; an entry's units start
-    at its offset): its own words, plus NEAR_WEIGHT of the words around it. Only the postings of
-    the query's words are read; the lengths are summed over the scope."""
-    out = np.zeros(len(scope), dtype=np.float32)
+    at its offset): of its own words, and NEAR_WEIGHT of that of the words around it. Only the
+    postings of the query's words are read; the lengths are summed over the scope."""
+    own = np.zeros(len(scope), dtype=np.float32)
+    near = np.zeros(len(scope), dtype=np.float32)
     n = int(scope.sum())
     if not terms or not n:
-        return out
+        return own, near
     own_total = near_total = 0
     df_own: Counter[str] = Counter()
     df_near: Counter[str] = Counter()
@@ -109,9 +137,9 @@ def bm25(terms: Counter[str], entries: Sequence[tuple[Counted, int]], scope: Any
                 if post:
                     df[t] += len(post) if whole else sum(1 for i, _ in post if part[i])
     avg_own, avg_near = own_total / n or 1.0, near_total / n or 1.0
-    for weight, df, avg, lengths, posts in (
-        (1.0, df_own, avg_own, "own_len", "own_post"),
-        (NEAR_WEIGHT, df_near, avg_near, "near_len", "near_post"),
+    for out, weight, df, avg, lengths, posts in (
+        (own, 1.0, df_own, avg_own, "own_len", "own_post"),
+        (near, NEAR_WEIGHT, df_near, avg_near, "near_len", "near_post"),
     ):
         for t, q in terms.items():
             if not df[t]:
@@ -126,4 +154,4 @@ def bm25(terms: Counter[str], entries: Sequence[tuple[Counted, int]], scope: Any
                     if scope[start + i]:
                         norm = tf + K1 * (1 - B + B * (length[i] or 1) / avg)
                         out[start + i] += weight * q * idf * tf * (K1 + 1) / norm
-    return out
+    return own, near

@@ -16,7 +16,7 @@ from functools import partial
 from pydantic import BaseModel, ConfigDict, Field
 
 from service.errors import ValidationFailed
-from service.memory.model import Entity, Observation, Relation, normalize_text, one_line
+from service.memory.model import Entity, Observation, Relation, new_block_id, normalize_text, one_line
 from service.memory.store import EntityStore, Loaded, check_name
 from service.memory.words import words
 from service.tools.context import ToolContext
@@ -170,23 +170,24 @@ def similar_to(text: str, observations: list[Observation]) -> Observation | None
 
 
 def add_to(
-    entity: Entity, texts: list[str], category: str | None, fields: dict[str, str]
+    entity: Entity, texts: list[str], category: str | None, fields: dict[str, str], ids: list[str] | None = None
 ) -> tuple[list[Observation], list[str], list[SimilarOut]]:
     """Add the texts that are not already observations of `entity` (after normalisation); the
-    added ones that say nearly the same as one it had are reported with it."""
+    added ones that say nearly the same as one it had are reported with it. `ids`: the block ids
+    to give them (one per text, made in the order the call listed them), else new ones."""
     have = {normalize_text(o.text) for o in entity.observations}
     added: list[Observation] = []
     skipped: list[str] = []
     similar: list[SimilarOut] = []
-    for text in texts:
+    for n, text in enumerate(texts):
         key = normalize_text(text)
         if key in have:
             skipped.append(text)
             continue
         near = similar_to(text, entity.observations)
         have.add(key)
-        obs = Observation(text, category, "", dict(fields))
-        obs.render()  # gives it its block id
+        obs = Observation(text, category, ids[n] if ids else "", dict(fields))
+        obs.render()  # gives it its block id when it has none
         if near is not None:
             similar.append(SimilarOut(text=text, existing=near.text, existing_block_id=near.block_id))
         entity.observations.append(obs)
@@ -209,6 +210,9 @@ async def add_observations(ctx: ToolContext, args: AddObservationsIn) -> AddObse
         store.require(name, "write")
         texts = [observation_text(t, f"observations[{i}].contents") for t in batch.contents]
         batches.append((name, texts, batch))
+    # block ids in the order the call lists the observations, whatever note each goes to: the
+    # recall index takes observations recorded one after another as each other's context
+    ids = [[new_block_id() for _ in texts] for _, texts, _ in batches]
     outcome: dict[int, tuple[list[Observation], list[str], list[SimilarOut]]] = {}
     groups: dict[str, list[int]] = {}  # one write per entity note, whatever the batches
     for i, (name, _, _) in enumerate(batches):
@@ -217,7 +221,7 @@ async def add_observations(ctx: ToolContext, args: AddObservationsIn) -> AddObse
     def change(entity: Entity, members: list[int]) -> bool:
         for i in members:
             _, texts, batch = batches[i]
-            outcome[i] = add_to(entity, texts, batch.category, provenance(ctx, batch.source, batch.date))
+            outcome[i] = add_to(entity, texts, batch.category, provenance(ctx, batch.source, batch.date), ids[i])
         return any(outcome[i][0] for i in members)
 
     actions = [

@@ -18,6 +18,7 @@ from service.errors import AlreadyExists
 from service.memory.model import Entity, Observation, normalize_text
 from service.memory.recall import Recall
 from service.memory.store import check_name
+from service.memory.when import day_of, span_of
 from service.tools.context import ToolContext
 from service.tools.memory.entities import EntityOut, RelationOut, add_to, entity_out
 from service.tools.memory.writing import WRITE, entity_store, observation_text, provenance
@@ -125,10 +126,15 @@ async def search_memory(ctx: ToolContext, args: SearchMemoryIn) -> SearchMemoryO
             vector = await ctx.services.semantic.query_vector(args.query)
     kind = args.entity_type.lower() if args.entity_type else None
     since, until = args.since, args.until
+    first, last = span_of(since) if since else None, span_of(until) if until else None
 
     def keep_obs(obs: Observation) -> bool:
+        # compared as days where both are dates ("8 May, 2023" against "2023-05"), else as text
         when = _dated(obs)
-        return not ((since and when and when < since) or (until and when and when[: len(until)] > until))
+        day = day_of(when) if when else None
+        early = since and when and (day < first[0] if day is not None and first else when < since)
+        late = until and when and (day > last[1] if day is not None and last else when[: len(until)] > until)
+        return not (early or late)
 
     hits = recall.search(
         args.query,

@@ -30,8 +30,10 @@ async def test_search_memory_ranks_single_observations_with_their_entity_and_blo
     assert top["entity"] == "Caroline" and top["text"] == "Painted a lake sunrise last year"
     assert top["block_id"] and top["obsidian_url"].endswith(top["block_id"]) and top["path"] == "Memory/Caroline.md"
     people = await vg.ok("search_memory", query="pottery", entity_type="person")
-    assert {i["entity"] for i in people["items"]} == {"Melanie"}  # not the company
-    assert people["items"][0]["text"] == "Runs a pottery class"  # its own words first, its neighbours after
+    assert "Acme" not in {i["entity"] for i in people["items"]}  # not the company
+    # its own words first, then its neighbours (in its note, and recorded next to it in the call)
+    assert people["items"][0]["text"] == "Runs a pottery class"
+    assert {i["text"] for i in people["items"][1:]} == {"Has two kids", "Likes hiking"}
     dated = await vg.ok("search_memory", query="parade", since="2023-05-01", until="2023-06-30")
     assert [i["text"] for i in dated["items"]] == ["Went to a pride parade"]
     assert (await vg.ok("search_memory", query="parade", until="2023-01-01"))["items"] == []

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from service.memory.model import recorded_order
 from service.memory.recall import Recall
 from tests.conftest import Harness, started
 
@@ -78,3 +79,55 @@ async def test_an_observation_is_found_by_meaning_and_its_vector_survives_a_rest
 async def test_a_query_that_matches_nothing_finds_nothing_by_words(vg: Harness) -> None:
     await vg.ok("create_entities", entities=[{"name": "Ann", "entityType": "person", "observations": ["Likes tea"]}])
     assert (await vg.ok("search_memory", query="zeppelin quantum"))["items"] == []
+
+
+async def test_one_call_gives_block_ids_in_the_order_it_lists_the_observations(vg: Harness) -> None:
+    await vg.ok("create_entities", entities=[{"name": n, "entityType": "person"} for n in ("Ann", "Bob")])
+    out = await vg.ok(
+        "add_observations",
+        observations=[
+            {"entityName": "Ann", "contents": ["first"]},
+            {"entityName": "Bob", "contents": ["second"]},
+            {"entityName": "Ann", "contents": ["third"]},
+        ],
+    )
+    ids = [r["block_ids"][0] for r in out["results"]]
+    times = [recorded_order(i) for i in ids]
+    assert None not in times and times == sorted(times) and len(set(times)) == 3
+
+
+async def test_a_turn_is_found_by_the_turn_recorded_before_it_in_another_note(vg: Harness) -> None:
+    people = ("Caroline", "Melanie", "Bob")
+    await vg.ok("create_entities", entities=[{"name": n, "entityType": "person"} for n in people])
+    await vg.ok(
+        "add_observations",
+        observations=[
+            {"entityName": "Caroline", "contents": ["What did you paint at the lake last weekend?"]},
+            {"entityName": "Melanie", "contents": ["A sunrise, it took me all morning"]},
+            {"entityName": "Bob", "contents": ["I adopted a puppy"]},
+        ],
+    )
+    out = await vg.ok("search_memory", query="What did Melanie paint at the lake?", limit=5)
+    # Its own words share nothing with the question; the turn before it, in Caroline's note, does.
+    assert {i["text"] for i in out["items"]} == {
+        "What did you paint at the lake last weekend?",
+        "A sunrise, it took me all morning",
+    }
+
+
+async def test_a_day_the_question_names_picks_the_observations_about_it(vg: Harness) -> None:
+    await vg.ok("create_entities", entities=[{"name": "Ann", "entityType": "person"}])
+    for text, date in (
+        ("Baked bread", "1:56 pm on 8 May, 2023"),
+        ("Baked a cake for the street party", "20 July, 2023"),
+    ):
+        await vg.ok("add_observations", observations=[{"entityName": "Ann", "contents": [text], "date": date}])
+    july = await vg.ok("search_memory", query="What was baked by Ann on July 20, 2023?", limit=2)
+    assert [i["text"] for i in july["items"]] == ["Baked a cake for the street party", "Baked bread"]
+    may = await vg.ok("search_memory", query="What was baked by Ann in May 2023?", limit=2)
+    assert may["items"][0]["text"] == "Baked bread"
+    # since/until compare days whatever the date's form
+    kept = await vg.ok("search_memory", query="baked", since="2023-05-01", until="2023-05")
+    assert [i["text"] for i in kept["items"]] == ["Baked bread"]
+    later = await vg.ok("search_memory", query="baked", since="2023-06-01")
+    assert [i["text"] for i in later["items"]] == ["Baked a cake for the street party"]
