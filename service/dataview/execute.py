@@ -59,7 +59,7 @@ def _source(node: Node, view: View, universe: set[str], this: str | None) -> set
         return universe - _source(node[1], view, universe, this)
     if kind == "tag":
         tag = node[1].lower()
-        return {p for p in universe if tag in view.set.pages[p].tags}
+        return {p for p in universe if view.set.pages[p].has_tag(tag)}
     if kind == "path":
         raw = node[1].strip().strip("/")
         exact = {c for c in (raw, raw + ".md") if c in universe}
@@ -71,8 +71,8 @@ def _source(node: Node, view: View, universe: set[str], this: str | None) -> set
     if target is None or target not in universe:
         return set()
     if kind == "link":
-        return {p for p in view.set.inlinks.get(target, []) if p in universe}
-    return {p for p in view.set.pages[target].outlinks if p in universe}  # outgoing
+        return {p for p in view.set.inlinks(target) if p in universe}
+    return {p for p in view.set.outlinks(target) if p in universe}  # outgoing
 
 
 def run(query: Query, view: View, budget: Budget, this: str | None = None) -> Result:

@@ -1,7 +1,8 @@
 """A page's list items and tasks, and its `file` object, built lazily.
 
-Most queries never look at `file.tasks` or `file.lists`, so a page keeps its raw list items
-(from `dataview_facts`) and `FileFields` turns them into rows on first access, once: each item
+Most queries never look at `file.tasks` or `file.lists`, so a page keeps no list items: on
+first access `ItemCache` reads them from the index (`dataview_facts`, through an `ItemSource`)
+and `FileFields` turns them into rows, once: each item
 has Dataview's implicit fields (text, line, path, status, checked, completed, fullyCompleted,
 children, parent, section, tags, outlinks, link, blockId, task, annotated ...) plus its own
 inline fields and the Tasks plugin's emoji dates (due, completion, created, start, scheduled),
@@ -13,7 +14,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any
+from typing import Any, Protocol
 
 from service.dataview.fields import bracket_fields
 from service.dataview.values import Link, canonical_key, parse_inline_value, strip_formatting
@@ -106,13 +107,22 @@ def build_items(path: str, items: list[list[Any]], resolve: Resolve) -> list[dic
     return out
 
 
+class ItemSource(Protocol):
+    """Where a page's raw list items come from (the index, read on first access) and how the
+    links in their fields resolve (against the newest page set)."""
+
+    def items(self, note_id: int) -> list[list[Any]]: ...
+
+    def resolve_value(self, value: Any) -> Any: ...
+
+
 class ItemCache:
-    """One page's raw list items and, after the first access, their rows."""
+    """One page's list items: read from `source` and turned into rows on first access, once."""
 
-    __slots__ = ("_raw", "_path", "_resolve", "_rows", "_inherited")
+    __slots__ = ("_nid", "_path", "_source", "_rows", "_inherited")
 
-    def __init__(self, path: str, raw: list[list[Any]], resolve: Resolve) -> None:
-        self._path, self._raw, self._resolve = path, raw, resolve
+    def __init__(self, path: str, note_id: int, source: ItemSource) -> None:
+        self._path, self._nid, self._source = path, note_id, source
         self._rows: list[dict[str, Any]] | None = None
         self._inherited: tuple[Mapping[str, Any], list[Inherited]] | None = None
 
@@ -127,7 +137,8 @@ class ItemCache:
 
     def lists(self) -> list[dict[str, Any]]:
         if self._rows is None:
-            self._rows = build_items(self._path, self._raw, self._resolve) if self._raw else []
+            raw = self._source.items(self._nid)
+            self._rows = build_items(self._path, raw, self._source.resolve_value) if raw else []
         return self._rows
 
     def tasks(self) -> list[dict[str, Any]]:
@@ -135,33 +146,40 @@ class ItemCache:
 
 
 class FileFields(Mapping[str, Any]):
-    """`file`: plain implicit fields plus `tasks` / `lists`, built from `ItemCache` when asked."""
+    """`file`: the implicit fields of `data` (a page computes them on access) plus `tasks` /
+    `lists` from `ItemCache` and `inlinks`, read when asked. A caller's view (`cut_with`) shows
+    link values through its `cut` and only the incoming links it may read."""
 
-    __slots__ = ("_data", "_items", "_inlinks", "_cut", "_cut_rows")
+    __slots__ = ("_data", "_items", "_inlinks", "_cut", "_readable", "_cut_rows")
     _LAZY = ("tasks", "lists", "inlinks")
 
     def __init__(
         self,
-        data: dict[str, Any],
+        data: Mapping[str, Any],
         items: ItemCache,
         inlinks: Callable[[], list[Link]],
         cut: Callable[[Any], Any] | None = None,
+        readable: Callable[[str], bool] | None = None,
     ) -> None:
         self._data = data
         self._items = items
         self._inlinks = inlinks
         self._cut = cut  # one caller's view of link values (`pages.View.cut`), applied to items
+        self._readable = readable  # which incoming links that caller sees
         self._cut_rows: list[dict[str, Any]] | None = None
 
     def __getitem__(self, key: str) -> Any:
         if key in self._data:
-            return self._data[key]
+            value = self._data[key]
+            return self._cut(value) if key == "outlinks" and self._cut is not None else value
         if key == "tasks":
             return self._items.tasks() if self._cut is None else [i for i in self._lists() if i["task"]]
         if key == "lists":
             return self._items.lists() if self._cut is None else self._lists()
         if key == "inlinks":
-            return self._inlinks()
+            links = self._inlinks()
+            readable = self._readable
+            return links if readable is None else [x for x in links if readable(x.path)]
         raise KeyError(key)
 
     def _lists(self) -> list[dict[str, Any]]:
@@ -191,13 +209,10 @@ class FileFields(Mapping[str, Any]):
             return [Inherited(task, page) for task in self["tasks"]]
         return self._items.task_rows(page)
 
-    def replace(self, **changes: Any) -> FileFields:
-        """A copy with some fields replaced (a lazy one included), sharing the item rows."""
-        return FileFields({**self._data, **changes}, self._items, self._inlinks, self._cut)
-
-    def cut_with(self, cut: Callable[[Any], Any]) -> FileFields:
-        """A copy whose list items and tasks pass through `cut` when read."""
-        return FileFields(self._data, self._items, self._inlinks, cut)
+    def cut_with(self, cut: Callable[[Any], Any], readable: Callable[[str], bool]) -> FileFields:
+        """A copy for one caller: its outgoing links, list items and tasks pass through `cut`,
+        and only the incoming links from notes it may read are listed."""
+        return FileFields(self._data, self._items, self._inlinks, cut, readable)
 
 
 class Inherited(dict[str, Any]):

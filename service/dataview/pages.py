@@ -6,10 +6,15 @@ fields (a key written twice becomes a list; each key also under its simplified n
 tags, etags, inlinks, outlinks, aliases, tasks, lists, frontmatter, day; `items.FileFields`).
 Reads the index tables `notes`, `links` and `dataview_facts`; never the vault files.
 
+What the set holds is sized for 10^5 notes: per page the typed fields, the few stat facts the
+`file` fields are computed from on access (`Page`), and its tags; equal texts and dates are
+one object across pages. Outgoing and incoming links, list items and tasks and the frontmatter
+as written stay in the index and are read when a query touches them (`reads.IndexReader`).
+
 `PageCache` rebuilds a vault's set when the index's signature (note count, newest index time
 and mtime, id sum) changes; a note whose content hash is unchanged keeps its parsed fields
 unless notes were added or removed (a link in a field may then resolve elsewhere), so an edit
-costs one note's parse plus the cheap per-page `file` objects. `View` is one caller's window on
+costs one note's parse. `View` is one caller's window on
 the set: a note the caller may not read is absent from it and from every `file.inlinks`, and
 every link value that names a file the caller may not read (`file.outlinks`, link fields,
 list items and tasks, links written in the query) shows the target as the note wrote it, as an
@@ -24,12 +29,12 @@ import re
 import sqlite3
 import threading
 import weakref
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from service.dataview.fields import decode
 from service.dataview.items import FileFields, ItemCache, all_tags, put
+from service.dataview.reads import IndexReader
 from service.dataview.values import Link, from_frontmatter, parse_date, parse_inline_value
 from service.gcpause import paused
 from service.obsidian.canvas import not_canvas
@@ -37,28 +42,96 @@ from service.obsidian.canvas import not_canvas
 _DAY_IN_NAME = re.compile(r"(\d{4})-?(\d{2})-?(\d{2})")
 
 
-@dataclass(slots=True)
-class Page:
-    path: str
-    row: dict[str, Any]
-    outlinks: list[str]  # resolved target paths, in order
-    tags: frozenset[str]  # lower-case, parents included, without '#'
-    field_links: bool = True  # whether a field (not `file`) holds a link: a restricted view cuts it
+class Page(Mapping[str, Any]):
+    """One page: its typed fields (`row`, with `file`) and the few facts its `file` fields are
+    computed from on access (this mapping: name, folder, path, ext, link, size, ctime, cday,
+    mtime, mday, tags, etags, outlinks, aliases, frontmatter, day, starred). Outgoing links and
+    the frontmatter as written are read from the index when asked (`reads.IndexReader`)."""
+
+    __slots__ = (
+        *("path", "nid", "row", "folder", "size", "mtime", "ctime"),
+        *("tag_list", "aliases", "field_links", "_links"),
+    )
+
+    def __init__(self, path: str, nid: int, facts: tuple[Any, ...], tags: tuple[str, ...], links: Links) -> None:
+        self.path, self.nid = path, nid
+        self.folder, self.size, self.mtime, self.ctime, self.aliases = facts
+        self.tag_list = tags  # as written, without '#'
+        self._links = links
+        self.row: dict[str, Any] = {}
+        self.field_links = True  # whether a field (not `file`) holds a link: a restricted view cuts it
+
+    def __getitem__(self, key: str) -> Any:
+        return _FILE_FIELDS[key](self)
+
+    def __contains__(self, key: object) -> bool:
+        return key in _FILE_FIELDS
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(_FILE_FIELDS)
+
+    def __len__(self) -> int:
+        return len(_FILE_FIELDS)
+
+    def has_tag(self, tag: str) -> bool:
+        """Whether the page has lower-case `tag` (without '#') or a tag nested under it."""
+        nested = tag + "/"
+        return any(t.lower() == tag or t.lower().startswith(nested) for t in self.tag_list)
+
+    def name(self) -> str:
+        return self.path.rsplit("/", 1)[-1].removesuffix(".md")
+
+    def outlinks(self) -> list[Link]:
+        rows = self._links.outlinks(self.nid)
+        return [Link(t or raw, alias, bool(embed), sub, raw) for t, raw, sub, alias, embed in rows]
+
+    def inlinks(self) -> list[Link]:
+        return self._links.of(self.path)
+
+    def day(self) -> dt.datetime | None:
+        m = _DAY_IN_NAME.search(self.name())
+        day = parse_date(f"{m.group(1)}-{m.group(2)}-{m.group(3)}") if m is not None else None
+        if day is None and isinstance(self.row.get("date"), dt.datetime):
+            day = self.row["date"]
+        return day
+
+
+def _day_start(d: dt.datetime) -> dt.datetime:
+    return d.replace(hour=0, minute=0, second=0)
+
+
+_FILE_FIELDS: dict[str, Callable[[Page], Any]] = {
+    "name": Page.name, "folder": lambda p: p.folder, "path": lambda p: p.path,
+    "ext": lambda p: p.path.rsplit(".", 1)[-1], "link": lambda p: Link(p.path), "size": lambda p: p.size,
+    "ctime": lambda p: _stamp(p.ctime or p.mtime), "cday": lambda p: _day_start(_stamp(p.ctime or p.mtime)),
+    "mtime": lambda p: _stamp(p.mtime), "mday": lambda p: _day_start(_stamp(p.mtime)),
+    "tags": lambda p: all_tags(list(p.tag_list)), "etags": lambda p: ["#" + t for t in p.tag_list],
+    "outlinks": Page.outlinks, "aliases": lambda p: json.loads(p.aliases or "[]"),
+    "frontmatter": lambda p: p._links.props(p.nid), "day": Page.day, "starred": lambda p: False,
+}  # fmt: skip
 
 
 class Links:
-    """What pages kept across rebuilds must read from the newest page set, not the one they were
-    built with: the vault's incoming links (target path -> sorted source paths) for their
-    `file.inlinks`, and the set that resolves their list items' links. Swapped on every rebuild,
-    so a kept page holds no reference to an older set (which would keep every older set, and the
-    old versions of edited notes, alive)."""
+    """What a page reads from the newest page set and the index, not from the set it was built
+    with (pages are kept across rebuilds): incoming links, outgoing links, list items, the
+    frontmatter as written, and the set that resolves its list items' links. One per vault,
+    its `current` swapped on every rebuild, so a kept page holds no reference to an older set."""
 
-    def __init__(self) -> None:
-        self.inlinks: dict[str, list[str]] = {}
+    def __init__(self, reader: IndexReader) -> None:
+        self.reader = reader
         self.current: PageSet | None = None
 
     def of(self, path: str) -> list[Link]:
-        return [Link(p) for p in self.inlinks.get(path, ())]
+        return [Link(p) for p in self.reader.inlinks(path)]
+
+    def outlinks(self, note_id: int) -> list[tuple[Any, ...]]:
+        return self.reader.outlinks(note_id)
+
+    def items(self, note_id: int) -> list[list[Any]]:
+        return self.reader.items(note_id)
+
+    def props(self, note_id: int) -> dict[str, Any]:
+        return self.reader.props(note_id)
 
     def resolve_value(self, value: Any) -> Any:
         return self.current.resolve_value(value) if self.current is not None else value
@@ -67,7 +140,6 @@ class Links:
 class PageSet:
     def __init__(self, paths: list[str]) -> None:
         self.pages: dict[str, Page] = {}
-        self.inlinks: dict[str, list[str]] = {}
         self.by_name: dict[str, list[str]] = {}
         self._paths = set(paths)
         self.order = sorted(paths)
@@ -87,6 +159,16 @@ class PageSet:
             return found[0]
         suffix = "/" + target.lower().removesuffix(".md") + ".md"
         return next((p for p in found if ("/" + p.lower()).endswith(suffix)), None)
+
+    def inlinks(self, path: str) -> list[str]:
+        """The pages linking to `path` (sorted), read from the index."""
+        page = self.pages.get(path)
+        return [p for p in page._links.reader.inlinks(path) if p in self._paths] if page is not None else []
+
+    def outlinks(self, path: str) -> list[str]:
+        """The paths the page at `path` links to (resolved ones), in the note's order."""
+        page = self.pages.get(path)
+        return [t for t, *_ in page._links.outlinks(page.nid) if t] if page is not None else []
 
     def resolve(self, link: Link) -> Link:
         path = self.resolve_path(link.path)
@@ -108,38 +190,35 @@ def _stamp(seconds: float) -> dt.datetime:
     return dt.datetime.fromtimestamp(seconds).replace(microsecond=0)
 
 
-def _page(record: tuple[Any, ...], links: list[tuple[Any, ...]], pages: PageSet, holder: Links) -> Page:
-    path, folder, aliases, tags_json, mtime, ctime, size, props_json, facts = record
-    props = json.loads(props_json or "{}")
-    fields, items = decode(facts)
-    row: dict[str, Any] = {}
-    multi: set[str] = set()
-    for key, value in props.items():
-        put(row, str(key), pages.resolve_value(from_frontmatter(value)), False, multi)
-    for key, raw, _line in fields:
-        put(row, key, pages.resolve_value(parse_inline_value(raw)), True, multi)
-    tags = json.loads(tags_json or "[]")
-    name = path.rsplit("/", 1)[-1].removesuffix(".md")
-    day = None
-    m = _DAY_IN_NAME.search(name)
-    if m is not None:
-        day = parse_date(f"{m.group(1)}-{m.group(2)}-{m.group(3)}")
-    if day is None and isinstance(row.get("date"), dt.datetime):
-        day = row["date"]
-    mtime_d, ctime_d = _stamp(mtime), _stamp(ctime or mtime)
-    file_tags = all_tags(tags)
-    data = {
-        "name": name, "folder": folder, "path": path, "ext": path.rsplit(".", 1)[-1], "link": Link(path),
-        "size": size, "ctime": ctime_d, "cday": ctime_d.replace(hour=0, minute=0, second=0),
-        "mtime": mtime_d, "mday": mtime_d.replace(hour=0, minute=0, second=0),
-        "tags": file_tags, "etags": ["#" + t for t in tags],
-        "outlinks": [Link(target or raw, alias, bool(embed), sub, raw) for target, raw, sub, alias, embed in links],
-        "aliases": json.loads(aliases or "[]"), "frontmatter": props, "day": day, "starred": False,
-    }  # fmt: skip
-    items_cache = ItemCache(path, items, holder.resolve_value)
-    row["file"] = FileFields(data, items_cache, lambda: holder.of(path))
-    field_links = any(_holds_link(v) for k, v in row.items() if k != "file")
-    return Page(path, row, [t for t, *_ in links if t], frozenset(t.lower()[1:] for t in file_tags), field_links)
+def _page(record: tuple[Any, ...], pages: PageSet, holder: Links, shared: dict[Any, Any]) -> Page:
+    nid, path, folder, aliases, tags_json, mtime, ctime, size, props_json, fields_json = record
+    tags = shared.get(("tags", tags_json))  # a tuple key: never equal to a shared text
+    if tags is None:
+        tags = shared["tags", tags_json] = tuple(map(_share(shared), json.loads(tags_json or "[]")))
+    facts = (shared.setdefault(folder, folder), size, mtime, ctime, shared.setdefault(aliases, aliases))
+    page = Page(path, nid, facts, tags, holder)
+    row, multi = page.row, set[str]()
+    share = _share(shared)
+    for key, value in (json.loads(props_json) if props_json and props_json != "{}" else {}).items():
+        put(row, str(key), share(pages.resolve_value(from_frontmatter(value))), False, multi)
+    for key, raw, _line in json.loads(fields_json) if fields_json else ():
+        put(row, key, share(pages.resolve_value(parse_inline_value(raw))), True, multi)
+    row["file"] = FileFields(page, ItemCache(path, nid, holder), page.inlinks)
+    page.field_links = any(_holds_link(v) for k, v in row.items() if k != "file")
+    return page
+
+
+def _share(table: dict[Any, Any]) -> Callable[[Any], Any]:
+    """Equal texts and dates of different pages as one object (a vault repeats its values)."""
+
+    def share(value: Any) -> Any:
+        if type(value) is str or type(value) is dt.datetime:
+            return table.setdefault(value, value)
+        if type(value) is list:
+            return [share(v) for v in value]
+        return value
+
+    return share
 
 
 def _holds_link(value: Any) -> bool:
@@ -165,8 +244,11 @@ class Built:
 _NOTES = (
     f"SELECT id, path, etag, mtime, ctime, size, folder, aliases, tags FROM notes WHERE vault_id = ? AND {not_canvas()}"
 )
-_CONTENT = "SELECT n.id, n.properties, d.facts FROM notes n LEFT JOIN dataview_facts d ON d.note_id = n.id"
-_OUTLINKS = "SELECT src_id, target_path, target_raw, subpath, alias, embed FROM links"
+# Only the inline fields of the facts: list items are read when a query asks (`reads`).
+_CONTENT = (
+    "SELECT n.id, n.properties, CASE WHEN d.facts <> '' THEN json_extract(d.facts, '$.f') END"
+    " FROM notes n LEFT JOIN dataview_facts d ON d.note_id = n.id"
+)
 
 
 def _chunked(conn: sqlite3.Connection, sql: str, ids: list[int], column: str) -> list[Any]:
@@ -183,7 +265,7 @@ def load(conn: sqlite3.Connection, vault_id: str, previous: Built | None = None)
     records = conn.execute(_NOTES, (vault_id,)).fetchall()
     paths = {int(r[0]): str(r[1]) for r in records}
     pages = PageSet(list(paths.values()))
-    holder = previous.links if previous is not None else Links()
+    holder = previous.links if previous is not None else Links(IndexReader(conn, vault_id))
     same_names = (
         previous is not None
         and len(previous.versions) == len(paths)
@@ -201,29 +283,14 @@ def load(conn: sqlite3.Connection, vault_id: str, previous: Built | None = None)
             else _chunked(conn, _CONTENT, stale, "n.id")
         )
     }
-    out: dict[int, list[tuple[Any, ...]]] = {}
-    link_rows = (
-        conn.execute(_OUTLINKS + " WHERE vault_id = ? ORDER BY id", (vault_id,)).fetchall()
-        if whole
-        else sorted(_chunked(conn, _OUTLINKS, stale, "src_id"), key=lambda r: r[0])
-    )
-    for src, target, raw, sub, alias, embed in link_rows:
-        out.setdefault(src, []).append((target, raw, sub, alias, embed))
-    incoming: dict[str, dict[str, None]] = {}
-    for src, target in conn.execute(
-        "SELECT src_id, target_path FROM links WHERE vault_id = ? AND target_path IS NOT NULL", (vault_id,)
-    ):
-        if src in paths:
-            incoming.setdefault(target, {})[paths[src]] = None
+    shared: dict[Any, Any] = {}
     for nid, path, _etag, mtime, ctime, size, folder, aliases, tags in records:
         if path in keep and previous is not None:
             pages.pages[path] = previous.pages.pages[path]
             continue
-        props, facts = content.get(int(nid), (None, None))
-        record = (path, folder, aliases, tags, mtime, ctime, size, props, facts)
-        pages.pages[path] = _page(record, out.get(int(nid), []), pages, holder)
-    pages.inlinks = {target: sorted(sources) for target, sources in incoming.items()}
-    holder.inlinks = pages.inlinks
+        props, fields = content.get(int(nid), (None, None))
+        record = (int(nid), path, folder, aliases, tags, mtime, ctime, size, props, fields)
+        pages.pages[path] = _page(record, pages, holder, shared)
     holder.current = pages
     return Built(pages, versions, holder)
 
@@ -292,10 +359,7 @@ class View:
         cached = self._rows.get(path)
         if cached is None:
             file: FileFields = page.row["file"]
-            readable = file.replace(
-                inlinks=[x for x in file["inlinks"] if self.can_read(x.path)],
-                outlinks=self.cut(file["outlinks"]),
-            ).cut_with(self.cut)
+            readable = file.cut_with(self.cut, self.can_read)
             fields = {k: self.cut(v) for k, v in page.row.items()} if page.field_links else page.row
             cached = self._rows[path] = {**fields, "file": readable}
         return cached

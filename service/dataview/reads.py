@@ -1,0 +1,89 @@
+"""What a Dataview page reads from the index when a query touches it, not kept in memory.
+
+The page image (`service.dataview.pages`) keeps what WHERE, SORT and GROUP BY read on every
+page: the typed fields and the cheap `file` facts. A page's list items and tasks, its
+frontmatter as written, its outgoing links and its incoming links are read here, on access, by
+note id or path: at 10^5 notes, holding them decoded for every page took more than a gigabyte.
+
+`IndexReader` owns one read-only connection of its own to the index file (a query's rows may
+be rendered on another reader thread than the one that built the pages), opened on first use,
+used under a lock and closed with the reader. An index without a file (`:memory:`) is read
+through the connection the pages were built with. Reads only the tables `notes`, `links` and
+`dataview_facts`.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import weakref
+from typing import Any
+
+from service.dataview.fields import decode
+from service.obsidian.canvas import not_canvas
+
+_PROPS = "SELECT properties FROM notes WHERE id = ?"
+_ITEMS = "SELECT facts FROM dataview_facts WHERE note_id = ?"
+_OUTLINKS = "SELECT target_path, target_raw, subpath, alias, embed FROM links WHERE src_id = ? ORDER BY id"
+_INLINKS = (
+    "SELECT DISTINCT n.path FROM links l JOIN notes n ON n.id = l.src_id"
+    f" WHERE l.vault_id = ? AND l.target_path = ? AND n.vault_id = ? AND {not_canvas('n.path')}"
+)
+
+
+def database_file(conn: sqlite3.Connection) -> str:
+    """The file of the connection's main database ('' for an in-memory one)."""
+    for _seq, name, file in conn.execute("PRAGMA database_list"):
+        if name == "main":
+            return str(file or "")
+    return ""
+
+
+class IndexReader:
+    """Point reads of one vault's page facts, safe from any thread."""
+
+    def __init__(self, conn: sqlite3.Connection, vault_id: str) -> None:
+        self.vault_id = vault_id
+        self._file = database_file(conn)
+        self._lock = threading.Lock()
+        self._conn: sqlite3.Connection | None = None if self._file else conn
+        self._own: sqlite3.Connection | None = None
+
+    def _connection(self) -> sqlite3.Connection:
+        if self._conn is None:
+            uri = "file:" + self._file.replace("?", "%3f").replace("#", "%23") + "?mode=ro"
+            conn = sqlite3.connect(uri, uri=True, check_same_thread=False)
+            conn.execute("PRAGMA query_only=1")
+            weakref.finalize(self, conn.close)
+            self._conn = self._own = conn
+        return self._conn
+
+    def _rows(self, sql: str, params: tuple[Any, ...]) -> list[Any]:
+        with self._lock:
+            return self._connection().execute(sql, params).fetchall()
+
+    def props(self, note_id: int) -> dict[str, Any]:
+        """The note's frontmatter as the index holds it (JSON-decoded, untyped)."""
+        rows = self._rows(_PROPS, (note_id,))
+        raw = rows[0][0] if rows else None
+        return dict(json.loads(raw)) if raw else {}
+
+    def items(self, note_id: int) -> list[list[Any]]:
+        """The note's list items as `service.dataview.fields.extract` stored them."""
+        rows = self._rows(_ITEMS, (note_id,))
+        return decode(rows[0][0] if rows else None)[1]
+
+    def outlinks(self, note_id: int) -> list[tuple[Any, ...]]:
+        """(resolved path or None, target as written, subpath, alias, embed) in the note's order."""
+        return [tuple(r) for r in self._rows(_OUTLINKS, (note_id,))]
+
+    def inlinks(self, path: str) -> list[str]:
+        """The notes (no canvas) with a link resolving to `path`, sorted."""
+        return sorted(str(r[0]) for r in self._rows(_INLINKS, (self.vault_id, path, self.vault_id)))
+
+    def close(self) -> None:
+        with self._lock:
+            if self._own is not None:
+                self._own.close()
+                self._own = self._conn = None
