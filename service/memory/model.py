@@ -36,6 +36,7 @@ import secrets
 import threading
 import time
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from service.markdown.frontmatter import split
@@ -139,6 +140,7 @@ def recorded_order(block_id: str) -> int | None:
     return int(m.group(1), 36) if m else None
 
 
+@lru_cache(maxsize=65_536)  # an entity's observations are compared with each new one
 def normalize_text(text: str) -> str:
     """What two observations are compared by: case, spacing and end punctuation aside."""
     return re.sub(r"\s+", " ", text.strip().lower()).rstrip(".!;")

@@ -13,8 +13,7 @@ observations just before and after it in its note as neighbours.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from itertools import pairwise
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from service.memory.model import Entity, recorded_order
 
@@ -26,31 +25,38 @@ else:
 GAP_US = 3600 * 1_000_000  # an hour between two observations: no longer one conversation
 
 
-class HasEntity(Protocol):
-    entity: Entity
+def stamps(entity: Entity) -> tuple[Any, Any]:
+    """Per observation of `entity`: when it was recorded (-1: its block id does not say) and a
+    number for the caller who recorded it; kept with the entity's note by the recall index."""
+    times = np.asarray([recorded_order(o.block_id) or -1 for o in entity.observations], dtype=np.int64)
+    callers = np.asarray([hash(o.fields.get("by", "")) for o in entity.observations], dtype=np.int64)
+    return times, callers
 
 
-def neighbours(entries: Sequence[tuple[HasEntity, int]], total: int) -> tuple[Any, Any]:
-    """(before, after): for each unit (an entry's observations start at its offset), the unit
-    recorded just before and just after it, -1 where there is none."""
+def neighbours(parts: Sequence[tuple[Any, Any, int]], total: int) -> tuple[Any, Any]:
+    """(before, after): for each unit, the unit recorded just before and just after it, -1 where
+    there is none. `parts`: each entity note's `stamps` and the unit its observations start at."""
+    times = np.full(total, -1, dtype=np.int64)
+    callers = np.zeros(total, dtype=np.int64)
+    note = np.full(total, -1, dtype=np.int64)
+    for k, (t, c, start) in enumerate(parts):
+        times[start : start + len(t)] = t
+        callers[start : start + len(t)] = c
+        note[start : start + len(t)] = k
     before = np.full(total, -1, dtype=np.int64)
     after = np.full(total, -1, dtype=np.int64)
-    timed: list[tuple[str, int, int]] = []
-    for entry, start in entries:
-        observations = entry.entity.observations
-        for i, obs in enumerate(observations):
-            at = recorded_order(obs.block_id)
-            if at is not None:
-                timed.append((obs.fields.get("by", ""), at, start + i))
-                continue
-            if i > 0:
-                before[start + i] = start + i - 1
-            if i + 1 < len(observations):
-                after[start + i] = start + i + 1
-    timed.sort()
-    for (by_a, at_a, unit_a), (by_b, at_b, unit_b) in pairwise(timed):
-        if by_a == by_b and at_b - at_a <= GAP_US:
-            after[unit_a], before[unit_b] = unit_b, unit_a
+    timed = np.flatnonzero(times >= 0)
+    ranked = timed[np.lexsort((times[timed], callers[timed]))]
+    first, then = ranked[:-1], ranked[1:]
+    linked = (callers[first] == callers[then]) & (times[then] - times[first] <= GAP_US)
+    after[first[linked]], before[then[linked]] = then[linked], first[linked]
+    plain = np.flatnonzero((times < 0) & (note >= 0))  # the note's neighbours
+    for step, out in ((-1, before), (1, after)):
+        other = plain + step
+        inside = (other >= 0) & (other < total)
+        same = inside.copy()
+        same[inside] = note[other[inside]] == note[plain[inside]]
+        out[plain[same]] = other[same]
     return before, after
 
 

@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING, Any
 from service.embeddings.protocol import Embedder
 from service.memory import vectors as cache
 from service.memory.model import Entity, Observation, parse
-from service.memory.order import diverse, neighbours, spread
+from service.memory.order import diverse, neighbours, spread, stamps
 from service.memory.when import day_of, spans
 from service.memory.words import bm25, names_in, postings, units_of, words
 from service.storage.db import Database
@@ -89,6 +89,7 @@ class NoteEntry:
     near_post: dict[str, list[tuple[int, int]]]
     hashes: list[str]  # per observation: hash of its vector text
     days: list[int]  # per observation: the day it is about (its date, else when recorded; 0: none)
+    stamps: tuple[Any, Any]  # per observation: when recorded, and by whom (`order.stamps`)
     names: list[str] = field(default_factory=list)  # name and aliases, lower-cased
 
 
@@ -122,6 +123,7 @@ def _entry(rel: str, vp: VaultPath, key: Key, etag: str, entity: Entity) -> Note
         near_post=postings([u.near for u in units]),
         hashes=[text_hash(vector_text(entity, o)) for o in entity.observations],
         days=[day_of(o.fields.get("date") or o.fields.get("recorded") or "") or 0 for o in entity.observations],
+        stamps=stamps(entity),
         names=names,
     )
 
@@ -308,7 +310,8 @@ class Recall:
                         have[start + i] = True
         self._matrix, self._have = matrix, have
         self._days = np.asarray([d for entry in self._order for d in entry.days], dtype=np.int64)
-        self._before, self._after = neighbours(list(zip(self._order, self._starts, strict=True)), at)
+        parts = [(*e.stamps, start) for e, start in zip(self._order, self._starts, strict=True)]
+        self._before, self._after = neighbours(parts, at)
         names: dict[str, set[str]] = {}
         for entry in self._order:
             for name in entry.names:

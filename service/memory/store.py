@@ -105,12 +105,20 @@ class EntityStore:
     def require(self, name: str, op: str = "read") -> Loaded:
         found = self.load(name, op)
         if found is None:
-            raise NoteNotFound(
-                f"no memory entity {name!r}",
-                details={"entity": name, "suggestions": self.suggestions(name)},
-                hint="create_entities makes it; read_memory_graph lists the entities.",
-            )
+            raise self._unknown(name)
         return found
+
+    def must_exist(self, name: str, op: str = "read") -> None:
+        """`require` without reading the note: a check before a write that reads it anyway."""
+        if self.files.current_etag(self.path_of(name, op)) is None:
+            raise self._unknown(name)
+
+    def _unknown(self, name: str) -> NoteNotFound:
+        return NoteNotFound(
+            f"no memory entity {name!r}",
+            details={"entity": name, "suggestions": self.suggestions(name)},
+            hint="create_entities makes it; read_memory_graph lists the entities.",
+        )
 
     def entities(self) -> Iterator[Loaded]:
         """Every entity note the caller may read, by path."""

@@ -10,6 +10,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
@@ -38,6 +39,13 @@ def fold(word: str) -> str:
 
 def words(text: str) -> list[str]:
     return [fold(w) for w in _WORD.findall(text.lower()) if w not in _STOP]
+
+
+@lru_cache(maxsize=65_536)
+def word_set(text: str) -> frozenset[str]:
+    """The distinct words of `text`, kept for the texts seen last (an entity's observations are
+    compared with each new one: `service.tools.memory.entities.similar_to`)."""
+    return frozenset(words(text))
 
 
 def names_in(query: str, name_map: dict[str, set[str]]) -> tuple[set[str], str]:

@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from service.errors import ValidationFailed
 from service.memory.model import Entity, Observation, Relation, new_block_id, normalize_text, one_line
 from service.memory.store import EntityStore, Loaded, check_name
-from service.memory.words import words
+from service.memory.words import word_set
 from service.tools.context import ToolContext
 from service.tools.memory.writing import WRITE, all_or_nothing, entity_store, observation_text, provenance
 from service.tools.models import ToolInput, ToolOutput
@@ -158,10 +158,10 @@ def similar_to(text: str, observations: list[Observation]) -> Observation | None
     """The existing observation that says most nearly the same as `text` (its words, folded,
     overlap by SIMILAR or more), if any: reported, never merged (a number or a negation may
     differ; the consolidation plane decides)."""
-    mine = set(words(text))
+    mine = word_set(text)
     best, share = None, SIMILAR
     for obs in observations:
-        theirs = set(words(obs.text))
+        theirs = word_set(obs.text)
         if mine and theirs:
             overlap = len(mine & theirs) / len(mine | theirs)
             if overlap >= share:
@@ -207,7 +207,7 @@ async def add_observations(ctx: ToolContext, args: AddObservationsIn) -> AddObse
         )
     for i, batch in enumerate(args.observations):  # all checked (entities exist) before any write
         name = check_name(batch.entityName, f"observations[{i}].entityName")
-        store.require(name, "write")
+        store.must_exist(name, "write")
         texts = [observation_text(t, f"observations[{i}].contents") for t in batch.contents]
         batches.append((name, texts, batch))
     # block ids in the order the call lists the observations, whatever note each goes to: the
@@ -288,7 +288,7 @@ async def create_relations(ctx: ToolContext, args: CreateRelationsIn) -> CreateR
             raise ValidationFailed(
                 f"a relation from {source!r} to itself", details={"field": f"relations[{i}]", "reason": "self_relation"}
             )
-        store.require(source, "write")
+        store.must_exist(source, "write")
         link = await _target_link(ctx, store, target, f"relations[{i}].to")
         planned.append(
             (

@@ -65,4 +65,4 @@ async def check_entity(ctx: ToolContext, entity: str) -> None:
     from service.memory.store import check_name
     from service.tools.memory.writing import entity_store
 
-    entity_store(ctx).require(check_name(entity, "entity"), "write")
+    entity_store(ctx).must_exist(check_name(entity, "entity"), "write")

@@ -101,7 +101,7 @@ async def delete_observations(ctx: ToolContext, args: DeleteObservationsIn) -> D
     plans = []
     for i, d in enumerate(args.deletions):
         name = check_name(d.entityName, f"deletions[{i}].entityName")
-        store.require(name, "write")
+        store.must_exist(name, "write")
         plans.append((name, d.observations))
     result: dict[int, tuple[int, list[str]]] = {}  # deletion -> (removed, texts that matched nothing)
 
@@ -151,7 +151,7 @@ class DeleteRelationsOut(ToolOutput):
 async def delete_relations(ctx: ToolContext, args: DeleteRelationsIn) -> DeleteRelationsOut:
     store = entity_store(ctx)
     for i, rel in enumerate(args.relations):
-        store.require(check_name(rel.from_, f"relations[{i}].from"), "write")
+        store.must_exist(check_name(rel.from_, f"relations[{i}].from"), "write")
     links = []
     for rel in args.relations:
         target = store.load(rel.to.strip(), "read")

@@ -3,17 +3,14 @@ takes from that order (`service.memory.order`)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from service.memory.model import Entity, Observation, new_block_id, parse, recorded_order, render
-from service.memory.order import GAP_US, diverse, neighbours, spread
+from service.memory.order import GAP_US, diverse, neighbours, spread, stamps
 from service.memory.when import day_of, span_of, spans
 from service.numpy_lazy import np
 
 
-@dataclass
-class _Entry:
-    entity: Entity
+def _parts(*notes: tuple[list[Observation], int]) -> list[tuple[object, object, int]]:
+    return [(*stamps(Entity("E", "person", observations=obs)), start) for obs, start in notes]
 
 
 def _timed(text: str, at: int, by: str = "aaaa") -> Observation:
@@ -38,31 +35,25 @@ def test_a_new_block_id_survives_the_note_round_trip() -> None:
 
 
 def test_observations_recorded_one_after_another_are_neighbours_across_notes() -> None:
-    a = _Entry(Entity("A", "person", observations=[_timed("a1", 100), _timed("a2", 300)]))
-    b = _Entry(Entity("B", "person", observations=[_timed("b1", 200), _timed("b2", 400)]))
-    before, after = neighbours([(a, 0), (b, 2)], 4)
+    a = [_timed("a1", 100), _timed("a2", 300)]
+    b = [_timed("b1", 200), _timed("b2", 400)]
+    before, after = neighbours(_parts((a, 0), (b, 2)), 4)
     # recorded a1 (0), b1 (2), a2 (1), b2 (3)
     assert after.tolist() == [2, 3, 1, -1]
     assert before.tolist() == [-1, 2, 0, 1]
 
 
 def test_other_callers_and_long_pauses_break_the_order() -> None:
-    a = _Entry(
-        Entity(
-            "A",
-            "person",
-            observations=[_timed("a1", 100), _timed("a2", 200, by="bbbb"), _timed("a3", 300 + GAP_US + 1)],
-        )
-    )
-    before, after = neighbours([(a, 0)], 3)
+    a = [_timed("a1", 100), _timed("a2", 200, by="bbbb"), _timed("a3", 300 + GAP_US + 1)]
+    before, after = neighbours(_parts((a, 0)), 3)
     assert before.tolist() == [-1, -1, -1] and after.tolist() == [-1, -1, -1]
 
 
 def test_an_observation_without_a_time_has_its_note_neighbours() -> None:
     plain = [Observation(t, None, "m-1a2b3c4d" if t == "x" else "", {}) for t in ("x", "y", "z")]
-    a = _Entry(Entity("A", "person", observations=plain))
-    before, after = neighbours([(a, 5)], 8)
-    assert before.tolist()[5:] == [-1, 5, 6] and after.tolist()[5:] == [6, 7, -1]
+    other = [Observation("w", None, "", {})]
+    before, after = neighbours(_parts((other, 4), (plain, 5)), 8)  # units 0-3 belong to no note
+    assert before.tolist() == [-1, -1, -1, -1, -1, -1, 5, 6] and after.tolist() == [-1] * 5 + [6, 7, -1]
 
 
 def test_spread_sums_each_units_neighbours() -> None:
