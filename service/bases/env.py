@@ -4,7 +4,8 @@
 fixed `now`, and the query's `service.budget.Budget` (steps, time, and `[limits]` for the values
 it builds; `spend` raises `compute_budget_exceeded`). `Env` is
 one row: its record, its formula cache (each formula runs once per row) and the variables bound
-by list lambdas and summaries. Property values are converted from frontmatter once per record.
+by list lambdas and summaries. Property values are converted from frontmatter once per
+snapshot and kept in its columns (`read_property`, `property_column`), not in the records.
 """
 
 from __future__ import annotations
@@ -13,12 +14,13 @@ from collections.abc import Callable
 from typing import Any
 
 from service.bases import dates
-from service.bases.snapshot import Record, Snapshot
+from service.bases.snapshot import UNSET, Record, Snapshot
 from service.bases.values import from_property
 from service.budget import DEFAULT_LIMITS, Budget
 from service.settings.limits import LimitsSettings
 
 Fn = Callable[["Env"], Any]
+MAX_COLUMNS = 64  # property columns a snapshot keeps (each is one slot per record)
 
 
 class Context:
@@ -80,12 +82,18 @@ class Env:
 
 
 def read_property(rec: Record, key: str, snapshot: Snapshot) -> Any:
-    cache = rec.cache
-    if key in cache:
-        return cache[key]
-    raw = rec.props.get(key)
-    value = from_property(raw, snapshot) if raw is not None else None
-    cache[key] = value
+    """Property `key` of `rec`, converted once per snapshot: kept in the snapshot's column when
+    `rec` is one of its records (a record of another snapshot is converted each time)."""
+    i = rec.i
+    records = snapshot.records
+    if i < 0 or i >= len(records) or records[i] is not rec:
+        return _convert(rec, key, snapshot)
+    col = snapshot.columns.get(key)
+    if col is None:
+        col = _new_column(snapshot, key)
+    value = col[i]
+    if value is UNSET:
+        value = col[i] = _convert(rec, key, snapshot)
     return value
 
 
@@ -94,5 +102,26 @@ def property_column(snapshot: Snapshot, key: str) -> list[Any]:
     snapshot (a filter, sort, group or summary over it then reads a list, not 10^4 records)."""
     col = snapshot.columns.get(key)
     if col is None:
-        col = snapshot.columns[key] = [read_property(rec, key, snapshot) for rec in snapshot.records]
+        col = _new_column(snapshot, key)
+    for i, value in enumerate(col):
+        if value is UNSET:
+            col[i] = _convert(snapshot.records[i], key, snapshot)
     return col
+
+
+def _new_column(snapshot: Snapshot, key: str) -> list[Any]:
+    columns = snapshot.columns
+    while len(columns) >= MAX_COLUMNS:  # a query over every property of a wide vault: drop the oldest
+        del columns[next(iter(columns))]
+    col = columns[key] = [UNSET] * len(snapshot.records)
+    return col
+
+
+def _convert(rec: Record, key: str, snapshot: Snapshot) -> Any:
+    raw = rec.raw_props
+    if type(raw) is str and (raw == "{}" or f'"{key}"' not in raw and "\\" not in raw):
+        return None  # not there: nothing to decode
+    value = rec.props.get(key)
+    if value is None:
+        return None
+    return snapshot.share(from_property(value, snapshot))

@@ -245,16 +245,11 @@ _NUMBERS = frozenset({int, float})
 
 
 def _property_reader(key: str) -> Fn:
-    """`x` / `note.x`: the row's property, converted once per record (see `read_property`)."""
+    """`x` / `note.x`: the row's property, converted once per snapshot (see `read_property`)."""
 
     def prop(env: Env) -> Any:
         rec = env.rec
-        if rec is None:
-            return None
-        cache = rec.cache
-        if key in cache:
-            return cache[key]
-        return read_property(rec, key, env.ctx.snapshot)
+        return read_property(rec, key, env.ctx.snapshot) if rec is not None else None
 
     return prop
 

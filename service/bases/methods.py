@@ -148,19 +148,14 @@ def _has_link(rec: Record, target: Any, env: Env) -> bool:
 
 
 def tag_matcher(wants: list[str]) -> Callable[[Record], bool]:
-    """`file.hasTag(...)` for fixed tags: a tag or any tag nested below it, any case; the answer
-    is remembered on the record (records are immutable for a snapshot's lifetime)."""
+    """`file.hasTag(...)` for fixed tags: a tag or any tag nested below it, any case (not
+    remembered per record: a note has few tags, and a memo on each of 10^5 records costs more)."""
     norm = [w.lstrip("#").lower() for w in wants]
     exact = frozenset(norm)
     nested = tuple(w + "/" for w in norm)
-    memo = "\0hasTag\0" + "\0".join(sorted(norm))
 
     def match(rec: Record) -> bool:
-        cache = rec.cache
-        found = cache.get(memo)
-        if found is None:
-            found = cache[memo] = any(t in exact or t.startswith(nested) for t in (x.lower() for x in rec.tags))
-        return bool(found)
+        return any(t in exact or t.startswith(nested) for t in (x.lower() for x in rec.tags))
 
     return match
 

@@ -1,7 +1,8 @@
 """The notes a Bases query sees: one immutable snapshot of the index, already cut to what the
 caller may read.
 
-`Record` is one file (path, folder, stat facts, tags, raw frontmatter, outgoing links);
+`Record` is one file (path, folder, stat facts, tags, raw frontmatter, outgoing links), kept
+compact: a snapshot of 10^5 notes stays tens of megabytes;
 `Snapshot` holds the records of one vault with the lookups the evaluator needs: by path, link
 resolution by name (Obsidian's shortest-path rule: an exact path first, then the only or the
 first note with that base name), and backlinks. `visible` builds the caller's view: denied
@@ -12,9 +13,10 @@ nowhere (not as a row, a backlink, a resolved link or a count). Touches nothing:
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, cast
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,16 +27,55 @@ class LinkRow:
     embed: bool
 
 
-@dataclass(slots=True)
 class Record:
-    path: str
-    size: int
-    ctime: float
-    mtime: float
-    tags: list[str]
-    props: dict[str, Any]
-    links: list[LinkRow]
-    cache: dict[str, Any] = field(default_factory=dict)  # converted property values
+    """One file. Its frontmatter is kept as the index's JSON text and decoded when read (a
+    query reads a property through its snapshot's column, `env.property_column`), its links as
+    one flat tuple; `cache` (converted values a record keeps) is made on first use."""
+
+    __slots__ = ("path", "size", "ctime", "mtime", "tags", "_props", "_links", "_cache", "i")
+
+    def __init__(
+        self,
+        path: str,
+        size: int,
+        ctime: float,
+        mtime: float,
+        tags: list[str],
+        props: dict[str, Any] | str,
+        links: list[LinkRow] | tuple[Any, ...],
+    ) -> None:
+        self.path, self.size, self.ctime, self.mtime, self.tags = path, size, ctime, mtime, tags
+        self._props = props  # a dict, or its JSON text as the index holds it
+        self._links = links if isinstance(links, tuple) else _flat(links)  # (target, path, alias, embed) * n
+        self._cache: dict[str, Any] | None = None
+        self.i = -1  # the record's place in the snapshot that holds it
+
+    @property
+    def props(self) -> dict[str, Any]:
+        raw = self._props
+        if type(raw) is str:
+            return dict(json.loads(raw)) if raw != "{}" else {}
+        return cast(dict[str, Any], raw)
+
+    @property
+    def raw_props(self) -> dict[str, Any] | str:
+        return self._props
+
+    @property
+    def flat_links(self) -> tuple[Any, ...]:
+        return self._links
+
+    @property
+    def links(self) -> list[LinkRow]:
+        flat = self._links
+        return [LinkRow(flat[n], flat[n + 1], flat[n + 2], flat[n + 3]) for n in range(0, len(flat), 4)]
+
+    @property
+    def cache(self) -> dict[str, Any]:
+        cache = self._cache
+        if cache is None:
+            cache = self._cache = {}
+        return cache
 
     @property
     def name(self) -> str:
@@ -55,6 +96,13 @@ class Record:
         return name.rpartition(".")[2] if "." in name else ""
 
 
+UNSET: Any = object()  # a column slot not converted yet
+
+
+def _flat(links: list[LinkRow]) -> tuple[Any, ...]:
+    return tuple(v for link in links for v in (link.target, link.path, link.alias, link.embed))
+
+
 def _strip_md(target: str) -> str:
     return target[:-3] if target.lower().endswith(".md") else target
 
@@ -63,10 +111,16 @@ class Snapshot:
     """Records of one vault plus link lookups; `visible` cuts it to one caller's read rights."""
 
     def __init__(self, records: list[Record], stamp: Any = None) -> None:
+        for i, r in enumerate(records):
+            if r.i != i:  # kept from an older snapshot at another place: a copy, so both stay right
+                if r.i >= 0:
+                    r = records[i] = Record(r.path, r.size, r.ctime, r.mtime, r.tags, r.raw_props, r.flat_links)
+                r.i = i
         self.records = records
         self.stamp = stamp
-        self.versions: dict[str, tuple[Any, ...]] = {}  # note path -> (etag, mtime, ctime, size) read
+        self.versions: dict[str, int] = {}  # note path -> hash of (etag, mtime, ctime, size) read
         self.columns: dict[str, list[Any]] = {}  # property key -> its values in record order (query.fill)
+        self._shared: dict[str, str] = {}
         self.by_path: dict[str, Record] = {r.path: r for r in records}
         self._by_stem: dict[str, str] = {}
         self._by_name: dict[str, str] = {}
@@ -74,6 +128,12 @@ class Snapshot:
             self._by_stem.setdefault(_strip_md(r.path).lower(), r.path)
             self._by_name.setdefault(_strip_md(r.name).lower(), r.path)
         self._backlinks: dict[str, list[str]] | None = None
+
+    def share(self, value: Any) -> Any:
+        """`value`, one object for equal texts across records (a vault repeats its values)."""
+        if type(value) is str and len(value) < 200:
+            return self._shared.setdefault(value, value)
+        return value
 
     def resolve(self, target: str) -> str | None:
         """The path a link target points to (case-insensitive, '.md' optional), or None."""
@@ -109,7 +169,7 @@ class Snapshot:
                 r.ctime,
                 r.mtime,
                 r.tags,
-                r.props,
+                r.raw_props,
                 [
                     link
                     if link.path is None or link.path in allowed

@@ -21,7 +21,7 @@ import weakref
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from service.bases.snapshot import LinkRow, Record, Snapshot
+from service.bases.snapshot import UNSET, Record, Snapshot
 from service.gcpause import paused
 
 _NOTES = "SELECT id, path, etag, mtime, ctime, size FROM notes WHERE vault_id = ?"
@@ -51,39 +51,46 @@ def _load(
     conn: sqlite3.Connection, vault_id: str, root: str, files: list[str], stamp: Any, previous: Snapshot | None
 ) -> Snapshot:
     notes = conn.execute(_NOTES, (vault_id,)).fetchall()
-    versions = {str(r[1]): (r[2], r[3], r[4], r[5]) for r in notes}
+    versions = {str(r[1]): hash((r[2], r[3], r[4], r[5])) for r in notes}
     old = previous.versions if previous is not None else {}
     same_names = previous is not None and len(old) == len(versions) and all(p in old for p in versions)
     stale = [int(r[0]) for r in notes if old.get(r[1]) != versions[r[1]]]
     whole = previous is None or len(stale) > len(notes) // 2
-    loads = json.loads
-    records: dict[int, Record] = {}
     if whole:
         content = conn.execute(_CONTENT + " WHERE vault_id = ?", (vault_id,)).fetchall()
     else:
         content = _chunked(conn, _CONTENT, "id", stale)
     fresh = {int(nid): (tags, props) for nid, tags, props in content}
     kept = previous.by_path if previous is not None else {}
-    for nid, path, _etag, mtime, ctime, size in notes:
-        if nid in fresh:
-            tags, props = fresh[nid]
-            parsed = loads(props) if props and props != "{}" else {}
-            records[nid] = Record(path, size, ctime or mtime, mtime, loads(tags) if tags != "[]" else [], parsed, [])
-        else:
-            rec = kept[path]
-            links = rec.links if same_names else []
-            records[nid] = rec if same_names else Record(path, size, rec.ctime, mtime, rec.tags, rec.props, links)
+    shared: dict[Any, Any] = {"{}": "{}"}
+    paths = {str(r[1]): str(r[1]) for r in notes}
     # A note added or removed may change where other notes' links resolve: then read them all.
     if whole or not same_names:
         link_rows = conn.execute(_LINKS + " WHERE vault_id = ? ORDER BY id", (vault_id,)).fetchall()
     else:
         link_rows = sorted(_chunked(conn, _LINKS, "src_id", stale), key=lambda r: r[5])
+    links: dict[int, list[Any]] = {}
+    share = shared.setdefault
     for src, target, target_path, alias, embed, _id in link_rows:
-        owner = records.get(src)
-        if owner is not None and target:
-            owner.links.append(LinkRow(target, target_path, alias, bool(embed)))
-    out = list(records.values())
-    known = {r.path for r in out}
+        if target:
+            path = paths.get(target_path, target_path) if target_path is not None else None
+            alias = share(alias, alias) if alias is not None else None
+            links.setdefault(src, []).extend((share(target, target), path, alias, bool(embed)))
+    records: list[Record] = []
+    for nid, path, _etag, mtime, ctime, size in notes:
+        if nid in fresh:
+            tags, props = fresh[nid]
+            tag_list = shared.get(("tags", tags))  # one list per tag set (a tuple key: no text equals it)
+            if tag_list is None:
+                tag_list = shared["tags", tags] = json.loads(tags) if tags and tags != "[]" else []
+            props = share(props or "{}", props or "{}") if len(props or "") < 64 else props
+            records.append(Record(paths[path], size, ctime or mtime, mtime, tag_list, props, tuple(links.get(nid, ()))))
+        else:
+            rec = kept[path]
+            if not same_names:
+                rec = Record(rec.path, size, rec.ctime, mtime, rec.tags, rec.raw_props, tuple(links.get(nid, ())))
+            records.append(rec)
+    known = set(paths)
     for rel in files:
         if rel in known or rel.lower().endswith(".md"):
             continue
@@ -91,11 +98,29 @@ def _load(
             st = os.stat(os.path.join(root, rel))
         except OSError:
             continue
-        out.append(Record(rel, st.st_size, getattr(st, "st_birthtime", st.st_ctime), st.st_mtime, [], {}, []))
-    out.sort(key=lambda r: r.path)
-    snap = Snapshot(out, stamp)
+        records.append(Record(rel, st.st_size, getattr(st, "st_birthtime", st.st_ctime), st.st_mtime, [], "{}", ()))
+    records.sort(key=lambda r: r.path)
+    snap = Snapshot(records, stamp)
     snap.versions = versions
+    if previous is not None and same_names and not whole:
+        _carry_columns(previous, snap, set(map(int, stale)), notes)
     return snap
+
+
+def _carry_columns(previous: Snapshot, snap: Snapshot, stale: set[int], notes: list[Any]) -> None:
+    """The converted property columns of `previous` that still hold, for `snap`: with the same
+    notes (links resolve as before) at the same places, all but the changed notes' values."""
+    if len(previous.records) != len(snap.records):
+        return
+    if any(a.path != b.path for a, b in zip(previous.records, snap.records, strict=True)):
+        return
+    changed = {str(r[1]) for r in notes if int(r[0]) in stale}
+    places = [r.i for r in snap.records if r.path in changed]
+    for key, col in previous.columns.items():
+        copy = list(col)
+        for i in places:
+            copy[i] = UNSET
+        snap.columns[key] = copy
 
 
 class SnapshotCache:
