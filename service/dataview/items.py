@@ -145,25 +145,35 @@ class ItemCache:
         return [i for i in self.lists() if i["task"]]
 
 
+class FilePage(Protocol):
+    """What `file` reads: the implicit fields (computed on access), the list items, the incoming links."""
+
+    def __getitem__(self, key: str) -> Any: ...
+
+    def __contains__(self, key: object) -> bool: ...
+
+    def __iter__(self) -> Iterator[str]: ...
+
+    def list_items(self) -> ItemCache: ...
+
+    def inlinks(self) -> list[Link]: ...
+
+
 class FileFields(Mapping[str, Any]):
     """`file`: the implicit fields of `data` (a page computes them on access) plus `tasks` /
     `lists` from `ItemCache` and `inlinks`, read when asked. A caller's view (`cut_with`) shows
     link values through its `cut` and only the incoming links it may read."""
 
-    __slots__ = ("_data", "_items", "_inlinks", "_cut", "_readable", "_cut_rows")
+    __slots__ = ("_data", "_cut", "_readable", "_cut_rows")
     _LAZY = ("tasks", "lists", "inlinks")
 
     def __init__(
         self,
-        data: Mapping[str, Any],
-        items: ItemCache,
-        inlinks: Callable[[], list[Link]],
+        data: FilePage,
         cut: Callable[[Any], Any] | None = None,
         readable: Callable[[str], bool] | None = None,
     ) -> None:
         self._data = data
-        self._items = items
-        self._inlinks = inlinks
         self._cut = cut  # one caller's view of link values (`pages.View.cut`), applied to items
         self._readable = readable  # which incoming links that caller sees
         self._cut_rows: list[dict[str, Any]] | None = None
@@ -173,11 +183,11 @@ class FileFields(Mapping[str, Any]):
             value = self._data[key]
             return self._cut(value) if key == "outlinks" and self._cut is not None else value
         if key == "tasks":
-            return self._items.tasks() if self._cut is None else [i for i in self._lists() if i["task"]]
+            return self._data.list_items().tasks() if self._cut is None else [i for i in self._lists() if i["task"]]
         if key == "lists":
-            return self._items.lists() if self._cut is None else self._lists()
+            return self._data.list_items().lists() if self._cut is None else self._lists()
         if key == "inlinks":
-            links = self._inlinks()
+            links = self._data.inlinks()
             readable = self._readable
             return links if readable is None else [x for x in links if readable(x.path)]
         raise KeyError(key)
@@ -187,7 +197,7 @@ class FileFields(Mapping[str, Any]):
         if self._cut_rows is None:
             cut = self._cut
             assert cut is not None
-            items = self._items.lists()
+            items = self._data.list_items().lists()
             copies = {id(i): {k: cut(v) for k, v in i.items() if k != "children"} for i in items}
             for i in items:
                 copies[id(i)]["children"] = [copies[id(c)] for c in i["children"] if id(c) in copies]
@@ -207,12 +217,12 @@ class FileFields(Mapping[str, Any]):
     def task_rows(self, page: Mapping[str, Any]) -> list[Inherited]:
         if self._cut is not None:
             return [Inherited(task, page) for task in self["tasks"]]
-        return self._items.task_rows(page)
+        return self._data.list_items().task_rows(page)
 
     def cut_with(self, cut: Callable[[Any], Any], readable: Callable[[str], bool]) -> FileFields:
         """A copy for one caller: its outgoing links, list items and tasks pass through `cut`,
         and only the incoming links from notes it may read are listed."""
-        return FileFields(self._data, self._items, self._inlinks, cut, readable)
+        return FileFields(self._data, cut, readable)
 
 
 class Inherited(dict[str, Any]):

@@ -50,7 +50,7 @@ class Page(Mapping[str, Any]):
 
     __slots__ = (
         *("path", "nid", "row", "folder", "size", "mtime", "ctime"),
-        *("tag_list", "aliases", "field_links", "_links"),
+        *("tag_list", "aliases", "field_links", "_links", "_items"),
     )
 
     def __init__(self, path: str, nid: int, facts: tuple[Any, ...], tags: tuple[str, ...], links: Links) -> None:
@@ -58,6 +58,7 @@ class Page(Mapping[str, Any]):
         self.folder, self.size, self.mtime, self.ctime, self.aliases = facts
         self.tag_list = tags  # as written, without '#'
         self._links = links
+        self._items: ItemCache | None = None
         self.row: dict[str, Any] = {}
         self.field_links = True  # whether a field (not `file`) holds a link: a restricted view cuts it
 
@@ -87,6 +88,12 @@ class Page(Mapping[str, Any]):
 
     def inlinks(self) -> list[Link]:
         return self._links.of(self.path)
+
+    def list_items(self) -> ItemCache:
+        items = self._items
+        if items is None:
+            items = self._items = ItemCache(self.path, self.nid, self._links)
+        return items
 
     def day(self) -> dt.datetime | None:
         m = _DAY_IN_NAME.search(self.name())
@@ -140,12 +147,15 @@ class Links:
 class PageSet:
     def __init__(self, paths: list[str]) -> None:
         self.pages: dict[str, Page] = {}
-        self.by_name: dict[str, list[str]] = {}
+        self.by_name: dict[str, str | list[str]] = {}  # a list only where names repeat
         self._paths = set(paths)
         self.order = sorted(paths)
         self.ordered_rows: list[dict[str, Any]] | None = None  # the rows of `order`, built on first use
         for path in sorted(paths, key=lambda p: (p.count("/"), p)):
-            self.by_name.setdefault(path.rsplit("/", 1)[-1].removesuffix(".md").lower(), []).append(path)
+            name = path.rsplit("/", 1)[-1].removesuffix(".md").lower()
+            had = self.by_name.setdefault(name, path)
+            if had is not path:
+                self.by_name[name] = [*had, path] if isinstance(had, list) else [had, path]
 
     def resolve_path(self, target: str) -> str | None:
         target = target.strip()
@@ -154,7 +164,8 @@ class PageSet:
         for candidate in (target, target + ".md"):
             if candidate in self._paths:
                 return candidate
-        found = self.by_name.get(target.rsplit("/", 1)[-1].removesuffix(".md").lower(), [])
+        named = self.by_name.get(target.rsplit("/", 1)[-1].removesuffix(".md").lower(), [])
+        found = [named] if isinstance(named, str) else named
         if len(found) == 1 and "/" not in target:
             return found[0]
         suffix = "/" + target.lower().removesuffix(".md") + ".md"
@@ -203,7 +214,7 @@ def _page(record: tuple[Any, ...], pages: PageSet, holder: Links, shared: dict[A
         put(row, str(key), share(pages.resolve_value(from_frontmatter(value))), False, multi)
     for key, raw, _line in json.loads(fields_json) if fields_json else ():
         put(row, key, share(pages.resolve_value(parse_inline_value(raw))), True, multi)
-    row["file"] = FileFields(page, ItemCache(path, nid, holder), page.inlinks)
+    row["file"] = FileFields(page)
     page.field_links = any(_holds_link(v) for k, v in row.items() if k != "file")
     return page
 
@@ -236,7 +247,7 @@ class Built:
     """A vault's page set and what the next rebuild may reuse."""
 
     pages: PageSet
-    versions: dict[str, tuple[Any, ...]]  # path -> (etag, mtime, ctime, size) of the page built
+    versions: dict[str, int]  # path -> hash of (etag, mtime, ctime, size) of the page built
     links: Links
 
 
@@ -271,7 +282,7 @@ def load(conn: sqlite3.Connection, vault_id: str, previous: Built | None = None)
         and len(previous.versions) == len(paths)
         and all(p in previous.versions for p in paths.values())
     )
-    versions = {str(r[1]): tuple(r[2:6]) for r in records}
+    versions = {str(r[1]): hash(tuple(r[2:6])) for r in records}
     keep = {p for p, v in versions.items() if same_names and previous is not None and previous.versions[p] == v}
     stale = [nid for nid, p in paths.items() if p not in keep]
     whole = len(stale) > len(records) // 2
