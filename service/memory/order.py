@@ -5,7 +5,8 @@ Observations one caller recorded one after another (block ids from `new_block_id
 microsecond they were made, across entity notes) are each other's context, as the turns of a
 conversation stored one per speaker are: "Yeah, I painted that lake sunrise last year!" is
 understood from the turn before it, which is in the other speaker's note. Two observations more
-than `GAP_US` apart, or recorded by different callers, are not neighbours. An observation whose
+than `GAP_US` apart, recorded by different callers, or about different days (their `date`) are
+not neighbours. An observation whose
 block id says nothing of when it was recorded (an older id, one a person wrote) has the
 observations just before and after it in its note as neighbours.
 """
@@ -27,9 +28,12 @@ GAP_US = 3600 * 1_000_000  # an hour between two observations: no longer one con
 
 def stamps(entity: Entity) -> tuple[Any, Any]:
     """Per observation of `entity`: when it was recorded (-1: its block id does not say) and a
-    number for the caller who recorded it; kept with the entity's note by the recall index."""
+    number for who recorded it about which day (`by`, `date`); kept with the entity's note by the
+    recall index."""
     times = np.asarray([recorded_order(o.block_id) or -1 for o in entity.observations], dtype=np.int64)
-    callers = np.asarray([hash(o.fields.get("by", "")) for o in entity.observations], dtype=np.int64)
+    callers = np.asarray(
+        [hash((o.fields.get("by", ""), o.fields.get("date", ""))) for o in entity.observations], dtype=np.int64
+    )
     return times, callers
 
 
@@ -71,11 +75,13 @@ def diverse(ranked: Any, score: Any, before: Any, after: Any, limit: int, dampin
     neighbour is already taken counts `damping` times as much: its neighbours' words lifted it
     (`spread`), so the next hits come from elsewhere in what was recorded."""
     pool = {int(u): float(score[u]) for u in ranked[: limit * 4]}
+    damped: set[int] = set()  # once, whether one neighbour or both are taken
     out: list[tuple[int, float]] = []
     while pool and len(out) < limit:
         unit = max(pool, key=pool.__getitem__)  # the first of equals, as ranked
         out.append((unit, pool.pop(unit)))
         for other in (int(before[unit]), int(after[unit])):
-            if other in pool:
+            if other in pool and other not in damped:
                 pool[other] *= damping
+                damped.add(other)
     return out

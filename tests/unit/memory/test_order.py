@@ -13,9 +13,9 @@ def _parts(*notes: tuple[list[Observation], int]) -> list[tuple[object, object, 
     return [(*stamps(Entity("E", "person", observations=obs)), start) for obs, start in notes]
 
 
-def _timed(text: str, at: int, by: str = "aaaa") -> Observation:
+def _timed(text: str, at: int, by: str = "aaaa", day: str = "") -> Observation:
     digits = np.base_repr(at, 36).lower().rjust(10, "0")
-    return Observation(text, None, f"m-{digits}00", {"by": by})
+    return Observation(text, None, f"m-{digits}00", {"by": by, "date": day})
 
 
 def test_new_block_ids_sort_in_the_order_they_were_made_and_say_when() -> None:
@@ -49,6 +49,12 @@ def test_other_callers_and_long_pauses_break_the_order() -> None:
     assert before.tolist() == [-1, -1, -1] and after.tolist() == [-1, -1, -1]
 
 
+def test_observations_about_other_days_are_not_neighbours() -> None:
+    a = [_timed("a1", 100, day="8 May, 2023"), _timed("a2", 200), _timed("a3", 300, day="8 May, 2023")]
+    before, after = neighbours(_parts((a, 0)), 3)
+    assert after.tolist() == [2, -1, -1] and before.tolist() == [-1, -1, 0]  # a2 is about no day
+
+
 def test_an_observation_without_a_time_has_its_note_neighbours() -> None:
     plain = [Observation(t, None, "m-1a2b3c4d" if t == "x" else "", {}) for t in ("x", "y", "z")]
     other = [Observation("w", None, "", {})]
@@ -72,6 +78,9 @@ def test_a_hit_beside_one_taken_counts_less_so_the_next_come_from_elsewhere() ->
     assert [u for u, _ in got] == [0, 2, 1]
     assert abs(got[2][1] - 0.54) < 1e-6  # its score as damped, so the list stays best first
     assert [u for u, _ in diverse(ranked, score, before, after, 3, 1.0)] == [0, 1, 2]
+    # a unit between two hits taken counts 0.6 as much, not 0.36
+    middle = diverse(ranked, score, np.asarray([-1, 0, 1, -1]), np.asarray([1, 2, -1, -1]), 3, 0.6)
+    assert [u for u, _ in middle] == [0, 2, 1] and abs(middle[2][1] - 0.54) < 1e-6
 
 
 def test_the_days_a_question_names_and_the_day_a_date_says() -> None:
