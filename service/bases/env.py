@@ -112,7 +112,7 @@ def property_column(snapshot: Snapshot, key: str) -> list[Any]:
 def _new_column(snapshot: Snapshot, key: str) -> list[Any]:
     columns = snapshot.columns
     while len(columns) >= MAX_COLUMNS:  # a query over every property of a wide vault: drop the oldest
-        del columns[next(iter(columns))]
+        columns.pop(next(iter(columns)), None)
     col = columns[key] = [UNSET] * len(snapshot.records)
     return col
 

@@ -17,6 +17,7 @@ import asyncio
 import json
 import os
 import sqlite3
+import sys
 import weakref
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -50,7 +51,8 @@ def load_snapshot(
 def _load(
     conn: sqlite3.Connection, vault_id: str, root: str, files: list[str], stamp: Any, previous: Snapshot | None
 ) -> Snapshot:
-    notes = conn.execute(_NOTES, (vault_id,)).fetchall()
+    # Paths interned: the Dataview pages of the same vault hold the same path objects.
+    notes = [(r[0], sys.intern(r[1]), *r[2:]) for r in conn.execute(_NOTES, (vault_id,))]
     versions = {str(r[1]): hash((r[2], r[3], r[4], r[5])) for r in notes}
     old = previous.versions if previous is not None else {}
     same_names = previous is not None and len(old) == len(versions) and all(p in old for p in versions)
@@ -82,7 +84,8 @@ def _load(
             tags, props = fresh[nid]
             tag_list = shared.get(("tags", tags))  # one list per tag set (a tuple key: no text equals it)
             if tag_list is None:
-                tag_list = shared["tags", tags] = json.loads(tags) if tags and tags != "[]" else []
+                written = json.loads(tags) if tags and tags != "[]" else []
+                tag_list = shared["tags", tags] = [share(t, t) for t in written]
             props = share(props or "{}", props or "{}") if len(props or "") < 64 else props
             records.append(Record(paths[path], size, ctime or mtime, mtime, tag_list, props, tuple(links.get(nid, ()))))
         else:

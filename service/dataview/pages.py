@@ -27,6 +27,7 @@ import datetime as dt
 import json
 import re
 import sqlite3
+import sys
 import threading
 import weakref
 from collections.abc import Callable, Iterator, Mapping
@@ -273,7 +274,8 @@ def _chunked(conn: sqlite3.Connection, sql: str, ids: list[int], column: str) ->
 def load(conn: sqlite3.Connection, vault_id: str, previous: Built | None = None) -> Built:
     """The vault's pages. Pages of `previous` are kept where the note is unchanged (same etag,
     times and size) and no note was added or removed (names decide where links resolve)."""
-    records = conn.execute(_NOTES, (vault_id,)).fetchall()
+    # Paths interned: the Bases snapshot of the same vault holds the same path objects.
+    records = [(r[0], sys.intern(r[1]), *r[2:]) for r in conn.execute(_NOTES, (vault_id,))]
     paths = {int(r[0]): str(r[1]) for r in records}
     pages = PageSet(list(paths.values()))
     holder = previous.links if previous is not None else Links(IndexReader(conn, vault_id))

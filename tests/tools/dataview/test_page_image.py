@@ -1,0 +1,101 @@
+"""The Dataview page image stays small and exact: per page it keeps the typed fields and a few
+stat facts; list items, links and the frontmatter as written are read from the index on access
+(service/dataview/reads.py), so they follow edits, and the image of a vault of 300 notes with
+tasks and links is a few hundred kilobytes (it was about ten times more)."""
+
+from __future__ import annotations
+
+import gc
+import tracemalloc
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from service.dataview import pages
+from service.dataview.values import Link
+from tests.conftest import started
+
+NOTES = 300
+
+
+def _vault() -> dict[str, str]:
+    files: dict[str, str] = {}
+    for n in range(NOTES):
+        status = ("active", "done", "draft")[n % 3]
+        items = "\n".join(f"- [ ] task {n}-{k} with some words to carry [[Note {(n + k) % NOTES}]]" for k in range(6))
+        files[f"Notes/Note {n}.md"] = (
+            f"---\nstatus: {status}\npriority: {n % 5}\ntags: [t{n % 7}, area/x{n % 4}]\n"
+            f"created: 2024-01-{n % 28 + 1:02d}\nowner: '[[Note {(n * 7) % NOTES}]]'\n---\n"
+            f"# Note {n}\n\nrating:: {n % 10}\nSee [[Note {(n + 1) % NOTES}]] and [[Note {(n + 2) % NOTES}]].\n\n"
+            f"{items}\n"
+        )
+    return files
+
+
+def _slots(page: pages.Page) -> list[Any]:
+    return [getattr(page, name) for name in pages.Page.__slots__ if name not in ("row", "_links")]
+
+
+async def test_the_page_image_holds_no_items_links_or_frontmatter_text_and_stays_small(
+    make_vault: Callable[..., Path],
+) -> None:
+    async with started(make_vault(_vault())) as h:
+        await h.indexed()
+        out = await h.ok("search_dql", query='TABLE status, priority WHERE status = "active" SORT file.name', limit=5)
+        assert out["total"] == NOTES // 3
+        db = h.app.services.db
+        [vault] = h.app.vaults.values()
+
+        def measure(conn: Any) -> tuple[int, pages.Built]:
+            gc.collect()
+            tracemalloc.start()
+            try:
+                before = tracemalloc.get_traced_memory()[0]
+                built = pages.load(conn, vault.id)
+                gc.collect()
+                return tracemalloc.get_traced_memory()[0] - before, built
+            finally:
+                tracemalloc.stop()
+
+        size, built = await db.run_read(measure)
+        assert len(built.pages.pages) == NOTES
+        for page in built.pages.pages.values():
+            assert page._items is None  # no list item read until a query asks
+            assert not any(isinstance(v, (Link, list, dict)) for v in _slots(page))
+        # ~1 KB a page here (typed fields, file facts, lookups); with items and links kept, 10 KB.
+        assert size / NOTES < 2500, size / NOTES
+
+
+async def test_file_fields_read_on_access_are_the_notes_and_follow_an_edit(make_vault: Callable[..., Path]) -> None:
+    files = {
+        "A.md": "---\nstatus: active\n---\nlinks [[B]] and ![[C|see]]\n- [ ] first task\n  - [x] child\n",
+        "B.md": "plain\n",
+        "C.md": "---\naliases: [Cee]\ntags: [x/y]\n---\nback to [[A]]\n",
+        "D.canvas": '{"nodes": [{"id": "1", "type": "file", "file": "B.md"}], "edges": []}',
+    }
+    async with started(make_vault(files)) as h:
+        await h.indexed()
+
+        async def field(path: str, expr: str) -> Any:
+            out = await h.ok("eval_dataview_field", path=path, field=expr)
+            return out["fields"][expr]["value"]
+
+        outlinks = await field("A", "file.outlinks")
+        assert [(x["path"], x.get("display")) for x in outlinks] == [("B.md", None), ("C.md", "see")]
+        assert [x["path"] for x in await field("B", "file.inlinks")] == ["A.md"]  # the canvas is no page
+        assert await field("A", "file.frontmatter") == {"status": "active"}
+        assert await field("C", "file.aliases") == ["Cee"]
+        assert await field("C", "file.tags") == ["#x", "#x/y"]
+        assert await field("A", "file.tasks.text") == ["first task", "child"]
+        assert await field("A", "file.tasks.fullyCompleted") == [False, True]
+        await h.ok("append_note", path="A", content="- [ ] second task [[D]]\nand [[B]] again\n")
+        await h.settled()
+        assert await field("A", "file.tasks.text") == ["first task", "child", "second task [[D]]"]
+        assert [x["path"] for x in await field("A", "file.outlinks")][-1] == "B.md"
+        # B was not edited: its kept page reads its incoming links from the index as they are now.
+        assert [x["path"] for x in await field("B", "file.inlinks")] == ["A.md"]
+        await h.confirmed("write_note", path="C.md", content="no link now\n", mode="overwrite")
+        await h.settled()
+        assert await field("A", "file.inlinks") == []
+        tasks = await h.ok("search_dql", query="TASK WHERE !completed")
+        assert [(t["text"], t["line"]) for t in tasks["rows"]] == [("first task", 4), ("second task [[D]]", 6)]
