@@ -230,13 +230,19 @@ async def test_an_exception_is_answered_as_the_sdk_answers_it(raised: Any, error
     assert [json.loads(line) for line in wire.sent] == [{"jsonrpc": "2.0", "id": "e", "error": error}]
 
 
-async def test_a_cancelled_call_is_never_answered_and_the_cancel_stays_here() -> None:
+async def _running_call(rid: int) -> tuple[_Wire, _Dispatcher]:
+    """A wire whose `read_note` call `rid` runs on until its dispatcher's `release` is set."""
     dispatcher = _Dispatcher()
     dispatcher.hold = True
     wire = _Wire(dispatcher)
     wire.fast.initialized(VERSION, "")
-    wire.route(_call(rid=4, name="read_note", arguments={}))
+    wire.route(_call(rid=rid, name="read_note", arguments={}))
     await _settle()
+    return wire, dispatcher
+
+
+async def test_a_cancelled_call_is_never_answered_and_the_cancel_stays_here() -> None:
+    wire, dispatcher = await _running_call(4)
     ((task, _),) = wire.fast._inflight.values()
     wire.route({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "4"}})  # "4" is 4
     await _settle()
@@ -247,12 +253,7 @@ async def test_a_cancelled_call_is_never_answered_and_the_cancel_stays_here() ->
 
 
 async def test_calls_still_running_at_the_end_are_answered_connection_closed() -> None:
-    dispatcher = _Dispatcher()
-    dispatcher.hold = True
-    wire = _Wire(dispatcher)
-    wire.fast.initialized(VERSION, "")
-    wire.route(_call(rid=5, name="read_note", arguments={}))
-    await _settle()
+    wire, dispatcher = await _running_call(5)
     await wire.fast.aclose()
     closed = types.JSONRPCError(
         jsonrpc="2.0", id=5, error=types.ErrorData(code=types.CONNECTION_CLOSED, message="Connection closed")
@@ -261,12 +262,7 @@ async def test_calls_still_running_at_the_end_are_answered_connection_closed() -
 
 
 async def test_the_sdk_server_is_built_and_reads_only_after_the_calls_asked_before_are_answered() -> None:
-    dispatcher = _Dispatcher()
-    dispatcher.hold = True
-    wire = _Wire(dispatcher)
-    wire.fast.initialized(VERSION, "")
-    wire.route(_call(rid=6, name="read_note", arguments={}))
-    await _settle()
+    wire, dispatcher = await _running_call(6)
     built: list[int] = []  # calls still running when the server was built
 
     def server() -> Any:
@@ -283,12 +279,7 @@ async def test_the_sdk_server_is_built_and_reads_only_after_the_calls_asked_befo
 
 
 async def test_a_call_that_runs_on_does_not_hold_the_sdk_server_back_past_the_wait() -> None:
-    dispatcher = _Dispatcher()
-    dispatcher.hold = True
-    wire = _Wire(dispatcher)
-    wire.fast.initialized(VERSION, "")
-    wire.route(_call(rid=7, name="read_note", arguments={}))
-    await _settle()
+    wire, dispatcher = await _running_call(7)
     await asyncio.wait_for(wire.fast.hand_over(lambda: SimpleNamespace(middleware=[], cache_hints={}), 0.01), 10)
     assert wire.fast.sdk_ready.is_set() and wire.fast._inflight  # still running, answered later
     dispatcher.release.set()
