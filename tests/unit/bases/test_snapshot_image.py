@@ -1,0 +1,72 @@
+"""The compact Bases snapshot: frontmatter kept as JSON text and converted into per-snapshot
+columns, records shared between snapshots only at the same place, and an incremental snapshot
+(columns carried over, the edited note's values dropped) answering as a fresh one."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from service.bases.env import property_column, read_property
+from service.bases.snapshot import Record, Snapshot
+from service.bases.source import load_snapshot
+from service.indexer.runner import indexer_of
+from service.tools.obsidian.bases import snapshot_of
+from tests.conftest import started
+
+
+def _record(path: str, props: dict[str, Any]) -> Record:
+    return Record(path, 1, 0.0, 0.0, [], json.dumps(props), ())
+
+
+def test_a_record_at_another_place_in_a_new_snapshot_is_copied_and_the_old_one_stays_right() -> None:
+    a, b = _record("a.md", {"k": "x"}), _record("b.md", {"k": "y"})
+    old = Snapshot([a, b])
+    assert property_column(old, "k") == ["x", "y"]
+    new = Snapshot([_record("0.md", {}), a, b])  # a new file sorts first: a and b move
+    assert [r.path for r in new.records] == ["0.md", "a.md", "b.md"]
+    assert new.records[1] is not a and a.i == 0 and b.i == 1
+    assert property_column(new, "k") == [None, "x", "y"]
+    assert read_property(b, "k", old) == "y" and read_property(new.records[2], "k", new) == "y"
+    assert read_property(b, "k", new) == "y"  # a record of another snapshot: converted, not kept
+
+
+def test_properties_are_found_however_the_index_wrote_their_keys() -> None:
+    rec = Record("n.md", 1, 0.0, 0.0, [], '{"\\u00e9t\\u00e9": 1, "say \\"hi\\"": 2, "plain": 3}', ())
+    snap = Snapshot([rec])
+    assert read_property(rec, "été", snap) == 1
+    assert read_property(rec, 'say "hi"', snap) == 2
+    assert read_property(rec, "plain", snap) == 3 and read_property(rec, "missing", snap) is None
+    assert rec.props == {"été": 1, 'say "hi"': 2, "plain": 3}
+
+
+async def test_an_incremental_snapshot_answers_as_a_fresh_one(make_vault: Callable[..., Path]) -> None:
+    files = {
+        f"N{n}.md": f"---\nstatus: {('open', 'done')[n % 2]}\nowner: '[[N{(n + 1) % 6}]]'\n"
+        f"when: 2024-02-0{n + 1}\n---\nx\n"
+        for n in range(6)
+    }
+    base = "filters: 'status == \"open\"'\nviews:\n  - type: table\n    order: [file.name, status, owner, when]\n"
+    async with started(make_vault(files)) as h:
+        await h.indexed()
+        first = await h.ok("query_base", yaml=base)
+        assert [r["values"]["file.name"]["value"] for r in first["rows"]] == ["N0.md", "N2.md", "N4.md"]
+        [vault] = h.app.vaults.values()
+        db = h.app.services.db
+        before = await snapshot_of(vault, db)
+        assert {"status", "owner", "when"} <= set(before.columns)
+        await h.ok("set_properties", path="N2", properties={"status": "done", "owner": "[[N5]]"})
+        await h.settled()
+        after = await h.ok("query_base", yaml=base)
+        assert [r["values"]["file.name"]["value"] for r in after["rows"]] == ["N0.md", "N4.md"]
+        kept = await snapshot_of(vault, db)
+        assert kept is not before and kept.records[0] is before.records[0]  # unchanged notes kept
+        indexer = indexer_of(vault)
+        assert indexer is not None
+        root, names = str(vault.paths.root), indexer.files()
+        fresh = await db.run_read(lambda conn: load_snapshot(conn, vault.id, root, names, -1))
+        for key in ("status", "owner", "when"):
+            assert [repr(v) for v in property_column(kept, key)] == [repr(v) for v in property_column(fresh, key)]
+        assert property_column(kept, "status")[2] == "done"
