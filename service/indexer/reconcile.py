@@ -115,10 +115,13 @@ async def reconcile_vault(
         ix.state = "ready"
         await ix._bump()
         pending_trigram = await ix.db.fetchone("SELECT trigram_deferred FROM fts_control WHERE id = 1")
-        if pending_trigram and pending_trigram[0]:
+        rebuilding = ix._trigram_task is not None and not ix._trigram_task.done()
+        if pending_trigram and pending_trigram[0] and (deferred or not rebuilding):
             # Every query is complete without the trigram index (search_regex scans instead of
             # prefiltering while it is deferred), so it is rebuilt after the index is ready;
-            # this also finishes a rebuild a previous process did not live to complete.
+            # this also finishes a rebuild a previous process did not live to complete. A rebuild
+            # under way already covers a reconcile that deferred nothing (the rescan after the
+            # watcher's start, right after a cold load).
             ix._rebuild_trigram_later()
         return {"indexed": indexed, "unchanged_content": touched, "removed": len(removed), "scanned": len(disk)}
 

@@ -20,6 +20,13 @@ watch is then started again (after a short pause that grows while failures repea
 the next good batch) and `resync` re-reads the vault, which brings in whatever the lost batch
 held; the name itself is left out by the index (`apply.py`).
 
+Setting the watch up walks the whole vault (notify adds an inotify watch per folder, listing
+every entry) while holding the interpreter: 0.3-0.6 s at 100k notes, during which no call is
+answered (the event loop cannot run Python; docs/benchmarks.md, "100k workload"). It runs in a
+worker thread, and `established` is set once it is in place: the indexer starts it after its
+first reconcile and reads the vault once more after `established`, so an edit made at any time
+is either in that rescan or seen by the watch.
+
 The watcher is given what it uses (the vault's paths, an `apply`, a `publish` and a `resync`
 callable), not the indexer: it sits below `runner.py`, which builds it.
 """
@@ -34,6 +41,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 
 import watchfiles
+from watchfiles._rust_notify import RustNotify
 
 from service.tasks import cancel_and_wait
 from service.vault.events import FileChange
@@ -47,6 +55,7 @@ PublishFn = Callable[[Sequence[FileChange]], Awaitable[None]]
 ResyncFn = Callable[[], Awaitable[object]]
 RESTART_MIN_S = 0.05  # pause before watching again after a failure, doubled while failures repeat
 RESTART_MAX_S = 5.0
+WAIT_MS = 5_000  # a wait for events in the worker thread returns this often (stop is checked sooner)
 
 
 class Watcher:
@@ -73,7 +82,7 @@ class Watcher:
         self._task: asyncio.Task[None] | None = None
         self._resync_task: asyncio.Task[None] | None = None
         self._good = False
-        self._started = asyncio.Event()
+        self.established = asyncio.Event()  # the first watch is in place: edits from now on are seen
 
     async def start(self) -> None:
         self._task = asyncio.create_task(self._run(), name=f"watch:{self.vault_id}")
@@ -124,10 +133,11 @@ class Watcher:
 
     async def _run(self) -> None:
         pause = RESTART_MIN_S
+        again = False
         while True:
             self._good = False
             try:
-                await self._watch()
+                await self._watch(resync=again)
                 return  # stopped
             except asyncio.CancelledError:
                 raise
@@ -138,10 +148,7 @@ class Watcher:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._stop.wait(), pause)
                 return
-            if self.resync is not None:
-                # Runs once the new watch has started (on this task's next await): what changed
-                # since the failure is either in the rescan or seen by the new watch.
-                self._resync_task = asyncio.create_task(self._resync(), name=f"watch-resync:{self.vault_id}")
+            again = True
 
     async def _resync(self) -> None:
         assert self.resync is not None
@@ -150,27 +157,49 @@ class Watcher:
         except Exception:
             log.exception("re-reading %s after the watcher failed", self.vault_id)
 
-    async def _watch(self) -> None:
+    async def _watch(self, *, resync: bool) -> None:
         """Watch until stopped; a batch that went well sets `_good` (the next failure then starts
-        from the shortest pause again)."""
-        async for batch in watchfiles.awatch(
-            self.paths.root,
-            debounce=self.debounce_ms,
-            step=20,
-            stop_event=self._stop,
-            recursive=True,
-            watch_filter=self._filter,
-            ignore_permission_denied=True,
-        ):
-            rels = sorted({rel for _, raw in batch if (rel := self._relevant(raw))})
-            if not rels:
-                continue
-            changes = await asyncio.to_thread(self._changes, rels)
-            try:
-                effective = await self.apply(changes)
-            except Exception:
-                log.exception("applying external changes failed")
-                continue
-            self._good = True
-            if effective:
-                await self.publish(effective)
+        from the shortest pause again). What `watchfiles.awatch` does, with the watch set up in a
+        worker thread (module docstring). `resync`: after a failure, the vault is read again once
+        the new watch is in place (what changed since is in the rescan or seen by the watch)."""
+        notify = await asyncio.to_thread(
+            RustNotify, [str(self.paths.root)], False, False, 300, True, True
+        )  # (paths, debug, force_polling, poll_delay_ms, recursive, ignore_permission_denied)
+        try:
+            self.established.set()
+            if resync and self.resync is not None:
+                self._resync_task = asyncio.create_task(self._resync(), name=f"watch-resync:{self.vault_id}")
+            while True:
+                waiting = asyncio.ensure_future(
+                    asyncio.to_thread(notify.watch, self.debounce_ms, 20, WAIT_MS, self._stop)
+                )
+                try:
+                    raw = await asyncio.shield(waiting)
+                except asyncio.CancelledError:
+                    # The thread's wait returns at its next 20 ms step; `close` must not run
+                    # while it still uses the watch (as awatch waits for its thread).
+                    self._stop.set()
+                    await asyncio.wait({waiting}, timeout=1.0)
+                    raise
+                if raw == "stop" or raw == "signal":
+                    return
+                if raw == "timeout":
+                    continue
+                changes = {(watchfiles.Change(change), path) for change, path in raw}
+                await self._batch(changes)
+        finally:
+            notify.close()
+
+    async def _batch(self, batch: set[tuple[watchfiles.Change, str]]) -> None:
+        rels = sorted({rel for change, raw in batch if self._filter(change, raw) and (rel := self._relevant(raw))})
+        if not rels:
+            return
+        changes = await asyncio.to_thread(self._changes, rels)
+        try:
+            effective = await self.apply(changes)
+        except Exception:
+            log.exception("applying external changes failed")
+            return
+        self._good = True
+        if effective:
+            await self.publish(effective)

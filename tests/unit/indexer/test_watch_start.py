@@ -1,0 +1,99 @@
+"""The file watcher starts after the first reconcile, its setup in a worker thread: calls are
+answered while it is set up, and what changes on disk before the watch is in place (after the
+first reconcile read the vault, before the watch sees anything) still reaches the index through
+the rescan that follows the setup. `wait_ready` returns only after that rescan.
+
+The setup is made to wait on an event here (a stand-in for the walk of a large vault); every
+wait is bounded."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from service.indexer import watch
+from service.indexer.runner import VaultIndexer, indexer_of
+from tests.conftest import Harness, started
+
+WITHIN = 30.0
+FILES = {"Kept.md": "# Kept\n\nkeptword\n", "Edited.md": "# Edited\n\noldword\n", "Gone.md": "# Gone\n\ngoneword\n"}
+
+
+def _indexer(vg: Harness) -> VaultIndexer:
+    found = indexer_of(vg.app.vaults["main"])
+    assert found is not None
+    return found
+
+
+class HeldSetup:
+    """RustNotify whose construction (in the watcher's worker thread) first runs `before`, then
+    waits for `release`."""
+
+    def __init__(self, before: Callable[[], None] = lambda: None) -> None:
+        self.entered = threading.Event()
+        self.release = threading.Event()
+        self.before = before
+        self.real = watch.RustNotify
+
+    def __call__(self, *args: Any) -> Any:
+        self.before()
+        self.entered.set()
+        assert self.release.wait(WITHIN)
+        return self.real(*args)
+
+
+async def _found(vg: Harness, word: str) -> list[str]:
+    return [i["path"] for i in (await vg.ok("search_text", query=word))["items"]]
+
+
+async def test_calls_are_answered_while_the_watcher_is_set_up(
+    make_vault: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    held = HeldSetup()
+    monkeypatch.setattr(watch, "RustNotify", held)
+    async with started(make_vault(FILES)) as vg:
+        assert await asyncio.to_thread(held.entered.wait, WITHIN)  # the first reconcile is done
+        indexer = _indexer(vg)
+        assert indexer.ready and not indexer._ready.is_set()
+        assert await _found(vg, "keptword") == ["Kept.md"]  # answered while the setup holds
+        held.release.set()
+        await vg.indexed(WITHIN)
+        assert indexer.watching
+
+
+async def test_edits_made_before_the_watch_is_in_place_are_indexed_by_the_rescan(
+    make_vault: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = make_vault(FILES)
+
+    def edit() -> None:  # after the first reconcile read the vault, before any watch exists
+        (root / "Edited.md").write_text("# Edited\n\nnewword and more\n", encoding="utf-8")
+        (root / "Gone.md").unlink()
+        (root / "New").mkdir()
+        (root / "New" / "Fresh.md").write_text("# Fresh\n\nfreshword\n", encoding="utf-8")
+
+    held = HeldSetup(edit)
+    held.release.set()
+    monkeypatch.setattr(watch, "RustNotify", held)
+    async with started(root) as vg:
+        await vg.indexed(WITHIN)
+        assert held.entered.is_set()
+        assert await _found(vg, "newword") == ["Edited.md"]
+        assert await _found(vg, "oldword") == []
+        assert await _found(vg, "goneword") == []
+        assert await _found(vg, "freshword") == ["New/Fresh.md"]
+        # and the watch is in place now: a later edit arrives through it
+        (root / "Later.md").write_text("# Later\n\nlaterword\n", encoding="utf-8")
+        indexer = _indexer(vg)
+
+        async def later_indexed() -> None:
+            while "Later.md" not in indexer.files():  # noqa: ASYNC110 - bounded by wait_for below
+                await indexer.wait_for(lambda g=indexer.generation: indexer.generation > g, within=WITHIN)
+
+        await asyncio.wait_for(later_indexed(), WITHIN)
+        assert await _found(vg, "laterword") == ["Later.md"]
