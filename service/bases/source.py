@@ -19,7 +19,7 @@ import os
 import sqlite3
 import sys
 import weakref
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
 from service.bases.snapshot import UNSET, Record, Snapshot
@@ -58,8 +58,10 @@ def _load(
     same_names = previous is not None and len(old) == len(versions) and all(p in old for p in versions)
     stale = [int(r[0]) for r in notes if old.get(r[1]) != versions[r[1]]]
     whole = previous is None or len(stale) > len(notes) // 2
+    # Rows are read as they come (no list of every row at once): at 10^5 notes and 10^6 links
+    # such lists were hundreds of megabytes the process kept after the build.
     if whole:
-        content = conn.execute(_CONTENT + " WHERE vault_id = ?", (vault_id,)).fetchall()
+        content: Iterable[Any] = conn.execute(_CONTENT + " WHERE vault_id = ?", (vault_id,))
     else:
         content = _chunked(conn, _CONTENT, "id", stale)
     fresh = {int(nid): (tags, props) for nid, tags, props in content}
@@ -68,16 +70,24 @@ def _load(
     paths = {str(r[1]): str(r[1]) for r in notes}
     # A note added or removed may change where other notes' links resolve: then read them all.
     if whole or not same_names:
-        link_rows = conn.execute(_LINKS + " WHERE vault_id = ? ORDER BY id", (vault_id,)).fetchall()
+        link_rows: Iterable[Any] = conn.execute(_LINKS + " WHERE vault_id = ? ORDER BY src_id, id", (vault_id,))
     else:
-        link_rows = sorted(_chunked(conn, _LINKS, "src_id", stale), key=lambda r: r[5])
-    links: dict[int, list[Any]] = {}
+        link_rows = sorted(_chunked(conn, _LINKS, "src_id", stale), key=lambda r: (r[0], r[5]))
+    links: dict[int, tuple[Any, ...]] = {}
     share = shared.setdefault
+    flat: list[Any] = []
+    owner = -1
     for src, target, target_path, alias, embed, _id in link_rows:
+        if src != owner:  # rows come grouped by note: one tuple per note, built once
+            if flat:
+                links[owner] = tuple(flat)
+            owner, flat = src, []
         if target:
             path = paths.get(target_path, target_path) if target_path is not None else None
             alias = share(alias, alias) if alias is not None else None
-            links.setdefault(src, []).extend((share(target, target), path, alias, bool(embed)))
+            flat.extend((share(target, target), path, alias, bool(embed)))
+    if flat:
+        links[owner] = tuple(flat)
     records: list[Record] = []
     for nid, path, _etag, mtime, ctime, size in notes:
         if nid in fresh:
@@ -87,11 +97,11 @@ def _load(
                 written = json.loads(tags) if tags and tags != "[]" else []
                 tag_list = shared["tags", tags] = [share(t, t) for t in written]
             props = share(props or "{}", props or "{}") if len(props or "") < 64 else props
-            records.append(Record(paths[path], size, ctime or mtime, mtime, tag_list, props, tuple(links.get(nid, ()))))
+            records.append(Record(paths[path], size, ctime or mtime, mtime, tag_list, props, links.get(nid, ())))
         else:
             rec = kept[path]
             if not same_names:
-                rec = Record(rec.path, size, rec.ctime, mtime, rec.tags, rec.raw_props, tuple(links.get(nid, ())))
+                rec = Record(rec.path, size, rec.ctime, mtime, rec.tags, rec.raw_props, links.get(nid, ()))
             records.append(rec)
     known = set(paths)
     for rel in files:
