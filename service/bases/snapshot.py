@@ -122,11 +122,7 @@ class Snapshot:
         self.columns: dict[str, list[Any]] = {}  # property key -> its values in record order (query.fill)
         self._shared: dict[str, str] = {}
         self.by_path: dict[str, Record] = {r.path: r for r in records}
-        self._by_stem: dict[str, str] = {}
-        self._by_name: dict[str, str] = {}
-        for r in sorted(records, key=lambda r: (r.path.count("/"), r.path)):
-            self._by_stem.setdefault(_strip_md(r.path).lower(), r.path)
-            self._by_name.setdefault(_strip_md(r.name).lower(), r.path)
+        self._names: tuple[dict[str, str], dict[str, str]] | None = None  # built by the first `resolve`
         self._backlinks: dict[str, list[str]] | None = None
 
     def share(self, value: Any) -> Any:
@@ -143,7 +139,19 @@ class Snapshot:
         key = _strip_md(t.split("#", 1)[0]).lower().lstrip("/")
         if not key:
             return None
-        return self._by_stem.get(key) or (self._by_name.get(key) if "/" not in key else None)
+        by_stem, by_name = self._names or self._index_names()
+        return by_stem.get(key) or (by_name.get(key) if "/" not in key else None)
+
+    def _index_names(self) -> tuple[dict[str, str], dict[str, str]]:
+        """Lower-case path stems and base names -> path (the shortest path wins), made when a
+        link is first resolved: a query that resolves none keeps no copy of every name."""
+        by_stem: dict[str, str] = {}
+        by_name: dict[str, str] = {}
+        for r in sorted(self.records, key=lambda r: (r.path.count("/"), r.path)):
+            by_stem.setdefault(_strip_md(r.path).lower(), r.path)
+            by_name.setdefault(_strip_md(r.name).lower(), r.path)
+        self._names = (by_stem, by_name)  # one assignment: a concurrent query sees both or none
+        return by_stem, by_name
 
     def backlinks(self, path: str) -> list[str]:
         if self._backlinks is None:
