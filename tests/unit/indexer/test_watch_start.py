@@ -1,7 +1,9 @@
-"""The file watcher starts after the first reconcile, its setup in a worker thread: calls are
-answered while it is set up, and what changes on disk before the watch is in place (after the
-first reconcile read the vault, before the watch sees anything) still reaches the index through
-the rescan that follows the setup. `wait_ready` returns only after that rescan.
+"""On a warm restart the file watcher starts after the first reconcile, its setup in a worker
+thread: calls are answered while it is set up, and what changes on disk before the watch is in
+place (after the first reconcile read the vault, before the watch sees anything) still reaches
+the index through the rescan that follows the setup. On a first start (empty index) the watch is
+set up before the one reconcile, which reads what changed meanwhile. `wait_ready` returns only
+after both.
 
 The setup is made to wait on an event here (a stand-in for the walk of a large vault); every
 wait is bounded."""
@@ -47,6 +49,18 @@ class HeldSetup:
         return self.real(*args)
 
 
+async def _indexed_once(root: Path) -> None:
+    async with started(root) as vg:
+        await vg.indexed(WITHIN)
+
+
+def _edit(root: Path) -> None:
+    (root / "Edited.md").write_text("# Edited\n\nnewword and more\n", encoding="utf-8")
+    (root / "Gone.md").unlink()
+    (root / "New").mkdir()
+    (root / "New" / "Fresh.md").write_text("# Fresh\n\nfreshword\n", encoding="utf-8")
+
+
 async def _found(vg: Harness, word: str) -> list[str]:
     return [i["path"] for i in (await vg.ok("search_text", query=word))["items"]]
 
@@ -54,9 +68,11 @@ async def _found(vg: Harness, word: str) -> list[str]:
 async def test_calls_are_answered_while_the_watcher_is_set_up(
     make_vault: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    root = make_vault(FILES)
+    await _indexed_once(root)
     held = HeldSetup()
     monkeypatch.setattr(watch, "RustNotify", held)
-    async with started(make_vault(FILES)) as vg:
+    async with started(root) as vg:
         assert await asyncio.to_thread(held.entered.wait, WITHIN)  # the first reconcile is done
         indexer = _indexer(vg)
         assert indexer.ready and not indexer._ready.is_set()
@@ -66,18 +82,14 @@ async def test_calls_are_answered_while_the_watcher_is_set_up(
         assert indexer.watching
 
 
-async def test_edits_made_before_the_watch_is_in_place_are_indexed_by_the_rescan(
-    make_vault: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize("warm", [True, False], ids=["warm-restart", "first-start"])
+async def test_edits_made_before_the_watch_is_in_place_are_indexed(
+    make_vault: Callable[..., Path], monkeypatch: pytest.MonkeyPatch, warm: bool
 ) -> None:
     root = make_vault(FILES)
-
-    def edit() -> None:  # after the first reconcile read the vault, before any watch exists
-        (root / "Edited.md").write_text("# Edited\n\nnewword and more\n", encoding="utf-8")
-        (root / "Gone.md").unlink()
-        (root / "New").mkdir()
-        (root / "New" / "Fresh.md").write_text("# Fresh\n\nfreshword\n", encoding="utf-8")
-
-    held = HeldSetup(edit)
+    if warm:
+        await _indexed_once(root)
+    held = HeldSetup(lambda: _edit(root))  # before any watch exists (after the first reconcile when warm)
     held.release.set()
     monkeypatch.setattr(watch, "RustNotify", held)
     async with started(root) as vg:
@@ -97,3 +109,16 @@ async def test_edits_made_before_the_watch_is_in_place_are_indexed_by_the_rescan
 
         await asyncio.wait_for(later_indexed(), WITHIN)
         assert await _found(vg, "laterword") == ["Later.md"]
+
+
+async def test_a_first_start_sets_the_watch_up_before_it_reads_the_vault(
+    make_vault: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    held = HeldSetup()
+    monkeypatch.setattr(watch, "RustNotify", held)
+    async with started(make_vault(FILES)) as vg:
+        assert await asyncio.to_thread(held.entered.wait, WITHIN)
+        assert _indexer(vg).state == "starting"  # the reconcile waits for the watch
+        held.release.set()
+        await vg.indexed(WITHIN)
+        assert await _found(vg, "keptword") == ["Kept.md"]
