@@ -5,8 +5,9 @@
 
 A vault of `--vault-notes` notes from the standard workload generator gets `--entities`
 entities holding `--observations` observations in all (sentences over a seeded vocabulary,
-written through `add_observations`, 50 a call). A real server (uvicorn, in process) is then
-measured with the SDK's Streamable HTTP client:
+written through `add_observations`, 50 a call). A real server (uvicorn, in process, owning the
+process's garbage collector as `vaultgate serve` does: `service.collector`) is then measured with
+the SDK's Streamable HTTP client:
 - `search_memory` p50/p95 over `--n` queries of two to four words from the observations;
 - `add_observations` of one observation to a random entity (`--n` calls);
 - how long a new observation takes to be found by `search_memory` (its own rare word);
@@ -115,7 +116,9 @@ async def run(
     from mcp import Client
 
     from tests.bench import workload
-    from tests.conftest import e2e
+    from service.app import VaultgateApp
+    from service.serve import serving
+    from tests.conftest import Harness, settings_for
 
     rng = random.Random(37)
     root = WORKDIR / f"memory-scale-{notes}" / "vault"
@@ -124,10 +127,10 @@ async def run(
     out: dict[str, Any] = {"vault_notes": notes, "observations": observations, "entities": entities}
     storage = {"cache_dir": str(root.parent / "cache"), "data_dir": str(root.parent / "data")}
     names = [f"Entity {i:04d}" for i in range(entities)]
-    async with e2e(root, storage=storage, throttle={"enabled": False}, embeddings={"provider": embeddings}) as (
-        url,
-        h,
-    ):
+    settings = settings_for(root, storage=storage, throttle={"enabled": False}, embeddings={"provider": embeddings})
+    # As `vaultgate serve` runs it: the app owns the process's garbage collector (`service.collector`)
+    async with serving(settings, VaultgateApp(settings, owns_process=True)) as (url, app):
+        h = Harness(app, root)
         await h.indexed()
         t0 = time.perf_counter()
         await h.ok("create_entities", entities=[{"name": e, "entityType": "thing"} for e in names])
