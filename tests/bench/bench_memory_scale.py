@@ -115,9 +115,9 @@ async def run(
 ) -> dict[str, Any]:
     from mcp import Client
 
-    from tests.bench import workload
     from service.app import VaultgateApp
     from service.serve import serving
+    from tests.bench import workload
     from tests.conftest import Harness, settings_for
 
     rng = random.Random(37)
