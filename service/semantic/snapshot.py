@@ -14,6 +14,8 @@ if TYPE_CHECKING:
     import numpy as np
 
     from service.semantic.codes import Codes, Small
+else:
+    from service.numpy_lazy import np  # imported at its first use
 
 CHANGES_KEPT = 100_000  # newest `chunk_changes` rows the embedding job keeps
 REREAD_OVER = 20_000  # more changed chunks than this since a snapshot: read the matrix from scratch
@@ -85,6 +87,15 @@ def changes(
             )
         )
     return changed, found
+
+
+def retire(ids: np.ndarray[Any, Any], dead: np.ndarray[Any, Any], changed: list[int]) -> tuple[Any, Any]:
+    """A snapshot's row ids with the rows of `changed` chunks marked gone (`NO_ROWS`), and its dead
+    rows with those added (the in-memory and the file layout update alike)."""
+    ids = ids.copy()
+    retired = np.flatnonzero(np.isin(ids, np.array(changed, dtype=np.int64)))
+    ids[retired] = NO_ROWS
+    return ids, np.union1d(dead, retired)
 
 
 def chunk_count(conn: sqlite3.Connection, vault_id: str) -> int:

@@ -43,7 +43,7 @@ from typing import Any
 import numpy as np
 
 from service.semantic import codes
-from service.semantic.snapshot import NO_ROWS, REREAD_OVER, Damaged, changes
+from service.semantic.snapshot import REREAD_OVER, Damaged, changes, retire
 from service.semantic.snapshot import Matrix as _Matrix
 
 log = logging.getLogger(__name__)
@@ -354,10 +354,7 @@ def update(conn: sqlite3.Connection, place: Place, old: _Matrix, vault_id: str, 
     dim = old.vectors.shape[1]
     if any(len(v) != 4 * dim for v in vectors.values()):
         return None
-    ids = old.ids.copy()
-    retired = np.flatnonzero(np.isin(ids, np.array(changed, dtype=np.int64)))
-    ids[retired] = NO_ROWS
-    dead = np.union1d(old.dead, retired)
+    ids, dead = retire(old.ids, old.dead, changed)
     new_ids = np.array(sorted(vectors), dtype=np.int64)
     added = np.array([np.frombuffer(vectors[i], dtype=np.float32) for i in new_ids.tolist()], dtype=np.float32)
     added = added.reshape(len(new_ids), dim)

@@ -25,7 +25,7 @@ from service.semantic.firstpass import candidates as _candidates
 from service.semantic.firstpass import ensure_codes as ensure_codes
 from service.semantic.firstpass import pass_size as pass_size
 from service.semantic.rankings import Query, Ranking, Rankings, remembered
-from service.semantic.snapshot import CHANGES_KEPT, NO_ROWS, Damaged, Matrix, changes, chunk_count, vector_dim
+from service.semantic.snapshot import CHANGES_KEPT, Damaged, Matrix, changes, chunk_count, retire, vector_dim
 from service.semantic.vec0 import (  # sqlite-vec's side: the engine and the job name it through this module
     VEC_MAX_K as VEC_MAX_K,
 )
@@ -37,7 +37,6 @@ from service.semantic.vec0 import sync as sync
 from service.semantic.vec0 import table_name as table_name
 
 _Matrix = Matrix  # the name tests and benchmarks use
-_NO_ROWS = NO_ROWS
 REREAD_OVER = snapshot.REREAD_OVER  # read at each update (tests lower it)
 
 if TYPE_CHECKING:
@@ -110,10 +109,7 @@ def _updated(conn: sqlite3.Connection, old: _Matrix, vault_id: str, model: str, 
     dim = old.store.shape[1]
     if any(len(v) != 4 * dim for v in found.values()):
         return None
-    ids = old.ids.copy()
-    retired = np.flatnonzero(np.isin(ids, np.array(changed, dtype=np.int64)))
-    ids[retired] = _NO_ROWS
-    dead = np.union1d(old.dead, retired)
+    ids, dead = retire(old.ids, old.dead, changed)
     new_ids = np.array(sorted(found), dtype=np.int64)
     used, add = len(ids), len(new_ids)
     store, vectors = old.store, old.vectors

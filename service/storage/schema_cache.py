@@ -68,17 +68,12 @@ def fingerprint(registry: Registry) -> str:
         models = (spec.input_model, spec.output_model)
         digest.update((f"{spec.name}|" + "|".join(f"{m.__module__}.{m.__qualname__}" for m in models) + "\n").encode())
         modules |= _model_modules(spec)
-    files = _package_sources()  # every module, imported yet or not: the key must not depend on import order
+    files = package_sources()  # every module, imported yet or not: the key must not depend on import order
     for name in modules:
         path = getattr(sys.modules.get(name), "__file__", None)
         if path:
             files.add(path)
-    for path in sorted(files):
-        try:
-            st = os.stat(path)
-        except OSError:
-            continue
-        digest.update(f"{path}|{st.st_size}|{st.st_mtime_ns}\n".encode())
+    add_stats(digest, files)
     return digest.hexdigest()
 
 
@@ -92,7 +87,7 @@ def content_fingerprint(registry: Registry) -> str:
         models = (spec.input_model, spec.output_model)
         digest.update((f"{spec.name}|" + "|".join(f"{m.__module__}.{m.__qualname__}" for m in models) + "\n").encode())
         modules |= _model_modules(spec)
-    files = {(os.path.relpath(path, _PACKAGE_DIR), path) for path in _package_sources()}
+    files = {(os.path.relpath(path, _PACKAGE_DIR), path) for path in package_sources()}
     for name in modules:
         path = getattr(sys.modules.get(name), "__file__", None)
         if path and not os.path.abspath(path).startswith(str(_PACKAGE_DIR) + os.sep):
@@ -114,7 +109,18 @@ def shipped_table(registry: Registry) -> str:
     return json.dumps({"key": content_fingerprint(registry), "tools": tools}, separators=(",", ":"))
 
 
-def _package_sources() -> set[str]:
+def add_stats(digest: Any, paths: Iterable[str]) -> None:
+    """`digest` updated with each file's path, size and mtime (a file gone meanwhile is left out)."""
+    for path in sorted(paths):
+        try:
+            st = os.stat(path)
+        except OSError:
+            continue
+        digest.update(f"{path}|{st.st_size}|{st.st_mtime_ns}\n".encode())
+
+
+def package_sources() -> set[str]:
+    """Every module file of the `service` package, imported yet or not."""
     found: set[str] = set()
     for folder, dirs, names in os.walk(_PACKAGE_DIR):
         dirs[:] = [d for d in dirs if d != "__pycache__"]

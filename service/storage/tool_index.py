@@ -28,6 +28,8 @@ from pathlib import Path
 
 import pydantic
 
+from service.storage.schema_cache import add_stats, package_sources
+
 log = logging.getLogger(__name__)
 
 FILE_NAME = "tool-index.json"
@@ -62,16 +64,7 @@ def read_shipped(path: Path = SHIPPED) -> dict[str, str] | None:
 def sources_key() -> str:
     """What a registry built from this process's code depends on (~2 ms: one `stat` per module)."""
     digest = hashlib.sha256(f"{sys.version}|{pydantic.VERSION}\n".encode())
-    for folder, dirs, names in os.walk(_PACKAGE_DIR):
-        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
-        for name in sorted(names):
-            if name.endswith(".py"):
-                path = os.path.join(folder, name)
-                try:
-                    st = os.stat(path)
-                except OSError:
-                    continue
-                digest.update(f"{path}|{st.st_size}|{st.st_mtime_ns}\n".encode())
+    add_stats(digest, package_sources())
     return digest.hexdigest()
 
 
