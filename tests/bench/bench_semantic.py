@@ -9,7 +9,7 @@ Against a `vaultgate serve` subprocess with the default embedding model on a cop
 - `search_semantic`, `search_hybrid` and `find_similar` p50/p95, end to end;
 - "edit saved on disk → found by meaning": a note gets a new paragraph and `search_semantic` is
   called with that paragraph until the note is among the first 5 (measured, never asserted);
-- server RSS with the model loaded.
+- server RSS with the model loaded, and its peak (VmHWM) over the cold index and the embedding.
 `--vault PATH` measures a real vault instead (full embedding and RSS only; its text queries are
 its note titles). `--budget S` stops waiting for the full embedding after S seconds and reports
 the measured rate and the extrapolated total instead (labelled as such; the figures that need the
@@ -172,6 +172,8 @@ async def measure(
         result["search_text_while_embedding"] = embedding.pop("during_embedding", None)
         result["embedding"] = embedding
         result["rss_mb_model_loaded"] = rss_mb(pid)
+        # the server's highest resident set since its start: the cold index, then the embedding
+        result["peak_rss_mb_index_and_embedding"] = rss_mb(pid, "VmHWM")
         if not queries:
             return result
         if not embedding["complete"]:  # still embedding: no idle figure or search after it to take

@@ -70,9 +70,10 @@ def summary_ms(samples: list[float]) -> dict[str, float]:
     }
 
 
-def rss_mb(pid: int) -> float:
+def rss_mb(pid: int, field: str = "VmRSS") -> float:
+    """A process's resident set now (`VmRSS`) or at its highest so far (`field="VmHWM"`), in MB."""
     status = Path(f"/proc/{pid}/status").read_text()
-    match = re.search(r"VmRSS:\s+(\d+) kB", status)
+    match = re.search(rf"{field}:\s+(\d+) kB", status)
     return round(int(match.group(1)) / 1024, 1) if match else float("nan")
 
 
