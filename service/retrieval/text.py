@@ -124,8 +124,10 @@ def _top_by_score(conn: sqlite3.Connection, vault_id: str, match: str, limit: in
         return [] if complete else None
     scores: dict[int, float] = dict(ranked)
     marks = ",".join("?" * len(scores))
+    # `+vault_id`: looked up by rowid. Without statistics the planner preferred an index on
+    # vault_id for two ids or more and walked every note of the vault (0.7 ms at 10k notes).
     rows = conn.execute(
-        f"SELECT id, path, title, mtime FROM notes WHERE id IN ({marks}) AND vault_id = ?", [*scores, vault_id]
+        f"SELECT id, path, title, mtime FROM notes WHERE id IN ({marks}) AND +vault_id = ?", [*scores, vault_id]
     ).fetchall()
     hits = sorted((TextHit(r[0], r[1], r[2], r[3], scores[r[0]]) for r in rows), key=lambda h: (-h.score, h.path))
     if len(hits) < limit and not complete:
@@ -193,6 +195,8 @@ def two_pass_page(
             combined = _extra(first, rest)
             answered: Match = "any" if len(combined) > len(first) else "all"
             return combined[offset : offset + limit], len(combined) > offset + limit, answered
+        if offset == 0:  # the strict page, just asked for: not asked again
+            return first, more, "all"
     hits, more = page(conn, vault_id, strict, folders, sort, can_read, offset, limit)
     return hits, more, "all"
 
