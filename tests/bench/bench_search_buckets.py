@@ -1,0 +1,261 @@
+"""Full-text search next to markdown-vault-mcp (SQLite FTS5) by word-frequency bucket, over stdio.
+
+    python -m tests.bench.bench_search_buckets [--rounds 5] [--per-bucket 8] [--seed 7] [--notes 10000]
+        [--peers DIR] [--src DIR]
+
+The query set is drawn from the benchmark vault's own word frequencies (tests/bench/workload.py,
+`standard_vault`), with a seed of its own (not the workload's 50 queries): the document
+frequency of every lower-cased word of four letters or more (stop words left out: vaultgate
+drops them from a query, the peer does not) over the notes' files, then `--per-bucket` queries
+in each bucket:
+- `very_common`: a word in at least 30 % of the notes; `common`: 5-30 %; `mid`: 0.5-5 %;
+  `rare`: in 2 notes up to 0.5 %;
+- `two_word`: a common and a mid word that occur in one note together (drawn from a note);
+- `phrase`: two adjacent words of a note's text, quoted ("word word").
+
+Both servers are spawned over stdio by the MCP SDK's `Client` and kept running (both warm: every
+query is asked once of each, unmeasured, then the rounds wait until the servers' start-up work is
+done, under 2 % of a core over a second, `settled_s`: the peer keeps a core busy for about a
+minute after its start, and answers several times slower meanwhile), and each query asks for
+10 results (`search_text` limit 10; the peer's `search`, limit 10, keyword mode, as `bench_peers` runs it).
+Per round every query goes to both servers, one after the other, the first server alternating
+from query to query. The JSON gives p50/p95 per bucket and overall for each server, the peer's
+p50 and p95 over vaultgate's (above 1: vaultgate ahead) and the results each returned (median).
+`--src DIR` (repeatable) runs vaultgate from another source tree too, alternated the same way,
+to compare commits. vaultgate's index (and its embeddings) and the peer's index are built first
+when missing (`bench_peers`' steps); peers are found under `--peers` as `bench_peers` installs them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import random
+import re
+import statistics
+import sys
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any
+
+from mcp import Client, StdioServerParameters
+
+from service.retrieval.stopwords import is_stop_word
+from tests.bench.bench_peers import (
+    ROOT,
+    Server,
+    _children,
+    _mvm_index,
+    cold_index,
+    markdown_vault_mcp,
+    peer_index_cold,
+    vaultgate,
+)
+from tests.bench.common import WORKDIR, percentile, report, standard_vault
+
+LIMIT = 10
+SETTLE_LIMIT_S = 300.0  # for the servers' start-up work (the peer checks every file of the vault)
+BUCKETS = ("very_common", "common", "mid", "rare", "two_word", "phrase")
+_WORD = re.compile(r"[a-z]+")
+_FRONTMATTER = re.compile(r"\A---\n.*?\n---\n", re.S)
+
+
+def _bodies(vault: Path) -> list[str]:
+    """Every note's text, lower-cased, frontmatter left out, in path order."""
+    out = []
+    for path in sorted(vault.rglob("*.md")):
+        if any(part.startswith(".") for part in path.relative_to(vault).parts):
+            continue
+        out.append(_FRONTMATTER.sub("", path.read_text(encoding="utf-8", errors="replace")).lower())
+    return out
+
+
+def _content(word: str) -> bool:
+    return len(word) >= 4 and not is_stop_word(word)
+
+
+def pick_queries(vault: Path, per_bucket: int, seed: int) -> list[dict[str, Any]]:
+    """`per_bucket` queries in each of `BUCKETS`, drawn from the vault's word frequencies."""
+    bodies = _bodies(vault)
+    tokens = [_WORD.findall(b) for b in bodies]
+    df: Counter[str] = Counter()
+    for words in tokens:
+        df.update({w for w in words if _content(w)})
+    n = len(bodies)
+    rng = random.Random(seed)
+
+    def share(lo: float, hi: float) -> list[str]:
+        return sorted(w for w, c in df.items() if lo <= c / n < hi)
+
+    bands = {
+        "very_common": share(0.30, 1.01),
+        "common": share(0.05, 0.30),
+        "mid": share(0.005, 0.05),
+        "rare": [w for w in share(0.0, 0.005) if df[w] >= 2],
+    }
+    out: list[dict[str, Any]] = []
+    for bucket, words in bands.items():
+        for w in rng.sample(words, min(per_bucket, len(words))):
+            out.append({"q": w, "bucket": bucket, "df": df[w]})
+    common, mid = set(bands["common"]), set(bands["mid"])
+    pairs: set[str] = set()
+    while len(pairs) < per_bucket:
+        seen = set(rng.choice(tokens))
+        a, b = sorted(seen & common), sorted(seen & mid)
+        if a and b:
+            pairs.add(f"{rng.choice(a)} {rng.choice(b)}")
+    out += [{"q": q, "bucket": "two_word"} for q in sorted(pairs)]
+    phrases: set[str] = set()
+    while len(phrases) < per_bucket:
+        words = rng.choice(tokens)
+        if len(words) < 2:
+            continue
+        i = rng.randrange(len(words) - 1)
+        if _content(words[i]) and _content(words[i + 1]) and words[i] != words[i + 1]:
+            phrases.add(f'"{words[i]} {words[i + 1]}"')
+    out += [{"q": q, "bucket": "phrase"} for q in sorted(phrases)]
+    return out
+
+
+def _installed(server: Server) -> bool:
+    return Path(server.command).exists()
+
+
+async def _ask(client: Client, server: Server, query: str) -> tuple[float, int]:
+    """Seconds for one search at the client, and the number of results it returned."""
+    tool, arguments = server.search(query)
+    t = asyncio.get_running_loop().time()
+    result = await client.call_tool(tool, arguments)
+    elapsed = asyncio.get_running_loop().time() - t
+    text = "\n".join(getattr(block, "text", "") for block in result.content)
+    if result.is_error:
+        raise RuntimeError(f"{server.name}: {tool} {arguments} failed: {text[:300]}")
+    return elapsed, _count(result.structured_content, text)
+
+
+def _count(structured: dict[str, Any] | None, text: str) -> int:
+    """Results in an answer: vaultgate's `items`, the peer's list (either shape)."""
+    data: Any = structured
+    if data is None:
+        with contextlib.suppress(ValueError):
+            data = json.loads(text)
+    if isinstance(data, dict):
+        for key in ("items", "results", "result"):
+            if isinstance(data.get(key), list):
+                return len(data[key])
+    return len(data) if isinstance(data, list) else -1
+
+
+def _tree_cpu_s() -> float:
+    """CPU seconds used so far by every process this one started (the servers), from /proc."""
+    ticks, todo = 0, _children(os.getpid())
+    while todo:
+        pid = todo.pop()
+        with contextlib.suppress(OSError, IndexError, ValueError):
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            ticks += int(fields[11]) + int(fields[12])  # utime, stime
+        todo.extend(_children(pid))
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+async def settle() -> float:
+    """Wait until the servers' start-up work is done (under 2 % of a core over a second);
+    returns the seconds waited."""
+    t0 = asyncio.get_running_loop().time()
+    before = _tree_cpu_s()
+    while asyncio.get_running_loop().time() - t0 < SETTLE_LIMIT_S:
+        await asyncio.sleep(1.0)
+        now = _tree_cpu_s()
+        if now - before < 0.02:
+            break
+        before = now
+    return round(asyncio.get_running_loop().time() - t0, 1)
+
+
+def _summary(samples: list[float]) -> dict[str, Any]:
+    ms = [s * 1000 for s in samples]
+    return {"n": len(ms), "p50_ms": round(percentile(ms, 50), 2), "p95_ms": round(percentile(ms, 95), 2)}
+
+
+async def run(args: argparse.Namespace) -> dict[str, Any]:
+    vault, _ = standard_vault(args.notes)
+    queries = pick_queries(vault, args.per_bucket, args.seed)
+    ours = [vaultgate(vault, ROOT)] + [vaultgate(vault, src, f"vaultgate@{src}") for src in args.src]
+    peer = markdown_vault_mcp(vault, args.peers)
+    if not _installed(peer):
+        raise SystemExit(f"markdown-vault-mcp not found under {args.peers} (see bench_peers' docstring)")
+    await cold_index(ours[0], vault, cold=False)
+    peer_cold = None if _mvm_index(args.peers).exists() else peer_index_cold(peer)
+    servers = [*ours, peer]
+    samples: dict[str, dict[str, list[float]]] = {s.name: defaultdict(list) for s in servers}
+    counts: dict[str, dict[str, list[int]]] = {s.name: defaultdict(list) for s in servers}
+    async with contextlib.AsyncExitStack() as stack:
+        clients = []
+        for s in servers:
+            params = StdioServerParameters(command=s.command, args=s.args, env={**os.environ, **s.env}, cwd=s.cwd)
+            client = await stack.enter_async_context(Client(params, mode="legacy"))
+            for q in queries:  # warm: every query once, unmeasured
+                await _ask(client, s, q["q"])
+            clients.append(client)
+        settled_s = await settle()
+        turn = 0
+        for _ in range(args.rounds):
+            for q in queries:
+                order = list(range(len(servers)))
+                shift = turn % len(order)
+                turn += 1
+                for i in order[shift:] + order[:shift]:
+                    elapsed, found = await _ask(clients[i], servers[i], q["q"])
+                    samples[servers[i].name][q["bucket"]].append(elapsed)
+                    counts[servers[i].name][q["bucket"]].append(found)
+    table: dict[str, Any] = {}
+    for s in servers:
+        per = {
+            b: _summary(samples[s.name][b]) | {"results_median": statistics.median(counts[s.name][b])} for b in BUCKETS
+        }
+        per["overall"] = _summary([x for b in BUCKETS for x in samples[s.name][b]])
+        table[s.name] = per
+    ahead = {
+        s.name: {
+            b: {
+                "p50": round(table[peer.name][b]["p50_ms"] / table[s.name][b]["p50_ms"], 2),
+                "p95": round(table[peer.name][b]["p95_ms"] / table[s.name][b]["p95_ms"], 2),
+            }
+            for b in (*BUCKETS, "overall")
+        }
+        for s in ours
+    }
+    return {
+        "machine": {
+            "cpus": os.cpu_count(),
+            "load_avg_1_5_15": [round(x, 2) for x in os.getloadavg()],
+            "python": sys.version.split()[0],
+        },
+        "vault": {"notes": args.notes, "path": str(vault)},
+        "rounds": args.rounds,
+        "limit": LIMIT,
+        "queries": queries,
+        "peer_index_cold": peer_cold,
+        "settled_s": settled_s,
+        "servers": table,
+        "peer_over_vaultgate": ahead,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--per-bucket", type=int, default=8)
+    parser.add_argument("--seed", type=int, default=7, help="picks the queries (not the workload's seed)")
+    parser.add_argument("--notes", type=int, default=10_000)
+    parser.add_argument("--peers", type=Path, default=WORKDIR / "peers", help="folder of the peers' install")
+    parser.add_argument("--src", type=Path, action="append", default=[], help="also run vaultgate from this tree")
+    args = parser.parse_args()
+    report("bench_search_buckets", asyncio.run(run(args)))
+
+
+if __name__ == "__main__":
+    main()
