@@ -127,10 +127,11 @@ def _shorter(form: str) -> str:
     return form[:-1] if len(form) > 3 else form
 
 
-def _starts(low: bytes, text: bytes, probe: tuple[str, ...], limit: int) -> list[int]:
-    """Up to `limit` byte offsets, in order, where one of the forms of `probe` starts a word: an
-    ASCII form in any case (`low` is `text` with ASCII letters lowered), another written in
-    lower case, capitalised or in capitals."""
+def _starts(low: bytes, text: bytes, probe: tuple[str, ...], limit: int, start: int = 0) -> list[int]:
+    """Up to `limit` byte offsets from `start`, in order, where one of the forms of `probe`
+    starts a word: an ASCII form in any case (`low` is `text` with ASCII letters lowered),
+    another written in lower case, capitalised or in capitals. Each form's search stops at its
+    `limit`-th start (a long note is not read to its end for one more)."""
     pairs: list[tuple[bytes, bytes]] = []
     for form in probe:
         if form.isascii():
@@ -140,12 +141,14 @@ def _starts(low: bytes, text: bytes, probe: tuple[str, ...], limit: int) -> list
             pairs += [(text, case.encode()) for case in cases]
     found: list[int] = []
     for hay, needle in pairs:
-        at = hay.find(needle)
+        at = hay.find(needle, start)
         seen = 0
-        while at >= 0 and seen < limit:
+        while at >= 0:
             if at == 0 or not (hay[at - 1] >= 0x80 or chr(hay[at - 1]).isalnum()):
                 found.append(at)
                 seen += 1
+                if seen == limit:
+                    break
             at = hay.find(needle, at + 1)
     found.sort()
     return found[:limit]
@@ -160,7 +163,10 @@ def best_place(text: bytes, probes: Sequence[tuple[str, ...]]) -> int | None:
         return None
     if len(present) == 1 or (len(present) == len(probes) and max(present) - min(present) < SPAN):
         return min(present)  # nothing can do better than the first place holding every word found
-    places = sorted((at, k) for k, p in enumerate(probes) if firsts[k] for at in _starts(low, text, p, MAX_PLACES))
+    # A probe's starts are searched from its first one: nothing before it needs reading again.
+    places = sorted(
+        (at, k) for k, p in enumerate(probes) if firsts[k] for at in _starts(low, text, p, MAX_PLACES, firsts[k][0])
+    )
     best, best_count = places[0][0], 0
     j = 0
     counts: dict[int, int] = {}
