@@ -11,6 +11,8 @@ in each bucket:
 - `very_common`: a word in at least 30 % of the notes; `common`: 5-30 %; `mid`: 0.5-5 %;
   `rare`: in 2 notes up to 0.5 %;
 - `two_word`: a common and a mid word that occur in one note together (drawn from a note);
+- `two_mid`: two mid words that occur in one note together (few notes hold both, most of them
+  the vault's long documents, whose snippets cost the most);
 - `phrase`: two adjacent words of a note's text, quoted ("word word").
 
 Both servers are spawned over stdio by the MCP SDK's `Client` and kept running (both warm: every
@@ -58,7 +60,7 @@ from tests.bench.common import WORKDIR, percentile, report, standard_vault
 
 LIMIT = 10
 SETTLE_LIMIT_S = 300.0  # for the servers' start-up work (the peer checks every file of the vault)
-BUCKETS = ("very_common", "common", "mid", "rare", "two_word", "phrase")
+BUCKETS = ("very_common", "common", "mid", "rare", "two_word", "two_mid", "phrase")
 _WORD = re.compile(r"[a-z]+")
 _FRONTMATTER = re.compile(r"\A---\n.*?\n---\n", re.S)
 
@@ -117,6 +119,12 @@ def pick_queries(vault: Path, per_bucket: int, seed: int) -> list[dict[str, Any]
         if _content(words[i]) and _content(words[i + 1]) and words[i] != words[i + 1]:
             phrases.add(f'"{words[i]} {words[i + 1]}"')
     out += [{"q": q, "bucket": "phrase"} for q in sorted(phrases)]
+    mids: set[str] = set()  # drawn last: the other buckets' queries do not depend on it
+    while len(mids) < per_bucket:
+        both = sorted(set(rng.choice(tokens)) & mid)
+        if len(both) >= 2:
+            mids.add(" ".join(rng.sample(both, 2)))
+    out += [{"q": q, "bucket": "two_mid"} for q in sorted(mids)]
     return out
 
 
