@@ -203,6 +203,7 @@ class VaultgateApp:
             self.vaults,
             self.db,
             prewarm=settings.search.prewarm_queries,
+            idle_s=settings.search.query_images_idle_s,
             guards=lambda vault: guard_for(self.services.settings, vault),
             activity=self.activity,
         )

@@ -6,7 +6,8 @@ their names) with their stat facts, so `file.ext` filters see every file as in O
 the previous snapshot it is incremental: only notes whose etag, times or size changed are read
 again (all links are read again when a note was added or removed, since names decide where
 links resolve). `SnapshotCache` keeps the last snapshot of each indexer and reuses it while the
-indexer's `generation` (bumped by every index write) is unchanged, so a query reads no file
+indexer's `generation` (bumped by every index write) is unchanged (and drops one no query has
+read for a while when asked: `release_idle`), so a query reads no file
 and repeats no SQL unless the vault changed; the background refresh of
 `service.tools.query_warmup` keeps it current. Runs in a reader thread (`Database.run_read`).
 """
@@ -18,6 +19,7 @@ import json
 import os
 import sqlite3
 import sys
+import time
 import weakref
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
@@ -144,6 +146,7 @@ class SnapshotCache:
     def __init__(self) -> None:
         self._by_indexer: weakref.WeakKeyDictionary[Any, Snapshot] = weakref.WeakKeyDictionary()
         self._locks: weakref.WeakKeyDictionary[Any, asyncio.Lock] = weakref.WeakKeyDictionary()
+        self._used: weakref.WeakKeyDictionary[Any, float] = weakref.WeakKeyDictionary()  # last query read
 
     def get(self, indexer: Any, generation: int) -> Snapshot | None:
         snap = self._by_indexer.get(indexer)
@@ -155,11 +158,29 @@ class SnapshotCache:
 
     def put(self, indexer: Any, snapshot: Snapshot) -> None:
         self._by_indexer[indexer] = snapshot
+        self._used.setdefault(indexer, time.monotonic())
+
+    def release_idle(self, idle_s: float) -> int:
+        """Drop the snapshots no query has read for `idle_s` seconds (the next query builds a
+        whole one again); returns how many were dropped."""
+        cutoff = time.monotonic() - idle_s
+        idle = [i for i in list(self._by_indexer.keys()) if self._used.get(i, 0.0) <= cutoff]
+        for indexer in idle:
+            self._by_indexer.pop(indexer, None)
+        return len(idle)
 
     async def current(
-        self, indexer: Any, generation: int, build: Callable[[Snapshot | None], Awaitable[Snapshot]]
+        self,
+        indexer: Any,
+        generation: int,
+        build: Callable[[Snapshot | None], Awaitable[Snapshot]],
+        *,
+        query: bool = True,
     ) -> Snapshot:
-        """The snapshot of `generation`: cached, or built by `build(previous)` (one at a time)."""
+        """The snapshot of `generation`: cached, or built by `build(previous)` (one at a time). A
+        call with `query=False` (the background refresh) does not count as a use."""
+        if query:
+            self._used[indexer] = time.monotonic()
         cached = self.get(indexer, generation)
         if cached is not None:
             return cached

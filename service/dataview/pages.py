@@ -11,11 +11,12 @@ What the set holds is sized for 10^5 notes: per page the typed fields, the few s
 one object across pages. Outgoing and incoming links, list items and tasks and the frontmatter
 as written stay in the index and are read when a query touches them (`reads.IndexReader`).
 
-`PageCache` rebuilds a vault's set when the index's signature (note count, newest index time
-and mtime, id sum) changes; a note whose content hash is unchanged keeps its parsed fields
-unless notes were added or removed (a link in a field may then resolve elsewhere), so an edit
-costs one note's parse. `View` is one caller's window on
-the set: a note the caller may not read is absent from it and from every `file.inlinks`, and
+`PageCache` drops a set no query has read for a while when asked (`release_idle`: the
+query-image warm-up does, after `[search] query_images_idle_s`), and rebuilds a vault's set
+when the index's signature (note count, newest index time and mtime, id sum) changes; a note
+whose content hash is unchanged keeps its parsed fields unless notes were added or removed (a
+link in a field may then resolve elsewhere), so an edit costs one note's parse. `View` is one
+caller's window on the set: a note the caller may not read is absent from it and from every `file.inlinks`, and
 every link value that names a file the caller may not read (`file.outlinks`, link fields,
 list items and tasks, links written in the query) shows the target as the note wrote it, as an
 unresolved link does — never the path it resolves to (get_outlinks and Bases do the same).
@@ -29,9 +30,10 @@ import re
 import sqlite3
 import sys
 import threading
+import time
 import weakref
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from service.dataview.items import FileFields, ItemCache, all_tags, put
@@ -250,6 +252,7 @@ class Built:
     pages: PageSet
     versions: dict[str, int]  # path -> hash of (etag, mtime, ctime, size) of the page built
     links: Links
+    used: float = field(default=0.0)  # time.monotonic() of the last query that read it
 
 
 # Dataview's pages are Markdown files: a canvas row (indexed for search and backlinks) is no page.
@@ -326,21 +329,40 @@ class PageCache:
         with self._lock:
             return vault_id in self._sets.get(owner, {})
 
-    def get(self, owner: object, conn: sqlite3.Connection, vault_id: str, version: int | None = None) -> PageSet:
+    def get(
+        self, owner: object, conn: sqlite3.Connection, vault_id: str, version: int | None = None, *, query: bool = True
+    ) -> PageSet:
         """The vault's pages. `version` is the indexer's generation, read before this call (every
-        index write bumps it); without one, a signature of the notes table is read instead."""
+        index write bumps it); without one, a signature of the notes table is read instead. A
+        call with `query=False` (the background refresh) does not count as a use."""
         signature = (
             ("generation", version) if version is not None else tuple(conn.execute(_SIGNATURE, (vault_id,)).fetchone())
         )
         with self._lock:
             sets = self._sets.setdefault(owner, {})
             cached = sets.get(vault_id)
+            now = time.monotonic()
             if cached is not None and cached[0] == signature:
+                if query:
+                    cached[1].used = now
                 return cached[1].pages
             with paused():  # building ~10^6 small objects: generational collections only cost time here
                 built = load(conn, vault_id, cached[1] if cached is not None else None)
+            built.used = now if query or cached is None else cached[1].used
             sets[vault_id] = (signature, built)
             return built.pages
+
+    def release_idle(self, idle_s: float) -> int:
+        """Drop the page sets no query has read for `idle_s` seconds (the next query builds its
+        set again); returns how many were dropped."""
+        cutoff = time.monotonic() - idle_s
+        dropped = 0
+        with self._lock:
+            for sets in list(self._sets.values()):
+                for vault_id in [v for v, (_sig, built) in sets.items() if built.used <= cutoff]:
+                    del sets[vault_id]
+                    dropped += 1
+        return dropped
 
 
 class View:

@@ -47,3 +47,9 @@ class SearchSettings(Section):
         "the first query_base / search_dql call (seconds at 10k notes). Off: a server whose agents never run "
         "those queries holds no such image in memory. Either way, an image once built is kept current.",
     )
+    query_images_idle_s: float = Field(
+        default=600.0,
+        ge=0,
+        description="Drop a vault's Bases or Dataview image when no query has read it for this many seconds "
+        "(~235 MB at 100k notes for both; the next query builds it again, seconds at 100k notes). 0 keeps them.",
+    )

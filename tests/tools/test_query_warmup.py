@@ -131,3 +131,35 @@ async def test_a_refresh_lets_the_previous_dataview_page_set_go(make_vault: Call
         assert first() is None
         items = await vg.ok("search_dql", query='LIST FROM "T" FLATTEN file.lists AS l WHERE l.outlinks')
         assert items["rows"]
+
+
+async def test_images_no_query_reads_are_dropped_and_the_next_query_builds_them_again(
+    make_vault: Callable[..., Path],
+) -> None:
+    async with started(make_vault(VAULT), search={"query_images_idle_s": 0.2}) as vg:
+        await vg.indexed()
+        vault = next(iter(vg.app.vaults.values()))
+        indexer = indexer_of(vault)
+        assert indexer is not None
+        db = vg.app.services.db
+        rows = [r["path"] for r in (await vg.ok("query_base", yaml=BASE))["rows"]]
+        dql = [r["path"] for r in (await vg.ok("search_dql", query='LIST WHERE status = "active"'))["rows"]]
+        assert rows == dql == ["A.md", "C.md"]
+        await _until(lambda: _SNAPSHOTS.latest(indexer) is None and vault.id not in PAGES._sets.get(db, {}))
+        assert vg.app.warmup.released >= 2  # (a finished test's vault may still be in the weak caches)
+        assert [r["path"] for r in (await vg.ok("query_base", yaml=BASE))["rows"]] == rows
+        assert [r["path"] for r in (await vg.ok("search_dql", query='LIST WHERE status = "active"'))["rows"]] == dql
+        assert _SNAPSHOTS.latest(indexer) is not None and vault.id in PAGES._sets[db]
+
+
+async def test_images_are_kept_while_queries_read_them(make_vault: Callable[..., Path]) -> None:
+    async with started(make_vault(VAULT)) as vg:  # the default: dropped after 600 s idle
+        await vg.indexed()
+        vault = next(iter(vg.app.vaults.values()))
+        indexer = indexer_of(vault)
+        assert indexer is not None
+        await vg.ok("query_base", yaml=BASE)
+        await vg.ok("search_dql", query='LIST WHERE status = "active"')
+        assert vg.app.warmup.idle_s == 600
+        assert _SNAPSHOTS.release_idle(60) == 0 and PAGES.release_idle(60) == 0
+        assert _SNAPSHOTS.latest(indexer) is not None and vault.id in PAGES._sets[vg.app.services.db]

@@ -108,9 +108,15 @@ def pages_built(vault: Vault, db: Database) -> bool:
 
 
 async def pages_of(vault: Vault, db: Database, version: int | None) -> None:
-    """Build (or refresh, incrementally) the vault's pages for index generation `version`."""
+    """Refresh (incrementally) the vault's pages for index generation `version`, or build them
+    (the background warm-up: not a use that keeps idle pages, `PageCache.release_idle`)."""
     vault_id = vault.id
-    await db.run_read(lambda conn: PAGES.get(db, conn, vault_id, version))
+    await db.run_read(lambda conn: PAGES.get(db, conn, vault_id, version, query=False))
+
+
+def release_idle(idle_s: float) -> int:
+    """Drop the Dataview page sets no query has read for `idle_s` seconds; how many were dropped."""
+    return PAGES.release_idle(idle_s)
 
 
 def _budget(ctx: ToolContext) -> Budget:

@@ -102,9 +102,15 @@ def snapshot_built(vault: Vault) -> bool:
     return indexer is not None and _SNAPSHOTS.latest(indexer) is not None
 
 
-async def snapshot_of(vault: Vault, db: Database) -> Snapshot:
+def release_idle(idle_s: float) -> int:
+    """Drop the Bases snapshots no query has read for `idle_s` seconds; how many were dropped."""
+    return _SNAPSHOTS.release_idle(idle_s)
+
+
+async def snapshot_of(vault: Vault, db: Database, *, query: bool = True) -> Snapshot:
     """The vault's Bases snapshot at the index's current generation, built (incrementally from
-    the last one) when the index changed since; the background refresh usually did it already."""
+    the last one) when the index changed since; the background refresh usually did it already
+    (it passes `query=False`: a refresh is no use that keeps an idle snapshot)."""
     indexer = indexer_of(vault)
     if indexer is None:
         return await db.run_read(lambda conn: load_snapshot(conn, vault.id, str(vault.paths.root), [], -1))
@@ -115,7 +121,7 @@ async def snapshot_of(vault: Vault, db: Database) -> Snapshot:
         files = indexer.files()
         return await db.run_read(lambda conn: load_snapshot(conn, vault_id, root, files, generation, previous))
 
-    return await _SNAPSHOTS.current(indexer, generation, build)
+    return await _SNAPSHOTS.current(indexer, generation, build, query=query)
 
 
 async def _snapshot(ctx: ToolContext) -> Snapshot:
