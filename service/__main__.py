@@ -95,10 +95,11 @@ def _parser() -> argparse.ArgumentParser:
     docs = sub.add_parser("docs", help="print generated documentation")
     docs.add_argument(
         "page",
-        choices=("tools", "plan-schema", "tool-schemas", "tool-index"),
+        choices=("tools", "plan-schema", "tool-schemas", "tool-index", "initialize-answers"),
         help="tools: the tool catalog (docs/tools.md); plan-schema: the plan JSON Schema (docs/plan.schema.json); "
         "tool-schemas: the tools' JSON schemas, for the package's copy (service/storage/tool-schemas.json); "
-        "tool-index: where each tool is declared (service/tools/tool-index.json)",
+        "tool-index: where each tool is declared (service/tools/tool-index.json); "
+        "initialize-answers: the SDK's initialize answers (service/protocol/initialize-answers.json)",
     )
 
     sub.add_parser("version", help="print the versions of vaultgate, Python, SQLite (+ sqlite-vec) and the MCP SDK")
@@ -314,6 +315,9 @@ def cmd_docs(args: argparse.Namespace) -> int:
 
         sys.stdout.write(index_table(build_registry().where_found()))
         return 0
+    if args.page == "initialize-answers":  # committed; tests/contract checks it is current
+        sys.stdout.write(_initialize_table())
+        return 0
     if args.page == "plan-schema":
         from service.plans.model import plan_schema
 
@@ -323,6 +327,25 @@ def cmd_docs(args: argparse.Namespace) -> int:
 
     sys.stdout.write(tools_page())
     return 0
+
+
+def _initialize_table() -> str:
+    """service/protocol/initialize-answers.json: what the SDK answers `initialize` with, per
+    handshake version, for an app on an empty scratch vault (the answer reads no settings)."""
+    import asyncio
+    import tempfile
+    from pathlib import Path
+
+    from service.app import VaultgateApp
+    from service.protocol.shipped_initialize import sdk_answers, shipped_table
+    from service.settings import load_settings
+
+    with tempfile.TemporaryDirectory() as tmp:
+        vault = Path(tmp, "vault")
+        vault.mkdir()
+        storage = {"cache_dir": Path(tmp, "cache"), "data_dir": Path(tmp, "data")}
+        app = VaultgateApp(load_settings(vault, storage=storage))
+        return shipped_table(asyncio.run(sdk_answers(app.server)))
 
 
 def cmd_healthcheck(args: argparse.Namespace) -> int:

@@ -5,6 +5,8 @@ An agent host that spawns `vaultgate stdio` waits for `initialize` (or `server/d
 index takes about a second; the answers to these three questions do not change between runs of
 the same code with the same settings. So the front keeps the server's own answers on disk
 (`stdio-answers-<key>.json` in the cache folder), like a `.pyc`: valid only for the same key.
+With none stored (an empty cache folder), `initialize` is answered from the SDK's answers
+shipped with the package (`service.protocol.shipped_initialize`: they depend on no setting).
 The key is known before anything but the standard library is imported (`startup_key`): Python,
 the installed distributions, the source files of `service`, and what the settings are made of
 (the command line, the working folder, the `VAULTGATE_*` and home-folder variables, the config
@@ -245,6 +247,10 @@ class StdioFront:
             self._init_params = _canonical(msg.get("params"))
         key = self._entry(method, msg.get("params"))
         result = self._answers.get(key)
+        if result is None and method == "initialize":  # an empty cache: the answer shipped with the package
+            from service.protocol.shipped_initialize import ShippedInitialize
+
+            result = ShippedInitialize().answer(msg.get("params"))
         if result is None:
             self._misses[json.dumps(msg["id"])] = key
             if method == "initialize":

@@ -4,7 +4,9 @@ behind them works exactly as before; other settings never reuse those answers.""
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -54,3 +56,48 @@ async def test_other_settings_never_reuse_the_stored_answers(make_vault: Callabl
     assert len(_answers_files()) == 2  # one store per key: alternating settings both stay fast
     again, _ = await _session(root, "legacy")
     assert again == lean
+
+
+def _first_answers(root: Path, cache: Path, init: dict[str, object]) -> tuple[bytes, bytes]:
+    """The raw `initialize` answer line of a start on `cache`, and the raw `read_note` answer line."""
+    env = {**os.environ, "VAULTGATE_EMBEDDINGS__PROVIDER": "none", "XDG_CACHE_HOME": str(cache)}
+    with subprocess.Popen(
+        [sys.executable, "-m", "service", "stdio", str(root)], env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE
+    ) as proc:
+        assert proc.stdin is not None and proc.stdout is not None
+        lines = []
+        for msg in (
+            {"id": 1, "method": "initialize", "params": init},
+            {"method": "notifications/initialized"},
+            {"id": 2, "method": "tools/list", "params": {}},
+            {"id": 3, "method": "tools/call", "params": {"name": "read_note", "arguments": {"path": "Welcome"}}},
+        ):
+            proc.stdin.write(json.dumps({"jsonrpc": "2.0", **msg}).encode() + b"\n")
+            proc.stdin.flush()
+            if "id" in msg:
+                lines.append(proc.stdout.readline())
+        proc.stdin.close()
+        assert proc.wait(timeout=60) == 0
+    assert [json.loads(line)["id"] for line in lines] == [1, 2, 3] and b'"isError":false' in lines[2]
+    return lines[0], lines[2]
+
+
+def _stored_methods(cache: Path) -> list[str]:
+    (store,) = cache.rglob("stdio-answers-*.json")
+    return sorted(key.split("|")[1] for key in json.loads(store.read_text(encoding="utf-8"))["answers"])
+
+
+def test_an_empty_cache_answers_initialize_from_the_package_as_the_sdk_does(
+    make_vault: Callable[..., Path], tmp_path: Path
+) -> None:
+    root = make_vault()
+    plain = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+    shipped, read = _first_answers(root, tmp_path / "shipped", plain)
+    # capabilities with nested values are left to the SDK (service/protocol/shipped_initialize.py)
+    sdk_params = {**plain, "capabilities": {"roots": {"listChanged": True}}}
+    by_sdk, sdk_read = _first_answers(root, tmp_path / "sdk", sdk_params)
+    assert shipped == by_sdk  # byte for byte
+    assert json.loads(read)["result"] == json.loads(sdk_read)["result"]
+    # the SDK answered the second start's `initialize` (stored for the next one), not the first's
+    assert _stored_methods(tmp_path / "shipped") == ["tools/list"]
+    assert _stored_methods(tmp_path / "sdk") == ["initialize", "tools/list"]

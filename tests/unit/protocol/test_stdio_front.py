@@ -11,11 +11,19 @@ from pathlib import Path
 
 import pytest
 
-from service.protocol import stdio_front
+from service.protocol import shipped_initialize, stdio_front
 from service.protocol.stdio_front import REPLAY_ID, StdioFront
 from service.settings import Settings, load_settings
 
 INIT = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+REAL_SHIPPED = shipped_initialize.SHIPPED
+
+
+@pytest.fixture(autouse=True)
+def _no_shipped_initialize(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The store's tests see no shipped `initialize` answers (the tests below that use them
+    point at the real file again)."""
+    monkeypatch.setattr(shipped_initialize, "SHIPPED", str(tmp_path / "none.json"))
 
 
 def _line(msg: dict[str, object]) -> bytes:
@@ -144,3 +152,51 @@ def test_answers_stored_under_other_effective_settings_are_dropped(tmp_path: Pat
     changed.check_settings('{"a": 2}')  # the key should have differed: never trust the store then
     listed = _line({"id": 3, "method": "tools/list"})
     assert changed._question(listed) == listed and out.getvalue() == b""
+
+
+def test_an_empty_store_answers_initialize_from_the_shipped_answers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(shipped_initialize, "SHIPPED", REAL_SHIPPED)
+    shipped = shipped_initialize.ShippedInitialize()
+    front, out = _front(tmp_path)
+    forwarded = front._question(_line({"id": 7, "method": "initialize", "params": INIT}))
+    assert forwarded is not None and json.loads(forwarded)["id"] == REPLAY_ID  # the SDK still sees the handshake
+    expected = b'{"jsonrpc":"2.0","id":7,"result":%s}\n' % shipped.answers["2025-11-25"].encode()
+    assert out.getvalue() == expected
+    assert front._handshake == "2025-11-25" and front.answered == 1
+    listed = _line({"id": 8, "method": "tools/list"})
+    assert front._question(listed) == listed  # the list depends on the settings: the SDK answers it
+
+    newer, out = _front(tmp_path)  # a version past the handshake era: the SDK's latest handshake one
+    newer._question(_line({"id": 1, "method": "initialize", "params": {**INIT, "protocolVersion": "2099-01-01"}}))
+    assert json.loads(out.getvalue())["result"]["protocolVersion"] == shipped.versions[-1]
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {**INIT, "capabilities": {"roots": {"listChanged": True}}},  # nested values: the SDK validates them
+        {**INIT, "clientInfo": {"name": "t"}},
+        {**INIT, "clientInfo": {"name": "t", "version": "1", "icons": []}},
+        {**INIT, "protocolVersion": 20251125},
+        {**INIT, "_meta": {}},
+        None,
+    ],
+)
+def test_initialize_params_of_another_shape_are_left_to_the_sdk(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, params: object
+) -> None:
+    monkeypatch.setattr(shipped_initialize, "SHIPPED", REAL_SHIPPED)
+    front, out = _front(tmp_path)
+    init = _line({"id": 1, "method": "initialize", "params": params})
+    assert front._question(init) == init and out.getvalue() == b""
+
+
+def test_shipped_answers_of_another_sdk_or_vaultgate_are_not_used(tmp_path: Path) -> None:
+    table = json.loads(Path(REAL_SHIPPED).read_text(encoding="utf-8"))
+    for field, value in (("sdk", ["mcp-0.0.1.dist-info"]), ("vaultgate", "0.0.0")):
+        path = tmp_path / f"{field}.json"
+        path.write_text(json.dumps({**table, field: value}), encoding="utf-8")
+        assert shipped_initialize.ShippedInitialize(str(path)).answer(INIT) is None
+    assert shipped_initialize.ShippedInitialize(REAL_SHIPPED).answer(INIT) is not None
