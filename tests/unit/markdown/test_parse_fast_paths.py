@@ -1,0 +1,65 @@
+"""The parser's fast forms give the results of its plain forms.
+
+`parse_note` reads links and tags with patterns that start with a literal (the regex engine then
+skips to candidates in C) and the embed "!" from the character before; these tests hold them to
+the plain patterns they replace (`(!?)\\[\\[…`, `(!?)\\[…`, `(?:(?<=\\s)|^)#…`) on tricky lines and
+on random lines made of the characters that matter.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+
+from service.markdown import parse
+
+PLAIN_WIKILINK = re.compile(r"(!?)\[\[([^\[\]\n]+?)\]\]")
+PLAIN_MDLINK = re.compile(r"(!?)\[([^\]\n]*)\]\((<[^<>\n]*>|[^()\s]+(?:\([^()\s]*\))?[^()\s]*)(?:\s+\"[^\"]*\")?\)")
+PLAIN_TAG = re.compile(r"(?:(?<=\s)|^)#([\w/-]*[^\W\d][\w/-]*|[\w/-]*[-/][\w/-]*)")
+
+TRICKY = [
+    "",
+    "![[a]]![[b]] [[c]]!![[d]]",
+    '!![x](y) ![z](w "t") [a](<b c>) [[[x]]] [[a]b]] ![[',
+    "[x](a(b)c) ![[#h]] [[a\\|b]] #tag ![](x)#notag",
+    "#a #1 #1/2 #x-1 a#b \t#c\u3000#d ,#e (#f) ![[x]]#g ! #h",
+    "<a![[x]] #tag> <span x=![y](z)> #t2",
+    "[[a]]![[b]]![x](y)[[c]] ![[d]]![[e]]",
+    "![![x](y)](z) [![x](y)](z) [[!x]] !![[!y]]",
+    "#日本語 #über ü#no #_a #-",
+]
+
+
+def _lines() -> list[str]:
+    rng = random.Random(39)
+    alphabet = '![]()#<>"| \t-/_ab1ü^\\'
+    return TRICKY + ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40))) for _ in range(4000)]
+
+
+@pytest.mark.parametrize("pattern, plain", [(parse._WIKILINK, PLAIN_WIKILINK), (parse._MDLINK, PLAIN_MDLINK)])
+def test_links_found_with_the_bang_before_them_are_the_plain_patterns_matches(
+    pattern: re.Pattern[str], plain: re.Pattern[str]
+) -> None:
+    for line in _lines():
+        fast = [(start, m.end(), start < m.start(), m.groups()) for start, m in parse._banged(pattern, line)]
+        slow = [(m.start(), m.end(), bool(m.group(1)), m.groups()[1:]) for m in plain.finditer(line)]
+        assert fast == slow, line
+        assert parse._blank_links(pattern, line) == plain.sub(" ", line), line
+
+
+def test_tags_found_from_their_hash_are_the_plain_patterns_tags() -> None:
+    for line in _lines():
+        assert parse._TAG.findall(line) == PLAIN_TAG.findall(line), line
+
+
+def test_embeds_and_tags_next_to_links_are_read_as_before() -> None:
+    note = parse.parse_note("n.md", "x![[a]]![b](c.md) #t <a![[x]] #no> ![[d]]#e\n")
+    assert [(link.target, link.embed, link.kind) for link in note.links] == [
+        ("a", True, "wikilink"),
+        ("x", True, "wikilink"),
+        ("d", True, "wikilink"),
+        ("c.md", True, "markdown"),
+    ]
+    assert note.inline_tags == ["t", "e"]
