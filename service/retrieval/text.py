@@ -218,12 +218,14 @@ def two_pass_all(
     return _extra(hits, all_hits(conn, vault_id, relaxed, folders, sort, can_read))
 
 
-def snippets(conn: sqlite3.Connection, match: str, ids: Sequence[int]) -> dict[int, Snippet]:
+def snippets(conn: sqlite3.Connection, match: str, ids: Sequence[int], *, matching: bool = False) -> dict[int, Snippet]:
     """FTS5 snippets (best column, ~16 tokens) with highlight spans for the given rows that
-    match; long notes are quoted from a window of their text (service/retrieval/windows.py)."""
+    match; long notes are quoted from a window of their text (service/retrieval/windows.py).
+    `matching`: the caller found every id with `match` itself (a page of its hits), so the long
+    notes are read without asking the word index again which of them match."""
     if not ids:
         return {}
-    out = {nid: split_marks(raw) for nid, raw in _windowed(conn, match, ids).items()}
+    out = {nid: split_marks(raw) for nid, raw in _windowed(conn, match, ids, matching).items()}
     rest = [i for i in ids if i not in out]
     if not rest:
         return out
@@ -237,11 +239,13 @@ def snippets(conn: sqlite3.Connection, match: str, ids: Sequence[int]) -> dict[i
     return out
 
 
-def _windowed(conn: sqlite3.Connection, match: str, ids: Sequence[int]) -> dict[int, str]:
+def _windowed(conn: sqlite3.Connection, match: str, ids: Sequence[int], matching: bool = False) -> dict[int, str]:
     """Marked snippets of the matching notes over `LONG_NOTE` bytes that a window could quote
     (the file's size bounds the body's, so short notes are never read). Two statements: most
     pages hold no long note, and the size lookup alone skips the match; one joined statement
-    made a page's snippets cost 1.5x at p50 (`bench_snippets`)."""
+    made a page's snippets cost 1.5x at p50 (`bench_snippets`). With `matching` (every id known
+    to match) the long notes' text is read by id: the match's lookup of each id in the word
+    index cost a third of reading ten long notes."""
     marks = ",".join("?" * len(ids))
     long_ids = [
         r[0] for r in conn.execute(f"SELECT id FROM notes WHERE id IN ({marks}) AND size > ?", [*ids, LONG_NOTE])
@@ -249,12 +253,18 @@ def _windowed(conn: sqlite3.Connection, match: str, ids: Sequence[int]) -> dict[
     if not long_ids:
         return {}
     marks = ",".join("?" * len(long_ids))
-    sql = (
-        "SELECT t.note_id, t.title, CAST(t.body AS BLOB) FROM fts_words JOIN note_text t ON t.note_id = fts_words.rowid"
-        f" WHERE fts_words MATCH ? AND fts_words.rowid IN ({marks})"
-    )
+    if matching:
+        sql = f"SELECT note_id, title, CAST(body AS BLOB) FROM note_text WHERE note_id IN ({marks})"
+        args: list[Any] = long_ids
+    else:
+        sql = (
+            "SELECT t.note_id, t.title, CAST(t.body AS BLOB) FROM fts_words"
+            " JOIN note_text t ON t.note_id = fts_words.rowid"
+            f" WHERE fts_words MATCH ? AND fts_words.rowid IN ({marks})"
+        )
+        args = [match, *long_ids]
     out: dict[int, str] = {}
-    for nid, title, body in conn.execute(sql, [match, *long_ids]):
+    for nid, title, body in conn.execute(sql, args):
         if len(body) > LONG_NOTE and (raw := _WINDOWS.snippet(match, title, body)) is not None:
             out[int(nid)] = raw
     return out

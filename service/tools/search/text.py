@@ -86,7 +86,7 @@ async def search_text(ctx: ToolContext, args: SearchTextIn) -> SearchTextOut:
             conn, vault_id, parsed.match, parsed.relaxed, folders, args.sort, can_read, offset, args.limit
         )
         words = parsed.relaxed if answered == "any" and parsed.relaxed else parsed.match
-        snips = text.snippets(conn, words, [h.note_id for h in hits])
+        snips = text.snippets(conn, words, [h.note_id for h in hits], matching=True)  # every hit matches `words`
         return (hits, more, answered, snips), scrubbed(guard, conn, {nid: s.text for nid, s in snips.items()})
 
     (hits, more, answered, snips), shown = await run_fresh(

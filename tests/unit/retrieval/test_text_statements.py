@@ -110,3 +110,38 @@ def test_a_full_strict_first_page_is_asked_for_once(index: sqlite3.Connection) -
     assert (len(hits), more, answered) == (5, True, "all")
     ranked = [s for s in seen if "bm25" in s]
     assert len(ranked) == 1, ranked
+
+
+@pytest.fixture(scope="module")
+def long_notes() -> sqlite3.Connection:
+    """A migrated index where half the notes are long enough to be quoted from a window."""
+    conn = connect(":memory:")
+    _apply_all(conn, load_migrations())
+    rng = random.Random(8)
+    for nid in range(1, 41):
+        words = rng.randint(3_000, 6_000) if nid % 2 else rng.randint(5, 60)
+        body = " ".join(rng.choice(WORDS + ["filler", "other", "words"] * 30) for _ in range(words))
+        conn.execute(
+            "INSERT INTO notes (id, vault_id, path, folder, name, title, mtime, size, etag, indexed_at)"
+            " VALUES (?, 'v', ?, '', ?, ?, ?, ?, 'e', 0)",
+            (nid, f"n/{nid:03d}.md", f"{nid:03d}", f"note {nid}", float(nid), len(body)),
+        )
+        conn.execute("INSERT INTO note_text (note_id, title, body) VALUES (?, ?, ?)", (nid, f"note {nid}", body))
+    conn.commit()
+    return conn
+
+
+@pytest.mark.parametrize("query", ["orchid", "plan project", "garden OR orchid", '"review alpha"', "design*"])
+def test_a_page_s_long_notes_read_by_id_are_quoted_as_when_the_word_index_picks_them(
+    long_notes: sqlite3.Connection, query: str
+) -> None:
+    parsed = parse_query(query)
+    hits, _, answered = text.two_pass_page(
+        long_notes, "v", parsed.match, parsed.relaxed, [], "relevance", lambda _p: True, 0, 20
+    )
+    words = parsed.relaxed if answered == "any" and parsed.relaxed else parsed.match
+    ids = [h.note_id for h in hits]
+    assert any(i % 2 for i in ids), "no long note on the page"
+    assert text.snippets(long_notes, words, ids, matching=True) == text.snippets(long_notes, words, ids)
+    seen = statements(long_notes, lambda: text.snippets(long_notes, words, ids, matching=True))
+    assert not [s for s in seen if "note_text" in s and "MATCH" in s], seen
