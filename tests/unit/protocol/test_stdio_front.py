@@ -50,6 +50,7 @@ def test_a_miss_is_handed_on_and_the_sdk_answer_stored_for_the_next_start(tmp_pa
     again, out = _front(tmp_path)
     forwarded = again._question(_line({"id": "a", "method": "initialize", "params": INIT}))
     assert forwarded is not None and json.loads(forwarded)["id"] == REPLAY_ID  # the SDK still sees the handshake
+    assert not again.wait_first_answers(0)  # the list is stored too: nothing loads before it went out
     assert again._question(_line({"id": "b", "method": "tools/list"})) is None
     answers = [json.loads(line) for line in out.getvalue().splitlines()]
     assert answers == [
@@ -165,6 +166,7 @@ def test_an_empty_store_answers_initialize_from_the_shipped_answers(
     expected = b'{"jsonrpc":"2.0","id":7,"result":%s}\n' % shipped.answers["2025-11-25"].encode()
     assert out.getvalue() == expected
     assert front._handshake == "2025-11-25" and front.answered == 1
+    assert front.wait_first_answers(0)  # no stored list either: the server loads at once
     listed = _line({"id": 8, "method": "tools/list"})
     assert front._question(listed) == listed  # the list depends on the settings: the SDK answers it
 
