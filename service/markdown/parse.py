@@ -30,7 +30,10 @@ from service.markdown.tasks import scan_fields as scan_task_fields
 
 _ITEM_START = frozenset("-*+0123456789")
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$")
-_INLINE_CODE = re.compile(r"(`+)(?:(?!\1).)+?\1")
+# A backtick run, the shortest text without that run, the same run: `(`+)(?:(?!\1).)+?\1`, written
+# with its first backtick outside the group so the engine searches for it in C (~8x faster on a
+# paragraph with inline code; the same spans).
+_INLINE_CODE = re.compile(r"`(`*)(?:(?!`\1).)+?`\1")
 # The link patterns start with a literal ("[[", "["), so the regex engine skips to the next
 # candidate in C instead of trying a match at every position of a line (a leading `(!?)` has no
 # such prefix: a 500-character paragraph took ~10 us per pattern, the literal form ~0.5 us); the

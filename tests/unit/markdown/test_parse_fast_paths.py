@@ -63,3 +63,16 @@ def test_embeds_and_tags_next_to_links_are_read_as_before() -> None:
         ("c.md", True, "markdown"),
     ]
     assert note.inline_tags == ["t", "e"]
+
+
+PLAIN_INLINE_CODE = re.compile(r"(`+)(?:(?!\1).)+?\1")
+
+
+def test_inline_code_spans_are_the_plain_patterns_spans() -> None:
+    rng = random.Random(39)
+    lines = ["``a`b``", "`a``b`", "```", "`` ` ``", "a `b` c ``d`` `e"]
+    lines += ["".join(rng.choice("``` ab#[]") for _ in range(rng.randint(0, 30))) for _ in range(4000)]
+    for line in lines:
+        assert [m.span() for m in parse._INLINE_CODE.finditer(line)] == [
+            m.span() for m in PLAIN_INLINE_CODE.finditer(line)
+        ], line
