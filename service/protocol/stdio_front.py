@@ -5,8 +5,6 @@ An agent host that spawns `vaultgate stdio` waits for `initialize` (or `server/d
 index takes about a second; the answers to these three questions do not change between runs of
 the same code with the same settings. So the front keeps the server's own answers on disk
 (`stdio-answers-<key>.json` in the cache folder), like a `.pyc`: valid only for the same key.
-With none stored (an empty cache folder), `initialize` is answered from the SDK's answers
-shipped with the package (`service.protocol.shipped_initialize`: they depend on no setting).
 The key is known before anything but the standard library is imported (`startup_key`): Python,
 the installed distributions, the source files of `service`, and what the settings are made of
 (the command line, the working folder, the `VAULTGATE_*` and home-folder variables, the config
@@ -46,6 +44,7 @@ import threading
 
 from service import folders
 from service.protocol.framing import INVALID_REQUEST, Refused, read_message, too_large
+from service.protocol.shipped_initialize import ShippedInitialize
 from service.protocol.stdin_lines import MAX_LINE, StdinLines, pusher
 
 TYPE_CHECKING = False
@@ -236,7 +235,7 @@ class StdioFront:
         return forward
 
     def _question(self, line: bytes, msg: dict[str, Any] | None = None) -> bytes | None:
-        """Before the attach: answer from the store when possible; what the SDK must still see."""
+        """Before the attach: answer from the store (or `shipped_initialize`) if possible; what the SDK must see."""
         msg = _parse(line) if msg is None else msg
         if msg is None or msg.get("method") not in CACHED_METHODS or "id" not in msg:
             if msg is None or "id" in msg:
@@ -248,8 +247,6 @@ class StdioFront:
         key = self._entry(method, msg.get("params"))
         result = self._answers.get(key)
         if result is None and method == "initialize":  # an empty cache: the answer shipped with the package
-            from service.protocol.shipped_initialize import ShippedInitialize
-
             result = ShippedInitialize().answer(msg.get("params"))
         if result is None:
             self._misses[json.dumps(msg["id"])] = key
