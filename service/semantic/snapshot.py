@@ -80,9 +80,13 @@ def changes(
         marks = ",".join("?" * len(part))
         found.update(
             (int(r[0]), r[1])
+            # The chunks first (CROSS JOIN keeps that order), looked up by rowid (`+c.vault_id`):
+            # without statistics (a fresh index before its first `PRAGMA optimize`) the planner
+            # walked every vector of the model and probed the chunks for each
+            # (tests/semantic/test_snapshot_plan.py).
             for r in conn.execute(
-                "SELECT c.id, e.vector FROM chunks c JOIN embeddings e INDEXED BY embeddings_keys "
-                f"ON e.model = ? AND e.hash = c.hash WHERE c.id IN ({marks}) AND c.vault_id = ?",
+                "SELECT c.id, e.vector FROM chunks c CROSS JOIN embeddings e INDEXED BY embeddings_keys "
+                f"ON e.model = ? AND e.hash = c.hash WHERE c.id IN ({marks}) AND +c.vault_id = ?",
                 (model, *part, vault_id),
             )
         )
