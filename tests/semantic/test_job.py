@@ -264,3 +264,30 @@ async def test_the_job_gives_way_to_a_call_running(
         assert job.embedded_total > start
         found = await h.ok("search_semantic", query="olive groves on hills", limit=1)
         assert found["items"][0]["path"] == "Groves.md"
+
+
+async def test_the_floor_rises_during_a_pass_and_counts_stay_exact(
+    make_vault: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A pass raises the job's floor as each window of its backlog is stored, so the counts
+    `index_status` takes mid-pass join only the chunks past it; they equal the full join's at
+    every batch."""
+    monkeypatch.setattr(job_module, "PENDING", 2)
+    embeddings = {"provider": "builtin", "debounce_ms": 0, "batch_size": 1}
+    async with semantic(make_vault(VAULT), embeddings=embeddings) as h:
+        job, engine = job_of(h), h.app.semantic
+        model = engine.embedder().name
+        seen: list[tuple[int, int, int, int]] = []
+
+        async def progress(embedded: int, chunks: int) -> None:
+            full = await h.app.db.run_read(lambda c: store.counts(c, "main", model))
+            seen.append((job.floor(model), embedded, full.embedded, chunks - full.chunks))
+
+        job.progress = progress
+        await h.app.db.run_write(lambda c: c.execute("DELETE FROM embeddings"))  # every chunk waits
+        job.kick()
+        await settled(h)
+        assert len(seen) >= 4
+        assert all(ours == full and extra == 0 for _, ours, full, extra in seen), seen
+        floors = [floor for floor, *_ in seen]
+        assert floors == sorted(floors) and floors[-2] > 0, floors  # risen before the pass ended
