@@ -4,13 +4,14 @@ a promotion always waits for a human and lands as an observation that names its 
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable
+from contextlib import closing
 from pathlib import Path
 
 import pytest
 
 from service.memory.experiences import FILE_NAME
+from service.storage.db import driver
 from service.types import Principal
 from tests.conftest import Harness, started
 
@@ -43,7 +44,8 @@ async def test_experiences_are_recorded_outside_the_vault_and_listed_newest_firs
     assert [i["id"] for i in listed["items"]] == [second["id"], first["id"]] and listed["total"] == 2
     assert [i["id"] for i in failed["items"]] == [first["id"]]
     assert [i["id"] for i in sure["items"]] == [first["id"]] and [i["id"] for i in by_tool["items"]] == [first["id"]]
-    with sqlite3.connect(store.path) as conn:  # its own migration chain
+    # its own migration chain, read with the server's SQLite library (a second copy would drop its locks)
+    with closing(driver().connect(store.path)) as conn:
         versions = [r[0] for r in conn.execute("SELECT version FROM schema_migrations")]
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     assert versions == [1] and "experiences" in tables and "capture_queue" not in tables

@@ -12,7 +12,6 @@ nothing.
 from __future__ import annotations
 
 import asyncio
-import sqlite3
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from types import SimpleNamespace
@@ -23,6 +22,7 @@ import pytest
 from service.dispatch.context import ToolResult
 from service.indexer import group
 from service.indexer.runner import VaultIndexer, indexer_of
+from service.storage.db import driver
 from service.vault.events import FileChange
 from tests.conftest import Harness, started
 
@@ -150,7 +150,8 @@ def dump(db_path: Path) -> dict[str, list[tuple[Any, ...]]]:
         "tasks": "SELECT n.path, k.line, k.status, k.text FROM tasks k JOIN notes n ON n.id = k.note_id",
         "fts": "SELECT n.path FROM fts_words f JOIN notes n ON n.id = f.rowid WHERE fts_words MATCH 'heron'",
     }
-    conn = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
+    # the index's own SQLite library: a second copy in the process would drop the server's locks on close
+    conn = driver().connect(f"file:{db_path}?mode=ro", uri=True)
     try:
         return {name: sorted(conn.execute(sql).fetchall(), key=repr) for name, sql in queries.items()}
     finally:
