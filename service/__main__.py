@@ -95,11 +95,13 @@ def _parser() -> argparse.ArgumentParser:
     docs = sub.add_parser("docs", help="print generated documentation")
     docs.add_argument(
         "page",
-        choices=("tools", "plan-schema", "tool-schemas", "tool-index", "initialize-answers"),
+        choices=("tools", "plan-schema", "tool-schemas", "tool-index", "initialize-answers", "tools-list-answers"),
         help="tools: the tool catalog (docs/tools.md); plan-schema: the plan JSON Schema (docs/plan.schema.json); "
         "tool-schemas: the tools' JSON schemas, for the package's copy (service/storage/tool-schemas.json); "
         "tool-index: where each tool is declared (service/tools/tool-index.json); "
-        "initialize-answers: the SDK's initialize answers (service/protocol/initialize-answers.json)",
+        "initialize-answers: the SDK's initialize answers (service/protocol/initialize-answers.json); "
+        "tools-list-answers: the SDK's tools/list answers under the default settings "
+        "(service/protocol/tools-list-answers.json)",
     )
 
     sub.add_parser("version", help="print the versions of vaultgate, Python, SQLite (+ sqlite-vec) and the MCP SDK")
@@ -233,6 +235,9 @@ def cmd_stdio(args: argparse.Namespace) -> int:
             front.start()
             front.wait_first_answers(timeout=0.5)
         front.check_settings(settings.model_dump_json())
+        from service.protocol.shipped_tools_list import list_settings
+
+        front.settings_loaded(list_settings(settings))  # an empty cache's tool list, before the app loads
         from service.app import VaultgateApp
         from service.obs.logging import setup_logging
         from service.serve_stdio import run_stdio
@@ -316,7 +321,14 @@ def cmd_docs(args: argparse.Namespace) -> int:
         sys.stdout.write(index_table(build_registry().where_found()))
         return 0
     if args.page == "initialize-answers":  # committed; tests/contract checks it is current
-        sys.stdout.write(_initialize_table())
+        from service.docs_tables import initialize_table
+
+        sys.stdout.write(initialize_table())
+        return 0
+    if args.page == "tools-list-answers":  # committed; tests/contract checks it is current
+        from service.docs_tables import tools_list_table
+
+        sys.stdout.write(tools_list_table())
         return 0
     if args.page == "plan-schema":
         from service.plans.model import plan_schema
@@ -327,25 +339,6 @@ def cmd_docs(args: argparse.Namespace) -> int:
 
     sys.stdout.write(tools_page())
     return 0
-
-
-def _initialize_table() -> str:
-    """service/protocol/initialize-answers.json: what the SDK answers `initialize` with, per
-    handshake version, for an app on an empty scratch vault (the answer reads no settings)."""
-    import asyncio
-    import tempfile
-    from pathlib import Path
-
-    from service.app import VaultgateApp
-    from service.protocol.shipped_initialize import sdk_answers, shipped_table
-    from service.settings import load_settings
-
-    with tempfile.TemporaryDirectory() as tmp:
-        vault = Path(tmp, "vault")
-        vault.mkdir()
-        storage = {"cache_dir": Path(tmp, "cache"), "data_dir": Path(tmp, "data")}
-        app = VaultgateApp(load_settings(vault, storage=storage))
-        return shipped_table(asyncio.run(sdk_answers(app.server)))
 
 
 def cmd_healthcheck(args: argparse.Namespace) -> int:

@@ -5,7 +5,8 @@ An agent host that spawns `vaultgate stdio` waits for `initialize` (or `server/d
 index takes about a second; the answers to these three questions do not change between runs of
 the same code with the same settings. So the front keeps the server's own answers on disk
 (`stdio-answers-<key>.json` in the cache folder), like a `.pyc`: valid only for the same key.
-The key is known before anything but the standard library is imported (`startup_key`): Python,
+The key is known before anything but the standard library is imported (`startup_key`, in
+`service.protocol.stdio_target`): Python,
 the installed distributions, the source files of `service`, and what the settings are made of
 (the command line, the working folder, the `VAULTGATE_*` and home-folder variables, the config
 file's bytes); `early_front` starts the front from it, so a stored `initialize` goes out before
@@ -16,7 +17,10 @@ itself: `service.protocol.stdin_lines`): until the SDK session is attached, a qu
 answer is answered at once; everything else waits, in order, and goes to the SDK when it
 attaches (an answered `initialize` is handed to the SDK too, under a private id whose answer is
 dropped, so the session knows its client as before). Every answer the SDK gives to a question
-the store lacks is recorded for the next start. After the attach the front moves lines to the
+the store lacks is recorded for the next start. An empty store answers `initialize` from the
+package (`service.protocol.shipped_initialize`) and, once the settings are loaded and are those
+it was made under, `tools/list` too (`service.protocol.shipped_tools_list`, `settings_loaded`),
+before the app is built. After the attach the front moves lines to the
 SDK, or a plain `tools/call` to the fast path (`service.protocol.fast_calls`, which it tells the
 `initialize` answer's protocol version and the client's `initialize` params). The
 command line starts loading the server once the tool list went out (or a question needs the
@@ -39,13 +43,13 @@ import contextlib
 import hashlib
 import json
 import os
-import sys
 import threading
 
-from service import folders
 from service.protocol.framing import INVALID_REQUEST, Refused, read_message, too_large
 from service.protocol.shipped_initialize import ShippedInitialize
+from service.protocol.shipped_tools_list import ShippedToolsList
 from service.protocol.stdin_lines import MAX_LINE, StdinLines, pusher
+from service.protocol.stdio_target import cache_folder, startup_key, target_of
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the front imports only what answering needs (json, os, threading)
@@ -58,10 +62,7 @@ CACHED_METHODS = frozenset({"initialize", "server/discover", "tools/list"})
 REPLAY_ID = "vaultgate-front-initialize"  # the id of the `initialize` replayed to the SDK
 MAX_ANSWERS = 64  # distinct clients (client info, protocol version) remembered per key
 DIRECT_WRITE = 32 * 1024  # larger answers are written from a worker thread (a full pipe blocks)
-_SERVICE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-# What the settings are made of besides the command line and the config file (`service.settings`).
-_ENV_PREFIX = "VAULTGATE_"
-_ENV_NAMES = ("HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "APPDATA", "LOCALAPPDATA")
+__all__ = ["StdioFront", "early_front", "startup_key"]
 
 
 def _debug(message: str, *args: object) -> None:
@@ -70,86 +71,15 @@ def _debug(message: str, *args: object) -> None:
     logging.getLogger(__name__).debug(message, *args)
 
 
-def startup_key(argv: list[str], environ: Mapping[str, str]) -> str:
-    """What the stored answers depend on, known before the settings are loaded: the runtime,
-    the installed distributions, the sources of `service`, and what the settings are made of
-    (the command line, the working folder, the `VAULTGATE_*` and home-folder variables, the
-    config file's bytes)."""
-    env = sorted((k, v) for k, v in environ.items() if k.startswith(_ENV_PREFIX) or k in _ENV_NAMES)
-    digest = hashlib.sha256()
-    digest.update(json.dumps([sys.version, sys.executable, argv, os.getcwd(), env]).encode())
-    config = _config_file(argv, environ)
-    if config is not None:
-        with contextlib.suppress(OSError), open(config, "rb") as handle:
-            digest.update(handle.read())
-    for entry in sys.path:  # installed distributions: their dist-info folder names carry versions
-        if entry.endswith("site-packages") and os.path.isdir(entry):
-            names = sorted(n for n in os.listdir(entry) if n.endswith((".dist-info", ".egg-info", ".pth")))
-            digest.update(f"{entry}|{'|'.join(names)}\n".encode())
-    for folder, dirs, names in os.walk(_SERVICE_DIR):
-        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
-        for name in sorted(names):
-            if name.endswith(".py"):
-                path = os.path.join(folder, name)
-                with contextlib.suppress(OSError):
-                    st = os.stat(path)
-                    digest.update(f"{path}|{st.st_size}|{st.st_mtime_ns}\n".encode())
-    return digest.hexdigest()
-
-
 def early_front(argv: list[str], environ: Mapping[str, str]) -> StdioFront | None:
     """The front of `vaultgate stdio …`, started before the settings (pydantic) are imported;
     None for anything else (help, another command, an unknown option, no target)."""
-    target = _target(argv, environ)
+    target = target_of(argv, environ)
     if target is None:
         return None
-    front = StdioFront(_cache_folder(target, environ), startup_key(argv, environ))
+    front = StdioFront(cache_folder(target, environ), startup_key(argv, environ))
     front.start()
     return front
-
-
-def _target(argv: list[str], environ: Mapping[str, str]) -> str | None:
-    """The vault folder or config file of `stdio [TARGET] [--tool-facade MODE]`."""
-    if argv[:1] != ["stdio"]:
-        return None
-    found: list[str] = []
-    rest = iter(argv[1:])
-    for arg in rest:
-        if arg == "--tool-facade":
-            if next(rest, None) is None:
-                return None
-        elif not arg.startswith("--tool-facade=") and arg.startswith("-"):
-            return None  # help, or something the full parser reports
-        elif not arg.startswith("-"):
-            found.append(arg)
-    if len(found) > 1:
-        return None
-    target = found[0] if found else environ.get("VAULTGATE_CONFIG", "").strip()
-    return os.path.abspath(os.path.expanduser(target)) if target else None
-
-
-def _config_file(argv: list[str], environ: Mapping[str, str]) -> str | None:
-    target = _target(argv, environ)
-    return target if target is not None and os.path.isfile(target) else None
-
-
-def _cache_folder(target: str, environ: Mapping[str, str]) -> str:
-    """`Settings.cache_dir()` as far as the command line, the environment and the config file
-    tell without the settings: an explicit `storage.cache_dir`, else the per-target folder."""
-    is_file = os.path.isfile(target)
-    base = os.path.dirname(target) if is_file else os.getcwd()
-    explicit = environ.get(f"{_ENV_PREFIX}STORAGE__CACHE_DIR", "").strip()
-    if not explicit and is_file:
-        with contextlib.suppress(OSError, ValueError), open(target, "rb") as handle:
-            raw = handle.read()
-            if b"cache_dir" in raw:  # rare: only then is the TOML parser worth importing
-                import tomllib
-
-                storage = tomllib.loads(raw.decode()).get("storage")
-                explicit = storage.get("cache_dir", "") if isinstance(storage, dict) else ""
-    if isinstance(explicit, str) and explicit:
-        return os.path.join(base, os.path.expanduser(explicit))
-    return os.path.join(folders.user_cache_home(), folders.folder_key(target))
 
 
 class StdioFront:
@@ -175,6 +105,8 @@ class StdioFront:
         self._lines: StdinLines | None = None
         self._out: Any = None
         self._first_answers = threading.Event()  # the tool list went out, or a question needs the SDK
+        self._list_settings: str | None = None  # what the tool list depends on, once the settings are loaded
+        self._tools_list: ShippedToolsList | None = None  # read at the first `tools/list` the store lacks
 
     # -- before the SDK --------------------------------------------------------------------
 
@@ -248,14 +180,15 @@ class StdioFront:
         result = self._answers.get(key)
         if result is None and method == "initialize":  # an empty cache: the answer shipped with the package
             result = ShippedInitialize().answer(msg.get("params"))
+        elif result is None and method == "tools/list":  # likewise, once the settings are known to match
+            result = self._shipped_list(key, msg.get("params"))
         if result is None:
             self._misses[json.dumps(msg["id"])] = key
             if method == "initialize":
                 self._init_ids[json.dumps(msg["id"])] = True
             self._first_answers.set()
             return line
-        self._write(b'{"jsonrpc":"2.0","id":%s,"result":%s}\n' % (json.dumps(msg["id"]).encode(), result.encode()))
-        self.answered += 1
+        self._reply(msg["id"], result)
         if method != "initialize":
             if method == "tools/list":
                 self._first_answers.set()
@@ -265,6 +198,44 @@ class StdioFront:
             self._first_answers.set()  # the list is not stored (an empty cache): load now, not at its question
         msg["id"] = REPLAY_ID  # the session must still see its client's handshake
         return json.dumps(msg).encode()
+
+    def settings_loaded(self, list_settings: str) -> None:
+        """The settings are loaded (`list_settings`: `shipped_tools_list.list_settings` of them): a
+        `tools/list` waiting for the SDK is answered from the package's table if made under them."""
+        with self._lock:
+            self._list_settings = list_settings
+            waiting, self._pending = self._pending, []
+            for line in waiting:
+                msg = _parse(line)
+                if msg is not None and msg.get("method") == "tools/list" and "id" in msg:
+                    result = self._shipped_list(self._entry("tools/list", msg.get("params")), msg.get("params"))
+                    if result is not None:
+                        self._misses.pop(json.dumps(msg["id"]), None)
+                        self._reply(msg["id"], result)
+                        continue
+                self._pending.append(line)
+            self._save()
+
+    def _shipped_list(self, key: str, params: Any) -> str | None:
+        """The shipped `tools/list` answer (`service.protocol.shipped_tools_list`), stored under
+        `key` for the next start; None before the settings are loaded or when they differ."""
+        if self._list_settings is None:
+            return None
+        if self._tools_list is None:
+            self._tools_list = ShippedToolsList()
+        result = self._tools_list.answer(self._handshake, params, self._list_settings)
+        if result is not None:
+            self._record(key, result)
+        return result
+
+    def _record(self, key: str, result: str) -> None:
+        if len(self._answers) < MAX_ANSWERS:
+            self._answers[key] = result
+            self._dirty = True
+
+    def _reply(self, msg_id: Any, result: str) -> None:
+        self._write(b'{"jsonrpc":"2.0","id":%s,"result":%s}\n' % (json.dumps(msg_id).encode(), result.encode()))
+        self.answered += 1
 
     def _entry(self, method: str, params: Any) -> str:
         return f"{self._init_params}|{method}|{_canonical(params)}"
@@ -366,9 +337,8 @@ class StdioFront:
             key = self._misses.pop(json.dumps(msg_id), None)
         if key is not None:
             result = json.loads(data).get("result")
-            if isinstance(result, dict) and len(self._answers) < MAX_ANSWERS:
-                self._answers[key] = json.dumps(result, separators=(",", ":"))
-                self._dirty = True
+            if isinstance(result, dict):
+                self._record(key, json.dumps(result, separators=(",", ":")))
                 self._save()
         return True
 

@@ -3,18 +3,18 @@
 
     python -m tests.bench.bench_stdio_start [--old DIR] [--new DIR] [--runs 7] [--vault sample|small|PATH ...]
 
-Each run spawns `python -m service stdio VAULT` (plain JSON-RPC lines over a pipe, no SDK client:
-the figure is the server's), sends `initialize`, `notifications/initialized`, `tools/list` and a
-`tools/call` of `read_note`, each once the previous one is answered, and records the time from
-the spawn to each answer, and the server's CPU time (all its threads) until the first call was
-answered: the figure that survives a loaded machine. Warm runs reuse one cache folder per source
-tree and vault (primed by a start that is not counted); empty runs get a new one each time. With
-`--old DIR` a second source tree (e.g. a `git worktree` of the commit before a change) runs too,
-alternating old and new run by run. Vaults: `sample` (deploy/sample-vault), `small` (ten notes
-written here), or a path. Each tree's `service` package is byte-compiled first, as an install
-does (with `PYTHONDONTWRITEBYTECODE` set, a source tree would otherwise compile every module at
-every start). Reported: the median of each figure per tree, vault and cache state, and new/old
-ratios. Prints JSON.
+Each run spawns `python -m service stdio VAULT` (plain JSON-RPC lines over a pipe, no SDK
+client: the figure is the server's), sends `initialize`, `notifications/initialized`,
+`tools/list` and a `tools/call` of `read_note`, each once the previous one is answered, and
+records the time from the spawn to each answer, and the server's CPU time (all its threads)
+until the tool list and until the first call were answered: the figures that survive a loaded
+machine. Warm runs reuse one cache folder per source tree and vault (primed by a start that is
+not counted); empty runs get a new one each time. With `--old DIR` a second source tree (e.g. a
+`git worktree` of the commit before a change) runs too, alternating old and new run by run.
+Vaults: `sample` (deploy/sample-vault), `small` (ten notes written here), or a path. Each tree's
+`service` package is byte-compiled first, as an install does (with `PYTHONDONTWRITEBYTECODE`
+set, a source tree would otherwise compile every module at every start). Reported: the median of
+each figure per tree, vault and cache state, and new/old ratios. Prints JSON.
 """
 
 from __future__ import annotations
@@ -98,6 +98,7 @@ def one_start(src: Path, vault: Path, home: Path) -> dict[str, float]:
         proc.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
         ask(proc, 2, "tools/list", {})
         times["tools_list"] = time.perf_counter() - t0
+        times["tools_list_cpu"] = thread_cpu_ns(proc.pid) / 1e9  # the server's CPU until the list went out
         answer = ask(proc, 3, "tools/call", {"name": "read_note", "arguments": {"path": "Welcome"}})
         times["first_call"] = time.perf_counter() - t0
         times["first_call_cpu"] = thread_cpu_ns(proc.pid) / 1e9  # the server's CPU until then: load-proof

@@ -54,7 +54,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("service.protocol",),
     ("service.http",),
     ("service.app",),
-    ("service.serve", "service.serve_stdio", "service.__main__"),
+    ("service.serve", "service.serve_stdio", "service.docs_tables", "service.__main__"),
 )
 
 ALLOWED_UPWARD: dict[tuple[str, str], str] = {

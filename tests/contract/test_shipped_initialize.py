@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from service.__main__ import _initialize_table
 from service.app import VaultgateApp
+from service.docs_tables import initialize_table
 from service.protocol.shipped_initialize import SHIPPED, ShippedInitialize, sdk_answers
 from service.settings import load_settings
 
@@ -17,7 +17,7 @@ COMMAND = "vaultgate docs initialize-answers > service/protocol/initialize-answe
 
 
 def test_the_shipped_initialize_answers_are_what_the_sdk_answers() -> None:
-    assert Path(SHIPPED).read_text(encoding="utf-8") == _initialize_table(), f"stale: run `{COMMAND}` and commit it"
+    assert Path(SHIPPED).read_text(encoding="utf-8") == initialize_table(), f"stale: run `{COMMAND}` and commit it"
     assert ShippedInitialize().versions, "made for another vaultgate or SDK version"
 
 

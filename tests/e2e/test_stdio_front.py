@@ -58,8 +58,8 @@ async def test_other_settings_never_reuse_the_stored_answers(make_vault: Callabl
     assert again == lean
 
 
-def _first_answers(root: Path, cache: Path, init: dict[str, object]) -> tuple[bytes, bytes]:
-    """The raw `initialize` answer line of a start on `cache`, and the raw `read_note` answer line."""
+def _first_answers(root: Path, cache: Path, init: dict[str, object]) -> tuple[bytes, bytes, bytes]:
+    """The raw `initialize`, `tools/list` and `read_note` answer lines of a start on `cache`."""
     env = {**os.environ, "VAULTGATE_EMBEDDINGS__PROVIDER": "none", "XDG_CACHE_HOME": str(cache)}
     with subprocess.Popen(
         [sys.executable, "-m", "service", "stdio", str(root)], env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE
@@ -79,7 +79,7 @@ def _first_answers(root: Path, cache: Path, init: dict[str, object]) -> tuple[by
         proc.stdin.close()
         assert proc.wait(timeout=60) == 0
     assert [json.loads(line)["id"] for line in lines] == [1, 2, 3] and b'"isError":false' in lines[2]
-    return lines[0], lines[2]
+    return lines[0], lines[1], lines[2]
 
 
 def _stored_methods(cache: Path) -> list[str]:
@@ -87,17 +87,20 @@ def _stored_methods(cache: Path) -> list[str]:
     return sorted(key.split("|")[1] for key in json.loads(store.read_text(encoding="utf-8"))["answers"])
 
 
-def test_an_empty_cache_answers_initialize_from_the_package_as_the_sdk_does(
+def test_an_empty_cache_answers_initialize_and_tools_list_from_the_package_as_the_sdk_does(
     make_vault: Callable[..., Path], tmp_path: Path
 ) -> None:
     root = make_vault()
     plain = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
-    shipped, read = _first_answers(root, tmp_path / "shipped", plain)
-    # capabilities with nested values are left to the SDK (service/protocol/shipped_initialize.py)
+    shipped, shipped_list, read = _first_answers(root, tmp_path / "shipped", plain)
+    # capabilities with nested values are left to the SDK (service/protocol/shipped_initialize.py),
+    # and so is the list of a handshake the front did not answer (shipped_tools_list.py)
     sdk_params = {**plain, "capabilities": {"roots": {"listChanged": True}}}
-    by_sdk, sdk_read = _first_answers(root, tmp_path / "sdk", sdk_params)
+    by_sdk, sdk_list, sdk_read = _first_answers(root, tmp_path / "sdk", sdk_params)
     assert shipped == by_sdk  # byte for byte
+    assert shipped_list == sdk_list
     assert json.loads(read)["result"] == json.loads(sdk_read)["result"]
-    # the SDK answered the second start's `initialize` (stored for the next one), not the first's
+    # the SDK answered the second start's `initialize` (stored for the next one), not the first's;
+    # the first stored the shipped list for its next start
     assert _stored_methods(tmp_path / "shipped") == ["tools/list"]
     assert _stored_methods(tmp_path / "sdk") == ["initialize", "tools/list"]

@@ -140,13 +140,15 @@ def _domains(imported: set[str], names: tuple[str, ...]) -> list[str]:
     return sorted(d for d in names if any(m.startswith(f"service.tools.{d}.") for m in imported))
 
 
-def test_a_warm_stdio_start_imports_only_the_domain_of_the_tool_it_calls(
+def test_a_stdio_start_imports_only_the_domain_of_the_tool_it_calls(
     make_vault: Callable[..., Path], tmp_path: Path
 ) -> None:
     root = make_vault()
     read = [("read_note", {"path": "Welcome"})]
-    first = _imports_of_a_session(root, tmp_path / "first.txt", read)  # builds the registry, writes its index
-    assert _domains(first, NOT_CALLED) == sorted(NOT_CALLED)
+    # an empty cache folder too: the tool list is the package's (service/protocol/shipped_tools_list.py)
+    first = _imports_of_a_session(root, tmp_path / "first.txt", read)
+    assert _domains(first, ("notes",)) == ["notes"]
+    assert _domains(first, NOT_CALLED) == []
     warm = _imports_of_a_session(root, tmp_path / "warm.txt", read)
     assert _domains(warm, ("notes",)) == ["notes"]
     assert _domains(warm, NOT_CALLED) == []

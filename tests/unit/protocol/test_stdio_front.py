@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from service.protocol import shipped_initialize, stdio_front
+from service._version import VERSION
+from service.protocol import shipped_initialize, shipped_tools_list, stdio_target
 from service.protocol.stdio_front import REPLAY_ID, StdioFront
 from service.settings import Settings, load_settings
 
@@ -103,40 +104,42 @@ def test_the_early_front_finds_the_folder_the_settings_name(
     vault = make_vault()
     env = dict(os.environ)
     argv = ["stdio", str(vault)]
-    assert stdio_front._cache_folder(stdio_front._target(argv, env) or "", env) == str(_settings_of(argv).cache_dir())
+    assert stdio_target.cache_folder(stdio_target.target_of(argv, env) or "", env) == str(
+        _settings_of(argv).cache_dir()
+    )
 
     config = tmp_path / "served.toml"
     config.write_text(f'[storage]\ncache_dir = "cache-here"\n[[vaults]]\nid = "v"\npath = "{vault}"\n')
     argv = ["stdio", str(config)]
-    assert stdio_front._cache_folder(str(config), env) == str(_settings_of(argv).cache_dir())
-    assert stdio_front._cache_folder(str(config), env) == str(tmp_path / "cache-here")
+    assert stdio_target.cache_folder(str(config), env) == str(_settings_of(argv).cache_dir())
+    assert stdio_target.cache_folder(str(config), env) == str(tmp_path / "cache-here")
 
     monkeypatch.setenv("VAULTGATE_STORAGE__CACHE_DIR", str(tmp_path / "from-env"))
     env = dict(os.environ)
-    assert stdio_front._cache_folder(str(vault), env) == str(_settings_of(["stdio", str(vault)]).cache_dir())
+    assert stdio_target.cache_folder(str(vault), env) == str(_settings_of(["stdio", str(vault)]).cache_dir())
 
 
 def test_the_early_front_reads_only_the_stdio_command_line(monkeypatch: pytest.MonkeyPatch) -> None:
     env: dict[str, str] = {}
-    assert stdio_front._target(["stdio", "/v"], env) == "/v"
-    assert stdio_front._target(["stdio", "/v", "--tool-facade", "triad"], env) == "/v"
-    assert stdio_front._target(["stdio", "--tool-facade=lean", "/v"], env) == "/v"
+    assert stdio_target.target_of(["stdio", "/v"], env) == "/v"
+    assert stdio_target.target_of(["stdio", "/v", "--tool-facade", "triad"], env) == "/v"
+    assert stdio_target.target_of(["stdio", "--tool-facade=lean", "/v"], env) == "/v"
     for argv in (["stdio", "--help"], ["stdio", "/v", "-h"], ["stdio", "/a", "/b"], ["serve", "/v"], ["stdio"]):
-        assert stdio_front._target(argv, env) is None  # the full parser answers these
-    assert stdio_front._target(["stdio"], {"VAULTGATE_CONFIG": "/c.toml"}) == "/c.toml"
+        assert stdio_target.target_of(argv, env) is None  # the full parser answers these
+    assert stdio_target.target_of(["stdio"], {"VAULTGATE_CONFIG": "/c.toml"}) == "/c.toml"
 
 
 def test_the_start_up_key_moves_with_whatever_the_settings_are_made_of(tmp_path: Path) -> None:
     config = tmp_path / "c.toml"
     config.write_text('[[vaults]]\nid = "a"\npath = "."\n')
     argv = ["stdio", str(config)]
-    base = stdio_front.startup_key(argv, {})
-    assert stdio_front.startup_key(argv, {}) == base
-    assert stdio_front.startup_key(argv, {"VAULTGATE_TOOL_FACADE__MODE": "full"}) != base
-    assert stdio_front.startup_key(argv, {"UNRELATED": "x"}) == base
-    assert stdio_front.startup_key([*argv, "--tool-facade", "triad"], {}) != base
+    base = stdio_target.startup_key(argv, {})
+    assert stdio_target.startup_key(argv, {}) == base
+    assert stdio_target.startup_key(argv, {"VAULTGATE_TOOL_FACADE__MODE": "full"}) != base
+    assert stdio_target.startup_key(argv, {"UNRELATED": "x"}) == base
+    assert stdio_target.startup_key([*argv, "--tool-facade", "triad"], {}) != base
     config.write_text('[[vaults]]\nid = "b"\npath = "."\n')
-    assert stdio_front.startup_key(argv, {}) != base
+    assert stdio_target.startup_key(argv, {}) != base
 
 
 def test_answers_stored_under_other_effective_settings_are_dropped(tmp_path: Path) -> None:
@@ -202,3 +205,75 @@ def test_shipped_answers_of_another_sdk_or_vaultgate_are_not_used(tmp_path: Path
         path.write_text(json.dumps({**table, field: value}), encoding="utf-8")
         assert shipped_initialize.ShippedInitialize(str(path)).answer(INIT) is None
     assert shipped_initialize.ShippedInitialize(REAL_SHIPPED).answer(INIT) is not None
+
+
+def _shipped_list(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, object]:
+    """A shipped `tools/list` table made under the settings "S" for the 2025-11-25 handshake."""
+    listed: dict[str, object] = {"tools": [{"name": "a", "description": "é"}]}
+    table = {
+        "vaultgate": VERSION,
+        "sdk": shipped_initialize.sdk_distributions(),
+        "settings": "S",
+        "versions": {"2025-11-25": 0},
+        "lists": [listed],
+    }
+    path = tmp_path / "tools-list.json"
+    path.write_text(json.dumps(table), encoding="utf-8")
+    monkeypatch.setattr(shipped_tools_list, "SHIPPED", str(path))
+    monkeypatch.setattr(shipped_initialize, "SHIPPED", REAL_SHIPPED)
+    return listed
+
+
+def test_an_empty_store_answers_tools_list_from_the_package_once_the_settings_match(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    listed = _shipped_list(tmp_path, monkeypatch)
+    front, out = _front(tmp_path / "cache")
+    front._question(_line({"id": 1, "method": "initialize", "params": INIT}))
+    waiting = _line({"id": 2, "method": "tools/list", "params": {}})
+    front._on_line(waiting)
+    assert front._pending[-1] == waiting  # the settings are not loaded yet: it waits
+    front.settings_loaded("S")
+    assert waiting not in front._pending and front._misses == {}
+    answer = out.getvalue().splitlines()[-1]
+    assert (
+        answer
+        == b'{"jsonrpc":"2.0","id":2,"result":%s}'
+        % json.dumps(listed, separators=(",", ":"), ensure_ascii=False).encode()
+    )
+    assert front._question(_line({"id": 3, "method": "tools/list"})) is None  # asked again: answered at once
+    assert front.answered == 3
+
+    again, out = _front(tmp_path / "cache")  # recorded for the next start, which answers it from its store
+    again._question(_line({"id": 1, "method": "initialize", "params": INIT}))
+    assert again._question(_line({"id": 2, "method": "tools/list", "params": {}})) is None
+    assert json.loads(out.getvalue().splitlines()[-1])["result"] == listed
+
+
+@pytest.mark.parametrize(
+    ("settings", "version", "params"),
+    [
+        ("other", "2025-11-25", {}),  # other facade or visibility settings
+        ("S", "2025-06-18", {}),  # a handshake the table lacks
+        ("S", "2025-11-25", {"cursor": "0"}),
+    ],
+)
+def test_a_tools_list_the_package_did_not_make_is_left_to_the_sdk(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, settings: str, version: str, params: object
+) -> None:
+    _shipped_list(tmp_path, monkeypatch)
+    front, out = _front(tmp_path / "cache")
+    front._question(_line({"id": 1, "method": "initialize", "params": {**INIT, "protocolVersion": version}}))
+    waiting = _line({"id": 2, "method": "tools/list", "params": params})
+    front._on_line(waiting)
+    front.settings_loaded(settings)
+    assert front._pending[-1] == waiting and len(out.getvalue().splitlines()) == 1  # only the `initialize` answer
+    assert front._question(waiting) == waiting
+
+
+def test_the_tool_list_key_is_the_facade_and_visibility_sections(make_vault: Callable[..., Path]) -> None:
+    root = make_vault()
+    base = shipped_tools_list.list_settings(load_settings(root))
+    assert shipped_tools_list.list_settings(load_settings(root, embeddings={"provider": "none"})) == base
+    assert shipped_tools_list.list_settings(load_settings(root, tool_facade={"mode": "flat"})) != base
+    assert shipped_tools_list.list_settings(load_settings(root, tool_visibility={"hidden": ["notes"]})) != base
