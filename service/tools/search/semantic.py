@@ -194,7 +194,9 @@ async def search_semantic(ctx: ToolContext, args: SemanticIn) -> SemanticOut:
     def compute(conn: sqlite3.Connection) -> tuple[list[sem.ChunkHit], Excerpts]:
         found = sem.best_per_note(
             sem.nearest(engine, conn, vid, vector, want, without_secrets(guard, conn, keep), use.model, text=False)
-        )
+        )[: want + args.limit]  # the page, the next one's first note, and spares for notes gone from disk
+        # Only these notes' texts are read and scanned for secrets: the ranking's other notes (up
+        # to 64 for a page of 10) are never shown, and a long note's scan costs milliseconds.
         return sem.with_text(conn, found), excerpts(guard, conn, (h.row.note_id for h in found))
 
     found, shown = await run_ranking(ctx, compute)
