@@ -7,7 +7,8 @@ process the two really run at once.
 
 Guarantees:
 - `Parser.batch` returns exactly what `rows.read_batch` returns in this process (the same
-  function runs in the worker, against a `PathSet` of the same files);
+  function runs in the worker; the links of its rows are resolved here, against the `PathSet`
+  this process holds anyway: a copy in the worker was ~40 MB at 100k files);
 - a pool that cannot start, or breaks, is never fatal: the batch is parsed in a thread instead
   and the rest of the load goes on in threads (logged once);
 - `close()` leaves no process behind, also when the load was cancelled.
@@ -38,46 +39,51 @@ log = logging.getLogger(__name__)
 
 Batch = tuple[list[rows.Prepared], list[tuple[str, float, int]], list[FileIssue]]
 
-_worker_paths: PathSet | None = None
 
-
-def _init_worker(files: list[str], limits: LimitsSettings) -> None:
-    global _worker_paths
+def _init_worker(limits: LimitsSettings) -> None:
     # Ctrl-C in a terminal reaches the whole process group: the server shuts the pool down
     # itself, so a worker must not die mid-batch with a traceback on the shared stderr.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     budget.configure(limits)  # the server's [limits] for the frontmatter it reads
-    _worker_paths = PathSet(files)
 
 
 def _read_batch_in_worker(root: str, batch: Sequence[str], known: dict[str, str]) -> Batch:
-    return rows.read_batch(Path(root), batch, known, _worker_paths)
+    return rows.read_batch(Path(root), batch, known, None)  # links resolved by `Parser.batch`
+
+
+def _resolved(done: Batch, paths: PathSet) -> Batch:
+    prepared, touch, issues = done
+    return rows.with_links_resolved(prepared, paths), touch, issues
+
+
+# A load of fewer changed notes parses in a thread: starting a worker (an interpreter and the
+# parser's imports, ~0.5 s of CPU) costs more than it saves below a few thousand notes.
+MIN_NOTES = 4000
 
 
 def default_workers(usable: int | None = None) -> int:
-    """No worker on a machine of 1 or 2 CPUs; beyond that one CPU stays with the writer, one with the
+    """One worker on a machine of 2 CPUs; beyond that one CPU stays with the writer, one with the
     server, and the others parse, up to 3 (on 10k notes one worker parses about as fast as the
-    writer stores, so more would only wait on it). CPUs are those this process may run on (a
-    container's cpuset), not every CPU of the host.
+    writer stores, so more would only wait on it); none on 1 CPU. CPUs are those this process
+    may run on (a container's cpuset), not every CPU of the host.
 
-    Why none on 2 CPUs: a worker is a Python process of ~50 MB, and multiprocessing adds a
-    12 MB resource tracker for the server's lifetime. On the 10k-note workload the cold build's
-    peak RSS was ~200 MB with one worker and ~140 MB without; the worker shortened that one-off
-    build from about 15 to 8 s on an idle machine and not at all on a loaded one, where it
-    competes with the writer and the server for the same two CPUs. `[index] parse_workers`
-    sets it explicitly."""
+    Why one on 2 CPUs: a cold index is one process's CPU otherwise (~70 CPU-s at 100k notes,
+    parse and writer taking turns under the GIL), while the second CPU idles. The worker holds
+    no copy of the vault's paths (links are resolved in the server), so it stays at the
+    parser's imports and a batch (~50 MB), plus multiprocessing's 12 MB resource tracker for
+    the server's lifetime; it runs only for loads of `MIN_NOTES` and more.
+    `[index] parse_workers` sets the count explicitly."""
     if usable is None:
         usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    return max(0, min(3, usable - 2))
+    return 0 if usable < 2 else max(1, min(3, usable - 2))
 
 
 class Parser:
     """Prepares batches for one reconcile: in `workers` processes, or in a thread when 0."""
 
-    def __init__(self, root: Path, paths: PathSet, files: Sequence[str], workers: int) -> None:
+    def __init__(self, root: Path, paths: PathSet, workers: int) -> None:
         self.root = root
         self.paths = paths
-        self._files = list(files)
         self._pool: ProcessPoolExecutor | None = None
         self.workers = workers
         self.batches = 0
@@ -88,7 +94,7 @@ class Parser:
                     max_workers=workers,
                     mp_context=multiprocessing.get_context("spawn"),
                     initializer=_init_worker,
-                    initargs=(self._files, budget.configured()),
+                    initargs=(budget.configured(),),
                 )
             except (OSError, ValueError, NotImplementedError) as exc:
                 self._give_up(exc)
@@ -112,7 +118,7 @@ class Parser:
                     self._pool, partial(_read_batch_in_worker, str(self.root), list(batch), known)
                 )
                 self.batches_in_processes += 1
-                return done
+                return await asyncio.to_thread(_resolved, done, self.paths)
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # noqa: BLE001 - BrokenProcessPool, pickling, spawn failures

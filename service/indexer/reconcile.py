@@ -67,9 +67,8 @@ async def reconcile_vault(
                 await cancel_and_wait(ix._trigram_task)
             await ix.db.run_write(partial(bulk_mode, on=True))
         batches = [changed[i : i + batch_size] for i in range(0, len(changed), batch_size)]
-        parser = parsepool.Parser(
-            ix.vault.paths.root, paths, sorted(files), ix.parse_workers if len(changed) >= bulk_threshold else 0
-        )
+        in_processes = len(changed) >= max(bulk_threshold, parsepool.MIN_NOTES)
+        parser = parsepool.Parser(ix.vault.paths.root, paths, ix.parse_workers if in_processes else 0)
         pending: list[asyncio.Future[parsepool.Batch]] = []
         try:
             # Parse ahead (batch N+1.. in workers) while the writer stores batch N.

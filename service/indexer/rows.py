@@ -343,6 +343,17 @@ def upsert_each(conn: sqlite3.Connection, vault_id: str, prepared: Iterable[Prep
     return issues
 
 
+def with_links_resolved(prepared: list[Prepared], paths: PathSet) -> list[Prepared]:
+    """`prepared` as `prepare(item, paths)` would have built it, from rows built with no `paths`
+    (whose links are all unresolved): only the links' target paths differ between the two."""
+    return [
+        prep._replace(links=[(ln[0], paths.resolve(ln[0], prep.path), *ln[2:]) for ln in prep.links])
+        if prep.links
+        else prep
+        for prep in prepared
+    ]
+
+
 def _resolve(paths: PathSet | None, raw: str, source: str) -> str | None:
     if paths is None:
         return None

@@ -15,7 +15,8 @@ class IndexSettings(Section):
         ge=0,
         le=64,
         description="Processes that parse notes during a bulk (re)index beside the SQLite writer;"
-        " 0 parses in a thread. Default: CPU count - 2, at most 3 (none on 1 or 2 CPUs: ~60 MB of memory).",
+        " 0 parses in a thread. Default: CPU count - 2, at least 1 and at most 3 (none on 1 CPU)."
+        " Only loads of 4,000 notes or more use them (~60 MB of memory while they run).",
     )
 
 

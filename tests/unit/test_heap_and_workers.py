@@ -62,8 +62,8 @@ def test_the_heaps_are_capped_at_two_unless_the_environment_says_otherwise() -> 
     assert (said, heaps) == ("False", 3)
 
 
-@pytest.mark.parametrize(("cpus", "workers"), [(1, 0), (2, 0), (3, 1), (4, 2), (5, 3), (64, 3)])
-def test_no_parse_worker_on_two_cpus_and_at_most_three(cpus: int, workers: int) -> None:
+@pytest.mark.parametrize(("cpus", "workers"), [(1, 0), (2, 1), (3, 1), (4, 2), (5, 3), (64, 3)])
+def test_one_parse_worker_on_two_cpus_none_on_one_and_at_most_three(cpus: int, workers: int) -> None:
     assert default_workers(cpus) == workers
 
 

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from service.indexer import parsepool
 from tests.conftest import started
 
 
@@ -67,10 +68,11 @@ async def test_writing_an_alias_bomb_is_refused_and_writes_nothing(make_vault: C
 
 @pytest.mark.parametrize("workers", [0, 1])
 async def test_the_index_reads_frontmatter_within_the_configured_limits(
-    make_vault: Callable[..., Path], workers: int
+    make_vault: Callable[..., Path], workers: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """`[limits]` reaches the frontmatter reader wherever the index parses: in a thread, or in a
-    parse worker process (used from 1,000 changed notes on)."""
+    parse worker process (used from `parsepool.MIN_NOTES` changed notes on, lowered here)."""
+    monkeypatch.setattr(parsepool, "MIN_NOTES", 1000)
     big = "---\nitems: [" + ", ".join(str(i) for i in range(1500)) + "]\n---\nbig\n"
     files: dict[str, str | bytes] = {"Big.md": big, "Small.md": "---\nitems: [1, 2]\n---\nsmall\n"}
     if workers:

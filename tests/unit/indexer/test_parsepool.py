@@ -66,6 +66,7 @@ async def test_a_bulk_load_in_worker_processes_stores_what_a_thread_stores(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(runner, "BULK_THRESHOLD", 1)
+    monkeypatch.setattr(parsepool, "MIN_NOTES", 1)
     monkeypatch.setattr(runner, "BATCH", 25)  # several batches, parsed ahead of the writer
     spy = Spy(monkeypatch)
     in_processes = await _dump(shutil.copytree(HELP, tmp_path / "a"), workers=2)
@@ -88,6 +89,31 @@ async def test_a_small_change_is_parsed_in_a_thread(
     assert spy.parsers and all(not p.in_processes and p.batches_in_processes == 0 for p in spy.parsers)
 
 
+@needs(HELP)
+async def test_a_bulk_load_of_fewer_notes_than_a_worker_is_worth_is_parsed_in_a_thread(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(runner, "BULK_THRESHOLD", 1)  # a bulk load, but of 173 notes
+    spy = Spy(monkeypatch)
+    await _dump(shutil.copytree(HELP, tmp_path / "a"), workers=2)
+    assert spy.parsers[-1].batches > 0 and not spy.parsers[-1].in_processes
+    assert spy.parsers[-1].batches_in_processes == 0
+
+
+async def test_a_worker_resolves_no_link_and_the_server_resolves_them_as_a_thread_would(tmp_path: Path) -> None:
+    names = _vault(tmp_path, 4)
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "only.md").write_text("# only here\n", encoding="utf-8")
+    (tmp_path / "sub" / "x.md").write_text("[[only]] [[n0#Note 0]] ![[missing]]\n", encoding="utf-8")
+    names += ["sub/only.md", "sub/x.md"]
+    paths = PathSet(names)
+    in_worker = parsepool._read_batch_in_worker(str(tmp_path), names, {})
+    assert all(link[1] is None for p in in_worker[0] for link in p.links)
+    expected = rows.read_batch(tmp_path, names, {}, paths)[0]
+    assert [p.links for p in rows.with_links_resolved(in_worker[0], paths)] == [p.links for p in expected]
+    assert [link[1] for link in expected[-1].links] == ["sub/only.md", "n0.md", None]
+
+
 def _vault(root: Path, n: int) -> list[str]:
     names = []
     for i in range(n):
@@ -101,7 +127,7 @@ async def test_a_broken_pool_falls_back_to_a_thread_for_the_rest(tmp_path: Path)
     names = _vault(tmp_path, 6)
     paths = PathSet(names)
     expected = rows.read_batch(tmp_path, names, {}, paths)
-    parser = parsepool.Parser(tmp_path, paths, names, workers=1)
+    parser = parsepool.Parser(tmp_path, paths, workers=1)
     try:
         assert parser.in_processes
         first = await parser.batch(names[:3], {})
@@ -135,7 +161,7 @@ async def test_a_pool_that_cannot_start_parses_in_a_thread(tmp_path: Path, monke
 
     monkeypatch.setattr(parsepool, "ProcessPoolExecutor", refuse)
     names = _vault(tmp_path, 3)
-    parser = parsepool.Parser(tmp_path, PathSet(names), names, workers=2)
+    parser = parsepool.Parser(tmp_path, PathSet(names), workers=2)
     assert not parser.in_processes
     prepared, touch, _issues = await parser.batch(names, {})
     assert [p.path for p in prepared] == names and not touch
@@ -145,7 +171,7 @@ async def test_a_pool_that_cannot_start_parses_in_a_thread(tmp_path: Path, monke
 
 async def test_closing_mid_load_leaves_no_worker_behind(tmp_path: Path) -> None:
     names = _vault(tmp_path, 40)
-    parser = parsepool.Parser(tmp_path, PathSet(names), names, workers=2)
+    parser = parsepool.Parser(tmp_path, PathSet(names), workers=2)
     batches = [asyncio.ensure_future(parser.batch(names[i : i + 5], {})) for i in range(0, 40, 5)]
     first = await batches[0]
     assert len(first[0]) == 5
@@ -159,7 +185,7 @@ async def test_closing_mid_load_leaves_no_worker_behind(tmp_path: Path) -> None:
 async def test_ctrl_c_in_the_terminal_does_not_kill_a_worker_mid_load(tmp_path: Path) -> None:
     """SIGINT reaches the whole process group; the server shuts its pool down itself."""
     names = _vault(tmp_path, 8)
-    parser = parsepool.Parser(tmp_path, PathSet(names), names, workers=1)
+    parser = parsepool.Parser(tmp_path, PathSet(names), workers=1)
     try:
         await parser.batch(names[:2], {})
         (worker,) = [c for c in multiprocessing.active_children() if "resource_tracker" not in c.name]
