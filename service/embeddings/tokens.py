@@ -66,19 +66,24 @@ def tokenizer() -> Tokenizer:
 
 
 class TokenCounter:
-    """Counts and cuts text in model tokens (special tokens excluded)."""
+    """Counts and cuts text in model tokens (special tokens excluded).
+
+    Counts come from `service.embeddings.counting` (equal to the tokenizer's, most words counted
+    without it and remembered): chunking a note spent ~80 % of its time in the tokenizer, which
+    builds every token's character offsets (~67 µs for a 260-character block against ~6-14 µs).
+    Cutting into windows needs those offsets and stays with the tokenizer."""
 
     def __init__(self) -> None:
+        from service.embeddings.counting import counter  # that module imports this one
+
         self._tok = tokenizer()
+        self._count = counter().count
 
     def count(self, text: str) -> int:
-        return len(self._tok.encode(text, add_special_tokens=False).ids)
+        return self._count(text)
 
     def counts(self, texts: list[str]) -> list[int]:
-        if not texts:
-            return []
-        # One at a time: encode_batch would run on every core of the machine.
-        return [len(self._tok.encode(t, add_special_tokens=False).ids) for t in texts]
+        return [self._count(t) for t in texts]
 
     def windows(self, text: str, size: int, overlap: int) -> list[str]:
         """`text` cut into pieces of at most `size` tokens, each overlapping the last by about
