@@ -134,16 +134,34 @@ def small_estimates(
     """As `estimates`, from int8 codes: the query's projection carries each axis's step, and the
     codes are widened to float32 one `BLOCK` at a time. `axes`: only the leading ones (most
     variance first), past the first `skip`; `at`: only those rows. Estimates on axes [0, a) and
-    [a, all) add up to the estimate on every axis."""
+    [a, all) add up to the estimate on every axis.
+
+    Each block is widened into one reused buffer and multiplied by BLAS (`matmul`), which the
+    server runs on one thread (`OPENBLAS_NUM_THREADS`, service/__main__.py): at 583,081 rows the
+    leading 64 axes took 11.5 ms through a fresh array per block and `einsum`, 5.8 ms so. Rows
+    `at` are gathered 8 axes at a time (`_gather`)."""
     use = small.basis.axes.shape[1] if axes is None else min(axes, small.basis.axes.shape[1])
     q = np.asarray(query, dtype=np.float32).reshape(-1) @ small.basis.axes[:, skip:use]
-    q = (q * small.steps[skip:use]).astype(np.float32)
-    rows = small.rows[:, skip:use] if at is None else small.rows[at, skip:use]
-    out = np.empty(len(rows), dtype=np.float32)
-    for start in range(0, len(rows), BLOCK):
-        part = rows[start : start + BLOCK].astype(np.float32)
-        out[start : start + BLOCK] = np.einsum("ij,j->i", part, q)
+    q = np.ascontiguousarray(q * small.steps[skip:use], dtype=np.float32)
+    count = len(small.rows) if at is None else len(at)
+    out = np.empty(count, dtype=np.float32)
+    wide = np.empty((min(BLOCK, count), use - skip), dtype=np.float32)
+    for start in range(0, count, BLOCK):
+        stop = min(count, start + BLOCK)
+        part = small.rows[start:stop, skip:use] if at is None else _gather(small.rows, at[start:stop], skip, use)
+        np.copyto(wide[: stop - start], part, casting="unsafe")
+        np.matmul(wide[: stop - start], q, out=out[start:stop])
     return out
+
+
+def _gather(rows: Array, at: Array, skip: int, use: int) -> Array:
+    """`rows[at, skip:use]`, as whole 8-byte words when the axes allow it: numpy copies a fancy
+    index of int8 columns one byte at a time (36,442 rows x 64 axes: 7.2 ms against 1.6)."""
+    if skip % 8 or use % 8 or rows.shape[1] % 8 or not rows.flags.c_contiguous or rows.dtype != np.int8:
+        picked: Array = rows[at, skip:use]
+        return picked
+    words: Array = rows.view(np.int64)[at, skip // 8 : use // 8]
+    return words.view(np.int8)
 
 
 def refine_share(rows: int, n: int) -> int | None:
