@@ -2,7 +2,11 @@
 caller may read.
 
 `Record` is one file (path, folder, stat facts, tags, raw frontmatter, outgoing links), kept
-compact: a snapshot of 10^5 notes stays tens of megabytes;
+compact: a snapshot of 10^5 notes stays tens of megabytes. Its outgoing links come from a
+`LinkTable` of the snapshot, read from the index the first time a query asks for any record's
+links (file.links, file.embeds, file.backlinks, hasLink, linksTo, a restricted caller's view):
+a query over properties and stat facts holds no link of the vault (at 10^5 notes and 10^6 links
+they were ~45 MB of the server's resident memory);
 `Snapshot` holds the records of one vault with the lookups the evaluator needs: by path, link
 resolution by name (Obsidian's shortest-path rule: an exact path first, then the only or the
 first note with that base name), and backlinks. `visible` builds the caller's view: denied
@@ -14,7 +18,8 @@ nowhere (not as a row, a backlink, a resolved link or a count). Touches nothing:
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -42,11 +47,12 @@ class Record:
         mtime: float,
         tags: list[str],
         props: dict[str, Any] | str,
-        links: list[LinkRow] | tuple[Any, ...],
+        links: list[LinkRow] | tuple[Any, ...] | LinkTable,
     ) -> None:
         self.path, self.size, self.ctime, self.mtime, self.tags = path, size, ctime, mtime, tags
         self._props = props  # a dict, or its JSON text as the index holds it
-        self._links = links if isinstance(links, tuple) else _flat(links)  # (target, path, alias, embed) * n
+        # (target, path, alias, embed) * n, or the table that fills it on first use
+        self._links: tuple[Any, ...] | LinkTable = links if isinstance(links, tuple | LinkTable) else _flat(links)
         self._cache: dict[str, Any] | None = None
         self.i = -1  # the record's place in the snapshot that holds it
 
@@ -62,12 +68,21 @@ class Record:
         return self._props
 
     @property
-    def flat_links(self) -> tuple[Any, ...]:
+    def raw_links(self) -> tuple[Any, ...] | LinkTable:
+        """The links as held: the flat tuple, or the table that has not read them yet."""
         return self._links
 
     @property
+    def flat_links(self) -> tuple[Any, ...]:
+        links = self._links
+        if type(links) is tuple:
+            return links
+        assert isinstance(links, LinkTable)
+        return links.fill(self)
+
+    @property
     def links(self) -> list[LinkRow]:
-        flat = self._links
+        flat = self.flat_links
         return [LinkRow(flat[n], flat[n + 1], flat[n + 2], flat[n + 3]) for n in range(0, len(flat), 4)]
 
     @property
@@ -99,6 +114,34 @@ class Record:
 UNSET: Any = object()  # a column slot not converted yet
 
 
+class LinkTable:
+    """The outgoing links of one snapshot's records, read on the first record that asks.
+
+    `read()` returns every note's links (path -> flat tuple); `fill` gives each record still
+    waiting on this table its tuple at once, then lets go of the table's own copy, so the links
+    then cost what they cost when read at the build. Thread-safe: queries run in worker threads."""
+
+    def __init__(self, read: Callable[[], Mapping[str, tuple[Any, ...]]]) -> None:
+        self._read = read
+        self._lock = threading.Lock()
+        self.records: list[Record] = []  # set by the snapshot's build: the records to fill
+
+    def fill(self, record: Record) -> tuple[Any, ...]:
+        """`record`'s links, reading the table first if no record has asked yet."""
+        with self._lock:
+            if record.raw_links is self:
+                by_path = self._read()
+                for rec in self.records:
+                    if rec.raw_links is self:
+                        rec._links = by_path.get(rec.path, ())
+                self.records = []
+                if record.raw_links is self:  # a record this table was not given (a copy)
+                    record._links = by_path.get(record.path, ())
+        links = record.raw_links
+        # Another table's when a newer snapshot kept the record and took it over meanwhile.
+        return links if type(links) is tuple else cast(LinkTable, links).fill(record)
+
+
 def _flat(links: list[LinkRow]) -> tuple[Any, ...]:
     return tuple(v for link in links for v in (link.target, link.path, link.alias, link.embed))
 
@@ -114,7 +157,7 @@ class Snapshot:
         for i, r in enumerate(records):
             if r.i != i:  # kept from an older snapshot at another place: a copy, so both stay right
                 if r.i >= 0:
-                    r = records[i] = Record(r.path, r.size, r.ctime, r.mtime, r.tags, r.raw_props, r.flat_links)
+                    r = records[i] = Record(r.path, r.size, r.ctime, r.mtime, r.tags, r.raw_props, r.raw_links)
                 r.i = i
         self.records = records
         self.stamp = stamp

@@ -1,15 +1,16 @@
 """Snapshots of the index for Bases queries, cached per vault and index generation.
 
-`load_snapshot` reads one vault's notes (path, stat facts, tags, frontmatter) and links from
-the index, and adds the vault's other files (attachments, `.base`, `.canvas`; the indexer keeps
-their names) with their stat facts, so `file.ext` filters see every file as in Obsidian. Given
-the previous snapshot it is incremental: only notes whose etag, times or size changed are read
-again (all links are read again when a note was added or removed, since names decide where
-links resolve). `SnapshotCache` keeps the last snapshot of each indexer and reuses it while the
-indexer's `generation` (bumped by every index write) is unchanged (and drops one no query has
-read for a while when asked: `release_idle`), so a query reads no file
-and repeats no SQL unless the vault changed; the background refresh of
-`service.tools.query_warmup` keeps it current. Runs in a reader thread (`Database.run_read`).
+`load_snapshot` reads one vault's notes (path, stat facts, tags, frontmatter) from the index
+(their links when a query first asks for any: `snapshot.LinkTable`), and adds the vault's other
+files (attachments, `.base`, `.canvas`; the indexer keeps their names) with their stat facts,
+so `file.ext` filters see every file as in Obsidian. Given the previous snapshot it is
+incremental: only notes whose etag, times or size changed are read again (the links of every
+note are read anew when a note was added or removed, since names decide where links resolve).
+`SnapshotCache` keeps the last snapshot of each indexer and reuses it while the indexer's
+`generation` (bumped by every index write) is unchanged (and drops one no query has read for a
+while when asked: `release_idle`), so a query reads no file and repeats no SQL unless the vault
+changed; the background refresh of `service.tools.query_warmup` keeps it current. Runs in a
+reader thread (`Database.run_read`).
 """
 
 from __future__ import annotations
@@ -24,12 +25,18 @@ import weakref
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
-from service.bases.snapshot import UNSET, Record, Snapshot
+from service.bases.snapshot import UNSET, LinkTable, Record, Snapshot
 from service.gcpause import paused
+from service.storage.db import driver
 
 _NOTES = "SELECT id, path, etag, mtime, ctime, size FROM notes WHERE vault_id = ?"
+_WHOLE = "SELECT id, path, etag, mtime, ctime, size, tags, properties FROM notes WHERE vault_id = ?"
 _CONTENT = "SELECT id, tags, properties FROM notes"
-_LINKS = "SELECT src_id, target_raw, target_path, alias, embed, id FROM links"
+# Links first, each note by rowid (CROSS JOIN: the planner keeps that order), grouped by note.
+_LINKS = (
+    "SELECT n.path, l.target_raw, l.target_path, l.alias, l.embed FROM links l CROSS JOIN notes n"
+    " ON n.id = l.src_id WHERE l.vault_id = ? ORDER BY l.src_id, l.id"
+)
 
 
 def _chunked(conn: sqlite3.Connection, sql: str, column: str, ids: list[int]) -> list[Any]:
@@ -53,59 +60,23 @@ def load_snapshot(
 def _load(
     conn: sqlite3.Connection, vault_id: str, root: str, files: list[str], stamp: Any, previous: Snapshot | None
 ) -> Snapshot:
-    # Paths interned: the Dataview pages of the same vault hold the same path objects.
-    notes = [(r[0], sys.intern(r[1]), *r[2:]) for r in conn.execute(_NOTES, (vault_id,))]
-    versions = {str(r[1]): hash((r[2], r[3], r[4], r[5])) for r in notes}
-    old = previous.versions if previous is not None else {}
-    same_names = previous is not None and len(old) == len(versions) and all(p in old for p in versions)
-    stale = [int(r[0]) for r in notes if old.get(r[1]) != versions[r[1]]]
-    whole = previous is None or len(stale) > len(notes) // 2
-    # Rows are read as they come (no list of every row at once): at 10^5 notes and 10^6 links
-    # such lists were hundreds of megabytes the process kept after the build.
-    if whole:
-        content: Iterable[Any] = conn.execute(_CONTENT + " WHERE vault_id = ?", (vault_id,))
-    else:
-        content = _chunked(conn, _CONTENT, "id", stale)
-    fresh = {int(nid): (tags, props) for nid, tags, props in content}
-    kept = previous.by_path if previous is not None else {}
+    table = LinkTable(_link_reader(conn, vault_id))
     shared: dict[Any, Any] = {"{}": "{}"}
-    paths = {str(r[1]): str(r[1]) for r in notes}
-    # A note added or removed may change where other notes' links resolve: then read them all.
-    if whole or not same_names:
-        link_rows: Iterable[Any] = conn.execute(_LINKS + " WHERE vault_id = ? ORDER BY src_id, id", (vault_id,))
+    notes: list[Any] | None = None
+    stale: list[int] = []
+    if previous is not None:
+        # Paths interned: the Dataview pages of the same vault hold the same path objects.
+        notes = [(r[0], sys.intern(r[1]), *r[2:]) for r in conn.execute(_NOTES, (vault_id,))]
+        versions = {str(r[1]): hash((r[2], r[3], r[4], r[5])) for r in notes}
+        stale = [int(r[0]) for r in notes if previous.versions.get(r[1]) != versions[r[1]]]
+        if len(stale) > len(notes) // 2:
+            notes = None
+    if notes is None:
+        records, versions = _whole(conn, vault_id, table, shared)
     else:
-        link_rows = sorted(_chunked(conn, _LINKS, "src_id", stale), key=lambda r: (r[0], r[5]))
-    links: dict[int, tuple[Any, ...]] = {}
-    share = shared.setdefault
-    flat: list[Any] = []
-    owner = -1
-    for src, target, target_path, alias, embed, _id in link_rows:
-        if src != owner:  # rows come grouped by note: one tuple per note, built once
-            if flat:
-                links[owner] = tuple(flat)
-            owner, flat = src, []
-        if target:
-            path = paths.get(target_path, target_path) if target_path is not None else None
-            alias = share(alias, alias) if alias is not None else None
-            flat.extend((share(target, target), path, alias, bool(embed)))
-    if flat:
-        links[owner] = tuple(flat)
-    records: list[Record] = []
-    for nid, path, _etag, mtime, ctime, size in notes:
-        if nid in fresh:
-            tags, props = fresh[nid]
-            tag_list = shared.get(("tags", tags))  # one list per tag set (a tuple key: no text equals it)
-            if tag_list is None:
-                written = json.loads(tags) if tags and tags != "[]" else []
-                tag_list = shared["tags", tags] = [share(t, t) for t in written]
-            props = share(props or "{}", props or "{}") if len(props or "") < 64 else props
-            records.append(Record(paths[path], size, ctime or mtime, mtime, tag_list, props, links.get(nid, ())))
-        else:
-            rec = kept[path]
-            if not same_names:
-                rec = Record(rec.path, size, rec.ctime, mtime, rec.tags, rec.raw_props, links.get(nid, ()))
-            records.append(rec)
-    known = set(paths)
+        assert previous is not None
+        records = _incremental(conn, notes, stale, previous, versions, table, shared)
+    known = set(versions)
     for rel in files:
         if rel in known or rel.lower().endswith(".md"):
             continue
@@ -117,9 +88,113 @@ def _load(
     records.sort(key=lambda r: r.path)
     snap = Snapshot(records, stamp)
     snap.versions = versions
-    if previous is not None and same_names and not whole:
-        _carry_columns(previous, snap, set(map(int, stale)), notes)
+    table.records = snap.records
+    if notes is not None and previous is not None and _same_names(previous.versions, versions):
+        _carry_columns(previous, snap, set(stale), notes)
     return snap
+
+
+def _same_names(old: dict[str, int], new: dict[str, int]) -> bool:
+    return len(old) == len(new) and all(p in old for p in new)
+
+
+def _tags(tags: str | None, shared: dict[Any, Any]) -> list[str]:
+    """One list per tag set (a tuple key: no text equals it)."""
+    tag_list: list[str] | None = shared.get(("tags", tags))
+    if tag_list is None:
+        written = json.loads(tags) if tags and tags != "[]" else []
+        tag_list = shared["tags", tags] = [shared.setdefault(t, t) for t in written]
+    return tag_list
+
+
+def _props(props: str | None, shared: dict[Any, Any]) -> str:
+    text = props or "{}"
+    return str(shared.setdefault(text, text)) if len(text) < 64 else text
+
+
+def _whole(
+    conn: sqlite3.Connection, vault_id: str, table: LinkTable, shared: dict[Any, Any]
+) -> tuple[list[Record], dict[str, int]]:
+    """Every note's record, made as its row comes: one row at a time, no list of every row (at
+    10^5 notes such lists were tens of megabytes the process kept after the build)."""
+    records: list[Record] = []
+    versions: dict[str, int] = {}
+    for _nid, raw_path, etag, mtime, ctime, size, tags, props in conn.execute(_WHOLE, (vault_id,)):
+        path = sys.intern(raw_path)  # the Dataview pages of the same vault hold the same path objects
+        versions[path] = hash((etag, mtime, ctime, size))
+        records.append(Record(path, size, ctime or mtime, mtime, _tags(tags, shared), _props(props, shared), table))
+    return records, versions
+
+
+def _incremental(
+    conn: sqlite3.Connection,
+    notes: list[Any],
+    stale: list[int],
+    previous: Snapshot,
+    versions: dict[str, int],
+    table: LinkTable,
+    shared: dict[Any, Any],
+) -> list[Record]:
+    """The records of `notes`: the unchanged ones kept from `previous` (made again, with links
+    read anew, when a note was added or removed: names decide where links resolve), the stale
+    ones read again."""
+    fresh = {int(nid): (tags, props) for nid, tags, props in _chunked(conn, _CONTENT, "id", stale)}
+    same_names = _same_names(previous.versions, versions)
+    kept = previous.by_path
+    records: list[Record] = []
+    for nid, path, _etag, mtime, ctime, size in notes:
+        if nid in fresh:
+            tags, props = fresh[nid]
+            records.append(Record(path, size, ctime or mtime, mtime, _tags(tags, shared), _props(props, shared), table))
+            continue
+        rec = kept[path]
+        if not same_names:
+            rec = Record(rec.path, size, rec.ctime, mtime, rec.tags, rec.raw_props, table)
+        elif isinstance(rec.raw_links, LinkTable):
+            rec._links = table  # links not read yet: this snapshot's table reads them (the same links)
+        records.append(rec)
+    return records
+
+
+def _link_reader(conn: sqlite3.Connection, vault_id: str) -> Callable[[], dict[str, tuple[Any, ...]]]:
+    """A function reading every note's links (path -> flat tuple, in the note's order) from the
+    index, on a read-only connection of its own (a query runs in a worker thread, not the
+    reader the snapshot was built on); an index without a file is read through `conn`."""
+    file = next((str(f or "") for _seq, name, f in conn.execute("PRAGMA database_list") if name == "main"), "")
+
+    def read() -> dict[str, tuple[Any, ...]]:
+        own: sqlite3.Connection | None = None
+        if file:
+            uri = "file:" + file.replace("?", "%3f").replace("#", "%23") + "?mode=ro"
+            own = driver().connect(uri, uri=True, check_same_thread=False)  # the index's SQLite library
+            own.execute("PRAGMA busy_timeout=5000")
+        try:
+            return _links_by_path((own or conn).execute(_LINKS, (vault_id,)))
+        finally:
+            if own is not None:
+                own.close()
+
+    return read
+
+
+def _links_by_path(rows: Iterable[Any]) -> dict[str, tuple[Any, ...]]:
+    links: dict[str, tuple[Any, ...]] = {}
+    shared: dict[Any, Any] = {}
+    share = shared.setdefault
+    flat: list[Any] = []
+    owner = ""
+    for src, target, target_path, alias, embed in rows:
+        if src != owner:  # rows come grouped by note: one tuple per note, built once
+            if flat:
+                links[owner] = tuple(flat)
+            owner, flat = src, []
+        if target:
+            path = sys.intern(target_path) if target_path is not None else None  # the records' path object
+            alias = share(alias, alias) if alias is not None else None
+            flat.extend((share(target, target), path, alias, bool(embed)))
+    if flat:
+        links[owner] = tuple(flat)
+    return links
 
 
 def _carry_columns(previous: Snapshot, snap: Snapshot, stale: set[int], notes: list[Any]) -> None:

@@ -70,3 +70,66 @@ async def test_an_incremental_snapshot_answers_as_a_fresh_one(make_vault: Callab
         for key in ("status", "owner", "when"):
             assert [repr(v) for v in property_column(kept, key)] == [repr(v) for v in property_column(fresh, key)]
         assert property_column(kept, "status")[2] == "done"
+
+
+_LINKED = {
+    "A.md": "---\nstatus: open\n---\n[[B]] and [[B|the b]], ![[pic.png]], [[Missing note]], [[#Top]]\n",
+    "B.md": "---\nstatus: done\n---\n[[A#Part]] and [[C]]\n",
+    "C.md": "---\nstatus: open\n---\nno links\n",
+    "pic.png": "png",
+}
+_EAGER = (
+    "SELECT n.path, l.target_raw, l.target_path, l.alias, l.embed FROM links l JOIN notes n ON n.id = l.src_id"
+    " WHERE l.vault_id = ? ORDER BY l.src_id, l.id"
+)
+
+
+def _eager_links(conn: Any, vault_id: str) -> dict[str, tuple[Any, ...]]:
+    """Every note's links as the snapshot held them when it read them at the build."""
+    out: dict[str, list[Any]] = {}
+    for src, target, path, alias, embed in conn.execute(_EAGER, (vault_id,)).fetchall():
+        if target:
+            out.setdefault(src, []).extend((target, path, alias, bool(embed)))
+    return {k: tuple(v) for k, v in out.items()}
+
+
+async def test_links_are_read_when_a_query_first_asks_and_equal_the_eager_read(
+    make_vault: Callable[..., Path],
+) -> None:
+    async with started(make_vault(_LINKED)) as h:
+        await h.indexed()
+        await h.ok("query_base", yaml="filters: 'status == \"open\"'\n")
+        [vault] = h.app.vaults.values()
+        db = h.app.services.db
+        snap = await snapshot_of(vault, db)
+        assert all(not isinstance(r.raw_links, tuple) for r in snap.records if r.path.endswith(".md"))
+        linked = await h.ok("query_base", yaml='filters: file.hasLink("B.md")\n')
+        assert [r["path"] for r in linked["rows"]] == ["A.md"]
+        assert all(isinstance(r.raw_links, tuple) for r in snap.records)  # one read filled every record
+        eager = await db.run_read(lambda conn: _eager_links(conn, vault.id))
+        assert {r.path: r.flat_links for r in snap.records if r.flat_links} == eager
+        assert snap.backlinks("B.md") == ["A.md"] and snap.backlinks("A.md") == ["B.md"]
+        assert snap.records[0].links[0].path == "B.md" and snap.records[0].links[1].alias == "the b"
+
+
+async def test_an_incremental_snapshot_takes_over_links_not_read_yet(make_vault: Callable[..., Path]) -> None:
+    base = "views:\n  - type: table\n    order: [file.name, file.backlinks, file.links]\n"
+    async with started(make_vault(_LINKED)) as h:
+        await h.indexed()
+        await h.ok("query_base", yaml="filters: 'status == \"open\"'\n")  # a snapshot, links unread
+        [vault] = h.app.vaults.values()
+        db = h.app.services.db
+        before = await snapshot_of(vault, db)
+        await h.ok("set_properties", path="C", properties={"status": "done"})
+        await h.settled()
+        after = await h.ok("query_base", yaml=base)
+        kept = await snapshot_of(vault, db)
+        assert kept is not before and kept.records[0] is before.records[0]
+        indexer = indexer_of(vault)
+        assert indexer is not None
+        root, names = str(vault.paths.root), indexer.files()
+        fresh = await db.run_read(lambda conn: load_snapshot(conn, vault.id, root, names, -1))
+        assert [r.flat_links for r in kept.records] == [r.flat_links for r in fresh.records]
+        assert [r.flat_links for r in before.records] == [r.flat_links for r in fresh.records]
+        rows = {r["path"]: r["values"] for r in after["rows"]}
+        assert [v["value"]["path"] for v in rows["B.md"]["file.backlinks"]["value"]] == ["A.md"]
