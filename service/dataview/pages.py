@@ -265,6 +265,15 @@ _CONTENT = (
     " FROM notes n LEFT JOIN dataview_facts d ON d.note_id = n.id"
 )
 
+_PATHS = f"SELECT path FROM notes WHERE vault_id = ? AND {not_canvas()}"
+# A first build's one statement: each note with its inline fields, in id order (as `load` makes them).
+_WHOLE = (
+    "SELECT n.id, n.path, n.etag, n.mtime, n.ctime, n.size, n.folder, n.aliases, n.tags, n.properties,"
+    " CASE WHEN d.facts <> '' THEN json_extract(d.facts, '$.f') END"
+    f" FROM notes n LEFT JOIN dataview_facts d ON d.note_id = n.id WHERE n.vault_id = ? AND {not_canvas('n.path')}"
+    " ORDER BY n.id"
+)
+
 
 def _chunked(conn: sqlite3.Connection, sql: str, ids: list[int], column: str) -> list[Any]:
     rows: list[Any] = []
@@ -277,6 +286,8 @@ def _chunked(conn: sqlite3.Connection, sql: str, ids: list[int], column: str) ->
 def load(conn: sqlite3.Connection, vault_id: str, previous: Built | None = None) -> Built:
     """The vault's pages. Pages of `previous` are kept where the note is unchanged (same etag,
     times and size) and no note was added or removed (names decide where links resolve)."""
+    if previous is None:
+        return _first(conn, vault_id)
     # Paths interned: the Bases snapshot of the same vault holds the same path objects.
     records = [(r[0], sys.intern(r[1]), *r[2:]) for r in conn.execute(_NOTES, (vault_id,))]
     paths = {int(r[0]): str(r[1]) for r in records}
@@ -307,6 +318,26 @@ def load(conn: sqlite3.Connection, vault_id: str, previous: Built | None = None)
         while row is not None and row[0] < nid:  # a canvas row: no page
             row = next(content, None)
         props, fields = (row[1], row[2]) if row is not None and row[0] == nid else (None, None)
+        record = (int(nid), path, folder, aliases, tags, mtime, ctime, size, props, fields)
+        pages.pages[path] = _page(record, pages, holder, shared)
+    holder.current = pages
+    return Built(pages, versions, holder)
+
+
+def _first(conn: sqlite3.Connection, vault_id: str) -> Built:
+    """A first build: the names first (a field's link resolves against every page), then each
+    page made as its row comes, one row at a time. Holding every note's row until the pages were
+    made left the rows' freed memory scattered among the pages' objects: at 10^5 notes ~30 MB
+    more resident memory than the pages themselves take."""
+    pages = PageSet([sys.intern(p) for (p,) in conn.execute(_PATHS, (vault_id,))])
+    holder = Links(IndexReader(conn, vault_id))
+    versions: dict[str, int] = {}
+    shared: dict[Any, Any] = {}
+    for nid, raw_path, etag, mtime, ctime, size, folder, aliases, tags, props, fields in conn.execute(
+        _WHOLE, (vault_id,)
+    ):
+        path = sys.intern(raw_path)  # the object PageSet holds
+        versions[path] = hash((etag, mtime, ctime, size))
         record = (int(nid), path, folder, aliases, tags, mtime, ctime, size, props, fields)
         pages.pages[path] = _page(record, pages, holder, shared)
     holder.current = pages

@@ -102,3 +102,30 @@ async def test_file_fields_read_on_access_are_the_notes_and_follow_an_edit(make_
         assert await field("A", "file.inlinks") == []
         tasks = await h.ok("search_dql", query="TASK WHERE !completed")
         assert [(t["text"], t["line"]) for t in tasks["rows"]] == [("first task", 4), ("second task [[D]]", 6)]
+
+
+async def test_a_first_build_makes_the_pages_a_rebuild_makes(make_vault: Callable[..., Path]) -> None:
+    files = _vault()
+    files["Board.canvas"] = '{"nodes": [], "edges": []}'  # indexed, but no page
+    files["Notes/Note 1.md"] += "\nstatus:: extra\nrating:: 7\nwhen:: 2024-03-01\nlink:: [[Note 2]]\n"
+    async with started(make_vault(files)) as h:
+        await h.indexed()
+        db = h.app.services.db
+        [vault] = h.app.vaults.values()
+
+        def both(conn: Any) -> tuple[pages.Built, pages.Built]:
+            first = pages.load(conn, vault.id)  # the one-statement first build
+            empty = pages.Built(pages.PageSet([]), {}, pages.Links(first.links.reader))
+            return first, pages.load(conn, vault.id, empty)  # nothing to keep: every page made again
+
+        first, again = await db.run_read(both)
+        assert list(first.pages.pages) == list(again.pages.pages) and len(first.pages.pages) == NOTES
+        assert first.versions == again.versions
+        for path, page in first.pages.pages.items():
+            other = again.pages.pages[path]
+            assert _slots(page) == _slots(other)
+            assert repr({k: v for k, v in page.row.items() if k != "file"}) == repr(
+                {k: v for k, v in other.row.items() if k != "file"}
+            )
+            assert page.field_links == other.field_links
+        assert first.pages.by_name == again.pages.by_name and first.pages.order == again.pages.order
