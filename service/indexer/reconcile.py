@@ -82,7 +82,9 @@ async def reconcile_vault(
                 if n + ahead + 1 < len(batches):
                     nxt = batches[n + ahead + 1]
                     pending.append(asyncio.ensure_future(parser.batch(nxt, {p: etags[p] for p in nxt if p in etags})))
-                await ix.db.run_write(partial(ix._write_batch, prepared=prepared, touch=touch, issues=issues))
+                await ix.db.run_write(
+                    partial(ix._write_batch, prepared=prepared, touch=touch, issues=issues, bulk=deferred)
+                )
                 ix._issues.clear(batch)
                 ix._issues.record(issues)
                 indexed += len(prepared)
@@ -151,10 +153,13 @@ def write_batch(
     prepared: list[rows.Prepared],
     touch: list[tuple[str, float, int]],
     issues: list[FileIssue] | None = None,
+    *,
+    bulk: bool = False,
 ) -> None:
     """Store one parsed batch; notes whose content did not change only get their new mtime/size.
-    A note whose rows SQLite refuses is rolled back alone and added to `issues`."""
-    failed = rows.upsert_each(conn, vault_id, prepared)
+    A note whose rows SQLite refuses is rolled back alone and added to `issues`. `bulk`: a bulk
+    load's batch, each table's rows in one statement (`rows.upsert_batch`)."""
+    failed = (rows.upsert_batch if bulk else rows.upsert_each)(conn, vault_id, prepared)
     if issues is not None:
         issues.extend(failed)
     conn.executemany(

@@ -262,6 +262,15 @@ _DERIVED = (
 def upsert_note(conn: sqlite3.Connection, vault_id: str, prep: Prepared) -> int:
     """Store one note's rows; a note that embeds images or PDFs whose text was read gets that text
     after its own in its full-text row (`service.ocr.attached`; one lookup, only for such notes)."""
+    note_id = _note_row(conn, vault_id, prep)
+    for sql, values in zip(_INSERTS, _derived_rows(conn, vault_id, note_id, prep), strict=True):
+        if values:
+            conn.executemany(sql, values)
+    return note_id
+
+
+def _note_row(conn: sqlite3.Connection, vault_id: str, prep: Prepared) -> int:
+    """The note's `notes` row, inserted or updated, with its derived rows cleared; its id."""
     # An edit keeps the note's id (chunks and vectors will key on it): update the row in place
     # and replace its derived rows; only a new path inserts.
     row = conn.execute("SELECT id FROM notes WHERE vault_id = ? AND path = ?", (vault_id, prep.path)).fetchone()
@@ -282,45 +291,40 @@ def upsert_note(conn: sqlite3.Connection, vault_id: str, prep: Prepared) -> int:
             (vault_id, prep.path, *prep.note),
         )
         note_id = int(cur.lastrowid or 0)
+    return note_id
+
+
+# The derived rows' inserts, in the order `_derived_rows` returns their values.
+_INSERTS = (
+    "INSERT INTO note_text(note_id, title, body) VALUES (?,?,?)",
+    "INSERT INTO note_tags(note_id, vault_id, tag, tag_lower, source) VALUES (?,?,?,?,?)",
+    "INSERT INTO note_properties(note_id, vault_id, key, list_index, value_type, value_text, value_lower,"
+    " value_num, value_json) VALUES (?,?,?,?,?,?,?,?,?)",
+    "INSERT INTO links(vault_id, src_id, target_raw, target_path, subpath, alias, embed, kind, line)"
+    " VALUES (?,?,?,?,?,?,?,?,?)",
+    "INSERT INTO headings(note_id, level, text, line) VALUES (?,?,?,?)",
+    "INSERT INTO blocks(note_id, block_id, line) VALUES (?,?,?)",
+    "INSERT INTO tasks(note_id, vault_id, line, status, text, due, scheduled, start, done, priority, tags,"
+    " created, cancelled, recurrence, task_id, depends_on) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    "INSERT INTO dataview_facts(note_id, facts) VALUES (?,?)",
+)
+
+
+def _derived_rows(conn: sqlite3.Connection, vault_id: str, note_id: int, prep: Prepared) -> list[list[tuple[Any, ...]]]:
+    """The values of each of `_INSERTS` for one note."""
     body = prep.body
     if targets := attached.embedded_targets(prep.links):
         body = attached.with_texts(body, attached.texts_for(conn, vault_id, targets))
-    conn.execute("INSERT INTO note_text(note_id, title, body) VALUES (?,?,?)", (note_id, prep.title, body))
-    if prep.tags:
-        conn.executemany(
-            "INSERT INTO note_tags(note_id, vault_id, tag, tag_lower, source) VALUES (?,?,?,?,?)",
-            [(note_id, vault_id, *t) for t in prep.tags],
-        )
-    if prep.properties:
-        conn.executemany(
-            "INSERT INTO note_properties(note_id, vault_id, key, list_index, value_type, value_text, value_lower,"
-            " value_num, value_json) VALUES (?,?,?,?,?,?,?,?,?)",
-            [(note_id, vault_id, *r) for r in prep.properties],
-        )
-    if prep.links:
-        conn.executemany(
-            "INSERT INTO links(vault_id, src_id, target_raw, target_path, subpath, alias, embed, kind, line)"
-            " VALUES (?,?,?,?,?,?,?,?,?)",
-            [(vault_id, note_id, *r) for r in prep.links],
-        )
-    if prep.headings:
-        conn.executemany(
-            "INSERT INTO headings(note_id, level, text, line) VALUES (?,?,?,?)",
-            [(note_id, *h) for h in prep.headings],
-        )
-    if prep.blocks:
-        conn.executemany(
-            "INSERT INTO blocks(note_id, block_id, line) VALUES (?,?,?)", [(note_id, *b) for b in prep.blocks]
-        )
-    if prep.tasks:
-        conn.executemany(
-            "INSERT INTO tasks(note_id, vault_id, line, status, text, due, scheduled, start, done, priority, tags,"
-            " created, cancelled, recurrence, task_id, depends_on) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-            [(note_id, vault_id, *t) for t in prep.tasks],
-        )
-    if prep.dataview:
-        conn.execute("INSERT INTO dataview_facts(note_id, facts) VALUES (?,?)", (note_id, prep.dataview))
-    return note_id
+    return [
+        [(note_id, prep.title, body)],
+        [(note_id, vault_id, *t) for t in prep.tags],
+        [(note_id, vault_id, *r) for r in prep.properties],
+        [(vault_id, note_id, *r) for r in prep.links],
+        [(note_id, *h) for h in prep.headings],
+        [(note_id, *b) for b in prep.blocks],
+        [(note_id, vault_id, *t) for t in prep.tasks],
+        [(note_id, prep.dataview)] if prep.dataview else [],
+    ]
 
 
 # Failures that belong to one note's data (a value SQLite cannot take): that note is rolled back
@@ -341,6 +345,30 @@ def upsert_each(conn: sqlite3.Connection, vault_id: str, prepared: Iterable[Prep
             issues.append(issue(prep.path, "store_failed", _why(exc)))
         conn.execute("RELEASE note")
     return issues
+
+
+def upsert_batch(conn: sqlite3.Connection, vault_id: str, prepared: Sequence[Prepared]) -> list[FileIssue]:
+    """What `upsert_each` stores, with each derived table's rows of the whole batch in one
+    `executemany` (a bulk load's writer spent a third of its time on the per-note statements:
+    0.167 -> 0.111 CPU-ms a note at 10k). Each table gets its rows in the same order as note by
+    note. A batch in which SQLite refuses a row is rolled back and stored by `upsert_each`, which
+    leaves out the refused note alone."""
+    conn.execute("SAVEPOINT batch")
+    try:
+        tables: list[list[tuple[Any, ...]]] = [[] for _ in _INSERTS]
+        for prep in prepared:
+            note_id = _note_row(conn, vault_id, prep)
+            for rows_of_table, values in zip(tables, _derived_rows(conn, vault_id, note_id, prep), strict=True):
+                rows_of_table += values
+        for sql, values in zip(_INSERTS, tables, strict=True):
+            if values:
+                conn.executemany(sql, values)
+    except _NOTE_ERRORS:
+        conn.execute("ROLLBACK TO batch")
+        conn.execute("RELEASE batch")
+        return upsert_each(conn, vault_id, prepared)
+    conn.execute("RELEASE batch")
+    return []
 
 
 def with_links_resolved(prepared: list[Prepared], paths: PathSet) -> list[Prepared]:

@@ -295,8 +295,9 @@ class VaultIndexer:
         prepared: list[rows.Prepared],
         touch: list[tuple[str, float, int]],
         issues: list[FileIssue] | None = None,
+        bulk: bool = False,
     ) -> None:
-        write_batch(conn, self.vault.id, prepared, touch, issues)
+        write_batch(conn, self.vault.id, prepared, touch, issues, bulk=bulk)
 
     async def apply(
         self, changes: Sequence[FileChange], *, only_if_changed: bool = False, lock_held: bool = False

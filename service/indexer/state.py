@@ -60,6 +60,7 @@ class IndexerState(Protocol):
         prepared: list[rows.Prepared],
         touch: list[tuple[str, float, int]],
         issues: list[FileIssue] | None = None,
+        bulk: bool = False,
     ) -> None: ...
 
     async def _bump(self, touched: Iterable[str] | None = None) -> None: ...
