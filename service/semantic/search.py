@@ -216,6 +216,22 @@ class HybridHit:  # not frozen, as ChunkRow
     vector_rank: int | None
 
 
+@dataclass(frozen=True, slots=True)
+class TextSide:
+    """Hybrid's text half: the BM25 candidates and the query's `specificity`."""
+
+    hits: list[text.TextHit]
+    specificity: float | None
+
+
+def text_side(
+    conn: sqlite3.Connection, vault_id: str, query_text: str, keep: NoteFilter, depth: int, memo: dict[str, int]
+) -> TextSide:
+    """`depth` BM25 candidates of `query_text` that pass `keep`, and its specificity (`memo`: the
+    engine's word counts, `ScanCache.doc_freq`)."""
+    return TextSide(text_candidates(conn, vault_id, query_text, keep, depth), specificity(conn, query_text, memo))
+
+
 def hybrid_rank(
     engine: SemanticEngine,
     conn: sqlite3.Connection,
@@ -226,19 +242,26 @@ def hybrid_rank(
     keep: NoteFilter,
     model: str,
 ) -> list[HybridHit]:
-    """Notes by fused score; their chunks' texts are not read (`hybrid_text` adds them)."""
+    """Notes by fused score; their chunks' texts are not read (`hybrid_text` adds them). Both
+    halves on `conn`; search_hybrid runs them side by side on two readers (`text_side`,
+    `nearest`, then `fused`)."""
     depth = hybrid.depth(limit)
-    texts = text_candidates(conn, vault_id, query_text, keep, depth)
-    chunks = nearest(engine, conn, vault_id, query, depth, keep, model, text=False)
+    texts = text_side(conn, vault_id, query_text, keep, depth, engine.cache.doc_freq)
+    return fused(texts, nearest(engine, conn, vault_id, query, depth, keep, model, text=False))
+
+
+def fused(texts: TextSide, chunks: list[ChunkHit]) -> list[HybridHit]:
+    """The text and vector candidates fused (`retrieval.hybrid.fuse`, the text weight of the
+    query's specificity), best first; a note found by its words only has no chunk."""
     by_chunk = {h.row.chunk_id: h for h in chunks}
-    fused = hybrid.fuse(
-        [hybrid.TextCandidate(t.note_id, t.score) for t in texts],
+    ranked = hybrid.fuse(
+        [hybrid.TextCandidate(t.note_id, t.score) for t in texts.hits],
         [hybrid.ChunkCandidate(h.row.note_id, h.row.chunk_id, h.similarity) for h in chunks],
-        text_weight=hybrid.text_weight(specificity(conn, query_text, engine.cache.doc_freq)),
+        text_weight=hybrid.text_weight(texts.specificity),
     )
-    by_note = {t.note_id: t for t in texts}  # a note found by its words only: the text hit has its fields
+    by_note = {t.note_id: t for t in texts.hits}  # a note found by its words only: the text hit has its fields
     out: list[HybridHit] = []
-    for f in fused:
+    for f in ranked:
         hit = by_chunk.get(f.best_chunk) if f.best_chunk is not None else None
         if hit is not None:
             row = hit.row

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -81,6 +82,34 @@ async def test_search_hybrid_lists_a_note_found_by_its_words_only(make_vault: Ca
         assert (found["title"], found["mtime"]) == (expected["title"], expected["mtime"])
         assert found["chunk"] is None and found["heading"] is None
         assert found["obsidian_url"] == expected["obsidian_url"]
+
+
+async def test_search_hybrid_runs_its_text_and_vector_halves_at_once(
+    make_vault: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The BM25 half and the vector half run side by side on two readers (each waits here, bounded,
+    until the other has started), and the answer is the one both halves give on one connection."""
+    import threading
+
+    from service.semantic import search as sem
+
+    async with semantic(make_vault(VAULT)) as h:
+        alone = await h.ok("search_hybrid", query="kitten vet", limit=5)
+        both = threading.Barrier(2, timeout=10)
+        text_side, nearest = sem.text_side, sem.nearest
+
+        def met_text(*args: Any, **kwargs: Any) -> Any:
+            both.wait()
+            return text_side(*args, **kwargs)
+
+        def met_vectors(*args: Any, **kwargs: Any) -> Any:
+            both.wait()
+            return nearest(*args, **kwargs)
+
+        monkeypatch.setattr(sem, "text_side", met_text)
+        monkeypatch.setattr(sem, "nearest", met_vectors)
+        out = await h.ok("search_hybrid", query="kitten vet", limit=5)
+        assert out["items"] == alone["items"]
 
 
 @pytest.mark.covers("search_hybrid", "failure")
