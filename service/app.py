@@ -67,7 +67,7 @@ if TYPE_CHECKING:  # imported when the server is first used (`VaultgateApp.serve
     from mcp.server.lowlevel.server import Server
 
 log = logging.getLogger("vaultgate")
-EARLY_CALLS_S = 2.0  # a stdio start loads the SDK's server once the calls asked before are answered, or after this
+EARLY_CALLS_S = 2.0  # a stdio start loads the SDK's server once its first calls paused, or after this
 
 
 class Component(Protocol):

@@ -35,12 +35,14 @@ from pydantic_core import to_json
 
 from service.protocol.fast_path import METHOD, FastPath, PlainCall, error_data, result_body
 from service.protocol.handshake import declares_elicitation
+from service.protocol.stdio_front import REPLAY_ID
 
 if TYPE_CHECKING:
     from mcp.server.lowlevel.server import Server
 
 ENVELOPE = frozenset({"jsonrpc", "id", "method", "params"})
 INT64 = 2**63
+QUIET_S = 0.1  # a stdio start builds the SDK's server once no plain call ran for this long (`hand_over`)
 
 
 def _request_key(rid: Any) -> str | int | None:
@@ -68,6 +70,8 @@ class FastCalls:
         self._context = contextvars.copy_context()
         self._inflight: dict[Any, tuple[asyncio.Task[None], list[bool]]] = {}
         self.sdk_ready = asyncio.Event()  # the SDK's server reads: the front hands it the other lines
+        self.urgent = asyncio.Event()  # a request the SDK must answer is waiting: build its server now
+        self._last = 0.0  # loop time a plain call last started or ended here
 
     def bind(self, forward: Callable[[bytes], None], send: Callable[[bytes], Awaitable[None]]) -> None:
         """On the event loop, when the SDK session attaches: `forward` hands a line to the SDK,
@@ -97,6 +101,8 @@ class FastCalls:
                 return
             elif method == "logging/setLevel":
                 self.logging = True
+        if msg is None or ("id" in msg and msg["id"] != REPLAY_ID):  # a question (or answer) for the SDK
+            self.urgent.set()
         self._forward(line)
 
     def _plain(self, msg: dict[str, Any]) -> PlainCall | None:
@@ -121,6 +127,7 @@ class FastCalls:
         return True
 
     def _start(self, rid: str | int, call: PlainCall) -> None:
+        self._last = asyncio.get_running_loop().time()
         cancelled = [False]
         task = asyncio.get_running_loop().create_task(self._run(rid, call, cancelled), context=self._context.copy())
         self._inflight[_request_key(rid)] = (task, cancelled)
@@ -132,6 +139,7 @@ class FastCalls:
             try:
                 result = await self.path.run(call, rid)
             finally:
+                self._last = asyncio.get_running_loop().time()
                 if self._inflight.get(key, (None,))[0] is asyncio.current_task():
                     del self._inflight[key]
             if cancelled[0]:
@@ -159,13 +167,24 @@ class FastCalls:
         while self._inflight:
             await asyncio.wait([task for task, _ in self._inflight.values()])
 
-    async def hand_over(self, server: Callable[[], Server[Any]], wait_s: float) -> None:
-        """A stdio start: the calls asked so far are answered first (at most `wait_s`: building
-        the SDK's server holds the loop), then the server is built and checked (`FastPath.allow`),
-        then it takes the lines that are not answered here (`sdk_ready`)."""
+    async def hand_over(self, server: Callable[[], Server[Any]], wait_s: float, quiet_s: float = QUIET_S) -> None:
+        """A stdio start: building the SDK's server holds the loop (~150 ms of imports), so it
+        waits until the calls asked so far are answered and no plain call ran here for `quiet_s`
+        (a client's first burst of calls is not held up in its middle), or a request only the SDK
+        answers arrived (`urgent`: then once the calls running are answered), at most `wait_s`;
+        then the server is built and checked (`FastPath.allow`), then it takes the lines that are
+        not answered here (`sdk_ready`)."""
+        loop = asyncio.get_running_loop()
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(wait_s):
-                await self.settled()
+                while True:
+                    await self.settled()
+                    left = self._last + quiet_s - loop.time()
+                    if self.urgent.is_set() or (left <= 0 and not self._inflight):
+                        break
+                    with contextlib.suppress(TimeoutError):
+                        async with asyncio.timeout(left):
+                            await self.urgent.wait()
         self.path.allow(server())
         self.sdk_ready.set()
 

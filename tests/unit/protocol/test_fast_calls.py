@@ -20,6 +20,7 @@ from service.errors import NoteNotFound
 from service.protocol.client_log import ClientLogs
 from service.protocol.fast_calls import FastCalls
 from service.protocol.fast_path import CallRequest, FastPath
+from service.protocol.stdio_front import REPLAY_ID
 from service.types import Principal
 
 VERSION = "2025-11-25"
@@ -284,3 +285,25 @@ async def test_a_call_that_runs_on_does_not_hold_the_sdk_server_back_past_the_wa
     assert wire.fast.sdk_ready.is_set() and wire.fast._inflight  # still running, answered later
     dispatcher.release.set()
     await wire.fast.aclose()
+
+
+async def test_a_burst_of_plain_calls_is_not_held_up_by_building_the_sdk_server() -> None:
+    wire, dispatcher = await _running_call(8)
+    built: list[int] = []
+
+    def server() -> Any:
+        built.append(len(wire.sent))
+        return SimpleNamespace(middleware=[], cache_hints={})
+
+    handing = asyncio.create_task(wire.fast.hand_over(server, wait_s=60, quiet_s=60))
+    dispatcher.release.set()
+    await _settle()
+    # the replayed handshake and notifications can wait; the next call of the burst runs here first
+    wire.route({"jsonrpc": "2.0", "id": REPLAY_ID, "method": "initialize", "params": {}})
+    wire.route({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    wire.route(_call(rid=9, name="read_note", arguments={}))
+    await _settle()
+    assert built == [] and len(wire.sent) == 2
+    wire.route({"jsonrpc": "2.0", "id": 10, "method": "ping"})  # only the SDK answers it: built now
+    await asyncio.wait_for(handing, timeout=10)
+    assert built == [2] and wire.fast.sdk_ready.is_set()
