@@ -66,6 +66,12 @@ async def reconcile_vault(
             if ix._trigram_task is not None:
                 await cancel_and_wait(ix._trigram_task)
             await ix.db.run_write(partial(bulk_mode, on=True))
+        # Every note a cold load stores is new: `rows.upsert_batch` need not look any up.
+        cold = (
+            deferred
+            and not etags
+            and await ix.db.fetchone("SELECT 1 FROM notes WHERE vault_id = ? LIMIT 1", (ix.vault.id,)) is None
+        )
         batches = [changed[i : i + batch_size] for i in range(0, len(changed), batch_size)]
         in_processes = len(changed) >= max(bulk_threshold, parsepool.MIN_NOTES)
         parser = parsepool.Parser(ix.vault.paths.root, paths, ix.parse_workers if in_processes else 0)
@@ -83,7 +89,7 @@ async def reconcile_vault(
                     nxt = batches[n + ahead + 1]
                     pending.append(asyncio.ensure_future(parser.batch(nxt, {p: etags[p] for p in nxt if p in etags})))
                 await ix.db.run_write(
-                    partial(ix._write_batch, prepared=prepared, touch=touch, issues=issues, bulk=deferred)
+                    partial(ix._write_batch, prepared=prepared, touch=touch, issues=issues, bulk=deferred, new=cold)
                 )
                 ix._issues.clear(batch)
                 ix._issues.record(issues)
@@ -155,11 +161,15 @@ def write_batch(
     issues: list[FileIssue] | None = None,
     *,
     bulk: bool = False,
+    new: bool = False,
 ) -> None:
     """Store one parsed batch; notes whose content did not change only get their new mtime/size.
     A note whose rows SQLite refuses is rolled back alone and added to `issues`. `bulk`: a bulk
-    load's batch, each table's rows in one statement (`rows.upsert_batch`)."""
-    failed = (rows.upsert_batch if bulk else rows.upsert_each)(conn, vault_id, prepared)
+    load's batch, each table's rows in one statement (`rows.upsert_batch`); `new`: of notes the
+    index does not hold (a hint, see there)."""
+    failed = (
+        rows.upsert_batch(conn, vault_id, prepared, new=new) if bulk else rows.upsert_each(conn, vault_id, prepared)
+    )
     if issues is not None:
         issues.extend(failed)
     conn.executemany(

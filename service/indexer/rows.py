@@ -13,6 +13,7 @@ and go on with the others.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import json
 import sqlite3
 import time
@@ -269,11 +270,17 @@ def upsert_note(conn: sqlite3.Connection, vault_id: str, prep: Prepared) -> int:
     return note_id
 
 
-def _note_row(conn: sqlite3.Connection, vault_id: str, prep: Prepared) -> int:
-    """The note's `notes` row, inserted or updated, with its derived rows cleared; its id."""
+def _note_row(conn: sqlite3.Connection, vault_id: str, prep: Prepared, *, new: bool = False) -> int:
+    """The note's `notes` row, inserted or updated, with its derived rows cleared; its id. `new`:
+    the path is known not to be in the index (inserted without looking: the UNIQUE constraint
+    refuses it otherwise)."""
     # An edit keeps the note's id (chunks and vectors will key on it): update the row in place
     # and replace its derived rows; only a new path inserts.
-    row = conn.execute("SELECT id FROM notes WHERE vault_id = ? AND path = ?", (vault_id, prep.path)).fetchone()
+    row = (
+        None
+        if new
+        else conn.execute("SELECT id FROM notes WHERE vault_id = ? AND path = ?", (vault_id, prep.path)).fetchone()
+    )
     if row is not None:
         note_id = int(row[0])
         conn.execute(
@@ -329,7 +336,15 @@ def _derived_rows(conn: sqlite3.Connection, vault_id: str, note_id: int, prep: P
 
 # Failures that belong to one note's data (a value SQLite cannot take): that note is rolled back
 # alone. Anything else (a full disk, a locked or corrupt database) fails the batch as before.
-_NOTE_ERRORS = (ValueError, OverflowError, sqlite3.IntegrityError, sqlite3.InterfaceError, sqlite3.DataError)
+@functools.cache
+def _note_errors() -> tuple[type[Exception], ...]:
+    """The classes of those failures: the stdlib's and the SQLite driver's in use (sqlean's do not
+    subclass the stdlib's, so its UNIQUE violation went uncaught before). Imported here, not at
+    the top: parse workers import this module and never store."""
+    from service.storage.db import driver
+
+    names = ("IntegrityError", "InterfaceError", "DataError")
+    return (ValueError, OverflowError, *{getattr(module, n) for module in (sqlite3, driver()) for n in names})
 
 
 def upsert_each(conn: sqlite3.Connection, vault_id: str, prepared: Iterable[Prepared]) -> list[FileIssue]:
@@ -340,30 +355,34 @@ def upsert_each(conn: sqlite3.Connection, vault_id: str, prepared: Iterable[Prep
         conn.execute("SAVEPOINT note")
         try:
             upsert_note(conn, vault_id, prep)
-        except _NOTE_ERRORS as exc:
+        except _note_errors() as exc:
             conn.execute("ROLLBACK TO note")
             issues.append(issue(prep.path, "store_failed", _why(exc)))
         conn.execute("RELEASE note")
     return issues
 
 
-def upsert_batch(conn: sqlite3.Connection, vault_id: str, prepared: Sequence[Prepared]) -> list[FileIssue]:
+def upsert_batch(
+    conn: sqlite3.Connection, vault_id: str, prepared: Sequence[Prepared], *, new: bool = False
+) -> list[FileIssue]:
     """What `upsert_each` stores, with each derived table's rows of the whole batch in one
     `executemany` (a bulk load's writer spent a third of its time on the per-note statements:
     0.167 -> 0.111 CPU-ms a note at 10k). Each table gets its rows in the same order as note by
     note. A batch in which SQLite refuses a row is rolled back and stored by `upsert_each`, which
-    leaves out the refused note alone."""
+    leaves out the refused note alone. `new`: no note of the batch is in the index (a cold load),
+    so none is looked up first (~10 % of the writer); a hint only: a note that is there after all
+    fails the batch's insert, and the batch is stored note by note."""
     conn.execute("SAVEPOINT batch")
     try:
         tables: list[list[tuple[Any, ...]]] = [[] for _ in _INSERTS]
         for prep in prepared:
-            note_id = _note_row(conn, vault_id, prep)
+            note_id = _note_row(conn, vault_id, prep, new=new)
             for rows_of_table, values in zip(tables, _derived_rows(conn, vault_id, note_id, prep), strict=True):
                 rows_of_table += values
         for sql, values in zip(_INSERTS, tables, strict=True):
             if values:
                 conn.executemany(sql, values)
-    except _NOTE_ERRORS:
+    except _note_errors():
         conn.execute("ROLLBACK TO batch")
         conn.execute("RELEASE batch")
         return upsert_each(conn, vault_id, prepared)

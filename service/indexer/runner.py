@@ -296,8 +296,9 @@ class VaultIndexer:
         touch: list[tuple[str, float, int]],
         issues: list[FileIssue] | None = None,
         bulk: bool = False,
+        new: bool = False,
     ) -> None:
-        write_batch(conn, self.vault.id, prepared, touch, issues, bulk=bulk)
+        write_batch(conn, self.vault.id, prepared, touch, issues, bulk=bulk, new=new)
 
     async def apply(
         self, changes: Sequence[FileChange], *, only_if_changed: bool = False, lock_held: bool = False

@@ -61,6 +61,7 @@ class IndexerState(Protocol):
         touch: list[tuple[str, float, int]],
         issues: list[FileIssue] | None = None,
         bulk: bool = False,
+        new: bool = False,
     ) -> None: ...
 
     async def _bump(self, touched: Iterable[str] | None = None) -> None: ...
