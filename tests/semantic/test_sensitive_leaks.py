@@ -113,16 +113,19 @@ async def test_a_note_edited_to_hold_a_secret_is_scanned_again(make_vault: Calla
         assert any(r["source_file"] == "Ops/Later.md" for r in rag["results"])
 
 
-async def test_search_semantic_scans_only_the_notes_it_can_show(make_vault: Callable[..., Path]) -> None:
-    """A page of one note reads and scans for secrets the page, the next page's first note and
-    spares (at most 3 notes), not every note of the ranking (which covers 64 chunks)."""
+async def test_searches_by_meaning_scan_only_the_notes_of_their_page(make_vault: Callable[..., Path]) -> None:
+    """A page of one note reads and scans for secrets that note only, not every note of the
+    ranking (64 chunks for search_semantic, the fused list and its spares for search_hybrid)."""
     from service.tools.sensitive import guard_for
 
     many = {f"Zoo/Animal {n}.md": f"# Animal {n}\n\nThe animal number {n} eats leaves at the zoo.\n" for n in range(12)}
     async with semantic(make_vault(many)) as h:
         vault = next(iter(h.app.vaults.values()))
         guard = guard_for(h.app.services.settings, vault)
-        guard.verdicts.clear()
-        out = await h.ok("search_semantic", query="what do zoo animals eat", limit=1)
-        assert len(out["items"]) == 1 and out["next_cursor"]
-        assert 1 <= len(guard.verdicts) <= 3
+        for tool in ("search_semantic", "search_hybrid"):
+            guard.verdicts.clear()
+            out = await h.ok(tool, query="what do zoo animals eat", limit=1)
+            assert len(out["items"]) == 1 and out["next_cursor"], tool
+            assert len(guard.verdicts) == 1, tool
+            page2 = await h.ok(tool, query="what do zoo animals eat", limit=1, cursor=out["next_cursor"])
+            assert page2["items"][0]["path"] != out["items"][0]["path"], tool

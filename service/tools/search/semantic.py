@@ -41,6 +41,7 @@ from service.tools.sensitive import Excerpts, excerpts, guard_of, without_secret
 from service.tools.spec import ToolSpec
 
 T = TypeVar("T")
+R = TypeVar("R")
 
 
 class FilterArgs(ToolInput, Paging):
@@ -163,9 +164,31 @@ async def _page(
     order: Reordered | None = None,
 ) -> SemanticOut:
     hits = await drop_gone(ctx, hits, offset, limit)
-    more = offset + limit < len(hits)
+    return _out(ctx, use, hits[offset : offset + limit], offset + limit < len(hits), offset, limit, key, order)
+
+
+async def _shown(
+    ctx: ToolContext, ranked: list[R], offset: int, limit: int, path: Callable[[R], str]
+) -> tuple[list[R], bool]:
+    """The page [offset, offset+limit) of `ranked` once notes gone from disk are left out, and
+    whether more follow: only the page's chunk texts are then read and its notes scanned for
+    secrets (a long note's scan costs milliseconds, and a ranking holds dozens of notes)."""
+    ranked = await drop_gone(ctx, ranked, offset, limit, lambda r: (path(r),))
+    return ranked[offset : offset + limit], offset + limit < len(ranked)
+
+
+def _out(
+    ctx: ToolContext,
+    use: Searchable,
+    items: list[SemanticHit],
+    more: bool,
+    offset: int,
+    limit: int,
+    key: str,
+    order: Reordered | None = None,
+) -> SemanticOut:
     return SemanticOut(
-        items=hits[offset : offset + limit],
+        items=items,
         next_cursor=encode_cursor(offset + limit, t="semantic", q=key) if more else None,
         model=use.model,
         complete=use.complete,
@@ -192,17 +215,18 @@ async def search_semantic(ctx: ToolContext, args: SemanticIn) -> SemanticOut:
 
     guard = guard_of(ctx)
 
-    def compute(conn: sqlite3.Connection) -> tuple[list[sem.ChunkHit], Excerpts]:
-        found = sem.best_per_note(
+    def rank(conn: sqlite3.Connection) -> list[sem.ChunkHit]:
+        return sem.best_per_note(
             sem.nearest(engine, conn, vid, vector, want, without_secrets(guard, conn, keep), use.model, text=False)
         )[: want + args.limit]  # the page, the next one's first note, and spares for notes gone from disk
-        # Only these notes' texts are read and scanned for secrets: the ranking's other notes (up
-        # to 64 for a page of 10) are never shown, and a long note's scan costs milliseconds.
-        return sem.with_text(conn, found), excerpts(guard, conn, (h.row.note_id for h in found))
 
-    found, shown = await run_ranking(ctx, compute)
-    hits = [chunk_hit(ctx, h.row, h.similarity, shown) for h in found]
-    return await _page(ctx, use, hits, offset, args.limit, key)
+    page, more = await _shown(ctx, await run_ranking(ctx, rank), offset, args.limit, lambda h: h.row.path)
+
+    def show(conn: sqlite3.Connection) -> tuple[list[sem.ChunkHit], Excerpts]:
+        return sem.with_text(conn, page), excerpts(guard, conn, (h.row.note_id for h in page))
+
+    found, shown = await ctx.services.db.run_read(show)
+    return _out(ctx, use, [chunk_hit(ctx, h.row, h.similarity, shown) for h in found], more, offset, args.limit, key)
 
 
 async def search_hybrid(ctx: ToolContext, args: SemanticIn) -> SemanticOut:
@@ -229,12 +253,14 @@ async def search_hybrid(ctx: ToolContext, args: SemanticIn) -> SemanticOut:
     # The two halves side by side on two readers: BM25 runs in SQLite and the first pass in
     # numpy, both without the interpreter's lock (at 100k notes ~30 and ~50 ms one after the other).
     texts, chunks = await asyncio.gather(run_ranking(ctx, by_words), run_ranking(ctx, by_meaning))
+    ranked = sem.fused(texts, chunks)[: 2 * want]  # items for the page and spares (not every candidate)
+    reranks = rerank_window(ctx) > 0  # the reranker reads the leading items' texts before the page is cut
+    page, more = (ranked, False) if reranks else await _shown(ctx, ranked, offset, args.limit, lambda h: h.path)
 
-    def shown_of(conn: sqlite3.Connection) -> tuple[list[sem.HybridHit], Excerpts]:
-        ranked = sem.fused(texts, chunks)[: 2 * want]  # items for the page and spares (not every candidate)
-        return sem.hybrid_text(conn, ranked), excerpts(guard, conn, (h.note_id for h in ranked))
+    def show(conn: sqlite3.Connection) -> tuple[list[sem.HybridHit], Excerpts]:
+        return sem.hybrid_text(conn, page), excerpts(guard, conn, (h.note_id for h in page))
 
-    found, shown = await run_ranking(ctx, shown_of)
+    found, shown = await ctx.services.db.run_read(show)
     hits = [
         chunk_hit(ctx, h.chunk, h.score, shown)
         if h.chunk
@@ -250,6 +276,8 @@ async def search_hybrid(ctx: ToolContext, args: SemanticIn) -> SemanticOut:
         )
         for h in found
     ]
+    if not reranks:
+        return _out(ctx, use, hits, more, offset, args.limit, key)
     hits, order = await rerank(ctx, args.query, hits, lambda h: f"{h.title}\n{h.chunk or ''}")
     return await _page(ctx, use, hits, offset, args.limit, key, order)
 
