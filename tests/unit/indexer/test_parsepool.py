@@ -6,8 +6,11 @@ from __future__ import annotations
 import asyncio
 import multiprocessing
 import os
+import select
 import shutil
 import signal
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -197,3 +200,38 @@ async def test_ctrl_c_in_the_terminal_does_not_kill_a_worker_mid_load(tmp_path: 
         assert worker.is_alive()
     finally:
         await parser.close()
+
+
+KILLED_SERVER = """
+import asyncio, multiprocessing, os, signal, sys
+from pathlib import Path
+from service.graph.linkpath import PathSet
+from service.indexer import parsepool
+
+root = Path(sys.argv[1])
+names = [p.name for p in root.glob("*.md")]
+parser = parsepool.Parser(root, PathSet(names), workers=1)
+asyncio.run(parser.batch(names, {}))
+(worker,) = [c for c in multiprocessing.active_children() if "resource_tracker" not in c.name]
+print(worker.pid, flush=True)
+os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "pidfd_open"), reason="waits on a pidfd (Linux)")
+def test_a_worker_dies_with_a_server_killed_by_sigkill(tmp_path: Path) -> None:
+    _vault(tmp_path, 4)
+    server = subprocess.run(
+        [sys.executable, "-c", KILLED_SERVER, str(tmp_path)], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert server.returncode == -signal.SIGKILL, server.stderr
+    worker = int(server.stdout.split()[0])
+    try:
+        fd = os.pidfd_open(worker)
+    except ProcessLookupError:
+        return  # already gone
+    try:
+        ready, _, _ = select.select([fd], [], [], 60)  # readable once the process has ended
+        assert ready, f"parse worker {worker} outlived its server"
+    finally:
+        os.close(fd)
