@@ -11,6 +11,7 @@ import functools
 import hashlib
 import importlib.resources
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -68,16 +69,18 @@ def tokenizer() -> Tokenizer:
 class TokenCounter:
     """Counts and cuts text in model tokens (special tokens excluded).
 
-    Counts come from `service.embeddings.counting` (equal to the tokenizer's, most words counted
-    without it and remembered): chunking a note spent ~80 % of its time in the tokenizer, which
-    builds every token's character offsets (~67 µs for a 260-character block against ~6-14 µs).
-    Cutting into windows needs those offsets and stays with the tokenizer."""
+    `count`: where counts come from. The embedding engine passes `service.embeddings.counting`'s
+    (equal to the tokenizer's, most words counted without it and remembered): chunking a note
+    spent ~80 % of its time in the tokenizer, which builds every token's character offsets
+    (~67 µs for a 260-character block against ~6-14 µs). Without it the tokenizer counts.
+    Cutting into windows needs those offsets and always uses the tokenizer."""
 
-    def __init__(self) -> None:
-        from service.embeddings.counting import counter  # that module imports this one
-
+    def __init__(self, count: Callable[[str], int] | None = None) -> None:
         self._tok = tokenizer()
-        self._count = counter().count
+        self._count = count or self._encoded
+
+    def _encoded(self, text: str) -> int:
+        return len(self._tok.encode(text, add_special_tokens=False).ids)
 
     def count(self, text: str) -> int:
         return self._count(text)

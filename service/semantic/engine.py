@@ -176,10 +176,12 @@ class SemanticEngine:
 
     def chunker(self) -> _NoteChunker:
         if self._chunker is None:
+            from service.embeddings.counting import counter
             from service.embeddings.tokens import TokenCounter
 
+            tokens = TokenCounter(counter().count)
             self._chunker = _NoteChunker(
-                Chunker(TokenCounter(), max_tokens=self.settings.max_tokens, overlap=self.settings.overlap_tokens)
+                Chunker(tokens, max_tokens=self.settings.max_tokens, overlap=self.settings.overlap_tokens)
             )
         return self._chunker
 

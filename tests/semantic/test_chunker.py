@@ -3,13 +3,14 @@ window overlap, the fallback chunk, and stable hashes."""
 
 from __future__ import annotations
 
-from service.embeddings.tokens import TokenCounter, tokenizer
+from service.embeddings.counting import counter
+from service.embeddings.tokens import TokenCounter
 from service.semantic.chunker import Chunker
 from tests.real_vaults import VAULTS
 from tests.semantic.helpers import VAULT
 from tests.semantic.test_token_count import ODD
 
-TOKENS = TokenCounter()
+TOKENS = TokenCounter(counter().count)  # as the embedding engine builds it
 
 
 def chunker(max_tokens: int = 64, overlap: int = 8) -> Chunker:
@@ -114,23 +115,6 @@ def test_a_first_heading_that_repeats_the_title_is_not_read_twice() -> None:
     assert [c.embed_text.split("\n")[0] for c in chunks] == ["Sourdough", "Sourdough › Feeding"]
 
 
-class _TokenizerCounts:
-    """The chunker's token source before its counts came from `service.embeddings.counting`:
-    every count asked of the tokenizer itself."""
-
-    def __init__(self) -> None:
-        self._tok = tokenizer()
-
-    def count(self, text: str) -> int:
-        return len(self._tok.encode(text, add_special_tokens=False).ids)
-
-    def counts(self, texts: list[str]) -> list[int]:
-        return [self.count(t) for t in texts]
-
-    def windows(self, text: str, size: int, overlap: int) -> list[str]:
-        return TOKENS.windows(text, size, overlap)
-
-
 def _notes() -> list[tuple[str, str]]:
     notes = [(p.rsplit("/", 1)[-1][:-3], body) for p, body in VAULT.items()]
     notes += [("Odd", "\n\n".join(ODD)), ("Odd", "# " + "\n\n".join(ODD) + "\n\n" + " ".join(ODD) * 20)]
@@ -143,8 +127,8 @@ def _notes() -> list[tuple[str, str]]:
 def test_chunks_are_the_same_as_with_the_tokenizers_own_counts() -> None:
     """Every chunk (boundaries, texts, token counts, hashes) as the tokenizer's counts make it, on
     awkward text and, when the real vaults are present, on every note of two of them."""
-    reference = Chunker(_TokenizerCounts(), max_tokens=256, overlap=32)
-    small = Chunker(_TokenizerCounts(), max_tokens=48, overlap=8)
+    reference = Chunker(TokenCounter(), max_tokens=256, overlap=32)  # the tokenizer's own counts
+    small = Chunker(TokenCounter(), max_tokens=48, overlap=8)
     for title, body in _notes():
         assert chunker(256, 32).chunks(title, body) == reference.chunks(title, body), title
         assert chunker(48, 8).chunks(title, body) == small.chunks(title, body), title
