@@ -266,12 +266,10 @@ _CONTENT = (
 )
 
 _PATHS = f"SELECT path FROM notes WHERE vault_id = ? AND {not_canvas()}"
-# A first build's one statement: each note with its inline fields, in id order (as `load` makes them).
-_WHOLE = (
+_WHOLE = (  # a first build's one statement, in id order as `load` makes pages
     "SELECT n.id, n.path, n.etag, n.mtime, n.ctime, n.size, n.folder, n.aliases, n.tags, n.properties,"
-    " CASE WHEN d.facts <> '' THEN json_extract(d.facts, '$.f') END"
-    f" FROM notes n LEFT JOIN dataview_facts d ON d.note_id = n.id WHERE n.vault_id = ? AND {not_canvas('n.path')}"
-    " ORDER BY n.id"
+    " CASE WHEN d.facts <> '' THEN json_extract(d.facts, '$.f') END FROM notes n LEFT JOIN dataview_facts d"
+    f" ON d.note_id = n.id WHERE n.vault_id = ? AND {not_canvas('n.path')} ORDER BY n.id"
 )
 
 
@@ -325,10 +323,8 @@ def load(conn: sqlite3.Connection, vault_id: str, previous: Built | None = None)
 
 
 def _first(conn: sqlite3.Connection, vault_id: str) -> Built:
-    """A first build: the names first (a field's link resolves against every page), then each
-    page made as its row comes, one row at a time. Holding every note's row until the pages were
-    made left the rows' freed memory scattered among the pages' objects: at 10^5 notes ~30 MB
-    more resident memory than the pages themselves take."""
+    """The names, then each page as its row comes (every row held until the pages were made left
+    its freed memory among the pages': ~30 MB more resident at 10^5 notes)."""
     pages = PageSet([sys.intern(p) for (p,) in conn.execute(_PATHS, (vault_id,))])
     holder = Links(IndexReader(conn, vault_id))
     versions: dict[str, int] = {}
