@@ -12,7 +12,6 @@ and go on with the others.
 
 from __future__ import annotations
 
-import datetime as dt
 import functools
 import json
 import sqlite3
@@ -28,6 +27,7 @@ from service.indexer.canvas_facts import canvas_facts, is_canvas
 from service.indexer.issues import FileIssue, issue
 from service.indexer.reading import NoteInput as NoteInput
 from service.indexer.reading import read_note_checked
+from service.indexer.values import property_rows
 from service.markdown.parse import frontmatter_tags, note_title, parse_note
 from service.obsidian.excalidraw import PLUGIN_KEY, without_scene
 from service.ocr import attached
@@ -100,7 +100,7 @@ def prepare(item: NoteInput, paths: PathSet | None) -> Prepared:
         title=p.search_title,
         body=body,
         tags=list(tag_rows.values()),
-        properties=[row for key, value in p.properties.items() for row in _property_rows(key, value)],
+        properties=[row for key, value in p.properties.items() for row in property_rows(key, value, _json)],
         links=[
             (
                 link.target,
@@ -211,39 +211,6 @@ def _folder(path: str) -> str:
 def _name(path: str) -> str:
     base = path.rsplit("/", 1)[-1]
     return (base[:-3] if base.lower().endswith(".md") else base).lower()
-
-
-def _property_rows(key: str, value: Any) -> Iterable[tuple[Any, ...]]:
-    items: list[tuple[int | None, Any]] = (
-        [(i, v) for i, v in enumerate(value)] if isinstance(value, list) else [(None, value)]
-    )
-    for index, item in items:
-        vtype, text, num = _typed(item)
-        lower = text.lower() if text is not None else None
-        yield (key, index, vtype, text, lower, num, _json(item))
-
-
-def _typed(value: Any) -> tuple[str, str | None, float | None]:
-    if value is None:
-        return "null", None, None
-    if isinstance(value, bool):
-        return "boolean", "true" if value else "false", 1.0 if value else 0.0
-    if isinstance(value, (int, float)):
-        return "number", str(value), float(value)
-    if isinstance(value, str):
-        for kind, parser in (("date", dt.date.fromisoformat), ("datetime", dt.datetime.fromisoformat)):
-            if (kind == "date" and len(value) == 10) or (kind == "datetime" and len(value) > 10 and "T" in value):
-                try:
-                    parsed = parser(value)
-                except ValueError:
-                    continue
-                if isinstance(parsed, dt.datetime):
-                    stamp = (parsed if parsed.tzinfo else parsed.replace(tzinfo=dt.UTC)).timestamp()
-                else:
-                    stamp = dt.datetime(parsed.year, parsed.month, parsed.day, tzinfo=dt.UTC).timestamp()
-                return kind, value, stamp
-        return "string", value, None
-    return "object", _json(value), None
 
 
 # Rows derived from a note's text, replaced on every re-index (the note_text delete trigger
