@@ -231,11 +231,13 @@ class EmbeddingJob:
             if await db.run_write(partial(store.drop_canvas_chunks, vault_id=vid)):
                 engine.cache.bump(vid)
             self._canvases_dropped = True
-        while True:  # 1. chunks
+        walked = 0  # 1. chunks, from the last note id read: a note edited behind it wakes the next pass
+        while True:
             await self._give_way()
-            stale = await db.run_read(lambda c: store.stale_notes(c, vid, CHUNK_NOTES))
+            stale = await db.run_read(partial(store.stale_notes, vault_id=vid, limit=CHUNK_NOTES, after=walked))
             if not stale:
                 break
+            walked = stale[-1].note_id
             made: list[tuple[store.Source, list[Chunk]]] = []
             for at in range(0, len(stale), CHUNK_STEP):  # a few notes per hop: the interpreter is free between
                 if at:

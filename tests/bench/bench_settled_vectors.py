@@ -84,10 +84,12 @@ def chunk_and_vectors(db: Path, seed: int = 9) -> dict[str, Any]:
     conn = sqlite3.connect(db, isolation_level=None)
     vault_id = str(conn.execute("SELECT vault_id FROM notes LIMIT 1").fetchone()[0])
     t0 = time.perf_counter()
+    walked = 0
     while True:
-        stale = store.stale_notes(conn, vault_id, 2000)
+        stale = store.stale_notes(conn, vault_id, 2000, after=walked)
         if not stale:
             break
+        walked = stale[-1].note_id
         made = [(src, chunker.chunks_of(src)) for src in stale]
         conn.execute("BEGIN")
         store.write_chunks(conn, vault_id, made)

@@ -330,3 +330,29 @@ async def test_counts_polled_during_a_pass_are_reused_for_ten_times_their_cost(
             assert len(taken) == 2
         finally:
             job.state = "idle"
+
+
+async def test_the_first_pass_reads_stale_notes_from_where_it_left_off(
+    make_vault: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each page of notes to chunk is asked from the last note id the pass got, not from the
+    start of the vault (which walked every note chunked before it again: quadratic in the
+    vault), and every note is still chunked once."""
+    monkeypatch.setattr(job_module, "CHUNK_NOTES", 2)
+    asked: list[int] = []
+    original = store.stale_notes
+
+    def spying(conn: Any, vault_id: str, limit: int, after: int = 0) -> list[store.Source]:
+        found = original(conn, vault_id, limit, after)
+        asked.append(after)
+        return found
+
+    monkeypatch.setattr(store, "stale_notes", spying)
+    async with semantic(make_vault(VAULT), embeddings={"provider": "builtin", "debounce_ms": 0}) as h:
+        await settled(h)
+        notes = await h.app.db.fetchone("SELECT COUNT(*) FROM notes")
+        sources = await h.app.db.fetchone("SELECT COUNT(*), COUNT(DISTINCT note_id) FROM chunk_sources")
+    assert sources[0] == sources[1] == notes[0]
+    first_pass = asked[: asked.index(0, 1)] if 0 in asked[1:] else asked
+    assert len(first_pass) >= notes[0] // 2 + 1
+    assert first_pass == sorted(set(first_pass)), asked  # strictly rising: never from the start again
