@@ -159,7 +159,7 @@ def has_backlog(conn: sqlite3.Connection, vault_id: str, model: str, after: int 
     """Whether a note waits to be chunked or a chunk past id `after` waits for its vector: the
     yes or no of `counts(...).backlog`, without counting every chunk (~0.45 s at 60,000 chunks;
     this is ~20 ms with the embedding job's floor as `after`)."""
-    return bool(_stale_ids(conn, vault_id, 1)) or bool(pending(conn, vault_id, model, limit=1, after=after))
+    return bool(_stale_ids(conn, vault_id, 1, 0)) or bool(pending(conn, vault_id, model, limit=1, after=after))
 
 
 def top_chunk_id(conn: sqlite3.Connection, vault_id: str) -> int:
