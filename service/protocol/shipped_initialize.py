@@ -42,24 +42,26 @@ def sdk_distributions() -> list[str]:
     return []
 
 
+def read_shipped(path: str) -> dict[str, Any] | None:
+    """A shipped answers file, when it reads and was made for this vaultgate and this SDK."""
+    try:
+        with open(path, "rb") as handle:
+            data = json.loads(handle.read())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("vaultgate") != VERSION or data.get("sdk") != sdk_distributions():
+        return None
+    return data
+
+
 class ShippedInitialize:
     """The shipped answers, when they were made for this vaultgate and this SDK (else empty)."""
 
     def __init__(self, path: str | None = None) -> None:
-        path = SHIPPED if path is None else path
         self.answers: dict[str, str] = {}  # negotiated protocol version -> the result's JSON
         self.versions: tuple[str, ...] = ()  # the handshake versions, oldest first (the SDK's list)
-        try:
-            with open(path, "rb") as handle:
-                data = json.loads(handle.read())
-        except (OSError, ValueError):
-            return
-        if (
-            not isinstance(data, dict)
-            or data.get("vaultgate") != VERSION
-            or data.get("sdk") != sdk_distributions()
-            or not isinstance(data.get("answers"), dict)
-        ):
+        data = read_shipped(SHIPPED if path is None else path)
+        if data is None or not isinstance(data.get("answers"), dict):
             return
         self.answers = {k: v for k, v in data["answers"].items() if isinstance(k, str) and isinstance(v, str)}
         self.versions = tuple(v for v in data.get("handshake", ()) if v in self.answers)

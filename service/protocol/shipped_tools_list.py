@@ -25,7 +25,7 @@ import os
 from typing import Any
 
 from service._version import VERSION
-from service.protocol.shipped_initialize import sdk_distributions
+from service.protocol.shipped_initialize import read_shipped, sdk_distributions
 
 SHIPPED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "tools-list-answers.json")
 
@@ -43,21 +43,11 @@ class ShippedToolsList:
     """The shipped answers, when they were made for this vaultgate and this SDK (else empty)."""
 
     def __init__(self, path: str | None = None) -> None:
-        path = SHIPPED if path is None else path
         self._versions: dict[str, int] = {}  # negotiated protocol version -> its result in `_lists`
         self._lists: list[Any] = []  # the distinct results (the versions mostly share one)
         self.settings = ""  # `list_settings` of the settings the answers were made under
-        try:
-            with open(path, "rb") as handle:
-                data = json.loads(handle.read())
-        except (OSError, ValueError):
-            return
-        if (
-            not isinstance(data, dict)
-            or data.get("vaultgate") != VERSION
-            or data.get("sdk") != sdk_distributions()
-            or not isinstance(data.get("settings"), str)
-        ):
+        data = read_shipped(SHIPPED if path is None else path)
+        if data is None or not isinstance(data.get("settings"), str):
             return
         lists = data.get("lists")
         if not isinstance(lists, list) or not isinstance(data.get("versions"), dict):
