@@ -9,6 +9,7 @@ import gc
 import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
+from types import FunctionType
 from typing import Any
 
 from service.dataview import pages
@@ -129,3 +130,35 @@ async def test_a_first_build_makes_the_pages_a_rebuild_makes(make_vault: Callabl
             )
             assert page.field_links == other.field_links
         assert first.pages.by_name == again.pages.by_name and first.pages.order == again.pages.order
+
+
+async def test_building_the_pages_leaves_no_cycles_for_the_collector(make_vault: Callable[..., Path]) -> None:
+    # Garbage in cycles made while the build holds the collector off is freed only after it,
+    # leaving holes among the pages that the process keeps (a closure per page did: ~37 MB of
+    # the 180 MB a 10^5-note set grew the process by).
+    files = _vault()
+    files["Notes/Note 1.md"] += "\nstatus:: extra\nlist:: [[Note 2]], [[Note 3]]\n"
+    async with started(make_vault(files)) as h:
+        await h.indexed()
+        db = h.app.services.db
+        [vault] = h.app.vaults.values()
+
+        def build(conn: Any) -> list[str]:
+            gc.collect()
+            was = gc.isenabled()
+            gc.disable()
+            gc.set_debug(gc.DEBUG_SAVEALL)
+            try:
+                built = pages.load(conn, vault.id)
+                assert len(built.pages.pages) == NOTES
+                gc.collect()
+                # Only the build's own (the server's other threads may leave cycles meanwhile).
+                ours = (o for o in gc.garbage if isinstance(o, FunctionType) and o.__module__.startswith("service."))
+                return sorted({o.__qualname__ for o in ours})
+            finally:
+                gc.set_debug(0)
+                gc.garbage.clear()
+                if was:
+                    gc.enable()
+
+        assert await db.run_read(build) == []
