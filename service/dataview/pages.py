@@ -24,6 +24,7 @@ unresolved link does — never the path it resolves to (get_outlinks and Bases d
 
 from __future__ import annotations
 
+import bisect
 import datetime as dt
 import json
 import re
@@ -32,7 +33,8 @@ import sys
 import threading
 import time
 import weakref
-from collections.abc import Callable, Iterator, Mapping
+from array import array
+from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -151,7 +153,7 @@ class PageSet:
     def __init__(self, paths: list[str]) -> None:
         self.pages: dict[str, Page] = {}
         self.by_name: dict[str, str | list[str]] = {}  # a list only where names repeat
-        self._paths = set(paths)
+        self._paths: Collection[str] = set(paths)  # the pages' keys once built (`done`)
         self.order = sorted(paths)
         self.ordered_rows: list[dict[str, Any]] | None = None  # the rows of `order`, built on first use
         for path in sorted(paths, key=lambda p: (p.count("/"), p)):
@@ -159,6 +161,9 @@ class PageSet:
             had = self.by_name.setdefault(name, path)
             if had is not path:
                 self.by_name[name] = [*had, path] if isinstance(had, list) else [had, path]
+
+    def done(self) -> None:  # every page made: the set of paths (5 MB at 10^5) gives way to their keys
+        self._paths = self.pages.keys()
 
     def resolve_path(self, target: str) -> str | None:
         target = target.strip()
@@ -222,10 +227,8 @@ def _page(record: tuple[Any, ...], pages: PageSet, holder: Links, shared: dict[A
 
 
 def _share(table: dict[Any, Any], value: Any) -> Any:
-    """Equal texts and dates of different pages as one object (a vault repeats its values). A
-    function of the module, not a closure made per page: a closure that calls itself is a cycle
-    (function, cell, tuple), and the ~3 * 10^5 left to the collector at 10^5 notes freed ~37 MB
-    in holes among the pages after the build, which the process kept."""
+    """Equal texts and dates of different pages as one object. Not a closure made per page: one
+    calling itself is a cycle, left to the collector until after the build (~37 MB of holes)."""
     if type(value) is str or type(value) is dt.datetime:
         return table.setdefault(value, value)
     if type(value) is list:
@@ -248,7 +251,7 @@ class Built:
     """A vault's page set and what the next rebuild may reuse."""
 
     pages: PageSet
-    versions: dict[str, int]  # path -> hash of (etag, mtime, ctime, size) of the page built
+    versions: array[int]  # hash of (etag, mtime, ctime, size) of each page built, in `pages.order`
     links: Links
     used: float = field(default=0.0)  # time.monotonic() of the last query that read it
 
@@ -288,14 +291,11 @@ def load(conn: sqlite3.Connection, vault_id: str, previous: Built | None = None)
     records = [(r[0], sys.intern(r[1]), *r[2:]) for r in conn.execute(_NOTES, (vault_id,))]
     paths = {int(r[0]): str(r[1]) for r in records}
     pages = PageSet(list(paths.values()))
-    holder = previous.links if previous is not None else Links(IndexReader(conn, vault_id))
-    same_names = (
-        previous is not None
-        and len(previous.versions) == len(paths)
-        and all(p in previous.versions for p in paths.values())
-    )
-    versions = {str(r[1]): hash(tuple(r[2:6])) for r in records}
-    keep = {p for p, v in versions.items() if same_names and previous is not None and previous.versions[p] == v}
+    holder = previous.links
+    same_names = previous.pages.order == pages.order
+    by_path = {str(r[1]): r for r in records}
+    versions = array("q", (hash(tuple(by_path[p][2:6])) for p in pages.order))
+    keep = {p for i, p in enumerate(pages.order) if same_names and previous.versions[i] == versions[i]}
     stale = [nid for nid, p in paths.items() if p not in keep]
     whole = len(stale) > len(records) // 2
     # Content rows come in note id order and are merged with the notes as they come: no list or
@@ -308,7 +308,7 @@ def load(conn: sqlite3.Connection, vault_id: str, previous: Built | None = None)
     row = next(content, None)
     shared: dict[Any, Any] = {}
     for nid, path, _etag, mtime, ctime, size, folder, aliases, tags in sorted(records):
-        if path in keep and previous is not None:
+        if path in keep:
             pages.pages[path] = previous.pages.pages[path]
             continue
         while row is not None and row[0] < nid:  # a canvas row: no page
@@ -316,6 +316,7 @@ def load(conn: sqlite3.Connection, vault_id: str, previous: Built | None = None)
         props, fields = (row[1], row[2]) if row is not None and row[0] == nid else (None, None)
         record = (int(nid), path, folder, aliases, tags, mtime, ctime, size, props, fields)
         pages.pages[path] = _page(record, pages, holder, shared)
+    pages.done()
     holder.current = pages
     return Built(pages, versions, holder)
 
@@ -325,15 +326,16 @@ def _first(conn: sqlite3.Connection, vault_id: str) -> Built:
     its freed memory among the pages': ~30 MB more resident at 10^5 notes)."""
     pages = PageSet([sys.intern(p) for (p,) in conn.execute(_PATHS, (vault_id,))])
     holder = Links(IndexReader(conn, vault_id))
-    versions: dict[str, int] = {}
+    versions = array("q", bytes(8 * len(pages.order)))  # no dict of 10^5 paths and their ints
     shared: dict[Any, Any] = {}
     for nid, raw_path, etag, mtime, ctime, size, folder, aliases, tags, props, fields in conn.execute(
         _WHOLE, (vault_id,)
     ):
         path = sys.intern(raw_path)  # the object PageSet holds
-        versions[path] = hash((etag, mtime, ctime, size))
+        versions[bisect.bisect_left(pages.order, path)] = hash((etag, mtime, ctime, size))
         record = (int(nid), path, folder, aliases, tags, mtime, ctime, size, props, fields)
         pages.pages[path] = _page(record, pages, holder, shared)
+    pages.done()
     holder.current = pages
     return Built(pages, versions, holder)
 

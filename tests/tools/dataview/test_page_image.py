@@ -162,3 +162,22 @@ async def test_building_the_pages_leaves_no_cycles_for_the_collector(make_vault:
                     gc.enable()
 
         assert await db.run_read(build) == []
+
+
+async def test_a_rebuild_keeps_the_unchanged_pages_and_makes_the_edited_one(make_vault: Callable[..., Path]) -> None:
+    async with started(make_vault(_vault())) as h:
+        await h.indexed()
+        db = h.app.services.db
+        [vault] = h.app.vaults.values()
+        first = await db.run_read(lambda conn: pages.load(conn, vault.id))
+        same = await db.run_read(lambda conn: pages.load(conn, vault.id, first))
+        assert all(same.pages.pages[p] is page for p, page in first.pages.pages.items())
+        assert same.pages.resolve_path("Note 7") == "Notes/Note 7.md" and same.pages.resolve_path("Nope") is None
+        await h.ok("append_note", path="Notes/Note 5", content="\nrating:: 99\n")
+        await h.settled()
+        edited = await db.run_read(lambda conn: pages.load(conn, vault.id, same))
+        fresh = await db.run_read(lambda conn: pages.load(conn, vault.id))
+        changed = [p for p, page in edited.pages.pages.items() if same.pages.pages[p] is not page]
+        assert changed == ["Notes/Note 5.md"]
+        assert edited.pages.pages["Notes/Note 5.md"].row["rating"] == [5, 99]
+        assert edited.versions == fresh.versions != same.versions
