@@ -22,7 +22,7 @@ import sqlite3
 import sys
 import time
 import weakref
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Collection, Iterable
 from typing import Any
 
 from service.bases.snapshot import UNSET, LinkTable, Record, Snapshot
@@ -68,15 +68,15 @@ def _load(
         # Paths interned: the Dataview pages of the same vault hold the same path objects.
         notes = [(r[0], sys.intern(r[1]), *r[2:]) for r in conn.execute(_NOTES, (vault_id,))]
         versions = {str(r[1]): hash((r[2], r[3], r[4], r[5])) for r in notes}
-        stale = [int(r[0]) for r in notes if previous.versions.get(r[1]) != versions[r[1]]]
+        stale = [int(r[0]) for r in notes if previous.version(r[1]) != versions[r[1]]]
         if len(stale) > len(notes) // 2:
             notes = None
     if notes is None:
-        records, versions = _whole(conn, vault_id, table, shared)
+        records = _whole(conn, vault_id, table, shared)
     else:
         assert previous is not None
         records = _incremental(conn, notes, stale, previous, versions, table, shared)
-    known = set(versions)
+    known = {r.path for r in records}
     for rel in files:
         if rel in known or rel.lower().endswith(".md"):
             continue
@@ -87,15 +87,16 @@ def _load(
         records.append(Record(rel, st.st_size, getattr(st, "st_birthtime", st.st_ctime), st.st_mtime, [], "{}", ()))
     records.sort(key=lambda r: r.path)
     snap = Snapshot(records, stamp)
-    snap.versions = versions
     table.records = snap.records
-    if notes is not None and previous is not None and _same_names(previous.versions, versions):
+    if notes is not None and previous is not None and _same_names(previous, versions):
         _carry_columns(previous, snap, set(stale), notes)
     return snap
 
 
-def _same_names(old: dict[str, int], new: dict[str, int]) -> bool:
-    return len(old) == len(new) and all(p in old for p in new)
+def _same_names(previous: Snapshot, new: Collection[str]) -> bool:
+    """Whether `previous` holds the notes of `new`, no more (its other files do not count)."""
+    old = [r.path for r in previous.records if r.v is not None]
+    return len(old) == len(new) and all(p in new for p in old)
 
 
 def _tags(tags: str | None, shared: dict[Any, Any]) -> list[str]:
@@ -112,18 +113,16 @@ def _props(props: str | None, shared: dict[Any, Any]) -> str:
     return str(shared.setdefault(text, text)) if len(text) < 64 else text
 
 
-def _whole(
-    conn: sqlite3.Connection, vault_id: str, table: LinkTable, shared: dict[Any, Any]
-) -> tuple[list[Record], dict[str, int]]:
+def _whole(conn: sqlite3.Connection, vault_id: str, table: LinkTable, shared: dict[Any, Any]) -> list[Record]:
     """Every note's record, made as its row comes: one row at a time, no list of every row (at
     10^5 notes such lists were tens of megabytes the process kept after the build)."""
     records: list[Record] = []
-    versions: dict[str, int] = {}
     for _nid, raw_path, etag, mtime, ctime, size, tags, props in conn.execute(_WHOLE, (vault_id,)):
         path = sys.intern(raw_path)  # the Dataview pages of the same vault hold the same path objects
-        versions[path] = hash((etag, mtime, ctime, size))
-        records.append(Record(path, size, ctime or mtime, mtime, _tags(tags, shared), _props(props, shared), table))
-    return records, versions
+        version = hash((etag, mtime, ctime, size))
+        tag_list, text = _tags(tags, shared), _props(props, shared)
+        records.append(Record(path, size, ctime or mtime, mtime, tag_list, text, table, version))
+    return records
 
 
 def _incremental(
@@ -139,17 +138,18 @@ def _incremental(
     read anew, when a note was added or removed: names decide where links resolve), the stale
     ones read again."""
     fresh = {int(nid): (tags, props) for nid, tags, props in _chunked(conn, _CONTENT, "id", stale)}
-    same_names = _same_names(previous.versions, versions)
+    same_names = _same_names(previous, versions)
     kept = previous.by_path
     records: list[Record] = []
     for nid, path, _etag, mtime, ctime, size in notes:
         if nid in fresh:
             tags, props = fresh[nid]
-            records.append(Record(path, size, ctime or mtime, mtime, _tags(tags, shared), _props(props, shared), table))
+            tag_list, text = _tags(tags, shared), _props(props, shared)
+            records.append(Record(path, size, ctime or mtime, mtime, tag_list, text, table, versions[path]))
             continue
         rec = kept[path]
         if not same_names:
-            rec = Record(rec.path, size, rec.ctime, mtime, rec.tags, rec.raw_props, table)
+            rec = Record(rec.path, size, rec.ctime, mtime, rec.tags, rec.raw_props, table, rec.v)
         elif isinstance(rec.raw_links, LinkTable):
             rec._links = table  # links not read yet: this snapshot's table reads them (the same links)
         records.append(rec)

@@ -133,3 +133,32 @@ async def test_an_incremental_snapshot_takes_over_links_not_read_yet(make_vault:
         assert [r.flat_links for r in before.records] == [r.flat_links for r in fresh.records]
         rows = {r["path"]: r["values"] for r in after["rows"]}
         assert [v["value"]["path"] for v in rows["B.md"]["file.backlinks"]["value"]] == ["A.md"]
+
+
+async def test_a_rebuild_keeps_the_unchanged_records_and_reads_the_edited_note_again(
+    make_vault: Callable[..., Path],
+) -> None:
+    files = {f"N{n}.md": f"---\nstatus: s{n}\n---\nx\n" for n in range(5)} | {"pic.png": "png"}
+    async with started(make_vault(files)) as h:
+        await h.indexed()
+        [vault] = h.app.vaults.values()
+        db, indexer = h.app.services.db, indexer_of(vault)
+        assert indexer is not None
+        root = str(vault.paths.root)
+
+        def load(previous: Snapshot | None) -> Any:
+            names = indexer.files()
+            return db.run_read(lambda conn: load_snapshot(conn, vault.id, root, names, -1, previous))
+
+        first = await load(None)
+        assert first.version("pic.png") is None and first.version("N1.md") is not None
+        same = await load(first)
+        assert all(a is b for a, b in zip(first.records, same.records, strict=True) if a.v is not None)  # notes
+        await h.ok("set_properties", path="N3", properties={"status": "edited"})
+        await h.settled()
+        edited, fresh = await load(same), await load(None)
+        remade = [r.path for a, r in zip(same.records, edited.records, strict=True) if a is not r and a.v is not None]
+        assert remade == ["N3.md"]
+        assert [edited.version(r.path) for r in edited.records] == [fresh.version(r.path) for r in fresh.records]
+        assert edited.version("N3.md") != same.version("N3.md")
+        assert read_property(edited.records[3], "status", edited) == "edited"
