@@ -108,6 +108,12 @@ def _tags(tags: str | None, shared: dict[Any, Any]) -> list[str]:
     return tag_list
 
 
+def _same(shared: dict[Any, Any], value: Any) -> Any:
+    """One object for equal sizes or times across records (they repeat in a vault)."""
+    kept = shared.setdefault(value, value)
+    return kept if type(kept) is type(value) else value  # 1 == 1.0: a size is never a time
+
+
 def _props(props: str | None, shared: dict[Any, Any]) -> str:
     text = props or "{}"
     return str(shared.setdefault(text, text)) if len(text) < 64 else text
@@ -121,7 +127,9 @@ def _whole(conn: sqlite3.Connection, vault_id: str, table: LinkTable, shared: di
         path = sys.intern(raw_path)  # the Dataview pages of the same vault hold the same path objects
         version = hash((etag, mtime, ctime, size))
         tag_list, text = _tags(tags, shared), _props(props, shared)
-        records.append(Record(path, size, ctime or mtime, mtime, tag_list, text, table, version))
+        records.append(
+            Record(path, _same(shared, size), ctime or mtime, _same(shared, mtime), tag_list, text, table, version)
+        )
     return records
 
 
@@ -145,7 +153,18 @@ def _incremental(
         if nid in fresh:
             tags, props = fresh[nid]
             tag_list, text = _tags(tags, shared), _props(props, shared)
-            records.append(Record(path, size, ctime or mtime, mtime, tag_list, text, table, versions[path]))
+            records.append(
+                Record(
+                    path,
+                    _same(shared, size),
+                    ctime or mtime,
+                    _same(shared, mtime),
+                    tag_list,
+                    text,
+                    table,
+                    versions[path],
+                )
+            )
             continue
         rec = kept[path]
         if not same_names:

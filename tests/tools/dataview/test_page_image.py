@@ -13,6 +13,7 @@ from types import FunctionType
 from typing import Any
 
 from service.dataview import pages
+from service.dataview.items import same
 from service.dataview.values import Link
 from tests.conftest import started
 
@@ -181,3 +182,25 @@ async def test_a_rebuild_keeps_the_unchanged_pages_and_makes_the_edited_one(make
         assert changed == ["Notes/Note 5.md"]
         assert edited.pages.pages["Notes/Note 5.md"].row["rating"] == [5, 99]
         assert edited.versions == fresh.versions != same.versions
+
+
+def test_equal_sizes_and_times_are_one_object_and_keep_their_type() -> None:
+    table: dict[Any, Any] = {}
+    size, time, again = 1700000000, 1700000000.0, int("1700000000")
+    assert same(table, size) is size and same(table, again) is size
+    kept = same(table, time)
+    assert type(kept) is float and kept == time  # equal to a size, still a time
+    assert same(table, "x") == "x"
+
+
+async def test_pages_of_equal_size_and_mtime_share_them(make_vault: Callable[..., Path]) -> None:
+    files = {f"N{n}.md": f"---\nstatus: s{n}\n---\n" + "same\n" * 100 for n in range(4)}
+    async with started(make_vault(files)) as h:
+        await h.indexed()
+        db = h.app.services.db
+        [vault] = h.app.vaults.values()
+        built = await db.run_read(lambda conn: pages.load(conn, vault.id))
+        sizes = {id(p.size) for p in built.pages.pages.values()}
+        assert len(sizes) == 1 and type(next(iter(built.pages.pages.values())).size) is int
+        out = await h.ok("eval_dataview_field", path="N2", field="file.size")
+        assert out["fields"]["file.size"]["value"] == len("---\nstatus: s2\n---\n" + "same\n" * 100)

@@ -162,3 +162,15 @@ async def test_a_rebuild_keeps_the_unchanged_records_and_reads_the_edited_note_a
         assert [edited.version(r.path) for r in edited.records] == [fresh.version(r.path) for r in fresh.records]
         assert edited.version("N3.md") != same.version("N3.md")
         assert read_property(edited.records[3], "status", edited) == "edited"
+
+
+async def test_records_of_equal_size_and_mtime_share_them(make_vault: Callable[..., Path]) -> None:
+    files = {f"N{n}.md": f"---\nstatus: s{n}\n---\n" + "same\n" * 100 for n in range(4)}
+    async with started(make_vault(files)) as h:
+        await h.indexed()
+        [vault] = h.app.vaults.values()
+        snap = await snapshot_of(vault, h.app.services.db)
+        assert len({id(r.size) for r in snap.records}) == 1 and type(snap.records[0].size) is int
+        out = await h.ok("query_base", yaml="views:\n  - type: table\n    order: [file.name, file.size]\n")
+        sizes = {r["values"]["file.size"]["value"] for r in out["rows"]}
+        assert sizes == {len("---\nstatus: s0\n---\n" + "same\n" * 100)}
