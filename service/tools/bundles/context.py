@@ -32,6 +32,7 @@ from __future__ import annotations
 import asyncio
 import re
 import sqlite3
+from dataclasses import replace
 from pathlib import Path
 
 from pydantic import BaseModel, Field
@@ -45,7 +46,7 @@ from service.semantic import search as sem
 from service.semantic.engine import ChunkRow, chunk_rows
 from service.tools.context import ToolContext
 from service.tools.models import ToolInput, ToolOutput
-from service.tools.search.semantic import engine_of, url
+from service.tools.search.semantic import engine_of, hybrid_halves, url
 from service.tools.search_common import (
     FOLDER_FIELD,
     FolderArg,
@@ -56,7 +57,7 @@ from service.tools.search_common import (
     run_ranking,
     scope,
 )
-from service.tools.sensitive import Excerpts, excerpts, guard_of, without_secrets
+from service.tools.sensitive import Excerpts, excerpts, guard_of
 from service.tools.spec import ToolSpec
 
 DEFAULT_TOKENS = 2000
@@ -285,21 +286,23 @@ async def context_for_query(ctx: ToolContext, args: ContextIn) -> ContextOut:
     vector = await engine.query_vector(args.query, use.embedder)
 
     secrets = guard_of(ctx)
+    # The halves side by side on two readers (as search_hybrid), each refusing notes that hold a
+    # secret under `exclude`; fused with the default text weight.
+    side, found = await hybrid_halves(
+        ctx, engine, use, vector, args.query, DEPTH, lambda: replace(keep), secrets, weigh=False
+    )
+    fused = hybrid.fuse(
+        [hybrid.TextCandidate(t.note_id, t.score) for t in side.hits],
+        [hybrid.ChunkCandidate(h.row.note_id, h.row.chunk_id, h.similarity) for h in found],
+    )[:NOTES]
+    notes = {f.note_id for f in fused}  # only the ranked notes' chunks are candidates: read their texts
 
-    def rank(conn: sqlite3.Connection) -> tuple[list[tuple[int, float]], list[sem.ChunkHit], Excerpts]:
-        depth = DEPTH
-        allowed = without_secrets(secrets, conn, keep)  # under `exclude`, notes holding a secret are out
-        texts = sem.text_candidates(conn, vid, args.query, allowed, depth)
-        chunks = sem.nearest(engine, conn, vid, vector, depth, allowed, use.model, text=False)
-        fused = hybrid.fuse(
-            [hybrid.TextCandidate(t.note_id, t.score) for t in texts],
-            [hybrid.ChunkCandidate(h.row.note_id, h.row.chunk_id, h.similarity) for h in chunks],
-        )[:NOTES]
-        notes = {f.note_id for f in fused}  # only the ranked notes' chunks are candidates: read their texts
-        chunks = sem.with_text(conn, [h for h in chunks if h.row.note_id in notes])
-        return [(f.note_id, f.score) for f in fused], chunks, excerpts(secrets, conn, [f.note_id for f in fused])
+    def texts_of(conn: sqlite3.Connection) -> tuple[list[sem.ChunkHit], Excerpts]:
+        ids = [f.note_id for f in fused]
+        return sem.with_text(conn, [h for h in found if h.row.note_id in notes]), excerpts(secrets, conn, ids)
 
-    ranked, chunks, shown = await run_ranking(ctx, rank)
+    chunks, shown = await run_ranking(ctx, texts_of)
+    ranked = [(f.note_id, f.score) for f in fused]
     best = {h.row.note_id: h.row for h in sem.best_per_note(chunks)}
     reranker = ctx.services.rerank
     # Texts (redacted) only for a reranker to read: without one the order stays as it is.

@@ -23,7 +23,6 @@ a result. Progress is reported after each hop.
 from __future__ import annotations
 
 import math
-import sqlite3
 
 from pydantic import BaseModel, Field
 
@@ -31,10 +30,11 @@ from service.graph.adjacency import LinkGraph, LinkGraphs
 from service.graph.expand import Expansion, expand
 from service.graph.queries import GraphQueries
 from service.indexer.runner import indexer_of
+from service.retrieval.hybrid import depth
 from service.semantic import search as sem
 from service.tools.context import ToolContext
 from service.tools.models import ToolInput, ToolOutput
-from service.tools.search.semantic import engine_of, url
+from service.tools.search.semantic import engine_of, hybrid_halves, url
 from service.tools.search_common import (
     FOLDER_FIELD,
     FolderArg,
@@ -143,16 +143,22 @@ async def graphrag_query(ctx: ToolContext, args: GraphRagIn) -> GraphRagOut:
     engine = engine_of(ctx)
     can_read = readable(ctx)
     folders = scope(ctx, args.folder)
-    keep = sem.NoteFilter(can_read=can_read, folders=folders)
     vid = ctx.vault.id
     use = await engine.searchable(vid)
     vector = await engine.query_vector(args.query, use.embedder)
     want = max(args.limit, args.seeds)
-
-    def compute(conn: sqlite3.Connection) -> list[sem.HybridHit]:
-        return sem.hybrid_rank(engine, conn, vid, args.query, vector, want, keep, use.model)
-
-    hits = await run(ctx, compute)
+    # search_hybrid's ranking (`sem.hybrid_rank` on one connection): its halves side by side.
+    halves = await hybrid_halves(
+        ctx,
+        engine,
+        use,
+        vector,
+        args.query,
+        depth(want),
+        lambda: sem.NoteFilter(can_read=can_read, folders=folders),
+        None,
+    )
+    hits = sem.fused(*halves)
     hybrid = [h.path for h in hits]
     score_of = {h.path: h.score for h in hits}
     seeds = hybrid[: args.seeds]

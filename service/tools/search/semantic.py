@@ -15,7 +15,7 @@ import asyncio
 import datetime as dt
 import sqlite3
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel, Field
 
@@ -39,6 +39,11 @@ from service.tools.search_common import (
 )
 from service.tools.sensitive import Excerpts, excerpts, guard_of, without_secrets
 from service.tools.spec import ToolSpec
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from service.retrieval.sensitive import Guard
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -229,6 +234,43 @@ async def search_semantic(ctx: ToolContext, args: SemanticIn) -> SemanticOut:
     return _out(ctx, use, [chunk_hit(ctx, h.row, h.similarity, shown) for h in found], more, offset, args.limit, key)
 
 
+async def hybrid_halves(
+    ctx: ToolContext,
+    engine: SemanticEngine,
+    use: Searchable,
+    vector: np.ndarray[Any, Any],
+    query: str,
+    depth: int,
+    keep: Callable[[], sem.NoteFilter],
+    guard: Guard | None,
+    *,
+    weigh: bool = True,
+) -> tuple[sem.TextSide, list[sem.ChunkHit]]:
+    """The two halves of a hybrid ranking side by side on two readers: `depth` BM25 candidates of
+    `query` with its specificity (`sem.text_side`; `weigh=False`: the candidates alone), and the
+    chunks nearest `vector` covering `depth` notes (`sem.nearest`, texts not read). Each half
+    filters with its own `keep()` (one filter per reader thread), refusing notes that hold a
+    secret under `exclude` when `guard` is given. BM25 runs in SQLite and the first pass in
+    numpy, both mostly without the interpreter's lock: at 100k notes ~17 and ~20 ms of CPU,
+    which take the longer of the two when a core is free (search_hybrid, graphrag_query and
+    context_for_query compose their rankings so; the answer is the one on one connection)."""
+    vid = ctx.vault.id
+    words, meaning = keep(), keep()
+
+    def by_words(conn: sqlite3.Connection) -> sem.TextSide:
+        allowed = words if guard is None else without_secrets(guard, conn, words)
+        if not weigh:
+            return sem.TextSide(sem.text_candidates(conn, vid, query, allowed, depth), None)
+        return sem.text_side(conn, vid, query, allowed, depth, engine.cache.doc_freq)
+
+    def by_meaning(conn: sqlite3.Connection) -> list[sem.ChunkHit]:
+        allowed = meaning if guard is None else without_secrets(guard, conn, meaning)
+        return sem.nearest(engine, conn, vid, vector, depth, allowed, use.model, text=False)
+
+    texts, chunks = await asyncio.gather(run_ranking(ctx, by_words), run_ranking(ctx, by_meaning))
+    return texts, chunks
+
+
 async def search_hybrid(ctx: ToolContext, args: SemanticIn) -> SemanticOut:
     engine = engine_of(ctx)
     key = _key("hybrid", args, args.query)
@@ -240,19 +282,9 @@ async def search_hybrid(ctx: ToolContext, args: SemanticIn) -> SemanticOut:
     depth = hybrid.depth(want)
 
     guard = guard_of(ctx)
-    words, meaning = note_filter(ctx, args), note_filter(ctx, args)  # one per reader thread
-
-    def by_words(conn: sqlite3.Connection) -> sem.TextSide:
-        keep = without_secrets(guard, conn, words)
-        return sem.text_side(conn, vid, args.query, keep, depth, engine.cache.doc_freq)
-
-    def by_meaning(conn: sqlite3.Connection) -> list[sem.ChunkHit]:
-        keep = without_secrets(guard, conn, meaning)
-        return sem.nearest(engine, conn, vid, vector, depth, keep, use.model, text=False)
-
-    # The two halves side by side on two readers: BM25 runs in SQLite and the first pass in
-    # numpy, both without the interpreter's lock (at 100k notes ~30 and ~50 ms one after the other).
-    texts, chunks = await asyncio.gather(run_ranking(ctx, by_words), run_ranking(ctx, by_meaning))
+    texts, chunks = await hybrid_halves(
+        ctx, engine, use, vector, args.query, depth, lambda: note_filter(ctx, args), guard
+    )
     ranked = sem.fused(texts, chunks)[: 2 * want]  # items for the page and spares (not every candidate)
     reranks = rerank_window(ctx) > 0  # the reranker reads the leading items' texts before the page is cut
     page, more = (ranked, False) if reranks else await _shown(ctx, ranked, offset, args.limit, lambda h: h.path)

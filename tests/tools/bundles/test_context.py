@@ -162,3 +162,52 @@ async def test_secrets_are_redacted_or_their_notes_left_out(make_vault: Callable
             out = await h.ok("context_for_query", query=q, max_tokens=2000)
             assert_clean(out)
             assert "Ops/" not in str(out)
+
+
+async def test_the_hybrid_halves_run_at_once_and_rank_as_on_one_connection(
+    make_vault: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The BM25 half and the vector half run side by side on two readers (each waits here, bounded,
+    until the other has started: one after the other, the first would wait in vain), and the
+    passages' notes rank as both halves fused on one connection rank them."""
+    import threading
+
+    from service.retrieval import hybrid
+    from service.semantic import search as sem
+    from service.tools.bundles.context import DEPTH
+
+    async with semantic(make_vault(NOTES)) as h:
+        engine = h.app.semantic
+        vid = next(iter(h.app.vaults))
+        use = await engine.searchable(vid)
+        vector = await engine.query_vector(QUESTION, use.embedder)
+        keep = sem.NoteFilter(can_read=lambda _path: True)
+
+        def oracle(conn: Any) -> list[str]:
+            texts = sem.text_candidates(conn, vid, QUESTION, keep, DEPTH)
+            chunks = sem.nearest(engine, conn, vid, vector, DEPTH, keep, use.model, text=False)
+            paths = {t.note_id: t.path for t in texts} | {c.row.note_id: c.row.path for c in chunks}
+            fused = hybrid.fuse(
+                [hybrid.TextCandidate(t.note_id, t.score) for t in texts],
+                [hybrid.ChunkCandidate(c.row.note_id, c.row.chunk_id, c.similarity) for c in chunks],
+            )
+            return [paths[f.note_id] for f in fused]
+
+        ranked = await h.app.services.db.run_read(oracle)
+        alone = await h.ok("context_for_query", query=QUESTION, max_tokens=2000)
+        both = threading.Barrier(2, timeout=10)
+        words, nearest = sem.text_candidates, sem.nearest
+
+        def met_words(*args: Any, **kwargs: Any) -> Any:
+            both.wait()
+            return words(*args, **kwargs)
+
+        def met_vectors(*args: Any, **kwargs: Any) -> Any:
+            both.wait()
+            return nearest(*args, **kwargs)
+
+        monkeypatch.setattr(sem, "text_candidates", met_words)
+        monkeypatch.setattr(sem, "nearest", met_vectors)
+        out = await h.ok("context_for_query", query=QUESTION, max_tokens=2000)
+        assert out["passages"] == alone["passages"] and out["passages"]
+        assert all(ranked[p["rank"] - 1] == p["path"] for p in out["passages"])

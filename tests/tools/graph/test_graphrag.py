@@ -160,3 +160,42 @@ def test_link_evidence_settles_near_ties_and_cannot_bury_a_clear_winner() -> Non
     assert order.index("d.md") < order.index("x.md")  # two top hits link to it: it passes a near tie
     assert order.index("e.md") < order.index("y.md")  # outside the hybrid list, it enters above the weakest
     assert [p for p, _ in fuse(hybrid, links, 0.0)] == [*(p for p, _ in hybrid), "e.md"]
+
+
+async def test_the_hybrid_halves_run_at_once_and_rank_as_on_one_connection(
+    make_vault: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The seeds' ranking runs its BM25 half and its vector half side by side on two readers (each
+    waits here, bounded, until the other has started: one after the other, the first would wait
+    in vain), and ranks as `search.hybrid_rank` does with both halves on one connection."""
+    import threading
+
+    from service.semantic import search as sem
+
+    async with semantic(make_vault(NOTES)) as h:
+        engine = h.app.semantic
+        vid = next(iter(h.app.vaults))
+        use = await engine.searchable(vid)
+        vector = await engine.query_vector(QUESTION, use.embedder)
+        keep = sem.NoteFilter(can_read=lambda _path: True)
+        expected = await h.app.services.db.run_read(
+            lambda conn: sem.hybrid_rank(engine, conn, vid, QUESTION, vector, 20, keep, use.model)[:20]
+        )
+        both = threading.Barrier(2, timeout=10)
+        words, nearest = sem.text_candidates, sem.nearest
+
+        def met_words(*args: Any, **kwargs: Any) -> Any:
+            both.wait()
+            return words(*args, **kwargs)
+
+        def met_vectors(*args: Any, **kwargs: Any) -> Any:
+            both.wait()
+            return nearest(*args, **kwargs)
+
+        monkeypatch.setattr(sem, "text_candidates", met_words)
+        monkeypatch.setattr(sem, "nearest", met_vectors)
+        out = await h.ok("graphrag_query", query=QUESTION, hops=0, seeds=20, limit=20)
+        assert [(i["path"], i["score"]) for i in out["items"]] == [(e.path, round(e.score, 4)) for e in expected]
+        assert [i["text_rank"] for i in out["items"]] == [
+            None if e.text_rank is None else e.text_rank + 1 for e in expected
+        ]
