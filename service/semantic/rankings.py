@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 Ranking = Callable[[int], list[tuple[int, float]]]  # k -> the k best (chunk id, similarity)
 Query = tuple[int, int, bytes]  # (first-pass rows threshold, candidate share, the query vector's bytes)
-KEPT = 8  # per snapshot, each with its first-pass estimates or similarities (4 bytes a row) and answers
+KEPT = 8  # per snapshot, each with its answers and its first pass's estimates (firstpass.candidates) or similarities
 
 
 class Rankings:

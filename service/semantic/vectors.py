@@ -364,7 +364,7 @@ def _ranking(mat: _Matrix, q: np.ndarray[Any, Any], first_pass_rows: int, share:
     if not mat.live or mat.vectors.shape[1] != q.shape[0]:
         return lambda k: []
     exact: list[np.ndarray[Any, Any]] = []  # every similarity, once computed
-    estimated: dict[str, np.ndarray[Any, Any]] = {}  # every row's first-pass estimates, once computed
+    estimated: dict[str, tuple[np.ndarray[Any, Any], ...]] = {}  # first-pass estimates a later k reuses
 
     def similarities(at: np.ndarray[Any, Any] | None = None) -> np.ndarray[Any, Any]:
         if mat.disk is not None:

@@ -288,6 +288,36 @@ def test_the_coarse_look_of_a_large_matrix_keeps_the_exact_top_k(rng: np.random.
             assert all(i > 0 for i, _ in got)
 
 
+def test_a_remembered_ranking_keeps_the_coarse_looks_rows_not_every_rows_estimate(rng: np.random.Generator) -> None:
+    """After a coarse look a ranking keeps the rows it kept with their completed estimates (a
+    sixteenth of them at 583,081 chunks), not an estimate of every row; a later k keeping as many rows
+    reuses them, one keeping more looks again, and each answers as a ranking made for it alone."""
+    from service.semantic import firstpass
+
+    matrix = embedded_like(rng, 40_000)
+    basis, steps = codes.fit_small(matrix)
+    small = codes.Small(basis, steps, codes.small_of(matrix, basis, steps))
+    ids = np.arange(1, len(matrix) + 1, dtype=np.int64)
+    dead = np.arange(5, 400, dtype=np.int64)
+    ids[dead] = -1
+    mat = vectors._Matrix(0, 0, ids, matrix, matrix, dead, small=small)
+    for q in queries(rng, matrix):
+        estimated: dict[str, tuple[Array, ...]] = {}
+        first = firstpass.candidates(mat, q, vectors.pass_size(64), estimated)
+        assert list(estimated) == ["refined"]
+        kept = estimated["refined"]
+        assert len(kept[0]) == codes.refine_share(len(ids), vectors.pass_size(64)) < len(ids) // 2
+        assert sum(a.nbytes for a in kept) < 4 * len(ids)  # an estimate of every row: 4 bytes a row
+        assert np.array_equal(first, firstpass.candidates(mat, q, vectors.pass_size(64), {}))
+        later = firstpass.candidates(mat, q, vectors.pass_size(250), estimated)  # as many rows kept
+        assert estimated["refined"] is kept
+        assert np.array_equal(later, firstpass.candidates(mat, q, vectors.pass_size(250), {}))
+        deeper = firstpass.candidates(mat, q, vectors.pass_size(300), estimated)  # more rows: a new look
+        assert len(estimated["refined"][0]) > len(kept[0])
+        assert np.array_equal(deeper, firstpass.candidates(mat, q, vectors.pass_size(300), {}))
+        assert not np.isin(deeper, dead).any() and deeper.dtype == np.intp
+
+
 def test_int8_estimates_of_any_rows_and_axes_equal_the_products_of_the_widened_codes(
     rng: np.random.Generator,
 ) -> None:
