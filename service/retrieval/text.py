@@ -19,6 +19,7 @@ or a snippet; an expression FTS5 still rejects becomes `QuerySyntaxError`.
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -36,6 +37,7 @@ _ORDER: dict[str, str] = {
     "path": "n.path",
 }
 _OPEN, _CLOSE = "\x02", "\x03"
+_MARKS = re.compile(f"([{_OPEN}{_CLOSE}])")
 SNIPPET_TOKENS = 16
 _WINDOWS = WindowSnippets(_OPEN, _CLOSE, SNIPPET_TOKENS)
 
@@ -271,18 +273,28 @@ def _windowed(conn: sqlite3.Connection, match: str, ids: Sequence[int], matching
 
 
 def split_marks(raw: str) -> Snippet:
-    """Strip the highlight markers, keeping their positions as [start, end) spans."""
+    """Strip the highlight markers, keeping their positions as [start, end) spans (an opening
+    marker sets the start, a closing one ends a span there); tabs and line breaks become spaces.
+    Split at the markers rather than walked a character at a time: the ten snippets of a page
+    took ~0.17 ms one character at a time, a tenth of a rare-word query's server time."""
+    if _OPEN not in raw and _CLOSE not in raw:
+        return Snippet(_blanked(raw), [])
     text: list[str] = []
     spans: list[tuple[int, int]] = []
     start = 0
     length = 0
-    for ch in raw:
-        if ch == _OPEN:
+    for i, part in enumerate(_MARKS.split(raw)):
+        if i % 2 == 0:  # text between markers (split keeps the markers at odd places)
+            text.append(part)
+            length += len(part)
+        elif part == _OPEN:
             start = length
-        elif ch == _CLOSE:
-            spans.append((start, length))
         else:
-            ch = " " if ch in "\r\n\t" else ch
-            text.append(ch)
-            length += 1
-    return Snippet("".join(text), spans)
+            spans.append((start, length))
+    return Snippet(_blanked("".join(text)), spans)
+
+
+def _blanked(s: str) -> str:
+    """Tabs and line breaks as spaces, one character for one (the spans hold); `str.replace` is
+    C, `str.translate` with a table looks every character up in a dict (5 µs a snippet)."""
+    return s.replace("\r", " ").replace("\n", " ").replace("\t", " ")
