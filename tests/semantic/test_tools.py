@@ -112,6 +112,23 @@ async def test_search_hybrid_runs_its_text_and_vector_halves_at_once(
         assert out["items"] == alone["items"]
 
 
+async def test_a_note_deleted_on_disk_is_left_out_and_the_page_cut_again(make_vault: Callable[..., Path]) -> None:
+    """A page is read on the reader that ranked it (search_semantic) or fused it (search_hybrid)
+    while its files are on disk; a note removed by another program before any watcher applies
+    it (here there is none) is left out and the page is cut again without it."""
+    root = make_vault(VAULT)
+    async with semantic(root, index={"watch": False}) as h:
+        before = await h.ok("search_semantic", query="young cat care", limit=3)
+        ranked = [i["path"] for i in before["items"]]
+        gone = ranked[0]
+        (root / gone).unlink()
+        after = await h.ok("search_semantic", query="young cat care", limit=2)
+        assert [i["path"] for i in after["items"]] == [p for p in ranked if p != gone][:2]
+        assert all(i["chunk"] for i in after["items"]) and after["next_cursor"]
+        hybrid = await h.ok("search_hybrid", query="kitten vet", limit=2)
+        assert gone not in [i["path"] for i in hybrid["items"]] and len(hybrid["items"]) == 2
+
+
 @pytest.mark.covers("search_hybrid", "failure")
 async def test_search_hybrid_bad_cursor(make_vault: Callable[..., Path]) -> None:
     async with semantic(make_vault(VAULT)) as h:

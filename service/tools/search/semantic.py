@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import os
 import sqlite3
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel, Field
@@ -47,6 +49,7 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 R = TypeVar("R")
+S = TypeVar("S")
 
 
 class FilterArgs(ToolInput, Paging):
@@ -182,6 +185,35 @@ async def _shown(
     return ranked[offset : offset + limit], offset + limit < len(ranked)
 
 
+def _on_disk(root: Path, page: list[R], path: Callable[[R], str]) -> bool:
+    """Whether every file of `page` is on disk now (a reader or worker thread)."""
+    return all(os.path.isfile(os.path.join(root, path(r))) for r in page)
+
+
+async def _shown_read(
+    ctx: ToolContext,
+    ranked: list[R],
+    offset: int,
+    limit: int,
+    path: Callable[[R], str],
+    read: Callable[[sqlite3.Connection, list[R]], S],
+) -> tuple[list[R], bool, S]:
+    """`_shown` and then `read(conn, page)`, in one reader call while every file of the page is
+    on disk (checked there first): a thread and a reader fewer a search, whose wait for each
+    grows with the machine's load. When a file is gone, `_shown` leaves it out as before."""
+    root = ctx.vault.paths.root
+    page = ranked[offset : offset + limit]
+
+    def whole(conn: sqlite3.Connection) -> tuple[S] | None:
+        return (read(conn, page),) if _on_disk(root, page, path) else None
+
+    found = await ctx.services.db.run_read(whole)
+    if found is not None:
+        return page, offset + limit < len(ranked), found[0]
+    page, more = await _shown(ctx, ranked, offset, limit, path)
+    return page, more, await ctx.services.db.run_read(lambda conn: read(conn, page))
+
+
 def _out(
     ctx: ToolContext,
     use: Searchable,
@@ -225,12 +257,24 @@ async def search_semantic(ctx: ToolContext, args: SemanticIn) -> SemanticOut:
             sem.nearest(engine, conn, vid, vector, want, without_secrets(guard, conn, keep), use.model, text=False)
         )[: want + args.limit]  # the page, the next one's first note, and spares for notes gone from disk
 
-    page, more = await _shown(ctx, await run_ranking(ctx, rank), offset, args.limit, lambda h: h.row.path)
-
-    def show(conn: sqlite3.Connection) -> tuple[list[sem.ChunkHit], Excerpts]:
+    def show(conn: sqlite3.Connection, page: list[sem.ChunkHit]) -> tuple[list[sem.ChunkHit], Excerpts]:
         return sem.with_text(conn, page), excerpts(guard, conn, (h.row.note_id for h in page))
 
-    found, shown = await ctx.services.db.run_read(show)
+    root = ctx.vault.paths.root
+
+    def rank_and_show(
+        conn: sqlite3.Connection,
+    ) -> tuple[list[sem.ChunkHit], tuple[list[sem.ChunkHit], Excerpts] | None]:
+        """The ranking, and the page read on the same reader while its files are all on disk."""
+        ranked = rank(conn)
+        page = ranked[offset : offset + args.limit]
+        return ranked, show(conn, page) if _on_disk(root, page, lambda h: h.row.path) else None
+
+    ranked, read = await run_ranking(ctx, rank_and_show)
+    if read is not None:
+        more, (found, shown) = offset + args.limit < len(ranked), read
+    else:  # a file of the page is gone: left out as `_shown` does, the page read again
+        _cut, more, (found, shown) = await _shown_read(ctx, ranked, offset, args.limit, lambda h: h.row.path, show)
     return _out(ctx, use, [chunk_hit(ctx, h.row, h.similarity, shown) for h in found], more, offset, args.limit, key)
 
 
@@ -287,12 +331,14 @@ async def search_hybrid(ctx: ToolContext, args: SemanticIn) -> SemanticOut:
     )
     ranked = sem.fused(texts, chunks)[: 2 * want]  # items for the page and spares (not every candidate)
     reranks = rerank_window(ctx) > 0  # the reranker reads the leading items' texts before the page is cut
-    page, more = (ranked, False) if reranks else await _shown(ctx, ranked, offset, args.limit, lambda h: h.path)
 
-    def show(conn: sqlite3.Connection) -> tuple[list[sem.HybridHit], Excerpts]:
+    def show(conn: sqlite3.Connection, page: list[sem.HybridHit]) -> tuple[list[sem.HybridHit], Excerpts]:
         return sem.hybrid_text(conn, page), excerpts(guard, conn, (h.note_id for h in page))
 
-    found, shown = await ctx.services.db.run_read(show)
+    if reranks:
+        more, (found, shown) = False, await ctx.services.db.run_read(lambda conn: show(conn, ranked))
+    else:
+        _cut, more, (found, shown) = await _shown_read(ctx, ranked, offset, args.limit, lambda h: h.path, show)
     hits = [
         chunk_hit(ctx, h.chunk, h.score, shown)
         if h.chunk
