@@ -39,7 +39,6 @@ from service.memory.recall import MemoryRecall
 from service.plane.findings import Finding, FindingStore
 from service.plane.gateway import Gateway, GatewayFailed
 from service.plane.job import Job, JobContext
-from service.plane.jobs import JOBS
 from service.settings import Settings
 from service.storage.db import Database
 from service.tasks import cancel_and_wait
@@ -100,9 +99,10 @@ class Plane:
         activity: Activity | None = None,
         dispatch: NestedCall | None = None,
         *,
-        jobs: tuple[Job, ...] = JOBS,
+        jobs: tuple[Job, ...] | None = None,
     ) -> None:
-        """`dispatch` runs the plans of auto-applied findings through the whole chain."""
+        """`dispatch` runs the plans of auto-applied findings through the whole chain; `jobs`: the
+        standard ones (`service.plane.jobs.JOBS`) unless given, imported at their first run."""
         self.vaults = vaults
         self.db = db
         self.state = state
@@ -115,7 +115,7 @@ class Plane:
         self.all_settings = settings
         self.gateway = Gateway(settings.inference)
         self.dispatch = dispatch
-        self.jobs = jobs
+        self._jobs = jobs
         self.findings = FindingStore(state)
         self.running: dict[str, dict[str, Any]] = {}  # vault id -> {run_id, job, done, total}
         self._locks: dict[str, asyncio.Lock] = {}
@@ -124,6 +124,20 @@ class Plane:
         self._launched_in: dict[str, Launched] = {}  # vault id -> its last launched run
 
     # -- lifecycle ------------------------------------------------------------------------------
+
+    @property
+    def jobs(self) -> tuple[Job, ...]:
+        """The jobs a run chooses from (the standard ones import their summaries, topics and graph
+        analytics: at the first run, not at the server's start)."""
+        if self._jobs is None:
+            from service.plane.jobs import JOBS
+
+            self._jobs = JOBS
+        return self._jobs
+
+    @jobs.setter
+    def jobs(self, jobs: tuple[Job, ...]) -> None:
+        self._jobs = jobs
 
     async def start(self) -> None:
         if self.settings.enabled:

@@ -14,17 +14,19 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Coroutine, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from service.plans.journal import Journal
 from service.plans.macros import Macros
 from service.plans.recovery import roll_back_interrupted_bulk
 from service.plans.retention import prune
-from service.plans.runner import RunState
 from service.settings import PlanSettings
 from service.storage.db import Database
 from service.tasks import cancel_and_wait
 from service.vault.vault import Vault
+
+if TYPE_CHECKING:  # the runner (its checks, graph, effects) loads with the first plan run, not at start
+    from service.plans.runner import RunState
 
 KEEP_FINISHED = 200  # finished live states kept in memory for get_plan_run (the journal keeps all)
 

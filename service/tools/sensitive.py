@@ -25,13 +25,16 @@ import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from service.retrieval.sensitive import Guard
-from service.semantic.engine import ChunkRow
-from service.semantic.search import NoteFilter
 from service.settings import SensitiveMode, Settings
 from service.tools.context import ToolContext
 from service.vault.vault import Vault
+
+if TYPE_CHECKING:  # annotations only: the semantic search's modules load with the first search
+    from service.semantic.engine import ChunkRow
+    from service.semantic.search import NoteFilter
 
 
 @lru_cache(maxsize=32)

@@ -176,3 +176,23 @@ def test_a_warm_stdio_start_answers_its_first_call_before_loading_the_sdk_server
     assert not {"mcp.server.lowlevel.server", "mcp_types._types", "uvicorn", "service.http.asgi"} & set(
         order[:first_call]
     )
+
+
+# Modules the composition root builds objects of, whose heavy parts a `read_note` has no use for:
+# the plan runner (checks, graph, effects: at the first plan run), the consolidation jobs
+# (summaries, topics, graph analytics: at the plane's first run) and the semantic search (the
+# sensitive-content helpers name its types in annotations only).
+LOADED_AT_FIRST_USE = ("service.plans.runner", "service.plane.jobs", "service.semantic.search")
+
+
+def test_a_warm_stdio_start_answers_read_note_before_loading_plan_runs_consolidation_jobs_or_semantic_search(
+    make_vault: Callable[..., Path], tmp_path: Path
+) -> None:
+    root = make_vault()
+    read = [("read_note", {"path": "Welcome"})]
+    _imports_of_a_session(root, tmp_path / "first.txt", read)  # stores the answers and the tool index
+    log = tmp_path / "warm.txt"
+    _imports_of_a_session(root, log, read)
+    order = [line.rsplit("|", 1)[1].strip() for line in log.read_text(errors="replace").splitlines() if "|" in line]
+    first_call = order.index("service.tools.notes.read")
+    assert not set(LOADED_AT_FIRST_USE) & set(order[:first_call])
