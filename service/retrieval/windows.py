@@ -57,7 +57,8 @@ class WindowSnippets:
     def _db(self) -> sqlite3.Connection:
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
         if conn is None:
-            conn = driver().connect(":memory:", check_same_thread=True)  # the index's SQLite and tokenizer
+            # The index's SQLite and tokenizer; transactions explicit (`_cut` rolls its row back).
+            conn = driver().connect(":memory:", check_same_thread=True, isolation_level=None)
             conn.execute(f"CREATE VIRTUAL TABLE w USING fts5(title, body, tokenize='{TOKENIZER}')")
             conn.execute("CREATE VIRTUAL TABLE v USING fts5vocab(w, 'instance')")
             self._local.conn = conn
@@ -107,10 +108,14 @@ class WindowSnippets:
             f"SELECT snippet(w, -1, ?, ?, ?, {self._tokens}), snippet(w, 0, ?, ?, ?, {self._tokens})"
             " FROM w WHERE w MATCH ?"
         )
-        with conn:
+        # Rolled back rather than deleted: FTS5 tokenises a row again to delete it, and the
+        # rollback only drops the pages written (a long note's cut ~0.20 -> ~0.10 ms in process).
+        conn.execute("BEGIN")
+        try:
             conn.execute("INSERT INTO w(rowid, title, body) VALUES (1, ?, ?)", (title, part))
             row = conn.execute(sql, (o, c, ELLIPSIS, o, c, ELLIPSIS, either)).fetchone()
-            conn.execute("DELETE FROM w")
+        finally:
+            conn.execute("ROLLBACK")
         if row is None:
             return None
         text, in_title = str(row[0] or ""), str(row[1] or "")

@@ -187,3 +187,17 @@ def test_threads_use_their_own_window_databases(tmp_path: Path) -> None:
     with ThreadPoolExecutor(4) as pool:
         results = list(pool.map(work, words * 2))
     assert [set(r) for r in results] == [{w} for w in words * 2]
+
+
+def test_cuts_in_a_row_quote_as_a_fresh_instance_does_and_leave_the_window_table_empty() -> None:
+    """Each cut's row is rolled back, not deleted: a thread's many cuts give the snippets a
+    fresh instance gives for each note alone, and its window table holds no row afterwards."""
+    rng = random.Random(8)
+    words = ["garden", "budget", "orchid", "review"]
+    shared = windows.WindowSnippets(text._OPEN, text._CLOSE, text.SNIPPET_TOKENS)
+    for i in range(40):
+        body = f"{filler(rng, rng.randint(50, 3000))} {rng.choice(words)} {filler(rng, 40)} {rng.choice(words)}"
+        expr = parse_query(" ".join(rng.sample(words, 2))).match
+        alone = windows.WindowSnippets(text._OPEN, text._CLOSE, text.SNIPPET_TOKENS)
+        assert shared.snippet(expr, f"note {i}", body.encode()) == alone.snippet(expr, f"note {i}", body.encode())
+    assert shared._db().execute("SELECT count(*) FROM w").fetchone() == (0,)
