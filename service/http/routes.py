@@ -141,10 +141,10 @@ def health_routes(
         )
 
     async def metrics(request: Request) -> Response:
-        from service.obs.metrics import CONTENT_TYPE
+        from service.obs.metrics import content_type
 
         await refresh_gauges()
-        return Response(prometheus.render(), media_type=CONTENT_TYPE)
+        return Response(prometheus.render(), media_type=content_type())
 
     suffix = authn.mcp_path.strip("/")
     return [

@@ -11,7 +11,12 @@ read its names only when they run. `skip_package_inits()` registers those packag
 packages (their folders, no code run), so importing a submodule (`mcp_types.version`) costs only
 that submodule. Nothing is lost: the first time anyone reads a name of such a package (`from mcp
 import Client`, `mcp.server.Server`, `types.ErrorData`), its real `__init__.py` runs in place
-and the name is there, as it would have been.
+and the name is there, as it would have been. `prometheus_client` is registered the same way
+(`OTHER_BARE_PACKAGES`): its `__init__` imports the exposition (an HTTP server, `urllib.request`,
+~12 ms) and the process-wide collectors, while the app's metrics use only the series classes
+and a registry of their own (`service.obs.metrics`). Its modules import their siblings by
+`from . import values`, which reads the name from the package first: with `submodules_first` a
+name that is a submodule of the package imports that submodule, not the package's `__init__`.
 
 Only the entry point calls this, before anything imports the SDK; a process that imported the
 SDK already (a test, a host embedding the app) keeps its packages as they are.
@@ -25,10 +30,13 @@ import types
 
 # The SDK packages whose `__init__` re-exports what a server never uses (parents first).
 BARE_PACKAGES = ("mcp", "mcp.server", "mcp_types")
+# Other packages whose `__init__` loads what a stdio start's first call never uses.
+OTHER_BARE_PACKAGES = ("prometheus_client",)
 
 
-def skip_package_inits(names: tuple[str, ...] = BARE_PACKAGES) -> bool:
-    """Register each package of `names` bare unless already imported; False when none was."""
+def skip_package_inits(names: tuple[str, ...] = BARE_PACKAGES, *, submodules_first: bool = False) -> bool:
+    """Register each package of `names` bare unless already imported; False when none was
+    (`submodules_first`: reading a name that is a submodule imports just that submodule)."""
     done = False
     for name in names:
         if name in sys.modules:
@@ -36,7 +44,7 @@ def skip_package_inits(names: tuple[str, ...] = BARE_PACKAGES) -> bool:
         spec = importlib.util.find_spec(name)
         if spec is None or spec.submodule_search_locations is None or spec.loader is None:
             return done
-        sys.modules[name] = _bare(name, spec)
+        sys.modules[name] = _bare(name, spec, submodules_first)
         parent, _, child = name.rpartition(".")
         if parent:
             setattr(sys.modules[parent], child, sys.modules[name])
@@ -44,7 +52,7 @@ def skip_package_inits(names: tuple[str, ...] = BARE_PACKAGES) -> bool:
     return done
 
 
-def _bare(name: str, spec: importlib.machinery.ModuleSpec) -> types.ModuleType:
+def _bare(name: str, spec: importlib.machinery.ModuleSpec, submodules_first: bool = False) -> types.ModuleType:
     module = types.ModuleType(name)
     module.__spec__ = spec
     module.__path__ = list(spec.submodule_search_locations or ())
@@ -55,6 +63,8 @@ def _bare(name: str, spec: importlib.machinery.ModuleSpec) -> types.ModuleType:
     def __getattr__(attr: str) -> object:  # noqa: N807 - the module-level hook (PEP 562)
         if attr.startswith("__"):
             raise AttributeError(attr)
+        if submodules_first and importlib.util.find_spec(f"{name}.{attr}") is not None:
+            return importlib.import_module(f"{name}.{attr}")  # binds it on the package too
         del module.__dict__["__getattr__"]  # runs once: the real `__init__` defines the names
         assert spec.loader is not None
         spec.loader.exec_module(module)

@@ -181,11 +181,17 @@ def test_a_warm_stdio_start_answers_its_first_call_before_loading_the_sdk_server
 # Modules the composition root builds objects of, whose heavy parts a `read_note` has no use for:
 # the plan runner (checks, graph, effects: at the first plan run), the consolidation jobs
 # (summaries, topics, graph analytics: at the plane's first run) and the semantic search (the
-# sensitive-content helpers name its types in annotations only).
-LOADED_AT_FIRST_USE = ("service.plans.runner", "service.plane.jobs", "service.semantic.search")
+# sensitive-content helpers name its types in annotations only), and the metrics' exposition
+# (`prometheus_client` registered bare: service/protocol/sdk_packages.py).
+LOADED_AT_FIRST_USE = (
+    "service.plans.runner",
+    "service.plane.jobs",
+    "service.semantic.search",
+    "prometheus_client.exposition",
+)
 
 
-def test_a_warm_stdio_start_answers_read_note_before_loading_plan_runs_consolidation_jobs_or_semantic_search(
+def test_a_warm_stdio_start_answers_read_note_before_loading_what_it_does_not_use(
     make_vault: Callable[..., Path], tmp_path: Path
 ) -> None:
     root = make_vault()

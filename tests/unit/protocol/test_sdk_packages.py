@@ -57,3 +57,19 @@ def test_packages_already_imported_are_left_as_they_are() -> None:
         "print(json.dumps([skip_package_inits(), sys.modules['mcp'] is before, hasattr(mcp, 'Client')]))\n"
     )
     assert kept == [False, True, True]
+
+
+def test_the_metrics_series_import_without_the_exposition_and_render_as_before() -> None:
+    seen = _run(
+        "from service.protocol.sdk_packages import OTHER_BARE_PACKAGES\n"
+        "skip_package_inits(OTHER_BARE_PACKAGES, submodules_first=True)\n"
+        "from service.obs.metrics import Metrics, content_type\n"
+        "metrics = Metrics()\n"
+        "before = [m for m in ('prometheus_client.exposition', 'http.server') if m in sys.modules]\n"
+        "metrics.calls.labels(vault='v', tool='read_note', status='ok').inc()\n"
+        "text = metrics.render().decode()\n"
+        "import prometheus_client\n"
+        "print(json.dumps([before, 'vaultgate_tool_calls_total{' in text, content_type().startswith('text/plain'),"
+        " prometheus_client.Counter is prometheus_client.metrics.Counter]))\n"
+    )
+    assert seen == [[], True, True, True]
