@@ -245,7 +245,7 @@ def hybrid_rank(
     """Notes by fused score; their chunks' texts are not read (`hybrid_text` adds them). Both
     halves on `conn`: the reference the tools' composition answers as (search_hybrid and
     graphrag_query run `text_side` and `nearest` side by side on two readers, then `fused`;
-    `service.tools.search.semantic.hybrid_halves`)."""
+    `service.tools.search.readers.hybrid_halves`)."""
     depth = hybrid.depth(limit)
     texts = text_side(conn, vault_id, query_text, keep, depth, engine.cache.doc_freq)
     return fused(texts, nearest(engine, conn, vault_id, query, depth, keep, model, text=False))

@@ -34,7 +34,8 @@ from service.retrieval.hybrid import depth
 from service.semantic import search as sem
 from service.tools.context import ToolContext
 from service.tools.models import ToolInput, ToolOutput
-from service.tools.search.semantic import engine_of, hybrid_halves, url
+from service.tools.search.readers import hybrid_halves
+from service.tools.search.semantic import engine_of, url
 from service.tools.search_common import (
     FOLDER_FIELD,
     FolderArg,

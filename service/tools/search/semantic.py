@@ -11,13 +11,10 @@ appears as a hit, a similar note or a chunk. Results carry the best chunk's text
 
 from __future__ import annotations
 
-import asyncio
 import datetime as dt
-import os
 import sqlite3
 from collections.abc import Callable
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, Field
 
@@ -28,6 +25,7 @@ from service.semantic import search as sem
 from service.semantic.engine import ChunkRow, Searchable, SemanticEngine
 from service.tools.context import ToolContext
 from service.tools.models import Paging, ToolInput, ToolOutput, decode_cursor, encode_cursor
+from service.tools.search.readers import hybrid_halves, on_disk, shown_read
 from service.tools.search_common import (
     FOLDER_FIELD,
     FolderArg,
@@ -42,14 +40,7 @@ from service.tools.search_common import (
 from service.tools.sensitive import Excerpts, excerpts, guard_of, without_secrets
 from service.tools.spec import ToolSpec
 
-if TYPE_CHECKING:
-    import numpy as np
-
-    from service.retrieval.sensitive import Guard
-
 T = TypeVar("T")
-R = TypeVar("R")
-S = TypeVar("S")
 
 
 class FilterArgs(ToolInput, Paging):
@@ -175,45 +166,6 @@ async def _page(
     return _out(ctx, use, hits[offset : offset + limit], offset + limit < len(hits), offset, limit, key, order)
 
 
-async def _shown(
-    ctx: ToolContext, ranked: list[R], offset: int, limit: int, path: Callable[[R], str]
-) -> tuple[list[R], bool]:
-    """The page [offset, offset+limit) of `ranked` once notes gone from disk are left out, and
-    whether more follow: only the page's chunk texts are then read and its notes scanned for
-    secrets (a long note's scan costs milliseconds, and a ranking holds dozens of notes)."""
-    ranked = await drop_gone(ctx, ranked, offset, limit, lambda r: (path(r),))
-    return ranked[offset : offset + limit], offset + limit < len(ranked)
-
-
-def _on_disk(root: Path, page: list[R], path: Callable[[R], str]) -> bool:
-    """Whether every file of `page` is on disk now (a reader or worker thread)."""
-    return all(os.path.isfile(os.path.join(root, path(r))) for r in page)
-
-
-async def _shown_read(
-    ctx: ToolContext,
-    ranked: list[R],
-    offset: int,
-    limit: int,
-    path: Callable[[R], str],
-    read: Callable[[sqlite3.Connection, list[R]], S],
-) -> tuple[list[R], bool, S]:
-    """`_shown` and then `read(conn, page)`, in one reader call while every file of the page is
-    on disk (checked there first): a thread and a reader fewer a search, whose wait for each
-    grows with the machine's load. When a file is gone, `_shown` leaves it out as before."""
-    root = ctx.vault.paths.root
-    page = ranked[offset : offset + limit]
-
-    def whole(conn: sqlite3.Connection) -> tuple[S] | None:
-        return (read(conn, page),) if _on_disk(root, page, path) else None
-
-    found = await ctx.services.db.run_read(whole)
-    if found is not None:
-        return page, offset + limit < len(ranked), found[0]
-    page, more = await _shown(ctx, ranked, offset, limit, path)
-    return page, more, await ctx.services.db.run_read(lambda conn: read(conn, page))
-
-
 def _out(
     ctx: ToolContext,
     use: Searchable,
@@ -268,51 +220,14 @@ async def search_semantic(ctx: ToolContext, args: SemanticIn) -> SemanticOut:
         """The ranking, and the page read on the same reader while its files are all on disk."""
         ranked = rank(conn)
         page = ranked[offset : offset + args.limit]
-        return ranked, show(conn, page) if _on_disk(root, page, lambda h: h.row.path) else None
+        return ranked, show(conn, page) if on_disk(root, page, lambda h: h.row.path) else None
 
     ranked, read = await run_ranking(ctx, rank_and_show)
     if read is not None:
         more, (found, shown) = offset + args.limit < len(ranked), read
     else:  # a file of the page is gone: left out as `_shown` does, the page read again
-        _cut, more, (found, shown) = await _shown_read(ctx, ranked, offset, args.limit, lambda h: h.row.path, show)
+        _cut, more, (found, shown) = await shown_read(ctx, ranked, offset, args.limit, lambda h: h.row.path, show)
     return _out(ctx, use, [chunk_hit(ctx, h.row, h.similarity, shown) for h in found], more, offset, args.limit, key)
-
-
-async def hybrid_halves(
-    ctx: ToolContext,
-    engine: SemanticEngine,
-    use: Searchable,
-    vector: np.ndarray[Any, Any],
-    query: str,
-    depth: int,
-    keep: Callable[[], sem.NoteFilter],
-    guard: Guard | None,
-    *,
-    weigh: bool = True,
-) -> tuple[sem.TextSide, list[sem.ChunkHit]]:
-    """The two halves of a hybrid ranking side by side on two readers: `depth` BM25 candidates of
-    `query` with its specificity (`sem.text_side`; `weigh=False`: the candidates alone), and the
-    chunks nearest `vector` covering `depth` notes (`sem.nearest`, texts not read). Each half
-    filters with its own `keep()` (one filter per reader thread), refusing notes that hold a
-    secret under `exclude` when `guard` is given. BM25 runs in SQLite and the first pass in
-    numpy, both mostly without the interpreter's lock: at 100k notes ~17 and ~20 ms of CPU,
-    which take the longer of the two when a core is free (search_hybrid, graphrag_query and
-    context_for_query compose their rankings so; the answer is the one on one connection)."""
-    vid = ctx.vault.id
-    words, meaning = keep(), keep()
-
-    def by_words(conn: sqlite3.Connection) -> sem.TextSide:
-        allowed = words if guard is None else without_secrets(guard, conn, words)
-        if not weigh:
-            return sem.TextSide(sem.text_candidates(conn, vid, query, allowed, depth), None)
-        return sem.text_side(conn, vid, query, allowed, depth, engine.cache.doc_freq)
-
-    def by_meaning(conn: sqlite3.Connection) -> list[sem.ChunkHit]:
-        allowed = meaning if guard is None else without_secrets(guard, conn, meaning)
-        return sem.nearest(engine, conn, vid, vector, depth, allowed, use.model, text=False)
-
-    texts, chunks = await asyncio.gather(run_ranking(ctx, by_words), run_ranking(ctx, by_meaning))
-    return texts, chunks
 
 
 async def search_hybrid(ctx: ToolContext, args: SemanticIn) -> SemanticOut:
@@ -338,7 +253,7 @@ async def search_hybrid(ctx: ToolContext, args: SemanticIn) -> SemanticOut:
     if reranks:
         more, (found, shown) = False, await ctx.services.db.run_read(lambda conn: show(conn, ranked))
     else:
-        _cut, more, (found, shown) = await _shown_read(ctx, ranked, offset, args.limit, lambda h: h.path, show)
+        _cut, more, (found, shown) = await shown_read(ctx, ranked, offset, args.limit, lambda h: h.path, show)
     hits = [
         chunk_hit(ctx, h.chunk, h.score, shown)
         if h.chunk

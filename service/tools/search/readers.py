@@ -1,0 +1,109 @@
+"""search domain, readers: how the semantic tools lay their work on the pooled readers.
+
+- `hybrid_halves`: a hybrid ranking's BM25 half and vector half side by side on two readers
+  (search_hybrid, graphrag_query, context_for_query), each with its own filter;
+- `shown` / `shown_read`: a ranking's page once notes gone from disk are left out, and the page
+  read (chunk texts, secret scans) in one reader call while all its files are on disk (`on_disk`).
+
+Touches: the index through `service.semantic.search` (read only); vault files only to check that a
+page's notes still exist.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from service.semantic import search as sem
+from service.semantic.engine import Searchable, SemanticEngine
+from service.tools.context import ToolContext
+from service.tools.search_common import drop_gone, run_ranking
+from service.tools.sensitive import without_secrets
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from service.retrieval.sensitive import Guard
+
+R = TypeVar("R")
+S = TypeVar("S")
+
+
+async def shown(
+    ctx: ToolContext, ranked: list[R], offset: int, limit: int, path: Callable[[R], str]
+) -> tuple[list[R], bool]:
+    """The page [offset, offset+limit) of `ranked` once notes gone from disk are left out, and
+    whether more follow: only the page's chunk texts are then read and its notes scanned for
+    secrets (a long note's scan costs milliseconds, and a ranking holds dozens of notes)."""
+    ranked = await drop_gone(ctx, ranked, offset, limit, lambda r: (path(r),))
+    return ranked[offset : offset + limit], offset + limit < len(ranked)
+
+
+def on_disk(root: Path, page: list[R], path: Callable[[R], str]) -> bool:
+    """Whether every file of `page` is on disk now (a reader or worker thread)."""
+    return all(os.path.isfile(os.path.join(root, path(r))) for r in page)
+
+
+async def shown_read(
+    ctx: ToolContext,
+    ranked: list[R],
+    offset: int,
+    limit: int,
+    path: Callable[[R], str],
+    read: Callable[[sqlite3.Connection, list[R]], S],
+) -> tuple[list[R], bool, S]:
+    """`shown` and then `read(conn, page)`, in one reader call while every file of the page is
+    on disk (checked there first): a thread and a reader fewer a search, whose wait for each
+    grows with the machine's load. When a file is gone, `shown` leaves it out as before."""
+    root = ctx.vault.paths.root
+    page = ranked[offset : offset + limit]
+
+    def whole(conn: sqlite3.Connection) -> tuple[S] | None:
+        return (read(conn, page),) if on_disk(root, page, path) else None
+
+    found = await ctx.services.db.run_read(whole)
+    if found is not None:
+        return page, offset + limit < len(ranked), found[0]
+    page, more = await shown(ctx, ranked, offset, limit, path)
+    return page, more, await ctx.services.db.run_read(lambda conn: read(conn, page))
+
+
+async def hybrid_halves(
+    ctx: ToolContext,
+    engine: SemanticEngine,
+    use: Searchable,
+    vector: np.ndarray[Any, Any],
+    query: str,
+    depth: int,
+    keep: Callable[[], sem.NoteFilter],
+    guard: Guard | None,
+    *,
+    weigh: bool = True,
+) -> tuple[sem.TextSide, list[sem.ChunkHit]]:
+    """The two halves of a hybrid ranking side by side on two readers: `depth` BM25 candidates of
+    `query` with its specificity (`sem.text_side`; `weigh=False`: the candidates alone), and the
+    chunks nearest `vector` covering `depth` notes (`sem.nearest`, texts not read). Each half
+    filters with its own `keep()` (one filter per reader thread), refusing notes that hold a
+    secret under `exclude` when `guard` is given. BM25 runs in SQLite and the first pass in
+    numpy, both mostly without the interpreter's lock: at 100k notes ~17 and ~20 ms of CPU,
+    which take the longer of the two when a core is free (search_hybrid, graphrag_query and
+    context_for_query compose their rankings so; the answer is the one on one connection)."""
+    vid = ctx.vault.id
+    words, meaning = keep(), keep()
+
+    def by_words(conn: sqlite3.Connection) -> sem.TextSide:
+        allowed = words if guard is None else without_secrets(guard, conn, words)
+        if not weigh:
+            return sem.TextSide(sem.text_candidates(conn, vid, query, allowed, depth), None)
+        return sem.text_side(conn, vid, query, allowed, depth, engine.cache.doc_freq)
+
+    def by_meaning(conn: sqlite3.Connection) -> list[sem.ChunkHit]:
+        allowed = meaning if guard is None else without_secrets(guard, conn, meaning)
+        return sem.nearest(engine, conn, vid, vector, depth, allowed, use.model, text=False)
+
+    texts, chunks = await asyncio.gather(run_ranking(ctx, by_words), run_ranking(ctx, by_meaning))
+    return texts, chunks
