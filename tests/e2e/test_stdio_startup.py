@@ -181,12 +181,15 @@ def test_a_warm_stdio_start_answers_its_first_call_before_loading_the_sdk_server
 # Modules the composition root builds objects of, whose heavy parts a `read_note` has no use for:
 # the plan runner (checks, graph, effects: at the first plan run), the consolidation jobs
 # (summaries, topics, graph analytics: at the plane's first run) and the semantic search (the
-# sensitive-content helpers name its types in annotations only), and the metrics' exposition
-# (`prometheus_client` registered bare: service/protocol/sdk_packages.py).
+# sensitive-content helpers name its types in annotations only), the OCR reader and bulk jobs (at
+# their first use), and the metrics' exposition (`prometheus_client` registered bare:
+# service/protocol/sdk_packages.py).
 LOADED_AT_FIRST_USE = (
     "service.plans.runner",
     "service.plane.jobs",
     "service.semantic.search",
+    "service.ocr.bulk",
+    "service.ocr.reading",
     "prometheus_client.exposition",
 )
 
