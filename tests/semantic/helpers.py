@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from service.embeddings import builtin
 from service.semantic.job import EmbeddingJob
@@ -54,3 +56,24 @@ async def semantic(root: Path, **overrides: Any) -> AsyncIterator[Harness]:
     async with started(root, **overrides) as h:
         await settled(h)
         yield h
+
+
+def halves_meet(monkeypatch: pytest.MonkeyPatch, text_half: str) -> None:
+    """Make a hybrid ranking's two halves wait for each other: `service.semantic.search`'s
+    `text_half` (the BM25 side the tool calls) and `nearest` each wait at one barrier (bounded,
+    10 s) until the other has started, so a tool running them one after the other fails."""
+    import threading
+
+    from service.semantic import search as sem
+
+    both = threading.Barrier(2, timeout=10)
+
+    def meeting(real: Callable[..., Any]) -> Callable[..., Any]:
+        def met(*args: Any, **kwargs: Any) -> Any:
+            both.wait()
+            return real(*args, **kwargs)
+
+        return met
+
+    for name in (text_half, "nearest"):
+        monkeypatch.setattr(sem, name, meeting(getattr(sem, name)))

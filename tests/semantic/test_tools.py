@@ -5,11 +5,10 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from tests.semantic.helpers import VAULT, semantic, settled
+from tests.semantic.helpers import VAULT, halves_meet, semantic, settled
 
 
 @pytest.mark.covers("search_semantic", "success")
@@ -89,25 +88,10 @@ async def test_search_hybrid_runs_its_text_and_vector_halves_at_once(
 ) -> None:
     """The BM25 half and the vector half run side by side on two readers (each waits here, bounded,
     until the other has started), and the answer is the one both halves give on one connection."""
-    import threading
-
-    from service.semantic import search as sem
 
     async with semantic(make_vault(VAULT)) as h:
         alone = await h.ok("search_hybrid", query="kitten vet", limit=5)
-        both = threading.Barrier(2, timeout=10)
-        text_side, nearest = sem.text_side, sem.nearest
-
-        def met_text(*args: Any, **kwargs: Any) -> Any:
-            both.wait()
-            return text_side(*args, **kwargs)
-
-        def met_vectors(*args: Any, **kwargs: Any) -> Any:
-            both.wait()
-            return nearest(*args, **kwargs)
-
-        monkeypatch.setattr(sem, "text_side", met_text)
-        monkeypatch.setattr(sem, "nearest", met_vectors)
+        halves_meet(monkeypatch, "text_side")
         out = await h.ok("search_hybrid", query="kitten vet", limit=5)
         assert out["items"] == alone["items"]
 

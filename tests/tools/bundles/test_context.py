@@ -11,7 +11,7 @@ import pytest
 
 from service.tools.bundles.context import ByteMeasure, TokenMeasure
 from tests.conftest import started
-from tests.semantic.helpers import VAULT, semantic
+from tests.semantic.helpers import VAULT, halves_meet, semantic
 
 CARE = "\n\n".join(
     f"## Step {i}\nKitten care step {i}: brush the kitten's fur, check its ears and trim the claws gently "
@@ -170,7 +170,6 @@ async def test_the_hybrid_halves_run_at_once_and_rank_as_on_one_connection(
     """The BM25 half and the vector half run side by side on two readers (each waits here, bounded,
     until the other has started: one after the other, the first would wait in vain), and the
     passages' notes rank as both halves fused on one connection rank them."""
-    import threading
 
     from service.retrieval import hybrid
     from service.semantic import search as sem
@@ -195,19 +194,7 @@ async def test_the_hybrid_halves_run_at_once_and_rank_as_on_one_connection(
 
         ranked = await h.app.services.db.run_read(oracle)
         alone = await h.ok("context_for_query", query=QUESTION, max_tokens=2000)
-        both = threading.Barrier(2, timeout=10)
-        words, nearest = sem.text_candidates, sem.nearest
-
-        def met_words(*args: Any, **kwargs: Any) -> Any:
-            both.wait()
-            return words(*args, **kwargs)
-
-        def met_vectors(*args: Any, **kwargs: Any) -> Any:
-            both.wait()
-            return nearest(*args, **kwargs)
-
-        monkeypatch.setattr(sem, "text_candidates", met_words)
-        monkeypatch.setattr(sem, "nearest", met_vectors)
+        halves_meet(monkeypatch, "text_candidates")
         out = await h.ok("context_for_query", query=QUESTION, max_tokens=2000)
         assert out["passages"] == alone["passages"] and out["passages"]
         assert all(ranked[p["rank"] - 1] == p["path"] for p in out["passages"])

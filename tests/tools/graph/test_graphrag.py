@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import started
-from tests.semantic.helpers import VAULT, semantic, settled
+from tests.semantic.helpers import VAULT, halves_meet, semantic, settled
 
 NOTES: dict[str, str] = {
     **VAULT,
@@ -168,7 +168,6 @@ async def test_the_hybrid_halves_run_at_once_and_rank_as_on_one_connection(
     """The seeds' ranking runs its BM25 half and its vector half side by side on two readers (each
     waits here, bounded, until the other has started: one after the other, the first would wait
     in vain), and ranks as `search.hybrid_rank` does with both halves on one connection."""
-    import threading
 
     from service.semantic import search as sem
 
@@ -181,19 +180,7 @@ async def test_the_hybrid_halves_run_at_once_and_rank_as_on_one_connection(
         expected = await h.app.services.db.run_read(
             lambda conn: sem.hybrid_rank(engine, conn, vid, QUESTION, vector, 20, keep, use.model)[:20]
         )
-        both = threading.Barrier(2, timeout=10)
-        words, nearest = sem.text_candidates, sem.nearest
-
-        def met_words(*args: Any, **kwargs: Any) -> Any:
-            both.wait()
-            return words(*args, **kwargs)
-
-        def met_vectors(*args: Any, **kwargs: Any) -> Any:
-            both.wait()
-            return nearest(*args, **kwargs)
-
-        monkeypatch.setattr(sem, "text_candidates", met_words)
-        monkeypatch.setattr(sem, "nearest", met_vectors)
+        halves_meet(monkeypatch, "text_candidates")
         out = await h.ok("graphrag_query", query=QUESTION, hops=0, seeds=20, limit=20)
         assert [(i["path"], i["score"]) for i in out["items"]] == [(e.path, round(e.score, 4)) for e in expected]
         assert [i["text_rank"] for i in out["items"]] == [
