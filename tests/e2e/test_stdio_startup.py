@@ -157,15 +157,20 @@ def test_a_stdio_start_imports_only_the_domain_of_the_tool_it_calls(
     assert _domains(later, ("graph", "obsidian", "tasks", "admin", "facade")) == ["graph"]
 
 
+def _warm_read_imports(root: Path, tmp_path: Path) -> list[str]:
+    """The modules a warm stdio start on `root` imports, in the order their imports end, in a
+    session whose one call is a `read_note` (a first session stores the answers and tool index)."""
+    read = [("read_note", {"path": "Welcome"})]
+    _imports_of_a_session(root, tmp_path / "first.txt", read)
+    log = tmp_path / "warm.txt"
+    _imports_of_a_session(root, log, read)
+    return [line.rsplit("|", 1)[1].strip() for line in log.read_text(errors="replace").splitlines() if "|" in line]
+
+
 def test_a_warm_stdio_start_answers_its_first_call_before_loading_the_sdk_server(
     make_vault: Callable[..., Path], tmp_path: Path
 ) -> None:
-    root = make_vault()
-    read = [("read_note", {"path": "Welcome"})]
-    _imports_of_a_session(root, tmp_path / "first.txt", read)  # stores the answers and the tool index
-    log = tmp_path / "warm.txt"
-    _imports_of_a_session(root, log, read)
-    order = [line.rsplit("|", 1)[1].strip() for line in log.read_text(errors="replace").splitlines() if "|" in line]
+    order = _warm_read_imports(make_vault(), tmp_path)
     # `-X importtime` prints a module when its import ends: read_note's module is done before the
     # SDK's server side starts loading (service/app.py, run_stdio_session), and neither uvicorn
     # nor the HTTP tier is imported before the call either (service/serve_stdio.py), nor the SDK's
@@ -197,11 +202,6 @@ LOADED_AT_FIRST_USE = (
 def test_a_warm_stdio_start_answers_read_note_before_loading_what_it_does_not_use(
     make_vault: Callable[..., Path], tmp_path: Path
 ) -> None:
-    root = make_vault()
-    read = [("read_note", {"path": "Welcome"})]
-    _imports_of_a_session(root, tmp_path / "first.txt", read)  # stores the answers and the tool index
-    log = tmp_path / "warm.txt"
-    _imports_of_a_session(root, log, read)
-    order = [line.rsplit("|", 1)[1].strip() for line in log.read_text(errors="replace").splitlines() if "|" in line]
+    order = _warm_read_imports(make_vault(), tmp_path)
     first_call = order.index("service.tools.notes.read")
     assert not set(LOADED_AT_FIRST_USE) & set(order[:first_call])
