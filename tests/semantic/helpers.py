@@ -7,13 +7,19 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from service.embeddings import builtin
 from service.semantic.job import EmbeddingJob
 from tests.conftest import Harness, started
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from service.semantic.engine import Searchable, SemanticEngine
+    from service.semantic.search import NoteFilter
 
 VAULT: dict[str, str] = {
     "Baking/Sourdough.md": "---\ntags: [food]\n---\n# Sourdough\n\n## Starter\n"
@@ -77,3 +83,17 @@ def halves_meet(monkeypatch: pytest.MonkeyPatch, text_half: str) -> None:
 
     for name in (text_half, "nearest"):
         monkeypatch.setattr(sem, name, meeting(getattr(sem, name)))
+
+
+async def ranking_inputs(
+    h: Harness, question: str
+) -> tuple[SemanticEngine, str, Searchable, np.ndarray[Any, Any], NoteFilter]:
+    """What a hybrid ranking of `question` takes in the harness's first vault: the engine, the
+    vault id, the searchable model, the query's vector and a filter that keeps every note."""
+    from service.semantic.search import NoteFilter
+
+    engine = h.app.semantic
+    vid = next(iter(h.app.vaults))
+    use = await engine.searchable(vid)
+    vector = await engine.query_vector(question, use.embedder)
+    return engine, vid, use, vector, NoteFilter(can_read=lambda _path: True)

@@ -11,7 +11,7 @@ import pytest
 
 from service.tools.bundles.context import ByteMeasure, TokenMeasure
 from tests.conftest import started
-from tests.semantic.helpers import VAULT, halves_meet, semantic
+from tests.semantic.helpers import VAULT, halves_meet, ranking_inputs, semantic
 
 CARE = "\n\n".join(
     f"## Step {i}\nKitten care step {i}: brush the kitten's fur, check its ears and trim the claws gently "
@@ -176,11 +176,7 @@ async def test_the_hybrid_halves_run_at_once_and_rank_as_on_one_connection(
     from service.tools.bundles.context import DEPTH
 
     async with semantic(make_vault(NOTES)) as h:
-        engine = h.app.semantic
-        vid = next(iter(h.app.vaults))
-        use = await engine.searchable(vid)
-        vector = await engine.query_vector(QUESTION, use.embedder)
-        keep = sem.NoteFilter(can_read=lambda _path: True)
+        engine, vid, use, vector, keep = await ranking_inputs(h, QUESTION)
 
         def oracle(conn: Any) -> list[str]:
             texts = sem.text_candidates(conn, vid, QUESTION, keep, DEPTH)

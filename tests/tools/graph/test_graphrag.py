@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import started
-from tests.semantic.helpers import VAULT, halves_meet, semantic, settled
+from tests.semantic.helpers import VAULT, halves_meet, ranking_inputs, semantic, settled
 
 NOTES: dict[str, str] = {
     **VAULT,
@@ -172,11 +172,7 @@ async def test_the_hybrid_halves_run_at_once_and_rank_as_on_one_connection(
     from service.semantic import search as sem
 
     async with semantic(make_vault(NOTES)) as h:
-        engine = h.app.semantic
-        vid = next(iter(h.app.vaults))
-        use = await engine.searchable(vid)
-        vector = await engine.query_vector(QUESTION, use.embedder)
-        keep = sem.NoteFilter(can_read=lambda _path: True)
+        engine, vid, use, vector, keep = await ranking_inputs(h, QUESTION)
         expected = await h.app.services.db.run_read(
             lambda conn: sem.hybrid_rank(engine, conn, vid, QUESTION, vector, 20, keep, use.model)[:20]
         )
