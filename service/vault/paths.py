@@ -232,6 +232,11 @@ class VaultPaths:
         """Whether an existing component of `rel` (below the root) is a symlink now."""
         return not self._plain_below_root(self.root / rel) if rel else False
 
+    @property
+    def hidden(self) -> frozenset[str]:
+        """The hidden folders' names, in lower case (what `is_hidden` compares with)."""
+        return self._hidden
+
     def is_hidden(self, rel: str) -> bool:
         first = rel.split("/", 1)[0].lower()
         return first in self._hidden
