@@ -203,8 +203,13 @@ def cmd_serve(args: argparse.Namespace) -> int:
     overrides: dict[str, Any] = {"http": http} if http else {}
     if args.tool_facade:
         overrides["tool_facade"] = {"mode": args.tool_facade}
-    settings = _startable(_for_transport(_load(args.target, **overrides), preload_vectors=True))
-    from service.serve import run_http
+    from service.gcpause import paused
+    from service.protocol.sdk_packages import skip_package_inits
+
+    skip_package_inits()  # a server needs neither the SDK's client nor `MCPServer` (its docstring)
+    with paused():  # what loads here lives as long as the process (`service.serve.serve_http`)
+        settings = _startable(_for_transport(_load(args.target, **overrides), preload_vectors=True))
+        from service.serve import run_http
 
     run_http(settings)
     return 0

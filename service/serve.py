@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import importlib.util
 import signal
 import socket
@@ -22,6 +23,7 @@ import uvicorn
 
 from service.app import VaultgateApp
 from service.errors import ConfigError
+from service.gcpause import paused
 from service.http.asgi import http_app
 from service.http.head_limits import uvicorn_options
 from service.obs.logging import setup_logging
@@ -136,8 +138,14 @@ def run_http(settings: Settings) -> None:
 
 async def serve_http(settings: Settings) -> None:
     setup_logging(settings.log)
-    app = VaultgateApp(settings, owns_process=True)
-    server = _Server(_uvicorn_config(app))
+    # What is built here lives as long as the process: no cyclic collection walks it while it is
+    # made, and it is frozen once made (`service.collector` freezes what comes later), as
+    # `vaultgate stdio` does; else young collections walked it again and again on the way to the
+    # first answered call (docs/benchmarks.md, "warm restart").
+    with paused():
+        app = VaultgateApp(settings, owns_process=True)
+        server = _Server(_uvicorn_config(app))
+        gc.freeze()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, _on_signal, server)

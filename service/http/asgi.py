@@ -22,11 +22,13 @@ from starlette.routing import Route
 from service.app import VaultgateApp
 from service.http.auth import Authenticator
 from service.http.edge import Edge
+from service.http.fast_calls import ShippedLists
 from service.http.front import RequestFront
 from service.http.hosts import HostGuard
 from service.http.routes import health_routes
 from service.http.transport import LazySessionManager, mcp_app
 from service.protocol.fast_path import FastPath
+from service.protocol.shipped_tools_list import list_settings
 from service.settings import HttpSettings
 
 
@@ -76,6 +78,7 @@ def http_app(vg: VaultgateApp) -> Starlette:
         vg.server,
         grace=http.sse_grace_seconds,
         fast=FastPath(vg.dispatcher, vg.server, vg.client_logs) if settings.protocol.fast_calls else None,
+        lists=ShippedLists(list_settings(settings)),
         json_response=http.json_response,
         stateless=http.stateless,
         security_settings=transport_security(http),

@@ -65,7 +65,7 @@ from sse_starlette import EventSourceResponse
 from starlette.requests import Request
 from starlette.types import Receive, Scope, Send
 
-from service.http.fast_calls import SessionFastCalls
+from service.http.fast_calls import SessionFastCalls, ShippedLists
 from service.protocol.fast_path import FastPath
 
 logger = logging.getLogger("vaultgate.http")
@@ -173,6 +173,12 @@ class LazyStreamTransport(StreamableHTTPServerTransport):
             version = str(message.params.get("protocolVersion", DEFAULT_NEGOTIATED_VERSION))
         else:
             version = request.headers.get(MCP_PROTOCOL_VERSION_HEADER, DEFAULT_NEGOTIATED_VERSION)
+        listed = self.fast.listed(message) if self.fast is not None else None
+        if listed is not None:  # the SDK's own answer, shipped with the package
+            await self._create_json_response(JSONRPCResponse(jsonrpc="2.0", id=message.id, result=listed))(
+                scope, receive, send
+            )
+            return
         call = self.fast.plain_call(message) if self.fast is not None else None
         if call is not None and self.fast is not None:  # past the session: the same answer
             await self._answer_fast(self.fast.answer(call, message, request, version), scope, receive, send)
@@ -201,7 +207,8 @@ class LazyStreamTransport(StreamableHTTPServerTransport):
                 await refused(scope, receive, send)
             elif first is not None and _is_response(first.message):
                 if self.fast is not None and message.method == "initialize":
-                    self.fast.initialized(isinstance(first.message, JSONRPCResponse), message.params)
+                    answered = isinstance(first.message, JSONRPCResponse)
+                    self.fast.initialized(answered, message.params, getattr(first.message, "result", None))
                 await self._create_json_response(first.message)(scope, receive, send)
                 _release(first.message)
             else:
@@ -282,11 +289,21 @@ class LazyStreamTransport(StreamableHTTPServerTransport):
 class LazySessionManager(StreamableHTTPSessionManager):
     """The SDK's session manager whose sessions answer with `LazyStreamTransport`."""
 
-    def __init__(self, app: Server[Any], *, grace: float, fast: FastPath | None = None, **kwargs: Any) -> None:
-        """`fast`: the rule of the fast path for plain tool calls (None: every call through the SDK)."""
+    def __init__(
+        self,
+        app: Server[Any],
+        *,
+        grace: float,
+        fast: FastPath | None = None,
+        lists: ShippedLists | None = None,
+        **kwargs: Any,
+    ) -> None:
+        """`fast`: the rule of the fast path for plain tool calls (None: every call through the SDK);
+        `lists`: with it, a session's first `tools/list` from the shipped answers (`service.http.fast_calls`)."""
         super().__init__(app, **kwargs)
         self.grace = grace
         self.fast = fast
+        self.lists = lists
 
     def _admit_session(self, requestor: AuthorizationContext | None) -> StreamableHTTPServerTransport | None:
         admitted = super()._admit_session(requestor)  # the session limit and the owner's record
@@ -300,7 +317,7 @@ class LazySessionManager(StreamableHTTPSessionManager):
             retry_interval=self.retry_interval,
             idle_timeout=self.session_idle_timeout,
             grace=self.grace,
-            fast=SessionFastCalls(self.fast) if self.fast is not None else None,
+            fast=SessionFastCalls(self.fast, self.lists) if self.fast is not None else None,
         )
         self._server_instances[admitted.mcp_session_id] = lazy
         return lazy
