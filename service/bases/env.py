@@ -10,11 +10,12 @@ snapshot and kept in its columns (`read_property`, `property_column`), not in th
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from service.bases import dates
-from service.bases.snapshot import UNSET, Record, Snapshot
+from service.bases.snapshot import UNSET, Record, Snapshot, StoredTexts
 from service.bases.values import from_property
 from service.budget import DEFAULT_LIMITS, Budget
 from service.settings.limits import LimitsSettings
@@ -83,14 +84,16 @@ class Env:
 
 def read_property(rec: Record, key: str, snapshot: Snapshot) -> Any:
     """Property `key` of `rec`, converted once per snapshot: kept in the snapshot's column when
-    `rec` is one of its records (a record of another snapshot is converted each time)."""
+    `rec` is one of its records (a record of another snapshot is converted each time). A new
+    column is converted whole (`property_column`): the texts the records do not keep are read
+    in one statement, not one note at a time."""
     i = rec.i
     records = snapshot.records
     if i < 0 or i >= len(records) or records[i] is not rec:
         return _convert(rec, key, snapshot)
     col = snapshot.columns.get(key)
     if col is None:
-        col = _new_column(snapshot, key)
+        col = property_column(snapshot, key)
     value = col[i]
     if value is UNSET:
         value = col[i] = _convert(rec, key, snapshot)
@@ -103,10 +106,48 @@ def property_column(snapshot: Snapshot, key: str) -> list[Any]:
     col = snapshot.columns.get(key)
     if col is None:
         col = _new_column(snapshot, key)
+    records = snapshot.records
+    stored: dict[int, StoredTexts] = {}
+    waiting: list[int] = []  # records whose text is in the index
     for i, value in enumerate(col):
         if value is UNSET:
-            col[i] = _convert(snapshot.records[i], key, snapshot)
+            rec = records[i]
+            raw = rec.raw_props
+            if type(raw) is str or type(raw) is dict:
+                col[i] = _convert(rec, key, snapshot)
+            else:
+                stored.setdefault(id(raw), cast(StoredTexts, raw))
+                waiting.append(i)
+    by_path = snapshot.by_path
+    for texts in stored.values():
+        for path, text in texts.having(key):  # the notes whose text may hold the key
+            held = by_path.get(path)
+            if held is not None and held.raw_props is texts and col[held.i] is UNSET:
+                col[held.i] = _from_text(text, key, snapshot)
+    for i in waiting:
+        if col[i] is UNSET:
+            col[i] = None  # no such key in its text
     return col
+
+
+def record_properties(rec: Record, snapshot: Snapshot) -> dict[str, Any]:
+    """Every property of `rec`, converted (the snapshot's columns where they hold the value):
+    its frontmatter read once, and no column made for a key (a vault may have more keys than
+    a snapshot keeps columns)."""
+    raw = rec.props
+    i = rec.i
+    mine = 0 <= i < len(snapshot.records) and snapshot.records[i] is rec
+    out: dict[str, Any] = {}
+    for key, value in raw.items():
+        col = snapshot.columns.get(key) if mine else None
+        if col is not None and col[i] is not UNSET:
+            out[key] = col[i]
+            continue
+        converted = snapshot.share(from_property(value, snapshot)) if value is not None else None
+        if col is not None:
+            col[i] = converted
+        out[key] = converted
+    return out
 
 
 def _new_column(snapshot: Snapshot, key: str) -> list[Any]:
@@ -119,9 +160,16 @@ def _new_column(snapshot: Snapshot, key: str) -> list[Any]:
 
 def _convert(rec: Record, key: str, snapshot: Snapshot) -> Any:
     raw = rec.raw_props
-    if type(raw) is str and (raw == "{}" or f'"{key}"' not in raw and "\\" not in raw):
+    if type(raw) is dict:
+        value = raw.get(key)
+        return snapshot.share(from_property(value, snapshot)) if value is not None else None
+    return _from_text(raw if type(raw) is str else cast(StoredTexts, raw).text(rec.path), key, snapshot)
+
+
+def _from_text(text: str, key: str, snapshot: Snapshot) -> Any:
+    if text == "{}" or f'"{key}"' not in text and "\\" not in text:
         return None  # not there: nothing to decode
-    value = rec.props.get(key)
+    value = json.loads(text).get(key)
     if value is None:
         return None
     return snapshot.share(from_property(value, snapshot))

@@ -18,7 +18,7 @@ from typing import Any
 from service import budget as limits
 from service.bases import dates, methods
 from service.bases.dates import Date, Duration
-from service.bases.env import Env, Fn, read_property
+from service.bases.env import Env, Fn, read_property, record_properties
 from service.bases.functions import GLOBALS, LAZY
 from service.bases.parser import ExprSyntaxError, Node
 from service.bases.values import EvalError, FileRef, make_regex, to_string, truthy
@@ -84,7 +84,7 @@ class _Compiler:
         if name == "this":
             return lambda env: FileRef(env.ctx.this, is_this=True) if env.ctx.this is not None else None
         if name == "note":
-            return lambda env: {k: env.prop(k) for k in env.rec.props} if env.rec is not None else {}
+            return lambda env: record_properties(env.rec, env.ctx.snapshot) if env.rec is not None else {}
         if name == "formula":
             raise ExprSyntaxError("`formula` must be followed by a formula name", n.pos, name)
         return _property_reader(name)

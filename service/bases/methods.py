@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from service.bases import dates
 from service.bases.dates import Date, Duration
-from service.bases.env import read_property
+from service.bases.env import read_property, record_properties
 from service.bases.sequences import LIST, STRING
 from service.bases.snapshot import Record
 from service.bases.values import (
@@ -52,8 +52,8 @@ def file_links(rec: Record, env: Env, embeds: bool = False) -> list[Link]:
     if cached is None:
         cached = [Link(lr.target, lr.path, lr.alias) for lr in rec.links if lr.embed == embeds]
         if not embeds:
-            for k in rec.props:
-                cached.extend(_links_in(read_property(rec, k, env.ctx.snapshot)))
+            for value in record_properties(rec, env.ctx.snapshot).values():
+                cached.extend(_links_in(value))
         rec.cache[key] = cached
     return cached
 
@@ -93,7 +93,7 @@ def file_field(rec: Record, name: str, env: Env) -> Any:
         snapshot = env.ctx.snapshot
         return [Link(snapshot.by_path[p].basename, p) for p in snapshot.backlinks(rec.path)]
     if name == "properties":
-        return {k: read_property(rec, k, env.ctx.snapshot) for k in rec.props}
+        return record_properties(rec, env.ctx.snapshot)
     if name == "file":
         return FileRef(rec)
     return None

@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any, Protocol, cast
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,10 +32,22 @@ class LinkRow:
     embed: bool
 
 
+class StoredTexts(Protocol):
+    """Where the frontmatter texts a record does not keep are read (`reads.IndexTexts`)."""
+
+    def text(self, path: str) -> str: ...
+
+    def having(self, key: str) -> Iterator[tuple[str, str]]: ...
+
+
+Props = dict[str, Any] | str | StoredTexts
+
+
 class Record:
-    """One file. Its frontmatter is kept as the index's JSON text and decoded when read (a
-    query reads a property through its snapshot's column, `env.property_column`), its links as
-    one flat tuple; `cache` (converted values a record keeps) is made on first use."""
+    """One file. Its frontmatter is the index's JSON text, kept when short, else read from the
+    index when a query needs it (`StoredTexts`; a query reads a property through its snapshot's
+    column, `env.property_column`); its links are one flat tuple; `cache` (converted values a
+    record keeps) is made on first use."""
 
     __slots__ = ("path", "size", "ctime", "mtime", "tags", "_props", "_links", "_cache", "i", "v")
 
@@ -46,12 +58,12 @@ class Record:
         ctime: float,
         mtime: float,
         tags: list[str],
-        props: dict[str, Any] | str,
+        props: Props,
         links: list[LinkRow] | tuple[Any, ...] | LinkTable,
         v: int | None = None,
     ) -> None:
         self.path, self.size, self.ctime, self.mtime, self.tags = path, size, ctime, mtime, tags
-        self._props = props  # a dict, or its JSON text as the index holds it
+        self._props = props  # a dict, its JSON text as the index holds it, or where to read that
         # (target, path, alias, embed) * n, or the table that fills it on first use
         self._links: tuple[Any, ...] | LinkTable = links if isinstance(links, tuple | LinkTable) else _flat(links)
         self._cache: dict[str, Any] | None = None
@@ -61,12 +73,13 @@ class Record:
     @property
     def props(self) -> dict[str, Any]:
         raw = self._props
-        if type(raw) is str:
-            return dict(json.loads(raw)) if raw != "{}" else {}
-        return cast(dict[str, Any], raw)
+        if type(raw) is dict:
+            return raw
+        text = raw if type(raw) is str else cast(StoredTexts, raw).text(self.path)
+        return dict(json.loads(text)) if text != "{}" else {}
 
     @property
-    def raw_props(self) -> dict[str, Any] | str:
+    def raw_props(self) -> Props:
         return self._props
 
     @property
@@ -163,6 +176,7 @@ class Snapshot:
                 r.i = i
         self.records = records
         self.stamp = stamp
+        self.texts: StoredTexts | None = None  # where its records' long frontmatter texts are read
         self.columns: dict[str, list[Any]] = {}  # property key -> its values in record order (query.fill)
         self._shared: dict[str, str] = {}
         self.by_path: dict[str, Record] = {r.path: r for r in records}

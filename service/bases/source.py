@@ -23,15 +23,19 @@ import sys
 import time
 import weakref
 from collections.abc import Awaitable, Callable, Collection, Iterable
-from typing import Any
+from typing import Any, cast
 
-from service.bases.snapshot import UNSET, LinkTable, Record, Snapshot
+from service.bases.reads import IndexTexts
+from service.bases.snapshot import UNSET, LinkTable, Props, Record, Snapshot, StoredTexts
 from service.gcpause import paused
 from service.storage.db import driver
 
 _NOTES = "SELECT id, path, etag, mtime, ctime, size FROM notes WHERE vault_id = ?"
-_WHOLE = "SELECT id, path, etag, mtime, ctime, size, tags, properties FROM notes WHERE vault_id = ?"
-_CONTENT = "SELECT id, tags, properties FROM notes"
+# A short frontmatter text is kept (shared: a vault repeats them), a longer one read when a
+# query needs it (`reads.IndexTexts`): NULL here.
+_SHORT = "CASE WHEN length(properties) < 64 THEN properties END"
+_WHOLE = f"SELECT id, path, etag, mtime, ctime, size, tags, {_SHORT} FROM notes WHERE vault_id = ?"
+_CONTENT = f"SELECT id, tags, {_SHORT} FROM notes"
 # Links first, each note by rowid (CROSS JOIN: the planner keeps that order), grouped by note.
 _LINKS = (
     "SELECT n.path, l.target_raw, l.target_path, l.alias, l.embed FROM links l CROSS JOIN notes n"
@@ -61,7 +65,11 @@ def _load(
     conn: sqlite3.Connection, vault_id: str, root: str, files: list[str], stamp: Any, previous: Snapshot | None
 ) -> Snapshot:
     table = LinkTable(_link_reader(conn, vault_id))
-    shared: dict[Any, Any] = {"{}": "{}"}
+    # One table of texts for every snapshot made from the last: the records kept point at it.
+    texts = previous.texts if previous is not None else None
+    if not isinstance(texts, IndexTexts) or texts.vault_id != vault_id:
+        texts = IndexTexts(conn, vault_id)
+    shared: dict[Any, Any] = {"{}": "{}", None: texts}
     notes: list[Any] | None = None
     stale: list[int] = []
     if previous is not None:
@@ -87,6 +95,7 @@ def _load(
         records.append(Record(rel, st.st_size, getattr(st, "st_birthtime", st.st_ctime), st.st_mtime, [], "{}", ()))
     records.sort(key=lambda r: r.path)
     snap = Snapshot(records, stamp)
+    snap.texts = texts
     table.records = snap.records
     if notes is not None and previous is not None and _same_names(previous, versions):
         _carry_columns(previous, snap, set(stale), notes)
@@ -114,9 +123,13 @@ def _same(shared: dict[Any, Any], value: Any) -> Any:
     return kept if type(kept) is type(value) else value  # 1 == 1.0: a size is never a time
 
 
-def _props(props: str | None, shared: dict[Any, Any]) -> str:
+def _props(props: str | None, shared: dict[Any, Any]) -> Props:
+    """A short text as one object for equal texts; a longer one (NULL from `_SHORT`) stays in
+    the index, read through the snapshot's `IndexTexts` (`shared[None]`)."""
+    if props is None:
+        return cast(StoredTexts, shared[None])
     text = props or "{}"
-    return str(shared.setdefault(text, text)) if len(text) < 64 else text
+    return cast(str, shared.setdefault(text, text))
 
 
 def _whole(conn: sqlite3.Connection, vault_id: str, table: LinkTable, shared: dict[Any, Any]) -> list[Record]:
