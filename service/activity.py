@@ -7,17 +7,24 @@ writer for seconds) waits in `quiet` until no call runs and none began for a whi
 Python runs one thread at a time: a background thread busy in Python holds the interpreter in
 5 ms turns, so a call that arrives meanwhile waits for turns. Right after a start that made
 the first reads of a stdio client 3-10 times slower for the seconds the start-up work took.
-Touches nothing; reading it is free.
+Touches nothing; reading it is free. Work in a worker thread that cannot wait for a pause
+(the reconcile after a start, which brings the index in line with the vault) gives its turns to
+the calls instead (`GiveWay`): while a call runs it waits, a little at a time and within a
+budget, so a warm restart's first calls do not share the interpreter with a scan of 100,000
+files (docs/benchmarks.md, "warm restart"), and the scan still ends soon under steady calls.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import threading
 import time
 from collections.abc import Callable
 
 QUIET_S = 1.0  # no call running and none begun for this long: the callers have paused
+GIVE_WAY_STEP_S = 0.02  # a worker thread waits at most this long for the calls at a time...
+GIVE_WAY_BUDGET_S = 0.5  # ...and this long in all (one `GiveWay`: one reconcile)
 
 
 class Activity:
@@ -27,16 +34,20 @@ class Activity:
         self.last = float("-inf")  # when the last call began (`clock` seconds)
         self._idle = asyncio.Event()  # set while no call runs
         self._idle.set()
+        self.idle_now = threading.Event()  # the same, for worker threads (`GiveWay`)
+        self.idle_now.set()
 
     def begin(self) -> None:
         self.running += 1
         self.last = self._clock()
         self._idle.clear()
+        self.idle_now.clear()
 
     def end(self) -> None:
         self.running -= 1
         if not self.running:
             self._idle.set()
+            self.idle_now.set()
 
     async def quiet(self, quiet_s: float = QUIET_S, *, within: float | None = None) -> None:
         """Return once no call runs and none began in the last `quiet_s` seconds, or after
@@ -51,3 +62,27 @@ class Activity:
             if left <= 0 and not self.running:
                 return
             await asyncio.sleep(max(left, 0.0))
+
+
+class GiveWay:
+    """Called now and then by a worker thread busy in Python: waits while a call runs, at most
+    `step_s` at a time and `budget_s` in all, then never again (the work must end)."""
+
+    def __init__(
+        self,
+        activity: Activity,
+        step_s: float = GIVE_WAY_STEP_S,
+        budget_s: float = GIVE_WAY_BUDGET_S,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.activity = activity
+        self.step_s = step_s
+        self.left = budget_s
+        self._clock = clock
+
+    def __call__(self) -> None:
+        if self.left <= 0 or not self.activity.running:
+            return
+        started = self._clock()
+        self.activity.idle_now.wait(min(self.step_s, self.left))
+        self.left -= self._clock() - started

@@ -23,6 +23,7 @@ from functools import partial
 from typing import Any
 
 from service import heap
+from service.activity import GiveWay
 from service.graph.linkpath import PathSet
 from service.indexer import parsepool, rows
 from service.indexer.bulk import bulk_mode, restore_indexes
@@ -30,6 +31,8 @@ from service.indexer.issues import FileIssue
 from service.indexer.scan import scan_with_paths
 from service.indexer.state import IndexerState
 from service.tasks import cancel_and_wait
+
+COMPARE_PAGE = 1024  # index rows read between two calls of the comparison's `pause`
 
 
 async def reconcile_vault(
@@ -39,8 +42,10 @@ async def reconcile_vault(
     progress: Callable[[int, int], Any] | None,
     batch_size: int,
     bulk_threshold: int,
+    give_way: bool = False,
 ) -> dict[str, int]:
-    """Bring the index in line with the vault; `full` re-parses every note."""
+    """Bring the index in line with the vault; `full` re-parses every note; `give_way`: the scan
+    and the comparison wait while calls run, within a budget (`service.activity.GiveWay`)."""
     async with ix._apply_lock:
         ix.state = "reconciling" if ix.state != "ready" else "ready"
         # Indexes a previous process deferred and did not live to build (a no-op read otherwise).
@@ -49,14 +54,18 @@ async def reconcile_vault(
         # The link-resolution index is built in the worker too: ~20 ms for 10k files that
         # would otherwise block the event loop while the first requests after a start arrive.
         found: list[FileIssue] = []
-        disk, files, paths = await asyncio.to_thread(scan_with_paths, ix.vault.paths, found)
+        # Python in a worker thread takes turns with the calls: at a start, while one runs, the
+        # scan and the comparison wait for it, within a budget (a warm restart's first calls
+        # arrive now). Not for a reconcile a call waits for (`reindex`): it would wait for itself.
+        pause = GiveWay(ix.activity) if give_way and ix.activity is not None else None
+        disk, files, paths = await asyncio.to_thread(scan_with_paths, ix.vault.paths, found, pause)
         ix._issues.rescanned(found, disk)
         ix._files = files
         ix._paths = paths
         # Compared on a pooled reader, off the event loop (100k notes: ~0.3 s of Python that
         # every call arriving right after a start would otherwise wait behind).
         changed, removed, added, etags = await ix.db.run_read(
-            partial(compare, vault_id=ix.vault.id, disk=disk, full=full)
+            partial(compare, vault_id=ix.vault.id, disk=disk, full=full, pause=pause)
         )
         ix.total, ix.done, ix.backlog = len(changed), 0, len(changed)
         indexed = touched = 0
@@ -134,18 +143,24 @@ async def reconcile_vault(
 
 
 def compare(
-    conn: Any, *, vault_id: str, disk: dict[str, tuple[float, int]], full: bool
+    conn: Any,
+    *,
+    vault_id: str,
+    disk: dict[str, tuple[float, int]],
+    full: bool,
+    pause: Callable[[], None] | None = None,
 ) -> tuple[list[str], list[str], list[str], dict[str, str]]:
     """The vault on disk (`disk`: path → (mtime, size)) against the index: (notes to read — every
     note when `full` —, notes gone from disk, notes new on disk, the content hash the index holds
     of each note to read). New notes are none on a cold start: every link is resolved against
-    the complete file set then already."""
-    known: dict[str, tuple[float, int, str]] = {
-        str(path): (mtime, size, etag)
-        for path, mtime, size, etag in conn.execute(
-            "SELECT path, mtime, size, etag FROM notes WHERE vault_id = ?", (vault_id,)
-        )
-    }
+    the complete file set then already. `pause` is called between two pages of the index's rows."""
+    known: dict[str, tuple[float, int, str]] = {}
+    cursor = conn.execute("SELECT path, mtime, size, etag FROM notes WHERE vault_id = ?", (vault_id,))
+    while page := cursor.fetchmany(COMPARE_PAGE):
+        for path, mtime, size, etag in page:
+            known[str(path)] = (mtime, size, etag)
+        if pause is not None:
+            pause()
     changed = [p for p, st in disk.items() if full or p not in known or known[p][:2] != st]
     removed = [p for p in known if p not in disk]
     added = [p for p in disk if p not in known] if known else []

@@ -201,14 +201,14 @@ class VaultIndexer:
         if self.state == "failed":
             return  # as the first reconcile left it: a reindex, not this rescan, tries again
         try:
-            await self.reconcile()
+            await self.reconcile(give_way=True)
         except Exception:
             log.exception("re-reading %s after the watcher started failed", self.vault.id)
 
     async def _first_reconcile(self) -> None:
         started = time.perf_counter()
         try:
-            counts = await self.reconcile()
+            counts = await self.reconcile(give_way=True)
             log.info(
                 "index of vault %s complete: %d files, %d parsed, %d removed in %.1f s",
                 self.vault.id,
@@ -282,11 +282,12 @@ class VaultIndexer:
         return scan(self.vault.paths)
 
     async def reconcile(
-        self, *, full: bool = False, progress: Callable[[int, int], Any] | None = None
+        self, *, full: bool = False, progress: Callable[[int, int], Any] | None = None, give_way: bool = False
     ) -> dict[str, int]:
-        """Bring the index in line with the vault; `full` re-parses every note."""
+        """Bring the index in line with the vault; `full` re-parses every note; `give_way`: the
+        reading of the vault waits while calls run, within a budget (the start's reconciles)."""
         return await reconcile_vault(
-            self, full=full, progress=progress, batch_size=BATCH, bulk_threshold=BULK_THRESHOLD
+            self, full=full, progress=progress, batch_size=BATCH, bulk_threshold=BULK_THRESHOLD, give_way=give_way
         )
 
     def _write_batch(

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import stat
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from service.graph.linkpath import PathSet
@@ -25,6 +25,8 @@ from service.vault.decoding import UTF8, is_utf8_name
 from service.vault.paths import VaultPaths
 from service.vault.temps import SUFFIX, sweep
 
+PAUSE_EVERY = 256  # names between two calls of a scan's `pause`
+
 
 def indexed(rel: str) -> bool:
     """Files the index reads: notes, and canvases (their words and links)."""
@@ -32,14 +34,19 @@ def indexed(rel: str) -> bool:
 
 
 def scan(
-    paths: VaultPaths, temps: list[str] | None = None, issues: list[FileIssue] | None = None
+    paths: VaultPaths,
+    temps: list[str] | None = None,
+    issues: list[FileIssue] | None = None,
+    pause: Callable[[], None] | None = None,
 ) -> tuple[dict[str, tuple[float, int]], set[str]]:
     """(indexed files — notes and canvases — with their (mtime, size), every file) under the vault
     root; the temp files of atomic writes found on the way are added to `temps` when given (see
-    `service.vault.temps`), the names left out (not UTF-8, special files) to `issues`."""
+    `service.vault.temps`), the names left out (not UTF-8, special files) to `issues`. `pause`
+    is called every `PAUSE_EVERY` names (`service.activity.GiveWay`: turns given to the calls)."""
     notes: dict[str, tuple[float, int]] = {}
     files: set[str] = set()
     root = paths.root
+    countdown = PAUSE_EVERY
     for dirpath, dirnames, filenames in os.walk(root):
         rel_dir = os.path.relpath(dirpath, root).replace(os.sep, "/")
         rel_dir = "" if rel_dir == "." else rel_dir
@@ -54,6 +61,11 @@ def scan(
             kept.append(d)
         dirnames[:] = kept
         for name in filenames:
+            countdown -= 1
+            if not countdown:
+                countdown = PAUSE_EVERY
+                if pause is not None:
+                    pause()
             if name.endswith(SUFFIX) and temps is not None:
                 temps.append(f"{rel_dir}/{name}" if rel_dir else name)
             if name.startswith(".") or name.endswith(SUFFIX):
@@ -96,12 +108,12 @@ def special_kind(mode: int) -> str:
 
 
 def scan_with_paths(
-    paths: VaultPaths, issues: list[FileIssue] | None = None
+    paths: VaultPaths, issues: list[FileIssue] | None = None, pause: Callable[[], None] | None = None
 ) -> tuple[dict[str, tuple[float, int]], set[str], PathSet]:
     """`scan`, plus the link-resolution index of the files (built here to stay off the event loop);
     temp files a crashed write left behind are removed on the way (`service.vault.temps.sweep`)."""
     temps: list[str] = []
-    notes, files = scan(paths, temps, issues)
+    notes, files = scan(paths, temps, issues, pause)
     if temps:
         sweep(paths.root, temps)
     return notes, files, PathSet(files)

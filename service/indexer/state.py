@@ -12,6 +12,7 @@ import asyncio
 from collections.abc import Iterable
 from typing import Any, Literal, Protocol
 
+from service.activity import Activity
 from service.graph.linkpath import PathSet
 from service.indexer import rows
 from service.indexer.issues import FileIssue, FileIssues
@@ -40,6 +41,9 @@ class IndexerState(Protocol):
 
     @property
     def parse_workers(self) -> int: ...
+
+    @property
+    def activity(self) -> Activity | None: ...  # the calls running (None: not counted)
 
     state: State
     done: int

@@ -1,13 +1,17 @@
-"""Activity (service/activity.py): the calls running and when the last one began, and
-`quiet`, which returns only once no call runs and none began for the quiet time."""
+"""Activity (service/activity.py): the calls running and when the last one began, `quiet`,
+which returns only once no call runs and none began for the quiet time, and `GiveWay`, with
+which a worker thread waits while calls run, within a budget."""
 
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from service.activity import Activity
+import pytest
+
+from service.activity import Activity, GiveWay
 from tests.conftest import started
 
 
@@ -71,3 +75,57 @@ async def test_every_tool_call_is_counted_while_it_runs(make_vault: Callable[...
         await vg.ok("list_notes")
         await vg.ok("call_capability", name="list_notes", arguments={})  # nested: counted twice
         assert seen == [1, 1, 2] and activity.running == 0 and activity.last > before
+
+
+class CountingIdle(threading.Event):
+    """`Activity.idle_now` that records each wait and returns at once (each wait lasts its whole
+    step on `clock`, when given)."""
+
+    def __init__(self, clock: Clock | None = None) -> None:
+        super().__init__()
+        self.waits: list[float] = []
+        self.clock = clock
+
+    def wait(self, timeout: float | None = None) -> bool:
+        self.waits.append(timeout or 0.0)
+        if self.clock is not None:
+            self.clock.now += timeout or 0.0
+        return False
+
+
+def test_a_worker_thread_gives_way_only_while_a_call_runs() -> None:
+    activity = Activity()
+    activity.idle_now = idle = CountingIdle()
+    give_way = GiveWay(activity, step_s=0.02, budget_s=5.0)
+    give_way()
+    assert idle.waits == []  # no call: the worker goes on
+    activity.begin()
+    give_way()
+    assert idle.waits == [0.02]
+    activity.end()
+    give_way()
+    assert idle.waits == [0.02]
+
+
+def test_giving_way_ends_once_its_budget_is_spent() -> None:
+    clock = Clock()
+    activity = Activity(clock)
+    activity.idle_now = idle = CountingIdle(clock)
+    give_way = GiveWay(activity, step_s=0.2, budget_s=0.5, clock=clock)
+    activity.begin()
+    for _ in range(10):
+        give_way()
+    assert idle.waits == pytest.approx([0.2, 0.2, 0.1])  # the last step is what the budget has left
+
+
+def test_a_waiting_worker_resumes_when_the_last_call_ends() -> None:
+    activity = Activity()
+    activity.begin()
+    activity.begin()
+    worker = threading.Thread(target=GiveWay(activity, step_s=60, budget_s=60))
+    worker.start()
+    activity.end()
+    assert worker.is_alive()  # one call still runs
+    activity.end()
+    worker.join(30)
+    assert not worker.is_alive()
