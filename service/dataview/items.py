@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable, Iterator, Mapping
-from typing import Any, Protocol
+from collections.abc import Callable, Collection, Iterator, Mapping
+from typing import Any, Protocol, cast
 
 from service.dataview.fields import bracket_fields
 from service.dataview.values import Link, canonical_key, parse_inline_value, strip_formatting
@@ -155,11 +155,11 @@ class ItemCache:
 class FilePage(Protocol):
     """What `file` reads: the implicit fields (computed on access), the list items, the incoming links."""
 
-    def __getitem__(self, key: str) -> Any: ...
+    def implicit(self, key: str) -> Any:
+        """The implicit field `key` (KeyError if there is none such)."""
+        ...
 
-    def __contains__(self, key: object) -> bool: ...
-
-    def __iter__(self) -> Iterator[str]: ...
+    def implicit_keys(self) -> Collection[str]: ...
 
     def list_items(self) -> ItemCache: ...
 
@@ -167,37 +167,72 @@ class FilePage(Protocol):
 
 
 class FileFields(Mapping[str, Any]):
-    """`file`: the implicit fields of `data` (a page computes them on access) plus `tasks` /
-    `lists` from `ItemCache` and `inlinks`, read when asked. A caller's view (`cut_with`) shows
-    link values through its `cut` and only the incoming links it may read."""
+    """`file`: the implicit fields of a page (computed on access) plus `tasks` / `lists` from
+    `ItemCache` and `inlinks`, read when asked. A page is its own `file` (`pages.Page`: no
+    object more per page); a caller's view (`cut_with`, a `CutFile`) shows link values through
+    its `cut` and only the incoming links it may read."""
 
-    __slots__ = ("_data", "_cut", "_readable", "_cut_rows")
+    __slots__ = ()
     _LAZY = ("tasks", "lists", "inlinks")
+    _cut: Callable[[Any], Any] | None = None  # one caller's view of link values (`pages.View.cut`)
+    _readable: Callable[[str], bool] | None = None  # which incoming links that caller sees
 
-    def __init__(
-        self,
-        data: FilePage,
-        cut: Callable[[Any], Any] | None = None,
-        readable: Callable[[str], bool] | None = None,
-    ) -> None:
-        self._data = data
-        self._cut = cut  # one caller's view of link values (`pages.View.cut`), applied to items
-        self._readable = readable  # which incoming links that caller sees
-        self._cut_rows: list[dict[str, Any]] | None = None
+    def _page(self) -> FilePage:
+        return cast(FilePage, self)  # a page's own `file`; a `CutFile` wraps one
 
     def __getitem__(self, key: str) -> Any:
-        if key in self._data:
-            value = self._data[key]
+        data = self._page()
+        if key in data.implicit_keys():
+            value = data.implicit(key)
             return self._cut(value) if key == "outlinks" and self._cut is not None else value
         if key == "tasks":
-            return self._data.list_items().tasks() if self._cut is None else [i for i in self._lists() if i["task"]]
+            return data.list_items().tasks() if self._cut is None else [i for i in self._lists() if i["task"]]
         if key == "lists":
-            return self._data.list_items().lists() if self._cut is None else self._lists()
+            return data.list_items().lists() if self._cut is None else self._lists()
         if key == "inlinks":
-            links = self._data.inlinks()
+            links = data.inlinks()
             readable = self._readable
             return links if readable is None else [x for x in links if readable(x.path)]
         raise KeyError(key)
+
+    def _lists(self) -> list[dict[str, Any]]:
+        return self._page().list_items().lists()
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._page().implicit_keys() or key in self._LAZY
+
+    def __iter__(self) -> Iterator[str]:
+        keys = self._page().implicit_keys()
+        yield from keys
+        yield from (k for k in self._LAZY if k not in keys)
+
+    def __len__(self) -> int:
+        return len(set(self._page().implicit_keys()) | set(self._LAZY))
+
+    def task_rows(self, page: Mapping[str, Any]) -> list[Inherited]:
+        if self._cut is not None:
+            return [Inherited(task, page) for task in self["tasks"]]
+        return self._page().list_items().task_rows(page)
+
+    def cut_with(self, cut: Callable[[Any], Any], readable: Callable[[str], bool]) -> FileFields:
+        """A copy for one caller: its outgoing links, list items and tasks pass through `cut`,
+        and only the incoming links from notes it may read are listed."""
+        return CutFile(self._page(), cut, readable)
+
+
+class CutFile(FileFields):
+    """One caller's `file` of a page: link values through `cut`, incoming links it may read."""
+
+    __slots__ = ("_data", "_cut", "_readable", "_cut_rows")
+
+    def __init__(self, data: FilePage, cut: Callable[[Any], Any], readable: Callable[[str], bool]) -> None:
+        self._data = data
+        self._cut = cut
+        self._readable = readable
+        self._cut_rows: list[dict[str, Any]] | None = None
+
+    def _page(self) -> FilePage:
+        return self._data
 
     def _lists(self) -> list[dict[str, Any]]:
         """The list items with their link values cut (copies; `children` point at the copies)."""
@@ -210,26 +245,6 @@ class FileFields(Mapping[str, Any]):
                 copies[id(i)]["children"] = [copies[id(c)] for c in i["children"] if id(c) in copies]
             self._cut_rows = [copies[id(i)] for i in items]
         return self._cut_rows
-
-    def __contains__(self, key: object) -> bool:
-        return key in self._data or key in self._LAZY
-
-    def __iter__(self) -> Iterator[str]:
-        yield from self._data
-        yield from (k for k in self._LAZY if k not in self._data)
-
-    def __len__(self) -> int:
-        return len(set(self._data) | set(self._LAZY))
-
-    def task_rows(self, page: Mapping[str, Any]) -> list[Inherited]:
-        if self._cut is not None:
-            return [Inherited(task, page) for task in self["tasks"]]
-        return self._data.list_items().task_rows(page)
-
-    def cut_with(self, cut: Callable[[Any], Any], readable: Callable[[str], bool]) -> FileFields:
-        """A copy for one caller: its outgoing links, list items and tasks pass through `cut`,
-        and only the incoming links from notes it may read are listed."""
-        return FileFields(self._data, cut, readable)
 
 
 class Inherited(dict[str, Any]):

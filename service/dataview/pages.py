@@ -7,8 +7,9 @@ tags, etags, inlinks, outlinks, aliases, tasks, lists, frontmatter, day; `items.
 Reads the index tables `notes`, `links` and `dataview_facts`; never the vault files.
 
 What the set holds is sized for 10^5 notes: per page the typed fields, the few stat facts the
-`file` fields are computed from on access (`Page`), and its tags; equal texts and dates are
-one object across pages. Outgoing and incoming links, list items and tasks and the frontmatter
+`file` fields are computed from on access (`Page`, which is the row's `file` itself), and its
+tags; equal texts, dates and lists of texts are one object across pages, and the lookup by
+base name is two arrays (`names.Names`). Outgoing and incoming links, list items and tasks and the frontmatter
 as written stay in the index and are read when a query touches them (`reads.IndexReader`).
 
 `PageCache` drops a set no query has read for a while when asked (`release_idle`: the
@@ -39,6 +40,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from service.dataview.items import FileFields, ItemCache, all_tags, put, same
+from service.dataview.names import Names
 from service.dataview.reads import IndexReader
 from service.dataview.values import Link, from_frontmatter, parse_date, parse_inline_value
 from service.gcpause import paused
@@ -47,11 +49,12 @@ from service.obsidian.canvas import not_canvas
 _DAY_IN_NAME = re.compile(r"(\d{4})-?(\d{2})-?(\d{2})")
 
 
-class Page(Mapping[str, Any]):
-    """One page: its typed fields (`row`, with `file`) and the few facts its `file` fields are
-    computed from on access (this mapping: name, folder, path, ext, link, size, ctime, cday,
-    mtime, mday, tags, etags, outlinks, aliases, frontmatter, day, starred). Outgoing links and
-    the frontmatter as written are read from the index when asked (`reads.IndexReader`)."""
+class Page(FileFields):
+    """One page: its typed fields (`row`, whose `file` is the page itself) and the few facts its
+    `file` fields are computed from on access (name, folder, path, ext, link, size, ctime, cday,
+    mtime, mday, tags, etags, outlinks, aliases, frontmatter, day, starred; `tasks`, `lists` and
+    `inlinks` as `items.FileFields` reads them). Outgoing links and the frontmatter as written
+    are read from the index when asked (`reads.IndexReader`)."""
 
     __slots__ = (
         *("path", "nid", "row", "folder", "size", "mtime", "ctime"),
@@ -68,16 +71,14 @@ class Page(Mapping[str, Any]):
         self.field_links = True  # whether a field (not `file`) holds a link: a restricted view cuts it
 
     def __getitem__(self, key: str) -> Any:
+        compute = _FILE_FIELDS.get(key)
+        return compute(self) if compute is not None else FileFields.__getitem__(self, key)
+
+    def implicit(self, key: str) -> Any:
         return _FILE_FIELDS[key](self)
 
-    def __contains__(self, key: object) -> bool:
-        return key in _FILE_FIELDS
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(_FILE_FIELDS)
-
-    def __len__(self) -> int:
-        return len(_FILE_FIELDS)
+    def implicit_keys(self) -> Collection[str]:
+        return _FILE_FIELDS.keys()
 
     def has_tag(self, tag: str) -> bool:
         """Whether the page has lower-case `tag` (without '#') or a tag nested under it."""
@@ -152,15 +153,10 @@ class Links:
 class PageSet:
     def __init__(self, paths: list[str]) -> None:
         self.pages: dict[str, Page] = {}
-        self.by_name: dict[str, str | list[str]] = {}  # a list only where names repeat
         self._paths: Collection[str] = set(paths)  # the pages' keys once built (`done`)
         self.order = sorted(paths)
         self.ordered_rows: list[dict[str, Any]] | None = None  # the rows of `order`, built on first use
-        for path in sorted(paths, key=lambda p: (p.count("/"), p)):
-            name = path.rsplit("/", 1)[-1].removesuffix(".md").lower()
-            had = self.by_name.setdefault(name, path)
-            if had is not path:
-                self.by_name[name] = [*had, path] if isinstance(had, list) else [had, path]
+        self.names = Names(self.order)
 
     def done(self) -> None:  # every page made: the set of paths (5 MB at 10^5) gives way to their keys
         self._paths = self.pages.keys()
@@ -172,8 +168,7 @@ class PageSet:
         for candidate in (target, target + ".md"):
             if candidate in self._paths:
                 return candidate
-        named = self.by_name.get(target.rsplit("/", 1)[-1].removesuffix(".md").lower(), [])
-        found = [named] if isinstance(named, str) else named
+        found = self.names.get(target.rsplit("/", 1)[-1].removesuffix(".md").lower())
         if len(found) == 1 and "/" not in target:
             return found[0]
         suffix = "/" + target.lower().removesuffix(".md") + ".md"
@@ -222,18 +217,22 @@ def _page(record: tuple[Any, ...], pages: PageSet, holder: Links, shared: dict[A
         put(row, str(key), _share(shared, pages.resolve_value(from_frontmatter(value))), False, multi)
     for key, raw, _line in json.loads(fields_json) if fields_json else ():
         put(row, key, _share(shared, pages.resolve_value(parse_inline_value(raw))), True, multi)
-    row["file"] = FileFields(page)
+    row["file"] = page  # a page is its own `file`: no object more per page
     page.field_links = any(_holds_link(v) for k, v in row.items() if k != "file")
     return page
 
 
 def _share(table: dict[Any, Any], value: Any) -> Any:
-    """Equal texts and dates of different pages as one object. Not a closure made per page: one
-    calling itself is a cycle, left to the collector until after the build (~37 MB of holes)."""
+    """Equal texts, dates and lists of texts of different pages as one object (no query changes
+    a value in place). Not a closure made per page: one calling itself is a cycle, left to the
+    collector until after the build (~37 MB of holes)."""
     if type(value) is str or type(value) is dt.datetime:
         return table.setdefault(value, value)
     if type(value) is list:
-        return [_share(table, v) for v in value]
+        items = [_share(table, v) for v in value]
+        if items and all(type(v) is str for v in items):  # tags, aliases, categories: one list for equal ones
+            return table.setdefault(("list", *items), items)  # a tuple key: never equal to a shared text
+        return items
     return value
 
 

@@ -130,7 +130,9 @@ async def test_a_first_build_makes_the_pages_a_rebuild_makes(make_vault: Callabl
                 {k: v for k, v in other.row.items() if k != "file"}
             )
             assert page.field_links == other.field_links
-        assert first.pages.by_name == again.pages.by_name and first.pages.order == again.pages.order
+        names = {p.rsplit("/", 1)[-1].removesuffix(".md").lower() for p in first.pages.order}
+        assert all(first.pages.names.get(n) == again.pages.names.get(n) for n in names)
+        assert first.pages.order == again.pages.order
 
 
 async def test_building_the_pages_leaves_no_cycles_for_the_collector(make_vault: Callable[..., Path]) -> None:
@@ -204,3 +206,26 @@ async def test_pages_of_equal_size_and_mtime_share_them(make_vault: Callable[...
         assert len(sizes) == 1 and type(next(iter(built.pages.pages.values())).size) is int
         out = await h.ok("eval_dataview_field", path="N2", field="file.size")
         assert out["fields"]["file.size"]["value"] == len("---\nstatus: s2\n---\n" + "same\n" * 100)
+
+
+async def test_a_page_is_its_own_file_and_equal_lists_of_texts_are_one_object(make_vault: Callable[..., Path]) -> None:
+    files = {
+        f"N{n}.md": f"---\ntags: [a, b]\nareas: [x, y{n % 2}]\nwhen: [2024-01-0{n + 1}]\n---\n- [ ] t{n}\n"
+        for n in range(4)
+    }
+    async with started(make_vault(files)) as h:
+        await h.indexed()
+        db = h.app.services.db
+        [vault] = h.app.vaults.values()
+        built = await db.run_read(lambda conn: pages.load(conn, vault.id))
+        n0, n1, n2 = (built.pages.pages[f"N{n}.md"] for n in range(3))
+        assert n0.row["file"] is n0  # no object more per page
+        assert n0.row["tags"] is n1.row["tags"] == ["a", "b"]
+        assert n0.row["areas"] is n2.row["areas"] == ["x", "y0"] and n1.row["areas"] == ["x", "y1"]
+        assert n0.row["when"] is not n1.row["when"]  # lists of dates are each page's own
+        assert n0["name"] == "N0" and [t["text"] for t in n0["tasks"]] == ["t0"] and "inlinks" in n0
+        assert sorted(n0) == sorted([*pages._FILE_FIELDS, "tasks", "lists", "inlinks"]) and len(n0) == len(list(n0))
+        out = await h.ok(
+            "search_dql", query='TABLE file.name, areas, length(file.tasks) WHERE contains(areas, "y1") SORT file.name'
+        )
+        assert [r["path"] for r in out["rows"]] == ["N1.md", "N3.md"]

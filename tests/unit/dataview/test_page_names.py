@@ -1,0 +1,71 @@
+"""The Dataview page set finds pages by base name as the dict of every lower-case name did: the
+same paths in the same order (shallowest, then by path), names whose hashes collide told apart,
+and every link target resolving to the page it resolved to before."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+from service.dataview import names as names_module
+from service.dataview.names import Names
+from service.dataview.pages import PageSet
+
+
+def _old_by_name(paths: list[str]) -> dict[str, Any]:
+    """The lookup the page set held before: lower-case base name -> path, or a list of them."""
+    by_name: dict[str, Any] = {}
+    for path in sorted(paths, key=lambda p: (p.count("/"), p)):
+        name = path.rsplit("/", 1)[-1].removesuffix(".md").lower()
+        had = by_name.setdefault(name, path)
+        if had is not path:
+            by_name[name] = [*had, path] if isinstance(had, list) else [had, path]
+    return by_name
+
+
+def _old_resolve(paths: list[str], by_name: dict[str, Any], target: str) -> str | None:
+    target = target.strip()
+    if not target:
+        return None
+    for candidate in (target, target + ".md"):
+        if candidate in paths:
+            return candidate
+    named = by_name.get(target.rsplit("/", 1)[-1].removesuffix(".md").lower(), [])
+    found = [named] if isinstance(named, str) else named
+    if len(found) == 1 and "/" not in target:
+        return found[0]
+    suffix = "/" + target.lower().removesuffix(".md") + ".md"
+    return next((p for p in found if ("/" + p.lower()).endswith(suffix)), None)
+
+
+def _vault(seed: int) -> list[str]:
+    rng = random.Random(seed)
+    folders = ["", "a/", "a/b/", "B/", "c/d/e/", "Daily/"]
+    names = ["Note", "note", "NOTE", "Plan", "plan.md", "x", "Émile", "2024-01-02", "a b", "Z"]
+    paths = {f"{rng.choice(folders)}{rng.choice(names)}{rng.choice(['', ' 1', '2'])}.md" for _ in range(300)}
+    return sorted(paths)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_names_and_link_targets_resolve_as_the_dict_of_every_name_did(seed: int) -> None:
+    paths = _vault(seed)
+    by_name = _old_by_name(paths)
+    names = Names(paths)
+    for name, held in by_name.items():
+        assert names.get(name) == ([held] if isinstance(held, str) else held)
+    assert names.get("no such name") == []
+    pageset = PageSet(paths)
+    targets = [*paths, *(p.upper() for p in paths), *(p.rsplit("/", 1)[-1] for p in paths)]
+    targets += [p.removesuffix(".md") for p in paths] + ["b/Note", "a/b/note 1", "E/x2", " Plan ", "", "/x"]
+    for target in targets:
+        assert pageset.resolve_path(target) == _old_resolve(paths, by_name, target), target
+
+
+def test_names_whose_hashes_collide_are_told_apart(monkeypatch: pytest.MonkeyPatch) -> None:
+    paths = ["a/Alpha.md", "Beta.md", "c/alpha.md", "Gamma.md"]
+    monkeypatch.setattr(names_module, "hash", lambda name: 7, raising=False)  # every name one hash
+    names = Names(paths)
+    assert names.get("alpha") == ["a/Alpha.md", "c/alpha.md"]
+    assert names.get("beta") == ["Beta.md"] and names.get("delta") == []
