@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, cast
 
@@ -57,7 +57,7 @@ class Record:
         size: int,
         ctime: float,
         mtime: float,
-        tags: list[str],
+        tags: Sequence[str],
         props: Props,
         links: list[LinkRow] | tuple[Any, ...] | LinkTable,
         v: int | None = None,

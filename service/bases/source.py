@@ -92,7 +92,7 @@ def _load(
             st = os.stat(os.path.join(root, rel))
         except OSError:
             continue
-        records.append(Record(rel, st.st_size, getattr(st, "st_birthtime", st.st_ctime), st.st_mtime, [], "{}", ()))
+        records.append(Record(rel, st.st_size, getattr(st, "st_birthtime", st.st_ctime), st.st_mtime, (), "{}", ()))
     records.sort(key=lambda r: r.path)
     snap = Snapshot(records, stamp)
     snap.texts = texts
@@ -108,12 +108,13 @@ def _same_names(previous: Snapshot, new: Collection[str]) -> bool:
     return len(old) == len(new) and all(p in new for p in old)
 
 
-def _tags(tags: str | None, shared: dict[Any, Any]) -> list[str]:
-    """One list per tag set (a tuple key: no text equals it)."""
-    tag_list: list[str] | None = shared.get(("tags", tags))
+def _tags(tags: str | None, shared: dict[Any, Any]) -> tuple[str, ...]:
+    """One tuple per tag set (a tuple key: no text equals it; a tuple, not a list: ~2 MB less
+    at 10^5 notes)."""
+    tag_list: tuple[str, ...] | None = shared.get(("tags", tags))
     if tag_list is None:
         written = json.loads(tags) if tags and tags != "[]" else []
-        tag_list = shared["tags", tags] = [shared.setdefault(t, t) for t in written]
+        tag_list = shared["tags", tags] = tuple(shared.setdefault(t, t) for t in written)
     return tag_list
 
 

@@ -1,6 +1,6 @@
 """A Bases snapshot keeps no long frontmatter text: its records read it from the index when a
 query needs it, and every property, whole column or one record at a time, reads as it did from
-the text the record held."""
+the text the record held. Tag sets are tuples."""
 
 from __future__ import annotations
 
@@ -51,6 +51,7 @@ async def test_long_frontmatter_stays_in_the_index_and_every_property_reads_as_f
         held = {r.path: r.raw_props for r in snap.records if isinstance(r.raw_props, str)}
         assert all(len(t) < 64 for t in held.values())  # no long text in the image
         assert set(held) == {"Short.md", "Empty.md", "pic.png"}
+        assert snap.by_path["Long.md"].tags == ("x", "y")  # a tuple per tag set, not a list
         old = _as_held(snap, texts)
         for key in _KEYS:
             assert repr(property_column(snap, key)) == repr(property_column(old, key)), key
