@@ -1,11 +1,12 @@
 """The per-vault indexer component: start-up reconcile in the background, then incremental updates.
 
 `VaultIndexer` owns the index state of one vault, its life cycle and every background task
-(the first reconcile, the trigram rebuild, drops of notes found gone, the file watcher); the
-work itself is in the engine modules beside it:
+(the first reconcile, the trigram rebuild, the word index's merge, drops of notes found gone,
+the file watcher); the work itself is in the engine modules beside it:
 
     scan.py       the disk scan and the files of a change (off the event loop)
     bulk.py       bulk-load mode: deferred query and trigram indexes, and their rebuild
+    compact.py    the word index merged into one segment after a reconcile
     reconcile.py  bring the index in line with the vault folder
     apply.py      apply a batch of file changes
     status.py     row counts for status reports, cached per generation
@@ -44,6 +45,7 @@ from service.graph.linkpath import PathSet
 from service.indexer import fresh, parsepool, rows
 from service.indexer.apply import apply_changes
 from service.indexer.bulk import DEFERRABLE_INDEXES, rebuild_trigram, restore_indexes
+from service.indexer.compact import compact_words
 from service.indexer.group import GroupCommit
 from service.indexer.issues import FileIssue, FileIssues
 from service.indexer.names import NoteNames
@@ -123,6 +125,7 @@ class VaultIndexer:
         self._apply_lock = asyncio.Lock()
         self._trigram_task: asyncio.Task[None] | None = None
         self._trigram_again = False  # deferred again while a rebuild ran: run it once more
+        self._compact_task: asyncio.Task[None] | None = None  # the word index's merge (compact.py)
         self.trigram_ready = True  # False from a bulk load until its trigram rebuild is done
         self._side_tasks: set[asyncio.Task[None]] = set()
         self._deferred: list[FileChange] = []  # own writes made while the first index is built
@@ -153,7 +156,7 @@ class VaultIndexer:
         if self._watcher is not None:
             await self._watcher.stop()
         await self._group.stop()
-        for task in (self._task, self._trigram_task, *self._side_tasks):
+        for task in (self._task, self._trigram_task, self._compact_task, *self._side_tasks):
             if task is not None:
                 await cancel_and_wait(task)
 
@@ -364,6 +367,20 @@ class VaultIndexer:
             self.trigram_ready = True
         except Exception:
             log.exception("trigram rebuild of %s failed; regex search scans without prefilter", self.vault.id)
+
+    def _compact_words_later(self) -> None:
+        """Merge the word index's segments in the background once calls pause (`compact.py`;
+        nothing to do when it has few). One merge at a time: one under way covers this request."""
+        if self._compact_task is None or self._compact_task.done():
+            self._compact_task = asyncio.create_task(self._compact_words(), name=f"{self.name}:compact")
+
+    async def _compact_words(self) -> None:
+        try:
+            if self.activity is not None:  # the merge holds the writer, as the trigram rebuild does
+                await self.activity.quiet(within=TRIGRAM_WAIT_S)
+            await self.db.run_write(compact_words)
+        except Exception:
+            log.exception("merging the word index of %s failed; searches read its segments as they are", self.vault.id)
 
     # -- changes published on the bus ------------------------------------------------------------
 
