@@ -8,7 +8,8 @@ by the new tree (not timed), then each run starts `python -m service serve` of o
 (old and new alternating run by run, as `bench_stdio_start` does), connects the SDK client over
 HTTP (`initialize`), calls `search_text` until an answer comes back (the client also asks for
 `tools/list` before it returns the first result, as every SDK client call does) and polls
-`index_status` until the reconcile is over. Recorded from the spawn: the URL printed (the socket
+`index_status` until the reconcile is over. The preparing start waits for the trigram index
+too, so that no restart finds its rebuild unfinished. Recorded from the spawn: the URL printed (the socket
 is bound), the session open, the first search answered (whether it was marked `partial`), the
 index ready; and the server's CPU time (all its threads) at the first answer, the figure that
 survives a loaded machine. Both trees must read the same index schema (no migration between
@@ -91,7 +92,12 @@ async def prepare(src: Path, vault: Path) -> float:
         try:
             while not (await status(client))["ready"]:  # noqa: ASYNC110 - polling another process
                 await asyncio.sleep(0.5)
-            return time.perf_counter() - server.t_spawn
+            elapsed = time.perf_counter() - server.t_spawn
+            # The trigram index is rebuilt after ready: a restart must not find it unfinished
+            # (each would start the rebuild again, and wait for it when stopped).
+            while not (await status(client))["trigram_ready"]:  # noqa: ASYNC110 - polling another process
+                await asyncio.sleep(1.5)
+            return elapsed
         finally:
             await client.__aexit__(None, None, None)
     finally:
