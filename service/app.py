@@ -428,18 +428,6 @@ class VaultgateApp:
         async with self.running():
             await self.run_stdio_session()
 
-    async def _after_first_reads(self, front: StdioFront) -> None:
-        """The reads `front` answered before this app was built run through the chain now (their
-        metrics, audit events, throttle tokens); what the next start's first reads rely on is
-        stored (`service.protocol.first_reads`)."""
-        from service.protocol.fast_path import FastPath
-        from service.protocol.first_reads import facts_of
-
-        reads = front.take_first_reads()
-        if reads is not None and reads.answered:
-            await reads.replay(FastPath(self.dispatcher, None, self.client_logs), front.handshake)
-        front.remember_reads(facts_of(self))
-
     async def run_stdio_session(self, front: StdioFront | None = None) -> None:
         """One client over stdin/stdout on a started app, until stdin closes (through `front`,
         the reader that answered the client's first questions while the app loaded, if given)."""
@@ -449,14 +437,12 @@ class VaultgateApp:
             from service.protocol.fast_path import FastPath
 
             front.fast = fast = FastCalls(FastPath(self.dispatcher, None, self.client_logs))
-        if front is not None:
-            await self._after_first_reads(front)
         if front is None:
             from mcp.server.stdio import stdio_server
 
             streams = stdio_server()
-        else:
-            streams = front.session()
+        else:  # the reads the front answered before the app first run through its chain
+            streams = await front.built(self)
         async with streams as (read, write):
             if fast is not None:  # the plain calls asked meanwhile first, then the SDK's server (~200 ms of imports)
                 await fast.hand_over(lambda: self.server, EARLY_CALLS_S)

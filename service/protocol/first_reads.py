@@ -53,7 +53,6 @@ from service.vault.dirfd import read_file
 from service.vault.paths import VaultPaths, normalize, obsidian_url, with_md
 
 if TYPE_CHECKING:
-    from service.app import VaultgateApp
     from service.protocol.fast_path import FastPath
 
 TOOL = "read_note"
@@ -70,9 +69,10 @@ FROM notes n WHERE n.vault_id = ? AND n.path = ? AND n.etag = ?
 """
 
 
-def facts_of(app: VaultgateApp) -> dict[str, Any] | None:
-    """What answering a read here needs of the built `app`, or None when its configuration asks
-    more of a read than the checks kept here (see the module docstring)."""
+def facts_of(app: Any) -> dict[str, Any] | None:
+    """What answering a read here needs of the built `app` (a `service.app.VaultgateApp`: not
+    imported, the app imports this module), or None when its configuration asks more of a read
+    than the checks kept here (see the module docstring)."""
     from service.protocol.fast_path import global_tracing
     from service.protocol.shipped_tools_list import ShippedToolsList, list_settings
 
@@ -127,6 +127,7 @@ class FirstReads:
         self.calls: int = facts["calls"]
         self.paths = VaultPaths(facts["root"], tuple(facts["hidden"]), refuse_device_names=facts["refuse_device_names"])
         self.answered: list[tuple[Any, dict[str, Any], bytes]] = []  # (id, arguments, result JSON): replayed
+        self.handshake: str | None = None  # the protocol version the client's `initialize` was answered with
         self._db: sqlite3.Connection | None = None
 
     @classmethod
@@ -141,8 +142,9 @@ class FirstReads:
         except (KeyError, TypeError, ValueError, OSError):
             return None
 
-    def answer(self, msg: dict[str, Any]) -> bytes | None:
-        """The response line for `msg` when it is answered here, else None (the chain answers)."""
+    def answer(self, msg: dict[str, Any], handshake: str) -> bytes | None:
+        """The response line for `msg` on a connection whose `initialize` was answered with
+        `handshake` when it is answered here, else None (the chain answers)."""
         if len(self.answered) >= self.calls or msg.keys() != ENVELOPE or msg["jsonrpc"] != "2.0":
             return None
         rid, params = msg["id"], msg["params"]
@@ -162,6 +164,7 @@ class FirstReads:
         if result is None:
             return None
         self.answered.append((rid, dict(arguments), result))
+        self.handshake = handshake
         return b'{"jsonrpc":"2.0","id":%s,"result":%s}\n' % (json.dumps(rid).encode(), result)
 
     def _read(self, path: str) -> bytes | None:
@@ -216,7 +219,7 @@ class FirstReads:
             self._db.close()
             self._db = None
 
-    async def replay(self, path: FastPath, handshake: str) -> int:
+    async def replay(self, path: FastPath) -> int:
         """Run each call answered here through the chain as the stdio fast path runs it (its
         metrics, audit event, log line and throttle token), dropping the answer; returns how many
         answers differed from the one sent (each logged: a note edited in between, or a defect)."""
@@ -227,6 +230,7 @@ class FirstReads:
         from service.protocol.fast_path import PlainCall, result_body
 
         self.close()
+        handshake = self.handshake or ""
         differed = 0
         calls, self.answered = self.answered, []
         for rid, arguments, sent in calls:
@@ -237,3 +241,14 @@ class FirstReads:
                     "a read_note answered before the chain was built differed from its answer"
                 )
         return differed
+
+
+async def after_build(app: Any, reads: FirstReads | None) -> dict[str, Any] | None:
+    """A stdio start's app (`service.app.VaultgateApp`) is built: the `reads` answered before it
+    run through its chain (`FirstReads.replay`, as its stdio fast path runs a call); returns
+    what the next start's first reads rely on (`facts_of` it)."""
+    if reads is not None and reads.answered:
+        from service.protocol.fast_path import FastPath
+
+        await reads.replay(FastPath(app.dispatcher, None, app.client_logs))
+    return facts_of(app)

@@ -20,10 +20,9 @@ dropped, so the session knows its client as before). Every answer the SDK gives 
 the store lacks is recorded for the next start. An empty store answers `initialize` from the
 package (`service.protocol.shipped_initialize`) and, once the settings are loaded and are those
 it was made under, `tools/list` too (`service.protocol.shipped_tools_list`, `settings_loaded`),
-before the app is built. With a warm store, the first plain `read_note` calls are answered
-before the app is built too (`service.protocol.first_reads`, from what the last start's app
-recorded in the store: `remember_reads`), until a question needs the server; the server then
-loads once no question was answered here for `QUIET_S`. After the attach the front moves lines to the
+before the app is built. With a warm store, so are the first plain `read_note` calls
+(`service.protocol.first_reads`, while its `ReadGate` is open: `service.protocol.read_gate`).
+After the attach the front moves lines to the
 SDK, or a plain `tools/call` to the fast path (`service.protocol.fast_calls`, which it tells the
 `initialize` answer's protocol version and the client's `initialize` params). The
 command line starts loading the server once the tool list went out (or a question needs the
@@ -47,9 +46,9 @@ import hashlib
 import json
 import os
 import threading
-import time
 
 from service.protocol.framing import INVALID_REQUEST, Refused, read_message, too_large
+from service.protocol.read_gate import ReadGate
 from service.protocol.shipped_initialize import ShippedInitialize
 from service.protocol.shipped_tools_list import ShippedToolsList
 from service.protocol.stdin_lines import MAX_LINE, StdinLines, pusher
@@ -60,16 +59,12 @@ if TYPE_CHECKING:  # the front imports only what answering needs (json, os, thre
     from collections.abc import AsyncIterator, Callable, Mapping
     from typing import Any
 
-    from service.protocol.first_reads import FirstReads
-
 FILE_PREFIX = "stdio-answers-"  # + the key's first 16 hex digits + ".json", one file per key
 KEPT_FILES = 4  # stores of other keys (settings, versions) kept beside the current one, newest first
 CACHED_METHODS = frozenset({"initialize", "server/discover", "tools/list"})
 REPLAY_ID = "vaultgate-front-initialize"  # the id of the `initialize` replayed to the SDK
 MAX_ANSWERS = 64  # distinct clients (client info, protocol version) remembered per key
 DIRECT_WRITE = 32 * 1024  # larger answers are written from a worker thread (a full pipe blocks)
-QUIET_S = 0.1  # with first reads on, the server loads once no question was answered here for this long
-QUIET_MAX_S = 2.0  # ... or this long after the first answers at most
 __all__ = ["StdioFront", "early_front", "startup_key"]
 
 
@@ -94,13 +89,11 @@ class StdioFront:
     """The process's stdin/stdout for one MCP client; `start()` at once, `session()` when ready."""
 
     def __init__(self, folder: str | os.PathLike[str], key: str, target: str | None = None) -> None:
-        """`target`: the vault folder or config file served (the first reads need it)."""
         self.cache_file = os.path.join(os.fspath(folder), f"{FILE_PREFIX}{key[:16]}.json")
         self.key = key
-        self.target = target
         self.answered = 0  # questions answered from the store before the SDK attached
         self._settings = ""  # digest of the effective settings the stored answers were given under
-        self._read_facts: Any = None  # `first_reads.facts_of` the last start's app, stored with the answers
+        self.reads = ReadGate(target)  # the first `read_note` calls answered here (`target`: the vault served)
         self._answers = self._load()
         self._dirty = False
         self._lock = threading.Lock()  # pending, attached, init params, misses
@@ -118,10 +111,6 @@ class StdioFront:
         self._first_answers = threading.Event()  # the tool list went out, or a question needs the SDK
         self._list_settings: str | None = None  # what the tool list depends on, once the settings are loaded
         self._tools_list: ShippedToolsList | None = None  # read at the first `tools/list` the store lacks
-        self._reads: FirstReads | None = None  # made at the first `tools/call` before the attach
-        self._deferred = False  # a question went to the server: later ones wait for it too, in order
-        self._chain_needed = threading.Event()  # ... or stdin closed: the server loads now
-        self._last_answer = 0.0  # monotonic time of the last answer given here
 
     # -- before the SDK --------------------------------------------------------------------
 
@@ -140,27 +129,16 @@ class StdioFront:
     def wait_first_answers(self, timeout: float) -> bool:
         """Block until the client has its tool list from the store, or asked what only the SDK
         answers, or `timeout` passed: loading the server meanwhile would take the interpreter
-        from the reader (on a small machine that doubled the time to the first answers). With
-        first reads stored (`service.protocol.first_reads`), then until no question was answered
-        here for `QUIET_S`, a question needs the server, or `QUIET_MAX_S` passed."""
-        listed = self._first_answers.wait(timeout)
-        if not listed or self._read_facts is None:
-            return listed
-        deadline = time.monotonic() + QUIET_MAX_S
-        while not self._chain_needed.is_set():
-            now = time.monotonic()
-            left = min(self._last_answer + QUIET_S, deadline) - now
-            if left <= 0:
-                break
-            self._chain_needed.wait(left)
-        return listed
+        from the reader (on a small machine that doubled the time to the first answers); then
+        while reads are answered here (`ReadGate.wait_quiet`)."""
+        return self._first_answers.wait(timeout) and self.reads.wait_quiet()
 
     def _on_eof(self) -> None:
         _debug("stdin closed")
         with self._lock:
             self._eof = True
             self._first_answers.set()
-            self._chain_needed.set()
+            self.reads.defer()
             if self._push is not None:
                 self._push(None)
 
@@ -180,8 +158,7 @@ class StdioFront:
                 self._push(forward, msg)
             elif forward is not None:
                 if msg.get("id") not in (None, REPLAY_ID):  # a question the server answers
-                    self._deferred = True
-                    self._chain_needed.set()
+                    self.reads.defer()
                 self._pending.append(forward)
 
     def _note_question(self, forward: bytes, msg: dict[str, Any] | None = None) -> bytes:
@@ -200,7 +177,7 @@ class StdioFront:
     def _question(self, line: bytes, msg: dict[str, Any] | None = None) -> bytes | None:
         """Before the attach: answer from the store (or `shipped_initialize`) if possible; what the SDK must see."""
         msg = _parse(line) if msg is None else msg
-        if msg is not None and msg.get("method") == "tools/call" and self._first_read(msg):
+        if msg is not None and self.reads.answer(msg, self._handshake, self._write):
             return None
         if msg is None or msg.get("method") not in CACHED_METHODS or "id" not in msg:
             if msg is None or "id" in msg:
@@ -232,46 +209,20 @@ class StdioFront:
         msg["id"] = REPLAY_ID  # the session must still see its client's handshake
         return json.dumps(msg).encode()
 
-    def _first_read(self, msg: dict[str, Any]) -> bool:
-        """A plain `read_note` answered before the server is built (`service.protocol.first_reads`)."""
-        if self._deferred or self._handshake is None or self._read_facts is None or "id" not in msg:
-            return False
-        if self._reads is None:
-            from service.protocol.first_reads import FirstReads
+    async def built(self, app: Any) -> Any:
+        """The server (`app`) is built: the reads answered here run through its chain and no more
+        are (`first_reads.after_build`), what the next start's rely on is stored; then `session`."""
+        from service.protocol.first_reads import after_build
 
-            self._reads = FirstReads.from_store(self._read_facts, self.target)
-            if self._reads is None:
-                self._read_facts = None
-                return False
-        line = self._reads.answer(msg)
-        if line is None:
-            return False
-        self._write(line)
-        self.answered += 1
-        self._last_answer = time.monotonic()
-        return True
-
-    def take_first_reads(self) -> FirstReads | None:
-        """The server is built: no more reads are answered before it; the reads answered so far
-        (for `FirstReads.replay`), if any."""
         with self._lock:
-            self._deferred = True
-            self._chain_needed.set()
-            reads, self._reads = self._reads, None
-        return reads
-
-    def remember_reads(self, facts: dict[str, Any] | None) -> None:
-        """`first_reads.facts_of` the built app: what the next start's first reads rely on."""
+            reads = self.reads.take()
+        facts = await after_build(app, reads)
         with self._lock:
-            if facts != self._read_facts:
-                self._read_facts = facts
+            if facts != self.reads.facts:
+                self.reads.facts = facts
                 self._dirty = True
             self._save()
-
-    @property
-    def handshake(self) -> Any:
-        """The protocol version the client's `initialize` was answered with (None: not yet)."""
-        return self._handshake
+        return self.session()
 
     def settings_loaded(self, list_settings: str) -> None:
         """The settings are loaded (`list_settings`: `shipped_tools_list.list_settings` of them): a
@@ -310,7 +261,7 @@ class StdioFront:
     def _reply(self, msg_id: Any, result: str) -> None:
         self._write(b'{"jsonrpc":"2.0","id":%s,"result":%s}\n' % (json.dumps(msg_id).encode(), result.encode()))
         self.answered += 1
-        self._last_answer = time.monotonic()
+        self.reads.answered()
 
     def _entry(self, method: str, params: Any) -> str:
         return f"{self._init_params}|{method}|{_canonical(params)}"
@@ -427,7 +378,7 @@ class StdioFront:
             if self._settings and self._settings != digest:
                 _debug("stdio answers recorded under other settings: dropped")
                 self._answers.clear()
-                self._read_facts = None
+                self.reads.facts = None
             if self._settings != digest:
                 self._settings = digest
                 self._dirty = True
@@ -444,7 +395,7 @@ class StdioFront:
             os.utime(self.cache_file)  # in use: the last store pruned
         settings = data.get("settings")
         self._settings = settings if isinstance(settings, str) else ""
-        self._read_facts = data.get("reads") if isinstance(data.get("reads"), dict) else None
+        self.reads.facts = data["reads"] if isinstance(data.get("reads"), dict) else None
         return {k: v for k, v in data["answers"].items() if isinstance(k, str) and isinstance(v, str)}
 
     def _save(self) -> None:
@@ -457,9 +408,7 @@ class StdioFront:
             os.makedirs(folder, exist_ok=True)
             with open(tmp, "w", encoding="utf-8") as handle:
                 stored = {"key": self.key, "settings": self._settings, "answers": self._answers}
-                if self._read_facts is not None:
-                    stored["reads"] = self._read_facts
-                json.dump(stored, handle)
+                json.dump(stored | ({"reads": self.reads.facts} if self.reads.facts else {}), handle)
             os.replace(tmp, self.cache_file)
         except OSError as exc:
             _debug("stdio answers not stored: %s", exc)

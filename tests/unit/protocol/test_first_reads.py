@@ -153,7 +153,7 @@ async def test_first_reads_answer_as_the_chain_does_or_leave_the_call_to_it(
         for n, path in enumerate(PATHS):
             reads = FirstReads(facts)  # a fresh start for each call: the per-start cap is not the subject
             params = {"name": "read_note", "arguments": {"path": path}}
-            line = reads.answer(_request(n, params))
+            line = reads.answer(_request(n, params), HANDSHAKE)
             chain = await _chain(vg, params, n)
             if line is None:
                 continue
@@ -165,11 +165,13 @@ async def test_first_reads_answer_as_the_chain_does_or_leave_the_call_to_it(
         assert answered == ANSWERED_HERE
         reads = FirstReads(facts)
         for n, params in enumerate(OTHER_CALLS):
-            assert reads.answer(_request(n, params)) is None, params
+            assert reads.answer(_request(n, params), HANDSHAKE) is None, params
         for rid in (True, None, 1.5, 2**63, [1]):
-            assert reads.answer(_request(rid, {"name": "read_note", "arguments": {"path": "Welcome"}})) is None
+            assert (
+                reads.answer(_request(rid, {"name": "read_note", "arguments": {"path": "Welcome"}}), HANDSHAKE) is None
+            )
         envelope = {**_request(1, {"name": "read_note", "arguments": {"path": "Welcome"}}), "extra": 1}
-        assert reads.answer(envelope) is None
+        assert reads.answer(envelope, HANDSHAKE) is None
         reads.close()
 
 
@@ -180,9 +182,9 @@ async def test_a_note_edited_since_it_was_indexed_is_left_to_the_chain(make_vaul
         facts = facts_of(vg.app)
     assert facts is not None
     request = _request(1, {"name": "read_note", "arguments": {"path": "Welcome"}})
-    assert FirstReads(facts).answer(request) is not None
+    assert FirstReads(facts).answer(request, HANDSHAKE) is not None
     (root / "Welcome.md").write_text("# Welcome, edited while no server ran\n", encoding="utf-8")
-    assert FirstReads(facts).answer(request) is None  # the index has no row for these bytes
+    assert FirstReads(facts).answer(request, HANDSHAKE) is None  # the index has no row for these bytes
 
 
 async def test_first_reads_stop_below_the_read_throttle_burst(make_vault: Callable[..., Path]) -> None:
@@ -193,11 +195,11 @@ async def test_first_reads_stop_below_the_read_throttle_burst(make_vault: Callab
         assert facts is not None and facts["calls"] == 2
         reads = FirstReads(facts)
         request = _request(1, {"name": "read_note", "arguments": {"path": "Welcome"}})
-        assert [reads.answer(request) is not None for _ in range(3)] == [True, True, False]
+        assert [reads.answer(request, HANDSHAKE) is not None for _ in range(3)] == [True, True, False]
         # replayed through the chain: two of the bucket's three tokens are taken, as if the chain
         # had answered them, and the answers agree
         path = FastPath(vg.app.dispatcher, None, vg.app.client_logs)  # as the stdio caller
-        assert await reads.replay(path, HANDSHAKE) == 0
+        assert await reads.replay(path) == 0
         call = PlainCall("read_note", {"path": "Welcome"}, {})
         assert not (await path.run(call, 2)).is_error
         assert (await path.run(call, 3)).error_code == "throttled"
