@@ -15,6 +15,8 @@ from typing import Any
 from service.dataview import pages
 from service.dataview.items import same
 from service.dataview.values import Link
+from service.indexer.runner import indexer_of
+from service.tools.obsidian.bases import snapshot_of
 from tests.conftest import started
 
 NOTES = 300
@@ -229,3 +231,18 @@ async def test_a_page_is_its_own_file_and_equal_lists_of_texts_are_one_object(ma
             "search_dql", query='TABLE file.name, areas, length(file.tasks) WHERE contains(areas, "y1") SORT file.name'
         )
         assert [r["path"] for r in out["rows"]] == ["N1.md", "N3.md"]
+
+
+async def test_the_images_hold_the_indexers_path_objects_not_copies(make_vault: Callable[..., Path]) -> None:
+    async with started(make_vault({"a/N1.md": "---\nk: v\n---\nx\n", "N2.md": "y\n", "pic.png": "png"})) as h:
+        await h.indexed()
+        db = h.app.services.db
+        [vault] = h.app.vaults.values()
+        indexer = indexer_of(vault)
+        assert indexer is not None
+        held = {p: p for p in indexer.files()}
+        built = await db.run_read(lambda conn: pages.load(conn, vault.id))
+        assert sorted(built.pages.pages) == ["N2.md", "a/N1.md"]
+        assert all(path is held[path] for path in built.pages.pages)  # one object per path in the process
+        snap = await snapshot_of(vault, db)
+        assert all(r.path is held[r.path] for r in snap.records if r.path.endswith(".md"))
