@@ -1,7 +1,7 @@
 """Full-text search next to markdown-vault-mcp (SQLite FTS5) by word-frequency bucket, over stdio.
 
     python -m tests.bench.bench_search_buckets [--rounds 5] [--per-bucket 8] [--seed 7] [--notes 10000]
-        [--peers DIR] [--src DIR]
+        [--peers DIR] [--src DIR] [--own-index DIR]
 
 The query set is drawn from the benchmark vault's own word frequencies (tests/bench/workload.py,
 `standard_vault`), with a seed of its own (not the workload's 50 queries): the document
@@ -26,6 +26,10 @@ p50 and p95 over vaultgate's (above 1: vaultgate ahead) and the results each ret
 `--src DIR` (repeatable) runs vaultgate from another source tree too, alternated the same way,
 to compare commits. vaultgate's index (and its embeddings) and the peer's index are built first
 when missing (`bench_peers`' steps); peers are found under `--peers` as `bench_peers` installs them.
+`--own-index DIR` gives each vaultgate tree its own copy of the index folder DIR (one holding a
+`cache.db`, as `VAULTGATE_STORAGE__CACHE_DIR`), made before any server starts and removed after
+the run: a tree that changes how its index is stored (a merge of the word index) then does not
+change the other tree's, and every run starts from DIR as it is.
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ import json
 import os
 import random
 import re
+import shutil
 import statistics
 import sys
 from collections import Counter, defaultdict
@@ -195,7 +200,26 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     peer = markdown_vault_mcp(vault, args.peers)
     if not _installed(peer):
         raise SystemExit(f"markdown-vault-mcp not found under {args.peers} (see bench_peers' docstring)")
-    await cold_index(ours[0], vault, cold=False)
+    copies = WORKDIR / "search-buckets-index"
+    if args.own_index is not None:
+        shutil.rmtree(copies, ignore_errors=True)
+        for i, server in enumerate(ours):
+            shutil.copytree(args.own_index, copies / str(i))
+            server.env["VAULTGATE_STORAGE__CACHE_DIR"] = str(copies / str(i))
+    try:
+        return await _measure(args, vault, queries, ours, peer)
+    finally:
+        if args.own_index is not None:
+            shutil.rmtree(copies, ignore_errors=True)
+
+
+async def _measure(
+    args: argparse.Namespace, vault: Path, queries: list[dict[str, Any]], ours: list[Server], peer: Server
+) -> dict[str, Any]:
+    for server in ours:  # each tree on its own index: each waits until its own is ready
+        await cold_index(server, vault, cold=False)
+        if args.own_index is None:
+            break
     peer_cold = None if _mvm_index(args.peers).exists() else peer_index_cold(peer)
     servers = [*ours, peer]
     samples: dict[str, dict[str, list[float]]] = {s.name: defaultdict(list) for s in servers}
@@ -261,6 +285,9 @@ def main() -> None:
     parser.add_argument("--notes", type=int, default=10_000)
     parser.add_argument("--peers", type=Path, default=WORKDIR / "peers", help="folder of the peers' install")
     parser.add_argument("--src", type=Path, action="append", default=[], help="also run vaultgate from this tree")
+    parser.add_argument(
+        "--own-index", type=Path, default=None, help="each tree runs on its own copy of this index folder"
+    )
     args = parser.parse_args()
     report("bench_search_buckets", asyncio.run(run(args)))
 
