@@ -6,7 +6,6 @@ the file watcher); the work itself is in the engine modules beside it:
 
     scan.py       the disk scan and the files of a change (off the event loop)
     bulk.py       bulk-load mode: deferred query and trigram indexes, and their rebuild
-    compact.py    the word index merged into one segment after a reconcile
     reconcile.py  bring the index in line with the vault folder
     apply.py      apply a batch of file changes
     status.py     row counts for status reports, cached per generation
@@ -45,7 +44,6 @@ from service.graph.linkpath import PathSet
 from service.indexer import fresh, parsepool, rows
 from service.indexer.apply import apply_changes
 from service.indexer.bulk import DEFERRABLE_INDEXES, rebuild_trigram, restore_indexes
-from service.indexer.compact import compact_words
 from service.indexer.group import GroupCommit
 from service.indexer.issues import FileIssue, FileIssues
 from service.indexer.names import NoteNames
@@ -55,6 +53,7 @@ from service.indexer.scan import scan
 from service.indexer.state import State
 from service.indexer.status import Counts
 from service.storage.db import Database
+from service.storage.word_index import compact_words
 from service.tasks import cancel_and_wait
 from service.vault.events import FileChange
 from service.vault.vault import Vault
@@ -125,7 +124,7 @@ class VaultIndexer:
         self._apply_lock = asyncio.Lock()
         self._trigram_task: asyncio.Task[None] | None = None
         self._trigram_again = False  # deferred again while a rebuild ran: run it once more
-        self._compact_task: asyncio.Task[None] | None = None  # the word index's merge (compact.py)
+        self._compact_task: asyncio.Task[None] | None = None  # the word index's merge
         self.trigram_ready = True  # False from a bulk load until its trigram rebuild is done
         self._side_tasks: set[asyncio.Task[None]] = set()
         self._deferred: list[FileChange] = []  # own writes made while the first index is built
@@ -368,9 +367,10 @@ class VaultIndexer:
         except Exception:
             log.exception("trigram rebuild of %s failed; regex search scans without prefilter", self.vault.id)
 
-    def _compact_words_later(self) -> None:
-        """Merge the word index's segments in the background once calls pause (`compact.py`;
-        nothing to do when it has few). One merge at a time: one under way covers this request."""
+    def merge_word_index(self) -> None:
+        """Merge the word index's segments in the background once calls pause
+        (`service.storage.word_index`; nothing to do when it has few). One merge at a time: one
+        under way covers this request."""
         if self._compact_task is None or self._compact_task.done():
             self._compact_task = asyncio.create_task(self._compact_words(), name=f"{self.name}:compact")
 

@@ -2,8 +2,10 @@
 
 Each run purges expired confirmation tokens/requests and idempotency keys, trims `event_log`
 to `audit.retention_days`, deletes CloudEvents spool files older than `events.retention_days`
-and session traces older than `sessions.retention_days`, then runs `PRAGMA optimize`. It
-records `vaultgate_maintenance_runs_total{status}` and emits its own audit event
+and session traces older than `sessions.retention_days`, has each vault's indexer merge its
+full-text word index if writes left it in many segments (`service.storage.word_index`; in the
+background, once calls pause), then runs `PRAGMA optimize`. It records
+`vaultgate_maintenance_runs_total{status}` and emits its own audit event
 (`dev.vaultgate.maintenance`). A failing run is logged and counted; the loop goes on. `stop()`
 cancels the waiting loop at once (a run in progress finishes its current statement).
 """
@@ -106,6 +108,9 @@ class Maintenance:
                     or 0
                 )
             )
+            for vault in self.vaults.values():  # each index's own merge, once its calls pause
+                if vault.index is not None:
+                    vault.index.merge_word_index()
             await self.db.run_write(lambda c: c.execute("PRAGMA optimize"))
             report["status"] = "ok"
         except Exception as exc:

@@ -25,6 +25,8 @@ class VaultIndex(Protocol):
 
     def snapshot(self) -> dict[str, Any]: ...
 
+    def merge_word_index(self) -> None: ...  # in the background, when writes left many segments
+
 
 @dataclass
 class Vault:

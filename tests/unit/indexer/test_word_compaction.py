@@ -4,12 +4,15 @@ scores, snippets and highlights)."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from service.indexer.compact import MAX_SEGMENTS, compact_words, word_segments
+import pytest
+
 from service.indexer.runner import VaultIndexer, indexer_of
+from service.storage.word_index import MAX_SEGMENTS, compact_words, word_segments
 from tests.conftest import Harness, started
 from tests.search_vault import SEARCH_VAULT
 
@@ -72,17 +75,36 @@ async def test_a_word_index_of_few_segments_is_left_as_it_is(make_vault: Callabl
 
 
 async def test_the_merge_waits_for_the_callers_to_pause(make_vault: Callable[..., Path]) -> None:
-    root = make_vault(SEARCH_VAULT)
-    async with started(root) as vg:
+    async with started(make_vault(SEARCH_VAULT)) as vg:
         await vg.indexed()
         await _fragment(vg)
-    async with started(root) as vg:
         activity = vg.app.activity
         activity.begin()  # a call that runs on and on
-        await vg.indexed()
+        _indexer(vg).merge_word_index()
+        for _ in range(50):  # the merge gets every chance to run
+            await asyncio.sleep(0)
         await vg.app.services.db.run_write(lambda c: None)  # after a merge that had been queued
         assert await vg.app.services.db.run_read(word_segments) > MAX_SEGMENTS
         activity.end()
         activity.last = float("-inf")  # as if the last call began long ago
         await _merged(vg)
         assert await vg.app.services.db.run_read(word_segments) == 1
+
+
+async def test_the_maintenance_sweep_merges_the_segments_writes_left(
+    make_vault: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async with started(make_vault(SEARCH_VAULT)) as vg:
+        await vg.indexed()
+        before = await _answers(vg)
+        indexer = _indexer(vg)
+        await _merged(vg)
+        asked = indexer.merge_word_index
+        monkeypatch.setattr(indexer, "merge_word_index", lambda: None)  # no merge after a later reconcile
+        assert await _fragment(vg) > MAX_SEGMENTS
+        monkeypatch.setattr(indexer, "merge_word_index", asked)
+        report = await vg.app.maintenance.sweep_once()
+        assert report["status"] == "ok"
+        await _merged(vg)
+        assert await vg.app.services.db.run_read(word_segments) == 1
+        assert await _answers(vg) == before

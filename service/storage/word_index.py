@@ -8,8 +8,9 @@ so each segment is paid for twice a search. Merged into one, a search's page and
 ~15-40 % less in process on that index (docs/benchmarks.md, 2026-11-29).
 
 `compact_words` merges every segment into one (FTS5's 'optimize') when there are more than
-`MAX_SEGMENTS`; the indexer runs it in the background after each reconcile, once calls pause
-(the merge holds the writer: ~0.2 s at 10k notes). What the index holds does not change, only
+`MAX_SEGMENTS`: the indexer runs it in the background after each reconcile, once calls pause,
+and again when the maintenance sweep (`service.obs.maintenance`, hourly) asks, after the writes
+since (the merge holds the writer: ~0.2 s at 10k notes). What the index holds does not change, only
 how it is stored: the same rows, terms, positions and statistics, so rankings and snippets
 stay the same.
 """
