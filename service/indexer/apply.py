@@ -29,6 +29,7 @@ from service.indexer import rows
 from service.indexer.issues import FileIssue, issue
 from service.indexer.scan import read_present
 from service.indexer.state import IndexerState
+from service.indexer.status import Token
 from service.vault.decoding import is_utf8_name
 from service.vault.events import FileChange
 from service.vault.paths import VaultPaths
@@ -114,7 +115,11 @@ async def apply_changes(
         bulk = len(prepared) >= bulk_threshold
         vault_id = ix.vault.id
 
-        def write(conn: Any) -> None:
+        touched = [*removed, *(p.path for p in prepared)]
+        counts = ix._counts
+
+        def write(conn: Any) -> Token | None:
+            before = counts.before(conn, touched)
             if bulk:
                 conn.execute("UPDATE fts_control SET trigram_deferred = 1")
             for rel in removed:
@@ -129,8 +134,13 @@ async def apply_changes(
                     stale=removed + [p.path for p in prepared],
                     added=added,
                 )
+            return counts.after(conn, before, touched)  # the row counts carried over this write
 
-        await ix.db.run_write(write)
+        try:
+            counts.committed(await ix.db.run_write(write))
+        except BaseException:
+            counts.void()  # rolled back (or not known to be committed): held counts may be ahead
+            raise
         ix._issues.record([*failed, *stored])
         refused = {i.path for i in stored}
         if bulk:

@@ -109,7 +109,7 @@ class VaultIndexer:
         self.generation = 0
         self.active_job: str | None = None
         self._files: set[str] = set()
-        self._counts = Counts(db, vault.id)
+        self._counts = Counts(db, vault.id, kept=True)
         self._issues = FileIssues(vault.id)  # files left out of the index, or read as not UTF-8
         # Every note's path and aliases, patched per round: what a note address that is no literal
         # path (every new note's, every wikilink name) is resolved against (`names.py`).
@@ -301,6 +301,7 @@ class VaultIndexer:
         bulk: bool = False,
         new: bool = False,
     ) -> None:
+        self._counts.void()  # a reconcile's batch: the counts are not carried over it
         write_batch(conn, self.vault.id, prepared, touch, issues, bulk=bulk, new=new)
 
     async def apply(

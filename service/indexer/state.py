@@ -16,6 +16,7 @@ from service.activity import Activity
 from service.graph.linkpath import PathSet
 from service.indexer import rows
 from service.indexer.issues import FileIssue, FileIssues
+from service.indexer.status import Counts
 from service.storage.db import Database
 from service.vault.paths import VaultPaths
 
@@ -57,6 +58,7 @@ class IndexerState(Protocol):
     _apply_lock: asyncio.Lock
     _trigram_task: asyncio.Task[None] | None
     _issues: FileIssues  # files left out of the index, or read with a fallback encoding
+    _counts: Counts  # row counts, kept in step by the incremental writes (`status.py`)
 
     def _write_batch(
         self,

@@ -1,0 +1,125 @@
+"""Index counts kept in step with the incremental writes: after every kind of change they equal
+a count of every table, without that count being made again; a reconcile, a write that failed
+and a write of many notes make the next read count everything."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from service.indexer import rows, status
+from service.indexer.runner import VaultIndexer, indexer_of
+from service.vault.events import FileChange
+from tests.conftest import Harness, started
+
+NOTES = {
+    "Hub.md": "# Hub\n\n## Part\n\nlinks [[Later]] [[A]] #shared #only-hub\n- [ ] open one\n- [x] done one\n",
+    "A.md": "# A\n\n[[Hub]] [[Missing]] #shared\n- [ ] a task\n",
+    "Board.canvas": '{"nodes": [], "edges": []}',
+}
+
+
+def _indexer(vg: Harness) -> VaultIndexer:
+    found = indexer_of(next(iter(vg.app.vaults.values())))
+    assert found is not None
+    return found
+
+
+async def _every_table(ix: VaultIndexer) -> dict[str, int]:
+    return status._named(await ix.db.fetchone(status._COUNTS, (ix.vault.id,)))
+
+
+async def _external(ix: VaultIndexer, root: Path, path: str, text: str | None, kind: str = "modified") -> None:
+    if text is None:
+        (root / path).unlink()
+    else:
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text, encoding="utf-8")
+    await ix.apply([FileChange(kind, path, origin="external")], only_if_changed=True)  # type: ignore[arg-type]
+
+
+async def test_counts_follow_every_change_without_counting_every_table_again(
+    make_vault: Callable[..., Path],
+) -> None:
+    root = make_vault(NOTES)
+    async with started(root, index={"watch": False}) as vg:
+        await vg.indexed()
+        ix = _indexer(vg)
+        assert await ix.counts() == await _every_table(ix)
+        seeded = ix._counts.full_counts
+        steps: list[tuple[str, str | None, str]] = [
+            ("Later.md", "# Later\n\n[[Hub]]\n- [ ] later task\n", "created"),  # resolves Hub's link
+            ("A.md", "# A\n\nno links now\n- [x] a task\n", "modified"),  # a task closed, links gone
+            ("Hub.md", "# Hub\n\nonly words #shared\n", "modified"),  # the last #only-hub goes
+            ("Missing.md", "# Missing\n", "created"),
+            ("Later.md", None, "deleted"),
+            ("Deep/Other.canvas", '{"nodes": []}', "created"),  # a canvas is no note
+            ("Board.canvas", None, "deleted"),
+        ]
+        for path, text, kind in steps:
+            await _external(ix, root, path, text, kind)
+            assert await ix.counts() == await _every_table(ix), (path, kind)
+        await vg.ok("create_note", path="Made", content="# Made\n\n[[Missing]] #made\n- [ ] t\n")
+        await vg.ok("append_note", path="Made", content="\n- [x] closed\n")
+        await vg.ok("search_text", query="made")  # the caller's own writes are in the index
+        assert await ix.counts() == await _every_table(ix)
+        (root / "Moved").mkdir()
+        (root / "Made.md").rename(root / "Moved" / "Made.md")
+        await ix.apply([FileChange("moved", "Moved/Made.md", old_path="Made.md", origin="external")])
+        assert await ix.counts() == await _every_table(ix)
+        assert (await ix.counts())["tags"] == (await _every_table(ix))["tags"]
+        assert ix._counts.full_counts == seeded
+
+
+async def test_a_reconcile_makes_the_next_read_count_every_table(make_vault: Callable[..., Path]) -> None:
+    root = make_vault(NOTES)
+    async with started(root, index={"watch": False}) as vg:
+        await vg.indexed()
+        ix = _indexer(vg)
+        await ix.counts()
+        seeded = ix._counts.full_counts
+        (root / "New.md").write_text("# New\n\n[[A]] #fresh\n- [ ] n\n", encoding="utf-8")
+        (root / "A.md").unlink()
+        await ix.reconcile()
+        assert await ix.counts() == await _every_table(ix)
+        assert ix._counts.full_counts == seeded + 1
+
+
+async def test_a_failed_write_makes_the_next_read_count_every_table(
+    make_vault: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = make_vault(NOTES)
+    async with started(root, index={"watch": False}) as vg:
+        await vg.indexed()
+        ix = _indexer(vg)
+        await ix.counts()
+        seeded = ix._counts.full_counts
+
+        def refuse(*args: object, **kwargs: object) -> int:
+            raise RuntimeError("resolution failed")
+
+        monkeypatch.setattr(rows, "resolve_links", refuse)
+        with pytest.raises(RuntimeError):
+            await _external(ix, root, "Later.md", "# Later\n- [ ] x\n", "created")
+        monkeypatch.undo()
+        assert await ix.counts() == await _every_table(ix)
+        assert ix._counts.full_counts == seeded + 1
+
+
+async def test_a_write_of_many_notes_makes_the_next_read_count_every_table(
+    make_vault: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(status, "KEPT_MAX_PATHS", 2)
+    root = make_vault(NOTES)
+    async with started(root, index={"watch": False}) as vg:
+        await vg.indexed()
+        ix = _indexer(vg)
+        await ix.counts()
+        seeded = ix._counts.full_counts
+        for name in ("X", "Y", "Z"):
+            (root / f"{name}.md").write_text(f"# {name}\n- [ ] {name}\n", encoding="utf-8")
+        await ix.apply([FileChange("created", f"{n}.md", origin="external") for n in "XYZ"])
+        assert await ix.counts() == await _every_table(ix)
+        assert ix._counts.full_counts == seeded + 1
