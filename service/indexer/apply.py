@@ -116,7 +116,7 @@ async def apply_changes(
         vault_id = ix.vault.id
 
         touched = [*removed, *(p.path for p in prepared)]
-        counts = ix._counts
+        counts, unresolved = ix._counts, ix._unresolved
 
         def write(conn: Any) -> Token | None:
             before = counts.before(conn, touched)
@@ -125,6 +125,7 @@ async def apply_changes(
             for rel in removed:
                 rows.delete_note(conn, vault_id, rel)
             stored.extend(rows.upsert_each(conn, vault_id, prepared))
+            unresolved.add(link[0] for p in prepared for link in p.links if link[1] is None)
             if structural:
                 rows.resolve_links(
                     conn,
@@ -133,13 +134,14 @@ async def apply_changes(
                     only_unresolved=True,
                     stale=removed + [p.path for p in prepared],
                     added=added,
+                    unresolved=unresolved,
                 )
             return counts.after(conn, before, touched)  # the row counts carried over this write
 
         try:
             counts.committed(await ix.db.run_write(write))
         except BaseException:
-            counts.void()  # rolled back (or not known to be committed): held counts may be ahead
+            ix._void_kept()  # rolled back (or not known to be committed): what is held may be ahead
             raise
         ix._issues.record([*failed, *stored])
         refused = {i.path for i in stored}

@@ -30,7 +30,6 @@ from service.indexer.bulk import bulk_mode, restore_indexes
 from service.indexer.issues import FileIssue
 from service.indexer.scan import scan_with_paths
 from service.indexer.state import IndexerState
-from service.indexer.status import Counts
 from service.tasks import cancel_and_wait
 
 COMPARE_PAGE = 1024  # index rows read between two calls of the comparison's `pause`
@@ -124,7 +123,7 @@ async def reconcile_vault(
             await parser.close()
         if deferred:
             await ix.db.run_write(partial(bulk_mode, on=False))
-        await ix.db.run_write(lambda c: finish(c, ix.vault.id, removed, paths, added, ix.last_change, ix._counts))
+        await ix.db.run_write(lambda c: finish(c, ix.vault.id, removed, paths, added, ix.last_change, ix._void_kept))
         # Writes made through vaultgate while the first index was built (no await between
         # the last check and `ready`: nothing can be deferred after it).
         await ix._apply_deferred(lock_held=True)
@@ -202,11 +201,12 @@ def finish(
     paths: PathSet,
     added: list[str],
     last_change: float | None,
-    counts: Counts,
+    void_kept: Callable[[], None],
 ) -> None:
     """Remove the notes gone from disk, re-resolve the links they (or new files) affect, record the
-    sync; the row counts are counted again at their next read."""
-    counts.void()
+    sync; what the incremental writes keep in step (row counts, unresolved targets) is read
+    again at its next use (`void_kept`)."""
+    void_kept()
     for rel in removed:
         rows.delete_note(conn, vault_id, rel)
     rows.resolve_links(conn, vault_id, paths, only_unresolved=True, stale=removed, added=added)

@@ -52,6 +52,7 @@ from service.indexer.reconcile import reconcile_vault, write_batch
 from service.indexer.scan import scan
 from service.indexer.state import State
 from service.indexer.status import Counts
+from service.indexer.unresolved import UnresolvedTargets
 from service.storage.db import Database
 from service.storage.word_index import compact_words
 from service.tasks import cancel_and_wait
@@ -110,6 +111,7 @@ class VaultIndexer:
         self.active_job: str | None = None
         self._files: set[str] = set()
         self._counts = Counts(db, vault.id, kept=True)
+        self._unresolved = UnresolvedTargets(vault.id)  # what a new note may resolve (`unresolved.py`)
         self._issues = FileIssues(vault.id)  # files left out of the index, or read as not UTF-8
         # Every note's path and aliases, patched per round: what a note address that is no literal
         # path (every new note's, every wikilink name) is resolved against (`names.py`).
@@ -301,8 +303,14 @@ class VaultIndexer:
         bulk: bool = False,
         new: bool = False,
     ) -> None:
-        self._counts.void()  # a reconcile's batch: the counts are not carried over it
+        self._void_kept()  # a reconcile's batch: neither is carried over it
         write_batch(conn, self.vault.id, prepared, touch, issues, bulk=bulk, new=new)
+
+    def _void_kept(self) -> None:
+        """A write the row counts and the unresolved targets were not carried over (the writer's
+        thread): both are read again at their next use."""
+        self._counts.void()
+        self._unresolved.void()
 
     async def apply(
         self, changes: Sequence[FileChange], *, only_if_changed: bool = False, lock_held: bool = False

@@ -17,6 +17,7 @@ from service.graph.linkpath import PathSet
 from service.indexer import rows
 from service.indexer.issues import FileIssue, FileIssues
 from service.indexer.status import Counts
+from service.indexer.unresolved import UnresolvedTargets
 from service.storage.db import Database
 from service.vault.paths import VaultPaths
 
@@ -59,6 +60,7 @@ class IndexerState(Protocol):
     _trigram_task: asyncio.Task[None] | None
     _issues: FileIssues  # files left out of the index, or read with a fallback encoding
     _counts: Counts  # row counts, kept in step by the incremental writes (`status.py`)
+    _unresolved: UnresolvedTargets  # unresolved link targets by name (`unresolved.py`)
 
     def _write_batch(
         self,
@@ -69,6 +71,8 @@ class IndexerState(Protocol):
         bulk: bool = False,
         new: bool = False,
     ) -> None: ...
+
+    def _void_kept(self) -> None: ...  # a write the kept counts and targets were not carried over
 
     async def _bump(self, touched: Iterable[str] | None = None) -> None: ...
 
