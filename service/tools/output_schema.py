@@ -7,12 +7,16 @@ exception for errors: the official TypeScript client and the MCP Inspector valid
 `structuredContent` against `outputSchema` whenever it is present, `isError` or not, and turn a
 mismatch into a protocol error that hides the server's error. So the schema says both outcomes:
 
-    {"type": "object", "oneOf": [<the result model>, <the error envelope>], "$defs": {...}}
+    {"type": "object", "anyOf": [<the result model>, <the error envelope>], "$defs": {...}}
 
 The two branches exclude each other (each forbids properties it does not declare, and the error
-branch requires `error` as an object with `code` and `message`), so a client validating a success
-still checks every field of the result. The result model's `$defs` move to the root so its `$ref`s
-resolve unchanged; its title and description stay at the root for readers.
+branch requires `error` as an object with `code` and `message`; `tests/contract/test_schema_types.py`
+checks it for every tool), so `anyOf` accepts exactly the documents `oneOf` would, and a client
+validating a success still checks every field of the result. `anyOf` because a validator stops at
+the first branch that fits, where `oneOf` also checks a success against the error branch and
+builds its errors: ~10 % of what the SDK's client spends checking a `read_note` answer
+(docs/benchmarks.md). The result model's `$defs` move to the root so its `$ref`s resolve
+unchanged; its title and description stay at the root for readers.
 
 A mutating tool without a `dry_run` argument has a third branch, the preview a vault in
 `write_mode = "dry-run"` answers instead of running it (`service.plans.preview`: `dry_run: true`,
@@ -36,10 +40,7 @@ ERROR_ENVELOPE: dict[str, Any] = {
                 "message": {"type": "string", "description": "What went wrong, for a human or a model."},
                 "details": {"type": "object", "description": "Facts about the failure (field, path, limit, ...)."},
                 "retryable": {"type": "boolean", "description": "Whether the same call may succeed later."},
-                "hint": {
-                    "anyOf": [{"type": "string"}, {"type": "null"}],
-                    "description": "What to do next, when there is advice.",
-                },
+                "hint": {"type": ["string", "null"], "description": "What to do next, when there is advice."},
             },
             "required": ["code", "message", "details", "retryable", "hint"],
             "additionalProperties": False,
@@ -61,7 +62,7 @@ def with_error_branch(result_schema: dict[str, Any], preview: dict[str, Any] | N
     for key in _ROOT_KEYS:
         if key in result:
             schema[key] = result[key]
-    schema["oneOf"] = [result, *([copy.deepcopy(preview)] if preview else []), copy.deepcopy(ERROR_ENVELOPE)]
+    schema["anyOf"] = [result, *([copy.deepcopy(preview)] if preview else []), copy.deepcopy(ERROR_ENVELOPE)]
     if defs:
         schema["$defs"] = defs
     return schema
@@ -69,5 +70,5 @@ def with_error_branch(result_schema: dict[str, Any], preview: dict[str, Any] | N
 
 def result_branch(output_schema: dict[str, Any]) -> dict[str, Any]:
     """The result model's schema inside an output schema built by `with_error_branch`."""
-    branches = output_schema.get("oneOf", [])
+    branches = output_schema.get("anyOf", [])
     return branches[0] if branches else output_schema

@@ -4,7 +4,8 @@ A field without one (pydantic's `Any` becomes `{}`) accepts anything: clients th
 onto typed function declarations drop or reject it, and the MCP Inspector's schema-portability
 check reports it. A field is typed when it has `type`, or a `$ref` to a typed definition, or
 `anyOf`/`oneOf` branches that are each typed. The error branch every output schema carries is
-checked too, and so is the rule that success and error never both fit it.
+checked too, and so is the rule that no document fits two branches of an output schema (so its
+`anyOf` accepts exactly what a `oneOf` would).
 """
 
 from __future__ import annotations
@@ -104,6 +105,24 @@ def test_an_error_fits_exactly_one_branch_of_every_output_schema(spec: Any) -> N
     schema = spec.output_schema()
     jsonschema.Draft202012Validator.check_schema(schema)
     error = {"error": VaultgateError("boom").to_payload()}
-    jsonschema.validate(error, schema)  # oneOf: the result branch must reject it
+    jsonschema.validate(error, schema)
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate({"error": {"code": "x"}}, schema)
+    fitting = [b for b in schema["anyOf"] if jsonschema.Draft202012Validator(b).is_valid(error)]
+    assert len(fitting) == 1
+
+
+def _excludes(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    """Whether no document fits both: `a` requires a property that `b` forbids."""
+    return b.get("additionalProperties") is False and any(
+        k not in b.get("properties", {}) for k in a.get("required", [])
+    )
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=lambda s: s.name)
+def test_the_branches_of_every_output_schema_exclude_each_other(spec: Any) -> None:
+    # so `anyOf` accepts exactly the documents `oneOf` would (service/tools/output_schema.py)
+    branches = spec.output_schema()["anyOf"]
+    for i, first in enumerate(branches):
+        for second in branches[i + 1 :]:
+            assert _excludes(first, second) or _excludes(second, first), spec.name
