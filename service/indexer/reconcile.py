@@ -139,7 +139,7 @@ async def reconcile_vault(
             # under way already covers a reconcile that deferred nothing (the rescan after the
             # watcher's start, right after a cold load).
             ix._rebuild_trigram_later()
-        ix.merge_word_index()  # merged once calls pause, when batches left it in many segments
+        ix.word_merge.ask()  # merged once calls pause, when batches left it in many segments
         return {"indexed": indexed, "unchanged_content": touched, "removed": len(removed), "scanned": len(disk)}
 
 

@@ -53,8 +53,8 @@ from service.indexer.scan import scan
 from service.indexer.state import State
 from service.indexer.status import Counts
 from service.indexer.unresolved import UnresolvedTargets
+from service.indexer.word_merge import WordIndexMerge
 from service.storage.db import Database
-from service.storage.word_index import compact_words
 from service.tasks import cancel_and_wait
 from service.vault.events import FileChange
 from service.vault.vault import Vault
@@ -126,7 +126,7 @@ class VaultIndexer:
         self._apply_lock = asyncio.Lock()
         self._trigram_task: asyncio.Task[None] | None = None
         self._trigram_again = False  # deferred again while a rebuild ran: run it once more
-        self._compact_task: asyncio.Task[None] | None = None  # the word index's merge
+        self.word_merge = WordIndexMerge(db, activity, self.name, TRIGRAM_WAIT_S)  # word_merge.py
         self.trigram_ready = True  # False from a bulk load until its trigram rebuild is done
         self._side_tasks: set[asyncio.Task[None]] = set()
         self._deferred: list[FileChange] = []  # own writes made while the first index is built
@@ -157,7 +157,7 @@ class VaultIndexer:
         if self._watcher is not None:
             await self._watcher.stop()
         await self._group.stop()
-        for task in (self._task, self._trigram_task, self._compact_task, *self._side_tasks):
+        for task in (self._task, self._trigram_task, self.word_merge.task, *self._side_tasks):
             if task is not None:
                 await cancel_and_wait(task)
 
@@ -375,21 +375,6 @@ class VaultIndexer:
             self.trigram_ready = True
         except Exception:
             log.exception("trigram rebuild of %s failed; regex search scans without prefilter", self.vault.id)
-
-    def merge_word_index(self) -> None:
-        """Merge the word index's segments in the background once calls pause
-        (`service.storage.word_index`; nothing to do when it has few). One merge at a time: one
-        under way covers this request."""
-        if self._compact_task is None or self._compact_task.done():
-            self._compact_task = asyncio.create_task(self._compact_words(), name=f"{self.name}:compact")
-
-    async def _compact_words(self) -> None:
-        try:
-            if self.activity is not None:  # the merge holds the writer, as the trigram rebuild does
-                await self.activity.quiet(within=TRIGRAM_WAIT_S)
-            await self.db.run_write(compact_words)
-        except Exception:
-            log.exception("merging the word index of %s failed; searches read its segments as they are", self.vault.id)
 
     # -- changes published on the bus ------------------------------------------------------------
 

@@ -18,6 +18,7 @@ from service.indexer import rows
 from service.indexer.issues import FileIssue, FileIssues
 from service.indexer.status import Counts
 from service.indexer.unresolved import UnresolvedTargets
+from service.indexer.word_merge import WordIndexMerge
 from service.storage.db import Database
 from service.vault.paths import VaultPaths
 
@@ -54,6 +55,7 @@ class IndexerState(Protocol):
     last_sync: float | None
     last_change: float | None
     trigram_ready: bool
+    word_merge: WordIndexMerge  # the word index's merge in the background (`word_merge.py`)
     _files: set[str]  # every vault file the index knows (notes and attachments)
     _paths: PathSet | None  # PathSet of _files, None after _files changed
     _apply_lock: asyncio.Lock
@@ -79,5 +81,3 @@ class IndexerState(Protocol):
     async def _apply_deferred(self, *, lock_held: bool) -> None: ...
 
     def _rebuild_trigram_later(self) -> None: ...
-
-    def merge_word_index(self) -> None: ...

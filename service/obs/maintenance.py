@@ -110,7 +110,7 @@ class Maintenance:
             )
             for vault in self.vaults.values():  # each index's own merge, once its calls pause
                 if vault.index is not None:
-                    vault.index.merge_word_index()
+                    vault.index.word_merge.ask()
             await self.db.run_write(lambda c: c.execute("PRAGMA optimize"))
             report["status"] = "ok"
         except Exception as exc:

@@ -18,6 +18,10 @@ from service.vault.files import VaultFiles
 from service.vault.paths import ALWAYS_HIDDEN, VaultPaths, obsidian_url
 
 
+class WordMerge(Protocol):
+    def ask(self) -> None: ...  # merge the word index in the background, if writes left many segments
+
+
 class VaultIndex(Protocol):
     """A vault's index as the layers below the indexer see it (`VaultIndexer` is one)."""
 
@@ -25,7 +29,8 @@ class VaultIndex(Protocol):
 
     def snapshot(self) -> dict[str, Any]: ...
 
-    def merge_word_index(self) -> None: ...  # in the background, when writes left many segments
+    @property
+    def word_merge(self) -> WordMerge: ...
 
 
 @dataclass

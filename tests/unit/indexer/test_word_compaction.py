@@ -31,7 +31,7 @@ async def _answers(vg: Harness) -> list[dict[str, Any]]:
 
 async def _merged(vg: Harness) -> None:
     """After the merge the start's reconcile asked for (if any) is done."""
-    task = _indexer(vg)._compact_task
+    task = _indexer(vg).word_merge.task
     assert task is not None
     await task
 
@@ -80,7 +80,7 @@ async def test_the_merge_waits_for_the_callers_to_pause(make_vault: Callable[...
         await _fragment(vg)
         activity = vg.app.activity
         activity.begin()  # a call that runs on and on
-        _indexer(vg).merge_word_index()
+        _indexer(vg).word_merge.ask()
         for _ in range(50):  # the merge gets every chance to run
             await asyncio.sleep(0)
         await vg.app.services.db.run_write(lambda c: None)  # after a merge that had been queued
@@ -99,10 +99,9 @@ async def test_the_maintenance_sweep_merges_the_segments_writes_left(
         before = await _answers(vg)
         indexer = _indexer(vg)
         await _merged(vg)
-        asked = indexer.merge_word_index
-        monkeypatch.setattr(indexer, "merge_word_index", lambda: None)  # no merge after a later reconcile
+        monkeypatch.setattr(indexer.word_merge, "ask", lambda: None)  # no merge after a later reconcile
         assert await _fragment(vg) > MAX_SEGMENTS
-        monkeypatch.setattr(indexer, "merge_word_index", asked)
+        monkeypatch.undo()
         report = await vg.app.maintenance.sweep_once()
         assert report["status"] == "ok"
         await _merged(vg)
