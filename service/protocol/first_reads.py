@@ -74,7 +74,7 @@ def facts_of(app: Any) -> dict[str, Any] | None:
     imported, the app imports this module), or None when its configuration asks more of a read
     than the checks kept here (see the module docstring)."""
     from service.protocol.fast_path import global_tracing
-    from service.protocol.shipped_tools_list import ShippedToolsList, list_settings
+    from service.settings.policy import ToolFacadeSettings, ToolVisibilitySettings
 
     settings = app.settings
     spec = app.registry.get(TOOL)
@@ -82,8 +82,8 @@ def facts_of(app: Any) -> dict[str, Any] | None:
         return None
     if spec.task_support or spec.confirm != "never" or spec.domain == "facade" or settings.otel.endpoint:
         return None
-    if list_settings(settings) != ShippedToolsList().settings:  # `read_note` listed and callable
-        return None
+    if settings.tool_facade != ToolFacadeSettings() or settings.tool_visibility != ToolVisibilitySettings():
+        return None  # the default tool list: `read_note` listed and callable
     (vault,) = app.vaults.values()
     if app.guard.acl_of(vault.id).restricted:
         return None
