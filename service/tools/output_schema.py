@@ -40,7 +40,10 @@ ERROR_ENVELOPE: dict[str, Any] = {
                 "message": {"type": "string", "description": "What went wrong, for a human or a model."},
                 "details": {"type": "object", "description": "Facts about the failure (field, path, limit, ...)."},
                 "retryable": {"type": "boolean", "description": "Whether the same call may succeed later."},
-                "hint": {"type": ["string", "null"], "description": "What to do next, when there is advice."},
+                "hint": {
+                    "anyOf": [{"type": "string"}, {"type": "null"}],
+                    "description": "What to do next, when there is advice.",
+                },
             },
             "required": ["code", "message", "details", "retryable", "hint"],
             "additionalProperties": False,

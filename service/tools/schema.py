@@ -5,9 +5,8 @@ property and model (the property's own name, title-cased), and, for an optional 
 `anyOf: [T, {"type": "null"}]` with `"default": null` where leaving the field out says the same.
 `compact_input` and `compact_output` drop those; the models themselves are unchanged, so an
 explicit `null` is still accepted and every output still validates against its schema (output
-schemas keep their `null` branches, because results carry them, written as a type list:
-`{"type": ["string", "null"]}` for `anyOf: [{"type": "string"}, {"type": "null"}]`, the same
-documents, which a validator checks without trying a branch that fails first). `compact_input` also leaves out
+schemas keep their `null` branches, because results carry them; as `anyOf` branches, not a
+`type` list, which the MCP Inspector's portability check reports). `compact_input` also leaves out
 of the advertised schema the pipeline arguments a read-only tool has no use for
 (`idempotency_key`, `elicit_token`); the model still accepts them, and they also travel in the
 request's `_meta` (`service.tools.models.META_KEYS`).
@@ -75,35 +74,6 @@ def compact_input(schema: dict[str, Any], *, omit: Iterable[str] = ()) -> dict[s
     return out
 
 
-def _type_lists(node: Any) -> Any:
-    """`anyOf` branches that each say only `type` (a name) → one `type` list, everywhere."""
-    if isinstance(node, list):
-        return [_type_lists(n) for n in node]
-    if not isinstance(node, dict):
-        return node
-    out: dict[str, Any] = {}
-    for key, value in node.items():
-        if key in _NAMED and isinstance(value, dict):
-            out[key] = {name: _type_lists(sub) for name, sub in value.items()}
-        elif key in _NESTED or key in _LISTS:
-            out[key] = _type_lists(value)
-        else:
-            out[key] = value
-    branches = out.get("anyOf")
-    if (
-        isinstance(branches, list)
-        and len(branches) > 1
-        and "type" not in out
-        and all(isinstance(b, dict) and b.keys() == {"type"} and isinstance(b["type"], str) for b in branches)
-    ):
-        names = [b["type"] for b in branches]
-        if len(set(names)) == len(names):
-            del out["anyOf"]
-            out = {"type": names, **out}
-    return out
-
-
 def compact_output(schema: dict[str, Any]) -> dict[str, Any]:
-    """An output schema for clients: no titles; null branches kept (results carry nulls), as
-    type lists where every branch is a plain type."""
-    return dict(_type_lists(_strip_titles(schema)))
+    """An output schema for clients: no titles (null branches kept: results carry nulls)."""
+    return dict(_strip_titles(schema))

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import jsonschema
 import pytest
 from pydantic import BaseModel, Field
 
@@ -72,30 +71,6 @@ def test_omitted_fields_leave_the_schema_and_required_ones_cannot() -> None:
 
 def test_output_schema_keeps_null_branches_results_carry() -> None:
     schema = compact_output(SampleOut.model_json_schema())
-    assert schema["properties"]["next_cursor"]["type"] == ["string", "null"]
+    # as branches, not a `type` list: the MCP Inspector's portability check reports type lists
+    assert {"type": "null"} in schema["properties"]["next_cursor"]["anyOf"]
     assert "title" in schema["properties"] and "title" not in schema
-
-
-BRANCHES: list[dict[str, Any]] = [
-    {"anyOf": [{"type": "string"}, {"type": "null"}], "description": "d"},
-    {"anyOf": [{"type": "integer"}, {"type": "number"}, {"type": "null"}]},
-    {"anyOf": [{"type": "array", "items": {"anyOf": [{"type": "string"}, {"type": "null"}]}}, {"type": "null"}]},
-    {"anyOf": [{"type": "string", "maxLength": 2}, {"type": "null"}]},  # a branch with more than a type: kept
-    {"anyOf": [{"$ref": "#/$defs/X"}, {"type": "null"}], "$defs": {"X": {"type": "object"}}},
-    {"type": "object", "anyOf": [{"type": "object"}, {"type": "null"}]},  # a type beside it: kept
-]
-VALUES: list[Any] = [None, "", "abc", 0, 1.5, True, [], ["a"], ["a", None], [1], {}, {"a": 1}]
-
-
-@pytest.mark.parametrize("schema", BRANCHES)
-def test_output_type_lists_accept_exactly_what_their_branches_did(schema: dict[str, Any]) -> None:
-    folded = compact_output(schema)
-    before, after = jsonschema.Draft202012Validator(schema), jsonschema.Draft202012Validator(folded)
-    assert [before.is_valid(v) for v in VALUES] == [after.is_valid(v) for v in VALUES]
-
-
-def test_output_type_lists_replace_plain_type_branches_only() -> None:
-    assert compact_output(BRANCHES[0]) == {"type": ["string", "null"], "description": "d"}
-    assert compact_output(BRANCHES[2])["anyOf"][0]["items"] == {"type": ["string", "null"]}
-    for kept in BRANCHES[3:]:
-        assert "anyOf" in compact_output(kept)
