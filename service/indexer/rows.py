@@ -381,10 +381,6 @@ def delete_note(conn: sqlite3.Connection, vault_id: str, path: str) -> None:
 
 # Above this many candidate targets, re-resolving every link beats a long IN list.
 MAX_STALE = 5000
-# Up to this many added names, unresolved links are narrowed to candidates in SQL (`resolve_links`);
-# beyond it one pass in Python is cheaper than a substring test per name and link.
-MAX_NEEDLES = 4
-RAW_PAGE = 400  # targets per statement (SQLite's variable limit)
 
 
 def resolve_links(
@@ -403,9 +399,8 @@ def resolve_links(
     A new file can be a closer match for a link that already resolves, e.g. one beside the
     linking note. Every resolution rule requires the file's name to match the link's, so only
     links pointing at a file with the same name as an added one can change (found through the
-    target index, not a scan of every link). `unresolved`: the unresolved targets by name
-    (`unresolved.py`): the unresolved links an added file may take are then fetched by their
-    targets, not tested one by one; the targets this resolution leaves unresolved are added."""
+    target index, not a scan of every link); unresolved ones by their targets' names, from
+    `unresolved` (read afresh when not given), which gets the targets left unresolved."""
     sql = (
         "SELECT l.id, l.target_raw, n.path, l.target_path FROM links l JOIN notes n ON n.id = l.src_id"
         " WHERE l.vault_id = ?"
@@ -424,23 +419,9 @@ def resolve_links(
     else:
         # Two lookups, each on its index: one query OR-ing the two made SQLite walk every link
         # of the vault (65k on the 10k workload: 50-150 ms per round that added a note).
-        if added_keys and unresolved is not None:
-            raws = unresolved.named(conn, added_keys)
-            for i in range(0, len(raws), RAW_PAGE):
-                part = raws[i : i + RAW_PAGE]
-                by_raw = f"{sql} AND l.target_path IS NULL AND l.target_raw IN ({','.join('?' * len(part))})"
-                found += conn.execute(by_raw, (vault_id, *part)).fetchall()
-        elif added_keys:
-            unresolved_sql = f"{sql} AND l.target_path IS NULL"
-            needles: list[str] = []
-            if len(added_keys) <= MAX_NEEDLES:
-                # The name rule, first in SQL, so not every unresolved link of the vault is fetched
-                # into Python: a link naming an added file contains its name (without `.md`).
-                # SQLite's lower() folds ASCII only, so links with other characters always come.
-                needles = sorted({k.removesuffix(".md") for k in added_keys})
-                unresolved_sql += " AND (l.target_raw GLOB '*[^ -~]*'"
-                unresolved_sql += " OR instr(lower(l.target_raw), ?) > 0" * len(needles) + ")"
-            found += conn.execute(unresolved_sql, (vault_id, *needles)).fetchall()
+        if added_keys:
+            unresolved = unresolved or UnresolvedTargets(vault_id)
+            found += unresolved.links(conn, f"{sql} AND l.target_path IS NULL", added_keys)
         if stale:
             known = f"{sql} AND l.target_path IN ({','.join('?' * len(stale))})"
             found += conn.execute(known, (vault_id, *stale)).fetchall()

@@ -29,6 +29,7 @@ import bisect
 import sqlite3
 from array import array
 from collections.abc import Iterable
+from typing import Any
 
 from service.graph.linkpath import base_name
 
@@ -79,6 +80,17 @@ class UnresolvedTargets:
             found = self._named(conn, wanted)
         assert found is not None  # just read: every held link is as read
         return sorted(found)
+
+    def links(self, conn: sqlite3.Connection, unresolved_sql: str, names: Iterable[str]) -> list[tuple[Any, ...]]:
+        """The rows of `unresolved_sql` (the vault's unresolved links, its one parameter the
+        vault) whose target a file with one of these names may take over."""
+        raws = self.named(conn, names)
+        found: list[tuple[Any, ...]] = []
+        for i in range(0, len(raws), PAGE):
+            part = raws[i : i + PAGE]
+            by_raw = f"{unresolved_sql} AND l.target_raw IN ({','.join('?' * len(part))})"
+            found += conn.execute(by_raw, (self.vault_id, *part)).fetchall()
+        return found
 
     def _named(self, conn: sqlite3.Connection, wanted: set[str]) -> set[str] | None:
         if self._held is None:
