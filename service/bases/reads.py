@@ -8,7 +8,7 @@ keys, a property of a record of another snapshot) reads that note's text (`text`
 
 `IndexTexts` owns one read-only connection of its own to the index file (a query runs in a
 worker thread, not on the reader that built the snapshot), made by the index's SQLite library
-(`service.storage.db.driver`), opened on first use, used under a lock and closed with the
+(`service.storage.driver`), opened on first use, used under a lock and closed with the
 table; an index without a file (`:memory:`) is read through the connection the snapshot was
 built with. One table serves every snapshot of a vault made incrementally from the last one
 (records kept across rebuilds keep pointing at it). Reads only the table `notes`.
@@ -22,7 +22,7 @@ import weakref
 from collections.abc import Iterator
 from typing import Any
 
-from service.storage.db import driver
+from service.storage.driver import database_file, read_only
 
 _TEXT = "SELECT properties FROM notes WHERE vault_id = ? AND path = ?"
 # A key is written in the text as `"key"` unless JSON escaped something (then any text may hold
@@ -33,10 +33,6 @@ _HAVING = (
 )
 
 
-def _database_file(conn: sqlite3.Connection) -> str:
-    return next((str(f or "") for _seq, name, f in conn.execute("PRAGMA database_list") if name == "main"), "")
-
-
 class IndexTexts:
     """Point and column reads of one vault's frontmatter texts, safe from any thread."""
 
@@ -44,17 +40,13 @@ class IndexTexts:
 
     def __init__(self, conn: sqlite3.Connection, vault_id: str) -> None:
         self.vault_id = vault_id
-        self._file = _database_file(conn)
+        self._file = database_file(conn)
         self._lock = threading.RLock()
         self._conn: sqlite3.Connection | None = None if self._file else conn
 
     def _connection(self) -> sqlite3.Connection:
         if self._conn is None:
-            uri = "file:" + self._file.replace("?", "%3f").replace("#", "%23") + "?mode=ro"
-            # The index's own SQLite library, never a second copy in the process (see dataview.reads).
-            conn: sqlite3.Connection = driver().connect(uri, uri=True, check_same_thread=False)
-            conn.execute("PRAGMA busy_timeout=5000")
-            conn.execute("PRAGMA query_only=1")
+            conn = read_only(self._file)  # the index's own SQLite library (service.storage.driver)
             weakref.finalize(self, conn.close)
             self._conn = conn
         return self._conn

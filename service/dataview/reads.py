@@ -7,7 +7,7 @@ note id or path: at 10^5 notes, holding them decoded for every page took more th
 
 `IndexReader` owns one read-only connection of its own to the index file (a query's rows may
 be rendered on another reader thread than the one that built the pages), made by the index's
-SQLite library (`service.storage.db.driver`), opened on first use,
+SQLite library (`service.storage.driver`), opened on first use,
 used under a lock and closed with the reader. An index without a file (`:memory:`) is read
 through the connection the pages were built with. Reads only the tables `notes`, `links` and
 `dataview_facts`.
@@ -23,7 +23,7 @@ from typing import Any
 
 from service.dataview.fields import decode
 from service.obsidian.canvas import not_canvas
-from service.storage.db import driver
+from service.storage.driver import database_file, read_only
 
 _PROPS = "SELECT properties FROM notes WHERE id = ?"
 _ITEMS = "SELECT facts FROM dataview_facts WHERE note_id = ?"
@@ -32,14 +32,6 @@ _INLINKS = (
     "SELECT DISTINCT n.path FROM links l JOIN notes n ON n.id = l.src_id"
     f" WHERE l.vault_id = ? AND l.target_path = ? AND n.vault_id = ? AND {not_canvas('n.path')}"
 )
-
-
-def database_file(conn: sqlite3.Connection) -> str:
-    """The file of the connection's main database ('' for an in-memory one)."""
-    for _seq, name, file in conn.execute("PRAGMA database_list"):
-        if name == "main":
-            return str(file or "")
-    return ""
 
 
 class IndexReader:
@@ -54,14 +46,7 @@ class IndexReader:
 
     def _connection(self) -> sqlite3.Connection:
         if self._conn is None:
-            uri = "file:" + self._file.replace("?", "%3f").replace("#", "%23") + "?mode=ro"
-            # The index's own SQLite library (sqlean), never a second copy in the process: POSIX
-            # locks are the process's, so closing the other library's handle on the file dropped
-            # the index connections' locks, and a connection opened next could reset the shared
-            # WAL index under readers still mapping it (a test run died of SIGBUS there).
-            conn: sqlite3.Connection = driver().connect(uri, uri=True, check_same_thread=False)
-            conn.execute("PRAGMA busy_timeout=5000")
-            conn.execute("PRAGMA query_only=1")
+            conn = read_only(self._file)  # the index's own SQLite library (service.storage.driver)
             weakref.finalize(self, conn.close)
             self._conn = self._own = conn
         return self._conn

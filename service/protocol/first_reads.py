@@ -48,6 +48,7 @@ import stat
 import unicodedata
 from typing import TYPE_CHECKING, Any
 
+from service.storage.driver import read_only
 from service.vault.decoding import UTF8, decode_note
 from service.vault.dirfd import read_file
 from service.vault.paths import VaultPaths, normalize, obsidian_url, with_md
@@ -209,8 +210,9 @@ class FirstReads:
 
     def _row(self, rel: str, etag: str) -> tuple[Any, ...] | None:
         if self._db is None:
-            uri = "file:" + self.facts["db"].replace("?", "%3f").replace("#", "%23") + "?mode=ro"
-            self._db = sqlite3.connect(uri, uri=True, check_same_thread=False)
+            # The index's own SQLite library: closing a stdlib handle on the file would drop the
+            # locks of the server's connections once it is built (`service.storage.driver`).
+            self._db = read_only(self.facts["db"])
         row = self._db.execute(_ROW_SQL, (self.vault_id, rel, etag)).fetchone()
         return tuple(row) if row is not None else None
 

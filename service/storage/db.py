@@ -1,7 +1,8 @@
 """The SQLite database (`cache.db`): one writer, a pool of WAL readers, on an extension-capable driver.
 
 The stdlib `sqlite3` on our machines cannot load extensions, so connections are made with
-`sqlean` (a drop-in sqlite3 build) when it is installed, falling back to `sqlite3`. sqlite-vec
+`sqlean` (a drop-in sqlite3 build) when it is installed, falling back to `sqlite3`
+(`service.storage.driver`, re-exported here as `driver`). sqlite-vec
 is loaded on every connection when possible; `backends` records what is active so
 `/readyz` and `server_health` can report it, and vector search degrades to a brute-force scan
 when `vec` is false.
@@ -23,10 +24,11 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import ModuleType
 from typing import Any, TypeVar, cast
 
 import aiosqlite
+
+from service.storage.driver import driver as driver  # re-exported: callers import it from here
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -46,16 +48,6 @@ CACHE_KIB = 2000
 BULK_CACHE_KIB = 8000
 READER_CACHE_KIB = 4000
 POINT_CACHE_KIB = 1000
-
-
-def driver() -> ModuleType:
-    """The SQLite module in use: sqlean when installed (extension loading, FTS5), else sqlite3."""
-    try:
-        import sqlean  # type: ignore[import-untyped,unused-ignore]
-
-        return sqlean  # type: ignore[no-any-return,unused-ignore]
-    except ImportError:  # pragma: no cover - depends on the machine
-        return sqlite3
 
 
 def _error_classes(name: str) -> tuple[type[Exception], ...]:

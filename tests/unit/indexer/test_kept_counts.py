@@ -27,6 +27,14 @@ def _indexer(vg: Harness) -> VaultIndexer:
     return found
 
 
+async def _counted(vg: Harness) -> tuple[VaultIndexer, int]:
+    """The indexer once indexed and its counts read, and how many full counts it has made."""
+    await vg.indexed()
+    ix = _indexer(vg)
+    await ix.counts()
+    return ix, ix._counts.full_counts
+
+
 async def _every_table(ix: VaultIndexer) -> dict[str, int]:
     return status._named(await ix.db.fetchone(status._COUNTS, (ix.vault.id,)))
 
@@ -76,10 +84,7 @@ async def test_counts_follow_every_change_without_counting_every_table_again(
 async def test_a_reconcile_makes_the_next_read_count_every_table(make_vault: Callable[..., Path]) -> None:
     root = make_vault(NOTES)
     async with started(root, index={"watch": False}) as vg:
-        await vg.indexed()
-        ix = _indexer(vg)
-        await ix.counts()
-        seeded = ix._counts.full_counts
+        ix, seeded = await _counted(vg)
         (root / "New.md").write_text("# New\n\n[[A]] #fresh\n- [ ] n\n", encoding="utf-8")
         (root / "A.md").unlink()
         await ix.reconcile()
@@ -92,10 +97,7 @@ async def test_a_failed_write_makes_the_next_read_count_every_table(
 ) -> None:
     root = make_vault(NOTES)
     async with started(root, index={"watch": False}) as vg:
-        await vg.indexed()
-        ix = _indexer(vg)
-        await ix.counts()
-        seeded = ix._counts.full_counts
+        ix, seeded = await _counted(vg)
 
         def refuse(*args: object, **kwargs: object) -> int:
             raise RuntimeError("resolution failed")
@@ -114,10 +116,7 @@ async def test_a_write_of_many_notes_makes_the_next_read_count_every_table(
     monkeypatch.setattr(status, "KEPT_MAX_PATHS", 2)
     root = make_vault(NOTES)
     async with started(root, index={"watch": False}) as vg:
-        await vg.indexed()
-        ix = _indexer(vg)
-        await ix.counts()
-        seeded = ix._counts.full_counts
+        ix, seeded = await _counted(vg)
         for name in ("X", "Y", "Z"):
             (root / f"{name}.md").write_text(f"# {name}\n- [ ] {name}\n", encoding="utf-8")
         await ix.apply([FileChange("created", f"{n}.md", origin="external") for n in "XYZ"])
