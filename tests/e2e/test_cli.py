@@ -8,7 +8,6 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -16,6 +15,8 @@ from pathlib import Path
 import httpx2
 import pytest
 from mcp import Client
+
+from tests.e2e.served import endpoint_of
 
 SECRET = "s3cret-value-that-is-long-enough-0123456789"
 
@@ -40,16 +41,7 @@ def serve(*args: str, env: dict[str, str] | None = None) -> Iterator[tuple[subpr
         env={**os.environ, **(env or {})},
     )
     try:
-        assert proc.stdout is not None
-        url = ""
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            line = proc.stdout.readline()
-            if not line:
-                break
-            if line.startswith("MCP endpoint:"):
-                url = line.split(":", 1)[1].strip()
-                break
+        url = endpoint_of(proc)
         assert url, proc.stderr.read() if proc.stderr else "no output"
         yield proc, url
     finally:

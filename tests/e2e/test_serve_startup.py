@@ -9,12 +9,13 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import httpx2
+
+from tests.e2e.served import endpoint_of
 
 HEADERS = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
 INIT = {
@@ -31,15 +32,9 @@ NOT_CALLED = ("graph", "obsidian", "tasks", "dataview", "bundles", "admin", "mem
 
 
 def _url(proc: subprocess.Popen[str]) -> str:
-    assert proc.stdout is not None
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        line = proc.stdout.readline()
-        if not line:
-            break
-        if line.startswith("MCP endpoint:"):
-            return line.split(":", 1)[1].strip()
-    raise AssertionError("the server printed no URL")
+    url = endpoint_of(proc)
+    assert url, "the server printed no URL"
+    return url
 
 
 def _search_session(url: str) -> None:

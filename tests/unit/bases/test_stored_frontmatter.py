@@ -40,13 +40,18 @@ async def _texts(h: Any, vault_id: str) -> dict[str, str]:
     return {str(p): str(t) for p, t in rows}
 
 
+async def _snapshot(h: Any) -> tuple[Any, Snapshot]:
+    """The vault once indexed, and its Bases snapshot."""
+    await h.indexed()
+    [vault] = h.app.vaults.values()
+    return vault, await snapshot_of(vault, h.app.services.db)
+
+
 async def test_long_frontmatter_stays_in_the_index_and_every_property_reads_as_from_the_text(
     make_vault: Callable[..., Path],
 ) -> None:
     async with started(make_vault(_FILES)) as h:
-        await h.indexed()
-        [vault] = h.app.vaults.values()
-        snap = await snapshot_of(vault, h.app.services.db)
+        vault, snap = await _snapshot(h)
         texts = await _texts(h, vault.id)
         held = {r.path: r.raw_props for r in snap.records if isinstance(r.raw_props, str)}
         assert all(len(t) < 64 for t in held.values())  # no long text in the image
@@ -64,9 +69,7 @@ async def test_one_records_properties_read_before_any_column_equal_the_held_text
     make_vault: Callable[..., Path],
 ) -> None:
     async with started(make_vault(_FILES)) as h:
-        await h.indexed()
-        [vault] = h.app.vaults.values()
-        snap = await snapshot_of(vault, h.app.services.db)
+        vault, snap = await _snapshot(h)
         old = _as_held(snap, await _texts(h, vault.id))
         outsider = Record("Long.md", 1, 0.0, 0.0, [], snap.by_path["Long.md"].raw_props, ())  # of no snapshot
         assert read_property(outsider, "when", snap) == read_property(old.by_path["Long.md"], "when", old)
