@@ -30,7 +30,6 @@ from service.indexer.bulk import bulk_mode, restore_indexes
 from service.indexer.issues import FileIssue
 from service.indexer.scan import scan_with_paths
 from service.indexer.state import IndexerState
-from service.tasks import cancel_and_wait
 
 COMPARE_PAGE = 1024  # index rows read between two calls of the comparison's `pause`
 
@@ -72,8 +71,7 @@ async def reconcile_vault(
         deferred = len(changed) >= bulk_threshold
         if deferred:
             ix.trigram_ready = False
-            if ix._trigram_task is not None:
-                await cancel_and_wait(ix._trigram_task)
+            await ix.trigram.cancel()
             await ix.db.run_write(partial(bulk_mode, on=True))
         # Every note a cold load stores is new: `rows.upsert_batch` need not look any up.
         cold = (
@@ -131,7 +129,7 @@ async def reconcile_vault(
         ix.state = "ready"
         await ix._bump()
         pending_trigram = await ix.db.fetchone("SELECT trigram_deferred FROM fts_control WHERE id = 1")
-        rebuilding = ix._trigram_task is not None and not ix._trigram_task.done()
+        rebuilding = ix.trigram.running
         if pending_trigram and pending_trigram[0] and (deferred or not rebuilding):
             # Every query is complete without the trigram index (search_regex scans instead of
             # prefiltering while it is deferred), so it is rebuilt after the index is ready;

@@ -11,6 +11,7 @@ the file watcher); the work itself is in the engine modules beside it:
     status.py     row counts for status reports, cached per generation
     names.py      every note's path and aliases, patched with what each round touched
     watch.py      the file watcher (edits made by other programs)
+    writer_job.py a write run in the background once calls pause (trigram rebuild, word merge)
 
 Guarantees:
 - the server answers while the first reconcile runs; `state`/`progress` say how far it is and
@@ -36,6 +37,7 @@ import contextlib
 import logging
 import time
 from collections.abc import Callable, Coroutine, Iterable, Sequence
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -53,8 +55,9 @@ from service.indexer.scan import scan
 from service.indexer.state import State
 from service.indexer.status import Counts
 from service.indexer.unresolved import UnresolvedTargets
-from service.indexer.word_merge import WordIndexMerge
+from service.indexer.writer_job import WriterJob
 from service.storage.db import Database
+from service.storage.word_index import compact_words
 from service.tasks import cancel_and_wait
 from service.vault.events import FileChange
 from service.vault.vault import Vault
@@ -124,10 +127,13 @@ class VaultIndexer:
         self._debounce_ms = debounce_ms
         self._watcher: Watcher | None = None
         self._apply_lock = asyncio.Lock()
-        self._trigram_task: asyncio.Task[None] | None = None
-        self._trigram_again = False  # deferred again while a rebuild ran: run it once more
-        self.word_merge = WordIndexMerge(db, activity, self.name, TRIGRAM_WAIT_S)  # word_merge.py
         self.trigram_ready = True  # False from a bulk load until its trigram rebuild is done
+        # Background writes once calls pause (`writer_job.py`): the deferred trigram index's
+        # rebuild, and the word index's merge when batches left it in many segments.
+        job = partial(WriterJob, db, activity, wait_s=TRIGRAM_WAIT_S)
+        no_prefilter = "regex search scans without prefilter"
+        self.trigram = job(f"{self.name}:trigram", rebuild_trigram, failed=no_prefilter, done=self._trigram_built)
+        self.word_merge = job(f"{self.name}:merge", compact_words, failed="searches read the word segments as they are")
         self._side_tasks: set[asyncio.Task[None]] = set()
         self._deferred: list[FileChange] = []  # own writes made while the first index is built
         self._group = GroupCommit(self.apply, self.name)  # concurrent writers' changes, applied together
@@ -157,9 +163,11 @@ class VaultIndexer:
         if self._watcher is not None:
             await self._watcher.stop()
         await self._group.stop()
-        for task in (self._task, self._trigram_task, self.word_merge.task, *self._side_tasks):
+        for task in (self._task, *self._side_tasks):
             if task is not None:
                 await cancel_and_wait(task)
+        await self.trigram.cancel()  # after the reconcile: it may ask for either as it ends
+        await self.word_merge.cancel()
 
     async def _initial(self) -> None:
         """The file watcher and the first reconcile, in the order that keeps calls moving.
@@ -355,26 +363,13 @@ class VaultIndexer:
                 await self.vault.bus.publish(effective)
 
     def _rebuild_trigram_later(self) -> None:
-        """Rebuild the deferred trigram index in the background. While a rebuild runs, another
-        deferral makes it run once more (its transaction may have come before that deferral)."""
+        """Rebuild the deferred trigram index in the background (once more after a rebuild under
+        way: its transaction may have come before this deferral)."""
         self.trigram_ready = False
-        if self._trigram_task is not None and not self._trigram_task.done():
-            self._trigram_again = True
-            return
-        self._trigram_task = asyncio.create_task(self._trigram_later(), name=f"{self.name}:trigram")
+        self.trigram.ask()
 
-    async def _trigram_later(self) -> None:
-        try:
-            while True:
-                self._trigram_again = False
-                if self.activity is not None:  # every write's index update would wait for it
-                    await self.activity.quiet(within=TRIGRAM_WAIT_S)
-                await self.db.run_write(rebuild_trigram)
-                if not self._trigram_again:
-                    break
-            self.trigram_ready = True
-        except Exception:
-            log.exception("trigram rebuild of %s failed; regex search scans without prefilter", self.vault.id)
+    def _trigram_built(self) -> None:
+        self.trigram_ready = True
 
     # -- changes published on the bus ------------------------------------------------------------
 

@@ -18,7 +18,7 @@ from service.indexer import rows
 from service.indexer.issues import FileIssue, FileIssues
 from service.indexer.status import Counts
 from service.indexer.unresolved import UnresolvedTargets
-from service.indexer.word_merge import WordIndexMerge
+from service.indexer.writer_job import WriterJob
 from service.storage.db import Database
 from service.vault.paths import VaultPaths
 
@@ -55,11 +55,11 @@ class IndexerState(Protocol):
     last_sync: float | None
     last_change: float | None
     trigram_ready: bool
-    word_merge: WordIndexMerge  # the word index's merge in the background (`word_merge.py`)
+    trigram: WriterJob  # the deferred trigram index's rebuild in the background (`writer_job.py`)
+    word_merge: WriterJob  # the word index's merge in the background
     _files: set[str]  # every vault file the index knows (notes and attachments)
     _paths: PathSet | None  # PathSet of _files, None after _files changed
     _apply_lock: asyncio.Lock
-    _trigram_task: asyncio.Task[None] | None
     _issues: FileIssues  # files left out of the index, or read with a fallback encoding
     _counts: Counts  # row counts, kept in step by the incremental writes (`status.py`)
     _unresolved: UnresolvedTargets  # unresolved link targets by name (`unresolved.py`)

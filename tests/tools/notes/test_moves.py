@@ -258,14 +258,14 @@ async def test_an_update_of_many_notes_rebuilds_the_trigram_index_once_after(
         await vg.indexed()
         indexer = indexer_of(next(iter(vg.app.vaults.values())))
         assert indexer is not None
-        assert indexer._trigram_task is None  # the first index was small: never deferred
+        assert indexer.trigram.task is None  # the first index was small: never deferred
         monkeypatch.setattr(runner, "BULK_THRESHOLD", 3)
         out = await vg.ok("rename_note", path="Hub", new_path="Center")
         assert out["files_changed"] == 5
         during = await vg.ok("search_regex", pattern=r"\[\[Center\]\] [0-4]")
         assert len(during["items"]) == 5
-        assert indexer._trigram_task is not None  # the update deferred it and scheduled a rebuild
-        await indexer._trigram_task
+        assert indexer.trigram.task is not None  # the update deferred it and scheduled a rebuild
+        await indexer.trigram.settled()
         assert indexer.trigram_ready
         assert (await vg.app.services.db.fetchone("SELECT trigram_deferred FROM fts_control"))[0] == 0
         after = await vg.ok("search_regex", pattern=r"\[\[Center\]\] [0-4]")

@@ -23,8 +23,7 @@ def _indexer(vg: Harness) -> VaultIndexer:
 
 
 async def _trigram_done(indexer: VaultIndexer) -> None:
-    if indexer._trigram_task is not None:
-        await indexer._trigram_task
+    await indexer.trigram.settled()
     assert indexer.trigram_ready
 
 

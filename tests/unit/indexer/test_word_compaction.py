@@ -31,9 +31,9 @@ async def _answers(vg: Harness) -> list[dict[str, Any]]:
 
 async def _merged(vg: Harness) -> None:
     """After the merge the start's reconcile asked for (if any) is done."""
-    task = _indexer(vg).word_merge.task
-    assert task is not None
-    await task
+    job = _indexer(vg).word_merge
+    assert job.task is not None
+    await job.settled()
 
 
 async def _fragment(vg: Harness) -> int:
