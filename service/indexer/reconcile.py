@@ -30,6 +30,7 @@ from service.indexer.bulk import bulk_mode, restore_indexes
 from service.indexer.issues import FileIssue
 from service.indexer.scan import scan_with_paths
 from service.indexer.state import IndexerState
+from service.indexer.status import Token
 
 COMPARE_PAGE = 1024  # index rows read between two calls of the comparison's `pause`
 
@@ -95,9 +96,9 @@ async def reconcile_vault(
                 if n + ahead + 1 < len(batches):
                     nxt = batches[n + ahead + 1]
                     pending.append(asyncio.ensure_future(parser.batch(nxt, {p: etags[p] for p in nxt if p in etags})))
-                await ix.db.run_write(
-                    partial(ix._write_batch, prepared=prepared, touch=touch, issues=issues, bulk=deferred, new=cold)
-                )
+                written = partial(ix._write_batch, prepared=prepared, touch=touch, issues=issues)
+                written = partial(written, bulk=deferred, new=cold)
+                ix._counts.committed(await ix.db.run_write(written))
                 ix._issues.clear(batch)
                 ix._issues.record(issues)
                 indexed += len(prepared)
@@ -111,6 +112,7 @@ async def reconcile_vault(
                     await progress(ix.done, ix.total)
                 await ix._bump()
         except BaseException:
+            ix._void_kept()  # rolled back (or not known to be committed): what is held may be ahead
             if deferred:  # failed or cancelled: queries get their indexes back at once
                 with contextlib.suppress(Exception):
                     await asyncio.shield(ix.db.run_write(restore_indexes))
@@ -121,7 +123,12 @@ async def reconcile_vault(
             await parser.close()
         if deferred:
             await ix.db.run_write(partial(bulk_mode, on=False))
-        await ix.db.run_write(lambda c: finish(c, ix.vault.id, removed, paths, added, ix.last_change, ix._void_kept))
+        try:
+            done = partial(finish, vault_id=ix.vault.id, removed=removed, paths=paths, added=added, ix=ix)
+            ix._counts.committed(await ix.db.run_write(done))
+        except BaseException:
+            ix._void_kept()
+            raise
         # Writes made through vaultgate while the first index was built (no await between
         # the last check and `ready`: nothing can be deferred after it).
         await ix._apply_deferred(lock_held=True)
@@ -193,23 +200,20 @@ def write_batch(
 
 
 def finish(
-    conn: Any,
-    vault_id: str,
-    removed: list[str],
-    paths: PathSet,
-    added: list[str],
-    last_change: float | None,
-    void_kept: Callable[[], None],
-) -> None:
+    conn: Any, *, vault_id: str, removed: list[str], paths: PathSet, added: list[str], ix: IndexerState
+) -> Token | None:
     """Remove the notes gone from disk, re-resolve the links they (or new files) affect, record the
-    sync; what the incremental writes keep in step (row counts, unresolved targets) is read
-    again at its next use (`void_kept`)."""
-    void_kept()
+    sync; the row counts and unresolved targets the incremental writes keep are carried over it
+    (the token for `Counts.committed`; more than `status.KEPT_MAX_PATHS` notes gone void them)."""
+    before = ix._counts.before(conn, removed)
     for rel in removed:
         rows.delete_note(conn, vault_id, rel)
-    rows.resolve_links(conn, vault_id, paths, only_unresolved=True, stale=removed, added=added)
+    rows.resolve_links(
+        conn, vault_id, paths, only_unresolved=True, stale=removed, added=added, unresolved=ix._unresolved
+    )
     conn.execute(
         "INSERT INTO index_state(vault_id, last_full_sync, last_change) VALUES (?, ?, ?)"
         " ON CONFLICT(vault_id) DO UPDATE SET last_full_sync = excluded.last_full_sync",
-        (vault_id, time.time(), last_change),
+        (vault_id, time.time(), ix.last_change),
     )
+    return ix._counts.after(conn, before, removed)

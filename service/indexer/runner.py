@@ -53,7 +53,7 @@ from service.indexer.own_files import OwnFiles
 from service.indexer.reconcile import reconcile_vault, write_batch
 from service.indexer.scan import scan
 from service.indexer.state import State
-from service.indexer.status import Counts
+from service.indexer.status import Counts, Token
 from service.indexer.unresolved import UnresolvedTargets
 from service.indexer.writer_job import WriterJob
 from service.storage.db import Database
@@ -310,9 +310,18 @@ class VaultIndexer:
         issues: list[FileIssue] | None = None,
         bulk: bool = False,
         new: bool = False,
-    ) -> None:
-        self._void_kept()  # a reconcile's batch: neither is carried over it
-        write_batch(conn, self.vault.id, prepared, touch, issues, bulk=bulk, new=new)
+    ) -> Token | None:
+        """A reconcile's batch; the row counts and unresolved targets are carried over it (the
+        token for `Counts.committed`), but over a bulk load's batch neither is."""
+        if bulk:
+            self._void_kept()
+            write_batch(conn, self.vault.id, prepared, touch, issues, bulk=True, new=new)
+            return None
+        paths = [p.path for p in prepared]
+        before = self._counts.before(conn, paths)
+        write_batch(conn, self.vault.id, prepared, touch, issues, new=new)
+        self._unresolved.add(link[0] for p in prepared for link in p.links if link[1] is None)
+        return self._counts.after(conn, before, paths)
 
     def _void_kept(self) -> None:
         """A write the row counts and the unresolved targets were not carried over (the writer's

@@ -16,7 +16,7 @@ from service.activity import Activity
 from service.graph.linkpath import PathSet
 from service.indexer import rows
 from service.indexer.issues import FileIssue, FileIssues
-from service.indexer.status import Counts
+from service.indexer.status import Counts, Token
 from service.indexer.unresolved import UnresolvedTargets
 from service.indexer.writer_job import WriterJob
 from service.storage.db import Database
@@ -72,7 +72,7 @@ class IndexerState(Protocol):
         issues: list[FileIssue] | None = None,
         bulk: bool = False,
         new: bool = False,
-    ) -> None: ...
+    ) -> Token | None: ...
 
     def _void_kept(self) -> None: ...  # a write the kept counts and targets were not carried over
 

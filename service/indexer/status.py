@@ -16,10 +16,12 @@ seen by a client polling `index_status` paid it before the answer. Instead, an i
 transaction on the writer (`before` / `after`), and adds the difference to counts held in step
 with the writer; the unresolved links and the distinct tags, which a write changes outside its
 own notes (link resolution, a tag another note still holds), are counted again there from their
-indexes (~1 ms at 100k). Every other write of these tables (a reconcile's batches and its
-finish) `void`s the held counts, and the next read counts everything once, on the writer, so it
-sees exactly the writes before it. Counts reach readers only once their write committed
-(`committed`), never those of a write still in its transaction, and never after a later `void`.
+indexes (~1 ms at 100k). A reconcile's batches and its finish (the notes gone from disk) are
+carried the same way; a bulk load's batches, a write of more than `KEPT_MAX_PATHS` notes and a
+write that failed `void` the held counts, and the next read counts everything once, on the
+writer, so it sees exactly the writes before it (each reconcile did, ~110 ms at 100k notes).
+Counts reach readers only once their write committed (`committed`), never those of a write still
+in its transaction, and never after a later `void`.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
-"""Index counts kept in step with the incremental writes: after every kind of change they equal
-a count of every table, without that count being made again; a reconcile, a write that failed
-and a write of many notes make the next read count everything."""
+"""Index counts kept in step with the incremental writes and a reconcile's: after every kind of
+change they equal a count of every table, without that count being made again; a bulk
+reconcile, a write that failed and a write of many notes make the next read count everything."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from service.indexer import rows, status
+from service.indexer import rows, runner, status
 from service.indexer.runner import VaultIndexer, indexer_of
 from service.vault.events import FileChange
 from tests.conftest import Harness, started
@@ -81,12 +81,52 @@ async def test_counts_follow_every_change_without_counting_every_table_again(
         assert ix._counts.full_counts == seeded
 
 
-async def test_a_reconcile_makes_the_next_read_count_every_table(make_vault: Callable[..., Path]) -> None:
+async def test_a_reconcile_carries_the_counts_over_its_adds_changes_and_deletes(
+    make_vault: Callable[..., Path],
+) -> None:
     root = make_vault(NOTES)
     async with started(root, index={"watch": False}) as vg:
         ix, seeded = await _counted(vg)
-        (root / "New.md").write_text("# New\n\n[[A]] #fresh\n- [ ] n\n", encoding="utf-8")
-        (root / "A.md").unlink()
+        rounds: list[dict[str, str | None]] = [
+            {  # added (one resolves a link), changed (a task closed, links gone), deleted
+                "New.md": "# New\n\n[[A]] [[Nowhere]] #fresh\n- [ ] n\n",
+                "Missing.md": "# Missing\n\n## Two\n",
+                "Hub.md": "# Hub\n\nonly words #shared\n- [x] done one\n",
+                "A.md": None,
+            },
+            {  # a note comes back, another resolves a link the last round left, a canvas goes
+                "A.md": "# A again\n\n[[Hub]] #shared #back\n",
+                "Nowhere.md": "# Nowhere\n",
+                "Deep/Page.md": "# Page\n\n[[New]] [[Missing]]\n- [ ] deep\n",
+                "Board.canvas": None,
+                "Missing.md": None,
+            },
+        ]
+        for n, changes in enumerate(rounds):
+            for path, text in changes.items():
+                if text is None:
+                    (root / path).unlink()
+                else:
+                    (root / path).parent.mkdir(parents=True, exist_ok=True)
+                    (root / path).write_text(text, encoding="utf-8")
+            await ix.reconcile()
+            assert await ix.counts() == await _every_table(ix), n
+        await ix.reconcile(full=True)  # every note read again
+        assert await ix.counts() == await _every_table(ix)
+        await _external(ix, root, "Gone.md", "# Gone\n", "created")  # links named Gone: none
+        assert await ix.counts() == await _every_table(ix)
+        assert ix._counts.full_counts == seeded
+
+
+async def test_a_bulk_reconcile_makes_the_next_read_count_every_table(
+    make_vault: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(runner, "BULK_THRESHOLD", 2)
+    root = make_vault(NOTES)
+    async with started(root, index={"watch": False}) as vg:
+        ix, seeded = await _counted(vg)
+        for name in ("X", "Y", "Z"):
+            (root / f"{name}.md").write_text(f"# {name}\n- [ ] {name} [[A]]\n", encoding="utf-8")
         await ix.reconcile()
         assert await ix.counts() == await _every_table(ix)
         assert ix._counts.full_counts == seeded + 1

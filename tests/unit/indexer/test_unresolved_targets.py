@@ -1,7 +1,8 @@
 """Unresolved links found by their targets' names when a note appears (`unresolved.py`): after
 random creates, edits, moves and deletes every link resolves as a resolution of every link
-from scratch would, the targets are read from the index now and then rather than per note, and
-a reconcile or a failed write makes the next new note read them again."""
+from scratch would, the targets are read from the index now and then rather than per note, a
+reconcile carries them over its writes, and a failed write makes the next new note read them
+again."""
 
 from __future__ import annotations
 
@@ -81,7 +82,7 @@ async def test_links_resolve_as_from_scratch_after_random_changes(make_vault: Ca
         assert 1 <= ix._unresolved.reads < 30
 
 
-async def test_a_reconcile_or_a_failed_write_makes_the_targets_read_again(
+async def test_a_reconcile_carries_the_targets_and_a_failed_write_makes_them_read_again(
     make_vault: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     root = make_vault({"A.md": "[[Later]] [[Again]] [[Third]] [[Solo]]\n", "Solo.md": "# Solo\n"})
@@ -99,10 +100,14 @@ async def test_a_reconcile_or_a_failed_write_makes_the_targets_read_again(
         await _links_as_resolved_from_scratch(ix)
         assert ix._unresolved.reads == 1
         (root / "B.md").write_text("[[Fourth]]\n", encoding="utf-8")
-        await ix.reconcile()
+        (root / "Later.md").unlink()  # A's link to it is unresolved again
+        await ix.reconcile()  # its batch adds B's target, its finish Later's
+        await _links_as_resolved_from_scratch(ix)
         (root / "Fourth.md").write_text("# Fourth\n", encoding="utf-8")
-        await ix.apply([FileChange("created", "Fourth.md", origin="external")])
-        assert ix._unresolved.reads == 2
+        (root / "Sub").mkdir()
+        (root / "Sub" / "later.md").write_text("# later\n", encoding="utf-8")
+        await ix.apply([FileChange("created", p, origin="external") for p in ("Fourth.md", "Sub/later.md")])
+        assert ix._unresolved.reads == 1
         await _links_as_resolved_from_scratch(ix)
 
         real = rows.upsert_each
@@ -118,7 +123,7 @@ async def test_a_reconcile_or_a_failed_write_makes_the_targets_read_again(
         await ix.apply([FileChange("created", "C.md", origin="external")])
         (root / "Fifth.md").write_text("# Fifth\n", encoding="utf-8")
         await ix.apply([FileChange("created", "Fifth.md", origin="external")])
-        assert ix._unresolved.reads == 3
+        assert ix._unresolved.reads == 2
         await _links_as_resolved_from_scratch(ix)
         assert (await vg.ok("find_broken_links"))["items"] != []  # Again, Third
 
