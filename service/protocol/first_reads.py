@@ -27,7 +27,8 @@ in order, and every later question waits for the chain too (`FirstReads.answer` 
   properties, tags and links are that row's, as `note_facts` reads it; a note the index has not
   seen in this form, or whose frontmatter is invalid, goes to the chain;
 - the answer is well under the byte budget (`governor.max_response_bytes`);
-- fewer calls than the read throttle's burst were answered here.
+- fewer calls than the read throttle's burst, and than `MAX_CALLS`, were answered here, and the
+  answers kept for the replay stay under `MAX_HELD` bytes.
 Every refusal (a missing note, a bad path, a hidden folder) is the chain's to answer: its error
 shapes and suggestions are not copied here.
 
@@ -58,7 +59,12 @@ if TYPE_CHECKING:
 
 TOOL = "read_note"
 FACTS_VERSION = 1  # bump when `facts_of` changes what it records
-MAX_CALLS = 8  # calls answered here at most (then the chain is built anyway)
+# Calls answered here at most: an agent's first burst of reads (a few dozen notes read one after
+# another) is answered here whole, not cut after a few by the build (~0.4 s, every later read
+# behind it; bench_peer_reads). The build waits for a pause in them (`read_gate.QUIET_S`) or
+# `read_gate.QUIET_MAX_S`; each is run through the chain once it is built (`replay`).
+MAX_CALLS = 64
+MAX_HELD = 4 * 1024 * 1024  # bytes of answers kept for the replay at most (then the chain answers)
 MARGIN = 1024  # bytes kept under the budget: the chain's own size count differs in escapes
 ENVELOPE = frozenset({"jsonrpc", "id", "method", "params"})
 INT64 = 2**63
@@ -128,6 +134,7 @@ class FirstReads:
         self.calls: int = facts["calls"]
         self.paths = VaultPaths(facts["root"], tuple(facts["hidden"]), refuse_device_names=facts["refuse_device_names"])
         self.answered: list[tuple[Any, dict[str, Any], bytes]] = []  # (id, arguments, result JSON): replayed
+        self.held = 0  # bytes of the results in `answered`
         self.handshake: str | None = None  # the protocol version the client's `initialize` was answered with
         self._db: sqlite3.Connection | None = None
 
@@ -162,8 +169,9 @@ class FirstReads:
             result = self._read(arguments["path"])
         except Exception:  # noqa: BLE001 - every refusal and every surprise is the chain's to answer
             return None
-        if result is None:
+        if result is None or self.held + len(result) > MAX_HELD:
             return None
+        self.held += len(result)
         self.answered.append((rid, dict(arguments), result))
         self.handshake = handshake
         return b'{"jsonrpc":"2.0","id":%s,"result":%s}\n' % (json.dumps(rid).encode(), result)
@@ -234,7 +242,7 @@ class FirstReads:
         self.close()
         handshake = self.handshake or ""
         differed = 0
-        calls, self.answered = self.answered, []
+        calls, self.answered, self.held = self.answered, [], 0
         for rid, arguments, sent in calls:
             result = await path.run(PlainCall(TOOL, arguments, {}), rid)
             if json.loads(to_json(result_body(result, handshake))) != json.loads(sent):
