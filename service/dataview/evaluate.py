@@ -20,6 +20,7 @@ from typing import Any
 from service import budget as shared
 from service.dataview.items import FileFields
 from service.dataview.ops import binary, is_num
+from service.dataview.rows import Row
 from service.dataview.syntax import Node, date_keyword
 from service.dataview.values import Duration, Lambda, Link, canonical_key, equal, truthy, type_of
 from service.errors import QuerySyntaxError
@@ -70,12 +71,12 @@ def lookup(row: Mapping[str, Any], name: str) -> Any:
 
 
 def get_field(ctx: Context, obj: Any, name: str) -> Any:
-    if isinstance(obj, (dict, FileFields)):  # the common cases, before the slower ABC test
+    if isinstance(obj, (dict, Row, FileFields)):  # the common cases, before the slower ABC test
         return lookup(obj, name)
     if isinstance(obj, list):
         out: list[Any] = []
         for item in obj:
-            value = lookup(item, name) if isinstance(item, (dict, FileFields)) else get_field(ctx, item, name)
+            value = lookup(item, name) if isinstance(item, (dict, Row, FileFields)) else get_field(ctx, item, name)
             if isinstance(value, list):
                 out.extend(value)
             else:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from service import budget as limits
 from service.dataview.ops import to_string
+from service.dataview.rows import Row
 from service.dataview.values import Lambda, Link, SortKey, equal, truthy, type_of
 
 if TYPE_CHECKING:
@@ -115,7 +116,7 @@ def register(fn: Callable[..., Any], vectorised: Callable[..., Any]) -> None:
     one("extract", lambda a: {k: a[0].get(k) for k in a[1:]} if a and isinstance(a[0], Mapping) else None)
     one("sort", lambda a: _sort(a))
     one("reverse", lambda a: list(reversed(a[0])) if a and isinstance(a[0], list) else None)
-    one("length", lambda a: len(a[0]) if a and isinstance(a[0], (list, dict, str)) else 0)
+    one("length", lambda a: len(a[0]) if a and isinstance(a[0], (list, dict, str, Row)) else 0)
     one("nonnull", lambda a: [v for v in a[0] if v is not None] if a and isinstance(a[0], list) else None)
     one(
         "firstvalue", lambda a: next((v for v in a[0] if v is not None), None) if a and isinstance(a[0], list) else None

@@ -14,6 +14,7 @@ from typing import Any, Protocol
 from service import budget as limits
 from service.budget import Budget
 from service.dataview import datefmt
+from service.dataview.rows import Row
 from service.dataview.values import Duration, Link, compare, equal, to_json
 
 
@@ -107,7 +108,7 @@ def _arithmetic(op: str, a: Any, b: Any) -> Any:
         if isinstance(a, list) and isinstance(b, list):
             limits.check_items(len(a) + len(b))
             return a + b
-        if isinstance(a, dict) and isinstance(b, dict):
+        if isinstance(a, dict | Row) and isinstance(b, dict | Row):  # a page's row is a `Row`
             return {**a, **b}
         return None
     if op == "-":

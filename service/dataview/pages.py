@@ -42,11 +42,13 @@ from typing import Any
 from service.dataview.items import FileFields, ItemCache, all_tags, put, same
 from service.dataview.names import Names
 from service.dataview.reads import IndexReader
+from service.dataview.rows import Row, Shapes, share
 from service.dataview.values import Link, from_frontmatter, parse_date, parse_inline_value
 from service.gcpause import paused
 from service.obsidian.canvas import not_canvas
 
 _DAY_IN_NAME = re.compile(r"(\d{4})-?(\d{2})-?(\d{2})")
+_EMPTY = Row({}, ())
 
 
 class Page(FileFields):
@@ -67,7 +69,7 @@ class Page(FileFields):
         self.tag_list = tags  # as written, without '#'
         self._links = links
         self._items: ItemCache | None = None
-        self.row: dict[str, Any] = {}
+        self.row: Row = _EMPTY  # set by the build (`_page`)
         self.field_links = True  # whether a field (not `file`) holds a link: a restricted view cuts it
 
     def __getitem__(self, key: str) -> Any:
@@ -155,7 +157,7 @@ class PageSet:
         self.pages: dict[str, Page] = {}
         self._paths: Collection[str] = set(paths)  # the pages' keys once built (`done`)
         self.order = sorted(paths)
-        self.ordered_rows: list[dict[str, Any]] | None = None  # the rows of `order`, built on first use
+        self.ordered_rows: list[Row] | None = None  # the rows of `order`, built on first use
         self.names = Names(self.order)
 
     def done(self) -> None:  # every page made: the set of paths (5 MB at 10^5) gives way to their keys
@@ -204,36 +206,24 @@ def _stamp(seconds: float) -> dt.datetime:
     return dt.datetime.fromtimestamp(seconds).replace(microsecond=0)
 
 
-def _page(record: tuple[Any, ...], pages: PageSet, holder: Links, shared: dict[Any, Any]) -> Page:
+def _page(record: tuple[Any, ...], pages: PageSet, holder: Links, shared: dict[Any, Any], shapes: Shapes) -> Page:
     nid, path, folder, aliases, tags_json, mtime, ctime, size, props_json, fields_json = record
     tags = shared.get(("tags", tags_json))  # a tuple key: never equal to a shared text
     if tags is None:
-        tags = shared["tags", tags_json] = tuple(_share(shared, t) for t in json.loads(tags_json or "[]"))
+        tags = shared["tags", tags_json] = tuple(share(shared, t) for t in json.loads(tags_json or "[]"))
     folder, aliases = shared.setdefault(folder, folder), shared.setdefault(aliases, aliases)
     facts = (folder, same(shared, size), same(shared, mtime), ctime, aliases)
     page = Page(path, nid, facts, tags, holder)
-    row, multi = page.row, set[str]()
+    row: dict[str, Any] = {}
+    multi = set[str]()
     for key, value in (json.loads(props_json) if props_json and props_json != "{}" else {}).items():
-        put(row, str(key), _share(shared, pages.resolve_value(from_frontmatter(value))), False, multi)
+        put(row, str(key), share(shared, pages.resolve_value(from_frontmatter(value))), False, multi)
     for key, raw, _line in json.loads(fields_json) if fields_json else ():
-        put(row, key, _share(shared, pages.resolve_value(parse_inline_value(raw))), True, multi)
+        put(row, key, share(shared, pages.resolve_value(parse_inline_value(raw))), True, multi)
+    page.field_links = any(_holds_link(v) for v in row.values())
     row["file"] = page  # a page is its own `file`: no object more per page
-    page.field_links = any(_holds_link(v) for k, v in row.items() if k != "file")
+    page.row = shapes.row(row)
     return page
-
-
-def _share(table: dict[Any, Any], value: Any) -> Any:
-    """Equal texts, dates and lists of texts of different pages as one object (no query changes
-    a value in place). Not a closure made per page: one calling itself is a cycle, left to the
-    collector until after the build (~37 MB of holes)."""
-    if type(value) is str or type(value) is dt.datetime:
-        return table.setdefault(value, value)
-    if type(value) is list:
-        items = [_share(table, v) for v in value]
-        if items and all(type(v) is str for v in items):  # tags, aliases, categories: one list for equal ones
-            return table.setdefault(("list", *items), items)  # a tuple key: never equal to a shared text
-        return items
-    return value
 
 
 def _holds_link(value: Any) -> bool:
@@ -307,6 +297,7 @@ def load(conn: sqlite3.Connection, vault_id: str, previous: Built | None = None)
     )
     row = next(content, None)
     shared: dict[Any, Any] = {}
+    shapes = Shapes()
     for nid, path, _etag, mtime, ctime, size, folder, aliases, tags in sorted(records):
         if path in keep:
             pages.pages[path] = previous.pages.pages[path]
@@ -315,7 +306,7 @@ def load(conn: sqlite3.Connection, vault_id: str, previous: Built | None = None)
             row = next(content, None)
         props, fields = (row[1], row[2]) if row is not None and row[0] == nid else (None, None)
         record = (int(nid), path, folder, aliases, tags, mtime, ctime, size, props, fields)
-        pages.pages[path] = _page(record, pages, holder, shared)
+        pages.pages[path] = _page(record, pages, holder, shared, shapes)
     pages.done()
     holder.current = pages
     return Built(pages, versions, holder)
@@ -327,13 +318,14 @@ def _first(conn: sqlite3.Connection, vault_id: str) -> Built:
     holder = Links(IndexReader(conn, vault_id))
     versions = array("q", bytes(8 * len(pages.order)))  # no dict of 10^5 paths and their ints
     shared: dict[Any, Any] = {}
+    shapes = Shapes()
     for nid, raw_path, etag, mtime, ctime, size, folder, aliases, tags, props, fields in conn.execute(
         _WHOLE, (vault_id,)
     ):
         path = sys.intern(raw_path)  # the object PageSet holds
         versions[bisect.bisect_left(pages.order, path)] = hash((etag, mtime, ctime, size))
         record = (int(nid), path, folder, aliases, tags, mtime, ctime, size, props, fields)
-        pages.pages[path] = _page(record, pages, holder, shared)
+        pages.pages[path] = _page(record, pages, holder, shared, shapes)
     pages.done()
     holder.current = pages
     return Built(pages, versions, holder)

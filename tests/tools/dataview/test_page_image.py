@@ -246,3 +246,32 @@ async def test_the_images_hold_the_indexers_path_objects_not_copies(make_vault: 
         assert all(path is held[path] for path in built.pages.pages)  # one object per path in the process
         snap = await snapshot_of(vault, db)
         assert all(r.path is held[r.path] for r in snap.records if r.path.endswith(".md"))
+
+
+async def test_rows_of_the_same_keys_share_one_key_table_and_read_as_the_dicts_they_were(
+    make_vault: Callable[..., Path],
+) -> None:
+    files = {f"N{n}.md": f"---\nstatus: s{n}\npriority: {n}\n---\nrating:: {n}\n" for n in range(3)}
+    files["Other.md"] = "---\nowner: me\n---\nx\n"
+    async with started(make_vault(files)) as h:
+        await h.indexed()
+        db = h.app.services.db
+        [vault] = h.app.vaults.values()
+        built = await db.run_read(lambda conn: pages.load(conn, vault.id))
+        n0, n1, other = (built.pages.pages[p] for p in ("N0.md", "N1.md", "Other.md"))
+        assert not isinstance(n0.row, dict)  # no dict (and table of keys) per page
+        assert n0.row._keys is n1.row._keys and other.row._keys is not n0.row._keys
+        assert list(n1.row) == ["status", "priority", "rating", "file"] and len(n1.row) == 4
+        assert dict(n1.row.items()) == {"status": "s1", "priority": 1, "rating": 1, "file": n1}
+        assert n1.row.get("owner", 7) == 7 and "owner" in other.row and "owner" not in n1.row
+        assert {**n1.row, "x": 1}["rating"] == 1
+
+        async def field(expr: str) -> Any:
+            out = await h.ok("eval_dataview_field", path="N1", field=expr)
+            return out["fields"][expr]["value"]
+
+        assert await field("length(row)") == 4
+        assert (await field("row + this"))["status"] == "s1"
+        assert (await field("row"))["priority"] == 1
+        out = await h.ok("search_dql", query="TABLE status, rating WHERE priority >= 1 SORT file.name DESC")
+        assert [r["path"] for r in out["rows"]] == ["N2.md", "N1.md"]
