@@ -17,8 +17,8 @@ a link gone or holding another target since (its note stored again, an id reused
 be read again. Links become unresolved only when stored (`add` the targets of the links an
 incremental write stores, held as strings until the next read) or when resolution clears them
 (`resolve_links` adds those; a reconcile's batches add theirs too); a write that does not report
-its targets (a bulk load's batches) `void`s the set, and the next use reads it again from the index (~10-50 ms at 100k notes); so
-does the next use after `EXTRA_MAX` names were added.
+its targets (a bulk load's batches) `void`s the set, and the next use reads it again from the
+index (~10-50 ms at 100k notes); so does the next use after `EXTRA_MAX` names were added.
 
 Used in the writer's thread only (inside its transactions); `void` may come from any thread.
 """
