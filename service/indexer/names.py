@@ -6,6 +6,8 @@ resolved against the path and aliases of every note (`service.graph.address`). R
 the index changes all the time: under 32 agents it was a fifth of the server's CPU. Now the
 first call reads them all, and later calls re-read only the paths the index rounds touched since
 (`touched`); a bulk reconcile, or more than `MAX_TOUCHED` paths, asks for a full read again.
+The held list is patched in place (a note changed, added, or replaced by the last one when
+gone): making a new list of every note after each change cost ~1 ms at 100k notes per call.
 
 Guarantees: a caller that waited for its own writes (`service.indexer.fresh`) finds them, since
 the round that applied them registered its paths before the caller's wait ended, and a reader
@@ -35,7 +37,7 @@ Load = Callable[[Sequence[str] | None], Awaitable[list[N]]]
 
 class NoteNames(Generic[N]):
     def __init__(self) -> None:
-        self._by_path: dict[str, N] | None = None
+        self._at: dict[str, int] | None = None  # each held note's place in `_list` (None: never read)
         self._list: list[N] = []
         self._touched: set[str] | None = None  # None: everything may have changed
         self._lock = asyncio.Lock()
@@ -52,26 +54,44 @@ class NoteNames(Generic[N]):
             self._touched = None
 
     async def get(self, load: Load[N]) -> list[N]:
-        """Every note's names, read or patched as needed (the list is the caller's to keep, not
-        to change)."""
+        """Every note's names, read or patched as needed. The list is the one held: patched in
+        place by a later `get`, so a caller that keeps it across an await copies it first."""
         async with self._lock:
-            todo, held = self._touched, self._by_path
-            if held is not None and todo is not None and not todo:
+            todo, at = self._touched, self._at
+            if at is not None and todo is not None and not todo:
                 return self._list
             self._touched = set()  # what rounds touch from here on is read next time
             try:
-                if held is None or todo is None:
-                    held = {n.path: n for n in await load(None)}
+                if at is None or todo is None:
+                    self._list = await load(None)
+                    self._at = {n.path: i for i, n in enumerate(self._list)}
                     self.full_reads += 1
                 else:
-                    fresh = await load(sorted(todo))
-                    for path in todo:
-                        held.pop(path, None)
-                    held.update((n.path, n) for n in fresh)
+                    self._patch(at, todo, await load(sorted(todo)))
                     self.partial_reads += 1
             except BaseException:
-                self._by_path, self._touched = None, None
+                self._at, self._touched, self._list = None, None, []
                 raise
-            self._by_path = held
-            self._list = list(held.values())
             return self._list
+
+    def _patch(self, at: dict[str, int], todo: set[str], fresh: list[N]) -> None:
+        """The held list with the rows read again of the `todo` paths (`fresh`; a path without
+        a row is gone): each one replaced, appended or moved out in its place, the last note
+        taking a removed one's place (costs the touched paths, not a new list of every note)."""
+        listed = self._list
+        for note in fresh:
+            i = at.get(note.path)
+            if i is None:
+                at[note.path] = len(listed)
+                listed.append(note)
+            else:
+                listed[i] = note
+        found = {n.path for n in fresh}
+        for path in todo - found:
+            i = at.pop(path, None)
+            if i is None:
+                continue
+            last = listed.pop()
+            if i < len(listed):
+                listed[i] = last
+                at[last.path] = i

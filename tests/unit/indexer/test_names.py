@@ -1,9 +1,11 @@
 """The in-memory note names (`service.indexer.names`): read once, patched with the paths each
-index round touched, read whole again when a round says "anything"; reads serialised."""
+index round touched, read whole again when a round says "anything"; reads serialised; after
+random rounds the patched list holds what a read from scratch would."""
 
 from __future__ import annotations
 
 import asyncio
+import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -99,3 +101,25 @@ async def test_a_failed_read_forgets_everything() -> None:
     rows.fail = False
     rows.rows["b.md"] = Name("b.md")
     assert paths(await names.get(rows.load)) == {"a.md", "b.md"} and rows.asked[-1] is None
+
+
+@pytest.mark.parametrize("seed", range(5))
+async def test_after_random_rounds_the_patched_names_are_those_read_from_scratch(seed: int) -> None:
+    rng = random.Random(seed)
+    pool = [f"{folder}{i}.md" for folder in ("", "Sub/", "Deep/x/") for i in range(30)]
+    rows, names = Rows(*rng.sample(pool, 40)), NoteNames[Name]()
+    await names.get(rows.load)
+    for step in range(300):
+        touched = rng.sample(pool, rng.randint(1, 6))
+        for path in touched:
+            kind = rng.random()
+            if kind < 0.35:
+                rows.rows.pop(path, None)  # deleted (or a path the index never held)
+            else:  # created or changed: its aliases change
+                rows.rows[path] = Name(path, (f"a{step}",) if kind < 0.7 else ())
+        names.touched(touched)
+        if rng.random() < 0.6:  # rounds between two reads add up
+            got = await names.get(rows.load)
+            assert len(got) == len({n.path for n in got}), step
+            assert sorted(got, key=lambda n: n.path) == sorted(rows.rows.values(), key=lambda n: n.path), step
+    assert names.full_reads == 1 and names.partial_reads > 100
