@@ -133,10 +133,11 @@ class _Layered(Generic[V]):
 class PathSet:
     """An immutable set of vault file paths with Obsidian link resolution over it."""
 
-    def __init__(self, paths: Iterable[str]) -> None:
+    def __init__(self, paths: Iterable[str], *, ordered: bool = False) -> None:
+        """`ordered`: `paths` are sorted and each once already (not sorted again)."""
         by_key: dict[str, str] = {}
         by_name: dict[str, list[str]] = defaultdict(list)
-        for path in sorted(set(paths)):
+        for path in paths if ordered else sorted(set(paths)):
             by_key.setdefault(path.lower(), path)
             by_name[base_name(path).lower()].append(path)
         self._by_key: _Layered[str] = _Layered(by_key)

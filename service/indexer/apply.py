@@ -21,12 +21,14 @@ import asyncio
 import contextlib
 import time
 from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from service.graph.linkpath import PathSet
 from service.indexer import rows
 from service.indexer.issues import FileIssue, issue
+from service.indexer.known import KnownFiles
 from service.indexer.scan import read_present
 from service.indexer.state import IndexerState
 from service.indexer.status import Token
@@ -84,7 +86,6 @@ async def apply_changes(
                 structural = True
                 continue
             if rel not in ix._files:
-                ix._files.add(rel)
                 added.append(rel)
                 structural = True
             item = read.get(rel)
@@ -95,8 +96,9 @@ async def apply_changes(
             items.append(item)
         # A file reached only through a link is not the vault's (a folder swapped for a symlink).
         removed = [r for r in removed if not (ix.vault.paths.root / r).is_file() or ix.vault.paths.has_link(r)]
+        ix._files.add(added)
         gone = [rel for rel in dict.fromkeys(removed) if rel in ix._files]
-        ix._files.difference_update(gone)
+        ix._files.discard(gone)
         if ix._paths is not None and (added or gone):
             ix._paths = ix._paths.changed(added=added, removed=gone)  # incremental: no rebuild per new note
         ix._issues.clear([*upserts, *removed])
@@ -105,7 +107,7 @@ async def apply_changes(
             return []
         if ix._paths is None:
             # Built off the event loop: ~20 ms for 10k files.
-            ix._paths = await asyncio.to_thread(PathSet, list(ix._files))
+            ix._paths = await asyncio.to_thread(partial(PathSet, ix._files.ordered(), ordered=True))
         paths = ix._paths
         prepared, failed = await asyncio.to_thread(rows.prepare_each, items, paths)
         stored: list[FileIssue] = []
@@ -170,9 +172,9 @@ def _utf8_only(changes: Sequence[FileChange], issues: list[FileIssue]) -> list[F
     return kept
 
 
-def expand(change: FileChange, vault_paths: VaultPaths, files: set[str]) -> tuple[list[str], list[str]]:
+def expand(change: FileChange, vault_paths: VaultPaths, files: KnownFiles) -> tuple[list[str], list[str]]:
     """(new paths, old paths) of a change; a folder move expands to every file under it.
-    `files` is every file the index knows."""
+    `files` is every file the index knows (what was under a folder: a range of its sorted paths)."""
     target = vault_paths.root / change.path
     if change.kind == "moved" and change.old_path is not None and target.is_dir():
         new = [
@@ -181,10 +183,10 @@ def expand(change: FileChange, vault_paths: VaultPaths, files: set[str]) -> tupl
         new = [n for n in new if n and is_utf8_name(n)]
         prefix_new, prefix_old = change.path.rstrip("/") + "/", change.old_path.rstrip("/") + "/"
         old = [prefix_old + n[len(prefix_new) :] for n in new]
-        old += [f for f in files if f.startswith(prefix_old) and f not in old]
+        listed = set(old)
+        old += [f for f in files.under(prefix_old) if f not in listed]
         return new, old
     if change.kind == "deleted" and change.path not in files:
         # A folder deleted or renamed away (the watcher sees only the folder itself).
-        prefix = change.path.rstrip("/") + "/"
-        return [], [change.path, *(f for f in files if f.startswith(prefix))]
+        return [], [change.path, *files.under(change.path)]
     return [change.path], [change.old_path] if change.old_path else ([change.path] if change.kind == "deleted" else [])

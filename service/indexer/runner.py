@@ -48,6 +48,7 @@ from service.indexer.apply import apply_changes
 from service.indexer.bulk import DEFERRABLE_INDEXES, rebuild_trigram, restore_indexes
 from service.indexer.group import GroupCommit
 from service.indexer.issues import FileIssue, FileIssues
+from service.indexer.known import KnownFiles
 from service.indexer.names import NoteNames
 from service.indexer.own_files import OwnFiles
 from service.indexer.reconcile import reconcile_vault, write_batch
@@ -112,7 +113,7 @@ class VaultIndexer:
         self.last_change: float | None = None
         self.generation = 0
         self.active_job: str | None = None
-        self._files: set[str] = set()
+        self._files = KnownFiles()  # every vault file the index knows (`known.py`)
         self._counts = Counts(db, vault.id, kept=True)
         self._unresolved = UnresolvedTargets(vault.id)  # what a new note may resolve (`unresolved.py`)
         self._issues = FileIssues(vault.id)  # files left out of the index, or read as not UTF-8
@@ -269,7 +270,7 @@ class VaultIndexer:
 
     def files(self) -> list[str]:
         """Every vault file the index knows (notes and attachments), vault-relative."""
-        return list(self._files)
+        return self._files.ordered()
 
     async def wait_ready(self, within: float = 120.0) -> None:
         await asyncio.wait_for(self._ready.wait(), within)

@@ -21,6 +21,7 @@ from service.graph.linkpath import PathSet
 from service.indexer import rows
 from service.indexer.canvas_facts import is_canvas
 from service.indexer.issues import FileIssue, issue
+from service.indexer.known import KnownFiles
 from service.indexer.reading import read_note_checked
 from service.vault.decoding import UTF8, is_utf8_name
 from service.vault.paths import VaultPaths
@@ -110,7 +111,7 @@ def special_kind(mode: int) -> str:
 
 def scan_with_paths(
     paths: VaultPaths, issues: list[FileIssue] | None = None, pause: Callable[[], None] | None = None
-) -> tuple[dict[str, tuple[float, int]], set[str], PathSet]:
+) -> tuple[dict[str, tuple[float, int]], KnownFiles, PathSet]:
     """`scan`, plus the link-resolution index of the files (built here to stay off the event loop);
     temp files a crashed write left behind are removed on the way (`service.vault.temps.sweep`)."""
     temps: list[str] = []
@@ -119,8 +120,8 @@ def scan_with_paths(
         sweep(paths.root, temps)
     # Interned: the Dataview and Bases images intern the paths they read from the index, and
     # then hold these objects, not 10^5 copies of their own (~13 MB at 10^5 notes).
-    files = {sys.intern(f) for f in found}
-    return notes, files, PathSet(files)
+    ordered = sorted({sys.intern(f) for f in found})  # one sort for both
+    return notes, KnownFiles(ordered), PathSet(ordered, ordered=True)
 
 
 def _through_link(root: Path, folder: str, seen: dict[str, bool]) -> bool:

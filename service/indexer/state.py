@@ -16,6 +16,7 @@ from service.activity import Activity
 from service.graph.linkpath import PathSet
 from service.indexer import rows
 from service.indexer.issues import FileIssue, FileIssues
+from service.indexer.known import KnownFiles
 from service.indexer.status import Counts, Token
 from service.indexer.unresolved import UnresolvedTargets
 from service.indexer.writer_job import WriterJob
@@ -57,7 +58,7 @@ class IndexerState(Protocol):
     trigram_ready: bool
     trigram: WriterJob  # the deferred trigram index's rebuild in the background (`writer_job.py`)
     word_merge: WriterJob  # the word index's merge in the background
-    _files: set[str]  # every vault file the index knows (notes and attachments)
+    _files: KnownFiles  # every vault file the index knows (notes and attachments)
     _paths: PathSet | None  # PathSet of _files, None after _files changed
     _apply_lock: asyncio.Lock
     _issues: FileIssues  # files left out of the index, or read with a fallback encoding
