@@ -30,7 +30,8 @@ from service.indexer.bulk import bulk_mode, restore_indexes
 from service.indexer.issues import FileIssue
 from service.indexer.scan import scan_with_paths
 from service.indexer.state import IndexerState
-from service.indexer.status import Token
+from service.indexer.status import Counts, Token
+from service.indexer.unresolved import UnresolvedTargets
 
 COMPARE_PAGE = 1024  # index rows read between two calls of the comparison's `pause`
 
@@ -183,11 +184,21 @@ def write_batch(
     *,
     bulk: bool = False,
     new: bool = False,
-) -> None:
+    kept: tuple[Counts, UnresolvedTargets] | None = None,
+) -> Token | None:
     """Store one parsed batch; notes whose content did not change only get their new mtime/size.
     A note whose rows SQLite refuses is rolled back alone and added to `issues`. `bulk`: a bulk
     load's batch, each table's rows in one statement (`rows.upsert_batch`); `new`: of notes the
-    index does not hold (a hint, see there)."""
+    index does not hold (a hint, see there). `kept`: the indexer's row counts and unresolved
+    targets, carried over the batch (the token for `Counts.committed`), or over a bulk load's
+    batch voided."""
+    counts, unresolved = kept if kept is not None else (None, None)
+    if bulk and counts is not None and unresolved is not None:
+        counts.void()
+        unresolved.void()
+        counts = unresolved = None
+    names = [p.path for p in prepared]
+    before = counts.before(conn, names) if counts is not None else None
     failed = (
         rows.upsert_batch(conn, vault_id, prepared, new=new) if bulk else rows.upsert_each(conn, vault_id, prepared)
     )
@@ -197,6 +208,9 @@ def write_batch(
         "UPDATE notes SET mtime = ?, size = ? WHERE vault_id = ? AND path = ?",
         [(m, s, vault_id, p) for p, m, s in touch],
     )
+    if unresolved is not None:
+        unresolved.add(link[0] for p in prepared for link in p.links if link[1] is None)
+    return counts.after(conn, before, names) if counts is not None else None
 
 
 def finish(

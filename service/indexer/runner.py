@@ -312,17 +312,9 @@ class VaultIndexer:
         bulk: bool = False,
         new: bool = False,
     ) -> Token | None:
-        """A reconcile's batch; the row counts and unresolved targets are carried over it (the
-        token for `Counts.committed`), but over a bulk load's batch neither is."""
-        if bulk:
-            self._void_kept()
-            write_batch(conn, self.vault.id, prepared, touch, issues, bulk=True, new=new)
-            return None
-        paths = [p.path for p in prepared]
-        before = self._counts.before(conn, paths)
-        write_batch(conn, self.vault.id, prepared, touch, issues, new=new)
-        self._unresolved.add(link[0] for p in prepared for link in p.links if link[1] is None)
-        return self._counts.after(conn, before, paths)
+        """A reconcile's batch, the kept row counts and unresolved targets carried (`write_batch`)."""
+        kept = (self._counts, self._unresolved)
+        return write_batch(conn, self.vault.id, prepared, touch, issues, bulk=bulk, new=new, kept=kept)
 
     def _void_kept(self) -> None:
         """A write the row counts and the unresolved targets were not carried over (the writer's
