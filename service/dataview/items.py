@@ -118,7 +118,7 @@ class ItemSource(Protocol):
     """Where a page's raw list items come from (the index, read on first access) and how the
     links in their fields resolve (against the newest page set)."""
 
-    def items(self, note_id: int) -> list[list[Any]]: ...
+    def items(self, path: str) -> list[list[Any]]: ...
 
     def resolve_value(self, value: Any) -> Any: ...
 
@@ -126,10 +126,10 @@ class ItemSource(Protocol):
 class ItemCache:
     """One page's list items: read from `source` and turned into rows on first access, once."""
 
-    __slots__ = ("_nid", "_path", "_source", "_rows", "_inherited")
+    __slots__ = ("_path", "_source", "_rows", "_inherited")
 
-    def __init__(self, path: str, note_id: int, source: ItemSource) -> None:
-        self._path, self._nid, self._source = path, note_id, source
+    def __init__(self, path: str, source: ItemSource) -> None:
+        self._path, self._source = path, source
         self._rows: list[dict[str, Any]] | None = None
         self._inherited: tuple[Mapping[str, Any], list[Inherited]] | None = None
 
@@ -144,7 +144,7 @@ class ItemCache:
 
     def lists(self) -> list[dict[str, Any]]:
         if self._rows is None:
-            raw = self._source.items(self._nid)
+            raw = self._source.items(self._path)
             self._rows = build_items(self._path, raw, self._source.resolve_value) if raw else []
         return self._rows
 

@@ -28,6 +28,7 @@ from __future__ import annotations
 import bisect
 import datetime as dt
 import json
+import math
 import re
 import sqlite3
 import sys
@@ -59,13 +60,13 @@ class Page(FileFields):
     are read from the index when asked (`reads.IndexReader`)."""
 
     __slots__ = (
-        *("path", "nid", "row", "folder", "size", "mtime", "ctime"),
+        *("path", "row", "size", "mtime", "ctime"),
         *("tag_list", "aliases", "field_links", "_links", "_items"),
     )
 
-    def __init__(self, path: str, nid: int, facts: tuple[Any, ...], tags: tuple[str, ...], links: Links) -> None:
-        self.path, self.nid = path, nid
-        self.folder, self.size, self.mtime, self.ctime, self.aliases = facts
+    def __init__(self, path: str, facts: tuple[Any, ...], tags: tuple[str, ...], links: Links) -> None:
+        self.path = path  # no note id: what a page reads from the index it reads by path
+        self.size, self.mtime, self.ctime, self.aliases = facts  # ctime: whole seconds (`_seconds`)
         self.tag_list = tags  # as written, without '#'
         self._links = links
         self._items: ItemCache | None = None
@@ -91,7 +92,7 @@ class Page(FileFields):
         return self.path.rsplit("/", 1)[-1].removesuffix(".md")
 
     def outlinks(self) -> list[Link]:
-        rows = self._links.outlinks(self.nid)
+        rows = self._links.outlinks(self.path)
         return [Link(t or raw, alias, bool(embed), sub, raw) for t, raw, sub, alias, embed in rows]
 
     def inlinks(self) -> list[Link]:
@@ -100,7 +101,7 @@ class Page(FileFields):
     def list_items(self) -> ItemCache:
         items = self._items
         if items is None:
-            items = self._items = ItemCache(self.path, self.nid, self._links)
+            items = self._items = ItemCache(self.path, self._links)
         return items
 
     def day(self) -> dt.datetime | None:
@@ -116,13 +117,13 @@ def _day_start(d: dt.datetime) -> dt.datetime:
 
 
 _FILE_FIELDS: dict[str, Callable[[Page], Any]] = {
-    "name": Page.name, "folder": lambda p: p.folder, "path": lambda p: p.path,
+    "name": Page.name, "folder": lambda p: p.path.rpartition("/")[0], "path": lambda p: p.path,
     "ext": lambda p: p.path.rsplit(".", 1)[-1], "link": lambda p: Link(p.path), "size": lambda p: p.size,
-    "ctime": lambda p: _stamp(p.ctime or p.mtime), "cday": lambda p: _day_start(_stamp(p.ctime or p.mtime)),
+    "ctime": lambda p: _stamp(p.ctime), "cday": lambda p: _day_start(_stamp(p.ctime)),
     "mtime": lambda p: _stamp(p.mtime), "mday": lambda p: _day_start(_stamp(p.mtime)),
     "tags": lambda p: all_tags(list(p.tag_list)), "etags": lambda p: ["#" + t for t in p.tag_list],
     "outlinks": Page.outlinks, "aliases": lambda p: json.loads(p.aliases or "[]"),
-    "frontmatter": lambda p: p._links.props(p.nid), "day": Page.day, "starred": lambda p: False,
+    "frontmatter": lambda p: p._links.props(p.path), "day": Page.day, "starred": lambda p: False,
 }  # fmt: skip
 
 
@@ -139,14 +140,14 @@ class Links:
     def of(self, path: str) -> list[Link]:
         return [Link(p) for p in self.reader.inlinks(path)]
 
-    def outlinks(self, note_id: int) -> list[tuple[Any, ...]]:
-        return self.reader.outlinks(note_id)
+    def outlinks(self, path: str) -> list[tuple[Any, ...]]:
+        return self.reader.outlinks(path)
 
-    def items(self, note_id: int) -> list[list[Any]]:
-        return self.reader.items(note_id)
+    def items(self, path: str) -> list[list[Any]]:
+        return self.reader.items(path)
 
-    def props(self, note_id: int) -> dict[str, Any]:
-        return self.reader.props(note_id)
+    def props(self, path: str) -> dict[str, Any]:
+        return self.reader.props(path)
 
     def resolve_value(self, value: Any) -> Any:
         return self.current.resolve_value(value) if self.current is not None else value
@@ -184,7 +185,7 @@ class PageSet:
     def outlinks(self, path: str) -> list[str]:
         """The paths the page at `path` links to (resolved ones), in the note's order."""
         page = self.pages.get(path)
-        return [t for t, *_ in page._links.outlinks(page.nid) if t] if page is not None else []
+        return [t for t, *_ in page._links.outlinks(path) if t] if page is not None else []
 
     def resolve(self, link: Link) -> Link:
         path = self.resolve_path(link.path)
@@ -206,14 +207,22 @@ def _stamp(seconds: float) -> dt.datetime:
     return dt.datetime.fromtimestamp(seconds).replace(microsecond=0)
 
 
+def _seconds(t: float) -> int:
+    """The whole seconds `_stamp(t)` shows: `fromtimestamp` rounds the microseconds half to even
+    (x.9999996 is the next second). A page keeps these (equal ones one object), not a float."""
+    frac, whole = math.modf(t)
+    micro = round(frac * 1e6)
+    return int(whole) + (1 if micro >= 1_000_000 else -1 if micro < 0 else 0)
+
+
 def _page(record: tuple[Any, ...], pages: PageSet, holder: Links, shared: dict[Any, Any], shapes: Shapes) -> Page:
-    nid, path, folder, aliases, tags_json, mtime, ctime, size, props_json, fields_json = record
+    path, aliases, tags_json, mtime, ctime, size, props_json, fields_json = record
     tags = shared.get(("tags", tags_json))  # a tuple key: never equal to a shared text
     if tags is None:
         tags = shared["tags", tags_json] = tuple(share(shared, t) for t in json.loads(tags_json or "[]"))
-    folder, aliases = shared.setdefault(folder, folder), shared.setdefault(aliases, aliases)
-    facts = (folder, same(shared, size), same(shared, mtime), ctime, aliases)
-    page = Page(path, nid, facts, tags, holder)
+    aliases = shared.setdefault(aliases, aliases)
+    facts = (same(shared, size), same(shared, mtime), same(shared, _seconds(ctime or mtime)), aliases)
+    page = Page(path, facts, tags, holder)
     row: dict[str, Any] = {}
     multi = set[str]()
     for key, value in (json.loads(props_json) if props_json and props_json != "{}" else {}).items():
@@ -247,9 +256,7 @@ class Built:
 
 
 # Dataview's pages are Markdown files: a canvas row (indexed for search and backlinks) is no page.
-_NOTES = (
-    f"SELECT id, path, etag, mtime, ctime, size, folder, aliases, tags FROM notes WHERE vault_id = ? AND {not_canvas()}"
-)
+_NOTES = f"SELECT id, path, etag, mtime, ctime, size, aliases, tags FROM notes WHERE vault_id = ? AND {not_canvas()}"
 # Only the inline fields of the facts: list items are read when a query asks (`reads`).
 _CONTENT = (
     "SELECT n.id, n.properties, CASE WHEN d.facts <> '' THEN json_extract(d.facts, '$.f') END"
@@ -258,7 +265,7 @@ _CONTENT = (
 
 _PATHS = f"SELECT path FROM notes WHERE vault_id = ? AND {not_canvas()}"
 _WHOLE = (  # a first build's one statement, in id order as `load` makes pages
-    "SELECT n.id, n.path, n.etag, n.mtime, n.ctime, n.size, n.folder, n.aliases, n.tags, n.properties,"
+    "SELECT n.id, n.path, n.etag, n.mtime, n.ctime, n.size, n.aliases, n.tags, n.properties,"
     " CASE WHEN d.facts <> '' THEN json_extract(d.facts, '$.f') END FROM notes n LEFT JOIN dataview_facts d"
     f" ON d.note_id = n.id WHERE n.vault_id = ? AND {not_canvas('n.path')} ORDER BY n.id"
 )
@@ -298,14 +305,14 @@ def load(conn: sqlite3.Connection, vault_id: str, previous: Built | None = None)
     row = next(content, None)
     shared: dict[Any, Any] = {}
     shapes = Shapes()
-    for nid, path, _etag, mtime, ctime, size, folder, aliases, tags in sorted(records):
+    for nid, path, _etag, mtime, ctime, size, aliases, tags in sorted(records):
         if path in keep:
             pages.pages[path] = previous.pages.pages[path]
             continue
         while row is not None and row[0] < nid:  # a canvas row: no page
             row = next(content, None)
         props, fields = (row[1], row[2]) if row is not None and row[0] == nid else (None, None)
-        record = (int(nid), path, folder, aliases, tags, mtime, ctime, size, props, fields)
+        record = (path, aliases, tags, mtime, ctime, size, props, fields)
         pages.pages[path] = _page(record, pages, holder, shared, shapes)
     pages.done()
     holder.current = pages
@@ -319,12 +326,10 @@ def _first(conn: sqlite3.Connection, vault_id: str) -> Built:
     versions = array("q", bytes(8 * len(pages.order)))  # no dict of 10^5 paths and their ints
     shared: dict[Any, Any] = {}
     shapes = Shapes()
-    for nid, raw_path, etag, mtime, ctime, size, folder, aliases, tags, props, fields in conn.execute(
-        _WHOLE, (vault_id,)
-    ):
+    for _nid, raw_path, etag, mtime, ctime, size, aliases, tags, props, fields in conn.execute(_WHOLE, (vault_id,)):
         path = sys.intern(raw_path)  # the object PageSet holds
         versions[bisect.bisect_left(pages.order, path)] = hash((etag, mtime, ctime, size))
-        record = (int(nid), path, folder, aliases, tags, mtime, ctime, size, props, fields)
+        record = (path, aliases, tags, mtime, ctime, size, props, fields)
         pages.pages[path] = _page(record, pages, holder, shared, shapes)
     pages.done()
     holder.current = pages

@@ -275,3 +275,28 @@ async def test_rows_of_the_same_keys_share_one_key_table_and_read_as_the_dicts_t
         assert (await field("row"))["priority"] == 1
         out = await h.ok("search_dql", query="TABLE status, rating WHERE priority >= 1 SORT file.name DESC")
         assert [r["path"] for r in out["rows"]] == ["N2.md", "N1.md"]
+
+
+def test_a_pages_creation_time_is_kept_as_the_whole_seconds_it_shows() -> None:
+    base = 1_700_000_000
+    for t in (base + 0.25, base + 0.9999994, base + 0.9999995, base + 0.9999996, base + 0.0000004, -1.5, 0.0):
+        assert pages._stamp(pages._seconds(t)) == pages._stamp(t), t
+        assert type(pages._seconds(t)) is int
+
+
+async def test_a_page_keeps_no_note_id_nor_folder_and_equal_seconds_are_one_object(
+    make_vault: Callable[..., Path],
+) -> None:
+    async with started(make_vault({"a/N1.md": "---\nk: v\n---\n[[N2]]\n- [ ] t\n", "N2.md": "y\n"})) as h:
+        await h.indexed()
+        db = h.app.services.db
+        [vault] = h.app.vaults.values()
+        built = await db.run_read(lambda conn: pages.load(conn, vault.id))
+        n1 = built.pages.pages["a/N1.md"]
+        assert "nid" not in pages.Page.__slots__ and "folder" not in pages.Page.__slots__
+        assert type(n1.ctime) is int
+        assert n1["folder"] == "a" and built.pages.pages["N2.md"]["folder"] == ""
+        assert [x.path for x in n1["outlinks"]] == ["N2.md"] and n1["frontmatter"] == {"k": "v"}
+        assert [t["text"] for t in n1["tasks"]] == ["t"]
+        out = await h.ok("eval_dataview_field", path="a/N1", field="file.ctime")
+        assert out["fields"]["file.ctime"]["type"] == "date"

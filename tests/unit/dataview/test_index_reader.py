@@ -23,13 +23,13 @@ def test_the_reader_uses_the_index_library_and_sees_committed_rows(tmp_path: Pat
     )
     reader = IndexReader(writer, "v")
     try:
-        assert reader.props(1) == {"status": "active"}
+        assert reader.props("a.md") == {"status": "active"}
         conn = reader._connection()
         assert isinstance(conn, driver().Connection), type(conn)
         writer.execute('UPDATE notes SET properties = \'{"status": "done"}\' WHERE id = 1')
-        assert reader.props(1) == {"status": "done"}
+        assert reader.props("a.md") == {"status": "done"}
         reader.close()
-        assert reader.props(1) == {"status": "done"}  # opened again
+        assert reader.props("a.md") == {"status": "done"}  # opened again
     finally:
         reader.close()
         writer.close()
