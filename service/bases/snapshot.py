@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from array import array
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, cast
 
@@ -49,7 +50,7 @@ class Record:
     column, `env.property_column`); its links are one flat tuple; `cache` (converted values a
     record keeps) is made on first use."""
 
-    __slots__ = ("path", "size", "ctime", "mtime", "tags", "_props", "_links", "_cache", "i", "v")
+    __slots__ = ("path", "size", "ctime", "mtime", "tags", "_props", "_links", "_cache", "i")
 
     def __init__(
         self,
@@ -60,15 +61,13 @@ class Record:
         tags: Sequence[str],
         props: Props,
         links: list[LinkRow] | tuple[Any, ...] | LinkTable,
-        v: int | None = None,
     ) -> None:
         self.path, self.size, self.ctime, self.mtime, self.tags = path, size, ctime, mtime, tags
         self._props = props  # a dict, its JSON text as the index holds it, or where to read that
         # (target, path, alias, embed) * n, or the table that fills it on first use
         self._links: tuple[Any, ...] | LinkTable = links if isinstance(links, tuple | LinkTable) else _flat(links)
         self._cache: dict[str, Any] | None = None
-        self.i = -1  # the record's place in the snapshot that holds it
-        self.v = v  # a note's hash of (etag, mtime, ctime, size) as read (None: another file)
+        self.i = -1  # the record's place in the snapshot that holds it (and in its `versions`)
 
     @property
     def props(self) -> dict[str, Any]:
@@ -127,6 +126,7 @@ class Record:
 
 
 UNSET: Any = object()  # a column slot not converted yet
+NOT_NOTE = -1  # the version of a file that is no note (`hash` never returns -1)
 
 
 class LinkTable:
@@ -168,13 +168,17 @@ def _strip_md(target: str) -> str:
 class Snapshot:
     """Records of one vault plus link lookups; `visible` cuts it to one caller's read rights."""
 
-    def __init__(self, records: list[Record], stamp: Any = None) -> None:
+    def __init__(self, records: list[Record], stamp: Any = None, versions: Iterable[int] = ()) -> None:
         for i, r in enumerate(records):
             if r.i != i:  # kept from an older snapshot at another place: a copy, so both stay right
                 if r.i >= 0:
-                    r = records[i] = Record(r.path, r.size, r.ctime, r.mtime, r.tags, r.raw_props, r.raw_links, r.v)
+                    r = records[i] = Record(r.path, r.size, r.ctime, r.mtime, r.tags, r.raw_props, r.raw_links)
                 r.i = i
         self.records = records
+        # Each record's note's hash of (etag, mtime, ctime, size) as read, NOT_NOTE for another
+        # file: an array, not an int object on each record (~3 MB at 10^5 notes).
+        self.versions = array("q", versions) or array("q", [NOT_NOTE]) * len(records)
+        assert len(self.versions) == len(records)
         self.stamp = stamp
         self.texts: StoredTexts | None = None  # where its records' long frontmatter texts are read
         self.columns: dict[str, list[Any]] = {}  # property key -> its values in record order (query.fill)
@@ -185,9 +189,10 @@ class Snapshot:
 
     def version(self, path: str) -> int | None:
         """The hash of (etag, mtime, ctime, size) the note at `path` was read at (None: no note;
-        kept on its record, not in a dict of every path: ~8 MB at 10^5 notes)."""
+        kept in `versions`, not in a dict of every path: ~8 MB at 10^5 notes)."""
         rec = self.by_path.get(path)
-        return rec.v if rec is not None else None
+        version = self.versions[rec.i] if rec is not None else NOT_NOTE
+        return version if version != NOT_NOTE else None
 
     def share(self, value: Any) -> Any:
         """`value`, one object for equal texts across records (a vault repeats its values)."""
@@ -248,8 +253,7 @@ class Snapshot:
                     else LinkRow(link.target, None, link.alias, link.embed)
                     for link in r.links
                 ],
-                r.v,
             )
             for r in kept
         ]
-        return Snapshot(cut, self.stamp)
+        return Snapshot(cut, self.stamp, (self.versions[r.i] for r in kept))

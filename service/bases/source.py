@@ -22,11 +22,12 @@ import sqlite3
 import sys
 import time
 import weakref
+from array import array
 from collections.abc import Awaitable, Callable, Collection, Iterable
 from typing import Any, cast
 
 from service.bases.reads import IndexTexts
-from service.bases.snapshot import UNSET, LinkTable, Props, Record, Snapshot, StoredTexts
+from service.bases.snapshot import NOT_NOTE, UNSET, LinkTable, Props, Record, Snapshot, StoredTexts
 from service.gcpause import paused
 from service.storage.db import driver
 
@@ -80,10 +81,11 @@ def _load(
         if len(stale) > len(notes) // 2:
             notes = None
     if notes is None:
-        records = _whole(conn, vault_id, table, shared)
+        records, held = _whole(conn, vault_id, table, shared)
     else:
         assert previous is not None
         records = _incremental(conn, notes, stale, previous, versions, table, shared)
+        held = array("q", (versions[r.path] for r in records))
     known = {r.path for r in records}
     for rel in files:
         if rel in known or rel.lower().endswith(".md"):
@@ -93,8 +95,9 @@ def _load(
         except OSError:
             continue
         records.append(Record(rel, st.st_size, getattr(st, "st_birthtime", st.st_ctime), st.st_mtime, (), "{}", ()))
-    records.sort(key=lambda r: r.path)
-    snap = Snapshot(records, stamp)
+        held.append(NOT_NOTE)
+    order = sorted(range(len(records)), key=lambda i: records[i].path)
+    snap = Snapshot([records[i] for i in order], stamp, (held[i] for i in order))
     snap.texts = texts
     table.records = snap.records
     if notes is not None and previous is not None and _same_names(previous, versions):
@@ -104,7 +107,7 @@ def _load(
 
 def _same_names(previous: Snapshot, new: Collection[str]) -> bool:
     """Whether `previous` holds the notes of `new`, no more (its other files do not count)."""
-    old = [r.path for r in previous.records if r.v is not None]
+    old = [r.path for r, v in zip(previous.records, previous.versions, strict=True) if v != NOT_NOTE]
     return len(old) == len(new) and all(p in new for p in old)
 
 
@@ -133,18 +136,19 @@ def _props(props: str | None, shared: dict[Any, Any]) -> Props:
     return cast(str, shared.setdefault(text, text))
 
 
-def _whole(conn: sqlite3.Connection, vault_id: str, table: LinkTable, shared: dict[Any, Any]) -> list[Record]:
-    """Every note's record, made as its row comes: one row at a time, no list of every row (at
-    10^5 notes such lists were tens of megabytes the process kept after the build)."""
+def _whole(
+    conn: sqlite3.Connection, vault_id: str, table: LinkTable, shared: dict[Any, Any]
+) -> tuple[list[Record], array[int]]:
+    """Every note's record and version, made as its row comes: one row at a time, no list of
+    every row (at 10^5 notes such lists were tens of megabytes the process kept after the build)."""
     records: list[Record] = []
+    versions = array("q")
     for _nid, raw_path, etag, mtime, ctime, size, tags, props in conn.execute(_WHOLE, (vault_id,)):
         path = sys.intern(raw_path)  # the Dataview pages of the same vault hold the same path objects
-        version = hash((etag, mtime, ctime, size))
+        versions.append(hash((etag, mtime, ctime, size)))
         tag_list, text = _tags(tags, shared), _props(props, shared)
-        records.append(
-            Record(path, _same(shared, size), ctime or mtime, _same(shared, mtime), tag_list, text, table, version)
-        )
-    return records
+        records.append(Record(path, _same(shared, size), ctime or mtime, _same(shared, mtime), tag_list, text, table))
+    return records, versions
 
 
 def _incremental(
@@ -176,13 +180,12 @@ def _incremental(
                     tag_list,
                     text,
                     table,
-                    versions[path],
                 )
             )
             continue
         rec = kept[path]
         if not same_names:
-            rec = Record(rec.path, size, rec.ctime, mtime, rec.tags, rec.raw_props, table, rec.v)
+            rec = Record(rec.path, size, rec.ctime, mtime, rec.tags, rec.raw_props, table)
         elif isinstance(rec.raw_links, LinkTable):
             rec._links = table  # links not read yet: this snapshot's table reads them (the same links)
         records.append(rec)
