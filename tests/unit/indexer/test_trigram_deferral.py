@@ -71,3 +71,19 @@ async def test_the_trigram_rebuild_waits_for_the_callers_to_pause(
         activity.end()
         activity.last = float("-inf")  # as if the last call began long ago
         await _trigram_done(indexer)
+
+
+async def test_a_server_stopped_while_the_rebuild_waits_for_a_pause_cancels_it_and_the_next_start_rebuilds(
+    make_vault: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(runner, "BULK_THRESHOLD", 3)
+    root = make_vault(SEARCH_VAULT)
+    async with started(root) as vg:
+        vg.app.activity.begin()  # a call that runs on and on: the rebuild waits (up to a minute)
+        await vg.indexed()
+        job = _indexer(vg).trigram
+        assert job.running
+    assert job.task is not None and job.task.cancelled() and job.runs == 0
+    async with started(root) as vg:  # the deferral is in the index: the next start rebuilds it
+        await vg.indexed()
+        await _trigram_done(_indexer(vg))
