@@ -9,64 +9,93 @@ Guarantees:
 - `Parser.batch` returns exactly what `rows.read_batch` returns in this process (the same
   function runs in the worker; the links of its rows are resolved here, against the `PathSet`
   this process holds anyway: a copy in the worker was ~40 MB at 100k files);
-- a pool that cannot start, or breaks, is never fatal: the batch is parsed in a thread instead
-  and the rest of the load goes on in threads (logged once);
-- `close()` leaves no process behind, also when the load was cancelled.
+- a worker that cannot start, dies or answers nonsense is never fatal: the batch is parsed in a
+  thread instead and the rest of the load goes on in threads (logged once);
+- `close()` leaves no process behind, also when the load was cancelled; a worker also ends with
+  a server that dies (its input pipe ends, `service.indexer.parse_worker`).
 
-Workers are started with `spawn`: forking a process that runs an event loop and SQLite threads
-can copy a lock held by another thread and hang the child. On Linux a worker dies with the
-server, also when the server is killed (`_die_with`).
+A worker is a plain child process (`python -m service.indexer.parse_worker`) fed through its
+standard input and output, not a multiprocessing pool: it imports only the parser (~21 MB, where
+a spawned pool worker imported the settings and pydantic, ~41 MB), and nothing starts
+multiprocessing's resource tracker (a 12 MB process for the server's lifetime). It is started
+with fork+exec, never a bare fork: forking a process that runs an event loop and SQLite threads
+can copy a lock held by another thread and hang the child.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import ctypes
 import logging
-import multiprocessing
 import os
-import signal
+import pickle
+import subprocess
+import sys
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
-from functools import partial
 from pathlib import Path
+from typing import IO, cast
 
 from service import budget
 from service.graph.linkpath import PathSet
-from service.indexer import rows
+from service.indexer import parse_worker, rows
 from service.indexer.issues import FileIssue
-from service.settings.limits import LimitsSettings
 
 log = logging.getLogger(__name__)
 
 Batch = tuple[list[rows.Prepared], list[tuple[str, float, int]], list[FileIssue]]
 
-
-_PR_SET_PDEATHSIG = 1  # prctl's option number in linux/prctl.h
-
-
-def _init_worker(limits: LimitsSettings, server_pid: int) -> None:
-    # Ctrl-C in a terminal reaches the whole process group: the server shuts the pool down
-    # itself, so a worker must not die mid-batch with a traceback on the shared stderr.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _die_with(server_pid)
-    budget.configure(limits)  # the server's [limits] for the frontmatter it reads
+# The folder `service` is imported from: the worker runs there, so it imports this very tree.
+_IMPORT_ROOT = Path(parse_worker.__file__).resolve().parents[2]
+STOP_WAIT_S = 10.0  # an idle worker ends as soon as its input does
 
 
-def _die_with(server_pid: int) -> None:
-    """Have the kernel kill this worker when the server's thread that started it ends, also by
-    kill -9: a worker waits on the pool's queue, whose pipe it holds both ends of, so it never
-    saw the server go and stayed (~50 MB, and multiprocessing's tracker with it). Linux only;
-    elsewhere a worker still ends with a server that shuts down."""
-    with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
-    if os.getppid() != server_pid:  # the server was gone before the kernel was told
-        os._exit(0)
+class Worker:
+    """One worker process and its two pipes; one batch at a time (`call` blocks: run it in a thread)."""
 
+    def __init__(self, root: Path) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "service.indexer.parse_worker"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            cwd=_IMPORT_ROOT,
+        )
+        self.busy = False
+        limits = budget.configured()  # the server's [limits] for the frontmatter a worker reads
+        self._send((os.path.abspath(root), {name: getattr(limits, name) for name in parse_worker.LIMIT_NAMES}))
 
-def _read_batch_in_worker(root: str, batch: Sequence[str], known: dict[str, str]) -> Batch:
-    return rows.read_batch(Path(root), batch, known, None)  # links resolved by `Parser.batch`
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    def _send(self, message: object) -> None:
+        stdin = cast(IO[bytes], self.proc.stdin)
+        pickle.dump(message, stdin, protocol=pickle.HIGHEST_PROTOCOL)
+        stdin.flush()
+
+    def call(self, batch: list[str], known: dict[str, str]) -> Batch:
+        self._send((batch, known))
+        done = pickle.load(cast(IO[bytes], self.proc.stdout))  # EOFError when the worker died
+        if not (isinstance(done, tuple) and len(done) == 3):
+            raise ValueError(f"parse worker answered {type(done).__name__}")
+        return cast(Batch, done)
+
+    def end(self, *, kill: bool) -> None:
+        """Have the worker end: an idle one at the end of its input, a busy one (a cancelled
+        load's batch, whose answer nobody reads) or any when `kill` killed."""
+        if kill or self.busy:
+            with contextlib.suppress(OSError):
+                self.proc.kill()
+        with contextlib.suppress(OSError):
+            cast(IO[bytes], self.proc.stdin).close()
+
+    def reap(self) -> None:
+        """Wait for the ended worker (killed past `STOP_WAIT_S`) and close its output pipe."""
+        try:
+            self.proc.wait(timeout=STOP_WAIT_S)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        cast(IO[bytes], self.proc.stdout).close()
 
 
 def _resolved(done: Batch, paths: PathSet) -> Batch:
@@ -88,8 +117,7 @@ def default_workers(usable: int | None = None) -> int:
     Why one on 2 CPUs: a cold index is one process's CPU otherwise (~70 CPU-s at 100k notes,
     parse and writer taking turns under the GIL), while the second CPU idles. The worker holds
     no copy of the vault's paths (links are resolved in the server), so it stays at the
-    parser's imports and a batch (~50 MB), plus multiprocessing's 12 MB resource tracker for
-    the server's lifetime; it runs only for loads of `MIN_NOTES` and more.
+    parser's imports and a batch; it runs only for loads of `MIN_NOTES` and more.
     `[index] parse_workers` sets the count explicitly."""
     if usable is None:
         usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
@@ -102,49 +130,77 @@ class Parser:
     def __init__(self, root: Path, paths: PathSet, workers: int) -> None:
         self.root = root
         self.paths = paths
-        self._pool: ProcessPoolExecutor | None = None
         self.workers = workers
         self.batches = 0
         self.batches_in_processes = 0
-        if workers > 0:
-            try:
-                self._pool = ProcessPoolExecutor(
-                    max_workers=workers,
-                    mp_context=multiprocessing.get_context("spawn"),
-                    initializer=_init_worker,
-                    initargs=(budget.configured(), os.getpid()),
-                )
-            except (OSError, ValueError, NotImplementedError) as exc:
-                self._give_up(exc)
+        self._started: list[Worker] = []
+        # Idle workers; None once the workers are given up or closed (it wakes every waiter).
+        self._idle: asyncio.Queue[Worker | None] | None = None
+        try:
+            for _ in range(workers):
+                self._started.append(Worker(root))
+        except (OSError, ValueError) as exc:
+            log.warning("starting a parse worker process failed (%s); parsing in a thread instead", exc)
+            _stop_all(self._started, kill=True)
+            self._started = []
+        if self._started:
+            self._idle = asyncio.Queue()
+            for worker in self._started:
+                self._idle.put_nowait(worker)
 
     @property
     def in_processes(self) -> bool:
-        return self._pool is not None
+        return self._idle is not None
+
+    @property
+    def pids(self) -> list[int]:
+        """The worker processes' ids (none once they are given up or closed)."""
+        return [w.pid for w in self._started]
 
     def _give_up(self, exc: BaseException) -> None:
-        log.warning("parsing notes in worker processes failed (%s); parsing in a thread instead", exc)
-        pool, self._pool = self._pool, None
-        if pool is not None:
-            pool.shutdown(wait=False, cancel_futures=True)
+        idle, self._idle = self._idle, None
+        if idle is None:  # given up already: another batch saw the same failure
+            return
+        log.warning("parsing notes in worker processes failed (%r); parsing in a thread instead", exc)
+        idle.put_nowait(None)
+        workers, self._started = self._started, []
+        _stop_all(workers, kill=True)  # each killed: reaped at once
 
     async def batch(self, batch: Sequence[str], known: dict[str, str]) -> Batch:
-        loop = asyncio.get_running_loop()
         self.batches += 1
-        if self._pool is not None:
+        idle = self._idle
+        worker = await idle.get() if idle is not None else None
+        if worker is None and idle is not None:
+            idle.put_nowait(None)  # given up or closed while this batch waited: wake the next
+        elif worker is not None:
+            worker.busy = True
             try:
-                done = await loop.run_in_executor(
-                    self._pool, partial(_read_batch_in_worker, str(self.root), list(batch), known)
-                )
+                done = await asyncio.to_thread(worker.call, list(batch), known)
+            except asyncio.CancelledError:
+                raise  # the worker stays busy, its answer unread: `close` kills it
+            except Exception as exc:  # noqa: BLE001 - a worker that died, a broken pipe or message
+                self._give_up(exc)
+            else:
+                worker.busy = False
+                if self._idle is idle and idle is not None:
+                    idle.put_nowait(worker)
                 self.batches_in_processes += 1
                 return await asyncio.to_thread(_resolved, done, self.paths)
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:  # noqa: BLE001 - BrokenProcessPool, pickling, spawn failures
-                self._give_up(exc)
         return await asyncio.to_thread(rows.read_batch, self.root, batch, known, self.paths)
 
     async def close(self) -> None:
-        pool, self._pool = self._pool, None
-        if pool is not None:
-            # Idle workers exit at once; a cancelled load waits for the batch a worker is on.
-            await asyncio.shield(asyncio.to_thread(pool.shutdown, wait=True, cancel_futures=True))
+        idle, self._idle = self._idle, None
+        if idle is not None:
+            idle.put_nowait(None)
+        workers, self._started = self._started, []
+        if workers:
+            # Idle workers end at the end of their input; a cancelled load's busy ones are killed.
+            await asyncio.shield(asyncio.to_thread(_stop_all, workers, kill=False))
+
+
+def _stop_all(workers: list[Worker], *, kill: bool) -> None:
+    """End every worker (all at once), then reap each; `kill` also the idle ones."""
+    for worker in workers:
+        worker.end(kill=kill)
+    for worker in workers:
+        worker.reap()

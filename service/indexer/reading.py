@@ -18,7 +18,7 @@ from pathlib import Path
 
 from service.indexer.issues import FileIssue, issue
 from service.vault.decoding import UTF8, decode_note
-from service.vault.files import etag_of
+from service.vault.etags import etag_of
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,6 +10,10 @@ text than the block itself plus `max_value_bytes`, nesting deeper than `max_dept
 inside itself is refused with an `error` starting with `EXPANSION_ERROR` and no properties.
 `to_plain` holds the same bound for values built elsewhere (ruamel round-trip values) and
 raises `FrontmatterTooLarge`.
+
+The limits are the process's `[limits]` (`service.budget.configured`) unless a caller passes its
+own, or a process without the settings package (a parse worker, `service.indexer.parse_worker`)
+set them with `use_limits`: this module imports neither, so the worker stays small.
 """
 
 from __future__ import annotations
@@ -17,17 +21,45 @@ from __future__ import annotations
 import datetime as dt
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import yaml
-
-from service.budget import configured
-from service.settings.limits import LimitsSettings
 
 EXPANSION_ERROR = "frontmatter expands past the server's limits"
 
 _OPEN = re.compile(r"\A(?:\ufeff)?---[ \t]*\r?\n")
 _CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*\r?$", re.MULTILINE)
+
+
+class YamlLimits(Protocol):
+    """The `[limits]` a note's YAML is read within (`LimitsSettings` has them)."""
+
+    @property
+    def max_frontmatter_values(self) -> int: ...
+    @property
+    def max_depth(self) -> int: ...
+    @property
+    def max_value_bytes(self) -> int: ...
+
+
+_limits: YamlLimits | None = None  # set by `use_limits`; otherwise the process's `[limits]`
+
+
+def use_limits(limits: YamlLimits) -> None:
+    """Read every note within `limits` from now on (a parse worker: the server's `[limits]`)."""
+    global _limits
+    _limits = limits
+
+
+def configured() -> YamlLimits:
+    """The limits a reading without its own uses."""
+    if _limits is not None:
+        return _limits
+    # Imported here, not at the top: `service.budget` imports the settings package (pydantic,
+    # ~25 MB), which a parse worker never needs.
+    from service.budget import configured as process_limits
+
+    return process_limits()
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,7 +96,7 @@ def fences(text: str) -> Fences:
     return Fences(text[m.end() : close.start()], end, text.count("\n", 0, end))
 
 
-def split(text: str, limits: LimitsSettings | None = None) -> Frontmatter:
+def split(text: str, limits: YamlLimits | None = None) -> Frontmatter:
     """The frontmatter block and its properties, read within `limits` (default: the process's)."""
     found = fences(text)
     if found.raw is None:
@@ -94,7 +126,7 @@ _PLACEHOLDER = re.compile(
 )
 
 
-def parse_yaml(raw: str, limits: LimitsSettings | None = None) -> tuple[dict[str, Any], str | None]:
+def parse_yaml(raw: str, limits: YamlLimits | None = None) -> tuple[dict[str, Any], str | None]:
     """Read frontmatter YAML as plain data (reading only; edits go through ruamel round-trip).
 
     Frontmatter that is invalid only because of unquoted `{{placeholder}}` values (templates)
@@ -110,7 +142,7 @@ def parse_yaml(raw: str, limits: LimitsSettings | None = None) -> tuple[dict[str
     return data, error
 
 
-def _parse(raw: str, limits: LimitsSettings) -> tuple[dict[str, Any], str | None]:
+def _parse(raw: str, limits: YamlLimits) -> tuple[dict[str, Any], str | None]:
     if not raw.strip():
         return {}, None
     loader = _Loader(raw)
@@ -144,7 +176,7 @@ class FrontmatterTooLarge(ValueError):
     """A frontmatter value expands past `[limits]` (aliases, nesting)."""
 
 
-def expansion_problem(node: yaml.Node, raw_chars: int, limits: LimitsSettings | None = None) -> str | None:
+def expansion_problem(node: yaml.Node, raw_chars: int, limits: YamlLimits | None = None) -> str | None:
     """Why the composed YAML `node` may not be built (None: it may), measured without building
     it and without recursion: each node's expanded value count, text and depth, once per node."""
     limits = limits or configured()
@@ -203,7 +235,7 @@ class _Plain:
 
     __slots__ = ("values", "chars", "max_values", "max_chars", "max_depth")
 
-    def __init__(self, limits: LimitsSettings, raw_chars: int = 0) -> None:
+    def __init__(self, limits: YamlLimits, raw_chars: int = 0) -> None:
         self.values = 0
         self.chars = 0
         self.max_values = limits.max_frontmatter_values
@@ -242,7 +274,7 @@ class _Plain:
         return str(value)
 
 
-def to_plain(value: Any, limits: LimitsSettings | None = None) -> Any:
+def to_plain(value: Any, limits: YamlLimits | None = None) -> Any:
     """YAML values as JSON-able data (dates become ISO strings); `FrontmatterTooLarge` past
     `[limits]` (an aliased value counts each time it is used)."""
     if type(value) in _SCALARS:

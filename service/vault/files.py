@@ -18,7 +18,6 @@ Guarantees:
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import os
 import stat as stat_mode
 import weakref
@@ -30,16 +29,12 @@ from typing import Literal
 from service.errors import AlreadyExists, Conflict, NoteNotFound, PathInvalid
 from service.vault import dirfd, journal
 from service.vault.decoding import UTF8, decode_note
+from service.vault.etags import etag_of as etag_of
 from service.vault.events import ChangeBus, FileChange
 from service.vault.listings import FolderListings
 from service.vault.paths import VaultPath, VaultPaths, realpath_now
 from service.vault.temps import write_in
 from service.vault.walk import walk
-
-
-def etag_of(data: bytes) -> str:
-    """The content hash callers pass back as `expected_etag`."""
-    return hashlib.sha256(data).hexdigest()[:32]
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,11 +1,14 @@
-"""A bulk load parsed in worker processes stores exactly what a thread would; a pool that cannot
-start or breaks falls back to a thread without losing a note; no worker outlives the load."""
+"""A bulk load parsed in worker processes stores exactly what a thread would; a worker that cannot
+start or dies falls back to a thread without losing a note; no worker outlives the load; a worker
+imports only the parser and starts no multiprocessing helper."""
 
 from __future__ import annotations
 
 import asyncio
-import multiprocessing
+import io
+import json
 import os
+import pickle
 import select
 import shutil
 import signal
@@ -18,7 +21,8 @@ from typing import Any
 import pytest
 
 from service.graph.linkpath import PathSet
-from service.indexer import parsepool, rows, runner
+from service.indexer import parse_worker, parsepool, rows, runner
+from service.markdown import frontmatter
 from tests.conftest import started
 from tests.real_vaults import VAULTS, needs
 
@@ -43,18 +47,37 @@ DUMP = {
 
 
 class Spy:
-    """Records every Parser a load creates (to prove which path it took)."""
+    """Records every Parser a load creates (to prove which path it took) and every worker started."""
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.parsers: list[parsepool.Parser] = []
+        self.workers: list[parsepool.Worker] = []
         original = parsepool.Parser
+        original_worker = parsepool.Worker
 
         def make(*args: Any, **kwargs: Any) -> parsepool.Parser:
             parser = original(*args, **kwargs)
             self.parsers.append(parser)
             return parser
 
+        def make_worker(*args: Any, **kwargs: Any) -> parsepool.Worker:
+            worker = original_worker(*args, **kwargs)
+            self.workers.append(worker)
+            return worker
+
         monkeypatch.setattr(parsepool, "Parser", make)
+        monkeypatch.setattr(parsepool, "Worker", make_worker)
+
+
+def _ended(pids: list[int]) -> bool:
+    """Whether none of `pids` is running any more (the parser reaps its workers)."""
+    for pid in pids:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            continue
+        return False
+    return True
 
 
 async def _dump(root: Path, workers: int) -> dict[str, list[tuple[Any, ...]]]:
@@ -80,7 +103,7 @@ async def test_a_bulk_load_in_worker_processes_stores_what_a_thread_stores(
     assert in_processes["links"] and in_processes["headings"] and in_processes["words"]
     for name in DUMP:
         assert in_processes[name] == in_thread[name], name
-    assert not multiprocessing.active_children()
+    assert len(spy.workers) == 2 and all(w.proc.returncode is not None for w in spy.workers)
 
 
 async def test_a_small_change_is_parsed_in_a_thread(
@@ -103,18 +126,34 @@ async def test_a_bulk_load_of_fewer_notes_than_a_worker_is_worth_is_parsed_in_a_
     assert spy.parsers[-1].batches_in_processes == 0
 
 
-async def test_a_worker_resolves_no_link_and_the_server_resolves_them_as_a_thread_would(tmp_path: Path) -> None:
+async def test_a_worker_resolves_no_link_and_the_server_resolves_them_as_a_thread_would(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(frontmatter, "_limits", None)  # the worker's entry sets them for its process
     names = _vault(tmp_path, 4)
     (tmp_path / "sub").mkdir()
     (tmp_path / "sub" / "only.md").write_text("# only here\n", encoding="utf-8")
     (tmp_path / "sub" / "x.md").write_text("[[only]] [[n0#Note 0]] ![[missing]]\n", encoding="utf-8")
     names += ["sub/only.md", "sub/x.md"]
     paths = PathSet(names)
-    in_worker = parsepool._read_batch_in_worker(str(tmp_path), names, {})
+    in_worker = _serve(tmp_path, [(names, {})])[0]
     assert all(link[1] is None for p in in_worker[0] for link in p.links)
     expected = rows.read_batch(tmp_path, names, {}, paths)[0]
     assert [p.links for p in rows.with_links_resolved(in_worker[0], paths)] == [p.links for p in expected]
     assert [link[1] for link in expected[-1].links] == ["sub/only.md", "n0.md", None]
+
+
+def _serve(root: Path, batches: list[tuple[list[str], dict[str, str]]]) -> list[parsepool.Batch]:
+    """What the worker's entry answers to `batches`, run in this process over byte buffers."""
+    inp = io.BytesIO()
+    limits = {"max_frontmatter_values": 100_000, "max_depth": 64, "max_value_bytes": 1 << 24}
+    for message in [(str(root), limits), *batches]:
+        pickle.dump(message, inp)
+    inp.seek(0)
+    out = io.BytesIO()
+    parse_worker.serve(inp, out)
+    out.seek(0)
+    return [pickle.load(out) for _ in batches]
 
 
 def _vault(root: Path, n: int) -> list[str]:
@@ -136,33 +175,24 @@ async def test_a_broken_pool_falls_back_to_a_thread_for_the_rest(tmp_path: Path)
         first = await parser.batch(names[:3], {})
         assert [p.path for p in first[0]] == names[:3]
         assert parser.batches_in_processes == 1
-        for child in multiprocessing.active_children():
-            os.kill(child.pid or 0, signal.SIGKILL)  # the pool breaks under the next batch
+        pids = parser.pids
+        for pid in pids:
+            os.kill(pid, signal.SIGKILL)  # the worker is gone under the next batch
         second = await parser.batch(names[3:], {names[5]: expected[0][5].etag})
         assert not parser.in_processes
         assert [p.path for p in second[0]] == names[3:5]
         assert [t[0] for t in second[1]] == [names[5]]  # unchanged content: only touched
         assert [p.links for p in first[0] + second[0]] == [p.links for p in expected[0][:5]]
+        assert not parser.pids and _ended(pids)  # given up: reaped at once
     finally:
         await parser.close()
-    # A SIGKILLed worker is reaped by the kernel on its own schedule, and the broken pool may have
-    # started a replacement worker just before it was given up (it exits once it finds the pool's
-    # queues closed): wait for each child to end (a condition, not a sleep), listing them again
-    # until none is left, before checking that nothing of the pool is left running.
-    for _ in range(5):
-        children = multiprocessing.active_children()
-        if not children:
-            break
-        for child in children:
-            child.join(timeout=60)
-    assert not multiprocessing.active_children()
 
 
 async def test_a_pool_that_cannot_start_parses_in_a_thread(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     def refuse(*args: Any, **kwargs: Any) -> None:
         raise OSError("no processes here")
 
-    monkeypatch.setattr(parsepool, "ProcessPoolExecutor", refuse)
+    monkeypatch.setattr(parsepool, "Worker", refuse)
     names = _vault(tmp_path, 3)
     parser = parsepool.Parser(tmp_path, PathSet(names), workers=2)
     assert not parser.in_processes
@@ -178,11 +208,13 @@ async def test_closing_mid_load_leaves_no_worker_behind(tmp_path: Path) -> None:
     batches = [asyncio.ensure_future(parser.batch(names[i : i + 5], {})) for i in range(0, 40, 5)]
     first = await batches[0]
     assert len(first[0]) == 5
+    pids = parser.pids
+    assert len(pids) == 2
     for pending in batches[1:]:
         pending.cancel()  # the load was cancelled with batches queued and running
     await asyncio.gather(*batches[1:], return_exceptions=True)
     await parser.close()
-    assert not multiprocessing.active_children()
+    assert _ended(pids)
 
 
 async def test_ctrl_c_in_the_terminal_does_not_kill_a_worker_mid_load(tmp_path: Path) -> None:
@@ -191,19 +223,19 @@ async def test_ctrl_c_in_the_terminal_does_not_kill_a_worker_mid_load(tmp_path: 
     parser = parsepool.Parser(tmp_path, PathSet(names), workers=1)
     try:
         await parser.batch(names[:2], {})
-        (worker,) = [c for c in multiprocessing.active_children() if "resource_tracker" not in c.name]
-        os.kill(worker.pid or 0, signal.SIGINT)
+        (worker,) = parser.pids
+        os.kill(worker, signal.SIGINT)
         for i in range(2, 8, 2):
             prepared, _, _ = await parser.batch(names[i : i + 2], {})
             assert [p.path for p in prepared] == names[i : i + 2]
         assert parser.in_processes and parser.batches_in_processes == 4
-        assert worker.is_alive()
+        assert parser.pids == [worker] and not _ended([worker])
     finally:
         await parser.close()
 
 
 KILLED_SERVER = """
-import asyncio, multiprocessing, os, signal, sys
+import asyncio, os, signal, sys
 from pathlib import Path
 from service.graph.linkpath import PathSet
 from service.indexer import parsepool
@@ -212,8 +244,8 @@ root = Path(sys.argv[1])
 names = [p.name for p in root.glob("*.md")]
 parser = parsepool.Parser(root, PathSet(names), workers=1)
 asyncio.run(parser.batch(names, {}))
-(worker,) = [c for c in multiprocessing.active_children() if "resource_tracker" not in c.name]
-print(worker.pid, flush=True)
+(worker,) = parser.pids
+print(worker, flush=True)
 os.kill(os.getpid(), signal.SIGKILL)
 """
 
@@ -235,3 +267,81 @@ def test_a_worker_dies_with_a_server_killed_by_sigkill(tmp_path: Path) -> None:
         assert ready, f"parse worker {worker} outlived its server"
     finally:
         os.close(fd)
+
+
+IMPORTS_OF_A_WORKER = """
+import io, json, pickle, sys
+from pathlib import Path
+from service.indexer import parse_worker
+
+root = sys.argv[1]
+inp = io.BytesIO()
+limits = {"max_frontmatter_values": 100_000, "max_depth": 64, "max_value_bytes": 1 << 24}
+for message in [(root, limits), ([p.name for p in Path(root).glob("*.md")], {})]:
+    pickle.dump(message, inp)
+inp.seek(0)
+out = io.BytesIO()
+parse_worker.serve(inp, out)
+prepared = pickle.loads(out.getvalue())[0]
+print(json.dumps({"modules": sorted(sys.modules), "properties": [p.properties for p in prepared]}))
+"""
+
+
+def test_a_worker_imports_the_parser_and_not_the_settings_pydantic_or_asyncio(tmp_path: Path) -> None:
+    """The worker's whole job (its entry answering a batch, frontmatter included) in a fresh
+    interpreter: a module of the server's own stack imported there would cost every worker."""
+    (tmp_path / "a.md").write_text("---\nstatus: done\ntags: [x]\n---\n# A\n- [ ] task [due:: 2026-01-01]\n")
+    (tmp_path / "b.md").write_text("[[a]] #tag ^block\n")
+    run = subprocess.run(
+        [sys.executable, "-c", IMPORTS_OF_A_WORKER, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    found = json.loads(run.stdout)
+    assert any(p for p in found["properties"]), "the frontmatter was read"
+    modules = set(found["modules"])
+    assert "service.indexer.rows" in modules and "yaml" in modules
+    heavy = {"pydantic", "pydantic_core", "pydantic_settings", "service.settings", "service.budget", "asyncio"}
+    assert not heavy & modules
+    assert not any(m.startswith(("multiprocessing", "concurrent")) for m in modules)
+
+
+CHILDREN_OF_A_LOAD = """
+import asyncio, json, os, sys
+from pathlib import Path
+from service.graph.linkpath import PathSet
+from service.indexer import parsepool
+
+root = Path(sys.argv[1])
+names = [p.name for p in root.glob("*.md")]
+parser = parsepool.Parser(root, PathSet(names), workers=1)
+asyncio.run(parser.batch(names, {}))
+children = [int(k) for t in Path("/proc/self/task").glob("*/children") for k in t.read_text().split()]
+print(json.dumps({
+    "workers": parser.pids,
+    "children": {k: Path(f"/proc/{k}/cmdline").read_bytes().decode().split(chr(0)) for k in children},
+    "maps": Path(f"/proc/{parser.pids[0]}/maps").read_text(),
+}))
+asyncio.run(parser.close())
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="lists children in /proc (Linux)")
+def test_a_load_in_worker_processes_starts_the_workers_and_no_other_process(tmp_path: Path) -> None:
+    """No multiprocessing resource tracker (a 12 MB process for the server's lifetime), and the
+    running worker has no pydantic extension mapped."""
+    _vault(tmp_path, 4)
+    run = subprocess.run(
+        [sys.executable, "-c", CHILDREN_OF_A_LOAD, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    found = json.loads(run.stdout)
+    (worker,) = found["workers"]
+    assert list(found["children"]) == [str(worker)]
+    assert "service.indexer.parse_worker" in found["children"][str(worker)]
+    assert "_yaml" in found["maps"] and "pydantic_core" not in found["maps"]
