@@ -38,11 +38,10 @@ from typing import IO, cast
 from service import budget
 from service.graph.linkpath import PathSet
 from service.indexer import parse_worker, rows
-from service.indexer.issues import FileIssue
 
 log = logging.getLogger(__name__)
 
-Batch = tuple[list[rows.Prepared], list[tuple[str, float, int]], list[FileIssue]]
+Batch = parse_worker.Batch
 
 # The folder `service` is imported from: the worker runs there, so it imports this very tree.
 _IMPORT_ROOT = Path(parse_worker.__file__).resolve().parents[2]
@@ -74,10 +73,7 @@ class Worker:
 
     def call(self, batch: list[str], known: dict[str, str]) -> Batch:
         self._send((batch, known))
-        done = pickle.load(cast(IO[bytes], self.proc.stdout))  # EOFError when the worker died
-        if not (isinstance(done, tuple) and len(done) == 3):
-            raise ValueError(f"parse worker answered {type(done).__name__}")
-        return cast(Batch, done)
+        return parse_worker.read_answer(cast(IO[bytes], self.proc.stdout))
 
     def end(self, *, kill: bool) -> None:
         """Have the worker end: an idle one at the end of its input, a busy one (a cancelled

@@ -153,7 +153,40 @@ def _serve(root: Path, batches: list[tuple[list[str], dict[str, str]]]) -> list[
     out = io.BytesIO()
     parse_worker.serve(inp, out)
     out.seek(0)
-    return [pickle.load(out) for _ in batches]
+    return [parse_worker.read_answer(out) for _ in batches]
+
+
+def test_a_batch_answered_in_chunks_is_what_one_read_of_the_batch_returns(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Files that cannot be read, read with a fallback encoding, unchanged (touched) or failing to
+    parse, spread over several of the worker's chunks: the answer equals `rows.read_batch` over
+    the whole batch, order included."""
+    monkeypatch.setattr(frontmatter, "_limits", None)
+    names = _vault(tmp_path, 3 * parse_worker.CHUNK + 7)
+    (tmp_path / names[70]).write_bytes("caf\xe9 [[n1]]\n".encode("cp1252"))
+    os.mkfifo(tmp_path / "pipe.md")
+    names.insert(130, "pipe.md")
+    names.insert(10, "gone.md")
+    known = {names[100]: rows.read_batch(tmp_path, [names[100]], {}, None)[0][0].etag}
+    prepare = rows.prepare
+
+    def failing(item: rows.NoteInput, paths: PathSet | None) -> rows.Prepared:
+        if item.path in (names[5], names[140]):
+            raise ValueError("a parser bug")
+        return prepare(item, paths)
+
+    monkeypatch.setattr(rows, "prepare", failing)
+    (answer,) = _serve(tmp_path, [(names, known)])
+    whole = rows.read_batch(tmp_path, names, known, None)
+    assert _untimed(answer) == _untimed(whole)
+    assert [i.reason for i in answer[2]] == ["encoding", "special_file", "parse_failed", "parse_failed"]
+    assert [t[0] for t in answer[1]] == [names[100]]
+
+
+def _untimed(batch: parsepool.Batch) -> parsepool.Batch:
+    """The batch without the time each note was prepared (the last column of its notes row)."""
+    return [p._replace(note=p.note[:-1]) for p in batch[0]], batch[1], batch[2]
 
 
 def _vault(root: Path, n: int) -> list[str]:
