@@ -206,6 +206,7 @@ class VaultgateApp:
             idle_s=settings.search.query_images_idle_s,
             guards=lambda vault: guard_for(self.services.settings, vault),
             activity=self.activity,
+            catalog=self.registry,  # the notes tools imported ahead of the first write
         )
         self.ocr = self.services.ocr = Ocr(settings.ocr, self.db, self.activity)  # ocr_attachment, ocr_bulk
         self.plane = self.services.plane = Plane(

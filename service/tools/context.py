@@ -24,10 +24,11 @@ from service.types import Op, Principal, ProgressFn, Transport
 from service.vault.paths import VaultPath, with_md
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Awaitable, Callable, Sequence
 
     from service.graph.address import Address, NoteName
     from service.services import Services
+    from service.storage.db import Database
     from service.vault.commit import Steps
     from service.vault.vault import Vault
 
@@ -221,7 +222,6 @@ class ToolContext:
         """Every note an address may name: the index's notes and aliases; while the first index
         is still being built, also the notes on disk (without aliases)."""
         from service.graph.address import NoteName
-        from service.graph.queries import GraphQueries
         from service.indexer import fresh
         from service.indexer.runner import indexer_of
         from service.storage.db import DbError
@@ -230,13 +230,10 @@ class ToolContext:
         if indexer is not None:  # a note the caller has just created or renamed is found by name
             await fresh.settle(indexer)
 
-        async def load(paths: Sequence[str] | None = None) -> list[NoteName]:
-            rows = await GraphQueries(self.services.db).note_names(self.vault.id, paths)
-            return [NoteName(path, tuple(aliases)) for path, aliases in rows]
-
+        load = note_name_loader(self.services.db, self.vault.id)
         try:
             # Kept by the indexer and patched per index round: not 10k rows and objects per call.
-            names = list(await (indexer.names.get(load) if indexer is not None else load()))
+            names = list(await (indexer.names.get(load) if indexer is not None else load(None)))
         except DbError:
             names = []
         if indexer is None or not indexer.ready:
@@ -301,3 +298,16 @@ class InputNeeded(Exception):  # noqa: N818 - a signal, not an error
     def __init__(self, pending: Any) -> None:
         super().__init__("input required")
         self.pending = pending
+
+
+def note_name_loader(db: Database, vault_id: str) -> Callable[[Sequence[str] | None], Awaitable[list[NoteName]]]:
+    """What `NoteNames.get` reads a vault's note names with (the paths given, or every note for
+    None): the same for a call and for the warm-up once the index is ready (`query_warmup`)."""
+    from service.graph.address import NoteName
+    from service.graph.queries import GraphQueries
+
+    async def load(paths: Sequence[str] | None = None) -> list[NoteName]:
+        rows = await GraphQueries(db).note_names(vault_id, paths)
+        return [NoteName(path, tuple(aliases)) for path, aliases in rows]
+
+    return load
