@@ -320,19 +320,19 @@ print(json.dumps({"modules": sorted(sys.modules), "properties": [p.properties fo
 """
 
 
+def _printed_by(script: str, root: Path) -> Any:
+    """What `script`, run in a fresh interpreter on `root`, printed as JSON."""
+    command = [sys.executable, "-c", script, str(root)]
+    run = subprocess.run(command, capture_output=True, text=True, timeout=120, check=True)
+    return json.loads(run.stdout)
+
+
 def test_a_worker_imports_the_parser_and_not_the_settings_pydantic_or_asyncio(tmp_path: Path) -> None:
     """The worker's whole job (its entry answering a batch, frontmatter included) in a fresh
     interpreter: a module of the server's own stack imported there would cost every worker."""
     (tmp_path / "a.md").write_text("---\nstatus: done\ntags: [x]\n---\n# A\n- [ ] task [due:: 2026-01-01]\n")
     (tmp_path / "b.md").write_text("[[a]] #tag ^block\n")
-    run = subprocess.run(
-        [sys.executable, "-c", IMPORTS_OF_A_WORKER, str(tmp_path)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    )
-    found = json.loads(run.stdout)
+    found = _printed_by(IMPORTS_OF_A_WORKER, tmp_path)
     assert any(p for p in found["properties"]), "the frontmatter was read"
     modules = set(found["modules"])
     assert "service.indexer.rows" in modules and "yaml" in modules
@@ -366,14 +366,7 @@ def test_a_load_in_worker_processes_starts_the_workers_and_no_other_process(tmp_
     """No multiprocessing resource tracker (a 12 MB process for the server's lifetime), and the
     running worker has no pydantic extension mapped."""
     _vault(tmp_path, 4)
-    run = subprocess.run(
-        [sys.executable, "-c", CHILDREN_OF_A_LOAD, str(tmp_path)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    )
-    found = json.loads(run.stdout)
+    found = _printed_by(CHILDREN_OF_A_LOAD, tmp_path)
     (worker,) = found["workers"]
     assert list(found["children"]) == [str(worker)]
     assert "service.indexer.parse_worker" in found["children"][str(worker)]

@@ -7,7 +7,8 @@ from __future__ import annotations
 import json
 import os
 import unicodedata
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -125,6 +126,19 @@ def _request(rid: Any, params: dict[str, Any]) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": rid, "method": "tools/call", "params": params}
 
 
+@asynccontextmanager
+async def _first_reads(root: Path, **overrides: Any) -> AsyncIterator[tuple[Harness, FirstReads]]:
+    """A server started on `root` and indexed, and first reads made from the facts it recorded."""
+    async with started(root, **overrides) as vg:
+        await vg.indexed()
+        facts = facts_of(vg.app)
+        assert facts is not None
+        yield vg, FirstReads(facts)
+
+
+READ_WELCOME = _request(1, {"name": "read_note", "arguments": {"path": "Welcome"}})
+
+
 async def _chain(vg: Harness, params: dict[str, Any], rid: Any) -> dict[str, Any]:
     """What the stdio fast path answers (the chain, as `result_body` encodes it)."""
     path = FastPath(vg.app.dispatcher, None, vg.app.client_logs)
@@ -183,26 +197,17 @@ async def test_a_note_edited_since_it_was_indexed_is_left_to_the_chain(make_vaul
 async def test_first_reads_read_the_index_with_the_servers_own_sqlite_library(make_vault: Callable[..., Path]) -> None:
     """Closing a handle of another SQLite library on the index file would drop the locks of the
     server's connections (POSIX locks are the process's): the reader is the driver's."""
-    root = make_vault({"Welcome.md": "# Welcome\n"})
-    async with started(root) as vg:
-        await vg.indexed()
-        facts = facts_of(vg.app)
-        assert facts is not None
-        reads = FirstReads(facts)
-        assert reads.answer(_request(1, {"name": "read_note", "arguments": {"path": "Welcome"}}), HANDSHAKE)
+    async with _first_reads(make_vault({"Welcome.md": "# Welcome\n"})) as (_, reads):
+        assert reads.answer(READ_WELCOME, HANDSHAKE)
         assert isinstance(reads._db, driver().Connection)
         reads.close()
 
 
 async def test_first_reads_stop_below_the_read_throttle_burst(make_vault: Callable[..., Path]) -> None:
     root = make_vault({"Welcome.md": "# Welcome\n"})
-    async with started(root, throttle={"classes": {"read": {"burst": 3}}}) as vg:
-        await vg.indexed()
-        facts = facts_of(vg.app)
-        assert facts is not None and facts["calls"] == 2
-        reads = FirstReads(facts)
-        request = _request(1, {"name": "read_note", "arguments": {"path": "Welcome"}})
-        assert [reads.answer(request, HANDSHAKE) is not None for _ in range(3)] == [True, True, False]
+    async with _first_reads(root, throttle={"classes": {"read": {"burst": 3}}}) as (vg, reads):
+        assert reads.facts["calls"] == 2
+        assert [reads.answer(READ_WELCOME, HANDSHAKE) is not None for _ in range(3)] == [True, True, False]
         # replayed through the chain: two of the bucket's three tokens are taken, as if the chain
         # had answered them, and the answers agree
         path = FastPath(vg.app.dispatcher, None, vg.app.client_logs)  # as the stdio caller
@@ -215,14 +220,8 @@ async def test_first_reads_stop_below_the_read_throttle_burst(make_vault: Callab
 async def test_a_first_burst_of_fifty_reads_is_answered_whole_and_replayed(make_vault: Callable[..., Path]) -> None:
     """An agent's first turn reading a few dozen notes one after another: none of them waits for
     the build (~0.4 s behind the ninth read when only eight were answered here)."""
-    root = make_vault({"Welcome.md": "# Welcome\n"})
-    async with started(root) as vg:
-        await vg.indexed()
-        facts = facts_of(vg.app)
-        assert facts is not None
-        reads = FirstReads(facts)
-        request = _request(1, {"name": "read_note", "arguments": {"path": "Welcome"}})
-        assert all(reads.answer(request, HANDSHAKE) is not None for _ in range(50))
+    async with _first_reads(make_vault({"Welcome.md": "# Welcome\n"})) as (vg, reads):
+        assert all(reads.answer(READ_WELCOME, HANDSHAKE) is not None for _ in range(50))
         assert await reads.replay(FastPath(vg.app.dispatcher, None, vg.app.client_logs)) == 0
         assert reads.held == 0 and not reads.answered
 
@@ -230,17 +229,10 @@ async def test_a_first_burst_of_fifty_reads_is_answered_whole_and_replayed(make_
 async def test_first_reads_stop_once_the_answers_kept_for_the_replay_reach_their_bound(
     make_vault: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    root = make_vault({"Welcome.md": "# Welcome\n\n" + "word " * 200})
-    async with started(root) as vg:
-        await vg.indexed()
-        facts = facts_of(vg.app)
-        assert facts is not None
-        reads = FirstReads(facts)
-        request = _request(1, {"name": "read_note", "arguments": {"path": "Welcome"}})
-        line = reads.answer(request, HANDSHAKE)
-        assert line is not None
+    async with _first_reads(make_vault({"Welcome.md": "# Welcome\n\n" + "word " * 200})) as (vg, reads):
+        assert reads.answer(READ_WELCOME, HANDSHAKE) is not None
         monkeypatch.setattr(first_reads, "MAX_HELD", 2 * reads.held + 10)
-        assert [reads.answer(request, HANDSHAKE) is not None for _ in range(2)] == [True, False]
+        assert [reads.answer(READ_WELCOME, HANDSHAKE) is not None for _ in range(2)] == [True, False]
         assert len(reads.answered) == 2
         assert await reads.replay(FastPath(vg.app.dispatcher, None, vg.app.client_logs)) == 0
 
