@@ -27,8 +27,10 @@ INIT = {
 # A server uses neither the SDK's client (`mcp/__init__` re-exports it) nor `MCPServer`
 # (`mcp/server/__init__` re-exports it).
 NEVER_IMPORTED = ("mcp.client", "mcp.client.session", "mcp.server.mcpserver")
-# Domain packages a `search_text` has no use for.
-NOT_CALLED = ("graph", "obsidian", "tasks", "dataview", "bundles", "admin", "memory", "notes", "sessions")
+# Domain packages a `search_text` has no use for. Not `notes`: the query warm-up imports it at the
+# first second without a call once the index is ready (`service.tools.query_warmup`, for the first
+# write), which a slow session can leave between its calls.
+NOT_CALLED = ("graph", "obsidian", "tasks", "dataview", "bundles", "admin", "memory", "sessions")
 
 
 def _url(proc: subprocess.Popen[str]) -> str:
