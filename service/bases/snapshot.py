@@ -194,6 +194,11 @@ class Snapshot:
         version = self.versions[rec.i] if rec is not None else NOT_NOTE
         return version if version != NOT_NOTE else None
 
+    def tags_of(self, path: str) -> tuple[str, ...] | None:
+        """The record's tag tuple (what the Dataview pages of the vault built next may share)."""
+        tags = rec.tags if (rec := self.by_path.get(path)) is not None else None
+        return tags if isinstance(tags, tuple) else None
+
     def share(self, value: Any) -> Any:
         """`value`, one object for equal texts across records (a vault repeats its values)."""
         if type(value) is str and len(value) < 200:

@@ -29,6 +29,7 @@ from typing import Any, cast
 from service.bases.reads import IndexTexts
 from service.bases.snapshot import NOT_NOTE, UNSET, LinkTable, Props, Record, Snapshot, StoredTexts
 from service.gcpause import paused
+from service.query_images import Tags, borrowed, peer_tags, publish
 from service.storage.db import driver
 
 _NOTES = "SELECT id, path, etag, mtime, ctime, size FROM notes WHERE vault_id = ?"
@@ -42,6 +43,9 @@ _LINKS = (
     "SELECT n.path, l.target_raw, l.target_path, l.alias, l.embed FROM links l CROSS JOIN notes n"
     " ON n.id = l.src_id WHERE l.vault_id = ? ORDER BY l.src_id, l.id"
 )
+
+
+_PEER = object()  # the key of a build's `shared` table under which the Dataview pages' tags are found
 
 
 def _chunked(conn: sqlite3.Connection, sql: str, column: str, ids: list[int]) -> list[Any]:
@@ -70,7 +74,7 @@ def _load(
     texts = previous.texts if previous is not None else None
     if not isinstance(texts, IndexTexts) or texts.vault_id != vault_id:
         texts = IndexTexts(conn, vault_id)
-    shared: dict[Any, Any] = {"{}": "{}", None: texts}
+    shared: dict[Any, Any] = {"{}": "{}", None: texts, _PEER: peer_tags("bases", vault_id)}
     notes: list[Any] | None = None
     stale: list[int] = []
     if previous is not None:
@@ -100,6 +104,7 @@ def _load(
     snap = Snapshot([records[i] for i in order], stamp, (held[i] for i in order))
     snap.texts = texts
     table.records = snap.records
+    publish("bases", vault_id, snap)
     if notes is not None and previous is not None and _same_names(previous, versions):
         _carry_columns(previous, snap, set(stale), notes)
     return snap
@@ -111,13 +116,15 @@ def _same_names(previous: Snapshot, new: Collection[str]) -> bool:
     return len(old) == len(new) and all(p in new for p in old)
 
 
-def _tags(tags: str | None, shared: dict[Any, Any]) -> tuple[str, ...]:
+def _tags(path: str, tags: str | None, shared: dict[Any, Any]) -> Tags:
     """One tuple per tag set (a tuple key: no text equals it; a tuple, not a list: ~2 MB less
-    at 10^5 notes)."""
-    tag_list: tuple[str, ...] | None = shared.get(("tags", tags))
+    at 10^5 notes): the Dataview pages' tuple for the note when they hold an equal one
+    (`service.query_images`, `shared[_PEER]`)."""
+    tag_list: Tags | None = shared.get(("tags", tags))
     if tag_list is None:
         written = json.loads(tags) if tags and tags != "[]" else []
-        tag_list = shared["tags", tags] = tuple(shared.setdefault(t, t) for t in written)
+        decoded = tuple(shared.setdefault(t, t) for t in written)
+        tag_list = shared["tags", tags] = borrowed(decoded, shared[_PEER](path))
     return tag_list
 
 
@@ -146,7 +153,7 @@ def _whole(
     for _nid, raw_path, etag, mtime, ctime, size, tags, props in conn.execute(_WHOLE, (vault_id,)):
         path = sys.intern(raw_path)  # the Dataview pages of the same vault hold the same path objects
         versions.append(hash((etag, mtime, ctime, size)))
-        tag_list, text = _tags(tags, shared), _props(props, shared)
+        tag_list, text = _tags(path, tags, shared), _props(props, shared)
         records.append(Record(path, _same(shared, size), ctime or mtime, _same(shared, mtime), tag_list, text, table))
     return records, versions
 
@@ -170,7 +177,7 @@ def _incremental(
     for nid, path, _etag, mtime, ctime, size in notes:
         if nid in fresh:
             tags, props = fresh[nid]
-            tag_list, text = _tags(tags, shared), _props(props, shared)
+            tag_list, text = _tags(path, tags, shared), _props(props, shared)
             records.append(
                 Record(
                     path,

@@ -42,11 +42,12 @@ from typing import Any
 
 from service.dataview.items import FileFields, ItemCache, all_tags, put, same
 from service.dataview.names import Names
-from service.dataview.reads import IndexReader
+from service.dataview.reads import IndexReader, Links
 from service.dataview.rows import Row, Shapes, share
 from service.dataview.values import Link, from_frontmatter, parse_date, parse_inline_value
 from service.gcpause import paused
 from service.obsidian.canvas import not_canvas
+from service.query_images import Tags, borrowed, peer_tags, publish
 
 _DAY_IN_NAME = re.compile(r"(\d{4})-?(\d{2})-?(\d{2})")
 _EMPTY = Row({}, ())
@@ -127,32 +128,6 @@ _FILE_FIELDS: dict[str, Callable[[Page], Any]] = {
 }  # fmt: skip
 
 
-class Links:
-    """What a page reads from the newest page set and the index, not from the set it was built
-    with (pages are kept across rebuilds): incoming links, outgoing links, list items, the
-    frontmatter as written, and the set that resolves its list items' links. One per vault,
-    its `current` swapped on every rebuild, so a kept page holds no reference to an older set."""
-
-    def __init__(self, reader: IndexReader) -> None:
-        self.reader = reader
-        self.current: PageSet | None = None
-
-    def of(self, path: str) -> list[Link]:
-        return [Link(p) for p in self.reader.inlinks(path)]
-
-    def outlinks(self, path: str) -> list[tuple[Any, ...]]:
-        return self.reader.outlinks(path)
-
-    def items(self, path: str) -> list[list[Any]]:
-        return self.reader.items(path)
-
-    def props(self, path: str) -> dict[str, Any]:
-        return self.reader.props(path)
-
-    def resolve_value(self, value: Any) -> Any:
-        return self.current.resolve_value(value) if self.current is not None else value
-
-
 class PageSet:
     def __init__(self, paths: list[str]) -> None:
         self.pages: dict[str, Page] = {}
@@ -163,6 +138,11 @@ class PageSet:
 
     def done(self) -> None:  # every page made: the set of paths (5 MB at 10^5) gives way to their keys
         self._paths = self.pages.keys()
+
+    def tags_of(self, path: str) -> Tags | None:
+        """The page's tag tuple (what a Bases snapshot of the vault built next may share)."""
+        page = self.pages.get(path)
+        return page.tag_list if page is not None else None
 
     def resolve_path(self, target: str) -> str | None:
         target = target.strip()
@@ -215,11 +195,19 @@ def _seconds(t: float) -> int:
     return int(whole) + (1 if micro >= 1_000_000 else -1 if micro < 0 else 0)
 
 
-def _page(record: tuple[Any, ...], pages: PageSet, holder: Links, shared: dict[Any, Any], shapes: Shapes) -> Page:
+def _page(
+    record: tuple[Any, ...],
+    pages: PageSet,
+    holder: Links,
+    shared: dict[Any, Any],
+    shapes: Shapes,
+    peer: Callable[[str], Tags | None],
+) -> Page:
     path, aliases, tags_json, mtime, ctime, size, props_json, fields_json = record
     tags = shared.get(("tags", tags_json))  # a tuple key: never equal to a shared text
-    if tags is None:
-        tags = shared["tags", tags_json] = tuple(share(shared, t) for t in json.loads(tags_json or "[]"))
+    if tags is None:  # the Bases snapshot's tuple when it holds an equal one (`service.query_images`)
+        decoded = tuple(share(shared, t) for t in json.loads(tags_json or "[]"))
+        tags = shared["tags", tags_json] = borrowed(decoded, peer(path))
     aliases = shared.setdefault(aliases, aliases)
     facts = (same(shared, size), same(shared, mtime), same(shared, _seconds(ctime or mtime)), aliases)
     page = Page(path, facts, tags, holder)
@@ -305,6 +293,7 @@ def load(conn: sqlite3.Connection, vault_id: str, previous: Built | None = None)
     row = next(content, None)
     shared: dict[Any, Any] = {}
     shapes = Shapes()
+    peer = peer_tags("dataview", vault_id)
     for nid, path, _etag, mtime, ctime, size, aliases, tags in sorted(records):
         if path in keep:
             pages.pages[path] = previous.pages.pages[path]
@@ -313,9 +302,10 @@ def load(conn: sqlite3.Connection, vault_id: str, previous: Built | None = None)
             row = next(content, None)
         props, fields = (row[1], row[2]) if row is not None and row[0] == nid else (None, None)
         record = (path, aliases, tags, mtime, ctime, size, props, fields)
-        pages.pages[path] = _page(record, pages, holder, shared, shapes)
+        pages.pages[path] = _page(record, pages, holder, shared, shapes, peer)
     pages.done()
     holder.current = pages
+    publish("dataview", vault_id, pages)
     return Built(pages, versions, holder)
 
 
@@ -326,13 +316,15 @@ def _first(conn: sqlite3.Connection, vault_id: str) -> Built:
     versions = array("q", bytes(8 * len(pages.order)))  # no dict of 10^5 paths and their ints
     shared: dict[Any, Any] = {}
     shapes = Shapes()
+    peer = peer_tags("dataview", vault_id)
     for _nid, raw_path, etag, mtime, ctime, size, aliases, tags, props, fields in conn.execute(_WHOLE, (vault_id,)):
         path = sys.intern(raw_path)  # the object PageSet holds
         versions[bisect.bisect_left(pages.order, path)] = hash((etag, mtime, ctime, size))
         record = (path, aliases, tags, mtime, ctime, size, props, fields)
-        pages.pages[path] = _page(record, pages, holder, shared, shapes)
+        pages.pages[path] = _page(record, pages, holder, shared, shapes, peer)
     pages.done()
     holder.current = pages
+    publish("dataview", vault_id, pages)
     return Built(pages, versions, holder)
 
 

@@ -9,7 +9,8 @@ the note's path: at 10^5 notes, holding them decoded for every page took more th
 be rendered on another reader thread than the one that built the pages), made by the index's
 SQLite library (`service.storage.driver`), opened on first use,
 used under a lock and closed with the reader. An index without a file (`:memory:`) is read
-through the connection the pages were built with. Reads only the tables `notes`, `links` and
+through the connection the pages were built with. `Links` is a vault's pages' way to it (and to
+the newest page set, across rebuilds). Reads only the tables `notes`, `links` and
 `dataview_facts`.
 """
 
@@ -19,9 +20,10 @@ import json
 import sqlite3
 import threading
 import weakref
-from typing import Any
+from typing import Any, Protocol
 
 from service.dataview.fields import decode
+from service.dataview.values import Link
 from service.obsidian.canvas import not_canvas
 from service.storage.driver import database_file, read_only
 
@@ -83,3 +85,35 @@ class IndexReader:
             if self._own is not None:
                 self._own.close()
                 self._own = self._conn = None
+
+
+class Resolver(Protocol):
+    """The page set (`pages.PageSet`) whose names resolve links in values."""
+
+    def resolve_value(self, value: Any) -> Any: ...
+
+
+class Links:
+    """What a page reads from the newest page set and the index, not from the set it was built
+    with (pages are kept across rebuilds): incoming links, outgoing links, list items, the
+    frontmatter as written, and the set that resolves its list items' links. One per vault,
+    its `current` swapped on every rebuild, so a kept page holds no reference to an older set."""
+
+    def __init__(self, reader: IndexReader) -> None:
+        self.reader = reader
+        self.current: Resolver | None = None  # the newest `pages.PageSet`
+
+    def of(self, path: str) -> list[Link]:
+        return [Link(p) for p in self.reader.inlinks(path)]
+
+    def outlinks(self, path: str) -> list[tuple[Any, ...]]:
+        return self.reader.outlinks(path)
+
+    def items(self, path: str) -> list[list[Any]]:
+        return self.reader.items(path)
+
+    def props(self, path: str) -> dict[str, Any]:
+        return self.reader.props(path)
+
+    def resolve_value(self, value: Any) -> Any:
+        return self.current.resolve_value(value) if self.current is not None else value

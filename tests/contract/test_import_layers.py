@@ -23,6 +23,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "service._version",
         "service._deferred_models",
         "service.gcpause",
+        "service.query_images",
         "service.heap",
         "service.collector",
         "service.activity",
