@@ -20,6 +20,7 @@ the full `snippet()`. Each thread keeps its own in-memory database for the windo
 
 from __future__ import annotations
 
+import functools
 import re
 import sqlite3
 import threading
@@ -32,12 +33,16 @@ BEFORE = 400  # bytes of text kept before the best place
 AFTER = 1_200  # and after it
 SPAN = 160  # bytes over which distinct words count together (~16 tokens)
 MAX_PLACES = 64  # occurrences looked at per word
+RETRIES = 4  # windows tried at a phrase's places when the best place's window holds no match
 ELLIPSIS = "…"
 TOKENIZER = "porter unicode61 remove_diacritics 2"  # as `fts_words` (migrations/0002_index.sql)
 
 _UNIT = re.compile(r'(title : )?"((?:[^"]|"")*)"(\*?)')
 _SPACE = re.compile(rb"[ \t\r\n]")
 _WORD = re.compile(r"[^\W_]+")  # the runs of letters and digits unicode61 makes tokens of
+# After a phrase's word: the rest of that word, then what separates it from the next (in the
+# lowered UTF-8 text; bytes over 0x7f count as letters, as `_starts` counts them).
+_GAP = rb"[a-z0-9\x80-\xff]*[^a-z0-9\x80-\xff]+"
 
 
 def units(expr: str) -> list[str]:
@@ -70,33 +75,80 @@ class WindowSnippets:
         less its last letter when it is longer than three, and, for a word with letters the
         tokenizer folds ("zürich" is stemmed "zurich"), the word as written, lower-cased, less
         its last letter too (remembered per thread by expression)."""
+        return self._analysed(expr)[0]
+
+    def phrases(self, expr: str) -> list[tuple[str, ...]]:
+        """The expression's phrases of two words or more, each as its words' stems less their last
+        letter (as `probes`), in order; phrases with letters the tokenizer folds are left out."""
+        return self._analysed(expr)[1]
+
+    def _analysed(self, expr: str) -> tuple[list[tuple[str, ...]], list[tuple[str, ...]]]:
         conn = self._db()
-        memo: dict[str, list[tuple[str, ...]]] = self._local.stems
+        memo: dict[str, tuple[list[tuple[str, ...]], list[tuple[str, ...]]]] = self._local.stems
         found = memo.get(expr)
         if found is None:
-            words = [w.lower() for m in _UNIT.finditer(expr) for w in _WORD.findall(m.group(2))]
+            per_unit = [[w.lower() for w in _WORD.findall(m.group(2))] for m in _UNIT.finditer(expr)]
+            words = [w for unit in per_unit for w in unit]
             forms: dict[str, set[str]] = {}
+            stems: dict[int, str] = {}
             with conn:
                 conn.executemany("INSERT INTO w(rowid, title, body) VALUES (?, '', ?)", list(enumerate(words, start=1)))
                 for doc, stem in conn.execute("SELECT doc, term FROM v ORDER BY doc, offset"):
                     word = words[doc - 1]
+                    stems.setdefault(doc, stem)
                     forms.setdefault(stem, set()).update(
                         _shorter(f) for f in ((stem, word) if not word.isascii() else (stem,))
                     )
                 conn.execute("DELETE FROM w")
-            found = [tuple(sorted(forms[stem])) for stem in sorted(forms)]
+            phrases: list[tuple[str, ...]] = []
+            doc = 1
+            for unit in per_unit:
+                docs = range(doc, doc + len(unit))
+                doc += len(unit)
+                if len(unit) > 1 and all(d in stems and unit[d - docs[0]].isascii() for d in docs):
+                    phrases.append(tuple(_shorter(stems[d]) for d in docs))
+            found = ([tuple(sorted(forms[stem])) for stem in sorted(forms)], phrases)
             if len(memo) >= 256:
                 memo.clear()
             memo[expr] = found
         return found
 
-    def snippet(self, expr: str, title: str, body: bytes) -> str | None:
-        """The marked snippet of the note (`body` in UTF-8) for `expr`, or None (use the full one)."""
+    def snippet(self, expr: str, title: str, body: bytes, low: bytes | None = None) -> str | None:
+        """The marked snippet of the note (`body` in UTF-8; `low`, when known, the same with ASCII
+        letters lowered) for `expr`, or None (use the full one).
+
+        A phrase's words can meet first elsewhere than in the phrase ("risk" and "session" near
+        each other, "risks session" further on): the best place's window then holds no match. The
+        first places where the phrase's words follow each other are tried next (`RETRIES` windows
+        at most) before giving up: the full `snippet()` of a 150-250 KB note costs 3-7 ms."""
         probes = self.probes(expr)
-        best = best_place(body, probes) if probes else None
+        if not probes:
+            return None
+        if low is None:
+            low = body.lower()
+        best = best_place(body, probes, low)
         if best is None:
             return None
-        start, end = window(body, best)
+        tried = window(body, best)
+        raw = self._quote(expr, title, body, tried)
+        if raw is not None:
+            return raw
+        retries = RETRIES
+        for phrase in self.phrases(expr):
+            for at in phrase_places(low, phrase, retries):
+                span = window(body, at)
+                if span == tried:
+                    continue
+                retries -= 1
+                if (raw := self._quote(expr, title, body, span)) is not None:
+                    return raw
+                tried = span
+            if retries <= 0:
+                break
+        return None
+
+    def _quote(self, expr: str, title: str, body: bytes, span: tuple[int, int]) -> str | None:
+        start, end = span
         part = body[start:end].decode("utf-8", errors="ignore")
         return self._cut(expr, title, part, start > 0, end < len(body))
 
@@ -159,9 +211,11 @@ def _starts(low: bytes, text: bytes, probe: tuple[str, ...], limit: int, start: 
     return found[:limit]
 
 
-def best_place(text: bytes, probes: Sequence[tuple[str, ...]]) -> int | None:
-    """The earliest byte offset from which the most distinct probes start words within SPAN."""
-    low = text.lower()
+def best_place(text: bytes, probes: Sequence[tuple[str, ...]], low: bytes | None = None) -> int | None:
+    """The earliest byte offset from which the most distinct probes start words within SPAN
+    (`low`: `text.lower()`, when the caller has it already)."""
+    if low is None:
+        low = text.lower()
     firsts = [_starts(low, text, p, 1) for p in probes]
     present = [f[0] for f in firsts if f]
     if not present:
@@ -198,3 +252,22 @@ def window(text: bytes, at: int) -> tuple[int, int]:
         cut = max(text.rfind(b" ", at, end), text.rfind(b"\n", at, end))
         end = cut if cut > at else end
     return start, end
+
+
+def phrase_places(low: bytes, phrase: tuple[str, ...], limit: int) -> list[int]:
+    """Up to `limit` byte offsets in `low` (ASCII letters lowered) where the forms of `phrase`
+    start consecutive words, in order."""
+    first = phrase[0].encode()
+    rest = _phrase_rest(phrase[1:])
+    out: list[int] = []
+    at = low.find(first)
+    while at >= 0 and len(out) < limit:
+        if (at == 0 or not (low[at - 1] >= 0x80 or chr(low[at - 1]).isalnum())) and rest.match(low, at + len(first)):
+            out.append(at)
+        at = low.find(first, at + 1)
+    return out
+
+
+@functools.lru_cache(maxsize=256)
+def _phrase_rest(forms: tuple[str, ...]) -> re.Pattern[bytes]:
+    return re.compile(b"".join(_GAP + re.escape(f.encode()) for f in forms))

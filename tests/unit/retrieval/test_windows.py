@@ -201,3 +201,21 @@ def test_cuts_in_a_row_quote_as_a_fresh_instance_does_and_leave_the_window_table
         alone = windows.WindowSnippets(text._OPEN, text._CLOSE, text.SNIPPET_TOKENS)
         assert shared.snippet(expr, f"note {i}", body.encode()) == alone.snippet(expr, f"note {i}", body.encode())
     assert shared._db().execute("SELECT count(*) FROM w").fetchone() == (0,)
+
+
+def test_a_phrase_whose_words_meet_first_elsewhere_is_quoted_from_a_window(db: sqlite3.Connection) -> None:
+    """The phrase's words near each other early ("risk" ... "session"), the phrase itself later,
+    across punctuation ("Risks]] session"): the best place's window holds no match, so the
+    phrase's own places are tried before the whole note's `snippet()`; the quote is the one
+    the whole note gives."""
+    rng = random.Random(10)
+    parts = [filler(rng, 300), "a risk of the session.", filler(rng, 2500), "see [[Log#Risks]] session notes."]
+    body = " ".join([*parts, filler(rng, 900)])
+    add(db, 11, "Review", body)
+    match = parse_query('"risks session"').match
+    assert text._WINDOWS.phrases(match) == [("ris", "sessio")]
+    assert windows.phrase_places(body.encode().lower(), ("ris", "sessio"), 4) == [body.index("Risks]]")]
+    assert text._WINDOWS.snippet(match, "Review", body.encode()) is not None
+    got = text.snippets(db, match, [11])[11]
+    assert got == whole(db, match, 11)
+    assert marked(got) == ["risks]] session"]
