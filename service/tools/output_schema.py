@@ -28,6 +28,19 @@ its `$ref` stood (jsonschema resolves a `$ref` at every instance it checks: ~5 u
 `search_text` answer, ~10 % of what the SDK's client spends checking one), and a tuple of equal
 items of fixed length (`prefixItems: [S, S]` with `maxItems: 2`) becomes `items: S` with the same
 bounds, which more clients read (the MCP Inspector's portability rules hold either way).
+
+Two more rewrites cut what a validator does for the fields of a typical answer. A nullable
+field's `{"type": "null"}` branch goes first in its `anyOf` (`anyOf` is an "or": the order of its
+branches changes no verdict): jsonschema tries the branches in order and builds a
+`ValidationError` for each one that fails, so a null value (most optional fields of an answer:
+`frontmatter_error`, `encoding`) is checked by one branch instead of failing the value's type
+first; a value that is set costs that failure instead (a page's `next_cursor`). And
+`additionalProperties: true` goes (it is the default), unless the schema says
+`unevaluatedProperties` somewhere (whose verdict can depend on what `additionalProperties`
+evaluated): jsonschema otherwise lists a free-form object's keys against `properties` only to
+check them against `true`. In process, the SDK client's check of a typical `read_note` answer
+~120 -> ~99 us (docs/benchmarks.md). A nullable field stays `anyOf` branches: the Inspector's
+portability check reports a `type` list.
 `tests/contract/test_output_schema_rewrite.py` checks every tool's verdicts before and after.
 """
 
@@ -93,6 +106,7 @@ _LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
 # Keywords that do not take part in validation: a `$ref` with only these beside it can be written out.
 _ANNOTATIONS = frozenset({"title", "description", "default", "examples", "deprecated", "readOnly", "writeOnly"})
 _DEFS = "#/$defs/"
+_NULL = {"type": "null"}
 
 
 def _refs(node: Any) -> Iterator[str]:
@@ -135,6 +149,8 @@ class _Rewriter:
         self.defs = defs
         self.inline = {name for name in defs if uses[name] == 1} - _recursive(defs)
         self.written_out: set[str] = set()
+        # `additionalProperties: true` marks keys evaluated, which `unevaluatedProperties` reads
+        self.keep_open = _says(schema, "unevaluatedProperties")
 
     def schema(self, node: Any) -> Any:
         if not isinstance(node, dict):
@@ -156,7 +172,28 @@ class _Rewriter:
                 out[key] = [self.schema(sub) for sub in value]
             else:
                 out[key] = value  # enum, const, default, examples, bounds: values, kept as they are
-        return _tuple_as_items(out)
+        if out.get("additionalProperties") is True and not self.keep_open:
+            del out["additionalProperties"]  # the default: checking every key against `true` finds nothing
+        return _null_first(_tuple_as_items(out))
+
+
+def _says(node: Any, keyword: str) -> bool:
+    """Whether `keyword` is a key anywhere under `node` (over-counting a key inside a value only
+    keeps `additionalProperties: true` where it is)."""
+    if isinstance(node, dict):
+        return keyword in node or any(_says(value, keyword) for value in node.values())
+    if isinstance(node, list):
+        return any(_says(value, keyword) for value in node)
+    return False
+
+
+def _null_first(node: dict[str, Any]) -> dict[str, Any]:
+    """`anyOf` with its `{"type": "null"}` branch first: the same "or", tried in another order."""
+    branches = node.get("anyOf")
+    if not isinstance(branches, list) or _NULL not in branches[1:]:
+        return node
+    ordered = [b for b in branches if b == _NULL] + [b for b in branches if b != _NULL]
+    return {k: (ordered if k == "anyOf" else v) for k, v in node.items()}
 
 
 def _tuple_as_items(node: dict[str, Any]) -> dict[str, Any]:
@@ -181,7 +218,8 @@ def _tuple_as_items(node: dict[str, Any]) -> dict[str, Any]:
 def cheap_to_check(schema: dict[str, Any]) -> dict[str, Any]:
     """`schema` rewritten to accept exactly the same documents with less work for a validator: a
     definition used once and not recursive written out in place of its `$ref`, a tuple of equal
-    items of fixed length as `items` (module docstring). Titles and descriptions stay."""
+    items of fixed length as `items`, a null branch first, no `additionalProperties: true`
+    (module docstring). Titles and descriptions stay."""
     defs = schema.get("$defs")
     if not isinstance(defs, dict):
         defs = {}

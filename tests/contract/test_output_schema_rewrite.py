@@ -177,3 +177,46 @@ def test_a_fixed_tuple_of_equal_items_becomes_items() -> None:
     with_rest = {**pair, "items": {"type": "string"}}
     for kept in (unequal, open_ended, longer, with_rest):
         assert cheap_to_check(kept) == kept
+
+
+def test_a_null_branch_goes_first_and_an_open_object_says_nothing() -> None:
+    nullable = {"anyOf": [{"type": "string"}, {"type": "null"}], "default": None, "description": "Set when..."}
+    free = {"type": "object", "additionalProperties": True, "description": "Frontmatter properties."}
+    schema = {"type": "object", "properties": {"error": nullable, "properties": free}, "additionalProperties": False}
+    assert cheap_to_check(schema) == {
+        "type": "object",
+        "properties": {
+            "error": {"anyOf": [{"type": "null"}, {"type": "string"}], "default": None, "description": "Set when..."},
+            "properties": {"type": "object", "description": "Frontmatter properties."},
+        },
+        "additionalProperties": False,
+    }
+    first = {"anyOf": [{"type": "null"}, {"type": "integer"}]}
+    assert cheap_to_check(first) == first
+
+
+def test_an_open_object_stays_where_unevaluated_properties_reads_it() -> None:
+    # `additionalProperties: true` in a branch marks every key evaluated: without it {"x": 1} fails
+    schema = {"type": "object", "allOf": [{"additionalProperties": True}], "unevaluatedProperties": False}
+    assert cheap_to_check(schema) == schema
+    dropped = {"type": "object", "allOf": [{}], "unevaluatedProperties": False}
+    assert _verdicts(schema, [{"x": 1}]) != _verdicts(dropped, [{"x": 1}])
+
+
+def test_the_verdict_check_fails_on_a_rewrite_that_changes_a_verdict() -> None:
+    """The documents the parametrized check draws tell apart a rewrite that drops a null branch
+    or closes an open object: such a rewrite would fail it."""
+
+    def narrowed(node: Any) -> Any:  # null branches dropped, open objects closed
+        if isinstance(node, list):
+            return [narrowed(n) for n in node if n != {"type": "null"}]
+        if not isinstance(node, dict):
+            return node
+        out = {k: narrowed(v) for k, v in node.items()}
+        if out.get("additionalProperties") is True:
+            out["additionalProperties"] = False
+        return out
+
+    written = _as_written(next(s for s in SPECS if s.name == "read_note"))
+    docs = _documents(written, "read_note")
+    assert _verdicts(narrowed(written), docs) != _verdicts(written, docs)
