@@ -85,17 +85,21 @@ class Confirm:
             found = await spec.confirm_when(self.context_for(call), call.args)
         if isinstance(found, str):
             found = ChangePreview(found)
-        plain = f"{spec.name} ({spec.title}) with {call.args.model_dump_json(exclude_none=True)}"
+        args = call.args
+
+        def plain() -> str:  # written only for a call that asks (a read never does: ~3 us a call)
+            return f"{spec.name} ({spec.title}) with {args.model_dump_json(exclude_none=True)}"
+
         floored = sorted(set(spec.scopes) & self.floors)
         if spec.confirm == "always" or spec.destructive or spec.name in self.extra_tools:
-            return ChangePreview(plain) if found is None else found
+            return ChangePreview(plain()) if found is None else found
         if floored:
-            needs = f"{spec.name} needs {', '.join(floored)}: {call.args.model_dump_json(exclude_none=True)}"
+            needs = f"{spec.name} needs {', '.join(floored)}: {args.model_dump_json(exclude_none=True)}"
             return ChangePreview(needs) if found is None else ChangePreview(f"{needs}\n{found.summary}", found.files)
         if found is not None:
             return found
         if call.notes.get("write_mode") == "confirm":  # the vault asks for every change (acl layer)
-            return ChangePreview(plain)
+            return ChangePreview(plain())
         return None
 
     async def __call__(self, call: CallContext, next: Next) -> ToolResult:

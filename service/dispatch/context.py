@@ -41,6 +41,10 @@ class ToolResult:
     input_required: Any = None
     # A change was made (a mutating tool, not a dry run): the governor never turns it into an error.
     applied: bool = False
+    # `structured` as compact JSON, as the governor serialized it to count its size (None: not
+    # counted): a transport writing the answer itself reuses it (`fast_path.result_json`) instead
+    # of serializing the note a second time. Nothing changes `structured` after the governor.
+    structured_json: bytes | None = None
 
     @classmethod
     def failure(cls, error: VaultgateError) -> ToolResult:

@@ -80,7 +80,10 @@ class Governor:
         result = await next(call)
         if result.is_error or result.input_required is not None:
             return result
-        size = _size(result.structured) + len(result.text.encode("utf-8"))
+        body = to_json(result.structured)
+        if result.structured is not None:
+            result.structured_json = body  # the answer's own bytes, for a transport that writes it (stdio)
+        size = len(body) + len(result.text.encode("utf-8"))
         size += sum(len(str(c)) for c in result.extra_content)
         result.size = size
         limit = self.max_bytes

@@ -21,6 +21,7 @@ string that is no configured vault `vault="unknown"` (callers cannot mint series
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
 import time
@@ -38,6 +39,7 @@ calls_log = logging.getLogger("vaultgate.calls")
 UNKNOWN = "unknown"
 
 
+@functools.lru_cache(maxsize=1024)  # a server has few callers; a call asks twice (audit, log line)
 def caller_hash_of(subject: str) -> str:
     """The caller as logs, metrics and the audit log show it: a stable hash, never the name."""
     return hashlib.sha256(subject.encode()).hexdigest()[:16]
@@ -72,6 +74,10 @@ class Observe:
         self.audit = audit
         self.tracing = tracing
         self.sessions = sessions  # `service.obs.sessions.SessionTraces`: mirrors calls of open sessions
+        # (status, vault, tool) -> the series a call of that outcome counts in: prometheus's
+        # `labels()` checks and joins the label values at every call (~2.5 us of ~4 for the pair).
+        # Bounded as the labels are (`_labels`); nothing removes a series from these metrics.
+        self._series: dict[tuple[str, str, str], tuple[Any, Any]] = {}
 
     async def __call__(self, call: CallContext, next: Next) -> ToolResult:
         start_ns = time.time_ns()
@@ -171,8 +177,12 @@ class Observe:
         m = self.metrics
         labels = self._labels(call)
         status = _status(result, detailed=True)
-        m.calls.labels(status=status, **labels).inc()
-        m.duration.labels(**labels).observe(time.perf_counter() - call.started)
+        key = (status, labels["vault"], labels["tool"])
+        series = self._series.get(key)
+        if series is None:
+            series = self._series[key] = (m.calls.labels(status=status, **labels), m.duration.labels(**labels))
+        series[0].inc()
+        series[1].observe(time.perf_counter() - call.started)
         code = result.error_code
         if code == "throttled":
             m.throttle_hits.labels(**labels).inc()

@@ -33,7 +33,7 @@ import mcp_types as types
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from pydantic_core import to_json
 
-from service.protocol.fast_path import METHOD, FastPath, PlainCall, error_data, result_body
+from service.protocol.fast_path import METHOD, FastPath, PlainCall, error_data, result_json
 from service.protocol.handshake import declares_elicitation
 from service.protocol.stdio_front import REPLAY_ID
 
@@ -144,10 +144,7 @@ class FastCalls:
                     del self._inflight[key]
             if cancelled[0]:
                 return
-            payload = b'{"jsonrpc":"2.0","id":%s,"result":%s}\n' % (
-                to_json(rid),
-                to_json(result_body(result, self.handshake)),
-            )
+            payload = b'{"jsonrpc":"2.0","id":%s,"result":%s}\n' % (to_json(rid), result_json(result, self.handshake))
         except asyncio.CancelledError:
             if not cancelled[0]:  # the connection is closing: answered, as the SDK does
                 closed = types.ErrorData(code=types.CONNECTION_CLOSED, message="Connection closed")

@@ -25,7 +25,8 @@ The rule (`FastPath.plain_call`), besides what each transport checks of its own 
 
 The answer (`result_body`): the handshake-era `CallToolResult` as the SDK's surface dumps it:
 `content` (the text block), `isError`, `structuredContent` when set, in that order; anything
-else (extra content blocks) goes through the SDK's own models. Errors raised by the chain map as
+else (extra content blocks) goes through the SDK's own models. `result_json` writes the same
+answer as JSON, reusing the governor's serialization of `structuredContent`. Errors raised by the chain map as
 the SDK maps them (`error_data`). This is one of the few modules that import the SDK.
 """
 
@@ -162,6 +163,25 @@ def result_body(result: ToolResult, version: str) -> dict[str, Any]:
     except ValidationError:
         log.exception("handler for %r returned an invalid result", METHOD)
         raise MCPError(code=types.INTERNAL_ERROR, message="Handler returned an invalid result") from None
+
+
+def result_json(result: ToolResult, version: str) -> bytes:
+    """`result_body` as the JSON the SDK writes (`to_json` of it), from the bytes the governor
+    already made of `structured` (`ToolResult.structured_json`) when there are some: a plain
+    answer's note is then serialized once for its size and once for its text block, not again."""
+    if (
+        result.extra_content
+        or result.input_required is not None
+        or (result.structured is not None and result.structured_json is None)
+    ):
+        return to_json(result_body(result, version))
+    head = b'{"content":[{"text":%s,"type":"text"}],"isError":%s' % (
+        to_json(result.text),
+        b"true" if result.is_error else b"false",
+    )
+    if result.structured_json is None:
+        return head + b"}"
+    return b'%s,"structuredContent":%s}' % (head, result.structured_json)
 
 
 def error_data(exc: Exception) -> types.ErrorData:

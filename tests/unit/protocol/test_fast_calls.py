@@ -190,6 +190,40 @@ async def test_the_answer_is_the_line_the_sdk_writes(result: ToolResult) -> None
     assert wire.sent == [_sdk_line(9, result)]
 
 
+@pytest.mark.parametrize(
+    "structured",
+    [
+        {"title": "Ünïcode ✓", "content": 'a "quoted"\nline\t\u0000 \U0001f600', "n": 1.5, "big": 2**60, "none": None},
+        {"path": "a.md", "properties": {"nested": [1, {"x": None}]}, "tags": [], "mtime": 1.7e9},
+        {},
+    ],
+)
+async def test_the_answer_written_from_the_governors_bytes_is_the_line_the_sdk_writes(
+    structured: dict[str, Any],
+) -> None:
+    """The structured content reaches the wire as the governor serialized it (not a second
+    time): the line is still the SDK's, byte for byte."""
+    from service.dispatch.context import CallContext
+    from service.dispatch.governor import Governor
+    from service.settings import GovernorSettings
+
+    async def handler(call: CallContext) -> ToolResult:
+        return ToolResult(structured=structured, text="the note's text ✓")
+
+    call = CallContext(tool="read_note", raw_args={}, principal=Principal.local("stdio"), transport="stdio")
+    governed = await Governor(GovernorSettings())(call, handler)
+    assert governed.structured_json is not None
+    # a space the SDK would not write: it stays only if these bytes are written as they are
+    governed.structured_json = governed.structured_json.replace(b"{", b"{ ", 1)
+    wire = _Wire(_Dispatcher(governed))
+    wire.fast.initialized(VERSION, "")
+    wire.route(_call(rid=9, name="read_note", arguments={}))
+    await _settle()
+    (line,) = wire.sent
+    assert b'"structuredContent":{ ' in line  # the governor's bytes, not a second serialization
+    assert line.replace(b'"structuredContent":{ ', b'"structuredContent":{') == _sdk_line(9, governed)
+
+
 async def test_a_client_that_set_a_log_level_is_served_by_the_sdk() -> None:
     logs = ClientLogs()
     wire = _Wire(_Dispatcher(), logs)
