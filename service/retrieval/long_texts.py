@@ -31,37 +31,49 @@ LongText = tuple[str, bytes, bytes]
 
 
 class LongTexts:
-    """Bounded, commit-invalidated store of long notes' texts, shared by the reader threads."""
+    """Bounded, commit-invalidated store of long notes' texts, shared by the reader threads.
+
+    Kept by (database, note id): a process can hold more than one index (tests, several cache
+    folders), where the same id names different notes."""
 
     def __init__(self, budget: int = BUDGET) -> None:
         self._budget = budget
         self._lock = threading.Lock()
-        self._texts: OrderedDict[int, LongText] = OrderedDict()
+        self._texts: OrderedDict[tuple[str, int], LongText] = OrderedDict()
         self._size = 0
         self._generation = 0
+        # Per connection: its database's key and the (data_version, total_changes) last seen.
         # Strong references: a connection kept here cannot be freed and its id() reused.
-        self._versions: dict[sqlite3.Connection, tuple[int, int]] = {}
+        self._seen: dict[sqlite3.Connection, tuple[str, tuple[int, int]]] = {}
 
-    def _current(self, conn: sqlite3.Connection) -> int:
-        """The generation valid for `conn`'s next reads (a new one when it saw a commit)."""
+    def _current(self, conn: sqlite3.Connection) -> tuple[int, str]:
+        """The generation valid for `conn`'s next reads (a new one when it saw a change), and
+        its database's key (the main file; an in-memory database is its connection's own)."""
         version = (int(conn.execute("PRAGMA data_version").fetchone()[0]), conn.total_changes)
         with self._lock:
-            if self._versions.get(conn) != version:
-                if len(self._versions) >= _MAX_CONNECTIONS:
-                    self._versions.clear()
-                self._versions[conn] = version
-                self._generation += 1
-                self._texts.clear()
-                self._size = 0
-            return self._generation
+            seen = self._seen.get(conn)
+            if seen is not None and seen[1] == version:
+                return self._generation, seen[0]
+        key = next((str(r[2]) for r in conn.execute("PRAGMA database_list") if r[1] == "main"), "") or f"@{id(conn)}"
+        with self._lock:
+            if len(self._seen) >= _MAX_CONNECTIONS:
+                self._seen.clear()
+            self._seen[conn] = (key, version)
+            self._generation += 1
+            self._texts.clear()
+            self._size = 0
+            return self._generation, key
 
     def get(self, conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, LongText]:
         """The texts of notes `ids` (each in `note_text`, else left out), kept ones first."""
-        generation = self._current(conn)
+        generation, db = self._current(conn)
+        out: dict[int, LongText] = {}
         with self._lock:
-            out = {nid: self._texts[nid] for nid in ids if nid in self._texts}
-            for nid in out:
-                self._texts.move_to_end(nid)
+            for nid in ids:
+                entry = self._texts.get((db, nid))
+                if entry is not None:
+                    out[nid] = entry
+                    self._texts.move_to_end((db, nid))
         missing = [nid for nid in ids if nid not in out]
         if not missing:
             return out
@@ -73,17 +85,17 @@ class LongTexts:
         with self._lock:
             if generation == self._generation:
                 for nid, entry in read.items():
-                    self._keep(nid, entry)
+                    self._keep((db, nid), entry)
         return out | read
 
-    def _keep(self, nid: int, entry: LongText) -> None:
+    def _keep(self, key: tuple[str, int], entry: LongText) -> None:
         cost = len(entry[1]) * 2
         if cost > self._budget:
             return
-        old = self._texts.pop(nid, None)
+        old = self._texts.pop(key, None)
         if old is not None:
             self._size -= len(old[1]) * 2
-        self._texts[nid] = entry
+        self._texts[key] = entry
         self._size += cost
         while self._size > self._budget:
             _, dropped = self._texts.popitem(last=False)
@@ -93,5 +105,5 @@ class LongTexts:
         with self._lock:
             self._texts.clear()
             self._size = 0
-            self._versions.clear()
+            self._seen.clear()
             self._generation += 1

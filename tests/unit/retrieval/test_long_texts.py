@@ -108,7 +108,24 @@ def test_the_kept_texts_stay_within_their_budget() -> None:
     assert kept.get(conn, [1, 2]) == {i: (f"T{i}", b"Ab" * 500, b"ab" * 500) for i in (1, 2)}
     kept.get(conn, [1])  # 1 used last: 2 goes first
     kept.get(conn, [3])
-    assert set(kept._texts) == {1, 3} and kept._size == 4000
+    assert {nid for _, nid in kept._texts} == {1, 3} and kept._size == 4000
     conn.execute("UPDATE note_text SET body = 'changed' WHERE note_id = 1")
     assert kept.get(conn, [1])[1][1] == b"changed"
-    assert set(kept._texts) == {1}
+    assert {nid for _, nid in kept._texts} == {1}
+
+
+def test_two_databases_with_the_same_ids_keep_their_own_texts(tmp_path: Path) -> None:
+    """The same note id in two indexes of one process (two cache folders), asked in turns."""
+    readers = []
+    for name, word in (("a", "comet"), ("b", "nebula")):
+        path = tmp_path / f"{name}.db"
+        writer = sqlite3.connect(path)
+        writer.executescript(SCHEMA)
+        rng = random.Random(14)
+        add(writer, 1, "Log", filler(rng, 3000) + " comet nebula " + word + " here " + filler(rng, 200))
+        writer.commit()
+        readers.append(sqlite3.connect(path))
+    match = parse_query("comet").match
+    for _ in range(2):
+        for reader, word in zip(readers, ("comet here", "nebula here"), strict=True):
+            assert word in text.snippets(reader, match, [1], matching=True)[1].text
