@@ -26,7 +26,6 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from service.errors import QuerySyntaxError
-from service.retrieval.long_texts import LongTexts
 from service.retrieval.windows import LONG_NOTE, WindowSnippets
 from service.storage.db import DbOperationalError
 
@@ -41,7 +40,6 @@ _OPEN, _CLOSE = "\x02", "\x03"
 _MARKS = re.compile(f"([{_OPEN}{_CLOSE}])")
 SNIPPET_TOKENS = 16
 _WINDOWS = WindowSnippets(_OPEN, _CLOSE, SNIPPET_TOKENS)
-LONG_TEXTS = LongTexts()
 
 
 @dataclass(frozen=True, slots=True)
@@ -245,25 +243,32 @@ def snippets(conn: sqlite3.Connection, match: str, ids: Sequence[int], *, matchi
 
 def _windowed(conn: sqlite3.Connection, match: str, ids: Sequence[int], matching: bool = False) -> dict[int, str]:
     """Marked snippets of the matching notes over `LONG_NOTE` bytes that a window could quote
-    (the file's size bounds the body's, so short notes are never read). Most pages hold no long
-    note, and the size lookup alone skips the rest; one joined statement made a page's snippets
-    cost 1.5x at p50 (`bench_snippets`). Without `matching` (every id known to match) the word
-    index says which long notes match first. Their texts come from `LONG_TEXTS`: kept between
-    searches until a commit (service/retrieval/long_texts.py), read from `note_text` otherwise."""
+    (the file's size bounds the body's, so short notes are never read). Two statements: most
+    pages hold no long note, and the size lookup alone skips the match; one joined statement
+    made a page's snippets cost 1.5x at p50 (`bench_snippets`). With `matching` (every id known
+    to match) the long notes' text is read by id: the match's lookup of each id in the word
+    index cost a third of reading ten long notes."""
     marks = ",".join("?" * len(ids))
     long_ids = [
         r[0] for r in conn.execute(f"SELECT id FROM notes WHERE id IN ({marks}) AND size > ?", [*ids, LONG_NOTE])
     ]
-    if long_ids and not matching:
-        marks = ",".join("?" * len(long_ids))
-        sql = f"SELECT rowid FROM fts_words WHERE fts_words MATCH ? AND rowid IN ({marks})"
-        long_ids = [r[0] for r in conn.execute(sql, [match, *long_ids])]
     if not long_ids:
         return {}
+    marks = ",".join("?" * len(long_ids))
+    if matching:
+        sql = f"SELECT note_id, title, CAST(body AS BLOB) FROM note_text WHERE note_id IN ({marks})"
+        args: list[Any] = long_ids
+    else:
+        sql = (
+            "SELECT t.note_id, t.title, CAST(t.body AS BLOB) FROM fts_words"
+            " JOIN note_text t ON t.note_id = fts_words.rowid"
+            f" WHERE fts_words MATCH ? AND fts_words.rowid IN ({marks})"
+        )
+        args = [match, *long_ids]
     out: dict[int, str] = {}
-    for nid, (title, body, low) in LONG_TEXTS.get(conn, long_ids).items():
-        if len(body) > LONG_NOTE and (raw := _WINDOWS.snippet(match, title, body, low)) is not None:
-            out[nid] = raw
+    for nid, title, body in conn.execute(sql, args):
+        if len(body) > LONG_NOTE and (raw := _WINDOWS.snippet(match, title, body)) is not None:
+            out[int(nid)] = raw
     return out
 
 
