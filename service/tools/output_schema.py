@@ -39,7 +39,7 @@ first; a value that is set costs that failure instead (a page's `next_cursor`). 
 `unevaluatedProperties` somewhere (whose verdict can depend on what `additionalProperties`
 evaluated): jsonschema otherwise lists a free-form object's keys against `properties` only to
 check them against `true`. In process, the SDK client's check of a typical `read_note` answer
-~120 -> ~99 us (docs/benchmarks.md). A nullable field stays `anyOf` branches: the Inspector's
+131.8 -> 105.6 us (docs/benchmarks.md). A nullable field stays `anyOf` branches: the Inspector's
 portability check reports a `type` list.
 `tests/contract/test_output_schema_rewrite.py` checks every tool's verdicts before and after.
 """
