@@ -1,6 +1,7 @@
 """Warm restart → first `search_text` answered over HTTP, old and new source trees alternated.
 
     python -m tests.bench.bench_restart [--size 100k | --notes 10000] [--old DIR] [--new DIR] [--runs 5]
+                                        [--old-as-is]
 
 The figure `bench_index` reports once per run (after a cold index of minutes at 100k notes),
 measured here many times in one short run: a private copy of the standard vault is indexed once
@@ -15,7 +16,10 @@ index ready; and the server's CPU time (all its threads) at the first answer, th
 survives a loaded machine. Both trees must read the same index schema (no migration between
 them). Each tree's `service` package is byte-compiled first, as an install does. Prints JSON:
 each figure's samples and median per tree, the new/old ratios of the medians and the 1-minute
-load average after every pair.
+load average after every pair. `--old-as-is` leaves the old tree as it is instead (not compiled,
+the environment's `PYTHONDONTWRITEBYTECODE` kept): the same code twice, a copy never compiled as
+old, prices the compiling of every module a start imports (issue 39: a tree run from a fresh copy
+under `PYTHONDONTWRITEBYTECODE=1`, as `bench_index` runs it, pays that at every start).
 """
 
 from __future__ import annotations
@@ -42,15 +46,18 @@ def serve_argv(vault: Path) -> list[str]:
     return [sys.executable, "-m", "service", "serve", str(vault), "--port", "0"]
 
 
-def server_of(src: Path, vault: Path) -> ServerProcess:
-    """The tree's server: `PYTHONSAFEPATH` and `PYTHONPATH` pick its `service` package."""
+def server_of(src: Path, vault: Path, *, bytecode: bool = True) -> ServerProcess:
+    """The tree's server: `PYTHONSAFEPATH` and `PYTHONPATH` pick its `service` package. Without
+    `bytecode` the server keeps `PYTHONDONTWRITEBYTECODE` of the environment: a tree never
+    byte-compiled then compiles every module it imports from source at every start."""
     server = ServerProcess(serve_argv(vault), env={**TEXT_ONLY, "PYTHONPATH": str(src), "PYTHONSAFEPATH": "1"})
-    server.env.pop("PYTHONDONTWRITEBYTECODE", None)
+    if bytecode:
+        server.env.pop("PYTHONDONTWRITEBYTECODE", None)
     return server
 
 
-async def one_restart(src: Path, vault: Path) -> dict[str, Any]:
-    server = server_of(src, vault)
+async def one_restart(src: Path, vault: Path, *, bytecode: bool = True) -> dict[str, Any]:
+    server = server_of(src, vault, bytecode=bytecode)
     url = server.start()
     listening = time.perf_counter() - server.t_spawn
     try:
@@ -104,10 +111,12 @@ async def prepare(src: Path, vault: Path) -> float:
         server.stop()
 
 
-async def main(notes: int, runs: int, new: Path, old: Path | None, keep: bool) -> None:
+async def main(notes: int, runs: int, new: Path, old: Path | None, keep: bool, old_bytecode: bool = True) -> None:
     sides = {"new": new, **({"old": old} if old is not None else {})}
-    for src in sides.values():
-        compileall.compile_dir(src / "service", quiet=1)
+    bytecode = {"new": True, "old": old_bytecode}
+    for side, src in sides.items():
+        if bytecode[side]:
+            compileall.compile_dir(src / "service", quiet=1)
     source, _meta = standard_vault(notes)
     vault = WORKDIR / f"restart-{notes}"
     result: dict[str, Any] = {"notes": notes, "runs": runs, "python": sys.version.split()[0]}
@@ -123,7 +132,7 @@ async def main(notes: int, runs: int, new: Path, old: Path | None, keep: bool) -
     try:
         for r in range(runs):
             for side in list(sides) if r % 2 == 0 else list(reversed(sides)):
-                for key, value in (await one_restart(sides[side], vault)).items():
+                for key, value in (await one_restart(sides[side], vault, bytecode=bytecode[side])).items():
                     samples[side].setdefault(key, []).append(value)
             loads.append(os.getloadavg()[0])
     finally:
@@ -147,6 +156,7 @@ async def main(notes: int, runs: int, new: Path, old: Path | None, keep: bool) -
         }
         result["old_src"] = str(sides["old"])
     result["new_src"] = str(sides["new"])
+    result["old_byte_compiled"] = old_bytecode
     result["load_1min"] = [round(x, 2) for x in loads]
     report(f"restart_{notes}", result)
 
@@ -159,6 +169,12 @@ if __name__ == "__main__":
     parser.add_argument("--new", type=Path, default=ROOT, help="the source tree measured as new (default: this one)")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--keep", action="store_true", help="keep the indexed copy for the next run")
+    parser.add_argument(
+        "--old-as-is",
+        action="store_true",
+        help="leave the old tree as it is (not byte-compiled, the environment's PYTHONDONTWRITEBYTECODE kept)",
+    )
     ns = parser.parse_args()
     old = ns.old.resolve() if ns.old is not None else None
-    asyncio.run(main(SIZES[ns.size] if ns.size else ns.notes, ns.runs, ns.new.resolve(), old, ns.keep))
+    notes = SIZES[ns.size] if ns.size else ns.notes
+    asyncio.run(main(notes, ns.runs, ns.new.resolve(), old, ns.keep, not ns.old_as_is))
