@@ -30,17 +30,28 @@ Guarantees: pure functions over strings.
 from __future__ import annotations
 
 import difflib
+import heapq
+import math
 import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from service.graph.linkpath import base_name, strip_md
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+else:
+    from service.numpy_lazy import np
 
 Rule = Literal["path", "name", "alias"]
 MAX_SUGGESTIONS = 5
 MAX_CANDIDATES = 20
 _CUTOFF = 0.6
+_BOUND_FROM = 1000  # notes from which `suggestions` bounds scores with numpy (below, difflib took <16 ms)
+_CELLS = 1 << 19  # character-count cells per step of `_bounds` (4 MB)
+_LCS_LONGEST = 256  # names longer keep the looser bound: the LCS takes a step per character
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,31 +183,138 @@ def resolve_address(target: str, notes: Iterable[NoteName], readable: Callable[[
 
 def suggestions(target: str, notes: Sequence[NoteName], readable: Callable[[str], bool]) -> list[str]:
     """Up to MAX_SUGGESTIONS paths of readable notes whose name (or alias) is closest to `target`'s
-    name: difflib's similarity ratio, raised when one name contains the other."""
+    name: difflib's similarity ratio, raised when one name contains the other.
+
+    Only the first few readable notes of that order are wanted, so a large vault is not scored
+    name by name (difflib over 100k names took 0.08-1.7 s): every note gets an upper bound of its
+    score at once (`_bounds`), and exact scores are computed in descending bound order until no
+    unscored note can still reach the order's head. The answer, and which notes `readable` is
+    asked about, are those of scoring every note (tests/unit/graph/test_address.py compares)."""
     wanted = strip_md(base_name(target.strip().strip("/"))).lower()
     if not wanted:
         return []
     matcher = difflib.SequenceMatcher()
     matcher.set_seq2(wanted)
-    scored: list[tuple[float, str]] = []
-    for note in notes:
-        best = 0.0
-        for name in (strip_md(base_name(note.path)), *note.aliases):
-            key = name.lower()
-            contains = len(key) >= 3 and (wanted in key or key in wanted)
-            matcher.set_seq1(key)
-            if not contains and (matcher.real_quick_ratio() < _CUTOFF or matcher.quick_ratio() < _CUTOFF):
-                continue
-            score = matcher.ratio()
-            if score >= _CUTOFF or contains:
-                best = max(best, score + (0.25 if contains else 0.0))
-        if best:
-            scored.append((best, note.path))
-    scored.sort(key=lambda s: (-s[0], s[1].count("/"), s[1]))
+    if len(notes) < _BOUND_FROM:  # scoring all is quick here, and numpy need not be imported
+        scored = [(-s, n.path.count("/"), n.path) for n in notes if (s := _score(matcher, wanted, n))]
+        heapq.heapify(scored)
+        return _take_readable(scored, -math.inf, readable, [])
+    bound = _bounds(wanted, notes)
+    order = np.flatnonzero(bound > -np.inf)
+    order = order[np.argsort(-bound[order], kind="stable")].tolist()
+    bounds = bound[order].tolist()
+    bounds.append(-math.inf)  # after the last note that may score, nothing can
+    heap: list[tuple[float, int, str]] = []
     out: list[str] = []
-    for _, path in scored:
+    for i, at in enumerate(order):
+        note = notes[at]
+        if score := _score(matcher, wanted, note):
+            heapq.heappush(heap, (-score, note.path.count("/"), note.path))
+        if len(_take_readable(heap, bounds[i + 1], readable, out)) == MAX_SUGGESTIONS:
+            break
+    return out
+
+
+def _take_readable(
+    heap: list[tuple[float, int, str]], below: float, readable: Callable[[str], bool], out: list[str]
+) -> list[str]:
+    """Moves the heap's head to `out` while its score beats `below`, the most any note not yet
+    scored can score (strictly: an equal score may sort either way by path), keeping the readable."""
+    while heap and len(out) < MAX_SUGGESTIONS and -heap[0][0] > below:
+        path = heapq.heappop(heap)[2]
         if readable(path):
             out.append(path)
-            if len(out) == MAX_SUGGESTIONS:
-                break
     return out
+
+
+def _score(matcher: difflib.SequenceMatcher[str], wanted: str, note: NoteName) -> float:
+    """The note's score: the best of its name's and its aliases' (0 when none is close)."""
+    best = 0.0
+    for name in (strip_md(base_name(note.path)), *note.aliases):
+        key = name.lower()
+        contains = len(key) >= 3 and (wanted in key or key in wanted)
+        matcher.set_seq1(key)
+        if not contains and (matcher.real_quick_ratio() < _CUTOFF or matcher.quick_ratio() < _CUTOFF):
+            continue
+        score = matcher.ratio()
+        if score >= _CUTOFF or contains:
+            best = max(best, score + (0.25 if contains else 0.0))
+    return best
+
+
+def _bounds(wanted: str, notes: Sequence[NoteName]) -> npt.NDArray[np.float64]:
+    """Per note, at least its `_score` (-inf when it must score 0), from its names' characters.
+
+    difflib's quick_ratio (2 * the characters two strings share as multisets / their total length)
+    is at least ratio; it is computed for every name at once from per-call character counts. A
+    name holding `wanted` (or held by it) shares all of the shorter one's characters, so only a
+    name where that holds may get the 0.25 raise. Names that pass get the tighter ratio of their
+    longest common subsequence with `wanted` (`_lcs`): the characters ratio matches, in order, are
+    one. A note's bound is the highest of its names'."""
+    keys = [n.base_low for n in notes]  # = strip_md(base_name(path)).lower(): '/' ends a word
+    extra = [(i, a) for i, n in enumerate(notes) if n.aliases_low for a in n.aliases_low]
+    keys += [a for _, a in extra]
+    chars = sorted(set(wanted))
+    lut = np.full(max(256, ord(chars[-1]) + 2), -1, dtype=np.int32)  # a character's index in chars
+    lut[[ord(c) for c in chars]] = np.arange(len(chars))
+    step = max(1, min(_CELLS // len(chars), 1 << 14))  # names per step: its temporaries stay a few MB
+    name_bound = np.concatenate(
+        [_names_bound(wanted, chars, lut, keys[lo : lo + step]) for lo in range(0, len(keys), step)]
+    )
+    bound = name_bound[: len(notes)].copy()
+    if extra:
+        np.maximum.at(bound, np.array([i for i, _ in extra], dtype=np.int64), name_bound[len(notes) :])
+    return bound
+
+
+def _names_bound(wanted: str, chars: list[str], lut: npt.NDArray[np.int32], keys: list[str]) -> npt.NDArray[np.float64]:
+    """`_bounds` for some names: their quick_ratio from character counts, then their LCS ratio."""
+    k = len(chars)
+    lens = np.fromiter(map(len, keys), dtype=np.int64, count=len(keys))
+    text = "".join(keys)
+    try:
+        codes = np.frombuffer(text.encode("latin-1"), dtype=np.uint8)
+    except UnicodeEncodeError:  # one code point per str character, as difflib compares them
+        codes = np.minimum(np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32), len(lut) - 1)
+    slots = lut[codes]
+    found = slots >= 0
+    owner = np.repeat(np.arange(len(keys), dtype=np.int64), lens)[found]  # the name of each character
+    cells = np.bincount(owner * k + slots[found], minlength=len(keys) * k).reshape(len(keys), k)
+    want = np.array([wanted.count(c) for c in chars], dtype=np.int64)
+    shared = np.minimum(cells, want).sum(axis=1)
+    quick = 2.0 * shared / (lens + len(wanted))  # as difflib computes it, so the same float
+    may_contain = (lens >= 3) & (shared == np.minimum(lens, len(wanted)))
+    name_bound = np.where(may_contain, quick + 0.25, np.where(quick >= _CUTOFF, quick, -np.inf))
+    if len(wanted) <= 64:  # tighter: ratio counts characters matched in order, at most an LCS
+        which = np.flatnonzero((name_bound > -np.inf) & (lens <= _LCS_LONGEST))
+        tight = 2.0 * _lcs(wanted, chars, slots, lens, which) / (lens[which] + len(wanted))
+        name_bound[which] = np.where(may_contain[which], tight + 0.25, np.where(tight >= _CUTOFF, tight, -np.inf))
+    return name_bound
+
+
+def _lcs(
+    wanted: str,
+    chars: list[str],
+    slots: npt.NDArray[np.int32],
+    lens: npt.NDArray[np.int64],
+    which: npt.NDArray[np.intp],
+) -> npt.NDArray[np.int64]:
+    """Per name in `which`, the length of its longest common subsequence with `wanted` (at most
+    64 characters): Hyyrö's bit-parallel LCS, one bit per character of `wanted`, run for all the
+    names at once, one character position per step. `slots` holds, per character of the joined
+    names, its index in `chars` (-1 when `wanted` lacks it)."""
+    masks = np.zeros(len(chars) + 1, dtype=np.uint64)  # the last, for slot -1, matches nothing
+    for i, c in enumerate(wanted):
+        masks[chars.index(c)] |= np.uint64(1 << i)
+    by_length = np.argsort(-lens[which], kind="stable")  # longest first: the names still going are a prefix
+    longer = -lens[which][by_length]
+    starts = (np.cumsum(lens) - lens)[which][by_length]
+    v = np.full(len(which), np.iinfo(np.uint64).max, dtype=np.uint64)
+    for j in range(int(-longer[0]) if len(which) else 0):
+        n = int(np.searchsorted(longer, -j))  # the names longer than j
+        u = v[:n] & masks[slots[starts[:n] + j]]
+        v[:n] = (v[:n] + u) | (v[:n] - u)  # the addition's carry out of bit 63 is meant to drop
+    kept = v & np.uint64((1 << len(wanted)) - 1)
+    lcs = np.empty(len(which), dtype=np.int64)
+    lcs[by_length] = len(wanted) - np.unpackbits(kept.view(np.uint8)).reshape(-1, 64).sum(axis=1)
+    return lcs
