@@ -113,9 +113,8 @@ class WindowSnippets:
             memo[expr] = found
         return found
 
-    def snippet(self, expr: str, title: str, body: bytes, low: bytes | None = None) -> str | None:
-        """The marked snippet of the note (`body` in UTF-8; `low`, when known, the same with ASCII
-        letters lowered) for `expr`, or None (use the full one).
+    def snippet(self, expr: str, title: str, body: bytes) -> str | None:
+        """The marked snippet of the note (`body` in UTF-8) for `expr`, or None (use the full one).
 
         A phrase's words can meet first elsewhere than in the phrase ("risk" and "session" near
         each other, "risks session" further on): the best place's window then holds no match. The
@@ -124,8 +123,7 @@ class WindowSnippets:
         probes = self.probes(expr)
         if not probes:
             return None
-        if low is None:
-            low = body.lower()
+        low = body.lower()
         best = best_place(body, probes, low)
         if best is None:
             return None
