@@ -205,7 +205,10 @@ async def test_first_reads_read_the_index_with_the_servers_own_sqlite_library(ma
 
 async def test_first_reads_stop_below_the_read_throttle_burst(make_vault: Callable[..., Path]) -> None:
     root = make_vault({"Welcome.md": "# Welcome\n"})
-    async with _first_reads(root, throttle={"classes": {"read": {"burst": 3}}}) as (vg, reads):
+    # a token every 100 minutes: no refill between the calls, however slow the machine (a loaded
+    # CI run took long enough to refill one at the default rate)
+    slow = {"burst": 3, "rate_per_minute": 0.01}
+    async with _first_reads(root, throttle={"classes": {"read": slow}}) as (vg, reads):
         assert reads.facts["calls"] == 2
         assert [reads.answer(READ_WELCOME, HANDSHAKE) is not None for _ in range(3)] == [True, True, False]
         # replayed through the chain: two of the bucket's three tokens are taken, as if the chain
