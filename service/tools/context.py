@@ -144,10 +144,12 @@ class ToolContext:
     async def find_file(self, address: str, op: Op = "read") -> VaultPath:
         """An existing file that is not a note (a `.base`, an attachment) named as an embed
         names it (`![[Books.base]]`): the vault path as written when a file is there, else the
-        files the index knows and the caller may read, by path tail or file name (any letter
-        case): `ambiguous_note` when several fit, `note_not_found` when none does."""
+        files the index knows (and, while the first index is built, those on disk) and the
+        caller may read, by path tail or file name (any letter case): `ambiguous_note` when
+        several fit, `note_not_found` when none does."""
         from service.errors import AclDenied, AmbiguousNote, NoteNotFound
         from service.graph.address import NoteName, resolve_address
+        from service.indexer import fresh
         from service.indexer.runner import indexer_of
         from service.vault.paths import normalize
 
@@ -162,9 +164,15 @@ class ToolContext:
         except AclDenied as exc:
             denied = exc  # answered unless the name names a file elsewhere
         indexer = indexer_of(self.vault)
-        files = indexer.files() if indexer is not None else []
-        low = text.lower().rpartition(".")[2]
-        names = [NoteName(f) for f in files if f.lower().endswith("." + low)]
+        if indexer is not None:  # a file the caller has just written is found by name
+            await fresh.settle(indexer)
+        partial = indexer is None or not indexer.ready  # read first, as in `_note_names`
+        suffix = "." + text.lower().rpartition(".")[2]
+        files = [f for f in (indexer.files() if indexer is not None else []) if f.lower().endswith(suffix)]
+        if partial:
+            known = set(files)
+            files += [rel for rel in self._files_on_disk(suffix) if rel not in known]
+        names = [NoteName(f) for f in files]
         found = resolve_address(text, names, self._visible_note)
         if found.path is not None:
             return self.resolve(found.path, op)
@@ -229,6 +237,9 @@ class ToolContext:
         indexer = indexer_of(self.vault)
         if indexer is not None:  # a note the caller has just created or renamed is found by name
             await fresh.settle(indexer)
+        # Read before the names: a write made while the first index was built is applied just
+        # before it turns ready, so the index may turn ready while the names are read without them.
+        partial = indexer is None or not indexer.ready
 
         load = note_name_loader(self.services.db, self.vault.id)
         try:
@@ -236,13 +247,17 @@ class ToolContext:
             names = list(await (indexer.names.get(load) if indexer is not None else load(None)))
         except DbError:
             names = []
-        if indexer is None or not indexer.ready:
+        if partial:
             known = {n.path for n in names}
-            root = self.vault.paths.resolve("", allow_root=True)
-            for rel, entry in self.vault.files.walk(root, readable=self.walk_filter()):
-                if rel not in known and rel.lower().endswith(".md") and not entry.is_dir():
-                    names.append(NoteName(rel))
+            names += [NoteName(rel) for rel in self._files_on_disk(".md") if rel not in known]
         return names
+
+    def _files_on_disk(self, suffix: str) -> list[str]:
+        """The caller's readable files on disk whose names end with `suffix` (any letter case):
+        what an index still being built may not hold yet."""
+        root = self.vault.paths.resolve("", allow_root=True)
+        walk = self.vault.files.walk(root, readable=self.walk_filter())
+        return [rel for rel, entry in walk if rel.lower().endswith(suffix) and not entry.is_dir()]
 
     def can_read(self, rel: str) -> bool:
         return self.services.guard.allows(self.principal, self.vault, rel, "read")

@@ -9,6 +9,7 @@ import re
 import shutil
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -215,3 +216,69 @@ async def test_a_write_during_the_first_index_does_not_wait_for_it(
         assert (await vg.ok("search_tags", tags=["sea"]))["total"] == 1
         assert (await vg.ok("index_status"))["notes"] == 6  # 5 + New, Old is gone
         assert (await vg.ok("search_text", query="stale"))["items"] == []
+
+
+def _hold_first_index(monkeypatch: pytest.MonkeyPatch) -> Any:
+    """Hold the first reconcile in its parse step until the returned event is set."""
+    import threading
+
+    release = threading.Event()
+    original = rows.read_batch
+
+    def held(*args: object, **kwargs: object) -> object:
+        if not release.wait(30):
+            raise TimeoutError("the test never released the reconcile")
+        return original(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(rows, "read_batch", held)
+    return release
+
+
+async def test_a_note_written_during_the_first_index_is_found_by_name_as_it_turns_ready(
+    make_vault: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A write made while the first index is built is applied just before the index turns
+    ready. A bare name read while that happens must still find it: the names were once read
+    from the index without it, the index was ready by then, and the disk was not looked at
+    (a CI run failed `read_excalidraw` of a drawing just written so)."""
+    release = _hold_first_index(monkeypatch)
+    root = make_vault({f"N{i}.md": f"# Note {i}\n\nbody {i}\n" for i in range(5)})
+    async with started(root, index={"watch": False}) as vg:
+        indexer = indexer_of(next(iter(vg.app.vaults.values())))
+        assert indexer is not None
+        try:
+            await asyncio.wait_for(vg.ok("create_note", path="Deep/Fresh", content="# Fresh\n\nnew\n"), 30)
+            assert not indexer.ready
+            read_names = indexer.names.get
+
+            async def turning_ready(load: Any) -> Any:  # read before the write's update, ready after
+                before = [n for n in await read_names(load) if n.path != "Deep/Fresh.md"]
+                release.set()
+                await vg.indexed()
+                return before
+
+            monkeypatch.setattr(indexer.names, "get", turning_ready)
+            out = await vg.ok("read_note", path="Fresh")
+        finally:
+            release.set()
+        assert out["path"] == "Deep/Fresh.md" and indexer.ready
+
+
+async def test_a_file_added_while_the_first_index_is_built_is_found_by_name(
+    make_vault: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A `.base` named by its bare name while the first index is still built (and does not
+    hold it yet) is looked for on disk too, as a note's bare name is."""
+    release = _hold_first_index(monkeypatch)
+    root = make_vault({f"N{i}.md": f"# Note {i}\n\nbody {i}\n" for i in range(5)})
+    async with started(root, index={"watch": False}) as vg:
+        indexer = indexer_of(next(iter(vg.app.vaults.values())))
+        assert indexer is not None
+        try:
+            (root / "Deep").mkdir()
+            (root / "Deep" / "Shelf.base").write_text("views:\n  - type: table\n    name: All\n")
+            assert not indexer.ready and "Deep/Shelf.base" not in indexer.files()
+            out = await vg.ok("query_base", path="Shelf.base")
+        finally:
+            release.set()
+        assert out["view"] == "All" and out["views"] == ["All"]
