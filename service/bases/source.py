@@ -46,6 +46,7 @@ _LINKS = (
 
 
 _PEER = object()  # the key of a build's `shared` table under which the Dataview pages' tags are found
+_TAG_SETS = object()  # ... and under which its own tag tuples are, each keyed by itself
 
 
 def _chunked(conn: sqlite3.Connection, sql: str, column: str, ids: list[int]) -> list[Any]:
@@ -74,7 +75,7 @@ def _load(
     texts = previous.texts if previous is not None else None
     if not isinstance(texts, IndexTexts) or texts.vault_id != vault_id:
         texts = IndexTexts(conn, vault_id)
-    shared: dict[Any, Any] = {"{}": "{}", None: texts, _PEER: peer_tags("bases", vault_id)}
+    shared: dict[Any, Any] = {"{}": "{}", None: texts, _PEER: peer_tags("bases", vault_id), _TAG_SETS: {}}
     notes: list[Any] | None = None
     stale: list[int] = []
     if previous is not None:
@@ -117,14 +118,17 @@ def _same_names(previous: Snapshot, new: Collection[str]) -> bool:
 
 
 def _tags(path: str, tags: str | None, shared: dict[Any, Any]) -> Tags:
-    """One tuple per tag set (a tuple key: no text equals it; a tuple, not a list: ~2 MB less
-    at 10^5 notes): the Dataview pages' tuple for the note when they hold an equal one
-    (`service.query_images`, `shared[_PEER]`)."""
-    tag_list: Tags | None = shared.get(("tags", tags))
+    """One tuple per tag set (a tuple, not a list: ~2 MB less at 10^5 notes): the Dataview
+    pages' tuple for the note when they hold an equal one (`service.query_images`,
+    `shared[_PEER]`). The note's text is decoded each time and the tuples are keyed by
+    themselves: a table keyed by the JSON texts kept ~65,000 texts alive through the build,
+    interleaved with the records, and the holes they left when freed stayed resident."""
+    written = json.loads(tags) if tags and tags != "[]" else ()
+    decoded = tuple(shared.setdefault(t, t) for t in written)
+    tag_sets: dict[Tags, Tags] = shared[_TAG_SETS]
+    tag_list = tag_sets.get(decoded)
     if tag_list is None:
-        written = json.loads(tags) if tags and tags != "[]" else []
-        decoded = tuple(shared.setdefault(t, t) for t in written)
-        tag_list = shared["tags", tags] = borrowed(decoded, shared[_PEER](path))
+        tag_list = tag_sets[decoded] = borrowed(decoded, shared[_PEER](path))
     return tag_list
 
 
