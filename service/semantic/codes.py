@@ -28,6 +28,7 @@ import numpy as np
 
 CODE_DIM = 128  # axes kept (of 384: a third of the matrix); codes are used for vectors of 2 x CODE_DIM or more
 FIT_ROWS = 8192  # rows the principal axes are fitted on (evenly spaced through the matrix)
+COARSE_AXES = 64  # the leading axes of the coarse look at every row (`firstpass.candidates`), held apart (`Small`)
 
 Array = np.ndarray[Any, Any]
 
@@ -86,17 +87,67 @@ def estimates(codes: Codes, query: Array) -> Array:
 
 @dataclass(frozen=True)
 class Small:
-    """int8 codes: row n is `codes_of(vector n) / steps`, rounded and clipped to +-127."""
+    """int8 codes: row n is `codes_of(vector n) / steps`, rounded and clipped to +-127, held as two
+    arrays: the leading `COARSE_AXES` axes of every row (`lead`) and the other axes (`rest`). The
+    coarse look (`small_estimates` on the leading axes) then streams one contiguous array of 64
+    bytes a row, not the first half of every 128-byte row: at 583,081 rows 12-14 ms against
+    18-25 ms on this machine (docs/benchmarks.md). Same bytes as one (rows, axes) array."""
 
     basis: Basis
-    steps: Array  # (CODE_DIM,) float32: the value of one unit on each axis
-    rows: Array  # (rows, CODE_DIM) int8, C order
+    steps: Array  # (axes,) float32: the value of one unit on each axis
+    lead: Array  # (rows, min(axes, COARSE_AXES)) int8, C order
+    rest: Array  # (rows, axes - COARSE_AXES) int8, C order (no columns below COARSE_AXES axes)
+
+    @classmethod
+    def of(cls, basis: Basis, steps: Array, rows: Array) -> Small:
+        """The codes `rows` ((rows, axes) int8, as `small_of` makes them) split into the two arrays."""
+        lead, rest = split(rows)
+        return cls(basis, steps, lead, rest)
+
+    @classmethod
+    def empty(cls, basis: Basis, steps: Array, count: int) -> Small:
+        """Room for `count` rows' codes (filled by `put`): a snapshot's codes allocated ahead."""
+        axes = basis.axes.shape[1]
+        lead = min(axes, COARSE_AXES)
+        return cls(basis, steps, np.empty((count, lead), np.int8), np.empty((count, axes - lead), np.int8))
+
+    def __len__(self) -> int:
+        return len(self.lead)
+
+    def head(self, count: int) -> Small:
+        """The first `count` rows (views: rows past them may be written by a later snapshot)."""
+        return Small(self.basis, self.steps, self.lead[:count], self.rest[:count])
+
+    def put(self, at: int, rows: Array) -> None:
+        """Write the codes `rows` ((n, axes) int8) as rows at, at+1, ..."""
+        width = self.lead.shape[1]
+        self.lead[at : at + len(rows)] = rows[:, :width]
+        self.rest[at : at + len(rows)] = rows[:, width:]
+
+    def joined(self, at: Array | None = None) -> Array:
+        """Rows `at` (every row when None) as one (n, axes) array, every axis of a row together."""
+        if at is None:
+            return np.concatenate([self.lead, self.rest], axis=1)
+        return np.concatenate([self.lead[at], self.rest[at]], axis=1)
 
     def nbytes(self) -> int:
-        return int(self.rows.nbytes + self.steps.nbytes + self.basis.centre.nbytes + self.basis.axes.nbytes)
+        return int(
+            self.lead.nbytes + self.rest.nbytes + self.steps.nbytes + self.basis.centre.nbytes + self.basis.axes.nbytes
+        )
 
 
-BLOCK = 16_384  # rows converted to float32 at a time (8 MB of 128 axes): no float copy of every code
+def split(rows: Array, lead: int | None = None) -> tuple[Array, Array]:
+    """(rows, axes) codes as their leading `lead` (default `COARSE_AXES`) axes and the others,
+    each one contiguous array."""
+    width = min(rows.shape[1], COARSE_AXES if lead is None else lead)
+    return np.ascontiguousarray(rows[:, :width]), np.ascontiguousarray(rows[:, width:])
+
+
+BLOCK = 16_384  # rows coded at a time (`small_of`: 25 MB of float32 at 384 dimensions)
+# Rows widened to float32 at a time by `small_estimates`: 2,048 x 64 axes is 512 KB, a buffer
+# that stays in a core's cache between the widening and the product (at 583,081 rows 13-14 ms
+# against 17-19 with 16,384 rows, whose 4 MB buffer does not).
+WIDEN_ROWS = 2048
 
 
 def fit_steps(sample: Array, basis: Basis) -> Array:
@@ -125,31 +176,36 @@ def fit_small(vectors: Array, sample: int = FIT_ROWS) -> tuple[Basis, Array]:
     return basis, fit_steps(part, basis)
 
 
-COARSE_AXES = 64  # the leading axes a first look at every row uses when `small_candidates` refines
-
-
 def small_estimates(
     small: Small, query: Array, axes: int | None = None, at: Array | None = None, skip: int = 0
 ) -> Array:
     """As `estimates`, from int8 codes: the query's projection carries each axis's step, and the
-    codes are widened to float32 one `BLOCK` at a time. `axes`: only the leading ones (most
+    codes are widened to float32 `WIDEN_ROWS` rows at a time. `axes`: only the leading ones (most
     variance first), past the first `skip`; `at`: only those rows. Estimates on axes [0, a) and
     [a, all) add up to the estimate on every axis.
 
-    Each block is widened into one reused buffer and multiplied by BLAS (`matmul`), which the
-    server runs on one thread (`OPENBLAS_NUM_THREADS`, service/__main__.py): at 583,081 rows the
-    leading 64 axes took 11.5 ms through a fresh array per block and `einsum`, 5.8 ms so. Rows
-    `at` are gathered 8 axes at a time (`_gather`)."""
+    Each block's axes are widened into one reused buffer, in axis order whichever of `lead` and
+    `rest` hold them (so the result does not depend on where the codes are split), and multiplied
+    by BLAS (`matmul`), which the server runs on one thread (`OPENBLAS_NUM_THREADS`,
+    service/__main__.py). Rows `at` are gathered 8 axes at a time (`_gather`)."""
+    width = small.lead.shape[1]
     use = small.basis.axes.shape[1] if axes is None else min(axes, small.basis.axes.shape[1])
     q = np.asarray(query, dtype=np.float32).reshape(-1) @ small.basis.axes[:, skip:use]
     q = np.ascontiguousarray(q * small.steps[skip:use], dtype=np.float32)
-    count = len(small.rows) if at is None else len(at)
+    # (array, its first and last axis + 1 used, where they go in the buffer)
+    parts = [
+        (part, lo - base, hi - base, lo - skip)
+        for part, base, lo, hi in ((small.lead, 0, skip, min(use, width)), (small.rest, width, max(skip, width), use))
+        if hi > lo
+    ]
+    count = len(small) if at is None else len(at)
     out = np.empty(count, dtype=np.float32)
-    wide = np.empty((min(BLOCK, count), use - skip), dtype=np.float32)
-    for start in range(0, count, BLOCK):
-        stop = min(count, start + BLOCK)
-        part = small.rows[start:stop, skip:use] if at is None else _gather(small.rows, at[start:stop], skip, use)
-        np.copyto(wide[: stop - start], part, casting="unsafe")
+    wide = np.empty((min(WIDEN_ROWS, count), use - skip), dtype=np.float32)
+    for start in range(0, count, WIDEN_ROWS):
+        stop = min(count, start + WIDEN_ROWS)
+        for part, lo, hi, to in parts:
+            got = part[start:stop, lo:hi] if at is None else _gather(part, at[start:stop], lo, hi)
+            np.copyto(wide[: stop - start, to : to + hi - lo], got, casting="unsafe")
         np.matmul(wide[: stop - start], q, out=out[start:stop])
     return out
 

@@ -50,10 +50,11 @@ class Matrix:
     codes: Codes | None = None  # the rows' compact codes (codes.codes_of), made when a first pass needs them
     code_store: np.ndarray[Any, Any] | None = None  # rows allocated for codes, as `store` for vectors
     # The layout with the vectors in a file (vecfile.py): `disk` reads the file's rows, `vectors`
-    # only has their shape, `small` holds their int8 codes (allocated ahead in `small_store`).
+    # only has their shape, `small` holds their int8 codes (the head of `small_store`, rows
+    # allocated ahead as `store`'s).
     disk: StoredRows | None = None
     small: Small | None = None
-    small_store: np.ndarray[Any, Any] | None = None
+    small_store: Small | None = None
 
     @property
     def live(self) -> int:

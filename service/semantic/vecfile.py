@@ -12,9 +12,10 @@ faulted whole large folios in, ~1 MB a row read, and took 14 ms to drop again pe
 Files, per (vault, model), in `<cache>/vectors/`:
 - `<key>.<generation>.f32`: row n is the float32 vector of `ids[n]`; rows are only ever appended
   past the rows any snapshot or checkpoint counts, never changed in place.
-- `<key>.npz`: the checkpoint: ids, codes, basis and steps, the rows counted, the generation, and
-  the `chunk_changes` entry (`seq`) they reflect. Written to a temporary file, flushed and renamed
-  over the previous one, after the rows it counts are flushed.
+- `<key>.npz`: the checkpoint: ids, codes (format 2: the leading and the other axes as two arrays,
+  as `codes.Small` holds them; format 1's single array is still read), basis and steps, the rows
+  counted, the generation, and the `chunk_changes` entry (`seq`) they reflect. Written to a
+  temporary file, flushed and renamed over the previous one, after the rows it counts are flushed.
 - `<key>.lock`: held (`flock`) by the process using the files. A second process on the same
   index does not get it and keeps its vectors in memory as before.
 
@@ -49,7 +50,7 @@ from service.semantic.snapshot import Matrix as _Matrix
 log = logging.getLogger(__name__)
 
 Array = np.ndarray[Any, Any]
-FORMAT = 1
+FORMAT = 2  # 1: the codes as one array (read, and written as 2 at the next checkpoint)
 # Rows appended since the last checkpoint before a new one is written: at least this many, and
 # 1/64 of the rows (a checkpoint writes every code: 82 MB at 600,000 chunks), but fewer than a
 # restart could replay from the change log (`REREAD_OVER`).
@@ -227,7 +228,8 @@ def checkpoint(place: Place, mat: _Matrix) -> None:
             centre=mat.small.basis.centre,
             axes=mat.small.basis.axes,
             steps=mat.small.steps,
-            codes=mat.small.rows,
+            lead=mat.small.lead,
+            rest=mat.small.rest,
         )
         out.flush()
         os.fsync(out.fileno())
@@ -241,11 +243,11 @@ def _assemble(
 ) -> _Matrix:
     """A snapshot over the file's first `len(ids)` rows, its codes allocated `extra` rows ahead."""
     rows = file.rows(len(ids))
-    store = np.empty((len(ids) + extra, small.rows.shape[1]), dtype=np.int8)
-    store[: len(ids)] = small.rows
-    small = codes.Small(small.basis, small.steps, store[: len(ids)])
+    store = codes.Small.empty(small.basis, small.steps, len(ids) + extra)
+    store.lead[: len(ids)] = small.lead
+    store.rest[: len(ids)] = small.rest
     shape = rows.shape_only()
-    return _Matrix(version, seq, ids, shape, shape, dead, disk=rows, small=small, small_store=store)
+    return _Matrix(version, seq, ids, shape, shape, dead, disk=rows, small=store.head(len(ids)), small_store=store)
 
 
 def build(conn: sqlite3.Connection, place: Place, vault_id: str, model: str, version: int, seq: int) -> _Matrix:
@@ -278,11 +280,10 @@ def build(conn: sqlite3.Connection, place: Place, vault_id: str, model: str, ver
     if filled:
         file.write(used - filled, buf[:filled])
     basis, steps = _fit(file, used)
-    coded = np.empty((used, basis.axes.shape[1]), dtype=np.int8)
+    small = codes.Small.empty(basis, steps, used)
     for start in range(0, used, BLOCK):
         stop = min(used, start + BLOCK)
-        coded[start:stop] = codes.small_of(file.read_range(start, stop), basis, steps)
-    small = codes.Small(basis, steps, coded)
+        small.put(start, codes.small_of(file.read_range(start, stop), basis, steps))
     mat = _assemble(version, seq, ids[:used].copy(), np.zeros(0, dtype=np.int64), small, file, used // 8 + 64)
     place.switch(file, place.generation)
     checkpoint(place, mat)
@@ -318,12 +319,19 @@ def restore(place: Place, version: int, dim: int | None = None) -> _Matrix | Non
 def _restore(place: Place, version: int) -> _Matrix:
     with open(place.checkpoint_path, "rb") as raw, np.load(raw, allow_pickle=False) as saved:
         parts = {name: saved[name] for name in saved.files}
-    if int(parts["format"]) != FORMAT:
-        raise Damaged(f"format {int(parts['format'])}")
+    found = int(parts["format"])
+    if found not in (1, FORMAT):
+        raise Damaged(f"format {found}")
     generation, dim, ids = int(parts["generation"]), int(parts["dim"]), parts["ids"]
-    small = codes.Small(codes.Basis(parts["centre"], parts["axes"]), parts["steps"], parts["codes"])
-    if len(small.rows) != len(ids) or small.basis.axes.shape[0] != dim:
+    lead, rest = codes.split(parts.pop("codes")) if found == 1 else (parts["lead"], parts["rest"])
+    small = codes.Small(codes.Basis(parts["centre"], parts["axes"]), parts["steps"], lead, rest)
+    axes = small.basis.axes.shape[1]
+    if len(lead) != len(ids) or len(rest) != len(ids) or lead.shape[1] + rest.shape[1] != axes:
         raise Damaged("codes and ids disagree")
+    if small.basis.axes.shape[0] != dim:
+        raise Damaged("codes and basis disagree")
+    if lead.shape[1] != min(axes, codes.COARSE_AXES):  # split elsewhere by an earlier version
+        small = codes.Small.of(small.basis, small.steps, small.joined())
     file = VectorFile(place.data_path(generation), dim, fresh=False)
     if file.size_rows() < len(ids):
         raise Damaged(f"{file.size_rows()} rows in the file, {len(ids)} counted")
@@ -332,7 +340,7 @@ def _restore(place: Place, version: int) -> _Matrix:
     if len(live):
         sample = np.unique(np.concatenate([live[:: max(1, len(live) // SAMPLED)], live[-1:]]))
         recoded = codes.small_of(file.read(sample), small.basis, small.steps).astype(np.int16)
-        if int(np.abs(recoded - small.rows[sample]).max()) > 1:
+        if int(np.abs(recoded - small.joined(sample)).max()) > 1:
             raise Damaged("rows disagree with their codes")
     place.switch(file, generation)
     place.prune()
@@ -366,10 +374,11 @@ def update(conn: sqlite3.Connection, place: Place, old: _Matrix, vault_id: str, 
         file = place.start(dim)
         for start in range(0, len(keep), BLOCK):
             file.write(start, old.disk.take(keep[start : start + BLOCK]))
-        kept = codes.Small(basis, steps, old.small.rows[keep])
         ids, dead, used = ids[keep], np.zeros(0, dtype=np.int64), len(keep)
         file.write(used, added)
-        both = codes.Small(basis, steps, np.concatenate([kept.rows, new_codes]))
+        both = codes.Small.empty(basis, steps, used + len(new_ids))
+        both.lead[:used], both.rest[:used] = old.small.lead[keep], old.small.rest[keep]
+        both.put(used, new_codes)
         mat = _assemble(old.version, seq, np.concatenate([ids, new_ids]), dead, both, file, (used + len(new_ids)) // 8)
         place.switch(file, place.generation)
         checkpoint(place, mat)
@@ -378,11 +387,11 @@ def update(conn: sqlite3.Connection, place: Place, old: _Matrix, vault_id: str, 
     file.write(used, added)
     store = old.small_store
     if used + len(new_ids) > len(store):
-        store = np.empty((int((used + len(new_ids)) * 1.125) + 64, store.shape[1]), dtype=np.int8)
-        store[:used] = old.small.rows
-    store[used : used + len(new_ids)] = new_codes
+        store = codes.Small.empty(basis, steps, int((used + len(new_ids)) * 1.125) + 64)
+        store.lead[:used], store.rest[:used] = old.small.lead, old.small.rest
+    store.put(used, new_codes)
     rows = file.rows(used + len(new_ids))
-    small = codes.Small(basis, steps, store[: used + len(new_ids)])
+    small = store.head(used + len(new_ids))
     shape = rows.shape_only()
     mat = _Matrix(
         old.version, seq, np.concatenate([ids, new_ids]), shape, shape, dead, disk=rows, small=small, small_store=store

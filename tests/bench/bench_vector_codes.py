@@ -47,7 +47,7 @@ def main(ns: argparse.Namespace) -> None:
     queries = builtin.encode([q.text for q in quality.scifact(data, Path(ns.vault)).queries])
     made = codes.build(matrix)
     basis, steps = codes.fit_small(matrix)
-    small = codes.Small(basis, steps, codes.small_of(matrix, basis, steps))
+    small = codes.Small.of(basis, steps, codes.small_of(matrix, basis, steps))
     rows = len(matrix)
     out: dict[str, Any] = {}
     for k, n in CASES:

@@ -96,7 +96,7 @@ def test_the_file_layout_returns_the_exact_scans_top_k(setup: Any, rng: np.rando
             same(ranked(conn, cache, q, k), exact(conn, q, k))
     mat = cache.matrix(conn, "v", "m")
     assert mat.disk is not None and mat.small is not None and mat.codes is None  # no float rows or codes held
-    assert mat.small.rows.dtype == np.int8 and mat.vectors.strides == (0, 0)
+    assert mat.small.lead.dtype == np.int8 and mat.vectors.strides == (0, 0)
 
 
 def test_edits_and_deletes_are_visible_without_a_read_from_scratch(
@@ -274,7 +274,7 @@ async def test_the_tools_answer_from_the_vector_file_and_a_restarted_server_rest
 def test_the_coarse_look_of_a_large_matrix_keeps_the_exact_top_k(rng: np.random.Generator) -> None:
     matrix = embedded_like(rng, 40_000)
     basis, steps = codes.fit_small(matrix)
-    small = codes.Small(basis, steps, codes.small_of(matrix, basis, steps))
+    small = codes.Small.of(basis, steps, codes.small_of(matrix, basis, steps))
     ids = np.arange(1, len(matrix) + 1, dtype=np.int64)
     dead = np.arange(5, 400, dtype=np.int64)  # rows of chunks changed since: never answered
     ids[dead] = -1
@@ -296,7 +296,7 @@ def test_a_remembered_ranking_keeps_the_coarse_looks_rows_not_every_rows_estimat
 
     matrix = embedded_like(rng, 40_000)
     basis, steps = codes.fit_small(matrix)
-    small = codes.Small(basis, steps, codes.small_of(matrix, basis, steps))
+    small = codes.Small.of(basis, steps, codes.small_of(matrix, basis, steps))
     ids = np.arange(1, len(matrix) + 1, dtype=np.int64)
     dead = np.arange(5, 400, dtype=np.int64)
     ids[dead] = -1
@@ -325,12 +325,12 @@ def test_int8_estimates_of_any_rows_and_axes_equal_the_products_of_the_widened_c
     equal the plain product of the widened codes, past a block boundary, for rows in any order."""
     matrix = embedded_like(rng, codes.BLOCK + 300)
     basis, steps = codes.fit_small(matrix)
-    small = codes.Small(basis, steps, codes.small_of(matrix, basis, steps))
+    small = codes.Small.of(basis, steps, codes.small_of(matrix, basis, steps))
     q = queries(rng, matrix)[0]
     at = rng.permutation(len(matrix))[: codes.BLOCK + 7]
     for axes, skip in ((None, 0), (codes.COARSE_AXES, 0), (None, codes.COARSE_AXES), (70, 3)):
         use = codes.CODE_DIM if axes is None else axes
-        wanted = small.rows[:, skip:use].astype(np.float64) @ ((q @ basis.axes[:, skip:use]) * steps[skip:use])
+        wanted = small.joined()[:, skip:use].astype(np.float64) @ ((q @ basis.axes[:, skip:use]) * steps[skip:use])
         got = codes.small_estimates(small, q, axes=axes, skip=skip)
         np.testing.assert_allclose(got, wanted, rtol=1e-4, atol=1e-4)
         picked = codes.small_estimates(small, q, axes=axes, skip=skip, at=at)
