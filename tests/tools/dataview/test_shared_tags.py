@@ -104,3 +104,26 @@ async def test_bases_first_then_pages_and_a_dropped_image_is_not_kept_alive(make
         dv, snap = await _images(h)
         _assert_shared(dv, snap)
         assert await _base_tags(h) == base
+
+
+async def test_equal_tag_sets_are_one_tuple_in_each_image_however_the_index_wrote_them(
+    make_vault: Callable[..., Path],
+) -> None:
+    """Each image keys its tuples by the tags themselves, not by the notes' JSON texts (a table of
+    texts kept them all alive through the build, and their holes stayed resident after it)."""
+    from service.bases.source import load_snapshot
+    from service.dataview.pages import load
+
+    files = {"A.md": "---\ntags: [x, y]\n---\na\n", "B.md": "---\ntags: [x, y]\n---\nb\n", "C.md": "c\n"}
+    async with started(make_vault(files)) as h:
+        await h.indexed()
+        [vault] = h.app.vaults.values()
+        db = h.app.services.db
+        async with db.transaction() as conn:  # the same tags, written otherwise
+            await conn.execute("UPDATE notes SET tags = ? WHERE path = 'B.md'", ('[ "x",  "y" ]',))
+        dv = await db.run_read(lambda conn: load(conn, vault.id).pages)
+        snap = await db.run_read(lambda conn: load_snapshot(conn, vault.id, str(vault.paths.root), [], -1))
+        a, b = dv.pages["A.md"].tag_list, dv.pages["B.md"].tag_list
+        assert a == ("x", "y") and a is b and dv.pages["C.md"].tag_list == ()
+        ra, rb = snap.by_path["A.md"].tags, snap.by_path["B.md"].tags
+        assert ra == ("x", "y") and ra is rb
