@@ -123,8 +123,8 @@ def _tags(path: str, tags: str | None, shared: dict[Any, Any]) -> Tags:
     `shared[_PEER]`). The note's text is decoded each time and the tuples are keyed by
     themselves: a table keyed by the JSON texts kept ~65,000 texts alive through the build,
     interleaved with the records, and the holes they left when freed stayed resident."""
-    written = json.loads(tags) if tags and tags != "[]" else ()
-    decoded = tuple(shared.setdefault(t, t) for t in written)
+    written: list[str] = json.loads(tags) if tags and tags != "[]" else []
+    decoded = tuple(map(shared.setdefault, written, written))
     tag_sets: dict[Tags, Tags] = shared[_TAG_SETS]
     tag_list = tag_sets.get(decoded)
     if tag_list is None:

@@ -209,7 +209,8 @@ def _page(
 ) -> Page:
     path, aliases, tags_json, mtime, ctime, size, props_json, fields_json = record
     tag_sets: dict[Tags, Tags] = shared[_TAG_SETS]  # decoded each time: no text kept (`_TAG_SETS`)
-    decoded = tuple(share(shared, t) for t in json.loads(tags_json)) if tags_json and tags_json != "[]" else ()
+    written: list[str] = json.loads(tags_json) if tags_json and tags_json != "[]" else []
+    decoded = tuple(map(shared.setdefault, written, written))  # texts, each shared (`share`)
     tags = tag_sets.get(decoded)
     if tags is None:  # the Bases snapshot's tuple when it holds an equal one (`service.query_images`)
         tags = tag_sets[decoded] = borrowed(decoded, peer(path))
