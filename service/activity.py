@@ -12,6 +12,11 @@ Touches nothing; reading it is free. Work in a worker thread that cannot wait fo
 the calls instead (`GiveWay`): while a call runs it waits, a little at a time and within a
 budget, so a warm restart's first calls do not share the interpreter with a scan of 100,000
 files (docs/benchmarks.md, "warm restart"), and the scan still ends soon under steady calls.
+Worker threads that are not tied to one app (the embedding model's batch threads, shared by the
+process) ask `calls_pause` instead: it waits while a call of any app in the process runs or
+began just now, a little at a time, so a burst of calls does not share the cores and the
+interpreter with the model between its texts (docs/benchmarks.md, "read_note while a backlog
+embeds").
 """
 
 from __future__ import annotations
@@ -20,11 +25,13 @@ import asyncio
 import contextlib
 import threading
 import time
+import weakref
 from collections.abc import Callable
 
 QUIET_S = 1.0  # no call running and none begun for this long: the callers have paused
 GIVE_WAY_STEP_S = 0.02  # a worker thread waits at most this long for the calls at a time...
 GIVE_WAY_BUDGET_S = 0.5  # ...and this long in all (one `GiveWay`: one reconcile)
+_LIVE: weakref.WeakSet[Activity] = weakref.WeakSet()  # every app's activity in this process (`calls_pause`)
 
 
 class Activity:
@@ -36,6 +43,7 @@ class Activity:
         self._idle.set()
         self.idle_now = threading.Event()  # the same, for worker threads (`GiveWay`)
         self.idle_now.set()
+        _LIVE.add(self)
 
     def begin(self) -> None:
         self.running += 1
@@ -86,3 +94,25 @@ class GiveWay:
         started = self._clock()
         self.activity.idle_now.wait(min(self.step_s, self.left))
         self.left -= self._clock() - started
+
+
+def calls_pause(quiet_s: float, within: float, clock: Callable[[], float] = time.monotonic) -> float:
+    """On a worker thread of the process (not the event loop): wait while a call of any app in the
+    process runs or began less than `quiet_s` ago, at most `within` seconds; the seconds waited."""
+    started = clock()
+    while True:
+        left = within - (clock() - started)
+        if left <= 0:
+            return within
+        try:
+            live = list(_LIVE)
+        except RuntimeError:  # an app was made meanwhile (the set changed size): go on this time
+            return clock() - started
+        since = [(a, a._clock() - a.last) for a in live if a.running or a._clock() - a.last < quiet_s]
+        if not since:
+            return clock() - started
+        calls, ago = since[0]
+        if calls.running:
+            calls.idle_now.wait(left)  # returns as soon as the last call running ends
+        else:
+            time.sleep(min(quiet_s - ago, left))

@@ -14,7 +14,11 @@ that cannot be made. No torch, no GPU build, no model hub.
 - `[embeddings] threads` (default 2, 1 on a one-core machine) is how many texts of a document
   batch are embedded at once, each by a single-threaded call on its own worker thread of lowered
   scheduling priority (nice +10 on Linux), so the event loop, text search and query embedding
-  keep their share of the CPU while a backlog embeds. Two texts side by side cost ~11 % less CPU
+  keep their share of the CPU while a backlog embeds; before each text a batch thread also waits
+  while the process's calls run or one began within `GIVE_WAY_QUIET_S`, at most `GIVE_WAY_MAX_S`
+  a text (`service.activity.calls_pause`): the model's threads, its Python between model calls
+  and its memory traffic otherwise slowed each call of a burst that came in while a backlog
+  embedded (docs/benchmarks.md). Two texts side by side cost ~11 % less CPU
   a chunk than one text on two intra-op threads (no thread wake-up per operator) and keep both
   cores busy through the tokenizer, pooling and small operators (docs/benchmarks.md);
 - a query is embedded at once on an ordinary worker thread, beside a running batch;
@@ -41,6 +45,7 @@ from typing import Any
 import numpy as np
 
 from service import heap
+from service.activity import calls_pause
 from service.embeddings.graph import SESSION_OFF
 from service.embeddings.protocol import Matrix, normalise
 from service.embeddings.quantize import int8_model, onnxruntime
@@ -55,6 +60,8 @@ MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6
 DIM = 384
 MODELS_ENV = "VAULTGATE_MODEL_CACHE"  # where the derived model is kept (default: <user cache>/models)
 BATCH_NICE = 10  # added to the batch thread's nice value (Linux: per thread)
+GIVE_WAY_QUIET_S = 0.01  # a batch thread starts a text only after this long without a call beginning...
+GIVE_WAY_MAX_S = 0.05  # ...or after waiting this long (under calls back to back the backlog still moves)
 
 log = logging.getLogger(__name__)
 _sessions: dict[int, tuple[Any, str]] = {}
@@ -165,6 +172,7 @@ def _take_turns(texts: list[str], turns: Iterator[int], pooled: Matrix) -> None:
     for row in turns:
         if row >= len(texts):
             return
+        calls_pause(GIVE_WAY_QUIET_S, GIVE_WAY_MAX_S)
         pooled[row] = _embed_one(session, tok, texts[row])
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from service.activity import Activity, GiveWay
+from service.activity import Activity, GiveWay, calls_pause
 from tests.conftest import started
 
 
@@ -129,3 +129,47 @@ def test_a_waiting_worker_resumes_when_the_last_call_ends() -> None:
     activity.end()
     worker.join(30)
     assert not worker.is_alive()
+
+
+def test_calls_pause_waits_while_a_call_of_any_app_runs_or_just_began() -> None:
+    """`calls_pause` (the embedding batch threads, shared by the process): no wait without calls;
+    a call running holds it until the call ends; a call begun less than the quiet time ago, the
+    rest of that time; never longer than `within`."""
+    import time
+
+    quiet = Activity()
+    assert calls_pause(0.05, 5.0) < 0.05  # no call anywhere (old activities began none lately)
+    busy = Activity()
+    busy.begin()
+    worker_waited: list[float] = []
+    worker = threading.Thread(target=lambda: worker_waited.append(calls_pause(0.0, 30.0)))
+    worker.start()
+    worker.join(0.2)
+    assert worker.is_alive()  # a call runs
+    busy.end()
+    worker.join(30)
+    assert not worker.is_alive() and 0.15 < worker_waited[0] < 30
+    busy.begin()
+    busy.end()
+    started = time.monotonic()
+    assert 0.1 <= calls_pause(0.3, 0.1) <= 0.3  # bounded by `within`
+    assert calls_pause(0.3, 5.0) < 0.3  # the rest of the quiet time after the last call began
+    assert time.monotonic() - started >= 0.25
+    busy.begin()
+    assert calls_pause(0.0, 0.05) == 0.05  # a call that never ends: the bound
+    busy.end()
+    del quiet
+
+
+def test_the_embedding_batch_threads_give_way_before_each_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    from service.embeddings import builtin
+
+    asked: list[tuple[float, float]] = []
+    monkeypatch.setattr(builtin, "calls_pause", lambda quiet_s, within: asked.append((quiet_s, within)) or 0.0)
+    monkeypatch.setattr(builtin, "tokenizer", lambda: None)
+    monkeypatch.setattr(builtin, "_session", lambda threads: (None, "fake"))
+    monkeypatch.setattr(builtin, "_embed_one", lambda session, tok, text: float(len(text)))
+    pooled = [0.0] * 3
+    builtin._take_turns(["a", "bb", "ccc"], iter(range(10)), pooled)  # type: ignore[arg-type]
+    assert pooled == [1.0, 2.0, 3.0]
+    assert asked == [(builtin.GIVE_WAY_QUIET_S, builtin.GIVE_WAY_MAX_S)] * 3
