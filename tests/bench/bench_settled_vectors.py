@@ -3,6 +3,7 @@
 queries at the client over HTTP with the SDK).
 
     python -m tests.bench.bench_settled_vectors [--size 100k] [--queries 60] [--samples 20] [--idle-s 90]
+        [--searches-only] [--src DIR]
 
 Prepares once, in `$VAULTGATE_BENCH_DIR/settled-vectors-N/` (kept for later runs): a copy of the
 standard vault, its cold text index (a server with the embedding provider off), then the
@@ -14,11 +15,15 @@ as `bench_vector_layout_http` does, so that the embedding job finds nothing to d
 Then starts `vaultgate serve` (built-in model, `[embeddings] unload_after_s` 5 s, `[search]
 query_images_idle_s` = --idle-s) and measures: the first search by meaning (the vector file
 built from the index); --queries two-word queries to each of search_text, search_hybrid and
-search_semantic (limit 10, each query sent once, the tools alternated) — p50 / p95 ms; the RSS
+search_semantic (limit 10, each query sent once, the tools alternated) — p50 / p95 ms, and the
+server's CPU time per call (its threads' schedstat before and after: less moved by the machine's
+load than the time at the client); the RSS
 once the model is unloaded and a heap trim has run (65 s); the whole-vault queries of
 `bench_index` (list_notes, get_backlinks, query_base, Dataview TABLE … WHERE, search_text; p50
 over --samples calls each); the RSS after them and settled again; the RSS once the idle images
 were dropped (--idle-s), and the first query_base / Dataview call after that (the rebuild).
+`--searches-only` stops after the searches. `--src DIR` runs the server of another tree (a `git
+worktree` of an older commit) on the same prepared data, to compare two commits alternately.
 Prints one JSON object.
 """
 
@@ -46,6 +51,7 @@ from tests.bench.common import (
     report,
     standard_vault,
     summary_ms,
+    thread_cpu_ns,
     vaultgate_argv,
     wait_ready,
 )
@@ -131,6 +137,8 @@ async def settled(pid: int, seconds: float) -> dict[str, float]:
 async def measure(ns: argparse.Namespace, vault: Path, env: dict[str, str]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     asked = queries(3 * ns.queries + 10)
+    if ns.src:  # the other tree's `service` first on the path, not the current folder's
+        env = env | {"PYTHONSAFEPATH": "1", "PYTHONPATH": ns.src}
     server = ServerProcess(vaultgate_argv(vault), env=env)
     try:
         server.start()
@@ -141,11 +149,17 @@ async def measure(ns: argparse.Namespace, vault: Path, env: dict[str, str]) -> d
                 await timed(client, "search_hybrid", q)
             tools = ("search_text", "search_hybrid", "search_semantic")
             times: dict[str, list[float]] = {t: [] for t in tools}
+            cpu: dict[str, list[float]] = {t: [] for t in tools}
             for n, q in enumerate(asked[10:]):  # each query once, the tools alternated
                 tool = tools[n % 3]
+                before = thread_cpu_ns(server.pid)
                 times[tool].append(await timed(client, tool, q) / 1000)
+                cpu[tool].append((thread_cpu_ns(server.pid) - before) / 1e9)
             out["search_ms"] = {t: summary_ms(v) for t, v in times.items()}
+            out["search_server_cpu_ms"] = {t: summary_ms(v) for t, v in cpu.items()}
             out["rss_after_searches"] = rss_status(server.pid)
+            if ns.searches_only:
+                return out
             out["rss_settled_searches_only"] = await settled(server.pid, SETTLE[0])
             out["whole_vault_queries"] = await whole_vault(client, vault, ns.samples)
             out["rss_after_whole_vault_queries"] = rss_status(server.pid)
@@ -189,7 +203,8 @@ def main(ns: argparse.Namespace) -> None:
         "OPENBLAS_NUM_THREADS": "1",
     }
     os.environ["VAULTGATE_STORAGE__CACHE_DIR"] = str(cache)  # bench_index.most_linked reads the index
-    result: dict[str, Any] = {"notes": notes}
+    ns.src = str(Path(ns.src).resolve()) if ns.src else None
+    result: dict[str, Any] = {"notes": notes, "src": ns.src or "."}
     prepared = folder / "prepared.json"
     if not prepared.exists():
         shutil.rmtree(folder, ignore_errors=True)
@@ -218,6 +233,8 @@ def parse() -> argparse.Namespace:
     parser.add_argument("--samples", type=int, default=20, help="calls per whole-vault query")
     parser.add_argument("--settle-s", type=float, default=SETTLE_S, help="seconds waited before each settled RSS")
     parser.add_argument("--idle-s", type=float, default=90.0, help="[search] query_images_idle_s (0: not measured)")
+    parser.add_argument("--searches-only", action="store_true", help="stop after the searches (no settled RSS)")
+    parser.add_argument("--src", help="a tree whose server to run (default: this one's)")
     return parser.parse_args()
 
 
