@@ -15,9 +15,14 @@ otherwise stay allocated for good. Everything here runs inside one writer transa
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+from pathlib import Path
 from typing import Any
 
-from service.storage.db import BULK_CACHE_KIB, CACHE_KIB, set_cache
+from service.storage.db import BULK_CACHE_KIB, CACHE_KIB, Database, connect, set_cache
+
+AUTOCHECKPOINT_PAGES = 1000  # SQLite's default threshold, between bulk loads
 
 # Indexes of the derived-row tables that only queries use: writing an empty index never needs
 # them (deleting a note's rows does: note_id lookups and cascades are served by other indexes
@@ -40,12 +45,17 @@ DEFERRABLE_INDEXES = (
 WORD_TRIGGERS = ("note_text_ai", "note_text_ad", "note_text_au")
 
 
-def bulk_mode(conn: Any, on: bool) -> None:
+def bulk_mode(conn: Any, on: bool, words_from: int | None = None, checkpoint_later: bool = False) -> bool:
     """Around a bulk load: defer the trigram index and stop WAL auto-checkpoints, which would
     otherwise copy the same growing pages into the database again and again (~15 % of a cold
-    index); the normal threshold comes back afterwards and the next commit checkpoints once.
+    index); the normal threshold comes back afterwards and the next commit checkpoints once —
+    with `checkpoint_later`, not this commit: `checkpoint_after_load` does it beside the writer
+    once the index is ready (the WAL of a 100k-note load, ~1.8 GB, took ~2.5 s of the commit).
     On an empty index the secondary indexes of the derived-row tables are dropped too and
-    built once at the end (`restore_indexes`), their definitions kept in `deferred_indexes`."""
+    built once at the end (`restore_indexes`), their definitions kept in `deferred_indexes`.
+    Whether the word index is deferred (then the load may index words as it goes: `words.py`;
+    `words_from` at the end says up to which note id it did, see `restore_indexes`)."""
+    words = False
     if on:
         set_cache(conn, BULK_CACHE_KIB)
         conn.execute("UPDATE fts_control SET trigram_deferred = 1")
@@ -59,16 +69,22 @@ def bulk_mode(conn: Any, on: bool) -> None:
             conn.executemany("INSERT OR REPLACE INTO deferred_indexes(name, sql) VALUES (?, ?)", [f[:2] for f in found])
             for name, _sql, kind in found:
                 conn.execute(f'DROP {"TRIGGER" if kind == "trigger" else "INDEX"} "{name}"')
+            words = any(name in WORD_TRIGGERS for name, _sql, _kind in found)
+            if words:  # empty with no notes (cheap), so the steps of `words.py` start from nothing
+                conn.execute("INSERT INTO fts_words(fts_words) VALUES ('delete-all')")
     else:
-        restore_indexes(conn)
-    conn.execute(f"PRAGMA wal_autocheckpoint={0 if on else 1000}")
+        restore_indexes(conn, words_from=words_from)
+    conn.execute(f"PRAGMA wal_autocheckpoint={0 if on or checkpoint_later else AUTOCHECKPOINT_PAGES}")
+    return words
 
 
-def restore_indexes(conn: Any) -> int:
+def restore_indexes(conn: Any, words_from: int | None = None) -> int:
     """Build every index a bulk load deferred (also one a previous process did not finish): the
-    word index's triggers come back and the word index is rebuilt in one pass, then the query
-    indexes are built; the writer's page cache goes back to its size between bulk loads (also
-    after a failed one). One transaction: a process that dies here leaves it all deferred."""
+    word index's triggers come back and the word index is rebuilt in one pass — or, given
+    `words_from`, only the notes after that id are added (the load indexed the others as it went,
+    `words.py`) —, then the query indexes are built; the writer's page cache goes back to its size
+    between bulk loads (also after a failed one). One transaction: a process that dies here
+    leaves it all deferred."""
     waiting = conn.execute("SELECT name, sql FROM deferred_indexes ORDER BY name").fetchall()
     words = [(name, sql) for name, sql in waiting if name in WORD_TRIGGERS]
     if words:
@@ -76,7 +92,14 @@ def restore_indexes(conn: Any) -> int:
         for name, sql in words:
             if conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (name,)).fetchone() is None:
                 conn.execute(sql)
-        conn.execute("INSERT INTO fts_words(fts_words) VALUES ('rebuild')")
+        if words_from is None:
+            conn.execute("INSERT INTO fts_words(fts_words) VALUES ('rebuild')")
+        else:
+            conn.execute(
+                "INSERT INTO fts_words(rowid, title, body)"
+                " SELECT note_id, title, body FROM note_text WHERE note_id > ?",
+                (words_from,),
+            )
     for name, sql in waiting:
         if name in WORD_TRIGGERS:
             continue
@@ -85,6 +108,29 @@ def restore_indexes(conn: Any) -> int:
     conn.execute("DELETE FROM deferred_indexes")
     set_cache(conn, CACHE_KIB)
     return len(waiting)
+
+
+def _checkpoint(path: Path) -> None:
+    """Copy the WAL's pages into the database from a connection of its own: a PASSIVE checkpoint
+    waits for no reader or writer, so writes and queries go on meanwhile."""
+    conn = connect(path)
+    try:
+        conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
+    finally:
+        conn.close()
+
+
+async def checkpoint_after_load(db: Database) -> None:
+    """After a bulk load that ended with `checkpoint_later`: checkpoint its WAL beside the writer,
+    then give the writer its auto-checkpoints back, then checkpoint once more (what the writer
+    committed meanwhile, a trigram rebuild's pages say, is then not left to the next write's
+    commit). A process that dies first loses nothing: the WAL is the database's until checkpointed."""
+    try:
+        await asyncio.to_thread(_checkpoint, db.path)
+    finally:
+        await asyncio.shield(db.run_write(lambda c: c.execute(f"PRAGMA wal_autocheckpoint={AUTOCHECKPOINT_PAGES}")))
+    with contextlib.suppress(Exception):
+        await asyncio.to_thread(_checkpoint, db.path)
 
 
 def rebuild_trigram(conn: Any) -> None:

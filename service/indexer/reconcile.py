@@ -26,12 +26,13 @@ from service import heap
 from service.activity import GiveWay
 from service.graph.linkpath import PathSet
 from service.indexer import parsepool, rows
-from service.indexer.bulk import bulk_mode, restore_indexes
+from service.indexer.bulk import bulk_mode, checkpoint_after_load, restore_indexes
 from service.indexer.issues import FileIssue
 from service.indexer.scan import scan_with_paths
 from service.indexer.state import IndexerState
 from service.indexer.status import Counts, Token
 from service.indexer.unresolved import UnresolvedTargets
+from service.indexer.words import WordCatchUp
 
 COMPARE_PAGE = 1024  # index rows read between two calls of the comparison's `pause`
 
@@ -71,10 +72,12 @@ async def reconcile_vault(
         ix.total, ix.done, ix.backlog = len(changed), 0, len(changed)
         indexed = touched = 0
         deferred = len(changed) >= bulk_threshold
+        words: WordCatchUp | None = None  # the word index deferred: built while the writer waits
         if deferred:
             ix.trigram_ready = False
             await ix.trigram.cancel()
-            await ix.db.run_write(partial(bulk_mode, on=True))
+            if await ix.db.run_write(partial(bulk_mode, on=True)):
+                words = WordCatchUp()
         # Every note a cold load stores is new: `rows.upsert_batch` need not look any up.
         cold = (
             deferred
@@ -93,7 +96,13 @@ async def reconcile_vault(
                 for b in batches[: ahead + 1]
             ]
             for n, batch in enumerate(batches):
-                prepared, touch, issues = await pending.pop(0)
+                head = pending.pop(0)
+                while words is not None and not head.done():  # the writer would wait: index words
+                    last = await ix.db.run_write(words.step)
+                    if last is None:
+                        break
+                    words.advance(last)
+                prepared, touch, issues = await head
                 if n + ahead + 1 < len(batches):
                     nxt = batches[n + ahead + 1]
                     pending.append(asyncio.ensure_future(parser.batch(nxt, {p: etags[p] for p in nxt if p in etags})))
@@ -116,14 +125,15 @@ async def reconcile_vault(
             ix._void_kept()  # rolled back (or not known to be committed): what is held may be ahead
             if deferred:  # failed or cancelled: queries get their indexes back at once
                 with contextlib.suppress(Exception):
-                    await asyncio.shield(ix.db.run_write(restore_indexes))
+                    await asyncio.shield(ix.db.run_write(partial(bulk_mode, on=False)))
             raise
         finally:
             for task in pending:
                 task.cancel()
             await parser.close()
         if deferred:
-            await ix.db.run_write(partial(bulk_mode, on=False))
+            upto = words.upto if words else None
+            await ix.db.run_write(partial(bulk_mode, on=False, words_from=upto, checkpoint_later=True))
         try:
             done = partial(finish, vault_id=ix.vault.id, removed=removed, paths=paths, added=added, ix=ix)
             ix._counts.committed(await ix.db.run_write(done))
@@ -136,6 +146,8 @@ async def reconcile_vault(
         ix.last_sync = time.time()
         ix.state = "ready"
         await ix._bump()
+        if deferred:
+            ix._background(checkpoint_after_load(ix.db), "checkpoint")
         pending_trigram = await ix.db.fetchone("SELECT trigram_deferred FROM fts_control WHERE id = 1")
         rebuilding = ix.trigram.running
         if pending_trigram and pending_trigram[0] and (deferred or not rebuilding):

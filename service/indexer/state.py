@@ -9,7 +9,7 @@ engine modules only.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable
+from collections.abc import Coroutine, Iterable
 from typing import Any, Literal, Protocol
 
 from service.activity import Activity
@@ -82,3 +82,5 @@ class IndexerState(Protocol):
     async def _apply_deferred(self, *, lock_held: bool) -> None: ...
 
     def _rebuild_trigram_later(self) -> None: ...
+
+    def _background(self, work: Coroutine[Any, Any, None], what: str) -> None: ...  # cancelled at stop

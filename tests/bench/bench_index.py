@@ -1,6 +1,7 @@
 """Index benchmark on the standard workload, through the real SDK client over HTTP.
 
     python -m tests.bench.bench_index [--notes 10000 | --size 100k] [--samples 60] [--no-reindex]
+        [--cold-only] [--src DIR]
 
 Measures, on a private copy of the standard vault (other benchmarks share the generated one):
 server spawn → `index_status` ready with an empty cache (cold full index; with the peak RSS of
@@ -20,6 +21,10 @@ job sharing the cores. `index_status` is polled every 50 ms until the index is r
 1.5 s until the trigram prefilter is: its rebuild starts at the first 1 s pause in the calls (or
 after 60 s whatever they do), and earlier runs, polling every 50 ms, counted up to a minute of
 that wait.
+
+`--cold-only` stops after the cold index (ready, then the trigram prefilter; ~1.5 min at 100k
+instead of ~3), for comparing trees; `--src DIR` runs the server (and its parse workers) from
+another source tree, e.g. a `git worktree` of an older commit: run both alternately.
 """
 
 from __future__ import annotations
@@ -84,9 +89,12 @@ async def connect(url: str, limit_s: float = 60.0) -> Client:
             await asyncio.sleep(0.01)
 
 
-def children_peak_rss_mb(pid: int, seen: dict[int, float], helpers: dict[int, float] | None = None) -> None:
-    """Record the peak RSS of each child process of `pid` (the parse workers of a bulk load);
-    multiprocessing's resource tracker goes to `helpers` (it lives as long as the server)."""
+def children_peak_rss_mb(
+    pid: int, seen: dict[int, float], helpers: dict[int, float] | None = None, cpu: dict[int, float] | None = None
+) -> None:
+    """Record the peak RSS of each child process of `pid` (the parse workers of a bulk load), and
+    in `cpu` the CPU seconds each used so far; multiprocessing's resource tracker goes to
+    `helpers` (it lives as long as the server)."""
     for task in Path(f"/proc/{pid}/task").glob("*/children"):
         try:
             kids = [int(k) for k in task.read_text().split()]
@@ -99,16 +107,18 @@ def children_peak_rss_mb(pid: int, seen: dict[int, float], helpers: dict[int, fl
                         helpers[kid] = max(helpers.get(kid, 0.0), peak_rss_mb(kid))
                     continue
                 seen[kid] = max(seen.get(kid, 0.0), peak_rss_mb(kid))
+                if cpu is not None:
+                    cpu[kid] = cpu_seconds(kid)
 
 
 async def spawn_to_ready(
-    vault: Path, limit_s: float = 900.0, poll_s: float = 0.05
+    vault: Path, limit_s: float = 900.0, poll_s: float = 0.05, env: dict[str, str] | None = None
 ) -> tuple[ServerProcess, Client, dict[str, Any]]:
     """Start a server and poll index_status every `poll_s` until ready; returns it with the
     seconds taken, and the peak RSS of the worker processes that parsed notes meanwhile (none on a
     warm start). Each poll costs the server and this client a few CPU-ms: at 50 ms during a 100k
     cold index, on 2 cores both busy with the load, that is CPU the load does not get."""
-    server = ServerProcess(vaultgate_argv(vault), env=TEXT_ONLY)
+    server = ServerProcess(vaultgate_argv(vault), env=env or TEXT_ONLY)
     url = server.start()
     client = await connect(url)
     first: dict[str, Any] = {}
@@ -120,10 +130,11 @@ async def spawn_to_ready(
             break
     workers: dict[int, float] = {}
     helpers: dict[int, float] = {}
+    worker_cpu: dict[int, float] = {}
     while True:
         current = await status(client)
         elapsed = time.perf_counter() - server.t_spawn
-        children_peak_rss_mb(server.pid, workers, helpers)
+        children_peak_rss_mb(server.pid, workers, helpers, worker_cpu)
         if current["ready"]:
             return (
                 server,
@@ -134,6 +145,8 @@ async def spawn_to_ready(
                     **first,
                     "notes": current["notes"],
                     "parse_workers": len(workers),
+                    # as last seen by a poll (a worker's last batch or two may be missing)
+                    "parse_worker_cpu_s": round(sum(worker_cpu.values()), 1),
                     "parse_worker_peak_rss_mb": max(workers.values(), default=0.0),
                     # The server's peak is read at the end of the cold index (with the trigram
                     # rebuild); the tree's peak adds these to it (an upper bound: peaks summed).
@@ -254,16 +267,52 @@ async def reindex(client: Client, mode: str) -> dict[str, Any]:
     }
 
 
-async def main(notes: int, samples: int, with_reindex: bool = True, cold_poll_s: float = 0.05) -> None:
+async def warm_phase(vault: Path, env: dict[str, str], samples: int, with_reindex: bool) -> dict[str, Any]:
+    """A restart on the index the cold run left: its first search, saves, whole-vault queries."""
+    result: dict[str, Any] = {}
+    server, client, warm = await spawn_to_ready(vault, env=env)
+    try:
+        result["warm_restart"] = warm
+        result["disk_write_to_index_visible"] = await freshness(client, vault, samples)
+        result["whole_vault_queries"] = await whole_vault(client, vault, samples)
+        if with_reindex:
+            result["reindex_sync"] = await reindex(client, "sync")
+            result["reindex_full"] = await reindex(client, "full")
+        final = await status(client)
+        result["final_status"] = {
+            k: final[k] for k in ("notes", "health", "tags", "tasks", "headings", "links", "generation")
+        }
+        result["server_rss_mb"] = rss_mb(server.pid)
+        result["server_peak_rss_mb"] = peak_rss_mb(server.pid)
+    finally:
+        await client.__aexit__(None, None, None)
+        server.stop()
+    return result
+
+
+async def main(
+    notes: int,
+    samples: int,
+    with_reindex: bool = True,
+    cold_poll_s: float = 0.05,
+    cold_only: bool = False,
+    src: Path | None = None,
+) -> None:
     started = time.perf_counter()
+    # PYTHONSAFEPATH: `python -m` would put the working directory (this checkout) first.
+    env = TEXT_ONLY | ({"PYTHONPATH": str(src), "PYTHONSAFEPATH": "1"} if src is not None else {})
     source, _meta = standard_vault(notes)
     vault = WORKDIR / f"index-bench-{notes}"
     shutil.rmtree(vault, ignore_errors=True)
     shutil.copytree(source, vault, ignore=shutil.ignore_patterns(".vaultgate"))
     forget_index(vault)
-    result: dict[str, Any] = {"notes": notes, "python": sys.version.split()[0]}
+    result: dict[str, Any] = {
+        "notes": notes,
+        "python": sys.version.split()[0],
+        "server_src": str(src) if src is not None else "this checkout",
+    }
     try:
-        server, client, cold = await spawn_to_ready(vault, poll_s=cold_poll_s)
+        server, client, cold = await spawn_to_ready(vault, poll_s=cold_poll_s, env=env)
         cold["poll_interval_s"] = cold_poll_s
         try:
             while not (await status(client))["trigram_ready"]:  # noqa: ASYNC110 - polling another process
@@ -275,27 +324,12 @@ async def main(notes: int, samples: int, with_reindex: bool = True, cold_poll_s:
             )
             result["cold_full_index"] = cold
             result["rss_after_cold_index_mb"] = rss_mb(server.pid)
+            result["load_average_after_cold_index"] = os.getloadavg()
         finally:
             await client.__aexit__(None, None, None)
             server.stop()
-
-        server, client, warm = await spawn_to_ready(vault)
-        try:
-            result["warm_restart"] = warm
-            result["disk_write_to_index_visible"] = await freshness(client, vault, samples)
-            result["whole_vault_queries"] = await whole_vault(client, vault, samples)
-            if with_reindex:
-                result["reindex_sync"] = await reindex(client, "sync")
-                result["reindex_full"] = await reindex(client, "full")
-            final = await status(client)
-            result["final_status"] = {
-                k: final[k] for k in ("notes", "health", "tags", "tasks", "headings", "links", "generation")
-            }
-            result["server_rss_mb"] = rss_mb(server.pid)
-            result["server_peak_rss_mb"] = peak_rss_mb(server.pid)
-        finally:
-            await client.__aexit__(None, None, None)
-            server.stop()
+        if not cold_only:
+            result |= await warm_phase(vault, env, samples, with_reindex)
     finally:
         forget_index(vault)
         shutil.rmtree(vault, ignore_errors=True)
@@ -308,7 +342,8 @@ async def main(notes: int, samples: int, with_reindex: bool = True, cold_poll_s:
         "cold_index_peak_rss_mb_at_100k": 350,
         "warm_restart_to_first_search_s": 1,
     }
-    report("index" if notes == 10_000 else f"index_{notes}", result)
+    name = "index" if notes == 10_000 else f"index_{notes}"
+    report(name + "_cold" if cold_only else name, result)
 
 
 if __name__ == "__main__":
@@ -320,5 +355,9 @@ if __name__ == "__main__":
     parser.add_argument(
         "--cold-poll-s", type=float, default=0.05, help="index_status poll interval during the cold index"
     )
+    parser.add_argument("--cold-only", action="store_true", help="stop after the cold index and its trigram rebuild")
+    parser.add_argument("--src", type=Path, help="run the server from this source tree (a worktree of an old commit)")
     ns = parser.parse_args()
-    asyncio.run(main(SIZES[ns.size] if ns.size else ns.notes, ns.samples, not ns.no_reindex, ns.cold_poll_s))
+    notes = SIZES[ns.size] if ns.size else ns.notes
+    src = ns.src.resolve() if ns.src is not None else None
+    asyncio.run(main(notes, ns.samples, not ns.no_reindex, ns.cold_poll_s, ns.cold_only, src))
