@@ -4,13 +4,15 @@ While a bulk load runs, the trigram index is deferred (`fts_control.trigram_defe
 search scans instead of prefiltering, so every query stays complete) and WAL auto-checkpoints
 stop. On an empty index the query-only secondary indexes are dropped too, and so are the
 triggers that keep the full-text word index in step with `note_text`: their definitions are kept
-in `deferred_indexes` so they are built once at the end — the word index by one 'rebuild' over
-`note_text`, about a quarter of the writer's work that row-by-row inserts cost — or on the next
-start, should the process die first (`restore_indexes`). A search during a cold load finds
-nothing until then (its answer says `partial`); an index with rows never defers the words.
+in `deferred_indexes` so they are built once at the end — the word index while the writer waits
+for parsed batches and the rest at the end (`words.py`), or by one 'rebuild' over `note_text`
+after a failed load — or on the next start, should the process die first (`restore_indexes`). A
+search during a cold load finds the notes whose words are indexed so far (its answer says
+`partial`); an index with rows never defers the words.
 The writer's page cache is raised to `BULK_CACHE_KIB` for the load and the trigram rebuild and
 lowered back afterwards: SQLite keeps a filled cache, and the 8 MB a cold index fills would
-otherwise stay allocated for good. Everything here runs inside one writer transaction.
+otherwise stay allocated for good. Everything here runs inside one writer transaction, but
+`checkpoint_after_load` (the load's WAL, copied beside the writer once the index is ready).
 """
 
 from __future__ import annotations

@@ -5,7 +5,8 @@ Guarantees:
   re-parses nothing that did not change; notes gone from disk are removed;
 - from `bulk_threshold` changed notes on, the load runs in bulk-load mode (`bulk.py`) and parses
   in worker processes ahead of the single writer; a failed or cancelled load gets the query
-  indexes back at once; the trigram index is rebuilt in the background once the index is ready;
+  indexes back at once; the trigram index is rebuilt, and the load's WAL checkpointed, in the
+  background once the index is ready;
 - writes go through the single writer in batched transactions; `progress` and the indexer's
   `generation` move after every batch;
 - writes made through vaultgate while the first index was built are applied before `ready`;
