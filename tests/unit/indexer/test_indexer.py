@@ -7,6 +7,7 @@ import asyncio
 import json
 import re
 import shutil
+import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -185,17 +186,7 @@ async def test_a_write_during_the_first_index_does_not_wait_for_it(
 ) -> None:
     """The first reconcile is held in its parse step: a write through vaultgate returns at once
     (search says `partial` meanwhile), and the reconcile applies it before the index is ready."""
-    import threading
-
-    release = threading.Event()
-    original = rows.read_batch
-
-    def held(*args: object, **kwargs: object) -> object:
-        if not release.wait(30):
-            raise TimeoutError("the test never released the reconcile")
-        return original(*args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(rows, "read_batch", held)
+    release = _hold_first_index(monkeypatch)
     root = make_vault({f"N{i}.md": f"# Note {i}\n\nbody {i}\n" for i in range(5)} | {"Old.md": "# Old\n\nstale\n"})
     async with started(root, index={"watch": False}) as vg:
         indexer = indexer_of(next(iter(vg.app.vaults.values())))
@@ -218,10 +209,8 @@ async def test_a_write_during_the_first_index_does_not_wait_for_it(
         assert (await vg.ok("search_text", query="stale"))["items"] == []
 
 
-def _hold_first_index(monkeypatch: pytest.MonkeyPatch) -> Any:
+def _hold_first_index(monkeypatch: pytest.MonkeyPatch) -> threading.Event:
     """Hold the first reconcile in its parse step until the returned event is set."""
-    import threading
-
     release = threading.Event()
     original = rows.read_batch
 
