@@ -36,15 +36,20 @@ async def test_the_names_and_the_notes_tools_are_ready_before_the_first_write(
 ) -> None:
     ready_when_read: list[bool] = []
     loader = query_warmup.note_name_loader
+    first_write = query_warmup.QueryWarmup._first_write
+    warming: list[Any] = []  # the indexer the warm-up was given (it may run before `started` yields)
+
+    async def remembered(self: query_warmup.QueryWarmup, vault: Any, indexer: Any) -> None:
+        warming.append(indexer)
+        await first_write(self, vault, indexer)
 
     def watched(db: Any, vault_id: str) -> Any:
-        indexer = _indexer(harness)
-        ready_when_read.append(indexer.ready)
+        ready_when_read.append(warming[-1].ready)
         return loader(db, vault_id)
 
+    monkeypatch.setattr(query_warmup.QueryWarmup, "_first_write", remembered)
     monkeypatch.setattr(query_warmup, "note_name_loader", watched)
     async with started(make_vault(VAULT)) as vg:
-        harness = vg
         await vg.indexed()
         indexer = _indexer(vg)
         await _until(lambda: vg.app.warmup.names_warmed == 1)
