@@ -22,6 +22,11 @@ from tests.conftest import Harness, started
 from tests.real_vaults import VAULTS, missing
 
 
+def _notes(n: int) -> dict[str, str]:
+    """`n` plain notes at the vault's root."""
+    return {f"N{i}.md": f"# Note {i}\n\nbody {i}\n" for i in range(n)}
+
+
 def _indexer(vg: Harness) -> VaultIndexer:
     found = indexer_of(next(iter(vg.app.vaults.values())))
     assert found is not None
@@ -80,7 +85,7 @@ async def test_external_edits_are_applied_and_published_as_external(make_vault: 
 async def test_warm_restart_parses_only_changed_notes(
     make_vault: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    root = make_vault({f"N{i}.md": f"# Note {i}\n\nbody {i}\n" for i in range(30)})
+    root = make_vault(_notes(30))
     parsed: list[str] = []
     original = rows.prepare
 
@@ -187,10 +192,9 @@ async def test_a_write_during_the_first_index_does_not_wait_for_it(
     """The first reconcile is held in its parse step: a write through vaultgate returns at once
     (search says `partial` meanwhile), and the reconcile applies it before the index is ready."""
     release = _hold_first_index(monkeypatch)
-    root = make_vault({f"N{i}.md": f"# Note {i}\n\nbody {i}\n" for i in range(5)} | {"Old.md": "# Old\n\nstale\n"})
+    root = make_vault(_notes(5) | {"Old.md": "# Old\n\nstale\n"})
     async with started(root, index={"watch": False}) as vg:
-        indexer = indexer_of(next(iter(vg.app.vaults.values())))
-        assert indexer is not None
+        indexer = _indexer(vg)
         try:
             made = await asyncio.wait_for(vg.ok("create_note", path="New", content="a narwhal #sea\n"), 30)
             assert made["path"] == "New.md"
@@ -231,10 +235,9 @@ async def test_a_note_written_during_the_first_index_is_found_by_name_as_it_turn
     from the index without it, the index was ready by then, and the disk was not looked at
     (a CI run failed `read_excalidraw` of a drawing just written so)."""
     release = _hold_first_index(monkeypatch)
-    root = make_vault({f"N{i}.md": f"# Note {i}\n\nbody {i}\n" for i in range(5)})
+    root = make_vault(_notes(5))
     async with started(root, index={"watch": False}) as vg:
-        indexer = indexer_of(next(iter(vg.app.vaults.values())))
-        assert indexer is not None
+        indexer = _indexer(vg)
         try:
             await asyncio.wait_for(vg.ok("create_note", path="Deep/Fresh", content="# Fresh\n\nnew\n"), 30)
             assert not indexer.ready
@@ -259,10 +262,9 @@ async def test_a_file_added_while_the_first_index_is_built_is_found_by_name(
     """A `.base` named by its bare name while the first index is still built (and does not
     hold it yet) is looked for on disk too, as a note's bare name is."""
     release = _hold_first_index(monkeypatch)
-    root = make_vault({f"N{i}.md": f"# Note {i}\n\nbody {i}\n" for i in range(5)})
+    root = make_vault(_notes(5))
     async with started(root, index={"watch": False}) as vg:
-        indexer = indexer_of(next(iter(vg.app.vaults.values())))
-        assert indexer is not None
+        indexer = _indexer(vg)
         try:
             (root / "Deep").mkdir()
             (root / "Deep" / "Shelf.base").write_text("views:\n  - type: table\n    name: All\n")
