@@ -4,9 +4,10 @@ While a bulk load runs, the trigram index is deferred (`fts_control.trigram_defe
 search scans instead of prefiltering, so every query stays complete) and WAL auto-checkpoints
 stop. On an empty index the query-only secondary indexes are dropped too, and so are the
 triggers that keep the full-text word index in step with `note_text`: their definitions are kept
-in `deferred_indexes` so they are built once at the end — the word index while the writer waits
-for parsed batches and the rest at the end (`words.py`), or by one 'rebuild' over `note_text`
-after a failed load — or on the next start, should the process die first (`restore_indexes`). A
+in `deferred_indexes` so they are built once: the word index while the writer waits for parsed
+batches and the rest at the end (`words.py`), or by one 'rebuild' over `note_text` after a failed
+load; the query indexes one by one after the index is ready (`QueryIndexes`) — or on the next
+start, should the process die first (`restore_indexes`). A
 search during a cold load finds the notes whose words are indexed so far (its answer says
 `partial`); an index with rows never defers the words.
 The writer's page cache is raised to `BULK_CACHE_KIB` for the load and the trigram rebuild and
@@ -19,25 +20,33 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from service.storage.db import BULK_CACHE_KIB, CACHE_KIB, Database, connect, set_cache
+from service.tasks import cancel_and_wait
+
+log = logging.getLogger(__name__)
 
 AUTOCHECKPOINT_PAGES = 1000  # SQLite's default threshold, between bulk loads
 
 # Indexes of the derived-row tables that only queries use: writing an empty index never needs
 # them (deleting a note's rows does: note_id lookups and cascades are served by other indexes
 # or primary keys only in part, so they are dropped only while the whole index is empty).
+# In the order a cold load's are built after `ready` (`build_next_index`): first the by-note
+# ones a note's update deletes its old rows by, then the partial index a new note's link
+# resolution reads (`unresolved.py`), then those only queries read.
 DEFERRABLE_INDEXES = (
-    "note_tags_by_tag",
-    "note_properties_by_key",
     "note_properties_by_note",
     "links_by_src",
-    "links_by_target",
-    "links_unresolved",
     "headings_by_note",
     "tasks_by_note",
+    "links_unresolved",
+    "links_by_target",
+    "note_tags_by_tag",
+    "note_properties_by_key",
     "tasks_by_vault_due",
     "tasks_by_vault_status",
 )
@@ -47,7 +56,9 @@ DEFERRABLE_INDEXES = (
 WORD_TRIGGERS = ("note_text_ai", "note_text_ad", "note_text_au")
 
 
-def bulk_mode(conn: Any, on: bool, words_from: int | None = None, checkpoint_later: bool = False) -> bool:
+def bulk_mode(
+    conn: Any, on: bool, words_from: int | None = None, checkpoint_later: bool = False, queries_later: bool = False
+) -> bool:
     """Around a bulk load: defer the trigram index and stop WAL auto-checkpoints, which would
     otherwise copy the same growing pages into the database again and again (~15 % of a cold
     index); the normal threshold comes back afterwards and the next commit checkpoints once —
@@ -56,7 +67,9 @@ def bulk_mode(conn: Any, on: bool, words_from: int | None = None, checkpoint_lat
     On an empty index the secondary indexes of the derived-row tables are dropped too and
     built once at the end (`restore_indexes`), their definitions kept in `deferred_indexes`.
     Whether the word index is deferred (then the load may index words as it goes: `words.py`;
-    `words_from` at the end says up to which note id it did, see `restore_indexes`)."""
+    `words_from` at the end says up to which note id it did, see `restore_indexes`).
+    `queries_later` at the end: the query indexes stay deferred, built once the index is ready
+    (`QueryIndexes`); the word index is complete when this commits."""
     words = False
     if on:
         set_cache(conn, BULK_CACHE_KIB)
@@ -75,16 +88,17 @@ def bulk_mode(conn: Any, on: bool, words_from: int | None = None, checkpoint_lat
             if words:  # empty with no notes (cheap), so the steps of `words.py` start from nothing
                 conn.execute("INSERT INTO fts_words(fts_words) VALUES ('delete-all')")
     else:
-        restore_indexes(conn, words_from=words_from)
+        restore_indexes(conn, words_from=words_from, queries=not queries_later)
     conn.execute(f"PRAGMA wal_autocheckpoint={0 if on or checkpoint_later else AUTOCHECKPOINT_PAGES}")
     return words
 
 
-def restore_indexes(conn: Any, words_from: int | None = None) -> int:
+def restore_indexes(conn: Any, words_from: int | None = None, queries: bool = True) -> int:
     """Build every index a bulk load deferred (also one a previous process did not finish): the
     word index's triggers come back and the word index is rebuilt in one pass — or, given
     `words_from`, only the notes after that id are added (the load indexed the others as it went,
-    `words.py`) —, then the query indexes are built; the writer's page cache goes back to its size
+    `words.py`) —, then the query indexes are built (not with `queries` False: they stay in
+    `deferred_indexes` for `build_next_index`); the writer's page cache goes back to its size
     between bulk loads (also after a failed one). One transaction: a process that dies here
     leaves it all deferred."""
     waiting = conn.execute("SELECT name, sql FROM deferred_indexes ORDER BY name").fetchall()
@@ -102,14 +116,99 @@ def restore_indexes(conn: Any, words_from: int | None = None) -> int:
                 " SELECT note_id, title, body FROM note_text WHERE note_id > ?",
                 (words_from,),
             )
+    if not queries:
+        marks = ",".join("?" * len(WORD_TRIGGERS))
+        conn.execute(f"DELETE FROM deferred_indexes WHERE name IN ({marks})", WORD_TRIGGERS)
+        set_cache(conn, CACHE_KIB)
+        return len(words)
     for name, sql in waiting:
-        if name in WORD_TRIGGERS:
-            continue
-        if conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?", (name,)).fetchone() is None:
-            conn.execute(sql)
+        if name not in WORD_TRIGGERS:
+            _create(conn, name, sql)
     conn.execute("DELETE FROM deferred_indexes")
     set_cache(conn, CACHE_KIB)
     return len(waiting)
+
+
+def _create(conn: Any, name: str, sql: str) -> None:
+    if conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?", (name,)).fetchone() is None:
+        conn.execute(sql)
+
+
+def build_next_index(conn: Any) -> str | None:
+    """Build the first query index still deferred (`DEFERRABLE_INDEXES`' order) and strike it
+    from `deferred_indexes` in the same transaction: a process that dies here leaves it, and
+    only it and those after it, to the next start. None when none is left; when the word index
+    is still deferred too (a load that did not end), everything is restored at once instead."""
+    waiting = dict(conn.execute("SELECT name, sql FROM deferred_indexes").fetchall())
+    if any(name in WORD_TRIGGERS for name in waiting):
+        restore_indexes(conn)
+        return None
+    order = {name: n for n, name in enumerate(DEFERRABLE_INDEXES)}
+    if not waiting:
+        return None
+    name = min(waiting, key=lambda n: (order.get(n, len(order)), n))
+    set_cache(conn, BULK_CACHE_KIB)  # the sort of a 100k load's links spills less
+    try:
+        _create(conn, name, waiting[name])
+        conn.execute("DELETE FROM deferred_indexes WHERE name = ?", (name,))
+    finally:
+        set_cache(conn, CACHE_KIB)
+    return str(name)
+
+
+class QueryIndexes:
+    """The query indexes of a cold load, built after the index is ready, one writer transaction
+    each (the longest, `links_by_target` at 100k notes, ~1.2 s of the writer; writes queue
+    between them, not behind all ten, ~3 s).
+
+    Why no answer is wrong meanwhile: these are secondary indexes of tables that hold every row
+    already; SQLite answers the same statements without them, by scanning (slower: a hub
+    note's backlinks, a tag's notes), and the one statement that names an index
+    (`unresolved.py`) falls back to a scan while it is missing. A note's update deletes its old
+    rows by note id: the by-note indexes come first. A process that dies before they are all
+    built leaves the rest in `deferred_indexes`: the next start's reconcile builds them before it
+    writes (`restore_indexes`). `then` (the trigram rebuild, which holds the writer ~25 s) is
+    called after the last one, so it never delays them."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        self.task: asyncio.Task[None] | None = None
+        self.built = 0  # indexes built (for tests and reports)
+        self._then: list[Callable[[], None]] = []
+
+    @property
+    def running(self) -> bool:
+        return self.task is not None and not self.task.done()
+
+    def start(self) -> None:
+        if not self.running:
+            self.task = asyncio.create_task(self._run(), name="query-indexes")
+
+    def then(self, follow: Callable[[], None]) -> None:
+        """Call `follow` once the indexes are built (at once when no build is under way)."""
+        if self.running:
+            self._then.append(follow)
+        else:
+            follow()
+
+    async def settled(self) -> None:
+        while self.task is not None and not self.task.done():
+            await asyncio.wait({self.task})
+
+    async def cancel(self) -> None:
+        self._then.clear()
+        if self.task is not None:
+            await cancel_and_wait(self.task)
+
+    async def _run(self) -> None:
+        try:
+            while await self.db.run_write(build_next_index) is not None:
+                self.built += 1
+        except Exception:
+            log.exception("building the deferred query indexes failed; queries scan, the next start builds them")
+        follows, self._then = self._then, []
+        for follow in follows:
+            follow()
 
 
 def _checkpoint(path: Path) -> None:

@@ -5,8 +5,9 @@ Guarantees:
   re-parses nothing that did not change; notes gone from disk are removed;
 - from `bulk_threshold` changed notes on, the load runs in bulk-load mode (`bulk.py`) and parses
   in worker processes ahead of the single writer; a failed or cancelled load gets the query
-  indexes back at once; the trigram index is rebuilt, and the load's WAL checkpointed, in the
-  background once the index is ready;
+  indexes back at once; a cold load's query indexes, then the trigram index, are built, and the
+  load's WAL checkpointed, in the background once the index is ready (answers are the same
+  meanwhile, only slower: `bulk.QueryIndexes`);
 - writes go through the single writer in batched transactions; `progress` and the indexer's
   `generation` move after every batch;
 - writes made through vaultgate while the first index was built are applied before `ready`;
@@ -134,7 +135,8 @@ async def reconcile_vault(
             await parser.close()
         if deferred:
             upto = words.upto if words else None
-            await ix.db.run_write(partial(bulk_mode, on=False, words_from=upto, checkpoint_later=True))
+            end = partial(bulk_mode, on=False, words_from=upto, checkpoint_later=True, queries_later=True)
+            await ix.db.run_write(end)
         try:
             done = partial(finish, vault_id=ix.vault.id, removed=removed, paths=paths, added=added, ix=ix)
             ix._counts.committed(await ix.db.run_write(done))
@@ -149,15 +151,19 @@ async def reconcile_vault(
         await ix._bump()
         if deferred:
             ix._background(checkpoint_after_load(ix.db), "checkpoint")
+            if await ix.db.fetchone("SELECT 1 FROM deferred_indexes LIMIT 1"):
+                ix.query_indexes.start()  # a cold load's query indexes: every answer is the same without
         pending_trigram = await ix.db.fetchone("SELECT trigram_deferred FROM fts_control WHERE id = 1")
         rebuilding = ix.trigram.running
         if pending_trigram and pending_trigram[0] and (deferred or not rebuilding):
             # Every query is complete without the trigram index (search_regex scans instead of
-            # prefiltering while it is deferred), so it is rebuilt after the index is ready;
+            # prefiltering while it is deferred), so it is rebuilt after the index is ready —
+            # after the query indexes, which it would hold up for its ~25 s in the writer;
             # this also finishes a rebuild a previous process did not live to complete. A rebuild
             # under way already covers a reconcile that deferred nothing (the rescan after the
             # watcher's start, right after a cold load).
-            ix._rebuild_trigram_later()
+            ix.trigram_ready = False
+            ix.query_indexes.then(ix._rebuild_trigram_later)
         ix.word_merge.ask()  # merged once calls pause, when batches left it in many segments
         return {"indexed": indexed, "unchanged_content": touched, "removed": len(removed), "scanned": len(disk)}
 

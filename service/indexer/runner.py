@@ -45,7 +45,7 @@ from service.activity import Activity
 from service.graph.linkpath import PathSet
 from service.indexer import fresh, parsepool, rows
 from service.indexer.apply import apply_changes
-from service.indexer.bulk import DEFERRABLE_INDEXES, rebuild_trigram, restore_indexes
+from service.indexer.bulk import DEFERRABLE_INDEXES, QueryIndexes, rebuild_trigram, restore_indexes
 from service.indexer.group import GroupCommit
 from service.indexer.issues import FileIssue, FileIssues
 from service.indexer.known import KnownFiles
@@ -135,6 +135,7 @@ class VaultIndexer:
         no_prefilter = "regex search scans without prefilter"
         self.trigram = job(f"{self.name}:trigram", rebuild_trigram, failed=no_prefilter, done=self._trigram_built)
         self.word_merge = job(f"{self.name}:merge", compact_words, failed="searches read the word segments as they are")
+        self.query_indexes = QueryIndexes(db)  # a cold load's, built after ready (`bulk.py`)
         self._side_tasks: set[asyncio.Task[None]] = set()
         self._deferred: list[FileChange] = []  # own writes made while the first index is built
         self._group = GroupCommit(self.apply, self.name)  # concurrent writers' changes, applied together
@@ -167,7 +168,8 @@ class VaultIndexer:
         for task in (self._task, *self._side_tasks):
             if task is not None:
                 await cancel_and_wait(task)
-        await self.trigram.cancel()  # after the reconcile: it may ask for either as it ends
+        await self.query_indexes.cancel()  # after the reconcile: it may ask for any of these as it ends
+        await self.trigram.cancel()
         await self.word_merge.cancel()
 
     async def _initial(self) -> None:

@@ -15,6 +15,7 @@ from typing import Any, Literal, Protocol
 from service.activity import Activity
 from service.graph.linkpath import PathSet
 from service.indexer import rows
+from service.indexer.bulk import QueryIndexes
 from service.indexer.issues import FileIssue, FileIssues
 from service.indexer.known import KnownFiles
 from service.indexer.status import Counts, Token
@@ -58,6 +59,7 @@ class IndexerState(Protocol):
     trigram_ready: bool
     trigram: WriterJob  # the deferred trigram index's rebuild in the background (`writer_job.py`)
     word_merge: WriterJob  # the word index's merge in the background
+    query_indexes: QueryIndexes  # a cold load's query indexes, built after ready (`bulk.py`)
     _files: KnownFiles  # every vault file the index knows (notes and attachments)
     _paths: PathSet | None  # PathSet of _files, None after _files changed
     _apply_lock: asyncio.Lock

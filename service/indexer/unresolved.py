@@ -41,6 +41,9 @@ _DISTINCT = (
 )
 
 
+_HAS_INDEX = "SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = 'links_unresolved'"
+
+
 def key(raw: str) -> str:
     """The name a file must have for the link to resolve to it (`resolve_links`' rule)."""
     return base_name(raw.strip()).lower()
@@ -120,7 +123,10 @@ class UnresolvedTargets:
         return out
 
     def _read(self, conn: sqlite3.Connection) -> None:
-        pairs = sorted((hash(key(raw)), link_id) for raw, link_id in conn.execute(_DISTINCT, (self.vault_id,)))
+        statement = _DISTINCT
+        if conn.execute(_HAS_INDEX).fetchone() is None:  # a cold load's, built after ready (`bulk.py`)
+            statement = _DISTINCT.replace(" INDEXED BY links_unresolved", "")
+        pairs = sorted((hash(key(raw)), link_id) for raw, link_id in conn.execute(statement, (self.vault_id,)))
         self._held = (array("q", (h for h, _ in pairs)), array("q", (i for _, i in pairs)))
         self._extra = {}
         self.reads += 1

@@ -1,5 +1,6 @@
 """A bulk load into an empty index drops the derived tables' query indexes and builds them once
-at the end, and builds the full-text word index in one pass at the end instead of row by row;
+after the load (once the index is ready: test_query_indexes_later.py), and builds the full-text
+word index in one pass at the end instead of row by row;
 they come back after a failed load at once and, when a process died mid-load, on the next
 start. A bulk load over existing rows (a full reindex) keeps them: deleting a note's old rows
 needs them."""
@@ -72,6 +73,7 @@ async def test_a_cold_bulk_load_builds_the_query_indexes_once_at_the_end(
     during = IndexesDuringWrites(monkeypatch)
     async with started(make_vault(SEARCH_VAULT), index={"parse_workers": 0}) as vg:
         await vg.indexed()
+        await _indexer(vg).query_indexes.settled()  # built after ready (test_query_indexes_later.py)
         assert during.seen and all(not names for names in during.seen)
         assert await _indexes(vg) == set(DEFERRABLE_INDEXES) and await _waiting(vg) == 0
         plan = await vg.app.services.db.fetchall(

@@ -23,6 +23,7 @@ def _indexer(vg: Harness) -> VaultIndexer:
 
 
 async def _trigram_done(indexer: VaultIndexer) -> None:
+    await indexer.query_indexes.settled()  # a cold load's rebuild is asked once they are built
     await indexer.trigram.settled()
     assert indexer.trigram_ready
 
@@ -81,6 +82,7 @@ async def test_a_server_stopped_while_the_rebuild_waits_for_a_pause_cancels_it_a
     async with started(root) as vg:
         vg.app.activity.begin()  # a call that runs on and on: the rebuild waits (up to a minute)
         await vg.indexed()
+        await _indexer(vg).query_indexes.settled()  # built first, without waiting for a pause
         job = _indexer(vg).trigram
         assert job.running
     assert job.task is not None and job.task.cancelled() and job.runs == 0

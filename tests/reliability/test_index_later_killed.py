@@ -1,0 +1,110 @@
+"""A server killed (SIGKILL) while it builds a cold load's query indexes after `ready`
+(`bulk.QueryIndexes`) leaves a state the next start completes: the index built and committed
+stays, the one in the killed transaction and those after it are still listed in
+`deferred_indexes` and are built before the next reconcile writes; the word index and every note
+were complete already.
+
+`python -m tests.reliability.test_index_later_killed VAULT MARKER` is the process that dies: it
+indexes VAULT in bulk-load mode (from 3 notes, batches of 4), lets the first query index commit,
+then holds the writer's transaction of the second one open, writes MARKER and waits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sqlite3
+import sys
+import threading
+from collections.abc import Callable
+from contextlib import closing
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from service.indexer.bulk import DEFERRABLE_INDEXES, WORD_TRIGGERS
+from service.settings import load_settings
+from tests.conftest import started
+
+REPO = Path(__file__).resolve().parents[2]
+NOTES = {
+    f"N/n{i:02}.md": f"# Note {i}\n\nword{i}x is here. #topic{i % 3}\n\nSee [[n{(i + 1) % 20:02}]].\n- [ ] t{i}\n"
+    for i in range(20)
+}
+
+
+async def test_a_server_killed_while_it_builds_the_query_indexes_after_ready_is_completed_on_the_next_start(
+    make_vault: Callable[..., Path], tmp_path: Path
+) -> None:
+    root = make_vault(NOTES)
+    marker = tmp_path / "held"
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    command = [sys.executable, "-m", "tests.reliability.test_index_later_killed", str(root), str(marker)]
+    proc = await anyio.open_process(command, env=env, cwd=REPO, stdout=None, stderr=None)
+    try:
+        with anyio.fail_after(120):
+            while not marker.exists():
+                assert proc.returncode is None, "the index process ended before the hold"
+                await anyio.sleep(0.05)
+        proc.kill()  # SIGKILL inside the second index's transaction
+        with anyio.fail_after(30):
+            await proc.wait()
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
+    with closing(sqlite3.connect(load_settings(root).cache_dir() / "cache.db")) as conn:  # what it left
+        left = {str(r[0]) for r in conn.execute("SELECT name FROM deferred_indexes")}
+        names = {str(r[0]) for r in conn.execute("SELECT name FROM sqlite_master")}
+        stored = conn.execute("SELECT count(*) FROM notes").fetchone()[0]
+    first, *rest = DEFERRABLE_INDEXES
+    assert left == set(rest) and first in names and not set(rest) & names
+    assert set(WORD_TRIGGERS) <= names and stored == len(NOTES)
+    async with started(root) as vg:
+        await vg.indexed()
+        db = vg.app.services.db
+        assert (await db.fetchone("SELECT count(*) FROM deferred_indexes"))[0] == 0
+        names = {str(r[0]) for r in await db.fetchall("SELECT name FROM sqlite_master")}
+        assert set(DEFERRABLE_INDEXES) | set(WORD_TRIGGERS) <= names
+        for i in (0, 7, 19):
+            found = await vg.ok("search_text", query=f"word{i}x")
+            assert [h["path"] for h in found["items"]] == [f"N/n{i:02}.md"]
+        back = await vg.ok("get_backlinks", path="N/n05")
+        assert [b["path"] for b in back["items"]] == ["N/n04.md"]
+        tagged = await vg.ok("search_tags", tags=["topic1"], match="any")
+        assert sorted(h["path"] for h in tagged["items"]) == [f"N/n{i:02}.md" for i in range(1, 20, 3)]
+
+
+def _hold_second_index(marker: Path) -> None:
+    from service.indexer import bulk
+
+    original = bulk.build_next_index
+    calls = 0
+
+    def held(conn: Any) -> str | None:
+        nonlocal calls
+        calls += 1
+        name = original(conn)
+        if calls == 2:  # the first index committed, the second built and not committed
+            marker.write_text("held\n")
+            threading.Event().wait()  # the writer's thread, forever: the test kills this process
+        return name
+
+    bulk.build_next_index = held
+
+
+async def _main(root: Path, marker: Path) -> None:
+    from service.app import VaultgateApp
+    from service.indexer import runner
+
+    runner.BULK_THRESHOLD = 3
+    runner.BATCH = 4
+    _hold_second_index(marker)
+    settings = load_settings(root, embeddings={"provider": "none"}, index={"watch": False, "parse_workers": 0})
+    async with VaultgateApp(settings).running():
+        await asyncio.Event().wait()
+
+
+if __name__ == "__main__":
+    asyncio.run(_main(Path(sys.argv[1]), Path(sys.argv[2])))
