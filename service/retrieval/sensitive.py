@@ -28,7 +28,8 @@ from typing import Any
 from service.settings.sensitive import SECRET_KEYS, SensitiveMode
 
 # (kind, pattern, hints): the whole match is the secret; the pattern only runs on a text holding
-# one of the hints (a plain substring test is far cheaper than a regex scan of every position).
+# one of the hints (a plain substring test is far cheaper than a regex scan of every position;
+# several hints with the same first character are one test, `_probes`).
 BUILTIN: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("aws_access_key", r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b", ("AKIA", "ASIA")),
     (
@@ -97,10 +98,12 @@ class Guard:
     # excerpt text -> (its own secret spans redacted, or None when it has none; mentions a term):
     # search results show the same chunks query after query, each scanned once (bounded).
     texts: dict[str, tuple[str | None, bool]] = field(default_factory=dict, repr=False, compare=False)
+    # (hint, pattern index) tested with `in`, and (the hints of one pattern as one regex, index)
     _hints: tuple[tuple[str, int], ...] = field(default=(), init=False, repr=False, compare=False)
+    _families: tuple[tuple[re.Pattern[str], int], ...] = field(default=(), init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        self._hints = tuple((hint, i) for i, (_, _, hints) in enumerate(self.patterns) for hint in hints)
+        self._hints, self._families = _probes(self.patterns)
 
     @classmethod
     def build(
@@ -133,6 +136,7 @@ class Guard:
             return []
         found: list[Span] = []
         hit = {i for hint, i in self._hints if hint in text}  # one pass over every hint
+        hit.update(i for rx, i in self._families if rx.search(text) is not None)
         for i, (kind, rx, hints) in enumerate(self.patterns):
             if hints and i not in hit:
                 continue
@@ -277,6 +281,26 @@ class Guard:
             else:
                 out[name] = value
         return out
+
+
+def _probes(
+    patterns: tuple[tuple[str, re.Pattern[str], tuple[str, ...]], ...],
+) -> tuple[tuple[tuple[str, int], ...], tuple[tuple[re.Pattern[str], int], ...]]:
+    """How `Guard.spans` tells which patterns to run: a pattern whose hints all begin with the
+    same character is one regex of them (`ghp_|gho_|...`: `re` moves the shared prefix out of the
+    alternation and looks for it as a literal, one pass instead of one per hint: on notes of
+    ~155,000 characters the GitHub family's five hints took 0.92 ms as substring tests and 0.15
+    as one search, docs/benchmarks.md); other hints stay substring tests (`earer|EARER` as a
+    regex tries every `e`: slower than two tests). Either way a pattern runs exactly when one of
+    its hints is in the text."""
+    plain: list[tuple[str, int]] = []
+    families: list[tuple[re.Pattern[str], int]] = []
+    for i, (_, _, hints) in enumerate(patterns):
+        if len(hints) > 1 and len({h[0] for h in hints}) == 1:
+            families.append((re.compile("|".join(re.escape(h) for h in hints)), i))
+        else:
+            plain.extend((hint, i) for hint in hints)
+    return tuple(plain), tuple(families)
 
 
 def redact_spans(text: str, spans: list[Span]) -> tuple[str, list[tuple[int, int]]]:

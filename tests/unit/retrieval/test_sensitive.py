@@ -111,3 +111,36 @@ def test_a_remembered_excerpt_scan_gives_the_same_answers_and_stays_bounded() ->
     assert guard.excerpt(texts[0], frozenset({"here"})).endswith("[REDACTED]")
     flag = Guard.build("flag")
     assert flag.excerpt(texts[0]) == texts[0]
+
+
+# One secret for each hint of the builtin patterns (several hints share one test: `_probes`).
+EVERY_HINT = [
+    "AKIAIOSFODNN7EXAMPLE",
+    "ASIAIOSFODNN7EXAMPLE",
+    *(f"gh{c}_" + "a1B2" * 9 for c in "pousr"),
+    "github_pat_" + "a1B2c3" * 4,
+    "sk-ant-api03-" + "q" * 30,
+    "sk-" + "Xy9z" * 6,
+    "rk_live_" + "4eC39HqLyjWDarjt",
+    "pk_test_" + "4eC39HqLyjWDarjt",
+    "xoxp-123456789012-abcd",
+    "AIza" + "S" * 35,
+    "glpat-" + "x1" * 10,
+    SECRETS["jwt"],
+    "bearer " + "t0k3n" * 5,
+    "BEARER " + "T0K3N" * 5,
+]
+
+
+@pytest.mark.parametrize("secret", EVERY_HINT)
+def test_each_hint_of_a_builtin_pattern_still_runs_its_pattern(secret: str) -> None:
+    """Hints only pick which patterns run: a guard that runs every pattern on every text finds
+    the same spans, alone or among other hints' near misses and the long text around them."""
+    every = Guard(mode=GUARD.mode, patterns=tuple((k, rx, ()) for k, rx, _ in GUARD.patterns))
+    plain = Guard(mode=GUARD.mode, patterns=GUARD.patterns)
+    for text in (
+        f"before {secret} after",
+        "gh_ sk- _live A-KIA eyJ earer xox glpat " * 50 + f"\n{secret}\n" + "plain words, 2024-01-05 " * 50,
+    ):
+        assert plain.spans(text) == every.spans(text) != []
+    assert plain.spans("gh_ sk _live_x AKI EAR " * 20) == every.spans("gh_ sk _live_x AKI EAR " * 20) == []
