@@ -164,7 +164,9 @@ async def reconcile_vault(
             # watcher's start, right after a cold load).
             ix.trigram_ready = False
             ix.query_indexes.then(ix._rebuild_trigram_later)
-        ix.word_merge.ask()  # merged once calls pause, when batches left it in many segments
+        # Merged once calls pause, when batches left it in many segments (after a cold load's
+        # query indexes too: the merge would take the writer between two of them).
+        ix.query_indexes.then(ix.word_merge.ask)
         return {"indexed": indexed, "unchanged_content": touched, "removed": len(removed), "scanned": len(disk)}
 
 
