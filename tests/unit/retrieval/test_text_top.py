@@ -100,3 +100,53 @@ def test_the_word_index_decides_nothing_when_every_row_past_the_cut_ties() -> No
     match = parse_query(match.split()[0]).match
     assert text._top_by_score(conn, "v", match, 5) is None
     assert text._candidates(conn, "v", match, [], "relevance", 5) == oracle(conn, "v", match, 5)
+
+
+def _two_words(rare_notes: int, common_notes: int, *, rare_body_words: int, seed: int) -> sqlite3.Connection:
+    """Notes of a common word (some repeating it many times, scoring close to its bound) and of a
+    rare one, some holding both; filler of varying length for the notes' sizes."""
+    rng = random.Random(seed)
+    conn = sqlite3.connect(":memory:")
+    conn.executescript(SCHEMA)
+    for nid in range(1, common_notes * 4):  # the common word in a quarter of the notes
+        words = ["filler"] * rng.randint(1, 60)
+        if nid <= common_notes:
+            words += ["common"] * (rng.randint(1, 3) if rng.random() < 0.8 else rng.randint(20, 400))
+        if nid > common_notes - rare_notes // 3 and nid <= common_notes - rare_notes // 3 + rare_notes:
+            words += ["rare"] * rng.randint(1, 2) + ["filler"] * rare_body_words
+        rng.shuffle(words)
+        title = "common" if rng.random() < 0.05 else f"note {nid}"
+        path = f"{rng.choice('abc')}/{nid:05d}.md"
+        conn.execute("INSERT INTO notes VALUES (?, 'v', ?, ?, ?, 0)", (nid, path, title, float(nid)))
+        conn.execute("INSERT INTO note_text VALUES (?, ?, ?)", (nid, title, " ".join(words)))
+    conn.execute("INSERT INTO fts_words(fts_words) VALUES ('rebuild')")
+    return conn
+
+
+@pytest.mark.parametrize("match", ['"rare" OR "common"', '"common" OR "rare"'])
+def test_a_two_word_or_ranked_on_the_rare_word_s_notes_is_the_full_ranking(
+    match: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`_rare_first` scores only the rare word's notes (bm25 of `a AND b` where both are, of the
+    rare word alone elsewhere) when the rows it finds score above anything a note of the common
+    word alone can: the same pages and scores, to the bit, as ranking every match."""
+    monkeypatch.setattr(text, "RARE_FIRST_FROM", 100)  # the small corpus's common word counts
+    conn = _two_words(150, 900, rare_body_words=0, seed=3)
+    decided = 0
+    for limit in (1, 5, 10, 30, 60):
+        decided += text._rare_first(conn, match, limit * 2 + 8) is not None
+        assert text._candidates(conn, "v", match, [], "relevance", limit) == oracle(conn, "v", match, limit), limit
+    assert decided >= 3  # the rare word's notes decided most pages (not a test of the fallback only)
+
+
+def test_the_rare_word_s_notes_decide_nothing_when_the_common_word_alone_could_score_higher(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Rare-word notes long enough to score under a common-word note's bound: the full ranking
+    answers, with the same pages."""
+    monkeypatch.setattr(text, "RARE_FIRST_FROM", 100)
+    conn = _two_words(150, 900, rare_body_words=3000, seed=4)
+    match = '"common" OR "rare"'
+    assert text._rare_first(conn, match, 5 * 2 + 8) is None
+    for limit in (5, 30):
+        assert text._candidates(conn, "v", match, [], "relevance", limit) == oracle(conn, "v", match, limit)
