@@ -21,7 +21,9 @@ load than the time at the client); the RSS
 once the model is unloaded and a heap trim has run (65 s); the whole-vault queries of
 `bench_index` (list_notes, get_backlinks, query_base, Dataview TABLE … WHERE, search_text; p50
 over --samples calls each); the RSS after them and settled again; the RSS once the idle images
-were dropped (--idle-s), and the first query_base / Dataview call after that (the rebuild).
+were dropped (--idle-s), and the first query_base / Dataview call after that (the rebuild). At
+each settled point also where the resident memory sits (`smaps_*`, read from /proc/PID/smaps:
+anonymous against file-backed, huge pages, the largest unnamed mappings, the files by name).
 `--searches-only` stops after the searches. `--src DIR` runs the server of another tree (a `git
 worktree` of an older commit) on the same prepared data, to compare two commits alternately.
 Prints one JSON object.
@@ -134,6 +136,47 @@ async def settled(pid: int, seconds: float) -> dict[str, float]:
     return rss_status(pid)
 
 
+def mb(kib: int) -> float:
+    return round(kib / 1024, 1)
+
+
+def smaps_breakdown(pid: int, top: int = 12) -> dict[str, Any]:
+    """Where the resident memory sits (`/proc/PID/smaps`): anonymous against file-backed, the
+    unnamed anonymous mappings by size (the heap arenas, numpy's and the vector codes' blocks),
+    and the files grouped by name (shared libraries, the index's memory-mapped pages)."""
+    maps: list[dict[str, Any]] = []
+    current: dict[str, Any] = {}
+    for line in Path(f"/proc/{pid}/smaps").read_text().splitlines():
+        head = line.split()
+        if head and "-" in head[0] and not head[0].endswith(":"):
+            lo, hi = (int(x, 16) for x in head[0].split("-"))
+            current = {"name": " ".join(head[5:]) or "[anon]", "size_kb": (hi - lo) // 1024}
+            maps.append(current)
+        elif head and head[0] in ("Rss:", "Anonymous:", "AnonHugePages:"):
+            current[head[0][:-1]] = int(head[1])
+    by_name: dict[str, list[int]] = {}
+    for m in maps:
+        key = m["name"] if m["name"].startswith("[") else Path(m["name"]).name
+        got = by_name.setdefault(key, [0, 0, 0])
+        got[0] += m.get("Rss", 0)
+        got[1] += m.get("Anonymous", 0)
+        got[2] += 1
+    anon = sum(m.get("Anonymous", 0) for m in maps)
+    rss = sum(m.get("Rss", 0) for m in maps)
+    unnamed = sorted((m for m in maps if m["name"] == "[anon]"), key=lambda m: -m.get("Rss", 0))
+    return {
+        "rss": mb(rss),
+        "anonymous": mb(anon),
+        "file_backed": mb(rss - anon),
+        "anon_huge_pages": mb(sum(m.get("AnonHugePages", 0) for m in maps)),
+        "unnamed_anon_mappings": {"count": len(unnamed), "rss": mb(sum(m.get("Rss", 0) for m in unnamed))},
+        "largest_unnamed": [[mb(m["size_kb"]), mb(m.get("Rss", 0))] for m in unnamed[:top]],
+        "by_name_rss_anon_count": {
+            k: [mb(v[0]), mb(v[1]), v[2]] for k, v in sorted(by_name.items(), key=lambda kv: -kv[1][0])[:top]
+        },
+    }
+
+
 async def measure(ns: argparse.Namespace, vault: Path, env: dict[str, str]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     asked = queries(3 * ns.queries + 10)
@@ -161,11 +204,14 @@ async def measure(ns: argparse.Namespace, vault: Path, env: dict[str, str]) -> d
             if ns.searches_only:
                 return out
             out["rss_settled_searches_only"] = await settled(server.pid, SETTLE[0])
+            out["smaps_settled_searches_only"] = smaps_breakdown(server.pid)
             out["whole_vault_queries"] = await whole_vault(client, vault, ns.samples)
             out["rss_after_whole_vault_queries"] = rss_status(server.pid)
             out["rss_settled_after_queries"] = await settled(server.pid, SETTLE[0])
+            out["smaps_settled_after_queries"] = smaps_breakdown(server.pid)
             if ns.idle_s > 0:  # the images dropped once idle (`[search] query_images_idle_s`)
                 out["rss_images_released"] = await settled(server.pid, max(0.0, ns.idle_s * 1.3 + 5 - SETTLE[0]))
+                out["smaps_images_released"] = smaps_breakdown(server.pid)
                 out["first_calls_after_release_ms"] = await first_calls(client)
     finally:
         server.stop()
