@@ -3,7 +3,7 @@
 queries at the client over HTTP with the SDK).
 
     python -m tests.bench.bench_settled_vectors [--size 100k] [--queries 60] [--samples 20] [--idle-s 90]
-        [--searches-only] [--src DIR]
+        [--searches-only] [--one-by-one] [--src DIR]
 
 Prepares once, in `$VAULTGATE_BENCH_DIR/settled-vectors-N/` (kept for later runs): a copy of the
 standard vault, its cold text index (a server with the embedding provider off), then the
@@ -24,7 +24,9 @@ over --samples calls each); the RSS after them and settled again; the RSS once t
 were dropped (--idle-s), and the first query_base / Dataview call after that (the rebuild). At
 each settled point also where the resident memory sits (`smaps_*`, read from /proc/PID/smaps:
 anonymous against file-backed, huge pages, the largest unnamed mappings, the files by name).
-`--searches-only` stops after the searches. `--src DIR` runs the server of another tree (a `git
+`--searches-only` stops after the searches; `--one-by-one` runs the whole-vault queries in three
+groups (list_notes, get_backlinks and search_text; query_base; Dataview) with the settled RSS and
+smaps after each, and stops there. `--src DIR` runs the server of another tree (a `git
 worktree` of an older commit) on the same prepared data, to compare two commits alternately.
 Prints one JSON object.
 """
@@ -205,6 +207,9 @@ async def measure(ns: argparse.Namespace, vault: Path, env: dict[str, str]) -> d
                 return out
             out["rss_settled_searches_only"] = await settled(server.pid, SETTLE[0])
             out["smaps_settled_searches_only"] = smaps_breakdown(server.pid)
+            if ns.one_by_one:  # what each whole-vault query adds, settled after each
+                out["settled_after_each"] = await one_by_one(client, server.pid, vault, ns.samples)
+                return out
             out["whole_vault_queries"] = await whole_vault(client, vault, ns.samples)
             out["rss_after_whole_vault_queries"] = rss_status(server.pid)
             out["rss_settled_after_queries"] = await settled(server.pid, SETTLE[0])
@@ -215,6 +220,38 @@ async def measure(ns: argparse.Namespace, vault: Path, env: dict[str, str]) -> d
                 out["first_calls_after_release_ms"] = await first_calls(client)
     finally:
         server.stop()
+    return out
+
+
+async def one_by_one(client: Client, pid: int, vault: Path, samples: int) -> dict[str, Any]:
+    """The whole-vault queries in three groups (list_notes, get_backlinks and search_text; then
+    query_base, which builds the Bases snapshot; then Dataview, which builds its pages), each
+    called 1 + `samples` times, with the settled RSS and smaps after each group."""
+    from tests.bench.bench_bases import PROPERTY_FILTER
+    from tests.bench.bench_index import most_linked
+    from tests.bench.workload_words import STATUSES
+
+    groups: dict[str, list[tuple[str, dict[str, Any]]]] = {
+        "list_backlinks_text": [
+            ("list_notes", {"limit": 50}),
+            ("get_backlinks", {"path": most_linked(vault), "limit": 50}),
+            ("search_text", {"query": "project plan", "limit": 10}),
+        ],
+        "query_base": [("query_base", {"yaml": PROPERTY_FILTER.replace("STATUS", STATUSES[1]), "limit": 50})],
+        "dataview": [
+            (
+                "search_dql",
+                {"query": f'TABLE status, priority WHERE status = "{STATUSES[1]}" SORT file.name', "limit": 50},
+            )
+        ],
+    }
+    out: dict[str, Any] = {}
+    for name, calls in groups.items():
+        for tool, args in calls:
+            for _ in range(1 + samples):
+                result = await client.call_tool(tool, args)
+                assert not result.is_error, (tool, result)
+        out[name] = {"rss": await settled(pid, SETTLE[0]), "smaps": smaps_breakdown(pid)}
     return out
 
 
@@ -280,6 +317,9 @@ def parse() -> argparse.Namespace:
     parser.add_argument("--settle-s", type=float, default=SETTLE_S, help="seconds waited before each settled RSS")
     parser.add_argument("--idle-s", type=float, default=90.0, help="[search] query_images_idle_s (0: not measured)")
     parser.add_argument("--searches-only", action="store_true", help="stop after the searches (no settled RSS)")
+    parser.add_argument(
+        "--one-by-one", action="store_true", help="settle after each group of whole-vault queries (RSS and smaps)"
+    )
     parser.add_argument("--src", help="a tree whose server to run (default: this one's)")
     return parser.parse_args()
 
