@@ -16,6 +16,7 @@ handler leaves facts for the outer layers (the session it closed, what a nested 
 from __future__ import annotations
 
 import asyncio
+import sys
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -323,6 +324,16 @@ def note_name_loader(db: Database, vault_id: str) -> Callable[[Sequence[str] | N
 
     async def load(paths: Sequence[str] | None = None) -> list[NoteName]:
         rows = await GraphQueries(db).note_names(vault_id, paths)
-        return [NoteName(path, tuple(aliases)) for path, aliases in rows]
+        # Interned: the indexer's scan interns every file path it keeps (`service.indexer.scan`),
+        # so the held names share those strings instead of keeping a copy of each path read
+        # from SQLite (8.6 MB at 10^5 notes, settled server, tracemalloc). Each row is dropped
+        # as its name is made, so the next name's strings reuse the copy's memory: freed only
+        # after the whole list, the copies left ~8 MB of holes in the interpreter's arenas.
+        rows.reverse()
+        names: list[NoteName] = []
+        while rows:
+            path, aliases = rows.pop()
+            names.append(NoteName(sys.intern(path), tuple(aliases)))
+        return names
 
     return load
