@@ -19,7 +19,6 @@ or a snippet; an expression FTS5 still rejects becomes `QuerySyntaxError`.
 
 from __future__ import annotations
 
-import math
 import re
 import sqlite3
 from collections.abc import Callable, Sequence
@@ -112,13 +111,11 @@ def _top_by_score(conn: sqlite3.Connection, vault_id: str, match: str, limit: in
     the cut, or rows of another vault), None."""
     ask = limit * 2 + 8
     try:
-        ranked = _rare_first(conn, match, ask)
-        if ranked is None:
-            ranked = conn.execute(
-                "SELECT rowid, -bm25(fts_words, 5.0, 1.0) AS score FROM fts_words WHERE fts_words MATCH ?"
-                " ORDER BY score DESC LIMIT ?",
-                (match, ask),
-            ).fetchall()
+        ranked = conn.execute(
+            "SELECT rowid, -bm25(fts_words, 5.0, 1.0) AS score FROM fts_words WHERE fts_words MATCH ?"
+            " ORDER BY score DESC LIMIT ?",
+            (match, ask),
+        ).fetchall()
     except DbOperationalError as exc:
         raise QuerySyntaxError("the search engine rejected the query", details={"reason": str(exc)}) from None
     complete = len(ranked) < ask
@@ -138,75 +135,6 @@ def _top_by_score(conn: sqlite3.Connection, vault_id: str, match: str, limit: in
     if len(hits) < limit and not complete:
         return None
     return hits[:limit]
-
-
-# FTS5's bm25 (fts5_aux.c): k1 = 1.2; a phrase adds idf * f(k1 + 1) / (f + k1(1 - b + b D/avgdl)),
-# under idf * (k1 + 1) whatever its frequency f in the row.
-_K1_PLUS_1 = 2.2
-_TWO_PHRASES = re.compile(r'"([^"]+)" OR "([^"]+)"')
-RARE_SHARE = 0.5  # try the rare word's notes first when it is in at most half as many notes
-RARE_FIRST_FROM = 2_000  # notes of the common word: below, scoring them all costs less than the detour
-
-
-def _rare_first(conn: sqlite3.Connection, match: str, ask: int) -> list[tuple[int, float]] | None:
-    """The `ask` best rows of `"a" OR "b"` (hybrid's text half, a relaxed two-word search), scored
-    on the notes of the rarer word only, when that decides them (None: it does not, or another
-    expression; the caller ranks every match).
-
-    Ranking every match scores every note holding either word: at 100k notes "going reflection"
-    matches 40k notes, ~0.6 us each (FTS5's bm25 reads each row's size and its phrases' places).
-    A note holding only the common word c scores under idf(c) * (k1 + 1); when the `ask`-th best
-    note of the rare word r scores above that, no such note reaches the rows asked for, so only
-    r's notes are scored: those holding c too by `"a" AND "b"` (the same two phrases, so bm25
-    adds the same two terms as for the OR, bit for bit), the others by `r` alone (the missing
-    phrase adds 0.0 to the OR's sum). Costs two counts (each walks a word's list of notes, as
-    bm25's own idf does) and a materialised join, so it is tried only when c is in at least
-    `RARE_FIRST_FROM` notes and twice as many as r: on the 100k benchmark's two-word queries the
-    rows then decided every time (20 of 63), and below that share never (the full ranking runs
-    after the detour)."""
-    two = _TWO_PHRASES.fullmatch(match)
-    if two is None:
-        return None
-    phrases = [f'"{two[1]}"', f'"{two[2]}"']
-    counts = [
-        int(conn.execute("SELECT count(*) FROM fts_words WHERE fts_words MATCH ?", (p,)).fetchone()[0]) for p in phrases
-    ]
-    rare = 0 if counts[0] <= counts[1] else 1
-    common = 1 - rare
-    if counts[common] < RARE_FIRST_FROM or counts[rare] < ask or counts[rare] > counts[common] * RARE_SHARE:
-        return None
-    total = _indexed_rows(conn)
-    if total is None:
-        return None
-    rows = conn.execute(
-        "WITH ab(id, s) AS MATERIALIZED (SELECT rowid, -bm25(fts_words, 5.0, 1.0) FROM fts_words"
-        " WHERE fts_words MATCH ?), r(id, s) AS MATERIALIZED (SELECT rowid, -bm25(fts_words, 5.0, 1.0)"
-        " FROM fts_words WHERE fts_words MATCH ?)"
-        " SELECT r.id, coalesce(ab.s, r.s) AS score FROM r LEFT JOIN ab ON ab.id = r.id"
-        " ORDER BY score DESC LIMIT ?",
-        (f"{phrases[0]} AND {phrases[1]}", phrases[rare], ask),
-    ).fetchall()
-    if len(rows) < ask:
-        return None
-    idf = math.log((total - counts[common] + 0.5) / (counts[common] + 0.5))
-    bound = _K1_PLUS_1 * (idf if idf > 0.0 else 1e-6)
-    return rows if rows[-1][1] > bound * (1 + 1e-9) else None
-
-
-def _indexed_rows(conn: sqlite3.Connection) -> int | None:
-    """The row count bm25 divides by: the first varint of the word index's averages record (FTS5
-    keeps it in `fts_words_data` row 1; a `count(*)` would read every content row)."""
-    row = conn.execute("SELECT block FROM fts_words_data WHERE id = 1").fetchone()
-    if row is None or not row[0]:
-        return None
-    value = 0
-    for i, byte in enumerate(bytes(row[0])[:9]):  # SQLite's varint: 7 bits a byte, 8 in the ninth
-        if i == 8:
-            return (value << 8) | byte
-        value = (value << 7) | (byte & 0x7F)
-        if not byte & 0x80:
-            return value
-    return None
 
 
 def all_hits(
