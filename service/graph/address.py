@@ -103,23 +103,29 @@ def parse_address(raw: str) -> Address:
 
 @dataclass(frozen=True, slots=True)
 class NoteName:
-    """What the resolver knows of one note: its vault path and its aliases (and, computed once,
-    the forms every resolution compares: a scan of 10k notes took 6-8 ms lowering them each time)."""
+    """What the resolver knows of one note: its vault path and its aliases, and, computed once,
+    the forms every resolution compares (a scan of 10k notes took 6-8 ms lowering them each time).
+
+    The path without '.md' (`stem`) is not held but cut from the path when a note matches: a
+    server holds one of these per note for good, and that string cost ~9 MB at 100k notes
+    (docs/benchmarks.md). The lower-case forms stay held: a scan compares them for every note."""
 
     path: str
     aliases: tuple[str, ...] = ()
-    stem: str = field(init=False, repr=False, compare=False)  # the path without '.md'
-    low: str = field(init=False, repr=False, compare=False)  # ... in lower case
+    low: str = field(init=False, repr=False, compare=False)  # the path without '.md', lower case
     base_low: str = field(init=False, repr=False, compare=False)  # its file name part
     aliases_low: tuple[str, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        stem = strip_md(self.path)
-        low = stem.lower()
-        object.__setattr__(self, "stem", stem)
+        low = strip_md(self.path).lower()
         object.__setattr__(self, "low", low)
         object.__setattr__(self, "base_low", low.rpartition("/")[2])
-        object.__setattr__(self, "aliases_low", tuple(a.lower() for a in self.aliases))
+        object.__setattr__(self, "aliases_low", tuple(a.lower() for a in self.aliases) if self.aliases else ())
+
+    @property
+    def stem(self) -> str:
+        """The path without '.md'."""
+        return strip_md(self.path)
 
 
 @dataclass(frozen=True, slots=True)
