@@ -4,20 +4,16 @@ and every note is listed, found by a word only it holds, and linked as on disk."
 
 from __future__ import annotations
 
-import os
 import sqlite3
-import sys
 from collections.abc import Callable
 from contextlib import closing
 from pathlib import Path
 
-import anyio
-
 from service.indexer.bulk import DEFERRABLE_INDEXES, WORD_TRIGGERS
 from service.settings import load_settings
 from tests.conftest import started
+from tests.killed import kill_when_held
 
-REPO = Path(__file__).resolve().parents[2]
 NOTES = {
     f"N/n{i:02}.md": f"# Note {i}\n\nword{i}x is here. #topic{i % 3}\n\nSee [[n{(i + 1) % 20:02}]].\n"
     for i in range(20)
@@ -29,26 +25,7 @@ async def test_a_cold_index_killed_midway_is_complete_after_the_next_start(
 ) -> None:
     root = make_vault(NOTES)
     marker = tmp_path / "held"
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    proc = await anyio.open_process(
-        [sys.executable, "-m", "tests.index_killed", str(root), str(marker)],
-        env=env,
-        cwd=REPO,
-        stdout=None,
-        stderr=None,
-    )
-    try:
-        with anyio.fail_after(120):
-            while not marker.exists():
-                assert proc.returncode is None, "the index process ended before the hold"
-                await anyio.sleep(0.05)
-        proc.kill()  # SIGKILL mid-transaction, with the bulk load's deferrals committed
-        with anyio.fail_after(30):
-            await proc.wait()
-    finally:
-        if proc.returncode is None:
-            proc.kill()
-            await proc.wait()
+    await kill_when_held("tests.index_killed", root, marker)
     with closing(sqlite3.connect(load_settings(root).cache_dir() / "cache.db")) as conn:  # what it left
         left = {str(r[0]) for r in conn.execute("SELECT name FROM deferred_indexes")}
         stored = conn.execute("SELECT count(*) FROM notes").fetchone()[0]

@@ -12,7 +12,6 @@ then holds the writer's transaction of the second one open, writes MARKER and wa
 from __future__ import annotations
 
 import asyncio
-import os
 import sqlite3
 import sys
 import threading
@@ -21,13 +20,11 @@ from contextlib import closing
 from pathlib import Path
 from typing import Any
 
-import anyio
-
 from service.indexer.bulk import DEFERRABLE_INDEXES, WORD_TRIGGERS
 from service.settings import load_settings
 from tests.conftest import started
+from tests.killed import kill_when_held
 
-REPO = Path(__file__).resolve().parents[2]
 NOTES = {
     f"N/n{i:02}.md": f"# Note {i}\n\nword{i}x is here. #topic{i % 3}\n\nSee [[n{(i + 1) % 20:02}]].\n- [ ] t{i}\n"
     for i in range(20)
@@ -39,21 +36,7 @@ async def test_a_server_killed_while_it_builds_the_query_indexes_after_ready_is_
 ) -> None:
     root = make_vault(NOTES)
     marker = tmp_path / "held"
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    command = [sys.executable, "-m", "tests.reliability.test_index_later_killed", str(root), str(marker)]
-    proc = await anyio.open_process(command, env=env, cwd=REPO, stdout=None, stderr=None)
-    try:
-        with anyio.fail_after(120):
-            while not marker.exists():
-                assert proc.returncode is None, "the index process ended before the hold"
-                await anyio.sleep(0.05)
-        proc.kill()  # SIGKILL inside the second index's transaction
-        with anyio.fail_after(30):
-            await proc.wait()
-    finally:
-        if proc.returncode is None:
-            proc.kill()
-            await proc.wait()
+    await kill_when_held("tests.reliability.test_index_later_killed", root, marker)
     with closing(sqlite3.connect(load_settings(root).cache_dir() / "cache.db")) as conn:  # what it left
         left = {str(r[0]) for r in conn.execute("SELECT name FROM deferred_indexes")}
         names = {str(r[0]) for r in conn.execute("SELECT name FROM sqlite_master")}

@@ -5,16 +5,12 @@ a journaled run like a plan's, so undo_last_plan takes it back."""
 
 from __future__ import annotations
 
-import os
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
-import anyio
-
 from tests.conftest import snapshot, started
+from tests.killed import kill_when_held
 
-REPO = Path(__file__).resolve().parents[3]
 FILES = {"Existing.md": "# Existing\n\nkept byte for byte\n", "Other.md": "# Other\n"}
 
 
@@ -24,22 +20,7 @@ async def test_a_bulk_call_killed_midway_is_rolled_back_at_the_next_start(
     root = make_vault(FILES)
     before = snapshot(root)
     marker = tmp_path / "held"
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    proc = await anyio.open_process(
-        [sys.executable, "-m", "tests.bulk_killed", str(root), str(marker)], env=env, cwd=REPO, stdout=None, stderr=None
-    )
-    try:
-        with anyio.fail_after(120):
-            while not marker.exists():
-                assert proc.returncode is None, "the bulk process ended before the hold"
-                await anyio.sleep(0.05)
-        proc.kill()  # SIGKILL: no rollback in that process
-        with anyio.fail_after(30):
-            await proc.wait()
-    finally:
-        if proc.returncode is None:
-            proc.kill()
-            await proc.wait()
+    await kill_when_held("tests.bulk_killed", root, marker)
     assert (root / "Existing.md").read_text() == "# Replaced\n"  # half done on disk
     assert (root / "Bulk/Sub/n1.md").is_file() and not (root / "Bulk/Sub/n4.md").exists()
     async with started(root) as vg:

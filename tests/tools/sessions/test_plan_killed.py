@@ -18,6 +18,7 @@ import anyio
 
 from service.plans.spool import read_records
 from tests.conftest import settings_for, snapshot, started
+from tests.killed import kill_when_held
 from tests.plan_vault import plan_files
 
 REPO = Path(__file__).resolve().parents[3]
@@ -27,21 +28,7 @@ async def test_undo_after_the_server_was_killed_mid_plan(make_vault: Callable[..
     root = make_vault(plan_files())
     before = snapshot(root)
     marker = tmp_path / "held"
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    command = [sys.executable, "-m", "tests.plan_killed", str(root), str(marker)]
-    proc = await anyio.open_process(command, env=env, cwd=REPO, stdout=None, stderr=None)
-    try:
-        with anyio.fail_after(120):
-            while not marker.exists():
-                assert proc.returncode is None, "the plan process ended before the hold"
-                await anyio.sleep(0.05)
-        proc.kill()  # SIGKILL: nothing runs after this
-        with anyio.fail_after(30):
-            await proc.wait()
-    finally:
-        if proc.returncode is None:
-            proc.kill()
-            await proc.wait()
+    await kill_when_held("tests.plan_killed", root, marker)
     assert (root / "K/c.md").is_file() and (root / "Move/m0 renamed.md").is_file()
     assert not (root / "K/never.md").exists() and snapshot(root) != before
     async with started(root) as vg:

@@ -1,0 +1,35 @@
+"""Kill a process at a chosen moment: the crash tests' common first half.
+
+`kill_when_held(module, root, marker)` runs `python -m module ROOT MARKER` from the repository
+(the module sets up its own hold and writes MARKER once it is inside the moment to be cut), waits
+for the marker and sends SIGKILL, so nothing of that process runs afterwards: no `finally`, no
+rollback, no flush. What the process left on disk is then the test's to check.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import anyio
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+async def kill_when_held(module: str, root: Path, marker: Path) -> None:
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    command = [sys.executable, "-m", module, str(root), str(marker)]
+    proc = await anyio.open_process(command, env=env, cwd=REPO, stdout=None, stderr=None)
+    try:
+        with anyio.fail_after(120):
+            while not await anyio.Path(marker).exists():
+                assert proc.returncode is None, f"{module} ended before its hold"
+                await anyio.sleep(0.05)
+        proc.kill()  # SIGKILL
+        with anyio.fail_after(30):
+            await proc.wait()
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
