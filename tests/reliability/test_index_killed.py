@@ -15,7 +15,7 @@ from tests.conftest import started
 from tests.killed import kill_when_held
 
 NOTES = {
-    f"N/n{i:02}.md": f"# Note {i}\n\nword{i}x is here. #topic{i % 3}\n\nSee [[n{(i + 1) % 20:02}]].\n"
+    f"N/n{i:02}.md": f"# Note {i}\n\nword{i}x is here. #topic{i % 3}\n\nSee [[n{(i + 1) % 20:02}]].\n- [ ] t{i}\n"
     for i in range(20)
 }
 
@@ -30,6 +30,12 @@ async def test_a_cold_index_killed_midway_is_complete_after_the_next_start(
         left = {str(r[0]) for r in conn.execute("SELECT name FROM deferred_indexes")}
         stored = conn.execute("SELECT count(*) FROM notes").fetchone()[0]
     assert set(WORD_TRIGGERS) <= left and 0 < stored < len(NOTES)
+    await complete_after_restart(root)
+
+
+async def complete_after_restart(root: Path) -> None:
+    """The next start leaves nothing deferred, and every note of NOTES is listed, found by the
+    word only it holds, linked and tagged as on disk."""
     async with started(root) as vg:
         await vg.indexed()
         db = vg.app.services.db
@@ -43,3 +49,5 @@ async def test_a_cold_index_killed_midway_is_complete_after_the_next_start(
             assert [h["path"] for h in found["items"]] == [f"N/n{i:02}.md"]
         back = await vg.ok("get_backlinks", path="N/n05")
         assert [b["path"] for b in back["items"]] == ["N/n04.md"]
+        tagged = await vg.ok("search_tags", tags=["topic1"], match="any")
+        assert sorted(h["path"] for h in tagged["items"]) == [f"N/n{i:02}.md" for i in range(1, 20, 3)]

@@ -22,13 +22,8 @@ from typing import Any
 
 from service.indexer.bulk import DEFERRABLE_INDEXES, WORD_TRIGGERS
 from service.settings import load_settings
-from tests.conftest import started
 from tests.killed import kill_when_held
-
-NOTES = {
-    f"N/n{i:02}.md": f"# Note {i}\n\nword{i}x is here. #topic{i % 3}\n\nSee [[n{(i + 1) % 20:02}]].\n- [ ] t{i}\n"
-    for i in range(20)
-}
+from tests.reliability.test_index_killed import NOTES, complete_after_restart
 
 
 async def test_a_server_killed_while_it_builds_the_query_indexes_after_ready_is_completed_on_the_next_start(
@@ -44,19 +39,7 @@ async def test_a_server_killed_while_it_builds_the_query_indexes_after_ready_is_
     first, *rest = DEFERRABLE_INDEXES
     assert left == set(rest) and first in names and not set(rest) & names
     assert set(WORD_TRIGGERS) <= names and stored == len(NOTES)
-    async with started(root) as vg:
-        await vg.indexed()
-        db = vg.app.services.db
-        assert (await db.fetchone("SELECT count(*) FROM deferred_indexes"))[0] == 0
-        names = {str(r[0]) for r in await db.fetchall("SELECT name FROM sqlite_master")}
-        assert set(DEFERRABLE_INDEXES) | set(WORD_TRIGGERS) <= names
-        for i in (0, 7, 19):
-            found = await vg.ok("search_text", query=f"word{i}x")
-            assert [h["path"] for h in found["items"]] == [f"N/n{i:02}.md"]
-        back = await vg.ok("get_backlinks", path="N/n05")
-        assert [b["path"] for b in back["items"]] == ["N/n04.md"]
-        tagged = await vg.ok("search_tags", tags=["topic1"], match="any")
-        assert sorted(h["path"] for h in tagged["items"]) == [f"N/n{i:02}.md" for i in range(1, 20, 3)]
+    await complete_after_restart(root)
 
 
 def _hold_second_index(marker: Path) -> None:
