@@ -14,8 +14,8 @@ import pytest
 
 from service.indexer import bulk, runner
 from service.indexer.bulk import DEFERRABLE_INDEXES, WORD_TRIGGERS
-from service.indexer.runner import VaultIndexer, indexer_of
 from tests.conftest import Harness, started
+from tests.tools.notes.test_own_writes import the_indexer
 
 VAULT: dict[str, str | bytes] = {
     f"Notes/n{i:02}.md": (
@@ -27,12 +27,6 @@ VAULT: dict[str, str | bytes] = {
 }
 VAULT["Hub.md"] = "# Hub\n\nSee [[n03]] and [[Missing1]]. #hub\n"
 EDITED = "# Edited\n\n[[Missing2]] #topic2\n- [ ] new task\n"
-
-
-def _indexer(vg: Harness) -> VaultIndexer:
-    found = indexer_of(next(iter(vg.app.vaults.values())))
-    assert found is not None
-    return found
 
 
 async def _indexes(vg: Harness) -> set[str]:
@@ -83,7 +77,7 @@ async def test_query_indexes_are_built_after_ready_and_answers_are_the_same_mean
     monkeypatch.setattr(bulk, "build_next_index", spy)
     async with started(make_vault(VAULT), index={"parse_workers": 0}) as vg:
         await vg.indexed()
-        ix = _indexer(vg)
+        ix = the_indexer(vg)
         db = vg.app.services.db
         # Ready, the word index complete, every query index still to build, the trigram waiting.
         assert ix.state == "ready" and ix.query_indexes.running
