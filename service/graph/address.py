@@ -106,26 +106,30 @@ class NoteName:
     """What the resolver knows of one note: its vault path and its aliases, and, computed once,
     the forms every resolution compares (a scan of 10k notes took 6-8 ms lowering them each time).
 
-    The path without '.md' (`stem`) is not held but cut from the path when a note matches: a
-    server holds one of these per note for good, and that string cost ~9 MB at 100k notes
-    (docs/benchmarks.md). The lower-case forms stay held: a scan compares them for every note."""
+    The path without '.md' (`stem`) and its lower case (`low`) are not held but made from the
+    path when a note's file name matches: a server holds one of these per note for good, and
+    they cost ~9 and ~8 MB at 100k notes (docs/benchmarks.md, tracemalloc). Every match by path
+    or by name has the file name of the address, so a scan compares the held lower-case file
+    name alone."""
 
     path: str
     aliases: tuple[str, ...] = ()
-    low: str = field(init=False, repr=False, compare=False)  # the path without '.md', lower case
-    base_low: str = field(init=False, repr=False, compare=False)  # its file name part
+    base_low: str = field(init=False, repr=False, compare=False)  # the file name without '.md', lower case
     aliases_low: tuple[str, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        low = strip_md(self.path).lower()
-        object.__setattr__(self, "low", low)
-        object.__setattr__(self, "base_low", low.rpartition("/")[2])
+        object.__setattr__(self, "base_low", self.low.rpartition("/")[2])
         object.__setattr__(self, "aliases_low", tuple(a.lower() for a in self.aliases) if self.aliases else ())
 
     @property
     def stem(self) -> str:
         """The path without '.md'."""
         return strip_md(self.path)
+
+    @property
+    def low(self) -> str:
+        """The path without '.md', lower case."""
+        return strip_md(self.path).lower()
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,19 +161,22 @@ def resolve_address(target: str, notes: Iterable[NoteName], readable: Callable[[
     if not stem:
         return NOTHING
     low = stem.lower()
-    tail = "/" + low if "/" in stem else None
+    base = low.rpartition("/")[2]
+    partial = "/" in stem
+    tail = "/" + low  # a partial path is the end of a note's path after a '/'
     listed = list(notes)
     path_hits: list[tuple[str, str]] = []
     name_hits: list[tuple[str, str]] = []
     for note in listed:
+        if note.base_low != base:  # a match by path or by name has the address's file name
+            continue
         note_low = note.low
         if note_low == low:
             path_hits.append((note.path, note.stem))
-        elif tail is not None:
-            if note_low.endswith(tail):
-                name_hits.append((note.path, note.stem[-len(stem) :]))
-        elif note.base_low == low:
+        elif not partial:
             name_hits.append((note.path, note.stem.rpartition("/")[2]))
+        elif note_low.endswith(tail):
+            name_hits.append((note.path, note.stem[-len(stem) :]))
     rules: tuple[tuple[list[tuple[str, str]], Rule], ...] = ((path_hits, "path"), (name_hits, "name"))
     for hits, rule in rules:
         found = _decide([h for h in hits if readable(h[0])], stem, rule)

@@ -47,14 +47,13 @@ async def create_targets(ctx: ToolContext, addresses: Sequence[str]) -> list[Vau
     if not pending:
         return literals
     names = await ctx.note_names()
-    lows = {n.low for n in names}
-    bases = {n.base_low for n in names}
+    bases = {n.base_low for n in names}  # a note matching by path has the file name too
     aliases = {a for n in names for a in n.aliases_low}
     out = list(literals)
     for i in pending:
         target = parse_address(addresses[i]).target
         low = strip_md(target.strip().strip("/")).lower()
-        if low in lows or low.rpartition("/")[2] in bases or target.strip().lower() in aliases:
+        if low.rpartition("/")[2] in bases or target.strip().lower() in aliases:
             out[i] = await create_target(ctx, addresses[i])
     return out
 
