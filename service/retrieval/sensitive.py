@@ -19,6 +19,7 @@ END hides the rest of the text, an END line without its BEGIN hides everything b
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -77,6 +78,10 @@ def _key(name: str) -> str:
     return re.sub(r"[\s_-]+", "", name.strip().lower())
 
 
+# Bumped whenever what `secret` / `secret_words` find changes beyond the patterns and keys (the
+# card and `key: value` scans, the private-key blocks): verdicts stored under an older one are
+# judged again (`fingerprint`).
+SCANNER_VERSION = 1
 TEXTS_MAX = 4096  # excerpts whose scan a guard remembers (chunk-sized texts: a few MB)
 TEXT_MAX_CHARS = 4000  # longer texts are scanned every time
 
@@ -101,9 +106,14 @@ class Guard:
     # (hint, pattern index) tested with `in`, and (the hints of one pattern as one regex, index)
     _hints: tuple[tuple[str, int], ...] = field(default=(), init=False, repr=False, compare=False)
     _families: tuple[tuple[re.Pattern[str], int], ...] = field(default=(), init=False, repr=False, compare=False)
+    # what a stored verdict was judged under (`secret_verdicts.guard`): the patterns, the secret
+    # keys and the scanner's version; terms and tags only flag topics, never a secret
+    fingerprint: str = field(default="", init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self._hints, self._families = _probes(self.patterns)
+        basis = repr((SCANNER_VERSION, [(k, rx.pattern, h) for k, rx, h in self.patterns], sorted(self.secret_keys)))
+        self.fingerprint = hashlib.sha256(basis.encode()).hexdigest()[:16]
 
     @classmethod
     def build(

@@ -12,9 +12,10 @@ image in memory. With `[search] query_images_idle_s` (default 600) it drops an i
 that long (a refresh is no use) and hands the memory back (a full collection, `heap.trim`):
 at 10^5 notes the two images hold ~235 MB of objects; the next query builds its image again
 (seconds at 10^5 notes). A query never waits for the warm-up; at worst it builds (or waits for) the same
-image itself. Once a vault's index is ready, it also fills the sensitive-content verdicts of
-its long notes (`service.tools.sensitive.prescan`): the first searches then do not scan them
-for secrets. Before that, at the first pause in the calls, it readies the first write: the
+image itself. Once a vault's index is ready, and again after each burst of changes, it stores
+the sensitive-content verdict of every note whose version has none (`secret_verdicts`,
+`service.tools.sensitive.unjudged` / `store`): searches then read verdicts instead of scanning
+notes for secrets. Before that, at the first pause in the calls, it readies the first write: the
 vault's note-name list (`service.indexer.names`, ~30 ms for 10k notes) and the notes tools
 (their import, ~25 ms), which a fresh server's first `create_note` otherwise paid for (~45 ms
 against ~8 ms for the next one). Touches the index read-only, through `Database.run_read`.
@@ -39,15 +40,13 @@ from service.retrieval.sensitive import Guard
 from service.storage.db import Database
 from service.tasks import cancel_and_wait
 from service.tools.context import note_name_loader
-from service.tools.sensitive import VERDICTS_MAX, prescan
+from service.tools.sensitive import store, unjudged
 from service.tools.spec import Catalog
 from service.vault.vault import Vault
 
 log = logging.getLogger(__name__)
-PRESCAN_MAX = VERDICTS_MAX // 2  # notes scanned ahead (the rest of the memo is left to the searches)
-# Only notes this long: a shorter one scans in ~0.1 ms when a search first shows it.
-PRESCAN_MIN_BYTES = 2048
-PRESCAN_BATCH = 100  # notes per reader-thread call
+JUDGE_BATCH = 400  # notes per reader-thread call at most
+JUDGE_BYTES = 1 << 20  # and no more than this much text (~25 ms of scanning, the interpreter held)
 BASES = "service.tools.obsidian.bases"  # snapshot_built, snapshot_of, release_idle
 DATAVIEW = "service.tools.dataview.tools"  # pages_built, pages_of, release_idle
 IDLE_CHECK_MAX_S = 60.0  # how often idle images are looked for, at most
@@ -83,6 +82,7 @@ class QueryWarmup:
         self.vaults = vaults
         self.catalog = catalog
         self.names_warmed = 0  # vaults whose note-name list was read ahead (for tests)
+        self.judged = 0  # secret verdicts stored
         self.idle_s = idle_s  # 0: images are kept however long no query reads them
         self.released = 0  # images dropped for idleness
         self.db = db
@@ -133,7 +133,9 @@ class QueryWarmup:
                 await indexer.wait_ready(3600)
                 break
         await self._first_write(vault, indexer)
-        await self._prescan(vault)
+        if self.guards is not None:
+            judging = self._judging(vault, indexer)
+            self._tasks[f"{vault.id}:secrets"] = asyncio.create_task(judging, name=f"{self.name}:{vault.id}:secrets")
         seen = -1
         while True:
             if indexer.generation != seen:
@@ -148,13 +150,27 @@ class QueryWarmup:
                     self.built[vault.id] = seen
                 except Exception:  # a query will build it (and report what is wrong)
                     log.exception("refreshing the query images of %s failed", vault.id)
-            with contextlib.suppress(TimeoutError):
-                await indexer.wait_for(partial(_moved, indexer, seen), within=3600)
-            while True:  # a burst of writes: wait until it has been quiet for quiet_s
-                now = indexer.generation
-                await asyncio.sleep(self.quiet_s)
-                if indexer.generation == now:
-                    break
+            await self._changed(indexer, seen)
+
+    async def _changed(self, indexer: Any, seen: int) -> None:
+        """Once the index has moved past generation `seen` and then been quiet for `quiet_s`."""
+        with contextlib.suppress(TimeoutError):
+            await indexer.wait_for(partial(_moved, indexer, seen), within=3600)
+        while True:  # a burst of writes: wait until it has been quiet for quiet_s
+            now = indexer.generation
+            await asyncio.sleep(self.quiet_s)
+            if indexer.generation == now:
+                break
+
+    async def _judging(self, vault: Vault, indexer: Any) -> None:
+        """`_judge` once the index is ready, then after each burst of changes (a task of its
+        own: while calls keep it waiting, the query images are still refreshed)."""
+        seen = -1
+        while True:
+            if indexer.generation != seen:
+                seen = indexer.generation
+                await self._judge(vault)
+            await self._changed(indexer, seen)
 
     async def _first_write(self, vault: Vault, indexer: Any) -> None:
         """At the first pause in the calls after the index is ready: read the vault's note names
@@ -170,28 +186,31 @@ class QueryWarmup:
         except Exception:  # the first call reads them itself (and reports what is wrong)
             log.exception("reading the note names of %s ahead failed", vault.id)
 
-    async def _prescan(self, vault: Vault) -> None:
-        """The sensitive-content verdicts of the vault's long notes (up to `PRESCAN_MAX`), so that
-        the first searches after a start do not scan them for secrets (a 200,000-character note
-        takes ~7 ms). Once, in batches on a pooled reader, each when no call has run for a
-        second (`activity`); edited notes are scanned again when a search shows them
-        (verdicts are kept by etag)."""
+    async def _judge(self, vault: Vault) -> None:
+        """Store the sensitive-content verdict of every note of the vault whose indexed version
+        has none under the vault's guard, so that searches read verdicts instead of scanning the
+        notes they show (at 10^5 notes most of a page was never scanned: ~5-7 ms a search, and a
+        200,000-character note alone ~7 ms). After ready and after each change: a pass over
+        notes all judged already is one statement. In batches, each scanned on a pooled reader
+        and stored by the writer, each once no call has run for a second (`activity`); a search
+        meanwhile scans what it shows (and remembers it on the guard, by etag)."""
         if self.guards is None:
             return
         guard = self.guards(vault)
         after: int | None = 0
-        done = 0
         try:
-            while after is not None and done < PRESCAN_MAX:
-                if self.activity is not None:  # callers first: a batch holds the interpreter ~50 ms
+            while after is not None:
+                if self.activity is not None:  # callers first: a batch holds the interpreter ~25 ms
                     await self.activity.quiet()
                 scan = partial(
-                    prescan, guard, vault_id=vault.id, after=after, batch=PRESCAN_BATCH, min_bytes=PRESCAN_MIN_BYTES
+                    unjudged, guard, vault_id=vault.id, after=after, batch=JUDGE_BATCH, max_bytes=JUDGE_BYTES
                 )
-                after = await self.db.run_read(scan)
-                done += PRESCAN_BATCH
+                after, judged = await self.db.run_read(scan)
+                if judged:
+                    await self.db.run_write(partial(store, guard, judged=judged))
+                    self.judged += len(judged)
         except Exception:  # the searches scan what they show themselves
-            log.exception("scanning the notes of %s for secrets failed", vault.id)
+            log.exception("storing the secret verdicts of %s failed", vault.id)
 
 
 def _give_back() -> None:

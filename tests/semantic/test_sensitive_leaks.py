@@ -3,6 +3,7 @@ holding one are left out of semantic results under `exclude` (seed 003's sensiti
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -115,13 +116,15 @@ async def test_a_note_edited_to_hold_a_secret_is_scanned_again(make_vault: Calla
 
 async def test_searches_by_meaning_scan_only_the_notes_of_their_page(make_vault: Callable[..., Path]) -> None:
     """A page of one note reads and scans for secrets that note only, not every note of the
-    ranking (64 chunks for search_semantic, the fused list and its spares for search_hybrid)."""
+    ranking (64 chunks for search_semantic, the fused list and its spares for search_hybrid).
+    The verdicts stored in the background are dropped first: a search then scans what it shows."""
     from service.tools.sensitive import guard_for
 
     many = {f"Zoo/Animal {n}.md": f"# Animal {n}\n\nThe animal number {n} eats leaves at the zoo.\n" for n in range(12)}
     async with semantic(make_vault(many)) as h:
         vault = next(iter(h.app.vaults.values()))
         guard = guard_for(h.app.services.settings, vault)
+        await _verdicts_dropped(h)
         for tool in ("search_semantic", "search_hybrid"):
             guard.verdicts.clear()
             out = await h.ok(tool, query="what do zoo animals eat", limit=1)
@@ -129,3 +132,15 @@ async def test_searches_by_meaning_scan_only_the_notes_of_their_page(make_vault:
             assert len(guard.verdicts) == 1, tool
             page2 = await h.ok(tool, query="what do zoo animals eat", limit=1, cursor=out["next_cursor"])
             assert page2["items"][0]["path"] != out["items"][0]["path"], tool
+
+
+async def _verdicts_dropped(h: Any) -> None:
+    """Once the background has stored a verdict for every note, drop them all (it stores again
+    only after the index changes)."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + 60
+    count = "SELECT (SELECT count(*) FROM notes) - (SELECT count(*) FROM secret_verdicts)"
+    while (await h.app.db.run_read(lambda c: c.execute(count).fetchone()))[0] > 0:
+        assert loop.time() < end, "the verdicts were not stored"
+        await asyncio.sleep(0.02)
+    await h.app.db.run_write(lambda c: c.execute("DELETE FROM secret_verdicts"))
