@@ -40,6 +40,9 @@ _OPEN, _CLOSE = "\x02", "\x03"
 _MARKS = re.compile(f"([{_OPEN}{_CLOSE}])")
 SNIPPET_TOKENS = 16
 _WINDOWS = WindowSnippets(_OPEN, _CLOSE, SNIPPET_TOKENS)
+# Long notes cut together (`WindowSnippets.snippets`): a page of 200 long notes would otherwise
+# hold every body at once (~30 MB for 150 KB each).
+_CUT_BATCH = 16
 
 
 @dataclass(frozen=True, slots=True)
@@ -266,9 +269,15 @@ def _windowed(conn: sqlite3.Connection, match: str, ids: Sequence[int], matching
         )
         args = [match, *long_ids]
     out: dict[int, str] = {}
+    notes: list[tuple[int, str, bytes]] = []
     for nid, title, body in conn.execute(sql, args):
-        if len(body) > LONG_NOTE and (raw := _WINDOWS.snippet(match, title, body)) is not None:
-            out[int(nid)] = raw
+        if len(body) > LONG_NOTE:
+            notes.append((int(nid), title, body))
+        if len(notes) == _CUT_BATCH:
+            out.update(_WINDOWS.snippets(match, notes))
+            notes = []
+    if notes:
+        out.update(_WINDOWS.snippets(match, notes))
     return out
 
 

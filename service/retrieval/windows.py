@@ -9,9 +9,12 @@ body's UTF-8 bytes as SQLite stores them (no decoding of the whole text):
    letters in lower case, capitalised or in capitals; a stem is searched without its last
    letter, so "happi" finds "happy" and "hope" finds "hoping");
 3. takes the place where the most distinct words occur closest together, earliest first (how
-   FTS5 scores its windows), and the text `BEFORE` / `AFTER` bytes around it, cut at white space;
+   FTS5 scores its windows), and the text `BEFORE` / `AFTER` bytes around it, cut at white space
+   (two words whose first starts are apart: the later one's starts, and the other word only near
+   them, since a window holds both only where they meet);
 4. runs `snippet()` on that window with the same tokenizer, over the expression's words joined by
-   OR (the window holds a part of the note, so a conjunction need not match it whole).
+   OR (the window holds a part of the note, so a conjunction need not match it whole), the
+   windows of a page's long notes in one statement.
 The ellipses FTS5 adds at the ends of a column are restored where the window cut the note.
 A note where this finds no window (a word found only under another spelling, such as one with
 diacritics, or a tokenizer that lower-cases differently) returns None: the caller falls back to
@@ -114,7 +117,17 @@ class WindowSnippets:
         return found
 
     def snippet(self, expr: str, title: str, body: bytes) -> str | None:
-        """The marked snippet of the note (`body` in UTF-8) for `expr`, or None (use the full one).
+        """The marked snippet of the note (`body` in UTF-8) for `expr`, or None (use the full one)."""
+        return self.snippets(expr, [(0, title, body)]).get(0)
+
+    def snippets(self, expr: str, notes: Sequence[tuple[int, str, bytes]]) -> dict[int, str]:
+        """The marked snippets of the notes (key, title, body in UTF-8) for `expr`, by key; a note
+        left out gets the full `snippet()`.
+
+        The best places' windows are cut together: one transaction, one insert statement and one
+        `snippet()` statement for the page's long notes, not four statements a note (the
+        statements' own cost was a third of a cut). A row's snippet depends on its own text and
+        matches only, so each note's quote is the one a cut of its window alone gives.
 
         A phrase's words can meet first elsewhere than in the phrase ("risk" and "session" near
         each other, "risks session" further on): the best place's window then holds no match. The
@@ -122,15 +135,24 @@ class WindowSnippets:
         at most) before giving up: the full `snippet()` of a 150-250 KB note costs 3-7 ms."""
         probes = self.probes(expr)
         if not probes:
-            return None
+            return {}
+        placed: list[tuple[int, str, bytes, tuple[int, int]]] = []
+        for key, title, body in notes:
+            best = best_place(body, probes)
+            if best is not None:
+                placed.append((key, title, body, window(body, best)))
+        cut = self._cut(expr, [(title, body, span) for _, title, body, span in placed])
+        out: dict[int, str] = {}
+        for (key, title, body, span), raw in zip(placed, cut, strict=True):
+            if raw is None:
+                raw = self._retried(expr, title, body, span)
+            if raw is not None:
+                out[key] = raw
+        return out
+
+    def _retried(self, expr: str, title: str, body: bytes, tried: tuple[int, int]) -> str | None:
+        """The snippet from a window at one of the phrases' own places (see `snippets`)."""
         low = body.lower()
-        best = best_place(body, probes, low)
-        if best is None:
-            return None
-        tried = window(body, best)
-        raw = self._quote(expr, title, body, tried)
-        if raw is not None:
-            return raw
         retries = RETRIES
         for phrase in self.phrases(expr):
             for at in phrase_places(low, phrase, retries):
@@ -138,55 +160,66 @@ class WindowSnippets:
                 if span == tried:
                     continue
                 retries -= 1
-                if (raw := self._quote(expr, title, body, span)) is not None:
+                if (raw := self._cut(expr, [(title, body, span)])[0]) is not None:
                     return raw
                 tried = span
             if retries <= 0:
                 break
         return None
 
-    def _quote(self, expr: str, title: str, body: bytes, span: tuple[int, int]) -> str | None:
-        start, end = span
-        part = body[start:end].decode("utf-8", errors="ignore")
-        return self._cut(expr, title, part, start > 0, end < len(body))
-
-    def _cut(self, expr: str, title: str, part: str, cut_before: bool, cut_after: bool) -> str | None:
+    def _cut(self, expr: str, spans: Sequence[tuple[str, bytes, tuple[int, int]]]) -> list[str | None]:
+        """`snippet()` of each (title, body, window): its marked text, None where the window holds
+        no match."""
+        if not spans:
+            return []
         conn = self._db()
         either = " OR ".join(units(expr))
         o, c = self._marks
         sql = (
-            f"SELECT snippet(w, -1, ?, ?, ?, {self._tokens}), snippet(w, 0, ?, ?, ?, {self._tokens})"
+            f"SELECT rowid, snippet(w, -1, ?, ?, ?, {self._tokens}), snippet(w, 0, ?, ?, ?, {self._tokens})"
             " FROM w WHERE w MATCH ?"
         )
+        rows = [
+            (i, title, body[start:end].decode("utf-8", errors="ignore"))
+            for i, (title, body, (start, end)) in enumerate(spans, 1)
+        ]
         # Rolled back rather than deleted: FTS5 tokenises a row again to delete it, and the
         # rollback only drops the pages written (a long note's cut ~0.20 -> ~0.10 ms in process).
         conn.execute("BEGIN")
         try:
-            conn.execute("INSERT INTO w(rowid, title, body) VALUES (1, ?, ?)", (title, part))
-            row = conn.execute(sql, (o, c, ELLIPSIS, o, c, ELLIPSIS, either)).fetchone()
+            conn.executemany("INSERT INTO w(rowid, title, body) VALUES (?, ?, ?)", rows)
+            found = {
+                r[0]: (str(r[1] or ""), str(r[2] or ""))
+                for r in conn.execute(sql, (o, c, ELLIPSIS, o, c, ELLIPSIS, either))
+            }
         finally:
             conn.execute("ROLLBACK")
-        if row is None:
-            return None
-        text, in_title = str(row[0] or ""), str(row[1] or "")
-        if text == in_title:  # quoted from the title: the window changed nothing
-            return text
-        if cut_before and not text.startswith(ELLIPSIS):
-            text = ELLIPSIS + text
-        if cut_after and not text.endswith(ELLIPSIS):
-            text += ELLIPSIS
-        return text
+        out: list[str | None] = []
+        for i, (_, body, (start, end)) in enumerate(spans, 1):
+            if i not in found:
+                out.append(None)
+                continue
+            text, in_title = found[i]
+            if text != in_title:  # quoted from the body: restore the ends the window cut
+                if start > 0 and not text.startswith(ELLIPSIS):
+                    text = ELLIPSIS + text
+                if end < len(body) and not text.endswith(ELLIPSIS):
+                    text += ELLIPSIS
+            out.append(text)
+        return out
 
 
 def _shorter(form: str) -> str:
     return form[:-1] if len(form) > 3 else form
 
 
-def _starts(low: bytes, text: bytes, probe: tuple[str, ...], limit: int, start: int = 0) -> list[int]:
-    """Up to `limit` byte offsets from `start`, in order, where one of the forms of `probe`
-    starts a word: an ASCII form in any case (`low` is `text` with ASCII letters lowered),
-    another written in lower case, capitalised or in capitals. Each form's search stops at its
-    `limit`-th start (a long note is not read to its end for one more)."""
+def _starts(
+    low: bytes, text: bytes, probe: tuple[str, ...], limit: int, start: int = 0, end: int | None = None
+) -> list[int]:
+    """Up to `limit` byte offsets from `start` (and before `end`), in order, where one of the
+    forms of `probe` starts a word: an ASCII form in any case (`low` is `text` with ASCII letters
+    lowered), another written in lower case, capitalised or in capitals. Each form's search stops
+    at its `limit`-th start (a long note is not read to its end for one more)."""
     pairs: list[tuple[bytes, bytes]] = []
     for form in probe:
         if form.isascii():
@@ -196,7 +229,8 @@ def _starts(low: bytes, text: bytes, probe: tuple[str, ...], limit: int, start: 
             pairs += [(text, case.encode()) for case in cases]
     found: list[int] = []
     for hay, needle in pairs:
-        at = hay.find(needle, start)
+        stop = len(hay) if end is None else end - 1 + len(needle)  # a start before `end`
+        at = hay.find(needle, start, stop)
         seen = 0
         while at >= 0:
             if at == 0 or not (hay[at - 1] >= 0x80 or chr(hay[at - 1]).isalnum()):
@@ -204,7 +238,7 @@ def _starts(low: bytes, text: bytes, probe: tuple[str, ...], limit: int, start: 
                 seen += 1
                 if seen == limit:
                     break
-            at = hay.find(needle, at + 1)
+            at = hay.find(needle, at + 1, stop)
     found.sort()
     return found[:limit]
 
@@ -221,9 +255,24 @@ def best_place(text: bytes, probes: Sequence[tuple[str, ...]], low: bytes | None
     if len(present) == 1 or (len(present) == len(probes) and max(present) - min(present) < SPAN):
         return min(present)  # nothing can do better than the first place holding every word found
     # A probe's starts are searched from its first one: nothing before it needs reading again.
-    places = sorted(
-        (at, k) for k, p in enumerate(probes) if firsts[k] for at in _starts(low, text, p, MAX_PLACES, firsts[k][0])
-    )
+    starts: dict[int, list[int]] = {}
+    if len(probes) == 2 and len(present) == 2:
+        # Two words (the common case) whose first starts are apart: a window holds both only
+        # where they meet, so the later word's starts are read to the end and the other word is
+        # looked for only within SPAN of each of them. Where it is never there, no window holds
+        # more than one word and the earlier first start wins, without reading the note again
+        # for that word's later starts (its starts beyond the 64 places below are looked at
+        # too, so none found means none among those places either).
+        late = 0 if firsts[0][0] > firsts[1][0] else 1
+        early = 1 - late
+        starts[late] = _starts(low, text, probes[late], MAX_PLACES, firsts[late][0])
+        near = (_starts(low, text, probes[early], 1, max(0, at - SPAN + 1), at + SPAN) for at in starts[late])
+        if not any(near):
+            return firsts[early][0]
+    for k, p in enumerate(probes):
+        if firsts[k] and k not in starts:
+            starts[k] = _starts(low, text, p, MAX_PLACES, firsts[k][0])
+    places = sorted((at, k) for k, found in starts.items() for at in found)
     best, best_count = places[0][0], 0
     j = 0
     counts: dict[int, int] = {}

@@ -98,3 +98,31 @@ def test_starts_from_an_offset_are_the_starts_after_it() -> None:
             for limit in (1, 3, 64):
                 expected = [at for at in every if at >= start][:limit]
                 assert windows._starts(low, body, probe, limit, start) == expected, (probe, start, limit)
+
+
+def placed(rng: random.Random, size: int, words: list[tuple[str, int]]) -> bytes:
+    """Filler text of about `size` bytes with each (word, count) put at random word boundaries."""
+    out = [rng.choice(FILLER) for _ in range(size // 6)]
+    for word, count in words:
+        for _ in range(count):
+            out.insert(rng.randrange(len(out) + 1), word)
+    return " ".join(out).encode()
+
+
+def test_two_words_far_apart_or_meeting_near_the_span_go_where_reading_each_note_whole_put_them() -> None:
+    """Two words are looked for near each other's starts only; the sparse notes here (a few starts
+    each, far apart) take that path, and the pairs put a few bytes either side of SPAN apart, or
+    beyond a word's 64th start, check where it must give way to reading every start."""
+    rng = random.Random(23)
+    pairs = [[("orbi",), ("kel",)], [("kel",), ("orbi",)], [("orbi",), ("zurich", "züric")]]
+    for case in range(400):
+        words = [(rng.choice(["orbit", "Orbital", "kelp", "mankelp"]), rng.randint(1, 4))]
+        words.append((rng.choice(["kelpie", "ORBIT", "Zürich", "zürich"]), rng.choice([1, 2, 5, 80])))
+        body = placed(rng, rng.randint(2_000, 40_000), words)
+        if case % 2:  # a meeting about SPAN apart, somewhere after both first starts
+            gap = rng.choice(FILLER) * ((windows.SPAN + rng.randint(-12, 12)) // 5)
+            at = rng.randrange(len(body) // 2, len(body))
+            cut = body.rfind(b" ", 0, at) + 1
+            body = body[:cut] + f"orbit {gap} kelp zürich ".encode() + body[cut:]
+        for probes in pairs:
+            assert windows.best_place(body, probes) == old_best_place(body, probes), (case, probes)
