@@ -32,18 +32,26 @@ log = logging.getLogger(__name__)
 
 AUTOCHECKPOINT_PAGES = 1000  # SQLite's default threshold, between bulk loads
 
-# Indexes of the derived-row tables that only queries use: writing an empty index never needs
-# them (deleting a note's rows does: note_id lookups and cascades are served by other indexes
-# or primary keys only in part, so they are dropped only while the whole index is empty).
-# In the order a cold load's are built after `ready` (`build_next_index`): first the by-note
-# ones a note's update deletes its old rows by, then the partial index a new note's link
-# resolution reads (`unresolved.py`), then those only queries read.
+# Secondary indexes that writing an empty index never needs (deleting a note's rows does:
+# note_id lookups and cascades are served by other indexes or primary keys only in part, so
+# they are dropped only while the whole index is empty): the derived-row tables' and the notes
+# table's by name, folder and mtime. The notes ones took a cold 100k load's writer ~3-5 CPU-s
+# (replaying the load's rows in process: 29-30 -> 25-27 s, the WAL 2.0 -> 1.5 GB): a note's
+# name and mtime do not follow the load's order, so each 200-note batch dirtied ~200 scattered
+# pages of each index, written to the WAL again at every commit (at 10k the indexes are a few
+# pages and it showed nothing). In the order a cold load's are built after `ready`
+# (`build_next_index`): first the by-note ones a note's update deletes its old rows by, then
+# the partial index a new note's link resolution reads (`unresolved.py`), then those only
+# queries read (the notes ones first: ~0.1 s each at 100k notes).
 DEFERRABLE_INDEXES = (
     "note_properties_by_note",
     "links_by_src",
     "headings_by_note",
     "tasks_by_note",
     "links_unresolved",
+    "notes_by_name",
+    "notes_by_folder",
+    "notes_by_mtime",
     "links_by_target",
     "note_tags_by_tag",
     "note_properties_by_key",
@@ -159,7 +167,7 @@ def build_next_index(conn: Any) -> str | None:
 class QueryIndexes:
     """The query indexes of a cold load, built after the index is ready, one writer transaction
     each (the longest, `links_by_target` at 100k notes, ~1.2 s of the writer; writes queue
-    between them, not behind all ten, ~3 s).
+    between them, not behind all thirteen, ~3 s).
 
     Why no answer is wrong meanwhile: these are secondary indexes of tables that hold every row
     already; SQLite answers the same statements without them, by scanning (slower: a hub
