@@ -47,14 +47,14 @@ _DATE_FIELDS: dict[str, Callable[[Date], int]] = {
 
 
 def file_links(rec: Record, env: Env, embeds: bool = False) -> list[Link]:
-    key = "\0embeds" if embeds else "\0links"
-    cached = rec.cache.get(key)
+    kept = env.ctx.snapshot.link_lists[embeds]  # by record: one of another snapshot is its own key
+    cached = kept.get(rec)
     if cached is None:
         cached = [Link(lr.target, lr.path, lr.alias) for lr in rec.links if lr.embed == embeds]
         if not embeds:
             for value in record_properties(rec, env.ctx.snapshot).values():
                 cached.extend(_links_in(value))
-        rec.cache[key] = cached
+        kept[rec] = cached
     return cached
 
 

@@ -47,10 +47,10 @@ Props = dict[str, Any] | str | StoredTexts
 class Record:
     """One file. Its frontmatter is the index's JSON text, kept when short, else read from the
     index when a query needs it (`StoredTexts`; a query reads a property through its snapshot's
-    column, `env.property_column`); its links are one flat tuple; `cache` (converted values a
-    record keeps) is made on first use."""
+    column, `env.property_column`); its links are one flat tuple. What a query converts from
+    it is kept by the snapshot (`Snapshot.columns`, `Snapshot.link_lists`), not on the record."""
 
-    __slots__ = ("path", "size", "ctime", "mtime", "tags", "_props", "_links", "_cache", "i")
+    __slots__ = ("path", "size", "ctime", "mtime", "tags", "_props", "_links", "i")
 
     def __init__(
         self,
@@ -66,7 +66,6 @@ class Record:
         self._props = props  # a dict, its JSON text as the index holds it, or where to read that
         # (target, path, alias, embed) * n, or the table that fills it on first use
         self._links: tuple[Any, ...] | LinkTable = links if isinstance(links, tuple | LinkTable) else _flat(links)
-        self._cache: dict[str, Any] | None = None
         self.i = -1  # the record's place in the snapshot that holds it (and in its `versions`)
 
     @property
@@ -98,13 +97,6 @@ class Record:
     def links(self) -> list[LinkRow]:
         flat = self.flat_links
         return [LinkRow(flat[n], flat[n + 1], flat[n + 2], flat[n + 3]) for n in range(0, len(flat), 4)]
-
-    @property
-    def cache(self) -> dict[str, Any]:
-        cache = self._cache
-        if cache is None:
-            cache = self._cache = {}
-        return cache
 
     @property
     def name(self) -> str:
@@ -182,6 +174,8 @@ class Snapshot:
         self.stamp = stamp
         self.texts: StoredTexts | None = None  # where its records' long frontmatter texts are read
         self.columns: dict[str, list[Any]] = {}  # property key -> its values in record order (query.fill)
+        # A record's file.links and file.embeds values once a query made them (`methods.file_links`).
+        self.link_lists: tuple[dict[Record, list[Any]], dict[Record, list[Any]]] = ({}, {})
         self._shared: dict[str, str] = {}
         self.by_path: dict[str, Record] = {r.path: r for r in records}
         self._names: tuple[dict[str, str], dict[str, str]] | None = None  # built by the first `resolve`

@@ -168,9 +168,9 @@ class FilePage(Protocol):
 
 class FileFields(Mapping[str, Any]):
     """`file`: the implicit fields of a page (computed on access) plus `tasks` / `lists` from
-    `ItemCache` and `inlinks`, read when asked. A page is its own `file` (`pages.Page`: no
-    object more per page); a caller's view (`cut_with`, a `CutFile`) shows link values through
-    its `cut` and only the incoming links it may read."""
+    `ItemCache` and `inlinks`, read when asked. A page's `file` is made when a query reads it
+    (`pages.PageFile`: the page keeps none); a caller's view (`cut_with`, a `CutFile`) shows
+    link values through its `cut` and only the incoming links it may read."""
 
     __slots__ = ()
     _LAZY = ("tasks", "lists", "inlinks")
@@ -178,7 +178,7 @@ class FileFields(Mapping[str, Any]):
     _readable: Callable[[str], bool] | None = None  # which incoming links that caller sees
 
     def _page(self) -> FilePage:
-        return cast(FilePage, self)  # a page's own `file`; a `CutFile` wraps one
+        return cast(FilePage, self)  # a subclass over one page (`pages.PageFile`, `CutFile`) says which
 
     def __getitem__(self, key: str) -> Any:
         data = self._page()

@@ -7,7 +7,7 @@ tags, etags, inlinks, outlinks, aliases, tasks, lists, frontmatter, day; `items.
 Reads the index tables `notes`, `links` and `dataview_facts`; never the vault files.
 
 What the set holds is sized for 10^5 notes: per page the typed fields, the few stat facts the
-`file` fields are computed from on access (`Page`, which is the row's `file` itself), and its
+`file` fields are computed from on access (`Page`, which is also the page's row), and its
 tags; equal texts, dates and lists of texts are one object across pages, and the lookup by
 base name is two arrays (`names.Names`). Outgoing and incoming links, list items and tasks and the frontmatter
 as written stay in the index and are read when a query touches them (`reads.IndexReader`).
@@ -28,7 +28,6 @@ from __future__ import annotations
 import bisect
 import datetime as dt
 import json
-import math
 import re
 import sqlite3
 import sys
@@ -40,6 +39,7 @@ from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from service.dataview import values
 from service.dataview.items import FileFields, ItemCache, all_tags, put, same
 from service.dataview.names import Names
 from service.dataview.reads import IndexReader, Links
@@ -50,37 +50,47 @@ from service.obsidian.canvas import not_canvas
 from service.query_images import Tags, borrowed, peer_tags, publish
 
 _DAY_IN_NAME = re.compile(r"(\d{4})-?(\d{2})-?(\d{2})")
-_EMPTY = Row({}, ())
+_NO_KEYS: dict[str, int] = {}
+_FILE: Any = object()  # where a page's values hold its `file`: a `PageFile` made on access
 # The key of a build's `shared` table under which its tag tuples are, each keyed by itself. Keyed
 # by the notes' JSON texts, the table kept ~65,000 texts alive through a 10^5-note build,
 # interleaved with the pages; freed at its end, they left holes the process kept resident (~12 MB).
 _TAG_SETS = object()
 
 
-class Page(FileFields):
-    """One page: its typed fields (`row`, whose `file` is the page itself) and the few facts its
-    `file` fields are computed from on access (name, folder, path, ext, link, size, ctime, cday,
-    mtime, mday, tags, etags, outlinks, aliases, frontmatter, day, starred; `tasks`, `lists` and
-    `inlinks` as `items.FileFields` reads them). Outgoing links and the frontmatter as written
-    are read from the index when asked (`reads.IndexReader`)."""
+class Page(Row):
+    """One page, which is also its row: the typed fields (`Row`: the key table of its shape and
+    a tuple of values) and the few facts its `file` fields are computed from on access (name,
+    folder, path, ext, link, size, ctime, cday, mtime, mday, tags, etags, outlinks, aliases,
+    frontmatter, day, starred; `tasks`, `lists` and `inlinks` as `items.FileFields` reads them).
+    `file` is a `PageFile` made when a query reads it: one object per page instead of a page,
+    its row and the row's tuple (~5 MB less at 10^5 notes). Outgoing links and the frontmatter
+    as written are read from the index when asked (`reads.IndexReader`)."""
 
-    __slots__ = (
-        *("path", "row", "size", "mtime", "ctime"),
-        *("tag_list", "aliases", "field_links", "_links", "_items"),
-    )
+    __slots__ = ("path", "size", "mtime", "ctime", "tag_list", "aliases", "_links", "_items")
 
     def __init__(self, path: str, facts: tuple[Any, ...], tags: tuple[str, ...], links: Links) -> None:
+        super().__init__(_NO_KEYS, ())  # the fields are set by the build (`_page`)
         self.path = path  # no note id: what a page reads from the index it reads by path
         self.size, self.mtime, self.ctime, self.aliases = facts  # ctime: whole seconds (`_seconds`)
         self.tag_list = tags  # as written, without '#'
         self._links = links
         self._items: ItemCache | None = None
-        self.row: Row = _EMPTY  # set by the build (`_page`)
-        self.field_links = True  # whether a field (not `file`) holds a link: a restricted view cuts it
+
+    def get(self, key: str, default: Any = None) -> Any:
+        at = self._keys.get(key)
+        if at is None:
+            return default
+        value = self._values[at]
+        return PageFile(self) if value is _FILE else value
 
     def __getitem__(self, key: str) -> Any:
-        compute = _FILE_FIELDS.get(key)
-        return compute(self) if compute is not None else FileFields.__getitem__(self, key)
+        value = self._values[self._keys[key]]
+        return PageFile(self) if value is _FILE else value
+
+    def fields(self) -> Iterator[Any]:
+        """The values of the page's own fields (not `file`)."""
+        return (v for v in self._values if v is not _FILE)
 
     def implicit(self, key: str) -> Any:
         return _FILE_FIELDS[key](self)
@@ -112,20 +122,39 @@ class Page(FileFields):
     def day(self) -> dt.datetime | None:
         m = _DAY_IN_NAME.search(self.name())
         day = parse_date(f"{m.group(1)}-{m.group(2)}-{m.group(3)}") if m is not None else None
-        if day is None and isinstance(self.row.get("date"), dt.datetime):
-            day = self.row["date"]
+        if day is None and isinstance(self.get("date"), dt.datetime):
+            day = self["date"]
         return day
 
 
-def _day_start(d: dt.datetime) -> dt.datetime:
-    return d.replace(hour=0, minute=0, second=0)
+class PageFile(FileFields):
+    """A page's `file`, made each time a query reads it (the page keeps none)."""
+
+    __slots__ = ("_data",)
+
+    def __init__(self, page: Page) -> None:
+        self._data = page
+
+    def _page(self) -> Page:
+        return self._data
+
+    def __getitem__(self, key: str) -> Any:
+        compute = _FILE_FIELDS.get(key)
+        return compute(self._data) if compute is not None else FileFields.__getitem__(self, key)
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is PageFile and other._data is self._data:
+            return True  # the same page's: no field computed to tell
+        return FileFields.__eq__(self, other)
+
+    __hash__ = None  # type: ignore[assignment]
 
 
 _FILE_FIELDS: dict[str, Callable[[Page], Any]] = {
     "name": Page.name, "folder": lambda p: p.path.rpartition("/")[0], "path": lambda p: p.path,
     "ext": lambda p: p.path.rsplit(".", 1)[-1], "link": lambda p: Link(p.path), "size": lambda p: p.size,
-    "ctime": lambda p: _stamp(p.ctime), "cday": lambda p: _day_start(_stamp(p.ctime)),
-    "mtime": lambda p: _stamp(p.mtime), "mday": lambda p: _day_start(_stamp(p.mtime)),
+    "ctime": lambda p: values.stamp(p.ctime), "cday": lambda p: values.day_start(values.stamp(p.ctime)),
+    "mtime": lambda p: values.stamp(p.mtime), "mday": lambda p: values.day_start(values.stamp(p.mtime)),
     "tags": lambda p: all_tags(list(p.tag_list)), "etags": lambda p: ["#" + t for t in p.tag_list],
     "outlinks": Page.outlinks, "aliases": lambda p: json.loads(p.aliases or "[]"),
     "frontmatter": lambda p: p._links.props(p.path), "day": Page.day, "starred": lambda p: False,
@@ -137,7 +166,7 @@ class PageSet:
         self.pages: dict[str, Page] = {}
         self._paths: Collection[str] = set(paths)  # the pages' keys once built (`done`)
         self.order = sorted(paths)
-        self.ordered_rows: list[Row] | None = None  # the rows of `order`, built on first use
+        self.ordered_rows: list[Page] | None = None  # the rows of `order`, built on first use
         self.names = Names(self.order)
 
     def done(self) -> None:  # every page made: the set of paths (5 MB at 10^5) gives way to their keys
@@ -187,18 +216,6 @@ class PageSet:
         return value
 
 
-def _stamp(seconds: float) -> dt.datetime:
-    return dt.datetime.fromtimestamp(seconds).replace(microsecond=0)
-
-
-def _seconds(t: float) -> int:
-    """The whole seconds `_stamp(t)` shows: `fromtimestamp` rounds the microseconds half to even
-    (x.9999996 is the next second). A page keeps these (equal ones one object), not a float."""
-    frac, whole = math.modf(t)
-    micro = round(frac * 1e6)
-    return int(whole) + (1 if micro >= 1_000_000 else -1 if micro < 0 else 0)
-
-
 def _page(
     record: tuple[Any, ...],
     pages: PageSet,
@@ -215,7 +232,7 @@ def _page(
     if tags is None:  # the Bases snapshot's tuple when it holds an equal one (`service.query_images`)
         tags = tag_sets[decoded] = borrowed(decoded, peer(path))
     aliases = shared.setdefault(aliases, aliases)
-    facts = (same(shared, size), same(shared, mtime), same(shared, _seconds(ctime or mtime)), aliases)
+    facts = (same(shared, size), same(shared, mtime), same(shared, values.whole_seconds(ctime or mtime)), aliases)
     page = Page(path, facts, tags, holder)
     row: dict[str, Any] = {}
     multi = set[str]()
@@ -223,20 +240,9 @@ def _page(
         put(row, str(key), share(shared, pages.resolve_value(from_frontmatter(value))), False, multi)
     for key, raw, _line in json.loads(fields_json) if fields_json else ():
         put(row, key, share(shared, pages.resolve_value(parse_inline_value(raw))), True, multi)
-    page.field_links = any(_holds_link(v) for v in row.values())
-    row["file"] = page  # a page is its own `file`: no object more per page
-    page.row = shapes.row(row)
+    row["file"] = _FILE
+    page._keys, page._values = shapes.table(row)
     return page
-
-
-def _holds_link(value: Any) -> bool:
-    if isinstance(value, Link):
-        return True
-    if isinstance(value, list):
-        return any(_holds_link(v) for v in value)
-    if isinstance(value, dict):
-        return any(_holds_link(v) for v in value.values())
-    return False
 
 
 @dataclass(slots=True)
@@ -404,7 +410,7 @@ class View:
         """The rows of `paths` (readable ones only), in that order."""
         if self.everything and paths is self.set.order:
             if self.set.ordered_rows is None:
-                self.set.ordered_rows = [self.set.pages[p].row for p in paths]
+                self.set.ordered_rows = [self.set.pages[p] for p in paths]
             return list(self.set.ordered_rows)
         return [r for r in map(self.row, paths) if r is not None]
 
@@ -413,12 +419,11 @@ class View:
         if page is None or not (self.everything or self.can_read(path)):
             return None
         if self.everything:
-            return page.row
+            return page
         cached = self._rows.get(path)
         if cached is None:
-            file: FileFields = page.row["file"]
-            readable = file.cut_with(self.cut, self.can_read)
-            fields = {k: self.cut(v) for k, v in page.row.items()} if page.field_links else page.row
+            readable = PageFile(page).cut_with(self.cut, self.can_read)
+            fields = {k: self.cut(v) for k, v in page.items()} if any(map(values.holds_link, page.fields())) else page
             cached = self._rows[path] = {**fields, "file": readable}
         return cached
 

@@ -54,11 +54,15 @@ class Shapes:
 
     def row(self, fields: dict[str, Any]) -> Row:
         """`fields` as a `Row` (same keys, order and values)."""
+        return Row(*self.table(fields))
+
+    def table(self, fields: dict[str, Any]) -> tuple[dict[str, int], tuple[Any, ...]]:
+        """The shared key table of `fields`' keys and its values, as a `Row` holds them."""
         names = tuple(fields)
         keys = self._tables.get(names)
         if keys is None:
             keys = self._tables[names] = {name: at for at, name in enumerate(names)}
-        return Row(keys, tuple(fields.values()))
+        return keys, tuple(fields.values())
 
 
 def share(table: dict[Any, Any], value: Any) -> Any:

@@ -369,3 +369,29 @@ def to_json(value: Any, url: Callable[[str], str] | None = None) -> Any:
 
 def typed(value: Any, url: Callable[[str], str] | None = None) -> dict[str, Any]:
     return {"type": type_of(value), "value": to_json(value, url)}
+
+
+def day_start(d: dt.datetime) -> dt.datetime:
+    return d.replace(hour=0, minute=0, second=0)
+
+
+def stamp(seconds: float) -> dt.datetime:
+    return dt.datetime.fromtimestamp(seconds).replace(microsecond=0)
+
+
+def whole_seconds(t: float) -> int:
+    """The whole seconds `stamp(t)` shows: `fromtimestamp` rounds the microseconds half to even
+    (x.9999996 is the next second). A page keeps these (equal ones one object), not a float."""
+    frac, whole = math.modf(t)
+    micro = round(frac * 1e6)
+    return int(whole) + (1 if micro >= 1_000_000 else -1 if micro < 0 else 0)
+
+
+def holds_link(value: Any) -> bool:
+    if isinstance(value, Link):
+        return True
+    if isinstance(value, list):
+        return any(holds_link(v) for v in value)
+    if isinstance(value, dict):
+        return any(holds_link(v) for v in value.values())
+    return False

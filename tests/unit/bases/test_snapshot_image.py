@@ -181,3 +181,45 @@ async def test_records_of_equal_size_and_mtime_share_them(make_vault: Callable[.
         out = await h.ok("query_base", yaml="views:\n  - type: table\n    order: [file.name, file.size]\n")
         sizes = {r["values"]["file.size"]["value"] for r in out["rows"]}
         assert sizes == {len("---\nstatus: s0\n---\n" + "same\n" * 100)}
+
+
+async def test_file_links_are_kept_by_the_snapshot_and_a_rebuild_answers_after_an_edit(
+    make_vault: Callable[..., Path],
+) -> None:
+    files = {
+        "A.md": "---\nowner: '[[C]]'\n---\nsee [[B]] and ![[C]]\n",
+        "B.md": "plain\n",
+        "C.md": "---\nk: v\n---\nback to [[A]]\n",
+    }
+    base = (
+        "views:\n  - type: table\n    order: [file.name, formula.l, formula.e]\n"
+        "formulas:\n  l: file.links\n  e: file.embeds\n"
+    )
+
+    def links(out: dict[str, Any]) -> dict[str, tuple[list[str], list[str]]]:
+        def paths(cell: dict[str, Any]) -> list[str]:
+            return [x["value"]["path"] for x in cell["value"]]
+
+        return {
+            r["values"]["file.name"]["value"]: (paths(r["values"]["formula.l"]), paths(r["values"]["formula.e"]))
+            for r in out["rows"]
+        }
+
+    async with started(make_vault(files)) as h:
+        await h.indexed()
+        first = links(await h.ok("query_base", yaml=base))
+        assert first["A.md"] == (["B.md", "C.md"], ["C.md"])  # [[B]] and the owner; ![[C]]
+        assert first["B.md"] == ([], [])
+        [vault] = h.app.vaults.values()
+        snap = await snapshot_of(vault, h.app.services.db)
+        a = snap.by_path["A.md"]
+        assert "_cache" not in Record.__slots__ and a in snap.link_lists[False] and a in snap.link_lists[True]
+        await h.confirmed(
+            "write_note", path="A.md", content="---\nowner: '[[B]]'\n---\nnow only [[C]]\n", mode="overwrite"
+        )
+        await h.settled()
+        again = links(await h.ok("query_base", yaml=base))
+        assert again["A.md"] == (["C.md", "B.md"], []) and again["B.md"] == first["B.md"]
+        assert again["C.md"] == first["C.md"]  # a record kept by the rebuild: same links, made again
+        rebuilt = await snapshot_of(vault, h.app.services.db)
+        assert rebuilt is not snap and rebuilt.by_path["C.md"] is snap.by_path["C.md"]
