@@ -244,7 +244,7 @@ async def search_hybrid(ctx: ToolContext, args: SemanticIn) -> SemanticOut:
     texts, chunks = await hybrid_halves(
         ctx, engine, use, vector, args.query, depth, lambda: note_filter(ctx, args), guard
     )
-    ranked = sem.fused(texts, chunks)[: 2 * want]  # items for the page and spares (not every candidate)
+    ranked = sem.fused(texts, chunks, 2 * want)  # items for the page and spares (not every candidate)
     reranks = rerank_window(ctx) > 0  # the reranker reads the leading items' texts before the page is cut
 
     def show(conn: sqlite3.Connection, page: list[sem.HybridHit]) -> tuple[list[sem.HybridHit], Excerpts]:
