@@ -147,7 +147,8 @@ class PathSet:
     lower-case paths held before, and that table (a lowered copy of every path and its dict),
     with the one-element lists that were most names' buckets, are not held: 31.3 → 10.7 MB at
     100k files (tracemalloc, the 100k bench vault's paths), for a dict lookup and a lowered
-    path compared per exact path asked for."""
+    path compared per exact path asked for: `exact` ~0.25 µs slower a call, resolving a sample
+    of the vault's links not slower (in process, alternated with the old tables)."""
 
     def __init__(self, paths: Iterable[str], *, ordered: bool = False) -> None:
         """`paths`: sorted and each once already when `ordered` (not sorted again)."""
