@@ -36,13 +36,14 @@ AUTOCHECKPOINT_PAGES = 1000  # SQLite's default threshold, between bulk loads
 # note_id lookups and cascades are served by other indexes or primary keys only in part, so
 # they are dropped only while the whole index is empty): the derived-row tables' and the notes
 # table's by name, folder and mtime. The notes ones took a cold 100k load's writer ~3-5 CPU-s
-# (replaying the load's rows in process: 29-30 -> 25-27 s, the WAL 2.0 -> 1.5 GB): a note's
+# (replaying the load's rows in process: 29-30 -> 25-27 s, the WAL 2.0 -> 1.5 GB; end to end
+# within the runs' spread, the parse worker paces the load: docs/benchmarks.md): a note's
 # name and mtime do not follow the load's order, so each 200-note batch dirtied ~200 scattered
 # pages of each index, written to the WAL again at every commit (at 10k the indexes are a few
 # pages and it showed nothing). In the order a cold load's are built after `ready`
 # (`build_next_index`): first the by-note ones a note's update deletes its old rows by, then
 # the partial index a new note's link resolution reads (`unresolved.py`), then those only
-# queries read (the notes ones first: ~0.1 s each at 100k notes).
+# queries read (the notes ones first: one small entry a note).
 DEFERRABLE_INDEXES = (
     "note_properties_by_note",
     "links_by_src",
