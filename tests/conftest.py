@@ -28,7 +28,7 @@ import service._deferred_models  # noqa: F401 - as the command line does: before
 from service.app import VaultgateApp
 from service.dispatch.context import ToolResult
 from service.dispatch.entry import Dispatcher
-from service.indexer.runner import indexer_of
+from service.indexer.runner import VaultIndexer, indexer_of
 from service.serve import serving
 from service.settings import Settings, load_settings
 from service.types import Principal
@@ -210,6 +210,12 @@ class Harness:
     async def confirmed(self, tool: str, /, **args: Any) -> dict[str, Any]:
         """A call that needs a human: confirm it (see `token_for`) and retry it with the token."""
         return await self.ok(tool, **args, elicit_token=await self.token_for(tool, **args))
+
+    def indexer(self, vault: str | None = None) -> VaultIndexer:
+        """The indexer of vault `vault` (of the only vault when none is named)."""
+        found = indexer_of(self.app.vaults[vault] if vault else next(iter(self.app.vaults.values())))
+        assert found is not None
+        return found
 
     async def indexed(self, within: float = 120.0) -> None:
         """Wait (bounded) until every vault's initial index reconcile is done."""

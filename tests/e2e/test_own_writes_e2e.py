@@ -16,13 +16,13 @@ from mcp import Client
 
 from tests.conftest import e2e
 from tests.e2e.calls import ok
-from tests.tools.notes.test_own_writes import NO_WATCH, Gate, first_of, the_indexer
+from tests.tools.notes.test_own_writes import NO_WATCH, Gate, first_of
 
 
 async def test_the_writer_finds_its_write_over_http(make_vault: Callable[..., Path], mode: str) -> None:
     async with e2e(make_vault({"Old.md": "# Old\n"}), **NO_WATCH) as (url, h):
         await h.indexed()
-        indexer = the_indexer(h)
+        indexer = h.indexer()
         gate = Gate(indexer)
         async with Client(url, mode=mode) as writer, Client(url, mode=mode) as other:  # type: ignore[arg-type]
             made = await ok(writer, "create_note", path="Wren.md", content="# Wren\n\nwrenword\n")

@@ -39,7 +39,7 @@ from typing import Any
 import pytest
 from mcp import Client, StdioServerParameters
 
-from service.indexer.runner import VaultIndexer, indexer_of
+from service.indexer.runner import VaultIndexer
 from service.tools.registry import build_registry
 from tests.conftest import Harness, e2e, started
 
@@ -239,17 +239,11 @@ def _moved_past(indexer: VaultIndexer, generation: int) -> bool:
     return indexer.generation > generation
 
 
-def _indexer(vg: Harness) -> VaultIndexer:
-    found = indexer_of(next(iter(vg.app.vaults.values())))
-    assert found is not None
-    return found
-
-
 async def _link_while_serving(vg: Harness, outside: Path) -> None:
     """The symlinked folder appears; a note written after it is the sign the watcher got that far."""
     (vg.root / LINKED).symlink_to(outside, target_is_directory=True)
     (vg.root / "After.md").write_text("# After\n\nafterword\n", encoding="utf-8")
-    indexer = _indexer(vg)
+    indexer = vg.indexer()
 
     async def wait() -> None:
         while True:

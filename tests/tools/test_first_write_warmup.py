@@ -13,9 +13,8 @@ from typing import Any
 import pytest
 
 from service.activity import Activity
-from service.indexer.runner import VaultIndexer, indexer_of
 from service.tools import query_warmup
-from tests.conftest import Harness, started
+from tests.conftest import started
 from tests.tools.test_query_warmup import _until
 
 VAULT = {
@@ -23,12 +22,6 @@ VAULT = {
     "Daily/2026-01-01.md": "# Day\n\nSee [[Rocket]].\n",
     "Inbox/Idea.md": "# Idea\n\nA thought.\n",
 }
-
-
-def _indexer(vg: Harness) -> VaultIndexer:
-    indexer = indexer_of(next(iter(vg.app.vaults.values())))
-    assert indexer is not None
-    return indexer
 
 
 async def test_the_names_and_the_notes_tools_are_ready_before_the_first_write(
@@ -51,7 +44,7 @@ async def test_the_names_and_the_notes_tools_are_ready_before_the_first_write(
     monkeypatch.setattr(query_warmup, "note_name_loader", watched)
     async with started(make_vault(VAULT)) as vg:
         await vg.indexed()
-        indexer = _indexer(vg)
+        indexer = vg.indexer()
         await _until(lambda: vg.app.warmup.names_warmed == 1)
         assert ready_when_read == [True]
         assert indexer.names.full_reads == 1
@@ -80,7 +73,7 @@ async def test_the_warm_up_waits_for_the_calls_to_pause_and_does_not_hold_them(
     async with started(make_vault(VAULT)) as vg:
         activity = vg.app.activity
         await vg.indexed()
-        indexer = _indexer(vg)
+        indexer = vg.indexer()
         for _ in range(50):  # the warm-up task gets every chance to run
             await asyncio.sleep(0)
         assert vg.app.warmup.names_warmed == 0 and indexer.names.full_reads == 0

@@ -21,7 +21,7 @@ import pytest
 
 from service.dispatch.context import ToolResult
 from service.indexer import group
-from service.indexer.runner import VaultIndexer, indexer_of
+from service.indexer.runner import VaultIndexer
 from service.storage.db import driver
 from service.vault.events import FileChange
 from tests.conftest import Harness, started
@@ -41,13 +41,6 @@ async def call_as(vg: Harness, sid: str, tool: str, /, **args: Any) -> dict[str,
     assert not result.is_error, result.structured
     assert result.structured is not None
     return result.structured
-
-
-def the_indexer(vg: Harness) -> VaultIndexer:
-    [vault] = vg.app.vaults.values()
-    indexer = indexer_of(vault)
-    assert indexer is not None
-    return indexer
 
 
 class Gate:
@@ -90,7 +83,7 @@ def paths_of(found: dict[str, Any]) -> list[str]:
 async def test_the_writer_finds_its_write_at_once_others_once_it_is_indexed(make_vault: Callable[..., Path]) -> None:
     async with started(make_vault({"Old.md": "# Old\n"}), **NO_WATCH) as vg:
         await vg.indexed()
-        indexer = the_indexer(vg)
+        indexer = vg.indexer()
         gate = Gate(indexer)
         written = await call_as(vg, "A", "create_note", path="New.md", content="# New\n\nzebrafinch\n")
         assert written["created"] and (vg.root / "New.md").is_file()
@@ -113,7 +106,7 @@ async def test_the_writer_finds_its_write_at_once_others_once_it_is_indexed(make
 async def test_a_name_only_the_index_knows_waits_for_the_writers_update(make_vault: Callable[..., Path]) -> None:
     async with started(make_vault({"Old.md": "# Old\n"}), **NO_WATCH) as vg:
         await vg.indexed()
-        gate = Gate(the_indexer(vg))
+        gate = Gate(vg.indexer())
         await call_as(
             vg, "A", "create_note", path="Deep/Kestrel.md", content="# K\n", frontmatter={"aliases": ["Hawk"]}
         )
@@ -127,7 +120,7 @@ async def test_a_move_right_after_writes_rewrites_the_links_they_added(make_vaul
     """rename_note (as move_note) plans its link rewrites from the index: the writer's queued links count."""
     async with started(make_vault({"Target.md": "# T\n"}), **NO_WATCH) as vg:
         await vg.indexed()
-        gate = Gate(the_indexer(vg))
+        gate = Gate(vg.indexer())
         await call_as(vg, "A", "create_note", path="Linker.md", content="see [[Target]]\n")
         moved, waited = await first_of(call_as(vg, "A", "rename_note", path="Target.md", new_path="Goal"), gate)
         assert waited
@@ -180,7 +173,7 @@ async def test_a_batched_round_builds_the_same_index_as_one_by_one_updates(make_
     files = {"Hub.md": "# Hub\n\n[[one]] [[three]]\n", "Other.md": "[[two]]\n"}
     async with started(make_vault(files, name="batched"), **NO_WATCH) as batched:
         await batched.indexed()
-        indexer = the_indexer(batched)
+        indexer = batched.indexer()
         gate = Gate(indexer)
         for n, (tool, args) in enumerate(WRITES):  # six sessions, all acknowledged before any round
             extra = (
@@ -216,7 +209,7 @@ async def test_a_write_acknowledged_but_not_indexed_is_indexed_after_a_crash(
     monkeypatch.setattr(group, "STOP_DRAIN_S", 0.0)  # the server dies: its queued round never runs
     async with started(root, **NO_WATCH) as vg:
         await vg.indexed()
-        Gate(the_indexer(vg))
+        Gate(vg.indexer())
         await call_as(vg, "A", "create_note", path="Acked.md", content="# Acked\n\nosprey\n")
         db = index_file(vg)
     assert (root / "Acked.md").read_text(encoding="utf-8") == "# Acked\n\nosprey\n"
@@ -245,7 +238,7 @@ async def test_concurrent_writers_lose_nothing_and_each_finds_its_own(make_vault
         )
         listed = await call_as(vg, "z", "list_notes", folder="W", limit=100)
         assert len(listed["items"]) == 48
-        indexer = the_indexer(vg)
+        indexer = vg.indexer()
         await indexer.caught_up(indexer._group.queued)
         rows = {row[0] for row in dump(index_file(vg))["notes"]}
         assert rows == {"Shared.md", *(f"W/{n}-{k}.md" for n in range(12) for k in range(4))}

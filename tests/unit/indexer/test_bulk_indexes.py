@@ -15,7 +15,7 @@ import pytest
 
 from service.indexer import runner
 from service.indexer.bulk import WORD_TRIGGERS
-from service.indexer.runner import DEFERRABLE_INDEXES, VaultIndexer, indexer_of
+from service.indexer.runner import DEFERRABLE_INDEXES, VaultIndexer
 from service.storage import db as dbmod
 from tests.conftest import Harness, started
 from tests.search_vault import SEARCH_VAULT
@@ -30,12 +30,6 @@ async def _indexes(vg: Harness) -> set[str]:
 
 async def _waiting(vg: Harness) -> int:
     return int((await vg.app.services.db.fetchone("SELECT count(*) FROM deferred_indexes"))[0])
-
-
-def _indexer(vg: Harness) -> VaultIndexer:
-    found = indexer_of(next(iter(vg.app.vaults.values())))
-    assert found is not None
-    return found
 
 
 async def _word_triggers(vg: Harness) -> set[str]:
@@ -73,7 +67,7 @@ async def test_a_cold_bulk_load_builds_the_query_indexes_once_at_the_end(
     during = IndexesDuringWrites(monkeypatch)
     async with started(make_vault(SEARCH_VAULT), index={"parse_workers": 0}) as vg:
         await vg.indexed()
-        await _indexer(vg).query_indexes.settled()  # built after ready (test_query_indexes_later.py)
+        await vg.indexer().query_indexes.settled()  # built after ready (test_query_indexes_later.py)
         assert during.seen and all(not names for names in during.seen)
         assert await _indexes(vg) == set(DEFERRABLE_INDEXES) and await _waiting(vg) == 0
         plan = await vg.app.services.db.fetchall(
@@ -91,7 +85,7 @@ async def test_a_cold_bulk_load_builds_the_query_indexes_once_at_the_end(
         # A full reindex over existing rows keeps every index (old rows are deleted by note id).
         during.seen.clear()
         during.triggers.clear()
-        await _indexer(vg).reconcile(full=True)
+        await vg.indexer().reconcile(full=True)
         assert during.seen and all(names == set(DEFERRABLE_INDEXES) for names in during.seen)
         assert all(names == set(WORD_TRIGGERS) for names in during.triggers)
         assert await _indexes(vg) == set(DEFERRABLE_INDEXES)
@@ -115,8 +109,8 @@ async def test_a_failed_bulk_load_gets_its_indexes_back_at_once(
 
     monkeypatch.setattr(VaultIndexer, "_write_batch", failing)
     async with started(make_vault(SEARCH_VAULT), index={"parse_workers": 0}) as vg:
-        await _indexer(vg).wait_ready()
-        assert _indexer(vg).state == "failed" and "disk full" in (_indexer(vg).error or "")
+        await vg.indexer().wait_ready()
+        assert vg.indexer().state == "failed" and "disk full" in (vg.indexer().error or "")
         assert await _indexes(vg) == set(DEFERRABLE_INDEXES) and await _waiting(vg) == 0
         # the word index is back too, over what the load stored before it failed
         assert await _word_triggers(vg) == set(WORD_TRIGGERS)

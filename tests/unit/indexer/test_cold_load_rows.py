@@ -15,7 +15,6 @@ from service.indexer import parsepool, runner
 from service.storage.db import connect
 from tests.bench.workload import generate
 from tests.conftest import started
-from tests.tools.notes.test_own_writes import the_indexer
 
 NOTES = 240
 # Each table's rows by the path of their note (ids left out: only the order of writes sets them).
@@ -55,7 +54,7 @@ def _dump(path: Path) -> dict[str, list[tuple[Any, ...]]]:
 async def _index_of(vault: Path, cache: Path, **index: Any) -> dict[str, list[tuple[Any, ...]]]:
     async with started(vault, index={"watch": False, **index}, storage={"cache_dir": cache}) as vg:
         await vg.indexed()
-        ix = the_indexer(vg)
+        ix = vg.indexer()
         await ix.query_indexes.settled()
         await ix.trigram.settled()
         path = vg.app.services.db.path

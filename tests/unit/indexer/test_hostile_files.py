@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from service.indexer import rows
-from service.indexer.runner import VaultIndexer, indexer_of
+from service.indexer.runner import VaultIndexer
 from service.types import Principal
 from tests.conftest import Harness, started
 
@@ -31,19 +31,13 @@ def _moved_past(indexer: VaultIndexer, generation: int) -> bool:
     return indexer.generation > generation
 
 
-def _indexer(vg: Harness) -> VaultIndexer:
-    found = indexer_of(vg.app.vaults["main"])
-    assert found is not None
-    return found
-
-
 async def _paths(vg: Harness) -> set[str]:
     return {str(r[0]) for r in await vg.app.services.db.fetchall("SELECT path FROM notes")}
 
 
 async def _until_indexed(vg: Harness, *paths: str) -> None:
     """Wait (bounded) until every path is in the index, looking again after each applied batch."""
-    indexer = _indexer(vg)
+    indexer = vg.indexer("main")
 
     async def wait() -> None:
         while True:
@@ -155,7 +149,7 @@ async def test_the_watcher_goes_on_after_a_name_that_is_not_utf8_appears(make_va
         await _until_indexed(vg, "After.md")
         (vg.root / "Later.md").write_text("# Later\n\nlaterword\n", encoding="utf-8")
         await _until_indexed(vg, "Later.md")
-        assert _indexer(vg).watching
+        assert vg.indexer("main").watching
         assert [i["path"] for i in (await vg.ok("search_text", query="laterword"))["items"]] == ["Later.md"]
         assert (await vg.ok("list_notes"))["total"] == 4
 
@@ -253,7 +247,7 @@ async def test_a_caller_some_path_rule_restricts_sees_no_counts_and_only_readabl
     async with started(make_vault(files), acl=no_private) as vg:
         await vg.indexed(WITHIN)
         vg.principal = Principal(subject="reader", scopes=frozenset({"read:vault"}), authenticated=True)
-        assert _indexer(vg).file_issues.summary()["fallback_encoding"] == 2  # both are recorded
+        assert vg.indexer("main").file_issues.summary()["fallback_encoding"] == 2  # both are recorded
         warnings = (await vg.ok("index_status"))["file_warnings"]
         assert (warnings["skipped"], warnings["fallback_encoding"], warnings["by_reason"]) == (None, None, None)
         assert [e["path"] for e in warnings["examples"]] == ["Notes/Cafe.md"]

@@ -16,7 +16,6 @@ import pytest
 
 from service.graph.linkpath import PathSet
 from service.indexer import rows
-from service.indexer.runner import VaultIndexer, indexer_of
 from service.vault.events import FileChange
 from tests.conftest import Harness, started
 from tests.real_vaults import VAULTS, missing
@@ -25,12 +24,6 @@ from tests.real_vaults import VAULTS, missing
 def _notes(n: int) -> dict[str, str]:
     """`n` plain notes at the vault's root."""
     return {f"N{i}.md": f"# Note {i}\n\nbody {i}\n" for i in range(n)}
-
-
-def _indexer(vg: Harness) -> VaultIndexer:
-    found = indexer_of(next(iter(vg.app.vaults.values())))
-    assert found is not None
-    return found
 
 
 async def _outlinks(vg: Harness, path: str) -> list[tuple[str, bool]]:
@@ -172,10 +165,10 @@ async def test_an_edit_keeps_the_note_id_and_replaces_every_derived_row(make_vau
         before = await note_id()
         # A newer row, so that an id freed by delete+insert could not come back by chance.
         (root / "C.md").write_text("c", encoding="utf-8")
-        await _indexer(vg).apply([FileChange("created", "C.md", origin="external")])
+        await vg.indexer().apply([FileChange("created", "C.md", origin="external")])
         for n in range(2):
             (root / "N.md").write_text(f"# N{n}\n\nfresh words #newtag [[B]]\n- [x] new task {n}\n", encoding="utf-8")
-            await _indexer(vg).apply([FileChange("modified", "N.md", origin="external")])
+            await vg.indexer().apply([FileChange("modified", "N.md", origin="external")])
             assert await note_id() == before
         assert [i["path"] for i in (await vg.ok("search_text", query="fresh"))["items"]] == ["N.md"]
         assert (await vg.ok("search_text", query="old"))["items"] == []
@@ -194,7 +187,7 @@ async def test_a_write_during_the_first_index_does_not_wait_for_it(
     release = _hold_first_index(monkeypatch)
     root = make_vault(_notes(5) | {"Old.md": "# Old\n\nstale\n"})
     async with started(root, index={"watch": False}) as vg:
-        indexer = _indexer(vg)
+        indexer = vg.indexer()
         try:
             made = await asyncio.wait_for(vg.ok("create_note", path="New", content="a narwhal #sea\n"), 30)
             assert made["path"] == "New.md"
@@ -237,7 +230,7 @@ async def test_a_note_written_during_the_first_index_is_found_by_name_as_it_turn
     release = _hold_first_index(monkeypatch)
     root = make_vault(_notes(5))
     async with started(root, index={"watch": False}) as vg:
-        indexer = _indexer(vg)
+        indexer = vg.indexer()
         try:
             await asyncio.wait_for(vg.ok("create_note", path="Deep/Fresh", content="# Fresh\n\nnew\n"), 30)
             assert not indexer.ready
@@ -264,7 +257,7 @@ async def test_a_file_added_while_the_first_index_is_built_is_found_by_name(
     release = _hold_first_index(monkeypatch)
     root = make_vault(_notes(5))
     async with started(root, index={"watch": False}) as vg:
-        indexer = _indexer(vg)
+        indexer = vg.indexer()
         try:
             (root / "Deep").mkdir()
             (root / "Deep" / "Shelf.base").write_text("views:\n  - type: table\n    name: All\n")

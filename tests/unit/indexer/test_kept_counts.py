@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from service.indexer import rows, runner, status
-from service.indexer.runner import VaultIndexer, indexer_of
+from service.indexer.runner import VaultIndexer
 from service.vault.events import FileChange
 from tests.conftest import Harness, started
 
@@ -21,16 +21,10 @@ NOTES = {
 }
 
 
-def _indexer(vg: Harness) -> VaultIndexer:
-    found = indexer_of(next(iter(vg.app.vaults.values())))
-    assert found is not None
-    return found
-
-
 async def _counted(vg: Harness) -> tuple[VaultIndexer, int]:
     """The indexer once indexed and its counts read, and how many full counts it has made."""
     await vg.indexed()
-    ix = _indexer(vg)
+    ix = vg.indexer()
     await ix.counts()
     return ix, ix._counts.full_counts
 
@@ -54,7 +48,7 @@ async def test_counts_follow_every_change_without_counting_every_table_again(
     root = make_vault(NOTES)
     async with started(root, index={"watch": False}) as vg:
         await vg.indexed()
-        ix = _indexer(vg)
+        ix = vg.indexer()
         assert await ix.counts() == await _every_table(ix)
         seeded = ix._counts.full_counts
         steps: list[tuple[str, str | None, str]] = [

@@ -14,9 +14,8 @@ import pytest
 
 from service.indexer.apply import expand
 from service.indexer.known import MANY, KnownFiles
-from service.indexer.runner import VaultIndexer, indexer_of
 from service.vault.events import FileChange
-from tests.conftest import Harness, started
+from tests.conftest import started
 
 LINKS = "SELECT n.path, l.target_raw, l.target_path FROM links l JOIN notes n ON n.id = l.src_id ORDER BY 1, 2, 3"
 FOLDERS = ["", "A/", "A/B/", "A/B/C/", "A-b/", "A0/", "AB/", "a/", "Ü/", "Ü/x/", "A/B 2/"]
@@ -71,18 +70,12 @@ def test_a_deletion_or_a_folder_moved_in_expands_as_a_test_of_every_path_would(t
     assert sorted(old) == sorted({"A/B/C/n.md", *_under(files, "A/B")})
 
 
-def _indexer(vg: Harness) -> VaultIndexer:
-    found = indexer_of(next(iter(vg.app.vaults.values())))
-    assert found is not None
-    return found
-
-
 async def test_a_folder_deleted_on_disk_leaves_the_index_as_a_reconcile_would(make_vault: Callable[..., Path]) -> None:
     notes = {f"{folder}{name}": f"# {name}\n[[n]]\n" for folder in FOLDERS for name in ("n.md", "m.md")}
     root = make_vault({**notes, "A/B/pic.png": "png", "A0/pic.png": "png"})
     async with started(root, index={"watch": False}) as vg:
         await vg.indexed()
-        ix = _indexer(vg)
+        ix = vg.indexer()
         shutil.rmtree(root / "A" / "B")
         await ix.apply([FileChange("deleted", "A/B", origin="external")], only_if_changed=True)
         await ix.apply([FileChange("deleted", "Never/held.md", origin="external")], only_if_changed=True)

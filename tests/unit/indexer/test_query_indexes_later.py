@@ -15,7 +15,6 @@ import pytest
 from service.indexer import bulk, runner
 from service.indexer.bulk import DEFERRABLE_INDEXES, WORD_TRIGGERS
 from tests.conftest import Harness, started
-from tests.tools.notes.test_own_writes import the_indexer
 
 VAULT: dict[str, str | bytes] = {
     f"Notes/n{i:02}.md": (
@@ -77,7 +76,7 @@ async def test_query_indexes_are_built_after_ready_and_answers_are_the_same_mean
     monkeypatch.setattr(bulk, "build_next_index", spy)
     async with started(make_vault(VAULT), index={"parse_workers": 0}) as vg:
         await vg.indexed()
-        ix = the_indexer(vg)
+        ix = vg.indexer()
         db = vg.app.services.db
         # Ready, the word index complete, every query index still to build, the trigram waiting.
         assert ix.state == "ready" and ix.query_indexes.running

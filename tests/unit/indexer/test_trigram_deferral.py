@@ -11,15 +11,9 @@ from pathlib import Path
 import pytest
 
 from service.indexer import runner
-from service.indexer.runner import VaultIndexer, indexer_of
-from tests.conftest import Harness, started
+from service.indexer.runner import VaultIndexer
+from tests.conftest import started
 from tests.search_vault import SEARCH_VAULT
-
-
-def _indexer(vg: Harness) -> VaultIndexer:
-    found = indexer_of(next(iter(vg.app.vaults.values())))
-    assert found is not None
-    return found
 
 
 async def _trigram_done(indexer: VaultIndexer) -> None:
@@ -36,7 +30,7 @@ async def test_bulk_load_rebuilds_trigram_after_ready_and_regex_stays_complete(
         await vg.indexed()
         first = await vg.ok("search_regex", pattern=r"code \d+")
         assert [i["path"] for i in first["items"]] == ["Projects/Gamma.md"]
-        await _trigram_done(_indexer(vg))
+        await _trigram_done(vg.indexer())
         again = await vg.ok("search_regex", pattern=r"code \d+")
         assert again["prefiltered"] is True and again["items"] == first["items"]
         deferred = await vg.app.services.db.fetchone("SELECT trigram_deferred FROM fts_control")
@@ -50,7 +44,7 @@ async def test_unfinished_trigram_rebuild_is_completed_on_restart(make_vault: Ca
         await vg.app.services.db.run_write(lambda c: c.execute("UPDATE fts_control SET trigram_deferred = 1"))
     async with started(root) as vg:
         await vg.indexed()
-        await _trigram_done(_indexer(vg))
+        await _trigram_done(vg.indexer())
         out = await vg.ok("search_regex", pattern="tomatoes")
         assert out["prefiltered"] is True and [i["path"] for i in out["items"]] == ["Journal/2026-01-05.md"]
 
@@ -63,7 +57,7 @@ async def test_the_trigram_rebuild_waits_for_the_callers_to_pause(
         activity = vg.app.activity
         activity.begin()  # a call that runs on and on
         await vg.indexed()
-        indexer = _indexer(vg)
+        indexer = vg.indexer()
         for _ in range(50):  # the rebuild task gets every chance to run
             await asyncio.sleep(0)
         await vg.app.services.db.run_write(lambda c: None)  # after a rebuild that had been queued
@@ -82,10 +76,10 @@ async def test_a_server_stopped_while_the_rebuild_waits_for_a_pause_cancels_it_a
     async with started(root) as vg:
         vg.app.activity.begin()  # a call that runs on and on: the rebuild waits (up to a minute)
         await vg.indexed()
-        await _indexer(vg).query_indexes.settled()  # built first, without waiting for a pause
-        job = _indexer(vg).trigram
+        await vg.indexer().query_indexes.settled()  # built first, without waiting for a pause
+        job = vg.indexer().trigram
         assert job.running
     assert job.task is not None and job.task.cancelled() and job.runs == 0
     async with started(root) as vg:  # the deferral is in the index: the next start rebuilds it
         await vg.indexed()
-        await _trigram_done(_indexer(vg))
+        await _trigram_done(vg.indexer())

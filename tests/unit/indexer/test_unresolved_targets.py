@@ -14,18 +14,12 @@ import pytest
 
 from service.graph.linkpath import PathSet
 from service.indexer import rows
-from service.indexer.runner import VaultIndexer, indexer_of
+from service.indexer.runner import VaultIndexer
 from service.vault.events import FileChange
-from tests.conftest import Harness, started
+from tests.conftest import started
 
 NAMES = ["Alpha", "alpha", "Beta", "Ünïcode", "ÜNÏCODE", "Deep/Alpha", "Other/beta", "Gamma", "Sub/Gamma"]
 FOLDERS = ["", "Sub/", "Other/", "Deep/"]
-
-
-def _indexer(vg: Harness) -> VaultIndexer:
-    found = indexer_of(next(iter(vg.app.vaults.values())))
-    assert found is not None
-    return found
 
 
 def _text(rng: random.Random) -> str:
@@ -49,7 +43,7 @@ async def test_links_resolve_as_from_scratch_after_random_changes(make_vault: Ca
     root = make_vault({f"N{i}.md": _text(rng) for i in range(6)})
     async with started(root, index={"watch": False}) as vg:
         await vg.indexed()
-        ix = _indexer(vg)
+        ix = vg.indexer()
         present = {f"N{i}.md" for i in range(6)}
         for step in range(60):
             roll = rng.random()
@@ -88,7 +82,7 @@ async def test_a_reconcile_carries_the_targets_and_a_failed_write_makes_them_rea
     root = make_vault({"A.md": "[[Later]] [[Again]] [[Third]] [[Solo]]\n", "Solo.md": "# Solo\n"})
     async with started(root, index={"watch": False}) as vg:
         await vg.indexed()
-        ix = _indexer(vg)
+        ix = vg.indexer()
         (root / "Later.md").write_text("# Later\n", encoding="utf-8")
         await ix.apply([FileChange("created", "Later.md", origin="external")])
         assert ix._unresolved.reads == 1
@@ -132,7 +126,7 @@ async def test_a_target_whose_first_link_went_is_still_found(make_vault: Callabl
     root = make_vault({"A.md": "[[Ghost]]\n", "B.md": "[[Ghost]]\n"})
     async with started(root, index={"watch": False}) as vg:
         await vg.indexed()
-        ix = _indexer(vg)
+        ix = vg.indexer()
         (root / "Other.md").write_text("# Other\n", encoding="utf-8")
         await ix.apply([FileChange("created", "Other.md", origin="external")])  # the targets are read
         first = await ix.db.fetchone(

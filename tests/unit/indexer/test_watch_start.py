@@ -19,17 +19,10 @@ from typing import Any
 import pytest
 
 from service.indexer import watch
-from service.indexer.runner import VaultIndexer, indexer_of
 from tests.conftest import Harness, started
 
 WITHIN = 30.0
 FILES = {"Kept.md": "# Kept\n\nkeptword\n", "Edited.md": "# Edited\n\noldword\n", "Gone.md": "# Gone\n\ngoneword\n"}
-
-
-def _indexer(vg: Harness) -> VaultIndexer:
-    found = indexer_of(vg.app.vaults["main"])
-    assert found is not None
-    return found
 
 
 class HeldSetup:
@@ -74,7 +67,7 @@ async def test_calls_are_answered_while_the_watcher_is_set_up(
     monkeypatch.setattr(watch, "RustNotify", held)
     async with started(root) as vg:
         assert await asyncio.to_thread(held.entered.wait, WITHIN)  # the first reconcile is done
-        indexer = _indexer(vg)
+        indexer = vg.indexer("main")
         assert indexer.ready and not indexer._ready.is_set()
         assert await _found(vg, "keptword") == ["Kept.md"]  # answered while the setup holds
         held.release.set()
@@ -101,7 +94,7 @@ async def test_edits_made_before_the_watch_is_in_place_are_indexed(
         assert await _found(vg, "freshword") == ["New/Fresh.md"]
         # and the watch is in place now: a later edit arrives through it
         (root / "Later.md").write_text("# Later\n\nlaterword\n", encoding="utf-8")
-        indexer = _indexer(vg)
+        indexer = vg.indexer("main")
 
         async def later_indexed() -> None:
             while "Later.md" not in indexer.files():  # noqa: ASYNC110 - bounded by wait_for below
@@ -118,7 +111,7 @@ async def test_a_first_start_sets_the_watch_up_before_it_reads_the_vault(
     monkeypatch.setattr(watch, "RustNotify", held)
     async with started(make_vault(FILES)) as vg:
         assert await asyncio.to_thread(held.entered.wait, WITHIN)
-        assert _indexer(vg).state == "starting"  # the reconcile waits for the watch
+        assert vg.indexer("main").state == "starting"  # the reconcile waits for the watch
         held.release.set()
         await vg.indexed(WITHIN)
         assert await _found(vg, "keptword") == ["Kept.md"]

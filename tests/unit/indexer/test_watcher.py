@@ -15,7 +15,6 @@ import pytest
 
 from service.graph.linkpath import PathSet
 from service.indexer import fresh, rows
-from service.indexer.runner import VaultIndexer, indexer_of
 from service.vault.events import FileChange
 from tests.conftest import Harness, started
 
@@ -40,12 +39,6 @@ class Recorder:
                 await self._changed.wait_for(lambda: any(pred(c) for c in self.seen))
 
         await asyncio.wait_for(wait(), WITHIN)
-
-
-def _indexer(vg: Harness) -> VaultIndexer:
-    found = indexer_of(vg.app.vaults["main"])
-    assert found is not None
-    return found
 
 
 async def _paths(vg: Harness) -> list[str]:
@@ -93,7 +86,7 @@ async def test_external_rename_of_a_note_moves_it_in_the_index(watched: tuple[Ha
 async def test_external_rename_of_a_folder_moves_every_note_under_it(watched: tuple[Harness, Recorder]) -> None:
     vg, recorder = watched
     os.rename(vg.root / "Area", vg.root / "Zone")
-    indexer = _indexer(vg)
+    indexer = vg.indexer("main")
     expected = ["Hub.md", "Zone/Other.md", "Zone/Topic.md"]
     paths: list[str] = []
 
@@ -150,7 +143,7 @@ async def test_an_own_write_seen_while_its_round_runs_is_not_applied_again(
     may come while that round runs or after it. The file is still as the write left it, so the
     watcher leaves it to the round: one parse per write."""
     vg, recorder = watched
-    indexer = _indexer(vg)
+    indexer = vg.indexer("main")
     parsed: list[str] = []
     original = rows.prepare
 
@@ -206,7 +199,7 @@ async def test_an_event_during_a_write_of_ours_waits_for_it_and_is_left_to_its_r
     watched: tuple[Harness, Recorder], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     vg, recorder = watched
-    indexer = _indexer(vg)
+    indexer = vg.indexer("main")
     parsed: list[str] = []
     original = rows.prepare
     monkeypatch.setattr(rows, "prepare", lambda item, paths: parsed.append(item.path) or original(item, paths))

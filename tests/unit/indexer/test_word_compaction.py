@@ -11,18 +11,11 @@ from typing import Any
 
 import pytest
 
-from service.indexer.runner import VaultIndexer, indexer_of
 from service.storage.word_index import MAX_SEGMENTS, compact_words, word_segments
 from tests.conftest import Harness, started
 from tests.search_vault import SEARCH_VAULT
 
 QUERIES = ("rocket", "garden", "rocket launch", '"orbital mechanics"', "launch*", "tomatoes OR fuel", "quiet soil")
-
-
-def _indexer(vg: Harness) -> VaultIndexer:
-    found = indexer_of(next(iter(vg.app.vaults.values())))
-    assert found is not None
-    return found
 
 
 async def _answers(vg: Harness) -> list[dict[str, Any]]:
@@ -31,7 +24,7 @@ async def _answers(vg: Harness) -> list[dict[str, Any]]:
 
 async def _merged(vg: Harness) -> None:
     """After the merge the start's reconcile asked for (if any) is done."""
-    job = _indexer(vg).word_merge
+    job = vg.indexer().word_merge
     assert job.task is not None
     await job.settled()
 
@@ -80,7 +73,7 @@ async def test_the_merge_waits_for_the_callers_to_pause(make_vault: Callable[...
         await _fragment(vg)
         activity = vg.app.activity
         activity.begin()  # a call that runs on and on
-        _indexer(vg).word_merge.ask()
+        vg.indexer().word_merge.ask()
         for _ in range(50):  # the merge gets every chance to run
             await asyncio.sleep(0)
         await vg.app.services.db.run_write(lambda c: None)  # after a merge that had been queued
@@ -97,7 +90,7 @@ async def test_the_maintenance_sweep_merges_the_segments_writes_left(
     async with started(make_vault(SEARCH_VAULT)) as vg:
         await vg.indexed()
         before = await _answers(vg)
-        indexer = _indexer(vg)
+        indexer = vg.indexer()
         await _merged(vg)
         monkeypatch.setattr(indexer.word_merge, "ask", lambda: None)  # no merge after a later reconcile
         assert await _fragment(vg) > MAX_SEGMENTS

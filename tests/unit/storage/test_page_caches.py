@@ -13,7 +13,7 @@ from service.indexer.runner import VaultIndexer
 from service.storage import db as dbmod
 from tests.conftest import Harness, started
 from tests.search_vault import SEARCH_VAULT
-from tests.unit.indexer.test_trigram_deferral import _indexer, _trigram_done
+from tests.unit.indexer.test_trigram_deferral import _trigram_done
 
 
 async def _sizes(database: dbmod.Database) -> tuple[int, int, int]:
@@ -43,6 +43,6 @@ async def test_the_writer_has_the_bulk_cache_only_while_a_bulk_load_runs(
     monkeypatch.setattr(VaultIndexer, "_write_batch", spy)
     async with started(make_vault(SEARCH_VAULT), index={"parse_workers": 0}) as vg:
         await vg.indexed()
-        await _trigram_done(_indexer(vg))  # rebuilt with the bulk cache, then lowered again
+        await _trigram_done(vg.indexer())  # rebuilt with the bulk cache, then lowered again
         assert len(during) > 1 and set(during) == {-dbmod.BULK_CACHE_KIB}
         assert (await _sizes(vg.app.db))[0] == -dbmod.CACHE_KIB
