@@ -254,8 +254,11 @@ class EmbeddingJob:
         floor = after = self.floor(model)
         while True:  # 2. vectors: a list of pending texts at a time, embedded and stored per batch
             limit = max(PENDING, batch)
-            found = await db.run_read(partial(store.pending, vault_id=vid, model=model, limit=limit, after=after))
+            read = partial(store.pending_from, vault_id=vid, model=model, limit=limit, after=after)
+            seq, found = await db.run_read(read)
             if not found:
+                if epoch == self._epoch:  # searches after a restart need not walk every chunk
+                    await db.run_write(partial(store.save_mark, vault_id=vid, model=model, seq=seq))
                 break
             after = found[-1][0]
             # Similar lengths in one batch: a remote provider pads a batch to its longest text.

@@ -158,8 +158,58 @@ def pending(
 def has_backlog(conn: sqlite3.Connection, vault_id: str, model: str, after: int = 0) -> bool:
     """Whether a note waits to be chunked or a chunk past id `after` waits for its vector: the
     yes or no of `counts(...).backlog`, without counting every chunk (~0.45 s at 60,000 chunks;
-    this is ~20 ms with the embedding job's floor as `after`)."""
-    return bool(_stale_ids(conn, vault_id, 1, 0)) or bool(pending(conn, vault_id, model, limit=1, after=after))
+    this is ~20 ms with the embedding job's floor as `after`). The chunks are not walked at all
+    while the vault's mark (`save_mark`) holds: after a restart the job has no floor yet, and
+    that walk took ~2 s at 100,000 notes in each search by meaning until its first pass ended."""
+    if _stale_ids(conn, vault_id, 1, 0):
+        return True
+    return not mark_holds(conn, vault_id, model) and bool(pending(conn, vault_id, model, limit=1, after=after))
+
+
+def _last_change(conn: sqlite3.Connection) -> int:
+    return int(conn.execute("SELECT COALESCE(MAX(seq), 0) FROM chunk_changes").fetchone()[0])
+
+
+def pending_from(
+    conn: sqlite3.Connection, vault_id: str, model: str, limit: int, after: int = 0
+) -> tuple[int, list[tuple[int, str, str]]]:
+    """`pending(...)` with the last `chunk_changes` entry read before it: when nothing is
+    pending, every chunk had its vector as of that entry (what `save_mark` records)."""
+    seq = _last_change(conn)
+    return seq, pending(conn, vault_id, model, limit, after)
+
+
+def _mark_key(vault_id: str) -> str:
+    return f"embedded_through:{vault_id}"
+
+
+def save_mark(conn: sqlite3.Connection, vault_id: str, model: str, seq: int) -> None:
+    """Record that every chunk of the vault had a vector for `model` as of change `seq`. Every
+    chunk written or dropped and every vector stored or dropped for a chunk's text logs a later
+    `chunk_changes` entry (migration 0013's triggers), so while the vault has none past `seq`
+    nothing can be missing; kept in `meta` across restarts (`mark_holds`)."""
+    conn.execute(
+        "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+        (_mark_key(vault_id), json.dumps([model, seq])),
+    )
+
+
+def mark_holds(conn: sqlite3.Connection, vault_id: str, model: str) -> bool:
+    """Whether the vault's mark is for `model` and no chunk or vector of the vault changed since:
+    two lookups by key, where proving it by the chunks joins each with its vector (~2 s at
+    580,000 chunks). The change log only loses entries older than its newest `CHANGES_KEPT`
+    (`vectors.prune_changes`), so a change past the mark is never pruned without a newer one left."""
+    row = conn.execute("SELECT value FROM meta WHERE key = ?", (_mark_key(vault_id),)).fetchone()
+    if row is None:
+        return False
+    try:
+        model_seen, seq = json.loads(row[0])
+    except (ValueError, TypeError):
+        return False
+    if model_seen != model or not isinstance(seq, int):
+        return False
+    later = "SELECT 1 FROM chunk_changes WHERE seq > ? AND vault_id = ? LIMIT 1"
+    return conn.execute(later, (seq, vault_id)).fetchone() is None
 
 
 def top_chunk_id(conn: sqlite3.Connection, vault_id: str) -> int:
