@@ -23,6 +23,7 @@ from service.graph.address import NOTHING, NoteName, Resolution, _decide, resolv
 from service.graph.linkpath import PathSet, base_name, form_of, strip_md
 from service.indexer.known import MANY, KnownFiles
 from service.indexer.names import NoteNames
+from tests.unit.graph.test_pathset_layers import changes
 
 FOLDERS = ["", "Projects/", "projects/", "PROJECTS/Sub/", "Notes/Sub/", "a/b/", "Ü/", "İstanbul/", "x.md/"]
 NAMES = ["Plan.md", "plan.md", "PLAN.md", "Idea.md", "İdea.md", "ünï.md", "ÜNÏ.md", "photo.png", "Plan", "x.md.md"]
@@ -106,17 +107,13 @@ def test_changed_versions_answer_as_the_old_tables_of_their_paths(
     monkeypatch.setattr(linkpath, "FLATTEN", flatten)
     rng = random.Random(5)
     every = [f"{f}{n}" for f in FOLDERS for n in NAMES]
-    present = set(rng.sample(every, 40))
-    current = PathSet(present)
     probes = _probes(rng.sample(every, 12))
-    for _ in range(60):
-        added = rng.sample(every, rng.randint(0, 4))
-        removed = [p for p in rng.sample(every, rng.randint(0, 4)) if p not in added]
+    before = None
+    for earlier, current, present in changes(rng, every, start=40, steps=60, most=4):
+        if before is not None:
+            assert _answers(earlier, probes) == before  # the earlier version is left as it was
         before = _answers(current, probes)
-        nxt = current.changed(added=added, removed=removed)
-        assert _answers(current, probes) == before  # the earlier version is left as it was
-        current, present = nxt, (present | set(added)) - set(removed)
-        assert _answers(current, probes) == _answers(Reference(present), probes)
+        assert before == _answers(Reference(present), probes)
 
 
 def _under(files: set[str], folder: str) -> list[str]:

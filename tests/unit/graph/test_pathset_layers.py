@@ -6,6 +6,7 @@ changes)."""
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator, Sequence
 
 import pytest
 
@@ -16,6 +17,21 @@ NAMES = ["Plan.md", "plan.md", "Idea.md", "Other.md", "photo.png", "Deep.md", "�
 FOLDERS = ["", "Projects/", "projects/", "Notes/Sub/", "a/b/"]
 LINKS = ["Plan", "plan", "Projects/Plan", "Idea", "Sub/Idea", "photo.png", "Deep", "ünï", "./Other", "../Plan"]
 SOURCES = ["Welcome.md", "Notes/Sub/Idea.md", "Projects/Plan.md", "a/b/x.md"]
+
+
+def changes(
+    rng: random.Random, every: Sequence[str], *, start: int, steps: int, most: int
+) -> Iterator[tuple[PathSet, PathSet, set[str]]]:
+    """A random chain of `steps` changes (up to `most` paths added and removed each) from `start`
+    of `every`: each step's earlier version, its new version and the new version's paths."""
+    present = set(rng.sample(every, start))
+    current = PathSet(present)
+    for _ in range(steps):
+        added = rng.sample(every, rng.randint(0, most))
+        removed = [p for p in rng.sample(every, rng.randint(0, most)) if p not in added]
+        earlier, current = current, current.changed(added=added, removed=removed)
+        present = (present | set(added)) - set(removed)
+        yield earlier, current, present
 
 
 def _answers(paths: PathSet) -> tuple[object, ...]:
@@ -31,14 +47,8 @@ def test_a_chain_of_changes_answers_as_rebuilds_and_leaves_earlier_versions_alon
     monkeypatch.setattr(linkpath, "FLATTEN", flatten)
     rng = random.Random(11)
     every = [f"{f}{n}" for f in FOLDERS for n in NAMES]
-    present = set(rng.sample(every, 10))
-    current = PathSet(present)
     kept: list[tuple[PathSet, tuple[object, ...]]] = []
-    for _ in range(200):
-        added = rng.sample(every, rng.randint(0, 2))
-        removed = [p for p in rng.sample(every, rng.randint(0, 2)) if p not in added]
-        current = current.changed(added=added, removed=removed)
-        present = (present | set(added)) - set(removed)
+    for _, current, present in changes(rng, every, start=10, steps=200, most=2):
         answers = _answers(current)
         assert answers == _answers(PathSet(present))
         if rng.random() < 0.1:
