@@ -160,7 +160,9 @@ def has_backlog(conn: sqlite3.Connection, vault_id: str, model: str, after: int 
     yes or no of `counts(...).backlog`, without counting every chunk (~0.45 s at 60,000 chunks;
     this is ~20 ms with the embedding job's floor as `after`). The chunks are not walked at all
     while the vault's mark (`save_mark`) holds: after a restart the job has no floor yet, and
-    that walk took ~2 s at 100,000 notes in each search by meaning until its first pass ended."""
+    that walk took ~2 s at 100,000 notes in each search by meaning until its first pass ended
+    (on the prepared 100k index: 2,140 ms with the walk, 48 ms with the mark, `_stale_ids` the
+    rest)."""
     if _stale_ids(conn, vault_id, 1, 0):
         return True
     return not mark_holds(conn, vault_id, model) and bool(pending(conn, vault_id, model, limit=1, after=after))
