@@ -80,7 +80,11 @@ def file_field(rec: Record, name: str, env: Env) -> Any:
     if name == "size":
         return rec.size
     if name == "ctime":
-        return dates.from_timestamp(rec.ctime)
+        snapshot = env.ctx.snapshot  # the snapshot's array at the record's place (`Snapshot.ctime`), inline
+        i, records = rec.i, snapshot.records
+        return dates.from_timestamp(
+            snapshot.ctimes[i] if 0 <= i < len(records) and records[i] is rec else snapshot.ctime(rec)
+        )
     if name == "mtime":
         return dates.from_timestamp(rec.mtime)
     if name == "tags":

@@ -86,11 +86,12 @@ def _load(
         if len(stale) > len(notes) // 2:
             notes = None
     if notes is None:
-        records, held = _whole(conn, vault_id, table, shared)
+        records, held, ctimes = _whole(conn, vault_id, table, shared)
     else:
         assert previous is not None
         records = _incremental(conn, notes, stale, previous, versions, table, shared)
         held = array("q", (versions[r.path] for r in records))
+        ctimes = array("d", (ctime or mtime for _nid, _path, _etag, mtime, ctime, _size in notes))
     known = {r.path for r in records}
     for rel in files:
         if rel in known or rel.lower().endswith(".md"):
@@ -99,10 +100,11 @@ def _load(
             st = os.stat(os.path.join(root, rel))
         except OSError:
             continue
-        records.append(Record(rel, st.st_size, getattr(st, "st_birthtime", st.st_ctime), st.st_mtime, (), "{}", ()))
+        records.append(Record(rel, st.st_size, st.st_mtime, (), "{}", ()))
         held.append(NOT_NOTE)
+        ctimes.append(getattr(st, "st_birthtime", st.st_ctime))
     order = sorted(range(len(records)), key=lambda i: records[i].path)
-    snap = Snapshot([records[i] for i in order], stamp, (held[i] for i in order))
+    snap = Snapshot([records[i] for i in order], stamp, (held[i] for i in order), (ctimes[i] for i in order))
     snap.texts = texts
     table.records = snap.records
     publish("bases", vault_id, snap)
@@ -149,17 +151,20 @@ def _props(props: str | None, shared: dict[Any, Any]) -> Props:
 
 def _whole(
     conn: sqlite3.Connection, vault_id: str, table: LinkTable, shared: dict[Any, Any]
-) -> tuple[list[Record], array[int]]:
-    """Every note's record and version, made as its row comes: one row at a time, no list of
-    every row (at 10^5 notes such lists were tens of megabytes the process kept after the build)."""
+) -> tuple[list[Record], array[int], array[float]]:
+    """Every note's record, version and creation time, made as its row comes: one row at a time,
+    no list of every row (at 10^5 notes such lists were tens of megabytes the process kept after
+    the build)."""
     records: list[Record] = []
     versions = array("q")
+    ctimes = array("d")
     for _nid, raw_path, etag, mtime, ctime, size, tags, props in conn.execute(_WHOLE, (vault_id,)):
         path = sys.intern(raw_path)  # the Dataview pages of the same vault hold the same path objects
         versions.append(hash((etag, mtime, ctime, size)))
+        ctimes.append(ctime or mtime)
         tag_list, text = _tags(path, tags, shared), _props(props, shared)
-        records.append(Record(path, _same(shared, size), ctime or mtime, _same(shared, mtime), tag_list, text, table))
-    return records, versions
+        records.append(Record(path, _same(shared, size), _same(shared, mtime), tag_list, text, table))
+    return records, versions, ctimes
 
 
 def _incremental(
@@ -171,32 +176,22 @@ def _incremental(
     table: LinkTable,
     shared: dict[Any, Any],
 ) -> list[Record]:
-    """The records of `notes`: the unchanged ones kept from `previous` (made again, with links
-    read anew, when a note was added or removed: names decide where links resolve), the stale
-    ones read again."""
+    """The records of `notes`, in their order: the unchanged ones kept from `previous` (made
+    again, with links read anew, when a note was added or removed: names decide where links
+    resolve), the stale ones read again. Their creation times are the rows' (`_load`)."""
     fresh = {int(nid): (tags, props) for nid, tags, props in _chunked(conn, _CONTENT, "id", stale)}
     same_names = _same_names(previous, versions)
     kept = previous.by_path
     records: list[Record] = []
-    for nid, path, _etag, mtime, ctime, size in notes:
+    for nid, path, _etag, mtime, _ctime, size in notes:
         if nid in fresh:
             tags, props = fresh[nid]
             tag_list, text = _tags(path, tags, shared), _props(props, shared)
-            records.append(
-                Record(
-                    path,
-                    _same(shared, size),
-                    ctime or mtime,
-                    _same(shared, mtime),
-                    tag_list,
-                    text,
-                    table,
-                )
-            )
+            records.append(Record(path, _same(shared, size), _same(shared, mtime), tag_list, text, table))
             continue
         rec = kept[path]
         if not same_names:
-            rec = Record(rec.path, size, rec.ctime, mtime, rec.tags, rec.raw_props, table)
+            rec = Record(rec.path, size, mtime, rec.tags, rec.raw_props, table)
         elif isinstance(rec.raw_links, LinkTable):
             rec._links = table  # links not read yet: this snapshot's table reads them (the same links)
         records.append(rec)

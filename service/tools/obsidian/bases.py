@@ -19,7 +19,7 @@ from pydantic import BaseModel, Field, model_validator
 from service.bases import model, query
 from service.bases.blocks import base_blocks
 from service.bases.env import Context
-from service.bases.snapshot import Record, Snapshot
+from service.bases.snapshot import Record, Snapshot, StatRecord
 from service.bases.source import SnapshotCache, load_snapshot
 from service.bases.values import cell
 from service.errors import ValidationFailed
@@ -130,7 +130,7 @@ async def _snapshot(ctx: ToolContext) -> Snapshot:
 
 def _stat_record(abs_path: str, rel: str) -> Record:
     st = os.stat(abs_path)
-    return Record(rel, st.st_size, st.st_ctime, st.st_mtime, [], {}, [])
+    return StatRecord(rel, st.st_size, st.st_ctime, st.st_mtime, [], {}, [])
 
 
 async def _source(ctx: ToolContext, args: QueryBaseIn, snap: Snapshot) -> tuple[str, int, Record | None, str]:

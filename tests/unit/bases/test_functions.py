@@ -12,10 +12,10 @@ from service.bases.dates import Date, Duration
 from service.bases.env import Context, Env
 from service.bases.evaluate import compile_expr
 from service.bases.parser import parse
-from service.bases.snapshot import LinkRow, Record, Snapshot
+from service.bases.snapshot import LinkRow, Snapshot, StatRecord
 from service.bases.values import FileRef, Link, Regex, Rendered
 
-NOTE = Record(
+NOTE = StatRecord(
     "Notes/Note.md",
     120,
     1_700_000_000.0,
@@ -28,10 +28,10 @@ NOTE = Record(
         LinkRow("Idea", None, None, False),
     ],
 )
-OTHER = Record(
+OTHER = StatRecord(
     "Other.md", 10, 1_700_000_000.0, 1_700_000_000.0, [], {}, [LinkRow("Note", "Notes/Note.md", None, False)]
 )
-PIC = Record("pic.png", 3, 1_700_000_000.0, 1_700_000_000.0, [], {}, [])
+PIC = StatRecord("pic.png", 3, 1_700_000_000.0, 1_700_000_000.0, [], {}, [])
 SNAP = Snapshot([NOTE, OTHER, PIC])
 
 

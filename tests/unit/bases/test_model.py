@@ -10,12 +10,12 @@ from service.bases.env import Context
 from service.bases.model import load
 from service.bases.parser import ExprSyntaxError, parse
 from service.bases.query import pick_view, run
-from service.bases.snapshot import Record, Snapshot
+from service.bases.snapshot import Record, Snapshot, StatRecord
 from service.errors import BasesSyntaxError
 
 
 def rec(path: str, **props: object) -> Record:
-    return Record(path, 1, 0.0, 0.0, [], dict(props), [])
+    return StatRecord(path, 1, 0.0, 0.0, [], dict(props), [])
 
 
 SNAP = Snapshot([rec("a.md", n=3, k="x"), rec("b.md", n=1, k="y"), rec("c.md", k="x"), rec("d.md", n=2)])

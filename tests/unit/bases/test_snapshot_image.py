@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from service.bases.env import property_column, read_property
-from service.bases.snapshot import Record, Snapshot
+from service.bases.snapshot import Record, Snapshot, StatRecord
 from service.bases.source import load_snapshot
 from service.indexer.runner import indexer_of
 from service.tools.obsidian.bases import snapshot_of
@@ -19,7 +19,7 @@ from tests.conftest import started
 
 
 def _record(path: str, props: dict[str, Any]) -> Record:
-    return Record(path, 1, 0.0, 0.0, [], json.dumps(props), ())
+    return StatRecord(path, 1, 0.0, 0.0, [], json.dumps(props), ())
 
 
 def test_a_record_at_another_place_in_a_new_snapshot_is_copied_and_the_old_one_stays_right() -> None:
@@ -35,7 +35,7 @@ def test_a_record_at_another_place_in_a_new_snapshot_is_copied_and_the_old_one_s
 
 
 def test_properties_are_found_however_the_index_wrote_their_keys() -> None:
-    rec = Record("n.md", 1, 0.0, 0.0, [], '{"\\u00e9t\\u00e9": 1, "say \\"hi\\"": 2, "plain": 3}', ())
+    rec = StatRecord("n.md", 1, 0.0, 0.0, [], '{"\\u00e9t\\u00e9": 1, "say \\"hi\\"": 2, "plain": 3}', ())
     snap = Snapshot([rec])
     assert read_property(rec, "été", snap) == 1
     assert read_property(rec, 'say "hi"', snap) == 2

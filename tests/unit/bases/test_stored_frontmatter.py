@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from service.bases.env import property_column, read_property, record_properties
-from service.bases.snapshot import Record, Snapshot
+from service.bases.snapshot import Snapshot, StatRecord
 from service.tools.obsidian.bases import snapshot_of
 from tests.conftest import started
 
@@ -30,7 +30,7 @@ _KEYS = ("status", "note", "owner", "when", "tags", 'say "hi"', "été", "summar
 def _as_held(snap: Snapshot, texts: dict[str, str]) -> Snapshot:
     """The snapshot as it was before: every record holding its frontmatter text."""
     return Snapshot(
-        [Record(r.path, r.size, r.ctime, r.mtime, r.tags, texts.get(r.path, "{}"), ()) for r in snap.records]
+        [StatRecord(r.path, r.size, snap.ctime(r), r.mtime, r.tags, texts.get(r.path, "{}"), ()) for r in snap.records]
     )
 
 
@@ -71,7 +71,7 @@ async def test_one_records_properties_read_before_any_column_equal_the_held_text
     async with started(make_vault(_FILES)) as h:
         vault, snap = await _snapshot(h)
         old = _as_held(snap, await _texts(h, vault.id))
-        outsider = Record("Long.md", 1, 0.0, 0.0, [], snap.by_path["Long.md"].raw_props, ())  # of no snapshot
+        outsider = StatRecord("Long.md", 1, 0.0, 0.0, [], snap.by_path["Long.md"].raw_props, ())  # of no snapshot
         assert read_property(outsider, "when", snap) == read_property(old.by_path["Long.md"], "when", old)
         long = snap.by_path["Long.md"]
         assert repr(record_properties(long, snap)) == repr(record_properties(old.by_path["Long.md"], old))
