@@ -138,10 +138,24 @@ class EntityStore:
                 yield Loaded(vp, entity, note.etag)
 
     def suggestions(self, name: str) -> list[str]:
+        """Up to five entity names close to `name`: matched on the file names (an entity's file
+        name is its name with unsafe characters escaped), so a miss reads only the notes it
+        suggests, not every entity note of the folder."""
         import difflib
 
-        names = [e.entity.name for e in self.entities()]
-        return difflib.get_close_matches(name, names, n=5, cutoff=0.5)
+        folder = self._resolve(self.folder, "read")
+        if not folder.abs.is_dir():
+            return []
+        stems = {entry.name[:-3]: rel for rel, entry in self.files.walk(folder, recursive=False) if rel.endswith(".md")}
+        out: list[str] = []
+        for stem in difflib.get_close_matches(file_name(name), list(stems), n=5, cutoff=0.5):
+            try:
+                note = self.files.read(self._resolve(stems[stem], "read"))
+            except Exception:  # noqa: BLE001 - a note the caller may not read, or one that vanished
+                continue
+            if found := parse(note.content).name:
+                out.append(found)
+        return out
 
     async def create(self, entity: Entity) -> Loaded:
         vp = self.path_of(entity.name, "write")

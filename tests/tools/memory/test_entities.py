@@ -14,6 +14,7 @@ import pytest
 
 from service.app import VaultgateApp
 from service.memory.model import file_name
+from service.vault.files import VaultFiles
 from tests.conftest import Harness, settings_for, started
 
 ALICE = {"name": "Alice", "entityType": "person", "observations": ["Works at Acme", "Lives in Oslo"]}
@@ -74,6 +75,26 @@ async def test_observations_for_an_unknown_entity_are_refused_with_suggestions(v
     )
     assert "Alice" in error["details"]["suggestions"]
     assert vg.snapshot() == before  # all checked before the first write
+
+
+async def test_a_miss_suggests_close_names_reading_only_the_notes_it_suggests(
+    vg: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    many = [{"name": f"Topic {i:03d}", "entityType": "topic"} for i in range(60)]
+    await vg.ok("create_entities", entities=[ALICE, {"name": "AC/DC", "entityType": "band"}, *many])
+    reads: list[str] = []
+    real_read = VaultFiles.read
+
+    def counting(self: VaultFiles, vp: Any, *args: Any, **kwargs: Any) -> Any:
+        reads.append(vp.rel)
+        return real_read(self, vp, *args, **kwargs)
+
+    monkeypatch.setattr(VaultFiles, "read", counting)
+    error = await vg.err(
+        "add_observations", "note_not_found", observations=[{"entityName": "AC/DX", "contents": ["a"]}]
+    )
+    assert "AC/DC" in error["details"]["suggestions"]  # the real name, though the file name is escaped
+    assert len(reads) <= 5  # not one read per entity note (62 of them)
 
 
 async def test_32_agents_adding_to_one_entity_lose_nothing_and_duplicate_nothing(vg: Harness) -> None:
