@@ -1,7 +1,9 @@
 """Frontmatter: find the YAML block at the top of a note and read it as plain data.
 
 Reading never changes text. Invalid YAML is reported (`error`) and the body is still
-available; round-trip editing lives in `service.markdown.yaml_edit`.
+available; round-trip editing lives in `service.markdown.yaml_edit`. The common simple form
+(`key: value` lines, tag lists) is read by `service.markdown.yaml_fast`, which builds exactly
+what the library builds or declines; everything else goes through libyaml.
 
 Bounded: YAML aliases (`*a`) and merge keys (`<<: *a`) let half a kilobyte stand for billions
 of values. Before anything is built, the composed node graph is measured as it would expand
@@ -24,6 +26,8 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 import yaml
+
+from service.markdown import yaml_fast
 
 EXPANSION_ERROR = "frontmatter expands past the server's limits"
 
@@ -145,23 +149,11 @@ def parse_yaml(raw: str, limits: YamlLimits | None = None) -> tuple[dict[str, An
 def _parse(raw: str, limits: YamlLimits) -> tuple[dict[str, Any], str | None]:
     if not raw.strip():
         return {}, None
-    loader = _Loader(raw)
-    try:
-        node = loader.get_single_node()
-        if node is None:
-            return {}, None
-        # Only an alias (`*name`) makes the values outgrow the text; `_Plain` bounds the rest.
-        refused = expansion_problem(node, len(raw), limits) if "*" in raw else None
-        if refused is not None:
-            return {}, refused
-        loaded = loader.construct_document(node)
-    except yaml.YAMLError as exc:
-        first = str(exc).splitlines()[0] if str(exc) else "invalid YAML"
-        return {}, first
-    except Exception as exc:  # noqa: BLE001 - odd input can raise assorted errors
-        return {}, f"invalid YAML: {type(exc).__name__}"
-    finally:
-        loader.dispose()
+    loaded = yaml_fast.read(raw)  # the common simple form, without the library's constructor
+    if loaded is None:
+        loaded, error = _load(raw, limits)
+        if error is not None:
+            return {}, error
     if loaded is None:
         return {}, None
     if not isinstance(loaded, dict):
@@ -170,6 +162,27 @@ def _parse(raw: str, limits: YamlLimits) -> tuple[dict[str, Any], str | None]:
         return _Plain(limits, len(raw)).mapping(loaded), None
     except FrontmatterTooLarge as exc:
         return {}, str(exc)
+
+
+def _load(raw: str, limits: YamlLimits) -> tuple[Any, str | None]:
+    """What the YAML library builds from `raw` (aliases measured first), or why it cannot."""
+    loader = _Loader(raw)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None, None
+        # Only an alias (`*name`) makes the values outgrow the text; `_Plain` bounds the rest.
+        refused = expansion_problem(node, len(raw), limits) if "*" in raw else None
+        if refused is not None:
+            return None, refused
+        return loader.construct_document(node), None
+    except yaml.YAMLError as exc:
+        first = str(exc).splitlines()[0] if str(exc) else "invalid YAML"
+        return None, first
+    except Exception as exc:  # noqa: BLE001 - odd input can raise assorted errors
+        return None, f"invalid YAML: {type(exc).__name__}"
+    finally:
+        loader.dispose()
 
 
 class FrontmatterTooLarge(ValueError):
