@@ -260,20 +260,25 @@ def parse_note(rel: str, text: str) -> ParsedNote:
     items: list[ListItem] = []
     open_items: list[tuple[int, int]] = []  # (indent, line) of the list items still open
     section: str | None = None
-    words = 0
     code = CodeScanner()
     comment = False  # an HTML comment is open across lines
     html = False  # inside an HTML block (ends at a blank line)
+    # Words counted once over the body (C's split instead of one per line): lines end at "\n",
+    # which `split` counts as a space, so the words are those of the lines; code lines' are taken off.
+    start = front.body_start
+    if start and text[start - 1] != "\n":  # the closing fence ends the text: its line is read too
+        start = text.rfind("\n", 0, start) + 1
+    words = len(text[start:].split())
     for no in range(front.body_line, len(lines)):
         raw = lines[no].rstrip("\r")
         if code.code(raw):
+            words -= len(raw.split())
             continue
         if not raw.strip():
             html = False
             continue
         if not html and raw[:1] in "< " and code.depth == 0 and raw.lstrip(" ")[:1] == "<":
             html = HTML_BLOCK.match(raw) is not None
-        words += len(raw.split())
         # Cheap membership tests first: most lines have no link, tag, block id or task.
         line = _mask_inline_code(raw) if "`" in raw else raw
         prose = line  # what tags are read from: no HTML comments
@@ -286,9 +291,17 @@ def parse_note(rel: str, text: str) -> ParsedNote:
         has_wiki = "[[" in line
         has_md = "](" in line
         if has_wiki:
-            for start, m in _banged(_WIKILINK, line):
-                target, subpath, alias = _split_link(m.group(1))
-                links.append(Link(target, subpath, alias, start < m.start(), "wikilink", no))
+            end = 0  # `_banged` written out: most links are read here
+            for m in _WIKILINK.finditer(line):
+                start = m.start()
+                inner = m.group(1)
+                if "|" in inner or "#" in inner:
+                    target, subpath, alias = _split_link(inner)
+                else:
+                    target, subpath, alias = inner.strip(), None, None
+                embed = start > end and line[start - 1] == "!"
+                links.append(Link(target, subpath, alias, embed, "wikilink", no))
+                end = m.end()
         if has_md:
             for start, m in _banged(_MDLINK, line):
                 href = m.group(2)

@@ -14,6 +14,8 @@ import re
 import pytest
 
 from service.markdown import parse
+from service.markdown.fences import CodeScanner
+from service.markdown.frontmatter import fences
 
 PLAIN_WIKILINK = re.compile(r"(!?)\[\[([^\[\]\n]+?)\]\]")
 PLAIN_MDLINK = re.compile(r"(!?)\[([^\]\n]*)\]\((<[^<>\n]*>|[^()\s]+(?:\([^()\s]*\))?[^()\s]*)(?:\s+\"[^\"]*\")?\)")
@@ -76,3 +78,50 @@ def test_inline_code_spans_are_the_plain_patterns_spans() -> None:
         assert [m.span() for m in parse._INLINE_CODE.finditer(line)] == [
             m.span() for m in PLAIN_INLINE_CODE.finditer(line)
         ], line
+
+
+# Lines a note is made of for the whole-note checks below: code fences (also in callouts and
+# under list items), indented code, nested lists, tasks, links of every form, CRLF, tabs, and
+# characters `str.split` reads as spaces (NBSP, NEL, LS, ideographic space) or decodes from Latin-1.
+NOTE_LINES = [
+    "", "text with [[a]] and ![[b|alias]] and [[c#h]] [[d#^blk|x]] [[e\\|f]]", "```", "~~~", "```py",
+    "    indented [[in code]]", "\tcode [[tab]]", "> [!note] callout [[q]]", "> ```", "> [[quoted fence]]",
+    "- item [[li]]", "  - nested ![[emb]]", "\t- tabbed", "- [ ] task [[t]] 📅 2024-01-02", "1. [x] done",
+    "# Heading [[h]]", "caf\xe9 na\xefve \xa0 x", "a\x85b c\u2028d e\u3000f", "`[[inline code]]` [[after]]",
+    "<div>", "<!-- [[c]] -->", "[[first]] ends!", "  ", "trailing \r", "---", "...", "![[x]]![[y]] !![[z]]",
+    "word\tword  word",
+]  # fmt: skip
+FRONT = ["", "---\ntags: [a]\n---\n", "---\r\ntitle: x\r\n---\r\n", "\ufeff---\na: 1\n---\n", "---\na: 1\n---"]
+
+
+def _notes() -> list[str]:
+    rng = random.Random(391)
+    notes = []
+    for _ in range(1500):
+        body = [rng.choice(NOTE_LINES) for _ in range(rng.randint(0, 25))]
+        eol = "\r\n" if rng.random() < 0.2 else "\n"
+        notes.append(rng.choice(FRONT) + eol.join(body) + rng.choice(["", eol]))
+    return notes
+
+
+def _plain_reading(text: str) -> tuple[int, list[tuple[str, str | None, str | None, bool, int]]]:
+    """Word count and wikilinks read line by line, as `parse_note` read them before its fast forms."""
+    lines = text.split("\n")
+    scanner = CodeScanner()
+    words, links = 0, []
+    for no in range(fences(text).body_line, len(lines)):
+        raw = lines[no].rstrip("\r")
+        if scanner.code(raw) or not raw.strip():
+            continue
+        words += len(raw.split())
+        line = parse._mask_inline_code(raw)
+        for start, m in parse._banged(parse._WIKILINK, line):
+            links.append((*parse._split_link(m.group(1)), start < m.start(), no))
+    return words, links
+
+
+def test_word_counts_and_wikilinks_are_those_read_line_by_line() -> None:
+    for text in _notes():
+        note = parse.parse_note("n.md", text)
+        wikilinks = [(ln.target, ln.subpath, ln.alias, ln.embed, ln.line) for ln in note.links if ln.kind == "wikilink"]
+        assert (note.word_count, wikilinks) == _plain_reading(text), text
