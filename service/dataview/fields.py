@@ -77,11 +77,11 @@ def line_fields(line: str) -> list[tuple[str, str]]:
 
 def extract(text: str, body_start: int, items: Sequence[ListItem] = ()) -> str:
     """The note's inline fields and list `items` as JSON (see the module docstring)."""
-    first = text.count("\n", 0, body_start)
-    lines = text.split("\n")
     fields: list[list[Any]] = []
+    # Every field holds "::": a note without one (most) has no line to walk.
+    lines = text.split("\n") if "::" in text else []
     fence: str | None = None
-    for n in range(first, len(lines)):
+    for n in range(text.count("\n", 0, body_start) if lines else 0, len(lines)):
         line = lines[n]
         m = _FENCE.match(line)
         if fence is not None:
