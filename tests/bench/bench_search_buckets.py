@@ -20,9 +20,16 @@ query is asked once of each, unmeasured, then the rounds wait until the servers'
 done, under 2 % of a core over a second, `settled_s`: the peer keeps a core busy for about a
 minute after its start, and answers several times slower meanwhile), and each query asks for
 10 results (`search_text` limit 10; the peer's `search`, limit 10, keyword mode, as `bench_peers` runs it).
-Per round every query goes to both servers, one after the other, the first server alternating
-from query to query. The JSON gives p50/p95 per bucket and overall for each server, the peer's
-p50 and p95 over vaultgate's (above 1: vaultgate ahead) and the results each returned (median).
+Per round every query goes to every server, one after the other, in an order chosen by `orders`:
+each server asked directly after each other server equally often within each bucket (±1, turn
+boundaries included; never twice in a row).
+A call after the peer is slower than one after a vaultgate server (the peer's ~15 ms of
+interpreter work leaves the caches of a 2-core machine to the next process: 7.8 against 6.7 ms
+in one run), so the turns' old rotation (0 1 2, 1 2 0, 2 0 1), in which the first-listed server
+followed the peer in two calls of three and the second in one, ran the first ~10 % slower in
+every bucket. The JSON gives p50/p95 per bucket and overall for each server, the peer's p50 and
+p95 over vaultgate's (above 1: vaultgate ahead), the results each returned (median) and each
+server's p50 by the server asked just before it (`after`).
 `--src DIR` (repeatable) runs vaultgate from another source tree too, alternated the same way,
 to compare commits. vaultgate's index (and its embeddings) and the peer's index are built first
 when missing (`bench_peers`' steps); peers are found under `--peers` as `bench_peers` installs them.
@@ -37,6 +44,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import itertools
 import json
 import os
 import random
@@ -188,6 +196,39 @@ async def settle() -> float:
     return round(asyncio.get_running_loop().time() - t0, 1)
 
 
+def orders(n: int, buckets: list[str]) -> list[tuple[int, ...]]:
+    """The order in which the `n` servers are asked in each turn (one turn a query, `buckets`
+    the turns' buckets in the order asked), chosen turn by turn among all orders as the one that
+    least unbalances how often each server follows each other server (the previous turn's last
+    call included) in the bucket, then where each server stands in a turn in the bucket, then
+    both over the whole run. A server is never asked twice in a row (two servers then take turns
+    in one order). Deterministic."""
+    every = list(itertools.permutations(range(n)))
+    seen: dict[str | None, Counter[Any]] = defaultdict(Counter)
+    out: list[tuple[int, ...]] = []
+    last: int | None = None
+    for bucket in buckets:
+        allowed = [o for o in every if o[0] != last]
+        marks = {o: _marks(last, o) for o in allowed}
+
+        def cost(order: tuple[int, ...], bucket: str = bucket, marks: dict[Any, Any] = marks) -> list[int]:
+            return [sum(seen[b][k] for k in keys) for b in (bucket, None) for keys in marks[order]]
+
+        best = min(allowed, key=cost)  # the first of equals: deterministic
+        for k in (*marks[best][0], *marks[best][1]):
+            seen[bucket][k] += 1
+            seen[None][k] += 1
+        out.append(best)
+        last = best[-1]
+    return out
+
+
+def _marks(last: int | None, order: tuple[int, ...]) -> tuple[list[Any], list[Any]]:
+    """What a turn in `order` adds to the counts `orders` keeps even: who follows whom, who stands where."""
+    steps = list(itertools.pairwise(order if last is None else (last, *order)))
+    return steps, [("place", i, x) for i, x in enumerate(order)]
+
+
 def _summary(samples: list[float]) -> dict[str, Any]:
     ms = [s * 1000 for s in samples]
     return {"n": len(ms), "p50_ms": round(percentile(ms, 50), 2), "p95_ms": round(percentile(ms, 95), 2)}
@@ -224,6 +265,7 @@ async def _measure(
     servers = [*ours, peer]
     samples: dict[str, dict[str, list[float]]] = {s.name: defaultdict(list) for s in servers}
     counts: dict[str, dict[str, list[int]]] = {s.name: defaultdict(list) for s in servers}
+    after: dict[str, dict[str, list[float]]] = {s.name: defaultdict(list) for s in servers}
     async with contextlib.AsyncExitStack() as stack:
         clients = []
         for s in servers:
@@ -233,22 +275,23 @@ async def _measure(
                 await _ask(client, s, q["q"])
             clients.append(client)
         settled_s = await settle()
-        turn = 0
-        for _ in range(args.rounds):
-            for q in queries:
-                order = list(range(len(servers)))
-                shift = turn % len(order)
-                turn += 1
-                for i in order[shift:] + order[:shift]:
-                    elapsed, found = await _ask(clients[i], servers[i], q["q"])
-                    samples[servers[i].name][q["bucket"]].append(elapsed)
-                    counts[servers[i].name][q["bucket"]].append(found)
+        turns = orders(len(servers), [q["bucket"] for q in queries] * args.rounds)
+        last: int | None = None
+        for q, order in zip(queries * args.rounds, turns, strict=True):
+            for i in order:
+                elapsed, found = await _ask(clients[i], servers[i], q["q"])
+                samples[servers[i].name][q["bucket"]].append(elapsed)
+                counts[servers[i].name][q["bucket"]].append(found)
+                if last is not None:
+                    after[servers[i].name][servers[last].name].append(elapsed)
+                last = i
     table: dict[str, Any] = {}
     for s in servers:
         per = {
             b: _summary(samples[s.name][b]) | {"results_median": statistics.median(counts[s.name][b])} for b in BUCKETS
         }
         per["overall"] = _summary([x for b in BUCKETS for x in samples[s.name][b]])
+        per["after"] = {prev: _summary(xs) for prev, xs in sorted(after[s.name].items())}
         table[s.name] = per
     ahead = {
         s.name: {
