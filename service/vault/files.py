@@ -104,6 +104,7 @@ class VaultFiles:
         self._writes = asyncio.Semaphore(max_concurrent)
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
         self.listings = FolderListings(paths)
+        dirfd.arm_single_open(paths.root)
 
     def lock(self, rel: str) -> asyncio.Lock:
         lock = self._locks.get(rel)
@@ -123,7 +124,14 @@ class VaultFiles:
         """The note at `vp`, read through no link that leads out of the vault (not even a folder
         swapped for one since `vp` was resolved): links inside the vault are resolved first and
         the real path is walked without following any (`service.vault.dirfd`); a FIFO or other
-        special file is never read (`path_invalid`)."""
+        special file is never read (`path_invalid`).
+
+        A path with no link when it was resolved is first opened as it is, refusing a link
+        anywhere (`dirfd.read_plain`): the check `_real` makes before the walk is then implied."""
+        if vp.real_rel is None:
+            got = dirfd.read_plain(self.paths.root, vp.rel)
+            if got is not None:
+                return note_file(vp, *got)
         return self._read_real(vp, self._real(vp)[0])
 
     def read_bytes(self, vp: VaultPath) -> bytes:

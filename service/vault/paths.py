@@ -32,6 +32,7 @@ from pathlib import Path
 from urllib.parse import quote, unquote
 
 from service.errors import AclDenied, PathInvalid
+from service.vault import openat2
 
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
@@ -281,12 +282,21 @@ class VaultPaths:
 
     def _plain_below_root(self, target: Path) -> bool:
         """Whether no existing component of `target` below the root is a symlink (one `lstat`
-        per component below the root, where `os.path.realpath` walks every one from `/`)."""
+        per component below the root, where `os.path.realpath` walks every one from `/`). Where
+        `openat2` is armed (`service.vault.openat2`), an existing path is checked in one call
+        that refuses a link in any component (ancestors of the root included: the root is real)."""
         text = str(target)
         if text == self._root_text:
             return True
         if not text.startswith(self._root_prefix):
             return False
+        open_name = openat2.path_opener()
+        if open_name is not None:  # one call that refuses a link in any component (Linux)
+            try:
+                os.close(open_name(os.fsencode(text)))
+                return True
+            except OSError:
+                pass  # a link, or a part missing: the walk below says which
         current = self._root_text
         for name in text[len(self._root_prefix) :].split(os.sep):
             current = f"{current}{os.sep}{name}"
