@@ -176,8 +176,11 @@ def read_plain(root: Path, rel: str) -> tuple[bytes, os.stat_result] | None:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             return None
-        chunks = [os.read(fd, st.st_size + 1)]
-        while chunks[-1]:  # to the end, as `readall` reads: the file may grow meanwhile
+        data = os.read(fd, st.st_size + 1)
+        if len(data) <= st.st_size:  # a regular file reads short only at its end
+            return data, st
+        chunks = [data]
+        while chunks[-1]:  # grown since the fstat: to the end, as `readall` reads
             chunks.append(os.read(fd, 65536))
         return b"".join(chunks), st
     finally:

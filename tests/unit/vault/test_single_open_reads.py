@@ -126,3 +126,19 @@ def test_a_path_is_plain_below_the_root_as_the_lstat_walk_says(
     one_call = paths._plain_below_root(vault / rel)
     monkeypatch.setattr(openat2, "_path_opener", None)
     assert one_call == paths._plain_below_root(vault / rel)
+
+
+def test_a_file_grown_since_its_fstat_is_read_to_its_end(
+    armed: None, vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    body = b"x" * 200_000
+    (vault / "Big.md").write_bytes(body)
+    real_fstat = os.fstat
+
+    def smaller(fd: int) -> os.stat_result:  # as if the file grew after the fstat
+        st = real_fstat(fd)
+        return os.stat_result((st.st_mode, st.st_ino, st.st_dev, st.st_nlink, st.st_uid, st.st_gid, 10, *st[7:10]))
+
+    monkeypatch.setattr(dirfd.os, "fstat", smaller)
+    got = dirfd.read_plain(vault, "Big.md")
+    assert got is not None and got[0] == body
