@@ -34,9 +34,13 @@ server's p50 by the server asked just before it (`after`).
 to compare commits. vaultgate's index (and its embeddings) and the peer's index are built first
 when missing (`bench_peers`' steps); peers are found under `--peers` as `bench_peers` installs them.
 `--own-index DIR` gives each vaultgate tree its own copy of the index folder DIR (one holding a
-`cache.db`, as `VAULTGATE_STORAGE__CACHE_DIR`), made before any server starts and removed after
-the run: a tree that changes how its index is stored (a merge of the word index) then does not
-change the other tree's, and every run starts from DIR as it is.
+`cache.db`, as `VAULTGATE_STORAGE__CACHE_DIR`; `state.db` then goes under it too), made before
+any server starts and removed after the run: a tree that changes how its index is stored (a
+merge of the word index) then does not change the other tree's, and every run starts from DIR
+as it is. With `--src` and no `--own-index`, each tree runs on its own copy of the standard
+index (built first when missing): two servers on one index and one `state.db` (each call's audit
+rows) were not measured alike — two copies of one commit differed by 8-13 % overall in two runs
+sharing them, by 1 % in one run on copies.
 """
 
 from __future__ import annotations
@@ -59,6 +63,7 @@ from typing import Any
 from mcp import Client, StdioServerParameters
 
 from service.retrieval.stopwords import is_stop_word
+from service.settings import load_settings
 from tests.bench.bench_peers import (
     ROOT,
     Server,
@@ -242,6 +247,9 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     if not _installed(peer):
         raise SystemExit(f"markdown-vault-mcp not found under {args.peers} (see bench_peers' docstring)")
     copies = WORKDIR / "search-buckets-index"
+    if args.own_index is None and len(ours) > 1:  # several trees: never on one shared index
+        await cold_index(ours[0], vault, cold=False)
+        args.own_index = load_settings(vault).cache_dir()
     if args.own_index is not None:
         shutil.rmtree(copies, ignore_errors=True)
         for i, server in enumerate(ours):
