@@ -166,7 +166,7 @@ def read_plain(root: Path, rel: str) -> tuple[bytes, os.stat_result] | None:
     """`read_file` of a regular file through `openat2` (one `open`, no walk), or None: not
     armed, or not a plain regular file reached without a link (the caller walks then)."""
     open_no_links = openat2.opener()
-    if open_no_links is None:
+    if open_no_links is None or "\x00" in rel:  # C would stop at a NUL: the walk refuses it
         return None
     try:
         fd = open_no_links(os.fsencode(f"{root}/{rel}"))

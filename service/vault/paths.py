@@ -291,7 +291,7 @@ class VaultPaths:
         if not text.startswith(self._root_prefix):
             return False
         open_name = openat2.path_opener()
-        if open_name is not None:  # one call that refuses a link in any component (Linux)
+        if open_name is not None and "\x00" not in text:  # one call refusing a link anywhere (Linux)
             try:
                 os.close(open_name(os.fsencode(text)))
                 return True

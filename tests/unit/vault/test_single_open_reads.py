@@ -142,3 +142,12 @@ def test_a_file_grown_since_its_fstat_is_read_to_its_end(
     monkeypatch.setattr(dirfd.os, "fstat", smaller)
     got = dirfd.read_plain(vault, "Big.md")
     assert got is not None and got[0] == body
+
+
+def test_a_nul_in_a_path_is_refused_as_by_the_walk(armed: None, vault: Path) -> None:
+    """ctypes passes bytes up to their first NUL: such a path never takes the one-call way."""
+    assert dirfd.read_plain(vault, "Top.md\x00/x") is None
+    with pytest.raises(ValueError):
+        dirfd.read_file(vault, "Top.md\x00/x")
+    with pytest.raises(ValueError):
+        VaultPaths(vault)._plain_below_root(vault / "Top.md\x00x")
