@@ -21,15 +21,15 @@ done, under 2 % of a core over a second, `settled_s`: the peer keeps a core busy
 minute after its start, and answers several times slower meanwhile), and each query asks for
 10 results (`search_text` limit 10; the peer's `search`, limit 10, keyword mode, as `bench_peers` runs it).
 Per round every query goes to every server, one after the other, in an order chosen by `orders`:
-each server asked directly after each other server equally often within each bucket (±1, turn
-boundaries included; never twice in a row).
-A call after the peer is slower than one after a vaultgate server (the peer's ~15 ms of
-interpreter work leaves the caches of a 2-core machine to the next process: 7.8 against 6.7 ms
-in one run), so the turns' old rotation (0 1 2, 1 2 0, 2 0 1), in which the first-listed server
-followed the peer in two calls of three and the second in one, ran the first ~10 % slower in
-every bucket. The JSON gives p50/p95 per bucket and overall for each server, the peer's p50 and
-p95 over vaultgate's (above 1: vaultgate ahead), the results each returned (median) and each
-server's p50 by the server asked just before it (`after`).
+each server asked directly after each other server equally often within each bucket (±1 with
+three servers, turn boundaries included; never twice in a row). A call after the peer is slower
+than one after a vaultgate server (the peer's ~15 ms of interpreter work leaves the caches of a
+2-core machine to the next process: 7.8 against 6.7 ms in one run), so the turns' old rotation
+(0 1 2, 1 2 0, 2 0 1), in which the first-listed server followed the peer in two calls of three
+and the second in one, ran the first ~10 % slower in every bucket. The JSON gives p50/p95 per
+bucket and overall for each server, the peer's p50 and p95 over vaultgate's (above 1: vaultgate
+ahead), the results each returned (median) and each server's p50 by the server asked just
+before it (`after`).
 `--src DIR` (repeatable) runs vaultgate from another source tree too, alternated the same way,
 to compare commits. vaultgate's index (and its embeddings) and the peer's index are built first
 when missing (`bench_peers`' steps); peers are found under `--peers` as `bench_peers` installs them.
