@@ -177,7 +177,13 @@ def fit_small(vectors: Array, sample: int = FIT_ROWS) -> tuple[Basis, Array]:
 
 
 def small_estimates(
-    small: Small, query: Array, axes: int | None = None, at: Array | None = None, skip: int = 0
+    small: Small,
+    query: Array,
+    axes: int | None = None,
+    at: Array | None = None,
+    skip: int = 0,
+    span: tuple[int, int] | None = None,
+    out: Array | None = None,
 ) -> Array:
     """As `estimates`, from int8 codes: the query's projection carries each axis's step, and the
     codes are widened to float32 `WIDEN_ROWS` rows at a time. `axes`: only the leading ones (most
@@ -187,7 +193,10 @@ def small_estimates(
     Each block's axes are widened into one reused buffer, in axis order whichever of `lead` and
     `rest` hold them (so the result does not depend on where the codes are split), and multiplied
     by BLAS (`matmul`), which the server runs on one thread (`OPENBLAS_NUM_THREADS`,
-    service/__main__.py). Rows `at` are gathered 8 axes at a time (`_gather`)."""
+    service/__main__.py). Rows `at` are gathered 8 axes at a time (`_gather`). `span`: only rows
+    [start, stop) of them (a part of the rows, written to `out` when given): blocks begin at
+    `start`, so parts split at a multiple of `WIDEN_ROWS` give each row the estimate, bit for bit,
+    of the whole call (`firstpass.coarse`)."""
     width = small.lead.shape[1]
     use = small.basis.axes.shape[1] if axes is None else min(axes, small.basis.axes.shape[1])
     q = np.asarray(query, dtype=np.float32).reshape(-1) @ small.basis.axes[:, skip:use]
@@ -198,16 +207,16 @@ def small_estimates(
         for part, base, lo, hi in ((small.lead, 0, skip, min(use, width)), (small.rest, width, max(skip, width), use))
         if hi > lo
     ]
-    count = len(small) if at is None else len(at)
-    out = np.empty(count, dtype=np.float32)
-    wide = np.empty((min(WIDEN_ROWS, count), use - skip), dtype=np.float32)
-    for start in range(0, count, WIDEN_ROWS):
-        stop = min(count, start + WIDEN_ROWS)
+    first, last = span if span is not None else (0, len(small) if at is None else len(at))
+    found = np.empty(last - first, dtype=np.float32) if out is None else out
+    wide = np.empty((min(WIDEN_ROWS, last - first), use - skip), dtype=np.float32)
+    for start in range(first, last, WIDEN_ROWS):
+        stop = min(last, start + WIDEN_ROWS)
         for part, lo, hi, to in parts:
             got = part[start:stop, lo:hi] if at is None else _gather(part, at[start:stop], lo, hi)
             np.copyto(wide[: stop - start, to : to + hi - lo], got, casting="unsafe")
-        np.matmul(wide[: stop - start], q, out=out[start:stop])
-    return out
+        np.matmul(wide[: stop - start], q, out=found[start - first : stop - first])
+    return found
 
 
 def _gather(rows: Array, at: Array, skip: int, use: int) -> Array:
