@@ -20,7 +20,6 @@ import importlib.util
 import logging
 import os
 import sqlite3
-import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -49,13 +48,6 @@ CACHE_KIB = 2000
 BULK_CACHE_KIB = 8000
 READER_CACHE_KIB = 4000
 POINT_CACHE_KIB = 1000
-# `run_read_here`: how long a query may hold the event loop before it is stopped and run again on
-# a reader's thread, how many queries go to the thread after one was stopped so (a vault whose
-# searches are long then pays the stop rarely), and how many SQLite VM steps between two looks
-# at the clock (~a few µs of steps).
-HERE_BUDGET_S = 0.010
-HERE_SKIP_AFTER_STOP = (64, 1024)  # the first skip; doubled after each stop in a row, up to the second
-HERE_STEPS = 2000
 
 
 def _error_classes(name: str) -> tuple[type[Exception], ...]:
@@ -175,8 +167,6 @@ class Database:
         self._readers: asyncio.Queue[aiosqlite.Connection] = asyncio.LifoQueue()
         self._all_readers: list[aiosqlite.Connection] = []
         self._point: sqlite3.Connection | None = None
-        self._here_skip = 0  # queries left to send to a thread after one overran HERE_BUDGET_S
-        self._here_next_skip = HERE_SKIP_AFTER_STOP[0]
 
     async def open(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -270,51 +260,6 @@ class Database:
         """Run a synchronous function on a pooled reader's raw connection, in its thread."""
         async with self.read() as conn:
             return await in_thread(conn, fn)
-
-    async def run_read_here(self, fn: Callable[[sqlite3.Connection], T]) -> T:
-        """`run_read` for a query that is usually short, run right here on the event loop when
-        no pooled reader is busy (on the raw connection of the reader used last, its warm cache).
-
-        Handing a query to a reader's thread and its answer back wakes two threads: ~0.12 ms when
-        the process is busy, ~0.26 ms after a 10 ms pause (a one-row query: 0.01 / 0.03 ms on
-        the loop; docs/benchmarks.md) — a pause is what every call of a server asked now and
-        then meets. While a reader is busy (concurrent calls) the query goes to a thread as
-        before, so calls still overlap. A query still running after `HERE_BUDGET_S` is stopped
-        (SQLite's progress handler) and run again from the start on a reader's thread, and the
-        next `HERE_SKIP_AFTER_STOP` queries go there at once: the loop is never held much
-        longer than the budget, and a vault whose searches are long pays a stopped attempt once
-        in that many (twice as many after each stop in a row, up to 1024). `fn` must only read
-        (it may be run twice). A WAL reader does not wait for the writer, so the loop is not
-        held by the database's locks either (short of a recovery of the WAL)."""
-        if self._here_skip > 0 or self._readers.qsize() < len(self._all_readers):
-            self._here_skip = max(0, self._here_skip - 1)
-            return await self.run_read(fn)
-        reader = self._readers.get_nowait()
-        raw = cast(Any, reader)._conn
-        deadline = time.perf_counter() + HERE_BUDGET_S
-        stopped = False
-
-        def overran() -> bool:
-            nonlocal stopped
-            stopped = stopped or time.perf_counter() > deadline
-            return stopped
-
-        raw.set_progress_handler(overran, HERE_STEPS)
-        try:
-            out = fn(raw)
-        except BaseException:
-            if not stopped:
-                raise
-        finally:
-            raw.set_progress_handler(None, 0)
-            self._readers.put_nowait(reader)
-        if not stopped:
-            self._here_next_skip = HERE_SKIP_AFTER_STOP[0]
-            return out
-        # whatever `fn` made of the stopped statement (an error, a partial answer) is dropped
-        self._here_skip = self._here_next_skip
-        self._here_next_skip = min(self._here_next_skip * 2, HERE_SKIP_AFTER_STOP[1])
-        return await self.run_read(fn)
 
 
 async def in_thread(conn: aiosqlite.Connection, fn: Callable[[sqlite3.Connection], T]) -> T:

@@ -145,18 +145,11 @@ def forget_gone(ctx: ToolContext, gone: Iterable[str]) -> None:
 
 
 async def run_fresh(
-    ctx: ToolContext,
-    can_read: Readable,
-    fn: Callable[[sqlite3.Connection], T],
-    page_paths: Callable[[T], list[str]],
-    *,
-    here: bool = False,
+    ctx: ToolContext, can_read: Readable, fn: Callable[[sqlite3.Connection], T], page_paths: Callable[[T], list[str]]
 ) -> T:
     """`run(ctx, fn)` for a query that cuts its page with `can_read`: when a file of the page is
     gone from disk, it is marked unreadable and the query runs again (each round drops at least
-    one path, so this ends). `here`: a query that is usually short (a page of search_text) runs
-    on the event loop when no reader is busy (`Database.run_read_here`: no thread hand-over,
-    stopped and moved to a thread past a few milliseconds)."""
+    one path, so this ends)."""
     root = ctx.vault.paths.root
     gone_all: list[str] = []
 
@@ -169,7 +162,7 @@ async def run_fresh(
             gone_all.extend(gone)
             can_read.drop(gone)
 
-    out = await (ctx.services.db.run_read_here(fresh) if here else run(ctx, fresh))
+    out = await run(ctx, fresh)
     forget_gone(ctx, gone_all)
     return out
 

@@ -90,7 +90,7 @@ async def search_text(ctx: ToolContext, args: SearchTextIn) -> SearchTextOut:
         return (hits, more, answered, snips), scrubbed(guard, conn, {nid: s.text for nid, s in snips.items()})
 
     (hits, more, answered, snips), shown = await run_fresh(
-        ctx, can_read, query, lambda out: [h.path for h in out[0][0]], here=True
+        ctx, can_read, query, lambda out: [h.path for h in out[0][0]]
     )
     items = []
     for h in hits:

@@ -164,23 +164,3 @@ async def test_a_long_note_s_snippet_is_cut_around_its_match(sv: Harness) -> Non
     assert hit["snippet"].startswith("…") and hit["snippet"].endswith("…")
     assert [hit["snippet"][a:b] for a, b in hit["highlights"]] == ["dirigible"]
     assert len(hit["snippet"]) < 200
-
-
-async def test_search_text_answers_alike_on_the_loop_and_on_a_reader_thread(sv: Harness) -> None:
-    # An idle server runs the page's query on the event loop (Database.run_read_here); one whose
-    # readers are busy, or that just stopped a long query, runs it on a reader's thread.
-    queries = [
-        {"query": "launching"},
-        {"query": "garden soil", "limit": 1},
-        {"query": '"planted tomatoes"'},
-        {"query": "orbit*", "sort": "path"},
-    ]
-    db = sv.app.services.db
-    here = [await sv.ok("search_text", **q) for q in queries]
-    db._here_skip = 10**6  # every query to a thread
-    try:
-        threaded = [await sv.ok("search_text", **q) for q in queries]
-    finally:
-        db._here_skip = 0
-    assert threaded == here
-    assert any(out["items"] for out in here)
