@@ -252,6 +252,9 @@ class EmbeddingJob:
         batch = engine.settings.batch_size
         started, done = time.perf_counter(), 0
         floor = after = self.floor(model)
+        if not after:  # a restart: the mark, when it holds, says every chunk has its vector
+            marked = await db.run_read(partial(store.marked_through, vault_id=vid, model=model))
+            after = marked or 0
         while True:  # 2. vectors: a list of pending texts at a time, embedded and stored per batch
             limit = max(PENDING, batch)
             read = partial(store.pending_from, vault_id=vid, model=model, limit=limit, after=after)

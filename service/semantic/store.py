@@ -214,6 +214,14 @@ def mark_holds(conn: sqlite3.Connection, vault_id: str, model: str) -> bool:
     return conn.execute(later, (seq, vault_id)).fetchone() is None
 
 
+def marked_through(conn: sqlite3.Connection, vault_id: str, model: str) -> int | None:
+    """The vault's highest chunk id when its mark holds (every chunk has its vector for `model`),
+    else None: the embedding job's first pass after a restart starts its walk there instead of
+    joining every chunk with its vector (~7 s of CPU at 583,000 chunks beside the searches, each
+    of which paid `has_backlog`'s note scan until the pass ended)."""
+    return top_chunk_id(conn, vault_id) if mark_holds(conn, vault_id, model) else None
+
+
 def top_chunk_id(conn: sqlite3.Connection, vault_id: str) -> int:
     row = conn.execute("SELECT MAX(id) FROM chunks WHERE vault_id = ?", (vault_id,)).fetchone()
     return int(row[0] or 0)

@@ -83,7 +83,8 @@ def main(ns: argparse.Namespace) -> None:
     queries = builtin.encode(query_texts(ns.queries, ns.data))
     similar = note_vectors(matrix, notes)
     cache = vectors.ScanCache()
-    cache._mats[("v", "m")] = vectors._Matrix(0, ids, matrix)  # the vectors as ScanCache.matrix holds them
+    # the vectors as ScanCache.matrix holds them (version, seq, ids, used rows, store, dead rows)
+    cache._mats[("v", "m")] = vectors._Matrix(0, 0, ids, matrix, matrix, np.zeros(0, dtype=np.int64))
 
     def rank(q: Array, rows: int) -> Any:
         return vectors.scan_ranking(None, cache, "v", "m", q, first_pass_rows=rows)  # type: ignore[arg-type]
