@@ -29,21 +29,26 @@ QUERIES = [
 ]
 
 
-def build(notes: int, *, seed: int, copies: int) -> sqlite3.Connection:
-    rng = random.Random(seed)
+def indexed(rows: list[tuple[str, str, str]]) -> sqlite3.Connection:
+    """An in-memory index of (path, title, body) rows, note ids from 1 in their order."""
     conn = sqlite3.connect(":memory:")
     conn.executescript(SCHEMA)
-    nid = 0
+    for nid, (path, title, body) in enumerate(rows, 1):
+        conn.execute("INSERT INTO notes VALUES (?, 'v', ?, ?, ?, 0)", (nid, path, title, float(nid)))
+        conn.execute("INSERT INTO note_text VALUES (?, ?, ?)", (nid, title, body))
+    conn.execute("INSERT INTO fts_words(fts_words) VALUES ('rebuild')")
+    return conn
+
+
+def build(notes: int, *, seed: int, copies: int) -> sqlite3.Connection:
+    rng = random.Random(seed)
+    rows: list[tuple[str, str, str]] = []
     for i in range(notes):
         title = " ".join(rng.choices(WORDS, WEIGHTS, k=rng.randint(1, 2))) if rng.random() < 0.4 else f"note {i}"
         body = " ".join(rng.choices([*WORDS, "filler"], [*WEIGHTS, 120], k=rng.randint(2, 120)))
         for _ in range(copies):  # identical twins: equal scores, the path breaks the tie
-            nid += 1
-            path = f"{rng.choice('abcdef')}/{nid:05d}.md"
-            conn.execute("INSERT INTO notes VALUES (?, 'v', ?, ?, ?, 0)", (nid, path, title, float(nid)))
-            conn.execute("INSERT INTO note_text VALUES (?, ?, ?)", (nid, title, body))
-    conn.execute("INSERT INTO fts_words(fts_words) VALUES ('rebuild')")
-    return conn
+            rows.append((f"{rng.choice('abcdef')}/{len(rows) + 1:05d}.md", title, body))
+    return indexed(rows)
 
 
 @pytest.mark.parametrize("copies", [1, 3], ids=["distinct", "ties"])
@@ -95,17 +100,8 @@ def test_the_row_count_is_read_as_fts5_stores_it() -> None:
 def tied(groups: list[tuple[int, str, str]]) -> sqlite3.Connection:
     """`count` identical notes per (count, title, body); later notes get earlier paths, so rows
     the index returns in rowid order are not the first by path."""
-    conn = sqlite3.connect(":memory:")
-    conn.executescript(SCHEMA)
-    nid = 0
-    for count, title, body in groups:
-        for _ in range(count):
-            nid += 1
-            path = f"n/{10_000 - nid:05d}.md"
-            conn.execute("INSERT INTO notes VALUES (?, 'v', ?, ?, ?, 0)", (nid, path, title, float(nid)))
-            conn.execute("INSERT INTO note_text VALUES (?, ?, ?)", (nid, title, body))
-    conn.execute("INSERT INTO fts_words(fts_words) VALUES ('rebuild')")
-    return conn
+    rows = [(title, body) for count, title, body in groups for _ in range(count)]
+    return indexed([(f"n/{10_000 - nid:05d}.md", title, body) for nid, (title, body) in enumerate(rows, 1)])
 
 
 @pytest.mark.parametrize(
