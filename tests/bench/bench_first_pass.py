@@ -83,11 +83,14 @@ def main(ns: argparse.Namespace) -> None:
     queries = builtin.encode(query_texts(ns.queries, ns.data))
     similar = note_vectors(matrix, notes)
     cache = vectors.ScanCache()
-    # the vectors as ScanCache.matrix holds them (version, seq, ids, used rows, store, dead rows)
-    cache._mats[("v", "m")] = vectors._Matrix(0, 0, ids, matrix, matrix, np.zeros(0, dtype=np.int64))
+    # the vectors as ScanCache.matrix holds them (version, seq, ids, used rows, store, dead rows), current
+    # as of the index's last chunk change, so the scan takes them as they are
+    conn = sqlite3.connect(f"file:{Path(ns.index) / 'cache.db'}?mode=ro", uri=True)
+    seq = vectors.last_change(conn)
+    cache._mats[("v", "m")] = vectors._Matrix(0, seq, ids, matrix, matrix, np.zeros(0, dtype=np.int64))
 
     def rank(q: Array, rows: int) -> Any:
-        return vectors.scan_ranking(None, cache, "v", "m", q, first_pass_rows=rows)  # type: ignore[arg-type]
+        return vectors.scan_ranking(conn, cache, "v", "m", q, first_pass_rows=rows)
 
     t0 = time.perf_counter()
     rank(queries[0], 0)(10)
