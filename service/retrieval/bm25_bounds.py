@@ -5,20 +5,20 @@ FTS5's `bm25()` sums one term per phrase of the expression,
 in the note), and each term is below `idf(p) * (k1 + 1)` whatever the note and the column
 weights. So a note that lacks phrase p scores less than the sum of the other phrases' bounds.
 At 100k notes an OR of two words matches ~18,000 notes, and scoring them all took ~11 ms of
-CPU; the notes holding both words are a few thousand, and they fill the top rows. For an OR of
-two phrases A and B (A: the larger bound):
+CPU; the notes holding every word are a few thousand, and they fill the top rows:
 
-1. "A AND B": its rows scoring above A's bound and, when it returned every row asked for, above
-   its last row, are the OR's top rows, exactly.
-2. Else "A NOT B" is added: a note holding only B scores below B's bound.
-3. Else None, and the caller runs the OR statement.
+1. The AND of the phrases: its rows scoring above both the bound of a note that lacks one
+   phrase (the sum of the bounds less the smallest) and, when it returned every row asked
+   for, its last row, are the OR's top rows, exactly.
+2. Two phrases: the notes holding only A (the phrase with the larger bound), "A NOT B", are
+   added; a note holding only B scores below B's bound.
+3. Otherwise None, and the caller runs the OR statement.
 
-Three words or more are left to the OR statement: their AND rarely clears the bound of a note
-lacking one word (the sum of the other bounds), and trying cost more than it saved (at 100k
-notes, three random words of the workload: 25 -> 32 ms). A row's score is the OR statement's to
-the bit: FTS5 adds the phrases' terms in the expression's order, and a phrase absent from the
-note adds exactly 0.0. idf uses FTS5's own row count (the index's averages record) and phrase
-counts, as `bm25()` does.
+A row's score is the OR statement's to the bit: FTS5 adds the phrases' terms in the
+expression's order, and a phrase absent from the note adds exactly 0.0, so the AND (phrases in
+the same order) and "A NOT B" (one non-zero term) give the same double. idf uses FTS5's own
+row count (the index's averages record) and phrase counts, as `bm25()` does; phrases in no
+note are left out (they add 0.0 to every score).
 """
 
 from __future__ import annotations
@@ -49,26 +49,29 @@ def top_rows(
     scores as high as the lowest of them (ties included); None when the bounds cannot decide
     so, and the caller ranks every match."""
     phrases = or_phrases(match)
-    if phrases is None or len(phrases) != 2:
-        return None  # three words or more: the AND rarely beats the bound (see the module doc)
+    if phrases is None:
+        return None
     n_rows = _rows_indexed(conn)
     if n_rows is None:
         return None
     bound: dict[str, float] = {}
     for p in phrases:
         hits = int(conn.execute("SELECT count(*) FROM fts_words WHERE fts_words MATCH ?", (p,)).fetchone()[0])
-        if not hits:
-            return None  # one word in no note: the OR is that of one word
-        bound[p] = _idf(n_rows, hits) * (K1 + 1) * _MARGIN
-    a, b = sorted(phrases, key=lambda p: -bound[p])
-    both = ranked(" AND ".join(phrases))
-    floor = _last(both, ask)
-    placed = [r for r in both if r[1] > max(floor, bound[a])]  # a note lacking a word scores below a's bound
-    if len(placed) >= need:
-        return placed
+        if hits:
+            bound[p] = _idf(n_rows, hits) * (K1 + 1) * _MARGIN
+    kept = [p for p in phrases if p in bound]
+    if len(kept) < 2:
+        return None
+    every = ranked(" AND ".join(kept))
+    floor = _last(every, ask)
+    lacking_one = sum(bound.values()) - min(bound.values())
+    placed = [r for r in every if r[1] > max(floor, lacking_one)]
+    if len(placed) >= need or len(kept) != 2:
+        return placed if len(placed) >= need else None
+    a, b = sorted(kept, key=lambda p: -bound[p])
     only_a = ranked(f"{a} NOT {b}")
     cut = max(floor, _last(only_a, ask), bound[b])
-    placed = [r for r in both + only_a if r[1] > cut]
+    placed = [r for r in every + only_a if r[1] > cut]
     return placed if len(placed) >= need else None
 
 
