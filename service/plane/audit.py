@@ -27,6 +27,7 @@ from typing import Any
 
 from service.plane.findings import Finding
 from service.plane.job import JobContext, Need
+from service.storage.db import DbOperationalError, schema_changed
 
 MENTION_TITLES = 300  # titles looked for as unlinked mentions (the most linked notes first, then unlinked ones)
 MENTIONS_PER_TITLE = 20
@@ -226,7 +227,9 @@ class Audit:
                             (f"body:{phrase}", MENTIONS_PER_TITLE * 4),
                         )
                     ]
-                except sqlite3.OperationalError:
+                except DbOperationalError as exc:
+                    if schema_changed(exc):
+                        raise  # run again by `Database.run_read`
                     return []  # a title FTS cannot take as a phrase
                 linking = {
                     int(r[0])

@@ -13,6 +13,7 @@ from collections import defaultdict
 
 from service.plane.findings import Finding
 from service.plane.job import JobContext, Need
+from service.storage.db import DbOperationalError
 
 NOTES_LISTED = 50
 _SENTENCE = re.compile(r"[^.!?\n]{12,}[.!?]?")
@@ -51,7 +52,7 @@ class Digest:
 
         try:
             rows, open_tasks = await ctx.read(read)
-        except sqlite3.OperationalError:  # an index without the tasks table's shape: no task count
+        except DbOperationalError:  # an index without the tasks table's shape: no task count
             rows, open_tasks = [], 0
         memory = ctx.memory.folder.strip("/") + "/"
         entities = sorted(e.entity.name for e in ctx.recall.notes.values() if (e.entity.updated or "") >= _iso(since))

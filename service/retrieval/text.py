@@ -28,7 +28,7 @@ from typing import Any, Literal
 from service.errors import QuerySyntaxError
 from service.retrieval import bm25_bounds
 from service.retrieval.windows import LONG_NOTE, WindowSnippets
-from service.storage.db import DbOperationalError
+from service.storage.db import DbOperationalError, schema_changed
 
 Sort = Literal["relevance", "mtime", "path"]
 Match = Literal["all", "any"]
@@ -102,6 +102,8 @@ def _candidates(
     try:
         rows = conn.execute(sql, args).fetchall()
     except DbOperationalError as exc:
+        if schema_changed(exc):
+            raise  # run again by `Database.run_read`
         # The translator only emits quoted strings, so this is a defence in depth.
         raise QuerySyntaxError("the search engine rejected the query", details={"reason": str(exc)}) from None
     return [TextHit(r[0], r[1], r[2], r[3], r[4]) for r in rows]
@@ -135,6 +137,8 @@ def _top_by_score(conn: sqlite3.Connection, vault_id: str, match: str, limit: in
         try:
             ranked = best(match)
         except DbOperationalError as exc:
+            if schema_changed(exc):
+                raise  # run again by `Database.run_read`
             raise QuerySyntaxError("the search engine rejected the query", details={"reason": str(exc)}) from None
         complete = len(ranked) < ask
         if not complete:  # more may match: only the rows scoring above the last are placed for certain

@@ -63,6 +63,23 @@ def _error_classes(name: str) -> tuple[type[Exception], ...]:
 DbError = _error_classes("Error")
 DbOperationalError = _error_classes("OperationalError")
 
+# A reader's statement that opens a virtual table (FTS5's `fts_words`, sqlite-vec's tables)
+# connects it while being prepared, and that connect runs statements of its own, each in a read
+# transaction of its own outside a transaction. Should the schema change between them (after a
+# cold load the writer builds the deferred indexes one by one, then the trigram index; every
+# schema change drops each connection's virtual tables), the statement fails with SQLITE_SCHEMA
+# ("vtable constructor failed: fts_words"), which SQLite's own prepare retries only once: under
+# a run of schema changes, reads failed at random. `Database.run_read` runs such a read once
+# more inside one read transaction (`_in_snapshot`), where the schema cannot change under it.
+_SQLITE_SCHEMA = 17
+
+
+def schema_changed(exc: BaseException) -> bool:
+    """Whether `exc` is SQLite's SQLITE_SCHEMA: the schema changed under the statement, which
+    the same statement run again does not meet."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    return isinstance(exc, DbOperationalError) and isinstance(code, int) and code & 0xFF == _SQLITE_SCHEMA
+
 
 @dataclass
 class Backends:
@@ -231,12 +248,10 @@ class Database:
             self._readers.put_nowait(conn)
 
     async def fetchall(self, sql: str, params: Any = ()) -> list[sqlite3.Row | tuple[Any, ...]]:
-        async with self.read() as conn, conn.execute(sql, params) as cur:
-            return list(await cur.fetchall())
+        return await self.run_read(lambda conn: conn.execute(sql, params).fetchall())
 
     async def fetchone(self, sql: str, params: Any = ()) -> Any:
-        async with self.read() as conn, conn.execute(sql, params) as cur:
-            return await cur.fetchone()
+        return await self.run_read(lambda conn: conn.execute(sql, params).fetchone())
 
     async def run_write(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         """Run a synchronous function against the writer's raw connection, in its thread, in a
@@ -257,9 +272,29 @@ class Database:
             return await in_thread(conn, work)
 
     async def run_read(self, fn: Callable[[sqlite3.Connection], T]) -> T:
-        """Run a synchronous function on a pooled reader's raw connection, in its thread."""
+        """Run a synchronous function on a pooled reader's raw connection, in its thread; once
+        more, in one read transaction, when the schema changed under it (`fn` only reads, so
+        running it again is safe). A caller that turns database errors into errors of its own
+        re-raises those `schema_changed` says yes to."""
         async with self.read() as conn:
-            return await in_thread(conn, fn)
+            try:
+                return await in_thread(conn, fn)
+            except DbOperationalError as exc:
+                if not schema_changed(exc):
+                    raise
+            return await in_thread(conn, functools.partial(_in_snapshot, fn))
+
+
+def _in_snapshot(fn: Callable[[sqlite3.Connection], T], conn: sqlite3.Connection) -> T:
+    """`fn(conn)` in one read transaction, begun (reading the schema cookie) before `fn`'s first
+    statement is prepared: the schema its statements, and the virtual tables they connect, see
+    is the one the transaction began with. Not the usual path: a checkpoint cannot run inside."""
+    conn.execute("BEGIN")
+    try:
+        conn.execute("PRAGMA schema_version").fetchone()
+        return fn(conn)
+    finally:
+        conn.execute("COMMIT")  # only read: ends the snapshot, also with a statement left open
 
 
 async def in_thread(conn: aiosqlite.Connection, fn: Callable[[sqlite3.Connection], T]) -> T:

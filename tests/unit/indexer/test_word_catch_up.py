@@ -79,7 +79,6 @@ async def test_a_cold_load_indexes_words_while_it_waits_and_ends_with_the_rebuil
         check = "INSERT INTO fts_words(fts_words, rank) VALUES ('integrity-check', 1)"
         await db.run_write(lambda c: c.execute(check))
         assert (await db.fetchone("SELECT count(*) FROM fts_words_docsize"))[0] == len(NOTES)
-        await settled(vg)
         for i in (0, 7, 29):
             found = await vg.ok("search_text", query=f"word{i}x")
             assert [h["path"] for h in found["items"]] == [f"N/n{i:02}.md"]
