@@ -12,10 +12,10 @@ reaches the caller beyond that.
 from __future__ import annotations
 
 import logging
-import sqlite3
 
 from service.dispatch.context import CallContext, Next, ToolResult
 from service.errors import InternalError, VaultgateError
+from service.storage.db import DbOperationalError
 from service.vault.oserrors import database_error, storage_error
 
 log = logging.getLogger("vaultgate.dispatch")
@@ -35,7 +35,7 @@ class Translate:
             error = storage_error(exc, root, writing=writing)
             log.warning("tool %s: %s (%s, correlation_id=%s)", call.tool, exc, error.code, call.correlation_id)
             return ToolResult.failure(error)
-        except sqlite3.OperationalError as exc:
+        except DbOperationalError as exc:
             found = database_error(exc)
             if found is None:
                 return self._internal(call)

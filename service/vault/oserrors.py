@@ -13,7 +13,6 @@ under the cache or data folder (`details.where = "server storage"`).
 from __future__ import annotations
 
 import errno
-import sqlite3
 from pathlib import Path
 
 from service.errors import IoError, PathInvalid, StorageFailed, VaultgateError, VaultUnreadable, VaultUnwritable
@@ -71,7 +70,7 @@ def storage_error(exc: OSError, root: Path | None, *, writing: bool) -> Vaultgat
     return error
 
 
-# SQLite's messages for the storage failures it reports itself (sqlite3.OperationalError).
+# SQLite's messages for the storage failures it reports itself (an OperationalError of either driver).
 _DB_FAILURES = {
     "attempt to write a readonly database": ("EROFS", True),
     "database or disk is full": ("ENOSPC", True),
@@ -80,7 +79,7 @@ _DB_FAILURES = {
 }
 
 
-def database_error(exc: sqlite3.OperationalError) -> VaultgateError | None:
+def database_error(exc: Exception) -> VaultgateError | None:
     """The structured error for a database the OS will not let the server use, else None."""
     text = str(exc).lower()
     for message, (name, unwritable) in _DB_FAILURES.items():

@@ -16,6 +16,7 @@ import pytest
 from service.dispatch.context import CallContext, ToolResult
 from service.dispatch.translate import Translate
 from service.settings import VaultConfig, WriteSettings
+from service.storage.db import DbOperationalError
 from service.tools.registry import build_registry
 from service.types import Principal
 from service.vault.oserrors import storage_error, vault_relative
@@ -77,14 +78,16 @@ async def test_the_translate_layer_answers_a_permission_error_instead_of_interna
         assert str(tmp_path) not in result.text
 
 
-async def test_a_database_on_a_read_only_or_full_disk_is_a_storage_error_not_a_bug() -> None:
-    import sqlite3
+@pytest.mark.parametrize("kind", DbOperationalError, ids=lambda k: k.__module__)
+async def test_a_database_on_a_read_only_or_full_disk_is_a_storage_error_not_a_bug(kind: type[Exception]) -> None:
+    """Whichever driver raises it: sqlean's exceptions (the driver in use) do not subclass the
+    standard library's."""
 
     async def readonly(call: CallContext) -> ToolResult:
-        raise sqlite3.OperationalError("attempt to write a readonly database")
+        raise kind("attempt to write a readonly database")
 
     async def other(call: CallContext) -> ToolResult:
-        raise sqlite3.OperationalError("no such table: nope")
+        raise kind("no such table: nope")
 
     call = CallContext(tool="write_note", raw_args={}, principal=Principal.local(), transport="inproc")
     result = await Translate()(call, readonly)
