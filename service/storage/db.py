@@ -215,7 +215,7 @@ class Database:
             await reader.close()
         self._all_readers.clear()
         if self._writer is not None:
-            with contextlib.suppress(sqlite3.Error):
+            with contextlib.suppress(*DbError):
                 await self._writer.execute("PRAGMA optimize")
             await self._writer.close()
             self._writer = None
