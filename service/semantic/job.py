@@ -37,7 +37,7 @@ import time
 from collections import deque
 from collections.abc import Awaitable, Callable
 from functools import partial
-from typing import Protocol
+from typing import Any, Protocol
 
 from service.activity import Activity
 from service.embeddings.protocol import Embedder, Matrix
@@ -139,7 +139,15 @@ class EmbeddingJob:
             async with self._cond:
                 await self._cond.wait_for(done)
 
-        await asyncio.wait_for(waiter(), within)
+        try:
+            await asyncio.wait_for(waiter(), within)
+        except TimeoutError:  # say where the job stands: a wait that never ends is a bug to find
+            gen = ix.generation if ix is not None else 0
+            raise TimeoutError(
+                f"embedding job of {self.vault.id} not settled after {within} s: state {self.state}"
+                f" ({self.error}), pass of generation {self._tried_gen} of {gen}, woken {self._wake.is_set()},"
+                f" indexer {ix.state if ix is not None else None}, waiting in {_awaiting(self._tasks[0])}"
+            ) from None
 
     async def _notify(self) -> None:
         async with self._cond:
@@ -311,3 +319,15 @@ class EmbeddingJob:
         if gc and engine.settings.preload_vectors is not False:  # None: a server built in process
             await engine.warm_scan(vid)
         self.last_pass = time.time()
+
+
+def _awaiting(task: asyncio.Task[None]) -> str:
+    """Where a task stands: its chain of awaits, innermost last ("done" once it ended)."""
+    if task.done():
+        return "done" if task.cancelled() or task.exception() is None else f"done: {task.exception()!r}"
+    where: list[str] = []
+    coro: Any = task.get_coro()
+    while coro is not None and hasattr(coro, "cr_frame") and coro.cr_frame is not None:
+        where.append(f"{coro.cr_frame.f_code.co_name}:{coro.cr_frame.f_lineno}")
+        coro = getattr(coro, "cr_await", None)
+    return " > ".join(where) or repr(coro)

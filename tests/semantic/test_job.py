@@ -357,3 +357,23 @@ async def test_the_first_pass_reads_stale_notes_from_where_it_left_off(
     first_pass = asked[: asked.index(0, 1)] if 0 in asked[1:] else asked
     assert len(first_pass) >= notes[0] // 2 + 1
     assert first_pass == sorted(set(first_pass)), asked  # strictly rising: never from the start again
+
+
+async def test_a_wait_that_times_out_says_where_the_job_stands(
+    make_vault: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async with semantic(make_vault(VAULT)) as h:
+        job = job_of(h)
+        stuck = asyncio.Event()
+
+        async def hangs(self: job_module.EmbeddingJob, *, gc: bool = False) -> None:
+            self.state = "embedding"
+            await stuck.wait()
+
+        monkeypatch.setattr(job_module.EmbeddingJob, "run_pass", hangs)
+        job.kick()
+        with pytest.raises(TimeoutError) as raised:
+            await job.wait_settled(within=0.3)
+        message = str(raised.value)
+        assert "state embedding" in message and "_run:" in message and "hangs:" in message
+        stuck.set()
