@@ -55,19 +55,23 @@ async def shown_read(
     limit: int,
     path: Callable[[R], str],
     read: Callable[[sqlite3.Connection, list[R]], S],
+    prepare: Callable[[sqlite3.Connection, list[R]], list[R]] | None = None,
 ) -> tuple[list[R], bool, S]:
     """`shown` and then `read(conn, page)`, in one reader call while every file of the page is
     on disk (checked there first): a thread and a reader fewer a search, whose wait for each
-    grows with the machine's load. When a file is gone, `shown` leaves it out as before."""
+    grows with the machine's load. When a file is gone, `shown` leaves it out as before.
+    `prepare(conn, ranked)`: the ranking as the page is cut from it, made in that same call
+    (search_hybrid reads its hits' rows there)."""
     root = ctx.vault.paths.root
-    page = ranked[offset : offset + limit]
 
-    def whole(conn: sqlite3.Connection) -> tuple[S] | None:
-        return (read(conn, page),) if on_disk(root, page, path) else None
+    def whole(conn: sqlite3.Connection) -> tuple[list[R], tuple[S] | None]:
+        now = ranked if prepare is None else prepare(conn, ranked)
+        page = now[offset : offset + limit]
+        return now, (read(conn, page),) if on_disk(root, page, path) else None
 
-    found = await ctx.services.db.run_read(whole)
+    ranked, found = await ctx.services.db.run_read(whole)
     if found is not None:
-        return page, offset + limit < len(ranked), found[0]
+        return ranked[offset : offset + limit], offset + limit < len(ranked), found[0]
     page, more = await shown(ctx, ranked, offset, limit, path)
     return page, more, await ctx.services.db.run_read(lambda conn: read(conn, page))
 
@@ -83,10 +87,12 @@ async def hybrid_halves(
     guard: Guard | None,
     *,
     weigh: bool = True,
+    rows: bool = True,
 ) -> tuple[sem.TextSide, list[sem.ChunkHit]]:
     """The two halves of a hybrid ranking side by side on two readers: `depth` BM25 candidates of
     `query` with its specificity (`sem.text_side`; `weigh=False`: the candidates alone), and the
-    chunks nearest `vector` covering `depth` notes (`sem.nearest`, texts not read). Each half
+    chunks nearest `vector` covering `depth` notes (`sem.nearest`, texts not read; `rows=False`:
+    nor rows, where the filter lets every note pass; `sem.hybrid_rows` reads them). Each half
     filters with its own `keep()` (one filter per reader thread), refusing notes that hold a
     secret under `exclude` when `guard` is given. BM25 runs in SQLite and the first pass in
     numpy, both mostly without the interpreter's lock: at 100k notes ~17 and ~20 ms of CPU,
@@ -103,7 +109,7 @@ async def hybrid_halves(
 
     def by_meaning(conn: sqlite3.Connection) -> list[sem.ChunkHit]:
         allowed = meaning if guard is None else without_secrets(guard, conn, meaning)
-        return sem.nearest(engine, conn, vid, vector, depth, allowed, use.model, text=False)
+        return sem.nearest(engine, conn, vid, vector, depth, allowed, use.model, text=False, rows=rows)
 
     texts, chunks = await asyncio.gather(run_ranking(ctx, by_words), run_ranking(ctx, by_meaning))
     return texts, chunks

@@ -241,19 +241,24 @@ async def search_hybrid(ctx: ToolContext, args: SemanticIn) -> SemanticOut:
     depth = hybrid.depth(want)
 
     guard = guard_of(ctx)
+    # The vector half's candidates without their rows (when no filter needs them): the fusion
+    # reads ids and similarities only, and the hits kept read their rows below (`sem.hybrid_rows`).
     texts, chunks = await hybrid_halves(
-        ctx, engine, use, vector, args.query, depth, lambda: note_filter(ctx, args), guard
+        ctx, engine, use, vector, args.query, depth, lambda: note_filter(ctx, args), guard, rows=False
     )
     ranked = sem.fused(texts, chunks, 2 * want)  # items for the page and spares (not every candidate)
     reranks = rerank_window(ctx) > 0  # the reranker reads the leading items' texts before the page is cut
 
     def show(conn: sqlite3.Connection, page: list[sem.HybridHit]) -> tuple[list[sem.HybridHit], Excerpts]:
-        return sem.hybrid_text(conn, page), excerpts(guard, conn, (h.note_id for h in page))
+        return page, excerpts(guard, conn, (h.note_id for h in page))
 
     if reranks:
-        more, (found, shown) = False, await ctx.services.db.run_read(lambda conn: show(conn, ranked))
+        read = await ctx.services.db.run_read(lambda conn: show(conn, sem.hybrid_rows(conn, ranked)))
+        more, (found, shown) = False, read
     else:
-        _cut, more, (found, shown) = await shown_read(ctx, ranked, offset, args.limit, lambda h: h.path, show)
+        _cut, more, (found, shown) = await shown_read(
+            ctx, ranked, offset, args.limit, lambda h: h.path, show, sem.hybrid_rows
+        )
     hits = [
         chunk_hit(ctx, h.chunk, h.score, shown)
         if h.chunk
