@@ -102,11 +102,17 @@ def _candidates(
     try:
         rows = conn.execute(sql, args).fetchall()
     except DbOperationalError as exc:
-        if schema_changed(exc):
-            raise  # run again by `Database.run_read`
         # The translator only emits quoted strings, so this is a defence in depth.
-        raise QuerySyntaxError("the search engine rejected the query", details={"reason": str(exc)}) from None
+        raise _rejected(exc) from None
     return [TextHit(r[0], r[1], r[2], r[3], r[4]) for r in rows]
+
+
+def _rejected(exc: Exception) -> Exception:
+    """What a statement FTS5 refused raises: a QuerySyntaxError, or the error itself when the
+    schema changed under it (`Database.run_read` runs the read again)."""
+    if schema_changed(exc):
+        return exc
+    return QuerySyntaxError("the search engine rejected the query", details={"reason": str(exc)})
 
 
 def _top_by_score(conn: sqlite3.Connection, vault_id: str, match: str, limit: int) -> list[TextHit] | None:
@@ -137,9 +143,7 @@ def _top_by_score(conn: sqlite3.Connection, vault_id: str, match: str, limit: in
         try:
             ranked = best(match)
         except DbOperationalError as exc:
-            if schema_changed(exc):
-                raise  # run again by `Database.run_read`
-            raise QuerySyntaxError("the search engine rejected the query", details={"reason": str(exc)}) from None
+            raise _rejected(exc) from None
         complete = len(ranked) < ask
         if not complete:  # more may match: only the rows scoring above the last are placed for certain
             cut = ranked[-1][1]

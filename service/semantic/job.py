@@ -327,7 +327,7 @@ def _awaiting(task: asyncio.Task[None]) -> str:
         return "done" if task.cancelled() or task.exception() is None else f"done: {task.exception()!r}"
     where: list[str] = []
     coro: Any = task.get_coro()
-    while coro is not None and hasattr(coro, "cr_frame") and coro.cr_frame is not None:
+    while getattr(coro, "cr_frame", None) is not None:
         where.append(f"{coro.cr_frame.f_code.co_name}:{coro.cr_frame.f_lineno}")
         coro = getattr(coro, "cr_await", None)
     return " > ".join(where) or repr(coro)
