@@ -153,11 +153,14 @@ class EmbeddingJob:
         async with self._cond:
             self._cond.notify_all()
 
-    async def _follow(self) -> None:
+    async def _follow(self, since: int) -> None:
+        """Wake the pass loop whenever the indexer's generation moves past `since`, the one
+        `_run` read before this task existed (read here, a batch applied before this task's
+        first step would go unseen: the pass covering the older generation, no wake for it)."""
         ix = indexer_of(self.vault)
         if ix is None:
             return
-        seen = [ix.generation]
+        seen = [since]
         while True:
             with contextlib.suppress(TimeoutError):
                 await ix.wait_for(lambda: ix.generation != seen[0], within=3600)
@@ -169,7 +172,7 @@ class EmbeddingJob:
         if ix is None:
             return
         await ix.wait_for(lambda: ix.state in ("ready", "failed"), within=1e9)
-        self._tasks.append(asyncio.create_task(self._follow(), name=self.name + ":follow"))
+        self._tasks.append(asyncio.create_task(self._follow(ix.generation), name=self.name + ":follow"))
         first = True
         while True:
             gen = ix.generation

@@ -377,3 +377,32 @@ async def test_a_wait_that_times_out_says_where_the_job_stands(
         message = str(raised.value)
         assert "state embedding" in message and "_run:" in message and "hangs:" in message
         stuck.set()
+
+
+async def test_a_batch_applied_before_the_follower_starts_wakes_the_job(
+    make_vault: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first pass starts in the same step that creates the task following the indexer; a
+    batch applied before that task runs (here: as the pass begins) must still wake a second pass
+    (the CI failure: "pass of generation 2 of 3, woken False", the job idle for ever)."""
+    real = job_module.EmbeddingJob.run_pass
+    bumped: list[int] = []
+    began = asyncio.Event()
+
+    async def bumps_first(self: job_module.EmbeddingJob, *, gc: bool = False) -> None:
+        if not bumped:
+            ix = job_module.indexer_of(self.vault)
+            assert ix is not None
+            await ix._bump()  # no suspension: the follower has not taken a step yet
+            bumped.append(ix.generation)
+            began.set()
+        await real(self, gc=gc)
+
+    async with semantic(make_vault(VAULT)) as h:
+        job = job_of(h)
+        await job.stop()  # a settled vault: nothing else will bump the generation
+        monkeypatch.setattr(job_module.EmbeddingJob, "run_pass", bumps_first)
+        await job.start()
+        await asyncio.wait_for(began.wait(), 10)
+        await job.wait_settled(within=10)
+        assert bumped and job._tried_gen >= bumped[0]
