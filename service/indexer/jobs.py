@@ -97,6 +97,7 @@ class IndexJobs:
         self.db = db
         self._active: dict[str, Job] = {}
         self._tasks: dict[str, asyncio.Task[None]] = {}
+        self._ending: dict[str, Job] = {}  # job id -> a job that ended and whose row is being written
         self._listeners: dict[str, list[Progress]] = {}
         # Told when a job starts running and when it finishes (client log notifications).
         self.on_change: Callable[[Job], Awaitable[None]] | None = None
@@ -128,13 +129,16 @@ class IndexJobs:
             " ORDER BY created_at DESC LIMIT 1",
             (vault_id,),
         )
-        return _job(row)
+        job = _job(row)
+        return self._ending.get(job.id, job) if job is not None else None
 
     async def get(self, job_id: str) -> Job | None:
-        """A job by id: the running one as it is now, else its row."""
+        """A job by id: the running one as it is now (or as it ended, until its row says so), else its row."""
         for job in self._active.values():
             if job.id == job_id:
                 return job
+        if job_id in self._ending:
+            return self._ending[job_id]
         return _job(await self.db.fetchone(f"SELECT {COLUMNS} FROM jobs WHERE id = ?", (job_id,)))
 
     async def wait(self, job_id: str) -> None:
@@ -201,11 +205,18 @@ class IndexJobs:
         finally:
             job.finished_at = time.time()
             indexer.active_job = None
-            self._active.pop(job.vault_id, None)
+            self._active.pop(job.vault_id, None)  # a new launch starts a job of its own from now on
             self._listeners.pop(job.id, None)
-            self._tasks.pop(job.id, None)
-            with contextlib.suppress(Exception):
-                await asyncio.shield(self._save(job))
+            # Until its last row is written the job stays `get`'s and `wait`'s: dropped before that
+            # write (a write of the writer's), a `wait` then (tasks/result, the end notification)
+            # returned at once and `get` read the row the job began with, "running".
+            self._ending[job.id] = job
+            try:
+                with contextlib.suppress(Exception):
+                    await asyncio.shield(self._save(job))
+            finally:
+                self._ending.pop(job.id, None)
+                self._tasks.pop(job.id, None)
             if not (job.error or "").startswith("cancelled"):  # not while the server is stopping
                 await self._changed(job)
 

@@ -231,3 +231,43 @@ async def test_reindex_by_default_waits_its_bound_then_answers_with_the_running_
         if task is not None:
             await asyncio.wait_for(task, 30)
         assert (await vg.ok("index_status"))["last_job"]["status"] == "done"
+
+
+async def test_a_job_ending_is_not_seen_ended_before_its_row_says_so(
+    make_vault: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The job's task leaves the jobs' books before its last row is written (a write of the
+    writer's): a `wait` in that window (tasks/result of its MCP task, the end notification)
+    returned at once, and `get` read the row the job began with ("running", no end), so the
+    task's result reported a running job."""
+    async with started(make_vault(SEARCH_VAULT), index={"watch": False}) as vg:
+        await vg.indexed()
+        jobs = vg.app.services.index_jobs
+        assert isinstance(jobs, IndexJobs)
+        indexer = indexer_of(vg.app.vaults["main"])
+        assert indexer is not None
+        real = jobs._save
+        saving, release = asyncio.Event(), asyncio.Event()
+
+        async def held_last_save(job: Any) -> None:
+            if job.status in ("done", "failed"):  # the row the job ends with: held
+                saving.set()
+                await release.wait()
+            await real(job)
+
+        monkeypatch.setattr(jobs, "_save", held_last_save)
+        job, _already, task = await jobs.launch(indexer, "sync")
+        await asyncio.wait_for(saving.wait(), 30)
+        seen = await jobs.get(job.id)
+        assert seen is not None and seen.status == "done" and seen.finished_at is not None
+        status = await vg.ok("index_status")
+        assert status["active_job"] is None and status["last_job"]["status"] == "done"
+        waiter = asyncio.create_task(jobs.wait(job.id))
+        for _ in range(5):  # the old `wait` found no task and ended in its first step
+            await asyncio.sleep(0)
+        assert not waiter.done()
+        release.set()
+        await asyncio.wait_for(waiter, 30)
+        row = await vg.app.services.db.fetchone("SELECT status, finished_at FROM jobs WHERE id = ?", (job.id,))
+        assert row is not None and row[0] == "done" and row[1] is not None
+        await asyncio.wait_for(task, 30)
