@@ -59,6 +59,9 @@ class OcrJob:
     error: str | None = None
     task: asyncio.Task[None] | None = None
     listeners: list[Progress] = field(default_factory=list)
+    # Set once `task` exists, or the listing before it failed: a second start joins the job while
+    # its files are still being listed, and what it waits for (or cancels) is that task.
+    launched: asyncio.Event = field(default_factory=asyncio.Event)
 
 
 class OcrJobs:
@@ -96,17 +99,21 @@ class OcrJobs:
             todo = await self._todo(vault, job, list(files), force)
         except BaseException as exc:
             job.status, job.error, job.finished_at = "failed", f"{type(exc).__name__}: {exc}", time.time()
+            job.launched.set()
             raise
         job.total = len(todo)
         job.task = asyncio.get_running_loop().create_task(
             self._run(vault, job, todo, force), name=f"ocr-bulk:{vault.id}:{job.id}"
         )
+        job.launched.set()
         return job, False
 
     def last(self, vault_id: str) -> OcrJob | None:
         return self.jobs.get(vault_id)
 
     async def wait(self, job: OcrJob) -> None:
+        """Until the job has ended (a job joined while its files were listed: once it began too)."""
+        await job.launched.wait()
         if job.task is not None:
             await asyncio.wait({job.task})
 
@@ -115,6 +122,7 @@ class OcrJobs:
         job = self.jobs.get(vault_id)
         if job is None or job.status != "running":
             return job
+        await job.launched.wait()  # still listing its files: its task comes next, and is what ends
         await cancel_and_wait(job.task)
         return job
 

@@ -209,8 +209,9 @@ async def ocr_bulk(ctx: ToolContext, args: OcrBulkIn) -> OcrBulkOut:
     job, joined = await jobs.launch(ctx.vault, where.rel, files, force=args.force, progress=progress)
     within = WAIT_S if args.wait is None else (None if args.wait else 0.0)
     try:
-        if within != 0.0 and job.task is not None:
-            await asyncio.wait({job.task}, timeout=within)
+        if within != 0.0:  # a job joined while its files were listed has no task yet: `wait` waits for it
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(jobs.wait(job), within)
     finally:
         jobs.detach(job, progress)
     return OcrBulkOut(job=job_out(ctx.can_read, job), already_running=joined)
