@@ -87,7 +87,9 @@ class Watcher:
         self.debounce_ms = debounce_ms
         self._stop = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
-        self._resync_task: asyncio.Task[None] | None = None
+        # Every re-reading under way: a failure during one starts another, and stop ends them all
+        # (only the last was kept, so an earlier one went on reconciling after stop).
+        self._resyncs: set[asyncio.Task[None]] = set()
         self._good = False
         self.established = asyncio.Event()  # the first watch is in place: edits from now on are seen
 
@@ -96,9 +98,9 @@ class Watcher:
 
     async def stop(self) -> None:
         self._stop.set()
-        for task in (self._task, self._resync_task):
-            if task is not None:
-                await cancel_and_wait(task)
+        await cancel_and_wait(self._task)  # first: no re-reading starts after it
+        for task in list(self._resyncs):
+            await cancel_and_wait(task)
 
     def own(self, raw: str) -> bool:
         """A file of vaultgate's own (temp files, the index, the data folder): never a change."""
@@ -175,7 +177,9 @@ class Watcher:
         try:
             self.established.set()
             if resync and self.resync is not None:
-                self._resync_task = asyncio.create_task(self._resync(), name=f"watch-resync:{self.vault_id}")
+                resync_task = asyncio.create_task(self._resync(), name=f"watch-resync:{self.vault_id}")
+                self._resyncs.add(resync_task)
+                resync_task.add_done_callback(self._resyncs.discard)
             while True:
                 waiting = asyncio.ensure_future(
                     asyncio.to_thread(notify.watch, self.debounce_ms, STEP_MS, WAIT_MS, self._stop)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 
@@ -234,3 +235,57 @@ async def test_an_event_during_a_write_that_changes_nothing_is_applied_after_it(
         await asyncio.wait_for(found.wait(), WITHIN)
     await recorder.until(lambda c: c.path == "Area/Topic.md" and c.origin == "external")
     assert [i["path"] for i in (await vg.ok("search_text", query="zanzibar"))["items"]] == ["Area/Topic.md"]
+
+
+async def test_stop_ends_every_re_reading_the_watch_failures_started(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each failure of the watch starts a re-reading of the vault once the new watch is in place;
+    a second failure during the first re-reading (a reconcile takes seconds at 100k notes) left
+    only the second one known to `stop`, and the first went on reconciling after the indexer's
+    stop."""
+    from service.indexer import watch as watch_module
+    from service.vault.paths import VaultPaths
+
+    calls = [0]
+
+    class FailingTwice:
+        def __init__(self, *args: object) -> None:
+            pass
+
+        def watch(self, debounce_ms: int, step_ms: int, timeout_ms: int, stop: asyncio.Event) -> object:
+            calls[0] += 1
+            if calls[0] <= 2:
+                raise RuntimeError("a name that is not UTF-8")
+            while not stop.is_set():  # the third watch holds until stopped (in its worker thread)
+                time.sleep(0.01)
+            return "stop"
+
+        def close(self) -> None:
+            pass
+
+    monkeypatch.setattr(watch_module, "RustNotify", FailingTwice)
+    monkeypatch.setattr(watch_module, "RESTART_MIN_S", 0.0)
+    started_, ended = [], []
+    both = asyncio.Event()
+
+    async def resync() -> None:
+        started_.append(1)
+        if len(started_) == 2:
+            both.set()
+        try:
+            await asyncio.Event().wait()  # a reconcile that takes its time
+        finally:
+            ended.append(1)
+
+    async def apply(changes: Sequence[FileChange]) -> list[FileChange]:
+        return []
+
+    async def publish(changes: Sequence[FileChange]) -> None:
+        return None
+
+    watcher = watch_module.Watcher(VaultPaths(tmp_path), "v", apply, publish, resync=resync)
+    await watcher.start()
+    await asyncio.wait_for(both.wait(), WITHIN)
+    await watcher.stop()
+    assert (len(started_), len(ended), watcher.restarts) == (2, 2, 2)
