@@ -382,9 +382,9 @@ class VaultIndexer:
         if not own:
             return
         initial = self._task is not None and not self._task.done()
-        if initial and self.state != "ready" and self._apply_lock.locked():
-            # The first index is still being built (results say `partial`): a write through
-            # vaultgate does not wait for all of it; the reconcile applies it before it is ready.
+        if initial and self.state not in ("ready", "failed") and self._apply_lock.locked():
+            # The first index is still being built (results say `partial`): a write through vaultgate
+            # does not wait for all of it; the reconcile applies it before it is ready (not one that failed).
             self._deferred.extend(own)
             return
         self._own_files.queued(c.path for c in own if c.kind != "deleted")

@@ -266,3 +266,43 @@ async def test_a_file_added_while_the_first_index_is_built_is_found_by_name(
         finally:
             release.set()
         assert out["view"] == "All" and out["views"] == ["All"]
+
+
+async def test_a_write_after_a_failed_first_reconcile_is_applied_not_deferred(
+    make_vault: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A warm start whose first reconcile fails sets the watch up afterwards (seconds at most); a
+    write through vaultgate meanwhile, while another apply holds the index's apply lock, was
+    deferred to a reconcile that had already ended: never applied (until a reindex)."""
+    from service.indexer.runner import VaultIndexer
+
+    root = make_vault(_notes(3))
+    async with started(root) as vg:
+        await vg.indexed()  # the index is warm for the next start
+    watch_set_up, release = asyncio.Event(), asyncio.Event()
+
+    async def broken(self: VaultIndexer, **kwargs: Any) -> dict[str, int]:
+        raise OSError("disk on fire")
+
+    async def held_watch(self: VaultIndexer) -> bool:
+        watch_set_up.set()
+        await release.wait()
+        return False
+
+    monkeypatch.setattr(VaultIndexer, "reconcile", broken)
+    monkeypatch.setattr(VaultIndexer, "_start_watch", held_watch)
+    async with started(root) as vg:
+        indexer = vg.indexer()
+        await asyncio.wait_for(watch_set_up.wait(), 30)
+        assert indexer.state == "failed"
+        (root / "Late.md").write_text("# Late\n\na pangolin\n", encoding="utf-8")
+        async with indexer._apply_lock:  # another apply under way (a group-commit round)
+            publishing = asyncio.create_task(vg.app.vaults["main"].bus.publish([FileChange("created", "Late.md")]))
+            for _ in range(5):
+                await asyncio.sleep(0)
+        release.set()
+        await asyncio.wait_for(publishing, 30)
+        await vg.indexed()
+        assert not indexer._deferred
+        row = await vg.app.services.db.fetchone("SELECT 1 FROM notes WHERE path = 'Late.md'")
+        assert row is not None
