@@ -197,7 +197,9 @@ class Plane:
         while True:
             row = await self.saved(vault.id)
             last = row["last_run"]
-            if last is None:  # a vault's first start: its first run is an interval away
+            if last is None and row["cursor"] is not None:  # never run: an interval from the first start
+                last = float(row["cursor"])  # (from now at every restart, a server restarted more often never ran)
+            elif last is None:  # a vault's first start: its first run is an interval away
                 last = time.time()
                 await self._save(vault.id, last_run=None, cursor=last, summary={})
             trigger = await self._due(vault, last)

@@ -237,6 +237,29 @@ async def test_enough_changed_notes_start_a_run_by_themselves(
         assert status["last_run"] is not None and status["next_run"] is not None
 
 
+async def test_the_first_interval_counts_from_the_first_start_across_restarts(
+    make_vault: Callable[..., Path],
+) -> None:
+    """A vault never consolidated yet: its first run is an interval after the server first served
+    it, not after the latest restart (a server restarted more often than the interval never ran)."""
+    root = make_vault(PLANTED)
+    settings = {"after_changes": 10_000, "interval_minutes": 600}
+    firsts: list[Any] = []
+    for _ in range(2):
+        async with started(root, plane=settings) as vg:
+            for _ in range(200):
+                saved = await vg.app.plane.saved("main")
+                if saved["cursor"] is not None:
+                    break
+                await asyncio.sleep(0.05)
+            await asyncio.sleep(0.1)  # the restart's loop has read its state by now
+            saved = await vg.app.plane.saved("main")
+            status = await vg.ok("plane_status")
+            assert saved["last_run"] is None and status["next_run"] is not None
+            firsts.append((saved["cursor"], status["next_run"]))
+    assert firsts[0] == firsts[1]
+
+
 async def test_auto_apply_applies_the_listed_kinds_as_undoable_plans_and_leaves_the_rest(
     make_vault: Callable[..., Path],
 ) -> None:
