@@ -160,13 +160,16 @@ class ScanCache:
     _rebuild: set[tuple[str, str]] = field(default_factory=set)  # vector files found damaged in use
 
     def bump(self, vault_id: str) -> None:
-        """The vault's notes changed: count words again (the matrix follows `chunk_changes`)."""
-        self.doc_freq.clear()
+        """The vault's notes changed: count words again (the matrix follows `chunk_changes`).
+
+        A new dict, not a cleared one: a search's reader thread that took the old one (and
+        counts from before the change) may still write into it, and must not refill the new."""
+        self.doc_freq = {}
 
     def reload(self, vault_id: str) -> None:
         """Read the vault's matrices from scratch at the next search."""
         self.versions[vault_id] = self.versions.get(vault_id, 0) + 1
-        self.doc_freq.clear()
+        self.doc_freq = {}
 
     def held(self, vault_id: str, model: str) -> _Matrix | None:
         """The matrix in memory for (vault, model), as last brought up to date (None: not read)."""

@@ -50,3 +50,15 @@ def test_the_remembered_counts_are_dropped_when_the_vectors_change() -> None:
     assert cache.doc_freq
     cache.bump("v")
     assert cache.doc_freq == {}
+
+
+def test_counts_a_search_made_before_a_change_cannot_refill_the_memo_after_it() -> None:
+    """A search's reader thread takes the memo, then counts from the index as it was; the notes
+    change (`bump`) before it writes: what it writes must not be read by later searches."""
+    cache = ScanCache()
+    taken = cache.doc_freq  # the reader's argument, taken before the change
+    cache.bump("v")
+    specificity(_index(["alpha"]), "alpha", taken)  # counts of the old notes, written after the bump
+    assert taken and cache.doc_freq == {}
+    cache.reload("v")
+    assert cache.doc_freq == {}
