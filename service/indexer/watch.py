@@ -37,6 +37,7 @@ import asyncio
 import contextlib
 import logging
 import os
+import time
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 
@@ -63,6 +64,13 @@ WAIT_MS = 5_000  # a wait for events in the worker thread returns this often (st
 # 10-20 ms, for 100 looks a second while idle (each takes the interpreter's lock for a moment).
 # A burst whose events come within a step of each other is still one batch (up to `debounce_ms`).
 STEP_MS = 10
+# Once no event has come for `IDLE_AFTER_S`, the wait looks every `IDLE_STEP_MS` instead: 100
+# looks a second were the idle server's every wake-up (~99 a second on the sample vault, where
+# a laptop's power tools flag a daemon), and each look taking the interpreter's lock can delay a
+# call's answer. The first edit after a quiet spell is then seen 50-100 ms after it is made,
+# the ones after it (the same burst, or the batch that ends a wait) at the short step again.
+IDLE_STEP_MS = 50
+IDLE_AFTER_S = 30.0
 
 
 class Watcher:
@@ -91,6 +99,7 @@ class Watcher:
         # (only the last was kept, so an earlier one went on reconciling after stop).
         self._resyncs: set[asyncio.Task[None]] = set()
         self._good = False
+        self.last_event = time.monotonic()  # when the watch last reported events (the step follows it)
         self.established = asyncio.Event()  # the first watch is in place: edits from now on are seen
 
     async def start(self) -> None:
@@ -181,13 +190,14 @@ class Watcher:
                 self._resyncs.add(resync_task)
                 resync_task.add_done_callback(self._resyncs.discard)
             while True:
+                step = STEP_MS if time.monotonic() - self.last_event < IDLE_AFTER_S else IDLE_STEP_MS
                 waiting = asyncio.ensure_future(
-                    asyncio.to_thread(notify.watch, self.debounce_ms, STEP_MS, WAIT_MS, self._stop)
+                    asyncio.to_thread(notify.watch, self.debounce_ms, step, WAIT_MS, self._stop)
                 )
                 try:
                     raw = await asyncio.shield(waiting)
                 except asyncio.CancelledError:
-                    # The thread's wait returns at its next 20 ms step; `close` must not run
+                    # The thread's wait returns at its next step (<= IDLE_STEP_MS); `close` must not run
                     # while it still uses the watch (as awatch waits for its thread).
                     self._stop.set()
                     await asyncio.wait({waiting}, timeout=1.0)
@@ -196,6 +206,7 @@ class Watcher:
                     return
                 if raw == "timeout":
                     continue
+                self.last_event = time.monotonic()
                 changes = {(watchfiles.Change(change), path) for change, path in raw}
                 await self._batch(changes)
         finally:

@@ -289,3 +289,49 @@ async def test_stop_ends_every_re_reading_the_watch_failures_started(
     await asyncio.wait_for(both.wait(), WITHIN)
     await watcher.stop()
     assert (len(started_), len(ended), watcher.restarts) == (2, 2, 2)
+
+
+async def test_the_watch_looks_less_often_after_a_quiet_spell_and_often_again_after_an_event(
+    tmp_path: Path,
+) -> None:
+    """Idle, the wait looks every `IDLE_STEP_MS` (the idle server's wake-ups); the wait after a
+    batch of events looks every `STEP_MS` again (an edit in a burst is seen 10-20 ms after it)."""
+    from service.indexer import watch as watch_module
+    from service.vault.paths import VaultPaths
+
+    steps: list[int] = []
+    holding = asyncio.Event()
+    loop = asyncio.get_running_loop()
+
+    class Scripted:
+        def __init__(self, *args: object) -> None:
+            pass
+
+        def watch(self, debounce_ms: int, step_ms: int, timeout_ms: int, stop: asyncio.Event) -> object:
+            steps.append(step_ms)
+            if len(steps) == 1:  # nothing came for longer than IDLE_AFTER_S
+                watcher.last_event -= watch_module.IDLE_AFTER_S + 1
+                return "timeout"
+            if len(steps) == 2:
+                return {(1, str(tmp_path / "New.md"))}
+            loop.call_soon_threadsafe(holding.set)
+            while not stop.is_set():
+                time.sleep(0.01)
+            return "stop"
+
+        def close(self) -> None:
+            pass
+
+    async def apply(changes: Sequence[FileChange]) -> list[FileChange]:
+        return []
+
+    async def publish(changes: Sequence[FileChange]) -> None:
+        return None
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(watch_module, "RustNotify", Scripted)
+        watcher = watch_module.Watcher(VaultPaths(tmp_path), "v", apply, publish)
+        await watcher.start()
+        await asyncio.wait_for(holding.wait(), WITHIN)
+        await watcher.stop()
+    assert steps == [watch_module.STEP_MS, watch_module.IDLE_STEP_MS, watch_module.STEP_MS]
