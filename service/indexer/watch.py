@@ -36,6 +36,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 import os
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -64,11 +65,12 @@ WAIT_MS = 5_000  # a wait for events in the worker thread returns this often (st
 # 10-20 ms, for 100 looks a second while idle (each takes the interpreter's lock for a moment).
 # A burst whose events come within a step of each other is still one batch (up to `debounce_ms`).
 STEP_MS = 10
-# Once no event has come for `IDLE_AFTER_S`, the wait looks every `IDLE_STEP_MS` instead: 100
-# looks a second were the idle server's every wake-up (~99 a second on the sample vault, where
-# a laptop's power tools flag a daemon), and each look taking the interpreter's lock can delay a
-# call's answer. The first edit after a quiet spell is then seen 50-100 ms after it is made,
-# the ones after it (the same burst, or the batch that ends a wait) at the short step again.
+# Only within `IDLE_AFTER_S` of the last event (none yet after a start) does the wait look every
+# `STEP_MS`; otherwise every `IDLE_STEP_MS`: 100 looks a second were the idle server's every
+# wake-up (~99 a second on the sample vault, where a laptop's power tools flag a daemon), and
+# each look taking the interpreter's lock can delay a call's answer. The first edit after a
+# quiet spell is then seen 50-100 ms after it is made, the ones after it (the same burst, the
+# next save of a note being typed) at the short step again.
 IDLE_STEP_MS = 50
 IDLE_AFTER_S = 30.0
 
@@ -99,7 +101,7 @@ class Watcher:
         # (only the last was kept, so an earlier one went on reconciling after stop).
         self._resyncs: set[asyncio.Task[None]] = set()
         self._good = False
-        self.last_event = time.monotonic()  # when the watch last reported events (the step follows it)
+        self.last_event = -math.inf  # when the watch last reported events (the step follows it): never
         self.established = asyncio.Event()  # the first watch is in place: edits from now on are seen
 
     async def start(self) -> None:

@@ -291,11 +291,12 @@ async def test_stop_ends_every_re_reading_the_watch_failures_started(
     assert (len(started_), len(ended), watcher.restarts) == (2, 2, 2)
 
 
-async def test_the_watch_looks_less_often_after_a_quiet_spell_and_often_again_after_an_event(
+async def test_the_watch_looks_often_only_for_a_while_after_an_event(
     tmp_path: Path,
 ) -> None:
-    """Idle, the wait looks every `IDLE_STEP_MS` (the idle server's wake-ups); the wait after a
-    batch of events looks every `STEP_MS` again (an edit in a burst is seen 10-20 ms after it)."""
+    """Idle (from the start), the wait looks every `IDLE_STEP_MS` (the idle server's wake-ups); the
+    wait after a batch of events looks every `STEP_MS` (an edit in a burst is seen 10-20 ms after
+    it), until `IDLE_AFTER_S` have passed without one."""
     from service.indexer import watch as watch_module
     from service.vault.paths import VaultPaths
 
@@ -309,11 +310,11 @@ async def test_the_watch_looks_less_often_after_a_quiet_spell_and_often_again_af
 
         def watch(self, debounce_ms: int, step_ms: int, timeout_ms: int, stop: asyncio.Event) -> object:
             steps.append(step_ms)
-            if len(steps) == 1:  # nothing came for longer than IDLE_AFTER_S
+            if len(steps) == 1:  # a start: no event yet
+                return {(1, str(tmp_path / "New.md"))}
+            if len(steps) == 2:  # then nothing came for longer than IDLE_AFTER_S
                 watcher.last_event -= watch_module.IDLE_AFTER_S + 1
                 return "timeout"
-            if len(steps) == 2:
-                return {(1, str(tmp_path / "New.md"))}
             loop.call_soon_threadsafe(holding.set)
             while not stop.is_set():
                 time.sleep(0.01)
@@ -334,4 +335,4 @@ async def test_the_watch_looks_less_often_after_a_quiet_spell_and_often_again_af
         await watcher.start()
         await asyncio.wait_for(holding.wait(), WITHIN)
         await watcher.stop()
-    assert steps == [watch_module.STEP_MS, watch_module.IDLE_STEP_MS, watch_module.STEP_MS]
+    assert steps == [watch_module.IDLE_STEP_MS, watch_module.STEP_MS, watch_module.IDLE_STEP_MS]
