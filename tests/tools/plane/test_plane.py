@@ -238,26 +238,30 @@ async def test_enough_changed_notes_start_a_run_by_themselves(
 
 
 async def test_the_first_interval_counts_from_the_first_start_across_restarts(
-    make_vault: Callable[..., Path],
+    make_vault: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A vault never consolidated yet: its first run is an interval after the server first served
     it, not after the latest restart (a server restarted more often than the interval never ran)."""
     root = make_vault(PLANTED)
-    settings = {"after_changes": 10_000, "interval_minutes": 600}
+    real = plane_module.Plane._due
+    waiting: list[tuple[float, asyncio.Event]] = []
+
+    async def due(self: plane_module.Plane, vault: Any, last: float) -> str:
+        waiting[-1][1].set()
+        waiting[-1] = (last, waiting[-1][1])
+        return await real(self, vault, last)
+
+    monkeypatch.setattr(plane_module.Plane, "_due", due)
     firsts: list[Any] = []
     for _ in range(2):
-        async with started(root, plane=settings) as vg:
-            for _ in range(200):
-                saved = await vg.app.plane.saved("main")
-                if saved["cursor"] is not None:
-                    break
-                await asyncio.sleep(0.05)
-            await asyncio.sleep(0.1)  # the restart's loop has read its state by now
+        waiting.append((0.0, asyncio.Event()))
+        async with started(root, plane={"after_changes": 10_000, "interval_minutes": 600}) as vg:
+            await asyncio.wait_for(waiting[-1][1].wait(), 30)  # the schedule has read its state
             saved = await vg.app.plane.saved("main")
             status = await vg.ok("plane_status")
             assert saved["last_run"] is None and status["next_run"] is not None
-            firsts.append((saved["cursor"], status["next_run"]))
-    assert firsts[0] == firsts[1]
+            firsts.append((waiting[-1][0], saved["cursor"], status["next_run"]))
+    assert firsts[0] == firsts[1] and firsts[0][0] == firsts[0][1]
 
 
 async def test_auto_apply_applies_the_listed_kinds_as_undoable_plans_and_leaves_the_rest(
