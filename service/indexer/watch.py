@@ -62,13 +62,13 @@ WAIT_MS = 5_000  # a wait for events in the worker thread returns this often (st
 # that finds no new event since the one before (or `debounce_ms` after the first), so an edit
 # waits one to two steps. At 20 ms that was 20-40 ms (~35 ms measured at 100k notes), the
 # largest part of a save -> searchable once the index update took a few ms; at 10 ms it is
-# 10-20 ms, for 100 looks a second while idle (each takes the interpreter's lock for a moment).
-# A burst whose events come within a step of each other is still one batch (up to `debounce_ms`).
+# 10-20 ms. A burst whose events come within a step of each other is still one batch (up to
+# `debounce_ms`).
 STEP_MS = 10
 # Only within `IDLE_AFTER_S` of the last event (none yet after a start) does the wait look every
 # `STEP_MS`; otherwise every `IDLE_STEP_MS`: 100 looks a second were the idle server's every
 # wake-up (~99 a second on the sample vault, where a laptop's power tools flag a daemon), and
-# each look taking the interpreter's lock can delay a call's answer. The first edit after a
+# each look takes the interpreter's lock, which can delay a call's answer. The first edit after a
 # quiet spell is then seen 50-100 ms after it is made, the ones after it (the same burst, the
 # next save of a note being typed) at the short step again.
 IDLE_STEP_MS = 50

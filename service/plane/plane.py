@@ -196,10 +196,10 @@ class Plane:
     async def _loop(self, vault: Vault) -> None:
         while True:
             row = await self.saved(vault.id)
-            last = row["last_run"]
-            if last is None and row["cursor"] is not None:  # never run: an interval from the first start
-                last = float(row["cursor"])  # (from now at every restart, a server restarted more often never ran)
-            elif last is None:  # a vault's first start: its first run is an interval away
+            # Never run: an interval from the vault's first start, kept in `cursor` (not from each
+            # restart: a server restarted more often than the interval never ran).
+            last = row["last_run"] if row["last_run"] is not None else row["cursor"]
+            if last is None:  # a vault's first start: its first run is an interval away
                 last = time.time()
                 await self._save(vault.id, last_run=None, cursor=last, summary={})
             trigger = await self._due(vault, last)

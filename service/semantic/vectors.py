@@ -169,7 +169,7 @@ class ScanCache:
     def reload(self, vault_id: str) -> None:
         """Read the vault's matrices from scratch at the next search."""
         self.versions[vault_id] = self.versions.get(vault_id, 0) + 1
-        self.doc_freq = {}
+        self.bump(vault_id)
 
     def held(self, vault_id: str, model: str) -> _Matrix | None:
         """The matrix in memory for (vault, model), as last brought up to date (None: not read)."""
