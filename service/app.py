@@ -213,9 +213,9 @@ class VaultgateApp:
             self.vaults, self.db, self.state, settings, self.recall, self.experiences, self.activity, self._nested_call
         )
         self.components += [self.warmup, self.recall, self.index_jobs, self.audit, self.sessions, self.maintenance]
-        self.components += [self.plans, self.plane]  # consolidation: background runs and run_consolidation
-        self.components += [self.ocr]  # stops ocr_bulk's jobs and the OCR worker process
-        self.components += [heap.HeapTrimmer(), self.services.bridges]  # bridges probe in the background
+        self.components += [self.plans, self.plane, self.ocr]  # consolidation runs; ocr_bulk's jobs, the OCR worker
+        trimmer = heap.HeapTrimmer(release=[d.release_memory for d in (self.db, self.state, self.experiences.db)])
+        self.components += [trimmer, self.services.bridges]  # bridges probe in the background
         if owns_process:
             indexers = [c for c in self.components if isinstance(c, VaultIndexer)]
             self.components.append(Collector(indexers, self.activity))

@@ -247,6 +247,41 @@ class Database:
         finally:
             self._readers.put_nowait(conn)
 
+    async def release_memory(self) -> int:
+        """Give back the page caches of the connections not in use; the number released.
+
+        A connection keeps its page cache allocated up to its limit once filled (`CACHE_KIB`
+        above): four readers a search burst went through hold 16 MB for as long as the server
+        runs, while a reader's next query after a release reads its pages from the OS file
+        cache again (~0.1 ms more for the first of 14 word queries at 10k notes, none after).
+        `PRAGMA shrink_memory` frees every page not in use; `service.heap.HeapTrimmer` then hands
+        the freed memory back to the OS. A reader in use, the writer while a transaction holds
+        it (a bulk load), and a closed database are left alone. The idle readers are taken out
+        of the pool together and put back in their order, so the reader used last stays first."""
+        if not self._all_readers:
+            return 0  # not open, or closed
+        idle: list[aiosqlite.Connection] = []
+        with contextlib.suppress(asyncio.QueueEmpty):
+            while True:
+                idle.append(self._readers.get_nowait())
+        released = 0
+        try:
+            for conn in idle:
+                await in_thread(conn, _shrink)
+                released += 1
+        finally:
+            for conn in reversed(idle):
+                self._readers.put_nowait(conn)
+        if self._writer is not None and not self._write_lock.locked():
+            async with self._write_lock:
+                if self._writer is not None:
+                    await in_thread(self._writer, _shrink)
+                    released += 1
+        if self._point is not None:
+            _shrink(self._point)  # on the loop like its reads: frees pages, reads nothing
+            released += 1
+        return released
+
     async def fetchall(self, sql: str, params: Any = ()) -> list[sqlite3.Row | tuple[Any, ...]]:
         return await self.run_read(lambda conn: conn.execute(sql, params).fetchall())
 
@@ -283,6 +318,10 @@ class Database:
                 if not schema_changed(exc):
                     raise
             return await in_thread(conn, functools.partial(_in_snapshot, fn))
+
+
+def _shrink(conn: sqlite3.Connection) -> None:
+    conn.execute("PRAGMA shrink_memory").fetchall()
 
 
 def _in_snapshot(fn: Callable[[sqlite3.Connection], T], conn: sqlite3.Connection) -> T:

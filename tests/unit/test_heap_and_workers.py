@@ -89,5 +89,31 @@ async def test_the_trimmer_trims_until_it_is_stopped() -> None:
     assert trimmer.runs == stopped_at
 
 
-async def test_the_app_runs_a_trimmer(vg: Harness) -> None:
-    assert [c for c in vg.app.components if isinstance(c, heap.HeapTrimmer)]
+async def test_the_trimmer_releases_before_each_trim_and_survives_a_failed_release(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import asyncio
+
+    steps: list[str] = []
+    monkeypatch.setattr(heap, "trim", lambda: steps.append("trim") or True)
+
+    async def release() -> None:
+        steps.append("release")
+
+    async def broken() -> None:
+        raise RuntimeError("database is not open")
+
+    trimmer = heap.HeapTrimmer(every_s=0, release=[broken, release])
+    await trimmer.start()
+    for _ in range(10_000):
+        if trimmer.runs >= 2:
+            break
+        await asyncio.sleep(0.001)
+    await trimmer.stop()
+    assert steps[:4] == ["release", "trim", "release", "trim"]
+
+
+async def test_the_app_runs_a_trimmer_that_releases_its_databases_caches(vg: Harness) -> None:
+    (trimmer,) = [c for c in vg.app.components if isinstance(c, heap.HeapTrimmer)]
+    owners = {getattr(fn, "__self__", None) for fn in trimmer.release}
+    assert owners == {vg.app.db, vg.app.state, vg.app.experiences.db}

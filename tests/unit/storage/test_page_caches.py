@@ -46,3 +46,76 @@ async def test_the_writer_has_the_bulk_cache_only_while_a_bulk_load_runs(
         await _trigram_done(vg.indexer())  # rebuilt with the bulk cache, then lowered again
         assert len(during) > 1 and set(during) == {-dbmod.BULK_CACHE_KIB}
         assert (await _sizes(vg.app.db))[0] == -dbmod.CACHE_KIB
+
+
+def _memory_used() -> Callable[[], int] | None:
+    """The SQLite library's own count of the bytes it has allocated (`sqlite3_memory_used`), from
+    the library the driver runs on; None when that library does not export it."""
+    import ctypes
+
+    module = dbmod.driver()
+    binary = getattr(module, "_sqlite3", None) or __import__(f"{module.__name__}._sqlite3", fromlist=["_"])
+    try:
+        fn = ctypes.CDLL(binary.__file__).sqlite3_memory_used
+    except (OSError, AttributeError):
+        return None
+    fn.restype = ctypes.c_int64
+    return lambda: int(fn())
+
+
+async def _filled(tmp_path: Path, readers: int) -> dbmod.Database:
+    """A database of ~12 MB whose every connection has read all of it (full page caches)."""
+    database = dbmod.Database(tmp_path / "cache.db", readers=readers)
+    await database.open()
+    await database.run_write(lambda c: c.execute("CREATE TABLE t(x BLOB)"))
+    for _ in range(3):
+        await database.run_write(lambda c: c.executemany("INSERT INTO t VALUES (randomblob(3000))", [()] * 1300))
+    await database.run_write(lambda c: c.execute("SELECT count(*) FROM t WHERE length(x) > 0").fetchone())
+    for conn in database._all_readers:
+        await dbmod.in_thread(conn, lambda c: c.execute("SELECT count(*) FROM t WHERE length(x) > 0").fetchone())
+    database.point_read("SELECT count(*) FROM t WHERE length(x) > 0")
+    return database
+
+
+async def test_release_memory_frees_the_page_caches_of_idle_connections(tmp_path: Path) -> None:
+    memory_used = _memory_used()
+    if memory_used is None:
+        pytest.skip("the SQLite library does not export sqlite3_memory_used")
+    database = await _filled(tmp_path, readers=3)
+    try:
+        before = memory_used()
+        assert await database.release_memory() == 5  # three readers, the writer, the point reader
+        freed = before - memory_used()
+        # Full caches: 3 x 4 MB + 2 MB + 1 MB; most of it must be freed.
+        assert freed > 10_000_000, freed
+        rows = await database.fetchone("SELECT count(*) FROM t")  # the readers still read
+        assert rows[0] == 3900
+    finally:
+        await database.close()
+    assert await database.release_memory() == 0  # closed: nothing to do, no error
+
+
+async def test_release_memory_leaves_busy_connections_and_the_pool_order(tmp_path: Path) -> None:
+    database = await _filled(tmp_path, readers=3)
+    shrunk: list[str] = []
+    try:
+        names = {id(c): f"reader{i}" for i, c in enumerate(database._all_readers)}
+        for conn in database._all_readers:
+            name = names[id(conn)]
+            await dbmod.in_thread(
+                conn,
+                lambda c, n=name: c.set_trace_callback(
+                    lambda sql: shrunk.append(n) if "shrink_memory" in sql else None
+                ),
+            )
+        order = [id(c) for c in database._readers._queue]  # type: ignore[attr-defined]
+        async with database.read() as busy, database.transaction():
+            released = await database.release_memory()
+        assert released == 2 + 1  # the two idle readers and the point reader: not the busy one, not the writer
+        assert sorted(shrunk) == sorted(n for i, n in names.items() if i != id(busy))
+        assert [id(c) for c in database._readers._queue] == order  # type: ignore[attr-defined]
+        shrunk.clear()
+        assert await database.release_memory() == 5
+        assert sorted(shrunk) == sorted(names.values())
+    finally:
+        await database.close()
