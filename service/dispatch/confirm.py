@@ -40,8 +40,9 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from service.dispatch.context import CallContext, ContextFor, Next, ToolResult
 from service.errors import ElicitRequired, Forbidden
 from service.policy import approval
-from service.policy.confirmations import ChangePreview, Confirmations
+from service.policy.confirmations import ChangePreview, Confirmations, preview_sha
 from service.settings import ConfirmationSettings
+from service.tools.models import PIPELINE_ARGS
 
 log = logging.getLogger(__name__)
 BUILTIN_FLOORS = frozenset({"execute:command", "execute:plugin"})
@@ -87,14 +88,17 @@ class Confirm:
             found = ChangePreview(found)
         args = call.args
 
+        def shown() -> str:  # the arguments without the pipeline's own (the token is not what is approved)
+            return args.model_dump_json(exclude_none=True, exclude=set(PIPELINE_ARGS))
+
         def plain() -> str:  # written only for a call that asks (a read never does: ~3 us a call)
-            return f"{spec.name} ({spec.title}) with {args.model_dump_json(exclude_none=True)}"
+            return f"{spec.name} ({spec.title}) with {shown()}"
 
         floored = sorted(set(spec.scopes) & self.floors)
         if spec.confirm == "always" or spec.destructive or spec.name in self.extra_tools:
             return ChangePreview(plain()) if found is None else found
         if floored:
-            needs = f"{spec.name} needs {', '.join(floored)}: {args.model_dump_json(exclude_none=True)}"
+            needs = f"{spec.name} needs {', '.join(floored)}: {shown()}"
             return ChangePreview(needs) if found is None else ChangePreview(f"{needs}\n{found.summary}", found.files)
         if found is not None:
             return found
@@ -112,10 +116,15 @@ class Confirm:
             call.notes["confirmed"] = "plan"
             return await next(call)
         if args.elicit_token:
-            if await self.store.consume(args.elicit_token, vault.id, spec.name, call.args_hash):
+            spent = await self.store.consume(args.elicit_token, vault.id, spec.name, call.args_hash, preview.text())
+            if spent == "spent":
                 call.notes["confirmed"] = "token"
                 return await next(call)
-            reason = "the elicit_token is unknown, used, expired or minted for another call"
+            reason = (
+                "what this call would change is no longer what the token approved: confirm the new preview"
+                if spent == "changed"
+                else "the elicit_token is unknown, used, expired or minted for another call"
+            )
             raise await self._required(call, preview, reason=reason)
         if self.cfg.use_elicitation:
             asked = await self._ask_modern(call, preview)
@@ -128,19 +137,22 @@ class Confirm:
 
     # -- protocol 2026-07-28: InputRequiredResult ------------------------------------------
 
-    def _state(self, call: CallContext, expires: int) -> str:
+    def _state(self, call: CallContext, preview: ChangePreview, expires: int) -> str:
+        """The seal of one input request: this call, this caller, what it was shown, the expiry."""
         assert call.vault is not None
-        body = f"{call.vault.id}|{call.tool}|{call.args_hash}|{call.principal.subject}|{expires}"
+        shown = preview_sha(preview.text())
+        body = f"{call.vault.id}|{call.tool}|{call.args_hash}|{call.principal.subject}|{shown}|{expires}"
         mac = hmac.new(self._secret, body.encode(), hashlib.sha256).hexdigest()
         return f"{expires}.{mac}"
 
-    def _state_ok(self, call: CallContext, state: Any) -> bool:
+    def _state_ok(self, call: CallContext, preview: ChangePreview, state: Any) -> bool:
+        """Whether `state` seals this call as it would run now (a changed preview asks again)."""
         if not isinstance(state, str) or "." not in state or state in self._spent:
             return False
         expires_text, _, _mac = state.partition(".")
         if not expires_text.isdigit() or int(expires_text) < time.time():
             return False
-        return hmac.compare_digest(state, self._state(call, int(expires_text)))
+        return hmac.compare_digest(state, self._state(call, preview, int(expires_text)))
 
     def _spend(self, state: str) -> None:
         """Record an approval as used (no await between the check and this: atomic on the loop)."""
@@ -160,7 +172,7 @@ class Confirm:
         if caps is None or getattr(caps, "elicitation", None) is None:
             return False
         state = call.notes.get("request_state")
-        if state is not None and self._state_ok(call, state):
+        if state is not None and self._state_ok(call, preview, state):
             answer = (call.notes.get("input_responses") or {}).get(_INPUT_KEY)
             if isinstance(answer, types.ElicitResult):
                 if answer.action == "accept" and (answer.content or {}).get("confirm") is True:
@@ -180,7 +192,7 @@ class Confirm:
             )
         )
         pending = types.InputRequiredResult(
-            input_requests={_INPUT_KEY: request}, request_state=self._state(call, expires)
+            input_requests={_INPUT_KEY: request}, request_state=self._state(call, preview, expires)
         )
         call.notes["input_required"] = True
         call.notes["confirmation_trip"] = True  # counted here, not again by a facade call around it

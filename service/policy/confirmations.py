@@ -6,8 +6,15 @@ the call knows them, every file it will change — all of them, never the first 
 approving must see what they approve (an elicitation form shows the first files and the count).
 A human mints a token — `vaultgate confirm ARGS_HASH PATH`
 or `POST /admin/confirm` — which is 128+ bits from `secrets`, stored only as its SHA-256, and
-valid `elicit_ttl_seconds`. Consuming is one conditional UPDATE in the writer's transaction, so
-of two concurrent calls presenting the same token exactly one proceeds.
+valid `elicit_ttl_seconds`. Consuming is one transaction of the writer, so of two concurrent
+calls presenting the same token exactly one proceeds.
+
+A token approves what the human was shown, not only the arguments: it keeps the SHA-256 of the
+request's preview, and a call presenting it proceeds only while the call's own preview is still
+that one. The arguments alone do not say what a call will change: `undo_last_plan {}` undoes
+whichever run is last when it runs, `rename_tag` rewrites every note holding the tag by then. A
+changed preview leaves the token unspent (it is good again should the vault return to what was
+approved) and the call asks for a new confirmation of what it would now do.
 """
 
 from __future__ import annotations
@@ -17,7 +24,7 @@ import secrets
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from service.storage.db import Database
 
@@ -57,6 +64,15 @@ class ChangePreview:
 
 def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
+
+
+def preview_sha(preview: str) -> str:
+    return hashlib.sha256(preview.encode()).hexdigest()
+
+
+# What presenting a token did: spent on this call; refused because the call's preview is no longer
+# the one the token approved; refused because it is unknown, used, expired or minted for another call.
+Spent = Literal["spent", "changed", "refused"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,30 +123,42 @@ class Confirmations:
         await self.db.run_write(
             lambda c: c.execute(
                 "INSERT INTO confirmation_tokens(token_hash, vault_id, tool, args_hash, minted_by, created_at,"
-                " expires_at) VALUES (?,?,?,?,?,?,?)",
-                (token_hash(token), request.vault_id, request.tool, request.args_hash, minted_by, now, expires),
+                " expires_at, preview_sha) VALUES (?,?,?,?,?,?,?,?)",
+                (
+                    token_hash(token),
+                    request.vault_id,
+                    request.tool,
+                    request.args_hash,
+                    minted_by,
+                    now,
+                    expires,
+                    preview_sha(request.preview),
+                ),
             )
         )
         return token, expires
 
-    async def consume(self, token: str, vault_id: str, tool: str, args_hash: str) -> bool:
-        """Spend a token for exactly this call; False when unknown, expired, used or bound elsewhere."""
+    async def consume(self, token: str, vault_id: str, tool: str, args_hash: str, preview: str) -> Spent:
+        """Spend a token for exactly this call, whose preview is `preview` (see the module's doc)."""
         now = time.time()
+        key = token_hash(token)
 
-        def work(c: Any) -> bool:
-            cur = c.execute(
-                "UPDATE confirmation_tokens SET consumed_at = ? WHERE token_hash = ? AND consumed_at IS NULL"
+        def work(c: Any) -> Spent:
+            row = c.execute(
+                "SELECT preview_sha FROM confirmation_tokens WHERE token_hash = ? AND consumed_at IS NULL"
                 " AND expires_at > ? AND vault_id = ? AND tool = ? AND args_hash = ?",
-                (now, token_hash(token), now, vault_id, tool, args_hash),
-            )
-            if cur.rowcount == 1:
-                c.execute(
-                    "DELETE FROM confirmation_requests WHERE args_hash = ? AND vault_id = ?", (args_hash, vault_id)
-                )
-                return True
-            return False
+                (key, now, vault_id, tool, args_hash),
+            ).fetchone()
+            if row is None:
+                return "refused"
+            if row[0] is not None and row[0] != preview_sha(preview):
+                return "changed"
+            c.execute("UPDATE confirmation_tokens SET consumed_at = ? WHERE token_hash = ?", (now, key))
+            c.execute("DELETE FROM confirmation_requests WHERE args_hash = ? AND vault_id = ?", (args_hash, vault_id))
+            return "spent"
 
-        return bool(await self.db.run_write(work))
+        spent: Spent = await self.db.run_write(work)
+        return spent
 
     async def purge(self, now: float | None = None) -> int:
         cutoff = time.time() if now is None else now

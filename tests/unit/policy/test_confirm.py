@@ -63,14 +63,15 @@ async def test_a_token_cannot_be_spent_twice_concurrently(make_vault: Callable[.
         codes = sorted(r.error_code or "ok" for r in results)
         assert codes == ["elicit_required"] * 5 + ["ok"]
         store = vg.app.services.confirmations
-        token2, _ = await _pending_token(vg, "write_note", path="B", content="x\n", mode="overwrite")
+        token2, asked = await _pending_token(vg, "write_note", path="B", content="x\n", mode="overwrite")
+        preview = asked["details"]["preview"]
         spent = await asyncio.gather(
             *(
-                store.consume(token2, "main", "write_note", _hash(vg, "write_note", path="B", content="x\n"))
+                store.consume(token2, "main", "write_note", _hash(vg, "write_note", path="B", content="x\n"), preview)
                 for _ in range(10)
             )
         )
-        assert spent.count(True) == 1
+        assert spent.count("spent") == 1 and spent.count("refused") == 9
 
 
 def _hash(vg: Harness, tool: str, **args: Any) -> str:
