@@ -266,6 +266,7 @@ async def _check_step(
                     builder.effects.unresolved.append(step.id)
                     checked.late.append((step.id, step.tool))
                 builder.risk("writes")
+                _known_effects(step, tool, args, builder, checked, where)
             else:
                 earlier = len(builder.paths)
                 touched = builder.step(
@@ -294,6 +295,20 @@ async def _check_step(
         if step.capture_as:
             scope.steps[step.capture_as] = known
     return reads and not tool.mutating and runnable
+
+
+def _known_effects(
+    step: Step, tool: ToolInfo, args: dict[str, Any], builder: EffectsBuilder, checked: Checked, where: str
+) -> None:
+    """The files a call whose other arguments wait for earlier steps names already (its `path`
+    given as written while its `content` quotes `${steps.…}`): in the effects and under the path
+    ACL now, not only when the run reaches it. `args` holds the resolved arguments only, so a
+    path still waiting names nothing; the step's touches stay unknown (the run orders it after
+    and before every other change) and it stays listed as unresolved."""
+    earlier = len(builder.paths)
+    builder.step(step.tool, args, destructive=tool.destructive, scopes=tool.scopes, step_id=step.id)
+    for rel_op in builder.paths[earlier:]:
+        checked.paths.setdefault(rel_op, where)
 
 
 def _on_plan(checked: Checked, paths: list[tuple[str, str]]) -> bool:

@@ -161,3 +161,29 @@ async def test_a_foreach_past_the_call_limit_is_refused_before_any_of_its_reads(
         assert not out["valid"]
         assert [(p["step"], p["code"]) for p in out["problems"]] == [("all", "too_large")]
         assert reads == ["read_note"]  # the first step only: none of the foreach's calls ran
+
+
+async def test_a_step_whose_content_waits_for_an_earlier_step_has_its_path_checked_and_listed_now(
+    make_vault: Callable[..., Path],
+) -> None:
+    acl = {"prefix_rules": [{"path": "Private", "write": "deny"}]}
+    async with started(make_vault({"A.md": "# A\n", "Private/Welcome.md": "# Welcome\n"}), acl=acl) as vg:
+        see = "See [[${steps.mk.title}]]."
+        plan = {
+            "goal": "g",
+            "steps": [
+                {"id": "mk", "tool": "create_note", "args": {"path": "Inbox/Gamma"}},
+                {"id": "ref", "tool": "append_note", "args": {"path": "Private/Welcome", "content": see}},
+                {"id": "ok", "tool": "append_note", "args": {"path": "A", "content": see}},
+            ],
+        }
+        out = await vg.ok("validate_plan", plan=plan)
+        assert not out["valid"] and [(p["step"], p["code"]) for p in out["problems"]] == [("ref", "acl_denied")]
+        before = vg.snapshot()
+        error = await vg.err("execute_plan", "validation_error", plan=plan)
+        assert {p["step"] for p in error["details"]["problems"]} == {"ref"}
+        assert vg.snapshot() == before  # refused before any step ran: no Inbox/Gamma.md
+        allowed = {**plan, "steps": [plan["steps"][0], plan["steps"][2]]}
+        checked = await vg.ok("validate_plan", plan=allowed)
+        assert checked["valid"] and set(checked["effects"]["files_modified"]) == {"A.md"}, checked["effects"]
+        assert checked["effects"]["unresolved"] == ["ok"]
