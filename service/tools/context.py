@@ -74,6 +74,7 @@ class ToolContext:
         text = path.strip()
         if len(text) > 4 and text.startswith("[[") and text.endswith("]]"):
             path = text[2:-2]
+        _named(path)
         return self.resolve(with_md(normalize(path)), op)
 
     async def find_note(
@@ -104,6 +105,7 @@ class ToolContext:
                 hint="Pass the note without '#…'; patch_note and read_note take a section.",
             )
         kept = addr.subpath if section == "keep" else None
+        _named(addr.target)
         denied: AclDenied | None = None
         invalid: PathInvalid | None = None
         literal: VaultPath | None = None
@@ -337,3 +339,16 @@ def note_name_loader(db: Database, vault_id: str) -> Callable[[Sequence[str] | N
         return names
 
     return load
+
+
+def _named(target: str) -> None:
+    """A note path must end with the note's name: `Inbox/` names a folder, and taken as a note
+    it became `Inbox.md` at the root (`normalize` drops empty segments)."""
+    if target.rstrip().endswith("/"):
+        from service.errors import PathInvalid
+
+        raise PathInvalid(
+            f"{target!r} names a folder, not a note",
+            details={"path": target, "reason": "no note name"},
+            hint="Give the note's name after the folder, e.g. 'Inbox/Idea'.",
+        )

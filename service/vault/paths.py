@@ -8,7 +8,9 @@ URL schemes, drive letters, UNC and device names, NUL and control characters, ba
 traversal (`．．`, `‥`, `。。` after NFKC normalisation, slash lookalikes such as `∕` and `⁄`, a `..;`
 segment, overlong UTF-8 forms of `.` and `/` read as Latin-1 such as `À®À®`), a leading `~` (no home
 folder here), Windows-reserved characters, trailing dots/spaces and symlinks that leave the vault.
-Hidden folders (`.obsidian`, `.git`, `.trash`, the index folder) raise `acl_denied` for note tools.
+Hidden folders (`.obsidian`, `.git`, `.trash`, the index folder) raise `acl_denied` for note tools;
+any other file or folder name starting with `.` is `path_invalid` for them (the index and
+Obsidian skip such names, so a note there could be written but never listed or kept indexed).
 
 Names Windows reserves for devices (`CON`, `Aux.md`, `LPT1`) are valid paths: such notes exist on
 Linux and macOS vaults and are read and edited like any other. Creating one is refused by
@@ -197,6 +199,11 @@ DEVICE_NAME_HINT = (
 )
 
 
+HIDDEN_NAME_HINT = (
+    "Names starting with '.' are hidden: Obsidian does not show them and the index skips them. Drop the leading dot."
+)
+
+
 def realpath_now(path: Path | str, original: str) -> str:
     """`os.path.realpath`, with a link that changes while it is read (a folder swapped for a
     symlink and back: `readlink` then fails) refused as `path_invalid` instead of an OS error."""
@@ -251,6 +258,10 @@ class VaultPaths:
                 f"{rel!r} is inside a folder that note tools may not touch",
                 details={"path": rel, "op": op, "rule": "hidden folder"},
             )
+        if not allow_hidden and (rel.startswith(".") or "/." in rel):
+            # The index skips such names, as Obsidian does: a note created there was found by a
+            # search until the next rebuild, never listed, and then gone from the index.
+            raise _invalid(path, "a name starting with '.' (hidden)", HIDDEN_NAME_HINT)
         target = self.root / rel if rel else self.root
         real = self._realpath_inside(target, path)
         real_rel: str | None = None

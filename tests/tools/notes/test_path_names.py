@@ -62,3 +62,35 @@ async def test_creating_a_windows_device_name_is_refused_unless_the_vault_allows
         await vg.ok("create_note", path="Nul.md", content="x")
         await vg.ok("create_folder", path="Com1")
     assert (root / "Nul.md").read_text(encoding="utf-8") == "x" and (root / "Com1").is_dir()
+
+
+@pytest.mark.parametrize("path", ["Inbox/", "Inbox/ ", "Inbox//", "[[Inbox/]]"])
+async def test_a_path_ending_with_a_slash_names_no_note(make_vault: Callable[..., Path], path: str) -> None:
+    root = make_vault({"Inbox/Alpha.md": "# Alpha\n"})
+    before = snapshot(root.parent)
+    async with started(root) as vg:
+        error = await vg.err("create_note", "path_invalid", path=path, content="x")
+        assert error["details"]["reason"] == "no note name"
+        await vg.err("write_note", "path_invalid", path=path, content="x", mode="create")
+        await vg.err("append_note", "path_invalid", path=path, content="x")
+        await vg.err("read_note", "path_invalid", path=path)
+    after = {k: v for k, v in snapshot(root.parent).items() if ".vaultgate" not in k}
+    assert after == {k: v for k, v in before.items() if ".vaultgate" not in k}  # no Inbox.md
+
+
+@pytest.mark.parametrize("path", ["Inbox/.secretplan", "Inbox/.md", ".plan", "Inbox/.drafts/Plan"])
+async def test_names_starting_with_a_dot_are_refused_as_the_index_skips_them(
+    make_vault: Callable[..., Path], path: str
+) -> None:
+    root = make_vault({"Inbox/Alpha.md": "# Alpha\n", "Inbox/.old.md": "quixotic walrus\n"})
+    before = snapshot(root.parent)
+    async with started(root) as vg:
+        error = await vg.err("create_note", "path_invalid", path=path, content="quixotic walrus plan")
+        assert "'.'" in error["details"]["reason"] and error["hint"].startswith("Names starting with '.'")
+        await vg.err("write_note", "path_invalid", path=path, content="x", mode="create")
+        await vg.err("move_note", "path_invalid", path="Inbox/Alpha", new_path=path)
+        await vg.err("copy_note", "path_invalid", path="Inbox/Alpha", new_path=path)
+        await vg.err("read_note", "path_invalid", path="Inbox/.old")  # on disk, but not a note of the vault
+        assert (await vg.ok("search_text", query="quixotic walrus"))["items"] == []
+    after = {k: v for k, v in snapshot(root.parent).items() if ".vaultgate" not in k}
+    assert after == {k: v for k, v in before.items() if ".vaultgate" not in k}
