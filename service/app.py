@@ -134,7 +134,7 @@ class VaultgateApp:
         self.semantic = SemanticEngine(settings.embeddings, self.db, activity=self.activity)
         self.plans = PlanRuns(self.state, self.vaults, settings.plans)
         self.experiences = ExperienceStore(data_dir)  # its own file and migration chain
-        self.recall = MemoryRecall(self.db, settings.memory.folder, self.semantic.embedder_if_on)
+        self.recall = MemoryRecall(self.db, settings.memory, self.semantic.embedder_if_on)
         self.services = Services(
             settings=settings,
             vaults=self.vaults,

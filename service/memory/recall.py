@@ -45,9 +45,10 @@ from service.memory.model import Entity, Observation, parse
 from service.memory.order import diverse, neighbours, spread, stamps
 from service.memory.when import day_of, spans
 from service.memory.words import bm25, names_in, postings, units_of, words
+from service.settings import MemorySettings
 from service.storage.db import Database
 from service.vault.files import VaultFiles
-from service.vault.paths import VaultPath
+from service.vault.paths import VaultPath, with_md
 from service.vault.vault import Vault
 
 if TYPE_CHECKING:
@@ -139,11 +140,13 @@ class Recall:
         folder: str,
         db: Database,
         embedder: Callable[[], Embedder | None],
+        inbox: str = "",
     ) -> None:
         self.vault_id = vault_id
         self.files = files
         self.resolve = resolve  # unrestricted: the caller's ACL is applied per query
         self.folder = folder.strip().strip("/")
+        self.inbox = inbox.strip().strip("/").casefold()  # the capture inbox: a note, not an entity
         self.db = db
         self.embedder = embedder
         self.notes: dict[str, NoteEntry] = {}
@@ -182,7 +185,7 @@ class Recall:
         changed: list[NoteEntry] = []
         if folder is not None and folder.abs.is_dir():
             for rel, dirent in self.files.walk(folder, recursive=False):
-                if not rel.endswith(".md"):
+                if not rel.endswith(".md") or rel.casefold() == self.inbox:
                     continue
                 try:
                     if not dirent.is_file(follow_symlinks=False):
@@ -403,9 +406,10 @@ class MemoryRecall:
 
     name = "memory-recall"
 
-    def __init__(self, db: Database, folder: str, embedder: Callable[[], Embedder | None]) -> None:
+    def __init__(self, db: Database, memory: MemorySettings, embedder: Callable[[], Embedder | None]) -> None:
         self.db = db
-        self.folder = folder
+        self.folder = memory.folder
+        self.inbox = with_md(memory.inbox.strip().strip("/"))
         self.embedder = embedder
         self.indexes: dict[str, Recall] = {}
 
@@ -419,6 +423,7 @@ class MemoryRecall:
                 self.folder,
                 self.db,
                 self.embedder,
+                self.inbox,
             )
         return found
 

@@ -23,7 +23,7 @@ from service.plans.effects import MemoryNotes
 from service.settings import MemorySettings
 from service.vault.commit import Action, Undo
 from service.vault.files import VaultFiles
-from service.vault.paths import VaultPath
+from service.vault.paths import VaultPath, with_md
 
 MAX_NAME = 200
 CAS_TRIES = 50
@@ -84,18 +84,39 @@ class Loaded:
 class EntityStore:
     """Entities of one vault's memory folder, for one caller (`resolve` applies its ACL)."""
 
-    def __init__(self, vault_id: str, files: VaultFiles, folder: str, resolve: Callable[[str, str], VaultPath]) -> None:
+    def __init__(
+        self,
+        vault_id: str,
+        files: VaultFiles,
+        folder: str,
+        resolve: Callable[[str, str], VaultPath],
+        inbox: str = "",
+    ) -> None:
         self.vault_id = vault_id
         self.files = files
         self.folder = folder.strip().strip("/")
         self._resolve = resolve
+        # The capture inbox (`[memory] inbox`) sits in the memory folder by default, but it is a
+        # list of captures, not an entity: never listed, loaded or written as one.
+        self._inbox = with_md(inbox.strip().strip("/")).casefold() if inbox.strip() else ""
+
+    def is_inbox(self, rel: str) -> bool:
+        return bool(self._inbox) and rel.casefold() == self._inbox
 
     def path_of(self, name: str, op: str = "read") -> VaultPath:
-        return self._resolve(f"{self.folder}/{file_name(name)}.md", op)
+        """The entity's note; for a write, a name whose note would be the capture inbox is refused."""
+        vp = self._resolve(f"{self.folder}/{file_name(name)}.md", op)
+        if op != "read" and self.is_inbox(vp.rel):
+            raise ValidationFailed(
+                f"{name!r} names the capture inbox ({vp.rel}), not a memory entity",
+                details={"field": "name", "entity": name, "path": vp.rel, "reason": "capture inbox"},
+                hint="Pick another name for the entity; capture and process_captures work on the inbox.",
+            )
+        return vp
 
     def load(self, name: str, op: str = "read") -> Loaded | None:
         vp = self.path_of(name, op)
-        if self.files.current_etag(vp) is None:
+        if self.is_inbox(vp.rel) or self.files.current_etag(vp) is None:
             return None
         note = self.files.read(vp)
         entity = parse(note.content)
@@ -126,7 +147,7 @@ class EntityStore:
         if not folder.abs.is_dir():
             return
         for rel, entry in self.files.walk(folder, recursive=False):
-            if not rel.endswith(".md") or not entry.is_file():
+            if not rel.endswith(".md") or not entry.is_file() or self.is_inbox(rel):
                 continue
             try:
                 vp = self._resolve(rel, "read")
@@ -146,7 +167,11 @@ class EntityStore:
         folder = self._resolve(self.folder, "read")
         if not folder.abs.is_dir():
             return []
-        stems = {entry.name[:-3]: rel for rel, entry in self.files.walk(folder, recursive=False) if rel.endswith(".md")}
+        stems = {
+            entry.name[:-3]: rel
+            for rel, entry in self.files.walk(folder, recursive=False)
+            if rel.endswith(".md") and not self.is_inbox(rel)
+        }
         out: list[str] = []
         for stem in difflib.get_close_matches(file_name(name), list(stems), n=5, cutoff=0.5):
             try:

@@ -23,11 +23,13 @@ _WIKILINK = re.compile(r"\[\[[^\[\]]+\]\]")
 
 
 def entity_store(ctx: ToolContext) -> EntityStore:
+    memory = ctx.services.settings.memory
     return EntityStore(
         ctx.vault.id,
         ctx.vault.files,
-        ctx.services.settings.memory.folder,
+        memory.folder,
         lambda p, op: ctx.resolve(p, op),  # type: ignore[arg-type]
+        inbox=memory.inbox,
     )
 
 

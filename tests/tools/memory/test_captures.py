@@ -208,3 +208,26 @@ async def test_every_capture_call_is_audited_success_and_failure(vg: Harness) ->
         ("process_capture", "ok", None),
         ("process_capture", "error", "conflict"),
     ]
+
+
+async def test_the_capture_inbox_is_never_a_memory_entity(vg: Harness) -> None:
+    await vg.ok(
+        "create_entities", entities=[{"name": "Plumber", "entityType": "person", "observations": ["Fixes boilers"]}]
+    )
+    await vg.ok("capture", text="Zero inbox is a goal; call the plumber")
+    graph = await vg.ok("read_memory_graph")
+    assert [e["name"] for e in graph["entities"]] == ["Plumber"]
+    nodes = await vg.ok("open_nodes", names=["Inbox", "Plumber"])
+    assert [e["name"] for e in nodes["entities"]] == ["Plumber"]
+    found = await vg.ok("search_memory", query="zero inbox goal plumber", limit=10)
+    assert {h["entity"] for h in found["items"]} <= {"Plumber"}, found
+    before = (vg.root / INBOX).read_text()
+    refused = await vg.err("create_entities", "validation_error", entities=[{"name": "Inbox", "entityType": "x"}])
+    assert refused["details"]["reason"] == "capture inbox"
+    refused = await vg.err(
+        "add_observations", "validation_error", observations=[{"entityName": "Inbox", "contents": ["x"]}]
+    )
+    assert refused["details"]["reason"] == "capture inbox"
+    assert (vg.root / INBOX).read_text() == before
+    await vg.ok("capture", text="Buy milk")
+    assert "Buy milk" in (vg.root / INBOX).read_text() and "## Relations" not in (vg.root / INBOX).read_text()
