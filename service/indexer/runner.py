@@ -45,7 +45,7 @@ from service.activity import Activity
 from service.graph.linkpath import PathSet
 from service.indexer import fresh, parsepool, rows
 from service.indexer.apply import apply_changes
-from service.indexer.bulk import DEFERRABLE_INDEXES, QueryIndexes, rebuild_trigram, restore_indexes
+from service.indexer.bulk import DEFERRABLE_INDEXES, QueryIndexes, merge_words, rebuild_trigram, restore_indexes
 from service.indexer.group import GroupCommit
 from service.indexer.issues import FileIssue, FileIssues
 from service.indexer.known import KnownFiles
@@ -58,7 +58,6 @@ from service.indexer.status import Counts, Token
 from service.indexer.unresolved import UnresolvedTargets
 from service.indexer.writer_job import WriterJob
 from service.storage.db import Database
-from service.storage.word_index import compact_words
 from service.tasks import cancel_and_wait
 from service.vault.events import FileChange
 from service.vault.vault import Vault
@@ -134,7 +133,7 @@ class VaultIndexer:
         job = partial(WriterJob, db, activity, wait_s=TRIGRAM_WAIT_S)
         no_prefilter = "regex search scans without prefilter"
         self.trigram = job(f"{self.name}:trigram", rebuild_trigram, failed=no_prefilter, done=self._trigram_built)
-        self.word_merge = job(f"{self.name}:merge", compact_words, failed="searches read the word segments as they are")
+        self.word_merge = job(f"{self.name}:merge", merge_words, failed="searches read the word segments as they are")
         self.query_indexes = QueryIndexes(db)  # a cold load's, built after ready (`bulk.py`)
         self._side_tasks: set[asyncio.Task[None]] = set()
         self._deferred: list[FileChange] = []  # own writes made while the first index is built

@@ -35,6 +35,8 @@ DUMPS = {
     "dataview_facts": "SELECT n.path, f.facts FROM dataview_facts f JOIN notes n ON n.id = f.note_id",
     # every term of the word index, where it occurs (fts5vocab over the index itself)
     "fts_words": "SELECT n.path, v.term, v.col, v.offset FROM temp.words v JOIN notes n ON n.id = v.doc",
+    # the word index's options: a load's merge settings (`bulk.LOAD_MERGE`) leave no row behind
+    "fts_words_config": "SELECT k, v FROM fts_words_config",
     "schema": "SELECT type, name, tbl_name, sql FROM sqlite_master WHERE type IN ('index', 'trigger', 'table')",
     "deferred": "SELECT name FROM deferred_indexes",
     "trigram_deferred": "SELECT trigram_deferred FROM fts_control",
@@ -57,6 +59,7 @@ async def _index_of(vault: Path, cache: Path, **index: Any) -> dict[str, list[tu
         ix = vg.indexer()
         await ix.query_indexes.settled()
         await ix.trigram.settled()
+        await ix.word_merge.settled()  # which ends a load's merge settings (`bulk.merge_words`)
         path = vg.app.services.db.path
     return _dump(path)
 
