@@ -1,5 +1,5 @@
 """One write the indexer runs in the background once calls pause: the trigram rebuild after a
-bulk load (`bulk.rebuild_trigram`), the word index's merge (`storage.word_index.compact_words`).
+bulk load (`bulk.rebuild_trigram`), the word index's merge (`bulk.merge_words`).
 
 `WriterJob.ask()` starts the job unless a run is under way. A run waits for a pause in the calls
 (`Activity.quiet`, at most `wait_s`: the write holds the index's single writer, and every write's
