@@ -278,13 +278,18 @@ async def apply_finding(ctx: ToolContext, args: FindingIn) -> ApplyOut:
     if found.plan is None:
         raise ValidationFailed("this finding has no plan: it is to read", details={"finding_id": found.id})
     if found.status != "open":
-        raise Conflict(f"the finding is {found.status}", details={"finding_id": found.id, "status": found.status})
+        raise Conflict(
+            f"the finding is {found.status}",
+            details={"finding_id": found.id, "status": found.status},
+            hint="list_findings shows the open findings; undo_last_plan reverses an applied one.",
+        )
     for path, etag in found.etags.items():
         current = ctx.vault.files.current_etag(ctx.resolve(path, "read"))
         if current != etag:
             raise Conflict(
                 f"{path!r} changed since the finding was made: run the consolidation again",
                 details={"finding_id": found.id, "path": path, "expected_etag": etag, "current_etag": current},
+                hint="run_consolidation finds it again on the notes as they are now; apply the new finding.",
             )
     inner: dict[str, Any] = {"plan": found.plan, "vault": ctx.vault.id}
     if args.elicit_token is not None:

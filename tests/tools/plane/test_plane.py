@@ -122,12 +122,14 @@ async def test_a_finding_whose_note_changed_is_refused_and_found_again(make_vaul
         note.write_text(note.read_text(encoding="utf-8") + "- Has a bicycle\n", encoding="utf-8")
         refused = await vg.err("apply_finding", "conflict", finding_id=dup["id"])
         assert refused["details"]["path"] == "Memory/Ann.md"
+        assert "run_consolidation" in refused["hint"] and "etag" not in refused["hint"]  # the tool takes no etag
         assert "likes green tea in the morning." in note.read_text(encoding="utf-8")
         await run(vg, jobs=["duplicates"])
         again = of_kind(await findings(vg), "duplicate")
         assert again and again[0]["id"] == dup["id"]  # same key: the same finding, refreshed
         await vg.ok("apply_finding", finding_id=dup["id"])
-        await vg.err("apply_finding", "conflict", finding_id=dup["id"])  # applied already
+        applied = await vg.err("apply_finding", "conflict", finding_id=dup["id"])  # applied already
+        assert "etag" not in applied["hint"] and "undo_last_plan" in applied["hint"]
         await vg.err("dismiss_finding", "note_not_found", finding_id="f-000000000000")
         orphan = of_kind(await findings(vg), "orphan")
         assert orphan == []  # the duplicates job alone ran
