@@ -198,7 +198,8 @@ class Plane:
             row = await self.saved(vault.id)
             # Never run: an interval from the vault's first start, kept in `cursor` (not from each
             # restart: a server restarted more often than the interval never ran).
-            last = row["last_run"] if row["last_run"] is not None else row["cursor"]
+            ended = full_run_end(row)
+            last = ended if ended is not None else row["cursor"]
             if last is None:  # a vault's first start: its first run is an interval away
                 last = time.time()
                 await self._save(vault.id, last_run=None, cursor=last, summary={})
@@ -266,7 +267,7 @@ class Plane:
                     experiences=self.experiences,
                     settings=self.settings,
                     memory=self.memory,
-                    since=saved["cursor"] if saved["last_run"] is not None else None,
+                    since=saved["cursor"] if full_run_end(saved) is not None else None,
                     now=result.started_at,
                     activity=self.activity,
                     own_calls=1 if trigger == "manual" else 0,
@@ -285,7 +286,8 @@ class Plane:
                 result.counts = await self.findings.record(vault_id, result.run_id, ran, found)
                 result.auto_applied = await self._auto_apply(vault_id, found)
                 result.ended_at = time.time()
-                await self._save(vault_id, last_run=result.ended_at, cursor=result.started_at, summary=asdict(result))
+                partial = {j.name for j in chosen} != {j.name for j in self.jobs}
+                await self._save_run(vault_id, saved, result, partial=partial)
                 if progress is not None:
                     await progress(len(chosen), len(chosen), "consolidation: done")
                 log.info(
@@ -345,6 +347,26 @@ class Plane:
             return {"last_run": None, "last_run_id": None, "cursor": None, "summary": {}}
         return {"last_run": row[0], "last_run_id": row[1], "cursor": row[2], "summary": json.loads(row[3] or "{}")}
 
+    async def _save_run(self, vault_id: str, saved: dict[str, Any], result: RunResult, *, partial: bool) -> None:
+        """Record a run. A run of some jobs only (`run_consolidation` with `jobs`) is the last run
+        (`last_run`, `last_run_id`), but the schedule stays where the last full run put it — its
+        end (`full_run_end` in the summary) and its cursor: the other jobs are not put off by an
+        interval, and changes since that cursor stay in the next full run of every job — and its
+        job reports replace only those jobs' reports in the summary."""
+        summary = asdict(result)
+        if not partial:
+            summary["full_run_end"] = result.ended_at
+            await self._save(vault_id, last_run=result.ended_at, cursor=result.started_at, summary=summary)
+            return
+        before = saved["summary"] if isinstance(saved["summary"], dict) else {}
+        mine = {r["job"] for r in summary["jobs"]}
+        kept = [r for r in before.get("jobs", []) if isinstance(r, dict) and r.get("job") not in mine]
+        order = {job.name: i for i, job in enumerate(self.jobs)}
+        summary["jobs"] = sorted([*kept, *summary["jobs"]], key=lambda r: order.get(str(r.get("job")), len(order)))
+        summary["full_run_end"] = full_run_end(saved)
+        cursor = saved["cursor"] if saved["cursor"] is not None else result.started_at
+        await self._save(vault_id, last_run=result.ended_at, cursor=cursor, summary=summary)
+
     async def _save(self, vault_id: str, *, last_run: float | None, cursor: float, summary: dict[str, Any]) -> None:
         run_id = summary.get("run_id")
         await self.state.run_write(
@@ -357,6 +379,16 @@ class Plane:
         )
 
     def next_run(self, saved: dict[str, Any]) -> float | None:
-        if not self.settings.enabled or saved["last_run"] is None and saved["cursor"] is None:
+        anchor = full_run_end(saved)
+        anchor = anchor if anchor is not None else saved["cursor"]
+        if not self.settings.enabled or anchor is None:
             return None
-        return float(saved["last_run"] or saved["cursor"]) + self.settings.interval_minutes * 60
+        return float(anchor) + self.settings.interval_minutes * 60
+
+
+def full_run_end(saved: dict[str, Any]) -> float | None:
+    """When the last run of every job ended (None: never): the schedule's anchor. A state saved
+    before partial runs were told apart has no `full_run_end`; its last run counts as full."""
+    summary = saved["summary"] if isinstance(saved["summary"], dict) else {}
+    found = summary.get("full_run_end", saved["last_run"])
+    return float(found) if isinstance(found, int | float) else None

@@ -330,3 +330,29 @@ async def test_a_mention_is_the_very_words_of_a_title_not_a_stem_or_a_namesake(m
         await run(vg, jobs=["audit"])
         found = {(m["detail"]["path"], m["detail"]["target"]) for m in of_kind(await findings(vg), "unlinked_mention")}
         assert found == {("Trips/Visit.md", "Places/Old Cross.md"), ("Trips/Visit.md", "Other/Old Cross.md")}
+
+
+async def test_a_run_of_some_jobs_keeps_the_schedule_and_the_other_jobs_reports(
+    make_vault: Callable[..., Path],
+) -> None:
+    from service.plane.plane import full_run_end
+
+    async with started(make_vault(PLANTED)) as vg:
+        await vg.indexed()
+        plane = vg.app.plane
+        vault_id = next(iter(vg.app.vaults))
+        partial = await run(vg, jobs=["audit"])  # never fully run: the next full run still scans everything
+        saved = await plane.saved(vault_id)
+        assert full_run_end(saved) is None and saved["last_run"] is not None
+        full = await run(vg)
+        anchor = full_run_end(await plane.saved(vault_id))
+        status = await vg.ok("plane_status")
+        reports = {j["job"]: j["last_status"] for j in status["jobs"]}
+        assert None not in reports.values() and status["last_run_id"] == full["run_id"]
+        next_run = status["next_run"]
+        only = await run(vg, jobs=["duplicates"])
+        after = await vg.ok("plane_status")
+        assert after["next_run"] == next_run  # the other jobs are not put off by an interval
+        assert after["last_run_id"] == only["run_id"] != partial["run_id"]
+        assert {j["job"]: j["last_status"] for j in after["jobs"]} == reports  # every job's report kept
+        assert anchor is not None and full_run_end(await plane.saved(vault_id)) == anchor
