@@ -177,8 +177,8 @@ class FirstReads:
         return b'{"jsonrpc":"2.0","id":%s,"result":%s}\n' % (json.dumps(rid).encode(), result)
 
     def _read(self, path: str) -> bytes | None:
-        if path != path.strip() or _NOT_PLAIN.intersection(path):
-            return None
+        if path != path.strip() or _NOT_PLAIN.intersection(path) or path.endswith("/"):
+            return None  # a folder's path ('Inbox/') is the chain's to refuse
         vp = self.paths.resolve(with_md(normalize(unicodedata.normalize("NFC", path))))
         if vp.real_rel is not None:
             return None  # a symlink on the way: the chain checks where it leads

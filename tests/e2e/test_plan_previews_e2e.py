@@ -109,3 +109,30 @@ async def test_a_confirmation_lists_every_file_the_move_changes_over_http(
                 before = snapshot(h.root)
                 await ok(c, tool, **args, elicit_token=await _token(h, ask))
                 assert set(files) == _changed(before, snapshot(h.root))
+
+
+async def test_a_token_approves_the_preview_not_only_the_arguments_over_http(
+    make_vault: Callable[..., Path], mode: str
+) -> None:
+    def append(path: str, text: str) -> dict[str, Any]:
+        return {"goal": "add", "steps": [{"id": "a", "tool": "append_note", "args": {"path": path, "content": text}}]}
+
+    async with e2e(make_vault({"Inbox/Beta.md": "# Beta\n", "Areas/Reading.md": "# Reading\n"})) as (url, h):
+        await h.indexed()
+        async with Client(url, mode=mode) as c:  # type: ignore[arg-type]
+            x = await ok(c, "execute_plan", plan=append("Inbox/Beta", "from X\n"))
+            ask = await error(c, "undo_last_plan")
+            assert ask["details"]["files"] == ["Inbox/Beta.md"]
+            token = await _token(h, ask)  # approves undoing X
+            y = await ok(c, "execute_plan", plan=append("Areas/Reading", "from Y\n"))
+            before = snapshot(h.root)
+            again = await error(c, "undo_last_plan", elicit_token=token)
+            assert again["code"] == "elicit_required" and again["details"]["files"] == ["Areas/Reading.md"]
+            assert "no longer what the token approved" in again["details"]["reason"]
+            assert snapshot(h.root) == before
+            undone = await ok(c, "undo_last_plan", elicit_token=await _token(h, again))
+            assert undone["run_id"] == y["run_id"] != x["run_id"]
+            assert (
+                "from X" in (h.root / "Inbox/Beta.md").read_text()
+                and "from Y" not in (h.root / "Areas/Reading.md").read_text()
+            )

@@ -36,6 +36,7 @@ FILES: dict[str, str | bytes] = {
     "Odd.md": 'tab\there "quoted" back\\slash \x01 \u2028 \U0001f600 end',
     ".obsidian/Hidden.md": "# hidden\n",
     ".trash/Old.md": "# old\n",
+    "Folder/.Dot.md": "# dot\n",
     "Broken.md": "---\n: : bad\n  - [\n---\nbody\n",
     "Latin1.md": b"caf\xe9 \xe0 la cr\xe8me\n",
     "Big.md": "# Big\n\n" + "word " * (BIG // 5),
@@ -89,6 +90,9 @@ PATHS = [
     "InnerDir/Deep Note",
     "Nope",
     "Folder",
+    "Welcome/",  # a folder's path: path_invalid, not Welcome.md
+    "Folder/Deep Note/",
+    "Folder/.Dot",  # a name the index skips: path_invalid
     "Broken",
     "Latin1",
     "Big",
