@@ -22,7 +22,7 @@ from service.bases.env import Context
 from service.bases.snapshot import Record, Snapshot, StatRecord
 from service.bases.source import SnapshotCache, load_snapshot
 from service.bases.values import cell
-from service.errors import ValidationFailed
+from service.errors import NoteNotFound, ValidationFailed
 from service.indexer.runner import indexer_of
 from service.storage.db import Database
 from service.tools.context import ToolContext
@@ -38,7 +38,7 @@ class QueryBaseIn(ToolInput, Paging):
     path: str | None = Field(
         default=None,
         description="A `.base` file, or a note holding ```base blocks (then `block` picks one); "
-        "'.md' optional for notes.",
+        "'.md' optional for notes; a name alone finds the note, else the `.base` file of that name.",
     )
     block: int = Field(default=0, ge=0, description="Which ```base block of the note `path` (0 = the first).")
     yaml: str | None = Field(
@@ -143,7 +143,16 @@ async def _source(ctx: ToolContext, args: QueryBaseIn, snap: Snapshot) -> tuple[
         data = await asyncio.to_thread(ctx.vault.files.read_bytes, vp)
         this = snap.by_path.get(vp.rel) or await asyncio.to_thread(_stat_record, str(vp.abs), vp.rel)
         return data.decode("utf-8", errors="replace"), 0, this, vp.rel
-    found = await ctx.find_note(args.path, "read", section="reject")
+    try:
+        found = await ctx.find_note(args.path, "read", section="reject")
+    except NoteNotFound:
+        if "." in args.path.rsplit("/", 1)[-1]:
+            raise
+        try:  # a bare name of a .base file ('Drinks' for Views/Drinks.base), when no note has it
+            return await _source(ctx, args.model_copy(update={"path": f"{args.path.strip()}.base"}), snap)
+        except NoteNotFound:
+            pass
+        raise
     note = await asyncio.to_thread(ctx.vault.files.read, found.vp)
     blocks = base_blocks(note.content)
     if args.block >= len(blocks):

@@ -81,7 +81,9 @@ class Problem(ToolOutput):
 
 
 class ReadCanvasIn(ToolInput):
-    path: str = Field(description="The canvas file ('.canvas' optional).")
+    path: str = Field(
+        description="The canvas file ('.canvas' optional): a vault path, or its name alone when no other canvas has it."
+    )
 
 
 class CanvasOut(ToolOutput):
@@ -147,7 +149,13 @@ def _edge_out(edge: dict[str, Any]) -> CanvasEdge | None:
 
 
 async def read_canvas(ctx: ToolContext, args: ReadCanvasIn) -> CanvasOut:
-    vp = canvas_path(ctx, args.path, "read")
+    text = args.path.strip()
+    if len(text) > 4 and text.startswith(("[[", "![[")) and text.endswith("]]"):
+        text = text.lstrip("!")[2:-2].split("|", 1)[0]
+    canvas_path(ctx, text, "read")  # a path naming another kind of file: not_a_canvas
+    # A canvas named as a note is, by its name alone ('Plan' for Boards/Plan.canvas), as Obsidian's
+    # embeds name it: the path as written when it is there, else the vault's canvases by name.
+    vp = await ctx.find_file(text if text.lower().endswith(".canvas") else f"{text}.canvas", "read")
     note = ctx.vault.files.read(vp)
     try:
         data = cv.loads(note.content)

@@ -174,3 +174,15 @@ async def test_write_guards(cv: Harness) -> None:
     out = await cv.confirmed("write_canvas", path="Board.canvas", nodes=[_node("a")])
     saved = json.loads(cv.read("Board.canvas"))
     assert out["nodes"] == 1 and saved["x-canvas-meta"] == {"version": "1.0"}  # the file's own extra kept
+
+
+async def test_a_canvas_is_read_by_its_bare_name_as_a_note_is(make_vault: Callable[..., Path]) -> None:
+    files = {"Boards/Deep Plan.canvas": json.dumps(BOARD), "A/Twice.canvas": "{}", "B/Twice.canvas": "{}"}
+    async with started(make_vault({**files, "Projects/Plan.md": "# Plan\n"})) as vg:
+        await vg.indexed()
+        for name in ("Deep Plan", "deep plan", "Deep Plan.canvas", "Boards/Deep Plan", "[[Deep Plan.canvas]]"):
+            out = await vg.ok("read_canvas", path=name)
+            assert out["path"] == "Boards/Deep Plan.canvas", name
+        error = await vg.err("read_canvas", "ambiguous_note", path="Twice")
+        assert sorted(error["details"]["candidates"]) == ["A/Twice.canvas", "B/Twice.canvas"]
+        await vg.err("read_canvas", "note_not_found", path="Nowhere")
