@@ -11,12 +11,13 @@ mutating call; the acl layer notes it). A call that is a step of a plan a human 
 whole (`service.policy.approval`) proceeds as confirmed (`notes["confirmed"] = "plan"`). Else, in
 this order:
 
-1. an `elicit_token` minted by a human for exactly this vault + tool + args_hash is consumed
-   (single use, atomic) and the call proceeds (`notes["confirmed"]`);
+1. an `elicit_token` minted by a human for exactly this vault + tool + args_hash, and for the
+   preview this call has now (`Confirmations.consume`), is consumed (single use, atomic) and the
+   call proceeds (`notes["confirmed"]`); a token whose preview changed asks again (step 3);
 2. else, when the client can be asked (it declared `elicitation`), the human is asked through
    the client: in the older protocol era over SSE with an `elicitation/create` request; in
    2026-07-28 by answering `InputRequiredResult` (the client asks, then retries the same call
-   with the answer and our `request_state`, an HMAC-sealed binding to this exact call that
+   with the answer and our `request_state`, an HMAC-sealed binding to this exact call and preview that
    expires with the confirmation TTL and is spent by the approved call: a replayed retry is
    asked again). Accept → proceed; decline/cancel → `forbidden` (details.reason "declined");
 3. else the call answers `elicit_required` with `details.args_hash`, the tool, the vault, a
