@@ -14,32 +14,18 @@ the driver, so a read before the server is built pays for nothing else.
 
 from __future__ import annotations
 
-import functools
 import sqlite3
 from types import ModuleType
 
-# The adapter of None, `_NO_ADAPTED.get`: binds it as NULL, as without one, but straight from the registry. The
-# driver binds a value of a type it does not take as is (None among them) through its adapter
-# protocol: a registry lookup, then `__adapt__` and `__conform__` looked up and failing, ~0.9 µs
-# a None in sqlean (a row of 4 texts and 12 Nones: 12.6 µs bound without, 2.4 with). A cold load
-# binds ~7 million Nones at 100k notes (a task row holds ~9: its 10 µs a row). `{}.get` is a C
-# function answering None for None: an adapter written in Python would cost a frame a value.
-_NO_ADAPTED: dict[object, None] = {}
 
-
-@functools.cache
 def driver() -> ModuleType:
-    """The SQLite module in use: sqlean when installed (extension loading, FTS5), else sqlite3;
-    with the adapter of None (`_NO_ADAPTED.get`) registered."""
-    module: ModuleType
+    """The SQLite module in use: sqlean when installed (extension loading, FTS5), else sqlite3."""
     try:
         import sqlean  # type: ignore[import-untyped,unused-ignore]
 
-        module = sqlean
+        return sqlean  # type: ignore[no-any-return,unused-ignore]
     except ImportError:  # pragma: no cover - depends on the machine
-        module = sqlite3
-    module.register_adapter(type(None), _NO_ADAPTED.get)
-    return module
+        return sqlite3
 
 
 def database_file(conn: sqlite3.Connection) -> str:
