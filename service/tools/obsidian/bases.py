@@ -22,7 +22,7 @@ from service.bases.env import Context
 from service.bases.snapshot import Record, Snapshot, StatRecord
 from service.bases.source import SnapshotCache, load_snapshot
 from service.bases.values import cell
-from service.errors import NoteNotFound, ValidationFailed
+from service.errors import AclDenied, NoteNotFound, PathInvalid, ValidationFailed
 from service.indexer.runner import indexer_of
 from service.storage.db import Database
 from service.tools.context import ToolContext
@@ -146,12 +146,15 @@ async def _source(ctx: ToolContext, args: QueryBaseIn, snap: Snapshot) -> tuple[
     try:
         found = await ctx.find_note(args.path, "read", section="reject")
     except NoteNotFound:
-        if "." in args.path.rsplit("/", 1)[-1]:
+        name = args.path.strip()
+        if len(name) > 4 and name.startswith(("[[", "![[")) and name.endswith("]]"):
+            name = name.lstrip("!")[2:-2].split("|", 1)[0].strip()
+        if not name or "." in name.rsplit("/", 1)[-1]:
             raise
         try:  # a bare name of a .base file ('Drinks' for Views/Drinks.base), when no note has it
-            return await _source(ctx, args.model_copy(update={"path": f"{args.path.strip()}.base"}), snap)
-        except NoteNotFound:
-            pass
+            return await _source(ctx, args.model_copy(update={"path": f"{name}.base"}), snap)
+        except (NoteNotFound, PathInvalid, AclDenied):
+            pass  # the note's own answer: nothing is told of a .base file the caller may not read
         raise
     note = await asyncio.to_thread(ctx.vault.files.read, found.vp)
     blocks = base_blocks(note.content)

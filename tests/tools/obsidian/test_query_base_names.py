@@ -26,11 +26,12 @@ async def test_a_base_file_is_found_by_its_bare_name(make_vault: Callable[..., P
         assert sorted(error["details"]["candidates"]) == ["More/Twice.base", "Other/Twice.base"]
         assert (await vg.ok("query_base", path="Other/Twice.base"))["rows"] == full["rows"]
         await vg.err("query_base", "note_not_found", path="Nowhere.base")
-        for name in ("Shelf", "shelf", "Bases/Shelf"):  # no note of that name: the .base file by its name
+        for name in ("Shelf", "shelf", "Bases/Shelf", "[[Shelf]]"):  # no note of that name: the .base file
             assert (await vg.ok("query_base", path=name))["rows"] == full["rows"], name
         missing = await vg.err("query_base", "note_not_found", path="Nowhere")
         assert "Nowhere.base" not in missing["message"]  # the note's answer, not the retry's
         await vg.err("query_base", "ambiguous_note", path="Twice")
+        await vg.err("query_base", "note_not_found", path="Nowhere|x")  # the note's answer, not the retry's
 
 
 async def test_a_base_file_the_caller_may_not_read_is_not_found_by_name(make_vault: Callable[..., Path]) -> None:
@@ -40,3 +41,4 @@ async def test_a_base_file_the_caller_may_not_read_is_not_found_by_name(make_vau
     async with started(make_vault(files), acl=acl) as vg:
         await vg.indexed()
         await vg.err("query_base", "note_not_found", path="Shelf.base")
+        await vg.err("query_base", "note_not_found", path="Shelf")  # by bare name: nothing told either
