@@ -40,6 +40,7 @@ from functools import lru_cache
 from typing import Any
 
 from service.markdown.frontmatter import split
+from service.vault.paths import with_md
 
 OBS_HEADING = "## Observations"
 REL_HEADING = "## Relations"
@@ -243,3 +244,10 @@ def render(entity: Entity) -> str:
     if entity.tail:
         out += ["", entity.tail]
     return "\n".join(out) + "\n"
+
+
+def inbox_key(inbox: str) -> str:
+    """The capture inbox's note path (`[memory] inbox`, '.md' optional) in the case-folded form
+    entity note paths are compared with ('' for none): the inbox is never an entity."""
+    rel = inbox.strip().strip("/")
+    return with_md(rel).casefold() if rel else ""

@@ -41,14 +41,14 @@ from typing import TYPE_CHECKING, Any
 
 from service.embeddings.protocol import Embedder
 from service.memory import vectors as cache
-from service.memory.model import Entity, Observation, parse
+from service.memory.model import Entity, Observation, inbox_key, parse
 from service.memory.order import diverse, neighbours, spread, stamps
 from service.memory.when import day_of, spans
 from service.memory.words import bm25, names_in, postings, units_of, words
 from service.settings import MemorySettings
 from service.storage.db import Database
 from service.vault.files import VaultFiles
-from service.vault.paths import VaultPath, with_md
+from service.vault.paths import VaultPath
 from service.vault.vault import Vault
 
 if TYPE_CHECKING:
@@ -146,7 +146,7 @@ class Recall:
         self.files = files
         self.resolve = resolve  # unrestricted: the caller's ACL is applied per query
         self.folder = folder.strip().strip("/")
-        self.inbox = inbox.strip().strip("/").casefold()  # the capture inbox: a note, not an entity
+        self.inbox = inbox_key(inbox)  # the capture inbox: a note, not an entity
         self.db = db
         self.embedder = embedder
         self.notes: dict[str, NoteEntry] = {}
@@ -409,7 +409,7 @@ class MemoryRecall:
     def __init__(self, db: Database, memory: MemorySettings, embedder: Callable[[], Embedder | None]) -> None:
         self.db = db
         self.folder = memory.folder
-        self.inbox = with_md(memory.inbox.strip().strip("/"))
+        self.inbox = memory.inbox
         self.embedder = embedder
         self.indexes: dict[str, Recall] = {}
 

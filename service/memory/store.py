@@ -18,12 +18,12 @@ from dataclasses import dataclass
 from functools import partial
 
 from service.errors import AlreadyExists, Conflict, NoteNotFound, ValidationFailed
-from service.memory.model import Entity, file_name, parse, render
+from service.memory.model import Entity, file_name, inbox_key, parse, render
 from service.plans.effects import MemoryNotes
 from service.settings import MemorySettings
 from service.vault.commit import Action, Undo
 from service.vault.files import VaultFiles
-from service.vault.paths import VaultPath, with_md
+from service.vault.paths import VaultPath
 
 MAX_NAME = 200
 CAS_TRIES = 50
@@ -98,7 +98,7 @@ class EntityStore:
         self._resolve = resolve
         # The capture inbox (`[memory] inbox`) sits in the memory folder by default, but it is a
         # list of captures, not an entity: never listed, loaded or written as one.
-        self._inbox = with_md(inbox.strip().strip("/")).casefold() if inbox.strip() else ""
+        self._inbox = inbox_key(inbox)
 
     def is_inbox(self, rel: str) -> bool:
         return bool(self._inbox) and rel.casefold() == self._inbox

@@ -156,9 +156,7 @@ class ToolContext:
         from service.indexer.runner import indexer_of
         from service.vault.paths import normalize
 
-        text = address.strip()
-        if len(text) > 4 and text.startswith(("[[", "![[")) and text.endswith("]]"):
-            text = text.lstrip("!")[2:-2].split("|", 1)[0]
+        text = link_target(address)
         denied: AclDenied | None = None
         try:
             literal = self.resolve(normalize(text), op)
@@ -352,3 +350,12 @@ def _named(target: str) -> None:
             details={"path": target, "reason": "no note name"},
             hint="Give the note's name after the folder, e.g. 'Inbox/Idea'.",
         )
+
+
+def link_target(address: str) -> str:
+    """The file a wikilink or an embed names (`![[Books.base|shown]]` -> `Books.base`); any other
+    address as written, stripped."""
+    text = address.strip()
+    if len(text) > 4 and text.startswith(("[[", "![[")) and text.endswith("]]"):
+        return text.lstrip("!")[2:-2].split("|", 1)[0]
+    return text

@@ -25,7 +25,7 @@ from service.bases.values import cell
 from service.errors import AclDenied, NoteNotFound, PathInvalid, ValidationFailed
 from service.indexer.runner import indexer_of
 from service.storage.db import Database
-from service.tools.context import ToolContext
+from service.tools.context import ToolContext, link_target
 from service.tools.models import JsonValue, NoteRef, Paging, ToolInput, ToolOutput, decode_cursor, page_of
 from service.tools.search_common import Partial, partial, query_key, readable
 from service.tools.spec import ToolSpec
@@ -146,9 +146,7 @@ async def _source(ctx: ToolContext, args: QueryBaseIn, snap: Snapshot) -> tuple[
     try:
         found = await ctx.find_note(args.path, "read", section="reject")
     except NoteNotFound:
-        name = args.path.strip()
-        if len(name) > 4 and name.startswith(("[[", "![[")) and name.endswith("]]"):
-            name = name.lstrip("!")[2:-2].split("|", 1)[0].strip()
+        name = link_target(args.path).strip()
         if not name or "." in name.rsplit("/", 1)[-1]:
             raise
         try:  # a bare name of a .base file ('Drinks' for Views/Drinks.base), when no note has it

@@ -23,7 +23,7 @@ from service.errors import AclDenied, NoteNotFound, PathInvalid, ValidationFaile
 from service.markdown.parse import note_title
 from service.obsidian import canvas as cv
 from service.policy.confirmations import ChangePreview
-from service.tools.context import ToolContext
+from service.tools.context import ToolContext, link_target
 from service.tools.models import JsonValue, ToolInput, ToolOutput
 from service.tools.notes.write import overwrite_preview
 from service.tools.obsidian.config import FileRef, file_ref, visible_path
@@ -149,9 +149,7 @@ def _edge_out(edge: dict[str, Any]) -> CanvasEdge | None:
 
 
 async def read_canvas(ctx: ToolContext, args: ReadCanvasIn) -> CanvasOut:
-    text = args.path.strip()
-    if len(text) > 4 and text.startswith(("[[", "![[")) and text.endswith("]]"):
-        text = text.lstrip("!")[2:-2].split("|", 1)[0]
+    text = link_target(args.path)
     canvas_path(ctx, text, "read")  # a path naming another kind of file: not_a_canvas
     # A canvas named as a note is, by its name alone ('Plan' for Boards/Plan.canvas), as Obsidian's
     # embeds name it: the path as written when it is there, else the vault's canvases by name.
