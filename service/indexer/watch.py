@@ -14,11 +14,16 @@ or file linked in while serving, `ln -s /outside Vault/Linked`, or anything the 
 below it) is never read into the index. A link that appears where a file or folder was
 indexed is reported as that path's deletion, so the index forgets what the link now hides.
 
-The watcher outlives a failure of its own: `watchfiles` ends the whole watch when it meets a
-path it cannot decode (a file name that is not UTF-8), losing the batch it was forming. The
-watch is then started again (after a short pause that grows while failures repeat, reset by
-the next good batch) and `resync` re-reads the vault, which brings in whatever the lost batch
-held; the name itself is left out by the index (`apply.py`).
+The watcher outlives a failure of its own: the watch is started again (after a short pause
+that grows while failures repeat, reset by the next good batch) and `resync` re-reads the
+vault, which brings in whatever the lost batch held. The failure met in practice is a name
+that is not UTF-8: `watchfiles` ends the whole watch at the first event on a path it cannot
+decode, losing the batch it was forming, and a recursive watch above such a *folder* fails at
+once, since setting it up opens the folder (`watch_plan.py`). After the first such failure the
+watcher watches around every such folder (`watch_plan.plan`: the folders above one on their
+own, the others with all below them), so it fails again only when another program touches
+such a name (or a new one appears), not in a loop; the names themselves are left out by the
+index (`scan.py`, `apply.py`).
 
 Setting the watch up walks the whole vault (notify adds an inotify watch per folder, listing
 every entry) while holding the interpreter: 0.3-0.6 s at 100k notes, during which no call is
@@ -38,14 +43,18 @@ import contextlib
 import logging
 import math
 import os
+import threading
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
+from typing import Literal
 
 import watchfiles
 from watchfiles._rust_notify import RustNotify
 
+from service.indexer.watch_plan import WatchPlan, plan
 from service.tasks import cancel_and_wait
+from service.vault.decoding import is_utf8_name
 from service.vault.events import FileChange
 from service.vault.paths import VaultPaths
 
@@ -73,6 +82,8 @@ STEP_MS = 10
 # next save of a note being typed) at the short step again.
 IDLE_STEP_MS = 50
 IDLE_AFTER_S = 30.0
+Batch = set[tuple[int, str]] | Literal["signal", "stop", "timeout"]  # what a wait returns
+UNDECODABLE = "Unable to decode path"  # how watchfiles says a path was not UTF-8
 
 
 class Watcher:
@@ -90,6 +101,9 @@ class Watcher:
         self.paths = paths
         self.resync = resync
         self.restarts = 0  # how often the watch failed and was started again
+        # Set after a failure on a name that is not UTF-8: from then on every watch is planned
+        # around such folders (a walk of the folders first; `watch_plan.py`).
+        self.split = False
         self.ignore = tuple(str(folder) for folder in ignore)
         self.vault_id = vault_id
         self.apply = apply
@@ -142,7 +156,7 @@ class Watcher:
                     out.append(FileChange("deleted", rel, origin="external"))
                 continue  # never indexed through a link (its text may come from outside the vault)
             if full.is_dir():
-                for path in sorted(full.rglob("*")):
+                for path in sorted(_files_below(full)):
                     inner = self._relevant(str(path)) if path.is_file() else None
                     hidden = inner is None or any(part.startswith(".") for part in Path(inner).parts)
                     if inner and not hidden and not self.paths.has_link(inner):
@@ -161,8 +175,16 @@ class Watcher:
                 return  # stopped
             except asyncio.CancelledError:
                 raise
-            except Exception:  # noqa: BLE001 - the watch must go on (module docstring)
-                log.warning("file watcher for %s failed; watching again", self.vault_id, exc_info=True)
+            except Exception as exc:  # noqa: BLE001 - the watch must go on (module docstring)
+                if UNDECODABLE in str(exc):
+                    log.warning(
+                        "file watcher for %s met a name that is not UTF-8 (%s); watching again around such folders",
+                        self.vault_id,
+                        exc,
+                    )
+                    self.split = True
+                else:
+                    log.warning("file watcher for %s failed; watching again", self.vault_id, exc_info=True)
             self.restarts += 1
             pause = RESTART_MIN_S if self._good else min(pause * 2, RESTART_MAX_S)
             with contextlib.suppress(TimeoutError):
@@ -177,14 +199,30 @@ class Watcher:
         except Exception:
             log.exception("re-reading %s after the watcher failed", self.vault_id)
 
+    def _open(self) -> list[RustNotify]:
+        """The watches of the vault: its root with all below it, or once a name that is not UTF-8
+        was met, the watches `watch_plan.plan` lays out around such folders."""
+        root = str(self.paths.root)
+        laid = plan(root) if self.split else WatchPlan((root,), (), ())
+        if laid.skipped:
+            log.warning(
+                "file watcher for %s leaves out folders whose names are not UTF-8: %s", self.vault_id, laid.skipped
+            )
+        # (paths, debug, force_polling, poll_delay_ms, recursive, ignore_permission_denied)
+        notifies = [RustNotify(list(laid.recursive), False, False, 300, True, True)] if laid.recursive else []
+        if laid.alone:
+            notifies.append(RustNotify(list(laid.alone), False, False, 300, False, True))
+        return notifies
+
     async def _watch(self, *, resync: bool) -> None:
         """Watch until stopped; a batch that went well sets `_good` (the next failure then starts
         from the shortest pause again). What `watchfiles.awatch` does, with the watch set up in a
-        worker thread (module docstring). `resync`: after a failure, the vault is read again once
-        the new watch is in place (what changed since is in the rescan or seen by the watch)."""
-        notify = await asyncio.to_thread(
-            RustNotify, [str(self.paths.root)], False, False, 300, True, True
-        )  # (paths, debug, force_polling, poll_delay_ms, recursive, ignore_permission_denied)
+        worker thread (module docstring), and one wait per watch when there are two. `resync`:
+        after a failure, the vault is read again once the new watch is in place (what changed
+        since is in the rescan or seen by the watch)."""
+        notifies = await asyncio.to_thread(self._open)
+        halt = threading.Event()  # ends this watch's waits: stop, or one of its watches failed
+        waits: dict[asyncio.Future[Batch], RustNotify] = {}
         try:
             self.established.set()
             if resync and self.resync is not None:
@@ -193,26 +231,29 @@ class Watcher:
                 resync_task.add_done_callback(self._resyncs.discard)
             while True:
                 step = STEP_MS if time.monotonic() - self.last_event < IDLE_AFTER_S else IDLE_STEP_MS
-                waiting = asyncio.ensure_future(
-                    asyncio.to_thread(notify.watch, self.debounce_ms, step, WAIT_MS, self._stop)
-                )
-                try:
-                    raw = await asyncio.shield(waiting)
-                except asyncio.CancelledError:
-                    # The thread's wait returns at its next step (<= IDLE_STEP_MS); `close` must not run
-                    # while it still uses the watch (as awatch waits for its thread).
-                    self._stop.set()
-                    await asyncio.wait({waiting}, timeout=1.0)
-                    raise
-                if raw == "stop" or raw == "signal":
-                    return
-                if raw == "timeout":
-                    continue
-                self.last_event = time.monotonic()
-                changes = {(watchfiles.Change(change), path) for change, path in raw}
-                await self._batch(changes)
+                for notify in notifies:
+                    if notify not in waits.values():
+                        wait = asyncio.to_thread(notify.watch, self.debounce_ms, step, WAIT_MS, halt)
+                        waits[asyncio.ensure_future(wait)] = notify
+                done, _ = await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+                for waiting in done:
+                    del waits[waiting]
+                    raw = waiting.result()
+                    if raw == "stop" or raw == "signal":
+                        return
+                    if raw == "timeout":
+                        continue
+                    self.last_event = time.monotonic()
+                    changes = {(watchfiles.Change(change), path) for change, path in raw}
+                    await self._batch(changes)
         finally:
-            notify.close()
+            # A wait returns at its next step (<= IDLE_STEP_MS); `close` must not run while one
+            # still uses its watch (as awatch waits for its thread).
+            halt.set()
+            if waits:
+                await asyncio.wait(waits, timeout=1.0)
+            for notify in notifies:
+                notify.close()
 
     async def _batch(self, batch: set[tuple[watchfiles.Change, str]]) -> None:
         rels = sorted({rel for change, raw in batch if self._filter(change, raw) and (rel := self._relevant(raw))})
@@ -227,3 +268,13 @@ class Watcher:
         self._good = True
         if effective:
             await self.publish(effective)
+
+
+def _files_below(folder: Path) -> list[Path]:
+    """Every file below `folder`, not entering a folder whose name is not UTF-8 (opening one would
+    end the watch: `watch_plan.py`) nor following a symlinked folder."""
+    found: list[Path] = []
+    for here, folders, names in os.walk(folder):
+        folders[:] = [name for name in folders if is_utf8_name(name)]
+        found.extend(Path(here, name) for name in names)
+    return found
