@@ -23,6 +23,7 @@ import stat as stat_mode
 import weakref
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Literal
 
@@ -243,7 +244,10 @@ class VaultFiles:
                 raise NoteNotFound(f"no note at {vp.rel!r}", details={"path": vp.rel})
             if not existed:
                 self.check_new(vp, file=True)
-            st = await asyncio.to_thread(self._write_sync, vp, key, dest, data, create_only)
+            # Compared again right before the rename: an editor's save landing while the new bytes
+            # were written and fsynced is a `conflict`, never replaced by a version not read.
+            check = None if expected_etag is None else partial(self.check_etag, vp, expected_etag)
+            st = await asyncio.to_thread(self._write_sync, vp, key, dest, data, create_only, check)
             result = WriteResult(rel=vp.rel, etag=etag_of(data), created=not existed, stat=_file_stat(st))
         if publish:
             await self.bus.publish(self._changes("created" if result.created else "modified", vp.rel, key))
@@ -264,7 +268,15 @@ class VaultFiles:
             changes.append(FileChange(kind, real_rel))
         return changes
 
-    def _write_sync(self, vp: VaultPath, key: str, dest: Path, data: bytes, exclusive: bool) -> os.stat_result:
+    def _write_sync(
+        self,
+        vp: VaultPath,
+        key: str,
+        dest: Path,
+        data: bytes,
+        exclusive: bool,
+        check: Callable[[], object] | None = None,
+    ) -> os.stat_result:
         if dest.is_dir():
             raise PathInvalid(f"{vp.rel!r} is a folder", details={"path": vp.rel})
         self._journal(vp, key, dest, etag_of(data))
@@ -273,7 +285,7 @@ class VaultFiles:
             found = dirfd.lstat_in(folder, name)
             if found is not None and stat_mode.S_ISDIR(found.st_mode):
                 raise PathInvalid(f"{vp.rel!r} is a folder", details={"path": vp.rel})
-            return write_in(folder.fd, name, data, exclusive=exclusive, rel=key)
+            return write_in(folder.fd, name, data, exclusive=exclusive, rel=key, check=check)
 
     async def modify(
         self, vp: VaultPath, change: Callable[[str], str], *, expected_etag: str | None = None

@@ -24,7 +24,7 @@ import secrets
 import socket
 import stat
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from service.errors import AlreadyExists
@@ -115,14 +115,18 @@ def _temp_in(folder_fd: int, target_name: str) -> tuple[int, str]:
     raise FileExistsError(f"no free temp name beside {target_name}")
 
 
-def write_in(folder_fd: int, name: str, data: bytes, *, exclusive: bool, rel: str) -> os.stat_result:
+def write_in(
+    folder_fd: int, name: str, data: bytes, *, exclusive: bool, rel: str, check: Callable[[], object] | None = None
+) -> os.stat_result:
     """Write `data` as `name` in the open folder `folder_fd`: temp file + fsync + rename (or hard
     link for create-only), then fsync the folder. `rel` names the target in errors.
 
     A new file gets the default mode (0666 minus the umask, as any editor would create it); an
     overwritten file keeps its mode. Returns the written file's stat. A link at `name` is
     replaced by the file, never followed (`VaultFiles._real` resolves links inside the vault
-    before a write gets here).
+    before a write gets here). `check` runs right before the rename (after the fsync) and may
+    raise to abort with nothing replaced: an etag compared there leaves a person's save no
+    fsync-long window to be written over.
     """
     try:
         fd, tmp = _temp_in(folder_fd, name)
@@ -148,6 +152,8 @@ def write_in(folder_fd: int, name: str, data: bytes, *, exclusive: bool, rel: st
                 raise AlreadyExists("a file already exists at that path", details={"path": rel}) from None
             os.unlink(tmp, dir_fd=folder_fd)
         else:
+            if check is not None:
+                check()
             os.rename(tmp, name, src_dir_fd=folder_fd, dst_dir_fd=folder_fd)
         os.fsync(folder_fd)
         return written
