@@ -21,12 +21,24 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, ValidationError
 
+from service.graph.address import parse_address
 from service.plans import graph as plan_graph
-from service.plans.effects import BOOKMARKS_FILE, MOVES, REWRITES, Effects, EffectsBuilder, MemoryNotes
+from service.plans.effects import (
+    BOOKMARKS_FILE,
+    CREATE_OR_MODIFY,
+    MODIFY,
+    MOVES,
+    REWRITES,
+    Effects,
+    EffectsBuilder,
+    MemoryNotes,
+)
 from service.plans.model import Param, Plan, Step
 from service.plans.refs import LATE, RefError, Scope, Unresolved, resolve
 from service.plans.schedule import run_after
 
+# Tools whose `path` is an existing note's address (created where none fits), found as a wikilink finds it
+ADDRESSED = CREATE_OR_MODIFY | MODIFY | MOVES | {"delete_note", "copy_note", "set_task_status", "apply_template"}
 MAX_STEPS = 500  # steps as written
 MAX_CALLS = 5000  # tool calls after foreach expansion
 DRY_RUN_PAGE = 500  # changed files per page of a rewriting tool's dry run (its maximum `limit`)
@@ -62,6 +74,10 @@ class Host(Protocol):
     def path_problem(self, rel: str, op: str) -> str | None: ...
 
     def exists(self, rel: str) -> bool: ...
+
+    async def locate(self, address: str) -> str | None:
+        """The existing note a note address names in the vault now, as the tools find it (a
+        bare name, a partial path, an alias); None when no note or several fit."""
 
     @property
     def memory(self) -> MemoryNotes | None:
@@ -260,17 +276,18 @@ async def _check_step(
         for message in _arg_problems(tool, args, late)[:5]:
             checked.problems.append(Problem(where, "validation_error", message))
         if tool.mutating:
+            found = await _found(step.tool, args, host, builder)
             if late:
                 checked.touches[step.id] = None
                 if step.id not in builder.effects.unresolved:
                     builder.effects.unresolved.append(step.id)
                     checked.late.append((step.id, step.tool))
                 builder.risk("writes")
-                _known_effects(step, tool, args, builder, checked, where)
+                _known_effects(step, tool, found, builder, checked, where)
             else:
                 earlier = len(builder.paths)
                 touched = builder.step(
-                    step.tool, args, destructive=tool.destructive, scopes=tool.scopes, step_id=step.id
+                    step.tool, found, destructive=tool.destructive, scopes=tool.scopes, step_id=step.id
                 )
                 mine = builder.paths[earlier:]
                 checked.calls.append((step.id, step.tool, args, _on_plan(checked, mine)))
@@ -295,6 +312,25 @@ async def _check_step(
         if step.capture_as:
             scope.steps[step.capture_as] = known
     return reads and not tool.mutating and runnable
+
+
+async def _found(tool: str, args: dict[str, Any], host: Host, builder: EffectsBuilder) -> dict[str, Any]:
+    """`args` with the note address in `path` replaced by the file the call will work on, as
+    the tool finds it (`ToolContext.find_note`): a note an earlier step made or the path as
+    written when a step changed a file there, else the existing note the address names now
+    (`Launch plan` is `Projects/Launch plan.md`), unless a step moved or deleted it; the path as
+    written when none fits (a new note). The effects, the path ACL and the preview a human
+    approves then name the file that changes; the call itself runs with `args` as given."""
+    path = args.get("path")
+    if tool not in ADDRESSED or not isinstance(path, str):
+        return args
+    target = parse_address(path).target
+    rel = builder.planned(target)
+    if rel is None:
+        rel = await host.locate(path)
+        if rel is None or not builder.exists(rel):
+            return args
+    return {**args, "path": rel}
 
 
 def _known_effects(

@@ -152,11 +152,32 @@ class EffectsBuilder:
         self._now: dict[str, bool] = {}  # path -> exists, after the steps seen so far
         self.paths: list[tuple[str, str]] = []  # (path, op) the plan touches, for the ACL check
         self._touched: set[str] | None = set()  # files and folders the current call touches; None: unknown
+        self._stepped: set[str] = set()  # files a step writes, moves or deletes
+        self._stepped_names: dict[str, list[str]] = {}  # their file names, lower case -> paths
 
     def exists(self, rel: str) -> bool:
         if rel not in self._now:
             self._now[rel] = self._exists_on_disk(rel)
         return self._now[rel]
+
+    def planned(self, target: str) -> str | None:
+        """The file a note address's target (`Launch plan`, `Projects/Launch plan.md`) names
+        where the steps seen so far decide it: the path as written when a step wrote, moved or
+        deleted a file there, else the one file an earlier step made whose path ends with it
+        (None: the vault as it is now decides)."""
+        rel = _note(target)
+        if rel in self._stepped:
+            return rel
+        tail = "/" + rel.lower()
+        named = self._stepped_names.get(tail.rpartition("/")[2], ())
+        made = [p for p in named if self._now.get(p) and ("/" + p.lower()).endswith(tail)]
+        return made[0] if len(made) == 1 else None
+
+    def _step_on(self, rel: str) -> None:
+        """`rel` is a file a step writes, moves or deletes (what `planned` looks in)."""
+        if rel not in self._stepped:
+            self._stepped.add(rel)
+            self._stepped_names.setdefault(rel.rpartition("/")[2].lower(), []).append(rel)
 
     def risk(self, level: Risk) -> None:
         if _RISK_ORDER.index(level) > _RISK_ORDER.index(self.effects.risk_level):
@@ -180,6 +201,7 @@ class EffectsBuilder:
             self._now[rel] = True
         if acl:
             self.paths.append((rel, "write"))
+        self._step_on(rel)
         self._touch(rel)
 
     def delete(self, rel: str) -> None:
@@ -192,6 +214,7 @@ class EffectsBuilder:
             e.files_modified.remove(rel)
         self._now[rel] = False
         self.paths.append((rel, "delete"))
+        self._step_on(rel)
         self._touch(rel)
 
     def step(
@@ -304,6 +327,8 @@ class EffectsBuilder:
         self.effects.files_moved.append(moved)
         self._now[src] = False
         self._now[dst] = True
+        self._step_on(src)
+        self._step_on(dst)
         self.paths.append((src, "write"))
         self.paths.append((dst, "write"))
         return moved

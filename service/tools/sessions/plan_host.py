@@ -16,6 +16,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from service.errors import PathInvalid, ValidationFailed, VaultgateError
+from service.graph.address import parse_address
+from service.graph.linkpath import strip_md
 from service.memory.store import memory_notes
 from service.plans.check import ToolInfo
 from service.plans.effects import MemoryNotes
@@ -47,6 +49,7 @@ class PlanHost:
         self.ctx = ctx
         self.registry = registry
         self._resolved: dict[str, VaultPath | str] = {}  # rel -> where it is, or why it is not a vault path
+        self._names: set[str] | None = None  # the notes' file names and aliases, lower case (`locate`)
 
     def _resolve(self, rel: str) -> VaultPath | str:
         """The vault path of `rel` (its problem as text), once per plan check: the effects
@@ -90,6 +93,25 @@ class PlanHost:
             return (self.ctx.vault.paths.root / normalize(rel)).is_file()
         except PathInvalid:
             return False
+
+    async def locate(self, address: str) -> str | None:
+        """The note `address` names now, as `find_note` finds it. The note names are read once
+        per plan, and only an address whose file name or alias some note carries is looked up
+        (a plan creating 5,000 new notes scans no name list per call)."""
+        if self._names is None:
+            names = await self.ctx.note_names()
+            self._names = {n.base_low for n in names} | {a for n in names for a in n.aliases_low}
+        target = parse_address(address).target.strip()
+        if (
+            strip_md(target.strip("/")).lower().rpartition("/")[2] not in self._names
+            and target.lower() not in self._names
+        ):
+            return None
+        try:
+            found = await self.ctx.find_note(address, "read", missing_ok=True)
+        except VaultgateError:  # several notes fit, or none may be read: the call answers that itself
+            return None
+        return found.vp.rel if found.vp.abs.is_file() else None
 
     async def read(self, tool: str, args: dict[str, Any]) -> tuple[dict[str, Any] | None, str | None]:
         result, error = await self.call(tool, args)

@@ -1,0 +1,76 @@
+"""A plan's steps name notes the way every tool takes them (a bare name, a partial path, a
+wikilink): the effects validate_plan reports, the path ACL check and the preview a human approves
+name the file the step will change, as the run then finds it (issue 41 items 3 and 4)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from tests.conftest import snapshot, started
+
+VAULT = {"Projects/Launch plan.md": "# Launch plan\n", "Home.md": "See [[Launch plan]].\n"}
+
+
+def _changed(before: dict[str, Any], after: dict[str, Any]) -> set[str]:
+    """The files whose bytes differ (folders left out)."""
+    return {k for k in set(before) | set(after) if before.get(k) != after.get(k) and not k.endswith("/")}
+
+
+async def test_a_bare_name_is_previewed_as_the_note_the_run_moves(make_vault: Callable[..., Path]) -> None:
+    plan = {
+        "goal": "archive",
+        "steps": [{"id": "m", "tool": "move_note", "args": {"path": "Launch plan", "new_path": "Archive/Launch plan"}}],
+    }
+    async with started(make_vault(VAULT)) as vg:
+        await vg.indexed()
+        checked = await vg.ok("validate_plan", plan=plan)
+        [moved] = checked["effects"]["files_moved"]
+        assert (moved["from"], moved["to"]) == ("Projects/Launch plan.md", "Archive/Launch plan.md")
+        asked = await vg.err("execute_plan", "elicit_required", plan=plan)
+        assert "Projects/Launch plan.md -> Archive/Launch plan.md" in asked["details"]["preview"]
+        before = snapshot(vg.root)
+        run = await vg.confirmed("execute_plan", plan=plan)
+        assert run["status"] == "done", run
+        assert set(asked["details"]["files"]) == _changed(before, snapshot(vg.root))
+
+
+async def test_the_acl_judges_the_note_a_bare_name_finds(make_vault: Callable[..., Path]) -> None:
+    acl = {"prefix_rules": [{"path": "Projects", "write": "deny"}]}
+    async with started(make_vault(VAULT), acl=acl) as vg:
+        await vg.indexed()
+        plan = {
+            "goal": "g",
+            "steps": [{"id": "add", "tool": "append_note", "args": {"path": "[[Launch plan]]", "content": "x"}}],
+        }
+        out = await vg.ok("validate_plan", plan=plan)
+        assert [(p["step"], p["code"]) for p in out["problems"]] == [("add", "acl_denied")]
+        assert "Projects/Launch plan.md" in out["problems"][0]["message"]
+
+
+async def test_a_name_a_step_created_or_moved_names_that_file(make_vault: Callable[..., Path]) -> None:
+    plan = {
+        "goal": "g",
+        "steps": [
+            {"id": "mk", "tool": "create_note", "args": {"path": "Inbox/Fresh", "content": "new\n"}},
+            {"id": "add", "tool": "append_note", "args": {"path": "Fresh", "content": "more\n"}, "dependsOn": ["mk"]},
+            {"id": "mv", "tool": "move_note", "args": {"path": "Launch plan", "new_path": "Old/Launch plan"}},
+            {"id": "tag", "tool": "add_tags", "args": {"path": "Launch plan", "tags": ["old"]}, "dependsOn": ["mv"]},
+            {"id": "new", "tool": "write_note", "args": {"path": "Brand new", "content": "x\n"}},
+        ],
+    }
+    async with started(make_vault(VAULT)) as vg:
+        await vg.indexed()
+        effects = (await vg.ok("validate_plan", plan=plan))["effects"]
+        assert sorted(effects["files_created"]) == ["Brand new.md", "Inbox/Fresh.md"], effects
+        assert effects["files_modified"] == ["Old/Launch plan.md"], effects
+        asked = await vg.err("execute_plan", "elicit_required", plan=plan)
+        before = snapshot(vg.root)
+        run = await vg.confirmed("execute_plan", plan=plan)
+        assert run["status"] == "done", run
+        changed = _changed(before, snapshot(vg.root))
+        assert changed == {"Inbox/Fresh.md", "Projects/Launch plan.md", "Old/Launch plan.md", "Brand new.md"}
+        assert set(asked["details"]["files"]) == changed
+        assert "more" in (vg.root / "Inbox/Fresh.md").read_text()
+        assert "old" in (vg.root / "Old/Launch plan.md").read_text()
