@@ -5,7 +5,9 @@ it is about (and their etags when found) and, when something can be done, an act
 plans language (`service.plans`): applying it is validating, previewing and executing that plan,
 with the usual confirmation floors, journal and undo. Its `key` says what it is about, stably
 across runs: a run that finds it again refreshes it, a dismissed one stays dismissed, and an open
-one a later run of its job no longer finds is marked `gone`. Touches `plane_findings` only.
+one a later run of its job no longer finds is marked `gone`. What one run recorded (`Recorded`)
+keeps which findings it found, which were new and which it marked gone, so its counts can be
+told over the findings one caller may read. Touches `plane_findings` only.
 """
 
 from __future__ import annotations
@@ -14,12 +16,14 @@ import json
 import secrets
 import sqlite3
 import time
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from service.storage.db import Database
 
 Status = Literal["open", "dismissed", "applied", "gone"]
+BATCH = 500  # findings read at a time when they are filtered for a caller
 
 
 @dataclass(slots=True)
@@ -36,6 +40,35 @@ class Finding:
     status: Status = "open"
     found_at: float = 0.0
     run_id: str = ""
+
+
+Shown = Callable[[list[str]], bool]  # whether a finding about these notes is shown to a caller
+
+
+@dataclass(slots=True)
+class Recorded:
+    """What one run recorded: its findings (with their ids), which of them were new (their places
+    in `found`), and the open findings of its jobs it no longer found (each as its job and the
+    notes it was about)."""
+
+    found: list[Finding] = field(default_factory=list)
+    new: set[int] = field(default_factory=set)
+    gone: list[tuple[str, list[str]]] = field(default_factory=list)
+
+    def counts(self, shown: Shown | None = None) -> dict[str, int]:
+        """New, found again and gone: all of them, or those `shown` admits."""
+        seen = [i for i, f in enumerate(self.found) if shown is None or shown(f.paths)]
+        new = sum(1 for i in seen if i in self.new)
+        gone = sum(1 for _job, paths in self.gone if shown is None or shown(paths))
+        return {"new": new, "again": len(seen) - new, "gone": gone}
+
+    def per_job(self, shown: Shown | None = None) -> dict[str, int]:
+        """Findings by the job that found them: all of them, or those `shown` admits."""
+        out: dict[str, int] = {}
+        for f in self.found:
+            if shown is None or shown(f.paths):
+                out[f.job] = out.get(f.job, 0) + 1
+        return out
 
 
 def _row(r: Any) -> Finding:
@@ -62,15 +95,15 @@ class FindingStore:
     def __init__(self, state: Database) -> None:
         self.state = state
 
-    async def record(self, vault_id: str, run_id: str, jobs: list[str], found: list[Finding]) -> dict[str, int]:
+    async def record(self, vault_id: str, run_id: str, jobs: list[str], found: list[Finding]) -> Recorded:
         """Keep what the run's `jobs` found: new findings open, known ones refreshed (a dismissed one
-        stays dismissed), open ones of those jobs not found again `gone`. Counts by outcome."""
+        stays dismissed), open ones of those jobs not found again `gone`."""
         now = time.time()
 
-        def work(conn: sqlite3.Connection) -> dict[str, int]:
-            counts = {"new": 0, "again": 0, "gone": 0}
+        def work(conn: sqlite3.Connection) -> Recorded:
+            recorded = Recorded(found=found)
             keys = set()
-            for f in found:
+            for place, f in enumerate(found):
                 keys.add(f.key)
                 row = conn.execute(
                     "SELECT id, status FROM plane_findings WHERE vault_id = ? AND key = ?", (vault_id, f.key)
@@ -92,7 +125,7 @@ class FindingStore:
                         " plan, status, found_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,'open',?,?)",
                         (f.id, vault_id, *values[:3], f.key, *values[3:], now, now),
                     )
-                    counts["new"] += 1
+                    recorded.new.add(place)
                     continue
                 f.id = str(row[0])
                 status = "dismissed" if row[1] == "dismissed" else "open"
@@ -101,38 +134,73 @@ class FindingStore:
                     " status=?, updated_at=? WHERE id=?",
                     (*values, status, now, f.id),
                 )
-                counts["again"] += 1
             marks = ",".join("?" * len(jobs))
             if jobs:
                 rows = conn.execute(
-                    f"SELECT id, key FROM plane_findings WHERE vault_id = ? AND status = 'open' AND job IN ({marks})",
+                    f"SELECT id, key, job, paths FROM plane_findings WHERE vault_id = ? AND status = 'open'"
+                    f" AND job IN ({marks})",
                     (vault_id, *jobs),
                 ).fetchall()
-                for fid, key in rows:
+                for fid, key, job, paths in rows:
                     if key not in keys:
                         conn.execute("UPDATE plane_findings SET status='gone', updated_at=? WHERE id=?", (now, fid))
-                        counts["gone"] += 1
-            return counts
+                        recorded.gone.append((str(job), json.loads(paths)))
+            return recorded
 
         return await self.state.run_write(work)
 
     async def page(
-        self, vault_id: str, *, status: str | None, kind: str | None, offset: int, limit: int
+        self,
+        vault_id: str,
+        *,
+        status: str | None,
+        kind: str | None,
+        offset: int,
+        limit: int,
+        shown: Shown | None = None,
     ) -> tuple[list[Finding], int]:
-        where, params = ["vault_id = ?"], [vault_id]
-        if status is not None:
-            where.append("status = ?")
-            params.append(status)
-        if kind is not None:
-            where.append("kind = ?")
-            params.append(kind)
-        sql = " AND ".join(where)
+        """A page of the findings matching and their total, oldest first: of all of them, or of
+        those `shown` admits (filtered before the page is cut, `BATCH` rows read at a time)."""
+        if shown is not None:
+            page: list[Finding] = []
+            total = 0
+            async for f in self.scan(vault_id, status=status, kind=kind):
+                if shown(f.paths):
+                    if offset <= total < offset + limit:
+                        page.append(f)
+                    total += 1
+            return page, total
+        sql, params = _where(vault_id, status=status, kind=kind)
         rows = await self.state.fetchall(
             f"SELECT {_COLUMNS} FROM plane_findings WHERE {sql} ORDER BY found_at, id LIMIT ? OFFSET ?",
             (*params, limit, offset),
         )
-        total = await self.state.fetchone(f"SELECT COUNT(*) FROM plane_findings WHERE {sql}", tuple(params))
-        return [_row(r) for r in rows], int(total[0])
+        count = await self.state.fetchone(f"SELECT COUNT(*) FROM plane_findings WHERE {sql}", tuple(params))
+        return [_row(r) for r in rows], int(count[0])
+
+    async def scan(
+        self,
+        vault_id: str,
+        *,
+        status: str | None = None,
+        kind: str | None = None,
+        job: str | None = None,
+        run_id: str | None = None,
+    ) -> AsyncIterator[Finding]:
+        """Every finding matching, oldest first, read `BATCH` rows at a time."""
+        sql, params = _where(vault_id, status=status, kind=kind, job=job, run_id=run_id)
+        after: tuple[float, str] | None = None
+        while True:
+            since = " AND (found_at, id) > (?, ?)" if after is not None else ""
+            rows = await self.state.fetchall(
+                f"SELECT {_COLUMNS} FROM plane_findings WHERE {sql}{since} ORDER BY found_at, id LIMIT ?",
+                (*params, *(after or ()), BATCH),
+            )
+            for r in rows:
+                yield _row(r)
+            if len(rows) < BATCH:
+                return
+            after = (float(rows[-1][11]), str(rows[-1][0]))
 
     async def get(self, vault_id: str, finding_id: str) -> Finding | None:
         row = await self.state.fetchone(
@@ -155,12 +223,34 @@ class FindingStore:
 
         await self.state.run_write(work)
 
-    async def counts(self, vault_id: str) -> dict[str, dict[str, int]]:
-        """Findings by kind and status."""
+    async def counts(self, vault_id: str, shown: Shown | None = None) -> dict[str, dict[str, int]]:
+        """Findings by kind and status: all of them, or those `shown` admits."""
+        out: dict[str, dict[str, int]] = {}
+        if shown is not None:
+            async for f in self.scan(vault_id):
+                if shown(f.paths):
+                    by_status = out.setdefault(f.kind, {})
+                    by_status[f.status] = by_status.get(f.status, 0) + 1
+            return out
         rows = await self.state.fetchall(
             "SELECT kind, status, COUNT(*) FROM plane_findings WHERE vault_id = ? GROUP BY kind, status", (vault_id,)
         )
-        out: dict[str, dict[str, int]] = {}
         for kind, status, n in rows:
             out.setdefault(str(kind), {})[str(status)] = int(n)
         return out
+
+    async def of_run(self, vault_id: str, job: str, run_id: str, shown: Shown | None = None) -> int:
+        """How many findings `job` reported at run `run_id` (a later run of the job takes them over):
+        all of them, or those `shown` admits."""
+        return sum([1 async for f in self.scan(vault_id, job=job, run_id=run_id) if shown is None or shown(f.paths)])
+
+
+def _where(vault_id: str, **equal: str | None) -> tuple[str, list[str]]:
+    """The WHERE clause (and its parameters) of a vault's findings whose columns equal the values
+    given (None: any)."""
+    where, params = ["vault_id = ?"], [vault_id]
+    for column, value in equal.items():
+        if value is not None:
+            where.append(f"{column} = ?")
+            params.append(value)
+    return " AND ".join(where), params

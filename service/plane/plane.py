@@ -29,14 +29,14 @@ import logging
 import secrets
 import time
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 from service.activity import Activity
 from service.indexer.runner import indexer_of
 from service.memory.experiences import ExperienceStore
 from service.memory.recall import MemoryRecall
-from service.plane.findings import Finding, FindingStore
+from service.plane.findings import Finding, FindingStore, Recorded
 from service.plane.gateway import Gateway, GatewayFailed
 from service.plane.job import Job, JobContext
 from service.settings import Settings
@@ -59,6 +59,7 @@ class JobReport:
     reason: str | None = None
     findings: int = 0
     seconds: float = 0.0
+    run_id: str = ""  # the run it is of (a run of some jobs keeps the other jobs' reports)
 
 
 @dataclass
@@ -71,6 +72,12 @@ class RunResult:
     counts: dict[str, int] = field(default_factory=dict)  # new / again / gone
     auto_applied: list[str] = field(default_factory=list)
     trigger: str = "manual"
+    recorded: Recorded = field(default_factory=Recorded)  # not saved: counts for one caller come from it
+
+    def summary(self) -> dict[str, Any]:
+        """What is saved of the run (`plane_state.summary`): all but what it recorded."""
+        saved = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "recorded"}
+        return {**saved, "jobs": [asdict(r) for r in self.jobs], "counts": dict(self.counts)}
 
 
 @dataclass
@@ -279,11 +286,14 @@ class Plane:
                     self.running[vault_id].update(job=job.name, done=done)
                     if progress is not None:
                         await progress(done, len(chosen), f"consolidation: {job.name}")
-                    result.jobs.append(await self._one(job, ctx, found))
+                    report = await self._one(job, ctx, found)
+                    report.run_id = result.run_id
+                    result.jobs.append(report)
                 ran = [r.job for r in result.jobs if r.status == "ran"]
                 for f in found:
                     f.run_id = result.run_id
-                result.counts = await self.findings.record(vault_id, result.run_id, ran, found)
+                result.recorded = await self.findings.record(vault_id, result.run_id, ran, found)
+                result.counts = result.recorded.counts()
                 result.auto_applied = await self._auto_apply(vault_id, found)
                 result.ended_at = time.time()
                 partial = {j.name for j in chosen} != {j.name for j in self.jobs}
@@ -353,7 +363,7 @@ class Plane:
         end (`full_run_end` in the summary) and its cursor: the other jobs are not put off by an
         interval, and changes since that cursor stay in the next full run of every job — and its
         job reports replace only those jobs' reports in the summary."""
-        summary = asdict(result)
+        summary = result.summary()
         if not partial:
             summary["full_run_end"] = result.ended_at
             await self._save(vault_id, last_run=result.ended_at, cursor=result.started_at, summary=summary)

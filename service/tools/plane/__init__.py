@@ -7,7 +7,9 @@ previewed, confirmed where its steps need a human, journaled, undoable with `und
 after checking that the notes it is about have not changed since it was found (their etags): a
 changed one is refused with `conflict`, and the next run finds it again if it still holds.
 A caller sees only the findings about notes it may read (and the vault-wide ones when no path
-rule restricts it). Touches: `plane_findings` and `plane_state` (state database); the vault only
+rule restricts it), and every count it is given — `plane_status`'s by kind and per job,
+`run_consolidation`'s per job and new / again / gone, `list_findings`' total — is counted over
+those findings only. Touches: `plane_findings` and `plane_state` (state database); the vault only
 through the plans it runs.
 """
 
@@ -21,7 +23,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from service.errors import Conflict, ModeUnavailable, NoteNotFound, ValidationFailed
-from service.plane.findings import Finding
+from service.plane.findings import Finding, Shown
 from service.plane.plane import Plane, RunResult
 from service.security.visible import unrestricted
 from service.tools.context import ToolContext
@@ -41,10 +43,18 @@ def _iso(stamp: float | None) -> str | None:
     return dt.datetime.fromtimestamp(stamp, dt.UTC).isoformat(timespec="seconds") if stamp else None
 
 
-def _visible(ctx: ToolContext, finding: Finding) -> bool:
+def shown_to(ctx: ToolContext) -> Shown | None:
+    """Which findings the caller is shown, by the notes they are about (None: all of them): those
+    about notes it may read every one of; a vault-wide finding (about no note) only when no path
+    rule restricts it."""
     if unrestricted(ctx):
-        return True
-    return bool(finding.paths) and all(ctx.can_read(p) for p in finding.paths)
+        return None
+    return lambda paths: bool(paths) and all(ctx.can_read(p) for p in paths)
+
+
+def _visible(ctx: ToolContext, finding: Finding) -> bool:
+    shown = shown_to(ctx)
+    return shown is None or shown(finding.paths)
 
 
 # -- plane_status -----------------------------------------------------------------------------
@@ -60,7 +70,10 @@ class JobStatus(BaseModel):
     available: bool = Field(description="Whether it can run now.")
     reason: str | None = Field(description="Why not, when it cannot.")
     last_status: str | None = Field(description="ran, skipped or failed at the last run.")
-    last_findings: int | None = Field(description="Findings it reported at the last run.")
+    last_findings: int | None = Field(
+        description="Findings it reported at the last run (for a caller a path rule restricts: those it may see; "
+        "null when that is not known)."
+    )
     last_reason: str | None = Field(description="Why it was skipped or failed at the last run.")
 
 
@@ -74,7 +87,9 @@ class StatusOut(ToolOutput):
     next_run: str | None = Field(description="When the next run is due at the latest (null when disabled).")
     running: dict[str, Any] | None = Field(description="The run in progress: run_id, job, done, total.")
     jobs: list[JobStatus] = Field(description="Each job, in run order.")
-    findings: dict[str, dict[str, int]] = Field(description="Findings by kind and status (open, dismissed...).")
+    findings: dict[str, dict[str, int]] = Field(
+        description="Findings by kind and status (open, dismissed...), of those the caller may see."
+    )
     gateway: str = Field(description="The inference gateway: 'not configured', or its model and URL (and last error).")
     auto_apply: list[str] = Field(description="Finding kinds runs apply by themselves.")
 
@@ -84,10 +99,15 @@ async def plane_status(ctx: ToolContext, args: StatusIn) -> StatusOut:
     saved = await plane.saved(ctx.vault.id)
     last = saved["summary"].get("jobs", []) if isinstance(saved["summary"], dict) else []
     by_job = {r.get("job"): r for r in last if isinstance(r, dict)}
+    shown = shown_to(ctx)
     jobs = []
     for job in plane.jobs:
         reason = plane.missing(job, ctx.vault)
         report = by_job.get(job.name, {})
+        found = report.get("findings")
+        if shown is not None and found:  # counted again over the findings the caller may see
+            run_id = report.get("run_id")
+            found = await plane.findings.of_run(ctx.vault.id, job.name, run_id, shown) if run_id else None
         jobs.append(
             JobStatus(
                 job=job.name,
@@ -95,11 +115,11 @@ async def plane_status(ctx: ToolContext, args: StatusIn) -> StatusOut:
                 available=reason is None,
                 reason=reason,
                 last_status=report.get("status"),
-                last_findings=report.get("findings"),
+                last_findings=found,
                 last_reason=report.get("reason"),
             )
         )
-    counts = await plane.findings.counts(ctx.vault.id) if unrestricted(ctx) else {}
+    counts = await plane.findings.counts(ctx.vault.id, shown)
     return StatusOut(
         vault=ctx.vault.id,
         enabled=plane.settings.enabled,
@@ -133,7 +153,7 @@ class JobReportOut(BaseModel):
     job: str = Field(description="Job name.")
     status: str = Field(description="ran, skipped or failed.")
     reason: str | None = Field(description="Why it was skipped or failed.")
-    findings: int = Field(description="Findings it reported.")
+    findings: int = Field(description="Findings it reported (of those the caller may see).")
     seconds: float = Field(description="How long it took.")
 
 
@@ -141,21 +161,31 @@ class RunOut(ToolOutput):
     run_id: str | None = Field(description="The run's id (null when a cancel found none).")
     status: Literal["done", "running", "cancelled"] = Field(description="Where the run is.")
     jobs: list[JobReportOut] = Field(description="Each job's outcome (when done).")
-    new: int = Field(description="New findings.")
+    new: int = Field(description="New findings (of those the caller may see, as are again and gone).")
     again: int = Field(description="Findings found again (a dismissed one stays dismissed).")
     gone: int = Field(description="Open findings no longer found.")
     auto_applied: list[str] = Field(description="Findings applied by the run ([plane] auto_apply).")
 
 
-def run_out(result: RunResult) -> RunOut:
+def run_out(result: RunResult, shown: Shown | None = None) -> RunOut:
+    """The run's answer: its counts over all its findings, or over those `shown` admits (`shown_to`)."""
+    counts, applied = result.counts, result.auto_applied
+    per_job = {r.job: r.findings for r in result.jobs}
+    if shown is not None:
+        counts, per_job = result.recorded.counts(shown), result.recorded.per_job(shown)
+        mine = {f.id for f in result.recorded.found if shown(f.paths)}
+        applied = [fid for fid in applied if fid in mine]
     return RunOut(
         run_id=result.run_id,
         status="done",
-        jobs=[JobReportOut(**vars(r)) for r in result.jobs],
-        new=result.counts.get("new", 0),
-        again=result.counts.get("again", 0),
-        gone=result.counts.get("gone", 0),
-        auto_applied=result.auto_applied,
+        jobs=[
+            JobReportOut(job=r.job, status=r.status, reason=r.reason, findings=per_job.get(r.job, 0), seconds=r.seconds)
+            for r in result.jobs
+        ],
+        new=counts.get("new", 0),
+        again=counts.get("again", 0),
+        gone=counts.get("gone", 0),
+        auto_applied=applied,
     )
 
 
@@ -177,7 +207,7 @@ async def run_consolidation(ctx: ToolContext, args: RunIn) -> RunOut:
     within = WAIT_S if args.wait is None else (None if args.wait else 0.0)
     if within != 0.0:
         with contextlib.suppress(TimeoutError):
-            return run_out(await asyncio.wait_for(asyncio.shield(launched.task), within))
+            return run_out(await asyncio.wait_for(asyncio.shield(launched.task), within), shown_to(ctx))
     return idle_out(launched.run_id, "running")
 
 
@@ -211,7 +241,7 @@ class FindingOut(BaseModel):
 
 class ListOut(ToolOutput):
     items: list[FindingOut] = Field(description="Findings, oldest first.")
-    total: int = Field(description="Findings matching (before the path rules of the caller).")
+    total: int = Field(description="Findings matching, of those the caller may see.")
     next_cursor: str | None = Field(description="Cursor for the next page, None at the end.")
 
 
@@ -234,12 +264,12 @@ async def list_findings(ctx: ToolContext, args: ListIn) -> ListOut:
     state = {"k": args.kind, "s": args.status}
     offset = decode_cursor(args.cursor, **state)
     page, total = await plane.findings.page(
-        ctx.vault.id, status=args.status, kind=args.kind, offset=offset, limit=args.limit
+        ctx.vault.id, status=args.status, kind=args.kind, offset=offset, limit=args.limit, shown=shown_to(ctx)
     )
     more = offset + len(page) < total
     return ListOut(
-        items=[_finding_out(f) for f in page if _visible(ctx, f)],
-        total=total if unrestricted(ctx) else len([f for f in page if _visible(ctx, f)]),
+        items=[_finding_out(f) for f in page],
+        total=total,
         next_cursor=encode_cursor(offset + args.limit, **state) if more else None,
     )
 
