@@ -17,7 +17,7 @@ effects, nothing run); `confirm` makes the confirm layer ask for every call.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 from service.dispatch.context import CallContext, Next, ToolResult
 from service.errors import Forbidden
@@ -26,7 +26,9 @@ from service.errors import Forbidden
 class AclGate:
     name = "acl"
 
-    def __init__(self, read_only: Callable[[str], bool], preview: Callable[[CallContext], ToolResult]) -> None:
+    def __init__(
+        self, read_only: Callable[[str], bool], preview: Callable[[CallContext], Awaitable[ToolResult]]
+    ) -> None:
         """`read_only(vault_id)`: the path guard's kill switch; `preview`: a dry-run-mode answer."""
         self.read_only = read_only
         self.preview = preview
@@ -46,7 +48,7 @@ class AclGate:
             call.notes["write_mode"] = mode  # `confirm`: the confirm layer asks a human
             if mode == "dry-run":
                 if spec.previewed:
-                    return self.preview(call)
+                    return await self.preview(call)
                 assert call.args is not None
                 call.args = call.args.model_copy(update={"dry_run": True})
         return await next(call)

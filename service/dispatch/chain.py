@@ -98,7 +98,7 @@ def build_layers(services: Services, registry: Registry) -> tuple[Layer, ...]:
         ResolveVault(services.vaults, settings.default_vault_id),
         AclGate(
             services.guard.is_read_only,
-            WritePreview(services.guard, memory_notes(services.settings.memory)),
+            WritePreview(services.guard, context_for, memory_notes(services.settings.memory)),
         ),
         OwnWrites(),
         Precheck(context_for),

@@ -11,9 +11,9 @@ promises a change the real call would refuse.
 
 from __future__ import annotations
 
-from service.dispatch.context import CallContext, ToolResult
-from service.errors import PathInvalid
-from service.plans.effects import MemoryNotes
+from service.dispatch.context import CallContext, ContextFor, ToolResult
+from service.errors import PathInvalid, VaultgateError
+from service.plans.effects import ADDRESSED, MemoryNotes
 from service.plans.preview import call_effects, preview_of
 from service.tools.models import PIPELINE_ARGS
 from service.types import PathGuard
@@ -21,11 +21,12 @@ from service.vault.paths import normalize
 
 
 class WritePreview:
-    def __init__(self, guard: PathGuard, memory: MemoryNotes | None = None) -> None:
+    def __init__(self, guard: PathGuard, context_for: ContextFor, memory: MemoryNotes | None = None) -> None:
         self.guard = guard
+        self.context_for = context_for  # a note address is found as the tool would find it
         self.memory = memory  # the memory folder and the capture inbox ([memory])
 
-    def __call__(self, call: CallContext) -> ToolResult:
+    async def __call__(self, call: CallContext) -> ToolResult:
         spec, args, vault = call.spec, call.args, call.vault
         assert spec is not None and args is not None and vault is not None
         root = vault.paths.root
@@ -37,6 +38,13 @@ class WritePreview:
                 return False
 
         data = args.model_dump(mode="json", exclude_none=True, exclude=set(PIPELINE_ARGS) | {"vault"})
+        address = data.get("path")
+        if spec.name in ADDRESSED and isinstance(address, str):  # `Launch plan` is Projects/Launch plan.md
+            try:
+                found = await self.context_for(call).find_note(address, "read", missing_ok=True)
+                data["path"] = found.vp.rel
+            except VaultgateError:  # the path as written: its own problem is answered below
+                pass
         effects, paths = call_effects(
             spec.name,
             data,

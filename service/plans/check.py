@@ -24,9 +24,8 @@ from pydantic import BaseModel, ValidationError
 from service.graph.address import parse_address
 from service.plans import graph as plan_graph
 from service.plans.effects import (
+    ADDRESSED,
     BOOKMARKS_FILE,
-    CREATE_OR_MODIFY,
-    MODIFY,
     MOVES,
     REWRITES,
     Effects,
@@ -37,8 +36,6 @@ from service.plans.model import Param, Plan, Step
 from service.plans.refs import LATE, RefError, Scope, Unresolved, resolve
 from service.plans.schedule import run_after
 
-# Tools whose `path` is an existing note's address (created where none fits), found as a wikilink finds it
-ADDRESSED = CREATE_OR_MODIFY | MODIFY | MOVES | {"delete_note", "copy_note", "set_task_status", "apply_template"}
 MAX_STEPS = 500  # steps as written
 MAX_CALLS = 5000  # tool calls after foreach expansion
 DRY_RUN_PAGE = 500  # changed files per page of a rewriting tool's dry run (its maximum `limit`)

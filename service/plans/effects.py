@@ -38,6 +38,9 @@ MOVES = frozenset({"move_note", "rename_note"})
 REWRITES = frozenset({"rename_tag", "rewrite_links"})  # edit notes found at run time; their dry run lists them
 NOTE_WRITES = frozenset({"set_task_status", "apply_template", "write_canvas"})  # `path` is the file changed
 PERIODIC = frozenset({"create_periodic_note", "append_to_periodic_note"})
+# Tools whose `path` is an existing note's address, found as a wikilink finds it (a new note's
+# path as written where none fits): the effects name the file found (`service.plans.check`)
+ADDRESSED = CREATE_OR_MODIFY | MODIFY | MOVES | {"delete_note", "copy_note", "set_task_status", "apply_template"}
 BOOKMARKS = frozenset({"add_bookmark", "remove_bookmark"})
 # Memory tools: (list argument, field naming the entity whose note the item changes).
 MEMORY_WRITES = {

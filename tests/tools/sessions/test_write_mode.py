@@ -215,3 +215,22 @@ async def test_a_preview_refuses_what_the_call_would_refuse(make_vault: Callable
         out = await vg.ok("create_note", path="Open/N")
         assert out["effects"]["files_created"] == ["Open/N.md"] and out["summary"].startswith("dry-run mode")
         assert _files(root) == before
+
+
+@pytest.mark.parametrize(
+    ("tool", "args"),
+    [
+        ("add_tags", {"path": "Plan", "tags": ["t"]}),
+        ("append_note", {"path": "[[Plan|the plan]]", "content": "x"}),
+        ("delete_property", {"path": "plan", "key": "status"}),
+    ],
+)
+async def test_a_dry_run_preview_names_the_note_a_bare_name_finds(
+    make_vault: Callable[..., Path], tool: str, args: dict[str, Any]
+) -> None:
+    root = make_vault()
+    async with started(root, **_vault(root, "dry-run")) as vg:
+        await vg.indexed()
+        effects = (await vg.ok(tool, **args))["effects"]
+        assert effects["files_modified"] == ["Projects/Plan.md"], effects
+        assert not effects["files_created"], effects

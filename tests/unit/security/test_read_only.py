@@ -76,7 +76,10 @@ async def test_read_only_wins_over_confirmation_idempotency_and_conflicts(
 
 async def test_every_registered_vault_writing_tool_is_stopped_by_the_gate(frozen: Harness) -> None:
     """Registry-wide: tools added later are covered too, without hand-written arguments."""
-    gate = AclGate(frozen.app.guard.is_read_only, WritePreview(frozen.app.guard))
+    gate = AclGate(
+        frozen.app.guard.is_read_only,
+        WritePreview(frozen.app.guard, lambda call: call.tool_context(frozen.app.services)),
+    )
     vault = frozen.app.vaults["main"]
     reached: list[str] = []
 
