@@ -22,7 +22,7 @@ from service.bases.env import Context
 from service.bases.snapshot import Record, Snapshot, StatRecord
 from service.bases.source import SnapshotCache, load_snapshot
 from service.bases.values import cell
-from service.errors import AclDenied, NoteNotFound, PathInvalid, ValidationFailed
+from service.errors import AclDenied, NoteNotFound, NotANote, PathInvalid, ValidationFailed
 from service.indexer.runner import indexer_of
 from service.storage.db import Database
 from service.tools.context import ToolContext, link_target
@@ -145,7 +145,7 @@ async def _source(ctx: ToolContext, args: QueryBaseIn, snap: Snapshot) -> tuple[
         return data.decode("utf-8", errors="replace"), 0, this, vp.rel
     try:
         found = await ctx.find_note(args.path, "read", section="reject")
-    except NoteNotFound:
+    except (NoteNotFound, NotANote):  # no note of that name: a folder 'Books' beside Books.base too
         name = link_target(args.path).strip()
         if not name or "." in name.rsplit("/", 1)[-1]:
             raise

@@ -42,3 +42,17 @@ async def test_a_base_file_the_caller_may_not_read_is_not_found_by_name(make_vau
         await vg.indexed()
         await vg.err("query_base", "note_not_found", path="Shelf.base")
         await vg.err("query_base", "note_not_found", path="Shelf")  # by bare name: nothing told either
+
+
+async def test_a_folder_named_like_a_base_file_does_not_hide_it(make_vault: Callable[..., Path]) -> None:
+    files = {k: v for k, v in BASES_VAULT.items() if k != "Library.base"}
+    files["Bases/Shelf.base"] = LIBRARY_BASE
+    files["Shelf/Some book.md"] = "# Some book\n"  # a folder 'Shelf' beside Bases/Shelf.base
+    files["Empty/x.md"] = "x\n"
+    async with started(make_vault(files)) as vg:
+        await vg.indexed()
+        full = await vg.ok("query_base", path="Bases/Shelf.base")
+        for name in ("Shelf", "[[Shelf]]", "shelf"):
+            assert (await vg.ok("query_base", path=name))["rows"] == full["rows"], name
+        folder = await vg.err("query_base", "not_a_note", path="Empty")  # no .base of that name: the folder's answer
+        assert folder["details"]["kind"] == "folder"
