@@ -11,7 +11,9 @@ macros may run scripts), so they hold `execute:plugin`, whose confirmation floor
 approve every call, and `write:vault`, since both write notes. `execute_template` checks its paths
 before anything is asked or sent: the template must be a note the caller may read, the note to
 create a path the caller may write (its folder is always sent, so Templater's own default
-location never decides where a note lands). Listed paths the caller may not read are left out.
+location never decides where a note lands). Listed paths the caller may not read are left out;
+`makemd_query` leaves them out before it cuts to `limit` (below), so they neither take a place nor
+show in `truncated`.
 Touches: no vault file itself; the companion's `/vaultgate/v1/…` routes.
 """
 
@@ -179,9 +181,12 @@ class Space(BaseModel):
     type: str = Field(description="make.md's kind of space: folder, tag, vault, ...")
 
 
-def _spaces(ctx: ToolContext, found: list[dict[str, object]]) -> list[Space]:
-    out = []
+def _spaces(ctx: ToolContext, found: list[dict[str, object]], most: int | None = None) -> list[Space]:
+    """The spaces of `found` the caller may see (the first `most` of them)."""
+    out: list[Space] = []
     for space in found:
+        if most is not None and len(out) >= most:
+            break
         path = space.get("path")
         if not isinstance(path, str):
             continue
@@ -206,6 +211,9 @@ async def makemd_list_spaces(ctx: ToolContext, args: SpacesIn) -> SpacesOut:
     return SpacesOut(items=window, next_cursor=cursor)
 
 
+QUERY_MOST = 1000  # the most spaces the companion's query route answers at once (routes.ts)
+
+
 class QueryIn(ToolInput):
     text: str | None = Field(default=None, max_length=500, description="Text in the space's name or path (any case).")
     type: str | None = Field(default=None, max_length=50, description="Only spaces of this kind (folder, tag, ...).")
@@ -214,12 +222,40 @@ class QueryIn(ToolInput):
 
 class QueryOut(ToolOutput):
     items: list[Space] = Field(description="Matching spaces, by path.")
-    truncated: bool = Field(description="More spaces matched than limit.")
+    truncated: bool = Field(description="More spaces the caller may see matched than limit.")
 
 
 async def makemd_query(ctx: ToolContext, args: QueryIn) -> QueryOut:
-    found, truncated = await _companion(ctx).makemd_query(args.text, args.type, args.limit)
-    return QueryOut(items=_spaces(ctx, found), truncated=truncated)
+    """The companion answers its first `limit` matches and cannot page; spaces the caller may not
+    see are left out here, after it answered. So it is asked for one more than `limit`, then four
+    times as many while too few of its answer were left and it has more, up to `QUERY_MOST`; past
+    that, its whole list of spaces (what makemd_list_spaces reads, bounded as every answer of the
+    plugin by `MAX_BODY`) is matched here as routes.ts matches them. `truncated` says whether
+    spaces the caller may see were left out, never whether others were."""
+    companion = _companion(ctx)
+    ask = min(QUERY_MOST, args.limit + 1)
+    while True:
+        found, more = await companion.makemd_query(args.text, args.type, ask)
+        items = _spaces(ctx, found)
+        if len(items) > args.limit or not more:
+            break
+        if ask == QUERY_MOST:  # it matched more than it answers: match its whole list here
+            items = _spaces(ctx, _matching(await companion.makemd_spaces(), args.text, args.type), args.limit + 1)
+            break
+        ask = min(QUERY_MOST, ask * 4)
+    return QueryOut(items=items[: args.limit], truncated=len(items) > args.limit)
+
+
+def _matching(spaces: list[dict[str, object]], text: str | None, type_: str | None) -> list[dict[str, object]]:
+    """The spaces routes.ts's query answers: `text` in the name or the path (any case), of kind
+    `type_` (in the list's order: by path, as both routes sort them)."""
+    needle = (text or "").lower()
+    return [
+        space
+        for space in spaces
+        if (not needle or any(needle in str(space.get(key, "")).lower() for key in ("name", "path")))
+        and (type_ is None or space.get("type") == type_)
+    ]
 
 
 TOOLS: tuple[ToolSpec, ...] = (
