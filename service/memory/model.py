@@ -19,9 +19,13 @@ updated: 2026-11-28T07:51:00Z
 
 Observations are the list items under `## Observations`: an optional `[category]`, the text
 (tags and a `(context)` kept in it), provenance as Dataview inline fields and an Obsidian block
-id. Relations are the list items under `## Relations`: a relation type and one wikilink. A line
-in either section that does not have that shape is kept verbatim (`Entity.extra_obs`, `extra_rel`), never lost or
-rewritten; so is everything outside the two sections (`Entity.preamble`, `Entity.tail`).
+id. A `::` in a text or field value gets a backslash before its second colon, and a text that
+starts with `[` one before the bracket (Markdown escapes, shown as typed in Obsidian; `escape`,
+`unescape`), so what an agent gives reads back as given, never as provenance, a category or a
+task box of its own. Relations are the list items under `## Relations`: a relation type and
+one wikilink. A line in either section that does not have that shape is kept verbatim
+(`Entity.extra_obs`, `extra_rel`), never lost or rewritten; so is everything outside the two
+sections (`Entity.preamble`, `Entity.tail`).
 
 `file_name` maps any entity name to a safe, reversible file name (the real name stays in the
 frontmatter): characters a file name cannot hold (and `~`) are written `~XX`, and names that would be
@@ -54,6 +58,7 @@ _OBS = re.compile(
 _FIELD = re.compile(r"\[([a-z_]+):: (" + _VALUE + r")\]")
 _REL = re.compile(r"^- (?P<type>[^\[\]]{1,100}?) \[\[(?P<target>[^\]|#]+)(?:\|[^\]]*)?\]\]\s*$")
 _UNSAFE = re.compile(r'[\\/:*?"<>|#^\[\]%~\x00-\x1f\x7f]')
+_ESCAPABLE = re.compile(r"(\\*)([:\[])")  # a ':' or '[' and the backslashes right before it
 _DEVICES = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(1, 10)), *(f"lpt{i}" for i in range(1, 10))}
 
 
@@ -71,8 +76,8 @@ class Observation:
         if not self.block_id:
             self.block_id = new_block_id()
         head = f"[{self.category}] " if self.category else ""
-        extra = "".join(f" [{k}:: {v}]" for k, v in self.fields.items() if v)
-        return f"- {head}{self.text}{extra} ^{self.block_id}"
+        extra = "".join(f" [{k}:: {escape(v)}]" for k, v in self.fields.items() if v)
+        return f"- {head}{escape(self.text, first=True)}{extra} ^{self.block_id}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,6 +161,29 @@ def file_name(name: str) -> str:
     return out[:180]
 
 
+def escape(text: str, *, first: bool = False) -> str:
+    """`text` as written on an observation line: the second colon of every `::` (an inline
+    field's mark, for this parser and for Dataview's) and, when `first`, a leading `[` that does
+    not open a wikilink (a category or a task box) get a backslash; backslashes right before a
+    `:` or `[` are doubled, so `unescape` gives `text` back exactly."""
+
+    def one(m: re.Match[str]) -> str:
+        slashes, char = m.group(1), m.group(2)
+        at = m.start(2)
+        if char == ":":
+            forged = not slashes and at > 0 and text[at - 1] == ":"
+        else:
+            forged = first and at == 0 and not text.startswith("[[")
+        return slashes * 2 + ("\\" if forged else "") + char
+
+    return _ESCAPABLE.sub(one, text)
+
+
+def unescape(text: str) -> str:
+    """The text `escape` was given: a run of backslashes before a `:` or `[` is halved."""
+    return _ESCAPABLE.sub(lambda m: m.group(1)[: len(m.group(1)) // 2] + m.group(2), text)
+
+
 def one_line(text: str) -> str:
     return " ".join(text.split())
 
@@ -201,9 +229,10 @@ def parse(text: str) -> Entity:
         elif section == "obs":
             m = _OBS.match(stripped) if stripped.startswith("- ") else None
             if m and m.group("text").strip():
-                fields = dict(_FIELD.findall(m.group("fields") or ""))
+                fields = {k: unescape(v) for k, v in _FIELD.findall(m.group("fields") or "")}
+                text = unescape(m.group("text").strip())
                 entity.observations.append(
-                    Observation(m.group("text").strip(), m.group("category"), m.group("block") or "", fields, stripped)
+                    Observation(text, m.group("category"), m.group("block") or "", fields, stripped)
                 )
             elif stripped:
                 entity.extra_obs.append(line)

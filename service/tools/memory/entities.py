@@ -20,7 +20,14 @@ from service.memory.model import Entity, Observation, Relation, new_block_id, no
 from service.memory.store import EntityStore, Loaded, check_name
 from service.memory.words import word_set
 from service.tools.context import ToolContext
-from service.tools.memory.writing import WRITE, all_or_nothing, entity_store, observation_text, provenance
+from service.tools.memory.writing import (
+    WRITE,
+    all_or_nothing,
+    entity_store,
+    observation_category,
+    observation_text,
+    provenance,
+)
 from service.tools.models import ToolInput, ToolOutput
 from service.tools.spec import ToolSpec
 
@@ -209,19 +216,21 @@ async def add_observations(ctx: ToolContext, args: AddObservationsIn) -> AddObse
         name = check_name(batch.entityName, f"observations[{i}].entityName")
         store.must_exist(name, "write")
         texts = [observation_text(t, f"observations[{i}].contents") for t in batch.contents]
-        batches.append((name, texts, batch))
+        observation_category(batch.category, f"observations[{i}].category")
+        fields = provenance(ctx, batch.source, batch.date, f"observations[{i}].")
+        batches.append((name, texts, batch, fields))
     # block ids in the order the call lists the observations, whatever note each goes to: the
     # recall index takes observations recorded one after another as each other's context
-    ids = [[new_block_id() for _ in texts] for _, texts, _ in batches]
+    ids = [[new_block_id() for _ in texts] for _, texts, _, _ in batches]
     outcome: dict[int, tuple[list[Observation], list[str], list[SimilarOut]]] = {}
     groups: dict[str, list[int]] = {}  # one write per entity note, whatever the batches
-    for i, (name, _, _) in enumerate(batches):
+    for i, (name, *_) in enumerate(batches):
         groups.setdefault(store.path_of(name, "write").rel, []).append(i)
 
     def change(entity: Entity, members: list[int]) -> bool:
         for i in members:
-            _, texts, batch = batches[i]
-            outcome[i] = add_to(entity, texts, batch.category, provenance(ctx, batch.source, batch.date), ids[i])
+            _, texts, batch, fields = batches[i]
+            outcome[i] = add_to(entity, texts, batch.category, fields, ids[i])
         return any(outcome[i][0] for i in members)
 
     actions = [
@@ -236,7 +245,7 @@ async def add_observations(ctx: ToolContext, args: AddObservationsIn) -> AddObse
             skipped_duplicates=outcome[i][1],
             similar_existing=outcome[i][2],
         )
-        for i, (name, _, _) in enumerate(batches)
+        for i, (name, *_) in enumerate(batches)
     ]
     return AddObservationsOut(results=results)
 

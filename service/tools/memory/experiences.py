@@ -19,6 +19,7 @@ from service.memory.experiences import Experience, ExperienceStore, Kind
 from service.obs.sessions import caller_hash
 from service.tools.context import ToolContext
 from service.tools.memory.filing import check_entity, check_memory_folder, file_observation
+from service.tools.memory.writing import observation_category
 from service.tools.models import ToolInput, ToolOutput, decode_cursor, encode_cursor
 from service.tools.spec import ToolSpec
 from service.types import Op
@@ -189,6 +190,7 @@ async def _promotable(ctx: ToolContext, args: PromoteExperienceIn) -> Experience
 async def precheck_promote(ctx: ToolContext, args: PromoteExperienceIn) -> None:
     """Before a human is asked: the experience exists, is not promoted yet, and the entity exists."""
     await _promotable(ctx, args)
+    observation_category(args.category, "category")
     await check_entity(ctx, args.entity)
 
 

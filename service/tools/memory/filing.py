@@ -42,15 +42,17 @@ async def file_observation(ctx: ToolContext, entity: str, text: str, *, source: 
     from service.memory.model import Entity
     from service.memory.store import check_name
     from service.tools.memory.entities import add_to
-    from service.tools.memory.writing import entity_store, observation_text, provenance
+    from service.tools.memory.writing import entity_store, observation_category, observation_text, provenance
 
     store = entity_store(ctx)
     name = check_name(entity, "entity")
     clean = observation_text(text, "text")
+    fields = provenance(ctx, source)
+    category = observation_category(category, "category")
     block: list[str] = []
 
     def change(e: Entity) -> bool:
-        added, _, _ = add_to(e, [clean], category, provenance(ctx, source))
+        added, _, _ = add_to(e, [clean], category, fields)
         block.extend(o.block_id for o in added)
         if not added:  # the entity says this already: its block is the one to link
             block.extend(o.block_id for o in e.observations if o.text == clean and o.block_id)

@@ -186,6 +186,7 @@ async def memory_store(ctx: ToolContext, args: MemoryStoreIn) -> MemoryStoreOut:
     store = entity_store(ctx)
     key = check_name(args.key, "key")
     value = observation_text(args.value, "value")
+    fields = provenance(ctx, args.source)
     if store.load(key, "write") is None:
         with contextlib.suppress(AlreadyExists):  # made by a concurrent call: add to it
             await store.create(Entity(key, "memory"))
@@ -193,7 +194,7 @@ async def memory_store(ctx: ToolContext, args: MemoryStoreIn) -> MemoryStoreOut:
     stored: list[bool] = []
 
     def change(e: Entity) -> bool:
-        added, _, _ = add_to(e, [value], None, provenance(ctx, args.source))
+        added, _, _ = add_to(e, [value], None, fields)
         same = [o.block_id for o in e.observations if normalize_text(o.text) == normalize_text(value)]
         block[:] = [o.block_id for o in added] or same
         stored[:] = [bool(added)]

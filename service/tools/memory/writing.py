@@ -46,7 +46,19 @@ async def all_or_nothing(ctx: ToolContext, actions: Sequence[Action], goal: str)
         await commit(actions, ctx.steps(goal))
 
 
+def no_controls(value: str, field: str) -> None:
+    """A NUL or other control character (a tab or line break aside: they become spaces) is
+    refused: it would be written into the note as it is."""
+    if any((ord(c) < 32 and c not in "\t\n\r") or 127 <= ord(c) < 160 for c in value):
+        raise ValidationFailed(
+            f"{field} holds a control character",
+            details={"field": field, "reason": "control_character"},
+            hint="Remove NUL and other control characters; line breaks and tabs become spaces.",
+        )
+
+
 def observation_text(text: str, field: str) -> str:
+    no_controls(text, field)
     clean = one_line(text)
     if not clean or len(clean) > MAX_OBSERVATION:
         raise ValidationFailed(
@@ -56,13 +68,44 @@ def observation_text(text: str, field: str) -> str:
     return clean
 
 
-def provenance(ctx: ToolContext, source: str | None = None, date: str | None = None) -> dict[str, str]:
+def observation_category(category: str | None, field: str) -> str | None:
+    """A category as `[category]` opens the line: one line without `[`, `]` or `:`."""
+    if category is None:
+        return None
+    no_controls(category, field)
+    if not category.strip() or any(c in category for c in "[]:\n"):
+        raise ValidationFailed(
+            f"{field} {category[:60]!r} cannot be a category",
+            details={"field": field, "reason": "invalid_category"},
+            hint="A category is one line without '[', ']' or ':' (e.g. preference).",
+        )
+    return category
+
+
+def _field_value(value: str, field: str, limit: int, *, links: bool) -> str:
+    """A provenance value kept as given (whitespace folded): brackets would end the inline field
+    early or open a new one, so they are refused, except whole wikilinks when `links`."""
+    no_controls(value, field)
+    clean = one_line(value)
+    bare = _WIKILINK.sub("", clean) if links else clean
+    if len(clean) > limit or "[" in bare or "]" in bare:
+        too_long = len(clean) > limit
+        raise ValidationFailed(
+            f"{field} is too long (at most {limit} characters)" if too_long else f"{field} holds '[' or ']'",
+            details={"field": field, "reason": "too_long" if too_long else "brackets"},
+            hint=("A source may hold whole [[wikilinks]]; other" if links else "A date holds no") + " square brackets.",
+        )
+    return clean
+
+
+def provenance(ctx: ToolContext, source: str | None = None, date: str | None = None, field: str = "") -> dict[str, str]:
+    """The provenance fields of a new observation; a `date` or `source` that could not be read
+    back as given is a `validation_error` (`field` names where it came from)."""
     fields = {"recorded": dt.date.today().isoformat(), "by": caller_hash(ctx.principal.subject)[:8]}
-    if date:
-        fields["date"] = one_line(date)[:40].replace("]", ")")
-    if source:
-        clean = one_line(source)[:300]
-        fields["source"] = clean if _WIKILINK.fullmatch(clean) else clean.replace("]", ")")  # [[Note]] stays a link
+    if date and (value := _field_value(date, f"{field}date", 40, links=False)):
+        fields["date"] = value
+    if source and (value := _field_value(source, f"{field}source", 300, links=True)):
+        fields["source"] = value
     return fields
 
 

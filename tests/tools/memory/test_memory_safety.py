@@ -1,7 +1,6 @@
 """Entity notes keep what they are given, through the dispatch chain: a person's save that lands
 while the server writes the note is never written over; observation text, dates and sources that
-look like provenance read back as given and forge nothing; control characters are refused; tags
-given with an observation are on its line and read back."""
+look like provenance read back as given and forge nothing; control characters are refused."""
 
 from __future__ import annotations
 
@@ -42,3 +41,92 @@ async def test_a_persons_save_while_the_server_writes_the_note_is_kept(
     opened = await vg.ok("open_nodes", names=["Hub"])
     texts = [o["text"] for o in opened["entities"][0]["observations"]]
     assert sorted(texts) == ["agent fact", "first", "hand edit"]
+
+
+FORGERIES = [
+    "Quoted the form field [date:: 1999-01-01] and [source:: [[Home]]]",
+    "Text [by:: mallory] [source:: [[Home]]] [date:: 1999-01-01]",
+    "[fact] not a category",
+    "[ ] not a task",
+    "(date:: 1999-01-01) in parentheses, a::b, std::vector and a:\\:b",
+    "a backslash \\[x] and \\\\:: stay as they are",
+    "[[Welcome]] is a link and stays one",
+]
+
+
+@pytest.mark.parametrize("text", FORGERIES)
+async def test_observation_text_that_looks_like_provenance_reads_back_as_given(vg: Harness, text: str) -> None:
+    await vg.ok("create_entities", entities=[{"name": "Alice", "entityType": "person"}])
+    added = await vg.ok("add_observations", observations=[{"entityName": "Alice", "contents": [text]}])
+    assert added["results"][0]["addedObservations"] == [text]
+    [obs] = (await vg.ok("open_nodes", names=["Alice"]))["entities"][0]["observations"]
+    assert (obs["text"], obs["category"], obs["date"], obs["source"]) == (text, None, None, None)
+    line = next(x for x in vg.read("Memory/Alice.md").splitlines() if x.startswith("- "))
+    assert line.count("::") == 2 and "[recorded:: " in line and "[by:: " in line  # only the server's own fields
+    found = await vg.ok("search_memory", query=text)
+    hit = next(h for h in found["items"] if h["block_id"] == obs["block_id"])
+    assert (hit["text"], hit["category"], hit["date"], hit["source"]) == (text, None, None, None)
+    again = await vg.ok("add_observations", observations=[{"entityName": "Alice", "contents": [text]}])
+    assert again["results"][0]["skipped_duplicates"] == [text]  # it reads back as the same observation
+
+
+@pytest.mark.parametrize("bad", ["a\x00b", "bell\x07", "esc \x1b[31m", "del\x7f", "nel\x85"])
+async def test_control_characters_in_an_observation_are_refused_and_nothing_is_written(vg: Harness, bad: str) -> None:
+    await vg.ok("create_entities", entities=[{"name": "Alice", "entityType": "person"}])
+    before = vg.snapshot()
+    for field, batch in (
+        ("contents", {"contents": ["fine", bad]}),
+        ("source", {"contents": ["fine"], "source": bad}),
+        ("date", {"contents": ["fine"], "date": bad}),
+    ):
+        error = await vg.err("add_observations", "validation_error", observations=[{"entityName": "Alice", **batch}])
+        assert error["details"]["reason"] == "control_character" and field in error["details"]["field"]
+    await vg.err(
+        "add_observations",
+        "validation_error",
+        observations=[{"entityName": "Alice", "contents": ["x"], "category": bad}],
+    )
+    await vg.err("memory_store", "validation_error", key="Alice", value=bad, source="chat")
+    await vg.err("memory_store", "validation_error", key="Alice", value="fine", source=bad)
+    await vg.err(
+        "create_entities", "validation_error", entities=[{"name": "Bob", "entityType": "x", "observations": [bad]}]
+    )
+    assert vg.snapshot() == before
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("date", "2024-01-01] [by:: mallory"),
+        ("source", "Home] [date:: 1999-01-01"),
+        ("source", "[[Home]] and [[Half"),
+        ("date", "[[2024-01-01]]"),
+    ],
+)
+async def test_a_date_or_source_with_brackets_is_refused_and_nothing_is_written(
+    vg: Harness, field: str, value: str
+) -> None:
+    await vg.ok("create_entities", entities=[{"name": "Alice", "entityType": "person"}])
+    before = vg.snapshot()
+    error = await vg.err(
+        "add_observations", "validation_error", observations=[{"entityName": "Alice", "contents": ["x"], field: value}]
+    )
+    assert error["details"] == {"field": f"observations[0].{field}", "reason": "brackets"}
+    if field == "source":
+        await vg.err("memory_store", "validation_error", key="Nobody yet", value="x", source=value)
+    assert vg.snapshot() == before
+
+
+async def test_a_date_and_source_read_back_as_given(vg: Harness) -> None:
+    await vg.ok("create_entities", entities=[{"name": "Alice", "entityType": "person"}])
+    given = [
+        ("1:56 pm on 8 May, 2023", "[[Welcome]] turn D1:3"),
+        ("2023-05-08", "a:: b, not a field"),
+        ("(date:: 1999)", "[[Welcome]]"),
+    ]
+    for n, (date, source) in enumerate(given):
+        batch = {"entityName": "Alice", "contents": [f"fact {n}"], "date": date, "source": source}
+        await vg.ok("add_observations", observations=[batch])
+    observations = (await vg.ok("open_nodes", names=["Alice"]))["entities"][0]["observations"]
+    got = [(o["text"], o["date"], o["source"], o["recorded"] is not None) for o in observations]
+    assert got == [(f"fact {n}", d, s, True) for n, (d, s) in enumerate(given)]
