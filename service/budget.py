@@ -3,11 +3,23 @@
 Every evaluator (Dataview, Bases, JSONLogic), decoder and expander draws from a `Budget`:
 `spend` counts steps and, every few hundred, checks the deadline (so a loop is checked inside,
 not only between rows); `check_chars` / `check_items` are called with the size a function *will*
-produce, before it builds it; `timeout` is the time left for a regular expression on the `regex`
-package (whose matching takes a timeout, unlike `re`). Each of these limits, once hit, raises
-`compute_budget_exceeded` with `details.limit` naming it. Nesting (`limits.max_depth`) is
-checked by the parsers as they read (a syntax error), and a note's frontmatter by
-`service.markdown.frontmatter` before it is built.
+produce, before it builds it; `timed` runs a regular expression on the `regex` package (whose
+matching takes a timeout, unlike `re`) so that it ends by the deadline. Each of these limits,
+once hit, raises `compute_budget_exceeded` with `details.limit` naming it.
+
+The `regex` package's timeout counts the process's CPU time, not the clock on the wall: on a
+busy machine (load 10 on 2 cores) a match given 2 s ended after 7.6 s, and a Dataview
+`regextest` given the 10 s budget answered after 13.5-19 s. `timed` therefore runs a match first
+with a short slice (`REGEX_SLICE_S` of CPU: nearly every match ends in it), and when that runs
+out, again with a slice four times as long, and so on, the last one with all the time left;
+each slice that ran out tells how much CPU the process got per second of wall clock, and no
+slice is given more CPU than that share of the time left. The match then ends by the deadline
+give or take the change in that share. A match that needs more than a slice costs more CPU
+(the slices that ran out are run again), and one that needs nearly the whole budget may run out
+where a single call would just have ended.
+
+Nesting (`limits.max_depth`) is checked by the parsers as they read (a syntax error), and a
+note's frontmatter by `service.markdown.frontmatter` before it is built.
 
 Functions deep inside an evaluator (string helpers, a list method) reach the running budget
 through `current()`: the evaluator makes its budget current for the thread it runs in with
@@ -22,16 +34,18 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Any
+from typing import Any, TypeVar
 
 from service.errors import ComputeBudgetExceeded
 from service.settings.limits import LimitsSettings
 
 DEFAULT_LIMITS = LimitsSettings()
 _CHECK_EVERY = 256  # steps between two looks at the clock
+REGEX_SLICE_S = 0.05  # CPU seconds a regular expression is first given (`Budget.timed`)
+T = TypeVar("T")
 
 
 class Budget:
@@ -77,6 +91,35 @@ class Budget:
         if left <= 0:
             raise self.exceeded("seconds")
         return left
+
+    def timed(self, run: Callable[[float], T]) -> T:
+        """`run(timeout)` — one `regex` call with `timeout` in CPU seconds, raising `TimeoutError`
+        past it — ended by the deadline (module docstring: slices of growing length, each at
+        most the process's measured CPU share of the time left). `run` may be called more than
+        once: it must start afresh each time. Past the deadline: `compute_budget_exceeded`."""
+        if self.deadline == math.inf:  # outside a query: one call with the default time
+            try:
+                return run(self.limits.max_eval_seconds)
+            except TimeoutError:
+                raise self.exceeded("seconds", regex=True) from None
+        cpu = REGEX_SLICE_S
+        share = 1.0  # CPU seconds the process gets per second on the wall clock (at most 1)
+        while True:
+            left = self.deadline - time.monotonic()
+            if left <= 0:
+                raise self.exceeded("seconds", regex=True)
+            allowed = left * share
+            # The last slice is all the time left, once the next would be half of it or more.
+            timeout = cpu if cpu < allowed / 2 else allowed
+            started = time.monotonic()
+            try:
+                return run(timeout)
+            except TimeoutError:
+                if timeout >= allowed:
+                    raise self.exceeded("seconds", regex=True) from None
+                took = time.monotonic() - started
+                share = min(1.0, timeout / took) if took > 0 else 1.0
+                cpu *= 4
 
     # -- sizes and depth ---------------------------------------------------------------------
 
@@ -153,10 +196,9 @@ def check_items(n: int) -> None:
 
 
 def regex_call(compiled: Any, method: str, *args: Any, **kwargs: Any) -> Any:
-    """`compiled.<method>(*args)` on the `regex` package with the running budget's time left;
-    a pattern that runs past it raises `compute_budget_exceeded` (limit `seconds`)."""
-    budget = current()
-    try:
-        return getattr(compiled, method)(*args, timeout=budget.timeout(), **kwargs)
-    except TimeoutError:
-        raise budget.exceeded("seconds", regex=True) from None
+    """`compiled.<method>(*args)` on the `regex` package, ended by the running budget's deadline
+    (`Budget.timed`); a pattern that runs past it raises `compute_budget_exceeded` (limit
+    `seconds`). The call may be made more than once: a callable argument (a `sub` replacement)
+    that keeps a count across calls counts the slices that ran out too."""
+    call = getattr(compiled, method)
+    return current().timed(lambda timeout: call(*args, timeout=timeout, **kwargs))

@@ -266,18 +266,22 @@ def _sub(pattern: Any, repl: Any, s: str) -> Any:
         return None
     template = re.sub(r"\$(\d)", r"\\\1", repl)
     budget = limits.current()
-    size = len(s)
 
-    def one(m: Any) -> str:
-        nonlocal size
-        piece = str(m.expand(template))
-        size += len(piece) - (m.end() - m.start())
-        budget.check_chars(size)
-        return piece
+    def attempt(timeout: float) -> Any:  # afresh each time `timed` runs it (the size counted again)
+        size = len(s)
+
+        def one(m: Any) -> str:
+            nonlocal size
+            piece = str(m.expand(template))
+            size += len(piece) - (m.end() - m.start())
+            budget.check_chars(size)
+            return piece
+
+        return rx.sub(one, s, timeout=timeout)
 
     import regex
 
     try:
-        return limits.regex_call(rx, "sub", one, s)
+        return budget.timed(attempt)
     except (IndexError, regex.error):  # a replacement naming a group the pattern lacks
         return None
