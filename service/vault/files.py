@@ -269,13 +269,7 @@ class VaultFiles:
         return changes
 
     def _write_sync(
-        self,
-        vp: VaultPath,
-        key: str,
-        dest: Path,
-        data: bytes,
-        exclusive: bool,
-        check: Callable[[], object] | None = None,
+        self, vp: VaultPath, key: str, dest: Path, data: bytes, exclusive: bool, check: Callable[[], object] | None
     ) -> os.stat_result:
         if dest.is_dir():
             raise PathInvalid(f"{vp.rel!r} is a folder", details={"path": vp.rel})
@@ -387,7 +381,7 @@ class VaultFiles:
                 raise AlreadyExists(f"a note already exists at {dst.rel!r}", details={"path": dst.rel})
             if not existed:
                 self.check_new(dst, file=True)
-            st = await asyncio.to_thread(self._write_sync, dst, key, dest, data, not overwrite)
+            st = await asyncio.to_thread(self._write_sync, dst, key, dest, data, not overwrite, None)
             result = WriteResult(rel=dst.rel, etag=etag_of(data), created=not existed, stat=_file_stat(st))
         await self.bus.publish(self._changes("created" if result.created else "modified", dst.rel, key))
         return result
