@@ -1,9 +1,11 @@
 """obsidian domain, bookmarks: list_bookmarks, add_bookmark, remove_bookmark.
 
 The core Bookmarks plugin's `.obsidian/bookmarks.json` (format: `service.obsidian.bookmarks`).
-Edits are read-modify-write of that one file under its etag (`expected_etag` from
-list_bookmarks; without it the file is still re-read and compared under the write lock, so a
-concurrent edit in Obsidian is never lost), keeping every other item, key and the order.
+Edits are read-modify-write of that one file, keeping every other item, key and the order: one
+call at a time, each on the version the one before it wrote, written only if the file is still
+what it read (`service.tools.obsidian.rewrite`). With `expected_etag` (from list_bookmarks) a
+file changed since is a `conflict`; without it a change made meanwhile (Obsidian's, another
+call's) is read again and the edit applied on top, so neither is ever lost.
 Bookmarks of files and folders the caller may not read are invisible: not listed, not matched,
 not counted in positions. A bookmark's `id` is a key of the item itself (`service.obsidian.bookmarks`),
 so removing by id never hits a neighbour after other bookmarks moved; an id that no longer names
@@ -13,8 +15,10 @@ Touches: `.obsidian/bookmarks.json` only.
 
 from __future__ import annotations
 
+import json
 import time
-from typing import Any, Literal
+from collections.abc import Callable
+from typing import Any, Literal, TypeVar
 
 from pydantic import Field
 
@@ -23,10 +27,13 @@ from service.obsidian import bookmarks as bm
 from service.policy.confirmations import ChangePreview
 from service.tools.context import ToolContext
 from service.tools.models import JsonValue, ToolInput, ToolOutput
-from service.tools.obsidian.config import config_path, read_config, visible_path, write_config
+from service.tools.obsidian.config import config_path, read_config, visible_path
+from service.tools.obsidian.rewrite import rewrite
 from service.tools.spec import ToolSpec
+from service.vault.files import NoteFile
 
 FILE = "bookmarks.json"
+T = TypeVar("T")
 Kind = Literal["file", "folder", "search", "graph", "url", "group"]
 ETAG = Field(default=None, description="`etag` from list_bookmarks; if bookmarks.json changed since: conflict.")
 
@@ -180,32 +187,60 @@ async def _new_item(ctx: ToolContext, args: AddBookmarkIn) -> dict[str, Any]:
     return item
 
 
+def _parsed(note: NoteFile | None) -> Any:
+    """bookmarks.json as JSON: {} when there is none yet, None when it is not JSON."""
+    if note is None:
+        return {}
+    try:
+        return json.loads(note.content)
+    except ValueError:
+        return None
+
+
+async def _edit(
+    ctx: ToolContext, change: Callable[[NoteFile | None, Any], T], expected_etag: str | None
+) -> tuple[T, str]:
+    """Apply `change` to bookmarks.json as it is now (it edits the parsed JSON in place; a dict
+    when it returns), one call at a time, guarded by what it read (`rewrite`): every bookmark a
+    call reports saved is in the file, and a call without `expected_etag` applies on the latest
+    version. Returns what `change` returned and the new etag."""
+
+    async def build(note: NoteFile | None) -> tuple[str, T]:
+        data = _parsed(note)
+        out = change(note, data)
+        return bm.dumps(data), out
+
+    result, out = await rewrite(ctx, config_path(ctx, FILE), build, expected_etag=expected_etag, publish=False)
+    return out, result.etag
+
+
 async def add_bookmark(ctx: ToolContext, args: AddBookmarkIn) -> BookmarkChangeOut:
     item = await _new_item(ctx, args)
-    data, etag = read_config(ctx, FILE)
-    if etag is not None and not isinstance(data, dict):
-        raise ValidationFailed(
-            "bookmarks.json is not valid JSON; refusing to overwrite it",
-            details={"reason": "unreadable_settings", "file": f".obsidian/{FILE}"},
-            hint="Fix or remove .obsidian/bookmarks.json first.",
-        )
-    data = data if isinstance(data, dict) else {}
-    if not isinstance(data.get("items"), list):
-        data["items"] = []
-    for loc in bm.walk(data["items"], lambda _: True):
-        if bm.same_target(loc.item, item):
-            raise AlreadyExists(
-                "this is bookmarked already",
-                details={"type": item["type"], "path": item.get("path"), "subpath": item.get("subpath")},
+
+    def add(note: NoteFile | None, data: Any) -> Bookmark:
+        if note is not None and not isinstance(data, dict):
+            raise ValidationFailed(
+                "bookmarks.json is not valid JSON; refusing to overwrite it",
+                details={"reason": "unreadable_settings", "file": f".obsidian/{FILE}"},
+                hint="Fix or remove .obsidian/bookmarks.json first.",
             )
-    container: list[Any] = data["items"]
-    if args.group is not None:
-        container = _find_group(ctx, data, args.group).item.setdefault("items", [])
-    index = len(container) if args.position is None else min(args.position, len(container))
-    container.insert(index, item)
-    result = await write_config(ctx, FILE, bm.dumps(data), args.expected_etag or etag)
-    loc = next(loc for loc in bm.walk(data["items"], _visible(ctx)) if loc.item is item)
-    return BookmarkChangeOut(item=_out(ctx, loc), etag=result.etag)
+        if not isinstance(data.get("items"), list):
+            data["items"] = []
+        for loc in bm.walk(data["items"], lambda _: True):
+            if bm.same_target(loc.item, item):
+                raise AlreadyExists(
+                    "this is bookmarked already",
+                    details={"type": item["type"], "path": item.get("path"), "subpath": item.get("subpath")},
+                )
+        container: list[Any] = data["items"]
+        if args.group is not None:
+            container = _find_group(ctx, data, args.group).item.setdefault("items", [])
+        index = len(container) if args.position is None else min(args.position, len(container))
+        container.insert(index, item)
+        return _out(ctx, next(loc for loc in bm.walk(data["items"], _visible(ctx)) if loc.item is item))
+
+    added, etag = await _edit(ctx, add, args.expected_etag)
+    return BookmarkChangeOut(item=added, etag=etag)
 
 
 class RemoveBookmarkIn(ToolInput):
@@ -260,13 +295,16 @@ def _target(ctx: ToolContext, args: RemoveBookmarkIn, data: Any, named: str | No
 
 
 async def remove_bookmark(ctx: ToolContext, args: RemoveBookmarkIn) -> BookmarkChangeOut:
-    data, etag = read_config(ctx, FILE)
-    loc = _target(ctx, args, data, await _named(ctx, args))
-    gone = _out(ctx, loc)
-    del loc.container[loc.index]
-    assert isinstance(data, dict)
-    result = await write_config(ctx, FILE, bm.dumps(data), args.expected_etag or etag)
-    return BookmarkChangeOut(item=gone, etag=result.etag)
+    named = await _named(ctx, args)
+
+    def remove(_note: NoteFile | None, data: Any) -> Bookmark:
+        loc = _target(ctx, args, data, named)
+        gone = _out(ctx, loc)
+        del loc.container[loc.index]
+        return gone
+
+    gone, etag = await _edit(ctx, remove, args.expected_etag)
+    return BookmarkChangeOut(item=gone, etag=etag)
 
 
 async def remove_bookmark_confirm(ctx: ToolContext, args: RemoveBookmarkIn) -> ChangePreview | None:

@@ -1,0 +1,83 @@
+"""obsidian domain: rewriting a whole file from what was read (bookmarks.json, a drawing, a canvas).
+
+These files are not edited in place: a tool reads the file, builds the new text from it
+(parsing, rendering, partly off the event loop) and writes it back. `VaultFiles.write` compares
+an etag under the file's lock, but the read came before that lock, so two such calls on one file
+read the same version: unguarded, the later write replaces the earlier (a lost update); guarded,
+the later call fails although its caller named no version. `rewrite`:
+
+- runs these calls one at a time per (vault, file), so each reads what the one before it wrote;
+- writes guarded by what it read — that etag when the file existed, create-only when it did not —
+  checked under the file's lock (`VaultFiles.write`), so a change made meanwhile by anything else
+  (Obsidian, another tool) is never written over;
+- when that guard fails and the caller gave no `expected_etag`, reads again and builds on the new
+  version (at most `ATTEMPTS` reads, then `conflict`); a caller's `expected_etag` that is not
+  the file's now is a `conflict` at once (the version it read is gone).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import weakref
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
+
+from service.errors import AlreadyExists, Conflict, NoteNotFound
+from service.tools.context import ToolContext
+from service.vault.files import NoteFile, WriteResult
+from service.vault.paths import VaultPath
+
+T = TypeVar("T")
+ATTEMPTS = 3
+
+_locks: weakref.WeakValueDictionary[tuple[str, str], asyncio.Lock] = weakref.WeakValueDictionary()
+
+
+def _lock(vault_id: str, rel: str) -> asyncio.Lock:
+    lock = _locks.get((vault_id, rel))
+    if lock is None:
+        lock = _locks[(vault_id, rel)] = asyncio.Lock()
+    return lock
+
+
+def current(ctx: ToolContext, vp: VaultPath) -> NoteFile | None:
+    """The file at `vp` as it is now, or None when there is none."""
+    try:
+        return ctx.vault.files.read(vp)
+    except NoteNotFound:
+        return None
+
+
+async def rewrite(
+    ctx: ToolContext,
+    vp: VaultPath,
+    build: Callable[[NoteFile | None], Awaitable[tuple[str, T]]],
+    *,
+    expected_etag: str | None,
+    publish: bool = True,
+) -> tuple[WriteResult, T]:
+    """Write what `build` makes of the file as it is (None: there is none), guarded by that read;
+    returns the write and what `build` returned with the text. `build` may raise to write nothing."""
+    files = ctx.vault.files
+    async with _lock(ctx.vault.id, vp.rel):
+        for _ in range(ATTEMPTS):
+            now = current(ctx, vp)
+            read_etag = None if now is None else now.etag
+            if expected_etag is not None and read_etag != expected_etag:
+                raise Conflict(
+                    f"{vp.rel!r} changed since it was read" if now else f"{vp.rel!r} does not exist (any more)",
+                    details={"path": vp.rel, "expected_etag": expected_etag, "current_etag": read_etag},
+                )
+            text, out = await build(now)
+            try:
+                result = await files.write(vp, text, expected_etag=read_etag, create_only=now is None, publish=publish)
+            except (Conflict, AlreadyExists):
+                if expected_etag is not None:
+                    raise
+                continue  # changed by something else since the read: build on the new version
+            return result, out
+    raise Conflict(
+        f"{vp.rel!r} kept changing while this call was writing it",
+        details={"path": vp.rel, "attempts": ATTEMPTS},
+        hint="Call again.",
+    )
