@@ -37,6 +37,12 @@ class WritePreview:
             except PathInvalid:
                 return False
 
+        def is_folder(rel: str) -> bool:
+            try:
+                return (root / normalize(rel)).is_dir()
+            except PathInvalid:
+                return False
+
         data = args.model_dump(mode="json", exclude_none=True, exclude=set(PIPELINE_ARGS) | {"vault"})
         address = data.get("path")
         if spec.name in ADDRESSED and isinstance(address, str):  # `Launch plan` is Projects/Launch plan.md
@@ -53,6 +59,7 @@ class WritePreview:
             exists=exists,
             root=root,
             memory=self.memory,
+            is_folder=is_folder,
         )
         for rel, op in paths:
             vp = vault.paths.resolve(rel, op=op)  # raises path_invalid as the tool would

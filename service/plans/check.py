@@ -72,6 +72,8 @@ class Host(Protocol):
 
     def exists(self, rel: str) -> bool: ...
 
+    def is_folder(self, rel: str) -> bool: ...
+
     async def locate(self, address: str) -> str | None:
         """The existing note a note address names in the vault now, as the tools find it (a
         bare name, a partial path, an alias); None when no note or several fit."""
@@ -173,7 +175,7 @@ async def check_plan(plan: Plan, given: dict[str, Any], host: Host, *, late_para
     only at run time; their references are treated like those to a mutating step's result)."""
     g = plan_graph.build(plan)
     params, problems = bind_params(plan.params, given, late=late_params)
-    builder = EffectsBuilder(host.exists, memory=host.memory)
+    builder = EffectsBuilder(host.exists, memory=host.memory, is_folder=host.is_folder)
     checked = Checked(plan, params, g.order, builder.effects, deps=g.deps)
     checked.problems.extend(Problem(s, c, m) for s, c, m in g.problems)
     checked.problems.extend(problems)
@@ -350,47 +352,55 @@ def _on_plan(checked: Checked, paths: list[tuple[str, str]]) -> bool:
     return any((rel, op) in checked.paths for rel, _ in paths for op in ("write", "delete"))
 
 
-async def _dry_run(host: Host, tool: str, args: dict[str, Any]) -> tuple[dict[str, Any] | None, set[str]]:
-    """A rewriting tool's own dry run, every page: its first page and every file it changes (the
-    notes it edits, with their new paths, and the settings files it repoints)."""
+async def _dry_run(host: Host, tool: str, args: dict[str, Any]) -> tuple[dict[str, Any] | None, set[str], set[str]]:
+    """A rewriting tool's own dry run, every page: its first page, every file it changes (the
+    notes it edits, with their new paths, and the settings files it repoints) and every file a
+    move moves (old and new paths: a folder's notes)."""
     first: dict[str, Any] | None = None
     files: set[str] = set()
+    moved: set[str] = set()
     cursor: str | None = None
     for _page in range(MAX_CALLS):
         page, _code = await host.read(
             tool, {**args, "dry_run": True, "limit": DRY_RUN_PAGE, **({"cursor": cursor} if cursor else {})}
         )
         if page is None:
-            return first, files
+            return first, files, moved
         first = first or page
         for item in page.get("items") or []:
             files.add(str(item["path"]))
             if item.get("new_path"):
                 files.add(str(item["new_path"]))
+        for pair in page.get("moved") or []:
+            moved.update((str(pair["old_path"]), str(pair["new_path"])))
         cursor = page.get("next_cursor")
         if not cursor:
             break
     if first is not None and first.get("bookmarks_updated"):
         files.add(BOOKMARKS_FILE)
-    return first, files
+    return first, files, moved
 
 
 async def _preview_move(tool: str, args: dict[str, Any], host: Host, builder: EffectsBuilder) -> None:
     """The move's own dry run: the links it rewrites and every file they are in (known now only
     for a note the vault holds now: a note the plan creates first is moved at run time)."""
     moved = builder.effects.files_moved[-1]
-    preview, files = await _dry_run(host, tool, args)
+    preview, files, moves = await _dry_run(host, tool, args)
     if preview is not None:
         moved.links_rewritten = preview.get("links_rewritten")
         moved.files_changed = preview.get("files_changed")
-        moved.rewritten_in = sorted(files - {moved.from_path, moved.to_path})
+        if moves and not moves & {moved.from_path, moved.to_path}:  # a folder and the notes in it
+            moved.folder = True
+            moved.from_path, moved.to_path = str(preview.get("old_path")), str(preview.get("path"))
+            moved.moved_files = sorted(moves)
+        moved.rewritten_in = sorted(files - moves - {moved.from_path, moved.to_path})
 
 
 async def _preview_rewrite(tool: str, args: dict[str, Any], host: Host, builder: EffectsBuilder) -> None:
     """rename_tag / rewrite_links: the notes its dry run lists are files the plan modifies."""
     if args.get("dry_run", True):
         return  # a dry run inside the plan changes nothing
-    preview, files = await _dry_run(host, tool, args)
+    preview, files, _moved = await _dry_run(host, tool, args)
     if preview is None:
         return
     for rel in sorted(files):

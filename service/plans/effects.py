@@ -73,6 +73,10 @@ class MovedFile(BaseModel):
         description="Every note whose links it rewrites and settings file it repoints (from its dry run; null: "
         "known only at run time, e.g. a note the plan creates first).",
     )
+    folder: bool = Field(default=False, description="A folder moves: `from` and `to` are folders.")
+    moved_files: list[str] | None = Field(
+        default=None, description="A folder move: every file it moves, at its old and its new path (from its dry run)."
+    )
 
     model_config = {"populate_by_name": True}
 
@@ -98,7 +102,8 @@ class Effects(BaseModel):
         files = [*self.files_created, *self.files_modified, *self.files_deleted]
         complete = not self.bulk_changes and not self.unresolved and not self.commands
         for m in self.files_moved:
-            files += [m.from_path, m.to_path, *(m.rewritten_in or [])]
+            files += (m.moved_files or []) if m.folder else [m.from_path, m.to_path]
+            files += m.rewritten_in or []
             complete = complete and m.rewritten_in is not None
         return sorted(set(files)), complete
 
@@ -146,9 +151,15 @@ class EffectsBuilder:
     """Accumulates the effects of the mutating steps, in run order (see the module docstring)."""
 
     def __init__(
-        self, exists: Callable[[str], bool], root: Path | None = None, memory: MemoryNotes | None = None
+        self,
+        exists: Callable[[str], bool],
+        root: Path | None = None,
+        memory: MemoryNotes | None = None,
+        is_folder: Callable[[str], bool] | None = None,
     ) -> None:
         self._exists_on_disk = exists
+        self._is_folder = is_folder  # whether a folder is there now (the folders a new file makes)
+        self._folders: dict[str, bool] = {}  # folder -> exists, after the steps seen so far
         self._root = root  # the vault folder: periodic notes' settings are read from it
         self._memory = memory  # where memory tools write
         self.effects = Effects()
@@ -182,6 +193,18 @@ class EffectsBuilder:
             self._stepped.add(rel)
             self._stepped_names.setdefault(rel.rpartition("/")[2].lower(), []).append(rel)
 
+    def _parents(self, rel: str) -> None:
+        """The folders a file at `rel` makes where none is (`Reports/2026/Q4.md` makes
+        `Reports` and `Reports/2026` in a vault without them): listed in `folders_created`."""
+        if self._is_folder is None:
+            return
+        parts = rel.split("/")[:-1]
+        for i in range(1, len(parts) + 1):
+            folder = "/".join(parts[:i])
+            if not self._folders.get(folder, False) and not self._is_folder(folder):
+                self.add(self.effects.folders_created, folder)
+            self._folders[folder] = True
+
     def risk(self, level: Risk) -> None:
         if _RISK_ORDER.index(level) > _RISK_ORDER.index(self.effects.risk_level):
             self.effects.risk_level = level
@@ -202,6 +225,7 @@ class EffectsBuilder:
         else:
             self.add(e.files_created, rel)
             self._now[rel] = True
+            self._parents(rel)
         if acl:
             self.paths.append((rel, "write"))
         self._step_on(rel)
@@ -253,7 +277,9 @@ class EffectsBuilder:
             self.move(_note(path), _note(str(args["new_path"])))
             self._touched = None  # its link rewrites change notes found at run time
         elif tool == "create_folder" and isinstance(path, str):
-            self.add(self.effects.folders_created, path.strip("/"))
+            if self._is_folder is None:
+                self.add(self.effects.folders_created, path.strip("/"))
+            self._parents(path.strip("/") + "/")
             self.paths.append((path.strip("/"), "write"))
             self._touch(path.strip("/"))
         elif tool == "bulk_create_notes" and isinstance(args.get("notes"), list):
@@ -332,6 +358,7 @@ class EffectsBuilder:
         self._now[dst] = True
         self._step_on(src)
         self._step_on(dst)
+        self._parents(dst)
         self.paths.append((src, "write"))
         self.paths.append((dst, "write"))
         return moved

@@ -45,10 +45,11 @@ def call_effects(
     exists: Callable[[str], bool],
     root: Path | None,
     memory: MemoryNotes | None = None,
+    is_folder: Callable[[str], bool] | None = None,
 ) -> tuple[Effects, list[tuple[str, str]]]:
     """The effects of one call with these (validated) arguments, and the (path, op) pairs it
     touches; `memory`: the memory folder and the capture inbox (the notes memory tools write)."""
-    builder = EffectsBuilder(exists, root, memory)
+    builder = EffectsBuilder(exists, root, memory, is_folder)
     builder.effects.estimated_steps = 1
     builder.step(tool, args, destructive=destructive, scopes=scopes, step_id="call")
     return builder.effects, builder.paths

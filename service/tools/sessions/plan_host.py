@@ -94,6 +94,10 @@ class PlanHost:
         except PathInvalid:
             return False
 
+    def is_folder(self, rel: str) -> bool:
+        vp = self._resolve(rel)
+        return not isinstance(vp, str) and os.path.isdir(vp.abs)
+
     async def locate(self, address: str) -> str | None:
         """The note `address` names now, as `find_note` finds it. The note names are read once
         per plan, and only an address whose file name or alias some note carries is looked up

@@ -74,3 +74,48 @@ async def test_a_name_a_step_created_or_moved_names_that_file(make_vault: Callab
         assert set(asked["details"]["files"]) == changed
         assert "more" in (vg.root / "Inbox/Fresh.md").read_text()
         assert "old" in (vg.root / "Old/Launch plan.md").read_text()
+
+
+async def test_a_plan_moving_a_folder_shows_every_file_it_changes(make_vault: Callable[..., Path]) -> None:
+    files = {
+        "Plugins/A.md": "# A\n[[Plugins/B]]\n",
+        "Plugins/B.md": "# B\n",
+        "Plugins/Deep/C.md": "# C\n",
+        "Home.md": "[[Plugins/A]] and [[Plugins/Deep/C|C]]\n",
+        "Other.md": "nothing\n",
+    }
+    plan = {
+        "goal": "g",
+        "steps": [{"id": "m", "tool": "move_note", "args": {"path": "Plugins", "new_path": "Core/Plugins"}}],
+    }
+    async with started(make_vault(files)) as vg:
+        await vg.indexed()
+        checked = await vg.ok("validate_plan", plan=plan)
+        [moved] = checked["effects"]["files_moved"]
+        assert (moved["from"], moved["to"], moved["folder"]) == ("Plugins", "Core/Plugins", True)
+        asked = await vg.err("execute_plan", "elicit_required", plan=plan)
+        before = snapshot(vg.root)
+        run = await vg.confirmed("execute_plan", plan=plan)
+        assert run["status"] == "done", run
+        changed = _changed(before, snapshot(vg.root))
+        assert "Home.md" in changed and "Core/Plugins/Deep/C.md" in changed
+        assert set(asked["details"]["files"]) == changed
+
+
+async def test_the_folders_a_new_note_makes_are_listed(make_vault: Callable[..., Path]) -> None:
+    plan = {
+        "goal": "g",
+        "steps": [
+            {"id": "a", "tool": "create_note", "args": {"path": "Reports/2026/Q4", "content": "x\n"}},
+            {"id": "b", "tool": "create_note", "args": {"path": "Reports/2026/Q3", "content": "x\n"}},
+            {"id": "c", "tool": "create_note", "args": {"path": "Projects/New", "content": "x\n"}},
+            {"id": "d", "tool": "move_note", "args": {"path": "Launch plan", "new_path": "Old/Deep/Launch plan"}},
+        ],
+    }
+    async with started(make_vault(VAULT)) as vg:
+        await vg.indexed()
+        effects = (await vg.ok("validate_plan", plan=plan))["effects"]
+        assert effects["folders_created"] == ["Reports", "Reports/2026", "Old", "Old/Deep"], effects
+        run = await vg.confirmed("execute_plan", plan=plan)
+        assert run["status"] == "done", run
+        assert all((vg.root / f).is_dir() for f in effects["folders_created"])
