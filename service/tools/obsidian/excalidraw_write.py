@@ -5,8 +5,12 @@ problem reported at once; text elements given block ids) or adds short elements 
 shapes, a shape's label) to what is there. Everything the call did not change is written back
 as it was, so a scene read and written unchanged is the same bytes; new drawings are
 `.excalidraw.md` notes with a compressed scene, the form the plugin writes. Replacing a non-empty
-drawing without `expected_etag` needs confirmation, as write_canvas does; adding is guarded by
-the etag it read. Finding and loading a drawing: `excalidraw.py`.
+drawing without `expected_etag` needs confirmation, as write_canvas does. Calls on one drawing run
+one at a time and write only if the file is still what they read (a new drawing: create-only;
+`service.tools.obsidian.rewrite`): concurrent `add`s without an etag each add onto the drawing as
+the one before left it (the first creates it), one with a stale etag is a `conflict`, and a
+drawing made or filled since the confirmation check is never replaced unasked (`conflict`).
+Finding and loading a drawing: `excalidraw.py`.
 Touches: `.excalidraw.md` notes and `.excalidraw` files (through `VaultFiles`, so the index sees
 each write; the index leaves the scene block out of a drawing note's words).
 """
@@ -20,7 +24,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from service.errors import NoteNotFound, ValidationFailed
+from service.errors import AlreadyExists, NoteNotFound, ValidationFailed
 from service.obsidian import excalidraw as ex
 from service.obsidian import excalidraw_elements as els
 from service.policy.confirmations import ChangePreview
@@ -28,7 +32,9 @@ from service.tools.context import ToolContext
 from service.tools.models import JsonValue, ToolInput, ToolOutput
 from service.tools.notes.write import overwrite_preview
 from service.tools.obsidian.excalidraw import drawing_title, load, locate, unbracketed
+from service.tools.obsidian.rewrite import check_replace, current, rewrite
 from service.tools.spec import ToolSpec
+from service.vault.files import NoteFile
 from service.vault.paths import VaultPath, normalize
 
 # -- write_excalidraw --------------------------------------------------------------------------
@@ -107,17 +113,12 @@ def _new_name(path: str) -> str:
     return text + (".md" if low.endswith(".excalidraw") else ".excalidraw.md")
 
 
-async def _target(ctx: ToolContext, path: str) -> tuple[VaultPath, str | None, str | None]:
-    """(where to write, its content and etag when it exists)."""
+async def _target(ctx: ToolContext, path: str) -> VaultPath:
+    """Where to write: the drawing `path` names, else the new drawing's path."""
     try:
-        vp = await locate(ctx, path, "write")
+        return await locate(ctx, path, "write")
     except NoteNotFound:
-        vp = ctx.resolve(normalize(_new_name(path)), "write")
-    try:
-        note = ctx.vault.files.read(vp)
-    except NoteNotFound:
-        return vp, None, None
-    return vp, note.content, note.etag
+        return ctx.resolve(normalize(_new_name(path)), "write")
 
 
 def _invalid(found: list[dict[str, str]]) -> ValidationFailed:
@@ -176,10 +177,7 @@ def _added(drawing: ex.Drawing, specs: list[NewElement]) -> list[dict[str, Any]]
     return made
 
 
-async def _drawing(
-    ctx: ToolContext, args: WriteExcalidrawIn
-) -> tuple[VaultPath, ex.Drawing, str | None, list[str], dict[str, str]]:
-    """(where, the drawing as it will be written, the etag it was read at, ids added, ids renamed)."""
+def _check(args: WriteExcalidrawIn) -> None:
     if (args.elements is None) == (args.add is None):
         raise ValidationFailed(
             "give exactly one of elements (replace the scene) and add (add to it)",
@@ -189,13 +187,19 @@ async def _drawing(
         raise ValidationFailed(
             "app_state and files go with elements, not with add", details={"field": "add", "reason": "elements_or_add"}
         )
-    vp, content, etag = await _target(ctx, args.path)
-    if content is None:
+
+
+async def _built(
+    vp: VaultPath, note: NoteFile | None, args: WriteExcalidrawIn
+) -> tuple[ex.Drawing, list[str], dict[str, str]]:
+    """(the drawing as it will be written, ids added, ids renamed), from the drawing `note` holds
+    (None: a new one)."""
+    if note is None:
         drawing = ex.new_drawing()
         if vp.rel.lower().endswith(".excalidraw"):
             drawing.form, drawing.compressed = "json", False
     else:
-        drawing = await load(vp, content)
+        drawing = await load(vp, note.content)
     old = els.elements_of(drawing.scene)
     scene = copy.copy(drawing.scene)
     added: list[dict[str, Any]] = []
@@ -216,15 +220,25 @@ async def _drawing(
     drawing.scene = scene
     if args.compressed is not None and drawing.form == "markdown":
         drawing.compressed = args.compressed
-    return vp, drawing, etag, [e["id"] for e in added], renamed
+    return drawing, [e["id"] for e in added], renamed
 
 
 async def write_excalidraw(ctx: ToolContext, args: WriteExcalidrawIn) -> WriteExcalidrawOut:
-    vp, drawing, etag, added, renamed = await _drawing(ctx, args)
-    text = await asyncio.to_thread(ex.render, drawing)
-    # Adding is a read-modify-write: guarded by the etag it read, so nothing written meanwhile is lost.
-    expected = args.expected_etag if args.expected_etag is not None or args.add is None else etag
-    result = await ctx.vault.files.write(vp, text, expected_etag=expected, create_only=args.create_only)
+    _check(args)
+    vp = await _target(ctx, args.path)
+
+    async def build(note: NoteFile | None) -> tuple[str, tuple[ex.Drawing, list[str], dict[str, str], str]]:
+        if note is not None and args.create_only:
+            raise AlreadyExists(f"a drawing already exists at {vp.rel!r}", details={"path": vp.rel})
+        if args.elements is not None:
+            check_replace(ctx, vp, note, args.expected_etag)
+        drawing, added, renamed = await _built(vp, note, args)
+        text = await asyncio.to_thread(ex.render, drawing)
+        return text, (drawing, added, renamed, text)
+
+    # One call at a time on this drawing, written only if it is still what the call read (a new
+    # one: create-only); `add` without expected_etag is applied again on a drawing changed meanwhile.
+    result, (drawing, added, renamed, text) = await rewrite(ctx, vp, build, expected_etag=args.expected_etag)
     shown = els.live(els.elements_of(drawing.scene))
     return WriteExcalidrawOut(
         path=vp.rel,
@@ -243,7 +257,9 @@ async def write_excalidraw(ctx: ToolContext, args: WriteExcalidrawIn) -> WriteEx
 async def write_excalidraw_confirm(ctx: ToolContext, args: WriteExcalidrawIn) -> ChangePreview | None:
     if args.create_only or args.elements is None:
         return None  # adding keeps every element there is
-    vp, drawing, _, _, _ = await _drawing(ctx, args)
+    _check(args)
+    vp = await _target(ctx, args.path)
+    drawing, _, _ = await _built(vp, current(ctx, vp), args)
     text = await asyncio.to_thread(ex.render, drawing)
     why = overwrite_preview(ctx, vp, len(text.encode()), args.expected_etag)
     return None if why is None else ChangePreview.of(why, [vp.rel])

@@ -81,3 +81,17 @@ async def rewrite(
         details={"path": vp.rel, "attempts": ATTEMPTS},
         hint="Call again.",
     )
+
+
+def check_replace(ctx: ToolContext, vp: VaultPath, now: NoteFile | None, expected_etag: str | None) -> None:
+    """A replace the confirm layer let through unasked had nothing to lose when it looked (no
+    file, or an empty one: `overwrite_preview`); it must still find nothing to lose. A file made
+    or filled since — by a concurrent call, say — is a `conflict`, never replaced without its
+    etag or a human's confirmation; calling again asks for them as any replace does."""
+    if now is None or not now.content.strip() or expected_etag is not None or ctx.notes.get("confirmed") is not None:
+        return
+    raise Conflict(
+        f"{vp.rel!r} was written by someone else while this call ran; replacing it needs its etag or confirmation",
+        details={"path": vp.rel, "current_etag": now.etag},
+        hint="Read it and pass its etag as expected_etag, or call again to be asked for confirmation.",
+    )
