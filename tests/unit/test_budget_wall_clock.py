@@ -9,12 +9,8 @@ measured."""
 
 from __future__ import annotations
 
-import threading
-import time
-import types
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -22,51 +18,7 @@ from service import budget
 from service.budget import Budget
 from service.errors import ComputeBudgetExceeded
 from tests.conftest import Harness, started
-
-SHARE = 0.25  # CPU seconds the simulated process gets per second on the wall clock
-
-
-class Clock:
-    """The wall clock the budget reads: the real one plus the time the stand-in engine spent."""
-
-    def __init__(self) -> None:
-        self.spent = 0.0
-        self._lock = threading.Lock()
-
-    def monotonic(self) -> float:
-        return time.monotonic() + self.spent
-
-    def run_for(self, seconds: float) -> None:
-        with self._lock:
-            self.spent += seconds
-
-
-class Starved:
-    """A pattern whose match never ends (`(a|a)+$` on a long run of a's), on a starved process;
-    `needs`: CPU seconds after which it does end."""
-
-    def __init__(self, clock: Clock, needs: float = float("inf")) -> None:
-        self.clock = clock
-        self.needs = needs
-        self.timeouts: list[float] = []
-
-    def search(self, s: str, timeout: float) -> Any:
-        self.timeouts.append(timeout)
-        if timeout >= self.needs:
-            self.clock.run_for(self.needs / SHARE)
-            return "found"
-        self.clock.run_for(timeout / SHARE)
-        raise TimeoutError("regex timed out")
-
-    def fullmatch(self, s: str, timeout: float) -> Any:
-        return self.search(s, timeout)
-
-
-@pytest.fixture
-def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
-    stand_in = Clock()
-    monkeypatch.setattr(budget, "time", types.SimpleNamespace(monotonic=stand_in.monotonic))
-    return stand_in
+from tests.starved_regex import SHARE, Clock, Starved, clock_fixture  # noqa: F401 - the fixture `clock`
 
 
 def test_a_match_on_a_starved_process_ends_by_the_deadline(clock: Clock) -> None:
