@@ -57,10 +57,12 @@ def kill_when_writing(rel: str) -> None:
     """Replace the atomic file write with one that dies (SIGKILL) instead of writing `rel`."""
     write = files.write_in
 
-    def write_or_die(folder_fd: int, name: str, data: bytes, *, exclusive: bool, rel: str) -> os.stat_result:
+    def write_or_die(
+        folder_fd: int, name: str, data: bytes, *, exclusive: bool, rel: str, **more: Any
+    ) -> os.stat_result:
         if rel == target:
             os.kill(os.getpid(), signal.SIGKILL)
-        return write(folder_fd, name, data, exclusive=exclusive, rel=rel)
+        return write(folder_fd, name, data, exclusive=exclusive, rel=rel, **more)
 
     target = rel
     files.write_in = write_or_die  # type: ignore[assignment]

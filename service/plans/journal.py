@@ -230,6 +230,14 @@ class Journal:
     async def progress(self, run_id: str, done: int, total: int) -> None:
         await self._write("UPDATE plan_runs SET steps_done = ?, steps_total = ? WHERE id = ?", (done, total, run_id))
 
+    async def checkpoint(self, run_id: str, done: int, total: int, outcome: list[dict[str, Any]]) -> None:
+        """A running run's calls and step outcomes so far: what `get_plan_run` reports of it if
+        its process dies before `close_run` (it is then `interrupted`)."""
+        await self._write(
+            "UPDATE plan_runs SET steps_done = ?, steps_total = ?, outcome = ? WHERE id = ? AND status = 'running'",
+            (done, total, json.dumps(outcome, ensure_ascii=False), run_id),
+        )
+
     async def close_run(self, run_id: str, status: RunStatus, outcome: list[dict[str, Any]], done: int) -> None:
         """End the run: its spool's records become `plan_journal` rows in the transaction that
         sets its status; then the spool file goes."""

@@ -27,6 +27,7 @@ context (`service.vault.journal.RECORDER`), so every file the call changes is jo
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
@@ -45,6 +46,7 @@ MAX_ERRORS_KEPT = 5
 MAX_RESULT_CHARS = 20_000
 MAX_THROTTLE_WAITS = 100  # per call; then `throttled` is the call's error
 MAX_THROTTLE_WAIT = 30.0  # seconds per wait
+CHECKPOINT_S = 0.5  # a running run stores its calls and outcomes at most this often (`_progress`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +104,7 @@ class Runner:
         self.report = report
         self.concurrency = max(1, concurrency)
         self._reporting = anyio.Lock()
+        self._stored_at = time.monotonic()  # the last checkpoint (`_progress`)
 
     async def run(self, checked: Checked, state: RunState) -> RunState:
         recorder = self.journal.recorder(state.run_id)
@@ -241,7 +244,8 @@ class Runner:
                 _fail(outcome, error)
             elif outcome.status == "not_run":
                 outcome.status = "ok"
-            await self._progress(state, f"{step.id} ({step.tool}): {outcome.calls}/{len(items)}")
+            last = outcome.calls == len(items)  # a step's end is always stored
+            await self._progress(state, f"{step.id} ({step.tool}): {outcome.calls}/{len(items)}", store=last)
             if error is not None and step.on_error == "stop":
                 break
             try:
@@ -283,15 +287,22 @@ class Runner:
         finally:
             RECORDER.reset(token)
 
-    async def _progress(self, state: RunState, message: str) -> None:
+    async def _progress(self, state: RunState, message: str, *, store: bool = False) -> None:
         """Count one finished call and report it: calls in flight together count and report in
-        turn (a fair lock), so each call gets one notification and `done` only grows."""
-        if self.report is None:  # nobody listens: count it, no await
-            state.done += 1
-            state.total = max(state.total, state.done)
-            return
+        turn (a fair lock), so each call gets one notification and `done` only grows. At most
+        every `CHECKPOINT_S` the count and the steps' outcomes are stored too, so a run whose
+        process is killed reports how far it got once it is `interrupted` (`store`: now)."""
         with anyio.CancelScope(shield=True):  # a finished call is always counted
-            await self._report(state, message)
+            if self.report is None:  # nobody listens: count it
+                state.done += 1
+                state.total = max(state.total, state.done)
+            else:
+                await self._report(state, message)
+            now = time.monotonic()
+            if store or now - self._stored_at >= CHECKPOINT_S:
+                self._stored_at = now
+                outcome = [o.as_dict() for o in state.outcomes]
+                await self.journal.checkpoint(state.run_id, state.done, state.total, outcome)
 
     async def _report(self, state: RunState, message: str) -> None:
         async with self._reporting:

@@ -261,6 +261,9 @@ async def _own_run(ctx: ToolContext, run_id: str) -> tuple[RunState | None, Any]
 async def get_plan_run(ctx: ToolContext, args: RunIdIn) -> RunOut:
     live, row = await _own_run(ctx, args.run_id)
     if live is not None:
+        if live.status == "running":  # what the caller is told is stored: a kill -9 now loses none of it
+            outcome = [o.as_dict() for o in live.outcomes]
+            await ctx.services.plans.journal.checkpoint(live.run_id, live.done, live.total, outcome)
         return run_out(live, row.undone_by)
     steps = [StepItem(**o) for o in row.outcome]
     return RunOut(

@@ -32,8 +32,13 @@ async def test_undo_after_the_server_was_killed_mid_plan(make_vault: Callable[..
     assert (root / "K/c.md").is_file() and (root / "Move/m0 renamed.md").is_file()
     assert not (root / "K/never.md").exists() and snapshot(root) != before
     async with started(root) as vg:
-        [row] = await vg.app.state.fetchall("SELECT status FROM plan_runs")
+        [row] = await vg.app.state.fetchall("SELECT status, id FROM plan_runs")
         assert row[0] == "interrupted"
+        run = await vg.ok("get_plan_run", run_id=row[1])  # how far it got, as stored at each step's end
+        assert run["status"] == "interrupted" and run["calls_done"] >= 5, run
+        steps = {s["id"]: (s["status"], s["calls"]) for s in run["steps"]}
+        assert steps["create"] == ("ok", 3) and steps["append"] == ("ok", 2), steps
+        assert steps["after"] == ("not_run", 0), steps
         out = await vg.confirmed("undo_last_plan")
         assert not out["conflicts"]
     assert snapshot(root) == before
