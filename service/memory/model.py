@@ -59,6 +59,7 @@ _FIELD = re.compile(r"\[([a-z_]+):: (" + _VALUE + r")\]")
 _REL = re.compile(r"^- (?P<type>[^\[\]]{1,100}?) \[\[(?P<target>[^\]|#]+)(?:\|[^\]]*)?\]\]\s*$")
 _UNSAFE = re.compile(r'[\\/:*?"<>|#^\[\]%~\x00-\x1f\x7f]')
 _ESCAPABLE = re.compile(r"(\\*)([:\[])")  # a ':' or '[' and the backslashes right before it
+_TAG = re.compile(r"(?<![^\s(])#([\w/-]+)")  # Obsidian's: after a space (or an opening parenthesis)
 _DEVICES = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(1, 10)), *(f"lpt{i}" for i in range(1, 10))}
 
 
@@ -182,6 +183,11 @@ def escape(text: str, *, first: bool = False) -> str:
 def unescape(text: str) -> str:
     """The text `escape` was given: a run of backslashes before a `:` or `[` is halved."""
     return _ESCAPABLE.sub(lambda m: m.group(1)[: len(m.group(1)) // 2] + m.group(2), text)
+
+
+def tags_of(text: str) -> list[str]:
+    """The `#tags` an observation's text holds (a tag given with it is written there), in order."""
+    return list(dict.fromkeys(t for t in _TAG.findall(text) if not t.isdigit()))
 
 
 def one_line(text: str) -> str:

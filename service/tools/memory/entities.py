@@ -16,7 +16,7 @@ from functools import partial
 from pydantic import BaseModel, ConfigDict, Field
 
 from service.errors import ValidationFailed
-from service.memory.model import Entity, Observation, Relation, new_block_id, normalize_text, one_line
+from service.memory.model import Entity, Observation, Relation, new_block_id, normalize_text, one_line, tags_of
 from service.memory.store import EntityStore, Loaded, check_name
 from service.memory.words import word_set
 from service.tools.context import ToolContext
@@ -25,8 +25,10 @@ from service.tools.memory.writing import (
     all_or_nothing,
     entity_store,
     observation_category,
+    observation_tags,
     observation_text,
     provenance,
+    with_tags,
 )
 from service.tools.models import ToolInput, ToolOutput
 from service.tools.spec import ToolSpec
@@ -41,6 +43,7 @@ class ObservationOut(ToolOutput):
     recorded: str | None = Field(default=None, description="When it was recorded.")
     date: str | None = Field(default=None, description="The date the fact is about, if given.")
     source: str | None = Field(default=None, description="Where it came from, if given.")
+    tags: list[str] = Field(default_factory=list, description="The #tags its text holds, without '#'.")
 
 
 class EntityOut(ToolOutput):
@@ -73,6 +76,7 @@ def entity_out(ctx: ToolContext, loaded: Loaded) -> EntityOut:
                 recorded=o.fields.get("recorded"),
                 date=o.fields.get("date"),
                 source=o.fields.get("source"),
+                tags=tags_of(o.text),
             )
             for o in e.observations
         ],
@@ -132,6 +136,11 @@ class ObservationBatch(BaseModel):
     category: str | None = Field(default=None, max_length=60, pattern=r"^[^\[\]:\n]+$", description="Category.")
     source: str | None = Field(default=None, max_length=300, description="Where the facts come from (a note, a turn).")
     date: str | None = Field(default=None, max_length=40, description="The date the facts are about.")
+    tags: list[str] = Field(
+        default_factory=list,
+        max_length=20,
+        description="Tags for these observations, with or without '#' (written after each text as #tag).",
+    )
 
 
 class AddObservationsIn(ToolInput):
@@ -215,7 +224,8 @@ async def add_observations(ctx: ToolContext, args: AddObservationsIn) -> AddObse
     for i, batch in enumerate(args.observations):  # all checked (entities exist) before any write
         name = check_name(batch.entityName, f"observations[{i}].entityName")
         store.must_exist(name, "write")
-        texts = [observation_text(t, f"observations[{i}].contents") for t in batch.contents]
+        tags = observation_tags(batch.tags, f"observations[{i}].tags")
+        texts = [with_tags(observation_text(t, f"observations[{i}].contents"), tags) for t in batch.contents]
         observation_category(batch.category, f"observations[{i}].category")
         fields = provenance(ctx, batch.source, batch.date, f"observations[{i}].")
         batches.append((name, texts, batch, fields))
@@ -385,7 +395,8 @@ TOOLS: tuple[ToolSpec, ...] = (
         domain="memory",
         title="Add observations",
         description="Add facts to memory entities (a list item with a block id and its provenance each); exact "
-        "duplicates are skipped and reported. Optional category, source and date per entity.",
+        "duplicates are skipped and reported. Optional category, tags (written as #tag), source and date per "
+        "entity.",
         input_model=AddObservationsIn,
         output_model=AddObservationsOut,
         handler=add_observations,

@@ -15,7 +15,7 @@ import contextlib
 from pydantic import Field
 
 from service.errors import AlreadyExists
-from service.memory.model import Entity, Observation, normalize_text
+from service.memory.model import Entity, Observation, normalize_text, tags_of
 from service.memory.recall import Recall
 from service.memory.store import check_name
 from service.memory.when import day_of, span_of
@@ -93,6 +93,7 @@ class MemoryHit(ToolOutput):
     date: str | None = Field(default=None, description="The date it is about.")
     recorded: str | None = Field(default=None, description="When it was recorded.")
     source: str | None = Field(default=None, description="Where it came from.")
+    tags: list[str] = Field(default_factory=list, description="The #tags its text holds, without '#'.")
     score: float = Field(description="Relevance (higher is better).")
     path: str = Field(description="The entity's note.")
     obsidian_url: str = Field(description="obsidian:// URL of the observation's block (or note).")
@@ -158,6 +159,7 @@ async def search_memory(ctx: ToolContext, args: SearchMemoryIn) -> SearchMemoryO
                 date=obs.fields.get("date"),
                 recorded=obs.fields.get("recorded"),
                 source=obs.fields.get("source"),
+                tags=tags_of(obs.text),
                 score=round(hit.score, 4),
                 path=rel,
                 obsidian_url=url,

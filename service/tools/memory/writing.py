@@ -11,7 +11,7 @@ import re
 from collections.abc import Sequence
 
 from service.errors import ValidationFailed
-from service.memory.model import one_line
+from service.memory.model import one_line, tags_of
 from service.memory.store import EntityStore
 from service.obs.sessions import caller_hash
 from service.plans.recovery import journaled
@@ -20,6 +20,7 @@ from service.vault.commit import Action, commit
 
 MAX_OBSERVATION = 10_000  # characters
 _WIKILINK = re.compile(r"\[\[[^\[\]]+\]\]")
+_TAG = re.compile(r"[\w/-]{1,100}")
 
 
 def entity_store(ctx: ToolContext) -> EntityStore:
@@ -80,6 +81,29 @@ def observation_category(category: str | None, field: str) -> str | None:
             hint="A category is one line without '[', ']' or ':' (e.g. preference).",
         )
     return category
+
+
+def observation_tags(tags: Sequence[str], field: str) -> list[str]:
+    """The tags given with observations, without their `#`: a tag is one word of letters, digits,
+    `_`, `-` and `/`, not only digits, given with or without its `#`."""
+    out: list[str] = []
+    for tag in tags:
+        name = tag.removeprefix("#")
+        if not _TAG.fullmatch(name) or name.isdigit():
+            raise ValidationFailed(
+                f"{tag[:100]!r} is not a tag",
+                details={"field": field, "reason": "invalid_tag", "tag": tag[:100]},
+                hint="A tag is one word of letters, digits, _ - and /, not only digits (#project/alpha).",
+            )
+        if name not in out:
+            out.append(name)
+    return out
+
+
+def with_tags(text: str, tags: Sequence[str]) -> str:
+    """The observation's text ending with ` #tag` for each tag it does not hold yet."""
+    have = set(tags_of(text))
+    return text + "".join(f" #{t}" for t in tags if t not in have)
 
 
 def _field_value(value: str, field: str, limit: int, *, links: bool) -> str:

@@ -1,6 +1,7 @@
 """Entity notes keep what they are given, through the dispatch chain: a person's save that lands
 while the server writes the note is never written over; observation text, dates and sources that
-look like provenance read back as given and forge nothing; control characters are refused."""
+look like provenance read back as given and forge nothing; control characters are refused; tags
+given with an observation are on its line and read back."""
 
 from __future__ import annotations
 
@@ -130,3 +131,36 @@ async def test_a_date_and_source_read_back_as_given(vg: Harness) -> None:
     observations = (await vg.ok("open_nodes", names=["Alice"]))["entities"][0]["observations"]
     got = [(o["text"], o["date"], o["source"], o["recorded"] is not None) for o in observations]
     assert got == [(f"fact {n}", d, s, True) for n, (d, s) in enumerate(given)]
+
+
+async def test_tags_given_with_observations_are_on_their_lines_and_read_back(vg: Harness) -> None:
+    await vg.ok("create_entities", entities=[{"name": "Alice", "entityType": "person"}])
+    batch = {
+        "entityName": "Alice",
+        "contents": ["Runs marathons", "Swims #sport"],
+        "tags": ["sport", "#health/fitness"],
+    }
+    added = await vg.ok("add_observations", observations=[batch])
+    texts = ["Runs marathons #sport #health/fitness", "Swims #sport #health/fitness"]
+    assert added["results"][0]["addedObservations"] == texts
+    lines = [x for x in vg.read("Memory/Alice.md").splitlines() if x.startswith("- ")]
+    assert [x.split(" [recorded:: ")[0] for x in lines] == [f"- {t}" for t in texts]
+    observations = (await vg.ok("open_nodes", names=["Alice"]))["entities"][0]["observations"]
+    assert [(o["text"], o["tags"]) for o in observations] == [(t, ["sport", "health/fitness"]) for t in texts]
+    hit = (await vg.ok("search_memory", query="marathons"))["items"][0]
+    assert (hit["text"], hit["tags"]) == (texts[0], ["sport", "health/fitness"])
+    again = await vg.ok("add_observations", observations=[batch])
+    assert again["results"][0]["skipped_duplicates"] == texts
+
+
+@pytest.mark.parametrize("tag", ["two words", "a]b", "[x", "#", "2024", "a::b", "x\x00"])
+async def test_a_tag_that_is_not_one_word_is_refused_and_nothing_is_written(vg: Harness, tag: str) -> None:
+    await vg.ok("create_entities", entities=[{"name": "Alice", "entityType": "person"}])
+    before = vg.snapshot()
+    error = await vg.err(
+        "add_observations",
+        "validation_error",
+        observations=[{"entityName": "Alice", "contents": ["Runs"], "tags": ["sport", tag]}],
+    )
+    assert error["details"]["reason"] == "invalid_tag" and error["details"]["field"] == "observations[0].tags"
+    assert vg.snapshot() == before
