@@ -5,7 +5,9 @@ it is about (and their etags when found) and, when something can be done, an act
 plans language (`service.plans`): applying it is validating, previewing and executing that plan,
 with the usual confirmation floors, journal and undo. Its `key` says what it is about, stably
 across runs: a run that finds it again refreshes it, a dismissed one stays dismissed, and an open
-one a later run of its job no longer finds is marked `gone`. What one run recorded (`Recorded`)
+one a later run of its job no longer finds is marked `gone`. Applying one first claims it (`claim`:
+open → `applying` in one conditional UPDATE), so of concurrent callers only one runs its plan; the
+claim ends `applied`, or back `open` when the plan did not complete (`release`). What one run recorded (`Recorded`)
 keeps which findings it found, which were new and which it marked gone, so its counts can be
 told over the findings one caller may read. Touches `plane_findings` only.
 """
@@ -22,8 +24,9 @@ from typing import Any, Literal
 
 from service.storage.db import Database
 
-Status = Literal["open", "dismissed", "applied", "gone"]
+Status = Literal["open", "applying", "dismissed", "applied", "gone"]
 BATCH = 500  # findings read at a time when they are filtered for a caller
+CLAIM_STALE_S = 3600.0  # a claim this old was left by a process that ended mid-apply: it can be taken again
 
 
 @dataclass(slots=True)
@@ -128,7 +131,7 @@ class FindingStore:
                     recorded.new.add(place)
                     continue
                 f.id = str(row[0])
-                status = "dismissed" if row[1] == "dismissed" else "open"
+                status = row[1] if row[1] in ("dismissed", "applying") else "open"  # a claim is its applier's
                 conn.execute(
                     "UPDATE plane_findings SET run_id=?, job=?, kind=?, title=?, detail=?, paths=?, etags=?, plan=?,"
                     " status=?, updated_at=? WHERE id=?",
@@ -207,6 +210,31 @@ class FindingStore:
             f"SELECT {_COLUMNS} FROM plane_findings WHERE vault_id = ? AND id = ?", (vault_id, finding_id)
         )
         return _row(row) if row is not None else None
+
+    async def claim(self, vault_id: str, finding_id: str) -> bool:
+        """Take an open finding to apply it (open → applying) in one conditional UPDATE: True for
+        the one caller that got it, False for every other (it is not open, or another has it). A
+        claim older than `CLAIM_STALE_S` (its process ended mid-apply) can be taken again."""
+        now = time.time()
+
+        def work(conn: sqlite3.Connection) -> bool:
+            cursor = conn.execute(
+                "UPDATE plane_findings SET status = 'applying', updated_at = ? WHERE vault_id = ? AND id = ?"
+                " AND (status = 'open' OR (status = 'applying' AND updated_at < ?))",
+                (now, vault_id, finding_id, now - CLAIM_STALE_S),
+            )
+            return cursor.rowcount == 1
+
+        return await self.state.run_write(work)
+
+    async def release(self, finding_id: str) -> None:
+        """A claimed finding whose plan did not complete is open again."""
+        await self.state.run_write(
+            lambda conn: conn.execute(
+                "UPDATE plane_findings SET status = 'open', updated_at = ? WHERE id = ? AND status = 'applying'",
+                (time.time(), finding_id),
+            )
+        )
 
     async def mark(self, finding_id: str, status: Status, *, run_id: str | None = None) -> None:
         """Set its status; `run_id`: the plan run that applied it (kept in its detail, for undo)."""

@@ -334,17 +334,23 @@ class Plane:
         applied = []
         for f in found:
             if f.kind in self.settings.auto_apply and f.plan is not None:
-                current = await self.findings.get(vault_id, f.id)
-                if current is None or current.status != "open":
-                    continue  # dismissed by a person: never applied by the plane
-                with contextlib.suppress(Exception):
-                    result = await self.dispatch(
-                        "execute_plan", {"plan": f.plan, "vault": vault_id}, principal=Principal.local(PLANE_CALLER)
-                    )
-                    if not result.is_error and result.input_required is None:
-                        run_id = (result.structured or {}).get("run_id")
-                        await self.findings.mark(f.id, "applied", run_id=str(run_id) if run_id else None)
-                        applied.append(f.id)
+                if not await self.findings.claim(vault_id, f.id):
+                    continue  # dismissed by a person (never applied by the plane), or a caller is applying it
+                done = False
+                try:
+                    with contextlib.suppress(Exception):
+                        result = await self.dispatch(
+                            "execute_plan", {"plan": f.plan, "vault": vault_id}, principal=Principal.local(PLANE_CALLER)
+                        )
+                        structured = result.structured or {}
+                        if not result.is_error and result.input_required is None and structured.get("status") == "done":
+                            run_id = structured.get("run_id")
+                            await self.findings.mark(f.id, "applied", run_id=str(run_id) if run_id else None)
+                            applied.append(f.id)
+                            done = True
+                finally:
+                    if not done:
+                        await self.findings.release(f.id)
         return applied
 
     # -- state ----------------------------------------------------------------------------------

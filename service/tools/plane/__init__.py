@@ -5,7 +5,10 @@ A finding is what a consolidation job noticed (`service.plane`); an actionable o
 action plan. `apply_finding` runs that plan through `execute_plan` on the whole chain (validated,
 previewed, confirmed where its steps need a human, journaled, undoable with `undo_last_plan`)
 after checking that the notes it is about have not changed since it was found (their etags): a
-changed one is refused with `conflict`, and the next run finds it again if it still holds.
+changed one is refused with `conflict`, and the next run finds it again if it still holds. The
+call first claims the finding (open → applying, atomically): of concurrent calls one runs the
+plan, the others get `conflict`; a plan run that does not complete (`failed`, `cancelled`) is a
+`conflict` error naming its run and failed steps, and the finding is open again.
 A caller sees only the findings about notes it may read (and the vault-wide ones when no path
 rule restricts it), and every count it is given — `plane_status`'s by kind and per job,
 `run_consolidation`'s per job and new / again / gone, `list_findings`' total — is counted over
@@ -235,7 +238,7 @@ class FindingOut(BaseModel):
     detail: dict[str, Any] = Field(description="What was found.")
     paths: list[str] = Field(description="The notes it is about.")
     plan: dict[str, Any] | None = Field(description="The action plan that acts on it (null: to read only).")
-    status: str = Field(description="open, dismissed, applied or gone.")
+    status: str = Field(description="open, applying (a call is running its plan now), dismissed, applied or gone.")
     found_at: str | None = Field(description="When it was first found (ISO UTC).")
 
 
@@ -298,7 +301,7 @@ async def dismiss_finding(ctx: ToolContext, args: FindingIn) -> DismissOut:
 
 class ApplyOut(ToolOutput):
     finding_id: str = Field(description="The finding.")
-    status: str = Field(description="applied.")
+    status: str = Field(description="applied (a plan run that did not complete is an error; the finding stays open).")
     run: dict[str, Any] = Field(description="execute_plan's answer (its run_id undoes it with undo_last_plan).")
 
 
@@ -307,12 +310,27 @@ async def apply_finding(ctx: ToolContext, args: FindingIn) -> ApplyOut:
     found = await _finding(ctx, args.finding_id)
     if found.plan is None:
         raise ValidationFailed("this finding has no plan: it is to read", details={"finding_id": found.id})
-    if found.status != "open":
+    if found.status != "open" or not await plane.findings.claim(ctx.vault.id, found.id):
+        status = found.status if found.status != "open" else "applying"  # another call claimed it first
         raise Conflict(
-            f"the finding is {found.status}",
-            details={"finding_id": found.id, "status": found.status},
+            f"the finding is {status}",
+            details={"finding_id": found.id, "status": status},
             hint="list_findings shows the open findings; undo_last_plan reverses an applied one.",
         )
+    try:
+        run = await _run_plan(ctx, found, args.elicit_token)
+    except BaseException:
+        await plane.findings.release(found.id)  # not applied: open again
+        raise
+    run_id = run.get("run_id")
+    await plane.findings.mark(found.id, "applied", run_id=str(run_id) if run_id else None)
+    return ApplyOut(finding_id=found.id, status="applied", run=run)
+
+
+async def _run_plan(ctx: ToolContext, found: Finding, elicit_token: str | None) -> dict[str, Any]:
+    """Run the claimed finding's plan, its notes unchanged since it was found; execute_plan's
+    answer, or `conflict` when a note changed or the run did not complete."""
+    assert found.plan is not None
     for path, etag in found.etags.items():
         current = ctx.vault.files.current_etag(ctx.resolve(path, "read"))
         if current != etag:
@@ -322,12 +340,23 @@ async def apply_finding(ctx: ToolContext, args: FindingIn) -> ApplyOut:
                 hint="run_consolidation finds it again on the notes as they are now; apply the new finding.",
             )
     inner: dict[str, Any] = {"plan": found.plan, "vault": ctx.vault.id}
-    if args.elicit_token is not None:
-        inner["elicit_token"] = args.elicit_token
+    if elicit_token is not None:
+        inner["elicit_token"] = elicit_token
     result = await ctx.run_nested("execute_plan", inner)  # asks a human where the plan's steps need one
-    run_id = (result.structured or {}).get("run_id")
-    await plane.findings.mark(found.id, "applied", run_id=str(run_id) if run_id else None)
-    return ApplyOut(finding_id=found.id, status="applied", run=result.structured or {})
+    run: dict[str, Any] = result.structured or {}
+    if run.get("status") != "done":
+        failed = [s for s in run.get("steps", []) if isinstance(s, dict) and s.get("status") != "ok"]
+        raise Conflict(
+            f"the finding's plan did not complete (run {run.get('status')}): the finding stays open",
+            details={
+                "finding_id": found.id,
+                "run_id": run.get("run_id"),
+                "run_status": run.get("status"),
+                "steps": failed,
+            },
+            hint="the steps' errors say why; get_plan_run shows the run, undo_last_plan reverses what it did.",
+        )
+    return run
 
 
 _STATE = {"scopes": ("write:vault",), "scope_class": "write", "mutating": True, "reads_index": False}
