@@ -13,11 +13,17 @@ era years `y` `yy` `yyy` `yyyy` `yo` and eras `N`…`NNNNN`, week years `ggggg` 
 `k` `kk` (1-24), `Hmm` `Hmmss` `hmm` `hmmss`, fractional seconds `S` to `SSSSSSSSS`, Unix time
 `X` `x`, offsets `Z` `ZZ` (the machine's local offset: dates are naive local times), zone
 names `z` `zz` (empty, as Moment without a time-zone plugin writes them), and the localised
-formats `LT` `LTS` `L` `LL` `LLL` `LLLL` `l` `ll` `lll` `llll`. Text in brackets is literal
-(`[W]`), as is a backslash-escaped character and every character that is not a letter (`/`
-makes the path a subfolder). Any other letter is a token this module does not know: by default
-`MomentError`, never a guess (a note path must not come out wrong); `strict=False` writes it as
-it is, as Moment does (Bases `format()`).
+formats `LT` `LTS` `L` `LL` `LLL` `LLLL` `l` `ll` `lll` `llll`.
+
+Everything else is read as Moment reads it (its own token pattern, in its own order): text in
+brackets is literal (`[W]`), a backslash makes the token or character after it literal (`\\YYYY`
+is `YYYY`), `/` makes the path a subfolder, and every character that is no token is written as
+it is, letters included (`YYYY-MM-DDTHH:mm` is `2026-11-30T10:00`, as Moment writes it); a line
+break outside brackets is dropped, as Moment drops it. Nothing is guessed: this is Moment's whole
+format table, so a letter outside it is no token in Moment either. What is refused is a format a
+note name cannot be read back from (`parse_date`: a token of `FORMAT_TOKENS` outside `TOKENS`)
+and, with `strict=True`, a letter outside brackets that is no token (a check for formats that
+must hold tokens only; Moment itself never refuses one).
 
 Locale weeks (`w` `ww` `gggg` `gg` `e`) follow a week rule `(dow, doy)` as Moment's locales
 define it: `dow` is the first day of the week (0 = Sunday), and week 1 is the week holding
@@ -30,6 +36,7 @@ are English whatever the week rule.
 from __future__ import annotations
 
 import calendar
+import math
 import re
 from datetime import date, datetime, timedelta
 
@@ -49,8 +56,17 @@ LOCALISED = {
     "LL": "MMMM D, YYYY", "L": "MM/DD/YYYY", "llll": "ddd, MMM D, YYYY h:mm A", "lll": "MMM D, YYYY h:mm A",
     "ll": "MMM D, YYYY", "l": "M/D/YYYY",
 }  # fmt: skip
-_LOCALISED = re.compile(r"(\[[^\]]*\])|(\\.)|(LTS|LT|LLLL|LLL|LL|L|llll|lll|ll|l)")
-_TOKEN = re.compile(r"\[[^\]]*\]|\\.|" + "|".join(sorted(set(FORMAT_TOKENS), key=len, reverse=True)))
+# Moment's own patterns (`localFormattingTokens`, `formattingTokens`), alternatives in its order: a
+# bracket runs to the last `]` before the next `[`; a backslash takes the whole token after it; a
+# match that names no token ('T', but also Moment's quirk 'w|') is written without its backslashes;
+# a line break matches nothing and is dropped (JavaScript's '.').
+_LOCALISED = re.compile(r"(\[[^\[]*\])|(\\)?(LTS|LT|LL?L?L?|l{1,4})")
+_TOKEN = re.compile(
+    r"(\[[^\[]*\])|(\\)?([Hh]mm(?:ss)?|Mo|MM?M?M?|Do|DDDo|DD?D?D?|ddd?d?|do?|w[o|w]?|W[o|W]?|Qo?|N{1,5}"
+    r"|YYYYYY|YYYYY|YYYY|YY|y{2,4}|yo?|gg(?:ggg?)?|GG(?:GGG?)?|e|E|a|A|hh?|HH?|kk?|mm?|ss?|S{1,9}|x|X|zz?|ZZ?"
+    r"|[^\n\r\u2028\u2029])"
+)
+_KNOWN = frozenset(FORMAT_TOKENS)
 _READABLE = frozenset(TOKENS)
 MONTHS = calendar.month_name[1:]
 DAYS = ("Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday")  # Moment's d: 0 = Sunday
@@ -60,39 +76,33 @@ ISO_WEEK: Week = (1, 4)  # Monday, week 1 holds 4 January
 
 
 class MomentError(ValueError):
-    """A format with a token this module does not support, or a text that does not fit it."""
+    """A format a note name cannot be read back from, a text that does not fit its format, or (strict)
+    a letter that is no token."""
 
 
 def _expand_localised(fmt: str) -> str:
     if "L" not in fmt and "l" not in fmt:
         return fmt
-    return _LOCALISED.sub(lambda m: LOCALISED[m.group(3)] if m.group(3) else m.group(0), fmt)
+    return _LOCALISED.sub(lambda m: LOCALISED[m.group(3)] if m.group(3) and not m.group(2) else m.group(0), fmt)
 
 
-def tokens(fmt: str, strict: bool = True) -> list[tuple[bool, str]]:
-    """`fmt` split into (is_token, text) parts; an unknown letter is `MomentError` (`strict`) or
-    literal text."""
-    fmt = _expand_localised(fmt)
+def tokens(fmt: str, strict: bool = False) -> list[tuple[bool, str]]:
+    """`fmt` split into (is_token, text) parts as Moment splits it (see the module docstring);
+    with `strict`, a letter outside brackets that is no token is `MomentError`."""
     out: list[tuple[bool, str]] = []
-    i = 0
-    while i < len(fmt):
-        m = _TOKEN.match(fmt, i)
-        if m and m.group(0).startswith("["):
-            out.append((False, m.group(0)[1:-1]))
-        elif m and m.group(0).startswith("\\"):
-            out.append((False, m.group(0)[1:]))
-        elif m:
-            out.append((True, m.group(0)))
-        elif fmt[i].isalpha() and strict:
-            run = re.match(rf"{re.escape(fmt[i])}+", fmt[i:])
-            bad = run.group(0) if run else fmt[i]
+    for m in _TOKEN.finditer(_expand_localised(fmt)):
+        bracketed, escaped, text = m.groups()
+        if bracketed is not None:
+            out.append((False, bracketed[1:-1]))
+        elif not escaped and text in _KNOWN:
+            out.append((True, text))
+        elif strict and not escaped and text[0].isalpha():
             raise MomentError(
-                f"unsupported Moment.js token {bad!r} in {fmt!r} (supported: {' '.join(FORMAT_TOKENS)}; "
+                f"{text[0]!r} in {fmt!r} is no Moment.js token (tokens: {' '.join(FORMAT_TOKENS)}; "
                 "put literal text in [brackets])"
             )
         else:
-            out.append((False, fmt[i]))
-        i = m.end() if m else i + 1
+            out.append((False, m.group(0).replace("\\", "")))
     return out
 
 
@@ -192,16 +202,16 @@ def _written_only(token: str, t: datetime, week: Week) -> str:
     if token in ("Hmm", "Hmmss", "hmm", "hmmss"):
         return "".join(_value(part, t, week) for part in (token[0], "mm", "ss")[: 3 if token.endswith("ss") else 2])
     match token:
-        case "Y" | "y" | "yo":
+        case "Y":  # Moment: four digits up to 9999
+            return f"{t.year:04d}"
+        case "y" | "yo":
             return _ordinal(t.year) if token == "yo" else str(t.year)
         case "YYYYY" | "ggggg" | "GGGGG":
             year = t.year if token[0] == "Y" else int(_value(token[:4], t, week))
             return f"{year:05d}"
         case "YYYYYY":
             return f"{'+' if t.year >= 0 else '-'}{abs(t.year):06d}"
-        case "yy":
-            return f"{t.year % 100:02d}"
-        case "yyy" | "yyyy":
+        case "yy" | "yyy" | "yyyy":  # the era year padded, never cut ('yy' is 2026, unlike 'YY')
             return f"{t.year:0{len(token)}d}"
         case "N" | "NN" | "NNN" | "NNNNN":
             return "AD"
@@ -209,10 +219,10 @@ def _written_only(token: str, t: datetime, week: Week) -> str:
             return "Anno Domini"
         case "k" | "kk":
             return f"{t.hour or 24:02d}" if token == "kk" else str(t.hour or 24)
-        case "X":
-            return str(int(t.timestamp()))
+        case "X":  # whole seconds, rounded down as Moment's unix() rounds (before 1970 too)
+            return str(math.floor(t.timestamp()))
         case "x":
-            return str(int(t.timestamp() * 1000))
+            return str(math.floor(t.timestamp() * 1000))
         case "Z" | "ZZ":
             offset = t.astimezone().utcoffset() or timedelta(0)
             minutes = int(offset.total_seconds() // 60)
@@ -224,7 +234,7 @@ def _written_only(token: str, t: datetime, week: Week) -> str:
     raise MomentError(f"unsupported Moment.js token {token!r}")
 
 
-def format_date(fmt: str, when: date | datetime, week: Week = LOCALE_WEEK, strict: bool = True) -> str:
+def format_date(fmt: str, when: date | datetime, week: Week = LOCALE_WEEK, strict: bool = False) -> str:
     """`when` written as Moment's `format(fmt)` writes it (locale weeks by `week`; `strict`: see
     the module docstring)."""
     t = when if isinstance(when, datetime) else datetime(when.year, when.month, when.day)

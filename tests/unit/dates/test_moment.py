@@ -1,5 +1,6 @@
 """Moment.js formats: every supported token written as Moment writes it, read back (round trip
-format -> date -> path), and unknown tokens refused."""
+format -> date -> path), and letters that are no token written as they are, as Moment writes
+them."""
 
 from __future__ import annotations
 
@@ -96,7 +97,7 @@ PRECISE = datetime(2026, 11, 24, 15, 4, 5, 678_000)  # a Tuesday, with milliseco
 # the tokens Moment writes that a note path never needs read back.
 WRITTEN = {
     "Mo": "11th", "Qo": "4th", "DDDo": "328th", "do": "2nd", "wo": "48th", "Wo": "48th", "Y": "2026",
-    "YYYYY": "02026", "YYYYYY": "+002026", "y": "2026", "yy": "26", "yyyy": "2026", "yo": "2026th", "N": "AD",
+    "YYYYY": "02026", "YYYYYY": "+002026", "y": "2026", "yy": "2026", "yyyy": "2026", "yo": "2026th", "N": "AD",
     "NN": "AD", "NNN": "AD", "NNNN": "Anno Domini", "NNNNN": "AD", "ggggg": "02026", "GGGGG": "02026",
     "k": "15", "kk": "15", "Hmm": "1504", "Hmmss": "150405", "hmm": "304", "hmmss": "30405", "S": "6",
     "SS": "67", "SSS": "678", "SSSS": "6780", "SSSSS": "67800", "SSSSSS": "678000", "SSSSSSS": "6780000",
@@ -129,11 +130,39 @@ def test_written_only_tokens_are_not_read_back(fmt: str) -> None:
         parse_date(fmt, format_date(fmt, WHEN))
 
 
-@pytest.mark.parametrize("fmt", ["YYYY-MM-DDTHH:mm", "YYYY b", "qq", "YYYY-MM-DD [at] HH:mm t"])
-def test_unknown_tokens_are_refused_unless_lenient(fmt: str) -> None:
-    with pytest.raises(MomentError, match="unsupported Moment.js token"):
-        format_date(fmt, WHEN)
-    assert format_date("YYYY-MM-DDTHH:mm", WHEN, strict=False) == "2026-11-24T15:04"  # as Moment writes them
+# What Moment 2.29 writes for `moment('2026-11-24T15:04:05.678').format(fmt)`: a letter that is no
+# token is written as it is, a backslash takes the whole token after it, a bracket runs to the
+# last `]` before the next `[`, a line break outside brackets is dropped.
+AS_MOMENT_WRITES = {
+    "YYYY-MM-DDTHH:mm": "2026-11-24T15:04",
+    "YYYY-MM-DDTHH:mm:ss.SSS": "2026-11-24T15:04:05.678",
+    "YYYY b qq t": "2026 b qq t",
+    "[Week] W [of] YYYY, T": "Week 48 of 2026, T",
+    "\\YYYY \\T \\[W] YYYY": "YYYY T [48] 2026",
+    "[a]b] Y": "a]b 2026",
+    "[[W]": "[W",
+    "LT \\LT [LT]": "3:04 PM LT LT",
+    "YYYY\nMM": "202611",
+    "w| ggg": "w| 26g",
+}
+
+
+@pytest.mark.parametrize(("fmt", "text"), AS_MOMENT_WRITES.items())
+def test_characters_that_are_no_token_are_written_as_moment_writes_them(fmt: str, text: str) -> None:
+    assert format_date(fmt, PRECISE) == text
+
+
+def test_a_note_name_with_letters_that_are_no_token_reads_back() -> None:
+    assert format_date("YYYY-MM-DD[T]HH", WHEN) == format_date("YYYY-MM-DDTHH", WHEN) == "2026-11-24T15"
+    assert parse_date("YYYY-MM-DDTHH", "2026-11-24T15") == date(2026, 11, 24)
+    assert parse_date("gggg-[W]ww b", "2026-W48 b") == date(2026, 11, 22)
+
+
+@pytest.mark.parametrize("fmt", ["YYYY-MM-DDTHH:mm", "YYYY b", "qq"])
+def test_strict_refuses_a_letter_that_is_no_token(fmt: str) -> None:
+    with pytest.raises(MomentError, match="no Moment.js token"):
+        format_date(fmt, WHEN, strict=True)
+    assert format_date("[T] \\T YYYY", WHEN, strict=True) == "T T 2026"  # brackets and escapes are fine
 
 
 def test_text_not_in_the_format_is_refused() -> None:
