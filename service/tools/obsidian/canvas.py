@@ -6,7 +6,10 @@ resolves file nodes to the vault file, its title and obsidian_url when the calle
 Writing is strict: the whole canvas is validated (every problem reported at once), file nodes
 and group backgrounds must be vault paths the caller may read (the same path rules as every
 tool), then the file is written atomically, guarded by `expected_etag`; replacing a non-empty
-canvas without the etag needs confirmation, like write_note. Fields the spec does not name are
+canvas without the etag needs confirmation, like write_note. Calls on one canvas run one at a
+time and write only if the file is still what they read (a new canvas: create-only;
+`service.tools.obsidian.rewrite`), so racing creators get `conflict` (or `already_exists`) and
+a canvas created meanwhile is never replaced unasked. Fields the spec does not name are
 kept: a node's or edge's `extra` from read_canvas is merged back on write, and the file's own
 unknown top-level keys are kept unless `extra` is given.
 Touches: `.canvas` files (through `VaultFiles`, so the index sees each write).
@@ -19,7 +22,7 @@ from typing import Any
 
 from pydantic import ConfigDict, Field
 
-from service.errors import AclDenied, NoteNotFound, PathInvalid, ValidationFailed
+from service.errors import AclDenied, AlreadyExists, PathInvalid, ValidationFailed
 from service.markdown.parse import note_title
 from service.obsidian import canvas as cv
 from service.policy.confirmations import ChangePreview
@@ -27,7 +30,9 @@ from service.tools.context import ToolContext, link_target
 from service.tools.models import JsonValue, ToolInput, ToolOutput
 from service.tools.notes.write import overwrite_preview
 from service.tools.obsidian.config import FileRef, file_ref, visible_path
+from service.tools.obsidian.rewrite import check_replace, current, rewrite
 from service.tools.spec import ToolSpec
+from service.vault.files import NoteFile
 from service.vault.paths import VaultPath, normalize
 
 _NODE_KEYS: tuple[str, ...] = ("id", "type", "x", "y", "width", "height", "color", "text", "file", "subpath")
@@ -247,10 +252,11 @@ def _path_problems(ctx: ToolContext, nodes: list[dict[str, Any]], kept: set[str]
     return out
 
 
-def _canvas(ctx: ToolContext, vp: VaultPath, args: WriteCanvasIn) -> dict[str, Any]:
+def _canvas(ctx: ToolContext, args: WriteCanvasIn, note: NoteFile | None) -> dict[str, Any]:
+    """The canvas to write over `note` (None: there is none)."""
     try:
-        old = json.loads(ctx.vault.files.read(vp).content or "{}")
-    except (NoteNotFound, ValueError):
+        old = json.loads(note.content or "{}") if note is not None else {}
+    except ValueError:
         old = {}
     extra = args.extra
     if extra is None:
@@ -272,10 +278,17 @@ def _canvas(ctx: ToolContext, vp: VaultPath, args: WriteCanvasIn) -> dict[str, A
 
 async def write_canvas(ctx: ToolContext, args: WriteCanvasIn) -> WriteCanvasOut:
     vp = canvas_path(ctx, args.path, "write")
-    canvas = _canvas(ctx, vp, args)
-    result = await ctx.vault.files.write(
-        vp, cv.dumps(canvas), expected_etag=args.expected_etag, create_only=args.create_only
-    )
+
+    async def build(note: NoteFile | None) -> tuple[str, dict[str, Any]]:
+        if note is not None and args.create_only:
+            raise AlreadyExists(f"a canvas already exists at {vp.rel!r}", details={"path": vp.rel})
+        check_replace(ctx, vp, note, args.expected_etag)  # made since the confirm layer found none
+        canvas = _canvas(ctx, args, note)
+        return cv.dumps(canvas), canvas
+
+    # The existence/etag check and the write are one step (`rewrite`): a canvas another call
+    # creates meanwhile is never replaced without its etag or a human's confirmation.
+    result, canvas = await rewrite(ctx, vp, build, expected_etag=args.expected_etag)
     return WriteCanvasOut(
         path=vp.rel,
         title=_title(vp.rel),
@@ -291,7 +304,7 @@ async def write_canvas_confirm(ctx: ToolContext, args: WriteCanvasIn) -> ChangeP
     if args.create_only:
         return None
     vp = canvas_path(ctx, args.path, "write")
-    why = overwrite_preview(ctx, vp, len(cv.dumps(_canvas(ctx, vp, args)).encode()), args.expected_etag)
+    why = overwrite_preview(ctx, vp, len(cv.dumps(_canvas(ctx, args, current(ctx, vp))).encode()), args.expected_etag)
     return None if why is None else ChangePreview.of(why, [vp.rel])
 
 
