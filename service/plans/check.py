@@ -323,6 +323,8 @@ async def _found(tool: str, args: dict[str, Any], host: Host, builder: EffectsBu
     path = args.get("path")
     if tool not in ADDRESSED or not isinstance(path, str):
         return args
+    if tool in MOVES and builder.folder_now(path.strip().strip("/")):  # a folder moves as a folder
+        return args
     target = parse_address(path).target
     rel = builder.planned(target)
     if rel is None:
@@ -391,8 +393,9 @@ async def _preview_move(tool: str, args: dict[str, Any], host: Host, builder: Ef
         moved.files_changed = preview.get("files_changed")
         if moves and not moves & {moved.from_path, moved.to_path}:  # a folder and the notes in it
             moved.folder = True
-            moved.from_path, moved.to_path = str(preview.get("old_path")), str(preview.get("path"))
             moved.moved_files = sorted(moves)
+        # where the tool itself moves it (its own rule for the source and the destination)
+        moved.from_path, moved.to_path = str(preview.get("old_path")), str(preview.get("path"))
         moved.rewritten_in = sorted(files - moves - {moved.from_path, moved.to_path})
 
 

@@ -193,6 +193,13 @@ class EffectsBuilder:
             self._stepped.add(rel)
             self._stepped_names.setdefault(rel.rpartition("/")[2].lower(), []).append(rel)
 
+    def folder_now(self, rel: str) -> bool:
+        """Whether a folder is at `rel` after the steps seen so far."""
+        known = self._folders.get(rel)
+        if known is None:
+            known = self._folders[rel] = self._is_folder is not None and self._is_folder(rel)
+        return known
+
     def _parents(self, rel: str) -> None:
         """The folders a file at `rel` makes where none is (`Reports/2026/Q4.md` makes
         `Reports` and `Reports/2026` in a vault without them): listed in `folders_created`."""
@@ -274,7 +281,7 @@ class EffectsBuilder:
             if isinstance(path, str):
                 self._touch(_note(path))
         elif tool in MOVES and isinstance(path, str) and isinstance(args.get("new_path"), str):
-            self.move(_note(path), _note(str(args["new_path"])))
+            self.move(_note(path), _note(str(args["new_path"])), rename=tool == "rename_note")
             self._touched = None  # its link rewrites change notes found at run time
         elif tool == "create_folder" and isinstance(path, str):
             if self._is_folder is None:
@@ -349,8 +356,8 @@ class EffectsBuilder:
         except (MomentError, VaultgateError, ValueError, KeyError):
             return None
 
-    def move(self, src: str, dst: str) -> MovedFile:
-        if "/" not in dst and "/" in src:  # rename_note: a new name in the same folder
+    def move(self, src: str, dst: str, *, rename: bool = False) -> MovedFile:
+        if rename and "/" not in dst and "/" in src:  # rename_note: a new name in the same folder
             dst = f"{src.rsplit('/', 1)[0]}/{dst}"
         moved = MovedFile(from_path=src, to_path=dst)
         self.effects.files_moved.append(moved)

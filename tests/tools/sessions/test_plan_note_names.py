@@ -119,3 +119,32 @@ async def test_the_folders_a_new_note_makes_are_listed(make_vault: Callable[...,
         run = await vg.confirmed("execute_plan", plan=plan)
         assert run["status"] == "done", run
         assert all((vg.root / f).is_dir() for f in effects["folders_created"])
+
+
+async def test_move_and_rename_destinations_follow_the_tools_rules(make_vault: Callable[..., Path]) -> None:
+    files = {
+        **VAULT,
+        "Sync/Intro.md": "---\naliases: [Sync]\n---\n# Intro\n",  # a folder 'Sync' and a note aliased 'Sync'
+        "Sync/More.md": "# More\n",
+    }
+    plan = {
+        "goal": "g",
+        "steps": [
+            {"id": "mv", "tool": "move_note", "args": {"path": "Launch plan", "new_path": "Launch v2"}},
+            {"id": "rn", "tool": "rename_note", "args": {"path": "Sync", "new_path": "Synced"}},
+        ],
+    }
+    async with started(make_vault(files)) as vg:
+        await vg.indexed()
+        moved = (await vg.ok("validate_plan", plan=plan))["effects"]["files_moved"]
+        assert [(m["from"], m["to"], m["folder"]) for m in moved] == [
+            ("Projects/Launch plan.md", "Launch v2.md", False),  # move_note: a bare name is the vault's root
+            ("Sync", "Synced", True),  # the folder, as the tool takes it, not the note aliased 'Sync'
+        ]
+        asked = await vg.err("execute_plan", "elicit_required", plan=plan)
+        before = snapshot(vg.root)
+        run = await vg.confirmed("execute_plan", plan=plan)
+        assert run["status"] == "done", run
+        changed = _changed(before, snapshot(vg.root))
+        assert {"Launch v2.md", "Synced/Intro.md", "Synced/More.md"} <= changed
+        assert set(asked["details"]["files"]) == changed
