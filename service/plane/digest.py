@@ -1,7 +1,11 @@
 """Job 6, the digest: what changed since the last run, without an LLM — the notes created and
 changed per folder with their first sentence, the open tasks among them, and the memory entities
 updated. One finding a run (kind `digest`), whose plan writes it as a note under `Digests/`
-(`create_note`); the first run of a vault looks back one day.
+(`create_note`); the first run of a vault looks back one day. The day's first digest kept is
+`Digests/<day> digest.md`; once that note exists, a later run's digest is
+`Digests/<day> digest <HH-MM>.md` (the run's UTC time; `-2`, `-3`… after it when taken too), a
+finding of its own (key `digest:<day> <HH-MM>`), so each run's digest can be kept. Notes under
+`Digests/` (the plane's own output) are not counted as changes.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from service.plane.job import JobContext, Need
 from service.storage.db import DbOperationalError
 
 NOTES_LISTED = 50
+FOLDER = "Digests"  # where digests and written summaries are kept
 _SENTENCE = re.compile(r"[^.!?\n]{12,}[.!?]?")
 
 
@@ -56,7 +61,7 @@ class Digest:
             rows, open_tasks = [], 0
         memory = ctx.memory.folder.strip("/") + "/"
         entities = sorted(e.entity.name for e in ctx.recall.notes.values() if (e.entity.updated or "") >= _iso(since))
-        notes = [r for r in rows if not r[0].startswith(memory)]
+        notes = [r for r in rows if not r[0].startswith((memory, FOLDER + "/"))]
         if not notes and not entities:
             return []
         day = dt.datetime.fromtimestamp(ctx.now, dt.UTC).date().isoformat()
@@ -82,11 +87,12 @@ class Digest:
                 *(f"- {name}" for name in entities[:NOTES_LISTED]),
             ]
         content = "\n".join(lines) + "\n"
+        key, path = free_note(ctx, "digest")
         return [
             Finding(
                 job=self.name,
                 kind="digest",
-                key=f"digest:{day}",
+                key=key,
                 title=f"digest of {day}: {len(notes)} notes changed, {len(entities)} entities updated",
                 detail={
                     "since": _iso(since),
@@ -102,12 +108,33 @@ class Digest:
                         {
                             "id": "digest",
                             "tool": "create_note",
-                            "args": {"path": f"Digests/{day} digest.md", "content": content},
+                            "args": {"path": path, "content": content},
                         }
                     ],
                 },
             )
         ]
+
+
+def free_note(ctx: JobContext, label: str) -> tuple[str, str]:
+    """The key and the note of a run's `label` (digest, summary): the day's note
+    `Digests/<day> <label>.md` while it does not exist, else one named by the run's time."""
+    moment = dt.datetime.fromtimestamp(ctx.now, dt.UTC)
+    day = moment.date().isoformat()
+    first = f"{FOLDER}/{day} {label}.md"
+    if not _exists(ctx, first):
+        return f"{label}:{day}", first
+    stamp = moment.strftime("%H-%M")
+    for n in range(1, 100):
+        suffix = stamp if n == 1 else f"{stamp}-{n}"
+        path = f"{FOLDER}/{day} {label} {suffix}.md"
+        if not _exists(ctx, path):
+            return f"{label}:{day} {suffix}", path
+    return f"{label}:{day} {stamp}", f"{FOLDER}/{day} {label} {stamp}.md"  # pragma: no cover - 99 taken
+
+
+def _exists(ctx: JobContext, rel: str) -> bool:
+    return ctx.vault.files.current_etag(ctx.vault.paths.resolve(rel, allow_hidden=True)) is not None
 
 
 def _iso(seconds: float) -> str:

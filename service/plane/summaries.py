@@ -8,7 +8,8 @@ reader, nor one the sensitive rules flag (a secret, a sensitive tag or term: `[s
 each ending with the numbers of its sources (`[1][3]`); a sentence that cites nothing, or a
 number that was not sent, is dropped — so every sentence kept cites its sources, written as
 wikilinks. An answer with no such sentence fails the job (skipped, tried again next run). One
-finding a run (kind `summary`), whose plan writes the summaries under `Digests/`.
+finding a run (kind `summary`), whose plan writes the summaries under `Digests/` (named as the
+digest's are, `service.plane.digest.free_note`; notes there are not summarised).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import sqlite3
 from collections import defaultdict
 from collections.abc import Callable
 
+from service.plane.digest import FOLDER, free_note
 from service.plane.findings import Finding
 from service.plane.gateway import GatewayFailed
 from service.plane.job import JobContext, Need
@@ -73,7 +75,7 @@ class Summaries:
         sendable = self._sendable(ctx)
         folders: dict[str, list[tuple[str, str, str]]] = defaultdict(list)
         for path, title, tags, body in rows:
-            if sendable(path, tags, body):
+            if not path.startswith(FOLDER + "/") and sendable(path, tags, body):
                 folders[path.rsplit("/", 1)[0] if "/" in path else "(vault root)"].append((path, title, body))
         if not folders:
             return []
@@ -98,11 +100,12 @@ class Summaries:
         if not written:
             raise GatewayFailed("the answers held no sentence citing the notes sent")
         content = "\n".join(lines)
+        key, path = free_note(ctx, "summary")
         return [
             Finding(
                 job=self.name,
                 kind="summary",
-                key=f"summary:{day}",
+                key=key,
                 title=f"written summary of {day}: {written} cited sentences over {len(folders)} folders",
                 detail={"sentences": written, "folders": sorted(folders)[:FOLDERS_SENT], "text": content},
                 paths=sorted(cites),  # about the notes it cites: a caller sees it if it may read them all
@@ -112,7 +115,7 @@ class Summaries:
                         {
                             "id": "summary",
                             "tool": "create_note",
-                            "args": {"path": f"Digests/{day} summary.md", "content": content},
+                            "args": {"path": path, "content": content},
                         }
                     ],
                 },

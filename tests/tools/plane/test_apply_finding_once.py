@@ -42,3 +42,24 @@ async def test_a_plan_run_that_fails_is_an_error_and_the_finding_stays_open(make
         assert failed["details"]["steps"][0]["errors"][0]["code"] == "already_exists"
         [still] = (await vg.ok("list_findings", kind="digest"))["items"]
         assert still["id"] == digest["id"] and still["status"] == "open"
+
+
+async def test_a_later_digest_of_the_day_is_kept_beside_the_first(make_vault: Callable[..., Path]) -> None:
+    async with started(make_vault({"Home.md": "# Home\n[[A]]\n", "A.md": "# A\n[[Home]]\n"})) as vg:
+        await vg.indexed()
+        await vg.ok("run_consolidation", wait=True, jobs=["digest"])
+        [first] = (await vg.ok("list_findings", kind="digest"))["items"]
+        first_path = first["plan"]["steps"][0]["args"]["path"]
+        assert (await vg.ok("apply_finding", finding_id=first["id"]))["run"]["status"] == "done"
+        await asyncio.sleep(1.1)  # mtimes after the first run's cursor
+        await vg.ok("write_note", path="Afternoon.md", content="# Afternoon\n\nA decision about the budget. [[Home]]\n")
+        await vg.settled()
+        await vg.ok("run_consolidation", wait=True, jobs=["digest"])
+        [later] = (await vg.ok("list_findings", kind="digest"))["items"]
+        later_path = later["plan"]["steps"][0]["args"]["path"]
+        assert later["id"] != first["id"] and later_path != first_path
+        assert "[[Afternoon|" in later["detail"]["text"] and "[[Digests/" not in later["detail"]["text"]
+        assert (await vg.ok("apply_finding", finding_id=later["id"]))["status"] == "applied"
+        assert "Afternoon" in vg.read(later_path) and vg.read(first_path).startswith("# Digest")
+        applied = (await vg.ok("list_findings", kind="digest", status="applied"))["items"]
+        assert {f["id"] for f in applied} == {first["id"], later["id"]}
