@@ -89,6 +89,9 @@ class _Journal:
     async def close_run(self, *args: Any) -> None:
         return None
 
+    async def checkpoint(self, *args: Any) -> None:
+        return None
+
 
 async def _run(plan: dict[str, Any], fail: dict[str, list[str]]) -> tuple[RunState, list[str]]:
     model = Plan.model_validate(plan)
