@@ -22,7 +22,7 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import Field
 
-from service.errors import AlreadyExists, NoteNotFound, ValidationFailed, VaultgateError
+from service.errors import AlreadyExists, NoteNotFound, PathInvalid, ValidationFailed, VaultgateError
 from service.obsidian import bookmarks as bm
 from service.policy.confirmations import ChangePreview
 from service.tools.context import ToolContext
@@ -31,6 +31,7 @@ from service.tools.obsidian.config import config_path, read_config, visible_path
 from service.tools.obsidian.rewrite import rewrite
 from service.tools.spec import ToolSpec
 from service.vault.files import NoteFile
+from service.vault.paths import VaultPath
 
 FILE = "bookmarks.json"
 T = TypeVar("T")
@@ -159,9 +160,15 @@ async def _new_item(ctx: ToolContext, args: AddBookmarkIn) -> dict[str, Any]:
     item: dict[str, Any] = {"type": args.type, "ctime": int(time.time() * 1000)}
     if args.type in ("file", "folder"):
         raw = _required(args, "path")
-        vp = ctx.resolve(raw, "read")
-        if args.type == "file" and not vp.abs.is_file():
+        vp: VaultPath | None = None
+        try:
+            vp = ctx.resolve(raw, "read")
+        except PathInvalid:
+            if args.type != "file":
+                raise  # '[[Launch plan|the plan]]' is no path, but a note's address
+        if args.type == "file" and (vp is None or not vp.abs.is_file()):
             vp = (await ctx.find_note(raw, "read", section="reject")).vp  # a note as a wikilink names it
+        assert vp is not None
         if args.type == "folder" and not vp.abs.is_dir():
             raise NoteNotFound(f"no folder at {vp.rel!r}", details={"path": vp.rel, "type": args.type})
         item["path"] = vp.rel

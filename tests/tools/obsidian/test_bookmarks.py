@@ -242,3 +242,12 @@ async def test_bookmarks_follow_moved_notes_and_folders(bk: Harness) -> None:
     assert saved["x-version"] == 2
     listed = await bk.ok("list_bookmarks")
     assert all(i["exists"] for i in listed["items"] if i["path"])
+
+
+async def test_a_file_bookmark_takes_a_wikilink_with_display_text(vg: Harness) -> None:
+    await vg.indexed()
+    for address in ("[[Plan|the plan]]", "Plan|the plan", "[[Projects/Plan|x]]"):
+        out = await vg.ok("add_bookmark", type="file", path=address, title=address)
+        assert out["item"]["path"] == "Projects/Plan.md", address
+        await vg.ok("remove_bookmark", path="Projects/Plan.md")
+    await vg.err("add_bookmark", "path_invalid", type="folder", path="Projects|x")  # a folder is a path
