@@ -16,7 +16,7 @@ NoteJson is `application/vnd.olrapi.note+json`; the companion is deploy/obsidian
 as `{message, errorCode}`. Each path segment is percent-encoded once. Every request
 carries `Authorization: Bearer <key>`, the key read from the environment at the call; the key is
 never put in an error, a result or a log line. A request is bounded by `timeout_s` (connect
-included) and uses its own connection (nothing to close at shutdown); no proxy from the
+included, the answer read to its end) and uses its own connection (nothing to close at shutdown); no proxy from the
 environment is used. Failures raise the bridge errors of `service.errors`:
 `plugin_unreachable` (retryable: nothing answers, a time-out, a 5xx), `plugin_incompatible`
 (the key is refused or missing, the certificate is not the trusted one, an answer in another
@@ -32,6 +32,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote, urlsplit
+
+import anyio
 
 from service.bridges.tls import PLUGIN, Pinned, file_context
 from service.errors import PluginIncompatible, PluginUnreachable, ValidationFailed, VaultgateError
@@ -55,6 +57,16 @@ def _verify_failed(exc: BaseException) -> bool:
             return True
         seen = seen.__cause__ or seen.__context__
     return False
+
+
+def _is_command(item: object) -> bool:
+    """`{id, name}` with string values (`name` may be absent: the id stands in)."""
+    return (
+        isinstance(item, dict)
+        and isinstance(item.get("id"), str)
+        and bool(item["id"])
+        and isinstance(item.get("name", ""), str)
+    )
 
 
 @dataclass(frozen=True)
@@ -129,12 +141,30 @@ class LocalRestApi:
         authenticated: bool = True,
     ) -> Answer:
         """One request; answers any HTTP status (the caller decides what a 404 means), raises
-        the bridge errors for everything that is not an answer."""
-        import httpx2  # at the first request: a server that never calls out never loads it
-
+        the bridge errors for everything that is not an answer. `timeout_s` bounds the whole
+        request (certificate check, connect, send, and the answer read to its end), not each read:
+        a plugin that trickles its answer is `plugin_unreachable` (`reason: timeout`) too."""
         headers = {"Accept": accept}
         if authenticated:
             headers["Authorization"] = f"Bearer {self._key()}"
+        try:
+            with anyio.fail_after(self.settings.timeout_s):
+                return await self._exchange(method, path, headers, params, json_body)
+        except TimeoutError as exc:
+            raise self._timed_out(method, path) from exc
+
+    def _timed_out(self, method: str, path: str) -> PluginUnreachable:
+        return PluginUnreachable(
+            f"Obsidian did not answer {method} {path} within {self.settings.timeout_s} s",
+            details=self._details("timeout", route=path),
+            hint="Obsidian may be busy or closed; try again.",
+        )
+
+    async def _exchange(
+        self, method: str, path: str, headers: dict[str, str], params: Mapping[str, str] | None, json_body: Any
+    ) -> Answer:
+        import httpx2  # at the first request: a server that never calls out never loads it
+
         for attempt in (1, 2):
             verify = await self._verify()
             try:
@@ -154,11 +184,7 @@ class LocalRestApi:
                             )
                     return Answer(resp.status_code, bytes(body))
             except httpx2.TimeoutException as exc:
-                raise PluginUnreachable(
-                    f"Obsidian did not answer {method} {path} within {self.settings.timeout_s} s",
-                    details=self._details("timeout", route=path),
-                    hint="Obsidian may be busy or closed; try again.",
-                ) from exc
+                raise self._timed_out(method, path) from exc
             except httpx2.HTTPError as exc:
                 if _verify_failed(exc):
                     if self._pinned is not None and attempt == 1:
@@ -258,11 +284,12 @@ class LocalRestApi:
             raise PluginIncompatible(
                 "the command list came in another shape", details=self._details("bad_answer", route="/commands/")
             )
-        return [
-            {"id": item["id"], "name": str(item.get("name", item["id"]))}
-            for item in items
-            if isinstance(item, dict) and isinstance(item.get("id"), str)
-        ]
+        if not all(_is_command(item) for item in items):  # not "no commands": an incompatible plugin
+            raise PluginIncompatible(
+                "the command list holds an entry that is not {id, name}",
+                details=self._details("bad_answer", route="/commands/"),
+            )
+        return [{"id": item["id"], "name": item.get("name", item["id"])} for item in items]
 
     async def execute(self, command_id: str) -> None:
         resp = await self.send("POST", f"/commands/{quote(command_id, safe='')}/")
