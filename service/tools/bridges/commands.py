@@ -3,7 +3,10 @@
 `list_commands` lists the commands of the running Obsidian (`GET /commands/`), each marked
 `safe` when `[vaults.bridge] safe_commands` lets execute_command run it. `execute_command`
 (`POST /commands/{id}/`) needs the `execute:command` scope, and that scope's confirmation floor
-makes a human approve every call (`service.dispatch.confirm`). A command id not in
+makes a human approve every call (`service.dispatch.confirm`); the spec says so too
+(`confirm="always"`), since what a call may ask is read from the spec alone where the scope
+floors are not at hand (the `tools/call` fast path leaves such a call to the SDK's session,
+through which a client of any protocol era can be asked). A command id not in
 `safe_commands` is refused by the precheck layer, before anything is claimed or anyone is
 asked; an empty `safe_commands` lets no command run (a command can do anything the app can,
 deleting files included, so each one is allowed by name).
@@ -112,6 +115,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         scopes=("execute:command",),
         scope_class="execute",
         mutating=True,
+        confirm="always",  # as the floor does: and so the fast path leaves it to the SDK, which can ask
         idempotent=False,
         open_world=True,
         precheck=execute_precheck,

@@ -8,8 +8,9 @@ plugin that is not enabled, `plugin_missing` naming it.
 
 `execute_template` and `trigger_quickadd` run a plugin's code (Templater templates and QuickAdd
 macros may run scripts), so they hold `execute:plugin`, whose confirmation floor makes a human
-approve every call, and `write:vault`, since both write notes. `execute_template` checks its paths
-before anything is asked or sent: the template must be a note the caller may read, the note to
+approve every call (their specs say `confirm="always"` too, as execute_command's does), and
+`write:vault`, since both write notes. `execute_template` checks its paths before anything is
+asked or sent: the template must be a note the caller may read, the note to
 create a path the caller may write (its folder is always sent, so Templater's own default
 location never decides where a note lands). Listed paths the caller may not read are left out;
 `makemd_query` leaves them out before it cuts to `limit` (below), so they neither take a place nor
@@ -281,6 +282,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         output_model=ExecuteTemplateOut,
         handler=execute_template,
         scopes=("write:vault", "execute:plugin"),
+        confirm="always",  # as the floor does; see commands.py
         scope_class="execute",
         mutating=True,
         idempotent=False,
@@ -312,6 +314,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         output_model=TriggerOut,
         handler=trigger_quickadd,
         scopes=("write:vault", "execute:plugin"),
+        confirm="always",  # as the floor does; see commands.py
         scope_class="execute",
         mutating=True,
         idempotent=False,
