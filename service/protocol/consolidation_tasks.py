@@ -6,8 +6,10 @@ it is on and the count of jobs); `tasks/result` waits for its end and gives run_
 answer (the jobs' outcomes, new / again / gone findings, what auto_apply applied). Unlike a
 reindex, a run can be cancelled: `tasks/cancel` stops it (a run only reads and records its
 findings in one transaction at its end, so a cancelled run leaves nothing behind) and its task
-ends `cancelled`. A second task while a run goes on joins that run. What job tasks share:
-`service.protocol.job_tasks`.
+ends `cancelled`. A second task while a run goes on joins that run. Each task keeps the principal
+that asked for it: for a caller a path rule restricts, its result counts only the findings about
+notes it may read, as the tool's own answer does (`service.tools.plane.run_out`). What job tasks
+share: `service.protocol.job_tasks`.
 """
 
 from __future__ import annotations
@@ -15,26 +17,41 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from dataclasses import dataclass
+from types import SimpleNamespace
 from typing import Any
 
 import mcp_types as types
 from mcp.shared.exceptions import MCPError
 
 from service.obs.sessions import caller_hash
+from service.plane.findings import Shown
 from service.plane.plane import Launched, Plane
 from service.protocol.job_tasks import JobTask, JobTasks, iso
+from service.security.visible import unrestricted
+from service.services import Services
 from service.types import Principal
 
 PREFIX = "consolidation-"
+
+
+@dataclass(frozen=True)
+class ConsolidationTask(JobTask):
+    principal: Principal | None = None  # who asked for it: what its result may count
 
 
 class ConsolidationTasks(JobTasks):
     tool = "run_consolidation"
     prefix = PREFIX
 
-    def __init__(self, plane: Plane) -> None:
+    def __init__(self, services: Services) -> None:
         super().__init__()
-        self.plane = plane
+        self.services = services
+
+    @property
+    def plane(self) -> Plane:
+        assert self.services.plane is not None  # the app serves these tasks only with a plane
+        return self.services.plane
 
     def arguments(self, arguments: dict[str, Any]) -> dict[str, Any]:
         if arguments.get("cancel"):  # a cancel through the tool is an ordinary call, not a task
@@ -48,17 +65,31 @@ class ConsolidationTasks(JobTasks):
         launched = self.plane.launched.get(str(out["run_id"]))
         if launched is None:
             return None
+        vault = self.services.vaults.get(launched.vault_id)
+        caller = SimpleNamespace(principal=principal, vault=vault, services=self.services)
         return self.remember(
-            JobTask(
+            ConsolidationTask(
                 task_id=PREFIX + launched.run_id,
                 job_id=launched.run_id,
                 vault_id=launched.vault_id,
                 caller=caller_hash(principal.subject),
-                restricted=False,  # run_consolidation is an admin tool
+                restricted=vault is None or not unrestricted(caller),
                 already_running=False,
                 created_at=time.time(),
+                principal=principal,
             )
         )
+
+    def shown(self, task: JobTask) -> Shown | None:
+        """Which findings the task's caller is told of (None: all), as `service.tools.plane.shown_to`."""
+        principal = task.principal if isinstance(task, ConsolidationTask) else None
+        vault = self.services.vaults.get(task.vault_id)
+        if not task.restricted:
+            return None
+        if principal is None or vault is None:
+            return lambda paths: False  # pragma: no cover - every task is made with its principal
+        guard = self.services.guard
+        return lambda paths: bool(paths) and all(guard.allows(principal, vault, p, "read") for p in paths)
 
     def _run(self, task: JobTask) -> Launched:
         launched = self.plane.launched.get(task.job_id)
@@ -95,7 +126,7 @@ class ConsolidationTasks(JobTasks):
             failed = types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=True)
             return failed.model_dump(mode="json", by_alias=True, exclude_none=True)
         else:
-            out = run_out(run.task.result())
+            out = run_out(run.task.result(), self.shown(task))
         structured = out.model_dump(mode="json")
         result = types.CallToolResult(
             content=[types.TextContent(type="text", text=json.dumps(structured))], structured_content=structured

@@ -85,7 +85,7 @@ def job_kinds(services: Services) -> tuple[JobTasks, ...]:
     from service.protocol.ocr_tasks import OcrTasks
     from service.protocol.reindex_tasks import ReindexTasks
 
-    plane = (ConsolidationTasks(services.plane),) if services.plane is not None else ()
+    plane = (ConsolidationTasks(services),) if services.plane is not None else ()
     ocr = (OcrTasks(services, services.ocr.jobs),) if services.ocr is not None else ()
     return (ReindexTasks(services), *plane, *ocr)
 
