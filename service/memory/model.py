@@ -29,11 +29,13 @@ sections (`Entity.preamble`, `Entity.tail`).
 
 `file_name` maps any entity name to a safe, reversible file name (the real name stays in the
 frontmatter): characters a file name cannot hold (and `~`) are written `~XX`, and names that would be
-special (`..`, a leading dot, Windows device names) are prefixed.
+special (`..`, a leading dot, Windows device names) are prefixed; a name too long for a file
+name is cut at a character and ends with a hash of the whole name.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import secrets
@@ -60,6 +62,8 @@ _REL = re.compile(r"^- (?P<type>[^\[\]]{1,100}?) \[\[(?P<target>[^\]|#]+)(?:\|[^
 _UNSAFE = re.compile(r'[\\/:*?"<>|#^\[\]%~\x00-\x1f\x7f]')
 _ESCAPABLE = re.compile(r"(\\*)([:\[])")  # a ':' or '[' and the backslashes right before it
 _TAG = re.compile(r"(?<![^\s(])#([\w/-]+)")  # Obsidian's: after a space (or an opening parenthesis)
+_STEM_CHARS = 180  # an entity's file name, without `.md`: what fits is kept whole (`file_name`)
+_STEM_BYTES = 252
 _DEVICES = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(1, 10)), *(f"lpt{i}" for i in range(1, 10))}
 
 
@@ -155,11 +159,31 @@ def normalize_text(text: str) -> str:
 
 def file_name(name: str) -> str:
     """A safe file name (without `.md`) for an entity name: one `~XX` per character a file name
-    cannot hold, so two names never share a file; the real name stays in the frontmatter."""
-    out = _UNSAFE.sub(lambda m: f"~{ord(m.group()):02X}", name.strip())
+    cannot hold, so two names never share a file; the real name stays in the frontmatter.
+
+    A name whose file name would be longer than 180 characters or 252 UTF-8 bytes (a segment
+    with `.md` is at most 255 bytes) keeps as many whole characters as fit, never half an escape,
+    and ends with `~h` and 16 hex digits of the full name's SHA-256: `~h` is no escape, so such a
+    file name is never one of a name that fits, and two long names sharing a start still differ."""
+    text = name.strip()
+    prefix = ""
+    out = _UNSAFE.sub(lambda m: f"~{ord(m.group()):02X}", text)
     if out.startswith(".") or out.split(".")[0].lower() in _DEVICES or out.endswith((".", " ")):
-        out = "~_" + out
-    return out[:180]
+        prefix = "~_"
+    out = prefix + out
+    if len(out) <= _STEM_CHARS and len(out.encode("utf-8")) <= _STEM_BYTES:
+        return out
+    suffix = "~h" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+    chars, size = len(prefix) + len(suffix), len(prefix) + len(suffix)
+    kept: list[str] = [prefix]
+    for char in text:
+        piece = f"~{ord(char):02X}" if _UNSAFE.fullmatch(char) else char
+        chars += len(piece)
+        size += len(piece.encode("utf-8"))
+        if chars > _STEM_CHARS or size > _STEM_BYTES:
+            break
+        kept.append(piece)
+    return "".join(kept) + suffix
 
 
 def escape(text: str, *, first: bool = False) -> str:

@@ -1,0 +1,50 @@
+"""Entity names to note files through the dispatch chain (T1 items 8 and 9): two long names that
+share a start are two notes, a long name in a non-Latin script fits a file name, and the real
+name stays in the frontmatter."""
+
+from __future__ import annotations
+
+from tests.conftest import Harness
+
+
+async def test_two_long_names_sharing_a_start_are_two_entities(vg: Harness) -> None:
+    stem = "Q3: plan? " * 14  # each ':' and '?' is written `~XX` in the file name
+    pairs = [(stem + "Alpha team", stem + "Beta team"), ("/" * 199, "/" * 200)]
+    for a, b in pairs:
+        ra = await vg.ok("create_entities", entities=[{"name": a, "entityType": "plan", "observations": ["fact A"]}])
+        rb = await vg.ok("create_entities", entities=[{"name": b, "entityType": "plan", "observations": ["fact B"]}])
+        assert rb["existing"] == [] and len(rb["created"]) == 1
+        path_a, path_b = ra["created"][0]["path"], rb["created"][0]["path"]
+        assert path_a != path_b
+        for path in (path_a, path_b):
+            file = path.removeprefix("Memory/")
+            assert "/" not in file and len(file.encode("utf-8")) <= 255
+        await vg.ok("add_observations", observations=[{"entityName": b, "contents": ["only B"]}])
+        nodes = await vg.ok("open_nodes", names=[a, b])
+        got = {e["name"]: [o["text"] for o in e["observations"]] for e in nodes["entities"]}
+        assert got == {a: ["fact A"], b: ["fact B", "only B"]} and nodes["missing"] == []
+        assert "only B" not in vg.read(path_a)
+
+
+async def test_a_long_name_in_any_script_fits_a_file_name(vg: Harness) -> None:
+    for name in ("记忆" * 45, "é" * 200, "😀" * 200, "記" * 200):
+        missing = await vg.ok("open_nodes", names=[name])
+        assert missing["missing"] == [name] and missing["entities"] == []
+        out = await vg.ok("create_entities", entities=[{"name": name, "entityType": "topic", "observations": ["x"]}])
+        path = out["created"][0]["path"]
+        assert len(path.removeprefix("Memory/").encode("utf-8")) <= 255
+        assert f'name: "{name}"' in vg.read(path)
+        nodes = await vg.ok("open_nodes", names=[name])
+        assert [e["name"] for e in nodes["entities"]] == [name]
+
+
+async def test_names_that_fit_keep_their_file_names(vg: Harness) -> None:
+    cases = {
+        "Alice": "Memory/Alice.md",
+        "AC/DC": "Memory/AC~2FDC.md",
+        "con": "Memory/~_con.md",
+        "x" * 180: f"Memory/{'x' * 180}.md",
+    }
+    for name, path in cases.items():
+        out = await vg.ok("create_entities", entities=[{"name": name, "entityType": "t"}])
+        assert out["created"][0]["path"] == path
