@@ -56,10 +56,13 @@ def s_replace(s: str, args: list[Any]) -> str:
         count = 0 if "g" in pattern.flags else 1
         expand = _js_replacement(replacement)
         budget = limits.current()
-        size = len(s)
+        size, last = len(s), -1
 
         def one(m: Any) -> str:
-            nonlocal size
+            nonlocal size, last
+            if m.start() <= last:  # a new attempt scans from the start again (`budget.regex_call`)
+                size = len(s)
+            last = m.start()
             piece = expand(m)
             size += len(piece) - (m.end() - m.start())
             budget.check_chars(size)

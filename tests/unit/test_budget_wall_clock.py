@@ -58,3 +58,24 @@ async def test_a_dataview_regex_answers_within_the_budget_it_states(
         err = await vg.err("eval_dataview_field", "compute_budget_exceeded", path="A", field=field)
         assert (err["details"]["limit"], err["details"]["max_seconds"]) == ("seconds", 10.0)
         assert clock.spent - before <= err["details"]["max_seconds"]
+
+
+def test_a_bases_replace_counts_only_the_attempt_that_completes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`Budget.timed` may run a `sub` more than once (an attempt that ran out, then a longer one):
+    the replacement's size count starts again with each attempt, so a result within the byte
+    budget is never refused for the attempts before it."""
+    import regex
+
+    from service.bases.sequences import s_replace
+    from service.bases.values import Regex
+    from service.settings.limits import LimitsSettings
+
+    def twice(self: Budget, run: Callable[[float], object]) -> object:
+        run(10.0)  # an earlier attempt, all of its matches seen, its result thrown away
+        return run(10.0)
+
+    monkeypatch.setattr(Budget, "timed", twice)
+    text = "x" * 400
+    with Budget(LimitsSettings(max_value_bytes=1024), max_seconds=10.0).active():
+        out = s_replace(text, [Regex("x", "g", regex.compile("x")), "yy"])  # 800 characters: 1,200 counted twice
+    assert out == "yy" * 400
