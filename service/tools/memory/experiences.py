@@ -19,7 +19,7 @@ from service.memory.experiences import Experience, ExperienceStore, Kind
 from service.obs.sessions import caller_hash
 from service.tools.context import ToolContext
 from service.tools.memory.filing import check_entity, check_memory_folder, file_observation
-from service.tools.memory.writing import observation_category
+from service.tools.memory.writing import MAX_OBSERVATION, observation_category, observation_text
 from service.tools.models import ToolInput, ToolOutput, decode_cursor, encode_cursor
 from service.tools.spec import ToolSpec
 from service.types import Op
@@ -187,9 +187,25 @@ async def _promotable(ctx: ToolContext, args: PromoteExperienceIn) -> Experience
     return exp
 
 
+def _observation(exp: Experience, args: PromoteExperienceIn) -> str:
+    """The observation's text: `text`, or the experience's when it can be one (an experience may
+    be longer than an observation may be)."""
+    if args.text is not None:
+        return observation_text(args.text.strip(), "text")
+    try:
+        return observation_text(exp.text.strip(), "text")
+    except ValidationFailed as error:
+        raise ValidationFailed(
+            f"experience {exp.id!r} cannot be an observation as it is: {error.message}",
+            details={**error.details, "experience_id": exp.id, "length": len(exp.text)},
+            hint=f"Pass `text`: the observation to promote it as (at most {MAX_OBSERVATION} characters).",
+        ) from None
+
+
 async def precheck_promote(ctx: ToolContext, args: PromoteExperienceIn) -> None:
-    """Before a human is asked: the experience exists, is not promoted yet, and the entity exists."""
-    await _promotable(ctx, args)
+    """Before a human is asked: the experience exists, is not promoted yet, its text can be an
+    observation, and the entity exists."""
+    _observation(await _promotable(ctx, args), args)
     observation_category(args.category, "category")
     await check_entity(ctx, args.entity)
 
@@ -200,7 +216,7 @@ async def promote_experience(ctx: ToolContext, args: PromoteExperienceIn) -> Pro
     filed = await file_observation(
         ctx,
         args.entity,
-        (args.text or exp.text).strip(),
+        _observation(exp, args),
         source=f"experience {exp.id}",
         category=args.category or exp.kind,
     )

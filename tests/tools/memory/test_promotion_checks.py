@@ -1,0 +1,26 @@
+"""promote_experience through the dispatch chain (T1 items 20 and 7): a promotion that cannot
+succeed is refused before a human is asked, and the human is shown what is written where."""
+
+from __future__ import annotations
+
+from tests.conftest import Harness
+
+ENTITY = {"name": "Ops", "entityType": "team", "observations": []}
+
+
+async def _asked(vg: Harness) -> int:
+    row = await vg.app.services.state.fetchone("SELECT count(*) FROM confirmation_requests")
+    return int(row[0])
+
+
+async def test_an_experience_longer_than_an_observation_is_refused_before_anyone_is_asked(vg: Harness) -> None:
+    await vg.ok("create_entities", entities=[ENTITY])
+    made = await vg.ok("record_experience", kind="note", text="step " * 2500)  # 12,500 characters
+    eid = made["experience"]["id"]
+    before = vg.snapshot()
+    error = await vg.err("promote_experience", "validation_error", experience_id=eid, entity="Ops")
+    assert error["details"]["reason"] == "too_long" and "text" in error["hint"]
+    assert await _asked(vg) == 0 and vg.snapshot() == before
+    # with a `text` that fits, the same experience can be promoted
+    promoted = await vg.confirmed("promote_experience", experience_id=eid, entity="Ops", text="steps, shortened")
+    assert "steps, shortened" in vg.read(promoted["path"])
