@@ -18,8 +18,9 @@ this order:
    the client: in the older protocol era over SSE with an `elicitation/create` request; in
    2026-07-28 by answering `InputRequiredResult` (the client asks, then retries the same call
    with the answer and our `request_state`, an HMAC-sealed binding to this exact call and preview that
-   expires with the confirmation TTL and is spent by the approved call: a replayed retry is
-   asked again). Accept → proceed; decline/cancel → `forbidden` (details.reason "declined");
+   expires with the confirmation TTL, holds a nonce of its own (each question is its own state)
+   and is spent by the approved call: a replayed retry is asked again). Accept → proceed;
+   decline/cancel → `forbidden` (details.reason "declined");
 3. else the call answers `elicit_required` with `details.args_hash`, the tool, the vault, a
    preview of what would change (with every file it changes: `details.files` and
    `details.files_changed`, when the tool knows them from the arguments), the expiry, and how to mint a token
@@ -138,22 +139,26 @@ class Confirm:
 
     # -- protocol 2026-07-28: InputRequiredResult ------------------------------------------
 
-    def _state(self, call: CallContext, preview: ChangePreview, expires: int) -> str:
-        """The seal of one input request: this call, this caller, what it was shown, the expiry."""
+    def _state(self, call: CallContext, preview: ChangePreview, expires: int, nonce: str) -> str:
+        """The seal of one input request: this call, this caller, what it was shown, the expiry,
+        and a nonce of its own, so two questions about the same call within the same second are
+        two states (else the second would be the first's spent state, and its answer, a decline
+        too, would only be asked again)."""
         assert call.vault is not None
         shown = preview_sha(preview.text())
-        body = f"{call.vault.id}|{call.tool}|{call.args_hash}|{call.principal.subject}|{shown}|{expires}"
+        body = f"{call.vault.id}|{call.tool}|{call.args_hash}|{call.principal.subject}|{shown}|{expires}|{nonce}"
         mac = hmac.new(self._secret, body.encode(), hashlib.sha256).hexdigest()
-        return f"{expires}.{mac}"
+        return f"{expires}.{nonce}.{mac}"
 
     def _state_ok(self, call: CallContext, preview: ChangePreview, state: Any) -> bool:
         """Whether `state` seals this call as it would run now (a changed preview asks again)."""
-        if not isinstance(state, str) or "." not in state or state in self._spent:
+        if not isinstance(state, str) or state in self._spent:
             return False
-        expires_text, _, _mac = state.partition(".")
-        if not expires_text.isdigit() or int(expires_text) < time.time():
+        expires_text, _, rest = state.partition(".")
+        nonce, _, _mac = rest.partition(".")
+        if not expires_text.isdigit() or int(expires_text) < time.time() or not nonce:
             return False
-        return hmac.compare_digest(state, self._state(call, preview, int(expires_text)))
+        return hmac.compare_digest(state, self._state(call, preview, int(expires_text), nonce))
 
     def _spend(self, state: str) -> None:
         """Record an approval as used (no await between the check and this: atomic on the loop)."""
@@ -193,7 +198,7 @@ class Confirm:
             )
         )
         pending = types.InputRequiredResult(
-            input_requests={_INPUT_KEY: request}, request_state=self._state(call, preview, expires)
+            input_requests={_INPUT_KEY: request}, request_state=self._state(call, preview, expires, os.urandom(8).hex())
         )
         call.notes["input_required"] = True
         call.notes["confirmation_trip"] = True  # counted here, not again by a facade call around it

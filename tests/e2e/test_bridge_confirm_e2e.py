@@ -1,13 +1,18 @@
 """The bridge tools that a human approves on every call (execute_command, execute_template,
 trigger_quickadd), asked through the client over real HTTP with the SDK client, against the
-Local REST API stand-in (tests/tools/bridges/standin.py): a 2025-era client (`mode="legacy"`)
-that declared elicitation is asked with `elicitation/create`, as for delete_note, rather than
-answered `elicit_required`."""
+Local REST API stand-in (tests/tools/bridges/standin.py):
+
+- a 2025-era client (`mode="legacy"`) that declared elicitation is asked with
+  `elicitation/create`, as for delete_note, rather than answered `elicit_required`;
+- a 2026-07-28 client whose human declines a call is answered `forbidden` after one question,
+  also when the same call was approved a moment earlier (in the same second of the clock)."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import mcp_types as types
@@ -65,3 +70,34 @@ async def test_a_2025_era_client_is_asked_through_elicitation_for_each_bridge_ca
     assert obsidian.executed == ["graph:open"]
     assert [run["choice"] for run in obsidian.quickadd_runs] == ["Log"]
     assert [made["filename"] for made in obsidian.created] == ["Kickoff"]
+
+
+@pytest.mark.parametrize(("tool", "args"), CALLS[:2])
+async def test_a_decline_after_an_approval_of_the_same_call_is_forbidden_after_one_question(
+    make_vault: Callable[..., Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    tool: str,
+    args: dict[str, Any],
+) -> None:
+    monkeypatch.setenv(ENV, KEY)
+    # both questions in the same second of the confirmation layer's clock (as two quick calls are)
+    now = time.time()
+    monkeypatch.setattr("service.dispatch.confirm.time", SimpleNamespace(time=lambda: now))
+    root = make_vault({"Projects/Plan.md": "# Plan\n"})
+    cert = make_cert(tmp_path / "tls")
+    obsidian = Obsidian()
+    async with serving(obsidian, cert) as url:
+        vault = bridged_vault(root, url, cert.fingerprint)
+        async with e2e(root, vaults=[vault], throttle={"enabled": False}) as (mcp_url, _):
+            approved: list[str] = []
+            async with Client(mcp_url, elicitation_callback=answering("accept", approved)) as client:
+                first = await client.call_tool(tool, args)
+            assert not first.is_error and len(approved) == 1
+            declined: list[str] = []
+            async with Client(mcp_url, elicitation_callback=answering("decline", declined)) as client:
+                second = await client.call_tool(tool, args)
+            assert second.is_error and second.structured_content is not None
+            error = second.structured_content["error"]
+            assert error["code"] == "forbidden" and error["details"]["reason"] == "declined"
+            assert len(declined) == 1
