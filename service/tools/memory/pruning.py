@@ -208,6 +208,20 @@ def _find(e: Entity, ref: str) -> Observation | None:
     return next((o for o in e.observations if o.block_id == key or normalize_text(o.text) == normalize_text(ref)), None)
 
 
+def _supersedes(e: Entity, newer: Observation, older: Observation) -> bool:
+    """Whether `newer` is already superseded, through its `superseded_by` chain, by `older`."""
+    by_id = {o.block_id: o for o in e.observations if o.block_id}
+    seen: set[int] = set()
+    at: Observation | None = newer
+    while at is not None and id(at) not in seen:
+        seen.add(id(at))
+        ref = at.fields.get("superseded_by", "").strip().lstrip("^")
+        at = by_id.get(ref) if ref else None
+        if at is older:
+            return True
+    return False
+
+
 async def supersede_observation(ctx: ToolContext, args: SupersedeIn) -> SupersedeOut:
     """Mark an observation as superseded by a newer one (the consolidation plane's contradictions):
     `[valid_until:: …] [superseded_by:: ^id]` on the older one; both stay in the note."""
@@ -224,6 +238,11 @@ async def supersede_observation(ctx: ToolContext, args: SupersedeIn) -> Supersed
         if old is None or new is None or old is new:
             raise ValidationFailed(
                 "the two observations must be two different ones", details={"field": "superseded_by"}
+            )
+        if _supersedes(e, new, old):
+            raise ValidationFailed(
+                "the superseding observation is itself superseded by this one: no current fact would be left",
+                details={"field": "superseded_by", "reason": "cycle", "block_id": new.block_id},
             )
         new.render()  # a hand-written line gets its block id
         old.raw = None  # written in the memory form from now on (its text kept)

@@ -1,0 +1,45 @@
+"""A superseded observation through the dispatch chain: supersede_observation refuses a cycle (T1
+item 11)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from tests.conftest import Harness, started
+
+
+async def gail(vg: Harness, *places: str) -> None:
+    await vg.ok("create_entities", entities=[{"name": "Gail", "entityType": "person", "observations": []}])
+    for when, place in zip(("2024-01-10", "2025-06-01", "2026-02-01"), places, strict=False):
+        await vg.ok("add_observations", observations=[{"entityName": "Gail", "contents": [place], "date": when}])
+
+
+async def test_a_supersession_cycle_is_refused(make_vault: Callable[..., Path]) -> None:
+    async with started(make_vault({"Home.md": "# Home\n"})) as vg:
+        await gail(vg, "Lives in Oslo", "Lives in Bergen", "Lives in Tromso")
+        await vg.ok(
+            "supersede_observation", entityName="Gail", observation="Lives in Oslo", superseded_by="Lives in Bergen"
+        )
+        before = vg.read("Memory/Gail.md")
+        refused = await vg.err(
+            "supersede_observation",
+            "validation_error",
+            entityName="Gail",
+            observation="Lives in Bergen",
+            superseded_by="Lives in Oslo",
+        )
+        assert refused["details"]["field"] == "superseded_by"
+        await vg.ok(
+            "supersede_observation", entityName="Gail", observation="Lives in Bergen", superseded_by="Lives in Tromso"
+        )
+        await vg.err(  # a longer cycle: Oslo -> Bergen -> Tromso -> Oslo
+            "supersede_observation",
+            "validation_error",
+            entityName="Gail",
+            observation="Lives in Tromso",
+            superseded_by="Lives in Oslo",
+        )
+        assert "Lives in Tromso" in vg.read("Memory/Gail.md") and before.count("superseded_by") == 1
+        tromso = [line for line in vg.read("Memory/Gail.md").splitlines() if "Tromso" in line]
+        assert tromso and "superseded_by" not in tromso[0]  # a current fact is left
