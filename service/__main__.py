@@ -162,26 +162,32 @@ def cmd_token(args: argparse.Namespace) -> int:
 
 def _load(target: Path | None, **overrides: Any) -> Settings:
     """Settings from PATH, or from the path in $VAULTGATE_CONFIG when PATH is omitted."""
+    from service.settings import load_settings
+
+    return load_settings(_target(target), **overrides)
+
+
+def _target(target: Path | None) -> Path:
+    """PATH, or the path in $VAULTGATE_CONFIG when PATH is omitted."""
     from pathlib import Path
 
     from service.errors import ConfigError
-    from service.settings import load_settings
 
     if target is None:
         from_env = os.environ.get(CONFIG_ENV, "").strip()
         if not from_env:
             raise ConfigError(f"give a vault folder or config file, or set {CONFIG_ENV}")
         target = Path(from_env)
-    return load_settings(target, **overrides)
+    return target
 
 
-def _startable(settings: Settings) -> Settings:
-    """The settings, once every folder they name is usable; else one error listing all problems."""
+def _startable(target: Path | None, **overrides: Any) -> Settings:
+    """The settings once every check of every stage passes; else one error listing every problem."""
     from service.errors import ConfigError
-    from service.settings.checks import folder_problems
+    from service.settings import check_config
 
-    problems = folder_problems(settings)
-    if problems:
+    settings, problems = check_config(_target(target), **overrides)
+    if settings is None or problems:
         raise ConfigError("cannot start:\n  " + "\n  ".join(problems), problems)
     return settings
 
@@ -208,7 +214,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     skip_package_inits()  # a server needs neither the SDK's client nor `MCPServer` (its docstring)
     with paused():  # what loads here lives as long as the process (`service.serve.serve_http`)
-        settings = _startable(_for_transport(_load(args.target, **overrides), preload_vectors=True))
+        settings = _for_transport(_startable(args.target, **overrides), preload_vectors=True)
         from service.serve import run_http
 
     run_http(settings)
@@ -228,8 +234,8 @@ def cmd_stdio(args: argparse.Namespace) -> int:
     # all at once, during the first call); ~170 ms of CPU on 2 cores (docs/benchmarks.md). Cyclic
     # garbage made meanwhile stays (~1,000 objects); `service.collector` freezes what comes later.
     with paused():
-        settings = _load(args.target, **({"tool_facade": {"mode": args.tool_facade}} if args.tool_facade else {}))
-        settings = _startable(_for_transport(settings, preload_vectors=False))
+        facade = {"tool_facade": {"mode": args.tool_facade}} if args.tool_facade else {}
+        settings = _for_transport(_startable(args.target, **facade), preload_vectors=False)
         from service.protocol.stdio_front import StdioFront, startup_key
 
         # The first questions are answered from the answers stored by an earlier start while the
@@ -255,15 +261,18 @@ def cmd_stdio(args: argparse.Namespace) -> int:
 
 
 def cmd_config(args: argparse.Namespace) -> int:
-    from service.settings import config_warnings
+    from service.errors import ConfigError
+    from service.settings import check_config, config_warnings
 
-    settings = _load(args.target)
     if args.config_command == "show":
-        print(json.dumps(settings.redacted(), indent=2, default=str))
+        shown = _load(args.target)
+        print(json.dumps(shown.redacted(), indent=2, default=str))
         return 0
-    for warning in config_warnings(settings):
+    settings, problems = check_config(_target(args.target))  # every stage, every problem, in one run
+    for warning in config_warnings(settings) if settings is not None else []:
         print(f"warning: {warning}", file=sys.stderr)
-    _startable(settings)
+    if settings is None or problems:
+        raise ConfigError("invalid configuration:\n  " + "\n  ".join(problems), problems)
     print(f"ok: {len(settings.vaults)} vault(s): {', '.join(v.id for v in settings.vaults)}")
     print(f"index (cache folder): {settings.cache_dir()}")
     print(f"audit and confirmation records (data folder): {settings.data_dir()}")

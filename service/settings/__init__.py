@@ -18,7 +18,9 @@
     storage.py        [storage], [maintenance], [plans]
     protocol.py       [protocol]
     root.py           Settings: the sections together, the sources and their order, cross-checks
-    loader.py         load_settings (folder or TOML, then env, then overrides), config_warnings
+    loader.py         load_settings (folder or TOML, then env, then overrides), check_config (every
+                      problem of every stage in one run), config_warnings
+    checks.py         folder_problems: can the vaults, cache, data and spool folders be used
     net.py            is_loopback
 
 Every public name is re-exported here: import from `service.settings`, not from its modules.
@@ -33,7 +35,7 @@ from service.settings.http import HttpSettings
 from service.settings.index import IndexSettings, SearchSettings
 from service.settings.inference import InferenceSettings
 from service.settings.limits import LimitsSettings
-from service.settings.loader import config_warnings, load_settings
+from service.settings.loader import check_config, config_warnings, load_settings
 from service.settings.memory import MemorySettings
 from service.settings.net import LOOPBACK_NAMES, is_loopback
 from service.settings.observability import AuditSettings, EventsSettings, LogSettings, OtelSettings, SessionSettings
@@ -57,6 +59,7 @@ from service.settings.storage import MaintenanceSettings, PlanSettings, StorageS
 from service.settings.vaults import AclSettings, NotesSettings, PrefixRule, VaultConfig, WriteSettings
 
 __all__ = [
+    "check_config",
     "LOOPBACK_NAMES",
     "AclSettings",
     "AuditSettings",

@@ -39,7 +39,7 @@ def _probe_write(folder: Path) -> str | None:
     return None
 
 
-def _creatable(folder: Path, what: str) -> str | None:
+def creatable(folder: Path, what: str) -> str | None:
     """Problem text when `folder` (created on start when missing) could not hold our files."""
     here = folder
     while not here.exists():
@@ -99,7 +99,7 @@ def folder_problems(settings: Settings) -> list[str]:
     if settings.events.spool and settings.events.spool_dir is not None:
         places.append(("event spool folder (events.spool_dir)", settings.events.spool_dir))
     for what, folder in places:
-        if (problem := _creatable(folder, what)) is not None:
+        if (problem := creatable(folder, what)) is not None:
             problems.append(problem)
     jwks = settings.auth.jwks_file
     if settings.auth.mode == "jwt" and jwks is not None:

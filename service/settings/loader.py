@@ -3,9 +3,12 @@
 `load_settings` turns every problem (a missing folder, bad TOML, a validation error) into one
 readable `ConfigError` listing all of them (`ConfigError.problems`): a configuration that fails
 validation still has its vault folders and its cross-section rules (`default_vault` names a
-vault, ids unique, no unauthenticated public host) checked on the raw values, so one run reports
-everything. Relative paths in a config file are resolved against its folder. A file given as
-the target that is not TOML (`vaultgate serve some/note.md`) is "not a folder", not a TOML error.
+vault, ids unique, no unauthenticated public host) checked on the raw values, and so are the vault
+folders, bridge cert files and explicit cache, data and spool folders they name. `check_config`
+(`vaultgate config validate`) adds `service.settings.checks` (can those folders be read and
+written) and returns every problem of every stage in one list, saying which checks could not run.
+Relative paths in a config file are resolved against its folder. A file given as the target that
+is not TOML (`vaultgate serve some/note.md`) is "not a folder", not a TOML error.
 `config_warnings` lists what works but should not be done.
 """
 
@@ -21,6 +24,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from service.errors import ConfigError
+from service.settings.checks import creatable, folder_problems
 from service.settings.root import CONFIG_FILE, Settings
 
 NOTE_SUFFIXES = (".md", ".markdown", ".canvas", ".base")  # vault files, never a config file
@@ -31,6 +35,37 @@ def load_settings(target: Path | str | None = None, **overrides: Any) -> Setting
 
     Raises `ConfigError` with a readable message for anything that cannot be served.
     """
+    settings, problems = _build(target, overrides)
+    if settings is None or problems:
+        raise _problems(problems)
+    return settings
+
+
+def check_config(target: Path | str | None = None, **overrides: Any) -> tuple[Settings | None, list[str]]:
+    """The settings (None when they cannot be built) and every problem found, every stage in one
+    run: the settings themselves, the files and folders they name (`_finish`), and whether those
+    folders can be read and written (`service.settings.checks`). A stage that cannot run because an
+    earlier one failed says so in the list."""
+    try:
+        settings, problems = _build(target, overrides)
+    except ConfigError as exc:
+        return None, [*exc.problems, _NOT_READ]
+    if settings is None:
+        return None, [*problems, _NOT_CHECKED]
+    return settings, list(dict.fromkeys([*problems, *folder_problems(settings)]))
+
+
+_NOT_READ = "nothing else was checked: the configuration could not be read"
+_NOT_CHECKED = (
+    "not checked until the settings above are valid: whether each vault can be read and written, "
+    "the default cache and data folders, auth.jwks_file"
+)
+
+
+def _build(target: Path | str | None, overrides: dict[str, Any]) -> tuple[Settings | None, list[str]]:
+    """Settings and the problems of the files and folders they name; (None, problems) when they
+    do not validate (the problems then include what the raw values show); `ConfigError` when the
+    target or the config file cannot be read at all."""
     config_file: Path | None = None
     init: dict[str, Any] = dict(overrides)
     if target is not None:
@@ -52,11 +87,12 @@ def load_settings(target: Path | str | None = None, **overrides: Any) -> Setting
         problems = _describe(exc)
         if not any(not err["loc"] for err in exc.errors()):  # the cross-section rules did not run
             problems += [p for p in _cross_section(init, raw) if p not in problems]
-        problems += _missing_vaults(init.get("vaults", raw.get("vaults")), config_file)
-        raise _problems(problems) from None
+        problems += _raw_paths(init.get("vaults", raw.get("vaults")), config_file)
+        problems += _raw_folders(init, raw, config_file)
+        return None, problems
     finally:
         CONFIG_FILE.reset(token)
-    return _finish(settings)
+    return settings, _finish(settings)
 
 
 def config_warnings(settings: Settings) -> list[str]:
@@ -145,24 +181,47 @@ def _cross_section(init: dict[str, Any], raw: dict[str, Any]) -> list[str]:
     return []
 
 
-def _missing_vaults(entries: Any, config_file: Path | None) -> list[str]:
-    """Vault folders that do not exist, read from the raw entries of a configuration that failed
-    validation (so the same run reports them too)."""
+def _raw_paths(entries: Any, config_file: Path | None) -> list[str]:
+    """Vault folders that do not exist and bridge cert files that are no file, read from the raw
+    entries of a configuration that failed validation (so the same run reports them too)."""
     base = config_file.parent if config_file else Path.cwd()
     out: list[str] = []
     for entry in entries if isinstance(entries, list) else []:
+        name = entry.get("id") if isinstance(entry, dict) else getattr(entry, "id", "?")
         raw = entry.get("path") if isinstance(entry, dict) else getattr(entry, "path", None)
-        if not isinstance(raw, str | Path):
-            continue
-        path = (base / Path(raw).expanduser()).resolve()
-        if not path.is_dir():
-            name = entry.get("id") if isinstance(entry, dict) else getattr(entry, "id", "?")
+        if isinstance(raw, str | Path) and not (path := (base / Path(raw).expanduser()).resolve()).is_dir():
             out.append(f"vault {name!r}: folder {path} does not exist")
+        bridge = entry.get("bridge") if isinstance(entry, dict) else getattr(entry, "bridge", None)
+        cert = bridge.get("cert_file") if isinstance(bridge, dict) else getattr(bridge, "cert_file", None)
+        if isinstance(cert, str | Path) and not (cert_path := (base / Path(cert)).resolve()).is_file():
+            out.append(f"vault {name!r}: bridge cert_file {cert_path} is not a file")
     return out
 
 
-def _finish(settings: Settings) -> Settings:
-    """Resolve relative paths against the config file and check that vault folders exist."""
+_FOLDERS = (
+    ("storage", "cache_dir", "cache folder (storage.cache_dir)"),
+    ("storage", "data_dir", "data folder (storage.data_dir)"),
+    ("events", "spool_dir", "event spool folder (events.spool_dir)"),
+)
+
+
+def _raw_folders(init: dict[str, Any], raw: dict[str, Any], config_file: Path | None) -> list[str]:
+    """The folders a configuration that failed validation names explicitly, checked as
+    `folder_problems` checks them (so a schema error does not hide them)."""
+    base = config_file.parent if config_file else Path.cwd()
+    out: list[str] = []
+    for section, key, what in _FOLDERS:
+        value = _section(init, raw, section, key, None)
+        if not isinstance(value, str | Path) or not str(value):
+            continue
+        if (problem := creatable((base / Path(value).expanduser()).resolve(), what)) is not None:
+            out.append(problem)
+    return out
+
+
+def _finish(settings: Settings) -> list[str]:
+    """Resolve relative paths against the config file; the vault folders that do not exist and
+    the bridge cert files that are no file."""
     base = settings.config_file.parent if settings.config_file else Path.cwd()
     missing: list[str] = []
     for vault in settings.vaults:
@@ -176,15 +235,13 @@ def _finish(settings: Settings) -> Settings:
             vault.bridge.cert_file = (base / vault.bridge.cert_file).resolve()  # an absolute one stays as it is
             if not vault.bridge.cert_file.is_file():
                 missing.append(f"vault {vault.id!r}: bridge cert_file {vault.bridge.cert_file} is not a file")
-    if missing:
-        raise _problems(missing)
     if settings.storage.data_dir is not None and not settings.storage.data_dir.is_absolute():
         settings.storage.data_dir = (base / settings.storage.data_dir).resolve()
     if settings.storage.cache_dir is not None and not settings.storage.cache_dir.is_absolute():
         settings.storage.cache_dir = (base / settings.storage.cache_dir).resolve()
     if settings.events.spool_dir is not None and not settings.events.spool_dir.is_absolute():
         settings.events.spool_dir = (base / settings.events.spool_dir).resolve()
-    return settings
+    return missing
 
 
 def _describe(exc: ValidationError) -> list[str]:
