@@ -15,7 +15,7 @@ from functools import partial
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from service.errors import ValidationFailed
+from service.errors import AmbiguousNote, ValidationFailed
 from service.memory.model import Entity, Observation, Relation, new_block_id, normalize_text, one_line, tags_of
 from service.memory.store import EntityStore, Loaded, check_name
 from service.memory.words import word_set
@@ -288,6 +288,9 @@ async def _target_link(ctx: ToolContext, store: EntityStore, target: str, field:
         return found.vp.rel.removesuffix(".md")
     try:
         note = await ctx.find_note(target, "read")
+    except AmbiguousNote as exc:  # a note, but which one: answered as the note tools answer it
+        exc.details.setdefault("field", field)
+        raise
     except Exception as exc:  # noqa: BLE001 - reported as one error naming the field
         raise ValidationFailed(
             f"{target!r} is neither a memory entity nor a note",
