@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 from pydantic import Field, model_validator
 
-from service.errors import AlreadyExists, NoteNotFound, ValidationFailed
+from service.errors import AlreadyExists, Conflict, NoteNotFound, ValidationFailed
 from service.markdown import frontmatter as fm
 from service.markdown import sections
 from service.markdown.parse import note_title
@@ -137,6 +137,33 @@ def refuse_frontmatter_bomb(text: str, field: str) -> None:
         )
 
 
+async def replace(ctx: ToolContext, vp: VaultPath, content: str, expected_etag: str | None) -> WriteResult:
+    """Replace the note at `vp` (created when missing). Without `expected_etag` and without a
+    human's confirmation the confirm layer let the call through because nothing was there to
+    lose (`overwrite_preview`); it then writes only over what is still nothing — a missing or
+    empty note, checked under the file's lock — and a note filled meanwhile (a concurrent
+    create, say) is a `conflict`, never replaced unasked."""
+    files = ctx.vault.files
+    if expected_etag is not None or ctx.notes.get("confirmed") is not None:
+        return await files.write(vp, content, expected_etag=expected_etag)
+    try:
+        now = files.read(vp)
+    except NoteNotFound:
+        now = None
+    try:
+        if now is not None and not now.content.strip():
+            return await files.write(vp, content, expected_etag=now.etag)
+        if now is None:
+            return await files.write(vp, content, create_only=True)
+    except (AlreadyExists, Conflict):
+        pass
+    raise Conflict(
+        f"{vp.rel!r} was written by someone else while this call ran; replacing it needs its etag or confirmation",
+        details={"path": vp.rel, "current_etag": files.current_etag(vp)},
+        hint="Read it and pass its etag as expected_etag, or call again to be asked for confirmation.",
+    )
+
+
 def _numbered(rel: str, n: int) -> str:
     """'Folder/Name.md' -> 'Folder/Name n.md' (Obsidian's naming for a taken name)."""
     stem = rel[:-3] if rel.lower().endswith(".md") else rel
@@ -149,8 +176,7 @@ async def create_note(ctx: ToolContext, args: CreateNoteIn) -> WriteOut:
     files = ctx.vault.files
     if args.if_exists == "overwrite":
         refuse_etag_of_missing(ctx, vp, args.expected_etag)
-        result = await files.write(vp, text, expected_etag=args.expected_etag)
-        return write_out(ctx, vp, result)
+        return write_out(ctx, vp, await replace(ctx, vp, text, args.expected_etag))
     if args.if_exists == "error":
         return write_out(ctx, vp, await files.write(vp, text, create_only=True))
     for n in range(MAX_UNIQUE_SUFFIX + 1):
@@ -205,7 +231,9 @@ async def write_note(ctx: ToolContext, args: WriteNoteIn) -> WriteOut:
             return write_out(ctx, vp, result)
         result = await files.modify(vp, lambda old: _appended(old, args.content), expected_etag=args.expected_etag)
         return write_out(ctx, vp, result)
-    result = await files.write(vp, args.content, expected_etag=args.expected_etag, create_only=args.mode == "create")
+    if args.mode == "overwrite":
+        return write_out(ctx, vp, await replace(ctx, vp, args.content, args.expected_etag))
+    result = await files.write(vp, args.content, expected_etag=args.expected_etag, create_only=True)
     return write_out(ctx, vp, result)
 
 
