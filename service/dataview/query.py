@@ -4,7 +4,8 @@
     FROM source      -- #tag, "folder" or "path", [[link]], outgoing([[link]]), and/or, -/! negation
     WHERE expr | SORT expr [ASC|DESC], ... | GROUP BY expr [AS name] | FLATTEN expr [AS name] | LIMIT n
 
-`parse_query` returns a `Query` (or raises `DqlError` with the position); `describe` renders it
+`parse_query` returns a `Query` (or raises `DqlError` with the position); a query pasted with its
+```` ```dataview ```` fence is read without it (`unfence`, lines kept). `describe` renders it
 as JSON for `validate_dql`. Keywords are case-insensitive. `is_dataviewjs` recognises DataviewJS
 (JavaScript against Dataview's `dv` API: a ```` ```dataviewjs ```` block, inline `$=` code, or
 text that is no DQL and calls `dv.`), which the server does not run. Touches nothing outside
@@ -167,7 +168,22 @@ class QueryParser(Parser):
         return expr, descending
 
 
+# a ```dataview block pasted whole: its fence lines (``` or ~~~, closing fence optional)
+_DQL_FENCE = re.compile(
+    r"\A(?P<lead>\s*)(?P<fence>`{3,}|~{3,})[ \t]*dataview[ \t]*\n(?P<body>.*?)(?:\n[ \t]*(?P=fence)[`~]*)?\s*\Z",
+    re.IGNORECASE | re.DOTALL,
+)
+
+
+def unfence(source: str) -> str:
+    """The query inside a ```dataview fence, as Dataview reads the block; other text as it is.
+    The fence lines become blank, so error lines and columns still point into `source`."""
+    m = _DQL_FENCE.match(source)
+    return source if m is None else f"{m['lead']}\n{m['body']}"
+
+
 def parse_query(source: str) -> Query:
+    source = unfence(source)
     parser = QueryParser(source)
     query = parser.query()
     exprs: list[Any] = [query.source, *(c.expr for c in query.columns)]
