@@ -44,6 +44,16 @@ class ObservationOut(ToolOutput):
     date: str | None = Field(default=None, description="The date the fact is about, if given.")
     source: str | None = Field(default=None, description="Where it came from, if given.")
     tags: list[str] = Field(default_factory=list, description="The #tags its text holds, without '#'.")
+    valid_until: str | None = Field(default=None, description="Superseded: until when it held, if given.")
+    superseded_by: str | None = Field(
+        default=None, description="Superseded: the block id of the observation that replaces it (null: current)."
+    )
+
+
+def superseded(obs: Observation) -> str | None:
+    """The block id of the observation that supersedes `obs` (None: it is current)."""
+    ref = obs.fields.get("superseded_by", "").strip().lstrip("^")
+    return ref or None
 
 
 class EntityOut(ToolOutput):
@@ -77,6 +87,8 @@ def entity_out(ctx: ToolContext, loaded: Loaded) -> EntityOut:
                 date=o.fields.get("date"),
                 source=o.fields.get("source"),
                 tags=tags_of(o.text),
+                valid_until=o.fields.get("valid_until"),
+                superseded_by=superseded(o),
             )
             for o in e.observations
         ],

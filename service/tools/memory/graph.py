@@ -20,7 +20,7 @@ from service.memory.recall import Recall
 from service.memory.store import check_name
 from service.memory.when import day_of, span_of
 from service.tools.context import ToolContext
-from service.tools.memory.entities import EntityOut, RelationOut, add_to, entity_out
+from service.tools.memory.entities import EntityOut, RelationOut, add_to, entity_out, superseded
 from service.tools.memory.writing import WRITE, entity_store, observation_text, provenance
 from service.tools.models import ToolInput, ToolOutput, decode_cursor, encode_cursor
 from service.tools.spec import ToolSpec
@@ -94,13 +94,19 @@ class MemoryHit(ToolOutput):
     recorded: str | None = Field(default=None, description="When it was recorded.")
     source: str | None = Field(default=None, description="Where it came from.")
     tags: list[str] = Field(default_factory=list, description="The #tags its text holds, without '#'.")
+    valid_until: str | None = Field(default=None, description="Superseded: until when it held, if given.")
+    superseded_by: str | None = Field(
+        default=None, description="Superseded: the block id of the observation that replaces it (null: current)."
+    )
     score: float = Field(description="Relevance (higher is better).")
     path: str = Field(description="The entity's note.")
     obsidian_url: str = Field(description="obsidian:// URL of the observation's block (or note).")
 
 
 class SearchMemoryOut(ToolOutput):
-    items: list[MemoryHit] = Field(description="Observations, best first.")
+    items: list[MemoryHit] = Field(
+        description="Observations, best first: the current ones, then the superseded ones (superseded_by set)."
+    )
     by_meaning: bool = Field(description="Whether vectors ranked them too (false: words only; embeddings are off).")
     vectors_pending: int = Field(
         description="Observations still waiting for their vector (ranked by words alone until they have one)."
@@ -146,6 +152,7 @@ async def search_memory(ctx: ToolContext, args: SearchMemoryIn) -> SearchMemoryO
         keep_obs=keep_obs if since or until else None,
     )
     items = []
+    hits = sorted(hits, key=lambda hit: superseded(hit.observation) is not None)  # current facts first, stable
     for hit in hits:
         e, obs, rel = hit.entry.entity, hit.observation, hit.entry.rel
         url = ctx.vault.url(rel) + (f"%23%5E{obs.block_id}" if obs.block_id else "")
@@ -160,6 +167,8 @@ async def search_memory(ctx: ToolContext, args: SearchMemoryIn) -> SearchMemoryO
                 recorded=obs.fields.get("recorded"),
                 source=obs.fields.get("source"),
                 tags=tags_of(obs.text),
+                valid_until=obs.fields.get("valid_until"),
+                superseded_by=superseded(obs),
                 score=round(hit.score, 4),
                 path=rel,
                 obsidian_url=url,
