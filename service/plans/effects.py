@@ -336,6 +336,9 @@ class EffectsBuilder:
         if tool == "memory_store" and note(args.get("key")) is not None:
             self.write(str(note(args.get("key"))))
             return True
+        if tool == "promote_experience" and note(args.get("entity")) is not None:
+            self.write(str(note(args.get("entity"))))
+            return True
         if tool == "capture":
             self.write(memory.inbox.strip("/"))
             return True

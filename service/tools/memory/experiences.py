@@ -17,6 +17,7 @@ from pydantic import Field
 from service.errors import Conflict, InternalError, ToolNotFound, ValidationFailed
 from service.memory.experiences import Experience, ExperienceStore, Kind
 from service.obs.sessions import caller_hash
+from service.policy.confirmations import ChangePreview
 from service.tools.context import ToolContext
 from service.tools.memory.filing import check_entity, check_memory_folder, file_observation
 from service.tools.memory.writing import MAX_OBSERVATION, observation_category, observation_text
@@ -210,6 +211,27 @@ async def precheck_promote(ctx: ToolContext, args: PromoteExperienceIn) -> None:
     await check_entity(ctx, args.entity)
 
 
+PREVIEW_TEXT = 300  # characters of the observation a confirmation shows
+
+
+async def confirm_promote(ctx: ToolContext, args: PromoteExperienceIn) -> ChangePreview:
+    """What the human approves: the observation's text (cut at `PREVIEW_TEXT` characters), its
+    category, and the entity note it is added to."""
+    from service.memory.store import check_name
+    from service.tools.memory.writing import entity_store
+
+    exp = await _promotable(ctx, args)
+    text = _observation(exp, args)
+    shown = text if len(text) <= PREVIEW_TEXT else text[:PREVIEW_TEXT] + f"… ({len(text)} characters)"
+    vp = entity_store(ctx).path_of(check_name(args.entity, "entity"), "write")
+    category = args.category or exp.kind
+    return ChangePreview.of(
+        f"promote experience {exp.id} to memory: add to {args.entity!r} ({vp.rel}) the observation "
+        f"[{category}] {shown!r}",
+        [vp.rel],
+    )
+
+
 async def promote_experience(ctx: ToolContext, args: PromoteExperienceIn) -> PromoteExperienceOut:
     store = _store(ctx, "write")
     exp = await _promotable(ctx, args)
@@ -279,6 +301,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         scope_class="write",
         mutating=True,
         confirm="always",
+        confirm_when=confirm_promote,  # what the human is shown (the call always asks)
         precheck=precheck_promote,
         idempotent=False,
         tags=("memory", "experiences"),

@@ -3,6 +3,8 @@ succeed is refused before a human is asked, and the human is shown what is writt
 
 from __future__ import annotations
 
+import pytest
+
 from tests.conftest import Harness
 
 ENTITY = {"name": "Ops", "entityType": "team", "observations": []}
@@ -24,3 +26,38 @@ async def test_an_experience_longer_than_an_observation_is_refused_before_anyone
     # with a `text` that fits, the same experience can be promoted
     promoted = await vg.confirmed("promote_experience", experience_id=eid, entity="Ops", text="steps, shortened")
     assert "steps, shortened" in vg.read(promoted["path"])
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="the confirm layer consults a tool's confirm_when only for confirm='conditional' "
+    "(service/dispatch/confirm.py, Confirm.preview); promote_experience is confirm='always'",
+)
+async def test_the_confirmation_shows_the_text_and_the_note_it_is_added_to(vg: Harness) -> None:
+    await vg.ok("create_entities", entities=[ENTITY])
+    made = await vg.ok("record_experience", kind="worked", text="Restarting the indexer fixed stale results")
+    eid = made["experience"]["id"]
+    asked = await vg.err("promote_experience", "elicit_required", experience_id=eid, entity="Ops")
+    assert asked["details"]["files"] == ["Memory/Ops.md"]
+    assert "Restarting the indexer fixed stale results" in asked["details"]["preview"]
+    long = await vg.ok("record_experience", kind="note", text="word " * 1000)
+    shown = await vg.err("promote_experience", "elicit_required", experience_id=long["experience"]["id"], entity="Ops")
+    assert len(shown["details"]["preview"]) < 1000 and "4999 characters" in shown["details"]["preview"]
+
+
+async def test_a_plan_that_promotes_lists_the_entity_note_it_changes(vg: Harness) -> None:
+    await vg.ok("create_entities", entities=[ENTITY])
+    made = await vg.ok("record_experience", kind="worked", text="Restarting the indexer fixed stale results")
+    step = {
+        "id": "p",
+        "tool": "promote_experience",
+        "args": {"experience_id": made["experience"]["id"], "entity": "Ops"},
+    }
+    plan = {"goal": "promote", "steps": [step]}
+    checked = await vg.ok("validate_plan", plan=plan)
+    assert "Memory/Ops.md" in str(checked["effects"])
+    asked = await vg.err("execute_plan", "elicit_required", plan=plan)
+    assert asked["details"]["files"] == ["Memory/Ops.md"]
+    run = await vg.confirmed("execute_plan", plan=plan)
+    assert run["status"] == "done", run
+    assert "Restarting the indexer" in vg.read("Memory/Ops.md")
