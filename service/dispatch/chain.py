@@ -104,7 +104,13 @@ def build_layers(services: Services, registry: Registry) -> tuple[Layer, ...]:
         Precheck(context_for),
         Idempotency(services.idempotency),
         Throttle(services.throttle),
-        Confirm(context_for, settings.confirmation, services.confirmations, json_response=settings.http.json_response),
+        Confirm(
+            context_for,
+            settings.confirmation,
+            services.confirmations,
+            json_response=settings.http.json_response,
+            vaults=services.vaults,
+        ),
         RunHandler(context_for),
     )
     names = tuple(layer.name for layer in layers)

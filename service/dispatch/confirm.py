@@ -34,7 +34,8 @@ import hmac
 import logging
 import os
 import time
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 import mcp_types as types
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
@@ -45,6 +46,10 @@ from service.policy import approval
 from service.policy.confirmations import ChangePreview, Confirmations, preview_sha
 from service.settings import ConfirmationSettings
 from service.tools.models import PIPELINE_ARGS
+
+if TYPE_CHECKING:
+    from service.tools.spec import ToolSpec
+    from service.vault.vault import Vault
 
 log = logging.getLogger(__name__)
 BUILTIN_FLOORS = frozenset({"execute:command", "execute:plugin"})
@@ -60,9 +65,16 @@ class Confirm:
     name = "confirm"
 
     def __init__(
-        self, context_for: ContextFor, cfg: ConfirmationSettings, store: Confirmations, *, json_response: bool
+        self,
+        context_for: ContextFor,
+        cfg: ConfirmationSettings,
+        store: Confirmations,
+        *,
+        json_response: bool,
+        vaults: Mapping[str, Vault] | None = None,
     ) -> None:
         self.context_for = context_for  # the tool's `confirm_when` hook runs with a ToolContext
+        self.vaults = vaults if vaults is not None else {}  # a vault in write_mode confirm asks for every change
         self.json_response = json_response  # no SSE stream: the client cannot be asked mid-call
         self.cfg = cfg
         self.store = store
@@ -77,6 +89,17 @@ class Confirm:
         # is single use, like a token; replaying the retry asks again.
         self._spent: dict[str, int] = {}
 
+    def may_ask(self, spec: ToolSpec) -> bool:
+        """Whether a call of `spec` can need a human's answer here: the transports' fast paths
+        leave such a call to the SDK's session, through which a client that can be asked is."""
+        return (
+            spec.confirm != "never"
+            or spec.destructive
+            or spec.name in self.extra_tools
+            or not self.floors.isdisjoint(spec.scopes)
+            or (spec.mutating and any(v.config.write_mode == "confirm" for v in self.vaults.values()))
+        )
+
     async def preview(self, call: CallContext) -> ChangePreview | None:
         """What a human must approve for this call, or None when it needs no confirmation. The
         tool's own `confirm_when` preview (with the files it changes) is preferred whenever the
@@ -84,7 +107,7 @@ class Confirm:
         spec = call.spec
         assert spec is not None and call.args is not None and call.vault is not None
         found: str | ChangePreview | None = None
-        if spec.confirm == "conditional" and spec.confirm_when is not None:
+        if spec.confirm != "never" and spec.confirm_when is not None:
             found = await spec.confirm_when(self.context_for(call), call.args)
         if isinstance(found, str):
             found = ChangePreview(found)

@@ -109,6 +109,13 @@ class FastPath:
         self.client_logs = client_logs
         self.enabled = server is None or server_allows(server)
 
+    def _may_ask(self, spec: Any) -> bool:
+        """Whether the chain's confirmation layer may ask a human about a call of `spec` (its
+        own rule, configured floors and vaults in write_mode confirm included)."""
+        confirm = next((layer for layer in self.dispatcher.layers if layer.name == "confirm"), None)
+        asks = getattr(confirm, "may_ask", None)
+        return bool(asks(spec)) if asks is not None else spec.confirm != "never"
+
     def allow(self, server: Server[Any]) -> None:
         """The SDK server is built: calls skip it only if it does nothing per call they leave out."""
         self.enabled = server_allows(server)
@@ -126,9 +133,7 @@ class FastPath:
         if not all(isinstance(k, str) and k.startswith(OWN_META) for k in meta):
             return None
         spec = self.dispatcher.registry.get(name)
-        if spec is not None and (
-            spec.task_support or spec.domain == "facade" or (can_elicit and spec.confirm != "never")
-        ):
+        if spec is not None and (spec.task_support or spec.domain == "facade" or (can_elicit and self._may_ask(spec))):
             return None
         if self.client_logs.levels_set() or global_tracing():
             return None

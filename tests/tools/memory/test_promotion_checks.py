@@ -3,8 +3,6 @@ succeed is refused before a human is asked, and the human is shown what is writt
 
 from __future__ import annotations
 
-import pytest
-
 from tests.conftest import Harness
 
 ENTITY = {"name": "Ops", "entityType": "team", "observations": []}
@@ -28,11 +26,6 @@ async def test_an_experience_longer_than_an_observation_is_refused_before_anyone
     assert "steps, shortened" in vg.read(promoted["path"])
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the confirm layer consults a tool's confirm_when only for confirm='conditional' "
-    "(service/dispatch/confirm.py, Confirm.preview); promote_experience is confirm='always'",
-)
 async def test_the_confirmation_shows_the_text_and_the_note_it_is_added_to(vg: Harness) -> None:
     await vg.ok("create_entities", entities=[ENTITY])
     made = await vg.ok("record_experience", kind="worked", text="Restarting the indexer fixed stale results")

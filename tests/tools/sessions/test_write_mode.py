@@ -127,7 +127,7 @@ EXPECTED: dict[str, tuple[str, str]] = {
     "dismiss_finding": ("bulk_changes", "call: dismiss_finding"),
     "apply_finding": ("bulk_changes", "call: apply_finding"),
     "record_experience": ("bulk_changes", "call: record_experience"),
-    "promote_experience": ("bulk_changes", "call: promote_experience"),
+    "promote_experience": ("files_modified", "Memory/Ann.md"),
 }
 MUTATING = sorted(
     s.name for s in build_registry() if s.mutating and "facade" not in s.tags
