@@ -26,6 +26,9 @@ MAX_DEPTH = 48
 MAX_NODES = 200_000
 
 
+TOO_LARGE = frozenset({"string_too_long", "too_long", "bytes_too_long"})  # pydantic's length errors
+
+
 def check_shape(raw: dict[str, Any]) -> None:
     """Refuse arguments nested deeper than MAX_DEPTH or with more than MAX_NODES values."""
     stack: list[tuple[Any, int, str]] = [(v, 1, str(k)) for k, v in raw.items()]
@@ -82,9 +85,13 @@ class Validate:
                 }
                 for e in exc.errors(include_url=False, include_input=False)
             ]
+            details: dict[str, Any] = {"issues": issues}
+            large = [i["field"] for i in issues if i["type"] in TOO_LARGE]
+            if large:  # as a tool's own size checks answer
+                details.update(reason="too_large", field=large[0])
             raise ValidationFailed(
                 f"invalid arguments for {call.tool}: " + "; ".join(f"{i['field']}: {i['issue']}" for i in issues[:5]),
-                details={"issues": issues},
+                details=details,
                 # describe_capability works for every tool; tools/list shows only the advertised ones
                 hint=f"Check the arguments against {call.tool}'s input schema: "
                 f'describe_capability {{"name": "{call.tool}"}} returns it.',

@@ -4,13 +4,15 @@ conflicts and bad values are validation errors that change nothing."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from service.dispatch.context import ToolResult
 from service.tools.models import META_KEYS
-from tests.conftest import Harness
+from tests.conftest import Harness, started
 
 IDEM = META_KEYS["idempotency_key"]
 TOKEN = META_KEYS["elicit_token"]
@@ -84,3 +86,15 @@ async def test_an_elicit_token_in_meta_confirms_the_call_it_was_minted_for(vg: H
 async def test_other_meta_keys_are_ignored(vg: Harness) -> None:
     out = await call(vg, "read_note", {"progressToken": 3, "other.example/key": {"x": 1}}, path="Welcome")
     assert not out.is_error and out.structured is not None and out.structured["path"] == "Welcome.md"
+
+
+async def test_an_argument_past_its_size_is_too_large(make_vault: Callable[..., Path]) -> None:
+    """A several-MB capture is refused by the input model; the answer names the reason as the
+    tool's own size check does (`details.reason: too_large`), so a client branches on one field."""
+    async with started(make_vault()) as vg:
+        error = await vg.err("capture", "validation_error", text="x" * (2 * 1024 * 1024))
+        assert (error["details"]["reason"], error["details"]["field"]) == ("too_large", "text")
+        small = await vg.err("capture", "validation_error", text="x" * (100 * 1024))  # past max_capture_bytes
+        assert small["details"]["reason"] == "too_large"
+        other = await vg.err("capture", "validation_error", text="")
+        assert "reason" not in other["details"]
