@@ -20,6 +20,7 @@ from typing import Any
 
 from service.dataview.syntax import DqlError, Node, Parser, check_depth
 from service.dataview.values import to_json
+from service.markdown.fences import unfence
 
 QUERY_TYPES = ("LIST", "TABLE", "TASK", "CALENDAR")
 COMMANDS = ("FROM", "WHERE", "SORT", "GROUP", "FLATTEN", "LIMIT")
@@ -168,22 +169,8 @@ class QueryParser(Parser):
         return expr, descending
 
 
-# a ```dataview block pasted whole: its fence lines (``` or ~~~, closing fence optional)
-_DQL_FENCE = re.compile(
-    r"\A(?P<lead>\s*)(?P<fence>`{3,}|~{3,})[ \t]*dataview[ \t]*\n(?P<body>.*?)(?:\n[ \t]*(?P=fence)[`~]*)?\s*\Z",
-    re.IGNORECASE | re.DOTALL,
-)
-
-
-def unfence(source: str) -> str:
-    """The query inside a ```dataview fence, as Dataview reads the block; other text as it is.
-    The fence lines become blank, so error lines and columns still point into `source`."""
-    m = _DQL_FENCE.match(source)
-    return source if m is None else f"{m['lead']}\n{m['body']}"
-
-
 def parse_query(source: str) -> Query:
-    source = unfence(source)
+    source = unfence(source, "dataview")
     parser = QueryParser(source)
     query = parser.query()
     exprs: list[Any] = [query.source, *(c.expr for c in query.columns)]

@@ -132,3 +132,26 @@ def outside_code(lines: list[str], start: int = 0) -> Iterator[tuple[int, str]]:
 
 
 outside_fences = outside_code  # the name the link rewriter and tag editor import
+
+
+def unfence(source: str, language: str) -> str:
+    """The text inside a ```` ```<language> ```` block pasted whole (``` or ~~~; the closing
+    fence optional), as the plugin reads the block; other text as it is. The fence lines become
+    blank, so an error's line and column still point into `source`."""
+    m = _pasted(language).match(source)
+    return source if m is None else f"{m['lead']}\n{m['body']}"
+
+
+_PASTED: dict[str, re.Pattern[str]] = {}
+
+
+def _pasted(language: str) -> re.Pattern[str]:
+    found = _PASTED.get(language)
+    if found is None:
+        found = _PASTED[language] = re.compile(
+            r"\A(?P<lead>\s*)(?P<fence>`{3,}|~{3,})[ \t]*"
+            + re.escape(language)
+            + r"[ \t]*\n(?P<body>.*?)(?:\n[ \t]*(?P=fence)[`~]*)?\s*\Z",
+            re.IGNORECASE | re.DOTALL,
+        )
+    return found

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import Any
 
+from service.markdown.fences import unfence
 from service.obsidian.tasks_query.boolean import is_boolean, parse_boolean
 from service.obsidian.tasks_query.columns import URGENCY_PRIORITY, URGENCY_SCHEDULED, URGENCY_STARTS_LATER
 from service.obsidian.tasks_query.expressions import Function
@@ -108,6 +109,7 @@ def _lines(text: str) -> list[tuple[int, str]]:
 
 
 def parse_query(text: str, ctx: Context) -> Query:
+    text = unfence(text, "tasks")  # a ```tasks block pasted whole
     query = Query(today=ctx.today)
     for number, line in _lines(text):
         try:

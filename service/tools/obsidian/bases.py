@@ -22,8 +22,9 @@ from service.bases.env import Context
 from service.bases.snapshot import Record, Snapshot, StatRecord
 from service.bases.source import SnapshotCache, load_snapshot
 from service.bases.values import cell
-from service.errors import AclDenied, NoteNotFound, NotANote, PathInvalid, ValidationFailed
+from service.errors import AclDenied, NotANote, NoteNotFound, PathInvalid, ValidationFailed
 from service.indexer.runner import indexer_of
+from service.markdown.fences import unfence
 from service.storage.db import Database
 from service.tools.context import ToolContext, link_target
 from service.tools.models import JsonValue, NoteRef, Paging, ToolInput, ToolOutput, decode_cursor, page_of
@@ -135,8 +136,8 @@ def _stat_record(abs_path: str, rel: str) -> Record:
 
 async def _source(ctx: ToolContext, args: QueryBaseIn, snap: Snapshot) -> tuple[str, int, Record | None, str]:
     """(YAML text, lines before it, the `this` record, a key naming the source)."""
-    if args.yaml is not None:
-        return args.yaml, 0, None, "inline"
+    if args.yaml is not None:  # a ```base block pasted whole is read as the plugin reads it
+        return unfence(args.yaml, "base"), 0, None, "inline"
     assert args.path is not None
     if args.path.lower().rstrip("]").endswith(".base"):
         vp = await ctx.find_file(args.path, "read")  # a bare name too, as `![[Books.base]]` names it
