@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
-import weakref
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import partial
@@ -23,19 +22,13 @@ from service.plans.effects import MemoryNotes
 from service.settings import MemorySettings
 from service.vault.commit import Action, Undo
 from service.vault.files import VaultFiles
+from service.vault.keyed_locks import KeyedLocks
 from service.vault.paths import VaultPath
 
 MAX_NAME = 200
 CAS_TRIES = 50
 
-_locks: weakref.WeakValueDictionary[tuple[str, str], asyncio.Lock] = weakref.WeakValueDictionary()
-
-
-def _lock(vault_id: str, rel: str) -> asyncio.Lock:
-    lock = _locks.get((vault_id, rel))
-    if lock is None:
-        lock = _locks[(vault_id, rel)] = asyncio.Lock()
-    return lock
+_lock = KeyedLocks()
 
 
 @dataclass(frozen=True, slots=True)

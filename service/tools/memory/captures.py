@@ -13,11 +13,9 @@ where it went; a retry after a crash between the two finds the block id and does
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import datetime as dt
 import re
-import weakref
 from typing import Literal
 
 from pydantic import Field
@@ -30,6 +28,7 @@ from service.tools.context import ToolContext
 from service.tools.memory.filing import file_observation
 from service.tools.models import NOTE_ADDRESS, ToolInput, ToolOutput, decode_cursor, encode_cursor
 from service.tools.spec import ToolSpec
+from service.vault.keyed_locks import KeyedLocks
 from service.vault.paths import VaultPath
 
 TAG = r"^#?[^\s#,\[\]]{1,100}$"
@@ -40,14 +39,7 @@ CAPTURE_ID = r"^cap-[0-9a-f]{10}$"
 
 # One inbox listing or processing at a time per (vault, inbox note): concurrent captures wait
 # and find their item already listed by the one before (its listing takes every unlisted row).
-_locks: weakref.WeakValueDictionary[tuple[str, str], asyncio.Lock] = weakref.WeakValueDictionary()
-
-
-def _lock(vault_id: str, rel: str) -> asyncio.Lock:
-    lock = _locks.get((vault_id, rel))
-    if lock is None:
-        lock = _locks[(vault_id, rel)] = asyncio.Lock()
-    return lock
+_lock = KeyedLocks()
 
 
 def _queue(ctx: ToolContext) -> CaptureQueue:

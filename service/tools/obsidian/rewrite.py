@@ -17,27 +17,19 @@ the later call fails although its caller named no version. `rewrite`:
 
 from __future__ import annotations
 
-import asyncio
-import weakref
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
 from service.errors import AlreadyExists, Conflict, NoteNotFound
 from service.tools.context import ToolContext
 from service.vault.files import NoteFile, WriteResult
+from service.vault.keyed_locks import KeyedLocks
 from service.vault.paths import VaultPath
 
 T = TypeVar("T")
 ATTEMPTS = 3
 
-_locks: weakref.WeakValueDictionary[tuple[str, str], asyncio.Lock] = weakref.WeakValueDictionary()
-
-
-def _lock(vault_id: str, rel: str) -> asyncio.Lock:
-    lock = _locks.get((vault_id, rel))
-    if lock is None:
-        lock = _locks[(vault_id, rel)] = asyncio.Lock()
-    return lock
+_lock = KeyedLocks()
 
 
 def current(ctx: ToolContext, vp: VaultPath) -> NoteFile | None:
