@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from tests.conftest import snapshot, started
+from tests.conftest import Harness, snapshot, started
 
 VAULT = {"Projects/Launch plan.md": "# Launch plan\n", "Home.md": "See [[Launch plan]].\n"}
 
@@ -16,6 +16,16 @@ VAULT = {"Projects/Launch plan.md": "# Launch plan\n", "Home.md": "See [[Launch 
 def _changed(before: dict[str, Any], after: dict[str, Any]) -> set[str]:
     """The files whose bytes differ (folders left out)."""
     return {k for k in set(before) | set(after) if before.get(k) != after.get(k) and not k.endswith("/")}
+
+
+async def _approved_run(vg: Harness, plan: dict[str, Any]) -> tuple[dict[str, Any], set[str]]:
+    """Run `plan` as a human approves it: the confirmation it asks for (its `details`) and the
+    files the confirmed run then changed on disk."""
+    asked = await vg.err("execute_plan", "elicit_required", plan=plan)
+    before = snapshot(vg.root)
+    run = await vg.confirmed("execute_plan", plan=plan)
+    assert run["status"] == "done", run
+    return asked["details"], _changed(before, snapshot(vg.root))
 
 
 async def test_a_bare_name_is_previewed_as_the_note_the_run_moves(make_vault: Callable[..., Path]) -> None:
@@ -28,12 +38,9 @@ async def test_a_bare_name_is_previewed_as_the_note_the_run_moves(make_vault: Ca
         checked = await vg.ok("validate_plan", plan=plan)
         [moved] = checked["effects"]["files_moved"]
         assert (moved["from"], moved["to"]) == ("Projects/Launch plan.md", "Archive/Launch plan.md")
-        asked = await vg.err("execute_plan", "elicit_required", plan=plan)
-        assert "Projects/Launch plan.md -> Archive/Launch plan.md" in asked["details"]["preview"]
-        before = snapshot(vg.root)
-        run = await vg.confirmed("execute_plan", plan=plan)
-        assert run["status"] == "done", run
-        assert set(asked["details"]["files"]) == _changed(before, snapshot(vg.root))
+        asked, changed = await _approved_run(vg, plan)
+        assert "Projects/Launch plan.md -> Archive/Launch plan.md" in asked["preview"]
+        assert set(asked["files"]) == changed
 
 
 async def test_the_acl_judges_the_note_a_bare_name_finds(make_vault: Callable[..., Path]) -> None:
@@ -65,13 +72,9 @@ async def test_a_name_a_step_created_or_moved_names_that_file(make_vault: Callab
         effects = (await vg.ok("validate_plan", plan=plan))["effects"]
         assert sorted(effects["files_created"]) == ["Brand new.md", "Inbox/Fresh.md"], effects
         assert effects["files_modified"] == ["Old/Launch plan.md"], effects
-        asked = await vg.err("execute_plan", "elicit_required", plan=plan)
-        before = snapshot(vg.root)
-        run = await vg.confirmed("execute_plan", plan=plan)
-        assert run["status"] == "done", run
-        changed = _changed(before, snapshot(vg.root))
+        asked, changed = await _approved_run(vg, plan)
         assert changed == {"Inbox/Fresh.md", "Projects/Launch plan.md", "Old/Launch plan.md", "Brand new.md"}
-        assert set(asked["details"]["files"]) == changed
+        assert set(asked["files"]) == changed
         assert "more" in (vg.root / "Inbox/Fresh.md").read_text()
         assert "old" in (vg.root / "Old/Launch plan.md").read_text()
 
@@ -93,13 +96,9 @@ async def test_a_plan_moving_a_folder_shows_every_file_it_changes(make_vault: Ca
         checked = await vg.ok("validate_plan", plan=plan)
         [moved] = checked["effects"]["files_moved"]
         assert (moved["from"], moved["to"], moved["folder"]) == ("Plugins", "Core/Plugins", True)
-        asked = await vg.err("execute_plan", "elicit_required", plan=plan)
-        before = snapshot(vg.root)
-        run = await vg.confirmed("execute_plan", plan=plan)
-        assert run["status"] == "done", run
-        changed = _changed(before, snapshot(vg.root))
+        asked, changed = await _approved_run(vg, plan)
         assert "Home.md" in changed and "Core/Plugins/Deep/C.md" in changed
-        assert set(asked["details"]["files"]) == changed
+        assert set(asked["files"]) == changed
 
 
 async def test_the_folders_a_new_note_makes_are_listed(make_vault: Callable[..., Path]) -> None:
@@ -141,10 +140,6 @@ async def test_move_and_rename_destinations_follow_the_tools_rules(make_vault: C
             ("Projects/Launch plan.md", "Launch v2.md", False),  # move_note: a bare name is the vault's root
             ("Sync", "Synced", True),  # the folder, as the tool takes it, not the note aliased 'Sync'
         ]
-        asked = await vg.err("execute_plan", "elicit_required", plan=plan)
-        before = snapshot(vg.root)
-        run = await vg.confirmed("execute_plan", plan=plan)
-        assert run["status"] == "done", run
-        changed = _changed(before, snapshot(vg.root))
+        asked, changed = await _approved_run(vg, plan)
         assert {"Launch v2.md", "Synced/Intro.md", "Synced/More.md"} <= changed
-        assert set(asked["details"]["files"]) == changed
+        assert set(asked["files"]) == changed
