@@ -70,18 +70,27 @@ class MoveOut(ToolOutput):
 
 
 async def _source(ctx: ToolContext, path: str) -> tuple[str, bool]:
-    """(rel, is_folder) of an existing folder or file at `path`, else of the note it addresses."""
+    """(rel, is_folder) of an existing folder or file at `path`, else of the note it addresses.
+
+    What the path names does not depend on the caller's write scope: a folder or file the
+    caller may read is taken as written and then needs write access (`acl_denied` on it), as
+    for a full-access caller. Only what the caller may not read is looked past, to the note
+    the address names, as every note tool does, so an unreadable folder is not revealed."""
     denied: AclDenied | None = None
     try:
-        vp = ctx.resolve(path, "write")
-        if vp.abs.is_dir():
-            return vp.rel, True
-        if vp.abs.is_file():
-            return vp.rel, False
+        seen = ctx.resolve(path, "read")
+    except AclDenied:
+        seen = None
+    except PathInvalid:
+        seen = None  # '[[Plan|text]]' is no path, but an address
+    if seen is not None and (seen.abs.is_dir() or seen.abs.is_file()):
+        return ctx.resolve(path, "write").rel, seen.abs.is_dir()
+    try:
+        ctx.resolve(path, "write")
     except AclDenied as exc:
         denied = exc  # answered unless the address names a note elsewhere
     except PathInvalid:
-        pass  # '[[Plan|text]]' is no path, but an address
+        pass
     try:
         return (await ctx.find_note(path, "write", section="reject")).vp.rel, False
     except (NoteNotFound, NotANote):
