@@ -6,15 +6,31 @@ anything (`notes["replayed"]`); a repeat while it still runs is `idempotency_in_
 (retryable); the same key with another tool or other arguments is `idempotency_key_mismatch`.
 A call that fails releases its claim: writes are atomic, so a failure changed nothing and a
 retry with the same key may run.
+
+The key space is the caller's subject *and* what it may see: its sorted scopes and its vault
+binding (`key_space`). A stored result is only ever replayed to a principal holding exactly the
+scopes of the one it was computed for; a narrowed, read-only or differently bound token of the
+same subject gets a fresh run through every layer (the path ACL included, which a replay never
+reaches: it is applied when the handler resolves a path), so a replay is never less restricted
+than the same call without the key.
 """
 
 from __future__ import annotations
+
+import hashlib
 
 import anyio
 
 from service.dispatch.context import CallContext, Next, ToolResult
 from service.errors import IdempotencyInFlight, IdempotencyKeyMismatch
 from service.policy.idempotency import IdempotencyStore
+from service.types import Principal
+
+
+def key_space(principal: Principal) -> str:
+    """The caller column of a key: the subject plus a digest of its sorted scopes and vault binding."""
+    grant = "\n".join([principal.vault or "", *sorted(principal.scopes)])
+    return f"{principal.subject}#{hashlib.sha256(grant.encode()).hexdigest()[:16]}"
 
 
 class Idempotency:
@@ -28,7 +44,7 @@ class Idempotency:
         key = call.args.idempotency_key
         if not key:
             return await next(call)
-        caller, vault_id = call.principal.subject, call.vault.id
+        caller, vault_id = key_space(call.principal), call.vault.id
         claim = await self.store.claim(caller, vault_id, key, call.tool, call.args_hash)
         if claim.outcome == "replay":
             assert claim.stored is not None
