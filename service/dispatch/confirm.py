@@ -61,6 +61,9 @@ _SCHEMA: dict[str, Any] = {
 }
 
 
+MAX_ASKS = 3  # questions to a 2025-era client about one call whose preview keeps changing
+
+
 class Confirm:
     name = "confirm"
 
@@ -155,9 +158,17 @@ class Confirm:
             asked = await self._ask_modern(call, preview)
             if isinstance(asked, ToolResult):
                 return asked
-            if asked or await self._ask(call, preview):
+            if asked:
                 call.notes["confirmed"] = "elicitation"
                 return await next(call)
+            for _ in range(MAX_ASKS):  # a 2025-era client: asked while the call waits
+                if not await self._ask(call, preview):
+                    break
+                now = await self.preview(call)  # what it would change now, after the human's answer
+                if now is None or now.text() == preview.text():
+                    call.notes["confirmed"] = "elicitation"
+                    return await next(call)
+                preview = now  # changed while the human was deciding: ask about what it changes now
         raise await self._required(call, preview)
 
     # -- protocol 2026-07-28: InputRequiredResult ------------------------------------------

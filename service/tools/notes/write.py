@@ -79,6 +79,7 @@ def overwrite_preview(ctx: ToolContext, vp: VaultPath, new_size: int, expected_e
         current = ctx.vault.files.read(vp)
     except NoteNotFound:
         return None
+    ctx.notes.setdefault("previewed", {})[vp.rel] = current.etag  # what a human approves is this version
     if not current.content.strip():
         return None
     return f"overwrite {vp.rel} ({current.stat.size} bytes → {new_size} bytes) without a matching expected_etag"
@@ -138,24 +139,20 @@ def refuse_frontmatter_bomb(text: str, field: str) -> None:
 
 
 async def replace(ctx: ToolContext, vp: VaultPath, content: str, expected_etag: str | None) -> WriteResult:
-    """Replace the note at `vp` (created when missing). Without `expected_etag` and without a
-    human's confirmation the confirm layer let the call through because nothing was there to
-    lose (`overwrite_preview`); it then writes only over what is still nothing — a missing or
-    empty note, checked under the file's lock — and a note filled meanwhile (a concurrent
-    create, say) is a `conflict`, never replaced unasked."""
-    files = ctx.vault.files
-    if expected_etag is not None or ctx.notes.get("confirmed") is not None:
-        return await files.write(vp, content, expected_etag=expected_etag)
+    """Replace the note at `vp` (created when missing). A confirmed call replaces the version the
+    human was shown (`overwrite_preview`), or fails with `conflict`. Without `expected_etag` and
+    unconfirmed, the confirm layer let it through because nothing was there to lose: it writes
+    only over what is still nothing (a missing or empty note, under the file's lock), and a note
+    filled meanwhile (a concurrent create, say) is a `conflict`, never replaced unasked."""
+    files, confirmed = ctx.vault.files, ctx.notes.get("confirmed") is not None
+    if expected_etag is not None or confirmed:
+        shown = expected_etag or ctx.notes.get("previewed", {}).get(vp.rel)
+        return await files.write(vp, content, expected_etag=shown)
+    now = files.read(vp) if files.current_etag(vp) is not None else None
     try:
-        now = files.read(vp)
-    except NoteNotFound:
-        now = None
-    try:
-        if now is not None and not now.content.strip():
-            return await files.write(vp, content, expected_etag=now.etag)
-        if now is None:
-            return await files.write(vp, content, create_only=True)
-    except (AlreadyExists, Conflict):
+        if now is None or not now.content.strip():
+            return await files.write(vp, content, expected_etag=now.etag if now else None, create_only=now is None)
+    except (AlreadyExists, Conflict, NoteNotFound):
         pass
     raise Conflict(
         f"{vp.rel!r} was written by someone else while this call ran; replacing it needs its etag or confirmation",
