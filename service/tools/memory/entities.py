@@ -41,6 +41,7 @@ class ObservationOut(ToolOutput):
     category: str | None = Field(default=None, description="Its category, if any.")
     block_id: str = Field(description="Obsidian block id (link it as [[Entity#^id]]); empty for a hand-written line.")
     recorded: str | None = Field(default=None, description="When it was recorded.")
+    by: str | None = Field(default=None, description="Who recorded it: a hash of the caller's identity (8 hex digits).")
     date: str | None = Field(default=None, description="The date the fact is about, if given.")
     source: str | None = Field(default=None, description="Where it came from, if given.")
     tags: list[str] = Field(default_factory=list, description="The #tags its text holds, without '#'.")
@@ -84,6 +85,7 @@ def entity_out(ctx: ToolContext, loaded: Loaded) -> EntityOut:
                 category=o.category,
                 block_id=o.block_id,
                 recorded=o.fields.get("recorded"),
+                by=o.fields.get("by"),
                 date=o.fields.get("date"),
                 source=o.fields.get("source"),
                 tags=tags_of(o.text),

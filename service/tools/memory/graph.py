@@ -92,6 +92,7 @@ class MemoryHit(ToolOutput):
     category: str | None = Field(default=None, description="Its category.")
     date: str | None = Field(default=None, description="The date it is about.")
     recorded: str | None = Field(default=None, description="When it was recorded.")
+    by: str | None = Field(default=None, description="Who recorded it: a hash of the caller's identity (8 hex digits).")
     source: str | None = Field(default=None, description="Where it came from.")
     tags: list[str] = Field(default_factory=list, description="The #tags its text holds, without '#'.")
     valid_until: str | None = Field(default=None, description="Superseded: until when it held, if given.")
@@ -165,6 +166,7 @@ async def search_memory(ctx: ToolContext, args: SearchMemoryIn) -> SearchMemoryO
                 category=obs.category,
                 date=obs.fields.get("date"),
                 recorded=obs.fields.get("recorded"),
+                by=obs.fields.get("by"),
                 source=obs.fields.get("source"),
                 tags=tags_of(obs.text),
                 valid_until=obs.fields.get("valid_until"),

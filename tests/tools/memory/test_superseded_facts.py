@@ -70,3 +70,15 @@ async def test_a_superseded_fact_is_marked_and_ranked_after_the_current_one(make
             and hits[1]["valid_until"] == "2025-06-01"
         )
         assert hits[0]["superseded_by"] is None
+
+
+async def test_the_caller_who_recorded_a_fact_is_in_the_read_tools(make_vault: Callable[..., Path]) -> None:
+    """Provenance "by which caller — hashed —" (issue 37): the `by` stored on the line is returned."""
+    async with started(make_vault({"Home.md": "# Home\n"})) as vg:
+        await gail(vg, "Lives in Oslo")
+        line = next(x for x in vg.read("Memory/Gail.md").splitlines() if "Oslo" in x)
+        by = line.split("[by:: ", 1)[1].split("]", 1)[0]
+        [entity] = (await vg.ok("open_nodes", names=["Gail"]))["entities"]
+        assert [o["by"] for o in entity["observations"]] == [by]
+        [hit] = (await vg.ok("search_memory", query="Gail lives in Oslo"))["items"]
+        assert hit["by"] == by and len(by) == 8
