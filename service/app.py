@@ -112,14 +112,14 @@ class VaultgateApp:
         self.db = Database(cache_dir / "cache.db", readers=settings.storage.readers)
         # What cannot be rebuilt from the vault lives in the data folder, in its own database.
         self.state = Database(data_dir / "state.db", readers=1, writer_cache_kib=2000, reader_cache_kib=1000)
-        self.registry = build_registry(cache_dir, SHIPPED_INDEX)  # domains imported as first called (its docstring)
+        self.visibility = Visibility(settings.tool_visibility, settings.tool_facade)
+        self.registry = build_registry(cache_dir, SHIPPED_INDEX, self.visibility.exists)  # lazy: its docstring
         self.guard = AclGuard(settings)
         self.metrics = Metrics()
         spool_dir = settings.events.spool_dir or data_dir / "events"
         self.audit = AuditSink(self.state, settings.audit, settings.events, spool_dir, self.metrics)
         self.tracing = Tracing(settings.otel)
         self.sessions = SessionTraces(self.state, self.metrics, {v.id: v.paths.root for v in self.vaults.values()})
-        self.visibility = Visibility(settings.tool_visibility, settings.tool_facade)
         self.idempotency = IdempotencyStore(
             self.state,
             ttl_seconds=settings.idempotency.ttl_seconds,

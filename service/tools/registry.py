@@ -24,7 +24,7 @@ called unknown.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from importlib import import_module
 from pathlib import Path
 from typing import Protocol, cast
@@ -110,6 +110,9 @@ class Registry:
         self._complete = True
         self._lock = threading.RLock()  # a part is imported once, whichever thread looks first
         self._filling = False
+        # Whether a tool exists for callers (`Visibility.exists`): the facade's domain meta-tools
+        # offer only those, so a disabled tool is not named there (set before the facade is built).
+        self.exists: Callable[[ToolSpec], bool] | None = None
         for spec in specs:
             self.add(spec)
 
@@ -191,11 +194,14 @@ def _declared(part: str, registry: Catalog) -> Iterable[ToolSpec]:
     return domain_package(part).TOOLS
 
 
-def build_registry(folder: Path | None = None, shipped: Path | None = None) -> Registry:
+def build_registry(
+    folder: Path | None = None, shipped: Path | None = None, exists: Callable[[ToolSpec], bool] | None = None
+) -> Registry:
     """Every tool; with `folder` (the cache folder), parts are added as their tools are first
     looked up when its tool index is valid, or else the table at `shipped` is readable; else all
-    at once and the folder's index written."""
+    at once and the folder's index written. `exists`: see `Registry.exists`."""
     registry = Registry()
+    registry.exists = exists
     registry._complete = False
     index = ToolIndex(folder) if folder is not None else None
     where = index.read() if index is not None else None

@@ -294,16 +294,23 @@ async def call_capability(ctx: ToolContext, args: CallIn, *, registry: Catalog) 
 
 
 def domain_tools(registry: Catalog) -> list[ToolSpec]:
-    """One meta-tool per domain of `registry`, named after it."""
+    """One meta-tool per domain of `registry`, named after it, offering the domain's tools that
+    exist for callers (`registry.exists`, the visibility policy's): a disabled tool is named in no
+    operation list or description, and asking for it is the `validation_error` of an unknown
+    operation. A domain with no such tool has no meta-tool."""
+    exists = getattr(registry, "exists", None)
     by_domain: dict[str, list[ToolSpec]] = {}
     for spec in registry:
-        if FACADE_TAG not in spec.tags:
+        if FACADE_TAG not in spec.tags and (exists is None or exists(spec)):
             by_domain.setdefault(spec.domain, []).append(spec)
     out: list[ToolSpec] = []
     for domain, specs in sorted(by_domain.items()):
         names = tuple(s.name for s in specs)
+        everything = sum(s.domain == domain and FACADE_TAG not in s.tags for s in registry)
+        # The schema cache keys a table by model names: a narrowed operation list gets its own.
+        narrowed = "" if len(names) == everything else "_" + hashlib.sha256(" ".join(names).encode()).hexdigest()[:12]
         model = create_model(
-            f"Domain_{domain}_In",
+            f"Domain_{domain}_In{narrowed}",
             __base__=ToolInput,
             operation=(Literal[names], Field(description="Which operation: " + ", ".join(names) + ".")),  # type: ignore[arg-type]
             arguments=(dict[str, Any], Field(default_factory=dict, description="The operation's arguments.")),
