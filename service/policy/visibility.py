@@ -4,7 +4,8 @@
 - `disabled`, or not matching a set `allowed` list → the tool does not exist: not advertised,
   not callable (`not_found`, exactly like an unknown name), absent from find_capability;
 - `hidden` → not advertised, still callable by name and findable through the facade;
-- `require_read_only` → only tools that change nothing are advertised.
+- `require_read_only` → only tools that change nothing exist: a mutating tool is treated as
+  `disabled` (not advertised, not findable, `not_found` when called by name on any front).
 `tool_facade.mode` then chooses the advertised set: `lean` (the default: the everyday tools of
 `LEAN`, each with its own schema, plus the triad that finds, describes and calls the rest),
 `flat` (every advertised tool), `domain` (one meta-tool per domain, named after it) or `triad`
@@ -77,13 +78,13 @@ class Visibility:
         """Callable at all (the lookup layer's hook). Facade tools always exist."""
         if FACADE_TAG in spec.tags:
             return True
-        if _matches(spec, self.cfg.disabled):
+        if _matches(spec, self.cfg.disabled) or (self.cfg.require_read_only and spec.mutating):
             return False
         return self.cfg.allowed is None or _matches(spec, self.cfg.allowed)
 
     def listed(self, spec: ToolSpec) -> bool:
         """Shown by the facade (find_capability, domain meta-tools): exists and not a facade tool."""
-        return FACADE_TAG not in spec.tags and self.exists(spec) and not (self.cfg.require_read_only and spec.mutating)
+        return FACADE_TAG not in spec.tags and self.exists(spec)
 
     def advertised(self, spec: ToolSpec) -> bool:
         """Part of tools/list in the current facade mode."""
