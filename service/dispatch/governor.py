@@ -8,16 +8,21 @@ The limit is the tool's own `max_bytes` when declared, else `governor.max_respon
 - A *completed* change over the limit is never turned into an error after the fact (the caller
   would retry a change that already happened). Its report is trimmed instead: the longest lists
   are cut (then over-long strings shortened) until it fits, `truncated` is set when the result
-  has that field, and the text says so. The result stays a valid instance of its schema (lists
-  stay lists). Tools that change many files also cap their own reports (`limit`), so this is
-  a backstop. `notes["overflow_bytes"]` records the original size either way.
+  has that field, and the text says so. If it still does not fit (a free-form map such as the
+  20,000 properties `set_properties` echoes), the biggest maps are halved, each cut kept only
+  when the tool's result model still accepts it: fields the model names (path, etag, counts)
+  never go. The result stays a valid instance of its schema (lists stay lists). Tools that
+  change many files also cap their own reports (`limit`), so this is a backstop.
+  `notes["overflow_bytes"]` records the original size either way.
 """
 
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from typing import Any
 
+from pydantic import ValidationError
 from pydantic_core import to_json
 
 from service.dispatch.context import CallContext, Next, ToolResult
@@ -54,8 +59,51 @@ def _shorten(value: Any) -> Any:
     return value
 
 
-def trim(structured: dict[str, Any], budget: int) -> dict[str, Any]:
-    """A copy of `structured` with its biggest lists halved (then long strings cut) to fit `budget`."""
+def _maps(value: Any, out: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every non-empty dict under `value` (not `value` itself)."""
+    items = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
+    for item in items:
+        if isinstance(item, dict) and item:
+            out.append(item)
+        _maps(item, out)
+    return out
+
+
+def _dominant(data: dict[str, Any], skip: set[int]) -> dict[str, Any] | None:
+    """The map to cut: from the top, step into the biggest map below while it holds most of the
+    bytes (a facade's `result`, then its `properties`), so the fields around it stay."""
+    node: dict[str, Any] | None = None
+    current = data
+    while True:
+        below = [m for m in _maps(current, []) if id(m) not in skip]
+        if not below:
+            return node
+        biggest = max(below, key=_size)
+        if node is not None and _size(biggest) * 2 < _size(node):
+            return node
+        node = current = biggest
+
+
+def _cut_maps(data: dict[str, Any], budget: int, valid: Callable[[dict[str, Any]], bool]) -> None:
+    """Halve the biggest maps under `data` until it fits `budget`; a cut `valid` refuses (a map whose
+    keys the schema names) is undone and that map left alone."""
+    kept: set[int] = set()
+    while _size(data) > budget:
+        biggest = _dominant(data, kept)
+        if biggest is None:
+            return
+        keys = list(biggest)
+        removed = {k: biggest.pop(k) for k in keys[len(keys) // 2 :]}
+        if not valid(data):
+            biggest.update(removed)  # a key order change cannot matter to a map the model validates
+            kept.add(id(biggest))
+
+
+def trim(
+    structured: dict[str, Any], budget: int, valid: Callable[[dict[str, Any]], bool] | None = None
+) -> dict[str, Any]:
+    """A copy of `structured` with its biggest lists halved (then long strings cut, then, when
+    `valid` says which cuts the schema allows, its biggest maps halved) to fit `budget`."""
     data = copy.deepcopy(structured)
     if isinstance(data.get("truncated"), bool):
         data["truncated"] = True
@@ -67,6 +115,8 @@ def trim(structured: dict[str, Any], budget: int) -> dict[str, Any]:
         del biggest[len(biggest) // 2 :]  # keep the first half (a one-item list is emptied)
     if _size(data) > budget:
         data = _shorten(data)
+    if valid is not None and _size(data) > budget:
+        _cut_maps(data, budget, valid)
     return data
 
 
@@ -106,11 +156,28 @@ class Governor:
     def _trimmed(self, call: CallContext, result: ToolResult, size: int, limit: int) -> ToolResult:
         text = (
             f"Done: {call.tool} completed. Its full report ({size} bytes) exceeded the {limit}-byte response "
-            "limit, so lists in it were shortened; the counts in it are complete."
+            "limit, so lists and maps in it were shortened; the counts in it are complete."
         )
         budget = max(limit - len(text.encode("utf-8")), 0)
-        structured = trim(result.structured or {}, budget) if result.structured is not None else None
+        valid = _validator(call)
+        structured = trim(result.structured, budget, valid) if result.structured is not None else None
         call.notes["trimmed"] = True
         out = ToolResult(structured=structured, text=text, applied=True)
         out.size = _size(structured) + len(text.encode("utf-8"))
         return out
+
+
+def _validator(call: CallContext) -> Callable[[dict[str, Any]], bool] | None:
+    """Whether a trimmed answer is still an instance of the tool's result model (None: no model to ask)."""
+    if call.spec is None:
+        return None
+    model = call.spec.output_model
+
+    def valid(data: dict[str, Any]) -> bool:
+        try:
+            model.model_validate(data)
+        except ValidationError:
+            return False
+        return True
+
+    return valid
