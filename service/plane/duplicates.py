@@ -26,6 +26,7 @@ import re
 import unicodedata
 from typing import TYPE_CHECKING, Any
 
+from service.graph.linkpath import strip_md
 from service.memory.model import Observation, normalize_text
 from service.memory.recall import NoteEntry
 from service.memory.words import words
@@ -186,15 +187,7 @@ class Duplicates:
         out = []
         for keep, other in pairs:
             texts = [o.text for o in other.entity.observations]
-            steps: list[dict[str, Any]] = []
-            if texts:
-                batch = {
-                    "entityName": keep.entity.name,
-                    "contents": texts,
-                    "source": f"merged from {other.entity.name}",
-                }
-                steps.append({"id": "move", "tool": "add_observations", "args": {"observations": [batch]}})
-            steps.append({"id": "remove", "tool": "delete_entities", "args": {"entityNames": [other.entity.name]}})
+            steps = _merge_steps(keep, other)
             out.append(
                 Finding(
                     job=self.name,
@@ -208,3 +201,39 @@ class Duplicates:
                 )
             )
         return out
+
+
+def _merge_steps(keep: NoteEntry, other: NoteEntry) -> list[dict[str, Any]]:
+    """The plan that merges `other` into `keep` and keeps what `other` knew: its observations
+    with their category, date and source (one batch per kind; `merged from …` where it had no
+    source), its relations (from `keep` now; none to `keep` itself, none `keep` has already),
+    the links that point at it (relations of other entities included) repointed to `keep`, and
+    then its note deleted."""
+    name, gone = keep.entity.name, other.entity.name
+    batches: dict[tuple[str | None, str | None, str], list[str]] = {}
+    for o in other.entity.observations:
+        kind = (o.category, o.fields.get("date"), o.fields.get("source") or f"merged from {gone}")
+        batches.setdefault(kind, []).append(o.text)
+    observations = [
+        {"entityName": name, "contents": texts, "source": source}
+        | ({"category": category} if category else {})
+        | ({"date": date} if date else {})
+        for (category, date, source), texts in batches.items()
+    ]
+    steps: list[dict[str, Any]] = []
+    if observations:
+        steps.append({"id": "move", "tool": "add_observations", "args": {"observations": observations}})
+    own = {strip_md(keep.rel).lower(), name.lower()}
+    held = {(r.relation_type, r.target.lower()) for r in keep.entity.relations}
+    relations = [
+        {"from": name, "to": r.target, "relationType": r.relation_type}
+        for r in other.entity.relations
+        if r.target.lower() not in own | {strip_md(other.rel).lower(), gone.lower()}
+        and (r.relation_type, r.target.lower()) not in held
+    ]
+    if relations:
+        steps.append({"id": "relate", "tool": "create_relations", "args": {"relations": relations}})
+    repoint = {"old_target": other.rel, "new_target": keep.rel, "dry_run": False}
+    steps.append({"id": "repoint", "tool": "rewrite_links", "args": repoint})
+    steps.append({"id": "remove", "tool": "delete_entities", "args": {"entityNames": [gone]}})
+    return steps
