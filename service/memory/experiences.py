@@ -169,6 +169,17 @@ class ExperienceStore:
 
         return await self.db.run_read(read)
 
+    async def unpromoted(self, vault_id: str, exp_id: str, promoted_at: float) -> None:
+        """Forget a promotion whose observation is no longer in the vault (an undone plan, a
+        deleted line): the experience may be promoted again."""
+        await self.db.run_write(
+            lambda conn: conn.execute(
+                "UPDATE experiences SET promoted_at = NULL, promoted_by = NULL, promoted_to = NULL,"
+                " promoted_path = NULL, promoted_block = NULL WHERE vault_id = ? AND id = ? AND promoted_at = ?",
+                (vault_id, exp_id, promoted_at),
+            )
+        )
+
     async def promoted(self, vault_id: str, exp_id: str, *, by: str, entity: str, path: str, block: str | None) -> bool:
         """Record a confirmed promotion; False when the experience was promoted already."""
 

@@ -10,11 +10,13 @@ caller who may not read (record, promote: write) the memory folder reaches none 
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
+from dataclasses import replace
 
 from pydantic import Field
 
-from service.errors import Conflict, InternalError, ToolNotFound, ValidationFailed
+from service.errors import Conflict, InternalError, ToolNotFound, ValidationFailed, VaultgateError
 from service.memory.experiences import Experience, ExperienceStore, Kind
 from service.obs.sessions import caller_hash
 from service.policy.confirmations import ChangePreview
@@ -179,6 +181,9 @@ async def _promotable(ctx: ToolContext, args: PromoteExperienceIn) -> Experience
         raise ToolNotFound(
             f"no experience {args.experience_id!r} in this vault", details={"experience_id": args.experience_id}
         )
+    if exp.promoted_at is not None and not await _still_there(ctx, exp):
+        await store.unpromoted(ctx.vault.id, exp.id, exp.promoted_at)  # undone: it may be promoted again
+        exp = replace(exp, promoted_at=None, promoted_to=None, promoted_path=None, promoted_block=None)
     if exp.promoted_at is not None:
         raise Conflict(
             f"experience {exp.id!r} was promoted already",
@@ -186,6 +191,18 @@ async def _promotable(ctx: ToolContext, args: PromoteExperienceIn) -> Experience
             hint="list_experiences(promoted=false) lists the others.",
         )
     return exp
+
+
+async def _still_there(ctx: ToolContext, exp: Experience) -> bool:
+    """Whether the observation a promotion wrote is still in its note (an undo of the plan that
+    promoted it, or a person deleting the line, takes it away). Unknown where: assumed there."""
+    if not exp.promoted_path or not exp.promoted_block:
+        return True
+    try:
+        note = await asyncio.to_thread(ctx.vault.files.read, ctx.vault.paths.resolve(exp.promoted_path))
+    except VaultgateError:
+        return False
+    return f"^{exp.promoted_block}" in note.content
 
 
 def _observation(exp: Experience, args: PromoteExperienceIn) -> str:

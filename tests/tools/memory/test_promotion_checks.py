@@ -54,3 +54,23 @@ async def test_a_plan_that_promotes_lists_the_entity_note_it_changes(vg: Harness
     run = await vg.confirmed("execute_plan", plan=plan)
     assert run["status"] == "done", run
     assert "Restarting the indexer" in vg.read("Memory/Ops.md")
+
+
+async def test_an_undone_promotion_can_be_promoted_again(vg: Harness) -> None:
+    """Undoing the plan that promoted an experience takes its observation away: the experience is
+    no longer "promoted already" (it was, for good, with a link to a block that was gone)."""
+    await vg.ok("create_entities", entities=[ENTITY])
+    eid = (await vg.ok("record_experience", kind="worked", text="Warm caches halve the first search"))["experience"][
+        "id"
+    ]
+    plan = {
+        "goal": "g",
+        "steps": [{"id": "p", "tool": "promote_experience", "args": {"experience_id": eid, "entity": "Ops"}}],
+    }
+    run = await vg.confirmed("execute_plan", plan=plan)
+    assert run["status"] == "done", run
+    await vg.err("promote_experience", "conflict", experience_id=eid, entity="Ops")  # promoted: the line is there
+    await vg.confirmed("undo_last_plan")
+    assert "Warm caches" not in vg.read("Memory/Ops.md")
+    again = await vg.confirmed("promote_experience", experience_id=eid, entity="Ops")
+    assert "Warm caches" in vg.read(again["path"])
