@@ -112,7 +112,10 @@ class FastPath:
     def _may_ask(self, spec: Any) -> bool:
         """Whether the chain's confirmation layer may ask a human about a call of `spec` (its
         own rule, configured floors and vaults in write_mode confirm included)."""
-        confirm = next((layer for layer in self.dispatcher.layers if layer.name == "confirm"), None)
+        layers = getattr(
+            self.dispatcher, "layers", ()
+        )  # a dispatcher without a chain (a stand-in): the tool's own rule
+        confirm = next((layer for layer in layers if layer.name == "confirm"), None)
         asks = getattr(confirm, "may_ask", None)
         return bool(asks(spec)) if asks is not None else spec.confirm != "never"
 
