@@ -35,6 +35,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -108,15 +109,14 @@ class FastPath:
         self.dispatcher = dispatcher
         self.client_logs = client_logs
         self.enabled = server is None or server_allows(server)
+        # the confirmation layer's rule, found once (a dispatcher without a chain: the tool's own)
+        confirm = next((x for x in getattr(dispatcher, "layers", ()) if x.name == "confirm"), None)
+        self._asks: Callable[[Any], bool] | None = getattr(confirm, "may_ask", None)
 
     def _may_ask(self, spec: Any) -> bool:
         """Whether the chain's confirmation layer may ask a human about a call of `spec` (its
         own rule, configured floors and vaults in write_mode confirm included)."""
-        layers = getattr(
-            self.dispatcher, "layers", ()
-        )  # a dispatcher without a chain (a stand-in): the tool's own rule
-        confirm = next((layer for layer in layers if layer.name == "confirm"), None)
-        asks = getattr(confirm, "may_ask", None)
+        asks = self._asks
         return bool(asks(spec)) if asks is not None else spec.confirm != "never"
 
     def allow(self, server: Server[Any]) -> None:
