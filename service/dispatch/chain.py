@@ -44,7 +44,6 @@ from service.dispatch.resolve_vault import ResolveVault
 from service.dispatch.throttle import Throttle
 from service.dispatch.translate import Translate
 from service.dispatch.validate import Validate
-from service.memory.store import memory_notes
 from service.services import Services
 from service.tools.context import ToolContext
 from service.tools.registry import Registry
@@ -98,7 +97,7 @@ def build_layers(services: Services, registry: Registry) -> tuple[Layer, ...]:
         ResolveVault(services.vaults, settings.default_vault_id),
         AclGate(
             services.guard.is_read_only,
-            WritePreview(services.guard, context_for, memory_notes(services.settings.memory)),
+            WritePreview(services.guard, context_for, services.settings.memory),
         ),
         OwnWrites(),
         Precheck(context_for),

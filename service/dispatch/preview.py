@@ -13,15 +13,17 @@ from __future__ import annotations
 
 from service.dispatch.context import CallContext, ContextFor, ToolResult
 from service.errors import PathInvalid, VaultgateError
-from service.plans.effects import ADDRESSED, MemoryNotes
+from service.memory.store import memory_notes
+from service.plans.effects import ADDRESSED
 from service.plans.preview import call_effects, preview_of
+from service.settings import MemorySettings
 from service.tools.models import PIPELINE_ARGS
 from service.types import PathGuard
 from service.vault.paths import normalize
 
 
 class WritePreview:
-    def __init__(self, guard: PathGuard, context_for: ContextFor, memory: MemoryNotes | None = None) -> None:
+    def __init__(self, guard: PathGuard, context_for: ContextFor, memory: MemorySettings | None = None) -> None:
         self.guard = guard
         self.context_for = context_for  # a note address is found as the tool would find it
         self.memory = memory  # the memory folder and the capture inbox ([memory])
@@ -58,7 +60,7 @@ class WritePreview:
             scopes=spec.scopes,
             exists=exists,
             root=root,
-            memory=self.memory,
+            memory=None if self.memory is None else memory_notes(self.memory, root),
             is_folder=is_folder,
         )
         for rel, op in paths:

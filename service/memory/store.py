@@ -12,11 +12,14 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import partial
+from pathlib import Path
 
 from service.errors import AlreadyExists, Conflict, NoteNotFound, ValidationFailed
+from service.markdown.frontmatter import split
 from service.memory.model import Entity, file_name, inbox_key, parse, render
 from service.plans.effects import MemoryNotes
 from service.settings import MemorySettings
@@ -38,6 +41,49 @@ class _Waiting:
 
 
 _waiting: dict[tuple[str, str], list[_Waiting]] = {}  # note -> changes waiting for its lock
+
+
+_names: dict[str, tuple[int, int, str]] = {}  # note's absolute path -> (mtime_ns, size, entity name)
+NAME_READ = 64 * 1024  # the name is in the frontmatter, at the note's start
+
+
+def note_named(folder: Path, name: str, skip: Callable[[str], bool]) -> str | None:
+    """The file name of the note directly in `folder` whose entity name (its `name` property) is
+    `name`, for a note whose file name is not that name's: a person renamed the entity in its
+    frontmatter, or renamed its file in Obsidian. Each note is read once per change (size and
+    mtime), so a miss costs one directory listing. `skip(file name)`: the capture inbox."""
+    found: str | None = None
+    seen: set[str] = set()
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return None
+    for entry in entries:
+        if not entry.name.endswith(".md") or entry.name.startswith(".") or skip(entry.name):
+            continue
+        try:
+            if not entry.is_file():
+                continue
+            st = entry.stat()
+        except OSError:
+            continue
+        seen.add(entry.path)
+        known = _names.get(entry.path)
+        if known is None or known[:2] != (st.st_mtime_ns, st.st_size):
+            try:
+                with open(entry.path, encoding="utf-8", errors="replace") as f:
+                    head = f.read(NAME_READ)
+            except OSError:
+                continue
+            data = split(head).data
+            known = (st.st_mtime_ns, st.st_size, str(data.get("name") or "").strip())
+            _names[entry.path] = known
+        if known[2] == name and found is None:
+            found = entry.name
+    prefix = os.path.join(folder, "")
+    for gone in [p for p in _names if p.startswith(prefix) and p not in seen]:
+        del _names[gone]
+    return found
 
 
 def now_iso() -> str:
@@ -97,8 +143,15 @@ class EntityStore:
         return bool(self._inbox) and rel.casefold() == self._inbox
 
     def path_of(self, name: str, op: str = "read") -> VaultPath:
-        """The entity's note; for a write, a name whose note would be the capture inbox is refused."""
+        """The entity's note: `<folder>/<file_name(name)>.md`, or when there is none, the note
+        whose `name` property is `name` (renamed by hand); for a write, a name whose note would be
+        the capture inbox is refused."""
         vp = self._resolve(f"{self.folder}/{file_name(name)}.md", op)
+        if self.files.current_etag(vp) is None and not self.is_inbox(vp.rel):
+            folder = vp.abs.parent
+            other = note_named(folder, name, lambda f: self.is_inbox(f"{self.folder}/{f}"))
+            if other is not None:
+                vp = self._resolve(f"{self.folder}/{other}", op)
         if op != "read" and self.is_inbox(vp.rel):
             raise ValidationFailed(
                 f"{name!r} names the capture inbox ({vp.rel}), not a memory entity",
@@ -272,7 +325,17 @@ async def _nothing() -> None:
     """The undo of a change that wrote nothing."""
 
 
-def memory_notes(memory: MemorySettings) -> MemoryNotes:
-    """Where the memory tools write, for previews and plan effects (`service.plans.effects`)."""
+def memory_notes(memory: MemorySettings, root: Path | None = None) -> MemoryNotes:
+    """Where the memory tools write, for previews and plan effects (`service.plans.effects`):
+    in the vault at `root`, the note `EntityStore.path_of` finds (a note renamed by hand too)."""
     folder = memory.folder.strip().strip("/")
-    return MemoryNotes(note_of=lambda name: f"{folder}/{file_name(name)}.md", inbox=memory.inbox)
+    inbox = inbox_key(memory.inbox)
+
+    def note_of(name: str) -> str:
+        rel = f"{folder}/{file_name(name)}.md"
+        if root is None or (root / rel).is_file():
+            return rel
+        other = note_named(root / folder, name, lambda f: bool(inbox) and f"{folder}/{f}".casefold() == inbox)
+        return rel if other is None else f"{folder}/{other}"
+
+    return MemoryNotes(note_of=note_of, inbox=memory.inbox)

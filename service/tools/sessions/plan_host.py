@@ -65,7 +65,7 @@ class PlanHost:
 
     @property
     def memory(self) -> MemoryNotes:
-        return memory_notes(self.ctx.services.settings.memory)
+        return memory_notes(self.ctx.services.settings.memory, self.ctx.vault.paths.root)
 
     def tool(self, name: str) -> ToolInfo | None:
         spec = self.registry.get(name)

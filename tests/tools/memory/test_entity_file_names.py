@@ -48,3 +48,38 @@ async def test_names_that_fit_keep_their_file_names(vg: Harness) -> None:
     for name, path in cases.items():
         out = await vg.ok("create_entities", entities=[{"name": name, "entityType": "t"}])
         assert out["created"][0]["path"] == path
+
+
+async def test_an_entity_renamed_by_hand_is_addressed_by_its_new_name(vg: Harness) -> None:
+    """The `name` property is the entity's name (docs/memory.md): after a person renames the entity
+    in Obsidian, or renames its note's file, the tools take the name they show (T1 item 16)."""
+    await vg.ok("create_entities", entities=[{"name": "Alice", "entityType": "person", "observations": ["Likes tea"]}])
+    note = vg.root / "Memory/Alice.md"
+    note.write_text(note.read_text(encoding="utf-8").replace('name: "Alice"', 'name: "Alicia"'), encoding="utf-8")
+    nodes = await vg.ok("open_nodes", names=["Alicia"])
+    assert [e["name"] for e in nodes["entities"]] == ["Alicia"] and nodes["missing"] == []
+    await vg.ok("add_observations", observations=[{"entityName": "Alicia", "contents": ["Drinks it green"]}])
+    assert "Drinks it green" in vg.read("Memory/Alice.md") and not (vg.root / "Memory/Alicia.md").exists()
+    again = await vg.ok("create_entities", entities=[{"name": "Alicia", "entityType": "person"}])
+    assert again == {**again, "created": [], "existing": ["Alicia"]}
+
+    await vg.ok("create_entities", entities=[{"name": "Bob", "entityType": "person", "observations": ["Likes coffee"]}])
+    (vg.root / "Memory/Bob.md").rename(vg.root / "Memory/Bob Smith.md")  # renamed in Obsidian's file explorer
+    nodes = await vg.ok("open_nodes", names=["Bob"])
+    assert [e["name"] for e in nodes["entities"]] == ["Bob"] and nodes["missing"] == []
+    again = await vg.ok("create_entities", entities=[{"name": "Bob", "entityType": "person"}])
+    assert again["created"] == [] and again["existing"] == ["Bob"] and not (vg.root / "Memory/Bob.md").exists()
+    await vg.ok("create_relations", relations=[{"from": "Alicia", "to": "Bob", "relationType": "knows"}])
+    assert "- knows [[Memory/Bob Smith]]" in vg.read("Memory/Alice.md")
+    plan = {
+        "goal": "one more fact",
+        "steps": [
+            {
+                "id": "a",
+                "tool": "add_observations",
+                "args": {"observations": [{"entityName": "Bob", "contents": ["x"]}]},
+            }
+        ],
+    }
+    checked = await vg.ok("validate_plan", plan=plan)
+    assert checked["effects"]["files_modified"] == ["Memory/Bob Smith.md"], checked
