@@ -121,6 +121,17 @@ def mark_item(content: str, capture_id: str, fields: str) -> tuple[str, bool]:
     return content, False
 
 
+def unmarked(content: str) -> list[str]:
+    """The ids of the inbox items that carry no `[status:: …]` (not processed, as the note reads)."""
+    out: list[str] = []
+    for line in content.split("\n"):
+        stripped = line.rstrip()
+        found = _BLOCK_AT_END.search(stripped)
+        if found and found.group().strip().startswith("^cap-") and "[status:: " not in stripped:
+            out.append(found.group().strip()[1:])
+    return out
+
+
 class CaptureQueue:
     """The `capture_queue` rows of every vault (state database)."""
 
@@ -163,6 +174,26 @@ class CaptureQueue:
             f"SELECT {_COLUMNS} FROM capture_queue WHERE vault_id = ? AND id = ?", (vault_id, capture_id)
         )
         return _row(row) if row is not None else None
+
+    async def processed_of(self, vault_id: str, ids: Sequence[str]) -> list[Capture]:
+        """The captures among `ids` that are not pending."""
+        marks = ",".join("?" * len(ids))
+        rows = await self.db.fetchall(
+            f"SELECT {_COLUMNS} FROM capture_queue WHERE vault_id = ? AND status != 'pending' AND id IN ({marks})",
+            (vault_id, *ids),
+        )
+        return [_row(r) for r in rows]
+
+    async def reopen(self, vault_id: str, capture_id: str, processed_at: float | None) -> None:
+        """A processed capture pending again (its processing was undone)."""
+        await self.db.run_write(
+            lambda conn: conn.execute(
+                "UPDATE capture_queue SET status = 'pending', processed_at = NULL, processed_by = NULL,"
+                " filed_as = NULL, filed_to = NULL, filed_block = NULL"
+                " WHERE vault_id = ? AND id = ? AND processed_at IS ?",
+                (vault_id, capture_id, processed_at),
+            )
+        )
 
     async def page(self, vault_id: str, status: Status | None, offset: int, limit: int) -> tuple[list[Capture], int]:
         where = "vault_id = ?" + (" AND status = ?" if status else "")

@@ -13,6 +13,7 @@ where it went; a retry after a crash between the two finds the block id and does
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import datetime as dt
 import re
@@ -20,9 +21,9 @@ from typing import Literal
 
 from pydantic import Field
 
-from service.errors import AlreadyExists, Conflict, NoteNotFound, ToolNotFound, ValidationFailed
+from service.errors import AlreadyExists, Conflict, NoteNotFound, ToolNotFound, ValidationFailed, VaultgateError
 from service.markdown import sections
-from service.memory.captures import Capture, CaptureQueue, Status, list_in, mark_item, stamp
+from service.memory.captures import Capture, CaptureQueue, Status, list_in, mark_item, stamp, unmarked
 from service.obs.sessions import caller_hash
 from service.tools.context import ToolContext
 from service.tools.memory.filing import file_observation
@@ -40,6 +41,7 @@ CAPTURE_ID = r"^cap-[0-9a-f]{10}$"
 # One inbox listing or processing at a time per (vault, inbox note): concurrent captures wait
 # and find their item already listed by the one before (its listing takes every unlisted row).
 _lock = KeyedLocks()
+MAX_REOPEN = 500  # unmarked items looked up per call (an inbox is a short queue)
 
 
 def _queue(ctx: ToolContext) -> CaptureQueue:
@@ -171,8 +173,36 @@ def _item(ctx: ToolContext, cap: Capture) -> CaptureItem:
     )
 
 
+async def _reopen_undone(ctx: ToolContext, queue: CaptureQueue, inbox: VaultPath) -> None:
+    """Make pending again each processed capture whose processing was taken back: its inbox item
+    no longer carries a status (an undone plan put the inbox back, or a person removed the
+    fields) and, for a filed one, what it was filed as is gone from its note. Held under the
+    inbox's lock: processing marks the item right after it records the capture processed."""
+    try:
+        content = (await asyncio.to_thread(ctx.vault.files.read, inbox)).content
+    except VaultgateError:
+        return
+    ids = unmarked(content)
+    for cap in await queue.processed_of(ctx.vault.id, ids[:MAX_REOPEN]) if ids else []:
+        if cap.status == "filed" and await _filed_still_there(ctx, cap):
+            continue  # a crash between recording and marking: filed all the same
+        await queue.reopen(ctx.vault.id, cap.id, cap.processed_at)
+
+
+async def _filed_still_there(ctx: ToolContext, cap: Capture) -> bool:
+    if not cap.filed_to or not cap.filed_block:
+        return True
+    try:
+        note = await asyncio.to_thread(ctx.vault.files.read, ctx.vault.paths.resolve(cap.filed_to))
+    except VaultgateError:
+        return False
+    return f"^{cap.filed_block}" in note.content
+
+
 async def list_captures(ctx: ToolContext, args: ListCapturesIn) -> ListCapturesOut:
-    ctx.resolve_note(ctx.services.settings.memory.inbox, "read")
+    inbox = ctx.resolve_note(ctx.services.settings.memory.inbox, "read")
+    async with _lock(ctx.vault.id, inbox.rel):
+        await _reopen_undone(ctx, _queue(ctx), inbox)
     state = {"s": args.status}
     offset = decode_cursor(args.cursor, **state)
     status = None if args.status == "all" else args.status
@@ -273,6 +303,7 @@ async def process_capture(ctx: ToolContext, args: ProcessCaptureIn) -> ProcessCa
     if cap is None:
         raise ToolNotFound(f"no capture {args.capture_id!r} in this vault", details={"capture_id": args.capture_id})
     async with _lock(ctx.vault.id, inbox.rel):
+        await _reopen_undone(ctx, queue, inbox)
         cap = await queue.get(ctx.vault.id, args.capture_id) or cap
         if cap.status != "pending":
             raise Conflict(

@@ -231,3 +231,34 @@ async def test_the_capture_inbox_is_never_a_memory_entity(vg: Harness) -> None:
     assert (vg.root / INBOX).read_text() == before
     await vg.ok("capture", text="Buy milk")
     assert "Buy milk" in (vg.root / INBOX).read_text() and "## Relations" not in (vg.root / INBOX).read_text()
+
+
+async def test_an_undone_plan_that_processed_captures_leaves_them_pending_again(vg: Harness) -> None:
+    """Undoing a plan that filed a capture (or discarded one) puts the inbox back and takes the
+    filed line away: the capture is pending again, listed and processable (it stayed `filed`, to
+    a block that was gone, in no pending list). One filed outside the plan stays filed."""
+    await vg.ok("create_entities", entities=[{"name": "Home", "entityType": "place", "observations": []}])
+    filed = (await vg.ok("capture", text="The boiler needs a service"))["id"]
+    dropped = (await vg.ok("capture", text="Buy a lottery ticket"))["id"]
+    kept = (await vg.ok("capture", text="Water the plants"))["id"]
+    await vg.ok("process_capture", capture_id=kept, action="new_note", target="Garden")
+    plan = {
+        "goal": "file the inbox",
+        "steps": [
+            {"id": "f", "tool": "process_capture", "args": {"capture_id": filed, "action": "entity", "target": "Home"}},
+            {"id": "d", "tool": "process_capture", "args": {"capture_id": dropped, "action": "discard"}},
+        ],
+    }
+    run = await vg.ok("execute_plan", plan=plan)
+    assert run["status"] == "done", run
+    assert "The boiler needs a service" in vg.read("Memory/Home.md")
+    pending = await vg.ok("list_captures")
+    assert [i["id"] for i in pending["items"]] == []
+    await vg.confirmed("undo_last_plan")
+    assert "The boiler" not in vg.read("Memory/Home.md") and vg.read(INBOX).count("[status:: ") == 1
+    pending = await vg.ok("list_captures")
+    assert [i["id"] for i in pending["items"]] == [filed, dropped] and pending["total"] == 2
+    again = await vg.ok("process_capture", capture_id=filed, action="entity", target="Home")
+    assert again["status"] == "filed" and "The boiler needs a service" in vg.read("Memory/Home.md")
+    everything = {i["id"]: i["status"] for i in (await vg.ok("list_captures", status="all"))["items"]}
+    assert everything == {filed: "filed", dropped: "pending", kept: "filed"}
