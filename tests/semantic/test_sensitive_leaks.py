@@ -54,6 +54,8 @@ CALLS: list[tuple[str, dict[str, Any]]] = [
     ("find_similar", {"path": "Ops/Card.md"}),
     ("rag_search", {"query": "backup server deploy key", "max_results": 10}),
     ("rag_search", {"query": "company card number", "max_results": 10}),
+    ("graphrag_query", {"query": "where do the backups go"}),
+    ("graphrag_query", {"query": "paying for hosting with a credit card"}),
     ("bundle_folder", {"folder": "Ops"}),
     ("bundle_folder", {"folder": "Ops", "max_bytes": 300}),
     ("bundle_files", {"paths": ["Ops/Servers.md"], "mode": "frontmatter"}),
@@ -86,11 +88,44 @@ async def test_exclude_mode_leaves_secret_notes_out_of_semantic_results(make_vau
         for tool, args in CALLS:
             out = await h.ok(tool, **args)
             assert_clean(out)
-            by_meaning = tool in ("search_hybrid", "search_semantic", "find_similar", "rag_search")
+            by_meaning = tool in ("search_hybrid", "search_semantic", "find_similar", "rag_search", "graphrag_query")
             if by_meaning or args.get("mode") in ("hybrid", "semantic"):
                 assert not paths_of(out) & {"Ops/Servers.md", "Ops/Card.md"}, (tool, args, out)
         text = await h.ok("search_text", query="backup server")
         assert "Ops/Servers.md" in paths_of(text)  # text search still finds it, redacted
+
+
+RUNBOOK = {**LEAKY, "Ops/Runbook.md": "# Runbook\n\nThe nightly backup routine: see [[Servers]], paid by [[Card]].\n"}
+
+
+def graph_paths(out: dict[str, Any]) -> set[str]:
+    """Every note a graphrag_query answer names: results, seeds and the hops of link paths."""
+    hops = {s[end] for i in out["items"] for s in i["link_path"] for end in ("source", "target")}
+    return {i["path"] for i in out["items"]} | set(out["seeds"]) | hops
+
+
+async def test_graphrag_redacts_and_flags_secret_notes_it_reaches(make_vault: Callable[..., Path]) -> None:
+    """graphrag_query shows chunks as search_hybrid does: secrets redacted, `sensitive` set on a
+    note holding one, whether the note is a hybrid hit or reached along a link."""
+    async with semantic(make_vault(RUNBOOK)) as h:
+        out = await h.ok("graphrag_query", query="nightly backup routine", limit=20)
+        assert_clean(out)
+        flags = {i["path"]: i["sensitive"] for i in out["items"]}
+        assert flags["Ops/Servers.md"] is True and flags["Ops/Card.md"] is True
+        assert flags.get("Travel/Japan.md", False) is False
+        servers = next(i for i in out["items"] if i["path"] == "Ops/Servers.md")
+        assert servers["chunk"] is None or "AKIA" not in servers["chunk"]
+
+
+async def test_graphrag_under_exclude_never_reaches_a_secret_note(make_vault: Callable[..., Path]) -> None:
+    """Under `exclude` a note holding a secret is no seed, no hop and no result of graphrag_query,
+    even when a clean hit links to it (its place goes to the next neighbour)."""
+    async with semantic(make_vault(RUNBOOK), sensitive={"mode": "exclude"}) as h:
+        for query in ("nightly backup routine", "backup server archives", "hosting card invoices"):
+            out = await h.ok("graphrag_query", query=query, limit=20, hops=2)
+            assert_clean(out)
+            assert "Ops/Runbook.md" in graph_paths(out), out
+            assert not graph_paths(out) & {"Ops/Servers.md", "Ops/Card.md"}, (query, out)
 
 
 async def test_a_note_edited_to_hold_a_secret_is_scanned_again(make_vault: Callable[..., Path]) -> None:

@@ -18,19 +18,26 @@ Method (docs/answers.md, "GraphRAG"):
 Each result says how it was found (`text_rank`, `vector_rank`, `distance`) and carries the chain
 of links from its seed (`link_path`). A note the caller may not read is never a seed, a hop or
 a result. Progress is reported after each hop.
+Sensitive content (`service.tools.sensitive`), as search_hybrid: each chunk is redacted under the
+vault's `[sensitive]` mode and a result is `sensitive` when its note holds a secret or its chunk
+mentions health or money; under `exclude` a note holding a secret is never a seed, a hop or a
+result (a note the expansion reached is judged, and the expansion runs again without it).
 """
 
 from __future__ import annotations
 
+import functools
 import math
+import sqlite3
 
 from pydantic import BaseModel, Field
 
 from service.graph.adjacency import LinkGraph, LinkGraphs
-from service.graph.expand import Expansion, expand
+from service.graph.expand import Expansion, OnHop, expand
 from service.graph.queries import GraphQueries
 from service.indexer.runner import indexer_of
 from service.retrieval.hybrid import depth
+from service.retrieval.sensitive import Guard
 from service.semantic import search as sem
 from service.tools.context import ToolContext
 from service.tools.models import ToolInput, ToolOutput
@@ -47,6 +54,7 @@ from service.tools.search_common import (
     run,
     scope,
 )
+from service.tools.sensitive import Excerpts, excerpts, guard_of
 from service.tools.spec import ToolSpec
 
 GRAPHS = LinkGraphs()  # each vault's links in memory, per index generation (the expansion's neighbours)
@@ -85,7 +93,10 @@ class GraphRagHit(BaseModel):
     seed: str | None = Field(default=None, description="The seed whose links reached this note.")
     link_path: list[LinkHop] = Field(description="The links from `seed` to this note, in order (empty for a seed).")
     heading: str | None = Field(default=None, description="Heading of the best matching chunk, if any.")
-    chunk: str | None = Field(default=None, description="Text of the best matching chunk, if any.")
+    chunk: str | None = Field(
+        default=None, description="Text of the best matching chunk, if any (secrets redacted per [sensitive])."
+    )
+    sensitive: bool = Field(default=False, description="The note holds a secret, or the chunk a health/money topic.")
 
 
 class GraphRagOut(ToolOutput, Partial):
@@ -140,6 +151,33 @@ def fuse(hybrid: list[tuple[str, float]], links: dict[str, float], weight: float
     return sorted(scores.items(), key=lambda kv: -kv[1])
 
 
+def note_ids(conn: sqlite3.Connection, vid: str, paths: list[str]) -> dict[str, int]:
+    """The index ids of the notes at `paths` (those still indexed)."""
+    out: dict[str, int] = {}
+    for i in range(0, len(paths), 500):
+        part = paths[i : i + 500]
+        marks = ",".join("?" * len(part))
+        sql = f"SELECT path, id FROM notes WHERE vault_id = ? AND path IN ({marks})"
+        out.update({str(p): int(n) for p, n in conn.execute(sql, [vid, *part])})
+    return out
+
+
+def secrets_among(guard: Guard, conn: sqlite3.Connection, *, vid: str, paths: list[str]) -> set[str]:
+    """Those of `paths` whose notes hold a secret (`service.tools.sensitive.excerpts`)."""
+    ids = note_ids(conn, vid, paths)
+    found = excerpts(guard, conn, ids.values()).secrets
+    return {p for p, n in ids.items() if n in found}
+
+
+def read_page(
+    guard: Guard, conn: sqlite3.Connection, vid: str, hits: list[sem.HybridHit], paths: list[str]
+) -> tuple[list[sem.HybridHit], dict[str, int], Excerpts]:
+    """The page's hybrid hits with their chunk texts, the ids of the page's notes and what the
+    guard says of them (redaction of the chunks, the `sensitive` flags), on one connection."""
+    ids = note_ids(conn, vid, paths)
+    return sem.hybrid_text(conn, hits), ids, excerpts(guard, conn, ids.values())
+
+
 async def graphrag_query(ctx: ToolContext, args: GraphRagIn) -> GraphRagOut:
     engine = engine_of(ctx)
     can_read = readable(ctx)
@@ -149,6 +187,7 @@ async def graphrag_query(ctx: ToolContext, args: GraphRagIn) -> GraphRagOut:
     vector = await engine.query_vector(args.query, use.embedder)
     want = max(args.limit, args.seeds)
     # search_hybrid's ranking (`sem.hybrid_rank` on one connection): its halves side by side.
+    guard = guard_of(ctx)
     halves = await hybrid_halves(
         ctx,
         engine,
@@ -157,7 +196,7 @@ async def graphrag_query(ctx: ToolContext, args: GraphRagIn) -> GraphRagOut:
         args.query,
         depth(want),
         lambda: sem.NoteFilter(can_read=can_read, folders=folders),
-        None,
+        guard,
     )
     hits = sem.fused(*halves)
     hybrid = [h.path for h in hits]
@@ -170,21 +209,41 @@ async def graphrag_query(ctx: ToolContext, args: GraphRagIn) -> GraphRagOut:
         lambda conn: GRAPHS.get(conn, vid, indexer) if indexer else LinkGraph.load(conn, vid),
     )
 
+    secret: set[str] = set()  # notes found holding a secret, under `exclude` (never a hop or a result)
+
     def allowed(path: str) -> bool:
-        return (not folders or any(f == "" or path.startswith(f + "/") for f in folders)) and can_read(path)
+        return (
+            (not folders or any(f == "" or path.startswith(f + "/") for f in folders))
+            and path not in secret
+            and can_read(path)
+        )
 
     async def on_hop(hop: int, count: int) -> None:
         await ctx.progress(hop, args.hops, f"graphrag_query: hop {hop}/{args.hops}, {count} notes reached")
 
-    expansion = await expand(
-        seeds,
-        graph.links,
-        hops=args.hops,
-        fan_out=args.fan_out,
-        can_read=allowed,
-        prefer=lambda p: score_of.get(p, 0.0),
-        on_hop=on_hop,
-    )
+    judged = set(seeds)  # the seeds come from the hybrid ranking, which left such notes out
+    report: OnHop | None = on_hop
+    while True:
+        expansion = await expand(
+            seeds,
+            graph.links,
+            hops=args.hops,
+            fan_out=args.fan_out,
+            can_read=allowed,
+            prefer=lambda p: score_of.get(p, 0.0),
+            on_hop=report,
+        )
+        fresh = [p for p in expansion.reached if p not in judged] if guard.excludes else []
+        if not fresh:
+            break
+        judged.update(fresh)
+        found = await run(ctx, functools.partial(secrets_among, guard, vid=vid, paths=fresh))
+        if not found:
+            break
+        # A note reached holds a secret: expand again without it, so that it neither shows nor
+        # carries the expansion (its place goes to the next neighbour, as for an unreadable note).
+        secret.update(found)
+        report = None  # each hop was reported once already
     backlinks = backlink_counts(graph, list(expansion.reached), can_read)
     links = evidence(expansion, graph, seeds, score_of, backlinks) if args.hops else {}
     fused = fuse([(h.path, h.score) for h in hits], links, args.graph_weight)
@@ -192,13 +251,16 @@ async def graphrag_query(ctx: ToolContext, args: GraphRagIn) -> GraphRagOut:
     page = fused[: args.limit]
     by_path = {h.path: h for h in hits}
     shown = [by_path[p] for p, _ in page if p in by_path]
-    by_path.update({h.path: h for h in await run(ctx, lambda conn: sem.hybrid_text(conn, shown))})
-    titles = await queries.titles(vid, [p for p, _ in page if p not in by_path])
+    page_paths = [p for p, _ in page]
+    texts, ids, verdicts = await run(ctx, lambda conn: read_page(guard, conn, vid, shown, page_paths))
+    by_path.update({h.path: h for h in texts})
+    titles = await queries.titles(vid, [p for p in page_paths if p not in by_path])
     items: list[GraphRagHit] = []
     for path, score in page:
         hit = by_path.get(path)
         got = expansion.reached.get(path)
         chunk = hit.chunk if hit is not None else None
+        nid = ids.get(path, -1)
         items.append(
             GraphRagHit(
                 path=path,
@@ -213,7 +275,10 @@ async def graphrag_query(ctx: ToolContext, args: GraphRagIn) -> GraphRagOut:
                 if got is not None
                 else [],
                 heading=chunk.heading if chunk is not None else None,
-                chunk=chunk.text if chunk is not None else None,
+                chunk=verdicts.show(nid, chunk.text) if chunk is not None else None,
+                sensitive=verdicts.sensitive(nid, chunk.text, chunk.tags, chunk.heading)
+                if chunk is not None
+                else verdicts.secret(nid),
             )
         )
     return GraphRagOut(
