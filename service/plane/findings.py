@@ -98,9 +98,17 @@ class FindingStore:
     def __init__(self, state: Database) -> None:
         self.state = state
 
-    async def record(self, vault_id: str, run_id: str, jobs: list[str], found: list[Finding]) -> Recorded:
+    async def record(
+        self,
+        vault_id: str,
+        run_id: str,
+        jobs: list[str],
+        found: list[Finding],
+        also: Callable[[sqlite3.Connection, Recorded], object] | None = None,
+    ) -> Recorded:
         """Keep what the run's `jobs` found: new findings open, known ones refreshed (a dismissed one
-        stays dismissed), open ones of those jobs not found again `gone`."""
+        stays dismissed), open ones of those jobs not found again `gone`. `also` writes in the same
+        transaction (the run's own record): findings are never kept without their run."""
         now = time.time()
 
         def work(conn: sqlite3.Connection) -> Recorded:
@@ -148,6 +156,8 @@ class FindingStore:
                     if key not in keys:
                         conn.execute("UPDATE plane_findings SET status='gone', updated_at=? WHERE id=?", (now, fid))
                         recorded.gone.append((str(job), json.loads(paths)))
+            if also is not None:
+                also(conn, recorded)
             return recorded
 
         return await self.state.run_write(work)

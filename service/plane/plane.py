@@ -10,23 +10,25 @@
 - **State** (last run, its summary, the cursor that makes "new since the last run") lives in the
   state database (`plane_state`) and survives a restart; findings too (`service.plane.findings`).
 - **Stop** cancels the schedule and a running run cleanly: a run only reads, and its findings
-  are recorded in one transaction at its end, so a cancelled or killed run leaves nothing half done.
+  and the run itself (last run, cursor, summary) are recorded in one transaction at its end, so
+  a cancelled or killed run is recorded whole or not at all.
 - **Needs**: a job whose needs are not met is skipped with the reason ("index": the vault's index
   is ready; "memory": always; "vectors": embeddings are on; "llm": the inference gateway is
   configured, `[inference]`); one that fails is reported with its error and run again at the next
   run, and one whose gateway gave no usable answer is skipped with the reason.
-- **auto_apply**: findings of the kinds `[plane] auto_apply` lists are applied by the run: their
-  plan goes through `execute_plan` on the whole dispatch chain (validated, journaled, undoable,
-  audited as `vaultgate-plane`); a plan that needs a human's confirmation is left open.
+- **auto_apply**: findings of the kinds `[plane] auto_apply` lists are applied once the run is
+  recorded (`service.plane.auto_apply`): their plan goes through `execute_plan` on the whole
+  dispatch chain (validated, journaled, undoable, audited as `vaultgate-plane`); a cancel stops
+  it between two plans, and the recorded run names those it applied.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import logging
 import secrets
+import sqlite3
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import asdict, dataclass, field, fields
@@ -36,19 +38,19 @@ from service.activity import Activity
 from service.indexer.runner import indexer_of
 from service.memory.experiences import ExperienceStore
 from service.memory.recall import MemoryRecall
+from service.plane.auto_apply import auto_apply
 from service.plane.findings import Finding, FindingStore, Recorded
 from service.plane.gateway import Gateway, GatewayFailed
 from service.plane.job import Job, JobContext
 from service.settings import Settings
 from service.storage.db import Database
 from service.tasks import cancel_and_wait
-from service.types import NestedCall, Principal
+from service.types import NestedCall
 from service.vault.vault import Vault
 
 log = logging.getLogger(__name__)
 CHECK_S = 60.0  # how often the schedule looks at the vault's changes
 Progress = Callable[[int, int, str], Awaitable[None]]
-PLANE_CALLER = "vaultgate-plane"  # who auto-applied plans run as (the audit log names it)
 KEPT_LAUNCHED = 200  # launched runs remembered (their tasks); the oldest is forgotten first
 
 
@@ -181,7 +183,8 @@ class Plane:
         return launched, False
 
     async def cancel(self, vault_id: str) -> str | None:
-        """Stop the launched run of `vault_id` (it records nothing): its id, or None when none runs."""
+        """Stop the launched run of `vault_id`: its id, or None when none runs. Before its end it
+        records nothing; once recorded, its auto_apply stops after the plan in progress."""
         live = self._launched_in.get(vault_id)
         if live is None or live.task.done():
             return None
@@ -291,15 +294,17 @@ class Plane:
                     report = await self._one(job, ctx, found)
                     report.run_id = result.run_id
                     result.jobs.append(report)
-                ran = [r.job for r in result.jobs if r.status == "ran"]
                 for f in found:
                     f.run_id = result.run_id
-                result.recorded = await self.findings.record(vault_id, result.run_id, ran, found)
-                result.counts = result.recorded.counts()
-                result.auto_applied = await self._auto_apply(vault_id, found)
-                result.ended_at = time.time()
                 partial = {j.name for j in chosen} != {j.name for j in self.jobs}
-                await self._save_run(vault_id, saved, result, partial=partial)
+                await self._record(vault_id, saved, result, found, partial=partial)
+                try:
+                    if self.dispatch is not None:
+                        kinds = self.settings.auto_apply
+                        await auto_apply(self.findings, self.dispatch, vault_id, found, kinds, result.auto_applied)
+                finally:  # also when cancelled: the recorded run names what it applied
+                    if result.auto_applied:
+                        await asyncio.shield(self._save_applied(vault_id, result))
                 if progress is not None:
                     await progress(len(chosen), len(chosen), "consolidation: done")
                 log.info(
@@ -330,31 +335,6 @@ class Plane:
         found += mine
         return JobReport(job.name, "ran", None, len(mine), round(time.perf_counter() - began, 3))
 
-    async def _auto_apply(self, vault_id: str, found: list[Finding]) -> list[str]:
-        if self.dispatch is None or not self.settings.auto_apply:
-            return []
-        applied = []
-        for f in found:
-            if f.kind in self.settings.auto_apply and f.plan is not None:
-                if not await self.findings.claim(vault_id, f.id):
-                    continue  # dismissed by a person (never applied by the plane), or a caller is applying it
-                done = False
-                try:
-                    with contextlib.suppress(Exception):
-                        result = await self.dispatch(
-                            "execute_plan", {"plan": f.plan, "vault": vault_id}, principal=Principal.local(PLANE_CALLER)
-                        )
-                        structured = result.structured or {}
-                        if not result.is_error and result.input_required is None and structured.get("status") == "done":
-                            run_id = structured.get("run_id")
-                            await self.findings.mark(f.id, "applied", run_id=str(run_id) if run_id else None)
-                            applied.append(f.id)
-                            done = True
-                finally:
-                    if not done:
-                        await self.findings.release(f.id)
-        return applied
-
     # -- state ----------------------------------------------------------------------------------
 
     async def saved(self, vault_id: str) -> dict[str, Any]:
@@ -365,17 +345,34 @@ class Plane:
             return {"last_run": None, "last_run_id": None, "cursor": None, "summary": {}}
         return {"last_run": row[0], "last_run_id": row[1], "cursor": row[2], "summary": json.loads(row[3] or "{}")}
 
-    async def _save_run(self, vault_id: str, saved: dict[str, Any], result: RunResult, *, partial: bool) -> None:
-        """Record a run. A run of some jobs only (`run_consolidation` with `jobs`) is the last run
-        (`last_run`, `last_run_id`), but the schedule stays where the last full run put it — its
-        end (`full_run_end` in the summary) and its cursor: the other jobs are not put off by an
-        interval, and changes since that cursor stay in the next full run of every job — and its
-        job reports replace only those jobs' reports in the summary."""
+    async def _record(
+        self, vault_id: str, saved: dict[str, Any], result: RunResult, found: list[Finding], *, partial: bool
+    ) -> None:
+        """Record the run's findings and the run itself (last run, cursor, summary) in one
+        transaction: a cancel or a stop at any point leaves both or neither."""
+        ran = [r.job for r in result.jobs if r.status == "ran"]
+
+        def own(conn: sqlite3.Connection, recorded: Recorded) -> None:
+            result.recorded = recorded
+            result.counts = recorded.counts()
+            result.ended_at = time.time()
+            _upsert(conn, vault_id, *self._state_after(saved, result, partial=partial))
+
+        await asyncio.shield(self.findings.record(vault_id, result.run_id, ran, found, also=own))
+
+    def _state_after(
+        self, saved: dict[str, Any], result: RunResult, *, partial: bool
+    ) -> tuple[float | None, float, dict[str, Any]]:
+        """The state a run leaves (last run, cursor, summary). A run of some jobs only
+        (`run_consolidation` with `jobs`) is the last run (`last_run`, `last_run_id`), but the
+        schedule stays where the last full run put it — its end (`full_run_end` in the summary) and
+        its cursor: the other jobs are not put off by an interval, and changes since that cursor
+        stay in the next full run of every job — and its job reports replace only those jobs'
+        reports in the summary."""
         summary = result.summary()
         if not partial:
             summary["full_run_end"] = result.ended_at
-            await self._save(vault_id, last_run=result.ended_at, cursor=result.started_at, summary=summary)
-            return
+            return result.ended_at, result.started_at, summary
         before = saved["summary"] if isinstance(saved["summary"], dict) else {}
         mine = {r["job"] for r in summary["jobs"]}
         kept = [r for r in before.get("jobs", []) if isinstance(r, dict) and r.get("job") not in mine]
@@ -383,16 +380,18 @@ class Plane:
         summary["jobs"] = sorted([*kept, *summary["jobs"]], key=lambda r: order.get(str(r.get("job")), len(order)))
         summary["full_run_end"] = full_run_end(saved)
         cursor = saved["cursor"] if saved["cursor"] is not None else result.started_at
-        await self._save(vault_id, last_run=result.ended_at, cursor=cursor, summary=summary)
+        return result.ended_at, cursor, summary
 
     async def _save(self, vault_id: str, *, last_run: float | None, cursor: float, summary: dict[str, Any]) -> None:
-        run_id = summary.get("run_id")
+        await self.state.run_write(lambda c: _upsert(c, vault_id, last_run, cursor, summary))
+
+    async def _save_applied(self, vault_id: str, result: RunResult) -> None:
+        """The recorded run's summary names the findings it applied (after it was recorded)."""
         await self.state.run_write(
             lambda c: c.execute(
-                "INSERT INTO plane_state(vault_id, last_run, last_run_id, cursor, summary) VALUES (?,?,?,?,?)"
-                " ON CONFLICT(vault_id) DO UPDATE SET last_run=excluded.last_run, last_run_id=excluded.last_run_id,"
-                " cursor=excluded.cursor, summary=excluded.summary",
-                (vault_id, last_run, run_id, cursor, json.dumps(summary)),
+                "UPDATE plane_state SET summary = json_set(summary, '$.auto_applied', json(?))"
+                " WHERE vault_id = ? AND last_run_id = ?",
+                (json.dumps(result.auto_applied), vault_id, result.run_id),
             )
         )
 
@@ -402,6 +401,17 @@ class Plane:
         if not self.settings.enabled or anchor is None:
             return None
         return float(anchor) + self.settings.interval_minutes * 60
+
+
+def _upsert(
+    conn: sqlite3.Connection, vault_id: str, last_run: float | None, cursor: float, summary: dict[str, Any]
+) -> None:
+    conn.execute(
+        "INSERT INTO plane_state(vault_id, last_run, last_run_id, cursor, summary) VALUES (?,?,?,?,?)"
+        " ON CONFLICT(vault_id) DO UPDATE SET last_run=excluded.last_run, last_run_id=excluded.last_run_id,"
+        " cursor=excluded.cursor, summary=excluded.summary",
+        (vault_id, last_run, summary.get("run_id"), cursor, json.dumps(summary)),
+    )
 
 
 def full_run_end(saved: dict[str, Any]) -> float | None:

@@ -149,7 +149,11 @@ class RunIn(ToolInput):
         description="true: wait for the run's end (progress meanwhile); false: answer at once; unset: wait up "
         "to 10 s, then answer with the running run (plane_status shows it).",
     )
-    cancel: bool = Field(default=False, description="Stop the run in progress instead (it records nothing).")
+    cancel: bool = Field(
+        default=False,
+        description="Stop the run in progress instead (before its end it records nothing; "
+        "once recorded, it applies no further auto_apply finding).",
+    )
 
 
 class JobReportOut(BaseModel):

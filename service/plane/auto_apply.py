@@ -1,0 +1,62 @@
+"""Findings a run applies by itself: the kinds `[plane] auto_apply` lists.
+
+Each one's plan goes through `execute_plan` on the whole dispatch chain as `vaultgate-plane`
+(validated, journaled, undoable, audited under that name), one plan at a time, after the run is
+recorded. A finding is claimed first (`FindingStore.claim`: a dismissed one, or one a caller is
+applying, is left alone), marked `applied` only when its plan run is `done`, and open again
+otherwise (a plan that needs a human's confirmation is left open). A cancel or a stop lets the
+plan in progress end, and its finding be marked, before it stops: no plan is cut in the middle
+and no claim is left behind. Touches `plane_findings`; the vault only through the plans it runs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+
+from service.plane.findings import Finding, FindingStore
+from service.types import NestedCall, Principal
+
+PLANE_CALLER = "vaultgate-plane"  # who auto-applied plans run as (the audit log names it)
+
+
+async def auto_apply(
+    findings: FindingStore,
+    dispatch: NestedCall,
+    vault_id: str,
+    found: list[Finding],
+    kinds: list[str],
+    applied: list[str],
+) -> None:
+    """Apply the findings in `found` of the `kinds` listed (`[plane] auto_apply`), adding the id of
+    each one applied to `applied` as it is."""
+    for f in found:
+        if f.kind in kinds and f.plan is not None:
+            one = asyncio.ensure_future(_apply(findings, dispatch, vault_id, f, applied))
+            try:
+                await asyncio.shield(one)
+            except asyncio.CancelledError:
+                while not one.done():  # the plan in progress ends first, however often the run is cancelled
+                    with contextlib.suppress(asyncio.CancelledError):
+                        await asyncio.wait({one})
+                raise
+
+
+async def _apply(findings: FindingStore, dispatch: NestedCall, vault_id: str, f: Finding, applied: list[str]) -> None:
+    if not await findings.claim(vault_id, f.id):
+        return  # dismissed by a person (never applied by the plane), or a caller is applying it
+    done = False
+    try:
+        with contextlib.suppress(Exception):
+            result = await dispatch(
+                "execute_plan", {"plan": f.plan, "vault": vault_id}, principal=Principal.local(PLANE_CALLER)
+            )
+            structured = result.structured or {}
+            if not result.is_error and result.input_required is None and structured.get("status") == "done":
+                run_id = structured.get("run_id")
+                await findings.mark(f.id, "applied", run_id=str(run_id) if run_id else None)
+                applied.append(f.id)
+                done = True
+    finally:
+        if not done:
+            await findings.release(f.id)
