@@ -31,6 +31,7 @@ from service.plans.effects import (
     Effects,
     EffectsBuilder,
     MemoryNotes,
+    canvas_file,
 )
 from service.plans.model import Param, Plan, Step
 from service.plans.refs import LATE, RefError, Scope, Unresolved, resolve
@@ -77,6 +78,10 @@ class Host(Protocol):
     async def locate(self, address: str) -> str | None:
         """The existing note a note address names in the vault now, as the tools find it (a
         bare name, a partial path, an alias); None when no note or several fit."""
+
+    async def locate_file(self, name: str) -> str | None:
+        """The existing file that is not a note (a canvas) a name names now, as the tools find it
+        (the path as written, else by path tail or file name); None when none or several fit."""
 
     @property
     def memory(self) -> MemoryNotes | None:
@@ -321,6 +326,10 @@ async def _found(tool: str, args: dict[str, Any], host: Host, builder: EffectsBu
     written when none fits (a new note). The effects, the path ACL and the preview a human
     approves then name the file that changes; the call itself runs with `args` as given."""
     path = args.get("path")
+    if tool == "write_canvas" and isinstance(path, str):  # 'Flow' is the canvas read_canvas reads
+        name = canvas_file(path)
+        rel = builder.planned(name) or await host.locate_file(name)
+        return args if rel is None or not builder.exists(rel) else {**args, "path": rel}
     if tool not in ADDRESSED or not isinstance(path, str):
         return args
     if tool in MOVES and builder.folder_now(path.strip().strip("/")):  # a folder moves as a folder

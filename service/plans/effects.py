@@ -132,11 +132,16 @@ class Effects(BaseModel):
         return "\n".join(lines)
 
 
-def _note(path: str) -> str:
+def _note(path: str, extension: str = ".md") -> str:
     text = path.strip()
     if text.startswith("[[") and text.endswith("]]"):
         text = text[2:-2]
-    return text if "." in text.rsplit("/", 1)[-1] else f"{text}.md"
+    return text if "." in text.rsplit("/", 1)[-1] else f"{text}{extension}"
+
+
+def canvas_file(path: str) -> str:
+    """The canvas file write_canvas's `path` names as written ('.canvas' optional)."""
+    return _note(path, ".canvas")
 
 
 @dataclass(frozen=True)
@@ -294,7 +299,7 @@ class EffectsBuilder:
                 if isinstance(note, dict) and isinstance(note.get("path"), str):
                     self.write(_note(note["path"]))
         elif tool in NOTE_WRITES and isinstance(path, str):
-            self.write(_note(path))
+            self.write(canvas_file(path) if tool == "write_canvas" else _note(path))
         elif tool in BOOKMARKS:
             self.write(BOOKMARKS_FILE, acl=False)
         elif tool in PERIODIC and self._periodic(args) is not None:

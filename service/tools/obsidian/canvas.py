@@ -22,7 +22,7 @@ from typing import Any
 
 from pydantic import ConfigDict, Field
 
-from service.errors import AclDenied, AlreadyExists, PathInvalid, ValidationFailed
+from service.errors import AclDenied, AlreadyExists, NoteNotFound, PathInvalid, ValidationFailed
 from service.markdown.parse import note_title
 from service.obsidian import canvas as cv
 from service.policy.confirmations import ChangePreview
@@ -102,14 +102,28 @@ class CanvasOut(ToolOutput):
     problems: list[Problem] = Field(description="JSON Canvas 1.0 violations found in the file (read anyway).")
 
 
-def canvas_path(ctx: ToolContext, path: str, op: str) -> VaultPath:
-    text = path.strip()
+def canvas_name(path: str) -> str:
+    """The canvas file a path or name names (`[[…]]` dropped, `.canvas` added where it is left
+    out); a path naming another kind of file is `not_a_canvas`."""
+    text = link_target(path)
     low = text.lower()
     if "." in text.rsplit("/", 1)[-1] and not low.endswith(".canvas"):
         raise ValidationFailed(
             f"{text!r} is not a canvas (.canvas)", details={"field": "path", "reason": "not_a_canvas"}
         )
-    return ctx.resolve(text if low.endswith(".canvas") else text + ".canvas", op)  # type: ignore[arg-type]
+    return text if low.endswith(".canvas") else text + ".canvas"
+
+
+async def canvas_target(ctx: ToolContext, path: str) -> VaultPath:
+    """Where write_canvas writes: the existing canvas the name names, found as read_canvas finds
+    it (the path as written, else the vault's canvases by path tail or name, any letter case), so
+    'Flow' is Boards/Flow.canvas rather than a second canvas beside it; the path as written when
+    none fits (a new canvas)."""
+    name = canvas_name(path)
+    try:
+        return await ctx.find_file(name, "write")
+    except NoteNotFound:
+        return ctx.resolve(normalize(name), "write")
 
 
 def _title(rel: str) -> str:
@@ -154,11 +168,9 @@ def _edge_out(edge: dict[str, Any]) -> CanvasEdge | None:
 
 
 async def read_canvas(ctx: ToolContext, args: ReadCanvasIn) -> CanvasOut:
-    text = link_target(args.path)
-    canvas_path(ctx, text, "read")  # a path naming another kind of file: not_a_canvas
     # A canvas named as a note is, by its name alone ('Plan' for Boards/Plan.canvas), as Obsidian's
     # embeds name it: the path as written when it is there, else the vault's canvases by name.
-    vp = await ctx.find_file(text if text.lower().endswith(".canvas") else f"{text}.canvas", "read")
+    vp = await ctx.find_file(canvas_name(args.path), "read")
     note = ctx.vault.files.read(vp)
     try:
         data = cv.loads(note.content)
@@ -182,7 +194,10 @@ async def read_canvas(ctx: ToolContext, args: ReadCanvasIn) -> CanvasOut:
 
 
 class WriteCanvasIn(ToolInput):
-    path: str = Field(description="The canvas file ('.canvas' optional; folders are created).")
+    path: str = Field(
+        description="The canvas file ('.canvas' optional; folders are created): an existing canvas may be named "
+        "as read_canvas names it (its name alone when no other canvas has it); a new one is made at the path."
+    )
     nodes: list[dict[str, JsonValue]] = Field(
         description="JSON Canvas nodes in z-order: {id, type: text|file|link|group, x, y, width, height "
         "(integers), color?, text | file (+subpath) | url | label/background/backgroundStyle}. read_canvas "
@@ -277,7 +292,7 @@ def _canvas(ctx: ToolContext, args: WriteCanvasIn, note: NoteFile | None) -> dic
 
 
 async def write_canvas(ctx: ToolContext, args: WriteCanvasIn) -> WriteCanvasOut:
-    vp = canvas_path(ctx, args.path, "write")
+    vp = await canvas_target(ctx, args.path)
 
     async def build(note: NoteFile | None) -> tuple[str, dict[str, Any]]:
         if note is not None and args.create_only:
@@ -303,7 +318,7 @@ async def write_canvas(ctx: ToolContext, args: WriteCanvasIn) -> WriteCanvasOut:
 async def write_canvas_confirm(ctx: ToolContext, args: WriteCanvasIn) -> ChangePreview | None:
     if args.create_only:
         return None
-    vp = canvas_path(ctx, args.path, "write")
+    vp = await canvas_target(ctx, args.path)
     why = overwrite_preview(ctx, vp, len(cv.dumps(_canvas(ctx, args, current(ctx, vp))).encode()), args.expected_etag)
     return None if why is None else ChangePreview.of(why, [vp.rel])
 

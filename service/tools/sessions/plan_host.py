@@ -117,6 +117,12 @@ class PlanHost:
             return None
         return found.vp.rel if found.vp.abs.is_file() else None
 
+    async def locate_file(self, name: str) -> str | None:
+        try:
+            return (await self.ctx.find_file(name, "read")).rel
+        except VaultgateError:  # several fit, or none: the call answers that itself
+            return None
+
     async def read(self, tool: str, args: dict[str, Any]) -> tuple[dict[str, Any] | None, str | None]:
         result, error = await self.call(tool, args)
         return result, error.code if error is not None else None

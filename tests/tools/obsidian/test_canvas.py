@@ -186,3 +186,24 @@ async def test_a_canvas_is_read_by_its_bare_name_as_a_note_is(make_vault: Callab
         error = await vg.err("read_canvas", "ambiguous_note", path="Twice")
         assert sorted(error["details"]["candidates"]) == ["A/Twice.canvas", "B/Twice.canvas"]
         await vg.err("read_canvas", "note_not_found", path="Nowhere")
+
+
+async def test_a_canvas_is_written_by_the_name_it_is_read_by(make_vault: Callable[..., Path]) -> None:
+    files = {"Maps/Flow.canvas": json.dumps({"nodes": [_node("n1")], "edges": []}), "A/Twice.canvas": "{}"}
+    async with started(make_vault({**files, "B/Twice.canvas": "{}"})) as vg:
+        await vg.indexed()
+        before = vg.snapshot()
+        for name in ("Flow", "flow", "[[Flow]]", "Flow.canvas", "Maps/Flow"):
+            error = await vg.err("write_canvas", "already_exists", path=name, nodes=[_node("a")], create_only=True)
+            assert error["details"]["path"] == "Maps/Flow.canvas", name
+        await vg.err("write_canvas", "ambiguous_note", path="Twice", nodes=[_node("a")], create_only=True)
+        assert vg.snapshot() == before  # no second canvas beside the one the name names
+        step = {"id": "w", "tool": "write_canvas", "args": {"path": "Flow", "nodes": [_node("a")]}}
+        plan = await vg.ok("validate_plan", plan={"goal": "redraw", "steps": [step]})
+        assert plan["effects"]["files_modified"] == ["Maps/Flow.canvas"] and plan["effects"]["files_created"] == []
+        read = await vg.ok("read_canvas", path="Flow")
+        out = await vg.ok("write_canvas", path="[[Flow]]", nodes=[_node("b")], expected_etag=read["etag"])
+        assert out["path"] == "Maps/Flow.canvas" and out["created"] is False
+        await vg.err("write_canvas", "elicit_required", path="flow", nodes=[_node("c")])  # replacing it is asked
+        made = await vg.ok("write_canvas", path="[[Maps/Other]]", nodes=[_node("a")], create_only=True)
+        assert made["path"] == "Maps/Other.canvas" and made["created"] is True
