@@ -35,6 +35,26 @@ async def test_rag_search_returns_chunks_with_their_context(make_vault: Callable
         assert out["results"][0]["source_file"] == "Baking/Sourdough.md" and out["sensitive_detected"] is False
 
 
+async def test_rag_search_date_range_matches_a_known_creation_date(make_vault: Callable[..., Path]) -> None:
+    """A note matches `date_range` by its date (name, else mtime: today here) or by its creation
+    date from frontmatter `created`, which the result then carries."""
+    notes = {
+        **JOURNAL,
+        "Pets/Kittens.md": "---\ncreated: 2024-06-05\n---\n# Kittens\n\nA kitten needs a litter box and toys.\n",
+        "Pets/Dogs.md": "---\ncreated: 2023-02-01T10:00\n---\n# Dogs\n\nA puppy needs walks and toys.\n",
+    }
+    async with semantic(make_vault(notes)) as h:
+        june = {"from": "2024-06-01", "to": "2024-06-30"}
+        out = await h.ok("rag_search", query="what does a kitten need", date_range=june, max_results=10)
+        assert [r["source_file"] for r in out["results"]] == ["Pets/Kittens.md"]
+        assert out["results"][0]["created"] == "2024-06-05" and out["results"][0]["date"] != "2024-06-05"
+        out = await h.ok("rag_search", query="a puppy", date_range={"to": "2023-12-31"}, max_results=10)
+        assert [r["source_file"] for r in out["results"]] == ["Pets/Dogs.md"]
+        out = await h.ok("rag_search", query="a puppy", max_results=10)
+        created = {r["source_file"]: r["created"] for r in out["results"]}
+        assert created["Pets/Dogs.md"] == "2023-02-01" and created.get("Travel/Japan.md") is None
+
+
 @pytest.mark.covers("rag_search", "failure")
 async def test_rag_search_failures(make_vault: Callable[..., Path]) -> None:
     async with semantic(make_vault(JOURNAL)) as h:

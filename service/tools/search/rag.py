@@ -13,6 +13,7 @@ a fact of a kind `[memory] suggest_patterns` names (`service.memory.suggest`).
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import re
 import sqlite3
@@ -33,6 +34,8 @@ from service.tools.spec import ToolSpec
 
 MAX_CHUNK = 2000
 _DAY = re.compile(r"(\d{4}-\d{2}-\d{2})")
+# Frontmatter keys that hold a note's creation date (Obsidian templates and plugins write these).
+CREATED_KEYS = ("created", "date created", "creation date", "created_at", "created at", "created_on")
 
 
 class DateRange(BaseModel):
@@ -45,7 +48,9 @@ class RagIn(ToolInput, Paging):
     max_results: int = Field(default=5, ge=1, le=50, description="Chunks to return (page size).")
     directory_filter: list[str] | None = Field(default=None, max_length=20, description="Only these folders.")
     date_range: DateRange | None = Field(
-        default=None, description="{from, to}: the note's date (a YYYY-MM-DD in its name, else its mtime)."
+        default=None,
+        description="{from, to}: a note matches when its date (a YYYY-MM-DD in its name, else its mtime) or its "
+        "creation date (frontmatter `created`, where known) falls in the range.",
     )
     tags: list[str] | None = Field(default=None, max_length=50, description="Only notes with all of these tags.")
 
@@ -58,7 +63,8 @@ class RagChunk(BaseModel):
     title: str = Field(description="Note title.")
     obsidian_url: str = Field(description="obsidian:// URL of the note at the chunk's section.")
     section: str | None = Field(default=None, description="Heading the chunk is under.")
-    date: str = Field(description="The note's date (YYYY-MM-DD).")
+    date: str = Field(description="The note's date (YYYY-MM-DD: a date in its name, else its mtime).")
+    created: str | None = Field(default=None, description="The note's creation date (frontmatter `created`), if known.")
     tags: list[str] = Field(description="The note's tags, with '#'.")
     chunk_index: int = Field(description="Position of the chunk in its note (0-based).")
     sensitive: bool = Field(description="The note holds a secret, or the chunk mentions health or money.")
@@ -92,21 +98,38 @@ def note_date(row: ChunkRow) -> str:
     return found.group(1) if found else dt.datetime.fromtimestamp(row.mtime, dt.UTC).date().isoformat()
 
 
+def created_dates(conn: sqlite3.Connection, note_ids: list[int]) -> dict[int, str]:
+    """The creation dates (YYYY-MM-DD) of those notes whose frontmatter gives one (`CREATED_KEYS`)."""
+    out: dict[int, str] = {}
+    keys = ",".join("?" * len(CREATED_KEYS))
+    for i in range(0, len(note_ids), 500):
+        part = note_ids[i : i + 500]
+        sql = (
+            "SELECT note_id, value_text FROM note_properties WHERE list_index IS NULL"
+            f" AND note_id IN ({','.join('?' * len(part))}) AND lower(key) IN ({keys})"
+        )
+        for nid, value in conn.execute(sql, [*part, *CREATED_KEYS]):
+            found = _DAY.match(str(value or "").strip())
+            if found is not None:
+                out.setdefault(int(nid), found.group(1))
+    return out
+
+
 async def rag_search(ctx: ToolContext, args: RagIn) -> RagOut:
     engine = engine_of(ctx)
     first, last = (args.date_range.from_, args.date_range.to) if args.date_range else (None, None)
     if first is not None and last is not None and first > last:
         raise ValidationFailed("date_range: `from` is after `to`", details={"field": "date_range"})
 
-    def in_range(row: ChunkRow) -> bool:
-        day = note_date(row)
-        return (first is None or day >= first.isoformat()) and (last is None or day <= last.isoformat())
+    low, high = first.isoformat() if first else "", last.isoformat() if last else "~"
+
+    def in_range(day: str | None) -> bool:
+        return day is not None and low <= day <= high
 
     keep = sem.NoteFilter(
         can_read=readable(ctx),
         folders=scope(ctx, args.directory_filter),
         tags=sem.normalise_tags(args.tags),
-        also=in_range if args.date_range else None,
     )
     key = query_key("rag", args.model_dump(exclude={"cursor", "max_results", "idempotency_key", "elicit_token"}))
     offset = decode_cursor(args.cursor, t="rag", q=key)
@@ -116,9 +139,23 @@ async def rag_search(ctx: ToolContext, args: RagIn) -> RagOut:
     want = offset + args.max_results + 1
 
     guard = guard_of(ctx)
+    created: dict[int, str] = {}  # the creation dates of the notes looked at
 
     def compute(conn: sqlite3.Connection) -> list[sem.ChunkHit]:
-        return sem.nearest(engine, conn, vid, vector, want, without_secrets(guard, conn, keep), use.model)[:want]
+        allowed = keep
+        if args.date_range is not None:
+            judged: set[int] = set()
+
+            def dated(row: ChunkRow) -> bool:
+                if row.note_id not in judged:  # once per note
+                    judged.add(row.note_id)
+                    created.update(created_dates(conn, [row.note_id]))
+                return in_range(note_date(row)) or in_range(created.get(row.note_id))
+
+            allowed = dataclasses.replace(keep, also=dated)
+        hits = sem.nearest(engine, conn, vid, vector, want, without_secrets(guard, conn, allowed), use.model)[:want]
+        created.update(created_dates(conn, sorted({h.row.note_id for h in hits} - created.keys())))
+        return hits
 
     found = await run(ctx, compute)
     head = await excerpts_of(ctx, [h.row.note_id for h in found[: rerank_window(ctx)]])
@@ -138,6 +175,7 @@ async def rag_search(ctx: ToolContext, args: RagIn) -> RagOut:
             obsidian_url=url(ctx, h.row.path, h.row.heading),
             section=h.row.heading,
             date=note_date(h.row),
+            created=created.get(h.row.note_id),
             tags=["#" + t for t in h.row.tags],
             chunk_index=h.row.position,
             sensitive=shown.sensitive(h.row.note_id, h.row.text, h.row.tags, h.row.heading),
