@@ -179,7 +179,9 @@ async def run_confirm_when(ctx: ToolContext, args: RunIn, *, registry: Catalog) 
 
 async def delete_macro(ctx: ToolContext, args: NameIn) -> DeleteOut:
     if not await ctx.services.plans.macros.delete(ctx.vault.id, args.name):
-        raise ToolNotFound(f"no macro {args.name!r} in this vault", details={"name": args.name})
+        raise ToolNotFound(
+            f"no macro {args.name!r} in this vault", details={"name": args.name}, hint="list_macros lists them."
+        )
     return DeleteOut(name=args.name, deleted=True)
 
 

@@ -254,7 +254,11 @@ async def _own_run(ctx: ToolContext, run_id: str) -> tuple[RunState | None, Any]
     plans = ctx.services.plans
     row = await plans.journal.run(run_id)
     if row is None or row.vault_id != ctx.vault.id or row.caller != caller_hash(ctx.principal.subject):
-        raise ToolNotFound(f"no plan run {run_id!r} of yours in this vault", details={"run_id": run_id})
+        raise ToolNotFound(
+            f"no plan run {run_id!r} of yours in this vault",
+            details={"run_id": run_id},
+            hint="Pass the run_id execute_plan answered you with, in the vault the plan ran in.",
+        )
     return plans.live.get(run_id), row
 
 

@@ -65,6 +65,9 @@ async def _target(ctx: ToolContext, run_id: str | None) -> RunRow:
         raise ToolNotFound(
             "no plan run of yours to undo in this vault" if run_id is None else f"no plan run {run_id!r} in this vault",
             details={"run_id": run_id, "vault": ctx.vault.id},
+            hint="Without run_id it undoes your latest plan run in this vault that is not undone yet; there is none."
+            if run_id is None
+            else "Pass a run_id execute_plan answered you with in this vault, or none for your latest run.",
         )
     if row.status == "running":
         raise Conflict("the run is still running", details={"run_id": row.id}, hint="cancel_plan it first.")

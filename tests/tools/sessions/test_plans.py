@@ -210,3 +210,19 @@ async def test_foreach_over_a_result_known_only_at_run_time(make_vault: Callable
         assert run["status"] == "done" and run["calls_done"] == 4 and run["calls_total"] == 4
         assert [r["path"] for r in run["steps"][1]["result"]] == ["X/one.md", "X/two.md"]
         assert vg.read("X/two.md").endswith("more")
+
+
+async def test_a_missing_run_or_macro_is_explained_not_sent_to_tools_list(make_vault: Callable[..., Path]) -> None:
+    from service.errors import ToolNotFound
+
+    async with started(make_vault({"A.md": "# A\n"})) as vg:
+        for tool, args, names in (
+            ("undo_last_plan", {}, "run_id"),
+            ("undo_last_plan", {"run_id": "nope"}, "execute_plan"),
+            ("get_plan_run", {"run_id": "nope"}, "execute_plan"),
+            ("cancel_plan", {"run_id": "nope"}, "execute_plan"),
+            ("run_macro", {"name": "nope"}, "list_macros"),
+            ("delete_macro", {"name": "nope"}, "list_macros"),
+        ):
+            error = await vg.err(tool, "not_found", **args)
+            assert error["hint"] != ToolNotFound.default_hint and names in error["hint"], (tool, error["hint"])
