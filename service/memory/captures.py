@@ -2,13 +2,14 @@
 
 A capture is committed to the queue first — the state database lives in the data folder, in WAL
 mode, so a row that was committed survives a restart and a kill -9 — and then listed in the
-vault's inbox note (`[memory] inbox`) as one list item whose block id is the capture's id:
+vault's inbox note (`[memory] inbox`) as one list item, on one line whatever the text holds (its
+text escaped: `inert`, `escape`), whose block id is the capture's id:
 
     - Call the plumber about the boiler #home [captured:: 2026-11-28 06:40] ^cap-3fa9c01b2e
 
 `in_inbox` records that the note lists it; a capture whose listing was cut short by a crash is
 listed by the next capture in that vault (the listing checks the note for the block id, so an
-item is never listed twice). Processing marks the item with Dataview inline fields and leaves
+item is never listed twice: a line ending with it). Processing marks the item with Dataview inline fields and leaves
 the text where a person wrote or read it:
 
     - Call the plumber … [status:: filed] [filed_to:: [[Home#^cap-3fa9c01b2e]]] ^cap-3fa9c01b2e
@@ -28,6 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from service.memory.model import escape, one_line
 from service.storage.db import Database
 
 Status = Literal["pending", "filed", "discarded"]
@@ -35,6 +37,10 @@ _COLUMNS = (
     "id, text, tags, source, caller, created_at, inbox, in_inbox, status, processed_at, filed_as, filed_to, filed_block"
 )
 _BLOCK_AT_END = re.compile(r"\s\^[A-Za-z0-9-]+\s*$")
+_OPENS_BLOCK = re.compile(
+    r"#{1,6}(?:\s|$)|[>|]|[-*+](?:\s|$)|\[(?!\[)|`{3}|~{3}|[-=_*](?:\s*[-=_*])*\s*$"
+)  # heading, quote, table row, list item, task box, fence, thematic break or setext underline
+_ORDERED = re.compile(r"\d{1,9}(?=[.)](?:\s|$))")  # an ordered list item's number
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,22 +86,37 @@ def stamp(at: float) -> str:
     return dt.datetime.fromtimestamp(at, dt.UTC).strftime("%Y-%m-%d %H:%M")
 
 
+def inert(line: str) -> str:
+    """`line` (its leading and trailing spaces dropped) as text that opens no block of its own —
+    a heading, a list item or task box, a quote, a table row, a code fence, a thematic break or a
+    setext underline: a backslash before the mark that would (Markdown shows the mark as written)."""
+    text = line.strip()
+    ordered = _ORDERED.match(text)
+    if ordered is not None:
+        return text[: ordered.end()] + "\\" + text[ordered.end() :]
+    return "\\" + text if _OPENS_BLOCK.match(text) else text
+
+
 def item_lines(capture: Capture) -> str:
-    """The inbox list item of one capture: its text (further lines indented under the item), its
-    tags, where it came from, when, and its block id."""
-    lines = capture.text.strip().split("\n")
-    lines = [lines[0]] + ["  " + line if line.strip() else "" for line in lines[1:]]
+    """The inbox list item of one capture, on one line: its text (line breaks become spaces, `::`
+    and a leading block mark are escaped, so it is one item whose fields and block id are its
+    own), its tags, where it came from, when, and its block id."""
     extra = [f"#{tag}" for tag in capture.tags]
     if capture.source:
         extra.append(f"[source:: {capture.source}]")
     extra.append(f"[captured:: {stamp(capture.created_at)}]")
-    lines[-1] = " ".join([lines[-1], *extra, f"^{capture.id}"])
-    return "- " + "\n".join(lines)
+    return "- " + " ".join([inert(escape(one_line(capture.text))), *extra, f"^{capture.id}"])
+
+
+def paragraph(text: str) -> str:
+    """`text` as one paragraph (the block a block id at its end names): its lines, blank ones
+    dropped, each made `inert`."""
+    return "\n".join(inert(line) for line in text.split("\n") if line.strip())
 
 
 def list_in(content: str, captures: Sequence[Capture]) -> str:
     """`content` with an item for each capture it does not list yet (appended at the end)."""
-    missing = [c for c in captures if f"^{c.id}" not in content]
+    missing = [c for c in captures if f"^{c.id}" not in content or not _listed(content, c.id)]
     if not missing:
         return content
     body = content.rstrip("\n")
@@ -104,6 +125,12 @@ def list_in(content: str, captures: Sequence[Capture]) -> str:
     in_list = last.startswith(("- ", "* ", "  ", "\t"))  # an item, or a further line of one
     gap = "\n" if in_list else "\n\n"
     return (body + gap if body else "") + "\n".join(item_lines(c) for c in missing) + "\n"
+
+
+def _listed(content: str, capture_id: str) -> bool:
+    """Whether `content` holds the item of `capture_id`: a line ending with its block id (the id
+    within another item's text is not it)."""
+    return re.search(rf"\s\^{re.escape(capture_id)}[ \t]*$", content, re.MULTILINE) is not None
 
 
 def mark_item(content: str, capture_id: str, fields: str) -> tuple[str, bool]:

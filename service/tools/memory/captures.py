@@ -23,7 +23,7 @@ from pydantic import Field
 
 from service.errors import AlreadyExists, Conflict, NoteNotFound, ToolNotFound, ValidationFailed, VaultgateError
 from service.markdown import sections
-from service.memory.captures import Capture, CaptureQueue, Status, list_in, mark_item, stamp, unmarked
+from service.memory.captures import Capture, CaptureQueue, Status, list_in, mark_item, paragraph, stamp, unmarked
 from service.obs.sessions import caller_hash
 from service.tools.context import ToolContext
 from service.tools.memory.filing import file_observation
@@ -255,7 +255,7 @@ class ProcessCaptureOut(ToolOutput):
 def _filed_text(cap: Capture) -> str:
     back = f"[[{cap.inbox.removesuffix('.md')}#^{cap.id}|captured {stamp(cap.created_at)}]]"
     tags = "".join(f" #{t}" for t in cap.tags)
-    return f"{cap.text}{tags} ({back}) ^{cap.id}"
+    return f"{paragraph(cap.text)}{tags} ({back}) ^{cap.id}"
 
 
 def _append(content: str, heading: str | None, text: str) -> str:

@@ -34,7 +34,7 @@ async def test_a_capture_is_queued_and_listed_in_the_inbox_note(vg: Harness) -> 
     assert first["status"] == "pending" and first["inbox"] == INBOX
     assert first["block_link"] == f"[[Memory/Inbox#^{first['id']}]]"
     assert _items(inbox) == [first["id"], second["id"]]
-    assert "- Call the plumber\n  about the boiler #home #urgent [source:: chat] [captured:: " in inbox
+    assert "- Call the plumber about the boiler #home #urgent [source:: chat] [captured:: " in inbox  # one line
     assert "\n\n- Buy milk" not in inbox  # one list, no blank line between items
     assert [i["id"] for i in listed["items"]] == [first["id"], second["id"]] and listed["total"] == 2
     assert listed["items"][0]["tags"] == ["home", "urgent"] and listed["items"][0]["source"] == "chat"
