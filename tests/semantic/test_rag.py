@@ -55,6 +55,22 @@ async def test_rag_search_date_range_matches_a_known_creation_date(make_vault: C
         assert created["Pets/Dogs.md"] == "2023-02-01" and created.get("Travel/Japan.md") is None
 
 
+async def test_rag_search_limit_is_the_page_size_as_max_results(make_vault: Callable[..., Path]) -> None:
+    """`limit` (the page size of the other search tools) sets rag_search's page as max_results
+    does; its pages follow on from each other, and the two disagreeing is a validation error."""
+    async with semantic(make_vault(JOURNAL)) as h:
+        first = await h.ok("rag_search", query="feeling", limit=2)
+        assert len(first["results"]) == 2 and first["next_cursor"]
+        same = await h.ok("rag_search", query="feeling", max_results=2, limit=2)
+        assert [r["chunk_text"] for r in same["results"]] == [r["chunk_text"] for r in first["results"]]
+        rest = await h.ok("rag_search", query="feeling", limit=3, cursor=first["next_cursor"])
+        assert len(rest["results"]) == 3
+        seen = [(r["source_file"], r["chunk_index"]) for r in first["results"] + rest["results"]]
+        assert len(set(seen)) == 5
+        await h.err("rag_search", "validation_error", query="feeling", max_results=3, limit=2)
+        await h.err("rag_search", "validation_error", query="feeling", limit=51)
+
+
 @pytest.mark.covers("rag_search", "failure")
 async def test_rag_search_failures(make_vault: Callable[..., Path]) -> None:
     async with semantic(make_vault(JOURNAL)) as h:

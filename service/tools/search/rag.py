@@ -46,6 +46,9 @@ class DateRange(BaseModel):
 class RagIn(ToolInput, Paging):
     query: str = Field(min_length=1, max_length=2000, description="A natural-language question.")
     max_results: int = Field(default=5, ge=1, le=50, description="Chunks to return (page size).")
+    limit: int | None = Field(  # type: ignore[assignment]  # Paging's page size, here max_results' other name
+        default=None, ge=1, le=50, description="Same as max_results (the page size of the other search tools)."
+    )
     directory_filter: list[str] | None = Field(default=None, max_length=20, description="Only these folders.")
     date_range: DateRange | None = Field(
         default=None,
@@ -115,6 +118,18 @@ def created_dates(conn: sqlite3.Connection, note_ids: list[int]) -> dict[int, st
     return out
 
 
+def page_size(args: RagIn) -> int:
+    """`max_results`, or `limit` when that is given instead (both: they must agree)."""
+    if args.limit is None:
+        return args.max_results
+    if "max_results" in args.model_fields_set and args.max_results != args.limit:
+        raise ValidationFailed(
+            "`limit` and `max_results` are the same page size: give one",
+            details={"field": "limit", "limit": args.limit, "max_results": args.max_results},
+        )
+    return args.limit
+
+
 async def rag_search(ctx: ToolContext, args: RagIn) -> RagOut:
     engine = engine_of(ctx)
     first, last = (args.date_range.from_, args.date_range.to) if args.date_range else (None, None)
@@ -131,12 +146,15 @@ async def rag_search(ctx: ToolContext, args: RagIn) -> RagOut:
         folders=scope(ctx, args.directory_filter),
         tags=sem.normalise_tags(args.tags),
     )
-    key = query_key("rag", args.model_dump(exclude={"cursor", "max_results", "idempotency_key", "elicit_token"}))
+    size = page_size(args)
+    key = query_key(
+        "rag", args.model_dump(exclude={"cursor", "max_results", "limit", "idempotency_key", "elicit_token"})
+    )
     offset = decode_cursor(args.cursor, t="rag", q=key)
     vid = ctx.vault.id
     use = await engine.searchable(vid)
     vector = await engine.query_vector(args.query, use.embedder)
-    want = offset + args.max_results + 1
+    want = offset + size + 1
 
     guard = guard_of(ctx)
     created: dict[int, str] = {}  # the creation dates of the notes looked at
@@ -162,8 +180,8 @@ async def rag_search(ctx: ToolContext, args: RagIn) -> RagOut:
     hits, order = await rerank(
         ctx, args.query, found, lambda h: f"{h.row.title}\n{head.show(h.row.note_id, h.row.text)}"
     )
-    hits = await drop_gone(ctx, hits, offset, args.max_results, lambda h: (h.row.path,))
-    window = hits[offset : offset + args.max_results]
+    hits = await drop_gone(ctx, hits, offset, size, lambda h: (h.row.path,))
+    window = hits[offset : offset + size]
     shown = await excerpts_of(ctx, [h.row.note_id for h in window])
     page = [
         RagChunk(
@@ -182,7 +200,7 @@ async def rag_search(ctx: ToolContext, args: RagIn) -> RagOut:
         )
         for h in window
     ]
-    more = offset + args.max_results < len(hits)
+    more = offset + size < len(hits)
     found_fact = suggest(
         ((c.chunk_text, c.source_file, c.title) for c in page),
         compile_patterns(ctx.services.settings.memory.suggest_patterns),
@@ -190,7 +208,7 @@ async def rag_search(ctx: ToolContext, args: RagIn) -> RagOut:
     return RagOut(
         results=page,
         sensitive_detected=any(c.sensitive for c in page),
-        next_cursor=encode_cursor(offset + args.max_results, t="rag", q=key) if more else None,
+        next_cursor=encode_cursor(offset + size, t="rag", q=key) if more else None,
         model=use.model,
         complete=use.complete,
         reranked=order.reranked,
