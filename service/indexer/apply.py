@@ -95,7 +95,7 @@ async def apply_changes(
                 continue
             items.append(item)
         # A file reached only through a link is not the vault's (a folder swapped for a symlink).
-        removed = [r for r in removed if not (ix.vault.paths.root / r).is_file() or ix.vault.paths.has_link(r)]
+        removed = [r for r in removed if not ix.vault.paths.on_disk(r).is_file() or ix.vault.paths.has_link(r)]
         ix._files.add(added)
         gone = [rel for rel in dict.fromkeys(removed) if rel in ix._files]
         ix._files.discard(gone)
@@ -175,7 +175,7 @@ def _utf8_only(changes: Sequence[FileChange], issues: list[FileIssue]) -> list[F
 def expand(change: FileChange, vault_paths: VaultPaths, files: KnownFiles) -> tuple[list[str], list[str]]:
     """(new paths, old paths) of a change; a folder move expands to every file under it.
     `files` is every file the index knows (what was under a folder: a range of its sorted paths)."""
-    target = vault_paths.root / change.path
+    target = vault_paths.on_disk(change.path)
     if change.kind == "moved" and change.old_path is not None and target.is_dir():
         new = [
             vault_paths.from_abs(p) or "" for p in Path(target).rglob("*") if p.is_file() and not p.name.startswith(".")

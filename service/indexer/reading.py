@@ -19,6 +19,7 @@ from pathlib import Path
 from service.indexer.issues import FileIssue, issue
 from service.vault.decoding import UTF8, decode_note
 from service.vault.etags import etag_of
+from service.vault.spelling import on_disk
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +39,18 @@ class NoteInput:
 _READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
+def _open(root: Path, rel: str) -> int:
+    """Open the note `rel` (NFC), also where the disk spells its name in another Unicode form
+    (an NFD name from macOS: `service.vault.spelling`)."""
+    try:
+        return os.open(root / rel, _READ_FLAGS)
+    except FileNotFoundError:
+        spelled = on_disk(str(root), rel)
+        if spelled == rel:
+            raise
+        return os.open(root / spelled, _READ_FLAGS)
+
+
 def read_note_file(root: Path, rel: str) -> NoteInput | None:
     """A note as it is on disk now, or None when it is gone, unreadable, special or a symlink."""
     item = read_note_checked(root, rel)
@@ -51,7 +64,7 @@ def read_note_checked(root: Path, rel: str) -> NoteInput | FileIssue | None:
     Never index through a link: it could expose a file outside the vault, or a note the ACL
     denies under an allowed name. Reading a link goes through the path ACL instead."""
     try:
-        fd = os.open(root / rel, _READ_FLAGS)
+        fd = _open(root, rel)
     except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
         return None
     except OSError as exc:

@@ -25,6 +25,7 @@ from service.indexer.known import KnownFiles
 from service.indexer.reading import read_note_checked
 from service.vault.decoding import UTF8, is_utf8_name
 from service.vault.paths import VaultPaths
+from service.vault.spelling import on_disk
 from service.vault.temps import SUFFIX, sweep
 
 PAUSE_EVERY = 256  # names between two calls of a scan's `pause`
@@ -148,11 +149,13 @@ def read_present(root: Path, paths: Sequence[str]) -> tuple[set[str], dict[str, 
     read: dict[str, rows.NoteInput] = {}
     issues: list[FileIssue] = []
     linked: dict[str, bool] = {}
+    root_text = str(root)
     for rel in paths:
-        if _through_link(root, rel.rpartition("/")[0], linked):
+        spelled = on_disk(root_text, rel)  # an NFD name from macOS is this NFC path's file
+        if _through_link(root, spelled.rpartition("/")[0], linked):
             continue  # as the scan has it: a folder reached through a link is never indexed
         try:
-            mode = os.stat(root / rel).st_mode  # through a link, as `Path.is_file` has it
+            mode = os.stat(root / spelled).st_mode  # through a link, as `Path.is_file` has it
         except (OSError, ValueError):
             continue
         if not stat.S_ISREG(mode):

@@ -147,10 +147,9 @@ class Watcher:
     def _changes(self, rels: list[str]) -> list[FileChange]:
         """Batch paths as changes; a folder that appeared (created, or renamed into place) stands
         for every file under it, since the OS reports only the folder itself."""
-        root = self.paths.root
         out: list[FileChange] = []
         for rel in rels:
-            full = root / rel
+            full = self.paths.on_disk(rel)  # an NFD name from macOS is this NFC path's file
             if self.paths.has_link(rel):
                 if os.path.islink(full):  # the link itself: what was indexed at its path is gone
                     out.append(FileChange("deleted", rel, origin="external"))

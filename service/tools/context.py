@@ -221,7 +221,7 @@ class ToolContext:
 
     def _visible_note(self, rel: str) -> bool:
         """A note the caller may read and that is on disk (the index may lag behind a deletion)."""
-        return self.can_read(rel) and (self.vault.paths.root / rel).is_file()
+        return self.can_read(rel) and self.vault.paths.on_disk(rel).is_file()
 
     async def note_names(self) -> list[NoteName]:
         """Every note an address may name (paths and aliases), read once for many addresses."""

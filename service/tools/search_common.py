@@ -30,6 +30,7 @@ from service.gcpause import paused
 from service.security.visible import unrestricted
 from service.tools.context import ToolContext
 from service.tools.graph_common import NoteItem
+from service.vault.spelling import on_disk as spelled
 
 T = TypeVar("T")
 
@@ -125,7 +126,8 @@ async def run_ranking(ctx: ToolContext, fn: Callable[[sqlite3.Connection], T]) -
 
 
 def _missing(root: Path, paths: Iterable[str]) -> list[str]:
-    return [p for p in paths if not os.path.isfile(os.path.join(root, p))]
+    text = str(root)  # a name the disk spells in NFD is there (`service.vault.spelling`)
+    return [p for p in paths if not os.path.isfile(os.path.join(text, spelled(text, p)))]
 
 
 async def missing(ctx: ToolContext, paths: Iterable[str]) -> list[str]:

@@ -10,6 +10,9 @@ component that is a symlink (or becomes one while the walk runs) fails the walk 
 anywhere. Once the folder is open, swapping a name above it for a link no longer matters: the
 descriptor names the folder itself.
 
+Names are looked up as the folder spells them: an NFC path opens a file or folder the disk names
+in NFD (`service.vault.spelling`), so a write never makes a second, identical-looking name.
+
 Symlinks *inside* the vault stay usable: callers resolve them first (`VaultFiles._real`) and hand
 the real in-vault path here, which contains no link unless one was swapped in since.
 
@@ -29,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from service.errors import PathInvalid
-from service.vault import openat2
+from service.vault import openat2, spelling
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
 _FILE_READ = os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0)
@@ -73,6 +76,24 @@ def _open_child(parent: int, name: str, rel: str) -> int:
         raise
 
 
+def _open_missing(opened: Folder, name: str, here: str, create: bool, new_name: NewName | None) -> int:
+    """The sub-folder `name` of `opened`, not there as spelled: the entry holding it in another
+    Unicode form (an NFD name from macOS), else (with `create`) a new folder."""
+    other = spelling.twin(opened.fd, name)
+    if other is not None:
+        return _open_child(opened.fd, other, here)
+    if not create:
+        raise FileNotFoundError(errno.ENOENT, "no such folder", here)
+    if new_name is not None:
+        new_name(here, name)
+    try:
+        os.mkdir(name, 0o777, dir_fd=opened.fd)
+        opened.created.append(here)
+    except FileExistsError:
+        pass  # made by someone else meanwhile: opened below like any folder (never a link)
+    return _open_child(opened.fd, name, here)
+
+
 @contextmanager
 def folder(root: Path, rel: str, *, create: bool = False, new_name: NewName | None = None) -> Iterator[Folder]:
     """The folder `rel` (vault-relative, '' for the root) opened without following any link below
@@ -85,16 +106,7 @@ def folder(root: Path, rel: str, *, create: bool = False, new_name: NewName | No
             try:
                 sub = _open_child(opened.fd, name, here)
             except FileNotFoundError:
-                if not create:
-                    raise
-                if new_name is not None:
-                    new_name(here, name)
-                try:
-                    os.mkdir(name, 0o777, dir_fd=opened.fd)
-                    opened.created.append(here)
-                except FileExistsError:
-                    pass  # made by someone else meanwhile: opened below like any folder (never a link)
-                sub = _open_child(opened.fd, name, here)
+                sub = _open_missing(opened, name, here, create, new_name)
             os.close(opened.fd)
             opened.fd, opened.rel = sub, here
         yield opened
@@ -112,9 +124,12 @@ def split(rel: str) -> tuple[str, str]:
 def parent_of(
     root: Path, rel: str, *, create: bool = False, new_name: NewName | None = None
 ) -> Iterator[tuple[Folder, str]]:
-    """The folder holding `rel` (opened as by `folder`) and `rel`'s own name in it."""
+    """The folder holding `rel` (opened as by `folder`) and `rel`'s own name in it: as the folder
+    spells it where it holds the name in another Unicode form only (`service.vault.spelling`)."""
     parent, name = split(rel)
     with folder(root, parent, create=create, new_name=new_name) as opened:
+        if not name.isascii() and lstat_in(opened, name) is None:
+            name = spelling.twin(opened.fd, name) or name
         yield opened, name
 
 

@@ -15,7 +15,8 @@ mtime is taken as a coarse file system, with a margin of three seconds.
 
 Only plain folders are kept: a folder with a symlink in it, or reached through one, is left to
 `VaultFiles.walk` (which follows links inside the vault and never round a cycle), and so is the
-caller the path rules restrict (`walk_filter`). The cache holds names, not stat results (sizes and
+caller the path rules restrict (`walk_filter`). Listed paths are NFC, as every vault path (a
+folder is still read by the name the disk gives it). The cache holds names, not stat results (sizes and
 mtimes of the page are read fresh); a folder gone from its parent's new snapshot is forgotten with
 everything below it, and the whole cache is dropped beyond `MAX_NAMES` names.
 """
@@ -26,11 +27,13 @@ import heapq
 import itertools
 import os
 import time
+import unicodedata
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from service.vault.decoding import is_utf8_name
 from service.vault.paths import VaultPath, VaultPaths
+from service.vault.spelling import on_disk
 
 FINE_MARGIN_NS = 50_000_000  # well over a kernel timestamp tick
 COARSE_MARGIN_NS = 3_000_000_000  # FAT keeps 2 s, some network file systems 1 s
@@ -75,11 +78,17 @@ class Listing:
                 yield prefix + name
 
 
+def _nfc(name: str) -> str:
+    """A name as vault paths have it: NFC (the disk may spell it NFD: `service.vault.spelling`)."""
+    return name if name.isascii() else unicodedata.normalize("NFC", name)
+
+
 class FolderListings:
     """Per-folder snapshots of one vault's file names (module docstring)."""
 
     def __init__(self, paths: VaultPaths) -> None:
         self.paths = paths
+        self._root = str(paths.root)
         self._snaps: dict[str, _Snapshot] = {}
         self._names = 0
         self.reads = 0  # folders read from disk (the rest came from snapshots)
@@ -91,13 +100,13 @@ class FolderListings:
             return None
         parts: list[tuple[str, tuple[str, ...]]] = []
         total = 0
-        todo = [folder.rel]
+        todo = [on_disk(self._root, folder.rel)]  # snapshots are keyed by the names the disk gives
         while todo:
             rel = todo.pop()
             snap = self._snapshot(rel)
             if snap is None:
                 return None
-            parts.append((rel, snap.files))
+            parts.append((_nfc(rel), snap.files))
             total += len(snap.files) if attachments else snap.markdown
             if recursive:
                 todo.extend(f"{rel}/{name}" if rel else name for name in snap.folders)
@@ -155,7 +164,7 @@ class FolderListings:
                     if entry.is_dir():
                         folders.append(name)
                     elif entry.is_file():  # a FIFO, socket or device is never listed (nor opened)
-                        files.append(name)
+                        files.append(_nfc(name))
         except OSError:  # vanished, not a folder, unreadable: nothing to list, nothing to keep
             return _Snapshot(-1, taken, (), 0, ())
         files.sort()  # names equal but for case: in name order, as the walk has them

@@ -2,8 +2,9 @@
 
 Guarantees: a `VaultPath` always names a location inside the vault root after NFC
 normalization and symlink resolution; its `rel` is the canonical POSIX form used everywhere
-(index keys, URLs, ACL decisions). Rejected with `path_invalid`: empty paths, absolute paths,
-URL schemes, drive letters, UNC and device names, NUL and control characters, backslashes,
+(index keys, URLs, ACL decisions), its `abs` the file as the disk spells it (an NFD name written
+on macOS is found under its NFC path: `service.vault.spelling`). Rejected with `path_invalid`:
+empty paths, absolute paths, URL schemes, drive letters, UNC and device names, NUL and control characters, backslashes,
 `..` segments (also percent-encoded, once or several times over), names that only look like
 traversal (`．．`, `‥`, `。。` after NFKC normalisation, slash lookalikes such as `∕` and `⁄`, a `..;`
 segment, overlong UTF-8 forms of `.` and `/` read as Latin-1 such as `À®À®`), a leading `~` (no home
@@ -35,6 +36,7 @@ from urllib.parse import quote, unquote
 
 from service.errors import AclDenied, PathInvalid
 from service.vault import openat2
+from service.vault.spelling import on_disk
 
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
@@ -236,9 +238,13 @@ class VaultPaths:
         if self.refuse_device_names and is_device_name(name):
             raise _invalid(rel, "reserved device name", DEVICE_NAME_HINT)
 
+    def on_disk(self, rel: str) -> Path:
+        """Where the vault path `rel` (NFC) is on disk: as the disk spells it (`spelling.on_disk`)."""
+        return self.root / on_disk(self._root_text, rel) if rel else self.root
+
     def has_link(self, rel: str) -> bool:
         """Whether an existing component of `rel` (below the root) is a symlink now."""
-        return not self._plain_below_root(self.root / rel) if rel else False
+        return not self._plain_below_root(self.on_disk(rel)) if rel else False
 
     @property
     def hidden(self) -> frozenset[str]:
@@ -262,7 +268,7 @@ class VaultPaths:
             # The index skips such names, as Obsidian does: a note created there was found by a
             # search until the next rebuild, never listed, and then gone from the index.
             raise _invalid(path, "a name starting with '.' (hidden)", HIDDEN_NAME_HINT)
-        target = self.root / rel if rel else self.root
+        target = self.on_disk(rel)
         real = self._realpath_inside(target, path)
         real_rel: str | None = None
         if real != target:

@@ -20,7 +20,8 @@ def walk(
     readable: Callable[[str], bool] | None = None,
     max_depth: int | None = None,
 ) -> Iterator[tuple[str, os.DirEntry[str]]]:
-    """Yield (rel, entry) for visible entries below `folder`, by folder then name.
+    """Yield (rel, entry) for visible entries below `folder`, by folder then name; `rel` is NFC
+    (the entry's name as the disk spells it may be NFD, `service.vault.spelling`).
 
     Names that are not valid UTF-8 and special files (FIFOs, sockets, devices) are skipped.
     Symlinks are followed only inside the vault (a dangling one is skipped), and never round a
@@ -45,7 +46,8 @@ def walk(
         except OSError:  # vanished, not a folder, unreadable, name too long
             continue
         for entry in entries:
-            rel = f"{current.rel}/{entry.name}" if current.rel else entry.name
+            name = entry.name if entry.name.isascii() else unicodedata.normalize("NFC", entry.name)
+            rel = f"{current.rel}/{name}" if current.rel else name
             if entry.name.startswith(".") or paths.is_hidden(rel):
                 continue
             if not is_utf8_name(entry.name) or not (entry.is_dir() or entry.is_file()):

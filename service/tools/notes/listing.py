@@ -67,7 +67,7 @@ async def list_notes(ctx: ToolContext, args: ListNotesIn) -> ListNotesOut:
         )
         if listing is not None:
             page = listing.page(offset, args.limit, descending=args.order == "desc")
-            stated = _stat_rows([(rel, ctx.vault.paths.root / rel) for rel in page])
+            stated = _stat_rows([(rel, ctx.vault.paths.on_disk(rel)) for rel in page])
             more = offset + args.limit < listing.total
             after = encode_cursor(offset + args.limit, **state) if more else None
             items = [_file_item(ctx, *row) for row in stated]

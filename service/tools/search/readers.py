@@ -23,6 +23,7 @@ from service.semantic.engine import Searchable, SemanticEngine
 from service.tools.context import ToolContext
 from service.tools.search_common import drop_gone, run_ranking
 from service.tools.sensitive import without_secrets
+from service.vault.spelling import on_disk as spelled
 
 if TYPE_CHECKING:
     import numpy as np
@@ -45,7 +46,8 @@ async def shown(
 
 def on_disk(root: Path, page: list[R], path: Callable[[R], str]) -> bool:
     """Whether every file of `page` is on disk now (a reader or worker thread)."""
-    return all(os.path.isfile(os.path.join(root, path(r))) for r in page)
+    text = str(root)  # a name the disk spells in NFD is there (`service.vault.spelling`)
+    return all(os.path.isfile(os.path.join(text, spelled(text, path(r)))) for r in page)
 
 
 async def shown_read(
