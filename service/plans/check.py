@@ -28,6 +28,7 @@ from service.plans.effects import (
     BOOKMARKS_FILE,
     MOVES,
     REWRITES,
+    WHOLE_NOTE,
     Effects,
     EffectsBuilder,
     MemoryNotes,
@@ -78,6 +79,10 @@ class Host(Protocol):
     async def locate(self, address: str) -> str | None:
         """The existing note a note address names in the vault now, as the tools find it (a
         bare name, a partial path, an alias); None when no note or several fit."""
+
+    async def section_problem(self, address: str) -> str | None:
+        """Why a tool working on a whole note refuses `address` (it names a section, `Note#Goals`),
+        as the tool itself answers; None when it does not."""
 
     async def locate_file(self, name: str) -> str | None:
         """The existing file that is not a note (a canvas) a name names now, as the tools find it
@@ -279,6 +284,11 @@ async def _check_step(
         where = step.id if step.foreach is None else f"{step.id}[{index}]"
         for message in _arg_problems(tool, args, late)[:5]:
             checked.problems.append(Problem(where, "validation_error", message))
+        path = args.get("path")
+        if step.tool in WHOLE_NOTE and isinstance(path, str) and "#" in path:  # refused by the call
+            section = await host.section_problem(path)
+            if section is not None:
+                checked.problems.append(Problem(where, "validation_error", f"path: {section}"))
         if tool.mutating:
             found = await _found(step.tool, args, host, builder)
             if late:

@@ -41,6 +41,7 @@ PERIODIC = frozenset({"create_periodic_note", "append_to_periodic_note"})
 # Tools whose `path` is an existing note's address, found as a wikilink finds it (a new note's
 # path as written where none fits): the effects name the file found (`service.plans.check`)
 ADDRESSED = CREATE_OR_MODIFY | MODIFY | MOVES | {"delete_note", "copy_note", "set_task_status", "apply_template"}
+WHOLE_NOTE = ADDRESSED - {"patch_note"}  # their `path` names a whole note: `Note#Section` is a validation_error
 BOOKMARKS = frozenset({"add_bookmark", "remove_bookmark"})
 # Memory tools: (list argument, field naming the entity whose note the item changes).
 MEMORY_WRITES = {

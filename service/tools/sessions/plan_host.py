@@ -117,6 +117,15 @@ class PlanHost:
             return None
         return found.vp.rel if found.vp.abs.is_file() else None
 
+    async def section_problem(self, address: str) -> str | None:
+        try:
+            await self.ctx.find_note(address, "read", section="reject", missing_ok=True)
+        except ValidationFailed as exc:
+            return exc.message if exc.details.get("reason") == "section_not_supported" else None
+        except VaultgateError:  # several notes fit, or none may be read: the call answers that itself
+            return None
+        return None
+
     async def locate_file(self, name: str) -> str | None:
         try:
             return (await self.ctx.find_file(name, "read")).rel

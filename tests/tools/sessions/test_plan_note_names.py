@@ -143,3 +143,22 @@ async def test_move_and_rename_destinations_follow_the_tools_rules(make_vault: C
         asked, changed = await _approved_run(vg, plan)
         assert {"Launch v2.md", "Synced/Intro.md", "Synced/More.md"} <= changed
         assert set(asked["files"]) == changed
+
+
+async def test_a_section_given_to_a_whole_note_tool_makes_the_plan_invalid(make_vault: Callable[..., Path]) -> None:
+    steps = [
+        {"id": "tag", "tool": "add_tags", "args": {"path": "Launch plan", "tags": ["q3"]}},
+        {"id": "prop", "tool": "set_properties", "args": {"path": "Launch plan#Goals", "properties": {"s": "x"}}},
+        {"id": "patch", "tool": "patch_note", "args": {"path": "Launch plan#Goals", "content": "x"}},
+    ]
+    files = {**VAULT, "Projects/Launch plan.md": "# Launch plan\n\n## Goals\n", "Odd #1.md": "odd\n"}
+    async with started(make_vault(files)) as vg:
+        await vg.indexed()
+        before = snapshot(vg.root)
+        checked = await vg.ok("validate_plan", plan={"goal": "g", "steps": steps})
+        assert not checked["valid"]
+        assert [(p["step"], p["code"]) for p in checked["problems"]] == [("prop", "validation_error")]
+        await vg.err("execute_plan", "validation_error", plan={"goal": "g", "steps": steps})
+        assert snapshot(vg.root) == before  # refused before the first step wrote
+        odd = [{"id": "t", "tool": "add_tags", "args": {"path": "Odd #1", "tags": ["q3"]}}]  # a '#' in a file name
+        assert (await vg.ok("validate_plan", plan={"goal": "g", "steps": odd}))["valid"]
