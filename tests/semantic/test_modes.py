@@ -24,6 +24,8 @@ async def test_search_vault_semantic_and_hybrid_modes(make_vault: Callable[..., 
         out = await h.ok("search_vault", mode="hybrid", query="kitten", tags=["animals"], limit=5)
         assert out["items"][0]["path"] == "Pets/Cats.md"
         await h.err("search_vault", "validation_error", mode="semantic", tags=["animals"])
+        error = await h.err("search_vault", "mode_unavailable", mode="graph", query="kitten")
+        assert "semantic" in error["details"]["available"] and "'semantic'" in error["hint"]
 
 
 async def test_search_notes_semantic_and_hybrid_modes(make_vault: Callable[..., Path]) -> None:

@@ -101,6 +101,8 @@ def _pick_mode(args: SearchVaultIn) -> str:
 # What enables the semantic and graph modes (named in the error's hint and in the tool description).
 SEMANTIC_ENABLED_BY = "semantic mode needs the server's [embeddings] provider on (the default, 'builtin')"
 GRAPH_ENABLED_BY = "graph mode is not part of this server build"
+AVAILABLE = ("text", "regex", "tags", "properties", "jsonlogic", "hybrid")  # the modes that always answer
+USE_INSTEAD = "Use mode 'text' or 'hybrid'."
 
 
 def _need(value: Any, field: str, mode: str) -> Any:
@@ -116,11 +118,12 @@ async def search_vault(ctx: ToolContext, args: SearchVaultIn) -> SearchVaultOut:
         found, cursor, part = await sem_tools.vault_mode(ctx, _need(args.query, "query", mode), args.tags, common)
         return SearchVaultOut(mode=mode, items=[VaultHitItem(**i) for i in found], next_cursor=cursor, partial=part)
     if mode in ("semantic", "graph"):
+        meaning = sem_tools.enabled(ctx)  # graph mode asked while semantic mode works: name it
         raise ModeUnavailable(
             f"{mode} search is not available on this server",
-            details={"mode": mode, "available": ["text", "regex", "tags", "properties", "jsonlogic", "hybrid"]},
+            details={"mode": mode, "available": [*AVAILABLE, *(["semantic"] if meaning else [])]},
             hint=f"Retrying will not help: {SEMANTIC_ENABLED_BY if mode == 'semantic' else GRAPH_ENABLED_BY}. "
-            "Use mode 'text' or 'hybrid'.",
+            + ("Use mode 'hybrid' or 'semantic' (graphrag_query follows links)." if meaning else USE_INSTEAD),
         )
     if mode == "text":
         out = await text_tools.search_text(
