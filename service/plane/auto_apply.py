@@ -4,19 +4,24 @@ Each one's plan goes through `execute_plan` on the whole dispatch chain as `vaul
 (validated, journaled, undoable, audited under that name), one plan at a time, after the run is
 recorded. A finding is claimed first (`FindingStore.claim`: a dismissed one, or one a caller is
 applying, is left alone), marked `applied` only when its plan run is `done`, and open again
-otherwise (a plan that needs a human's confirmation is left open). A cancel or a stop lets the
-plan in progress end, and its finding be marked, before it stops: no plan is cut in the middle
-and no claim is left behind. Touches `plane_findings`; the vault only through the plans it runs.
+otherwise (a plan that needs a human's confirmation — `[plane] auto_apply` takes no kind whose
+plan always does, but `[confirmations]` can add one — is left open, with a warning in the log).
+A cancel or a stop lets the plan in progress end, and its finding be marked, before it stops: no
+plan is cut in the middle and no claim is left behind. Touches `plane_findings`; the vault only
+through the plans it runs.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
+from typing import Any
 
 from service.plane.findings import Finding, FindingStore
 from service.types import NestedCall, Principal
 
+log = logging.getLogger(__name__)
 PLANE_CALLER = "vaultgate-plane"  # who auto-applied plans run as (the audit log names it)
 
 
@@ -57,6 +62,15 @@ async def _apply(findings: FindingStore, dispatch: NestedCall, vault_id: str, f:
                 await findings.mark(f.id, "applied", run_id=str(run_id) if run_id else None)
                 applied.append(f.id)
                 done = True
+            elif result.input_required is not None or _asks(structured):
+                log.warning("auto_apply: the plan of %s finding %s asks a human (left open)", f.kind, f.id)
     finally:
         if not done:
             await findings.release(f.id)
+
+
+def _asks(structured: dict[str, Any]) -> bool:
+    """Whether execute_plan's answer says a step needs a human (the plan, or one of its calls)."""
+    errors = [structured.get("error")]
+    errors += [e for s in structured.get("steps") or [] if isinstance(s, dict) for e in s.get("errors") or []]
+    return any(isinstance(e, dict) and e.get("code") == "elicit_required" for e in errors)

@@ -272,13 +272,12 @@ async def test_the_first_interval_counts_from_the_first_start_across_restarts(
 async def test_auto_apply_applies_the_listed_kinds_as_undoable_plans_and_leaves_the_rest(
     make_vault: Callable[..., Path],
 ) -> None:
-    async with started(make_vault(PLANTED), plane={"auto_apply": ["duplicate", "duplicate_entity"]}) as vg:
+    async with started(make_vault(PLANTED), plane={"auto_apply": ["duplicate"]}) as vg:
         await vg.indexed()
         out = await run(vg, jobs=["duplicates"])
         items = {i["kind"]: i for i in await findings(vg, status=None)}
         assert items["duplicate"]["status"] == "applied" and items["duplicate"]["id"] in out["auto_applied"]
         assert "likes green tea in the morning." not in vg.read("Memory/Ann.md")
-        # a merge deletes a note: it needs a human, so the run leaves it open
         assert items["duplicate_entity"]["status"] == "open" and (vg.root / "Memory/Bobs.md").exists()
         assert items["near_duplicate"]["status"] == "open"  # not a listed kind
         run_id = items["duplicate"]["detail"]["applied_run_id"]  # run by the plane: undone by its run id
