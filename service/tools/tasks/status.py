@@ -81,18 +81,24 @@ class SetTaskStatusOut(ToolOutput):
 def _task_at(text: str, rel: str, index: int, args: SetTaskStatusIn) -> tk.TaskLine:
     lines = text.split("\n")
     parsed = {t.line: t for t in parse_note(rel, text).tasks}
-    if index >= len(lines) or index not in parsed:
+    here = parsed.get(index) if index < len(lines) else None
+    expected = args.expected_text.strip() if args.expected_text is not None else None
+    moved = next((t.line + 1 for t in parsed.values() if t.text == expected), None) if expected else None
+    # A task named by its text that is now on another line (lines added above it: a property
+    # set, a heading written) moved: `conflict` pointing there, whatever its old line holds now.
+    other_task = here is not None and here.text != expected
+    if expected is not None and (other_task or (here is None and moved is not None)):
+        what = "the task on line {} of {!r} is not the one expected" if here else "line {} of {!r} holds no task now"
+        raise Conflict(
+            what.format(index + 1, rel) + (f"; the expected one is on line {moved}" if moved is not None else ""),
+            details={"path": rel, "line": index + 1, "reason": "task_changed", "now_at_line": moved},
+            hint="Read the tasks again (list_tasks) and retry with the current line.",
+        )
+    if here is None:
         raise ValidationFailed(
             f"line {index + 1} of {rel!r} is not a task",
             details={"field": "line", "reason": "not_a_task", "path": rel, "line": index + 1},
             hint="list_tasks gives each task's line; tasks in code blocks are not tasks.",
-        )
-    if args.expected_text is not None and parsed[index].text != args.expected_text.strip():
-        moved = next((t.line + 1 for t in parsed.values() if t.text == args.expected_text.strip()), None)
-        raise Conflict(
-            f"the task on line {index + 1} of {rel!r} is not the one expected",
-            details={"path": rel, "line": index + 1, "reason": "task_changed", "now_at_line": moved},
-            hint="Read the tasks again (list_tasks) and retry with the current line.",
         )
     task = tk.task_line(lines[index].rstrip("\r"))
     assert task is not None  # the parser found a task here

@@ -281,3 +281,19 @@ async def test_set_task_status_with_a_date_that_names_no_day_changes_nothing(mak
         # a hand-typed due date that names no day is left as it is when the task recurs
         await vg.ok("set_task_status", **guard)
         assert vg.read("T.md").count("📅 2026-02-30") == 2  # the next occurrence and the done one
+
+
+async def test_a_task_pushed_down_off_its_line_is_a_conflict_pointing_at_its_new_line(
+    make_vault: Callable[..., Path],
+) -> None:
+    async with started(make_vault({"Chores.md": "# Chores\n\nSome text.\n\n- [ ] water the plants\n"})) as vg:
+        await vg.indexed()
+        [task] = (await vg.ok("list_tasks", note="Chores"))["items"]
+        await vg.ok("set_properties", path="Chores", properties={"owner": "me", "room": "kitchen"})
+        before = vg.snapshot()
+        guard = {"path": "Chores", "line": task["line"], "status": "x", "expected_text": task["text"]}
+        error = await vg.err("set_task_status", "conflict", **guard)
+        assert error["details"]["reason"] == "task_changed" and error["details"]["now_at_line"] == task["line"] + 4
+        assert vg.snapshot() == before
+        out = await vg.ok("set_task_status", **{**guard, "line": error["details"]["now_at_line"]})
+        assert out["text"].startswith("water the plants")
