@@ -48,7 +48,7 @@ from service import heap
 from service.activity import calls_pause
 from service.embeddings.graph import SESSION_OFF
 from service.embeddings.protocol import Matrix, normalise
-from service.embeddings.quantize import int8_model, onnxruntime
+from service.embeddings.quantize import Stopped, int8_model, onnxruntime
 from service.embeddings.tokens import MAX_MODEL_TOKENS, package_file, tokenizer
 from service.errors import EmbeddingUnavailable
 from service.settings.storage import user_cache_home
@@ -90,18 +90,21 @@ def batch_pool(workers: int = 1) -> ThreadPoolExecutor:
         return _batch_pool
 
 
-def model_path() -> tuple[str, str]:
-    """The file to run and its kind: the derived int8 graph, else the shipped file."""
+def model_path(stop: threading.Event | None = None) -> tuple[str, str]:
+    """The file to run and its kind: the derived int8 graph, else the shipped file (`Stopped`
+    when `stop` is set meanwhile: nothing is loaded for a server that is stopping)."""
     shipped = package_file(MODEL_PACKAGE, MODEL_FILE, MODEL_SHA256)
     folder = os.environ.get(MODELS_ENV, "").strip()
-    derived = int8_model(Path(folder) if folder else user_cache_home() / "models", shipped)
+    derived = int8_model(Path(folder) if folder else user_cache_home() / "models", shipped, stop)
+    if stop is not None and stop.is_set():
+        raise Stopped("the server is stopping")
     if derived is None:
         log.warning("running the builtin model as shipped (float32 products): slower")
         return str(shipped), "onnxruntime-cpu"
     return str(derived), "onnxruntime-cpu dynamic-int8"
 
 
-def _session(threads: int) -> tuple[Any, str]:
+def _session(threads: int, stop: threading.Event | None = None) -> tuple[Any, str]:
     with _load_lock:
         found = _sessions.get(threads)
         if found is not None:
@@ -110,7 +113,10 @@ def _session(threads: int) -> tuple[Any, str]:
             ort = onnxruntime()
         except ImportError as exc:  # pragma: no cover - a pinned dependency
             raise EmbeddingUnavailable("onnxruntime is not installed", hint="Reinstall vaultgate.") from exc
-        path, kind = model_path()
+        try:
+            path, kind = model_path(stop)
+        except Stopped as exc:
+            raise EmbeddingUnavailable(f"the builtin model was not loaded: {exc}") from exc
         opts = ort.SessionOptions()
         opts.intra_op_num_threads = threads
         opts.inter_op_num_threads = 1
@@ -164,13 +170,14 @@ def encode(texts: list[str], threads: int = 1) -> Matrix:
     return normalise(pooled)
 
 
-def _take_turns(texts: list[str], turns: Iterator[int], pooled: Matrix) -> None:
+def _take_turns(texts: list[str], turns: Iterator[int], pooled: Matrix, stop: threading.Event) -> None:
     """One of the workers of a batch: embeds the next text nobody has taken until none is left
-    (`next` on a shared counter hands each index to one worker)."""
+    (`next` on a shared counter hands each index to one worker), or until `stop` (the embedder
+    was closed: the batch is abandoned, its rows left zero)."""
     tok = tokenizer()
-    session, _ = _session(1)
+    session, _ = _session(1, stop)
     for row in turns:
-        if row >= len(texts):
+        if row >= len(texts) or stop.is_set():
             return
         calls_pause(GIVE_WAY_QUIET_S, GIVE_WAY_MAX_S)
         pooled[row] = _embed_one(session, tok, texts[row])
@@ -187,6 +194,7 @@ class BuiltinEmbedder:
         self._idle: asyncio.TimerHandle | None = None  # the pending unload
         self._unloading: asyncio.Task[bool] | None = None  # held: the loop keeps only a weak reference
         self.unloads = 0  # times the idle timer dropped the model
+        self._stop = threading.Event()  # set by `aclose`: threads still at work end at their next text
 
     @property
     def name(self) -> str:
@@ -249,11 +257,19 @@ class BuiltinEmbedder:
             turns = itertools.count()
             workers = min(self._threads, len(texts))
             await asyncio.gather(
-                *(loop.run_in_executor(pool, _take_turns, texts, turns, pooled) for _ in range(workers))
+                *(loop.run_in_executor(pool, _take_turns, texts, turns, pooled, self._stop) for _ in range(workers))
             )
+            if self._stop.is_set():
+                raise EmbeddingUnavailable("the builtin model was closed while it embedded a batch")
             # The C heap keeps a batch's freed tensors (~70 MB of 16 x 256 tokens) resident unless trimmed.
             await asyncio.to_thread(heap.trim)
         return normalise(pooled)
+
+    async def aclose(self) -> None:
+        """The server is stopping: a derivation in progress is ended and a batch in progress stops
+        at its next text, so the process exits without waiting for them (threads of the batch pool
+        are joined when the interpreter exits)."""
+        self._stop.set()
 
     async def embed_query(self, text: str) -> Matrix:
         async with self._use():

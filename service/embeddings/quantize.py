@@ -34,6 +34,8 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -43,15 +45,26 @@ log = logging.getLogger(__name__)
 INT8_SHA256 = "b20d96551560f067f3114e4ebbf7a7f767c8e367f84125d8e14d2ede355d148c"
 INT8_FILE = f"all-MiniLM-L6-v2-fused-int8-{INT8_SHA256[:12]}.onnx"
 TIMEOUT_S = 300.0
+POLL_S = 0.2  # how often a derivation in progress looks whether the server is stopping
+
+
+class Stopped(Exception):
+    """The server began to stop while the model was being derived: the child was ended."""
+
+
+def _command(source: Path, target: Path) -> list[str]:
+    return [sys.executable, "-m", "service.embeddings.quantize", str(source), str(target)]
 
 
 def _sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def int8_model(folder: Path, source: Path) -> Path | None:
+def int8_model(folder: Path, source: Path, stop: threading.Event | None = None) -> Path | None:
     """The derived model in `folder` (made from `source` when missing), or None when it cannot be
-    made or does not match its pinned sha256 (the caller then runs `source`)."""
+    made or does not match its pinned sha256 (the caller then runs `source`). `stop` set while the
+    child works (the server is stopping), or the child ended by a signal (a stop sent to the whole
+    process group): `Stopped`, so a shutdown never waits for a derivation (seconds to minutes)."""
     target = folder / INT8_FILE
     if target.is_file():
         if _sha256(target) == INT8_SHA256:
@@ -60,18 +73,28 @@ def int8_model(folder: Path, source: Path) -> Path | None:
         target.unlink(missing_ok=True)
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        done = subprocess.run(
-            [sys.executable, "-m", "service.embeddings.quantize", str(source), str(target)],
-            capture_output=True,
-            text=True,
-            timeout=TIMEOUT_S,
-            check=False,
-        )
+        child = subprocess.Popen(_command(source, target), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     except (OSError, subprocess.SubprocessError) as exc:
         log.warning("could not derive the int8 model: %s", exc)
         return None
-    if done.returncode != 0 or not target.is_file():
-        log.warning("could not derive the int8 model: %s", done.stderr.strip()[-500:])
+    deadline = time.monotonic() + TIMEOUT_S
+    while True:
+        try:
+            _, err = child.communicate(timeout=POLL_S)
+            break
+        except subprocess.TimeoutExpired:
+            stopping = stop is not None and stop.is_set()
+            if stopping or time.monotonic() > deadline:
+                child.kill()
+                child.communicate()
+                if stopping:
+                    raise Stopped("the server is stopping") from None
+                log.warning("could not derive the int8 model: it took longer than %.0f s", TIMEOUT_S)
+                return None
+    if child.returncode < 0:  # ended by a signal: the process group is being stopped
+        raise Stopped(f"the derivation was ended by signal {-child.returncode}")
+    if child.returncode != 0 or not target.is_file():
+        log.warning("could not derive the int8 model: %s", (err or "").strip()[-500:])
         return None
     if _sha256(target) != INT8_SHA256:
         log.warning("the derived int8 model does not match its pinned sha256; using the float32 graph")

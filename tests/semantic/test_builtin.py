@@ -213,3 +213,59 @@ def test_the_model_runs_without_writing_a_device_id_or_usage_events(tmp_path: Pa
     run = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True, timeout=300)
     assert run.stdout.strip() == "(1, 384)"
     assert not [p for p in home.rglob("*") if "onnxruntime" in p.name.lower() or p.name == "Microsoft"]
+
+
+def test_a_stopping_server_ends_a_derivation_in_progress(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A server stopped while the int8 model is derived (its first start: seconds to minutes) ends
+    the child and loads nothing; the shutdown waited for the whole derivation and then for the
+    shipped model (7-17 s past the grace period in an acceptance run). A child ended by a signal
+    (a stop sent to the process group) is a stop too, not a failed derivation."""
+    slow = [sys.executable, "-c", "import time; time.sleep(120)"]
+    monkeypatch.setattr(quantize, "_command", lambda source, target: slow)
+    stop = threading.Event()
+    seen: list[BaseException] = []
+
+    def derive() -> None:
+        try:
+            builtin.model_path(stop)
+        except BaseException as exc:  # noqa: BLE001 - the test looks at it
+            seen.append(exc)
+
+    worker = threading.Thread(target=derive)
+    worker.start()
+    stop.set()
+    worker.join(60)
+    assert not worker.is_alive() and len(seen) == 1 and isinstance(seen[0], quantize.Stopped)
+
+    killed = [sys.executable, "-c", "import os, signal; os.kill(os.getpid(), signal.SIGTERM)"]
+    monkeypatch.setattr(quantize, "_command", lambda source, target: killed)
+    with pytest.raises(quantize.Stopped):
+        quantize.int8_model(tmp_path / "models", shipped())
+
+
+def test_a_closed_embedder_abandons_its_batch(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`aclose` (the server stopping) ends a batch at its next text: its threads are not joined
+    for the rest of a batch at interpreter exit."""
+    embedded: list[str] = []
+    entered, go_on = threading.Event(), threading.Event()
+
+    def one(session: object, tok: object, text: str) -> np.ndarray:
+        embedded.append(text)
+        entered.set()
+        go_on.wait(30)
+        return np.ones(builtin.DIM, dtype=np.float32)
+
+    monkeypatch.setattr(builtin, "_session", lambda threads, stop=None: (object(), "fake"))
+    monkeypatch.setattr(builtin, "_embed_one", one)
+    embedder = builtin.BuiltinEmbedder(threads=1)
+
+    async def run() -> None:
+        batch = asyncio.ensure_future(embedder.embed_documents([f"text {i}" for i in range(50)]))
+        await asyncio.to_thread(entered.wait, 30)
+        await embedder.aclose()
+        go_on.set()
+        with pytest.raises(builtin.EmbeddingUnavailable):
+            await batch
+
+    asyncio.run(run())
+    assert embedded == ["text 0"]
