@@ -4,7 +4,8 @@ shapes: Cohere `POST /v2/rerank` and Jina `POST /v1/rerank` ({model, query, docu
 top_k} → {data: [{index, relevance_score}]}), text-embeddings-inference `POST /rerank`
 ({query, texts} → [{index, score}]). A document's score is the number of distinct query words
 it contains; results come back best first (clients must place them by `index`). `fail_next`
-answers 503; `delay_s` holds each answer; `short` drops the last result."""
+answers 503; `delay_s` holds each answer; `short` drops the last result; `scorer` replaces the
+score (each document's own, whatever else is sent, as a cross-encoder's)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import asyncio
 import contextlib
 import json
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,6 +39,7 @@ class RerankStandIn:
     fail_next: int = 0
     delay_s: float = 0.0
     short: bool = False
+    scorer: Callable[[str, str], float] = score
 
     async def _body(self, request: Request, need_key: bool) -> dict[str, Any] | Response:
         body = json.loads(await request.body())
@@ -52,7 +54,7 @@ class RerankStandIn:
         return dict(body)
 
     def _ranked(self, query: str, docs: list[str]) -> list[tuple[int, float]]:
-        out = sorted(((i, score(query, d)) for i, d in enumerate(docs)), key=lambda p: (-p[1], p[0]))
+        out = sorted(((i, self.scorer(query, d)) for i, d in enumerate(docs)), key=lambda p: (-p[1], p[0]))
         return out[:-1] if self.short else out
 
     async def cohere_like(self, request: Request) -> Response:

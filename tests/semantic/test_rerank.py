@@ -3,8 +3,10 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -109,3 +111,43 @@ async def test_context_for_query_uses_the_configured_reranker(make_vault: Callab
     assert hybrid["degraded"] and not hybrid["reranked"]
     assert down["degraded"] and not down["reranked"]
     assert [p["path"] for p in down["passages"]] == [p["path"] for p in plain["passages"]]
+
+
+PETS = {
+    f"Pets/Animal{i}.md": f"# Animal {i}\n\nAnimal {i} is a pet that needs food, a vet and toys. Care note {i}.\n\n"
+    f"## More\n\nWalks and play for pet {i}.\n"
+    for i in range(12)
+}
+
+
+def hashed(query: str, doc: str) -> float:
+    """A fixed score per document, unrelated to the vector order."""
+    return int(hashlib.md5(doc.encode()).hexdigest()[:8], 16) / 2**32
+
+
+async def _pages(h: Any, tool: str, key: str, **args: Any) -> list[tuple[str, int | None]]:
+    seen: list[tuple[str, int | None]] = []
+    out = await h.ok(tool, **args)
+    for _ in range(40):
+        assert out["reranked"] and not out["degraded"]
+        seen += [(i["path"], i.get("chunk_index")) for i in out[key]]
+        if not out["next_cursor"]:
+            return seen
+        out = await h.ok(tool, **args, cursor=out["next_cursor"])
+    raise AssertionError("no last page")
+
+
+async def test_pages_of_a_reranked_search_partition_one_reranked_order(make_vault: Callable[..., Path]) -> None:
+    """With a reranker, the pages of rag_search and search_hybrid are cut from one reranked order:
+    none repeats or skips a result (each page reranked a list as long as its own end)."""
+    query = "what does a pet need"
+    async with rerank_stand_in() as api:
+        api.scorer = hashed
+        async with semantic(make_vault(PETS), rerank={"provider": "tei", "base_url": api.url}) as h:
+            whole = await h.ok("rag_search", query=query, max_results=50)
+            paged = await _pages(h, "rag_search", "results", query=query, max_results=5)
+            assert paged == [(r["path"], r["chunk_index"]) for r in whole["results"]]
+            whole = await h.ok("search_hybrid", query=query, limit=50)
+            assert len(whole["items"]) == 12
+            paged = await _pages(h, "search_hybrid", "items", query=query, limit=4)
+            assert paged == [(i["path"], None) for i in whole["items"]]

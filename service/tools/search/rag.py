@@ -154,7 +154,10 @@ async def rag_search(ctx: ToolContext, args: RagIn) -> RagOut:
     vid = ctx.vault.id
     use = await engine.searchable(vid)
     vector = await engine.query_vector(args.query, use.embedder)
-    want = offset + size + 1
+    # The reranker reorders the leading `rerank_window` candidates: every page asks for at least
+    # that many, so each page is cut from the same reranked order (a page asking for fewer had
+    # the reranker order a shorter list, and the pages repeated and skipped chunks).
+    want = max(offset + size + 1, rerank_window(ctx))
 
     guard = guard_of(ctx)
     created: dict[int, str] = {}  # the creation dates of the notes looked at

@@ -237,7 +237,8 @@ async def search_hybrid(ctx: ToolContext, args: SemanticIn) -> SemanticOut:
     vid = ctx.vault.id
     use = await engine.searchable(vid)
     vector = await engine.query_vector(args.query, use.embedder)
-    want = offset + args.limit + 1
+    # At least the reranker's window: each page is cut from the same reranked order (`rag_search`).
+    want = max(offset + args.limit + 1, rerank_window(ctx))
     depth = hybrid.depth(want)
 
     guard = guard_of(ctx)
