@@ -1,7 +1,9 @@
 """admin domain, access: inspect_acl — what the path ACL decides for (vault, path, op, scopes).
 
 Touches: nothing (pure decision). The path is normalized exactly as a real call's would be
-(NFC, symlinks resolved, traversal refused), so the answer is the decision a real call gets.
+(NFC, symlinks resolved, traversal refused), so the answer is the decision a real call gets; a
+note may be named as every note tool names it (`People/Bob`, `Bob`, `[[Bob]]`), and the decision
+is then about the note file it names, whether or not the caller may read it.
 """
 
 from __future__ import annotations
@@ -11,16 +13,22 @@ from typing import Literal
 
 from pydantic import Field
 
+from service.errors import AmbiguousNote
+from service.graph.address import parse_address, resolve_address
 from service.security import scopes as scope_api
 from service.security.acl import DROP_BOX_RULE
-from service.tools.context import ToolContext
+from service.tools.context import ToolContext, link_target
 from service.tools.models import ToolInput, ToolOutput
 from service.tools.spec import ToolSpec
 from service.types import Principal
+from service.vault.paths import VaultPath
 
 
 class InspectAclIn(ToolInput):
-    path: str = Field(description="Vault path to ask about, e.g. 'Private/Diary.md' or a folder.")
+    path: str = Field(
+        description="Vault path to ask about, e.g. 'Private/Diary.md' or a folder; a note also as the note tools "
+        "name it ('Private/Diary', 'Diary', '[[Diary]]')."
+    )
     op: Literal["read", "write", "delete"] = Field(default="read", description="The operation.")
     scopes: list[str] | None = Field(
         default=None,
@@ -40,8 +48,28 @@ class InspectAclOut(ToolOutput):
     scopes: list[str] = Field(description="The scopes evaluated.")
 
 
+async def _subject(ctx: ToolContext, path: str, op: str) -> VaultPath:
+    """What the question is about: the file or folder at the path as written, else the note the
+    path names as a note tool would find it (`.md` optional, a bare name, a wikilink, an alias),
+    among every note — an admin asks about notes the ACL hides — else the path as written."""
+    text = link_target(path)
+    literal = ctx.vault.paths.resolve(text, allow_root=True, allow_hidden=True, op=op)
+    if literal.abs.exists():
+        return literal
+    target = parse_address(text).target
+    found = resolve_address(target, await ctx.note_names(), lambda rel: ctx.vault.paths.on_disk(rel).is_file())
+    if found.candidates:
+        raise AmbiguousNote(
+            f"{target!r} fits {found.total} notes",
+            details={"address": path, "candidates": list(found.candidates), "total": found.total},
+        )
+    if found.path is None:
+        return literal
+    return ctx.vault.paths.resolve(found.path, allow_root=True, allow_hidden=True, op=op)
+
+
 async def inspect_acl(ctx: ToolContext, args: InspectAclIn) -> InspectAclOut:
-    vp = ctx.vault.paths.resolve(args.path, allow_root=True, allow_hidden=True, op=args.op)
+    vp = await _subject(ctx, args.path, args.op)
     principal = ctx.principal
     if args.scopes is not None:
         principal = Principal(

@@ -37,3 +37,17 @@ async def test_inspect_acl_follows_symlinks_like_a_real_call(make_vault: Callabl
         assert out["rule"] == "symlink target Private/Diary.md: prefix_rules: Private read=deny"
         await vg.err("read_note", "acl_denied", path="Inbox/Shortcut")
         assert (await vg.ok("inspect_acl", path="Inbox/Todo.md", op="read"))["allowed"] is True
+
+
+async def test_inspect_acl_takes_a_note_by_the_names_the_note_tools_take(make_vault: Callable[..., Path]) -> None:
+    files = {"People/Bob.md": "# Bob\n", "A/Twin.md": "a\n", "B/Twin.md": "b\n"}
+    async with started(make_vault(files), acl={"prefix_rules": [{"path": "People/Bob.md", "read": "deny"}]}) as vg:
+        await vg.indexed()
+        for name in ("People/Bob.md", "People/Bob", "Bob", "bob", "[[Bob]]"):
+            out = await vg.ok("inspect_acl", path=name, op="read")
+            assert (out["path"], out["allowed"]) == ("People/Bob.md", False), name
+            assert out["rule"] == "prefix_rules: People/Bob.md read=deny", name
+        await vg.err("inspect_acl", "ambiguous_note", path="Twin")
+        new = await vg.ok("inspect_acl", path="People/Carol", op="write")  # no such note: the path as written
+        assert new["path"] == "People/Carol" and new["allowed"] is True
+        assert (await vg.ok("inspect_acl", path="People"))["path"] == "People"  # a folder is the folder
