@@ -18,6 +18,12 @@ give or take the change in that share. A match that needs more than a slice cost
 (the slices that ran out are run again), and one that needs nearly the whole budget may run out
 where a single call would just have ended.
 
+Compiling comes before any of that: the `regex` package copies the body of a counted repeat
+`x{n}` n times when it compiles the expression, and no timeout covers that (`x{99999999}`, 13
+bytes, took 2.8 GB and ended in MemoryError; `x{9999999}` 12 s). Every caller's expression is
+therefore compiled by `compile_regex`, which refuses one that would unroll past
+`MAX_REGEX_UNITS` items (limit `regex_size`) before the engine sees it.
+
 Nesting (`limits.max_depth`) is checked by the parsers as they read (a syntax error), and a
 note's frontmatter by `service.markdown.frontmatter` before it is built.
 
@@ -32,19 +38,28 @@ settings and the error tree.
 
 from __future__ import annotations
 
+import importlib
 import math
+import re
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from service.errors import ComputeBudgetExceeded
 from service.settings.limits import LimitsSettings
 
+if TYPE_CHECKING:
+    import regex
+
 DEFAULT_LIMITS = LimitsSettings()
 _CHECK_EVERY = 256  # steps between two looks at the clock
 REGEX_SLICE_S = 0.05  # CPU seconds a regular expression is first given (`Budget.timed`)
+# Items (characters, classes, groups) a compiled expression may unroll to: `x{10000}` compiles
+# in ~7 ms; `x{100000}` took 0.1-0.2 s and 25 MB, and `(?:x|yz){300000}` once crashed the process.
+MAX_REGEX_UNITS = 10_000
+_COUNT = re.compile(r"\{\s*(\d+)")  # the smallest count of `{m}`, `{m,}`, `{m,n}` (and anything like them)
 T = TypeVar("T")
 
 
@@ -143,6 +158,8 @@ class Budget:
             details["max_value_bytes"] = self.limits.max_value_bytes
         elif limit == "items":
             details["max_list_items"] = self.limits.max_list_items
+        elif limit == "regex_size":
+            details["max_regex_units"] = MAX_REGEX_UNITS
         return ComputeBudgetExceeded(
             f"{self.what} exceeded its {_NAMES.get(limit, limit)} budget",
             details=details,
@@ -159,8 +176,16 @@ class Budget:
             _CURRENT.reset(token)
 
 
-_NAMES = {"steps": "step", "seconds": "time", "bytes": "value size", "items": "list size"}
+_NAMES = {
+    "steps": "step",
+    "seconds": "time",
+    "bytes": "value size",
+    "items": "list size",
+    "regex_size": "regular-expression size",
+}
 _HINTS = {
+    "regex_size": "A counted repeat such as x{100000} is copied that many times when the expression is "
+    "compiled: use a smaller count, or + / * (x+ matches any run of x).",
     "bytes": "A function would build a string past [limits] max_value_bytes: use smaller counts or shorter inputs.",
     "items": "A function would build a list past [limits] max_list_items: filter or slice the list first.",
     "seconds": "Narrow the query, anchor regular expressions, or avoid nested quantifiers.",
@@ -202,3 +227,68 @@ def regex_call(compiled: Any, method: str, *args: Any, **kwargs: Any) -> Any:
     that keeps a count across calls counts the slices that ran out too."""
     call = getattr(compiled, method)
     return current().timed(lambda timeout: call(*args, timeout=timeout, **kwargs))
+
+
+def compile_regex(pattern: str, flags: int = 0) -> regex.Pattern[str]:
+    """`regex.compile(pattern, flags)`, refused with `compute_budget_exceeded` (limit `regex_size`)
+    when its counted repeats would unroll past `MAX_REGEX_UNITS` items (module docstring). An
+    invalid expression raises the engine's `regex.error`, as `regex.compile` does (one with counts
+    that large is refused for its size first)."""
+    import regex  # the third-party engine is loaded by the first regular expression, not at start-up
+
+    units = _unrolled(pattern, flags)
+    if units > MAX_REGEX_UNITS:
+        raise current().exceeded("regex_size", size=units)
+    return regex.compile(pattern, flags)
+
+
+def _unrolled(pattern: str, flags: int) -> int:
+    """How many items `pattern` unrolls to, or a bound above it. First without parsing: no more
+    than its length times every count in it multiplied together (nearly every expression ends
+    here); past the ceiling, counted on the engine's own parse of it, where only nested counts
+    multiply (`\\w{50} \\w{50}` is 101 items)."""
+    bound = len(pattern)
+    for count in _COUNT.findall(pattern):
+        bound *= max(1, min(int(count), MAX_REGEX_UNITS + 1))
+        if bound > MAX_REGEX_UNITS:
+            return _parsed_units(pattern, flags, bound)
+    return bound
+
+
+def _parsed_units(pattern: str, flags: int, bound: int) -> int:
+    """Items of the engine's parse tree, a repeat's body counted `min_count` times (the parse is
+    cheap: the copies are made only by the compile); `bound` where it cannot be parsed here (an
+    invalid expression with large counts is refused for its size, not its syntax)."""
+    core: Any = importlib.import_module("regex._regex_core")  # the parser `regex.compile` runs first
+
+    global_flags = flags
+    try:
+        while True:  # as `regex.compile` does: a global flag set mid-pattern parses it again
+            source = core.Source(pattern)
+            info = core.Info(global_flags, source.char_type, {})
+            info.guess_encoding = core.UNICODE
+            source.ignore_space = bool(info.flags & core.VERBOSE)
+            try:
+                tree = core._parse_pattern(source, info)
+                break
+            except core._UnscopedFlagSet:
+                global_flags = info.global_flags
+    except Exception:  # noqa: BLE001 - invalid, or another engine version's parser: keep the bound
+        return bound
+    units = 0
+    todo: list[tuple[Any, int]] = [(tree, 1)]
+    while todo:
+        node, times = todo.pop()
+        count = getattr(node, "min_count", None)
+        if isinstance(count, int):
+            times *= max(1, count)
+        elif not isinstance(node, core.Sequence):  # a sequence compiles to its items, nothing more
+            units += times
+            if units > MAX_REGEX_UNITS:
+                return units
+        for value in vars(node).values():
+            for child in value if isinstance(value, list) else (value,):
+                for item in child if isinstance(child, list) else (child,):
+                    if isinstance(item, core.RegexBase):
+                        todo.append((item, times))
+    return units

@@ -20,7 +20,7 @@ import regex
 
 from service.bases.dates import Date, Duration, parse_date
 from service.bases.snapshot import Record, Snapshot
-from service.budget import regex_call
+from service.budget import compile_regex, regex_call
 
 _WIKILINK = re.compile(r"^!?\[\[([^\]|#]*)(#[^\]|]*)?(?:\|([^\]]*))?\]\]$")
 
@@ -72,7 +72,7 @@ def make_regex(source: str, flags: str) -> Regex:
     if "s" in flags:
         py |= regex.DOTALL
     try:
-        return Regex(source, flags, regex.compile(source, py))
+        return Regex(source, flags, compile_regex(source, py))
     except regex.error as exc:
         raise EvalError(f"invalid regular expression /{source}/: {exc}") from exc
 

@@ -243,7 +243,7 @@ def _compile(pattern: str) -> regex.Pattern[str] | None:
     import regex  # loaded by the first query that uses a regular expression
 
     try:
-        return regex.compile(pattern, regex.V0)
+        return limits.compile_regex(pattern, regex.V0)
     except (regex.error, ValueError, OverflowError, RecursionError):
         return None
 

@@ -22,6 +22,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from service.budget import compile_regex
 from service.errors import ComputeBudgetExceeded, QuerySyntaxError
 from service.ocr.attached import own_text
 from service.retrieval.text import folder_clause
@@ -57,7 +58,7 @@ def compile_pattern(pattern: str, *, ignore_case: bool, multiline: bool) -> rege
 
     flags = regex.V0 | (regex.IGNORECASE if ignore_case else 0) | (regex.MULTILINE if multiline else 0)
     try:
-        return regex.compile(pattern, flags)
+        return compile_regex(pattern, flags)
     except (regex.error, ValueError, OverflowError) as exc:
         raise QuerySyntaxError("invalid regular expression", details={"reason": str(exc)}) from None
 

@@ -1,9 +1,9 @@
 """No request exhausts the server: a real `vaultgate serve` process over a vault holding an
 alias bomb and image bombs takes every hostile evaluation at once — a catastrophic regex in
-Dataview, Bases and a JSONLogic glob; strings of 1.8 GB from a 70-byte query; unique() over
-20,000 values; a formula chain 1,000 deep and filters nested 500 deep; a 121-megapixel PNG of
-zeros and one that declares 900 megapixels; an alias bomb written through create_note — while
-a probe asks /healthz every 50 ms.
+Dataview, Bases and a JSONLogic glob; a 13-byte regex that unrolls to 100 million items when
+compiled; strings of 1.8 GB from a 70-byte query; unique() over 20,000 values; a formula chain
+1,000 deep and filters nested 500 deep; a 121-megapixel PNG of zeros and one that declares 900
+megapixels; an alias bomb written through create_note — while a probe asks /healthz every 50 ms.
 
 Checked: every answer is the structured error (or result) the budget promises, never
 `internal_error`; /healthz keeps answering (the event loop is never held by an evaluation); the
@@ -71,6 +71,8 @@ HOSTILE: list[tuple[str, dict[str, Any], str | None]] = [
         {"yaml": "filters: " + "{and: [" * 500 + "file.ext == 'md'" + "]}" * 500 + "\nviews:\n  - {name: v}\n"},
         "bases_syntax_error",
     ),
+    ("search_regex", {"pattern": "x{99999999}"}, BUDGET),  # unrolled by the compile: 2.8 GB before
+    ("tasks_filter", {"query": "description regex matches /(?:(?:x){1000}){1000}/"}, BUDGET),
     ("query_jsonlogic", {"logic": {"glob": [{"var": "path"}, "**/a/" * 12 + "c"]}}, None),
     ("query_jsonlogic", {"logic": {"glob": [{"var": "path"}, "{a,b}" * 20]}}, "query_syntax_error"),
     ("read_attachment", {"path": "zeros.png"}, "compute_budget_exceeded"),

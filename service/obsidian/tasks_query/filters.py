@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import regex
 
-from service.budget import regex_call
+from service.budget import compile_regex, regex_call
 from service.dates import iso_day_or_none
 from service.obsidian.tasks_query import record
 from service.obsidian.tasks_query.columns import urgency_of
@@ -227,7 +227,7 @@ def _pattern(text: str, at: int) -> regex.Pattern[str]:
             raise QueryError(f"unknown regular-expression flag {flag!r}", at)
         flags |= {"i": regex.IGNORECASE, "m": regex.MULTILINE, "s": regex.DOTALL}[flag]
     try:
-        return regex.compile(m.group(1), flags)
+        return compile_regex(m.group(1), flags)
     except regex.error as e:
         raise QueryError(f"invalid regular expression: {e}", at) from None
 
