@@ -7,9 +7,11 @@ with the usual confirmation floors, journal and undo. Its `key` says what it is 
 across runs: a run that finds it again refreshes it, a dismissed one stays dismissed, and an open
 one a later run of its job no longer finds is marked `gone`. Applying one first claims it (`claim`:
 open → `applying` in one conditional UPDATE), so of concurrent callers only one runs its plan; the
-claim ends `applied`, or back `open` when the plan did not complete (`release`). What one run recorded (`Recorded`)
+claim ends `applied`, or back `open` when the plan did not complete (`release`); a claim a
+process left when it was killed mid-apply is open again at the next start (`release_dead_claims`,
+naming the plan run it left interrupted), or once it is `CLAIM_STALE_S` old. What one run recorded (`Recorded`)
 keeps which findings it found, which were new and which it marked gone, so its counts can be
-told over the findings one caller may read. Touches `plane_findings` only.
+told over the findings one caller may read. Touches `plane_findings`; reads `plan_runs`.
 """
 
 from __future__ import annotations
@@ -234,6 +236,35 @@ class FindingStore:
                 (now, vault_id, finding_id, now - CLAIM_STALE_S),
             )
             return cursor.rowcount == 1
+
+        return await self.state.run_write(work)
+
+    async def release_dead_claims(self) -> list[str]:
+        """At start-up, before any call of this process claims one: every finding still `applying`
+        was claimed by a process that ended mid-apply (a kill, a crash). Open again, each with the
+        plan run its apply left `interrupted` (the journal's, when it has one: its goal, its vault,
+        begun after the claim) in its detail as `interrupted_run_id`, for get_plan_run and
+        undo_last_plan. Their ids."""
+        now = time.time()
+
+        def work(conn: sqlite3.Connection) -> list[str]:
+            rows = conn.execute(
+                "SELECT id, vault_id, plan, updated_at FROM plane_findings WHERE status = 'applying'"
+            ).fetchall()
+            for fid, vault_id, plan, claimed_at in rows:
+                goal = (json.loads(plan) or {}).get("goal") if plan else None
+                run = conn.execute(
+                    "SELECT id FROM plan_runs WHERE vault_id = ? AND goal = ? AND started_at >= ?"
+                    " AND status = 'interrupted' ORDER BY started_at LIMIT 1",
+                    (vault_id, goal, claimed_at),
+                ).fetchone()
+                conn.execute(
+                    "UPDATE plane_findings SET status = 'open', updated_at = ?,"
+                    " detail = CASE WHEN ? IS NULL THEN detail ELSE json_set(detail, '$.interrupted_run_id', ?) END"
+                    " WHERE id = ?",
+                    (now, run and run[0], run and run[0], fid),
+                )
+            return [str(r[0]) for r in rows]
 
         return await self.state.run_write(work)
 

@@ -149,6 +149,8 @@ class Plane:
         self._jobs = jobs
 
     async def start(self) -> None:
+        for fid in await self.findings.release_dead_claims():  # the plans' journal has recovered
+            log.warning("finding %s was being applied when the server stopped: open again", fid)
         if self.settings.enabled:
             for vault in self.vaults.values():
                 self._loops[vault.id] = asyncio.create_task(self._loop(vault), name=f"plane:{vault.id}")

@@ -227,7 +227,7 @@ def idle_out(run_id: str | None, status: Literal["running", "cancelled"]) -> Run
 
 class ListIn(ToolInput):
     kind: str | None = Field(default=None, max_length=60, description="Only this kind (duplicate, broken_link...).")
-    status: Literal["open", "dismissed", "applied", "gone"] | None = Field(
+    status: Literal["open", "applying", "dismissed", "applied", "gone"] | None = Field(
         default="open", description="Only findings in this state (default open; null: all)."
     )
     limit: int = Field(default=50, ge=1, le=500, description="Findings per page.")
