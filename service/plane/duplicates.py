@@ -8,6 +8,8 @@
 - **Guard**: two statements that differ in a number, a date (weekdays and months included), a
   name (a capitalised word inside the sentence) or a negation are never duplicates, however many
   words they share ("moved to Berlin in 2021" / "... in 2023"): left to the contradictions job.
+  Nor are two whose words trade sides around a word that says which way — `over`, `than`, `to`,
+  `from`, `before`, `after`… ("prefers email over phone" / "prefers phone over email").
 - **Entities that are one**: names equal once case, accents, a plural `s` and punctuation are set
   aside, or one's alias is the other's name. Kind `duplicate_entity`.
 
@@ -46,6 +48,9 @@ MAX_PAIRS_ENTITY = 600  # observations of one entity compared pairwise at most (
 _NUMBER = re.compile(r"\d+(?:[.,:/-]\d+)*")
 _NEGATION = re.compile(r"\b(?:not|no|never|none|nobody|nothing|neither|nor|without)\b|n't\b", re.IGNORECASE)
 _NAME = re.compile(r"(?<=\w )[A-Z][\w'-]+")
+_WHICH_WAY = frozenset(  # words whose two sides are not interchangeable
+    {"over", "than", "to", "from", "into", "before", "after", "instead", "versus", "vs", "against", "above", "below"}
+)
 _MONTHS = frozenset(
     {
         *("january", "february", "march", "april", "may", "june", "july", "august"),
@@ -71,7 +76,20 @@ def differs_in_fact(a: str, b: str) -> bool:
     numbers_b, days_b, negation_b, names_b = facts(b)
     if numbers_a != numbers_b or negation_a != negation_b or names_a != names_b:
         return True
-    return bool(days_a and days_b and days_a != days_b)
+    return bool(days_a and days_b and days_a != days_b) or turned_round(a, b)
+
+
+def turned_round(a: str, b: str) -> bool:
+    """The same words on the other sides of a word that says which way ("email over phone" /
+    "phone over email", "dogs more than cats" / "cats more than dogs"): the opposite statement."""
+    tokens_a, tokens_b = re.findall(r"\w+", a.lower()), re.findall(r"\w+", b.lower())
+    for way in _WHICH_WAY.intersection(tokens_a, tokens_b):
+        at_a, at_b = tokens_a.index(way), tokens_b.index(way)
+        before_a, after_a = set(words(" ".join(tokens_a[:at_a]))), set(words(" ".join(tokens_a[at_a + 1 :])))
+        before_b, after_b = set(words(" ".join(tokens_b[:at_b]))), set(words(" ".join(tokens_b[at_b + 1 :])))
+        if before_a & after_b and after_a & before_b:
+            return True
+    return False
 
 
 def overlap(a: set[str], b: set[str]) -> float:
