@@ -10,7 +10,8 @@ chunks, passages, bundles) pass it through the guard:
   (index tables `notes`, `note_text`; once per note version, remembered on the guard: one
   verdict per note, that of its last version seen) and returns an
   `Excerpts`: `show(note_id, text)` redacts an excerpt of a note under the mode (its own spans,
-  and any word of the note's secrets: a snippet may begin inside one), `secret(note_id)` and
+  and any word of the note's secrets: a snippet may begin inside one), `heading` / `anchor` do it
+  for a chunk's heading and the heading a link opens, `secret(note_id)` and
   `sensitive(note_id, text, tags, heading)` flag;
 - `without_secrets(guard, conn, keep)`: under `exclude`, a semantic `NoteFilter` that also
   refuses notes holding a secret;
@@ -82,6 +83,15 @@ class Excerpts:
 
     def secret(self, note_id: int) -> bool:
         return note_id in self.secrets
+
+    def heading(self, note_id: int, heading: str | None) -> str | None:
+        """A chunk's heading as it may be shown (a secret in a heading is redacted as in its text)."""
+        return None if heading is None else self.show(note_id, heading)
+
+    def anchor(self, note_id: int, heading: str | None) -> str | None:
+        """The heading a link may open: none when the heading is redacted (the link opens the note;
+        a redacted anchor would name no heading, and the heading itself would carry the secret)."""
+        return heading if heading is not None and self.show(note_id, heading) == heading else None
 
     def sensitive(self, note_id: int, text: str, tags: Iterable[str] = (), heading: str | None = None) -> bool:
         return note_id in self.secrets or self.guard.topical(text, tags, heading)

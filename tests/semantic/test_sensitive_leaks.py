@@ -128,6 +128,42 @@ async def test_graphrag_under_exclude_never_reaches_a_secret_note(make_vault: Ca
             assert not graph_paths(out) & {"Ops/Servers.md", "Ops/Card.md"}, (query, out)
 
 
+ANTHROPIC = "sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJ"
+HEADED = {
+    **VAULT,
+    "Ops/Tokens.md": f"# Tokens\n\n## Token {ANTHROPIC}\n\nThis section is about the deploy token for the pipeline.\n",
+    "Ops/Config.md": "---\npassword: hunter2pass\napi_key: zq9xv8wu7ts6\n---\n",
+    "Ops/Setup.md": "# Setup\n\nThe deploy pipeline config:\n\n```yaml\npassword: hunter2pass\n```\n",
+}
+
+
+async def test_a_secret_in_a_heading_is_redacted_in_headings_and_links(make_vault: Callable[..., Path]) -> None:
+    """A heading is shown text too: every tool by meaning redacts a secret in it (`heading`,
+    `section`, left-out passages) and links to the note, not to the heading that holds it."""
+    q = "deploy token for the pipeline"
+    async with semantic(make_vault(HEADED)) as h:
+        for tool, args in (
+            ("search_semantic", {"query": q}),
+            ("search_hybrid", {"query": q}),
+            ("rag_search", {"query": q, "max_results": 10}),
+            ("context_for_query", {"query": q, "max_tokens": 60}),
+            ("search_vault", {"query": q, "mode": "semantic"}),
+            ("graphrag_query", {"query": q}),
+            ("find_similar", {"path": "Ops/Setup.md"}),
+        ):
+            out = await h.ok(tool, **args)
+            dumped = json.dumps(out)
+            for secret in (ANTHROPIC, ANTHROPIC.replace("-", "%2D"), "hunter2pass", "zq9xv8wu7ts6"):
+                assert secret not in dumped, (tool, secret, dumped[:3000])
+            items = out.get("items") or out.get("results") or out.get("passages") or []
+            tokens = [i for i in items if i["path"] == "Ops/Tokens.md"]
+            assert tokens, (tool, out)
+            shown = [i.get("heading") or i.get("section") for i in tokens]
+            if tool != "search_vault":  # its items name no heading
+                assert any(s and "[REDACTED:anthropic_key]" in s for s in shown), (tool, tokens)
+            assert all("%23" not in i["obsidian_url"] for i in tokens), (tool, tokens)
+
+
 async def test_a_note_edited_to_hold_a_secret_is_scanned_again(make_vault: Callable[..., Path]) -> None:
     """The guard remembers each note's verdict per version (etag): a note that gains a secret
     after a search has seen it clean is redacted at the next search, not served from memory."""

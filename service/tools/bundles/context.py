@@ -318,13 +318,17 @@ async def context_for_query(ctx: ToolContext, args: ContextIn) -> ContextOut:
     rows = await run_ranking(ctx, lambda conn: candidates(conn, ranked, chunks, args.query))
     flagged: set[int] = set()
     cands: list[passages.Candidate] = []
+    redacted: set[str] = set()  # headings shown redacted: a link does not open them
     for row, note_rank, priority in rows:
         text, is_sensitive = guard(shown, row)
         if is_sensitive:
             flagged.add(row.chunk_id)
+        heading = shown.heading(row.note_id, row.heading)
+        if heading != row.heading and heading is not None:
+            redacted.add(heading)
         cands.append(
             passages.Candidate(
-                row.note_id, row.path, row.title, note_rank, row.chunk_id, row.position, row.heading, text, priority
+                row.note_id, row.path, row.title, note_rank, row.chunk_id, row.position, heading, text, priority
             )
         )
     cands = await drop_gone(ctx, cands, 0, len(cands))
@@ -341,7 +345,7 @@ async def context_for_query(ctx: ToolContext, args: ContextIn) -> ContextOut:
             title=p.title,
             heading=p.heading,
             lines=span,
-            obsidian_url=url(ctx, p.path, p.heading),
+            obsidian_url=url(ctx, p.path, None if p.heading in redacted else p.heading),
             text=p.text,
             size=p.size,
             rank=p.note_rank + 1,

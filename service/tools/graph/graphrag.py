@@ -265,7 +265,7 @@ async def graphrag_query(ctx: ToolContext, args: GraphRagIn) -> GraphRagOut:
             GraphRagHit(
                 path=path,
                 title=hit.title if hit is not None else titles.get(path, path.rsplit("/", 1)[-1].removesuffix(".md")),
-                obsidian_url=url(ctx, path, chunk.heading if chunk is not None else None),
+                obsidian_url=url(ctx, path, verdicts.anchor(nid, chunk.heading) if chunk is not None else None),
                 score=round(score, 4),
                 text_rank=hit.text_rank + 1 if hit is not None and hit.text_rank is not None else None,
                 vector_rank=hit.vector_rank + 1 if hit is not None and hit.vector_rank is not None else None,
@@ -274,7 +274,7 @@ async def graphrag_query(ctx: ToolContext, args: GraphRagIn) -> GraphRagOut:
                 link_path=[LinkHop(source=s.source, target=s.target, direction=s.direction) for s in got.steps]
                 if got is not None
                 else [],
-                heading=chunk.heading if chunk is not None else None,
+                heading=verdicts.heading(nid, chunk.heading) if chunk is not None else None,
                 chunk=verdicts.show(nid, chunk.text) if chunk is not None else None,
                 sensitive=verdicts.sensitive(nid, chunk.text, chunk.tags, chunk.heading)
                 if chunk is not None

@@ -130,10 +130,10 @@ def chunk_hit(ctx: ToolContext, row: ChunkRow, score: float, shown: Excerpts) ->
     return SemanticHit(
         path=row.path,
         title=row.title,
-        obsidian_url=url(ctx, row.path, row.heading),
+        obsidian_url=url(ctx, row.path, shown.anchor(row.note_id, row.heading)),
         mtime=row.mtime,
         score=round(score, 4),
-        heading=row.heading,
+        heading=shown.heading(row.note_id, row.heading),
         chunk=shown.show(row.note_id, row.text),
         sensitive=shown.sensitive(row.note_id, row.text, row.tags, row.heading),
     )
