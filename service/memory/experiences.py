@@ -169,6 +169,13 @@ class ExperienceStore:
 
         return await self.db.run_read(read)
 
+    async def promotions(self, vault_id: str) -> list[Experience]:
+        """The promoted experiences of a vault."""
+        rows = await self.db.fetchall(
+            f"SELECT {_COLUMNS} FROM experiences WHERE vault_id = ? AND promoted_at IS NOT NULL", (vault_id,)
+        )
+        return [_row(r) for r in rows]
+
     async def unpromoted(self, vault_id: str, exp_id: str, promoted_at: float) -> None:
         """Forget a promotion whose observation is no longer in the vault (an undone plan, a
         deleted line): the experience may be promoted again."""

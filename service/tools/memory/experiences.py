@@ -134,8 +134,26 @@ class ListExperiencesOut(ToolOutput):
     next_cursor: str | None = Field(description="Cursor for the next page, None at the end.")
 
 
+async def _forget_undone(ctx: ToolContext, store: ExperienceStore) -> None:
+    """Forget each promotion whose observation is gone from its note (each note read once), so a
+    listing never shows an undone promotion as current nor filters by it."""
+    by_note: dict[str, list[Experience]] = {}
+    for exp in await store.promotions(ctx.vault.id):
+        if exp.promoted_path and exp.promoted_block:
+            by_note.setdefault(exp.promoted_path, []).append(exp)
+    for rel, exps in by_note.items():
+        try:
+            content = (await asyncio.to_thread(ctx.vault.files.read, ctx.vault.paths.resolve(rel))).content
+        except VaultgateError:
+            content = ""
+        for exp in exps:
+            if f"^{exp.promoted_block}" not in content and exp.promoted_at is not None:
+                await store.unpromoted(ctx.vault.id, exp.id, exp.promoted_at)
+
+
 async def list_experiences(ctx: ToolContext, args: ListExperiencesIn) -> ListExperiencesOut:
     store = _store(ctx, "read")
+    await _forget_undone(ctx, store)
     state = {"k": args.kind, "t": args.tool, "p": args.promoted, "c": args.min_confidence}
     offset = decode_cursor(args.cursor, **state)
     found, total = await store.page(

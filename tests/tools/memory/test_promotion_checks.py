@@ -72,5 +72,8 @@ async def test_an_undone_promotion_can_be_promoted_again(vg: Harness) -> None:
     await vg.err("promote_experience", "conflict", experience_id=eid, entity="Ops")  # promoted: the line is there
     await vg.confirmed("undo_last_plan")
     assert "Warm caches" not in vg.read("Memory/Ops.md")
+    listed = (await vg.ok("list_experiences"))["items"]
+    assert [(e["id"], e["promoted_to"], e["promoted_link"]) for e in listed] == [(eid, None, None)]
+    assert (await vg.ok("list_experiences", promoted=True))["items"] == []
     again = await vg.confirmed("promote_experience", experience_id=eid, entity="Ops")
     assert "Warm caches" in vg.read(again["path"])
