@@ -17,6 +17,12 @@ message, with a JSON-RPC error whose id is null:
 The answer is a complete response, so the connection stays open for the client's next request
 (the rest of an oversized body is read and dropped by the server). Anything else is passed on
 with its body replayed unchanged; the transport parses it again with the SDK's own parser.
+
+A GET to the MCP path (the stream for server-initiated messages) loses its `Last-Event-ID`
+header here: the server keeps no event store, so its streams carry no event ids and there is
+nothing after any id to replay (resumption is optional in both protocol revisions). The SDK's
+transport sent no response at all for such a GET (uvicorn's plain-text 500); it now opens the
+stream as it does for a GET without the header.
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ from service.protocol.framing import INVALID_REQUEST, Refused, read_message, too
 __all__ = ["RequestFront"]
 
 UNSUPPORTED = Refused(INVALID_REQUEST, "Content-Type must be application/json", 415)
+RESUME_FROM = b"last-event-id"  # dropped from a GET: no event store, nothing to replay (docstring)
 
 
 class RequestFront:
@@ -49,7 +56,12 @@ class RequestFront:
         return json_ok and (sse_ok or self.json_response)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["method"] != "POST" or (scope["path"].rstrip("/") or "/") != self.path:
+        if scope["type"] != "http" or (scope["path"].rstrip("/") or "/") != self.path:
+            await self.app(scope, receive, send)
+            return
+        if scope["method"] != "POST":
+            if scope["method"] == "GET" and _header(scope, RESUME_FROM) is not None:
+                scope = {**scope, "headers": [(k, v) for k, v in scope["headers"] if k != RESUME_FROM]}
             await self.app(scope, receive, send)
             return
         if not self._acceptable(scope):  # the transport's order: Accept, then Content-Type
