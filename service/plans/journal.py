@@ -296,11 +296,13 @@ class Journal:
         return _run(row) if row is not None else None
 
     async def last_undoable(self, vault_id: str, caller: str) -> RunRow | None:
-        """The caller's newest finished run in the vault that changed files and is not undone yet."""
+        """The caller's newest finished run in the vault that changed files and is not undone yet
+        (a failed undo is none: it is all or nothing, its restores were put back)."""
         await self.recover()
         row = await self.db.fetchone(
             f"SELECT {_RUN_COLUMNS} FROM plan_runs r WHERE vault_id = ? AND caller = ? AND status != 'running' "
-            "AND undone_by IS NULL AND EXISTS (SELECT 1 FROM plan_journal j WHERE j.run_id = r.id) "
+            "AND NOT (kind = 'undo' AND status = 'failed') AND undone_by IS NULL "
+            "AND EXISTS (SELECT 1 FROM plan_journal j WHERE j.run_id = r.id) "
             "ORDER BY started_at DESC, rowid DESC LIMIT 1",
             (vault_id, caller),
         )

@@ -4,7 +4,9 @@
 putting it back takes: a file whose content is the etag the change left is restored to its
 prior bytes (or removed); a file still holding its prior content was never changed (the process
 died before the write) and is left alone; anything else was edited by someone else since — a
-conflict, listed, and the whole undo is refused unless the caller asks to skip those files.
+conflict, listed, and the whole undo is refused unless the caller asks to skip those files. So is
+a file someone edited between two of the run's writes to it (the later write's prior state is
+not what the earlier one left): the whole file is a conflict, none of its writes is undone.
 Folders the run created are removed when empty again; a moved folder is renamed back.
 `apply_undo` performs the restores through `service.vault.commit` (shielded from cancellation;
 when one fails, the ones done are put back and the error is raised). The caller sets a journal
@@ -45,6 +47,20 @@ def plan_undo(files: VaultFiles, entries: list[Entry], *, skip: set[str] | None 
                 out.skipped.append(entry.path)
             continue
         prior_etag = etag_of(entry.prior) if entry.prior is not None else None
+        if entry.path in expected and expected[entry.path] != entry.new_etag:
+            # Someone changed the file between two of the run's writes to it: putting back the
+            # older write would undo their edit too. The file is a conflict as a whole.
+            out.restores = [e for e in out.restores if not (e.kind == "file" and e.path == entry.path)]
+            out.conflicts.append(
+                {
+                    "path": entry.path,
+                    "expected_etag": entry.new_etag,
+                    "current_etag": restore.current_etag(files, entry.path),
+                    "step": entry.step_id,
+                }
+            )
+            blocked.add(entry.path)
+            continue
         if entry.path not in expected:
             current = restore.current_etag(files, entry.path)
             if current == entry.new_etag:

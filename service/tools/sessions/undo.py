@@ -129,7 +129,9 @@ async def undo_confirm_when(ctx: ToolContext, args: UndoIn) -> ChangePreview | N
     files = ctx.vault.files
     entries = await ctx.services.plans.journal.entries(row.id)
     plan = plan_undo(files, entries)
-    if plan.conflicts and args.skip_conflicts:
+    if plan.conflicts and not args.skip_conflicts:
+        return None  # refused with the conflicts listed before anyone is asked (the handler)
+    if plan.conflicts:
         plan = plan_undo(files, entries, skip={str(c["path"]) for c in plan.conflicts})
     restored = list(dict.fromkeys(e.path for e in plan.restores if e.kind == "file"))
     folders = sorted({e.path for e in plan.restores if e.kind != "file"})

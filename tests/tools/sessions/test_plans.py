@@ -115,7 +115,7 @@ async def test_undo_refuses_on_conflicts_lists_them_and_can_skip_them(make_vault
         plan2 = {"goal": "g2", "steps": [{"id": "c", "tool": "create_note", "args": {"path": "C1", "content": "c"}}]}
         run2 = await vg.ok("execute_plan", plan=plan2)
         (vg.root / "C1.md").write_text("edited by a human\n")
-        error = await vg.err("undo_last_plan", "conflict", elicit_token=await vg.token_for("undo_last_plan"))
+        error = await vg.err("undo_last_plan", "conflict")  # refused before a human is asked
         assert [c["path"] for c in error["details"]["conflicts"]] == ["C1.md"]
         assert vg.read("C1.md") == "edited by a human\n"
         dry = await vg.ok("undo_last_plan", dry_run=True, skip_conflicts=True)
@@ -226,3 +226,50 @@ async def test_a_missing_run_or_macro_is_explained_not_sent_to_tools_list(make_v
         ):
             error = await vg.err(tool, "not_found", **args)
             assert error["hint"] != ToolNotFound.default_hint and names in error["hint"], (tool, error["hint"])
+
+
+async def test_an_edit_between_two_writes_of_a_run_is_a_conflict_found_before_anyone_is_asked(
+    make_vault: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from service.tools.properties import edit
+    from service.vault import restore
+
+    async with started(make_vault({"X.md": "# X\n"})) as vg:
+        real_check_tag = edit.check_tag
+
+        def a_human_appends_first(tag: str) -> str:  # add_tags checks its tags before it reads the note
+            with (vg.root / "X.md").open("a") as note:
+                note.write("a human's line\n")
+            return real_check_tag(tag)
+
+        monkeypatch.setattr(edit, "check_tag", a_human_appends_first)
+        plan = {
+            "goal": "interleave",
+            "steps": [
+                {"id": "a", "tool": "append_note", "args": {"path": "X", "content": "from the plan"}},
+                {"id": "n", "tool": "create_note", "args": {"path": "N1", "content": "n\n"}},
+                {"id": "t", "tool": "add_tags", "args": {"path": "X", "tags": ["done"]}, "dependsOn": ["a", "n"]},
+            ],
+        }
+        run = await vg.ok("execute_plan", plan=plan)
+        monkeypatch.undo()
+        assert run["status"] == "done" and "a human's line" in vg.read("X.md")
+        dry = await vg.ok("undo_last_plan", dry_run=True)
+        assert [c["path"] for c in dry["conflicts"]] == ["X.md"] and dry["restored"] == ["N1.md"]
+        error = await vg.err("undo_last_plan", "conflict")  # refused at once: no human asked to approve it
+        assert [c["path"] for c in error["details"]["conflicts"]] == ["X.md"]
+        x_now = vg.read("X.md")
+
+        async def broken(*_args: object, **_kwargs: object) -> None:
+            raise OSError(5, "the disk failed")
+
+        monkeypatch.setattr(restore, "restore_file", broken)
+        token = await vg.token_for("undo_last_plan", skip_conflicts=True)
+        assert (await vg.call("undo_last_plan", skip_conflicts=True, elicit_token=token)).is_error
+        monkeypatch.undo()
+        again = await vg.ok("undo_last_plan", dry_run=True, skip_conflicts=True)
+        assert again["run_id"] == run["run_id"]  # the failed undo changed nothing: the plan is still the one
+        out = await vg.confirmed("undo_last_plan", skip_conflicts=True)
+        assert out["run_id"] == run["run_id"] and out["restored"] == ["N1.md"]
+        assert not (vg.root / "N1.md").exists() and vg.read("X.md") == x_now
+        assert (await vg.ok("get_plan_run", run_id=run["run_id"]))["undone_by"] == out["undo_run_id"]
