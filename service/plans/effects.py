@@ -305,7 +305,7 @@ class EffectsBuilder:
             self.write(BOOKMARKS_FILE, acl=False)
         elif tool in PERIODIC and self._periodic(args) is not None:
             self.write(str(self._periodic(args)))
-        elif self._memory is not None and self._memory_effect(tool, args):
+        elif self._memory is not None and self._memory_effect(tool, args, step_id):
             pass
         elif tool in STATE:
             self.effects.state_changes.append(f"{step_id}: {tool} {STATE[tool]}")
@@ -317,7 +317,7 @@ class EffectsBuilder:
             self.effects.bulk_changes.append(f"{step_id}: {tool}")
             self._touched = None
 
-    def _memory_effect(self, tool: str, args: dict[str, Any]) -> bool:
+    def _memory_effect(self, tool: str, args: dict[str, Any], step_id: str) -> bool:
         """The entity notes (or the inbox) a memory tool writes, named by its arguments."""
         assert self._memory is not None
         memory = self._memory
@@ -345,10 +345,31 @@ class EffectsBuilder:
         if tool == "promote_experience" and note(args.get("entity")) is not None:
             self.write(str(note(args.get("entity"))))
             return True
+        if tool == "supersede_observation" and note(args.get("entityName")) is not None:
+            self.write(str(note(args.get("entityName"))))
+            return True
         if tool == "capture":
             self.write(memory.inbox.strip("/"))
             return True
+        if tool == "process_capture":
+            self.write(memory.inbox.strip("/"))  # its item is marked processed
+            self._process_capture(args, note, step_id)
+            return True
         return False
+
+    def _process_capture(self, args: dict[str, Any], note: Callable[[object], str | None], step_id: str) -> None:
+        """Where process_capture files the capture: the entity's note, the new note, or the note
+        its target names (a name that is no path: not knowable here)."""
+        target, action = args.get("target"), args.get("action")
+        if not isinstance(target, str) or not target.strip() or action == "discard":
+            return
+        if action == "entity" and note(target) is not None:
+            self.write(str(note(target)))
+        elif action == "new_note" or (action == "note" and self.exists(_note(target))):
+            self.write(_note(target))
+        else:
+            self.effects.unresolved.append(step_id)
+            self._touched = None
 
     def _periodic(self, args: dict[str, Any]) -> str | None:
         """The periodic note's path, as the periodic tools compute it (None: not knowable here)."""
