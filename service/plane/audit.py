@@ -13,6 +13,10 @@ collisions and unlinked mentions (link suggestions). Reads the index only.
   note of the same name is a namesake, not a mention) without
   linking it; the most linked notes' titles are looked for first, then those of notes nothing
   links yet (`MENTION_TITLES` in all), through the full-text index.
+
+The notes under `Digests/` are the plane's own output, which links and quotes the notes that
+changed: their links, tags and text count for none of these (a digest linking a note does not make
+it less an orphan, nor does a broken link it copies make one more to rewrite).
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ import time
 from collections import Counter, defaultdict
 from typing import Any
 
+from service.plane.digest import FOLDER
 from service.plane.findings import Finding
 from service.plane.job import JobContext, Need
 from service.storage.db import DbOperationalError, schema_changed
@@ -33,6 +38,8 @@ MENTION_TITLES = 300  # titles looked for as unlinked mentions (the most linked 
 MENTIONS_PER_TITLE = 20
 MIN_TITLE = 5  # characters: shorter titles are too common as words
 MENTIONS_BUDGET_S = 10.0  # the longest one run looks for unlinked mentions
+OWN = f"{FOLDER}/%"  # the plane's own notes (digests, summaries): their links, tags and text do not count
+_NOT_OWN = "(SELECT id FROM notes WHERE vault_id = ? AND path LIKE ?)"
 
 
 def fold_tag(tag: str) -> str:
@@ -57,20 +64,21 @@ class Audit:
         )
         out = await self.broken(ctx, notes)
         await ctx.pause()
-        out += await self.orphans(ctx, notes)
+        theirs = [n for n in notes if not str(n[1]).startswith(OWN[:-1])]
+        out += await self.orphans(ctx, theirs)
         await ctx.pause()
         out += await self.tags(ctx)
         out += self.aliases(notes)
         await ctx.pause()
-        out += await self.mentions(ctx, notes)
+        out += await self.mentions(ctx, theirs)
         return out
 
     async def broken(self, ctx: JobContext, notes: list[Any]) -> list[Finding]:
         rows = await ctx.read(
             lambda c: c.execute(
                 "SELECT l.target_raw, n.path, n.etag FROM links l JOIN notes n ON n.id = l.src_id"
-                " WHERE l.vault_id = ? AND l.target_path IS NULL AND l.target_raw != ''",
-                (ctx.vault.id,),
+                " WHERE l.vault_id = ? AND l.target_path IS NULL AND l.target_raw != '' AND n.path NOT LIKE ?",
+                (ctx.vault.id, OWN),
             ).fetchall()
         )
         sources: dict[str, dict[str, str]] = defaultdict(dict)
@@ -113,14 +121,14 @@ class Audit:
 
     async def orphans(self, ctx: JobContext, notes: list[Any]) -> list[Finding]:
         def linked(c: sqlite3.Connection) -> tuple[set[int], set[str]]:
-            sources = {
-                int(r[0]) for r in c.execute("SELECT DISTINCT src_id FROM links WHERE vault_id = ?", (ctx.vault.id,))
-            }
+            vid = ctx.vault.id
+            sources = {int(r[0]) for r in c.execute("SELECT DISTINCT src_id FROM links WHERE vault_id = ?", (vid,))}
             targets = {
                 str(r[0])
                 for r in c.execute(
-                    "SELECT DISTINCT target_path FROM links WHERE vault_id = ? AND target_path IS NOT NULL",
-                    (ctx.vault.id,),
+                    "SELECT DISTINCT target_path FROM links WHERE vault_id = ? AND target_path IS NOT NULL"
+                    f" AND src_id NOT IN {_NOT_OWN}",
+                    (vid, vid, OWN),
                 )
             }
             return sources, targets
@@ -147,7 +155,9 @@ class Audit:
     async def tags(self, ctx: JobContext) -> list[Finding]:
         rows = await ctx.read(
             lambda c: c.execute(
-                "SELECT tag, COUNT(DISTINCT note_id) FROM note_tags WHERE vault_id = ? GROUP BY tag", (ctx.vault.id,)
+                f"SELECT tag, COUNT(DISTINCT note_id) FROM note_tags WHERE vault_id = ? AND note_id NOT IN {_NOT_OWN}"
+                " GROUP BY tag",
+                (ctx.vault.id, ctx.vault.id, OWN),
             ).fetchall()
         )
         groups: dict[str, Counter[str]] = defaultdict(Counter)
@@ -210,8 +220,8 @@ class Audit:
         def most_linked(c: sqlite3.Connection) -> list[str]:
             rows = c.execute(
                 "SELECT target_path, COUNT(*) AS n FROM links WHERE vault_id = ? AND target_path LIKE '%.md'"
-                " GROUP BY target_path ORDER BY n DESC LIMIT ?",
-                (vid, MENTION_TITLES),
+                f" AND src_id NOT IN {_NOT_OWN} GROUP BY target_path ORDER BY n DESC LIMIT ?",
+                (vid, vid, OWN, MENTION_TITLES),
             ).fetchall()
             linked = [str(r[0]) for r in rows]
             seen = set(linked)  # then the notes nothing links yet, while the budget lasts
