@@ -26,7 +26,8 @@ from service.memory.suggest import compile_patterns, suggest
 from service.semantic import search as sem
 from service.semantic.engine import ChunkRow
 from service.tools.context import ToolContext
-from service.tools.models import Paging, ToolInput, ToolOutput, decode_cursor, encode_cursor
+from service.tools.models import Paging, ToolInput, ToolOutput, encode_cursor
+from service.tools.search import positions
 from service.tools.search.semantic import engine_of, rerank, rerank_window, url
 from service.tools.search_common import Partial, drop_gone, partial, query_key, readable, run, scope
 from service.tools.sensitive import excerpts_of, guard_of, without_secrets
@@ -150,7 +151,10 @@ async def rag_search(ctx: ToolContext, args: RagIn) -> RagOut:
     key = query_key(
         "rag", args.model_dump(exclude={"cursor", "max_results", "limit", "idempotency_key", "elicit_token"})
     )
-    offset = decode_cursor(args.cursor, t="rag", q=key)
+    offset, mark = positions.read(args.cursor, t="rag", q=key)
+    reranks = rerank_window(ctx) > 0
+    if reranks:
+        mark = None  # a reranked order is not by similarity: its pages keep to the offset
     vid = ctx.vault.id
     use = await engine.searchable(vid)
     vector = await engine.query_vector(args.query, use.embedder)
@@ -174,7 +178,16 @@ async def rag_search(ctx: ToolContext, args: RagIn) -> RagOut:
                 return in_range(note_date(row)) or in_range(created.get(row.note_id))
 
             allowed = dataclasses.replace(keep, also=dated)
-        hits = sem.nearest(engine, conn, vid, vector, want, without_secrets(guard, conn, allowed), use.model)[:want]
+        allowed = without_secrets(guard, conn, allowed)
+        deep = want
+        while True:  # after a mark: deeper until the page and one more are found past it
+            hits = sem.nearest(engine, conn, vid, vector, deep, allowed, use.model)[:deep]
+            every = len(hits) < deep  # no chunk left below these
+            if not reranks:
+                hits = positions.after(positions.order(hits, positions.of_chunk), positions.of_chunk, mark)
+            if mark is None or len(hits) > size or every:
+                break
+            deep *= 2
         created.update(created_dates(conn, sorted({h.row.note_id for h in hits} - created.keys())))
         return hits
 
@@ -183,8 +196,9 @@ async def rag_search(ctx: ToolContext, args: RagIn) -> RagOut:
     hits, order = await rerank(
         ctx, args.query, found, lambda h: f"{h.row.title}\n{head.show(h.row.note_id, h.row.text)}"
     )
-    hits = await drop_gone(ctx, hits, offset, size, lambda h: (h.row.path,))
-    window = hits[offset : offset + size]
+    start = 0 if mark is not None else offset  # after a mark, the hits are those past it
+    hits = await drop_gone(ctx, hits, start, size, lambda h: (h.row.path,))
+    window = hits[start : start + size]
     shown = await excerpts_of(ctx, [h.row.note_id for h in window])
     page = [
         RagChunk(
@@ -203,7 +217,8 @@ async def rag_search(ctx: ToolContext, args: RagIn) -> RagOut:
         )
         for h in window
     ]
-    more = offset + size < len(hits)
+    more = start + size < len(hits)
+    end = positions.of_chunk(window[-1]) if window else None  # the cursor's mark
     found_fact = suggest(
         ((c.chunk_text, c.source_file, c.title) for c in page),
         compile_patterns(ctx.services.settings.memory.suggest_patterns),
@@ -211,7 +226,13 @@ async def rag_search(ctx: ToolContext, args: RagIn) -> RagOut:
     return RagOut(
         results=page,
         sensitive_detected=any(c.sensitive for c in page),
-        next_cursor=encode_cursor(offset + size, t="rag", q=key) if more else None,
+        next_cursor=(
+            positions.write(offset + size, end, t="rag", q=key)
+            if end is not None and not reranks
+            else encode_cursor(offset + size, t="rag", q=key)
+        )
+        if more
+        else None,
         model=use.model,
         complete=use.complete,
         reranked=order.reranked,

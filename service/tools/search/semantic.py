@@ -25,6 +25,7 @@ from service.semantic import search as sem
 from service.semantic.engine import ChunkRow, Searchable, SemanticEngine
 from service.tools.context import ToolContext
 from service.tools.models import Paging, ToolInput, ToolOutput, decode_cursor, encode_cursor
+from service.tools.search import positions
 from service.tools.search.readers import hybrid_halves, on_disk, shown_read
 from service.tools.search_common import (
     FOLDER_FIELD,
@@ -196,7 +197,8 @@ async def search_semantic(ctx: ToolContext, args: SemanticIn) -> SemanticOut:
     engine = engine_of(ctx)
     keep = note_filter(ctx, args)
     key = _key("semantic", args, args.query)
-    offset = decode_cursor(args.cursor, t="semantic", q=key)
+    offset, mark = positions.read(args.cursor, t="semantic", q=key)
+    start = 0 if mark is not None else offset  # after a mark (`positions`), the ranking starts past it
     vid = ctx.vault.id
     use = await engine.searchable(vid)
     vector = await engine.query_vector(args.query, use.embedder)
@@ -205,9 +207,15 @@ async def search_semantic(ctx: ToolContext, args: SemanticIn) -> SemanticOut:
     guard = guard_of(ctx)
 
     def rank(conn: sqlite3.Connection) -> list[sem.ChunkHit]:
-        return sem.best_per_note(
-            sem.nearest(engine, conn, vid, vector, want, without_secrets(guard, conn, keep), use.model, text=False)
-        )[: want + args.limit]  # the page, the next one's first note, and spares for notes gone from disk
+        allowed = without_secrets(guard, conn, keep)
+        deep = want
+        while True:  # after a mark: deeper until the page and one more are found past it
+            best = sem.best_per_note(sem.nearest(engine, conn, vid, vector, deep, allowed, use.model, text=False))
+            past = positions.after(positions.order(best, positions.of_note), positions.of_note, mark)
+            if mark is None or len(past) > args.limit or len(best) < deep:
+                # the page, the next one's first note, and spares for notes gone from disk
+                return past[: start + 2 * args.limit + 1]
+            deep *= 2
 
     def show(conn: sqlite3.Connection, page: list[sem.ChunkHit]) -> tuple[list[sem.ChunkHit], Excerpts]:
         return sem.with_text(conn, page), excerpts(guard, conn, (h.row.note_id for h in page))
@@ -219,15 +227,18 @@ async def search_semantic(ctx: ToolContext, args: SemanticIn) -> SemanticOut:
     ) -> tuple[list[sem.ChunkHit], tuple[list[sem.ChunkHit], Excerpts] | None]:
         """The ranking, and the page read on the same reader while its files are all on disk."""
         ranked = rank(conn)
-        page = ranked[offset : offset + args.limit]
+        page = ranked[start : start + args.limit]
         return ranked, show(conn, page) if on_disk(root, page, lambda h: h.row.path) else None
 
     ranked, read = await run_ranking(ctx, rank_and_show)
     if read is not None:
-        more, (found, shown) = offset + args.limit < len(ranked), read
+        more, (found, shown) = start + args.limit < len(ranked), read
     else:  # a file of the page is gone: left out as `_shown` does, the page read again
-        _cut, more, (found, shown) = await shown_read(ctx, ranked, offset, args.limit, lambda h: h.row.path, show)
-    return _out(ctx, use, [chunk_hit(ctx, h.row, h.similarity, shown) for h in found], more, offset, args.limit, key)
+        _cut, more, (found, shown) = await shown_read(ctx, ranked, start, args.limit, lambda h: h.row.path, show)
+    out = _out(ctx, use, [chunk_hit(ctx, h.row, h.similarity, shown) for h in found], more, offset, args.limit, key)
+    if more and found:
+        out.next_cursor = positions.write(offset + args.limit, positions.of_note(found[-1]), t="semantic", q=key)
+    return out
 
 
 async def search_hybrid(ctx: ToolContext, args: SemanticIn) -> SemanticOut:
