@@ -84,6 +84,7 @@ def http_app(vg: VaultgateApp) -> Starlette:
         security_settings=transport_security(http),
         max_request_body_size=http.max_request_body_bytes,
         session_idle_timeout=http.session_idle_timeout_seconds,
+        max_sessions=http.max_sessions,
     )
 
     @contextlib.asynccontextmanager

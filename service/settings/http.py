@@ -29,6 +29,12 @@ class HttpSettings(Section):
         "nothing else (progress, log, elicitation) came first; else an SSE stream opens. 0: always SSE.",
     )
     session_idle_timeout_seconds: float = 1800.0
+    max_sessions: int = Field(
+        default=1000,
+        ge=1,
+        description="Open MCP sessions at most (each ~35 KB until it ends or idles out): a request that would "
+        "open one more is answered 503 'Too many open sessions'; a flood of initializes cannot grow memory.",
+    )
     max_request_body_bytes: int = 4 * 1024 * 1024
     max_header_bytes: int = Field(
         default=64 * 1024,
