@@ -149,7 +149,8 @@ def _bounded(data: bytes, bounds: Bounds, use: Callable[[Any, int, int], T]) -> 
     except Image.DecompressionBombError as exc:
         return Failure("too_many_pixels", str(exc), {"limit": "pixels", "max_pixels": bounds.max_pixels})
     except (UnidentifiedImageError, OSError, ValueError, EOFError, SyntaxError) as exc:
-        return Failure("undecodable_image", f"cannot decode the image: {exc}", {"reason": "undecodable_image"})
+        why = "not an image format it reads" if isinstance(exc, UnidentifiedImageError) else str(exc)
+        return Failure("undecodable_image", f"cannot decode the image: {why}", {"reason": "undecodable_image"})
 
 
 def _on_white(img: Any) -> Any:

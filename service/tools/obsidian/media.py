@@ -126,8 +126,15 @@ def fit_image(
         raise _too_many_pixels(None, None, max_pixels, str(exc)) from None
     except (UnidentifiedImageError, OSError, ValueError) as exc:
         raise ValidationFailed(
-            f"cannot decode the image: {exc}", details={"reason": "undecodable_image", "mime": mime}
+            f"cannot decode the image: {_why(exc)}", details={"reason": "undecodable_image", "mime": mime}
         ) from None
+
+
+def _why(exc: Exception) -> str:
+    """What went wrong, without Pillow's `<_io.BytesIO object at 0x…>` (an address, not a reason)."""
+    from PIL import UnidentifiedImageError
+
+    return "not an image format it reads" if isinstance(exc, UnidentifiedImageError) else str(exc)
 
 
 def _shrink(

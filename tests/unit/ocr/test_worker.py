@@ -28,6 +28,8 @@ def test_the_header_refuses_a_bomb_and_a_cut_file_and_passes_a_real_image() -> N
     cut = worker.probe_image(text_png("cut")[:60], BOUNDS)
     assert cut is not None and cut.code == "undecodable_image"
     assert isinstance(failure_error(cut, "c.png"), ValidationFailed)
+    junk = worker.probe_image(b"not an image at all", BOUNDS)
+    assert junk is not None and junk.code == "undecodable_image" and " object at 0x" not in junk.message
     assert worker.probe_image(text_png("fine"), BOUNDS) is None
 
 
