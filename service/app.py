@@ -16,7 +16,7 @@ import logging
 import time
 import warnings
 from collections.abc import AsyncIterator
-from functools import cached_property
+from functools import cached_property, partial
 from typing import TYPE_CHECKING, Any, Protocol
 
 from service import budget, heap
@@ -131,7 +131,7 @@ class VaultgateApp:
         self.index_jobs = IndexJobs(self.db)
         self.index_jobs.on_change = self.client_logs.job_changed
         self.activity = Activity()  # calls running: background work that can wait gives way to them
-        self.semantic = SemanticEngine(settings.embeddings, self.db, activity=self.activity)
+        self.semantic = SemanticEngine(settings.embeddings, self.db, partial(guard_for, settings), self.activity)
         self.plans = PlanRuns(self.state, self.vaults, settings.plans)
         self.experiences = ExperienceStore(data_dir)  # its own file and migration chain
         self.recall = MemoryRecall(self.db, settings.memory, self.semantic.embedder_if_on)

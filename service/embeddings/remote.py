@@ -10,6 +10,8 @@ vectors out of the response (the provider's published shapes); this base sends i
   provider's message: callers report it (text search is unaffected) and never hang.
 
 Query and document prefixes (e.g. `search_query: ` for nomic-embed-text) are applied here.
+Texts reach a provider with their secrets redacted when the vault's `[sensitive]` mode redacts
+(`remote`; the embedding job does it, `EmbeddingJob._outbound`).
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ class RemoteEmbedder:
     default_model = ""
     key_env: str | None = None
     backoff_base = 0.25
+    remote = True  # texts leave the process: the embedding job redacts secrets first (semantic/job.py)
 
     def __init__(self, settings: EmbeddingSettings) -> None:
         self.settings = settings

@@ -30,6 +30,8 @@ from service.vault.vault import Vault
 if TYPE_CHECKING:
     import numpy as np  # imported where vectors are used: a server without embeddings never loads it
 
+    from service.retrieval.sensitive import Guard
+
 
 QUERIES_KEPT = 256  # query vectors remembered (384 floats each: 0.4 MB)
 
@@ -82,12 +84,16 @@ class SemanticEngine:
         self,
         settings: EmbeddingSettings,
         db: Database,
+        guard: Callable[[Vault], Guard] | None = None,
+        activity: Activity | None = None,
         *,
         factory: Callable[[EmbeddingSettings], Embedder | None] = build_embedder,
-        activity: Activity | None = None,
     ) -> None:
-        """`activity`: the calls running; the embedding jobs give way to them between batches."""
+        """`activity`: the calls running; the embedding jobs give way to them between batches.
+        `guard`: a vault's sensitive-content guard; texts sent to a remote provider are redacted
+        under it (`EmbeddingJob._outbound`)."""
         self.settings = settings
+        self.guard = guard
         self.db = db
         self.activity = activity
         self.cache = vectors.ScanCache()

@@ -37,7 +37,7 @@ import time
 from collections import deque
 from collections.abc import Awaitable, Callable
 from functools import partial
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from service.activity import Activity
 from service.embeddings.protocol import Embedder, Matrix
@@ -49,6 +49,9 @@ from service.settings import EmbeddingSettings
 from service.storage.db import Database
 from service.tasks import cancel_and_wait
 from service.vault.vault import Vault
+
+if TYPE_CHECKING:
+    from service.retrieval.sensitive import Guard
 
 log = logging.getLogger(__name__)
 RETRY_SECONDS = 60.0
@@ -72,6 +75,7 @@ class Engine(Protocol):
     db: Database
     cache: vectors.ScanCache
     dims: dict[str, int]
+    guard: Callable[[Vault], Guard] | None
 
     def chunker(self) -> NoteChunker: ...
 
@@ -229,6 +233,17 @@ class EmbeddingJob:
         if self.activity is not None:
             await self.activity.quiet(GIVE_WAY_QUIET_S, within=GIVE_WAY_MAX_S)
 
+    def _outbound(self, embedder: Embedder) -> Callable[[str], str] | None:
+        """How a chunk's text is cut before it leaves the process: a provider reached over HTTP
+        (`remote`: OpenAI, Voyage, Cohere, Ollama) is sent it with each secret span replaced by
+        `[REDACTED:<kind>]` when the vault's `[sensitive]` mode redacts (`redact`, `exclude`:
+        the text a search may show, the rule the reranker follows). The vector is stored for the
+        chunk's own text; the builtin model runs in this process and reads the text as it is."""
+        guard = self.engine.guard(self.vault) if self.engine.guard is not None else None
+        if guard is None or not guard.redacts or not getattr(embedder, "remote", False):
+            return None
+        return guard.redact
+
     def _chunk(self, notes: list[store.Source]) -> list[tuple[store.Source, list[Chunk]]]:
         chunker = self.engine.chunker()
         return [(src, chunker.chunks_of(src)) for src in notes]
@@ -261,6 +276,7 @@ class EmbeddingJob:
         embedder = engine.embedder()
         model = embedder.name
         batch = engine.settings.batch_size
+        outbound = self._outbound(embedder)
         started, done = time.perf_counter(), 0
         floor = after = self.floor(model)
         if not after:  # a restart: the mark, when it holds, says every chunk has its vector
@@ -287,7 +303,8 @@ class EmbeddingJob:
                         if inflight:  # the one running embeds on; the next starts at a pause
                             await self._give_way()
                         todo = todos[at + len(inflight)]
-                        inflight.append((todo, asyncio.ensure_future(embedder.embed_documents([t for _, t in todo]))))
+                        texts = [t if outbound is None else outbound(t) for _, t in todo]
+                        inflight.append((todo, asyncio.ensure_future(embedder.embed_documents(texts))))
                     todo, task = inflight.popleft()
                     rows = await task
                     hashes = [h for h, _ in todo]
