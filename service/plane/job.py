@@ -28,6 +28,7 @@ from service.vault.vault import Vault
 Need = Literal["index", "memory", "vectors", "llm"]
 T = TypeVar("T")
 PAUSE_S = 2.0  # the longest a job waits for other calls at one pause
+FIRST_WINDOW_S = 86_400.0  # how far back a job that never ran looks (the digest, the summaries)
 
 
 @dataclass
@@ -39,7 +40,7 @@ class JobContext:
     experiences: ExperienceStore | None
     settings: PlaneSettings
     memory: MemorySettings
-    since: float | None  # when the vault's last run ended (None: never ran)
+    since: float | None  # this job's cursor: the start of the last full run it ran in (None: never ran)
     now: float
     activity: Activity | None = None
     own_calls: int = 0  # calls of this run itself (run_consolidation: 1)

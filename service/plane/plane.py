@@ -9,6 +9,8 @@
   id from the start, and can be cancelled; a second launch while it runs joins it.
 - **State** (last run, its summary, the cursor that makes "new since the last run") lives in the
   state database (`plane_state`) and survives a restart; findings too (`service.plane.findings`).
+  Each job has its own cursor (`cursors` in the summary): a full run moves it to its start for the
+  jobs that ran; a job skipped or failed keeps it, so its retry covers the changes it missed.
 - **Stop** cancels the schedule and a running run cleanly: a run only reads, and its findings
   and the run itself (last run, cursor, summary) are recorded in one transaction at its end, so
   a cancelled or killed run is recorded whole or not at all.
@@ -41,7 +43,7 @@ from service.memory.recall import MemoryRecall
 from service.plane.auto_apply import auto_apply
 from service.plane.findings import Finding, FindingStore, Recorded
 from service.plane.gateway import Gateway, GatewayFailed
-from service.plane.job import Job, JobContext
+from service.plane.job import FIRST_WINDOW_S, Job, JobContext
 from service.settings import Settings
 from service.storage.db import Database
 from service.tasks import cancel_and_wait
@@ -73,6 +75,7 @@ class RunResult:
     jobs: list[JobReport] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=dict)  # new / again / gone
     auto_applied: list[str] = field(default_factory=list)
+    cursors: dict[str, float] = field(default_factory=dict)  # each job's, after this run (`job_since`)
     trigger: str = "manual"
     recorded: Recorded = field(default_factory=Recorded)  # not saved: counts for one caller come from it
 
@@ -281,7 +284,7 @@ class Plane:
                     experiences=self.experiences,
                     settings=self.settings,
                     memory=self.memory,
-                    since=saved["cursor"] if full_run_end(saved) is not None else None,
+                    since=None,  # each job's own (`job_since`)
                     now=result.started_at,
                     activity=self.activity,
                     own_calls=1 if trigger == "manual" else 0,
@@ -293,9 +296,12 @@ class Plane:
                     self.running[vault_id].update(job=job.name, done=done)
                     if progress is not None:
                         await progress(done, len(chosen), f"consolidation: {job.name}")
+                    ctx.since = job_since(saved, job.name)
                     report = await self._one(job, ctx, found)
                     report.run_id = result.run_id
                     result.jobs.append(report)
+                    window = ctx.since if ctx.since is not None else result.started_at - FIRST_WINDOW_S
+                    result.cursors[job.name] = result.started_at if report.status == "ran" else window
                 for f in found:
                     f.run_id = result.run_id
                 partial = {j.name for j in chosen} != {j.name for j in self.jobs}
@@ -376,6 +382,7 @@ class Plane:
             summary["full_run_end"] = result.ended_at
             return result.ended_at, result.started_at, summary
         before = saved["summary"] if isinstance(saved["summary"], dict) else {}
+        summary["cursors"] = before.get("cursors") or {}  # the jobs' cursors too stay where they were
         mine = {r["job"] for r in summary["jobs"]}
         kept = [r for r in before.get("jobs", []) if isinstance(r, dict) and r.get("job") not in mine]
         order = {job.name: i for i, job in enumerate(self.jobs)}
@@ -414,6 +421,17 @@ def _upsert(
         " cursor=excluded.cursor, summary=excluded.summary",
         (vault_id, last_run, summary.get("run_id"), cursor, json.dumps(summary)),
     )
+
+
+def job_since(saved: dict[str, Any], job: str) -> float | None:
+    """Where `job`'s window starts (its cursor; None: never ran): the start of the last full run it
+    ran in; a full run it was skipped in or failed keeps it where it was (or at its first window),
+    so its retry covers what that run missed. A state saved before jobs had their own cursor has
+    the last full run's for all of them."""
+    cursors = saved["summary"].get("cursors") if isinstance(saved["summary"], dict) else None
+    if isinstance(cursors, dict) and isinstance(cursors.get(job), int | float):
+        return float(cursors[job])
+    return saved["cursor"] if full_run_end(saved) is not None else None
 
 
 def full_run_end(saved: dict[str, Any]) -> float | None:
