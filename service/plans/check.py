@@ -17,6 +17,7 @@ server (`service.tools.sessions.plans`): the engine itself imports no tool.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Protocol
 
 from pydantic import BaseModel, ValidationError
@@ -27,6 +28,7 @@ from service.plans.effects import (
     ADDRESSED,
     BOOKMARKS_FILE,
     MOVES,
+    PERIODIC,
     REWRITES,
     WHOLE_NOTE,
     Effects,
@@ -75,6 +77,10 @@ class Host(Protocol):
     def exists(self, rel: str) -> bool: ...
 
     def is_folder(self, rel: str) -> bool: ...
+
+    @property
+    def root(self) -> Path:
+        """The vault folder (periodic notes' settings are read from it)."""
 
     async def locate(self, address: str) -> str | None:
         """The existing note a note address names in the vault now, as the tools find it (a
@@ -185,7 +191,7 @@ async def check_plan(plan: Plan, given: dict[str, Any], host: Host, *, late_para
     only at run time; their references are treated like those to a mutating step's result)."""
     g = plan_graph.build(plan)
     params, problems = bind_params(plan.params, given, late=late_params)
-    builder = EffectsBuilder(host.exists, memory=host.memory, is_folder=host.is_folder)
+    builder = EffectsBuilder(host.exists, host.root, memory=host.memory, is_folder=host.is_folder)
     checked = Checked(plan, params, g.order, builder.effects, deps=g.deps)
     checked.problems.extend(Problem(s, c, m) for s, c, m in g.problems)
     checked.problems.extend(problems)
@@ -297,7 +303,8 @@ async def _check_step(
                     builder.effects.unresolved.append(step.id)
                     checked.late.append((step.id, step.tool))
                 builder.risk("writes")
-                _known_effects(step, tool, found, builder, checked, where)
+                if not (step.tool in PERIODIC and late & {"period", "date"}):  # which note: known at run time
+                    _known_effects(step, tool, found, builder, checked, where)
             else:
                 earlier = len(builder.paths)
                 touched = builder.step(

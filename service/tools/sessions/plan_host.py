@@ -11,6 +11,7 @@ again, with the caller's identity and the plan's vault — never the tool's hand
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
@@ -93,6 +94,10 @@ class PlanHost:
             return (self.ctx.vault.paths.root / normalize(rel)).is_file()
         except PathInvalid:
             return False
+
+    @property
+    def root(self) -> Path:
+        return self.ctx.vault.paths.root
 
     def is_folder(self, rel: str) -> bool:
         vp = self._resolve(rel)

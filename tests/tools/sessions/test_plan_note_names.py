@@ -162,3 +162,24 @@ async def test_a_section_given_to_a_whole_note_tool_makes_the_plan_invalid(make_
         assert snapshot(vg.root) == before  # refused before the first step wrote
         odd = [{"id": "t", "tool": "add_tags", "args": {"path": "Odd #1", "tags": ["q3"]}}]  # a '#' in a file name
         assert (await vg.ok("validate_plan", plan={"goal": "g", "steps": odd}))["valid"]
+
+
+async def test_a_bare_name_of_the_periodic_note_an_earlier_step_makes_is_that_note(
+    make_vault: Callable[..., Path],
+) -> None:
+    daily = '{"folder": "Daily", "format": "YYYY-MM-DD"}'
+    plan = {
+        "goal": "log",
+        "steps": [
+            {"id": "d", "tool": "create_periodic_note", "args": {"period": "daily", "date": "2026-12-01"}},
+            {"id": "a", "tool": "append_note", "args": {"path": "2026-12-01", "content": "Ann"}, "dependsOn": ["d"]},
+        ],
+    }
+    async with started(make_vault({**VAULT, ".obsidian/daily-notes.json": daily, "Daily/.keep.md": ""})) as vg:
+        await vg.indexed()
+        effects = (await vg.ok("validate_plan", plan=plan))["effects"]
+        assert effects["files_created"] == ["Daily/2026-12-01.md"] and effects["unresolved"] == []
+        before = snapshot(vg.root)
+        run = await vg.ok("execute_plan", plan=plan)
+        assert run["status"] == "done", run
+        assert _changed(before, snapshot(vg.root)) == {"Daily/2026-12-01.md"}
