@@ -18,7 +18,7 @@ from service.errors import AlreadyExists
 from service.memory.model import Entity, Observation, normalize_text, tags_of
 from service.memory.recall import Recall
 from service.memory.store import check_name
-from service.memory.when import day_of, span_of
+from service.memory.when import span_of
 from service.tools.context import ToolContext
 from service.tools.memory.entities import EntityOut, RelationOut, add_to, entity_out, superseded
 from service.tools.memory.writing import WRITE, entity_store, observation_text, provenance
@@ -137,11 +137,13 @@ async def search_memory(ctx: ToolContext, args: SearchMemoryIn) -> SearchMemoryO
     first, last = span_of(since) if since else None, span_of(until) if until else None
 
     def keep_obs(obs: Observation) -> bool:
-        # compared as days where both are dates ("8 May, 2023" against "2023-05"), else as text
+        # compared as days where both are dates in any form ("8 May, 2023", "May 2023", "2023" against
+        # "2023-05"): an observation about a month or a year is kept while that span reaches the bounds;
+        # else as text
         when = _dated(obs)
-        day = day_of(when) if when else None
-        early = since and when and (day < first[0] if day is not None and first else when < since)
-        late = until and when and (day > last[1] if day is not None and last else when[: len(until)] > until)
+        span = span_of(when) if when else None
+        early = since and when and (span[1] < first[0] if span is not None and first else when < since)
+        late = until and when and (span[0] > last[1] if span is not None and last else when[: len(until)] > until)
         return not (early or late)
 
     hits = recall.search(
