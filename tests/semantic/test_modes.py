@@ -28,6 +28,29 @@ async def test_search_vault_semantic_and_hybrid_modes(make_vault: Callable[..., 
         assert "semantic" in error["details"]["available"] and "'semantic'" in error["hint"]
 
 
+async def test_hybrid_and_semantic_modes_show_the_best_chunk_and_link_its_heading(
+    make_vault: Callable[..., Path],
+) -> None:
+    """search_notes (semantic, hybrid) and search_vault (semantic, hybrid) items carry the best
+    chunk as snippet and an obsidian_url at its heading, as search_hybrid's do."""
+    query = "how long should the bread dough rise"
+    async with semantic(make_vault(VAULT)) as h:
+        ref = (await h.ok("search_hybrid", query=query, limit=1))["items"][0]
+        assert ref["path"] == "Baking/Sourdough.md" and ref["obsidian_url"].endswith("%23Loaf")
+        for tool, mode in (
+            ("search_notes", "semantic"),
+            ("search_notes", "hybrid"),
+            ("search_vault", "hybrid"),
+            ("search_vault", "semantic"),
+        ):
+            item = (await h.ok(tool, query=query, mode=mode, limit=1))["items"][0]
+            assert item["path"] == "Baking/Sourdough.md", (tool, mode, item)
+            assert item["obsidian_url"] == ref["obsidian_url"], (tool, mode, item)
+            assert "let it rise overnight" in item["snippet"], (tool, mode, item)
+        text = (await h.ok("search_vault", query="dough", mode="text", limit=1))["items"][0]
+        assert "%23" not in text["obsidian_url"]  # a text mode links the note
+
+
 async def test_search_notes_semantic_and_hybrid_modes(make_vault: Callable[..., Path]) -> None:
     async with semantic(make_vault(VAULT)) as h:
         out = await h.ok("search_notes", mode="semantic", query="paying the government on earnings", limit=2)

@@ -17,6 +17,7 @@ from service.retrieval.query import parse_query
 from service.tools.context import ToolContext
 from service.tools.models import ToolInput, ToolOutput, decode_cursor, encode_cursor
 from service.tools.search import semantic as sem_tools
+from service.tools.search.readers import best_chunks
 from service.tools.search.router import TEXT_MATCH, Fused, fused_ranking, pass_limit
 from service.tools.search_common import (
     LegacySort,
@@ -143,9 +144,8 @@ async def search_notes(ctx: ToolContext, args: SearchNotesIn) -> SearchNotesOut:
     page = ranked[offset : offset + args.limit]
     parsed = parse_query(query) if query else None
     fused = Fused(ranked, parsed.match if parsed else None, parsed.relaxed if parsed else None)
-    snippets = await fused.snippets(ctx, page)
-    sem_tools.fill_snippets(snippets, page, chunks)
-    snippets = await scrub(ctx, snippets)
+    snippets = await scrub(ctx, await fused.snippets(ctx, page))
+    links = await best_chunks(ctx, page, chunks, snippets)
     guard = guard_of(ctx)
     details = await _details(ctx, [h.note_id for h in page])
     items = []
@@ -162,7 +162,7 @@ async def search_notes(ctx: ToolContext, args: SearchNotesIn) -> SearchNotesOut:
                 modified_time=dt.datetime.fromtimestamp(h.mtime, dt.UTC)
                 .isoformat(timespec="milliseconds")
                 .replace("+00:00", "Z"),
-                obsidian_url=ctx.vault.url(h.path),
+                obsidian_url=links[h.note_id],
             )
         )
     more = offset + args.limit < len(ranked)

@@ -3,7 +3,9 @@
 - `hybrid_halves`: a hybrid ranking's BM25 half and vector half side by side on two readers
   (search_hybrid, graphrag_query, context_for_query), each with its own filter;
 - `shown` / `shown_read`: a ranking's page once notes gone from disk are left out, and the page
-  read (chunk texts, secret scans) in one reader call while all its files are on disk (`on_disk`).
+  read (chunk texts, secret scans) in one reader call while all its files are on disk (`on_disk`);
+- `best_chunks`: a page of search_notes' or search_vault's hybrid or semantic mode shown at its
+  notes' best chunks.
 
 Touches: the index through `service.semantic.search` (read only); vault files only to check that a
 page's notes still exist.
@@ -22,13 +24,15 @@ from service.semantic import search as sem
 from service.semantic.engine import Searchable, SemanticEngine
 from service.tools.context import ToolContext
 from service.tools.search_common import drop_gone, run_ranking
-from service.tools.sensitive import without_secrets
+from service.tools.sensitive import excerpts_of, without_secrets
 from service.vault.spelling import on_disk as spelled
 
 if TYPE_CHECKING:
     import numpy as np
 
     from service.retrieval.sensitive import Guard
+    from service.retrieval.text import TextHit
+    from service.semantic.engine import ChunkRow
 
 R = TypeVar("R")
 S = TypeVar("S")
@@ -115,3 +119,22 @@ async def hybrid_halves(
 
     texts, chunks = await asyncio.gather(run_ranking(ctx, by_words), run_ranking(ctx, by_meaning))
     return texts, chunks
+
+
+async def best_chunks(
+    ctx: ToolContext, page: list[TextHit], chunks: dict[int, ChunkRow], snippets: dict[int, str]
+) -> dict[int, str]:
+    """A page of a hybrid or semantic mode (search_notes, search_vault) at its best chunks
+    (`semantic.fuse_with_vectors`): a note with one shows that chunk as its snippet (the matching
+    chunk text, as search_hybrid; redacted per the vault's mode), and its link opens the chunk's
+    heading. Returns each note's obsidian_url."""
+    ids = [h.note_id for h in page if h.note_id in chunks]
+    shown = await excerpts_of(ctx, ids)
+    links: dict[int, str] = {}
+    for h in page:
+        row = chunks.get(h.note_id)
+        if row is not None:
+            snippets[h.note_id] = shown.show(h.note_id, row.text)
+        anchor = shown.anchor(h.note_id, row.heading) if row is not None else None
+        links[h.note_id] = ctx.vault.url(f"{h.path}#{anchor}" if anchor else h.path)
+    return links

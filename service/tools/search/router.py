@@ -25,6 +25,7 @@ from service.tools.models import Paging, ToolInput, ToolOutput, decode_cursor, e
 from service.tools.search import metadata as meta_tools
 from service.tools.search import semantic as sem_tools
 from service.tools.search import text as text_tools
+from service.tools.search.readers import best_chunks
 from service.tools.search_common import (
     FOLDER_FIELD,
     FolderArg,
@@ -191,14 +192,13 @@ async def search_vault(ctx: ToolContext, args: SearchVaultIn) -> SearchVaultOut:
         )
     result.ranked = await drop_gone(ctx, result.ranked, offset, args.limit)
     page = result.ranked[offset : offset + args.limit]
-    snippets = await result.snippets(ctx, page)
-    sem_tools.fill_snippets(snippets, page, chunks)
-    snippets = await scrub(ctx, snippets)
+    snippets = await scrub(ctx, await result.snippets(ctx, page))
+    links = await best_chunks(ctx, page, chunks, snippets)
     items = [
         VaultHitItem(
             path=h.path,
             title=h.title,
-            obsidian_url=ctx.vault.url(h.path),
+            obsidian_url=links[h.note_id],
             mtime=h.mtime,
             score=round(h.score, 4),
             snippet=snippets.get(h.note_id),

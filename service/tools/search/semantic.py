@@ -339,13 +339,6 @@ async def vault_mode(
     return [{**i.model_dump(include=fields), "snippet": i.chunk} for i in out.items], out.next_cursor, out.partial
 
 
-def fill_snippets(snippets: dict[int, str], page: list[text.TextHit], chunks: dict[int, ChunkRow]) -> None:
-    """A hit found only by meaning has no text snippet: show its best chunk."""
-    for h in page:
-        if h.note_id not in snippets and h.note_id in chunks:
-            snippets[h.note_id] = chunks[h.note_id].text
-
-
 def enabled(ctx: ToolContext) -> bool:
     engine = ctx.services.semantic
     return engine is not None and engine.enabled
