@@ -13,6 +13,7 @@ Patch, RFC 7396); write an empty string or list to keep an empty property.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from typing import TYPE_CHECKING, Any
 
@@ -62,11 +63,7 @@ class PropertiesOut(ToolOutput):
 async def get_properties(ctx: ToolContext, args: PathIn) -> PropertiesOut:
     vp = (await ctx.find_note(args.path, "read")).vp
     note = ctx.vault.files.read(vp)
-    error: str | None = None
-    try:
-        props = yaml_edit.plain(dict(yaml_edit.load(note.content, vp.rel)))
-    except ValidationFailed as exc:
-        props, error = {}, str(exc.details.get("yaml_error", exc.message))
+    props, error = await asyncio.to_thread(yaml_edit.read, note.content, vp.rel)  # YAML parsing: off the loop
     return PropertiesOut(
         **note_item(ctx, vp.rel, note_title(vp.rel)),
         etag=note.etag,
@@ -146,7 +143,7 @@ async def _edit(ctx: ToolContext, path: str, expected_etag: str | None, change: 
     return EditOut(
         **note_item(ctx, vp.rel, note_title(vp.rel)),
         etag=etag,
-        properties=yaml_edit.plain(dict(yaml_edit.load(text, vp.rel))),
+        properties=yaml_edit.read(text, vp.rel)[0],  # an edit may leave more than `load` reads
         changed=changed,
         changes=[
             LineChangeItem(line=c.line, before=c.before, after=c.after)
