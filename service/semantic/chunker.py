@@ -5,7 +5,8 @@
   tables are never cut unless one alone exceeds the budget.
 - A block over the budget (a long paragraph, a huge fence) is cut by a sliding window over its
   tokens with `overlap` tokens shared between neighbours.
-- A note without body text gets one fallback chunk: title, aliases, tags and properties.
+- A note without body text gets one fallback chunk: its headings, aliases, tags and
+  properties (the title when it has none of these), under its first heading.
 - The text embedded for a chunk starts with the note title and heading path
   (`Title › Heading › Sub`, the title once when the first heading repeats it), so that a chunk
   is understood in its context; the budget is what is left of the model's limit after that
@@ -27,9 +28,9 @@ import re
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from service.semantic.blocks import Block, sections
+from service.semantic.blocks import Block, blocks, sections
 
-CHUNKER_VERSION = "2"
+CHUNKER_VERSION = "3"  # 3: the fallback chunk holds the headings of a note of headings alone
 MIN_BUDGET = 32
 TABLE_RULE = re.compile(r"^[ \t]*\|?[ \t]*:?-{2,}:?[ \t]*(?:\|[ \t]*:?-{2,}:?[ \t]*)*\|?[ \t]*\n?", re.M)
 WIKILINK = re.compile(r"!?\[\[([^\]|#\n]*)(?:#([^\]|\n]*))?(?:\|([^\]\n]*))?\]\]")
@@ -146,7 +147,13 @@ class Chunker:
                 out.append(Chunk(len(out), path, piece, embed, self.tokens.count(embed)))
         if out:
             return out
+        # The fallback chunk: the note's headings (a note of headings alone has no section with
+        # a block), aliases, tags and properties; the title when there is nothing else, so that
+        # no chunk is an empty passage.
+        heads = [b.text for b in blocks(body) if b.kind == "heading"]
         meta = _fallback_text(aliases or [], tags or [], properties or {})
-        embed = f"{title}\n{meta}".strip() or "(empty note)"
-        embed = self.tokens.windows(embed, self.max_tokens, 0)[0] if embed else embed
-        return [Chunk(0, (), meta, embed, self.tokens.count(embed))]
+        text = "\n".join(p for p in ("\n".join(heads), meta) if p) or title
+        read = heads[1:] if heads and heads[0].casefold() == title.casefold() else heads  # the title once
+        embed = "\n".join(p for p in (title, "\n".join(read), meta) if p) or "(empty note)"
+        embed = self.tokens.windows(embed, self.max_tokens, 0)[0]
+        return [Chunk(0, tuple(heads[:1]), text, embed, self.tokens.count(embed))]
