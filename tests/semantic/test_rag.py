@@ -71,6 +71,20 @@ async def test_rag_search_limit_is_the_page_size_as_max_results(make_vault: Call
         await h.err("rag_search", "validation_error", query="feeling", limit=51)
 
 
+async def test_rag_search_gives_each_chunk_its_heading_path(make_vault: Callable[..., Path]) -> None:
+    """Two sections of one name under different headings are told apart by their heading path."""
+    garden = (
+        "# Garden\n\n## Vegetables\n\n### Care\n\nTomatoes need full sun, deep watering and stakes.\n\n"
+        "## Flowers\n\n### Care\n\nRoses need pruning in early spring and mulch.\n"
+    )
+    async with semantic(make_vault({**VAULT, "Garden.md": garden})) as h:
+        out = await h.ok("rag_search", query="how do I care for tomatoes", max_results=1)
+        top = out["results"][0]
+        assert top["section"] == "Care" and top["heading_path"] == ["Garden", "Vegetables", "Care"]
+        out = await h.ok("rag_search", query="pruning roses in spring", max_results=1)
+        assert out["results"][0]["heading_path"] == ["Garden", "Flowers", "Care"]
+
+
 @pytest.mark.covers("rag_search", "failure")
 async def test_rag_search_failures(make_vault: Callable[..., Path]) -> None:
     async with semantic(make_vault(JOURNAL)) as h:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import json
 import re
 import sqlite3
 from dataclasses import asdict
@@ -30,7 +31,7 @@ from service.tools.models import Paging, ToolInput, ToolOutput, encode_cursor
 from service.tools.search import positions
 from service.tools.search.semantic import engine_of, rerank, rerank_window, url
 from service.tools.search_common import Partial, drop_gone, partial, query_key, readable, run, scope
-from service.tools.sensitive import excerpts_of, guard_of, without_secrets
+from service.tools.sensitive import excerpts, excerpts_of, guard_of, without_secrets
 from service.tools.spec import ToolSpec
 
 MAX_CHUNK = 2000
@@ -67,6 +68,9 @@ class RagChunk(BaseModel):
     title: str = Field(description="Note title.")
     obsidian_url: str = Field(description="obsidian:// URL of the note at the chunk's section.")
     section: str | None = Field(default=None, description="Heading the chunk is under.")
+    heading_path: list[str] = Field(
+        default_factory=list, description="The headings down to the chunk's section, top level first."
+    )
     date: str = Field(description="The note's date (YYYY-MM-DD: a date in its name, else its mtime).")
     created: str | None = Field(default=None, description="The note's creation date (frontmatter `created`), if known.")
     tags: list[str] = Field(description="The note's tags, with '#'.")
@@ -116,6 +120,21 @@ def created_dates(conn: sqlite3.Connection, note_ids: list[int]) -> dict[int, st
             found = _DAY.match(str(value or "").strip())
             if found is not None:
                 out.setdefault(int(nid), found.group(1))
+    return out
+
+
+def heading_paths(conn: sqlite3.Connection, chunk_ids: list[int]) -> dict[int, list[str]]:
+    """The heading paths of these chunks (`chunks.heading_path`, top level first)."""
+    if not chunk_ids:
+        return {}
+    marks = ",".join("?" * len(chunk_ids))
+    out: dict[int, list[str]] = {}
+    for cid, raw in conn.execute(f"SELECT id, heading_path FROM chunks WHERE id IN ({marks})", chunk_ids):
+        try:
+            path = json.loads(raw or "[]")
+        except ValueError:
+            path = []
+        out[int(cid)] = [str(x) for x in path] if isinstance(path, list) else []
     return out
 
 
@@ -199,7 +218,10 @@ async def rag_search(ctx: ToolContext, args: RagIn) -> RagOut:
     start = 0 if mark is not None else offset  # after a mark, the hits are those past it
     hits = await drop_gone(ctx, hits, start, size, lambda h: (h.row.path,))
     window = hits[start : start + size]
-    shown = await excerpts_of(ctx, [h.row.note_id for h in window])
+    guard_ids = [h.row.note_id for h in window]
+    shown, heads = await run(
+        ctx, lambda conn: (excerpts(guard, conn, guard_ids), heading_paths(conn, [h.row.chunk_id for h in window]))
+    )
     page = [
         RagChunk(
             chunk_text=shown.show(h.row.note_id, h.row.text)[:MAX_CHUNK],
@@ -209,6 +231,7 @@ async def rag_search(ctx: ToolContext, args: RagIn) -> RagOut:
             title=h.row.title,
             obsidian_url=url(ctx, h.row.path, shown.anchor(h.row.note_id, h.row.heading)),
             section=shown.heading(h.row.note_id, h.row.heading),
+            heading_path=[shown.show(h.row.note_id, x) for x in heads.get(h.row.chunk_id, [])],
             date=note_date(h.row),
             created=created.get(h.row.note_id),
             tags=["#" + t for t in h.row.tags],
