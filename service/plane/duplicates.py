@@ -127,6 +127,28 @@ def _delete(entry: NoteEntry, obs: Observation, kept: Observation, kind: str, jo
     )
 
 
+def _relink(keep: NoteEntry, other: NoteEntry, entries: list[NoteEntry]) -> list[dict[str, Any]]:
+    """The steps that turn other entities' relations to `other` into relations to `keep`."""
+    gone = {strip_md(other.rel).lower(), other.entity.name.lower()}
+    made, dropped = [], []
+    for entry in entries:
+        if entry is keep or entry is other:
+            continue
+        held = {(r.relation_type, strip_md(r.target).lower()) for r in entry.entity.relations}
+        for r in entry.entity.relations:
+            if strip_md(r.target).lower() not in gone:
+                continue
+            dropped.append({"from": entry.entity.name, "to": r.target, "relationType": r.relation_type})
+            if not held & {(r.relation_type, strip_md(keep.rel).lower()), (r.relation_type, keep.entity.name.lower())}:
+                made.append({"from": entry.entity.name, "to": keep.entity.name, "relationType": r.relation_type})
+    steps: list[dict[str, Any]] = []
+    if made:
+        steps.append({"id": "relink", "tool": "create_relations", "args": {"relations": made}})
+    if dropped:
+        steps.append({"id": "unlink", "tool": "delete_relations", "args": {"relations": dropped}})
+    return steps
+
+
 def _ref(obs: Observation) -> str:
     return obs.block_id or normalize_text(obs.text)
 
@@ -205,7 +227,7 @@ class Duplicates:
         out = []
         for keep, other in pairs:
             texts = [o.text for o in other.entity.observations]
-            steps = _merge_steps(keep, other)
+            steps = _merge_steps(keep, other, entries)
             out.append(
                 Finding(
                     job=self.name,
@@ -221,12 +243,13 @@ class Duplicates:
         return out
 
 
-def _merge_steps(keep: NoteEntry, other: NoteEntry) -> list[dict[str, Any]]:
+def _merge_steps(keep: NoteEntry, other: NoteEntry, entries: list[NoteEntry]) -> list[dict[str, Any]]:
     """The plan that merges `other` into `keep` and keeps what `other` knew: its observations
     with their category, date and source (one batch per kind; `merged from …` where it had no
     source), its relations (from `keep` now; none to `keep` itself, none `keep` has already),
-    the links that point at it (relations of other entities included) repointed to `keep`, and
-    then its note deleted."""
+    the relations of other entities to it made relations to `keep` (through the memory tools, so
+    those entities' `updated` moves and `read_memory_graph {updated_since}` sees them), the other
+    links to it repointed to `keep`, and then its note deleted."""
     name, gone = keep.entity.name, other.entity.name
     batches: dict[tuple[str | None, str | None, str], list[str]] = {}
     for o in other.entity.observations:
@@ -251,6 +274,7 @@ def _merge_steps(keep: NoteEntry, other: NoteEntry) -> list[dict[str, Any]]:
     ]
     if relations:
         steps.append({"id": "relate", "tool": "create_relations", "args": {"relations": relations}})
+    steps += _relink(keep, other, entries)
     repoint = {"old_target": other.rel, "new_target": keep.rel, "dry_run": False}
     steps.append({"id": "repoint", "tool": "rewrite_links", "args": repoint})
     steps.append({"id": "remove", "tool": "delete_entities", "args": {"entityNames": [gone]}})
