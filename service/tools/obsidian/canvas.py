@@ -5,7 +5,8 @@ lenient (what Obsidian would open is returned, with any spec violations listed i
 resolves file nodes to the vault file, its title and obsidian_url when the caller may read it.
 Writing is strict: the whole canvas is validated (every problem reported at once), file nodes
 and group backgrounds must be vault paths the caller may read (the same path rules as every
-tool), then the file is written atomically, guarded by `expected_etag`; replacing a non-empty
+tool; a file node may name its file as a wikilink does, `Dune` or `[[Roadmap#Goals]]`, and is
+written with the vault path Obsidian's canvas needs), then the file is written atomically, guarded by `expected_etag`; replacing a non-empty
 canvas without the etag needs confirmation, like write_note. Calls on one canvas run one at a
 time and write only if the file is still what they read (a new canvas: create-only;
 `service.tools.obsidian.rewrite`), so racing creators get `conflict` (or `already_exists`) and
@@ -22,7 +23,15 @@ from typing import Any
 
 from pydantic import ConfigDict, Field
 
-from service.errors import AclDenied, AlreadyExists, NoteNotFound, PathInvalid, ValidationFailed
+from service.errors import (
+    AclDenied,
+    AlreadyExists,
+    AmbiguousNote,
+    NotANote,
+    NoteNotFound,
+    PathInvalid,
+    ValidationFailed,
+)
 from service.markdown.parse import note_title
 from service.obsidian import canvas as cv
 from service.policy.confirmations import ChangePreview
@@ -267,7 +276,56 @@ def _path_problems(ctx: ToolContext, nodes: list[dict[str, Any]], kept: set[str]
     return out
 
 
-def _canvas(ctx: ToolContext, args: WriteCanvasIn, note: NoteFile | None) -> dict[str, Any]:
+async def _file_named(ctx: ToolContext, raw: str) -> str | dict[str, str]:
+    """The vault file a file node's `file` names, as a wikilink names it (`Dune`, `[[Roadmap]]`,
+    `[[Roadmap#Goals]]`, `photo.png`): its path (with `#subpath` when the name carries one), or
+    the name as given when it names no file (its problem is then `_path_problems`'s)."""
+    text = link_target(raw)
+    try:
+        if ctx.vault.paths.on_disk(normalize(text)).is_file():
+            return normalize(text)
+    except PathInvalid:
+        return raw
+    try:
+        found = await ctx.find_note(text, "read", section="keep")
+        return {"file": found.vp.rel, **({"subpath": "#" + found.subpath} if found.subpath else {})}
+    except AmbiguousNote as exc:
+        return {"problem": f"{raw!r} fits several files: {', '.join(exc.details.get('candidates', [])[:5])}"}
+    except (NoteNotFound, NotANote, AclDenied, PathInvalid, ValidationFailed):
+        pass
+    try:
+        return (await ctx.find_file(text, "read")).rel
+    except AmbiguousNote as exc:
+        return {"problem": f"{raw!r} fits several files: {', '.join(exc.details.get('candidates', [])[:5])}"}
+    except (NoteNotFound, AclDenied, PathInvalid):
+        return raw
+
+
+async def _with_files(ctx: ToolContext, args: WriteCanvasIn) -> tuple[WriteCanvasIn, list[dict[str, str]]]:
+    """`args` with each file node's name resolved to the vault path Obsidian's canvas needs (it
+    shows a card whose `file` is a bare name as a missing file), and the names that fit several."""
+    nodes: list[dict[str, Any]] = []
+    problems: list[dict[str, str]] = []
+    for i, node in enumerate(args.nodes):
+        raw = node.get("file")
+        if node.get("type") != "file" or not isinstance(raw, str):
+            nodes.append(node)
+            continue
+        named = await _file_named(ctx, raw)
+        if isinstance(named, str):
+            nodes.append({**node, "file": named})
+        elif "problem" in named:
+            problems.append({"where": f"nodes[{i}]", "field": "file", "problem": named["problem"]})
+            nodes.append(node)
+        else:
+            subpath = named.get("subpath") if node.get("subpath") is None else node["subpath"]
+            nodes.append({**node, "file": named["file"], **({"subpath": subpath} if subpath else {})})
+    return args.model_copy(update={"nodes": nodes}), problems
+
+
+def _canvas(
+    ctx: ToolContext, args: WriteCanvasIn, note: NoteFile | None, named: list[dict[str, str]] | None = None
+) -> dict[str, Any]:
     """The canvas to write over `note` (None: there is none)."""
     try:
         old = json.loads(note.content or "{}") if note is not None else {}
@@ -280,7 +338,7 @@ def _canvas(ctx: ToolContext, args: WriteCanvasIn, note: NoteFile | None) -> dic
     nodes = [_in_old_order(_merged(n, _NODE_KEYS), cv.nodes_of(old)) for n in args.nodes]
     edges = [_in_old_order(_merged(e, _EDGE_KEYS), cv.edges_of(old)) for e in args.edges]
     canvas = {"nodes": nodes, "edges": edges, **extra}
-    found = cv.problems(canvas) + _path_problems(ctx, nodes, kept)  # type: ignore[arg-type]
+    found = cv.problems(canvas) + (named or []) + _path_problems(ctx, nodes, kept)  # type: ignore[arg-type]
     if found:
         raise ValidationFailed(
             f"not a valid JSON Canvas 1.0 file: {len(found)} problem(s), first: {found[0]['where']}."
@@ -293,12 +351,13 @@ def _canvas(ctx: ToolContext, args: WriteCanvasIn, note: NoteFile | None) -> dic
 
 async def write_canvas(ctx: ToolContext, args: WriteCanvasIn) -> WriteCanvasOut:
     vp = await canvas_target(ctx, args.path)
+    args, named = await _with_files(ctx, args)
 
     async def build(note: NoteFile | None) -> tuple[str, dict[str, Any]]:
         if note is not None and args.create_only:
             raise AlreadyExists(f"a canvas already exists at {vp.rel!r}", details={"path": vp.rel})
         check_replace(ctx, vp, note, args.expected_etag)  # made since the confirm layer found none
-        canvas = _canvas(ctx, args, note)
+        canvas = _canvas(ctx, args, note, named)
         return cv.dumps(canvas), canvas
 
     # The existence/etag check and the write are one step (`rewrite`): a canvas another call
@@ -319,7 +378,9 @@ async def write_canvas_confirm(ctx: ToolContext, args: WriteCanvasIn) -> ChangeP
     if args.create_only:
         return None
     vp = await canvas_target(ctx, args.path)
-    why = overwrite_preview(ctx, vp, len(cv.dumps(_canvas(ctx, args, current(ctx, vp))).encode()), args.expected_etag)
+    args, named = await _with_files(ctx, args)
+    size = len(cv.dumps(_canvas(ctx, args, current(ctx, vp), named)).encode())
+    why = overwrite_preview(ctx, vp, size, args.expected_etag)
     return None if why is None else ChangePreview.of(why, [vp.rel])
 
 

@@ -207,3 +207,23 @@ async def test_a_canvas_is_written_by_the_name_it_is_read_by(make_vault: Callabl
         await vg.err("write_canvas", "elicit_required", path="flow", nodes=[_node("c")])  # replacing it is asked
         made = await vg.ok("write_canvas", path="[[Maps/Other]]", nodes=[_node("a")], create_only=True)
         assert made["path"] == "Maps/Other.canvas" and made["created"] is True
+
+
+async def test_file_nodes_named_as_wikilinks_are_written_with_their_vault_paths(
+    make_vault: Callable[..., Path],
+) -> None:
+    files = {"Books/Dune.md": "# Dune\n", "Projects/Roadmap.md": "# Roadmap\n\n## Goals\n", "img/cover.png": b"\x89PNG"}
+    async with started(make_vault({**files, "A/Twin.md": "", "B/Twin.md": ""}), acl=NO_PRIVATE) as vg:
+        await vg.indexed()
+        names = ["Dune", "[[Roadmap#Goals]]", "cover.png", "Projects/Later.md"]  # the last: no file yet, kept
+        nodes = [_node(f"f{i}", type="file", file=name) for i, name in enumerate(names)]
+        await vg.ok("write_canvas", path="Maps/Reading", nodes=nodes, create_only=True)
+        saved = json.loads(vg.read("Maps/Reading.canvas"))["nodes"]
+        assert [(n["file"], n.get("subpath")) for n in saved] == [
+            ("Books/Dune.md", None), ("Projects/Roadmap.md", "#Goals"), ("img/cover.png", None),
+            ("Projects/Later.md", None),
+        ]  # fmt: skip
+        twin = [_node("t", type="file", file="Twin")]  # two notes have that name
+        error = await vg.err("write_canvas", "validation_error", path="New", nodes=twin)
+        assert error["details"]["problems"][0]["where"] == "nodes[0]"
+        assert not (vg.root / "New.canvas").exists()
