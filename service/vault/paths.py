@@ -16,7 +16,9 @@ Obsidian skip such names, so a note there could be written but never listed or k
 Names Windows reserves for devices (`CON`, `Aux.md`, `LPT1`) are valid paths: such notes exist on
 Linux and macOS vaults and are read and edited like any other. Creating one is refused by
 `VaultPaths.check_new_name` unless `[writes] refuse_device_names` is false (a vault synced to
-Windows could not hold it).
+Windows could not hold it). So is creating a name with a character that shows nothing or
+reorders the name (`evil\u202egnp.md` shows as `evilmd.png`, `Wel\u200bcome.md` as `Welcome.md`):
+a note already named so is read and edited like any other.
 
 Resolution is a check of the path as it is now; the write path does not rely on it staying true
 (a folder can be swapped for a symlink in between): `service.vault.dirfd` walks to the folder it
@@ -39,7 +41,13 @@ from service.vault import openat2
 from service.vault.spelling import on_disk
 
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")  # C0, DEL and C1 (U+0085 is a line break to some)
+# Characters that show nothing or reorder what follows: bidi embeddings, overrides and isolates
+# ("evil\u202egnp.md" shows as "evilmd.png"), direction marks, zero-width space, word joiner and
+# invisible operators, BOM, line and paragraph separators, Mongolian vowel separator. A new name
+# holding one could pass for another ("Wel\u200bcome.md" beside "Welcome.md"). The zero-width
+# (non-)joiners are words' own letters in Persian and Indic scripts and in emoji: allowed.
+_INVISIBLE = re.compile("[\u061c\u180e\u200b\u200e\u200f\u2028-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
 _RESERVED_CHARS = set('<>:"|?*')
 _DEVICE_NAMES = frozenset(
     {"CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$"}
@@ -201,6 +209,12 @@ DEVICE_NAME_HINT = (
 )
 
 
+INVISIBLE_HINT = (
+    "The name holds a character that shows nothing or reorders the text (a zero-width space, a "
+    "direction override, a BOM): it would display as another name. Type the name without it."
+)
+
+
 HIDDEN_NAME_HINT = (
     "Names starting with '.' are hidden: Obsidian does not show them and the index skips them. Drop the leading dot."
 )
@@ -234,7 +248,10 @@ class VaultPaths:
 
     def check_new_name(self, rel: str, name: str) -> None:
         """Refuse to create the file or folder `name` (the last segment of `rel`, which is being
-        created) when it is a Windows device name and the vault refuses those."""
+        created) when it holds a character that shows nothing or reorders the name (`_INVISIBLE`),
+        or is a Windows device name and the vault refuses those."""
+        if _INVISIBLE.search(name):
+            raise _invalid(rel, "invisible or reordering character", INVISIBLE_HINT)
         if self.refuse_device_names and is_device_name(name):
             raise _invalid(rel, "reserved device name", DEVICE_NAME_HINT)
 
