@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Callable
 from pathlib import Path
 
@@ -83,6 +84,19 @@ async def test_rag_search_gives_each_chunk_its_heading_path(make_vault: Callable
         assert top["section"] == "Care" and top["heading_path"] == ["Garden", "Vegetables", "Care"]
         out = await h.ok("rag_search", query="pruning roses in spring", max_results=1)
         assert out["results"][0]["heading_path"] == ["Garden", "Flowers", "Care"]
+
+
+async def test_rag_search_takes_only_a_calendar_date_from_a_file_name(make_vault: Callable[..., Path]) -> None:
+    """'2026-02-30' in a name is no date: the note's date is its modification date, and a
+    date_range around the impossible day does not match it."""
+    notes = {**JOURNAL, "Logs/Log 2026-02-30.md": "# Log\n\nMeeting about quarterly zebra budgets.\n"}
+    async with semantic(make_vault(notes)) as h:
+        top = (await h.ok("rag_search", query="zebra meeting", max_results=1))["results"][0]
+        assert top["source_file"] == "Logs/Log 2026-02-30.md" and top["date"] != "2026-02-30"
+        dt.date.fromisoformat(top["date"])
+        feb = {"from": "2026-02-01", "to": "2026-03-01"}
+        out = await h.ok("rag_search", query="zebra meeting", date_range=feb, max_results=10)
+        assert all(r["source_file"] != "Logs/Log 2026-02-30.md" for r in out["results"])
 
 
 @pytest.mark.covers("rag_search", "failure")

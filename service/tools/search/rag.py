@@ -101,9 +101,20 @@ class RagOut(ToolOutput, Partial):
     )
 
 
+def day_in(text: str) -> str | None:
+    """The first calendar date written YYYY-MM-DD in `text` ('2026-02-30' is none)."""
+    for found in _DAY.finditer(text):
+        try:
+            return dt.date.fromisoformat(found.group(1)).isoformat()
+        except ValueError:
+            continue
+    return None
+
+
 def note_date(row: ChunkRow) -> str:
-    found = _DAY.search(row.path.rsplit("/", 1)[-1])
-    return found.group(1) if found else dt.datetime.fromtimestamp(row.mtime, dt.UTC).date().isoformat()
+    """A calendar date in the note's file name, else its modification date (UTC)."""
+    named = day_in(row.path.rsplit("/", 1)[-1])
+    return named or dt.datetime.fromtimestamp(row.mtime, dt.UTC).date().isoformat()
 
 
 def created_dates(conn: sqlite3.Connection, note_ids: list[int]) -> dict[int, str]:
@@ -118,8 +129,9 @@ def created_dates(conn: sqlite3.Connection, note_ids: list[int]) -> dict[int, st
         )
         for nid, value in conn.execute(sql, [*part, *CREATED_KEYS]):
             found = _DAY.match(str(value or "").strip())
-            if found is not None:
-                out.setdefault(int(nid), found.group(1))
+            day = day_in(found.group(1)) if found is not None else None
+            if day is not None:
+                out.setdefault(int(nid), day)
     return out
 
 
