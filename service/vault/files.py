@@ -31,6 +31,7 @@ from service.errors import AlreadyExists, Conflict, NoteNotFound, PathInvalid
 from service.vault import dirfd, journal
 from service.vault.decoding import UTF8, decode_note
 from service.vault.etags import etag_of as etag_of
+from service.vault.etags import stale_etag
 from service.vault.events import ChangeBus, FileChange
 from service.vault.listings import FolderListings
 from service.vault.paths import VaultPath, VaultPaths, realpath_now
@@ -211,8 +212,8 @@ class VaultFiles:
     def check_etag(self, vp: VaultPath, expected_etag: str | None) -> bool:
         """Compare under the lock; returns whether the file existed.
 
-        An `expected_etag` for a note that does not exist (any more) is a `conflict` too: what the
-        caller read is gone, so nothing is written.
+        An `expected_etag` for a file gone in between is a `conflict` too, so nothing is written (a
+        caller's etag for no file at all is `note_not_found`: `stale_etag`, checked before).
         """
         current = self.current_etag(vp)
         if expected_etag is not None and current != expected_etag:
@@ -291,7 +292,7 @@ class VaultFiles:
                 note = self._read_real(vp, key)
             except NoteNotFound:
                 if expected_etag is not None:
-                    self.check_etag(vp, expected_etag)  # raises conflict: what the caller read is gone
+                    raise stale_etag(vp.rel, expected_etag, None) from None
                 raise
             if expected_etag is not None and note.etag != expected_etag:
                 raise Conflict(
@@ -317,7 +318,7 @@ class VaultFiles:
         async with self.lock(vp.rel), self._writes:
             if not vp.abs.is_file():
                 if expected_etag is not None and not vp.abs.exists():
-                    self.check_etag(vp, expected_etag)  # raises conflict: what the caller read is gone
+                    raise stale_etag(vp.rel, expected_etag, None)
                 raise NoteNotFound(f"no note at {vp.rel!r}", details={"path": vp.rel})
             self.check_etag(vp, expected_etag)
             trash = None if permanent else self._trash_dest(vp)
@@ -376,6 +377,8 @@ class VaultFiles:
         data = self.read_bytes(src)
         key, dest = self._real(dst)
         async with self.lock(key), self._writes:
+            if expected_etag is not None and self.current_etag(dst) is None:
+                raise stale_etag(dst.rel, expected_etag, None)
             existed = self.check_etag(dst, expected_etag)
             if existed and not overwrite:
                 raise AlreadyExists(f"a note already exists at {dst.rel!r}", details={"path": dst.rel})

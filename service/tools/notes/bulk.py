@@ -16,7 +16,7 @@ from functools import partial
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from service.errors import AlreadyExists, Conflict, ValidationFailed
+from service.errors import AlreadyExists, ValidationFailed
 from service.markdown.parse import note_title
 from service.obs.sessions import caller_hash
 from service.plans.recovery import journaled
@@ -27,6 +27,7 @@ from service.tools.notes.targets import create_targets
 from service.tools.notes.write import overwrite_preview, refuse_frontmatter_bomb
 from service.tools.spec import ToolSpec
 from service.vault.commit import Action, Undo, commit
+from service.vault.etags import stale_etag
 from service.vault.paths import VaultPath
 
 
@@ -89,10 +90,7 @@ async def bulk_create_notes(ctx: ToolContext, args: BulkCreateIn) -> BulkCreateO
                 details={"path": vp.rel},
             )
         if note.expected_etag is not None and current != note.expected_etag:
-            raise Conflict(
-                f"{vp.rel!r} changed since it was read" if current else f"{vp.rel!r} does not exist (any more)",
-                details={"path": vp.rel, "expected_etag": note.expected_etag, "current_etag": current},
-            )
+            raise stale_etag(vp.rel, note.expected_etag, current)
         actions.append(partial(_create, ctx, vp, note, args.overwrite, items))
     new_folders = [folder for vp in targets for folder in files.missing_folders(vp)]
     caller, goal = caller_hash(ctx.principal.subject), f"bulk_create_notes of {len(actions)} note(s)"

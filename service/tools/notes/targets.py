@@ -60,8 +60,7 @@ async def create_targets(ctx: ToolContext, addresses: Sequence[str]) -> list[Vau
 
 def refuse_etag_of_missing(ctx: ToolContext, vp: VaultPath, expected_etag: str | None) -> None:
     """An `expected_etag` for a note that is not there: `note_not_found`, never "the note
-    changed since you read it" (the file layer still answers `conflict` when it vanishes in
-    between, under its lock)."""
+    changed since you read it" (the file layer answers the same under its lock: `stale_etag`)."""
     if expected_etag is not None and ctx.vault.files.current_etag(vp) is None:
         raise NoteNotFound(
             f"no note at {vp.rel!r}: the expected_etag names a version of a note that is not there",

@@ -12,7 +12,8 @@ the later call fails although its caller named no version. `rewrite`:
   (Obsidian, another tool) is never written over;
 - when that guard fails and the caller gave no `expected_etag`, reads again and builds on the new
   version (at most `ATTEMPTS` reads, then `conflict`); a caller's `expected_etag` that is not
-  the file's now is a `conflict` at once (the version it read is gone).
+  the file's now is a `conflict` at once (the version it read is gone), `note_not_found` when
+  there is no file (`stale_etag`).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from typing import TypeVar
 
 from service.errors import AlreadyExists, Conflict, NoteNotFound
 from service.tools.context import ToolContext
+from service.vault.etags import stale_etag
 from service.vault.files import NoteFile, WriteResult
 from service.vault.keyed_locks import KeyedLocks
 from service.vault.paths import VaultPath
@@ -56,10 +58,7 @@ async def rewrite(
             now = current(ctx, vp)
             read_etag = None if now is None else now.etag
             if expected_etag is not None and read_etag != expected_etag:
-                raise Conflict(
-                    f"{vp.rel!r} changed since it was read" if now else f"{vp.rel!r} does not exist (any more)",
-                    details={"path": vp.rel, "expected_etag": expected_etag, "current_etag": read_etag},
-                )
+                raise stale_etag(vp.rel, expected_etag, read_etag)
             text, out = await build(now)
             try:
                 result = await files.write(vp, text, expected_etag=read_etag, create_only=now is None, publish=publish)

@@ -343,7 +343,9 @@ async def test_copy_note(vg: Harness) -> None:
     await vg.err(
         "copy_note", "conflict", path="Welcome", new_path="Copies/Welcome copy", overwrite=True, expected_etag="0"
     )
-    await vg.err("copy_note", "conflict", path="Welcome", new_path="Copies/New", overwrite=True, expected_etag="0")
+    await vg.err(
+        "copy_note", "note_not_found", path="Welcome", new_path="Copies/New", overwrite=True, expected_etag="0"
+    )
     assert vg.snapshot() == before
 
 
@@ -400,7 +402,9 @@ async def test_bulk_overwrite_needs_etags_or_a_confirmation_and_checks_them(vg: 
         notes=[{"path": "N1", "content": "n"}, {"path": "Welcome", "content": "x", "expected_etag": "0" * 32}],
         overwrite=True,
     )
-    await vg.err("bulk_create_notes", "conflict", notes=[{"path": "Ghost", "expected_etag": "0" * 32}], overwrite=True)
+    await vg.err(
+        "bulk_create_notes", "note_not_found", notes=[{"path": "Ghost", "expected_etag": "0" * 32}], overwrite=True
+    )
     assert vg.snapshot() == before
     out = await vg.ok(
         "bulk_create_notes",
