@@ -33,8 +33,8 @@ from service.vault.paths import normalize, with_md
 class MoveIn(ChangeListIn):
     path: str = Field(description="Note, file or folder to move: its path; a note also as a wikilink names it.")
     new_path: str = Field(
-        description="Where it goes: a full vault path ('Archive/Plan.md'). For rename_note a bare "
-        "name ('Plan v2') keeps the current folder."
+        description="Where it goes: a full vault path ('Archive/Plan.md'; '[[…]]' around it is dropped). "
+        "For rename_note a bare name ('Plan v2') keeps the current folder."
     )
     dry_run: bool = Field(
         default=False, description="Only report what would move and each line that would change (paged: limit/cursor)."
@@ -100,7 +100,11 @@ async def _source(ctx: ToolContext, path: str) -> tuple[str, bool]:
 
 
 def _destination(src: str, is_folder: bool, new_path: str, rename: bool) -> str:
-    rel = normalize(new_path)
+    """Where `src` goes. A destination in a wikilink's brackets (`[[Plan v2]]`) is the name inside
+    them, as for every tool that makes a note (`ToolContext.resolve_note`): never a file named
+    `[[Plan v2]].md` that each link rewritten to it would break."""
+    text = new_path.strip()
+    rel = normalize(text[2:-2] if len(text) > 4 and text.startswith("[[") and text.endswith("]]") else new_path)
     if rename and "/" not in rel:
         parent = folder_of(src)
         rel = f"{parent}/{rel}" if parent else rel
