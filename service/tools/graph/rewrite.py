@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from service.errors import NoteNotFound, PathInvalid
+from service.errors import NotANote, NoteNotFound, PathInvalid
 from service.graph.canvas_paths import is_canvas, rewrite_canvas
 from service.graph.linkpath import PathSet, base_name, strip_md
 from service.graph.moves import FileEdit, MovePlan, apply_plan, move_lock, vault_files
@@ -31,7 +31,10 @@ from service.vault.paths import VaultPath, with_md
 
 
 class RewriteLinksIn(ChangeListIn):
-    old_target: str = Field(description="The path links point at now (it may no longer exist), '.md' optional.")
+    old_target: str = Field(
+        description="What links point at now: an existing note by any address (name, path, alias, wikilink), "
+        "else the path they name, which may no longer exist ('.md' optional)."
+    )
     new_target: str = Field(
         description="The existing note or file the links should point at instead (a note also as a wikilink names it)."
     )
@@ -51,6 +54,28 @@ class RewriteLinksOut(ToolOutput):
     next_cursor: str | None = Field(default=None, description="Dry run: cursor of the next preview page.")
 
 
+async def _old_target(ctx: ToolContext, address: str) -> str:
+    """The path the links point at. An address that names an existing note (a bare name, a
+    partial path, an alias, a wikilink: what get_backlinks takes) is that note, so every link to
+    it is repointed; any other is the path as written ('.md' optional, '[[…]]' dropped), which
+    may no longer exist."""
+    text = address.strip()
+    text = text[2:-2] if len(text) > 4 and text.startswith("[[") and text.endswith("]]") else text
+    literal: VaultPath | PathInvalid
+    try:
+        literal = ctx.resolve(text, "read")
+    except PathInvalid as exc:
+        literal = exc  # no path, but it may be a note's address ('[[Plan|text]]')
+    if isinstance(literal, VaultPath) and literal.abs.is_file():
+        return literal.rel
+    try:
+        return (await ctx.find_note(address, "read", section="reject")).vp.rel
+    except (NoteNotFound, NotANote):
+        if isinstance(literal, PathInvalid):
+            raise literal from None
+    return literal.rel if "." in base_name(literal.rel) else with_md(literal.rel)
+
+
 async def _rewrite_targets(ctx: ToolContext, args: RewriteLinksIn) -> tuple[str, VaultPath]:
     """(old, new) after the checks that need no plan: new_target exists and differs from old."""
     new: VaultPath | None
@@ -60,8 +85,7 @@ async def _rewrite_targets(ctx: ToolContext, args: RewriteLinksIn) -> tuple[str,
         new = None  # no path, but it may be a note's address ('[[Plan|text]]')
     if new is None or not new.abs.is_file():
         new = (await ctx.find_note(args.new_target, "read", section="reject")).vp
-    old_raw = ctx.resolve(args.old_target, "read")
-    old = old_raw.rel if old_raw.abs.is_file() or "." in base_name(old_raw.rel) else with_md(old_raw.rel)
+    old = await _old_target(ctx, args.old_target)
     if old == new.rel:
         raise PathInvalid("old_target and new_target are the same", details={"path": old})
     return old, new
