@@ -73,6 +73,11 @@ KEYWORDS: dict[str, tuple[str, ...]] = {
     "note_info": ("note metadata", "size and dates", "when was it modified"),
     "search_text": ("by words", "exact words", "keyword search"),
     "validate_dql": ("check my dataview", "check a dataview", "check the dataview"),
+    "central_notes": ("most important", "most linked", "most connected", "hub notes", "key notes", "pagerank"),
+    "find_communities": ("clusters", "groups of notes", "belong together", "topic groups"),
+    "find_similar": ("related to this", "related to my note"),
+    "write_canvas": ("edit a canvas", "change a canvas", "add to a canvas"),
+    "rewrite_links": ("fix links", "fix the links", "repair links", "repoint links"),
 }
 NAME_BOOST = 6.0  # BM25 scores of the catalog run ~2..20: a full name match is worth a strong title hit
 PHRASE_BOOST = 10.0

@@ -37,3 +37,18 @@ async def test_the_issue_phrasings_rank_their_tool_first(make_vault: Callable[..
         for query, tool in (("delete a note", "delete_note"), ("find notes that link to this one", "get_backlinks")):
             found = await vg.ok("find_capability", query=query, limit=3)
             assert found["items"][0]["name"] == tool, (query, found["items"])
+
+
+async def test_the_graph_analytics_tools_are_found_by_plain_phrasings(make_vault: Callable[..., Path]) -> None:
+    """Phrasings without the tools' own words ("important", "hub", "clusters", "belong together")."""
+    cases = (
+        ("most important notes in the vault", "central_notes"),
+        ("hub notes with the most links", "central_notes"),
+        ("most linked notes", "central_notes"),
+        ("clusters of related notes", "find_communities"),
+        ("groups of notes that belong together", "find_communities"),
+    )
+    async with started(make_vault({"A.md": "# A\n"})) as vg:
+        for query, tool in cases:
+            found = await vg.ok("find_capability", query=query, limit=3)
+            assert found["items"][0]["name"] == tool, (query, found["items"])
