@@ -136,6 +136,8 @@ class ToolContext:
         assert literal is not None
         self._not_a_note(addr.target)
         if missing_ok:
+            if addr.display is not None:  # no 'Q' for 'Q|A': the new path is the text as written ('|': path_invalid)
+                self.resolve_note(address, op)
             return FoundNote(literal, kept, addr)
         close = await asyncio.to_thread(suggestions, addr.target, names, self._visible_note)
         raise NoteNotFound(

@@ -62,3 +62,17 @@ async def test_joiners_that_scripts_and_emoji_need_are_allowed(make_vault: Calla
         for name in (persian, family):
             out = await vg.ok("create_note", path=name, content="x")
             assert out["path"] == unicodedata.normalize("NFC", name)
+
+
+async def test_a_new_name_with_a_pipe_is_refused_not_cut_at_it(make_vault: Callable[..., Path]) -> None:
+    root = make_vault(VAULT)
+    before = {k: v for k, v in snapshot(root.parent).items() if ".vaultgate" not in k}
+    async with started(root) as vg:
+        for name in ("Q|A.md", "[[Q|A]]"):
+            error = await vg.err("create_note", "path_invalid", path=name, content="x")
+            assert error["details"]["reason"] == "reserved character"
+        await vg.err("write_note", "path_invalid", path="Draft|final.md", content="x", mode="create")
+        await vg.err("append_note", "path_invalid", path="Log|today", content="x", create_if_missing=True)
+        assert (await vg.ok("read_note", path="Welcome|Hello"))["path"] == "Welcome.md"  # a wikilink's display part
+    after = {k: v for k, v in snapshot(root.parent).items() if ".vaultgate" not in k}
+    assert after == before
