@@ -206,6 +206,23 @@ class SemanticEngine:
             "vector_search": "sqlite-vec" if self.uses_vec else "exact-scan",
         }
 
+    async def reindex(self, vault_id: str) -> tuple[float, bool]:
+        """Chunk and embed a vault again from scratch (reindex mode 'embeddings'), or join the
+        reindex of it that runs: (when it began, whether it was running). A reindex runs until a
+        pass of the job begun after it ends (done or failed); a call meanwhile neither drops the
+        vectors made so far nor starts the job over."""
+        job = self.jobs[vault_id]
+        began, running = job.begin_reindex()  # before the first await: a second call joins
+        if running:
+            return began, True
+        try:
+            await self.reset(vault_id)
+        except BaseException:
+            job.reindex_since = None
+            raise
+        job.kick(reindex=True)
+        return began, False
+
     async def reset(self, vault_id: str) -> None:
         """Chunk and embed a vault again from scratch (reindex mode 'embeddings')."""
         model = self.embedder().name

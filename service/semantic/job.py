@@ -104,6 +104,8 @@ class EmbeddingJob:
         self._canvases_dropped = False  # chunks an older build made of canvases: removed once
         self._floor: tuple[str, int] | None = None  # (model, id): every chunk up to id is embedded
         self._epoch = 0  # bumped by `kick`: a pass that began before it may not raise the floor
+        self.reindex_since: float | None = None  # a reindex runs (`SemanticEngine.reindex`): since when
+        self._reindex_epoch: int | None = None  # the epoch of its kick (None until it is kicked)
         self._cond = asyncio.Condition()
         self._wake = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
@@ -123,13 +125,24 @@ class EmbeddingJob:
         gen = ix.generation if ix is not None else 0
         return self.state == "idle" and self._tried_gen >= gen and not self._wake.is_set()
 
-    def kick(self) -> None:
-        """Run a pass now (reindex, settings change)."""
+    def kick(self, *, reindex: bool = False) -> None:
+        """Run a pass now (reindex, settings change); `reindex`: the pass of the reindex begun
+        (`begin_reindex`), which runs until a pass begun after this kick ends."""
         self._announced = False
         self._tried_gen = -1
         self._floor = None
         self._epoch += 1
+        if reindex:
+            self._reindex_epoch = self._epoch
         self._wake.set()
+
+    def begin_reindex(self) -> tuple[float, bool]:
+        """(when the reindex began, whether one was running already): a reindex is begun unless
+        one runs; the caller resets the vault, then kicks with `reindex=True`."""
+        if self.reindex_since is not None:
+            return self.reindex_since, True
+        self.reindex_since, self._reindex_epoch = time.time(), None
+        return self.reindex_since, False
 
     async def wait_settled(self, within: float = 120.0) -> None:
         """Until a pass (done or failed) has covered every change the indexer applied so far."""
@@ -180,6 +193,7 @@ class EmbeddingJob:
         first = True
         while True:
             gen = ix.generation
+            epoch = self._epoch
             self._wake.clear()
             try:
                 started = time.perf_counter()
@@ -202,6 +216,9 @@ class EmbeddingJob:
                 log.exception("embedding pass of %s failed", self.vault.id)
                 self.state, self.error = "failed", f"{type(exc).__name__}: {exc}"
             first = False
+            reindexed = self._reindex_epoch is not None and epoch >= self._reindex_epoch
+            if reindexed and epoch == self._epoch:  # a pass begun after the reindex's kick (and any later) ended
+                self.reindex_since = self._reindex_epoch = None
             self._tried_gen = gen
             await self._notify()
             timeout = RETRY_SECONDS if self.state == "failed" else None

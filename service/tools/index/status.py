@@ -288,8 +288,7 @@ async def reindex_embeddings(ctx: ToolContext, args: ReindexIn, restricted: bool
             details={"mode": "embeddings"},
             hint="Set [embeddings] provider to embed notes.",
         )
-    started = time.time()
-    await engine.reset(ctx.vault.id)
+    started, already = await engine.reindex(ctx.vault.id)
 
     async def progress(done: int, total: int) -> None:
         if restricted:
@@ -297,15 +296,15 @@ async def reindex_embeddings(ctx: ToolContext, args: ReindexIn, restricted: bool
         await ctx.progress(done, total, f"reindex (embeddings): {done}/{total} chunks")
 
     within = _within(args.wait)
-    if within != 0:
+    if within != 0 and job.progress is None:  # a call joining one that reports progress waits silently
         job.progress = progress
     try:
-        job.kick()
         if within != 0:
             with contextlib.suppress(TimeoutError):
                 await job.wait_settled(within=within if within is not None else 3600)
     finally:
-        job.progress = None
+        if job.progress is progress:
+            job.progress = None
     counts = await engine.counts(ctx.vault.id)
     status = "failed" if job.state == "failed" else ("done" if counts.backlog == 0 else "running")
     return ReindexOut(
@@ -320,7 +319,7 @@ async def reindex_embeddings(ctx: ToolContext, args: ReindexIn, restricted: bool
             finished_at=_iso(time.time()) if status != "running" else None,
             error=job.error,
         ),
-        already_running=False,
+        already_running=already,
     )
 
 
