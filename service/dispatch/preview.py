@@ -34,8 +34,13 @@ class WritePreview:
         root = vault.paths.root
 
         def exists(rel: str) -> bool:
+            """A note the caller may not read is answered as absent: the preview never tells it
+            from a missing one (what a denied caller may learn of a folder: nothing). Settings
+            files in hidden folders are no notes: the ACL does not apply to them."""
             try:
-                return (root / normalize(rel)).is_file()
+                clean = normalize(rel)
+                readable = vault.paths.is_hidden(clean) or self.guard.allows(call.principal, vault, clean, "read")
+                return readable and (root / clean).is_file()
             except PathInvalid:
                 return False
 

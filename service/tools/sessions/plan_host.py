@@ -87,8 +87,13 @@ class PlanHost:
         return None
 
     def exists(self, rel: str) -> bool:
+        """Whether a file is at `rel` — as far as the caller may know: a path it may not read is
+        answered as empty, so a plan's effects never tell a file (an entity of a memory folder it
+        is denied) from a missing one."""
         vp = self._resolve(rel)
         if not isinstance(vp, str):
+            if not self.ctx.services.guard.allows(self.ctx.principal, self.ctx.vault, vp.rel, "read"):
+                return False
             return os.path.isfile(vp.abs)
         try:  # not a path a tool may use (a hidden folder...): still, is a file there?
             return (self.ctx.vault.paths.root / normalize(rel)).is_file()

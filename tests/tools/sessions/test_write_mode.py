@@ -121,8 +121,8 @@ EXPECTED: dict[str, tuple[str, str]] = {
     "delete_relations": ("files_modified", "Memory/Ann.md"),
     "memory_store": ("files_created", "Memory/Rent.md"),
     "capture": ("files_created", "Memory/Inbox.md"),
-    "process_capture": ("bulk_changes", "call: process_capture"),
-    "supersede_observation": ("bulk_changes", "call: supersede_observation"),
+    "process_capture": ("files_created", "Memory/Inbox.md"),  # the inbox it marks (none in this vault yet)
+    "supersede_observation": ("files_modified", "Memory/Ann.md"),
     "run_consolidation": ("bulk_changes", "call: run_consolidation"),
     "dismiss_finding": ("bulk_changes", "call: dismiss_finding"),
     "apply_finding": ("bulk_changes", "call: apply_finding"),
