@@ -26,7 +26,7 @@ from service.markdown import sections
 from service.memory.captures import Capture, CaptureQueue, Status, list_in, mark_item, paragraph, stamp, unmarked
 from service.obs.sessions import caller_hash
 from service.tools.context import ToolContext
-from service.tools.memory.filing import file_observation
+from service.tools.memory.filing import file_observation, still_filed
 from service.tools.models import NOTE_ADDRESS, ToolInput, ToolOutput, decode_cursor, encode_cursor
 from service.tools.spec import ToolSpec
 from service.vault.keyed_locks import KeyedLocks
@@ -184,19 +184,9 @@ async def _reopen_undone(ctx: ToolContext, queue: CaptureQueue, inbox: VaultPath
         return
     ids = unmarked(content)
     for cap in await queue.processed_of(ctx.vault.id, ids[:MAX_REOPEN]) if ids else []:
-        if cap.status == "filed" and await _filed_still_there(ctx, cap):
+        if cap.status == "filed" and await still_filed(ctx, cap.filed_to, cap.filed_block):
             continue  # a crash between recording and marking: filed all the same
         await queue.reopen(ctx.vault.id, cap.id, cap.processed_at)
-
-
-async def _filed_still_there(ctx: ToolContext, cap: Capture) -> bool:
-    if not cap.filed_to or not cap.filed_block:
-        return True
-    try:
-        note = await asyncio.to_thread(ctx.vault.files.read, ctx.vault.paths.resolve(cap.filed_to))
-    except VaultgateError:
-        return False
-    return f"^{cap.filed_block}" in note.content
 
 
 async def list_captures(ctx: ToolContext, args: ListCapturesIn) -> ListCapturesOut:

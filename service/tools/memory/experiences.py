@@ -21,7 +21,7 @@ from service.memory.experiences import Experience, ExperienceStore, Kind
 from service.obs.sessions import caller_hash
 from service.policy.confirmations import ChangePreview
 from service.tools.context import ToolContext
-from service.tools.memory.filing import check_entity, check_memory_folder, file_observation
+from service.tools.memory.filing import check_entity, check_memory_folder, file_observation, still_filed
 from service.tools.memory.writing import MAX_OBSERVATION, observation_category, observation_text
 from service.tools.models import ToolInput, ToolOutput, decode_cursor, encode_cursor
 from service.tools.spec import ToolSpec
@@ -199,7 +199,7 @@ async def _promotable(ctx: ToolContext, args: PromoteExperienceIn) -> Experience
         raise ToolNotFound(
             f"no experience {args.experience_id!r} in this vault", details={"experience_id": args.experience_id}
         )
-    if exp.promoted_at is not None and not await _still_there(ctx, exp):
+    if exp.promoted_at is not None and not await still_filed(ctx, exp.promoted_path, exp.promoted_block):
         await store.unpromoted(ctx.vault.id, exp.id, exp.promoted_at)  # undone: it may be promoted again
         exp = replace(exp, promoted_at=None, promoted_to=None, promoted_path=None, promoted_block=None)
     if exp.promoted_at is not None:
@@ -209,18 +209,6 @@ async def _promotable(ctx: ToolContext, args: PromoteExperienceIn) -> Experience
             hint="list_experiences(promoted=false) lists the others.",
         )
     return exp
-
-
-async def _still_there(ctx: ToolContext, exp: Experience) -> bool:
-    """Whether the observation a promotion wrote is still in its note (an undo of the plan that
-    promoted it, or a person deleting the line, takes it away). Unknown where: assumed there."""
-    if not exp.promoted_path or not exp.promoted_block:
-        return True
-    try:
-        note = await asyncio.to_thread(ctx.vault.files.read, ctx.vault.paths.resolve(exp.promoted_path))
-    except VaultgateError:
-        return False
-    return f"^{exp.promoted_block}" in note.content
 
 
 def _observation(exp: Experience, args: PromoteExperienceIn) -> str:

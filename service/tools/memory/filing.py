@@ -8,9 +8,10 @@ Captures filed into an entity and promoted experiences become observations like 
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 
-from service.errors import AclDenied
+from service.errors import AclDenied, VaultgateError
 from service.tools.context import ToolContext
 from service.types import Op
 
@@ -68,3 +69,16 @@ async def check_entity(ctx: ToolContext, entity: str) -> None:
     from service.tools.memory.writing import entity_store
 
     entity_store(ctx).must_exist(check_name(entity, "entity"), "write")
+
+
+async def still_filed(ctx: ToolContext, rel: str | None, block: str | None) -> bool:
+    """Whether the line a filing wrote (block `block` of the note `rel`) is still there: an undo
+    of the plan that filed it, or a person deleting the line, takes it away. Unknown where:
+    assumed there."""
+    if not rel or not block:
+        return True
+    try:
+        note = await asyncio.to_thread(ctx.vault.files.read, ctx.vault.paths.resolve(rel))
+    except VaultgateError:
+        return False
+    return f"^{block}" in note.content
