@@ -6,8 +6,9 @@ resolves file nodes to the vault file, its title and obsidian_url when the calle
 Writing is strict: the whole canvas is validated (every problem reported at once), file nodes
 and group backgrounds must be vault paths the caller may read (the same path rules as every
 tool; a file node may name its file as a wikilink does, `Dune` or `[[Roadmap#Goals]]`, and is
-written with the vault path Obsidian's canvas needs), then the file is written atomically, guarded by `expected_etag`; replacing a non-empty
-canvas without the etag needs confirmation, like write_note. Calls on one canvas run one at a
+written with the vault path Obsidian's canvas needs), then the file is written atomically,
+guarded by `expected_etag`; replacing a non-empty canvas without the etag needs confirmation,
+like write_note. Calls on one canvas run one at a
 time and write only if the file is still what they read (a new canvas: create-only;
 `service.tools.obsidian.rewrite`), so racing creators get `conflict` (or `already_exists`) and
 a canvas created meanwhile is never replaced unasked. Fields the spec does not name are
