@@ -91,22 +91,50 @@ class TokenCounter:
     def windows(self, text: str, size: int, overlap: int) -> list[str]:
         """`text` cut into pieces of at most `size` tokens, each overlapping the last by about
         `overlap` tokens; cuts fall between words (a word is never split across two pieces unless
-        it alone is longer than a piece)."""
+        it alone is longer than a piece).
+
+        The tokenizer holds the interpreter for the whole of one call (a 20 MB line was reported
+        to leave the server unanswered ~38 s), so a text longer than `SEGMENT_CHARS` is tokenized a segment at
+        a time, each cut at a space or line break: the pieces of a segment but its last are
+        kept, and the next segment begins where that last piece began. Tokens never span
+        whitespace, so the pieces are those of one pass over the whole text (a segment holding
+        less than one piece is made longer first, up to `SEGMENT_GROWTH` times)."""
+        if len(text) <= SEGMENT_CHARS:
+            spans = self._spans(text, size, overlap)
+            return [text] if spans == [(0, len(text))] else [text[a:b].strip() for a, b in spans]
+        out: list[str] = []
+        at = 0
+        while at < len(text):
+            span = SEGMENT_CHARS
+            while True:  # a segment of fewer than `size` tokens (long words) is made longer, to a bound
+                end = len(text) if len(text) - at <= span else _cut(text, at, at + span)
+                spans = self._spans(text[at:end], size, overlap)
+                if end >= len(text) or len(spans) > 1 or span >= SEGMENT_CHARS * SEGMENT_GROWTH:
+                    break
+                span *= 2
+            last = end >= len(text) or len(spans) == 1  # still one piece: kept whole
+            keep = spans if last else spans[:-1]
+            out += [piece for a, b in keep if (piece := text[at + a : at + b].strip())]
+            at = end if last else at + max(1, spans[-1][0])
+        return out
+
+    def _spans(self, text: str, size: int, overlap: int) -> list[tuple[int, int]]:
+        """The pieces of `text` (see `windows`) as character spans, in order."""
         enc = self._tok.encode(text, add_special_tokens=False)
         offsets, words = enc.offsets, enc.word_ids
         n = len(offsets)
         if n <= size:
-            return [text]
+            return [(0, len(text))]
         step = max(1, size - overlap)
-        out: list[str] = []
+        out: list[tuple[int, int]] = []
         start = 0
         while start < n:
             end = min(start + size, n)
             while end < n and end > start + 1 and words[end] is not None and words[end] == words[end - 1]:
                 end -= 1
-            piece = text[offsets[start][0] : offsets[end - 1][1]].strip()
-            if piece:
-                out.append(piece)
+            a, b = offsets[start][0], offsets[end - 1][1]
+            if text[a:b].strip():
+                out.append((a, b))
             if end >= n:
                 break
             nxt = max(start + 1, min(end, start + step))
@@ -114,3 +142,14 @@ class TokenCounter:
                 nxt -= 1
             start = nxt
         return out
+
+
+SEGMENT_CHARS = 20_000  # the text one tokenizer call is given (8-15 ms of it measured, the interpreter held)
+SEGMENT_GROWTH = 8  # ... up to 8 times that when a segment holds less than one piece (words over 100 characters)
+
+
+def _cut(text: str, start: int, end: int) -> int:
+    """Where to end a segment `text[start:end]`: after its last space or line break in the
+    second half, else at `end` (a word that long is cut)."""
+    found = max(text.rfind(c, start + (end - start) // 2, end) for c in " \n\t\r")
+    return found + 1 if found > start else end
