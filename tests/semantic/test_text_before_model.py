@@ -32,10 +32,10 @@ async def test_a_write_is_found_by_text_search_while_the_model_is_still_loading(
     loading, release = threading.Event(), threading.Event()
     load = builtin._session
 
-    def held(threads: int) -> tuple[Any, str]:
+    def held(threads: int, stop: threading.Event | None = None) -> tuple[Any, str]:
         loading.set()
         release.wait(HOLD_S)
-        return load(threads)
+        return load(threads, stop)
 
     monkeypatch.setattr(builtin, "_session", held)
     monkeypatch.setattr(builtin, "_sessions", {})  # as in a fresh process: no model loaded yet
