@@ -167,9 +167,9 @@ def test_the_embedding_batch_threads_give_way_before_each_text(monkeypatch: pyte
     asked: list[tuple[float, float]] = []
     monkeypatch.setattr(builtin, "calls_pause", lambda quiet_s, within: asked.append((quiet_s, within)) or 0.0)
     monkeypatch.setattr(builtin, "tokenizer", lambda: None)
-    monkeypatch.setattr(builtin, "_session", lambda threads: (None, "fake"))
+    monkeypatch.setattr(builtin, "_session", lambda threads, stop=None: (None, "fake"))
     monkeypatch.setattr(builtin, "_embed_one", lambda session, tok, text: float(len(text)))
     pooled = [0.0] * 3
-    builtin._take_turns(["a", "bb", "ccc"], iter(range(10)), pooled)  # type: ignore[arg-type]
+    builtin._take_turns(["a", "bb", "ccc"], iter(range(10)), pooled, threading.Event())  # type: ignore[arg-type]
     assert pooled == [1.0, 2.0, 3.0]
     assert asked == [(builtin.GIVE_WAY_QUIET_S, builtin.GIVE_WAY_MAX_S)] * 3
