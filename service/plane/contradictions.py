@@ -1,8 +1,10 @@
 """Job 2, contradictions and supersession: observations of one entity about the same attribute
-that disagree — employer, city, role, status, or any `<attribute> is <number or date>`.
+that disagree — employer, city, role, status, age, how many of a thing it has ("Owns 2 cars" /
+"Owns three cars"), or any `<attribute> is <number or date>`.
 
 Each observation is read for the attribute it states (`attribute`: "works at Acme" → employer
-acme, "moved to Berlin in 2021" → city berlin, "Budget is 5000" → budget 5000). Two observations
+acme, "moved to Berlin in 2021" → city berlin, "Budget is 5000" → budget 5000, "Has two cats at
+home" → `has cat at home` 2; numbers in words are read as numbers). Two observations
 of one entity that give one attribute different values contradict each other; ordered by their
 date (the `date` field, else `recorded`, else their order in the note), the newer supersedes the
 older. The plan marks the older one valid until the newer one's date and superseded by it
@@ -17,8 +19,11 @@ from typing import Any
 
 from service.memory.model import Observation
 from service.memory.recall import NoteEntry
+from service.memory.words import words
+from service.plane.duplicates import facts
 from service.plane.findings import Finding
 from service.plane.job import JobContext, Need
+from service.plane.numbers import as_digits
 
 _V = r"(?P<v>[^,.;!?]+)"
 _FAMILIES: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -31,7 +36,7 @@ _FAMILIES: tuple[tuple[str, re.Pattern[str]], ...] = (
 )
 _MEASURE = re.compile(
     r"^(?:(?:the|her|his|their|my|our|its) )?(?P<a>[a-z][a-z ]{1,30}?) (?:is|was|are|were|=|:) (?:now )?"
-    r"(?P<v>[$€£]?\d[\d,.:/-]*(?: ?(?:%|k|m|usd|eur|euros?|dollars?|years?|km|kg))?)\b",
+    r"(?P<v>[$€£]?\d[\d,.:/-]*(?: ?(?:%|k|m|usd|eur|euros?|dollars?|years?|km|kg|hundred|thousand|[mb]illion))?)\b",
     re.I,
 )
 _TAIL = re.compile(
@@ -40,10 +45,35 @@ _TAIL = re.compile(
     re.I,
 )
 _ARTICLE = re.compile(r"^(?:a|an|the)\s+", re.I)
+# how many of a thing an entity has: a verb of having, a count, the thing (and the days, months and
+# names after it, which must agree too: "has 2 meetings on Monday" / "3 meetings on Tuesday")
+_COUNT = re.compile(
+    r"^(?:(?:she|he|they|it|we|i|now|still) )*(?P<verb>has|have|owns|own|keeps|keep|speaks|speak|manages|manage|"
+    r"employs|employ|leads|lead|supervises|raises|raise|rents|rent)"
+    r" (?:(?:about|around|exactly|only|just|now|some) )?(?P<v>\d+) (?P<rest>[^,.;!?]+)",
+    re.I,
+)
+_AGE = re.compile(r"\b(?:is|turned|turns) (?P<v>\d+)(?: years old|-year-old\b| years of age)", re.I)
+_PLURAL = {"children": "child", "people": "person", "men": "man", "women": "woman", "teeth": "tooth", "feet": "foot"}
+
+
+def _count(text: str) -> tuple[str, str] | None:
+    found = _COUNT.search(text.strip())
+    if found is None:
+        return None
+    verb = found.group("verb").lower()
+    verb = "has" if verb == "have" else verb if verb.endswith("s") else verb + "s"
+    rest = _TAIL.sub("", found.group("rest"))
+    thing = words(rest)[:1]
+    if not thing:
+        return None
+    _, days, _, names = facts(text[: found.start("rest")] + rest)
+    return " ".join([verb, _PLURAL.get(thing[0], thing[0]), *sorted(days), *sorted(names)]), found.group("v")
 
 
 def attribute(text: str) -> tuple[str, str] | None:
     """(attribute, value) an observation states, normalised; None when it states none we know."""
+    text = as_digits(text)
     for family, pattern in _FAMILIES:
         found = pattern.search(text)
         if found:
@@ -54,7 +84,8 @@ def attribute(text: str) -> tuple[str, str] | None:
     found = _MEASURE.search(text.strip())
     if found:
         return " ".join(found.group("a").lower().split()), found.group("v").lower().replace(",", "")
-    return None
+    age = _AGE.search(text)
+    return ("age", age.group("v")) if age else _count(text)
 
 
 def _when(obs: Observation) -> str:

@@ -34,6 +34,7 @@ from service.memory.recall import NoteEntry
 from service.memory.words import words
 from service.plane.findings import Finding
 from service.plane.job import JobContext, Need
+from service.plane.numbers import as_digits
 
 if TYPE_CHECKING:
     import numpy as np
@@ -61,8 +62,9 @@ _MONTHS = frozenset(
 
 
 def facts(text: str) -> tuple[frozenset[str], frozenset[str], bool, frozenset[str]]:
-    """What must agree for two statements to be the same: numbers, named days and months,
-    negation, names."""
+    """What must agree for two statements to be the same: numbers (in digits or words: "two" is
+    2), named days and months, negation, names."""
+    text = as_digits(text)
     lowered = {w.lower() for w in re.findall(r"\w+", text)}
     calendar = frozenset(w.rstrip("s") for w in lowered if w.rstrip("s") in _MONTHS)
     names = {n.lower() for n in _NAME.findall(text)} - {w for w in lowered if w.rstrip("s") in _MONTHS}
@@ -82,7 +84,7 @@ def differs_in_fact(a: str, b: str) -> bool:
 def turned_round(a: str, b: str) -> bool:
     """The same words on the other sides of a word that says which way ("email over phone" /
     "phone over email", "dogs more than cats" / "cats more than dogs"): the opposite statement."""
-    tokens_a, tokens_b = re.findall(r"\w+", a.lower()), re.findall(r"\w+", b.lower())
+    tokens_a, tokens_b = re.findall(r"\w+", as_digits(a).lower()), re.findall(r"\w+", as_digits(b).lower())
     for way in _WHICH_WAY.intersection(tokens_a, tokens_b):
         at_a, at_b = tokens_a.index(way), tokens_b.index(way)
         before_a, after_a = set(words(" ".join(tokens_a[:at_a]))), set(words(" ".join(tokens_a[at_a + 1 :])))
@@ -189,7 +191,7 @@ class Duplicates:
         unique = list(first.values())
         if len(unique) > MAX_PAIRS_ENTITY:
             return found
-        bags = [set(words(o.text)) for o in unique]
+        bags = [set(words(as_digits(o.text))) for o in unique]  # "two cars" and "2 cars": the same words
         vectors = ctx.recall.vectors
         hashes = {id(o): h for o, h in zip(observations, entry.hashes, strict=True)}
         taken: set[int] = set()

@@ -5,7 +5,8 @@
 A generator of the project's own (seeded) writes a vault with memory entities and plants, per
 entity, facts from template families; some are repeated exactly (case and end punctuation
 changed), paraphrased, contradicted by a later dated fact, or paired with a hard negative (the
-same words with another number, date, name or negation, which must never be merged). Beside the
+same words with another number, date, name or negation, which must never be merged; where that
+is another count of one thing, "Has 3 cats at home" / "Has 5 cats at home", a contradiction too). Beside the
 memory: entities that are one (accents, case, a plural, an alias) beside pairs that only look
 alike, notes with misspelt links (broken links), tag variants (`#ToDo` / `#todo` / `#to-do`),
 orphans, notes that name another note's title without linking it (unlinked mentions; a note that
@@ -83,6 +84,9 @@ FAMILIES: dict[str, dict[str, tuple[str, str, str, str]]] = {
 }
 
 
+COUNTS = {"pets"}  # families whose hard negative is another count of one thing: a contradiction
+
+
 def draw(rng: random.Random) -> dict[str, Any]:
     year = rng.randint(2000, 2020)
     n = rng.randint(2, 5)
@@ -153,7 +157,8 @@ def plant(entities: int, seed: int, families: str) -> tuple[dict[str, str], dict
     for e in range(entities):
         name = f"Person {e:04d}"
         lines: list[tuple[str, str | None]] = []
-        for _, (base, para, loose, negative) in sorted(chosen.items()):
+        counts: list[tuple[str, str]] = []
+        for family, (base, para, loose, negative) in sorted(chosen.items()):
             values = draw(rng)
             fact = base.format(**values)
             lines.append((fact, None))
@@ -168,6 +173,8 @@ def plant(entities: int, seed: int, families: str) -> tuple[dict[str, str], dict
             elif roll < 0.8:
                 lines.append((negative.format(**values), None))
                 truth["hard_negatives"].add((name, frozenset({fact, negative.format(**values)})))
+                if family in COUNTS:
+                    counts.append((fact, negative.format(**values)))
             if copy:
                 lines.append((copy, None))
                 truth["duplicates"].add((name, frozenset({fact, copy})))
@@ -180,6 +187,9 @@ def plant(entities: int, seed: int, families: str) -> tuple[dict[str, str], dict
             lines.append((newer, "2023-06-01"))
             truth["contradictions"].add((name, older, newer))
         rng.shuffle(lines)
+        order = [text for text, _ in lines]
+        for pair in counts:  # both undated: the one first in the note is the older
+            truth["contradictions"].add((name, *sorted(pair, key=order.index)))
         source = ""
         if e % 25 == 0:  # an observation citing a note: gone for half of them
             source = f"[[Gone Note {e}]]" if e % 50 == 0 else "[[Topic 001]]"
