@@ -5,7 +5,8 @@ A finding is what a consolidation job noticed (`service.plane`); an actionable o
 action plan. `apply_finding` runs that plan through `execute_plan` on the whole chain (validated,
 previewed, confirmed where its steps need a human, journaled, undoable with `undo_last_plan`)
 after checking that the notes it is about have not changed since it was found (their etags): a
-changed one is refused with `conflict`, and the next run finds it again if it still holds. The
+changed one is refused with `conflict` (unless the finding is about two observations of one entity,
+both still there as found: `service.plane.holds`), and the next run finds it again if it holds. The
 call first claims the finding (open → applying, atomically): of concurrent calls one runs the
 plan, the others get `conflict`; a plan run that does not complete (`failed`, `cancelled`) is a
 `conflict` error naming its run and failed steps, and the finding is open again.
@@ -27,6 +28,7 @@ from pydantic import BaseModel, Field
 
 from service.errors import Conflict, ModeUnavailable, NoteNotFound, ValidationFailed
 from service.plane.findings import Finding, Shown
+from service.plane.holds import still_holds
 from service.plane.plane import Plane, RunResult
 from service.security.visible import unrestricted
 from service.tools.context import ToolContext
@@ -336,8 +338,9 @@ async def _run_plan(ctx: ToolContext, found: Finding, elicit_token: str | None) 
     answer, or `conflict` when a note changed or the run did not complete."""
     assert found.plan is not None
     for path, etag in found.etags.items():
-        current = ctx.vault.files.current_etag(ctx.resolve(path, "read"))
-        if current != etag:
+        vp = ctx.resolve(path, "read")
+        current = ctx.vault.files.current_etag(vp)
+        if current != etag and (current is None or not still_holds(found, ctx.vault.files.read(vp).content)):
             raise Conflict(
                 f"{path!r} changed since the finding was made: run the consolidation again",
                 details={"finding_id": found.id, "path": path, "expected_etag": etag, "current_etag": current},

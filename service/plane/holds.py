@@ -1,0 +1,49 @@
+"""Whether a finding about observations of one entity still holds on its note as it is now.
+
+`apply_finding` refuses a finding whose notes changed since it was found (their etags), since what
+it found may be gone. A finding about two observations of one entity (a duplicate, a near duplicate,
+a contradiction) names them by block id and text: when its note changed only elsewhere — most often
+by the plan of another finding about the same entity, applied just before — both are still there as
+they were, and the finding holds. It holds when the note is still that entity's, both observations
+are there under their block ids with the texts found (once each, neither marked superseded) and, for
+a contradiction, the older still comes first (its date, else `recorded`, else its place in the note).
+"""
+
+from __future__ import annotations
+
+from service.memory.model import Observation, parse
+from service.plane.findings import Finding
+
+_NAMED = {
+    "duplicate": ("kept", "duplicate"),
+    "near_duplicate": ("kept", "duplicate"),
+    "contradiction": ("older", "newer"),
+}
+
+
+def _when(obs: Observation) -> str:
+    return obs.fields.get("date") or obs.fields.get("recorded") or ""
+
+
+def still_holds(found: Finding, text: str) -> bool:
+    """Whether `found` still holds on its one note, whose text is now `text`."""
+    names = _NAMED.get(found.kind)
+    if names is None or len(found.paths) != 1:
+        return False
+    entity = parse(text)
+    if entity.name != found.detail.get("entity"):
+        return False
+    at: list[int] = []
+    for role in names:
+        block, said = found.detail.get(f"{role}_block_id"), found.detail.get(role)
+        places = [i for i, o in enumerate(entity.observations) if block and o.block_id == block]
+        if len(places) != 1:
+            return False
+        obs = entity.observations[places[0]]
+        if obs.text != said or "superseded_by" in obs.fields or "valid_until" in obs.fields:
+            return False
+        at.append(places[0])
+    if found.kind == "contradiction":
+        older, newer = (entity.observations[i] for i in at)
+        return (_when(older), at[0]) < (_when(newer), at[1])
+    return True
