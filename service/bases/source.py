@@ -31,6 +31,7 @@ from service.bases.snapshot import NOT_NOTE, UNSET, LinkTable, Props, Record, Sn
 from service.gcpause import paused
 from service.query_images import Tags, borrowed, peer_tags, publish
 from service.storage.db import driver
+from service.vault.spelling import on_disk
 
 _NOTES = "SELECT id, path, etag, mtime, ctime, size FROM notes WHERE vault_id = ?"
 # A short frontmatter text is kept (shared: a vault repeats them), a longer one read when a
@@ -97,7 +98,7 @@ def _load(
         if rel in known or rel.lower().endswith(".md"):
             continue
         try:
-            st = os.stat(os.path.join(root, rel))
+            st = os.stat(os.path.join(root, on_disk(root, rel)))  # an NFD name too
         except OSError:
             continue
         records.append(Record(rel, st.st_size, st.st_mtime, (), "{}", ()))

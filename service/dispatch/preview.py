@@ -40,13 +40,13 @@ class WritePreview:
             try:
                 clean = normalize(rel)
                 readable = vault.paths.is_hidden(clean) or self.guard.allows(call.principal, vault, clean, "read")
-                return readable and (root / clean).is_file()
+                return readable and vault.paths.on_disk(clean).is_file()
             except PathInvalid:
                 return False
 
         def is_folder(rel: str) -> bool:
             try:
-                return (root / normalize(rel)).is_dir()
+                return vault.paths.on_disk(normalize(rel)).is_dir()
             except PathInvalid:
                 return False
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import os
+import unicodedata
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import partial
@@ -27,6 +28,7 @@ from service.vault.commit import Action, Undo
 from service.vault.files import VaultFiles
 from service.vault.keyed_locks import KeyedLocks
 from service.vault.paths import VaultPath
+from service.vault.spelling import on_disk
 
 MAX_NAME = 200
 CAS_TRIES = 50
@@ -51,7 +53,9 @@ def note_named(folder: Path, name: str, skip: Callable[[str], bool]) -> str | No
     """The file name of the note directly in `folder` whose entity name (its `name` property) is
     `name`, for a note whose file name is not that name's: a person renamed the entity in its
     frontmatter, or renamed its file in Obsidian. Each note is read once per change (size and
-    mtime), so a miss costs one directory listing. `skip(file name)`: the capture inbox."""
+    mtime), so a miss costs one directory listing. `skip(file name)`: the capture inbox. File
+    names are given (to `skip` too) and returned in NFC, whatever form the disk spells them in
+    (an NFD name from macOS: `service.vault.spelling`)."""
     found: str | None = None
     seen: set[str] = set()
     try:
@@ -59,7 +63,8 @@ def note_named(folder: Path, name: str, skip: Callable[[str], bool]) -> str | No
     except OSError:
         return None
     for entry in entries:
-        if not entry.name.endswith(".md") or entry.name.startswith(".") or skip(entry.name):
+        nfc = entry.name if entry.name.isascii() else unicodedata.normalize("NFC", entry.name)
+        if not nfc.endswith(".md") or nfc.startswith(".") or skip(nfc):
             continue
         try:
             if not entry.is_file():
@@ -79,7 +84,7 @@ def note_named(folder: Path, name: str, skip: Callable[[str], bool]) -> str | No
             known = (st.st_mtime_ns, st.st_size, str(data.get("name") or "").strip())
             _names[entry.path] = known
         if known[2] == name and found is None:
-            found = entry.name
+            found = nfc
     prefix = os.path.join(folder, "")
     for gone in [p for p in _names if p.startswith(prefix) and p not in seen]:
         del _names[gone]
@@ -327,15 +332,17 @@ async def _nothing() -> None:
 
 def memory_notes(memory: MemorySettings, root: Path | None = None) -> MemoryNotes:
     """Where the memory tools write, for previews and plan effects (`service.plans.effects`):
-    in the vault at `root`, the note `EntityStore.path_of` finds (a note renamed by hand too)."""
+    in the vault at `root`, the note `EntityStore.path_of` finds (a note renamed by hand too, a
+    note or folder the disk names in NFD), by its vault path (NFC)."""
     folder = memory.folder.strip().strip("/")
     inbox = inbox_key(memory.inbox)
 
     def note_of(name: str) -> str:
         rel = f"{folder}/{file_name(name)}.md"
-        if root is None or (root / rel).is_file():
+        if root is None or (root / on_disk(str(root), rel)).is_file():
             return rel
-        other = note_named(root / folder, name, lambda f: bool(inbox) and f"{folder}/{f}".casefold() == inbox)
+        where = root / on_disk(str(root), folder)
+        other = note_named(where, name, lambda f: bool(inbox) and f"{folder}/{f}".casefold() == inbox)
         return rel if other is None else f"{folder}/{other}"
 
     return MemoryNotes(note_of=note_of, inbox=memory.inbox)

@@ -6,7 +6,9 @@ caller who started it may read (`readable`), leaves out those whose row in `ocr_
 matches their size and mtime (read before, or failed before: unchanged, so no new answer) unless
 `force`, and reads the others through `OcrReader` (the content cache answers copies at once).
 Rows of files gone from the listed folder are dropped, with their text in the notes that
-embedded them. A file that fails is counted and named (its error code); the job goes on. The
+embedded them. Files are opened by the name their folder spells them (an NFD name from macOS
+is the file at its NFC path: `service.vault.spelling`), so such a file is read, never taken for
+gone. A file that fails is counted and named (its error code); the job goes on. The
 recognizer runs in the worker process at a lower CPU priority (nice 10), so the server's calls
 get the CPU first; the event loop only awaits (a file's hash is taken in a worker thread); and
 before each file a job nobody waits on gives way to the calls running (`service.activity`), for
@@ -141,7 +143,7 @@ class OcrJobs:
             for rel in todo:
                 await self.give_way(job)
                 try:
-                    reading = await self.reader.read(vault.id, rel, vault.paths.root / rel, force=force)
+                    reading = await self.reader.read(vault.id, rel, vault.paths.on_disk(rel), force=force)
                 except VaultgateError as exc:
                     job.failed += 1
                     if len(job.failures) < FAILURES_KEPT:
@@ -176,7 +178,7 @@ class OcrJobs:
         known = {str(r[0]): (float(r[1]), int(r[2])) for r in rows}
         present = {rel for rel, _m, _s in files}
         unlisted = [rel for rel in known if rel not in present]  # gone, or not the caller's to read
-        gone = await asyncio.to_thread(lambda: [rel for rel in unlisted if not (vault.paths.root / rel).is_file()])
+        gone = await asyncio.to_thread(lambda: [rel for rel in unlisted if not vault.paths.on_disk(rel).is_file()])
         await self.reader.forget(vault.id, gone)
         todo: list[str] = []
         for rel, mtime, size in files:

@@ -88,7 +88,7 @@ def plan_undo(files: VaultFiles, entries: list[Entry], *, skip: set[str] | None 
 def _file_action(files: VaultFiles, entry: Entry) -> Action:
     async def run() -> Undo:
         now = restore.current_etag(files, entry.path)
-        data = None if now is None else (files.paths.root / entry.path).read_bytes()
+        data = None if now is None else dirfd.read_bytes(files.paths.root, entry.path)
         await restore.restore_file(files, entry.path, entry.prior, entry.new_etag)
         back = etag_of(entry.prior) if entry.prior is not None else None
 

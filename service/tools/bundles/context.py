@@ -60,6 +60,7 @@ from service.tools.search_common import (
 )
 from service.tools.sensitive import Excerpts, excerpts, guard_of
 from service.tools.spec import ToolSpec
+from service.vault.spelling import on_disk
 
 DEFAULT_TOKENS = 2000
 NOTES = 40  # notes whose chunks are candidates
@@ -212,13 +213,14 @@ def _shown(line: str, tail: bool) -> str:
 
 
 def line_ranges(root: Path, spans: list[tuple[str, str]]) -> list[LineRange | None]:
-    """`_lines` of each (path, passage text), each file read once (one worker-thread call)."""
+    """`_lines` of each (path, passage text), each file read once (one worker-thread call), by
+    the name its folder spells it (an NFD name from macOS: `service.vault.spelling`)."""
     files: dict[str, list[str] | None] = {}
     out: list[LineRange | None] = []
     for path, text in spans:
         if path not in files:
             try:
-                files[path] = (root / path).read_text(encoding="utf-8").splitlines()
+                files[path] = (root / on_disk(str(root), path)).read_text(encoding="utf-8").splitlines()
             except (OSError, UnicodeDecodeError):
                 files[path] = None
         found = files[path]

@@ -98,7 +98,7 @@ def _out(ctx: ToolContext, loc: bm.Located) -> Bookmark:
         query=text("query") if kind == "search" else None,
         url=text("url") if kind == "url" else None,
         obsidian_url=ctx.vault.url(path) if path is not None else None,
-        exists=(ctx.vault.paths.root / path).exists() if path is not None else None,
+        exists=ctx.vault.paths.on_disk(path).exists() if path is not None else None,
         group=loc.group,
         depth=loc.depth,
         items=sum(1 for _ in bm.walk(nested, _visible(ctx))) if nested is not None else None,

@@ -72,5 +72,5 @@ def file_ref(ctx: ToolContext, rel: str) -> FileRef:
         path=rel,
         title=note_title(rel),
         obsidian_url=ctx.vault.url(rel),
-        exists=(ctx.vault.paths.root / rel).exists(),
+        exists=ctx.vault.paths.on_disk(rel).exists(),
     )

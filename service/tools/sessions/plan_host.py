@@ -96,7 +96,7 @@ class PlanHost:
                 return False
             return os.path.isfile(vp.abs)
         try:  # not a path a tool may use (a hidden folder...): still, is a file there?
-            return (self.ctx.vault.paths.root / normalize(rel)).is_file()
+            return self.ctx.vault.paths.on_disk(normalize(rel)).is_file()
         except PathInvalid:
             return False
 

@@ -60,7 +60,8 @@ class _Db:
 
 
 async def _joined_while_listing(jobs: OcrJobs, reader: _Reader) -> tuple[asyncio.Task[Any], OcrJob]:
-    vault = SimpleNamespace(id="v", paths=SimpleNamespace(root=Path("/nonexistent")))
+    root = Path("/nonexistent")
+    vault = SimpleNamespace(id="v", paths=SimpleNamespace(root=root, on_disk=lambda rel: root / rel))
     files = [("a.png", 1.0, 1), ("b.png", 1.0, 1)]
     first = asyncio.create_task(jobs.launch(cast(Any, vault), "", files, force=False))
     await asyncio.wait_for(reader.listing.wait(), 5)
