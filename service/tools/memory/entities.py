@@ -15,11 +15,12 @@ from functools import partial
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from service.errors import AmbiguousNote, ValidationFailed
+from service.errors import ValidationFailed
 from service.memory.model import Entity, Observation, Relation, new_block_id, normalize_text, one_line, tags_of
-from service.memory.store import EntityStore, Loaded, check_name
+from service.memory.store import Loaded
 from service.memory.words import word_set
 from service.tools.context import ToolContext
+from service.tools.memory.names import entity_name, relation_link, target_names
 from service.tools.memory.writing import (
     WRITE,
     all_or_nothing,
@@ -122,7 +123,7 @@ async def create_entities(ctx: ToolContext, args: CreateEntitiesIn) -> CreateEnt
     planned: list[Entity] = []
     seen: set[str] = set()
     for i, item in enumerate(args.entities):  # every name checked before the first write
-        name = check_name(item.name, f"entities[{i}].name")
+        name = entity_name(ctx, store, item.name, f"entities[{i}].name")
         kind = one_line(item.entityType)
         texts = [observation_text(t, f"entities[{i}].observations") for t in item.observations]
         store.path_of(name, "write")
@@ -236,7 +237,7 @@ async def add_observations(ctx: ToolContext, args: AddObservationsIn) -> AddObse
             hint="Split them over several calls.",
         )
     for i, batch in enumerate(args.observations):  # all checked (entities exist) before any write
-        name = check_name(batch.entityName, f"observations[{i}].entityName")
+        name = entity_name(ctx, store, batch.entityName, f"observations[{i}].entityName")
         store.must_exist(name, "write")
         tags = observation_tags(batch.tags, f"observations[{i}].tags")
         texts = [with_tags(observation_text(t, f"observations[{i}].contents"), tags) for t in batch.contents]
@@ -295,37 +296,18 @@ class CreateRelationsOut(ToolOutput):
     skipped_duplicates: list[RelationOut] = Field(description="Relations that existed already.")
 
 
-async def _target_link(ctx: ToolContext, store: EntityStore, target: str, field: str) -> str:
-    """The link text of a relation's target: an entity's note, else a note of the vault by name."""
-    found = store.load(target, "read")
-    if found is not None:
-        return found.vp.rel.removesuffix(".md")
-    try:
-        note = await ctx.find_note(target, "read")
-    except AmbiguousNote as exc:  # a note, but which one: answered as the note tools answer it
-        exc.details.setdefault("field", field)
-        raise
-    except Exception as exc:  # noqa: BLE001 - reported as one error naming the field
-        raise ValidationFailed(
-            f"{target!r} is neither a memory entity nor a note",
-            details={"field": field, "reason": "unknown_endpoint", "suggestions": store.suggestions(target)},
-            hint="create_entities makes the entity first.",
-        ) from exc
-    return note.vp.rel.removesuffix(".md")
-
-
 async def create_relations(ctx: ToolContext, args: CreateRelationsIn) -> CreateRelationsOut:
     store = entity_store(ctx)
     planned: list[tuple[str, Relation, RelationOut]] = []
     for i, rel in enumerate(args.relations):
-        source = check_name(rel.from_, f"relations[{i}].from")
-        target = check_name(rel.to, f"relations[{i}].to")
+        source = entity_name(ctx, store, rel.from_, f"relations[{i}].from")
+        target = entity_name(ctx, store, rel.to, f"relations[{i}].to")
         if source.lower() == target.lower():
             raise ValidationFailed(
                 f"a relation from {source!r} to itself", details={"field": f"relations[{i}]", "reason": "self_relation"}
             )
         store.must_exist(source, "write")
-        link = await _target_link(ctx, store, target, f"relations[{i}].to")
+        link = await relation_link(ctx, store, rel.to, f"relations[{i}].to")
         planned.append(
             (
                 source,
@@ -377,19 +359,19 @@ async def open_nodes(ctx: ToolContext, args: OpenNodesIn) -> OpenNodesOut:
     found: list[Loaded] = []
     missing: list[str] = []
     for i, raw in enumerate(args.names):
-        name = check_name(raw, f"names[{i}]")
+        name = entity_name(ctx, store, raw, f"names[{i}]")
         loaded = store.load(name, "read")
         (found.append(loaded) if loaded is not None else missing.append(name))
     opened = {f.vp.rel.removesuffix(".md").lower() for f in found}
     everything = list(store.entities())
-    names = {e.vp.rel.removesuffix(".md").lower(): e.entity.name for e in everything}
+    names = target_names(everything)
     relations: list[RelationOut] = []
     for loaded in everything:
         stem = loaded.vp.rel.removesuffix(".md").lower()
         for r in loaded.entity.relations:
             target = r.target.lower()
             if stem in opened or target in opened:
-                to = names.get(target, r.target)
+                to = names.get(r.target) or names.get(target, r.target)
                 relations.append(RelationOut(**{"from": loaded.entity.name, "to": to, "relationType": r.relation_type}))
     return OpenNodesOut(entities=[entity_out(ctx, f) for f in found], relations=relations, missing=missing)
 

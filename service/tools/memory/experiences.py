@@ -240,13 +240,14 @@ PREVIEW_TEXT = 300  # characters of the observation a confirmation shows
 async def confirm_promote(ctx: ToolContext, args: PromoteExperienceIn) -> ChangePreview:
     """What the human approves: the observation's text (cut at `PREVIEW_TEXT` characters), its
     category, and the entity note it is added to."""
-    from service.memory.store import check_name
+    from service.tools.memory.names import entity_name
     from service.tools.memory.writing import entity_store
 
     exp = await _promotable(ctx, args)
     text = _observation(exp, args)
     shown = text if len(text) <= PREVIEW_TEXT else text[:PREVIEW_TEXT] + f"… ({len(text)} characters)"
-    vp = entity_store(ctx).path_of(check_name(args.entity, "entity"), "write")
+    store = entity_store(ctx)
+    vp = store.path_of(entity_name(ctx, store, args.entity, "entity"), "write")
     category = args.category or exp.kind
     return ChangePreview.of(
         f"promote experience {exp.id} to memory: add to {args.entity!r} ({vp.rel}) the observation "

@@ -41,12 +41,12 @@ async def file_observation(ctx: ToolContext, entity: str, text: str, *, source: 
     """Add `text` as one observation of `entity` (which must exist) with `source` as its
     provenance; the entity note's path and the observation's block id come back."""
     from service.memory.model import Entity
-    from service.memory.store import check_name
     from service.tools.memory.entities import add_to
+    from service.tools.memory.names import entity_name
     from service.tools.memory.writing import entity_store, observation_category, observation_text, provenance
 
     store = entity_store(ctx)
-    name = check_name(entity, "entity")
+    name = entity_name(ctx, store, entity, "entity")
     clean = observation_text(text, "text")
     fields = provenance(ctx, source)
     category = observation_category(category, "category")
@@ -65,10 +65,11 @@ async def file_observation(ctx: ToolContext, entity: str, text: str, *, source: 
 
 async def check_entity(ctx: ToolContext, entity: str) -> None:
     """`note_not_found` with suggestions when `entity` is not a memory entity the caller may write."""
-    from service.memory.store import check_name
+    from service.tools.memory.names import entity_name
     from service.tools.memory.writing import entity_store
 
-    entity_store(ctx).must_exist(check_name(entity, "entity"), "write")
+    store = entity_store(ctx)
+    store.must_exist(entity_name(ctx, store, entity, "entity"), "write")
 
 
 async def still_filed(ctx: ToolContext, rel: str | None, block: str | None) -> bool:

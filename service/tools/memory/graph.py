@@ -17,10 +17,10 @@ from pydantic import Field
 from service.errors import AlreadyExists
 from service.memory.model import Entity, Observation, normalize_text, tags_of
 from service.memory.recall import Recall
-from service.memory.store import check_name
 from service.memory.when import span_of
 from service.tools.context import ToolContext
 from service.tools.memory.entities import EntityOut, RelationOut, add_to, entity_out, superseded
+from service.tools.memory.names import entity_name, target_names
 from service.tools.memory.writing import WRITE, entity_store, observation_text, provenance
 from service.tools.models import ToolInput, ToolOutput, decode_cursor, encode_cursor
 from service.tools.spec import ToolSpec
@@ -49,7 +49,7 @@ async def read_memory_graph(ctx: ToolContext, args: ReadGraphIn) -> ReadGraphOut
     state = {"t": args.entity_type, "u": args.updated_since}
     offset = decode_cursor(args.cursor, **state)
     everything = list(store.entities())
-    names = {e.vp.rel.removesuffix(".md").lower(): e.entity.name for e in everything}
+    names = target_names(everything)
     chosen = [
         e
         for e in everything
@@ -59,7 +59,11 @@ async def read_memory_graph(ctx: ToolContext, args: ReadGraphIn) -> ReadGraphOut
     page = chosen[offset : offset + args.limit]
     relations = [
         RelationOut(
-            **{"from": e.entity.name, "to": names.get(r.target.lower(), r.target), "relationType": r.relation_type}
+            **{
+                "from": e.entity.name,
+                "to": names.get(r.target) or names.get(r.target.lower(), r.target),
+                "relationType": r.relation_type,
+            }
         )
         for e in page
         for r in e.entity.relations
@@ -199,7 +203,7 @@ class MemoryStoreOut(ToolOutput):
 
 async def memory_store(ctx: ToolContext, args: MemoryStoreIn) -> MemoryStoreOut:
     store = entity_store(ctx)
-    key = check_name(args.key, "key")
+    key = entity_name(ctx, store, args.key, "key")
     value = observation_text(args.value, "value")
     fields = provenance(ctx, args.source)
     if store.load(key, "write") is None:

@@ -9,16 +9,18 @@ that pointed at them. Touches: the memory folder's notes only.
 
 from __future__ import annotations
 
+import contextlib
 from functools import partial
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from service.errors import NoteNotFound, ValidationFailed
+from service.errors import NoteNotFound, ValidationFailed, VaultgateError
 from service.memory.model import Entity, Observation, normalize_text
-from service.memory.store import EntityStore, Loaded, check_name
+from service.memory.store import EntityStore, Loaded
 from service.policy.confirmations import ChangePreview
 from service.tools.context import ToolContext
 from service.tools.memory.entities import RelationOut
+from service.tools.memory.names import entity_name, relation_link
 from service.tools.memory.writing import WRITE, all_or_nothing, entity_store
 from service.tools.models import ToolInput, ToolOutput
 from service.tools.spec import ToolSpec
@@ -40,7 +42,7 @@ async def delete_entities_preview(ctx: ToolContext, args: DeleteEntitiesIn) -> C
     store = entity_store(ctx)
     paths = []
     for i, raw in enumerate(args.entityNames):
-        found = store.load(check_name(raw, f"entityNames[{i}]"), "delete")
+        found = store.load(entity_name(ctx, store, raw, f"entityNames[{i}]"), "delete")
         if found is not None:
             paths.append(found.vp.rel)
     if not paths:
@@ -53,7 +55,7 @@ async def delete_entities(ctx: ToolContext, args: DeleteEntitiesIn) -> DeleteEnt
     found = []
     missing = []
     for i, raw in enumerate(args.entityNames):
-        name = check_name(raw, f"entityNames[{i}]")
+        name = entity_name(ctx, store, raw, f"entityNames[{i}]")
         loaded = store.load(name, "delete")
         (found.append(loaded) if loaded is not None else missing.append(name))
     stems = {f.vp.rel.removesuffix(".md").lower(): f.entity.name for f in found}
@@ -100,7 +102,7 @@ async def delete_observations(ctx: ToolContext, args: DeleteObservationsIn) -> D
     store = entity_store(ctx)
     plans = []
     for i, d in enumerate(args.deletions):
-        name = check_name(d.entityName, f"deletions[{i}].entityName")
+        name = entity_name(ctx, store, d.entityName, f"deletions[{i}].entityName")
         store.must_exist(name, "write")
         plans.append((name, d.observations))
     result: dict[int, tuple[int, list[str]]] = {}  # deletion -> (removed, texts that matched nothing)
@@ -150,12 +152,14 @@ class DeleteRelationsOut(ToolOutput):
 
 async def delete_relations(ctx: ToolContext, args: DeleteRelationsIn) -> DeleteRelationsOut:
     store = entity_store(ctx)
-    for i, rel in enumerate(args.relations):
-        store.must_exist(check_name(rel.from_, f"relations[{i}].from"), "write")
+    sources = [entity_name(ctx, store, rel.from_, f"relations[{i}].from") for i, rel in enumerate(args.relations)]
     links = []
-    for rel in args.relations:
-        target = store.load(rel.to.strip(), "read")
-        links.append(target.vp.rel.removesuffix(".md").lower() if target is not None else rel.to.strip().lower())
+    for i, (source, rel) in enumerate(zip(sources, args.relations, strict=True)):
+        store.must_exist(source, "write")
+        with contextlib.suppress(VaultgateError):  # a target gone since: the relation's text is compared
+            links.append((await relation_link(ctx, store, rel.to, f"relations[{i}].to")).lower())
+            continue
+        links.append(rel.to.strip().lower())
     removed: dict[int, int] = {}
 
     def change(e: Entity, members: list[int]) -> bool:
@@ -170,11 +174,8 @@ async def delete_relations(ctx: ToolContext, args: DeleteRelationsIn) -> DeleteR
             e.relations = keep
         return any(removed[i] for i in members)
 
-    groups = _by_note(store, [rel.from_.strip() for rel in args.relations])
-    actions = [
-        store.updating(args.relations[m[0]].from_.strip(), partial(change, members=m), undoable=len(groups) > 1)
-        for m in groups
-    ]
+    groups = _by_note(store, sources)
+    actions = [store.updating(sources[m[0]], partial(change, members=m), undoable=len(groups) > 1) for m in groups]
     await all_or_nothing(ctx, actions, f"delete_relations on {len(actions)} entities")
     return DeleteRelationsOut(
         deleted=sum(removed.values()),
@@ -226,7 +227,7 @@ async def supersede_observation(ctx: ToolContext, args: SupersedeIn) -> Supersed
     """Mark an observation as superseded by a newer one (the consolidation plane's contradictions):
     `[valid_until:: …] [superseded_by:: ^id]` on the older one; both stay in the note."""
     store = entity_store(ctx)
-    name = check_name(args.entityName, "entityName")
+    name = entity_name(ctx, store, args.entityName, "entityName")
     current = store.require(name, "write").entity
     for field, ref in (("observation", args.observation), ("superseded_by", args.superseded_by)):
         if _find(current, ref) is None:

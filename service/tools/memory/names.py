@@ -1,0 +1,71 @@
+"""Entity names as the memory tools take them: a name, or a wikilink to the entity's note.
+
+Every memory tool that names an entity (`entityName`, `from`, `to`, `names`, `entityNames`,
+`key`, `entity`, a capture's entity `target`) takes it as its name ("Ann Lee") or as the
+wikilink Obsidian writes for its note (`[[Ann Lee]]`, `[[Memory/Ann Lee]]`, `[[Memory/Ann Lee.md]]`,
+with an `|alias` or a `#heading`): a link is the entity whose note it names (the `name` property
+of that note of the memory folder: `[[Memory/AC~2FDC]]` is `AC/DC`), else the name it spells.
+A name is never taken for a link unless the whole argument is one `[[…]]`, so `AC/DC` or
+`Q3: plan?` stay names. A relation's target is then an entity's note, else a note of the vault,
+found as for `create_relations` (`relation_link`) — so `delete_relations` takes what
+`create_relations` took.
+"""
+
+from __future__ import annotations
+
+import re
+
+from service.errors import AmbiguousNote, ValidationFailed
+from service.memory.model import parse
+from service.memory.store import EntityStore, Loaded, check_name
+from service.tools.context import ToolContext
+
+_WIKILINK = re.compile(r"\[\[(?P<target>[^\[\]|#]+)(?:#[^\[\]|]*)?(?:\|[^\[\]]*)?\]\]")
+
+
+def entity_name(ctx: ToolContext, store: EntityStore, raw: str, field: str) -> str:
+    """The entity `raw` names: itself, or the entity of the note a `[[wikilink]]` names."""
+    name = check_name(raw, field)
+    link = _WIKILINK.fullmatch(name)
+    if link is None:
+        return name
+    target = link.group("target").strip().removesuffix(".md")
+    prefix = store.folder + "/"
+    stem = target[len(prefix) :] if target.lower().startswith(prefix.lower()) else target
+    try:
+        vp = ctx.resolve(f"{prefix}{stem}.md", "read")
+        if not store.is_inbox(vp.rel) and store.files.current_etag(vp) is not None:
+            named = parse(store.files.read(vp).content).name
+            if named:
+                return check_name(named, field)
+    except Exception:  # noqa: BLE001 - not a note of the memory folder: the name it spells
+        pass
+    return check_name(stem, field)
+
+
+async def relation_link(ctx: ToolContext, store: EntityStore, target: str, field: str) -> str:
+    """The link text of a relation's target: an entity's note, else a note of the vault by name
+    (`ambiguous_note` when several fit; `validation_error` when none does)."""
+    found = store.load(entity_name(ctx, store, target, field), "read")
+    if found is not None:
+        return found.vp.rel.removesuffix(".md")
+    try:
+        note = await ctx.find_note(target, "read")
+    except AmbiguousNote as exc:  # a note, but which one: answered as the note tools answer it
+        exc.details.setdefault("field", field)
+        raise
+    except Exception as exc:  # noqa: BLE001 - reported as one error naming the field
+        raise ValidationFailed(
+            f"{target!r} is neither a memory entity nor a note",
+            details={"field": field, "reason": "unknown_endpoint", "suggestions": store.suggestions(target)},
+            hint="create_entities makes the entity first.",
+        ) from exc
+    return note.vp.rel.removesuffix(".md")
+
+
+def target_names(entities: list[Loaded]) -> dict[str, str]:
+    """Entity names by the link text of their notes, lower-cased (Obsidian resolves links whatever
+    their case) and as written, which comes first: of two notes whose paths differ only in case (a
+    case-sensitive file system holds both), a link written as one's path names that one."""
+    stems = [(e.vp.rel.removesuffix(".md"), e.entity.name) for e in entities]
+    return {stem.lower(): name for stem, name in stems} | dict(stems)
