@@ -52,6 +52,15 @@ class ChunkRow:
     heading: str | None
     text: str
     position: int = 0
+    headings: str = "[]"  # the heading path as stored (JSON, top level first): read with the text
+
+    def heading_path(self) -> list[str]:
+        """The headings down to the chunk's section, top level first ([] when not read)."""
+        try:
+            found = json.loads(self.headings or "[]")
+        except ValueError:
+            return []
+        return [str(h) for h in found] if isinstance(found, list) else []
 
 
 @dataclass(frozen=True, slots=True)
@@ -350,37 +359,39 @@ class SemanticEngine:
 def chunk_rows(conn: sqlite3.Connection, ids: list[int], *, text: bool = True) -> dict[int, ChunkRow]:
     """The rows of chunks `ids` with their notes' fields. `text=False` leaves each chunk's text
     empty (not read): a ranking reads hundreds of candidate rows and shows a dozen of them, whose
-    texts `with_text` fetches afterwards."""
+    texts (and heading paths) `with_text` fetches afterwards."""
     out: dict[int, ChunkRow] = {}
     tags: dict[str, list[str]] = {}  # a note's tags parsed once for all its chunks
     # Without the texts, the covering index `chunks_rows` (migration 0014) answers: a chunk's row
     # in the table holds its text, so each would be a page of its own.
-    column, source = ("c.text", "chunks c") if text else ("''", "chunks c INDEXED BY chunks_rows")
+    column, source = ("c.text, c.heading_path", "chunks c") if text else ("'', '[]'", "chunks c INDEXED BY chunks_rows")
     for i in range(0, len(ids), 500):
         part = ids[i : i + 500]
         marks = ",".join("?" * len(part))
         rows = conn.execute(
-            f"SELECT c.id, c.note_id, n.path, n.title, n.mtime, n.folder, n.tags, c.heading, {column}, c.position "
+            f"SELECT c.id, c.note_id, n.path, n.title, n.mtime, n.folder, n.tags, c.heading, c.position, {column} "
             f"FROM {source} JOIN notes n ON n.id = c.note_id WHERE c.id IN ({marks})",
             part,
         ).fetchall()
-        for cid, nid, path, title, mtime, folder, raw, heading, body, position in rows:
+        for cid, nid, path, title, mtime, folder, raw, heading, position, body, headings in rows:
             found = tags.get(raw)
             if found is None:
                 found = tags[raw] = list(json.loads(raw or "[]"))
             # the columns' affinities give these types already (INTEGER, TEXT, REAL NOT NULL)
-            out[cid] = ChunkRow(cid, nid, path, title, mtime, folder, found, heading, body, position)
+            out[cid] = ChunkRow(cid, nid, path, title, mtime, folder, found, heading, body, position, headings)
     return out
 
 
 def with_text(conn: sqlite3.Connection, rows: Iterable[ChunkRow]) -> dict[int, ChunkRow]:
-    """`rows` (read with `text=False`) by chunk id, each with its chunk text, in one query per 500."""
+    """`rows` (read with `text=False`) by chunk id, each with its chunk text and heading path, in
+    one query per 500."""
     todo = {r.chunk_id: r for r in rows}
     ids = list(todo)
     out: dict[int, ChunkRow] = {}
     for i in range(0, len(ids), 500):
         part = ids[i : i + 500]
         marks = ",".join("?" * len(part))
-        for cid, body in conn.execute(f"SELECT id, text FROM chunks WHERE id IN ({marks})", part):
-            out[int(cid)] = dataclasses.replace(todo[int(cid)], text=str(body))
+        sql = f"SELECT id, text, heading_path FROM chunks WHERE id IN ({marks})"
+        for cid, body, headings in conn.execute(sql, part):
+            out[int(cid)] = dataclasses.replace(todo[int(cid)], text=str(body), headings=str(headings))
     return out

@@ -19,6 +19,7 @@ from service.retrieval import tags
 from service.retrieval.text import folder_clause
 from service.tools.context import ToolContext
 from service.tools.models import JsonValue, Paging, ToolInput, ToolOutput, decode_cursor, page_of
+from service.tools.search.dates import Window, window_key, within
 from service.tools.search_common import (
     FOLDER_FIELD,
     FolderArg,
@@ -74,16 +75,17 @@ class SearchTagsIn(ToolInput, Paging):
     sort: Literal["path", "mtime"] = sort_field("path", "path", "mtime")
 
 
-async def search_tags(ctx: ToolContext, args: SearchTagsIn) -> MetaHitsOut:
+async def search_tags(ctx: ToolContext, args: SearchTagsIn, dates: Window | None = None) -> MetaHitsOut:
+    """`dates`: only notes modified in the window (search_vault's date filters)."""
     wanted = [tags.normalize(t) for t in args.tags]
     folders = scope(ctx, args.folder)
-    key = query_key(sorted(wanted), args.match, folders, args.sort)
+    key = query_key(sorted(wanted), args.match, folders, args.sort, *window_key(dates))
     offset = decode_cursor(args.cursor, t="tags", q=key)
     can_read = readable(ctx)
     vault_id = ctx.vault.id
 
     hits = await run(ctx, lambda conn: tags.search(conn, vault_id, wanted, args.match, folders, args.sort, can_read))
-    hits = await drop_gone(ctx, hits, offset, args.limit)
+    hits = await drop_gone(ctx, within(hits, dates), offset, args.limit)
     window, cursor = page_of(hits, offset, args.limit, t="tags", q=key)
     found = await _properties_of(ctx, [h.note_id for h in window])
     items = [
@@ -126,15 +128,16 @@ class SearchPropertiesIn(ToolInput, Paging):
     sort: Literal["path", "mtime", "title"] = sort_field("path", "path", "mtime", "title")
 
 
-async def search_properties(ctx: ToolContext, args: SearchPropertiesIn) -> MetaHitsOut:
+async def search_properties(ctx: ToolContext, args: SearchPropertiesIn, dates: Window | None = None) -> MetaHitsOut:
+    """`dates`: only notes modified in the window (search_vault's date filters)."""
     filters = [props.Filter(f.key, f.op, f.value) for f in args.filters]
     folders = scope(ctx, args.folder)
-    key = query_key([(f.key, f.op, f.value) for f in filters], args.match, folders, args.sort)
+    key = query_key([(f.key, f.op, f.value) for f in filters], args.match, folders, args.sort, *window_key(dates))
     offset = decode_cursor(args.cursor, t="props", q=key)
     can_read = readable(ctx)
     vault_id = ctx.vault.id
     rows = await run(ctx, lambda conn: props.search(conn, vault_id, filters, folders, args.sort, can_read, args.match))
-    rows = await drop_gone(ctx, rows, offset, args.limit)
+    rows = await drop_gone(ctx, within(rows, dates), offset, args.limit)
     return _meta_page(ctx, rows, offset, args.limit, t="props", q=key)
 
 
@@ -151,13 +154,14 @@ class JsonLogicIn(ToolInput, Paging):
     sort: Literal["path", "mtime", "title"] = sort_field("path", "path", "mtime", "title")
 
 
-async def query_jsonlogic(ctx: ToolContext, args: JsonLogicIn) -> MetaHitsOut:
+async def query_jsonlogic(ctx: ToolContext, args: JsonLogicIn, dates: Window | None = None) -> MetaHitsOut:
+    """`dates`: only notes modified in the window (search_vault's date filters)."""
     from service.retrieval import jsonlogic  # loaded on first use, not at start-up
 
     settings = ctx.services.settings
     match = jsonlogic.matcher(args.logic, settings.search.jsonlogic_max_ops, settings.limits)
     folders = scope(ctx, args.folder)
-    key = query_key(args.logic, folders, args.sort)
+    key = query_key(args.logic, folders, args.sort, *window_key(dates))
     offset = decode_cursor(args.cursor, t="jsonlogic", q=key)
     can_read = readable(ctx)
     vault_id = ctx.vault.id
@@ -193,7 +197,7 @@ async def query_jsonlogic(ctx: ToolContext, args: JsonLogicIn) -> MetaHitsOut:
                 out.append(props.NoteRow(nid, path, title, mtime, tag_json or "[]", prop_json or "{}"))
         return out
 
-    rows = await drop_gone(ctx, await run(ctx, query), offset, args.limit)
+    rows = await drop_gone(ctx, within(await run(ctx, query), dates), offset, args.limit)
     return _meta_page(ctx, rows, offset, args.limit, t="jsonlogic", q=key)
 
 

@@ -14,11 +14,15 @@ from service.errors import ValidationFailed
 from service.retrieval import conditions, fusion, text
 from service.retrieval import properties as props
 from service.retrieval.query import parse_query
+from service.semantic.engine import ChunkRow
 from service.tools.context import ToolContext
 from service.tools.models import ToolInput, ToolOutput, decode_cursor, encode_cursor
-from service.tools.search import semantic as sem_tools
+from service.tools.search import flags
+from service.tools.search import vector_modes as sem_tools
+from service.tools.search.dates import AFTER_FIELD, BEFORE_FIELD, DateArg, Window
 from service.tools.search.readers import best_chunks
-from service.tools.search.router import TEXT_MATCH, Fused, fused_ranking, pass_limit
+from service.tools.search.router import TEXT_MATCH, Fused, fused_ranking, pass_limit, shown_of
+from service.tools.search.semantic import engine_of
 from service.tools.search_common import (
     LegacySort,
     Partial,
@@ -59,6 +63,8 @@ class SearchNotesIn(ToolInput):
     offset: int = Field(default=0, ge=0, le=100_000, description="Results to skip.")
     cursor: str | None = Field(default=None, description="`next_cursor` from the previous page (overrides offset).")
     sort: LegacySort = sort_field("relevance", "relevance", "mtime", "path")
+    modified_after: DateArg = AFTER_FIELD
+    modified_before: DateArg = BEFORE_FIELD
 
 
 class NoteHitItem(BaseModel):
@@ -69,7 +75,12 @@ class NoteHitItem(BaseModel):
     tags: list[str] = Field(description="Tags with '#'.")
     properties: dict[str, Any] = Field(description="Frontmatter properties.")
     modified_time: str = Field(description="ISO 8601 UTC modification time.")
-    obsidian_url: str = Field(description="obsidian://open URL.")
+    obsidian_url: str = Field(description="obsidian://open URL (semantic/hybrid: at the best chunk's heading).")
+    sensitive: bool = Field(
+        default=False,
+        description="The note holds a secret (the snippet shows it redacted, unless the vault's mode is flag), "
+        "or the snippet, a tag or the best chunk's heading is a health or money topic.",
+    )
 
 
 class SearchNotesOut(ToolOutput, Partial):
@@ -100,10 +111,11 @@ async def search_notes(ctx: ToolContext, args: SearchNotesIn) -> SearchNotesOut:
     if not (args.query or tag_list or prop_spec):
         raise ValidationFailed("nothing to search for", details={"field": "query"})
     prefixes = _prefixes(ctx, [args.folder] if isinstance(args.folder, str) else args.folder)
+    window = Window.of(args.modified_after, args.modified_before)
     groups = conditions.property_filters(prop_spec)
     query = args.query if args.mode in ("full_text", "hybrid") else None
     if args.mode == "semantic":
-        sem_tools.engine_of(ctx)
+        engine_of(ctx)
     base = (
         await fused_ranking(
             ctx,
@@ -119,7 +131,7 @@ async def search_notes(ctx: ToolContext, args: SearchNotesIn) -> SearchNotesOut:
         else None
     )
     ranked = await _apply_groups(ctx, base, groups, args.mode, query is not None)
-    chunks: dict[int, Any] = {}
+    chunks: dict[int, ChunkRow] = {}
     if args.query and (args.mode == "semantic" or (args.mode == "hybrid" and sem_tools.enabled(ctx))):
         restrict = {h.note_id for h in ranked} if groups or (args.mode == "semantic" and tag_list) else None
         ranked, chunks = await sem_tools.fuse_with_vectors(
@@ -131,8 +143,9 @@ async def search_notes(ctx: ToolContext, args: SearchNotesIn) -> SearchNotesOut:
             tags=tag_list,
             restrict=restrict,
             vector_only=args.mode == "semantic",
+            window=window,
         )
-    ranked = [h for h in ranked if _in_scope(h.path, prefixes)]
+    ranked = [h for h in ranked if _in_scope(h.path, prefixes) and (window is None or window.holds(h.mtime))]
     if args.sort == "mtime":
         ranked.sort(key=lambda h: (-h.mtime, h.path))
     elif args.sort == "path":
@@ -146,6 +159,7 @@ async def search_notes(ctx: ToolContext, args: SearchNotesIn) -> SearchNotesOut:
     fused = Fused(ranked, parsed.match if parsed else None, parsed.relaxed if parsed else None)
     snippets = await scrub(ctx, await fused.snippets(ctx, page))
     links = await best_chunks(ctx, page, chunks, snippets)
+    flagged = await flags.sensitive(ctx, {h.path: shown_of(h.note_id, snippets, chunks) for h in page})
     guard = guard_of(ctx)
     details = await _details(ctx, [h.note_id for h in page])
     items = []
@@ -163,6 +177,7 @@ async def search_notes(ctx: ToolContext, args: SearchNotesIn) -> SearchNotesOut:
                 .isoformat(timespec="milliseconds")
                 .replace("+00:00", "Z"),
                 obsidian_url=links[h.note_id],
+                sensitive=flagged.get(h.path, False),
             )
         )
     more = offset + args.limit < len(ranked)
@@ -222,9 +237,9 @@ TOOLS: tuple[ToolSpec, ...] = (
         domain="search",
         title="Search notes (tags, properties, full text)",
         description="Search by tags, properties, full text, or all of them fused (mode hybrid, the default); "
-        "returns total and items with a 0..1 score, snippet, tags, properties and modified_time, "
-        "paged by offset or cursor. Use it to combine text with tag or property conditions; "
-        "prefer search_text for query syntax and highlights.",
+        "returns total and items with a 0..1 score, snippet, tags, properties, modified_time and a sensitive "
+        "flag, paged by offset or cursor; modified_after/modified_before filter by date. Use it to combine "
+        "text with tag or property conditions; prefer search_text for query syntax and highlights.",
         input_model=SearchNotesIn,
         output_model=SearchNotesOut,
         handler=search_notes,

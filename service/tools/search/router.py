@@ -20,11 +20,14 @@ from service.retrieval import fusion, text
 from service.retrieval import properties as props
 from service.retrieval import tags as tag_q
 from service.retrieval.query import parse_query
+from service.semantic.engine import ChunkRow
 from service.tools.context import ToolContext
 from service.tools.models import Paging, ToolInput, ToolOutput, decode_cursor, encode_cursor
+from service.tools.search import flags
 from service.tools.search import metadata as meta_tools
-from service.tools.search import semantic as sem_tools
 from service.tools.search import text as text_tools
+from service.tools.search import vector_modes as sem_tools
+from service.tools.search.dates import AFTER_FIELD, BEFORE_FIELD, DateArg, Window, window_key, within
 from service.tools.search.readers import best_chunks
 from service.tools.search_common import (
     FOLDER_FIELD,
@@ -62,6 +65,8 @@ class SearchVaultIn(ToolInput, Paging):
     )
     logic: dict[str, Any] | None = Field(default=None, description="JSONLogic rule for jsonlogic mode.")
     folder: FolderArg = FOLDER_FIELD
+    modified_after: DateArg = AFTER_FIELD
+    modified_before: DateArg = BEFORE_FIELD
     limit: int = Field(default=20, ge=1, le=200, description="Page size.")
 
 
@@ -72,6 +77,11 @@ class VaultHitItem(BaseModel):
     mtime: float = Field(description="Modification time (Unix seconds).")
     score: float | None = Field(default=None, description="Relevance for ranked modes.")
     snippet: str | None = Field(default=None, description="Matching passage (text modes) or first matching line.")
+    sensitive: bool = Field(
+        default=False,
+        description="The note holds a secret (the snippet shows it redacted, unless the vault's mode is flag), "
+        "or the snippet, a tag or the best chunk's heading is a health or money topic.",
+    )
 
 
 class SearchVaultOut(ToolOutput, Partial):
@@ -115,8 +125,11 @@ def _need(value: Any, field: str, mode: str) -> Any:
 async def search_vault(ctx: ToolContext, args: SearchVaultIn) -> SearchVaultOut:
     mode = _pick_mode(args)
     common = {"vault": args.vault, "folder": args.folder, "limit": args.limit, "cursor": args.cursor}
+    dates = Window.of(args.modified_after, args.modified_before)
     if mode == "semantic" and sem_tools.enabled(ctx):
-        found, cursor, part = await sem_tools.vault_mode(ctx, _need(args.query, "query", mode), args.tags, common)
+        dated = {"modified_after": args.modified_after, "modified_before": args.modified_before}
+        query = _need(args.query, "query", mode)
+        found, cursor, part = await sem_tools.vault_mode(ctx, query, args.tags, {**common, **dated})
         return SearchVaultOut(mode=mode, items=[VaultHitItem(**i) for i in found], next_cursor=cursor, partial=part)
     if mode in ("semantic", "graph"):
         meaning = sem_tools.enabled(ctx)  # graph mode asked while semantic mode works: name it
@@ -128,18 +141,20 @@ async def search_vault(ctx: ToolContext, args: SearchVaultIn) -> SearchVaultOut:
         )
     if mode == "text":
         out = await text_tools.search_text(
-            ctx, text_tools.SearchTextIn(query=_need(args.query, "query", mode), **common)
+            ctx, text_tools.SearchTextIn(query=_need(args.query, "query", mode), **common), dates
         )
-        items = [VaultHitItem(**i.model_dump(include=set(VaultHitItem.model_fields))) for i in out.items]
+        items = await _flagged(
+            ctx, [VaultHitItem(**i.model_dump(include=set(VaultHitItem.model_fields))) for i in out.items]
+        )
         return SearchVaultOut(
             mode=mode, text_match=out.match, items=items, next_cursor=out.next_cursor, partial=out.partial
         )
     if mode == "regex":
         raw = _need(args.query, "query", mode).strip()
         m = _REGEX_LITERAL.match(raw)
-        pattern, flags = (m.group("body"), m.group("flags")) if m else (raw, "")
+        pattern, opts = (m.group("body"), m.group("flags")) if m else (raw, "")
         rout = await text_tools.search_regex(
-            ctx, text_tools.SearchRegexIn(pattern=pattern, ignore_case="i" in flags, **common)
+            ctx, text_tools.SearchRegexIn(pattern=pattern, ignore_case="i" in opts, **common), dates
         )
         items = [
             VaultHitItem(
@@ -151,20 +166,24 @@ async def search_vault(ctx: ToolContext, args: SearchVaultIn) -> SearchVaultOut:
             )
             for i in rout.items
         ]
+        items = await _flagged(ctx, items)
         return SearchVaultOut(mode=mode, items=items, next_cursor=rout.next_cursor, partial=rout.partial)
     if mode in ("tags", "properties", "jsonlogic"):
         if mode == "tags":
             mout = await meta_tools.search_tags(
-                ctx, meta_tools.SearchTagsIn(tags=_need(args.tags, "tags", mode), match=args.match, **common)
+                ctx, meta_tools.SearchTagsIn(tags=_need(args.tags, "tags", mode), match=args.match, **common), dates
             )
         elif mode == "properties":
             mout = await meta_tools.search_properties(
                 ctx,
                 meta_tools.SearchPropertiesIn(filters=_need(args.filters, "filters", mode), match=args.match, **common),
+                dates,
             )
         else:
-            mout = await meta_tools.query_jsonlogic(ctx, meta_tools.JsonLogicIn(logic=args.logic, **common))
-        items = [VaultHitItem(**i.model_dump(include=set(VaultHitItem.model_fields))) for i in mout.items]
+            mout = await meta_tools.query_jsonlogic(ctx, meta_tools.JsonLogicIn(logic=args.logic, **common), dates)
+        items = await _flagged(
+            ctx, [VaultHitItem(**i.model_dump(include=set(VaultHitItem.model_fields))) for i in mout.items]
+        )
         return SearchVaultOut(mode=mode, items=items, next_cursor=mout.next_cursor, partial=mout.partial)
     # hybrid
     result = await fused_ranking(
@@ -176,10 +195,19 @@ async def search_vault(ctx: ToolContext, args: SearchVaultIn) -> SearchVaultOut:
         match=args.match,
         limit=args.limit,
     )
+    result.ranked = within(result.ranked, dates)
     filters_key = [f.model_dump() for f in args.filters or []]
-    key = query_key("hybrid", args.query, args.tags, filters_key, args.folder, pass_limit(args.query, args.limit))
+    key = query_key(
+        "hybrid",
+        args.query,
+        args.tags,
+        filters_key,
+        args.folder,
+        pass_limit(args.query, args.limit),
+        *window_key(dates),
+    )
     offset = decode_cursor(args.cursor, t="vault", q=key)
-    chunks: dict[int, Any] = {}
+    chunks: dict[int, ChunkRow] = {}
     if args.query and sem_tools.enabled(ctx):  # text (+ tags/properties) fused with the vector ranking
         result.ranked, chunks = await sem_tools.fuse_with_vectors(
             ctx,
@@ -189,11 +217,13 @@ async def search_vault(ctx: ToolContext, args: SearchVaultIn) -> SearchVaultOut:
             folders=scope(ctx, args.folder),
             tags=args.tags if args.match == "all" else None,
             restrict={h.note_id for h in result.ranked} if args.filters else None,
+            window=dates,
         )
     result.ranked = await drop_gone(ctx, result.ranked, offset, args.limit)
     page = result.ranked[offset : offset + args.limit]
     snippets = await scrub(ctx, await result.snippets(ctx, page))
     links = await best_chunks(ctx, page, chunks, snippets)
+    flagged = await flags.sensitive(ctx, {h.path: shown_of(h.note_id, snippets, chunks) for h in page})
     items = [
         VaultHitItem(
             path=h.path,
@@ -202,6 +232,7 @@ async def search_vault(ctx: ToolContext, args: SearchVaultIn) -> SearchVaultOut:
             mtime=h.mtime,
             score=round(h.score, 4),
             snippet=snippets.get(h.note_id),
+            sensitive=flagged.get(h.path, False),
         )
         for h in page
     ]
@@ -213,6 +244,25 @@ async def search_vault(ctx: ToolContext, args: SearchVaultIn) -> SearchVaultOut:
         next_cursor=encode_cursor(offset + args.limit, t="vault", q=key) if more else None,
         partial=partial(ctx),
     )
+
+
+def _item(hit: BaseModel) -> VaultHitItem:
+    """A mode tool's item as search_vault's (its fields that search_vault's items have)."""
+    return VaultHitItem(**hit.model_dump(include=set(VaultHitItem.model_fields)))
+
+
+async def _flagged(ctx: ToolContext, items: list[VaultHitItem]) -> list[VaultHitItem]:
+    """`items` with their `sensitive` flags (`flags.sensitive`, on the snippets as shown)."""
+    found = await flags.sensitive(ctx, {i.path: flags.Shown(i.snippet or "") for i in items})
+    for item in items:
+        item.sensitive = found.get(item.path, False)
+    return items
+
+
+def shown_of(note_id: int, snippets: dict[int, str], chunks: dict[int, ChunkRow]) -> flags.Shown:
+    """What a hybrid item shows of its note: its snippet, from the best chunk when it has one."""
+    row = chunks.get(note_id)
+    return flags.Shown(snippets.get(note_id, ""), row.heading if row is not None else None)
 
 
 def pass_limit(query: str | None, limit: int) -> int | None:
@@ -281,7 +331,8 @@ TOOLS: tuple[ToolSpec, ...] = (
         domain="search",
         title="Search the vault",
         description="One entry point to every search mode: text (BM25), regex ('/pattern/i'), tags, properties, "
-        "jsonlogic or hybrid (text fused with tags/properties); 'auto' picks the mode from the arguments. Use it "
+        "jsonlogic or hybrid (text fused with tags/properties); 'auto' picks the mode from the arguments; folder "
+        "and modified_after/modified_before filters in every mode, items flagged sensitive. Use it "
         "when unsure which search fits; the dedicated tools offer more options. Mode 'semantic' (by meaning; "
         "search_hybrid and search_semantic offer more) needs embeddings on; mode 'graph' is not in this build: an "
         "unavailable mode answers mode_unavailable (not retryable).",

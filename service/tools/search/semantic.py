@@ -11,21 +11,21 @@ appears as a hit, a similar note or a chunk. Results carry the best chunk's text
 
 from __future__ import annotations
 
-import datetime as dt
 import sqlite3
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from pydantic import BaseModel, Field
 
 from service.errors import ModeUnavailable, NoteNotFound, ValidationFailed
 from service.rerank.protocol import Reordered, reorder
-from service.retrieval import hybrid, text
+from service.retrieval import hybrid
 from service.semantic import search as sem
 from service.semantic.engine import ChunkRow, Searchable, SemanticEngine
 from service.tools.context import ToolContext
 from service.tools.models import Paging, ToolInput, ToolOutput, decode_cursor, encode_cursor
 from service.tools.search import positions
+from service.tools.search.dates import AFTER_FIELD, BEFORE_FIELD, DateArg, stamp
 from service.tools.search.readers import hybrid_halves, on_disk, shown_read
 from service.tools.search_common import (
     FOLDER_FIELD,
@@ -47,12 +47,8 @@ T = TypeVar("T")
 class FilterArgs(ToolInput, Paging):
     folder: FolderArg = FOLDER_FIELD
     tags: list[str] | None = Field(default=None, max_length=50, description="Only notes carrying all of these tags.")
-    modified_after: dt.datetime | dt.date | None = Field(
-        default=None, description="Only notes modified at or after this ISO date/time (UTC when no zone)."
-    )
-    modified_before: dt.datetime | dt.date | None = Field(
-        default=None, description="Only notes modified before this ISO date/time (UTC when no zone)."
-    )
+    modified_after: DateArg = AFTER_FIELD
+    modified_before: DateArg = BEFORE_FIELD
     limit: int = Field(default=10, ge=1, le=200, description="Page size (notes).")
 
 
@@ -71,6 +67,11 @@ class SemanticHit(BaseModel):
     mtime: float = Field(description="Modification time (Unix seconds).")
     score: float = Field(description="Relevance: cosine similarity (semantic) or fused score 0..1 (hybrid).")
     heading: str | None = Field(default=None, description="Heading of the best matching chunk.")
+    heading_path: list[str] = Field(
+        default_factory=list,
+        description="The headings down to the best chunk's section, top level first (tells apart sections "
+        "of one name under different headings).",
+    )
     chunk: str | None = Field(
         default=None, description="Text of the best matching chunk (secrets redacted per [sensitive])."
     )
@@ -90,16 +91,6 @@ class SemanticOut(ToolOutput, Partial):
     degraded: bool = Field(default=False, description="A reranker is configured but failed: the fused order is kept.")
 
 
-def _stamp(value: dt.datetime | dt.date | None) -> float | None:
-    if value is None:
-        return None
-    if not isinstance(value, dt.datetime):
-        value = dt.datetime(value.year, value.month, value.day)
-    if value.tzinfo is None:
-        value = value.replace(tzinfo=dt.UTC)
-    return value.timestamp()
-
-
 def engine_of(ctx: ToolContext) -> SemanticEngine:
     engine = ctx.services.semantic
     if engine is None or not engine.enabled:
@@ -117,8 +108,8 @@ def note_filter(ctx: ToolContext, args: FilterArgs) -> sem.NoteFilter:
         can_read=readable(ctx),
         folders=scope(ctx, args.folder),
         tags=sem.normalise_tags(args.tags),
-        after=_stamp(args.modified_after),
-        before=_stamp(args.modified_before),
+        after=stamp(args.modified_after),
+        before=stamp(args.modified_before),
     )
 
 
@@ -135,6 +126,7 @@ def chunk_hit(ctx: ToolContext, row: ChunkRow, score: float, shown: Excerpts) ->
         mtime=row.mtime,
         score=round(score, 4),
         heading=shown.heading(row.note_id, row.heading),
+        heading_path=[shown.show(row.note_id, h) for h in row.heading_path()],
         chunk=shown.show(row.note_id, row.text),
         sensitive=shown.sensitive(row.note_id, row.text, row.tags, row.heading),
     )
@@ -327,75 +319,6 @@ async def find_similar(ctx: ToolContext, args: SimilarIn) -> SemanticOut:
     found, shown = computed
     hits = [chunk_hit(ctx, h.row, h.similarity, shown) for h in found]
     return await _page(ctx, use, hits, offset, args.limit, key)
-
-
-async def vault_mode(
-    ctx: ToolContext, query: str, tags: list[str] | None, common: dict[str, Any]
-) -> tuple[list[dict[str, Any]], str | None, bool]:
-    """search_vault's semantic mode: search_semantic's items (fields of search_vault's items,
-    the chunk as snippet), next cursor and partial flag."""
-    out = await search_semantic(ctx, SemanticIn(query=query, tags=tags, **common))
-    fields = {"path", "title", "obsidian_url", "mtime", "score"}
-    return [{**i.model_dump(include=fields), "snippet": i.chunk} for i in out.items], out.next_cursor, out.partial
-
-
-def enabled(ctx: ToolContext) -> bool:
-    engine = ctx.services.semantic
-    return engine is not None and engine.enabled
-
-
-async def fuse_with_vectors(
-    ctx: ToolContext,
-    ranked: list[text.TextHit],
-    query: str,
-    *,
-    want: int,
-    folders: list[str],
-    tags: list[str] | None,
-    restrict: set[int] | None = None,
-    vector_only: bool = False,
-) -> tuple[list[text.TextHit], dict[int, ChunkRow]]:
-    """A text ranking (already filtered by the caller's permissions and filters) fused with the
-    vector ranking of `query` under the same folder/tag filters (`retrieval.hybrid.fuse`);
-    `vector_only`: the vector ranking alone. Also returns each note's best chunk."""
-    engine = engine_of(ctx)
-    keep = sem.NoteFilter(can_read=readable(ctx), folders=folders, tags=sem.normalise_tags(tags))
-    vid = ctx.vault.id
-    use = await engine.searchable(vid)
-    vector = await engine.query_vector(query, use.embedder)
-    depth = hybrid.depth(want)
-
-    guard = guard_of(ctx)
-
-    def compute(conn: sqlite3.Connection) -> tuple[list[sem.ChunkHit], set[int]]:
-        hits = sem.nearest(engine, conn, vid, vector, depth, without_secrets(guard, conn, keep), use.model)
-        # Under `exclude` a note holding a secret leaves the text side too, as in search_hybrid.
-        secret = excerpts(guard, conn, [h.note_id for h in ranked]).secrets if guard.excludes else set()
-        return [h for h in hits if restrict is None or h.row.note_id in restrict], secret
-
-    chunks, secret = await run_ranking(ctx, compute)
-    if secret:
-        ranked = [h for h in ranked if h.note_id not in secret]
-    best = {h.row.note_id: h.row for h in sem.best_per_note(chunks)}
-    if vector_only:
-        return [
-            text.TextHit(h.row.note_id, h.row.path, h.row.title, h.row.mtime, h.similarity)
-            for h in sem.best_per_note(chunks)
-        ], best
-    by_note = {h.note_id: h for h in ranked}
-    fused = hybrid.fuse(
-        [hybrid.TextCandidate(h.note_id, h.score) for h in ranked],
-        [hybrid.ChunkCandidate(h.row.note_id, h.row.chunk_id, h.similarity) for h in chunks],
-    )
-    out: list[text.TextHit] = []
-    for f in fused:
-        t = by_note.get(f.note_id)
-        row = best.get(f.note_id)
-        if t is not None:
-            out.append(text.TextHit(t.note_id, t.path, t.title, t.mtime, f.score))
-        elif row is not None:
-            out.append(text.TextHit(row.note_id, row.path, row.title, row.mtime, f.score))
-    return out, best
 
 
 TOOLS: tuple[ToolSpec, ...] = (

@@ -22,6 +22,7 @@ from service.retrieval import text
 from service.retrieval.query import parse_query
 from service.tools.context import ToolContext
 from service.tools.models import Paging, ToolInput, ToolOutput, decode_cursor, encode_cursor
+from service.tools.search.dates import Window, window_key
 from service.tools.search_common import (
     FOLDER_FIELD,
     FolderArg,
@@ -70,11 +71,12 @@ class SearchTextOut(ToolOutput, Partial):
 _Page = tuple[list[text.TextHit], bool, text.Match, dict[int, text.Snippet]]
 
 
-async def search_text(ctx: ToolContext, args: SearchTextIn) -> SearchTextOut:
+async def search_text(ctx: ToolContext, args: SearchTextIn, dates: Window | None = None) -> SearchTextOut:
+    """`dates`: only notes modified in the window (search_vault's date filters)."""
     parsed = parse_query(args.query)
     folders = scope(ctx, args.folder)
     # With a relaxed form, which pass answers depends on the page size: a cursor keeps it.
-    key = query_key(parsed.match, folders, args.sort, args.limit if parsed.relaxed else None)
+    key = query_key(parsed.match, folders, args.sort, args.limit if parsed.relaxed else None, *window_key(dates))
     offset = decode_cursor(args.cursor, t="text", q=key)
     can_read = readable(ctx)
     vault_id = ctx.vault.id
@@ -82,8 +84,9 @@ async def search_text(ctx: ToolContext, args: SearchTextIn) -> SearchTextOut:
 
     def query(conn: sqlite3.Connection) -> tuple[_Page, dict[int, str]]:
         """The page, and its snippets as they may be shown: one reader, one trip."""
+        allowed = can_read if dates is None else dates.readable(conn, vault_id, can_read)
         hits, more, answered = text.two_pass_page(
-            conn, vault_id, parsed.match, parsed.relaxed, folders, args.sort, can_read, offset, args.limit
+            conn, vault_id, parsed.match, parsed.relaxed, folders, args.sort, allowed, offset, args.limit
         )
         words = parsed.relaxed if answered == "any" and parsed.relaxed else parsed.match
         snips = text.snippets(conn, words, [h.note_id for h in hits], matching=True)  # every hit matches `words`
@@ -144,11 +147,12 @@ class SearchRegexOut(ToolOutput, Partial):
     prefiltered: bool = Field(description="True when the trigram index narrowed the notes scanned.")
 
 
-async def search_regex(ctx: ToolContext, args: SearchRegexIn) -> SearchRegexOut:
+async def search_regex(ctx: ToolContext, args: SearchRegexIn, dates: Window | None = None) -> SearchRegexOut:
+    """`dates`: only notes modified in the window (search_vault's date filters)."""
     compiled = rx.compile_pattern(args.pattern, ignore_case=args.ignore_case, multiline=args.multiline)
     literals = rx.required_literals(args.pattern, ignore_case=args.ignore_case)
     folders = scope(ctx, args.folder)
-    key = query_key(args.pattern, args.ignore_case, args.multiline, folders)
+    key = query_key(args.pattern, args.ignore_case, args.multiline, folders, *window_key(dates))
     offset = decode_cursor(args.cursor, t="regex", q=key)
     cfg = ctx.services.settings.search
     budget_ms = min(args.budget_ms or cfg.regex_budget_ms, cfg.regex_max_budget_ms)
@@ -162,7 +166,7 @@ async def search_regex(ctx: ToolContext, args: SearchRegexIn) -> SearchRegexOut:
             compiled,
             literals,
             folders,
-            can_read,
+            can_read if dates is None else dates.readable(conn, vault_id, can_read),
             want=offset + args.limit,
             budget_s=budget_ms / 1000,
             max_lines=args.max_lines,

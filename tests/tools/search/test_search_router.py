@@ -71,7 +71,8 @@ async def test_search_notes_full_text_with_scope_total_and_seed_shape(sv: Harnes
     out = await sv.ok("search_notes", mode="full_text", query="rocket", path_scope=["Projects"], limit=2)
     assert out["total"] == 3 and out["offset"] == 0 and len(out["items"]) == 2
     item = out["items"][0]
-    assert set(item) == {"path", "title", "score", "snippet", "tags", "properties", "modified_time", "obsidian_url"}
+    seed = {"path", "title", "score", "snippet", "tags", "properties", "modified_time", "obsidian_url"}
+    assert set(item) == seed | {"sensitive"}  # seed 004's fields, and the flag every search item carries
     assert 0 < item["score"] <= 1 and item["modified_time"].endswith("Z")
     assert all(t.startswith("#") for t in item["tags"])
     assert all(p.startswith("Projects/") for p in paths(out))
