@@ -370,9 +370,13 @@ def parse_note(rel: str, text: str) -> ParsedNote:
 
 
 def note_title(rel: str) -> str:
-    """A note's title, Obsidian's rule everywhere: the file's base name without '.md'."""
+    """A file's title, Obsidian's rule (`file.basename`) for every file: its name less its last
+    extension. 'Note.md' is 'Note', 'Board.canvas' 'Board', 'photo.png' 'photo' and
+    'Plan.excalidraw.md' 'Plan.excalidraw'; a name with no extension ('README', '.hidden') is itself.
+    migrations/0021_basename_titles.sql retitles canvases indexed under the older '.md'-only rule."""
     name = rel.rsplit("/", 1)[-1]
-    return name[:-3] if name.lower().endswith(".md") else name
+    dot = name.rfind(".")
+    return name[:dot] if dot > 0 else name
 
 
 def search_title(rel: str, props: dict[str, Any], headings: list[Heading]) -> str:

@@ -71,7 +71,7 @@ class NoteRef(BaseModel):
     """What every file-based result carries."""
 
     path: str = Field(description="Vault-relative path.")
-    title: str = Field(description="Note title: the file name without '.md', as in Obsidian.")
+    title: str = Field(description="The file name less its extension, as Obsidian's basename ('Note.md': 'Note').")
     obsidian_url: str = Field(description="obsidian://open URL that opens the note in Obsidian.")
 
 

@@ -19,6 +19,7 @@ from wcmatch import glob as wglob
 
 from service.budget import Budget
 from service.errors import NoteNotFound, ValidationFailed
+from service.markdown.parse import note_title
 from service.retrieval import globs
 from service.tools.context import ToolContext
 from service.tools.models import ToolInput, ToolOutput, decode_cursor, encode_cursor, page_of
@@ -40,7 +41,7 @@ class ListNotesIn(ToolInput):
 
 class FileItem(ToolOutput):
     path: str = Field(description="Vault-relative path.")
-    title: str = Field(description="Note title: the file name without '.md'.")
+    title: str = Field(description="The file name less its extension, as Obsidian's basename ('Note.md': 'Note').")
     obsidian_url: str = Field(description="obsidian://open URL.")
     size: int = Field(description="Size in bytes.")
     mtime: float = Field(description="Modification time (Unix seconds).")
@@ -151,9 +152,7 @@ _SORT_KEYS: dict[str, Callable[[tuple[str, int, float]], Any]] = {  # by path: s
 
 
 def _file_item(ctx: ToolContext, rel: str, size: int, mtime: float) -> FileItem:
-    name = rel.rsplit("/", 1)[-1]
-    title = name[:-3] if name.lower().endswith(".md") else name
-    return FileItem(path=rel, title=title, obsidian_url=ctx.vault.url(rel), size=size, mtime=mtime)
+    return FileItem(path=rel, title=note_title(rel), obsidian_url=ctx.vault.url(rel), size=size, mtime=mtime)
 
 
 class ListFoldersIn(ToolInput):

@@ -44,7 +44,7 @@ class Linker(NoteRef):
 
 class Attachment(ToolOutput):
     path: str = Field(description="Vault-relative path.")
-    title: str = Field(description="The file name.")
+    title: str = Field(description="The file name less its extension, as Obsidian's basename ('photo.png' is 'photo').")
     obsidian_url: str = Field(description="obsidian://open URL of the file.")
     kind: str = Field(description="image, audio, video, pdf, canvas, base, text or other.")
     mime: str = Field(description="MIME type by extension.")
@@ -119,7 +119,7 @@ async def list_attachments(ctx: ToolContext, args: ListAttachmentsIn) -> Attachm
     items = [
         Attachment(
             path=rel,
-            title=rel.rsplit("/", 1)[-1],
+            title=note_title(rel),
             obsidian_url=ctx.vault.url(rel),
             kind=at.kind_of(rel),
             mime=at.mime_of(rel),

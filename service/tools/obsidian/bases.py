@@ -25,6 +25,7 @@ from service.bases.values import cell
 from service.errors import AclDenied, NotANote, NoteNotFound, PathInvalid, ValidationFailed
 from service.indexer.runner import indexer_of
 from service.markdown.fences import unfence
+from service.markdown.parse import note_title
 from service.storage.db import Database
 from service.tools.context import ToolContext, link_target
 from service.tools.models import JsonValue, NoteRef, Paging, ToolInput, ToolOutput, decode_cursor, page_of
@@ -187,7 +188,7 @@ async def query_base(ctx: ToolContext, args: QueryBaseIn) -> QueryBaseOut:
     rows = [
         BaseRow(
             path=row.record.path,
-            title=row.record.basename if row.record.ext == "md" else row.record.name,
+            title=note_title(row.record.path),
             obsidian_url=ctx.vault.url(row.record.path),
             group=row.group,
             values={c: cell(v) for c, v in values.items()},

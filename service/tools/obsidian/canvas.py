@@ -136,11 +136,6 @@ async def canvas_target(ctx: ToolContext, path: str) -> VaultPath:
         return ctx.resolve(normalize(name), "write")
 
 
-def _title(rel: str) -> str:
-    name = note_title(rel)
-    return name[: -len(".canvas")] if name.lower().endswith(".canvas") else name
-
-
 def _split(item: dict[str, Any], keys: tuple[str, ...]) -> tuple[dict[str, Any], dict[str, Any]]:
     known = {k: v for k, v in item.items() if k in keys}
     return known, {k: v for k, v in item.items() if k not in keys}
@@ -193,7 +188,7 @@ async def read_canvas(ctx: ToolContext, args: ReadCanvasIn) -> CanvasOut:
     extra = {k: v for k, v in data.items() if k not in ("nodes", "edges")} if isinstance(data, dict) else {}
     return CanvasOut(
         path=vp.rel,
-        title=_title(vp.rel),
+        title=note_title(vp.rel),
         obsidian_url=ctx.vault.url(vp.rel),
         etag=note.etag,
         nodes=nodes,
@@ -366,7 +361,7 @@ async def write_canvas(ctx: ToolContext, args: WriteCanvasIn) -> WriteCanvasOut:
     result, canvas = await rewrite(ctx, vp, build, expected_etag=args.expected_etag)
     return WriteCanvasOut(
         path=vp.rel,
-        title=_title(vp.rel),
+        title=note_title(vp.rel),
         obsidian_url=ctx.vault.url(vp.rel),
         etag=result.etag,
         created=result.created,

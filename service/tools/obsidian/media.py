@@ -25,6 +25,7 @@ from pydantic import Field, PrivateAttr
 
 from service.budget import DEFAULT_LIMITS
 from service.errors import ComputeBudgetExceeded, NoteNotFound, Overflow, ValidationFailed
+from service.markdown.parse import note_title
 from service.obsidian import attachments as at
 from service.tools.context import ToolContext
 from service.tools.models import ToolInput, ToolOutput
@@ -63,7 +64,7 @@ class PdfInfo(ToolOutput):
 
 class AttachmentOut(ToolOutput):
     path: str = Field(description="Vault-relative path.")
-    title: str = Field(description="The file name.")
+    title: str = Field(description="The file name less its extension, as Obsidian's basename ('photo.png' is 'photo').")
     obsidian_url: str = Field(description="obsidian://open URL of the file.")
     kind: str = Field(description="image, audio, video, pdf, canvas, base, text or other.")
     mime: str = Field(description="MIME type by extension.")
@@ -220,7 +221,7 @@ async def read_attachment(ctx: ToolContext, args: ReadAttachmentIn) -> Attachmen
 
     out = AttachmentOut(
         path=vp.rel,
-        title=vp.name,
+        title=note_title(vp.rel),
         obsidian_url=ctx.vault.url(vp.rel),
         kind=kind,
         mime=mime,
