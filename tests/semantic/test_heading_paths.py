@@ -39,3 +39,18 @@ async def test_a_secret_in_a_heading_is_redacted_in_the_heading_path(make_vault:
         assert top["path"] == "Ops/Server.md", top
         assert top["heading_path"][0] == "Server" and len(top["heading_path"]) == 2
         assert "4f9a8b7c6d5e" not in str(top["heading_path"]) and "REDACTED" in top["heading_path"][1]
+
+
+async def test_context_for_query_passages_give_their_heading_path(make_vault: Callable[..., Path]) -> None:
+    """A passage's heading path is that of the chunk it starts with."""
+    async with semantic(make_vault({**VAULT, "Garden.md": GARDEN})) as h:
+        for query, trail in (
+            ("pruning roses in spring", ["Garden", "Flowers", "Care"]),
+            ("staking tomatoes in full sun", ["Garden", "Vegetables", "Care"]),
+        ):
+            out = await h.ok("context_for_query", query=query, max_tokens=400, max_per_note=1)
+            garden = next(p for p in out["passages"] if p["path"] == "Garden.md")
+            assert garden["heading"] == "Care" and garden["heading_path"] == trail, garden
+        out = await h.ok("context_for_query", query="pruning roses in spring", max_tokens=400)
+        merged = next(p for p in out["passages"] if p["path"] == "Garden.md")
+        assert merged["chunks"][0] == 0 and merged["heading_path"] == ["Garden", "Vegetables", "Care"], merged

@@ -92,6 +92,9 @@ class ContextPassage(BaseModel):
     path: str = Field(description="Vault-relative path of the note.")
     title: str = Field(description="Note title.")
     heading: str | None = Field(default=None, description="Heading the passage starts under.")
+    heading_path: list[str] = Field(
+        default_factory=list, description="The headings down to that heading, top level first."
+    )
     lines: LineRange | None = Field(default=None, description="Where the passage is in the file (null if not found).")
     obsidian_url: str = Field(description="obsidian:// URL of the note at the passage's heading.")
     text: str = Field(description="The passage.")
@@ -321,7 +324,9 @@ async def context_for_query(ctx: ToolContext, args: ContextIn) -> ContextOut:
     flagged: set[int] = set()
     cands: list[passages.Candidate] = []
     redacted: set[str] = set()  # headings shown redacted: a link does not open them
+    trails: dict[tuple[str, int], list[str]] = {}  # (path, chunk position) -> heading path as shown
     for row, note_rank, priority in rows:
+        trails[row.path, row.position] = [shown.show(row.note_id, h) for h in row.heading_path()]
         text, is_sensitive = guard(shown, row)
         if is_sensitive:
             flagged.add(row.chunk_id)
@@ -346,6 +351,7 @@ async def context_for_query(ctx: ToolContext, args: ContextIn) -> ContextOut:
             path=p.path,
             title=p.title,
             heading=p.heading,
+            heading_path=trails.get((p.path, p.positions[0]), []),
             lines=span,
             obsidian_url=url(ctx, p.path, None if p.heading in redacted else p.heading),
             text=p.text,
