@@ -19,7 +19,6 @@ from typing import Any
 
 from service.memory.model import Observation
 from service.memory.recall import NoteEntry
-from service.memory.words import words
 from service.plane.duplicates import facts
 from service.plane.findings import Finding
 from service.plane.job import JobContext, Need
@@ -64,11 +63,22 @@ def _count(text: str) -> tuple[str, str] | None:
     verb = found.group("verb").lower()
     verb = "has" if verb == "have" else verb if verb.endswith("s") else verb + "s"
     rest = _TAIL.sub("", found.group("rest"))
-    thing = words(rest)[:1]
+    thing = [w for w in re.findall(r"\w+", rest.lower()) if w not in {"a", "an", "the", "of"}][:1]
     if not thing:
         return None
     _, days, _, names = facts(text[: found.start("rest")] + rest)
-    return " ".join([verb, _PLURAL.get(thing[0], thing[0]), *sorted(days), *sorted(names)]), found.group("v")
+    return " ".join([verb, _one(thing[0]), *sorted(days), *sorted(names)]), found.group("v")
+
+
+def _one(noun: str) -> str:
+    """A plural noun's singular, closely enough to compare two ("cars", "bikes", "boxes", "children")."""
+    if noun in _PLURAL:
+        return _PLURAL[noun]
+    if noun.endswith("ies") and len(noun) > 4:
+        return noun[:-3] + "y"
+    if noun.endswith(("ses", "xes", "zes", "ches", "shes")):
+        return noun[:-2]
+    return noun[:-1] if noun.endswith("s") and not noun.endswith("ss") and len(noun) > 3 else noun
 
 
 def attribute(text: str) -> tuple[str, str] | None:

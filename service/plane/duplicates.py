@@ -78,7 +78,26 @@ def differs_in_fact(a: str, b: str) -> bool:
     numbers_b, days_b, negation_b, names_b = facts(b)
     if numbers_a != numbers_b or negation_a != negation_b or names_a != names_b:
         return True
-    return bool(days_a and days_b and days_a != days_b) or turned_round(a, b)
+    return bool(days_a and days_b and days_a != days_b) or turned_round(a, b) or numbers_trade_places(a, b)
+
+
+def _beside_numbers(text: str) -> dict[str, set[str]]:
+    """The numbers each word stands beside (function words left out)."""
+    tokens = words(as_digits(text))
+    out: dict[str, set[str]] = {}
+    for i, token in enumerate(tokens):
+        if token.isdigit():
+            for n in (i - 1, i + 1):
+                if 0 <= n < len(tokens) and not tokens[n].isdigit():
+                    out.setdefault(tokens[n], set()).add(token)
+    return out
+
+
+def numbers_trade_places(a: str, b: str) -> bool:
+    """The same numbers beside other words ("Agent 1 noted item 2" / "Agent 2 noted item 1"): a
+    word both put beside a number has no number in common in the two."""
+    near_a, near_b = _beside_numbers(a), _beside_numbers(b)
+    return any(not near_a[w] & near_b[w] for w in near_a.keys() & near_b.keys())
 
 
 def turned_round(a: str, b: str) -> bool:
@@ -151,6 +170,17 @@ def _relink(keep: NoteEntry, other: NoteEntry, entries: list[NoteEntry]) -> list
     return steps
 
 
+def _which(first: Observation, later: Observation, cited: set[str]) -> tuple[Observation, Observation] | None:
+    """(kept, deleted) of two observations that say the same: the later one goes, unless another
+    observation's `superseded_by` names it (the history would point at nothing); then the first,
+    unless it is named too (neither goes)."""
+    if later.block_id not in cited:
+        return first, later
+    if first.block_id and first.block_id not in cited:
+        return later, first
+    return None
+
+
 def _ref(obs: Observation) -> str:
     return obs.block_id or normalize_text(obs.text)
 
@@ -181,23 +211,26 @@ class Duplicates:
     def within(self, ctx: JobContext, entry: NoteEntry) -> list[Finding]:
         found: list[Finding] = []
         observations = entry.entity.observations
+        cited = {o.fields.get("superseded_by", "").strip().lstrip("^") for o in observations} - {""}
         first: dict[str, Observation] = {}
         for obs in observations:
             key = normalize_text(obs.text)
-            if key in first:
-                found.append(_delete(entry, obs, first[key], "duplicate", self.name))
-            else:
+            if key not in first:
                 first[key] = obs
+            elif (pair := _which(first[key], obs, cited)) is not None:
+                found.append(_delete(entry, pair[1], pair[0], "duplicate", self.name))
+                first[key] = pair[0]
         unique = list(first.values())
         if len(unique) > MAX_PAIRS_ENTITY:
             return found
         bags = [set(words(as_digits(o.text))) for o in unique]  # "two cars" and "2 cars": the same words
         vectors = ctx.recall.vectors
         hashes = {id(o): h for o, h in zip(observations, entry.hashes, strict=True)}
-        taken: set[int] = set()
+        taken: set[int] = set()  # the later of a pair, deleted
+        gone: set[int] = set()  # the first of a pair, deleted as the later is cited by another's supersession
         for i, j in itertools.combinations(range(len(unique)), 2):
             share = overlap(bags[i], bags[j])
-            if j in taken or share < MEANING_WORDS_SHARE:
+            if j in taken or i in gone or j in gone or share < MEANING_WORDS_SHARE:
                 continue
             a, b = unique[i], unique[j]
             va, vb = vectors.get(hashes.get(id(a), "")), vectors.get(hashes.get(id(b), ""))
@@ -208,8 +241,11 @@ class Duplicates:
                 continue
             if differs_in_fact(a.text, b.text):
                 continue  # same words, another number, date, name or negation: not the same fact
-            taken.add(j)
-            found.append(_delete(entry, b, a, "near_duplicate", self.name))
+            pair = _which(a, b, cited)
+            if pair is None:
+                continue  # both named by a supersession: neither can go
+            (taken.add(j) if pair[1] is b else gone.add(i))
+            found.append(_delete(entry, pair[1], pair[0], "near_duplicate", self.name))
         return found
 
     def entities(self, ctx: JobContext) -> list[Finding]:

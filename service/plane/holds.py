@@ -5,8 +5,10 @@ it found may be gone. A finding about two observations of one entity (a duplicat
 a contradiction) names them by block id and text: when its note changed only elsewhere — most often
 by the plan of another finding about the same entity, applied just before — both are still there as
 they were, and the finding holds. It holds when the note is still that entity's, both observations
-are there under their block ids with the texts found (once each, neither marked superseded) and, for
-a contradiction, the older still comes first (its date, else `recorded`, else its place in the note).
+are there under their block ids with the texts found (once each; none marked superseded but a
+contradiction's newer one, which still replaced the older), a duplicate to delete is named by no
+observation's `superseded_by`, and a contradiction's older one still comes first (its date, else
+`recorded`, else its place in the note).
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ def still_holds(found: Finding, text: str) -> bool:
     entity = parse(text)
     if entity.name != found.detail.get("entity"):
         return False
+    cited = {o.fields.get("superseded_by", "").strip().lstrip("^") for o in entity.observations}
     at: list[int] = []
     for role in names:
         block, said = found.detail.get(f"{role}_block_id"), found.detail.get(role)
@@ -40,10 +43,11 @@ def still_holds(found: Finding, text: str) -> bool:
         if len(places) != 1:
             return False
         obs = entity.observations[places[0]]
-        if obs.text != said or "superseded_by" in obs.fields or "valid_until" in obs.fields:
+        marked = "superseded_by" in obs.fields or "valid_until" in obs.fields
+        if obs.text != said or (marked and role != "newer"):  # a newer one superseded since still replaced the older
             return False
         at.append(places[0])
     if found.kind == "contradiction":
         older, newer = (entity.observations[i] for i in at)
         return (_when(older), at[0]) < (_when(newer), at[1])
-    return True
+    return found.detail.get("duplicate_block_id") not in cited  # no supersession names the one deleted

@@ -1,7 +1,8 @@
 """Several findings about one entity are applied one after another without a run between them:
 the plan of the first changes the entity's note, and the next finding still holds (its two
 observations are there as they were found), so it is applied too. A finding whose observation was
-changed since is still refused (`conflict`)."""
+changed since is still refused (`conflict`). A near duplicate never deletes the observation a
+supersession names (the other of the two goes)."""
 
 from __future__ import annotations
 
@@ -53,3 +54,32 @@ async def test_a_finding_whose_observation_changed_is_refused(vg: Harness) -> No
     err = await vg.err("apply_finding", "conflict", finding_id=found["contradiction"]["id"])
     assert err["details"]["path"] == "Memory/Bo.md"
     assert (await vg.ok("apply_finding", finding_id=found["near_duplicate"]["id"]))["status"] == "applied"
+
+
+async def test_a_contradiction_applies_after_its_newer_observation_was_superseded(vg: Harness) -> None:
+    await vg.ok("create_entities", entities=[{"name": "Cy", "entityType": "person", "observations": []}])
+    for text, day in (("Owns 1 car", "2020-01-01"), ("Owns 2 cars", "2021-01-01"), ("Owns 3 cars", "2022-01-01")):
+        await vg.ok("add_observations", observations=[{"entityName": "Cy", "contents": [text], "date": day}])
+    found = {f["detail"]["older"]: f for f in await _findings(vg) if f["kind"] == "contradiction"}
+    assert set(found) == {"Owns 1 car", "Owns 2 cars"}
+    await vg.ok("apply_finding", finding_id=found["Owns 2 cars"]["id"])  # the newer of the other is superseded now
+    await vg.ok("apply_finding", finding_id=found["Owns 1 car"]["id"])
+    cy = (await vg.ok("open_nodes", names=["Cy"]))["entities"][0]["observations"]
+    ids = [o["block_id"] for o in cy]
+    assert [o["superseded_by"] for o in cy] == [ids[1], ids[2], None]
+
+
+async def test_a_near_duplicate_keeps_the_observation_a_supersession_names(vg: Harness) -> None:
+    lines = [
+        "- Has three bikes [date:: 2022-01-01] ^m-a",
+        "- Has 1 bike [date:: 2020-01-01] [superseded_by:: ^m-c] ^m-b",
+        "- Has 3 bikes [date:: 2023-01-01] ^m-c",
+    ]
+    front = "---\nname: Di\nentityType: person\n---\n# Di\n\n## Observations\n"
+    (vg.root / "Memory").mkdir(exist_ok=True)
+    (vg.root / "Memory" / "Di.md").write_text(front + "\n".join(lines) + "\n", encoding="utf-8")
+    near = [f for f in await _findings(vg) if f["kind"] == "near_duplicate"]
+    assert [(f["detail"]["kept_block_id"], f["detail"]["duplicate_block_id"]) for f in near] == [("m-c", "m-a")]
+    await vg.ok("apply_finding", finding_id=near[0]["id"])
+    di = (await vg.ok("open_nodes", names=["Di"]))["entities"][0]["observations"]
+    assert [(o["text"], o["superseded_by"]) for o in di] == [("Has 1 bike", "m-c"), ("Has 3 bikes", None)]

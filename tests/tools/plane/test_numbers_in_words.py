@@ -17,6 +17,7 @@ OTHER_COUNT = [
 NEITHER = [
     ("Has 2 meetings on Monday", "Has 3 meetings on Tuesday"),  # counts of other things
     ("Prefers email over phone", "Prefers phone over email"),  # turned round: a change, no count
+    ("Agent 1 noted item 2", "Agent 2 noted item 1"),  # the same numbers, beside other words
 ]
 
 
