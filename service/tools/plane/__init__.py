@@ -28,11 +28,11 @@ from pydantic import BaseModel, Field
 
 from service.errors import Conflict, ModeUnavailable, NoteNotFound, ValidationFailed
 from service.plane.findings import Finding, Shown
-from service.plane.holds import still_holds
 from service.plane.plane import Plane, RunResult
 from service.security.visible import unrestricted
 from service.tools.context import ToolContext
 from service.tools.models import ToolInput, ToolOutput, decode_cursor, encode_cursor
+from service.tools.plane.applying import run_plan
 from service.tools.spec import ToolSpec
 
 WAIT_S = 10.0  # run_consolidation without `wait`: how long it waits before answering with the running run
@@ -305,17 +305,29 @@ async def dismiss_finding(ctx: ToolContext, args: FindingIn) -> DismissOut:
     return DismissOut(finding_id=found.id, status="dismissed")
 
 
+class ApplyIn(FindingIn):
+    dry_run: bool = Field(default=False, description="Check the finding and return its plan's effects; change nothing.")
+
+
 class ApplyOut(ToolOutput):
     finding_id: str = Field(description="The finding.")
-    status: str = Field(description="applied (a plan run that did not complete is an error; the finding stays open).")
-    run: dict[str, Any] = Field(description="execute_plan's answer (its run_id undoes it with undo_last_plan).")
+    status: str = Field(
+        description="applied (a plan run that did not complete is an error; the finding stays open); dry-run."
+    )
+    run: dict[str, Any] = Field(
+        description="execute_plan's answer (its run_id undoes it with undo_last_plan); for a dry run, its effects."
+    )
 
 
-async def apply_finding(ctx: ToolContext, args: FindingIn) -> ApplyOut:
+async def apply_finding(ctx: ToolContext, args: ApplyIn) -> ApplyOut:
     plane = _plane(ctx)
     found = await _finding(ctx, args.finding_id)
     if found.plan is None:
         raise ValidationFailed("this finding has no plan: it is to read", details={"finding_id": found.id})
+    if args.dry_run:  # what applying would change, with the checks applying makes: nothing claimed, nothing run
+        if found.status != "open":
+            raise Conflict(f"the finding is {found.status}", details={"finding_id": found.id, "status": found.status})
+        return ApplyOut(finding_id=found.id, status="dry-run", run=await run_plan(ctx, found, None, dry_run=True))
     if found.status != "open" or not await plane.findings.claim(ctx.vault.id, found.id):
         status = found.status if found.status != "open" else "applying"  # another call claimed it first
         raise Conflict(
@@ -324,46 +336,13 @@ async def apply_finding(ctx: ToolContext, args: FindingIn) -> ApplyOut:
             hint="list_findings shows the open findings; undo_last_plan reverses an applied one.",
         )
     try:
-        run = await _run_plan(ctx, found, args.elicit_token)
+        run = await run_plan(ctx, found, args.elicit_token)
     except BaseException:
         await plane.findings.release(found.id)  # not applied: open again
         raise
     run_id = run.get("run_id")
     await plane.findings.mark(found.id, "applied", run_id=str(run_id) if run_id else None)
     return ApplyOut(finding_id=found.id, status="applied", run=run)
-
-
-async def _run_plan(ctx: ToolContext, found: Finding, elicit_token: str | None) -> dict[str, Any]:
-    """Run the claimed finding's plan, its notes unchanged since it was found; execute_plan's
-    answer, or `conflict` when a note changed or the run did not complete."""
-    assert found.plan is not None
-    for path, etag in found.etags.items():
-        vp = ctx.resolve(path, "read")
-        current = ctx.vault.files.current_etag(vp)
-        if current != etag and (current is None or not still_holds(found, ctx.vault.files.read(vp).content)):
-            raise Conflict(
-                f"{path!r} changed since the finding was made: run the consolidation again",
-                details={"finding_id": found.id, "path": path, "expected_etag": etag, "current_etag": current},
-                hint="run_consolidation finds it again on the notes as they are now; apply the new finding.",
-            )
-    inner: dict[str, Any] = {"plan": found.plan, "vault": ctx.vault.id}
-    if elicit_token is not None:
-        inner["elicit_token"] = elicit_token
-    result = await ctx.run_nested("execute_plan", inner)  # asks a human where the plan's steps need one
-    run: dict[str, Any] = result.structured or {}
-    if run.get("status") != "done":
-        failed = [s for s in run.get("steps", []) if isinstance(s, dict) and s.get("status") != "ok"]
-        raise Conflict(
-            f"the finding's plan did not complete (run {run.get('status')}): the finding stays open",
-            details={
-                "finding_id": found.id,
-                "run_id": run.get("run_id"),
-                "run_status": run.get("status"),
-                "steps": failed,
-            },
-            hint="the steps' errors say why; get_plan_run shows the run, undo_last_plan reverses what it did.",
-        )
-    return run
 
 
 _STATE = {"scopes": ("write:vault",), "scope_class": "write", "mutating": True, "reads_index": False}
@@ -428,8 +407,9 @@ TOOLS: tuple[ToolSpec, ...] = (
         domain="plane",
         title="Apply a finding",
         description="Run a finding's action plan with execute_plan (validated, confirmed where needed, journaled, "
-        "undoable with undo_last_plan), refused when its notes changed since it was found.",
-        input_model=FindingIn,
+        "undoable with undo_last_plan), refused when its notes changed since it was found. dry_run=true: the "
+        "plan's effects (the files it would change), nothing changed.",
+        input_model=ApplyIn,
         output_model=ApplyOut,
         handler=apply_finding,
         forwards_destructive=True,

@@ -1,0 +1,47 @@
+"""apply_finding's run of a finding's plan: the notes it is about checked first (their etags, or
+the finding still holding on them: `service.plane.holds`), then `execute_plan` on the whole chain
+(for a dry run, its effects)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from service.errors import Conflict
+from service.plane.findings import Finding
+from service.plane.holds import still_holds
+from service.tools.context import ToolContext
+
+
+async def run_plan(
+    ctx: ToolContext, found: Finding, elicit_token: str | None, *, dry_run: bool = False
+) -> dict[str, Any]:
+    """Run the claimed finding's plan, its notes unchanged since it was found; execute_plan's
+    answer, or `conflict` when a note changed or the run did not complete."""
+    assert found.plan is not None
+    for path, etag in found.etags.items():
+        vp = ctx.resolve(path, "read")
+        current = ctx.vault.files.current_etag(vp)
+        if current != etag and (current is None or not still_holds(found, ctx.vault.files.read(vp).content)):
+            raise Conflict(
+                f"{path!r} changed since the finding was made: run the consolidation again",
+                details={"finding_id": found.id, "path": path, "expected_etag": etag, "current_etag": current},
+                hint="run_consolidation finds it again on the notes as they are now; apply the new finding.",
+            )
+    inner: dict[str, Any] = {"plan": found.plan, "vault": ctx.vault.id} | ({"dry_run": True} if dry_run else {})
+    if elicit_token is not None:
+        inner["elicit_token"] = elicit_token
+    result = await ctx.run_nested("execute_plan", inner)  # asks a human where the plan's steps need one
+    run: dict[str, Any] = result.structured or {}
+    if run.get("status") != ("dry-run" if dry_run else "done"):
+        failed = [s for s in run.get("steps", []) if isinstance(s, dict) and s.get("status") != "ok"]
+        raise Conflict(
+            f"the finding's plan did not complete (run {run.get('status')}): the finding stays open",
+            details={
+                "finding_id": found.id,
+                "run_id": run.get("run_id"),
+                "run_status": run.get("status"),
+                "steps": failed,
+            },
+            hint="the steps' errors say why; get_plan_run shows the run, undo_last_plan reverses what it did.",
+        )
+    return run
