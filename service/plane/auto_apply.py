@@ -3,9 +3,12 @@
 Each one's plan goes through `execute_plan` on the whole dispatch chain as `vaultgate-plane`
 (validated, journaled, undoable, audited under that name), one plan at a time, after the run is
 recorded. A finding is claimed first (`FindingStore.claim`: a dismissed one, or one a caller is
-applying, is left alone), marked `applied` only when its plan run is `done`, and open again
-otherwise (a plan that needs a human's confirmation — `[plane] auto_apply` takes no kind whose
-plan always does, but `[confirmations]` can add one — is left open, with a warning in the log).
+applying, is left alone) and applied only while it holds (`service.plane.holds.holds_now`: its notes
+unchanged since the job read them, or what it found still there — an observation a duplicate keeps
+that someone deleted meanwhile leaves the duplicate open), marked `applied` only when its plan
+run is `done`, and open again otherwise (a plan that needs a human's confirmation — `[plane]
+auto_apply` takes no kind whose plan always does, but `[confirmations]` can add one — is left
+open, with a warning in the log).
 A cancel or a stop lets the plan in progress end, and its finding be marked, before it stops: no
 plan is cut in the middle and no claim is left behind. Touches `plane_findings`; the vault only
 through the plans it runs.
@@ -16,10 +19,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from service.plane.findings import Finding, FindingStore
+from service.plane.holds import holds_now
 from service.types import NestedCall, Principal
+
+if TYPE_CHECKING:
+    from service.vault.vault import Vault
 
 log = logging.getLogger(__name__)
 PLANE_CALLER = "vaultgate-plane"  # who auto-applied plans run as (the audit log names it)
@@ -28,7 +35,7 @@ PLANE_CALLER = "vaultgate-plane"  # who auto-applied plans run as (the audit log
 async def auto_apply(
     findings: FindingStore,
     dispatch: NestedCall,
-    vault_id: str,
+    vault: Vault,
     found: list[Finding],
     kinds: list[str],
     applied: list[str],
@@ -37,7 +44,7 @@ async def auto_apply(
     each one applied to `applied` as it is."""
     for f in found:
         if f.kind in kinds and f.plan is not None:
-            one = asyncio.ensure_future(_apply(findings, dispatch, vault_id, f, applied))
+            one = asyncio.ensure_future(_apply(findings, dispatch, vault, f, applied))
             try:
                 await asyncio.shield(one)
             except asyncio.CancelledError:
@@ -47,12 +54,15 @@ async def auto_apply(
                 raise
 
 
-async def _apply(findings: FindingStore, dispatch: NestedCall, vault_id: str, f: Finding, applied: list[str]) -> None:
+async def _apply(findings: FindingStore, dispatch: NestedCall, vault: Vault, f: Finding, applied: list[str]) -> None:
+    vault_id = vault.id
     if not await findings.claim(vault_id, f.id):
         return  # dismissed by a person (never applied by the plane), or a caller is applying it
     done = False
     try:
         with contextlib.suppress(Exception):
+            if not holds_now(vault, f):
+                return  # changed since it was found: open, for a person or the next run
             result = await dispatch(
                 "execute_plan", {"plan": f.plan, "vault": vault_id}, principal=Principal.local(PLANE_CALLER)
             )

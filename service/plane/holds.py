@@ -13,8 +13,13 @@ observation's `superseded_by`, and a contradiction's older one still comes first
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from service.memory.model import Observation, parse
 from service.plane.findings import Finding
+
+if TYPE_CHECKING:
+    from service.vault.vault import Vault
 
 _NAMED = {
     "duplicate": ("kept", "duplicate"),
@@ -51,3 +56,14 @@ def still_holds(found: Finding, text: str) -> bool:
         older, newer = (entity.observations[i] for i in at)
         return (_when(older), at[0]) < (_when(newer), at[1])
     return found.detail.get("duplicate_block_id") not in cited  # no supersession names the one deleted
+
+
+def holds_now(vault: Vault, found: Finding) -> bool:
+    """Whether the notes `found` is about are as they were when it was found (their etags), or it
+    still holds on them (`still_holds`): what `apply_finding` checks, and `auto_apply` too."""
+    for path, etag in found.etags.items():
+        vp = vault.paths.resolve(path, allow_hidden=True)
+        current = vault.files.current_etag(vp)
+        if current != etag and (current is None or not still_holds(found, vault.files.read(vp).content)):
+            return False
+    return True

@@ -309,7 +309,7 @@ class Plane:
                 try:
                     if self.dispatch is not None:
                         kinds = self.settings.auto_apply
-                        await auto_apply(self.findings, self.dispatch, vault_id, found, kinds, result.auto_applied)
+                        await auto_apply(self.findings, self.dispatch, vault, found, kinds, result.auto_applied)
                 finally:  # also when cancelled: the recorded run names what it applied
                     if result.auto_applied:
                         await asyncio.shield(self._save_applied(vault_id, result))
