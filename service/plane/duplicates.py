@@ -281,10 +281,26 @@ class Duplicates:
         return out
 
 
+def _history(name: str, other: NoteEntry) -> list[dict[str, Any]]:
+    """The supersessions among `other`'s observations, made again among the moved ones (named by
+    their texts: their block ids are new), so a fact it knew was out of date stays so."""
+    by_id = {o.block_id: o for o in other.entity.observations if o.block_id}
+    steps: list[dict[str, Any]] = []
+    for o in other.entity.observations:
+        newer = by_id.get(o.fields.get("superseded_by", "").strip().lstrip("^"))
+        if newer is not None and newer is not o:
+            args = {"entityName": name, "observation": o.text, "superseded_by": newer.text}
+            if o.fields.get("valid_until"):
+                args["valid_until"] = o.fields["valid_until"]
+            steps.append({"id": f"history-{len(steps) + 1}", "tool": "supersede_observation", "args": args})
+    return steps
+
+
 def _merge_steps(keep: NoteEntry, other: NoteEntry, entries: list[NoteEntry]) -> list[dict[str, Any]]:
     """The plan that merges `other` into `keep` and keeps what `other` knew: its observations
     with their category, date and source (one batch per kind; `merged from …` where it had no
-    source), its relations (from `keep` now; none to `keep` itself, none `keep` has already),
+    source) and which of them superseded which, its relations (from `keep` now; none to `keep`
+    itself, none `keep` has already),
     the relations of other entities to it made relations to `keep` (through the memory tools, so
     those entities' `updated` moves and `read_memory_graph {updated_since}` sees them), the other
     links to it repointed to `keep`, and then its note deleted."""
@@ -302,6 +318,7 @@ def _merge_steps(keep: NoteEntry, other: NoteEntry, entries: list[NoteEntry]) ->
     steps: list[dict[str, Any]] = []
     if observations:
         steps.append({"id": "move", "tool": "add_observations", "args": {"observations": observations}})
+    steps += _history(name, other)
     own = {strip_md(keep.rel).lower(), name.lower()}
     held = {(r.relation_type, r.target.lower()) for r in keep.entity.relations}
     relations = [
