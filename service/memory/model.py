@@ -157,6 +157,20 @@ def normalize_text(text: str) -> str:
     return re.sub(r"\s+", " ", text.strip().lower()).rstrip(".!;")
 
 
+_WIKILINK = re.compile(r"\[\[(?P<target>[^\[\]|#]+)(?:#[^\[\]|]*)?(?:\|[^\[\]]*)?\]\]")
+
+
+def linked_stem(name: str, folder: str) -> str | None:
+    """The note an entity argument that is one whole `[[wikilink]]` names, as a stem of the memory
+    folder (`[[Memory/Ann Lee.md|Ann]]` is 'Ann Lee'); None for a plain name (`AC/DC` stays a name)."""
+    link = _WIKILINK.fullmatch(name)
+    if link is None:
+        return None
+    target = link.group("target").strip().removesuffix(".md")
+    prefix = folder.strip().strip("/") + "/"
+    return target[len(prefix) :] if target.lower().startswith(prefix.lower()) else target
+
+
 def file_name(name: str) -> str:
     """A safe file name (without `.md`) for an entity name: one `~XX` per character a file name
     cannot hold, so two names never share a file; the real name stays in the frontmatter.

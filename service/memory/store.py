@@ -21,7 +21,7 @@ from pathlib import Path
 
 from service.errors import AlreadyExists, Conflict, NoteNotFound, ValidationFailed
 from service.markdown.frontmatter import split
-from service.memory.model import Entity, file_name, inbox_key, parse, render
+from service.memory.model import Entity, file_name, inbox_key, linked_stem, parse, render
 from service.plans.effects import MemoryNotes
 from service.settings import MemorySettings
 from service.vault.commit import Action, Undo
@@ -338,6 +338,12 @@ def memory_notes(memory: MemorySettings, root: Path | None = None) -> MemoryNote
     inbox = inbox_key(memory.inbox)
 
     def note_of(name: str) -> str:
+        stem = linked_stem(name, folder)
+        if stem is not None:  # `[[Zed]]`: the note it links when there is one, else the name it spells
+            linked = f"{folder}/{stem}.md"
+            if root is not None and (root / on_disk(str(root), linked)).is_file():
+                return linked
+            name = stem
         rel = f"{folder}/{file_name(name)}.md"
         if root is None or (root / on_disk(str(root), rel)).is_file():
             return rel

@@ -13,27 +13,20 @@ found as for `create_relations` (`relation_link`) — so `delete_relations` take
 
 from __future__ import annotations
 
-import re
-
 from service.errors import AmbiguousNote, ValidationFailed
-from service.memory.model import parse
+from service.memory.model import linked_stem, parse
 from service.memory.store import EntityStore, Loaded, check_name
 from service.tools.context import ToolContext
-
-_WIKILINK = re.compile(r"\[\[(?P<target>[^\[\]|#]+)(?:#[^\[\]|]*)?(?:\|[^\[\]]*)?\]\]")
 
 
 def entity_name(ctx: ToolContext, store: EntityStore, raw: str, field: str) -> str:
     """The entity `raw` names: itself, or the entity of the note a `[[wikilink]]` names."""
     name = check_name(raw, field)
-    link = _WIKILINK.fullmatch(name)
-    if link is None:
+    stem = linked_stem(name, store.folder)
+    if stem is None:
         return name
-    target = link.group("target").strip().removesuffix(".md")
-    prefix = store.folder + "/"
-    stem = target[len(prefix) :] if target.lower().startswith(prefix.lower()) else target
     try:
-        vp = ctx.resolve(f"{prefix}{stem}.md", "read")
+        vp = ctx.resolve(f"{store.folder}/{stem}.md", "read")
         if not store.is_inbox(vp.rel) and store.files.current_etag(vp) is not None:
             named = parse(store.files.read(vp).content).name
             if named:
