@@ -170,10 +170,23 @@ def _relink(keep: NoteEntry, other: NoteEntry, entries: list[NoteEntry]) -> list
     return steps
 
 
+def same_time(a: Observation, b: Observation) -> bool:
+    """Whether two observations can say the same: not when one is superseded and the other current
+    ("Works at Acme" until 2023, and again from 2024 after a move: the history and the fact now)."""
+    return ("superseded_by" in a.fields or "valid_until" in a.fields) == (
+        "superseded_by" in b.fields or "valid_until" in b.fields
+    )
+
+
 def _which(first: Observation, later: Observation, cited: set[str]) -> tuple[Observation, Observation] | None:
-    """(kept, deleted) of two observations that say the same: the later one goes, unless another
-    observation's `superseded_by` names it (the history would point at nothing); then the first,
-    unless it is named too (neither goes)."""
+    """(kept, deleted) of two observations that say the same: the later one goes — unless both are
+    dated on other days, where the one dated earlier goes (the other says the fact still held then:
+    "Works at Acme" in 2020 and again in 2024, a job elsewhere between them, keeps the 2024 one) —
+    and unless another observation's `superseded_by` names it (the history would point at nothing);
+    then the other, unless it is named too (neither goes)."""
+    day_first, day_later = first.fields.get("date", "").strip(), later.fields.get("date", "").strip()
+    if day_first and day_later and day_first < day_later:
+        first, later = later, first
     if later.block_id not in cited:
         return first, later
     if first.block_id and first.block_id not in cited:
@@ -212,15 +225,16 @@ class Duplicates:
         found: list[Finding] = []
         observations = entry.entity.observations
         cited = {o.fields.get("superseded_by", "").strip().lstrip("^") for o in observations} - {""}
-        first: dict[str, Observation] = {}
+        first: dict[str, list[Observation]] = {}  # by text: the observations of other times kept apart
         for obs in observations:
-            key = normalize_text(obs.text)
-            if key not in first:
-                first[key] = obs
-            elif (pair := _which(first[key], obs, cited)) is not None:
+            same = first.setdefault(normalize_text(obs.text), [])
+            at = next((n for n, o in enumerate(same) if same_time(o, obs)), None)
+            if at is None:
+                same.append(obs)
+            elif (pair := _which(same[at], obs, cited)) is not None:
                 found.append(_delete(entry, pair[1], pair[0], "duplicate", self.name))
-                first[key] = pair[0]
-        unique = list(first.values())
+                same[at] = pair[0]
+        unique = [o for same in first.values() for o in same]
         if len(unique) > MAX_PAIRS_ENTITY:
             return found
         bags = [set(words(as_digits(o.text))) for o in unique]  # "two cars" and "2 cars": the same words
@@ -239,7 +253,7 @@ class Duplicates:
                     continue
             elif share < WORDS_SHARE:
                 continue
-            if differs_in_fact(a.text, b.text):
+            if differs_in_fact(a.text, b.text) or not same_time(a, b):
                 continue  # same words, another number, date, name or negation: not the same fact
             pair = _which(a, b, cited)
             if pair is None:

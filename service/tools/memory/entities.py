@@ -203,10 +203,18 @@ def similar_to(text: str, observations: list[Observation]) -> Observation | None
 def add_to(
     entity: Entity, texts: list[str], category: str | None, fields: dict[str, str], ids: list[str] | None = None
 ) -> tuple[list[Observation], list[str], list[SimilarOut]]:
-    """Add the texts that are not already observations of `entity` (after normalisation); the
-    added ones that say nearly the same as one it had are reported with it. `ids`: the block ids
+    """Add the texts that are not already observations of `entity` (after normalisation: one it
+    has, current and not dated on another day than `fields`' date, is the same); the added ones that
+    say nearly the same as one it had are reported with it — so a fact that holds again ("Works at
+    Acme" dated 2024, after 2020 and a job elsewhere in 2023) is recorded. `ids`: the block ids
     to give them (one per text, made in the order the call listed them), else new ones."""
-    have = {normalize_text(o.text) for o in entity.observations}
+    day = (fields.get("date") or "").strip()
+    have = {
+        normalize_text(o.text)
+        for o in entity.observations
+        if not ({"superseded_by", "valid_until"} & o.fields.keys())
+        and (not day or not o.fields.get("date") or o.fields["date"].strip() == day)
+    }
     added: list[Observation] = []
     skipped: list[str] = []
     similar: list[SimilarOut] = []

@@ -34,14 +34,14 @@ async def test_findings_of_one_entity_apply_one_after_another(vg: Harness) -> No
     for f in found:
         assert (await vg.ok("apply_finding", finding_id=f["id"]))["status"] == "applied"
     ann = (await vg.ok("open_nodes", names=["Ann"]))["entities"][0]["observations"]
-    assert [o["text"] for o in ann] == [
-        "Owns 2 cars",
+    assert [o["text"] for o in ann] == [  # of two that say the same, dated on other days, the later-dated stays
         "Works at Acme",
+        "Owns two cars",
         "Works at Globex",
         "Lives in Paris",
         "Moved to Rome",
     ]
-    assert [o["superseded_by"] is not None for o in ann] == [False, True, False, True, False]
+    assert [o["superseded_by"] is not None for o in ann] == [True, False, False, True, False]
 
 
 async def test_a_finding_whose_observation_changed_is_refused(vg: Harness) -> None:
@@ -83,3 +83,22 @@ async def test_a_near_duplicate_keeps_the_observation_a_supersession_names(vg: H
     await vg.ok("apply_finding", finding_id=near[0]["id"])
     di = (await vg.ok("open_nodes", names=["Di"]))["entities"][0]["observations"]
     assert [(o["text"], o["superseded_by"]) for o in di] == [("Has 1 bike", "m-c"), ("Has 3 bikes", None)]
+
+
+async def test_a_fact_that_holds_again_stays_current(vg: Harness) -> None:
+    await vg.ok("create_entities", entities=[{"name": "Ed", "entityType": "person", "observations": []}])
+    for text, day in (
+        ("Works at Acme", "2020-01-01"),
+        ("Works at Globex", "2023-01-01"),
+        ("Works at Acme", "2024-01-01"),
+    ):
+        await vg.ok("add_observations", observations=[{"entityName": "Ed", "contents": [text], "date": day}])
+    added = await vg.ok("open_nodes", names=["Ed"])
+    assert len(added["entities"][0]["observations"]) == 3  # the 2024 statement is recorded, not skipped
+    for _ in range(2):  # whatever the order: the repeat of 2020 goes, or is superseded; the 2024 one stays
+        for f in await _findings(vg):
+            result = await vg.call("apply_finding", finding_id=f["id"])
+            assert not result.is_error or (result.structured or {})["error"]["code"] == "conflict", result.structured
+    ed = (await vg.ok("open_nodes", names=["Ed"]))["entities"][0]["observations"]
+    current = [(o["text"], o["date"]) for o in ed if o["superseded_by"] is None]
+    assert current == [("Works at Acme", "2024-01-01")]

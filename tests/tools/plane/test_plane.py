@@ -119,10 +119,8 @@ async def test_a_finding_whose_note_changed_is_refused_and_found_again(make_vaul
         await run(vg, jobs=["duplicates"])
         dup = of_kind(await findings(vg), "duplicate")[0]
         note = vg.root / "Memory/Ann.md"
-        text = note.read_text(encoding="utf-8")  # the kept observation changed (marked out of date) by hand
-        marked = text.replace(
-            "Likes green tea in the morning ^", "Likes green tea in the morning [valid_until:: 2025-01-01] ^"
-        )
+        text = note.read_text(encoding="utf-8")  # the kept observation's own text changed by hand
+        marked = text.replace("Likes green tea in the morning ^", "Likes green tea in the morning! ^")
         note.write_text(marked, encoding="utf-8")
         refused = await vg.err("apply_finding", "conflict", finding_id=dup["id"])
         assert refused["details"]["path"] == "Memory/Ann.md"
