@@ -3,8 +3,10 @@ written as strings, and property conditions written as JSON, turned into `proper
 
 - tags-mode `query`: tags separated by spaces or commas, `#` optional (`project`, `#a #b`);
 - properties-mode `query`: conditions separated by commas, each `key` (exists), `key=value`,
-  `key:value`, `key==value`, `key!=value`, `key>value` or `key<value`; values are read as JSON
-  scalars when they parse (`3`, `2.5`, `true`, `"quoted"`), else taken as written;
+  `key:value`, `key==value`, `key!=value`, `key>value`, `key>=value`, `key<value` or `key<=value`
+  (the operators of search_properties); values are read as JSON scalars when they parse (`3`, `2.5`,
+  `true`, `"quoted"`), else taken as written; an unquoted value that starts with an operator character
+  (`rank=>1`, `rank<>1`, `rank>==1`) cannot be read;
 - `properties` argument: `{"k": v}` (equality; on lists, any item), `{"k": [v1, v2]}` (any of),
   `{"k": {"op": ">", "value": 2}}` — one group per key, a group matching when any of its
   filters does.
@@ -40,8 +42,9 @@ def property_filters(raw: dict[str, Any]) -> list[list[props.Filter]]:
     return groups
 
 
-_CONDITION = re.compile(r"^\s*([^=:<>!]+?)\s*(?:(!=|==|=|:|>|<)\s*(.*?))?\s*$")
-_OPS = {"=": "==", ":": "==", "==": "==", "!=": "!=", ">": ">", "<": "<"}
+_CONDITION = re.compile(r"^\s*([^=:<>!]+?)\s*(?:(!=|==|>=|<=|=|:|>|<)\s*(.*?))?\s*$")
+_OPS = {"=": "==", ":": "==", "==": "==", "!=": "!=", ">": ">", ">=": ">=", "<": "<", "<=": "<="}
+_OPERATOR_CHARS = "=<>!"
 
 
 def query_tags(query: str) -> list[str]:
@@ -63,10 +66,10 @@ def query_properties(query: str) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for part in (p for p in query.split(",") if p.strip()):
         m = _CONDITION.match(part)
-        if m is None or not m.group(1).strip():
+        if m is None or not m.group(1).strip() or (m.group(3) or "").startswith(tuple(_OPERATOR_CHARS)):
             raise ValidationFailed(
-                f"cannot read the property condition {part.strip()!r}: use key, key=value, key!=value, key>value "
-                "or key<value",
+                f"cannot read the property condition {part.strip()!r}: use key, key=value, key!=value, key>value, "
+                "key>=value, key<value or key<=value",
                 details={"field": "query"},
             )
         key, op = m.group(1).strip(), m.group(2)

@@ -49,8 +49,8 @@ class SearchNotesIn(ToolInput):
         max_length=2000,
         description="The search string. full_text/hybrid: a full-text query. tags: the tag(s), separated by "
         "spaces or commas (`project`, `#a #b`; all must match, joined with `tags`). properties: "
-        "conditions separated by commas, each `key`, `key=value`, `key:value`, `key!=value`, `key>value` "
-        "or `key<value` (joined with `properties`).",
+        "conditions separated by commas, each `key`, `key=value`, `key:value`, `key!=value`, `key>value`, "
+        "`key>=value`, `key<value` or `key<=value` (joined with `properties`).",
     )
     tags: list[str] | None = Field(default=None, max_length=50, description="Notes must carry all of these tags.")
     properties: dict[str, Any] | None = Field(
