@@ -19,6 +19,7 @@ from service.errors import IndexUnavailable
 from service.graph.linkpath import base_name, strip_md
 from service.graph.moves import FileEdit
 from service.graph.rewrite import LineChange
+from service.markdown.parse import note_title
 from service.policy.confirmations import ChangePreview
 from service.tools.context import ToolContext
 
@@ -57,13 +58,15 @@ class NoteItem(BaseModel):
 
 
 def note_item(ctx: ToolContext, path: str, title: str | None = None) -> dict[str, Any]:
-    return {"path": path, "title": title or strip_md(base_name(path)), "obsidian_url": ctx.vault.url(path)}
+    """`title`: the indexed title; a file the index gives none (an attachment) is titled by the
+    one rule, Obsidian's basename (`note_title`: 'img/photo.png' is 'photo')."""
+    return {"path": path, "title": title or note_title(path), "obsidian_url": ctx.vault.url(path)}
 
 
 def target_note(path: str | None, title: str | None, raw: str, source: str) -> tuple[str, str]:
     """(path, title) for an outlink target; an unresolved one gets the path Obsidian would create."""
     if path is not None:
-        return path, title or strip_md(base_name(path))
+        return path, title or note_title(path)
     name = raw or source
     shown = name if "." in base_name(name) else f"{name}.md"
     return shown.lstrip("/"), strip_md(base_name(shown))

@@ -36,6 +36,7 @@ from service.graph.adjacency import LinkGraph, LinkGraphs
 from service.graph.expand import Expansion, OnHop, expand
 from service.graph.queries import GraphQueries
 from service.indexer.runner import indexer_of
+from service.markdown.parse import note_title
 from service.retrieval.hybrid import depth
 from service.retrieval.sensitive import Guard
 from service.semantic import search as sem
@@ -264,7 +265,7 @@ async def graphrag_query(ctx: ToolContext, args: GraphRagIn) -> GraphRagOut:
         items.append(
             GraphRagHit(
                 path=path,
-                title=hit.title if hit is not None else titles.get(path, path.rsplit("/", 1)[-1].removesuffix(".md")),
+                title=hit.title if hit is not None else titles.get(path) or note_title(path),
                 obsidian_url=url(ctx, path, verdicts.anchor(nid, chunk.heading) if chunk is not None else None),
                 score=round(score, 4),
                 text_rank=hit.text_rank + 1 if hit is not None and hit.text_rank is not None else None,

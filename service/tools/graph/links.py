@@ -185,7 +185,7 @@ async def graph_neighbors(ctx: ToolContext, args: NeighborsIn) -> NeighborsOut:
     titles = await q.titles(ctx.vault.id, [p for _, p in page])
     items = [
         NeighborItem(
-            **note_item(ctx, p, titles.get(p, p)),
+            **note_item(ctx, p, titles.get(p)),
             distance=d,
             via=seen[p][1],
             direction="out" if seen[p][2] == "out" else "in",

@@ -27,6 +27,7 @@ from service.errors import ValidationFailed
 from service.graph import analytics as ga
 from service.graph.linkpath import strip_md
 from service.graph.mentions import Mention, NameIndex, mentions
+from service.markdown.parse import note_title
 from service.tools.context import ToolContext
 from service.tools.graph.views import VIEWS, View
 from service.tools.graph_common import NoteItem, note_item
@@ -83,7 +84,7 @@ def _link(m: Mention) -> str:
 
 
 def _item(ctx: ToolContext, view: View, m: Mention) -> MentionItem:
-    title = view.titles.get(m.target, strip_md(m.target.rsplit("/", 1)[-1]))
+    title = view.titles.get(m.target) or note_title(m.target)
     return MentionItem(
         **note_item(ctx, m.source, view.titles.get(m.source)),
         line=m.line + 1,

@@ -14,9 +14,10 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from service.errors import AclDenied, AlreadyExists, Conflict, NotANote, NoteNotFound, PathInvalid
-from service.graph.linkpath import base_name, folder_of, strip_md
+from service.graph.linkpath import base_name, folder_of
 from service.graph.moves import MovePlan, apply_plan, files_under, move_lock, plan_move
 from service.graph.queries import GraphQueries
+from service.markdown.parse import note_title
 from service.obs.sessions import caller_hash
 from service.plans.recovery import journaled
 from service.policy.confirmations import ChangePreview
@@ -176,7 +177,7 @@ async def _move(ctx: ToolContext, args: MoveIn, rename: bool) -> MoveOut:
             async with journaled(ctx.services.plans.journal, ctx.vault.id, caller, label):
                 await apply_plan(ctx.vault, plan, steps)
     (moved_page, edits), cursor, truncated = window(args, args.dry_run, list(plan.moves.items()), plan.edits)
-    title = base_name(dst) if is_folder else strip_md(base_name(dst))  # a note's title is its name
+    title = base_name(dst) if is_folder else note_title(dst)  # a file's title is its basename
     return MoveOut(
         **note_item(ctx, dst, title),
         old_path=src,
