@@ -95,10 +95,15 @@ async def test_a_fact_that_holds_again_stays_current(vg: Harness) -> None:
         await vg.ok("add_observations", observations=[{"entityName": "Ed", "contents": [text], "date": day}])
     added = await vg.ok("open_nodes", names=["Ed"])
     assert len(added["entities"][0]["observations"]) == 3  # the 2024 statement is recorded, not skipped
+    for day in ("2020-01-01", "2024-01-01"):  # a plain repeat on another day (nothing changed between): skipped
+        out = await vg.ok(
+            "add_observations", observations=[{"entityName": "Ed", "contents": ["Likes tea"], "date": day}]
+        )
+    assert out["results"][0]["skipped_duplicates"] == ["Likes tea"]
     for _ in range(2):  # whatever the order: the repeat of 2020 goes, or is superseded; the 2024 one stays
         for f in await _findings(vg):
             result = await vg.call("apply_finding", finding_id=f["id"])
             assert not result.is_error or (result.structured or {})["error"]["code"] == "conflict", result.structured
     ed = (await vg.ok("open_nodes", names=["Ed"]))["entities"][0]["observations"]
-    current = [(o["text"], o["date"]) for o in ed if o["superseded_by"] is None]
+    current = [(o["text"], o["date"]) for o in ed if o["superseded_by"] is None and o["text"] != "Likes tea"]
     assert current == [("Works at Acme", "2024-01-01")]
