@@ -1,0 +1,46 @@
+"""service.plane.numbers.as_digits: only words that are a whole number by themselves become digits (H6 #4, #5)."""
+
+from __future__ import annotations
+
+import pytest
+
+from service.plane.numbers import as_digits
+
+READ = [
+    ("Owns two cars", "Owns 2 cars"),
+    ("Is thirty-four years old", "Is 34 years old"),
+    ("Speaks forty two words", "Speaks 42 words"),
+    ("Has a dozen eggs", "Has 12 eggs"),
+    ("Has two dozen eggs", "Has 24 eggs"),
+    ("Owns two cars and three bikes", "Owns 2 cars and 3 bikes"),
+    ("Signed a two-year lease", "Signed a 2-year lease"),
+]
+KEPT = [
+    "Owns two hundred books",
+    "Owns one thousand books",
+    "Has half a dozen eggs",
+    "Has a half-dozen eggs",
+    "Ate two-thirds of the pie",
+    "Holds three quarters of the shares",
+    "Ran one and a half miles",
+    "Wakes at one o'clock",
+    "Wakes at one o clock",
+    "Buys a dozen or two eggs",
+    "Reads one or two books",
+    "Lived in the twenty-first century",
+    "Read nineteen eighty-four",
+    "Scored two point five",
+    "no one came",
+    "the second one",
+    "help one another",
+]
+
+
+@pytest.mark.parametrize(("text", "digits"), READ)
+def test_a_whole_number_in_words_is_written_in_digits(text: str, digits: str) -> None:
+    assert as_digits(text) == digits
+
+
+@pytest.mark.parametrize("text", KEPT)
+def test_a_number_word_that_is_part_of_another_number_stays_words(text: str) -> None:
+    assert as_digits(text) == text
