@@ -132,8 +132,8 @@ async def create_entities(ctx: ToolContext, args: CreateEntitiesIn) -> CreateEnt
         observations: list[Observation] = []
         for t in dict.fromkeys(texts):
             observations.append(Observation(t, None, "", dict(fields)))
-        if name.lower() not in seen:
-            seen.add(name.lower())
+        if name not in seen:  # names as the store tells them apart: 'ann lee' is not 'Ann Lee'
+            seen.add(name)
             planned.append(Entity(name, kind, observations=observations))
     existing = [e.name for e in planned if store.load(e.name, "write") is not None]
     made: list[Loaded] = []
