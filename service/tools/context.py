@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+import unicodedata
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -356,8 +357,9 @@ def _named(target: str) -> None:
 
 def link_target(address: str) -> str:
     """The file a wikilink or an embed names (`![[Books.base|shown]]` -> `Books.base`); any other
-    address as written, stripped."""
-    text = address.strip()
+    address as written, stripped. NFC, as vault paths and the index's names are (`parse_address`):
+    a name a macOS client spells in NFD is the same name."""
+    text = unicodedata.normalize("NFC", address.strip())
     if len(text) > 4 and text.startswith(("[[", "![[")) and text.endswith("]]"):
         return text.lstrip("!")[2:-2].split("|", 1)[0]
     return text

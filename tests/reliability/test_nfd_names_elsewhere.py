@@ -175,3 +175,21 @@ async def test_a_base_lists_an_attachment_named_in_nfd(make_vault: Callable[...,
             "query_base", yaml='filters: file.ext == "png"\nviews:\n  - type: table\n    order: [file.name]\n'
         )
     assert [row["values"]["file.name"]["value"] for row in out["rows"]] == ["Re\u00e7u.png"]
+
+
+async def test_ocr_attachment_finds_an_image_by_a_name_spelled_in_nfd(make_vault: Callable[..., Path]) -> None:
+    """An embed name a macOS client sends in NFD ('Reçu.png', '![[Reçu.png]]') names the image
+    the NFC spelling names (H6 #9: note_not_found; only the full vault path was normalized)."""
+    from tests.tools.obsidian.ocr_images import available, text_png
+
+    if not available():
+        pytest.skip("rapidocr-onnxruntime is not installed")
+    name = "Re\u00e7u.png"
+    nfd = unicodedata.normalize("NFD", name)
+    root = make_vault({f"Scans/{nfd}": text_png("Quarterly invoice 4711"), "Trips.md": f"# Trips\n\n![[{name}]]\n"})
+    async with started(root) as vg:
+        await vg.indexed()
+        for spelled in (name, nfd, f"![[{nfd}]]", f"[[{nfd}|the receipt]]", f"Scans/{nfd}"):
+            out = await vg.ok("ocr_attachment", path=spelled)
+            assert out["path"] == f"Scans/{name}", spelled
+            assert [i["path"] for i in out["embedded_by"]] == ["Trips.md"]
