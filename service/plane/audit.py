@@ -224,8 +224,10 @@ class Audit:
                 (vid, vid, OWN, MENTION_TITLES),
             ).fetchall()
             linked = [str(r[0]) for r in rows]
-            seen = set(linked)  # then the notes nothing links yet, while the budget lasts
-            return (linked + [p for p in sorted(titles) if p not in seen])[:MENTION_TITLES]
+            seen = set(linked)  # then the notes nothing links yet, while the budget lasts (notes only, as above:
+            # a canvas or an attachment is titled by its basename too, and 'Board' in a sentence is no link to a board)
+            unlinked = [p for p in sorted(titles) if p not in seen and p.lower().endswith(".md")]
+            return (linked + unlinked)[:MENTION_TITLES]
 
         def mentioning(target: str, phrase: str) -> Any:
             def read(c: sqlite3.Connection) -> list[tuple[str, str]]:
