@@ -105,9 +105,13 @@ class QueryWarmup:
                 self._tasks[vault.id] = asyncio.create_task(self._follow(vault), name=f"{self.name}:{vault.id}")
 
     async def stop(self) -> None:
-        for task in self._tasks.values():
-            await cancel_and_wait(task)
-        self._tasks.clear()
+        # A vault's follower adds its secrets task once the index is ready, which may be while an
+        # earlier task is being cancelled here: each pass cancels what the last one left.
+        while self._tasks:
+            tasks = list(self._tasks.values())
+            self._tasks.clear()
+            for task in tasks:
+                await cancel_and_wait(task)
 
     async def _release_idle(self) -> None:
         """Every `idle_s` / 4 (at most a minute): drop the images no query has read for `idle_s`
