@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -87,15 +88,23 @@ def inside(loc: Located, group: Located) -> bool:
     return loc.position.startswith(group.position + ".")
 
 
+def same_path(stored: object, path: object) -> bool:
+    """Whether a bookmark's stored path is `path`: Obsidian on macOS stores a name as the disk spells
+    it (NFD), vaultgate names it in NFC; both are the same note."""
+    if not isinstance(stored, str) or not isinstance(path, str):
+        return False
+    return stored == path or unicodedata.normalize("NFC", stored) == unicodedata.normalize("NFC", path)
+
+
 def same_target(item: dict[str, Any], new: dict[str, Any]) -> bool:
     """Whether `item` already bookmarks what `new` would (Obsidian keeps one bookmark per target)."""
     if item.get("type") != new.get("type"):
         return False
     kind = new["type"]
     if kind == "file":
-        return bool(item.get("path") == new.get("path") and item.get("subpath") == new.get("subpath"))
+        return same_path(item.get("path"), new.get("path")) and item.get("subpath") == new.get("subpath")
     if kind == "folder":
-        return bool(item.get("path") == new.get("path"))
+        return same_path(item.get("path"), new.get("path"))
     if kind == "search":
         return bool(item.get("query") == new.get("query"))
     if kind == "url":

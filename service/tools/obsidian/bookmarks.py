@@ -282,7 +282,9 @@ def _target(ctx: ToolContext, args: RemoveBookmarkIn, data: Any, named: str | No
         elif args.path is not None:
             want = args.path.strip().strip("/")
             path = item.get("path")
-            hit = item.get("type") in ("file", "folder") and path in (want, want + ".md", named)
+            hit = item.get("type") in ("file", "folder") and any(
+                bm.same_path(path, p) for p in (want, want + ".md", named)
+            )
             hit = hit and (args.subpath is None or item.get("subpath") == args.subpath)
         else:
             hit = item.get("title") == args.title
