@@ -21,6 +21,11 @@ with `grace` 0, the SDK's own path answers. Everything else stays the SDK's: ses
 their owners, the idle timeout, Host/Origin checks, the 2026-07-28 entry (which already defers
 its stream the same way) and stateless mode (a transport per request, built by the SDK).
 `LazySessionManager` gives each new session this transport; `mcp_app` is the ASGI endpoint.
+
+A request whose id a request still in flight on the session carries ("The request ID MUST NOT have
+been previously used by the requestor within the same session", the MCP base protocol) is refused
+on every path with `400` and a JSON-RPC `-32600` error naming the id: the SDK routes responses by
+id, so the second would take the first one's place and leave the first POST waiting forever.
 With `[protocol] fast_calls` on, a plain `tools/call` on a session whose `initialize` was
 answered as JSON is run past the SDK's session, after every check above, and answered the same
 way: JSON when done within `grace`, else a stream opened at `grace` (`service.http.fast_calls`).
@@ -41,19 +46,23 @@ from mcp.server.auth.middleware.bearer_auth import AuthorizationContext
 from mcp.server.lowlevel.server import Server
 from mcp.server.streamable_http import (
     CONTENT_TYPE_SSE,
+    GET_STREAM_KEY,
     MCP_SESSION_ID_HEADER,
     REQUEST_STREAM_BUFFER_SIZE,
     EventMessage,
     StreamableHTTPServerTransport,
 )
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
+from mcp.shared.dispatcher import coerce_request_id
 from mcp.shared.inbound import MCP_PROTOCOL_VERSION_HEADER
 from mcp.shared.message import SessionMessage
 from mcp_types import (
     DEFAULT_NEGOTIATED_VERSION,
     INTERNAL_ERROR,
     INVALID_PARAMS,
+    INVALID_REQUEST,
     PARSE_ERROR,
+    ErrorData,
     JSONRPCError,
     JSONRPCMessage,
     JSONRPCRequest,
@@ -95,10 +104,39 @@ class LazyStreamTransport(StreamableHTTPServerTransport):
         super().__init__(*args, **kwargs)
         self.grace = grace
         self.fast = fast
+        self._ids_in_flight: set[Any] = set()  # request ids (coerced: "7" is 7) answered by `_answer` now
+
+    def _in_use(self, message: JSONRPCRequest) -> bool:
+        """A request in flight on this session carries the id of `message`."""
+        return coerce_request_id(message.id) in self._ids_in_flight or str(message.id) in self._request_streams
+
+    async def _refuse_reused_id(self, message: JSONRPCRequest, scope: Scope, receive: Receive, send: Send) -> None:
+        reused = ErrorData(
+            code=INVALID_REQUEST,
+            message=f"Invalid Request: request id {message.id!r} is in use by a request in flight on this session "
+            "(a request id must not be used twice within a session)",
+        )
+        answer = JSONRPCError(jsonrpc="2.0", id=message.id, error=reused)
+        await self._create_json_response(answer, HTTPStatus.BAD_REQUEST)(scope, receive, send)
+
+    async def _reuses_id(self, request: Request, scope: Scope, receive: Receive, send: Send) -> bool:
+        """On the SDK's own path: a request POST whose id is in flight is refused here (True); the
+        body is read only while some request is in flight (the SDK reads it again from the cache)."""
+        if not any(key != GET_STREAM_KEY for key in self._request_streams):
+            return False
+        try:
+            message = jsonrpc_message_adapter.validate_json(await request.body(), by_name=False)
+        except (ValueError, ValidationError):
+            return False  # the SDK's answer
+        if not isinstance(message, JSONRPCRequest) or not self._in_use(message):
+            return False
+        await self._refuse_reused_id(message, scope, receive, send)
+        return True
 
     async def _handle_post_request(self, scope: Scope, request: Request, receive: Receive, send: Send) -> None:
         if self.grace <= 0 or self._event_store is not None or self.is_json_response_enabled:
-            await super()._handle_post_request(scope, request, receive, send)
+            if not await self._reuses_id(request, scope, receive, send):
+                await super()._handle_post_request(scope, request, receive, send)
             return
         writer = self._read_stream_writer
         if writer is None:  # pragma: no cover - connect() runs before any request is routed here
@@ -163,6 +201,20 @@ class LazyStreamTransport(StreamableHTTPServerTransport):
         return message
 
     async def _answer(
+        self, message: JSONRPCRequest, request: Request, scope: Scope, receive: Receive, send: Send
+    ) -> None:
+        """The request answered on one of the paths below, unless its id is in flight already."""
+        if self._in_use(message):
+            await self._refuse_reused_id(message, scope, receive, send)
+            return
+        key = coerce_request_id(message.id)
+        self._ids_in_flight.add(key)
+        try:
+            await self._dispatch(message, request, scope, receive, send)
+        finally:
+            self._ids_in_flight.discard(key)
+
+    async def _dispatch(
         self, message: JSONRPCRequest, request: Request, scope: Scope, receive: Receive, send: Send
     ) -> None:
         """Dispatch the request; answer with JSON if its response comes first and in time, else
