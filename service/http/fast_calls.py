@@ -121,6 +121,11 @@ class SessionFastCalls:
         scope.cancel()
         return True
 
+    def stop_all(self) -> None:
+        """The session ended: every call running here stops (each is answered `-32800`)."""
+        for scope in list(self._inflight.values()):
+            scope.cancel()
+
     async def answer(self, call: PlainCall, message: JSONRPCRequest, request: Any, version: str) -> JSONRPCMessage:
         """The JSON-RPC answer to `message`, run for the caller of `request` (the HTTP request)."""
         key = coerce_request_id(message.id)

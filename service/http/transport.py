@@ -26,6 +26,10 @@ A request whose id a request still in flight on the session carries ("The reques
 been previously used by the requestor within the same session", the MCP base protocol) is refused
 on every path with `400` and a JSON-RPC `-32600` error naming the id: the SDK routes responses by
 id, so the second would take the first one's place and leave the first POST waiting forever.
+
+When the client ends the session (DELETE) with requests in flight, every path stops them and
+answers each the same way: `-32603` "Session terminated before the request completed" with the
+request's id, as JSON (HTTP 500, the SDK's status for it) or as the last event of its stream.
 With `[protocol] fast_calls` on, a plain `tools/call` on a session whose `initialize` was
 answered as JSON is run past the SDK's session, after every check above, and answered the same
 way: JSON when done within `grace`, else a stream opened at `grace` (`service.http.fast_calls`).
@@ -48,6 +52,7 @@ from mcp.server.streamable_http import (
     CONTENT_TYPE_SSE,
     GET_STREAM_KEY,
     MCP_SESSION_ID_HEADER,
+    REQUEST_CANCELLED,
     REQUEST_STREAM_BUFFER_SIZE,
     EventMessage,
     StreamableHTTPServerTransport,
@@ -109,6 +114,17 @@ class LazyStreamTransport(StreamableHTTPServerTransport):
     def _in_use(self, message: JSONRPCRequest) -> bool:
         """A request in flight on this session carries the id of `message`."""
         return coerce_request_id(message.id) in self._ids_in_flight or str(message.id) in self._request_streams
+
+    def _ended(self, request_id: Any) -> JSONRPCError:
+        """The answer to a request in flight when its session ended."""
+        error = ErrorData(code=INTERNAL_ERROR, message="Session terminated before the request completed")
+        return JSONRPCError(jsonrpc="2.0", id=request_id, error=error)
+
+    async def terminate(self) -> None:
+        """The SDK's termination, then the fast calls in flight stop too (the SDK's session cancels its own)."""
+        await super().terminate()
+        if self.fast is not None:
+            self.fast.stop_all()
 
     async def _refuse_reused_id(self, message: JSONRPCRequest, scope: Scope, receive: Receive, send: Send) -> None:
         reused = ErrorData(
@@ -253,9 +269,7 @@ class LazyStreamTransport(StreamableHTTPServerTransport):
                     except (anyio.EndOfStream, anyio.ClosedResourceError):
                         ended = True
             if ended:  # the session ended with the request in flight (the SDK's JSON-mode answer)
-                refused = self._create_error_response(
-                    "Session terminated before the request completed", HTTPStatus.INTERNAL_SERVER_ERROR, INTERNAL_ERROR
-                )
+                refused = self._create_json_response(self._ended(message.id), HTTPStatus.INTERNAL_SERVER_ERROR)
                 await refused(scope, receive, send)
             elif first is not None and _is_response(first.message):
                 if self.fast is not None and message.method == "initialize":
@@ -264,7 +278,7 @@ class LazyStreamTransport(StreamableHTTPServerTransport):
                 await self._create_json_response(first.message)(scope, receive, send)
                 _release(first.message)
             else:
-                await self._stream(first, reader, scope, receive, send)
+                await self._stream(first, reader, scope, receive, send, message.id)
         finally:
             if self._request_streams.get(request_id) is streams:
                 del self._request_streams[request_id]
@@ -280,7 +294,7 @@ class LazyStreamTransport(StreamableHTTPServerTransport):
 
         def open_stream() -> None:
             streams = anyio.create_memory_object_stream[EventMessage](1)
-            opened.append((streams, loop.create_task(self._stream(None, streams[1], scope, receive, send))))
+            opened.append((streams, loop.create_task(self._stream(None, streams[1], scope, receive, send, None))))
 
         timer = loop.call_later(self.grace, open_stream)
         try:
@@ -293,8 +307,12 @@ class LazyStreamTransport(StreamableHTTPServerTransport):
             raise
         finally:
             timer.cancel()
+        stopped = False
+        if self._terminated and isinstance(message, JSONRPCError) and message.error.code == REQUEST_CANCELLED:
+            message, stopped = self._ended(message.id), True  # by the end of its session: as on the SDK's path
         if not opened:
-            await self._create_json_response(message)(scope, receive, send)
+            status = HTTPStatus.INTERNAL_SERVER_ERROR if stopped else HTTPStatus.OK
+            await self._create_json_response(message, status)(scope, receive, send)
             return
         (writer, reader), task = opened[0]
         try:
@@ -311,8 +329,11 @@ class LazyStreamTransport(StreamableHTTPServerTransport):
         scope: Scope,
         receive: Receive,
         send: Send,
+        request_id: Any,
     ) -> None:
-        """The rest of the request's messages as an SSE stream, ending with its response."""
+        """The rest of the request's messages as an SSE stream, ending with its response (`request_id`:
+        the request's, answered "Session terminated" when the session ends first; None: the caller
+        sends every message)."""
 
         async def events() -> AsyncIterator[dict[str, Any]]:
             pending = first
@@ -326,7 +347,8 @@ class LazyStreamTransport(StreamableHTTPServerTransport):
                         return
                     pending = None
             except (anyio.EndOfStream, anyio.ClosedResourceError):
-                return  # the session ended, or the client went away
+                if self._terminated and request_id is not None:  # else the client went away
+                    yield self._create_event_data(EventMessage(self._ended(request_id)))
 
         headers = {
             "Cache-Control": "no-cache, no-transform",
