@@ -5,14 +5,15 @@ validated arguments, instead of running it.
 Used by the `acl` layer (`service.dispatch.acl_gate`), so nothing after it runs: no idempotency
 claim, no throttle token, no confirmation, no handler — nothing is changed. Every path the call
 would write or delete is checked first, as the tool itself would check it (a path outside the
-vault is `path_invalid`, a path the caller may not write is `acl_denied`): a preview never
-promises a change the real call would refuse.
+vault is `path_invalid`, a path the caller may not write is `acl_denied`, a note created where one
+is already there without leave to overwrite it is `already_exists`): a preview never promises a
+change the real call would refuse.
 """
 
 from __future__ import annotations
 
 from service.dispatch.context import CallContext, ContextFor, ToolResult
-from service.errors import PathInvalid, VaultgateError
+from service.errors import AlreadyExists, PathInvalid, VaultgateError
 from service.memory.store import memory_notes
 from service.plans.effects import ADDRESSED
 from service.plans.preview import call_effects, preview_of
@@ -58,7 +59,7 @@ class WritePreview:
                 data["path"] = found.vp.rel
             except VaultgateError:  # the path as written: its own problem is answered below
                 pass
-        effects, paths = call_effects(
+        effects, paths, refused = call_effects(
             spec.name,
             data,
             destructive=spec.destructive,
@@ -71,5 +72,7 @@ class WritePreview:
         for rel, op in paths:
             vp = vault.paths.resolve(rel, op=op)  # raises path_invalid as the tool would
             self.guard.check(call.principal, vault, vp.rel, op)  # and acl_denied
+        for _step, rel in refused:  # a create onto a note already there: the call's own answer
+            raise AlreadyExists(f"a note already exists at {rel!r}", details={"path": rel})
         preview = preview_of(spec.name, effects)
         return ToolResult(structured=preview.model_dump(mode="json", by_alias=True), text=preview.summary)

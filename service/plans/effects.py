@@ -52,6 +52,7 @@ MEMORY_WRITES = {
     "delete_relations": ("relations", "from"),
 }
 BOOKMARKS_FILE = ".obsidian/bookmarks.json"
+UNIQUE_SUFFIXES = 1000  # create_note if_exists='unique' tries 'Name 1.md' … 'Name 1000.md'
 STATE = {  # tools that change the server's state, not vault files: what they change
     "reindex": "rebuilds the vault's index",
     "reload_vault": "reloads the vault's settings and index",
@@ -174,6 +175,7 @@ class EffectsBuilder:
         self._touched: set[str] | None = set()  # files and folders the current call touches; None: unknown
         self._stepped: set[str] = set()  # files a step writes, moves or deletes
         self._stepped_names: dict[str, list[str]] = {}  # their file names, lower case -> paths
+        self.refused: list[tuple[str, str]] = []  # (step id, path): a create the call refuses (already_exists)
 
     def exists(self, rel: str) -> bool:
         if rel not in self._now:
@@ -244,6 +246,21 @@ class EffectsBuilder:
         self._step_on(rel)
         self._touch(rel)
 
+    def create(self, rel: str, step_id: str, if_exists: str) -> None:
+        """A note a call creates; where one is already there, what create_note's `if_exists`
+        (copy_note's `overwrite`) makes of it: `overwrite` writes it, `unique` writes the first
+        free 'Name 1.md', 'Name 2.md', … as the tool does, and `error` is the call's refusal
+        (`already_exists`): listed in `refused`, which a dry-run vault's preview answers
+        (`service.dispatch.preview`). A plan's effects still count the note as written: its run
+        answers that step with the error, and validate_plan does not refuse a plan for it."""
+        if self.exists(rel) and if_exists == "unique":
+            stem = rel[:-3] if rel.lower().endswith(".md") else rel
+            free = (f"{stem} {n}.md" for n in range(1, UNIQUE_SUFFIXES + 1))
+            rel = next((p for p in free if not self.exists(p) and not self.folder_now(p)), rel)
+        if self.exists(rel) and if_exists != "overwrite":
+            self.refused.append((step_id, rel))
+        self.write(rel)
+
     def delete(self, rel: str) -> None:
         e = self.effects
         if rel in e.files_created:
@@ -278,12 +295,14 @@ class EffectsBuilder:
             self.effects.commands.append(f"{step_id}: {tool}")
             self._touched = None
         path = args.get("path")
-        if tool in CREATE_OR_MODIFY and isinstance(path, str) or tool in MODIFY and isinstance(path, str):
+        if tool == "create_note" and isinstance(path, str):
+            self.create(_note(path), step_id, str(args.get("if_exists", "error")))
+        elif tool in CREATE_OR_MODIFY and isinstance(path, str) or tool in MODIFY and isinstance(path, str):
             self.write(_note(path))
         elif tool == "delete_note" and isinstance(path, str):
             self.delete(_note(path))
         elif tool == "copy_note" and isinstance(args.get("new_path"), str):
-            self.write(_note(str(args["new_path"])))
+            self.create(_note(str(args["new_path"])), step_id, "overwrite" if args.get("overwrite") else "error")
             if isinstance(path, str):
                 self._touch(_note(path))
         elif tool in MOVES and isinstance(path, str) and isinstance(args.get("new_path"), str):
@@ -296,9 +315,12 @@ class EffectsBuilder:
             self.paths.append((path.strip("/"), "write"))
             self._touch(path.strip("/"))
         elif tool == "bulk_create_notes" and isinstance(args.get("notes"), list):
-            for note in args["notes"]:
-                if isinstance(note, dict) and isinstance(note.get("path"), str):
-                    self.write(_note(note["path"]))
+            rels = [_note(n["path"]) for n in args["notes"] if isinstance(n, dict) and isinstance(n.get("path"), str)]
+            taken = [] if args.get("overwrite") else [rel for rel in rels if self.exists(rel)]
+            if taken:  # the call refuses them all at the first note already there
+                self.refused.append((step_id, taken[0]))
+            for rel in rels:
+                self.write(rel)
         elif tool in NOTE_WRITES and isinstance(path, str):
             self.write(canvas_file(path) if tool == "write_canvas" else _note(path))
         elif tool in BOOKMARKS:

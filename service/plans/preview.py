@@ -46,13 +46,14 @@ def call_effects(
     root: Path | None,
     memory: MemoryNotes | None = None,
     is_folder: Callable[[str], bool] | None = None,
-) -> tuple[Effects, list[tuple[str, str]]]:
-    """The effects of one call with these (validated) arguments, and the (path, op) pairs it
-    touches; `memory`: the memory folder and the capture inbox (the notes memory tools write)."""
+) -> tuple[Effects, list[tuple[str, str]], list[tuple[str, str]]]:
+    """The effects of one call with these (validated) arguments, the (path, op) pairs it
+    touches and the notes it would refuse to create (`EffectsBuilder.refused`: already there);
+    `memory`: the memory folder and the capture inbox (the notes memory tools write)."""
     builder = EffectsBuilder(exists, root, memory, is_folder)
     builder.effects.estimated_steps = 1
     builder.step(tool, args, destructive=destructive, scopes=scopes, step_id="call")
-    return builder.effects, builder.paths
+    return builder.effects, builder.paths, builder.refused
 
 
 def preview_of(tool: str, effects: Effects) -> CallPreview:

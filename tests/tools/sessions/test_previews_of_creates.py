@@ -1,0 +1,51 @@
+"""A preview of a create onto a note already there answers what the call answers (H6 #8): in a
+`write_mode = "dry-run"` vault, create_note / copy_note / bulk_create_notes onto an existing
+note without leave to overwrite it are `already_exists`, as the real call is (and as move_note's
+own dry run is), never "files_modified"; with leave (`if_exists='overwrite'`, `overwrite`) the
+note is modified, and `if_exists='unique'` creates the numbered name the tool would."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import started
+
+REFUSED: list[tuple[str, dict[str, Any]]] = [
+    ("create_note", {"path": "Welcome", "content": "x"}),
+    ("create_note", {"path": "Welcome.md", "content": "x", "if_exists": "error"}),
+    ("copy_note", {"path": "Projects/Plan", "new_path": "Welcome"}),
+    ("bulk_create_notes", {"notes": [{"path": "Fresh", "content": "x"}, {"path": "Welcome", "content": "x"}]}),
+]
+
+
+def _files(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+@pytest.mark.covers("create_note", "failure")
+@pytest.mark.covers("copy_note", "failure")
+async def test_a_dry_run_preview_of_a_create_onto_a_note_answers_already_exists(
+    make_vault: Callable[..., Path],
+) -> None:
+    root = make_vault()
+    async with started(root) as vg:  # what the real calls answer
+        for tool, args in REFUSED:
+            await vg.err(tool, "already_exists", **args)
+    before = _files(root)
+    async with started(root, vaults=[{"id": "main", "path": root, "write_mode": "dry-run"}]) as vg:
+        for tool, args in REFUSED:
+            error = await vg.err(tool, "already_exists", **args)
+            assert error["details"]["path"] == "Welcome.md", (tool, error)
+        kept = await vg.ok("create_note", path="Welcome", content="x", if_exists="overwrite")
+        assert (kept["effects"]["files_modified"], kept["effects"]["files_created"]) == (["Welcome.md"], [])
+        copied = await vg.ok("copy_note", path="Projects/Plan", new_path="Welcome", overwrite=True)
+        assert copied["effects"]["files_modified"] == ["Welcome.md"]
+        numbered = await vg.ok("create_note", path="Welcome", content="x", if_exists="unique")
+        assert (numbered["effects"]["files_created"], numbered["effects"]["files_modified"]) == (["Welcome 1.md"], [])
+        fresh = await vg.ok("create_note", path="Fresh", content="x")
+        assert fresh["effects"]["files_created"] == ["Fresh.md"]
+    assert _files(root) == before
