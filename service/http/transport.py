@@ -29,7 +29,8 @@ id, so the second would take the first one's place and leave the first POST wait
 
 When the client ends the session (DELETE) with requests in flight, every path stops them and
 answers each the same way: `-32603` "Session terminated before the request completed" with the
-request's id, as JSON (HTTP 500, the SDK's status for it) or as the last event of its stream.
+request's id, as JSON (HTTP 200: the SDK's JSON mode says 500, but the server did not fail) or as
+the last event of its stream.
 With `[protocol] fast_calls` on, a plain `tools/call` on a session whose `initialize` was
 answered as JSON is run past the SDK's session, after every check above, and answered the same
 way: JSON when done within `grace`, else a stream opened at `grace` (`service.http.fast_calls`).
@@ -269,7 +270,7 @@ class LazyStreamTransport(StreamableHTTPServerTransport):
                     except (anyio.EndOfStream, anyio.ClosedResourceError):
                         ended = True
             if ended:  # the session ended with the request in flight (the SDK's JSON-mode answer)
-                refused = self._create_json_response(self._ended(message.id), HTTPStatus.INTERNAL_SERVER_ERROR)
+                refused = self._create_json_response(self._ended(message.id))  # an answer, not a server failure
                 await refused(scope, receive, send)
             elif first is not None and _is_response(first.message):
                 if self.fast is not None and message.method == "initialize":
@@ -307,12 +308,10 @@ class LazyStreamTransport(StreamableHTTPServerTransport):
             raise
         finally:
             timer.cancel()
-        stopped = False
         if self._terminated and isinstance(message, JSONRPCError) and message.error.code == REQUEST_CANCELLED:
-            message, stopped = self._ended(message.id), True  # by the end of its session: as on the SDK's path
+            message = self._ended(message.id)  # stopped by the end of its session: as on the SDK's path
         if not opened:
-            status = HTTPStatus.INTERNAL_SERVER_ERROR if stopped else HTTPStatus.OK
-            await self._create_json_response(message, status)(scope, receive, send)
+            await self._create_json_response(message)(scope, receive, send)
             return
         (writer, reader), task = opened[0]
         try:

@@ -150,7 +150,7 @@ async def test_grace_zero_is_the_sdks_stream_for_every_request() -> None:
 
 async def test_a_session_ended_in_flight_is_an_error_not_a_hang() -> None:
     async with post(60.0, ends_the_session) as reply:
-        assert reply.status == 500 and reply.kind == "application/json"
+        assert reply.status == 200 and reply.kind == "application/json"  # an answer, not a server failure
         assert json.loads(reply.body)["error"]["message"] == "Session terminated before the request completed"
 
 
