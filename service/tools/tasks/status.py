@@ -10,10 +10,11 @@ it — is `completion.py`. Touches: vault files; `.obsidian/plugins/obsidian-tas
 
 from __future__ import annotations
 
+import unicodedata
 from datetime import date
 from typing import Any
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from service.dates import iso_day
 from service.errors import Conflict, ValidationFailed
@@ -48,6 +49,15 @@ class SetTaskStatusIn(ToolInput):
     date: str | None = Field(
         default=None, pattern=ISO_DATE, description="Date stamped as the done/cancelled date (default: today)."
     )
+
+    @field_validator("status")
+    @classmethod
+    def _one_mark(cls, status: str) -> str:
+        # What can stand between a checkbox's brackets: ' ' or a visible character other than a
+        # bracket ('\n' split the task line in two, ']' wrote '- []] b', which is no checkbox).
+        if status != " " and (status in "[]" or unicodedata.category(status)[0] in "CZ"):
+            raise ValueError(f"{status!r} cannot be a task's status: give ' ' or one visible character other than [ ]")
+        return status
 
     @model_validator(mode="after")
     def _guarded(self) -> SetTaskStatusIn:
