@@ -55,11 +55,13 @@ async def write_config(ctx: ToolContext, name: str, text: str, expected_etag: st
 
 
 def visible_path(ctx: ToolContext, raw: object) -> str | None:
-    """A vault path from a settings file, when it is a valid path the caller may read."""
+    """A vault path from a settings file or the Obsidian plugin, when it is a valid path the caller
+    may read (an absolute path, '/etc/passwd', is none: Obsidian writes vault paths without a
+    leading '/')."""
     if not isinstance(raw, str) or not raw.strip():
         return None
     try:
-        rel = normalize(raw.strip().strip("/"))
+        rel = normalize(raw.strip().rstrip("/"))
     except PathInvalid:
         return None
     if ctx.vault.paths.is_hidden(rel) or not ctx.can_read(rel):
