@@ -161,24 +161,33 @@ async def _new_item(ctx: ToolContext, args: AddBookmarkIn) -> dict[str, Any]:
     if args.type in ("file", "folder"):
         raw = _required(args, "path")
         vp: VaultPath | None = None
+        subpath = args.subpath
         try:
             vp = ctx.resolve(raw, "read")
         except PathInvalid:
             if args.type != "file":
                 raise  # '[[Launch plan|the plan]]' is no path, but a note's address
         if args.type == "file" and (vp is None or not vp.abs.is_file()):
-            vp = (await ctx.find_note(raw, "read", section="reject")).vp  # a note as a wikilink names it
+            found = await ctx.find_note(raw, "read", section="keep")  # a note as a wikilink names it
+            vp = found.vp
+            if found.subpath:  # '[[Plan#Goals]]': the heading (or block) a file bookmark keeps
+                if subpath is not None and subpath != f"#{found.subpath}":
+                    raise ValidationFailed(
+                        f"path names #{found.subpath} and subpath {subpath!r}: give the section once",
+                        details={"field": "subpath", "reason": "two_sections"},
+                    )
+                subpath = f"#{found.subpath}"
         assert vp is not None
         if args.type == "folder" and not vp.abs.is_dir():
             raise NoteNotFound(f"no folder at {vp.rel!r}", details={"path": vp.rel, "type": args.type})
         item["path"] = vp.rel
-        if args.subpath is not None:
-            if args.type != "file" or not args.subpath.startswith("#") or len(args.subpath) < 2:
+        if subpath is not None:
+            if args.type != "file" or not subpath.startswith("#") or len(subpath) < 2:
                 raise ValidationFailed(
                     "subpath is '#Heading' or '#^block' of a file bookmark",
                     details={"field": "subpath", "reason": "invalid"},
                 )
-            item["subpath"] = args.subpath
+            item["subpath"] = subpath
     elif args.type == "search":
         item["query"] = _required(args, "query")
     elif args.type == "url":
@@ -258,18 +267,22 @@ class RemoveBookmarkIn(ToolInput):
     expected_etag: str | None = ETAG
 
 
-async def _named(ctx: ToolContext, args: RemoveBookmarkIn) -> str | None:
+async def _named(ctx: ToolContext, args: RemoveBookmarkIn) -> tuple[str, str | None] | None:
     """The note `args.path` names, as every tool resolves a name (`File recovery` is
-    `Plugins/File recovery.md`), or None when it names no note the caller may read."""
+    `Plugins/File recovery.md`), with the '#…' section it names ('[[Plan#Goals]]'), or None when it
+    names no note the caller may read."""
     if args.path is None:
         return None
     try:
-        return (await ctx.find_note(args.path, "read", section="reject")).vp.rel
+        found = await ctx.find_note(args.path, "read", section="keep")
     except VaultgateError:
         return None
+    return found.vp.rel, (f"#{found.subpath}" if found.subpath else None)
 
 
-def _target(ctx: ToolContext, args: RemoveBookmarkIn, data: Any, named: str | None = None) -> bm.Located:
+def _target(
+    ctx: ToolContext, args: RemoveBookmarkIn, data: Any, named: tuple[str, str | None] | None = None
+) -> bm.Located:
     if sum(x is not None for x in (args.id, args.path, args.title)) != 1:
         raise ValidationFailed(
             "name the bookmark by exactly one of id, path or title", details={"field": "id", "reason": "selector"}
@@ -282,10 +295,12 @@ def _target(ctx: ToolContext, args: RemoveBookmarkIn, data: Any, named: str | No
         elif args.path is not None:
             want = args.path.strip().strip("/")
             path = item.get("path")
+            note, section = named if named is not None else (None, None)
+            subpath = args.subpath if args.subpath is not None else section
             hit = item.get("type") in ("file", "folder") and any(
-                bm.same_path(path, p) for p in (want, want + ".md", named)
+                bm.same_path(path, p) for p in (want, want + ".md", note)
             )
-            hit = hit and (args.subpath is None or item.get("subpath") == args.subpath)
+            hit = hit and (subpath is None or item.get("subpath") == subpath)
         else:
             hit = item.get("title") == args.title
         if hit:

@@ -140,7 +140,9 @@ async def test_add_failures_change_nothing(bk: Harness) -> None:
     await bk.err("add_bookmark", "already_exists", type="file", path="Projects/Plan.md", subpath="#Goals")
     await bk.err("add_bookmark", "note_not_found", type="file", path="Nowhere.md")
     await bk.err("add_bookmark", "note_not_found", type="folder", path="Nowhere")
-    await bk.err("add_bookmark", "validation_error", type="file", path="Welcome#Intro")  # use subpath
+    await bk.err(
+        "add_bookmark", "validation_error", type="file", path="Welcome#Intro", subpath="#Other"
+    )  # two sections
     await bk.err("add_bookmark", "acl_denied", type="file", path="Private/Diary.md")
     await bk.err("add_bookmark", "path_invalid", type="folder", path="../outside")
     await bk.err("add_bookmark", "validation_error", type="search")
