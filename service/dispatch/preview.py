@@ -7,7 +7,8 @@ claim, no throttle token, no confirmation, no handler — nothing is changed. Ev
 would write or delete is checked first, as the tool itself would check it (a path outside the
 vault is `path_invalid`, a path the caller may not write is `acl_denied`, a note created where one
 is already there without leave to overwrite it is `already_exists`): a preview never promises a
-change the real call would refuse.
+change the real call would refuse. A tool's `static_check` (a bridge tool's: its bridge, its
+`safe_commands`, the paths in its other arguments) runs first, answering as the real call would.
 """
 
 from __future__ import annotations
@@ -51,6 +52,8 @@ class WritePreview:
             except PathInvalid:
                 return False
 
+        if spec.static_check is not None:  # plugin_missing, not_in_safe_commands, acl_denied...
+            await spec.static_check(self.context_for(call), args)
         data = args.model_dump(mode="json", exclude_none=True, exclude=set(PIPELINE_ARGS) | {"vault"})
         address = data.get("path")
         if spec.name in ADDRESSED and isinstance(address, str):  # `Launch plan` is Projects/Launch plan.md

@@ -4,8 +4,9 @@
 dependency graph (`service.plans.graph`), the parameter values, then each step in run order —
 the tool exists and is visible to the caller, the caller holds its scopes, `foreach` resolves
 to a list, each call's arguments validate against the tool's input model (fields whose value is
-a reference known only at run time are left out of that check), the paths it touches pass the
-caller's path ACL — and the plan's size after `foreach` expansion against `MAX_CALLS`.
+a reference known only at run time are left out of that check), what its tool's `static_check`
+refuses (`service.plans.refusals`), the paths it touches pass the caller's path ACL — and the
+plan's size after `foreach` expansion against `MAX_CALLS`.
 
 Read-only steps that come before any mutating step are run (through the `Host`, i.e. the whole
 dispatch chain, as the caller): reading changes nothing, and their results make the references
@@ -38,6 +39,7 @@ from service.plans.effects import (
 )
 from service.plans.model import Param, Plan, Step
 from service.plans.refs import LATE, RefError, Scope, Unresolved, resolve
+from service.plans.refusals import StaticCheck, refusal
 from service.plans.schedule import run_after
 
 MAX_STEPS = 500  # steps as written
@@ -62,6 +64,8 @@ class ToolInfo(Protocol):
     def scopes(self) -> tuple[str, ...]: ...
     @property
     def tags(self) -> tuple[str, ...]: ...
+    @property
+    def static_check(self) -> StaticCheck | None: ...  # `service.plans.refusals`
 
 
 class Host(Protocol):
@@ -69,6 +73,9 @@ class Host(Protocol):
 
     def tool(self, name: str) -> ToolInfo | None:
         """The tool if it exists and the caller may see it."""
+
+    @property
+    def ctx(self) -> Any: ...  # the caller's tool context, given to a tool's `static_check`
 
     def scope_problem(self, tool: ToolInfo) -> str | None: ...
 
@@ -306,6 +313,9 @@ async def _check_step(
                 if not (step.tool in PERIODIC and late & {"period", "date"}):  # which note: known at run time
                     _known_effects(step, tool, found, builder, checked, where)
             else:
+                refused = await refusal(tool.static_check, tool.input_model, args, host.ctx)
+                if refused is not None:  # plugin_missing, not_in_safe_commands, acl_denied...
+                    checked.problems.append(Problem(where, *refused))
                 earlier = len(builder.paths)
                 touched = builder.step(
                     step.tool, found, destructive=tool.destructive, scopes=tool.scopes, step_id=step.id

@@ -47,6 +47,12 @@ class ToolSpec:
     confirm: ConfirmPolicy = "never"
     confirm_when: ConfirmWhen | None = None
     precheck: Precheck | None = None
+    # The refusals of a call decided by the configuration, the path ACL and its arguments alone,
+    # not by what the vault holds now (a bridge configured, a command id allowed, a folder the
+    # caller may write): run by a dry-run vault's preview (`service.dispatch.preview`) and by
+    # validate_plan (`service.plans.check`) as well, where the handler and `precheck` do not run,
+    # so neither promises a call the tool refuses. Usually the tool's precheck itself.
+    static_check: Precheck | None = None
     idempotent: bool = True
     open_world: bool = False
     max_bytes: int | None = None

@@ -8,8 +8,9 @@ makes a human approve every call (`service.dispatch.confirm`); the spec says so 
 floors are not at hand (the `tools/call` fast path leaves such a call to the SDK's session,
 through which a client of any protocol era can be asked). A command id not in
 `safe_commands` is refused by the precheck layer, before anything is claimed or anyone is
-asked; an empty `safe_commands` lets no command run (a command can do anything the app can,
-deleting files included, so each one is allowed by name).
+asked (and, as the spec's `static_check`, by a dry-run vault's preview and by validate_plan);
+an empty `safe_commands` lets no command run (a command can do anything the app can, deleting
+files included, so each one is allowed by name).
 Touches: nothing on disk itself; the plugin's `GET /commands/` and `POST /commands/{id}/`.
 """
 
@@ -119,6 +120,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         idempotent=False,
         open_world=True,
         precheck=execute_precheck,
+        static_check=execute_precheck,  # also in a dry-run preview and validate_plan
         reads_index=False,
         tags=("bridge",),
     ),

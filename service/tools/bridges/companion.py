@@ -12,9 +12,10 @@ approve every call (their specs say `confirm="always"` too, as execute_command's
 `write:vault`, since both write notes. `execute_template` checks its paths before anything is
 asked or sent: the template must be a note the caller may read, the note to
 create a path the caller may write (its folder is always sent, so Templater's own default
-location never decides where a note lands). Listed paths the caller may not read are left out;
-`makemd_query` leaves them out before it cuts to `limit` (below), so they neither take a place nor
-show in `truncated`.
+location never decides where a note lands); the same checks, and a configured bridge, are the
+spec's `static_check`, so a dry-run vault's preview and validate_plan refuse as the call does.
+Listed paths the caller may not read are left out; `makemd_query` leaves them out before it cuts
+to `limit` (below), so they neither take a place nor show in `truncated`.
 Touches: no vault file itself; the companion's `/vaultgate/v1/…` routes.
 """
 
@@ -288,6 +289,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         idempotent=False,
         open_world=True,
         precheck=execute_template_precheck,
+        static_check=execute_template_precheck,  # also in a dry-run preview and validate_plan
         path_args=("template",),
         reads_index=False,
         tags=("bridge", "companion"),
@@ -320,6 +322,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         idempotent=False,
         open_world=True,
         precheck=trigger_precheck,
+        static_check=trigger_precheck,
         reads_index=False,
         tags=("bridge", "companion"),
     ),
