@@ -125,7 +125,6 @@ EXPECTED: dict[str, tuple[str, str]] = {
     "supersede_observation": ("files_modified", "Memory/Ann.md"),
     "run_consolidation": ("bulk_changes", "call: run_consolidation"),
     "dismiss_finding": ("bulk_changes", "call: dismiss_finding"),
-    "apply_finding": ("bulk_changes", "call: apply_finding"),
     "record_experience": ("bulk_changes", "call: record_experience"),
     "promote_experience": ("files_modified", "Memory/Ann.md"),
 }
@@ -177,8 +176,9 @@ async def test_dry_run_mode_changes_nothing(make_vault: Callable[..., Path], too
             assert out["dry_run"] is True and out["tool"] == tool and out["write_mode"] == "dry-run"
             field, item = EXPECTED[tool]
             assert item in out["effects"][field], out["effects"]
-        elif result.is_error:  # the tool's own dry run: no plan run or macro to preview
-            assert tool in ("undo_last_plan", "run_macro") and out["error"]["code"] == "not_found", out
+        elif result.is_error:  # the tool's own dry run: no plan run, macro or finding to preview
+            own = {"undo_last_plan": "not_found", "run_macro": "not_found", "apply_finding": "note_not_found"}
+            assert out["error"]["code"] == own.get(tool), out
         else:
             assert out.get("dry_run") is True or out.get("status") == "dry-run"
         assert _files(root) == before
