@@ -19,9 +19,9 @@ from service.errors import ValidationFailed
 from service.memory.model import Entity, Observation, Relation, new_block_id, normalize_text, one_line, tags_of
 from service.memory.store import Loaded
 from service.memory.words import word_set
-from service.plane.contradictions import attribute
 from service.tools.context import ToolContext
 from service.tools.memory.names import entity_name, relation_link, target_names
+from service.tools.memory.repeats import dated_attributes, holds_again
 from service.tools.memory.writing import (
     WRITE,
     all_or_nothing,
@@ -201,24 +201,6 @@ def similar_to(text: str, observations: list[Observation]) -> Observation | None
     return best
 
 
-def holds_again(entity: Entity, same: Observation, day: str) -> bool:
-    """Whether a text `same` already states, dated `day`, is a fact that holds again rather than a
-    repeat: `same` is superseded, or dated before `day` while another observation dated between
-    them gives the same attribute another value ("Works at Acme" 2020, "Works at Globex" 2023: "Works
-    at Acme" dated 2024 is recorded; `service.plane.contradictions.attribute`)."""
-    if {"superseded_by", "valid_until"} & same.fields.keys():
-        return True
-    since = (same.fields.get("date") or "").strip()
-    stated = attribute(same.text) if day and since and since < day else None
-    return stated is not None and any(
-        since <= (o.fields.get("date") or "").strip() <= day
-        and (found := attribute(o.text)) is not None
-        and found[0] == stated[0]
-        and found[1] != stated[1]
-        for o in entity.observations
-    )
-
-
 def add_to(
     entity: Entity, texts: list[str], category: str | None, fields: dict[str, str], ids: list[str] | None = None
 ) -> tuple[list[Observation], list[str], list[SimilarOut]]:
@@ -227,7 +209,10 @@ def add_to(
     as one it had are reported with it. `ids`: the block ids to give them (one per text, made in the
     order the call listed them), else new ones."""
     day = (fields.get("date") or "").strip()
-    have = {normalize_text(o.text) for o in entity.observations if not holds_again(entity, o, day)}
+    asked = {normalize_text(t) for t in texts}  # only an observation stating one of them is looked at again
+    repeats = [o for o in entity.observations if normalize_text(o.text) in asked]
+    stated = dated_attributes(entity) if repeats and day else None  # read once, not once a repeat
+    have = {normalize_text(o.text) for o in repeats if not holds_again(entity, o, day, stated)}
     added: list[Observation] = []
     skipped: list[str] = []
     similar: list[SimilarOut] = []
