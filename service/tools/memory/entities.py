@@ -211,8 +211,8 @@ def add_to(
     day = (fields.get("date") or "").strip()
     asked = {normalize_text(t) for t in texts}  # only an observation stating one of them is looked at again
     repeats = [o for o in entity.observations if normalize_text(o.text) in asked]
-    stated = dated_attributes(entity) if repeats and day else None  # read once, not once a repeat
-    have = {normalize_text(o.text) for o in repeats if not holds_again(entity, o, day, stated)}
+    stated = dated_attributes(entity) if repeats and day else []  # read once, not once a repeat
+    have = {normalize_text(o.text) for o in repeats if not holds_again(o, day, stated)}
     added: list[Observation] = []
     skipped: list[str] = []
     similar: list[SimilarOut] = []

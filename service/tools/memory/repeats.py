@@ -10,7 +10,7 @@ from service.plane.contradictions import attribute
 Stated = list[tuple[str, tuple[str, str] | None]]  # each observation's (date, attribute)
 
 
-def holds_again(entity: Entity, same: Observation, day: str, stated: Stated | None = None) -> bool:
+def holds_again(same: Observation, day: str, stated: Stated) -> bool:
     """Whether a text `same` already states, dated `day`, is a fact that holds again rather than a
     repeat: `same` is superseded, or dated before `day` while another observation dated between
     them gives the same attribute another value ("Works at Acme" 2020, "Works at Globex" 2023: "Works
@@ -24,7 +24,7 @@ def holds_again(entity: Entity, same: Observation, day: str, stated: Stated | No
         return False
     return any(
         since <= date <= day and found is not None and found[0] == own[0] and found[1] != own[1]
-        for date, found in (stated if stated is not None else dated_attributes(entity))
+        for date, found in stated
     )
 
 
