@@ -3,15 +3,17 @@ cars" states what "Owns 2 cars" does (a duplicate), "Owns three cars" another co
 duplicate; a contradiction, `service.plane.contradictions`).
 
 Read: zero to twenty, the tens (thirty … ninety), a ten and a unit ("twenty-one", "forty two"),
-"a dozen" (12) and "<unit> dozen" ("two dozen": 24). "one" after a word that makes it a pronoun
-("no one", "the one", "this one", "each one"…) and in "one another" stays a word.
+"a dozen" (12) and "<unit> dozen" ("two dozen": 24), and whole numbers built with "hundred",
+"thousand", "million" and "billion" ("two hundred": 200, "a hundred and five": 105, "three
+thousand two hundred": 3200, "twenty-five hundred": 2500). "one" after a word that makes it a
+pronoun ("no one", "the one", "this one", "each one"…) and in "one another" stays a word.
 
-Only words that are a whole number by themselves become digits: a number word next to another
-number word, a magnitude, a fraction or an ordinal ("two hundred", "half a dozen", "two-thirds",
-"three quarters", "one and a half", "twenty-first", "nineteen eighty-four", "a dozen or two",
-"one or two", "two point five"), or before "o'clock", stays words as a whole, so that it is never
-read as another number ("two hundred" is not 2). Other numbers (hundreds, ordinals, "a couple")
-stay words.
+Only a run of number words that is one whole number by itself becomes digits: a run with a
+fraction, an ordinal, a plural magnitude or a range in it ("half a dozen", "two-thirds", "three
+quarters", "one and a half", "twenty-first", "hundreds of", "a dozen or two", "one or two", "two
+point five"), two numbers side by side ("nineteen eighty-four", "two three"), or one before
+"o'clock", stays words as a whole, so that it is never read as another number ("two hundred"
+is never 2).
 """
 
 from __future__ import annotations
@@ -46,6 +48,49 @@ _ARTICLE = re.compile(r"an?\s+", re.IGNORECASE)
 _SINGLE = re.compile(rf"^(?:{'|'.join(VALUES)})$", re.IGNORECASE)
 _TEN_UNIT = re.compile(rf"^(?P<ten>{'|'.join(_TENS)})[- ](?P<unit>{'|'.join(_UNITS[1:10])})$", re.IGNORECASE)
 _DOZEN = re.compile(r"^(?:an?\s+|(?P<times>\w+)\s+)?dozen$", re.IGNORECASE)
+_SCALES = {"thousand": 1_000, "million": 1_000_000, "billion": 1_000_000_000}
+_WORDS = re.compile(r"[^\s-]+")
+_SCALE_FIRST = re.compile(r"(?:hundred|thousand|million|billion)\b", re.IGNORECASE)
+
+
+def _cardinal(run: str) -> int | None:
+    """A whole number written with "hundred" and the larger scales ("a hundred and five",
+    "three thousand two hundred", "twenty-five hundred"), else None. Each scale comes once and
+    below the one before it; "and" only after a scale and before the last part under a hundred."""
+    words = [w.lower() for w in _WORDS.findall(run)]
+    if not any(w == "hundred" or w in _SCALES for w in words):
+        return None
+    total, group, below, last = 0, 0, 0, "start"  # below: the group's part under a hundred so far
+    scale_limit = 10**12
+    for i, word in enumerate(words):
+        if word in ("a", "an"):
+            if i != 0 or len(words) < 2 or not (words[1] == "hundred" or words[1] in _SCALES):
+                return None
+            below, last = 1, "unit"
+        elif word == "and":
+            if last not in ("hundred", "scale") or i + 1 == len(words) or words[i + 1] not in VALUES:
+                return None
+            last = "and"
+        elif word in _TENS:
+            if last in ("unit", "ten"):
+                return None
+            below, last = below + _TENS[word], "ten"
+        elif word in VALUES:
+            if last == "unit" or (last == "ten" and VALUES[word] > 9) or VALUES[word] == 0:
+                return None
+            below, last = below + VALUES[word], "unit"
+        elif word == "hundred":
+            if last not in ("unit", "ten") or group:
+                return None
+            group, below, last = below * 100, 0, "hundred"
+        elif word in _SCALES:
+            size = group + below
+            if last not in ("unit", "ten", "hundred") or not 0 < size < 1000 or _SCALES[word] >= scale_limit:
+                return None
+            total, group, below, last, scale_limit = total + size * _SCALES[word], 0, 0, "scale", _SCALES[word]
+        else:
+            return None
+    return total + group + below if last != "and" else None
 
 
 def _value(run: str) -> int | None:
@@ -61,7 +106,7 @@ def _value(run: str) -> int | None:
         if not times:
             return 12
         return 12 * VALUES[times] if times in _DOZEN_TIMES else None
-    return None
+    return _cardinal(run)
 
 
 def _digits(found: re.Match[str]) -> str:
@@ -69,7 +114,8 @@ def _digits(found: re.Match[str]) -> str:
     if found.group("clock"):
         return whole
     article = _ARTICLE.match(whole)
-    if article and not _DOZEN.match(whole):  # "a two-year plan": the article is no part of the number
+    counted = _DOZEN.match(whole) or (article and _SCALE_FIRST.match(whole, article.end()))  # "a hundred": 100
+    if article and not counted:  # "a two-year plan": the article is no part of the number
         start += article.end()
     value = _value(found.string[start : found.end()])
     if value is None:

@@ -1,4 +1,5 @@
-"""service.plane.numbers.as_digits: only words that are a whole number by themselves become digits (H6 #4, #5)."""
+"""service.plane.numbers.as_digits: only words that are a whole number by themselves become digits (H6 #4, #5),
+numbers built with hundred / thousand / million included."""
 
 from __future__ import annotations
 
@@ -14,10 +15,25 @@ READ = [
     ("Has two dozen eggs", "Has 24 eggs"),
     ("Owns two cars and three bikes", "Owns 2 cars and 3 bikes"),
     ("Signed a two-year lease", "Signed a 2-year lease"),
+    ("Owns two hundred books", "Owns 200 books"),
+    ("Owns one thousand books", "Owns 1000 books"),
+    ("Has a hundred and five pages", "Has 105 pages"),
+    ("Walked three thousand two hundred steps", "Walked 3200 steps"),
+    ("Paid twenty-five hundred dollars", "Paid 2500 dollars"),
+    ("Counted two hundred and thirty-one votes", "Counted 231 votes"),
+    ("Has a million and one ideas", "Has 1000001 ideas"),
+    ("Earns five hundred thousand a year", "Earns 500000 a year"),
+    ("Wrote a two hundred page book", "Wrote a 200 page book"),
 ]
 KEPT = [
-    "Owns two hundred books",
-    "Owns one thousand books",
+    "Owns hundreds of books",
+    "Owns two hundred hundred books",
+    "Walked two thousand three thousand steps",
+    "Was the hundredth guest",
+    "Walked one and a half thousand steps",
+    "Counted two hundred or three hundred votes",
+    "Counted twenty thirty votes",
+    "Counted two three votes",
     "Has half a dozen eggs",
     "Has a half-dozen eggs",
     "Ate two-thirds of the pie",
