@@ -50,6 +50,7 @@ _TEN_UNIT = re.compile(rf"^(?P<ten>{'|'.join(_TENS)})[- ](?P<unit>{'|'.join(_UNI
 _DOZEN = re.compile(r"^(?:an?\s+|(?P<times>\w+)\s+)?dozen$", re.IGNORECASE)
 _SCALES = {"thousand": 1_000, "million": 1_000_000, "billion": 1_000_000_000}
 _WORDS = re.compile(r"[^\s-]+")
+_GROUPED = re.compile(r"(?<![\w.,])\d{1,3}(?:,\d{3})+(?!\w|,\d)")  # "2,000", "1,250,000.5"; not "1,2"
 _SCALE_FIRST = re.compile(r"(?:hundred|thousand|million|billion)\b", re.IGNORECASE)
 
 
@@ -129,5 +130,6 @@ def _digits(found: re.Match[str]) -> str:
 
 
 def as_digits(text: str) -> str:
-    """`text` with its number words written in digits ("owns two cars" -> "owns 2 cars")."""
-    return _RUN.sub(_digits, text)
+    """`text` with its number words written in digits ("owns two cars" -> "owns 2 cars") and its
+    thousands separators dropped ("walks 2,000 steps" -> "walks 2000 steps")."""
+    return _GROUPED.sub(lambda found: found.group(0).replace(",", ""), _RUN.sub(_digits, text))

@@ -18,6 +18,7 @@ SAME = [
     ("Owns 2 cars", "Owns two cars"),
     ("Owns 200 books", "Owns two hundred books"),
     ("Walks 2000 steps", "Walks two thousand steps"),
+    ("Saved 2,500 dollars", "Saved 2500 dollars"),
 ]
 
 

@@ -24,6 +24,8 @@ READ = [
     ("Has a million and one ideas", "Has 1000001 ideas"),
     ("Earns five hundred thousand a year", "Earns 500000 a year"),
     ("Wrote a two hundred page book", "Wrote a 200 page book"),
+    ("Walks 2,000 steps", "Walks 2000 steps"),
+    ("Paid $1,250,000.50, then 3,000.", "Paid $1250000.50, then 3000."),
 ]
 KEPT = [
     "Owns hundreds of books",
@@ -34,6 +36,9 @@ KEPT = [
     "Counted two hundred or three hundred votes",
     "Counted twenty thirty votes",
     "Counted two three votes",
+    "Rooms 1,2 and 3",
+    "Has 2,0001 items",
+    "Built v1.2,000",
     "Has half a dozen eggs",
     "Has a half-dozen eggs",
     "Ate two-thirds of the pie",
