@@ -29,6 +29,7 @@ class SettingsEdit:
     original: str
     text: str
     changed: int  # how many items were repointed
+    lenient: bool = False  # Obsidian may save it any time: never fails the move (`workspace_paths`)
 
 
 def bookmarks_edit(

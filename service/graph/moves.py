@@ -9,7 +9,9 @@ it read, so a concurrent edit is caught as `conflict` when applying.
 
 `apply_plan` moves the files (publishing "moved"), then writes the rewritten notes at their
 new paths (each write atomic and etag-checked through `VaultFiles`, publishing "modified"), and
-the bookmarks that follow the moved files (`service.graph.bookmark_paths`, not published).
+the bookmarks and the workspace's tabs and recent files that follow the moved files
+(`service.graph.bookmark_paths`, `service.graph.workspace_paths`; not published; a workspace file
+Obsidian saved meanwhile never fails the move).
 If any step fails, every rewritten note gets its original bytes back and every file already
 moved is moved back, then the error is raised: the vault ends as it started. Planning is the
 cancellable phase and applying the shielded one (`service.vault.commit`): a cancelled call
@@ -32,6 +34,7 @@ from service.graph.canvas_paths import is_canvas, rewrite_canvas
 from service.graph.linkpath import PathSet, base_name, strip_md
 from service.graph.queries import GraphQueries
 from service.graph.rewrite import LineChange, rewrite_note
+from service.graph.workspace_paths import workspace_edits, write_lenient
 from service.vault import dirfd
 from service.vault.commit import Action, Steps, Undo, commit, prepare_step
 from service.vault.files import NoteFile
@@ -125,6 +128,7 @@ async def plan_move(
     marks = bookmarks_edit(vault, moves, folder)
     if marks is not None:
         plan.settings.append(marks)
+    plan.settings += workspace_edits(vault, moves)
     return plan
 
 
@@ -147,7 +151,7 @@ async def apply_plan(vault: Vault, plan: MovePlan, steps: Steps | None = None) -
     """
     actions: list[Action] = [partial(_move, vault, old, new) for old, new in plan.moves.items()]
     actions += [partial(_write, vault, edit) for edit in plan.edits]
-    actions += [partial(_write_settings, vault, edit) for edit in plan.settings]
+    actions += [partial(_write_settings, vault, edit, plan.moves) for edit in plan.settings]
     await commit(actions, steps, around=vault.bus.batch())
     if plan.folder is not None:
         if plan.folder_to is not None:
@@ -175,14 +179,29 @@ async def _write(vault: Vault, edit: FileEdit) -> Undo:
     return undo
 
 
-async def _write_settings(vault: Vault, edit: SettingsEdit) -> Undo:
+async def _write_settings(vault: Vault, edit: SettingsEdit, moves: Mapping[str, str]) -> Undo:
     target = vault.paths.resolve(edit.path, allow_hidden=True)
+    if edit.lenient:  # the workspace: written when it can be, its undo only over our own bytes
+        written = await write_lenient(vault, edit, moves, ())
+        return partial(_undo_lenient, vault, edit, moves) if written else _nothing
     await vault.files.write(target, edit.text, expected_etag=edit.etag, must_exist=True, publish=False)
 
     async def undo() -> None:
         await vault.files.write(vault.paths.resolve(edit.path, allow_hidden=True), edit.original, publish=False)
 
     return undo
+
+
+async def _undo_lenient(vault: Vault, edit: SettingsEdit, moves: Mapping[str, str]) -> None:
+    """Point the workspace back at the old paths (not its old bytes: Obsidian may have saved it since)."""
+    back = {new: old for old, new in moves.items()}
+    for again in workspace_edits(vault, back):
+        if again.path == edit.path:
+            await write_lenient(vault, again, back, ())
+
+
+async def _nothing() -> None:
+    return None
 
 
 def carry_empty_folders(vault: Vault, src: str, dst: str) -> None:

@@ -416,6 +416,8 @@ async def _dry_run(host: Host, tool: str, args: dict[str, Any]) -> tuple[dict[st
             break
     if first is not None and first.get("bookmarks_updated"):
         files.add(BOOKMARKS_FILE)
+    if first is not None:  # the workspace files the move repoints, as Obsidian does
+        files.update(str(f) for f in first.get("settings_updated") or [])
     return first, files, moved
 
 

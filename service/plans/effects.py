@@ -27,6 +27,7 @@ from service.dates import iso_day
 from service.dates.moment import MomentError
 from service.dates.periods import DAILY_NOTES, PERIODIC_NOTES_DATA, period_config
 from service.errors import VaultgateError
+from service.graph.workspace_paths import WORKSPACES, repoint
 from service.vault.settings_files import read_json
 
 Risk = Literal["read-only", "writes", "destructive", "commands"]
@@ -274,6 +275,12 @@ class EffectsBuilder:
         self._step_on(rel)
         self._touch(rel)
 
+    def _recent_files_of(self, rel: str) -> list[str]:
+        """The workspace files whose recent files list `rel` (a delete rewrites them:
+        `service.graph.workspace_paths`)."""
+        found = ((ws, read_json(self._root, ws)) for ws in WORKSPACES) if self._root is not None else ()
+        return [ws for ws, data in found if isinstance(data, dict) and repoint(data, {}, {rel})]
+
     def step(
         self, tool: str, args: dict[str, Any], *, destructive: bool, scopes: tuple[str, ...], step_id: str
     ) -> frozenset[str] | None:
@@ -301,6 +308,8 @@ class EffectsBuilder:
             self.write(_note(path))
         elif tool == "delete_note" and isinstance(path, str):
             self.delete(_note(path))
+            for ws in self._recent_files_of(_note(path)):  # Obsidian's recent files forget it
+                self.write(ws, acl=False)
         elif tool == "copy_note" and isinstance(args.get("new_path"), str):
             self.create(_note(str(args["new_path"])), step_id, "overwrite" if args.get("overwrite") else "error")
             if isinstance(path, str):

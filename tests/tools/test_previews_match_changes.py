@@ -33,6 +33,9 @@ def _vault() -> dict[str, str]:
         '{"items": [{"type": "group", "title": "Reading", "ctime": 1, "items": '
         '[{"type": "file", "ctime": 2, "path": "Alone.md"}]}]}'
     )
+    files[".obsidian/workspace.json"] = (  # Obsidian's tabs and recent files follow a move or a delete
+        '{\n\t"main": {},\n\t"active": "a",\n\t"lastOpenFiles": [\n\t\t"Hub/Target.md",\n\t\t"Alone.md"\n\t]\n}'
+    )
     return files
 
 

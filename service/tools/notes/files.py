@@ -3,7 +3,8 @@
 Every change goes through `VaultFiles` (atomic, etag-checked under the per-path lock) and is in
 the index before the call returns. Confirmation is declared here (`confirm_when`) and enforced
 by the pipeline: permanent deletion, and overwriting a note by a copy without a matching etag.
-Touches: vault files only.
+Touches: vault files; `.obsidian/workspace.json` (`workspace-mobile.json`) when its recent files
+list a deleted note (`service.graph.workspace_paths`).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 from pydantic import Field
 
 from service.errors import ValidationFailed
+from service.graph.workspace_paths import forget_deleted, workspace_edits
 from service.markdown.parse import note_title
 from service.policy.confirmations import ChangePreview
 from service.tools.context import ToolContext
@@ -39,6 +41,10 @@ class DeleteOut(ToolOutput):
     deleted: bool = Field(description="Always true on success.")
     permanent: bool = Field(description="Whether it was deleted for good.")
     trash_path: str | None = Field(description="Where it went inside the vault's trash (recoverable).")
+    settings_updated: list[str] = Field(
+        default_factory=list,
+        description="Obsidian's workspace files whose recent files no longer list it (as Obsidian does).",
+    )
 
 
 async def delete_note(ctx: ToolContext, args: DeleteNoteIn) -> DeleteOut:
@@ -47,6 +53,7 @@ async def delete_note(ctx: ToolContext, args: DeleteNoteIn) -> DeleteOut:
     refuse_etag_of_missing(ctx, vp, args.expected_etag)
     title = note_title(vp.rel)
     trash = await ctx.vault.files.delete(vp, permanent=args.permanent, expected_etag=args.expected_etag)
+    forgotten = await forget_deleted(ctx.vault, [vp.rel])
     return DeleteOut(
         path=vp.rel,
         title=title,
@@ -54,6 +61,7 @@ async def delete_note(ctx: ToolContext, args: DeleteNoteIn) -> DeleteOut:
         deleted=True,
         permanent=args.permanent,
         trash_path=trash,
+        settings_updated=forgotten,
     )
 
 
@@ -61,7 +69,8 @@ async def delete_note_confirm(ctx: ToolContext, args: DeleteNoteIn) -> ChangePre
     if not args.permanent:
         return None
     vp = (await ctx.find_note(args.path, "delete", section="reject", missing_ok=args.expected_etag is not None)).vp
-    return ChangePreview.of(f"permanently delete {vp.rel} (not recoverable from .trash)", [vp.rel])
+    recent = [e.path for e in workspace_edits(ctx.vault, {}, [vp.rel])]  # its recent files forget it
+    return ChangePreview.of(f"permanently delete {vp.rel} (not recoverable from .trash)", [vp.rel, *recent])
 
 
 class CopyNoteIn(ToolInput):

@@ -4,7 +4,8 @@ A note, an attachment or a whole folder moves; every link that pointed at a move
 rewritten, all or nothing, with a dry-run preview (the link repair without a move is
 `service.tools.graph.rewrite`).
 Touches: vault files through `VaultFiles` (writes publish "modified", moves "moved", so the
-index follows before the call returns); index tables `notes`, `links` to find linking notes.
+index follows before the call returns); index tables `notes`, `links` to find linking notes;
+`.obsidian/bookmarks.json` and `workspace.json` (`workspace-mobile.json`) where they name a moved file.
 Confirmation: when the move crosses folders and is not a dry run. Prechecks (before any
 confirmation): the source exists, the destination is free, the caller may write both.
 """
@@ -14,6 +15,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from service.errors import AclDenied, AlreadyExists, Conflict, NotANote, NoteNotFound, PathInvalid
+from service.graph.bookmark_paths import BOOKMARKS
 from service.graph.linkpath import base_name, folder_of
 from service.graph.moves import MovePlan, apply_plan, files_under, move_lock, plan_move
 from service.graph.queries import GraphQueries
@@ -65,6 +67,11 @@ class MoveOut(ToolOutput):
     links_rewritten: int = Field(description="Number of lines with rewritten links (all of them).")
     bookmarks_updated: int = Field(
         default=0, description="Obsidian bookmarks (.obsidian/bookmarks.json) repointed at the new paths."
+    )
+    settings_updated: list[str] = Field(
+        default_factory=list,
+        description="Obsidian's files rewritten to follow the move: bookmarks.json, workspace.json (open tabs, "
+        "recent files), as Obsidian does on a rename.",
     )
     truncated: bool = Field(description="True when `moved`/`items` list only some of the changes.")
     next_cursor: str | None = Field(default=None, description="Dry run: cursor of the next preview page.")
@@ -187,7 +194,8 @@ async def _move(ctx: ToolContext, args: MoveIn, rename: bool) -> MoveOut:
         files_moved=len(plan.moves),
         files_changed=len(plan.edits),
         links_rewritten=plan.links_rewritten,
-        bookmarks_updated=sum(s.changed for s in plan.settings),
+        bookmarks_updated=_bookmarks(plan),
+        settings_updated=sorted(s.path for s in plan.settings if s.changed),
         truncated=truncated,
         next_cursor=cursor,
     )
@@ -201,9 +209,13 @@ async def rename_note(ctx: ToolContext, args: MoveIn) -> MoveOut:
     return await _move(ctx, args, rename=True)
 
 
+def _bookmarks(plan: MovePlan) -> int:
+    return sum(s.changed for s in plan.settings if s.path == BOOKMARKS)
+
+
 def changed_files(plan: MovePlan) -> set[str]:
     """Every file a move changes: each moved file at both ends, each note whose links it
-    rewrites, each settings file it repoints (bookmarks)."""
+    rewrites, each settings file it repoints (bookmarks, the workspace)."""
     files = set(plan.moves) | set(plan.moves.values())
     files |= {e.path for e in plan.edits} | {e.new_path for e in plan.edits if e.new_path}
     return files | {s.path for s in plan.settings if s.changed}
@@ -218,7 +230,7 @@ def _confirm_move(rename: bool) -> ConfirmWhen:
         if folder_of(src) == folder_of(dst):
             return None
         plan, src, dst, _ = await _plan(ctx, args, rename)
-        marks = sum(s.changed for s in plan.settings)
+        marks = _bookmarks(plan)
         also = f" and repoint {marks} bookmarks" if marks else ""
         head = [f"Move {src!r} to {dst!r} ({len(plan.moves)} files){also}; rewrite links in {len(plan.edits)} notes:"]
         return preview(head, edit_items(ctx, plan.edits), changed_files(plan))

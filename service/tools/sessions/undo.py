@@ -5,7 +5,9 @@ lock, all or nothing) and the `plan_runs`/`plan_journal` tables. The undo is its
 (kind `undo`) whose restores are journaled, so undoing it is a redo. A file someone else
 changed since the run wrote it is a conflict: the undo is refused and the conflicts listed,
 unless `skip_conflicts` leaves those files as they are. The caller needs the write ACL on every
-path the run touched (the vault's trash folder excepted: the run's own deletions put files there).
+path the run touched (the vault's trash folder excepted: the run's own deletions put files there;
+and Obsidian's settings files under `.obsidian/`, which no note tool names: only the tools that
+follow Obsidian, bookmarks and a move's or delete's workspace rewrite, put them in a run).
 
 Whose run: without `run_id`, the caller's own newest undoable run in the vault (another agent's
 runs are never picked for you); a `run_id` of another caller's run needs the `admin` scope
@@ -83,7 +85,7 @@ async def _target(ctx: ToolContext, run_id: str | None) -> RunRow:
 def _check_acl(ctx: ToolContext, plan: UndoPlan) -> None:
     trash = ctx.vault.files.trash_folder.strip("/") + "/"
     for rel in sorted(plan.paths):
-        if rel.startswith(trash) or rel + "/" == trash:
+        if rel.startswith(trash) or rel + "/" == trash or rel.startswith(".obsidian/"):
             continue
         if not ctx.services.guard.allows(ctx.principal, ctx.vault, rel, "write"):
             raise AclDenied(f"the path ACL does not let you write {rel!r}", details={"path": rel, "op": "write"})
