@@ -32,15 +32,16 @@ from service.plans.effects import (
     PERIODIC,
     REWRITES,
     WHOLE_NOTE,
-    Effects,
     EffectsBuilder,
     MemoryNotes,
     canvas_file,
 )
-from service.plans.model import Param, Plan, Step
-from service.plans.refs import LATE, RefError, Scope, Unresolved, resolve
+from service.plans.model import Plan, Step
+from service.plans.params import Problem, bind_params
+from service.plans.refs import RefError, Scope, Unresolved, resolve
 from service.plans.refusals import StaticCheck, refusal
 from service.plans.schedule import run_after
+from service.plans.summary import Failure, PlanEffects
 
 MAX_STEPS = 500  # steps as written
 MAX_CALLS = 5000  # tool calls after foreach expansion
@@ -110,18 +111,11 @@ class Host(Protocol):
 
 
 @dataclass
-class Problem:
-    step: str | None
-    code: str
-    message: str
-
-
-@dataclass
 class Checked:
     plan: Plan
     params: dict[str, Any]
     order: list[Step]
-    effects: Effects
+    effects: PlanEffects
     problems: list[Problem] = field(default_factory=list)
     results: dict[str, Any] = field(default_factory=dict)  # read-only results known at validation
     deps: dict[str, set[str]] = field(default_factory=dict)  # step id -> the steps it needs
@@ -138,43 +132,6 @@ class Checked:
     @property
     def ok(self) -> bool:
         return not self.problems
-
-
-_JSON_TYPES: dict[str, tuple[type, ...]] = {
-    "string": (str,),
-    "integer": (int,),
-    "number": (int, float),
-    "boolean": (bool,),
-    "array": (list,),
-    "object": (dict,),
-}
-
-
-def bind_params(
-    declared: list[Param], given: dict[str, Any], *, late: bool = False
-) -> tuple[dict[str, Any], list[Problem]]:
-    """The parameter values: given ones type-checked, defaults filled in, required ones present
-    (with `late`, a missing one is `LATE`: known only at run time, as when a macro is saved)."""
-    problems: list[Problem] = []
-    names = {p.name for p in declared}
-    for name in given:
-        if name not in names:
-            problems.append(Problem(None, "unknown_param", f"the plan has no parameter {name!r}"))
-    values: dict[str, Any] = {}
-    for p in declared:
-        if p.name in given:
-            value = given[p.name]
-            is_bool = isinstance(value, bool)
-            if not isinstance(value, _JSON_TYPES[p.type]) or (is_bool and p.type != "boolean"):
-                problems.append(Problem(None, "bad_param", f"parameter {p.name!r} must be a {p.type}"))
-            values[p.name] = value
-        elif p.default is not None:
-            values[p.name] = p.default
-        elif late:
-            values[p.name] = LATE
-        else:
-            problems.append(Problem(None, "missing_param", f"parameter {p.name!r} needs a value"))
-    return values, problems
 
 
 def _arg_problems(tool: ToolInfo, args: dict[str, Any], late: set[str]) -> list[str]:
@@ -230,6 +187,12 @@ async def check_plan(plan: Plan, given: dict[str, Any], host: Host, *, late_para
         checked.problems.append(
             Problem(None, "too_large", f"{builder.effects.estimated_steps} tool calls; at most {MAX_CALLS}")
         )
+    if not late_params:  # a macro being saved meets the vault only when it runs
+        checked.problems += [
+            Problem(f.step, f.code, f"{f.tool} onto {f.path}, a note already there: the call fails and the plan stops")
+            for f in builder.effects.failures
+            if f.stops
+        ]
     checked.results = scope.steps
     checked.after = run_after(g.order, g.deps, checked.touches)
     return checked
@@ -316,10 +279,11 @@ async def _check_step(
                 refused = await refusal(tool.static_check, tool.input_model, args, host.ctx)
                 if refused is not None:  # plugin_missing, not_in_safe_commands, acl_denied...
                     checked.problems.append(Problem(where, *refused))
-                earlier = len(builder.paths)
+                earlier, since = len(builder.paths), len(builder.refused)
                 touched = builder.step(
                     step.tool, found, destructive=tool.destructive, scopes=tool.scopes, step_id=step.id
                 )
+                _failures(builder, since, step, where)
                 mine = builder.paths[earlier:]
                 checked.calls.append((step.id, step.tool, args, _on_plan(checked, mine)))
                 for rel_op in mine:
@@ -378,10 +342,19 @@ def _known_effects(
     ACL now, not only when the run reaches it. `args` holds the resolved arguments only, so a
     path still waiting names nothing; the step's touches stay unknown (the run orders it after
     and before every other change) and it stays listed as unresolved."""
-    earlier = len(builder.paths)
+    earlier, refused = len(builder.paths), len(builder.refused)
     builder.step(step.tool, args, destructive=tool.destructive, scopes=tool.scopes, step_id=step.id)
+    _failures(builder, refused, step, where)
     for rel_op in builder.paths[earlier:]:
         checked.paths.setdefault(rel_op, where)
+
+
+def _failures(builder: EffectsBuilder, since: int, step: Step, where: str) -> None:
+    """The calls `builder` found refused since `since` (a create onto a note there already, as
+    the vault is after the plan's earlier steps): in the effects, with whether the plan stops."""
+    for _id, rel in builder.refused[since:]:
+        failure = Failure(step=where, tool=step.tool, code="already_exists", path=rel, stops=step.on_error == "stop")
+        builder.effects.failures.append(failure)
 
 
 def _on_plan(checked: Checked, paths: list[tuple[str, str]]) -> bool:

@@ -19,18 +19,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
-from typing import Any, Literal
-
-from pydantic import BaseModel, Field
+from typing import Any
 
 from service.dates import iso_day
 from service.dates.moment import MomentError
 from service.dates.periods import DAILY_NOTES, PERIODIC_NOTES_DATA, period_config
 from service.errors import VaultgateError
 from service.graph.workspace_paths import WORKSPACES, repoint
+from service.plans.summary import MovedFile, PlanEffects, Risk
 from service.vault.settings_files import read_json
 
-Risk = Literal["read-only", "writes", "destructive", "commands"]
 _RISK_ORDER: tuple[Risk, ...] = ("read-only", "writes", "destructive", "commands")
 
 CREATE_OR_MODIFY = frozenset({"create_note", "write_note", "append_note", "prepend_note"})
@@ -64,75 +62,6 @@ STATE = {  # tools that change the server's state, not vault files: what they ch
     "delete_macro": "deletes a macro",
     "cancel_plan": "stops a background plan run",
 }
-
-
-class MovedFile(BaseModel):
-    from_path: str = Field(alias="from", description="Old path.")
-    to_path: str = Field(alias="to", description="New path.")
-    links_rewritten: int | None = Field(default=None, description="Links the move rewrites (from its dry run).")
-    files_changed: int | None = Field(default=None, description="Notes whose links it rewrites (from its dry run).")
-    rewritten_in: list[str] | None = Field(
-        default=None,
-        description="Every note whose links it rewrites and settings file it repoints (from its dry run; null: "
-        "known only at run time, e.g. a note the plan creates first).",
-    )
-    folder: bool = Field(default=False, description="A folder moves: `from` and `to` are folders.")
-    moved_files: list[str] | None = Field(
-        default=None, description="A folder move: every file it moves, at its old and its new path (from its dry run)."
-    )
-
-    model_config = {"populate_by_name": True}
-
-
-class Effects(BaseModel):
-    files_created: list[str] = Field(default_factory=list, description="Notes the plan creates.")
-    files_modified: list[str] = Field(default_factory=list, description="Notes it changes.")
-    files_deleted: list[str] = Field(default_factory=list, description="Notes it deletes.")
-    files_moved: list[MovedFile] = Field(default_factory=list, description="Moves, with the links they rewrite.")
-    folders_created: list[str] = Field(default_factory=list, description="Folders it creates.")
-    commands: list[str] = Field(default_factory=list, description="Commands or plugin actions it runs.")
-    bulk_changes: list[str] = Field(default_factory=list, description="Steps changing files found at run time.")
-    state_changes: list[str] = Field(
-        default_factory=list, description="Server state it changes, not vault files (index, sessions, macros)."
-    )
-    unresolved: list[str] = Field(default_factory=list, description="Steps whose paths are known only at run time.")
-    estimated_steps: int = Field(default=0, description="Tool calls after foreach expansion.")
-    risk_level: Risk = Field(default="read-only", description="read-only | writes | destructive | commands.")
-
-    def changed_files(self) -> tuple[list[str], bool]:
-        """Every file the plan changes that is known now, and whether that is all of them (no
-        step changes files found only at run time)."""
-        files = [*self.files_created, *self.files_modified, *self.files_deleted]
-        complete = not self.bulk_changes and not self.unresolved and not self.commands
-        for m in self.files_moved:
-            files += (m.moved_files or []) if m.folder else [m.from_path, m.to_path]
-            files += m.rewritten_in or []
-            complete = complete and m.rewritten_in is not None
-        return sorted(set(files)), complete
-
-    def preview(self, goal: str) -> str:
-        """What a human approves: the goal and the effects, in a few lines."""
-        lines = [f"plan: {goal}", f"risk: {self.risk_level}; {self.estimated_steps} tool calls"]
-        for label, items in (
-            ("create", self.files_created),
-            ("modify", self.files_modified),
-            ("delete", self.files_deleted),
-            ("create folders", self.folders_created),
-            ("run", self.commands),
-            ("bulk", self.bulk_changes),
-            ("server state", self.state_changes),
-            ("known at run time", self.unresolved),
-        ):
-            if items:
-                shown = ", ".join(items[:20]) + (f" (+{len(items) - 20} more)" if len(items) > 20 else "")
-                lines.append(f"{label} ({len(items)}): {shown}")
-        if self.files_moved:
-            moves = [f"{m.from_path} -> {m.to_path}" for m in self.files_moved[:20]]
-            lines.append(f"move ({len(self.files_moved)}): " + ", ".join(moves))
-            later = [f"{m.from_path}" for m in self.files_moved if m.rewritten_in is None]
-            if later:
-                lines.append(f"link rewrites known at run time ({len(later)} moves): " + ", ".join(later[:20]))
-        return "\n".join(lines)
 
 
 def _note(path: str, extension: str = ".md") -> str:
@@ -170,7 +99,7 @@ class EffectsBuilder:
         self._folders: dict[str, bool] = {}  # folder -> exists, after the steps seen so far
         self._root = root  # the vault folder: periodic notes' settings are read from it
         self._memory = memory  # where memory tools write
-        self.effects = Effects()
+        self.effects = PlanEffects()
         self._now: dict[str, bool] = {}  # path -> exists, after the steps seen so far
         self.paths: list[tuple[str, str]] = []  # (path, op) the plan touches, for the ACL check
         self._touched: set[str] | None = set()  # files and folders the current call touches; None: unknown
@@ -252,14 +181,17 @@ class EffectsBuilder:
         (copy_note's `overwrite`) makes of it: `overwrite` writes it, `unique` writes the first
         free 'Name 1.md', 'Name 2.md', … as the tool does, and `error` is the call's refusal
         (`already_exists`): listed in `refused`, which a dry-run vault's preview answers
-        (`service.dispatch.preview`). A plan's effects still count the note as written: its run
-        answers that step with the error, and validate_plan does not refuse a plan for it."""
+        (`service.dispatch.preview`) and a plan's check lists in `failures`; a refused note is
+        not written (the paths stay under the ACL check, as the call checks them first)."""
         if self.exists(rel) and if_exists == "unique":
             stem = rel[:-3] if rel.lower().endswith(".md") else rel
             free = (f"{stem} {n}.md" for n in range(1, UNIQUE_SUFFIXES + 1))
             rel = next((p for p in free if not self.exists(p) and not self.folder_now(p)), rel)
         if self.exists(rel) and if_exists != "overwrite":
             self.refused.append((step_id, rel))
+            self.paths.append((rel, "write"))
+            self._touch(rel)
+            return
         self.write(rel)
 
     def delete(self, rel: str) -> None:
@@ -326,9 +258,10 @@ class EffectsBuilder:
         elif tool == "bulk_create_notes" and isinstance(args.get("notes"), list):
             rels = [_note(n["path"]) for n in args["notes"] if isinstance(n, dict) and isinstance(n.get("path"), str)]
             taken = [] if args.get("overwrite") else [rel for rel in rels if self.exists(rel)]
-            if taken:  # the call refuses them all at the first note already there
+            if taken:  # the call refuses them all at the first note already there: writes none
                 self.refused.append((step_id, taken[0]))
-            for rel in rels:
+                self.paths += [(rel, "write") for rel in rels]
+            for rel in rels if not taken else ():
                 self.write(rel)
         elif tool in NOTE_WRITES and isinstance(path, str):
             self.write(canvas_file(path) if tool == "write_canvas" else _note(path))

@@ -23,7 +23,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from service.plans.effects import Effects, EffectsBuilder, MemoryNotes
+from service.plans.effects import EffectsBuilder, MemoryNotes
+from service.plans.summary import Effects
 
 
 class CallPreview(BaseModel):

@@ -20,11 +20,12 @@ from pydantic import BaseModel, Field
 from service.errors import Conflict, ToolNotFound, ValidationFailed, VaultgateError
 from service.obs.sessions import caller_hash
 from service.plans.check import Checked, check_plan
-from service.plans.effects import Effects
 from service.plans.model import PLAN_VERSION, plan_hash
 from service.plans.runner import Runner, RunState, StepOutcome
+from service.plans.summary import Effects, PlanEffects
 from service.policy.approval import APPROVAL, PlanApproval
 from service.policy.confirmations import ChangePreview
+from service.policy.task_owners import TaskOwners
 from service.tools.context import ToolContext
 from service.tools.models import JsonValue, ToolInput, ToolOutput
 from service.tools.sessions.plan_host import PlanHost, parse_plan
@@ -51,7 +52,7 @@ class ValidateOut(ToolOutput):
     effects_hash: str = Field(description="Pass to execute_plan: it refuses if the vault changed the effects since.")
     order: list[str] = Field(description="Step ids in run order.")
     problems: list[ProblemItem] = Field(description="Everything wrong, with step ids; empty when valid.")
-    effects: Effects = Field(description="What the plan would change, and its risk level.")
+    effects: PlanEffects = Field(description="What the plan would change, and its risk level.")
 
     def to_text(self) -> str:
         head = "valid" if self.valid else f"{len(self.problems)} problem(s)"
@@ -81,7 +82,7 @@ class RunOut(ToolOutput):
     calls_total: int = Field(description="Tool calls expected after foreach expansion.")
     steps: list[StepItem] = Field(description="Each step's outcome, in run order.")
     undone_by: str | None = Field(default=None, description="The undo run that reversed this run.")
-    effects: Effects | None = Field(default=None, description="Dry run: what the plan would change.")
+    effects: PlanEffects | None = Field(default=None, description="Dry run: what the plan would change.")
 
     def to_text(self) -> str:
         return f"run {self.run_id}: {self.status}, {self.calls_done}/{self.calls_total} calls"
@@ -211,6 +212,7 @@ async def start_run(ctx: ToolContext, checked: Checked, *, background: bool, reg
         plan_hash=digest,
         total=checked.effects.estimated_steps,
     )
+    await TaskOwners(plans.journal.db).record(run_id, ctx.principal)  # whose MCP task the run is, with its grant
     state = RunState(run_id, [StepOutcome(s.id, s.tool) for s in checked.order])
     state.total = checked.effects.estimated_steps
     plans.track(state)
@@ -233,17 +235,18 @@ async def start_run(ctx: ToolContext, checked: Checked, *, background: bool, reg
 
 async def execute_plan(ctx: ToolContext, args: ExecuteIn, *, registry: Catalog) -> RunOut:
     checked = await checked_plan(ctx, registry, args.plan, args.params)
-    if not checked.ok:
-        raise ValidationFailed(
-            f"the plan has {len(checked.problems)} problem(s)",
-            details={"field": "plan", "problems": [p.model_dump() for p in _problems(checked)]},
-            hint="validate_plan lists them with their step ids.",
-        )
+    # a stale review first: a vault that changed since can also be why a step now fails
     if args.effects_hash is not None and args.effects_hash != effects_hash(checked.effects):
         raise Conflict(
             "the vault changed since the plan was validated: its effects differ now",
             details={"expected_effects_hash": args.effects_hash, "effects": checked.effects.model_dump(by_alias=True)},
             hint="Validate the plan again and review the new effects.",
+        )
+    if not checked.ok:
+        raise ValidationFailed(
+            f"the plan has {len(checked.problems)} problem(s)",
+            details={"field": "plan", "problems": [p.model_dump() for p in _problems(checked)]},
+            hint="validate_plan lists them with their step ids.",
         )
     if args.dry_run:
         return dry_run_out(checked)

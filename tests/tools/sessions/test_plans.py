@@ -98,9 +98,13 @@ async def test_an_invalid_or_stale_plan_is_refused_and_changes_nothing(make_vaul
         error = await vg.err("execute_plan", "validation_error", plan=bad)
         assert error["details"]["problems"][0]["step"] == "a"
         checked = await vg.ok("validate_plan", plan=_small_plan())
-        (vg.root / "A1.md").write_text("someone else\n")  # the plan would now modify, not create
+        (vg.root / "A1.md").write_text("someone else\n")  # the plan's create would now fail: already_exists
         error = await vg.err("execute_plan", "conflict", plan=_small_plan(), effects_hash=checked["effects_hash"])
-        assert error["details"]["effects"]["files_modified"] == ["A1.md"]
+        effects = error["details"]["effects"]
+        assert effects["files_modified"] == [] and effects["files_created"] == []
+        assert [(f["step"], f["code"], f["path"], f["stops"]) for f in effects["failures"]] == [
+            ("a", "already_exists", "A1.md", True)
+        ]
         (vg.root / "A1.md").unlink()
         assert snapshot(vg.root) == before
 

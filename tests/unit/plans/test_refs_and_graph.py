@@ -8,10 +8,10 @@ import pytest
 
 from service.plans import graph
 from service.plans.check import Checked, bind_params
-from service.plans.effects import Effects
 from service.plans.model import Param, Plan
 from service.plans.refs import LATE, RefError, Scope, Unresolved, references, resolve, select
 from service.plans.runner import CallError, Runner, RunState, StepOutcome
+from service.plans.summary import PlanEffects
 
 RESULT = {"items": [{"path": "a.md", "tags": ["x"]}, {"path": "b.md", "tags": []}], "total": 2}
 
@@ -96,7 +96,7 @@ class _Journal:
 async def _run(plan: dict[str, Any], fail: dict[str, list[str]]) -> tuple[RunState, list[str]]:
     model = Plan.model_validate(plan)
     g = graph.build(model)
-    checked = Checked(model, {}, g.order, Effects(estimated_steps=len(model.steps)), deps=g.deps)
+    checked = Checked(model, {}, g.order, PlanEffects(estimated_steps=len(model.steps)), deps=g.deps)
     calls: list[str] = []
 
     async def caller(tool: str, args: dict[str, Any]) -> tuple[dict[str, Any] | None, CallError | None]:

@@ -15,10 +15,10 @@ import pytest
 
 from service.plans import graph
 from service.plans.check import Checked
-from service.plans.effects import Effects
 from service.plans.model import Plan
 from service.plans.runner import CallError, Runner, RunState, StepOutcome
 from service.plans.schedule import interferes, run_after
+from service.plans.summary import PlanEffects
 from tests.unit.plans.test_refs_and_graph import _Journal
 
 Touch = dict[str, frozenset[str] | None]
@@ -39,7 +39,7 @@ def test_reads_overlap_changes_of_disjoint_known_files_overlap_the_rest_keep_the
 def _checked(steps: list[dict[str, Any]], touches: Touch) -> Checked:
     model = Plan.model_validate({"goal": "g", "steps": steps})
     g = graph.build(model)
-    checked = Checked(model, {}, g.order, Effects(estimated_steps=len(model.steps)), deps=g.deps, touches=touches)
+    checked = Checked(model, {}, g.order, PlanEffects(estimated_steps=len(model.steps)), deps=g.deps, touches=touches)
     checked.after = run_after(g.order, g.deps, touches)
     return checked
 
