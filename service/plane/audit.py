@@ -17,6 +17,12 @@ collisions and unlinked mentions (link suggestions). Reads the index only.
 The notes under `Digests/` are the plane's own output, which links and quotes the notes that
 changed: their links, tags and text count for none of these (a digest linking a note does not make
 it less an orphan, nor does a broken link it copies make one more to rewrite).
+
+The audit sees the vault as a reader does (`service.plane.reader`): a note the vault's path ACL
+keeps from a reader is no note — a link to it is a broken link (its likely target is chosen among
+the notes a reader sees), its links and text count for nothing, and no finding names it. A finding
+is about the notes it names (a mention's target, a broken link's likely target among them), so a
+caller whose token narrows what it may read is shown only those it may read every one of.
 """
 
 from __future__ import annotations
@@ -32,6 +38,7 @@ from typing import Any
 from service.plane.digest import FOLDER
 from service.plane.findings import Finding
 from service.plane.job import JobContext, Need
+from service.plane.reader import readable
 from service.storage.db import DbOperationalError, schema_changed
 
 MENTION_TITLES = 300  # titles looked for as unlinked mentions (the most linked notes first, then unlinked ones)
@@ -62,6 +69,8 @@ class Audit:
                 "SELECT id, path, name, title, aliases, etag FROM notes WHERE vault_id = ?", (vid,)
             ).fetchall()
         )
+        can_read = readable(ctx)  # the vault as a reader sees it: a note it may not read is no note
+        notes = [n for n in notes if can_read(str(n[1]))]
         out = await self.broken(ctx, notes)
         await ctx.pause()
         theirs = [n for n in notes if not str(n[1]).startswith(OWN[:-1])]
@@ -74,21 +83,33 @@ class Audit:
         return out
 
     async def broken(self, ctx: JobContext, notes: list[Any]) -> list[Finding]:
-        rows = await ctx.read(
-            lambda c: c.execute(
-                "SELECT l.target_raw, n.path, n.etag FROM links l JOIN notes n ON n.id = l.src_id"
-                " WHERE l.vault_id = ? AND l.target_path IS NULL AND l.target_raw != '' AND n.path NOT LIKE ?",
-                (ctx.vault.id, OWN),
+        seen = {str(n[1]) for n in notes}  # the notes a reader sees: a link to any other resolves to none
+
+        def read(c: sqlite3.Connection) -> list[tuple[str, str, str]]:
+            vid = ctx.vault.id
+            targets = c.execute(
+                "SELECT DISTINCT target_path FROM links WHERE vault_id = ? AND target_path IS NOT NULL", (vid,)
             ).fetchall()
-        )
+            hidden = [str(t[0]) for t in targets if str(t[0]) not in seen]
+            sql = (
+                "SELECT l.target_raw, n.path, n.etag FROM links l JOIN notes n ON n.id = l.src_id"
+                " WHERE l.vault_id = ? AND l.target_raw != '' AND n.path NOT LIKE ? AND "
+            )
+            rows = c.execute(sql + "l.target_path IS NULL", (vid, OWN)).fetchall()
+            for at in range(0, len(hidden), 500):  # the links to notes a reader may not see: unresolved for it
+                chunk = hidden[at : at + 500]
+                marks = ",".join("?" * len(chunk))
+                rows += c.execute(sql + f"l.target_path IN ({marks})", (vid, OWN, *chunk)).fetchall()
+            return [(str(raw), str(path), str(etag)) for raw, path, etag in rows if str(path) in seen]
+
+        rows = await ctx.read(read)
         sources: dict[str, dict[str, str]] = defaultdict(dict)
         for raw, path, etag in rows:
-            sources[str(raw)][str(path)] = str(etag)
-        names: dict[str, str] = {}
+            sources[raw][path] = etag
+        names: dict[str, str] = {}  # label -> the note's path
         for _, path, name, title, aliases, _ in notes:
-            stem = str(path).removesuffix(".md")
             for label in (str(name), str(title).lower(), *(a.lower() for a in json.loads(aliases or "[]"))):
-                names.setdefault(label, stem)
+                names.setdefault(label, str(path))
         by_start: dict[tuple[str, int], list[str]] = defaultdict(list)  # (first letter, length) -> labels
         for label in names:
             by_start[(label[:1], len(label))].append(label)
@@ -98,7 +119,8 @@ class Audit:
             # a likely target is spelt close: same first letter, about the same length (difflib on those only)
             pool = [lab for d in range(-2, 3) for lab in by_start.get((base[:1], len(base) + d), ())]
             close = difflib.get_close_matches(base, pool, n=1, cutoff=0.8)
-            likely = names[close[0]] if close else None
+            likely_path = names[close[0]] if close else None
+            likely = likely_path.removesuffix(".md") if likely_path else None
             out.append(
                 Finding(
                     job=self.name,
@@ -106,7 +128,7 @@ class Audit:
                     key=f"broken_link:{raw}",
                     title=f"[[{raw}]] resolves to no note" + (f" (likely [[{likely}]])" if likely else ""),
                     detail={"target": raw, "likely": likely, "linked_from": sorted(where)},
-                    paths=sorted(where),
+                    paths=sorted({*where, likely_path} if likely_path else where),  # and the note it would link
                     etags=where,
                     plan=_plan(
                         f"point the links to {raw} at {likely}",
@@ -120,16 +142,19 @@ class Audit:
         return out
 
     async def orphans(self, ctx: JobContext, notes: list[Any]) -> list[Finding]:
+        seen = {int(n[0]) for n in notes}  # a link from a note a reader may not see does not count
+
         def linked(c: sqlite3.Connection) -> tuple[set[int], set[str]]:
             vid = ctx.vault.id
             sources = {int(r[0]) for r in c.execute("SELECT DISTINCT src_id FROM links WHERE vault_id = ?", (vid,))}
             targets = {
-                str(r[0])
+                str(r[1])
                 for r in c.execute(
-                    "SELECT DISTINCT target_path FROM links WHERE vault_id = ? AND target_path IS NOT NULL"
+                    "SELECT DISTINCT src_id, target_path FROM links WHERE vault_id = ? AND target_path IS NOT NULL"
                     f" AND src_id NOT IN {_NOT_OWN}",
                     (vid, vid, OWN),
                 )
+                if int(r[0]) in seen
             }
             return sources, targets
 
@@ -223,7 +248,7 @@ class Audit:
                 f" AND src_id NOT IN {_NOT_OWN} GROUP BY target_path ORDER BY n DESC LIMIT ?",
                 (vid, vid, OWN, MENTION_TITLES),
             ).fetchall()
-            linked = [str(r[0]) for r in rows]
+            linked = [str(r[0]) for r in rows if str(r[0]) in titles]  # a note a reader may see
             seen = set(linked)  # then the notes nothing links yet, while the budget lasts (notes only, as above:
             # a canvas or an attachment is titled by its basename too, and 'Board' in a sentence is no link to a board)
             unlinked = [p for p in sorted(titles) if p not in seen and p.lower().endswith(".md")]
@@ -275,7 +300,7 @@ class Audit:
                         key=f"unlinked_mention:{path}:{target}",
                         title=f"{path} mentions {title!r} without linking [[{target.removesuffix('.md')}]]",
                         detail={"path": path, "mentions": title, "target": target},
-                        paths=[path],
+                        paths=sorted({path, target}),  # about the note it names too
                         etags={path: etag},
                     )
                 )

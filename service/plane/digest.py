@@ -5,7 +5,9 @@ updated. One finding a run (kind `digest`), whose plan writes it as a note under
 `Digests/<day> digest.md`; once that note exists, a later run's digest is
 `Digests/<day> digest <HH-MM>.md` (the run's UTC time; `-2`, `-3`… after it when taken too), a
 finding of its own (key `digest:<day> <HH-MM>`), so each run's digest can be kept. Notes under
-`Digests/` (the plane's own output) are not counted as changes.
+`Digests/` (the plane's own output) are not counted as changes, nor is a note the vault's path ACL
+keeps from a reader or one the sensitive rules flag (`service.plane.reader`): a digest never
+lists, links or quotes them, nor counts their tasks (nor names a memory entity a reader may not see).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from collections import defaultdict
 
 from service.plane.findings import Finding
 from service.plane.job import JobContext, Need
+from service.plane.reader import quotable, readable
 from service.storage.db import DbOperationalError
 
 NOTES_LISTED = 50
@@ -42,26 +45,34 @@ class Digest:
         since = ctx.since if ctx.since is not None else ctx.now - 86_400
         vid = ctx.vault.id
 
-        def read(c: sqlite3.Connection) -> tuple[list[tuple[str, str, float, float, str]], int]:
+        def read(c: sqlite3.Connection) -> tuple[list[tuple[str, str, float, float, str, str]], dict[str, int]]:
             rows = c.execute(
-                "SELECT n.path, n.title, n.mtime, n.ctime, t.body FROM notes n JOIN note_text t ON t.note_id = n.id"
+                "SELECT n.path, n.title, n.mtime, n.ctime, t.body, n.tags FROM notes n"
+                " JOIN note_text t ON t.note_id = n.id"
                 " WHERE n.vault_id = ? AND n.mtime > ? ORDER BY n.mtime DESC LIMIT ?",
                 (vid, since, NOTES_LISTED * 4),
             ).fetchall()
             tasks = c.execute(
-                "SELECT COUNT(*) FROM tasks k JOIN notes n ON n.id = k.note_id WHERE n.vault_id = ? AND n.mtime > ?"
-                " AND k.status = ' '",
+                "SELECT n.path, COUNT(*) FROM tasks k JOIN notes n ON n.id = k.note_id WHERE n.vault_id = ?"
+                " AND n.mtime > ? AND k.status = ' ' GROUP BY n.path",
                 (vid, since),
-            ).fetchone()
-            return [(str(a), str(b), float(m), float(ct), str(body)) for a, b, m, ct, body in rows], int(tasks[0])
+            ).fetchall()
+            notes = [(str(a), str(b), float(m), float(ct), str(body), str(g)) for a, b, m, ct, body, g in rows]
+            return notes, {str(p): int(n) for p, n in tasks}
 
         try:
-            rows, open_tasks = await ctx.read(read)
+            rows, tasks_in = await ctx.read(read)
         except DbOperationalError:  # an index without the tasks table's shape: no task count
-            rows, open_tasks = [], 0
+            rows, tasks_in = [], {}
+        shown, can_read = quotable(ctx), readable(ctx)  # never a note a reader may not see, nor a flagged one
         memory = ctx.memory.folder.strip("/") + "/"
-        entities = sorted(e.entity.name for e in ctx.recall.notes.values() if (e.entity.updated or "") >= _iso(since))
-        notes = [r for r in rows if not r[0].startswith((memory, FOLDER + "/"))]
+        entities = sorted(
+            e.entity.name
+            for e in ctx.recall.notes.values()
+            if (e.entity.updated or "") >= _iso(since) and can_read(e.rel)
+        )
+        notes = [r[:5] for r in rows if not r[0].startswith((memory, FOLDER + "/")) and shown(r[0], r[5], r[4])]
+        open_tasks = sum(tasks_in.get(r[0], 0) for r in notes)
         if not notes and not entities:
             return []
         day = dt.datetime.fromtimestamp(ctx.now, dt.UTC).date().isoformat()

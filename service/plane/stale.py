@@ -5,7 +5,9 @@ note is gone.
   plan discards it (`process_capture`), which a person may prefer to replace by filing it.
 - An experience recorded that long ago and never promoted (kind `stale_experience`): to read.
 - An observation whose `source` names a note of the vault (a `[[link]]` or a path ending in
-  `.md`) that no longer exists (kind `orphaned_observation`): to read.
+  `.md`) that no longer exists (kind `orphaned_observation`): to read. A note the vault's path ACL
+  keeps from a reader counts as gone (`service.plane.reader`): the finding does not tell a hidden
+  source from an absent one.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import re
 
 from service.plane.findings import Finding
 from service.plane.job import JobContext, Need
+from service.plane.reader import readable
 
 _LINK = re.compile(r"^\[\[([^\]|#]+)(?:[#|][^\]]*)?\]\]$")
 DAY = 86_400.0
@@ -90,6 +93,8 @@ class Stale:
         rows = await ctx.read(
             lambda c: c.execute("SELECT path, name FROM notes WHERE vault_id = ?", (ctx.vault.id,)).fetchall()
         )
+        can_read = readable(ctx)  # a note a reader may not see is, for the finding, no note: gone as an absent one
+        rows = [(p, n) for p, n in rows if can_read(str(p))]
         known = {str(p).lower() for p, _ in rows} | {str(p).lower().removesuffix(".md") for p, _ in rows}
         known |= {str(n) for _, n in rows}
         out = []

@@ -18,15 +18,12 @@ import datetime as dt
 import re
 import sqlite3
 from collections import defaultdict
-from collections.abc import Callable
 
 from service.plane.digest import FOLDER, free_note
 from service.plane.findings import Finding
 from service.plane.gateway import GatewayFailed
 from service.plane.job import JobContext, Need
-from service.retrieval.sensitive import Guard
-from service.security.acl import AclGuard
-from service.types import Principal
+from service.plane.reader import quotable
 
 NOTES_SENT = 12  # notes of one folder sent at most
 CHARS_SENT = 600  # characters of each
@@ -72,7 +69,7 @@ class Summaries:
             return [(str(p), str(t), str(g), str(b)) for p, t, g, b in rows]
 
         rows = await ctx.read(read)
-        sendable = self._sendable(ctx)
+        sendable = quotable(ctx)
         folders: dict[str, list[tuple[str, str, str]]] = defaultdict(list)
         for path, title, tags, body in rows:
             if not path.startswith(FOLDER + "/") and sendable(path, tags, body):
@@ -121,29 +118,3 @@ class Summaries:
                 },
             )
         ]
-
-    def _sendable(self, ctx: JobContext) -> Callable[[str, str, str], bool]:
-        settings = ctx.all_settings
-        assert settings is not None
-        acl = AclGuard(settings)
-        reader = Principal.local("vaultgate-plane")
-        guard = Guard.build(
-            "flag",
-            builtin=settings.sensitive.builtin_patterns,
-            patterns=settings.sensitive.patterns,
-            secret_keys=settings.sensitive.secret_keys,
-            terms=settings.search.sensitive_terms,
-            tags=settings.search.sensitive_tags,
-        )
-        terms = [t.lower() for t in settings.search.sensitive_terms if t]
-        hidden = {t.lower().lstrip("#") for t in settings.search.sensitive_tags}
-
-        def sendable(path: str, tags: str, body: str) -> bool:
-            if not acl.allows(reader, ctx.vault, path, "read"):
-                return False
-            if hidden and any(tag.lower() in hidden for tag in re.findall(r'"([^"]+)"', tags)):
-                return False
-            lowered = body.lower()
-            return not guard.spans(body) and not any(term in lowered for term in terms)
-
-        return sendable

@@ -3,7 +3,8 @@ undirected link graph with a fixed seed, `service.graph.analytics`: a run gives 
 for the same vault),
 each proposed as a map of content: a new note linking its most linked members, to create under
 `Maps/` (`create_note`). A group of fewer than `MIN_SIZE` notes, or one that already has a note
-linking most of it (an existing map), is not proposed.
+linking most of it (an existing map), is not proposed. The graph is the one a reader sees: a note
+the vault's path ACL keeps from a reader is not in it (`service.plane.reader`).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from collections import Counter, defaultdict
 from service.graph.analytics import NoteGraph, communities
 from service.plane.findings import Finding
 from service.plane.job import JobContext, Need
+from service.plane.reader import readable
 
 MIN_SIZE = 5
 MAP_LINKS = 30  # members a proposed map links (the most linked first)
@@ -40,6 +42,8 @@ class TopicMaps:
             return edges, titles
 
         edges, titles = await ctx.read(read)
+        can_read = readable(ctx)  # a map links no note a reader may not see, nor counts its links
+        edges = [(a, b) for a, b in edges if can_read(a) and can_read(b)]
         await ctx.pause()
         out_links: dict[str, set[str]] = defaultdict(set)
         degree: Counter[str] = Counter()
