@@ -149,12 +149,13 @@ class EntityStore:
 
     def path_of(self, name: str, op: str = "read") -> VaultPath:
         """The entity's note: `<folder>/<file_name(name)>.md`, or when there is none, the note
-        whose `name` property is `name` (renamed by hand); for a write, a name whose note would be
-        the capture inbox is refused."""
+        whose `name` property is `name` (renamed by hand) among those the caller may read — a note
+        the path ACL hides from it is no entity of that name, as an absent one (never named in an
+        answer or refusal); for a write, a name whose note would be the capture inbox is refused."""
         vp = self._resolve(f"{self.folder}/{file_name(name)}.md", op)
         if self.files.current_etag(vp) is None and not self.is_inbox(vp.rel):
             folder = vp.abs.parent
-            other = note_named(folder, name, lambda f: self.is_inbox(f"{self.folder}/{f}"))
+            other = note_named(folder, name, lambda f: self._not_an_entity(f"{self.folder}/{f}"))
             if other is not None:
                 vp = self._resolve(f"{self.folder}/{other}", op)
         if op != "read" and self.is_inbox(vp.rel):
@@ -164,6 +165,16 @@ class EntityStore:
                 hint="Pick another name for the entity; capture and process_captures work on the inbox.",
             )
         return vp
+
+    def _not_an_entity(self, rel: str) -> bool:
+        """The capture inbox, or a note the caller may not read."""
+        if self.is_inbox(rel):
+            return True
+        try:
+            self._resolve(rel, "read")
+        except Exception:  # noqa: BLE001 - denied (or not a path): no entity for this caller
+            return True
+        return False
 
     def load(self, name: str, op: str = "read") -> Loaded | None:
         vp = self.path_of(name, op)

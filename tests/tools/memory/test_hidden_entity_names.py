@@ -1,0 +1,38 @@
+"""A memory entity whose note the path ACL hides is no entity of that name for the caller (T2 s61
+#6): its name (the `name` property of a note whose file name differs, as after a person renamed
+it) answers as an absent name does — `missing` in open_nodes, `note_not_found` with no path from the
+tools that change an entity, and create_entities / memory_store make the caller's own note
+`Memory/<name>.md` — never acl_denied naming the hidden note."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+from tests.conftest import started
+
+BOSS = '---\nname: "Chief"\nentityType: "person"\n---\n# Chief\n\n## Observations\n- Chief is under investigation\n'
+ACL = {"prefix_rules": [{"path": "Memory/Boss.md", "read": "deny", "write": "deny"}]}
+
+
+async def test_a_hidden_entity_name_answers_as_an_absent_one(make_vault: Callable[..., Path]) -> None:
+    async with started(make_vault({"Memory/Boss.md": BOSS}), acl=ACL) as vg:
+        assert (await vg.ok("open_nodes", names=["Chief"]))["missing"] == ["Chief"]
+        for name in ("Chief", "Nobody"):  # the same answer for the hidden name and an absent one
+            for tool, args in (
+                ("add_observations", {"observations": [{"entityName": name, "contents": ["x"]}]}),
+                ("delete_observations", {"deletions": [{"entityName": name, "observations": ["x"]}]}),
+                ("create_relations", {"relations": [{"from": name, "to": "Other", "relationType": "knows"}]}),
+            ):
+                result = await vg.call(tool, **args)
+                text = json.dumps(result.structured)
+                assert result.is_error and "Boss" not in text and "acl_denied" not in text, (tool, text)
+        before = vg.read("Memory/Boss.md")
+        made = await vg.ok("create_entities", entities=[{"name": "Chief", "entityType": "person"}])
+        assert [e["path"] for e in made["created"]] == ["Memory/Chief.md"]
+        stored = await vg.ok("memory_store", key="Chief", value="Likes tea")
+        assert stored["path"] == "Memory/Chief.md"
+        assert vg.read("Memory/Boss.md") == before
+        opened = await vg.ok("open_nodes", names=["Chief"])
+        assert [e["path"] for e in opened["entities"]] == ["Memory/Chief.md"]
