@@ -137,15 +137,14 @@ def parse_ttl(text: str) -> int:
 def cmd_token(args: argparse.Namespace) -> int:
     from service.errors import ConfigError
     from service.security.jwt import mint_hs256
-    from service.security.scopes import SCOPES, parse_scopes, split
+    from service.security.scopes import mint_refusal, parse_scopes
 
     secret = os.environ.get(args.secret_env)
     if not secret:
         raise ConfigError(f"environment variable {args.secret_env} is not set")
     grants = parse_scopes(args.scope)
-    unknown = sorted(g for g in grants if split(g)[0] not in SCOPES)
-    if not grants or unknown:
-        raise ConfigError(f"--scope: unknown or missing scopes {unknown}; known: {' '.join(SCOPES)}")
+    if (problem := mint_refusal(grants)) is not None:
+        raise ConfigError(f"--scope: {problem}")
     print(
         mint_hs256(
             secret,

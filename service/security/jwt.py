@@ -39,6 +39,7 @@ from joserfc.jwk import ECKey, KeySet, OctKey, OKPKey, RSAKey
 
 from service.errors import ConfigError, TokenRejected
 from service.security.scopes import parse_scopes
+from service.security.scopes import refusal as scope_refusal
 from service.settings import AuthSettings
 from service.types import Principal
 
@@ -137,6 +138,9 @@ class JwtVerifier:
         if not isinstance(subject, str) or not subject:
             raise TokenRejected("token has no subject (sub)")
         grants = parse_scopes(claims.get("scope")) | parse_scopes(claims.get("scopes"))
+        refused = scope_refusal(grants)
+        if refused is not None:
+            raise TokenRejected(refused)
         vault = claims.get("vault")
         if vault is not None and not isinstance(vault, str):
             raise TokenRejected("vault claim must be a string")

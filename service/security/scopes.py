@@ -3,6 +3,10 @@
 A grant is a scope name optionally narrowed to a folder glob: `write:vault` (everywhere) or
 `write:vault/Projects/**` (only below Projects/). Scope names: read:vault, write:vault,
 delete:vault, execute:command, execute:plugin, admin. `admin` implies every other scope.
+`admin` cannot be narrowed: its powers (server configuration, reindexing, approving any pending
+call through POST /admin/confirm, inspecting the ACL of any path) are vault-wide, so
+`admin/Projects/**` is not a grant of ours — it never matches, and `narrowed_admin` names it so
+that the JWT check and `vaultgate token mint` refuse such a token with a clear message.
 
 API used by the dispatch `authorize` layer (tool-level: does the caller hold the tool's scopes
 at all?) and by the path ACL (path-level: does a narrowed grant cover this path?):
@@ -24,6 +28,7 @@ from wcmatch import glob as wcglob
 from service.types import SCOPES as SCOPES  # the one list of scope names
 
 _GLOB_FLAGS = wcglob.GLOBSTAR | wcglob.BRACE | wcglob.DOTMATCH
+UNNARROWABLE = frozenset({"admin"})  # vault-wide powers: a folder cannot bound them
 OP_SCOPE = {"read": "read:vault", "write": "write:vault", "delete": "delete:vault"}
 
 
@@ -37,6 +42,32 @@ def parse_scopes(claim: Any) -> frozenset[str]:
         if isinstance(item, str) and item.strip():
             out.add(canonical(item.strip()))
     return frozenset(out)
+
+
+def narrowed_admin(grants: Iterable[str]) -> list[str]:
+    """The grants that narrow an un-narrowable scope (`admin/Projects/**`): refused, not ignored."""
+    return sorted(g for g in grants if any(g.startswith(name + "/") for name in UNNARROWABLE))
+
+
+def refusal(grants: Iterable[str]) -> str | None:
+    """Why a token holding `grants` is refused (None when it is not)."""
+    bad = narrowed_admin(grants)
+    if not bad:
+        return None
+    return (
+        f"scope {bad[0]!r} is not accepted: admin cannot be narrowed to a folder (its powers are "
+        "vault-wide); use admin, or folder-narrowed read:vault / write:vault / delete:vault scopes"
+    )
+
+
+def mint_refusal(grants: frozenset[str]) -> str | None:
+    """Why `vaultgate token mint` will not sign these grants (None: it will)."""
+    if (why := refusal(grants)) is not None:
+        return why
+    unknown = sorted(g for g in grants if split(g)[0] not in SCOPES)
+    if not grants or unknown:
+        return f"unknown or missing scopes {unknown}; known: {' '.join(SCOPES)}"
+    return None
 
 
 def canonical(grant: str) -> str:
@@ -53,6 +84,8 @@ def split(grant: str) -> tuple[str, str | None]:
     for name in SCOPES:
         if grant == name:
             return name, None
+        if name in UNNARROWABLE:
+            continue
         if grant.startswith(name + "/") and len(grant) > len(name) + 1:
             return name, grant[len(name) + 1 :].lstrip("/")
     return grant, None

@@ -79,3 +79,23 @@ async def test_all_vaults_respects_the_token_binding(make_vault: Callable[..., P
             await vg.ok(tool)  # its own vault is fine
         vg.principal = Principal("admin", frozenset(ALL_SCOPES), authenticated=True)  # claimless: default only
         await vg.err("get_audit_log", "forbidden", all_vaults=True)
+
+
+async def test_a_folder_narrowed_admin_token_is_refused_at_the_edge(make_vault: Callable[..., Path]) -> None:
+    """admin cannot be narrowed: `admin/Projects/**` neither approves a pending call (here a write
+    outside Projects/) nor reaches /mcp; both answer 401 naming the reason."""
+    root = make_vault(VAULT)
+    auth = {"mode": "jwt", "jwt_secret": SECRET, "audience": "vaultgate"}
+    async with e2e(root, auth=auth) as (url, harness):
+        args_hash = await _pending(harness)
+        base = url.rsplit("/mcp", 1)[0]
+        narrowed = hs(claims(aud="vaultgate", scope="admin/Projects/**"))
+        headers = {"Authorization": f"Bearer {narrowed}", "Accept": "application/json, text/event-stream"}
+        async with httpx2.AsyncClient(headers=headers) as http:
+            confirm = await http.post(f"{base}/admin/confirm", json={"args_hash": args_hash})
+            init = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+            mcp = await http.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init})
+        for answer in (confirm, mcp):
+            assert answer.status_code == 401, answer.text
+            assert "admin cannot be narrowed to a folder" in answer.json()["error_description"]
+        assert await harness.app.services.state.fetchall("SELECT * FROM confirmation_tokens", ()) == []

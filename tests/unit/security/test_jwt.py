@@ -207,3 +207,11 @@ MALFORMED_HEADERS: list[tuple[str, str]] = [
 def test_a_malformed_token_header_is_rejected_not_raised(token: str) -> None:
     with pytest.raises(TokenRejected):
         verifier(**BOTH).verify(token)
+
+
+@pytest.mark.parametrize("scope", ["admin/Projects/**", "read:vault admin/Projects"])
+def test_a_folder_narrowed_admin_is_refused_with_a_clear_reason(scope: str) -> None:
+    """admin's powers are vault-wide (config, reindex, /admin/confirm of any call): `admin/F` is refused."""
+    with pytest.raises(TokenRejected, match="admin cannot be narrowed to a folder"):
+        verifier(jwt_secret=SECRET).verify(hs(claims(scope=scope)))
+    assert "admin" in verifier(jwt_secret=SECRET).verify(hs(claims(scope="admin"))).principal.scopes

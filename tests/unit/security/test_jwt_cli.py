@@ -39,6 +39,8 @@ def test_minted_token_carries_sub_scopes_vault_and_ttl(
         ("short-secret", [], "at least 32 bytes"),
         (SECRET, ["--scope", "root:everything"], "unknown or missing scopes"),
         (SECRET, ["--scope", ""], "unknown or missing scopes"),
+        (SECRET, ["--scope", "admin/Projects/**"], "admin cannot be narrowed to a folder"),
+        (SECRET, ["--scope", "read:vault admin/Projects"], "admin cannot be narrowed to a folder"),
         (SECRET, ["--ttl", "forever"], "--ttl"),
         (SECRET, ["--ttl", "0s"], "--ttl"),
         (SECRET, ["--ttl", "400d"], "--ttl"),

@@ -55,6 +55,8 @@ def test_parse_scopes_reads_string_and_list_claims(claim: Any, expected: set[str
         ("write:vault/*.md", "write:vault", "Top.md", True),
         ("write:vault/*.md", "write:vault", "Deep/Top.md", False),
         ("openid", "read:vault", None, False),
+        ("admin/Projects/**", "admin", None, False),  # admin cannot be narrowed: not a grant of ours
+        ("admin/Projects/**", "read:vault", "Projects/a.md", False),
         ("read:vaultx", "read:vault", None, False),
         ("execute:command", "execute:command", None, True),
         ("execute:command", "execute:plugin", None, False),
