@@ -12,7 +12,10 @@ chunks, passages, bundles) pass it through the guard:
   `Excerpts`: `show(note_id, text)` redacts an excerpt of a note under the mode (its own spans,
   and any word of the note's secrets: a snippet may begin inside one), `heading` / `anchor` do it
   for a chunk's heading and the heading a link opens, `secret(note_id)` and
-  `sensitive(note_id, text, tags, heading)` flag;
+  `sensitive(note_id, text, tags, heading)` flag (a passage by what it says);
+- `note_excerpts(...)`: the same for search items, whose `sensitive` is the note's flag in every
+  mode: a secret, or a topic anywhere in the note (`topical_notes`: body, property values, tags,
+  title, headings; judged once per note version);
 - `without_secrets(guard, conn, keep)`: under `exclude`, a semantic `NoteFilter` that also
   refuses notes holding a secret;
 - `unjudged(...)` / `store(...)`: scan the notes without a stored verdict for their version and
@@ -25,8 +28,9 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING
@@ -77,6 +81,9 @@ class Excerpts:
     guard: Guard
     words: dict[int, frozenset[str]] = field(default_factory=dict)
     secrets: set[int] = field(default_factory=set)
+    # search items: the notes naming a topic anywhere (`note_excerpts`), so a note has one flag in
+    # every search mode; None for passages (a chunk is flagged by what it says)
+    topics: set[int] | None = None
 
     def show(self, note_id: int, text: str) -> str:
         return self.guard.excerpt(text, self.words.get(note_id, frozenset()))
@@ -94,6 +101,8 @@ class Excerpts:
         return heading if heading is not None and self.show(note_id, heading) == heading else None
 
     def sensitive(self, note_id: int, text: str, tags: Iterable[str] = (), heading: str | None = None) -> bool:
+        if self.topics is not None:
+            return note_id in self.secrets or note_id in self.topics
         return note_id in self.secrets or self.guard.topical(text, tags, heading)
 
 
@@ -147,6 +156,76 @@ def excerpts(guard: Guard, conn: sqlite3.Connection, note_ids: Iterable[int]) ->
                 out.secrets.add(nid)
                 out.words[nid] = verdict[1]
     return out
+
+
+def note_excerpts(guard: Guard, conn: sqlite3.Connection, note_ids: Iterable[int]) -> Excerpts:
+    """`excerpts` for search items: `sensitive` is the note's flag, whatever the item shows."""
+    ids = list(note_ids)
+    out = excerpts(guard, conn, ids)
+    out.topics = topical_notes(guard, conn, ids)
+    return out
+
+
+_HEADING = re.compile(r"(?m)^#{1,6}[ \t]+(.+?)[ \t#]*$")
+_TOPICS: dict[tuple[str, int], tuple[str, bool]] = {}  # (guard, note) -> (etag, names a topic)
+
+
+def _values(value: object) -> Iterator[str]:
+    if isinstance(value, dict):
+        for v in value.values():
+            yield from _values(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _values(v)
+    elif value is not None:
+        yield str(value)
+
+
+def _names_topic(guard: Guard, title: str, tags: str, properties: str, body: str) -> bool:
+    try:
+        tag_list, props = json.loads(tags or "[]"), json.loads(properties or "{}")
+    except ValueError:
+        tag_list, props = [], {}
+    text = "\n".join([body, *_values(props)])
+    heads = [title, *_HEADING.findall(body)]
+    return guard.topical(text, [t for t in tag_list if isinstance(t, str)]) or any(
+        guard.topical("", (), h) for h in heads
+    )
+
+
+def topical_notes(guard: Guard, conn: sqlite3.Connection, note_ids: Iterable[int]) -> set[int]:
+    """The notes of `note_ids` whose content names a health or money topic anywhere (`Guard.topical`
+    on the body and the property values, the tags, the title and each heading): the topic half of
+    a search item's `sensitive` flag, one per note, so every search mode flags a note alike. Judged
+    once per note version and guard configuration."""
+    ids = sorted(set(note_ids))
+    found: set[int] = set()
+    if not ids or (not guard.terms and not guard.tags):
+        return found
+    if len(_TOPICS) > VERDICTS_MAX:
+        _TOPICS.clear()
+    for i in range(0, len(ids), 500):
+        part = ids[i : i + 500]
+        marks = ",".join("?" * len(part))
+        todo = []
+        for nid, etag in conn.execute(f"SELECT id, etag FROM notes WHERE id IN ({marks})", part):
+            memo = _TOPICS.get((guard.fingerprint, nid))
+            if memo is None or memo[0] != etag:
+                todo.append(nid)
+            elif memo[1]:
+                found.add(nid)
+        if not todo:
+            continue
+        sql = (
+            "SELECT n.id, n.etag, n.title, n.tags, n.properties, coalesce(t.body, '') FROM notes n"
+            f" LEFT JOIN note_text t ON t.note_id = n.id WHERE n.id IN ({','.join('?' * len(todo))})"
+        )
+        for nid, etag, title, tags, props, body in conn.execute(sql, todo):
+            named = _names_topic(guard, str(title), tags, props, str(body))
+            _TOPICS[(guard.fingerprint, int(nid))] = (str(etag), named)
+            if named:
+                found.add(int(nid))
+    return found
 
 
 def _judge(guard: Guard, conn: sqlite3.Connection, ids: list[int]) -> dict[int, tuple[bool, frozenset[str]]]:

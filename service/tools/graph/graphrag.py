@@ -55,7 +55,7 @@ from service.tools.search_common import (
     run,
     scope,
 )
-from service.tools.sensitive import Excerpts, excerpts, guard_of
+from service.tools.sensitive import Excerpts, excerpts, guard_of, note_excerpts
 from service.tools.spec import ToolSpec
 
 GRAPHS = LinkGraphs()  # each vault's links in memory, per index generation (the expansion's neighbours)
@@ -176,7 +176,7 @@ def read_page(
     """The page's hybrid hits with their chunk texts, the ids of the page's notes and what the
     guard says of them (redaction of the chunks, the `sensitive` flags), on one connection."""
     ids = note_ids(conn, vid, paths)
-    return sem.hybrid_text(conn, hits), ids, excerpts(guard, conn, ids.values())
+    return sem.hybrid_text(conn, hits), ids, note_excerpts(guard, conn, ids.values())
 
 
 async def graphrag_query(ctx: ToolContext, args: GraphRagIn) -> GraphRagOut:

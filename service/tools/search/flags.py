@@ -1,10 +1,11 @@
 """search domain, flags: the `sensitive` flag of search_vault's and search_notes' items.
 
-An item is sensitive as a search_semantic hit is (`service.tools.sensitive.Excerpts.sensitive`):
-its note holds a secret (its snippet then shows it redacted under `redact` / `exclude`; under
-`flag` it shows it as it is), or its excerpt, its note's tags or the best chunk's heading name a
-health or money topic (`[search] sensitive_terms`, `sensitive_tags`). Reads index tables `notes`
-and `secret_verdicts` (`excerpts`).
+An item is sensitive as a search_semantic or search_text hit is (`service.tools.sensitive`
+`note_excerpts`): one flag per note, whatever the mode and the excerpt shown. Its note holds a
+secret (its snippet then shows it redacted under `redact` / `exclude`; under `flag` it shows it
+as it is), or some of its content names a health or money topic: a term in its text or a
+property value, a tag, its title or a heading (`[search] sensitive_terms`, `sensitive_tags`).
+Reads index tables `notes`, `note_text` and `secret_verdicts`.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from dataclasses import dataclass
 
 from service.tools.context import ToolContext
 from service.tools.search_common import run
-from service.tools.sensitive import excerpts, guard_of
+from service.tools.sensitive import guard_of, note_excerpts
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,7 +44,7 @@ async def sensitive(ctx: ToolContext, shown: dict[str, Shown]) -> dict[str, bool
             sql = f"SELECT id, path, tags FROM notes WHERE vault_id = ? AND path IN ({marks})"
             for nid, path, tags in conn.execute(sql, [vid, *part]):
                 notes[str(path)] = (int(nid), list(json.loads(tags or "[]")))
-        verdicts = excerpts(guard, conn, (nid for nid, _ in notes.values()))
+        verdicts = note_excerpts(guard, conn, (nid for nid, _ in notes.values()))
         return {
             path: verdicts.sensitive(nid, shown[path].text, tags, shown[path].heading)
             for path, (nid, tags) in notes.items()

@@ -38,7 +38,7 @@ from service.tools.search_common import (
     run_ranking,
     scope,
 )
-from service.tools.sensitive import Excerpts, excerpts, guard_of, without_secrets
+from service.tools.sensitive import Excerpts, guard_of, note_excerpts, without_secrets
 from service.tools.spec import ToolSpec
 
 T = TypeVar("T")
@@ -210,7 +210,7 @@ async def search_semantic(ctx: ToolContext, args: SemanticIn) -> SemanticOut:
             deep *= 2
 
     def show(conn: sqlite3.Connection, page: list[sem.ChunkHit]) -> tuple[list[sem.ChunkHit], Excerpts]:
-        return sem.with_text(conn, page), excerpts(guard, conn, (h.row.note_id for h in page))
+        return sem.with_text(conn, page), note_excerpts(guard, conn, (h.row.note_id for h in page))
 
     root = ctx.vault.paths.root
 
@@ -254,7 +254,7 @@ async def search_hybrid(ctx: ToolContext, args: SemanticIn) -> SemanticOut:
     reranks = rerank_window(ctx) > 0  # the reranker reads the leading items' texts before the page is cut
 
     def show(conn: sqlite3.Connection, page: list[sem.HybridHit]) -> tuple[list[sem.HybridHit], Excerpts]:
-        return page, excerpts(guard, conn, (h.note_id for h in page))
+        return page, note_excerpts(guard, conn, (h.note_id for h in page))
 
     if reranks:
         read = await ctx.services.db.run_read(lambda conn: show(conn, sem.hybrid_rows(conn, ranked)))
@@ -307,7 +307,7 @@ async def find_similar(ctx: ToolContext, args: SimilarIn) -> SemanticOut:
         found = sem.best_per_note(
             sem.nearest(engine, conn, vid, vector, want, without_secrets(guard, conn, keep), use.model, text=False)
         )[: want + args.limit]  # the page, the next one's first note, and spares for notes gone from disk
-        return sem.with_text(conn, found), excerpts(guard, conn, (h.row.note_id for h in found))
+        return sem.with_text(conn, found), note_excerpts(guard, conn, (h.row.note_id for h in found))
 
     computed = await run_ranking(ctx, compute)
     if computed is None:

@@ -35,7 +35,7 @@ from service.tools.search_common import (
     scope,
     sort_field,
 )
-from service.tools.sensitive import excerpts_of, guard_of, scrubbed
+from service.tools.sensitive import excerpts_of, guard_of, note_excerpts, scrubbed
 from service.tools.spec import ToolSpec
 
 
@@ -56,6 +56,9 @@ class TextHitItem(HitItem):
     snippet: str = Field(description="The best-matching passage (~16 words).")
     highlights: list[tuple[int, int]] = Field(description="[start, end) character spans of matches in `snippet`.")
     match: Literal["all", "any"] = Field(description="all: has every word of the query; any: only some of them.")
+    sensitive: bool = Field(
+        default=False, description="The note holds a secret or names a health/money topic: ask before passing it on."
+    )
 
 
 class SearchTextOut(ToolOutput, Partial):
@@ -82,17 +85,20 @@ async def search_text(ctx: ToolContext, args: SearchTextIn, dates: Window | None
     vault_id = ctx.vault.id
     guard = guard_of(ctx)
 
-    def query(conn: sqlite3.Connection) -> tuple[_Page, dict[int, str]]:
-        """The page, and its snippets as they may be shown: one reader, one trip."""
+    def query(conn: sqlite3.Connection) -> tuple[_Page, dict[int, str], set[int]]:
+        """The page, its snippets as they may be shown and its sensitive notes: one reader, one trip."""
         allowed = can_read if dates is None else dates.readable(conn, vault_id, can_read)
         hits, more, answered = text.two_pass_page(
             conn, vault_id, parsed.match, parsed.relaxed, folders, args.sort, allowed, offset, args.limit
         )
         words = parsed.relaxed if answered == "any" and parsed.relaxed else parsed.match
         snips = text.snippets(conn, words, [h.note_id for h in hits], matching=True)  # every hit matches `words`
-        return (hits, more, answered, snips), scrubbed(guard, conn, {nid: s.text for nid, s in snips.items()})
+        flagged = note_excerpts(guard, conn, [h.note_id for h in hits])
+        sensitive = flagged.secrets | (flagged.topics or set())
+        safe = scrubbed(guard, conn, {nid: s.text for nid, s in snips.items()})
+        return (hits, more, answered, snips), safe, sensitive
 
-    (hits, more, answered, snips), shown = await run_fresh(
+    (hits, more, answered, snips), shown, sensitive = await run_fresh(
         ctx, can_read, query, lambda out: [h.path for h in out[0][0]]
     )
     items = []
@@ -110,6 +116,7 @@ async def search_text(ctx: ToolContext, args: SearchTextIn, dates: Window | None
                 snippet=snip.text,
                 highlights=snip.highlights,
                 match=h.match,
+                sensitive=h.note_id in sensitive,
             )
         )
     cursor = encode_cursor(offset + args.limit, t="text", q=key) if more else None
