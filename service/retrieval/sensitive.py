@@ -216,6 +216,11 @@ class Guard:
                 self.texts[text] = found
         return found
 
+    def mentions(self, text: str) -> bool:
+        """Whether `text` names a topic term: `topical`'s term test alone, without its memo and
+        redaction of `text` (for a whole note, judged once per version by the caller)."""
+        return self._mentions(text)
+
     def _mentions(self, text: str) -> bool:
         lowered = text.lower()
         if any(term in lowered for term in self.terms if term not in self._words):

@@ -188,9 +188,8 @@ def _names_topic(guard: Guard, title: str, tags: str, properties: str, body: str
         tag_list, props = [], {}
     text = "\n".join([body, *_values(props)])
     heads = [title, *_HEADING.findall(body)]
-    return guard.topical(text, [t for t in tag_list if isinstance(t, str)]) or any(
-        guard.topical("", (), h) for h in heads
-    )
+    named_tags = [t for t in tag_list if isinstance(t, str)]
+    return guard.topical("", named_tags) or any(guard.topical("", (), h) for h in heads) or guard.mentions(text)
 
 
 def topical_notes(guard: Guard, conn: sqlite3.Connection, note_ids: Iterable[int]) -> set[int]:
