@@ -24,9 +24,9 @@ from typing import Any
 import mcp_types as types
 from mcp.shared.exceptions import MCPError
 
-from service.obs.sessions import caller_hash
 from service.plane.findings import Shown
 from service.plane.plane import Launched, Plane
+from service.policy.task_owners import owner_key
 from service.protocol.job_tasks import JobTask, JobTasks, iso
 from service.security.visible import unrestricted
 from service.services import Services
@@ -72,7 +72,7 @@ class ConsolidationTasks(JobTasks):
                 task_id=PREFIX + launched.run_id,
                 job_id=launched.run_id,
                 vault_id=launched.vault_id,
-                caller=caller_hash(principal.subject),
+                caller=owner_key(principal),
                 restricted=vault is None or not unrestricted(caller),
                 already_running=False,
                 created_at=time.time(),

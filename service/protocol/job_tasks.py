@@ -6,10 +6,12 @@ answers at once is run as a task whose id names the job (`reindex-<job id>`,
 tool (`tool`) and every task id with a job kind's prefix to that kind (`JobTasks`). The call runs
 through the whole dispatch chain with the arguments `arguments` gives (`wait: false`: scopes,
 ACL, audit; a refusal is the ordinary error result, no task), and `created` turns its answer
-into a task. A task belongs to the principal that started it (held in memory, the last `KEPT`);
-any other principal, or a token bound to another vault, is told it does not exist; two principals
-that start the same job (the second joins it) each hold a task of their own with the same id. When the job
-ends, a 2025-11-25 requestor's connection is sent `notifications/tasks/status` with the task.
+into a task. A task belongs to the principal that started it, with its grant (`owner_key`: the
+subject, its scopes and vault binding; held in memory, the last `KEPT`); any other principal,
+or the same subject with a narrowed, read-only or differently bound token, is told it does not
+exist; two principals that start the same job (the second joins it) each hold a task of their
+own with the same id. When the job ends, a 2025-11-25 requestor's connection is sent
+`notifications/tasks/status` with the task.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from typing import Any
 import mcp_types as types
 from mcp.shared.exceptions import MCPError
 
-from service.obs.sessions import caller_hash
+from service.policy.task_owners import owner_key
 from service.types import Principal
 
 KEPT = 200  # tasks remembered per kind; the oldest is forgotten first (its job stays visible in its tools)
@@ -39,7 +41,7 @@ class JobTask:
     task_id: str
     job_id: str
     vault_id: str
-    caller: str  # hashed subject
+    caller: str  # owner_key: the subject with its grant (scopes, vault binding)
     restricted: bool  # a path rule restricts the caller (percentages, not file counts)
     already_running: bool
     created_at: float
@@ -91,13 +93,13 @@ class JobTasks:
         return task
 
     def own(self, principal: Principal, task_id: str, verb: str) -> JobTask:
-        task = self.tasks.get((task_id, caller_hash(principal.subject)))
+        task = self.tasks.get((task_id, owner_key(principal)))
         if task is None or (principal.vault is not None and task.vault_id != principal.vault):
             raise MCPError(types.INVALID_PARAMS, f"Failed to {verb} task: Task not found")
         return task
 
     def of(self, principal: Principal) -> list[JobTask]:
-        mine = caller_hash(principal.subject)
+        mine = owner_key(principal)
         return [
             t
             for t in self.tasks.values()

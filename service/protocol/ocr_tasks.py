@@ -19,8 +19,8 @@ from typing import Any
 import mcp_types as types
 from mcp.shared.exceptions import MCPError
 
-from service.obs.sessions import caller_hash
 from service.ocr.bulk import OcrJob, OcrJobs
+from service.policy.task_owners import owner_key
 from service.protocol.job_tasks import JobTask, JobTasks, iso
 from service.security.visible import unrestricted
 from service.services import Services
@@ -59,7 +59,7 @@ class OcrTasks(JobTasks):
                 task_id=PREFIX + job.id,
                 job_id=job.id,
                 vault_id=job.vault_id,
-                caller=caller_hash(principal.subject),
+                caller=owner_key(principal),
                 restricted=not unrestricted(caller),
                 already_running=bool(out.get("already_running")),  # type: ignore[union-attr]
                 created_at=time.time(),

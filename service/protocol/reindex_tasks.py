@@ -28,7 +28,7 @@ import mcp_types as types
 from mcp.shared.exceptions import MCPError
 
 from service.indexer.jobs import IndexJobs, Job
-from service.obs.sessions import caller_hash
+from service.policy.task_owners import owner_key
 from service.protocol.job_tasks import JobTask, JobTasks, iso
 from service.security.visible import unrestricted
 from service.services import Services
@@ -66,7 +66,7 @@ class ReindexTasks(JobTasks):
                 task_id=PREFIX + str(job["id"]),
                 job_id=str(job["id"]),
                 vault_id=vault_id,
-                caller=caller_hash(principal.subject),
+                caller=owner_key(principal),
                 restricted=not unrestricted(caller),
                 already_running=bool(out.get("already_running")),  # type: ignore[union-attr]
                 created_at=time.time(),

@@ -26,9 +26,11 @@ Answering a task-augmented `tools/call` is done by a server middleware: the SDK 
 must be returned around it. The call itself still runs through the whole dispatch chain (scopes,
 ACL, confirmation — asked synchronously, before the task exists — throttle, audit); a call that
 ends before a run starts (an invalid plan, a dry run, a refusal) is answered with its ordinary
-result. The task id is the run id. A task belongs to the principal that started it: the journal
-records the caller (hashed); any other principal, or a token bound to another vault, is told
-the task does not exist (-32602), in lists too.
+result. The task id is the run id. A task belongs to the principal that started it *with its
+grant*: the run records its owner when it opens (`service.policy.task_owners`: the subject, its
+scopes and vault binding); any other principal, or the same subject with a narrowed, read-only
+or differently bound token, is told the task does not exist (-32602), in lists too. `tasks/cancel`
+of a plan run is `cancel_plan` through the dispatch chain, so it needs what that tool needs.
 """
 
 from __future__ import annotations
@@ -50,6 +52,7 @@ from service.dispatch.entry import Dispatcher, to_call_tool_result
 from service.obs.sessions import caller_hash
 from service.plans.journal import RunRow
 from service.plans.runs import PlanRuns
+from service.policy.task_owners import TaskOwners
 from service.protocol.job_tasks import JobTasks
 from service.services import Services
 from service.types import Principal
@@ -103,6 +106,7 @@ class PlanTasks:
         self.dispatcher = dispatcher
         self.plans = plans
         self.jobs = jobs
+        self.owners = TaskOwners(plans.journal.db)
         self.task_tools = PLAN_TOOLS | {kind.tool for kind in jobs}
         self._watchers: set[asyncio.Task[None]] = set()  # runs whose end a connection is told of
 
@@ -237,7 +241,8 @@ class PlanTasks:
             raise MCPError(types.INVALID_PARAMS, "invalid cursor")
         start = int(cursor) if cursor else 0
         rows = await self.plans.journal.runs_of(caller_hash(principal.subject), limit=LIST_PAGE + 1, offset=start)
-        mine = [r for r in rows[:LIST_PAGE] if principal.vault is None or r.vault_id == principal.vault]
+        owned = await self.owners.owned(principal, [r.id for r in rows[:LIST_PAGE]])
+        mine = [r for r in rows[:LIST_PAGE] if r.id in owned]  # the owner key holds the vault binding
         out: dict[str, Any] = {"tasks": [self._task(r, modern) for r in mine]}
         if start == 0:
             for kind in self.jobs:
@@ -252,10 +257,17 @@ class PlanTasks:
         if kind is not None:
             return await kind.cancel(kind.own(principal, params.task_id, "cancel"), modern)
         row = await self._own(principal, params.task_id, "cancel")
-        live = self.plans.live.get(row.id)
-        running = live is not None and live.status == "running" and self.plans.running_in_background(row.id)
-        if live is not None and running:
-            live.stop.set()  # as cancel_plan: the run stops after its calls in flight
+        # cancel_plan itself, through the chain: its scope, the vault's kill switch, throttle, audit
+        answer = await self.dispatcher.call(
+            "cancel_plan",
+            {"run_id": row.id, "vault": row.vault_id},
+            principal=principal,
+            transport=self.dispatcher.principal_for(ctx)[1],
+        )
+        if answer.is_error:
+            code, message = (answer.error.code, answer.error.message) if answer.error else ("error", answer.text)
+            raise MCPError(types.INVALID_PARAMS, f"Cannot cancel task: {message}", {"code": code})
+        running = bool((answer.structured or {}).get("cancelling"))
         if modern:
             return {}
         if not running:
@@ -311,13 +323,14 @@ class PlanTasks:
         return self.dispatcher.principal_for(ctx)[0], modern
 
     async def _own(self, principal: Principal, task_id: str, verb: str) -> RunRow:
-        """The caller's plan run `task_id`; any other run is reported as absent."""
+        """The caller's plan run `task_id` (started under the same grant); any other is reported as absent."""
         row = await self.plans.journal.run(task_id)
         if (
             row is None
             or row.kind != "plan"
             or row.caller != caller_hash(principal.subject)
             or (principal.vault is not None and row.vault_id != principal.vault)
+            or not await self.owners.owns(principal, row.id)
         ):
             raise MCPError(types.INVALID_PARAMS, f"Failed to {verb} task: Task not found")
         return row
