@@ -33,6 +33,7 @@ from service.tools.memory.writing import (
     with_tags,
 )
 from service.tools.models import ToolInput, ToolOutput
+from service.tools.sensitive import guard_of
 from service.tools.spec import ToolSpec
 
 MAX_ITEMS = 1000  # entities, observations or relations in one call
@@ -50,6 +51,9 @@ class ObservationOut(ToolOutput):
     valid_until: str | None = Field(default=None, description="Superseded: until when it held, if given.")
     superseded_by: str | None = Field(
         default=None, description="Superseded: the block id of the observation that replaces it (null: current)."
+    )
+    sensitive: bool = Field(
+        default=False, description="It holds a secret or names a health/money topic: ask before passing it on."
     )
 
 
@@ -75,24 +79,29 @@ class RelationOut(ToolOutput):
     model_config = ConfigDict(populate_by_name=True, extra="forbid")
 
 
-def entity_out(ctx: ToolContext, loaded: Loaded) -> EntityOut:
+def entity_out(ctx: ToolContext, loaded: Loaded, *, found: bool = False) -> EntityOut:
+    """The entity as a tool answers it; `found`: not asked for by name (read_memory_graph pages
+    through them), so secrets are shown as the search tools show them ([sensitive] mode)."""
     e = loaded.entity
+    guard = guard_of(ctx)
+    show = guard.excerpt if found else str
     return EntityOut(
         name=e.name,
         entityType=e.entity_type,
         path=loaded.vp.rel,
         observations=[
             ObservationOut(
-                text=o.text,
+                text=show(o.text),
                 category=o.category,
                 block_id=o.block_id,
                 recorded=o.fields.get("recorded"),
                 by=o.fields.get("by"),
                 date=o.fields.get("date"),
-                source=o.fields.get("source"),
+                source=show(source) if (source := o.fields.get("source")) else None,
                 tags=tags_of(o.text),
                 valid_until=o.fields.get("valid_until"),
                 superseded_by=superseded(o),
+                sensitive=guard.sensitive(o.text),
             )
             for o in e.observations
         ],

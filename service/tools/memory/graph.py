@@ -3,7 +3,10 @@ delete_entities, delete_observations, delete_relations.
 
 `search_memory` ranks single observations (the units searched) by the words they share with the
 query, BM25-weighted over the caller's readable entity notes, with the entity's name and type
-counted as context of each of its observations. `delete_entities` moves entity notes to the
+counted as context of each of its observations. It and `read_memory_graph` show observations the
+caller did not ask for by name as the search tools show text: under the vault's `[sensitive]` mode
+(`redact`, the default, replaces each secret span) — open_nodes returns what is written; each
+observation is flagged `sensitive` whatever the mode. `delete_entities` moves entity notes to the
 vault's trash as `delete_note` does, after a human's confirmation that lists every note.
 Touches: the memory folder's notes only.
 """
@@ -23,6 +26,7 @@ from service.tools.memory.entities import EntityOut, RelationOut, add_to, entity
 from service.tools.memory.names import entity_name, target_names
 from service.tools.memory.writing import WRITE, entity_store, observation_text, provenance
 from service.tools.models import ToolInput, ToolOutput, decode_cursor, encode_cursor
+from service.tools.sensitive import guard_of
 from service.tools.spec import ToolSpec
 
 # -- read_memory_graph -------------------------------------------------------------------------
@@ -70,7 +74,7 @@ async def read_memory_graph(ctx: ToolContext, args: ReadGraphIn) -> ReadGraphOut
     ]
     more = offset + len(page) < len(chosen)
     return ReadGraphOut(
-        entities=[entity_out(ctx, e) for e in page],
+        entities=[entity_out(ctx, e, found=True) for e in page],
         relations=relations,
         total=len(chosen),
         next_cursor=encode_cursor(offset + args.limit, **state) if more else None,
@@ -102,6 +106,9 @@ class MemoryHit(ToolOutput):
     valid_until: str | None = Field(default=None, description="Superseded: until when it held, if given.")
     superseded_by: str | None = Field(
         default=None, description="Superseded: the block id of the observation that replaces it (null: current)."
+    )
+    sensitive: bool = Field(
+        default=False, description="It holds a secret or names a health/money topic: ask before passing it on."
     )
     score: float = Field(description="Relevance (higher is better).")
     path: str = Field(description="The entity's note.")
@@ -159,6 +166,7 @@ async def search_memory(ctx: ToolContext, args: SearchMemoryIn) -> SearchMemoryO
         keep_obs=keep_obs if since or until else None,
     )
     items = []
+    guard = guard_of(ctx)  # found by words, not asked for by path: secrets shown as the search tools show them
     hits = sorted(hits, key=lambda hit: superseded(hit.observation) is not None)  # current facts first, stable
     for hit in hits:
         e, obs, rel = hit.entry.entity, hit.observation, hit.entry.rel
@@ -167,16 +175,17 @@ async def search_memory(ctx: ToolContext, args: SearchMemoryIn) -> SearchMemoryO
             MemoryHit(
                 entity=e.name,
                 entityType=e.entity_type,
-                text=obs.text,
+                text=guard.excerpt(obs.text),
                 block_id=obs.block_id,
                 category=obs.category,
                 date=obs.fields.get("date"),
                 recorded=obs.fields.get("recorded"),
                 by=obs.fields.get("by"),
-                source=obs.fields.get("source"),
+                source=guard.excerpt(source) if (source := obs.fields.get("source")) else None,
                 tags=tags_of(obs.text),
                 valid_until=obs.fields.get("valid_until"),
                 superseded_by=superseded(obs),
+                sensitive=guard.sensitive(obs.text),
                 score=round(hit.score, 4),
                 path=rel,
                 obsidian_url=url,
