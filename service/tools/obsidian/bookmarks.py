@@ -7,9 +7,11 @@ what it read (`service.tools.obsidian.rewrite`). With `expected_etag` (from list
 file changed since is a `conflict`; without it a change made meanwhile (Obsidian's, another
 call's) is read again and the edit applied on top, so neither is ever lost.
 Bookmarks of files and folders the caller may not read are invisible: not listed, not matched,
-not counted in positions. A bookmark's `id` is a key of the item itself (`service.obsidian.bookmarks`),
-so removing by id never hits a neighbour after other bookmarks moved; an id that no longer names
-an item is `note_not_found`. Removing a group that still holds bookmarks needs confirmation.
+not counted in positions nor in a group's size (a confirmation preview's count included), and
+never removed: removing a group keeps its hidden bookmarks where the group was. A bookmark's
+`id` is a key of the item itself (`service.obsidian.bookmarks`), so removing by id never hits a
+neighbour after other bookmarks moved; an id that no longer names an item is `note_not_found`.
+Removing a group that still holds bookmarks the caller sees needs confirmation.
 Touches: `.obsidian/bookmarks.json` only.
 """
 
@@ -77,6 +79,21 @@ def _visible(ctx: ToolContext) -> Any:
     return visible
 
 
+def _seen_inside(ctx: ToolContext, item: dict[str, Any]) -> int | None:
+    """How many bookmarks a group holds that the caller sees, at any depth (None: not a group)."""
+    nested = item.get("items") if item.get("type") == "group" and isinstance(item.get("items"), list) else None
+    return sum(1 for _ in bm.walk(nested, _visible(ctx))) if nested is not None else None
+
+
+def _hidden_inside(ctx: ToolContext, item: dict[str, Any]) -> list[dict[str, Any]]:
+    """The bookmarks inside a group (at any depth) of files and folders the caller may not read."""
+    nested = item.get("items")
+    if item.get("type") != "group" or not isinstance(nested, list):
+        return []
+    visible = _visible(ctx)
+    return [loc.item for loc in bm.walk(nested, lambda _: True) if not visible(loc.item)]
+
+
 def _out(ctx: ToolContext, loc: bm.Located) -> Bookmark:
     item = loc.item
     kind = str(item.get("type", ""))
@@ -87,7 +104,6 @@ def _out(ctx: ToolContext, loc: bm.Located) -> Bookmark:
         return value if isinstance(value, str) else None
 
     ctime = item.get("ctime")
-    nested = item.get("items") if kind == "group" and isinstance(item.get("items"), list) else None
     return Bookmark(
         id=loc.id,
         position=loc.position,
@@ -101,7 +117,7 @@ def _out(ctx: ToolContext, loc: bm.Located) -> Bookmark:
         exists=ctx.vault.paths.on_disk(path).exists() if path is not None else None,
         group=loc.group,
         depth=loc.depth,
-        items=sum(1 for _ in bm.walk(nested, _visible(ctx))) if nested is not None else None,
+        items=_seen_inside(ctx, item),
         ctime=ctime if isinstance(ctime, int) and not isinstance(ctime, bool) else None,
     )
 
@@ -324,7 +340,9 @@ async def remove_bookmark(ctx: ToolContext, args: RemoveBookmarkIn) -> BookmarkC
     def remove(_note: NoteFile | None, data: Any) -> Bookmark:
         loc = _target(ctx, args, data, named)
         gone = _out(ctx, loc)
-        del loc.container[loc.index]
+        # A removed group's bookmarks of notes the caller may not read stay, where the group was:
+        # this caller can neither see nor change them (for it the group's removal is complete).
+        loc.container[loc.index : loc.index + 1] = _hidden_inside(ctx, loc.item)
         return gone
 
     gone, etag = await _edit(ctx, remove, args.expected_etag)
@@ -334,9 +352,9 @@ async def remove_bookmark(ctx: ToolContext, args: RemoveBookmarkIn) -> BookmarkC
 async def remove_bookmark_confirm(ctx: ToolContext, args: RemoveBookmarkIn) -> ChangePreview | None:
     data, _ = read_config(ctx, FILE)
     loc = _target(ctx, args, data, await _named(ctx, args))
-    inner = loc.item.get("items")
-    if loc.item.get("type") == "group" and isinstance(inner, list) and inner:
-        summary = f"remove bookmark group {loc.item.get('title')!r} and the {len(inner)} bookmarks in it"
+    inner = _seen_inside(ctx, loc.item)  # what the caller sees of it, as list_bookmarks counts it
+    if inner:
+        summary = f"remove bookmark group {loc.item.get('title')!r} and the {inner} bookmarks in it"
         return ChangePreview.of(summary, [config_path(ctx, FILE).rel])
     return None
 
