@@ -7,7 +7,10 @@ died before the write) and is left alone; anything else was edited by someone el
 conflict, listed, and the whole undo is refused unless the caller asks to skip those files. So is
 a file someone edited between two of the run's writes to it (the later write's prior state is
 not what the earlier one left): the whole file is a conflict, none of its writes is undone.
-Folders the run created are removed when empty again; a moved folder is renamed back.
+Folders the run created are removed when empty again; a moved folder is renamed back. Obsidian's
+workspace files (`service.graph.workspace_paths`: a move's or delete's rewrite of the open tabs
+and recent files) are Obsidian's to save at any moment: one saved since is left as Obsidian wrote
+it (`skipped`), never a conflict that would block the undo.
 `apply_undo` performs the restores through `service.vault.commit` (shielded from cancellation;
 when one fails, the ones done are put back and the error is raised). The caller sets a journal
 recorder around it, so the undo is journaled like any run (undoing it is a redo).
@@ -18,6 +21,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, field
 
+from service.graph.workspace_paths import WORKSPACES
 from service.plans.journal import Entry
 from service.vault import dirfd, restore
 from service.vault.commit import Action, Undo, commit
@@ -47,7 +51,13 @@ def plan_undo(files: VaultFiles, entries: list[Entry], *, skip: set[str] | None 
                 out.skipped.append(entry.path)
             continue
         prior_etag = etag_of(entry.prior) if entry.prior is not None else None
-        if entry.path in expected and expected[entry.path] != entry.new_etag:
+        changed = entry.path in expected and expected[entry.path] != entry.new_etag
+        if entry.path in WORKSPACES and (changed or entry.path not in expected and _saved_since(files, entry)):
+            out.restores = [e for e in out.restores if not (e.kind == "file" and e.path == entry.path)]
+            out.skipped.append(entry.path)
+            blocked.add(entry.path)
+            continue
+        if changed:
             # Someone changed the file between two of the run's writes to it: putting back the
             # older write would undo their edit too. The file is a conflict as a whole.
             out.restores = [e for e in out.restores if not (e.kind == "file" and e.path == entry.path)]
@@ -83,6 +93,12 @@ def plan_undo(files: VaultFiles, entries: list[Entry], *, skip: set[str] | None 
         out.restores.append(entry)
         expected[entry.path] = prior_etag
     return out
+
+
+def _saved_since(files: VaultFiles, entry: Entry) -> bool:
+    """Whether the file holds neither what the change left nor what it found (saved since)."""
+    current = restore.current_etag(files, entry.path)
+    return current not in (entry.new_etag, etag_of(entry.prior) if entry.prior is not None else None)
 
 
 def _file_action(files: VaultFiles, entry: Entry) -> Action:

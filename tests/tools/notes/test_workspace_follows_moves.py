@@ -170,3 +170,19 @@ async def test_over_http_the_workspace_follows_a_rename(make_vault: Callable[...
             assert recent.structured_content is not None
             assert "Start.md" in [f["path"] for f in recent.structured_content["items"]]
         assert _saved(harness)["lastOpenFiles"][1] == "Start.md"
+
+
+async def test_undo_of_a_move_leaves_a_workspace_obsidian_saved_since(make_vault: Callable[..., Path]) -> None:
+    plan = {
+        "goal": "g",
+        "steps": [{"id": "mv", "tool": "rename_note", "args": {"path": "Welcome", "new_path": "Start"}}],
+    }
+    async with started(make_vault(_files())) as vg:
+        await vg.indexed()
+        await vg.ok("execute_plan", plan=plan)
+        assert _saved(vg)["lastOpenFiles"][1] == "Start.md"
+        saved = {**_saved(vg), "active": "a2"}  # Obsidian saves its layout again meanwhile
+        (vg.root / WS).write_text(json.dumps(saved, indent="\t"))
+        out = await vg.confirmed("undo_last_plan")
+        assert out["conflicts"] == [] and (vg.root / "Welcome.md").is_file() and not (vg.root / "Start.md").exists()
+        assert _saved(vg) == saved  # left as Obsidian wrote it
