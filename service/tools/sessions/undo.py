@@ -4,10 +4,11 @@ Touches: the files the run changed (restored through `service.vault.restore`, un
 lock, all or nothing) and the `plan_runs`/`plan_journal` tables. The undo is itself a run
 (kind `undo`) whose restores are journaled, so undoing it is a redo. A file someone else
 changed since the run wrote it is a conflict: the undo is refused and the conflicts listed,
-unless `skip_conflicts` leaves those files as they are. The caller needs the write ACL on every
-path the run touched (the vault's trash folder excepted: the run's own deletions put files there;
-and Obsidian's settings files under `.obsidian/`, which no note tool names: only the tools that
-follow Obsidian, bookmarks and a move's or delete's workspace rewrite, put them in a run).
+unless `skip_conflicts` leaves those files as they are. The caller needs the read and write ACL on
+every path the run touched, checked before any human is asked (the vault's trash folder excepted:
+the run's own deletions put files there; and Obsidian's settings files under `.obsidian/`, which
+no note tool names: only the tools that follow Obsidian, bookmarks and a move's or delete's
+workspace rewrite, put them in a run). A path it may not read is not named in the refusal.
 
 Whose run: without `run_id`, the caller's own newest undoable run in the vault (another agent's
 runs are never picked for you); a `run_id` of another caller's run needs the `admin` scope
@@ -82,13 +83,24 @@ async def _target(ctx: ToolContext, run_id: str | None) -> RunRow:
     return row
 
 
-def _check_acl(ctx: ToolContext, plan: UndoPlan) -> None:
+def _check_acl(ctx: ToolContext, run_id: str, plan: UndoPlan) -> None:
+    """Every path the undo restores must be readable and writable by the caller. A path it may not
+    read is not named (nor counted): the refusal looks the same whichever hidden paths the run touched."""
     trash = ctx.vault.files.trash_folder.strip("/") + "/"
+    guard, unwritable = ctx.services.guard, []
     for rel in sorted(plan.paths):
         if rel.startswith(trash) or rel + "/" == trash or rel.startswith(".obsidian/"):
             continue
-        if not ctx.services.guard.allows(ctx.principal, ctx.vault, rel, "write"):
-            raise AclDenied(f"the path ACL does not let you write {rel!r}", details={"path": rel, "op": "write"})
+        if not guard.allows(ctx.principal, ctx.vault, rel, "read"):
+            raise AclDenied(
+                f"run {run_id!r} changed paths you may not read: only a caller who may read and write them can undo it",
+                details={"run_id": run_id, "op": "write", "rule": "the run touched paths hidden from you"},
+            )
+        if not guard.allows(ctx.principal, ctx.vault, rel, "write"):
+            unwritable.append(rel)
+    if unwritable:
+        rel = unwritable[0]
+        raise AclDenied(f"the path ACL does not let you write {rel!r}", details={"path": rel, "op": "write"})
 
 
 async def undo_last_plan(ctx: ToolContext, args: UndoIn) -> UndoOut:
@@ -97,7 +109,7 @@ async def undo_last_plan(ctx: ToolContext, args: UndoIn) -> UndoOut:
     entries = await plans.journal.entries(row.id)
     files = ctx.vault.files
     plan = plan_undo(files, entries)
-    _check_acl(ctx, plan)
+    _check_acl(ctx, row.id, plan)
     conflicts = [ConflictItem(**c) for c in plan.conflicts]
     if conflicts and not args.skip_conflicts and not args.dry_run:
         raise Conflict(
@@ -131,6 +143,7 @@ async def undo_confirm_when(ctx: ToolContext, args: UndoIn) -> ChangePreview | N
     files = ctx.vault.files
     entries = await ctx.services.plans.journal.entries(row.id)
     plan = plan_undo(files, entries)
+    _check_acl(ctx, row.id, plan)  # a call that cannot succeed is refused before anyone is asked
     if plan.conflicts and not args.skip_conflicts:
         return None  # refused with the conflicts listed before anyone is asked (the handler)
     if plan.conflicts:
