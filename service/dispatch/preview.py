@@ -62,6 +62,10 @@ class WritePreview:
                 data["path"] = found.vp.rel
             except VaultgateError:  # the path as written: its own problem is answered below
                 pass
+
+        def may_read(rel: str) -> bool:  # a hidden entity note is no entity's (`memory_notes`)
+            return self.guard.allows(call.principal, vault, rel, "read")
+
         effects, paths, refused = call_effects(
             spec.name,
             data,
@@ -69,7 +73,7 @@ class WritePreview:
             scopes=spec.scopes,
             exists=exists,
             root=root,
-            memory=None if self.memory is None else memory_notes(self.memory, root),
+            memory=None if self.memory is None else memory_notes(self.memory, root, may_read),
             is_folder=is_folder,
         )
         for rel, op in paths:

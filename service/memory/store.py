@@ -341,10 +341,13 @@ async def _nothing() -> None:
     """The undo of a change that wrote nothing."""
 
 
-def memory_notes(memory: MemorySettings, root: Path | None = None) -> MemoryNotes:
+def memory_notes(
+    memory: MemorySettings, root: Path | None = None, readable: Callable[[str], bool] | None = None
+) -> MemoryNotes:
     """Where the memory tools write, for previews and plan effects (`service.plans.effects`):
     in the vault at `root`, the note `EntityStore.path_of` finds (a note renamed by hand too, a
-    note or folder the disk names in NFD), by its vault path (NFC)."""
+    note or folder the disk names in NFD), by its vault path (NFC); as there, a note renamed by
+    hand that the caller may not read (`readable`) is not the entity's."""
     folder = memory.folder.strip().strip("/")
     inbox = inbox_key(memory.inbox)
 
@@ -359,7 +362,14 @@ def memory_notes(memory: MemorySettings, root: Path | None = None) -> MemoryNote
         if root is None or (root / on_disk(str(root), rel)).is_file():
             return rel
         where = root / on_disk(str(root), folder)
-        other = note_named(where, name, lambda f: bool(inbox) and f"{folder}/{f}".casefold() == inbox)
+        other = note_named(
+            where,
+            name,
+            lambda f: (
+                (bool(inbox) and f"{folder}/{f}".casefold() == inbox)
+                or (readable is not None and not readable(f"{folder}/{f}"))
+            ),
+        )
         return rel if other is None else f"{folder}/{other}"
 
     return MemoryNotes(note_of=note_of, inbox=memory.inbox)

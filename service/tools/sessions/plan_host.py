@@ -66,7 +66,7 @@ class PlanHost:
 
     @property
     def memory(self) -> MemoryNotes:
-        return memory_notes(self.ctx.services.settings.memory, self.ctx.vault.paths.root)
+        return memory_notes(self.ctx.services.settings.memory, self.ctx.vault.paths.root, self.ctx.can_read)
 
     def tool(self, name: str) -> ToolInfo | None:
         spec = self.registry.get(name)

@@ -28,6 +28,11 @@ async def test_a_hidden_entity_name_answers_as_an_absent_one(make_vault: Callabl
                 result = await vg.call(tool, **args)
                 text = json.dumps(result.structured)
                 assert result.is_error and "Boss" not in text and "acl_denied" not in text, (tool, text)
+        for name in ("Chief", "Nobody"):  # a plan's effects and a dry run's preview: the caller's own note
+            step = {"id": "a", "tool": "add_observations"}
+            step["args"] = {"observations": [{"entityName": name, "contents": ["x"]}]}
+            checked = await vg.ok("validate_plan", plan={"goal": "g", "steps": [step]})
+            assert checked["valid"] and checked["effects"]["files_created"] == [f"Memory/{name}.md"], checked
         before = vg.read("Memory/Boss.md")
         made = await vg.ok("create_entities", entities=[{"name": "Chief", "entityType": "person"}])
         assert [e["path"] for e in made["created"]] == ["Memory/Chief.md"]
@@ -36,3 +41,12 @@ async def test_a_hidden_entity_name_answers_as_an_absent_one(make_vault: Callabl
         assert vg.read("Memory/Boss.md") == before
         opened = await vg.ok("open_nodes", names=["Chief"])
         assert [e["path"] for e in opened["entities"]] == ["Memory/Chief.md"]
+
+
+async def test_a_dry_run_vault_previews_the_callers_own_note(make_vault: Callable[..., Path]) -> None:
+    root = make_vault({"Memory/Boss.md": BOSS})
+    vault = {"id": "main", "path": root, "write_mode": "dry-run", "acl": ACL}
+    async with started(root, vaults=[vault]) as vg:
+        for name in ("Chief", "Nobody"):
+            out = await vg.ok("add_observations", observations=[{"entityName": name, "contents": ["x"]}])
+            assert out["dry_run"] is True and "Boss" not in json.dumps(out), out
