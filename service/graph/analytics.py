@@ -12,12 +12,17 @@ same numbers, in the same order, on every run.
   notes, until the L1 change is under `tol` (at most `max_iter` rounds). Scores sum to 1.
 - `betweenness`: Brandes over the undirected graph (or the directed one), normalised to 0..1 as
   for networkx (`normalized=True`). Exact when the graph has at most `max_sources` notes; else
-  from `max_sources` source notes drawn with `seed` and scaled by n / sources (`Betweenness.exact`
-  says which). Each source's BFS runs level by level on numpy arrays.
+  from the first `max_sources` notes of an order shuffled with `seed`, scaled by n / sources
+  (`Betweenness.exact` says which). Each source's BFS runs level by level on numpy arrays.
 - `shortest_path`: breadth first, neighbours in path order, so among equally short paths the one
   through the alphabetically first notes is returned; `None` when there is none.
 - `communities`: Louvain (modularity, resolution 1) on the undirected graph, nodes visited in an
   order shuffled with `seed`; communities largest first.
+- A `Limit` bounds the long ones (betweenness, Louvain, PageRank): its `stop` flag (the call was
+  cancelled, the server stops) ends the work with `Stopped` at the next source, node or round;
+  past its deadline betweenness ends with the sources done so far (an estimate from fewer) and
+  Louvain with the partition reached so far, each saying `cut`. A thread cannot be killed: this
+  is how a cancelled call's work ends.
 - `adamic_adar`: notes two links away that share neighbours with a note (not linked to it),
   scored by the sum of 1 / log(degree) of the shared neighbours.
 Costs at 10k notes and ~50k links (docs/tools-guide.md, "Graph analytics"): tens of ms for
@@ -28,6 +33,8 @@ from __future__ import annotations
 
 import math
 import random
+import threading
+import time
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -49,6 +56,28 @@ else:
 DAMPING = 0.85
 MAX_SOURCES = 256  # betweenness: exact up to this many notes, sampled sources above
 SEED = 0
+
+
+class Stopped(Exception):  # noqa: N818 - a signal, not a fault
+    """The work's `Limit.stop` was set: its caller is gone (cancelled, disconnected, server stopping)."""
+
+
+@dataclass(eq=False)
+class Limit:
+    """When a long computation ends: at once when `stop` is set (`Stopped`), early with what it
+    has past `deadline` (`time.monotonic()` seconds)."""
+
+    deadline: float = math.inf
+    stop: threading.Event = field(default_factory=threading.Event)
+
+    def up(self) -> bool:
+        """Raise `Stopped` when stopped; True when the deadline has passed."""
+        if self.stop.is_set():
+            raise Stopped
+        return time.monotonic() > self.deadline
+
+
+NO_LIMIT = Limit()
 
 
 def is_note(path: str) -> bool:
@@ -149,8 +178,11 @@ class NoteGraph:
         return np.bincount(self.dst, minlength=n), np.bincount(self.src, minlength=n)
 
 
-def pagerank(g: NoteGraph, damping: float = DAMPING, tol: float = 1e-10, max_iter: int = 200) -> FloatArray:
-    """PageRank of every node (index order); sums to 1."""
+def pagerank(
+    g: NoteGraph, damping: float = DAMPING, tol: float = 1e-10, max_iter: int = 200, limit: Limit = NO_LIMIT
+) -> FloatArray:
+    """PageRank of every node (index order); sums to 1. Stops (`Stopped`) with `limit.stop`; the
+    deadline does not cut it (a round is a few vector operations: 100k notes take well under a second)."""
     n = len(g)
     if n == 0:
         return np.zeros(0)
@@ -159,6 +191,7 @@ def pagerank(g: NoteGraph, damping: float = DAMPING, tol: float = 1e-10, max_ite
     share = np.zeros(g.links)
     rank = np.full(n, 1.0 / n)
     for _ in range(max_iter):
+        limit.up()
         np.divide(rank[g.src], out_deg[g.src], out=share)
         spread = np.bincount(g.dst, weights=share, minlength=n)
         new = (1.0 - damping) / n + damping * (spread + rank[dangling].sum() / n)
@@ -176,6 +209,7 @@ class Betweenness:
     exact: bool
     sources: int  # BFS sources used (all nodes when exact)
     seed: int
+    cut: bool = False  # the deadline ended it before `max_sources` sources
 
 
 def _ranges(csr: _Csr, rows: IntArray) -> tuple[IntArray, IntArray]:
@@ -214,22 +248,30 @@ def _dependencies(csr: _Csr, n: int, source: int) -> FloatArray:
     return delta
 
 
-def betweenness(g: NoteGraph, max_sources: int = MAX_SOURCES, seed: int = SEED, directed: bool = False) -> Betweenness:
-    """Betweenness centrality of every node (index order), exact or from sampled sources."""
+def betweenness(
+    g: NoteGraph, max_sources: int = MAX_SOURCES, seed: int = SEED, directed: bool = False, limit: Limit = NO_LIMIT
+) -> Betweenness:
+    """Betweenness centrality of every node (index order), exact or from sampled sources: the
+    first `max_sources` of the nodes shuffled with `seed`, so a run the deadline cut after k
+    sources is the estimate from the same first k sources (at least one)."""
     n = len(g)
     if n == 0:
         return Betweenness(np.zeros(0), True, 0, seed)
     csr = g.out_csr() if directed else g.undirected()
-    exact = n <= max_sources
-    sources = np.arange(n) if exact else np.sort(np.random.default_rng(seed).choice(n, size=max_sources, replace=False))
+    sources = np.random.default_rng(seed).permutation(n)[:max_sources]
     total = np.zeros(n)
+    done = 0
     for s in sources:
+        if limit.up() and done:
+            break
         total += _dependencies(csr, n, int(s))
+        done += 1
+    exact = done == n
     if not exact:
-        total *= n / len(sources)
+        total *= n / done
     if n > 2:  # undirected, each pair is counted from both ends: over twice the (n-1)(n-2)/2 pairs
         total /= (n - 1) * (n - 2)
-    return Betweenness(total, exact, int(len(sources)), seed)
+    return Betweenness(total, exact, done, seed, cut=done < len(sources))
 
 
 def shortest_path(g: NoteGraph, source: str, target: str, directed: bool = False) -> list[Step] | None:
@@ -268,6 +310,7 @@ class Communities:
     groups: list[list[int]]  # node indices, each group sorted, largest group first
     modularity: float
     seed: int
+    cut: bool = False  # the deadline ended it: the partition reached by then
 
 
 def _weighted(g: NoteGraph) -> list[dict[int, float]]:
@@ -275,9 +318,12 @@ def _weighted(g: NoteGraph) -> list[dict[int, float]]:
     return [dict.fromkeys((int(j) for j in und.row(i)), 1.0) for i in range(len(g))]
 
 
-def _move_nodes(adj: list[dict[int, float]], order: list[int], resolution: float, max_passes: int) -> list[int]:
+def _move_nodes(
+    adj: list[dict[int, float]], order: list[int], resolution: float, max_passes: int, limit: Limit
+) -> tuple[list[int], bool]:
     """Louvain's first phase: each node joins the neighbouring community with the best modularity
-    gain, in `order`, until a pass moves nothing. Returns each node's community."""
+    gain, in `order`, until a pass moves nothing. Returns each node's community, and True when
+    `limit`'s deadline ended it first (the partition is the one reached so far)."""
     k = [sum(row.values()) for row in adj]
     two_m = sum(k)
     comm = list(range(len(adj)))
@@ -285,6 +331,8 @@ def _move_nodes(adj: list[dict[int, float]], order: list[int], resolution: float
     for _ in range(max_passes):
         moved = False
         for i in order:
+            if limit.up():
+                return comm, True
             ci, ki = comm[i], k[i]
             near: dict[int, float] = {}
             for j, w in adj[i].items():
@@ -301,7 +349,7 @@ def _move_nodes(adj: list[dict[int, float]], order: list[int], resolution: float
                 comm[i], moved = best, True
         if not moved:
             break
-    return comm
+    return comm, False
 
 
 def modularity(adj: list[dict[int, float]], groups: list[list[int]], resolution: float = 1.0) -> float:
@@ -319,24 +367,33 @@ def modularity(adj: list[dict[int, float]], groups: list[list[int]], resolution:
 
 
 def communities(
-    g: NoteGraph, seed: int = SEED, resolution: float = 1.0, max_levels: int = 10, max_passes: int = 20
+    g: NoteGraph,
+    seed: int = SEED,
+    resolution: float = 1.0,
+    max_levels: int = 10,
+    max_passes: int = 20,
+    limit: Limit = NO_LIMIT,
 ) -> Communities:
-    """Louvain communities of the undirected link graph; a note without links is its own group."""
+    """Louvain communities of the undirected link graph; a note without links is its own group.
+    Past `limit`'s deadline the moves stop and the partition reached so far is the answer (`cut`)."""
     base = _weighted(g)
     adj = base
     member = list(range(len(g)))  # original node -> current super-node
     rng = random.Random(seed)
+    cut = False
     for _ in range(max_levels):
-        if sum(len(row) for row in adj) == 0:
+        if cut or sum(len(row) for row in adj) == 0:
             break
         order = list(range(len(adj)))
         rng.shuffle(order)
-        comm = _move_nodes(adj, order, resolution, max_passes)
+        comm, cut = _move_nodes(adj, order, resolution, max_passes, limit)
         labels = {c: i for i, c in enumerate(sorted(set(comm)))}
         if len(labels) == len(adj):
             break
         merged: list[dict[int, float]] = [{} for _ in labels]
         for i, row in enumerate(adj):
+            if i % 1024 == 0:
+                limit.up()  # only a stop ends the merge: the deadline is looked at by the moves
             ci = labels[comm[i]]
             target = merged[ci]
             for j, w in row.items():
@@ -348,7 +405,7 @@ def communities(
     for node, c in enumerate(member):
         grouped.setdefault(c, []).append(node)
     groups = sorted(grouped.values(), key=lambda grp: (-len(grp), grp[0]))
-    return Communities(groups, modularity(base, groups, resolution), seed)
+    return Communities(groups, modularity(base, groups, resolution), seed, cut)
 
 
 def adamic_adar(g: NoteGraph, node: str, limit: int = 10) -> list[tuple[str, float, list[str]]]:

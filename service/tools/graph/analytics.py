@@ -5,12 +5,13 @@ The algorithms are `service.graph.analytics` (pure, deterministic; method and co
 docs/tools-guide.md, "Graph analytics"). Every computation runs on the graph of the notes the
 caller may read: a denied note is no node, no edge touches it, so scores, counts, paths and
 communities are those of a vault without it. Results are checked against the disk before they
-are shown (a note deleted meanwhile is left out and the index told).
+are shown (a note deleted meanwhile is left out and the index told). Betweenness and Louvain run
+under the call's budget (`[limits] max_eval_seconds`, `views.computed`): past it the answer is
+the one reached so far and says `cut`; a cancelled call's work stops at its next source or node.
 """
 
 from __future__ import annotations
 
-import asyncio
 from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, Field
@@ -19,7 +20,7 @@ from service.graph import analytics as ga
 from service.graph.expand import Step
 from service.graph.queries import GraphQueries
 from service.tools.context import ToolContext
-from service.tools.graph.views import VIEWS, View
+from service.tools.graph.views import VIEWS, View, computed
 from service.tools.graph_common import LineText, NoteItem, note_item
 from service.tools.models import NOTE_ADDRESS, Paging, ToolInput, ToolOutput, decode_cursor, page_of
 from service.tools.search_common import FOLDER_FIELD, FolderArg, Partial, drop_gone, missing, partial, scope
@@ -37,21 +38,26 @@ def _score(value: float) -> float:
     return float(f"{value:.6g}")
 
 
-def pagerank_of(view: View) -> list[float]:
-    return view.graph.memo("pagerank", lambda: ga.pagerank(view.graph).tolist())  # type: ignore[return-value]
+def _budget(ctx: ToolContext) -> float:
+    return ctx.services.settings.limits.max_eval_seconds
 
 
-def betweenness_of(view: View, sources: int) -> ga.Betweenness:
+def pagerank_of(view: View, limit: ga.Limit = ga.NO_LIMIT) -> list[float]:
+    return view.graph.memo("pagerank", lambda: ga.pagerank(view.graph, limit=limit).tolist())  # type: ignore[return-value]
+
+
+def betweenness_of(view: View, sources: int, limit: ga.Limit = ga.NO_LIMIT) -> ga.Betweenness:
+    """Memoised, a cut answer too: the pages of one ranking come from the same scores."""
     g = view.graph
-    return g.memo(f"betweenness:{sources}", lambda: ga.betweenness(g, max_sources=sources))  # type: ignore[return-value]
+    return g.memo(f"betweenness:{sources}", lambda: ga.betweenness(g, max_sources=sources, limit=limit))  # type: ignore[return-value]
 
 
-def communities_of(view: View) -> tuple[ga.Communities, list[int]]:
-    """The communities and, for each, its links between two members."""
+def communities_of(view: View, limit: ga.Limit = ga.NO_LIMIT) -> tuple[ga.Communities, list[int]]:
+    """The communities and, for each, its links between two members (memoised, a cut answer too)."""
 
     def make() -> tuple[ga.Communities, list[int]]:
         g = view.graph
-        found = ga.communities(g)
+        found = ga.communities(g, limit=limit)
         label = np.zeros(len(g), dtype=np.int64)
         for no, group in enumerate(found.groups):
             label[group] = no
@@ -96,6 +102,11 @@ class CentralOut(ToolOutput, Partial):
     notes: int = Field(description="Notes in the link graph the scores were computed on.")
     links: int = Field(description="Distinct links between different notes in that graph.")
     exact: bool = Field(description="False when betweenness was estimated from sampled source notes.")
+    cut: bool = Field(
+        default=False,
+        description="betweenness: the compute budget ([limits] max_eval_seconds) ended it before max_sources "
+        "sources; the scores are the estimate from the `sources` done by then.",
+    )
     sources: int | None = Field(default=None, description="betweenness: source notes used.")
     seed: int | None = Field(default=None, description="betweenness: seed of the source sample.")
     next_cursor: str | None = Field(default=None, description="Pass as `cursor` for the next page.")
@@ -108,11 +119,12 @@ async def central_notes(ctx: ToolContext, args: CentralIn) -> CentralOut:
     view = await VIEWS.get(ctx)
     g = view.graph
     if args.measure == "pagerank":
-        scores = await asyncio.to_thread(pagerank_of, view)
-        exact, sources, seed = True, None, None
+        scores = await computed(lambda limit: pagerank_of(view, limit))
+        exact, cut, sources, seed = True, False, None, None
     else:
-        found = await asyncio.to_thread(betweenness_of, view, args.max_sources)
-        scores, exact, sources, seed = found.scores.tolist(), found.exact, found.sources, found.seed
+        found = await computed(lambda limit: betweenness_of(view, args.max_sources, limit), _budget(ctx))
+        scores, exact, cut = found.scores.tolist(), found.exact, found.cut
+        sources, seed = found.sources, found.seed
     order = sorted((i for i, p in enumerate(g.nodes) if _under(p, folders)), key=lambda i: (-scores[i], g.nodes[i]))
     ranked = [(rank, i) for rank, i in enumerate(order, 1)]
     ranked = await drop_gone(ctx, ranked, offset, args.limit, paths=lambda r: (g.nodes[r[1]],))
@@ -134,6 +146,7 @@ async def central_notes(ctx: ToolContext, args: CentralIn) -> CentralOut:
         notes=len(g),
         links=g.links,
         exact=exact,
+        cut=cut,
         sources=sources,
         seed=seed,
         next_cursor=cursor,
@@ -186,7 +199,7 @@ async def shortest_path(ctx: ToolContext, args: PathBetweenIn) -> PathBetweenOut
     g = view.graph
     steps = None
     if start in g.index and end in g.index:
-        steps = await asyncio.to_thread(ga.shortest_path, g, start, end, args.directed)
+        steps = await computed(lambda _: ga.shortest_path(g, start, end, args.directed))
     if steps is not None and await missing(ctx, {s.target for s in steps}):
         steps = None  # a note on the path is gone from disk: the index catches up, the path is not there
     if steps is None:
@@ -229,6 +242,11 @@ class CommunitiesOut(ToolOutput, Partial):
     notes: int = Field(description="Notes in the link graph (each in exactly one community).")
     modularity: float = Field(description="Modularity of the whole partition (higher: denser communities).")
     method: str = Field(description="The algorithm: 'louvain' on the undirected link graph.")
+    cut: bool = Field(
+        default=False,
+        description="The compute budget ([limits] max_eval_seconds) ended the moves early: the partition "
+        "reached by then (valid, each note in one community, less refined).",
+    )
     seed: int = Field(description="Seed of the node order (same vault, same communities).")
     next_cursor: str | None = Field(default=None, description="Pass as `cursor` for the next page.")
 
@@ -238,8 +256,8 @@ async def find_communities(ctx: ToolContext, args: CommunitiesIn) -> Communities
     offset = decode_cursor(args.cursor, **state)
     view = await VIEWS.get(ctx)
     g = view.graph
-    found, inside = await asyncio.to_thread(communities_of, view)
-    ranks = await asyncio.to_thread(pagerank_of, view)
+    found, inside = await computed(lambda limit: communities_of(view, limit), _budget(ctx))
+    ranks = await computed(lambda limit: pagerank_of(view, limit))
     listed = [(no, grp) for no, grp in enumerate(found.groups, 1) if len(grp) >= args.min_size]
     page, cursor = page_of(listed, offset, args.limit, **state)
     items: list[CommunityItem] = []
@@ -257,6 +275,7 @@ async def find_communities(ctx: ToolContext, args: CommunitiesIn) -> Communities
         notes=len(g),
         modularity=round(found.modularity, 4),
         method="louvain",
+        cut=found.cut,
         seed=found.seed,
         next_cursor=cursor,
         partial=partial(ctx),

@@ -8,18 +8,27 @@ of denied notes (a caller no rule restricts shares the vault-wide view), a few a
 is computed on a view (PageRank, betweenness, communities, the mention index) is memoised on it.
 Reads the index (`notes`, `links`) through `service.graph.queries` and the in-memory links of
 `graphrag.GRAPHS`.
+
+`computed` runs such work (the build, the analytics) in a daemon thread of its own with a
+`Limit`: the call's budget (`[limits] max_eval_seconds`) as its deadline, and its stop flag set
+when the call ends anyway (cancelled by the client, its connection gone, the server stopping),
+so the work ends at its next check instead of running on; a daemon thread never keeps a
+stopping process alive (an `asyncio.to_thread` worker did: the process outlived SIGTERM).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
+import time
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from service.graph.adjacency import LinkGraph
-from service.graph.analytics import NoteGraph, is_note
+from service.graph.analytics import Limit, NoteGraph, is_note
 from service.graph.mentions import NameIndex
 from service.graph.queries import GraphQueries
 from service.indexer.runner import indexer_of
@@ -28,6 +37,39 @@ from service.tools.graph.graphrag import GRAPHS
 from service.tools.search_common import readable, run
 
 KEPT = 4  # views kept per vault and generation (distinct sets of denied notes)
+T = TypeVar("T")
+
+
+async def computed(fn: Callable[[Limit], T], seconds: float | None = None) -> T:
+    """`fn(limit)` in a daemon thread, awaited; `limit.stop` is set once this returns or is
+    cancelled (module docstring), `limit.deadline` is `seconds` from now (None: none)."""
+    limit = Limit(deadline=time.monotonic() + seconds if seconds is not None else float("inf"))
+    loop = asyncio.get_running_loop()
+    done: asyncio.Future[T] = loop.create_future()
+
+    def settle(result: T | None, error: BaseException | None) -> None:
+        if done.done():  # the call was cancelled meanwhile
+            return
+        if error is not None:
+            done.set_exception(error)
+        else:
+            done.set_result(result)  # type: ignore[arg-type]
+
+    def work() -> None:
+        result: T | None = None
+        error: BaseException | None = None
+        try:
+            result = fn(limit)
+        except BaseException as exc:  # noqa: BLE001 - handed to the awaiting call
+            error = exc
+        with contextlib.suppress(RuntimeError):  # the loop is closed: the server stopped, nobody waits
+            loop.call_soon_threadsafe(settle, result, error)
+
+    threading.Thread(target=work, name="vaultgate-graph", daemon=True).start()
+    try:
+        return await done
+    finally:
+        limit.stop.set()
 
 
 @dataclass(eq=False)
@@ -80,12 +122,12 @@ class Views:
         links = await run(ctx, lambda conn: GRAPHS.get(conn, vid, indexer) if indexer else LinkGraph.load(conn, vid))
         visible = [n for n in notes if n[0] not in denied and is_note(n[0])]
 
-        def build() -> View:
+        def build(_: Limit) -> View:
             allowed = {p for p, _, _ in visible}
             keep = None if not denied else allowed.__contains__
             return View(NoteGraph.from_outlinks(links.outlinks, (p for p, _, _ in visible), keep), visible)
 
-        view = await asyncio.to_thread(build)
+        view = await computed(build)
         if indexer is not None:
             with self._lock:
                 current = self._kept.get(indexer)

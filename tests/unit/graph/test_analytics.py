@@ -95,3 +95,23 @@ def test_mentions_skip_frontmatter_code_links_and_linked_notes() -> None:
     assert mentions("Ideas.md", "Ideas are mine.\n", names) == []  # a note's own name
     marked = "> [!ideas] The #ideas tag and #launch/plan too ^ideas\n"
     assert mentions("Me.md", marked, names) == []  # callout type, tags, block id
+
+
+def test_a_limit_cuts_betweenness_and_louvain_at_its_deadline_and_stops_them_when_set() -> None:
+    g = ga.NoteGraph.build([*_clique("a", 6), *_clique("b", 6), ("a0.md", "b0.md")])
+    past = ga.Limit(deadline=0.0)
+    cut = ga.betweenness(g, limit=past)
+    assert cut.cut and not cut.exact and cut.sources == 1
+    full = ga.betweenness(g)
+    assert not full.cut and full.exact and full.sources == 12
+    assert ga.betweenness(g, max_sources=4).sources == 4  # the first 4 of the same shuffled order
+    found = ga.communities(g, limit=past)
+    assert found.cut and sorted(i for grp in found.groups for i in grp) == list(range(12))
+    stopped = ga.Limit()
+    stopped.stop.set()
+    for run in (ga.betweenness, ga.communities, ga.pagerank):
+        try:
+            run(g, limit=stopped)  # type: ignore[operator]
+        except ga.Stopped:
+            continue
+        raise AssertionError(f"{run.__name__} ran on after its stop")
