@@ -19,10 +19,10 @@ from typing import Any
 
 from service.dataview.evaluate import Budget, Context, compile_expr, returns_bool
 from service.dataview.items import FileFields, Inherited
-from service.dataview.pages import View
 from service.dataview.query import Column, Query
 from service.dataview.syntax import Node
 from service.dataview.values import Link, SortKey, compare, to_json, truthy, type_of, typed
+from service.dataview.view import View
 from service.gcpause import paused
 
 Row = Mapping[str, Any]
@@ -67,7 +67,7 @@ def _source(node: Node, view: View, universe: set[str], this: str | None) -> set
             return exact
         prefix = raw + "/" if raw else ""
         return {p for p in universe if p.startswith(prefix)}
-    target = this if not node[1].path else view.set.resolve_path(node[1].path)
+    target = this if not node[1].path else view.resolve_path(node[1].path)
     if target is None or target not in universe:
         return set()
     if kind == "link":

@@ -174,7 +174,7 @@ class FileFields(Mapping[str, Any]):
 
     __slots__ = ()
     _LAZY = ("tasks", "lists", "inlinks")
-    _cut: Callable[[Any], Any] | None = None  # one caller's view of link values (`pages.View.cut`)
+    _cut: Callable[[Any], Any] | None = None  # one caller's view of link values (`view.View.cut`)
     _readable: Callable[[str], bool] | None = None  # which incoming links that caller sees
 
     def _page(self) -> FilePage:

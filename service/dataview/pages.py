@@ -16,11 +16,8 @@ as written stay in the index and are read when a query touches them (`reads.Inde
 query-image warm-up does, after `[search] query_images_idle_s`), and rebuilds a vault's set
 when the index's signature (note count, newest index time and mtime, id sum) changes; a note
 whose content hash is unchanged keeps its parsed fields unless notes were added or removed (a
-link in a field may then resolve elsewhere), so an edit costs one note's parse. `View` is one
-caller's window on the set: a note the caller may not read is absent from it and from every `file.inlinks`, and
-every link value that names a file the caller may not read (`file.outlinks`, link fields,
-list items and tasks, links written in the query) shows the target as the note wrote it, as an
-unresolved link does — never the path it resolves to (get_outlinks and Bases do the same).
+link in a field may then resolve elsewhere), so an edit costs one note's parse. One caller's
+window on the set is `service.dataview.view.View`.
 """
 
 from __future__ import annotations
@@ -35,7 +32,7 @@ import threading
 import time
 import weakref
 from array import array
-from collections.abc import Callable, Collection, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -177,14 +174,17 @@ class PageSet:
         page = self.pages.get(path)
         return page.tag_list if page is not None else None
 
-    def resolve_path(self, target: str) -> str | None:
+    def resolve_path(self, target: str, readable: Callable[[str], bool] | None = None) -> str | None:
+        """The note `target` names; with `readable`, among the notes it allows only (a caller's view)."""
         target = target.strip()
         if not target:
             return None
         for candidate in (target, target + ".md"):
-            if candidate in self._paths:
+            if candidate in self._paths and (readable is None or readable(candidate)):
                 return candidate
         found = self.names.get(target.rsplit("/", 1)[-1].removesuffix(".md").lower())
+        if readable is not None:
+            found = [p for p in found if readable(p)]
         if len(found) == 1 and "/" not in target:
             return found[0]
         suffix = "/" + target.lower().removesuffix(".md") + ".md"
@@ -390,60 +390,3 @@ class PageCache:
                     del sets[vault_id]
                     dropped += 1
         return dropped
-
-
-class View:
-    """The pages one caller may read, with links to unreadable notes removed."""
-
-    def __init__(self, pages: PageSet, can_read: Callable[[str], bool], everything: bool) -> None:
-        self.set = pages
-        self.can_read = can_read
-        self.everything = everything
-        self._rows: dict[str, Mapping[str, Any]] = {}
-
-    def paths(self) -> list[str]:
-        if self.everything:
-            return self.set.order
-        return [p for p in self.set.order if self.can_read(p)]
-
-    def rows(self, paths: list[str]) -> list[Mapping[str, Any]]:
-        """The rows of `paths` (readable ones only), in that order."""
-        if self.everything and paths is self.set.order:
-            if self.set.ordered_rows is None:
-                self.set.ordered_rows = [self.set.pages[p] for p in paths]
-            return list(self.set.ordered_rows)
-        return [r for r in map(self.row, paths) if r is not None]
-
-    def row(self, path: str) -> Mapping[str, Any] | None:
-        page = self.set.pages.get(path)
-        if page is None or not (self.everything or self.can_read(path)):
-            return None
-        if self.everything:
-            return page
-        cached = self._rows.get(path)
-        if cached is None:
-            readable = PageFile(page).cut_with(self.cut, self.can_read)
-            fields = {k: self.cut(v) for k, v in page.items()} if any(map(values.holds_link, page.fields())) else page
-            cached = self._rows[path] = {**fields, "file": readable}
-        return cached
-
-    def cut(self, value: Any) -> Any:
-        """`value` with every link to a file the caller may not read shown as written (unresolved)."""
-        if isinstance(value, Link):
-            if self.everything or self.can_read(value.path):
-                return value
-            written = value.written if value.written is not None else value.path.rsplit("/", 1)[-1]
-            return Link(written.strip(), value.display, value.embed, value.subpath)
-        if isinstance(value, list):
-            return [self.cut(v) for v in value]
-        if type(value) is dict:
-            return {k: self.cut(v) for k, v in value.items()}
-        return value
-
-    def row_of(self, link: Link) -> Mapping[str, Any] | None:
-        path = self.set.resolve_path(link.path)
-        return self.row(path) if path else None
-
-    def resolve(self, link: Link) -> Link:
-        resolved = self.set.resolve(link)
-        return resolved if self.everything else self.cut(resolved)

@@ -19,10 +19,11 @@ from pydantic import Field
 
 from service.dataview import execute
 from service.dataview.evaluate import Budget
-from service.dataview.pages import PageCache, View
+from service.dataview.pages import PageCache
 from service.dataview.query import Query, describe, is_dataviewjs, parse_query
 from service.dataview.syntax import DqlError
 from service.dataview.values import typed
+from service.dataview.view import View
 from service.errors import ModeUnavailable, QuerySyntaxError
 from service.gcpause import paused
 from service.indexer.runner import indexer_of
