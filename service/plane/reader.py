@@ -30,6 +30,8 @@ def readable(ctx: JobContext) -> Callable[[str], bool]:
     if settings is None:
         return lambda _path: True
     acl = AclGuard(settings)
+    if not acl.acl_of(ctx.vault.id).restricted:  # no path rule: every indexed note (~1 s saved a 100k notes)
+        return lambda _path: True
     seen: dict[str, bool] = {}
 
     def allowed(path: str) -> bool:
