@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from service.errors import Conflict
+from service.errors import Conflict, ValidationFailed
 from service.plane.findings import Finding
 from service.plane.holds import still_holds
 from service.tools.context import ToolContext
@@ -30,7 +30,19 @@ async def run_plan(
     inner: dict[str, Any] = {"plan": found.plan, "vault": ctx.vault.id} | ({"dry_run": True} if dry_run else {})
     if elicit_token is not None:
         inner["elicit_token"] = elicit_token
-    result = await ctx.run_nested("execute_plan", inner)  # asks a human where the plan's steps need one
+    try:
+        result = await ctx.run_nested("execute_plan", inner)  # asks a human where the plan's steps need one
+    except ValidationFailed as refused:  # the vault no longer lets the plan run (a step's note is there now…)
+        raise Conflict(
+            "the finding's plan cannot run on the vault as it is now: the finding stays open",
+            details={
+                "finding_id": found.id,
+                "run_id": None,
+                "run_status": None,
+                "problems": refused.details.get("problems", []),
+            },
+            hint="the problems name the step that would fail; run_consolidation finds it on the notes as they are now.",
+        ) from refused
     run: dict[str, Any] = result.structured or {}
     if run.get("status") != ("dry-run" if dry_run else "done"):
         failed = [s for s in run.get("steps", []) if isinstance(s, dict) and s.get("status") != "ok"]

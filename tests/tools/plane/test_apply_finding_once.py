@@ -36,10 +36,11 @@ async def test_a_plan_run_that_fails_is_an_error_and_the_finding_stays_open(make
         await vg.ok("run_consolidation", wait=True, jobs=["digest"])
         [digest] = (await vg.ok("list_findings", kind="digest"))["items"]
         path = digest["plan"]["steps"][0]["args"]["path"]
-        await vg.ok("write_note", path=path, content="# Someone else's note\n")  # the plan's create_note fails
-        failed = await vg.err("apply_finding", "conflict", finding_id=digest["id"])
-        assert failed["details"]["run_status"] == "failed"
-        assert failed["details"]["steps"][0]["errors"][0]["code"] == "already_exists"
+        await vg.ok("write_note", path=path, content="# Someone else's note\n")  # the plan's create_note would fail
+        failed = await vg.err("apply_finding", "conflict", finding_id=digest["id"])  # refused before it runs
+        assert failed["details"]["run_status"] is None
+        assert [p["code"] for p in failed["details"]["problems"]] == ["already_exists"]
+        assert vg.read(path) == "# Someone else's note\n"
         [still] = (await vg.ok("list_findings", kind="digest"))["items"]
         assert still["id"] == digest["id"] and still["status"] == "open"
 
