@@ -1,7 +1,10 @@
 """admin domain, server side: server_health, get_server_config and list_vaults.
 
 Touches: settings and the indexers' in-memory state (read only). `server_health` and
-`list_vaults` are read-class (any reader may see versions, backends and the vaults it may use);
+`list_vaults` are read-class (any reader may see versions, backends and the vaults it may use —
+only those its token reaches; file counts that may include notes a path rule hides from it are
+left out: they are for `admin`, as on /readyz, or a caller that may read every note, as in
+index_status);
 `get_server_config` needs `admin`. Guarantee: secrets never leave `get_server_config` (SecretStr
 values, anything under a secret-looking key and credentials inside URLs are masked), and no
 absolute host path reaches a caller (vault folders by name, other paths relative to a vault or
@@ -16,6 +19,7 @@ import sqlite3
 import time
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -24,6 +28,8 @@ from service.bridges.probe import BridgeReport
 from service.indexer.runner import indexer_of
 from service.obsidian.canvas import not_canvas
 from service.security.binding import bound_vault
+from service.security.scopes import holds
+from service.security.visible import unrestricted
 from service.settings import Settings
 from service.tools.context import ToolContext
 from service.tools.models import ToolInput, ToolOutput
@@ -56,13 +62,18 @@ class VaultIndexState(BaseModel):
     vault: str = Field(description="Vault id.")
     state: str = Field(description="Index state: starting, reconciling, ready, failed, or none (no indexer).")
     ready: bool = Field(description="The initial reconcile is complete.")
-    backlog: int = Field(description="Notes waiting to be (re)indexed.")
-    skipped_files: int = Field(
+    backlog: int = Field(
+        description="Notes waiting to be (re)indexed (for a caller a path rule restricts: 1 when any wait)."
+    )
+    skipped_files: int | None = Field(
         default=0,
         description="Files left out of the index: names that are not UTF-8, FIFOs and other special files, "
-        "files that could not be read, parsed or stored (index_status lists examples).",
+        "files that could not be read, parsed or stored (index_status lists examples). Null for a caller a "
+        "path rule restricts, unless it holds admin (they may lie where it may not read).",
     )
-    fallback_encoding: int = Field(default=0, description="Notes indexed from a file that is not UTF-8.")
+    fallback_encoding: int | None = Field(
+        default=0, description="Notes indexed from a file that is not UTF-8 (null for a restricted caller)."
+    )
 
 
 class ServerHealthOut(ToolOutput):
@@ -96,23 +107,28 @@ class ServerHealthOut(ToolOutput):
 async def server_health(ctx: ToolContext, args: ServerHealthIn) -> ServerHealthOut:
     services = ctx.services
     states = []
-    bound = ctx.principal.vault
+    bound = bound_vault(ctx.principal, len(services.vaults), services.settings.default_vault_id)
+    admin = holds(ctx.principal.scopes, "admin")
     for vid, vault in services.vaults.items():
         if bound is not None and bound != vid:
-            continue  # a vault-bound token learns nothing about the other vaults
+            continue  # a bound token (a vault claim, or claimless on a multi-vault server) sees its vault only
         indexer = indexer_of(vault)
         if indexer is None:
             states.append(VaultIndexState(vault=vid, state="none", ready=True, backlog=0))
         else:
             issues = indexer.file_issues.summary()
+            # figures over every file: for admin (as /readyz) or a caller that may read every note (index_status)
+            restricted = not (
+                admin or unrestricted(SimpleNamespace(principal=ctx.principal, vault=vault, services=services))
+            )
             states.append(
                 VaultIndexState(
                     vault=vid,
                     state=indexer.state,
                     ready=indexer.ready,
-                    backlog=indexer.backlog,
-                    skipped_files=issues["skipped"],
-                    fallback_encoding=issues["fallback_encoding"],
+                    backlog=min(indexer.backlog, 1) if restricted else indexer.backlog,
+                    skipped_files=None if restricted else issues["skipped"],
+                    fallback_encoding=None if restricted else issues["fallback_encoding"],
                 )
             )
     bridges = await _bridges(ctx, args.probe_bridges)
