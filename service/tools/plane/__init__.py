@@ -26,9 +26,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from service.errors import Conflict, ModeUnavailable, NoteNotFound, ValidationFailed
+from service.errors import AclDenied, Conflict, ModeUnavailable, NoteNotFound, ValidationFailed
 from service.plane.findings import Finding, Shown
 from service.plane.plane import Plane, RunResult
+from service.security.scopes import narrowing
 from service.security.visible import unrestricted
 from service.tools.context import ToolContext
 from service.tools.models import ToolInput, ToolOutput, decode_cursor, encode_cursor
@@ -299,8 +300,21 @@ async def _finding(ctx: ToolContext, finding_id: str) -> Finding:
     return found
 
 
+def _check_write(ctx: ToolContext, found: Finding) -> None:
+    """Changing a finding's state (for every caller, and for auto_apply) needs write access to the
+    notes it is about; a vault-wide one (about no note) a write scope not narrowed to a folder."""
+    guard = ctx.services.guard
+    denied = [p for p in found.paths if not guard.allows(ctx.principal, ctx.vault, p, "write")]
+    if denied or (not found.paths and narrowing(ctx.principal.scopes, "write:vault") is not None):
+        raise AclDenied(
+            f"dismissing finding {found.id!r} needs write access to the notes it is about",
+            details={"finding_id": found.id, "path": denied[0] if denied else None, "op": "write"},
+        )
+
+
 async def dismiss_finding(ctx: ToolContext, args: FindingIn) -> DismissOut:
     found = await _finding(ctx, args.finding_id)
+    _check_write(ctx, found)
     await _plane(ctx).findings.mark(found.id, "dismissed")
     return DismissOut(finding_id=found.id, status="dismissed")
 
