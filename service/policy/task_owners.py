@@ -4,7 +4,8 @@ A task (a plan run, a reindex, a consolidation run, an OCR job) belongs to the c
 started it, and the caller is the subject together with what it may do and see: its sorted
 scopes and its vault binding (`owner_key`), the rule docs/policies.md gives stored results. A
 narrowed, read-only or differently bound token of the same subject neither lists, gets, reads
-the result of, nor cancels it: for that token the task does not exist.
+the result of, nor cancels it: for that token the task does not exist (get_plan_run and
+cancel_plan apply the same rule to a run with a recorded owner).
 
 Job tasks keep the key in memory with the task (`service.protocol.job_tasks`). A plan run is a
 task for as long as its journal row lives, across restarts, so its owner is stored
@@ -45,9 +46,13 @@ class TaskOwners:
 
         await self.db.run_write(write)
 
-    async def owns(self, principal: Principal, task_id: str) -> bool:
+    async def owner(self, task_id: str) -> str | None:
+        """The recorded owner key of `task_id` (None: not recorded, e.g. a run opened before the table)."""
         row = await self.db.fetchone("SELECT owner FROM task_owners WHERE task_id = ?", (task_id,))
-        return row is not None and row[0] == owner_key(principal)
+        return str(row[0]) if row is not None else None
+
+    async def owns(self, principal: Principal, task_id: str) -> bool:
+        return await self.owner(task_id) == owner_key(principal)
 
     async def owned(self, principal: Principal, task_ids: list[str]) -> set[str]:
         """Which of `task_ids` the principal owns."""

@@ -25,7 +25,7 @@ from service.plans.runner import Runner, RunState, StepOutcome
 from service.plans.summary import Effects, PlanEffects
 from service.policy.approval import APPROVAL, PlanApproval
 from service.policy.confirmations import ChangePreview
-from service.policy.task_owners import TaskOwners
+from service.policy.task_owners import TaskOwners, owner_key
 from service.tools.context import ToolContext
 from service.tools.models import JsonValue, ToolInput, ToolOutput
 from service.tools.sessions.plan_host import PlanHost, parse_plan
@@ -256,7 +256,13 @@ async def execute_plan(ctx: ToolContext, args: ExecuteIn, *, registry: Catalog) 
 async def _own_run(ctx: ToolContext, run_id: str) -> tuple[RunState | None, Any]:
     plans = ctx.services.plans
     row = await plans.journal.run(run_id)
-    if row is None or row.vault_id != ctx.vault.id or row.caller != caller_hash(ctx.principal.subject):
+    owner = await TaskOwners(plans.journal.db).owner(run_id)  # the grant it was started under, when recorded
+    if (
+        row is None
+        or row.vault_id != ctx.vault.id
+        or row.caller != caller_hash(ctx.principal.subject)
+        or (owner is not None and owner != owner_key(ctx.principal))
+    ):
         raise ToolNotFound(
             f"no plan run {run_id!r} of yours in this vault",
             details={"run_id": run_id},
