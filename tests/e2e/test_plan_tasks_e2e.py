@@ -32,6 +32,8 @@ from tests.conftest import e2e
 from tests.keys import SECRET, claims, hs
 
 PLAN = {"goal": "two notes", "steps": [{"id": "a", "tool": "create_note", "args": {"path": "T/A", "content": "a"}}]}
+# The same plan onto a note it has not made yet (T/A exists once PLAN ran: a dry run of PLAN would be refused).
+OTHER_PLAN = {"goal": "again", "steps": [{"id": "a", "tool": "create_note", "args": {"path": "T/A2", "content": "a"}}]}
 WRITER = "read:vault write:vault delete:vault"
 ANY = TypeAdapter(dict[str, Any])
 
@@ -154,7 +156,7 @@ async def test_a_plan_runs_as_a_task_with_the_extension(make_vault: Callable[...
                 await mallory.session.send_request(GetTask(params=TaskParams(taskId=handle.task_id)), ANY)
             assert hidden.value.error.code == types.INVALID_PARAMS  # another caller's task does not exist
         async with client(url, token("alice"), "auto") as plain:  # no extension declared
-            result = await plain.call_tool("execute_plan", {"plan": {**PLAN, "goal": "again"}, "dry_run": True})
+            result = await plain.call_tool("execute_plan", {"plan": OTHER_PLAN, "dry_run": True})
             assert not result.is_error and result.structured_content is not None  # an ordinary result
             with pytest.raises(MCPError) as missing:
                 await plain.session.send_request(GetTask(params=TaskParams(taskId=handle.task_id)), ANY)
@@ -186,7 +188,7 @@ async def test_core_tasks_of_protocol_2025_11_25(make_vault: Callable[..., Path]
             with pytest.raises(MCPError) as terminal:
                 await alice.session.send_request(CancelTask(params=TaskParams(taskId=task["taskId"])), ANY)
             assert terminal.value.error.code == types.INVALID_PARAMS
-            plain = await alice.call_tool("execute_plan", {"plan": {**PLAN, "goal": "no task"}, "dry_run": True})
+            plain = await alice.call_tool("execute_plan", {"plan": OTHER_PLAN, "dry_run": True})
             assert plain.structured_content is not None and plain.structured_content["status"] == "dry-run"
         async with client(url, token("mallory"), "legacy") as mallory:
             listing = await mallory.session.send_request(ListTasks(params=types.PaginatedRequestParams()), ANY)
