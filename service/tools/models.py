@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import base64
 import json
-from typing import Annotated, Any
+from collections.abc import Callable, Sequence
+from typing import Annotated, Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
 
@@ -101,6 +102,65 @@ def decode_cursor(cursor: str | None, **expect: Any) -> int:
     if offset < 0:
         raise ValidationFailed("invalid cursor", details={"field": "cursor"})
     return offset
+
+
+def _cursor_data(cursor: str) -> dict[str, Any]:
+    try:
+        data = json.loads(base64.urlsafe_b64decode((cursor + "=" * (-len(cursor) % 4)).encode()))
+    except (ValueError, TypeError):
+        data = None
+    if not isinstance(data, dict):
+        raise ValidationFailed("invalid cursor", details={"field": "cursor"})
+    return data
+
+
+def decode_after(cursor: str | None, **expect: Any) -> tuple[Any, ...] | None:
+    """The sort key of the last item a keyset cursor's page listed (None: no cursor). A cursor of
+    the older offset form, or from another query, is a validation error (start again without one)."""
+    if not cursor:
+        return None
+    data = _cursor_data(cursor)
+    mark = data.get("a")
+    if not isinstance(mark, list) or not mark:
+        if "o" in data:
+            raise ValidationFailed(
+                "cursor of an earlier form: list again without a cursor",
+                details={"field": "cursor", "reason": "stale_cursor"},
+            )
+        raise ValidationFailed("invalid cursor", details={"field": "cursor"})
+    for key, value in expect.items():
+        if data.get(key) != value:
+            raise ValidationFailed("cursor belongs to a different query", details={"field": "cursor"})
+    return tuple(mark)
+
+
+T = TypeVar("T")
+
+
+def page_after(
+    items: Sequence[T],
+    key: Callable[[T], tuple[Any, ...]],
+    mark: tuple[Any, ...] | None,
+    limit: int,
+    *,
+    descending: bool = False,
+    **state: Any,
+) -> tuple[list[T], str | None]:
+    """Keyset paging: the `limit` items after `mark` in `items` (sorted by `key`, a total order,
+    descending if so), and the cursor naming the last one. Items created or removed before the
+    mark shift no later page: every unchanged item is listed once."""
+    try:
+        rest = items if mark is None else [i for i in items if (key(i) < mark if descending else key(i) > mark)]
+    except TypeError:  # a mark of another shape than this listing's keys
+        raise ValidationFailed("invalid cursor", details={"field": "cursor"}) from None
+    window = list(rest[:limit])
+    more = len(rest) > limit
+    return window, (encode_after(key(window[-1]), **state) if more and window else None)
+
+
+def encode_after(mark: Sequence[Any], **state: Any) -> str:
+    raw = json.dumps({"a": list(mark), **state}, separators=(",", ":")).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
 
 def page_of(items: list[Any], offset: int, limit: int, **state: Any) -> tuple[list[Any], str | None]:

@@ -61,21 +61,31 @@ class Listing:
     total: int
     markdown_only: bool
 
-    def page(self, offset: int, limit: int, *, descending: bool = False) -> list[str]:
-        """Vault paths `offset` to `offset + limit` of the listing sorted by lower-case path."""
+    def page(self, after: tuple[str, str] | None, limit: int, *, descending: bool = False) -> list[str]:
+        """The `limit` vault paths after the sort key `after` (`path_key` of the last path a page
+        listed; None: from the start), sorted by `path_key`: a keyset, so files created or deleted
+        before it shift no later page."""
         runs = [self._run(rel, names, descending) for rel, names in self.parts]
-        merged = heapq.merge(*runs, key=str.lower, reverse=descending)
-        return list(itertools.islice(merged, offset, offset + limit))
+        merged: Iterable[str] = heapq.merge(*runs, key=path_key, reverse=descending)
+        if after is not None:
+            mark = after
+            merged = itertools.dropwhile(
+                (lambda p: path_key(p) >= mark) if descending else (lambda p: path_key(p) <= mark), merged
+            )
+        return list(itertools.islice(merged, limit))
 
     def _run(self, rel: str, names: tuple[str, ...], descending: bool) -> Iterator[str]:
         prefix = f"{rel}/" if rel else ""
-        ordered: Iterable[str] = names
-        if descending:  # names equal but for case keep their order, as a stable reverse sort has it
-            groups = itertools.groupby(reversed(names), key=str.lower)
-            ordered = itertools.chain.from_iterable(reversed(list(group)) for _, group in groups)
+        ordered: Iterable[str] = reversed(names) if descending else names
         for name in ordered:
             if not self.markdown_only or name.lower().endswith(".md"):
                 yield prefix + name
+
+
+def path_key(path: str) -> tuple[str, str]:
+    """The listing order of a path: by its lower-case form, then (names equal but for case) by the
+    name itself, a total order a keyset cursor can resume from."""
+    return path.lower(), path
 
 
 def _nfc(name: str) -> str:

@@ -22,8 +22,9 @@ from service.errors import NoteNotFound, ValidationFailed
 from service.markdown.parse import note_title
 from service.retrieval import globs
 from service.tools.context import ToolContext
-from service.tools.models import ToolInput, ToolOutput, decode_cursor, encode_cursor, page_of
+from service.tools.models import ToolInput, ToolOutput, decode_after, encode_after, page_after
 from service.tools.spec import ToolSpec
+from service.vault.listings import path_key
 
 GLOB_FLAGS = wglob.GLOBSTAR | wglob.BRACE | wglob.IGNORECASE | wglob.DOTMATCH
 
@@ -60,19 +61,24 @@ async def list_notes(ctx: ToolContext, args: ListNotesIn) -> ListNotesOut:
 
     by_path = args.sort == "path"
     readable = ctx.walk_filter()
-    state = {"q": f"{folder.rel}|{args.glob}|{args.recursive}|{args.sort}|{args.order}"}
-    offset = decode_cursor(args.cursor, **state)
+    desc = args.order == "desc"
+    # A keyset cursor (the last item's sort key): notes created, deleted or moved before it shift
+    # no later page, so every unchanged note is listed once (an offset repeated or skipped some).
+    state = {"t": "notes", "q": f"{folder.rel}|{args.glob}|{args.recursive}|{args.sort}|{args.order}"}
+    mark = decode_after(args.cursor, **state)
     if by_path and not args.glob and readable is None:
         listing = ctx.vault.files.listings.listing(
             folder, recursive=args.recursive, attachments=args.include_attachments
         )
         if listing is not None:
-            page = listing.page(offset, args.limit, descending=args.order == "desc")
+            after = _path_mark(mark)
+            page = listing.page(after, args.limit + 1, descending=desc)
+            more = len(page) > args.limit
+            page = page[: args.limit]
             stated = _stat_rows([(rel, ctx.vault.paths.on_disk(rel)) for rel in page])
-            more = offset + args.limit < listing.total
-            after = encode_cursor(offset + args.limit, **state) if more else None
+            nxt = encode_after(path_key(page[-1]), **state) if more and page else None
             items = [_file_item(ctx, *row) for row in stated]
-            return ListNotesOut(items=items, next_cursor=after, total=listing.total)
+            return ListNotesOut(items=items, next_cursor=nxt, total=listing.total)
 
     glob = _glob_matcher(args.glob) if args.glob else None
 
@@ -91,7 +97,7 @@ async def list_notes(ctx: ToolContext, args: ListNotesIn) -> ListNotesOut:
                 continue
             out.append((rel, entry))
         if by_path:
-            out.sort(key=_path_key, reverse=args.order == "desc")
+            out.sort(key=_path_key, reverse=desc)
         return out
 
     # On the event loop: in a worker thread this GIL-bound walk only traded CPU for waits. The
@@ -99,10 +105,22 @@ async def list_notes(ctx: ToolContext, args: ListNotesIn) -> ListNotesOut:
     limits = ctx.services.settings.limits
     with Budget(limits, max_seconds=limits.max_eval_seconds, what="the glob").active():
         found = files()
-    rows = found if by_path else _stat_sorted(found, args.sort, args.order == "desc")
-    window, nxt = page_of(rows, offset, args.limit, **state)
-    items = [_file_item(ctx, *row) for row in (_stat_rows(window) if by_path else window)]
+    if by_path:
+        window, nxt = page_after(found, _path_key, mark, args.limit, descending=desc, **state)
+        items = [_file_item(ctx, *row) for row in _stat_rows(window)]
+    else:
+        rows = _stat_sorted(found, args.sort, desc)
+        stat_window, nxt = page_after(rows, _SORT_KEYS[args.sort], mark, args.limit, descending=desc, **state)
+        items = [_file_item(ctx, *row) for row in stat_window]
     return ListNotesOut(items=items, next_cursor=nxt, total=len(found))
+
+
+def _path_mark(mark: tuple[Any, ...] | None) -> tuple[str, str] | None:
+    if mark is None:
+        return None
+    if len(mark) != 2 or not all(isinstance(part, str) for part in mark):
+        raise ValidationFailed("invalid cursor", details={"field": "cursor"})
+    return str(mark[0]), str(mark[1])
 
 
 def _glob_matcher(pattern: str) -> Callable[[str], bool]:
@@ -133,16 +151,16 @@ def _stat_sorted(found: list[tuple[str, os.DirEntry[str]]], sort: str, desc: boo
     return rows
 
 
-def _path_key(row: tuple[str, Any]) -> str:
-    return row[0].lower()
+def _path_key(row: tuple[str, Any]) -> tuple[str, str]:
+    return path_key(row[0])
 
 
-def _mtime_key(row: tuple[str, int, float]) -> float:
-    return row[2]
+def _mtime_key(row: tuple[str, int, float]) -> tuple[float, str, str]:
+    return (row[2], *path_key(row[0]))
 
 
-def _size_key(row: tuple[str, int, float]) -> int:
-    return row[1]
+def _size_key(row: tuple[str, int, float]) -> tuple[int, str, str]:
+    return (row[1], *path_key(row[0]))
 
 
 _SORT_KEYS: dict[str, Callable[[tuple[str, int, float]], Any]] = {  # by path: sorted before any stat
@@ -190,10 +208,14 @@ async def list_folders(ctx: ToolContext, args: ListFoldersIn) -> ListFoldersOut:
         elif rel.lower().endswith(".md"):
             counts[rel.rpartition("/")[0]] += 1
     found = [FolderItem(path=rel, obsidian_url=ctx.vault.url(rel), notes=counts[rel]) for rel in folders]
-    found.sort(key=lambda f: f.path.lower())
-    state = {"q": f"{folder.rel}|{args.recursive}"}
-    window, nxt = page_of(found, decode_cursor(args.cursor, **state), args.limit, **state)
+    found.sort(key=_folder_key)
+    state: dict[str, Any] = {"t": "folders", "q": f"{folder.rel}|{args.recursive}"}
+    window, nxt = page_after(found, _folder_key, decode_after(args.cursor, **state), args.limit, **state)
     return ListFoldersOut(items=window, next_cursor=nxt)
+
+
+def _folder_key(item: FolderItem) -> tuple[str, str]:
+    return path_key(item.path)
 
 
 TOOLS: tuple[ToolSpec, ...] = (

@@ -12,14 +12,14 @@ Touches: vault folders (listing), index table `links` (read), `.obsidian/app.jso
 from __future__ import annotations
 
 import asyncio
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
 from service.markdown.parse import note_title
 from service.obsidian import attachments as at
 from service.tools.context import ToolContext
-from service.tools.models import NoteRef, Paging, ToolInput, ToolOutput, decode_cursor, page_of
+from service.tools.models import NoteRef, Paging, ToolInput, ToolOutput, decode_after, page_after
 from service.tools.obsidian.config import read_config
 from service.tools.spec import ToolSpec
 from service.vault.paths import normalize
@@ -86,6 +86,10 @@ async def linkers(ctx: ToolContext, targets: list[str] | None = None) -> dict[st
     return out
 
 
+def _path_of(row: tuple[str, float, int]) -> tuple[str]:
+    return (row[0],)
+
+
 def attachment_folder(ctx: ToolContext, for_note: str | None) -> AttachmentFolder:
     app, _ = read_config(ctx, "app.json")
     setting = at.setting_of(app)
@@ -96,8 +100,8 @@ def attachment_folder(ctx: ToolContext, for_note: str | None) -> AttachmentFolde
 
 async def list_attachments(ctx: ToolContext, args: ListAttachmentsIn) -> AttachmentsOut:
     where = ctx.resolve(args.folder, "read") if args.folder else ctx.vault.paths.resolve("", allow_root=True)
-    state = {"f": args.folder, "k": args.kind, "e": args.embedded}
-    offset = decode_cursor(args.cursor, **state)
+    state: dict[str, Any] = {"t": "attachments", "f": args.folder, "k": args.kind, "e": args.embedded}
+    mark = decode_after(args.cursor, **state)  # keyset: files added or removed before it shift no page
     folder = attachment_folder(ctx, (await ctx.find_note(args.for_note)).vp.rel if args.for_note else None)
 
     def scan() -> list[tuple[str, float, int]]:
@@ -115,7 +119,7 @@ async def list_attachments(ctx: ToolContext, args: ListAttachmentsIn) -> Attachm
     links = await linkers(ctx)
     if args.embedded is not None:
         files = [f for f in files if (f[0] in links) == args.embedded]
-    window, cursor = page_of(files, offset, args.limit, **state)
+    window, cursor = page_after(files, _path_of, mark, args.limit, **state)
     items = [
         Attachment(
             path=rel,

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from service.vault import listings
-from service.vault.listings import FolderListings
+from service.vault.listings import FolderListings, path_key
 from service.vault.paths import VaultPaths
 from tests.conftest import Harness
 
@@ -37,7 +37,7 @@ def settle(root: Path, ns: int = SETTLED_NS) -> None:
 
 
 def walked(paths: VaultPaths, rel: str, *, recursive: bool, attachments: bool) -> list[str]:
-    """The listing as `list_notes` makes it from a walk: sorted by lower-case path, stable."""
+    """The listing as `list_notes` makes it from a walk: sorted by lower-case path, then path."""
     from service.vault.events import ChangeBus
     from service.vault.files import VaultFiles
 
@@ -47,7 +47,7 @@ def walked(paths: VaultPaths, rel: str, *, recursive: bool, attachments: bool) -
         for r, entry in files.walk(paths.resolve(rel, allow_root=True), recursive=recursive)
         if not entry.is_dir() and (attachments or r.lower().endswith(".md"))
     ]
-    return sorted(found, key=str.lower)
+    return sorted(found, key=path_key)
 
 
 @pytest.mark.parametrize("recursive", [True, False])
@@ -61,9 +61,12 @@ def test_a_listing_is_the_walks_in_every_page(tmp_path: Path, folder: str, recur
     assert found is not None
     expected = walked(paths, folder, recursive=recursive, attachments=attachments)
     assert found.total == len(expected)
-    assert found.page(0, 100) == expected
-    assert [p for i in range(0, len(expected), 2) for p in found.page(i, 2)] == expected
-    assert found.page(0, 100, descending=True) == sorted(expected, key=str.lower, reverse=True)
+    assert found.page(None, 100) == expected
+    for descending in (False, True):
+        paged: list[str] = []
+        while page := found.page(path_key(paged[-1]) if paged else None, 2, descending=descending):
+            paged += page
+        assert paged == sorted(expected, key=path_key, reverse=descending)
 
 
 def test_an_unchanged_folder_is_not_read_again(tmp_path: Path) -> None:
@@ -86,8 +89,8 @@ def test_a_change_is_seen_and_only_its_folder_is_read_again(tmp_path: Path) -> N
     (root / "b.md").unlink()
     found = cache.listing(top, recursive=True, attachments=False)
     assert found is not None and cache.reads == reads + 3
-    assert found.page(0, 100) == walked(paths, "", recursive=True, attachments=False)
-    assert "Projects/notes/New.md" in found.page(0, 100) and "b.md" not in found.page(0, 100)
+    assert found.page(None, 100) == walked(paths, "", recursive=True, attachments=False)
+    assert "Projects/notes/New.md" in found.page(None, 100) and "b.md" not in found.page(None, 100)
 
 
 def test_a_snapshot_taken_within_the_margin_of_its_mtime_is_read_again(tmp_path: Path) -> None:
@@ -165,6 +168,6 @@ def test_a_folder_gone_is_forgotten_with_what_was_below_it(tmp_path: Path) -> No
     for rel in ("Deep/er/and/deeper", "Deep/er/and", "Deep/er", "Deep"):
         (root / rel).rmdir()
     found = cache.listing(top, recursive=True, attachments=True)
-    assert found is not None and "Deep/er/and/deeper/n.md" not in found.page(0, 100)
+    assert found is not None and "Deep/er/and/deeper/n.md" not in found.page(None, 100)
     assert not any(key.startswith("Deep") for key in cache._snaps)
     assert cache._names == sum(len(s.files) for s in cache._snaps.values())
