@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Literal
 
 from service.errors import AlreadyExists, Conflict, NoteNotFound, PathInvalid
-from service.vault import dirfd, journal
+from service.vault import dirfd, journal, reread
 from service.vault.decoding import UTF8, decode_note
 from service.vault.etags import etag_of as etag_of
 from service.vault.etags import stale_etag
@@ -86,14 +86,6 @@ def note_file(vp: VaultPath, data: bytes, st: os.stat_result) -> NoteFile:
 
 def encode(text: str) -> bytes:
     return text.encode("utf-8", errors="surrogateescape")
-
-
-def _replace(root: Path, key: str, data: bytes, prior: bytes | None) -> os.stat_result:
-    """Journal (`prior`: the bytes being replaced), then write `data` over `key`, which exists
-    (worker thread)."""
-    journal.record_file(root, key, etag_of(data), prior)
-    with dirfd.parent_of(root, key) as (folder, name):
-        return write_in(folder.fd, name, data, exclusive=False, rel=key)
 
 
 class VaultFiles:
@@ -285,31 +277,32 @@ class VaultFiles:
     async def modify(
         self, vp: VaultPath, change: Callable[[str], str], *, expected_etag: str | None = None
     ) -> WriteResult:
-        """Read-modify-write under the path lock; `change` may raise to abort with nothing written."""
+        """Read-modify-write under the path lock; `change` may raise to abort with nothing written.
+
+        The new text replaces the note only if it still holds the bytes read (`service.vault.reread`):
+        a save, rename or delete by another program while the new bytes are written is never undone.
+        Then, with `expected_etag`, the answer is `conflict`; without, `change` is applied again to
+        the note as it is now (a note gone is `note_not_found`), up to `reread.TRIES` times."""
         key, _dest = self._real(vp)
         async with self.lock(key), self._writes:
-            try:
-                note = self._read_real(vp, key)
-            except NoteNotFound:
-                if expected_etag is not None:
-                    raise stale_etag(vp.rel, expected_etag, None) from None
-                raise
-            if expected_etag is not None and note.etag != expected_etag:
-                raise Conflict(
-                    f"{vp.rel!r} changed since it was read",
-                    details={"path": vp.rel, "expected_etag": expected_etag, "current_etag": note.etag},
-                )
-            data = encode(change(note.content))
-            # The prior bytes are the ones just read (a UTF-8 note's text encodes back exactly; one
-            # read with another encoding is read again, as it is saved as UTF-8 now).
-            exact = note.encoding == UTF8
-            prior = (
-                (encode(note.content) if exact else dirfd.read_bytes(self.paths.root, key))
-                if journal.recording()
-                else None
-            )
-            st = await asyncio.to_thread(_replace, self.paths.root, key, data, prior)
-            result = WriteResult(rel=vp.rel, etag=etag_of(data), created=False, stat=_file_stat(st))
+            for _ in range(reread.TRIES):
+                data, read = self._read_raw(vp, key, expected_etag)
+                note = note_file(vp, data, read)
+                if expected_etag is not None and note.etag != expected_etag:
+                    raise stale_etag(vp.rel, expected_etag, note.etag)
+                new = encode(change(note.content))
+                try:
+                    st = await asyncio.to_thread(
+                        reread.replace_if_unchanged, self.paths.root, key, new, read, note.etag
+                    )
+                except Conflict as exc:
+                    if expected_etag is not None:
+                        raise reread.changed(vp.rel, exc.details.get("current_etag"), expected_etag) from None
+                    continue  # another program saved it meanwhile: apply the change to that
+                break
+            else:
+                raise Conflict(f"{vp.rel!r} kept changing while it was written", details={"path": vp.rel})
+            result = WriteResult(rel=vp.rel, etag=etag_of(new), created=False, stat=_file_stat(st))
         await self.bus.publish(self._changes("modified", vp.rel, key))
         return result
 
@@ -358,17 +351,22 @@ class VaultFiles:
 
     def _read_real(self, vp: VaultPath, key: str) -> NoteFile:
         """`read`, of the real in-vault file `key` (a write's target), through no link."""
+        return note_file(vp, *self._read_raw(vp, key))
+
+    def _read_raw(self, vp: VaultPath, key: str, expected_etag: str | None = None) -> tuple[bytes, os.stat_result]:
+        """`_read_real`'s bytes and `fstat` (a missing note with `expected_etag`: `stale_etag`)."""
         try:
-            data, st = dirfd.read_file(self.paths.root, key)
+            return dirfd.read_file(self.paths.root, key)
         except (FileNotFoundError, NotADirectoryError):
-            raise NoteNotFound(f"no note at {vp.rel!r}", details={"path": vp.rel}) from None
+            pass
         except PathInvalid as exc:
             if exc.details.get("reason") != "parent is a file":
                 raise
-            raise NoteNotFound(f"no note at {vp.rel!r}", details={"path": vp.rel}) from None
         except IsADirectoryError:
             raise PathInvalid(f"{vp.rel!r} is a folder", details={"path": vp.rel}) from None
-        return note_file(vp, data, st)
+        if expected_etag is not None:
+            raise stale_etag(vp.rel, expected_etag, None)
+        raise NoteNotFound(f"no note at {vp.rel!r}", details={"path": vp.rel})
 
     async def copy(
         self, src: VaultPath, dst: VaultPath, *, overwrite: bool = False, expected_etag: str | None = None
@@ -384,7 +382,8 @@ class VaultFiles:
                 raise AlreadyExists(f"a note already exists at {dst.rel!r}", details={"path": dst.rel})
             if not existed:
                 self.check_new(dst, file=True)
-            st = await asyncio.to_thread(self._write_sync, dst, key, dest, data, not overwrite, None)
+            check = None if expected_etag is None else partial(self.check_etag, dst, expected_etag)
+            st = await asyncio.to_thread(self._write_sync, dst, key, dest, data, not overwrite, check)
             result = WriteResult(rel=dst.rel, etag=etag_of(data), created=not existed, stat=_file_stat(st))
         await self.bus.publish(self._changes("created" if result.created else "modified", dst.rel, key))
         return result

@@ -15,6 +15,7 @@ writes outside.
 from __future__ import annotations
 
 import asyncio
+from functools import partial
 from pathlib import Path
 from typing import Literal
 
@@ -41,17 +42,33 @@ def current_etag(files: VaultFiles, rel: str) -> str | None:
         return None
 
 
-def _put_back(files: VaultFiles, rel: str, target: Path, data: bytes | None, new_etag: str | None) -> None:
-    """Journal, then write `data` to `target` or remove it (None) (worker thread)."""
+def _still(files: VaultFiles, rel: str, expect_etag: str | None) -> None:
+    """`conflict` unless `rel` is what the change left (`expect_etag`), checked right before the
+    rename or unlink: a save landing while the restored bytes were written is never replaced."""
+    current = current_etag(files, rel)
+    if current != expect_etag:
+        raise Conflict(
+            f"{rel!r} changed since the plan wrote it",
+            details={"path": rel, "expected_etag": expect_etag, "current_etag": current},
+        )
+
+
+def _put_back(
+    files: VaultFiles, rel: str, target: Path, data: bytes | None, new_etag: str | None, expect_etag: str | None
+) -> None:
+    """Journal, then write `data` to `target` or remove it (None), if `rel` is still `expect_etag`
+    (worker thread)."""
     if data is not None and journal.recording():
         journal.record_folders(files.paths.root, files.missing_folders(VaultPath(rel=rel, abs=target)))
     root = files.paths.root
     journal.record_file(root, rel, new_etag)
+    check = partial(_still, files, rel, expect_etag)
     if data is None:
+        check()
         dirfd.unlink(root, rel)
     else:
         with dirfd.parent_of(root, rel, create=True) as (folder, name):
-            write_in(folder.fd, name, data, exclusive=False, rel=rel)
+            write_in(folder.fd, name, data, exclusive=False, rel=rel, check=check)
 
 
 def _move_back(files: VaultFiles, rel: str, dst: str) -> None:
@@ -63,16 +80,12 @@ async def restore_file(files: VaultFiles, rel: str, data: bytes | None, expect_e
     """Make `rel` hold `data` (None: absent), if it is still what the change left (`expect_etag`)."""
     target = _abs(files, rel)
     async with files.lock(rel), files._writes:
-        current = current_etag(files, rel)
-        if current != expect_etag:
-            raise Conflict(
-                f"{rel!r} changed since the plan wrote it",
-                details={"path": rel, "expected_etag": expect_etag, "current_etag": current},
-            )
+        _still(files, rel, expect_etag)
+        current = expect_etag
         new_etag = etag_of(data) if data is not None else None
         if new_etag == current:
             return
-        await asyncio.to_thread(_put_back, files, rel, target, data, new_etag)
+        await asyncio.to_thread(_put_back, files, rel, target, data, new_etag, expect_etag)
     kind: Literal["created", "modified", "deleted"] = (
         "deleted" if data is None else ("created" if current is None else "modified")
     )
