@@ -35,6 +35,7 @@ import time
 from collections import Counter, defaultdict
 from typing import Any
 
+from service.graph.analytics import Limit
 from service.plane.digest import FOLDER
 from service.plane.findings import Finding
 from service.plane.job import JobContext, Need
@@ -70,14 +71,14 @@ class Audit:
             ).fetchall()
         )
         can_read = readable(ctx)  # the vault as a reader sees it: a note it may not read is no note
-        notes = [n for n in notes if can_read(str(n[1]))]
+        notes = await ctx.compute(lambda _: [n for n in notes if can_read(str(n[1]))])  # off the loop (`compute`)
         out = await self.broken(ctx, notes)
         await ctx.pause()
         theirs = [n for n in notes if not str(n[1]).startswith(OWN[:-1])]
         out += await self.orphans(ctx, theirs)
         await ctx.pause()
         out += await self.tags(ctx)
-        out += self.aliases(notes)
+        out += await ctx.compute(lambda _: self.aliases(notes))
         await ctx.pause()
         out += await self.mentions(ctx, theirs)
         return out
@@ -103,6 +104,12 @@ class Audit:
             return [(str(raw), str(path), str(etag)) for raw, path, etag in rows if str(path) in seen]
 
         rows = await ctx.read(read)
+        # difflib over every broken link's names: seconds at 100k notes
+        return await ctx.compute(lambda limit: self._broken(ctx, notes, rows, limit))
+
+    def _broken(
+        self, ctx: JobContext, notes: list[Any], rows: list[tuple[str, str, str]], limit: Limit
+    ) -> list[Finding]:
         sources: dict[str, dict[str, str]] = defaultdict(dict)
         for raw, path, etag in rows:
             sources[raw][path] = etag
@@ -115,6 +122,7 @@ class Audit:
             by_start[(label[:1], len(label))].append(label)
         out = []
         for raw, where in sorted(sources.items())[: ctx.settings.max_findings]:
+            limit.up()  # a cancelled run ends here
             base = raw.rsplit("/", 1)[-1].removesuffix(".md").lower()
             # a likely target is spelt close: same first letter, about the same length (difflib on those only)
             pool = [lab for d in range(-2, 3) for lab in by_start.get((base[:1], len(base) + d), ())]
@@ -160,6 +168,11 @@ class Audit:
 
         sources, targets = await ctx.read(linked)
         memory = ctx.memory.folder.strip("/") + "/"
+        return await ctx.compute(lambda _: self._orphans(ctx, notes, sources, targets, memory))
+
+    def _orphans(
+        self, ctx: JobContext, notes: list[Any], sources: set[int], targets: set[str], memory: str
+    ) -> list[Finding]:
         out = []
         for nid, path, _, title, _, etag in notes:
             if int(nid) in sources or path in targets or str(path).startswith(memory) or not str(path).endswith(".md"):

@@ -14,7 +14,7 @@ import asyncio
 import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal, Protocol, TypeVar
+from typing import TYPE_CHECKING, Literal, Protocol, TypeVar
 
 from service.activity import Activity
 from service.memory.experiences import ExperienceStore
@@ -24,6 +24,9 @@ from service.plane.gateway import Gateway
 from service.settings import MemorySettings, PlaneSettings, Settings
 from service.storage.db import Database
 from service.vault.vault import Vault
+
+if TYPE_CHECKING:
+    from service.graph.analytics import Limit
 
 Need = Literal["index", "memory", "vectors", "llm"]
 T = TypeVar("T")
@@ -50,6 +53,21 @@ class JobContext:
     async def read(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         """`fn` on a pooled reader of the index."""
         return await self.db.run_read(fn)
+
+    async def compute(self, fn: Callable[[Limit], T]) -> T:
+        """`fn`, whole-vault work in Python (matching names, building and splitting the link
+        graph), in a worker thread: never on the event loop, which it would stop for seconds at
+        100k notes (other calls, keep-alive pings). It shares the GIL, which a Python loop lets go
+        every few milliseconds. A cancelled run sets the `Limit`'s stop: `fn` ends at its next
+        `limit.up()` (raising `Stopped`, unseen), its result unused."""
+        from service.graph.analytics import Limit  # not at the server's start (as the jobs themselves)
+
+        limit = Limit()
+        try:
+            return await asyncio.to_thread(fn, limit)
+        except asyncio.CancelledError:
+            limit.stop.set()
+            raise
 
     async def pause(self) -> None:
         """Between two pieces of work: while other calls run (beyond `own_calls`, the call that
