@@ -53,6 +53,7 @@ import watchfiles
 from watchfiles._rust_notify import RustNotify
 
 from service.indexer.watch_plan import WatchPlan, plan
+from service.storage.db import locked
 from service.tasks import cancel_and_wait
 from service.vault.decoding import is_utf8_name
 from service.vault.events import FileChange
@@ -66,6 +67,7 @@ PublishFn = Callable[[Sequence[FileChange]], Awaitable[None]]
 ResyncFn = Callable[[], Awaitable[object]]
 RESTART_MIN_S = 0.05  # pause before watching again after a failure, doubled while failures repeat
 RESTART_MAX_S = 5.0
+BATCH_PAUSES_S = (1.0, 5.0)  # a batch failing on a locked cache.db is applied again after these (`_batch`)
 WAIT_MS = 5_000  # a wait for events in the worker thread returns this often (stop is checked sooner)
 # How often the wait looks at the events notify gathered: a batch is handed over at the first look
 # that finds no new event since the one before (or `debounce_ms` after the first), so an edit
@@ -224,10 +226,8 @@ class Watcher:
         waits: dict[asyncio.Future[Batch], RustNotify] = {}
         try:
             self.established.set()
-            if resync and self.resync is not None:
-                resync_task = asyncio.create_task(self._resync(), name=f"watch-resync:{self.vault_id}")
-                self._resyncs.add(resync_task)
-                resync_task.add_done_callback(self._resyncs.discard)
+            if resync:
+                self._start_resync()
             while True:
                 step = STEP_MS if time.monotonic() - self.last_event < IDLE_AFTER_S else IDLE_STEP_MS
                 for notify in notifies:
@@ -255,18 +255,37 @@ class Watcher:
                 notify.close()
 
     async def _batch(self, batch: set[tuple[watchfiles.Change, str]]) -> None:
+        """Index a batch of events. One whose apply failed on a locked cache.db (another process
+        writing: `service.storage.db.begin_immediate`) is read again from disk and applied again
+        after each pause of BATCH_PAUSES_S; failing still (or otherwise), the vault is re-read
+        (`resync`) rather than the batch's notes left stale until the next reconcile."""
         rels = sorted({rel for change, raw in batch if self._filter(change, raw) and (rel := self._relevant(raw))})
         if not rels:
             return
-        changes = await asyncio.to_thread(self._changes, rels)
-        try:
-            effective = await self.apply(changes)
-        except Exception:
-            log.exception("applying external changes failed")
-            return
+        for pause in (*BATCH_PAUSES_S, None):
+            changes = await asyncio.to_thread(self._changes, rels)
+            try:
+                effective = await self.apply(changes)
+                break
+            except Exception as exc:
+                if pause is None or not locked(exc):
+                    log.exception("applying external changes failed; re-reading the vault")
+                    self._start_resync()
+                    return
+                log.warning("applying external changes: %s; trying again in %.1f s", exc, pause)
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._stop.wait(), pause)
+                    return
         self._good = True
         if effective:
             await self.publish(effective)
+
+    def _start_resync(self) -> None:
+        if self.resync is None or self._stop.is_set():
+            return
+        task = asyncio.create_task(self._resync(), name=f"watch-resync:{self.vault_id}")
+        self._resyncs.add(task)
+        task.add_done_callback(self._resyncs.discard)
 
 
 def _files_below(folder: Path) -> list[Path]:

@@ -20,6 +20,7 @@ import importlib.util
 import logging
 import os
 import sqlite3
+import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -72,6 +73,42 @@ DbOperationalError = _error_classes("OperationalError")
 # a run of schema changes, reads failed at random. `Database.run_read` runs such a read once
 # more inside one read transaction (`_in_snapshot`), where the schema cannot change under it.
 _SQLITE_SCHEMA = 17
+
+
+# Several processes share one cache.db (stdio instances on one vault). A writer waits for
+# another's write lock up to BUSY_TIMEOUT_MS (SQLite's busy handler, which polls); a transaction
+# of theirs (a reconcile, an index build) or a run of them can hold it longer, and then BEGIN
+# IMMEDIATE failed with "database is locked" and the update was dropped: s61 T1 saw it from the
+# watcher, a writer's update round and query_warmup with four instances writing at once (a watcher
+# batch then stayed stale until the next reconcile). Nothing has run when BEGIN IMMEDIATE fails,
+# so it is tried again after each pause of LOCK_PAUSES_S (~50 s in all with the busy waits).
+BUSY_TIMEOUT_MS = 5000
+LOCK_PAUSES_S = (0.05, 0.25, 1.0, 3.0, 10.0)
+_SQLITE_BUSY = 5
+_SQLITE_LOCKED = 6
+
+
+def locked(exc: BaseException) -> bool:
+    """Whether `exc` is SQLite's SQLITE_BUSY / SQLITE_LOCKED ("database is locked")."""
+    if not isinstance(exc, DbOperationalError):
+        return False
+    code = getattr(exc, "sqlite_errorcode", None)
+    if isinstance(code, int):
+        return code & 0xFF in (_SQLITE_BUSY, _SQLITE_LOCKED)
+    return "locked" in str(exc) or "busy" in str(exc)
+
+
+def begin_immediate(conn: sqlite3.Connection) -> None:
+    """BEGIN IMMEDIATE, tried again while another connection holds the write lock (above)."""
+    for pause in (*LOCK_PAUSES_S, None):
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            return
+        except DbOperationalError as exc:
+            if pause is None or not locked(exc):
+                raise
+            log.warning("cache.db is locked by another connection; trying again in %.2f s", pause)
+            time.sleep(pause)
 
 
 def schema_changed(exc: BaseException) -> bool:
@@ -136,7 +173,7 @@ def connect(path: Path | str, backends: Backends | None = None, *, cache_kib: in
     conn.execute("PRAGMA journal_mode=WAL")
     conn.execute("PRAGMA synchronous=NORMAL")
     conn.execute("PRAGMA foreign_keys=ON")
-    conn.execute("PRAGMA busy_timeout=5000")
+    conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
     conn.execute("PRAGMA temp_store=MEMORY")
     set_cache(conn, cache_kib)
     vec_version: str | None = None
@@ -231,7 +268,7 @@ class Database:
         """The writer connection inside BEGIN IMMEDIATE … COMMIT (ROLLBACK on error)."""
         async with self._write_lock:
             conn = self.writer
-            await conn.execute("BEGIN IMMEDIATE")
+            await in_thread(conn, begin_immediate)
             try:
                 yield conn
             except BaseException:
@@ -295,7 +332,7 @@ class Database:
             conn = self.writer
 
             def work(raw: sqlite3.Connection) -> T:
-                raw.execute("BEGIN IMMEDIATE")
+                begin_immediate(raw)
                 try:
                     out = fn(raw)
                 except BaseException:
