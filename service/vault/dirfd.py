@@ -23,6 +23,7 @@ they moved themselves.
 
 from __future__ import annotations
 
+import ctypes
 import errno
 import os
 import stat
@@ -236,15 +237,41 @@ def mkdirs(root: Path, rel: str, *, new_name: NewName | None = None) -> list[str
         return opened.created
 
 
-def rename(root: Path, src: str, dst: str, *, create: bool = True, new_name: NewName | None = None) -> list[str]:
+def rename(
+    root: Path, src: str, dst: str, *, create: bool = True, new_name: NewName | None = None, replace: bool = True
+) -> list[str]:
     """Rename `src` to `dst` (files or folders), both folders opened without following links;
-    missing folders above `dst` are made. Returns the folders made (outermost first)."""
+    missing folders above `dst` are made. Returns the folders made (outermost first).
+
+    `replace=False`: FileExistsError when something is at `dst`, checked by the rename itself
+    (`renameat2` with `RENAME_NOREPLACE`) where the system has it: a file another program
+    created there a moment before is never replaced."""
     with parent_of(root, src) as (src_dir, src_name):
         if lstat_in(src_dir, src_name) is None:
             raise FileNotFoundError(errno.ENOENT, "no such file or folder", src)
         with parent_of(root, dst, create=create, new_name=new_name) as (dst_dir, dst_name):
-            os.rename(src_name, dst_name, src_dir_fd=src_dir.fd, dst_dir_fd=dst_dir.fd)
+            if replace:
+                os.rename(src_name, dst_name, src_dir_fd=src_dir.fd, dst_dir_fd=dst_dir.fd)
+            else:
+                _rename_noreplace(src_dir, src_name, dst_dir, dst_name, dst)
             os.fsync(dst_dir.fd)
             if src_dir.rel != dst_dir.rel:
                 os.fsync(src_dir.fd)
             return dst_dir.created
+
+
+_RENAME_NOREPLACE = 1
+_renameat2 = getattr(ctypes.CDLL(None, use_errno=True), "renameat2", None)
+
+
+def _rename_noreplace(src_dir: Folder, src_name: str, dst_dir: Folder, dst_name: str, dst: str) -> None:
+    if _renameat2 is not None:
+        names = (os.fsencode(src_name), os.fsencode(dst_name))
+        if _renameat2(src_dir.fd, names[0], dst_dir.fd, names[1], _RENAME_NOREPLACE) == 0:
+            return
+        err = ctypes.get_errno()
+        if err not in (errno.ENOSYS, errno.EINVAL):  # not there, or not on this file system: as before
+            raise OSError(err, os.strerror(err), dst)
+    if lstat_in(dst_dir, dst_name) is not None:
+        raise FileExistsError(errno.EEXIST, "already exists", dst)
+    os.rename(src_name, dst_name, src_dir_fd=src_dir.fd, dst_dir_fd=dst_dir.fd)

@@ -65,10 +65,6 @@ class WriteResult:
     stat: FileStat
 
 
-def _stat(p: Path) -> FileStat:
-    return _file_stat(p.stat())
-
-
 def _file_stat(st: os.stat_result) -> FileStat:
     return FileStat(size=st.st_size, mtime=st.st_mtime, ctime=getattr(st, "st_birthtime", st.st_ctime))
 
@@ -138,7 +134,7 @@ class VaultFiles:
 
     def stat(self, vp: VaultPath) -> FileStat:
         try:
-            return _stat(vp.abs)
+            return _file_stat(vp.abs.stat())
         except (FileNotFoundError, NotADirectoryError):
             raise NoteNotFound(f"no note at {vp.rel!r}", details={"path": vp.rel}) from None
 
@@ -388,7 +384,7 @@ class VaultFiles:
         await self.bus.publish(self._changes("created" if result.created else "modified", dst.rel, key))
         return result
 
-    def _move_sync(self, src: VaultPath, dst: VaultPath) -> None:
+    def _move_sync(self, src: VaultPath, dst: VaultPath, replace: bool) -> None:
         root = self.paths.root
         src_real, dst_real = self._parent_real(src), self._parent_real(dst)
         if journal.recording():
@@ -399,7 +395,7 @@ class VaultFiles:
                 moved = self._prior(src, src_real) or b""
                 journal.record_file(root, dst_real, etag_of(moved))
                 journal.record_file(root, src_real, None, moved)
-        dirfd.rename(root, src_real, dst_real, new_name=self.paths.check_new_name)
+        dirfd.rename(root, src_real, dst_real, new_name=self.paths.check_new_name, replace=replace)
 
     def missing_folders(self, vp: VaultPath) -> list[Path]:
         """Folders a write to `vp` would create, deepest first (for undoing that write)."""
@@ -445,5 +441,8 @@ class VaultFiles:
             if dst.abs.exists() and not overwrite:
                 raise AlreadyExists(f"something already exists at {dst.rel!r}", details={"path": dst.rel})
             self.check_new(dst, file=not dst.abs.exists())
-            await asyncio.to_thread(self._move_sync, src, dst)
+            try:  # without `overwrite`, something another program put at `dst` meanwhile is kept
+                await asyncio.to_thread(self._move_sync, src, dst, overwrite)
+            except FileExistsError:
+                raise AlreadyExists(f"something already exists at {dst.rel!r}", details={"path": dst.rel}) from None
         await self.bus.publish([FileChange("moved", dst.rel, old_path=src.rel)])

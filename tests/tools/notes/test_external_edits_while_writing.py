@@ -170,3 +170,21 @@ async def test_a_copy_over_a_note_with_its_etag_never_replaces_a_save_made_meanw
     etag = etag_of(NOTE.encode())
     await vg.err("copy_note", "conflict", path="A.md", new_path="N.md", overwrite=True, expected_etag=etag)
     assert vg.read("N.md") == NOTE + EXTERNAL
+
+
+async def test_a_move_never_replaces_a_note_another_program_created_at_its_destination(
+    vg: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from service.vault import dirfd
+
+    await vg.ok("create_note", path="A.md", content="# A\n")
+    real = dirfd.rename
+
+    def rename(root: Path, src: str, dst: str, **kwargs: Any) -> list[str]:
+        if dst == "B.md":  # another program saves B.md after the server found no B.md there
+            (vg.root / "B.md").write_text("# B, saved by a person\n")
+        return real(root, src, dst, **kwargs)
+
+    monkeypatch.setattr(dirfd, "rename", rename)
+    await vg.err("move_note", "already_exists", path="A.md", new_path="B.md")
+    assert vg.read("B.md") == "# B, saved by a person\n" and vg.read("A.md") == "# A\n"
