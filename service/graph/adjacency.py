@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+import time
 import weakref
 from dataclasses import dataclass, field
 from typing import Any
@@ -50,20 +51,34 @@ class LinkGraph:
 
 class LinkGraphs:
     """One `LinkGraph` per vault indexer (weakly held: a closed vault's graph goes with it), kept
-    while the index generation it was read at is current."""
+    while the index generation it was read at is current and callers ask for it (`release_idle`)."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._graphs: weakref.WeakKeyDictionary[Any, tuple[int, LinkGraph]] = weakref.WeakKeyDictionary()
+        self._used: weakref.WeakKeyDictionary[Any, float] = weakref.WeakKeyDictionary()  # last asked, monotonic
 
     def get(self, conn: sqlite3.Connection, vault_id: str, indexer: Any) -> LinkGraph:
         """The graph at `indexer.generation` (anything with a `generation`: the vault's indexer)."""
         generation = int(indexer.generation)
         with self._lock:
             found = self._graphs.get(indexer)
-        if found is not None and found[0] == generation:
-            return found[1]
+            if found is not None and found[0] == generation:
+                self._used[indexer] = time.monotonic()
+                return found[1]
         graph = LinkGraph.load(conn, vault_id)
         with self._lock:
             self._graphs[indexer] = (generation, graph)
+            self._used[indexer] = time.monotonic()
         return graph
+
+    def release_idle(self, idle_s: float) -> int:
+        """Drop the graphs no caller has asked for in `idle_s` seconds (the next one loads its
+        vault's again); how many were dropped."""
+        cutoff = time.monotonic() - idle_s
+        with self._lock:
+            idle = [key for key, used in self._used.items() if used <= cutoff]
+            for key in idle:
+                self._graphs.pop(key, None)
+                del self._used[key]
+        return len(idle)

@@ -49,6 +49,7 @@ JUDGE_BATCH = 400  # notes per reader-thread call at most
 JUDGE_BYTES = 1 << 20  # and no more than this much text (~25 ms of scanning, the interpreter held)
 BASES = "service.tools.obsidian.bases"  # snapshot_built, snapshot_of, release_idle
 DATAVIEW = "service.tools.dataview.tools"  # pages_built, pages_of, release_idle
+GRAPH = "service.tools.graph.views"  # release_idle: the graph tools' views and link graphs
 IDLE_CHECK_MAX_S = 60.0  # how often idle images are looked for, at most
 FIRST_WRITE = "create_note"  # its domain's tools are imported ahead (`catalog`)
 
@@ -120,7 +121,7 @@ class QueryWarmup:
         while True:
             await asyncio.sleep(min(self.idle_s / 4, IDLE_CHECK_MAX_S))
             dropped = 0
-            for module in (BASES, DATAVIEW):
+            for module in (BASES, DATAVIEW, GRAPH):
                 engine = _engine(module, False)
                 if engine is not None:
                     dropped += engine.release_idle(self.idle_s)

@@ -89,3 +89,22 @@ async def test_a_cancelled_betweenness_call_stops_its_worker(
         monkeypatch.setattr(ga, "_dependencies", dependencies)
         out = await vg.ok("central_notes", measure="betweenness", max_sources=64)
         assert out["exact"] is True and out["sources"] == 41  # nothing half-done was kept
+
+
+async def test_graphs_no_call_uses_are_released_with_the_idle_query_images(make_vault: Callable[..., Path]) -> None:
+    from service.graph.adjacency import LinkGraph
+    from service.tools.graph import views
+
+    async with started(make_vault(RING), search={"query_images_idle_s": 0.2}) as vg:
+        await vg.indexed()
+        first = await vg.ok("central_notes", limit=3)
+        indexer = vg.indexer()
+        kept = lambda: (indexer in views.VIEWS._kept, indexer in views.GRAPHS._graphs)  # noqa: E731
+        assert kept() == (True, True)
+        for _ in range(400):  # the release looks every 0.05 s here
+            if kept() == (False, False):
+                break
+            await asyncio.sleep(0.05)
+        assert kept() == (False, False)  # views and links dropped, not held for the server's life
+        assert await vg.ok("central_notes", limit=3) == first  # built again on the next call
+        assert isinstance(views.GRAPHS._graphs[indexer][1], LinkGraph)
