@@ -24,7 +24,7 @@ from typing import Any
 from service.app import VaultgateApp
 from service.settings import load_settings
 from service.types import Principal
-from service.vault import files
+from service.vault import files, reread
 from service.vault.commit import Phase
 
 PLAN: dict[str, Any] = {
@@ -54,18 +54,28 @@ class HoldAndSignal:
 
 
 def kill_when_writing(rel: str) -> None:
-    """Replace the atomic file write with one that dies (SIGKILL) instead of writing `rel`."""
+    """Make the atomic file write of `rel` die (SIGKILL) once its change is recorded, before the
+    rename: the write's last check (`check`, where a journaled run records the prior bytes) runs,
+    then the process is killed. Both writers are wrapped: `files` (create, overwrite) and
+    `reread` (a read-modify-write such as an append, which records in that check)."""
     write = files.write_in
 
     def write_or_die(
-        folder_fd: int, name: str, data: bytes, *, exclusive: bool, rel: str, **more: Any
+        folder_fd: int, name: str, data: bytes, *, exclusive: bool, rel: str, check: Any = None, **more: Any
     ) -> os.stat_result:
-        if rel == target:
+        if rel != target:
+            return write(folder_fd, name, data, exclusive=exclusive, rel=rel, check=check, **more)
+
+        def check_then_die() -> None:
+            if check is not None:
+                check()  # a journaled write records the prior bytes here
             os.kill(os.getpid(), signal.SIGKILL)
-        return write(folder_fd, name, data, exclusive=exclusive, rel=rel, **more)
+
+        return write(folder_fd, name, data, exclusive=exclusive, rel=rel, check=check_then_die, **more)
 
     target = rel
     files.write_in = write_or_die  # type: ignore[assignment]
+    reread.write_in = write_or_die  # type: ignore[assignment]
 
 
 async def main(root: Path, marker: Path, concurrency: int) -> None:
