@@ -54,6 +54,7 @@ from service.plans.journal import RunRow
 from service.plans.runs import PlanRuns
 from service.policy.task_owners import TaskOwners
 from service.protocol.job_tasks import JobTasks
+from service.security.scopes import holds
 from service.services import Services
 from service.types import Principal
 
@@ -256,18 +257,15 @@ class PlanTasks:
         kind = self._kind(params.task_id)
         if kind is not None:
             return await kind.cancel(kind.own(principal, params.task_id, "cancel"), modern)
-        row = await self._own(principal, params.task_id, "cancel")
-        # cancel_plan itself, through the chain: its scope, the vault's kill switch, throttle, audit
-        answer = await self.dispatcher.call(
-            "cancel_plan",
-            {"run_id": row.id, "vault": row.vault_id},
-            principal=principal,
-            transport=self.dispatcher.principal_for(ctx)[1],
-        )
-        if answer.is_error:
-            code, message = (answer.error.code, answer.error.message) if answer.error else ("error", answer.text)
-            raise MCPError(types.INVALID_PARAMS, f"Cannot cancel task: {message}", {"code": code})
-        running = bool((answer.structured or {}).get("cancelling"))
+        row = await self._own(principal, params.task_id, "cancel")  # the caller's, with its grant
+        if not holds(principal.scopes, "write:vault"):  # what cancel_plan needs (the owner key implies it)
+            raise MCPError(types.INVALID_PARAMS, "Cannot cancel task: cancel_plan needs scope write:vault")
+        # As cancel_plan, not through the chain: a stop is no change to confirm (write_mode `confirm` would
+        # ask a human, whom tasks/cancel has no session to ask) nor to preview (`dry-run`).
+        live = self.plans.live.get(row.id)
+        running = live is not None and live.status == "running" and self.plans.running_in_background(row.id)
+        if live is not None and running:
+            live.stop.set()  # the run stops after its calls in flight
         if modern:
             return {}
         if not running:
