@@ -59,7 +59,9 @@ def repoint(data: dict[str, Any], moves: Mapping[str, str], deleted: Collection[
                 entry = new
             kept.append(entry)
         if changed:  # a moved file's new path listed before (a stale entry): listed once, newest first
-            data["lastOpenFiles"] = [e for i, e in enumerate(kept) if e not in targets or e not in kept[:i]]
+            data["lastOpenFiles"] = [
+                e for i, e in enumerate(kept) if not (isinstance(e, str) and e in targets and e in kept[:i])
+            ]
     for leaf in (leaf for area in AREAS for leaf in _leaves(data.get(area))):
         state = leaf.get("state")
         inner = state.get("state") if isinstance(state, dict) else None
@@ -94,7 +96,10 @@ def rewritten(text: str, moves: Mapping[str, str], deleted: Collection[str]) -> 
         return None
     if not isinstance(data, dict):
         return None
-    changed = repoint(data, moves, deleted)
+    try:
+        changed = repoint(data, moves, deleted)
+    except (TypeError, ValueError, AttributeError):  # a shape no Obsidian writes: left as it is
+        return None
     if not changed:
         return None
     new = json.dumps(data, indent=_indent(text), ensure_ascii=False)
@@ -129,6 +134,8 @@ async def write_lenient(vault: Vault, edit: SettingsEdit, moves: Mapping[str, st
         try:
             await vault.files.write(vp, text, expected_etag=etag, must_exist=True, publish=False)
             return True
+        except OSError:  # not writable (permissions, a full disk): the call goes on without it
+            return False
         except VaultgateError:
             note = _read(vault, edit.path)
             found = None if note is None else rewritten(note.content, moves, set(deleted))

@@ -6,6 +6,7 @@ dry runs and the previews list the file when the call changes it."""
 
 from __future__ import annotations
 
+import errno
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -14,6 +15,7 @@ from typing import Any
 import pytest
 from mcp import Client
 
+from service.vault import files
 from tests.conftest import Harness, e2e, started
 
 WS = ".obsidian/workspace.json"
@@ -135,6 +137,37 @@ async def test_a_malformed_workspace_never_fails_the_move(make_vault: Callable[.
         assert out["path"] == "Start.md" and out["settings_updated"] == [] and vg.read(WS) == broken
         await vg.ok("delete_note", path="Start")
         assert vg.read(WS) == broken
+
+
+async def test_an_odd_recent_files_entry_is_kept_and_never_fails_the_move(make_vault: Callable[..., Path]) -> None:
+    odd = json.dumps({"lastOpenFiles": [{"odd": 1}, "Welcome.md", "Start.md"]}, indent=2)
+    async with started(make_vault({**_files(), WS: odd})) as vg:
+        await vg.indexed()
+        await vg.ok("rename_note", path="Welcome.md", new_path="Start")
+        assert json.loads(vg.read(WS))["lastOpenFiles"] == [{"odd": 1}, "Start.md"]
+        await vg.ok("delete_note", path="Start")
+        assert json.loads(vg.read(WS))["lastOpenFiles"] == [{"odd": 1}]
+
+
+async def test_a_workspace_that_cannot_be_written_never_fails_the_move(
+    make_vault: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Permissions or a full disk on .obsidian/: the move and the delete still happen, the file stays."""
+    real = files.write_in
+
+    def refuse(folder_fd: int, name: str, data: bytes, **more: Any) -> Any:
+        if more.get("rel") == WS:
+            raise PermissionError(errno.EACCES, "Permission denied")
+        return real(folder_fd, name, data, **more)
+
+    monkeypatch.setattr(files, "write_in", refuse)
+    async with started(make_vault(_files())) as vg:
+        await vg.indexed()
+        before = vg.read(WS)
+        out = await vg.ok("rename_note", path="Welcome.md", new_path="Start")
+        assert out["path"] == "Start.md" and (vg.root / "Start.md").exists() and not (vg.root / "Welcome.md").exists()
+        assert (await vg.ok("delete_note", path="Start"))["deleted"] and not (vg.root / "Start.md").exists()
+        assert vg.read(WS) == before
 
 
 async def test_plans_and_dry_run_vaults_list_the_workspace(make_vault: Callable[..., Path]) -> None:
