@@ -20,8 +20,9 @@ import importlib.util
 import logging
 import os
 import sqlite3
+import threading
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -98,17 +99,21 @@ def locked(exc: BaseException) -> bool:
     return "locked" in str(exc) or "busy" in str(exc)
 
 
-def begin_immediate(conn: sqlite3.Connection) -> None:
-    """BEGIN IMMEDIATE, tried again while another connection holds the write lock (above)."""
+def begin_immediate(conn: sqlite3.Connection, stop: threading.Event | None = None) -> None:
+    """BEGIN IMMEDIATE, tried again while another connection holds the write lock (above); no
+    more pauses once `stop` is set (the database is closing: the last error is raised)."""
     for pause in (*LOCK_PAUSES_S, None):
         try:
             conn.execute("BEGIN IMMEDIATE")
             return
         except DbOperationalError as exc:
-            if pause is None or not locked(exc):
+            if pause is None or not locked(exc) or (stop is not None and stop.is_set()):
                 raise
             log.warning("cache.db is locked by another connection; trying again in %.2f s", pause)
-            time.sleep(pause)
+            if stop is not None:
+                stop.wait(pause)
+            else:
+                time.sleep(pause)
 
 
 def schema_changed(exc: BaseException) -> bool:
@@ -215,6 +220,8 @@ class Database:
         self._cache_kib = (writer_cache_kib, reader_cache_kib)
         self._writer: aiosqlite.Connection | None = None
         self._write_lock = asyncio.Lock()
+        self._closing = False
+        self._begins: set[threading.Event] = set()  # set by close() or the cancel of their call: no more pauses
         # Last in, first out: the reader used last is handed out again, so at the usual one or two
         # queries at a time its page cache holds what they read (a queue rotated through all
         # readers, each seeing a quarter of the queries and keeping a colder cache).
@@ -223,6 +230,7 @@ class Database:
         self._point: sqlite3.Connection | None = None
 
     async def open(self) -> None:
+        self._closing = False
         self.path.parent.mkdir(parents=True, exist_ok=True)
         writer_kib, reader_kib = self._cache_kib
         self._writer = await aiosqlite.Connection(lambda: connect(self.path, self.backends, cache_kib=writer_kib), 64)
@@ -245,6 +253,9 @@ class Database:
         return self._point.execute(sql, params).fetchone()
 
     async def close(self) -> None:
+        self._closing = True
+        for stop in self._begins:
+            stop.set()
         if self._point is not None:
             self._point.close()
             self._point = None
@@ -257,6 +268,18 @@ class Database:
             await self._writer.close()
             self._writer = None
 
+    @contextlib.contextmanager
+    def _begin_stop(self) -> Iterator[threading.Event]:
+        """The stop of one BEGIN's pauses for the write lock: set at close (or by its caller)."""
+        stop = threading.Event()
+        if self._closing:
+            stop.set()
+        self._begins.add(stop)
+        try:
+            yield stop
+        finally:
+            self._begins.discard(stop)
+
     @property
     def writer(self) -> aiosqlite.Connection:
         if self._writer is None:
@@ -268,7 +291,16 @@ class Database:
         """The writer connection inside BEGIN IMMEDIATE … COMMIT (ROLLBACK on error)."""
         async with self._write_lock:
             conn = self.writer
-            await in_thread(conn, begin_immediate)
+            with self._begin_stop() as stop:
+                begin = asyncio.ensure_future(in_thread(conn, functools.partial(begin_immediate, stop=stop)))
+                try:
+                    await asyncio.shield(begin)
+                except asyncio.CancelledError:  # its last try ends in its thread: end what it opens
+                    stop.set()
+                    with contextlib.suppress(BaseException):
+                        await asyncio.shield(begin)
+                        await asyncio.shield(conn.execute("ROLLBACK"))
+                    raise
             try:
                 yield conn
             except BaseException:
@@ -331,8 +363,8 @@ class Database:
         async with self._write_lock:
             conn = self.writer
 
-            def work(raw: sqlite3.Connection) -> T:
-                begin_immediate(raw)
+            def work(raw: sqlite3.Connection, stop: threading.Event) -> T:
+                begin_immediate(raw, stop)
                 try:
                     out = fn(raw)
                 except BaseException:
@@ -341,7 +373,8 @@ class Database:
                 raw.execute("COMMIT")
                 return out
 
-            return await in_thread(conn, work)
+            with self._begin_stop() as stop:
+                return await in_thread(conn, functools.partial(work, stop=stop))
 
     async def run_read(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         """Run a synchronous function on a pooled reader's raw connection, in its thread; once
