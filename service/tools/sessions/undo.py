@@ -4,8 +4,9 @@ Touches: the files the run changed (restored through `service.vault.restore`, un
 lock, all or nothing) and the `plan_runs`/`plan_journal` tables. The undo is itself a run
 (kind `undo`) whose restores are journaled, so undoing it is a redo. A file someone else
 changed since the run wrote it is a conflict: the undo is refused and the conflicts listed,
-unless `skip_conflicts` leaves those files as they are. The caller needs the read and write ACL on
-every path the run touched, checked before any human is asked (the vault's trash folder excepted:
+unless `skip_conflicts` leaves those files as they are. The caller needs the write ACL on every
+path the run touched, and the read ACL too unless the run was made under its own grant (a drop
+folder's writer undoes its own run there), checked before any human is asked (the vault's trash folder excepted:
 the run's own deletions put files there; and Obsidian's settings files under `.obsidian/`, which
 no note tool names: only the tools that follow Obsidian, bookmarks and a move's or delete's
 workspace rewrite, put them in a run). A path it may not read is not named in the refusal.
@@ -24,6 +25,7 @@ from service.obs.sessions import caller_hash
 from service.plans.journal import RunRow
 from service.plans.undo import UndoPlan, apply_undo, plan_undo
 from service.policy.confirmations import ChangePreview
+from service.policy.task_owners import TaskOwners, owner_key
 from service.security.scopes import holds
 from service.tools.context import ToolContext
 from service.tools.models import ToolInput, ToolOutput
@@ -83,18 +85,21 @@ async def _target(ctx: ToolContext, run_id: str | None) -> RunRow:
     return row
 
 
-def _check_acl(ctx: ToolContext, run_id: str, plan: UndoPlan) -> None:
-    """Every path the undo restores must be readable and writable by the caller. A path it may not
-    read is not named (nor counted): the refusal looks the same whichever hidden paths the run touched."""
+async def _check_acl(ctx: ToolContext, run_id: str, plan: UndoPlan) -> None:
+    """Every path the undo restores must be writable by the caller, and readable too unless the
+    run was made under the caller's own grant (which wrote those paths and knows their names: a
+    drop folder's writer may undo its own run there). A path it may not read is not named (nor
+    counted): the refusal looks the same whichever hidden paths another grant's run touched."""
     trash = ctx.vault.files.trash_folder.strip("/") + "/"
     guard, unwritable = ctx.services.guard, []
+    own = await TaskOwners(ctx.services.plans.journal.db).owner(run_id) == owner_key(ctx.principal)
     for rel in sorted(plan.paths):
         if rel.startswith(trash) or rel + "/" == trash or rel.startswith(".obsidian/"):
             continue
-        if not guard.allows(ctx.principal, ctx.vault, rel, "read"):
+        if not own and not guard.allows(ctx.principal, ctx.vault, rel, "read"):
             raise AclDenied(
                 f"run {run_id!r} changed paths you may not read: only a caller who may read and write them can undo it",
-                details={"run_id": run_id, "op": "write", "rule": "the run touched paths hidden from you"},
+                details={"run_id": run_id, "op": "read", "rule": "the run touched paths hidden from you"},
             )
         if not guard.allows(ctx.principal, ctx.vault, rel, "write"):
             unwritable.append(rel)
@@ -109,7 +114,7 @@ async def undo_last_plan(ctx: ToolContext, args: UndoIn) -> UndoOut:
     entries = await plans.journal.entries(row.id)
     files = ctx.vault.files
     plan = plan_undo(files, entries)
-    _check_acl(ctx, row.id, plan)
+    await _check_acl(ctx, row.id, plan)
     conflicts = [ConflictItem(**c) for c in plan.conflicts]
     if conflicts and not args.skip_conflicts and not args.dry_run:
         raise Conflict(
@@ -143,7 +148,7 @@ async def undo_confirm_when(ctx: ToolContext, args: UndoIn) -> ChangePreview | N
     files = ctx.vault.files
     entries = await ctx.services.plans.journal.entries(row.id)
     plan = plan_undo(files, entries)
-    _check_acl(ctx, row.id, plan)  # a call that cannot succeed is refused before anyone is asked
+    await _check_acl(ctx, row.id, plan)  # a call that cannot succeed is refused before anyone is asked
     if plan.conflicts and not args.skip_conflicts:
         return None  # refused with the conflicts listed before anyone is asked (the handler)
     if plan.conflicts:

@@ -44,6 +44,21 @@ async def test_a_narrowed_token_is_refused_before_anyone_is_asked(make_vault: Ca
         assert "planned line" not in vg.read("Projects/Plan.md")
 
 
+async def test_a_writer_undoes_its_own_run_in_a_folder_it_may_write_but_not_read(
+    make_vault: Callable[..., Path],
+) -> None:
+    """A drop folder (write allowed, read denied): the grant that wrote there knows the names it wrote,
+    so its undo is not refused for want of read access (another grant's would be)."""
+    drop = {"prefix_rules": [{"path": "Drop", "read": "deny", "write": "allow"}]}
+    plan = {"goal": "drop", "steps": [{"id": "a", "tool": "create_note", "args": {"path": "Drop/x", "content": "hi"}}]}
+    async with started(make_vault({**SEC_VAULT, "Drop/keep.md": "# keep\n"}), acl=drop) as vg:
+        vg.principal = caller(WRITER)
+        run = await vg.ok("execute_plan", plan=plan)
+        assert (await vg.ok("undo_last_plan", dry_run=True))["run_id"] == run["run_id"]
+        undone = await vg.confirmed("undo_last_plan")
+        assert undone["run_id"] == run["run_id"] and not (vg.root / "Drop/x.md").exists()
+
+
 async def test_over_http_the_narrowed_token_gets_acl_denied_not_a_question(make_vault: Callable[..., Path]) -> None:
     auth = {"mode": "jwt", "jwt_secret": SECRET, "audience": "vaultgate"}
     async with e2e(make_vault(SEC_VAULT), auth=auth) as (url, harness):
