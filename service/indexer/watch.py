@@ -257,8 +257,9 @@ class Watcher:
     async def _batch(self, batch: set[tuple[watchfiles.Change, str]]) -> None:
         """Index a batch of events. One whose apply failed on a locked cache.db (another process
         writing: `service.storage.db.begin_immediate`) is read again from disk and applied again
-        after each pause of BATCH_PAUSES_S; failing still (or otherwise), the vault is re-read
-        (`resync`) rather than the batch's notes left stale until the next reconcile."""
+        after each pause of BATCH_PAUSES_S; still locked, the vault is re-read (`resync`) rather
+        than the batch's notes left stale until the next reconcile. Another failure is logged (a
+        re-read of the whole vault per save of a file that keeps failing would walk every file)."""
         rels = sorted({rel for change, raw in batch if self._filter(change, raw) and (rel := self._relevant(raw))})
         if not rels:
             return
@@ -268,7 +269,10 @@ class Watcher:
                 effective = await self.apply(changes)
                 break
             except Exception as exc:
-                if pause is None or not locked(exc):
+                if not locked(exc):  # not another process: as before, the next reconcile looks again
+                    log.exception("applying external changes failed")
+                    return
+                if pause is None:
                     log.exception("applying external changes failed; re-reading the vault")
                     self._start_resync()
                     return
