@@ -4,8 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import httpx2
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+
 from service.security.scopes import parse_scopes
 from service.types import Principal
+from tests.keys import claims, hs
 
 SEC_VAULT: dict[str, str | bytes] = {
     "Inbox/Todo.md": "---\ntags: [inbox]\n---\n# Todo\n\nLink to [[Plan]] and [[Diary]].\n",
@@ -33,3 +38,16 @@ WORKED_ACL: dict[str, Any] = {
 
 def caller(scope: str, vault: str | None = None) -> Principal:
     return Principal(subject="agent", scopes=parse_scopes(scope), vault=vault, authenticated=True)
+
+
+async def call_with_scope(url: str, scope: str, tool: str, args: dict[str, Any]) -> dict[str, Any]:
+    """`tool` over real HTTP with the SDK client, as a JWT (the test secret, audience `vaultgate`)
+    granting `scope`; its structured content."""
+    token = hs(claims(aud="vaultgate", scope=scope))
+    async with (
+        httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}) as http,
+        Client(streamable_http_client(url, http_client=http)) as client,  # type: ignore[arg-type]
+    ):
+        out = await client.call_tool(tool, args)
+    assert out.structured_content is not None
+    return out.structured_content

@@ -8,13 +8,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import httpx2
-from mcp import Client
-from mcp.client.streamable_http import streamable_http_client
-
 from tests.conftest import e2e, started
-from tests.keys import SECRET, claims, hs
-from tests.sec_vault import caller
+from tests.keys import SECRET
+from tests.sec_vault import call_with_scope, caller
 
 VAULT = {
     "Projects/Alpha.md": "# Alpha\nAlpha links [[Nothere]].\n",
@@ -49,14 +45,7 @@ async def test_over_http_the_narrowed_token_is_refused(make_vault: Callable[...,
         await harness.indexed()
 
         async def call(scope: str, tool: str, args: dict[str, Any]) -> dict[str, Any]:
-            token = hs(claims(aud="vaultgate", scope=scope))
-            async with (
-                httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}) as http,
-                Client(streamable_http_client(url, http_client=http)) as c,  # type: ignore[arg-type]
-            ):
-                out = await c.call_tool(tool, args)
-            assert out.structured_content is not None
-            return out.structured_content
+            return await call_with_scope(url, scope, tool, args)
 
         await call("admin", "run_consolidation", {"wait": True})
         outside = about((await call(NARROWED, "list_findings", {}))["items"], "Projects/")

@@ -9,13 +9,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import httpx2
-from mcp import Client
-from mcp.client.streamable_http import streamable_http_client
-
 from tests.conftest import e2e, started
-from tests.keys import SECRET, claims, hs
-from tests.sec_vault import SEC_VAULT, caller
+from tests.keys import SECRET
+from tests.sec_vault import SEC_VAULT, call_with_scope, caller
 
 WRITER = "read:vault write:vault delete:vault"
 NARROWED = "read:vault/Inbox/** write:vault/Inbox/** delete:vault/Inbox/**"
@@ -64,14 +60,7 @@ async def test_over_http_the_narrowed_token_gets_acl_denied_not_a_question(make_
     async with e2e(make_vault(SEC_VAULT), auth=auth) as (url, harness):
 
         async def call(scope: str, tool: str, args: dict[str, Any]) -> dict[str, Any]:
-            token = hs(claims(aud="vaultgate", scope=scope))
-            async with (
-                httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}) as http,
-                Client(streamable_http_client(url, http_client=http)) as c,  # type: ignore[arg-type]
-            ):
-                out = await c.call_tool(tool, args)
-            assert out.structured_content is not None
-            return out.structured_content
+            return await call_with_scope(url, scope, tool, args)
 
         assert "run_id" in await call(WRITER, "execute_plan", {"plan": PLAN})
         before = harness.snapshot()
