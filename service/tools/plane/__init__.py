@@ -13,7 +13,8 @@ plan, the others get `conflict`; a plan run that does not complete (`failed`, `c
 A caller sees only the findings about notes it may read (and the vault-wide ones when no path
 rule restricts it), and every count it is given — `plane_status`'s by kind and per job,
 `run_consolidation`'s per job and new / again / gone, `list_findings`' total — is counted over
-those findings only. Touches: `plane_findings` and `plane_state` (state database); the vault only
+those findings only; the note text a finding quotes is shown as the search tools show it (a secret
+redacted under `[sensitive]`: `shown`). Touches: `plane_findings` and `plane_state` (state database); the vault only
 through the plans it runs.
 """
 
@@ -29,11 +30,14 @@ from pydantic import BaseModel, Field
 from service.errors import AclDenied, Conflict, ModeUnavailable, NoteNotFound, ValidationFailed
 from service.plane.findings import Finding, Shown
 from service.plane.plane import Plane, RunResult
+from service.retrieval.sensitive import Guard
 from service.security.scopes import narrowing
 from service.security.visible import unrestricted
 from service.tools.context import ToolContext
 from service.tools.models import ToolInput, ToolOutput, decode_cursor, encode_cursor
 from service.tools.plane.applying import run_plan
+from service.tools.plane.shown import shown
+from service.tools.sensitive import guard_of
 from service.tools.spec import ToolSpec
 
 WAIT_S = 10.0  # run_consolidation without `wait`: how long it waits before answering with the running run
@@ -255,15 +259,16 @@ class ListOut(ToolOutput):
     next_cursor: str | None = Field(description="Cursor for the next page, None at the end.")
 
 
-def _finding_out(f: Finding) -> FindingOut:
+def _finding_out(f: Finding, guard: Guard) -> FindingOut:
+    title, detail, plan = shown(guard, f)  # secrets quoted from notes: as the search tools show them
     return FindingOut(
         id=f.id,
         job=f.job,
         kind=f.kind,
-        title=f.title,
-        detail=f.detail,
+        title=title,
+        detail=detail,
         paths=f.paths,
-        plan=f.plan,
+        plan=plan,
         status=f.status,
         found_at=_iso(f.found_at),
     )
@@ -278,7 +283,7 @@ async def list_findings(ctx: ToolContext, args: ListIn) -> ListOut:
     )
     more = offset + len(page) < total
     return ListOut(
-        items=[_finding_out(f) for f in page],
+        items=[_finding_out(f, guard_of(ctx)) for f in page],
         total=total,
         next_cursor=encode_cursor(offset + args.limit, **state) if more else None,
     )

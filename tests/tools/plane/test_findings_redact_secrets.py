@@ -1,0 +1,57 @@
+"""list_findings shows the observations a duplicate or contradiction finding quotes as the search
+tools show note text not asked for by path: a secret is `[REDACTED:<kind>]` under the default
+`[sensitive]` mode, in the title (which cuts the quote at 80 characters, perhaps inside the
+secret), the detail and the plan's arguments; `flag` mode shows it. apply_finding still runs the
+plan as found (the stored finding keeps the real text)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from tests.conftest import Harness, started
+
+TOKEN = "ghp_" + "abcdefghijklmnopqrstuvwxyz0123456789"
+# The quote in the title is cut at 80 characters: inside the token for the second text.
+TEXTS = (
+    f"The deploy key for the staging cluster is {TOKEN}",
+    "The staging cluster notes say the deploy key for the staging cluster is " + TOKEN,
+)
+
+
+def _entity(name: str, *observations: str) -> str:
+    lines = "\n".join(f"- {o} ^m-{i:012d}" for i, o in enumerate(observations))
+    return f"---\nname: {name}\nentityType: team\n---\n# {name}\n\n## Observations\n{lines}\n"
+
+
+VAULT = {
+    "Memory/Ops.md": _entity("Ops", TEXTS[0], TEXTS[0].lower() + "."),  # a duplicate after normalisation
+    "Memory/Ops2.md": _entity("Ops2", TEXTS[1], TEXTS[1].lower() + "."),  # its quote in the title cut inside the key
+}
+
+
+async def _planted(vg: Harness) -> list[dict[str, Any]]:
+    await vg.ok("run_consolidation", wait=True, jobs=["duplicates"])
+    items: list[dict[str, Any]] = (await vg.ok("list_findings", limit=100))["items"]
+    return items
+
+
+async def test_findings_quote_secrets_as_the_search_tools_show_them(make_vault: Callable[..., Path]) -> None:
+    async with started(make_vault(VAULT)) as vg:
+        found = await _planted(vg)
+        assert found and all(f["plan"] for f in found)
+        shown = json.dumps(found)
+        assert TOKEN not in shown and TOKEN[:12] not in shown and "[REDACTED" in shown
+        assert "deploy key" in shown  # only the secret goes
+        applied = await vg.ok("apply_finding", finding_id=found[0]["id"])  # the plan runs as it was found
+        assert applied["status"] == "applied"
+        notes = "".join(p.read_text() for p in (vg.root / "Memory").glob("*.md"))
+        assert notes.count(TOKEN) == 3  # one duplicate removed, the real token kept in the note
+
+
+async def test_flag_mode_shows_the_quoted_secret(make_vault: Callable[..., Path]) -> None:
+    async with started(make_vault(VAULT), sensitive={"mode": "flag"}) as vg:
+        shown = json.dumps(await _planted(vg))
+        assert TOKEN in shown and "[REDACTED" not in shown
