@@ -14,7 +14,8 @@ before anything is written, and `read` gives its properties as the index reads t
 (`service.markdown.frontmatter`: libyaml, bounded by `[limits]`).
 
 Tag helpers (`tag_list`, `set_tags`) read and write the `tags` property whether the note
-keeps it as a list, a comma/space separated string or the legacy `tag` key.
+keeps it as a list, a comma/space separated string or the legacy `tag` key; a mapping (or a
+list holding one) is `ValidationFailed` (details.reason `tags_not_a_list`), never rewritten.
 """
 
 from __future__ import annotations
@@ -180,6 +181,12 @@ def tag_list(data: CommentedMap) -> tuple[str | None, list[str]]:
             if isinstance(value, str):
                 parts = re.split(r"[,\s]+", value)
                 return key, [norm_tag(p) for p in parts if norm_tag(p)]
+            if isinstance(value, dict) or (isinstance(value, list) and any(isinstance(v, dict | list) for v in value)):
+                raise ValidationFailed(  # a hand-written mapping is no tag: never rewritten as its repr
+                    f"the note's {key!r} property is not a list of tags: it is left as it is",
+                    details={"field": key, "reason": "tags_not_a_list"},
+                    hint="Edit the property by hand (or with set_properties) into a list of tags first.",
+                )
             if isinstance(value, list):
                 return key, [norm_tag(str(v)) for v in value if v is not None and norm_tag(str(v))]
             return key, [norm_tag(str(value))]

@@ -152,3 +152,22 @@ async def test_rename_tag_asks_confirmation_only_when_applying(vg: Harness) -> N
     assert await confirm_rename_tag(ctx, RenameTagIn(old="intro", new="hello")) is None
     text = await confirm_rename_tag(ctx, RenameTagIn(old="intro", new="hello", dry_run=False))
     assert text is not None and "Welcome.md" in text.text() and text.files is not None and "Welcome.md" in text.files
+
+
+async def test_tags_written_as_a_mapping_are_refused_not_rewritten_as_a_repr(make_vault: Callable[..., Path]) -> None:
+    """A hand-written `tags: {a: 1}` (or a list holding a mapping) is no list of tags: add_tags and
+    remove_tags answer validation_error and leave the note as it is; rename_tag still renames the
+    note's inline tags and leaves that property alone (T1 s62 #2: it became `- "{'a': 1}"`)."""
+    files = {
+        "Map.md": "---\ntags: {a: 1}\n---\nbody #old\n",
+        "Nested.md": "---\ntags:\n  - x\n  - {b: 2}\n---\nbody\n",
+    }
+    async with started(make_vault(files)) as vg:
+        await vg.indexed()
+        for path in ("Map", "Nested"):
+            error = await vg.err("add_tags", "validation_error", path=path, tags=["t1"])
+            assert error["details"]["reason"] == "tags_not_a_list"
+            await vg.err("remove_tags", "validation_error", path=path, tags=["x"])
+        assert vg.read("Map.md") == files["Map.md"] and vg.read("Nested.md") == files["Nested.md"]
+        await vg.confirmed("rename_tag", old="old", new="new", dry_run=False)
+        assert vg.read("Map.md") == "---\ntags: {a: 1}\n---\nbody #new\n"
