@@ -163,7 +163,7 @@ def _import(conn: sqlite3.Connection, run_id: str, path: Path, rows: list[spool.
             rows = list(spool.read_records(path.read_bytes()))
         except FileNotFoundError:
             return False
-    conn.executemany(_INSERT, [(run_id, *row) for row in rows])
+    conn.executemany(_INSERT, [(run_id, *row) for row in spool.settled(rows)])
     return True
 
 

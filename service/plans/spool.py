@@ -101,6 +101,23 @@ def read_records(data: bytes) -> Iterator[Row]:
         offset = start + length
 
 
+def settled(rows: list[Row]) -> list[Row]:
+    """The records of changes that happened: a `void` record (a rename refused after it was
+    recorded, `service.vault.journal.withdrawn_if_refused`) takes away the newest earlier `file`
+    or `move` record of its path, and is dropped itself."""
+    kept: list[Row | None] = []
+    for row in rows:
+        if row[2] != "void":
+            kept.append(row)
+            continue
+        for i in range(len(kept) - 1, -1, -1):
+            earlier = kept[i]
+            if earlier is not None and earlier[3] == row[3] and earlier[2] in ("file", "move"):
+                kept[i] = None
+                break
+    return [row for row in kept if row is not None]
+
+
 def spool_files(folder: Path) -> dict[str, Path]:
     """run id -> its spool file, for every spool file in `folder`."""
     try:

@@ -13,6 +13,8 @@ chain, and the recorder must follow it down to the file layer without every tool
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,7 +22,7 @@ from typing import Literal, Protocol
 
 from service.vault import dirfd
 
-ChangeKind = Literal["file", "folder", "move"]
+ChangeKind = Literal["file", "folder", "move", "void"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,7 +31,9 @@ class PriorState:
 
     `file`: `rel` held `prior` (None: absent) and will hold content with etag `new_etag` (None:
     absent). `folder`: the folder `rel` is about to be created. `move`: the folder `rel` is about
-    to be renamed to `dst` (a file move is recorded as two `file` changes).
+    to be renamed to `dst` (a file move is recorded as two `file` changes). `void`: the newest
+    earlier `file` or `move` record of `rel` did not happen after all (`withdrawn_if_refused`);
+    the journal drops both when the run's records are read (`service.plans.spool.settled`).
     """
 
     kind: ChangeKind
@@ -79,6 +83,23 @@ def record_move(rel: str, dst: str) -> None:
     recorder = RECORDER.get()
     if recorder is not None:
         recorder.record(PriorState("move", rel, dst=dst))
+
+
+@contextlib.contextmanager
+def withdrawn_if_refused(rels: list[str]) -> Iterator[None]:
+    """Around a rename recorded just before (`rels`: the real paths of its `file`/`move` records):
+    a rename refused with FileExistsError (`replace=False`: another program created the
+    destination meanwhile) changed nothing, so its records are withdrawn, and undo never sees the
+    other program's file as a change of the run (a conflict). Worker thread only, under the
+    paths' locks (no other record of these paths in between)."""
+    try:
+        yield
+    except FileExistsError:
+        recorder = RECORDER.get()
+        if recorder is not None:
+            for rel in rels:
+                recorder.record(PriorState("void", rel))
+        raise
 
 
 def recording() -> bool:
