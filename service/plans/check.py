@@ -267,13 +267,13 @@ async def _check_step(
                 checked.problems.append(Problem(where, "validation_error", f"path: {section}"))
         if tool.mutating:
             found = await _found(step.tool, args, host, builder)
-            if late:
+            if late or _made_late(step, found, builder, checked):
                 checked.touches[step.id] = None
                 if step.id not in builder.effects.unresolved:
                     builder.effects.unresolved.append(step.id)
                     checked.late.append((step.id, step.tool))
                 builder.risk("writes")
-                if not (step.tool in PERIODIC and late & {"period", "date"}):  # which note: known at run time
+                if late and not (step.tool in PERIODIC and late & {"period", "date"}):  # which note: at run time
                     _known_effects(step, tool, found, builder, checked, where)
             else:
                 refused = await refusal(tool.static_check, tool.input_model, args, host.ctx)
@@ -332,6 +332,18 @@ async def _found(tool: str, args: dict[str, Any], host: Host, builder: EffectsBu
         if rel is None or not builder.exists(rel):
             return args
     return {**args, "path": rel}
+
+
+def _made_late(step: Step, args: dict[str, Any], builder: EffectsBuilder, checked: Checked) -> bool:
+    """Whether the note `args` address may be one an earlier step makes where only the run knows
+    which file that step makes (its path a reference to a result): the address names no file
+    after the steps seen so far, so a bare `Final` after a move of a created note to
+    `Archive/Final` is that note at run time, not a new `Final.md`. Its file is then known at
+    run time too: listed as unresolved, never previewed as a create that does not happen."""
+    path = args.get("path")
+    if step.tool not in ADDRESSED or not isinstance(path, str) or not any(s != step.id for s, _ in checked.late):
+        return False
+    return not builder.note_exists(parse_address(path).target)
 
 
 def _known_effects(

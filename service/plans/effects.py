@@ -112,6 +112,11 @@ class EffectsBuilder:
             self._now[rel] = self._exists_on_disk(rel)
         return self._now[rel]
 
+    def note_exists(self, target: str) -> bool:
+        """Whether the note a target names as written (`Final`: `Final.md`) is there after the
+        steps seen so far."""
+        return self.exists(_note(target))
+
     def planned(self, target: str) -> str | None:
         """The file a note address's target (`Launch plan`, `Projects/Launch plan.md`) names
         where the steps seen so far decide it: the path as written when a step wrote, moved or

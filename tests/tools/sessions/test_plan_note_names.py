@@ -183,3 +183,26 @@ async def test_a_bare_name_of_the_periodic_note_an_earlier_step_makes_is_that_no
         run = await vg.ok("execute_plan", plan=plan)
         assert run["status"] == "done", run
         assert _changed(before, snapshot(vg.root)) == {"Daily/2026-12-01.md"}
+
+
+async def test_a_bare_name_after_a_move_known_at_run_time_is_not_previewed_as_a_new_note(
+    make_vault: Callable[..., Path],
+) -> None:
+    """A created note moved by a step whose source is the create's result, then appended to by
+    its bare name: which file the append changes is known at run time (listed unresolved), never
+    previewed as a new `Final.md` at the root that the run does not make (T1 s62 #1)."""
+    plan = {
+        "goal": "combo",
+        "steps": [
+            {"id": "mk", "tool": "create_note", "args": {"path": "Plan/Draft", "content": "# Draft\n"}},
+            {"id": "mv", "tool": "move_note", "args": {"path": "$steps.mk.path", "new_path": "Archive/Final"}},
+            {"id": "link", "tool": "append_note", "args": {"path": "Final", "content": "back"}, "dependsOn": ["mv"]},
+        ],
+    }
+    async with started(make_vault(VAULT)) as vg:
+        await vg.indexed()
+        effects = (await vg.ok("validate_plan", plan=plan))["effects"]
+        assert effects["files_created"] == ["Plan/Draft.md"] and set(effects["unresolved"]) == {"mv", "link"}
+        asked, changed = await _approved_run(vg, plan)
+        assert "Final.md" not in asked["files"] and "known at run time" in asked["preview"]
+        assert changed == {"Archive/Final.md"} and "back" in vg.read("Archive/Final.md")
