@@ -151,8 +151,10 @@ async def apply_plan(vault: Vault, plan: MovePlan, steps: Steps | None = None) -
     """
     actions: list[Action] = [partial(_move, vault, old, new) for old, new in plan.moves.items()]
     actions += [partial(_write, vault, edit) for edit in plan.edits]
-    actions += [partial(_write_settings, vault, edit, plan.moves) for edit in plan.settings]
+    written: set[str] = set()  # the settings files actually written (a workspace one may not be)
+    actions += [partial(_write_settings, vault, edit, plan.moves, written) for edit in plan.settings]
     await commit(actions, steps, around=vault.bus.batch())
+    plan.settings = [edit for edit in plan.settings if edit.path in written]  # what the result reports
     if plan.folder is not None:
         if plan.folder_to is not None:
             carry_empty_folders(vault, plan.folder, plan.folder_to)
@@ -179,12 +181,15 @@ async def _write(vault: Vault, edit: FileEdit) -> Undo:
     return undo
 
 
-async def _write_settings(vault: Vault, edit: SettingsEdit, moves: Mapping[str, str]) -> Undo:
+async def _write_settings(vault: Vault, edit: SettingsEdit, moves: Mapping[str, str], written: set[str]) -> Undo:
     target = vault.paths.resolve(edit.path, allow_hidden=True)
     if edit.lenient:  # the workspace: written when it can be, its undo only over our own bytes
-        written = await write_lenient(vault, edit, moves, ())
-        return partial(_undo_lenient, vault, edit, moves) if written else _nothing
+        if not await write_lenient(vault, edit, moves, ()):
+            return _nothing
+        written.add(edit.path)
+        return partial(_undo_lenient, vault, edit, moves)
     await vault.files.write(target, edit.text, expected_etag=edit.etag, must_exist=True, publish=False)
+    written.add(edit.path)
 
     async def undo() -> None:
         await vault.files.write(vault.paths.resolve(edit.path, allow_hidden=True), edit.original, publish=False)

@@ -166,8 +166,38 @@ async def test_a_workspace_that_cannot_be_written_never_fails_the_move(
         before = vg.read(WS)
         out = await vg.ok("rename_note", path="Welcome.md", new_path="Start")
         assert out["path"] == "Start.md" and (vg.root / "Start.md").exists() and not (vg.root / "Welcome.md").exists()
+        assert out["settings_updated"] == []  # planned, not written: not reported
         assert (await vg.ok("delete_note", path="Start"))["deleted"] and not (vg.root / "Start.md").exists()
         assert vg.read(WS) == before
+
+
+async def test_a_workspace_obsidian_saved_without_the_note_is_not_reported_as_updated(
+    make_vault: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Obsidian saves its layout between the move's plan and its write, the renamed note no longer
+    open nor recent: the file is left as Obsidian wrote it, and the result names only the files
+    written (the mobile workspace here), not the ones the move planned to rewrite."""
+    closed = {**WORKSPACE, "lastOpenFiles": ["Notes/Old.md"], "active": "a2"}
+    closed["main"] = {"id": "m", "type": "split", "children": [], "direction": "vertical"}
+    closed["right"] = {"id": "r", "type": "split", "children": [], "direction": "horizontal"}
+    real = files.VaultFiles.write
+
+    async def write(self: files.VaultFiles, vp: Any, *args: Any, **kwargs: Any) -> Any:
+        if vp.rel == WS and not saved:
+            saved.append(vp.rel)
+            (self.paths.root / WS).write_text(json.dumps(closed, indent="\t"))  # Obsidian, just now
+        return await real(self, vp, *args, **kwargs)
+
+    saved: list[str] = []
+    monkeypatch.setattr(files.VaultFiles, "write", write)
+    async with started(make_vault({**_files(), MOBILE: json.dumps(WORKSPACE, indent=2)})) as vg:
+        await vg.indexed()
+        preview = await vg.ok("rename_note", path="Welcome.md", new_path="Start", dry_run=True)
+        assert preview["settings_updated"] == sorted([WS, MOBILE])
+        out = await vg.ok("rename_note", path="Welcome.md", new_path="Start")
+        assert saved == [WS] and _saved(vg) == closed
+        assert _saved(vg, MOBILE)["lastOpenFiles"][1] == "Start.md"
+        assert out["settings_updated"] == [MOBILE]
 
 
 async def test_plans_and_dry_run_vaults_list_the_workspace(make_vault: Callable[..., Path]) -> None:
@@ -203,6 +233,27 @@ async def test_over_http_the_workspace_follows_a_rename(make_vault: Callable[...
             assert recent.structured_content is not None
             assert "Start.md" in [f["path"] for f in recent.structured_content["items"]]
         assert _saved(harness)["lastOpenFiles"][1] == "Start.md"
+
+
+async def test_over_http_a_workspace_left_unwritten_is_not_reported(
+    make_vault: Callable[..., Path], monkeypatch: pytest.MonkeyPatch, mode: str
+) -> None:
+    real = files.write_in
+
+    def refuse(folder_fd: int, name: str, data: bytes, **more: Any) -> Any:
+        if more.get("rel") == WS:
+            raise PermissionError(errno.EACCES, "Permission denied")
+        return real(folder_fd, name, data, **more)
+
+    monkeypatch.setattr(files, "write_in", refuse)
+    async with e2e(make_vault({**_files(), MOBILE: json.dumps(WORKSPACE, indent=2)})) as (url, harness):
+        await harness.indexed()
+        before = harness.read(WS)
+        async with Client(url, mode=mode) as client:  # type: ignore[arg-type]
+            result = await client.call_tool("rename_note", {"path": "Welcome", "new_path": "Start"})
+            assert not result.is_error and result.structured_content is not None
+            assert result.structured_content["settings_updated"] == [MOBILE]
+        assert harness.read(WS) == before and _saved(harness, MOBILE)["lastOpenFiles"][1] == "Start.md"
 
 
 async def test_undo_of_a_move_leaves_a_workspace_obsidian_saved_since(make_vault: Callable[..., Path]) -> None:
