@@ -27,6 +27,11 @@ therefore compiled by `compile_regex`, which refuses one that would unroll past
 Nesting (`limits.max_depth`) is checked by the parsers as they read (a syntax error), and a
 note's frontmatter by `service.markdown.frontmatter` before it is built.
 
+An evaluation run in a worker thread for a call that is cancelled meanwhile (the client's
+notifications/cancelled, its connection gone) would run on to its deadline: `stop()` (from the
+awaiting side, any thread) makes its next look at the clock raise `compute_budget_exceeded`
+(limit `cancelled`), which nobody receives but which ends the work.
+
 Functions deep inside an evaluator (string helpers, a list method) reach the running budget
 through `current()`: the evaluator makes its budget current for the thread it runs in with
 `active()`. Outside any evaluation `current()` is a budget with the process's limits and no step
@@ -85,6 +90,11 @@ class Budget:
         self.hint = hint
         self.steps_name = steps_name  # the detail naming the step ceiling (JSONLogic says max_ops)
         self._tick = 0
+        self.stopped = False  # set by `stop()`, read at each look at the clock
+
+    def stop(self) -> None:
+        """End the evaluation at its next look at the clock (its call was cancelled or is over)."""
+        self.stopped = True
 
     # -- steps and time ----------------------------------------------------------------------
 
@@ -97,6 +107,8 @@ class Budget:
             self._tick = 0
             if time.monotonic() > self.deadline:
                 raise self.exceeded("seconds")
+            if self.stopped:
+                raise self.exceeded("cancelled")
 
     def timeout(self) -> float:
         """Seconds left for one regular-expression call (the default evaluation time outside a query)."""
@@ -182,6 +194,7 @@ _NAMES = {
     "bytes": "value size",
     "items": "list size",
     "regex_size": "regular-expression size",
+    "cancelled": "call's",  # "... exceeded its call's budget": the call was cancelled
 }
 _HINTS = {
     "regex_size": "A counted repeat such as x{100000} is copied that many times when the expression is "

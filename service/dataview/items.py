@@ -2,8 +2,11 @@
 
 Most queries never look at `file.tasks` or `file.lists`, so a page keeps no list items: on
 first access `ItemCache` reads them from the index (`dataview_facts`, through an `ItemSource`)
-and `FileFields` turns them into rows, once: each item
-has Dataview's implicit fields (text, line, path, status, checked, completed, fullyCompleted,
+and `FileFields` turns them into rows. A page keeps none of them: a query keeps the items of the
+last `SCOPE_PAGES` pages it read (`scope`, an LRU the query drops when it ends), so a query over
+every page holds a few pages' items at a time (at 10^5 notes, TASK kept every page's items in the
+page image: +936 MB that stayed, and 5 million tracked objects each full collection walked). Each
+item has Dataview's implicit fields (text, line, path, status, checked, completed, fullyCompleted,
 children, parent, section, tags, outlinks, link, blockId, task, annotated ...) plus its own
 inline fields and the Tasks plugin's emoji dates (due, completion, created, start, scheduled),
 read by `service.markdown.tasks` as the index's task rows are. Touches nothing outside itself.
@@ -13,7 +16,10 @@ from __future__ import annotations
 
 import functools
 import re
+from collections import OrderedDict
 from collections.abc import Callable, Collection, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any, Protocol, cast
 
 from service.dataview.fields import bracket_fields
@@ -123,15 +129,47 @@ class ItemSource(Protocol):
     def resolve_value(self, value: Any) -> Any: ...
 
 
-class ItemCache:
-    """One page's list items: read from `source` and turned into rows on first access, once."""
+SCOPE_PAGES = 64  # pages whose items one query keeps (rows are read in page order: one page at a time)
+_SCOPE: ContextVar[OrderedDict[str, ItemCache] | None] = ContextVar("vaultgate_dataview_items", default=None)
 
-    __slots__ = ("_path", "_source", "_rows", "_inherited")
+
+@contextmanager
+def scope() -> Iterator[None]:
+    """Within the block (one query, one thread), the items of the last `SCOPE_PAGES` pages read
+    are kept for the next reads; outside any block each read builds them again."""
+    token = _SCOPE.set(OrderedDict())
+    try:
+        yield
+    finally:
+        _SCOPE.reset(token)
+
+
+def items_of(path: str, source: ItemSource) -> ItemCache:
+    """The page's `ItemCache` in the running query's scope (a new one outside any, kept by nobody)."""
+    kept = _SCOPE.get()
+    if kept is None:
+        return ItemCache(path, source)
+    cache = kept.get(path)
+    if cache is None or cache._source is not source:
+        cache = kept[path] = ItemCache(path, source)
+        if len(kept) > SCOPE_PAGES:
+            kept.popitem(last=False)
+    else:
+        kept.move_to_end(path)
+    return cache
+
+
+class ItemCache:
+    """One page's list items: read from `source` and turned into rows on first access, once
+    (kept for as long as the query's `scope` keeps this cache)."""
+
+    __slots__ = ("_path", "_source", "_rows", "_inherited", "_cut")
 
     def __init__(self, path: str, source: ItemSource) -> None:
         self._path, self._source = path, source
         self._rows: list[dict[str, Any]] | None = None
         self._inherited: tuple[Mapping[str, Any], list[Inherited]] | None = None
+        self._cut: tuple[Callable[[Any], Any], list[dict[str, Any]]] | None = None
 
     def task_rows(self, page: Mapping[str, Any]) -> list[Inherited]:
         """The tasks as TASK query rows over `page` (kept while the page row is the same one)."""
@@ -150,6 +188,19 @@ class ItemCache:
 
     def tasks(self) -> list[dict[str, Any]]:
         return [i for i in self.lists() if i["task"]]
+
+    def cut_lists(self, cut: Callable[[Any], Any]) -> list[dict[str, Any]]:
+        """The list items with their link values through one caller's `cut` (copies; `children`
+        point at the copies), kept beside the items."""
+        if self._cut is not None and self._cut[0] == cut:
+            return self._cut[1]
+        items = self.lists()
+        copies = {id(i): {k: cut(v) for k, v in i.items() if k != "children"} for i in items}
+        for i in items:
+            copies[id(i)]["children"] = [copies[id(c)] for c in i["children"] if id(c) in copies]
+        rows = [copies[id(i)] for i in items]
+        self._cut = (cut, rows)
+        return rows
 
 
 class FilePage(Protocol):
@@ -223,28 +274,21 @@ class FileFields(Mapping[str, Any]):
 class CutFile(FileFields):
     """One caller's `file` of a page: link values through `cut`, incoming links it may read."""
 
-    __slots__ = ("_data", "_cut", "_readable", "_cut_rows")
+    __slots__ = ("_data", "_cut", "_readable")
 
     def __init__(self, data: FilePage, cut: Callable[[Any], Any], readable: Callable[[str], bool]) -> None:
         self._data = data
         self._cut = cut
         self._readable = readable
-        self._cut_rows: list[dict[str, Any]] | None = None
 
     def _page(self) -> FilePage:
         return self._data
 
     def _lists(self) -> list[dict[str, Any]]:
-        """The list items with their link values cut (copies; `children` point at the copies)."""
-        if self._cut_rows is None:
-            cut = self._cut
-            assert cut is not None
-            items = self._data.list_items().lists()
-            copies = {id(i): {k: cut(v) for k, v in i.items() if k != "children"} for i in items}
-            for i in items:
-                copies[id(i)]["children"] = [copies[id(c)] for c in i["children"] if id(c) in copies]
-            self._cut_rows = [copies[id(i)] for i in items]
-        return self._cut_rows
+        """The list items with their link values cut (kept with the items in the query's scope)."""
+        cut = self._cut
+        assert cut is not None
+        return self._data.list_items().cut_lists(cut)
 
 
 class Inherited(dict[str, Any]):

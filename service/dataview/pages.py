@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from service.dataview import values
-from service.dataview.items import FileFields, ItemCache, all_tags, put, same
+from service.dataview.items import FileFields, ItemCache, all_tags, items_of, put, same
 from service.dataview.names import Names
 from service.dataview.reads import IndexReader, Links
 from service.dataview.rows import Row, Shapes, share
@@ -64,7 +64,7 @@ class Page(Row):
     its row and the row's tuple (~5 MB less at 10^5 notes). Outgoing links and the frontmatter
     as written are read from the index when asked (`reads.IndexReader`)."""
 
-    __slots__ = ("path", "size", "mtime", "ctime", "tag_list", "aliases", "_links", "_items")
+    __slots__ = ("path", "size", "mtime", "ctime", "tag_list", "aliases", "_links")
 
     def __init__(self, path: str, facts: tuple[Any, ...], tags: tuple[str, ...], links: Links) -> None:
         super().__init__(_NO_KEYS, ())  # the fields are set by the build (`_page`)
@@ -72,7 +72,6 @@ class Page(Row):
         self.size, self.mtime, self.ctime, self.aliases = facts  # ctime: whole seconds (`_seconds`)
         self.tag_list = tags  # as written, without '#'
         self._links = links
-        self._items: ItemCache | None = None
 
     def get(self, key: str, default: Any = None) -> Any:
         at = self._keys.get(key)
@@ -111,10 +110,7 @@ class Page(Row):
         return self._links.of(self.path)
 
     def list_items(self) -> ItemCache:
-        items = self._items
-        if items is None:
-            items = self._items = ItemCache(self.path, self._links)
-        return items
+        return items_of(self.path, self._links)  # kept by the running query, not the page (`items.scope`)
 
     def day(self) -> dt.datetime | None:
         m = _DAY_IN_NAME.search(self.name())

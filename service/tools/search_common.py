@@ -196,6 +196,20 @@ async def drop_gone(
     return rows
 
 
+def drop_gone_here(
+    root: Path, rows: list[R], offset: int, limit: int, paths: Callable[[R], Iterable[str]]
+) -> tuple[list[R], set[str]]:
+    """`drop_gone` in the calling (worker) thread: the rows without those of page [offset,
+    offset+limit) naming a file gone from disk, and the paths found gone (for `forget_gone`)."""
+    gone_all: set[str] = set()
+    while True:
+        gone = _missing(root, sorted({p for r in rows[offset : offset + limit] for p in paths(r)}))
+        if not gone:
+            return rows, gone_all
+        gone_all.update(gone)
+        rows = [r for r in rows if not any(p in gone_all for p in paths(r))]
+
+
 class Readable:
     """`can_read` memoised per call (queries may test a path many times).
 

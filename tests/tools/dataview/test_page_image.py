@@ -68,7 +68,7 @@ async def test_the_page_image_holds_no_items_links_or_frontmatter_text_and_stays
         size, built = await db.run_read(measure)
         assert len(built.pages.pages) == NOTES
         for page in built.pages.pages.values():
-            assert page._items is None  # no list item read until a query asks
+            assert not hasattr(page, "_items")  # a page keeps no list items (a query does: items.scope)
             assert not any(isinstance(v, (Link, list, dict)) for v in _slots(page))
         # ~1 KB a page here (typed fields, file facts, lookups); with items and links kept, 10 KB.
         assert size / NOTES < 2500, size / NOTES

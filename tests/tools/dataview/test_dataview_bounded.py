@@ -1,0 +1,184 @@
+"""A Dataview query over a whole vault holds bounded memory and ends at its budget, through the
+dispatch chain: a TASK query leaves no list item, task row or item cache behind it (at 10^5
+notes they stayed: +936 MB, 5 million objects every full collection walked), its pages of
+results are the tasks in order, and every phase (reading the tasks, SORT's comparisons, GROUP
+BY's ordering) looks at the deadline and at a cancelled call. The clock is moved by the test at
+the phase under test, never measured."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import threading
+import time
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from service.dataview import execute, items
+from tests.conftest import Harness, started
+
+NOTES = 40
+TASKS = 6
+
+
+def _vault() -> dict[str, str]:
+    files: dict[str, str] = {}
+    for n in range(NOTES):
+        lines = "\n".join(
+            f"- [{'x' if k % 3 == 0 else ' '}] task {n}-{k} [[Note {(n + k) % NOTES}]]" for k in range(TASKS)
+        )
+        files[f"Notes/Note {n:02d}.md"] = f"---\nrank: {n % 7}\n---\n# Note {n}\n\n{lines}\n  - plain child\n"
+    files["Numbers.md"] = "---\nnums: [" + ", ".join(str((i * 7919) % 5000) for i in range(5000)) + "]\n---\n"
+    return files
+
+
+@pytest.fixture
+async def vg(make_vault: Callable[..., Path]) -> AsyncIterator[Harness]:
+    async with started(make_vault(_vault())) as harness:
+        await harness.indexed()
+        yield harness
+
+
+def _alive(kind: type) -> int:
+    gc.collect()
+    return sum(1 for o in gc.get_objects() if type(o) is kind)
+
+
+async def test_a_task_query_keeps_no_item_or_task_row_after_it(vg: Harness) -> None:
+    out = await vg.ok("search_dql", query="TASK", limit=1000)
+    assert out["total"] == NOTES * TASKS
+    again = await vg.ok("search_dql", query="TABLE length(file.tasks) AS n WHERE length(file.lists) > 0", limit=1000)
+    assert {r["cells"][0]["value"] for r in again["rows"]} == {TASKS}
+    assert _alive(items.Inherited) == 0  # the pages kept every task's row (and item cache) before
+    assert _alive(items.ItemCache) == 0
+
+
+async def test_task_pages_are_the_tasks_in_order(vg: Harness) -> None:
+    whole = await vg.ok("search_dql", query="TASK WHERE !completed", limit=1000)
+    assert whole["total"] == NOTES * 4 and all(not r["completed"] for r in whole["rows"])
+    seen: list[tuple[str, int]] = []
+    cursor = None
+    while True:
+        page = await vg.ok(
+            "search_dql", query="TASK WHERE !completed", limit=7, **({"cursor": cursor} if cursor else {})
+        )
+        assert page["total"] == NOTES * 4
+        seen += [(r["path"], r["line"]) for r in page["rows"]]
+        cursor = page["next_cursor"]
+        if cursor is None:
+            break
+    assert seen == [(r["path"], r["line"]) for r in whole["rows"]]
+    assert [r["text"] for r in whole["rows"][:2]] == ["task 0-1 [[Note 1]]", "task 0-2 [[Note 2]]"]
+    assert whole["rows"][0]["obsidian_url"].startswith("obsidian://")
+    limited = await vg.ok("search_dql", query='TASK FROM "Notes" WHERE rank = 3 LIMIT 5', limit=2)
+    assert limited["total"] == 5 and len(limited["rows"]) == 2
+    assert {r["path"] for r in limited["rows"]} == {"Notes/Note 03.md"}
+    assert (await vg.ok("search_dql", query="TASK LIMIT 0"))["total"] == 0
+    sorted_tasks = await vg.ok("search_dql", query="TASK WHERE completed SORT text DESC", limit=1)
+    assert sorted_tasks["total"] == NOTES * 2 and sorted_tasks["rows"][0]["text"].startswith("task 9-3")
+
+
+class _Clock:
+    """`time.monotonic` as `service.budget` sees it, moved an hour on when `jump` is called."""
+
+    def __init__(self) -> None:
+        self.offset = 0.0
+
+    def monotonic(self) -> float:
+        return time.monotonic() + self.offset
+
+    def jump(self) -> None:
+        self.offset = 3600.0
+
+
+def _clocked(monkeypatch: pytest.MonkeyPatch) -> _Clock:
+    clock = _Clock()
+    fake = type("T", (), {"monotonic": staticmethod(clock.monotonic)})
+    monkeypatch.setattr("service.budget.time", fake)
+    return clock
+
+
+def _counted_compare(monkeypatch: pytest.MonkeyPatch, first: Callable[[], None]) -> list[int]:
+    """`compare` as the query's sort sees it, counting its calls and calling `first` at the first."""
+    calls = [0]
+    real = execute.compare
+
+    def compare(a: Any, b: Any) -> int:
+        calls[0] += 1
+        if calls[0] == 1:
+            first()
+        return real(a, b)
+
+    monkeypatch.setattr(execute, "compare", compare)
+    return calls
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        'TABLE n FROM "Numbers" FLATTEN nums AS n SORT n DESC',  # 5,000 rows: ~60,000 comparisons
+        'TABLE length(rows) FROM "Numbers" FLATTEN nums AS n GROUP BY n',  # 5,000 groups to order
+    ],
+)
+async def test_the_deadline_ends_a_sort_or_grouping_in_its_comparisons(
+    vg: Harness, monkeypatch: pytest.MonkeyPatch, query: str
+) -> None:
+    clock = _clocked(monkeypatch)
+    calls = _counted_compare(monkeypatch, clock.jump)
+    err = await vg.err("search_dql", "compute_budget_exceeded", query=query)
+    assert err["details"]["limit"] == "seconds"
+    assert 0 < calls[0] <= 300  # looked at within 256 steps; the sort ran to its end before
+
+
+async def test_the_deadline_ends_reading_the_tasks(vg: Harness, monkeypatch: pytest.MonkeyPatch) -> None:
+    clock = _clocked(monkeypatch)
+    built = [0]
+    real = items.build_items
+
+    def build(*args: Any) -> Any:
+        built[0] += 1
+        clock.jump()
+        return real(*args)
+
+    monkeypatch.setattr(items, "build_items", build)
+    err = await vg.err("search_dql", "compute_budget_exceeded", query="TASK")
+    assert err["details"]["limit"] == "seconds"
+    assert built[0] < NOTES  # stopped within a few pages; every page's tasks were read before
+
+
+async def test_a_cancelled_query_stops_at_its_next_look(vg: Harness, monkeypatch: pytest.MonkeyPatch) -> None:
+    started_sorting, go, ended = threading.Event(), threading.Event(), threading.Event()
+    outcome: list[Any] = []
+
+    def first() -> None:
+        started_sorting.set()
+        go.wait(30)
+
+    calls = _counted_compare(monkeypatch, first)
+    real_run = execute.run
+
+    def run(*args: Any) -> Any:
+        try:
+            outcome.append(real_run(*args))
+        except Exception as exc:
+            outcome.append(exc)
+            raise
+        finally:
+            ended.set()
+        return outcome[-1]
+
+    monkeypatch.setattr(execute, "run", run)
+    call = asyncio.create_task(vg.call("search_dql", query='TABLE n FROM "Numbers" FLATTEN nums AS n SORT n'))
+    assert await asyncio.to_thread(started_sorting.wait, 60)
+    call.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await call
+    at_cancel = calls[0]
+    go.set()
+    assert await asyncio.to_thread(ended.wait, 60)
+    [result] = outcome
+    assert isinstance(result, Exception) and getattr(result, "details", {}).get("limit") == "cancelled", result
+    assert calls[0] - at_cancel <= 300  # the sort's ~60,000 comparisons ran on before
