@@ -10,7 +10,9 @@ not what the earlier one left): the whole file is a conflict, none of its writes
 Folders the run created are removed when empty again; a moved folder is renamed back. Obsidian's
 workspace files (`service.graph.workspace_paths`: a move's or delete's rewrite of the open tabs
 and recent files) are Obsidian's to save at any moment: one saved since is left as Obsidian wrote
-it (`skipped`), never a conflict that would block the undo.
+it (`skipped`), never a conflict that would block the undo. A moved note is undone as a whole:
+when its destination is a conflict (edited, deleted or moved since) its source is not put back
+either (`_moves` pairs a move's two records), so no note deleted since comes back.
 `apply_undo` performs the restores through `service.vault.commit` (shielded from cancellation;
 when one fails, the ones done are put back and the error is raised). The caller sets a journal
 recorder around it, so the undo is journaled like any run (undoing it is a redo).
@@ -37,10 +39,38 @@ class UndoPlan:
     paths: set[str] = field(default_factory=set)
 
 
+def _moves(entries: list[Entry]) -> dict[int, Entry]:
+    """A note's move is journaled as two file records of one step, the destination made (no
+    prior content) then the source removed (its bytes those the destination got): the source's
+    record by the destination's seq."""
+    pairs: dict[int, Entry] = {}
+    for dst, src in zip(entries, entries[1:], strict=False):
+        if (
+            dst.kind == src.kind == "file"
+            and dst.step_id == src.step_id
+            and dst.prior is None
+            and dst.new_etag is not None
+            and src.new_etag is None
+            and src.prior is not None
+            and etag_of(src.prior) == dst.new_etag
+        ):
+            pairs[dst.seq] = src
+    return pairs
+
+
+def _drop_move(out: UndoPlan, dst: Entry, src: Entry | None, blocked: set[str]) -> None:
+    """A moved note no longer where the run left it: its move is not undone as a whole (putting
+    its source back would bring back a note deleted or moved since, beside where it is now)."""
+    if src is not None:
+        out.restores = [e for e in out.restores if e is not src]
+        blocked.add(src.path)
+
+
 def plan_undo(files: VaultFiles, entries: list[Entry], *, skip: set[str] | None = None) -> UndoPlan:
     out = UndoPlan()
     expected: dict[str, str | None] = {}  # path -> etag it must have before the next (older) restore
     blocked: set[str] = set(skip or ())
+    moves = _moves(entries)
     for entry in reversed(entries):
         out.paths.add(entry.path)
         if entry.kind != "file":
@@ -49,6 +79,7 @@ def plan_undo(files: VaultFiles, entries: list[Entry], *, skip: set[str] | None 
         if entry.path in blocked:
             if entry.path not in out.skipped and skip and entry.path in skip:
                 out.skipped.append(entry.path)
+            _drop_move(out, entry, moves.get(entry.seq), blocked)
             continue
         prior_etag = etag_of(entry.prior) if entry.prior is not None else None
         changed = entry.path in expected and expected[entry.path] != entry.new_etag
@@ -70,16 +101,18 @@ def plan_undo(files: VaultFiles, entries: list[Entry], *, skip: set[str] | None 
                 }
             )
             blocked.add(entry.path)
+            _drop_move(out, entry, moves.get(entry.seq), blocked)
             continue
         if entry.path not in expected:
             current = restore.current_etag(files, entry.path)
+            src = moves.get(entry.seq)
             if current == entry.new_etag:
                 expected[entry.path] = entry.new_etag
-            elif current == prior_etag:
+            elif current == prior_etag and (src is None or src not in out.restores):
                 out.untouched.append(entry.path)  # the change never happened
                 expected[entry.path] = prior_etag
                 continue
-            else:
+            else:  # edited since; or a moved note gone from where the move left it (its source too)
                 out.conflicts.append(
                     {
                         "path": entry.path,
@@ -89,6 +122,7 @@ def plan_undo(files: VaultFiles, entries: list[Entry], *, skip: set[str] | None 
                     }
                 )
                 blocked.add(entry.path)
+                _drop_move(out, entry, src, blocked)
                 continue
         out.restores.append(entry)
         expected[entry.path] = prior_etag
