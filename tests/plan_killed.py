@@ -6,10 +6,11 @@ its commit (the renamed note and one link rewrite written, the other rewrites no
 MARKER and waits forever — until the test kills the process with SIGKILL
 (tests/tools/sessions/test_plan_killed.py).
 
-With `in-write`, the process kills itself (SIGKILL) in the worker thread that appends to
-`Notes/n01.md`, after the journal recorded the note's prior bytes and before the file is
-replaced: the narrowest window between the journal and the change it announces. The plan's
-calls then run one at a time, so no other write is caught halfway.
+With `in-write [REL]`, the process kills itself (SIGKILL) in the worker thread that writes REL
+(default `Notes/n01.md`, an append), after the journal recorded the file's prior state and before
+the file is changed: the narrowest window between the journal and the change it announces. REL may
+be a note the plan creates (`K/b.md`): a create is killed after its record, before its temp file.
+The plan's calls then run one at a time, so no other write is caught halfway.
 """
 
 from __future__ import annotations
@@ -55,9 +56,11 @@ class HoldAndSignal:
 
 def kill_when_writing(rel: str) -> None:
     """Make the atomic file write of `rel` die (SIGKILL) once its change is recorded, before the
-    rename: the write's last check (`check`, where a journaled run records the prior bytes) runs,
-    then the process is killed. Both writers are wrapped: `files` (create, overwrite) and
-    `reread` (a read-modify-write such as an append, which records in that check)."""
+    file changes. Both writers are wrapped: `files` (create, overwrite) and `reread` (a
+    read-modify-write such as an append). An overwrite or a read-modify-write is killed in its
+    last check before the rename (`check`, where a read-modify-write records the prior bytes),
+    its temp file written; a create (`exclusive`: a hard link, no check) is recorded before
+    `write_in` is called, so it is killed on entry, before its temp file exists."""
     write = files.write_in
 
     def write_or_die(
@@ -65,6 +68,8 @@ def kill_when_writing(rel: str) -> None:
     ) -> os.stat_result:
         if rel != target:
             return write(folder_fd, name, data, exclusive=exclusive, rel=rel, check=check, **more)
+        if exclusive:  # a create: its record (absent before) is in the spool already
+            os.kill(os.getpid(), signal.SIGKILL)
 
         def check_then_die() -> None:
             if check is not None:
@@ -88,8 +93,8 @@ async def main(root: Path, marker: Path, concurrency: int) -> None:
 
 
 if __name__ == "__main__":
-    in_write = sys.argv[3:] == ["in-write"]
+    in_write = sys.argv[3:4] == ["in-write"]
     if in_write:
-        kill_when_writing("Notes/n01.md")
+        kill_when_writing(sys.argv[4] if len(sys.argv) > 4 else "Notes/n01.md")
     # in-write: one call at a time, so no other write is caught halfway (its temp file left behind)
     asyncio.run(main(Path(sys.argv[1]), Path(sys.argv[2]), 1 if in_write else 4))

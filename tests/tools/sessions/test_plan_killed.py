@@ -84,3 +84,35 @@ async def test_a_kill_between_the_journal_row_and_the_write_leaves_an_applicable
     assert leftover.startswith("Notes/.n01.md.")
     assert sweep(root, [leftover], started=time.time()) == [leftover]
     assert snapshot(root) == before
+
+
+async def test_a_create_killed_after_its_journal_record_leaves_an_applicable_journal(
+    make_vault: Callable[..., Path],
+) -> None:
+    """The same window for a create (`create_note`, a create-only write): killed once the journal
+    holds the note's record (absent before), before anything is written; the note is not there,
+    and undo removes what the run created before it."""
+    root = make_vault(plan_files())
+    before = snapshot(root)
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    command = [sys.executable, "-m", "tests.plan_killed", str(root), str(root.parent / "unused"), "in-write", "K/b.md"]
+    proc = await anyio.open_process(command, env=env, cwd=REPO, stdout=None, stderr=None)
+    try:
+        with anyio.fail_after(120):
+            await proc.wait()
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
+    assert proc.returncode == -signal.SIGKILL
+    assert (root / "K/a.md").is_file() and not (root / "K/b.md").exists()  # killed before its write
+    [spooled] = (settings_for(root).data_dir() / "plan-spool").glob("*.jnl")
+    last = list(read_records(spooled.read_bytes()))[-1]
+    assert last[2:4] == ("file", "K/b.md") and last[5] is None  # recorded: absent before
+    assert [rel for rel in snapshot(root) if rel.endswith(".vgtmp")] == []  # no temp file yet
+    async with started(root) as vg:
+        [row] = await vg.app.state.fetchall("SELECT status FROM plan_runs")
+        assert row[0] == "interrupted"
+        out = await vg.confirmed("undo_last_plan")
+        assert not out["conflicts"] and "K/a.md" in out["restored"], out
+    assert snapshot(root) == before
