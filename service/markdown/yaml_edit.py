@@ -53,7 +53,7 @@ def _yaml(raw: str) -> YAML:
     return yaml
 
 
-def _invalid(path: str, reason: str) -> ValidationFailed:
+def invalid_frontmatter(path: str, reason: str) -> ValidationFailed:
     return ValidationFailed(
         f"the frontmatter of {path!r} is not valid YAML: {reason}",
         details={"path": path, "reason": "invalid_frontmatter", "yaml_error": reason},
@@ -83,17 +83,17 @@ def load(text: str, path: str) -> CommentedMap:
     if front.raw is None or not front.raw.strip():
         return CommentedMap()
     if front.error is not None and front.error.startswith(fm.EXPANSION_ERROR):
-        raise _invalid(path, front.error)  # an alias bomb: never handed to the round-trip loader
+        raise invalid_frontmatter(path, front.error)  # an alias bomb: never handed to the round-trip loader
     try:
         data = _yaml(front.raw).load(front.raw)
     except YAMLError as exc:
-        raise _invalid(path, str(exc).splitlines()[0] if str(exc) else "invalid YAML") from None
+        raise invalid_frontmatter(path, str(exc).splitlines()[0] if str(exc) else "invalid YAML") from None
     except Exception as exc:  # noqa: BLE001 - ruamel raises assorted errors on odd input
-        raise _invalid(path, type(exc).__name__) from None
+        raise invalid_frontmatter(path, type(exc).__name__) from None
     if data is None:
         return CommentedMap()
     if not isinstance(data, CommentedMap):
-        raise _invalid(path, "frontmatter is not a mapping")
+        raise invalid_frontmatter(path, "frontmatter is not a mapping")
     return data
 
 

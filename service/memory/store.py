@@ -21,6 +21,7 @@ from pathlib import Path
 
 from service.errors import AlreadyExists, Conflict, NoteNotFound, ValidationFailed
 from service.markdown.frontmatter import split
+from service.markdown.yaml_edit import invalid_frontmatter
 from service.memory.model import Entity, file_name, inbox_key, linked_stem, parse, render
 from service.plans.effects import MemoryNotes
 from service.settings import MemorySettings
@@ -291,6 +292,9 @@ class EntityStore:
     ) -> Loaded:
         for _ in range(CAS_TRIES):
             current = self.require(name, "write")
+            error = split(current.text).error
+            if error is not None:  # rendered from what parsed, its properties would all be lost
+                raise invalid_frontmatter(vp.rel, error)
             entity = current.entity
             if not any([change(entity) for change in changes]):  # every change applied, in order
                 return current
