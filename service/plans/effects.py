@@ -307,6 +307,8 @@ class EffectsBuilder:
             for rel in dict.fromkeys(n for n in map(note, args["entityNames"]) if n is not None):
                 if self.exists(rel):
                     self.delete(rel)
+                    for ws in self._recent_files_of(rel):  # Obsidian's recent files forget it
+                        self.write(ws, acl=False)
             return True
         if tool == "memory_store" and note(args.get("key")) is not None:
             self.write(str(note(args.get("key"))))

@@ -4,7 +4,9 @@ supersede_observation.
 Each call changes every entity note it names all or nothing (`entities.all_or_nothing`), one
 write per note. `delete_entities` moves entity notes to the vault's trash as `delete_note` does,
 after a human's confirmation that lists every note, and reports the relations of other entities
-that pointed at them. Touches: the memory folder's notes only.
+that pointed at them; Obsidian's workspace files forget the notes as they do for `delete_note`
+(`service.graph.workspace_paths.forget_deleted`: recent files). Touches: the memory folder's
+notes, and `.obsidian/workspace*.json` when they list a deleted note.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from functools import partial
 from pydantic import BaseModel, ConfigDict, Field
 
 from service.errors import NoteNotFound, ValidationFailed, VaultgateError
+from service.graph.workspace_paths import forget_deleted
 from service.memory.model import Entity, Observation, normalize_text
 from service.memory.store import EntityStore, Loaded
 from service.policy.confirmations import ChangePreview
@@ -36,6 +39,10 @@ class DeleteEntitiesOut(ToolOutput):
     trash: list[str] = Field(description="Where each note went, in order.")
     missing: list[str] = Field(description="Names that are no entity.")
     dangling_relations: list[RelationOut] = Field(description="Relations of other entities that pointed at them.")
+    settings_updated: list[str] = Field(
+        default_factory=list,
+        description="Obsidian's workspace files whose recent files no longer list the notes (as Obsidian does).",
+    )
 
 
 async def delete_entities_preview(ctx: ToolContext, args: DeleteEntitiesIn) -> ChangePreview | None:
@@ -78,8 +85,13 @@ async def delete_entities(ctx: ToolContext, args: DeleteEntitiesIn) -> DeleteEnt
         return action
 
     await all_or_nothing(ctx, [trashing(f) for f in found], f"delete_entities of {len(found)} entities")
+    forgotten = await forget_deleted(ctx.vault, [f.vp.rel for f in found]) if found else []  # as delete_note
     return DeleteEntitiesOut(
-        deleted=[f.entity.name for f in found], trash=trash, missing=missing, dangling_relations=dangling
+        deleted=[f.entity.name for f in found],
+        trash=trash,
+        missing=missing,
+        dangling_relations=dangling,
+        settings_updated=forgotten,
     )
 
 
