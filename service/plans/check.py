@@ -80,7 +80,8 @@ class Host(Protocol):
 
     def scope_problem(self, tool: ToolInfo) -> str | None: ...
 
-    def path_problem(self, rel: str, op: str) -> str | None: ...
+    def path_problem(self, rel: str, op: str) -> tuple[str, str] | None:
+        """(code, message) when a call could not use `rel` for `op`: path_invalid..., acl_denied."""
 
     def exists(self, rel: str) -> bool: ...
 
@@ -182,7 +183,7 @@ async def check_plan(plan: Plan, given: dict[str, Any], host: Host, *, late_para
     for (rel, op), where in checked.paths.items():  # each (path, op) once, named by its first call
         problem = host.path_problem(rel, op)
         if problem:
-            checked.problems.append(Problem(where, "acl_denied", problem))
+            checked.problems.append(Problem(where, *problem))
     if builder.effects.estimated_steps > MAX_CALLS and not any(p.code == "too_large" for p in checked.problems):
         checked.problems.append(
             Problem(None, "too_large", f"{builder.effects.estimated_steps} tool calls; at most {MAX_CALLS}")

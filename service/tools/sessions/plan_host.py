@@ -49,18 +49,18 @@ class PlanHost:
     def __init__(self, ctx: ToolContext, registry: Catalog) -> None:
         self.ctx = ctx
         self.registry = registry
-        self._resolved: dict[str, VaultPath | str] = {}  # rel -> where it is, or why it is not a vault path
+        self._resolved: dict[str, VaultPath | VaultgateError] = {}  # rel -> where it is, or why it is not a vault path
         self._names: set[str] | None = None  # the notes' file names and aliases, lower case (`locate`)
 
-    def _resolve(self, rel: str) -> VaultPath | str:
-        """The vault path of `rel` (its problem as text), once per plan check: the effects
+    def _resolve(self, rel: str) -> VaultPath | VaultgateError:
+        """The vault path of `rel` (or why it is none), once per plan check: the effects
         builder asks whether a file exists, the ACL check where it is."""
         found = self._resolved.get(rel)
         if found is None:
             try:
                 found = self.ctx.vault.paths.resolve(rel)
             except VaultgateError as exc:
-                found = exc.message
+                found = exc
             self._resolved[rel] = found
         return found
 
@@ -78,12 +78,12 @@ class PlanHost:
         missing = [s for s in tool.scopes if not scope_rules.holds(self.ctx.principal.scopes, s)]
         return f"{tool.name} needs scope {' and '.join(missing)}" if missing else None
 
-    def path_problem(self, rel: str, op: str) -> str | None:
+    def path_problem(self, rel: str, op: str) -> tuple[str, str] | None:
         vp = self._resolve(rel)
-        if isinstance(vp, str):
-            return f"{rel}: {vp}"
+        if isinstance(vp, VaultgateError):  # the code the call would answer (path_invalid...)
+            return vp.code, f"{rel}: {vp.message}"
         if not self.ctx.services.guard.allows(self.ctx.principal, self.ctx.vault, vp.rel, op):
-            return f"{rel}: the path ACL does not allow {op}"
+            return "acl_denied", f"{rel}: the path ACL does not allow {op}"
         return None
 
     def exists(self, rel: str) -> bool:
@@ -91,7 +91,7 @@ class PlanHost:
         answered as empty, so a plan's effects never tell a file (an entity of a memory folder it
         is denied) from a missing one."""
         vp = self._resolve(rel)
-        if not isinstance(vp, str):
+        if not isinstance(vp, VaultgateError):
             if not self.ctx.services.guard.allows(self.ctx.principal, self.ctx.vault, vp.rel, "read"):
                 return False
             return os.path.isfile(vp.abs)
@@ -106,7 +106,7 @@ class PlanHost:
 
     def is_folder(self, rel: str) -> bool:
         vp = self._resolve(rel)
-        return not isinstance(vp, str) and os.path.isdir(vp.abs)
+        return not isinstance(vp, VaultgateError) and os.path.isdir(vp.abs)
 
     async def locate(self, address: str) -> str | None:
         """The note `address` names now, as `find_note` finds it. The note names are read once
