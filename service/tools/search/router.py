@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 
 from service.errors import ModeUnavailable, ValidationFailed
 from service.retrieval import fusion, text
@@ -116,10 +116,29 @@ AVAILABLE = ("text", "regex", "tags", "properties", "jsonlogic", "hybrid")  # th
 USE_INSTEAD = "Use mode 'text' or 'hybrid'."
 
 
+_M = TypeVar("_M", bound=BaseModel)
+
+
 def _need(value: Any, field: str, mode: str) -> Any:
     if not value:
         raise ValidationFailed(f"mode {mode!r} needs `{field}`", details={"field": field, "mode": mode})
     return value
+
+
+def _inner(model: type[_M], mode: str, **fields: Any) -> _M:
+    """The mode's own tool input from search_vault's arguments: what that tool would refuse
+    (a value past its bounds) is search_vault's validation_error, never an internal error."""
+    try:
+        return model.model_validate(fields)
+    except ValidationError as exc:
+        issues = [
+            {"field": ".".join(str(p) for p in e["loc"]) or "(arguments)", "issue": e["msg"], "type": e["type"]}
+            for e in exc.errors(include_url=False, include_input=False)
+        ]
+        raise ValidationFailed(
+            f"mode {mode!r}: " + "; ".join(f"{i['field']}: {i['issue']}" for i in issues[:5]),
+            details={"mode": mode, "issues": issues},
+        ) from None
 
 
 async def search_vault(ctx: ToolContext, args: SearchVaultIn) -> SearchVaultOut:
@@ -141,7 +160,7 @@ async def search_vault(ctx: ToolContext, args: SearchVaultIn) -> SearchVaultOut:
         )
     if mode == "text":
         out = await text_tools.search_text(
-            ctx, text_tools.SearchTextIn(query=_need(args.query, "query", mode), **common), dates
+            ctx, _inner(text_tools.SearchTextIn, mode, query=_need(args.query, "query", mode), **common), dates
         )
         items = await _flagged(
             ctx, [VaultHitItem(**i.model_dump(include=set(VaultHitItem.model_fields))) for i in out.items]
@@ -154,7 +173,7 @@ async def search_vault(ctx: ToolContext, args: SearchVaultIn) -> SearchVaultOut:
         m = _REGEX_LITERAL.match(raw)
         pattern, opts = (m.group("body"), m.group("flags")) if m else (raw, "")
         rout = await text_tools.search_regex(
-            ctx, text_tools.SearchRegexIn(pattern=pattern, ignore_case="i" in opts, **common), dates
+            ctx, _inner(text_tools.SearchRegexIn, mode, pattern=pattern, ignore_case="i" in opts, **common), dates
         )
         items = [
             VaultHitItem(
@@ -171,16 +190,26 @@ async def search_vault(ctx: ToolContext, args: SearchVaultIn) -> SearchVaultOut:
     if mode in ("tags", "properties", "jsonlogic"):
         if mode == "tags":
             mout = await meta_tools.search_tags(
-                ctx, meta_tools.SearchTagsIn(tags=_need(args.tags, "tags", mode), match=args.match, **common), dates
+                ctx,
+                _inner(meta_tools.SearchTagsIn, mode, tags=_need(args.tags, "tags", mode), match=args.match, **common),
+                dates,
             )
         elif mode == "properties":
             mout = await meta_tools.search_properties(
                 ctx,
-                meta_tools.SearchPropertiesIn(filters=_need(args.filters, "filters", mode), match=args.match, **common),
+                _inner(
+                    meta_tools.SearchPropertiesIn,
+                    mode,
+                    filters=_need(args.filters, "filters", mode),
+                    match=args.match,
+                    **common,
+                ),
                 dates,
             )
         else:
-            mout = await meta_tools.query_jsonlogic(ctx, meta_tools.JsonLogicIn(logic=args.logic, **common), dates)
+            mout = await meta_tools.query_jsonlogic(
+                ctx, _inner(meta_tools.JsonLogicIn, mode, logic=_need(args.logic, "logic", mode), **common), dates
+            )
         items = await _flagged(
             ctx, [VaultHitItem(**i.model_dump(include=set(VaultHitItem.model_fields))) for i in mout.items]
         )

@@ -56,6 +56,12 @@ async def test_search_vault_explicit_modes_and_failures(sv: Harness) -> None:
     await sv.err("search_vault", "validation_error", mode="tags")
     await sv.err("search_vault", "validation_error", mode="text")
     await sv.err("search_vault", "validation_error", mode="fuzzy", query="x")
+    # What the mode's own tool refuses is validation_error too, never internal_error (T1 s62 #11)
+    error = await sv.err("search_vault", "validation_error", mode="jsonlogic")
+    assert error["details"] == {"field": "logic", "mode": "jsonlogic"}
+    await sv.err("search_vault", "validation_error", mode="jsonlogic", query='{"var": "path"}')
+    error = await sv.err("search_vault", "validation_error", mode="regex", query="a" * 1500)  # past the regex bound
+    assert error["details"]["mode"] == "regex" and error["details"]["issues"][0]["field"] == "pattern"
     error = await sv.err("search_vault", "mode_unavailable", mode="semantic", query="x")
     assert error["hint"] and error["retryable"] is False
     error = await sv.err("search_vault", "mode_unavailable", mode="graph", query="x")
