@@ -1,7 +1,7 @@
 """Graph analytics over a vault's link graph: central notes, shortest link paths, communities and
 notes that share neighbours. Pure functions over a `NoteGraph`; no index, no ACL, no tool context.
 
-A `NoteGraph` is built from the index's resolved links (`LinkGraph.outlinks`, or any
+A `NoteGraph` is built from the index's resolved links (a `LinkGraph`'s arrays, or any
 `(source, target)` pairs) and the list of notes, with a `keep` predicate applied first: a note it
 refuses is no node and no edge touches it, so every score, count and path is computed as if it
 did not exist (the graph tools pass the caller's read decision; a consolidation job passes
@@ -36,7 +36,7 @@ import random
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -139,11 +139,30 @@ class NoteGraph:
         return cls(nodes, src, dst)
 
     @classmethod
-    def from_outlinks(
-        cls, outlinks: Mapping[str, Iterable[str]], notes: Iterable[str] = (), keep: Callable[[str], bool] | None = None
+    def from_links(
+        cls,
+        links: tuple[list[str], npt.NDArray[Any], npt.NDArray[Any]],
+        notes: Iterable[str] = (),
+        keep: Callable[[str], bool] | None = None,
+        limit: Limit = NO_LIMIT,
     ) -> NoteGraph:
-        """From adjacency lists (source -> targets), e.g. `service.graph.adjacency.LinkGraph.outlinks`."""
-        return cls.build(((a, b) for a, targets in outlinks.items() for b in targets), notes, keep)
+        """`build` from numbered links (paths, source and target numbers: a `LinkGraph`'s `numbered`),
+        with no string pair per link: the same nodes and edges."""
+        limit.up()  # `Stopped` when its caller is gone
+        paths, src, dst = links
+        is_md = np.fromiter((is_note(p) for p in paths), dtype=bool, count=len(paths))
+        both = is_md[src] & is_md[dst]
+        src, dst = src[both], dst[both]
+        names = {p for p in notes if is_note(p)}
+        names.update(paths[i] for i in np.union1d(src, dst).tolist())
+        if keep is not None:
+            names = {p for p in names if keep(p)}
+        nodes = sorted(names)
+        index = {p: i for i, p in enumerate(nodes)}
+        remap = np.fromiter((index.get(p, -1) for p in paths), dtype=np.int64, count=len(paths))
+        s, d = remap[src], remap[dst]
+        kept = (s >= 0) & (d >= 0)  # both paths sorted: the links stay distinct and by (source, target)
+        return cls(nodes, s[kept], d[kept])
 
     def __len__(self) -> int:
         return len(self.nodes)

@@ -32,15 +32,15 @@ import sqlite3
 
 from pydantic import BaseModel, Field
 
-from service.graph.adjacency import LinkGraph, LinkGraphs
+from service.graph.adjacency import LinkGraph
 from service.graph.expand import Expansion, OnHop, expand
 from service.graph.queries import GraphQueries
-from service.indexer.runner import indexer_of
 from service.markdown.parse import note_title
 from service.retrieval.hybrid import depth
 from service.retrieval.sensitive import Guard
 from service.semantic import search as sem
 from service.tools.context import ToolContext
+from service.tools.graph.views import VIEWS
 from service.tools.models import ToolInput, ToolOutput
 from service.tools.search.readers import hybrid_halves
 from service.tools.search.semantic import engine_of, url
@@ -58,7 +58,6 @@ from service.tools.search_common import (
 from service.tools.sensitive import Excerpts, excerpts, guard_of, note_excerpts
 from service.tools.spec import ToolSpec
 
-GRAPHS = LinkGraphs()  # each vault's links in memory, per index generation (the expansion's neighbours)
 GRAPH_WEIGHT = 0.08  # chosen on the Obsidian Help questions: no question worse at Recall@5 or @10 (docs/answers.md)
 
 
@@ -204,11 +203,7 @@ async def graphrag_query(ctx: ToolContext, args: GraphRagIn) -> GraphRagOut:
     score_of = {h.path: h.score for h in hits}
     seeds = hybrid[: args.seeds]
     queries = GraphQueries(ctx.services.db)
-    indexer = indexer_of(ctx.vault)
-    graph = await run(
-        ctx,
-        lambda conn: GRAPHS.get(conn, vid, indexer) if indexer else LinkGraph.load(conn, vid),
-    )
+    graph = await VIEWS.links(ctx)
 
     secret: set[str] = set()  # notes found holding a secret, under `exclude` (never a hop or a result)
 

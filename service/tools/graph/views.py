@@ -1,43 +1,55 @@
-"""The link graph one caller may see, for the graph analytics tools, kept per index generation.
+"""The link graph one caller may see, for the graph tools, kept per index generation.
 
 A `View` is the `NoteGraph` (service.graph.analytics) of the vault's Markdown notes with every
 note the caller may not read left out before anything is computed, so no score, count, path or
-community says anything about a denied note. Views are kept per vault indexer for the index
-generation they were built at (the next call after any index change builds again), one per set
-of denied notes (a caller no rule restricts shares the vault-wide view), a few at a time; what
-is computed on a view (PageRank, betweenness, communities, the mention index) is memoised on it.
-Reads the index (`notes`, `links`) through `service.graph.queries` and the in-memory links of
-`graphrag.GRAPHS`.
+community says anything about a denied note. What is kept per vault indexer is for the index
+generation it was built at (the next call after any index change builds again): the notes'
+titles, the vault's `LinkGraph` (service.graph.adjacency, also GraphRAG's expansion: `links`)
+and the views, one per set of denied notes (a caller no rule restricts shares the vault-wide
+view), a few at a time; what is computed on a view (PageRank, betweenness, communities, the
+mention index) is memoised on it. Reads the index (`notes`, `links`) in the readers' threads.
+
+Builds (seconds at 100k notes) are single flight: each is one asyncio task per generation and
+thing built, shared by every call that needs it meanwhile, off the event loop (readers' threads,
+`computed`). A call waits for a build until its budget (`[limits] max_eval_seconds`) ends; past
+it the call answers `index_unavailable` (details.reason `graph_building`, retryable) and the
+build goes on, so the next call finds it done. A call that is cancelled (notifications/cancelled,
+its connection gone) stops a build no other call waits for: the link load and the graph build
+check their `Limit`'s stop flag. A build of a generation that is no longer current ends for its
+callers and is kept by nobody (it never replaces a newer one).
 
 `computed` runs such work (the build, the analytics) in a daemon thread of its own with a
-`Limit`: the call's budget (`[limits] max_eval_seconds`) as its deadline, and its stop flag set
-when the call ends anyway (cancelled by the client, its connection gone, the server stopping),
-so the work ends at its next check instead of running on; a daemon thread never keeps a
-stopping process alive (an `asyncio.to_thread` worker did: the process outlived SIGTERM).
-`release_idle` drops the views and link graphs no call has used for a while (the query images'
-idle release calls it: at 100k notes they held ~350 MB for as long as the server ran).
+`Limit`: the call's budget as its deadline, and its stop flag set when the call ends anyway
+(cancelled by the client, its connection gone, the server stopping), so the work ends at its
+next check instead of running on; a daemon thread never keeps a stopping process alive (an
+`asyncio.to_thread` worker did: the process outlived SIGTERM). `release_idle` drops what is kept
+of a vault no call has used for a while (the query images' idle release calls it); a vault with
+a build under way is in use.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 import threading
 import time
 import weakref
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from service.errors import IndexUnavailable
+from service.gcpause import paused
 from service.graph.adjacency import LinkGraph
 from service.graph.analytics import Limit, NoteGraph, is_note
 from service.graph.mentions import NameIndex
 from service.graph.queries import GraphQueries
 from service.indexer.runner import indexer_of
 from service.tools.context import ToolContext
-from service.tools.graph.graphrag import GRAPHS
-from service.tools.search_common import readable, run
+from service.tools.search_common import readable
 
+Note = tuple[str, str, list[str]]  # (path, title, aliases)
 KEPT = 4  # views kept per vault and generation (distinct sets of denied notes)
 T = TypeVar("T")
 
@@ -93,64 +105,157 @@ class View:
 
 
 @dataclass(eq=False)
+class _Build:
+    """One build shared by every call that needs it (single flight): its task, how many calls
+    wait for it, and when it started."""
+
+    task: asyncio.Task[Any]
+    started: float = field(default_factory=time.monotonic)
+    waiters: int = 0
+
+
+@dataclass(eq=False)
 class _Generation:
+    """What is kept of one vault at one index generation: the notes, the links, the views (by
+    denied notes), the builds under way (by what they make: 'notes', 'links', a view's key)."""
+
     number: int
-    notes: list[tuple[str, str, list[str]]]
-    views: dict[frozenset[str], View] = field(default_factory=dict)
-    used: float = field(default_factory=time.monotonic)  # last asked for
+    done: dict[Any, Any] = field(default_factory=dict)
+    building: dict[Any, _Build] = field(default_factory=dict)
+    used: float = field(default_factory=time.monotonic)  # last asked for, or last build ended
 
 
 class Views:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._kept: weakref.WeakKeyDictionary[Any, _Generation] = weakref.WeakKeyDictionary()
+        self.builds = 0  # builds started (notes, links, views), for tests
+
+    def _generation(self, indexer: Any) -> _Generation:
+        """The kept state of `indexer`'s current generation (a fresh one after an index change:
+        builds of an older generation finish for their callers and are kept by nobody)."""
+        number = int(indexer.generation)
+        with self._lock:
+            kept = self._kept.get(indexer)
+            if kept is None or kept.number != number:
+                kept = self._kept[indexer] = _Generation(number)
+            kept.used = time.monotonic()
+            return kept
+
+    async def _shared(
+        self, kept: _Generation, key: Any, make: Callable[[], Awaitable[T]], deadline: float, vault: str
+    ) -> T:
+        """`make()`'s result, built once for every caller of this generation (module docstring):
+        awaited until `deadline`, past it `index_unavailable` (reason graph_building) while the
+        build goes on for the next call; a cancelled caller that was its last waiter stops it."""
+        with self._lock:
+            if key in kept.done:
+                return kept.done[key]  # type: ignore[no-any-return]
+            build = kept.building.get(key)
+            if build is None:
+                build = kept.building[key] = _Build(asyncio.ensure_future(make()))
+                self.builds += 1
+                build.task.add_done_callback(lambda task: self._ended(kept, key, build, task))
+            build.waiters += 1
+        try:
+            left = None if deadline == math.inf else max(deadline - time.monotonic(), 0)
+            return await asyncio.wait_for(asyncio.shield(build.task), left)
+        except TimeoutError:
+            if build.task.done():
+                return build.task.result()  # type: ignore[no-any-return]
+            took = round(time.monotonic() - build.started, 1)
+            raise IndexUnavailable(
+                f"the link graph of vault {vault!r} is still being built ({took} s so far)",
+                details={"vault": vault, "reason": "graph_building", "building_s": took},
+                hint="The build goes on in the background (seconds at 100,000 notes): retry shortly.",
+            ) from None
+        except asyncio.CancelledError:
+            with self._lock:  # nobody else waits: the build stops at its next check (`Limit.stop`)
+                if build.waiters == 1 and not build.task.done():
+                    if kept.building.get(key) is build:
+                        del kept.building[key]  # the next caller starts afresh
+                    build.task.cancel()
+            raise
+        finally:
+            with self._lock:
+                build.waiters -= 1
+
+    def _ended(self, kept: _Generation, key: Any, build: _Build, task: asyncio.Task[Any]) -> None:
+        with self._lock:
+            if kept.building.get(key) is build:
+                del kept.building[key]
+            if not task.cancelled() and task.exception() is None:
+                kept.done[key] = task.result()
+                kept.used = time.monotonic()
+
+    async def links(self, ctx: ToolContext) -> LinkGraph:
+        """The vault's `LinkGraph` at the current index generation (built once, kept, shared)."""
+        indexer = indexer_of(ctx.vault)
+        kept = self._generation(indexer) if indexer is not None else _Generation(-1)
+        return await self._links(ctx, kept, _deadline(ctx))
+
+    async def _links(self, ctx: ToolContext, kept: _Generation, deadline: float) -> LinkGraph:
+        vid, db = ctx.vault.id, ctx.services.db
+
+        async def make() -> LinkGraph:
+            limit = Limit()
+            try:
+                return await db.run_read(lambda conn: LinkGraph.load(conn, vid, limit))
+            finally:
+                limit.stop.set()  # cancelled: the load ends at its next check
+
+        return await self._shared(kept, "links", make, deadline, vid)
+
+    async def _notes(self, ctx: ToolContext, kept: _Generation, deadline: float) -> list[Note]:
+        vid = ctx.vault.id
+        return await self._shared(kept, "notes", lambda: GraphQueries(ctx.services.db).note_titles(vid), deadline, vid)
 
     async def get(self, ctx: ToolContext) -> View:
+        """The caller's view: its build (the notes and links, read side by side, then the graph)
+        is one shared task that goes on when the caller's budget ends (module docstring)."""
         vid = ctx.vault.id
+        deadline = _deadline(ctx)
         indexer = indexer_of(ctx.vault)
         can_read = readable(ctx)
-        kept = None
-        if indexer is not None:
-            with self._lock:
-                kept = self._kept.get(indexer)
-            if kept is not None and kept.number != int(indexer.generation):
-                kept = None
-            if kept is not None:
-                kept.used = time.monotonic()
-            if kept is not None and can_read.everything and frozenset() in kept.views:
-                return kept.views[frozenset()]  # the common case: no query at all
-        generation = int(indexer.generation) if indexer is not None else -1
-        notes = kept.notes if kept is not None else await GraphQueries(ctx.services.db).note_titles(vid)
-        denied = frozenset() if can_read.everything else frozenset(p for p, _, _ in notes if not can_read(p))
-        if kept is not None and denied in kept.views:
-            return kept.views[denied]
-        links = await run(ctx, lambda conn: GRAPHS.get(conn, vid, indexer) if indexer else LinkGraph.load(conn, vid))
-        visible = [n for n in notes if n[0] not in denied and is_note(n[0])]
+        kept = self._generation(indexer) if indexer is not None else _Generation(-1)
+        if can_read.everything and frozenset() in kept.done:
+            return kept.done[frozenset()]  # type: ignore[no-any-return]  # the common case
+        denied: frozenset[str] = frozenset()
+        if not can_read.everything:
+            denied = frozenset(p for p, _, _ in await self._notes(ctx, kept, deadline) if not can_read(p))
 
-        def build(_: Limit) -> View:
-            allowed = {p for p, _, _ in visible}
-            keep = None if not denied else allowed.__contains__
-            return View(NoteGraph.from_outlinks(links.outlinks, (p for p, _, _ in visible), keep), visible)
+        async def make() -> View:
+            notes, links = await asyncio.gather(self._notes(ctx, kept, math.inf), self._links(ctx, kept, math.inf))
+            visible = [n for n in notes if n[0] not in denied and is_note(n[0])]
 
-        view = await computed(build)
-        if indexer is not None:
-            with self._lock:
-                current = self._kept.get(indexer)
-                if current is None or current.number != generation:
-                    current = self._kept[indexer] = _Generation(generation, notes)
-                if len(current.views) >= KEPT:
-                    current.views.pop(next(iter(current.views)))
-                current.views[denied] = view
+            def build(limit: Limit) -> View:
+                keep = None if not denied else {p for p, _, _ in visible}.__contains__
+                with paused():  # no full collection (it holds the event loop) over 10^5 new objects
+                    graph = NoteGraph.from_links(links.numbered(), (p for p, _, _ in visible), keep, limit)
+                return View(graph, visible)
+
+            return await computed(build)
+
+        view = await self._shared(kept, denied, make, deadline, vid)
+        with self._lock:  # a few views per generation (distinct sets of denied notes)
+            views = [k for k in kept.done if isinstance(k, frozenset)]
+            for old in views[: max(len(views) - KEPT, 0)]:
+                kept.done.pop(old, None)
         return view
 
     def release_idle(self, idle_s: float) -> int:
-        """Drop the views of vaults no graph call has used in `idle_s` seconds."""
+        """Drop what is kept of the vaults no graph call has used in `idle_s` seconds; a vault
+        with a build under way is in use (its build is kept when it ends)."""
         cutoff = time.monotonic() - idle_s
         with self._lock:
-            idle = [key for key, kept in self._kept.items() if kept.used <= cutoff]
+            idle = [key for key, kept in self._kept.items() if kept.used <= cutoff and not kept.building]
             for key in idle:
                 del self._kept[key]
         return len(idle)
+
+
+def _deadline(ctx: ToolContext) -> float:
+    return time.monotonic() + ctx.services.settings.limits.max_eval_seconds
 
 
 VIEWS = Views()
@@ -159,4 +264,4 @@ VIEWS = Views()
 def release_idle(idle_s: float) -> int:
     """Drop the graphs (views and the links they were built from) no call has used for `idle_s`
     seconds, for the query images' idle release (`[search] query_images_idle_s`); how many."""
-    return VIEWS.release_idle(idle_s) + GRAPHS.release_idle(idle_s)
+    return VIEWS.release_idle(idle_s)

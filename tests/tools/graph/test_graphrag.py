@@ -144,10 +144,7 @@ def test_link_evidence_settles_near_ties_and_cannot_bury_a_clear_winner() -> Non
     from service.graph.expand import Expansion, Reached
     from service.tools.graph.graphrag import evidence, fuse
 
-    graph = LinkGraph()
-    for src, dst in (("b.md", "d.md"), ("c.md", "d.md"), ("a.md", "e.md"), ("hub.md", "d.md")):
-        graph.outlinks.setdefault(src, []).append(dst)
-        graph.inlinks.setdefault(dst, []).append(src)
+    graph = LinkGraph.from_edges([("b.md", "d.md"), ("c.md", "d.md"), ("a.md", "e.md"), ("hub.md", "d.md")])
     hybrid = [("a.md", 1.0), ("b.md", 0.70), ("c.md", 0.69), ("x.md", 0.68), ("d.md", 0.66), ("y.md", 0.2)]
     score_of = dict(hybrid)
     reached = {p: Reached(p, p, i, 0, ()) for i, p in enumerate(["a.md", "b.md", "c.md", "x.md", "d.md"])}

@@ -1,0 +1,46 @@
+"""The compact link graph (service.graph.adjacency) holds the same links as the index's distinct
+resolved (source, target) pairs, and `NoteGraph.from_links` gives the same graph as
+`NoteGraph.build` from those pairs (with and without a `keep`), on a vault with duplicate links,
+self-links, links to attachments and a canvas, an unresolved link and a note without links."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from service.graph.adjacency import LinkGraph
+from service.graph.analytics import NoteGraph
+from tests.conftest import started
+
+VAULT = {
+    "A.md": "[[B]] [[B]] [[A]] [[C]] ![[pic.png]] [[Board.canvas]] [[Nowhere]]\n",
+    "B.md": "[[A]]\n[[C]]\n",
+    "C.md": "[[Sub/D]]\n",
+    "Sub/D.md": "[[A]] [[B]]\n",
+    "Lone.md": "no links\n",
+    "pic.png": "png",
+    "Board.canvas": '{"nodes": [], "edges": []}',
+}
+ORACLE = (
+    "SELECT DISTINCT s.path, l.target_path FROM links l JOIN notes s ON s.id = l.src_id "
+    "WHERE l.vault_id = ? AND l.target_path IS NOT NULL AND l.target_path != s.path"
+)
+
+
+async def test_the_arrays_hold_the_distinct_resolved_links(make_vault: Callable[..., Path]) -> None:
+    async with started(make_vault(VAULT)) as vg:
+        await vg.indexed()
+        db = vg.app.services.db
+        pairs = {(str(a), str(b)) for a, b in await db.fetchall(ORACLE, ("main",))}
+        graph = await db.run_read(lambda conn: LinkGraph.load(conn, "main"))
+    assert ("A.md", "pic.png") in pairs and ("A.md", "B.md") in pairs
+    got = {(a, b) for a in graph.paths for b in graph.outlinks(a)}
+    assert got == pairs and graph.size == len(pairs)
+    assert {(a, b) for b in graph.paths for a in graph.backlinks(b)} == pairs
+    assert graph.backlinks("A.md") == ["B.md", "Sub/D.md"] and graph.outlinks("Lone.md") == []
+    assert graph.links("C.md") == [("A.md", "backlink"), ("B.md", "backlink"), ("Sub/D.md", "outlink")]
+    notes = ["A.md", "B.md", "C.md", "Lone.md", "Sub/D.md"]
+    for keep in (None, lambda p: p != "B.md"):
+        new, old = NoteGraph.from_links(graph.numbered(), notes, keep), NoteGraph.build(sorted(pairs), notes, keep)
+        assert new.nodes == old.nodes
+        assert new.src.tolist() == old.src.tolist() and new.dst.tolist() == old.dst.tolist()
