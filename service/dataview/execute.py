@@ -5,8 +5,9 @@ FROM picks pages (tags with their nested children, folders or files, pages linki
 query then works on the tasks of those pages (each inheriting its page's fields). The data
 commands run in the order written: WHERE filters, SORT orders (stable, several keys), GROUP BY
 turns rows into `{key, rows}`, FLATTEN makes one row per list element, LIMIT cuts. Every row
-of every command, every comparison of a sort and every rendered row costs one budget step, so
-the deadline is looked at inside each phase (a FLATTEN ... SORT over 10^5 notes sorted on for
+of every command costs one budget step (as before), and each phase also looks at the clock as
+it goes, per row, list item, task and comparison of a sort (`Budget.look`, no steps), so the
+deadline is looked at inside each phase (a FLATTEN ... SORT over 10^5 notes sorted on for
 30 s past a 10 s budget), and a budget stopped from outside (`Budget.stop`: the call was
 cancelled) ends the query at its next look. A TASK query reads the tasks page by page, its
 leading WHEREs applied as it goes, and keeps only the tasks that pass; with nothing after those
@@ -121,7 +122,7 @@ def _run(query: Query, view: View, budget: Budget, this: str | None) -> Result:
             test = _test(arg, ctx)
             kept = []
             for r in rows:
-                budget.spend()
+                budget.look()
                 if test(r):
                     kept.append(r)
             rows = kept
@@ -160,7 +161,8 @@ def _tasks(pages: list[Row], tests: list[Callable[[Row], bool]], budget: Budget)
     for page in pages:
         file = page["file"]
         tasks = file.task_rows(page) if isinstance(file, FileFields) else []
-        budget.spend(len(tasks) * (len(tests) + 1) + 1)
+        budget.spend(len(tasks) * len(tests))  # as each WHERE's rows were counted
+        budget.look(len(tasks) + 1)
         for at, task in enumerate(tasks):
             if all(test(task) for test in tests):
                 yield page, at, task
@@ -178,7 +180,7 @@ def _task_refs(pages: list[Row], tests: list[Callable[[Row], bool]], limits: lis
                 break
 
     def render(ref: tuple[str, Row, int]) -> dict[str, Any]:
-        ctx.budget.spend()
+        ctx.budget.look()
         page = ref[1]
         file = page["file"]
         return _task(file.task_rows(page)[ref[2]])
@@ -189,11 +191,11 @@ def _task_refs(pages: list[Row], tests: list[Callable[[Row], bool]], limits: lis
 def _sort(rows: list[Row], keys: list[tuple[Callable[[Row], Any], bool]], budget: Budget) -> list[Row]:
     decorated = []
     for r in rows:
-        budget.spend()
+        budget.look()
         decorated.append((tuple(k(r) for k, _ in keys), r))
 
     def cmp(a: tuple[tuple[Any, ...], Row], b: tuple[tuple[Any, ...], Row]) -> int:
-        budget.spend()
+        budget.look()
         for (x, y), (_, desc) in zip(zip(a[0], b[0], strict=True), keys, strict=True):
             c = compare(x, y)
             if c:
@@ -212,13 +214,13 @@ def _group(rows: list[Row], col: Column, ctx: Context) -> list[Row]:
     groups: dict[Any, tuple[Any, list[Row]]] = {}
     budget = ctx.budget
     for row in rows:
-        budget.spend()
+        budget.look()
         key = key_of(row)
         marker = (type(key), key) if key is None or type(key) in _PLAIN else (type_of(key), repr(to_json(key)))
         groups.setdefault(marker, (key, []))[1].append(row)
 
     def cmp(a: tuple[Any, list[Row]], b: tuple[Any, list[Row]]) -> int:
-        budget.spend()
+        budget.look()
         return compare(a[0], b[0])
 
     ordered = sorted(groups.values(), key=functools.cmp_to_key(cmp))
@@ -232,7 +234,8 @@ def _flatten(rows: list[Row], col: Column, ctx: Context) -> list[Row]:
     for row in rows:
         value = value_of(row)
         items = value if isinstance(value, list) else [value]  # an empty list leaves no row
-        budget.spend(len(items) + 1)
+        budget.spend(len(items))  # the rows made (counted at the end before)
+        budget.look()
         for item in items:
             out.append(ChainMap({col.name: item}, row))  # type: ignore[arg-type]
     return out
@@ -257,13 +260,13 @@ def _render(query: Query, rows: list[Row], grouped: bool, ctx: Context, view: Vi
         if grouped:
 
             def group(r: Row) -> dict[str, Any]:
-                budget.spend(len(r["rows"]) + 1)
+                budget.look(len(r["rows"]) + 1)
                 return {"id": typed(r["key"]), "tasks": [_task(t) for t in r["rows"]]}
 
             return Result("TASK", [], rows, grouped, group, lambda r: [t["path"] for t in r["rows"]], budget)
 
         def task(r: Row) -> dict[str, Any]:
-            budget.spend()
+            budget.look()
             return _task(r)
 
         return Result("TASK", [], rows, grouped, render=task, paths=lambda r: [r["path"]], budget=budget)
@@ -272,7 +275,7 @@ def _render(query: Query, rows: list[Row], grouped: bool, ctx: Context, view: Vi
         name, date_of = cells[0]
         dated = []
         for r in rows:
-            budget.spend()
+            budget.look()
             if type_of(when := date_of(r)) == "date":
                 dated.append({"row": r, "date": when})
         return Result(

@@ -25,7 +25,7 @@ from service.dataview.query import Query, describe, is_dataviewjs, parse_query
 from service.dataview.syntax import DqlError
 from service.dataview.values import typed
 from service.dataview.view import View
-from service.errors import ModeUnavailable, QuerySyntaxError
+from service.errors import ComputeBudgetExceeded, ModeUnavailable, QuerySyntaxError
 from service.gcpause import paused
 from service.indexer.runner import indexer_of
 from service.storage.db import Database
@@ -156,8 +156,14 @@ async def search_dql(ctx: ToolContext, args: SearchDqlIn) -> DqlOut:
         # One pause of the collector from the query to its answer: every row of the result is
         # freed (by reference counting) before it runs again, so no collection walks them (one
         # did, on the event loop between the query and its rendering: 1.25 s at 10^5 notes).
+        # A query that ends in its budget leaves no frame (and so no row) to its traceback: freed
+        # here, they would be freed on the event loop, with the collector running again.
         with paused():
-            return answer(conn)
+            try:
+                return answer(conn)
+            except ComputeBudgetExceeded as exc:
+                exc.__traceback__ = None
+                raise exc from None
 
     cancelled = False
     try:
