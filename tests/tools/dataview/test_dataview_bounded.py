@@ -11,13 +11,14 @@ import asyncio
 import gc
 import threading
 import time
+from collections import ChainMap
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from service.dataview import execute, items
+from service.dataview import execute, items, values
 from tests.conftest import Harness, started
 
 NOTES = 40
@@ -104,7 +105,7 @@ def _clocked(monkeypatch: pytest.MonkeyPatch) -> _Clock:
 def _counted_compare(monkeypatch: pytest.MonkeyPatch, first: Callable[[], None]) -> list[int]:
     """`compare` as the query's sort sees it, counting its calls and calling `first` at the first."""
     calls = [0]
-    real = execute.compare
+    real = values.compare
 
     def compare(a: Any, b: Any) -> int:
         calls[0] += 1
@@ -182,3 +183,26 @@ async def test_a_cancelled_query_stops_at_its_next_look(vg: Harness, monkeypatch
     [result] = outcome
     assert isinstance(result, Exception) and getattr(result, "details", {}).get("limit") == "cancelled", result
     assert calls[0] - at_cancel <= 300  # the sort's ~60,000 comparisons ran on before
+
+
+async def test_a_querys_rows_are_freed_while_the_collector_is_paused(
+    vg: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Rows freed with the collector running were freed on the event loop (the result held across
+    # the awaits before rendering, or the frames of a budget error's traceback): a collection
+    # there walked them all, and every other call waited (1-5 s at 10^5 notes).
+    freed: list[bool] = []
+
+    class Flattened(ChainMap[str, Any]):
+        def __del__(self) -> None:
+            freed.append(gc.isenabled())
+
+    monkeypatch.setattr(execute, "ChainMap", Flattened)
+    assert gc.isenabled()
+    await vg.ok("search_dql", query='TABLE n FROM "Numbers" FLATTEN nums AS n SORT n', limit=5)
+    assert len(freed) == 5000 and not any(freed)
+    freed.clear()
+    clock = _clocked(monkeypatch)
+    _counted_compare(monkeypatch, clock.jump)
+    await vg.err("search_dql", "compute_budget_exceeded", query='TABLE n FROM "Numbers" FLATTEN nums AS n SORT n')
+    assert len(freed) == 5000 and not any(freed)
