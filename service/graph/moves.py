@@ -24,16 +24,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-from collections.abc import Mapping
+import threading
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 
 from service.errors import AlreadyExists, NoteNotFound, PathInvalid
 from service.graph.bookmark_paths import SettingsEdit, bookmarks_edit
 from service.graph.canvas_paths import is_canvas, rewrite_canvas
-from service.graph.linkpath import PathSet, base_name, strip_md
+from service.graph.linkpath import PathSet
 from service.graph.queries import GraphQueries
-from service.graph.rewrite import LineChange, rewrite_note
+from service.graph.rewrite import LineChange, link_names, rewrite_note
 from service.graph.workspace_paths import workspace_edits, write_lenient
 from service.vault import dirfd
 from service.vault.commit import Action, Steps, Undo, commit, prepare_step
@@ -58,10 +59,65 @@ class MovePlan:
     folder: str | None = None  # set for a folder move: emptied source folders are removed
     folder_to: str | None = None  # where the folder goes: its empty subfolders follow it there
     settings: list[SettingsEdit] = field(default_factory=list)  # Obsidian's files that name moved paths
+    counted_files: int = 0  # edits a preview page left out of `edits`, only counted
+    counted_links: int = 0  # their changed lines
+
+    @property
+    def files_changed(self) -> int:
+        return len(self.edits) + self.counted_files
 
     @property
     def links_rewritten(self) -> int:
-        return sum(len(e.changes) for e in self.edits)
+        return sum(len(e.changes) for e in self.edits) + self.counted_links
+
+
+@dataclass(frozen=True, slots=True)
+class Page:
+    """The planned edits a dry run keeps whole: the `start`-th up to (not with) the `stop`-th, in
+    path order; every other edit is only counted, so a preview's memory is bounded by its page
+    and not by the number of notes it changes (a hub note's ~12,000 backlinks at 100k notes)."""
+
+    start: int
+    stop: int
+
+
+EditOf = Callable[[str], FileEdit | None]  # one candidate note -> its edit, run in a worker thread
+NAMES_PER_LINE = 16  # more moved names than this (a folder move): every line with a link is parsed
+BATCH = 64  # candidates read and rewritten per worker-thread trip (~0.1 s at the 100k workload)
+
+
+async def scan(
+    plan: MovePlan, candidates: Sequence[str], edit_of: EditOf, *, page: Page | None = None, steps: Steps | None = None
+) -> None:
+    """Add each candidate's edit to `plan`, in order, keeping only `page`'s edits whole (all of
+    them without one). Reading and rewriting run in a worker thread a batch at a time, so the
+    event loop stays free for other calls; between batches the progress is reported and a
+    cancelled call stops (the batch in flight stops at its next note: `stop`)."""
+    stop = threading.Event()
+
+    def batch(paths: Sequence[str]) -> list[FileEdit | None]:
+        out: list[FileEdit | None] = []
+        for path in paths:
+            if stop.is_set():
+                break
+            out.append(edit_of(path))
+        return out
+
+    total = len(candidates)
+    try:
+        for first in range(0, total, BATCH):
+            edits = await asyncio.to_thread(batch, candidates[first : first + BATCH])
+            for done, edit in enumerate(edits, start=first + 1):
+                await prepare_step(steps, done, total)
+                if edit is None:
+                    continue
+                if page is None or page.start <= plan.files_changed < page.stop:
+                    plan.edits.append(edit)
+                else:
+                    plan.counted_files += 1
+                    plan.counted_links += len(edit.changes)
+    finally:
+        stop.set()
 
 
 def move_lock(vault: Vault) -> asyncio.Lock:
@@ -101,35 +157,52 @@ async def plan_move(
     *,
     folder: tuple[str, str] | None = None,
     steps: Steps | None = None,
+    admit: Callable[[str], bool] | None = None,
+    page: Page | None = None,
 ) -> MovePlan:
-    files = vault_files(vault)
-    before = PathSet(files)
+    """`admit(path)`: whether a note whose links change is part of the plan (False leaves it
+    alone; it may raise to refuse the whole move); called in a worker thread. `page`: see `Page`."""
+    before, after = await asyncio.to_thread(_path_sets, vault, moves)
     check_targets(vault, moves, before, folder=folder is not None)
-    after = PathSet(moves.get(f, f) for f in files)
-    names = {strip_md(base_name(p)).lower() for p in (*moves, *moves.values())}
+    names = link_names((*moves, *moves.values()))
     candidates = set(await queries.sources_of_names(vault.id, sorted(names)))
+    look_for = names if len(names) <= NAMES_PER_LINE else None  # a folder's many names: every line
     candidates.update(e.source for e in await queries.backlinks(vault.id, sorted(moves)))
     candidates.update(p for p in moves if p.lower().endswith(".md"))
     plan = MovePlan(moves=dict(moves), folder=folder[0] if folder else None, folder_to=folder[1] if folder else None)
-    ordered = sorted(candidates)
-    for done, path in enumerate(ordered, start=1):
-        await prepare_step(steps, done, len(ordered))
+
+    def edit_of(path: str) -> FileEdit | None:
         note = _read(vault, path)
         if note is None:
-            continue
+            return None
         new_path = moves.get(path, path)
         result = rewrite_note(
-            note.content, source_before=path, source_after=new_path, before=before, after=after, moved=moves
+            note.content,
+            source_before=path,
+            source_after=new_path,
+            before=before,
+            after=after,
+            moved=moves,
+            names=look_for,
         )
         if is_canvas(path):
             result = rewrite_canvas(result, moves)
-        if result.changed:
-            plan.edits.append(FileEdit(path, new_path, note.etag, note.content, result.text, result.changes))
+        if not result.changed or (admit is not None and not admit(path)):
+            return None
+        return FileEdit(path, new_path, note.etag, note.content, result.text, result.changes)
+
+    await scan(plan, sorted(candidates), edit_of, page=page, steps=steps)
     marks = bookmarks_edit(vault, moves, folder)
     if marks is not None:
         plan.settings.append(marks)
     plan.settings += workspace_edits(vault, moves)
     return plan
+
+
+def _path_sets(vault: Vault, moves: Mapping[str, str]) -> tuple[PathSet, PathSet]:
+    """The vault's paths before and after the moves: a walk of the whole vault, run in a worker thread."""
+    files = vault_files(vault)
+    return PathSet(files), PathSet(moves.get(f, f) for f in files)
 
 
 def _read(vault: Vault, path: str) -> NoteFile | None:

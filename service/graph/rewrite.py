@@ -16,11 +16,11 @@ mark and the rest of the line are kept byte for byte. Unresolved links are never
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from urllib.parse import quote, unquote
 
-from service.graph.linkpath import PathSet, form_of
+from service.graph.linkpath import PathSet, base_name, form_of, strip_md
 from service.markdown import frontmatter as fm
 from service.markdown.fences import outside_fences
 
@@ -98,11 +98,38 @@ def _mdlinks(no: int, line: str) -> Iterator[FoundLink]:
         yield FoundLink(no, start, start + len(path), decoded, "markdown", decoded != path, angle)
 
 
-def find_links(text: str) -> list[FoundLink]:
+def _fold(text: str) -> str:
+    """Lower case as `PathSet` compares names, with the one letter whose lower case depends on
+    what follows (a final sigma, 'ς' or 'σ') made one: a name folds alike alone and in a line."""
+    return text.lower().replace("ς", "σ")
+
+
+def link_names(paths: Iterable[str]) -> frozenset[str]:
+    """What a link must mention to resolve to one of `paths`, or to resolve differently once
+    they exist or are gone: each file's folded name ('.md' dropped), as `PathSet` finds files."""
+    return frozenset(strip_md(_fold(base_name(p))) for p in paths)
+
+
+def _mentions(line: str, names: frozenset[str]) -> bool:
+    """Whether the line holds one of `names` as written or percent-decoded (a Markdown href)."""
+    low = _fold(line)
+    if any(name in low for name in names):
+        return True
+    if "%" in line:
+        low = _fold(unquote(line))
+        return any(name in low for name in names)
+    return False
+
+
+def find_links(text: str, names: frozenset[str] | None = None) -> list[FoundLink]:
+    """Every link in `text`; with `names`, only those on lines that mention one of them (see
+    `link_names`): the others cannot name those files, and most lines of a long note are skipped."""
     lines = text.split("\n")
     body_line = fm.fences(text).body_line
     found: list[FoundLink] = []
     for no, raw in _lines_to_scan(lines, body_line):
+        if "[" not in raw or (names is not None and not _mentions(raw, names)):
+            continue  # every link starts with '[': most lines have none (no masking, no regex)
         masked = _mask(raw)
         found.extend(_wikilinks(no, masked))
         if no >= body_line:
@@ -129,11 +156,17 @@ def rewrite_note(
     after: PathSet,
     moved: Mapping[str, str],
     only_targets: frozenset[str] | None = None,
+    names: frozenset[str] | None = None,
 ) -> Rewrite:
-    """New text for a note whose links may need to follow `moved` (old path -> new path)."""
+    """New text for a note whose links may need to follow `moved` (old path -> new path).
+
+    `names`: `link_names` of every path that `before` and `after` do not share (and of
+    `only_targets`). A note that stays where it is then looks only at the links on lines that
+    mention one: any other link resolves alike before and after, to a file that does not move
+    (the same text as without `names`, for a hub note's thousands of long backlinking notes)."""
     lines = text.split("\n")
     edits: dict[int, list[tuple[int, int, str]]] = {}
-    for link in find_links(text):
+    for link in find_links(text, names if source_before == source_after else None):
         old_target = before.resolve(link.target, source_before)
         if old_target is None or (only_targets is not None and old_target not in only_targets):
             continue

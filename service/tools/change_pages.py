@@ -55,9 +55,21 @@ def start_of(args: ChangeListIn, dry_run: bool) -> int:
 
 def window(args: ChangeListIn, dry_run: bool, *lists: list[Any]) -> tuple[list[list[Any]], str | None, bool]:
     """The same window of each list, the next cursor (dry runs) and whether anything is left out."""
+    offset, end = bounds(args, dry_run)
+    cursor, cut = paged(args, dry_run, *(len(x) for x in lists))
+    return [x[offset:end] for x in lists], cursor, cut
+
+
+def bounds(args: ChangeListIn, dry_run: bool) -> tuple[int, int]:
+    """[start, end) of this result among all the changes (an applying call starts at 0)."""
     offset = start_of(args, dry_run)
-    end = offset + args.limit
-    longest = max((len(x) for x in lists), default=0)
-    more = end < longest
+    return offset, offset + args.limit
+
+
+def paged(args: ChangeListIn, dry_run: bool, *totals: int) -> tuple[str | None, bool]:
+    """The next cursor (dry runs) and whether anything is left out, for lists of these lengths:
+    what `window` answers when only the page of a list was kept and the rest counted."""
+    offset, end = bounds(args, dry_run)
+    more = end < max(totals, default=0)
     cursor = encode_cursor(end, c=_key(args)) if more and dry_run else None
-    return [x[offset:end] for x in lists], cursor, more or offset > 0
+    return cursor, more or offset > 0

@@ -10,23 +10,25 @@ confirmation): the new target exists and differs from the old one.
 
 from __future__ import annotations
 
+import asyncio
+
 from pydantic import Field
 
 from service.errors import NotANote, NoteNotFound, PathInvalid
 from service.graph.canvas_paths import is_canvas, rewrite_canvas
 from service.graph.linkpath import PathSet, base_name, strip_md
-from service.graph.moves import FileEdit, MovePlan, apply_plan, move_lock, vault_files
+from service.graph.moves import FileEdit, MovePlan, Page, apply_plan, move_lock, scan, vault_files
 from service.graph.queries import GraphQueries
-from service.graph.rewrite import rewrite_note
+from service.graph.rewrite import link_names, rewrite_note
 from service.obs.sessions import caller_hash
 from service.plans.recovery import journaled
 from service.policy.confirmations import ChangePreview
-from service.tools.change_pages import ChangeListIn, start_of, window
+from service.tools.change_pages import ChangeListIn, bounds, paged, start_of
 from service.tools.context import ToolContext
 from service.tools.graph_common import FileChangeItem, complete_index, edit_items, preview
 from service.tools.models import ToolOutput
 from service.tools.spec import ToolSpec
-from service.vault.commit import Steps, prepare_step
+from service.vault.commit import Steps
 from service.vault.paths import VaultPath, with_md
 
 
@@ -96,28 +98,34 @@ async def precheck_rewrite(ctx: ToolContext, args: RewriteLinksIn) -> None:
     await _rewrite_targets(ctx, args)
 
 
+def _path_sets(ctx: ToolContext, old: str) -> tuple[PathSet, PathSet]:
+    """The vault's paths with `old` (which may be gone already: links naming it are repointed)
+    and as they are: a walk of the whole vault, run in a worker thread."""
+    files = vault_files(ctx.vault)
+    return PathSet([*files, old]), PathSet(files)
+
+
 async def _rewrite_plan(
-    ctx: ToolContext, args: RewriteLinksIn, steps: Steps | None = None
+    ctx: ToolContext, args: RewriteLinksIn, steps: Steps | None = None, page: Page | None = None
 ) -> tuple[MovePlan, str, str]:
     old, new = await _rewrite_targets(ctx, args)
     await complete_index(ctx)
-    files = vault_files(ctx.vault)
-    before, after = PathSet([*files, old]), PathSet(files)
+    before, after = await asyncio.to_thread(_path_sets, ctx, old)
     q = GraphQueries(ctx.services.db)
     candidates = set(await q.sources_of_names(ctx.vault.id, [strip_md(base_name(old)).lower()]))
     candidates.update(e.source for e in await q.backlinks(ctx.vault.id, [old]))
     plan = MovePlan(moves={})
     targets = frozenset({old})
-    ordered = sorted(candidates)
-    for done, path in enumerate(ordered, start=1):
-        await prepare_step(steps, done, len(ordered))
+    names = link_names(targets)  # a link that resolves to `old` names it
+
+    def edit_of(path: str) -> FileEdit | None:
         if not ctx.can_read(path):  # left alone, never revealed (see service.tools.notes.moves)
-            continue
+            return None
         vp = ctx.resolve(path, "read")
         try:
             note = ctx.vault.files.read(vp)
         except NoteNotFound:
-            continue
+            return None
         result = rewrite_note(
             note.content,
             source_before=path,
@@ -126,31 +134,37 @@ async def _rewrite_plan(
             after=after,
             moved={old: new.rel},
             only_targets=targets,
+            names=names,
         )
         if is_canvas(path):
             result = rewrite_canvas(result, {old: new.rel})
-        if result.changed:
-            ctx.resolve(path, "write")
-            plan.edits.append(FileEdit(path, path, note.etag, note.content, result.text, result.changes))
+        if not result.changed:
+            return None
+        ctx.resolve(path, "write")
+        return FileEdit(path, path, note.etag, note.content, result.text, result.changes)
+
+    await scan(plan, sorted(candidates), edit_of, page=page, steps=steps)
     return plan, old, new.rel
 
 
 async def rewrite_links(ctx: ToolContext, args: RewriteLinksIn) -> RewriteLinksOut:
     start_of(args, args.dry_run)  # a bad cursor fails before anything changes
     steps = ctx.steps("rewrite_links")
+    # A preview keeps only its page's edits whole (the rest counted); an applying call needs them all.
+    page = Page(*bounds(args, True)) if args.dry_run else None
     async with move_lock(ctx.vault):
-        plan, old, new = await _rewrite_plan(ctx, args, steps)
+        plan, old, new = await _rewrite_plan(ctx, args, steps, page)
         if not args.dry_run:
             caller, goal = caller_hash(ctx.principal.subject), f"rewrite_links of {old!r} to {new!r}"
             async with journaled(ctx.services.plans.journal, ctx.vault.id, caller, goal):
                 await apply_plan(ctx.vault, plan, steps)
-    (edits,), cursor, truncated = window(args, args.dry_run, plan.edits)
+    cursor, truncated = paged(args, args.dry_run, plan.files_changed)
     return RewriteLinksOut(
         old_target=old,
         new_target=new,
         dry_run=args.dry_run,
-        items=edit_items(ctx, edits),
-        files_changed=len(plan.edits),
+        items=edit_items(ctx, plan.edits[: args.limit]),
+        files_changed=plan.files_changed,
         links_rewritten=plan.links_rewritten,
         truncated=truncated,
         next_cursor=cursor,

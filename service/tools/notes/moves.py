@@ -12,19 +12,21 @@ confirmation): the source exists, the destination is free, the caller may write 
 
 from __future__ import annotations
 
+from functools import partial
+
 from pydantic import BaseModel, Field
 
 from service.errors import AclDenied, AlreadyExists, Conflict, NotANote, NoteNotFound, PathInvalid
 from service.graph.bookmark_paths import BOOKMARKS
 from service.graph.linkpath import base_name, folder_of
-from service.graph.moves import MovePlan, apply_plan, files_under, move_lock, plan_move
+from service.graph.moves import MovePlan, Page, apply_plan, files_under, move_lock, plan_move
 from service.graph.queries import GraphQueries
 from service.markdown.parse import note_title
 from service.obs.sessions import caller_hash
 from service.plans.recovery import journaled
 from service.policy.confirmations import ChangePreview
 from service.security.acl import hidden_denial
-from service.tools.change_pages import ChangeListIn, start_of, window
+from service.tools.change_pages import ChangeListIn, bounds, paged, start_of
 from service.tools.context import ToolContext
 from service.tools.graph_common import FileChangeItem, complete_index, edit_items, note_item, preview
 from service.tools.models import ToolOutput
@@ -152,7 +154,7 @@ def _precheck_move(rename: bool) -> Precheck:
 
 
 async def _plan(
-    ctx: ToolContext, args: MoveIn, rename: bool, steps: Steps | None = None
+    ctx: ToolContext, args: MoveIn, rename: bool, steps: Steps | None = None, page: Page | None = None
 ) -> tuple[MovePlan, str, str, bool]:
     src, dst, is_folder = await _endpoints(ctx, args, rename)
     await complete_index(ctx)  # backlinks come from the index
@@ -164,35 +166,45 @@ async def _plan(
         ctx.resolve(old, "write")
         ctx.resolve(new, "write")
     queries = GraphQueries(ctx.services.db)
-    plan = await plan_move(ctx.vault, queries, moves, folder=(src, dst) if is_folder else None, steps=steps)
-    # Links in notes the caller may not read are left alone (as a delete would leave them):
-    # refusing, or listing them, would reveal that those notes exist.
-    plan.edits = [edit for edit in plan.edits if ctx.can_read(edit.path)]
-    for edit in plan.edits:
-        ctx.resolve(edit.path, "write")
+    folder = (src, dst) if is_folder else None
+    plan = await plan_move(ctx.vault, queries, moves, folder=folder, steps=steps, admit=partial(_admit, ctx), page=page)
     return plan, src, dst, is_folder
+
+
+def _admit(ctx: ToolContext, path: str) -> bool:
+    """Links in notes the caller may not read are left alone (as a delete would leave them):
+    refusing, or listing them, would reveal that those notes exist. A note it may read but not
+    write refuses the move (`acl_denied`)."""
+    if not ctx.can_read(path):
+        return False
+    ctx.resolve(path, "write")
+    return True
 
 
 async def _move(ctx: ToolContext, args: MoveIn, rename: bool) -> MoveOut:
     start_of(args, args.dry_run)  # a bad cursor fails before anything changes
     steps = ctx.steps("rename_note" if rename else "move_note")
+    # A preview keeps only its page's edits whole (the rest counted); an applying call needs them all.
+    offset, end = bounds(args, args.dry_run)
+    page = Page(offset, end) if args.dry_run else None
     async with move_lock(ctx.vault):
-        plan, src, dst, is_folder = await _plan(ctx, args, rename, steps)
+        plan, src, dst, is_folder = await _plan(ctx, args, rename, steps, page)
         if not args.dry_run:
             label = f"{'rename_note' if rename else 'move_note'} of {src!r} to {dst!r}"
             caller = caller_hash(ctx.principal.subject)
             async with journaled(ctx.services.plans.journal, ctx.vault.id, caller, label):
                 await apply_plan(ctx.vault, plan, steps)
-    (moved_page, edits), cursor, truncated = window(args, args.dry_run, list(plan.moves.items()), plan.edits)
+    cursor, truncated = paged(args, args.dry_run, len(plan.moves), plan.files_changed)
+    moved_page = list(plan.moves.items())[offset:end]
     title = base_name(dst) if is_folder else note_title(dst)  # a file's title is its basename
     return MoveOut(
         **note_item(ctx, dst, title),
         old_path=src,
         dry_run=args.dry_run,
         moved=[MovedPair(old_path=o, new_path=n) for o, n in moved_page],
-        items=edit_items(ctx, edits),
+        items=edit_items(ctx, plan.edits[: args.limit]),
         files_moved=len(plan.moves),
-        files_changed=len(plan.edits),
+        files_changed=plan.files_changed,
         links_rewritten=plan.links_rewritten,
         bookmarks_updated=_bookmarks(plan),
         settings_updated=sorted(s.path for s in plan.settings if s.changed),
