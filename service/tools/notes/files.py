@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from service.errors import ValidationFailed
+from service.errors import NoteNotFound, ValidationFailed
 from service.graph.workspace_paths import forget_deleted, workspace_edits
 from service.markdown.parse import note_title
 from service.policy.confirmations import ChangePreview
@@ -52,7 +52,10 @@ async def delete_note(ctx: ToolContext, args: DeleteNoteIn) -> DeleteOut:
     vp = (await ctx.find_note(args.path, "delete", section="reject", missing_ok=missing_ok)).vp
     refuse_etag_of_missing(ctx, vp, args.expected_etag)
     title = note_title(vp.rel)
-    trash = await ctx.vault.files.delete(vp, permanent=args.permanent, expected_etag=args.expected_etag)
+    # A confirmed permanent delete deletes the version the human was shown (delete_note_confirm),
+    # or fails with `conflict`: an edit made between the preview and the delete is never lost.
+    shown = args.expected_etag or ctx.notes.get("previewed", {}).get(vp.rel)
+    trash = await ctx.vault.files.delete(vp, permanent=args.permanent, expected_etag=shown)
     forgotten = await forget_deleted(ctx.vault, [vp.rel])
     return DeleteOut(
         path=vp.rel,
@@ -70,7 +73,26 @@ async def delete_note_confirm(ctx: ToolContext, args: DeleteNoteIn) -> ChangePre
         return None
     vp = (await ctx.find_note(args.path, "delete", section="reject", missing_ok=args.expected_etag is not None)).vp
     recent = [e.path for e in workspace_edits(ctx.vault, {}, [vp.rel])]  # its recent files forget it
-    return ChangePreview.of(f"permanently delete {vp.rel} (not recoverable from .trash)", [vp.rel, *recent])
+    return ChangePreview.of(
+        f"permanently delete {vp.rel}{_version(ctx, vp)} (not recoverable from .trash)", [vp.rel, *recent]
+    )
+
+
+def _version(ctx: ToolContext, vp: VaultPath) -> str:
+    """The version of the note a human approves deleting: its size and etag in the preview, so a
+    token minted for it is refused once the note was edited (the preview changed: asked again),
+    and the etag kept for the delete itself (`delete_note`), which fails with `conflict` when the
+    note changes after this check."""
+    files = ctx.vault.files
+    etag = files.current_etag(vp)
+    if etag is None:  # gone (or not a file): the delete answers for it
+        return ""
+    ctx.notes.setdefault("previewed", {})[vp.rel] = etag
+    try:
+        size = files.stat(vp).size
+    except NoteNotFound:
+        return ""
+    return f" ({size} bytes, etag {etag})"
 
 
 class CopyNoteIn(ToolInput):

@@ -115,3 +115,42 @@ async def test_an_input_request_answered_after_the_preview_changed_is_asked_agai
             "rename_tag", args, principal=vg.principal, request=request, input_responses=yes, request_state=fresh
         )
         assert not done.is_error and "#guide" in (vg.root / "Inbox/Late howto.md").read_text()
+
+
+async def test_a_permanent_delete_token_does_not_delete_a_note_edited_after_it(make_vault: Callable[..., Path]) -> None:
+    """The human approves deleting one version of the note: an edit made since (longer, or of the
+    same length) asks again and deletes nothing; approving the new version deletes it (T1 s62 #8)."""
+    async with started(make_vault(VAULT)) as vg:
+        args = {"path": "A", "permanent": True}
+        asked = await _asked(vg, "delete_note", **args)
+        assert "bytes, etag " in asked["preview"]
+        token = await _token(vg, asked)
+        note = vg.root / "A.md"
+        for edit in ("#howto one\n\nNEW WRITING\n", "#howto One\n"):  # longer; same size
+            note.write_text(edit)
+            again = await _asked(vg, "delete_note", **args, elicit_token=token)
+            assert "no longer what the token approved" in again["reason"]
+            assert note.read_text() == edit  # nothing deleted, token unspent
+        done = await vg.ok("delete_note", **args, elicit_token=await _token(vg, again))
+        assert done["deleted"] and done["permanent"] and not note.exists()
+
+
+async def test_a_permanent_delete_edited_after_its_confirmation_check_is_a_conflict(
+    make_vault: Callable[..., Path], monkeypatch: Any
+) -> None:
+    """An edit landing between the confirmation's re-check and the delete itself: the delete is of
+    the version shown, so it fails with conflict and the edit stays."""
+    async with started(make_vault(VAULT)) as vg:
+        args = {"path": "A", "permanent": True}
+        token = await _token(vg, await _asked(vg, "delete_note", **args))
+        files = vg.app.vaults["main"].files
+        real_delete = files.delete
+        note = vg.root / "A.md"
+
+        async def edited_first(vp: Any, **kw: Any) -> Any:
+            note.write_text("#howto one\n\nwritten at the last moment\n")
+            return await real_delete(vp, **kw)
+
+        monkeypatch.setattr(files, "delete", edited_first)
+        await vg.err("delete_note", "conflict", **args, elicit_token=token)
+        assert note.read_text() == "#howto one\n\nwritten at the last moment\n"
