@@ -126,11 +126,14 @@ def _stored(guard: Guard, secret: int, words: str) -> tuple[bool, frozenset[str]
     return (True, frozenset(words.split())) if secret else CLEAN
 
 
-def excerpts(guard: Guard, conn: sqlite3.Connection, note_ids: Iterable[int]) -> Excerpts:
+def excerpts(
+    guard: Guard, conn: sqlite3.Connection, note_ids: Iterable[int], etags_out: dict[int, str] | None = None
+) -> Excerpts:
     """What `guard` says of these notes. A note's verdict is read from `secret_verdicts` when it
     was stored for its current version under this guard (`fill`, in the background), else from
     the guard's memo, else the note is scanned (once per version: the answer is kept on the
-    guard, so a search showing the same notes again reads only etags)."""
+    guard, so a search showing the same notes again reads only etags). `etags_out`: filled with
+    the etag of each note found (`note_excerpts` passes them on to `topical_notes`)."""
     out = Excerpts(guard)
     ids = sorted(set(note_ids))
     for i in range(0, len(ids), 500):
@@ -144,6 +147,8 @@ def excerpts(guard: Guard, conn: sqlite3.Connection, note_ids: Iterable[int]) ->
         todo = []
         etags: dict[int, str] = {}
         for nid, etag, secret, words in rows:
+            if etags_out is not None:
+                etags_out[nid] = etag
             verdict = _stored(guard, secret, words) if secret is not None else known(guard, nid, etag)
             if verdict is None:
                 todo.append(nid)
@@ -161,8 +166,9 @@ def excerpts(guard: Guard, conn: sqlite3.Connection, note_ids: Iterable[int]) ->
 def note_excerpts(guard: Guard, conn: sqlite3.Connection, note_ids: Iterable[int]) -> Excerpts:
     """`excerpts` for search items: `sensitive` is the note's flag, whatever the item shows."""
     ids = list(note_ids)
-    out = excerpts(guard, conn, ids)
-    out.topics = topical_notes(guard, conn, ids)
+    etags: dict[int, str] = {}
+    out = excerpts(guard, conn, ids, etags)
+    out.topics = topical_notes(guard, conn, ids, etags)  # the etags just read: no second lookup
     return out
 
 
@@ -192,11 +198,14 @@ def _names_topic(guard: Guard, title: str, tags: str, properties: str, body: str
     return guard.topical("", named_tags) or any(guard.topical("", (), h) for h in heads) or guard.mentions(text)
 
 
-def topical_notes(guard: Guard, conn: sqlite3.Connection, note_ids: Iterable[int]) -> set[int]:
+def topical_notes(
+    guard: Guard, conn: sqlite3.Connection, note_ids: Iterable[int], etags: dict[int, str] | None = None
+) -> set[int]:
     """The notes of `note_ids` whose content names a health or money topic anywhere (`Guard.topical`
     on the body and the property values, the tags, the title and each heading): the topic half of
     a search item's `sensitive` flag, one per note, so every search mode flags a note alike. Judged
-    once per note version and guard configuration."""
+    once per note version and guard configuration. `etags`: every indexed note of `note_ids` with
+    its etag, read by the caller in this transaction (a note missing from it is not in the index)."""
     ids = sorted(set(note_ids))
     found: set[int] = set()
     if not ids or (not guard.terms and not guard.tags):
@@ -207,7 +216,12 @@ def topical_notes(guard: Guard, conn: sqlite3.Connection, note_ids: Iterable[int
         part = ids[i : i + 500]
         marks = ",".join("?" * len(part))
         todo = []
-        for nid, etag in conn.execute(f"SELECT id, etag FROM notes WHERE id IN ({marks})", part):
+        known_etags = (
+            [(nid, etags[nid]) for nid in part if nid in etags]
+            if etags is not None
+            else conn.execute(f"SELECT id, etag FROM notes WHERE id IN ({marks})", part)
+        )
+        for nid, etag in known_etags:
             memo = _TOPICS.get((guard.fingerprint, nid))
             if memo is None or memo[0] != etag:
                 todo.append(nid)

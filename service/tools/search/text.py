@@ -35,7 +35,7 @@ from service.tools.search_common import (
     scope,
     sort_field,
 )
-from service.tools.sensitive import excerpts_of, guard_of, note_excerpts, scrubbed
+from service.tools.sensitive import excerpts_of, guard_of, note_excerpts
 from service.tools.spec import ToolSpec
 
 
@@ -95,7 +95,9 @@ async def search_text(ctx: ToolContext, args: SearchTextIn, dates: Window | None
         snips = text.snippets(conn, words, [h.note_id for h in hits], matching=True)  # every hit matches `words`
         flagged = note_excerpts(guard, conn, [h.note_id for h in hits])
         sensitive = flagged.secrets | (flagged.topics or set())
-        safe = scrubbed(guard, conn, {nid: s.text for nid, s in snips.items()})
+        # Every snippet is of a hit: `flagged` has its verdict (`scrubbed` would look them up again).
+        texts = {nid: s.text for nid, s in snips.items()}
+        safe = {nid: flagged.show(nid, t) for nid, t in texts.items()} if guard.redacts else texts
         return (hits, more, answered, snips), safe, sensitive
 
     (hits, more, answered, snips), shown, sensitive = await run_fresh(
