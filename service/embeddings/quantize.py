@@ -15,7 +15,11 @@ float32 ones (docs/benchmarks.md).
    quantises its matrix products (`onnxruntime.quantization.quantize_dynamic`, per channel,
    signed int8 weights; `MatMul` and the q/k/v projection of `Attention`; the embedding tables
    stay float32);
-3. the result is written under a temporary name and renamed, and is used only when its sha256
+3. the child works in a folder the server makes for it (`<models>/.derive-*`) and removes
+   whatever way the child ends (a child killed because the server stops cannot clean up; such
+   folders left by a server killed itself are removed by a later derivation once older than
+   `TIMEOUT_S`);
+4. the result is written under a temporary name and renamed, and is used only when its sha256
    is the pinned `INT8_SHA256` (the derivation is deterministic for the pinned versions of
    onnxruntime and onnx); a file that does not match is deleted and made again.
 
@@ -28,9 +32,11 @@ Touches: `<cache folder>/models/` only.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -73,7 +79,29 @@ def int8_model(folder: Path, source: Path, stop: threading.Event | None = None) 
         target.unlink(missing_ok=True)
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        child = subprocess.Popen(_command(source, target), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        _sweep(folder)
+        work = Path(tempfile.mkdtemp(prefix=".derive-", dir=folder))
+    except OSError as exc:
+        log.warning("could not derive the int8 model: %s", exc)
+        return None
+    try:
+        return _derive_in_child(source, target, work, stop)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)  # the child's files, however it ended
+
+
+def _sweep(folder: Path) -> None:
+    """Remove work folders of derivations whose server was killed (older than any live one)."""
+    for old in (*folder.glob(".derive-*"), *folder.glob("tmp*")):  # `tmp*`: the children's own, before
+        with contextlib.suppress(OSError):
+            if old.is_dir() and not old.is_symlink() and time.time() - old.stat().st_mtime > 2 * TIMEOUT_S:
+                shutil.rmtree(old, ignore_errors=True)
+
+
+def _derive_in_child(source: Path, target: Path, work: Path, stop: threading.Event | None) -> Path | None:
+    try:
+        command = [*_command(source, target), str(work)]
+        child = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     except (OSError, subprocess.SubprocessError) as exc:
         log.warning("could not derive the int8 model: %s", exc)
         return None
@@ -124,14 +152,16 @@ def fold(source: Path, target: Path) -> None:
     ort.InferenceSession(str(source), sess_options=opts, providers=["CPUExecutionProvider"])
 
 
-def derive(source: Path, target: Path) -> None:
-    """Fold, rebuild and quantise `source` into `target` (run in the child process)."""
+def derive(source: Path, target: Path, work: Path | None = None) -> None:
+    """Fold, rebuild and quantise `source` into `target` (run in the child process), the
+    intermediate files in `work` (the server's folder for it; else a temporary one)."""
     from onnx import TensorProto
 
     onnxruntime()  # telemetry off before `onnxruntime.quantization` loads the library
     from onnxruntime.quantization import QuantType, quantize_dynamic  # type: ignore[import-untyped,unused-ignore]
 
-    with tempfile.TemporaryDirectory(dir=target.parent) as tmp:
+    with contextlib.ExitStack() as stack:
+        tmp = work if work is not None else stack.enter_context(tempfile.TemporaryDirectory(dir=target.parent))
         folded = Path(tmp) / "folded.onnx"
         fold(source, folded)
         fused = Path(tmp) / "fused.onnx"
@@ -149,4 +179,4 @@ def derive(source: Path, target: Path) -> None:
 
 
 if __name__ == "__main__":
-    derive(Path(sys.argv[1]), Path(sys.argv[2]))
+    derive(Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3]) if len(sys.argv) > 3 else None)

@@ -7,6 +7,7 @@ import asyncio
 import os
 import sys
 import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -269,3 +270,44 @@ def test_a_closed_embedder_abandons_its_batch(monkeypatch: pytest.MonkeyPatch) -
 
     asyncio.run(run())
     assert embedded == ["text 0"]
+
+
+def test_a_derivation_ended_by_a_stop_leaves_no_work_folder(tmp_path: Path) -> None:
+    """The real child, stopped once its work folder exists: nothing is left in the models folder
+    (the child, killed, could not remove its temporary folder: one per stdio process that ended
+    while the model was being derived, a partial graph of up to ~90 MB in it)."""
+    folder = tmp_path / "models"
+    stop = threading.Event()
+    seen: list[BaseException | Path | None] = []
+
+    def derive() -> None:
+        try:
+            seen.append(quantize.int8_model(folder, shipped(), stop))
+        except BaseException as exc:  # noqa: BLE001 - the test looks at it
+            seen.append(exc)
+
+    worker = threading.Thread(target=derive)
+    worker.start()
+    for _ in range(6000):  # until the derivation's work folder exists (or the derivation ended)
+        if not worker.is_alive() or (folder.is_dir() and any(p.is_dir() for p in folder.iterdir())):
+            break
+        threading.Event().wait(0.02)
+    stop.set()
+    worker.join(120)
+    assert not worker.is_alive() and len(seen) == 1 and isinstance(seen[0], quantize.Stopped), seen
+    assert [p.name for p in folder.iterdir()] == []
+
+
+def test_work_folders_of_a_killed_server_are_swept_when_old(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    folder = tmp_path / "models"
+    for name in (".derive-old", "tmpold", ".derive-live", "tmplive"):
+        (folder / name).mkdir(parents=True)
+        (folder / name / "folded.onnx").write_bytes(b"x")
+    for name in (".derive-old", "tmpold"):
+        old = time.time() - 3 * quantize.TIMEOUT_S
+        os.utime(folder / name, (old, old))
+    killed = [sys.executable, "-c", "import os, signal; os.kill(os.getpid(), signal.SIGTERM)"]
+    monkeypatch.setattr(quantize, "_command", lambda source, target: killed)
+    with pytest.raises(quantize.Stopped):
+        quantize.int8_model(folder, shipped())
+    assert sorted(p.name for p in folder.iterdir()) == [".derive-live", "tmplive"]  # another server's, live
