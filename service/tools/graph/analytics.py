@@ -72,6 +72,16 @@ def _under(path: str, folders: list[str]) -> bool:
     return not folders or any(f == "" or path.startswith(f + "/") for f in folders)
 
 
+def _ranked(nodes: list[str], scores: list[float], folders: list[str]) -> list[int]:
+    """The nodes under `folders` by (-score, path) (nodes are sorted by path), in a worker thread:
+    sorting 100k notes with a key per note held the event loop for up to a second."""
+    order = np.lexsort((np.arange(len(nodes)), -np.asarray(scores, dtype=np.float64)))
+    if folders:
+        inside = np.fromiter((_under(p, folders) for p in nodes), dtype=bool, count=len(nodes))
+        order = order[inside[order]]
+    return [int(i) for i in order.tolist()]
+
+
 class CentralIn(ToolInput, Paging):
     measure: Measure = Field(
         default="pagerank",
@@ -125,8 +135,8 @@ async def central_notes(ctx: ToolContext, args: CentralIn) -> CentralOut:
         found = await computed(lambda limit: betweenness_of(view, args.max_sources, limit), _budget(ctx))
         scores, exact, cut = found.scores.tolist(), found.exact, found.cut
         sources, seed = found.sources, found.seed
-    order = sorted((i for i, p in enumerate(g.nodes) if _under(p, folders)), key=lambda i: (-scores[i], g.nodes[i]))
-    ranked = [(rank, i) for rank, i in enumerate(order, 1)]
+    order = await computed(lambda _: _ranked(g.nodes, scores, folders))
+    ranked = list(enumerate(order, 1))
     ranked = await drop_gone(ctx, ranked, offset, args.limit, paths=lambda r: (g.nodes[r[1]],))
     page, cursor = page_of(ranked, offset, args.limit, **state)
     links_in, links_out = g.degrees()

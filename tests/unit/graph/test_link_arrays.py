@@ -44,3 +44,17 @@ async def test_the_arrays_hold_the_distinct_resolved_links(make_vault: Callable[
         new, old = NoteGraph.from_links(graph.numbered(), notes, keep), NoteGraph.build(sorted(pairs), notes, keep)
         assert new.nodes == old.nodes
         assert new.src.tolist() == old.src.tolist() and new.dst.tolist() == old.dst.tolist()
+
+
+def test_central_notes_order_is_the_sort_by_score_then_path() -> None:
+    import random
+
+    from service.tools.graph.analytics import _ranked, _under
+
+    rng = random.Random(1)
+    for _ in range(200):
+        nodes = sorted({f"{rng.choice(['A', 'B', 'A/C'])}/{rng.randint(0, 999)}.md" for _ in range(rng.randint(0, 60))})
+        scores = [rng.choice([0.0, 0.1, 0.25, rng.random()]) for _ in nodes]
+        folders = rng.choice([[], ["A"], ["B", "A/C"], [""]])
+        want = sorted((i for i, p in enumerate(nodes) if _under(p, folders)), key=lambda i: (-scores[i], nodes[i]))
+        assert _ranked(nodes, scores, folders) == want
