@@ -17,7 +17,8 @@ Names Windows reserves for devices (`CON`, `Aux.md`, `LPT1`) are valid paths: su
 Linux and macOS vaults and are read and edited like any other. Creating one is refused by
 `VaultPaths.check_new_name` unless `[writes] refuse_device_names` is false (a vault synced to
 Windows could not hold it). So is creating a name with a character that shows nothing or
-reorders the name (`evil\u202egnp.md` shows as `evilmd.png`, `Wel\u200bcome.md` as `Welcome.md`):
+reorders the name (`evil\u202egnp.md` shows as `evilmd.png`, `Wel\u200bcome.md` as `Welcome.md`),
+or with one of Obsidian's link characters `#`, `^`, `[`, `]` (no link reaches `Plan#2.md`):
 a note already named so is read and edited like any other.
 
 Resolution is a check of the path as it is now; the write path does not rely on it staying true
@@ -49,6 +50,10 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")  # C0, DEL and C1 (U+0085 is a li
 # (non-)joiners are words' own letters in Persian and Indic scripts and in emoji: allowed.
 _INVISIBLE = re.compile("[\u061c\u180e\u200b\u200e\u200f\u2028-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
 _RESERVED_CHARS = set('<>:"|?*')
+# Characters of Obsidian's link syntax (`[[Note#Heading|shown]]`, `[[Note#^block]]`): a note named
+# `Plan#2` cannot be linked (`[[Plan#2]]` is heading "2" of "Plan"), so Obsidian refuses them in
+# names it creates. `|` is already a Windows-reserved character above.
+_LINK_CHARS = frozenset("#^[]")
 _DEVICE_NAMES = frozenset(
     {"CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$"}
     | {f"COM{i}" for i in range(10)}
@@ -215,6 +220,12 @@ INVISIBLE_HINT = (
 )
 
 
+LINK_CHAR_HINT = (
+    "Obsidian links cannot reach a file whose name holds '#', '^', '[' or ']' ([[Plan#2]] is heading '2' of "
+    "'Plan'), so such names are not created; pick a name without them (e.g. 'Plan 2')."
+)
+
+
 HIDDEN_NAME_HINT = (
     "Names starting with '.' are hidden: Obsidian does not show them and the index skips them. Drop the leading dot."
 )
@@ -248,10 +259,13 @@ class VaultPaths:
 
     def check_new_name(self, rel: str, name: str) -> None:
         """Refuse to create the file or folder `name` (the last segment of `rel`, which is being
-        created) when it holds a character that shows nothing or reorders the name (`_INVISIBLE`),
-        or is a Windows device name and the vault refuses those."""
+        created) when it holds a character that shows nothing or reorders the name (`_INVISIBLE`)
+        or one of Obsidian's link syntax (`#`, `^`, `[`, `]`: no link could reach it), or is a
+        Windows device name and the vault refuses those."""
         if _INVISIBLE.search(name):
             raise _invalid(rel, "invisible or reordering character", INVISIBLE_HINT)
+        if _LINK_CHARS.intersection(name):
+            raise _invalid(rel, "reserved character", LINK_CHAR_HINT)
         if self.refuse_device_names and is_device_name(name):
             raise _invalid(rel, "reserved device name", DEVICE_NAME_HINT)
 

@@ -94,3 +94,57 @@ async def test_names_starting_with_a_dot_are_refused_as_the_index_skips_them(
         assert (await vg.ok("search_text", query="quixotic walrus"))["items"] == []
     after = {k: v for k, v in snapshot(root.parent).items() if ".vaultgate" not in k}
     assert after == {k: v for k, v in before.items() if ".vaultgate" not in k}
+
+
+LINKED = {"P/Plan.md": "# Plan\n", "P/Src.md": "see [[Plan]]\n", "U/smile#1.md": "old #1\n", "P/c^d.md": "caret\n"}
+
+
+@pytest.mark.parametrize("name", ["Plan#2", "a^b", "a[b]", "x]y", "[draft"])
+async def test_link_characters_are_refused_in_every_new_file_and_folder_name(
+    make_vault: Callable[..., Path], name: str
+) -> None:
+    """`[[Plan#2]]` is heading "2" of "Plan": a note named so cannot be linked, and a move to such a
+    name broke every link to the note (T1 s62 #12). Every writer that makes a new name refuses it."""
+    root = make_vault(LINKED)
+    before = snapshot(root.parent)
+    async with started(root) as vg:
+        calls = [
+            ("create_note", {"path": f"N/{name}", "content": "x"}),
+            ("write_note", {"path": f"N/{name}.md", "content": "x", "mode": "create"}),
+            ("create_folder", {"path": f"N/{name}"}),
+            ("create_note", {"path": f"{name}/inner", "content": "x"}),  # a new folder on the way
+            ("copy_note", {"path": "P/Plan", "new_path": f"P/{name}"}),
+            ("move_note", {"path": "P/Plan", "new_path": f"P/{name}"}),
+            ("rename_note", {"path": "P/Plan", "new_path": f"P/{name}"}),
+            ("move_note", {"path": "P", "new_path": name}),  # a folder
+            (
+                "bulk_create_notes",
+                {"notes": [{"path": "N/fine", "content": "x"}, {"path": f"N/{name}", "content": "x"}]},
+            ),
+        ]
+        for tool, args in calls:
+            result = await vg.call(tool, **args)
+            assert result.is_error and result.structured is not None, (tool, args)
+            error = result.structured["error"]
+            if error["code"] == "path_invalid" and error["details"].get("reason") == "reserved character":
+                continue
+            # '#' after a note name is a heading to a note address: refused before the name check
+            assert name.startswith("Plan#") and tool in ("create_note", "write_note", "bulk_create_notes"), (
+                tool,
+                error,
+            )
+            assert error["details"]["reason"] == "section_not_supported", (tool, error)
+    after = {k: v for k, v in snapshot(root.parent).items() if ".vaultgate" not in k}
+    assert after == {k: v for k, v in before.items() if ".vaultgate" not in k}
+
+
+async def test_existing_notes_with_link_characters_are_read_edited_and_deleted(make_vault: Callable[..., Path]) -> None:
+    root = make_vault(LINKED)
+    async with started(root) as vg:
+        assert (await vg.ok("read_note", path="U/smile#1.md"))["content"] == "old #1\n"
+        await vg.ok("append_note", path="U/smile#1.md", content="more")
+        await vg.ok("write_note", path="P/c^d.md", content="new caret\n", mode="overwrite", expected_etag=(
+            await vg.ok("read_note", path="P/c^d.md"))["etag"])  # fmt: skip
+        await vg.ok("delete_note", path="U/smile#1.md")
+    assert (root / "P/c^d.md").read_text(encoding="utf-8") == "new caret\n"
+    assert (root / ".trash/U/smile#1.md").read_text(encoding="utf-8") == "old #1\nmore"
