@@ -17,7 +17,9 @@ Names Windows reserves for devices (`CON`, `Aux.md`, `LPT1`) are valid paths: su
 Linux and macOS vaults and are read and edited like any other. Creating one is refused by
 `VaultPaths.check_new_name` unless `[writes] refuse_device_names` is false (a vault synced to
 Windows could not hold it). So is creating a name with a character that shows nothing or
-reorders the name (`evil\u202egnp.md` shows as `evilmd.png`, `Wel\u200bcome.md` as `Welcome.md`),
+reorders the name (`evil\u202egnp.md` shows as `evilmd.png`, `Wel\u200bcome.md` as `Welcome.md`,
+`Ho\u00adme.md` as `Home.md`; tag characters outside a flag, variation selectors outside an emoji
+or ideograph),
 or with one of Obsidian's link characters `#`, `^`, `[`, `]` (no link reaches `Plan#2.md`):
 a note already named so is read and edited like any other.
 
@@ -47,8 +49,20 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")  # C0, DEL and C1 (U+0085 is a li
 # ("evil\u202egnp.md" shows as "evilmd.png"), direction marks, zero-width space, word joiner and
 # invisible operators, BOM, line and paragraph separators, Mongolian vowel separator. A new name
 # holding one could pass for another ("Wel\u200bcome.md" beside "Welcome.md"). The zero-width
-# (non-)joiners are words' own letters in Persian and Indic scripts and in emoji: allowed.
-_INVISIBLE = re.compile("[\u061c\u180e\u200b\u200e\u200f\u2028-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
+# (non-)joiners are words' own letters in Persian and Indic scripts and in emoji: allowed. Also
+# blank by design: the soft hyphen, the combining grapheme joiner, the Hangul fillers and the
+# Khmer inherent vowels.
+_INVISIBLE = re.compile(
+    "[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b\u200e\u200f\u2028-\u202e\u2060-\u2064"
+    "\u2066-\u2069\u3164\ufeff\uffa0]"
+)
+# Tag characters show nothing; they spell a subdivision flag after U+1F3F4 (England's, Scotland's),
+# ended by the cancel tag, and only there are they allowed.
+_FLAG_TAGS = re.compile("\U0001f3f4[\U000e0020-\U000e007e]+\U000e007f")
+_TAGS = re.compile("[\U000e0000-\U000e007f]")
+# Variation selectors show nothing; they pick a form of the character before them: an emoji's text
+# or emoji style (a symbol, U+2139, a keycap's digit before U+20E3), an ideograph's variant.
+_SELECTORS = re.compile("[\ufe00-\ufe0f\U000e0100-\U000e01ef]")
 _RESERVED_CHARS = set('<>:"|?*')
 # Characters of Obsidian's link syntax (`[[Note#Heading|shown]]`, `[[Note#^block]]`): a note named
 # `Plan#2` cannot be linked (`[[Plan#2]]` is heading "2" of "Plan"), so Obsidian refuses them in
@@ -203,6 +217,29 @@ def _check_segment(path: str, seg: str) -> None:
         raise _invalid(path, "segment too long")
 
 
+def _shows_nothing(name: str) -> bool:
+    """Whether `name` holds a character that shows nothing or reorders it (`_INVISIBLE`), a tag
+    character outside a flag, or a variation selector that selects nothing."""
+    if _INVISIBLE.search(name) or _TAGS.search(_FLAG_TAGS.sub("", name)):
+        return True
+    for found in _SELECTORS.finditer(name):
+        at = found.start()
+        if at == 0 or not _selects(name[at - 1], found[0], name[at + 1 : at + 2]):
+            return True
+    return False
+
+
+def _selects(base: str, selector: str, after: str) -> bool:
+    """Whether a variation selector after `base` picks one of its forms (Unicode's variation
+    sequences, loosely: no letter, digit, mark or space has an emoji form except those below)."""
+    ideograph = unicodedata.name(base, "").startswith("CJK ")
+    if selector >= "\U000e0100":  # the ideographic variation selectors
+        return ideograph
+    if base in "0123456789*" and after == "\u20e3":  # a keycap: 1\ufe0f\u20e3
+        return True
+    return ideograph or base == "\u2139" or unicodedata.category(base)[0] in "SP"
+
+
 def is_device_name(segment: str) -> bool:
     """Whether Windows reserves `segment` for a device (`CON`, `aux.md`, `Com1.txt`)."""
     return segment.split(".", 1)[0].rstrip(" ").upper() in _DEVICE_NAMES
@@ -262,7 +299,7 @@ class VaultPaths:
         created) when it holds a character that shows nothing or reorders the name (`_INVISIBLE`)
         or one of Obsidian's link syntax (`#`, `^`, `[`, `]`: no link could reach it), or is a
         Windows device name and the vault refuses those."""
-        if _INVISIBLE.search(name):
+        if _shows_nothing(name):
             raise _invalid(rel, "invisible or reordering character", INVISIBLE_HINT)
         if _LINK_CHARS.intersection(name):
             raise _invalid(rel, "reserved character", LINK_CHAR_HINT)

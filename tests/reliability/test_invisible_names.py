@@ -1,8 +1,10 @@
 """Names that show nothing or reorder themselves, through the dispatch chain: a writer never creates
 a note or folder whose name holds a bidi override ("evil\u202egnp.md" shows as "evilmd.png"), a
 zero-width space, word joiner or BOM (an invisible twin of "Welcome.md"), a line separator or a C1
-control character (`path_invalid`, nothing written); a note already named so is read and edited;
-the zero-width joiners that Persian, Indic scripts and emoji need are allowed."""
+control character, a soft hyphen, a Hangul filler, a tag character outside a flag, a variation
+selector after a letter (`path_invalid`, nothing written); a note already named so is read and
+edited; the zero-width joiners that Persian, Indic scripts and emoji need, flags and emoji or
+ideograph variation selectors are allowed."""
 
 from __future__ import annotations
 
@@ -22,6 +24,17 @@ INVISIBLE = [
     "Wel\u2060come.md",
     "x\u2028y.md",
     "a\u200eb.md",
+    # blank by design (T1 s62 #9): soft hyphen, combining grapheme joiner, Hangul fillers, Khmer
+    # inherent vowel; a tag character outside a flag; variation selectors after a letter
+    "Ho\u00adme.md",
+    "Ho\u034fme.md",
+    "Home\u3164.md",
+    "\u115fHome.md",
+    "Ho\uffa0me.md",
+    "Ho\u17b5me.md",
+    "Ho\U000e0041me.md",
+    "Home\ufe0f.md",
+    "Ho\U000e0100me.md",
 ]
 
 
@@ -48,18 +61,25 @@ async def test_no_writer_creates_a_name_that_shows_nothing_or_reorders(
 async def test_a_note_already_named_with_an_invisible_character_is_read_and_edited(
     make_vault: Callable[..., Path],
 ) -> None:
-    root = make_vault({**VAULT, "Wel\u200bcome.md": "# Twin\n"})
+    twins = ("Wel\u200bcome.md", "Ho\u00adme.md", "Home\u3164.md", "Ho\U000e0041me.md")
+    root = make_vault({**VAULT, **dict.fromkeys(twins, "# Twin\n")})
     async with started(root) as vg:
-        assert (await vg.ok("read_note", path="Wel\u200bcome.md"))["content"] == "# Twin\n"
-        await vg.ok("append_note", path="Wel\u200bcome.md", content="more")
-    assert (root / "Wel\u200bcome.md").read_text(encoding="utf-8").endswith("more")
+        for twin in twins:
+            assert (await vg.ok("read_note", path=twin))["content"] == "# Twin\n"
+            await vg.ok("append_note", path=twin, content="more")
+        await vg.ok("delete_note", path="Home\u3164.md")
+    assert all((root / twin).read_text(encoding="utf-8").endswith("more") for twin in twins[:2])
+    assert not (root / "Home\u3164.md").exists()
 
 
 async def test_joiners_that_scripts_and_emoji_need_are_allowed(make_vault: Callable[..., Path]) -> None:
     persian = "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645.md"  # a zero-width non-joiner inside a word
     family = "\U0001f468\u200d\U0001f469\u200d\U0001f467.md"  # an emoji joined by zero-width joiners
+    flag = "\U0001f3f4\U000e0067\U000e0062\U000e0065\U000e006e\U000e0067\U000e007f England.md"  # tag characters
+    styled = "\u2764\ufe0f \u2139\ufe0f 1\ufe0f\u20e3.md"  # emoji style: a symbol, U+2139, a keycap
+    variant = "\u845b\U000e0100 family.md"  # an ideograph's variant (ideographic variation selector)
     async with started(make_vault(VAULT)) as vg:
-        for name in (persian, family):
+        for name in (persian, family, flag, styled, variant):
             out = await vg.ok("create_note", path=name, content="x")
             assert out["path"] == unicodedata.normalize("NFC", name)
 
