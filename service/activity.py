@@ -114,5 +114,5 @@ def calls_pause(quiet_s: float, within: float, clock: Callable[[], float] = time
         calls, ago = since[0]
         if calls.running:
             calls.idle_now.wait(left)  # returns as soon as the last call running ends
-        else:
-            time.sleep(min(quiet_s - ago, left))
+        else:  # `ago` may be past `quiet_s`: a long call that was running when it was read has ended
+            time.sleep(max(0.0, min(quiet_s - ago, left)))

@@ -173,3 +173,34 @@ def test_the_embedding_batch_threads_give_way_before_each_text(monkeypatch: pyte
     builtin._take_turns(["a", "bb", "ccc"], iter(range(10)), pooled, threading.Event())  # type: ignore[arg-type]
     assert pooled == [1.0, 2.0, 3.0]
     assert asked == [(builtin.GIVE_WAY_QUIET_S, builtin.GIVE_WAY_MAX_S)] * 3
+
+
+class _EndsWhenLookedAt(Activity):
+    """A call that began long ago and ends between `calls_pause`'s two looks at `running`."""
+
+    def __init__(self) -> None:
+        self.looks = 0
+        super().__init__(clock=lambda: 100.0)
+        self.last = 0.0  # began 100 s ago
+
+    @property  # type: ignore[override]
+    def running(self) -> int:
+        self.looks += 1
+        return 1 if self.looks == 1 else 0
+
+    @running.setter
+    def running(self, value: int) -> None:
+        pass
+
+
+def test_calls_pause_after_a_long_call_ended_meanwhile_does_not_fail() -> None:
+    """The embedding pass of a stdio instance failed with 'sleep length must be non-negative'
+    (ValueError from the model's batch thread): a call running for longer than the quiet time
+    ended between the look that listed it and the look that chose to sleep out the rest of the
+    quiet time, which was then negative."""
+    import gc
+
+    gc.collect()  # activities of earlier tests that are gone
+    ending = _EndsWhenLookedAt()
+    assert calls_pause(1.0, 5.0) < 1.0
+    assert ending.looks >= 2
