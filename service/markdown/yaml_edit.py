@@ -4,8 +4,9 @@
 lets `change` mutate the mapping, and writes back only the frontmatter block; the body is
 never touched. Key order, comments, quoting styles, flow/block list styles and the untouched
 keys survive; the list indentation the note already uses is detected and reused; line endings
-(LF or CRLF) are kept. A note without frontmatter gets one. Invalid YAML raises
-`ValidationFailed` (details.reason = "invalid_frontmatter") before anything is written.
+(LF or CRLF) are kept. A note without frontmatter gets one. A written string (value or key)
+holding U+0085 is double-quoted with the character escaped (`yaml_text`), so it reads back as
+written. Invalid YAML raises `ValidationFailed` (details.reason = "invalid_frontmatter") before anything is written.
 
 Bounded: ruamel's round-trip loader is pure Python (~0.5 s for 10,000 keys, ~50 s for a
 1.3 MB block of 100,000, on a loaded machine). A block longer than `MAX_ROUND_TRIP_CHARS` is
@@ -143,6 +144,19 @@ def plain(value: Any) -> Any:
 
 
 _ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+_NEL = "\x85"  # a line break to YAML, written raw by ruamel's plain and quoted styles alike
+
+
+def yaml_text(text: str) -> str:
+    """A string (a value or a key) as ruamel should write it: one holding U+0085 (NEL) double-quoted,
+    where the emitter escapes it (`\\N`); in the other styles ruamel writes it raw, and YAML reads a
+    raw NEL as a line break and folds it into a space ('a\\x85b' came back as 'a b')."""
+    if _NEL not in text:
+        return text
+    from ruamel.yaml.scalarstring import DoubleQuotedScalarString
+
+    quoted: str = DoubleQuotedScalarString(text)
+    return quoted
 
 
 def to_yaml_value(value: Any) -> Any:
@@ -156,13 +170,15 @@ def to_yaml_value(value: Any) -> Any:
             return dt.date.fromisoformat(value)
         except ValueError:
             return value
+    if isinstance(value, str):
+        return yaml_text(value)
     if isinstance(value, list):
         seq = CommentedSeq(to_yaml_value(v) for v in value)
         return seq
     if isinstance(value, dict):
         cm = CommentedMap()
         for k, v in value.items():
-            cm[str(k)] = to_yaml_value(v)
+            cm[yaml_text(str(k))] = to_yaml_value(v)
         return cm
     return value
 

@@ -167,7 +167,7 @@ async def set_properties(ctx: ToolContext, args: SetPropertiesIn) -> EditOut:
                 if value is None:
                     data.pop(key, None)
                 elif yaml_edit.plain(data.get(key)) != value or key not in data:
-                    data[key] = yaml_edit.to_yaml_value(value)
+                    data[yaml_edit.yaml_text(key)] = yaml_edit.to_yaml_value(value)
 
         return yaml_edit.edit_frontmatter(text, rel, mutate)
 

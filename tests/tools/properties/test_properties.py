@@ -171,3 +171,25 @@ async def test_tags_written_as_a_mapping_are_refused_not_rewritten_as_a_repr(mak
         assert vg.read("Map.md") == files["Map.md"] and vg.read("Nested.md") == files["Nested.md"]
         await vg.confirmed("rename_tag", old="old", new="new", dry_run=False)
         assert vg.read("Map.md") == "---\ntags: {a: 1}\n---\nbody #new\n"
+
+
+async def test_set_properties_values_with_a_next_line_character_round_trip(make_vault: Callable[..., Path]) -> None:
+    """U+0085 (NEL) is a line break to YAML: written raw, it came back folded into a space ('a b').
+    Values (also in lists and maps) and keys holding it are written double-quoted, escaped (T1 s62 #10)."""
+    props = {
+        "nel": "a\u0085b",
+        "edges": "\u0085lead and trail\u0085",
+        "mixed": "x\r\n\u0085y\u2028z",
+        "list": ["e\u0085f", "plain"],
+        "map": {"k\u0085": "g\u0085h"},
+        "key\u0085name": 1,
+    }
+    async with started(make_vault({"N.md": "---\nkeep: 1\n---\nbody\n"})) as vg:
+        out = await vg.ok("set_properties", path="N", properties=props)
+        assert out["properties"] == {"keep": 1, **props}
+        assert (await vg.ok("get_properties", path="N"))["properties"] == {"keep": 1, **props}
+        assert "\u0085" not in vg.read("N.md") and vg.read("N.md").endswith("---\nbody\n")
+        again = await vg.ok("set_properties", path="N", properties=props)  # read back equal: nothing to write
+        assert again["changed"] is False
+        hits = await vg.ok("search_vault", mode="properties", filters=[{"key": "nel", "op": "==", "value": "a\u0085b"}])
+        assert [i["path"] for i in hits["items"]] == ["N.md"]  # the index reads it as written too
