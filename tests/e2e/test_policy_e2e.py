@@ -135,3 +135,35 @@ async def test_modern_clients_are_asked_through_input_required(make_vault: Calla
             assert out.structured_content is not None
             assert out.structured_content["error"]["code"] == "elicit_required"
         assert harness.snapshot() == before
+
+
+async def test_a_permanent_delete_token_does_not_delete_the_note_edited_after_it_over_http(
+    make_vault: Callable[..., Path],
+) -> None:
+    """The human approved deleting the version shown (its size and etag in the preview); the note is
+    edited before the agent retries: asked again, the edit kept; the new approval deletes (T1 s62 #8)."""
+    local = {"confirmation": {"allow_local_http_confirm": True}}
+    async with e2e(make_vault(VAULT), **local) as (url, harness), Client(url, mode="legacy") as client:
+        base = url.rsplit("/mcp", 1)[0]
+        args = {"path": "A", "permanent": True}
+
+        async def approved() -> tuple[dict[str, Any], str]:
+            asked = await client.call_tool("delete_note", {**args, **({"elicit_token": token} if token else {})})
+            assert asked.is_error and asked.structured_content is not None
+            error = asked.structured_content["error"]
+            assert error["code"] == "elicit_required", error
+            async with httpx2.AsyncClient() as http:
+                minted = await http.post(f"{base}/admin/confirm", json={"args_hash": error["details"]["args_hash"]})
+            assert minted.status_code == 200, minted.text
+            return error["details"], str(minted.json()["token"])
+
+        token = ""
+        first, token = await approved()
+        assert f"permanently delete A.md ({len(VAULT['A.md'])} bytes, etag " in first["preview"]
+        (harness.root / "A.md").write_text("# A\n\nkeep me\n\nwritten after the approval\n")
+        again, token = await approved()  # the old token is refused: the preview changed
+        assert "no longer what the token approved" in again["reason"] and again["preview"] != first["preview"]
+        assert harness.read("A.md").endswith("written after the approval\n")
+        done = await client.call_tool("delete_note", {**args, "elicit_token": token})
+        assert not done.is_error, done.structured_content
+        assert not (harness.root / "A.md").exists()
