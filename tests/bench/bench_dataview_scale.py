@@ -103,6 +103,9 @@ async def one(tree: str, vault: Path, note: str) -> dict[str, Any]:
             await asyncio.sleep(10)
             out["rss_settled_mb"] = rss_mb(server.pid)
             out["peak_rss_mb"] = rss_mb(server.pid, "VmHWM")
+    except Exception as exc:  # noqa: BLE001 - a run that failed is reported, the others still run
+        out["error"] = repr(exc)[:300]
+        out["server_exit"] = server.proc.poll() if server.proc is not None else None
     finally:
         server.stop()
     return out
