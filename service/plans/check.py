@@ -83,6 +83,10 @@ class Host(Protocol):
     def path_problem(self, rel: str, op: str) -> tuple[str, str] | None:
         """(code, message) when a call could not use `rel` for `op`: path_invalid..., acl_denied."""
 
+    def new_name_problem(self, rel: str) -> tuple[str, str] | None:
+        """(code, message) when the vault refuses to create a file or folder named as `rel`'s last
+        segment (a link or invisible character, a device name), as the writing call would."""
+
     def exists(self, rel: str) -> bool: ...
 
     def is_folder(self, rel: str) -> bool: ...
@@ -180,10 +184,18 @@ async def check_plan(plan: Plan, given: dict[str, Any], host: Host, *, late_para
         if scope_problem:
             checked.problems.append(Problem(step.id, "forbidden", scope_problem))
         reads_allowed = await _check_step(step, tool, scope, host, builder, checked, reads_allowed)
+    refused: set[str] = set()
     for (rel, op), where in checked.paths.items():  # each (path, op) once, named by its first call
         problem = host.path_problem(rel, op)
         if problem:
             checked.problems.append(Problem(where, *problem))
+            refused.add(rel)
+    made = builder.effects
+    for rel in dict.fromkeys([*made.folders_created, *made.files_created, *(m.to_path for m in made.files_moved)]):
+        problem = None if rel in refused else host.new_name_problem(rel)
+        if problem:
+            first = next((w for (p, _), w in checked.paths.items() if p == rel or p.startswith(f"{rel}/")), None)
+            checked.problems.append(Problem(first, *problem))  # a folder: the first call writing in it
     if builder.effects.estimated_steps > MAX_CALLS and not any(p.code == "too_large" for p in checked.problems):
         checked.problems.append(
             Problem(None, "too_large", f"{builder.effects.estimated_steps} tool calls; at most {MAX_CALLS}")

@@ -86,6 +86,13 @@ class PlanHost:
             return "acl_denied", f"{rel}: the path ACL does not allow {op}"
         return None
 
+    def new_name_problem(self, rel: str) -> tuple[str, str] | None:
+        try:
+            self.ctx.vault.paths.check_new_name(rel, rel.rsplit("/", 1)[-1])
+        except VaultgateError as exc:
+            return exc.code, f"{rel}: {exc.message}"
+        return None
+
     def exists(self, rel: str) -> bool:
         """Whether a file is at `rel` — as far as the caller may know: a path it may not read is
         answered as empty, so a plan's effects never tell a file (an entity of a memory folder it
