@@ -19,7 +19,6 @@ every task's row. Touches nothing outside itself.
 from __future__ import annotations
 
 import functools
-from collections import ChainMap
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, cast
@@ -237,8 +236,36 @@ def _flatten(rows: list[Row], col: Column, ctx: Context) -> list[Row]:
         budget.spend(len(items))  # the rows made (counted at the end before)
         budget.look()
         for item in items:
-            out.append(ChainMap({col.name: item}, row))  # type: ignore[arg-type]
+            out.append(Flat(col.name, item, row))
+        budget.check_items(len(out))
     return out
+
+
+class Flat(Mapping[str, Any]):
+    """A FLATTEN row: one name bound over the row it was made from. Read like a ChainMap of the
+    two, in a seventh of its memory (~70 bytes against ~450 a row): FLATTEN over FLATTEN makes
+    millions of them before a step budget of 2 M ends the query."""
+
+    __slots__ = ("name", "value", "base")
+
+    def __init__(self, name: str, value: Any, base: Row) -> None:
+        self.name, self.value, self.base = name, value, base
+
+    def __getitem__(self, key: str) -> Any:
+        return self.value if key == self.name else self.base[key]
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self.value if key == self.name else self.base.get(key, default)
+
+    def __contains__(self, key: object) -> bool:
+        return key == self.name or key in self.base
+
+    def __iter__(self) -> Iterator[str]:
+        yield self.name
+        yield from (k for k in self.base if k != self.name)
+
+    def __len__(self) -> int:
+        return len(self.base) + (self.name not in self.base)
 
 
 def _id(row: Row, grouped: bool) -> Any:
@@ -324,7 +351,7 @@ _TASK_KEYS = frozenset(
 
 
 def _task_fields(row: Row) -> dict[str, Any]:
-    while isinstance(row, ChainMap):  # a FLATTENed task
-        row = row.maps[-1]
+    while isinstance(row, Flat):  # a FLATTENed task
+        row = row.base
     own = dict.items(row) if isinstance(row, Inherited) else row.items()
     return {k: v for k, v in own if k not in _TASK_KEYS}

@@ -11,7 +11,7 @@ import asyncio
 import gc
 import threading
 import time
-from collections import ChainMap
+import tracemalloc
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
@@ -23,6 +23,7 @@ from tests.conftest import Harness, started
 
 NOTES = 40
 TASKS = 6
+FEW = 20
 
 
 def _vault() -> dict[str, str]:
@@ -32,7 +33,8 @@ def _vault() -> dict[str, str]:
             f"- [{'x' if k % 3 == 0 else ' '}] task {n}-{k} [[Note {(n + k) % NOTES}]]" for k in range(TASKS)
         )
         files[f"Notes/Note {n:02d}.md"] = f"---\nrank: {n % 7}\n---\n# Note {n}\n\n{lines}\n  - plain child\n"
-    files["Numbers.md"] = "---\nnums: [" + ", ".join(str((i * 7919) % 5000) for i in range(5000)) + "]\n---\n"
+    files["Numbers.md"] = "---\nnums: [" + ", ".join(str((i * 7919) % 5000) for i in range(5000)) + "]\n"
+    files["Numbers.md"] += "few: [" + ", ".join(str(i) for i in range(FEW)) + "]\n---\n"
     return files
 
 
@@ -193,11 +195,13 @@ async def test_a_querys_rows_are_freed_while_the_collector_is_paused(
     # there walked them all, and every other call waited (1-5 s at 10^5 notes).
     freed: list[bool] = []
 
-    class Flattened(ChainMap[str, Any]):
+    class Flattened(execute.Flat):
+        __slots__ = ()
+
         def __del__(self) -> None:
             freed.append(gc.isenabled())
 
-    monkeypatch.setattr(execute, "ChainMap", Flattened)
+    monkeypatch.setattr(execute, "Flat", Flattened)
     assert gc.isenabled()
     await vg.ok("search_dql", query='TABLE n FROM "Numbers" FLATTEN nums AS n SORT n', limit=5)
     assert len(freed) == 5000 and not any(freed)
@@ -206,3 +210,19 @@ async def test_a_querys_rows_are_freed_while_the_collector_is_paused(
     _counted_compare(monkeypatch, clock.jump)
     await vg.err("search_dql", "compute_budget_exceeded", query='TABLE n FROM "Numbers" FLATTEN nums AS n SORT n')
     assert len(freed) == 5000 and not any(freed)
+
+
+async def test_flatten_rows_are_small(vg: Harness) -> None:
+    # FLATTEN over FLATTEN makes rows by the million before the step budget ends the query: each
+    # was a ChainMap over a one-key dict (~450 bytes); four such queries took a server from 245 MB
+    # to 2.8 GB on a 173-note vault (T1 s62 #3). Allocation is counted, not timed.
+    query = 'TABLE n, m FROM "Numbers" FLATTEN nums AS n FLATTEN few AS m'
+    tracemalloc.start()
+    try:
+        out = await vg.ok("search_dql", query=query, limit=3)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    rows = 5000 * FEW
+    assert out["total"] == rows and [r["cells"][1]["value"] for r in out["rows"]] == [0, 1, 2]
+    assert peak / rows < 200, peak / rows  # bytes a row at the peak (a ChainMap row: ~390)
