@@ -142,9 +142,11 @@ def check_targets(vault: Vault, moves: Mapping[str, str], existing: PathSet, *, 
     for old, new in moves.items():
         if old == new:
             raise PathInvalid("the new path is the same as the old one", details={"path": old})
-        if new in existing and new not in moves:
-            raise AlreadyExists(f"something already exists at {new!r}", details={"path": new})
-        if vault.paths.resolve(new).abs.exists() and new.lower() != old.lower():
+        there = vault.paths.resolve(new).abs
+        # A rename in letter case only (`meeting notes` → `Meeting Notes`) meets its own file
+        # (in the case-blind set, on a case-blind disk), never another: that one still refuses.
+        itself = new.lower() == old.lower() and (not there.exists() or there.samefile(vault.paths.resolve(old).abs))
+        if (new in existing and new not in moves or there.exists()) and not itself:
             raise AlreadyExists(f"something already exists at {new!r}", details={"path": new})
     if len(set(t.lower() for t in targets)) != len(targets):
         raise AlreadyExists("two files would move to the same path", details={})
