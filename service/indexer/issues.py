@@ -11,6 +11,8 @@ counts and a few examples. Reasons:
     parse_failed   parsing it raised: skipped
     store_failed   storing its rows raised: skipped (its rows rolled back alone)
     encoding       not UTF-8: indexed, read with the encoding named in `detail`
+    capped         over a per-note cap (`service.indexer.caps`): indexed without the tags, links or
+                   other rows past the cap; `detail` says what was cut ('tags 100000 > 10000')
 
 Paths are vault-relative and printable (`service.vault.decoding.printable_name`: a byte that is
 not UTF-8 shows as `\\xNN`). What is kept is what this process saw: a warm restart does not read
@@ -29,6 +31,7 @@ from service.vault.decoding import printable_name
 log = logging.getLogger(__name__)
 
 SKIPPED = frozenset({"name_not_utf8", "special_file", "unreadable", "parse_failed", "store_failed"})
+INDEXED = {"encoding": "indexed with encoding", "capped": "indexed capped:"}  # the reasons of notes indexed
 FROM_SCAN = frozenset({"name_not_utf8", "special_file"})  # a new scan replaces what the last one found
 MAX_KEPT = 10_000  # issues kept (counted beyond it, never listed)
 MAX_LOGGED = 20  # warnings logged one by one per batch; the rest as one line
@@ -58,7 +61,7 @@ class FileIssues:
         new = [i for i in issues if self._by_path.get(i.path) != i]
         for n, found in enumerate(new):
             if n < MAX_LOGGED:
-                what = "indexed with encoding" if found.reason == "encoding" else f"skipped ({found.reason})"
+                what = INDEXED.get(found.reason, f"skipped ({found.reason})")
                 log.warning("%s: %s %s %s", self.vault_id, found.path, what, found.detail)
             if found.path in self._by_path or len(self._by_path) < MAX_KEPT:
                 self._by_path[found.path] = found

@@ -24,6 +24,7 @@ from typing import Any, NamedTuple
 from service.dataview.fields import extract as dataview_facts
 from service.graph.linkpath import PathSet, base_name, strip_md
 from service.indexer.canvas_facts import canvas_facts, is_canvas
+from service.indexer.caps import MAX_TAGS, within_caps
 from service.indexer.issues import FileIssue, issue
 from service.indexer.reading import NoteInput as NoteInput
 from service.indexer.reading import read_note_checked
@@ -61,6 +62,7 @@ class Prepared(NamedTuple):
     # task_id, depends_on)
     tasks: list[tuple[Any, ...]]
     dataview: str  # inline fields and list items as JSON ('' when the note has neither)
+    capped: str = ""  # what the index left out of a note over the caps (`caps.within_caps`), '' for none
 
 
 def prepare(item: NoteInput, paths: PathSet | None) -> Prepared:
@@ -70,11 +72,13 @@ def prepare(item: NoteInput, paths: PathSet | None) -> Prepared:
     if is_canvas(item.path):
         return _prepare_canvas(item, paths)
     p = parse_note(item.path, item.text)
+    properties = [row for key, value in p.properties.items() for row in property_rows(key, value, _json)]
+    properties, capped = within_caps(p, properties)
     body = item.text[p.body_start :]
     if PLUGIN_KEY in p.properties:  # an Excalidraw drawing: its words, not its scene
         body = without_scene(body)
     tag_rows: dict[tuple[str, str], tuple[str, str, str]] = {}
-    for source, tags in (("frontmatter", frontmatter_tags(p.properties)), ("inline", p.inline_tags)):
+    for source, tags in (("frontmatter", frontmatter_tags(p.properties)[:MAX_TAGS]), ("inline", p.inline_tags)):
         for tag in tags:
             lower = tag.lower()
             tag_rows.setdefault((lower, source), (tag, lower, source))
@@ -101,7 +105,7 @@ def prepare(item: NoteInput, paths: PathSet | None) -> Prepared:
         title=p.search_title,
         body=body,
         tags=list(tag_rows.values()),
-        properties=[row for key, value in p.properties.items() for row in property_rows(key, value, _json)],
+        properties=properties,
         links=[
             (
                 link.target,
@@ -136,6 +140,7 @@ def prepare(item: NoteInput, paths: PathSet | None) -> Prepared:
             for t in p.tasks
         ],
         dataview=dataview_facts(item.text, p.body_start, p.items),
+        capped=capped,
     )
 
 
@@ -169,9 +174,12 @@ def prepare_each(items: Iterable[NoteInput], paths: PathSet | None) -> tuple[lis
     issues: list[FileIssue] = []
     for item in items:
         try:
-            prepared.append(prepare(item, paths))
+            prepared.append(prep := prepare(item, paths))
         except Exception as exc:  # noqa: BLE001 - any parser bug: one note is skipped, not the batch
             issues.append(issue(item.path, "parse_failed", _why(exc)))
+            continue
+        if prep.capped:
+            issues.append(issue(item.path, "capped", prep.capped))
     return prepared, issues
 
 

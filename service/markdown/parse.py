@@ -141,13 +141,13 @@ def _as_list(value: Any) -> list[str]:
 
 
 def frontmatter_tags(props: dict[str, Any]) -> list[str]:
-    out: list[str] = []
+    out: dict[str, None] = {}  # an ordered set: a note may list 100,000 tags (a list's `in` is quadratic)
     for key in ("tags", "tag"):
         for t in _as_list(props.get(key)):
             t = t.lstrip("#").strip()
-            if t and t not in out:
-                out.append(t)
-    return out
+            if t:
+                out.setdefault(t)
+    return list(out)
 
 
 def frontmatter_aliases(props: dict[str, Any]) -> list[str]:
@@ -252,7 +252,7 @@ def parse_note(rel: str, text: str) -> ParsedNote:
     props = front.data
     lines = text.split("\n")
     fm_tags = frontmatter_tags(props)
-    inline_tags: list[str] = []
+    inline_tags: dict[str, None] = {}  # first-seen order; a dict, not a list: `in` on a list is linear
     links: list[Link] = []
     headings: list[Heading] = []
     blocks: dict[str, int] = {}
@@ -326,8 +326,7 @@ def parse_note(rel: str, text: str) -> ParsedNote:
                 scrubbed = HTML_TAG.sub(" ", scrubbed)
             line_tags = [t for t in _TAG.findall(scrubbed) if not t.replace("/", "").isdigit()]
             for t in line_tags:
-                if t not in inline_tags:
-                    inline_tags.append(t)
+                inline_tags.setdefault(t)
         b = _BLOCK_ID.search(line) if "^" in line else None
         if b:
             blocks.setdefault(b.group(1), no)
@@ -346,10 +345,7 @@ def parse_note(rel: str, text: str) -> ParsedNote:
                 tasks.append(_task(no, status, masked, text, line_tags))
         elif not content.startswith((" ", "\t")):
             open_items.clear()  # a line at the margin that is no list item ends the list
-    all_tags = list(fm_tags)
-    for t in inline_tags:
-        if t not in all_tags:
-            all_tags.append(t)
+    all_tags = list(dict.fromkeys([*fm_tags, *inline_tags]))
     return ParsedNote(
         title=note_title(rel),
         search_title=search_title(rel, props, headings),
@@ -359,7 +355,7 @@ def parse_note(rel: str, text: str) -> ParsedNote:
         body_line=front.body_line,
         body_start=front.body_start,
         tags=all_tags,
-        inline_tags=inline_tags,
+        inline_tags=list(inline_tags),
         links=links,
         headings=headings,
         block_ids=blocks,

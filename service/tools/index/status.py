@@ -110,10 +110,11 @@ class LinkCounts(BaseModel):
 class FileWarning(BaseModel):
     path: str = Field(description="Vault path (a byte that is not UTF-8 shown as \\xNN).")
     reason: str = Field(
-        description="name_not_utf8, special_file, unreadable, parse_failed, store_failed (left out of the index) "
-        "or encoding (indexed, read with the encoding in `detail`)."
+        description="name_not_utf8, special_file, unreadable, parse_failed, store_failed (left out of the index), "
+        "encoding (indexed, read with the encoding in `detail`) or capped (indexed without the tags, links or other "
+        "rows past a per-note cap, named in `detail`)."
     )
-    detail: str = Field(default="", description="The encoding used, the kind of file, or the error.")
+    detail: str = Field(default="", description="The encoding used, the kind of file, what was cut, or the error.")
 
 
 class FileWarnings(BaseModel):
