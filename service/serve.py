@@ -15,8 +15,13 @@ import asyncio
 import contextlib
 import gc
 import importlib.util
+import logging
+import os
 import signal
 import socket
+import sys
+import threading
+import time
 from collections.abc import AsyncIterator, Callable, Iterator
 
 import uvicorn
@@ -28,6 +33,8 @@ from service.http.asgi import http_app
 from service.http.head_limits import uvicorn_options
 from service.obs.logging import setup_logging
 from service.settings import Settings
+
+log = logging.getLogger(__name__)
 
 
 def _uvicorn_config(app: VaultgateApp) -> uvicorn.Config:
@@ -130,10 +137,34 @@ def _loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
     return uvloop.new_event_loop
 
 
+# Once the app has stopped, how long the process waits for worker threads still running (see `run_http`).
+STRAGGLERS_S = 3.0
+
+
 def run_http(settings: Settings) -> None:
-    """`serve_http` to the end (the CLI's `serve`), on the fastest event loop available."""
+    """`serve_http` to the end (the CLI's `serve`), on the fastest event loop available. Once it
+    has returned (the app stopped: database closed, index writes done), closing the loop joins
+    the default executor's threads, and CPU work a cancelled call left there (preparing one huge
+    note's rows, T1 s62 #13) cannot be interrupted: it held a stopping server for as long as it
+    ran. So the process exits after `STRAGGLERS_S` whatever such a thread still does."""
     with asyncio.Runner(loop_factory=_loop_factory()) as runner:
         runner.run(serve_http(settings))
+        _exit_after(STRAGGLERS_S)
+
+
+def _exit_after(seconds: float) -> None:
+    """A daemon thread that ends the process (status 0) after `seconds` unless it has ended."""
+
+    def watch() -> None:
+        time.sleep(seconds)
+        busy = [t.name for t in threading.enumerate() if t is not threading.current_thread() and not t.daemon]
+        log.warning("stopped; exiting without waiting for threads still running: %s", ", ".join(busy))
+        logging.shutdown()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(0)
+
+    threading.Thread(target=watch, name="vaultgate-exit", daemon=True).start()
 
 
 async def serve_http(settings: Settings) -> None:
