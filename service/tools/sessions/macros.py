@@ -174,7 +174,7 @@ async def run_confirm_when(ctx: ToolContext, args: RunIn, *, registry: Catalog) 
     checked = await checked_plan(ctx, registry, macro.plan.model_dump(mode="json", by_alias=True), args.params)
     if not checked.ok or not await needs_human(ctx, checked, registry):
         return None
-    return plan_preview(checked, f"macro {macro.name}\n")
+    return plan_preview(ctx, checked, f"macro {macro.name}\n")
 
 
 async def delete_macro(ctx: ToolContext, args: NameIn) -> DeleteOut:

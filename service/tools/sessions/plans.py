@@ -157,15 +157,27 @@ async def needs_human(ctx: ToolContext, checked: Checked, registry: Catalog) -> 
     return False
 
 
-def plan_preview(checked: Checked, head: str = "") -> ChangePreview:
+def plan_preview(ctx: ToolContext, checked: Checked, head: str = "") -> ChangePreview:
     """What a human approves for a plan: the effects summary and every file it changes that is
     known now (the moves' and rewrites' own dry runs included); files found only at run time are
-    named as such in the summary."""
+    named as such in the summary. The notes it deletes are named with their etags: a token
+    minted for them is refused once one was edited (the preview changed: asked again), as
+    delete_note's own confirmation is."""
     files, complete = checked.effects.changed_files()
     summary = head + checked.effects.preview(checked.plan.goal)
     if not complete:
         summary += "\nsome steps change files known only at run time: the list below is what is known now"
+    versions = [f"{rel} {etag}" for rel in checked.effects.files_deleted if (etag := _etag(ctx, rel)) is not None]
+    if versions:
+        summary += "\nas they are now: " + ", ".join(versions)
     return ChangePreview.of(summary, files)
+
+
+def _etag(ctx: ToolContext, rel: str) -> str | None:
+    try:
+        return ctx.vault.files.current_etag(ctx.vault.paths.resolve(rel))
+    except VaultgateError:
+        return None
 
 
 async def execute_confirm_when(ctx: ToolContext, args: ExecuteIn, *, registry: Catalog) -> ChangePreview | None:
@@ -174,7 +186,7 @@ async def execute_confirm_when(ctx: ToolContext, args: ExecuteIn, *, registry: C
     checked = await checked_plan(ctx, registry, args.plan, args.params)
     if not checked.ok or not await needs_human(ctx, checked, registry):
         return None  # an invalid plan is refused by the handler without asking anyone
-    return plan_preview(checked)
+    return plan_preview(ctx, checked)
 
 
 def run_out(state: RunState, undone_by: str | None = None) -> RunOut:

@@ -154,3 +154,22 @@ async def test_a_permanent_delete_edited_after_its_confirmation_check_is_a_confl
         monkeypatch.setattr(files, "delete", edited_first)
         await vg.err("delete_note", "conflict", **args, elicit_token=token)
         assert note.read_text() == "#howto one\n\nwritten at the last moment\n"
+
+
+async def test_a_plans_permanent_delete_token_does_not_delete_a_note_edited_after_it(
+    make_vault: Callable[..., Path],
+) -> None:
+    """A plan's confirmation names the notes it deletes with their etags: a token minted before
+    one was edited asks again and deletes nothing (F6 s62 left: the plan preview named the path only)."""
+    async with started(make_vault(VAULT)) as vg:
+        step = {"id": "d", "tool": "delete_note", "args": {"path": "A", "permanent": True}}
+        args = {"plan": {"goal": "clean up", "steps": [step]}}
+        asked = await _asked(vg, "execute_plan", **args)
+        assert "as they are now: A.md " in asked["preview"]
+        token = await _token(vg, asked)
+        note = vg.root / "A.md"
+        note.write_text("#howto One\n")  # same size, other bytes
+        again = await _asked(vg, "execute_plan", **args, elicit_token=token)
+        assert "no longer what the token approved" in again["reason"] and note.read_text() == "#howto One\n"
+        run = await vg.ok("execute_plan", **args, elicit_token=await _token(vg, again))
+        assert run["status"] == "done" and not note.exists()
