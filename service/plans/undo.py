@@ -10,9 +10,10 @@ not what the earlier one left): the whole file is a conflict, none of its writes
 Folders the run created are removed when empty again; a moved folder is renamed back. Obsidian's
 workspace files (`service.graph.workspace_paths`: a move's or delete's rewrite of the open tabs
 and recent files) are Obsidian's to save at any moment: one saved since is left as Obsidian wrote
-it (`skipped`), never a conflict that would block the undo. A moved note is undone as a whole:
-when its destination is a conflict (edited, deleted or moved since) its source is not put back
-either (`_moves` pairs a move's two records), so no note deleted since comes back.
+it (`skipped`), never a conflict that would block the undo. A moved note is undone as a whole
+(`_moves` pairs a move's two records): when its destination is a conflict (edited, deleted or
+moved since) its source is not put back either, so no note deleted since comes back; when its old
+path holds another file since, the moved note stays where the move put it.
 `apply_undo` performs the restores through `service.vault.commit` (shielded from cancellation;
 when one fails, the ones done are put back and the error is raised). The caller sets a journal
 recorder around it, so the undo is journaled like any run (undoing it is a redo).
@@ -39,14 +40,19 @@ class UndoPlan:
     paths: set[str] = field(default_factory=set)
 
 
-def _moves(entries: list[Entry]) -> dict[int, Entry]:
+def _moves(entries: list[Entry], trash: str) -> dict[int, Entry]:
     """A note's move is journaled as two file records of one step, the destination made (no
     prior content) then the source removed (its bytes those the destination got): the source's
-    record by the destination's seq."""
+    record by the destination's seq. A delete to the trash records the other way round (the
+    source, then its copy in the trash): a trash copy followed by another note's delete of the
+    same bytes (one call deleting two notes made from one template) is no move. The runner
+    orders a move before and after every other change of its plan (`service.plans.schedule`),
+    so no other record comes between a move's two."""
     pairs: dict[int, Entry] = {}
     for dst, src in zip(entries, entries[1:], strict=False):
         if (
             dst.kind == src.kind == "file"
+            and not dst.path.startswith(f"{trash}/")
             and dst.step_id == src.step_id
             and dst.prior is None
             and dst.new_etag is not None
@@ -70,16 +76,22 @@ def plan_undo(files: VaultFiles, entries: list[Entry], *, skip: set[str] | None 
     out = UndoPlan()
     expected: dict[str, str | None] = {}  # path -> etag it must have before the next (older) restore
     blocked: set[str] = set(skip or ())
-    moves = _moves(entries)
+    moves = _moves(entries, files.trash_folder.strip("/"))
     for entry in reversed(entries):
         out.paths.add(entry.path)
         if entry.kind != "file":
             out.restores.append(entry)
             continue
+        src = moves.get(entry.seq)
+        if src is not None and src.path in blocked and src not in out.restores:
+            # the old path holds something else since (a conflict, or skipped): the moved note
+            # stays where the move put it, never removed with nowhere to go back to
+            blocked.add(entry.path)
+            continue
         if entry.path in blocked:
             if entry.path not in out.skipped and skip and entry.path in skip:
                 out.skipped.append(entry.path)
-            _drop_move(out, entry, moves.get(entry.seq), blocked)
+            _drop_move(out, entry, src, blocked)
             continue
         prior_etag = etag_of(entry.prior) if entry.prior is not None else None
         changed = entry.path in expected and expected[entry.path] != entry.new_etag
@@ -101,11 +113,10 @@ def plan_undo(files: VaultFiles, entries: list[Entry], *, skip: set[str] | None 
                 }
             )
             blocked.add(entry.path)
-            _drop_move(out, entry, moves.get(entry.seq), blocked)
+            _drop_move(out, entry, src, blocked)
             continue
         if entry.path not in expected:
             current = restore.current_etag(files, entry.path)
-            src = moves.get(entry.seq)
             if current == entry.new_etag:
                 expected[entry.path] = entry.new_etag
             elif current == prior_etag and (src is None or src not in out.restores):

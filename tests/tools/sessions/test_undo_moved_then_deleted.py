@@ -4,6 +4,7 @@ beside the copy in .trash (T1 s62 #4: the undo restored Inbox/Draft.md with no c
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 
@@ -60,3 +61,32 @@ async def test_an_untouched_move_is_still_undone(make_vault: Callable[..., Path]
         assert {k: v for k, v in snapshot(vg.root).items() if k.endswith(".md")} == {
             k: v for k, v in before.items() if k.endswith(".md")
         }
+
+
+async def test_a_new_note_at_the_old_path_keeps_the_moved_one_where_it_is(make_vault: Callable[..., Path]) -> None:
+    # the old path is a conflict: undoing the move would remove the moved note with nowhere to go
+    # back to (R2 s62 F1: with skip_conflicts the moved note's text left the vault)
+    async with started(make_vault(VAULT)) as vg:
+        await _moved(vg)
+        (vg.root / "Inbox/Draft.md").write_text("# a new draft by the person\n")
+        error = await vg.err("undo_last_plan", "conflict")
+        assert [c["path"] for c in error["details"]["conflicts"]] == ["Inbox/Draft.md"]
+        await vg.confirmed("undo_last_plan", skip_conflicts=True)
+        assert vg.read("Archive/Done.md") == VAULT["Inbox/Draft.md"]
+        assert vg.read("Inbox/Draft.md") == "# a new draft by the person\n"
+
+
+async def test_two_notes_of_the_same_bytes_deleted_together_both_come_back(make_vault: Callable[..., Path]) -> None:
+    # a delete records the note then its trash copy: the first note's trash copy followed by the
+    # second note's delete of the same bytes is no move (R2 s62 F5: undo then lost Bar)
+    same = "---\nentityType: team\n---\n\n## Observations\n"
+    async with started(make_vault({"Home.md": "# Home\n", "Memory/Foo.md": same, "Memory/Bar.md": same})) as vg:
+        plan = {
+            "goal": "prune",
+            "steps": [{"id": "d", "tool": "delete_entities", "args": {"entityNames": ["Foo", "Bar"]}}],
+        }
+        assert (await vg.confirmed("execute_plan", plan=plan))["status"] == "done"
+        shutil.rmtree(vg.root / ".trash")  # the person empties the trash
+        out = await vg.confirmed("undo_last_plan")
+        assert out["conflicts"] == []
+        assert vg.read("Memory/Foo.md") == same and vg.read("Memory/Bar.md") == same
