@@ -12,6 +12,7 @@ from pydantic import Field, model_validator
 
 from service.errors import AclDenied, AmbiguousNote, NotANote, NoteNotFound, PathInvalid, ValidationFailed
 from service.graph.address import Address
+from service.indexer.caps import MAX_TAGS
 from service.markdown import frontmatter as fm
 from service.markdown import sections
 from service.markdown.parse import note_title, parse_note
@@ -236,7 +237,7 @@ class NoteInfoOut(NoteMeta):
     word_count: int = Field(description="Words in the body (code blocks excluded).")
     line_count: int = Field(description="Lines in the note.")
     heading_count: int = Field(description="Headings in the note.")
-    tags: list[str] = Field(description="Tags without '#'.")
+    tags: list[str] = Field(description="Tags without '#' (the first 10,000: as many as the index keeps).")
     outlinks: int = Field(description="Links written in this note.")
     backlinks: int | None = Field(description="Links from other notes to this one (None until indexed).")
     indexed: bool = Field(description="Whether the index knows this note (backlink count comes from it).")
@@ -262,7 +263,7 @@ async def note_info(ctx: ToolContext, args: PathIn) -> NoteInfoOut:
         word_count=parsed.word_count,
         line_count=len(note.content.split("\n")) - (1 if note.content.endswith("\n") else 0),
         heading_count=len(parsed.headings),
-        tags=parsed.tags,
+        tags=parsed.tags[:MAX_TAGS],  # a note of 100,000 tags answered `overflow` (T1 s62 #13)
         outlinks=len(parsed.links),
         backlinks=backlinks if indexed else None,
         indexed=indexed,

@@ -56,6 +56,9 @@ async def test_a_note_of_100000_tags_written_while_serving_is_capped_reported_an
         assert {i["tag"] for i in tags["items"]} == {"t9999"}  # the first MAX_TAGS tags, in order
         assert (await vg.ok("list_tags", prefix="t10000"))["items"] == []
         assert "real" in {i["tag"] for i in (await vg.ok("list_tags", prefix="real"))["items"]}
+        info = await vg.ok("note_info", path="Deep/tags")  # it answered `overflow` (1.8 MB)
+        assert info["tags"] == [f"t{i}" for i in range(MAX_TAGS)]
+        assert info["indexed"] is True
         # Edited below the caps, the note is indexed whole and its warning goes.
         await vg.confirmed("write_note", path="Deep/tags", content="#one #two\n", mode="overwrite")
         await vg.settled()
