@@ -55,3 +55,25 @@ async def test_flag_mode_shows_the_quoted_secret(make_vault: Callable[..., Path]
     async with started(make_vault(VAULT), sensitive={"mode": "flag"}) as vg:
         shown = json.dumps(await _planted(vg))
         assert TOKEN in shown and "[REDACTED" not in shown
+
+
+async def test_a_secret_after_a_tab_or_a_no_break_space_is_redacted_in_the_title(
+    make_vault: Callable[..., Path],
+) -> None:
+    # the title quotes with repr: `\t` / `\xa0` glue letters to the secret (R2 s62 F0)
+    texts = (f"The deploy key for staging:\t{TOKEN}", f"The deploy key for prod:\xa0{TOKEN} is old")
+    vault = {f"Memory/Ops{i}.md": _entity(f"Ops{i}", t, t.lower() + ".") for i, t in enumerate(texts)}
+    async with started(make_vault(vault)) as vg:
+        found = await _planted(vg)
+        assert len(found) == 2 and TOKEN not in json.dumps(found) and TOKEN[:12] not in json.dumps(found)
+
+
+async def test_only_the_secret_goes_not_words_that_begin_like_it(make_vault: Callable[..., Path]) -> None:
+    # a password 'Summerhouse2024': the entity Summerhouse is still named (R2 s62 F3)
+    text = "password: Summerhouse2024"
+    async with started(make_vault({"Memory/Summerhouse.md": _entity("Summerhouse", text, text + ".")})) as vg:
+        [finding] = await _planted(vg)
+        assert "Summerhouse2024" not in json.dumps(finding) and "[REDACTED" in finding["title"]
+        assert finding["title"].startswith("Summerhouse:") and finding["detail"]["entity"] == "Summerhouse"
+        [deletion] = finding["plan"]["steps"][0]["args"]["deletions"]
+        assert deletion["entityName"] == "Summerhouse"
