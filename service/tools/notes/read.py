@@ -6,6 +6,7 @@ counts in note_info. Writing tools live in `write.py`, `files.py` and `bulk.py`.
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any, Literal
 
 from pydantic import Field, model_validator
@@ -243,10 +244,16 @@ class NoteInfoOut(NoteMeta):
     indexed: bool = Field(description="Whether the index knows this note (backlink count comes from it).")
 
 
+OFF_LOOP_CHARS = 64 * 1024  # a longer note is parsed in a worker thread (parsing is linear: ~20 ms here)
+
+
 async def note_info(ctx: ToolContext, args: PathIn) -> NoteInfoOut:
     vp = (await ctx.find_note(args.path, "read")).vp
     note = ctx.vault.files.read(vp)
-    parsed = parse_note(vp.rel, note.content)
+    if len(note.content) > OFF_LOOP_CHARS:  # an 18 MB note parsed for 5 s on the loop: every call waited
+        parsed = await asyncio.to_thread(parse_note, vp.rel, note.content)
+    else:
+        parsed = parse_note(vp.rel, note.content)
     row = await ctx.services.db.fetchone(
         "SELECT COUNT(*) FROM notes WHERE vault_id = ?1 AND path = ?2", (ctx.vault.id, vp.rel)
     )

@@ -9,11 +9,15 @@ Parsing such a note is linear: its tags were de-duplicated with a list's `in` (q
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from service.indexer.caps import MAX_ROWS, MAX_TAGS
-from service.markdown.parse import parse_note
+from service.markdown.parse import ParsedNote, parse_note
+from service.tools.notes import read
 from tests.conftest import Harness, started
 
 WITHIN = 60.0
@@ -100,3 +104,22 @@ def test_tags_keep_their_first_seen_order_frontmatter_first_without_duplicates()
     assert note.inline_tags == ["c", "a", "d", "e"]
     many = parse_note("M.md", " ".join(f"#t{i % 1000}" for i in range(50_000)))
     assert many.tags == [f"t{i}" for i in range(1000)]
+
+
+async def test_note_info_parses_a_long_note_off_the_event_loop(
+    make_vault: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    threads: dict[str, str] = {}
+
+    def recording(rel: str, text: str) -> ParsedNote:
+        threads[rel] = threading.current_thread().name
+        return parse_note(rel, text)
+
+    monkeypatch.setattr(read, "parse_note", recording)
+    async with started(make_vault({**BASE, "Long.md": TAGS})) as vg:
+        await vg.indexed(WITHIN)
+        assert len((await vg.ok("note_info", path="Long"))["tags"]) == MAX_TAGS
+        assert (await vg.ok("note_info", path="A"))["tags"] == ["real"]
+    main = threading.main_thread().name
+    assert threads["A.md"] == main  # a short note: no thread hop
+    assert threads["Long.md"] != main  # the loop runs other calls meanwhile
