@@ -23,10 +23,9 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, ValidationError
 
-from service.graph.address import parse_address
 from service.plans import graph as plan_graph
+from service.plans.addresses import found_args, made_late_name, name_problems
 from service.plans.effects import (
-    ADDRESSED,
     BOOKMARKS_FILE,
     MOVES,
     PERIODIC,
@@ -34,7 +33,6 @@ from service.plans.effects import (
     WHOLE_NOTE,
     EffectsBuilder,
     MemoryNotes,
-    canvas_file,
 )
 from service.plans.model import Plan, Step
 from service.plans.params import Problem, bind_params
@@ -279,8 +277,11 @@ async def _check_step(
             if section is not None:
                 checked.problems.append(Problem(where, "validation_error", f"path: {section}"))
         if tool.mutating:
-            found = await _found(step.tool, args, host, builder)
-            if late or _made_late(step, found, builder, checked):
+            found = await found_args(step.tool, args, host, builder)
+            made_late = not late and made_late_name(step, found, builder, checked.late)
+            if made_late:  # whatever note it finds at run time, the name as written must be one a call takes
+                checked.problems += [Problem(where, *p) for p in name_problems(step.tool, found, host)]
+            if late or made_late:
                 checked.touches[step.id] = None
                 if step.id not in builder.effects.unresolved:
                     builder.effects.unresolved.append(step.id)
@@ -320,43 +321,6 @@ async def _check_step(
         if step.capture_as:
             scope.steps[step.capture_as] = known
     return reads and not tool.mutating and runnable
-
-
-async def _found(tool: str, args: dict[str, Any], host: Host, builder: EffectsBuilder) -> dict[str, Any]:
-    """`args` with the note address in `path` replaced by the file the call will work on, as
-    the tool finds it (`ToolContext.find_note`): a note an earlier step made or the path as
-    written when a step changed a file there, else the existing note the address names now
-    (`Launch plan` is `Projects/Launch plan.md`), unless a step moved or deleted it; the path as
-    written when none fits (a new note). The effects, the path ACL and the preview a human
-    approves then name the file that changes; the call itself runs with `args` as given."""
-    path = args.get("path")
-    if tool == "write_canvas" and isinstance(path, str):  # 'Flow' is the canvas read_canvas reads
-        name = canvas_file(path)
-        rel = builder.planned(name) or await host.locate_file(name)
-        return args if rel is None or not builder.exists(rel) else {**args, "path": rel}
-    if tool not in ADDRESSED or not isinstance(path, str):
-        return args
-    if tool in MOVES and builder.folder_now(path.strip().strip("/")):  # a folder moves as a folder
-        return args
-    target = parse_address(path).target
-    rel = builder.planned(target)
-    if rel is None:
-        rel = await host.locate(path)
-        if rel is None or not builder.exists(rel):
-            return args
-    return {**args, "path": rel}
-
-
-def _made_late(step: Step, args: dict[str, Any], builder: EffectsBuilder, checked: Checked) -> bool:
-    """Whether the note `args` address may be one an earlier step makes where only the run knows
-    which file that step makes (its path a reference to a result): the address names no file
-    after the steps seen so far, so a bare `Final` after a move of a created note to
-    `Archive/Final` is that note at run time, not a new `Final.md`. Its file is then known at
-    run time too: listed as unresolved, never previewed as a create that does not happen."""
-    path = args.get("path")
-    if step.tool not in ADDRESSED or not isinstance(path, str) or not any(s != step.id for s, _ in checked.late):
-        return False
-    return not builder.note_exists(parse_address(path).target)
 
 
 def _known_effects(

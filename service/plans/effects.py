@@ -71,6 +71,11 @@ def _note(path: str, extension: str = ".md") -> str:
     return text if "." in text.rsplit("/", 1)[-1] else f"{text}{extension}"
 
 
+def note_file(target: str) -> str:
+    """The note file a target names as written (`Final`: `Final.md`)."""
+    return _note(target)
+
+
 def canvas_file(path: str) -> str:
     """The canvas file write_canvas's `path` names as written ('.canvas' optional)."""
     return _note(path, ".canvas")
@@ -115,7 +120,7 @@ class EffectsBuilder:
     def note_exists(self, target: str) -> bool:
         """Whether the note a target names as written (`Final`: `Final.md`) is there after the
         steps seen so far."""
-        return self.exists(_note(target))
+        return self.exists(note_file(target))
 
     def planned(self, target: str) -> str | None:
         """The file a note address's target (`Launch plan`, `Projects/Launch plan.md`) names

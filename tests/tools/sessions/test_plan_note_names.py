@@ -206,3 +206,28 @@ async def test_a_bare_name_after_a_move_known_at_run_time_is_not_previewed_as_a_
         asked, changed = await _approved_run(vg, plan)
         assert "Final.md" not in asked["files"] and "known at run time" in asked["preview"]
         assert changed == {"Archive/Final.md"} and "back" in vg.read("Archive/Final.md")
+
+
+async def test_only_a_step_that_may_make_the_note_makes_a_later_name_late(make_vault: Callable[..., Path]) -> None:
+    """After a step known at run time that makes no note (add_tags on a result), a later create
+    is an ordinary create; after one that may make it, the path as written is still checked as the
+    call checks it (path_invalid), whatever note the run finds (R2 s62 F2)."""
+
+    def plan(late: dict[str, Any], path: str) -> dict[str, Any]:
+        steps = [
+            {"id": "mk", "tool": "create_note", "args": {"path": "Plan/Draft", "content": "# Draft\n"}},
+            {"id": "late", **late},
+            {"id": "sum", "tool": "create_note", "args": {"path": path, "content": "summary\n"}},
+        ]
+        return {"goal": "g", "steps": steps}
+
+    tag = {"tool": "add_tags", "args": {"path": "$steps.mk.path", "tags": ["x"]}}
+    move = {"tool": "move_note", "args": {"path": "$steps.mk.path", "new_path": "Archive/Final"}}
+    async with started(make_vault(VAULT)) as vg:
+        await vg.indexed()
+        out = await vg.ok("validate_plan", plan=plan(tag, "Reports/Summary"))
+        assert out["valid"] and "Reports/Summary.md" in out["effects"]["files_created"]
+        assert out["effects"]["unresolved"] == ["late"]
+        for late in (tag, move):
+            out = await vg.ok("validate_plan", plan=plan(late, "../outside"))
+            assert not out["valid"] and [(p["step"], p["code"]) for p in out["problems"]] == [("sum", "path_invalid")]

@@ -1,0 +1,80 @@
+"""The note a plan step's `path` names, as the checker sees it before the run (`service.plans.check`).
+
+`found_args` puts the file the call will work on in place of the address (`Launch plan` is
+`Projects/Launch plan.md`, or a note an earlier step made); `made_late_name` says when that file
+is only known at run time because an earlier step whose paths the run decides may make it;
+`name_problems` are then the refusals of the path as written that no note found at run time can
+lift (`path_invalid`, a name the vault refuses to create).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from service.graph.address import parse_address
+from service.plans.effects import ADDRESSED, CREATE_OR_MODIFY, MOVES, PERIODIC, EffectsBuilder, canvas_file, note_file
+from service.plans.model import Step
+
+# Tools that may make a note at a path the run decides: a later bare name may be that note.
+MAKERS = CREATE_OR_MODIFY | MOVES | PERIODIC | frozenset({"copy_note", "bulk_create_notes", "apply_template"})
+
+
+class Finder(Protocol):
+    """What of the server the address lookups need (the checker's `Host` has it)."""
+
+    async def locate(self, address: str) -> str | None: ...
+
+    async def locate_file(self, name: str) -> str | None: ...
+
+    def path_problem(self, rel: str, op: str) -> tuple[str, str] | None: ...
+
+    def new_name_problem(self, rel: str) -> tuple[str, str] | None: ...
+
+
+async def found_args(tool: str, args: dict[str, Any], host: Finder, builder: EffectsBuilder) -> dict[str, Any]:
+    """`args` with the note address in `path` replaced by the file the call will work on, as
+    the tool finds it (`ToolContext.find_note`): a note an earlier step made or the path as
+    written when a step changed a file there, else the existing note the address names now
+    (`Launch plan` is `Projects/Launch plan.md`), unless a step moved or deleted it; the path as
+    written when none fits (a new note). The effects, the path ACL and the preview a human
+    approves then name the file that changes; the call itself runs with `args` as given."""
+    path = args.get("path")
+    if tool == "write_canvas" and isinstance(path, str):  # 'Flow' is the canvas read_canvas reads
+        name = canvas_file(path)
+        rel = builder.planned(name) or await host.locate_file(name)
+        return args if rel is None or not builder.exists(rel) else {**args, "path": rel}
+    if tool not in ADDRESSED or not isinstance(path, str):
+        return args
+    if tool in MOVES and builder.folder_now(path.strip().strip("/")):  # a folder moves as a folder
+        return args
+    target = parse_address(path).target
+    rel = builder.planned(target)
+    if rel is None:
+        rel = await host.locate(path)
+        if rel is None or not builder.exists(rel):
+            return args
+    return {**args, "path": rel}
+
+
+def made_late_name(step: Step, args: dict[str, Any], builder: EffectsBuilder, late: list[tuple[str, str]]) -> bool:
+    """Whether the note `args` address may be one an earlier step makes where only the run knows
+    which file that step makes (its path a reference to a result): the address names no file
+    after the steps seen so far, so a bare `Final` after a move of a created note to
+    `Archive/Final` is that note at run time, not a new `Final.md`. Its file is then known at
+    run time too: listed as unresolved, never previewed as a create that does not happen."""
+    path = args.get("path")
+    if step.tool not in ADDRESSED or not isinstance(path, str):
+        return False
+    if not any(sid != step.id and tool in MAKERS for sid, tool in late):
+        return False
+    return not builder.note_exists(parse_address(path).target)
+
+
+def name_problems(tool: str, args: dict[str, Any], host: Finder) -> list[tuple[str, str]]:
+    """The problems of the note path a step names as written (`path_invalid`, a name the vault
+    refuses): what the call itself refuses, whichever note the run then finds by it."""
+    rel = note_file(parse_address(str(args["path"])).target)
+    problem = host.path_problem(rel, "write")
+    if problem is None and tool in CREATE_OR_MODIFY | {"copy_note"}:
+        problem = host.new_name_problem(rel)
+    return [] if problem is None or problem[0] == "acl_denied" else [problem]  # the ACL judges the note found
