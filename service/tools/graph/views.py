@@ -16,7 +16,12 @@ it the call answers `index_unavailable` (details.reason `graph_building`, retrya
 build goes on, so the next call finds it done. A call that is cancelled (notifications/cancelled,
 its connection gone) stops a build no other call waits for: the link load and the graph build
 check their `Limit`'s stop flag. A build of a generation that is no longer current ends for its
-callers and is kept by nobody (it never replaces a newer one).
+callers and is kept by nobody (it never replaces a newer one); while it runs, a call of a newer
+generation waits for it to end before its own build of the same thing starts (one link load at a
+time, holding one reader), and a call past its budget is answered with what the last build that
+ended made (`latest`: the graph as of a moment ago) rather than `graph_building`, so a vault
+written all the time still gets answers. A restricted caller's view is its own (never the unrestricted one)
+and holds only the notes it may read.
 
 `computed` runs such work (the build, the analytics) in a daemon thread of its own with a
 `Limit`: the call's budget as its deadline, and its stop flag set when the call ends anyway
@@ -123,6 +128,10 @@ class _Generation:
     done: dict[Any, Any] = field(default_factory=dict)
     building: dict[Any, _Build] = field(default_factory=dict)
     used: float = field(default_factory=time.monotonic)  # last asked for, or last build ended
+    older: dict[Any, _Build] = field(default_factory=dict)  # earlier generations' builds still running
+    # The last build that ended, of any generation, by what it makes: (generation, result); one
+    # dict shared along a vault's generations (what a call past its budget is answered with)
+    latest: dict[Any, tuple[int, Any]] = field(default_factory=dict)
 
 
 class Views:
@@ -137,8 +146,11 @@ class Views:
         number = int(indexer.generation)
         with self._lock:
             kept = self._kept.get(indexer)
-            if kept is None or kept.number != number:
+            if kept is None:
                 kept = self._kept[indexer] = _Generation(number)
+            elif kept.number != number:
+                running = {k: b for k, b in (kept.older | kept.building).items() if not b.task.done()}
+                kept = self._kept[indexer] = _Generation(number, older=running, latest=kept.latest)
             kept.used = time.monotonic()
             return kept
 
@@ -148,6 +160,15 @@ class Views:
         """`make()`'s result, built once for every caller of this generation (module docstring):
         awaited until `deadline`, past it `index_unavailable` (reason graph_building) while the
         build goes on for the next call; a cancelled caller that was its last waiter stops it."""
+        with self._lock:
+            if key in kept.done:
+                return kept.done[key]  # type: ignore[no-any-return]
+            older = kept.older.get(key) if key not in kept.building else None
+        if older is not None and not older.task.done():  # one build of a thing at a time: it ends first
+            left = None if deadline == math.inf else max(deadline - time.monotonic(), 0)
+            await asyncio.wait({older.task}, timeout=left)
+            if not older.task.done():
+                return self._meanwhile(kept, key, older, vault)  # type: ignore[no-any-return]
         with self._lock:
             if key in kept.done:
                 return kept.done[key]  # type: ignore[no-any-return]
@@ -163,12 +184,7 @@ class Views:
         except TimeoutError:
             if build.task.done():
                 return build.task.result()  # type: ignore[no-any-return]
-            took = round(time.monotonic() - build.started, 1)
-            raise IndexUnavailable(
-                f"the link graph of vault {vault!r} is still being built ({took} s so far)",
-                details={"vault": vault, "reason": "graph_building", "building_s": took},
-                hint="The build goes on in the background (seconds at 100,000 notes): retry shortly.",
-            ) from None
+            return self._meanwhile(kept, key, build, vault)  # type: ignore[no-any-return]
         except asyncio.CancelledError:
             with self._lock:  # nobody else waits: the build stops at its next check (`Limit.stop`)
                 if build.waiters == 1 and not build.task.done():
@@ -180,6 +196,20 @@ class Views:
             with self._lock:
                 build.waiters -= 1
 
+    def _meanwhile(self, kept: _Generation, key: Any, build: _Build, vault: str) -> Any:
+        """A call's answer past its budget while `build` runs: what the last build that ended
+        made (the graph as of a moment ago), else `index_unavailable` (reason graph_building)."""
+        with self._lock:
+            last = kept.latest.get(key)
+        if last is not None:
+            return last[1]
+        took = round(time.monotonic() - build.started, 1)
+        raise IndexUnavailable(
+            f"the link graph of vault {vault!r} is still being built ({took} s so far)",
+            details={"vault": vault, "reason": "graph_building", "building_s": took},
+            hint="The build goes on in the background (seconds at 100,000 notes): retry shortly.",
+        )
+
     def _ended(self, kept: _Generation, key: Any, build: _Build, task: asyncio.Task[Any]) -> None:
         with self._lock:
             if kept.building.get(key) is build:
@@ -187,6 +217,8 @@ class Views:
             if not task.cancelled() and task.exception() is None:
                 kept.done[key] = task.result()
                 kept.used = time.monotonic()
+                if kept.latest.get(key, (-1, None))[0] <= kept.number:
+                    kept.latest[key] = (kept.number, task.result())
 
     async def links(self, ctx: ToolContext) -> LinkGraph:
         """The vault's `LinkGraph` at the current index generation (built once, kept, shared)."""
@@ -223,22 +255,25 @@ class Views:
         denied: frozenset[str] = frozenset()
         if not can_read.everything:
             denied = frozenset(p for p, _, _ in await self._notes(ctx, kept, deadline) if not can_read(p))
+        key: Any = denied if can_read.everything else ("restricted", denied)
 
         async def make() -> View:
             notes, links = await asyncio.gather(self._notes(ctx, kept, math.inf), self._links(ctx, kept, math.inf))
             visible = [n for n in notes if n[0] not in denied and is_note(n[0])]
 
             def build(limit: Limit) -> View:
-                keep = None if not denied else {p for p, _, _ in visible}.__contains__
+                # a restricted caller's graph holds its visible notes only, never a link's other
+                # end (a note made in a denied folder after the notes were read)
+                keep = None if can_read.everything else {p for p, _, _ in visible}.__contains__
                 with paused():  # no full collection (it holds the event loop) over 10^5 new objects
                     graph = NoteGraph.from_links(links.numbered(), (p for p, _, _ in visible), keep, limit)
                 return View(graph, visible)
 
             return await computed(build)
 
-        view = await self._shared(kept, denied, make, deadline, vid)
+        view = await self._shared(kept, key, make, deadline, vid)
         with self._lock:  # a few views per generation (distinct sets of denied notes)
-            views = [k for k in kept.done if isinstance(k, frozenset)]
+            views = [k for k in kept.done if k not in ("notes", "links")]
             for old in views[: max(len(views) - KEPT, 0)]:
                 kept.done.pop(old, None)
         return view
@@ -248,7 +283,11 @@ class Views:
         with a build under way is in use (its build is kept when it ends)."""
         cutoff = time.monotonic() - idle_s
         with self._lock:
-            idle = [key for key, kept in self._kept.items() if kept.used <= cutoff and not kept.building]
+            idle = [
+                key
+                for key, kept in self._kept.items()
+                if kept.used <= cutoff and not any(not b.task.done() for b in (kept.older | kept.building).values())
+            ]
             for key in idle:
                 del self._kept[key]
         return len(idle)

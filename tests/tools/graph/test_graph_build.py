@@ -148,18 +148,65 @@ async def test_an_idle_release_during_a_build_keeps_what_it_builds(make_vault: C
         assert held.loads == 1  # not built twice
 
 
-async def test_an_older_generations_build_ending_last_does_not_replace_the_newer(
+async def test_a_newer_generation_waits_for_the_older_build_then_builds_its_own(
     make_vault: Callable[..., Path], held: Held
 ) -> None:
+    # one link load at a time (each holds a reader; at 100k, loads of every generation written
+    # meanwhile piled up and a write waited 29 s for a reader: R1 s62 #1), and the caller still
+    # gets the graph with its own write
     async with started(make_vault(VAULT)) as vg:
         await vg.indexed()
         old = asyncio.create_task(vg.ok("central_notes", limit=10))
         await held.entered()  # the first load (this generation) is held
         await vg.ok("write_note", path="N9.md", content="[[N1]]\n")
         await vg.settled()
-        new = await vg.ok("central_notes", limit=10)  # the next generation: built meanwhile
-        assert new["notes"] == 7
+        new = asyncio.create_task(vg.ok("central_notes", limit=10))
+        await asyncio.wait({new}, timeout=0.5)  # bounded: the call is under way, not answered
+        assert not new.done() and held.loads == 1  # it waits for the older build: no second load
         held.go.set()
         assert (await old)["notes"] in (6, 7)
-        assert await vg.ok("central_notes", limit=10) == new
+        assert (await new)["notes"] == 7  # its own build, after the older one
+        assert await vg.ok("central_notes", limit=10) == await new
         assert held.loads == 2  # the older build, ending last, did not replace the newer graph
+
+
+async def test_a_budget_ending_while_a_newer_graph_builds_is_answered_with_the_last_graph(
+    make_vault: Callable[..., Path], held: Held
+) -> None:
+    # a vault written all the time: every change is a new generation, and at 100k each build
+    # outlasts a call's budget, so every call answered graph_building (R1 s62 #1); the graph as
+    # the last build left it answers meanwhile
+    held.hold = 0
+    async with started(make_vault(VAULT), limits={"max_eval_seconds": 0.2}) as vg:
+        await vg.indexed()
+        first = await vg.ok("central_notes", limit=10)
+        assert first["notes"] == 6 and held.loads == 1
+        await vg.ok("write_note", path="N9.md", content="[[N1]]\n")
+        await vg.settled()
+        held.hold = 2  # the next load is held
+        assert await vg.ok("central_notes", limit=10) == first  # past its budget: the last graph
+        held.go.set()
+        assert await asyncio.to_thread(held.ended.wait, 30)
+        from service.tools.graph import views
+
+        await asyncio.gather(*(b.task for b in list(views.VIEWS._kept[vg.indexer()].building.values())))
+        assert (await vg.ok("central_notes", limit=10))["notes"] == 7
+
+
+async def test_a_note_made_in_a_denied_folder_during_the_build_stays_hidden(
+    make_vault: Callable[..., Path], held: Held
+) -> None:
+    # a restricted caller with nothing denied when the notes were read shared the unrestricted
+    # view, whose graph took every link end, so a note written meanwhile in a denied folder was
+    # a node of its graph (R1 s62 #2)
+    acl = {"prefix_rules": [{"path": "Secret", "read": "deny"}]}
+    async with started(make_vault({"Hub.md": "[[Other]]\n", "Other.md": "[[Hub]]\n"}), acl=acl) as vg:
+        await vg.indexed()
+        call = asyncio.create_task(vg.ok("central_notes", limit=100))
+        await held.entered()  # the notes are read (no Secret note yet); the links' load is held
+        await vg.ok("write_note", path="Secret/Payroll.md", content="[[Hub]] [[Other]]\n")
+        await vg.settled()
+        held.go.set()
+        out = await call
+        assert sorted(i["path"] for i in out["items"]) == ["Hub.md", "Other.md"]
+        assert out["notes"] == 2
