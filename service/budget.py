@@ -102,13 +102,7 @@ class Budget:
         self.left -= n
         if self.left < 0:
             raise self.exceeded("steps")
-        self._tick += n
-        if self._tick >= _CHECK_EVERY:
-            self._tick = 0
-            if time.monotonic() > self.deadline:
-                raise self.exceeded("seconds")
-            if self.stopped:
-                raise self.exceeded("cancelled")
+        self.look(n)
 
     def look(self, n: int = 1) -> None:
         """`n` units of work that use no steps (a sort's comparisons, rows a command already paid
