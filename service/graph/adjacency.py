@@ -65,7 +65,19 @@ class LinkGraph:
     def load(cls, conn: sqlite3.Connection, vault_id: str, limit: Limit | None = None) -> LinkGraph:
         """Every resolved link of the vault: the notes' numbers first, then the links as (source
         number, target path) rows, each target looked up (its string dropped at once), with
-        the cyclic collector paused (its full passes over every object held the event loop)."""
+        the cyclic collector paused (its full passes over every object held the event loop).
+        Both reads are one snapshot of the index (one read transaction)."""
+        began = not conn.in_transaction
+        if began:
+            conn.execute("BEGIN")
+        try:
+            return cls._load(conn, vault_id, limit)
+        finally:
+            if began and conn.in_transaction:
+                conn.execute("ROLLBACK")  # read only: nothing to keep
+
+    @classmethod
+    def _load(cls, conn: sqlite3.Connection, vault_id: str, limit: Limit | None) -> LinkGraph:
         with paused():
             ids: dict[str, int] = {}
             number = {int(n): ids.setdefault(str(p), len(ids)) for n, p in conn.execute(_NOTES, (vault_id,))}
