@@ -86,7 +86,7 @@ async def test_the_notes_and_links_are_read_as_one_snapshot(make_vault: Callable
         gate, go = threading.Event(), threading.Event()
         load = asyncio.create_task(db.run_read(lambda c: LinkGraph.load(Held(c, gate, go), "main")))
         assert await asyncio.to_thread(gate.wait, 30)
-        (vg.root / "Z.md").unlink()  # deleted by another program
+        await vg.ok("delete_note", path="Z.md")
         await vg.ok("write_note", path="Y.md", content="[[B]]\n")
         await vg.settled()
         go.set()
