@@ -29,6 +29,7 @@ from service.dataview.query import Column, Query
 from service.dataview.syntax import Node
 from service.dataview.values import Link, compare, to_json, truthy, type_of, typed
 from service.dataview.view import View
+from service.errors import Conflict
 from service.gcpause import paused
 
 Row = Mapping[str, Any]
@@ -160,10 +161,13 @@ def _tasks(pages: list[Row], tests: list[Callable[[Row], bool]], budget: Budget)
     for page in pages:
         file = page["file"]
         tasks = file.task_rows(page) if isinstance(file, FileFields) else []
-        budget.spend(len(tasks) * len(tests))  # as each WHERE's rows were counted
         budget.look(len(tasks) + 1)
         for at, task in enumerate(tasks):
-            if all(test(task) for test in tests):
+            for test in tests:  # each WHERE pays for the rows it is given, as when run one by one
+                budget.spend()
+                if not test(task):
+                    break
+            else:
                 yield page, at, task
 
 
@@ -171,18 +175,29 @@ def _task_refs(pages: list[Row], tests: list[Callable[[Row], bool]], limits: lis
     """A TASK query whose commands are WHEREs then LIMITs: (path, page, index among the page's
     tasks) of each task that passes, its row built again when a page of the result is rendered."""
     cap = min((_limit(arg, ctx) for _, arg in limits), default=None)
-    refs: list[tuple[str, Row, int]] = []
+    refs: list[tuple[str, Row, int, Any, Any]] = []
     if cap != 0:
         for page, at, task in _tasks(pages, tests, ctx.budget):
-            refs.append((task["path"], page, at))
+            refs.append((task["path"], page, at, task.get("line"), task.get("text")))
             if cap is not None and len(refs) >= cap:
                 break
 
-    def render(ref: tuple[str, Row, int]) -> dict[str, Any]:
+    def render(ref: tuple[str, Row, int, Any, Any]) -> dict[str, Any]:
+        # The note's tasks are read again: one saved meanwhile may hold others at that place.
+        # The task is the one of that line and text that still passes the WHEREs, or the query
+        # is answered `conflict` (never another task, never an index error).
         ctx.budget.look()
-        page = ref[1]
+        path, page, at, line, text = ref
         file = page["file"]
-        return _task(file.task_rows(page)[ref[2]])
+        rows = file.task_rows(page) if isinstance(file, FileFields) else []
+        for row in (rows[at : at + 1] if at < len(rows) else []) + rows:
+            if row.get("line") == line and row.get("text") == text and all(test(row) for test in tests):
+                return _task(row)
+        raise Conflict(
+            f"{path!r} changed while the query ran",
+            details={"path": path},
+            hint="Run the query again: it reads the vault as it is now.",
+        )
 
     return Result("TASK", [], refs, False, render=render, paths=lambda ref: [ref[0]], budget=ctx.budget)
 

@@ -226,3 +226,44 @@ async def test_flatten_rows_are_small(vg: Harness) -> None:
     rows = 5000 * FEW
     assert out["total"] == rows and [r["cells"][1]["value"] for r in out["rows"]] == [0, 1, 2]
     assert peak / rows < 200, peak / rows  # bytes a row at the peak (a ChainMap row: ~390)
+
+
+async def test_a_note_saved_between_the_query_and_its_rendering_is_a_conflict_not_another_task(
+    vg: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a TASK of WHEREs and LIMITs keeps where each task was and reads the note's tasks again when
+    # the page is rendered: a note saved meanwhile gave other tasks at those places (rows failing
+    # the WHERE) or an IndexError answered internal_error (R3 s62 F1)
+    real = items.FileFields.task_rows
+    saved = threading.Event()
+
+    def task_rows(self: items.FileFields, page: Any) -> Any:
+        rows = real(self, page)
+        return rows[:1] + rows[2:] if saved.is_set() else rows  # its second task (open) is gone
+
+    real_rendered = execute.Result.rendered
+
+    def rendered(self: execute.Result, window: Any) -> Any:
+        saved.set()
+        return real_rendered(self, window)
+
+    monkeypatch.setattr(items.FileFields, "task_rows", task_rows)
+    monkeypatch.setattr(execute.Result, "rendered", rendered)
+    error = await vg.err("search_dql", "conflict", query='TASK FROM "Notes/Note 01" WHERE !completed LIMIT 10')
+    assert error["details"]["path"] == "Notes/Note 01.md"
+    saved.clear()
+    monkeypatch.setattr(items.FileFields, "task_rows", real)
+    out = await vg.ok("search_dql", query='TASK FROM "Notes/Note 01" WHERE !completed LIMIT 10')
+    assert out["total"] == 4  # 6 tasks, every third done
+
+
+async def test_each_leading_where_of_a_task_query_pays_for_the_rows_it_is_given(
+    make_vault: Callable[..., Path],
+) -> None:
+    # every WHERE was charged for every task, even those an earlier WHERE refused: five WHEREs over
+    # 240 tasks cost 1,200 steps where run one by one they cost 240 + 4 x 80 (R3 s62 F3)
+    query = 'TASK WHERE completed WHERE line > 0 WHERE line > 1 WHERE line > 2 WHERE text != ""'
+    async with started(make_vault(_vault()), search={"jsonlogic_max_ops": 1000}) as vg:
+        await vg.indexed()
+        out = await vg.ok("search_dql", query=query, limit=1000)
+        assert out["total"] == NOTES * 2  # tasks 0 and 3 of each note are done
