@@ -275,9 +275,10 @@ class Flat(Mapping[str, Any]):
     def __contains__(self, key: object) -> bool:
         return key == self.name or key in self.base
 
-    def __iter__(self) -> Iterator[str]:
-        yield self.name
-        yield from (k for k in self.base if k != self.name)
+    def __iter__(self) -> Iterator[str]:  # ChainMap's order: the row's keys, then a new name
+        yield from self.base
+        if self.name not in self.base:
+            yield self.name
 
     def __len__(self) -> int:
         return len(self.base) + (self.name not in self.base)

@@ -267,3 +267,14 @@ async def test_each_leading_where_of_a_task_query_pays_for_the_rows_it_is_given(
         await vg.indexed()
         out = await vg.ok("search_dql", query=query, limit=1000)
         assert out["total"] == NOTES * 2  # tasks 0 and 3 of each note are done
+
+
+def test_a_flatten_row_reads_and_lists_its_keys_as_a_chainmap_did() -> None:
+    # the keys of a whole row rendered as an object keep their order (R3 s62 F4)
+    from collections import ChainMap
+
+    base = {"file": 1, "n": 2, "rank": 3}
+    for name in ("m", "n"):
+        flat, chain = execute.Flat(name, 9, base), ChainMap({name: 9}, base)
+        assert list(flat) == list(chain) and dict(flat) == dict(chain) and len(flat) == len(chain)
+        assert flat.get("rank") == 3 and flat.get("x", 0) == 0 and (name in flat) and ("x" not in flat)
