@@ -28,6 +28,7 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
+from pathlib import Path
 
 from service.errors import AlreadyExists, NoteNotFound, PathInvalid
 from service.graph.bookmark_paths import SettingsEdit, bookmarks_edit
@@ -135,6 +136,13 @@ def files_under(vault: Vault, folder: str) -> list[str]:
     return sorted(rel for rel, entry in vault.files.walk(root) if entry.is_file())
 
 
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return a.samefile(b)
+    except OSError:  # one of them is gone meanwhile: not the same file
+        return False
+
+
 def check_targets(vault: Vault, moves: Mapping[str, str], existing: PathSet, *, folder: bool = False) -> None:
     if not moves and not folder:  # a folder without files still moves (its subfolders with it)
         raise NoteNotFound("nothing to move", details={})
@@ -145,7 +153,7 @@ def check_targets(vault: Vault, moves: Mapping[str, str], existing: PathSet, *, 
         there = vault.paths.resolve(new).abs
         # A rename in letter case only (`meeting notes` → `Meeting Notes`) meets its own file
         # (in the case-blind set, on a case-blind disk), never another: that one still refuses.
-        itself = new.lower() == old.lower() and (not there.exists() or there.samefile(vault.paths.resolve(old).abs))
+        itself = new.lower() == old.lower() and (not there.exists() or _same_file(there, vault.paths.resolve(old).abs))
         if (new in existing and new not in moves or there.exists()) and not itself:
             raise AlreadyExists(f"something already exists at {new!r}", details={"path": new})
     if len(set(t.lower() for t in targets)) != len(targets):

@@ -36,3 +36,20 @@ async def test_another_note_at_the_new_path_still_refuses(make_vault: Callable[.
         args = {"path": "Inbox/meeting notes", "new_path": "Meeting Notes", "dry_run": True}
         await vg.err("rename_note", "already_exists", **args)
         assert vg.read("Inbox/Meeting Notes.md") == "# other\n"
+
+
+async def test_a_source_gone_meanwhile_beside_a_twin_is_already_exists_not_an_io_error(
+    make_vault: Callable[..., Path],
+) -> None:
+    # the same-file check of a case-only rename met a source another program had just deleted
+    # and raised FileNotFoundError, answered io_error (R3 s62 F8)
+    from service.errors import AlreadyExists
+    from service.graph.linkpath import PathSet
+    from service.graph.moves import check_targets
+
+    async with started(make_vault({**VAULT, "Inbox/Meeting Notes.md": "# other\n"})) as vg:
+        vault = vg.app.vaults["main"]
+        (vg.root / "Inbox/meeting notes.md").unlink()
+        existing = PathSet(["Inbox/meeting notes.md", "Inbox/Meeting Notes.md", "Home.md"])
+        with pytest.raises(AlreadyExists):
+            check_targets(vault, {"Inbox/meeting notes.md": "Inbox/Meeting Notes.md"}, existing)
