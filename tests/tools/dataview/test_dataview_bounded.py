@@ -278,3 +278,29 @@ def test_a_flatten_row_reads_and_lists_its_keys_as_a_chainmap_did() -> None:
         flat, chain = execute.Flat(name, 9, base), ChainMap({name: 9}, base)
         assert list(flat) == list(chain) and dict(flat) == dict(chain) and len(flat) == len(chain)
         assert flat.get("rank") == 3 and flat.get("x", 0) == 0 and (name in flat) and ("x" not in flat)
+
+
+async def test_at_most_two_queries_are_evaluated_at_once(vg: Harness, monkeypatch: pytest.MonkeyPatch) -> None:
+    # each may hold up to max_list_items rows: four FLATTENs over FLATTENs at once took a 245 MB
+    # server to 1.6 GB (T1 s62 #3); the others wait for a slot, their budgets not started
+    from service.tools.dataview import tools
+
+    inside, go = threading.Semaphore(0), threading.Event()
+    running: list[int] = []
+    real = execute.run
+
+    def held(*args: Any, **kwargs: Any) -> Any:
+        running.append(1)
+        inside.release()
+        assert go.wait(30)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(execute, "run", held)
+    calls = [asyncio.create_task(vg.ok("search_dql", query="TABLE rank", limit=1)) for _ in range(3)]
+    for _ in range(tools.QUERIES_AT_ONCE):
+        assert await asyncio.to_thread(inside.acquire, True, 30)
+    assert not await asyncio.to_thread(inside.acquire, True, 0.5)  # bounded: the third waits its turn
+    assert len(running) == 2
+    go.set()
+    answers = await asyncio.gather(*calls)
+    assert len(running) == 3 and all(a["total"] == NOTES + 1 for a in answers)
