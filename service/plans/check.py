@@ -40,6 +40,7 @@ from service.plans.refs import RefError, Scope, Unresolved, resolve
 from service.plans.refusals import StaticCheck, refusal
 from service.plans.schedule import run_after
 from service.plans.summary import Failure, PlanEffects
+from service.vault.paths import renamed
 
 MAX_STEPS = 500  # steps as written
 MAX_CALLS = 5000  # tool calls after foreach expansion
@@ -189,7 +190,8 @@ async def check_plan(plan: Plan, given: dict[str, Any], host: Host, *, late_para
             checked.problems.append(Problem(where, *problem))
             refused.add(rel)
     made = builder.effects
-    for rel in dict.fromkeys([*made.folders_created, *made.files_created, *(m.to_path for m in made.files_moved)]):
+    moved = [m.to_path for m in made.files_moved if renamed(m.from_path, m.to_path)]  # keeping its name: none new
+    for rel in dict.fromkeys([*made.folders_created, *made.files_created, *moved]):
         problem = None if rel in refused else host.new_name_problem(rel)
         if problem:
             first = next((w for (p, _), w in checked.paths.items() if p == rel or p.startswith(f"{rel}/")), None)

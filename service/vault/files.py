@@ -34,7 +34,7 @@ from service.vault.etags import etag_of as etag_of
 from service.vault.etags import stale_etag
 from service.vault.events import ChangeBus, FileChange
 from service.vault.listings import FolderListings
-from service.vault.paths import VaultPath, VaultPaths, realpath_now
+from service.vault.paths import VaultPath, VaultPaths, realpath_now, renamed
 from service.vault.temps import write_in
 from service.vault.walk import walk
 
@@ -441,7 +441,7 @@ class VaultFiles:
                 raise NoteNotFound(f"nothing at {src.rel!r}", details={"path": src.rel})
             if dst.abs.exists() and not overwrite:
                 raise AlreadyExists(f"something already exists at {dst.rel!r}", details={"path": dst.rel})
-            self.check_new(dst, file=not dst.abs.exists())
+            self.check_new(dst, file=not dst.abs.exists() and renamed(src.rel, dst.rel))
             try:  # without `overwrite`, something another program put at `dst` meanwhile is kept
                 await asyncio.to_thread(self._move_sync, src, dst, overwrite)
             except FileExistsError:

@@ -282,6 +282,13 @@ def with_md(rel: str) -> str:
     return rel if rel.lower().endswith(".md") else f"{rel}.md"
 
 
+def renamed(old: str, new: str) -> bool:
+    """Whether a move from `old` to `new` gives the file or folder a new name (not only another
+    folder, nor only another letter case): only a new name is checked as one (`check_new_name`),
+    so a note already named `Plan#2.md` moves to another folder as it is."""
+    return old.rsplit("/", 1)[-1].casefold() != new.rsplit("/", 1)[-1].casefold()
+
+
 class VaultPaths:
     """Resolves caller paths against one vault root."""
 

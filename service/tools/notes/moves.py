@@ -32,7 +32,7 @@ from service.tools.graph_common import FileChangeItem, complete_index, edit_item
 from service.tools.models import ToolOutput
 from service.tools.spec import ConfirmWhen, Precheck, ToolSpec
 from service.vault.commit import Steps
-from service.vault.paths import normalize, with_md
+from service.vault.paths import normalize, renamed, with_md
 
 
 class MoveIn(ChangeListIn):
@@ -141,7 +141,9 @@ async def _endpoints(ctx: ToolContext, args: MoveIn, rename: bool) -> tuple[str,
     if dst.lower() != src.lower():
         if target.abs.exists():
             raise AlreadyExists(f"something already exists at {dst!r}", details={"path": dst})
-        ctx.vault.files.check_new(target, file=True)  # a name this vault may not create fails before a preview
+        # a name this vault may not create fails before a preview; a note keeping its own name
+        # (another folder, or its letter case) makes no new name
+        ctx.vault.files.check_new(target, file=renamed(src, dst))
     return src, dst, is_folder
 
 

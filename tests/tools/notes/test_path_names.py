@@ -148,3 +148,24 @@ async def test_existing_notes_with_link_characters_are_read_edited_and_deleted(m
         await vg.ok("delete_note", path="U/smile#1.md")
     assert (root / "P/c^d.md").read_text(encoding="utf-8") == "new caret\n"
     assert (root / ".trash/U/smile#1.md").read_text(encoding="utf-8") == "old #1\nmore"
+
+
+async def test_a_note_already_named_with_a_link_character_moves_under_its_own_name(
+    make_vault: Callable[..., Path],
+) -> None:
+    """A note Obsidian let a person name `Plan#2.md` moves to another folder, or to another letter
+    case, as it is (no new name); a new name with such a character is still refused (R4 s62 F1)."""
+    async with started(make_vault({"P/Plan#2.md": "# two\n", "P/plan[x].md": "# x\n"})) as vg:
+        await vg.indexed()
+        await vg.confirmed("move_note", path="P/Plan#2.md", new_path="Archive/Plan#2.md")
+        await vg.ok("move_note", path="P/plan[x].md", new_path="P/Plan[x].md")
+        assert vg.read("Archive/Plan#2.md") == "# two\n" and vg.read("P/Plan[x].md") == "# x\n"
+        error = await vg.err("move_note", "path_invalid", path="Archive/Plan#2.md", new_path="Archive/Plan#3.md")
+        assert error["details"]["reason"] == "reserved character"
+        plan = {
+            "goal": "g",
+            "steps": [
+                {"id": "m", "tool": "move_note", "args": {"path": "Archive/Plan#2.md", "new_path": "P/Plan#2.md"}}
+            ],
+        }
+        assert (await vg.ok("validate_plan", plan=plan))["valid"]
