@@ -82,7 +82,11 @@ def overwrite_preview(ctx: ToolContext, vp: VaultPath, new_size: int, expected_e
     ctx.notes.setdefault("previewed", {})[vp.rel] = current.etag  # what a human approves is this version
     if not current.content.strip():
         return None
-    return f"overwrite {vp.rel} ({current.stat.size} bytes → {new_size} bytes) without a matching expected_etag"
+    # the etag binds the token to this version: an edit since (of any size) asks again
+    return (
+        f"overwrite {vp.rel} ({current.stat.size} bytes, etag {current.etag} → {new_size} bytes)"
+        " without a matching expected_etag"
+    )
 
 
 IfExists = Literal["error", "overwrite", "unique"]

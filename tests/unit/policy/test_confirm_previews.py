@@ -173,3 +173,21 @@ async def test_a_plans_permanent_delete_token_does_not_delete_a_note_edited_afte
         assert "no longer what the token approved" in again["reason"] and note.read_text() == "#howto One\n"
         run = await vg.ok("execute_plan", **args, elicit_token=await _token(vg, again))
         assert run["status"] == "done" and not note.exists()
+
+
+async def test_an_overwrite_token_does_not_overwrite_an_edit_of_the_same_size(make_vault: Callable[..., Path]) -> None:
+    """The overwrite's preview names the note's etag: a token minted before a person edited it
+    (to the same size) asks again and overwrites nothing (R4 s62 F0: the edit was lost for good)."""
+    async with started(make_vault(VAULT)) as vg:
+        note = vg.root / "A.md"
+        for tool, args in (
+            ("write_note", {"path": "A", "content": "replaced\n", "mode": "overwrite"}),
+            ("create_note", {"path": "A", "content": "replaced\n", "if_exists": "overwrite"}),
+        ):
+            asked = await _asked(vg, tool, **args)
+            assert "etag " in asked["preview"]
+            token = await _token(vg, asked)
+            edit = "".join(chr(ord(c) ^ 1) if c.isalpha() else c for c in note.read_text())  # same size
+            note.write_text(edit)
+            again = await _asked(vg, tool, **args, elicit_token=token)
+            assert "no longer what the token approved" in again["reason"] and note.read_text() == edit, tool
