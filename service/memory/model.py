@@ -46,7 +46,7 @@ from functools import lru_cache
 from typing import Any
 
 from service.markdown.frontmatter import split
-from service.vault.paths import with_md
+from service.vault.paths import shows_nothing, with_md
 
 OBS_HEADING = "## Observations"
 REL_HEADING = "## Relations"
@@ -171,9 +171,18 @@ def linked_stem(name: str, folder: str) -> str | None:
     return target[len(prefix) :] if target.lower().startswith(prefix.lower()) else target
 
 
+def _piece(char: str) -> str:
+    """`char` as an entity's file name holds it: `~XX` for what a file name cannot hold or a new
+    name may not (a control, a character that shows nothing: `shows_nothing`)."""
+    if _UNSAFE.fullmatch(char) or "\x80" <= char <= "\x9f" or shows_nothing(char):
+        return f"~{ord(char):02X}"
+    return char
+
+
 def file_name(name: str) -> str:
     """A safe file name (without `.md`) for an entity name: one `~XX` per character a file name
-    cannot hold, so two names never share a file; the real name stays in the frontmatter.
+    cannot hold or a new name may not (`_piece`), so two names never share a file; the real name
+    stays in the frontmatter.
 
     A name whose file name would be longer than 180 characters or 252 UTF-8 bytes (a segment
     with `.md` is at most 255 bytes) keeps as many whole characters as fit, never half an escape,
@@ -181,7 +190,7 @@ def file_name(name: str) -> str:
     file name is never one of a name that fits, and two long names sharing a start still differ."""
     text = name.strip()
     prefix = ""
-    out = _UNSAFE.sub(lambda m: f"~{ord(m.group()):02X}", text)
+    out = "".join(_piece(char) for char in text)
     if out.startswith(".") or out.split(".")[0].lower() in _DEVICES or out.endswith((".", " ")):
         prefix = "~_"
     out = prefix + out
@@ -191,7 +200,7 @@ def file_name(name: str) -> str:
     chars, size = len(prefix) + len(suffix), len(prefix) + len(suffix)
     kept: list[str] = [prefix]
     for char in text:
-        piece = f"~{ord(char):02X}" if _UNSAFE.fullmatch(char) else char
+        piece = _piece(char)
         chars += len(piece)
         size += len(piece.encode("utf-8"))
         if chars > _STEM_CHARS or size > _STEM_BYTES:
@@ -293,6 +302,15 @@ def parse(text: str) -> Entity:
     return entity
 
 
+_YAML_BREAKS = str.maketrans({"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"})
+
+
+def _yaml_json(value: Any) -> str:
+    """`value` as JSON, which YAML reads back: with the characters YAML takes for line breaks
+    (NEL, U+2028, U+2029; JSON leaves them as they are) escaped, so a name holding one reads back."""
+    return json.dumps(value, ensure_ascii=False, default=str).translate(_YAML_BREAKS)
+
+
 def render(entity: Entity) -> str:
     """The note's text; `parse(render(e))` gives `e` back, and lines read from a note are
     written back as they were."""
@@ -304,7 +322,7 @@ def render(entity: Entity) -> str:
         "updated": entity.updated,
         **entity.other_properties,
     }
-    front = "\n".join(f"{k}: {json.dumps(v, ensure_ascii=False, default=str)}" for k, v in props.items())
+    front = "\n".join(f"{k}: {_yaml_json(v)}" for k, v in props.items())
     out = [f"---\n{front}\n---", f"# {one_line(entity.name)}", ""]
     if entity.preamble:
         out += [entity.preamble, ""]

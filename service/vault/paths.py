@@ -217,7 +217,7 @@ def _check_segment(path: str, seg: str) -> None:
         raise _invalid(path, "segment too long")
 
 
-def _shows_nothing(name: str) -> bool:
+def shows_nothing(name: str) -> bool:
     """Whether `name` holds a character that shows nothing or reorders it (`_INVISIBLE`), a tag
     character outside a flag, or a variation selector that selects nothing."""
     if _INVISIBLE.search(name) or _TAGS.search(_FLAG_TAGS.sub("", name)):
@@ -306,7 +306,7 @@ class VaultPaths:
         created) when it holds a character that shows nothing or reorders the name (`_INVISIBLE`)
         or one of Obsidian's link syntax (`#`, `^`, `[`, `]`: no link could reach it), or is a
         Windows device name and the vault refuses those."""
-        if _shows_nothing(name):
+        if shows_nothing(name):
             raise _invalid(rel, "invisible or reordering character", INVISIBLE_HINT)
         if _LINK_CHARS.intersection(name):
             raise _invalid(rel, "reserved character", LINK_CHAR_HINT)

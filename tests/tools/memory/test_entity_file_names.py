@@ -83,3 +83,17 @@ async def test_an_entity_renamed_by_hand_is_addressed_by_its_new_name(vg: Harnes
     }
     checked = await vg.ok("validate_plan", plan=plan)
     assert checked["effects"]["files_modified"] == ["Memory/Bob Smith.md"], checked
+
+
+async def test_a_name_holding_a_character_new_names_refuse_is_escaped_in_its_file_name(vg: Harness) -> None:
+    # a soft hyphen (text copied from the web), a zero-width space, a Hangul filler, a variation
+    # selector after a letter: create_entities answered path_invalid about a file the agent never
+    # named (review R4 s62 F2); the name stays whole in the frontmatter
+    names = ["Ho\u00adme", "Wel\u200bcome", "Ann\u3164", "Key\ufe0fword", "C1\u0085ctl"]
+    out = await vg.ok(
+        "create_entities", entities=[{"name": n, "entityType": "x", "observations": ["o"]} for n in names]
+    )
+    paths = [c["path"] for c in out["created"]]
+    assert len(paths) == len(names) and all("~" in p for p in paths)
+    nodes = await vg.ok("open_nodes", names=names)
+    assert sorted(e["name"] for e in nodes["entities"]) == sorted(names) and nodes["missing"] == []
