@@ -82,11 +82,8 @@ def overwrite_preview(ctx: ToolContext, vp: VaultPath, new_size: int, expected_e
     ctx.notes.setdefault("previewed", {})[vp.rel] = current.etag  # what a human approves is this version
     if not current.content.strip():
         return None
-    # the etag binds the token to this version: an edit since (of any size) asks again
-    return (
-        f"overwrite {vp.rel} ({current.stat.size} bytes, etag {current.etag} → {new_size} bytes)"
-        " without a matching expected_etag"
-    )
+    size = f"{current.stat.size} bytes, etag {current.etag}"  # the version approved: an edit since asks again
+    return f"overwrite {vp.rel} ({size} → {new_size} bytes) without a matching expected_etag"
 
 
 IfExists = Literal["error", "overwrite", "unique"]
