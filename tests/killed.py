@@ -33,3 +33,19 @@ async def kill_when_held(module: str, root: Path, marker: Path) -> None:
         if proc.returncode is None:
             proc.kill()
             await proc.wait()
+
+
+async def run_until_killed(module: str, *args: str) -> int:
+    """Run `python -m module ARGS...` from the repository, a process that SIGKILLs itself at the
+    moment to be cut, to its end (at most 120 s); its return code (-SIGKILL when it did)."""
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    proc = await anyio.open_process([sys.executable, "-m", module, *args], env=env, cwd=REPO, stdout=None, stderr=None)
+    try:
+        with anyio.fail_after(120):
+            await proc.wait()
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
+    assert proc.returncode is not None
+    return proc.returncode

@@ -7,33 +7,18 @@ folder still has both captures, and the next capture lists the one the inbox was
 
 from __future__ import annotations
 
-import os
 import re
 import signal
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
-import anyio
-
 from tests.conftest import started
-
-REPO = Path(__file__).resolve().parents[3]
+from tests.killed import run_until_killed
 
 
 async def test_a_capture_committed_before_a_kill_is_kept_and_listed_later(make_vault: Callable[..., Path]) -> None:
     root = make_vault()
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    command = [sys.executable, "-m", "tests.capture_killed", str(root)]
-    proc = await anyio.open_process(command, env=env, cwd=REPO, stdout=None, stderr=None)
-    try:
-        with anyio.fail_after(120):
-            await proc.wait()
-    finally:
-        if proc.returncode is None:
-            proc.kill()
-            await proc.wait()
-    assert proc.returncode == -signal.SIGKILL
+    assert await run_until_killed("tests.capture_killed", str(root)) == -signal.SIGKILL
     inbox = (root / "Memory/Inbox.md").read_text(encoding="utf-8")
     assert "listed before the kill" in inbox and "never listed" not in inbox
     async with started(root) as vg:

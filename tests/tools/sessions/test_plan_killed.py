@@ -8,22 +8,16 @@ file back byte for byte, the journaled-but-never-written ones included.
 
 from __future__ import annotations
 
-import os
 import signal
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 
-import anyio
-
 from service.plans.spool import read_records
 from service.vault.temps import sweep
 from tests.conftest import settings_for, snapshot, started
-from tests.killed import kill_when_held
+from tests.killed import kill_when_held, run_until_killed
 from tests.plan_vault import plan_files
-
-REPO = Path(__file__).resolve().parents[3]
 
 
 async def test_undo_after_the_server_was_killed_mid_plan(make_vault: Callable[..., Path], tmp_path: Path) -> None:
@@ -54,17 +48,8 @@ async def test_a_kill_between_the_journal_row_and_the_write_leaves_an_applicable
     next start moves the spool into the journal table and undo applies it."""
     root = make_vault(plan_files())
     before = snapshot(root)
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    command = [sys.executable, "-m", "tests.plan_killed", str(root), str(root.parent / "unused"), "in-write"]
-    proc = await anyio.open_process(command, env=env, cwd=REPO, stdout=None, stderr=None)
-    try:
-        with anyio.fail_after(120):
-            await proc.wait()
-    finally:
-        if proc.returncode is None:
-            proc.kill()
-            await proc.wait()
-    assert proc.returncode == -signal.SIGKILL
+    killed = await run_until_killed("tests.plan_killed", str(root), str(root.parent / "unused"), "in-write")
+    assert killed == -signal.SIGKILL
     assert (root / "Notes/n00.md").read_text().endswith("x")  # the foreach item before it was written
     assert (root / "Notes/n01.md").read_bytes() == before["Notes/n01.md"]  # killed before its write
     [spooled] = (settings_for(root).data_dir() / "plan-spool").glob("*.jnl")
@@ -94,17 +79,8 @@ async def test_a_create_killed_after_its_journal_record_leaves_an_applicable_jou
     and undo removes what the run created before it."""
     root = make_vault(plan_files())
     before = snapshot(root)
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    command = [sys.executable, "-m", "tests.plan_killed", str(root), str(root.parent / "unused"), "in-write", "K/b.md"]
-    proc = await anyio.open_process(command, env=env, cwd=REPO, stdout=None, stderr=None)
-    try:
-        with anyio.fail_after(120):
-            await proc.wait()
-    finally:
-        if proc.returncode is None:
-            proc.kill()
-            await proc.wait()
-    assert proc.returncode == -signal.SIGKILL
+    killed = await run_until_killed("tests.plan_killed", str(root), str(root.parent / "unused"), "in-write", "K/b.md")
+    assert killed == -signal.SIGKILL
     assert (root / "K/a.md").is_file() and not (root / "K/b.md").exists()  # killed before its write
     [spooled] = (settings_for(root).data_dir() / "plan-spool").glob("*.jnl")
     last = list(read_records(spooled.read_bytes()))[-1]
