@@ -63,6 +63,10 @@ _TAGS = re.compile("[\U000e0000-\U000e007f]")
 # Variation selectors show nothing; they pick a form of the character before them: an emoji's text
 # or emoji style (a symbol, U+2139, a keycap's digit before U+20E3), an ideograph's variant.
 _SELECTORS = re.compile("[\ufe00-\ufe0f\U000e0100-\U000e01ef]")
+# The zero-width (non-)joiners join or part letters of Persian and Indic words and emoji; between
+# two Latin letters or digits (or at either end) they join nothing: "Wel\u200dcome" passes for
+# "Welcome".
+_JOINERS = re.compile("[\u200c\u200d]")
 _RESERVED_CHARS = set('<>:"|?*')
 # Characters of Obsidian's link syntax (`[[Note#Heading|shown]]`, `[[Note#^block]]`): a note named
 # `Plan#2` cannot be linked (`[[Plan#2]]` is heading "2" of "Plan"), so Obsidian refuses them in
@@ -219,14 +223,24 @@ def _check_segment(path: str, seg: str) -> None:
 
 def shows_nothing(name: str) -> bool:
     """Whether `name` holds a character that shows nothing or reorders it (`_INVISIBLE`), a tag
-    character outside a flag, or a variation selector that selects nothing."""
+    character outside a flag, a variation selector that selects nothing, or a zero-width
+    (non-)joiner that joins nothing (`_JOINERS`)."""
     if _INVISIBLE.search(name) or _TAGS.search(_FLAG_TAGS.sub("", name)):
         return True
     for found in _SELECTORS.finditer(name):
         at = found.start()
         if at == 0 or not _selects(name[at - 1], found[0], name[at + 1 : at + 2]):
             return True
+    for found in _JOINERS.finditer(name):
+        at = found.start()
+        before, after = name[at - 1 : at], name[at + 1 : at + 2]
+        if not before or not after or (_latin(before) and _latin(after)):
+            return True
     return False
+
+
+def _latin(char: str) -> bool:
+    return char.isascii() or unicodedata.name(char, "").startswith("LATIN ")
 
 
 def _selects(base: str, selector: str, after: str) -> bool:

@@ -35,6 +35,10 @@ INVISIBLE = [
     "Ho\U000e0041me.md",
     "Home\ufe0f.md",
     "Ho\U000e0100me.md",
+    # a zero-width (non-)joiner between Latin letters or at an end joins nothing (R4 s62 F4)
+    "Wel\u200dcome.md",
+    "Wel\u200ccome.md",
+    "\u200dWelcome.md",
 ]
 
 
