@@ -149,10 +149,8 @@ async def test_an_odd_recent_files_entry_is_kept_and_never_fails_the_move(make_v
         assert json.loads(vg.read(WS))["lastOpenFiles"] == [{"odd": 1}]
 
 
-async def test_a_workspace_that_cannot_be_written_never_fails_the_move(
-    make_vault: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Permissions or a full disk on .obsidian/: the move and the delete still happen, the file stays."""
+def _refuse_workspace_writes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The OS refuses to write .obsidian/workspace.json (permissions, a full disk)."""
     real = files.write_in
 
     def refuse(folder_fd: int, name: str, data: bytes, **more: Any) -> Any:
@@ -161,6 +159,13 @@ async def test_a_workspace_that_cannot_be_written_never_fails_the_move(
         return real(folder_fd, name, data, **more)
 
     monkeypatch.setattr(files, "write_in", refuse)
+
+
+async def test_a_workspace_that_cannot_be_written_never_fails_the_move(
+    make_vault: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Permissions or a full disk on .obsidian/: the move and the delete still happen, the file stays."""
+    _refuse_workspace_writes(monkeypatch)
     async with started(make_vault(_files())) as vg:
         await vg.indexed()
         before = vg.read(WS)
@@ -238,14 +243,7 @@ async def test_over_http_the_workspace_follows_a_rename(make_vault: Callable[...
 async def test_over_http_a_workspace_left_unwritten_is_not_reported(
     make_vault: Callable[..., Path], monkeypatch: pytest.MonkeyPatch, mode: str
 ) -> None:
-    real = files.write_in
-
-    def refuse(folder_fd: int, name: str, data: bytes, **more: Any) -> Any:
-        if more.get("rel") == WS:
-            raise PermissionError(errno.EACCES, "Permission denied")
-        return real(folder_fd, name, data, **more)
-
-    monkeypatch.setattr(files, "write_in", refuse)
+    _refuse_workspace_writes(monkeypatch)
     async with e2e(make_vault({**_files(), MOBILE: json.dumps(WORKSPACE, indent=2)})) as (url, harness):
         await harness.indexed()
         before = harness.read(WS)
