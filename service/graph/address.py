@@ -77,8 +77,13 @@ class Address:
         return [p for p in parts if p] or None
 
 
-def parse_address(raw: str) -> Address:
-    """Split an address (a path or a wikilink's inside, brackets optional) into its parts."""
+def parse_address(raw: str, names_a_path: Callable[[str], bool] | None = None) -> Address:
+    """Split an address (a path or a wikilink's inside, brackets optional) into its parts.
+
+    `names_a_path`, given the whole text of an unbracketed address holding '#', says whether it
+    names something on disk (an existing `Plan#2.md`, or a folder `Home#Contribute/`, or a note
+    in it): the text is then a path, not a note and a section, so names made before '#' was
+    refused in new names stay usable."""
     text = raw.strip()
     bracketed = False
     if text.startswith("![[") and text.endswith("]]"):
@@ -92,7 +97,9 @@ def parse_address(raw: str) -> Address:
             display = display.strip() or None
             break
     subpath: str | None = None
-    if "#" in text:
+    if "#" in text and not (
+        names_a_path is not None and not bracketed and names_a_path(unicodedata.normalize("NFC", text.strip()))
+    ):
         text, subpath = text.split("#", 1)
         subpath = subpath.strip() or None
     target = unicodedata.normalize("NFC", text.strip())

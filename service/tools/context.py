@@ -95,10 +95,7 @@ class ToolContext:
         from service.graph.address import parse_address, resolve_address, suggestions
         from service.vault.paths import normalize
 
-        whole = self._literal_note(address) if "#" in address and not address.strip().startswith("[[") else None
-        if whole is not None:  # a file whose name really holds '#'
-            return FoundNote(self.resolve(whole.rel, op), None, parse_address(whole.rel))
-        addr = parse_address(address)
+        addr = parse_address(address, self._names_a_path)  # 'Plan#2', 'Home#Contribute/new': paths on disk
         if addr.subpath is not None and section == "reject":
             raise ValidationFailed(
                 f"{address!r} names a section ({addr.subpath!r}); this tool works on the whole note",
@@ -190,15 +187,20 @@ class ToolContext:
         rel = normalize(text)
         raise NoteNotFound(f"no file at {rel!r}", details={"path": rel, "suggestions": []})
 
-    def _literal_note(self, address: str) -> VaultPath | None:
+    def _names_a_path(self, text: str) -> bool:
+        """Whether an address holding '#' names, as a whole, what the caller may read on disk: a
+        note (`.md` optional) or a folder whose name holds '#', or a new note in such a folder.
+        Such an address is that path rather than a note and its `#section`."""
         from service.errors import AclDenied, PathInvalid
         from service.vault.paths import normalize
 
         try:
-            vp = self.resolve(with_md(normalize(address.strip())), "read")
+            note = self.resolve(with_md(normalize(text)), "read")
+            if note.abs.is_file() or ("#" in note.rel.rpartition("/")[0] and note.abs.parent.is_dir()):
+                return True
+            return self.resolve(normalize(text), "read").abs.is_dir()
         except (AclDenied, PathInvalid):
-            return None
-        return vp if vp.abs.is_file() else None
+            return False
 
     def _not_a_note(self, target: str) -> None:
         """`not_a_note` when `target` is a folder or an attachment the caller may read."""

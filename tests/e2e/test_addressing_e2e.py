@@ -108,3 +108,13 @@ async def test_obsidian_help_vault_addresses_over_http(tmp_path: Path) -> None:
         assert (await _ok(c, "read_note", path="Plugins/Templates"))["path"] == "Plugins/Templates.md"
         close = await _error(c, "read_note", path="Internal link")
         assert "Linking notes and files/Internal links.md" in close["details"]["suggestions"]
+
+
+async def test_a_new_note_in_a_folder_named_with_a_hash_over_http(make_vault: Callable[..., Path]) -> None:
+    """The folder `Home#Contribute` exists: a note path through it is that folder, not a section."""
+    root = make_vault({"Home.md": "# Home\n\n## Contribute\n", "Home#Contribute/a.md": "# a\n"})
+    async with e2e(root, index={"watch": False}) as (url, h), Client(url, mode="auto") as c:
+        await h.indexed()
+        made = await _ok(c, "create_note", path="Home#Contribute/new", content="new\n")
+        assert made["path"] == "Home#Contribute/new.md" and h.read("Home#Contribute/new.md") == "new\n"
+        assert (await _ok(c, "read_note", path="Home#Contribute/a"))["content"] == "# a\n"

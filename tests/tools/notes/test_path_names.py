@@ -169,3 +169,30 @@ async def test_a_note_already_named_with_a_link_character_moves_under_its_own_na
             ],
         }
         assert (await vg.ok("validate_plan", plan=plan))["valid"]
+
+
+async def test_notes_in_a_folder_named_with_a_hash_are_addressed_by_their_path(make_vault: Callable[..., Path]) -> None:
+    """`Home#Contribute/new.md`, where the folder `Home#Contribute` exists, is a note in that folder,
+    not section 'Contribute/new.md' of `Home`: a path naming what is on disk wins over the section
+    reading (review R4 s62 F8), for a new note there too. A bracketed link is still a section."""
+    root = make_vault(
+        {"Home.md": "# Home\n\n## Contribute\n\nhelp\n", "Home#Contribute/a.md": "# a\n", "Inbox/Plan#2.md": "# two\n"}
+    )
+    async with started(root) as vg:
+        await vg.indexed()
+        assert (await vg.ok("create_note", path="Home#Contribute/new.md", content="new\n"))["path"] == (
+            "Home#Contribute/new.md"
+        )
+        await vg.ok("write_note", path="Home#Contribute/w", content="w\n", mode="create")
+        assert vg.read("Home#Contribute/new.md") == "new\n" and vg.read("Home#Contribute/w.md") == "w\n"
+        assert (await vg.ok("read_note", path="Home#Contribute/a"))["content"] == "# a\n"
+        assert (await vg.ok("read_note", path="Inbox/Plan#2"))["path"] == "Inbox/Plan#2.md"
+        folder = await vg.err("read_note", "not_a_note", path="Home#Contribute")  # the folder, not Home's section
+        assert folder["details"]["kind"] == "folder"
+        assert (await vg.ok("read_note", path="[[Home#Contribute]]"))["content"].startswith("## Contribute")
+        await vg.confirmed("move_note", path="Home#Contribute/a", new_path="Inbox/a")
+        await vg.ok("delete_note", path="Home#Contribute/w")
+        await vg.ok("move_note", path="Home#Contribute", new_path="Contrib")
+    assert (root / "Inbox/a.md").read_text(encoding="utf-8") == "# a\n"
+    assert (root / ".trash/Home#Contribute/w.md").read_text(encoding="utf-8") == "w\n"
+    assert (root / "Contrib/new.md").read_text(encoding="utf-8") == "new\n" and not (root / "Home#Contribute").exists()
