@@ -8,7 +8,13 @@ when, besides `FastPath.plain_call`:
 
 - the connection is in the handshake era and its `initialize` was answered with a result (the
   front tells the version it saw go out, and whether the client declared `elicitation`), and no
-  `logging/setLevel` has been seen on it;
+  `logging/setLevel` has been seen on it; or the connection opened with a 2026-07-28 request
+  (the front tells which era the client's first request opened, as the SDK's dual-era loop
+  decides it), the call's envelope passes the SDK's own check (`classify_inbound_request`: a
+  supported version, client info and capabilities; else the SDK answers the error), its
+  `_meta` holds nothing else but `vaultgate/…` keys (no per-request log level), and the SDK's
+  server is built (its `serverInfo` stamp goes into every answer); the call's own client
+  capabilities say whether it declared `elicitation`;
 - the message is exactly `{"jsonrpc": "2.0", "id", "method": "tools/call", "params"}` with a
   string id or an integer id in the signed 64-bit range. The front has parsed and validated it
   (`service.protocol.framing`: strict JSON, so its params read as the SDK's parser reads them).
@@ -30,6 +36,8 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 import mcp_types as types
+from mcp.shared.inbound import InboundModernRoute, classify_inbound_request
+from mcp_types import CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, PROTOCOL_VERSION_META_KEY
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from pydantic_core import to_json
 
@@ -41,6 +49,7 @@ if TYPE_CHECKING:
     from mcp.server.lowlevel.server import Server
 
 ENVELOPE = frozenset({"jsonrpc", "id", "method", "params"})
+MODERN_META = frozenset({PROTOCOL_VERSION_META_KEY, CLIENT_INFO_META_KEY, CLIENT_CAPABILITIES_META_KEY})
 INT64 = 2**63
 QUIET_S = 0.1  # a stdio start builds the SDK's server once no plain call ran for this long (`hand_over`)
 
@@ -62,6 +71,7 @@ class FastCalls:
     def __init__(self, path: FastPath) -> None:
         self.path = path
         self.handshake: str | None = None  # the protocol version `initialize` was answered with
+        self.modern = False  # the client's first request carried the 2026-07-28 envelope (`opened`)
         self.can_elicit = False  # the client's `initialize` declared the `elicitation` capability
         self.logging = False  # the client asked for log notifications: the SDK's session sends them
         self.answered = 0  # calls answered here
@@ -87,15 +97,20 @@ class FastCalls:
         if isinstance(version, str) and version in HANDSHAKE_PROTOCOL_VERSIONS:
             self.handshake = version
 
+    def opened(self, modern: bool) -> None:
+        """The client's first request opened the connection in the 2026-07-28 era (`modern`) or
+        the handshake era (any thread; the front tells it before that request is routed)."""
+        self.modern = modern
+
     def route(self, line: bytes, msg: dict[str, Any] | None) -> None:
         """On the event loop: run `msg` here when it qualifies, else hand `line` to the SDK."""
         assert self._forward is not None
         if msg is not None:
             method = msg.get("method")
             if method == METHOD:
-                call = self._plain(msg)
-                if call is not None:
-                    self._start(msg["id"], call)
+                plain = self._plain(msg)
+                if plain is not None:
+                    self._start(msg["id"], *plain)
                     return
             elif method == "notifications/cancelled" and "id" not in msg and self._cancel(msg.get("params")):
                 return
@@ -105,15 +120,28 @@ class FastCalls:
             self.urgent.set()
         self._forward(line)
 
-    def _plain(self, msg: dict[str, Any]) -> PlainCall | None:
-        if self.handshake is None or self.logging or msg.keys() - ENVELOPE or msg.get("jsonrpc") != "2.0":
+    def _plain(self, msg: dict[str, Any]) -> tuple[PlainCall, str] | None:
+        """The call and the protocol version it is answered at, when it runs here."""
+        if self.logging or msg.keys() - ENVELOPE or msg.get("jsonrpc") != "2.0":
             return None
         rid = msg.get("id")
         if not isinstance(rid, str) and (
             not isinstance(rid, int) or isinstance(rid, bool) or not -INT64 <= rid < INT64
         ):
             return None
-        return self.path.plain_call(msg.get("params"), can_elicit=self.can_elicit)
+        params = msg.get("params")
+        if self.handshake is not None:
+            call = self.path.plain_call(params, can_elicit=self.can_elicit)
+            return None if call is None else (call, self.handshake)
+        if not self.modern or self.path.server_info is None:
+            return None
+        route = classify_inbound_request({"method": METHOD, "params": params})
+        if not isinstance(route, InboundModernRoute):
+            return None  # the SDK answers what is wrong with the envelope
+        caps = route.client_capabilities
+        can_elicit = isinstance(caps, dict) and caps.get("elicitation") is not None
+        call = self.path.plain_call(params, can_elicit=can_elicit, envelope=MODERN_META)
+        return None if call is None else (call, route.protocol_version)
 
     def _cancel(self, params: Any) -> bool:
         """`notifications/cancelled` for a call running here: stop it, answer nothing."""
@@ -126,14 +154,16 @@ class FastCalls:
         task.cancel()
         return True
 
-    def _start(self, rid: str | int, call: PlainCall) -> None:
+    def _start(self, rid: str | int, call: PlainCall, version: str) -> None:
         self._last = asyncio.get_running_loop().time()
         cancelled = [False]
-        task = asyncio.get_running_loop().create_task(self._run(rid, call, cancelled), context=self._context.copy())
+        task = asyncio.get_running_loop().create_task(
+            self._run(rid, call, version, cancelled), context=self._context.copy()
+        )
         self._inflight[_request_key(rid)] = (task, cancelled)
 
-    async def _run(self, rid: str | int, call: PlainCall, cancelled: list[bool]) -> None:
-        assert self._send is not None and self.handshake is not None
+    async def _run(self, rid: str | int, call: PlainCall, version: str, cancelled: list[bool]) -> None:
+        assert self._send is not None
         key = _request_key(rid)
         try:
             try:
@@ -144,7 +174,8 @@ class FastCalls:
                     del self._inflight[key]
             if cancelled[0]:
                 return
-            payload = b'{"jsonrpc":"2.0","id":%s,"result":%s}\n' % (to_json(rid), result_json(result, self.handshake))
+            answer = result_json(result, version, self.path.server_info)
+            payload = b'{"jsonrpc":"2.0","id":%s,"result":%s}\n' % (to_json(rid), answer)
         except asyncio.CancelledError:
             if not cancelled[0]:  # the connection is closing: answered, as the SDK does
                 closed = types.ErrorData(code=types.CONNECTION_CLOSED, message="Connection closed")
@@ -153,7 +184,7 @@ class FastCalls:
             return
         except Exception as exc:  # noqa: BLE001 - the SDK's exception-to-wire boundary, mirrored
             if not cancelled[0]:
-                await self._send(_error_line(rid, error_data(exc)))
+                await self._send(_error_line(rid, error_data(exc, modern=version not in HANDSHAKE_PROTOCOL_VERSIONS)))
             return
         self.answered += 1
         await self._send(payload)

@@ -10,8 +10,10 @@ stdio, `service.http.fast_calls` for Streamable HTTP) use the rule and the encod
 
 The rule (`FastPath.plain_call`), besides what each transport checks of its own connection:
 - `params` has only `name` (a string), `arguments` (an object, or absent) and `_meta` (an object
-  whose keys are all `vaultgate/…`: no progress token, no log level, no trace context, no
-  2026-07-28 envelope; no `task`, no input responses);
+  whose keys are all `vaultgate/…`: no progress token, no log level, no trace context; no
+  `task`, no input responses), besides the keys of the 2026-07-28 envelope (protocol version,
+  client info, client capabilities) where the transport serves that era and checked it
+  (`envelope`);
 - the tool is unknown (the chain answers `unknown_tool`) or is neither a task tool nor a facade
   tool (those run other tools, which may need the client's answer), and a tool that may ask for
   confirmation only when the client declared no `elicitation` capability (the confirmation layer
@@ -23,8 +25,10 @@ The rule (`FastPath.plain_call`), besides what each transport checks of its own 
   cache hint for `tools/call`, and no global OpenTelemetry tracer provider is installed (the
   SDK's protocol span would be lost).
 
-The answer (`result_body`): the handshake-era `CallToolResult` as the SDK's surface dumps it:
-`content` (the text block), `isError`, `structuredContent` when set, in that order; anything
+The answer (`result_body`): the `CallToolResult` as the SDK's surface dumps it:
+`content` (the text block), `isError`, `structuredContent` when set, in that order — at
+2026-07-28, `resultType: "complete"` before `structuredContent` and the server's `serverInfo`
+stamp in `_meta` last (`FastPath.server_info`, known once the SDK's server is built); anything
 else (extra content blocks) goes through the SDK's own models. `result_json` writes the same
 answer as JSON, reusing the governor's serialization of `structuredContent`. Errors raised by the chain map as
 the SDK maps them (`error_data`). This is one of the few modules that import the SDK.
@@ -40,6 +44,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import mcp_types as types
+from mcp_types import SERVER_INFO_META_KEY
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic_core import to_json
 
 from service.dispatch.context import ToolResult
@@ -109,6 +115,8 @@ class FastPath:
         self.dispatcher = dispatcher
         self.client_logs = client_logs
         self.enabled = server is None or server_allows(server)
+        # the `serverInfo` stamp of a 2026-07-28 answer, once the SDK's server is built
+        self.server_info: dict[str, Any] | None = None if server is None else server.server_info_stamp
         # the confirmation layer's rule, found once (a dispatcher without a chain: the tool's own)
         confirm = next((x for x in getattr(dispatcher, "layers", ()) if x.name == "confirm"), None)
         self._asks: Callable[[Any], bool] | None = getattr(confirm, "may_ask", None)
@@ -122,10 +130,14 @@ class FastPath:
     def allow(self, server: Server[Any]) -> None:
         """The SDK server is built: calls skip it only if it does nothing per call they leave out."""
         self.enabled = server_allows(server)
+        self.server_info = server.server_info_stamp
 
-    def plain_call(self, params: Any, *, can_elicit: bool = False) -> PlainCall | None:
+    def plain_call(
+        self, params: Any, *, can_elicit: bool = False, envelope: frozenset[str] = frozenset()
+    ) -> PlainCall | None:
         """The call in `params` when it needs nothing of the SDK's session, else None
-        (`can_elicit`: the client's `initialize` declared the `elicitation` capability)."""
+        (`can_elicit`: the client declared the `elicitation` capability; `envelope`: `_meta` keys
+        the transport has checked, allowed besides `vaultgate/…`)."""
         if not self.enabled or not isinstance(params, dict) or params.keys() - PARAMS:
             return None
         name, arguments, meta = params.get("name"), params.get("arguments"), params.get("_meta", {})
@@ -133,7 +145,7 @@ class FastPath:
             return None
         if "arguments" in params and not isinstance(arguments, dict):
             return None
-        if not all(isinstance(k, str) and k.startswith(OWN_META) for k in meta):
+        if not all(isinstance(k, str) and (k.startswith(OWN_META) or k in envelope) for k in meta):
             return None
         spec = self.dispatcher.registry.get(name)
         if spec is not None and (spec.task_support or spec.domain == "facade" or (can_elicit and self._may_ask(spec))):
@@ -153,10 +165,22 @@ class FastPath:
         )
 
 
-def result_body(result: ToolResult, version: str) -> dict[str, Any]:
-    """The `result` of the JSON-RPC response the SDK writes for `result` at handshake `version`."""
+def result_body(result: ToolResult, version: str, server_info: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The `result` of the JSON-RPC response the SDK writes for `result` at protocol `version`
+    (at 2026-07-28 with `server_info`, the stamp the SDK's server puts in every answer's `_meta`)."""
+    if version in MODERN_PROTOCOL_VERSIONS:
+        body = _body(result, version, modern=True)
+        meta = body.get("_meta")
+        body["_meta"] = {**(meta if isinstance(meta, dict) else {}), SERVER_INFO_META_KEY: server_info}
+        return body
+    return _body(result, version)
+
+
+def _body(result: ToolResult, version: str, *, modern: bool = False) -> dict[str, Any]:
     if not result.extra_content and result.input_required is None:
         body: dict[str, Any] = {"content": [{"text": result.text, "type": "text"}], "isError": result.is_error}
+        if modern:
+            body["resultType"] = "complete"
         if result.structured is not None:
             body["structuredContent"] = result.structured
         return body
@@ -173,7 +197,7 @@ def result_body(result: ToolResult, version: str) -> dict[str, Any]:
         raise MCPError(code=types.INTERNAL_ERROR, message="Handler returned an invalid result") from None
 
 
-def result_json(result: ToolResult, version: str) -> bytes:
+def result_json(result: ToolResult, version: str, server_info: dict[str, Any] | None = None) -> bytes:
     """`result_body` as the JSON the SDK writes (`to_json` of it), from the bytes the governor
     already made of `structured` (`ToolResult.structured_json`) when there are some: a plain
     answer's note is then serialized once for its size and once for its text block, not again."""
@@ -182,19 +206,30 @@ def result_json(result: ToolResult, version: str) -> bytes:
         or result.input_required is not None
         or (result.structured is not None and result.structured_json is None)
     ):
-        return to_json(result_body(result, version))
+        return to_json(result_body(result, version, server_info))
     head = b'{"content":[{"text":%s,"type":"text"}],"isError":%s' % (
         to_json(result.text),
         b"true" if result.is_error else b"false",
     )
-    if result.structured_json is None:
-        return head + b"}"
-    return b'%s,"structuredContent":%s}' % (head, result.structured_json)
+    modern = version in MODERN_PROTOCOL_VERSIONS
+    if modern:
+        head += b',"resultType":"complete"'
+    if result.structured_json is not None:
+        head = b'%s,"structuredContent":%s' % (head, result.structured_json)
+    if modern:
+        head = b'%s,"_meta":{"%s":%s}' % (head, SERVER_INFO_META_KEY.encode(), to_json(server_info))
+    return head + b"}"
 
 
-def error_data(exc: Exception) -> types.ErrorData:
-    """What the SDK answers for an exception raised by a handler (its stdio/2025-era dispatcher)."""
+def error_data(exc: Exception, *, modern: bool = False) -> types.ErrorData:
+    """What the SDK answers for an exception raised by a handler (its stdio/2025-era dispatcher;
+    `modern`: its 2026-07-28 entries)."""
     from mcp.shared.jsonrpc_dispatcher import handler_exception_to_error_data
+
+    if modern:
+        from mcp.server.runner import modern_error_data
+
+        return modern_error_data(exc)
 
     error = handler_exception_to_error_data(exc)
     if error is None:

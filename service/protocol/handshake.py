@@ -1,8 +1,8 @@
-"""What a client's `initialize` declares that decides where its calls run: the `elicitation`
-capability. A tool that may ask for confirmation is asked through the SDK's session when the
-client can be asked, so the fast paths (`service.protocol.fast_path`) leave such calls to the
-SDK for that client. Standard library only: the stdio front reads `initialize` before the SDK
-is imported.
+"""What a client declares that decides where its calls run: the protocol era its first request
+opens (`opens_modern`), and the `elicitation` capability. A tool that may ask for confirmation
+is asked through the SDK's session when the client can be asked, so the fast paths
+(`service.protocol.fast_path`) leave such calls to the SDK for that client. Standard library
+only: the stdio front reads `initialize` before the SDK is imported.
 """
 
 from __future__ import annotations
@@ -15,3 +15,12 @@ def declares_elicitation(params: Any) -> bool:
     reads it (present and not null; the confirmation layer asks only such a client)."""
     caps = params.get("capabilities") if isinstance(params, dict) else None
     return isinstance(caps, dict) and caps.get("elicitation") is not None
+
+
+def opens_modern(msg: dict[str, Any]) -> bool:
+    """Whether a connection's first request `msg` opens the 2026-07-28 era, as the SDK's dual-era
+    loop decides it: not `initialize`, and its `_meta` holds the envelope's protocol version."""
+    params = msg.get("params")
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    opens = isinstance(meta, dict) and "io.modelcontextprotocol/protocolVersion" in meta
+    return opens and msg.get("method") != "initialize"

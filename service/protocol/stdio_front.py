@@ -4,38 +4,36 @@ An agent host that spawns `vaultgate stdio` waits for `initialize` (or `server/d
 `tools/list` before it shows a single tool. Importing the MCP SDK, the tools' models and the
 index takes about a second; the answers to these three questions do not change between runs of
 the same code with the same settings. So the front keeps the server's own answers on disk
-(`stdio-answers-<key>.json` in the cache folder), like a `.pyc`: valid only for the same key.
-The key is known before anything but the standard library is imported (`startup_key`, in
-`service.protocol.stdio_target`): Python,
-the installed distributions, the source files of `service`, and what the settings are made of
-(the command line, the working folder, the `VAULTGATE_*` and home-folder variables, the config
-file's bytes); `early_front` starts the front from it, so a stored `initialize` goes out before
-pydantic loads. Once the settings are loaded, a store recorded under other effective settings
-is dropped (`check_settings`; the key should have told them apart). From the spawn on, a
-thread of its own reads stdin (from the session's next message on, the event loop reads a pipe
-itself: `service.protocol.stdin_lines`): until the SDK session is attached, a question with a stored
-answer is answered at once; everything else waits, in order, and goes to the SDK when it
-attaches (an answered `initialize` is handed to the SDK too, under a private id whose answer is
-dropped, so the session knows its client as before). Every answer the SDK gives to a question
-the store lacks is recorded for the next start. An empty store answers `initialize` from the
-package (`service.protocol.shipped_initialize`) and, once the settings are loaded and are those
-it was made under, `tools/list` too (`service.protocol.shipped_tools_list`, `settings_loaded`),
-before the app is built. With a warm store, so are the first plain `read_note` calls
-(`service.protocol.first_reads`, while its `ReadGate` is open: `service.protocol.read_gate`).
-After the attach the front moves lines to the
-SDK, or a plain `tools/call` to the fast path (`service.protocol.fast_calls`, which it tells the
-`initialize` answer's protocol version and the client's `initialize` params). The
-command line starts loading the server once the tool list went out (or a question needs the
-SDK, or half a second passed): on a small machine, loading alongside took the interpreter from
-the reader and doubled the time to the first answers.
+(`stdio-answers-<key>.json` in the cache folder), like a `.pyc`: valid only for the same key,
+known before anything but the standard library is imported (`startup_key`, in
+`service.protocol.stdio_target`: Python, the installed distributions, the source files of
+`service`, and what the settings are made of: the command line, the working folder, the
+`VAULTGATE_*` and home-folder variables, the config file's bytes); `early_front` starts the
+front from it, so a stored `initialize` goes out before pydantic loads. A store recorded under
+other effective settings is dropped once they are loaded (`check_settings`). A thread of its own
+reads stdin from the spawn on (later the event loop: `service.protocol.stdin_lines`): until the
+SDK session is attached, a question with a stored answer is answered at once; everything else
+waits, in order, and goes to the SDK when it attaches (an answered `initialize` is handed to the
+SDK too, under a private id whose answer is dropped, so the session knows its client). Every
+answer the SDK gives to a question the store lacks is recorded for the next start. An empty
+store answers `initialize` from the package (`service.protocol.shipped_initialize`) and, once
+the settings are loaded and are those it was made under, `tools/list` too
+(`service.protocol.shipped_tools_list`, `settings_loaded`). With a warm store, so are the first
+plain `read_note` calls (`service.protocol.first_reads`, while its `ReadGate` is open:
+`service.protocol.read_gate`). After the attach the front moves lines to the SDK, or a plain
+`tools/call` to the fast path (`service.protocol.fast_calls`, which it tells the era the first
+request opened, the `initialize` answer's protocol version and the client's `initialize`
+params). The command line starts loading the server once the tool list went out (or a question
+needs the SDK, or half a second passed): on a small machine, loading alongside took the
+interpreter from the reader and doubled the time to the first answers.
 
 Every line is parsed and validated first (`service.protocol.framing`: strict JSON, depth and
 size limits, one JSON-RPC 2.0 message with a valid id), before the store, the SDK or the fast
 path sees it; a line that fails is answered here with a JSON-RPC error whose id is null (the
 SDK's reader dropped such lines without a word, and a deeply nested one stopped the reader).
 
-Like the SDK's own stdio transport, the front takes the wire off fd 0 and 1 at once: fd 0
-then reads the null device and fd 1 writes to stderr, so worker processes and stray prints never
+Like the SDK's own stdio transport, the front takes the wire off fd 0 and 1 at once: fd 0 then
+reads the null device and fd 1 writes to stderr, so worker processes and stray prints never
 touch the protocol channel.
 """
 
@@ -48,6 +46,7 @@ import os
 import threading
 
 from service.protocol.framing import INVALID_REQUEST, Refused, read_message, too_large
+from service.protocol.handshake import opens_modern
 from service.protocol.read_gate import ReadGate
 from service.protocol.shipped_initialize import ShippedInitialize
 from service.protocol.shipped_tools_list import ShippedToolsList
@@ -102,6 +101,7 @@ class StdioFront:
         self._push: Callable[..., None] | None = None  # (line or None: end of input, parsed line); set at the attach
         self.fast: Any = None  # `service.protocol.fast_calls.FastCalls`, when set before the attach
         self._handshake: Any = None  # the protocol version the client's `initialize` was answered with
+        self._modern: bool | None = None  # the client's first request opened the 2026-07-28 era (None: none yet)
         self._init_ids: dict[str, bool] = {}  # JSON ids of `initialize` requests the SDK answers
         self._eof = False
         self._init_params = ""  # the client's `initialize` params: part of every later key
@@ -153,6 +153,10 @@ class StdioFront:
             self._write(msg.body() + b"\n")
             return
         with self._lock:
+            if self._modern is None and "method" in msg and "id" in msg:
+                self._modern = opens_modern(msg)
+                if self.fast is not None:
+                    self.fast.opened(self._modern)
             forward = self._question(line, msg) if self._push is None else self._note_question(line, msg)
             if self._push is not None:
                 self._push(forward, msg)
@@ -301,6 +305,8 @@ class StdioFront:
         if fast is not None:
             fast.bind(raw_send.send_nowait, self._send)
             fast.initialized(self._handshake, self._init_params)
+            if self._modern is not None:  # else `_on_line` tells it at the first request
+                fast.opened(self._modern)
         route = fast.route if fast is not None else lambda line, msg: raw_send.send_nowait(line)
         lines = self._lines
         loop_call = pusher(route, raw_send.close, lines)
@@ -421,16 +427,12 @@ class StdioFront:
         """Stores of other keys (an older version, other settings) beyond the newest few go."""
         folder = os.path.dirname(self.cache_file)
         try:
-            others = []
-            for entry in os.scandir(folder):
-                if (
-                    entry.name.startswith(FILE_PREFIX)
-                    and entry.name.endswith(".json")
-                    and entry.path != self.cache_file
-                ):
-                    others.append((entry.stat().st_mtime, entry.path))
-            others.sort(reverse=True)
-            for _, old in others[KEPT_FILES:]:
+            others = [
+                (entry.stat().st_mtime, entry.path)
+                for entry in os.scandir(folder)
+                if entry.name.startswith(FILE_PREFIX) and entry.name.endswith(".json") and entry.path != self.cache_file
+            ]
+            for _, old in sorted(others, reverse=True)[KEPT_FILES:]:
                 with contextlib.suppress(FileNotFoundError):
                     os.unlink(old)
         except OSError as exc:
@@ -438,11 +440,10 @@ class StdioFront:
 
 
 def _parse(line: bytes) -> dict[str, Any] | None:
-    try:
+    with contextlib.suppress(ValueError):
         msg = json.loads(line)
-    except ValueError:
-        return None
-    return msg if isinstance(msg, dict) else None
+        return msg if isinstance(msg, dict) else None
+    return None
 
 
 def _canonical(value: Any) -> str:

@@ -15,6 +15,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 INIT = {
     "jsonrpc": "2.0",
     "id": "init",
@@ -22,6 +24,12 @@ INIT = {
     "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}},
 }
 FAST_LOG = "answered past the SDK"
+# The 2026-07-28 era: no `initialize`; every request carries this in its `_meta`.
+ENVELOPE = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"},
+    "io.modelcontextprotocol/clientCapabilities": {},
+}
 
 
 def _call(rid: Any, name: Any, arguments: Any = None, **params: Any) -> dict[str, Any]:
@@ -63,12 +71,13 @@ FAST_IDS = {1, "s-ü ✓", -3, 2**40, "", "7", 0, 2**62, 16, 20, 21, 22, 23, 24,
 class _Server:
     """`vaultgate stdio ROOT` spoken to line by line."""
 
-    def __init__(self, proc: asyncio.subprocess.Process, log: Path) -> None:
+    def __init__(self, proc: asyncio.subprocess.Process, log: Path, modern: bool = False) -> None:
         self.proc = proc
         self.log = log
+        self.modern = modern  # every request goes out in the 2026-07-28 envelope (`enveloped`)
 
     @classmethod
-    async def start(cls, root: Path, state: Path, *, fast: bool) -> _Server:
+    async def start(cls, root: Path, state: Path, *, fast: bool, modern: bool = False) -> _Server:
         log = _log_file(state)
         env = {
             **os.environ,
@@ -83,10 +92,12 @@ class _Server:
                 sys.executable, "-m", "service", "stdio", str(root),
                 stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=err, env=env,
             )  # fmt: skip
-        return cls(proc, log)
+        return cls(proc, log, modern)
 
     async def send(self, message: dict[str, Any]) -> None:
         assert self.proc.stdin is not None
+        if self.modern and "id" in message:
+            message = enveloped(message)
         self.proc.stdin.write(json.dumps(message).encode() + b"\n")
         await self.proc.stdin.drain()
 
@@ -105,8 +116,11 @@ class _Server:
                 return lines
 
     async def ready(self) -> None:
-        await self.ask(INIT)
-        await self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        if self.modern:
+            await self.ask({"jsonrpc": "2.0", "id": "discover", "method": "server/discover", "params": {}})
+        else:
+            await self.ask(INIT)
+            await self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
         for n in range(600):  # the index of a five-note vault is ready in well under a minute
             (line,) = await self.ask(_call(f"status-{n}", "index_status", {}))
             if json.loads(line)["result"]["structuredContent"]["ready"]:
@@ -119,6 +133,16 @@ class _Server:
         self.proc.stdin.close()
         await asyncio.wait_for(self.proc.wait(), 60)
         return self.log.read_text(encoding="utf-8", errors="replace")
+
+
+def enveloped(message: dict[str, Any], capabilities: dict[str, Any] | None = None) -> dict[str, Any]:
+    """`message` as a 2026-07-28 client sends it: the envelope added to its params' `_meta`
+    (params or a `_meta` that are not objects are left as they are: both paths refuse them)."""
+    params = message.get("params", {})
+    if not isinstance(params, dict) or not isinstance(params.get("_meta", {}), dict):
+        return message
+    envelope = {**ENVELOPE, **({"io.modelcontextprotocol/clientCapabilities": capabilities} if capabilities else {})}
+    return {**message, "params": {**params, "_meta": {**params.get("_meta", {}), **envelope}}}
 
 
 def _log_file(state: Path) -> Path:
@@ -136,8 +160,8 @@ def _fast_ids(log: str) -> list[str]:
     return re.findall(rf"tools/call (.*) {FAST_LOG}", log)
 
 
-async def _run(root: Path, state: Path, *, fast: bool) -> tuple[list[list[bytes]], str]:
-    server = await _Server.start(root, state, fast=fast)
+async def _run(root: Path, state: Path, *, fast: bool, modern: bool = False) -> tuple[list[list[bytes]], str]:
+    server = await _Server.start(root, state, fast=fast, modern=modern)
     try:
         await server.ready()
         answers = [_comparable(await server.ask(message)) for message in SCRIPT]
@@ -146,11 +170,12 @@ async def _run(root: Path, state: Path, *, fast: bool) -> tuple[list[list[bytes]
     return answers, log
 
 
+@pytest.mark.parametrize("modern", [False, True], ids=["handshake", "2026-07-28"])
 async def test_fast_calls_answer_byte_for_byte_what_the_sdk_answers(
-    make_vault: Callable[..., Path], tmp_path: Path
+    make_vault: Callable[..., Path], tmp_path: Path, modern: bool
 ) -> None:
-    slow, slow_log = await _run(make_vault(name="slow/vault"), tmp_path / "slow", fast=False)
-    fast, fast_log = await _run(make_vault(name="fast/vault"), tmp_path / "fast", fast=True)
+    slow, slow_log = await _run(make_vault(name="slow/vault"), tmp_path / "slow", fast=False, modern=modern)
+    fast, fast_log = await _run(make_vault(name="fast/vault"), tmp_path / "fast", fast=True, modern=modern)
     for message, want, got in zip(SCRIPT, slow, fast, strict=True):
         assert got == want, message
     assert _fast_ids(slow_log) == []
@@ -158,13 +183,42 @@ async def test_fast_calls_answer_byte_for_byte_what_the_sdk_answers(
     assert served == [rid for rid in (m["id"] for m in SCRIPT) if rid in FAST_IDS and not isinstance(rid, bool)]
     first = json.loads(fast[0][0])["result"]
     assert first["structuredContent"]["title"] == "Welcome" and first["isError"] is False
+    if modern:  # the era's own envelope: a result type and the server's stamp
+        assert first["resultType"] == "complete" and first["_meta"]["io.modelcontextprotocol/serverInfo"]["name"]
     assert b'"code":"note_not_found"' in fast[1][0]
     by_id = {m["id"]: json.loads(answer[-1]) for m, answer in zip(SCRIPT, fast, strict=True)}
     assert by_id[20]["result"]["structuredContent"]["created"] is True
     assert by_id[23]["result"]["structuredContent"]["error"]["code"] == "elicit_required"
     assert by_id[24]["result"]["structuredContent"]["items"][0]["path"] == "Inbox/New.md"
     assert "Late." in by_id[25]["result"]["structuredContent"]["content"]
-    assert any(b"notifications/message" in line for line in fast[-1])  # the SDK's session sent the logs
+    if not modern:
+        assert any(b"notifications/message" in line for line in fast[-1])  # the SDK's session sent the logs
+
+
+async def test_a_2026_call_asking_for_logs_or_with_a_bad_envelope_goes_to_the_sdk(
+    make_vault: Callable[..., Path], tmp_path: Path
+) -> None:
+    """At 2026-07-28 a log level rides the request's `_meta`: such a call is the SDK's (its log
+    notifications come before the answer); an unsupported version in the envelope is answered
+    the SDK's error; a plain call next to them is answered here."""
+    server = await _Server.start(make_vault(), tmp_path / "state", fast=True, modern=True)
+    try:
+        await server.ready()
+        logged = await server.ask(
+            _call("logged", "read_note", {"path": "Nope"}, _meta={"io.modelcontextprotocol/logLevel": "debug"})
+        )
+        bad = enveloped(_call("bad", "read_note", {"path": "Welcome"}))
+        bad["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"] = "2099-01-01"
+        server.modern = False  # sent as it is
+        (refused,) = await server.ask(bad)
+        (plain,) = await server.ask(enveloped(_call("plain", "read_note", {"path": "Welcome"})))
+    finally:
+        log = await server.close()
+    assert any(b"notifications/message" in line for line in logged[:-1])
+    assert json.loads(logged[-1])["result"]["structuredContent"]["error"]["code"] == "note_not_found"
+    assert json.loads(refused)["error"]["data"]["requested"] == "2099-01-01"
+    assert json.loads(plain)["result"]["structuredContent"]["title"] == "Welcome"
+    assert _fast_ids(log)[-1:] == ['"plain"'] and '"logged"' not in _fast_ids(log) and '"bad"' not in _fast_ids(log)
 
 
 async def test_a_second_start_answering_initialize_from_the_store_serves_fast_calls(
@@ -190,13 +244,19 @@ async def test_a_client_that_can_be_asked_gets_confirmable_writes_through_the_sd
     `initialize` answered by the SDK, the second from the store."""
     root = make_vault()
     init = {**INIT, "params": {**INIT["params"], "capabilities": {"elicitation": {}}}}
-    for run in range(2):
+    for run in range(3):  # the third a 2026-07-28 client, declaring it in each request's envelope
         server = await _Server.start(root, tmp_path / "state", fast=True)
+        asking = {"elicitation": {}}
         try:
-            await server.ask(init)
-            await server.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-            (made,) = await server.ask(_call(f"create-{run}", "create_note", {"path": f"New {run}", "content": "x\n"}))
-            (added,) = await server.ask(_call(f"append-{run}", "append_note", {"path": f"New {run}", "content": "y\n"}))
+            if run < 2:
+                await server.ask(init)
+                await server.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+            create = _call(f"create-{run}", "create_note", {"path": f"New {run}", "content": "x\n"})
+            append = _call(f"append-{run}", "append_note", {"path": f"New {run}", "content": "y\n"})
+            if run == 2:
+                create, append = enveloped(create, asking), enveloped(append, asking)
+            (made,) = await server.ask(create)
+            (added,) = await server.ask(append)
         finally:
             log = await server.close()
         assert json.loads(made)["result"]["structuredContent"]["created"] is True

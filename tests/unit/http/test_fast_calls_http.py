@@ -34,7 +34,7 @@ class _Dispatcher:
 
 def _session() -> tuple[SessionFastCalls, _Dispatcher]:
     dispatcher = _Dispatcher()
-    server = SimpleNamespace(middleware=[], cache_hints={})
+    server = SimpleNamespace(middleware=[], cache_hints={}, server_info_stamp={"name": "vaultgate"})
     return SessionFastCalls(FastPath(cast(Any, dispatcher), cast(Any, server), ClientLogs())), dispatcher
 
 

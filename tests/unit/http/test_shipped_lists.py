@@ -20,7 +20,7 @@ VERSION = next(v for v in ("2025-11-25", "2025-06-18") if TABLE.answer(v, None, 
 
 
 def _session(middleware: list[Any] | None = None, settings: str = TABLE.settings) -> SessionFastCalls:
-    server = SimpleNamespace(middleware=middleware or [], cache_hints={})
+    server = SimpleNamespace(middleware=middleware or [], cache_hints={}, server_info_stamp={"name": "vaultgate"})
     path = FastPath(cast(Any, SimpleNamespace(registry={})), cast(Any, server), ClientLogs())
     return SessionFastCalls(path, ShippedLists(settings, TABLE))
 

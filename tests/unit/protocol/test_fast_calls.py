@@ -24,6 +24,13 @@ from service.protocol.stdio_front import REPLAY_ID
 from service.types import Principal
 
 VERSION = "2025-11-25"
+MODERN = "2026-07-28"
+STAMP = {"name": "vaultgate", "title": "vaultgate", "version": "0.1.0"}
+ENVELOPE = {
+    "io.modelcontextprotocol/protocolVersion": MODERN,
+    "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"},
+    "io.modelcontextprotocol/clientCapabilities": {},
+}
 
 
 class _Dispatcher:
@@ -57,7 +64,7 @@ class _Dispatcher:
 
 class _Wire:
     def __init__(self, dispatcher: _Dispatcher, logs: ClientLogs | None = None) -> None:
-        server = SimpleNamespace(middleware=[], cache_hints={})
+        server = SimpleNamespace(middleware=[], cache_hints={}, server_info_stamp=STAMP)
         self.fast = FastCalls(FastPath(cast(Any, dispatcher), cast(Any, server), logs or ClientLogs()))
         self.forwarded: list[bytes] = []
         self.sent: list[bytes] = []
@@ -82,10 +89,13 @@ def _call(rid: Any = 1, **params: Any) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": rid, "method": "tools/call", "params": params}
 
 
-def _sdk_line(rid: Any, result: ToolResult) -> bytes:
-    """The response line the SDK's path writes for `result` (entry, runner, dispatcher, front)."""
+def _sdk_line(rid: Any, result: ToolResult, version: str = VERSION) -> bytes:
+    """The response line the SDK's path writes for `result` (entry, runner, dispatcher, front;
+    at 2026-07-28 with the runner's `serverInfo` stamp)."""
     dumped = to_call_tool_result(result).model_dump(by_alias=True, mode="json", exclude_none=True)
-    shaped = methods.serialize_server_result("tools/call", VERSION, dumped)
+    shaped = methods.serialize_server_result("tools/call", version, dumped)
+    if version == MODERN:
+        shaped["_meta"] = {**shaped.get("_meta", {}), "io.modelcontextprotocol/serverInfo": STAMP}
     response = types.JSONRPCResponse(jsonrpc="2.0", id=rid, result=shaped)
     return response.model_dump_json(by_alias=True, exclude_unset=True).encode() + b"\n"
 
@@ -188,6 +198,73 @@ async def test_the_answer_is_the_line_the_sdk_writes(result: ToolResult) -> None
     wire.route(_call(rid=9, name="read_note", arguments={}))
     await _settle()
     assert wire.sent == [_sdk_line(9, result)]
+
+
+@pytest.mark.parametrize(
+    "result",
+    [
+        ToolResult(structured={"title": "Welcome", "n": [1, None]}, text="{}"),
+        ToolResult(structured=None, text="plain"),
+        ToolResult.failure(NoteNotFound("no such note", details={"path": "x.md"})),
+        ToolResult(structured={"a": 1}, text="t", extra_content=[types.TextContent(type="text", text="more")]),
+    ],
+)
+async def test_a_2026_call_runs_here_once_that_era_opened_and_is_answered_as_the_sdk_answers(
+    result: ToolResult,
+) -> None:
+    wire = _Wire(_Dispatcher(result))
+    call = _call(rid=9, name="read_note", arguments={}, _meta={**ENVELOPE, "vaultgate/idempotency_key": "k"})
+    wire.route(call)
+    assert len(wire.forwarded) == 1  # the era is not known yet: the SDK's
+    wire.fast.opened(True)
+    wire.route(call)
+    await _settle()
+    assert wire.sent == [_sdk_line(9, result, MODERN)]
+
+
+@pytest.mark.parametrize(
+    "meta",
+    [
+        {**ENVELOPE, "io.modelcontextprotocol/protocolVersion": "2099-01-01"},  # the SDK answers the error
+        {k: v for k, v in ENVELOPE.items() if not k.endswith("clientCapabilities")},  # refused by the SDK
+        {**ENVELOPE, "io.modelcontextprotocol/logLevel": "debug"},  # its log notifications ride the SDK
+        {**ENVELOPE, "progressToken": "p"},
+        {"vaultgate/idempotency_key": "k"},  # no envelope on a 2026-07-28 connection
+    ],
+)
+async def test_a_2026_call_the_sdk_must_see_goes_to_the_sdk(meta: dict[str, Any]) -> None:
+    wire = _Wire(_Dispatcher())
+    wire.fast.opened(True)
+    wire.route(_call(rid=3, name="read_note", arguments={}, _meta=meta))
+    await _settle()
+    assert len(wire.forwarded) == 1 and wire.sent == []
+
+
+async def test_a_2026_client_that_can_be_asked_gets_confirmable_writes_through_the_sdk() -> None:
+    wire = _Wire(_Dispatcher())
+    wire.fast.opened(True)
+    asking = {**ENVELOPE, "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}}
+    wire.route(_call(rid=1, name="write_note", arguments={}, _meta=asking))
+    wire.route(_call(rid=2, name="append_note", arguments={}, _meta=asking))
+    wire.route(_call(rid=3, name="write_note", arguments={}, _meta=ENVELOPE))
+    await _settle()
+    assert len(wire.forwarded) == 1 and len(wire.sent) == 2
+
+
+async def test_a_2026_call_is_the_sdks_until_its_server_is_built() -> None:
+    """The answer carries the server's `serverInfo` stamp: known once the SDK's server is built."""
+    dispatcher = _Dispatcher()
+    fast = FastCalls(FastPath(cast(Any, dispatcher), None, ClientLogs()))
+    forwarded: list[bytes] = []
+
+    async def send(payload: bytes) -> None:
+        raise AssertionError("answered before the server was built")
+
+    fast.bind(forwarded.append, send)
+    fast.opened(True)
+    msg = _call(rid=1, name="read_note", arguments={}, _meta=ENVELOPE)
+    fast.route(json.dumps(msg).encode(), msg)
+    assert len(forwarded) == 1 and dispatcher.calls == []
 
 
 @pytest.mark.parametrize(
@@ -302,7 +379,7 @@ async def test_the_sdk_server_is_built_and_reads_only_after_the_calls_asked_befo
 
     def server() -> Any:
         built.append(len(wire.fast._inflight))
-        return SimpleNamespace(middleware=[], cache_hints={})
+        return SimpleNamespace(middleware=[], cache_hints={}, server_info_stamp=STAMP)
 
     handing = asyncio.create_task(wire.fast.hand_over(server, wait_s=60))
     await _settle()
@@ -315,7 +392,9 @@ async def test_the_sdk_server_is_built_and_reads_only_after_the_calls_asked_befo
 
 async def test_a_call_that_runs_on_does_not_hold_the_sdk_server_back_past_the_wait() -> None:
     wire, dispatcher = await _running_call(7)
-    await asyncio.wait_for(wire.fast.hand_over(lambda: SimpleNamespace(middleware=[], cache_hints={}), 0.01), 10)
+    await asyncio.wait_for(
+        wire.fast.hand_over(lambda: SimpleNamespace(middleware=[], cache_hints={}, server_info_stamp=STAMP), 0.01), 10
+    )
     assert wire.fast.sdk_ready.is_set() and wire.fast._inflight  # still running, answered later
     dispatcher.release.set()
     await wire.fast.aclose()
@@ -327,7 +406,7 @@ async def test_a_burst_of_plain_calls_is_not_held_up_by_building_the_sdk_server(
 
     def server() -> Any:
         built.append(len(wire.sent))
-        return SimpleNamespace(middleware=[], cache_hints={})
+        return SimpleNamespace(middleware=[], cache_hints={}, server_info_stamp=STAMP)
 
     handing = asyncio.create_task(wire.fast.hand_over(server, wait_s=60, quiet_s=60))
     dispatcher.release.set()
