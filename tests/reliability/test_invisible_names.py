@@ -39,6 +39,9 @@ INVISIBLE = [
     "Wel\u200dcome.md",
     "Wel\u200ccome.md",
     "\u200dWelcome.md",
+    # a combining grapheme joiner not between two combining marks; U+FE01 after a Myanmar letter
+    "e\u0301\u034f.md",
+    "\u1000\ufe01.md",
 ]
 
 
@@ -100,3 +103,25 @@ async def test_a_new_name_with_a_pipe_is_refused_not_cut_at_it(make_vault: Calla
         assert (await vg.ok("read_note", path="Welcome|Hello"))["path"] == "Welcome.md"  # a wikilink's display part
     after = {k: v for k, v in snapshot(root.parent).items() if ".vaultgate" not in k}
     assert after == before
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "\U00031350\U000e0100.md",  # a CJK Extension H ideograph's variant (3.11's Unicode data has no name for it)
+        "\U0002ebf0\U000e0100 family.md",  # Extension I
+        "\u1000\ufe00\u1002\ufe00.md",  # Myanmar standardized variation sequences
+        "\u05d1\u05b8\u034f\u05b7\u05ea.md",  # pointed Hebrew: the joiner keeps the marks' order under NFC
+    ],
+)
+async def test_variation_sequences_and_the_grapheme_joiner_that_scripts_need_are_allowed(
+    make_vault: Callable[..., Path], name: str
+) -> None:
+    """Names the invisible-character rules refused though every character shows or is Unicode's own
+    sequence (review R4 s62 F5); the same characters elsewhere are still refused (`INVISIBLE`)."""
+    root = make_vault(VAULT)
+    async with started(root) as vg:
+        out = await vg.ok("create_note", path=f"N/{name}", content="x")
+        assert out["path"] == f"N/{name}" and (root / "N" / name).read_text(encoding="utf-8") == "x"
+        await vg.confirmed("move_note", path=f"N/{name}", new_path=name)
+        assert (await vg.ok("read_note", path=name))["content"] == "x"

@@ -23,8 +23,8 @@ from service.plans.recovery import journaled
 from service.policy.confirmations import ChangePreview
 from service.tools.context import ToolContext
 from service.tools.models import ToolInput, ToolOutput
-from service.tools.notes.targets import create_targets
-from service.tools.notes.write import overwrite_preview, refuse_frontmatter_bomb
+from service.tools.notes.targets import create_targets, overwrite_preview, shown_etag
+from service.tools.notes.write import refuse_frontmatter_bomb
 from service.tools.spec import ToolSpec
 from service.vault.commit import Action, Undo, commit
 from service.vault.etags import stale_etag
@@ -107,7 +107,8 @@ async def _create(ctx: ToolContext, vp: VaultPath, note: NewNote, overwrite: boo
     """Write one note and record it in `items`; returns how to take the write back."""
     files = ctx.vault.files
     before = files.read(vp).content if files.current_etag(vp) is not None else None
-    result = await files.write(vp, note.content, create_only=not overwrite, expected_etag=note.expected_etag)
+    shown = shown_etag(ctx, vp, note.expected_etag)  # confirmed: the version the human was shown, or conflict
+    result = await files.write(vp, note.content, create_only=not overwrite, expected_etag=shown)
     title = note_title(vp.rel)
     url = ctx.vault.url(vp.rel)
     items.append(BulkItem(path=vp.rel, title=title, obsidian_url=url, etag=result.etag, created=result.created))

@@ -17,8 +17,8 @@ from service.markdown.parse import note_title
 from service.policy.confirmations import ChangePreview
 from service.tools.context import ToolContext
 from service.tools.models import NOTE_ADDRESS, ToolInput, ToolOutput
-from service.tools.notes.targets import refuse_etag_of_missing
-from service.tools.notes.write import ETAG, WriteOut, overwrite_preview, write_out
+from service.tools.notes.targets import overwrite_preview, refuse_etag_of_missing, shown_etag
+from service.tools.notes.write import ETAG, WriteOut, write_out
 from service.tools.prechecks import delete_note_precheck
 from service.tools.spec import ToolSpec
 from service.vault.paths import VaultPath
@@ -54,7 +54,7 @@ async def delete_note(ctx: ToolContext, args: DeleteNoteIn) -> DeleteOut:
     title = note_title(vp.rel)
     # A confirmed permanent delete deletes the version the human was shown (delete_note_confirm),
     # or fails with `conflict`: an edit made between the preview and the delete is never lost.
-    shown = args.expected_etag or ctx.notes.get("previewed", {}).get(vp.rel)
+    shown = shown_etag(ctx, vp, args.expected_etag)
     trash = await ctx.vault.files.delete(vp, permanent=args.permanent, expected_etag=shown)
     forgotten = await forget_deleted(ctx.vault, [vp.rel])
     return DeleteOut(
@@ -118,7 +118,8 @@ async def _copy_paths(ctx: ToolContext, args: CopyNoteIn) -> tuple[VaultPath, Va
 
 async def copy_note(ctx: ToolContext, args: CopyNoteIn) -> WriteOut:
     src, dst = await _copy_paths(ctx, args)
-    result = await ctx.vault.files.copy(src, dst, overwrite=args.overwrite, expected_etag=args.expected_etag)
+    shown = shown_etag(ctx, dst, args.expected_etag)  # a confirmed overwrite replaces the version shown
+    result = await ctx.vault.files.copy(src, dst, overwrite=args.overwrite, expected_etag=shown)
     return write_out(ctx, dst, result)
 
 

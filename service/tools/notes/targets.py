@@ -5,6 +5,10 @@ for names (`ToolContext.find_note`): a name that resolves to an existing note is
 call would make — the existing note the name means (then the create answers `already_exists`
 naming it), else the path as written; `refuse_etag_of_missing` answers an `expected_etag` for a
 note that is not there with `note_not_found`.
+
+Replacing a note: `overwrite_preview` is what a human approves (the note's size and etag), and
+`shown_etag` the version every confirmed overwrite (write_note, create_note, copy_note,
+bulk_create_notes, write_canvas, write_excalidraw) passes to the file layer: the one shown.
 """
 
 from __future__ import annotations
@@ -67,3 +71,33 @@ def refuse_etag_of_missing(ctx: ToolContext, vp: VaultPath, expected_etag: str |
             details={"path": vp.rel, "expected_etag": expected_etag, "suggestions": []},
             hint="Check the path (list_notes, search_text); to create the note, call without expected_etag.",
         )
+
+
+def overwrite_preview(ctx: ToolContext, vp: VaultPath, new_size: int, expected_etag: str | None) -> str | None:
+    """Why replacing the note at `vp` needs a human, or None.
+
+    Replacing non-empty content needs confirmation unless the caller passes the etag it read: a
+    matching etag is informed consent, and a stale one fails with `conflict` anyway. A missing or
+    empty note loses nothing.
+    """
+    if expected_etag is not None:
+        return None
+    try:
+        current = ctx.vault.files.read(vp)
+    except NoteNotFound:
+        return None
+    ctx.notes.setdefault("previewed", {})[vp.rel] = current.etag  # what a human approves is this version
+    if not current.content.strip():
+        return None
+    size = f"{current.stat.size} bytes, etag {current.etag}"  # the version approved: an edit since asks again
+    return f"overwrite {vp.rel} ({size} → {new_size} bytes) without a matching expected_etag"
+
+
+def shown_etag(ctx: ToolContext, vp: VaultPath, expected_etag: str | None) -> str | None:
+    """The version a write may replace: the caller's `expected_etag`, else for a confirmed call the
+    one its preview showed the human (`overwrite_preview`). Every confirmed overwrite passes it to
+    the file layer, so an edit landing after that check is a `conflict`, never replaced unseen."""
+    if expected_etag is not None or ctx.notes.get("confirmed") is None:
+        return expected_etag
+    previewed: dict[str, str] = ctx.notes.get("previewed", {})
+    return previewed.get(vp.rel)

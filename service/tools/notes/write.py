@@ -23,7 +23,13 @@ from service.markdown.parse import note_title
 from service.policy.confirmations import ChangePreview
 from service.tools.context import FoundNote, ToolContext
 from service.tools.models import NOTE_ADDRESS, ToolInput, ToolOutput
-from service.tools.notes.targets import create_target, existing_or_new, refuse_etag_of_missing
+from service.tools.notes.targets import (
+    create_target,
+    existing_or_new,
+    overwrite_preview,
+    refuse_etag_of_missing,
+    shown_etag,
+)
 from service.tools.spec import ToolSpec
 from service.vault.files import WriteResult
 from service.vault.paths import VaultPath
@@ -64,26 +70,6 @@ def _yaml_block(properties: dict[str, Any]) -> str:
 
 
 # -- create / write ----------------------------------------------------------------------------
-
-
-def overwrite_preview(ctx: ToolContext, vp: VaultPath, new_size: int, expected_etag: str | None) -> str | None:
-    """Why replacing the note at `vp` needs a human, or None.
-
-    Replacing non-empty content needs confirmation unless the caller passes the etag it read: a
-    matching etag is informed consent, and a stale one fails with `conflict` anyway. A missing or
-    empty note loses nothing.
-    """
-    if expected_etag is not None:
-        return None
-    try:
-        current = ctx.vault.files.read(vp)
-    except NoteNotFound:
-        return None
-    ctx.notes.setdefault("previewed", {})[vp.rel] = current.etag  # what a human approves is this version
-    if not current.content.strip():
-        return None
-    size = f"{current.stat.size} bytes, etag {current.etag}"  # the version approved: an edit since asks again
-    return f"overwrite {vp.rel} ({size} → {new_size} bytes) without a matching expected_etag"
 
 
 IfExists = Literal["error", "overwrite", "unique"]
@@ -141,14 +127,13 @@ def refuse_frontmatter_bomb(text: str, field: str) -> None:
 
 async def replace(ctx: ToolContext, vp: VaultPath, content: str, expected_etag: str | None) -> WriteResult:
     """Replace the note at `vp` (created when missing). A confirmed call replaces the version the
-    human was shown (`overwrite_preview`), or fails with `conflict`. Without `expected_etag` and
+    human was shown (`shown_etag`), or fails with `conflict`. Without `expected_etag` and
     unconfirmed, the confirm layer let it through because nothing was there to lose: it writes
     only over what is still nothing (a missing or empty note, under the file's lock), and a note
     filled meanwhile (a concurrent create, say) is a `conflict`, never replaced unasked."""
-    files, confirmed = ctx.vault.files, ctx.notes.get("confirmed") is not None
-    if expected_etag is not None or confirmed:
-        shown = expected_etag or ctx.notes.get("previewed", {}).get(vp.rel)
-        return await files.write(vp, content, expected_etag=shown)
+    files = ctx.vault.files
+    if expected_etag is not None or ctx.notes.get("confirmed") is not None:
+        return await files.write(vp, content, expected_etag=shown_etag(ctx, vp, expected_etag))
     now = files.read(vp) if files.current_etag(vp) is not None else None
     try:
         if now is None or not now.content.strip():
@@ -269,6 +254,8 @@ async def _add(ctx: ToolContext, args: AppendIn, at_start: bool) -> WriteOut:
         try:  # an expected_etag for a missing note fails with conflict: nothing is created
             result = await files.write(vp, args.content, create_only=True, expected_etag=args.expected_etag)
             return write_out(ctx, vp, result)
+        except CaseTwin:
+            raise
         except AlreadyExists:
             pass  # created concurrently: fall through to a normal append
 

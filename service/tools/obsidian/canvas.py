@@ -38,7 +38,7 @@ from service.obsidian import canvas as cv
 from service.policy.confirmations import ChangePreview
 from service.tools.context import ToolContext, link_target
 from service.tools.models import JsonValue, ToolInput, ToolOutput
-from service.tools.notes.write import overwrite_preview
+from service.tools.notes.targets import overwrite_preview, shown_etag
 from service.tools.obsidian.config import FileRef, file_ref, visible_path
 from service.tools.obsidian.rewrite import check_replace, current, rewrite
 from service.tools.spec import ToolSpec
@@ -357,8 +357,9 @@ async def write_canvas(ctx: ToolContext, args: WriteCanvasIn) -> WriteCanvasOut:
         return cv.dumps(canvas), canvas
 
     # The existence/etag check and the write are one step (`rewrite`): a canvas another call
-    # creates meanwhile is never replaced without its etag or a human's confirmation.
-    result, canvas = await rewrite(ctx, vp, build, expected_etag=args.expected_etag)
+    # creates meanwhile is never replaced without its etag or a human's confirmation, and a
+    # confirmed replace writes over the version the human was shown, or fails with `conflict`.
+    result, canvas = await rewrite(ctx, vp, build, expected_etag=shown_etag(ctx, vp, args.expected_etag))
     return WriteCanvasOut(
         path=vp.rel,
         title=note_title(vp.rel),

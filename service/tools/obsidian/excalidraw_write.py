@@ -30,7 +30,7 @@ from service.obsidian import excalidraw_elements as els
 from service.policy.confirmations import ChangePreview
 from service.tools.context import ToolContext
 from service.tools.models import JsonValue, ToolInput, ToolOutput
-from service.tools.notes.write import overwrite_preview
+from service.tools.notes.targets import overwrite_preview, shown_etag
 from service.tools.obsidian.excalidraw import drawing_title, load, locate, unbracketed
 from service.tools.obsidian.rewrite import check_replace, current, rewrite
 from service.tools.spec import ToolSpec
@@ -238,7 +238,9 @@ async def write_excalidraw(ctx: ToolContext, args: WriteExcalidrawIn) -> WriteEx
 
     # One call at a time on this drawing, written only if it is still what the call read (a new
     # one: create-only); `add` without expected_etag is applied again on a drawing changed meanwhile.
-    result, (drawing, added, renamed, text) = await rewrite(ctx, vp, build, expected_etag=args.expected_etag)
+    # A confirmed replace writes over the version the human was shown, or fails with `conflict`.
+    approved = shown_etag(ctx, vp, args.expected_etag)
+    result, (drawing, added, renamed, text) = await rewrite(ctx, vp, build, expected_etag=approved)
     shown = els.live(els.elements_of(drawing.scene))
     return WriteExcalidrawOut(
         path=vp.rel,
