@@ -80,14 +80,18 @@ class LinkGraph:
     def _load(cls, conn: sqlite3.Connection, vault_id: str, limit: Limit | None) -> LinkGraph:
         with paused():
             ids: dict[str, int] = {}
-            number = {int(n): ids.setdefault(str(p), len(ids)) for n, p in conn.execute(_NOTES, (vault_id,))}
+            number: dict[int, int] = {}
+            for row, (n, p) in enumerate(conn.execute(_NOTES, (vault_id,))):
+                if limit is not None and row % _CHECK_ROWS == 0:
+                    limit.up()
+                number[int(n)] = ids.setdefault(str(p), len(ids))
             src: list[int] = []
             dst: list[int] = []
             for row, (note, target) in enumerate(conn.execute(_LINKS, (vault_id,))):
                 if limit is not None and row % _CHECK_ROWS == 0:
                     limit.up()
                 a = number.get(note)
-                if a is not None:  # None: a note deleted between the two reads
+                if a is not None:  # None: a link of a note outside the vault's rows (never, one snapshot)
                     b = ids.get(target)
                     src.append(a)
                     dst.append(b if b is not None else ids.setdefault(str(target), len(ids)))

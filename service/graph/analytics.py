@@ -1,12 +1,10 @@
 """Graph analytics over a vault's link graph: central notes, shortest link paths, communities and
 notes that share neighbours. Pure functions over a `NoteGraph`; no index, no ACL, no tool context.
 
-A `NoteGraph` is built from the index's resolved links (a `LinkGraph`'s arrays, or any
-`(source, target)` pairs) and the list of notes, with a `keep` predicate applied first: a note it
-refuses is no node and no edge touches it, so every score, count and path is computed as if it
-did not exist (the graph tools pass the caller's read decision; a consolidation job passes
-nothing or its own). Nodes are sorted by path and edges deduplicated, so the same vault gives the
-same numbers, in the same order, on every run.
+A `NoteGraph` is built from the index's resolved links (a `LinkGraph`'s arrays, or any pairs)
+and the notes, a `keep` predicate applied first: a note it refuses is no node and no edge
+touches it (the graph tools pass the caller's read decision). Nodes are sorted by path and
+edges deduplicated: the same vault gives the same numbers, in the same order, on every run.
 
 - `pagerank`: power iteration, damping 0.85, the rank of notes without outlinks spread over all
   notes, until the L1 change is under `tol` (at most `max_iter` rounds). Scores sum to 1.
@@ -18,11 +16,10 @@ same numbers, in the same order, on every run.
   through the alphabetically first notes is returned; `None` when there is none.
 - `communities`: Louvain (modularity, resolution 1) on the undirected graph, nodes visited in an
   order shuffled with `seed`; communities largest first.
-- A `Limit` bounds the long ones (betweenness, Louvain, PageRank): its `stop` flag (the call was
-  cancelled, the server stops) ends the work with `Stopped` at the next source, node or round;
-  past its deadline betweenness ends with the sources done so far (an estimate from fewer) and
-  Louvain with the partition reached so far, each saying `cut`. A thread cannot be killed: this
-  is how a cancelled call's work ends.
+- A `Limit` bounds the long ones (betweenness, Louvain, PageRank, `from_links`): its `stop` flag
+  (the call was cancelled, the server stops) ends the work with `Stopped` at the next source,
+  node, round or stage; past its deadline betweenness ends with the sources done so far (an
+  estimate) and Louvain with the partition so far, each saying `cut` (a thread cannot be killed).
 - `adamic_adar`: notes two links away that share neighbours with a note (not linked to it),
   scored by the sum of 1 / log(degree) of the shared neighbours.
 Costs at 10k notes and ~50k links (docs/tools-guide.md, "Graph analytics"): tens of ms for
@@ -148,18 +145,24 @@ class NoteGraph:
     ) -> NoteGraph:
         """`build` from numbered links (paths, source and target numbers: a `LinkGraph`'s `numbered`),
         with no string pair per link: the same nodes and edges."""
-        limit.up()  # `Stopped` when its caller is gone
+        limit.up()  # `Stopped` when its caller is gone: here and between every stage
         paths, src, dst = links
         is_md = np.fromiter((is_note(p) for p in paths), dtype=bool, count=len(paths))
+        limit.up()
         both = is_md[src] & is_md[dst]
         src, dst = src[both], dst[both]
         names = {p for p in notes if is_note(p)}
+        limit.up()
         names.update(paths[i] for i in np.union1d(src, dst).tolist())
         if keep is not None:
+            limit.up()
             names = {p for p in names if keep(p)}
+        limit.up()
         nodes = sorted(names)
         index = {p: i for i, p in enumerate(nodes)}
+        limit.up()
         remap = np.fromiter((index.get(p, -1) for p in paths), dtype=np.int64, count=len(paths))
+        limit.up()
         s, d = remap[src], remap[dst]
         kept = (s >= 0) & (d >= 0)  # both paths sorted: the links stay distinct and by (source, target)
         return cls(nodes, s[kept], d[kept])

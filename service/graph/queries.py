@@ -19,10 +19,12 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from service.gcpause import paused
+from service.graph.analytics import NO_LIMIT, Limit
 from service.obsidian.canvas import is_canvas_path, not_canvas
 from service.storage.db import Database
 
 Direction = Literal["in", "out", "both"]
+_CHECK_ROWS = 4096  # rows between two looks at a Limit's stop flag
 _CHUNK = 500  # stay far below SQLite's bound-parameter limit
 
 
@@ -135,16 +137,19 @@ class GraphQueries:
 
         return await self.db.run_read(run)
 
-    async def note_titles(self, vault_id: str) -> list[tuple[str, str, list[str]]]:
+    async def note_titles(self, vault_id: str, limit: Limit = NO_LIMIT) -> list[tuple[str, str, list[str]]]:
         """(path, title, aliases) of every indexed Markdown note, by path: what graph analytics
         rank and what a note's text may mention (read and parsed in a reader's thread: 100k
-        notes' aliases took ~0.3 s, which the event loop waited for), the collector paused."""
+        notes' aliases took ~0.3 s, which the event loop waited for), the collector paused;
+        `Stopped` at the next few thousand rows once `limit.stop` is set (its caller is gone)."""
 
         def run(conn: sqlite3.Connection) -> list[tuple[str, str, list[str]]]:
             sql = f"SELECT path, title, aliases FROM notes WHERE vault_id = ? AND {not_canvas()} ORDER BY path"
             out: list[tuple[str, str, list[str]]] = []
             with paused():  # no full collection over every object while 100k rows are made
-                for path, title, aliases in conn.execute(sql, (vault_id,)):
+                for row, (path, title, aliases) in enumerate(conn.execute(sql, (vault_id,))):
+                    if row % _CHECK_ROWS == 0:
+                        limit.up()
                     found = json.loads(aliases) if aliases and aliases != "[]" else []
                     out.append((str(path), str(title), [str(a) for a in found if isinstance(a, str | int | float)]))
             return out

@@ -49,7 +49,7 @@ JUDGE_BATCH = 400  # notes per reader-thread call at most
 JUDGE_BYTES = 1 << 20  # and no more than this much text (~25 ms of scanning, the interpreter held)
 BASES = "service.tools.obsidian.bases"  # snapshot_built, snapshot_of, release_idle
 DATAVIEW = "service.tools.dataview.tools"  # pages_built, pages_of, release_idle
-GRAPH = "service.tools.graph.views"  # release_idle: the graph tools' views and link graphs
+GRAPH = "service.tools.graph.views"  # release_idle, stop_builds: the graph tools' views and link graphs
 IDLE_CHECK_MAX_S = 60.0  # how often idle images are looked for, at most
 FIRST_WRITE = "create_note"  # its domain's tools are imported ahead (`catalog`)
 
@@ -113,6 +113,9 @@ class QueryWarmup:
             self._tasks.clear()
             for task in tasks:
                 await cancel_and_wait(task)
+        graph = _engine(GRAPH, False)  # the link-graph builds under way end too (the readers close next)
+        if graph is not None:
+            await graph.stop_builds([indexer_of(vault) for vault in self.vaults.values()])
 
     async def _release_idle(self) -> None:
         """Every `idle_s` / 4 (at most a minute): drop the images no query has read for `idle_s`

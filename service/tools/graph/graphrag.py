@@ -40,7 +40,7 @@ from service.retrieval.hybrid import depth
 from service.retrieval.sensitive import Guard
 from service.semantic import search as sem
 from service.tools.context import ToolContext
-from service.tools.graph.views import VIEWS
+from service.tools.graph.views import VIEWS, call_deadline
 from service.tools.models import ToolInput, ToolOutput
 from service.tools.search.readers import hybrid_halves
 from service.tools.search.semantic import engine_of, url
@@ -179,6 +179,7 @@ def read_page(
 
 
 async def graphrag_query(ctx: ToolContext, args: GraphRagIn) -> GraphRagOut:
+    call_deadline(ctx)  # one budget for the whole call: the search, then the graph's build
     engine = engine_of(ctx)
     can_read = readable(ctx)
     folders = scope(ctx, args.folder)

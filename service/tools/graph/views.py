@@ -13,9 +13,12 @@ Builds (seconds at 100k notes) are single flight: each is one asyncio task per g
 thing built, shared by every call that needs it meanwhile, off the event loop (readers' threads,
 `computed`). A call waits for a build until its budget (`[limits] max_eval_seconds`) ends; past
 it the call answers `index_unavailable` (details.reason `graph_building`, retryable) and the
-build goes on, so the next call finds it done. A call that is cancelled (notifications/cancelled,
-its connection gone) stops a build no other call waits for: the link load and the graph build
-check their `Limit`'s stop flag. A build of a generation that is no longer current ends for its
+build goes on, so the next call finds it done; the budget is the call's (`call_deadline`: what
+graphrag_query's search used of it is gone). A call that is cancelled (notifications/cancelled,
+its connection gone) stops a build no other call waits for, and the server stopping stops every
+build under way (`stop_builds`, from the query warm-up's stop, before the readers close): the
+notes' and links' reads and every stage of the graph build check their `Limit`'s stop flag.
+A build of a generation that is no longer current ends for its
 callers and is kept by nobody (it never replaces a newer one); while it runs, a call of a newer
 generation waits for it to end before its own build of the same thing starts (one link load at a
 time, holding one reader), and a call past its budget is answered with what the last build that
@@ -51,6 +54,7 @@ from service.graph.analytics import Limit, NoteGraph, is_note
 from service.graph.mentions import NameIndex
 from service.graph.queries import GraphQueries
 from service.indexer.runner import indexer_of
+from service.tasks import cancel_and_wait
 from service.tools.context import ToolContext
 from service.tools.search_common import readable
 
@@ -224,7 +228,7 @@ class Views:
         """The vault's `LinkGraph` at the current index generation (built once, kept, shared)."""
         indexer = indexer_of(ctx.vault)
         kept = self._generation(indexer) if indexer is not None else _Generation(-1)
-        return await self._links(ctx, kept, _deadline(ctx))
+        return await self._links(ctx, kept, call_deadline(ctx))
 
     async def _links(self, ctx: ToolContext, kept: _Generation, deadline: float) -> LinkGraph:
         vid, db = ctx.vault.id, ctx.services.db
@@ -240,13 +244,21 @@ class Views:
 
     async def _notes(self, ctx: ToolContext, kept: _Generation, deadline: float) -> list[Note]:
         vid = ctx.vault.id
-        return await self._shared(kept, "notes", lambda: GraphQueries(ctx.services.db).note_titles(vid), deadline, vid)
+
+        async def make() -> list[Note]:
+            limit = Limit()
+            try:
+                return await GraphQueries(ctx.services.db).note_titles(vid, limit)
+            finally:
+                limit.stop.set()  # cancelled: the read ends at its next check
+
+        return await self._shared(kept, "notes", make, deadline, vid)
 
     async def get(self, ctx: ToolContext) -> View:
         """The caller's view: its build (the notes and links, read side by side, then the graph)
         is one shared task that goes on when the caller's budget ends (module docstring)."""
         vid = ctx.vault.id
-        deadline = _deadline(ctx)
+        deadline = call_deadline(ctx)
         indexer = indexer_of(ctx.vault)
         can_read = readable(ctx)
         kept = self._generation(indexer) if indexer is not None else _Generation(-1)
@@ -278,6 +290,17 @@ class Views:
                 kept.done.pop(old, None)
         return view
 
+    async def stop(self, indexers: list[Any]) -> int:
+        """Cancel every build under way of these vault indexers (the server stops) and wait until
+        each task has ended: a link load or graph build still running stops at its next check of
+        its `Limit` (a few thousand rows), so the readers close at once. How many were stopped."""
+        with self._lock:
+            kept = [self._kept.get(indexer) for indexer in indexers]
+            builds = [b for k in kept if k is not None for b in (k.older | k.building).values() if not b.task.done()]
+        for build in builds:
+            await cancel_and_wait(build.task)
+        return len(builds)
+
     def release_idle(self, idle_s: float) -> int:
         """Drop what is kept of the vaults no graph call has used in `idle_s` seconds; a vault
         with a build under way is in use (its build is kept when it ends)."""
@@ -293,8 +316,14 @@ class Views:
         return len(idle)
 
 
-def _deadline(ctx: ToolContext) -> float:
-    return time.monotonic() + ctx.services.settings.limits.max_eval_seconds
+def call_deadline(ctx: ToolContext) -> float:
+    """When the call's budget (`[limits] max_eval_seconds`) ends: fixed at the first ask of the
+    call (a graph tool asks first thing: graphrag_query before its search), so a call's wait
+    for a build is what its earlier steps left of its budget, not a new budget."""
+    deadline: float = ctx.notes.setdefault(
+        "graph_deadline", time.monotonic() + ctx.services.settings.limits.max_eval_seconds
+    )
+    return deadline
 
 
 VIEWS = Views()
@@ -304,3 +333,8 @@ def release_idle(idle_s: float) -> int:
     """Drop the graphs (views and the links they were built from) no call has used for `idle_s`
     seconds, for the query images' idle release (`[search] query_images_idle_s`); how many."""
     return VIEWS.release_idle(idle_s)
+
+
+async def stop_builds(indexers: list[Any]) -> int:
+    """Stop the graph builds under way of these vault indexers (the server stops: `Views.stop`)."""
+    return await VIEWS.stop(indexers)
