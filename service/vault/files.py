@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Literal
 
 from service.errors import AlreadyExists, Conflict, NoteNotFound, PathInvalid
-from service.vault import dirfd, journal, reread
+from service.vault import dirfd, journal, offloop, reread
 from service.vault.decoding import UTF8, decode_note
 from service.vault.etags import etag_of as etag_of
 from service.vault.etags import stale_etag
@@ -69,12 +69,6 @@ def _file_stat(st: os.stat_result) -> FileStat:
     return FileStat(size=st.st_size, mtime=st.st_mtime, ctime=getattr(st, "st_birthtime", st.st_ctime))
 
 
-def decode(data: bytes) -> str:
-    """A note's text: UTF-8, or the encoding its bytes are in (never a lone surrogate, which JSON
-    and SQLite refuse; `service.vault.decoding`)."""
-    return decode_note(data).text
-
-
 def note_file(vp: VaultPath, data: bytes, st: os.stat_result) -> NoteFile:
     text, encoding = decode_note(data)
     return NoteFile(path=vp, content=text, etag=etag_of(data), stat=_file_stat(st), encoding=encoding)
@@ -82,6 +76,15 @@ def note_file(vp: VaultPath, data: bytes, st: os.stat_result) -> NoteFile:
 
 def encode(text: str) -> bytes:
     return text.encode("utf-8", errors="surrogateescape")
+
+
+def _changed(
+    vp: VaultPath, data: bytes, st: os.stat_result, etag: str | None, change: Callable[[str], str]
+) -> tuple[NoteFile, bytes]:  # `modify`'s note and new bytes: in a worker thread for a long note
+    note = note_file(vp, data, st)
+    if etag is not None and note.etag != etag:
+        raise stale_etag(vp.rel, etag, note.etag)
+    return note, encode(change(note.content))
 
 
 class VaultFiles:
@@ -283,10 +286,7 @@ class VaultFiles:
         async with self.lock(key), self._writes:
             for _ in range(reread.TRIES):
                 data, read = self._read_raw(vp, key, expected_etag)
-                note = note_file(vp, data, read)
-                if expected_etag is not None and note.etag != expected_etag:
-                    raise stale_etag(vp.rel, expected_etag, note.etag)
-                new = encode(change(note.content))
+                note, new = await offloop.sized(len(data), _changed, vp, data, read, expected_etag, change)
                 try:
                     st = await asyncio.to_thread(
                         reread.replace_if_unchanged, self.paths.root, key, new, read, note.etag

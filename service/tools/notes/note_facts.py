@@ -22,6 +22,7 @@ from typing import Any
 from service.markdown.parse import parse_note
 from service.storage.db import Database, DbError, DbOperationalError
 from service.tools.context import ToolContext
+from service.vault import offloop
 
 _SQL = """
 SELECT n.title, n.properties, n.tags, n.frontmatter_error,
@@ -87,7 +88,7 @@ async def _facts(ctx: ToolContext, rel: str, etag: str, text: str) -> NoteFacts:
             links=_unique(json.loads(row[4])),
             frontmatter_error=row[3],
         )
-    parsed = parse_note(rel, text)
+    parsed = await offloop.sized(len(text), parse_note, rel, text)  # a long note: in a worker thread
     return NoteFacts(
         title=parsed.title,
         properties=parsed.properties,

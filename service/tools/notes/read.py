@@ -6,7 +6,6 @@ counts in note_info. Writing tools live in `write.py`, `files.py` and `bulk.py`.
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any, Literal
 
 from pydantic import Field, model_validator
@@ -17,10 +16,11 @@ from service.indexer.caps import MAX_TAGS
 from service.markdown import frontmatter as fm
 from service.markdown import sections
 from service.markdown.parse import note_title, parse_note
-from service.tools.context import ToolContext
+from service.tools.context import FoundNote, ToolContext
 from service.tools.models import NOTE_ADDRESS, ToolInput, ToolOutput, decode_cursor, encode_cursor
 from service.tools.notes.note_facts import note_facts
 from service.tools.spec import ToolSpec
+from service.vault import offloop
 from service.vault.decoding import UTF8
 from service.vault.files import NoteFile
 
@@ -108,11 +108,29 @@ async def read_note(ctx: ToolContext, args: ReadNoteIn) -> ReadNoteOut:
             details={"field": "path", "subpath": found.subpath},
         )
     vp = found.vp
-    note = ctx.vault.files.read(vp)
+    note = await offloop.read(ctx.vault.files.read, vp)
     text = note.content
     facts = await note_facts(ctx, vp.rel, note.etag, text)
     if facts.frontmatter_error is not None:
         await _tell_invalid_frontmatter(ctx, vp.rel, facts.frontmatter_error)
+    content, first, last, total = await offloop.sized(len(text), _selected, text, found, args)
+    return ReadNoteOut(
+        **meta(ctx, note, facts.title),
+        content=content,
+        properties=facts.properties,
+        tags=facts.tags,
+        links=facts.links,
+        total_lines=total,
+        start_line=first,
+        end_line=last,
+        frontmatter_error=facts.frontmatter_error,
+        encoding=None if note.encoding == UTF8 else note.encoding,
+    )
+
+
+def _selected(text: str, found: FoundNote, args: ReadNoteIn) -> tuple[str, int, int, int]:
+    """(content, first line, last line, the note's lines) of what `args` selects (in a worker
+    thread for a long note: `service.vault.offloop`)."""
     total = text.count("\n") + (0 if text.endswith("\n") else 1)  # lines, without splitting the note
     first, last = 1, max(total, 1)
     if found.subpath is not None:
@@ -141,18 +159,7 @@ async def read_note(ctx: ToolContext, args: ReadNoteIn) -> ReadNoteOut:
         first = front.body_line + 1
     else:
         content = text
-    return ReadNoteOut(
-        **meta(ctx, note, facts.title),
-        content=content,
-        properties=facts.properties,
-        tags=facts.tags,
-        links=facts.links,
-        total_lines=total,
-        start_line=first,
-        end_line=last,
-        frontmatter_error=facts.frontmatter_error,
-        encoding=None if note.encoding == UTF8 else note.encoding,
-    )
+    return content, first, last, total
 
 
 async def _tell_invalid_frontmatter(ctx: ToolContext, rel: str, error: str) -> None:
@@ -244,16 +251,11 @@ class NoteInfoOut(NoteMeta):
     indexed: bool = Field(description="Whether the index knows this note (backlink count comes from it).")
 
 
-OFF_LOOP_CHARS = 64 * 1024  # a longer note is parsed in a worker thread (parsing is linear: ~20 ms here)
-
-
 async def note_info(ctx: ToolContext, args: PathIn) -> NoteInfoOut:
     vp = (await ctx.find_note(args.path, "read")).vp
-    note = ctx.vault.files.read(vp)
-    if len(note.content) > OFF_LOOP_CHARS:  # an 18 MB note parsed for 5 s on the loop: every call waited
-        parsed = await asyncio.to_thread(parse_note, vp.rel, note.content)
-    else:
-        parsed = parse_note(vp.rel, note.content)
+    note = await offloop.read(ctx.vault.files.read, vp)
+    # an 18 MB note parsed for 5 s on the loop: every call waited
+    parsed = await offloop.sized(len(note.content), parse_note, vp.rel, note.content)
     row = await ctx.services.db.fetchone(
         "SELECT COUNT(*) FROM notes WHERE vault_id = ?1 AND path = ?2", (ctx.vault.id, vp.rel)
     )

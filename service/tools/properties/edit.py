@@ -38,6 +38,7 @@ from service.tools.graph_common import (
     preview,
 )
 from service.tools.models import NOTE_ADDRESS, ToolInput, ToolOutput
+from service.vault import offloop
 
 if TYPE_CHECKING:
     from ruamel.yaml.comments import CommentedMap
@@ -124,8 +125,9 @@ class RemoveTagsIn(TagsIn):
 
 async def _edit(ctx: ToolContext, path: str, expected_etag: str | None, change: Any) -> EditOut:
     vp = (await ctx.find_note(path, "write", section="reject")).vp
-    ctx.vault.files.check_etag(vp, expected_etag)  # a stale etag fails before any conversion work
-    before = ctx.vault.files.read(vp).content
+    # a stale etag fails before any conversion work (a long note is hashed in a worker thread)
+    await offloop.sized(offloop.size_of(vp), ctx.vault.files.check_etag, vp, expected_etag)
+    before = (await offloop.read(ctx.vault.files.read, vp)).content
     holder: dict[str, str] = {}
 
     def apply(text: str) -> str:
@@ -133,22 +135,26 @@ async def _edit(ctx: ToolContext, path: str, expected_etag: str | None, change: 
         holder["after"] = change(text, vp.rel)
         return holder["after"]
 
-    if change(before, vp.rel) == before and expected_etag is None:
-        note = ctx.vault.files.read(vp)
+    if await offloop.sized(len(before), change, before, vp.rel) == before and expected_etag is None:
+        note = await offloop.read(ctx.vault.files.read, vp)
         changed, text, etag = False, note.content, note.etag
         holder["before"] = holder["after"] = text
     else:
         result = await ctx.vault.files.modify(vp, apply, expected_etag=expected_etag)
         changed, text, etag = holder["before"] != holder["after"], holder["after"], result.etag
+
+    def answer() -> tuple[dict[str, Any], list[LineChangeItem]]:
+        diff = diff_lines(holder["before"], holder["after"])
+        changes = [LineChangeItem(line=c.line, before=c.before, after=c.after) for c in diff]
+        return yaml_edit.read(text, vp.rel)[0], changes  # an edit may leave more than `load` reads
+
+    properties, changes = await offloop.sized(len(text), answer)
     return EditOut(
         **note_item(ctx, vp.rel, note_title(vp.rel)),
         etag=etag,
-        properties=yaml_edit.read(text, vp.rel)[0],  # an edit may leave more than `load` reads
+        properties=properties,
         changed=changed,
-        changes=[
-            LineChangeItem(line=c.line, before=c.before, after=c.after)
-            for c in diff_lines(holder["before"], holder["after"])
-        ],
+        changes=changes,
     )
 
 
