@@ -25,7 +25,10 @@ starts with `[` one before the bracket (Markdown escapes, shown as typed in Obsi
 task box of its own. Relations are the list items under `## Relations`: a relation type and
 one wikilink. A line in either section that does not have that shape is kept verbatim
 (`Entity.extra_obs`, `extra_rel`), never lost or rewritten; so is everything outside the two
-sections (`Entity.preamble`, `Entity.tail`).
+sections (`Entity.preamble`, `Entity.tail`). Under `## Observations` such lines (blank ones
+too) also keep their place among the items (`Entity.obs_layout`): a new observation goes after
+the last item and the lines that continue it, before a blank line and what follows it (a
+person's paragraph stays a paragraph, not a continuation of the new item).
 
 `file_name` maps any entity name to a safe, reversible file name (the real name stays in the
 frontmatter): characters a file name cannot hold (and `~`) are written `~XX`, and names that would be
@@ -105,6 +108,8 @@ class Entity:
     relations: list[Relation] = field(default_factory=list)
     preamble: str = ""  # the body before the first memory section (below the title)
     extra_obs: list[str] = field(default_factory=list)  # lines under Observations without that shape
+    # the Observations section as read: its observations and every other line (blank ones too), in order
+    obs_layout: list[Observation | str] = field(default_factory=list)
     extra_rel: list[str] = field(default_factory=list)  # lines under Relations without that shape
     tail: str = ""  # other sections after the memory sections
     other_properties: dict[str, Any] = field(default_factory=dict)
@@ -284,11 +289,13 @@ def parse(text: str) -> Entity:
             if m and m.group("text").strip():
                 fields = {k: unescape(v) for k, v in _FIELD.findall(m.group("fields") or "")}
                 text = unescape(m.group("text").strip())
-                entity.observations.append(
-                    Observation(text, m.group("category"), m.group("block") or "", fields, stripped)
-                )
-            elif stripped:
-                entity.extra_obs.append(line)
+                obs = Observation(text, m.group("category"), m.group("block") or "", fields, stripped)
+                entity.observations.append(obs)
+                entity.obs_layout.append(obs)
+            else:
+                entity.obs_layout.append(line)
+                if stripped:
+                    entity.extra_obs.append(line)
         elif section == "rel":
             m = _REL.match(stripped)
             if m:
@@ -297,6 +304,8 @@ def parse(text: str) -> Entity:
                 entity.extra_rel.append(line)
         else:
             tail.append(line)
+    while entity.obs_layout and isinstance(entity.obs_layout[-1], str) and not entity.obs_layout[-1].strip():
+        entity.obs_layout.pop()  # the blank line before the next section is the renderer's
     entity.preamble = "\n".join(pre).strip("\n")
     entity.tail = "\n".join(tail).strip("\n")
     return entity
@@ -327,14 +336,49 @@ def render(entity: Entity) -> str:
     if entity.preamble:
         out += [entity.preamble, ""]
     out.append(OBS_HEADING)
-    out += [obs.render() for obs in entity.observations]
-    out += entity.extra_obs
+    out += _observation_lines(entity)
     out += ["", REL_HEADING]
     out += [rel.render() for rel in entity.relations]
     out += entity.extra_rel
     if entity.tail:
         out += ["", entity.tail]
     return "\n".join(out) + "\n"
+
+
+def _observation_lines(entity: Entity) -> list[str]:
+    """The Observations section's lines: as read (`obs_layout`), less the observations removed
+    since, with the new ones after the last item read and the lines that continue it (up to a
+    blank line), in `observations` order. Without a layout (a new entity, or one built in code
+    with `extra_obs`): the observations, then the other lines."""
+    if not entity.obs_layout:
+        return [obs.render() for obs in entity.observations] + entity.extra_obs
+    kept = {id(obs) for obs in entity.observations}
+    read = {id(item) for item in entity.obs_layout if not isinstance(item, str)}
+    new = [obs.render() for obs in entity.observations if id(obs) not in read]
+    last = max((i for i, item in enumerate(entity.obs_layout) if not isinstance(item, str)), default=None)
+    at = len(entity.obs_layout)
+    if last is not None:
+        at = last + 1
+        while at < len(entity.obs_layout) and _continues(entity.obs_layout[at]):
+            at += 1
+    lines: list[str] = []
+    for i, item in enumerate(entity.obs_layout):
+        if i == at:
+            lines += new
+        if isinstance(item, str):
+            lines.append(item)
+        elif id(item) in kept:
+            lines.append(item.render())
+    if at == len(entity.obs_layout):
+        if new and last is None and lines and lines[-1].strip() and not lines[-1].lstrip().startswith(("- ", "* ")):
+            lines.append("")  # a person's text before the first item: a paragraph, not its continuation
+        lines += new
+    return lines
+
+
+def _continues(item: Observation | str) -> bool:
+    """Whether a line after an observation continues it (not blank, not another observation)."""
+    return isinstance(item, str) and bool(item.strip())
 
 
 def inbox_key(inbox: str) -> str:

@@ -24,6 +24,12 @@ def entity_name(ctx: ToolContext, store: EntityStore, raw: str, field: str) -> s
     name = check_name(raw, field)
     stem = linked_stem(name, store.folder)
     if stem is None:
+        if name.startswith(("[[", "![[")) and name.endswith("]]"):  # `[[]]`, `[[|x]]`, `[[#h]]`: no note
+            raise ValidationFailed(
+                f"{field} {name[:40]!r} is a link that names no note",
+                details={"field": field, "reason": "empty_link"},
+                hint="Give the entity's name, or a [[wikilink]] to its note.",
+            )
         return name
     try:
         vp = ctx.resolve(f"{store.folder}/{stem}.md", "read")

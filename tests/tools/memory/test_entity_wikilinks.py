@@ -49,3 +49,15 @@ async def test_a_relation_names_the_entity_whose_path_it_spells(vg: Harness) -> 
     assert sorted(graph["relations"], key=str) == sorted(relations, key=str)
     opened = await vg.ok("open_nodes", names=["Bob"])
     assert sorted(opened["relations"], key=str) == sorted(relations, key=str)
+
+
+async def test_a_link_that_names_no_note_makes_no_entity(vg: Harness) -> None:
+    """`[[]]`, `[[|x]]`, `[[#h]]`: whole links with nothing to name are refused, never an entity
+    literally named so (acceptance pass s63 T1 #4)."""
+    for link in ("[[]]", "[[|x]]", "[[#h]]", "![[]]"):
+        error = await vg.err("memory_store", "validation_error", key=link, value="v", source="Welcome.md")
+        assert error["details"]["reason"] == "empty_link"
+        entity = {"name": link, "entityType": "x", "observations": []}
+        await vg.err("create_entities", "validation_error", entities=[entity])
+    assert (await vg.ok("read_memory_graph"))["entities"] == []
+    assert not (vg.root / "Memory").exists() or list((vg.root / "Memory").iterdir()) == []

@@ -52,3 +52,37 @@ def test_a_field_may_hold_a_wikilink_and_an_unclosed_one_stays_text() -> None:
     assert linked.text == "Wrote it up" and linked.fields == {"source": "[[Notes/Gone]]", "by": "ab12"}
     assert odd.text == "odd [source:: [[half]" and odd.fields == {}
     assert render(parse(text)) == render(parse(render(parse(text))))
+
+
+def test_a_new_observation_goes_after_the_last_item_not_into_a_persons_paragraph() -> None:
+    """The blank line before a hand-written paragraph stays, so the paragraph does not become a
+    continuation of the new item (acceptance pass s63 T1 #1); lines between items keep their place."""
+    hand = (
+        "# Zoe\n\n## Observations\n\n- likes tea\n  (since 2019)\n- hates coffee ^b1\n\nMy own paragraph, not a fact.\n"
+        "Its second line.\n\n## Relations\n"
+    )
+    entity = parse(hand)
+    entity.observations.append(Observation("likes jazz", block_id="m-1"))
+    lines = render(entity).split("\n")
+    at = lines.index("## Observations")
+    assert lines[at : at + 9] == [
+        "## Observations",
+        "",
+        "- likes tea",
+        "  (since 2019)",
+        "- hates coffee ^b1",
+        "- likes jazz ^m-1",
+        "",
+        "My own paragraph, not a fact.",
+        "Its second line.",
+    ]
+    entity = parse(render(entity))
+    entity.observations = [o for o in entity.observations if o.text != "likes tea"]
+    out = render(entity)
+    assert "- likes tea" not in out and "  (since 2019)\n- hates coffee ^b1\n- likes jazz ^m-1\n\nMy own" in out
+
+
+def test_a_new_observation_after_a_section_of_only_text_is_a_paragraph_apart() -> None:
+    entity = parse("# P\n\n## Observations\nNotes I keep.\n\n## Relations\n")
+    entity.observations.append(Observation("first fact", block_id="m-2"))
+    assert "## Observations\nNotes I keep.\n\n- first fact ^m-2\n\n## Relations" in render(entity)
