@@ -185,6 +185,36 @@ def _load(raw: str, limits: YamlLimits) -> tuple[Any, str | None]:
         loader.dispose()
 
 
+def duplicate_key(raw: str) -> str | None:
+    """Why the block names a key twice in one mapping (None: it does not, or is not YAML the
+    library reads). Reading lets the later one win; a rewrite from what was read would drop the
+    first, so a writer refuses it (Obsidian and the round-trip loader reject it too)."""
+    loader = _Loader(raw)
+    try:
+        node = loader.get_single_node()
+    except Exception:  # noqa: BLE001 - not readable as written (a template's placeholders): others answer
+        return None
+    finally:
+        loader.dispose()
+    pending, visited = [node], set()
+    while pending:  # each node once: an alias is the node it names, never walked again
+        node = pending.pop()
+        if node is None or id(node) in visited:
+            continue
+        visited.add(id(node))
+        if isinstance(node, yaml.MappingNode):
+            seen: set[tuple[str, str]] = set()
+            for key, value in node.value:
+                if isinstance(key, yaml.ScalarNode) and key.value != "<<":
+                    if (key.tag, key.value) in seen:
+                        return f"found duplicate key {key.value!r} (a property named twice)"
+                    seen.add((key.tag, key.value))
+                pending.append(value)
+        elif isinstance(node, yaml.SequenceNode):
+            pending.extend(node.value)
+    return None
+
+
 class FrontmatterTooLarge(ValueError):
     """A frontmatter value expands past `[limits]` (aliases, nesting)."""
 

@@ -20,7 +20,7 @@ from functools import partial
 from pathlib import Path
 
 from service.errors import AlreadyExists, Conflict, NoteNotFound, ValidationFailed
-from service.markdown.frontmatter import split
+from service.markdown.frontmatter import duplicate_key, split
 from service.markdown.yaml_edit import invalid_frontmatter
 from service.memory.model import Entity, file_name, inbox_key, linked_stem, parse, render
 from service.plans.effects import MemoryNotes
@@ -292,8 +292,9 @@ class EntityStore:
     ) -> Loaded:
         for _ in range(CAS_TRIES):
             current = self.require(name, "write")
-            error = split(current.text).error
-            if error is not None:  # rendered from what parsed, its properties would all be lost
+            front = split(current.text)
+            error = front.error or (duplicate_key(front.raw) if front.raw else None)
+            if error is not None:  # rendered from what parsed, its properties (or one of two) would be lost
                 raise invalid_frontmatter(vp.rel, error)
             entity = current.entity
             if not any([change(entity) for change in changes]):  # every change applied, in order

@@ -9,8 +9,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from mcp import Client
 
-from tests.conftest import started
+from tests.conftest import e2e, started
 
 TYPO = (
     "---\nname: Ann\nentityType: person\ncustom: keep me\nnotes: [unclosed\n---\n# Ann\n\n"
@@ -23,7 +24,13 @@ BOMB = (
 )
 
 
-@pytest.mark.parametrize("text", [TYPO, BOMB], ids=["typo", "alias-bomb"])
+# libyaml lets the later `keep` win: rendered from what parsed, `keep: 1` was dropped (R4 s62 F6)
+DUPLICATE = (
+    "---\nname: Ann\nentityType: person\nkeep: 1\nkeep: 2\n---\n# Ann\n\n## Observations\n- likes tea ^m-aaaaaaaaaaaa\n"
+)
+
+
+@pytest.mark.parametrize("text", [TYPO, BOMB, DUPLICATE], ids=["typo", "alias-bomb", "duplicate-key"])
 async def test_memory_writes_refuse_a_note_whose_frontmatter_does_not_parse(
     make_vault: Callable[..., Path], text: str
 ) -> None:
@@ -37,4 +44,16 @@ async def test_memory_writes_refuse_a_note_whose_frontmatter_does_not_parse(
             error = await vg.err(tool, "validation_error", **args)
             assert error["details"]["reason"] == "invalid_frontmatter", (tool, error)
             assert vg.read("Memory/Ann.md") == text, tool
+        error = await vg.err("set_properties", "validation_error", path="Memory/Ann.md", properties={"x": 1})
+        assert error["details"]["reason"] == "invalid_frontmatter"  # the same refusal
         await vg.ok("add_observations", observations=[{"entityName": "Bob", "contents": ["likes coffee"]}])
+
+
+async def test_a_duplicate_key_is_refused_over_http(make_vault: Callable[..., Path]) -> None:
+    async with e2e(make_vault({"Memory/Ann.md": DUPLICATE})) as (url, vg), Client(url) as client:
+        args = {"observations": [{"entityName": "Ann", "contents": ["likes coffee"]}]}
+        result = await client.call_tool("add_observations", args)
+        assert result.is_error and result.structured_content is not None
+        error = result.structured_content["error"]
+        assert error["code"] == "validation_error" and error["details"]["reason"] == "invalid_frontmatter", error
+        assert "keep" in error["details"]["yaml_error"] and vg.read("Memory/Ann.md") == DUPLICATE
