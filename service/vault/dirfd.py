@@ -26,7 +26,9 @@ from __future__ import annotations
 import ctypes
 import errno
 import os
+import secrets
 import stat
+import unicodedata
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -245,12 +247,17 @@ def rename(
 
     `replace=False`: FileExistsError when something is at `dst`, checked by the rename itself
     (`renameat2` with `RENAME_NOREPLACE`) where the system has it: a file another program
-    created there a moment before is never replaced."""
+    created there a moment before is never replaced.
+
+    On a case-blind disk (macOS, Windows) `Meeting Notes.md` reaches `meeting notes.md` itself:
+    a rename in letter case only (`same_entry`) goes through a temporary name (`_via_temp`)."""
     with parent_of(root, src) as (src_dir, src_name):
-        if lstat_in(src_dir, src_name) is None:
+        if (before := lstat_in(src_dir, src_name)) is None:
             raise FileNotFoundError(errno.ENOENT, "no such file or folder", src)
         with parent_of(root, dst, create=create, new_name=new_name) as (dst_dir, dst_name):
-            if replace:
+            if src_name != dst_name and same_entry(before, lstat_in(dst_dir, dst_name), src_name, dst_name):
+                _via_temp(src_dir, src_name, dst_dir, dst_name, dst)
+            elif replace:
                 os.rename(src_name, dst_name, src_dir_fd=src_dir.fd, dst_dir_fd=dst_dir.fd)
             else:
                 _rename_noreplace(src_dir, src_name, dst_dir, dst_name, dst)
@@ -258,6 +265,42 @@ def rename(
             if src_dir.rel != dst_dir.rel:
                 os.fsync(src_dir.fd)
             return dst_dir.created
+
+
+def same_entry(a: os.stat_result | None, b: os.stat_result | None, a_name: str, b_name: str) -> bool:
+    """Whether two names that differ in letter case (or Unicode form) only reach one file or
+    folder: a case-blind disk (on a case-sensitive one they are two entries, or one is absent)."""
+    if a is None or b is None or (a.st_dev, a.st_ino) != (b.st_dev, b.st_ino):
+        return False
+    return unicodedata.normalize("NFC", a_name).casefold() == unicodedata.normalize("NFC", b_name).casefold()
+
+
+def one_entry(a: Path, b: Path) -> bool:
+    """`same_entry` for two paths (`a` and `b` themselves, no link followed)."""
+    try:
+        return same_entry(os.lstat(a), os.lstat(b), a.name, b.name)
+    except OSError:
+        return False
+
+
+def _via_temp(src_dir: Folder, src_name: str, dst_dir: Folder, dst_name: str, dst: str) -> None:
+    """A rename to another letter case of the same name on a case-blind disk, where the disk
+    finds the entry itself at the new name (`RENAME_NOREPLACE` refuses; rename(2) of a file
+    onto itself does nothing): two atomic no-replace renames, `src` to a free temporary name
+    beside it, then to `dst`; if the second is refused, the first is undone. A crash in between
+    leaves the note whole under the temporary name, a visible note Obsidian and the index list
+    (never a `.vgtmp` the temp sweep removes)."""
+    stem, dot, ext = src_name.rpartition(".")
+    if not stem:  # a folder, or a name without an extension
+        stem, dot, ext = src_name, "", ""
+    temp = f"{stem} (renaming {secrets.token_hex(4)}){dot}{ext}"
+    _rename_noreplace(src_dir, src_name, src_dir, temp, dst)
+    try:
+        _rename_noreplace(src_dir, temp, dst_dir, dst_name, dst)
+    except OSError:
+        _rename_noreplace(src_dir, temp, src_dir, src_name, dst)
+        raise
+    os.fsync(src_dir.fd)
 
 
 _RENAME_NOREPLACE = 1

@@ -439,7 +439,7 @@ class VaultFiles:
         async with self.lock(first), self.lock(second), self._writes:
             if not src.abs.exists():
                 raise NoteNotFound(f"nothing at {src.rel!r}", details={"path": src.rel})
-            if dst.abs.exists() and not overwrite:
+            if dst.abs.exists() and not overwrite and not dirfd.one_entry(src.abs, dst.abs):  # a case-blind disk
                 raise AlreadyExists(f"something already exists at {dst.rel!r}", details={"path": dst.rel})
             self.check_new(dst, file=not dst.abs.exists() and renamed(src.rel, dst.rel))
             try:  # without `overwrite`, something another program put at `dst` meanwhile is kept
