@@ -113,6 +113,9 @@ class Entity:
     extra_rel: list[str] = field(default_factory=list)  # lines under Relations without that shape
     tail: str = ""  # other sections after the memory sections
     other_properties: dict[str, Any] = field(default_factory=dict)
+    # a memory property read in another type (`entityType: {kind: person}`, `aliases: 5`): its value
+    # as written and as the entity holds it; written back as written while the entity's is unchanged
+    given: dict[str, tuple[Any, Any]] = field(default_factory=dict)
 
 
 _DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"
@@ -263,6 +266,10 @@ def parse(text: str) -> Entity:
         updated=str(data.get("updated") or ""),
         other_properties={k: v for k, v in data.items() if k not in known},
     )
+    for key, held in (("name", name), ("entityType", entity.entity_type), ("aliases", aliases)):
+        raw = data.get(key)
+        if key in data and raw is not None and not _plain(raw, list if key == "aliases" else str):
+            entity.given[key] = (raw, held)
     section: str | None = None
     pre: list[str] = []
     tail: list[str] = []
@@ -320,6 +327,14 @@ def _yaml_json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, default=str).translate(_YAML_BREAKS)
 
 
+def _plain(value: Any, kind: type) -> bool:
+    """Whether a memory property holds the type the entity keeps it in (aliases: a list of
+    strings, or one string)."""
+    if kind is list:
+        return isinstance(value, str) or (isinstance(value, list) and all(isinstance(v, str) for v in value))
+    return isinstance(value, str)
+
+
 def render(entity: Entity) -> str:
     """The note's text; `parse(render(e))` gives `e` back, and lines read from a note are
     written back as they were."""
@@ -331,6 +346,9 @@ def render(entity: Entity) -> str:
         "updated": entity.updated,
         **entity.other_properties,
     }
+    for key, (raw, held) in entity.given.items():
+        if props[key] == held:  # unchanged: as written, not as the entity's string of it
+            props[key] = raw
     front = "\n".join(f"{k}: {_yaml_json(v)}" for k, v in props.items())
     out = [f"---\n{front}\n---", f"# {one_line(entity.name)}", ""]
     if entity.preamble:

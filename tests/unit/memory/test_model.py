@@ -86,3 +86,24 @@ def test_a_new_observation_after_a_section_of_only_text_is_a_paragraph_apart() -
     entity = parse("# P\n\n## Observations\nNotes I keep.\n\n## Relations\n")
     entity.observations.append(Observation("first fact", block_id="m-2"))
     assert "## Observations\nNotes I keep.\n\n- first fact ^m-2\n\n## Relations" in render(entity)
+
+
+def test_a_memory_property_of_another_type_is_written_back_as_written() -> None:
+    """`entityType: {kind: person}` or `name: [Ann, Lee]` were written back as Python's str() of
+    them (acceptance pass s63 T1 #2); kept as written while the entity does not change them."""
+    from service.markdown.frontmatter import split
+
+    text = "---\nname: [Ann, Lee]\nentityType: {kind: person, since: 2020}\naliases: 5\nrating: 5\n---\n# Ann\n"
+    entity = parse(text)
+    entity.observations.append(Observation("likes tea", block_id="m-1"))
+    data = split(render(entity)).data
+    assert data == {
+        "name": ["Ann", "Lee"],
+        "entityType": {"kind": "person", "since": 2020},
+        "aliases": 5,
+        "created": "",
+        "updated": "",
+        "rating": 5,
+    }
+    entity.entity_type = "band"  # changed: the entity's value
+    assert split(render(entity)).data["entityType"] == "band"
