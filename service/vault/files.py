@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Literal
 
 from service.errors import AlreadyExists, Conflict, NoteNotFound, PathInvalid
-from service.vault import dirfd, journal, offloop, reread
+from service.vault import casing, dirfd, journal, offloop, reread
 from service.vault.decoding import UTF8, decode_note
 from service.vault.etags import etag_of as etag_of
 from service.vault.etags import stale_etag
@@ -192,9 +192,10 @@ class VaultFiles:
             )
         return f"{rel}/{name}" if rel else name
 
-    def check_new(self, vp: VaultPath, *, file: bool) -> None:
-        """Refuse names this vault may not create (`VaultPaths.check_new_name`): the folders a
-        change to `vp` would make, and `vp` itself when `file` (a file that does not exist yet)."""
+    def check_new(self, vp: VaultPath, *, file: bool, itself: str | None = None) -> None:
+        """Refuse names this vault may not create (`VaultPaths.check_new_name`; a case twin, `casing`,
+        but of `itself`, a move's source): the folders a change to `vp` makes, `vp` when `file`."""
+        casing.refuse_case_twin(self.paths.root, vp.rel, itself=itself)
         for folder in self.missing_folders(vp):
             self.paths.check_new_name(folder.relative_to(self.paths.root).as_posix(), folder.name)
         if file:
@@ -441,7 +442,7 @@ class VaultFiles:
                 raise NoteNotFound(f"nothing at {src.rel!r}", details={"path": src.rel})
             if dst.abs.exists() and not overwrite and not dirfd.one_entry(src.abs, dst.abs):  # a case-blind disk
                 raise AlreadyExists(f"something already exists at {dst.rel!r}", details={"path": dst.rel})
-            self.check_new(dst, file=not dst.abs.exists() and renamed(src.rel, dst.rel))
+            self.check_new(dst, file=not dst.abs.exists() and renamed(src.rel, dst.rel), itself=src.rel)
             try:  # without `overwrite`, something another program put at `dst` meanwhile is kept
                 await asyncio.to_thread(self._move_sync, src, dst, overwrite)
             except FileExistsError:

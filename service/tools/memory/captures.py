@@ -29,6 +29,7 @@ from service.tools.context import ToolContext
 from service.tools.memory.filing import file_observation, still_filed
 from service.tools.models import NOTE_ADDRESS, ToolInput, ToolOutput, decode_cursor, encode_cursor
 from service.tools.spec import ToolSpec
+from service.vault.casing import CaseTwin
 from service.vault.keyed_locks import KeyedLocks
 from service.vault.paths import VaultPath
 
@@ -269,8 +270,8 @@ async def _file_into_note(ctx: ToolContext, cap: Capture, args: ProcessCaptureIn
         vp = ctx.resolve_note(args.target, "write")
         try:
             await ctx.vault.files.write(vp, _append("", args.heading, text), create_only=True)
-        except AlreadyExists:
-            if f"^{cap.id}" not in ctx.vault.files.read(vp).content:  # not our own earlier attempt
+        except AlreadyExists as exc:  # a case twin, or a note that is not our own earlier attempt
+            if isinstance(exc, CaseTwin) or f"^{cap.id}" not in ctx.vault.files.read(vp).content:
                 raise
         return vp
     found = await ctx.find_note(args.target, "write", section="reject")

@@ -28,6 +28,7 @@ from service.tools.memory.writing import WRITE, entity_store, observation_text, 
 from service.tools.models import ToolInput, ToolOutput, decode_cursor, encode_cursor
 from service.tools.sensitive import guard_of
 from service.tools.spec import ToolSpec
+from service.vault.casing import CaseTwin
 
 # -- read_memory_graph -------------------------------------------------------------------------
 
@@ -216,8 +217,11 @@ async def memory_store(ctx: ToolContext, args: MemoryStoreIn) -> MemoryStoreOut:
     value = observation_text(args.value, "value")
     fields = provenance(ctx, args.source)
     if store.load(key, "write") is None:
-        with contextlib.suppress(AlreadyExists):  # made by a concurrent call: add to it
+        try:
             await store.create(Entity(key, "memory"))
+        except AlreadyExists as exc:  # made by a concurrent call: add to it (a case twin: refused)
+            if isinstance(exc, CaseTwin):
+                raise
     block: list[str] = []
     stored: list[bool] = []
 

@@ -26,6 +26,7 @@ from service.tools.models import ToolInput, ToolOutput
 from service.tools.notes.targets import create_targets, overwrite_preview, shown_etag
 from service.tools.notes.write import refuse_frontmatter_bomb
 from service.tools.spec import ToolSpec
+from service.vault.casing import refuse_batch_twin, refuse_case_twin
 from service.vault.commit import Action, Undo, commit
 from service.vault.etags import stale_etag
 from service.vault.paths import VaultPath
@@ -76,6 +77,7 @@ async def bulk_create_notes(ctx: ToolContext, args: BulkCreateIn) -> BulkCreateO
     for i, n in enumerate(args.notes):
         refuse_frontmatter_bomb(n.content, f"notes[{i}].content")
     seen: set[str] = set()
+    folded: dict[str, str] = {}  # each new path's folders and file, case folded: as spelled here
     actions: list[Action] = []
     items: list[BulkItem] = []
     for done, (vp, note) in enumerate(zip(targets, args.notes, strict=True), start=1):
@@ -84,6 +86,9 @@ async def bulk_create_notes(ctx: ToolContext, args: BulkCreateIn) -> BulkCreateO
             raise ValidationFailed(f"{vp.rel!r} appears twice", details={"field": "notes", "path": vp.rel})
         seen.add(vp.rel)
         current = files.current_etag(vp)
+        if current is None:  # a new path: no case twin of a file there, nor of one made before it here
+            refuse_case_twin(ctx.vault.paths.root, vp.rel)
+            refuse_batch_twin(folded, vp.rel)
         if not args.overwrite and current is not None:
             raise AlreadyExists(
                 f"a note already exists at {vp.rel!r}" + ("" if vp.rel == note.path else f" (named by {note.path!r})"),

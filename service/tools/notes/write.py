@@ -31,6 +31,7 @@ from service.tools.notes.targets import (
     shown_etag,
 )
 from service.tools.spec import ToolSpec
+from service.vault.casing import CaseTwin
 from service.vault.files import WriteResult
 from service.vault.paths import VaultPath
 
@@ -138,6 +139,8 @@ async def replace(ctx: ToolContext, vp: VaultPath, content: str, expected_etag: 
     try:
         if now is None or not now.content.strip():
             return await files.write(vp, content, expected_etag=now.etag if now else None, create_only=now is None)
+    except CaseTwin:
+        raise
     except (AlreadyExists, Conflict, NoteNotFound):
         pass
     raise Conflict(

@@ -23,6 +23,7 @@ from typing import TypeVar
 
 from service.errors import AlreadyExists, Conflict, NoteNotFound
 from service.tools.context import ToolContext
+from service.vault.casing import CaseTwin
 from service.vault.etags import stale_etag
 from service.vault.files import NoteFile, WriteResult
 from service.vault.keyed_locks import KeyedLocks
@@ -62,8 +63,8 @@ async def rewrite(
             text, out = await build(now)
             try:
                 result = await files.write(vp, text, expected_etag=read_etag, create_only=now is None, publish=publish)
-            except (Conflict, AlreadyExists):
-                if expected_etag is not None:
+            except (Conflict, AlreadyExists) as exc:
+                if expected_etag is not None or isinstance(exc, CaseTwin):
                     raise
                 continue  # changed by something else since the read: build on the new version
             return result, out

@@ -1,24 +1,33 @@
-"""create_entities reports every name it is given: two names that differ only in case are two
-entities, as two calls make them (the store tells them apart), and a name given twice is made
-once."""
+"""create_entities and names that differ only in letter case: a new entity beside another of the
+same name in another case (in the vault or earlier in the same call) is refused with
+already_exists naming that note, nothing made (its file would be a case twin, one file on macOS
+and Windows: T1 s62 #5b); a name given twice exactly is made once and reported as created."""
 
 from __future__ import annotations
 
 from tests.conftest import Harness
 
 
-async def test_two_names_that_differ_in_case_are_two_entities(vg: Harness) -> None:
+async def test_a_name_that_differs_only_in_case_is_refused(vg: Harness) -> None:
+    error = await vg.err(
+        "create_entities",
+        "already_exists",
+        entities=[
+            {"name": "Ann Lee", "entityType": "person", "observations": ["Likes tea"]},
+            {"name": "ann lee", "entityType": "person", "observations": ["Likes coffee"]},
+        ],
+    )
+    assert error["details"] == {"path": "Memory/Ann Lee.md", "new_path": "Memory/ann lee.md"}, error
+    assert not (vg.root / "Memory" / "Ann Lee.md").exists()  # all or nothing
     out = await vg.ok(
         "create_entities",
         entities=[
             {"name": "Ann Lee", "entityType": "person", "observations": ["Likes tea"]},
-            {"name": "ann lee", "entityType": "person", "observations": ["Likes coffee"]},
             {"name": "Ann Lee", "entityType": "person", "observations": ["Likes tea"]},
         ],
     )
-    assert sorted(e["name"] for e in out["created"]) == ["Ann Lee", "ann lee"] and out["existing"] == []
-    nodes = await vg.ok("open_nodes", names=["Ann Lee", "ann lee"])
-    texts = {e["name"]: [o if isinstance(o, str) else o["text"] for o in e["observations"]] for e in nodes["entities"]}
-    assert texts == {"Ann Lee": ["Likes tea"], "ann lee": ["Likes coffee"]}
-    again = await vg.ok("create_entities", entities=[{"name": "ann lee", "entityType": "person", "observations": []}])
-    assert again["created"] == [] and again["existing"] == ["ann lee"]
+    assert [e["name"] for e in out["created"]] == ["Ann Lee"] and out["existing"] == []
+    error = await vg.err("create_entities", "already_exists", entities=[{"name": "ann lee", "entityType": "person"}])
+    assert error["details"]["path"] == "Memory/Ann Lee.md"
+    again = await vg.ok("create_entities", entities=[{"name": "Ann Lee", "entityType": "person", "observations": []}])
+    assert again["created"] == [] and again["existing"] == ["Ann Lee"]

@@ -1,0 +1,88 @@
+"""Case twins: a new file or folder whose name differs from an existing one's in letter case only.
+
+`notes/Alpha.md` beside `notes/alpha.md` is two notes on Linux, one on macOS and Windows (a synced
+copy keeps one of them, or fails), and one name to Obsidian's links (`[[alpha]]` reaches either).
+Every create refuses it the same way (`already_exists` naming the note that is there): the file
+layer checks each path it is about to create (`VaultFiles.check_new`), whatever tool asked; a
+batch checks its own paths against each other before it writes (`fold`).
+
+Only names that do not exist as spelled are looked for (a write to an existing note is no
+create); the folder a missing name would go into is scanned once. Names compare in NFC and case
+folded (`Straße` and `STRASSE` are twins, as on macOS).
+"""
+
+from __future__ import annotations
+
+import os
+import unicodedata
+from pathlib import Path
+
+from service.errors import AlreadyExists
+from service.vault.spelling import on_disk
+
+CASE_TWIN_HINT = (
+    "Use the existing name (read or edit that note), or a name that differs in more than letter case: "
+    "names that differ only in case are one file on macOS and Windows and one name to Obsidian's links."
+)
+
+
+class CaseTwin(AlreadyExists):
+    """`already_exists`: the new path differs from an existing file or folder only in letter case."""
+
+    default_hint = CASE_TWIN_HINT
+
+
+def fold(name: str) -> str:
+    """The form two names that differ only in letter case (or Unicode spelling) share."""
+    return unicodedata.normalize("NFC", unicodedata.normalize("NFC", name).casefold())
+
+
+def case_twin(root: Path, rel: str) -> str | None:
+    """The existing file or folder (its vault path) that creating `rel` would make a case twin of:
+    the first segment of `rel` not on disk, compared with the entries of the folder above it; None
+    when every segment is there as spelled, or no entry twins the missing one."""
+    segments = on_disk(str(root), rel).split("/")
+    folder = str(root)
+    for depth, segment in enumerate(segments):
+        here = f"{folder}/{segment}"
+        if os.path.lexists(here):
+            folder = here
+            continue
+        key = fold(segment)
+        try:
+            names = os.listdir(folder)
+        except OSError:  # the folder above is not a folder: the write itself answers that
+            return None
+        low = segment.lower()
+        quick = segment.isascii()
+        for other in names:
+            if (other.lower() == low if quick and other.isascii() else fold(other) == key) and other != segment:
+                above = rel.split("/")[:depth]
+                return "/".join([*above, unicodedata.normalize("NFC", other)])
+        return None
+    return None
+
+
+def refuse_case_twin(root: Path, rel: str, *, itself: str | None = None) -> None:
+    """`CaseTwin` when creating `rel` would make a case twin; `itself`: the path a move takes the
+    file or folder from (a rename in letter case only twins nothing but itself)."""
+    found = case_twin(root, rel)
+    if found is not None and found != itself:
+        raise CaseTwin(
+            f"{found!r} already exists: {rel!r} differs from it only in letter case",
+            details={"path": found, "new_path": rel},
+        )
+
+
+def refuse_batch_twin(folded: dict[str, str], rel: str) -> None:
+    """`CaseTwin` when the new path `rel` (or a folder it makes) twins one an earlier path of the
+    same batch makes; records `rel`'s in `folded` (case folded path -> as spelled)."""
+    segments = rel.split("/")
+    for depth in range(1, len(segments) + 1):
+        spelled = "/".join(segments[:depth])
+        earlier = folded.setdefault(fold(spelled), spelled)
+        if earlier != spelled:
+            raise CaseTwin(
+                f"{earlier!r} is created earlier in this call: {spelled!r} differs from it only in letter case",
+                details={"path": earlier, "new_path": spelled},
+            )
