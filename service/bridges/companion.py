@@ -20,16 +20,15 @@ there at all (the plugin's own 404, without `error`) means the companion is not 
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-from service.bridges.rest_api import COMPANION, COMPANION_PREFIX, Answer, LocalRestApi
+from service.bridges.rest_api import COMPANION, COMPANION_PREFIX, Answer, LocalRestApi, loads
 from service.errors import NoteNotFound, PluginIncompatible, PluginMissing, ValidationFailed, VaultgateError
 
 
 def _body(resp: Answer) -> dict[str, Any]:
     try:
-        found = json.loads(resp.content)
+        found = loads(resp.content)
     except ValueError:
         return {}
     return found if isinstance(found, dict) else {}

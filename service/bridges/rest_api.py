@@ -43,6 +43,7 @@ NOTE_JSON = "application/vnd.olrapi.note+json"
 COMPANION = "vaultgate-companion"
 COMPANION_PREFIX = "/vaultgate/v1"
 MAX_BODY = 64 * 1024 * 1024  # an answer larger than this is refused before it is parsed
+MAX_DEPTH = 64  # nested arrays/objects an answer may hold (a note's frontmatter included)
 
 
 def encode_path(rel: str) -> str:
@@ -77,10 +78,28 @@ class Answer:
     content: bytes
 
 
+def loads(content: bytes) -> Any:
+    """A plugin's JSON answer; ValueError for anything else, an answer nested deeper than
+    `MAX_DEPTH` included (json.loads raises RecursionError at ~1,000 levels, and a deep value
+    that parses fails later, when the tool's answer is serialized)."""
+    try:
+        value = json.loads(content)
+    except RecursionError:
+        raise ValueError("nested too deep") from None
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict | list):
+            if depth > MAX_DEPTH:
+                raise ValueError(f"nested deeper than {MAX_DEPTH}")
+            stack.extend((v, depth + 1) for v in (item.values() if isinstance(item, dict) else item))
+    return value
+
+
 def _plugin_error(resp: Answer) -> tuple[str, int | None]:
     """The plugin's `{message, errorCode}`, or the start of whatever it answered."""
     try:
-        body = json.loads(resp.content)
+        body = loads(resp.content)
     except ValueError:
         body = None
     if isinstance(body, dict) and isinstance(body.get("message"), str):
@@ -235,10 +254,10 @@ class LocalRestApi:
         if resp.status_code >= 300:
             raise self.failure(resp, route)
         try:
-            return json.loads(resp.content)
-        except ValueError:
+            return loads(resp.content)
+        except ValueError as exc:
             raise PluginIncompatible(
-                f"the answer to {route} is not JSON", details=self._details("bad_answer", route=route)
+                f"the answer to {route} is not JSON ({exc})"[:300], details=self._details("bad_answer", route=route)
             ) from None
 
     # -- the calls -----------------------------------------------------------------------------

@@ -67,3 +67,45 @@ async def test_a_command_without_a_name_is_listed_under_its_id(make_vault: Calla
     async with bridged(make_vault, tmp_path, Obsidian(commands=[{"id": "graph:open"}])) as (vg, _):
         out = await vg.ok("list_commands")
         assert out["items"] == [{"id": "graph:open", "name": "graph:open", "safe": False}]
+
+
+DEEP = b"[" * 100_000 + b"]" * 100_000
+DEEP_ANSWERS = {
+    "answer": (200, b'{"path": "A.md", "content": "x", "frontmatter": ' + DEEP + b"}"),
+    "frontmatter": (
+        200,
+        b'{"path": "A.md", "content": "x", "tags": [], "frontmatter": {"a": ' + b"[" * 900 + b"]" * 900 + b"}}",
+    ),
+    "error body": (500, DEEP),
+}
+
+
+class Nested(Obsidian):
+    """Answers GET /active/ with one of `DEEP_ANSWERS`."""
+
+    def __init__(self, which: str) -> None:
+        super().__init__()
+        self.which = which
+
+    async def get_active(self, request: Request) -> Response:
+        if (refused := await self._seen(request)) is not None:
+            return refused
+        status, body = DEEP_ANSWERS[self.which]
+        return Response(body, status_code=status, media_type="application/vnd.olrapi.note+json")
+
+
+@pytest.mark.parametrize("which", list(DEEP_ANSWERS))
+async def test_a_deeply_nested_answer_is_refused_as_a_bad_answer(
+    make_vault: Callable[..., Path], tmp_path: Path, which: str
+) -> None:
+    """A plugin answer nested 100,000 levels deep (json.loads' RecursionError), or 900 levels in its
+    frontmatter (which parsed, then failed when the tool's answer was serialized), was
+    internal_error (acceptance pass s63 T1 #3)."""
+    async with bridged(make_vault, tmp_path, Nested(which)) as (vg, _):
+        result = await vg.call("get_active_note")
+        assert result.is_error and result.structured is not None
+        error = result.structured["error"]
+        if which == "error body":  # the plugin failed: its body's start is the message
+            assert error["code"] != "internal_error" and error["message"].count("[") <= 200
+        else:
+            assert error["code"] == "plugin_incompatible" and error["details"]["reason"] == "bad_answer"
