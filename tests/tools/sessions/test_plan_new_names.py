@@ -10,8 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from mcp import Client
 
-from tests.conftest import snapshot, started
+from tests.conftest import e2e, snapshot, started
 
 VAULT = {"Home.md": "# Home\n", "P/Plan.md": "# Plan\n", "U/smile#1.md": "old\n"}
 
@@ -54,3 +55,34 @@ async def test_a_plan_writing_a_note_already_so_named_is_no_problem(make_vault: 
         plan = _plan({"id": "b", "tool": "append_note", "args": {"path": "U/smile#1.md", "content": "more"}})
         out = await vg.ok("validate_plan", plan=plan)
         assert out["valid"] and out["problems"] == []
+
+
+SECTIONS = [
+    ("append_note", {"path": "P/x#y", "content": "x", "create_if_missing": True}),
+    ("write_note", {"path": "P/w#z", "content": "x"}),
+    ("create_note", {"path": "P/c#d", "content": "x"}),
+]
+
+
+@pytest.mark.parametrize(("tool", "args"), SECTIONS, ids=[t for t, _ in SECTIONS])
+async def test_a_step_whose_address_names_a_section_is_only_that_validation_error(
+    make_vault: Callable[..., Path], tool: str, args: dict[str, Any]
+) -> None:
+    """The call reads 'P/x#y' as note P/x, section y, and answers validation_error: the plan's
+    check names that problem only, and no file 'P/x#y.md' that no call would make (R4 s62 F7: it
+    listed it in files_created with a path_invalid 'reserved character' beside)."""
+    async with started(make_vault(VAULT)) as vg:
+        direct = await vg.err(tool, "validation_error", **args)
+        out = await vg.ok("validate_plan", plan=_plan({"id": "bad", "tool": tool, "args": args}))
+        assert [(p["step"], p["code"]) for p in out["problems"]] == [("bad", "validation_error")], out["problems"]
+        assert direct["message"] in out["problems"][0]["message"]
+        assert out["effects"]["files_created"] == [] and not out["valid"]
+
+
+async def test_a_section_address_is_one_problem_over_http(make_vault: Callable[..., Path]) -> None:
+    async with e2e(make_vault(VAULT)) as (url, _), Client(url) as client:
+        tool, args = SECTIONS[0]
+        result = await client.call_tool("validate_plan", {"plan": _plan({"id": "bad", "tool": tool, "args": args})})
+        out = result.structured_content
+        assert not result.is_error and out is not None
+        assert [p["code"] for p in out["problems"]] == ["validation_error"] and out["effects"]["files_created"] == []
