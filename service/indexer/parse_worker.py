@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from service.indexer import rows
+from service.indexer import caps, rows
 from service.indexer.issues import FileIssue
 from service.markdown import frontmatter
 
@@ -52,13 +52,22 @@ class Limits:
 
 
 LIMIT_NAMES = ("max_frontmatter_values", "max_depth", "max_value_bytes")
+SENT_LIMITS = (*LIMIT_NAMES, "max_indexed_note_chars")  # and how much of a note is indexed (`caps`)
 
 
 def serve(inp: IO[bytes], out: IO[bytes]) -> None:
     """Answer batches read from `inp` on `out` until `inp` ends."""
     root, limits = pickle.load(inp)
     frontmatter.use_limits(Limits(**{name: limits[name] for name in LIMIT_NAMES}))
-    vault = Path(root)
+    # Never read from the settings here; set back when done (a test serves in its own process).
+    before = caps.use_max_chars(limits.get("max_indexed_note_chars", caps.DEFAULT_MAX_CHARS))
+    try:
+        _answer(Path(root), inp, out)
+    finally:
+        caps.use_max_chars(before)
+
+
+def _answer(vault: Path, inp: IO[bytes], out: IO[bytes]) -> None:
     while True:
         try:
             paths, known = pickle.load(inp)

@@ -59,8 +59,8 @@ class Worker:
             cwd=_IMPORT_ROOT,
         )
         self.busy = False
-        limits = budget.configured()  # the server's [limits] for the frontmatter a worker reads
-        self._send((os.path.abspath(root), {name: getattr(limits, name) for name in parse_worker.LIMIT_NAMES}))
+        limits = budget.configured()  # the server's [limits] for the frontmatter (and note length) a worker reads
+        self._send((os.path.abspath(root), {name: getattr(limits, name) for name in parse_worker.SENT_LIMITS}))
 
     @property
     def pid(self) -> int:

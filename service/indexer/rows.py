@@ -24,7 +24,7 @@ from typing import Any, NamedTuple
 from service.dataview.fields import extract as dataview_facts
 from service.graph.linkpath import PathSet, base_name, strip_md
 from service.indexer.canvas_facts import canvas_facts, is_canvas
-from service.indexer.caps import MAX_TAGS, within_caps
+from service.indexer.caps import MAX_TAGS, kept_text, within_caps
 from service.indexer.issues import FileIssue, issue
 from service.indexer.reading import NoteInput as NoteInput
 from service.indexer.reading import read_note_checked
@@ -71,10 +71,10 @@ def prepare(item: NoteInput, paths: PathSet | None) -> Prepared:
     Excalidraw drawing note its text without the scene block (`service.obsidian.excalidraw`)."""
     if is_canvas(item.path):
         return _prepare_canvas(item, paths)
-    p = parse_note(item.path, item.text)
+    p = parse_note(item.path, text := kept_text(item.text))  # past [limits] max_indexed_note_chars: not indexed
     properties = [row for key, value in p.properties.items() for row in property_rows(key, value, _json)]
-    properties, capped = within_caps(p, properties)
-    body = item.text[p.body_start :]
+    properties, capped = within_caps(p, properties, (len(item.text), len(text)))
+    body = text[p.body_start :]
     if PLUGIN_KEY in p.properties:  # an Excalidraw drawing: its words, not its scene
         body = without_scene(body)
     tag_rows: dict[tuple[str, str], tuple[str, str, str]] = {}
@@ -139,7 +139,7 @@ def prepare(item: NoteInput, paths: PathSet | None) -> Prepared:
             )
             for t in p.tasks
         ],
-        dataview=dataview_facts(item.text, p.body_start, p.items),
+        dataview=dataview_facts(text, p.body_start, p.items),
         capped=capped,
     )
 

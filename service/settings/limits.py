@@ -50,6 +50,14 @@ class LimitsSettings(Section):
         "the header before any decoding. A larger JPEG is decoded at a reduced scale when that brings it under; "
         "anything else larger is compute_budget_exceeded.",
     )
+    max_indexed_note_chars: int = Field(
+        default=4 * 1024 * 1024,
+        ge=1024,
+        description="Longest part of one note the index reads (characters, cut at the last line break within "
+        "them). The rest is not indexed: not found by search, its tags, links, tasks and fields not listed; the "
+        "note is reported as a `capped` file warning in index_status, and stays readable and writable whole. "
+        "A note written through the server is at most [http] max_request_body_bytes anyway.",
+    )
     max_eval_seconds: float = Field(
         default=10.0,
         gt=0,
