@@ -240,10 +240,19 @@ def mkdirs(root: Path, rel: str, *, new_name: NewName | None = None) -> list[str
 
 
 def rename(
-    root: Path, src: str, dst: str, *, create: bool = True, new_name: NewName | None = None, replace: bool = True
+    root: Path,
+    src: str,
+    dst: str,
+    *,
+    create: bool = True,
+    new_name: NewName | None = None,
+    replace: bool = True,
+    renamed: Callable[[], None] | None = None,
 ) -> list[str]:
     """Rename `src` to `dst` (files or folders), both folders opened without following links;
-    missing folders above `dst` are made. Returns the folders made (outermost first).
+    missing folders above `dst` are made. Returns the folders made (outermost first). `renamed`
+    is called once the rename took effect (before the folders are synced): an error before it
+    means nothing was renamed.
 
     `replace=False`: FileExistsError when something is at `dst`, checked by the rename itself
     (`renameat2` with `RENAME_NOREPLACE`) where the system has it: a file another program
@@ -261,6 +270,8 @@ def rename(
                 os.rename(src_name, dst_name, src_dir_fd=src_dir.fd, dst_dir_fd=dst_dir.fd)
             else:
                 _rename_noreplace(src_dir, src_name, dst_dir, dst_name, dst)
+            if renamed is not None:
+                renamed()
             os.fsync(dst_dir.fd)
             if src_dir.rel != dst_dir.rel:
                 os.fsync(src_dir.fd)

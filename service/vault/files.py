@@ -396,8 +396,8 @@ class VaultFiles:
                 moved = self._prior(src, src_real) or b""
                 journal.record_file(root, dst_real, etag_of(moved))
                 journal.record_file(root, src_real, None, moved)
-        with journal.withdrawn_if_refused([src_real] if src.abs.is_dir() else [dst_real, src_real]):
-            dirfd.rename(root, src_real, dst_real, new_name=self.paths.check_new_name, replace=replace)
+        with journal.withdrawn_if_refused([src_real] if src.abs.is_dir() else [dst_real, src_real]) as renamed:
+            dirfd.rename(root, src_real, dst_real, new_name=self.paths.check_new_name, replace=replace, renamed=renamed)
 
     def missing_folders(self, vp: VaultPath) -> list[Path]:
         """Folders a write to `vp` would create, deepest first (for undoing that write)."""

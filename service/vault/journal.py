@@ -14,7 +14,7 @@ chain, and the recorder must follow it down to the file layer without every tool
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
@@ -86,17 +86,21 @@ def record_move(rel: str, dst: str) -> None:
 
 
 @contextlib.contextmanager
-def withdrawn_if_refused(rels: list[str]) -> Iterator[None]:
-    """Around a rename recorded just before (`rels`: the real paths of its `file`/`move` records):
-    a rename refused with FileExistsError (`replace=False`: another program created the
-    destination meanwhile) changed nothing, so its records are withdrawn, and undo never sees the
-    other program's file as a change of the run (a conflict). Worker thread only, under the
-    paths' locks (no other record of these paths in between)."""
+def withdrawn_if_refused(rels: list[str]) -> Iterator[Callable[[], None]]:
+    """Around a rename recorded just before (`rels`: the real paths of its `file`/`move` records);
+    yields the callback `dirfd.rename` calls once the rename took effect (`renamed`). A rename
+    that fails before that changed nothing — refused with FileExistsError (`replace=False`:
+    another program created the destination meanwhile), the source gone (another program deleted
+    or moved it after the server looked), EACCES, EXDEV, a folder name on the way refused — so its
+    records are withdrawn, and undo never sees another program's file (or absence) as a change of
+    the run (a conflict). A failure after it (fsync) keeps them: the rename happened. Worker thread
+    only, under the paths' locks (no other record of these paths in between)."""
+    took: list[bool] = []
     try:
-        yield
-    except FileExistsError:
+        yield lambda: took.append(True)
+    except Exception:
         recorder = RECORDER.get()
-        if recorder is not None:
+        if recorder is not None and not took:
             for rel in rels:
                 recorder.record(PriorState("void", rel))
         raise

@@ -11,8 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from mcp import Client
 
-from tests.conftest import snapshot, started
+from tests.conftest import e2e, snapshot, started
 
 
 def _plan(src: str, dst: str) -> dict[str, object]:
@@ -67,3 +68,54 @@ async def test_a_move_refused_at_the_rename_leaves_no_journal_records(
         assert "C1.md" not in after
         assert after == {k: v for k, v in made.items() if k != "C1.md"}
         assert all(after[k] == v for k, v in before.items())  # the moved file is where it was
+
+
+async def test_a_move_whose_source_vanished_at_the_rename_leaves_no_journal_records(
+    make_vault: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another program deletes the source after the server found it: the rename fails (ENOENT),
+    nothing moved, and the run's journal holds only its other changes — undo names no conflict on
+    B.md (a file the run never wrote) and does not bring back the note the person deleted (R2 s62
+    F4: only FileExistsError withdrew the move's records)."""
+    from service.vault import dirfd
+
+    real = dirfd.rename
+    async with started(make_vault({"A.md": "# A\n"})) as vg:
+
+        def rename(vault: Path, src: str, to: str, **kwargs: Any) -> list[str]:
+            if to == "B.md":
+                (vg.root / "A.md").unlink()  # a person deletes A.md (Obsidian, a sync) at that moment
+            return real(vault, src, to, **kwargs)
+
+        monkeypatch.setattr(dirfd, "rename", rename)
+        run = await vg.ok("execute_plan", plan=_plan("A", "B"))
+        assert run["status"] != "done", run
+        monkeypatch.setattr(dirfd, "rename", real)
+        dry = await vg.ok("undo_last_plan", dry_run=True)
+        assert dry["conflicts"] == [] and dry["restored"] == ["C1.md"], dry
+        undone = await vg.confirmed("undo_last_plan", run_id=run["run_id"])
+        assert undone["conflicts"] == [] and undone["restored"] == ["C1.md"], undone
+        assert not any(k.endswith(".md") for k in snapshot(vg.root)), snapshot(vg.root)
+
+
+async def test_undo_after_a_source_vanished_at_the_rename_over_http(
+    make_vault: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from service.vault import dirfd
+
+    real = dirfd.rename
+    root = make_vault({"A.md": "# A\n"})
+
+    def rename(vault: Path, src: str, to: str, **kwargs: Any) -> list[str]:
+        if to == "B.md":
+            (root / "A.md").unlink()
+        return real(vault, src, to, **kwargs)
+
+    async with e2e(root) as (url, _), Client(url) as client:
+        monkeypatch.setattr(dirfd, "rename", rename)
+        run = await client.call_tool("execute_plan", {"plan": _plan("A", "B")})
+        assert run.structured_content is not None and run.structured_content["status"] != "done", run
+        monkeypatch.setattr(dirfd, "rename", real)
+        dry = await client.call_tool("undo_last_plan", {"dry_run": True})
+        assert not dry.is_error and dry.structured_content is not None, dry
+        assert dry.structured_content["conflicts"] == [] and dry.structured_content["restored"] == ["C1.md"]
