@@ -18,6 +18,7 @@ from service.errors import NotANote, NoteNotFound, PathInvalid
 from service.graph.canvas_paths import is_canvas, rewrite_canvas
 from service.graph.linkpath import PathSet, base_name, strip_md
 from service.graph.moves import FileEdit, MovePlan, Page, apply_plan, move_lock, scan, vault_files
+from service.graph.property_links import property_sources
 from service.graph.queries import GraphQueries
 from service.graph.rewrite import link_names, rewrite_note
 from service.obs.sessions import caller_hash
@@ -114,6 +115,7 @@ async def _rewrite_plan(
     q = GraphQueries(ctx.services.db)
     candidates = set(await q.sources_of_names(ctx.vault.id, [strip_md(base_name(old)).lower()]))
     candidates.update(e.source for e in await q.backlinks(ctx.vault.id, [old]))
+    candidates.update(await property_sources(q.db, ctx.vault.id, link_names({old})))  # `up: "[[T]]"`
     plan = MovePlan(moves={})
     targets = frozenset({old})
     names = link_names(targets)  # a link that resolves to `old` names it

@@ -1,0 +1,46 @@
+"""Links written in frontmatter properties (`up: "[[Hub]]"`, `related: ["[[Hub|h]]"]`): the notes
+that hold one naming a file, so a move or `rewrite_links` rewrites them as Obsidian (1.4+) does.
+
+The index's `links` rows hold the body's links only; a property's value is kept in
+`note_properties` (list items one row each; a nested value as its JSON). `property_sources`
+reads the values that hold `[[` and keeps the notes where one of them names a wanted file name
+(folded as `link_names` folds it). `rewrite_note` then rewrites the frontmatter line itself, the
+YAML around the target text kept byte for byte.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from collections.abc import Collection
+
+from service.graph.rewrite import link_names
+from service.storage.db import Database
+
+_TARGET = re.compile(r"\[\[([^\[\]\n]+?)\]\]")
+
+
+def _named(value: str, names: Collection[str]) -> bool:
+    """Whether a property value holds a wikilink whose file name is one of `names`."""
+    for m in _TARGET.finditer(value):
+        target = re.split(r"[#|]", m.group(1), maxsplit=1)[0].rstrip("\\").strip()
+        if target and not link_names([target]).isdisjoint(names):
+            return True
+    return False
+
+
+async def property_sources(db: Database, vault_id: str, names: Collection[str]) -> list[str]:
+    """Notes with a frontmatter property whose value (or list item, or a nested value) holds a
+    wikilink to one of the folded file `names` (any folder; resolved or not)."""
+    wanted = frozenset(names)
+    if not wanted:
+        return []
+
+    def run(conn: sqlite3.Connection) -> list[str]:
+        sql = (
+            "SELECT DISTINCT n.path, p.value_text FROM note_properties p JOIN notes n ON n.id = p.note_id "
+            "WHERE p.vault_id = ? AND p.value_text LIKE '%[[%'"
+        )
+        return sorted({str(path) for path, value in conn.execute(sql, (vault_id,)) if _named(str(value), wanted)})
+
+    return await db.run_read(run)
