@@ -25,6 +25,7 @@ from service.tools.graph_common import LineChangeItem, diff_lines
 from service.tools.models import ToolInput, ToolOutput
 from service.tools.spec import ToolSpec
 from service.tools.tasks.completion import changed_line, deleted_on_completion, status_table_of, tasks_settings_of
+from service.vault import offloop
 from service.vault.paths import VaultPath
 
 ISO_DATE = r"^\d{4}-\d{2}-\d{2}$"
@@ -141,6 +142,7 @@ async def set_task_status(ctx: ToolContext, args: SetTaskStatusIn) -> SetTaskSta
 
     result = await ctx.vault.files.modify(vp, change, expected_etag=args.expected_etag)
     task: tk.TaskLine = holder["task"]
+    diff = await offloop.sized(len(holder["after"]), diff_lines, holder["before"], holder["after"])
     return SetTaskStatusOut(
         path=vp.rel,
         title=note_title(vp.rel),
@@ -151,10 +153,7 @@ async def set_task_status(ctx: ToolContext, args: SetTaskStatusIn) -> SetTaskSta
         status_type=tk.status_type(table, task.status),
         next_occurrence=holder["next"].body if holder["next"] is not None else None,
         deleted=holder["deleted"],
-        changes=[
-            LineChangeItem(line=c.line, before=c.before, after=c.after)
-            for c in diff_lines(holder["before"], holder["after"])
-        ],
+        changes=[LineChangeItem(line=c.line, before=c.before, after=c.after) for c in diff],
     )
 
 

@@ -1,8 +1,9 @@
 """A long note's whole-note work runs in a worker thread, never on the event loop, so one large
 note does not hold every other client's call (T1 s62 #13; F7 s62 'what is left'): reading a
 section or a line range of it (read_note), its facts when the index has no row for it yet,
-set_task_status, set_properties / add_tags (their check before the write, the write and the
-answer's diff), append_note. A short note is handled inline (no thread hop).
+set_task_status (its lookup and its answer's diff), set_properties / add_tags (their check
+before the write, the write and the answer's diff), append_note. A short note is handled
+inline (no thread hop).
 
 Through the dispatch chain: the thread each step runs in is recorded, no timings. The app runs on
 the test's main thread, so "off the loop" is "not the main thread". `[index] watch = false`: a
@@ -48,6 +49,7 @@ async def _threads(make_vault: Callable[..., Path], monkeypatch: pytest.MonkeyPa
         (sections, "find_heading"),  # read_note's heading
         (note_facts, "parse_note"),  # read_note's facts without an index row
         (status, "parse_note"),  # set_task_status's task lookup
+        (status, "diff_lines"),  # set_task_status's answer
         (yaml_edit, "edit_frontmatter"),  # set_properties: the check, then the write
         (edit, "diff_lines"),  # set_properties' answer
         (write, "_appended"),  # append_note
