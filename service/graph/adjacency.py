@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from service.gcpause import paused
+from service.graph.csr import csr
 from service.graph.expand import Direction
 
 if TYPE_CHECKING:
@@ -112,8 +113,8 @@ class LinkGraph:
         n = max(len(paths), 1)
         key = np.unique(s * n + d)  # distinct, by (source, target)
         s, d = key // n, key % n
-        out_ptr, out_idx = _csr(len(paths), s, d)
-        in_ptr, in_idx = _csr(len(paths), d, s)
+        out_ptr, out_idx = csr(len(paths), s, d)
+        in_ptr, in_idx = csr(len(paths), d, s)
         return cls(paths, {p: i for i, p in enumerate(paths)}, out_ptr, out_idx, in_ptr, in_idx)
 
     def __len__(self) -> int:
@@ -148,10 +149,3 @@ class LinkGraph:
         """The notes linking to `path` ('backlink'), then those it links to ('outlink')."""
         back: list[tuple[str, Direction]] = [(other, "backlink") for other in self.backlinks(path)]
         return back + [(other, "outlink") for other in self.outlinks(path)]
-
-
-def _csr(n: int, rows: Any, cols: Any) -> tuple[IntArray, IntArray]:
-    order = np.lexsort((cols, rows))
-    ptr = np.zeros(n + 1, dtype=np.int32)
-    np.cumsum(np.bincount(rows, minlength=n), out=ptr[1:])
-    return ptr, cols[order].astype(np.int32)

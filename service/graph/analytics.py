@@ -37,6 +37,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from service.graph.csr import csr
 from service.graph.expand import Direction, Step
 
 if TYPE_CHECKING:
@@ -44,11 +45,12 @@ if TYPE_CHECKING:
     import numpy.typing as npt
 
     IntArray = npt.NDArray[np.int64]
+    Int32Array = npt.NDArray[np.int32]  # the CSR tables (`adjacency.csr`)
     FloatArray = npt.NDArray[np.float64]
 else:
     from service.numpy_lazy import np
 
-    IntArray = FloatArray = Any  # annotations only: numpy is imported at its first use
+    IntArray = Int32Array = FloatArray = Any  # annotations only: numpy is imported at its first use
 
 DAMPING = 0.85
 MAX_SOURCES = 256  # betweenness: exact up to this many notes, sampled sources above
@@ -84,19 +86,15 @@ def is_note(path: str) -> bool:
 
 @dataclass(frozen=True, eq=False)
 class _Csr:
-    indptr: IntArray
-    indices: IntArray
+    indptr: Int32Array
+    indices: Int32Array
 
-    def row(self, i: int) -> IntArray:
+    def row(self, i: int) -> Int32Array:
         return self.indices[self.indptr[i] : self.indptr[i + 1]]
 
 
 def _csr(n: int, src: IntArray, dst: IntArray) -> _Csr:
-    order = np.lexsort((dst, src))
-    counts = np.bincount(src, minlength=n)
-    indptr = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(counts, out=indptr[1:])
-    return _Csr(indptr, dst[order].astype(np.int64))
+    return _Csr(*csr(n, src, dst))  # the link graph's builder (int32)
 
 
 @dataclass(eq=False)
@@ -242,7 +240,7 @@ def _ranges(csr: _Csr, rows: IntArray) -> tuple[IntArray, IntArray]:
     if total == 0:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
     offsets = np.repeat(starts - np.cumsum(lens) + lens, lens) + np.arange(total)
-    return np.repeat(rows, lens), csr.indices[offsets]
+    return np.repeat(rows, lens), csr.indices[offsets].astype(np.int64, copy=False)  # int64 downstream, as before
 
 
 def _dependencies(csr: _Csr, n: int, source: int) -> FloatArray:
