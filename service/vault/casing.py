@@ -37,10 +37,11 @@ def fold(name: str) -> str:
     return unicodedata.normalize("NFC", unicodedata.normalize("NFC", name).casefold())
 
 
-def case_twin(root: Path, rel: str) -> str | None:
+def case_twin(root: Path, rel: str, listed: dict[str, list[str]] | None = None) -> str | None:
     """The existing file or folder (its vault path) that creating `rel` would make a case twin of:
     the first segment of `rel` not on disk, compared with the entries of the folder above it; None
-    when every segment is there as spelled, or no entry twins the missing one."""
+    when every segment is there as spelled, or no entry twins the missing one. `listed`: folder
+    listings to reuse (a batch's many paths into one folder read it once, before any write)."""
     segments = on_disk(str(root), rel).split("/")
     folder = str(root)
     for depth, segment in enumerate(segments):
@@ -50,9 +51,11 @@ def case_twin(root: Path, rel: str) -> str | None:
             continue
         key = fold(segment)
         try:
-            names = os.listdir(folder)
+            names = listed[folder] if listed is not None and folder in listed else os.listdir(folder)
         except OSError:  # the folder above is not a folder: the write itself answers that
             return None
+        if listed is not None:
+            listed[folder] = names
         low = segment.lower()
         quick = segment.isascii()
         for other in names:
@@ -63,10 +66,13 @@ def case_twin(root: Path, rel: str) -> str | None:
     return None
 
 
-def refuse_case_twin(root: Path, rel: str, *, itself: str | None = None) -> None:
+def refuse_case_twin(
+    root: Path, rel: str, *, itself: str | None = None, listed: dict[str, list[str]] | None = None
+) -> None:
     """`CaseTwin` when creating `rel` would make a case twin; `itself`: the path a move takes the
-    file or folder from (a rename in letter case only twins nothing but itself)."""
-    found = case_twin(root, rel)
+    file or folder from (a rename in letter case only twins nothing but itself); `listed`: see
+    `case_twin`."""
+    found = case_twin(root, rel, listed)
     if found is not None and found != itself:
         raise CaseTwin(
             f"{found!r} already exists: {rel!r} differs from it only in letter case",

@@ -23,7 +23,7 @@ from service.plans.recovery import journaled
 from service.policy.confirmations import ChangePreview
 from service.tools.context import ToolContext
 from service.tools.models import ToolInput, ToolOutput
-from service.tools.notes.targets import create_targets, overwrite_preview, shown_etag
+from service.tools.notes.targets import create_targets, overwrite_preview, previewed_absent, shown_etag
 from service.tools.notes.write import refuse_frontmatter_bomb
 from service.tools.spec import ToolSpec
 from service.vault.casing import refuse_batch_twin, refuse_case_twin
@@ -78,6 +78,7 @@ async def bulk_create_notes(ctx: ToolContext, args: BulkCreateIn) -> BulkCreateO
         refuse_frontmatter_bomb(n.content, f"notes[{i}].content")
     seen: set[str] = set()
     folded: dict[str, str] = {}  # each new path's folders and file, case folded: as spelled here
+    listed: dict[str, list[str]] = {}  # each folder read once for the twin check
     actions: list[Action] = []
     items: list[BulkItem] = []
     for done, (vp, note) in enumerate(zip(targets, args.notes, strict=True), start=1):
@@ -87,7 +88,7 @@ async def bulk_create_notes(ctx: ToolContext, args: BulkCreateIn) -> BulkCreateO
         seen.add(vp.rel)
         current = files.current_etag(vp)
         if current is None:  # a new path: no case twin of a file there, nor of one made before it here
-            refuse_case_twin(ctx.vault.paths.root, vp.rel)
+            refuse_case_twin(ctx.vault.paths.root, vp.rel, listed=listed)
             refuse_batch_twin(folded, vp.rel)
         if not args.overwrite and current is not None:
             raise AlreadyExists(
@@ -113,7 +114,8 @@ async def _create(ctx: ToolContext, vp: VaultPath, note: NewNote, overwrite: boo
     files = ctx.vault.files
     before = files.read(vp).content if files.current_etag(vp) is not None else None
     shown = shown_etag(ctx, vp, note.expected_etag)  # confirmed: the version the human was shown, or conflict
-    result = await files.write(vp, note.content, create_only=not overwrite, expected_etag=shown)
+    create_only = not overwrite or previewed_absent(ctx, vp, note.expected_etag)  # shown no note: create it
+    result = await files.write(vp, note.content, create_only=create_only, expected_etag=shown)
     title = note_title(vp.rel)
     url = ctx.vault.url(vp.rel)
     items.append(BulkItem(path=vp.rel, title=title, obsidian_url=url, etag=result.etag, created=result.created))

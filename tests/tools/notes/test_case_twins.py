@@ -128,3 +128,24 @@ async def test_over_http_copy_and_bulk_refuse_twins(make_vault: Callable[..., Pa
             assert result.is_error and result.structured_content is not None, tool
             assert result.structured_content["error"]["code"] == "already_exists", result.structured_content
         assert "notes/Alpha.md" not in _files(root) and not (root / "B").exists()
+
+
+async def test_bulk_reads_a_folder_once_for_its_own_check(
+    make_vault: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # 20 new notes into one folder: the batch's check lists it once (the file layer's check, at
+    # each write, once per note), not once more per note (2 x 20 before)
+    from service.vault import casing
+
+    listed: list[str] = []
+    real = casing.os.listdir
+
+    def counting(folder: str) -> list[str]:
+        listed.append(folder)
+        return real(folder)
+
+    root = make_vault({"Inbox/old.md": "x", **{f"Inbox/n{i}.md": "x" for i in range(200)}})
+    async with started(root) as vg:
+        monkeypatch.setattr(casing.os, "listdir", counting)
+        await vg.ok("bulk_create_notes", notes=[{"path": f"Inbox/new {i}", "content": "x"} for i in range(20)])
+    assert len(listed) == 20 + 1, len(listed)
