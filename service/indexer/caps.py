@@ -11,7 +11,7 @@ A note's size is bounded too: only its first `[limits] max_indexed_note_chars` c
 indexed (cut at the last line break within them, `kept_text`). An 18 MB note held the index
 writer ~10 s, and a writer's next search waited for it; a 100 MB one would pass the 30 s a
 search waits for its own writes. The rest is neither searchable nor listed (tags, links, tasks
-past the cut), the note is reported `capped` ('text 20000000 chars > 4194304: ...'), and it
+past the cut), the note is reported `capped` ('text 20000000 chars > 1048576: ...'), and it
 stays readable and writable as a whole.
 """
 
@@ -24,7 +24,7 @@ from service.markdown.parse import ParsedNote
 MAX_TAGS = 10_000
 MAX_ROWS = 100_000  # links and embeds, headings, block ids, tasks and list items, property values
 
-DEFAULT_MAX_CHARS = 4 * 1024 * 1024  # `[limits] max_indexed_note_chars` unless set
+DEFAULT_MAX_CHARS = 1024 * 1024  # `[limits] max_indexed_note_chars` unless set
 _max_chars: int | None = None  # set by `use_max_chars` (a parse worker); otherwise the process's `[limits]`
 
 
