@@ -18,6 +18,14 @@ from service.graph.rewrite import link_names
 from service.storage.db import Database
 
 _TARGET = re.compile(r"\[\[([^\[\]\n]+?)\]\]")
+NAMES_IN_SQL = 16
+
+
+def _like(name: str) -> str:
+    """A LIKE pattern for a value (lower-cased, `value_lower`) that may hold the folded `name`: `%`,
+    `_` and the escape character escaped; `σ` is any one character (a value may spell it `ς`)."""
+    escaped = name.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return "%" + escaped.replace("σ", "_") + "%"
 
 
 def _named(value: str, names: Collection[str]) -> bool:
@@ -36,11 +44,16 @@ async def property_sources(db: Database, vault_id: str, names: Collection[str]) 
     if not wanted:
         return []
 
+    # A few names (a note's move) are looked for in SQL too: only the values holding one are read.
+    likes = [_like(name) for name in sorted(wanted)] if len(wanted) <= NAMES_IN_SQL else []
+    named = f" AND ({' OR '.join(['p.value_lower LIKE ? ESCAPE ?'] * len(likes))})" if likes else ""
+
     def run(conn: sqlite3.Connection) -> list[str]:
         sql = (
             "SELECT DISTINCT n.path, p.value_text FROM note_properties p JOIN notes n ON n.id = p.note_id "
-            "WHERE p.vault_id = ? AND p.value_text LIKE '%[[%'"
+            f"WHERE p.vault_id = ? AND p.value_text LIKE '%[[%'{named}"
         )
-        return sorted({str(path) for path, value in conn.execute(sql, (vault_id,)) if _named(str(value), wanted)})
+        args = [vault_id, *(x for like in likes for x in (like, "\\"))]
+        return sorted({str(path) for path, value in conn.execute(sql, args) if _named(str(value), wanted)})
 
     return await db.run_read(run)

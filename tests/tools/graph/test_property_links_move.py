@@ -115,3 +115,23 @@ async def test_over_http_a_rename_rewrites_property_links(make_vault: Callable[.
         assert not done.is_error, done.structured_content
         assert _changed_lines(before, (root / "F.md").read_text()) == planned["F.md"]
         assert (root / "F.md").read_text() == FRONT.replace("[[Hub", "[[Hub2")
+
+
+async def test_names_with_a_final_sigma_or_like_wildcards_are_found(make_vault: Callable[..., Path]) -> None:
+    # the few names of a move are matched in SQL first (LIKE on the lower-cased value): a final
+    # sigma (folded to σ in names) and `_` / `%` in a name must neither miss nor over-match
+    vault = {
+        "Σίσυφος.md": "# s\n",
+        "a_b%c.md": "# w\n",
+        "axbyc.md": "# decoy\n",
+        "P.md": '---\nup: "[[ΣΊΣΥΦΟΣ]]"\nx: "[[a_b%c|w]]"\n---\n',
+        "Q.md": '---\ny: "[[axbyc]]"\n---\n',
+    }
+    async with started(make_vault(vault)) as vg:
+        await vg.indexed()
+        out = await vg.ok("rename_note", path="Σίσυφος", new_path="Sisyphus", dry_run=True)
+        assert [i["path"] for i in out["items"]] == ["P.md"], out
+        out = await vg.ok("rename_note", path="a_b%c", new_path="abc", dry_run=True)
+        assert [i["path"] for i in out["items"]] == ["P.md"], out
+        await vg.ok("rename_note", path="a_b%c", new_path="abc", dry_run=False)
+        assert vg.read("P.md") == '---\nup: "[[ΣΊΣΥΦΟΣ]]"\nx: "[[abc|w]]"\n---\n' and vg.read("Q.md") == vault["Q.md"]
