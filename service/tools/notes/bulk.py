@@ -23,7 +23,7 @@ from service.plans.recovery import journaled
 from service.policy.confirmations import ChangePreview
 from service.tools.context import ToolContext
 from service.tools.models import ToolInput, ToolOutput
-from service.tools.notes.targets import create_targets, overwrite_preview, shown_etag
+from service.tools.notes.targets import create_targets, overwrite_preview, previewed_absent, shown_etag
 from service.tools.notes.write import refuse_frontmatter_bomb
 from service.tools.spec import ToolSpec
 from service.vault.casing import refuse_batch_twin, refuse_case_twin
@@ -114,7 +114,8 @@ async def _create(ctx: ToolContext, vp: VaultPath, note: NewNote, overwrite: boo
     files = ctx.vault.files
     before = files.read(vp).content if files.current_etag(vp) is not None else None
     shown = shown_etag(ctx, vp, note.expected_etag)  # confirmed: the version the human was shown, or conflict
-    result = await files.write(vp, note.content, create_only=not overwrite, expected_etag=shown)
+    create_only = not overwrite or previewed_absent(ctx, vp, note.expected_etag)  # shown no note: create it
+    result = await files.write(vp, note.content, create_only=create_only, expected_etag=shown)
     title = note_title(vp.rel)
     url = ctx.vault.url(vp.rel)
     items.append(BulkItem(path=vp.rel, title=title, obsidian_url=url, etag=result.etag, created=result.created))

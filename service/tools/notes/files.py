@@ -17,7 +17,7 @@ from service.markdown.parse import note_title
 from service.policy.confirmations import ChangePreview
 from service.tools.context import ToolContext
 from service.tools.models import NOTE_ADDRESS, ToolInput, ToolOutput
-from service.tools.notes.targets import overwrite_preview, refuse_etag_of_missing, shown_etag
+from service.tools.notes.targets import overwrite_preview, previewed_absent, refuse_etag_of_missing, shown_etag
 from service.tools.notes.write import ETAG, WriteOut, write_out
 from service.tools.prechecks import delete_note_precheck
 from service.tools.spec import ToolSpec
@@ -119,7 +119,8 @@ async def _copy_paths(ctx: ToolContext, args: CopyNoteIn) -> tuple[VaultPath, Va
 async def copy_note(ctx: ToolContext, args: CopyNoteIn) -> WriteOut:
     src, dst = await _copy_paths(ctx, args)
     shown = shown_etag(ctx, dst, args.expected_etag)  # a confirmed overwrite replaces the version shown
-    result = await ctx.vault.files.copy(src, dst, overwrite=args.overwrite, expected_etag=shown)
+    overwrite = args.overwrite and not previewed_absent(ctx, dst, args.expected_etag)  # shown no note: create
+    result = await ctx.vault.files.copy(src, dst, overwrite=overwrite, expected_etag=shown)
     return write_out(ctx, dst, result)
 
 

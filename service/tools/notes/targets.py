@@ -8,7 +8,9 @@ note that is not there with `note_not_found`.
 
 Replacing a note: `overwrite_preview` is what a human approves (the note's size and etag), and
 `shown_etag` the version every confirmed overwrite (write_note, create_note, copy_note,
-bulk_create_notes, write_canvas, write_excalidraw) passes to the file layer: the one shown.
+bulk_create_notes, write_canvas, write_excalidraw) passes to the file layer: the one shown. A
+preview that found no file records that too (`previewed_absent`): the human approved making the
+file, so the confirmed call creates it or fails, never replacing one another program made since.
 """
 
 from __future__ import annotations
@@ -82,11 +84,13 @@ def overwrite_preview(ctx: ToolContext, vp: VaultPath, new_size: int, expected_e
     """
     if expected_etag is not None:
         return None
+    previewed: dict[str, str | None] = ctx.notes.setdefault("previewed", {})
     try:
         current = ctx.vault.files.read(vp)
     except NoteNotFound:
+        previewed[vp.rel] = None  # approved as a new file: the write is create-only (`previewed_absent`)
         return None
-    ctx.notes.setdefault("previewed", {})[vp.rel] = current.etag  # what a human approves is this version
+    previewed[vp.rel] = current.etag  # what a human approves is this version
     if not current.content.strip():
         return None
     size = f"{current.stat.size} bytes, etag {current.etag}"  # the version approved: an edit since asks again
@@ -99,5 +103,15 @@ def shown_etag(ctx: ToolContext, vp: VaultPath, expected_etag: str | None) -> st
     the file layer, so an edit landing after that check is a `conflict`, never replaced unseen."""
     if expected_etag is not None or ctx.notes.get("confirmed") is None:
         return expected_etag
-    previewed: dict[str, str] = ctx.notes.get("previewed", {})
+    previewed: dict[str, str | None] = ctx.notes.get("previewed", {})
     return previewed.get(vp.rel)
+
+
+def previewed_absent(ctx: ToolContext, vp: VaultPath, expected_etag: str | None = None) -> bool:
+    """Whether a confirmed call's preview found no file at `vp` (and the caller named no version):
+    what the human approved is a new file, so the write is create-only and a file another program
+    makes between the preview and the write is `already_exists`, left as it is."""
+    if expected_etag is not None or ctx.notes.get("confirmed") is None:
+        return False
+    previewed: dict[str, str | None] = ctx.notes.get("previewed", {})
+    return vp.rel in previewed and previewed[vp.rel] is None

@@ -27,6 +27,7 @@ from service.tools.notes.targets import (
     create_target,
     existing_or_new,
     overwrite_preview,
+    previewed_absent,
     refuse_etag_of_missing,
     shown_etag,
 )
@@ -128,13 +129,15 @@ def refuse_frontmatter_bomb(text: str, field: str) -> None:
 
 async def replace(ctx: ToolContext, vp: VaultPath, content: str, expected_etag: str | None) -> WriteResult:
     """Replace the note at `vp` (created when missing). A confirmed call replaces the version the
-    human was shown (`shown_etag`), or fails with `conflict`. Without `expected_etag` and
+    human was shown (`shown_etag`), or fails with `conflict`; one whose preview found no note
+    only creates it (`previewed_absent`: a note made since is `already_exists`). Without `expected_etag` and
     unconfirmed, the confirm layer let it through because nothing was there to lose: it writes
     only over what is still nothing (a missing or empty note, under the file's lock), and a note
     filled meanwhile (a concurrent create, say) is a `conflict`, never replaced unasked."""
     files = ctx.vault.files
     if expected_etag is not None or ctx.notes.get("confirmed") is not None:
-        return await files.write(vp, content, expected_etag=shown_etag(ctx, vp, expected_etag))
+        shown, absent = shown_etag(ctx, vp, expected_etag), previewed_absent(ctx, vp, expected_etag)
+        return await files.write(vp, content, expected_etag=shown, create_only=absent)
     now = files.read(vp) if files.current_etag(vp) is not None else None
     try:
         if now is None or not now.content.strip():

@@ -23,6 +23,7 @@ from typing import TypeVar
 
 from service.errors import AlreadyExists, Conflict, NoteNotFound
 from service.tools.context import ToolContext
+from service.tools.notes.targets import previewed_absent
 from service.vault.casing import CaseTwin
 from service.vault.etags import stale_etag
 from service.vault.files import NoteFile, WriteResult
@@ -79,8 +80,18 @@ def check_replace(ctx: ToolContext, vp: VaultPath, now: NoteFile | None, expecte
     """A replace the confirm layer let through unasked had nothing to lose when it looked (no
     file, or an empty one: `overwrite_preview`); it must still find nothing to lose. A file made
     or filled since — by a concurrent call, say — is a `conflict`, never replaced without its
-    etag or a human's confirmation; calling again asks for them as any replace does."""
-    if now is None or not now.content.strip() or expected_etag is not None or ctx.notes.get("confirmed") is not None:
+    etag or a human's confirmation; calling again asks for them as any replace does. A confirmed
+    call whose preview found no file (`previewed_absent`) replaces nothing: a file made since is
+    `already_exists`."""
+    if now is None or expected_etag is not None:
+        return
+    if previewed_absent(ctx, vp):  # confirmed as a new file: one made since is not replaced
+        raise AlreadyExists(
+            f"{vp.rel!r} was created by someone else after the confirmation found no file there",
+            details={"path": vp.rel, "current_etag": now.etag},
+            hint="Read it; to replace it, pass its etag as expected_etag or call again to be asked.",
+        )
+    if not now.content.strip() or ctx.notes.get("confirmed") is not None:
         return
     raise Conflict(
         f"{vp.rel!r} was written by someone else while this call ran; replacing it needs its etag or confirmation",
