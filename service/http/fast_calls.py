@@ -18,7 +18,8 @@ As on the SDK's path: the principal comes from the edge (the ASGI scope); the ca
 read-your-writes mark is keyed by the session id; an exception raised by the chain is answered
 as a JSON-RPC error; a `notifications/cancelled` POSTed for a call running here stops it and
 the call is answered `-32800 Request cancelled` (the 2025-era wire ends a request only with an
-answer). The 2026-07-28 entry (sessionless, per-request envelope) stays the SDK's.
+answer). The 2026-07-28 entry (sessionless, per-request envelope) has its own:
+`service.http.modern_calls`.
 
 A session's first `tools/list` (no cursor, no params) is answered here too, from the answers
 shipped with the package (`service.protocol.shipped_tools_list`, the SDK's own answer for each

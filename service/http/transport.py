@@ -33,7 +33,9 @@ request's id, as JSON (HTTP 200: the SDK's JSON mode says 500, but the server di
 the last event of its stream.
 With `[protocol] fast_calls` on, a plain `tools/call` on a session whose `initialize` was
 answered as JSON is run past the SDK's session, after every check above, and answered the same
-way: JSON when done within `grace`, else a stream opened at `grace` (`service.http.fast_calls`).
+way: JSON when done within `grace`, else a stream opened at `grace` (`service.http.fast_calls`);
+a plain `tools/call` of a 2026-07-28 client is answered past the SDK's modern entry, after every
+check that entry makes (`service.http.modern_calls`).
 """
 
 from __future__ import annotations
@@ -75,12 +77,14 @@ from mcp_types import (
     JSONRPCResponse,
     jsonrpc_message_adapter,
 )
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 from sse_starlette import EventSourceResponse
 from starlette.requests import Request
 from starlette.types import Receive, Scope, Send
 
 from service.http.fast_calls import SessionFastCalls, ShippedLists
+from service.http.modern_calls import ModernCalls
 from service.protocol.fast_path import FastPath
 
 logger = logging.getLogger("vaultgate.http")
@@ -377,6 +381,20 @@ class LazySessionManager(StreamableHTTPSessionManager):
         self.grace = grace
         self.fast = fast
         self.lists = lists
+        # 2026-07-28 plain calls past the SDK's modern entry
+        self.modern = None if fast is None else ModernCalls(fast, app, self.security_settings, json=self.json_response)
+
+    async def _handle_request(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """A POST the SDK gives its 2026-07-28 entry (an `MCP-Protocol-Version` header naming no
+        handshake-era version) is offered to `ModernCalls` first (`service.http.modern_calls`)."""
+        if self.modern is not None and self._task_group is not None and scope["method"] == "POST":
+            pv = next((v.decode("latin-1") for k, v in scope["headers"] if k == b"mcp-protocol-version"), None)
+            if pv is not None and pv not in HANDSHAKE_PROTOCOL_VERSIONS:
+                replay = await self.modern.answer(scope, receive, send, self._lifespan_state)
+                if replay is None:
+                    return
+                receive = replay
+        await super()._handle_request(scope, receive, send)
 
     def _admit_session(self, requestor: AuthorizationContext | None) -> StreamableHTTPServerTransport | None:
         admitted = super()._admit_session(requestor)  # the session limit and the owner's record
