@@ -26,6 +26,7 @@ from service.memory.model import Entity, file_name, inbox_key, linked_stem, pars
 from service.plans.effects import MemoryNotes
 from service.settings import MemorySettings
 from service.vault.commit import Action, Undo
+from service.vault.decoding import decode_note
 from service.vault.files import VaultFiles
 from service.vault.keyed_locks import KeyedLocks
 from service.vault.paths import VaultPath
@@ -77,8 +78,7 @@ def note_named(folder: Path, name: str, skip: Callable[[str], bool]) -> str | No
         known = _names.get(entry.path)
         if known is None or known[:2] != (st.st_mtime_ns, st.st_size):
             try:
-                with open(entry.path, encoding="utf-8", errors="replace") as f:
-                    head = f.read(NAME_READ)
+                head = _head(entry.path)
             except OSError:
                 continue
             data = split(head).data
@@ -90,6 +90,23 @@ def note_named(folder: Path, name: str, skip: Callable[[str], bool]) -> str | No
     for gone in [p for p in _names if p.startswith(prefix) and p not in seen]:
         del _names[gone]
     return found
+
+
+def _head(path: str) -> str:
+    """The start of a note as the index and `VaultFiles.read` decode it (`decode_note`): UTF-8,
+    or for a note that is not (one saved in Latin-1 by an old editor) the whole note decoded as
+    they do, so `name: Zoé` is the name the graph lists. A head cut inside a UTF-8 character is
+    UTF-8 still: up to three bytes are dropped from its end."""
+    with open(path, "rb") as f:
+        data = f.read(NAME_READ)
+        for cut in range(4 if len(data) == NAME_READ else 1):
+            try:
+                return data[: len(data) - cut].decode("utf-8")
+            except UnicodeDecodeError:
+                continue
+        if len(data) == NAME_READ:
+            data += f.read()
+    return decode_note(data).text
 
 
 def now_iso() -> str:
