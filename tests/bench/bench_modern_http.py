@@ -53,7 +53,8 @@ async def run(roots: list[str], calls: int, rounds: int) -> dict[str, Any]:
     try:
         for root in roots:
             argv = [sys.executable, "-m", "service", "serve", str(vault), "--port", "0"]
-            env = {**BENCH_ENV, "PYTHONPATH": root, "VAULTGATE_EMBEDDINGS__PROVIDER": "none"}
+            # PYTHONSAFEPATH: `-m` would put the working folder (maybe another checkout) before PYTHONPATH
+            env = {**BENCH_ENV, "PYTHONPATH": root, "PYTHONSAFEPATH": "1", "VAULTGATE_EMBEDDINGS__PROVIDER": "none"}
             server = ServerProcess(argv, env=env)
             servers.append((root, server, server.start()))
         for _, _, url in servers:
