@@ -104,13 +104,14 @@ def _fast_ids(caplog: pytest.LogCaptureFixture) -> list[Any]:
     return ids
 
 
-@pytest.mark.parametrize("json_response", [False, True], ids=["sse-mode", "json-mode"])
+@pytest.mark.parametrize(
+    "http", [{}, {"json_response": True}, {"stateless": True}], ids=["sse-mode", "json-mode", "stateless"]
+)
 async def test_plain_2026_calls_over_http_answer_byte_for_byte_what_the_sdk_answers(
-    make_vault: Callable[..., Path], caplog: pytest.LogCaptureFixture, json_response: bool
+    make_vault: Callable[..., Path], caplog: pytest.LogCaptureFixture, http: dict[str, Any]
 ) -> None:
     caplog.set_level(logging.DEBUG, logger=LOGGER)
     posts = [(enveloped(m), _headers(m)) for m in SCRIPT]
-    http = {"json_response": json_response}
     slow = await _run(make_vault(name="slow/vault"), posts, fast=False, http=http)
     assert _fast_ids(caplog) == []
     fast = await _run(make_vault(name="fast/vault"), posts, fast=True, http=http)
