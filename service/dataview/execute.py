@@ -11,14 +11,17 @@ deadline is looked at inside each phase (a FLATTEN ... SORT over 10^5 notes sort
 30 s past a 10 s budget), and a budget stopped from outside (`Budget.stop`: the call was
 cancelled) ends the query at its next look. A TASK query reads the tasks page by page, its
 leading WHEREs applied as it goes, and keeps only the tasks that pass; with nothing after those
-but LIMIT it keeps not even those, only (path, page, index) of each, and a page of the result
-is built again when rendered (`Result.rendered`): TASK over 10^5 notes (397,414 tasks) held
-every task's row. Touches nothing outside itself.
+but one SORT or GROUP BY and LIMITs it keeps not even those, only (path, page, index) of each
+(beside its SORT keys, in its group), and a page of the result is built again when rendered
+(`Result.rendered`): TASK over 10^5 notes (397,414 tasks) held every task's row. A plain TASK
+reads only (line, text) of each task (`FileFields.task_marks`). Touches nothing outside itself.
 """
 
 from __future__ import annotations
 
 import functools
+import heapq
+import itertools
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, cast
@@ -110,7 +113,8 @@ def _run(query: Query, view: View, budget: Budget, this: str | None) -> Result:
         lead = next((i for i, (name, _) in enumerate(commands) if name != "WHERE"), len(commands))
         tests = [_test(arg, ctx) for _, arg in commands[:lead]]
         commands = commands[lead:]
-        if all(name == "LIMIT" for name, _ in commands):
+        lean = commands[1:] if commands and commands[0][0] in ("SORT", "GROUP") else commands
+        if all(name == "LIMIT" for name, _ in lean):
             return _task_refs(pages, tests, commands, ctx)
         rows: list[Row] = [task for _page, _at, task in _tasks(pages, tests, budget)]
     else:
@@ -171,16 +175,60 @@ def _tasks(pages: list[Row], tests: list[Callable[[Row], bool]], budget: Budget)
                 yield page, at, task
 
 
-def _task_refs(pages: list[Row], tests: list[Callable[[Row], bool]], limits: list[Any], ctx: Context) -> Result:
-    """A TASK query whose commands are WHEREs then LIMITs: (path, page, index among the page's
-    tasks) of each task that passes, its row built again when a page of the result is rendered."""
+def _task_marks(pages: list[Row], budget: Budget) -> Iterator[tuple[str, Row, int, Any, Any]]:
+    """What `_task_refs` keeps of every task of `pages` when no WHERE reads them: from the raw
+    list items, no row built (a plain TASK over 10^5 notes built 668k list items' rows)."""
+    for page in pages:
+        file = page["file"]
+        path, marks = file.task_marks() if isinstance(file, FileFields) else ("", [])
+        budget.look(len(marks) + 1)
+        for at, (line, text) in enumerate(marks):
+            yield path, page, at, line, text
+
+
+def _task_refs(pages: list[Row], tests: list[Callable[[Row], bool]], commands: list[Any], ctx: Context) -> Result:
+    """A TASK query whose commands are WHEREs, then maybe one SORT or GROUP BY, then LIMITs:
+    (path, page, index among the page's tasks, line, text) of each task that passes, its row
+    built again when a page of the result is rendered. A SORT keeps its keys beside each (with
+    a LIMIT, only the first rows as it goes), a GROUP BY its groups of them: no task row is
+    held (TASK ... SORT over 10^5 notes held every task's row, ~433 MB at its peak)."""
+    budget = ctx.budget
+    first = commands[0] if commands and commands[0][0] in ("SORT", "GROUP") else None
+    limits = commands[1:] if first is not None else commands
     cap = min((_limit(arg, ctx) for _, arg in limits), default=None)
-    refs: list[tuple[str, Row, int, Any, Any]] = []
-    if cap != 0:
-        for page, at, task in _tasks(pages, tests, ctx.budget):
-            refs.append((task["path"], page, at, task.get("line"), task.get("text")))
-            if cap is not None and len(refs) >= cap:
-                break
+    if first is None:
+        found: Iterator[tuple[str, Row, int, Any, Any]]
+        if tests:
+            found = ((t["path"], p, at, t.get("line"), t.get("text")) for p, at, t in _tasks(pages, tests, budget))
+        else:
+            found = _task_marks(pages, budget)
+        refs: list[Any] = list(itertools.islice(found, cap)) if cap != 0 else []
+        grouped = False
+    else:
+        seen = [0]
+
+        def counted(key_of: Callable[[Row], Any]) -> Iterator[tuple[Any, tuple[str, Row, int, Any, Any]]]:
+            for page, at, task in _tasks(pages, tests, budget):
+                budget.look()
+                seen[0] += 1
+                yield key_of(task), (task["path"], page, at, task.get("line"), task.get("text"))
+
+        if first[0] == "SORT":
+            keys = [(compile_expr(e, ctx), d) for e, d in first[1]]
+            order = functools.cmp_to_key(_by(keys, budget))
+            decorated = counted(lambda task: tuple(k(task) for k, _ in keys))
+            # heapq.nsmallest is sorted(...)[:cap], stable, holding `cap` rows at a time
+            kept = heapq.nsmallest(cap, decorated, key=order) if cap is not None else sorted(decorated, key=order)
+            refs = [ref for _, ref in kept]
+        else:
+            refs = _grouped(counted(compile_expr(first[1].expr, ctx)), budget)
+        budget.spend(seen[0] + 1)  # the SORT or GROUP BY paid for its rows, as in `_run`
+        n = len(refs) if first[0] == "GROUP" else seen[0]
+        for _, arg in limits:
+            budget.spend(n + 1)
+            n = min(n, _limit(arg, ctx))
+        refs = refs[:n]
+        grouped = first[0] == "GROUP"
 
     def render(ref: tuple[str, Row, int, Any, Any]) -> dict[str, Any]:
         # The note's tasks are read again: one saved meanwhile may hold others at that place.
@@ -199,16 +247,36 @@ def _task_refs(pages: list[Row], tests: list[Callable[[Row], bool]], limits: lis
             hint="Run the query again: it reads the vault as it is now.",
         )
 
-    return Result("TASK", [], refs, False, render=render, paths=lambda ref: [ref[0]], budget=ctx.budget)
+    if grouped:
+
+        def group(r: Row) -> dict[str, Any]:
+            budget.look(len(r["rows"]) + 1)
+            return {"id": typed(r["key"]), "tasks": [render(ref) for ref in r["rows"]]}
+
+        return Result("TASK", [], refs, True, group, lambda r: [ref[0] for ref in r["rows"]], budget)
+    return Result("TASK", [], refs, False, render=render, paths=lambda ref: [ref[0]], budget=budget)
 
 
-def _sort(rows: list[Row], keys: list[tuple[Callable[[Row], Any], bool]], budget: Budget) -> list[Row]:
-    decorated = []
-    for r in rows:
+def _grouped(keyed: Iterator[tuple[Any, Any]], budget: Budget) -> list[Row]:
+    """GROUP BY over (key, row) pairs: `{key, rows}` by key in Dataview's order, rows in theirs."""
+    groups: dict[Any, tuple[Any, list[Any]]] = {}
+    for key, row in keyed:
         budget.look()
-        decorated.append((tuple(k(r) for k, _ in keys), r))
+        marker = (type(key), key) if key is None or type(key) in _PLAIN else (type_of(key), repr(to_json(key)))
+        groups.setdefault(marker, (key, []))[1].append(row)
 
-    def cmp(a: tuple[tuple[Any, ...], Row], b: tuple[tuple[Any, ...], Row]) -> int:
+    def cmp(a: tuple[Any, list[Any]], b: tuple[Any, list[Any]]) -> int:
+        budget.look()
+        return compare(a[0], b[0])
+
+    ordered = sorted(groups.values(), key=functools.cmp_to_key(cmp))
+    return [{"key": key, "rows": members} for key, members in ordered]
+
+
+def _by(keys: list[tuple[Callable[[Row], Any], bool]], budget: Budget) -> Callable[[Any, Any], int]:
+    """SORT's comparison of two (keys, row) pairs: key by key, Dataview's order, DESC reversed."""
+
+    def cmp(a: tuple[tuple[Any, ...], Any], b: tuple[tuple[Any, ...], Any]) -> int:
         budget.look()
         for (x, y), (_, desc) in zip(zip(a[0], b[0], strict=True), keys, strict=True):
             c = compare(x, y)
@@ -216,7 +284,15 @@ def _sort(rows: list[Row], keys: list[tuple[Callable[[Row], Any], bool]], budget
                 return -c if desc else c
         return 0
 
-    decorated.sort(key=functools.cmp_to_key(cmp))
+    return cmp
+
+
+def _sort(rows: list[Row], keys: list[tuple[Callable[[Row], Any], bool]], budget: Budget) -> list[Row]:
+    decorated = []
+    for r in rows:
+        budget.look()
+        decorated.append((tuple(k(r) for k, _ in keys), r))
+    decorated.sort(key=functools.cmp_to_key(_by(keys, budget)))
     return [r for _, r in decorated]
 
 
@@ -225,20 +301,8 @@ _PLAIN = (str, int, float, bool)
 
 def _group(rows: list[Row], col: Column, ctx: Context) -> list[Row]:
     key_of = compile_expr(col.expr, ctx)
-    groups: dict[Any, tuple[Any, list[Row]]] = {}
-    budget = ctx.budget
-    for row in rows:
-        budget.look()
-        key = key_of(row)
-        marker = (type(key), key) if key is None or type(key) in _PLAIN else (type_of(key), repr(to_json(key)))
-        groups.setdefault(marker, (key, []))[1].append(row)
-
-    def cmp(a: tuple[Any, list[Row]], b: tuple[Any, list[Row]]) -> int:
-        budget.look()
-        return compare(a[0], b[0])
-
-    ordered = sorted(groups.values(), key=functools.cmp_to_key(cmp))
-    return [{col.name: key, "key": key, "rows": members} for key, members in ordered]
+    groups = _grouped(((key_of(row), row) for row in rows), ctx.budget)
+    return [{col.name: g["key"], **g} for g in groups]
 
 
 def _flatten(rows: list[Row], col: Column, ctx: Context) -> list[Row]:

@@ -189,6 +189,13 @@ class ItemCache:
     def tasks(self) -> list[dict[str, Any]]:
         return [i for i in self.lists() if i["task"]]
 
+    def task_marks(self) -> list[tuple[Any, Any]]:
+        """(line, text) of each task, in `tasks()` order, from the raw items when no row is built
+        yet (a plain TASK query reads no more: building every list item's row was its cost)."""
+        if self._rows is not None:
+            return [(i["line"], i["text"]) for i in self._rows if i["task"]]
+        return [(raw[0], raw[3]) for raw in self._source.items(self._path) or () if raw[2] is not None]
+
     def cut_lists(self, cut: Callable[[Any], Any]) -> list[dict[str, Any]]:
         """The list items with their link values through one caller's `cut` (copies; `children`
         point at the copies), kept beside the items."""
@@ -264,6 +271,12 @@ class FileFields(Mapping[str, Any]):
         if self._cut is not None:
             return [Inherited(task, page) for task in self["tasks"]]
         return self._page().list_items().task_rows(page)
+
+    def task_marks(self) -> tuple[str, list[tuple[Any, Any]]]:
+        """The page's path and (line, text) of each of its tasks (`ItemCache.task_marks`; a
+        caller's cut changes link values, never which tasks there are or their text)."""
+        cache = self._page().list_items()
+        return cache._path, cache.task_marks()
 
     def cut_with(self, cut: Callable[[Any], Any], readable: Callable[[str], bool]) -> FileFields:
         """A copy for one caller: its outgoing links, list items and tasks pass through `cut`,

@@ -35,6 +35,14 @@ async def test_dataview_tools_over_http(make_vault: Callable[..., Path], mode: s
             assert [r["path"] for r in rest["rows"]] == ["Books/Dune Messiah.md"] and rest["next_cursor"] is None
             err = await error(client, "search_dql", {"query": "LIST WHERE"})
             assert err["code"] == "query_syntax_error" and err["details"]["line"] == 1
+            # TASK ... SORT / GROUP BY keep references, not task rows: the rows are those of the rows path
+            for query in ("TASK SORT text DESC LIMIT 3", "TASK GROUP BY completed", "TASK"):
+                lean = await ok(client, "search_dql", {"query": query, "limit": 10})
+                rows = await ok(client, "search_dql", {"query": query + " WHERE true", "limit": 10})
+                assert lean["rows"] == rows["rows"] and lean["total"] == rows["total"] > 0
+            by_text = await ok(client, "search_dql", {"query": "TASK SORT text DESC LIMIT 2", "limit": 10})
+            texts = [t["text"] for t in by_text["rows"]]
+            assert texts == ["write intro [priority:: 1]", "review [[Alpha]] 📅 2026-02-01"]
             valid = await ok(client, "validate_dql", {"query": "TASK FROM #project WHERE !completed"})
             assert valid["valid"] and valid["parsed"]["type"] == "TASK"
             assert (await error(client, "validate_dql", {"query": ""}))["code"] == "validation_error"
