@@ -23,6 +23,7 @@ from service.indexer.canvas_facts import is_canvas
 from service.indexer.issues import FileIssue, issue
 from service.indexer.known import KnownFiles
 from service.indexer.reading import read_note_checked
+from service.vault import case_renames
 from service.vault.decoding import UTF8, is_utf8_name
 from service.vault.paths import VaultPaths
 from service.vault.spelling import on_disk
@@ -114,7 +115,9 @@ def scan_with_paths(
     paths: VaultPaths, issues: list[FileIssue] | None = None, pause: Callable[[], None] | None = None
 ) -> tuple[dict[str, tuple[float, int]], KnownFiles, PathSet]:
     """`scan`, plus the link-resolution index of the files (built here to stay off the event loop);
-    temp files a crashed write left behind are removed on the way (`service.vault.temps.sweep`)."""
+    temp files a crashed write left behind are removed on the way (`service.vault.temps.sweep`),
+    after a case-only rename a crash cut in two was finished (`service.vault.case_renames`)."""
+    case_renames.finish(paths.root)  # a case-only rename a crash cut in two: finished before the look
     temps: list[str] = []
     notes, found = scan(paths, temps, issues, pause)
     if temps:

@@ -16,12 +16,14 @@ run (kind `undo`): undoing it with `undo_last_plan` re-applies the changes that 
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator, Mapping
 
 from service.plans.journal import Journal, RunRow
 from service.plans.undo import apply_undo, plan_undo
+from service.vault import case_renames
 from service.vault.journal import RECORDER
 from service.vault.vault import Vault
 
@@ -49,7 +51,10 @@ async def _interrupted(journal: Journal) -> list[RunRow]:
 
 async def roll_back_interrupted_bulk(journal: Journal, vaults: Mapping[str, Vault]) -> list[str]:
     """Roll back every interrupted, not yet undone bulk or undo run of the served vaults, newest
-    first; their ids."""
+    first; their ids. A case-only rename a crash cut in two is whole again first
+    (`service.vault.case_renames`): the rollback then moves the note back from its new name."""
+    for served in vaults.values():
+        await asyncio.to_thread(case_renames.finish, served.paths.root)
     await journal.recover()
     done: list[str] = []
     for row in await _interrupted(journal):

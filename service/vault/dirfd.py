@@ -25,17 +25,18 @@ from __future__ import annotations
 
 import ctypes
 import errno
+import json
 import os
 import secrets
 import stat
 import unicodedata
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from service.errors import PathInvalid
-from service.vault import openat2, spelling
+from service.vault import openat2, spelling, temps
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
 _FILE_READ = os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0)
@@ -265,7 +266,7 @@ def rename(
             raise FileNotFoundError(errno.ENOENT, "no such file or folder", src)
         with parent_of(root, dst, create=create, new_name=new_name) as (dst_dir, dst_name):
             if src_name != dst_name and same_entry(before, lstat_in(dst_dir, dst_name), src_name, dst_name):
-                _via_temp(src_dir, src_name, dst_dir, dst_name, dst)
+                _via_temp(root, src_dir, src_name, dst_dir, dst_name, src, dst)
             elif replace:
                 os.rename(src_name, dst_name, src_dir_fd=src_dir.fd, dst_dir_fd=dst_dir.fd)
             else:
@@ -294,24 +295,56 @@ def one_entry(a: Path, b: Path) -> bool:
         return False
 
 
-def _via_temp(src_dir: Folder, src_name: str, dst_dir: Folder, dst_name: str, dst: str) -> None:
+def _via_temp(root: Path, src_dir: Folder, src_name: str, dst_dir: Folder, dst_name: str, src: str, dst: str) -> None:
     """A rename to another letter case of the same name on a case-blind disk, where the disk
     finds the entry itself at the new name (`RENAME_NOREPLACE` refuses; rename(2) of a file
     onto itself does nothing): two atomic no-replace renames, `src` to a free temporary name
     beside it, then to `dst`; if the second is refused, the first is undone. A crash in between
     leaves the note whole under the temporary name, a visible note Obsidian and the index list
-    (never a `.vgtmp` the temp sweep removes)."""
+    (never a `.vgtmp` the temp sweep removes), and the rename's record in the vault folder
+    (`case_renames`), written and synced before the first rename, from which the next start
+    finishes it."""
     stem, dot, ext = src_name.rpartition(".")
     if not stem:  # a folder, or a name without an extension
         stem, dot, ext = src_name, "", ""
-    temp = f"{stem} (renaming {secrets.token_hex(4)}){dot}{ext}"
+    token = secrets.token_hex(4)
+    temp = f"{stem} (renaming {token}){dot}{ext}"
+    record = case_record(root, token, src, f"{split(src)[0]}/{temp}".lstrip("/"), dst)
     _rename_noreplace(src_dir, src_name, src_dir, temp, dst)
     try:
         _rename_noreplace(src_dir, temp, dst_dir, dst_name, dst)
     except OSError:
         _rename_noreplace(src_dir, temp, src_dir, src_name, dst)
+        drop_case_record(root, record)
         raise
     os.fsync(src_dir.fd)
+    os.fsync(dst_dir.fd)  # the rename is on disk before its record goes
+    drop_case_record(root, record)
+
+
+CASE_RECORD = ".vgcase"
+
+
+def case_record(root: Path, token: str, src: str, temp: str, dst: str) -> str:
+    """Write and sync the record of a case-only rename in the vault folder, from which the next
+    start finishes one a crash cut in two (`service.vault.case_renames`); returns its name."""
+    name = f".{token}.p{os.getpid()}h{temps.HOST}{CASE_RECORD}"
+    data = json.dumps({"src": src, "temp": temp, "dst": dst}).encode()
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+    with folder(root, "") as top:
+        fd = os.open(name, flags, 0o600, dir_fd=top.fd)
+        try:
+            os.write(fd, data)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.fsync(top.fd)  # the record is on disk before the first rename
+    return name
+
+
+def drop_case_record(root: Path, name: str) -> None:
+    with folder(root, "") as top, suppress(FileNotFoundError):
+        os.unlink(name, dir_fd=top.fd)
 
 
 _RENAME_NOREPLACE = 1
