@@ -18,10 +18,10 @@ from pydantic import BaseModel, ConfigDict, Field
 from service.errors import ValidationFailed
 from service.memory.model import Entity, Observation, Relation, new_block_id, normalize_text, one_line, tags_of
 from service.memory.store import Loaded
-from service.memory.words import word_set
 from service.tools.context import ToolContext
 from service.tools.memory.names import entity_name, relation_link, target_names
 from service.tools.memory.repeats import dated_attributes, holds_again
+from service.tools.memory.similar import Similar
 from service.tools.memory.writing import (
     WRITE,
     all_or_nothing,
@@ -192,24 +192,6 @@ class AddObservationsOut(ToolOutput):
     results: list[AddedOut] = Field(description="Per entity, in order.")
 
 
-SIMILAR = 0.6  # share of words in common (of all the words of both) that makes two observations similar
-
-
-def similar_to(text: str, observations: list[Observation]) -> Observation | None:
-    """The existing observation that says most nearly the same as `text` (its words, folded,
-    overlap by SIMILAR or more), if any: reported, never merged (a number or a negation may
-    differ; the consolidation plane decides)."""
-    mine = word_set(text)
-    best, share = None, SIMILAR
-    for obs in observations:
-        theirs = word_set(obs.text)
-        if mine and theirs:
-            overlap = len(mine & theirs) / len(mine | theirs)
-            if overlap >= share:
-                best, share = obs, overlap
-    return best
-
-
 def add_to(
     entity: Entity, texts: list[str], category: str | None, fields: dict[str, str], ids: list[str] | None = None
 ) -> tuple[list[Observation], list[str], list[SimilarOut]]:
@@ -225,15 +207,17 @@ def add_to(
     added: list[Observation] = []
     skipped: list[str] = []
     similar: list[SimilarOut] = []
+    index = Similar(entity.observations, texts)  # `service.tools.memory.similar`
     for n, text in enumerate(texts):
         key = normalize_text(text)
         if key in have:
             skipped.append(text)
             continue
-        near = similar_to(text, entity.observations)
+        near = index.best(n)
         have.add(key)
         obs = Observation(text, category, ids[n] if ids else "", dict(fields))
         obs.render()  # gives it its block id when it has none
+        index.added(n, obs)
         if near is not None:
             similar.append(SimilarOut(text=text, existing=near.text, existing_block_id=near.block_id))
         entity.observations.append(obs)
