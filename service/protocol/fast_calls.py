@@ -36,8 +36,6 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 import mcp_types as types
-from mcp.shared.inbound import InboundModernRoute, classify_inbound_request
-from mcp_types import CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, PROTOCOL_VERSION_META_KEY
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from pydantic_core import to_json
 
@@ -49,7 +47,15 @@ if TYPE_CHECKING:
     from mcp.server.lowlevel.server import Server
 
 ENVELOPE = frozenset({"jsonrpc", "id", "method", "params"})
-MODERN_META = frozenset({PROTOCOL_VERSION_META_KEY, CLIENT_INFO_META_KEY, CLIENT_CAPABILITIES_META_KEY})
+# The 2026-07-28 envelope's `_meta` keys (`mcp_types`' *_META_KEY: spelled here, since reading a name
+# of `mcp_types` loads every protocol model, which a stdio start's first calls do not use)
+MODERN_META = frozenset(
+    {
+        "io.modelcontextprotocol/protocolVersion",
+        "io.modelcontextprotocol/clientInfo",
+        "io.modelcontextprotocol/clientCapabilities",
+    }
+)
 INT64 = 2**63
 QUIET_S = 0.1  # a stdio start builds the SDK's server once no plain call ran for this long (`hand_over`)
 
@@ -135,6 +141,8 @@ class FastCalls:
             return None if call is None else (call, self.handshake)
         if not self.modern or self.path.server_info is None:
             return None
+        from mcp.shared.inbound import InboundModernRoute, classify_inbound_request
+
         route = classify_inbound_request({"method": METHOD, "params": params})
         if not isinstance(route, InboundModernRoute):
             return None  # the SDK answers what is wrong with the envelope

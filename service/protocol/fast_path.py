@@ -44,7 +44,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import mcp_types as types
-from mcp_types import SERVER_INFO_META_KEY
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic_core import to_json
 
@@ -58,6 +57,9 @@ if TYPE_CHECKING:  # the SDK's server loads after a stdio start's first calls (`
 log = logging.getLogger(__name__)
 
 METHOD = "tools/call"
+# `mcp_types.SERVER_INFO_META_KEY`, spelled here: reading a name of `mcp_types` loads every
+# protocol model, which a stdio start's first calls do not use (`service.protocol.sdk_packages`)
+SERVER_INFO_META_KEY = "io.modelcontextprotocol/serverInfo"
 PARAMS = frozenset({"name", "arguments", "_meta"})
 OWN_META = "vaultgate/"
 

@@ -420,3 +420,19 @@ async def test_a_burst_of_plain_calls_is_not_held_up_by_building_the_sdk_server(
     wire.route({"jsonrpc": "2.0", "id": 10, "method": "ping"})  # only the SDK answers it: built now
     await asyncio.wait_for(handing, timeout=10)
     assert built == [2] and wire.fast.sdk_ready.is_set()
+
+
+def test_the_envelope_keys_spelled_here_are_the_sdks() -> None:
+    """fast_calls and fast_path spell the 2026-07-28 `_meta` keys themselves (reading a name of
+    `mcp_types` loads every protocol model at a stdio start): they must be the SDK's."""
+    import mcp_types
+
+    from service.protocol.fast_calls import MODERN_META
+    from service.protocol.fast_path import SERVER_INFO_META_KEY
+
+    assert MODERN_META == {
+        mcp_types.PROTOCOL_VERSION_META_KEY,
+        mcp_types.CLIENT_INFO_META_KEY,
+        mcp_types.CLIENT_CAPABILITIES_META_KEY,
+    }
+    assert SERVER_INFO_META_KEY == mcp_types.SERVER_INFO_META_KEY
