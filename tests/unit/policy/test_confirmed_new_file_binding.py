@@ -6,7 +6,8 @@ approves making a file. A file another program creates between that preview and 
 left as it is (`already_exists` or `conflict`), never replaced unseen
 (`service.tools.notes.targets.previewed_absent`). The other program's file lands inside the
 file layer's write (or copy), right before the server's own, through the dispatch chain with a
-minted token and over real HTTP with the SDK client (the human approves through elicitation).
+minted token (also a step of an approved plan) and over real HTTP with the SDK client (the human
+approves through elicitation).
 """
 
 from __future__ import annotations
@@ -107,6 +108,21 @@ async def test_a_bulk_create_above_its_count_keeps_a_note_made_after_the_preview
         await vg.err("bulk_create_notes", "already_exists", **args, elicit_token=token)
         assert (root / "New/N0.md").read_text() == THEIRS
         assert not (root / "New/N1.md").exists()  # all or nothing
+
+
+async def test_a_plan_step_keeps_a_note_made_after_the_plan_was_approved(make_vault: Callable[..., Path]) -> None:
+    """A step of an approved plan proceeds as confirmed (`confirmed = "plan"`): its preview found
+    no note, so it only creates one."""
+    root = make_vault(VAULT)
+    step = {"path": "New/W", "content": "mine\n", "mode": "overwrite"}
+    plan = {"goal": "write one note", "steps": [{"id": "w", "tool": "write_note", "args": step}]}
+    async with started(root, **_confirming(root)) as vg:
+        token = await vg.token_for("execute_plan", plan=plan)
+        theirs = await _made_at_the_write(vg, "New/W.md")
+        run = await vg.ok("execute_plan", plan=plan, elicit_token=token)
+        [done] = run["steps"]
+        assert done["status"] == "failed" and done["errors"][0]["code"] == "already_exists", run
+        assert (root / "New/W.md").read_text() == theirs
 
 
 async def test_a_confirmed_new_file_is_still_made(make_vault: Callable[..., Path]) -> None:
