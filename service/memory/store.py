@@ -81,8 +81,7 @@ def note_named(folder: Path, name: str, skip: Callable[[str], bool]) -> str | No
                 head = _head(entry.path)
             except OSError:
                 continue
-            data = split(head).data
-            known = (st.st_mtime_ns, st.st_size, str(data.get("name") or "").strip())
+            known = (st.st_mtime_ns, st.st_size, parse(head).name.strip())  # `name`, else its `# title`
             _names[entry.path] = known
         if known[2] == name and found is None:
             found = nfc

@@ -15,7 +15,8 @@
 
 The plan of a duplicate deletes the later observation by its block id (the first is kept, with
 its provenance); that of two entities adds the later one's observations to the first and then
-deletes the later note (its deletion asks a human, as `delete_entities` always does). An
+deletes the later note (its deletion asks a human, as `delete_entities` always does; with
+`missing_ok: false`, so a name that finds no note fails the run instead of deleting nothing). An
 observation without a block id (a hand-written line) is reported with no plan: deleting it by its
 text would delete its twin too.
 """
@@ -346,5 +347,5 @@ def _merge_steps(keep: NoteEntry, other: NoteEntry, entries: list[NoteEntry]) ->
     steps += _relink(keep, other, entries)
     repoint = {"old_target": other.rel, "new_target": keep.rel, "dry_run": False}
     steps.append({"id": "repoint", "tool": "rewrite_links", "args": repoint})
-    steps.append({"id": "remove", "tool": "delete_entities", "args": {"entityNames": [gone]}})
+    steps.append({"id": "remove", "tool": "delete_entities", "args": {"entityNames": [gone], "missing_ok": False}})
     return steps

@@ -32,6 +32,10 @@ from service.vault.commit import Action, Undo
 
 class DeleteEntitiesIn(ToolInput):
     entityNames: list[str] = Field(min_length=1, max_length=100, description="Entities to delete.")  # noqa: N815
+    missing_ok: bool = Field(
+        default=True,
+        description="false: a name that is no entity is note_not_found and nothing is deleted (a plan's step fails).",
+    )
 
 
 class DeleteEntitiesOut(ToolOutput):
@@ -52,6 +56,8 @@ async def delete_entities_preview(ctx: ToolContext, args: DeleteEntitiesIn) -> C
         found = store.load(entity_name(ctx, store, raw, f"entityNames[{i}]"), "delete")
         if found is not None:
             paths.append(found.vp.rel)
+        elif not args.missing_ok:
+            return None  # the call refuses it: nothing to confirm
     if not paths:
         return None
     return ChangePreview.of(f"move {len(paths)} memory entity note(s) to the trash", paths)
@@ -65,6 +71,12 @@ async def delete_entities(ctx: ToolContext, args: DeleteEntitiesIn) -> DeleteEnt
         name = entity_name(ctx, store, raw, f"entityNames[{i}]")
         loaded = store.load(name, "delete")
         (found.append(loaded) if loaded is not None else missing.append(name))
+    if missing and not args.missing_ok:
+        raise NoteNotFound(
+            f"no memory entity {missing[0]!r}: nothing was deleted",
+            details={"entity": missing[0], "missing": missing, "suggestions": store.suggestions(missing[0])},
+            hint="read_memory_graph lists the entities; without missing_ok=false the others are deleted.",
+        )
     stems = {f.vp.rel.removesuffix(".md").lower(): f.entity.name for f in found}
     dangling = [
         RelationOut(**{"from": e.entity.name, "to": stems[r.target.lower()], "relationType": r.relation_type})
