@@ -23,7 +23,8 @@ async def test_a_match_at_the_end_of_a_huge_line_is_listed_with_its_file_line(
     make_vault: Callable[..., Path],
 ) -> None:
     body = "---\ntags: [x]\n---\n# L\n\n" + "word " * 400_000 + "needle\nsecond needle line\n"
-    async with started(make_vault({"Line.md": body})) as vg:
+    # 2 MB: past the default [limits] max_indexed_note_chars (1 Mi), which would leave the end unindexed
+    async with started(make_vault({"Line.md": body}), limits={"max_indexed_note_chars": 4 * 1024 * 1024}) as vg:
         await vg.indexed()
         out = await vg.ok("search_regex", pattern="needle")
         [hit] = out["items"]
