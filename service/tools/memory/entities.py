@@ -21,6 +21,7 @@ from service.memory.store import Loaded
 from service.tools.context import ToolContext
 from service.tools.memory.names import entity_name, relation_link, target_names
 from service.tools.memory.repeats import dated_attributes, holds_again
+from service.tools.memory.report import fitted
 from service.tools.memory.similar import Similar
 from service.tools.memory.writing import (
     WRITE,
@@ -186,10 +187,21 @@ class AddedOut(ToolOutput):
     similar_existing: list[SimilarOut] = Field(
         default_factory=list, description="Added observations that say nearly the same as one it had (both kept)."
     )
+    added: int = Field(default=0, description="How many were added (complete when the lists were left out).")
+    skipped: int = Field(default=0, description="How many it already had.")
+    similar: int = Field(default=0, description="How many added say nearly the same as one it had.")
+
+
+ECHOED = ("addedObservations", "skipped_duplicates", "similar_existing", "block_ids")  # left out first to last
 
 
 class AddObservationsOut(ToolOutput):
     results: list[AddedOut] = Field(description="Per entity, in order.")
+    truncated: bool = Field(
+        default=False,
+        description="Over the response limit: the echoed texts (then the block ids) "
+        "were left out; entityName and the counts are complete.",
+    )
 
 
 def add_to(
@@ -268,10 +280,15 @@ async def add_observations(ctx: ToolContext, args: AddObservationsIn) -> AddObse
             block_ids=[o.block_id for o in outcome[i][0]],
             skipped_duplicates=outcome[i][1],
             similar_existing=outcome[i][2],
+            added=len(outcome[i][0]),
+            skipped=len(outcome[i][1]),
+            similar=len(outcome[i][2]),
         )
         for i, (name, *_) in enumerate(batches)
     ]
-    return AddObservationsOut(results=results)
+    out = AddObservationsOut(results=results)
+    out.truncated = fitted(out, out.results, ECHOED, ctx.services.settings.governor.max_response_bytes)
+    return out
 
 
 # -- create_relations --------------------------------------------------------------------------
