@@ -272,7 +272,7 @@ class VaultFiles:
             found = dirfd.lstat_in(folder, name)
             if found is not None and stat_mode.S_ISDIR(found.st_mode):
                 raise PathInvalid(f"{vp.rel!r} is a folder", details={"path": vp.rel})
-            return write_in(folder.fd, name, data, exclusive=exclusive, rel=key, check=check)
+            return write_in(folder.fd, name, data, exclusive=exclusive, rel=key, check=check, vault=root)
 
     async def modify(
         self, vp: VaultPath, change: Callable[[str], str], *, expected_etag: str | None = None

@@ -11,8 +11,10 @@ The look is one `stat` of the name in the folder already open: the file's identi
 times as the read's `fstat` saw them mean nothing wrote to it since (a write changes the size or
 the change time; Linux gives a file whose times were just looked at a fine-grained change time
 on its next write). Only when they differ (a `touch`, a save of the same bytes, a change) are the
-bytes read and their etag compared. Left open, as in every write: a save in the microseconds
-between that look and the rename (no file system call compares and renames at once).
+bytes read and their etag compared. The look and the rename hold the note's lock shared by every
+vaultgate process on the vault (`service.vault.notelocks`), so another vaultgate cannot rename in
+between. Left open, as in every write: another program's save in the microseconds between that
+look and the rename (no file system call compares and renames at once).
 """
 
 from __future__ import annotations
@@ -94,6 +96,6 @@ def replace_if_unchanged(root: Path, key: str, data: bytes, read: os.stat_result
     try:
         with dirfd.parent_of(root, key) as (folder, name):
             check = partial(_last_look, folder.fd, name, root, key, data, read, etag)
-            return write_in(folder.fd, name, data, exclusive=False, rel=key, check=check)
+            return write_in(folder.fd, name, data, exclusive=False, rel=key, check=check, vault=root)
     except (FileNotFoundError, NotADirectoryError):  # its folder was renamed or removed
         raise changed(key, None, etag) from None

@@ -68,7 +68,7 @@ def _put_back(
         dirfd.unlink(root, rel)
     else:
         with dirfd.parent_of(root, rel, create=True) as (folder, name):
-            write_in(folder.fd, name, data, exclusive=False, rel=rel, check=check)
+            write_in(folder.fd, name, data, exclusive=False, rel=rel, check=check, vault=root)
 
 
 def _move_back(files: VaultFiles, rel: str, dst: str) -> None:

@@ -28,6 +28,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from service.errors import AlreadyExists
+from service.vault import notelocks
 
 SUFFIX = ".vgtmp"
 PROCESS_START = time.time()
@@ -116,7 +117,14 @@ def _temp_in(folder_fd: int, target_name: str) -> tuple[int, str]:
 
 
 def write_in(
-    folder_fd: int, name: str, data: bytes, *, exclusive: bool, rel: str, check: Callable[[], object] | None = None
+    folder_fd: int,
+    name: str,
+    data: bytes,
+    *,
+    exclusive: bool,
+    rel: str,
+    check: Callable[[], object] | None = None,
+    vault: Path | None = None,
 ) -> os.stat_result:
     """Write `data` as `name` in the open folder `folder_fd`: temp file + fsync + rename (or hard
     link for create-only), then fsync the folder. `rel` names the target in errors.
@@ -126,7 +134,10 @@ def write_in(
     replaced by the file, never followed (`VaultFiles._real` resolves links inside the vault
     before a write gets here). `check` runs right before the rename (after the fsync) and may
     raise to abort with nothing replaced: an etag compared there leaves a person's save no
-    fsync-long window to be written over.
+    fsync-long window to be written over. With `vault` (the vault's root; `rel` is then the real
+    in-vault path), `check` and the rename run under the note's lock shared with every other
+    vaultgate process on the vault (`service.vault.notelocks`): another process's rename cannot
+    land between the compare and this rename.
     """
     try:
         fd, tmp = _temp_in(folder_fd, name)
@@ -152,9 +163,10 @@ def write_in(
                 raise AlreadyExists("a file already exists at that path", details={"path": rel}) from None
             os.unlink(tmp, dir_fd=folder_fd)
         else:
-            if check is not None:
-                check()
-            os.rename(tmp, name, src_dir_fd=folder_fd, dst_dir_fd=folder_fd)
+            with notelocks.held(vault, rel) if vault is not None else contextlib.nullcontext():
+                if check is not None:
+                    check()
+                os.rename(tmp, name, src_dir_fd=folder_fd, dst_dir_fd=folder_fd)
         os.fsync(folder_fd)
         return written
     except BaseException as exc:

@@ -1,0 +1,108 @@
+"""A lock per note shared by every vaultgate process on one vault (several servers, or `serve`
+beside `stdio`, on the same folder).
+
+A process serializes its own writes to a note (`VaultFiles.lock`, and the memory's group commit),
+and compares the note's etag right before the rename that replaces it (`temps.write_in`'s
+`check`). Between two processes only that compare guards, and the compare and the rename are two
+system calls: a second process renaming in between was overwritten by the first one's version,
+built from what it read before (an acknowledged write lost). `held` closes that window: the last
+compare and the rename run under an exclusive `flock` that every vaultgate process on the vault
+takes for that note, so the second process's compare sees the first one's rename and answers
+`conflict` (a read-modify-write then reads the note again and applies its change to it).
+
+- The lock files live in the per-user data folder (`service.folders.user_data_home()` + `locks/` +
+  the vault's `folder_key`), never in the vault: processes of one user share them whatever
+  storage folders their configurations name. Each is one of `SLOTS` files chosen by a hash of the
+  note's path (letter case folded, so two spellings of one name on a case-blind disk meet): the
+  number of files stays bounded, and two notes that share a slot only wait for each other's
+  rename, microseconds.
+- The wait is bounded (`WAIT_SECONDS`): a process holding the lock longer (stopped, or a disk that
+  hangs) turns the write into a `conflict` naming the reason, nothing written. A crashed process's
+  lock is released by the system with its file descriptors.
+- Where the data folder cannot hold the lock files (read-only home), writes go on without the
+  cross-process lock, as before, and the log says so once.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import functools
+import hashlib
+import logging
+import os
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+from service import folders
+from service.errors import Conflict
+
+SLOTS = 4096
+WAIT_SECONDS = 2.0
+log = logging.getLogger("vaultgate.vault")
+_OPEN = os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0)
+
+
+def lock_folder(root: str) -> str | None:
+    """The folder of `root`'s lock files, made if missing (None: it cannot be made)."""
+    return _made(folders.user_data_home(), root)
+
+
+@functools.lru_cache(maxsize=64)
+def _made(home: str, root: str) -> str | None:
+    folder = os.path.join(home, "locks", folders.folder_key(root))
+    try:
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+    except OSError as exc:
+        log.warning("no cross-process write lock for %s (%s: %s): two processes may lose a write", root, folder, exc)
+        return None
+    return folder
+
+
+def slot_of(rel: str) -> str:
+    """The lock file's name for the vault path `rel`."""
+    digest = int.from_bytes(hashlib.sha256(rel.casefold().encode("utf-8", "surrogatepass")).digest()[:4], "big")
+    return f"{digest % SLOTS:03x}.lock"
+
+
+@contextlib.contextmanager
+def held(root: Path | str, rel: str, *, wait: float | None = None) -> Iterator[None]:
+    """Hold the cross-process lock of note `rel` in vault `root` (blocking, in a worker thread);
+    `conflict` when another process holds it longer than `wait` (default `WAIT_SECONDS`)."""
+    folder = lock_folder(str(root))
+    if folder is None:
+        yield
+        return
+    try:
+        fd = os.open(os.path.join(folder, slot_of(rel)), _OPEN, 0o600)
+    except OSError as exc:
+        log.warning("cross-process write lock of %s not taken: %s", rel, exc)
+        yield
+        return
+    try:
+        _acquire(fd, rel, WAIT_SECONDS if wait is None else wait)
+        yield  # released by the close below (and by the system if the process dies)
+    finally:
+        os.close(fd)
+
+
+def _acquire(fd: int, rel: str, wait: float) -> None:
+    deadline = time.monotonic() + wait
+    pause = 0.0005
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except OSError as exc:
+            if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+                raise
+        if time.monotonic() >= deadline:
+            raise Conflict(
+                f"{rel!r} is being written by another vaultgate process on this vault",
+                details={"path": rel, "reason": "locked by another process", "waited_seconds": wait},
+                hint="Nothing was written: read the note again and retry.",
+            )
+        time.sleep(pause)
+        pause = min(pause * 2, 0.02)

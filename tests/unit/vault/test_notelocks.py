@@ -1,0 +1,152 @@
+"""Two vaultgate processes on one vault never lose each other's write to one note: the last etag
+compare and the rename hold a lock every vaultgate process takes for that note
+(`service.vault.notelocks`), so another process's rename cannot land between them."""
+
+from __future__ import annotations
+
+import contextlib
+import subprocess
+import sys
+import textwrap
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from service.errors import Conflict
+from service.vault import notelocks
+from service.vault.events import ChangeBus
+from service.vault.files import VaultFiles
+from service.vault.paths import VaultPaths
+from tests.conftest import started
+
+ROOT = str(Path(__file__).resolve().parents[3])
+
+# Another vaultgate process writing the note as the memory does: read it, then write the new text
+# with the etag read (a `conflict` is not acknowledged). Prints what it was answered.
+OTHER_WRITER = textwrap.dedent(
+    """
+    import asyncio, sys
+    from service.errors import Conflict
+    from service.vault import notelocks
+    from service.vault.events import ChangeBus
+    from service.vault.files import VaultFiles
+    from service.vault.paths import VaultPaths
+
+    notelocks.WAIT_SECONDS = 0.3
+    root, rel, line = sys.argv[1:4]
+
+    async def main():
+        files = VaultFiles(VaultPaths(root), ChangeBus(), max_concurrent=1, trash_folder=".trash")
+        vp = files.paths.resolve(rel)
+        note = files.read(vp)
+        try:
+            await files.write(vp, note.content + line + "\\n", expected_etag=note.etag)
+        except Conflict:
+            print("conflict", flush=True)
+            return
+        print("written", flush=True)
+
+    asyncio.run(main())
+    """
+)
+
+HOLDER = textwrap.dedent(
+    """
+    import sys
+    from service.vault import notelocks
+
+    with notelocks.held(sys.argv[1], sys.argv[2]):
+        print("held", flush=True)
+        sys.stdin.readline()
+    """
+)
+
+
+def _python(code: str, *args: str) -> list[str]:
+    return [sys.executable, "-c", code, *args]
+
+
+@contextlib.contextmanager
+def _held_elsewhere(root: Path, rel: str) -> Iterator[None]:
+    """The note's lock held by another process until the block ends."""
+    args = _python(HOLDER, str(root), rel)
+    with subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=ROOT) as holder:
+        assert holder.stdout is not None and holder.stdin is not None
+        try:
+            assert holder.stdout.readline().strip() == "held"
+            yield
+        finally:
+            holder.stdin.write("\n")
+            holder.stdin.flush()
+            holder.wait(timeout=60)
+
+
+async def test_another_process_writing_between_the_last_compare_and_the_rename_is_never_lost(
+    make_vault: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Through the dispatch chain: an add_observations whose last compare has just passed; right
+    then another vaultgate process writes the same note (its own read, its own etag). Before the
+    lock, that process was answered success and its line was gone once the first rename landed;
+    now it waits for the note's lock and is answered `conflict` (or, had it got the lock first,
+    the first write's compare would see its line): every acknowledged line is in the note."""
+    root = make_vault({"Memory/Ann.md": "---\ntype: entity\nentityType: person\n---\n# Ann\n\n- seed\n"})
+    answers: list[str] = []
+    original = VaultFiles.check_etag
+
+    def check_then_other_process(self: VaultFiles, vp: object, expected: str | None) -> bool:
+        existed = original(self, vp, expected)  # type: ignore[arg-type]
+        in_window = threading.current_thread() is not threading.main_thread()
+        if in_window and not answers and getattr(vp, "rel", "") == "Memory/Ann.md":
+            other = subprocess.run(
+                _python(OTHER_WRITER, str(self.paths.root), "Memory/Ann.md", "- other process line"),
+                capture_output=True,
+                text=True,
+                cwd=ROOT,
+                timeout=120,
+                check=True,
+            )
+            answers.append(other.stdout.strip())
+        return existed
+
+    monkeypatch.setattr(VaultFiles, "check_etag", check_then_other_process)
+    async with started(root) as vg:
+        await vg.ok("add_observations", observations=[{"entityName": "Ann", "contents": ["agent fact"]}])
+        text = (root / "Memory/Ann.md").read_text(encoding="utf-8")
+    assert answers and answers[0] in ("written", "conflict"), answers
+    assert "agent fact" in text
+    if answers[0] == "written":
+        assert "- other process line" in text, f"the other process's acknowledged write was lost:\n{text}"
+
+
+async def test_a_write_waits_for_the_lock_another_process_holds_and_answers_conflict_after_the_bound(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another process holds the note's lock: a write there answers `conflict` (retry) once the
+    bounded wait is over, with nothing written; released, the same write goes through."""
+    root = tmp_path / "vault"
+    root.mkdir()
+    (root / "Ann.md").write_text("first\n", encoding="utf-8")
+    files = VaultFiles(VaultPaths(root), ChangeBus(), max_concurrent=1, trash_folder=".trash")
+    vp = files.paths.resolve("Ann.md")
+    with _held_elsewhere(root, "Ann.md"):
+        monkeypatch.setattr(notelocks, "WAIT_SECONDS", 0.2)
+        with pytest.raises(Conflict) as refused:
+            await files.write(vp, "second\n", expected_etag=files.read(vp).etag)
+        assert refused.value.details["reason"] == "locked by another process"
+        with pytest.raises(Conflict):
+            await files.write(vp, "blind\n")  # a write without an etag takes the lock too
+        assert (root / "Ann.md").read_text(encoding="utf-8") == "first\n"
+        assert not [p for p in root.iterdir() if p.name.endswith(".vgtmp")]
+    await files.write(vp, "second\n", expected_etag=files.read(vp).etag)
+    assert (root / "Ann.md").read_text(encoding="utf-8") == "second\n"
+    assert not any(p.is_relative_to(root) for p in Path(notelocks.lock_folder(str(root)) or "").parents)
+
+
+def test_notes_in_two_vaults_or_two_notes_do_not_share_a_lock_file(tmp_path: Path) -> None:
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.mkdir(), b.mkdir()
+    assert notelocks.lock_folder(str(a)) != notelocks.lock_folder(str(b))
+    assert notelocks.slot_of("Ann.md") == notelocks.slot_of("ann.md")  # one name on a case-blind disk
+    assert notelocks.slot_of("Ann.md") != notelocks.slot_of("Bob.md")
