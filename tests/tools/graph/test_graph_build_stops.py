@@ -4,7 +4,8 @@ through the dispatch chain: a cancelled call stops a build only when it was its 
 stopping stops the builds under way (an orphan build whose caller got graph_building no longer
 reads to the end: at 100k notes that held the stop for tens of seconds), every stage of the
 graph build and of the notes' read looks at the stop flag, and graphrag_query's wait for the
-build is what its search left of its budget (one budget for the whole call). Loads are held on
+build is what its search left of its budget (one budget for the whole call); a cancelled view
+build leaves the links build graphrag still waits for. Loads are held on
 events, never a sleep, so each interleaving is the one named (review R1 s62 #3, #5, #6, #8)."""
 
 from __future__ import annotations
@@ -64,6 +65,30 @@ async def test_a_cancelled_call_leaves_the_build_another_call_waits_for(
         result = await asyncio.wait_for(other, 30)
         assert not result.is_error and result.structured["notes"] == 6
         assert held.outcome == ["loaded"] and held.loads == 1  # one load, read to the end, used
+
+
+async def test_a_cancelled_view_build_leaves_the_links_graphrag_waits_for(
+    make_vault: Callable[..., Path], held: Held
+) -> None:
+    # nested: central_notes' view build and graphrag_query both wait for the one links build; the
+    # view's caller is cancelled, so the view build ends, but the links build goes on for graphrag
+    from tests.semantic.helpers import semantic
+
+    held.hold = 0  # the semantic index settles first, then the build is held
+    async with semantic(make_vault(VAULT), limits={"max_eval_seconds": 60}) as vg:
+        held.hold = 1
+        view = asyncio.create_task(vg.call("central_notes", limit=2))
+        await held.entered()
+        rag = asyncio.create_task(vg.call("graphrag_query", query="N1", hops=1))
+        await _waiters(vg, "links", 2)  # the view build's wait and graphrag's
+        view.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await view
+        assert not held.args[-1].stop.is_set()  # graphrag still waits: the load goes on
+        held.go.set()
+        result = await asyncio.wait_for(rag, 60)
+        assert not result.is_error and result.structured["items"]
+        assert held.outcome == ["loaded"] and held.loads == 1
 
 
 async def test_a_server_stopping_stops_an_orphan_build(make_vault: Callable[..., Path], held: Held) -> None:
