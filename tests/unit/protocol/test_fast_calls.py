@@ -430,9 +430,9 @@ def test_the_envelope_keys_spelled_here_are_the_sdks() -> None:
     from service.protocol.fast_calls import MODERN_META
     from service.protocol.fast_path import SERVER_INFO_META_KEY
 
-    assert MODERN_META == {
+    assert {
         mcp_types.PROTOCOL_VERSION_META_KEY,
         mcp_types.CLIENT_INFO_META_KEY,
         mcp_types.CLIENT_CAPABILITIES_META_KEY,
-    }
+    } == MODERN_META
     assert SERVER_INFO_META_KEY == mcp_types.SERVER_INFO_META_KEY
