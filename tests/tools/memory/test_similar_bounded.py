@@ -1,18 +1,23 @@
 """add_observations' near-duplicate check (`similar_existing`) through an inverted index of the
 note's and the call's observations (`service.tools.memory.similar`): the same verdicts as
 comparing every pair, and a compute budget: past it the call is compute_budget_exceeded and
-nothing is written (T1 s63 #5: 1,000 observations of ~3,500 characters held an entity 48 s+)."""
+nothing is written, through the dispatch chain and over real HTTP with the SDK client
+(T1 s63 #5: 1,000 observations of ~3,500 characters held an entity 48 s and more)."""
 
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
+from pathlib import Path
 
 import pytest
+from mcp import Client
 
 from service.memory.model import Entity, Observation
 from service.memory.words import word_set
 from service.tools.memory import entities, similar
-from tests.conftest import Harness
+from tests.conftest import Harness, e2e
+from tests.e2e.calls import error, ok
 
 
 def _all_pairs(text: str, observations: list[Observation]) -> Observation | None:
@@ -86,3 +91,24 @@ async def test_a_call_past_the_budget_is_refused_and_nothing_is_written(
     assert vg.snapshot() == before
     small = await vg.ok("add_observations", observations=[{"entityName": "Big", "contents": ["seed words here too"]}])
     assert small["results"][0]["similar_existing"][0]["existing"] == "seed words here"
+
+
+async def test_the_refusal_reaches_the_sdk_client(
+    make_vault: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(similar, "MAX_POSTINGS", 5_000)
+    rng = random.Random(7)
+    words = [f"w{i}" for i in range(300)]
+    contents = [" ".join(rng.choice(words) for _ in range(60)) for _ in range(200)]
+    async with e2e(make_vault({}), throttle={"enabled": False}) as (url, harness), Client(url, mode="legacy") as client:
+        await ok(
+            client, "create_entities", {"entities": [{"name": "Big", "entityType": "t", "observations": ["seed"]}]}
+        )
+        before = harness.read("Memory/Big.md")
+        refused = await error(
+            client, "add_observations", {"observations": [{"entityName": "Big", "contents": contents}]}
+        )
+        assert refused["code"] == "compute_budget_exceeded" and refused["details"]["limit"] == "steps"
+        assert harness.read("Memory/Big.md") == before
+        done = await ok(client, "add_observations", {"observations": [{"entityName": "Big", "contents": contents[:5]}]})
+        assert done["results"][0]["added"] == 5
