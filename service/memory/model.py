@@ -249,8 +249,20 @@ def one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-def parse(text: str) -> Entity:
-    """The entity a note holds; lines without a memory shape are kept."""
+_ESCAPED = re.compile(r"~([0-9A-F]{2})")
+
+
+def name_of_file(stem: str) -> str:
+    """The entity name whose file name (`file_name`) is `stem`: its `~XX` read back (a stem cut
+    with a hash keeps its `~h…`; a `~` that is no escape stays)."""
+    return _ESCAPED.sub(lambda m: chr(int(m.group(1), 16)), stem.removeprefix("~_")).strip()
+
+
+def parse(text: str, stem: str = "") -> Entity:
+    """The entity a note holds; lines without a memory shape are kept. A note whose frontmatter
+    does not parse (a YAML typo, an alias bomb) has no `name` to read: it is named by its first
+    `# title`, else by its file name `stem` (`name_of_file`), so every read lists it as open_nodes
+    finds it; its writes are refused (`store.EntityStore._write`)."""
     fm = split(text)
     data = fm.data if isinstance(fm.data, dict) else {}
     body = text[fm.body_start :]
@@ -315,6 +327,8 @@ def parse(text: str) -> Entity:
         entity.obs_layout.pop()  # the blank line before the next section is the renderer's
     entity.preamble = "\n".join(pre).strip("\n")
     entity.tail = "\n".join(tail).strip("\n")
+    if not entity.name and fm.error is not None and stem:
+        entity.name = name_of_file(stem)
     return entity
 
 

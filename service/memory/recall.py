@@ -216,7 +216,7 @@ class Recall:
             note = self.files.read(vp)
         except Exception:  # noqa: BLE001 - vanished, unreadable or not a note: not memory
             return None
-        entity = parse(note.content)
+        entity = parse(note.content, rel.rsplit("/", 1)[-1].removesuffix(".md"))  # frontmatter broken: file name
         if not entity.name:
             return None
         return _entry(rel, vp, key, note.etag, entity)

@@ -81,7 +81,7 @@ def note_named(folder: Path, name: str, skip: Callable[[str], bool]) -> str | No
                 head = _head(entry.path)
             except OSError:
                 continue
-            known = (st.st_mtime_ns, st.st_size, parse(head).name.strip())  # `name`, else its `# title`
+            known = (st.st_mtime_ns, st.st_size, parse(head, nfc[:-3]).name.strip())  # `name`, else `# title`
             _names[entry.path] = known
         if known[2] == name and found is None:
             found = nfc
@@ -106,6 +106,11 @@ def _head(path: str) -> str:
         if len(data) == NAME_READ:
             data += f.read()
     return decode_note(data).text
+
+
+def _stem(rel: str) -> str:
+    """A note's file name without `.md`: what names an entity whose frontmatter does not parse."""
+    return rel.rsplit("/", 1)[-1].removesuffix(".md")
 
 
 def now_iso() -> str:
@@ -233,7 +238,7 @@ class EntityStore:
                 note = self.files.read(vp)
             except Exception:  # noqa: BLE001 - a note the caller may not read, or one that vanished
                 continue
-            entity = parse(note.content)
+            entity = parse(note.content, _stem(vp.rel))
             if entity.name:
                 yield Loaded(vp, entity, note.etag)
 
@@ -257,7 +262,7 @@ class EntityStore:
                 note = self.files.read(self._resolve(stems[stem], "read"))
             except Exception:  # noqa: BLE001 - a note the caller may not read, or one that vanished
                 continue
-            if found := parse(note.content).name:
+            if found := parse(note.content, stem).name:
                 out.append(found)
         return out
 
