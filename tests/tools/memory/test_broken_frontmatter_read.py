@@ -11,7 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from tests.conftest import started
+from mcp import Client
+
+from tests.conftest import e2e, started
 
 LEVELS = "".join(f"{c}: &{c} [{', '.join([f'*{p}'] * 9)}]\n" for p, c in zip("abcdefgh", "bcdefghi", strict=True))
 TYPO = "---\nname: Typo\nentityType: person\nnotes: [unclosed\n---\n## Observations\n- collects kaleidoscopes\n"
@@ -44,3 +46,14 @@ async def test_an_entity_whose_frontmatter_does_not_parse_is_in_every_read(make_
             assert vg.read(rel) == before, name
         again = await vg.ok("read_memory_graph")  # the reads after a refused write: unchanged
         assert sorted(e["name"] for e in again["entities"]) == sorted(e["name"] for e in graph["entities"])
+
+
+async def test_over_http_an_entity_whose_frontmatter_does_not_parse_is_listed_and_found(
+    make_vault: Callable[..., Path],
+) -> None:
+    async with e2e(make_vault(VAULT)) as (url, _), Client(url) as client:
+        graph = (await client.call_tool("read_memory_graph", {})).structured_content
+        assert graph is not None and sorted(e["name"] for e in graph["entities"]) == sorted([*NAMES, "Fine"]), graph
+        args = {"query": "kaleidoscopes", "limit": 10}
+        found = (await client.call_tool("search_memory", args)).structured_content
+        assert found is not None and {i["entity"] for i in found["items"]} == {*NAMES, "Fine"}, found
