@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Literal
 
 from service.errors import AlreadyExists, Conflict, NoteNotFound, PathInvalid
-from service.vault import casing, dirfd, journal, offloop, reread
+from service.vault import casing, dirfd, journal, notelocks, offloop, reread
 from service.vault.decoding import UTF8, decode_note
 from service.vault.etags import etag_of as etag_of
 from service.vault.etags import stale_etag
@@ -312,7 +312,7 @@ class VaultFiles:
                 raise NoteNotFound(f"no note at {vp.rel!r}", details={"path": vp.rel})
             self.check_etag(vp, expected_etag)
             trash = None if permanent else self._trash_dest(vp)
-            await asyncio.to_thread(self._delete_sync, vp, trash)
+            await asyncio.to_thread(self._delete_sync, vp, trash, expected_etag)
             trash_rel = trash.relative_to(self.paths.root).as_posix() if trash is not None else None
         await self.bus.publish([FileChange("deleted", vp.rel)])
         return trash_rel
@@ -325,8 +325,8 @@ class VaultFiles:
             n += 1
         return dest
 
-    def _delete_sync(self, vp: VaultPath, trash: Path | None) -> None:
-        """Journal, then unlink `vp` (`trash` None) or move it to `trash`; fsync its folder."""
+    def _delete_sync(self, vp: VaultPath, trash: Path | None, etag: str | None = None) -> None:
+        """Journal, then unlink `vp` (`trash` None) or move it to `trash`, if still `etag` (`notelocks` held)."""
         root = self.paths.root
         src = self._parent_real(vp)
         trash_rel = trash.relative_to(root).as_posix() if trash is not None else None
@@ -335,10 +335,10 @@ class VaultFiles:
             journal.record_file(root, src, None, prior)
             if trash is not None and trash_rel is not None:
                 self._journal(VaultPath(rel=trash_rel, abs=trash), trash_rel, trash, etag_of(prior or b""))
-        if trash_rel is None:
-            dirfd.unlink(root, src)
-        else:
-            dirfd.rename(root, src, trash_rel)
+        with notelocks.held(root, src):
+            if etag is not None:
+                self.check_etag(vp, etag)
+            dirfd.unlink(root, src) if trash_rel is None else dirfd.rename(root, src, trash_rel)
 
     def _prior(self, vp: VaultPath, real: str) -> bytes | None:
         """The bytes at `vp` before a delete or move (the link's target's when `vp` is a link)."""

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from service.errors import Conflict
-from service.vault import notelocks
+from service.vault import dirfd, notelocks
 from service.vault.events import ChangeBus
 from service.vault.files import VaultFiles
 from service.vault.paths import VaultPaths
@@ -150,3 +150,43 @@ def test_notes_in_two_vaults_or_two_notes_do_not_share_a_lock_file(tmp_path: Pat
     assert notelocks.lock_folder(str(a)) != notelocks.lock_folder(str(b))
     assert notelocks.slot_of("Ann.md") == notelocks.slot_of("ann.md")  # one name on a case-blind disk
     assert notelocks.slot_of("Ann.md") != notelocks.slot_of("Bob.md")
+
+
+async def test_a_delete_with_an_etag_never_removes_another_process_s_acknowledged_write(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A delete with the etag it read (as delete_entities makes, permanently): another vaultgate
+    process writing the note right before the unlink either waits for the note's lock and is
+    answered `conflict`, or, had it written first, the delete is `conflict` and its line stays.
+    Before, the delete compared on the event loop and unlinked the other process's new version."""
+    root = tmp_path / "vault"
+    root.mkdir()
+    (root / "Ann.md").write_text("- seed\n", encoding="utf-8")
+    files = VaultFiles(VaultPaths(root), ChangeBus(), max_concurrent=1, trash_folder=".trash")
+    vp = files.paths.resolve("Ann.md")
+    answers: list[str] = []
+    unlink = dirfd.unlink
+
+    def other_process_then_unlink(at: Path, rel: str) -> None:
+        other = subprocess.run(
+            _python(OTHER_WRITER, str(root), "Ann.md", "- other process line"),
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            timeout=120,
+            check=True,
+        )
+        answers.append(other.stdout.strip())
+        unlink(at, rel)
+
+    monkeypatch.setattr(dirfd, "unlink", other_process_then_unlink)
+    try:
+        await files.delete(vp, permanent=True, expected_etag=files.read(vp).etag)
+    except Conflict:
+        answers.append("delete refused")
+    assert answers and answers[0] in ("written", "conflict"), answers
+    if answers[0] == "written":
+        assert (root / "Ann.md").is_file(), "the other process's acknowledged write was deleted"
+        assert "- other process line" in (root / "Ann.md").read_text(encoding="utf-8")
+    else:
+        assert not (root / "Ann.md").exists()
