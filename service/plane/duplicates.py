@@ -16,9 +16,10 @@
 The plan of a duplicate deletes the later observation by its block id (the first is kept, with
 its provenance); that of two entities adds the later one's observations to the first and then
 deletes the later note (its deletion asks a human, as `delete_entities` always does; with
-`missing_ok: false`, so a name that finds no note fails the run instead of deleting nothing). An
-observation without a block id (a hand-written line) is reported with no plan: deleting it by its
-text would delete its twin too.
+`missing_ok: false`, so a name that finds no note fails the run instead of deleting nothing);
+two notes with the same `name` get no plan: the memory tools, which take names, cannot tell them
+apart. An observation without a block id (a hand-written line) is reported with no plan: deleting
+it by its text would delete its twin too.
 """
 
 from __future__ import annotations
@@ -280,7 +281,15 @@ class Duplicates:
         out = []
         for keep, other in pairs:
             texts = [o.text for o in other.entity.observations]
-            steps = _merge_steps(keep, other, entries)
+            # Two notes with one `name`: the memory tools take names, so every step would reach the
+            # same note (the first the name lookup finds; the merged one's facts went to the trash
+            # with it): reported with no plan, for a person to merge.
+            twins = keep.entity.name == other.entity.name
+            plan = (
+                None
+                if twins
+                else _plan(f"merge {other.entity.name} into {keep.entity.name}", _merge_steps(keep, other, entries))
+            )
             out.append(
                 Finding(
                     job=self.name,
@@ -290,7 +299,7 @@ class Duplicates:
                     detail={"keep": keep.entity.name, "merge": other.entity.name, "observations": len(texts)},
                     paths=[keep.rel, other.rel],
                     etags={keep.rel: keep.etag, other.rel: other.etag},
-                    plan=_plan(f"merge {other.entity.name} into {keep.entity.name}", steps),
+                    plan=plan,
                 )
             )
         return out

@@ -67,3 +67,23 @@ async def test_delete_entities_missing_ok_false_deletes_nothing_when_a_name_is_n
         assert remove["status"] != "ok", run
         kept = await vg.confirmed("delete_entities", entityNames=["Zed", "Ghost"])  # the default: as before
         assert kept["deleted"] == ["Zed"] and kept["missing"] == ["Ghost"], kept
+
+
+def _named(name: str, observation: str, created: str) -> str:
+    return f'---\nname: "{name}"\nentityType: person\ncreated: "{created}"\n---\n## Observations\n- {observation}\n'
+
+
+async def test_two_notes_with_one_name_get_no_merge_plan(make_vault: Callable[..., Path]) -> None:
+    """Memory/A.md and Memory/B.md both `name: Ann`: the merge plan's add_observations and
+    delete_entities both took `Ann`, which the name lookup found as B.md: B's fact was added to B
+    itself and B went to the trash, A never got it; the finding was `applied`."""
+    a = _named("Ann", "keeps bees", "2026-01-01T00:00:00Z")
+    b = _named("Ann", "plays oboe", "2026-02-01T00:00:00Z")
+    async with started(make_vault({"Home.md": "# Home\n", "Memory/A.md": a, "Memory/B.md": b})) as vg:
+        await vg.indexed()
+        await vg.ok("run_consolidation", wait=True, jobs=["duplicates"])
+        [found] = (await vg.ok("list_findings", kind="duplicate_entity"))["items"]
+        assert found["paths"] == ["Memory/A.md", "Memory/B.md"] and found.get("plan") is None, found
+        error = await vg.err("apply_finding", "validation_error", finding_id=found["id"])
+        assert "no plan" in error["message"], error
+        assert vg.read("Memory/A.md") == a and vg.read("Memory/B.md") == b  # both as they were
