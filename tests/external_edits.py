@@ -34,7 +34,9 @@ def at_last_moment(
     state = LastMoment(rel, action, times)
     real = temps.write_in
 
-    def write_in(folder_fd: int, name: str, data: bytes, *, exclusive: bool, rel: str, check: Any = None) -> Any:
+    def write_in(
+        folder_fd: int, name: str, data: bytes, *, exclusive: bool, rel: str, check: Any = None, vault: Any = None
+    ) -> Any:
         def last_moment() -> None:
             if rel == state.rel:
                 state.writes += 1
@@ -44,7 +46,7 @@ def at_last_moment(
             if check is not None:
                 check()
 
-        return real(folder_fd, name, data, exclusive=exclusive, rel=rel, check=last_moment)
+        return real(folder_fd, name, data, exclusive=exclusive, rel=rel, check=last_moment, vault=vault)
 
     write_in.__wrapped__ = real  # type: ignore[attr-defined]  # a later call replaces this one
     for module in list(sys.modules.values()):
