@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from service.errors import NotANote, NoteNotFound
+from service.errors import Conflict, NotANote, NoteNotFound
 from service.tools.context import ToolContext
 from service.vault.paths import VaultPath
 
@@ -100,10 +100,18 @@ def overwrite_preview(ctx: ToolContext, vp: VaultPath, new_size: int, expected_e
 def shown_etag(ctx: ToolContext, vp: VaultPath, expected_etag: str | None) -> str | None:
     """The version a write may replace: the caller's `expected_etag`, else for a confirmed call the
     one its preview showed the human (`overwrite_preview`). Every confirmed overwrite passes it to
-    the file layer, so an edit landing after that check is a `conflict`, never replaced unseen."""
+    the file layer, so an edit landing after that check is a `conflict`, never replaced unseen; a
+    path the preview did not show (the name found another note since) is a `conflict` too."""
     if expected_etag is not None or ctx.notes.get("confirmed") is None:
         return expected_etag
     previewed: dict[str, str | None] = ctx.notes.get("previewed", {})
+    if previewed and vp.rel not in previewed:  # the name means another note than the one shown
+        shown = sorted(previewed)
+        raise Conflict(
+            f"{vp.rel!r} is not what the confirmation showed ({', '.join(shown[:3])}): the name means another note now",
+            details={"path": vp.rel, "reason": "not_the_note_shown", "shown": shown[:20]},
+            hint="Call again: the new confirmation shows the note the name means now.",
+        )
     return previewed.get(vp.rel)
 
 
