@@ -148,8 +148,10 @@ class ModernCalls:
         loop = asyncio.get_running_loop()
         interval = modern._SSE_PING_INTERVAL
         pinger: list[asyncio.Task[None]] = []
+        streaming: list[bool] = []  # the stream's start went out (a ping task cancelled before it ran sends none)
 
         async def ping() -> None:
+            streaming.append(True)
             await send({"type": "http.response.start", "status": modern._OK_STATUS, "headers": modern._SSE_HEADERS})
             while True:
                 await send({"type": "http.response.body", "body": b": ping\r\n\r\n", "more_body": True})
@@ -176,7 +178,7 @@ class ModernCalls:
                         await asyncio.gather(task, return_exceptions=True)
         if stop.cancelled_caught:
             return  # the client went away: the SDK's task group ends with nothing sent
-        if not pinger:
+        if not streaming:
             await modern._write(answer, scope, receive, send)
             return
         await send({"type": "http.response.body", "body": modern._sse_event(answer), "more_body": False})

@@ -126,3 +126,29 @@ async def test_a_call_done_within_the_interval_is_plain_json() -> None:
     start, body = exchange.sent
     assert start["status"] == 200 and (b"content-type", b"application/json") in start["headers"]
     assert json.loads(body["body"])["result"]["resultType"] == "complete"
+
+
+async def test_a_ping_timer_that_fired_but_never_ran_leaves_the_answer_plain_json(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The ping interval passes while the loop is busy: the ping task exists but has not run when
+    the call ends and it is cancelled, so no stream was started; the answer is the plain JSON
+    (it was a body without a start: uvicorn's RuntimeError, an HTTP 500; review R2 s63 #2)."""
+    import time
+
+    monkeypatch.setattr(sdk_modern, "_SSE_PING_INTERVAL", 0.01)
+    calls, dispatcher = _calls()
+
+    async def busy(tool: str, arguments: Any, **options: Any) -> ToolResult:
+        loop = asyncio.get_running_loop()
+        done = loop.create_future()
+        loop.call_soon(done.set_result, None)  # runs before the ping task's first step
+        time.sleep(0.05)  # the loop held past the interval: the timer's callback is due
+        await done
+        return ToolResult(structured={"ok": True}, text="{}")
+
+    monkeypatch.setattr(dispatcher, "call", busy)
+    exchange = _Exchange()
+    assert await calls.answer(_scope(), exchange.receive, exchange.send, None) is None
+    kinds = [m["type"] for m in exchange.sent]
+    assert kinds[0] == "http.response.start" and kinds.count("http.response.start") == 1
