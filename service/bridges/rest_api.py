@@ -86,13 +86,15 @@ def loads(content: bytes) -> Any:
         value = json.loads(content)
     except RecursionError:
         raise ValueError("nested too deep") from None
-    stack = [(value, 1)]
-    while stack:
+    if content.count(b"[") + content.count(b"{") <= MAX_DEPTH:  # cannot nest deeper: no walk
+        return value
+    stack = [(value, 1)] if isinstance(value, dict | list) else []
+    while stack:  # containers only: a large flat answer's scalars are never put on it
         item, depth = stack.pop()
-        if isinstance(item, dict | list):
-            if depth > MAX_DEPTH:
-                raise ValueError(f"nested deeper than {MAX_DEPTH}")
-            stack.extend((v, depth + 1) for v in (item.values() if isinstance(item, dict) else item))
+        if depth > MAX_DEPTH:
+            raise ValueError(f"nested deeper than {MAX_DEPTH}")
+        children = item.values() if isinstance(item, dict) else item
+        stack.extend((v, depth + 1) for v in children if isinstance(v, dict | list))
     return value
 
 

@@ -281,7 +281,7 @@ def parse(text: str, stem: str = "") -> Entity:
     for key, held in (("name", name), ("entityType", entity.entity_type), ("aliases", aliases)):
         raw = data.get(key)
         if key in data and raw is not None and not _plain(raw, list if key == "aliases" else str):
-            entity.given[key] = (raw, held)
+            entity.given[key] = (raw, list(held) if isinstance(held, list) else held)  # a copy: edits in place show
     section: str | None = None
     pre: list[str] = []
     tail: list[str] = []

@@ -24,11 +24,13 @@ def entity_name(ctx: ToolContext, store: EntityStore, raw: str, field: str) -> s
     name = check_name(raw, field)
     stem = linked_stem(name, store.folder)
     if stem is None:
-        if name.startswith(("[[", "![[")) and name.endswith("]]"):  # `[[]]`, `[[|x]]`, `[[#h]]`: no note
+        if name.startswith(("[[", "![[")) and name.endswith("]]"):  # `[[]]`, `![[Ann]]`, `[[A]] and [[B]]`
+            inner = name.removeprefix("!")[2:-2]
+            empty = not inner.split("|", 1)[0].split("#", 1)[0].strip() and "[" not in inner and "]" not in inner
             raise ValidationFailed(
-                f"{field} {name[:40]!r} is a link that names no note",
-                details={"field": field, "reason": "empty_link"},
-                hint="Give the entity's name, or a [[wikilink]] to its note.",
+                f"{field} {name[:40]!r} is " + ("a link that names no note" if empty else "not one [[wikilink]]"),
+                details={"field": field, "reason": "empty_link" if empty else "not_a_link"},
+                hint="Give the entity's name, or one [[wikilink]] to its note (no embed '!').",
             )
         return name
     try:

@@ -64,3 +64,11 @@ async def test_a_link_that_names_no_note_makes_no_entity(vg: Harness) -> None:
         await vg.err("create_entities", "validation_error", entities=[entity])
     assert (await vg.ok("read_memory_graph"))["entities"] == []
     assert not (vg.root / "Memory").exists() or list((vg.root / "Memory").iterdir()) == []
+
+
+async def test_an_embed_or_two_links_is_refused_as_not_one_link(vg: Harness) -> None:
+    """`![[Ann]]` and `[[Ann]] and [[Bob]]` are neither a name nor one link: refused, and not
+    told they name no note (review R2 s63 #7)."""
+    for text in ("![[Ann]]", "[[Ann]] and [[Bob]]"):
+        error = await vg.err("memory_store", "validation_error", key=text, value="v", source="Welcome.md")
+        assert error["details"]["reason"] == "not_a_link" and "not one [[wikilink]]" in error["message"]

@@ -107,3 +107,13 @@ def test_a_memory_property_of_another_type_is_written_back_as_written() -> None:
     }
     entity.entity_type = "band"  # changed: the entity's value
     assert split(render(entity)).data["entityType"] == "band"
+
+
+def test_an_alias_added_in_place_is_written() -> None:
+    """The value kept as written is compared with a copy of what the entity held: an alias
+    appended to the entity's own list is a change (review R2 s63 #10)."""
+    from service.markdown.frontmatter import split
+
+    entity = parse("---\nname: Ann\naliases: [1, 2]\n---\n# Ann\n")
+    entity.aliases.append("Zed")
+    assert split(render(entity)).data["aliases"] == ["1", "2", "Zed"]
