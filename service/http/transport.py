@@ -19,7 +19,8 @@ sees pings), and progress, client logging and elicitation work as before. With a
 (resumable streams: the priming event must be stored before dispatch), in JSON-only mode, or
 with `grace` 0, the SDK's own path answers. Everything else stays the SDK's: session ids and
 their owners, the idle timeout, Host/Origin checks, the 2026-07-28 entry (which already defers
-its stream the same way) and stateless mode (a transport per request, built by the SDK).
+its stream the same way; its plain calls are answered past it by `service.http.modern_calls`)
+and stateless mode (a transport per request, built by the SDK).
 `LazySessionManager` gives each new session this transport; `mcp_app` is the ASGI endpoint.
 
 A request whose id a request still in flight on the session carries ("The request ID MUST NOT have

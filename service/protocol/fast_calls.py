@@ -136,7 +136,7 @@ class FastCalls:
         ):
             return None
         params = msg.get("params")
-        if self.handshake is not None:
+        if self.handshake is not None and not self.modern:  # a 2026-07-28 connection refuses `initialize`
             call = self.path.plain_call(params, can_elicit=self.can_elicit)
             return None if call is None else (call, self.handshake)
         if not self.modern or self.path.server_info is None:

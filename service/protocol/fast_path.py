@@ -6,7 +6,8 @@ streams, and its `CallToolResult` is dumped, validated against the surface again
 JSON: about two thirds of the server's CPU for a plain `read_note`. A call that needs nothing of
 the session can run through `Dispatcher.call` (the same dispatch chain) and be answered with
 the JSON the SDK would write. The transports' fast paths (`service.protocol.fast_calls` for
-stdio, `service.http.fast_calls` for Streamable HTTP) use the rule and the encoding kept here.
+stdio, `service.http.fast_calls` for Streamable HTTP's 2025-era sessions,
+`service.http.modern_calls` for its 2026-07-28 entry) use the rule and the encoding kept here.
 
 The rule (`FastPath.plain_call`), besides what each transport checks of its own connection:
 - `params` has only `name` (a string), `arguments` (an object, or absent) and `_meta` (an object

@@ -436,3 +436,16 @@ def test_the_envelope_keys_spelled_here_are_the_sdks() -> None:
         mcp_types.CLIENT_CAPABILITIES_META_KEY,
     } == MODERN_META
     assert SERVER_INFO_META_KEY == mcp_types.SERVER_INFO_META_KEY
+
+
+async def test_a_2026_connection_that_later_sends_initialize_stays_2026() -> None:
+    """The SDK refuses `initialize` on a connection a 2026-07-28 request opened, and then every
+    call without the envelope; the fast path leaves such calls to it (review R2 s63 #5: the front's
+    stored `initialize` answer made it serve them)."""
+    wire = _Wire(_Dispatcher())
+    wire.fast.opened(True)
+    wire.fast.initialized(VERSION, "")
+    wire.route(_call(rid=1, name="read_note", arguments={}))
+    wire.route(_call(rid=2, name="read_note", arguments={}, _meta=ENVELOPE))
+    await _settle()
+    assert len(wire.forwarded) == 1 and len(wire.sent) == 1
