@@ -448,4 +448,5 @@ async def test_a_2026_connection_that_later_sends_initialize_stays_2026() -> Non
     wire.route(_call(rid=1, name="read_note", arguments={}))
     wire.route(_call(rid=2, name="read_note", arguments={}, _meta=ENVELOPE))
     await _settle()
-    assert len(wire.forwarded) == 1 and len(wire.sent) == 1
+    assert [json.loads(line)["id"] for line in wire.forwarded] == [1]
+    assert [json.loads(line)["id"] for line in wire.sent] == [2]
