@@ -10,7 +10,6 @@ to its look-then-rename, which then finds the note itself at the new name, as th
 from __future__ import annotations
 
 import os
-import unicodedata
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -19,43 +18,16 @@ import pytest
 from mcp import Client
 
 from service.vault import dirfd
+from tests.case_rename_killed import case_blind as make_case_blind
 from tests.conftest import e2e, started
 from tests.e2e.calls import ok
 
 VAULT = {"Inbox/meeting notes.md": "# m\n", "Home.md": "see [[Inbox/meeting notes]]\n"}
 
 
-def _fold(name: str) -> str:
-    return unicodedata.normalize("NFC", name).casefold()
-
-
 @pytest.fixture
 def case_blind(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
-    real_stat, real_lstat = os.stat, os.lstat
-    under = str(tmp_path)
-
-    def blind(real: Callable[..., os.stat_result]) -> Callable[..., os.stat_result]:
-        def look(path: Any, *args: Any, dir_fd: int | None = None, **kwargs: Any) -> os.stat_result:
-            try:
-                return real(path, *args, dir_fd=dir_fd, **kwargs)
-            except FileNotFoundError:
-                if not isinstance(path, str | os.PathLike) or isinstance(path, bytes):
-                    raise
-                text = os.fspath(path)
-                folder, name = os.path.split(text)
-                if dir_fd is None and not os.path.abspath(text).startswith(under):
-                    raise
-                listed = os.listdir(dir_fd if dir_fd is not None and not folder else (folder or "."))
-                twin = next((n for n in listed if n != name and _fold(n) == _fold(name)), None)
-                if twin is None:
-                    raise
-                return real(os.path.join(folder, twin), *args, dir_fd=dir_fd, **kwargs)
-
-        return look
-
-    monkeypatch.setattr(os, "stat", blind(real_stat))
-    monkeypatch.setattr(os, "lstat", blind(real_lstat))
-    monkeypatch.setattr(dirfd, "_renameat2", None)  # NOREPLACE is the look, which the disk answers
+    make_case_blind(tmp_path, monkeypatch.setattr)  # undone after the test
     yield
 
 
