@@ -20,6 +20,8 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from urllib.parse import quote, unquote
 
+from service.errors import ValidationFailed
+from service.graph import yaml_scalars as ys
 from service.graph.linkpath import PathSet, base_name, form_of, strip_md
 from service.markdown import frontmatter as fm
 from service.markdown.fences import outside_fences
@@ -39,6 +41,7 @@ class FoundLink:
     kind: str  # 'wikilink' | 'markdown'
     encoded: bool  # Markdown href written percent-encoded
     angle: bool  # Markdown href written as <...>
+    style: str = ""  # a frontmatter link: its YAML scalar style (yaml_scalars.SINGLE, ...)
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,6 +120,10 @@ def _mentions(line: str, names: frozenset[str]) -> bool:
         return True
     if "%" in line:
         low = _fold(unquote(line))
+        if any(name in low for name in names):
+            return True
+    if "\\" in line or "''" in line:  # a property link written with YAML escapes: `"[[H\u0075b]]"`
+        low = _fold(ys.decode(ys.decode(line, ys.DOUBLE), ys.SINGLE))
         return any(name in low for name in names)
     return False
 
@@ -135,10 +142,20 @@ def find_links(text: str, names: frozenset[str] | None = None) -> list[FoundLink
         if no >= body_line:
             found.extend(_mdlinks(no, masked))
     found.sort(key=lambda f: (f.line, f.start))
+    if found and found[0].line < body_line:  # a property link: read its target as YAML does
+        at = ys.styles(lines, body_line, [(f.line, f.start) for f in found if f.line < body_line])
+        found = [_styled(f, at.get((f.line, f.start), ys.LITERAL)) if f.line < body_line else f for f in found]
     return found
 
 
+def _styled(link: FoundLink, style: str) -> FoundLink:
+    target = ys.decode(link.target, style)
+    return FoundLink(link.line, link.start, link.end, target, link.kind, link.encoded, link.angle, style)
+
+
 def _encode(text: str, link: FoundLink) -> str:
+    if link.style:
+        return ys.encode(text, link.style)
     if link.kind != "markdown" or link.angle:
         return text
     if link.encoded:
@@ -166,6 +183,7 @@ def rewrite_note(
     (the same text as without `names`, for a hub note's thousands of long backlinking notes)."""
     lines = text.split("\n")
     edits: dict[int, list[tuple[int, int, str]]] = {}
+    plain: set[tuple[int, int]] = set()  # (line, column) of rewritten links in plain YAML scalars
     for link in find_links(text, names if source_before == source_after else None):
         old_target = before.resolve(link.target, source_before)
         if old_target is None or (only_targets is not None and old_target not in only_targets):
@@ -182,13 +200,50 @@ def rewrite_note(
             continue
         written = after.link_text(new_target, source_after, form)
         edits.setdefault(link.line, []).append((link.start, link.end, _encode(written, link)))
+        if link.style == ys.PLAIN:
+            plain.add((link.line, link.start))
     changes: list[LineChange] = []
     for no, spans in sorted(edits.items()):
         original = lines[no]
         line = original
         for start, end, new in sorted(spans, reverse=True):
             line = line[:start] + new + line[end:]
+        starts = sorted(start for at, start in plain if at == no)
+        if starts:
+            line = ys.requote_plain(original, line, starts[0])
         if line != original:
             lines[no] = line
             changes.append(LineChange(no + 1, original.rstrip("\r"), line.rstrip("\r")))
-    return Rewrite("\n".join(lines), changes)
+    new_text = "\n".join(lines)
+    if any(c.line <= fm.fences(text).body_line for c in changes):
+        _same_properties(text, new_text, source_before)
+    return Rewrite(new_text, changes)
+
+
+_TARGET = re.compile(r"\[\[[^\[\]|]*")
+
+
+def _same_properties(text: str, new_text: str, source: str) -> None:
+    """Refuse a rewrite after which the note's properties no longer parse, or read differently
+    other than in link targets (a YAML form the scalar quoting above does not cover)."""
+    before, after = fm.split(text), fm.split(new_text)
+    if before.error is not None:
+        return  # unreadable already: the rewrite of its link text makes it no worse
+    if after.error is None and _unlinked(before.data) == _unlinked(after.data):
+        return
+    why = after.error or "a property's value would change other than its link target"
+    raise ValidationFailed(
+        f"cannot rewrite the property links of {source!r}: its frontmatter would not read back ({why})",
+        details={"path": source, "reason": "frontmatter_rewrite"},
+        hint="Quote that note's property value by hand (YAML '...' or \"...\"), then retry; or pick another name.",
+    )
+
+
+def _unlinked(value: object) -> object:
+    if isinstance(value, str):
+        return _TARGET.sub("[[", value)
+    if isinstance(value, dict):
+        return {k: _unlinked(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_unlinked(v) for v in value]
+    return value

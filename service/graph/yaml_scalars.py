@@ -1,0 +1,141 @@
+"""Which YAML scalar style a frontmatter link is written in, and how new link text is written
+into it so the property reads back as the same value with only the link target changed.
+
+`styles(lines, body_line, wanted)` walks the frontmatter once, keeping whether each character is
+inside a single-quoted scalar (`'...'`, `''` is one quote), a double-quoted one (`"..."`, `\\`
+escapes), a block scalar (`|`, `>`: literal lines), a comment, or plain YAML, and answers the
+style at each wanted (line, column). `decode` reads a quoted target as YAML does (for
+resolution), `encode` writes a new target for the style (`'` doubled, `"` and `\\` escaped).
+A plain scalar whose new text would no longer read as one string (`: ` or ` #` in the name) is
+quoted whole by `requote_plain`; what none of this covers the caller's re-parse refuses.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+import yaml
+
+SINGLE, DOUBLE, PLAIN, LITERAL = "'", '"', "plain", "literal"  # LITERAL: block scalar or comment
+
+_BLOCK_START = re.compile(r"(?:^|:\s|-\s)\s*[|>][0-9+-]*$")
+_ESCAPES = re.compile(r"\\(x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|.)")
+_SIMPLE = {"0": "\0", "a": "\a", "b": "\b", "t": "\t", "n": "\n", "v": "\v", "f": "\f", "r": "\r",
+           "e": "\x1b", " ": " ", '"': '"', "/": "/", "\\": "\\", "N": "\x85", "_": "\xa0",
+           "L": "\u2028", "P": "\u2029"}  # fmt: skip
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" "))
+
+
+def styles(lines: list[str], body_line: int, wanted: Iterable[tuple[int, int]]) -> dict[tuple[int, int], str]:
+    """The scalar style at each (0-based line, column) of `wanted` inside the frontmatter."""
+    want: dict[int, set[int]] = {}
+    for no, col in wanted:
+        want.setdefault(no, set()).add(col)
+    out: dict[tuple[int, int], str] = {}
+    state = PLAIN
+    block_indent = -1  # inside a block scalar: lines indented deeper than this are literal
+    for no in range(1, max(body_line - 1, 1)):
+        line = lines[no].rstrip("\r")
+        cols = want.get(no, set())
+        if block_indent >= 0:
+            if not line.strip() or _indent(line) > block_indent:
+                out.update({(no, c): LITERAL for c in cols})
+                continue
+            block_indent = -1
+        prev = " "  # the character before, as YAML sees it at a line start
+        i = 0
+        while i < len(line):
+            ch = line[i]
+            if i in cols:
+                out[(no, i)] = state
+            if state == SINGLE:
+                if ch == "'":
+                    if line.startswith("''", i):
+                        if i + 1 in cols:
+                            out[(no, i + 1)] = state
+                        i += 2
+                        continue
+                    state = PLAIN
+            elif state == DOUBLE:
+                if ch == "\\":
+                    if i + 1 in cols:
+                        out[(no, i + 1)] = state
+                    i += 2
+                    continue
+                if ch == '"':
+                    state = PLAIN
+            elif ch == "#" and prev in " \t":
+                out.update({(no, c): LITERAL for c in cols if c > i})
+                break
+            elif ch in "'\"" and prev in " \t[{," and _opens(line, i):
+                state = SINGLE if ch == "'" else DOUBLE
+            prev = ch
+            i += 1
+        if state == PLAIN and _BLOCK_START.search(line.split(" #", 1)[0].rstrip()):
+            block_indent = _indent(line)
+    return out
+
+
+_PROPS = re.compile(r"(?:(?<=\s)|^)(?:[!&][^\s]*\s+)+$")
+
+
+def _opens(line: str, at: int) -> bool:
+    """Whether a quote at `at` starts a scalar: at a line start, after `key: `, `- `, or in a flow list."""
+    before = _PROPS.sub("", line[:at]).rstrip()  # `k: !!str '...'`, `- &a '...'`
+    return before == "" or before.endswith((":", "-", "[", "{", ",", "?"))
+
+
+def decode(raw: str, style: str) -> str:
+    """The text YAML reads from `raw` written inside a scalar of `style`."""
+    if style == SINGLE:
+        return raw.replace("''", "'")
+    if style == DOUBLE and "\\" in raw:
+        return _ESCAPES.sub(_unescape, raw)
+    return raw
+
+
+def _unescape(m: re.Match[str]) -> str:
+    code = m.group(1)
+    if len(code) > 1:
+        return chr(int(code[1:], 16))
+    return _SIMPLE.get(code, m.group(0))
+
+
+def encode(text: str, style: str) -> str:
+    """`text` written inside a scalar of `style` so it reads back as `text`."""
+    if style == SINGLE:
+        return text.replace("'", "''")
+    if style == DOUBLE:
+        return text.replace("\\", "\\\\").replace('"', '\\"')
+    return text
+
+
+_VALUE_START = re.compile(r"^(\s*(?:-\s+)*(?:[^\s'\"#\[{][^#]*?:\s+)?(?:-\s+)*)")
+
+
+def requote_plain(original: str, line: str, start: int) -> str:
+    """`line` (`original` with links rewritten inside one plain block scalar, at column `start`)
+    with that scalar single-quoted when it would not read back as the same string; unchanged when
+    it reads alike or the scalar does not start on this line (a continuation: left to the re-parse)."""
+    m = _VALUE_START.match(original)
+    lead = m.group(1) if m else ""
+    if len(lead) > start or original[len(lead) : len(lead) + 1] in ("[", "{", "'", '"'):
+        return line
+    rest = original[len(lead) :]
+    cut = re.search(r"\s+#", rest)
+    tail = rest[cut.start() :] if cut else rest[len(rest.rstrip()) :]
+    value = line[len(lead) : len(line) - len(tail)]
+    if _reads_as(value):
+        return line
+    return lead + "'" + value.replace("'", "''") + "'" + tail
+
+
+def _reads_as(value: str) -> bool:
+    try:
+        return bool(yaml.safe_load("k: " + value) == {"k": value})
+    except yaml.YAMLError:
+        return False
