@@ -7,14 +7,21 @@ layer checks each path it is about to create (`VaultFiles.check_new`), whatever 
 batch checks its own paths against each other before it writes (`fold`).
 
 Only names that do not exist as spelled are looked for (a write to an existing note is no
-create); the folder a missing name would go into is scanned once. Names compare in NFC and case
-folded (`Straße` and `STRASSE` are twins, as on macOS).
+create); the folder a missing name would go into is scanned once (in a worker thread: a folder of
+50k names takes ~50 ms). Names compare in NFC and case folded (`Straße` and `STRASSE` are twins,
+as on macOS).
+
+Two creates of twins at the same time in one process are serialized by `create_key` (the file
+layer holds a lock on it around the check and the write), so the second is refused; another
+program creating a twin between the check and the write is not seen (a race, as for any name).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import unicodedata
+from collections.abc import Callable
 from pathlib import Path
 
 from service.errors import AlreadyExists
@@ -37,32 +44,59 @@ def fold(name: str) -> str:
     return unicodedata.normalize("NFC", unicodedata.normalize("NFC", name).casefold())
 
 
+def _first_missing(root: Path, rel: str) -> tuple[str, int, str] | None:
+    """The folder above, depth and name of the first segment of `rel` not on disk (None: all are)."""
+    folder = str(root)
+    for depth, segment in enumerate(on_disk(str(root), rel).split("/")):
+        here = f"{folder}/{segment}"
+        if not os.path.lexists(here):
+            return folder, depth, segment
+        folder = here
+    return None
+
+
+def create_key(root: Path, rel: str) -> str | None:
+    """What two creates that could make twins of each other share: the folded path down to the
+    first segment of `rel` not on disk (`D/X/a.md` and `D/x/b.md` both `d/x` when `D` is there);
+    None when nothing is created."""
+    missing = _first_missing(root, rel)
+    if missing is None:
+        return None
+    return fold("/".join(rel.split("/")[: missing[1] + 1]))
+
+
+def creating(
+    root: Path, rel: str, lock: Callable[[str], contextlib.AbstractAsyncContextManager[object]]
+) -> contextlib.AbstractAsyncContextManager[object]:
+    """The lock (`lock(name)`, `VaultFiles.lock`) two creates that could twin each other share
+    (`create_key`), held around the twin check and the change: of `B/Twin.md` and `B/twin.md`
+    created at once, the second waits for the first and is refused."""
+    key = create_key(root, rel)
+    return contextlib.nullcontext() if key is None else lock("case:" + key)
+
+
 def case_twin(root: Path, rel: str, listed: dict[str, list[str]] | None = None) -> str | None:
     """The existing file or folder (its vault path) that creating `rel` would make a case twin of:
     the first segment of `rel` not on disk, compared with the entries of the folder above it; None
     when every segment is there as spelled, or no entry twins the missing one. `listed`: folder
     listings to reuse (a batch's many paths into one folder read it once, before any write)."""
-    segments = on_disk(str(root), rel).split("/")
-    folder = str(root)
-    for depth, segment in enumerate(segments):
-        here = f"{folder}/{segment}"
-        if os.path.lexists(here):
-            folder = here
-            continue
-        key = fold(segment)
-        try:
-            names = listed[folder] if listed is not None and folder in listed else os.listdir(folder)
-        except OSError:  # the folder above is not a folder: the write itself answers that
-            return None
-        if listed is not None:
-            listed[folder] = names
-        low = segment.lower()
-        quick = segment.isascii()
-        for other in names:
-            if (other.lower() == low if quick and other.isascii() else fold(other) == key) and other != segment:
-                above = rel.split("/")[:depth]
-                return "/".join([*above, unicodedata.normalize("NFC", other)])
+    missing = _first_missing(root, rel)
+    if missing is None:
         return None
+    folder, depth, segment = missing
+    key = fold(segment)
+    try:
+        names = listed[folder] if listed is not None and folder in listed else os.listdir(folder)
+    except OSError:  # the folder above is not a folder: the write itself answers that
+        return None
+    if listed is not None:
+        listed[folder] = names
+    low = segment.lower()
+    quick = segment.isascii()
+    for other in names:
+        if (other.lower() == low if quick and other.isascii() else fold(other) == key) and other != segment:
+            above = rel.split("/")[:depth]
+            return "/".join([*above, unicodedata.normalize("NFC", other)])
     return None
 
 

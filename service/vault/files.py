@@ -97,13 +97,13 @@ class VaultFiles:
         self._writes = asyncio.Semaphore(max_concurrent)
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
         self.listings = FolderListings(paths)
+        self.creating = partial(casing.creating, paths.root, lock=self.lock)  # held around a create
         dirfd.arm_single_open(paths.root)
 
     def lock(self, rel: str) -> asyncio.Lock:
         lock = self._locks.get(rel)
         if lock is None:
-            lock = asyncio.Lock()
-            self._locks[rel] = lock
+            self._locks[rel] = lock = asyncio.Lock()
         return lock
 
     def writing(self, rel: str) -> asyncio.Lock | None:
@@ -229,14 +229,14 @@ class VaultFiles:
         content: the index and resource subscribers never hear of them."""
         data = encode(content)
         key, dest = self._real(vp)
-        async with self.lock(key), self._writes:
+        async with self.lock(key), self.creating(vp.rel), self._writes:
             existed = self.check_etag(vp, expected_etag)
             if create_only and existed:
                 raise AlreadyExists(f"a note already exists at {vp.rel!r}", details={"path": vp.rel})
             if must_exist and not existed:
                 raise NoteNotFound(f"no note at {vp.rel!r}", details={"path": vp.rel})
-            if not existed:
-                self.check_new(vp, file=True)
+            if not existed:  # lists the folder: off the loop
+                await asyncio.to_thread(self.check_new, vp, file=True)
             # Compared again right before the rename: an editor's save landing while the new bytes
             # were written and fsynced is a `conflict`, never replaced by a version not read.
             check = None if expected_etag is None else partial(self.check_etag, vp, expected_etag)
@@ -371,14 +371,14 @@ class VaultFiles:
         """Copy a note's bytes; `expected_etag` is the destination's (checked under its lock)."""
         data = self.read_bytes(src)
         key, dest = self._real(dst)
-        async with self.lock(key), self._writes:
+        async with self.lock(key), self.creating(dst.rel), self._writes:
             if expected_etag is not None and self.current_etag(dst) is None:
                 raise stale_etag(dst.rel, expected_etag, None)
             existed = self.check_etag(dst, expected_etag)
             if existed and not overwrite:
                 raise AlreadyExists(f"a note already exists at {dst.rel!r}", details={"path": dst.rel})
             if not existed:
-                self.check_new(dst, file=True)
+                await asyncio.to_thread(self.check_new, dst, file=True)
             check = None if expected_etag is None else partial(self.check_etag, dst, expected_etag)
             st = await asyncio.to_thread(self._write_sync, dst, key, dest, data, not overwrite, check)
             result = WriteResult(rel=dst.rel, etag=etag_of(data), created=not existed, stat=_file_stat(st))
@@ -386,6 +386,7 @@ class VaultFiles:
         return result
 
     def _move_sync(self, src: VaultPath, dst: VaultPath, replace: bool) -> None:
+        self.check_new(dst, file=not dst.abs.exists() and renamed(src.rel, dst.rel), itself=src.rel)
         root = self.paths.root
         src_real, dst_real = self._parent_real(src), self._parent_real(dst)
         if journal.recording():
@@ -396,8 +397,8 @@ class VaultFiles:
                 moved = self._prior(src, src_real) or b""
                 journal.record_file(root, dst_real, etag_of(moved))
                 journal.record_file(root, src_real, None, moved)
-        with journal.withdrawn_if_refused([src_real] if src.abs.is_dir() else [dst_real, src_real]) as renamed:
-            dirfd.rename(root, src_real, dst_real, new_name=self.paths.check_new_name, replace=replace, renamed=renamed)
+        with journal.withdrawn_if_refused([src_real] if src.abs.is_dir() else [dst_real, src_real]) as done:
+            dirfd.rename(root, src_real, dst_real, new_name=self.paths.check_new_name, replace=replace, renamed=done)
 
     def missing_folders(self, vp: VaultPath) -> list[Path]:
         """Folders a write to `vp` would create, deepest first (for undoing that write)."""
@@ -409,8 +410,7 @@ class VaultFiles:
         return missing
 
     def remove_empty_folders(self, folders: list[Path]) -> None:
-        """Remove folders that are (still) empty, deepest first; anything else is left alone (a
-        link on the way included: nothing outside the vault is ever removed)."""
+        """Remove folders that are (still) empty, deepest first; nothing else (outside the vault: nothing)."""
         for folder in sorted(set(folders), key=lambda f: len(f.parts), reverse=True):
             if self.paths.root not in folder.parents:
                 continue
@@ -422,14 +422,15 @@ class VaultFiles:
             return False
         if vp.abs.exists():
             raise AlreadyExists(f"a file already exists at {vp.rel!r}", details={"path": vp.rel})
-        self.check_new(vp, file=True)
-        try:
-            await asyncio.to_thread(self._mkdir_sync, vp)
-        except (FileExistsError, NotADirectoryError):
-            raise PathInvalid(f"a parent of {vp.rel!r} is a file", details={"path": vp.rel}) from None
+        async with self.creating(vp.rel):
+            try:
+                await asyncio.to_thread(self._mkdir_sync, vp)
+            except (FileExistsError, NotADirectoryError):
+                raise PathInvalid(f"a parent of {vp.rel!r} is a file", details={"path": vp.rel}) from None
         return True
 
     def _mkdir_sync(self, vp: VaultPath) -> None:
+        self.check_new(vp, file=True)
         if journal.recording():
             journal.record_folders(self.paths.root, [vp.abs, *self.missing_folders(vp)])
         dirfd.mkdirs(self.paths.root, self._parent_real(vp), new_name=self.paths.check_new_name)
@@ -437,12 +438,11 @@ class VaultFiles:
     async def move(self, src: VaultPath, dst: VaultPath, *, overwrite: bool = False) -> None:
         """Rename a file or folder inside the vault (no link rewriting: that is the graph's job)."""
         first, second = sorted((src.rel, dst.rel))
-        async with self.lock(first), self.lock(second), self._writes:
+        async with self.lock(first), self.lock(second), self.creating(dst.rel), self._writes:
             if not src.abs.exists():
                 raise NoteNotFound(f"nothing at {src.rel!r}", details={"path": src.rel})
             if dst.abs.exists() and not overwrite and not dirfd.one_entry(src.abs, dst.abs):  # a case-blind disk
                 raise AlreadyExists(f"something already exists at {dst.rel!r}", details={"path": dst.rel})
-            self.check_new(dst, file=not dst.abs.exists() and renamed(src.rel, dst.rel), itself=src.rel)
             try:  # without `overwrite`, something another program put at `dst` meanwhile is kept
                 await asyncio.to_thread(self._move_sync, src, dst, overwrite)
             except FileExistsError:

@@ -12,6 +12,7 @@ confirmation): the source exists, the destination is free, the caller may write 
 
 from __future__ import annotations
 
+import asyncio
 from functools import partial
 
 from pydantic import BaseModel, Field
@@ -143,7 +144,7 @@ async def _endpoints(ctx: ToolContext, args: MoveIn, rename: bool) -> tuple[str,
             raise AlreadyExists(f"something already exists at {dst!r}", details={"path": dst})
         # a name this vault may not create fails before a preview; a note keeping its own name
         # (another folder, or its letter case) makes no new name
-        ctx.vault.files.check_new(target, file=renamed(src, dst))
+        await asyncio.to_thread(ctx.vault.files.check_new, target, file=renamed(src, dst))  # lists a folder
     return src, dst, is_folder
 
 

@@ -1,0 +1,120 @@
+"""Case twins, review R1 s63 follow-ups: two creates of twins at the same time (F1) and the
+folder scan off the event loop (F5)."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client
+
+from service.vault import casing
+from service.vault.files import VaultFiles
+from service.vault.paths import VaultPath
+from tests.conftest import e2e, started
+
+Call = Callable[[str, dict[str, Any]], Awaitable[tuple[bool, dict[str, Any]]]]
+
+
+def _hold_first_write(monkeypatch: pytest.MonkeyPatch, held: str) -> tuple[threading.Event, threading.Event]:
+    """The write of `held` stops as its worker thread starts (after the twin check, before any
+    folder or file of it is made) until `release` is set; `entered` tells it got there."""
+    entered, release = threading.Event(), threading.Event()
+    real = VaultFiles._write_sync
+
+    def holding(self: VaultFiles, vp: VaultPath, *args: Any) -> Any:
+        if vp.rel == held and not entered.is_set():
+            entered.set()
+            release.wait(60)
+        return real(self, vp, *args)
+
+    monkeypatch.setattr(VaultFiles, "_write_sync", holding)
+    return entered, release
+
+
+def _watch_create_key(monkeypatch: pytest.MonkeyPatch, rel: str) -> asyncio.Event:
+    """Set when a create of `rel` asks for the lock twins share (it then waits for it)."""
+    asked = asyncio.Event()
+    real = getattr(casing, "create_key", None)
+
+    def watching(root: Path, path: str) -> str | None:
+        if path == rel:
+            asked.set()
+        assert real is not None
+        return real(root, path)
+
+    monkeypatch.setattr(casing, "create_key", watching, raising=False)
+    return asked
+
+
+async def _race(monkeypatch: pytest.MonkeyPatch, call: Call, first: str, second: str) -> list[tuple[bool, Any]]:
+    """`create_note` of `first`, held inside its write; then of `second`; `first` is let go once
+    `second` is done or waits for the twins' lock (no timing: events only)."""
+    entered, release = _hold_first_write(monkeypatch, first)
+    asked = _watch_create_key(monkeypatch, second)
+    one = asyncio.create_task(call("create_note", {"path": first, "content": "one"}))
+    await asyncio.to_thread(entered.wait, 60)
+    two = asyncio.create_task(call("create_note", {"path": second, "content": "two"}))
+    waiting = asyncio.create_task(asked.wait())
+    await asyncio.wait([two, waiting], return_when=asyncio.FIRST_COMPLETED)
+    waiting.cancel()
+    release.set()
+    return [await one, await two]
+
+
+CASES = [("B/Twin.md", "B/twin.md", "B/Twin.md"), ("D/X/a.md", "D/x/b.md", "D/X")]
+
+
+@pytest.mark.parametrize(("first", "second", "twin"), CASES)
+async def test_two_twins_created_at_once_the_second_is_already_exists(
+    make_vault: Callable[..., Path], monkeypatch: pytest.MonkeyPatch, first: str, second: str, twin: str
+) -> None:
+    root = make_vault({"B/keep.md": "k\n", "D/keep.md": "k\n"})
+    async with started(root) as vg:
+
+        async def call(tool: str, args: dict[str, Any]) -> tuple[bool, Any]:
+            result = await vg.call(tool, **args)
+            return result.is_error, result.structured
+
+        (err1, out1), (err2, out2) = await _race(monkeypatch, call, first, second)
+    assert not err1 and out1["created"], out1
+    assert err2 and out2["error"]["code"] == "already_exists", out2
+    assert out2["error"]["details"] == {"path": twin, "new_path": second}
+    assert not (root / second).exists() and (root / first).read_text() == "one"
+
+
+async def test_over_http_two_twins_at_once(make_vault: Callable[..., Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    root = make_vault({"B/keep.md": "k\n"})
+    async with e2e(root) as (url, _h), Client(url) as client:
+
+        async def call(tool: str, args: dict[str, Any]) -> tuple[bool, Any]:
+            result = await client.call_tool(tool, args)
+            return result.is_error, result.structured_content
+
+        (err1, _), (err2, out2) = await _race(monkeypatch, call, "B/Twin.md", "B/twin.md")
+    assert not err1 and err2 and out2["error"]["code"] == "already_exists", out2
+    assert sorted(p.name for p in (root / "B").iterdir()) == ["Twin.md", "keep.md"]
+
+
+async def test_the_folder_is_scanned_off_the_event_loop(
+    make_vault: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    loop_thread: list[bool] = []
+    real = casing.os.listdir
+
+    def recording(folder: str) -> list[str]:
+        loop_thread.append(threading.current_thread() is threading.main_thread())
+        return real(folder)
+
+    root = make_vault({"Inbox/old.md": "x", "Moved/a.md": "x"})
+    async with started(root) as vg:
+        monkeypatch.setattr(casing.os, "listdir", recording)
+        await vg.ok("create_note", path="Inbox/new", content="x")
+        await vg.ok("copy_note", path="Inbox/old", new_path="Inbox/copy")
+        await vg.ok("create_folder", path="Inbox/Sub")
+        await vg.ok("rename_note", path="Moved/a", new_path="Moved/b", dry_run=False)
+    assert loop_thread and not any(loop_thread), loop_thread
