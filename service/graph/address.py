@@ -77,13 +77,15 @@ class Address:
         return [p for p in parts if p] or None
 
 
-def parse_address(raw: str, names_a_path: Callable[[str], bool] | None = None) -> Address:
+def parse_address(raw: str, names_a_path: Callable[[str], str | None] | None = None) -> Address:
     """Split an address (a path or a wikilink's inside, brackets optional) into its parts.
 
-    `names_a_path`, given the whole text of an unbracketed address holding '#', says whether it
-    names something on disk (an existing `Plan#2.md`, or a folder `Home#Contribute/`, or a note
-    in it): the text is then a path, not a note and a section, so names made before '#' was
-    refused in new names stay usable."""
+    `names_a_path`, given a text of an unbracketed address holding '#', says what it names on
+    disk: "note" (an existing `Plan#2.md`), "folder" (`Home#Contribute/`), "new" (a new note in
+    such a folder) or None, so names made before '#' was refused in new names stay usable. The
+    whole text is that path when it is a note or a folder; else the longest text before a later
+    '#' that is a note is the note and the rest its section (`Home#Contribute/Guide#Setup`,
+    `Plan#2#Intro`); else a new note in a '#' folder is that path; else the first '#' splits."""
     text = raw.strip()
     bracketed = False
     if text.startswith("![[") and text.endswith("]]"):
@@ -97,15 +99,34 @@ def parse_address(raw: str, names_a_path: Callable[[str], bool] | None = None) -
             display = display.strip() or None
             break
     subpath: str | None = None
-    if "#" in text and not (
-        names_a_path is not None and not bracketed and names_a_path(unicodedata.normalize("NFC", text.strip()))
-    ):
-        text, subpath = text.split("#", 1)
-        subpath = subpath.strip() or None
+    if "#" in text:
+        cut = text.index("#")
+        if names_a_path is not None and not bracketed:
+            cut = _section_cut(text, names_a_path)
+        if cut >= 0:
+            text, subpath = text[:cut], text[cut + 1 :].strip() or None
     target = unicodedata.normalize("NFC", text.strip())
     if bracketed:  # '[[/Note]]' is a vault path from the root; a bare '/x' stays an (invalid) absolute path
         target = target.lstrip("/")
     return Address(target=target, subpath=subpath, display=display, bracketed=bracketed)
+
+
+_LATER_CUTS = 8
+
+
+def _section_cut(text: str, names_a_path: Callable[[str], str | None]) -> int:
+    """Where `text` splits into a note and its section (-1: it is a path as a whole); see `parse_address`."""
+    kind = names_a_path(unicodedata.normalize("NFC", text.strip()))
+    if kind in ("note", "folder"):
+        return -1
+    first, at = text.index("#"), len(text)
+    for _ in range(_LATER_CUTS):  # a later '#' after a note named with '#' (a few: each is a stat)
+        at = text.rfind("#", 0, at)
+        if at <= first:
+            break
+        if names_a_path(unicodedata.normalize("NFC", text[:at].strip())) == "note":
+            return at
+    return -1 if kind == "new" else first
 
 
 @dataclass(frozen=True, slots=True)

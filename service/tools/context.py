@@ -187,20 +187,24 @@ class ToolContext:
         rel = normalize(text)
         raise NoteNotFound(f"no file at {rel!r}", details={"path": rel, "suggestions": []})
 
-    def _names_a_path(self, text: str) -> bool:
-        """Whether an address holding '#' names, as a whole, what the caller may read on disk: a
-        note (`.md` optional) or a folder whose name holds '#', or a new note in such a folder.
-        Such an address is that path rather than a note and its `#section`."""
+    def _names_a_path(self, text: str) -> str | None:
+        """What an address holding '#' names, as a whole, of what the caller may read on disk:
+        "note" (`.md` optional), "folder" (named with '#'), "new" (a new note in such a folder),
+        or None. See `parse_address` for which wins."""
         from service.errors import AclDenied, PathInvalid
         from service.vault.paths import normalize
 
         try:
             note = self.resolve(with_md(normalize(text)), "read")
-            if note.abs.is_file() or ("#" in note.rel.rpartition("/")[0] and note.abs.parent.is_dir()):
-                return True
-            return self.resolve(normalize(text), "read").abs.is_dir()
+            if note.abs.is_file():
+                return "note"
+            if self.resolve(normalize(text), "read").abs.is_dir():
+                return "folder"
+            if "#" in note.rel.rpartition("/")[0] and note.abs.parent.is_dir():
+                return "new"
         except (AclDenied, PathInvalid):
-            return False
+            pass
+        return None
 
     def _not_a_note(self, target: str) -> None:
         """`not_a_note` when `target` is a folder or an attachment the caller may read."""
