@@ -8,8 +8,9 @@ batch checks its own paths against each other before it writes (`fold`).
 
 Only names that do not exist as spelled are looked for (a write to an existing note is no
 create); the folder a missing name would go into is scanned once (in a worker thread: a folder of
-50k names takes ~50 ms). Names compare in NFC and case folded (`Straße` and `STRASSE` are twins,
-as on macOS).
+50k names takes ~50 ms). Names compare as Obsidian's links do: in NFC and lower case (JavaScript's
+`toLowerCase`, one letter for one letter, final sigma as sigma), so `Café`/`CAFÉ` are twins and
+`Masse`/`Maße` or `file`/`ﬁle` are not (different words, which full case folding would merge).
 
 Two creates of twins at the same time in one process are serialized by `create_key` (the file
 layer holds a lock on it around the check and the write), so the second is refused; another
@@ -40,8 +41,10 @@ class CaseTwin(AlreadyExists):
 
 
 def fold(name: str) -> str:
-    """The form two names that differ only in letter case (or Unicode spelling) share."""
-    return unicodedata.normalize("NFC", unicodedata.normalize("NFC", name).casefold())
+    """The form two names that differ only in letter case (or Unicode spelling) share: NFC, then
+    lower case as JavaScript's `toLowerCase` (what Obsidian compares link targets with), not full
+    case folding (`casefold` makes `Maße` `masse`, `ﬁle` `file`: other words, not other case)."""
+    return unicodedata.normalize("NFC", unicodedata.normalize("NFC", name).lower()).replace("ς", "σ")
 
 
 def _first_missing(root: Path, rel: str) -> tuple[str, int, str] | None:

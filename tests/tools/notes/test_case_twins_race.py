@@ -1,5 +1,5 @@
-"""Case twins, review R1 s63 follow-ups: two creates of twins at the same time (F1) and the
-folder scan off the event loop (F5)."""
+"""Case twins, review R1 s63 follow-ups: two creates of twins at the same time (F1), the names
+compared as Obsidian compares them (F11) and the folder scan off the event loop (F5)."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ import pytest
 from mcp import Client
 
 from service.vault import casing
+from service.vault.casing import case_twin, fold
 from service.vault.files import VaultFiles
 from service.vault.paths import VaultPath
 from tests.conftest import e2e, started
@@ -98,6 +99,29 @@ async def test_over_http_two_twins_at_once(make_vault: Callable[..., Path], monk
         (err1, _), (err2, out2) = await _race(monkeypatch, call, "B/Twin.md", "B/twin.md")
     assert not err1 and err2 and out2["error"]["code"] == "already_exists", out2
     assert sorted(p.name for p in (root / "B").iterdir()) == ["Twin.md", "keep.md"]
+
+
+def test_names_compare_as_obsidian_lower_cases_them(tmp_path: Path) -> None:
+    (tmp_path / "Physik").mkdir()
+    (tmp_path / "Physik" / "Masse.md").write_text("x")
+    (tmp_path / "Dict").mkdir()
+    (tmp_path / "Dict" / "\ufb01le.md").write_text("x")  # the ligature fi
+    (tmp_path / "Straße").mkdir()
+    assert case_twin(tmp_path, "Physik/Maße.md") is None  # measures, not mass: another word
+    assert case_twin(tmp_path, "Dict/file.md") is None
+    assert case_twin(tmp_path, "STRASSE/new.md") is None
+    assert case_twin(tmp_path, "Physik/MASSE.md") == "Physik/Masse.md"  # letter case only: twins
+    assert case_twin(tmp_path, "STRAßE/new.md") == "Straße"
+    assert fold("Maße") != fold("Masse") and fold("MAßE") == fold("maße") and fold("ΣΊΣΥΦΟΣ") == fold("σίσυφοσ")
+
+
+async def test_create_note_beside_a_different_word(make_vault: Callable[..., Path]) -> None:
+    root = make_vault({"Physik/Masse.md": "# Masse\n"})
+    async with started(root) as vg:
+        await vg.ok("create_note", path="Physik/Maße", content="Maße\n")
+        err = await vg.err("create_note", "already_exists", path="Physik/MASSE", content="x")
+        assert err["details"]["path"] == "Physik/Masse.md", err
+    assert sorted(p.name for p in (root / "Physik").iterdir()) == ["Masse.md", "Maße.md"]
 
 
 async def test_the_folder_is_scanned_off_the_event_loop(
