@@ -174,6 +174,10 @@ async def create_note(ctx: ToolContext, args: CreateNoteIn) -> WriteOut:
             continue
         try:
             result = await files.write(candidate, text, create_only=True)
+        except CaseTwin as exc:  # a folder above twins one there: no number fixes that
+            if str(exc.details.get("path", "")).count("/") < candidate.rel.count("/"):
+                raise
+            continue
         except AlreadyExists:
             continue  # taken concurrently: try the next number
         return write_out(ctx, candidate, result)

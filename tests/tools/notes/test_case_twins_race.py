@@ -1,5 +1,6 @@
 """Case twins, review R1 s63 follow-ups: two creates of twins at the same time (F1), the names
-compared as Obsidian compares them (F11) and the folder scan off the event loop (F5)."""
+compared as Obsidian compares them (F11), the folder scan off the event loop (F5), and
+create_note if_exists="unique" under a folder that twins one there (F7)."""
 
 from __future__ import annotations
 
@@ -142,3 +143,29 @@ async def test_the_folder_is_scanned_off_the_event_loop(
         await vg.ok("create_folder", path="Inbox/Sub")
         await vg.ok("rename_note", path="Moved/a", new_path="Moved/b", dry_run=False)
     assert loop_thread and not any(loop_thread), loop_thread
+
+
+async def test_unique_under_a_folder_twin_answers_at_once(
+    make_vault: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = make_vault({"Notes/a.md": "x", "B/Twin.md": "t"})
+    listed: list[str] = []
+    real = casing.os.listdir
+
+    def counting(folder: str) -> list[str]:
+        listed.append(folder)
+        return real(folder)
+
+    async with started(root) as vg:
+        monkeypatch.setattr(casing.os, "listdir", counting)
+        err = await vg.err("create_note", "already_exists", path="notes/x", content="x", if_exists="unique")
+        assert err["details"] == {"path": "Notes", "new_path": "notes/x.md"}, err
+        assert "letter case" in err["message"] and err["hint"], err
+        assert len(listed) == 1, len(listed)
+        made = await vg.ok("create_note", path="B/twin", content="x", if_exists="unique")  # the file twins:
+        assert made["path"] == "B/Twin 1.md", made  # a number still makes a name of its own
+    async with e2e(root) as (url, _h), Client(url) as client:
+        result = await client.call_tool("create_note", {"path": "notes/y", "content": "x", "if_exists": "unique"})
+        assert result.is_error and result.structured_content is not None
+        assert result.structured_content["error"]["details"]["path"] == "Notes", result.structured_content
+    assert not (root / "notes").exists()
