@@ -29,6 +29,7 @@ from service.vault.commit import Action, Undo
 from service.vault.decoding import decode_note
 from service.vault.files import VaultFiles
 from service.vault.keyed_locks import KeyedLocks
+from service.vault.offloop import sized
 from service.vault.paths import VaultPath
 from service.vault.spelling import on_disk
 
@@ -276,7 +277,9 @@ class EntityStore:
             result = await self.files.write(vp, render(entity), create_only=True)
             return Loaded(vp, entity, result.etag)
 
-    async def update(self, name: str, change: Callable[[Entity], bool], before: list[str] | None = None) -> Loaded:
+    async def update(
+        self, name: str, change: Callable[[Entity], bool], before: list[str] | None = None, *, size: int = 0
+    ) -> Loaded:
         """Apply `change` (which says whether it changed anything) to the entity as it is on disk
         now, and write it with the etag read; a concurrent edit makes it read and apply again.
 
@@ -284,12 +287,15 @@ class EntityStore:
         the note's lock applies every change queued by then, in arrival order, in one write, and
         the others return its result, so 32 agents adding to one entity wait for a few writes, not
         for 32. `before` (an all-or-nothing call's change, whose undo must be its own) is written
-        alone and receives the note's text the change was applied to."""
+        alone and receives the note's text the change was applied to. `size`: the characters the
+        change brings (an add_observations' texts); with the note's own, past `OFF_LOOP_CHARS` the
+        changes and the rendering run in a worker thread (`service.vault.offloop`), the note's
+        lock held, the event loop free for other calls."""
         vp = self.path_of(name, "write")
         key = (self.vault_id, vp.rel)
         if before is not None:
             async with _lock(*key):
-                return await self._write(name, vp, [change], before)
+                return await self._write(name, vp, [change], before, size)
         me = _Waiting(change, asyncio.get_running_loop().create_future())
         _waiting.setdefault(key, []).append(me)
         async with _lock(*key):
@@ -297,7 +303,7 @@ class EntityStore:
                 return me.done.result()
             batch = _waiting.pop(key, [me])
             try:
-                loaded = await self._write(name, vp, [w.change for w in batch], None)
+                loaded = await self._write(name, vp, [w.change for w in batch], None, size)
             except BaseException as exc:
                 for w in batch:
                     if w is not me and not w.done.done():
@@ -309,7 +315,12 @@ class EntityStore:
             return loaded
 
     async def _write(
-        self, name: str, vp: VaultPath, changes: list[Callable[[Entity], bool]], before: list[str] | None
+        self,
+        name: str,
+        vp: VaultPath,
+        changes: list[Callable[[Entity], bool]],
+        before: list[str] | None,
+        size: int = 0,
     ) -> Loaded:
         for _ in range(CAS_TRIES):
             current = self.require(name, "write")
@@ -318,11 +329,11 @@ class EntityStore:
             if error is not None:  # rendered from what parsed, its properties (or one of two) would be lost
                 raise invalid_frontmatter(vp.rel, error)
             entity = current.entity
-            if not any([change(entity) for change in changes]):  # every change applied, in order
+            text = await sized(len(current.text) + size, _applied, entity, changes)
+            if text is None:
                 return current
-            entity.updated = now_iso()
             try:
-                result = await self.files.write(vp, render(entity), expected_etag=current.etag, must_exist=True)
+                result = await self.files.write(vp, text, expected_etag=current.etag, must_exist=True)
             except Conflict:
                 continue  # a person (or another process) saved the note in between: read it again
             if before is not None:
@@ -332,14 +343,14 @@ class EntityStore:
 
     # -- several entities, all or nothing (`service.vault.commit`) ---------------------------------
 
-    def updating(self, name: str, change: Callable[[Entity], bool], *, undoable: bool = True) -> Action:
+    def updating(self, name: str, change: Callable[[Entity], bool], *, undoable: bool = True, size: int = 0) -> Action:
         """`update` as a commit action: its undo writes the note back as it was, unless it changed
         since. Not `undoable` (the only change of its call): it is written with the changes
         other calls queue for the note (group commit), and its undo does nothing."""
 
         async def action() -> Undo:
             before: list[str] | None = [] if undoable else None
-            done = await self.update(name, change, before)
+            done = await self.update(name, change, before, size=size)
             if not before:
                 return _nothing
             return partial(self._put_back, done.vp, before[0], done.etag)
@@ -361,6 +372,14 @@ class EntityStore:
 
     async def _remove(self, vp: VaultPath, etag: str) -> None:
         await self.files.delete(vp, permanent=True, expected_etag=etag)
+
+
+def _applied(entity: Entity, changes: list[Callable[[Entity], bool]]) -> str | None:
+    """The note's new text once every change is applied in order; None when none changed it."""
+    if not any([change(entity) for change in changes]):
+        return None
+    entity.updated = now_iso()
+    return render(entity)
 
 
 async def _nothing() -> None:

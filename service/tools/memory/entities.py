@@ -269,8 +269,12 @@ async def add_observations(ctx: ToolContext, args: AddObservationsIn) -> AddObse
             outcome[i] = add_to(entity, texts, batch.category, fields, ids[i])
         return any(outcome[i][0] for i in members)
 
+    def size(members: list[int]) -> int:  # the characters a write adds: past 64 KiB it runs off the loop
+        return sum(len(text) for i in members for text in batches[i][1])
+
     actions = [
-        store.updating(batches[m[0]][0], partial(change, members=m), undoable=len(groups) > 1) for m in groups.values()
+        store.updating(batches[m[0]][0], partial(change, members=m), undoable=len(groups) > 1, size=size(m))
+        for m in groups.values()
     ]
     await all_or_nothing(ctx, actions, f"add_observations to {len(actions)} entities")
     results = [
