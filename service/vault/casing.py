@@ -47,10 +47,12 @@ def fold(name: str) -> str:
     return unicodedata.normalize("NFC", unicodedata.normalize("NFC", name).lower()).replace("ς", "σ")
 
 
-def _first_missing(root: Path, rel: str) -> tuple[str, int, str] | None:
-    """The folder above, depth and name of the first segment of `rel` not on disk (None: all are)."""
+def _first_missing(root: Path, rel: str, spelled: bool = True) -> tuple[str, int, str] | None:
+    """The folder above, depth and name of the first segment of `rel` not on disk (None: all are);
+    `spelled`: as the disk spells the segments (`on_disk`: a scan of a folder per non-ASCII name
+    not there in NFC), else as given."""
     folder = str(root)
-    for depth, segment in enumerate(on_disk(str(root), rel).split("/")):
+    for depth, segment in enumerate((on_disk(str(root), rel) if spelled else rel).split("/")):
         here = f"{folder}/{segment}"
         if not os.path.lexists(here):
             return folder, depth, segment
@@ -61,8 +63,9 @@ def _first_missing(root: Path, rel: str) -> tuple[str, int, str] | None:
 def create_key(root: Path, rel: str) -> str | None:
     """What two creates that could make twins of each other share: the folded path down to the
     first segment of `rel` not on disk (`D/X/a.md` and `D/x/b.md` both `d/x` when `D` is there);
-    None when nothing is created."""
-    missing = _first_missing(root, rel)
+    None when nothing is created. On the event loop: names as given, no folder scanned (two creates
+    of twins spell their common part alike; NFD/NFC spellings are `on_disk`'s, checked later)."""
+    missing = _first_missing(root, rel, spelled=False)
     if missing is None:
         return None
     return fold("/".join(rel.split("/")[: missing[1] + 1]))
