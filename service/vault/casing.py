@@ -81,33 +81,47 @@ def creating(
     return contextlib.nullcontext() if key is None else lock("case:" + key)
 
 
-def case_twin(root: Path, rel: str, listed: dict[str, list[str]] | None = None) -> str | None:
+def case_twin(root: Path, rel: str, listed: dict[str, dict[str, str]] | None = None) -> str | None:
     """The existing file or folder (its vault path) that creating `rel` would make a case twin of:
     the first segment of `rel` not on disk, compared with the entries of the folder above it; None
-    when every segment is there as spelled, or no entry twins the missing one. `listed`: folder
-    listings to reuse (a batch's many paths into one folder read it once, before any write)."""
-    missing = _first_missing(root, rel)
+    when every segment is there as spelled, or no entry twins the missing one. `listed`: folders
+    already read, each as {folded name: name} (a batch's many paths into one folder read and fold
+    it once, before any write: each check is then a look-up, and names are taken as given, not
+    looked up in other spellings: the write's own check, without `listed`, does that)."""
+    missing = _first_missing(root, rel, spelled=listed is None)
     if missing is None:
         return None
     folder, depth, segment = missing
     key = fold(segment)
     try:
-        names = listed[folder] if listed is not None and folder in listed else os.listdir(folder)
+        found = _in_folder(folder, segment, key, listed)
     except OSError:  # the folder above is not a folder: the write itself answers that
         return None
+    if found is None:
+        return None
+    return "/".join([*rel.split("/")[:depth], unicodedata.normalize("NFC", found)])
+
+
+def _in_folder(folder: str, segment: str, key: str, listed: dict[str, dict[str, str]] | None) -> str | None:
+    """The entry of `folder` other than `segment` that folds to `key` (OSError: not a folder)."""
     if listed is not None:
-        listed[folder] = names
+        folded = listed.get(folder)
+        if folded is None:
+            folded = listed[folder] = {}
+            for other in os.listdir(folder):
+                folded.setdefault(fold(other), other)
+        hit = folded.get(key)  # the same name spelled in NFD is that name, no twin
+        return hit if hit is not None and unicodedata.normalize("NFC", hit) != segment else None
     low = segment.lower()
     quick = segment.isascii()
-    for other in names:
+    for other in os.listdir(folder):
         if (other.lower() == low if quick and other.isascii() else fold(other) == key) and other != segment:
-            above = rel.split("/")[:depth]
-            return "/".join([*above, unicodedata.normalize("NFC", other)])
+            return other
     return None
 
 
 def refuse_case_twin(
-    root: Path, rel: str, *, itself: str | None = None, listed: dict[str, list[str]] | None = None
+    root: Path, rel: str, *, itself: str | None = None, listed: dict[str, dict[str, str]] | None = None
 ) -> None:
     """`CaseTwin` when creating `rel` would make a case twin; `itself`: the path a move takes the
     file or folder from (a rename in letter case only twins nothing but itself); `listed`: see

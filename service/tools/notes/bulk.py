@@ -78,7 +78,7 @@ async def bulk_create_notes(ctx: ToolContext, args: BulkCreateIn) -> BulkCreateO
         refuse_frontmatter_bomb(n.content, f"notes[{i}].content")
     seen: set[str] = set()
     folded: dict[str, str] = {}  # each new path's folders and file, case folded: as spelled here
-    listed: dict[str, list[str]] = {}  # each folder read once for the twin check
+    listed: dict[str, dict[str, str]] = {}  # each folder read and case folded once for the twin check
     actions: list[Action] = []
     items: list[BulkItem] = []
     for done, (vp, note) in enumerate(zip(targets, args.notes, strict=True), start=1):

@@ -169,3 +169,26 @@ async def test_unique_under_a_folder_twin_answers_at_once(
         assert result.is_error and result.structured_content is not None
         assert result.structured_content["error"]["details"]["path"] == "Notes", result.structured_content
     assert not (root / "notes").exists()
+
+
+def test_a_batch_folds_each_folder_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # bulk_create_notes' pre-check (`listed`): each folder's names folded once, then each new
+    # path is a look-up (before: every check folded the whole listing again, R1 s63 F5)
+    (tmp_path / "F").mkdir()
+    for i in range(100):
+        (tmp_path / "F" / f"Notiz über {i}.md").touch()
+    (tmp_path / "F" / "Zoe\u0308.md").touch()  # named in NFD: the same name as NFC Zoë.md
+    folded: list[str] = []
+    real = casing.fold
+
+    def counting(name: str) -> str:
+        folded.append(name)
+        return real(name)
+
+    monkeypatch.setattr(casing, "fold", counting)
+    listed: dict[str, Any] = {}
+    assert [case_twin(tmp_path, f"F/Zoë neu {i}.md", listed) for i in range(20)] == [None] * 20
+    assert case_twin(tmp_path, "F/NOTIZ ÜBER 7.md", listed) == "F/Notiz über 7.md"
+    assert case_twin(tmp_path, "F/Zoë.md", listed) is None  # that note itself, in another spelling
+    assert case_twin(tmp_path, "F/ZOË.md", listed) == "F/Zoë.md"
+    assert len(folded) <= 101 + 23, len(folded)
