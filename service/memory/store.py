@@ -43,6 +43,7 @@ _lock = KeyedLocks()
 class _Waiting:
     change: Callable[[Entity], bool]
     done: asyncio.Future[Loaded]
+    size: int = 0  # the characters its change brings (`update`'s `size`)
 
 
 _waiting: dict[tuple[str, str], list[_Waiting]] = {}  # note -> changes waiting for its lock
@@ -296,14 +297,31 @@ class EntityStore:
         if before is not None:
             async with _lock(*key):
                 return await self._write(name, vp, [change], before, size)
-        me = _Waiting(change, asyncio.get_running_loop().create_future())
+        me = _Waiting(change, asyncio.get_running_loop().create_future(), size)
         _waiting.setdefault(key, []).append(me)
         async with _lock(*key):
             if me.done.done():  # a call before this one wrote its change along with its own
                 return me.done.result()
             batch = _waiting.pop(key, [me])
             try:
-                loaded = await self._write(name, vp, [w.change for w in batch], None, size)
+                loaded = await self._write(name, vp, [w.change for w in batch], None, sum(w.size for w in batch))
+            except Exception:
+                if len(batch) == 1:
+                    raise
+                # one call's change failed (its budget, its bad input): each is written alone, so no
+                # other call answers that call's error; a change re-applies to the note as it is
+                for w in batch:
+                    if w is me or w.done.done():
+                        continue
+                    try:
+                        alone = await self._write(name, vp, [w.change], None, w.size)
+                    except Exception as own:  # noqa: BLE001 - that call's own answer
+                        if not w.done.done():
+                            w.done.set_exception(own)
+                    else:
+                        if not w.done.done():
+                            w.done.set_result(alone)
+                return await self._write(name, vp, [me.change], None, me.size)
             except BaseException as exc:
                 for w in batch:
                     if w is not me and not w.done.done():
