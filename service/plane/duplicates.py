@@ -31,7 +31,7 @@ import unicodedata
 from typing import TYPE_CHECKING, Any
 
 from service.graph.linkpath import strip_md
-from service.memory.model import Observation, normalize_text
+from service.memory.model import Observation, file_name, normalize_text
 from service.memory.recall import NoteEntry
 from service.memory.words import words
 from service.plane.findings import Finding
@@ -279,12 +279,14 @@ class Duplicates:
                 if other is not None and other is not entry and (other, entry) not in pairs:
                     pairs.append((entry, other))
         out = []
+        rels = {e.rel.lower(): e.rel for e in entries}
         for keep, other in pairs:
             texts = [o.text for o in other.entity.observations]
-            # Two notes with one `name`: the memory tools take names, so every step would reach the
-            # same note (the first the name lookup finds; the merged one's facts went to the trash
-            # with it): reported with no plan, for a person to merge.
-            twins = keep.entity.name == other.entity.name
+            # Two notes with one `name`, or a name whose lookup finds another note first (it tries
+            # the file its name spells: `ann` in Memory/Ann.md beside `Ann` in Memory/Foo.md): the
+            # memory tools take names, so the steps would reach the wrong note (the merged one's
+            # facts went to the trash with it): reported with no plan, for a person to merge.
+            twins = keep.entity.name == other.entity.name or not (_found(keep, rels) and _found(other, rels))
             plan = (
                 None
                 if twins
@@ -303,6 +305,14 @@ class Duplicates:
                 )
             )
         return out
+
+
+def _found(entry: NoteEntry, rels: dict[str, str]) -> bool:
+    """Whether the memory tools' name lookup reaches `entry`'s own note by its name: it tries the
+    note the name's file name spells first (`rels`: the memory notes' paths by lower case)."""
+    folder = entry.rel.rpartition("/")[0]
+    spelled = (f"{folder}/" if folder else "") + file_name(entry.entity.name) + ".md"
+    return rels.get(spelled.lower(), entry.rel) == entry.rel
 
 
 def _history(name: str, other: NoteEntry) -> list[dict[str, Any]]:
