@@ -21,7 +21,7 @@ def fitted(out: BaseModel, entries: Sequence[BaseModel], drops: Sequence[str], l
     budget = max(limit - RESERVE, 0) // 2
     cut = False
     for drop in drops:
-        if len(out.model_dump_json(exclude_none=True)) <= budget:
+        if len(out.model_dump_json(exclude_none=True).encode()) <= budget:  # bytes, as the limit counts
             break
         cut = True
         for entry in entries:

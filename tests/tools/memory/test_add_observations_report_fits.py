@@ -63,3 +63,13 @@ async def test_the_shortened_report_reaches_the_sdk_client(make_vault: Callable[
         assert out["truncated"] is True and out["results"][0]["entityName"] == "Big"
         assert out["results"][0]["added"] == 80 and len(out["results"][0]["block_ids"]) == 80
         assert harness.read("Memory/Big.md").count("- item ") == 80
+
+
+async def test_a_report_of_non_ascii_texts_fits_by_bytes(make_vault: Callable[..., Path]) -> None:
+    """The report is fitted by bytes, as the limit counts them: 600 CJK characters are 1,800
+    bytes, and a report fitted by characters was still over the limit (review R3 s63 #7)."""
+    async with started(make_vault({}), governor={"max_response_bytes": 16_384}) as vg:
+        await vg.ok("create_entities", entities=[{"name": "Big", "entityType": "t", "observations": []}])
+        texts = [f"{n} " + "".join(chr(0x4E00 + (n * 97 + k) % 20000) for k in range(600)) for n in range(11)]
+        out = await vg.ok("add_observations", observations=[{"entityName": "Big", "contents": texts}])
+        assert out["results"][0]["entityName"] == "Big" and out["results"][0]["added"] == 11
