@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Literal
 
 from service.errors import Conflict
-from service.vault import dirfd, journal
+from service.vault import dirfd, journal, notelocks
 from service.vault.events import FileChange
 from service.vault.files import VaultFiles, etag_of
 from service.vault.paths import VaultPath
@@ -64,8 +64,9 @@ def _put_back(
     journal.record_file(root, rel, new_etag)
     check = partial(_still, files, rel, expect_etag)
     if data is None:
-        check()
-        dirfd.unlink(root, rel)
+        with notelocks.held(root, rel):  # another process's write lands before the check or after the unlink
+            check()
+            dirfd.unlink(root, rel)
     else:
         with dirfd.parent_of(root, rel, create=True) as (folder, name):
             write_in(folder.fd, name, data, exclusive=False, rel=rel, check=check, vault=root)

@@ -190,3 +190,38 @@ async def test_a_delete_with_an_etag_never_removes_another_process_s_acknowledge
         assert "- other process line" in (root / "Ann.md").read_text(encoding="utf-8")
     else:
         assert not (root / "Ann.md").exists()
+
+
+def test_undo_removing_a_note_its_change_made_holds_the_note_s_lock(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Undo's removal of a note the change created compares and unlinks under the note's lock, as
+    its put-back writes do (review R3 s63 #5: another process took the lock and wrote between the
+    compare and the unlink, and its acknowledged write was removed)."""
+    from service.vault import restore
+    from service.vault.etags import etag_of
+
+    root = tmp_path / "vault"
+    (root / "Memory").mkdir(parents=True)
+    made = b"the plan created this"
+    (root / "Memory" / "New.md").write_bytes(made)
+    files = VaultFiles(VaultPaths(root), ChangeBus(), max_concurrent=1, trash_folder=".trash")
+    seen: list[str] = []
+    unlink = dirfd.unlink
+
+    def another_process_then_unlink(at: Path, rel: str) -> None:
+        def other() -> None:
+            try:
+                with notelocks.held(root, rel, wait=0):
+                    seen.append("written")
+            except Conflict:
+                seen.append("locked")
+
+        thread = threading.Thread(target=other)  # a second lock holder, as another process is
+        thread.start()
+        thread.join()
+        unlink(at, rel)
+
+    monkeypatch.setattr(dirfd, "unlink", another_process_then_unlink)
+    restore._put_back(files, "Memory/New.md", root / "Memory" / "New.md", None, None, etag_of(made))
+    assert seen == ["locked"] and not (root / "Memory" / "New.md").exists()
