@@ -23,6 +23,7 @@ import logging
 import os
 import re
 import time
+import unicodedata
 from pathlib import Path
 
 from service.errors import VaultgateError
@@ -61,13 +62,16 @@ def finish(root: Path, *, started: float = PROCESS_START) -> list[str]:
     done: list[str] = []
     for name in sorted(names):
         path = root / name
-        if not _writer_gone(path, started=started):
-            continue
+        if path.is_symlink() or not path.is_file() or not _writer_gone(path, started=started):
+            continue  # a folder or a link named like a record is not one
         try:
             record = json.loads(path.read_bytes())
             src, temp, dst = str(record["src"]), str(record["temp"]), str(record["dst"])
         except (OSError, ValueError, KeyError, TypeError):
             record = None  # torn: written before the first rename, which never ran
+        if record is not None and not _plausible(name, src, temp, dst):
+            log.warning("ignored %s: it does not name a case-only rename this server makes", name)
+            continue
         if record is not None:
             try:
                 landed = _finished(root, src, temp, dst)
@@ -77,8 +81,32 @@ def finish(root: Path, *, started: float = PROCESS_START) -> list[str]:
             if landed is not None:
                 done.append(landed)
                 log.warning("finished a rename cut by a crash: %s is now %s", temp, landed)
-        dirfd.drop_case_record(root, name)
+        try:
+            dirfd.drop_case_record(root, name)
+        except OSError as exc:
+            log.warning("could not remove %s: %s", name, exc)
     return done
+
+
+def _plausible(name: str, src: str, temp: str, dst: str) -> bool:
+    """Whether a record names what `dirfd._via_temp` writes, and nothing else: three vault paths
+    (no `..`, no hidden or empty segment) in one folder, `dst` the same name as `src` in another
+    letter case, `temp` the temporary name of the record's own token. A record copied in by a
+    sync tool or written by hand moves no other file, into or out of the vault."""
+    split = [path.split("/") for path in (src, temp, dst)]
+    for segments in split:
+        if any(not seg or seg.startswith(".") or "\\" in seg or "\x00" in seg for seg in segments):
+            return False
+    if len({"/".join(segments[:-1]) for segments in split}) != 1:
+        return False
+    old, between, new = (segments[-1] for segments in split)
+    same = unicodedata.normalize("NFC", old).casefold() == unicodedata.normalize("NFC", new).casefold()
+    if old == new or not same:
+        return False
+    stem, dot, ext = old.rpartition(".")
+    if not stem:
+        stem, dot, ext = old, "", ""
+    return between == f"{stem} (renaming {name[1:9]}){dot}{ext}"
 
 
 def _finished(root: Path, src: str, temp: str, dst: str) -> str | None:
