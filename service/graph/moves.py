@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
+from service.budget import configured
 from service.errors import AlreadyExists, NoteNotFound, PathInvalid
 from service.graph.bookmark_paths import SettingsEdit, bookmarks_edit
 from service.graph.canvas_paths import is_canvas, rewrite_canvas
@@ -178,6 +179,7 @@ async def plan_move(
     names = link_names((*moves, *moves.values()))
     candidates = set(await queries.sources_of_names(vault.id, sorted(names)))
     candidates.update(await property_sources(queries.db, vault.id, names))  # `up: "[[Hub]]"`: not in `links`
+    candidates.update(await queries.longer_than(vault.id, configured().max_indexed_note_chars))  # past the index cap
     look_for = names if len(names) <= NAMES_PER_LINE else None  # a folder's many names: every line
     candidates.update(e.source for e in await queries.backlinks(vault.id, sorted(moves)))
     candidates.update(p for p in moves if p.lower().endswith(".md"))

@@ -94,6 +94,12 @@ class GraphQueries:
     def __init__(self, db: Database) -> None:
         self.db = db
 
+    async def longer_than(self, vault_id: str, size: int) -> list[str]:
+        """Notes of more than `size` bytes (the index reads a note's first characters only:
+        `service.indexer.caps`, so their links past that are in no `links` row)."""
+        rows = await self.db.fetchall("SELECT path FROM notes WHERE vault_id = ? AND size > ?", (vault_id, size))
+        return [str(r[0]) for r in rows]
+
     async def note_title(self, vault_id: str, path: str) -> str | None:
         row = await self.db.fetchone("SELECT title FROM notes WHERE vault_id = ? AND path = ?", (vault_id, path))
         return None if row is None else str(row[0])

@@ -116,6 +116,7 @@ async def _rewrite_plan(
     candidates = set(await q.sources_of_names(ctx.vault.id, [strip_md(base_name(old)).lower()]))
     candidates.update(e.source for e in await q.backlinks(ctx.vault.id, [old]))
     candidates.update(await property_sources(q.db, ctx.vault.id, link_names({old})))  # `up: "[[T]]"`
+    candidates.update(await q.longer_than(ctx.vault.id, ctx.services.settings.limits.max_indexed_note_chars))
     plan = MovePlan(moves={})
     targets = frozenset({old})
     names = link_names(targets)  # a link that resolves to `old` names it
