@@ -101,8 +101,7 @@ class VaultFiles:
         dirfd.arm_single_open(paths.root)
 
     def lock(self, rel: str) -> asyncio.Lock:
-        lock = self._locks.get(rel)
-        if lock is None:
+        if (lock := self._locks.get(rel)) is None:
             self._locks[rel] = lock = asyncio.Lock()
         return lock
 
@@ -336,8 +335,9 @@ class VaultFiles:
             if trash is not None and trash_rel is not None:
                 self._journal(VaultPath(rel=trash_rel, abs=trash), trash_rel, trash, etag_of(prior or b""))
         with notelocks.held(root, src):
-            if etag is not None:
-                self.check_etag(vp, etag)
+            if etag is not None:  # refused: the records above are withdrawn (undo never sees it as done)
+                with journal.withdrawn_if_refused([src, *([trash_rel] if trash_rel else [])]):
+                    self.check_etag(vp, etag)
             dirfd.unlink(root, src) if trash_rel is None else dirfd.rename(root, src, trash_rel)
 
     def _prior(self, vp: VaultPath, real: str) -> bytes | None:

@@ -225,3 +225,31 @@ def test_undo_removing_a_note_its_change_made_holds_the_note_s_lock(
     monkeypatch.setattr(dirfd, "unlink", another_process_then_unlink)
     restore._put_back(files, "Memory/New.md", root / "Memory" / "New.md", None, None, etag_of(made))
     assert seen == ["locked"] and not (root / "Memory" / "New.md").exists()
+
+
+def test_a_delete_refused_under_the_lock_withdraws_its_undo_records(tmp_path: Path) -> None:
+    """A delete whose etag no longer holds under the note's lock changed nothing: its journal
+    records are withdrawn, so undo never takes it for a delete (review R3 s63 #12)."""
+    from service.vault import journal
+    from service.vault.etags import etag_of
+
+    root = tmp_path / "vault"
+    (root / "Memory").mkdir(parents=True)
+    (root / "Memory" / "Ann.md").write_bytes(b"v1")
+    files = VaultFiles(VaultPaths(root), ChangeBus(), max_concurrent=1, trash_folder=".trash")
+    vp = files.paths.resolve("Memory/Ann.md")
+    records: list[object] = []
+
+    class Recorder:
+        def record(self, state: object) -> None:
+            records.append(state)
+
+    token = journal.RECORDER.set(Recorder())  # type: ignore[arg-type]
+    try:
+        (root / "Memory" / "Ann.md").write_bytes(b"v2, written after the delete's look")
+        with pytest.raises(Conflict):
+            files._delete_sync(vp, None, etag_of(b"v1"))
+    finally:
+        journal.RECORDER.reset(token)
+    assert getattr(records[-1], "kind", None) == "void"
+    assert (root / "Memory" / "Ann.md").read_bytes() == b"v2, written after the delete's look"
