@@ -22,7 +22,7 @@ from pathlib import Path
 from service.errors import AlreadyExists, Conflict, NoteNotFound, ValidationFailed
 from service.markdown.frontmatter import duplicate_key, split
 from service.markdown.yaml_edit import invalid_frontmatter
-from service.memory.model import Entity, file_name, inbox_key, linked_stem, parse, render
+from service.memory.model import OBS_HEADING, REL_HEADING, Entity, file_name, inbox_key, linked_stem, parse, render
 from service.plans.effects import MemoryNotes
 from service.settings import MemorySettings
 from service.vault.commit import Action, Undo
@@ -83,7 +83,7 @@ def note_named(folder: Path, name: str, skip: Callable[[str], bool]) -> str | No
                 head = _head(entry.path)
             except OSError:
                 continue
-            known = (st.st_mtime_ns, st.st_size, parse(head, nfc[:-3]).name.strip())  # `name`, else `# title`
+            known = (st.st_mtime_ns, st.st_size, parse(_named_part(head), nfc[:-3]).name.strip())  # `name`, `# title`
             _names[entry.path] = known
         if known[2] == name and found is None:
             found = nfc
@@ -108,6 +108,17 @@ def _head(path: str) -> str:
         if len(data) == NAME_READ:
             data += f.read()
     return decode_note(data).text
+
+
+def _named_part(head: str) -> str:
+    """The part of a note's start its entity name is read from: up to its memory sections (the
+    `# title` is taken before them only), so a lookup never parses every observation of every note."""
+    start = max(split(head).body_start - 1, 0)  # in the body: a property's text may hold anything
+    for heading in (f"\n{OBS_HEADING}\n", f"\n{REL_HEADING}\n"):
+        at = head.find(heading, start)
+        if at >= 0:
+            head = head[: at + 1]
+    return head
 
 
 def _stem(rel: str) -> str:
