@@ -185,6 +185,7 @@ async def test_set_properties_values_with_a_next_line_character_round_trip(make_
         "key\u0085name": 1,
     }
     async with started(make_vault({"N.md": "---\nkeep: 1\n---\nbody\n"})) as vg:
+        await vg.indexed()  # writes made while the first index is built reach it only at its end
         out = await vg.ok("set_properties", path="N", properties=props)
         assert out["properties"] == {"keep": 1, **props}
         assert (await vg.ok("get_properties", path="N"))["properties"] == {"keep": 1, **props}
