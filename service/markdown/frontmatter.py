@@ -188,14 +188,22 @@ def _load(raw: str, limits: YamlLimits) -> tuple[Any, str | None]:
 def duplicate_key(raw: str) -> str | None:
     """Why the block names a key twice in one mapping (None: it does not, or is not YAML the
     library reads). Reading lets the later one win; a rewrite from what was read would drop the
-    first, so a writer refuses it (Obsidian and the round-trip loader reject it too)."""
+    first, so a writer refuses it (Obsidian and the round-trip loader reject it too).
+
+    Keys are compared as the reading builds them, not as spelled: `1` / `0x1` / `1.0`, `null` / `~`,
+    `true` / `True` / `1` are one key to the loader (equal values), and `1` / `"1"` one property once
+    `split` names it (`str` of the key)."""
     loader = _Loader(raw)
     try:
         node = loader.get_single_node()
+        return _duplicate_in(loader, node)
     except Exception:  # noqa: BLE001 - not readable as written (a template's placeholders): others answer
         return None
     finally:
         loader.dispose()
+
+
+def _duplicate_in(loader: Any, node: yaml.Node | None) -> str | None:
     pending, visited = [node], set()
     while pending:  # each node once: an alias is the node it names, never walked again
         node = pending.pop()
@@ -203,12 +211,15 @@ def duplicate_key(raw: str) -> str | None:
             continue
         visited.add(id(node))
         if isinstance(node, yaml.MappingNode):
-            seen: set[tuple[str, str]] = set()
+            built: set[Any] = set()  # the keys as the loader builds them: its dict keeps one of equal keys
+            named: set[str] = set()  # and as `split` names them
             for key, value in node.value:
-                if isinstance(key, yaml.ScalarNode) and key.value != "<<":
-                    if (key.tag, key.value) in seen:
+                if isinstance(key, yaml.ScalarNode) and key.tag != "tag:yaml.org,2002:merge":
+                    made = loader.construct_object(key)
+                    if made in built or str(made) in named:
                         return f"found duplicate key {key.value!r} (a property named twice)"
-                    seen.add((key.tag, key.value))
+                    built.add(made)
+                    named.add(str(made))
                 pending.append(value)
         elif isinstance(node, yaml.SequenceNode):
             pending.extend(node.value)
