@@ -116,6 +116,7 @@ class Entity:
     # a memory property read in another type (`entityType: {kind: person}`, `aliases: 5`): its value
     # as written and as the entity holds it; written back as written while the entity's is unchanged
     given: dict[str, tuple[Any, Any]] = field(default_factory=dict)
+    fm_error: str | None = None  # the frontmatter's error: the note's writes are refused (`invalid_frontmatter`)
 
 
 _DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"
@@ -327,6 +328,7 @@ def parse(text: str, stem: str = "") -> Entity:
         entity.obs_layout.pop()  # the blank line before the next section is the renderer's
     entity.preamble = "\n".join(pre).strip("\n")
     entity.tail = "\n".join(tail).strip("\n")
+    entity.fm_error = fm.error
     if not entity.name and fm.error is not None and stem:
         entity.name = name_of_file(stem)
     return entity

@@ -109,6 +109,8 @@ class Contradictions:
     async def run(self, ctx: JobContext) -> list[Finding]:
         out: list[Finding] = []
         for entry in sorted(ctx.recall.notes.values(), key=lambda e: e.rel):
+            if entry.entity.fm_error is not None:
+                continue  # its writes are refused: the duplicates job reports it (`invalid_frontmatter`)
             out += self.within(entry)
             if len(out) >= ctx.settings.max_findings:
                 break

@@ -18,8 +18,10 @@ its provenance); that of two entities adds the later one's observations to the f
 deletes the later note (its deletion asks a human, as `delete_entities` always does; with
 `missing_ok: false`, so a name that finds no note fails the run instead of deleting nothing);
 two notes with the same `name` get no plan: the memory tools, which take names, cannot tell them
-apart. An observation without a block id (a hand-written line) is reported with no plan: deleting
-it by its text would delete its twin too.
+apart. A note whose frontmatter does not parse (the memory tools refuse its writes) is no
+candidate: it is one finding `invalid_frontmatter`, with no plan, for a person to fix. An
+observation without a block id (a hand-written line) is reported with no plan: deleting it by its
+text would delete its twin too.
 """
 
 from __future__ import annotations
@@ -216,7 +218,7 @@ class Duplicates:
                 await ctx.recall.settled(within=VECTORS_WAIT_S)
         out: list[Finding] = []
         for entry in sorted(ctx.recall.notes.values(), key=lambda e: e.rel):
-            out += self.within(ctx, entry)
+            out += [unparsed(entry, self.name)] if entry.entity.fm_error is not None else self.within(ctx, entry)
             if len(out) >= ctx.settings.max_findings:
                 break
             await ctx.pause()
@@ -266,7 +268,10 @@ class Duplicates:
 
     def entities(self, ctx: JobContext) -> list[Finding]:
         groups: dict[str, list[NoteEntry]] = {}
-        entries = sorted(ctx.recall.notes.values(), key=lambda e: (e.entity.created or "~", e.rel))
+        entries = sorted(  # a note whose frontmatter does not parse takes no write: no plan can name it
+            (e for e in ctx.recall.notes.values() if e.entity.fm_error is None),
+            key=lambda e: (e.entity.created or "~", e.rel),
+        )
         for entry in entries:
             groups.setdefault(fold_name(entry.entity.name), []).append(entry)
         by_name = {e.entity.name.strip().lower(): e for e in entries}
@@ -305,6 +310,22 @@ class Duplicates:
                 )
             )
         return out
+
+
+def unparsed(entry: NoteEntry, job: str) -> Finding:
+    """A memory note whose frontmatter does not parse: the memory tools refuse its writes
+    (`invalid_frontmatter`), so no plan can delete, supersede or merge its observations. It is
+    reported once, with no plan, for a person to fix; the jobs find its duplicates after that."""
+    name, error = entry.entity.name, str(entry.entity.fm_error)
+    return Finding(
+        job=job,
+        kind="invalid_frontmatter",
+        key=f"invalid_frontmatter:{entry.rel}",
+        title=f"{name}: the frontmatter of {entry.rel} does not parse; fix it to consolidate this entity",
+        detail={"entity": name, "error": error[:300]},
+        paths=[entry.rel],
+        etags={entry.rel: entry.etag},
+    )
 
 
 def _found(entry: NoteEntry, rels: dict[str, str]) -> bool:

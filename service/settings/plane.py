@@ -27,6 +27,7 @@ FINDING_KINDS: dict[str, str | None] = {  # kind -> why a run cannot apply it (N
     "stale_capture": None,
     "stale_experience": _TO_READ,
     "orphaned_observation": _TO_READ,
+    "invalid_frontmatter": _TO_READ,
     "broken_link": _HUMAN.format("rewrite_links"),
     "orphan": _TO_READ,
     "tag_variant": _HUMAN.format("rename_tag"),
