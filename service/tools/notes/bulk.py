@@ -76,27 +76,12 @@ async def bulk_create_notes(ctx: ToolContext, args: BulkCreateIn) -> BulkCreateO
     targets = await create_targets(ctx, [n.path for n in args.notes])  # one rule for names
     for i, n in enumerate(args.notes):
         refuse_frontmatter_bomb(n.content, f"notes[{i}].content")
-    seen: set[str] = set()
-    folded: dict[str, str] = {}  # each new path's folders and file, case folded: as spelled here
-    listed: dict[str, dict[str, str]] = {}  # each folder read and case folded once for the twin check
+    batch = _Batch(ctx, args.overwrite)
     actions: list[Action] = []
     items: list[BulkItem] = []
     for done, (vp, note) in enumerate(zip(targets, args.notes, strict=True), start=1):
         await steps.step("prepare", done, len(targets))
-        if vp.rel in seen:
-            raise ValidationFailed(f"{vp.rel!r} appears twice", details={"field": "notes", "path": vp.rel})
-        seen.add(vp.rel)
-        current = files.current_etag(vp)
-        if current is None:  # a new path: no case twin of a file there, nor of one made before it here
-            refuse_case_twin(ctx.vault.paths.root, vp.rel, listed=listed)
-            refuse_batch_twin(folded, vp.rel)
-        if not args.overwrite and current is not None:
-            raise AlreadyExists(
-                f"a note already exists at {vp.rel!r}" + ("" if vp.rel == note.path else f" (named by {note.path!r})"),
-                details={"path": vp.rel},
-            )
-        if note.expected_etag is not None and current != note.expected_etag:
-            raise stale_etag(vp.rel, note.expected_etag, current)
+        batch.check(vp, note)
         actions.append(partial(_create, ctx, vp, note, args.overwrite, items))
     new_folders = [folder for vp in targets for folder in files.missing_folders(vp)]
     caller, goal = caller_hash(ctx.principal.subject), f"bulk_create_notes of {len(actions)} note(s)"
@@ -107,6 +92,38 @@ async def bulk_create_notes(ctx: ToolContext, args: BulkCreateIn) -> BulkCreateO
             files.remove_empty_folders(new_folders)
             raise
     return BulkCreateOut(items=items)
+
+
+class _Batch:
+    """The checks each note of a batch passes before anything is written: one note named twice
+    (`A` and `A.md`), a case twin of a file there or of a note made earlier in the batch, an
+    existing note without `overwrite`, a stale `expected_etag`. The handler runs them, and so does
+    the confirmation before it asks a human, so a call that cannot run never asks."""
+
+    __slots__ = ("ctx", "overwrite", "seen", "folded", "listed")
+
+    def __init__(self, ctx: ToolContext, overwrite: bool) -> None:
+        self.ctx = ctx
+        self.overwrite = overwrite
+        self.seen: set[str] = set()
+        self.folded: dict[str, str] = {}  # each new path's folders and file, case folded: as spelled here
+        self.listed: dict[str, dict[str, str]] = {}  # each folder read and case folded once for the twin check
+
+    def check(self, vp: VaultPath, note: NewNote) -> None:
+        if vp.rel in self.seen:
+            raise ValidationFailed(f"{vp.rel!r} appears twice", details={"field": "notes", "path": vp.rel})
+        self.seen.add(vp.rel)
+        current = self.ctx.vault.files.current_etag(vp)
+        if current is None:  # a new path: no case twin of a file there, nor of one made before it here
+            refuse_case_twin(self.ctx.vault.paths.root, vp.rel, listed=self.listed)
+            refuse_batch_twin(self.folded, vp.rel)
+        if not self.overwrite and current is not None:
+            raise AlreadyExists(
+                f"a note already exists at {vp.rel!r}" + ("" if vp.rel == note.path else f" (named by {note.path!r})"),
+                details={"path": vp.rel},
+            )
+        if note.expected_etag is not None and current != note.expected_etag:
+            raise stale_etag(vp.rel, note.expected_etag, current)
 
 
 async def _create(ctx: ToolContext, vp: VaultPath, note: NewNote, overwrite: bool, items: list[BulkItem]) -> Undo:
@@ -133,7 +150,8 @@ async def bulk_confirm(ctx: ToolContext, args: BulkCreateIn) -> ChangePreview | 
     reasons: list[str] = []
     paths: list[str] = []
     # an invalid or denied path fails now, never after a human confirmed
-    for note, vp in zip(args.notes, await create_targets(ctx, [n.path for n in args.notes]), strict=True):
+    targets = await create_targets(ctx, [n.path for n in args.notes])
+    for note, vp in zip(args.notes, targets, strict=True):
         paths.append(vp.rel)
         if args.overwrite:
             why = overwrite_preview(ctx, vp, len(note.content.encode()), note.expected_etag)
@@ -142,7 +160,12 @@ async def bulk_confirm(ctx: ToolContext, args: BulkCreateIn) -> ChangePreview | 
     limit = ctx.services.settings.notes.bulk_confirm_above
     if len(args.notes) > limit:
         reasons.insert(0, f"create {len(args.notes)} notes (more than {limit}) in one call")
-    return ChangePreview.of("; ".join(reasons), paths) if reasons else None  # all or nothing: every note
+    if not reasons:
+        return None  # nothing to ask: the handler checks the batch
+    batch = _Batch(ctx, args.overwrite)  # nor a call the checks would refuse once confirmed
+    for note, vp in zip(args.notes, targets, strict=True):
+        batch.check(vp, note)
+    return ChangePreview.of("; ".join(reasons), paths)  # all or nothing: every note
 
 
 TOOLS: tuple[ToolSpec, ...] = (
