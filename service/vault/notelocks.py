@@ -20,7 +20,8 @@ takes for that note, so the second process's compare sees the first one's rename
   hangs) turns the write into a `conflict` naming the reason, nothing written. A crashed process's
   lock is released by the system with its file descriptors.
 - Where the data folder cannot hold the lock files (read-only home), writes go on without the
-  cross-process lock, as before, and the log says so once.
+  cross-process lock, as before, and the log says so once. A lock folder removed while the
+  process runs (a cleaner of the data home) is made again by the next write that finds it gone.
 """
 
 from __future__ import annotations
@@ -75,8 +76,13 @@ def held(root: Path | str, rel: str, *, wait: float | None = None) -> Iterator[N
     if folder is None:
         yield
         return
+    path = os.path.join(folder, slot_of(rel))
     try:
-        fd = os.open(os.path.join(folder, slot_of(rel)), _OPEN, 0o600)
+        try:
+            fd = os.open(path, _OPEN, 0o600)
+        except FileNotFoundError:  # the folder was removed while running (a cleaner of the data home)
+            os.makedirs(folder, mode=0o700, exist_ok=True)
+            fd = os.open(path, _OPEN, 0o600)
     except OSError as exc:
         log.warning("cross-process write lock of %s not taken: %s", rel, exc)
         yield
