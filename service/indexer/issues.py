@@ -87,6 +87,11 @@ class FileIssues:
     def paths(self, reason: str) -> set[str]:
         return {p for p, i in self._by_path.items() if i.reason == reason}
 
+    def text_capped(self) -> list[str]:
+        """The notes indexed only up to `[limits] max_indexed_note_chars` (their text past it is
+        neither searched nor listed), in path order: at most MAX_KEPT, as every issue."""
+        return sorted(p for p, i in self._by_path.items() if i.reason == "capped" and i.detail.startswith("text "))
+
     def summary(self) -> dict[str, Any]:
         """Counts by reason, how many files are out of the index, and a few examples."""
         by_reason = Counter(i.reason for i in self._by_path.values())

@@ -85,6 +85,47 @@ def partial(ctx: ToolContext) -> bool:
     return indexer is not None and not indexer.ready
 
 
+CAPPED_EXAMPLES = 5  # paths named in `capped`; the rest counted
+
+
+class CappedNotes(BaseModel):
+    count: int  # the notes in scope searched only up to `indexed_chars`
+    paths: list[str]  # up to CAPPED_EXAMPLES of them, in path order
+    indexed_chars: int  # [limits] max_indexed_note_chars
+
+
+class Capped(BaseModel):
+    """Text searches say when notes in scope are longer than the index reads (`service.indexer.caps`):
+    a word past the cut is not found, and an empty answer is no proof no note holds it."""
+
+    capped: CappedNotes | None = Field(
+        default=None,
+        description=f"Notes searched only up to `indexed_chars` (`count`; {CAPPED_EXAMPLES} `paths`); null: none.",
+    )
+
+
+def capped(ctx: ToolContext, folders: list[str], can_read: Callable[[str], bool]) -> CappedNotes | None:
+    """The notes under `folders` (all: []) the caller may read whose text the index cut, from the
+    indexer's file warnings (no query, no file read): None when there are none."""
+    from service.indexer.runner import indexer_of
+
+    indexer = indexer_of(ctx.vault)
+    if indexer is None:
+        return None
+    paths = [
+        p
+        for p in indexer.file_issues.text_capped()
+        if (not folders or any(f in ("", p) or p.startswith(f + "/") for f in folders)) and can_read(p)
+    ]
+    if not paths:
+        return None
+    return CappedNotes(
+        count=len(paths),
+        paths=paths[:CAPPED_EXAMPLES],
+        indexed_chars=ctx.services.settings.limits.max_indexed_note_chars,
+    )
+
+
 class HitItem(NoteItem):
     mtime: float = Field(description="Modification time (Unix seconds).")
 

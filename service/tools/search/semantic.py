@@ -29,8 +29,10 @@ from service.tools.search.dates import AFTER_FIELD, BEFORE_FIELD, DateArg, stamp
 from service.tools.search.readers import hybrid_halves, on_disk, shown_read
 from service.tools.search_common import (
     FOLDER_FIELD,
+    Capped,
     FolderArg,
     Partial,
+    capped,
     drop_gone,
     partial,
     query_key,
@@ -78,7 +80,7 @@ class SemanticHit(BaseModel):
     sensitive: bool = Field(default=False, description="The note holds a secret, or the chunk a health/money topic.")
 
 
-class SemanticOut(ToolOutput, Partial):
+class SemanticOut(ToolOutput, Partial, Capped):
     items: list[SemanticHit] = Field(description="This page of notes, best first.")
     next_cursor: str | None = Field(default=None, description="Pass as `cursor` (with the same arguments).")
     model: str = Field(description="The embedding model that ranked these results.")
@@ -181,6 +183,13 @@ def _out(
     )
 
 
+def _capped(ctx: ToolContext, args: FilterArgs, out: SemanticOut) -> SemanticOut:
+    """`out` saying which notes in the search's scope were searched only up to the index's cut
+    (search_semantic, search_hybrid: their chunks and words are of the indexed text)."""
+    out.capped = capped(ctx, scope(ctx, args.folder), readable(ctx))
+    return out
+
+
 def _key(tool: str, args: FilterArgs, subject: str) -> str:
     return query_key(tool, subject, args.model_dump(exclude={"cursor", "limit", "idempotency_key", "elicit_token"}))
 
@@ -230,7 +239,7 @@ async def search_semantic(ctx: ToolContext, args: SemanticIn) -> SemanticOut:
     out = _out(ctx, use, [chunk_hit(ctx, h.row, h.similarity, shown) for h in found], more, offset, args.limit, key)
     if more and found:
         out.next_cursor = positions.write(offset + args.limit, positions.of_note(found[-1]), t="semantic", q=key)
-    return out
+    return _capped(ctx, args, out)
 
 
 async def search_hybrid(ctx: ToolContext, args: SemanticIn) -> SemanticOut:
@@ -279,9 +288,9 @@ async def search_hybrid(ctx: ToolContext, args: SemanticIn) -> SemanticOut:
         for h in found
     ]
     if not reranks:
-        return _out(ctx, use, hits, more, offset, args.limit, key)
+        return _capped(ctx, args, _out(ctx, use, hits, more, offset, args.limit, key))
     hits, order = await rerank(ctx, args.query, hits, lambda h: f"{h.title}\n{h.chunk or ''}")
-    return await _page(ctx, use, hits, offset, args.limit, key, order)
+    return _capped(ctx, args, await _page(ctx, use, hits, offset, args.limit, key, order))
 
 
 async def find_similar(ctx: ToolContext, args: SimilarIn) -> SemanticOut:

@@ -25,9 +25,11 @@ from service.tools.models import Paging, ToolInput, ToolOutput, decode_cursor, e
 from service.tools.search.dates import Window, window_key
 from service.tools.search_common import (
     FOLDER_FIELD,
+    Capped,
     FolderArg,
     HitItem,
     Partial,
+    capped,
     partial,
     query_key,
     readable,
@@ -61,7 +63,7 @@ class TextHitItem(HitItem):
     )
 
 
-class SearchTextOut(ToolOutput, Partial):
+class SearchTextOut(ToolOutput, Partial, Capped):
     query: str = Field(description="The query as understood (FTS5 expression).")
     match: Literal["all", "any"] = Field(
         description="all: every note has all the words; any: too few did, so notes with some of them follow."
@@ -122,7 +124,14 @@ async def search_text(ctx: ToolContext, args: SearchTextIn, dates: Window | None
             )
         )
     cursor = encode_cursor(offset + args.limit, t="text", q=key) if more else None
-    return SearchTextOut(query=parsed.match, match=answered, items=items, next_cursor=cursor, partial=partial(ctx))
+    return SearchTextOut(
+        query=parsed.match,
+        match=answered,
+        items=items,
+        next_cursor=cursor,
+        partial=partial(ctx),
+        capped=capped(ctx, folders, can_read),
+    )
 
 
 class SearchRegexIn(ToolInput, Paging):
@@ -150,7 +159,7 @@ class RegexHitItem(HitItem):
     matches: list[LineMatchItem] = Field(description="The first matching lines.")
 
 
-class SearchRegexOut(ToolOutput, Partial):
+class SearchRegexOut(ToolOutput, Partial, Capped):
     items: list[RegexHitItem] = Field(description="This page of notes with a match, in path order.")
     next_cursor: str | None = Field(default=None, description="Pass as `cursor` for the next page.")
     prefiltered: bool = Field(description="True when the trigram index narrowed the notes scanned.")
@@ -204,7 +213,13 @@ async def search_regex(ctx: ToolContext, args: SearchRegexIn, dates: Window | No
             )
         )
     cursor = encode_cursor(offset + args.limit, t="regex", q=key) if more else None
-    return SearchRegexOut(items=items, next_cursor=cursor, prefiltered=prefiltered, partial=partial(ctx))
+    return SearchRegexOut(
+        items=items,
+        next_cursor=cursor,
+        prefiltered=prefiltered,
+        partial=partial(ctx),
+        capped=capped(ctx, folders, can_read),
+    )
 
 
 def _body_lines(ctx: ToolContext, rels: list[str]) -> dict[str, int]:

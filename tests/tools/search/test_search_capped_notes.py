@@ -1,0 +1,71 @@
+"""A search over notes the index read only in part says so (review R4 s63 F2): a note longer
+than `[limits] max_indexed_note_chars` is indexed up to the limit, so a word in its tail is not
+found, and search_text / search_regex / search_hybrid answered `partial: false, items: []`, a
+definite "no note holds it". Their answers now carry `capped` (how many notes in the search's
+scope the caller may read were searched only in part, a few of their paths, and the limit),
+taken from the indexer's file warnings; absent when no such note is in scope. Through the
+dispatch chain with a small limit; no timings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from tests.conftest import started
+from tests.semantic.helpers import model_ready
+from tests.semantic.helpers import settled as embedded
+
+WITHIN = 60.0
+LIMIT = 2048
+BIG = "# Big\n\nearlyword\n" + "".join(f"filler line {i} of plain words\n" for i in range(200)) + "lateword\n"
+BASE = {"A.md": "# A\n\nalpha\n", "Other/B.md": "# B\n\nbeta lateword\n", "Secret/S.md": "# S\n\nsecret\n"}
+
+
+async def test_text_and_regex_searches_name_the_notes_searched_only_in_part(make_vault: Callable[..., Path]) -> None:
+    root = make_vault({**BASE, "Secret/Big.md": BIG})  # a capped note the caller may not read
+    acl = {"prefix_rules": [{"path": "Secret", "read": "deny", "write": "deny"}]}
+    async with started(root, limits={"max_indexed_note_chars": LIMIT}, acl=acl) as vg:
+        await vg.indexed(WITHIN)
+        for i in range(7):
+            await vg.ok("create_note", path=f"Long/Big{i}", content=BIG)
+        await vg.ok("create_note", path="Small", content="smallword\n")
+        await vg.settled()
+
+        expected = {"count": 7, "paths": [f"Long/Big{i}.md" for i in range(5)], "indexed_chars": LIMIT}
+        out = await vg.ok("search_text", query="earlyword")
+        assert len(out["items"]) == 7 and out["capped"] == expected
+        out = await vg.ok("search_text", query="lateword")
+        assert [i["path"] for i in out["items"]] == ["Other/B.md"] and out["capped"] == expected
+        out = await vg.ok("search_regex", pattern="late.ord")
+        assert [i["path"] for i in out["items"]] == ["Other/B.md"] and out["capped"] == expected
+        # Scoped to a folder without a capped note: nothing to say.
+        assert (await vg.ok("search_text", query="lateword", folder="Other")).get("capped") is None
+        assert (await vg.ok("search_regex", pattern="lateword", folder="Other")).get("capped") is None
+        scoped = await vg.ok("search_text", query="earlyword", folder="Long")
+        assert scoped["capped"]["count"] == 7
+
+        # A capped note made short again is read whole: no longer named.
+        for i in range(7):
+            etag = (await vg.ok("read_note", path=f"Long/Big{i}"))["etag"]
+            await vg.ok(
+                "write_note", path=f"Long/Big{i}", content="# Big\n\nlateword\n", mode="overwrite", expected_etag=etag
+            )
+        await vg.settled()
+        out = await vg.ok("search_text", query="lateword")
+        assert len(out["items"]) == 8 and out.get("capped") is None
+
+
+async def test_hybrid_search_names_the_notes_searched_only_in_part(make_vault: Callable[..., Path]) -> None:
+    await model_ready()
+    root = make_vault(BASE)
+    embeddings = {"provider": "builtin", "debounce_ms": 0}
+    async with started(root, limits={"max_indexed_note_chars": LIMIT}, embeddings=embeddings) as vg:
+        await vg.indexed(WITHIN)
+        await vg.ok("create_note", path="Long/Big", content=BIG)
+        await vg.settled()
+        await embedded(vg)
+        expected = {"count": 1, "paths": ["Long/Big.md"], "indexed_chars": LIMIT}
+        assert (await vg.ok("search_hybrid", query="lateword"))["capped"] == expected
+        assert (await vg.ok("search_semantic", query="lateword"))["capped"] == expected
+        assert (await vg.ok("search_hybrid", query="lateword", folder="Other")).get("capped") is None
