@@ -26,7 +26,7 @@ from service.memory.model import OBS_HEADING, REL_HEADING, Entity, file_name, in
 from service.plans.effects import MemoryNotes
 from service.settings import MemorySettings
 from service.vault.commit import Action, Undo
-from service.vault.decoding import decode_note
+from service.vault.decoding import decode_start
 from service.vault.files import VaultFiles
 from service.vault.keyed_locks import KeyedLocks
 from service.vault.offloop import sized
@@ -94,20 +94,10 @@ def note_named(folder: Path, name: str, skip: Callable[[str], bool]) -> str | No
 
 
 def _head(path: str) -> str:
-    """The start of a note as the index and `VaultFiles.read` decode it (`decode_note`): UTF-8,
-    or for a note that is not (one saved in Latin-1 by an old editor) the whole note decoded as
-    they do, so `name: Zoé` is the name the graph lists. A head cut inside a UTF-8 character is
-    UTF-8 still: up to three bytes are dropped from its end."""
+    """The start of a note as the index and `VaultFiles.read` decode it, so `name: Zoé` is the
+    name the graph lists (`decoding.decode_start`: the encoding is decided from the whole note)."""
     with open(path, "rb") as f:
-        data = f.read(NAME_READ)
-        for cut in range(4 if len(data) == NAME_READ else 1):
-            try:
-                return data[: len(data) - cut].decode("utf-8")
-            except UnicodeDecodeError:
-                continue
-        if len(data) == NAME_READ:
-            data += f.read()
-    return decode_note(data).text
+        return decode_start(f, NAME_READ)
 
 
 def _named_part(head: str) -> str:

@@ -19,7 +19,8 @@ bytes exactly, and a write of the text saves it as UTF-8.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+import codecs
+from typing import BinaryIO, NamedTuple
 
 UTF8 = "utf-8"
 _BOMS = (
@@ -55,6 +56,27 @@ def decode_note(data: bytes) -> Decoded:
         return Decoded(data.decode("cp1252"), "cp1252")
     except UnicodeDecodeError:
         return Decoded(data.decode("latin-1"), "latin-1")
+
+
+def decode_start(f: BinaryIO, size: int) -> str:
+    """The text of the first `size` bytes of the open note `f` as `decode_note` decodes them in
+    the whole note, which decides the encoding from all of it: a start of ASCII reads the same in
+    every encoding it chooses; one that is not is UTF-8 only when the rest is too (checked a chunk
+    at a time, nothing kept: one Latin-1 byte past the start makes the whole note cp1252),
+    otherwise the whole note is decoded. A start cut inside a UTF-8 character drops it."""
+    data = f.read(size)
+    if len(data) < size or data.isascii():
+        return decode_note(data).text
+    utf8 = codecs.getincrementaldecoder(UTF8)()
+    try:
+        start = utf8.decode(data)
+        while chunk := f.read(1 << 20):
+            utf8.decode(chunk)
+        utf8.decode(b"", final=True)
+    except UnicodeDecodeError:
+        f.seek(0)
+        return decode_note(f.read()).text
+    return start
 
 
 def printable_name(name: str) -> str:
