@@ -13,6 +13,10 @@ The vault's `write_mode` is applied here too, to every mutating tool of the regi
 later cannot slip past it): `dry-run` runs a tool that has a `dry_run` argument as its dry run and
 answers the others with their preview (`service.dispatch.preview`: `dry_run: true` and the
 effects, nothing run); `confirm` makes the confirm layer ask for every call.
+
+A case twin refusal (`already_exists` naming the file or folder there) of a name the caller may not
+read becomes the drop box's `acl_denied`, naming only the caller's path (`hidden_twin`): the file
+layer that finds the twin knows no caller, and every creating tool's refusal passes here.
 """
 
 from __future__ import annotations
@@ -21,17 +25,24 @@ from collections.abc import Awaitable, Callable
 
 from service.dispatch.context import CallContext, Next, ToolResult
 from service.errors import Forbidden
+from service.security.acl import hidden_twin
+from service.vault.casing import CaseTwin
 
 
 class AclGate:
     name = "acl"
 
     def __init__(
-        self, read_only: Callable[[str], bool], preview: Callable[[CallContext], Awaitable[ToolResult]]
+        self,
+        read_only: Callable[[str], bool],
+        preview: Callable[[CallContext], Awaitable[ToolResult]],
+        can_read: Callable[[CallContext, str], bool],
     ) -> None:
-        """`read_only(vault_id)`: the path guard's kill switch; `preview`: a dry-run-mode answer."""
+        """`read_only(vault_id)`: the path guard's kill switch; `preview`: a dry-run-mode answer;
+        `can_read(call, rel)`: may the call's caller read `rel`."""
         self.read_only = read_only
         self.preview = preview
+        self.can_read = can_read
 
     async def __call__(self, call: CallContext, next: Next) -> ToolResult:
         spec, vault = call.spec, call.vault
@@ -51,4 +62,10 @@ class AclGate:
                     return await self.preview(call)
                 assert call.args is not None
                 call.args = call.args.model_copy(update={"dry_run": True})
-        return await next(call)
+        try:
+            return await next(call)
+        except CaseTwin as exc:
+            hidden = hidden_twin(exc, str(vault.paths.root), lambda rel: self.can_read(call, rel))
+            if hidden is None:
+                raise
+            raise hidden from None

@@ -98,6 +98,7 @@ def build_layers(services: Services, registry: Registry) -> tuple[Layer, ...]:
         AclGate(
             services.guard.is_read_only,
             WritePreview(services.guard, context_for, services.settings.memory),
+            lambda call, rel: context_for(call).can_read(rel),
         ),
         OwnWrites(),
         Precheck(context_for),

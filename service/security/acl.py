@@ -41,6 +41,7 @@ from service.vault.paths import ALWAYS_HIDDEN
 
 if TYPE_CHECKING:
     from service.types import PathGuard, Principal
+    from service.vault.casing import CaseTwin
     from service.vault.paths import VaultPath
     from service.vault.vault import Vault
 
@@ -252,3 +253,19 @@ def check_path(guard: PathGuard, principal: Principal, vault: Vault, vp: VaultPa
                     f"{op} access to {vp.rel!r} is denied: changing an existing note needs read access",
                     details={"path": vp.rel, "op": op, "rule": DROP_BOX_RULE},
                 )
+
+
+def hidden_twin(exc: CaseTwin, root: str, can_read: Callable[[str], bool]) -> AclDenied | None:
+    """The refusal a case twin of a file or folder the caller may not read answers instead of
+    `exc` (None: the caller may read it, or it is a name of the caller's own batch, not on disk):
+    in a write-only drop box `already_exists` would spell the hidden note's true name, so a
+    caller could probe names in any case and read them back. It names the caller's path only, as
+    the exact name's refusal does (`check_path`: changing an existing note needs read access)."""
+    found, named = str(exc.details.get("path", "")), str(exc.details.get("new_path", ""))
+    if not found or not named or can_read(found) or not os.path.lexists(os.path.join(root, found)):
+        return None
+    return AclDenied(
+        f"write access to {named!r} is denied: an existing name that differs from it only in letter case "
+        "is not readable",
+        details={"path": named, "op": "write", "rule": DROP_BOX_RULE},
+    )

@@ -79,6 +79,7 @@ async def test_every_registered_vault_writing_tool_is_stopped_by_the_gate(frozen
     gate = AclGate(
         frozen.app.guard.is_read_only,
         WritePreview(frozen.app.guard, lambda call: call.tool_context(frozen.app.services)),
+        lambda call, rel: call.tool_context(frozen.app.services).can_read(rel),
     )
     vault = frozen.app.vaults["main"]
     reached: list[str] = []
