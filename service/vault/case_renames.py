@@ -103,10 +103,7 @@ def _plausible(name: str, src: str, temp: str, dst: str) -> bool:
     same = unicodedata.normalize("NFC", old).casefold() == unicodedata.normalize("NFC", new).casefold()
     if old == new or not same:
         return False
-    stem, dot, ext = old.rpartition(".")
-    if not stem:
-        stem, dot, ext = old, "", ""
-    return between == f"{stem} (renaming {name[1:9]}){dot}{ext}"
+    return between == dirfd.temp_name(old, name[1:9])
 
 
 def _finished(root: Path, src: str, temp: str, dst: str) -> str | None:

@@ -304,13 +304,14 @@ def _via_temp(root: Path, src_dir: Folder, src_name: str, dst_dir: Folder, dst_n
     (never a `.vgtmp` the temp sweep removes), and the rename's record in the vault folder
     (`case_renames`), written and synced before the first rename, from which the next start
     finishes it."""
-    stem, dot, ext = src_name.rpartition(".")
-    if not stem:  # a folder, or a name without an extension
-        stem, dot, ext = src_name, "", ""
     token = secrets.token_hex(4)
-    temp = f"{stem} (renaming {token}){dot}{ext}"
+    temp = temp_name(src_name, token)
     record = case_record(root, token, src, f"{split(src)[0]}/{temp}".lstrip("/"), dst)
-    _rename_noreplace(src_dir, src_name, src_dir, temp, dst)
+    try:
+        _rename_noreplace(src_dir, src_name, src_dir, temp, dst)
+    except BaseException:  # nothing was renamed: no record of a rename left behind
+        drop_case_record(root, record)
+        raise
     try:
         _rename_noreplace(src_dir, temp, dst_dir, dst_name, dst)
     except OSError:
@@ -320,6 +321,24 @@ def _via_temp(root: Path, src_dir: Folder, src_name: str, dst_dir: Folder, dst_n
     os.fsync(src_dir.fd)
     os.fsync(dst_dir.fd)  # the rename is on disk before its record goes
     drop_case_record(root, record)
+
+
+NAME_MAX = 255  # bytes of a name, UTF-8: ext4, APFS; NTFS counts UTF-16 units, never more
+
+
+def temp_name(name: str, token: str) -> str:
+    """The temporary name a case-only rename of `name` goes through: `stem (renaming token).ext`,
+    the stem cut (at a character) so the whole fits in `NAME_MAX` bytes; a name whose extension
+    leaves no room is cut whole, its extension with it. The same for the same name and token
+    (`case_renames` checks a record's temporary name against it)."""
+    stem, dot, ext = name.rpartition(".")
+    if not stem:  # a folder, or a name without an extension
+        stem, dot, ext = name, "", ""
+    tail = f" (renaming {token}){dot}{ext}"
+    if len(tail.encode()) >= NAME_MAX:
+        stem, tail = name, f" (renaming {token})"
+    room = NAME_MAX - len(tail.encode())
+    return stem.encode()[:room].decode(errors="ignore") + tail
 
 
 CASE_RECORD = ".vgcase"
