@@ -31,7 +31,7 @@ import secrets
 import stat
 import unicodedata
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager, suppress
+from contextlib import AbstractContextManager, contextmanager, nullcontext, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -215,10 +215,13 @@ def read_bytes(root: Path, rel: str) -> bytes:
     return read_file(root, rel)[0]
 
 
-def unlink(root: Path, rel: str) -> None:
-    """Remove the file (or link) `rel` itself; FileNotFoundError when absent."""
+def unlink(root: Path, rel: str, *, under: AbstractContextManager[object] | None = None) -> None:
+    """Remove the file (or link) `rel` itself; FileNotFoundError when absent. `under` (a note's
+    cross-process lock and last compare) is entered around the unlink alone: the folder's fsync
+    comes after it is left, so another process waits for the unlink only, never for a disk."""
     with parent_of(root, rel) as (opened, name):
-        os.unlink(name, dir_fd=opened.fd)
+        with under if under is not None else nullcontext():
+            os.unlink(name, dir_fd=opened.fd)
         os.fsync(opened.fd)
 
 
@@ -249,11 +252,12 @@ def rename(
     new_name: NewName | None = None,
     replace: bool = True,
     renamed: Callable[[], None] | None = None,
+    under: AbstractContextManager[object] | None = None,
 ) -> list[str]:
     """Rename `src` to `dst` (files or folders), both folders opened without following links;
     missing folders above `dst` are made. Returns the folders made (outermost first). `renamed`
     is called once the rename took effect (before the folders are synced): an error before it
-    means nothing was renamed.
+    means nothing was renamed. `under` is entered around the rename alone, as in `unlink`.
 
     `replace=False`: FileExistsError when something is at `dst`, checked by the rename itself
     (`renameat2` with `RENAME_NOREPLACE`) where the system has it: a file another program
@@ -265,14 +269,15 @@ def rename(
         if (before := lstat_in(src_dir, src_name)) is None:
             raise FileNotFoundError(errno.ENOENT, "no such file or folder", src)
         with parent_of(root, dst, create=create, new_name=new_name) as (dst_dir, dst_name):
-            if src_name != dst_name and same_entry(before, lstat_in(dst_dir, dst_name), src_name, dst_name):
-                _via_temp(root, src_dir, src_name, dst_dir, dst_name, src, dst)
-            elif replace:
-                os.rename(src_name, dst_name, src_dir_fd=src_dir.fd, dst_dir_fd=dst_dir.fd)
-            else:
-                _rename_noreplace(src_dir, src_name, dst_dir, dst_name, dst)
-            if renamed is not None:
-                renamed()
+            with under if under is not None else nullcontext():
+                if src_name != dst_name and same_entry(before, lstat_in(dst_dir, dst_name), src_name, dst_name):
+                    _via_temp(root, src_dir, src_name, dst_dir, dst_name, src, dst)
+                elif replace:
+                    os.rename(src_name, dst_name, src_dir_fd=src_dir.fd, dst_dir_fd=dst_dir.fd)
+                else:
+                    _rename_noreplace(src_dir, src_name, dst_dir, dst_name, dst)
+                if renamed is not None:
+                    renamed()
             os.fsync(dst_dir.fd)
             if src_dir.rel != dst_dir.rel:
                 os.fsync(src_dir.fd)

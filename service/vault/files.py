@@ -325,7 +325,9 @@ class VaultFiles:
         return dest
 
     def _delete_sync(self, vp: VaultPath, trash: Path | None, etag: str | None = None) -> None:
-        """Journal, then unlink `vp` (`trash` None) or move it to `trash`, if still `etag` (`notelocks` held)."""
+        """Journal, then unlink `vp` (`trash` None) or move it to `trash`, if still `etag`: the compare and
+        the unlink or move under the note's cross-process lock (`notelocks`), the folders' fsyncs after
+        it; refused there (or the file gone), the records are withdrawn: undo never sees it as done."""
         root = self.paths.root
         src = self._parent_real(vp)
         trash_rel = trash.relative_to(root).as_posix() if trash is not None else None
@@ -334,11 +336,9 @@ class VaultFiles:
             journal.record_file(root, src, None, prior)
             if trash is not None and trash_rel is not None:
                 self._journal(VaultPath(rel=trash_rel, abs=trash), trash_rel, trash, etag_of(prior or b""))
-        with notelocks.held(root, src):
-            if etag is not None:  # refused: the records above are withdrawn (undo never sees it as done)
-                with journal.withdrawn_if_refused([src, *([trash_rel] if trash_rel else [])]):
-                    self.check_etag(vp, etag)
-            dirfd.unlink(root, src) if trash_rel is None else dirfd.rename(root, src, trash_rel)
+        held = notelocks.held(root, src, check=None if etag is None else partial(self.check_etag, vp, etag))
+        under = journal.withdrawn_if_refused([src, *([trash_rel] if trash_rel else [])], held)
+        dirfd.unlink(root, src, under=under) if trash_rel is None else dirfd.rename(root, src, trash_rel, under=under)
 
     def _prior(self, vp: VaultPath, real: str) -> bytes | None:
         """The bytes at `vp` before a delete or move (the link's target's when `vp` is a link)."""

@@ -86,9 +86,13 @@ def record_move(rel: str, dst: str) -> None:
 
 
 @contextlib.contextmanager
-def withdrawn_if_refused(rels: list[str]) -> Iterator[Callable[[], None]]:
+def withdrawn_if_refused(
+    rels: list[str], within: contextlib.AbstractContextManager[object] | None = None
+) -> Iterator[Callable[[], None]]:
     """Around a rename recorded just before (`rels`: the real paths of its `file`/`move` records);
-    yields the callback `dirfd.rename` calls once the rename took effect (`renamed`). A rename
+    yields the callback `dirfd.rename` calls once the rename took effect (`renamed`), inside
+    `within` (a delete's note lock and last compare, refused there too: `VaultFiles._delete_sync`;
+    an unlink or rename that ends without an error inside it took effect). A rename
     that fails before that changed nothing — refused with FileExistsError (`replace=False`:
     another program created the destination meanwhile), the source gone (another program deleted
     or moved it after the server looked), EACCES, EXDEV, a folder name on the way refused — so its
@@ -97,7 +101,8 @@ def withdrawn_if_refused(rels: list[str]) -> Iterator[Callable[[], None]]:
     only, under the paths' locks (no other record of these paths in between)."""
     took: list[bool] = []
     try:
-        yield lambda: took.append(True)
+        with within if within is not None else contextlib.nullcontext():
+            yield lambda: took.append(True)
     except Exception:
         recorder = RECORDER.get()
         if recorder is not None and not took:

@@ -34,7 +34,7 @@ import hashlib
 import logging
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from service import folders
@@ -69,29 +69,36 @@ def slot_of(rel: str) -> str:
 
 
 @contextlib.contextmanager
-def held(root: Path | str, rel: str, *, wait: float | None = None) -> Iterator[None]:
+def held(
+    root: Path | str, rel: str, *, wait: float | None = None, check: Callable[[], object] | None = None
+) -> Iterator[None]:
     """Hold the cross-process lock of note `rel` in vault `root` (blocking, in a worker thread);
-    `conflict` when another process holds it longer than `wait` (default `WAIT_SECONDS`)."""
+    `conflict` when another process holds it longer than `wait` (default `WAIT_SECONDS`). `check`
+    runs once the lock is held, before the block (it may raise: the block does not run)."""
     folder = lock_folder(str(root))
-    if folder is None:
-        yield
-        return
+    fd = None if folder is None else _open(folder, rel)
+    try:
+        if fd is not None:
+            _acquire(fd, rel, WAIT_SECONDS if wait is None else wait)
+        if check is not None:
+            check()
+        yield  # released by the close below (and by the system if the process dies)
+    finally:
+        if fd is not None:
+            os.close(fd)
+
+
+def _open(folder: str, rel: str) -> int | None:
     path = os.path.join(folder, slot_of(rel))
     try:
         try:
-            fd = os.open(path, _OPEN, 0o600)
+            return os.open(path, _OPEN, 0o600)
         except FileNotFoundError:  # the folder was removed while running (a cleaner of the data home)
             os.makedirs(folder, mode=0o700, exist_ok=True)
-            fd = os.open(path, _OPEN, 0o600)
+            return os.open(path, _OPEN, 0o600)
     except OSError as exc:
         log.warning("cross-process write lock of %s not taken: %s", rel, exc)
-        yield
-        return
-    try:
-        _acquire(fd, rel, WAIT_SECONDS if wait is None else wait)
-        yield  # released by the close below (and by the system if the process dies)
-    finally:
-        os.close(fd)
+        return None
 
 
 def _acquire(fd: int, rel: str, wait: float) -> None:

@@ -167,17 +167,22 @@ async def test_a_delete_with_an_etag_never_removes_another_process_s_acknowledge
     answers: list[str] = []
     unlink = dirfd.unlink
 
-    def other_process_then_unlink(at: Path, rel: str) -> None:
-        other = subprocess.run(
-            _python(OTHER_WRITER, str(root), "Ann.md", "- other process line"),
-            capture_output=True,
-            text=True,
-            cwd=ROOT,
-            timeout=120,
-            check=True,
-        )
-        answers.append(other.stdout.strip())
-        unlink(at, rel)
+    def other_process_then_unlink(at: Path, rel: str, *, under: contextlib.AbstractContextManager[object]) -> None:
+        @contextlib.contextmanager
+        def compared_then_other_process() -> Iterator[None]:  # right after the compare, before the unlink
+            with under:
+                other = subprocess.run(
+                    _python(OTHER_WRITER, str(root), "Ann.md", "- other process line"),
+                    capture_output=True,
+                    text=True,
+                    cwd=ROOT,
+                    timeout=120,
+                    check=True,
+                )
+                answers.append(other.stdout.strip())
+                yield
+
+        unlink(at, rel, under=compared_then_other_process())
 
     monkeypatch.setattr(dirfd, "unlink", other_process_then_unlink)
     try:
