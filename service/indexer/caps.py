@@ -46,10 +46,10 @@ def max_chars() -> int:
     return configured().max_indexed_note_chars
 
 
-def kept_text(text: str) -> str:
-    """What the index reads of a note: all of it, or its first `max_chars()` characters cut at the
-    last line break within them (or at the limit when they hold none)."""
-    cap = max_chars()
+def kept_text(text: str, cap: int | None = None) -> str:
+    """What the index reads of a note: all of it, or its first `cap` (default `max_chars()`)
+    characters cut at the last line break within them (or at the limit when they hold none)."""
+    cap = max_chars() if cap is None else cap
     if len(text) <= cap:
         return text
     cut = text.rfind("\n", 0, cap) + 1

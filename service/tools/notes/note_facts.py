@@ -3,7 +3,9 @@
 The index already holds them for every note; when its row carries the same etag (content hash)
 as the bytes just read, one indexed point query (run on the loop: `Database.point_read`)
 replaces parsing the note (about 4x cheaper on the standard workload). Otherwise — not indexed yet, edited since, index
-unavailable — the text is parsed, so the result is always the file's current truth.
+unavailable — the text is parsed, so the result is always the file's current truth. Of a note
+longer than `[limits] max_indexed_note_chars` either way only what the index reads
+(`caps.kept_text`) gives tags and links, as its row holds them.
 
 The facts of the last notes read are kept in memory by (vault, path, etag), one table per index
 database (so per server): the etag is the content hash, so a note read again unchanged costs
@@ -19,7 +21,8 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
-from service.markdown.parse import parse_note
+from service.indexer.caps import kept_text
+from service.markdown.parse import ParsedNote, parse_note
 from service.storage.db import Database, DbError, DbOperationalError
 from service.tools.context import ToolContext
 from service.vault import offloop
@@ -66,6 +69,10 @@ async def note_facts(ctx: ToolContext, rel: str, etag: str, text: str) -> NoteFa
     return found
 
 
+def _parse_kept(rel: str, text: str, cap: int) -> ParsedNote:
+    return parse_note(rel, kept_text(text, cap))
+
+
 async def _facts(ctx: ToolContext, rel: str, etag: str, text: str) -> NoteFacts:
     def query(conn: sqlite3.Connection) -> Any:
         return conn.execute(_SQL, (ctx.vault.id, rel, etag)).fetchone()
@@ -88,7 +95,10 @@ async def _facts(ctx: ToolContext, rel: str, etag: str, text: str) -> NoteFacts:
             links=_unique(json.loads(row[4])),
             frontmatter_error=row[3],
         )
-    parsed = await offloop.sized(len(text), parse_note, rel, text)  # a long note: in a worker thread
+    # A long note: in a worker thread, and only what the index reads of it (the facts its row would hold):
+    # a 100 MB note parsed whole took 22 s and >1 GB per read (review R4 s63 F5).
+    cap = ctx.services.settings.limits.max_indexed_note_chars
+    parsed = await offloop.sized(min(len(text), cap), _parse_kept, rel, text, cap)
     return NoteFacts(
         title=parsed.title,
         properties=parsed.properties,

@@ -12,10 +12,10 @@ from pydantic import Field, model_validator
 
 from service.errors import AclDenied, AmbiguousNote, NotANote, NoteNotFound, PathInvalid, ValidationFailed
 from service.graph.address import Address
-from service.indexer.caps import MAX_TAGS
+from service.indexer.caps import MAX_TAGS, kept_text
 from service.markdown import frontmatter as fm
 from service.markdown import sections
-from service.markdown.parse import note_title, parse_note
+from service.markdown.parse import ParsedNote, note_title, parse_note
 from service.tools.context import FoundNote, ToolContext
 from service.tools.models import NOTE_ADDRESS, ToolInput, ToolOutput, decode_cursor, encode_cursor
 from service.tools.notes.note_facts import note_facts
@@ -249,13 +249,28 @@ class NoteInfoOut(NoteMeta):
     outlinks: int = Field(description="Links written in this note.")
     backlinks: int | None = Field(description="Links from other notes to this one (None until indexed).")
     indexed: bool = Field(description="Whether the index knows this note (backlink count comes from it).")
+    facts_chars: int | None = Field(
+        default=None,
+        description="Set for a note longer than the index reads: words, headings, tags and outlinks are of its "
+        "first facts_chars characters (size and lines are whole).",
+    )
+
+
+def _info(rel: str, text: str, cap: int) -> tuple[ParsedNote, int, int | None]:
+    """The parse of what the index reads of `text` (`caps.kept_text`: a 100 MB note parsed whole
+    took 22 s and >1 GB per call), its lines (whole, counted without splitting the note) and
+    how many characters were parsed when that is not all of it."""
+    kept = kept_text(text, cap)
+    lines = text.count("\n") + (0 if text.endswith("\n") else 1)
+    return parse_note(rel, kept), lines, len(kept) if len(kept) < len(text) else None
 
 
 async def note_info(ctx: ToolContext, args: PathIn) -> NoteInfoOut:
     vp = (await ctx.find_note(args.path, "read")).vp
     note = await offloop.read(ctx.vault.files.read, vp)
-    # an 18 MB note parsed for 5 s on the loop: every call waited
-    parsed = await offloop.sized(len(note.content), parse_note, vp.rel, note.content)
+    cap = ctx.services.settings.limits.max_indexed_note_chars
+    # an 18 MB note parsed for 5 s on the loop: every call waited; in a worker thread, and at most `cap` parsed
+    parsed, lines, parsed_chars = await offloop.sized(len(note.content), _info, vp.rel, note.content, cap)
     row = await ctx.services.db.fetchone(
         "SELECT COUNT(*) FROM notes WHERE vault_id = ?1 AND path = ?2", (ctx.vault.id, vp.rel)
     )
@@ -270,12 +285,13 @@ async def note_info(ctx: ToolContext, args: PathIn) -> NoteInfoOut:
         **meta(ctx, note, parsed.title),
         ctime=note.stat.ctime,
         word_count=parsed.word_count,
-        line_count=len(note.content.split("\n")) - (1 if note.content.endswith("\n") else 0),
+        line_count=lines,
         heading_count=len(parsed.headings),
         tags=parsed.tags[:MAX_TAGS],  # a note of 100,000 tags answered `overflow` (T1 s62 #13)
         outlinks=len(parsed.links),
         backlinks=backlinks if indexed else None,
         indexed=indexed,
+        facts_chars=parsed_chars,
     )
 
 
