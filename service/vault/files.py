@@ -387,17 +387,17 @@ class VaultFiles:
 
     def _move_sync(self, src: VaultPath, dst: VaultPath, replace: bool) -> None:
         self.check_new(dst, file=not dst.abs.exists() and renamed(src.rel, dst.rel), itself=src.rel)
-        root = self.paths.root
-        src_real, dst_real = self._parent_real(src), self._parent_real(dst)
+        root, src_real, dst_real = self.paths.root, self._parent_real(src), self._parent_real(dst)
+        whole = src.abs.is_dir() or dirfd.one_entry(src.abs, dst.abs)  # or one file under both names: undone as one
         if journal.recording():
             journal.record_folders(root, self.missing_folders(dst))
-            if src.abs.is_dir():
+            if whole:
                 journal.record_move(src_real, dst_real)
             else:
                 moved = self._prior(src, src_real) or b""
                 journal.record_file(root, dst_real, etag_of(moved))
                 journal.record_file(root, src_real, None, moved)
-        with journal.withdrawn_if_refused([src_real] if src.abs.is_dir() else [dst_real, src_real]) as done:
+        with journal.withdrawn_if_refused([src_real] if whole else [dst_real, src_real]) as done:
             dirfd.rename(root, src_real, dst_real, new_name=self.paths.check_new_name, replace=replace, renamed=done)
 
     def missing_folders(self, vp: VaultPath) -> list[Path]:

@@ -31,7 +31,8 @@ class PriorState:
 
     `file`: `rel` held `prior` (None: absent) and will hold content with etag `new_etag` (None:
     absent). `folder`: the folder `rel` is about to be created. `move`: the folder `rel` is about
-    to be renamed to `dst` (a file move is recorded as two `file` changes). `void`: the newest
+    to be renamed to `dst`, or the note `rel` in letter case only on a case-blind disk, where both
+    names reach it (any other file move is recorded as two `file` changes). `void`: the newest
     earlier `file` or `move` record of `rel` did not happen after all (`withdrawn_if_refused`);
     the journal drops both when the run's records are read (`service.plans.spool.settled`).
     """
@@ -79,7 +80,7 @@ def record_folders(root: Path, folders: list[Path]) -> None:
 
 
 def record_move(rel: str, dst: str) -> None:
-    """Record the folder `rel` about to be renamed to `dst`. Worker thread only."""
+    """Record the folder (or case-only renamed note) `rel` about to be renamed to `dst`. Worker thread only."""
     recorder = RECORDER.get()
     if recorder is not None:
         recorder.record(PriorState("move", rel, dst=dst))

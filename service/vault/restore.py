@@ -72,9 +72,9 @@ def _put_back(
             write_in(folder.fd, name, data, exclusive=False, rel=rel, check=check, vault=root)
 
 
-def _move_back(files: VaultFiles, rel: str, dst: str) -> None:
+def _move_back(files: VaultFiles, rel: str, dst: str, replace: bool) -> None:
     journal.record_move(dst, rel)
-    dirfd.rename(files.paths.root, dst, rel)
+    dirfd.rename(files.paths.root, dst, rel, replace=replace)
 
 
 async def restore_file(files: VaultFiles, rel: str, data: bytes | None, expect_etag: str | None) -> None:
@@ -94,16 +94,18 @@ async def restore_file(files: VaultFiles, rel: str, data: bytes | None, expect_e
 
 
 async def unmove(files: VaultFiles, rel: str, dst: str) -> None:
-    """Rename the folder moved from `rel` to `dst` back; a `conflict` when that is no longer possible."""
+    """Rename the folder moved from `rel` to `dst` back, or the note renamed in letter case only on a
+    case-blind disk (where `rel` reaches it too); a `conflict` when that is no longer possible."""
     src, moved = _abs(files, rel), _abs(files, dst)
     first, second = sorted((rel, dst))
     async with files.lock(first), files.lock(second), files._writes:
-        if not moved.is_dir() or src.exists():
+        if not (moved.is_dir() or moved.is_file()) or (src.exists() and not dirfd.one_entry(src, moved)):
             raise Conflict(
                 f"{dst!r} cannot be moved back to {rel!r}",
                 details={"path": dst, "to": rel, "reason": "moved or replaced since"},
             )
-        await asyncio.to_thread(_move_back, files, rel, dst)
+        # a note never onto a file that arrived meanwhile (its own other spelling: `dirfd._via_temp`)
+        await asyncio.to_thread(_move_back, files, rel, dst, moved.is_dir())
     await files.bus.publish([FileChange("moved", rel, old_path=dst)])
 
 

@@ -154,10 +154,13 @@ async def undo_confirm_when(ctx: ToolContext, args: UndoIn) -> ChangePreview | N
     if plan.conflicts:
         plan = plan_undo(files, entries, skip={str(c["path"]) for c in plan.conflicts})
     restored = list(dict.fromkeys(e.path for e in plan.restores if e.kind == "file"))
-    folders = sorted({e.path for e in plan.restores if e.kind != "file"})
+    folders = sorted({e.path for e in plan.restores if e.kind == "folder"})
+    moved = [f"{e.dst} to {e.path}" for e in plan.restores if e.kind == "move"]  # a folder, or a note (case only)
     summary = f"undo plan run {row.id} ({row.goal}): restore every file it changed"
     if folders:
         summary += f"; folders it created or removed: {', '.join(folders)}"
+    if moved:
+        summary += f"; renamed back: {', '.join(moved)}"
     return ChangePreview.of(summary, restored)
 
 
