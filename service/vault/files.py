@@ -285,7 +285,7 @@ class VaultFiles:
         key, _dest = self._real(vp)
         async with self.lock(key), self._writes:
             for _ in range(reread.TRIES):
-                data, read = self._read_raw(vp, key, expected_etag)
+                data, read = await offloop.sized(offloop.size_of(vp), self._read_raw, vp, key, expected_etag)
                 note, new = await offloop.sized(len(data), _changed, vp, data, read, expected_etag, change)
                 try:
                     st = await asyncio.to_thread(
@@ -369,7 +369,7 @@ class VaultFiles:
         self, src: VaultPath, dst: VaultPath, *, overwrite: bool = False, expected_etag: str | None = None
     ) -> WriteResult:
         """Copy a note's bytes; `expected_etag` is the destination's (checked under its lock)."""
-        data = self.read_bytes(src)
+        data = await offloop.sized(offloop.size_of(src), self.read_bytes, src)  # a long note's read: off the loop
         key, dest = self._real(dst)
         async with self.lock(key), self.creating(dst.rel), self._writes:
             if expected_etag is not None and self.current_etag(dst) is None:
