@@ -39,10 +39,11 @@ _NOTES = "SELECT id, path, etag, mtime, ctime, size FROM notes WHERE vault_id = 
 _SHORT = "CASE WHEN length(properties) < 64 THEN properties END"
 _WHOLE = f"SELECT id, path, etag, mtime, ctime, size, tags, {_SHORT} FROM notes WHERE vault_id = ?"
 _CONTENT = f"SELECT id, tags, {_SHORT} FROM notes"
-# Links first, each note by rowid (CROSS JOIN: the planner keeps that order), grouped by note.
+# Links first, each note by rowid (CROSS JOIN: the planner keeps that order), grouped by note. The
+# body's only: `file.links` adds the links of the property values as Bases reads them (`methods`).
 _LINKS = (
     "SELECT n.path, l.target_raw, l.target_path, l.alias, l.embed FROM links l CROSS JOIN notes n"
-    " ON n.id = l.src_id WHERE l.vault_id = ? ORDER BY l.src_id, l.id"
+    " ON n.id = l.src_id WHERE l.vault_id = ? AND l.property IS NULL ORDER BY l.src_id, l.id"
 )
 
 

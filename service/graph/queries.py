@@ -1,9 +1,10 @@
 """Read-only link-graph queries over the index tables (`notes`, `links`; migrations/0002_index.sql).
 
-Every query is scoped by `vault_id` and returns plain tuples/dataclasses; pagination and line
-text are the tools' job. Lines are the index's 0-based line numbers. Edges count only resolved
-links (`target_path` not NULL) between different notes, so a note that only links to itself,
-or only to missing notes, is still an orphan.
+A link written in a frontmatter property (`up: "[[Hub]]"`) is a link like the body's, as in
+Obsidian; its `property` names the key. Every query is scoped by `vault_id` and returns plain
+tuples/dataclasses; pagination and line text are the tools' job. Lines are the index's 0-based
+line numbers. Edges count only resolved links (`target_path` not NULL) between different notes,
+so a note that only links to itself, or only to missing notes, is still an orphan.
 
 `broken` and `orphans` take the caller's read decision (`readable`, None = reads everything):
 a link to a note the caller may not read is, for that caller, exactly an unresolved link — it is
@@ -40,11 +41,12 @@ class Edge:
     alias: str | None
     embed: bool
     kind: str
+    property: str | None = None  # the frontmatter property the link is written in; None: the body
 
 
 _EDGE_SELECT = """
 SELECT s.path, s.title, l.line, l.target_raw, l.target_path, t.title,
-       l.subpath, l.alias, l.embed, l.kind
+       l.subpath, l.alias, l.embed, l.kind, l.property
 FROM links l
 JOIN notes s ON s.id = l.src_id
 LEFT JOIN notes t ON t.vault_id = l.vault_id AND t.path = l.target_path
@@ -83,6 +85,7 @@ def _edges(rows: Iterable[Any]) -> list[Edge]:
                 alias=None if r[7] is None else str(r[7]),
                 embed=bool(r[8]),
                 kind=str(r[9]),
+                property=None if r[10] is None else str(r[10]),
             )
         )
     return out

@@ -55,7 +55,7 @@ class Prepared(NamedTuple):
     body: str
     tags: list[tuple[str, str, str]]  # (tag, tag_lower, source)
     properties: list[tuple[Any, ...]]  # (key, list_index, type, text, lower, num, json)
-    links: list[tuple[Any, ...]]  # (target_raw, target_path, subpath, alias, embed, kind, line)
+    links: list[tuple[Any, ...]]  # (target_raw, target_path, subpath, alias, embed, kind, line, property)
     headings: list[tuple[int, str, int]]  # (level, text, line)
     blocks: list[tuple[str, int]]  # (block_id, line)
     # (line, status, text, due, scheduled, start, done, priority, tags, created, cancelled, recurrence,
@@ -106,18 +106,7 @@ def prepare(item: NoteInput, paths: PathSet | None) -> Prepared:
         body=body,
         tags=list(tag_rows.values()),
         properties=properties,
-        links=[
-            (
-                link.target,
-                _resolve(paths, link.target, item.path),
-                link.subpath,
-                link.alias,
-                int(link.embed),
-                link.kind,
-                link.line,
-            )
-            for link in p.links
-        ],
+        links=[(link.target, _resolve(paths, link.target, item.path), *_link(link, link.property)) for link in p.links],
         headings=[(h.level, h.text, h.line) for h in p.headings],
         blocks=list(p.block_ids.items()),
         tasks=[
@@ -157,15 +146,17 @@ def _prepare_canvas(item: NoteInput, paths: PathSet | None) -> Prepared:
         body=facts.body,
         tags=[],
         properties=[],
-        links=[
-            (ln.target, _resolve(paths, ln.target, item.path), ln.subpath, ln.alias, int(ln.embed), ln.kind, ln.line)
-            for ln in facts.links
-        ],
+        links=[(ln.target, _resolve(paths, ln.target, item.path), *_link(ln, None)) for ln in facts.links],
         headings=[],
         blocks=[],
         tasks=[],
         dataview="",
     )
+
+
+def _link(ln: Any, prop: str | None) -> tuple[Any, ...]:
+    """A link row's columns after target_raw and target_path; `prop`: the property it is in (a note's)."""
+    return (ln.subpath, ln.alias, int(ln.embed), ln.kind, ln.line, prop)
 
 
 def prepare_each(items: Iterable[NoteInput], paths: PathSet | None) -> tuple[list[Prepared], list[FileIssue]]:
@@ -283,8 +274,8 @@ _INSERTS = (
     "INSERT INTO note_tags(note_id, vault_id, tag, tag_lower, source) VALUES (?,?,?,?,?)",
     "INSERT INTO note_properties(note_id, vault_id, key, list_index, value_type, value_text, value_lower,"
     " value_num, value_json) VALUES (?,?,?,?,?,?,?,?,?)",
-    "INSERT INTO links(vault_id, src_id, target_raw, target_path, subpath, alias, embed, kind, line)"
-    " VALUES (?,?,?,?,?,?,?,?,?)",
+    "INSERT INTO links(vault_id, src_id, target_raw, target_path, subpath, alias, embed, kind, line, property)"
+    " VALUES (?,?,?,?,?,?,?,?,?,?)",
     "INSERT INTO headings(note_id, level, text, line) VALUES (?,?,?,?)",
     "INSERT INTO blocks(note_id, block_id, line) VALUES (?,?,?)",
     "INSERT INTO tasks(note_id, vault_id, line, status, text, due, scheduled, start, done, priority, tags,"

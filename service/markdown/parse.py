@@ -12,7 +12,9 @@ them count; the "hidden link" idiom relies on it). List items (`items`: line, pa
 task status, text, block id, section heading, tags) are read inside blockquotes and callouts
 too (`> - [ ] call`); they are the one list and task parser of the project: the index's task
 rows (`tasks`, with the Tasks plugin fields of `service.markdown.tasks`) and Dataview's
-`file.lists` / `file.tasks` are both made from them.
+`file.lists` / `file.tasks` are both made from them. Wikilinks written in frontmatter property
+values are links of the note too, as in Obsidian, marked with their key (`Link.property`,
+`service.markdown.property_links`), before the body's.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from urllib.parse import unquote
 
 from service.markdown import frontmatter as fm
 from service.markdown.fences import CodeScanner
+from service.markdown.property_links import property_links
 from service.markdown.tasks import depends_on
 from service.markdown.tasks import scan_fields as scan_task_fields
 
@@ -66,6 +69,7 @@ class Link:
     embed: bool
     kind: str  # 'wikilink' | 'markdown'
     line: int  # 0-based line number in the file
+    property: str | None = None  # the frontmatter property it is written in (`property_links`); None: the body
 
 
 @dataclass(frozen=True, slots=True)
@@ -254,6 +258,9 @@ def parse_note(rel: str, text: str) -> ParsedNote:
     fm_tags = frontmatter_tags(props)
     inline_tags: dict[str, None] = {}  # first-seen order; a dict, not a list: `in` on a list is linear
     links: list[Link] = []
+    if front.raw is not None and props and "[[" in front.raw:  # links in properties count, as in Obsidian
+        for key, target, subpath, alias, no in property_links(front.raw, props, 1, _split_link):
+            links.append(Link(target, subpath, alias, False, "wikilink", no, key))
     headings: list[Heading] = []
     blocks: dict[str, int] = {}
     tasks: list[Task] = []

@@ -4,7 +4,8 @@ Tools: get_backlinks, get_outlinks, graph_neighbors, find_broken_links, find_orp
 (rewrite_links is in `rewrite.py`; move_note and rename_note in `service.tools.notes.moves`).
 Touches: index tables `notes`, `links` (read, through `service.graph.queries`); vault files
 for the linking line's text.
-Line numbers in results are 1-based. Every listed note is filtered with `can_read` before
+Line numbers in results are 1-based. A link written in a frontmatter property is a link like the
+body's (as in Obsidian): its item names the `property`. Every listed note is filtered with `can_read` before
 limits and pagination, so a note the caller may not read never shows up, even as a hop. A link
 to such a note is, for that caller, indistinguishable from a link to no note: get_outlinks shows
 it unresolved, find_broken_links lists it, find_orphans and graph_neighbors ignore it.
@@ -48,6 +49,11 @@ class LinkItem(NoteItem):
     alias: str | None = Field(default=None, description="Display text of the link.")
     embed: bool = Field(description="True for an embed (![[...]]).")
     kind: str = Field(description="'wikilink' or 'markdown'.")
+    property: str | None = Field(
+        default=None,
+        description='The frontmatter property the link is written in (`up: "[[Hub]]"`, a list item); absent for '
+        "a link in the note's body.",
+    )
 
 
 class BacklinkItem(LinkItem):
@@ -85,6 +91,7 @@ def _link_fields(edge: Edge, lines: LineText) -> dict[str, object]:
         "alias": edge.alias,
         "embed": edge.embed,
         "kind": edge.kind,
+        "property": edge.property,
     }
 
 
@@ -207,6 +214,11 @@ class BrokenItem(NoteItem):
     target: str = Field(description="The unresolved target as written.")
     kind: str = Field(description="'wikilink' or 'markdown'.")
     embed: bool = Field(description="True for an embed.")
+    property: str | None = Field(
+        default=None,
+        description='The frontmatter property the link is written in (`up: "[[Hub]]"`, a list item); absent for '
+        "a link in the note's body.",
+    )
 
 
 class BrokenOut(ToolOutput):
@@ -243,6 +255,7 @@ async def find_broken_links(ctx: ToolContext, args: BrokenIn) -> BrokenOut:
             target=e.target_raw,
             kind=e.kind,
             embed=e.embed,
+            property=e.property,
         )
         for e in page
     ]
