@@ -16,7 +16,8 @@ counts and a few examples. Reasons:
 
 Paths are vault-relative and printable (`service.vault.decoding.printable_name`: a byte that is
 not UTF-8 shows as `\\xNN`). What is kept is what this process saw: a warm restart does not read
-unchanged notes again, so a note indexed with a fallback encoding before it is not counted then.
+unchanged notes again, so a note indexed with a fallback encoding before it is not counted then
+(the notes indexed `capped` by their length are: `reconcile.name_capped` reads them again).
 """
 
 from __future__ import annotations

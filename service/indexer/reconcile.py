@@ -29,7 +29,10 @@ from service.activity import GiveWay
 from service.graph.linkpath import PathSet
 from service.indexer import parsepool, rows
 from service.indexer.bulk import bulk_mode, checkpoint_after_load, restore_indexes
-from service.indexer.issues import FileIssue
+from service.indexer.canvas_facts import is_canvas
+from service.indexer.caps import kept_text, max_chars
+from service.indexer.issues import FileIssue, issue
+from service.indexer.reading import read_note_file
 from service.indexer.scan import scan_with_paths
 from service.indexer.state import IndexerState
 from service.indexer.status import Counts, Token
@@ -149,6 +152,7 @@ async def reconcile_vault(
         ix.last_sync = time.time()
         ix.state = "ready"
         await ix._bump()
+        ix._background(name_capped(ix), "naming capped notes")
         if deferred:
             ix._background(checkpoint_after_load(ix.db), "checkpoint")
             if await ix.db.fetchone("SELECT 1 FROM deferred_indexes LIMIT 1"):
@@ -168,6 +172,27 @@ async def reconcile_vault(
         # query indexes too: the merge would take the writer between two of them).
         ix.query_indexes.then(ix.word_merge.ask)
         return {"indexed": indexed, "unchanged_content": touched, "removed": len(removed), "scanned": len(disk)}
+
+
+async def name_capped(ix: IndexerState) -> None:
+    """Record as `capped` the notes the index holds cut (`caps.kept_text`) that this process did
+    not read: a warm restart reads no unchanged note again, so the file warnings (index_status,
+    the searches' `capped`) did not know them. The notes of more bytes than the limit's characters
+    (a superset) are read one by one in a worker thread; one is recorded only when its index row
+    is of the bytes read (its etag) and its text is past the limit; a note changed since is the
+    watcher's to index again."""
+    cap = max_chars()
+    known = ix._issues.paths("capped")
+    sql = "SELECT path, etag FROM notes WHERE vault_id = ? AND size > ?"
+    for path, etag in await ix.db.fetchall(sql, (ix.vault.id, cap)):
+        if path in known or is_canvas(path):
+            continue
+        item = await asyncio.to_thread(read_note_file, ix.vault.paths.root, path)
+        if item is None or item.etag != etag or len(item.text) <= cap or path in ix._issues.paths("capped"):
+            continue
+        kept = len(kept_text(item.text, cap))
+        ix._issues.record([issue(path, "capped", f"text {len(item.text)} chars > {cap}: the first {kept} indexed")])
+        del item
 
 
 def compare(

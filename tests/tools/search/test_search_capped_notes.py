@@ -9,6 +9,7 @@ dispatch chain with a small limit; no timings.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from pathlib import Path
 
@@ -69,3 +70,30 @@ async def test_hybrid_search_names_the_notes_searched_only_in_part(make_vault: C
         assert (await vg.ok("search_hybrid", query="lateword"))["capped"] == expected
         assert (await vg.ok("search_semantic", query="lateword"))["capped"] == expected
         assert (await vg.ok("search_hybrid", query="lateword", folder="Other")).get("capped") is None
+
+
+async def test_a_restart_still_names_the_notes_it_did_not_read_again(make_vault: Callable[..., Path]) -> None:
+    """A warm restart reads no unchanged note again: the capped notes are named after it too
+    (index_status's file warnings and the searches' `capped`), a note grown past the limit while
+    the server was down as well; a note indexed whole is not."""
+    root = make_vault({**BASE, "Big.md": BIG, "Grows.md": "# Grows\n\nshort\n"})
+    settings = {"limits": {"max_indexed_note_chars": LIMIT}, "index": {"watch": False}}
+    async with started(root, **settings) as vg:
+        await vg.indexed(WITHIN)
+        assert (await vg.ok("search_text", query="earlyword"))["capped"]["paths"] == ["Big.md"]
+    (root / "Grows.md").write_text(BIG, encoding="utf-8")
+    async with started(root, **settings) as vg:
+        await vg.indexed(WITHIN)
+        for _ in range(int(WITHIN / 0.05)):
+            named = (await vg.ok("search_text", query="earlyword")).get("capped")
+            if named is not None and len(named["paths"]) == 2:
+                break
+            await asyncio.sleep(0.05)  # the restart names them in the background
+        expected = {"count": 2, "paths": ["Big.md", "Grows.md"], "indexed_chars": LIMIT}
+        assert (await vg.ok("search_text", query="lateword"))["capped"] == expected
+        warnings = (await vg.ok("index_status"))["file_warnings"]
+        assert warnings["by_reason"] == {"capped": 2}
+        assert {w["path"]: w["detail"] for w in warnings["examples"]} == {
+            p: f"text {len(BIG)} chars > {LIMIT}: the first {BIG.rfind(chr(10), 0, LIMIT) + 1} indexed"
+            for p in ("Big.md", "Grows.md")
+        }
