@@ -185,7 +185,7 @@ def _out(
 
 def _capped(ctx: ToolContext, args: FilterArgs, out: SemanticOut) -> SemanticOut:
     """`out` saying which notes in the search's scope were searched only up to the index's cut
-    (search_semantic, search_hybrid: their chunks and words are of the indexed text)."""
+    (search_semantic, search_hybrid, find_similar: their chunks and words are of the indexed text)."""
     out.capped = capped(ctx, scope(ctx, args.folder), readable(ctx))
     return out
 
@@ -327,7 +327,7 @@ async def find_similar(ctx: ToolContext, args: SimilarIn) -> SemanticOut:
         )
     found, shown = computed
     hits = [chunk_hit(ctx, h.row, h.similarity, shown) for h in found]
-    return await _page(ctx, use, hits, offset, args.limit, key)
+    return _capped(ctx, args, await _page(ctx, use, hits, offset, args.limit, key))
 
 
 TOOLS: tuple[ToolSpec, ...] = (

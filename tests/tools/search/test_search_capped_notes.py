@@ -70,6 +70,12 @@ async def test_hybrid_search_names_the_notes_searched_only_in_part(make_vault: C
         assert (await vg.ok("search_hybrid", query="lateword"))["capped"] == expected
         assert (await vg.ok("search_semantic", query="lateword"))["capped"] == expected
         assert (await vg.ok("search_hybrid", query="lateword", folder="Other")).get("capped") is None
+        # A note's neighbours are judged on the indexed text too (the long note itself is in scope).
+        await vg.ok("create_note", path="Other/Near", content="# Near\n\nearlyword and more\n")
+        await vg.settled()
+        await embedded(vg)
+        assert (await vg.ok("find_similar", path="Other/Near"))["capped"] == expected
+        assert (await vg.ok("find_similar", path="Other/Near", folder="Other")).get("capped") is None
 
 
 async def test_a_restart_still_names_the_notes_it_did_not_read_again(make_vault: Callable[..., Path]) -> None:
