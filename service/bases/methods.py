@@ -19,7 +19,7 @@ from service.bases import dates
 from service.bases.dates import Date, Duration
 from service.bases.env import read_property, record_properties
 from service.bases.sequences import LIST, STRING
-from service.bases.snapshot import Record
+from service.bases.snapshot import PROPERTY, Record
 from service.bases.values import (
     EvalError,
     FileRef,
@@ -50,7 +50,12 @@ def file_links(rec: Record, env: Env, embeds: bool = False) -> list[Link]:
     kept = env.ctx.snapshot.link_lists[embeds]  # by record: one of another snapshot is its own key
     cached = kept.get(rec)
     if cached is None:
-        cached = [Link(lr.target, lr.path, lr.alias) for lr in rec.links if lr.embed == embeds]
+        # The body's rows (a property's row is skipped: the property values' links come next).
+        cached = [
+            Link(lr.target, lr.path, lr.alias)
+            for lr in rec.links
+            if lr.embed is not PROPERTY and bool(lr.embed) == embeds
+        ]
         if not embeds:
             for value in record_properties(rec, env.ctx.snapshot).values():
                 cached.extend(_links_in(value))

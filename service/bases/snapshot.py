@@ -9,7 +9,8 @@ a query over properties and stat facts holds no link of the vault (at 10^5 notes
 they were ~45 MB of the server's resident memory);
 `Snapshot` holds the records of one vault with the lookups the evaluator needs: by path, link
 resolution by name (Obsidian's shortest-path rule: an exact path first, then the only or the
-first note with that base name), and backlinks. `visible` builds the caller's view: denied
+first note with that base name), and backlinks (a link written in a frontmatter property counts,
+as in Obsidian: its row's `embed` is `PROPERTY`). `visible` builds the caller's view: denied
 records are dropped, and a link into a denied note stays unresolved, so a denied note shows up
 nowhere (not as a row, a backlink, a resolved link or a count). Touches nothing: built by
 `service.bases.source` from index rows.
@@ -24,13 +25,15 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, cast
 
+PROPERTY = None  # a link row's `embed` when the link is written in a frontmatter property (no embed)
+
 
 @dataclass(frozen=True, slots=True)
 class LinkRow:
     target: str  # as written, without subpath
     path: str | None  # resolved vault path
     alias: str | None
-    embed: bool
+    embed: bool | None  # True: an embed, False: a link of the body, PROPERTY (None): of a property
 
 
 class StoredTexts(Protocol):

@@ -27,7 +27,7 @@ from collections.abc import Awaitable, Callable, Collection, Iterable
 from typing import Any, cast
 
 from service.bases.reads import IndexTexts
-from service.bases.snapshot import NOT_NOTE, UNSET, LinkTable, Props, Record, Snapshot, StoredTexts
+from service.bases.snapshot import NOT_NOTE, PROPERTY, UNSET, LinkTable, Props, Record, Snapshot, StoredTexts
 from service.gcpause import paused
 from service.query_images import Tags, borrowed, peer_tags, publish
 from service.storage.db import driver
@@ -39,11 +39,13 @@ _NOTES = "SELECT id, path, etag, mtime, ctime, size FROM notes WHERE vault_id = 
 _SHORT = "CASE WHEN length(properties) < 64 THEN properties END"
 _WHOLE = f"SELECT id, path, etag, mtime, ctime, size, tags, {_SHORT} FROM notes WHERE vault_id = ?"
 _CONTENT = f"SELECT id, tags, {_SHORT} FROM notes"
-# Links first, each note by rowid (CROSS JOIN: the planner keeps that order), grouped by note. The
-# body's only: `file.links` adds the links of the property values as Bases reads them (`methods`).
+# Links first, each note by rowid (CROSS JOIN: the planner keeps that order), grouped by note. A
+# link written in a property is read too (its `embed` slot None, `snapshot.PROPERTY`): it counts in
+# file.backlinks as in Obsidian and get_backlinks; `file.links` skips it, since it adds the links of
+# the property values as Bases reads them (`methods.file_links`).
 _LINKS = (
-    "SELECT n.path, l.target_raw, l.target_path, l.alias, l.embed FROM links l CROSS JOIN notes n"
-    " ON n.id = l.src_id WHERE l.vault_id = ? AND l.property IS NULL ORDER BY l.src_id, l.id"
+    "SELECT n.path, l.target_raw, l.target_path, l.alias, l.embed, l.property IS NOT NULL FROM links l"
+    " CROSS JOIN notes n ON n.id = l.src_id WHERE l.vault_id = ? ORDER BY l.src_id, l.id"
 )
 
 
@@ -227,7 +229,7 @@ def _links_by_path(rows: Iterable[Any]) -> dict[str, tuple[Any, ...]]:
     share = shared.setdefault
     flat: list[Any] = []
     owner = ""
-    for src, target, target_path, alias, embed in rows:
+    for src, target, target_path, alias, embed, in_property in rows:
         if src != owner:  # rows come grouped by note: one tuple per note, built once
             if flat:
                 links[owner] = tuple(flat)
@@ -235,7 +237,7 @@ def _links_by_path(rows: Iterable[Any]) -> dict[str, tuple[Any, ...]]:
         if target:
             path = sys.intern(target_path) if target_path is not None else None  # the records' path object
             alias = share(alias, alias) if alias is not None else None
-            flat.extend((share(target, target), path, alias, bool(embed)))
+            flat.extend((share(target, target), path, alias, PROPERTY if in_property else bool(embed)))
     if flat:
         links[owner] = tuple(flat)
     return links
