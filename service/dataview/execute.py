@@ -29,6 +29,7 @@ from typing import Any, cast
 from service.dataview.evaluate import Budget, Context, compile_expr, returns_bool
 from service.dataview.items import FileFields, Inherited, scope
 from service.dataview.query import Column, Query
+from service.dataview.size import Answer, counted_task
 from service.dataview.syntax import Node
 from service.dataview.values import Link, compare, to_json, truthy, type_of, typed
 from service.dataview.view import View
@@ -51,13 +52,19 @@ class Result:
     paths: Callable[[Any], list[str]] = lambda row: []
     budget: Budget | None = None
 
-    def rendered(self, window: list[Any]) -> list[dict[str, Any]]:
-        """`window` (rows of `rows`) as JSON, under the query's budget, collector pause and item scope."""
-        with paused(), scope():
+    def rendered(
+        self, window: list[Any], max_bytes: int | None = None, url: Callable[[str], str] | None = None
+    ) -> list[dict[str, Any]]:
+        """`window` (rows of `rows`) as JSON, under the query's budget, collector pause and item
+        scope; with `max_bytes`, `overflow` as soon as what is rendered (with the `url` of each
+        path the tool adds) is longer than that as compact JSON, a TASK group's tasks counted one
+        by one (`size.Answer`)."""
+        answer = Answer(max_bytes, url)
+        with paused(), scope(), answer.active():
             if self.budget is None:
-                return [self.render(row) for row in window]
+                return [answer.add(self.render(row)) for row in window]
             with self.budget.active():
-                return [self.render(row) for row in window]
+                return [answer.add(self.render(row)) for row in window]
 
 
 def sources(node: Node | None, view: View, this: str | None) -> list[str]:
@@ -251,7 +258,7 @@ def _task_refs(pages: list[Row], tests: list[Callable[[Row], bool]], commands: l
 
         def group(r: Row) -> dict[str, Any]:
             budget.look(len(r["rows"]) + 1)
-            return {"id": typed(r["key"]), "tasks": [render(ref) for ref in r["rows"]]}
+            return {"id": typed(r["key"]), "tasks": [counted_task(render(ref)) for ref in r["rows"]]}
 
         return Result("TASK", [], refs, True, group, lambda r: [ref[0] for ref in r["rows"]], budget)
     return Result("TASK", [], refs, False, render=render, paths=lambda ref: [ref[0]], budget=budget)
@@ -368,7 +375,7 @@ def _render(query: Query, rows: list[Row], grouped: bool, ctx: Context, view: Vi
 
             def group(r: Row) -> dict[str, Any]:
                 budget.look(len(r["rows"]) + 1)
-                return {"id": typed(r["key"]), "tasks": [_task(t) for t in r["rows"]]}
+                return {"id": typed(r["key"]), "tasks": [counted_task(_task(t)) for t in r["rows"]]}
 
             return Result("TASK", [], rows, grouped, group, lambda r: [t["path"] for t in r["rows"]], budget)
 

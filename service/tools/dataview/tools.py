@@ -164,10 +164,12 @@ async def search_dql(ctx: ToolContext, args: SearchDqlIn) -> DqlOut:
         result = execute.run(query, view, budget, origin)
         rows, gone = drop_gone_here(root, result.rows, offset, args.limit, result.paths)
         window, cursor = page_of(rows, offset, args.limit, t="dql", q=key)
-        # Rendering evaluates the columns: on this page's rows only.
+        # Rendering evaluates the columns: on this page's rows only, and stops with `overflow`
+        # once they are longer than the response limit (a group renders all its tasks).
+        max_bytes = ctx.services.settings.governor.max_response_bytes
         out = DqlOut(
             type=result.kind, columns=result.columns, grouped=result.grouped, total=len(rows),
-            rows=result.rendered(window), next_cursor=cursor,
+            rows=result.rendered(window, max_bytes, ctx.vault.url), next_cursor=cursor,
         )  # fmt: skip
         return out, gone
 
