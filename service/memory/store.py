@@ -29,7 +29,7 @@ from service.vault.commit import Action, Undo
 from service.vault.decoding import decode_start
 from service.vault.files import VaultFiles
 from service.vault.keyed_locks import KeyedLocks
-from service.vault.offloop import sized
+from service.vault.offloop import size_of, sized
 from service.vault.paths import VaultPath
 from service.vault.spelling import on_disk
 
@@ -342,11 +342,8 @@ class EntityStore:
         size: int = 0,
     ) -> Loaded:
         for _ in range(CAS_TRIES):
-            current = self.require(name, "write")
-            front = split(current.text)
-            error = front.error or (duplicate_key(front.raw) if front.raw else None)
-            if error is not None:  # rendered from what parsed, its properties (or one of two) would be lost
-                raise invalid_frontmatter(vp.rel, error)
+            # A long note is read and parsed in a worker thread too (the event loop free meanwhile).
+            current = await sized(size_of(vp), self._current, name, vp)
             entity = current.entity
             text = await sized(len(current.text) + size, _applied, entity, changes)
             if text is None:
@@ -359,6 +356,16 @@ class EntityStore:
                 before.append(current.text)
             return Loaded(vp, entity, result.etag)
         raise Conflict(f"memory entity {name!r} kept changing while it was updated", details={"path": vp.rel})
+
+    def _current(self, name: str, vp: VaultPath) -> Loaded:
+        """The entity as its note holds it now, for a write (`require`); a frontmatter that does
+        not parse is refused: rendered from what parsed, its properties (or one of two) would be lost."""
+        current = self.require(name, "write")
+        front = split(current.text)
+        error = front.error or (duplicate_key(front.raw) if front.raw else None)
+        if error is not None:
+            raise invalid_frontmatter(vp.rel, error)
+        return current
 
     # -- several entities, all or nothing (`service.vault.commit`) ---------------------------------
 

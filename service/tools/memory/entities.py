@@ -30,8 +30,8 @@ from service.tools.memory.writing import (
     observation_category,
     observation_tags,
     observation_text,
+    observation_texts,
     provenance,
-    with_tags,
 )
 from service.tools.models import ToolInput, ToolOutput
 from service.tools.sensitive import guard_of
@@ -251,7 +251,7 @@ async def add_observations(ctx: ToolContext, args: AddObservationsIn) -> AddObse
         name = entity_name(ctx, store, batch.entityName, f"observations[{i}].entityName")
         store.must_exist(name, "write")
         tags = observation_tags(batch.tags, f"observations[{i}].tags")
-        texts = [with_tags(observation_text(t, f"observations[{i}].contents"), tags) for t in batch.contents]
+        texts = await observation_texts(batch.contents, tags, f"observations[{i}].contents")
         observation_category(batch.category, f"observations[{i}].category")
         fields = provenance(ctx, batch.source, batch.date, f"observations[{i}].")
         batches.append((name, texts, batch, fields))

@@ -17,6 +17,7 @@ from service.obs.sessions import caller_hash
 from service.plans.recovery import journaled
 from service.tools.context import ToolContext
 from service.vault.commit import Action, commit
+from service.vault.offloop import sized
 
 MAX_OBSERVATION = 10_000  # characters
 _WIKILINK = re.compile(r"\[\[[^\[\]]+\]\]")
@@ -98,6 +99,16 @@ def observation_tags(tags: Sequence[str], field: str) -> list[str]:
         if name not in out:
             out.append(name)
     return out
+
+
+async def observation_texts(contents: list[str], tags: Sequence[str], field: str) -> list[str]:
+    """The observations as written: each checked (`observation_text`), with the call's `tags`;
+    past `OFF_LOOP_CHARS` characters in all, in a worker thread (the event loop free meanwhile)."""
+
+    def checked() -> list[str]:
+        return [with_tags(observation_text(t, field), tags) for t in contents]
+
+    return await sized(sum(map(len, contents)), checked)
 
 
 def with_tags(text: str, tags: Sequence[str]) -> str:
