@@ -22,6 +22,13 @@ takes for that note, so the second process's compare sees the first one's rename
 - Where the data folder cannot hold the lock files (read-only home), writes go on without the
   cross-process lock, as before, and the log says so once. A lock folder removed while the
   process runs (a cleaner of the data home) is made again by the next write that finds it gone.
+- `flock` locks a file, not a name: once a cleaner removed a lock file, a process that opened it
+  before (holding it, or waiting for it) and one that opens the re-made file would both "hold" the
+  note's lock. So a lock counts only while its file is still the one the path names (same device
+  and inode): a process that locked a removed file takes the re-made one too (waiting for its
+  holder, bounded as above) and runs the compare again before it writes. What no lock file can
+  close: a cleaner removing the file during the microseconds between that last look and the
+  rename.
 """
 
 from __future__ import annotations
@@ -74,22 +81,54 @@ def held(
 ) -> Iterator[None]:
     """Hold the cross-process lock of note `rel` in vault `root` (blocking, in a worker thread);
     `conflict` when another process holds it longer than `wait` (default `WAIT_SECONDS`). `check`
-    runs once the lock is held, before the block (it may raise: the block does not run)."""
+    runs once the lock is held, before the block (it may raise: the block does not run); again
+    when the lock file was removed meanwhile and the re-made one had to be taken too."""
     folder = lock_folder(str(root))
-    fd = None if folder is None else _open(folder, rel)
+    wait = WAIT_SECONDS if wait is None else wait
+    deadline = time.monotonic() + wait
+    fds: list[int] = []  # every lock taken, closed (released) at the end
     try:
-        if fd is not None:
-            _acquire(fd, rel, WAIT_SECONDS if wait is None else wait)
+        path = None if folder is None else _take(folder, rel, (deadline, wait), fds)
         if check is not None:
             check()
+        while folder is not None and path is not None and not _names(path, fds[-1]):
+            if time.monotonic() >= deadline:  # removed while held: take the re-made one (in time)
+                raise _busy(rel, wait)
+            path = _take(folder, rel, (deadline, wait), fds)
+            if check is not None:
+                check()
         yield  # released by the close below (and by the system if the process dies)
     finally:
-        if fd is not None:
+        for fd in fds:
             os.close(fd)
 
 
-def _open(folder: str, rel: str) -> int | None:
+def _take(folder: str, rel: str, until: tuple[float, float], fds: list[int]) -> str | None:
+    """Lock the slot file `rel`'s path names (the lock's path; None: no lock file can be opened)."""
     path = os.path.join(folder, slot_of(rel))
+    while True:
+        fd = _open(folder, path, rel)
+        if fd is None:
+            return None
+        fds.append(fd)
+        _acquire(fd, rel, until)
+        if _names(path, fd):
+            return path
+        if time.monotonic() >= until[0]:  # the file was removed (maybe made again) while waiting
+            raise _busy(rel, until[1])
+
+
+def _names(path: str, fd: int) -> bool:
+    """Whether `path` still names the open file `fd` (not removed, not replaced)."""
+    try:
+        now = os.stat(path)
+    except FileNotFoundError:
+        return False
+    held_file = os.fstat(fd)
+    return (now.st_dev, now.st_ino) == (held_file.st_dev, held_file.st_ino)
+
+
+def _open(folder: str, path: str, rel: str) -> int | None:
     try:
         try:
             return os.open(path, _OPEN, 0o600)
@@ -101,8 +140,8 @@ def _open(folder: str, rel: str) -> int | None:
         return None
 
 
-def _acquire(fd: int, rel: str, wait: float) -> None:
-    deadline = time.monotonic() + wait
+def _acquire(fd: int, rel: str, until: tuple[float, float]) -> None:
+    deadline, wait = until
     pause = 0.0005
     while True:
         try:
@@ -112,10 +151,14 @@ def _acquire(fd: int, rel: str, wait: float) -> None:
             if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
                 raise
         if time.monotonic() >= deadline:
-            raise Conflict(
-                f"{rel!r} is being written by another vaultgate process on this vault",
-                details={"path": rel, "reason": "locked by another process", "waited_seconds": wait},
-                hint="Nothing was written: read the note again and retry.",
-            )
+            raise _busy(rel, wait)
         time.sleep(pause)
         pause = min(pause * 2, 0.02)
+
+
+def _busy(rel: str, wait: float) -> Conflict:
+    return Conflict(
+        f"{rel!r} is being written by another vaultgate process on this vault",
+        details={"path": rel, "reason": "locked by another process", "waited_seconds": wait},
+        hint="Nothing was written: read the note again and retry.",
+    )

@@ -64,8 +64,7 @@ def _put_back(
     journal.record_file(root, rel, new_etag)
     check = partial(_still, files, rel, expect_etag)
     if data is None:
-        with notelocks.held(root, rel):  # another process's write lands before the check or after the unlink
-            check()
+        with notelocks.held(root, rel, check=check):  # no other process writes between the check and the unlink
             dirfd.unlink(root, rel)
     else:
         with dirfd.parent_of(root, rel, create=True) as (folder, name):

@@ -163,8 +163,9 @@ def write_in(
                 raise AlreadyExists("a file already exists at that path", details={"path": rel}) from None
             os.unlink(tmp, dir_fd=folder_fd)
         else:
-            with notelocks.held(vault, rel) if vault is not None else contextlib.nullcontext():
-                if check is not None:
+            # the compare runs under the note's lock (again if the lock file was re-made meanwhile)
+            with notelocks.held(vault, rel, check=check) if vault is not None else contextlib.nullcontext():
+                if vault is None and check is not None:
                     check()
                 os.rename(tmp, name, src_dir_fd=folder_fd, dst_dir_fd=folder_fd)
         os.fsync(folder_fd)
