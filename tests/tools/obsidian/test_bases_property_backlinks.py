@@ -11,7 +11,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from tests.conftest import Harness, started
+from mcp import Client
+
+from tests.conftest import Harness, e2e, started
 
 VAULT = {
     "Hub.md": "# Hub\n",
@@ -76,3 +78,15 @@ async def test_a_denied_note_linking_from_a_property_is_no_backlink(make_vault: 
         assert "Private/Secret.md" not in table
         assert table["Hub.md"]["backlinks"] == ["Body.md", "Both.md", "Prop.md"] == await _backlinks(vg, "Hub")
         assert table["Hub.md"]["back"] == 3
+
+
+async def test_over_http_a_base_and_get_backlinks_agree(make_vault: Callable[..., Path]) -> None:
+    async with e2e(make_vault(VAULT)) as (url, vg), Client(url) as client:
+        await vg.indexed()
+        base = await client.call_tool("query_base", {"yaml": COLUMNS})
+        assert not base.is_error and base.structured_content is not None, base
+        back = await client.call_tool("get_backlinks", {"path": "Hub"})
+        assert not back.is_error and back.structured_content is not None, back
+        linking = sorted({item["path"] for item in back.structured_content["items"]})
+        assert _table(base.structured_content)["Hub.md"]["backlinks"] == linking
+        assert "Prop.md" in linking and "Private/Secret.md" in linking
