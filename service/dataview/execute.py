@@ -28,6 +28,7 @@ from typing import Any, cast
 
 from service.dataview.evaluate import Budget, Context, compile_expr, returns_bool
 from service.dataview.items import FileFields, Inherited, scope
+from service.dataview.plainsort import sorted_plainly
 from service.dataview.query import Column, Query
 from service.dataview.size import Answer, counted_task
 from service.dataview.syntax import Node
@@ -225,7 +226,9 @@ def _task_refs(pages: list[Row], tests: list[Callable[[Row], bool]], commands: l
             order = functools.cmp_to_key(_by(keys, budget))
             decorated = counted(lambda task: tuple(k(task) for k, _ in keys))
             # heapq.nsmallest is sorted(...)[:cap], stable, holding `cap` rows at a time
-            kept = heapq.nsmallest(cap, decorated, key=order) if cap is not None else sorted(decorated, key=order)
+            kept = heapq.nsmallest(cap, decorated, key=order) if cap is not None else list(decorated)
+            if cap is None and not sorted_plainly(kept, [d for _, d in keys]):
+                kept.sort(key=order)
             refs = [ref for _, ref in kept]
         else:
             refs = _grouped(counted(compile_expr(first[1].expr, ctx)), budget)
@@ -299,7 +302,8 @@ def _sort(rows: list[Row], keys: list[tuple[Callable[[Row], Any], bool]], budget
     for r in rows:
         budget.look()
         decorated.append((tuple(k(r) for k, _ in keys), r))
-    decorated.sort(key=functools.cmp_to_key(_by(keys, budget)))
+    if not sorted_plainly(decorated, [d for _, d in keys]):  # strings, numbers: Python's own sort
+        decorated.sort(key=functools.cmp_to_key(_by(keys, budget)))
     return [r for _, r in decorated]
 
 

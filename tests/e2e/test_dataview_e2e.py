@@ -40,6 +40,9 @@ async def test_dataview_tools_over_http(make_vault: Callable[..., Path], mode: s
                 lean = await ok(client, "search_dql", {"query": query, "limit": 10})
                 rows = await ok(client, "search_dql", {"query": query + " WHERE true", "limit": 10})
                 assert lean["rows"] == rows["rows"] and lean["total"] == rows["total"] > 0
+            every = await ok(client, "search_dql", {"query": "TASK", "limit": 100})
+            desc = await ok(client, "search_dql", {"query": "TASK SORT text DESC", "limit": 100})  # plain keys
+            assert [t["text"] for t in desc["rows"]] == sorted((t["text"] for t in every["rows"]), reverse=True)
             by_text = await ok(client, "search_dql", {"query": "TASK SORT text DESC LIMIT 2", "limit": 10})
             texts = [t["text"] for t in by_text["rows"]]
             assert texts == ["write intro [priority:: 1]", "review [[Alpha]] 📅 2026-02-01"]
