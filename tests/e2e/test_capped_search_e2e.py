@@ -36,3 +36,10 @@ async def test_a_search_names_the_notes_it_read_only_in_part_over_http(make_vaul
         regex = await ok(client, "search_regex", {"pattern": "late\\w+"})
         assert (regex["items"], regex["capped"]) == ([], expected)
         assert (await ok(client, "search_text", {"query": "alpha"}))["capped"] == expected  # whatever was found
+        # search_vault (every text mode) and search_notes search the same cut text (review R2 s64 F8).
+        for args in ({"query": "lateword"}, {"query": "lateword", "mode": "hybrid", "tags": ["x"]}):
+            routed = await ok(client, "search_vault", args)
+            assert (routed["items"], routed["partial"], routed["capped"]) == ([], False, expected), args
+        for mode in ("full_text", "hybrid"):
+            notes = await ok(client, "search_notes", {"query": "lateword", "mode": mode})
+            assert (notes["items"], notes["total"], notes["capped"]) == ([], 0, expected), mode

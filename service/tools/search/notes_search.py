@@ -24,8 +24,10 @@ from service.tools.search.readers import best_chunks
 from service.tools.search.router import TEXT_MATCH, Fused, fused_ranking, pass_limit, shown_of
 from service.tools.search.semantic import engine_of
 from service.tools.search_common import (
+    Capped,
     LegacySort,
     Partial,
+    capped,
     drop_gone,
     folder_field,
     partial,
@@ -83,7 +85,7 @@ class NoteHitItem(BaseModel):
     )
 
 
-class SearchNotesOut(ToolOutput, Partial):
+class SearchNotesOut(ToolOutput, Partial, Capped):
     total: int = Field(description="All matching notes the caller may read.")
     offset: int = Field(description="Offset of this page.")
     items: list[NoteHitItem] = Field(description="This page.")
@@ -189,7 +191,12 @@ async def search_notes(ctx: ToolContext, args: SearchNotesIn) -> SearchNotesOut:
         next_cursor=cursor,
         text_match=fused.text_match,
         partial=partial(ctx),
+        # full_text, hybrid and semantic match words and chunks of the indexed text only.
+        capped=capped(ctx, prefixes, readable(ctx)) if args.query and args.mode in _TEXT_MODES else None,
     )
+
+
+_TEXT_MODES = ("full_text", "hybrid", "semantic")
 
 
 async def _apply_groups(

@@ -31,8 +31,10 @@ from service.tools.search.dates import AFTER_FIELD, BEFORE_FIELD, DateArg, Windo
 from service.tools.search.readers import best_chunks
 from service.tools.search_common import (
     FOLDER_FIELD,
+    Capped,
     FolderArg,
     Partial,
+    capped,
     drop_gone,
     partial,
     query_key,
@@ -84,7 +86,7 @@ class VaultHitItem(BaseModel):
     )
 
 
-class SearchVaultOut(ToolOutput, Partial):
+class SearchVaultOut(ToolOutput, Partial, Capped):
     mode: str = Field(description="The mode that ran.")
     text_match: Literal["all", "any"] | None = Field(default=None, description=TEXT_MATCH)
     items: list[VaultHitItem] = Field(description="This page of results.")
@@ -148,8 +150,9 @@ async def search_vault(ctx: ToolContext, args: SearchVaultIn) -> SearchVaultOut:
     if mode == "semantic" and sem_tools.enabled(ctx):
         dated = {"modified_after": args.modified_after, "modified_before": args.modified_before}
         query = _need(args.query, "query", mode)
-        found, cursor, part = await sem_tools.vault_mode(ctx, query, args.tags, {**common, **dated})
-        return SearchVaultOut(mode=mode, items=[VaultHitItem(**i) for i in found], next_cursor=cursor, partial=part)
+        found, cursor, part, cut = await sem_tools.vault_mode(ctx, query, args.tags, {**common, **dated})
+        items = [VaultHitItem(**i) for i in found]
+        return SearchVaultOut(mode=mode, items=items, next_cursor=cursor, partial=part, capped=cut)
     if mode in ("semantic", "graph"):
         meaning = sem_tools.enabled(ctx)  # graph mode asked while semantic mode works: name it
         raise ModeUnavailable(
@@ -166,7 +169,12 @@ async def search_vault(ctx: ToolContext, args: SearchVaultIn) -> SearchVaultOut:
             ctx, [VaultHitItem(**i.model_dump(include=set(VaultHitItem.model_fields))) for i in out.items]
         )
         return SearchVaultOut(
-            mode=mode, text_match=out.match, items=items, next_cursor=out.next_cursor, partial=out.partial
+            mode=mode,
+            text_match=out.match,
+            items=items,
+            next_cursor=out.next_cursor,
+            partial=out.partial,
+            capped=out.capped,
         )
     if mode == "regex":
         raw = _need(args.query, "query", mode).strip()
@@ -186,7 +194,9 @@ async def search_vault(ctx: ToolContext, args: SearchVaultIn) -> SearchVaultOut:
             for i in rout.items
         ]
         items = await _flagged(ctx, items)
-        return SearchVaultOut(mode=mode, items=items, next_cursor=rout.next_cursor, partial=rout.partial)
+        return SearchVaultOut(
+            mode=mode, items=items, next_cursor=rout.next_cursor, partial=rout.partial, capped=rout.capped
+        )
     if mode in ("tags", "properties", "jsonlogic"):
         if mode == "tags":
             mout = await meta_tools.search_tags(
@@ -272,6 +282,8 @@ async def search_vault(ctx: ToolContext, args: SearchVaultIn) -> SearchVaultOut:
         items=items,
         next_cursor=encode_cursor(offset + args.limit, t="vault", q=key) if more else None,
         partial=partial(ctx),
+        # Words are matched in the indexed text only; tags and properties are read whole.
+        capped=capped(ctx, scope(ctx, args.folder), readable(ctx)) if args.query else None,
     )
 
 

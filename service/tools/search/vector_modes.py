@@ -18,18 +18,19 @@ from service.semantic.engine import ChunkRow
 from service.tools.context import ToolContext
 from service.tools.search.dates import Window
 from service.tools.search.semantic import SemanticIn, engine_of, search_semantic
-from service.tools.search_common import readable, run_ranking
+from service.tools.search_common import CappedNotes, readable, run_ranking
 from service.tools.sensitive import excerpts, guard_of, without_secrets
 
 
 async def vault_mode(
     ctx: ToolContext, query: str, tags: list[str] | None, common: dict[str, Any]
-) -> tuple[list[dict[str, Any]], str | None, bool]:
+) -> tuple[list[dict[str, Any]], str | None, bool, CappedNotes | None]:
     """search_vault's semantic mode: search_semantic's items (fields of search_vault's items,
-    the chunk as snippet), next cursor and partial flag. `common` may hold the date filters."""
+    the chunk as snippet), next cursor, partial flag and capped notes. `common` may hold the date filters."""
     out = await search_semantic(ctx, SemanticIn(query=query, tags=tags, **common))
     fields = {"path", "title", "obsidian_url", "mtime", "score", "sensitive"}
-    return [{**i.model_dump(include=fields), "snippet": i.chunk} for i in out.items], out.next_cursor, out.partial
+    found = [{**i.model_dump(include=fields), "snippet": i.chunk} for i in out.items]
+    return found, out.next_cursor, out.partial, out.capped
 
 
 def enabled(ctx: ToolContext) -> bool:

@@ -103,3 +103,45 @@ async def test_a_restart_still_names_the_notes_it_did_not_read_again(make_vault:
             p: f"text {len(BIG)} chars > {LIMIT}: the first {BIG.rfind(chr(10), 0, LIMIT) + 1} indexed"
             for p in ("Big.md", "Grows.md")
         }
+
+
+async def test_search_vault_and_search_notes_name_the_notes_searched_only_in_part(
+    make_vault: Callable[..., Path],
+) -> None:
+    """search_vault (the router agents are steered to) and search_notes search the same cut text
+    (review R2 s64 F8): their text, regex, hybrid and full_text modes carry `capped` too; the
+    tag and property modes (frontmatter, read whole) do not."""
+    root = make_vault({**BASE, "Long/Big.md": "---\nstatus: open\n---\n" + BIG})
+    async with started(root, limits={"max_indexed_note_chars": LIMIT}) as vg:
+        await vg.indexed(WITHIN)
+        expected = {"count": 1, "paths": ["Long/Big.md"], "indexed_chars": LIMIT}
+        for args in ({"query": "lateword", "mode": "text"}, {"query": "lateword"}, {"query": "/late.ord/"}):
+            out = await vg.ok("search_vault", **args)
+            assert [i["path"] for i in out["items"]] == ["Other/B.md"] and out["capped"] == expected, args
+        out = await vg.ok("search_vault", query="lateword", tags=["late"])
+        assert out["mode"] == "hybrid" and out["capped"] == expected
+        assert (await vg.ok("search_vault", query="lateword", folder="Other")).get("capped") is None
+        assert (await vg.ok("search_vault", filters=[{"key": "status", "op": "==", "value": "open"}])).get(
+            "capped"
+        ) is None
+        for mode in ("full_text", "hybrid"):
+            out = await vg.ok("search_notes", query="lateword", mode=mode)
+            assert [i["path"] for i in out["items"]] == ["Other/B.md"] and out["capped"] == expected, mode
+            assert (await vg.ok("search_notes", query="lateword", mode=mode, folder="Other")).get("capped") is None
+        assert (await vg.ok("search_notes", mode="properties", query="status=open")).get("capped") is None
+
+
+async def test_semantic_modes_of_search_vault_and_search_notes_name_them(make_vault: Callable[..., Path]) -> None:
+    await model_ready()
+    root = make_vault(BASE)
+    embeddings = {"provider": "builtin", "debounce_ms": 0}
+    async with started(root, limits={"max_indexed_note_chars": LIMIT}, embeddings=embeddings) as vg:
+        await vg.indexed(WITHIN)
+        await vg.ok("create_note", path="Long/Big", content=BIG)
+        await vg.settled()
+        await embedded(vg)
+        expected = {"count": 1, "paths": ["Long/Big.md"], "indexed_chars": LIMIT}
+        assert (await vg.ok("search_vault", query="lateword", mode="semantic"))["capped"] == expected
+        assert (await vg.ok("search_notes", query="lateword", mode="semantic"))["capped"] == expected
+        assert (await vg.ok("search_notes", query="lateword", mode="hybrid"))["capped"] == expected
+        assert (await vg.ok("search_vault", query="lateword", tags=["x"], mode="hybrid"))["capped"] == expected
