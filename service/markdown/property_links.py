@@ -9,15 +9,17 @@ The links are read from the values as YAML reads them (quotes, escapes, folded t
 Obsidian reads), never from the raw lines; every wikilink of a string value counts, as in the
 body; a `!` before one does not make it an embed (a property shows no file). Markdown links
 (`[a](b.md)`) in a property are text, as in Obsidian. A link's line is the
-frontmatter line where its `[[target` is written, found from its key's line (or the key's
-previous link) on, within the key's lines and `WINDOW` lines; else the key's line (a value not
-written as read: escapes, a YAML alias).
+frontmatter line where it is written: the first place past its key's previous link (or from its
+key's line on) where the raw text holds the same `[[...]]`, within the key's lines and `WINDOW`
+lines of that previous link; else the key's line (a value not written as read: escapes, a YAML
+alias). The places are indexed once per note (each raw `[[...]]`, by its text), so a key of many
+links on one line costs a lookup a link, not a scan of the line.
 """
 
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -56,6 +58,17 @@ def _key_lines(raw_lines: list[str]) -> dict[str, int]:
     return out
 
 
+def _written(raw_lines: list[str]) -> dict[str, list[tuple[int, int]]]:
+    """Where each `[[...]]` is written in the raw lines: its text up to the `]]` (as `written` in
+    `property_links`) -> its (line, column) places, in text order."""
+    out: dict[str, list[tuple[int, int]]] = {}
+    for no, line in enumerate(raw_lines):
+        if "[[" in line:
+            for m in _WIKILINK.finditer(line):
+                out.setdefault("[[" + m.group(1), []).append((no, m.start()))
+    return out
+
+
 def property_links(
     raw: str, props: dict[str, Any], first_line: int, split_link: Callable[[str], tuple[str, str | None, str | None]]
 ) -> Iterator[tuple[str, str, str | None, str | None, int]]:
@@ -65,6 +78,7 @@ def property_links(
     raw_lines = raw.split("\n")
     keys: dict[str, int] | None = None
     starts: list[int] = []
+    places: dict[str, list[tuple[int, int]]] = {}
     for key, value in props.items():
         strings = list(_strings(value))
         if not strings:
@@ -72,21 +86,19 @@ def property_links(
         if keys is None:
             keys = _key_lines(raw_lines)
             starts = sorted(keys.values())
-        at = home = keys.get(str(key), 0)
+            places = _written(raw_lines)
+        home = keys.get(str(key), 0)
         nxt = bisect_right(starts, home)
         end = starts[nxt] if nxt < len(starts) else len(raw_lines)  # the key's lines end at the next key
-        seen: dict[tuple[str, int], int | None] = {}  # a text not found from a line is not found again
+        cursor = (home, 0)  # past the key's previous link: a list's links are written in order
         for text in strings:
             for m in _WIKILINK.finditer(text):
                 target, subpath, alias = split_link(m.group(1))
                 written = "[[" + m.group(1)
-                if (written, at) in seen:
-                    line = seen[(written, at)]
-                else:  # looked for in a few lines on: a YAML alias bomb's 100,000 values stay linear
-                    window = range(at, min(end, at + WINDOW))
-                    line = seen[(written, at)] = next((n for n in window if written in raw_lines[n]), None)
-                if line is None:  # written otherwise (escapes, folded lines, an alias): its key's line
-                    line = home
-                else:
-                    at = line  # the next link of the key is on this line or after it
+                found = places.get(written, ())
+                i = bisect_left(found, cursor)  # its first place at or past the cursor
+                line = home  # written otherwise (escapes, folded lines, an alias): its key's line
+                if i < len(found) and found[i][0] < min(end, cursor[0] + WINDOW):
+                    line = found[i][0]
+                    cursor = (line, found[i][1] + len(written))  # the next link is after this one
                 yield str(key), target, subpath, alias, first_line + line
