@@ -2,9 +2,10 @@
 -- in Obsidian: the parser (service.markdown.property_links) adds them to the note's link rows,
 -- `property` naming the top-level key they are written in (NULL for a link in the body or a
 -- canvas). Notes indexed before hold their body links only: the next reconcile must parse every
--- note again. It reads only the notes whose mtime or size differ from the index's
--- (reconcile.compare), and re-parses only those whose content hash differs (else it just touches
--- them): both are forgotten here. (0011 cleared the hash alone, so unchanged files were neither
--- read nor re-parsed.) Rebuildable from the vault.
+-- note again. Clearing the content hash does it: reconcile.compare reads a note whose hash is ''
+-- though its mtime and size are unchanged, and re-parses it (its hash differs). The mtime stays
+-- the file's: answers given before a note is read again carry its real date. (An index migrated
+-- by this file's first text, which also set mtime = -1, is read again just the same: each mtime
+-- differs from the file's, and the re-parse stores the real one.) Rebuildable from the vault.
 ALTER TABLE links ADD COLUMN property TEXT;
-UPDATE notes SET etag = '', mtime = -1;
+UPDATE notes SET etag = '';

@@ -204,9 +204,10 @@ def compare(
     pause: Callable[[], None] | None = None,
 ) -> tuple[list[str], list[str], list[str], dict[str, str]]:
     """The vault on disk (`disk`: path → (mtime, size)) against the index: (notes to read — every
-    note when `full` —, notes gone from disk, notes new on disk, the content hash the index holds
-    of each note to read). New notes are none on a cold start: every link is resolved against
-    the complete file set then already. `pause` is called between two pages of the index's rows."""
+    note when `full`, and each whose content hash is '' —, notes gone from disk, notes new on
+    disk, the content hash the index holds of each note to read). New notes are none on a cold
+    start: every link is resolved against the complete file set then already. `pause` is called
+    between two pages of the index's rows."""
     known: dict[str, tuple[float, int, str]] = {}
     cursor = conn.execute("SELECT path, mtime, size, etag FROM notes WHERE vault_id = ?", (vault_id,))
     while page := cursor.fetchmany(COMPARE_PAGE):
@@ -214,7 +215,10 @@ def compare(
             known[str(path)] = (mtime, size, etag)
         if pause is not None:
             pause()
-    changed = [p for p, st in disk.items() if full or p not in known or known[p][:2] != st]
+    # A row whose content hash is '' is read again though its file is unchanged: a migration
+    # that changes what a note's rows hold (0023: property links) clears the hash, so the next
+    # reconcile parses every note anew, and the row keeps its real mtime meanwhile.
+    changed = [p for p, st in disk.items() if full or p not in known or known[p][:2] != st or not known[p][2]]
     removed = [p for p in known if p not in disk]
     added = [p for p in disk if p not in known] if known else []
     etags = {p: known[p][2] for p in changed if p in known} if not full else {}

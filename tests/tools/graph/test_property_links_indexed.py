@@ -15,6 +15,9 @@ from typing import Any
 
 from mcp import Client
 
+from service.indexer.reconcile import compare
+from service.storage.db import Database
+from service.storage.migrate import migrate
 from tests.conftest import Harness, e2e, started
 from tests.semantic.helpers import semantic, settled
 
@@ -98,6 +101,47 @@ async def test_an_index_built_before_gains_property_links_on_a_warm_restart(make
     async with started(root) as vg:
         await vg.indexed()
         await _check_graph(vg)
+
+
+async def test_the_upgrade_keeps_each_note_s_date_and_re_parses_every_note(make_vault: Callable[..., Path]) -> None:
+    """0023 forced the re-parse by setting every note's mtime to -1: until a note was read again
+    (the first reconcile after the upgrade), searches answered `mtime -1`, sorted by it, and
+    `modified_after` 2000 matched no note. It clears the content hash only now; the comparison
+    reads a note whose hash is '' again, so the links are gained and no date was ever wrong."""
+    root = make_vault(VAULT)
+    async with started(root) as vg:
+        await vg.indexed()
+        db_path = Path(vg.app.db.path)
+    conn = sqlite3.connect(db_path)
+    with conn:
+        dates = dict(conn.execute("SELECT path, mtime FROM notes"))
+        conn.execute("DELETE FROM links WHERE property IS NOT NULL")
+        conn.execute("ALTER TABLE links DROP COLUMN property")
+        conn.execute("DELETE FROM schema_migrations WHERE version = 23")
+    conn.close()
+    db = Database(db_path, readers=1)
+    await db.open()
+    try:
+        assert await migrate(db) == [23]
+        rows = await db.fetchall("SELECT path, mtime, etag FROM notes")
+    finally:
+        await db.close()
+    assert {str(p): m for p, m, _e in rows} == dates and min(dates.values()) > 0
+    assert {e for _p, _m, e in rows} == {""}
+    # The comparison: a note of an empty hash is read though its mtime and size are the file's.
+    conn = sqlite3.connect(db_path)
+    try:
+        vault_id = conn.execute("SELECT vault_id FROM notes LIMIT 1").fetchone()[0]
+        disk = {str(p): (m, n) for p, m, n in conn.execute("SELECT path, mtime, size FROM notes")}
+        changed, removed, added, _etags = compare(conn, vault_id=vault_id, disk=disk, full=False)
+    finally:
+        conn.close()
+    assert sorted(changed) == sorted(dates) and (removed, added) == ([], [])
+    async with started(root) as vg:
+        await vg.indexed()
+        await _check_graph(vg)
+        found = await vg.ok("search_text", query="zeppelin", sort="mtime")
+        assert found["items"] and all(i["mtime"] > 0 for i in found["items"])
 
 
 async def test_over_http_a_note_linking_only_from_a_property_is_a_backlink_and_no_orphan(
