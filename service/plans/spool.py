@@ -103,8 +103,9 @@ def read_records(data: bytes) -> Iterator[Row]:
 
 def settled(rows: list[Row]) -> list[Row]:
     """The records of changes that happened: a `void` record (a rename refused after it was
-    recorded, `service.vault.journal.withdrawn_if_refused`) takes away the newest earlier `file`
-    or `move` record of its path, and is dropped itself."""
+    recorded, `service.vault.journal.withdrawn_if_refused`) takes away the newest earlier `file`,
+    `move` or `folder` record of its path (a folder the refused change was to make), and is dropped
+    itself."""
     kept: list[Row | None] = []
     for row in rows:
         if row[2] != "void":
@@ -112,7 +113,7 @@ def settled(rows: list[Row]) -> list[Row]:
             continue
         for i in range(len(kept) - 1, -1, -1):
             earlier = kept[i]
-            if earlier is not None and earlier[3] == row[3] and earlier[2] in ("file", "move"):
+            if earlier is not None and earlier[3] == row[3] and earlier[2] in ("file", "move", "folder"):
                 kept[i] = None
                 break
     return [row for row in kept if row is not None]

@@ -31,7 +31,7 @@ import secrets
 import stat
 import unicodedata
 from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager, nullcontext, suppress
+from contextlib import AbstractContextManager, ExitStack, contextmanager, nullcontext, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -219,8 +219,9 @@ def unlink(root: Path, rel: str, *, under: AbstractContextManager[object] | None
     """Remove the file (or link) `rel` itself; FileNotFoundError when absent. `under` (a note's
     cross-process lock and last compare) is entered around the unlink alone: the folder's fsync
     comes after it is left, so another process waits for the unlink only, never for a disk."""
-    with parent_of(root, rel) as (opened, name):
-        with under if under is not None else nullcontext():
+    with ExitStack() as held:
+        with under if under is not None else nullcontext():  # its folder gone passes through it too
+            opened, name = held.enter_context(parent_of(root, rel))
             os.unlink(name, dir_fd=opened.fd)
         os.fsync(opened.fd)
 
@@ -257,7 +258,8 @@ def rename(
     """Rename `src` to `dst` (files or folders), both folders opened without following links;
     missing folders above `dst` are made. Returns the folders made (outermost first). `renamed`
     is called once the rename took effect (before the folders are synced): an error before it
-    means nothing was renamed. `under` is entered around the rename alone, as in `unlink`.
+    means nothing was renamed. `under` is entered around the look at the source, the making of
+    `dst`'s folders and the rename (not the fsyncs after), as in `unlink`.
 
     `replace=False`: FileExistsError when something is at `dst`, checked by the rename itself
     (`renameat2` with `RENAME_NOREPLACE`) where the system has it: a file another program
@@ -265,23 +267,26 @@ def rename(
 
     On a case-blind disk (macOS, Windows) `Meeting Notes.md` reaches `meeting notes.md` itself:
     a rename in letter case only (`same_entry`) goes through a temporary name (`_via_temp`)."""
-    with parent_of(root, src) as (src_dir, src_name):
-        if (before := lstat_in(src_dir, src_name)) is None:
-            raise FileNotFoundError(errno.ENOENT, "no such file or folder", src)
-        with parent_of(root, dst, create=create, new_name=new_name) as (dst_dir, dst_name):
-            with under if under is not None else nullcontext():
-                if src_name != dst_name and same_entry(before, lstat_in(dst_dir, dst_name), src_name, dst_name):
-                    _via_temp(root, src_dir, src_name, dst_dir, dst_name, src, dst)
-                elif replace:
-                    os.rename(src_name, dst_name, src_dir_fd=src_dir.fd, dst_dir_fd=dst_dir.fd)
-                else:
-                    _rename_noreplace(src_dir, src_name, dst_dir, dst_name, dst)
-                if renamed is not None:
-                    renamed()
-            os.fsync(dst_dir.fd)
-            if src_dir.rel != dst_dir.rel:
-                os.fsync(src_dir.fd)
-            return dst_dir.created
+    with ExitStack() as opened:
+        # `under` first: the source's absence (or its folder's) and a refused compare then pass
+        # through it, and a refused rename makes none of the destination's folders
+        with under if under is not None else nullcontext():
+            src_dir, src_name = opened.enter_context(parent_of(root, src))
+            if (before := lstat_in(src_dir, src_name)) is None:
+                raise FileNotFoundError(errno.ENOENT, "no such file or folder", src)
+            dst_dir, dst_name = opened.enter_context(parent_of(root, dst, create=create, new_name=new_name))
+            if src_name != dst_name and same_entry(before, lstat_in(dst_dir, dst_name), src_name, dst_name):
+                _via_temp(root, src_dir, src_name, dst_dir, dst_name, src, dst)
+            elif replace:
+                os.rename(src_name, dst_name, src_dir_fd=src_dir.fd, dst_dir_fd=dst_dir.fd)
+            else:
+                _rename_noreplace(src_dir, src_name, dst_dir, dst_name, dst)
+            if renamed is not None:
+                renamed()
+        os.fsync(dst_dir.fd)
+        if src_dir.rel != dst_dir.rel:
+            os.fsync(src_dir.fd)
+        return dst_dir.created
 
 
 def same_entry(a: os.stat_result | None, b: os.stat_result | None, a_name: str, b_name: str) -> bool:

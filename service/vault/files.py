@@ -325,20 +325,20 @@ class VaultFiles:
         return dest
 
     def _delete_sync(self, vp: VaultPath, trash: Path | None, etag: str | None = None) -> None:
-        """Journal, then unlink `vp` (`trash` None) or move it to `trash`, if still `etag`: the compare and
-        the unlink or move under the note's cross-process lock (`notelocks`), the folders' fsyncs after
-        it; refused there (or the file gone), the records are withdrawn: undo never sees it as done."""
+        """Journal, then unlink `vp` (`trash` None) or move it to `trash` if still `etag`, under the note's lock
+        (`notelocks`; fsyncs after); refused there or gone: its records (trash folders too) are withdrawn."""
         root = self.paths.root
         src = self._parent_real(vp)
-        trash_rel = trash.relative_to(root).as_posix() if trash is not None else None
+        to = None if trash is None else VaultPath(rel=trash.relative_to(root).as_posix(), abs=trash)
+        made = [f.relative_to(root).as_posix() for f in self.missing_folders(to)] if to and journal.recording() else []
         if journal.recording():
             prior = self._prior(vp, src)
             journal.record_file(root, src, None, prior)
-            if trash is not None and trash_rel is not None:
-                self._journal(VaultPath(rel=trash_rel, abs=trash), trash_rel, trash, etag_of(prior or b""))
+            if to is not None:
+                self._journal(to, to.rel, to.abs, etag_of(prior or b""))
         held = notelocks.held(root, src, check=None if etag is None else partial(self.check_etag, vp, etag))
-        under = journal.withdrawn_if_refused([src, *([trash_rel] if trash_rel else [])], held)
-        dirfd.unlink(root, src, under=under) if trash_rel is None else dirfd.rename(root, src, trash_rel, under=under)
+        under = journal.withdrawn_if_refused([src, *made, *([to.rel] if to else [])], held)
+        dirfd.unlink(root, src, under=under) if to is None else dirfd.rename(root, src, to.rel, under=under)
 
     def _prior(self, vp: VaultPath, real: str) -> bytes | None:
         """The bytes at `vp` before a delete or move (the link's target's when `vp` is a link)."""

@@ -90,7 +90,8 @@ def record_move(rel: str, dst: str) -> None:
 def withdrawn_if_refused(
     rels: list[str], within: contextlib.AbstractContextManager[object] | None = None
 ) -> Iterator[Callable[[], None]]:
-    """Around a rename recorded just before (`rels`: the real paths of its `file`/`move` records);
+    """Around a rename recorded just before (`rels`: the real paths of its `file`/`move` records,
+    and of the `folder` records of the folders it makes);
     yields the callback `dirfd.rename` calls once the rename took effect (`renamed`), inside
     `within` (a delete's note lock and last compare, refused there too: `VaultFiles._delete_sync`;
     an unlink or rename that ends without an error inside it took effect). A rename
