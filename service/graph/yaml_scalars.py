@@ -47,6 +47,7 @@ def styles(lines: list[str], body_line: int, wanted: Iterable[tuple[int, int]]) 
                 continue
             block_indent = -1
         prev = " "  # the character before, as YAML sees it at a line start
+        before = _Before(line)
         i = 0
         while i < len(line):
             ch = line[i]
@@ -71,7 +72,7 @@ def styles(lines: list[str], body_line: int, wanted: Iterable[tuple[int, int]]) 
             elif ch == "#" and prev in " \t":
                 out.update({(no, c): LITERAL for c in cols if c > i})
                 break
-            elif ch in "'\"" and prev in " \t[{," and _opens(line, i):
+            elif ch in "'\"" and prev in " \t[{," and before.opens(i):
                 state = SINGLE if ch == "'" else DOUBLE
             prev = ch
             i += 1
@@ -80,13 +81,35 @@ def styles(lines: list[str], body_line: int, wanted: Iterable[tuple[int, int]]) 
     return out
 
 
-_PROPS = re.compile(r"(?:(?<=\s)|^)(?:[!&][^\s]*\s+)+$")
+class _Before:
+    """Whether a quote at a column starts a scalar: at a line start, after `key: `, `- `, `?`, or
+    in a flow list (`[`, `{`, `,`), node properties between skipped (`k: !!str '...'`, `- &a '...'`).
+    What precedes the column is kept while the line is walked forward (columns asked in order):
+    the last character of the last whitespace-separated word not starting with `!` or `&`, so a
+    line of many quotes costs one pass, not a look at its whole start for each quote."""
 
+    __slots__ = ("first", "last", "line", "pos", "word_end")
 
-def _opens(line: str, at: int) -> bool:
-    """Whether a quote at `at` starts a scalar: at a line start, after `key: `, `- `, or in a flow list."""
-    before = _PROPS.sub("", line[:at]).rstrip()  # `k: !!str '...'`, `- &a '...'`
-    return before == "" or before.endswith((":", "-", "[", "{", ",", "?"))
+    def __init__(self, line: str) -> None:
+        self.line = line
+        self.pos = 0
+        self.last = ""  # the last character of the last completed word that is no property
+        self.first = ""  # the first character of the word being read ('' between words)
+        self.word_end = ""  # its last character so far
+
+    def opens(self, at: int) -> bool:
+        for ch in self.line[self.pos : at]:
+            if ch.isspace():
+                if self.first and self.first not in "!&":
+                    self.last = self.word_end
+                self.first = ""
+            else:
+                if not self.first:
+                    self.first = ch
+                self.word_end = ch
+        self.pos = max(self.pos, at)
+        end = self.word_end if self.first else self.last  # no whitespace before `at`: its last character
+        return end == "" or end in ":-[{,?"
 
 
 def decode(raw: str, style: str) -> str:
