@@ -35,7 +35,7 @@ from service.errors import AlreadyExists, NoteNotFound, PathInvalid
 from service.graph.bookmark_paths import SettingsEdit, bookmarks_edit
 from service.graph.canvas_paths import is_canvas, rewrite_canvas
 from service.graph.linkpath import PathSet
-from service.graph.property_links import property_sources
+from service.graph.property_sources import property_sources
 from service.graph.queries import GraphQueries
 from service.graph.rewrite import LineChange, link_names, rewrite_note
 from service.graph.workspace_paths import workspace_edits, write_lenient
@@ -178,7 +178,7 @@ async def plan_move(
     check_targets(vault, moves, before, folder=folder is not None)
     names = link_names((*moves, *moves.values()))
     candidates = set(await queries.sources_of_names(vault.id, sorted(names)))
-    candidates.update(await property_sources(queries.db, vault.id, names))  # `up: "[[Hub]]"`: not in `links`
+    candidates.update(await property_sources(queries.db, vault.id, names))  # `up: "[[Hub]]"`, read from the values
     candidates.update(await queries.longer_than(vault.id, configured().max_indexed_note_chars))  # past the index cap
     look_for = names if len(names) <= NAMES_PER_LINE else None  # a folder's many names: every line
     candidates.update(e.source for e in await queries.backlinks(vault.id, sorted(moves)))

@@ -18,7 +18,7 @@ from service.errors import NotANote, NoteNotFound, PathInvalid
 from service.graph.canvas_paths import is_canvas, rewrite_canvas
 from service.graph.linkpath import PathSet, base_name, strip_md
 from service.graph.moves import FileEdit, MovePlan, Page, apply_plan, move_lock, scan, vault_files
-from service.graph.property_links import property_sources
+from service.graph.property_sources import property_sources
 from service.graph.queries import GraphQueries
 from service.graph.rewrite import link_names, rewrite_note
 from service.obs.sessions import caller_hash

@@ -1,10 +1,13 @@
-"""Links written in frontmatter properties (`up: "[[Hub]]"`, `related: ["[[Hub|h]]"]`): the notes
-that hold one naming a file, so a move or `rewrite_links` rewrites them as Obsidian (1.4+) does.
+"""The notes whose frontmatter property values hold a wikilink naming a file (`up: "[[Hub]]"`,
+`related: ["[[Hub|h]]"]`), read from the values themselves, so a move or `rewrite_links`
+rewrites them as Obsidian (1.4+) does.
 
-The index's `links` rows hold the body's links only; a property's value is kept in
-`note_properties` (list items one row each; a nested value as its JSON). `property_sources`
-reads the values that hold `[[` and keeps the notes where one of them names a wanted file name
-(folded as `link_names` folds it). `rewrite_note` then rewrites the frontmatter line itself, the
+The index's `links` rows hold these links too since property links are indexed
+(`service.markdown.property_links` reads them at parse time, `links.property` names the key), so
+the links query of a move finds the same notes; this second way reads `note_properties` (list
+items one row each; a nested value as its JSON): it keeps the notes where a value holding `[[`
+names a wanted file name (folded as `link_names` folds it), whatever the link rows hold (a note
+whose link rows the row cap cut). `rewrite_note` then rewrites the frontmatter line itself, the
 YAML around the target text kept byte for byte.
 """
 
