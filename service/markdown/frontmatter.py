@@ -185,6 +185,13 @@ def _load(raw: str, limits: YamlLimits) -> tuple[Any, str | None]:
         loader.dispose()
 
 
+def write_refusal(front: Frontmatter) -> str | None:
+    """Why a writer that renders the note from what it read refuses it (None: it does not): the
+    block does not parse, or names a key twice. The one test for the memory's writes and for the
+    jobs that propose them (`service.memory.model.Entity.fm_error`)."""
+    return front.error or (duplicate_key(front.raw) if front.raw else None)
+
+
 def duplicate_key(raw: str) -> str | None:
     """Why the block names a key twice in one mapping (None: it does not, or is not YAML the
     library reads). Reading lets the later one win; a rewrite from what was read would drop the

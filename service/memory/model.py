@@ -48,7 +48,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from service.markdown.frontmatter import split
+from service.markdown.frontmatter import split, write_refusal
 from service.vault.paths import shows_nothing, with_md
 
 OBS_HEADING = "## Observations"
@@ -116,7 +116,7 @@ class Entity:
     # a memory property read in another type (`entityType: {kind: person}`, `aliases: 5`): its value
     # as written and as the entity holds it; written back as written while the entity's is unchanged
     given: dict[str, tuple[Any, Any]] = field(default_factory=dict)
-    fm_error: str | None = None  # the frontmatter's error: the note's writes are refused (`invalid_frontmatter`)
+    fm_error: str | None = None  # why its writes are refused (`frontmatter.write_refusal`): `invalid_frontmatter`
 
 
 _DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"
@@ -328,7 +328,7 @@ def parse(text: str, stem: str = "") -> Entity:
         entity.obs_layout.pop()  # the blank line before the next section is the renderer's
     entity.preamble = "\n".join(pre).strip("\n")
     entity.tail = "\n".join(tail).strip("\n")
-    entity.fm_error = fm.error
+    entity.fm_error = write_refusal(fm)
     if not entity.name and fm.error is not None and stem:
         entity.name = name_of_file(stem)
     return entity

@@ -20,7 +20,7 @@ from functools import partial
 from pathlib import Path
 
 from service.errors import AlreadyExists, Conflict, NoteNotFound, ValidationFailed
-from service.markdown.frontmatter import duplicate_key, split
+from service.markdown.frontmatter import split
 from service.markdown.yaml_edit import invalid_frontmatter
 from service.memory.model import OBS_HEADING, REL_HEADING, Entity, file_name, inbox_key, linked_stem, parse, render
 from service.plans.effects import MemoryNotes
@@ -361,10 +361,8 @@ class EntityStore:
         """The entity as its note holds it now, for a write (`require`); a frontmatter that does
         not parse is refused: rendered from what parsed, its properties (or one of two) would be lost."""
         current = self.require(name, "write")
-        front = split(current.text)
-        error = front.error or (duplicate_key(front.raw) if front.raw else None)
-        if error is not None:
-            raise invalid_frontmatter(vp.rel, error)
+        if current.entity.fm_error is not None:  # `frontmatter.write_refusal`, decided by `parse`
+            raise invalid_frontmatter(vp.rel, current.entity.fm_error)
         return current
 
     # -- several entities, all or nothing (`service.vault.commit`) ---------------------------------
