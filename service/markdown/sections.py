@@ -16,7 +16,7 @@ from typing import Literal
 
 from service.errors import ValidationFailed
 from service.markdown import frontmatter as fm
-from service.markdown.parse import parse_note
+from service.markdown.parse import outline
 
 Position = Literal["before", "after", "prepend", "append", "replace"]
 MAX_SHOWN = 20  # headings named in a not_found message
@@ -40,8 +40,8 @@ def find_heading(text: str, path: list[str]) -> Span:
     """The section named by a heading path, outermost first (e.g. ["Plan", "Goals"])."""
     if not path:
         raise ValidationFailed("heading path is empty", details={"field": "heading", "reason": "empty"})
-    headings = parse_note("", text).headings
-    total = len(text.split("\n"))
+    headings = outline(text, blocks=False)[0]
+    total = text.count("\n") + 1
     spans: list[Span] = []
     window_start, window_end, min_level = 0, total, 0
     for depth, wanted in enumerate(path):
@@ -91,7 +91,7 @@ def find_heading(text: str, path: list[str]) -> Span:
 def find_block(text: str, block_id: str) -> Span:
     """The paragraph (or list item) carrying `^block_id`; start..end covers its lines."""
     block_id = block_id.lstrip("^")
-    blocks = parse_note("", text).block_ids
+    blocks = outline(text)[1]
     if block_id not in blocks:
         raise ValidationFailed(
             f"block ^{block_id} not found", details={"field": "block", "reason": "not_found", "block": block_id}
