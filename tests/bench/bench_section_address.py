@@ -22,8 +22,8 @@ import json, statistics, sys, time, tracemalloc
 sys.path.insert(0, {code!r})
 from service.markdown import sections
 n = {lines}
-text = "# Top\\n" + "".join(f"- [ ] task {{i}} with #tag{{i % 50}} and [[Link{{i % 300}}]] words ^b{{i}}\\n" for i in range(n))
-text += "## End\\nlast\\n"
+line = "- [ ] task {{i}} with #tag{{j}} and [[Link{{k}}]] words ^b{{i}}\\n"
+text = "# Top\\n" + "".join(line.format(i=i, j=i % 50, k=i % 300) for i in range(n)) + "## End\\nlast\\n"
 
 def median(call):
     times = []
