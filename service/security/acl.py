@@ -249,23 +249,26 @@ def check_path(guard: PathGuard, principal: Principal, vault: Vault, vp: VaultPa
     if op != "read" and os.path.isfile(vp.abs):
         for rel in dict.fromkeys((vp.rel, vp.real_rel or vp.rel)):
             if not guard.allows(principal, vault, rel, "read"):
-                raise AclDenied(
-                    f"{op} access to {vp.rel!r} is denied: changing an existing note needs read access",
-                    details={"path": vp.rel, "op": op, "rule": DROP_BOX_RULE},
-                )
+                raise drop_box_denial(vp.rel, op)
 
 
 def hidden_twin(exc: CaseTwin, root: str, can_read: Callable[[str], bool]) -> AclDenied | None:
     """The refusal a case twin of a file or folder the caller may not read answers instead of
     `exc` (None: the caller may read it, or it is a name of the caller's own batch, not on disk):
     in a write-only drop box `already_exists` would spell the hidden note's true name, so a
-    caller could probe names in any case and read them back. It names the caller's path only, as
-    the exact name's refusal does (`check_path`: changing an existing note needs read access)."""
+    caller could probe names in any case and read them back. It is the exact name's refusal
+    (`drop_box_denial`), message included: which spelling is taken is not told either."""
     found, named = str(exc.details.get("path", "")), str(exc.details.get("new_path", ""))
     if not found or not named or can_read(found) or not os.path.lexists(os.path.join(root, found)):
         return None
+    return drop_box_denial(named, "write")
+
+
+def drop_box_denial(rel: str, op: str) -> AclDenied:
+    """A drop box's refusal to change what is at `rel` (the exact name, or a case twin of it or of a
+    folder above it): one answer for both, naming the caller's path only."""
     return AclDenied(
-        f"write access to {named!r} is denied: an existing name that differs from it only in letter case "
-        "is not readable",
-        details={"path": named, "op": "write", "rule": DROP_BOX_RULE},
+        f"{op} access to {rel!r} is denied: a note or folder on that path (in any letter case) is not "
+        "readable by this caller, and changing it needs read access",
+        details={"path": rel, "op": op, "rule": DROP_BOX_RULE},
     )

@@ -3,7 +3,8 @@
 'Inbox/Alice Salary Review.md' (message and details.path), so a caller could probe names in any
 letter case and read back their true spelling, where the exact name answers acl_denied with the
 rule only. Now every creating tool answers the drop box's acl_denied naming the caller's own path;
-a twin the caller may read is still named, as before."""
+a twin the caller may read is still named, as before. The twin's answer is the exact name's, message
+included (review R1 s64 F2: the messages differed, so trying a few spellings told the true one)."""
 
 from __future__ import annotations
 
@@ -68,6 +69,22 @@ async def test_a_twin_of_a_note_the_caller_may_not_read_is_not_spelled(
         assert vg.snapshot() == before
 
 
+def _but_path(error: dict[str, Any], path: str) -> str:
+    """The answer with the caller's own path taken out (what remains must not depend on the spelling)."""
+    return json.dumps(error, sort_keys=True).replace(path, "<path>")
+
+
+@pytest.mark.parametrize("spelling", ["alice salary review", "ALICE SALARY REVIEW", "Alice salary review"])
+async def test_the_twin_s_refusal_is_the_exact_name_s_message_included(
+    make_vault: Callable[..., Path], spelling: str
+) -> None:
+    root = make_vault(VAULT)
+    async with started(root, acl=DROP_BOX) as vg:
+        exact = await vg.err("create_note", "acl_denied", path=f"Inbox/{SECRET}", content="x")
+        twin = await vg.err("create_note", "acl_denied", path=f"Inbox/{spelling}", content="x")
+    assert _but_path(twin, f"Inbox/{spelling}.md") == _but_path(exact, f"Inbox/{SECRET}.md"), (exact, twin)
+
+
 async def test_a_twin_the_caller_may_read_is_still_named(make_vault: Callable[..., Path]) -> None:
     root = make_vault(VAULT)
     async with started(root, acl=DROP_BOX) as vg:
@@ -88,4 +105,9 @@ async def test_the_drop_box_twin_refusal_over_http(make_vault: Callable[..., Pat
         error = result.structured_content["error"]
         assert error["code"] == "acl_denied" and error["details"]["rule"] == DROP_BOX_RULE, error
         assert SECRET not in json.dumps(result.structured_content) and SECRET not in str(result.content)
+        exact = await client.call_tool("create_note", {"path": f"Inbox/{SECRET}", "content": "x"})
+        assert exact.is_error and exact.structured_content is not None
+        assert _but_path(error, "Inbox/alice salary review.md") == _but_path(
+            exact.structured_content["error"], f"Inbox/{SECRET}.md"
+        ), (error, exact.structured_content)  # one answer: the spelling taken is not told
         assert sorted(p.name for p in (root / "Inbox").iterdir() if p.is_file()) == [f"{SECRET}.md"]
