@@ -63,7 +63,8 @@ def decode_start(f: BinaryIO, size: int) -> str:
     the whole note, which decides the encoding from all of it: a start of ASCII reads the same in
     every encoding it chooses; one that is not is UTF-8 only when the rest is too (checked a chunk
     at a time, nothing kept: one Latin-1 byte past the start makes the whole note cp1252),
-    otherwise the whole note is decoded. A start cut inside a UTF-8 character drops it."""
+    otherwise the whole note is read to decide, and the start read as it is. A start cut inside a
+    character drops it."""
     data = f.read(size)
     if len(data) < size or data.isascii():
         return decode_note(data).text
@@ -75,8 +76,15 @@ def decode_start(f: BinaryIO, size: int) -> str:
         utf8.decode(b"", final=True)
     except UnicodeDecodeError:
         f.seek(0)
-        return decode_note(f.read()).text
+        return _start_as(data, decode_note(f.read()).encoding)
     return start
+
+
+def _start_as(data: bytes, encoding: str) -> str:
+    """A note's first bytes read as `decode_note` read the whole note (`encoding`, its answer)."""
+    mark = next((len(bom) for bom, named in _BOMS if named == encoding and data.startswith(bom)), 0)
+    codec = UTF8 if encoding == "utf-8-replaced" else encoding
+    return codecs.getincrementaldecoder(codec)(errors="replace").decode(data[mark:])  # a cut character held back
 
 
 def printable_name(name: str) -> str:
