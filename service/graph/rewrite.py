@@ -143,8 +143,19 @@ def find_links(text: str, names: frozenset[str] | None = None) -> list[FoundLink
             found.extend(_mdlinks(no, masked))
     found.sort(key=lambda f: (f.line, f.start))
     if found and found[0].line < body_line:  # a property link: read its target as YAML does
-        at = ys.styles(lines, body_line, [(f.line, f.start) for f in found if f.line < body_line])
-        found = [_styled(f, at.get((f.line, f.start), ys.LITERAL)) if f.line < body_line else f for f in found]
+        opener = {(f.line, f.start): lines[f.line].rfind("[[", 0, f.start) for f in found if f.line < body_line}
+        at = ys.styles(lines, body_line, [*opener, *((no, col) for (no, _), col in opener.items())])
+        # `up: [[Hub]]` unquoted is YAML's nested list [["Hub"]], no link (as the index and Obsidian
+        # read it): left as written, like any other list value. `styles` says where a value starts
+        # with `[`; YAML's scanner confirms it (a line continuing a plain scalar starts no value).
+        lists = {(no, col) for (no, _), col in opener.items() if at.get((no, col)) == ys.FLOW}
+        if lists:
+            lists &= ys.flow_lists(lines, body_line)
+        found = [
+            f if f.line >= body_line else _styled(f, at.get((f.line, f.start), ys.LITERAL))
+            for f in found
+            if f.line >= body_line or (f.line, opener[(f.line, f.start)]) not in lists
+        ]
     return found
 
 

@@ -18,6 +18,7 @@ from collections.abc import Iterable
 import yaml
 
 SINGLE, DOUBLE, PLAIN, LITERAL = "'", '"', "plain", "literal"  # LITERAL: block scalar or comment
+FLOW = "flow"  # a `[` that opens a flow list (`up: [[Hub]]` is the list [["Hub"]], no text)
 
 _BLOCK_START = re.compile(r"(?:^|:\s|-\s)\s*[|>][0-9+-]*$")
 _ESCAPES = re.compile(r"\\(x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|.)")
@@ -31,7 +32,9 @@ def _indent(line: str) -> int:
 
 
 def styles(lines: list[str], body_line: int, wanted: Iterable[tuple[int, int]]) -> dict[tuple[int, int], str]:
-    """The scalar style at each (0-based line, column) of `wanted` inside the frontmatter."""
+    """The scalar style at each (0-based line, column) of `wanted` inside the frontmatter; FLOW
+    at a wanted `[` of plain YAML where a value starts (after `key: `, `- `, `[`, `{`, `,`, or at
+    a line start): YAML reads a list there, not the characters of a string."""
     want: dict[int, set[int]] = {}
     for no, col in wanted:
         want.setdefault(no, set()).add(col)
@@ -52,7 +55,8 @@ def styles(lines: list[str], body_line: int, wanted: Iterable[tuple[int, int]]) 
         while i < len(line):
             ch = line[i]
             if i in cols:
-                out[(no, i)] = state
+                opens = state == PLAIN and ch == "[" and prev in " \t[{," and before.opens(i)
+                out[(no, i)] = FLOW if opens else state
             if state == SINGLE:
                 if ch == "'":
                     if line.startswith("''", i):
@@ -79,6 +83,24 @@ def styles(lines: list[str], body_line: int, wanted: Iterable[tuple[int, int]]) 
         if state == PLAIN and _BLOCK_START.search(line.split(" #", 1)[0].rstrip()):
             block_indent = _indent(line)
     return out
+
+
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def flow_lists(lines: list[str], body_line: int) -> set[tuple[int, int]]:
+    """(0-based line, column) of every `[` YAML's scanner reads as a flow list's start in the
+    frontmatter (as far as it scans: a broken block keeps what came before the error). Confirms a
+    FLOW of `styles`, which cannot see that a line continues a multi-line plain scalar."""
+    text = "\n".join(line.rstrip("\r") for line in lines[1 : max(body_line - 1, 1)])
+    found: set[tuple[int, int]] = set()
+    try:
+        for token in yaml.scan(text, Loader=_LOADER):
+            if isinstance(token, yaml.FlowSequenceStartToken):
+                found.add((token.start_mark.line + 1, token.start_mark.column))
+    except yaml.YAMLError:
+        pass
+    return found
 
 
 class _Before:

@@ -88,18 +88,16 @@ async def test_rewrite_links_to_a_name_with_a_quote(make_vault: Callable[..., Pa
         assert await _properties(vg) == _props("Ann's")
 
 
-async def test_a_rename_that_would_break_a_property_is_refused_whole(make_vault: Callable[..., Path]) -> None:
-    # `up: [[Hub]]` (unquoted) is a YAML list of lists: the ',' of the new name would add an item
+async def test_a_name_with_a_comma_leaves_an_unquoted_list_value_alone(make_vault: Callable[..., Path]) -> None:
+    # `up: [[Hub]]` (unquoted) is a YAML list of lists, no link: the ',' of the new name would have
+    # added an item, and the whole rename was refused; it is now left as written (R2 s64 F3). The
+    # refusal of a rewrite that would change a property is checked in tests/unit/graph.
     vault = {**VAULT, "F.md": "---\nup: [[Hub]]\n---\nbody [[Hub]]\n"}
     root = make_vault(vault)
     async with started(root) as vg:
         await vg.indexed()
-        for dry_run in (True, False):
-            out = await vg.call("rename_note", path="Hub", new_path="Hub, two", dry_run=dry_run)
-            assert out.is_error and out.structured is not None, out
-            error = out.structured["error"]
-            assert error["code"] == "validation_error" and error["details"]["path"] == "F.md", error
-        assert {p: vg.read(p) for p in vault} == vault and not (root / "Hub, two.md").exists()
+        await vg.ok("rename_note", path="Hub", new_path="Hub, two", dry_run=False)
+        assert vg.read("F.md") == "---\nup: [[Hub]]\n---\nbody [[Hub, two]]\n"
 
 
 async def test_over_http_the_rename_keeps_a_single_quoted_property(make_vault: Callable[..., Path]) -> None:
@@ -114,3 +112,38 @@ async def test_over_http_the_rename_keeps_a_single_quoted_property(make_vault: C
         assert not note.is_error and note.structured_content is not None
         assert note.structured_content["frontmatter_error"] is None
         assert note.structured_content["properties"] == {"parent": "[[Hub's plan]]", "title": "it's S"}
+
+
+UNQUOTED = {"Hub.md": "# Hub\n", "P.md": '---\nup: [[Hub]]\nrel: "[[Hub]]"\n---\nbody [[Hub]]\n'}
+
+
+async def _backlinks(call: Any) -> list[tuple[str, int, str | None]]:
+    out = await call("get_backlinks", path="Hub")
+    return [(i["path"], i["line"], i.get("property")) for i in out["items"]]
+
+
+async def test_an_unquoted_list_value_is_no_link_and_the_rename_goes_through(make_vault: Callable[..., Path]) -> None:
+    """`up: [[Hub]]` unquoted is YAML's list [["Hub"]]: get_backlinks lists no link there, and
+    rename_note refused the whole move over it (review R2 s64 F3). It is left as written; the
+    body link and the quoted property link follow the rename."""
+    root = make_vault(UNQUOTED)
+    async with started(root) as vg:
+        await vg.indexed()
+        assert await _backlinks(vg.ok) == [("P.md", 3, "rel"), ("P.md", 5, None)]
+        preview = await vg.ok("rename_note", path="Hub", new_path="Hub2", dry_run=True)
+        assert [c["line"] for i in preview["items"] for c in i["changes"]] == [3, 5]
+        done = await vg.ok("rename_note", path="Hub", new_path="Hub2", dry_run=False)
+        assert done["files_changed"] == 1
+        assert vg.read("P.md") == '---\nup: [[Hub]]\nrel: "[[Hub2]]"\n---\nbody [[Hub2]]\n'
+        await vg.settled()
+        note = await vg.ok("read_note", path="P")
+        assert note["properties"] == {"up": [["Hub"]], "rel": "[[Hub2]]"}
+
+
+async def test_over_http_the_rename_leaves_an_unquoted_list_value(make_vault: Callable[..., Path]) -> None:
+    root = make_vault(UNQUOTED)
+    async with e2e(root) as (url, vg), Client(url) as client:
+        await vg.indexed()
+        done = await client.call_tool("rename_note", {"path": "Hub", "new_path": "Hub2", "dry_run": False})
+        assert not done.is_error, done.structured_content
+        assert (root / "P.md").read_text() == '---\nup: [[Hub]]\nrel: "[[Hub2]]"\n---\nbody [[Hub2]]\n'

@@ -71,12 +71,26 @@ def test_block_scalars_and_comments_take_the_name_as_is() -> None:
 
 
 def test_a_rewrite_that_would_change_a_property_is_refused() -> None:
-    # `up: [[Hub]]` is a YAML flow list of lists: a ',' in the new name adds an item
+    # a plain scalar continued on the next line: ' #' in the new name would start a comment there
     with pytest.raises(ValidationFailed) as exc:
-        _rename("---\nup: [[Hub]]\n---\n", "Hub, two.md")
+        _rename("---\nk: see\n  [[Hub]] now\n---\n", "Hub #two.md")
     assert exc.value.details == {"path": "S.md", "reason": "frontmatter_rewrite"}
     # frontmatter that did not parse before is not what the rewrite broke: rewritten as before
-    assert _rename("---\nup: [[Hub]]\n: :\n---\n", "Hub, two.md") == "---\nup: [[Hub, two]]\n: :\n---\n"
+    assert _rename("---\nup: '[[Hub]]'\n: :\n---\n", "Hub, two.md") == "---\nup: '[[Hub, two]]'\n: :\n---\n"
+
+
+def test_an_unquoted_link_where_a_value_starts_is_a_list_and_kept() -> None:
+    """`up: [[Hub]]` is YAML's nested list [["Hub"]], no link (review R2 s64 F3: the rename
+    rewrote it, the value changed, and the whole move was refused): left as written, as the
+    index and Obsidian read it; string values holding a link, and the body, are rewritten."""
+    text = (
+        "---\nup: [[Hub]]\nq: \"[[Hub]]\"\nl:\n  - [[Hub]]\n  - x [[Hub]]\nf: ['[[Hub]]', [[Hub]]]\n"
+        "k: see\n  [[Hub]] now\nbroken: [[Hub|h]], x\n---\nbody [[Hub]]\n"
+    )
+    assert _rename(text, "Hub, two.md") == (
+        "---\nup: [[Hub]]\nq: \"[[Hub, two]]\"\nl:\n  - [[Hub]]\n  - x [[Hub, two]]\nf: ['[[Hub, two]]', [[Hub]]]\n"
+        "k: see\n  [[Hub, two]] now\nbroken: [[Hub|h]], x\n---\nbody [[Hub, two]]\n"
+    )
 
 
 def test_a_tagged_or_anchored_quoted_value_is_quoted() -> None:
