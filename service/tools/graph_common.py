@@ -72,14 +72,34 @@ def target_note(path: str | None, title: str | None, raw: str, source: str) -> t
     return shown.lstrip("/"), strip_md(base_name(shown))
 
 
+LINE_WINDOW = 120  # characters kept either side of a link in a longer linking line
+LINE_TEXT_DESCRIPTION = (
+    f"That line's text (a long line: up to {LINE_WINDOW} characters either side of the link, '…' where cut)."
+)
+
+
+def around(line: str, target: str) -> str:
+    """`line`, or of a line longer than the link plus a window either side, the part around the
+    link to `target` (its first `[[target`, else `target`, else the line's start), '…' where cut:
+    a one-line list of 20,000 property links would otherwise repeat the whole line in every item."""
+    if len(line) <= 2 * LINE_WINDOW + len(target) + 4:
+        return line
+    at = line.find("[[" + target) if target else -1
+    if at < 0:
+        at = max(line.find(target), 0) if target else 0
+    start, end = max(at - LINE_WINDOW, 0), min(at + len(target) + 4 + LINE_WINDOW, len(line))
+    return ("…" if start else "") + line[start:end] + ("…" if end < len(line) else "")
+
+
 class LineText:
-    """Text of line N of a note, read from disk once per note ('' when gone)."""
+    """Text of line N of a note, read from disk once per note ('' when gone); with `target`, a
+    long line is cut to the window around that link (`around`)."""
 
     def __init__(self, ctx: ToolContext) -> None:
         self._ctx = ctx
         self._cache: dict[str, list[str]] = {}
 
-    def get(self, path: str, line: int) -> str:
+    def get(self, path: str, line: int, target: str | None = None) -> str:
         lines = self._cache.get(path)
         if lines is None:
             try:
@@ -88,7 +108,8 @@ class LineText:
             except Exception:  # noqa: BLE001 - a vanished or unreadable note just has no context
                 lines = []
             self._cache[path] = lines
-        return lines[line].rstrip("\r") if 0 <= line < len(lines) else ""
+        text = lines[line].rstrip("\r") if 0 <= line < len(lines) else ""
+        return text if target is None else around(text, target)
 
 
 class LineChangeItem(BaseModel):

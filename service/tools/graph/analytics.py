@@ -21,7 +21,7 @@ from service.graph.expand import Step
 from service.graph.queries import GraphQueries
 from service.tools.context import ToolContext
 from service.tools.graph.views import VIEWS, View, computed
-from service.tools.graph_common import LineText, NoteItem, note_item
+from service.tools.graph_common import LINE_TEXT_DESCRIPTION, LineText, NoteItem, note_item
 from service.tools.models import NOTE_ADDRESS, Paging, ToolInput, ToolOutput, decode_cursor, page_of
 from service.tools.search_common import FOLDER_FIELD, FolderArg, Partial, drop_gone, missing, partial, scope
 from service.tools.spec import ToolSpec
@@ -179,7 +179,7 @@ class HopItem(BaseModel):
         description="'outlink': source links to target; 'backlink': target links to source."
     )
     line: int | None = Field(default=None, description="1-based line of the link in the linking note.")
-    text: str | None = Field(default=None, description="That line's text.")
+    text: str | None = Field(default=None, description=LINE_TEXT_DESCRIPTION)
 
 
 class PathBetweenOut(ToolOutput, Partial):
@@ -198,7 +198,7 @@ async def _hop(ctx: ToolContext, step: Step) -> HopItem:
     edge = next((e for e in edges if e.target_path == linked), None)
     line = text = None
     if edge is not None:
-        line, text = edge.line + 1, LineText(ctx).get(linking, edge.line)
+        line, text = edge.line + 1, LineText(ctx).get(linking, edge.line, edge.target_raw)
     return HopItem(source=step.source, target=step.target, direction=step.direction, line=line, text=text)
 
 

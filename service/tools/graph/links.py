@@ -25,7 +25,7 @@ from service.graph.linkpath import strip_md
 from service.graph.queries import Edge, GraphQueries, hide_target
 from service.security.visible import unrestricted
 from service.tools.context import ToolContext
-from service.tools.graph_common import LineText, NoteItem, note_item, target_note
+from service.tools.graph_common import LINE_TEXT_DESCRIPTION, LineText, NoteItem, note_item, target_note
 from service.tools.models import NOTE_ADDRESS, Paging, ToolInput, ToolOutput, decode_cursor, page_of
 from service.tools.search_common import drop_gone, forget_gone, missing
 from service.tools.spec import ToolSpec
@@ -43,7 +43,7 @@ class PathIn(ToolInput, Paging):
 
 class LinkItem(NoteItem):
     line: int = Field(description="1-based line of the link in the linking note.")
-    text: str = Field(description="That line's text.")
+    text: str = Field(description=LINE_TEXT_DESCRIPTION)
     target: str = Field(description="Link target as written.")
     subpath: str | None = Field(default=None, description="Heading or ^block the link points into.")
     alias: str | None = Field(default=None, description="Display text of the link.")
@@ -85,7 +85,7 @@ class OutlinksOut(ToolOutput):
 def _link_fields(edge: Edge, lines: LineText) -> dict[str, object]:
     return {
         "line": edge.line + 1,
-        "text": lines.get(edge.source, edge.line),
+        "text": lines.get(edge.source, edge.line, edge.target_raw),
         "target": edge.target_raw,
         "subpath": edge.subpath,
         "alias": edge.alias,
@@ -210,7 +210,7 @@ class BrokenItem(NoteItem):
     """`path` is the note holding the broken link."""
 
     line: int = Field(description="1-based line of the link.")
-    text: str = Field(description="That line's text.")
+    text: str = Field(description=LINE_TEXT_DESCRIPTION)
     target: str = Field(description="The unresolved target as written.")
     kind: str = Field(description="'wikilink' or 'markdown'.")
     embed: bool = Field(description="True for an embed.")
@@ -251,7 +251,7 @@ async def find_broken_links(ctx: ToolContext, args: BrokenIn) -> BrokenOut:
         BrokenItem(
             **note_item(ctx, e.source, e.source_title),
             line=e.line + 1,
-            text=lines.get(e.source, e.line),
+            text=lines.get(e.source, e.line, e.target_raw),
             target=e.target_raw,
             kind=e.kind,
             embed=e.embed,
