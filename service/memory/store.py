@@ -12,21 +12,18 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
-import os
-import unicodedata
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
 from service.errors import AlreadyExists, Conflict, NoteNotFound, ValidationFailed
-from service.markdown.frontmatter import split
 from service.markdown.yaml_edit import invalid_frontmatter
-from service.memory.model import OBS_HEADING, REL_HEADING, Entity, file_name, inbox_key, linked_stem, parse, render
+from service.memory.lookup import note_named
+from service.memory.model import Entity, file_name, inbox_key, linked_stem, parse, render
 from service.plans.effects import MemoryNotes
 from service.settings import MemorySettings
 from service.vault.commit import Action, Undo
-from service.vault.decoding import decode_start
 from service.vault.files import VaultFiles
 from service.vault.keyed_locks import KeyedLocks
 from service.vault.offloop import size_of, sized
@@ -47,68 +44,6 @@ class _Waiting:
 
 
 _waiting: dict[tuple[str, str], list[_Waiting]] = {}  # note -> changes waiting for its lock
-
-
-_names: dict[str, tuple[int, int, str]] = {}  # note's absolute path -> (mtime_ns, size, entity name)
-NAME_READ = 64 * 1024  # the name is in the frontmatter, at the note's start
-
-
-def note_named(folder: Path, name: str, skip: Callable[[str], bool]) -> str | None:
-    """The file name of the note directly in `folder` whose entity name (its `name` property) is
-    `name`, for a note whose file name is not that name's: a person renamed the entity in its
-    frontmatter, or renamed its file in Obsidian. Each note is read once per change (size and
-    mtime), so a miss costs one directory listing. `skip(file name)`: the capture inbox. File
-    names are given (to `skip` too) and returned in NFC, whatever form the disk spells them in
-    (an NFD name from macOS: `service.vault.spelling`)."""
-    found: str | None = None
-    seen: set[str] = set()
-    try:
-        entries = list(os.scandir(folder))
-    except OSError:
-        return None
-    for entry in entries:
-        nfc = entry.name if entry.name.isascii() else unicodedata.normalize("NFC", entry.name)
-        if not nfc.endswith(".md") or nfc.startswith(".") or skip(nfc):
-            continue
-        try:
-            if not entry.is_file():
-                continue
-            st = entry.stat()
-        except OSError:
-            continue
-        seen.add(entry.path)
-        known = _names.get(entry.path)
-        if known is None or known[:2] != (st.st_mtime_ns, st.st_size):
-            try:
-                head = _head(entry.path)
-            except OSError:
-                continue
-            known = (st.st_mtime_ns, st.st_size, parse(_named_part(head), nfc[:-3]).name.strip())  # `name`, `# title`
-            _names[entry.path] = known
-        if known[2] == name and found is None:
-            found = nfc
-    prefix = os.path.join(folder, "")
-    for gone in [p for p in _names if p.startswith(prefix) and p not in seen]:
-        del _names[gone]
-    return found
-
-
-def _head(path: str) -> str:
-    """The start of a note as the index and `VaultFiles.read` decode it, so `name: Zoé` is the
-    name the graph lists (`decoding.decode_start`: the encoding is decided from the whole note)."""
-    with open(path, "rb") as f:
-        return decode_start(f, NAME_READ)
-
-
-def _named_part(head: str) -> str:
-    """The part of a note's start its entity name is read from: up to its memory sections (the
-    `# title` is taken before them only), so a lookup never parses every observation of every note."""
-    start = max(split(head).body_start - 1, 0)  # in the body: a property's text may hold anything
-    for heading in (f"\n{OBS_HEADING}\n", f"\n{REL_HEADING}\n"):
-        at = head.find(heading, start)
-        if at >= 0:
-            head = head[: at + 1]
-    return head
 
 
 def _stem(rel: str) -> str:
@@ -190,6 +125,16 @@ class EntityStore:
                 hint="Pick another name for the entity; capture and process_captures work on the inbox.",
             )
         return vp
+
+    async def names_read(self) -> None:
+        """Read the entity names of the folder's notes changed since the last lookup in a worker
+        thread (a long note is read whole to decide its encoding), so the name lookups that follow
+        on the event loop (`path_of`) find them known and only list the folder."""
+        try:
+            folder = self._resolve(f"{self.folder}/{file_name('entity')}.md", "read").abs.parent
+        except Exception:  # noqa: BLE001 - the folder not readable: the lookups answer as before
+            return
+        await asyncio.to_thread(note_named, folder, "", lambda f: self._not_an_entity(f"{self.folder}/{f}"))
 
     def _not_an_entity(self, rel: str) -> bool:
         """The capture inbox, or a note the caller may not read."""

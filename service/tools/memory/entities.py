@@ -131,6 +131,7 @@ class CreateEntitiesOut(ToolOutput):
 
 async def create_entities(ctx: ToolContext, args: CreateEntitiesIn) -> CreateEntitiesOut:
     store = entity_store(ctx)
+    await store.names_read()  # each new name is looked up below: the notes read off the event loop
     planned: list[Entity] = []
     seen: set[str] = set()
     for i, item in enumerate(args.entities):  # every name checked before the first write
