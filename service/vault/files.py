@@ -311,20 +311,19 @@ class VaultFiles:
                 raise NoteNotFound(f"no note at {vp.rel!r}", details={"path": vp.rel})
             self.check_etag(vp, expected_etag)
             trash = None if permanent else self._trash_dest(vp)
-            await asyncio.to_thread(self._delete_sync, vp, trash, expected_etag)
-            trash_rel = trash.relative_to(self.paths.root).as_posix() if trash is not None else None
+            try:
+                trash_rel = await asyncio.to_thread(self._delete_sync, vp, trash, expected_etag)
+            except FileNotFoundError:  # another program deleted it after the look above: nothing was done
+                raise NoteNotFound(f"no note at {vp.rel!r}", details={"path": vp.rel}) from None
         await self.bus.publish([FileChange("deleted", vp.rel)])
         return trash_rel
 
     def _trash_dest(self, vp: VaultPath) -> Path:
         dest = self.paths.root / self.trash_folder / vp.rel
-        stem, suffix, n = dest.stem, dest.suffix, 1
-        while dest.exists():
-            dest = dest.with_name(f"{stem} {n}{suffix}")
-            n += 1
-        return dest
+        others = (dest.with_name(f"{dest.stem} {n}{dest.suffix}") for n in range(1, 1 << 62))
+        return dest if not dest.exists() else next(p for p in others if not p.exists())
 
-    def _delete_sync(self, vp: VaultPath, trash: Path | None, etag: str | None = None) -> None:
+    def _delete_sync(self, vp: VaultPath, trash: Path | None, etag: str | None = None) -> str | None:
         """Journal, then unlink `vp` (`trash` None) or move it to `trash` if still `etag`, under the note's lock
         (`notelocks`; fsyncs after); refused there or gone: its records (trash folders too) are withdrawn."""
         root = self.paths.root
@@ -339,6 +338,7 @@ class VaultFiles:
         held = notelocks.held(root, src, check=None if etag is None else partial(self.check_etag, vp, etag))
         under = journal.withdrawn_if_refused([src, *made, *([to.rel] if to else [])], held)
         dirfd.unlink(root, src, under=under) if to is None else dirfd.rename(root, src, to.rel, under=under)
+        return None if to is None else to.rel
 
     def _prior(self, vp: VaultPath, real: str) -> bytes | None:
         """The bytes at `vp` before a delete or move (the link's target's when `vp` is a link)."""

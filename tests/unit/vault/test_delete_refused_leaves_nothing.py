@@ -1,8 +1,9 @@
 """A delete to the trash that does not happen leaves nothing behind (review R1 s64 F4, F6): the
 note's lock, its last compare and the look at the note come before the trash's folders are made
 and the plan's records are kept. Before, the look came first, outside the lock: a note another
-program deleted meanwhile kept the plan's records (undo then made it again, with `.trash`), and a
-delete refused by its last compare left the empty `.trash/<folders>` it had made."""
+program deleted meanwhile kept the plan's records (undo then made it again, with `.trash`; the
+answer was io_error ENOENT, now note_not_found), and a delete refused by its last compare left the
+empty `.trash/<folders>` it had made."""
 
 from __future__ import annotations
 
@@ -41,6 +42,8 @@ async def test_a_plan_s_delete_of_a_note_another_program_deleted_is_not_undone_a
         ]
         run = await vg.call("execute_plan", plan={"goal": "tidy", "steps": steps})
         assert run.structured is not None and run.structured["status"] == "failed", run.structured
+        [error] = run.structured["steps"][1]["errors"]
+        assert error["code"] == "note_not_found", error  # nothing was done: not an io_error
         monkeypatch.setattr(dirfd, "rename", real_rename)
         undo = await vg.ok("undo_last_plan", dry_run=True)
         assert undo["restored"] == ["Home.md"], undo  # before: ["Home.md", ".trash", "B.md"]
@@ -68,3 +71,19 @@ async def test_a_delete_refused_by_its_last_compare_makes_no_trash_folder(
         etag = (await vg.ok("read_note", path="Deep/Sub/N"))["etag"]
         await vg.err("delete_note", "conflict", path="Deep/Sub/N", expected_etag=etag)
     assert _tree(root) == ["Deep", "Deep/Sub", "Deep/Sub/N.md", "Home.md"]  # before: .trash/Deep/Sub too
+
+
+async def test_a_delete_of_a_note_another_program_deleted_meanwhile_is_note_not_found(
+    make_vault: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = make_vault({"B.md": "b\n", "Home.md": "h\n"})
+    real_rename = dirfd.rename
+
+    def gone_first(r: Path, src: str, dst: str, **kw: Any) -> list[str]:
+        os.unlink(os.path.join(r, src))  # another program, after the delete looked
+        return real_rename(r, src, dst, **kw)
+
+    monkeypatch.setattr(dirfd, "rename", gone_first)
+    async with started(root) as vg:
+        await vg.err("delete_note", "note_not_found", path="B")  # before: io_error
+    assert _tree(root) == ["Home.md"]
