@@ -13,9 +13,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from mcp import Client
 
 from service.vault import dirfd
-from tests.conftest import started
+from tests.conftest import e2e, started
 
 
 def _tree(root: Path) -> list[str]:
@@ -87,3 +88,21 @@ async def test_a_delete_of_a_note_another_program_deleted_meanwhile_is_note_not_
     async with started(root) as vg:
         await vg.err("delete_note", "note_not_found", path="B")  # before: io_error
     assert _tree(root) == ["Home.md"]
+
+
+async def test_over_http_the_vanished_note_s_delete_is_note_not_found_and_makes_no_trash(
+    make_vault: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = make_vault({"Deep/B.md": "b\n", "Home.md": "h\n"})
+    real_rename = dirfd.rename
+
+    def gone_first(r: Path, src: str, dst: str, **kw: Any) -> list[str]:
+        os.unlink(os.path.join(r, src))  # another program, after the delete looked
+        return real_rename(r, src, dst, **kw)
+
+    monkeypatch.setattr(dirfd, "rename", gone_first)
+    async with e2e(root) as (url, _vg), Client(url) as client:
+        result = await client.call_tool("delete_note", {"path": "Deep/B"})
+    assert result.is_error and result.structured_content is not None
+    assert result.structured_content["error"]["code"] == "note_not_found", result.structured_content
+    assert _tree(root) == ["Deep", "Home.md"]  # no .trash/Deep made for a move that did not happen
