@@ -178,21 +178,31 @@ async def name_capped(ix: IndexerState) -> None:
     """Record as `capped` the notes the index holds cut (`caps.kept_text`) that this process did
     not read: a warm restart reads no unchanged note again, so the file warnings (index_status,
     the searches' `capped`) did not know them. The notes of more bytes than the limit's characters
-    (a superset) are read one by one in a worker thread; one is recorded only when its index row
-    is of the bytes read (its etag) and its text is past the limit; a note changed since is the
-    watcher's to index again."""
+    (a superset) are read one by one in a worker thread; one is recorded only when its text is past
+    the limit and its index row, looked up again under the apply lock (no index update between the
+    look and the record), is still of the bytes read (its etag): a note changed since is the
+    watcher's to index again. A note found within the limit (multibyte text) is remembered by its
+    etag and not read again while its row keeps it."""
     cap = max_chars()
     known = ix._issues.paths("capped")
     sql = "SELECT path, etag FROM notes WHERE vault_id = ? AND size > ?"
-    for path, etag in await ix.db.fetchall(sql, (ix.vault.id, cap)):
-        if path in known or is_canvas(path):
+    big = {str(path): str(etag) for path, etag in await ix.db.fetchall(sql, (ix.vault.id, cap))}
+    ix._read_whole = {p: v for p, v in ix._read_whole.items() if p in big}  # of notes still long
+    for path, etag in big.items():
+        if path in known or is_canvas(path) or ix._read_whole.get(path) == (etag, cap):
             continue
+        ix._read_whole[path] = (etag, cap)  # claimed: a run beside this one does not read it too
         item = await asyncio.to_thread(read_note_file, ix.vault.paths.root, path)
-        if item is None or item.etag != etag or len(item.text) <= cap or path in ix._issues.paths("capped"):
+        if item is None or item.etag != etag or len(item.text) > cap:
+            ix._read_whole.pop(path, None)
+        if item is None or item.etag != etag or len(item.text) <= cap:
             continue
-        kept = len(kept_text(item.text, cap))
-        ix._issues.record([issue(path, "capped", f"text {len(item.text)} chars > {cap}: the first {kept} indexed")])
+        detail = f"text {len(item.text)} chars > {cap}: the first {len(kept_text(item.text, cap))} indexed"
         del item
+        async with ix._apply_lock:
+            row = await ix.db.fetchone("SELECT etag FROM notes WHERE vault_id = ? AND path = ?", (ix.vault.id, path))
+            if row is not None and row[0] == etag and path not in ix._issues.paths("capped"):
+                ix._issues.record([issue(path, "capped", detail)])
 
 
 def compare(

@@ -116,6 +116,7 @@ class VaultIndexer:
         self._counts = Counts(db, vault.id, kept=True)
         self._unresolved = UnresolvedTargets(vault.id)  # what a new note may resolve (`unresolved.py`)
         self._issues = FileIssues(vault.id)  # files left out of the index, or read as not UTF-8
+        self._read_whole: dict[str, tuple[str, int]] = {}  # `reconcile.name_capped`'s notes within the cap
         # Every note's path and aliases, patched per round: what a note address that is no literal
         # path (every new note's, every wikilink name) is resolved against (`names.py`).
         self.names: NoteNames[Any] = NoteNames()

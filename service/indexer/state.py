@@ -66,6 +66,7 @@ class IndexerState(Protocol):
     _issues: FileIssues  # files left out of the index, or read with a fallback encoding
     _counts: Counts  # row counts, kept in step by the incremental writes (`status.py`)
     _unresolved: UnresolvedTargets  # unresolved link targets by name (`unresolved.py`)
+    _read_whole: dict[str, tuple[str, int]]  # notes name_capped read within the cap: (etag, cap)
 
     def _write_batch(
         self,
