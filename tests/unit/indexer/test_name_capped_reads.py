@@ -18,10 +18,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from mcp import Client
 
 from service.indexer import reconcile
 from service.indexer.runner import indexer_of
-from tests.conftest import Harness, started
+from tests.conftest import Harness, e2e, started
 
 WITHIN = 60.0
 LIMIT = 2048
@@ -84,6 +85,21 @@ async def test_a_multibyte_note_within_the_limit_is_read_once_while_unchanged(
         assert (await vg.ok("search_text", query="earlyword"))["capped"]["paths"] == ["Big.md"]
 
 
+def edited_while_read(monkeypatch: pytest.MonkeyPatch, box: dict[str, Any], ready: threading.Event) -> None:
+    """name_capped's read of a note returns the text it read after `box["edit"](path)` ran on
+    the server's loop (the note made short, and the index updated)."""
+    real = reconcile.read_note_file
+
+    def reading(root: Path, path: str) -> Any:
+        item = real(root, path)
+        assert ready.wait(WITHIN)
+        asyncio.run_coroutine_threadsafe(box["edit"](path), box["loop"]).result(WITHIN)
+        box["edited"] = True
+        return item
+
+    monkeypatch.setattr(reconcile, "read_note_file", reading)
+
+
 async def test_a_note_indexed_short_between_the_read_and_the_record_is_not_named(
     make_vault: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -96,25 +112,15 @@ async def test_a_note_indexed_short_between_the_read_and_the_record_is_not_named
     # makes the note short and the index takes it; then the read (of the long text) returns.
     box: dict[str, Any] = {}
     ready = threading.Event()
-    real = reconcile.read_note_file
+    edited_while_read(monkeypatch, box, ready)
+    async with started(root, **SETTINGS) as vg:
 
-    def reading(root: Path, path: str) -> Any:
-        item = real(root, path)
-        assert ready.wait(WITHIN)
-        vg, loop = box["vg"], box["loop"]
-
-        async def edit() -> None:
+        async def edit(path: str) -> None:
             etag = (await vg.ok("read_note", path=path))["etag"]
             await vg.ok("write_note", path=path, content="# Big\n\nshort now\n", mode="overwrite", expected_etag=etag)
             await vg.settled()
 
-        asyncio.run_coroutine_threadsafe(edit(), loop).result(WITHIN)
-        box["edited"] = True
-        return item
-
-    monkeypatch.setattr(reconcile, "read_note_file", reading)
-    async with started(root, **SETTINGS) as vg:
-        box["vg"], box["loop"] = vg, asyncio.get_running_loop()
+        box["edit"], box["loop"] = edit, asyncio.get_running_loop()
         ready.set()
         await vg.indexed(WITHIN)
         await named(vg)
@@ -122,3 +128,36 @@ async def test_a_note_indexed_short_between_the_read_and_the_record_is_not_named
         assert (await vg.ok("read_note", path="Big.md"))["content"] == "# Big\n\nshort now\n"
         assert (await vg.ok("search_text", query="earlyword")).get("capped") is None
         assert (await vg.ok("index_status")).get("file_warnings") is None
+
+
+async def test_over_http_a_note_made_short_during_the_read_is_not_named(
+    make_vault: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same on a real uvicorn server, the note edited and searched with the SDK client."""
+    root = make_vault({"A.md": "# A\n", "Big.md": BIG})
+    async with started(root, **SETTINGS) as vg:
+        await vg.indexed(WITHIN)
+    box: dict[str, Any] = {}
+    ready = threading.Event()
+    edited_while_read(monkeypatch, box, ready)
+    async with e2e(root, **SETTINGS) as (url, vg), Client(url) as client:
+
+        async def call(tool: str, args: dict[str, Any]) -> dict[str, Any]:
+            result = await client.call_tool(tool, args)
+            assert not result.is_error and result.structured_content is not None, result
+            return result.structured_content
+
+        async def edit(path: str) -> None:
+            etag = (await call("read_note", {"path": path}))["etag"]
+            args = {"path": path, "content": "# Big\n\nshort now\n", "mode": "overwrite", "expected_etag": etag}
+            await call("write_note", args)
+            await vg.settled()
+
+        box["edit"], box["loop"] = edit, asyncio.get_running_loop()
+        ready.set()
+        await vg.indexed(WITHIN)
+        await named(vg)
+        assert box.get("edited") is True
+        out = await call("search_text", {"query": "short"})
+        assert [i["path"] for i in out["items"]] == ["Big.md"] and out.get("capped") is None
+        assert (await call("index_status", {})).get("file_warnings") is None
