@@ -229,7 +229,7 @@ class VaultFiles:
         data = encode(content)
         key, dest = self._real(vp)
         async with self.lock(key), self.creating(vp.rel), self._writes:
-            existed = self.check_etag(vp, expected_etag)
+            existed = await offloop.sized(offloop.size_of(vp), self.check_etag, vp, expected_etag)
             if create_only and existed:
                 raise AlreadyExists(f"a note already exists at {vp.rel!r}", details={"path": vp.rel})
             if must_exist and not existed:
@@ -368,13 +368,13 @@ class VaultFiles:
     async def copy(
         self, src: VaultPath, dst: VaultPath, *, overwrite: bool = False, expected_etag: str | None = None
     ) -> WriteResult:
-        """Copy a note's bytes; `expected_etag` is the destination's (checked under its lock)."""
+        """Copy a note's bytes; `expected_etag` is the destination's (checked under its lock, off the loop if long)."""
         data = await offloop.sized(offloop.size_of(src), self.read_bytes, src)  # a long note's read: off the loop
         key, dest = self._real(dst)
         async with self.lock(key), self.creating(dst.rel), self._writes:
-            if expected_etag is not None and self.current_etag(dst) is None:
+            if expected_etag is not None and await offloop.sized(offloop.size_of(dst), self.current_etag, dst) is None:
                 raise stale_etag(dst.rel, expected_etag, None)
-            existed = self.check_etag(dst, expected_etag)
+            existed = await offloop.sized(offloop.size_of(dst), self.check_etag, dst, expected_etag)
             if existed and not overwrite:
                 raise AlreadyExists(f"a note already exists at {dst.rel!r}", details={"path": dst.rel})
             if not existed:

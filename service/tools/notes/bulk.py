@@ -26,9 +26,11 @@ from service.tools.models import ToolInput, ToolOutput
 from service.tools.notes.targets import create_targets, overwrite_preview, previewed_absent, shown_etag
 from service.tools.notes.write import refuse_frontmatter_bomb
 from service.tools.spec import ToolSpec
+from service.vault import offloop
 from service.vault.casing import refuse_batch_twin, refuse_case_twin
 from service.vault.commit import Action, Undo, commit
 from service.vault.etags import stale_etag
+from service.vault.files import VaultFiles
 from service.vault.paths import VaultPath
 
 
@@ -81,7 +83,7 @@ async def bulk_create_notes(ctx: ToolContext, args: BulkCreateIn) -> BulkCreateO
     items: list[BulkItem] = []
     for done, (vp, note) in enumerate(zip(targets, args.notes, strict=True), start=1):
         await steps.step("prepare", done, len(targets))
-        batch.check(vp, note)
+        await batch.check(vp, note)
         actions.append(partial(_create, ctx, vp, note, args.overwrite, items))
     new_folders = [folder for vp in targets for folder in files.missing_folders(vp)]
     caller, goal = caller_hash(ctx.principal.subject), f"bulk_create_notes of {len(actions)} note(s)"
@@ -109,11 +111,12 @@ class _Batch:
         self.folded: dict[str, str] = {}  # each new path's folders and file, case folded: as spelled here
         self.listed: dict[str, dict[str, str]] = {}  # each folder read and case folded once for the twin check
 
-    def check(self, vp: VaultPath, note: NewNote) -> None:
+    async def check(self, vp: VaultPath, note: NewNote) -> None:
         if vp.rel in self.seen:
             raise ValidationFailed(f"{vp.rel!r} appears twice", details={"field": "notes", "path": vp.rel})
         self.seen.add(vp.rel)
-        current = self.ctx.vault.files.current_etag(vp)
+        files = self.ctx.vault.files  # a long note's read and hash: in a worker thread (review R2 s64 F7)
+        current = await offloop.sized(offloop.size_of(vp), files.current_etag, vp)
         if current is None:  # a new path: no case twin of a file there, nor of one made before it here
             refuse_case_twin(self.ctx.vault.paths.root, vp.rel, listed=self.listed)
             refuse_batch_twin(self.folded, vp.rel)
@@ -126,10 +129,15 @@ class _Batch:
             raise stale_etag(vp.rel, note.expected_etag, current)
 
 
+def _content(files: VaultFiles, vp: VaultPath) -> str | None:
+    """The note's text now, None for no note (what an undo puts back)."""
+    return files.read(vp).content if files.current_etag(vp) is not None else None
+
+
 async def _create(ctx: ToolContext, vp: VaultPath, note: NewNote, overwrite: bool, items: list[BulkItem]) -> Undo:
     """Write one note and record it in `items`; returns how to take the write back."""
     files = ctx.vault.files
-    before = files.read(vp).content if files.current_etag(vp) is not None else None
+    before = await offloop.sized(offloop.size_of(vp), _content, files, vp)
     shown = shown_etag(ctx, vp, note.expected_etag)  # confirmed: the version the human was shown, or conflict
     create_only = not overwrite or previewed_absent(ctx, vp, note.expected_etag)  # shown no note: create it
     result = await files.write(vp, note.content, create_only=create_only, expected_etag=shown)
@@ -154,7 +162,8 @@ async def bulk_confirm(ctx: ToolContext, args: BulkCreateIn) -> ChangePreview | 
     for note, vp in zip(args.notes, targets, strict=True):
         paths.append(vp.rel)
         if args.overwrite:
-            why = overwrite_preview(ctx, vp, len(note.content.encode()), note.expected_etag)
+            size = offloop.size_of(vp)  # a long note's read: in a worker thread
+            why = await offloop.sized(size, overwrite_preview, ctx, vp, len(note.content.encode()), note.expected_etag)
             if why is not None:
                 reasons.append(why)
     limit = ctx.services.settings.notes.bulk_confirm_above
@@ -164,7 +173,7 @@ async def bulk_confirm(ctx: ToolContext, args: BulkCreateIn) -> ChangePreview | 
         return None  # nothing to ask: the handler checks the batch
     batch = _Batch(ctx, args.overwrite)  # nor a call the checks would refuse once confirmed
     for note, vp in zip(args.notes, targets, strict=True):
-        batch.check(vp, note)
+        await batch.check(vp, note)
     return ChangePreview.of("; ".join(reasons), paths)  # all or nothing: every note
 
 
