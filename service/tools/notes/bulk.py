@@ -162,8 +162,7 @@ async def bulk_confirm(ctx: ToolContext, args: BulkCreateIn) -> ChangePreview | 
     for note, vp in zip(args.notes, targets, strict=True):
         paths.append(vp.rel)
         if args.overwrite:
-            size = offloop.size_of(vp)  # a long note's read: in a worker thread
-            why = await offloop.sized(size, overwrite_preview, ctx, vp, len(note.content.encode()), note.expected_etag)
+            why = await overwrite_preview(ctx, vp, len(note.content.encode()), note.expected_etag)
             if why is not None:
                 reasons.append(why)
     limit = ctx.services.settings.notes.bulk_confirm_above

@@ -128,7 +128,7 @@ async def copy_note_confirm(ctx: ToolContext, args: CopyNoteIn) -> ChangePreview
     if not args.overwrite:
         return None
     src, dst = await _copy_paths(ctx, args)
-    why = overwrite_preview(ctx, dst, ctx.vault.files.stat(src).size, args.expected_etag)
+    why = await overwrite_preview(ctx, dst, ctx.vault.files.stat(src).size, args.expected_etag)
     return None if why is None else ChangePreview.of(why, [dst.rel])
 
 

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 
 from service.errors import Conflict, NotANote, NoteNotFound
 from service.tools.context import ToolContext
+from service.vault import offloop
 from service.vault.paths import VaultPath
 
 
@@ -75,15 +76,20 @@ def refuse_etag_of_missing(ctx: ToolContext, vp: VaultPath, expected_etag: str |
         )
 
 
-def overwrite_preview(ctx: ToolContext, vp: VaultPath, new_size: int, expected_etag: str | None) -> str | None:
+async def overwrite_preview(ctx: ToolContext, vp: VaultPath, new_size: int, expected_etag: str | None) -> str | None:
+    """`_overwrite_preview`: a long note's read in a worker thread (`offloop`, review R2 s64 F7)."""
+    if expected_etag is not None:
+        return None
+    return await offloop.sized(offloop.size_of(vp), _overwrite_preview, ctx, vp, new_size)
+
+
+def _overwrite_preview(ctx: ToolContext, vp: VaultPath, new_size: int) -> str | None:
     """Why replacing the note at `vp` needs a human, or None.
 
     Replacing non-empty content needs confirmation unless the caller passes the etag it read: a
     matching etag is informed consent, and a stale one fails with `conflict` anyway. A missing or
     empty note loses nothing.
     """
-    if expected_etag is not None:
-        return None
     previewed: dict[str, str | None] = ctx.notes.setdefault("previewed", {})
     try:
         current = ctx.vault.files.read(vp)

@@ -188,7 +188,7 @@ async def create_note_confirm(ctx: ToolContext, args: CreateNoteIn) -> ChangePre
     if args.if_exists != "overwrite":
         return None
     vp = await create_target(ctx, args.path)
-    why = overwrite_preview(ctx, vp, len(_create_text(args).encode()), args.expected_etag)
+    why = await overwrite_preview(ctx, vp, len(_create_text(args).encode()), args.expected_etag)
     return None if why is None else ChangePreview.of(why, [vp.rel])
 
 
@@ -234,7 +234,7 @@ async def write_note_confirm(ctx: ToolContext, args: WriteNoteIn) -> ChangePrevi
     if args.mode != "overwrite":
         return None
     vp = await _write_target(ctx, args)
-    why = overwrite_preview(ctx, vp, len(args.content.encode()), args.expected_etag)
+    why = await overwrite_preview(ctx, vp, len(args.content.encode()), args.expected_etag)
     return None if why is None else ChangePreview.of(why, [vp.rel])
 
 

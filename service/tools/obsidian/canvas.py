@@ -377,7 +377,7 @@ async def write_canvas_confirm(ctx: ToolContext, args: WriteCanvasIn) -> ChangeP
     vp = await canvas_target(ctx, args.path)
     args, named = await _with_files(ctx, args)
     size = len(cv.dumps(_canvas(ctx, args, current(ctx, vp), named)).encode())
-    why = overwrite_preview(ctx, vp, size, args.expected_etag)
+    why = await overwrite_preview(ctx, vp, size, args.expected_etag)
     return None if why is None else ChangePreview.of(why, [vp.rel])
 
 

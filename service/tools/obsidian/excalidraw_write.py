@@ -263,7 +263,7 @@ async def write_excalidraw_confirm(ctx: ToolContext, args: WriteExcalidrawIn) ->
     vp = await _target(ctx, args.path)
     drawing, _, _ = await _built(vp, current(ctx, vp), args)
     text = await asyncio.to_thread(ex.render, drawing)
-    why = overwrite_preview(ctx, vp, len(text.encode()), args.expected_etag)
+    why = await overwrite_preview(ctx, vp, len(text.encode()), args.expected_etag)
     return None if why is None else ChangePreview.of(why, [vp.rel])
 
 

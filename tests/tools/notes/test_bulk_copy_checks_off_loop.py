@@ -1,8 +1,9 @@
 """bulk_create_notes' checks and copy_note's destination checks read and hash a long existing note
 in a worker thread (review R2 s64 F7): fe68d55 made the confirmation run the batch's checks, which
 read and hashed every existing note on the event loop with no await between notes (3 x 30 MB:
-725 ms of loop block), after overwrite_preview had read each on the loop too; copy_note hashed an
-existing long destination on the loop (af649b0 moved only the source's read). Past
+725 ms of loop block), after overwrite_preview had read each on the loop too (as it did for
+write_note, copy_note and the other confirmations); copy_note hashed an existing long destination
+on the loop (af649b0 moved only the source's read). Past
 `offloop.OFF_LOOP_CHARS` bytes on disk these run through `offloop.sized`; a short note inline.
 
 Through the dispatch chain: the thread each read or hash of the notes runs in is recorded, no
@@ -54,6 +55,10 @@ async def _threads(make_vault: Callable[..., Path], monkeypatch: pytest.MonkeyPa
         step[0] = "bulk confirmed"
         items = (await vg.confirmed("bulk_create_notes", notes=notes, overwrite=True))["items"]
         assert [(i["path"], i["created"]) for i in items] == [("B1.md", False), ("B2.md", False)]
+        step[0] = "write asks"
+        await vg.err("write_note", "elicit_required", path="Dest", content="w\n", mode="overwrite")
+        step[0] = "copy asks"
+        await vg.err("copy_note", "elicit_required", path="Src", new_path="Dest", overwrite=True)
         etag = (await vg.ok("read_note", path="Dest"))["etag"]
         step[0] = "copy"
         await vg.ok("copy_note", path="Src", new_path="Dest", overwrite=True, expected_etag=etag)
@@ -68,7 +73,7 @@ async def test_long_existing_notes_are_read_and_hashed_off_the_event_loop(
     assert len(LONG) > OFF_LOOP_CHARS
     seen = await _threads(make_vault, monkeypatch, LONG)
     main = threading.main_thread().name
-    assert set(seen) == {"bulk asks", "bulk confirmed", "copy"}
+    assert set(seen) == {"bulk asks", "bulk confirmed", "write asks", "copy asks", "copy"}
     assert {step: main in threads for step, threads in seen.items()} == {step: False for step in seen}
 
 
@@ -77,5 +82,5 @@ async def test_short_existing_notes_are_read_on_the_event_loop(
 ) -> None:
     seen = await _threads(make_vault, monkeypatch, SHORT)
     main = threading.main_thread().name
-    assert set(seen) == {"bulk asks", "bulk confirmed", "copy"}
-    assert seen["bulk asks"] == {main} and main in seen["copy"]
+    assert set(seen) == {"bulk asks", "bulk confirmed", "write asks", "copy asks", "copy"}
+    assert seen["bulk asks"] == seen["write asks"] == seen["copy asks"] == {main} and main in seen["copy"]
