@@ -28,8 +28,12 @@ than one after a vaultgate server (the peer's ~15 ms of interpreter work leaves 
 (0 1 2, 1 2 0, 2 0 1), in which the first-listed server followed the peer in two calls of three
 and the second in one, ran the first ~10 % slower in every bucket. The JSON gives p50/p95 per
 bucket and overall for each server, the peer's p50 and p95 over vaultgate's (above 1: vaultgate
-ahead), the results each returned (median) and each server's p50 by the server asked just
-before it (`after`).
+ahead), the results each returned (median), each server's p50 by the server asked just
+before it (`after`) and its CPU per call (`server_cpu`: p50 and mean per bucket and overall, in
+ms, the CPU time of the server's process tree over the call, from /proc/PID/task/*/schedstat;
+the calls are asked one at a time, so a call's delta is that call's work and whatever the server
+did in the background meanwhile). The client's own CPU is not in it: on a shared machine it is
+the figure to compare two trees by, wall time moving with the load.
 `--src DIR` (repeatable) runs vaultgate from another source tree too, alternated the same way,
 to compare commits. vaultgate's index (and its embeddings) and the peer's index are built first
 when missing (`bench_peers`' steps); peers are found under `--peers` as `bench_peers` installs them.
@@ -74,7 +78,7 @@ from tests.bench.bench_peers import (
     peer_index_cold,
     vaultgate,
 )
-from tests.bench.common import WORKDIR, percentile, report, standard_vault
+from tests.bench.common import WORKDIR, percentile, report, standard_vault, thread_cpu_ns
 
 LIMIT = 10
 SETTLE_LIMIT_S = 300.0  # for the servers' start-up work (the peer checks every file of the vault)
@@ -175,6 +179,17 @@ def _count(structured: dict[str, Any] | None, text: str) -> int:
     return len(data) if isinstance(data, list) else -1
 
 
+def _tree_cpu_ns(pid: int) -> int:
+    """CPU nanoseconds used so far by the process `pid` and its descendants (every live thread)."""
+    total, todo = 0, [pid]
+    while todo:
+        p = todo.pop()
+        with contextlib.suppress(OSError):
+            total += thread_cpu_ns(p)
+        todo.extend(_children(p))
+    return total
+
+
 def _tree_cpu_s() -> float:
     """CPU seconds used so far by every process this one started (the servers), from /proc."""
     ticks, todo = 0, _children(os.getpid())
@@ -239,6 +254,11 @@ def _summary(samples: list[float]) -> dict[str, Any]:
     return {"n": len(ms), "p50_ms": round(percentile(ms, 50), 2), "p95_ms": round(percentile(ms, 95), 2)}
 
 
+def _cpu_summary(samples: list[float]) -> dict[str, Any]:
+    ms = [s * 1000 for s in samples]
+    return {"p50_ms": round(percentile(ms, 50), 3), "mean_ms": round(statistics.fmean(ms), 3)}
+
+
 async def run(args: argparse.Namespace) -> dict[str, Any]:
     vault, _ = standard_vault(args.notes)
     queries = pick_queries(vault, args.per_bucket, args.seed)
@@ -274,11 +294,16 @@ async def _measure(
     samples: dict[str, dict[str, list[float]]] = {s.name: defaultdict(list) for s in servers}
     counts: dict[str, dict[str, list[int]]] = {s.name: defaultdict(list) for s in servers}
     after: dict[str, dict[str, list[float]]] = {s.name: defaultdict(list) for s in servers}
+    cpu: dict[str, dict[str, list[float]]] = {s.name: defaultdict(list) for s in servers}
     async with contextlib.AsyncExitStack() as stack:
         clients = []
+        pids: list[int] = []
         for s in servers:
             params = StdioServerParameters(command=s.command, args=s.args, env={**os.environ, **s.env}, cwd=s.cwd)
+            before = set(_children(os.getpid()))
             client = await stack.enter_async_context(Client(params, mode="legacy"))
+            (pid,) = set(_children(os.getpid())) - before  # the server process this client spawned
+            pids.append(pid)
             for q in queries:  # warm: every query once, unmeasured
                 await _ask(client, s, q["q"])
             clients.append(client)
@@ -287,7 +312,9 @@ async def _measure(
         last: int | None = None
         for q, order in zip(queries * args.rounds, turns, strict=True):
             for i in order:
+                cpu0 = _tree_cpu_ns(pids[i])
                 elapsed, found = await _ask(clients[i], servers[i], q["q"])
+                cpu[servers[i].name][q["bucket"]].append((_tree_cpu_ns(pids[i]) - cpu0) / 1e9)
                 samples[servers[i].name][q["bucket"]].append(elapsed)
                 counts[servers[i].name][q["bucket"]].append(found)
                 if last is not None:
@@ -300,12 +327,17 @@ async def _measure(
         }
         per["overall"] = _summary([x for b in BUCKETS for x in samples[s.name][b]])
         per["after"] = {prev: _summary(xs) for prev, xs in sorted(after[s.name].items())}
+        per["server_cpu"] = {b: _cpu_summary(cpu[s.name][b]) for b in BUCKETS}
+        per["server_cpu"]["overall"] = _cpu_summary([x for b in BUCKETS for x in cpu[s.name][b]])
         table[s.name] = per
     ahead = {
         s.name: {
             b: {
                 "p50": round(table[peer.name][b]["p50_ms"] / table[s.name][b]["p50_ms"], 2),
                 "p95": round(table[peer.name][b]["p95_ms"] / table[s.name][b]["p95_ms"], 2),
+                "server_cpu_p50": round(
+                    table[peer.name]["server_cpu"][b]["p50_ms"] / table[s.name]["server_cpu"][b]["p50_ms"], 2
+                ),
             }
             for b in (*BUCKETS, "overall")
         }
