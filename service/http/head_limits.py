@@ -7,7 +7,12 @@ edge could refuse it. `head_limited(impl, max_bytes)` gives uvicorn a protocol c
 the bytes of a head (its URL and header fields as they are parsed, and the bytes received while
 a field is still incomplete) and, past `max_bytes`, answers **431 Request Header Fields
 Too Large** (a JSON-RPC error body, id null, as the request front answers) and closes the
-connection: the head is never held beyond `max_bytes` plus one read. h11 (used when httptools is
+connection: the head is never held beyond `max_bytes` plus two reads. Only the reads that come
+while a head is incomplete count whole: the read a head begins in may also carry the end of the
+request before it (the rest of a body answered early, 413 or 406, which the server reads and
+drops, or a pipelined request), so of that read only the head's complete fields count; counting
+it whole answered a 431 to the next request of a client whose head was a few hundred bytes, and
+closed its connection. h11 (used when httptools is
 missing) bounds the same with its own `max_incomplete_event_size` (set in `uvicorn_options`),
 answering 400. The number of header fields is checked at the edge (`service.http.edge`, 431),
 whatever the implementation.
@@ -55,12 +60,13 @@ def head_limited(impl: str, max_bytes: int) -> type[asyncio.Protocol] | str:
             super().__init__(*args, **kwargs)
             self._in_head = False  # a request has begun and its headers are not complete yet
             self._head_bytes = 0  # the URL and the header fields parsed so far
-            self._read = 0  # bytes received while the head was incomplete
+            self._read = 0  # bytes received while the head was incomplete, after the read it began in
+            self._begun = False  # a request began in the bytes being parsed now
             self._over = False
 
         def on_message_begin(self) -> None:
             super().on_message_begin()
-            self._in_head, self._head_bytes, self._read = True, 0, 0
+            self._in_head, self._head_bytes, self._read, self._begun = True, 0, 0, True
 
         def on_url(self, url: bytes) -> None:
             self._count(len(url))
@@ -81,9 +87,10 @@ def head_limited(impl: str, max_bytes: int) -> type[asyncio.Protocol] | str:
             super().on_headers_complete()
 
         def data_received(self, data: bytes) -> None:
+            self._begun = False
             super().data_received(data)
-            if not self._in_head or self.transport.is_closing():
-                return
+            if not self._in_head or self._begun or self.transport.is_closing():
+                return  # (a head begun in `data`: what came before it is the previous request's)
             self._read += len(data)  # the head is still incomplete: a field is still arriving
             if self._read > max_bytes:
                 self._refuse()

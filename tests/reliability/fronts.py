@@ -3,7 +3,8 @@
 - `ServerThread(settings)`: vaultgate over HTTP (uvicorn on 127.0.0.1:0) in a thread of its own,
   so synchronous tests (hypothesis) can drive it with raw sockets; one per test module.
 - `Raw`: one HTTP/1.1 connection on a raw socket: `post`/`get` send a request, `response` reads
-  one answer (Content-Length or chunked), telling whether the server closed the connection.
+  one answer (Content-Length or chunked), telling whether the server closed the connection;
+  `trail` keeps the last requests and answers on it, for a failure's report.
 - `StdioProcess`: `vaultgate stdio` spawned with pipes; `send` writes a line, `until(id)` reads
   answers (each must be a JSON-RPC message) until the one with that id.
 - `jsonrpc_answer(body)`: whether a body is one JSON-RPC response or error (or an SSE stream of
@@ -14,14 +15,18 @@ Every wait is bounded.
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import json
 import os
 import select
 import socket
+import struct
 import subprocess
 import sys
+import termios
 import threading
 import time
+from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -125,6 +130,9 @@ class Raw:
     port: int
     sock: socket.socket = field(init=False)
     _buffer: bytes = b""
+    # the last exchanges on this connection, told when one goes wrong: each request (line, head,
+    # start and length of the body; a note when it was not all sent), each answer read
+    trail: deque[Any] = field(default_factory=lambda: deque(maxlen=8))
 
     def __post_init__(self) -> None:
         self.sock = socket.create_connection(("127.0.0.1", self.port), timeout=WAIT)
@@ -147,15 +155,31 @@ class Raw:
                 return False
         return True
 
-    def request(self, method: str, path: str, body: bytes, headers: dict[str, str]) -> bool:
-        """The head in pieces (see `send`), then the whole body, as an HTTP client sends it."""
+    def head(self, method: str, path: str, body: bytes, headers: dict[str, str]) -> bytes:
+        """The head of a request carrying `body` (noted in the trail as sent)."""
         lines = [f"{method} {path} HTTP/1.1", f"host: 127.0.0.1:{self.port}", f"content-length: {len(body)}"]
         lines += [f"{k}: {v}" for k, v in headers.items()]
-        if not self.send(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")):
+        told = {k: v if len(v) <= 80 else f"<{len(v)} chars>" for k, v in headers.items()}
+        self.trail.append(("sent", f"{method} {path}", told, body[:300], len(body)))
+        return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
+
+    def delivered(self) -> None:
+        """Wait until the server's host has every byte sent so far (acknowledged: none left in this
+        socket's send queue; Linux's `TIOCOUTQ`)."""
+        deadline = time.monotonic() + WAIT
+        while struct.unpack("i", fcntl.ioctl(self.sock.fileno(), termios.TIOCOUTQ, b"\0" * 4))[0]:
+            assert time.monotonic() < deadline, "the server did not take what was sent"
+            time.sleep(0.001)
+
+    def request(self, method: str, path: str, body: bytes, headers: dict[str, str]) -> bool:
+        """The head in pieces (see `send`), then the whole body, as an HTTP client sends it."""
+        if not self.send(self.head(method, path, body, headers)):
+            self.trail.append("the head was not all sent: the server answered first")
             return False
         try:
             self.sock.sendall(body)
         except (BrokenPipeError, ConnectionResetError):
+            self.trail.append("the body was not all sent: the server closed")
             return False
         return True
 
@@ -204,7 +228,9 @@ class Raw:
             self._line()
         else:
             body = b""
-        return Response(status, headers, body, headers.get("connection", "").lower() == "close")
+        answer = Response(status, headers, body, headers.get("connection", "").lower() == "close")
+        self.trail.append(("read", answer))
+        return answer
 
 
 def messages(response: Response) -> list[Any]:

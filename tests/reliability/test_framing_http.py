@@ -4,7 +4,10 @@ any number and size of headers — gets a complete answer that is never an HTTP 
 response or error (a notification: 202), and the connection goes on unless the server said it
 closes it (a head over the limit: 431). One server per front: the fast path for plain tool calls
 (`fast`) and the SDK's session for everything (`sdk`); both sit behind the one request front
-(`service.http.front`, `service.protocol.framing`).
+(`service.http.front`, `service.protocol.framing`). An answer sent before its body was read (413,
+406) does not turn the rest of that body, read with the start of the next request, into a head
+over the limit (`service.http.head_limits`). A ping that is not answered as one reports the
+connection's last requests and answers (`Raw.trail`).
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ MAX_HEAD = 16 * 1024
 IDLE_S = 3.0  # reconnect before uvicorn's 5 s keep-alive ends an idle connection
 EXAMPLES = 120
 PING = b'{"jsonrpc": "2.0", "id": "alive", "method": "ping"}'
+ALIVE = {"jsonrpc": "2.0", "id": "alive", "result": {}}
 
 
 @pytest.fixture(scope="module", params=["fast", "sdk"])
@@ -57,8 +61,12 @@ def call(arguments: str) -> bytes:
 
 
 def exchange(raw: Raw, body: bytes, headers: dict[str, str]) -> Response:
+    """The answer to `body`; a `PING` must be answered as one (else the connection's trail is told)."""
     raw.post("/mcp", body, headers)
-    return raw.response()
+    answer = raw.response()
+    if body == PING:
+        assert answer.status == 200 and messages(answer) == [ALIVE], ("the ping was not answered", list(raw.trail))
+    return answer
 
 
 def assert_goes_on(raw: Raw, answer: Response, session: dict[str, str]) -> None:
@@ -139,6 +147,35 @@ def test_a_body_over_the_limit_is_413_with_a_jsonrpc_error(server: ServerThread,
     with Raw(server.port) as raw:
         answer = exchange(raw, call('{"path": "%s"}' % ("x" * MAX_BODY)), session)
         refused(answer, -32600, 413)
+        assert_goes_on(raw, answer, session)
+
+
+@pytest.mark.parametrize("early", ["406 unacceptable", "413 declared too large"])
+def test_the_end_of_a_body_answered_early_read_with_the_next_head_is_not_a_head_over_the_limit(
+    server: ServerThread, session: dict[str, str], early: str
+) -> None:
+    """An answer sent before its body was read: the client sends the rest of the body anyway (as
+    HTTP clients do) then its next request; the server may read the body's last bytes (here 20 KB,
+    more than a head may hold) with the first bytes of that request's head. They are the request
+    before's, not the head's: the head of a few hundred bytes is read to its end and answered."""
+    if early.startswith("406"):
+        status, body, headers = 406, b"x" * 20_000, {**session, "accept": "text/plain"}
+    else:
+        status, body, headers = 413, call('{"path": "%s"}' % ("x" * MAX_BODY)), session
+    assert len(body[-20_000:]) > MAX_HEAD
+    with Raw(server.port) as raw:
+        assert raw.send(raw.head("POST", "/mcp", body, headers))
+        refused(raw.response(), -32600, status)  # before the body was sent
+        raw.sock.sendall(body[:-20_000])  # the body but its end, read (and dropped)
+        raw.delivered()
+        assert server.alive()  # the server has read it: it came before another client's request
+        following = raw.head("POST", "/mcp", PING, session)
+        raw.sock.sendall(body[-20_000:] + following[:40])  # one write, one read: 20 KB of body, then 40 bytes of head
+        raw.delivered()
+        assert server.alive()  # the server has read them (what it made of them is answered below)
+        raw.send(following[40:] + PING)  # not sent if the server has answered already
+        answer = raw.response()
+        assert answer.status == 200 and answer.json() == ALIVE, ("the ping after the body", answer, list(raw.trail))
         assert_goes_on(raw, answer, session)
 
 
