@@ -80,6 +80,7 @@ async def apply_changes(
         present, read, unread = await asyncio.to_thread(read_present, root, upserts)
         issues += unread
         items: list[rows.NoteInput] = []
+        unchanged: list[str] = []  # skipped: what was recorded when they were indexed still holds
         for rel in upserts:
             if rel not in present:
                 removed.append(rel)
@@ -92,6 +93,7 @@ async def apply_changes(
             if item is None:
                 continue
             if only_if_changed and known.get(rel) == (item.mtime, item.size):
+                unchanged.append(rel)
                 continue
             items.append(item)
         # A file reached only through a link is not the vault's (a folder swapped for a symlink).
@@ -101,7 +103,7 @@ async def apply_changes(
         ix._files.discard(gone)
         if ix._paths is not None and (added or gone):
             ix._paths = ix._paths.changed(added=added, removed=gone)  # incremental: no rebuild per new note
-        ix._issues.clear([*upserts, *removed])
+        ix._issues.clear([*upserts, *removed], but_indexed=unchanged)
         ix._issues.record(issues)
         if not items and not removed:
             return []

@@ -73,10 +73,15 @@ class FileIssues:
                 "%s: %d more files skipped or read with a fallback encoding", self.vault_id, len(new) - MAX_LOGGED
             )
 
-    def clear(self, paths: Iterable[str]) -> None:
-        """Forget the issues of files read again without one (or gone)."""
-        for path in paths:
-            self._by_path.pop(printable_name(path), None)
+    def clear(self, paths: Iterable[str], *, but_indexed: Collection[str] = ()) -> None:
+        """Forget the issues of files read again without one (or gone). Of the files in
+        `but_indexed` (found as the index has them, so not indexed again) the issues recorded when
+        they were indexed (`INDEXED`: capped, a fallback encoding) are kept: they still hold."""
+        kept = {printable_name(p) for p in but_indexed}
+        for path in map(printable_name, paths):
+            if path in kept and (found := self._by_path.get(path)) is not None and found.reason in INDEXED:
+                continue
+            self._by_path.pop(path, None)
 
     def rescanned(self, found: Iterable[FileIssue], present: Collection[str]) -> None:
         """A new scan of the whole vault: its name and special-file issues replace the last scan's,

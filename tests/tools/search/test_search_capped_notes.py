@@ -13,6 +13,7 @@ import asyncio
 from collections.abc import Callable
 from pathlib import Path
 
+from service.vault.events import FileChange
 from tests.conftest import started
 from tests.semantic.helpers import model_ready
 from tests.semantic.helpers import settled as embedded
@@ -145,3 +146,37 @@ async def test_semantic_modes_of_search_vault_and_search_notes_name_them(make_va
         assert (await vg.ok("search_notes", query="lateword", mode="semantic"))["capped"] == expected
         assert (await vg.ok("search_notes", query="lateword", mode="hybrid"))["capped"] == expected
         assert (await vg.ok("search_vault", query="lateword", tags=["x"], mode="hybrid"))["capped"] == expected
+
+
+async def test_a_note_announced_again_as_the_index_has_it_keeps_its_warnings(make_vault: Callable[..., Path]) -> None:
+    """The watcher announces a note the index already has as it is on disk (vaultgate's own write
+    echoed; a permission change or a sync tool touching nothing the index keeps): it is skipped,
+    and the warnings recorded when it was indexed still hold: searches still say `capped`, and
+    index_status still counts the note read with a fallback encoding. They were cleared, so
+    searches answered without `capped` until the next reconcile. A change on disk is read again."""
+    root = make_vault(BASE)
+    async with started(root, limits={"max_indexed_note_chars": LIMIT}) as vg:
+        await vg.indexed(WITHIN)
+        await vg.ok("create_note", path="Long/Big", content=BIG)
+        (root / "Latin.md").write_bytes("# Latin\n\ncaf\xe9 latinword\n".encode("latin-1"))
+        await vg.settled()
+        for _ in range(int(WITHIN / 0.05)):
+            if (await vg.ok("search_text", query="latinword"))["items"]:
+                break
+            await asyncio.sleep(0.05)
+        expected = {"count": 1, "paths": ["Long/Big.md"], "indexed_chars": LIMIT}
+        assert (await vg.ok("search_text", query="earlyword"))["capped"] == expected
+        warnings = (await vg.ok("index_status"))["file_warnings"]
+        assert warnings["fallback_encoding"] == 1 and warnings["by_reason"] == {"capped": 1, "encoding": 1}
+
+        again = [FileChange("modified", p, origin="external") for p in ("Long/Big.md", "Latin.md")]
+        assert await vg.indexer().apply(again, only_if_changed=True) == []  # nothing changed
+        assert (await vg.ok("search_text", query="earlyword"))["capped"] == expected
+        assert (await vg.ok("index_status"))["file_warnings"] == warnings
+
+        # Changed on disk: read again, and capped again; the Latin-1 note made UTF-8: no warning.
+        (root / "Long" / "Big.md").write_text(BIG + "more\n", encoding="utf-8")
+        (root / "Latin.md").write_text("# Latin\n\ncafé latinword\n", encoding="utf-8")
+        await vg.indexer().apply(again, only_if_changed=True)  # (or the watcher has already)
+        assert (await vg.ok("search_text", query="earlyword"))["capped"] == expected
+        assert (await vg.ok("index_status"))["file_warnings"]["by_reason"] == {"capped": 1}
