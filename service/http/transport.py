@@ -391,10 +391,10 @@ class LazySessionManager(StreamableHTTPSessionManager):
         if self.modern is not None and self._task_group is not None and scope["method"] == "POST":
             pv = next((v.decode("latin-1") for k, v in scope["headers"] if k == b"mcp-protocol-version"), None)
             if pv is not None and pv not in HANDSHAKE_PROTOCOL_VERSIONS:
-                replay = await self.modern.answer(scope, receive, send, self._lifespan_state)
-                if replay is None:
+                handed = await self.modern.answer(scope, receive, send, self._lifespan_state)
+                if handed is None:
                     return
-                receive = replay
+                receive, send = handed
         await super()._handle_request(scope, receive, send)
 
     def _admit_session(self, requestor: AuthorizationContext | None) -> StreamableHTTPServerTransport | None:

@@ -200,3 +200,40 @@ async def test_the_sdk_client_in_auto_mode_is_answered_here(
     assert got[0] == got[1]
     assert got[1][0]["title"] == "Welcome" and got[1][2]["created"] is True
     assert len(_fast_ids(caplog)) == 3
+
+
+def _listing(rid: Any, meta: dict[str, Any] | None = None, **params: Any) -> tuple[dict[str, Any], dict[str, str]]:
+    message = {"jsonrpc": "2.0", "id": rid, "method": "tools/list", "params": {**params, "_meta": meta or ENVELOPE}}
+    return message, _headers(message)
+
+
+@pytest.mark.parametrize(
+    "http", [{}, {"json_response": True}, {"stateless": True}], ids=["sse-mode", "json-mode", "stateless"]
+)
+async def test_a_first_page_tools_list_is_the_sdks_answer_kept(
+    make_vault: Callable[..., Path], caplog: pytest.LogCaptureFixture, http: dict[str, Any]
+) -> None:
+    """A 2026-07-28 `tools/list` is the same for every caller, and the SDK builds it at every
+    request (its client lists the tools again before each call of a tool the list does not show):
+    the first page's answer is kept as the SDK wrote it and given again, byte for byte, with the
+    request's id; a cursor or a log level in `_meta` stays the SDK's."""
+    caplog.set_level(logging.DEBUG, logger="service.http.modern_calls")
+    posts = [
+        _listing(1),
+        _listing("again"),
+        _listing("s-\u00fc \u2713"),  # the SDK's writer escapes non-ASCII: so does this id
+        _listing(4, cursor="20"),
+        _listing(5, meta={**ENVELOPE, "io.modelcontextprotocol/logLevel": "debug"}),
+        (READ, _headers(READ)),
+        _listing(7),
+    ]
+    slow = await _run(make_vault(name="slow/vault"), posts, fast=False, http=http)
+    assert not [r for r in caplog.records if "tools/list" in r.getMessage()]
+    fast = await _run(make_vault(name="fast/vault"), posts, fast=True, http=http)
+    for (message, _), want, got in zip(posts, slow, fast, strict=True):
+        assert got == want, message
+    served = [m.group(1) for r in caplog.records if (m := re.match(r"tools/list (.*) answered past", r.getMessage()))]
+    assert served == ['"again"', '"s-\\u00fc \\u2713"', "7"]
+    first = json.loads(fast[0][2])["result"]
+    assert first["resultType"] == "complete" and {"read_note", "search_text"} <= {t["name"] for t in first["tools"]}
+    assert json.loads(fast[1][2])["id"] == "again" and json.loads(fast[3][2])["result"]["tools"] != first["tools"]
