@@ -101,10 +101,14 @@ class ModernCalls:
             return receive, send
         body = await request.body()
         replay = _replay(body, receive)
-        listing = self._listing(body, request)
+        try:
+            decoded = jsonlib.loads(body)
+        except (ValueError, RecursionError):
+            return replay, send
+        listing = self._listing(decoded, request)
         if listing is not None:
             return await self._list(*listing, scope, replay, send)
-        plain = await self._plain(body, request, lifespan_state)
+        plain = await self._plain(decoded, request, lifespan_state)
         if plain is None:
             return replay, send
         req, call, version = plain
@@ -114,13 +118,9 @@ class ModernCalls:
             await self._deferred(req, call, request, version, scope, receive, send)
         return None
 
-    def _listing(self, body: bytes, request: Request) -> tuple[JSONRPCRequest, str] | None:
+    def _listing(self, decoded: Any, request: Request) -> tuple[JSONRPCRequest, str] | None:
         """A first-page `tools/list` (no cursor, the envelope alone in `_meta`) that passes the
         SDK entry's checks, and its version; else None."""
-        try:
-            decoded = jsonlib.loads(body)
-        except (ValueError, RecursionError):
-            return None
         if not isinstance(decoded, dict) or decoded.keys() != ENVELOPE or decoded.get("method") != LIST_METHOD:
             return None
         params = decoded.get("params")
@@ -178,14 +178,10 @@ class ModernCalls:
             self.lists[version] = jsonlib.dumps(message["result"], separators=(",", ":")).encode()
 
     async def _plain(
-        self, body: bytes, request: Request, lifespan_state: Any
+        self, decoded: Any, request: Request, lifespan_state: Any
     ) -> tuple[JSONRPCRequest, PlainCall, str] | None:
-        """The request, its call and the envelope's version when every check of the SDK's entry
-        passes and the call is plain; else None (the SDK answers)."""
-        try:
-            decoded = jsonlib.loads(body)
-        except (ValueError, RecursionError):
-            return None
+        """The request (`decoded`, the POST's JSON), its call and the envelope's version when every
+        check of the SDK's entry passes and the call is plain; else None (the SDK answers)."""
         if not isinstance(decoded, dict) or decoded.keys() != ENVELOPE or decoded.get("method") != METHOD:
             return None
         try:
