@@ -121,20 +121,15 @@ class ModernCalls:
     def _listing(self, decoded: Any, request: Request) -> tuple[JSONRPCRequest, str] | None:
         """A first-page `tools/list` (no cursor, the envelope alone in `_meta`) that passes the
         SDK entry's checks, and its version; else None."""
-        if not isinstance(decoded, dict) or decoded.keys() != ENVELOPE or decoded.get("method") != LIST_METHOD:
+        routed = _routed(decoded, request, LIST_METHOD)
+        if routed is None:
             return None
+        req, verdict = routed
         params = decoded.get("params")
         meta = params.get("_meta") if isinstance(params, dict) and params.keys() <= {"_meta"} else None
         if not isinstance(meta, dict) or meta.keys() - MODERN_META or self.path.client_logs.levels_set():
             return None
-        try:
-            req = JSONRPCRequest.model_validate(decoded)
-        except ValidationError:
-            return None
-        if find_duplicated_routing_header(request.headers.items()) is not None:
-            return None
-        verdict = classify_inbound_request(decoded, headers=dict(request.headers))
-        return (req, verdict.protocol_version) if isinstance(verdict, InboundModernRoute) else None
+        return req, verdict.protocol_version
 
     async def _list(
         self, req: JSONRPCRequest, version: str, scope: Scope, receive: Receive, send: Send
@@ -182,17 +177,10 @@ class ModernCalls:
     ) -> tuple[JSONRPCRequest, PlainCall, str] | None:
         """The request (`decoded`, the POST's JSON), its call and the envelope's version when every
         check of the SDK's entry passes and the call is plain; else None (the SDK answers)."""
-        if not isinstance(decoded, dict) or decoded.keys() != ENVELOPE or decoded.get("method") != METHOD:
+        routed = _routed(decoded, request, METHOD)
+        if routed is None:
             return None
-        try:
-            req = JSONRPCRequest.model_validate(decoded)
-        except ValidationError:
-            return None
-        if find_duplicated_routing_header(request.headers.items()) is not None:
-            return None
-        verdict = classify_inbound_request(decoded, headers=dict(request.headers))
-        if not isinstance(verdict, InboundModernRoute):
-            return None
+        req, verdict = routed
         if await modern._mcp_param_rejection(self.server, request, req, verdict, lifespan_state) is not None:
             return None
         caps = verdict.client_capabilities
@@ -262,6 +250,22 @@ class ModernCalls:
             await modern._write(answer, scope, receive, send)
             return
         await send({"type": "http.response.body", "body": modern._sse_event(answer), "more_body": False})
+
+
+def _routed(decoded: Any, request: Request, method: str) -> tuple[JSONRPCRequest, InboundModernRoute] | None:
+    """The request and the SDK's routing verdict when the POST's JSON (`decoded`) is exactly one
+    JSON-RPC request for `method` that passes the SDK entry's checks (the message, no routing
+    header twice, the envelope and its agreement with the headers); else None."""
+    if not isinstance(decoded, dict) or decoded.keys() != ENVELOPE or decoded.get("method") != method:
+        return None
+    try:
+        req = JSONRPCRequest.model_validate(decoded)
+    except ValidationError:
+        return None
+    if find_duplicated_routing_header(request.headers.items()) is not None:
+        return None
+    verdict = classify_inbound_request(decoded, headers=dict(request.headers))
+    return (req, verdict) if isinstance(verdict, InboundModernRoute) else None
 
 
 def _replay(body: bytes, receive: Receive) -> Receive:

@@ -192,14 +192,7 @@ def _tree_cpu_ns(pid: int) -> int:
 
 def _tree_cpu_s() -> float:
     """CPU seconds used so far by every process this one started (the servers), from /proc."""
-    ticks, todo = 0, _children(os.getpid())
-    while todo:
-        pid = todo.pop()
-        with contextlib.suppress(OSError, IndexError, ValueError):
-            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-            ticks += int(fields[11]) + int(fields[12])  # utime, stime
-        todo.extend(_children(pid))
-    return ticks / os.sysconf("SC_CLK_TCK")
+    return sum(_tree_cpu_ns(pid) for pid in _children(os.getpid())) / 1e9
 
 
 async def settle() -> float:
