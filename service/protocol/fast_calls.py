@@ -19,6 +19,11 @@ when, besides `FastPath.plain_call`:
   string id or an integer id in the signed 64-bit range. The front has parsed and validated it
   (`service.protocol.framing`: strict JSON, so its params read as the SDK's parser reads them).
 
+A `tools/list` whose result the stdio front stored for the same params (the SDK's earlier answer, or the
+package's: `StdioFront.kept_list`) is answered with it when `replays` holds (the envelope as above, `_meta` holding
+only the 2026-07-28 envelope, no `logging/setLevel` seen, no global tracer): the SDK builds the list again at every
+request, and its client lists the tools before each call of a tool the lean list does not show.
+
 As on the SDK's path: the principal is the local stdio one; concurrent calls may complete out
 of order; an exception raised by the chain is answered as a JSON-RPC error
 (`fast_path.error_data`); a `notifications/cancelled` for a call running here cancels it and
@@ -32,14 +37,14 @@ import asyncio
 import contextlib
 import contextvars
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
 import mcp_types as types
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from pydantic_core import to_json
 
-from service.protocol.fast_path import METHOD, FastPath, PlainCall, error_data, result_json
+from service.protocol.fast_path import METHOD, FastPath, PlainCall, error_data, global_tracing, log, result_json
 from service.protocol.handshake import declares_elicitation
 from service.protocol.stdio_front import REPLAY_ID
 
@@ -58,6 +63,11 @@ MODERN_META = frozenset(
 )
 INT64 = 2**63
 QUIET_S = 0.1  # a stdio start builds the SDK's server once no plain call ran for this long (`hand_over`)
+
+
+def _valid_id(rid: Any) -> bool:
+    """A string id, or an integer one in the signed 64-bit range (not a bool)."""
+    return isinstance(rid, str) or (isinstance(rid, int) and not isinstance(rid, bool) and -INT64 <= rid < INT64)
 
 
 def _request_key(rid: Any) -> str | int | None:
@@ -81,19 +91,29 @@ class FastCalls:
         self.can_elicit = False  # the client's `initialize` declared the `elicitation` capability
         self.logging = False  # the client asked for log notifications: the SDK's session sends them
         self.answered = 0  # calls answered here
+        self.listed = 0  # `tools/list` requests the front answered from its store (`replays`)
         self._forward: Callable[[bytes], None] | None = None
-        self._send: Callable[[bytes], Awaitable[None]] | None = None
+        self._send: Callable[[bytes], Coroutine[Any, Any, None]] | None = None
+        self._kept: Callable[[dict[str, Any]], str | None] | None = None
+        self._listing: set[asyncio.Task[None]] = set()  # kept `tools/list` answers being written
         self._context = contextvars.copy_context()
         self._inflight: dict[Any, tuple[asyncio.Task[None], list[bool]]] = {}
         self.sdk_ready = asyncio.Event()  # the SDK's server reads: the front hands it the other lines
         self.urgent = asyncio.Event()  # a request the SDK must answer is waiting: build its server now
         self._last = 0.0  # loop time a plain call last started or ended here
 
-    def bind(self, forward: Callable[[bytes], None], send: Callable[[bytes], Awaitable[None]]) -> None:
+    def bind(
+        self,
+        forward: Callable[[bytes], None],
+        send: Callable[[bytes], Coroutine[Any, Any, None]],
+        kept: Callable[[dict[str, Any]], str | None] | None = None,
+    ) -> None:
         """On the event loop, when the SDK session attaches: `forward` hands a line to the SDK,
-        `send` writes a response line to the client."""
+        `send` writes a response line to the client, `kept` gives the result stored for a
+        `tools/list` (the stdio front's store: `StdioFront.kept_list`)."""
         self._forward = forward
         self._send = send
+        self._kept = kept
         self._context = contextvars.copy_context()
 
     def initialized(self, version: Any, params: str) -> None:
@@ -120,6 +140,11 @@ class FastCalls:
                     return
             elif method == "notifications/cancelled" and "id" not in msg and self._cancel(msg.get("params")):
                 return
+            elif method == "tools/list" and self._kept is not None and self.replays(msg):
+                result = self._kept(msg)
+                if result is not None:
+                    self._list_kept(msg["id"], result)
+                    return
             elif method == "logging/setLevel":
                 self.logging = True
         if msg is None or ("id" in msg and msg["id"] != REPLAY_ID):  # a question (or answer) for the SDK
@@ -130,10 +155,7 @@ class FastCalls:
         """The call and the protocol version it is answered at, when it runs here."""
         if self.logging or msg.keys() - ENVELOPE or msg.get("jsonrpc") != "2.0":
             return None
-        rid = msg.get("id")
-        if not isinstance(rid, str) and (
-            not isinstance(rid, int) or isinstance(rid, bool) or not -INT64 <= rid < INT64
-        ):
+        if not _valid_id(msg.get("id")):
             return None
         params = msg.get("params")
         if self.handshake is not None and not self.modern:  # a 2026-07-28 connection refuses `initialize`
@@ -150,6 +172,35 @@ class FastCalls:
         can_elicit = isinstance(caps, dict) and caps.get("elicitation") is not None
         call = self.path.plain_call(params, can_elicit=can_elicit, envelope=MODERN_META)
         return None if call is None else (call, route.protocol_version)
+
+    def replays(self, msg: dict[str, Any]) -> bool:
+        """Whether the front may answer this `tools/list` with the result the SDK (or the package,
+        `service.protocol.shipped_tools_list`) gave to the same params before: the message is
+        exactly the envelope with a valid id, its `_meta` holds only the 2026-07-28 envelope, no
+        `logging/setLevel` was seen and no global tracer records the SDK's spans (the SDK's
+        answer is the same for the same params: the list depends on the code and two settings
+        sections, fixed for the process)."""
+        if self.logging or msg.keys() - ENVELOPE or msg.get("jsonrpc") != "2.0":
+            return False
+        if not _valid_id(msg.get("id")):
+            return False
+        params = msg.get("params")
+        if params is not None and not isinstance(params, dict):
+            return False
+        meta = (params or {}).get("_meta")
+        if meta is not None and (not isinstance(meta, dict) or meta.keys() - MODERN_META):
+            return False
+        return not global_tracing()
+
+    def _list_kept(self, rid: str | int, result: str) -> None:
+        """Answer a `tools/list` with the kept `result` (written in a task: a full pipe must not hold the loop)."""
+        assert self._send is not None
+        payload = b'{"jsonrpc":"2.0","id":%s,"result":%s}\n' % (to_json(rid), result.encode())
+        task = asyncio.get_running_loop().create_task(self._send(payload), context=self._context.copy())
+        self._listing.add(task)
+        task.add_done_callback(self._listing.discard)
+        self.listed += 1
+        log.debug("tools/list %s answered from the kept list", to_json(rid).decode())
 
     def _cancel(self, params: Any) -> bool:
         """`notifications/cancelled` for a call running here: stop it, answer nothing."""
@@ -229,8 +280,8 @@ class FastCalls:
         tasks = [task for task, _ in self._inflight.values()]
         for task in tasks:
             task.cancel()
-        if tasks:
-            await asyncio.gather(*tasks, return_exceptions=True)
+        if tasks or self._listing:
+            await asyncio.gather(*tasks, *self._listing, return_exceptions=True)
 
 
 def _error_line(rid: str | int, error: types.ErrorData) -> bytes:

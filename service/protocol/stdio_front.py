@@ -1,40 +1,36 @@
 """The stdio channel's front: answers a client's first questions while the server still loads.
 
-An agent host that spawns `vaultgate stdio` waits for `initialize` (or `server/discover`) and
-`tools/list` before it shows a single tool. Importing the MCP SDK, the tools' models and the
-index takes about a second; the answers to these three questions do not change between runs of
-the same code with the same settings. So the front keeps the server's own answers on disk
-(`stdio-answers-<key>.json` in the cache folder), like a `.pyc`: valid only for the same key,
-known before anything but the standard library is imported (`startup_key`, in
-`service.protocol.stdio_target`: Python, the installed distributions, the source files of
-`service`, and what the settings are made of: the command line, the working folder, the
-`VAULTGATE_*` and home-folder variables, the config file's bytes); `early_front` starts the
-front from it, so a stored `initialize` goes out before pydantic loads. A store recorded under
-other effective settings is dropped once they are loaded (`check_settings`). A thread of its own
-reads stdin from the spawn on (later the event loop: `service.protocol.stdin_lines`): until the
-SDK session is attached, a question with a stored answer is answered at once; everything else
-waits, in order, and goes to the SDK when it attaches (an answered `initialize` is handed to the
-SDK too, under a private id whose answer is dropped, so the session knows its client). Every
-answer the SDK gives to a question the store lacks is recorded for the next start. An empty
-store answers `initialize` from the package (`service.protocol.shipped_initialize`) and, once
-the settings are loaded and are those it was made under, `tools/list` too
-(`service.protocol.shipped_tools_list`, `settings_loaded`). With a warm store, so are the first
-plain `read_note` calls (`service.protocol.first_reads`, while its `ReadGate` is open:
-`service.protocol.read_gate`). After the attach the front moves lines to the SDK, or a plain
-`tools/call` to the fast path (`service.protocol.fast_calls`, which it tells the era the first
-request opened, the `initialize` answer's protocol version and the client's `initialize`
-params). The command line starts loading the server once the tool list went out (or a question
-needs the SDK, or half a second passed): on a small machine, loading alongside took the
+An agent host that spawns `vaultgate stdio` waits for `initialize` (or `server/discover`) and `tools/list` before it
+shows a single tool. Importing the MCP SDK, the tools' models and the index takes about a second; the answers to these
+three questions do not change between runs of the same code with the same settings. So the front keeps the server's
+own answers on disk (`stdio-answers-<key>.json` in the cache folder), like a `.pyc`: valid only for the same key,
+known before anything but the standard library is imported (`startup_key`, in `service.protocol.stdio_target`: Python,
+the installed distributions, the source files of `service`, and what the settings are made of: the command line, the
+working folder, the `VAULTGATE_*` and home-folder variables, the config file's bytes); `early_front` starts the front
+from it, so a stored `initialize` goes out before pydantic loads. A store recorded under other effective settings is
+dropped once they are loaded (`check_settings`). A thread of its own reads stdin from the spawn on (later the event
+loop: `service.protocol.stdin_lines`): until the SDK session is attached, a question with a stored answer is answered
+at once; everything else waits, in order, and goes to the SDK when it attaches (an answered `initialize` is handed to
+the SDK too, under a private id whose answer is dropped, so the session knows its client). Every answer the SDK gives
+to a question the store lacks is recorded for the next start. An empty store answers `initialize` from the package
+(`service.protocol.shipped_initialize`) and, once the settings are loaded and are those it was made under,
+`tools/list` too (`service.protocol.shipped_tools_list`, `settings_loaded`). With a warm store, so are the first plain
+`read_note` calls (`service.protocol.first_reads`, while its `ReadGate` is open: `service.protocol.read_gate`). After
+the attach the front moves lines to the SDK, or a plain `tools/call` to the fast path (`service.protocol.fast_calls`,
+which it tells the era the first request opened, the `initialize` answer's protocol version and the client's
+`initialize` params); a `tools/list` the store holds is still answered from it when the fast path agrees
+(`FastCalls.replays`, `kept_list`): the SDK would build the list again (~2 ms at 10k notes), and its client lists the
+tools before each call of a tool the lean list does not show. The command line starts loading the server once the tool
+list went out (or a question needs the SDK, or half a second passed): on a small machine, loading alongside took the
 interpreter from the reader and doubled the time to the first answers.
 
-Every line is parsed and validated first (`service.protocol.framing`: strict JSON, depth and
-size limits, one JSON-RPC 2.0 message with a valid id), before the store, the SDK or the fast
-path sees it; a line that fails is answered here with a JSON-RPC error whose id is null (the
-SDK's reader dropped such lines without a word, and a deeply nested one stopped the reader).
+Every line is parsed and validated first (`service.protocol.framing`: strict JSON, depth and size limits, one JSON-RPC
+2.0 message with a valid id), before the store, the SDK or the fast path sees it; a line that fails is answered here
+with a JSON-RPC error whose id is null (the SDK's reader dropped such lines without a word, and a deeply nested one
+stopped the reader).
 
-Like the SDK's own stdio transport, the front takes the wire off fd 0 and 1 at once: fd 0 then
-reads the null device and fd 1 writes to stderr, so worker processes and stray prints never
-touch the protocol channel.
+Like the SDK's own stdio transport, the front takes the wire off fd 0 and 1 at once: fd 0 then reads the null device
+and fd 1 writes to stderr, so worker processes and stray prints never touch the protocol channel.
 """
 
 from __future__ import annotations
@@ -51,15 +47,13 @@ from service.protocol.read_gate import ReadGate
 from service.protocol.shipped_initialize import ShippedInitialize
 from service.protocol.shipped_tools_list import ShippedToolsList
 from service.protocol.stdin_lines import MAX_LINE, StdinLines, pusher
-from service.protocol.stdio_target import cache_folder, startup_key, target_of
+from service.protocol.stdio_target import answers_file, cache_folder, prune_answers, startup_key, target_of
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the front imports only what answering needs (json, os, threading)
     from collections.abc import AsyncIterator, Callable, Mapping
     from typing import Any
 
-FILE_PREFIX = "stdio-answers-"  # + the key's first 16 hex digits + ".json", one file per key
-KEPT_FILES = 4  # stores of other keys (settings, versions) kept beside the current one, newest first
 CACHED_METHODS = frozenset({"initialize", "server/discover", "tools/list"})
 REPLAY_ID = "vaultgate-front-initialize"  # the id of the `initialize` replayed to the SDK
 MAX_ANSWERS = 64  # distinct clients (client info, protocol version) remembered per key
@@ -88,14 +82,14 @@ class StdioFront:
     """The process's stdin/stdout for one MCP client; `start()` at once, `session()` when ready."""
 
     def __init__(self, folder: str | os.PathLike[str], key: str, target: str | None = None) -> None:
-        self.cache_file = os.path.join(os.fspath(folder), f"{FILE_PREFIX}{key[:16]}.json")
+        self.cache_file = answers_file(folder, key)
         self.key = key
         self.answered = 0  # questions answered from the store before the SDK attached
         self._settings = ""  # digest of the effective settings the stored answers were given under
         self.reads = ReadGate(target)  # the first `read_note` calls answered here (`target`: the vault served)
         self._answers = self._load()
         self._dirty = False
-        self._lock = threading.Lock()  # pending, attached, init params, misses
+        self._lock = threading.RLock()  # pending, attached, init params, misses (re-entered: `kept_list`)
         self._write_lock = threading.Lock()
         self._pending: list[bytes] = []
         self._push: Callable[..., None] | None = None  # (line or None: end of input, parsed line); set at the attach
@@ -127,10 +121,9 @@ class StdioFront:
         self._lines.start()
 
     def wait_first_answers(self, timeout: float) -> bool:
-        """Block until the client has its tool list from the store, or asked what only the SDK
-        answers, or `timeout` passed: loading the server meanwhile would take the interpreter
-        from the reader (on a small machine that doubled the time to the first answers); then
-        while reads are answered here (`ReadGate.wait_quiet`)."""
+        """Block until the client has its tool list from the store, or asked what only the SDK answers, or
+        `timeout` passed (loading the server meanwhile would slow the reader; see above); then while reads
+        are answered here (`ReadGate.wait_quiet`)."""
         return self._first_answers.wait(timeout) and self.reads.wait_quiet()
 
     def _on_eof(self) -> None:
@@ -177,6 +170,15 @@ class StdioFront:
             if key not in self._answers:
                 self._misses[json.dumps(msg["id"])] = key
         return forward
+
+    def kept_list(self, msg: dict[str, Any]) -> str | None:
+        """The stored result of this `tools/list` (these params, after this `initialize`), or None; the
+        caller answers with it, so the SDK answer awaited for its id (`_note_question`) is not."""
+        with self._lock:
+            result = self._answers.get(self._entry("tools/list", msg.get("params")))
+            if result is not None:
+                self._misses.pop(json.dumps(msg.get("id")), None)
+            return result
 
     def _question(self, line: bytes, msg: dict[str, Any] | None = None) -> bytes | None:
         """Before the attach: answer from the store (or `shipped_initialize`) if possible; what the SDK must see."""
@@ -303,7 +305,7 @@ class StdioFront:
         write_stream, write_reader = create_context_streams["Any"](0)
         fast = self.fast
         if fast is not None:
-            fast.bind(raw_send.send_nowait, self._send)
+            fast.bind(raw_send.send_nowait, self._send, self.kept_list)
             fast.initialized(self._handshake, self._init_params)
             if self._modern is not None:  # else `_on_line` tells it at the first request
                 fast.opened(self._modern)
@@ -370,7 +372,7 @@ class StdioFront:
         if key is not None:
             result = json.loads(data).get("result")
             if isinstance(result, dict):
-                self._record(key, json.dumps(result, separators=(",", ":")))
+                self._record(key, json.dumps(result, separators=(",", ":"), ensure_ascii=False))
                 self._save()
         return True
 
@@ -421,20 +423,8 @@ class StdioFront:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
             return
-        self._prune()
-
-    def _prune(self) -> None:
-        """Stores of other keys (an older version, other settings) beyond the newest few go."""
-        folder = os.path.dirname(self.cache_file)
         try:
-            others = [
-                (entry.stat().st_mtime, entry.path)
-                for entry in os.scandir(folder)
-                if entry.name.startswith(FILE_PREFIX) and entry.name.endswith(".json") and entry.path != self.cache_file
-            ]
-            for _, old in sorted(others, reverse=True)[KEPT_FILES:]:
-                with contextlib.suppress(FileNotFoundError):
-                    os.unlink(old)
+            prune_answers(self.cache_file)
         except OSError as exc:
             _debug("old stdio answers not removed: %s", exc)
 

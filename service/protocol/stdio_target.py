@@ -22,6 +22,26 @@ _SERVICE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # What the settings are made of besides the command line and the config file (`service.settings`).
 _ENV_PREFIX = "VAULTGATE_"
 _ENV_NAMES = ("HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "APPDATA", "LOCALAPPDATA")
+FILE_PREFIX = "stdio-answers-"  # + the key's first 16 hex digits + ".json", one file per key
+KEPT_FILES = 4  # stores of other keys (settings, versions) kept beside the current one, newest first
+
+
+def answers_file(folder: str | os.PathLike[str], key: str) -> str:
+    """The store of the answers given under `key` (`startup_key`) in the cache folder."""
+    return os.path.join(os.fspath(folder), f"{FILE_PREFIX}{key[:16]}.json")
+
+
+def prune_answers(current: str) -> None:
+    """Stores of other keys (an older version, other settings) beside `current` beyond the newest
+    few go (OSError: the folder could not be read)."""
+    others = [
+        (entry.stat().st_mtime, entry.path)
+        for entry in os.scandir(os.path.dirname(current))
+        if entry.name.startswith(FILE_PREFIX) and entry.name.endswith(".json") and entry.path != current
+    ]
+    for _, old in sorted(others, reverse=True)[KEPT_FILES:]:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(old)
 
 
 def startup_key(argv: list[str], environ: Mapping[str, str]) -> str:

@@ -91,6 +91,7 @@ class _Server:
             proc = await asyncio.create_subprocess_exec(
                 sys.executable, "-m", "service", "stdio", str(root),
                 stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=err, env=env,
+                limit=1 << 22,  # a tool list is one line of ~100 KB
             )  # fmt: skip
         return cls(proc, log, modern)
 
