@@ -114,7 +114,7 @@ async def reconcile_vault(
                 written = partial(ix._write_batch, prepared=prepared, touch=touch, issues=issues)
                 written = partial(written, bulk=deferred, new=cold)
                 ix._counts.committed(await ix.db.run_write(written))
-                ix._issues.clear(batch)
+                ix._issues.clear(batch, but_indexed=[path for path, _, _ in touch])  # touched: as indexed
                 ix._issues.record(issues)
                 indexed += len(prepared)
                 touched += len(touch)

@@ -10,9 +10,11 @@ dispatch chain with a small limit; no timings.
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import Callable
 from pathlib import Path
 
+from service.indexer.caps import MAX_TAGS
 from service.vault.events import FileChange
 from tests.conftest import started
 from tests.semantic.helpers import model_ready
@@ -180,3 +182,27 @@ async def test_a_note_announced_again_as_the_index_has_it_keeps_its_warnings(mak
         await vg.indexer().apply(again, only_if_changed=True)  # (or the watcher has already)
         assert (await vg.ok("search_text", query="earlyword"))["capped"] == expected
         assert (await vg.ok("index_status"))["file_warnings"]["by_reason"] == {"capped": 1}
+
+
+async def test_a_reconcile_that_finds_a_note_only_touched_keeps_its_warnings(make_vault: Callable[..., Path]) -> None:
+    """A reconcile finds notes whose mtime changed but whose content is the one indexed (a sync tool
+    or `touch`): they are not parsed again, so the warnings recorded when they were indexed still
+    hold. They were cleared: a note capped by its tags lost `capped` until it changed (a note
+    capped by its length was read whole again by the background naming to get it back)."""
+    tags = "# Tags\n\n" + " ".join(f"#t{i}" for i in range(MAX_TAGS + 5)) + "\n"  # ~70,000 characters
+    limit = 100_000
+    big = "# Big\n\nearlyword\n" + "filler line of plain words\n" * (limit // 20) + "lateword\n"
+    root = make_vault({**BASE, "Tags.md": tags, "Long/Big.md": big})
+    async with started(root, limits={"max_indexed_note_chars": limit}) as vg:
+        await vg.indexed(WITHIN)
+        warnings = (await vg.ok("index_status"))["file_warnings"]
+        assert warnings["by_reason"] == {"capped": 2}
+        reads = vg.indexer()._read_whole
+        for rel in ("Tags.md", "Long/Big.md"):
+            st = (root / rel).stat()
+            os.utime(root / rel, ns=(st.st_atime_ns, st.st_mtime_ns + 5_000_000_000))
+        reads.clear()  # the background naming would read the long note again if its warning went
+        assert (await vg.indexer().reconcile())["unchanged_content"] == 2
+        assert (await vg.ok("index_status"))["file_warnings"] == warnings
+        expected = {"count": 1, "paths": ["Long/Big.md"], "indexed_chars": limit}
+        assert (await vg.ok("search_text", query="earlyword"))["capped"] == expected
