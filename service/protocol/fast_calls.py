@@ -153,9 +153,7 @@ class FastCalls:
 
     def _plain(self, msg: dict[str, Any]) -> tuple[PlainCall, str] | None:
         """The call and the protocol version it is answered at, when it runs here."""
-        if self.logging or msg.keys() - ENVELOPE or msg.get("jsonrpc") != "2.0":
-            return None
-        if not _valid_id(msg.get("id")):
+        if not self._bare(msg):
             return None
         params = msg.get("params")
         if self.handshake is not None and not self.modern:  # a 2026-07-28 connection refuses `initialize`
@@ -173,16 +171,17 @@ class FastCalls:
         call = self.path.plain_call(params, can_elicit=can_elicit, envelope=MODERN_META)
         return None if call is None else (call, route.protocol_version)
 
+    def _bare(self, msg: dict[str, Any]) -> bool:
+        """Exactly the JSON-RPC envelope with a valid id, on a connection that set no log level."""
+        return not (self.logging or msg.keys() - ENVELOPE) and msg.get("jsonrpc") == "2.0" and _valid_id(msg.get("id"))
+
     def replays(self, msg: dict[str, Any]) -> bool:
         """Whether the front may answer this `tools/list` with the result the SDK (or the package,
-        `service.protocol.shipped_tools_list`) gave to the same params before: the message is
-        exactly the envelope with a valid id, its `_meta` holds only the 2026-07-28 envelope, no
-        `logging/setLevel` was seen and no global tracer records the SDK's spans (the SDK's
-        answer is the same for the same params: the list depends on the code and two settings
-        sections, fixed for the process)."""
-        if self.logging or msg.keys() - ENVELOPE or msg.get("jsonrpc") != "2.0":
-            return False
-        if not _valid_id(msg.get("id")):
+        `service.protocol.shipped_tools_list`) gave to the same params before: `_bare`, its
+        `_meta` holds only the 2026-07-28 envelope and no global tracer records the SDK's spans
+        (the SDK's answer is the same for the same params: the list depends on the code and two
+        settings sections, fixed for the process)."""
+        if not self._bare(msg):
             return False
         params = msg.get("params")
         if params is not None and not isinstance(params, dict):
