@@ -9,16 +9,23 @@ its own copy of the code, all up at once and measured in turn, round after round
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import os
-import statistics
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
-from tests.bench.common import BENCH_ENV, ServerProcess, percentile, report, standard_vault, thread_cpu_ns, wait_ready
+from tests.bench.common import (
+    BENCH_ENV,
+    ServerProcess,
+    percentile,
+    report,
+    roots_args,
+    round_medians,
+    standard_vault,
+    thread_cpu_ns,
+    wait_ready,
+)
 
 CALLS = {"read_note": None, "search_text": {"query": "garden", "limit": 10}}
 
@@ -67,24 +74,12 @@ async def run(roots: list[str], calls: int, rounds: int) -> dict[str, Any]:
     finally:
         for _, server, _ in servers:
             server.stop()
-    medians = {
-        key: {
-            name: {k: round(statistics.median(r[name][k] for r in results), 3) for k in results[0][name]}
-            for name in CALLS
-        }
-        for key, results in runs.items()
-    }
-    return {"calls": calls, "rounds": rounds, "load": os.getloadavg()[0], "medians": medians, "runs": runs}
+    return {"calls": calls, "rounds": rounds, "load": os.getloadavg()[0], "medians": round_medians(runs), "runs": runs}
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("roots", nargs="*", help="code roots to serve from (default: this checkout)")
-    parser.add_argument("--calls", type=int, default=300)
-    parser.add_argument("--rounds", type=int, default=3)
-    args = parser.parse_args()
-    roots = args.roots or [str(Path(__file__).resolve().parents[2])]
-    report("modern_http", asyncio.run(run(roots, args.calls, args.rounds)))
+    roots, calls, rounds = roots_args(__doc__ or "", calls=300)
+    report("modern_http", asyncio.run(run(roots, calls, rounds)))
 
 
 if __name__ == "__main__":

@@ -14,11 +14,9 @@ Each server has its own index folder (`VAULTGATE_BENCH_DIR`/stdio-modes-N-MODE) 
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import contextlib
 import os
-import statistics
 import sys
 import time
 from pathlib import Path
@@ -28,7 +26,16 @@ from mcp import Client, StdioServerParameters
 
 from tests.bench.bench_bases import PROPERTY_FILTER
 from tests.bench.bench_stdio import _children, _idle
-from tests.bench.common import BENCH_ENV, WORKDIR, percentile, report, standard_vault, thread_cpu_ns
+from tests.bench.common import (
+    BENCH_ENV,
+    WORKDIR,
+    percentile,
+    report,
+    roots_args,
+    round_medians,
+    standard_vault,
+    thread_cpu_ns,
+)
 from tests.bench.workload_words import STATUSES
 
 MODES = ("legacy", "auto")
@@ -99,24 +106,18 @@ async def run(roots: list[str], n: int, rounds: int) -> dict[str, Any]:
             for key, (client, pid) in servers.items():
                 runs.setdefault(key, []).append(await measure(client, pid, table, n))
             loads.append(os.getloadavg()[0])
-    medians = {
-        key: {
-            name: {k: round(statistics.median(r[name][k] for r in results), 3) for k in results[0][name]}
-            for name in table
-        }
-        for key, results in runs.items()
+    return {
+        "calls": n,
+        "rounds": rounds,
+        "load_1min": [round(x, 2) for x in loads],
+        "medians": round_medians(runs),
+        "runs": runs,
     }
-    return {"calls": n, "rounds": rounds, "load_1min": [round(x, 2) for x in loads], "medians": medians, "runs": runs}
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("roots", nargs="*", help="code roots to serve from (default: this checkout)")
-    parser.add_argument("--calls", type=int, default=200)
-    parser.add_argument("--rounds", type=int, default=3)
-    args = parser.parse_args()
-    roots = args.roots or [str(Path(__file__).resolve().parents[2])]
-    report("stdio_modes", asyncio.run(run(roots, args.calls, args.rounds)))
+    roots, n, rounds = roots_args(__doc__ or "", calls=200)
+    report("stdio_modes", asyncio.run(run(roots, n, rounds)))
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ the relative change of every numeric figure.
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import json
 import os
@@ -68,6 +69,29 @@ def summary_ms(samples: list[float]) -> dict[str, float]:
         "p99_ms": round(percentile(ms, 99), 3),
         "mean_ms": round(statistics.fmean(ms), 3) if ms else float("nan"),
     }
+
+
+def round_medians(runs: dict[str, list[dict[str, dict[str, float]]]]) -> dict[str, dict[str, dict[str, float]]]:
+    """Per server, per call, each figure's median over the rounds (`runs`: server -> one dict per
+    round of call -> figure -> value)."""
+    return {
+        key: {
+            name: {k: round(statistics.median(r[name][k] for r in results), 3) for k in figures}
+            for name, figures in results[0].items()
+        }
+        for key, results in runs.items()
+    }
+
+
+def roots_args(doc: str, calls: int) -> tuple[list[str], int, int]:
+    """The command line of a benchmark that serves code roots side by side: (roots, calls, rounds);
+    no root: this checkout."""
+    parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("roots", nargs="*", help="code roots to serve from (default: this checkout)")
+    parser.add_argument("--calls", type=int, default=calls)
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args()
+    return args.roots or [str(Path(__file__).resolve().parents[2])], args.calls, args.rounds
 
 
 def rss_mb(pid: int, field: str = "VmRSS") -> float:

@@ -161,11 +161,20 @@ def _fast_ids(log: str) -> list[str]:
     return re.findall(rf"tools/call (.*) {FAST_LOG}", log)
 
 
-async def _run(root: Path, state: Path, *, fast: bool, modern: bool = False) -> tuple[list[list[bytes]], str]:
+async def _run(
+    root: Path,
+    state: Path,
+    *,
+    fast: bool,
+    modern: bool = False,
+    script: list[dict[str, Any]] = SCRIPT,
+    same: Callable[[list[bytes]], list[bytes]] = _comparable,
+) -> tuple[list[list[bytes]], str]:
+    """Each message of `script` asked after the handshake: its lines as `same` makes them comparable; the log."""
     server = await _Server.start(root, state, fast=fast, modern=modern)
     try:
         await server.ready()
-        answers = [_comparable(await server.ask(message)) for message in SCRIPT]
+        answers = [same(await server.ask(message)) for message in script]
     finally:
         log = await server.close()
     return answers, log

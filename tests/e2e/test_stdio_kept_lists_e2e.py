@@ -19,7 +19,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-from tests.e2e.test_fast_calls_e2e import _call, _comparable, _Server
+from tests.e2e.test_fast_calls_e2e import _call, _comparable, _run
 
 KEPT_LOG = re.compile(r"tools/list (.*) answered from the kept list")
 
@@ -62,24 +62,14 @@ def _same(lines: list[bytes]) -> list[bytes]:
     return [re.sub(rb'(\\?"ctime\\?": ?)[0-9.e+-]+', rb"\g<1>0", line) for line in _comparable(lines)]
 
 
-async def _run(root: Path, state: Path, *, fast: bool, modern: bool) -> tuple[list[list[bytes]], str]:
-    script, _ = _script(modern)
-    server = await _Server.start(root, state, fast=fast, modern=modern)
-    try:
-        await server.ready()
-        answers = [_same(await server.ask(message)) for message in script]
-    finally:
-        log = await server.close()
-    return answers, log
-
-
 @pytest.mark.parametrize("modern", [False, True], ids=["handshake", "2026-07-28"])
 async def test_a_kept_tools_list_is_byte_for_byte_the_sdks_answer(
     make_vault: Callable[..., Path], tmp_path: Path, modern: bool
 ) -> None:
     script, kept = _script(modern)
-    slow, slow_log = await _run(make_vault(name="slow/vault"), tmp_path / "slow", fast=False, modern=modern)
-    fast, fast_log = await _run(make_vault(name="fast/vault"), tmp_path / "fast", fast=True, modern=modern)
+    asked = {"modern": modern, "script": script, "same": _same}
+    slow, slow_log = await _run(make_vault(name="slow/vault"), tmp_path / "slow", fast=False, **asked)
+    fast, fast_log = await _run(make_vault(name="fast/vault"), tmp_path / "fast", fast=True, **asked)
     for message, want, got in zip(script, slow, fast, strict=True):
         assert got == want, message
     assert KEPT_LOG.findall(slow_log) == []
