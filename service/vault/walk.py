@@ -50,7 +50,7 @@ def walk(
             rel = f"{current.rel}/{name}" if current.rel else name
             if entry.name.startswith(".") or paths.is_hidden(rel):
                 continue
-            if not is_utf8_name(entry.name) or not (entry.is_dir() or entry.is_file()):
+            if not is_utf8_name(entry.name) or not _listable(entry):
                 continue  # a name JSON cannot carry; a FIFO, socket or device (never opened); a dangling link
             real: Path | None = None  # a plain file's real location is never needed
             if entry.is_symlink():
@@ -78,3 +78,14 @@ def walk(
                 if real not in chain:
                     sub = VaultPath(rel=rel, abs=Path(entry.path))
                     stack.append((sub, real, is_linked, chain | {real}, depth + 1))
+
+
+def _listable(entry: os.DirEntry[str]) -> bool:
+    """A folder or a regular file (through a symlink too). A symlink that cannot be followed
+    (one that points at itself or round a loop: ELOOP; a folder on the way made unreadable)
+    is not listed: `DirEntry.is_dir` raises there rather than answer False, and one such link
+    must not fail the listing of the whole folder."""
+    try:
+        return entry.is_dir() or entry.is_file()
+    except OSError:
+        return False
