@@ -10,6 +10,7 @@ its order, with the SDK's own functions — transport security (Content-Type, Ho
 Accept (`check_accept_headers`, JSON only in JSON mode), the body (JSON, one JSON-RPC request
 with an id), no routing header twice (`find_duplicated_routing_header`), the envelope and its
 agreement with the headers (`classify_inbound_request`: version, method, name), the
+envelope's values (`fast_path.envelope_holds`: the surface check the SDK's runner makes), the
 `Mcp-Param-*` headers against the tool's schema (the SDK's `_mcp_param_rejection`) — and runs
 the call through the dispatch chain when all pass, the message is exactly `jsonrpc`, `id`,
 `method: "tools/call"`, `params`, and `FastPath.plain_call` holds for it (its `_meta` holds the
@@ -58,7 +59,15 @@ from starlette.responses import Response
 from starlette.types import Message, Receive, Scope, Send
 
 from service.protocol.fast_calls import ENVELOPE, MODERN_META
-from service.protocol.fast_path import METHOD, FastPath, PlainCall, error_data, global_tracing, result_body
+from service.protocol.fast_path import (
+    METHOD,
+    FastPath,
+    PlainCall,
+    envelope_holds,
+    error_data,
+    global_tracing,
+    result_body,
+)
 
 if TYPE_CHECKING:
     from mcp.server.lowlevel.server import Server
@@ -129,6 +138,8 @@ class ModernCalls:
         meta = params.get("_meta") if isinstance(params, dict) and params.keys() <= {"_meta"} else None
         if not isinstance(meta, dict) or meta.keys() - MODERN_META or self.path.client_logs.levels_set():
             return None
+        if not envelope_holds(LIST_METHOD, verdict.protocol_version, params):
+            return None  # the envelope's values: the SDK refuses them
         return req, verdict.protocol_version
 
     async def _list(
@@ -181,6 +192,8 @@ class ModernCalls:
         if routed is None:
             return None
         req, verdict = routed
+        if not envelope_holds(METHOD, verdict.protocol_version, decoded["params"]):
+            return None  # the envelope's values: the SDK refuses them
         if await modern._mcp_param_rejection(self.server, request, req, verdict, lifespan_state) is not None:
             return None
         caps = verdict.client_capabilities

@@ -44,7 +44,16 @@ import mcp_types as types
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from pydantic_core import to_json
 
-from service.protocol.fast_path import METHOD, FastPath, PlainCall, error_data, global_tracing, log, result_json
+from service.protocol.fast_path import (
+    METHOD,
+    FastPath,
+    PlainCall,
+    envelope_holds,
+    error_data,
+    global_tracing,
+    log,
+    result_json,
+)
 from service.protocol.handshake import declares_elicitation
 from service.protocol.stdio_front import REPLAY_ID
 
@@ -164,8 +173,10 @@ class FastCalls:
         from mcp.shared.inbound import InboundModernRoute, classify_inbound_request
 
         route = classify_inbound_request({"method": METHOD, "params": params})
-        if not isinstance(route, InboundModernRoute):
+        if not isinstance(route, InboundModernRoute) or not isinstance(params, dict):
             return None  # the SDK answers what is wrong with the envelope
+        if not envelope_holds(METHOD, route.protocol_version, params):
+            return None  # its values too
         caps = route.client_capabilities
         can_elicit = isinstance(caps, dict) and caps.get("elicitation") is not None
         call = self.path.plain_call(params, can_elicit=can_elicit, envelope=MODERN_META)

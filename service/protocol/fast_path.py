@@ -14,7 +14,7 @@ The rule (`FastPath.plain_call`), besides what each transport checks of its own 
   whose keys are all `vaultgate/…`: no progress token, no log level, no trace context; no
   `task`, no input responses), besides the keys of the 2026-07-28 envelope (protocol version,
   client info, client capabilities) where the transport serves that era and checked it
-  (`envelope`);
+  (`envelope`), its values included (`envelope_holds`);
 - the tool is unknown (the chain answers `unknown_tool`) or is neither a task tool nor a facade
   tool (those run other tools, which may need the client's answer), and a tool that may ask for
   confirmation only when the client declared no `elicitation` capability (the confirmation layer
@@ -166,6 +166,23 @@ class FastPath:
         return await self.dispatcher.call(
             call.tool, call.arguments, principal=principal, transport=transport, request=request, meta=call.meta
         )
+
+
+def envelope_holds(method: str, version: str, params: dict[str, Any]) -> bool:
+    """Whether the params of a 2026-07-28 request pass the SDK's own check of them, which its
+    runner makes before any handler (`mcp_types.methods.validate_client_request`: the envelope's
+    values too — client capabilities and client info objects, their fields typed — not only its
+    keys); a request that fails it is the SDK's to refuse (`-32602`, HTTP 400). The arguments
+    (an object, checked by `FastPath.plain_call`; the SDK types them `dict[str, Any]`) are left out:
+    their size is the client's."""
+    from mcp_types import methods
+    from pydantic import ValidationError
+
+    try:
+        methods.validate_client_request(method, version, {k: v for k, v in params.items() if k != "arguments"})
+    except (ValidationError, KeyError):  # KeyError: a method or version the surface does not know
+        return False
+    return True
 
 
 def result_body(result: ToolResult, version: str, server_info: dict[str, Any] | None = None) -> dict[str, Any]:

@@ -272,3 +272,28 @@ async def test_a_client_that_can_be_asked_gets_confirmable_writes_through_the_sd
         assert json.loads(made)["result"]["structuredContent"]["created"] is True
         assert json.loads(added)["result"]["isError"] is False
         assert _fast_ids(log)[-1:] == [f'"append-{run}"'] and f'"create-{run}"' not in _fast_ids(log)
+
+
+async def test_a_2026_envelope_whose_values_the_sdk_refuses_is_the_sdks_over_stdio(
+    make_vault: Callable[..., Path], tmp_path: Path
+) -> None:
+    """The stdio fast path checked a 2026-07-28 envelope's keys, not its values: a call whose
+    client capabilities were null or whose client info had no version was run and answered,
+    where the SDK answers `-32602 Invalid request parameters`."""
+    caps, info = "io.modelcontextprotocol/clientCapabilities", "io.modelcontextprotocol/clientInfo"
+    bad = [{**ENVELOPE, caps: None}, {**ENVELOPE, caps: []}, {**ENVELOPE, info: 5}, {**ENVELOPE, info: {"name": "x"}}]
+    script = [_call(n, "read_note", {"path": "Welcome"}, _meta=meta) for n, meta in enumerate(bad)]
+    answers = []
+    for fast in (False, True):
+        side = "fast" if fast else "slow"
+        server = await _Server.start(make_vault(name=f"{side}/vault"), tmp_path / side, fast=fast, modern=True)
+        try:
+            await server.ready()
+            server.modern = False  # each message carries its own (bad) envelope
+            answers.append([_comparable(await server.ask(message)) for message in script])
+        finally:
+            log = await server.close()
+    slow, fast_answers = answers
+    assert fast_answers == slow
+    assert all(json.loads(lines[-1])["error"]["code"] == -32602 for lines in fast_answers)
+    assert [rid for rid in _fast_ids(log) if not rid.startswith('"status-')] == []

@@ -237,3 +237,39 @@ async def test_a_first_page_tools_list_is_the_sdks_answer_kept(
     first = json.loads(fast[0][2])["result"]
     assert first["resultType"] == "complete" and {"read_note", "search_text"} <= {t["name"] for t in first["tools"]}
     assert json.loads(fast[1][2])["id"] == "again" and json.loads(fast[3][2])["result"]["tools"] != first["tools"]
+
+
+CAPS = "io.modelcontextprotocol/clientCapabilities"
+INFO = "io.modelcontextprotocol/clientInfo"
+# envelopes whose keys are right and whose values the SDK's surface refuses (`-32602`, HTTP 400)
+BAD_ENVELOPES: list[dict[str, Any]] = [
+    {**ENVELOPE, CAPS: None},
+    {**ENVELOPE, CAPS: []},
+    {**ENVELOPE, CAPS: {"elicitation": 5}},
+    {**ENVELOPE, INFO: 5},
+    {**ENVELOPE, INFO: {"name": "raw"}},  # no version
+]
+
+
+async def test_an_envelope_whose_values_the_sdk_refuses_is_refused_as_the_sdk_refuses(
+    make_vault: Callable[..., Path], caplog: pytest.LogCaptureFixture
+) -> None:
+    """The fast path checked the envelope's keys, not its values: a `tools/call` whose client
+    capabilities were null or a list, or whose client info had no version, was run and answered
+    200, and a `tools/list` with one was given the kept list, where the SDK answers 400 `-32602`."""
+    caplog.set_level(logging.DEBUG)
+    calls = [
+        ({**READ, "id": n, "params": {**READ["params"], "_meta": meta}}, _headers(READ))
+        for n, meta in enumerate(BAD_ENVELOPES)
+    ]
+    lists = [_listing(f"l{n}", meta=meta) for n, meta in enumerate(BAD_ENVELOPES)]
+    posts = [_listing("first"), *calls, *lists, (READ, _headers(READ))]
+    slow = await _run(make_vault(name="slow/vault"), posts, fast=False)
+    caplog.clear()
+    fast = await _run(make_vault(name="fast/vault"), posts, fast=True)
+    for (message, _), want, got in zip(posts, slow, fast, strict=True):
+        assert got == want, message
+    assert [status for status, _, _ in fast[1:-1]] == [400] * 2 * len(BAD_ENVELOPES)
+    assert all(b'"code":-32602' in body for _, _, body in fast[1:-1])
+    assert _fast_ids(caplog) == ["r"]  # only the last call
+    assert not [r for r in caplog.records if re.match(r"tools/list .* answered past", r.getMessage())]
