@@ -302,16 +302,16 @@ async def _check_step(
                     step.tool, found, destructive=tool.destructive, scopes=tool.scopes, step_id=step.id
                 )
                 _failures(builder, since, step, where)
+                if step.tool in MOVES:  # before `mine`: a folder's files are what the move touches
+                    await _preview_move(step.tool, args, host, builder)
+                elif step.tool in REWRITES:
+                    await _preview_rewrite(step.tool, args, host, builder)
                 mine = builder.paths[earlier:]
                 checked.calls.append((step.id, step.tool, args, _on_plan(checked, mine)))
                 for rel_op in mine:
                     checked.paths.setdefault(rel_op, where)
                 so_far = checked.touches.get(step.id)
                 checked.touches[step.id] = None if touched is None or so_far is None else so_far | touched
-                if step.tool in MOVES:
-                    await _preview_move(step.tool, args, host, builder)
-                elif step.tool in REWRITES:
-                    await _preview_rewrite(step.tool, args, host, builder)
         elif runnable and not late:
             result, code = await host.read(step.tool, args)
             if code is not None and step.on_error == "stop":
@@ -356,13 +356,15 @@ def _on_plan(checked: Checked, paths: list[tuple[str, str]]) -> bool:
     return any((rel, op) in checked.paths for rel, _ in paths for op in ("write", "delete"))
 
 
-async def _dry_run(host: Host, tool: str, args: dict[str, Any]) -> tuple[dict[str, Any] | None, set[str], set[str]]:
+async def _dry_run(
+    host: Host, tool: str, args: dict[str, Any]
+) -> tuple[dict[str, Any] | None, set[str], dict[str, str]]:
     """A rewriting tool's own dry run, every page: its first page, every file it changes (the
     notes it edits, with their new paths, and the settings files it repoints) and every file a
-    move moves (old and new paths: a folder's notes)."""
+    move moves (old path -> new: a folder's notes)."""
     first: dict[str, Any] | None = None
     files: set[str] = set()
-    moved: set[str] = set()
+    moved: dict[str, str] = {}
     cursor: str | None = None
     for _page in range(MAX_CALLS):
         page, _code = await host.read(
@@ -376,7 +378,7 @@ async def _dry_run(host: Host, tool: str, args: dict[str, Any]) -> tuple[dict[st
             if item.get("new_path"):
                 files.add(str(item["new_path"]))
         for pair in page.get("moved") or []:
-            moved.update((str(pair["old_path"]), str(pair["new_path"])))
+            moved[str(pair["old_path"])] = str(pair["new_path"])
         cursor = page.get("next_cursor")
         if not cursor:
             break
@@ -391,16 +393,20 @@ async def _preview_move(tool: str, args: dict[str, Any], host: Host, builder: Ef
     """The move's own dry run: the links it rewrites and every file they are in (known now only
     for a note the vault holds now: a note the plan creates first is moved at run time)."""
     moved = builder.effects.files_moved[-1]
-    preview, files, moves = await _dry_run(host, tool, args)
+    preview, files, pairs = await _dry_run(host, tool, args)
     if preview is not None:
+        moves = {*pairs, *pairs.values()}
         moved.links_rewritten = preview.get("links_rewritten")
         moved.files_changed = preview.get("files_changed")
-        if moves and not moves & {moved.from_path, moved.to_path}:  # a folder and the notes in it
+        folder = bool(moves) and not moves & {moved.from_path, moved.to_path}  # a folder and the notes in it
+        if folder:
             moved.folder = True
             moved.moved_files = sorted(moves)
         # where the tool itself moves it (its own rule for the source and the destination)
         moved.from_path, moved.to_path = str(preview.get("old_path")), str(preview.get("path"))
         moved.rewritten_in = sorted(files - moves - {moved.from_path, moved.to_path})
+        if folder:  # the vault after it, for the later steps: the folder's files at their new paths
+            builder.folder_moved(moved.from_path, pairs)
 
 
 async def _preview_rewrite(tool: str, args: dict[str, Any], host: Host, builder: EffectsBuilder) -> None:

@@ -2,9 +2,10 @@
 
 `EffectsBuilder` is fed each mutating step's resolved arguments in run order and simulates the
 vault's file set as it goes (a note created by step 3 is modified, not created, by step 7; a
-note moved away no longer exists at its old path). It knows the file effects of the note,
-property, task, template, canvas and bookmark tools by their arguments (a periodic note's path
-from the vault's periodic-notes settings, when the builder is given the vault folder), and the
+note moved away no longer exists at its old path, nor do a moved folder's files: `folder_moved`).
+It knows the file effects of the note, property, task, template, canvas and bookmark tools by
+their arguments (a periodic note's path from the vault's periodic-notes settings, when the
+builder is given the vault folder), and the
 server-state changes of the admin, session, macro and plan-control tools (`state_changes`); a
 step whose paths are only known at run time (a reference to a mutating step's result) is listed
 in `unresolved`. Unknown mutating tools count as writes of unknown files (`bulk_changes`).
@@ -111,6 +112,7 @@ class EffectsBuilder:
         self._stepped: set[str] = set()  # files a step writes, moves or deletes
         self._stepped_names: dict[str, list[str]] = {}  # their file names, lower case -> paths
         self.refused: list[tuple[str, str]] = []  # (step id, path): a create the call refuses (already_exists)
+        self._guessed: dict[str, bool | None] = {}  # the last move's note paths -> whether there before it
 
     def exists(self, rel: str) -> bool:
         if rel not in self._now:
@@ -124,16 +126,20 @@ class EffectsBuilder:
 
     def planned(self, target: str) -> str | None:
         """The file a note address's target (`Launch plan`, `Projects/Launch plan.md`) names
-        where the steps seen so far decide it: the path as written when a step wrote, moved or
-        deleted a file there, else the one file an earlier step made whose path ends with it
-        (None: the vault as it is now decides)."""
+        where the steps seen so far decide it: the path as written when a step wrote a file
+        there, else the one file an earlier step made or moved whose path ends with it (`Proj/A`
+        is `Archive/Proj/A.md` once a step moved `Proj` there, as a wikilink finds it), else the
+        path as written when a step moved or deleted the file there (None: the vault as it is
+        now decides)."""
         rel = _note(target)
-        if rel in self._stepped:
+        if rel in self._stepped and self._now.get(rel):
             return rel
         tail = "/" + rel.lower()
         named = self._stepped_names.get(tail.rpartition("/")[2], ())
         made = [p for p in named if self._now.get(p) and ("/" + p.lower()).endswith(tail)]
-        return made[0] if len(made) == 1 else None
+        if len(made) == 1:
+            return made[0]
+        return rel if rel in self._stepped else None
 
     def _step_on(self, rel: str) -> None:
         """`rel` is a file a step writes, moves or deletes (what `planned` looks in)."""
@@ -367,6 +373,7 @@ class EffectsBuilder:
             dst = f"{src.rsplit('/', 1)[0]}/{dst}"
         moved = MovedFile(from_path=src, to_path=dst)
         self.effects.files_moved.append(moved)
+        self._guessed = {src: self._now.get(src), dst: self._now.get(dst)}
         self._now[src] = False
         self._now[dst] = True
         self._step_on(src)
@@ -375,3 +382,30 @@ class EffectsBuilder:
         self.paths.append((src, "write"))
         self.paths.append((dst, "write"))
         return moved
+
+    def folder_moved(self, folder: str, pairs: dict[str, str]) -> None:
+        """The last move, taken for a note's by `move`, moves the folder `folder` (its own dry
+        run says so): the vault after it holds each of the folder's files (`pairs`, old path ->
+        new) at its new path and none at its old one, and the note paths `move` guessed from
+        the arguments (`Proj` -> `Proj.md`) are as they were: a later step that writes a moved
+        note modifies it, and one that creates a note at an old path makes a new one."""
+        for rel, was in self._guessed.items():
+            if was is None:
+                self._now.pop(rel, None)
+            else:
+                self._now[rel] = was
+        for old in pairs:
+            self._now[old] = False
+            parts = old.split("/")[:-1]
+            for i in range(len(parts), 0, -1):
+                parent = "/".join(parts[:i])
+                if parent != folder and not parent.startswith(f"{folder}/"):
+                    break
+                self._folders[parent] = False
+            self._step_on(old)
+            self.paths.append((old, "write"))
+        for new in pairs.values():
+            self._now[new] = True
+            self._step_on(new)
+            self._parents(new)
+            self.paths.append((new, "write"))
