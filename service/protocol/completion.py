@@ -6,6 +6,7 @@ user typed, case-insensitively, read-ACL filtered, at most 100 values.
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import mcp_types as types
@@ -35,21 +36,25 @@ class Completer:
         want_folders = name == "folder"
         if name not in ("path", "folder"):
             return types.CompleteResult(completion=types.Completion(values=[]))
-        needle = typed.lower()
-        starts: list[str] = []
-        contains: list[str] = []
         root = vault.paths.resolve("", allow_root=True)
         guard = self.guard
-        # The read decision covers a symlink's target too: a link never completes to a hidden note.
-        for rel, entry in vault.files.walk(root, readable=lambda rel: guard.allows(principal, vault, rel, "read")):
-            if entry.is_dir() != want_folders or (not want_folders and not rel.lower().endswith(".md")):
-                continue
-            low = rel.lower()
-            if low.startswith(needle):
-                starts.append(rel)
-            elif needle in low:
-                contains.append(rel)
-        values = sorted(starts) + sorted(contains)
+
+        def matches() -> list[str]:  # in a worker thread: walking 100,000 notes takes 0.2-0.4 s
+            needle = typed.lower()
+            starts: list[str] = []
+            contains: list[str] = []
+            # The read decision covers a symlink's target too: a link never completes to a hidden note.
+            for rel, entry in vault.files.walk(root, readable=lambda rel: guard.allows(principal, vault, rel, "read")):
+                if entry.is_dir() != want_folders or (not want_folders and not rel.lower().endswith(".md")):
+                    continue
+                low = rel.lower()
+                if low.startswith(needle):
+                    starts.append(rel)
+                elif needle in low:
+                    contains.append(rel)
+            return sorted(starts) + sorted(contains)
+
+        values = await asyncio.to_thread(matches)
         return types.CompleteResult(
             completion=types.Completion(
                 values=values[:MAX_VALUES], total=len(values), has_more=len(values) > MAX_VALUES

@@ -88,11 +88,13 @@ class Resources:
         vault, principal = self._vault(ctx, None)
         guard = self.guard
         root = vault.paths.resolve("", allow_root=True)
-        items: list[tuple[str, int]] = []
-        # The read decision covers a symlink's target too: a link never lists a note its rules hide.
-        for rel, entry in vault.files.walk(root, readable=lambda rel: guard.allows(principal, vault, rel, "read")):
-            if rel.lower().endswith(".md") and entry.is_file():
-                items.append((rel, entry.stat().st_size))
+
+        def notes() -> list[tuple[str, int]]:  # in a worker thread: 100,000 notes take 0.2-0.4 s
+            # The read decision covers a symlink's target too: a link never lists a note its rules hide.
+            found = vault.files.walk(root, readable=lambda rel: guard.allows(principal, vault, rel, "read"))
+            return [(rel, e.stat().st_size) for rel, e in found if rel.lower().endswith(".md") and e.is_file()]
+
+        items = await asyncio.to_thread(notes)
         cursor = params.cursor if params is not None else None
         try:
             offset = decode_cursor(cursor, v=vault.id)

@@ -37,6 +37,7 @@ from pathlib import Path
 
 from service.errors import PathInvalid
 from service.vault import openat2, spelling, temps
+from service.vault.decoding import decode_start
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
 _FILE_READ = os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0)
@@ -157,6 +158,21 @@ def read_file(root: Path, rel: str) -> tuple[bytes, os.stat_result]:
     got = read_plain(root, rel)
     if got is not None:
         return got
+    fd, st = _walked(root, rel)
+    with os.fdopen(fd, "rb", buffering=0) as fh:
+        return fh.readall(), st
+
+
+def read_start(root: Path, rel: str, chars: int) -> str:
+    """The first `chars` characters of the file `rel` (opened as `read_file` opens it) as
+    `decode_note` decodes the whole file, which is never held (`decoding.decode_start`)."""
+    fd = got[0] if (got := _plain(root, rel)) is not None else _walked(root, rel)[0]
+    with os.fdopen(fd, "rb") as fh:
+        return decode_start(fh, 4 * chars)[:chars]  # a character is at most 4 bytes of UTF-8
+
+
+def _walked(root: Path, rel: str) -> tuple[int, os.stat_result]:
+    """`rel` opened for reading by the walk from the root (`read_file`'s errors)."""
     with parent_of(root, rel) as (opened, name):
         try:
             fd = os.open(name, _FILE_READ, dir_fd=opened.fd)
@@ -166,13 +182,16 @@ def read_file(root: Path, rel: str) -> tuple[bytes, os.stat_result]:
             if exc.errno == errno.ENXIO:  # a socket
                 raise _special(rel) from None
             raise
-        with os.fdopen(fd, "rb", buffering=0) as fh:
-            st = os.fstat(fd)
-            if stat.S_ISDIR(st.st_mode):
-                raise IsADirectoryError(errno.EISDIR, "is a folder", rel)
-            if not stat.S_ISREG(st.st_mode):
-                raise _special(rel)
-            return fh.readall(), st
+    try:
+        st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):
+            raise IsADirectoryError(errno.EISDIR, "is a folder", rel)
+        if not stat.S_ISREG(st.st_mode):
+            raise _special(rel)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd, st
 
 
 def arm_single_open(root: Path) -> None:
@@ -184,17 +203,11 @@ def arm_single_open(root: Path) -> None:
 def read_plain(root: Path, rel: str) -> tuple[bytes, os.stat_result] | None:
     """`read_file` of a regular file through `openat2` (one `open`, no walk), or None: not
     armed, or not a plain regular file reached without a link (the caller walks then)."""
-    open_no_links = openat2.opener()
-    if open_no_links is None or "\x00" in rel:  # C would stop at a NUL: the walk refuses it
+    got = _plain(root, rel)
+    if got is None:
         return None
+    fd, st = got
     try:
-        fd = open_no_links(os.fsencode(f"{root}/{rel}"))
-    except OSError:
-        return None
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            return None
         data = os.read(fd, st.st_size + 1)
         if len(data) <= st.st_size:  # a regular file reads short only at its end
             return data, st
@@ -204,6 +217,22 @@ def read_plain(root: Path, rel: str) -> tuple[bytes, os.stat_result] | None:
         return b"".join(chunks), st
     finally:
         os.close(fd)
+
+
+def _plain(root: Path, rel: str) -> tuple[int, os.stat_result] | None:
+    """`read_plain`'s open: the descriptor of a regular file reached without a link, or None."""
+    open_no_links = openat2.opener()
+    if open_no_links is None or "\x00" in rel:  # C would stop at a NUL: the walk refuses it
+        return None
+    try:
+        fd = open_no_links(os.fsencode(f"{root}/{rel}"))
+    except OSError:
+        return None
+    st = os.fstat(fd)
+    if stat.S_ISREG(st.st_mode):
+        return fd, st
+    os.close(fd)
+    return None
 
 
 def _special(rel: str) -> PathInvalid:

@@ -22,60 +22,25 @@ import os
 import stat as stat_mode
 import weakref
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Literal
+from typing import Literal, TypeVar
 
 from service.errors import AlreadyExists, Conflict, NoteNotFound, PathInvalid
 from service.vault import casing, dirfd, journal, notelocks, offloop, reread
-from service.vault.decoding import UTF8, decode_note
 from service.vault.etags import etag_of as etag_of
 from service.vault.etags import stale_etag
 from service.vault.events import ChangeBus, FileChange
 from service.vault.listings import FolderListings
+from service.vault.notefile import FileStat, encode, note_file
+from service.vault.notefile import NoteFile as NoteFile
+from service.vault.notefile import WriteResult as WriteResult
+from service.vault.notefile import file_stat as _file_stat
 from service.vault.paths import VaultPath, VaultPaths, realpath_now, renamed
 from service.vault.temps import write_in
 from service.vault.walk import walk
 
-
-@dataclass(frozen=True, slots=True)
-class FileStat:
-    size: int
-    mtime: float
-    ctime: float
-
-
-@dataclass(frozen=True, slots=True)
-class NoteFile:
-    path: VaultPath
-    content: str
-    etag: str
-    stat: FileStat
-    # What the bytes were read as (`service.vault.decoding`): anything but "utf-8" means `content`
-    # is not the bytes exactly, and a write of it saves UTF-8.
-    encoding: str = UTF8
-
-
-@dataclass(frozen=True, slots=True)
-class WriteResult:
-    rel: str
-    etag: str
-    created: bool
-    stat: FileStat
-
-
-def _file_stat(st: os.stat_result) -> FileStat:
-    return FileStat(size=st.st_size, mtime=st.st_mtime, ctime=getattr(st, "st_birthtime", st.st_ctime))
-
-
-def note_file(vp: VaultPath, data: bytes, st: os.stat_result) -> NoteFile:
-    text, encoding = decode_note(data)
-    return NoteFile(path=vp, content=text, etag=etag_of(data), stat=_file_stat(st), encoding=encoding)
-
-
-def encode(text: str) -> bytes:
-    return text.encode("utf-8", errors="surrogateescape")
+R = TypeVar("R")
 
 
 def _changed(
@@ -352,8 +317,17 @@ class VaultFiles:
 
     def _read_raw(self, vp: VaultPath, key: str, expected_etag: str | None = None) -> tuple[bytes, os.stat_result]:
         """`_read_real`'s bytes and `fstat` (a missing note with `expected_etag`: `stale_etag`)."""
+        return self._found(vp, partial(dirfd.read_file, self.paths.root, key), expected_etag)
+
+    def read_start(self, vp: VaultPath, chars: int) -> str:
+        """The note's first `chars` characters as `read` decodes them; the rest is never held."""
+        return self._found(vp, partial(dirfd.read_start, self.paths.root, self._real(vp)[0], chars))
+
+    @staticmethod
+    def _found(vp: VaultPath, read: Callable[[], R], expected_etag: str | None = None) -> R:
+        """`read()` of the note at `vp`, its absence as `note_not_found` (`stale_etag` with an etag)."""
         try:
-            return dirfd.read_file(self.paths.root, key)
+            return read()
         except (FileNotFoundError, NotADirectoryError):
             pass
         except PathInvalid as exc:

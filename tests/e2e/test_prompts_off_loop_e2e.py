@@ -4,7 +4,8 @@ folder held the server's event loop 2.7 s for every client). Checked by ordering
 HTTP with the SDK client: the read of the long note, once started, waits until another client's
 read_note has been answered, which can only happen when the read is off the loop (10 s at most:
 on the loop nothing else runs, and the order then fails). Before, all three read on the loop and
-review_folder parsed the whole note."""
+review_folder parsed the whole note; and each read the whole note (a 100 MB note: 100 MB read and
+decoded) to keep its start: now only the start is read (`VaultFiles.read_start`)."""
 
 from __future__ import annotations
 
@@ -43,17 +44,17 @@ async def _held_read(
     events: list[str] = []
     began, release = asyncio.Event(), threading.Event()
     loop = asyncio.get_running_loop()
-    real_read = VaultFiles.read
+    real_read = VaultFiles.read_start
 
-    def read(self: VaultFiles, vp: Any) -> Any:
+    def read(self: VaultFiles, vp: Any, chars: int) -> Any:
         if vp.rel == long and not release.is_set():
             events.append("read start")
             loop.call_soon_threadsafe(began.set)
             release.wait(10)
             events.append("read end")
-        return real_read(self, vp)
+        return real_read(self, vp, chars)
 
-    monkeypatch.setattr(VaultFiles, "read", read)
+    monkeypatch.setattr(VaultFiles, "read_start", read)
     got = asyncio.create_task(client.get_prompt(name, args))
     await asyncio.wait([asyncio.ensure_future(began.wait()), got], return_when=asyncio.FIRST_COMPLETED)
     out = await vg.ok("read_note", path="Other")
@@ -61,7 +62,7 @@ async def _held_read(
     events.append("other answered")
     release.set()
     result = await got
-    monkeypatch.setattr(VaultFiles, "read", real_read)
+    monkeypatch.setattr(VaultFiles, "read_start", real_read)
     return events, result
 
 
@@ -80,6 +81,14 @@ async def test_prompts_read_a_long_note_off_the_loop(
         return real_parse(rel, text, *args, **kwargs)
 
     monkeypatch.setattr(prompts, "parse_note", parse_note)
+    whole: list[str] = []  # notes read whole (`VaultFiles.read`)
+    real_whole = VaultFiles.read
+
+    def read_whole(self: VaultFiles, vp: Any) -> Any:
+        whole.append(vp.rel)
+        return real_whole(self, vp)
+
+    monkeypatch.setattr(VaultFiles, "read", read_whole)
     before = caps.use_max_chars(CAP)
     try:
         async with e2e(root) as (url, vg), Client(url) as client:
@@ -97,3 +106,50 @@ async def test_prompts_read_a_long_note_off_the_loop(
     # review_folder parsed what the index reads of the long note (cut at a line break), not all of it
     assert 0 < parsed["F/Long.md"] <= CAP < len(LONG)
     assert parsed["F/Short.md"] == len("# Short\n\nsmall note\n")
+    assert "F/Long.md" not in whole and "Daily/2026-01-02.md" not in whole, whole
+
+
+WALKS = (
+    ("list_resources", lambda c: c.list_resources()),
+    ("complete", lambda c: c.complete(types.PromptReference(name="summarize_note"), {"name": "path", "value": "o"})),
+    ("review_folder", lambda c: c.get_prompt("review_folder", {"folder": ""})),
+)
+
+
+@pytest.mark.parametrize("name", [w[0] for w in WALKS])
+async def test_a_walk_of_the_vault_runs_off_the_loop(
+    make_vault: Callable[..., Path], monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    """resources/list and path completion walk the whole vault (100,000 notes: 0.2-0.4 s), and
+    review_folder a whole folder, with every note's ACL decision: on the loop before, for each call
+    (each keystroke, for completion). Checked by ordering as above: the walk, once started, waits
+    until another client's read_note has been answered."""
+    root = make_vault({"F/One.md": "# One\n\nbody\n", "Other.md": "# Other\n\nread meanwhile\n"})
+    call = dict(WALKS)[name]
+    events: list[str] = []
+    began, release = asyncio.Event(), threading.Event()
+    real_walk = VaultFiles.walk
+
+    async with e2e(root) as (url, vg), Client(url) as client:
+        loop = asyncio.get_running_loop()
+
+        def walk(self: VaultFiles, *args: Any, **kwargs: Any) -> Any:
+            if not release.is_set():
+                events.append("walk start")
+                loop.call_soon_threadsafe(began.set)
+                release.wait(10)
+                events.append("walk end")
+            return real_walk(self, *args, **kwargs)
+
+        monkeypatch.setattr(VaultFiles, "walk", walk)
+        got = asyncio.ensure_future(call(client))
+        await asyncio.wait([asyncio.ensure_future(began.wait()), got], return_when=asyncio.FIRST_COMPLETED)
+        out = await vg.ok("read_note", path="Other")
+        assert "read meanwhile" in out["content"]
+        events.append("other answered")
+        release.set()
+        result = await got
+        monkeypatch.setattr(VaultFiles, "walk", real_walk)
+    assert events == ["walk start", "other answered", "walk end"], events
+    dumped = result.model_dump_json()
+    assert "Other.md" in dumped, dumped  # the walk's answer is whole

@@ -1,0 +1,49 @@
+"""What a read of a vault file gives and a write answers: the note's text, etag and times."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from service.vault.decoding import UTF8, decode_note
+from service.vault.etags import etag_of
+from service.vault.paths import VaultPath
+
+
+@dataclass(frozen=True, slots=True)
+class FileStat:
+    size: int
+    mtime: float
+    ctime: float
+
+
+@dataclass(frozen=True, slots=True)
+class NoteFile:
+    path: VaultPath
+    content: str
+    etag: str
+    stat: FileStat
+    # What the bytes were read as (`service.vault.decoding`): anything but "utf-8" means `content`
+    # is not the bytes exactly, and a write of it saves UTF-8.
+    encoding: str = UTF8
+
+
+@dataclass(frozen=True, slots=True)
+class WriteResult:
+    rel: str
+    etag: str
+    created: bool
+    stat: FileStat
+
+
+def file_stat(st: os.stat_result) -> FileStat:
+    return FileStat(size=st.st_size, mtime=st.st_mtime, ctime=getattr(st, "st_birthtime", st.st_ctime))
+
+
+def note_file(vp: VaultPath, data: bytes, st: os.stat_result) -> NoteFile:
+    text, encoding = decode_note(data)
+    return NoteFile(path=vp, content=text, etag=etag_of(data), stat=file_stat(st), encoding=encoding)
+
+
+def encode(text: str) -> bytes:
+    return text.encode("utf-8", errors="surrogateescape")
