@@ -271,7 +271,7 @@ class PathSet:
 
     def link_text(self, target: str, source: str, form: LinkForm) -> str:
         """Text that makes a link from `source` resolve to `target`, in `form` when possible."""
-        shown = target if form.with_ext else strip_md(target)
+        shown = target if form.with_ext or _blank_end(target) else strip_md(target)
         if form.style == "relative":
             rel = relative_to_folder(folder_of(source), shown)
             if form.dot_slash and not rel.startswith("../"):
@@ -286,6 +286,12 @@ class PathSet:
             return shown
         # A vault path that a same-named file in the source's folder would shadow.
         return "/" + shown
+
+
+def _blank_end(target: str) -> bool:
+    """Whether a note's name ends in a space ('Draft .md'): a link target is read trimmed, so
+    `[[Draft ]]` would name 'Draft'; such a note keeps its '.md' in the link text."""
+    return target.lower().endswith(".md") and target[:-3] != target[:-3].rstrip()
 
 
 def _closest(hits: list[str], here: str) -> str | None:

@@ -30,6 +30,7 @@ _INLINE_CODE = re.compile(r"(`+)(?:(?!\1).)+?\1")
 _WIKILINK = re.compile(r"(!?)\[\[([^\[\]\n]+?)\]\]")
 _MDLINK = re.compile(r"(!?)\[([^\]\n]*)\]\((<[^<>\n]+>|[^()\s]+(?:\([^()\s]*\))?[^()\s]*)((?:\s+\"[^\"\n]*\")?)\)")
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
+_HREF = re.compile(r"[^()\s]+(?:\([^()\s]*\))?[^()\s]*")  # an unbracketed href, as `_MDLINK` reads one
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,7 +98,7 @@ def _mdlinks(no: int, line: str) -> Iterator[FoundLink]:
         path = href.split("#", 1)[0]
         if not path or _SCHEME.match(path):
             continue
-        decoded = path if angle else unquote(path)
+        decoded = unquote(path)  # <...> too: a destination either way, percent-decoded as the index reads it
         yield FoundLink(no, start, start + len(path), decoded, "markdown", decoded != path, angle)
 
 
@@ -167,10 +168,14 @@ def _styled(link: FoundLink, style: str) -> FoundLink:
 def _encode(text: str, link: FoundLink) -> str:
     if link.style:
         return ys.encode(text, link.style)
-    if link.kind != "markdown" or link.angle:
+    if link.kind != "markdown":
         return text
+    if link.angle:  # `<...>` holds spaces and brackets; a '%' would be decoded when read
+        return quote(text, safe="/!$&'()*+,;=:@~-._") if link.encoded else text.replace("%", "%25")
     if link.encoded:
-        return quote(text, safe="/!$&'()*+,;=:@~-._")
+        href = quote(text, safe="/!$&'()*+,;=:@~-._")
+        # Brackets are kept only as an href may hold them (one balanced pair): `C).md` would end it.
+        return href if _HREF.fullmatch(href) else href.replace("(", "%28").replace(")", "%29")
     # A space or bracket would end an unencoded Markdown href: encode just those.
     return text.replace("%", "%25").replace(" ", "%20").replace("(", "%28").replace(")", "%29")
 
