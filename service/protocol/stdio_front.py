@@ -97,6 +97,7 @@ class StdioFront:
         self._handshake: Any = None  # the protocol version the client's `initialize` was answered with
         self._modern: bool | None = None  # the client's first request opened the 2026-07-28 era (None: none yet)
         self._init_ids: dict[str, bool] = {}  # JSON ids of `initialize` requests the SDK answers
+        self._replays = 0  # `initialize` requests replayed under REPLAY_ID whose answers are still to drop
         self._eof = False
         self._init_params = ""  # the client's `initialize` params: part of every later key
         self._misses: dict[str, str] = {}  # JSON id of a forwarded question -> its answer's key
@@ -213,6 +214,7 @@ class StdioFront:
         if self._entry("tools/list", None) not in self._answers and self._entry("tools/list", {}) not in self._answers:
             self._first_answers.set()  # the list is not stored (an empty cache): load now, not at its question
         msg["id"] = REPLAY_ID  # the session must still see its client's handshake
+        self._replays += 1
         return json.dumps(msg).encode()
 
     async def built(self, app: Any) -> Any:
@@ -362,7 +364,10 @@ class StdioFront:
         if msg_id is None:
             return True
         if msg_id == REPLAY_ID:
-            return False
+            with self._lock:  # only the replays' answers: a client may use the id for a request of its own
+                if self._replays:
+                    self._replays -= 1
+                    return False
         if self._init_ids and self._init_ids.pop(json.dumps(msg_id), False):
             self._initialized(json.loads(data).get("result"))
         if not self._misses:

@@ -11,6 +11,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from mcp import Client, StdioServerParameters
 
 _made = iter(range(1000))
@@ -104,3 +105,32 @@ def test_an_empty_cache_answers_initialize_and_tools_list_from_the_package_as_th
     # the first stored the shipped list for its next start
     assert _stored_methods(tmp_path / "shipped") == ["tools/list"]
     assert _stored_methods(tmp_path / "sdk") == ["initialize", "tools/list"]
+
+
+@pytest.mark.parametrize("fast", [False, True], ids=["sdk", "fast-calls"])
+async def test_a_request_with_the_replay_id_of_the_front_is_answered(
+    make_vault: Callable[..., Path], tmp_path: Path, fast: bool
+) -> None:
+    """The front replays an `initialize` it answered to the SDK under its own id and drops the
+    SDK's answer to it; it dropped every answer with that id, so a client request that used it
+    (a ping; a tool call on the SDK's path) was never answered and its client waited forever."""
+    from service.protocol.stdio_front import REPLAY_ID
+    from tests.e2e.test_fast_calls_e2e import _call, _Server
+
+    server = await _Server.start(make_vault(), tmp_path / "state", fast=fast)
+    try:
+        await server.ready()  # its `initialize` answered from the package, then replayed to the SDK
+        script = [
+            {"jsonrpc": "2.0", "id": REPLAY_ID, "method": "ping"},
+            _call(REPLAY_ID, "read_note", {"path": "Welcome"}),
+        ]
+        for message in script:
+            await server.send(message)
+            # a question after it: its answer arrives after the one before (or shows it was dropped)
+            lines = await server.ask({"jsonrpc": "2.0", "id": "after", "method": "ping"})
+            answered = [json.loads(line) for line in lines]
+            assert [m.get("id") for m in answered] == [REPLAY_ID, "after"], message
+            assert "result" in answered[0]
+        assert json.loads(lines[0])["result"]["structuredContent"]["title"] == "Welcome"
+    finally:
+        await server.close()
