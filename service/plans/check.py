@@ -302,13 +302,13 @@ async def _check_step(
                     step.tool, found, destructive=tool.destructive, scopes=tool.scopes, step_id=step.id
                 )
                 _failures(builder, since, step, where)
-                if step.tool in MOVES:  # before `mine`: a folder's files are what the move touches
+                on_plan = _on_plan(checked, builder.paths[earlier:])
+                if step.tool in MOVES:
                     await _preview_move(step.tool, args, host, builder)
                 elif step.tool in REWRITES:
                     await _preview_rewrite(step.tool, args, host, builder)
-                mine = builder.paths[earlier:]
-                checked.calls.append((step.id, step.tool, args, _on_plan(checked, mine)))
-                for rel_op in mine:
+                checked.calls.append((step.id, step.tool, args, on_plan))
+                for rel_op in builder.paths[earlier:]:  # a folder move's files too: later calls on them are on plan
                     checked.paths.setdefault(rel_op, where)
                 so_far = checked.touches.get(step.id)
                 checked.touches[step.id] = None if touched is None or so_far is None else so_far | touched
@@ -399,14 +399,13 @@ async def _preview_move(tool: str, args: dict[str, Any], host: Host, builder: Ef
         moved.links_rewritten = preview.get("links_rewritten")
         moved.files_changed = preview.get("files_changed")
         folder = bool(moves) and not moves & {moved.from_path, moved.to_path}  # a folder and the notes in it
-        if folder:
-            moved.folder = True
-            moved.moved_files = sorted(moves)
         # where the tool itself moves it (its own rule for the source and the destination)
         moved.from_path, moved.to_path = str(preview.get("old_path")), str(preview.get("path"))
         moved.rewritten_in = sorted(files - moves - {moved.from_path, moved.to_path})
-        if folder:  # the vault after it, for the later steps: the folder's files at their new paths
-            builder.folder_moved(moved.from_path, pairs)
+        if folder:  # the files it moves as the earlier steps leave the folder, at their new paths after it
+            moved.folder = True
+            moving = builder.folder_moved(moved.from_path, moved.to_path, pairs)
+            moved.moved_files = sorted({*moving, *moving.values()})
 
 
 async def _preview_rewrite(tool: str, args: dict[str, Any], host: Host, builder: EffectsBuilder) -> None:

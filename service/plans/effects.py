@@ -383,10 +383,12 @@ class EffectsBuilder:
         self.paths.append((dst, "write"))
         return moved
 
-    def folder_moved(self, folder: str, pairs: dict[str, str]) -> None:
-        """The last move, taken for a note's by `move`, moves the folder `folder` (its own dry
-        run says so): the vault after it holds each of the folder's files (`pairs`, old path ->
-        new) at its new path and none at its old one, and the note paths `move` guessed from
+    def folder_moved(self, folder: str, dest: str, pairs: dict[str, str]) -> dict[str, str]:
+        """The last move, taken for a note's by `move`, moves the folder `folder` to `dest` (its
+        own dry run says so, listing the files there now: `pairs`, old path -> new). Returns the
+        files it moves after the steps seen so far: those of `pairs` an earlier step did not move
+        away or delete, and those an earlier step put in the folder. The vault after it holds
+        each at its new path and none at its old one, and the note paths `move` guessed from
         the arguments (`Proj` -> `Proj.md`) are as they were: a later step that writes a moved
         note modifies it, and one that creates a note at an old path makes a new one."""
         for rel, was in self._guessed.items():
@@ -394,18 +396,24 @@ class EffectsBuilder:
                 self._now.pop(rel, None)
             else:
                 self._now[rel] = was
-        for old in pairs:
+        moving = {old: new for old, new in pairs.items() if self.exists(old)}
+        inside = f"{folder}/"
+        for rel, there in list(self._now.items()):  # files earlier steps made or moved into it
+            if there and rel.startswith(inside) and rel not in moving:
+                moving[rel] = f"{dest}/{rel[len(inside) :]}"
+        for old in moving:
             self._now[old] = False
             parts = old.split("/")[:-1]
             for i in range(len(parts), 0, -1):
                 parent = "/".join(parts[:i])
-                if parent != folder and not parent.startswith(f"{folder}/"):
+                if parent != folder and not parent.startswith(inside):
                     break
                 self._folders[parent] = False
             self._step_on(old)
             self.paths.append((old, "write"))
-        for new in pairs.values():
+        for new in moving.values():
             self._now[new] = True
             self._step_on(new)
             self._parents(new)
             self.paths.append((new, "write"))
+        return moving

@@ -87,3 +87,49 @@ async def test_a_create_onto_a_note_the_folder_move_brought_is_foreseen(make_vau
         before = vg.snapshot()
         await vg.err("execute_plan", "validation_error", plan=plan)  # refused whole: nothing moved
         assert vg.snapshot() == before
+
+
+async def test_a_folder_move_takes_along_the_notes_earlier_steps_put_in_it(make_vault: Callable[..., Path]) -> None:
+    """A note an earlier step moved into the folder moves with it (its dry run, on the vault as
+    it is now, does not list it), and one an earlier step deleted from it does not: the
+    confirmation lists every file the run changes."""
+    steps = [
+        {"id": "in", "tool": "move_note", "args": {"path": "Proj/A", "new_path": "Proj/Sub/A"}},
+        {"id": "out", "tool": "delete_note", "args": {"path": "Proj/Sub/C"}},
+        {"id": "mv", "tool": "rename_note", "args": {"path": "Proj/Sub", "new_path": "Deep"}, "dependsOn": ["in"]},
+        {"id": "ap", "tool": "append_note", "args": {"path": "Proj/Deep/A", "content": "more\n"}, "dependsOn": ["mv"]},
+    ]
+    plan = {"goal": "regroup", "steps": steps}
+    async with started(make_vault({**VAULT, "Proj/Sub/C.md": "# C\n", "Proj/Sub/D.md": "# D\n"})) as vg:
+        await vg.indexed()
+        checked = await vg.ok("validate_plan", plan=plan)
+        effects = checked["effects"]
+        moved = effects["files_moved"][1]
+        assert moved["folder"] and moved["moved_files"] == sorted(
+            ["Proj/Sub/A.md", "Proj/Deep/A.md", "Proj/Sub/D.md", "Proj/Deep/D.md"]
+        )
+        assert "Proj/Deep/A.md" in effects["files_modified"] and "Proj/Deep/A.md" not in effects["files_created"]
+        asked = await vg.err("execute_plan", "elicit_required", plan=plan)
+        before = vg.snapshot()
+        run = await vg.confirmed("execute_plan", plan=plan)
+        assert run["status"] == "done", run
+        after = vg.snapshot()
+        changed = {k for k in set(before) | set(after) if before.get(k) != after.get(k) and not k.endswith("/")}
+        vault = vg.root.name
+        changed = {k[len(vault) + 1 :] for k in changed if k.startswith(f"{vault}/") and "/.trash/" not in f"/{k}"}
+        assert changed <= set(asked["details"]["files"]), sorted(changed - set(asked["details"]["files"]))
+        assert vg.read("Proj/Deep/A.md").endswith("more\n") and not (vg.root / "Proj/Deep/C.md").exists()
+
+
+async def test_a_folder_rename_after_an_edit_inside_it_asks_no_more_than_alone(make_vault: Callable[..., Path]) -> None:
+    """The folder's files are what later steps meet; the rename itself is judged as the direct
+    call is (a rename in place asks no one), also after an earlier step edited a note in it."""
+    steps = [
+        {"id": "ap", "tool": "append_note", "args": {"path": "Proj/A", "content": "more\n"}},
+        {"id": "mv", "tool": "rename_note", "args": {"path": "Proj", "new_path": "Projects"}, "dependsOn": ["ap"]},
+    ]
+    async with started(make_vault(VAULT)) as vg:
+        await vg.indexed()
+        run = await vg.ok("execute_plan", plan={"goal": "edit, then rename", "steps": steps})
+        assert run["status"] == "done", run
+        assert vg.read("Projects/A.md").endswith("more\n")
