@@ -110,14 +110,32 @@ def split(text: str, limits: YamlLimits | None = None) -> Frontmatter:
 
 
 class _Loader(yaml.CSafeLoader):  # type: ignore[misc,name-defined,unused-ignore]
-    """libyaml's fast safe loader, with YAML 1.2 booleans: only true/false are booleans, as in
-    Obsidian (YAML 1.1 would read `yes`, `no`, `on`, `off` as booleans)."""
+    """libyaml's fast safe loader, read as Obsidian reads properties (YAML 1.2): only true/false
+    are booleans (YAML 1.1 would read `yes`, `no`, `on`, `off` as booleans); `10:30` is text, not
+    the base-60 number 630 YAML 1.1 makes of it; a date that does not exist (`2023-02-29`) is
+    text, where the library raises and every other property of the note was lost with it."""
+
+
+_NUMBERS = ("tag:yaml.org,2002:int", "tag:yaml.org,2002:float")
+
+
+def _no_base_60(tag: str, regex: re.Pattern[str]) -> tuple[str, re.Pattern[str]]:
+    """An int/float resolver that never takes a value with ':' (YAML 1.1's base-60 forms)."""
+    return (tag, re.compile("(?!.*:)" + regex.pattern, regex.flags)) if tag in _NUMBERS else (tag, regex)
+
+
+def _timestamp(loader: Any, node: yaml.ScalarNode) -> Any:
+    try:
+        return yaml.constructor.SafeConstructor.construct_yaml_timestamp(loader, node)
+    except (ValueError, AttributeError):  # 2023-02-29, month 13, `!!timestamp x`: the text
+        return loader.construct_scalar(node)
 
 
 _Loader.yaml_implicit_resolvers = {
-    key: [(tag, regex) for tag, regex in resolvers if tag != "tag:yaml.org,2002:bool"]
+    key: [_no_base_60(tag, regex) for tag, regex in resolvers if tag != "tag:yaml.org,2002:bool"]
     for key, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
+_Loader.add_constructor("tag:yaml.org,2002:timestamp", _timestamp)
 _Loader.add_implicit_resolver(
     "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
 )

@@ -40,10 +40,48 @@ _SEQ_INDENT = re.compile(r"^( *)- ", re.MULTILINE)
 _KEY_LINE = re.compile(r"^\S[^:\n]*:[ \t]*$", re.MULTILINE)
 
 
+class _DateAsWritten(str):
+    """A date-shaped value that is no date (`2023-02-29`, `2024-13-01`): read as its text, as
+    Obsidian shows it (ruamel raised, and the note's properties could be neither read nor edited),
+    and written back as it was, unquoted (`_yaml` registers both)."""
+
+    __slots__ = ()
+
+
+_ruamel_classes: tuple[type, type] | None = None
+
+
+def _classes() -> tuple[type, type]:
+    """ruamel's round-trip constructor and representer, taught `_DateAsWritten` (made once)."""
+    global _ruamel_classes
+    if _ruamel_classes is None:
+        from ruamel.yaml.constructor import RoundTripConstructor
+        from ruamel.yaml.representer import RoundTripRepresenter
+
+        class Constructor(RoundTripConstructor):
+            def construct_yaml_timestamp(self, node: Any, values: Any = None) -> Any:
+                try:
+                    return super().construct_yaml_timestamp(node, values)
+                except ValueError:
+                    return _DateAsWritten(node.value)
+
+        class Representer(RoundTripRepresenter):
+            pass
+
+        Constructor.add_constructor("tag:yaml.org,2002:timestamp", Constructor.construct_yaml_timestamp)
+        # Tagged as the timestamp it looks like, so it is written plain (it resolves to that tag).
+        Representer.add_representer(
+            _DateAsWritten, lambda rep, data: rep.represent_scalar("tag:yaml.org,2002:timestamp", str(data))
+        )
+        _ruamel_classes = (Constructor, Representer)
+    return _ruamel_classes
+
+
 def _yaml(raw: str) -> YAML:
     from ruamel.yaml import YAML
 
     yaml = YAML(typ="rt", pure=True)
+    yaml.Constructor, yaml.Representer = _classes()
     yaml.preserve_quotes = True
     yaml.width = 4096
     offset = 0
