@@ -17,6 +17,9 @@ message, with a JSON-RPC error whose id is null:
 The answer is a complete response, so the connection stays open for the client's next request
 (the rest of an oversized body is read and dropped by the server). Anything else is passed on
 with its body replayed unchanged; the transport parses it again with the SDK's own parser.
+A client that goes away before its body is complete is not passed on: there is no message to
+serve and no one to answer (the transport read the cut body, raised `ClientDisconnect` and
+logged it as a server error with its traceback, and its session was handed the exception).
 
 A GET to the MCP path (the stream for server-initiated messages) loses its `Last-Event-ID`
 header here: the server keeps no event store, so its streams carry no event ids and there is
@@ -80,7 +83,7 @@ class RequestFront:
             message = await receive()
             received.append(message)
             if message["type"] != "http.request":
-                break  # the client went away: the transport sees the disconnect
+                return  # the client went away before its message was whole: no one to answer (docstring)
             body += message.get("body", b"")
             if len(body) > self.max_body:
                 await _refuse(send, too_large(None, self.max_body))
