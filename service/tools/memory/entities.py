@@ -377,13 +377,13 @@ class OpenNodesOut(ToolOutput):
 
 async def open_nodes(ctx: ToolContext, args: OpenNodesIn) -> OpenNodesOut:
     store = entity_store(ctx)
-    found: list[Loaded] = []
-    missing: list[str] = []
+    found: dict[str, Loaded] = {}  # each entity once, however many names reach it (as the MCP memory server)
+    missing: dict[str, None] = {}
     for i, raw in enumerate(args.names):
         name = entity_name(ctx, store, raw, f"names[{i}]")
         loaded = store.load(name, "read")
-        (found.append(loaded) if loaded is not None else missing.append(name))
-    opened = {f.vp.rel.removesuffix(".md").lower() for f in found}
+        (found.setdefault(loaded.vp.rel, loaded) if loaded is not None else missing.setdefault(name))
+    opened = {rel.removesuffix(".md").lower() for rel in found}
     everything = list(store.entities())
     names = target_names(everything)
     relations: list[RelationOut] = []
@@ -394,7 +394,7 @@ async def open_nodes(ctx: ToolContext, args: OpenNodesIn) -> OpenNodesOut:
             if stem in opened or target in opened:
                 to = names.get(r.target) or names.get(target, r.target)
                 relations.append(RelationOut(**{"from": loaded.entity.name, "to": to, "relationType": r.relation_type}))
-    return OpenNodesOut(entities=[entity_out(ctx, f) for f in found], relations=relations, missing=missing)
+    return OpenNodesOut(entities=[entity_out(ctx, f) for f in found.values()], relations=relations, missing=[*missing])
 
 
 TOOLS: tuple[ToolSpec, ...] = (
