@@ -7,6 +7,7 @@ Dataview; a time of day (`start: 10:30`) was read as YAML 1.1's base-60 number 6
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
@@ -38,3 +39,26 @@ async def test_an_impossible_date_and_a_time_of_day_are_text_and_the_rest_is_kep
         after = await vg.ok("get_properties", path="Meeting.md")
         assert after["properties"]["status"] == "done" and after["properties"]["start"] == "10:30"
     assert "due: 2023-02-29\nstart: 10:30\n" in (root / "Meeting.md").read_text(encoding="utf-8")
+
+
+async def test_an_index_built_before_reads_such_notes_again_on_a_warm_restart(make_vault: Callable[..., Path]) -> None:
+    root = make_vault({"Meeting.md": NOTE, "Other.md": "# Other\n"})
+    async with started(root) as vg:
+        await vg.indexed()
+        db_path = Path(vg.app.db.path)
+    # The index as the code before wrote it: the note's frontmatter failed, no properties; 0024 not applied.
+    conn = sqlite3.connect(db_path)
+    with conn:
+        conn.execute(
+            "UPDATE notes SET properties = '{}', frontmatter_error = 'invalid YAML: ValueError'"
+            " WHERE path = 'Meeting.md'"
+        )
+        conn.execute("DELETE FROM note_properties WHERE note_id = (SELECT id FROM notes WHERE path = 'Meeting.md')")
+        conn.execute("DELETE FROM schema_migrations WHERE version = 24")
+    conn.close()
+    async with started(root) as vg:
+        await vg.indexed()
+        found = await vg.ok("search_properties", filters=[{"key": "status", "op": "==", "value": "active"}])
+        assert [item["path"] for item in found["items"]] == ["Meeting.md"]
+        table = await vg.ok("search_dql", query='TABLE start FROM "" WHERE status = "active"')
+        assert [[cell["value"] for cell in row["cells"]] for row in table["rows"]] == [["10:30"]]
