@@ -57,6 +57,7 @@ if TYPE_CHECKING:  # the front imports only what answering needs (json, os, thre
 CACHED_METHODS = frozenset({"initialize", "server/discover", "tools/list"})
 REPLAY_ID = "vaultgate-front-initialize"  # the id of the `initialize` replayed to the SDK
 MAX_ANSWERS = 64  # distinct clients (client info, protocol version) remembered per key
+MAX_KEY = 16 * 1024  # an answer to larger params is not stored (a client's are ~1 KB; each start reads the store)
 DIRECT_WRITE = 32 * 1024  # larger answers are written from a worker thread (a full pipe blocks)
 __all__ = ["StdioFront", "early_front", "startup_key"]
 
@@ -262,7 +263,7 @@ class StdioFront:
         return result
 
     def _record(self, key: str, result: str) -> None:
-        if len(self._answers) < MAX_ANSWERS:
+        if len(self._answers) < MAX_ANSWERS and len(key) <= MAX_KEY:
             self._answers[key] = result
             self._dirty = True
 

@@ -134,3 +134,40 @@ async def test_a_request_with_the_replay_id_of_the_front_is_answered(
         assert json.loads(lines[0])["result"]["structuredContent"]["title"] == "Welcome"
     finally:
         await server.close()
+
+
+def test_answers_to_huge_params_are_not_stored(make_vault: Callable[..., Path], tmp_path: Path) -> None:
+    """The store keeps the SDK's answer under the question's params (and the `initialize`
+    params), and every start reads it whole: `tools/list` calls with 1 MB of params each stored
+    ~1 MB apiece (up to 64 of them, a 16 MB line each: a store of a gigabyte read at every start).
+    Such answers are not stored now; the client is answered as before."""
+    env = {**os.environ, "VAULTGATE_EMBEDDINGS__PROVIDER": "none", "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    init = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+    with subprocess.Popen(
+        [sys.executable, "-m", "service", "stdio", str(make_vault())],
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+    ) as proc:
+        assert proc.stdin is not None and proc.stdout is not None
+        answers = []
+        for msg in (
+            {"id": 1, "method": "initialize", "params": init},
+            {"method": "notifications/initialized"},
+            *(
+                {"id": 10 + n, "method": "tools/list", "params": {"_meta": {"pad": f"{n}" + "x" * 200_000}}}
+                for n in range(3)
+            ),
+            {"id": 20, "method": "tools/list", "params": {}},
+        ):
+            proc.stdin.write(json.dumps({"jsonrpc": "2.0", **msg}).encode() + b"\n")
+            proc.stdin.flush()
+            if "id" in msg:
+                answers.append(json.loads(proc.stdout.readline()))
+        proc.stdin.close()
+        assert proc.wait(timeout=60) == 0
+    assert [a["id"] for a in answers] == [1, 10, 11, 12, 20]
+    assert all("read_note" in {t["name"] for t in a["result"]["tools"]} for a in answers[1:])
+    (store,) = (tmp_path / "cache").rglob("stdio-answers-*.json")
+    assert b"x" * 1000 not in store.read_bytes()
+    assert _stored_methods(tmp_path / "cache") == ["tools/list"]  # the plain list is stored as before
