@@ -145,8 +145,9 @@ class Dispatcher:
         start = 0
         if params is not None and params.cursor is not None:
             cursor = params.cursor
-            # Only cursors this method issued: a non-negative offset within the list.
-            if not (cursor.isascii() and cursor.isdigit()) or int(cursor) > len(specs):
+            # Only cursors this method issued: a non-negative offset within the list (a long one
+            # is none: `int` of over 4300 digits raises).
+            if not (cursor.isascii() and cursor.isdigit()) or len(cursor) > 9 or int(cursor) > len(specs):
                 from mcp.shared.exceptions import MCPError
 
                 raise MCPError(types.INVALID_PARAMS, "invalid cursor")

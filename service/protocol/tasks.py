@@ -238,8 +238,8 @@ class PlanTasks:
     async def list(self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams) -> dict[str, Any]:
         principal, modern = self._caller(ctx)
         cursor = params.cursor if params is not None else None
-        if cursor is not None and not (cursor.isascii() and cursor.isdigit()):
-            raise MCPError(types.INVALID_PARAMS, "invalid cursor")
+        if cursor is not None and not (cursor.isascii() and cursor.isdigit() and len(cursor) <= 9):
+            raise MCPError(types.INVALID_PARAMS, "invalid cursor")  # a longer offset overflows SQLite's integer
         start = int(cursor) if cursor else 0
         rows = await self.plans.journal.runs_of(caller_hash(principal.subject), limit=LIST_PAGE + 1, offset=start)
         owned = await self.owners.owned(principal, [r.id for r in rows[:LIST_PAGE]])

@@ -64,3 +64,31 @@ async def test_a_client_gone_in_the_middle_of_its_body_leaves_no_server_error(
     assert modern.status_code == 200 and modern.json()["result"]["structuredContent"]["title"] == "Welcome"
     errors = [f"{r.name}: {r.getMessage()}" for r in caplog.records if r.levelno >= logging.ERROR]
     assert errors == []
+
+
+async def test_a_cursor_of_thousands_of_digits_is_an_invalid_cursor(make_vault: Callable[..., Path]) -> None:
+    """`tools/list` and `tasks/list` took any ASCII digits for an offset: `int` of over 4300
+    digits raised ValueError, and a 30-digit offset overflowed SQLite's integer; the client got
+    error code 0 with Python's message (2025 session) or `-32603 Internal server error`
+    (2026-07-28), where any cursor the server never issued is `-32602 invalid cursor`."""
+    listing = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"cursor": "1" * 5000}}
+    tasks = {"jsonrpc": "2.0", "id": 2, "method": "tasks/list", "params": {"cursor": "1" * 30}}
+    modern = {**listing, "params": {**listing["params"], "_meta": ENVELOPE}}
+    headers = {**MODERN_HEADERS, "mcp-method": "tools/list"}
+    del headers["mcp-name"]
+    async with e2e(make_vault()) as (url, harness), httpx2.AsyncClient() as http:
+        await harness.indexed()
+        init = await http.post(url, content=json.dumps(INIT), headers=ACCEPT)
+        session = {**ACCEPT, "mcp-session-id": init.headers["mcp-session-id"], "mcp-protocol-version": "2025-11-25"}
+        await http.post(
+            url, content=json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}), headers=session
+        )
+        answers = [
+            (await http.post(url, content=json.dumps(listing), headers=session)).json(),
+            (
+                await http.post(url, content=json.dumps({**listing, "params": {"cursor": "3" * 30}}), headers=session)
+            ).json(),
+            (await http.post(url, content=json.dumps(tasks), headers=session)).json(),
+            (await http.post(url, content=json.dumps(modern), headers=headers)).json(),
+        ]
+    assert [a["error"] for a in answers] == [{"code": -32602, "message": "invalid cursor"}] * 4
