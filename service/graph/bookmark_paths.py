@@ -41,7 +41,7 @@ def bookmarks_edit(
     try:
         note = vault.files.read(vault.paths.resolve(BOOKMARKS, allow_hidden=True))
         data: Any = json.loads(note.content)
-    except (NoteNotFound, PathInvalid, OSError, ValueError):
+    except (NoteNotFound, PathInvalid, OSError, ValueError, RecursionError):  # RecursionError: nested too deep
         return None
     if not isinstance(data, dict):
         return None

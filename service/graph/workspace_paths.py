@@ -92,7 +92,7 @@ def rewritten(text: str, moves: Mapping[str, str], deleted: Collection[str]) -> 
     paths, or it is not a JSON object (left as it is)."""
     try:
         data: Any = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested past the parser's limit
         return None
     if not isinstance(data, dict):
         return None

@@ -193,8 +193,12 @@ def searchable_text(canvas: object) -> str:
 
 
 def loads(text: str) -> object:
-    """A canvas file's JSON; an empty file is an empty canvas, as Obsidian opens it."""
-    return json.loads(text) if text.strip() else {}
+    """A canvas file's JSON; an empty file is an empty canvas, as Obsidian opens it. JSON nested
+    past the parser's recursion limit is a ValueError like any other JSON it cannot read."""
+    try:
+        return json.loads(text) if text.strip() else {}
+    except RecursionError:
+        raise ValueError("nested deeper than JSON is read") from None
 
 
 def dumps(canvas: dict[str, Any]) -> str:

@@ -46,5 +46,5 @@ def _read(root: Path, rel: str) -> Any | None:
         if not real.is_relative_to(root.resolve()) or not real.is_file() or real.stat().st_size > MAX_BYTES:
             return None
         return json.loads(real.read_text(encoding="utf-8-sig"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):  # RecursionError: nested past the parser's limit
         return None

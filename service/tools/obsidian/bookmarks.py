@@ -225,7 +225,7 @@ def _parsed(note: NoteFile | None) -> Any:
         return {}
     try:
         return json.loads(note.content)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested past the parser's limit
         return None
 
 

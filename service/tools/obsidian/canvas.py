@@ -19,7 +19,6 @@ Touches: `.canvas` files (through `VaultFiles`, so the index sees each write).
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from pydantic import ConfigDict, Field
@@ -324,7 +323,7 @@ def _canvas(
 ) -> dict[str, Any]:
     """The canvas to write over `note` (None: there is none)."""
     try:
-        old = json.loads(note.content or "{}") if note is not None else {}
+        old = cv.loads(note.content) if note is not None else {}
     except ValueError:
         old = {}
     extra = args.extra

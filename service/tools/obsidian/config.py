@@ -46,7 +46,7 @@ def read_config(ctx: ToolContext, name: str) -> tuple[Any, str | None]:
         return None, None
     try:
         return json.loads(note.content), note.etag
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested past the parser's limit
         return None, note.etag
 
 
