@@ -190,9 +190,13 @@ class Confirm:
             return False
         expires_text, _, rest = state.partition(".")
         nonce, _, _mac = rest.partition(".")
-        if not expires_text.isdigit() or int(expires_text) < time.time() or not nonce:
+        # the client's text: `isdigit` holds for '²' and `int` refuses over 4300 digits (a time has 10)
+        if not (expires_text.isascii() and expires_text.isdigit()) or len(expires_text) > 12:
             return False
-        return hmac.compare_digest(state, self._state(call, preview, int(expires_text), nonce))
+        if int(expires_text) < time.time() or not nonce:
+            return False
+        sealed = self._state(call, preview, int(expires_text), nonce)
+        return hmac.compare_digest(state.encode(), sealed.encode())  # str: TypeError on non-ASCII
 
     def _spend(self, state: str) -> None:
         """Record an approval as used (no await between the check and this: atomic on the loop)."""

@@ -53,3 +53,30 @@ async def test_a_decline_after_an_approved_twin_in_the_same_second_is_forbidden(
         error = declined.structured["error"]
         assert error["code"] == "forbidden" and error["details"]["reason"] == "declined"
         assert (vg.root / "A.md").read_text() == "# A\n"
+
+
+@pytest.mark.parametrize(
+    "forged",
+    ["\u00b2.nonce.mac", "9" * 5000 + ".nonce.mac", "9999999999.nonce.\u00e9"],
+    ids=["superscript-digit", "5000-digits", "non-ascii-mac"],
+)
+async def test_a_forged_request_state_is_asked_again_not_a_server_bug(
+    make_vault: Callable[..., Path], forged: str
+) -> None:
+    """The request_state comes back from the client: an expiry `str.isdigit` accepts but `int`
+    refuses ('²', over 4300 digits) or a non-ASCII character (`hmac.compare_digest` of `str`
+    raises TypeError) made the call an `internal_error` ("a server bug") instead of a state
+    that does not seal it — the question is asked again and nothing changes."""
+    session = SimpleNamespace(
+        protocol_version=MODERN_PROTOCOL_VERSIONS[0],
+        client_capabilities=types.ClientCapabilities(elicitation=types.ElicitationCapability()),
+    )
+    request = SimpleNamespace(session=session, request_id=1)
+    yes = {"vaultgate_confirm": types.ElicitResult(action="accept", content={"confirm": True})}
+    args = {"path": "A", "permanent": True}
+    async with started(make_vault(VAULT)) as vg:
+        result = await vg.app.dispatcher.call(
+            "delete_note", args, principal=vg.principal, request=request, input_responses=yes, request_state=forged
+        )
+        assert result.input_required is not None, result.structured
+        assert (vg.root / "A.md").read_text() == "# A\n"
