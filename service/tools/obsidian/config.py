@@ -39,10 +39,9 @@ def config_path(ctx: ToolContext, name: str) -> VaultPath:
 
 def read_config(ctx: ToolContext, name: str) -> tuple[Any, str | None]:
     """(parsed JSON or None, etag or None) of `.obsidian/<name>`; missing or not JSON is None."""
-    vp = config_path(ctx, name)
     try:
-        note = ctx.vault.files.read(vp)
-    except (NoteNotFound, PathInvalid, OSError):  # missing, a folder there, unreadable: no settings
+        note = ctx.vault.files.read(config_path(ctx, name))
+    except (NoteNotFound, PathInvalid, OSError):  # missing, a folder or a link out of the vault there, unreadable
         return None, None
     try:
         return json.loads(note.content), note.etag
