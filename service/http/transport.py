@@ -42,6 +42,7 @@ check that entry makes (`service.http.modern_calls`).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import AsyncIterator, Awaitable
 from http import HTTPStatus
@@ -171,7 +172,9 @@ class LazyStreamTransport(StreamableHTTPServerTransport):
                 # a notification or the client's answer to our request: 202, then hand it on
                 await self._create_json_response(None, HTTPStatus.ACCEPTED)(scope, receive, send)
                 if self.fast is None or not self.fast.cancel(message):  # a fast call's cancel stays here
-                    await writer.send(SessionMessage(message, metadata=self._message_metadata(request)))
+                    # the session may have ended meanwhile (a DELETE): then no one takes it, and it was answered
+                    with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
+                        await writer.send(SessionMessage(message, metadata=self._message_metadata(request)))
                 return
         except Exception as err:  # the SDK's answer to a failure before dispatch
             logger.exception("error handling a POST request")
