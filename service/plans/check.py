@@ -90,6 +90,9 @@ class Host(Protocol):
 
     def is_folder(self, rel: str) -> bool: ...
 
+    def is_file(self, rel: str) -> bool:
+        """Whether a file is at `rel` now, whoever may read it (an edit of a note not there fails)."""
+
     @property
     def root(self) -> Path:
         """The vault folder (periodic notes' settings are read from it)."""
@@ -159,7 +162,7 @@ async def check_plan(plan: Plan, given: dict[str, Any], host: Host, *, late_para
     only at run time; their references are treated like those to a mutating step's result)."""
     g = plan_graph.build(plan)
     params, problems = bind_params(plan.params, given, late=late_params)
-    builder = EffectsBuilder(host.exists, host.root, memory=host.memory, is_folder=host.is_folder)
+    builder = EffectsBuilder(host.exists, host.root, memory=host.memory, is_folder=host.is_folder, is_file=host.is_file)
     checked = Checked(plan, params, g.order, builder.effects, deps=g.deps)
     checked.problems.extend(Problem(s, c, m) for s, c, m in g.problems)
     checked.problems.extend(problems)
@@ -202,9 +205,9 @@ async def check_plan(plan: Plan, given: dict[str, Any], host: Host, *, late_para
         )
     if not late_params:  # a macro being saved meets the vault only when it runs
         checked.problems += [
-            Problem(f.step, f.code, f"{f.tool} onto {f.path}, a note already there: the call fails and the plan stops")
+            Problem(f.step, f.code, f"{f.tool} {_FAILS[f.code].format(f.path)}: the call fails and the plan stops")
             for f in builder.effects.failures
-            if f.stops
+            if f.stops and f.path not in refused  # a path the call refuses first (acl_denied...): that problem
         ]
     checked.results = scope.steps
     checked.after = run_after(g.order, g.deps, checked.touches)
@@ -297,7 +300,7 @@ async def _check_step(
                 refused = await refusal(tool.static_check, tool.input_model, args, host.ctx)
                 if refused is not None:  # plugin_missing, not_in_safe_commands, acl_denied...
                     checked.problems.append(Problem(where, *refused))
-                earlier, since = len(builder.paths), len(builder.refused)
+                earlier, since = len(builder.paths), (len(builder.refused), len(builder.absent))
                 touched = builder.step(
                     step.tool, found, destructive=tool.destructive, scopes=tool.scopes, step_id=step.id
                 )
@@ -335,18 +338,24 @@ def _known_effects(
     ACL now, not only when the run reaches it. `args` holds the resolved arguments only, so a
     path still waiting names nothing; the step's touches stay unknown (the run orders it after
     and before every other change) and it stays listed as unresolved."""
-    earlier, refused = len(builder.paths), len(builder.refused)
+    earlier, since = len(builder.paths), (len(builder.refused), len(builder.absent))
     builder.step(step.tool, args, destructive=tool.destructive, scopes=tool.scopes, step_id=step.id)
-    _failures(builder, refused, step, where)
+    _failures(builder, since, step, where)
     for rel_op in builder.paths[earlier:]:
         checked.paths.setdefault(rel_op, where)
 
 
-def _failures(builder: EffectsBuilder, since: int, step: Step, where: str) -> None:
-    """The calls `builder` found refused since `since` (a create onto a note there already, as
-    the vault is after the plan's earlier steps): in the effects, with whether the plan stops."""
-    for _id, rel in builder.refused[since:]:
-        failure = Failure(step=where, tool=step.tool, code="already_exists", path=rel, stops=step.on_error == "stop")
+_FAILS = {"already_exists": "onto {}, a note already there", "note_not_found": "of {}, no note there"}
+
+
+def _failures(builder: EffectsBuilder, since: tuple[int, int], step: Step, where: str) -> None:
+    """The calls `builder` found refused since `since` (its `refused`, `absent` counts then): a
+    create onto a note there already, an edit of a note not there, as the vault is after the
+    plan's earlier steps; in the effects, with whether the plan stops."""
+    found = [("already_exists", rel) for _id, rel in builder.refused[since[0] :]]
+    found += [("note_not_found", rel) for _id, rel in builder.absent[since[1] :]]
+    for code, rel in found:
+        failure = Failure(step=where, tool=step.tool, code=code, path=rel, stops=step.on_error == "stop")
         builder.effects.failures.append(failure)
 
 

@@ -41,6 +41,8 @@ PERIODIC = frozenset({"create_periodic_note", "append_to_periodic_note"})
 # Tools whose `path` is an existing note's address, found as a wikilink finds it (a new note's
 # path as written where none fits): the effects name the file found (`service.plans.check`)
 ADDRESSED = CREATE_OR_MODIFY | MODIFY | MOVES | {"delete_note", "copy_note", "set_task_status", "apply_template"}
+# Tools that edit a note and never create one (append_note does with `create_if_missing`)
+EDITS = MODIFY | {"append_note", "prepend_note", "set_task_status"}
 WHOLE_NOTE = ADDRESSED - {"patch_note"}  # their `path` names a whole note: `Note#Section` is a validation_error
 BOOKMARKS = frozenset({"add_bookmark", "remove_bookmark"})
 # Memory tools: (list argument, field naming the entity whose note the item changes).
@@ -99,8 +101,10 @@ class EffectsBuilder:
         root: Path | None = None,
         memory: MemoryNotes | None = None,
         is_folder: Callable[[str], bool] | None = None,
+        is_file: Callable[[str], bool] | None = None,
     ) -> None:
         self._exists_on_disk = exists
+        self._is_file = is_file  # whether a file is there now, whoever may read it (None: not asked)
         self._is_folder = is_folder  # whether a folder is there now (the folders a new file makes)
         self._folders: dict[str, bool] = {}  # folder -> exists, after the steps seen so far
         self._root = root  # the vault folder: periodic notes' settings are read from it
@@ -112,6 +116,7 @@ class EffectsBuilder:
         self._stepped: set[str] = set()  # files a step writes, moves or deletes
         self._stepped_names: dict[str, list[str]] = {}  # their file names, lower case -> paths
         self.refused: list[tuple[str, str]] = []  # (step id, path): a create the call refuses (already_exists)
+        self.absent: list[tuple[str, str]] = []  # (step id, path): an edit of a note not there (note_not_found)
         self._guessed: dict[str, bool | None] = {}  # the last move's note paths -> whether there before it
 
     def exists(self, rel: str) -> bool:
@@ -210,6 +215,18 @@ class EffectsBuilder:
             return
         self.write(rel)
 
+    def edit(self, rel: str, step_id: str) -> None:
+        """A note a call edits, which it does not create: where none is there after the steps
+        seen so far (one moved away or deleted by an earlier step, or none on disk at all: one
+        the caller may not read is left to the call), the call's refusal (`note_not_found`),
+        listed in `absent` and not written (its path stays under the ACL check)."""
+        if self._is_file is not None and not self.exists(rel) and (rel in self._stepped or not self._is_file(rel)):
+            self.absent.append((step_id, rel))
+            self.paths.append((rel, "write"))
+            self._touch(rel)
+            return
+        self.write(rel)
+
     def delete(self, rel: str) -> None:
         e = self.effects
         if rel in e.files_created:
@@ -252,6 +269,8 @@ class EffectsBuilder:
         path = args.get("path")
         if tool == "create_note" and isinstance(path, str):
             self.create(_note(path), step_id, str(args.get("if_exists", "error")))
+        elif tool in EDITS and isinstance(path, str) and not (tool == "append_note" and args.get("create_if_missing")):
+            self.edit(_note(path), step_id)
         elif tool in CREATE_OR_MODIFY and isinstance(path, str) or tool in MODIFY and isinstance(path, str):
             self.write(_note(path))
         elif tool == "delete_note" and isinstance(path, str):

@@ -31,7 +31,10 @@ class MovedFile(BaseModel):
 class Failure(BaseModel):
     step: str = Field(description="The step (`id[index]` for one foreach item) whose call will fail.")
     tool: str = Field(description="Its tool.")
-    code: str = Field(description="The error the call will answer: already_exists (a note is there already).")
+    code: str = Field(
+        description="The error the call will answer: already_exists (a create onto a note there already) or "
+        "note_not_found (an edit of a note not there)."
+    )
     path: str = Field(description="The note it names.")
     stops: bool = Field(description="Its onError is stop: the plan stops there (a problem validate_plan reports).")
 

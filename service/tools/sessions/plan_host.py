@@ -115,6 +115,10 @@ class PlanHost:
         vp = self._resolve(rel)
         return not isinstance(vp, VaultgateError) and os.path.isdir(vp.abs)
 
+    def is_file(self, rel: str) -> bool:
+        vp = self._resolve(rel)
+        return not isinstance(vp, VaultgateError) and os.path.isfile(vp.abs)
+
     async def locate(self, address: str) -> str | None:
         """The note `address` names now, as `find_note` finds it. The note names are read once
         per plan, and only an address whose file name or alias some note carries is looked up

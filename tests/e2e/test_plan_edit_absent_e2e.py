@@ -1,0 +1,38 @@
+"""A plan that renames a note, then edits it by its old path, over HTTP with the SDK client:
+validate_plan foresees the edit's `note_not_found` and execute_plan refuses the plan whole
+(nothing renamed). Before, the plan was passed as valid (the edit previewed as creating the
+note) and the run renamed the note, then failed at the edit."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from mcp import Client
+
+from tests.conftest import e2e
+from tests.e2e.calls import error, ok
+
+PLAN = {
+    "goal": "rename, then tag by the old path",
+    "steps": [
+        {"id": "r", "tool": "rename_note", "args": {"path": "Proj/B", "new_path": "B2"}},
+        {"id": "t", "tool": "add_tags", "args": {"path": "Proj/B", "tags": ["done"]}, "dependsOn": ["r"]},
+    ],
+}
+
+
+async def test_an_edit_by_a_path_an_earlier_step_renamed_is_refused_up_front(
+    make_vault: Callable[..., Path], mode: str
+) -> None:
+    async with e2e(make_vault({"Proj/B.md": "# B\n"})) as (url, h):
+        await h.indexed()
+        async with Client(url, mode=mode) as c:  # type: ignore[arg-type]
+            checked = await ok(c, "validate_plan", plan=PLAN)
+            assert not checked["valid"] and checked["effects"]["files_created"] == []
+            [failure] = checked["effects"]["failures"]
+            assert (failure["step"], failure["code"], failure["path"]) == ("t", "note_not_found", "Proj/B.md")
+            refused = await error(c, "execute_plan", plan=PLAN)
+            assert refused["code"] == "validation_error"
+            assert [p["code"] for p in refused["details"]["problems"]] == ["note_not_found"]
+            assert h.read("Proj/B.md") == "# B\n" and not (h.root / "Proj/B2.md").exists()
