@@ -33,7 +33,7 @@ def _matches(value: str, allowed: list[str]) -> bool:
         if entry.endswith(":*"):
             base = entry[:-2]
             port = value[len(base) + 1 :] if value.startswith(base + ":") else ""
-            if port.isdigit() and len(port) <= 5:
+            if port.isascii() and port.isdigit() and len(port) <= 5:  # `isdigit` alone: '²' (latin-1 0xb2)
                 return True
         elif value == entry:
             return True

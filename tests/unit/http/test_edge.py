@@ -61,10 +61,13 @@ def edge_of(inner: Any, app: VaultgateApp) -> Edge:
         (GUARD, {"host": "localhost:evil.example"}, 421),
         (GUARD, {"host": "127.0.0.1:8765@evil.example"}, 421),
         (GUARD, {"host": "127.0.0.2:8765"}, 421),
+        (GUARD, {"host": "127.0.0.1:\u00b2"}, 421),  # a header byte 0xb2 read as latin-1: a digit to `isdigit`
+        (GUARD, {"host": "localhost:\u00b9\u00b2\u00b3"}, 421),
         (GUARD, {"host": "localhost:8765", "origin": "http://evil.example"}, 403),
         (GUARD, {"host": "localhost:8765", "origin": "null"}, 403),
         (GUARD, {"host": "localhost:8765", "origin": "http://localhost:8765.evil.example"}, 403),
         (GUARD, {"host": "localhost:8765", "origin": "http://localhost:123456"}, 403),
+        (GUARD, {"host": "localhost:8765", "origin": "http://localhost:\u00b2"}, 403),
         (GUARD, {"host": "localhost:8765", "origin": "ftp://localhost:8765"}, 403),
         (TUNNEL, {"host": "notes.example.com", "origin": "https://notes.example.com"}, None),
         (TUNNEL, {"host": "notes.example.com", "origin": "http://notes.example.com"}, 403),
