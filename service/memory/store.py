@@ -113,7 +113,7 @@ class EntityStore:
         the path ACL hides from it is no entity of that name, as an absent one (never named in an
         answer or refusal); for a write, a name whose note would be the capture inbox is refused."""
         vp = self._resolve(f"{self.folder}/{file_name(name)}.md", op)
-        if self.files.current_etag(vp) is None and not self.is_inbox(vp.rel):
+        if not self.files.has_note(vp) and not self.is_inbox(vp.rel):
             folder = vp.abs.parent
             other = note_named(folder, name, lambda f: self._not_an_entity(f"{self.folder}/{f}"))
             if other is not None:
@@ -148,7 +148,7 @@ class EntityStore:
 
     def load(self, name: str, op: str = "read") -> Loaded | None:
         vp = self.path_of(name, op)
-        if self.is_inbox(vp.rel) or self.files.current_etag(vp) is None:
+        if self.is_inbox(vp.rel) or not self.files.has_note(vp):
             return None
         note = self.files.read(vp)
         entity = parse(note.content)
@@ -163,7 +163,7 @@ class EntityStore:
 
     def must_exist(self, name: str, op: str = "read") -> None:
         """`require` without reading the note: a check before a write that reads it anyway."""
-        if self.files.current_etag(self.path_of(name, op)) is None:
+        if not self.files.has_note(self.path_of(name, op)):
             raise self._unknown(name)
 
     def _unknown(self, name: str) -> NoteNotFound:
@@ -217,7 +217,7 @@ class EntityStore:
     async def create(self, entity: Entity) -> Loaded:
         vp = self.path_of(entity.name, "write")
         async with _lock(self.vault_id, vp.rel):
-            if self.files.current_etag(vp) is not None:
+            if self.files.has_note(vp):
                 raise AlreadyExists(f"memory entity {entity.name!r} exists", details={"path": vp.rel})
             entity.created = entity.created or now_iso()
             entity.updated = entity.updated or entity.created

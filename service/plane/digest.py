@@ -145,7 +145,7 @@ def free_note(ctx: JobContext, label: str) -> tuple[str, str]:
 
 
 def _exists(ctx: JobContext, rel: str) -> bool:
-    return ctx.vault.files.current_etag(ctx.vault.paths.resolve(rel, allow_hidden=True)) is not None
+    return ctx.vault.files.has_note(ctx.vault.paths.resolve(rel, allow_hidden=True))
 
 
 def _iso(seconds: float) -> str:

@@ -2,7 +2,7 @@
 
 On a case-blind disk `meeting notes.md` -> `Meeting Notes.md` goes through a temporary name
 (`dirfd._via_temp`: `meeting notes (renaming 1a2b3c4d).md`, two no-replace renames). Before the
-first rename, a record is written and synced in the vault folder (`dirfd.case_record`) (hidden, as Obsidian skips
+first rename, a record is written and synced in the vault folder (`case_records.case_record`) (hidden, as Obsidian skips
 dot files): `.<token>.p<pid>h<host>.vgcase`, holding the three vault-relative paths (`src`,
 `temp`, `dst`); it goes once the second rename is on disk. A process killed between the two
 renames leaves the note under the temporary name and the record. At the next start `finish`
@@ -27,10 +27,10 @@ import unicodedata
 from pathlib import Path
 
 from service.errors import VaultgateError
-from service.vault import dirfd
+from service.vault import case_records, dirfd
 from service.vault.temps import GRACE_SECONDS, HOST, PROCESS_START, _alive
 
-SUFFIX = dirfd.CASE_RECORD
+SUFFIX = case_records.CASE_RECORD
 RECORD_NAME = re.compile(r"^\.[0-9a-f]{8}\.p(?P<pid>\d+)h(?P<host>[0-9a-f]{8})\.vgcase$")
 log = logging.getLogger("vaultgate.vault")
 
@@ -82,7 +82,7 @@ def finish(root: Path, *, started: float = PROCESS_START) -> list[str]:
                 done.append(landed)
                 log.warning("finished a rename cut by a crash: %s is now %s", temp, landed)
         try:
-            dirfd.drop_case_record(root, name)
+            case_records.drop_case_record(root, name)
         except OSError as exc:
             log.warning("could not remove %s: %s", name, exc)
     return done
@@ -103,7 +103,7 @@ def _plausible(name: str, src: str, temp: str, dst: str) -> bool:
     same = unicodedata.normalize("NFC", old).casefold() == unicodedata.normalize("NFC", new).casefold()
     if old == new or not same:
         return False
-    return between == dirfd.temp_name(old, name[1:9])
+    return between == case_records.temp_name(old, name[1:9])
 
 
 def _finished(root: Path, src: str, temp: str, dst: str) -> str | None:

@@ -25,18 +25,18 @@ from __future__ import annotations
 
 import ctypes
 import errno
-import json
 import os
 import secrets
 import stat
 import unicodedata
 from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, ExitStack, contextmanager, nullcontext, suppress
+from contextlib import AbstractContextManager, ExitStack, contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from service.errors import PathInvalid
-from service.vault import openat2, spelling, temps
+from service.vault import openat2, spelling
+from service.vault.case_records import case_record, drop_case_record, temp_name
 from service.vault.decoding import decode_start
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
@@ -169,6 +169,17 @@ def read_start(root: Path, rel: str, chars: int) -> str:
     fd = got[0] if (got := _plain(root, rel)) is not None else _walked(root, rel)[0]
     with os.fdopen(fd, "rb") as fh:
         return decode_start(fh, 4 * chars)[:chars]  # a character is at most 4 bytes of UTF-8
+
+
+def is_file(root: Path, rel: str) -> bool:
+    """Whether `rel` is a regular file `read_file` reads (opened as it opens it, nothing read):
+    False when absent or a folder, `read_file`'s other errors (a link, a special file) raised."""
+    try:
+        fd = got[0] if (got := _plain(root, rel)) is not None else _walked(root, rel)[0]
+    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+        return False
+    os.close(fd)
+    return True
 
 
 def _walked(root: Path, rel: str) -> tuple[int, os.stat_result]:
@@ -360,49 +371,6 @@ def _via_temp(root: Path, src_dir: Folder, src_name: str, dst_dir: Folder, dst_n
     os.fsync(src_dir.fd)
     os.fsync(dst_dir.fd)  # the rename is on disk before its record goes
     drop_case_record(root, record)
-
-
-NAME_MAX = 255  # bytes of a name, UTF-8: ext4, APFS; NTFS counts UTF-16 units, never more
-
-
-def temp_name(name: str, token: str) -> str:
-    """The temporary name a case-only rename of `name` goes through: `stem (renaming token).ext`,
-    the stem cut (at a character) so the whole fits in `NAME_MAX` bytes; a name whose extension
-    leaves no room is cut whole, its extension with it. The same for the same name and token
-    (`case_renames` checks a record's temporary name against it)."""
-    stem, dot, ext = name.rpartition(".")
-    if not stem:  # a folder, or a name without an extension
-        stem, dot, ext = name, "", ""
-    tail = f" (renaming {token}){dot}{ext}"
-    if len(tail.encode()) >= NAME_MAX:
-        stem, tail = name, f" (renaming {token})"
-    room = NAME_MAX - len(tail.encode())
-    return stem.encode()[:room].decode(errors="ignore") + tail
-
-
-CASE_RECORD = ".vgcase"
-
-
-def case_record(root: Path, token: str, src: str, temp: str, dst: str) -> str:
-    """Write and sync the record of a case-only rename in the vault folder, from which the next
-    start finishes one a crash cut in two (`service.vault.case_renames`); returns its name."""
-    name = f".{token}.p{os.getpid()}h{temps.HOST}{CASE_RECORD}"
-    data = json.dumps({"src": src, "temp": temp, "dst": dst}).encode()
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
-    with folder(root, "") as top:
-        fd = os.open(name, flags, 0o600, dir_fd=top.fd)
-        try:
-            os.write(fd, data)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.fsync(top.fd)  # the record is on disk before the first rename
-    return name
-
-
-def drop_case_record(root: Path, name: str) -> None:
-    with folder(root, "") as top, suppress(FileNotFoundError):
-        os.unlink(name, dir_fd=top.fd)
 
 
 _RENAME_NOREPLACE = 1

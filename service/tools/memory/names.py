@@ -35,7 +35,7 @@ def entity_name(ctx: ToolContext, store: EntityStore, raw: str, field: str) -> s
         return name
     try:
         vp = ctx.resolve(f"{store.folder}/{stem}.md", "read")
-        if not store.is_inbox(vp.rel) and store.files.current_etag(vp) is not None:
+        if not store.is_inbox(vp.rel) and store.files.has_note(vp):
             named = parse(store.files.read(vp).content).name
             if named:
                 return check_name(named, field)

@@ -116,7 +116,10 @@ class _Batch:
             raise ValidationFailed(f"{vp.rel!r} appears twice", details={"field": "notes", "path": vp.rel})
         self.seen.add(vp.rel)
         files = self.ctx.vault.files  # a long note's read and hash: in a worker thread (review R2 s64 F7)
-        current = await offloop.sized(offloop.size_of(vp), files.current_etag, vp)
+        if note.expected_etag is None:
+            current = "" if files.has_note(vp) else None  # nothing to compare: nothing read
+        else:
+            current = await offloop.sized(offloop.size_of(vp), files.current_etag, vp)
         if current is None:  # a new path: no case twin of a file there, nor of one made before it here
             refuse_case_twin(self.ctx.vault.paths.root, vp.rel, listed=self.listed)
             refuse_batch_twin(self.folded, vp.rel)
@@ -131,7 +134,7 @@ class _Batch:
 
 def _content(files: VaultFiles, vp: VaultPath) -> str | None:
     """The note's text now, None for no note (what an undo puts back)."""
-    return files.read(vp).content if files.current_etag(vp) is not None else None
+    return files.read(vp).content if files.has_note(vp) else None
 
 
 async def _create(ctx: ToolContext, vp: VaultPath, note: NewNote, overwrite: bool, items: list[BulkItem]) -> Undo:

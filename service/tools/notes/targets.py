@@ -68,7 +68,7 @@ async def create_targets(ctx: ToolContext, addresses: Sequence[str]) -> list[Vau
 def refuse_etag_of_missing(ctx: ToolContext, vp: VaultPath, expected_etag: str | None) -> None:
     """An `expected_etag` for a note that is not there: `note_not_found`, never "the note
     changed since you read it" (the file layer answers the same under its lock: `stale_etag`)."""
-    if expected_etag is not None and ctx.vault.files.current_etag(vp) is None:
+    if expected_etag is not None and not ctx.vault.files.has_note(vp):
         raise NoteNotFound(
             f"no note at {vp.rel!r}: the expected_etag names a version of a note that is not there",
             details={"path": vp.rel, "expected_etag": expected_etag, "suggestions": []},

@@ -138,7 +138,7 @@ async def replace(ctx: ToolContext, vp: VaultPath, content: str, expected_etag: 
     if expected_etag is not None or ctx.notes.get("confirmed") is not None:
         shown, absent = shown_etag(ctx, vp, expected_etag), previewed_absent(ctx, vp, expected_etag)
         return await files.write(vp, content, expected_etag=shown, create_only=absent)
-    now = files.read(vp) if files.current_etag(vp) is not None else None
+    now = files.read(vp) if files.has_note(vp) else None
     try:
         if now is None or not now.content.strip():
             return await files.write(vp, content, expected_etag=now.etag if now else None, create_only=now is None)
@@ -170,7 +170,7 @@ async def create_note(ctx: ToolContext, args: CreateNoteIn) -> WriteOut:
         return write_out(ctx, vp, await files.write(vp, text, create_only=True))
     for n in range(MAX_UNIQUE_SUFFIX + 1):
         candidate = vp if n == 0 else ctx.resolve_note(_numbered(vp.rel, n), "write")
-        if files.current_etag(candidate) is not None or candidate.abs.is_dir():
+        if files.has_note(candidate) or candidate.abs.is_dir():
             continue
         try:
             result = await files.write(candidate, text, create_only=True)
@@ -218,7 +218,7 @@ async def write_note(ctx: ToolContext, args: WriteNoteIn) -> WriteOut:
     refuse_etag_of_missing(ctx, vp, args.expected_etag)
     files = ctx.vault.files
     if args.mode == "append":
-        if files.current_etag(vp) is None:
+        if not files.has_note(vp):
             # a note gone since the check above: conflict (under the lock), never a new note
             result = await files.write(vp, args.content, create_only=True, expected_etag=args.expected_etag)
             return write_out(ctx, vp, result)
@@ -260,7 +260,7 @@ async def _add(ctx: ToolContext, args: AppendIn, at_start: bool) -> WriteOut:
     vp = (await ctx.find_note(args.path, "write", section="reject", missing_ok=missing_ok)).vp
     refuse_etag_of_missing(ctx, vp, args.expected_etag)
     files = ctx.vault.files
-    if args.create_if_missing and files.current_etag(vp) is None:
+    if args.create_if_missing and not files.has_note(vp):
         try:  # an expected_etag for a missing note fails with conflict: nothing is created
             result = await files.write(vp, args.content, create_only=True, expected_etag=args.expected_etag)
             return write_out(ctx, vp, result)

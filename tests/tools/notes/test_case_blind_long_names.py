@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from mcp import Client
 
-from service.vault import case_renames, dirfd, temps
+from service.vault import case_records, case_renames, dirfd, temps
 from tests.case_rename_killed import case_blind as make_case_blind
 from tests.conftest import e2e, started
 from tests.e2e.calls import ok
@@ -67,10 +67,10 @@ async def test_a_long_name_renamed_in_letter_case_over_http(case_blind: None, ma
 
 def test_the_temporary_name_fits_and_is_cut_between_characters() -> None:
     for name in [f"{STEM}.md", f"{WIDE}.md", "é" * 127, "x." + "e" * 250, "short.md"]:
-        temp = dirfd.temp_name(name, "0123abcd")
-        assert len(temp.encode()) <= dirfd.NAME_MAX, name
+        temp = case_records.temp_name(name, "0123abcd")
+        assert len(temp.encode()) <= case_records.NAME_MAX, name
         assert temp.endswith(" (renaming 0123abcd).md" if name.endswith(".md") else " (renaming 0123abcd)"), temp
-    assert dirfd.temp_name("short.md", "0123abcd") == "short (renaming 0123abcd).md"  # unchanged below the limit
+    assert case_records.temp_name("short.md", "0123abcd") == "short (renaming 0123abcd).md"  # unchanged below the limit
 
 
 def test_a_refused_first_rename_leaves_no_record(
@@ -92,7 +92,7 @@ def test_a_refused_first_rename_leaves_no_record(
 def test_a_crash_in_a_long_name_s_rename_is_finished_at_start(tmp_path: Path) -> None:
     root = tmp_path / "v"
     root.mkdir()
-    temp = dirfd.temp_name(f"{STEM}.md", "0000000c")
+    temp = case_records.temp_name(f"{STEM}.md", "0000000c")
     (root / temp).write_text("mid-rename", encoding="utf-8")
     record = root / f".0000000c.p999999h{temps.HOST}.vgcase"  # a writer long gone
     record.write_text(json.dumps({"src": f"{STEM}.md", "temp": temp, "dst": f"{STEM.upper()}.md"}), encoding="utf-8")
