@@ -36,6 +36,17 @@ def _norm(text: str) -> str:
     return re.sub(r"\s+", " ", text.strip()).casefold()
 
 
+# What Obsidian leaves out of a heading in a link to it (a link cannot hold them): `## Step 1:
+# Setup` is `[[Note#Step 1 Setup]]`, `## Tasks #work` `[[Note#Tasks work]]`, a heading with a
+# `[[Link|Shown]]` in it `[[Note#Link Shown …]]`.
+_LINK_UNSAFE = re.compile(r"[#|^:%\[\]\\]")
+
+
+def _linked(text: str) -> str:
+    """A heading as a link to it spells it (`_LINK_UNSAFE` as spaces), normalised as `_norm`."""
+    return _norm(_LINK_UNSAFE.sub(" ", text))
+
+
 def find_heading(text: str, path: list[str]) -> Span:
     """The section named by a heading path, outermost first (e.g. ["Plan", "Goals"])."""
     if not path:
@@ -46,15 +57,16 @@ def find_heading(text: str, path: list[str]) -> Span:
     window_start, window_end, min_level = 0, total, 0
     for depth, wanted in enumerate(path):
         key = _norm(wanted.lstrip("#").strip())
-        matches = [
-            h for h in headings if window_start <= h.line < window_end and h.level > min_level and _norm(h.text) == key
-        ]
+        inside = [h for h in headings if window_start <= h.line < window_end and h.level > min_level]
+        matches = [h for h in inside if _norm(h.text) == key]
+        if not matches:  # as a link to it spells it (`Step 1 Setup` for `Step 1: Setup`)
+            matches = [h for h in inside if _linked(h.text) == _linked(wanted.lstrip("#"))]
         if depth > 0 and matches:
             # Prefer the shallowest match inside the parent section (direct children first).
             shallowest = min(h.level for h in matches)
             matches = [h for h in matches if h.level == shallowest]
         if not matches:
-            present = [h.text for h in headings if window_start <= h.line < window_end and h.level > min_level]
+            present = [h.text for h in inside]
             where = f"under {' > '.join(path[:depth])!r}" if depth else "in the note"
             shown = ", ".join(repr(t) for t in present[:MAX_SHOWN]) + (" ..." if len(present) > MAX_SHOWN else "")
             raise ValidationFailed(
