@@ -36,15 +36,16 @@ def _norm(text: str) -> str:
     return re.sub(r"\s+", " ", text.strip()).casefold()
 
 
-# What Obsidian leaves out of a heading in a link to it (a link cannot hold them): `## Step 1:
-# Setup` is `[[Note#Step 1 Setup]]`, `## Tasks #work` `[[Note#Tasks work]]`, a heading with a
-# `[[Link|Shown]]` in it `[[Note#Link Shown …]]`.
-_LINK_UNSAFE = re.compile(r"[#|^:%\[\]\\]")
+# The punctuation Obsidian's link resolution reads as spaces when it compares a link's heading
+# with a note's (its `stripHeading`); a link Obsidian writes to a heading has the characters a
+# link cannot hold as spaces: `## Step 1: Setup` is `[[Note#Step 1 Setup]]`, `## Tasks #work`
+# `[[Note#Tasks work]]`, a heading with a `[[Link|Shown]]` in it `[[Note#Link Shown …]]`.
+_PUNCTUATION = re.compile(r"[!\"#$%&()*+,.:;<=>?@^`{|}~/\[\]\\]")
 
 
 def _linked(text: str) -> str:
-    """A heading as a link to it spells it (`_LINK_UNSAFE` as spaces), normalised as `_norm`."""
-    return _norm(_LINK_UNSAFE.sub(" ", text))
+    """A heading as a link's heading is compared with it (`_PUNCTUATION` as spaces), normalised as `_norm`."""
+    return _norm(_PUNCTUATION.sub(" ", text))
 
 
 def find_heading(text: str, path: list[str]) -> Span:
