@@ -69,6 +69,9 @@ def principal_of_scope(scope: Mapping[str, Any]) -> Principal | None:
 class PathGuard(Protocol):
     """The path-ACL seam: the security layer installs the real guard (`AclGuard`)."""
 
+    # Changes whenever the rules do (a reload): an answer filtered by the rules before is stale.
+    rules_version: int
+
     def check(self, principal: Principal, vault: Any, rel: str, op: str) -> None:
         """Raise `AclDenied` when `principal` may not do `op` on `rel`."""
 
@@ -81,6 +84,8 @@ class PathGuard(Protocol):
 class OpenGuard:
     """No path rules configured: every visible path is allowed (the resolver already refused
     hidden folders)."""
+
+    rules_version = 0
 
     def check(self, principal: Principal, vault: Any, rel: str, op: str) -> None:
         return None

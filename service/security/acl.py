@@ -179,11 +179,13 @@ class AclGuard:
     """`services.guard`: the path ACL plus folder-narrowed scopes, per vault."""
 
     def __init__(self, settings: Settings) -> None:
+        self.rules_version = 0
         self.reload(settings)
 
     def reload(self, settings: Settings) -> None:
         """Rebuild the rules from `settings` (a vault added at run time gets its own block); the
         guard object stays the same, so everything holding it sees the new rules."""
+        self.rules_version += 1
         self._root = VaultAcl(settings.acl)
         self._vaults = {v.id: VaultAcl(v.acl) if v.acl is not None else self._root for v in settings.vaults}
 
