@@ -282,7 +282,11 @@ class EffectsBuilder:
             if isinstance(path, str):
                 self._touch(_note(path))
         elif tool in MOVES and isinstance(path, str) and isinstance(args.get("new_path"), str):
-            self.move(_note(path), _note(str(args["new_path"])), rename=tool == "rename_note")
+            src, new = _note(path), str(args["new_path"]).strip()
+            into = new.endswith("/") and new.strip("/")  # 'Archive/': into it, keeping the name
+            self.move(
+                src, f"{new.rstrip('/')}/{src.rsplit('/', 1)[-1]}" if into else _note(new), rename=tool == "rename_note"
+            )
             self._touched = None  # its link rewrites change notes found at run time
         elif tool == "create_folder" and isinstance(path, str):
             if self._is_folder is None:

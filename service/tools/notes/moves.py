@@ -113,9 +113,14 @@ async def _source(ctx: ToolContext, path: str) -> tuple[str, bool]:
 def _destination(src: str, is_folder: bool, new_path: str, rename: bool) -> str:
     """Where `src` goes. A destination in a wikilink's brackets (`[[Plan v2]]`) is the name inside
     them, as for every tool that makes a note (`ToolContext.resolve_note`): never a file named
-    `[[Plan v2]].md` that each link rewritten to it would break."""
+    `[[Plan v2]].md` that each link rewritten to it would break. A destination ending in `/`
+    (`Archive/`) is the folder it goes into, keeping its name (`Archive/Plan.md`), as `mv` reads
+    it; never a note named after the folder."""
     text = new_path.strip()
-    rel = normalize(text[2:-2] if len(text) > 4 and text.startswith("[[") and text.endswith("]]") else new_path)
+    given = text[2:-2] if len(text) > 4 and text.startswith("[[") and text.endswith("]]") else new_path
+    rel = normalize(given)
+    if given.strip().endswith("/") and given.strip().strip("/"):  # 'Archive/': into it, keeping the name
+        rel = f"{rel}/{src.rsplit('/', 1)[-1]}"
     if rename and "/" not in rel:
         parent = folder_of(src)
         rel = f"{parent}/{rel}" if parent else rel
