@@ -39,8 +39,9 @@ from service.vault.paths import normalize, renamed, with_md
 class MoveIn(ChangeListIn):
     path: str = Field(description="Note, file or folder to move: its path; a note also as a wikilink names it.")
     new_path: str = Field(
-        description="Where it goes: a full vault path ('Archive/Plan.md'; '[[…]]' around it is dropped). "
-        "For rename_note a bare name ('Plan v2') keeps the current folder."
+        description="Where it goes: a full vault path ('Archive/Plan.md'; '[[…]]' around it is dropped), or a "
+        "folder ending in '/' ('Archive/': into it, keeping the name). For rename_note a bare name ('Plan v2') "
+        "keeps the current folder."
     )
     dry_run: bool = Field(
         default=False, description="Only report what would move and each line that would change (paged: limit/cursor)."
