@@ -272,12 +272,9 @@ class VaultgateApp:
             await self.stop()
 
     async def add_vault(self, cfg: VaultConfig) -> None:
-        """Serve one more vault without a restart (what `reload_vault` applies: additions only).
-
-        The ACL guard is rebuilt from the extended settings, so the new vault gets its own `[acl]`
-        block rather than falling back to the root one; its indexer runs like the others and is
-        stopped with them.
-        """
+        """Serve one more vault without a restart (what `reload_vault` applies: additions only). The
+        ACL guard is rebuilt from the extended settings, so the new vault gets its own `[acl]` block
+        rather than the root one; its indexer runs like the others and is stopped with them."""
         if cfg.id in self.vaults:
             raise ValueError(f"vault {cfg.id!r} is already served")
         self.settings.vaults.append(cfg)
@@ -285,6 +282,8 @@ class VaultgateApp:
         vault = Vault.open(cfg, self.settings.writes, hidden_cache_folders(self.settings, self.own_folders))
         self.guard.reload(self.settings)
         self.vaults[cfg.id] = vault
+        if "server" in self.__dict__:
+            self.resources.watch(vault)  # the MCP surfaces were built: their subscribers hear of it too
         self.sessions.roots[cfg.id] = vault.paths.root
         indexer = VaultIndexer(
             vault,
@@ -366,11 +365,12 @@ class VaultgateApp:
         from service.protocol.prompts import Prompts
         from service.protocol.resources import Resources
         from service.protocol.tasks import PlanTasks, job_kinds
+        from service.protocol.walked import Walked
 
         access = VaultAccess(self.vaults, self.settings.default_vault_id, self.guard, self.dispatcher.principal_for)
-        self.resources = Resources(access)
+        walked = Walked(self.guard)  # one walk of a vault for many resources/list pages and completions
+        self.resources, completer = Resources(access, walked), Completer(access, walked)
         prompts = Prompts(access, MacroPrompts(access, self.plans.macros))
-        completer = Completer(access)
         with warnings.catch_warnings():
             # The logging capability is deprecated in protocol 2026-07-28 but today's clients use it.
             warnings.simplefilter("ignore", MCPDeprecationWarning)

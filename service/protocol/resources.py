@@ -22,6 +22,7 @@ from mcp.shared.exceptions import MCPError
 
 from service.errors import VaultgateError
 from service.protocol.access import VaultAccess
+from service.protocol.walked import Walked
 from service.security.acl import check_path
 from service.tools.models import decode_cursor, page_of
 from service.vault.events import FileChange
@@ -29,15 +30,11 @@ from service.vault.oserrors import storage_error
 from service.vault.paths import VaultPath
 
 if TYPE_CHECKING:
-    from service.types import Principal
     from service.vault.vault import Vault
 
 log = logging.getLogger(__name__)
 SCHEME = "vault://"
 PAGE = 200
-LISTED_KEEP = 2  # callers whose resources/list walk is kept (100,000 notes: ~17 MB each)
-LISTED_KEEP_S = 60.0  # kept this long after the last page asked
-Notes = list[tuple[str, int]]  # resources/list's notes: (path, size)
 TEMPLATE = "vault://{vault}/{path}"
 RESOURCE_NOT_FOUND = -32002  # the MCP specification's code for an unknown resource
 
@@ -58,8 +55,9 @@ def parse_uri(uri: str) -> tuple[str, str]:
 
 
 class Resources:
-    def __init__(self, access: VaultAccess) -> None:
+    def __init__(self, access: VaultAccess, walked: Walked) -> None:
         self.access = access
+        self.walked = walked  # the notes a caller may read, walked once for all the pages
         self.vaults = access.vaults
         self.guard = access.guard
         # uri -> {connection identity: session}. The per-request ServerSession object is short-lived, but
@@ -69,13 +67,15 @@ class Resources:
         # handler fans our ResourceUpdated events out to the URIs each stream asked for.
         self.bus = InMemorySubscriptionBus()
         self.listen = ListenHandler(self.bus)
-        # resources/list's walk kept for the next pages, per (vault, caller): (changes heard and
-        # rules version when walked, the notes, the timer that drops them).
-        self._listed: dict[
-            tuple[str, Principal], tuple[tuple[int, int], list[tuple[str, int]], asyncio.TimerHandle]
-        ] = {}
-        self._changes: dict[str, int] = {}  # vault id -> changes heard (a kept walk of fewer is stale)
+        self._heard: dict[str, Any] = {}  # vault id -> the change bus listened to
         for vault in self.vaults.values():
+            self.watch(vault)
+
+    def watch(self, vault: Vault) -> None:
+        """Tell subscribers of the vault's notes about their changes: every vault at the start,
+        and one added at run time (`reload_vault`) when the composition root adds it."""
+        if self._heard.get(vault.id) is not vault.bus:
+            self._heard[vault.id] = vault.bus
             vault.bus.subscribe(self._changed_listener(vault))
 
     def _vault(self, ctx: ServerRequestContext[Any, Any], vault_id: str | None) -> tuple[Vault, Any]:
@@ -96,7 +96,7 @@ class Resources:
         self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
     ) -> types.ListResourcesResult:
         vault, principal = self._vault(ctx, None)
-        items = await self._notes(vault, principal)
+        items = (await self.walked.entries(vault, principal)).notes  # one walk for all the pages
         cursor = params.cursor if params is not None else None
         try:
             offset = decode_cursor(cursor, v=vault.id)
@@ -116,39 +116,6 @@ class Resources:
             ],
             next_cursor=nxt,
         )
-
-    async def _notes(self, vault: Vault, principal: Principal) -> Notes:
-        """The notes `principal` may read and their sizes, in walk order: walked in a worker thread
-        (100,000 notes take 0.2-0.4 s), then kept for the next pages (LISTED_KEEP_S after the last
-        one; a change to the vault or its rules walks again). Before, each page of 200 walked the
-        whole vault: 500 walks to list 100,000 notes."""
-        key = (vault.id, principal)
-        # taken before the walk: a change heard while it runs makes the next page walk again
-        stamp = (self._changes.get(vault.id, 0), self.guard.rules_version)
-        kept = self._listed.get(key)
-        if kept is not None and kept[0] == stamp:
-            items = kept[1]
-        else:
-            guard = self.guard
-            root = vault.paths.resolve("", allow_root=True)
-
-            def notes() -> Notes:
-                # The read decision covers a symlink's target too: a link never lists a note its rules hide.
-                found = vault.files.walk(root, readable=lambda rel: guard.allows(principal, vault, rel, "read"))
-                return [(rel, e.stat().st_size) for rel, e in found if rel.lower().endswith(".md") and e.is_file()]
-
-            items = await asyncio.to_thread(notes)
-        self._forget(key)
-        while len(self._listed) >= LISTED_KEEP:
-            self._forget(next(iter(self._listed)))  # the one kept longest
-        loop = asyncio.get_running_loop()
-        self._listed[key] = (stamp, items, loop.call_later(LISTED_KEEP_S, self._forget, key))
-        return items
-
-    def _forget(self, key: tuple[str, Principal]) -> None:
-        kept = self._listed.pop(key, None)
-        if kept is not None:
-            kept[2].cancel()
 
     async def templates(
         self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
@@ -199,7 +166,6 @@ class Resources:
 
     def _changed_listener(self, vault: Vault) -> Any:
         async def changed(changes: Sequence[FileChange]) -> None:
-            self._changes[vault.id] = self._changes.get(vault.id, 0) + 1
             for change in changes:
                 for rel in filter(None, (change.path, change.old_path)):
                     uri = uri_for(vault.id, rel)

@@ -1,8 +1,10 @@
 """`resources/list` page after page, as a client that lists a vault's notes as resources does:
 the SDK's `Client` over Streamable HTTP follows `next_cursor` for `--pages` pages (200 notes
 each; 0: to the end), p50 of a page at the client, the first page, the whole listing and the
-server's CPU for it. Give code roots (a `git worktree` of an older commit, this checkout) to
-serve each from its own copy of the code, all up at once, asked in turn round after round.
+server's CPU for it; then a note path typed into `summarize_note`'s `path` a character at a
+time (`completion/complete` per keystroke, as an editor asks), p50 at the client. Give code
+roots (a `git worktree` of an older commit, this checkout) to serve each from its own copy of
+the code, all up at once, asked in turn round after round.
 
     python -m tests.bench.bench_resource_pages [--notes 10000] [--pages 0] [--rounds 3] [ROOT ...]
 """
@@ -21,6 +23,7 @@ from tests.bench.common import BENCH_ENV, ServerProcess, percentile, report, sta
 
 
 async def measure(url: str, pid: int, pages: int) -> dict[str, Any]:
+    import mcp_types as types
     from mcp import Client
 
     samples: list[float] = []
@@ -36,7 +39,14 @@ async def measure(url: str, pid: int, pages: int) -> dict[str, Any]:
             cursor = page.next_cursor
             if cursor is None or len(samples) == pages:
                 break
+        typed = page.resources[-1].name[:12]
+        keys: list[float] = []
+        for n in range(1, len(typed) + 1):
+            t1 = time.perf_counter()
+            await client.complete(types.PromptReference(name="summarize_note"), {"name": "path", "value": typed[:n]})
+            keys.append((time.perf_counter() - t1) * 1000)
     return {
+        "keystroke_p50_ms": round(percentile(keys, 50), 2),
         "pages": len(samples),
         "notes": notes,
         "first_page_ms": round(samples[0], 1),
