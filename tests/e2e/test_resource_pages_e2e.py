@@ -108,9 +108,7 @@ async def test_completions_walk_the_vault_once_for_many_keystrokes(
 
 
 @pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")
-async def test_a_vault_added_at_run_time_tells_its_subscribers(
-    tmp_path: Path, make_vault: Callable[..., Path]
-) -> None:
+async def test_a_vault_added_at_run_time_tells_its_subscribers(tmp_path: Path, make_vault: Callable[..., Path]) -> None:
     """A vault `reload_vault` adds once the server runs: its notes' subscribers hear of changes
     (before, only the vaults served at the start were listened to: a subscription to the new one
     never fired)."""
