@@ -86,7 +86,7 @@ def _listing(guard: PathGuard, principal: Principal, vault: Vault, root: VaultPa
             vp = vault.paths.resolve(rel)
             check_path(guard, principal, vault, vp, "read")
             line = _listed(vault.files, vp, rel, cap)
-        except VaultgateError:
+        except (VaultgateError, OSError):  # gone since the folder was listed, or unreadable: not listed
             continue
         size += len(line)
         if size > MAX_CHARS:

@@ -44,9 +44,10 @@ class Walked:
         key = (vault.id, principal)
         stamp = (self._changes[vault.id], self.guard.rules_version)  # before the walk: see the docstring
         kept = self._kept.get(key)
-        found = (
-            kept[1] if kept is not None and kept[0] == stamp else await asyncio.to_thread(self._walk, vault, principal)
-        )
+        if kept is not None and kept[0] == stamp:
+            found = kept[1]
+        else:
+            found = await asyncio.to_thread(self._walk, vault, principal)
         self._forget(key)
         while len(self._kept) >= KEEP:
             self._forget(next(iter(self._kept)))  # the one kept longest
@@ -64,7 +65,10 @@ class Walked:
             if entry.is_dir():
                 folders.append(rel)
             elif rel.lower().endswith(".md") and entry.is_file():
-                notes.append((rel, entry.stat().st_size))
+                try:
+                    notes.append((rel, entry.stat().st_size))
+                except OSError:  # deleted (or its link broken) since the folder was listed
+                    continue
         return Entries(notes, folders)
 
     def _hear(self, vault: Vault) -> None:

@@ -130,3 +130,27 @@ async def test_a_vault_added_at_run_time_tells_its_subscribers(tmp_path: Path, m
         await client.subscribe_resource("vault://extra/Open.md")
         await vg.ok("append_note", vault="extra", path="Open", content="more\n")
         assert await asyncio.wait_for(updates.get(), 10) == "vault://extra/Open.md"
+
+
+async def test_a_note_deleted_while_the_vault_is_walked_is_left_out(
+    make_vault: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A note another program deletes between the folder's listing and the note's stat (or read)
+    is left out of resources/list, completion and review_folder; before, the walk's `stat` raised
+    and resources/list answered an internal error."""
+    root = make_vault({"F/Gone.md": "x\n", "F/Kept.md": "x\n"})
+    real_walk = VaultFiles.walk
+
+    def walk(self: VaultFiles, folder: Any, **kwargs: Any) -> Any:
+        for rel, entry in real_walk(self, folder, **kwargs):
+            if rel == "F/Gone.md":
+                (root / rel).unlink(missing_ok=True)  # after the listing, before the stat
+            yield rel, entry
+
+    monkeypatch.setattr(VaultFiles, "walk", walk)
+    async with e2e(root) as (url, _vg), Client(url, mode="legacy") as client:
+        assert [r.name for r in (await client.list_resources()).resources] == ["F/Kept.md"]
+        (root / "F" / "Gone.md").write_text("x\n")
+        review = await client.get_prompt("review_folder", {"folder": "F"})
+        text = review.messages[0].content
+        assert isinstance(text, types.TextContent) and "F/Kept.md" in text.text and "Gone" not in text.text
