@@ -28,13 +28,15 @@ from service.vault.events import FileChange
 
 log = logging.getLogger("vaultgate.index")
 Apply = Callable[[Sequence[FileChange]], Awaitable[object]]
+Failed = Callable[[list[str], BaseException], None]
 STOP_DRAIN_S = 10.0  # at stop, queued updates get this long to land (else the next reconcile does it)
 
 
 class GroupCommit:
-    def __init__(self, apply: Apply, name: str) -> None:
+    def __init__(self, apply: Apply, name: str, failed: Failed | None = None) -> None:
         self._apply = apply
         self._name = name
+        self._failed = failed  # told the paths of a failed update (`catch_up.CatchUp.failed`)
         self._queue: list[tuple[int, list[FileChange]]] = []
         self._waiting: Counter[str] = Counter()  # paths of queued updates no round has taken yet
         self._task: asyncio.Task[None] | None = None
@@ -93,15 +95,21 @@ class GroupCommit:
         try:
             await self._apply([change for changes in batch for change in changes])
             return
-        except Exception:
+        except Exception as exc:
             if len(batch) == 1:
                 log.exception("index update of %s failed", self._name)
+                self._tell(batch[0], exc)
                 return
         for changes in batch:
             try:
                 await self._apply(changes)
-            except Exception:
+            except Exception as exc:
                 log.exception("index update of %s failed for %s", self._name, [c.path for c in changes])
+                self._tell(changes, exc)
+
+    def _tell(self, changes: Sequence[FileChange], exc: BaseException) -> None:
+        if self._failed is not None:
+            self._failed(_paths(changes), exc)
 
     async def stop(self) -> None:
         """Let the queued updates land (bounded), then stop; what is left is the reconcile's."""

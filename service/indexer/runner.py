@@ -12,6 +12,7 @@ the file watcher); the work itself is in the engine modules beside it:
     names.py      every note's path and aliases, patched with what each round touched
     watch.py      the file watcher (edits made by other programs)
     writer_job.py a write run in the background once calls pause (trigram rebuild, word merge)
+    catch_up.py   updates that failed (a full cache disk): backlog and error, re-read until in
 
 Guarantees:
 - the server answers while the first reconcile runs; `state`/`progress` say how far it is and
@@ -25,7 +26,7 @@ Guarantees:
   from the watcher (`watch.py`), which applies them here first and then publishes them with
   origin "external" for other listeners;
 - parsing runs in a worker thread, writes go through the single writer in batched transactions;
-- `generation` increases after every applied batch; `wait_for(pred)` waits on it without sleeping;
+  `generation` increases after every applied batch; `wait_for(pred)` waits on it without sleeping;
 - symlinked files are never indexed: their text could come from outside the vault or from a note
   the ACL denies, and search results must not carry it.
 """
@@ -46,6 +47,7 @@ from service.graph.linkpath import PathSet
 from service.indexer import fresh, parsepool, rows
 from service.indexer.apply import apply_changes
 from service.indexer.bulk import DEFERRABLE_INDEXES, QueryIndexes, merge_words, rebuild_trigram, restore_indexes
+from service.indexer.catch_up import CatchUp
 from service.indexer.group import GroupCommit
 from service.indexer.issues import FileIssue, FileIssues
 from service.indexer.known import KnownFiles
@@ -117,8 +119,7 @@ class VaultIndexer:
         self._unresolved = UnresolvedTargets(vault.id)  # what a new note may resolve (`unresolved.py`)
         self._issues = FileIssues(vault.id)  # files left out of the index, or read as not UTF-8
         self._read_whole: dict[str, tuple[str, int]] = {}  # `reconcile.name_capped`'s notes within the cap
-        # Every note's path and aliases, patched per round: what a note address that is no literal
-        # path (every new note's, every wikilink name) is resolved against (`names.py`).
+        # Every note's path and aliases, patched per round: what note addresses resolve against (`names.py`).
         self.names: NoteNames[Any] = NoteNames()
         self._paths: PathSet | None = None  # PathSet of _files, rebuilt only after _files changes
         self._cond = asyncio.Condition()
@@ -129,8 +130,7 @@ class VaultIndexer:
         self._watcher: Watcher | None = None
         self._apply_lock = asyncio.Lock()
         self.trigram_ready = True  # False from a bulk load until its trigram rebuild is done
-        # Background writes once calls pause (`writer_job.py`): the deferred trigram index's
-        # rebuild, and the word index's merge when batches left it in many segments.
+        # Background writes once calls pause (`writer_job.py`): the trigram rebuild, the word index's merge.
         job = partial(WriterJob, db, activity, wait_s=TRIGRAM_WAIT_S)
         no_prefilter = "regex search scans without prefilter"
         self.trigram = job(f"{self.name}:trigram", rebuild_trigram, failed=no_prefilter, done=self._trigram_built)
@@ -138,7 +138,8 @@ class VaultIndexer:
         self.query_indexes = QueryIndexes(db)  # a cold load's, built after ready (`bulk.py`)
         self._side_tasks: set[asyncio.Task[None]] = set()
         self._deferred: list[FileChange] = []  # own writes made while the first index is built
-        self._group = GroupCommit(self.apply, self.name)  # concurrent writers' changes, applied together
+        self.catch_up = CatchUp(self.reconcile, self.name)  # failed updates: re-read until they are in
+        self._group = GroupCommit(self.apply, self.name, self.catch_up.failed)  # concurrent writers' changes
         self._own_files = OwnFiles(vault.paths.root)  # what the watcher may skip: our own queued writes
         vault.index = self
 
@@ -157,6 +158,7 @@ class VaultIndexer:
                 self._debounce_ms,
                 ignore=self._ignore,
                 resync=self.reconcile,
+                failed=self.catch_up.failed,
             )
         self._task = asyncio.create_task(self._initial(), name=self.name)
 
@@ -165,6 +167,7 @@ class VaultIndexer:
         if self._watcher is not None:
             await self._watcher.stop()
         await self._group.stop()
+        await self.catch_up.stop()  # after the group: its last round may still fail
         for task in (self._task, *self._side_tasks):
             if task is not None:
                 await cancel_and_wait(task)

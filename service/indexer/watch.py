@@ -99,9 +99,11 @@ class Watcher:
         *,
         ignore: tuple[Path, ...] = (),
         resync: ResyncFn | None = None,
+        failed: Callable[[list[str], BaseException], None] | None = None,
     ) -> None:
         self.paths = paths
         self.resync = resync
+        self.failed = failed  # told the paths of a batch whose apply failed (`catch_up.CatchUp.failed`)
         self.restarts = 0  # how often the watch failed and was started again
         # Set after a failure on a name that is not UTF-8: from then on every watch is planned
         # around such folders (a walk of the folders first; `watch_plan.py`).
@@ -269,8 +271,10 @@ class Watcher:
                 effective = await self.apply(changes)
                 break
             except Exception as exc:
-                if not locked(exc):  # not another process: as before, the next reconcile looks again
+                if not locked(exc):  # not another process: a re-reading brings them in (`catch_up.py`)
                     log.exception("applying external changes failed")
+                    if self.failed is not None:
+                        self.failed(rels, exc)
                     return
                 if pause is None:
                     log.exception("applying external changes failed; re-reading the vault")

@@ -195,9 +195,10 @@ async def index_status(ctx: ToolContext, args: IndexStatusIn) -> IndexStatusOut:
     restricted = not unrestricted(ctx)
     counts = await visible_counts(ctx) if restricted else await indexer.counts()
     active = jobs.active(ctx.vault.id)
+    backlog = max(indexer.backlog, indexer.catch_up.missed)  # updates that failed count until re-read
     if indexer.state == "failed":
         health: Literal["healthy", "degraded", "unavailable"] = "unavailable"
-    elif not indexer.ready or active is not None or indexer.backlog or not indexer.trigram_ready:
+    elif not indexer.ready or active is not None or backlog or not indexer.trigram_ready:
         health = "degraded"
     else:
         health = "healthy"
@@ -207,7 +208,7 @@ async def index_status(ctx: ToolContext, args: IndexStatusIn) -> IndexStatusOut:
         ready=indexer.ready,
         state=indexer.state,
         notes=counts["notes"],
-        backlog=min(indexer.backlog, 1) if restricted else indexer.backlog,
+        backlog=min(backlog, 1) if restricted else backlog,
         last_sync=_iso(indexer.last_sync),
         last_change=_iso(indexer.last_change),
         generation=indexer.generation,
@@ -224,7 +225,7 @@ async def index_status(ctx: ToolContext, args: IndexStatusIn) -> IndexStatusOut:
         headings=counts["headings"],
         trigram_ready=indexer.trigram_ready,
         watching=indexer.watching,
-        error=indexer.error,
+        error=indexer.error or indexer.catch_up.error,
         file_warnings=file_warnings(ctx, indexer, restricted),
         embeddings=await embedding_status(ctx, restricted),
     )
