@@ -7,7 +7,9 @@ until the next start, and index_status kept answering healthy with no backlog. `
 the paths of those updates (`missed`, shown as backlog, health degraded) and why (`error`), and
 re-reads the vault (a reconcile: only files whose mtime or size differ from the index are read)
 after a pause, doubling up to `MAX_PAUSE_S` while it fails, until one goes through. A failure
-seen while a re-reading runs starts one more after it, so nothing missed is forgotten.
+seen while a re-reading runs starts one more after it, so nothing missed is forgotten; while
+failures keep coming the pause keeps doubling (a whole-vault walk per save of a file that fails
+every time would cost a walk per save).
 """
 
 from __future__ import annotations
@@ -64,7 +66,8 @@ class CatchUp:
             if self._failures == seen:  # nothing failed meanwhile: everything missed is in
                 self._paths.clear()
                 self.error = None
-            pause = FIRST_PAUSE_S
+            else:  # failing again (a file that fails on every save): re-read less often, not per save
+                pause = min(pause * 2, MAX_PAUSE_S)
 
     async def stop(self) -> None:
         await cancel_and_wait(self._task)
