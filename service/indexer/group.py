@@ -11,7 +11,8 @@ is enqueue-and-wait, for writers that must not return before the index has their
 When a round fails, its updates are applied again one submission at a time, so one unreadable
 note cannot keep the others out of the index; failures are logged and still count as applied (a
 write that reached the disk is never reported failed because of its index update, and nobody
-waits forever). An update that never ran (a crash, a stop past the bound) is not lost: the
+waits forever); their paths go to `catch_up.CatchUp`, which re-reads the vault until they are
+in and shows them in index_status meanwhile. An update that never ran (a crash, a stop past the bound) is not lost: the
 file is on disk, and the start-up reconcile indexes it by its mtime and size.
 """
 
