@@ -11,6 +11,7 @@ nothing; a heading not found lists the headings that are there (`details.heading
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -229,6 +230,19 @@ def patch_anchor(text: str, offset: int, anchor: str, position: Position, conten
 def section_text(text: str, span: Span) -> str:
     lines = text.split("\n")
     return "\n".join(lines[span.start : span.end]).rstrip("\n") + "\n"
+
+
+def keeping_crlf(change: Callable[[str], str]) -> Callable[[str], str]:
+    """`change` for a note whose line breaks are all CRLF: made on its LF form and given back
+    with CRLF, so the lines it inserts end as the note's do (never a mix); another note is
+    changed as it is."""
+
+    def run(text: str) -> str:
+        if "\r\n" in text and text.count("\n") == text.count("\r\n"):
+            return change(text.replace("\r\n", "\n")).replace("\r\n", "\n").replace("\n", "\r\n")
+        return change(text)
+
+    return run
 
 
 def insert_after_frontmatter(text: str, content: str) -> str:

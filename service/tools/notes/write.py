@@ -222,7 +222,9 @@ async def write_note(ctx: ToolContext, args: WriteNoteIn) -> WriteOut:
             # a note gone since the check above: conflict (under the lock), never a new note
             result = await files.write(vp, args.content, create_only=True, expected_etag=args.expected_etag)
             return write_out(ctx, vp, result)
-        result = await files.modify(vp, lambda old: _appended(old, args.content), expected_etag=args.expected_etag)
+        result = await files.modify(
+            vp, sections.keeping_crlf(lambda old: _appended(old, args.content)), expected_etag=args.expected_etag
+        )
         return write_out(ctx, vp, result)
     if args.mode == "overwrite":
         return write_out(ctx, vp, await replace(ctx, vp, args.content, args.expected_etag))
@@ -275,7 +277,7 @@ async def _add(ctx: ToolContext, args: AppendIn, at_start: bool) -> WriteOut:
         piece = args.content if args.content.endswith("\n") else args.content + "\n"
         return sections.insert_after_frontmatter(old, piece)
 
-    result = await files.modify(vp, change, expected_etag=args.expected_etag)
+    result = await files.modify(vp, sections.keeping_crlf(change), expected_etag=args.expected_etag)
     return write_out(ctx, vp, result)
 
 
@@ -357,7 +359,9 @@ async def patch_note(ctx: ToolContext, args: PatchNoteIn) -> WriteOut:
     vp = found.vp
     refuse_etag_of_missing(ctx, vp, args.expected_etag)
     files = ctx.vault.files
-    result = await files.modify(vp, lambda old: _patched(args, old), expected_etag=args.expected_etag)
+    result = await files.modify(
+        vp, sections.keeping_crlf(lambda old: _patched(args, old)), expected_etag=args.expected_etag
+    )
     return write_out(ctx, vp, result)
 
 

@@ -182,7 +182,9 @@ async def append_to_periodic_note(ctx: ToolContext, args: AppendPeriodicIn) -> C
     config, start, vp = _locate(ctx, args, "write")
     if vp.abs.is_file() or args.expected_etag is not None:
         result = await ctx.vault.files.modify(
-            vp, lambda text: _appended(text, args.content, args.heading), expected_etag=args.expected_etag
+            vp,
+            sections.keeping_crlf(lambda text: _appended(text, args.content, args.heading)),
+            expected_etag=args.expected_etag,
         )
     else:
         text = _appended(await _initial_text(ctx, config, vp, start), args.content, args.heading)
