@@ -17,6 +17,8 @@ message, with a JSON-RPC error whose id is null:
 The answer is a complete response, so the connection stays open for the client's next request
 (the rest of an oversized body is read and dropped by the server). Anything else is passed on
 with its body replayed unchanged; the transport parses it again with the SDK's own parser.
+A message that is no request (a notification, a response) is marked in the scope (`NO_ANSWER`):
+the transport answers it 202 on its own path in every mode (`service.http.transport`).
 A client that goes away before its body is complete is not passed on: there is no message to
 serve and no one to answer (the transport read the cut body, raised `ClientDisconnect` and
 logged it as a server error with its traceback, and its session was handed the exception).
@@ -37,6 +39,7 @@ from service.protocol.framing import INVALID_REQUEST, Refused, read_message, too
 __all__ = ["RequestFront"]
 
 UNSUPPORTED = Refused(INVALID_REQUEST, "Content-Type must be application/json", 415)
+NO_ANSWER = "vaultgate.no_answer"  # scope key: the POSTed message is no request (a notification or a response)
 RESUME_FROM = b"last-event-id"  # dropped from a GET: no event store, nothing to replay (docstring)
 
 
@@ -93,6 +96,8 @@ class RequestFront:
                 if isinstance(parsed, Refused):
                     await _refuse(send, parsed)
                     return
+                if "method" not in parsed or "id" not in parsed:
+                    scope = {**scope, NO_ANSWER: True}  # the transport answers it 202 (`service.http.transport`)
                 break
 
         async def replay() -> Message:

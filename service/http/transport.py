@@ -17,10 +17,12 @@ to it:
 A silent call that runs past `grace` thus still gets its stream early (a proxy's idle timeout
 sees pings), and progress, client logging and elicitation work as before. With an event store
 (resumable streams: the priming event must be stored before dispatch), in JSON-only mode, or
-with `grace` 0, the SDK's own path answers. Everything else stays the SDK's: session ids and
-their owners, the idle timeout, Host/Origin checks, the 2026-07-28 entry (which already defers
-its stream the same way; its plain calls are answered past it by `service.http.modern_calls`)
-and stateless mode (a transport per request, built by the SDK).
+with `grace` 0, the SDK's own path answers requests; a notification or response POST (marked by
+the request front, `service.http.front.NO_ANSWER`) is answered 202 here in every mode, and one
+whose session ended meanwhile (a DELETE racing it) is dropped, not a server error. Everything
+else stays the SDK's: session ids and their owners, the idle timeout, Host/Origin checks, the
+2026-07-28 entry (which already defers its stream the same way; its plain calls are answered
+past it by `service.http.modern_calls`) and stateless mode (a transport per request, built by the SDK).
 `LazySessionManager` gives each new session this transport; `mcp_app` is the ASGI endpoint.
 
 A request whose id a request still in flight on the session carries ("The request ID MUST NOT have
@@ -86,6 +88,7 @@ from starlette.requests import Request
 from starlette.types import Receive, Scope, Send
 
 from service.http.fast_calls import SessionFastCalls, ShippedLists
+from service.http.front import NO_ANSWER
 from service.http.modern_calls import ModernCalls
 from service.protocol.fast_path import FastPath
 
@@ -157,7 +160,8 @@ class LazyStreamTransport(StreamableHTTPServerTransport):
         return True
 
     async def _handle_post_request(self, scope: Scope, request: Request, receive: Receive, send: Send) -> None:
-        if self.grace <= 0 or self._event_store is not None or self.is_json_response_enabled:
+        own = not (self.grace <= 0 or self._event_store is not None or self.is_json_response_enabled)
+        if not own and not scope.get(NO_ANSWER):  # the SDK's path (a notification: below, as the SDK's)
             if not await self._reuses_id(request, scope, receive, send):
                 await super()._handle_post_request(scope, request, receive, send)
             return
@@ -183,6 +187,9 @@ class LazyStreamTransport(StreamableHTTPServerTransport):
             )
             await failure(scope, receive, send)
             await writer.send(Exception(err))
+            return
+        if not own:  # pragma: no cover - the front marks only messages that are no request
+            await super()._handle_post_request(scope, request, receive, send)
             return
         await self._answer(message, request, scope, receive, send)
 
