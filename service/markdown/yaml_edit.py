@@ -39,6 +39,7 @@ MAX_ROUND_TRIP_CHARS = 65_536  # frontmatter characters the round-trip loader is
 _TOO_DEEP = ("while increasing flow level", "while increasing block level")  # libyaml's nesting limit
 _SEQ_INDENT = re.compile(r"^( *)- ", re.MULTILINE)
 _KEY_LINE = re.compile(r"^\S[^:\n]*:[ \t]*$", re.MULTILINE)
+_CR_FENCE = re.compile(r"\ufeff?---[ \t]*\r(?!\n)")  # a frontmatter fence ending in CR alone
 
 
 class _DateAsWritten(str):
@@ -119,6 +120,10 @@ def load(text: str, path: str) -> CommentedMap:
     found = fm.fences(text)
     if found.raw is not None and len(found.raw) > MAX_ROUND_TRIP_CHARS:
         raise _too_large(path, len(found.raw))
+    if found.raw is None and _CR_FENCE.match(text):
+        # Lines ending in CR alone (classic Mac OS): a block the fences do not see, which an edit
+        # would have put a second block in front of (the properties moved into the body).
+        raise invalid_frontmatter(path, "its lines end in a carriage return alone (CR); save it with LF line ends")
     front = fm.split(text)
     if front.raw is None or not front.raw.strip():
         return CommentedMap()
