@@ -279,7 +279,7 @@ async def _file_into_note(ctx: ToolContext, cap: Capture, args: ProcessCaptureIn
     def change(content: str) -> str:
         return content if f"^{cap.id}" in content else _append(content, args.heading, text)
 
-    await ctx.vault.files.modify(found.vp, change)
+    await ctx.vault.files.modify(found.vp, sections.keeping_crlf(change))
     return found.vp
 
 

@@ -198,7 +198,7 @@ async def apply_template(ctx: ToolContext, args: ApplyTemplateIn) -> ApplyTempla
         def change(text: str) -> str:
             return tpl.merge_properties(_inserted(args, text, body), target.rel, props)
 
-        result = await ctx.vault.files.modify(target, change, expected_etag=args.expected_etag)
+        result = await ctx.vault.files.modify(target, sections.keeping_crlf(change), expected_etag=args.expected_etag)
     return ApplyTemplateOut(**write_out(ctx, target, result).model_dump(), template=template.rel)
 
 
