@@ -1,0 +1,47 @@
+"""Vault files a sync tool, an old editor or a hostile share leaves behind, end to end: a real
+server over HTTP, the SDK client in both protocol eras. Each once failed a call (or the whole
+vault's listings) or read wrong: symlinks round a loop (list_notes: io_error), a workspace.json
+and a canvas nested 5,000 deep (internal_error), a leap day in a year without one (no properties
+at all), `10:30` (read as 630), frontmatter nested 2,000 deep (RecursionError after seconds), a
+note with CR-only line ends (a second frontmatter block written in front of its own)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+from mcp import Client
+
+from tests.conftest import e2e
+from tests.e2e.calls import error, ok
+
+DEEP_JSON = '{"a":' * 5000 + "1" + "}" * 5000
+MAC = b"---\rtitle: cr\r---\r# A\r"
+FILES: dict[str, str | bytes] = {
+    "Home.md": "# Home\n",
+    "Meeting.md": "---\nstatus: active\ndue: 2023-02-29\nstart: 10:30\n---\n# Meeting\n",
+    "Deep.md": "---\na: " + "[" * 2000 + "]" * 2000 + "\n---\n# Deep\n",
+    "Mac.md": MAC,
+    "Board.canvas": DEEP_JSON,
+    ".obsidian/workspace.json": DEEP_JSON,
+}
+
+
+async def test_hostile_vault_files_answer_structured_over_http(make_vault: Callable[..., Path], mode: str) -> None:
+    root = make_vault(FILES)
+    os.symlink("loop.md", root / "loop.md")
+    os.symlink("Loopdir", root / "Loopdir")
+    async with e2e(root) as (url, vg), Client(url, mode=mode) as c:
+        await vg.indexed()
+        listed = await ok(c, "list_notes", limit=50)
+        assert [i["path"] for i in listed["items"]] == ["Deep.md", "Home.md", "Mac.md", "Meeting.md"]
+        assert (await ok(c, "get_workspace"))["found"] is False
+        assert (await error(c, "read_canvas", path="Board.canvas"))["details"]["reason"] == "invalid_json"
+        props = await ok(c, "get_properties", path="Meeting.md")
+        assert props["properties"] == {"status": "active", "due": "2023-02-29", "start": "10:30"}
+        deep = await ok(c, "get_properties", path="Deep.md")
+        assert "nested deeper than YAML is read" in deep["frontmatter_error"]
+        refused = await error(c, "set_properties", path="Mac.md", properties={"k": "v"})
+        assert refused["code"] == "validation_error" and "carriage return" in refused["message"]
+    assert (root / "Mac.md").read_bytes() == MAC
