@@ -56,20 +56,12 @@ from service.protocol.fast_path import (
 )
 from service.protocol.handshake import declares_elicitation
 from service.protocol.stdio_front import REPLAY_ID
+from service.protocol.stdio_target import MODERN_META as MODERN_META
 
 if TYPE_CHECKING:
     from mcp.server.lowlevel.server import Server
 
 ENVELOPE = frozenset({"jsonrpc", "id", "method", "params"})
-# The 2026-07-28 envelope's `_meta` keys (`mcp_types`' *_META_KEY: spelled here, since reading a name
-# of `mcp_types` loads every protocol model, which a stdio start's first calls do not use)
-MODERN_META = frozenset(
-    {
-        "io.modelcontextprotocol/protocolVersion",
-        "io.modelcontextprotocol/clientInfo",
-        "io.modelcontextprotocol/clientCapabilities",
-    }
-)
 INT64 = 2**63
 QUIET_S = 0.1  # a stdio start builds the SDK's server once no plain call ran for this long (`hand_over`)
 

@@ -47,7 +47,7 @@ from service.protocol.read_gate import ReadGate
 from service.protocol.shipped_initialize import ShippedInitialize
 from service.protocol.shipped_tools_list import ShippedToolsList
 from service.protocol.stdin_lines import MAX_LINE, StdinLines, pusher
-from service.protocol.stdio_target import answers_file, cache_folder, prune_answers, startup_key, target_of
+from service.protocol.stdio_target import answers_file, cache_folder, keyed, prune_answers, startup_key, target_of
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the front imports only what answering needs (json, os, threading)
@@ -443,4 +443,4 @@ def _parse(line: bytes) -> dict[str, Any] | None:
 
 
 def _canonical(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+    return json.dumps(keyed(value), sort_keys=True, separators=(",", ":"))

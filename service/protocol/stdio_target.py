@@ -15,6 +15,7 @@ import json
 import os
 import sys
 from collections.abc import Mapping
+from typing import Any
 
 from service import folders
 
@@ -24,6 +25,29 @@ _ENV_PREFIX = "VAULTGATE_"
 _ENV_NAMES = ("HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "APPDATA", "LOCALAPPDATA")
 FILE_PREFIX = "stdio-answers-"  # + the key's first 16 hex digits + ".json", one file per key
 KEPT_FILES = 4  # stores of other keys (settings, versions) kept beside the current one, newest first
+
+
+# The 2026-07-28 envelope's `_meta` keys (`mcp_types`' *_META_KEY: spelled here, since reading a name
+# of `mcp_types` loads every protocol model, which a stdio start's first calls do not use)
+MODERN_META = frozenset(
+    {
+        "io.modelcontextprotocol/protocolVersion",
+        "io.modelcontextprotocol/clientInfo",
+        "io.modelcontextprotocol/clientCapabilities",
+    }
+)
+
+
+def keyed(params: Any) -> Any:
+    """The params an answer is stored under: `_meta` keys beyond the 2026-07-28 envelope dropped.
+    They hold values of one request that no stored answer depends on (the SDK client injects a
+    W3C `traceparent` into every request once tracing is on; a progress token): kept in the key,
+    each traced start's `initialize` and each `tools/list` was a new entry, filling the store with
+    copies of one ~110 KB list (64 of them, read at every start) that were never asked again."""
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    if not isinstance(meta, dict) or not meta.keys() - MODERN_META:
+        return params
+    return {**params, "_meta": {k: v for k, v in meta.items() if k in MODERN_META}}
 
 
 def answers_file(folder: str | os.PathLike[str], key: str) -> str:
