@@ -13,7 +13,9 @@ Risk = Literal["read-only", "writes", "destructive", "commands"]
 class MovedFile(BaseModel):
     from_path: str = Field(alias="from", description="Old path.")
     to_path: str = Field(alias="to", description="New path.")
-    links_rewritten: int | None = Field(default=None, description="Links the move rewrites (from its dry run).")
+    links_rewritten: int | None = Field(
+        default=None, description="Lines with links the move rewrites (from its dry run; the tool's own count)."
+    )
     files_changed: int | None = Field(default=None, description="Notes whose links it rewrites (from its dry run).")
     rewritten_in: list[str] | None = Field(
         default=None,
