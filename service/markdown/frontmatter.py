@@ -116,12 +116,36 @@ class _Loader(yaml.CSafeLoader):  # type: ignore[misc,name-defined,unused-ignore
     text, where the library raises and every other property of the note was lost with it."""
 
 
-_NUMBERS = ("tag:yaml.org,2002:int", "tag:yaml.org,2002:float")
+_INT, _FLOAT = "tag:yaml.org,2002:int", "tag:yaml.org,2002:float"
+# Numbers as YAML 1.2 (Obsidian, and ruamel behind get_properties) reads them: `010` is ten and
+# `08` eight (YAML 1.1: octal 8, and the text '08'), `0o17` fifteen, `1e3` a float (1.1: text);
+# never a value with ':' (1.1's base 60: `10:30` was 630). Binary and '_' kept, as ruamel has them.
+_NUMBER_FORMS = {
+    _INT: re.compile(
+        r"^(?:[-+]?0b_*[0-1][0-1_]*|[-+]?0o_*[0-7][0-7_]*|[-+]?0x_*[0-9a-fA-F][0-9a-fA-F_]*|[-+]?[0-9][0-9_]*)$"
+    ),
+    _FLOAT: re.compile(
+        r"^(?:[-+]?[0-9][0-9_]*(?:\.[0-9_]*)?[eE][-+]?[0-9]+|[-+]?[0-9][0-9_]*\.[0-9_]*"
+        r"|[-+]?\.[0-9][0-9_]*(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"
+    ),
+}
 
 
 def _no_base_60(tag: str, regex: re.Pattern[str]) -> tuple[str, re.Pattern[str]]:
-    """An int/float resolver that never takes a value with ':' (YAML 1.1's base-60 forms)."""
-    return (tag, re.compile("(?!.*:)" + regex.pattern, regex.flags)) if tag in _NUMBERS else (tag, regex)
+    """The int and float resolvers of YAML 1.2 (`_NUMBER_FORMS`); the others as they are."""
+    return (tag, _NUMBER_FORMS[tag]) if tag in _NUMBER_FORMS else (tag, regex)
+
+
+def _int(loader: Any, node: yaml.ScalarNode) -> int | str:
+    """An int as YAML 1.2 reads it: a leading zero is no octal (`010` is ten); `0o`, `0x`, `0b`.
+    One Python will not convert (past 4,300 digits, `!!int x`) is its text, not a failed block."""
+    text = str(loader.construct_scalar(node))
+    digits = text.replace("_", "").lstrip("+-")
+    base = {"0b": 2, "0o": 8, "0x": 16}.get(digits[:2].lower(), 10)
+    try:
+        return (-1 if text[:1] == "-" else 1) * int(digits[2:] if base != 10 else digits, base)
+    except ValueError:
+        return text
 
 
 def _timestamp(loader: Any, node: yaml.ScalarNode) -> Any:
@@ -136,6 +160,7 @@ _Loader.yaml_implicit_resolvers = {
     for key, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
 _Loader.add_constructor("tag:yaml.org,2002:timestamp", _timestamp)
+_Loader.add_constructor(_INT, _int)
 _Loader.add_implicit_resolver(
     "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
 )

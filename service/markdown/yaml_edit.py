@@ -50,6 +50,12 @@ class _DateAsWritten(str):
     __slots__ = ()
 
 
+class _IntAsWritten(str):
+    """An int Python will not convert (past 4,300 digits): its text, written back plain."""
+
+    __slots__ = ()
+
+
 _ruamel_classes: tuple[type, type] | None = None
 
 
@@ -67,13 +73,23 @@ def _classes() -> tuple[type, type]:
                 except ValueError:
                     return _DateAsWritten(node.value)
 
+            def construct_yaml_int(self, node: Any) -> Any:
+                try:
+                    return super().construct_yaml_int(node)
+                except ValueError:
+                    return _IntAsWritten(node.value)
+
         class Representer(RoundTripRepresenter):
             pass
 
         Constructor.add_constructor("tag:yaml.org,2002:timestamp", Constructor.construct_yaml_timestamp)
+        Constructor.add_constructor("tag:yaml.org,2002:int", Constructor.construct_yaml_int)
         # Tagged as the timestamp it looks like, so it is written plain (it resolves to that tag).
         Representer.add_representer(
             _DateAsWritten, lambda rep, data: rep.represent_scalar("tag:yaml.org,2002:timestamp", str(data))
+        )
+        Representer.add_representer(
+            _IntAsWritten, lambda rep, data: rep.represent_scalar("tag:yaml.org,2002:int", str(data))
         )
         _ruamel_classes = (Constructor, Representer)
     return _ruamel_classes

@@ -43,6 +43,7 @@ _WORDS: dict[str, Any] = {
     **dict.fromkeys(("null", "Null", "NULL"), None),
 }
 _NOT_SIMPLE = object()
+_MAX_INT_DIGITS = 4_000  # below Python's int-from-text limit (sys.get_int_max_str_digits(), 4,300)
 
 
 def read(raw: str) -> dict[str, Any] | None:
@@ -137,7 +138,8 @@ def _scalar(text: str, *, flow: bool) -> Any:
             return _NOT_SIMPLE
         return text
     if _INT.fullmatch(text):
-        return int(text)
+        # Past Python's 4,300 digits int() raises: the loader reads it (as its text)
+        return int(text) if len(text) <= _MAX_INT_DIGITS else _NOT_SIMPLE
     if _FLOAT.fullmatch(text):
         return float(text)
     if _DATE.fullmatch(text):

@@ -62,3 +62,25 @@ async def test_an_index_built_before_reads_such_notes_again_on_a_warm_restart(ma
         assert [item["path"] for item in found["items"]] == ["Meeting.md"]
         table = await vg.ok("search_dql", query='TABLE start FROM "" WHERE status = "active"')
         assert [[cell["value"] for cell in row["cells"]] for row in table["rows"]] == [["10:30"]]
+
+
+NUMBERS = "---\nzip: 01234\nweight: 1e3\nmode: 0o17\nbig: " + "9" * 5000 + "\n---\n# Numbers\n\nzebracorn\n"
+
+
+async def test_numbers_read_as_yaml_1_2_and_an_overlong_one_is_text(make_vault: Callable[..., Path]) -> None:
+    """The index (and Dataview) read `zip: 01234` as the octal 668 and `weight: 1e3` as text, where
+    get_properties said 1234 and 1000.0; an int of 5,000 digits (past Python's int() limit) made
+    read_note, get_properties and set_properties answer internal_error and left the note out of
+    the index."""
+    root = make_vault({"Numbers.md": NUMBERS})
+    async with started(root) as vg:
+        await vg.indexed()
+        props = (await vg.ok("get_properties", path="Numbers.md"))["properties"]
+        assert (props["zip"], props["weight"], props["mode"], props["big"]) == (1234, 1000.0, 15, "9" * 5000)
+        table = await vg.ok("search_dql", query='TABLE zip, weight, mode FROM ""')
+        assert [[cell["value"] for cell in row["cells"]] for row in table["rows"]] == [[1234, 1000.0, 15]]
+        assert (await vg.ok("read_note", path="Numbers.md"))["properties"]["zip"] == 1234
+        assert [i["path"] for i in (await vg.ok("search_text", query="zebracorn"))["items"]] == ["Numbers.md"]
+        await vg.ok("set_properties", path="Numbers.md", properties={"status": "done"})
+    text = (root / "Numbers.md").read_text(encoding="utf-8")
+    assert "zip: 01234\n" in text and "9" * 5000 in text and "status: done" in text
