@@ -278,12 +278,15 @@ class EffectsBuilder:
             for ws in self._recent_files_of(_note(path)):  # Obsidian's recent files forget it
                 self.write(ws, acl=False)
         elif tool == "copy_note" and isinstance(args.get("new_path"), str):
-            self.create(_note(str(args["new_path"])), step_id, "overwrite" if args.get("overwrite") else "error")
+            new = str(args["new_path"]).strip()
+            into = new.endswith("/") and bool(new.strip("/")) and isinstance(path, str)  # 'Copies/': into it
+            dst = f"{new}{_note(str(path)).rsplit('/', 1)[-1]}" if into else _note(new)
+            self.create(dst, step_id, "overwrite" if args.get("overwrite") else "error")
             if isinstance(path, str):
                 self._touch(_note(path))
         elif tool in MOVES and isinstance(path, str) and isinstance(args.get("new_path"), str):
             src, new = _note(path), str(args["new_path"]).strip()
-            into = new.endswith("/") and new.strip("/")  # 'Archive/': into it, keeping the name
+            into = new.endswith("/") and bool(new.strip("/"))  # 'Archive/': into it, keeping the name
             self.move(
                 src, f"{new.rstrip('/')}/{src.rsplit('/', 1)[-1]}" if into else _note(new), rename=tool == "rename_note"
             )

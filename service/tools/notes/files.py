@@ -97,7 +97,10 @@ def _version(ctx: ToolContext, vp: VaultPath) -> str:
 
 class CopyNoteIn(ToolInput):
     path: str = Field(description="Note to copy. " + NOTE_ADDRESS)
-    new_path: str = Field(description="Where the copy goes ('.md' optional), taken as written.")
+    new_path: str = Field(
+        description="Where the copy goes ('.md' optional), taken as written; a folder ending in '/' ('Copies/'): "
+        "into it, with the note's name."
+    )
     overwrite: bool = Field(
         default=False,
         description="Replace an existing note at new_path (needs confirmation unless expected_etag matches it).",
@@ -110,7 +113,8 @@ class CopyNoteIn(ToolInput):
 
 async def _copy_paths(ctx: ToolContext, args: CopyNoteIn) -> tuple[VaultPath, VaultPath]:
     src = (await ctx.find_note(args.path, "read", section="reject")).vp
-    dst = ctx.resolve_note(args.new_path, "write")
+    into = args.new_path.strip().endswith("/") and args.new_path.strip().strip("/")  # 'Copies/': into it, same name
+    dst = ctx.resolve_note(f"{args.new_path.strip()}{note_title(src.rel)}" if into else args.new_path, "write")
     if src.rel == dst.rel:
         raise ValidationFailed("new_path is the same note", details={"field": "new_path"})
     return src, dst
