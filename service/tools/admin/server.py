@@ -117,6 +117,7 @@ async def server_health(ctx: ToolContext, args: ServerHealthIn) -> ServerHealthO
             states.append(VaultIndexState(vault=vid, state="none", ready=True, backlog=0))
         else:
             issues = indexer.file_issues.summary()
+            backlog = max(indexer.backlog, indexer.catch_up.missed)  # failed updates count until re-read
             # figures over every file: for admin (as /readyz) or a caller that may read every note (index_status)
             restricted = not (
                 admin or unrestricted(SimpleNamespace(principal=ctx.principal, vault=vault, services=services))
@@ -126,7 +127,7 @@ async def server_health(ctx: ToolContext, args: ServerHealthIn) -> ServerHealthO
                     vault=vid,
                     state=indexer.state,
                     ready=indexer.ready,
-                    backlog=min(indexer.backlog, 1) if restricted else indexer.backlog,
+                    backlog=min(backlog, 1) if restricted else backlog,
                     skipped_files=None if restricted else issues["skipped"],
                     fallback_encoding=None if restricted else issues["fallback_encoding"],
                 )

@@ -55,6 +55,8 @@ async def test_a_failed_index_update_is_reported_and_caught_up(
         status = await until(vg, lambda s: s["backlog"] >= 1 and s["error"] is not None)
         assert status["health"] == "degraded" and "database or disk is full" in status["error"]
         assert (await vg.ok("search_text", query="zebracorn"))["items"] == []
+        [vault_state] = (await vg.ok("server_health"))["vaults"]
+        assert vault_state["backlog"] >= 1
         full = False
         status = await until(vg, lambda s: s["health"] == "healthy")
         assert (status["backlog"], status["error"], status["notes"]) == (0, None, 3)
