@@ -27,8 +27,8 @@ request, and its client lists the tools before each call of a tool the lean list
 As on the SDK's path: the principal is the local stdio one; concurrent calls may complete out
 of order; an exception raised by the chain is answered as a JSON-RPC error
 (`fast_path.error_data`); a `notifications/cancelled` for a call running here cancels it and
-nothing is answered (the notification stays here); calls still running when stdin closes are
-cancelled and answered "Connection closed" (-32000).
+nothing is answered (the notification stays here); calls still running when stdin closes get
+`EOF_GRACE_S` to finish, then are cancelled and answered "Connection closed" (-32000).
 """
 
 from __future__ import annotations
@@ -55,6 +55,7 @@ from service.protocol.fast_path import (
     result_json,
 )
 from service.protocol.handshake import declares_elicitation
+from service.protocol.sdk_pumps import EOF_GRACE_S
 from service.protocol.stdio_front import REPLAY_ID
 from service.protocol.stdio_target import MODERN_META as MODERN_META
 
@@ -278,7 +279,10 @@ class FastCalls:
         self.sdk_ready.set()
 
     async def aclose(self) -> None:
-        """stdin closed: calls still running are cancelled and answered "Connection closed"."""
+        """stdin closed: calls still running get `EOF_GRACE_S` to finish (as the SDK's do,
+        `service.protocol.sdk_pumps`), then are cancelled and answered "Connection closed"."""
+        if running := [task for task, _ in self._inflight.values()]:
+            await asyncio.wait(running, timeout=EOF_GRACE_S)
         tasks = [task for task, _ in self._inflight.values()]
         for task in tasks:
             task.cancel()

@@ -41,9 +41,10 @@ import json
 import os
 import threading
 
-from service.protocol.framing import INVALID_REQUEST, Refused, read_message, too_large
+from service.protocol.framing import Refused, read_message, too_large
 from service.protocol.handshake import opens_modern
 from service.protocol.read_gate import ReadGate
+from service.protocol.sdk_pumps import SdkPumps
 from service.protocol.shipped_initialize import ShippedInitialize
 from service.protocol.shipped_tools_list import ShippedToolsList
 from service.protocol.stdin_lines import MAX_LINE, StdinLines, pusher
@@ -316,30 +317,6 @@ class StdioFront:
         lines = self._lines
         loop_call = pusher(route, raw_send.close, lines)
 
-        async def pump_in() -> None:
-            async with read_writer, raw_recv:
-                if fast is not None:  # the SDK's protocol models load with its server, after the first calls
-                    await fast.sdk_ready.wait()
-                import mcp_types as types
-                from mcp.shared.message import SessionMessage
-
-                async for line in raw_recv:
-                    try:
-                        message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
-                    except ValueError as exc:  # past the front, only what pydantic reads stricter
-                        refused = Refused(INVALID_REQUEST, str(exc).splitlines()[0][:200])
-                        await self._send(refused.body() + b"\n")
-                        continue
-                    await read_writer.send(SessionMessage(message))
-
-        async def pump_out() -> None:
-            async with write_reader:
-                async for session_message in write_reader:
-                    message = session_message.message
-                    data = message.model_dump_json(by_alias=True, exclude_unset=True)
-                    if self._from_server(getattr(message, "id", None), data):
-                        await self._send(data.encode() + b"\n")
-
         with self._lock:
             for line in self._pending:
                 route(line, _parse(line))
@@ -351,8 +328,9 @@ class StdioFront:
             lines.to_loop()  # the loop reads stdin from the next message on
         try:
             async with anyio.create_task_group() as tg:
-                tg.start_soon(pump_in)
-                tg.start_soon(pump_out)
+                pumps = SdkPumps(self._send, self._from_server, REPLAY_ID)
+                tg.start_soon(pumps.pump_in, raw_recv, read_writer, None if fast is None else fast.sdk_ready.wait)
+                tg.start_soon(pumps.pump_out, write_reader)
                 yield read_stream, write_stream
                 if fast is not None:
                     await fast.aclose()

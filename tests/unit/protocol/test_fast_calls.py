@@ -17,6 +17,7 @@ from pydantic import BaseModel, ValidationError
 from service.dispatch.context import ToolResult
 from service.dispatch.entry import to_call_tool_result
 from service.errors import NoteNotFound
+from service.protocol import fast_calls
 from service.protocol.client_log import ClientLogs
 from service.protocol.fast_calls import FastCalls
 from service.protocol.fast_path import CallRequest, FastPath
@@ -364,7 +365,8 @@ async def test_a_cancelled_call_is_never_answered_and_the_cancel_stays_here() ->
     assert wire.forwarded == [cancel_other]  # not ours: the SDK's
 
 
-async def test_calls_still_running_at_the_end_are_answered_connection_closed() -> None:
+async def test_calls_still_running_at_the_end_are_answered_connection_closed(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(fast_calls, "EOF_GRACE_S", 0.05)  # the time a running call gets to finish
     wire, dispatcher = await _running_call(5)
     await wire.fast.aclose()
     closed = types.JSONRPCError(

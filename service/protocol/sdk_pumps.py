@@ -1,0 +1,82 @@
+"""The two pipes between the stdio front and the SDK's session: the client's lines into its read
+stream, its messages out to stdout (`StdioFront.session`).
+
+The end of stdin is the end of the client's questions, not of the answers owed: the SDK's input
+stays open until it has answered each request it was given, for up to `EOF_GRACE_S`. Closing it
+at once ended the SDK's session with its running requests unanswered (`printf '…' | vaultgate
+stdio` lost the last answer when the SDK served it; the fast path had answered it). A request it
+has not answered by then is answered "Connection closed" (-32000), as the fast path answers its
+own (`FastCalls.aclose`), and an SDK answer to it after that is dropped. A request the client
+cancelled (`notifications/cancelled`) is owed nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from service.protocol.framing import INVALID_REQUEST, Refused
+
+EOF_GRACE_S = 10.0  # what requests still running at the end of stdin get to finish
+
+
+class SdkPumps:
+    def __init__(
+        self, send: Callable[[bytes], Awaitable[None]], from_server: Callable[[Any, str], bool], skip_id: str
+    ) -> None:
+        self._send = send  # one line to the client
+        self._from_server = from_server  # whether to send an SDK message on (`StdioFront._from_server`)
+        self._skip_id = skip_id  # the front's own replays (`stdio_front.REPLAY_ID`): answered to no one
+        self._owed: dict[str, Any] = {}  # JSON id -> id of each request the SDK has not answered yet
+        self._closed: set[str] = set()  # answered "Connection closed" here: the SDK's answer is dropped
+        self._paid: Any = None  # an `anyio.Event` set once nothing is owed, while stdin has ended
+
+    async def pump_in(self, raw_recv: Any, read_writer: Any, ready: Callable[[], Awaitable[object]] | None) -> None:
+        """The client's lines into the SDK's read stream (after `ready`: the SDK's models are loaded)."""
+        import anyio
+
+        async with read_writer, raw_recv:
+            if ready is not None:
+                await ready()
+            import mcp_types as types
+            from mcp.shared.message import SessionMessage
+
+            async for line in raw_recv:
+                try:
+                    message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+                except ValueError as exc:  # past the front, only what pydantic reads stricter
+                    await self._send(Refused(INVALID_REQUEST, str(exc).splitlines()[0][:200]).body() + b"\n")
+                    continue
+                if isinstance(message, types.JSONRPCRequest) and message.id != self._skip_id:
+                    self._owed[json.dumps(message.id)] = message.id
+                elif isinstance(message, types.JSONRPCNotification) and message.method == "notifications/cancelled":
+                    self._owed.pop(json.dumps((message.params or {}).get("requestId")), None)
+                await read_writer.send(SessionMessage(message))
+            if self._owed:
+                self._paid = anyio.Event()
+                with anyio.move_on_after(EOF_GRACE_S):
+                    await self._paid.wait()
+            for key, rid in list(self._owed.items()):
+                self._closed.add(key)
+                closed = {"jsonrpc": "2.0", "id": rid, "error": {"code": -32000, "message": "Connection closed"}}
+                await self._send(json.dumps(closed, separators=(",", ":")).encode() + b"\n")
+
+    async def pump_out(self, write_reader: Any) -> None:
+        """The SDK's messages to the client (an answer the front keeps to itself is not sent)."""
+        import mcp_types as types
+
+        async with write_reader:
+            async for session_message in write_reader:
+                message = session_message.message
+                msg_id = getattr(message, "id", None)
+                if isinstance(message, (types.JSONRPCResponse, types.JSONRPCError)):
+                    key = json.dumps(msg_id)
+                    self._owed.pop(key, None)
+                    if not self._owed and self._paid is not None:
+                        self._paid.set()
+                    if key in self._closed:
+                        continue
+                data = message.model_dump_json(by_alias=True, exclude_unset=True)
+                if self._from_server(msg_id, data):
+                    await self._send(data.encode() + b"\n")
