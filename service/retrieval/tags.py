@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections import Counter, defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -124,9 +124,11 @@ def tree(
     for tag_lower, tag, uses in conn.execute("SELECT t.tag_lower, t.tag, count(*)" + base + " GROUP BY 1, 2", args):
         parts, shown = tag_lower.split("/"), tag.split("/")
         for depth in range(1, len(parts) + 1):
+            if not parts[depth - 1] and depth < len(parts):
+                continue  # `#/x`, `#a//b`: no tag '' or 'a/' above them
             spelling["/".join(parts[:depth])]["/".join(shown[:depth])] += uses
     keys = sorted(spelling)
-    parents = {k.rpartition("/")[0] for k in keys if "/" in k}
+    parents = {_parent(k, spelling) for k in keys}
     out: list[TagCount] = []
     for key in keys:
         if root is not None and not (key == root or key.startswith(root + "/")):
@@ -139,7 +141,7 @@ def tree(
             ).fetchone()[0]
         else:
             count = direct.get(key, 0)
-        parent_key = key.rpartition("/")[0] or None
+        parent_key = _parent(key, spelling)
         out.append(
             TagCount(
                 tag=spelling[key].most_common(1)[0][0],
@@ -150,3 +152,11 @@ def tree(
             )
         )
     return out
+
+
+def _parent(key: str, known: Mapping[str, object]) -> str | None:
+    """The nearest tag above `key` in the listing (`a` for `a//b`: no `a/` is listed), or None."""
+    parent = key.rpartition("/")[0]
+    while parent and parent not in known:
+        parent = parent.rpartition("/")[0]
+    return parent or None
