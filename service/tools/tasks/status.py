@@ -97,8 +97,12 @@ def _task_at(text: str, rel: str, index: int, args: SetTaskStatusIn) -> tk.TaskL
     moved = next((t.line + 1 for t in parsed.values() if t.text == expected), None) if expected else None
     # A task named by its text that is now on another line (lines added above it: a property
     # set, a heading written) moved: `conflict` pointing there, whatever its old line holds now.
+    # Named by its text, a line of the note that holds neither a task nor that text was changed too
+    # (the task moved and was edited: its text is nowhere); a line holding the text but no task (in a
+    # code block) or past the note's end is `not_a_task`.
     other_task = here is not None and here.text != expected
-    if expected is not None and (other_task or (here is None and moved is not None)):
+    edited = here is None and expected is not None and index < len(lines) and expected not in lines[index]
+    if expected is not None and (other_task or (here is None and moved is not None) or edited):
         what = "the task on line {} of {!r} is not the one expected" if here else "line {} of {!r} holds no task now"
         raise Conflict(
             what.format(index + 1, rel) + (f"; the expected one is on line {moved}" if moved is not None else ""),

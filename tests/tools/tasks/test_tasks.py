@@ -297,3 +297,19 @@ async def test_a_task_pushed_down_off_its_line_is_a_conflict_pointing_at_its_new
         assert vg.snapshot() == before
         out = await vg.ok("set_task_status", **{**guard, "line": error["details"]["now_at_line"]})
         assert out["text"].startswith("water the plants")
+
+
+async def test_a_task_moved_and_edited_since_it_was_listed_is_a_conflict(make_vault: Callable[..., Path]) -> None:
+    """The task named by line and text moved down (a line written above it) and its text changed:
+    its old line holds neither a task nor the text, which the description promises as `conflict`
+    (it answered `validation_error` `not_a_task`, as for a line that never held a task)."""
+    async with started(make_vault({"T.md": "# T\n\n- [ ] buy milk\n"})) as vg:
+        await vg.indexed()
+        (listed,) = (await vg.ok("list_tasks", note="T"))["items"]
+        (vg.root / "T.md").write_text("# T\n\nintro\n- [ ] buy oat milk\n", encoding="utf-8")
+        before = vg.snapshot()
+        error = await vg.err(
+            "set_task_status", "conflict", path="T", line=listed["line"], status="x", expected_text=listed["text"]
+        )
+        assert error["details"]["reason"] == "task_changed" and error["details"]["now_at_line"] is None
+        assert vg.snapshot() == before
