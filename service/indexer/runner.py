@@ -25,8 +25,8 @@ Guarantees:
   published outside a call are applied before the publishing call returns. External edits come
   from the watcher (`watch.py`), which applies them here first and then publishes them with
   origin "external" for other listeners;
-- parsing runs in a worker thread, writes go through the single writer in batched transactions;
-  `generation` increases after every applied batch; `wait_for(pred)` waits on it without sleeping;
+- parsing runs in a worker thread, writes go through the single writer in batched transactions,
+  and `generation` increases after every applied batch (`wait_for(pred)` waits on it, no sleeping);
 - symlinked files are never indexed: their text could come from outside the vault or from a note
   the ACL denies, and search results must not carry it.
 """
