@@ -11,20 +11,17 @@ from __future__ import annotations
 
 import asyncio
 import os
-import sys
 import time
 from typing import Any
 
 from tests.bench.common import (
-    BENCH_ENV,
-    ServerProcess,
     percentile,
     report,
     roots_args,
     round_medians,
+    served_roots,
     standard_vault,
     thread_cpu_ns,
-    wait_ready,
 )
 
 CALLS = {"read_note": None, "search_text": {"query": "garden", "limit": 10}}
@@ -56,24 +53,12 @@ async def measure(url: str, pid: int, mode: str, note: str, calls: int) -> dict[
 async def run(roots: list[str], calls: int, rounds: int) -> dict[str, Any]:
     vault, meta = standard_vault()
     note = meta["notes"][0]["path"]
-    servers = []
-    try:
-        for root in roots:
-            argv = [sys.executable, "-m", "service", "serve", str(vault), "--port", "0"]
-            # PYTHONSAFEPATH: `-m` would put the working folder (maybe another checkout) before PYTHONPATH
-            env = {**BENCH_ENV, "PYTHONPATH": root, "PYTHONSAFEPATH": "1", "VAULTGATE_EMBEDDINGS__PROVIDER": "none"}
-            server = ServerProcess(argv, env=env)
-            servers.append((root, server, server.start()))
-        for _, _, url in servers:
-            await wait_ready(url)
-        runs: dict[str, list[dict[str, Any]]] = {}
+    runs: dict[str, list[dict[str, Any]]] = {}
+    async with served_roots(roots, vault) as servers:
         for _ in range(rounds):
             for root, server, url in servers:
                 for mode in ("legacy", "auto"):
                     runs.setdefault(f"{root} {mode}", []).append(await measure(url, server.pid, mode, note, calls))
-    finally:
-        for _, server, _ in servers:
-            server.stop()
     return {"calls": calls, "rounds": rounds, "load": os.getloadavg()[0], "medians": round_medians(runs), "runs": runs}
 
 

@@ -14,12 +14,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
-from tests.bench.common import BENCH_ENV, ServerProcess, percentile, report, standard_vault, thread_cpu_ns, wait_ready
+from tests.bench.common import percentile, report, served_roots, standard_vault, thread_cpu_ns
 
 
 async def measure(url: str, pid: int, pages: int) -> dict[str, Any]:
@@ -58,23 +57,11 @@ async def measure(url: str, pid: int, pages: int) -> dict[str, Any]:
 
 async def run(roots: list[str], notes: int, pages: int, rounds: int) -> dict[str, Any]:
     vault, _ = standard_vault(notes)
-    servers = []
-    try:
-        for root in roots:
-            argv = [sys.executable, "-m", "service", "serve", str(vault), "--port", "0"]
-            # PYTHONSAFEPATH: `-m` would put the working folder (maybe another checkout) before PYTHONPATH
-            env = {**BENCH_ENV, "PYTHONPATH": root, "PYTHONSAFEPATH": "1", "VAULTGATE_EMBEDDINGS__PROVIDER": "none"}
-            server = ServerProcess(argv, env=env)
-            servers.append((root, server, server.start(timeout=600)))
-        for _, _, url in servers:
-            await wait_ready(url)
-        runs: dict[str, list[dict[str, Any]]] = {}
+    runs: dict[str, list[dict[str, Any]]] = {}
+    async with served_roots(roots, vault) as servers:
         for _ in range(rounds):
             for root, server, url in servers:
                 runs.setdefault(root, []).append(await measure(url, server.pid, pages))
-    finally:
-        for _, server, _ in servers:
-            server.stop()
     medians = {
         root: {key: percentile([r[key] for r in done], 50) for key in done[0] if key not in ("pages", "notes")}
         for root, done in runs.items()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import re
@@ -17,6 +18,7 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -155,6 +157,26 @@ async def wait_ready(url: str, limit_s: float = 600.0) -> float:
                 return time.perf_counter() - t0
             await asyncio.sleep(0.05)
     raise TimeoutError("index not ready")
+
+
+@contextlib.asynccontextmanager
+async def served_roots(roots: list[str], vault: Path) -> AsyncIterator[list[tuple[str, ServerProcess, str]]]:
+    """`vaultgate serve VAULT` from each code root (embeddings off, the bench throttle), all up and
+    ready at once: (root, server, url) each; stopped at the end."""
+    servers: list[tuple[str, ServerProcess, str]] = []
+    try:
+        for root in roots:
+            argv = [sys.executable, "-m", "service", "serve", str(vault), "--port", "0"]
+            # PYTHONSAFEPATH: `-m` would put the working folder (maybe another checkout) before PYTHONPATH
+            env = {**BENCH_ENV, "PYTHONPATH": root, "PYTHONSAFEPATH": "1", "VAULTGATE_EMBEDDINGS__PROVIDER": "none"}
+            server = ServerProcess(argv, env=env)
+            servers.append((root, server, server.start(timeout=600)))
+        for _, _, url in servers:
+            await wait_ready(url)
+        yield servers
+    finally:
+        for _, server, _ in servers:
+            server.stop()
 
 
 # The throttle layer stays in the chain (its cost is part of what is measured) but with limits

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import mcp_types as types
 import pytest
@@ -25,6 +25,7 @@ from service.vault.files import VaultFiles
 from tests.conftest import Harness, e2e
 
 CAP = 4000
+T = TypeVar("T")
 LONG = "# Long\n\n#deep first body line\n" + "plain words on a line of a long note [[X]]\n" * 3000  # ~130 KB
 CASES = (
     ("summarize_note", {"path": "F/Long"}, "F/Long.md"),
@@ -35,6 +36,20 @@ CASES = (
 
 def _text(result: types.GetPromptResult) -> str:
     return "\n".join(m.content.text for m in result.messages if isinstance(m.content, types.TextContent))
+
+
+async def _meanwhile(
+    vg: Harness, call: Awaitable[T], began: asyncio.Event, release: threading.Event, events: list[str]
+) -> T:
+    """`call`'s answer, got while it is held (once `began`, until `release`) and another client's
+    read_note is answered meanwhile (recorded in `events`)."""
+    got = asyncio.ensure_future(call)
+    await asyncio.wait([asyncio.ensure_future(began.wait()), got], return_when=asyncio.FIRST_COMPLETED)
+    out = await vg.ok("read_note", path="Other")
+    assert "read meanwhile" in out["content"]
+    events.append("other answered")
+    release.set()
+    return await got
 
 
 async def _held_read(
@@ -55,13 +70,7 @@ async def _held_read(
         return real_read(self, vp, chars)
 
     monkeypatch.setattr(VaultFiles, "read_start", read)
-    got = asyncio.create_task(client.get_prompt(name, args))
-    await asyncio.wait([asyncio.ensure_future(began.wait()), got], return_when=asyncio.FIRST_COMPLETED)
-    out = await vg.ok("read_note", path="Other")
-    assert "read meanwhile" in out["content"]
-    events.append("other answered")
-    release.set()
-    result = await got
+    result = await _meanwhile(vg, client.get_prompt(name, args), began, release, events)
     monkeypatch.setattr(VaultFiles, "read_start", real_read)
     return events, result
 
@@ -142,13 +151,7 @@ async def test_a_walk_of_the_vault_runs_off_the_loop(
             return real_walk(self, *args, **kwargs)
 
         monkeypatch.setattr(VaultFiles, "walk", walk)
-        got = asyncio.ensure_future(call(client))
-        await asyncio.wait([asyncio.ensure_future(began.wait()), got], return_when=asyncio.FIRST_COMPLETED)
-        out = await vg.ok("read_note", path="Other")
-        assert "read meanwhile" in out["content"]
-        events.append("other answered")
-        release.set()
-        result = await got
+        result = await _meanwhile(vg, call(client), began, release, events)
         monkeypatch.setattr(VaultFiles, "walk", real_walk)
     assert events == ["walk start", "other answered", "walk end"], events
     dumped = result.model_dump_json()

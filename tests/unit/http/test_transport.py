@@ -53,13 +53,9 @@ class Reply:
         return [json.loads(line[5:]) for line in lines if line.startswith("data:") and line[5:].strip()]
 
 
-@asynccontextmanager
-async def post(grace: float, server: Server) -> AsyncIterator[Reply]:
-    """POSTs `CALL` to a connected transport while `server` plays the session's message loop."""
-    transport = LazyStreamTransport(mcp_session_id=SESSION, grace=grace)
-    reply = Reply()
-    body = json.dumps(CALL).encode()
-    scope = {
+def _post_scope() -> dict[str, Any]:
+    """The ASGI scope of a POST to the connected session's MCP path."""
+    return {
         "type": "http",
         "method": "POST",
         "path": "/mcp",
@@ -71,6 +67,15 @@ async def post(grace: float, server: Server) -> AsyncIterator[Reply]:
         ],
         "query_string": b"",
     }
+
+
+@asynccontextmanager
+async def post(grace: float, server: Server) -> AsyncIterator[Reply]:
+    """POSTs `CALL` to a connected transport while `server` plays the session's message loop."""
+    transport = LazyStreamTransport(mcp_session_id=SESSION, grace=grace)
+    reply = Reply()
+    body = json.dumps(CALL).encode()
+    scope = _post_scope()
     sent = False
     done = anyio.Event()
 
@@ -190,19 +195,7 @@ async def test_a_notification_posted_as_the_session_ends_is_accepted_without_a_s
     transport = LazyStreamTransport(mcp_session_id=SESSION, grace=60.0, is_json_response_enabled=json_response)
     reply = Reply()
     body = b'{"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}}'
-    scope = {
-        "type": "http",
-        "method": "POST",
-        "path": "/mcp",
-        "headers": [
-            (b"accept", b"application/json, text/event-stream"),
-            (b"content-type", b"application/json"),
-            (b"mcp-session-id", SESSION.encode()),
-            (b"mcp-protocol-version", b"2025-11-25"),
-        ],
-        "query_string": b"",
-        NO_ANSWER: True,  # as the request front marks it
-    }
+    scope = {**_post_scope(), NO_ANSWER: True}  # as the request front marks it
 
     async def receive() -> Message:  # the session ends while the body is read: after the checks
         await transport.terminate()
