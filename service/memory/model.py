@@ -62,7 +62,7 @@ _OBS = re.compile(
 )
 _FIELD = re.compile(r"\[([a-z_]+):: (" + _VALUE + r")\]")
 _REL = re.compile(r"^- (?P<type>[^\[\]]{1,100}?) \[\[(?P<target>[^\]|#]+)(?:\|[^\]]*)?\]\]\s*$")
-_UNSAFE = re.compile(r'[\\/:*?"<>|#^\[\]%~\x00-\x1f\x7f]')
+_UNSAFE = re.compile(r'[\\/:*?"<>|#^\[\]`%~\x00-\x1f\x7f]')
 _ESCAPABLE = re.compile(r"(\\*)([:\[])")  # a ':' or '[' and the backslashes right before it
 _TAG = re.compile(r"(?<![^\s(])#([\w/-]+)")  # Obsidian's: after a space (or an opening parenthesis)
 _STEM_CHARS = 180  # an entity's file name, without `.md`: what fits is kept whole (`file_name`)

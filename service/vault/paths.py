@@ -16,12 +16,11 @@ Obsidian skip such names, so a note there could be written but never listed or k
 Names Windows reserves for devices (`CON`, `Aux.md`, `LPT1`) are valid paths: such notes exist on
 Linux and macOS vaults and are read and edited like any other. Creating one is refused by
 `VaultPaths.check_new_name` unless `[writes] refuse_device_names` is false (a vault synced to
-Windows could not hold it). So is creating a name with a character that shows nothing or
-reorders the name (`evil\u202egnp.md` shows as `evilmd.png`, `Wel\u200bcome.md` as `Welcome.md`,
-`Ho\u00adme.md` as `Home.md`; tag characters outside a flag, variation selectors outside an emoji
-or ideograph),
-or with one of Obsidian's link characters `#`, `^`, `[`, `]` (no link reaches `Plan#2.md`):
-a note already named so is read and edited like any other.
+Windows could not hold it). So is creating a name with a character that shows nothing or reorders
+the name (`evil\u202egnp.md` shows as `evilmd.png`, `Wel\u200bcome.md` as `Welcome.md`, `Ho\u00adme.md`
+as `Home.md`; tag characters outside a flag, variation selectors outside an emoji or ideograph), or
+with one of Obsidian's link characters `#`, `^`, `[`, `]` (no link reaches `Plan#2.md`) or a backtick (a
+link to it pairs with another backtick of its line into inline code): one already so named is read and edited.
 
 Resolution is a check of the path as it is now; the write path does not rely on it staying true
 (a folder can be swapped for a symlink in between): `service.vault.dirfd` walks to the folder it
@@ -51,8 +50,8 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")  # C0, DEL and C1 (U+0085 is a li
 # holding one could pass for another ("Wel\u200bcome.md" beside "Welcome.md"). The zero-width
 # (non-)joiners are words' own letters in Persian and Indic scripts and in emoji: allowed. Also
 # blank by design: the soft hyphen, the Hangul fillers and the Khmer inherent vowels; the combining
-# grapheme joiner too, except between two combining marks, where it keeps their order under NFC
-# (pointed Hebrew: Unicode's own use of it).
+# grapheme joiner too, except between two combining marks whose order it keeps under NFC (pointed
+# Hebrew: Unicode's own use of it).
 _INVISIBLE = re.compile(
     "[\u00ad\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b\u200e\u200f\u2028-\u202e\u2060-\u2064"
     "\u2066-\u2069\u3164\ufeff\uffa0]"
@@ -76,8 +75,8 @@ _MYANMAR = ((0x1000, 0x109F), (0xA9E0, 0xA9FF), (0xAA60, 0xAA7F))
 _RESERVED_CHARS = set('<>:"|?*')
 # Characters of Obsidian's link syntax (`[[Note#Heading|shown]]`, `[[Note#^block]]`): a note named
 # `Plan#2` cannot be linked (`[[Plan#2]]` is heading "2" of "Plan"), so Obsidian refuses them in
-# names it creates. `|` is already a Windows-reserved character above.
-_LINK_CHARS = frozenset("#^[]")
+# names it creates. `|` is already a Windows-reserved character above. "`": see LINK_CHAR_HINT.
+_LINK_CHARS = frozenset("#^[]`")
 _DEVICE_NAMES = frozenset(
     {"CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$"}
     | {f"COM{i}" for i in range(10)}
@@ -237,9 +236,9 @@ def shows_nothing(name: str) -> bool:
         at = found.start()
         if at == 0 or not _selects(name[at - 1], found[0], name[at + 1 : at + 2]):
             return True
-    for found in re.finditer("\u034f", name):  # the combining grapheme joiner: only between two marks
+    for found in re.finditer("\u034f", name):  # the combining grapheme joiner: only where it keeps an order
         at = found.start()
-        if not all(c and unicodedata.category(c)[0] == "M" for c in (name[at - 1 : at], name[at + 1 : at + 2])):
+        if not _keeps_order(name[at - 1 : at], name[at + 1 : at + 2]):
             return True
     for found in _JOINERS.finditer(name):
         at = found.start()
@@ -247,6 +246,16 @@ def shows_nothing(name: str) -> bool:
         if not before or not after or (_latin(before) and _latin(after)):
             return True
     return False
+
+
+def _keeps_order(before: str, after: str) -> bool:
+    """Whether a combining grapheme joiner between `before` and `after` changes anything: only
+    between two combining marks that NFC would otherwise swap (the second's canonical combining
+    class lower than the first's, as in pointed Hebrew). Between marks already in order, or of one
+    class, it shows nothing and does nothing: "x\u0323\u034f\u0301" passes for "x\u0323\u0301"."""
+    if not before or not after:
+        return False
+    return 0 < unicodedata.combining(after) < unicodedata.combining(before)
 
 
 def _latin(char: str) -> bool:
@@ -288,8 +297,9 @@ INVISIBLE_HINT = (
 
 
 LINK_CHAR_HINT = (
-    "Obsidian links cannot reach a file whose name holds '#', '^', '[' or ']' ([[Plan#2]] is heading '2' of "
-    "'Plan'), so such names are not created; pick a name without them (e.g. 'Plan 2')."
+    "Obsidian links cannot reach a file whose name holds '#', '^', '[' or ']' ([[Plan#2]] is heading '2' of 'Plan'), "
+    "and a link to a name with '`' pairs with another backtick of its line into inline code (no link there), so "
+    "such names are not created; pick a name without them (e.g. 'Plan 2')."
 )
 
 
@@ -334,7 +344,7 @@ class VaultPaths:
     def check_new_name(self, rel: str, name: str) -> None:
         """Refuse to create the file or folder `name` (the last segment of `rel`, which is being
         created) when it holds a character that shows nothing or reorders the name (`_INVISIBLE`)
-        or one of Obsidian's link syntax (`#`, `^`, `[`, `]`: no link could reach it), or is a
+        or one of Obsidian's link syntax (`#`, `^`, `[`, `]`, "`": `_LINK_CHARS`), or is a
         Windows device name and the vault refuses those."""
         if shows_nothing(name):
             raise _invalid(rel, "invisible or reordering character", INVISIBLE_HINT)

@@ -1,0 +1,30 @@
+"""Session 68's note-content fixes (HA), end to end over HTTP with the SDK client in both eras;
+each is tested through the dispatch chain beside its fix.
+
+- A new name with a backtick is refused; the link a move would write to it pairs with another
+  backtick of its line into inline code (tests/tools/notes/test_backtick_names.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from mcp import Client
+
+from tests.conftest import e2e
+from tests.e2e.calls import error
+
+FILES = {
+    "X.md": "# X\n",
+    "Tick.md": "see `code` and [[X]] here\n",
+}
+
+
+async def test_note_content_fixes_over_http(make_vault: Callable[..., Path], mode: str) -> None:
+    async with e2e(make_vault(FILES)) as (url, h):
+        await h.indexed()
+        async with Client(url, mode=mode) as c:  # type: ignore[arg-type]
+            refused = await error(c, "move_note", path="X", new_path="Y`z")
+            assert (refused["code"], refused["details"]["reason"]) == ("path_invalid", "reserved character")
+            assert (await error(c, "create_note", path="C`x", content="x"))["code"] == "path_invalid"
+            assert h.read("Tick.md") == "see `code` and [[X]] here\n" and not (h.root / "C`x.md").exists()
