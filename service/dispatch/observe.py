@@ -125,6 +125,8 @@ class Observe:
         caller_hash = caller_hash_of(call.principal.subject)
         status = _status(result, detailed=False)
         overflow = call.notes.get("overflow_bytes")
+        if overflow is None and result.error_code == "overflow" and isinstance(result.structured, dict):
+            overflow = result.structured["error"].get("details", {}).get("bytes")  # a tool's own (read_note)
         # end_session hands over the session it closed, so its own call still lands in the trace.
         session = call.notes.get("session")
         if session is None and self.sessions is not None and vault:

@@ -2,7 +2,9 @@
 each is tested through the dispatch chain beside its fix.
 
 - A new name with a backtick is refused; the link a move would write to it pairs with another
-  backtick of its line into inline code (tests/tools/notes/test_backtick_names.py)."""
+  backtick of its line into inline code (tests/tools/notes/test_backtick_names.py).
+- A note whose text alone is more than an answer may hold is refused with `overflow` before it
+  is read; read_notes gives it its own error (tests/tools/notes/test_overlong_reads.py)."""
 
 from __future__ import annotations
 
@@ -12,19 +14,26 @@ from pathlib import Path
 from mcp import Client
 
 from tests.conftest import e2e
-from tests.e2e.calls import error
+from tests.e2e.calls import error, ok
 
 FILES = {
     "X.md": "# X\n",
     "Tick.md": "see `code` and [[X]] here\n",
+    "Line.md": "x" * 20_000,
 }
+LIMIT = 8192
 
 
 async def test_note_content_fixes_over_http(make_vault: Callable[..., Path], mode: str) -> None:
-    async with e2e(make_vault(FILES)) as (url, h):
+    async with e2e(make_vault(FILES), governor={"max_response_bytes": LIMIT}) as (url, h):
         await h.indexed()
         async with Client(url, mode=mode) as c:  # type: ignore[arg-type]
             refused = await error(c, "move_note", path="X", new_path="Y`z")
             assert (refused["code"], refused["details"]["reason"]) == ("path_invalid", "reserved character")
             assert (await error(c, "create_note", path="C`x", content="x"))["code"] == "path_invalid"
             assert h.read("Tick.md") == "see `code` and [[X]] here\n" and not (h.root / "C`x.md").exists()
+
+            refused = await error(c, "read_note", path="Line")
+            assert refused["code"] == "overflow" and refused["details"]["bytes"] == 20_000
+            [small, line] = (await ok(c, "read_notes", paths=["X", "Line"]))["items"]
+            assert small["content"] == "# X\n" and line["error"]["code"] == "overflow"

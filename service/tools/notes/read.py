@@ -10,7 +10,15 @@ from typing import Any, Literal
 
 from pydantic import Field, model_validator
 
-from service.errors import AclDenied, AmbiguousNote, NotANote, NoteNotFound, PathInvalid, ValidationFailed
+from service.errors import (
+    AclDenied,
+    AmbiguousNote,
+    NotANote,
+    NoteNotFound,
+    Overflow,
+    PathInvalid,
+    ValidationFailed,
+)
 from service.graph.address import Address
 from service.indexer.caps import MAX_TAGS, kept_text
 from service.markdown import frontmatter as fm
@@ -108,12 +116,15 @@ async def read_note(ctx: ToolContext, args: ReadNoteIn) -> ReadNoteOut:
             details={"field": "path", "subpath": found.subpath},
         )
     vp = found.vp
+    limit = ctx.services.settings.governor.max_response_bytes
+    if found.subpath is None and not selected and (size := ctx.vault.files.stat(vp).size) > limit:
+        raise _too_long(size, limit)  # its text alone is more: not read (a 50 MB note was, and its answer built)
     note = await offloop.read(ctx.vault.files.read, vp)
     text = note.content
     facts = await note_facts(ctx, vp.rel, note.etag, text)
     if facts.frontmatter_error is not None:
         await _tell_invalid_frontmatter(ctx, vp.rel, facts.frontmatter_error)
-    content, first, last, total = await offloop.sized(len(text), _selected, text, found, args)
+    content, first, last, total = await offloop.sized(len(text), _selected, text, found, args, limit)
     return ReadNoteOut(
         **meta(ctx, note, facts.title),
         content=content,
@@ -128,9 +139,33 @@ async def read_note(ctx: ToolContext, args: ReadNoteIn) -> ReadNoteOut:
     )
 
 
-def _selected(text: str, found: FoundNote, args: ReadNoteIn) -> tuple[str, int, int, int]:
+def _too_long(size: int, limit: int) -> Overflow:
+    """read_note's `overflow` for text of at least `size` bytes: the answer holds it twice (its
+    content and its text), so it is refused before it is built (the governor would refuse it after)."""
+    return Overflow(
+        f"result of at least {size} bytes exceeds the {limit}-byte limit",
+        details={"bytes": size, "limit": limit, "tool": "read_note"},
+        hint="Read a part: a line range (start_line, end_line), a heading section, or part='frontmatter'.",
+    )
+
+
+def _line_span(text: str, first: int, last: int) -> tuple[int, int]:
+    """Offsets of lines first..last (1-based) of `text`, without splitting it into lines."""
+    start = 0
+    for _ in range(first - 1):
+        start = text.index("\n", start) + 1
+    end = start
+    for _ in range(last - first + 1):
+        end = text.find("\n", end) + 1
+        if end == 0:
+            return start, len(text)
+    return start, end - 1
+
+
+def _selected(text: str, found: FoundNote, args: ReadNoteIn, limit: int) -> tuple[str, int, int, int]:
     """(content, first line, last line, the note's lines) of what `args` selects (in a worker
-    thread for a long note: `service.vault.offloop`)."""
+    thread for a long note: `service.vault.offloop`); `overflow` when the content alone, sent
+    twice, is over `limit` bytes (counted in characters, never more than its UTF-8 bytes)."""
     total = text.count("\n") + (0 if text.endswith("\n") else 1)  # lines, without splitting the note
     first, last = 1, max(total, 1)
     if found.subpath is not None:
@@ -140,7 +175,6 @@ def _selected(text: str, found: FoundNote, args: ReadNoteIn) -> tuple[str, int, 
         content = sections.section_text(text, span)
         first, last = span.start + 1, span.start + content.count("\n")
     elif args.start_line is not None or args.end_line is not None:
-        lines = text.split("\n")
         first = args.start_line or 1
         last = min(args.end_line or total, total)
         if first > max(total, 1):
@@ -148,7 +182,10 @@ def _selected(text: str, found: FoundNote, args: ReadNoteIn) -> tuple[str, int, 
                 f"start_line {first} is past the end of the note ({total} lines)",
                 details={"field": "start_line", "total_lines": total},
             )
-        content = "\n".join(lines[first - 1 : last]) + "\n"
+        start, end = _line_span(text, first, last)
+        if 2 * (end - start) > limit:
+            raise _too_long(2 * (end - start), limit)  # before the slice: a 50 MB line is not copied
+        content = text[start:end] + "\n"
     elif args.part == "frontmatter":
         front = fm.split(text)
         content = front.raw or ""
@@ -159,6 +196,8 @@ def _selected(text: str, found: FoundNote, args: ReadNoteIn) -> tuple[str, int, 
         first = front.body_line + 1
     else:
         content = text
+    if 2 * len(content) > limit:
+        raise _too_long(2 * len(content), limit)
     return content, first, last, total
 
 
@@ -199,7 +238,8 @@ class ReadNotesOut(ToolOutput):
 
 async def read_notes(ctx: ToolContext, args: ReadNotesIn) -> ReadNotesOut:
     start = decode_cursor(args.cursor, n=len(args.paths))
-    budget = int(ctx.services.settings.governor.max_response_bytes * 0.45)  # content is sent twice
+    limit = ctx.services.settings.governor.max_response_bytes
+    budget = int(limit * 0.45)  # content is sent twice
     used = 0
     items: list[ReadNotesItem] = []
     index = start
@@ -208,11 +248,15 @@ async def read_notes(ctx: ToolContext, args: ReadNotesIn) -> ReadNotesOut:
         try:
             found = await ctx.find_note(raw, "read", section="keep")
             vp = found.vp
+            if found.subpath is None and (whole := ctx.vault.files.stat(vp).size) > limit:
+                raise _too_long(whole, limit)  # not read: alone it is more than any answer may hold
             note = ctx.vault.files.read(vp)
             content = note.content if found.subpath is None else _section(note.content, found.address)[0]
-        except (NoteNotFound, PathInvalid, AclDenied, AmbiguousNote, NotANote, ValidationFailed) as exc:
+            if 2 * len(content) > limit:
+                raise _too_long(2 * len(content), limit)
+        except (NoteNotFound, PathInvalid, AclDenied, AmbiguousNote, NotANote, ValidationFailed, Overflow) as exc:
             error: dict[str, Any] = {"code": exc.code, "message": exc.message}
-            if isinstance(exc, AmbiguousNote | NoteNotFound) and exc.details:
+            if isinstance(exc, AmbiguousNote | NoteNotFound | Overflow) and exc.details:
                 error["details"] = exc.details
             items.append(ReadNotesItem(path=raw, error=error))
             continue
@@ -317,8 +361,8 @@ TOOLS: tuple[ToolSpec, ...] = (
         domain="notes",
         title="Read several notes",
         description="Read several notes in one call; what does not fit the response budget comes with "
-        "next_cursor. Missing or denied paths get a per-note error instead of failing the call. "
-        "For one note use read_note.",
+        "next_cursor. Missing or denied paths, and a note too long for any answer, get a per-note error instead of "
+        "failing the call. For one note use read_note.",
         input_model=ReadNotesIn,
         output_model=ReadNotesOut,
         handler=read_notes,
