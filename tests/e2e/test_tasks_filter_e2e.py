@@ -46,3 +46,23 @@ async def test_tasks_filter_reads_urgency_expressions_and_the_global_filter_over
             assert [i["description"] for i in out["items"]] == ["ship it #work"]
             bad = await error(client, "tasks_filter", query="not done\nfilter by function window.close()")
             assert bad["code"] == "query_syntax_error" and (bad["details"]["line"], bad["details"]["column"]) == (2, 20)
+
+
+async def test_tasks_filter_finds_blocked_and_blocking_tasks_over_http(
+    make_vault: Callable[..., Path], mode: str
+) -> None:
+    plan = "- [ ] design 🆔 d1\n- [ ] build ⛔ d1 🆔 b1\n- [x] research 🆔 r1 ✅ 2026-11-01\n- [ ] write ⛔ r1\n"
+    async with e2e(make_vault({**FILES, "Plan.md": plan})) as (url, harness):
+        await harness.indexed()
+        async with Client(url, mode=mode) as client:  # type: ignore[arg-type]
+            out = await ok(client, "tasks_filter", query="is blocked", today="2026-11-28")
+            assert [i["description"] for i in out["items"]] == ["build"]
+            out = await ok(client, "tasks_filter", query="path does not include Work/\nis not blocking\nnot done")
+            assert sorted(i["description"] for i in out["items"]) == [
+                "build",
+                "file taxes",
+                "water plants #home",
+                "write",
+            ]
+            out = await ok(client, "tasks_filter", query="id includes 1\nsort by description")
+            assert [i["id"] for i in out["items"]] == ["b1", "d1", "r1"]

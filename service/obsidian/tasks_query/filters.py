@@ -26,6 +26,7 @@ from service.dates import iso_day_or_none
 from service.obsidian.tasks_query import record
 from service.obsidian.tasks_query.columns import urgency_of
 from service.obsidian.tasks_query.dates import Span, parse_span
+from service.obsidian.tasks_query.dependencies import dependency_filter
 from service.obsidian.tasks_query.expressions import ExpressionError, Function, compile_expression, truthy
 from service.obsidian.tasks_query.record import DATE_FIELDS, OPEN_TYPES, PRIORITY_RANK, TYPE_RANK, TaskRecord
 
@@ -111,7 +112,7 @@ _DATE = re.compile(
 _HAS = re.compile(r"(has|no) (due|scheduled|start|happens|done|created|cancelled) date", re.IGNORECASE)
 _INVALID = re.compile(r"(due|scheduled|start|done|created|cancelled) date is invalid", re.IGNORECASE)
 _TEXT = re.compile(
-    r"(path|description|heading|folder|filename|root|recurrence)"
+    r"(path|description|heading|folder|filename|root|recurrence|id)"
     r" (includes|does not include|regex matches|regex does not match)(?: (.*))?",
     re.IGNORECASE,
 )
@@ -121,8 +122,7 @@ _TAGS = re.compile(
 )
 _PRIORITY = re.compile(r"priority is(?: (above|below|not))? (\w+)", re.IGNORECASE)
 _STATUS_TYPE = re.compile(r"status\.type is(?: (not))? (\w+)", re.IGNORECASE)
-_UNSUPPORTED = ("exclude sub-items", "is blocking", "is not blocking", "is blocked",
-                "is not blocked", "blocked by", "has id", "no id", "id ", "status.name", "status.symbol")  # fmt: skip
+_UNSUPPORTED = ("exclude sub-items", "blocked by", "status.name", "status.symbol")
 
 
 def _within(op: str, span: Span) -> Callable[[str], bool]:
@@ -241,6 +241,8 @@ def _text_of(field: str) -> Callable[[TaskRecord], str]:
         return lambda t: t.heading or ""
     if field == "recurrence":
         return lambda t: t.recurrence or ""
+    if field == "id":
+        return lambda t: t.task_id or ""
     if field == "filename":
         return lambda t: posixpath.basename(t.path)
     if field == "folder":
@@ -438,6 +440,8 @@ def parse_filter(source: str, ctx: Context) -> Filter:
         today = ctx.today
         return Filter(f"filter by function {function.source}", lambda t: truthy(function(t, today)),
                       heading="heading" in function.source)  # fmt: skip
+    if (dependency := dependency_filter(text)) is not None:
+        return Filter(dependency[0], dependency[1], vector=dependency[2])
     for start in _UNSUPPORTED:
         if lower.startswith(start):
             raise QueryError(f"'{start.strip()}' is a Tasks instruction this server does not evaluate")

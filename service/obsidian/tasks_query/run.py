@@ -15,6 +15,7 @@ from datetime import date
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from service.obsidian.tasks_query.columns import Columns, dense_rank
+from service.obsidian.tasks_query.dependencies import SEEN
 from service.obsidian.tasks_query.expressions import Function, js_str
 from service.obsidian.tasks_query.filters import evaluate
 from service.obsidian.tasks_query.query import BASE_ORDER, Query
@@ -62,10 +63,14 @@ def run_columns(query: Query, cols: Columns, idx: Ints | None = None) -> Answer:
     """`query` over the tasks of `cols` at positions `idx` (all by default), which must be kept in
     the base order (`BASE_ORDER`, then path and line)."""
     rows = cols.all if idx is None else idx
-    for f in sorted(query.filters, key=lambda f: f.vector is None):  # task-by-task tests see what is left
-        if not len(rows):
-            break
-        rows = rows[evaluate(f, cols, rows)]
+    seen = SEEN.set(None if idx is None else idx)  # the tasks a dependency filter looks among
+    try:
+        for f in sorted(query.filters, key=lambda f: f.vector is None):  # task-by-task tests see what is left
+            if not len(rows):
+                break
+            rows = rows[evaluate(f, cols, rows)]
+    finally:
+        SEEN.reset(seen)
     keys: list[Ints] = [rows]  # np.lexsort compares the last key first; the position breaks ties
     for name, reverse in reversed([*query.sorts, ("status.type", False), ("urgency", False)]):
         function = query.functions.get(name)
