@@ -40,6 +40,7 @@ from service.graph.queries import GraphQueries
 from service.graph.rewrite import LineChange, link_names, rewrite_note
 from service.graph.workspace_paths import workspace_edits, write_lenient
 from service.vault import dirfd
+from service.vault.casing import refuse_case_twin
 from service.vault.commit import Action, Steps, Undo, commit, prepare_step
 from service.vault.files import NoteFile
 from service.vault.vault import Vault
@@ -162,6 +163,13 @@ def check_targets(vault: Vault, moves: Mapping[str, str], existing: PathSet, *, 
         raise AlreadyExists("two files would move to the same path", details={})
 
 
+def _check_twins(vault: Vault, moves: Mapping[str, str], folder: tuple[str, str] | None) -> None:
+    """Refuse the case twins the move would make as the move itself does (`VaultFiles.check_new`),
+    so a preview answers what the move then does: a folder by its new path, else each file."""
+    for old, new in [(folder[0], folder[1])] if folder else moves.items():
+        refuse_case_twin(vault.paths.root, new, itself=old)
+
+
 async def plan_move(
     vault: Vault,
     queries: GraphQueries,
@@ -176,6 +184,7 @@ async def plan_move(
     alone; it may raise to refuse the whole move); called in a worker thread. `page`: see `Page`."""
     before, after = await asyncio.to_thread(_path_sets, vault, moves)
     check_targets(vault, moves, before, folder=folder is not None)
+    await asyncio.to_thread(_check_twins, vault, moves, folder)
     names = link_names((*moves, *moves.values()))
     candidates = set(await queries.sources_of_names(vault.id, sorted(names)))
     candidates.update(await property_sources(queries.db, vault.id, names))  # `up: "[[Hub]]"`, read from the values

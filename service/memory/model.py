@@ -49,7 +49,8 @@ from functools import lru_cache
 from typing import Any
 
 from service.markdown.frontmatter import split, write_refusal
-from service.vault.paths import shows_nothing, with_md
+from service.vault.invisible import shows_nothing
+from service.vault.paths import with_md
 
 OBS_HEADING = "## Observations"
 REL_HEADING = "## Relations"

@@ -81,29 +81,39 @@ def creating(
     return contextlib.nullcontext() if key is None else lock("case:" + key)
 
 
-def case_twin(root: Path, rel: str, listed: dict[str, dict[str, str]] | None = None) -> str | None:
+def case_twin(
+    root: Path, rel: str, listed: dict[str, dict[str, str]] | None = None, *, itself: str | None = None
+) -> str | None:
     """The existing file or folder (its vault path) that creating `rel` would make a case twin of:
     the first segment of `rel` not on disk, compared with the entries of the folder above it; None
     when every segment is there as spelled, or no entry twins the missing one. `listed`: folders
     already read, each as {folded name: name} (a batch's many paths into one folder read and fold
     it once, before any write: each check is then a look-up, and names are taken as given, not
-    looked up in other spellings: the write's own check, without `listed`, does that)."""
+    looked up in other spellings: the write's own check, without `listed`, does that). `itself`: the
+    path a move takes its file or folder from, no twin of its new name (another entry that folds
+    alike still is, whichever the folder lists first)."""
     missing = _first_missing(root, rel, spelled=listed is None)
     if missing is None:
         return None
     folder, depth, segment = missing
     key = fold(segment)
+    parts = rel.split("/")[:depth]
+    own = itself.split("/") if itself is not None else []
+    skip = own[depth] if len(own) == depth + 1 and own[:depth] == parts else None
     try:
-        found = _in_folder(folder, segment, key, listed)
+        found = _in_folder(folder, segment, key, listed, skip)
     except OSError:  # the folder above is not a folder: the write itself answers that
         return None
     if found is None:
         return None
-    return "/".join([*rel.split("/")[:depth], unicodedata.normalize("NFC", found)])
+    return "/".join([*parts, unicodedata.normalize("NFC", found)])
 
 
-def _in_folder(folder: str, segment: str, key: str, listed: dict[str, dict[str, str]] | None) -> str | None:
-    """The entry of `folder` other than `segment` that folds to `key` (OSError: not a folder)."""
+def _in_folder(
+    folder: str, segment: str, key: str, listed: dict[str, dict[str, str]] | None, skip: str | None = None
+) -> str | None:
+    """The entry of `folder` other than `segment` (and `skip`, a move's own source) that folds to
+    `key` (OSError: not a folder)."""
     if listed is not None:
         folded = listed.get(folder)
         if folded is None:
@@ -115,7 +125,7 @@ def _in_folder(folder: str, segment: str, key: str, listed: dict[str, dict[str, 
     low = segment.lower()
     quick = segment.isascii()
     for other in os.listdir(folder):
-        if (other.lower() == low if quick and other.isascii() else fold(other) == key) and other != segment:
+        if (other.lower() == low if quick and other.isascii() else fold(other) == key) and other not in (segment, skip):
             return other
     return None
 
@@ -126,7 +136,7 @@ def refuse_case_twin(
     """`CaseTwin` when creating `rel` would make a case twin; `itself`: the path a move takes the
     file or folder from (a rename in letter case only twins nothing but itself); `listed`: see
     `case_twin`."""
-    found = case_twin(root, rel, listed)
+    found = case_twin(root, rel, listed, itself=itself)
     if found is not None and found != itself:
         raise CaseTwin(
             f"{found!r} already exists: {rel!r} differs from it only in letter case",

@@ -41,6 +41,10 @@ INVISIBLE = [
     "\u200dWelcome.md",
     # a combining grapheme joiner not between two combining marks; U+FE01 after a Myanmar letter
     "e\u0301\u034f.md",
+    # ... nor between two marks already in canonical order or of one class, where it blocks no
+    # reordering and the name passes for the one without it (review R1 s63 F6)
+    "Plan x\u0323\u034f\u0301.md",
+    "Plan x\u0301\u034f\u0301.md",
     "\u1000\ufe01.md",
 ]
 

@@ -150,3 +150,21 @@ async def test_bulk_reads_a_folder_once_for_its_own_check(
         monkeypatch.setattr(casing.os, "listdir", counting)
         await vg.ok("bulk_create_notes", notes=[{"path": f"Inbox/new {i}", "content": "x"} for i in range(20)])
     assert len(listed) == 20 + 1, len(listed)
+
+
+@pytest.mark.parametrize("source", ["a/Alpha.md", "a/ALPHA.md"])
+@pytest.mark.parametrize("tool", ["move_note", "rename_note"])
+async def test_a_case_rename_beside_twins_on_disk_is_refused_whichever_the_folder_lists_first(
+    make_vault: Callable[..., Path], source: str, tool: str
+) -> None:
+    """Twins already on disk (a vault synced from Linux): a case-only rename of either one to a
+    third spelling would leave two twins; it was refused or done by the folder's listing order,
+    and its preview said yes to both (review R1 s63 F8). Now both refuse, preview and move alike."""
+    root = make_vault({"a/Alpha.md": "# one\n", "a/ALPHA.md": "# two\n", "a/x.md": "x\n"})
+    async with started(root) as vg:
+        before = _files(root)
+        for dry_run in (True, False):
+            error = await vg.err(tool, "already_exists", path=source, new_path="a/alpha.md", dry_run=dry_run)
+            assert error["details"]["new_path"] == "a/alpha.md", (dry_run, error)
+            assert _files(root) == before
+        await vg.ok(tool, path=source, new_path="a/Other.md", dry_run=False)  # another name still moves
