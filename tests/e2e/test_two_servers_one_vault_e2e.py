@@ -1,7 +1,13 @@
 """Two vaultgate processes on one vault (`vaultgate serve` for an HTTP agent beside `vaultgate
 stdio` for a desktop client, both real subprocesses), agents adding observations to one entity
 through both at once with the SDK client: every acknowledged observation is in the note
-afterwards (the note's cross-process lock, `service.vault.notelocks`)."""
+afterwards (the note's cross-process lock, `service.vault.notelocks`).
+
+What this shows is that the pieces work together across real processes (both fronts, the lock
+files, the re-read under the lock): no call fails and nothing acknowledged is missing. It cannot
+reliably catch a lost write: without the lock the window between the last compare and the rename
+is microseconds, and this test mostly passed on the code before the lock (review R3 s63 #13). The
+deterministic guard is tests/unit/vault/test_notelocks.py, which holds a write at that compare."""
 
 from __future__ import annotations
 
