@@ -66,3 +66,19 @@ async def test_tasks_filter_finds_blocked_and_blocking_tasks_over_http(
             ]
             out = await ok(client, "tasks_filter", query="id includes 1\nsort by description")
             assert [i["id"] for i in out["items"]] == ["b1", "d1", "r1"]
+
+
+async def test_tasks_filter_groups_by_a_formatted_task_date_over_http(
+    make_vault: Callable[..., Path], mode: str
+) -> None:
+    async with e2e(make_vault(FILES)) as (url, harness):
+        await harness.indexed()
+        async with Client(url, mode=mode) as client:  # type: ignore[arg-type]
+            query = "not done\ngroup by function task.due.format('YYYY-MM', 'no due date')"
+            out = await ok(client, "tasks_filter", query=query, today="2026-11-28")
+            assert out["groups"] == [
+                {"names": ["2026-11"], "count": 1}, {"names": ["2027-04"], "count": 1},
+                {"names": ["no due date"], "count": 1}]  # fmt: skip
+            query = "filter by function task.due.moment?.isSame('2026-11-29', 'day') || false"
+            out = await ok(client, "tasks_filter", query=query, today="2026-11-28")
+            assert [i["description"] for i in out["items"]] == ["water plants #home"]

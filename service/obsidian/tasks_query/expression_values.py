@@ -27,7 +27,7 @@ METHODS = {
     "str": ("includes", "startsWith", "endsWith", "toLowerCase", "toUpperCase", "trim", "replace"),
     "list": ("includes", "join"),
     "day": ("isBefore", "isAfter", "isSame", "isSameOrBefore", "isSameOrAfter", "format", "diff", "add", "subtract"),
-    "taskdate": ("formatAsDate",),
+    "taskdate": ("formatAsDate", "formatAsDateAndTime", "format"),
 }
 ALL_METHODS = frozenset(m for ms in METHODS.values() for m in ms)
 
@@ -197,17 +197,30 @@ def js_str(value: Any) -> str:
 
 
 def _format(day: date, pattern: str, column: int) -> str:
+    """Moment's `format` for a day (a task's dates have no time: `HH:mm` is `00:00`); `[text]` is
+    written as it is."""
     tokens = {
         "YYYY": f"{day.year:04d}",
+        "YY": f"{day.year % 100:02d}",
         "MMMM": day.strftime("%B"),
         "MMM": day.strftime("%b"),
         "MM": f"{day.month:02d}",
+        "M": str(day.month),
+        "Do": f"{day.day}{_ordinal(day.day)}",
         "DD": f"{day.day:02d}",
+        "D": str(day.day),
         "dddd": day.strftime("%A"),
         "ddd": day.strftime("%a"),
+        "Q": str((day.month - 1) // 3 + 1),
+        "HH": "00",
+        "mm": "00",
     }
     out, i = [], 0
     while i < len(pattern):
+        if pattern[i] == "[" and (end := pattern.find("]", i + 1)) != -1:
+            out.append(pattern[i + 1 : end])
+            i = end + 1
+            continue
         for token, text in tokens.items():
             if pattern.startswith(token, i):
                 out.append(text)
@@ -216,24 +229,32 @@ def _format(day: date, pattern: str, column: int) -> str:
         else:
             if pattern[i].isalpha():
                 found = pattern[i]
-                raise ExpressionError(f"format reads YYYY, MMMM, MMM, MM, DD, dddd, ddd only (found {found!r})", column)
+                known = ", ".join(tokens)
+                raise ExpressionError(f"format reads {known} and [text] only (found {found!r})", column)
             out.append(pattern[i])
             i += 1
     return "".join(out)
 
 
+def _ordinal(n: int) -> str:
+    return "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+
+
 def _day_arg(args: list[Any], column: int) -> date:
+    """The day a moment method compares with: a date, or a day written 'YYYY-MM-DD' (moment reads
+    the text, as `isSame('2023-06-11', 'day')` in the plugin's examples)."""
+    if args and isinstance(args[0], str) and (day := iso_day_or_none(args[0])) is not None:
+        return day
     if not args or not isinstance(args[0], date):
-        raise ExpressionError("this method takes a date (a task's .moment or moment())", column)
+        raise ExpressionError("this method takes a date (a task's .moment, moment() or 'YYYY-MM-DD')", column)
     if len(args) > 1 and args[1] not in ("day", "days"):
         raise ExpressionError("dates here are days: the unit may only be 'day'", column)
     return args[0]
 
 
 def call_method(target: Any, name: str, args: list[Any], column: int) -> Any:
-    if isinstance(target, _Obj) and target.kind in DATES and name == "formatAsDate":
-        day = _day_of(target)
-        return day.isoformat() if day is not None else ""
+    if isinstance(target, _Obj) and target.kind in DATES and name in METHODS["taskdate"]:
+        return _task_date_text(target, name, args, column)
     if isinstance(target, str) and name in METHODS["str"]:
         text_args = [a if isinstance(a, str) else js_str(a) for a in args]
         if len(text_args) == 1 and name == "includes":
@@ -267,6 +288,23 @@ def call_method(target: Any, name: str, args: list[Any], column: int) -> Any:
         return {"isBefore": target < other, "isAfter": target > other, "isSame": target == other,
                 "isSameOrBefore": target <= other, "isSameOrAfter": target >= other}[name]  # fmt: skip
     raise ExpressionError(f"cannot call .{name}() on {_js_type(target)} with these arguments", column)
+
+
+def _task_date_text(target: _Obj, name: str, args: list[Any], column: int) -> str:
+    """A task's date as text, as the plugin's TasksDate gives it: `format(pattern, fallback='')`,
+    `formatAsDate(fallback='')` (YYYY-MM-DD), `formatAsDateAndTime(fallback='')` (YYYY-MM-DD HH:mm);
+    the fallback when the task has no such date."""
+    if name == "format":
+        pattern, rest = (args[0], args[1:]) if args and isinstance(args[0], str) else (None, args)
+    else:
+        pattern, rest = ("YYYY-MM-DD" if name == "formatAsDate" else "YYYY-MM-DD HH:mm"), args
+    if pattern is None or len(rest) > 1:
+        wanted = "a format and an optional fallback text" if name == "format" else "an optional fallback text"
+        raise ExpressionError(f".{name}() takes {wanted}", column)
+    day = _day_of(target)
+    if day is None:
+        return js_str(rest[0]) if rest else ""
+    return _format(day, pattern, column)
 
 
 def number(value: Any, column: int) -> float:

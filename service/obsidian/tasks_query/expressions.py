@@ -146,7 +146,8 @@ class _Reader:
             raise ExpressionError(f"{path}.{name} is not a field this server provides ({', '.join(objects[path])})",
                                   column)  # fmt: skip
         if path is not None and path.removeprefix("task.") in DATES and name not in DATE_FIELDS:
-            raise ExpressionError(f"{path} has .moment and .formatAsDate() here", column)
+            raise ExpressionError(f"{path} has .moment, .format(), .formatAsDate() and .formatAsDateAndTime() here",
+                                  column)  # fmt: skip
         if path not in objects and (path is None or path.removeprefix("task.") not in DATES) and name != "length":
             raise ExpressionError(f"cannot read .{name} here (strings and arrays have .length)", column)
 

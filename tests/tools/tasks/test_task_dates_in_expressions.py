@@ -1,0 +1,53 @@
+"""tasks_filter expressions over a task's dates as the Tasks plugin's TasksDate gives them, through
+the dispatch chain: `task.due.format(pattern, fallback)`, `formatAsDate(fallback)`,
+`formatAsDateAndTime(fallback)`, moment's `[text]` escapes, and a moment compared with a day
+written as text (the plugin's documented examples `group by function task.due.format("YYYY-MM")`
+and `taskDate?.isSame('2023-06-11', 'day')`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import Harness, started
+
+NOTE = """# Dates
+
+- [ ] pay rent 📅 2026-01-10 ⏳ 2026-01-08
+- [ ] plan trip 📅 2026-02-01
+- [ ] tidy desk
+"""
+
+
+async def groups(vg: Harness, query: str) -> list[tuple[list[str], int]]:
+    out = await vg.ok("tasks_filter", query=query, today="2026-01-05", limit=50)
+    return [(g["names"], g["count"]) for g in out["groups"]]
+
+
+async def kept(vg: Harness, query: str) -> list[str]:
+    out = await vg.ok("tasks_filter", query=query + "\nsort by description", today="2026-01-05", limit=50)
+    return [i["description"] for i in out["items"]]
+
+
+@pytest.mark.covers("tasks_filter", "success")
+async def test_task_dates_format_as_the_plugin_s_tasks_date(make_vault: Callable[..., Path]) -> None:
+    async with started(make_vault({"Dates.md": NOTE})) as vg:
+        await vg.indexed()
+        assert await groups(vg, "group by function task.due.format('YYYY-MM')") == [
+            (["2026-01"], 1), (["2026-02"], 1), (["(no group)"], 1)]  # fmt: skip
+        assert await groups(vg, "group by function task.due.format('YYYY[%%]-MM[%%] MMM', 'no due date')") == [
+            (["2026%%-01%% Jan"], 1), (["2026%%-02%% Feb"], 1), (["no due date"], 1)]  # fmt: skip
+        days = await groups(vg, "group by function task.due.format('dddd Do MMMM YY, [Q]Q')")
+        assert days == [(["Saturday 10th January 26, Q1"], 1), (["Sunday 1st February 26, Q1"], 1), (["(no group)"], 1)]
+        assert await kept(vg, "filter by function task.due.formatAsDate('none') === 'none'") == ["tidy desk"]
+        assert await kept(vg, "filter by function task.scheduled.formatAsDateAndTime() === '2026-01-08 00:00'") == [
+            "pay rent"
+        ]
+        assert await kept(vg, "filter by function task.due.moment?.isSame('2026-01-10', 'day') || false") == [
+            "pay rent"
+        ]
+        assert await kept(vg, "filter by function task.due.moment?.isBefore('2026-02-01') || false") == ["pay rent"]
+        bad = await vg.err("tasks_filter", "query_syntax_error", query="group by function task.due.format()")
+        assert "takes a format" in bad["message"]
