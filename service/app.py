@@ -174,18 +174,7 @@ class VaultgateApp:
         # The experiential store opens first: its file and migrations are ready before the index
         # starts, so opening it never lets index-ready work run ahead of a start that is not over
         self.components: list[Component] = [self.experiences]
-        self.components += [
-            VaultIndexer(
-                vault,
-                self.db,
-                watch=settings.index.watch,
-                debounce_ms=settings.index.debounce_ms,
-                parse_workers=settings.index.parse_workers,
-                ignore=self.own_folders,
-                activity=self.activity,
-            )
-            for vault in self.vaults.values()
-        ]
+        self.components += [self._indexer(vault) for vault in self.vaults.values()]
         if self.semantic.enabled:  # after the indexers: the jobs stop before them, the engine after the jobs
             self.components += [self.semantic, *(self.semantic.job(vault) for vault in self.vaults.values())]
         self.maintenance = Maintenance(
@@ -230,19 +219,26 @@ class VaultgateApp:
     # -- life cycle --------------------------------------------------------------------------
 
     async def start(self) -> None:
+        """Should a step fail (a full or unwritable disk), what it opened is closed before the error
+        is raised: an open database's threads would otherwise keep the process from exiting."""
         if self._started:
             return
         t0 = time.perf_counter()
         heap.limit_arenas()  # before the SQLite threads start (service/heap.py)
-        await self.db.open()
-        await self.state.open()
-        for db in (self.db, self.state):
-            applied = await migrate(db)
-            if applied:
-                log.info("applied migrations %s to %s", applied, db.path.name)
-        await self._record_vaults()
-        for component in self.components:
-            await component.start()
+        started: list[Component] = []
+        try:
+            await self.db.open()
+            await self.state.open()
+            for db in (self.db, self.state):
+                if applied := await migrate(db):
+                    log.info("applied migrations %s to %s", applied, db.path.name)
+            await self._record_vaults()
+            for component in self.components:
+                await component.start()
+                started.append(component)
+        except BaseException:
+            await self._shut_down(started)
+            raise
         self._started = True
         self.started_at = time.time()
         for warning in config_warnings(self.settings):
@@ -251,9 +247,12 @@ class VaultgateApp:
         log.info("auth: %s", auth_line(self.settings.auth))
 
     async def stop(self) -> None:
-        if not self._started:
-            return
-        for component in reversed(self.components):
+        if self._started:
+            await self._shut_down(self.components)
+            self._started = False
+
+    async def _shut_down(self, started: list[Component]) -> None:
+        for component in reversed(started):
             try:
                 await component.stop()
             except Exception:
@@ -261,7 +260,6 @@ class VaultgateApp:
         self.tracing.shutdown()
         await self.db.close()
         await self.state.close()
-        self._started = False
 
     @contextlib.asynccontextmanager
     async def running(self) -> AsyncIterator[VaultgateApp]:
@@ -285,15 +283,7 @@ class VaultgateApp:
         if "server" in self.__dict__:
             self.resources.watch(vault)  # the MCP surfaces were built: their subscribers hear of it too
         self.sessions.roots[cfg.id] = vault.paths.root
-        indexer = VaultIndexer(
-            vault,
-            self.db,
-            watch=self.settings.index.watch,
-            debounce_ms=self.settings.index.debounce_ms,
-            parse_workers=self.settings.index.parse_workers,
-            ignore=self.own_folders,
-            activity=self.activity,
-        )
+        indexer = self._indexer(vault)
         self.components.append(indexer)
         job = self.semantic.job(vault) if self.semantic.enabled else None
         if job is not None:
@@ -304,6 +294,11 @@ class VaultgateApp:
             if job is not None:
                 await job.start()
             self.warmup.follow_new()
+
+    def _indexer(self, vault: Vault) -> VaultIndexer:
+        i = self.settings.index
+        indexer = partial(VaultIndexer, watch=i.watch, debounce_ms=i.debounce_ms, parse_workers=i.parse_workers)
+        return indexer(vault, self.db, ignore=self.own_folders, activity=self.activity)
 
     async def _record_vaults(self) -> None:
         now = time.time()
