@@ -1,6 +1,9 @@
 """Luxon-style date and duration formats, as Dataview's `dateformat`, `durationformat` and
-`date(text, format)` take them: yyyy yy MMMM MMM MM M dd d HH H hh h mm m ss s SSS a EEEE EEE
-kkkk WW W o x X and 'quoted literals'. Touches nothing outside itself.
+`date(text, format)` take them: Luxon's tokens (years, months, standalone months L, days,
+weekdays E and c, hours, minutes, seconds, milliseconds, meridiem, ISO week years and weeks,
+ordinal days, quarters, eras, the en-US localized macros D DD DDD DDDD t tt T TT f ff F FF,
+epoch x X) and 'quoted literals'; a date is read back from the numeric ones. Touches nothing
+outside itself.
 """
 
 from __future__ import annotations
@@ -10,27 +13,53 @@ import re
 
 from service.dataview.values import Duration
 
-_DATE_TOKENS = re.compile(r"'[^']*'|yyyy|yy|MMMM|MMM|MM|M|dd|d|HH|H|hh|h|mm|m|ss|s|SSS|a|EEEE|EEE|kkkk|WW|W|ooo|x|X")
+_DATE_TOKENS = re.compile(
+    r"'[^']*'|yyyyyy|yyyy|yy|y|MMMMM|MMMM|MMM|MM|M|LLLLL|LLLL|LLL|LL|L|dd|d|EEEEE|EEEE|EEE|E|ccccc|cccc|ccc|c"
+    r"|HH|H|hh|h|mm|m|ss|s|SSS|S|a|kkkk|kk|WW|W|ooo|o|qq|q|GGGGG|GG|G|DDDD|DDD|DD|D|TT|T|tt|t|FF|F|ff|f|x|X"
+)
 
 
 def format_date(d: dt.datetime, fmt: str) -> str:
+    """`fmt` as Luxon's `toFormat` writes it in the en-US locale (a letter that is no token is
+    written as it is, as Luxon does); the macro tokens D DD DDD DDDD, t tt T TT, f ff F FF are
+    Luxon's localized forms for en-US (a plain space before AM/PM)."""
+
     def token(m: re.Match[str]) -> str:
         t = m.group()
         if t.startswith("'"):
             return t[1:-1]
-        iso = d.isocalendar()
-        table = {
-            "yyyy": f"{d.year:04d}", "yy": f"{d.year % 100:02d}", "MMMM": d.strftime("%B"), "MMM": d.strftime("%b"),
-            "MM": f"{d.month:02d}", "M": str(d.month), "dd": f"{d.day:02d}", "d": str(d.day),
-            "HH": f"{d.hour:02d}", "H": str(d.hour), "hh": f"{(d.hour % 12) or 12:02d}", "h": str((d.hour % 12) or 12),
-            "mm": f"{d.minute:02d}", "m": str(d.minute), "ss": f"{d.second:02d}", "s": str(d.second),
-            "SSS": f"{d.microsecond // 1000:03d}", "a": "AM" if d.hour < 12 else "PM", "EEEE": d.strftime("%A"),
-            "EEE": d.strftime("%a"), "kkkk": f"{iso[0]:04d}", "WW": f"{iso[1]:02d}", "W": str(iso[1]),
-            "ooo": f"{d.timetuple().tm_yday:03d}", "x": str(int(_epoch(d) * 1000)), "X": str(int(_epoch(d))),
-        }  # fmt: skip
-        return table[t]
+        return _token(d, t)
 
     return _DATE_TOKENS.sub(token, fmt)
+
+
+def _token(d: dt.datetime, t: str) -> str:
+    iso = d.isocalendar()
+    hour12, meridiem = (d.hour % 12) or 12, "AM" if d.hour < 12 else "PM"
+    month, weekday = d.strftime("%B"), d.strftime("%A")
+    short, medium, full = f"{d.month}/{d.day}/{d.year}", f"{month[:3]} {d.day}, {d.year}", f"{month} {d.day}, {d.year}"
+    time, time_s = f"{hour12}:{d.minute:02d} {meridiem}", f"{hour12}:{d.minute:02d}:{d.second:02d} {meridiem}"
+    clock = f"{d.hour:02d}:{d.minute:02d}"
+    table = {
+        "yyyyyy": f"{d.year:06d}", "yyyy": f"{d.year:04d}", "yy": f"{d.year % 100:02d}", "y": str(d.year),
+        "MMMMM": month[0], "MMMM": month, "MMM": month[:3], "MM": f"{d.month:02d}", "M": str(d.month),
+        "LLLLL": month[0], "LLLL": month, "LLL": month[:3], "LL": f"{d.month:02d}", "L": str(d.month),
+        "dd": f"{d.day:02d}", "d": str(d.day),
+        "EEEEE": weekday[0], "EEEE": weekday, "EEE": weekday[:3], "E": str(iso[2]),
+        "ccccc": weekday[0], "cccc": weekday, "ccc": weekday[:3], "c": str(iso[2]),
+        "HH": f"{d.hour:02d}", "H": str(d.hour), "hh": f"{hour12:02d}", "h": str(hour12),
+        "mm": f"{d.minute:02d}", "m": str(d.minute), "ss": f"{d.second:02d}", "s": str(d.second),
+        "SSS": f"{d.microsecond // 1000:03d}", "S": str(d.microsecond // 1000), "a": meridiem,
+        "kkkk": f"{iso[0]:04d}", "kk": f"{iso[0] % 100:02d}", "WW": f"{iso[1]:02d}", "W": str(iso[1]),
+        "ooo": f"{d.timetuple().tm_yday:03d}", "o": str(d.timetuple().tm_yday),
+        "qq": f"{(d.month - 1) // 3 + 1:02d}", "q": str((d.month - 1) // 3 + 1),
+        "GGGGG": "A", "GG": "Anno Domini", "G": "AD",
+        "D": short, "DD": medium, "DDD": full, "DDDD": f"{weekday}, {full}",
+        "t": time, "tt": time_s, "T": clock, "TT": f"{clock}:{d.second:02d}",
+        "f": f"{short}, {time}", "ff": f"{medium}, {time}", "F": f"{short}, {time_s}", "FF": f"{medium}, {time_s}",
+        "x": str(int(_epoch(d) * 1000)), "X": str(int(_epoch(d))),
+    }  # fmt: skip
+    return table[t]
 
 
 def _epoch(d: dt.datetime) -> float:

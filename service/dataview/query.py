@@ -52,12 +52,12 @@ class QueryParser(Parser):
                 raise self.fail("expected ID after WITHOUT")
             self.take()
             q.without_id = True
-        if q.kind == "TABLE" and not self.is_word(*COMMANDS) and self.tok.kind != "end":
+        if q.kind == "TABLE" and not self._at_command() and self.tok.kind != "end":
             q.columns = self._columns()
-        elif q.kind == "LIST" and not self.is_word(*COMMANDS) and self.tok.kind != "end":
+        elif q.kind == "LIST" and not self._at_command() and self.tok.kind != "end":
             q.columns = [self._column()]
         elif q.kind == "CALENDAR":
-            if self.is_word(*COMMANDS) or self.tok.kind == "end":
+            if self._at_command() or self.tok.kind == "end":
                 raise self.fail("CALENDAR needs a date expression")
             q.columns = [self._column()]
         if self.is_word("FROM"):
@@ -66,6 +66,13 @@ class QueryParser(Parser):
         while self.tok.kind != "end":
             q.commands.append(self._command())
         return q
+
+    def _at_command(self) -> bool:
+        """A command word starts here — not the function `sort(` (Dataview reads `TABLE sort(tags)`
+        as a column: a name directly followed by '(' is a call)."""
+        nxt = self.peek()
+        call = nxt.kind == "op" and nxt.text == "(" and nxt.pos == self.tok.pos + len(self.tok.text)
+        return self.is_word(*COMMANDS) and not (call and self.tok.text.lower() == "sort")
 
     def _text(self, start: int) -> str:
         end = self.tokens[self.i - 1]

@@ -53,3 +53,15 @@ async def test_dataview_tools_over_http(make_vault: Callable[..., Path], mode: s
             assert fields["fields"]["pages"] == {"type": "number", "value": 412}
             assert (await error(client, "eval_dataview_field", {"path": "Nope"}))["code"] == "note_not_found"
         assert harness.snapshot() == before
+
+
+async def test_dateformat_luxon_tokens_and_a_sort_column_over_http(make_vault: Callable[..., Path], mode: str) -> None:
+    note = "---\nmet: 2026-01-05T14:07:09\ntags: [b, a]\n---\n"
+    async with e2e(make_vault({"Met.md": note})) as (url, harness):
+        await harness.indexed()
+        async with Client(url, mode=mode) as client:  # type: ignore[arg-type]
+            query = 'TABLE WITHOUT ID dateformat(met, "DDD"), dateformat(met, "cccc t"), sort(tags) FROM "Met"'
+            out = await ok(client, "search_dql", {"query": query})
+            assert [c["value"] for c in out["rows"][0]["cells"]] == ["January 5, 2026", "Monday 2:07 PM", ["a", "b"]]
+            out = await ok(client, "search_dql", {"query": 'TABLE sort(tags) FROM "Met"'})
+            assert out["columns"] == ["File", "sort(tags)"] and out["rows"][0]["cells"][0]["value"] == ["a", "b"]
