@@ -8,6 +8,9 @@ rewrites agree. Code is:
   ends where the quote does) and indented under a list item;
 - an indented block: a line indented by 4 spaces (or a tab) after a blank line, outside lists
   and quotes, and the indented or blank lines that follow it.
+
+`Comments` tells the lines inside a comment block (`%%` … `%%`, `<!--` … `-->`): a heading there
+is no heading (`service.markdown.parse`).
 """
 
 from __future__ import annotations
@@ -155,3 +158,29 @@ def _pasted(language: str) -> re.Pattern[str]:
             re.IGNORECASE | re.DOTALL,
         )
     return found
+
+
+class Comments:
+    """Where Obsidian comments are across lines, to tell a heading line inside one (no heading):
+    `%%` … `%%` (an odd count of `%%` on a line opens or closes one), and an HTML comment block
+    (CommonMark's: a line starting with `<!--`, up to 3 spaces in, to the line holding `-->`)."""
+
+    __slots__ = ("html", "percent")
+
+    def __init__(self) -> None:
+        self.percent = False
+        self.html = False
+
+    def inside(self, line: str) -> bool:
+        """Whether `line` (a line outside code, inline code masked) starts inside a comment; its
+        marks open or close one for the lines after it. Callers skip the call for a line with no
+        `%%` or `<!--` while no comment is open (most lines)."""
+        if self.html:
+            self.html = "-->" not in line
+            return True
+        was = self.percent
+        if not was and line.lstrip(" ")[:4] == "<!--" and len(line) - len(line.lstrip(" ")) <= 3:
+            self.html = "-->" not in line[line.index("<!--") + 4 :]
+        elif "%%" in line and line.count("%%") % 2:
+            self.percent = not was
+        return was

@@ -8,7 +8,9 @@ inside HTML tags (`style="color: #dcddde"`), HTML comments (`<!-- … -->`, also
 or HTML blocks (CommonMark's block-level elements such as `<table>`, up to a blank line); links
 there still count, as in Obsidian's link graph and the published vault statistics. Obsidian
 comments (`%% … %%`) are read like the rest of the note, as Obsidian does (links and tags in
-them count; the "hidden link" idiom relies on it). List items (`items`: line, parent item,
+them count; the "hidden link" idiom relies on it), except headings: a heading line inside a
+comment (`%%` … `%%` across lines, or an HTML comment block: a line starting `<!--`, to `-->`) is
+no heading, as in Obsidian's outline and heading links (`Comments`). List items (`items`: line, parent item,
 task status, text, block id, section heading, tags) are read inside blockquotes and callouts
 too (`> - [ ] call`); they are the one list and task parser of the project: the index's task
 rows (`tasks`, with the Tasks plugin fields of `service.markdown.tasks`) and Dataview's
@@ -26,7 +28,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from service.markdown import frontmatter as fm
-from service.markdown.fences import CodeScanner
+from service.markdown.fences import CodeScanner, Comments
 from service.markdown.property_links import property_links
 from service.markdown.tasks import depends_on
 from service.markdown.tasks import scan_fields as scan_task_fields
@@ -268,6 +270,7 @@ def parse_note(rel: str, text: str) -> ParsedNote:
     open_items: list[tuple[int, int]] = []  # (indent, line) of the list items still open
     section: str | None = None
     code = CodeScanner()
+    comments = Comments()  # a heading line in a comment is no heading
     comment = False  # an HTML comment is open across lines
     html = False  # inside an HTML block (ends at a blank line)
     # Words counted once over the body (C's split instead of one per line): lines end at "\n",
@@ -291,7 +294,8 @@ def parse_note(rel: str, text: str) -> ParsedNote:
         prose = line  # what tags are read from: no HTML comments
         if comment or "<!--" in line:
             prose, comment = mask_comments(line, comment)
-        h = _HEADING.match(line) if line[:1] == "#" else None
+        hidden = (comments.percent or comments.html or "%%" in line or "<!--" in line) and comments.inside(line)
+        h = _HEADING.match(line) if line[:1] == "#" and not hidden else None
         if h:
             headings.append(Heading(len(h.group(1)), h.group(2).strip(), no))
             section = h.group(2).strip()
@@ -380,14 +384,19 @@ def outline(text: str, *, blocks: bool = True) -> tuple[list[Heading], dict[str,
     headings: list[Heading] = []
     found: dict[str, int] = {}
     code = CodeScanner()
+    comments = Comments()
     front = fm.fences(text)
     no, pos = front.body_line, (text.rfind("\n", 0, front.body_start) + 1 if front.body_start else 0)
     while True:
         end = text.find("\n", pos)
         raw = (text[pos:] if end < 0 else text[pos:end]).rstrip("\r")
-        if not code.code(raw) and (raw[:1] == "#" or (blocks and "^" in raw)):
+        is_code = code.code(raw)
+        hidden = False
+        if not is_code and (comments.percent or comments.html or "%%" in raw or "<!--" in raw):
+            hidden = comments.inside(_mask_inline_code(raw) if "`" in raw else raw)
+        if not is_code and (raw[:1] == "#" or (blocks and "^" in raw)):
             line = _mask_inline_code(raw) if "`" in raw else raw
-            h = _HEADING.match(line) if line[:1] == "#" else None
+            h = _HEADING.match(line) if line[:1] == "#" and not hidden else None
             if h:
                 headings.append(Heading(len(h.group(1)), h.group(2).strip(), no))
             b = _BLOCK_ID.search(line) if blocks and "^" in line else None

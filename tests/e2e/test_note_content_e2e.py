@@ -4,7 +4,9 @@ each is tested through the dispatch chain beside its fix.
 - A new name with a backtick is refused; the link a move would write to it pairs with another
   backtick of its line into inline code (tests/tools/notes/test_backtick_names.py).
 - A note whose text alone is more than an answer may hold is refused with `overflow` before it
-  is read; read_notes gives it its own error (tests/tools/notes/test_overlong_reads.py)."""
+  is read; read_notes gives it its own error (tests/tools/notes/test_overlong_reads.py).
+- A heading line inside a `%%` or HTML comment is no heading: it does not end the section above
+  it and no address names it (tests/tools/notes/test_headings_in_comments.py)."""
 
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ FILES = {
     "X.md": "# X\n",
     "Tick.md": "see `code` and [[X]] here\n",
     "Line.md": "x" * 20_000,
+    "Com.md": "## Top\n\nbody\n\n%%\n## Hidden\nsecret\n%%\n\nstill top\n\n## Real\n",
 }
 LIMIT = 8192
 
@@ -37,3 +40,7 @@ async def test_note_content_fixes_over_http(make_vault: Callable[..., Path], mod
             assert refused["code"] == "overflow" and refused["details"]["bytes"] == 20_000
             [small, line] = (await ok(c, "read_notes", paths=["X", "Line"]))["items"]
             assert small["content"] == "# X\n" and line["error"]["code"] == "overflow"
+
+            top = await ok(c, "read_note", path="Com#Top")
+            assert top["content"] == "## Top\n\nbody\n\n%%\n## Hidden\nsecret\n%%\n\nstill top\n"
+            assert (await error(c, "read_note", path="Com#Hidden"))["details"]["reason"] == "not_found"
