@@ -82,3 +82,20 @@ async def test_tasks_filter_groups_by_a_formatted_task_date_over_http(
             query = "filter by function task.due.moment?.isSame('2026-11-29', 'day') || false"
             out = await ok(client, "tasks_filter", query=query, today="2026-11-28")
             assert [i["description"] for i in out["items"]] == ["water plants #home"]
+
+
+async def test_tasks_filter_runs_the_plugin_s_documented_arrow_and_const_expressions_over_http(
+    make_vault: Callable[..., Path], mode: str
+) -> None:
+    async with e2e(make_vault(FILES)) as (url, harness):
+        await harness.indexed()
+        async with Client(url, mode=mode) as client:  # type: ignore[arg-type]
+            query = "filter by function task.tags.find( (tag) => tag.includes('ho') ) && true || false"
+            out = await ok(client, "tasks_filter", query=query, today="2026-11-28")
+            assert [i["description"] for i in out["items"]] == ["water plants #home"]
+            query = (
+                "filter by function const d = task.due.moment; const wanted = '2026-12-01'; "
+                "return d?.isSame(wanted, 'day') || (!d && task.heading?.includes('Next')) || false"
+            )
+            out = await ok(client, "tasks_filter", query=query, today="2026-11-28")
+            assert [i["description"] for i in out["items"]] == ["ship it #work"]

@@ -24,11 +24,13 @@ FILE_FIELDS = ("path", "folder", "filename", "filenameWithoutExtension", "root")
 STATUS_FIELDS = ("type", "symbol")
 DATE_FIELDS = ("moment",)
 METHODS = {
-    "str": ("includes", "startsWith", "endsWith", "toLowerCase", "toUpperCase", "trim", "replace"),
-    "list": ("includes", "join"),
+    "str": ("includes", "startsWith", "endsWith", "toLowerCase", "toUpperCase", "trim", "replace", "split", "slice",
+            "substring", "toLocaleLowerCase", "toLocaleUpperCase", "padStart", "padEnd", "indexOf"),
+    "list": ("includes", "join", "find", "filter", "some", "every", "map", "slice", "indexOf", "pop"),
+    "number": ("toFixed",),
     "day": ("isBefore", "isAfter", "isSame", "isSameOrBefore", "isSameOrAfter", "format", "diff", "add", "subtract"),
     "taskdate": ("formatAsDate", "formatAsDateAndTime", "format"),
-}
+}  # fmt: skip
 ALL_METHODS = frozenset(m for ms in METHODS.values() for m in ms)
 
 
@@ -47,6 +49,10 @@ class Scope:
     task: TaskRecord
     today: date
     urgency: Callable[[TaskRecord, date], float]
+    names: dict[str, Any] | None = None  # `const` names and arrow-function parameters in scope
+
+    def naming(self, more: dict[str, Any]) -> Scope:
+        return Scope(self.task, self.today, self.urgency, {**(self.names or {}), **more})
 
 
 Node = Callable[[Scope], Any]
@@ -314,14 +320,16 @@ def number(value: Any, column: int) -> float:
 
 
 def binary(op: str, left: Node, right: Node, column: int) -> Node:
+    if op == "??":
+        return lambda s: a if (a := left(s)) is not None else right(s)
     if op == "||":
         return lambda s: a if truthy(a := left(s)) else right(s)
     if op == "&&":
         return lambda s: right(s) if truthy(a := left(s)) else a
     if op in ("===", "=="):
-        return lambda s: _same(left(s), right(s))
+        return lambda s: same(left(s), right(s))
     if op in ("!==", "!="):
-        return lambda s: not _same(left(s), right(s))
+        return lambda s: not same(left(s), right(s))
     if op == "+":
         return lambda s: _plus(left(s), right(s), column)
     if op in ("<", "<=", ">", ">="):
@@ -336,7 +344,7 @@ def binary(op: str, left: Node, right: Node, column: int) -> Node:
     return lambda s: f(number(left(s), column), number(right(s), column))
 
 
-def _same(a: Any, b: Any) -> bool:
+def same(a: Any, b: Any) -> bool:
     if isinstance(a, bool) != isinstance(b, bool):
         return False
     return type(a) is type(b) and a == b or (isinstance(a, _NUMBER) and isinstance(b, _NUMBER) and a == b)

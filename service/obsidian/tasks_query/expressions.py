@@ -4,10 +4,12 @@ JavaScript engine, no names but `task` and `moment`, nothing that can reach the 
 
 Read: literals (numbers, 'strings' and "strings", true, false, null, undefined), `task.<field>`
 (the fields below), `moment()` (today) and `moment('YYYY-MM-DD')`, property access with `.` and
-`?.`, calls of the listed methods, `!`, unary `-`, `* / %`, `+ -` (strings concatenate),
-`< <= > >=`, `=== !== == !=` (`==` is read as `===`), `&&`, `||`, `cond ? a : b`, parentheses.
-Anything else — another name, `=>`, `=`, `new`, brackets, a field or method not listed — is a
-`QueryError` at its column. Reading `.x` of null while running is one too (write `?.`).
+`?.`, calls of the listed methods (arrow functions `(x) => …` as the argument of `find`,
+`filter`, `some`, `every`, `map`), `!`, unary `-`, `* / %`, `+ -` (strings concatenate),
+`< <= > >=`, `=== !== == !=` (`==` is read as `===`), `&&`, `||`, `??`, `cond ? a : b`,
+parentheses, and `const x = …; … return …` (a text with `return` is a function body for the
+plugin). Anything else — another name, a block, `new`, brackets, a field or method not listed —
+is a `QueryError` at its column. Reading `.x` of null while running is one too (write `?.`).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import re
 from typing import Any
 
 from service.dates import iso_day_or_none
+from service.obsidian.tasks_query.expression_methods import Arrow, call
 from service.obsidian.tasks_query.expression_values import (
     ALL_METHODS,
     DATE_FIELDS,
@@ -29,7 +32,6 @@ from service.obsidian.tasks_query.expression_values import (
     RunError,
     Scope,
     binary,
-    call_method,
     field_reader,
     js_str,
     member_of,
@@ -40,7 +42,7 @@ from service.obsidian.tasks_query.expression_values import (
 
 _TOKEN = re.compile(
     r"\s*(?:(?P<num>\d+(?:\.\d+)?)|(?P<str>'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\")|(?P<name>[A-Za-z_$][\w$]*)"
-    r"|(?P<op>===|!==|==|!=|<=|>=|&&|\|\||\?\.|[<>!().,+\-*/%?:]))"
+    r"|(?P<op>===|!==|==|!=|<=|>=|=>|&&|\|\||\?\?|\?\.|[<>!().,+\-*/%?:;=]))"
 )
 
 
@@ -62,6 +64,39 @@ class _Reader:
             self.tokens.append((kind, m.group(kind), offset + m.start(kind)))
             pos = m.end()
         self.i, self.depth, self.max_depth, self.end = 0, 0, max_depth, offset + len(text)
+        self.names: dict[str, str | None] = {}  # names in scope (`const`, arrow parameters) -> their task path
+        self.chain: tuple[int, int, str | None] = (-1, -1, None)  # the last `a.b.c` read: tokens [from, to), path
+
+    def program(self) -> Node:
+        """`const x = …; … return …` (the plugin runs a text with `return` as a function body), or
+        one expression."""
+        steps: list[tuple[str, Node]] = []
+        while self.peek()[0] == "name" and self.peek()[1] in ("const", "let", "var"):
+            self.take()
+            kind, name, column = self.take()
+            if kind != "name" or name in ("task", "moment", "return"):
+                raise ExpressionError("expected a new name here", column)
+            self.take("=")
+            start = self.i
+            value = self.expression()
+            first, last, path = self.chain
+            self.names[name] = path if (first, last) == (start, self.i) else None
+            self.take(";")
+            steps.append((name, value))
+        if self.peek()[0] == "name" and self.peek()[1] == "return":
+            self.take()
+        body = self.expression()
+        if self.peek()[1] == ";":
+            self.take()
+        if not steps:
+            return body
+
+        def run(s: Scope) -> Any:
+            for name, value in steps:
+                s = s.naming({name: value(s)})
+            return body(s)
+
+        return run
 
     def peek(self) -> tuple[str, str, int]:
         return self.tokens[self.i] if self.i < len(self.tokens) else ("end", "", self.end)
@@ -89,7 +124,8 @@ class _Reader:
         self.depth -= 1
         return cond
 
-    _LEVELS = (("||",), ("&&",), ("===", "!==", "==", "!="), ("<", "<=", ">", ">="), ("+", "-"), ("*", "/", "%"))
+    _LEVELS = (("??",), ("||",), ("&&",), ("===", "!==", "==", "!="), ("<", "<=", ">", ">="), ("+", "-"),
+               ("*", "/", "%"))  # fmt: skip
 
     def binary(self, level: int) -> Node:
         if level == len(self._LEVELS):
@@ -116,8 +152,10 @@ class _Reader:
         return self.postfix()
 
     def postfix(self) -> Node:
+        start = self.i
         node, path = self.primary()
         while True:
+            self.chain = (start, self.i, path)
             kind, text, column = self.peek()
             if text in (".", "?."):
                 self.take()
@@ -174,7 +212,7 @@ class _Reader:
             target = node(s)
             if target is None and optional:
                 return None
-            return call_method(target, name, [a(s) for a in args], column)
+            return call(target, name, [a(s) for a in args], column)
 
         return run
 
@@ -186,6 +224,12 @@ class _Reader:
         if kind == "str":
             literal = re.sub(r"\\(.)", r"\1", text[1:-1])
             return (lambda s: literal), None
+        if kind == "name" and self.peek()[1] == "=>":
+            return self.arrow((text,)), None
+        if text == "(" and (params := self._arrow_params()) is not None:
+            return self.arrow(params), None
+        if kind == "name" and text in self.names:
+            return (lambda s: (s.names or {})[text]), self.names[text]
         if kind == "name":
             constants = {"true": True, "false": False, "null": None, "undefined": None}
             if text in constants:
@@ -202,6 +246,31 @@ class _Reader:
             return inner, None
         found = text or "the end of the expression"
         raise ExpressionError(f"expected a value here, found {found!r}", column)
+
+    def _arrow_params(self) -> tuple[str, ...] | None:
+        """After '(': the parameters of an arrow function `(a, b) => …` (consumed), or None (nothing
+        consumed) when the parenthesis opens something else."""
+        i, params = self.i, []
+        while i < len(self.tokens) and self.tokens[i][0] == "name":
+            params.append(self.tokens[i][1])
+            i += 1
+            if i < len(self.tokens) and self.tokens[i][1] == ",":
+                i += 1
+        if i + 1 < len(self.tokens) and self.tokens[i][1] == ")" and self.tokens[i + 1][1] == "=>":
+            self.i = i + 1
+            return tuple(params)
+        return None
+
+    def arrow(self, params: tuple[str, ...]) -> Node:
+        """`params => body` (the parameters read): a function value for `find`, `filter`, `map`, …"""
+        self.take("=>")
+        if self.peek()[1] == "{":
+            raise ExpressionError("an arrow function's body is one expression here, not a block", self.peek()[2])
+        outer = dict(self.names)
+        self.names.update(dict.fromkeys(params))
+        body = self.expression()
+        self.names = outer
+        return lambda s: Arrow(params, body, s)
 
     def moment(self, column: int) -> Node:
         self.take("(")
@@ -221,7 +290,7 @@ def compile_expression(text: str, offset: int, max_depth: int) -> Node:
     if not text.strip():
         raise ExpressionError("this instruction needs an expression", offset)
     reader = _Reader(text, offset, max_depth)
-    node = reader.expression()
+    node = reader.program()
     kind, found, column = reader.peek()
     if kind != "end":
         raise ExpressionError(f"unexpected {found!r} here", column)
