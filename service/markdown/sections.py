@@ -17,6 +17,7 @@ from typing import Literal
 
 from service.errors import ValidationFailed
 from service.markdown import frontmatter as fm
+from service.markdown import line_ends
 from service.markdown.parse import outline
 
 Position = Literal["before", "after", "prepend", "append", "replace"]
@@ -233,16 +234,9 @@ def section_text(text: str, span: Span) -> str:
 
 
 def keeping_crlf(change: Callable[[str], str]) -> Callable[[str], str]:
-    """`change` for a note whose line breaks are all CRLF: made on its LF form and given back
-    with CRLF, so the lines it inserts end as the note's do (never a mix); another note is
-    changed as it is."""
-
-    def run(text: str) -> str:
-        if "\r\n" in text and text.count("\n") == text.count("\r\n"):
-            return change(text.replace("\r\n", "\n")).replace("\r\n", "\n").replace("\n", "\r\n")
-        return change(text)
-
-    return run
+    """`change` made on the note's LF form and given back with its own line ends, CRLF or a CR
+    alone (`line_ends.keeping`), so the lines it inserts end as the note's do (never a mix)."""
+    return line_ends.keeping(change)
 
 
 def insert_after_frontmatter(text: str, content: str) -> str:

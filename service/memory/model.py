@@ -48,6 +48,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from service.markdown import line_ends
 from service.markdown.frontmatter import split, write_refusal
 from service.vault.invisible import shows_nothing
 from service.vault.paths import with_md
@@ -118,6 +119,7 @@ class Entity:
     # as written and as the entity holds it; written back as written while the entity's is unchanged
     given: dict[str, tuple[Any, Any]] = field(default_factory=dict)
     fm_error: str | None = None  # why its writes are refused (`frontmatter.write_refusal`): `invalid_frontmatter`
+    newline: str = "\n"  # the note's line end (`line_ends.ending`): read on the LF form, written back with it
 
 
 _DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"
@@ -264,7 +266,10 @@ def parse(text: str, stem: str = "") -> Entity:
     """The entity a note holds; lines without a memory shape are kept. A note whose frontmatter
     does not parse (a YAML typo, an alias bomb) has no `name` to read: it is named by its first
     `# title`, else by its file name `stem` (`name_of_file`), so every read lists it as open_nodes
-    finds it; its writes are refused (`store.EntityStore._write`)."""
+    finds it; its writes are refused (`store.EntityStore._write`). A CRLF or CR note is read on its
+    LF form and written back with its own line ends (`render`)."""
+    newline = line_ends.ending(text)
+    text = line_ends.to_lf(text, newline)
     fm = split(text)
     data = fm.data if isinstance(fm.data, dict) else {}
     body = text[fm.body_start :]
@@ -279,6 +284,7 @@ def parse(text: str, stem: str = "") -> Entity:
         created=str(data.get("created") or ""),
         updated=str(data.get("updated") or ""),
         other_properties={k: v for k, v in data.items() if k not in known},
+        newline=newline,
     )
     for key, held in (("name", name), ("entityType", entity.entity_type), ("aliases", aliases)):
         raw = data.get(key)
@@ -377,7 +383,7 @@ def render(entity: Entity) -> str:
     out += entity.extra_rel
     if entity.tail:
         out += ["", entity.tail]
-    return "\n".join(out) + "\n"
+    return line_ends.from_lf("\n".join(out) + "\n", entity.newline)
 
 
 def _observation_lines(entity: Entity) -> list[str]:

@@ -6,7 +6,9 @@ each is tested through the dispatch chain beside its fix.
 - A note whose text alone is more than an answer may hold is refused with `overflow` before it
   is read; read_notes gives it its own error (tests/tools/notes/test_overlong_reads.py).
 - A heading line inside a `%%` or HTML comment is no heading: it does not end the section above
-  it and no address names it (tests/tools/notes/test_headings_in_comments.py)."""
+  it and no address names it (tests/tools/notes/test_headings_in_comments.py).
+- An inline tag added to a CRLF note, and a memory write to a CRLF entity note, keep the note's
+  line ends (tests/tools/properties/test_crlf_inline_tags.py, tests/tools/memory/test_crlf_entity_writes.py)."""
 
 from __future__ import annotations
 
@@ -22,6 +24,8 @@ FILES = {
     "X.md": "# X\n",
     "Tick.md": "see `code` and [[X]] here\n",
     "Line.md": "x" * 20_000,
+    "W.md": "# W\r\n\r\ntext\r\n",
+    "Memory/Ann.md": "---\r\nname: Ann\r\nentityType: person\r\n---\r\n# Ann\r\n\r\n## Observations\r\n- tea\r\n",
     "Com.md": "## Top\n\nbody\n\n%%\n## Hidden\nsecret\n%%\n\nstill top\n\n## Real\n",
 }
 LIMIT = 8192
@@ -44,3 +48,9 @@ async def test_note_content_fixes_over_http(make_vault: Callable[..., Path], mod
             top = await ok(c, "read_note", path="Com#Top")
             assert top["content"] == "## Top\n\nbody\n\n%%\n## Hidden\nsecret\n%%\n\nstill top\n"
             assert (await error(c, "read_note", path="Com#Hidden"))["details"]["reason"] == "not_found"
+
+            await ok(c, "add_tags", path="W", tags=["new"], inline=True)
+            assert (h.root / "W.md").read_bytes() == b"# W\r\n\r\ntext\r\n#new\r\n"
+            await ok(c, "add_observations", observations=[{"entityName": "Ann", "contents": ["coffee"]}])
+            ann = (h.root / "Memory/Ann.md").read_bytes()
+            assert b"coffee" in ann and ann.count(b"\n") == ann.count(b"\r\n")

@@ -97,7 +97,7 @@ async def _list_unlisted(ctx: ToolContext, vp: VaultPath, queue: CaptureQueue) -
         if not pending:
             return
         try:
-            await ctx.vault.files.modify(vp, lambda content: list_in(content, pending))
+            await ctx.vault.files.modify(vp, sections.keeping_crlf(lambda content: list_in(content, pending)))
         except NoteNotFound:
             await ctx.vault.files.write(vp, list_in("# Inbox\n", pending), create_only=True)
         await queue.listed(ctx.vault.id, [c.id for c in pending])
@@ -331,7 +331,9 @@ async def process_capture(ctx: ToolContext, args: ProcessCaptureIn) -> ProcessCa
             )
         box = [False]
         with contextlib.suppress(NoteNotFound):  # a person deleted the inbox: nothing to mark
-            await ctx.vault.files.modify(inbox, lambda content: _mark(content, cap.id, fields, box))
+            await ctx.vault.files.modify(
+                inbox, sections.keeping_crlf(lambda content: _mark(content, cap.id, fields, box))
+            )
         return out.model_copy(update={"inbox_marked": box[0]})
 
 

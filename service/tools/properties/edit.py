@@ -22,7 +22,7 @@ from pydantic import Field, model_validator
 from service.errors import NoteNotFound, ValidationFailed
 from service.graph.moves import FileEdit, MovePlan, apply_plan, move_lock
 from service.graph.queries import GraphQueries
-from service.markdown import sections, yaml_edit
+from service.markdown import line_ends, sections, yaml_edit
 from service.markdown.parse import note_title, parse_note
 from service.markdown.tag_edit import check_tag, edit_inline_tags, renamed
 from service.policy.confirmations import ChangePreview
@@ -123,8 +123,12 @@ class RemoveTagsIn(TagsIn):
     inline: bool = Field(default=False, description="Also remove inline #tag occurrences from the body.")
 
 
-async def _edit(ctx: ToolContext, path: str, expected_etag: str | None, change: Any) -> EditOut:
+async def _edit(ctx: ToolContext, path: str, expected_etag: str | None, edit: Any) -> EditOut:
     vp = (await ctx.find_note(path, "write", section="reject")).vp
+
+    def change(text: str, rel: str) -> str:  # on the LF form; written with the note's line ends
+        return line_ends.keeping(lambda lf: edit(lf, rel))(text)
+
     # a stale etag fails before any conversion work (a long note is hashed in a worker thread)
     await offloop.sized(offloop.size_of(vp), ctx.vault.files.check_etag, vp, expected_etag)
     before = (await offloop.read(ctx.vault.files.read, vp)).content
