@@ -22,7 +22,8 @@ TASK_FIELDS = ("description", "status", "isDone", "priorityNumber", "priorityNam
                "isRecurring", "recurrenceRule", "file", "id", "dependsOn", *DATES)  # fmt: skip
 FILE_FIELDS = ("path", "folder", "filename", "filenameWithoutExtension", "root")
 STATUS_FIELDS = ("type", "symbol")
-DATE_FIELDS = ("moment",)
+DATE_FIELDS = ("moment", "category")
+CATEGORY_FIELDS = ("name", "sortOrder", "groupText")
 METHODS = {
     "str": ("includes", "startsWith", "endsWith", "toLowerCase", "toUpperCase", "trim", "replace", "split", "slice",
             "substring", "toLocaleLowerCase", "toLocaleUpperCase", "padStart", "padEnd", "indexOf"),
@@ -148,6 +149,8 @@ def member_of(value: Any, name: str, column: int) -> Any:
         return _day_of(value)  # .moment
     if isinstance(value, _SIZED) and name == "length":
         return len(value)
+    if isinstance(value, dict) and name in value:  # a date's category
+        return value[name]
     raise ExpressionError(f"cannot read .{name} of {_js_type(value)}", column)
 
 
@@ -205,18 +208,30 @@ def js_str(value: Any) -> str:
 def _format(day: date, pattern: str, column: int) -> str:
     """Moment's `format` for a day (a task's dates have no time: `HH:mm` is `00:00`); `[text]` is
     written as it is."""
+    iso, week = day.isocalendar(), _en_week(day)
     tokens = {
+        "GGGG": f"{iso[0]:04d}",
+        "gggg": f"{week[0]:04d}",
         "YYYY": f"{day.year:04d}",
         "YY": f"{day.year % 100:02d}",
         "MMMM": day.strftime("%B"),
         "MMM": day.strftime("%b"),
         "MM": f"{day.month:02d}",
         "M": str(day.month),
+        "DDDD": f"{day.timetuple().tm_yday:03d}",
+        "DDD": str(day.timetuple().tm_yday),
         "Do": f"{day.day}{_ordinal(day.day)}",
         "DD": f"{day.day:02d}",
         "D": str(day.day),
         "dddd": day.strftime("%A"),
         "ddd": day.strftime("%a"),
+        "d": str(iso[2] % 7),
+        "e": str(iso[2] % 7),
+        "E": str(iso[2]),
+        "WW": f"{iso[1]:02d}",
+        "W": str(iso[1]),
+        "ww": f"{week[1]:02d}",
+        "w": str(week[1]),
         "Q": str((day.month - 1) // 3 + 1),
         "HH": "00",
         "mm": "00",
@@ -240,6 +255,30 @@ def _format(day: date, pattern: str, column: int) -> str:
             out.append(pattern[i])
             i += 1
     return "".join(out)
+
+
+def _en_week(day: date) -> tuple[int, int]:
+    """Moment's locale week year and week (`gggg`, `ww`) in its default locale (en): weeks start on
+    Sunday, week 1 holds 1 January."""
+    sunday = day - timedelta(days=day.isoweekday() % 7)
+    year = (sunday + timedelta(days=6)).year  # the week holding 1 January of a year is its week 1
+    first = date(year, 1, 1)
+    return year, ((sunday - (first - timedelta(days=first.isoweekday() % 7))).days // 7) + 1
+
+
+def category(value: _Obj, today: date) -> dict[str, Any]:
+    """`task.due.category` as the plugin's TasksDate gives it: Invalid date (0), Overdue (1),
+    Today (2), Future (3), Undated (4), with `groupText` '%%<order>%% <name>'."""
+    t = value.task
+    written = min(t.happens(), default=None) if value.kind == "happens" else t.date(value.kind)
+    day = _day(written) if written is not None else None
+    if written is None:
+        name, order = "Undated", 4
+    elif day is None:
+        name, order = "Invalid date", 0
+    else:
+        name, order = ("Overdue", 1) if day < today else ("Today", 2) if day == today else ("Future", 3)
+    return {"name": name, "sortOrder": order, "groupText": f"%%{order}%% {name}"}
 
 
 def _ordinal(n: int) -> str:

@@ -21,6 +21,7 @@ from service.dates import iso_day_or_none
 from service.obsidian.tasks_query.expression_methods import Arrow, call
 from service.obsidian.tasks_query.expression_values import (
     ALL_METHODS,
+    CATEGORY_FIELDS,
     DATE_FIELDS,
     DATES,
     FILE_FIELDS,
@@ -32,6 +33,7 @@ from service.obsidian.tasks_query.expression_values import (
     RunError,
     Scope,
     binary,
+    category,
     field_reader,
     js_str,
     member_of,
@@ -174,7 +176,8 @@ class _Reader:
     def member(self, node: Node, path: str | None, name: str, column: int, optional: bool) -> tuple[Node, str | None]:
         """`.name` of `node`; `path` is where `node` comes from when it is `task` or one of its
         objects (so that a field that does not exist is an error before anything runs)."""
-        objects = {"task.file": FILE_FIELDS, "task.status": STATUS_FIELDS}
+        objects = {"task.file": FILE_FIELDS, "task.status": STATUS_FIELDS,
+                   **{f"task.{d}.category": CATEGORY_FIELDS for d in DATES}}  # fmt: skip
         if path == "task":
             if name not in TASK_FIELDS:
                 raise ExpressionError(f"task.{name} is not a field this server provides ({', '.join(TASK_FIELDS)})",
@@ -184,18 +187,20 @@ class _Reader:
             raise ExpressionError(f"{path}.{name} is not a field this server provides ({', '.join(objects[path])})",
                                   column)  # fmt: skip
         if path is not None and path.removeprefix("task.") in DATES and name not in DATE_FIELDS:
-            raise ExpressionError(f"{path} has .moment, .format(), .formatAsDate() and .formatAsDateAndTime() here",
-                                  column)  # fmt: skip
+            raise ExpressionError(f"{path} has .moment, .category, .format(), .formatAsDate() and "
+                                  ".formatAsDateAndTime() here", column)  # fmt: skip
         if path not in objects and (path is None or path.removeprefix("task.") not in DATES) and name != "length":
             raise ExpressionError(f"cannot read .{name} here (strings and arrays have .length)", column)
+
+        of_date = name == "category" and path is not None and path.removeprefix("task.") in DATES
 
         def read(s: Scope) -> Any:
             value = node(s)
             if value is None and optional:
                 return None
-            return member_of(value, name, column)
+            return category(value, s.today) if of_date else member_of(value, name, column)
 
-        return read, (f"{path}.{name}" if path in objects else None)
+        return read, (f"{path}.{name}" if path in objects or of_date else None)
 
     def call(self, node: Node, name: str, column: int, optional: bool) -> Node:
         if name not in ALL_METHODS:

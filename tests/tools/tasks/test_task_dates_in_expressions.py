@@ -22,7 +22,7 @@ NOTE = """# Dates
 
 
 async def groups(vg: Harness, query: str) -> list[tuple[list[str], int]]:
-    out = await vg.ok("tasks_filter", query=query, today="2026-01-05", limit=50)
+    out = await vg.ok("tasks_filter", query=query, today="2026-01-20", limit=50)
     return [(g["names"], g["count"]) for g in out["groups"]]
 
 
@@ -41,6 +41,15 @@ async def test_task_dates_format_as_the_plugin_s_tasks_date(make_vault: Callable
             (["2026%%-01%% Jan"], 1), (["2026%%-02%% Feb"], 1), (["no due date"], 1)]  # fmt: skip
         days = await groups(vg, "group by function task.due.format('dddd Do MMMM YY, [Q]Q')")
         assert days == [(["Saturday 10th January 26, Q1"], 1), (["Sunday 1st February 26, Q1"], 1), (["(no group)"], 1)]
+        weeks = await groups(vg, "group by function task.due.format('YYYY [Week] WW, gggg-[W]ww, [day] d E DDDD')")
+        assert weeks == [
+            (["2026 Week 02, 2026-W02, day 6 6 010"], 1), (["2026 Week 05, 2026-W06, day 0 7 032"], 1),
+            (["(no group)"], 1)]  # fmt: skip
+        assert await groups(vg, "group by function task.due.category.groupText") == [
+            (["%%1%% Overdue"], 1), (["%%3%% Future"], 1), (["%%4%% Undated"], 1)]  # fmt: skip
+        out = await vg.ok("tasks_filter", query="group by function task.due.category.name", today="2026-01-10")
+        assert [g["names"] for g in out["groups"]] == [["Future"], ["Today"], ["Undated"]]
+        assert await kept(vg, "filter by function task.due.category.sortOrder === 4") == ["tidy desk"]
         assert await kept(vg, "filter by function task.due.formatAsDate('none') === 'none'") == ["tidy desk"]
         assert await kept(vg, "filter by function task.scheduled.formatAsDateAndTime() === '2026-01-08 00:00'") == [
             "pay rent"
