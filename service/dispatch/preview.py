@@ -75,6 +75,7 @@ class WritePreview:
             root=root,
             memory=None if self.memory is None else memory_notes(self.memory, root, may_read),
             is_folder=is_folder,
+            trash=vault.files.trash_folder,
         )
         for rel, op in paths:
             vp = vault.paths.resolve(rel, op=op)  # raises path_invalid as the tool would

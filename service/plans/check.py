@@ -97,6 +97,10 @@ class Host(Protocol):
     def root(self) -> Path:
         """The vault folder (periodic notes' settings are read from it)."""
 
+    @property
+    def trash(self) -> str:
+        """The vault's trash folder (a soft delete moves the note there)."""
+
     async def locate(self, address: str) -> str | None:
         """The existing note a note address names in the vault now, as the tools find it (a
         bare name, a partial path, an alias); None when no note or several fit."""
@@ -162,7 +166,9 @@ async def check_plan(plan: Plan, given: dict[str, Any], host: Host, *, late_para
     only at run time; their references are treated like those to a mutating step's result)."""
     g = plan_graph.build(plan)
     params, problems = bind_params(plan.params, given, late=late_params)
-    builder = EffectsBuilder(host.exists, host.root, memory=host.memory, is_folder=host.is_folder, is_file=host.is_file)
+    builder = EffectsBuilder(
+        host.exists, host.root, host.memory, host.is_folder, is_file=host.is_file, trash=host.trash
+    )
     checked = Checked(plan, params, g.order, builder.effects, deps=g.deps)
     checked.problems.extend(Problem(s, c, m) for s, c, m in g.problems)
     checked.problems.extend(problems)
@@ -195,7 +201,8 @@ async def check_plan(plan: Plan, given: dict[str, Any], host: Host, *, late_para
     made = builder.effects
     moved = [m.to_path for m in made.files_moved if renamed(m.from_path, m.to_path)]  # keeping its name: none new
     for rel in dict.fromkeys([*made.folders_created, *made.files_created, *moved]):
-        problem = None if rel in refused else host.new_name_problem(rel)
+        binned = f"{rel}/".startswith(f"{host.trash}/")  # a soft delete's copy: named by the server, not the plan
+        problem = None if rel in refused or binned else host.new_name_problem(rel)
         if problem:
             first = next((w for (p, _), w in checked.paths.items() if p == rel or p.startswith(f"{rel}/")), None)
             checked.problems.append(Problem(first, *problem))  # a folder: the first call writing in it

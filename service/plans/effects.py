@@ -5,8 +5,8 @@ vault's file set as it goes (a note created by step 3 is modified, not created, 
 note moved away no longer exists at its old path, nor do a moved folder's files: `folder_moved`).
 It knows the file effects of the note, property, task, template, canvas and bookmark tools by
 their arguments (a periodic note's path from the vault's periodic-notes settings, when the
-builder is given the vault folder), and the
-server-state changes of the admin, session, macro and plan-control tools (`state_changes`); a
+builder is given the vault folder), and the server-state changes of the admin, session, macro
+and plan-control tools (`state_changes`); a soft delete creates the note's copy in the trash. A
 step whose paths are only known at run time (a reference to a mutating step's result) is listed
 in `unresolved`. Unknown mutating tools count as writes of unknown files (`bulk_changes`).
 The same builder previews a single call (`service.plans.preview`). The risk level is the
@@ -17,7 +17,6 @@ delete scope class), `commands` (a tool holding an execute scope).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -27,7 +26,13 @@ from service.dates.moment import MomentError
 from service.dates.periods import DAILY_NOTES, PERIODIC_NOTES_DATA, period_config
 from service.errors import VaultgateError
 from service.graph.workspace_paths import WORKSPACES, repoint
+from service.plans.memory_effects import MemoryNotes as MemoryNotes
+from service.plans.memory_effects import memory_effect
+from service.plans.notepaths import canvas_file as canvas_file
+from service.plans.notepaths import note_file as note_file
+from service.plans.notepaths import note_path as _note
 from service.plans.summary import MovedFile, PlanEffects, Risk
+from service.vault.paths import trash_copy
 from service.vault.settings_files import read_json
 
 _RISK_ORDER: tuple[Risk, ...] = ("read-only", "writes", "destructive", "commands")
@@ -45,14 +50,6 @@ ADDRESSED = CREATE_OR_MODIFY | MODIFY | MOVES | {"delete_note", "copy_note", "se
 EDITS = MODIFY | {"append_note", "prepend_note", "set_task_status"}
 WHOLE_NOTE = ADDRESSED - {"patch_note"}  # their `path` names a whole note: `Note#Section` is a validation_error
 BOOKMARKS = frozenset({"add_bookmark", "remove_bookmark"})
-# Memory tools: (list argument, field naming the entity whose note the item changes).
-MEMORY_WRITES = {
-    "create_entities": ("entities", "name"),
-    "add_observations": ("observations", "entityName"),
-    "create_relations": ("relations", "from"),
-    "delete_observations": ("deletions", "entityName"),
-    "delete_relations": ("relations", "from"),
-}
 BOOKMARKS_FILE = ".obsidian/bookmarks.json"
 UNIQUE_SUFFIXES = 1000  # create_note if_exists='unique' tries 'Name 1.md' … 'Name 1000.md'
 STATE = {  # tools that change the server's state, not vault files: what they change
@@ -67,31 +64,6 @@ STATE = {  # tools that change the server's state, not vault files: what they ch
 }
 
 
-def _note(path: str, extension: str = ".md") -> str:
-    text = path.strip()
-    if text.startswith("[[") and text.endswith("]]"):
-        text = text[2:-2]
-    return text if "." in text.rsplit("/", 1)[-1] else f"{text}{extension}"
-
-
-def note_file(target: str) -> str:
-    """The note file a target names as written (`Final`: `Final.md`)."""
-    return _note(target)
-
-
-def canvas_file(path: str) -> str:
-    """The canvas file write_canvas's `path` names as written ('.canvas' optional)."""
-    return _note(path, ".canvas")
-
-
-@dataclass(frozen=True)
-class MemoryNotes:
-    """Where memory tools write: the note of an entity by its name, and the capture inbox."""
-
-    note_of: Callable[[str], str]
-    inbox: str
-
-
 class EffectsBuilder:
     """Accumulates the effects of the mutating steps, in run order (see the module docstring)."""
 
@@ -102,6 +74,7 @@ class EffectsBuilder:
         memory: MemoryNotes | None = None,
         is_folder: Callable[[str], bool] | None = None,
         is_file: Callable[[str], bool] | None = None,
+        trash: str | None = None,
     ) -> None:
         self._exists_on_disk = exists
         self._is_file = is_file  # whether a file is there now, whoever may read it (None: not asked)
@@ -109,6 +82,7 @@ class EffectsBuilder:
         self._folders: dict[str, bool] = {}  # folder -> exists, after the steps seen so far
         self._root = root  # the vault folder: periodic notes' settings are read from it
         self._memory = memory  # where memory tools write
+        self._trash = trash  # the vault's trash folder, where a soft delete moves a note (None: not known)
         self.effects = PlanEffects()
         self._now: dict[str, bool] = {}  # path -> exists, after the steps seen so far
         self.paths: list[tuple[str, str]] = []  # (path, op) the plan touches, for the ACL check
@@ -147,8 +121,9 @@ class EffectsBuilder:
         return rel if rel in self._stepped else None
 
     def _step_on(self, rel: str) -> None:
-        """`rel` is a file a step writes, moves or deletes (what `planned` looks in)."""
-        if rel not in self._stepped:
+        """`rel` is a file a step writes, moves or deletes (what `planned` looks in; not a soft
+        delete's copy in the trash, which no note address names)."""
+        if rel not in self._stepped and not (self._trash is not None and rel.startswith(f"{self._trash}/")):
             self._stepped.add(rel)
             self._stepped_names.setdefault(rel.rpartition("/")[2].lower(), []).append(rel)
 
@@ -190,6 +165,7 @@ class EffectsBuilder:
             self.add(e.files_modified, rel)
         else:
             self.add(e.files_created, rel)
+            e.passing.discard(rel)
             self._now[rel] = True
             self._parents(rel)
         if acl:
@@ -227,20 +203,26 @@ class EffectsBuilder:
             return
         self.write(rel)
 
-    def delete(self, rel: str) -> None:
+    def delete(self, rel: str, *, trash: bool = False) -> None:
+        """A note deleted; `trash`: moved to the vault's trash, which gets a new file (at the first
+        free name there, as `VaultFiles.delete` picks it: the trash is no note path, no ACL check)."""
         e = self.effects
         if rel in e.files_created:
             e.files_created.remove(rel)
         else:
             self.add(e.files_deleted, rel)
+        if not self._exists_on_disk(rel):  # made or moved there by an earlier step: no file before nor after
+            e.passing.add(rel)
         if rel in e.files_modified:
             e.files_modified.remove(rel)
         self._now[rel] = False
         self.paths.append((rel, "delete"))
         self._step_on(rel)
         self._touch(rel)
+        if trash and self._trash is not None:
+            self.write(trash_copy(f"{self._trash}/{rel}", lambda p: self.exists(p) or self.folder_now(p)), acl=False)
 
-    def _recent_files_of(self, rel: str) -> list[str]:
+    def recent_files_of(self, rel: str) -> list[str]:
         """The workspace files whose recent files list `rel` (a delete rewrites them:
         `service.graph.workspace_paths`)."""
         found = ((ws, read_json(self._root, ws)) for ws in WORKSPACES) if self._root is not None else ()
@@ -274,8 +256,8 @@ class EffectsBuilder:
         elif tool in CREATE_OR_MODIFY and isinstance(path, str) or tool in MODIFY and isinstance(path, str):
             self.write(_note(path))
         elif tool == "delete_note" and isinstance(path, str):
-            self.delete(_note(path))
-            for ws in self._recent_files_of(_note(path)):  # Obsidian's recent files forget it
+            self.delete(_note(path), trash=not args.get("permanent"))
+            for ws in self.recent_files_of(_note(path)):  # Obsidian's recent files forget it
                 self.write(ws, acl=False)
         elif tool == "copy_note" and isinstance(args.get("new_path"), str):
             new = str(args["new_path"]).strip()
@@ -311,73 +293,21 @@ class EffectsBuilder:
             self.write(BOOKMARKS_FILE, acl=False)
         elif tool in PERIODIC and self._periodic(args) is not None:
             self.write(str(self._periodic(args)))
-        elif self._memory is not None and self._memory_effect(tool, args, step_id):
+        elif self._memory is not None and memory_effect(self, self._memory, tool, args, step_id):
             pass
         elif tool in STATE:
             self.effects.state_changes.append(f"{step_id}: {tool} {STATE[tool]}")
             self._touched = None
         elif tool in PERIODIC:
-            self.effects.unresolved.append(step_id)
-            self._touched = None
+            self.unknown(step_id)
         else:
             self.effects.bulk_changes.append(f"{step_id}: {tool}")
             self._touched = None
 
-    def _memory_effect(self, tool: str, args: dict[str, Any], step_id: str) -> bool:
-        """The entity notes (or the inbox) a memory tool writes, named by its arguments."""
-        assert self._memory is not None
-        memory = self._memory
-
-        def note(name: object) -> str | None:
-            return memory.note_of(name.strip()) if isinstance(name, str) and name.strip() else None
-
-        if tool in MEMORY_WRITES:
-            field, key = MEMORY_WRITES[tool]
-            items = args.get(field)
-            rows = [item for item in items if isinstance(item, dict)] if isinstance(items, list) else []
-            rels = [note(row.get(key, row.get(f"{key}_"))) for row in rows]  # `from` is `from_` in a dump
-            for rel in dict.fromkeys(r for r in rels if r is not None):
-                if not (tool == "create_entities" and self.exists(rel)):  # an existing one is only reported
-                    self.write(rel)
-            return True
-        if tool == "delete_entities" and isinstance(args.get("entityNames"), list):
-            for rel in dict.fromkeys(n for n in map(note, args["entityNames"]) if n is not None):
-                if self.exists(rel):
-                    self.delete(rel)
-                    for ws in self._recent_files_of(rel):  # Obsidian's recent files forget it
-                        self.write(ws, acl=False)
-            return True
-        if tool == "memory_store" and note(args.get("key")) is not None:
-            self.write(str(note(args.get("key"))))
-            return True
-        if tool == "promote_experience" and note(args.get("entity")) is not None:
-            self.write(str(note(args.get("entity"))))
-            return True
-        if tool == "supersede_observation" and note(args.get("entityName")) is not None:
-            self.write(str(note(args.get("entityName"))))
-            return True
-        if tool == "capture":
-            self.write(memory.inbox.strip("/"))
-            return True
-        if tool == "process_capture":
-            self.write(memory.inbox.strip("/"))  # its item is marked processed
-            self._process_capture(args, note, step_id)
-            return True
-        return False
-
-    def _process_capture(self, args: dict[str, Any], note: Callable[[object], str | None], step_id: str) -> None:
-        """Where process_capture files the capture: the entity's note, the new note, or the note
-        its target names (a name that is no path: not knowable here)."""
-        target, action = args.get("target"), args.get("action")
-        if not isinstance(target, str) or not target.strip() or action == "discard":
-            return
-        if action == "entity" and note(target) is not None:
-            self.write(str(note(target)))
-        elif action == "new_note" or (action == "note" and self.exists(_note(target))):
-            self.write(_note(target))
-        else:
-            self.effects.unresolved.append(step_id)
-            self._touched = None
+    def unknown(self, step_id: str) -> None:
+        """A step whose files are known only at run time."""
+        self.effects.unresolved.append(step_id)
+        self._touched = None
 
     def _periodic(self, args: dict[str, Any]) -> str | None:
         """The periodic note's path, as the periodic tools compute it (None: not knowable here)."""
@@ -399,6 +329,7 @@ class EffectsBuilder:
             dst = f"{src.rsplit('/', 1)[0]}/{dst}"
         moved = MovedFile(from_path=src, to_path=dst)
         self.effects.files_moved.append(moved)
+        self._moved_on(src, dst)
         self._guessed = {src: self._now.get(src), dst: self._now.get(dst)}
         self._now[src] = False
         self._now[dst] = True
@@ -408,6 +339,16 @@ class EffectsBuilder:
         self.paths.append((src, "write"))
         self.paths.append((dst, "write"))
         return moved
+
+    def _moved_on(self, old: str, new: str) -> None:
+        """A file moves: one an earlier step made is created at its new path instead, and a path
+        no file is at before the plan nor after it (`passing`) is no file the plan changes."""
+        e = self.effects
+        if old in e.files_created:
+            e.files_created[e.files_created.index(old)] = new
+        if not self._exists_on_disk(old):
+            e.passing.add(old)
+        e.passing.discard(new)
 
     def folder_moved(self, folder: str, dest: str, pairs: dict[str, str]) -> dict[str, str]:
         """The last move, taken for a note's by `move`, moves the folder `folder` to `dest` (its
@@ -437,7 +378,8 @@ class EffectsBuilder:
                 self._folders[parent] = False
             self._step_on(old)
             self.paths.append((old, "write"))
-        for new in moving.values():
+        for old, new in moving.items():
+            self._moved_on(old, new)
             self._now[new] = True
             self._step_on(new)
             self._parents(new)

@@ -47,11 +47,13 @@ def call_effects(
     root: Path | None,
     memory: MemoryNotes | None = None,
     is_folder: Callable[[str], bool] | None = None,
+    trash: str | None = None,
 ) -> tuple[Effects, list[tuple[str, str]], list[tuple[str, str]]]:
     """The effects of one call with these (validated) arguments, the (path, op) pairs it
     touches and the notes it would refuse to create (`EffectsBuilder.refused`: already there);
-    `memory`: the memory folder and the capture inbox (the notes memory tools write)."""
-    builder = EffectsBuilder(exists, root, memory, is_folder)
+    `memory`: the memory folder and the capture inbox (the notes memory tools write); `trash`:
+    the vault's trash folder (a soft delete's copy goes there)."""
+    builder = EffectsBuilder(exists, root, memory, is_folder, trash=trash)
     builder.effects.estimated_steps = 1
     builder.step(tool, args, destructive=destructive, scopes=scopes, step_id="call")
     return builder.effects, builder.paths, builder.refused

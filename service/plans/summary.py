@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, PrivateAttr
 
 Risk = Literal["read-only", "writes", "destructive", "commands"]
 
@@ -42,7 +42,10 @@ class Failure(BaseModel):
 
 
 class Effects(BaseModel):
-    files_created: list[str] = Field(default_factory=list, description="Notes the plan creates.")
+    files_created: list[str] = Field(
+        default_factory=list,
+        description="Files the plan creates: notes (where they end up) and the copies soft deletes leave in the trash.",
+    )
     files_modified: list[str] = Field(default_factory=list, description="Notes it changes.")
     files_deleted: list[str] = Field(default_factory=list, description="Notes it deletes.")
     files_moved: list[MovedFile] = Field(default_factory=list, description="Moves, with the links they rewrite.")
@@ -55,17 +58,23 @@ class Effects(BaseModel):
     unresolved: list[str] = Field(default_factory=list, description="Steps whose paths are known only at run time.")
     estimated_steps: int = Field(default=0, description="Tool calls after foreach expansion.")
     risk_level: Risk = Field(default="read-only", description="read-only | writes | destructive | commands.")
+    # files a step makes and a later one moves or deletes: no file is there before the plan nor after it
+    _passing: set[str] = PrivateAttr(default_factory=set)
+
+    @property
+    def passing(self) -> set[str]:
+        return self._passing
 
     def changed_files(self) -> tuple[list[str], bool]:
-        """Every file the plan changes that is known now, and whether that is all of them (no
-        step changes files found only at run time)."""
+        """Every file the plan changes that is known now (a note it makes and then moves, at its
+        last path only), and whether that is all of them (no step changes files found only at run time)."""
         files = [*self.files_created, *self.files_modified, *self.files_deleted]
         complete = not self.bulk_changes and not self.unresolved and not self.commands
         for m in self.files_moved:
             files += (m.moved_files or []) if m.folder else [m.from_path, m.to_path]
             files += m.rewritten_in or []
             complete = complete and m.rewritten_in is not None
-        return sorted(set(files)), complete
+        return sorted(set(files) - self._passing), complete
 
     def preview(self, goal: str) -> str:
         """What a human approves: the goal and the effects, in a few lines."""

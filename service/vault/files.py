@@ -36,7 +36,7 @@ from service.vault.notefile import FileStat, encode, note_file
 from service.vault.notefile import NoteFile as NoteFile
 from service.vault.notefile import WriteResult as WriteResult
 from service.vault.notefile import file_stat as _file_stat
-from service.vault.paths import VaultPath, VaultPaths, realpath_now, renamed
+from service.vault.paths import VaultPath, VaultPaths, realpath_now, renamed, trash_copy
 from service.vault.temps import write_in
 from service.vault.walk import walk
 
@@ -307,9 +307,8 @@ class VaultFiles:
         return trash_rel
 
     def _trash_dest(self, vp: VaultPath) -> Path:
-        dest = self.paths.root / self.trash_folder / vp.rel
-        others = (dest.with_name(f"{dest.stem} {n}{dest.suffix}") for n in range(1, 1 << 62))
-        return dest if not dest.exists() else next(p for p in others if not p.exists())
+        root = self.paths.root
+        return root / trash_copy(f"{self.trash_folder}/{vp.rel}", lambda rel: (root / rel).exists())
 
     def _delete_sync(self, vp: VaultPath, trash: Path | None, etag: str | None = None) -> str | None:
         """Journal, then unlink `vp` (`trash` None) or move it to `trash` if still `etag`, under the note's lock

@@ -34,8 +34,10 @@ import os
 import re
 import stat
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
+from itertools import count
+from pathlib import Path, PurePosixPath
 from urllib.parse import quote, unquote
 
 from service.errors import AclDenied, PathInvalid
@@ -378,3 +380,12 @@ def obsidian_url(vault_name: str, rel: str, action: str = "open") -> str:
     """`obsidian://open?vault=<name>&file=<encoded path>` as Obsidian itself builds it; with
     action "new", the URL that creates the note (what clicking an unresolved link does)."""
     return f"obsidian://{action}?vault={quote(vault_name, safe='')}&file={quote(rel, safe='')}"
+
+
+def trash_copy(dest: str, taken: Callable[[str], bool]) -> str:
+    """Where a soft delete puts a note: `dest` (the trash folder, then the note's vault path),
+    or the first of 'Name 1.md', 'Name 2.md', … there that is not `taken`."""
+    p = PurePosixPath(dest)
+    if not taken(dest):
+        return dest
+    return next(name for n in count(1) if not taken(name := str(p.with_name(f"{p.stem} {n}{p.suffix}"))))

@@ -65,6 +65,10 @@ class PlanHost:
         return found
 
     @property
+    def trash(self) -> str:
+        return self.ctx.vault.files.trash_folder
+
+    @property
     def memory(self) -> MemoryNotes:
         return memory_notes(self.ctx.services.settings.memory, self.ctx.vault.paths.root, self.ctx.can_read)
 

@@ -232,7 +232,8 @@ def _notes(root: Path) -> dict[str, bytes]:
     return {
         p.relative_to(root).as_posix(): p.read_bytes()
         for p in root.rglob("*")
-        if p.is_file() and not any(part.startswith(".") for part in p.relative_to(root).parts)
+        # the server's and Obsidian's folders are left out, not the trash: a deleted note's copy is a new file
+        if p.is_file() and not any(part.startswith(".") and part != ".trash" for part in p.relative_to(root).parts)
     }
 
 

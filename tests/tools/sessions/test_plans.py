@@ -24,7 +24,9 @@ async def test_a_plan_over_60_notes_executes_and_undoes_to_identical_bytes(make_
         assert checked["valid"], checked["problems"]
         effects = checked["effects"]
         assert effects["estimated_steps"] == 1 + 10 + NOTES + 1 + NOTES + 5 + 5
-        assert len(effects["files_created"]) == 10 and effects["risk_level"] == "destructive"
+        trash_copies = [f".trash/Old/o{i}.md" for i in range(5)]  # the 5 soft deletes' copies are new files
+        assert effects["files_created"] == [*(f"New/c{i}.md" for i in range(10)), *trash_copies]
+        assert effects["risk_level"] == "destructive"
         assert len(effects["files_modified"]) == NOTES + 1 and len(effects["files_deleted"]) == 5
         assert [m["from"] for m in effects["files_moved"]] == [f"Move/m{i}.md" for i in range(5)]
         assert all(m["links_rewritten"] and m["links_rewritten"] > 0 for m in effects["files_moved"])
