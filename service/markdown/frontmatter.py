@@ -28,6 +28,7 @@ from typing import Any, Protocol
 import yaml
 
 from service.markdown import yaml_fast
+from service.markdown.line_ends import lf
 
 EXPANSION_ERROR = "frontmatter expands past the server's limits"
 
@@ -88,16 +89,23 @@ def fences(text: str) -> Fences:
     """The frontmatter block's position only: for callers that need where the body starts
     (link and tag scanners, section edits), not the properties — parsing YAML costs more than
     the rest of a note's scan."""
-    m = _OPEN.match(text)
+    if not text.startswith(("---", "\ufeff---")):
+        return Fences(None, 0, 0)
+    return _in(lf(text), text)  # lines ending in a CR alone (classic Mac OS) are lines too
+
+
+def _in(view: str, text: str) -> Fences:
+    """The block found in `view` (the note with LF line ends, as long as `text`), cut from `text`."""
+    m = _OPEN.match(view)
     if not m:
         return Fences(None, 0, 0)
-    close = _CLOSE.search(text, m.end())
+    close = _CLOSE.search(view, m.end())
     if close is None:
         return Fences(None, 0, 0)
     end = close.end()
-    if text.startswith("\r\n", end) or text.startswith("\n", end):
-        end += 2 if text.startswith("\r\n", end) else 1
-    return Fences(text[m.end() : close.start()], end, text.count("\n", 0, end))
+    if view.startswith("\r\n", end) or view.startswith("\n", end):
+        end += 2 if view.startswith("\r\n", end) else 1
+    return Fences(text[m.end() : close.start()], end, view.count("\n", 0, end))
 
 
 def split(text: str, limits: YamlLimits | None = None) -> Frontmatter:
@@ -105,7 +113,7 @@ def split(text: str, limits: YamlLimits | None = None) -> Frontmatter:
     found = fences(text)
     if found.raw is None:
         return Frontmatter(None, {}, None, 0, 0)
-    data, error = parse_yaml(found.raw, limits)
+    data, error = parse_yaml(lf(found.raw), limits)
     return Frontmatter(found.raw, data, error, found.body_start, found.body_line)
 
 

@@ -29,6 +29,7 @@ from urllib.parse import unquote
 
 from service.markdown import frontmatter as fm
 from service.markdown.fences import CodeScanner, Comments
+from service.markdown.line_ends import lf
 from service.markdown.property_links import property_links
 from service.markdown.tasks import depends_on
 from service.markdown.tasks import scan_fields as scan_task_fields
@@ -254,6 +255,7 @@ def _task(line_no: int, status: str, masked: str, text: str, tags: list[str]) ->
 
 
 def parse_note(rel: str, text: str) -> ParsedNote:
+    text = lf(text)  # a CR alone ends a line, as in Obsidian's editor (same length: offsets hold)
     front = fm.split(text)
     props = front.data
     lines = text.split("\n")
@@ -383,6 +385,7 @@ def outline(text: str, *, blocks: bool = True) -> tuple[list[Heading], dict[str,
     fraction of a whole parse's time and memory on a long note."""
     headings: list[Heading] = []
     found: dict[str, int] = {}
+    text = lf(text)
     code = CodeScanner()
     comments = Comments()
     front = fm.fences(text)

@@ -54,6 +54,7 @@ def find_heading(text: str, path: list[str]) -> Span:
     """The section named by a heading path, outermost first (e.g. ["Plan", "Goals"])."""
     if not path:
         raise ValidationFailed("heading path is empty", details={"field": "heading", "reason": "empty"})
+    text = line_ends.lf(text)  # a CR alone ends a line (as `outline` reads it)
     headings = outline(text, blocks=False)[0]
     total = text.count("\n") + 1
     spans: list[Span] = []
@@ -106,6 +107,7 @@ def find_heading(text: str, path: list[str]) -> Span:
 def find_block(text: str, block_id: str) -> Span:
     """The paragraph (or list item) carrying `^block_id`; start..end covers its lines."""
     block_id = block_id.lstrip("^")
+    text = line_ends.lf(text)
     blocks = outline(text)[1]
     if block_id not in blocks:
         raise ValidationFailed(
@@ -229,7 +231,7 @@ def patch_anchor(text: str, offset: int, anchor: str, position: Position, conten
 
 
 def section_text(text: str, span: Span) -> str:
-    lines = text.split("\n")
+    lines = line_ends.lf(text).split("\n")
     return "\n".join(lines[span.start : span.end]).rstrip("\n") + "\n"
 
 

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from service.errors import ComputeBudgetExceeded, ValidationFailed
 from service.markdown import frontmatter as fm
+from service.markdown import line_ends
 
 # ruamel is imported where it is used: loading it costs ~12 ms that a server start does not need.
 if TYPE_CHECKING:
@@ -39,7 +40,6 @@ MAX_ROUND_TRIP_CHARS = 65_536  # frontmatter characters the round-trip loader is
 _TOO_DEEP = ("while increasing flow level", "while increasing block level")  # libyaml's nesting limit
 _SEQ_INDENT = re.compile(r"^( *)- ", re.MULTILINE)
 _KEY_LINE = re.compile(r"^\S[^:\n]*:[ \t]*$", re.MULTILINE)
-_CR_FENCE = re.compile(r"\ufeff?---[ \t]*\r(?!\n)")  # a frontmatter fence ending in CR alone
 
 
 class _DateAsWritten(str):
@@ -133,13 +133,10 @@ def load(text: str, path: str) -> CommentedMap:
     from ruamel.yaml.comments import CommentedMap
     from ruamel.yaml.error import YAMLError
 
+    text = line_ends.lf(text)  # lines ending in a CR alone (classic Mac OS) are lines too
     found = fm.fences(text)
     if found.raw is not None and len(found.raw) > MAX_ROUND_TRIP_CHARS:
         raise _too_large(path, len(found.raw))
-    if found.raw is None and _CR_FENCE.match(text):
-        # Lines ending in CR alone (classic Mac OS): a block the fences do not see, which an edit
-        # would have put a second block in front of (the properties moved into the body).
-        raise invalid_frontmatter(path, "its lines end in a carriage return alone (CR); save it with LF line ends")
     front = fm.split(text)
     if front.raw is None or not front.raw.strip():
         return CommentedMap()
@@ -163,7 +160,10 @@ def load(text: str, path: str) -> CommentedMap:
 
 
 def edit_frontmatter(text: str, path: str, change: Callable[[CommentedMap], None]) -> str:
-    """`text` with its frontmatter replaced by `change(mapping)`'s result; the body untouched."""
+    """`text` with its frontmatter replaced by `change(mapping)`'s result; the body untouched (a
+    note with lines ending in a CR alone is edited on its LF form: `line_ends.keeping`)."""
+    if line_ends.lf(text) is not text:
+        return line_ends.keeping(lambda view: edit_frontmatter(view, path, change))(text)
     data = load(text, path)
     front = fm.fences(text)
     change(data)

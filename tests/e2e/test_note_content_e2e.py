@@ -8,7 +8,9 @@ each is tested through the dispatch chain beside its fix.
 - A heading line inside a `%%` or HTML comment is no heading: it does not end the section above
   it and no address names it (tests/tools/notes/test_headings_in_comments.py).
 - An inline tag added to a CRLF note, and a memory write to a CRLF entity note, keep the note's
-  line ends (tests/tools/properties/test_crlf_inline_tags.py, tests/tools/memory/test_crlf_entity_writes.py)."""
+  line ends (tests/tools/properties/test_crlf_inline_tags.py, tests/tools/memory/test_crlf_entity_writes.py).
+- A note whose lines end in a CR alone is read by those lines (properties, sections) and an edit
+  keeps its CR line ends (tests/tools/notes/test_cr_only_notes.py)."""
 
 from __future__ import annotations
 
@@ -24,6 +26,7 @@ FILES = {
     "X.md": "# X\n",
     "Tick.md": "see `code` and [[X]] here\n",
     "Line.md": "x" * 20_000,
+    "Mac.md": b"---\rtitle: cr\r---\r# A\r\r## B\r\rbee\r",
     "W.md": "# W\r\n\r\ntext\r\n",
     "Memory/Ann.md": "---\r\nname: Ann\r\nentityType: person\r\n---\r\n# Ann\r\n\r\n## Observations\r\n- tea\r\n",
     "Com.md": "## Top\n\nbody\n\n%%\n## Hidden\nsecret\n%%\n\nstill top\n\n## Real\n",
@@ -54,3 +57,9 @@ async def test_note_content_fixes_over_http(make_vault: Callable[..., Path], mod
             await ok(c, "add_observations", observations=[{"entityName": "Ann", "contents": ["coffee"]}])
             ann = (h.root / "Memory/Ann.md").read_bytes()
             assert b"coffee" in ann and ann.count(b"\n") == ann.count(b"\r\n")
+
+            props = await ok(c, "get_properties", path="Mac")
+            assert (props["properties"], props["frontmatter_error"]) == ({"title": "cr"}, None)
+            assert (await ok(c, "read_note", path="Mac#B"))["content"] == "## B\r\rbee\r"
+            await ok(c, "patch_note", path="Mac", heading=["A", "B"], content="more\n")
+            assert (h.root / "Mac.md").read_bytes() == b"---\rtitle: cr\r---\r# A\r\r## B\r\rbee\r\rmore\r"

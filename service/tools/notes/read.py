@@ -22,7 +22,7 @@ from service.errors import (
 from service.graph.address import Address
 from service.indexer.caps import MAX_TAGS, kept_text
 from service.markdown import frontmatter as fm
-from service.markdown import sections
+from service.markdown import line_ends, sections
 from service.markdown.parse import ParsedNote, note_title, parse_note
 from service.tools.context import FoundNote, ToolContext
 from service.tools.models import NOTE_ADDRESS, ToolInput, ToolOutput, decode_cursor, encode_cursor
@@ -96,8 +96,19 @@ class ReadNoteOut(NoteMeta):
         return self.content
 
 
-def _section(text: str, address: Address) -> tuple[str, int, int]:
+def _section(note: str, address: Address) -> tuple[str, int, int]:
     """(content, first, last line) of an address's section: '#^block' or a heading path '#A#B'."""
+    text = line_ends.lf(note)
+    content, first, last = _section_of(text, address)
+    return _as_written(content, note, text), first, last
+
+
+def _as_written(content: str, note: str, view: str) -> str:
+    """`content`, cut from `view` (the note with lone CRs as LF), with the note's own line ends."""
+    return content if view is note else line_ends.from_lf(content, line_ends.ending(note))
+
+
+def _section_of(text: str, address: Address) -> tuple[str, int, int]:
     if address.block is not None:
         span = sections.find_block(text, address.block)
         lines = text.split("\n")
@@ -165,11 +176,13 @@ def _line_span(text: str, first: int, last: int) -> tuple[int, int]:
 def _selected(text: str, found: FoundNote, args: ReadNoteIn, limit: int) -> tuple[str, int, int, int]:
     """(content, first line, last line, the note's lines) of what `args` selects (in a worker
     thread for a long note: `service.vault.offloop`); `overflow` when the content alone, sent
-    twice, is over `limit` bytes (counted in characters, never more than its UTF-8 bytes)."""
+    twice, is over `limit` bytes (counted in characters, never more than its UTF-8 bytes). A CR
+    alone ends a line, as in Obsidian's editor: lines are those of the note's LF form."""
+    note, text = text, line_ends.lf(text)
     total = text.count("\n") + (0 if text.endswith("\n") else 1)  # lines, without splitting the note
     first, last = 1, max(total, 1)
     if found.subpath is not None:
-        content, first, last = _section(text, found.address)
+        content, first, last = _section_of(text, found.address)
     elif args.heading is not None:
         span = sections.find_heading(text, args.heading)
         content = sections.section_text(text, span)
@@ -195,10 +208,10 @@ def _selected(text: str, found: FoundNote, args: ReadNoteIn, limit: int) -> tupl
         content = text[front.body_start :]
         first = front.body_line + 1
     else:
-        content = text
+        content = note
     if 2 * len(content) > limit:
         raise _too_long(2 * len(content), limit)
-    return content, first, last, total
+    return _as_written(content, note, text), first, last, total
 
 
 async def _tell_invalid_frontmatter(ctx: ToolContext, rel: str, error: str) -> None:
@@ -305,7 +318,8 @@ def _info(rel: str, text: str, cap: int) -> tuple[ParsedNote, int, int | None]:
     took 22 s and >1 GB per call), its lines (whole, counted without splitting the note) and
     how many characters were parsed when that is not all of it."""
     kept = kept_text(text, cap)
-    lines = text.count("\n") + (0 if text.endswith("\n") else 1)
+    view = line_ends.lf(text)  # a CR alone ends a line too
+    lines = view.count("\n") + (0 if view.endswith("\n") else 1)
     return parse_note(rel, kept), lines, len(kept) if len(kept) < len(text) else None
 
 

@@ -20,6 +20,7 @@ from service.dates import iso_day
 from service.errors import Conflict, ValidationFailed
 from service.markdown import tasks as tk
 from service.markdown.parse import note_title, parse_note
+from service.markdown.sections import keeping_crlf
 from service.tools.context import ToolContext
 from service.tools.graph_common import LineChangeItem, diff_lines
 from service.tools.models import ToolInput, ToolOutput
@@ -144,7 +145,8 @@ async def set_task_status(ctx: ToolContext, args: SetTaskStatusIn) -> SetTaskSta
         holder.update(before=text, after=after, task=new, next=nxt, line=at, deleted=deleted)
         return after
 
-    result = await ctx.vault.files.modify(vp, change, expected_etag=args.expected_etag)
+    # on the note's LF form (a CR alone ends a line, as the index reads it), written with its line ends
+    result = await ctx.vault.files.modify(vp, keeping_crlf(change), expected_etag=args.expected_etag)
     task: tk.TaskLine = holder["task"]
     diff = await offloop.sized(len(holder["after"]), diff_lines, holder["before"], holder["after"])
     return SetTaskStatusOut(

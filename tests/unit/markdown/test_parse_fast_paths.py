@@ -16,6 +16,7 @@ import pytest
 from service.markdown import parse
 from service.markdown.fences import CodeScanner
 from service.markdown.frontmatter import fences
+from service.markdown.line_ends import lf
 
 PLAIN_WIKILINK = re.compile(r"(!?)\[\[([^\[\]\n]+?)\]\]")
 PLAIN_MDLINK = re.compile(r"(!?)\[([^\]\n]*)\]\((<[^<>\n]*>|[^()\s]+(?:\([^()\s]*\))?[^()\s]*)(?:\s+\"[^\"]*\")?\)")
@@ -105,7 +106,9 @@ def _notes() -> list[str]:
 
 
 def _plain_reading(text: str) -> tuple[int, list[tuple[str, str | None, str | None, bool, int]]]:
-    """Word count and wikilinks read line by line, as `parse_note` read them before its fast forms."""
+    """Word count and wikilinks read line by line, as `parse_note` read them before its fast forms;
+    a CR alone ends a line, as in Obsidian's editor (`trailing \r\r\n` is a line and a blank one)."""
+    text = lf(text)
     lines = text.split("\n")
     scanner = CodeScanner()
     words, links = 0, []

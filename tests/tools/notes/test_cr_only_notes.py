@@ -1,0 +1,48 @@
+"""A note whose lines end in a carriage return alone (classic Mac OS) is read line by line, as
+Obsidian's editor (CodeMirror) reads it: its frontmatter, headings, tasks, tags and links are
+seen, its sections and line ranges are addressed by those lines, and an edit keeps its CR line
+ends. Before, the whole note was one line to the parser: no properties (get_properties said
+"carriage return"), no headings ('Mac#B' not_found), no tasks, total_lines 1."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from tests.conftest import started
+
+MAC = "---\rtitle: cr\rtags: [a]\r---\r# A\r\rintro\r\r## B\r\r- [ ] one #t\rsee [[X]]\r"
+FILES = {"Mac.md": MAC.encode(), "X.md": "# X\n"}
+
+
+async def test_a_cr_only_note_is_read_by_its_lines(make_vault: Callable[..., Path]) -> None:
+    async with started(make_vault(FILES)) as vg:
+        await vg.indexed()
+        props = await vg.ok("get_properties", path="Mac")
+        assert (props["properties"], props["frontmatter_error"]) == ({"title": "cr", "tags": ["a"]}, None)
+        whole = await vg.ok("read_note", path="Mac")
+        assert whole["content"] == MAC and whole["total_lines"] == 12 and sorted(whole["tags"]) == ["a", "t"]
+        section = await vg.ok("read_note", path="Mac#B")
+        assert section["content"] == "## B\r\r- [ ] one #t\rsee [[X]]\r"
+        assert (section["start_line"], section["end_line"]) == (9, 12)
+        lines = await vg.ok("read_note", path="Mac", start_line=5, end_line=7)
+        assert lines["content"] == "# A\r\rintro\r"
+        body = await vg.ok("read_note", path="Mac", part="body")
+        assert body["content"] == MAC[MAC.index("# A") :] and body["start_line"] == 5
+        info = await vg.ok("note_info", path="Mac")
+        assert (info["heading_count"], info["line_count"], info["outlinks"]) == (2, 12, 1)
+        [task] = (await vg.ok("list_tasks", note="Mac"))["items"]
+        assert (task["line"], task["text"], task["heading"]) == (11, "one #t", "B")
+        assert [b["path"] for b in (await vg.ok("get_backlinks", path="X"))["items"]] == ["Mac.md"]
+
+
+async def test_edits_of_a_cr_only_note_keep_its_line_ends(make_vault: Callable[..., Path]) -> None:
+    async with started(make_vault(FILES)) as vg:
+        await vg.indexed()
+        await vg.ok("set_task_status", path="Mac", line=11, status="x", date="2026-12-01", expected_text="one #t")
+        await vg.ok("patch_note", path="Mac", heading=["A", "B"], content="added\n")
+        await vg.ok("set_properties", path="Mac", properties={"k": "v"})
+        data = (vg.root / "Mac.md").read_bytes()
+        assert b"\n" not in data
+        assert data.startswith(b"---\rtitle: cr\rtags: [a]\rk: v\r---\r# A\r")
+        assert data.endswith(b"## B\r\r- [x] one #t \xe2\x9c\x85 2026-12-01\rsee [[X]]\r\radded\r")
