@@ -18,6 +18,7 @@ from collections.abc import Callable
 
 from service.errors import ValidationFailed
 from service.markdown import frontmatter as fm
+from service.markdown import line_ends
 from service.markdown.fences import outside_fences
 from service.markdown.parse import HTML_BLOCK, HTML_TAG, mask_comments
 
@@ -85,6 +86,8 @@ def _edit_line(line: str, change: Callable[[str], str | None], masked: str | Non
 
 
 def edit_inline_tags(text: str, change: Callable[[str], str | None]) -> str:
+    if line_ends.lf(text) is not text:  # lines ending in a CR alone: edited by those lines, CR kept
+        return line_ends.keeping(lambda view: edit_inline_tags(view, change))(text)
     lines = text.split("\n")
     comment = html = False
     last = -1

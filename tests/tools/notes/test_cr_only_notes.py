@@ -46,3 +46,15 @@ async def test_edits_of_a_cr_only_note_keep_its_line_ends(make_vault: Callable[.
         assert b"\n" not in data
         assert data.startswith(b"---\rtitle: cr\rtags: [a]\rk: v\r---\r# A\r")
         assert data.endswith(b"## B\r\r- [x] one #t \xe2\x9c\x85 2026-12-01\rsee [[X]]\r\radded\r")
+
+
+async def test_tag_renames_read_a_cr_only_notes_lines(make_vault: Callable[..., Path]) -> None:
+    """rename_tag renamed a CR note's frontmatter tag but not `#old` in its body (one line to the
+    tag scanner, taken for the fenced block it holds); code stays code."""
+    note = b"---\rtags: [old]\r---\r# A\r```\r#old in code\r```\rtext #old\r"
+    async with started(make_vault({"Mac.md": note})) as vg:
+        await vg.indexed()
+        await vg.confirmed("rename_tag", old="old", new="new", dry_run=False)
+        assert (vg.root / "Mac.md").read_bytes() == note.replace(b"[old]", b"[new]").replace(b"text #old", b"text #new")
+        await vg.ok("remove_tags", path="Mac", tags=["new"], inline=True)
+        assert (vg.root / "Mac.md").read_bytes() == b"---\r---\r# A\r```\r#old in code\r```\rtext\r"
