@@ -99,3 +99,19 @@ async def test_tasks_filter_runs_the_plugin_s_documented_arrow_and_const_express
             )
             out = await ok(client, "tasks_filter", query=query, today="2026-11-28")
             assert [i["description"] for i in out["items"]] == ["ship it #work"]
+
+
+async def test_tasks_filter_groups_by_urgency_and_backlink_over_http(
+    make_vault: Callable[..., Path], mode: str
+) -> None:
+    async with e2e(make_vault(FILES)) as (url, harness):
+        await harness.indexed()
+        async with Client(url, mode=mode) as client:  # type: ignore[arg-type]
+            out = await ok(client, "tasks_filter", query="not done\ngroup by backlink", today="2026-11-28")
+            assert [g["names"] for g in out["groups"]] == [["Plan > Next"], ["Todo"]]
+            out = await ok(client, "tasks_filter", query="not done\ngroup by urgency", today="2026-11-28")
+            scores = [float(g["names"][0]) for g in out["groups"]]
+            assert scores == sorted(scores, reverse=True) and len(scores) == 3
+            query = "group by function task.tags.map((tag) => tag.split('#')[1])"
+            out = await ok(client, "tasks_filter", query=query, today="2026-11-28")
+            assert [g["names"] for g in out["groups"]] == [["home"], ["work"], ["(no group)"]]

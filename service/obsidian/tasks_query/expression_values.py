@@ -19,7 +19,7 @@ from service.obsidian.tasks_query.record import OPEN_TYPES, TaskRecord
 _PRIORITY_NAMES = ("Highest", "High", "Medium", "Normal", "Low", "Lowest")
 DATES = ("due", "scheduled", "start", "created", "done", "cancelled", "happens")
 TASK_FIELDS = ("description", "status", "isDone", "priorityNumber", "priorityName", "urgency", "tags", "heading",
-               "isRecurring", "recurrenceRule", "file", "id", "dependsOn", *DATES)  # fmt: skip
+               "hasHeading", "isRecurring", "recurrenceRule", "file", "id", "dependsOn", *DATES)  # fmt: skip
 FILE_FIELDS = ("path", "folder", "filename", "filenameWithoutExtension", "root")
 STATUS_FIELDS = ("type", "symbol")
 DATE_FIELDS = ("moment", "category")
@@ -105,6 +105,7 @@ _FIELDS: dict[str, Callable[[TaskRecord, Scope], Any]] = {
     "urgency": lambda t, s: s.urgency(t, s.today),
     "tags": lambda t, s: ["#" + g for g in t.tags],
     "heading": lambda t, s: t.heading,
+    "hasHeading": lambda t, s: t.heading is not None,
     "isRecurring": lambda t, s: t.recurrence is not None,
     "recurrenceRule": lambda t, s: t.recurrence or "",
     "id": lambda t, s: t.task_id or "",
@@ -135,6 +136,18 @@ _FILE: dict[str, Callable[[str], str]] = {
     "filenameWithoutExtension": lambda p: posixpath.basename(p).removesuffix(".md"),
     "root": lambda p: p.split("/", 1)[0] + "/" if "/" in p else "/",
 }
+
+
+def item_of(value: Any, index: Any) -> Any:
+    """`value[index]`: an item of an array or a character of a text; undefined (null) past the end."""
+    if isinstance(value, _SIZED) and isinstance(index, _NUMBER) and not isinstance(index, bool):
+        i = int(index)
+        return value[i] if i == index and 0 <= i < len(value) else None
+    if value is None:
+        raise ExpressionError("cannot read an item of null", 0)
+    if isinstance(index, bool) or not isinstance(index, _NUMBER):
+        raise ExpressionError("an item is read by its number here", 0)
+    return None
 
 
 def member_of(value: Any, name: str, column: int) -> Any:

@@ -35,6 +35,7 @@ from service.obsidian.tasks_query.expression_values import (
     binary,
     category,
     field_reader,
+    item_of,
     js_str,
     member_of,
     number,
@@ -44,7 +45,7 @@ from service.obsidian.tasks_query.expression_values import (
 
 _TOKEN = re.compile(
     r"\s*(?:(?P<num>\d+(?:\.\d+)?)|(?P<str>'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\")|(?P<name>[A-Za-z_$][\w$]*)"
-    r"|(?P<op>===|!==|==|!=|<=|>=|=>|&&|\|\||\?\?|\?\.|[<>!().,+\-*/%?:;=]))"
+    r"|(?P<op>===|!==|==|!=|<=|>=|=>|&&|\|\||\?\?|\?\.|[<>!().,+\-*/%?:;=\[\]]))"
 )
 
 
@@ -168,10 +169,28 @@ class _Reader:
                     node, path = self.call(node, name, ncolumn, text == "?."), None
                 else:
                     node, path = self.member(node, path, name, ncolumn, text == "?.")
+            elif text == "[":  # an item of an array or text: tag.split('/')[0]
+                if path is not None and (path in ("task", "task.file", "task.status") or path.endswith(".category")
+                                         or path.removeprefix("task.") in DATES):  # fmt: skip
+                    raise ExpressionError(f"read the fields of {path} with '.', not '[ ]'", column)
+                self.take()
+                index = self.expression()
+                self.take("]")
+                node, path = self._item(node, index, column), None
             elif text == "(":
                 raise ExpressionError("only the listed methods may be called", column)
             else:
                 return node
+
+    @staticmethod
+    def _item(node: Node, index: Node, column: int) -> Node:
+        def read(s: Scope) -> Any:
+            try:
+                return item_of(node(s), index(s))
+            except ExpressionError as e:
+                raise ExpressionError(e.message, column) from None
+
+        return read
 
     def member(self, node: Node, path: str | None, name: str, column: int, optional: bool) -> tuple[Node, str | None]:
         """`.name` of `node`; `path` is where `node` comes from when it is `task` or one of its

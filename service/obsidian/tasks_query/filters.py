@@ -439,7 +439,7 @@ def parse_filter(source: str, ctx: Context) -> Filter:
             raise QueryError(f"'{lower.split(' by ')[0]} by function' is a line of its own, not a filter")
         today = ctx.today
         return Filter(f"filter by function {function.source}", lambda t: truthy(function(t, today)),
-                      heading="heading" in function.source)  # fmt: skip
+                      heading="heading" in function.source.lower())  # fmt: skip
     if (dependency := dependency_filter(text)) is not None:
         return Filter(dependency[0], dependency[1], vector=dependency[2])
     for start in _UNSUPPORTED:

@@ -30,7 +30,8 @@ from service.obsidian.tasks_query.record import PRIORITY_RANK, TYPE_RANK
 SORT_FIELDS = ("status", "status.type", "urgency", "due", "scheduled", "start", "happens", "done", "created",
                "cancelled", "priority", "path", "filename", "description", "heading", "tag", "recurring")  # fmt: skip
 GROUP_FIELDS = ("status", "status.type", "due", "scheduled", "start", "happens", "done", "created", "cancelled",
-                "priority", "path", "folder", "filename", "root", "heading", "tags", "recurring")  # fmt: skip
+                "priority", "path", "folder", "filename", "root", "heading", "tags", "recurring", "recurrence",
+                "backlink", "urgency")  # fmt: skip
 _IGNORED = re.compile(r"(hide|show) .+|short mode|full mode|short|full|ignore global query", re.IGNORECASE)
 _LIMIT = re.compile(r"limit(?: (groups))?(?: to)? (\d+)(?: tasks?)?", re.IGNORECASE)
 _FIELD_AT = re.compile(r"\s*(?:sort|group)\s+by\s+", re.IGNORECASE)
@@ -63,8 +64,8 @@ class Query:
         keys = (name for name, _ in (*self.sorts, *self.groups))
         return (
             any(f.heading for f in self.filters)
-            or "heading" in keys
-            or any("heading" in f.source for f in self.functions.values())
+            or any(key in ("heading", "backlink") for key in keys)
+            or any("heading" in f.source.lower() for f in self.functions.values())  # also task.hasHeading
         )
 
     def sql(self) -> tuple[list[str], list[Any]]:

@@ -12,9 +12,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
+from decimal import ROUND_HALF_UP, Decimal
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from service.obsidian.tasks_query.columns import Columns, dense_rank
+from service.obsidian.tasks_query.columns import Columns, dense_rank, urgency_of
 from service.obsidian.tasks_query.dependencies import SEEN
 from service.obsidian.tasks_query.expressions import Function, js_str
 from service.obsidian.tasks_query.filters import evaluate
@@ -82,8 +83,8 @@ def run_columns(query: Query, cols: Columns, idx: Ints | None = None) -> Answer:
         rows = rows[: query.limit]
     if not query.groups:
         return Answer(cols, rows, np.empty(0, dtype=np.int64), [], [])
-    if any(name == "tags" or name in query.functions for name, _ in query.groups):
-        return _group_by_python(query, cols, rows)
+    if any(name in ("tags", "urgency") or name in query.functions for name, _ in query.groups):
+        return _group_by_python(query, cols, rows)  # a task in several groups, or groups that depend on today
     return _group(query, cols, rows)
 
 
@@ -131,7 +132,9 @@ def _group_by_python(query: Query, cols: Columns, rows: Ints) -> Answer:
                 ((*order, _Rev(key) if reverse else key), (*names, label))
                 for order, names in combos
                 for key, label in (
-                    group_names(name, task) if name not in query.functions else _function_groups(query, name, task)
+                    group_names(name, task, query.today)
+                    if name not in query.functions
+                    else _function_groups(query, name, task)
                 )
             ]
         for order, names in combos:
@@ -182,8 +185,18 @@ def _function_groups(query: Query, name: str, task: TaskRecord) -> list[tuple[An
     return [((0, label), label) for label in labels] or [((1, ""), "(no group)")]
 
 
-def group_names(name: str, t: TaskRecord) -> list[tuple[Any, str]]:
-    """(order, name) of the groups `t` belongs to under `group by <name>`."""
+def group_names(name: str, t: TaskRecord, today: date | None = None) -> list[tuple[Any, str]]:
+    """(order, name) of the groups `t` belongs to under `group by <name>` (`urgency` counts from
+    `today`; the groups run from the most urgent, named by the score to 2 decimals)."""
+    if name == "urgency":
+        score = Decimal(urgency_of(t, today or date.today())).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
+        return [(-score, f"{score:.2f}")]
+    if name == "recurrence":
+        return [(t.recurrence or "None", t.recurrence or "None")]
+    if name == "backlink":  # the file name, then the heading when it says more than the file name
+        label = t.path.rpartition("/")[2].removesuffix(".md")
+        label += f" > {t.heading}" if t.heading and t.heading != label else ""
+        return [(label, label)]
     if name in _DATES or name == "happens":
         value = min(t.happens(), default=None) if name == "happens" else t.date(name)
         if value is None:

@@ -65,6 +65,41 @@ async def test_the_plugin_s_documented_expressions_run(make_vault: Callable[...,
             ("filter by function task.tags.map((t) => { return t })", "not part of the expressions"),
             ("filter by function const x = 1 return x", "expected ';'"),
             ("group by function task.description.padStart(1000000000, 'ab')", "10000 characters at most"),
+            ("filter by function task.file['path']", "with '.', not '[ ]'"),
+            ("filter by function task.tags['length']", "read by its number"),
         ):
             err = await vg.err("tasks_filter", "query_syntax_error", query=bad)
             assert message in err["message"], (bad, err["message"])
+
+
+async def test_groups_by_urgency_recurrence_backlink_and_the_docs_tag_levels(make_vault: Callable[..., Path]) -> None:
+    files = {**FILES, "Rec.md": "- [ ] water 🔁 every week 📅 2023-06-10\n- [ ] pay 🔁 every month 📅 2023-06-20 ⏫\n"}
+    async with started(make_vault(files)) as vg:
+        await vg.indexed()
+
+        async def groups(query: str) -> list[tuple[str, ...]]:
+            out = await vg.ok("tasks_filter", query=query, today="2023-06-11", limit=50)
+            return [tuple(g["names"]) for g in out["groups"]]
+
+        # groups named by the urgency score to 2 decimals, the most urgent first
+        scores = [float(g[0]) for g in await groups("group by urgency")]
+        assert scores == sorted(scores, reverse=True) and len(scores) == len(set(scores)) >= 3
+        assert scores[:4] == [11.21, 10.75, 10.69, 10.29]  # water: 1 day late; ship: due today; pay: ⏫ in 9 days
+        assert all(len(g[0].split(".")[1]) == 2 for g in await groups("group by urgency"))
+        assert await groups("group by urgency reverse") == list(reversed(await groups("group by urgency")))
+        assert await groups("path includes Rec\ngroup by recurrence") == [("every month",), ("every week",)]
+        assert ("None",) in await groups("group by recurrence")
+        assert await groups("path includes Inbox\ngroup by backlink") == [("Inbox > 2023-06-11",)]
+        assert await groups("path includes Plan\ngroup by backlink") == [("Plan",)]  # the heading adds nothing
+        levels = (
+            "group by function task.tags.map( (tag) => tag.split('/')[1] ? tag.split('/').slice(0, 2).join('/') : '')"
+        )
+        assert await groups("path includes Plan\n" + levels) == [("#context/home",), ("(no group)",)]
+        first = "group by function task.tags.map( (tag) => tag.split('/')[0].replace('#', '') )"
+        assert await groups("path includes Plan\n" + first) == [("context",), ("work",)]
+        with_heading = (
+            "group by function task.file.filenameWithoutExtension + (task.hasHeading ? (' > ' + task.heading) : '')"
+        )
+        assert await groups(with_heading) == [("Inbox > 2023-06-11",), ("Plan > Plan",), ("Rec",)]
+        assert await groups("group by function task.description[0]") == [
+            ("c",), ("d",), ("n",), ("p",), ("s",), ("w",)]  # fmt: skip
