@@ -266,6 +266,23 @@ def status_table(plugin_data: object) -> dict[str, tuple[StatusType, str]]:
     return table
 
 
+CORE_NAMES = {" ": "Todo", "x": "Done", "X": "Done", "/": "In Progress", "-": "Cancelled"}
+
+
+def status_names(plugin_data: object) -> dict[str, str]:
+    """Status character -> the name the Tasks plugin shows (its defaults, then the `name` of each
+    status in its settings); a character named nowhere is 'Unknown', as in the plugin."""
+    names = dict(CORE_NAMES)
+    settings = plugin_data.get("statusSettings") if isinstance(plugin_data, dict) else None
+    if isinstance(settings, dict):
+        for group in ("coreStatuses", "customStatuses"):
+            for entry in settings.get(group) or []:
+                symbol, name = (entry.get("symbol"), entry.get("name")) if isinstance(entry, dict) else (None, None)
+                if isinstance(symbol, str) and len(symbol) == 1 and isinstance(name, str):
+                    names[symbol] = name
+    return names
+
+
 def status_type(table: dict[str, tuple[StatusType, str]], status: str) -> StatusType:
     """A status the settings do not name is a task still to do, as the Tasks plugin treats it."""
     return table[status][0] if status in table else "todo"

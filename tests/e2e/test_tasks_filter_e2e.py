@@ -115,3 +115,16 @@ async def test_tasks_filter_groups_by_urgency_and_backlink_over_http(
             query = "group by function task.tags.map((tag) => tag.split('#')[1])"
             out = await ok(client, "tasks_filter", query=query, today="2026-11-28")
             assert [g["names"] for g in out["groups"]] == [["home"], ["work"], ["(no group)"]]
+
+
+async def test_tasks_filter_reads_status_names_over_http(make_vault: Callable[..., Path], mode: str) -> None:
+    settings = '{"statusSettings": {"customStatuses": [{"symbol": "!", "name": "Important", "type": "TODO"}]}}'
+    files = {**FILES, "Flags.md": "- [!] call the bank\n- [?] unsure\n",
+             ".obsidian/plugins/obsidian-tasks-plugin/data.json": settings}  # fmt: skip
+    async with e2e(make_vault(files)) as (url, harness):
+        await harness.indexed()
+        async with Client(url, mode=mode) as client:  # type: ignore[arg-type]
+            out = await ok(client, "tasks_filter", query="status.name includes import", today="2026-11-28")
+            assert [i["description"] for i in out["items"]] == ["call the bank"]
+            out = await ok(client, "tasks_filter", query="path includes Flags\ngroup by status.name")
+            assert [g["names"] for g in out["groups"]] == [["Important"], ["Unknown"]]

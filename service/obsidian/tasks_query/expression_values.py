@@ -21,7 +21,7 @@ DATES = ("due", "scheduled", "start", "created", "done", "cancelled", "happens")
 TASK_FIELDS = ("description", "status", "isDone", "priorityNumber", "priorityName", "urgency", "tags", "heading",
                "hasHeading", "isRecurring", "recurrenceRule", "file", "id", "dependsOn", *DATES)  # fmt: skip
 FILE_FIELDS = ("path", "folder", "filename", "filenameWithoutExtension", "root")
-STATUS_FIELDS = ("type", "symbol")
+STATUS_FIELDS = ("type", "symbol", "name", "nextSymbol")
 DATE_FIELDS = ("moment", "category")
 CATEGORY_FIELDS = ("name", "sortOrder", "groupText")
 METHODS = {
@@ -158,7 +158,7 @@ def member_of(value: Any, name: str, column: int) -> Any:
         if value.kind == "file":
             return _FILE[name](t.path)
         if value.kind == "status":
-            return t.kind.upper() if name == "type" else t.status
+            return {"type": t.kind.upper(), "name": t.status_name, "nextSymbol": t.next_symbol}.get(name, t.status)
         return _day_of(value)  # .moment
     if isinstance(value, _SIZED) and name == "length":
         return len(value)

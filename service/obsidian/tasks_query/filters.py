@@ -112,7 +112,7 @@ _DATE = re.compile(
 _HAS = re.compile(r"(has|no) (due|scheduled|start|happens|done|created|cancelled) date", re.IGNORECASE)
 _INVALID = re.compile(r"(due|scheduled|start|done|created|cancelled) date is invalid", re.IGNORECASE)
 _TEXT = re.compile(
-    r"(path|description|heading|folder|filename|root|recurrence|id)"
+    r"(path|description|heading|folder|filename|root|recurrence|id|status\.name)"
     r" (includes|does not include|regex matches|regex does not match)(?: (.*))?",
     re.IGNORECASE,
 )
@@ -122,7 +122,7 @@ _TAGS = re.compile(
 )
 _PRIORITY = re.compile(r"priority is(?: (above|below|not))? (\w+)", re.IGNORECASE)
 _STATUS_TYPE = re.compile(r"status\.type is(?: (not))? (\w+)", re.IGNORECASE)
-_UNSUPPORTED = ("exclude sub-items", "blocked by", "status.name", "status.symbol")
+_UNSUPPORTED = ("exclude sub-items", "blocked by", "status.symbol")
 
 
 def _within(op: str, span: Span) -> Callable[[str], bool]:
@@ -241,8 +241,8 @@ def _text_of(field: str) -> Callable[[TaskRecord], str]:
         return lambda t: t.heading or ""
     if field == "recurrence":
         return lambda t: t.recurrence or ""
-    if field == "id":
-        return lambda t: t.task_id or ""
+    if field in ("id", "status.name"):
+        return (lambda t: t.task_id or "") if field == "id" else (lambda t: t.status_name)
     if field == "filename":
         return lambda t: posixpath.basename(t.path)
     if field == "folder":

@@ -33,6 +33,8 @@ class TaskRecord:
     task_id: str | None = None
     depends_on_json: str = "[]"
     heading: str | None = None
+    status_name: str = "Unknown"  # the plugin's name of the status (`status.name`)
+    next_symbol: str = "x"  # the status a toggle moves to (`task.status.nextSymbol`)
     _description: str | None = field(default=None, repr=False)
     _tags: list[str] | None = field(default=None, repr=False)
 

@@ -191,6 +191,8 @@ def group_names(name: str, t: TaskRecord, today: date | None = None) -> list[tup
     if name == "urgency":
         score = Decimal(urgency_of(t, today or date.today())).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
         return [(-score, f"{score:.2f}")]
+    if name == "status.name":
+        return [(t.status_name, t.status_name)]
     if name == "recurrence":
         return [(t.recurrence or "None", t.recurrence or "None")]
     if name == "backlink":  # the file name, then the heading when it says more than the file name

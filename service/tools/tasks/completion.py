@@ -40,6 +40,11 @@ def status_table_of(ctx: ToolContext) -> StatusTable:
     return tk.status_table(read_json(ctx.vault.paths.root, tk.TASKS_PLUGIN_DATA))
 
 
+def status_names_of(ctx: ToolContext) -> dict[str, str]:
+    """The names of the vault's statuses (`status.name` in a Tasks query)."""
+    return tk.status_names(read_json(ctx.vault.paths.root, tk.TASKS_PLUGIN_DATA))
+
+
 @dataclass(frozen=True, slots=True)
 class TasksSettings:
     set_done_date: bool = True

@@ -52,7 +52,7 @@ from service.tools.context import ToolContext
 from service.tools.models import ToolInput, ToolOutput, decode_cursor, encode_cursor
 from service.tools.search_common import Partial, Readable, drop_gone, partial, query_key, readable, run
 from service.tools.spec import ToolSpec
-from service.tools.tasks.completion import StatusTable, status_table_of
+from service.tools.tasks.completion import StatusTable, status_names_of, status_table_of
 from service.tools.tasks.task_records import (
     COLUMNS,
     all_columns,
@@ -213,7 +213,7 @@ async def _page_from_index(
         return rows, total
 
     rows, total = await run(ctx, fetch)
-    return to_records(rows, table), total
+    return to_records(rows, table, status_names_of(ctx)), total
 
 
 async def tasks_filter(ctx: ToolContext, args: TasksFilterIn) -> TasksFilterOut:

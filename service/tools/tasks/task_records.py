@@ -25,21 +25,44 @@ from service.markdown import tasks as tk
 from service.obsidian.tasks_query import Columns, Query, TaskRecord, order_sql
 from service.tools.context import ToolContext
 from service.tools.search_common import run
-from service.tools.tasks.completion import StatusTable
+from service.tools.tasks.completion import StatusTable, status_names_of
 
 COLUMNS = (
     "n.path, t.line, t.status, t.text, t.due, t.scheduled, t.start, t.done, t.created, t.cancelled,"
     " t.priority, t.recurrence, t.tags, t.task_id, t.depends_on"
 )
-_Key = tuple[int, tuple[tuple[str, str], ...]]
+_Key = tuple[int, tuple[tuple[str, str, str, str], ...]]
 _CACHE: weakref.WeakKeyDictionary[VaultIndexer, tuple[_Key, Columns]] = weakref.WeakKeyDictionary()
 
 
-def to_records(rows: list[tuple[Any, ...]], table: StatusTable) -> list[TaskRecord]:
+def to_records(rows: list[tuple[Any, ...]], table: StatusTable, names: dict[str, str]) -> list[TaskRecord]:
+    """Index rows as task records, with each status's type, name and next status (`names`: the
+    plugin's status names, `status_names_of`)."""
     kinds = {c: tk.status_type(table, c) for c in {r[2] for r in rows}}
+    named = {c: names.get(c, "Unknown") for c in kinds}
+    nexts = {c: table[c][1] if c in table else "x" for c in kinds}
     with gcpause.paused():  # tens of thousands of short-lived objects: no collections while they are built
         return [
-            TaskRecord(p, line, st, kinds[st], text, due, sch, start, done, cre, can, pri, rec, tags, tid, dep or "[]")
+            TaskRecord(
+                p,
+                line,
+                st,
+                kinds[st],
+                text,
+                due,
+                sch,
+                start,
+                done,
+                cre,
+                can,
+                pri,
+                rec,
+                tags,
+                tid,
+                dep or "[]",
+                status_name=named[st],
+                next_symbol=nexts[st],
+            )  # fmt: skip
             for p, line, st, text, due, sch, start, done, cre, can, pri, rec, tags, tid, dep in rows
         ]
 
@@ -60,7 +83,9 @@ def place_headings(records: list[TaskRecord], heads: list[tuple[str, int, str]])
 
 def _key(ctx: ToolContext, table: StatusTable) -> tuple[VaultIndexer | None, _Key | None]:
     indexer = indexer_of(ctx.vault)
-    signature = tuple(sorted((c, kind) for c, (kind, _) in table.items()))
+    names = status_names_of(ctx)
+    signature = tuple(sorted((c, str(kind), nxt, names.get(c, "")) for c, (kind, nxt) in table.items()))
+    signature += tuple(sorted((c, "", "", name) for c, name in names.items() if c not in table))
     return indexer, ((indexer.generation, signature) if indexer is not None else None)
 
 
@@ -86,7 +111,7 @@ async def all_columns(ctx: ToolContext, table: StatusTable) -> Columns:
             [vault_id, *order_params],
         ).fetchall()
 
-    records = to_records(await run(ctx, fetch), table)
+    records = to_records(await run(ctx, fetch), table, status_names_of(ctx))
     with gcpause.paused():
         columns = Columns(records)
     if indexer is not None and key is not None:
