@@ -7,10 +7,19 @@ Tasks plugin's documented examples call them. Bounded: a padded text is 10,000 c
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import date, timedelta
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
-from service.obsidian.tasks_query.expression_values import ExpressionError, Scope, call_method, same, truthy
+from service.dates import iso_day_or_none
+from service.obsidian.tasks_query.expression_values import (
+    ExpressionError,
+    Scope,
+    call_method,
+    en_week,
+    same,
+    truthy,
+)
 
 _NUMBER = (int, float)
 
@@ -39,7 +48,65 @@ def call(target: Any, name: str, args: list[Any], column: int) -> Any:
             raise ExpressionError("toFixed takes a number of digits from 0 to 100", column)
         exact = Decimal(target).quantize(Decimal(1).scaleb(-int(digits)), rounding=ROUND_HALF_UP)  # JS: ties up
         return f"{exact:.{int(digits)}f}"
+    if isinstance(target, date) and name in _MORE_DAY:
+        return _more_day(target, name, args, column)
     return call_method(target, name, args, column)
+
+
+_MORE_DAY = ("isBetween", "day", "isoWeekday", "date", "month", "year", "dayOfYear", "week", "isoWeek", "startOf",
+             "endOf")  # fmt: skip
+_UNITS = {"day": "day", "days": "day", "d": "day", "week": "week", "weeks": "week", "w": "week",
+          "isoWeek": "isoWeek", "isoWeeks": "isoWeek", "month": "month", "months": "month", "M": "month",
+          "quarter": "quarter", "quarters": "quarter", "Q": "quarter", "year": "year", "years": "year",
+          "y": "year"}  # fmt: skip
+
+
+def _more_day(day: date, name: str, args: list[Any], column: int) -> Any:
+    """moment's getters, `isBetween` and `startOf`/`endOf` on a day (moment's default en locale:
+    weeks start on Sunday; `isoWeek` on Monday)."""
+    getters: dict[str, Callable[[], Any]] = {
+        "day": lambda: day.isoweekday() % 7, "isoWeekday": day.isoweekday, "date": lambda: day.day,
+        "month": lambda: day.month - 1, "year": lambda: day.year, "dayOfYear": lambda: day.timetuple().tm_yday,
+        "week": lambda: en_week(day)[1], "isoWeek": lambda: day.isocalendar()[1],
+    }  # fmt: skip
+    if name in getters and not args:
+        return getters[name]()
+    if name in ("startOf", "endOf") and len(args) == 1 and args[0] in _UNITS:
+        first, last = _span(day, _UNITS[str(args[0])])
+        return first if name == "startOf" else last
+    if name == "isBetween" and 2 <= len(args) <= 4:
+        ends = [_as_day(a, column) for a in args[:2]]
+        marks = str(args[3]) if len(args) == 4 else "()"
+        if len(marks) != 2 or marks[0] not in "([" or marks[1] not in ")]":
+            raise ExpressionError("isBetween's inclusivity is '()', '[]', '[)' or '(]'", column)
+        after = day >= ends[0] if marks[0] == "[" else day > ends[0]
+        before = day <= ends[1] if marks[1] == "]" else day < ends[1]
+        return after and before
+    raise ExpressionError(f"cannot call .{name}() on a date with these arguments", column)
+
+
+def _as_day(value: Any, column: int) -> date:
+    if isinstance(value, date):
+        return value
+    if isinstance(value, str) and (day := iso_day_or_none(value)) is not None:
+        return day
+    raise ExpressionError("this method takes a date (a task's .moment, moment() or 'YYYY-MM-DD')", column)
+
+
+def _span(day: date, unit: str) -> tuple[date, date]:
+    """The first and last day of the `unit` holding `day`."""
+    if unit == "day":
+        return day, day
+    if unit in ("week", "isoWeek"):
+        first = day - timedelta(days=(day.isoweekday() % 7) if unit == "week" else day.isoweekday() - 1)
+        return first, first + timedelta(days=6)
+    if unit == "year":
+        return date(day.year, 1, 1), date(day.year, 12, 31)
+    start_month = day.month if unit == "month" else (day.month - 1) // 3 * 3 + 1
+    first = date(day.year, start_month, 1)
+    end_month = start_month + (0 if unit == "month" else 2)
+    following = date(day.year + end_month // 12, end_month % 12 + 1, 1)
+    return first, following - timedelta(days=1)
 
 
 _MORE_STR = ("split", "slice", "substring", "toLocaleLowerCase", "toLocaleUpperCase", "padStart", "padEnd", "indexOf")

@@ -29,7 +29,9 @@ METHODS = {
             "substring", "toLocaleLowerCase", "toLocaleUpperCase", "padStart", "padEnd", "indexOf"),
     "list": ("includes", "join", "find", "filter", "some", "every", "map", "slice", "indexOf", "pop"),
     "number": ("toFixed",),
-    "day": ("isBefore", "isAfter", "isSame", "isSameOrBefore", "isSameOrAfter", "format", "diff", "add", "subtract"),
+    "day": ("isBefore", "isAfter", "isSame", "isSameOrBefore", "isSameOrAfter", "format", "diff", "add", "subtract",
+            "isBetween", "day", "isoWeekday", "date", "month", "year", "dayOfYear", "week", "isoWeek", "startOf",
+            "endOf"),
     "taskdate": ("formatAsDate", "formatAsDateAndTime", "format"),
 }  # fmt: skip
 ALL_METHODS = frozenset(m for ms in METHODS.values() for m in ms)
@@ -221,7 +223,7 @@ def js_str(value: Any) -> str:
 def _format(day: date, pattern: str, column: int) -> str:
     """Moment's `format` for a day (a task's dates have no time: `HH:mm` is `00:00`); `[text]` is
     written as it is."""
-    iso, week = day.isocalendar(), _en_week(day)
+    iso, week = day.isocalendar(), en_week(day)
     tokens = {
         "GGGG": f"{iso[0]:04d}",
         "gggg": f"{week[0]:04d}",
@@ -270,7 +272,7 @@ def _format(day: date, pattern: str, column: int) -> str:
     return "".join(out)
 
 
-def _en_week(day: date) -> tuple[int, int]:
+def en_week(day: date) -> tuple[int, int]:
     """Moment's locale week year and week (`gggg`, `ww`) in its default locale (en): weeks start on
     Sunday, week 1 holds 1 January."""
     sunday = day - timedelta(days=day.isoweekday() % 7)

@@ -49,6 +49,13 @@ _TOKEN = re.compile(
 )
 
 
+_SKIPPED = object()  # the rest of an optional chain after a null (read as undefined at its end)
+
+
+def _unskipped(node: Node) -> Node:
+    return lambda s: None if (v := node(s)) is _SKIPPED else v
+
+
 # -- reading ----------------------------------------------------------------------------------
 
 
@@ -157,10 +164,12 @@ class _Reader:
     def postfix(self) -> Node:
         start = self.i
         node, path = self.primary()
+        optional_seen = False  # a?.b.c(): null at `?.` skips the rest of the chain (JavaScript)
         while True:
             self.chain = (start, self.i, path)
             kind, text, column = self.peek()
             if text in (".", "?."):
+                optional_seen = optional_seen or text == "?."
                 self.take()
                 nkind, name, ncolumn = self.take()
                 if nkind != "name":
@@ -180,13 +189,14 @@ class _Reader:
             elif text == "(":
                 raise ExpressionError("only the listed methods may be called", column)
             else:
-                return node
+                return node if not optional_seen else _unskipped(node)
 
     @staticmethod
     def _item(node: Node, index: Node, column: int) -> Node:
         def read(s: Scope) -> Any:
             try:
-                return item_of(node(s), index(s))
+                value = node(s)
+                return _SKIPPED if value is _SKIPPED else item_of(value, index(s))
             except ExpressionError as e:
                 raise ExpressionError(e.message, column) from None
 
@@ -215,8 +225,8 @@ class _Reader:
 
         def read(s: Scope) -> Any:
             value = node(s)
-            if value is None and optional:
-                return None
+            if value is _SKIPPED or (value is None and optional):
+                return _SKIPPED
             return category(value, s.today) if of_date else member_of(value, name, column)
 
         return read, (f"{path}.{name}" if path in objects or of_date else None)
@@ -234,8 +244,8 @@ class _Reader:
 
         def run(s: Scope) -> Any:
             target = node(s)
-            if target is None and optional:
-                return None
+            if target is _SKIPPED or (target is None and optional):
+                return _SKIPPED
             return call(target, name, [a(s) for a in args], column)
 
         return run

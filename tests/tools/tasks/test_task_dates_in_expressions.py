@@ -58,5 +58,16 @@ async def test_task_dates_format_as_the_plugin_s_tasks_date(make_vault: Callable
             "pay rent"
         ]
         assert await kept(vg, "filter by function task.due.moment?.isBefore('2026-02-01') || false") == ["pay rent"]
+        between = (
+            "filter by function task.due.moment?.isBetween(moment('2026-01-01'), '2026-01-31', 'day', '[]') || false"
+        )
+        assert await kept(vg, between) == ["pay rent"]
+        assert await kept(vg, "filter by function task.due.moment?.day() === 6 || false") == ["pay rent"]  # Saturday
+        weekday = "group by function task.due.moment ? task.due.moment.isoWeekday() + '/' + task.due.moment.week() : ''"
+        assert [g[0] for g in await groups(vg, weekday)] == [["6/2"], ["7/6"], ["(no group)"]]
+        month_end = "filter by function task.due.moment?.isSame(task.due.moment.endOf('month')) || false"
+        assert await kept(vg, month_end) == []
+        week_start = "filter by function task.due.moment?.startOf('isoWeek').isSame('2026-01-05') || false"
+        assert await kept(vg, week_start) == ["pay rent"]
         bad = await vg.err("tasks_filter", "query_syntax_error", query="group by function task.due.format()")
         assert "takes a format" in bad["message"]
