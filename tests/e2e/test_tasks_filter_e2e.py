@@ -128,3 +128,17 @@ async def test_tasks_filter_reads_status_names_over_http(make_vault: Callable[..
             assert [i["description"] for i in out["items"]] == ["call the bank"]
             out = await ok(client, "tasks_filter", query="path includes Flags\ngroup by status.name")
             assert [g["names"] for g in out["groups"]] == [["Important"], ["Unknown"]]
+
+
+async def test_tasks_filter_moment_methods_and_optional_chains_over_http(
+    make_vault: Callable[..., Path], mode: str
+) -> None:
+    async with e2e(make_vault(FILES)) as (url, harness):
+        await harness.indexed()
+        async with Client(url, mode=mode) as client:  # type: ignore[arg-type]
+            query = "filter by function task.due.moment?.isBetween('2026-11-01', '2026-11-30', 'day', '[]') || false"
+            out = await ok(client, "tasks_filter", query=query, today="2026-11-28")
+            assert sorted(i["description"] for i in out["items"]) == ["buy bread", "water plants #home"]
+            query = "filter by function task.due.moment?.startOf('isoWeek').isSame('2026-11-23') || false"
+            out = await ok(client, "tasks_filter", query=query, today="2026-11-28")
+            assert sorted(i["description"] for i in out["items"]) == ["buy bread", "water plants #home"]
