@@ -87,3 +87,11 @@ async def test_plugin_templates_week_rules_and_cancelling_over_http(make_vault: 
         assert harness.read("Days/2026-11-24.md") == "# 2026-11-24\n[[2026-11-23]] | [[2026-11-25]]\n"
         assert harness.read("Weeks/2026-W48.md") == "# 2026-W48\n23 Nov – 29 Nov\n"
         assert harness.read("Todo.md") == "- [-] stretch 🔁 every day 📅 2026-11-24 ❌ 2026-11-24\n"
+
+
+async def test_list_tasks_refuses_an_impossible_date_over_http(make_vault: Callable[..., Path], mode: str) -> None:
+    async with e2e(make_vault(FILES)) as (url, harness):
+        await harness.indexed()
+        async with Client(url, mode=mode) as client:  # type: ignore[arg-type]
+            refused = await error(client, "list_tasks", due_before="2026-02-30")
+            assert refused["code"] == "validation_error" and refused["details"]["field"] == "due_before"

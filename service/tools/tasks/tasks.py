@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator
 
+from service.dates import iso_day
 from service.markdown import tasks as tk
 from service.markdown.parse import note_title
 from service.tools.context import ToolContext
@@ -116,15 +117,16 @@ _TYPE_RANK = {"in_progress": 0, "todo": 1, "done": 2, "cancelled": 3, "non_task"
 def _where(args: ListTasksIn, note: str | None, folder: str | None) -> tuple[str, list[Any]]:
     sql: list[str] = ["t.vault_id = ?"]
     params: list[Any] = []
-    for column, op, value in (
-        ("due", "<", args.due_before),
-        ("due", ">", args.due_after),
-        ("due", "=", args.due_on),
-        ("scheduled", "<", args.scheduled_before),
-        ("scheduled", ">", args.scheduled_after),
-        ("scheduled", "=", args.scheduled_on),
+    for column, op, value, name in (
+        ("due", "<", args.due_before, "due_before"),
+        ("due", ">", args.due_after, "due_after"),
+        ("due", "=", args.due_on, "due_on"),
+        ("scheduled", "<", args.scheduled_before, "scheduled_before"),
+        ("scheduled", ">", args.scheduled_after, "scheduled_after"),
+        ("scheduled", "=", args.scheduled_on, "scheduled_on"),
     ):
         if value is not None:
+            iso_day(value, name)  # 2026-02-30 has the shape of a date but names no day: refused, not 'no task'
             sql.append(f"t.{column} {op} ?")
             params.append(value)
     if args.has_due is not None:
