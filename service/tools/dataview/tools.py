@@ -95,8 +95,8 @@ class DqlOut(ToolOutput, Partial):
     rows: list[dict[str, JsonValue]] = Field(
         description="This page of rows. Values are {type, value}, with Dataview's type names (string, number, "
         "boolean, date, duration, link, array, object, null); a row from a note has `path` and "
-        "`obsidian_url`; TABLE rows have `cells` in column order, LIST rows `value`, TASK rows the task's line, "
-        "text, status and fields."
+        "`obsidian_url`; TABLE rows have `cells` in column order, LIST rows `value`, TASK rows the task's line "
+        "(0-based, as Dataview counts; list_tasks and set_task_status count from 1), text, status and fields."
     )
     next_cursor: str | None = Field(default=None, description="Pass as `cursor` for the next page.")
 
