@@ -37,8 +37,8 @@ def ending(text: str) -> str:
 
 def to_lf(text: str, end: str) -> str:
     """`text`, whose line end is `end` (`ending`), with LF line ends."""
-    if end == "\r\n":
-        return text.replace("\r\n", "\n")
+    if end == "\r\n":  # a stray CR alone in it is a line end too, as its readers count lines
+        return lf(text.replace("\r\n", "\n"))
     if end == "\r":
         return text.replace("\r", "\n")
     return lf(text)

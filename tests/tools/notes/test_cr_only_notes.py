@@ -58,3 +58,11 @@ async def test_tag_renames_read_a_cr_only_notes_lines(make_vault: Callable[..., 
         assert (vg.root / "Mac.md").read_bytes() == note.replace(b"[old]", b"[new]").replace(b"text #old", b"text #new")
         await vg.ok("remove_tags", path="Mac", tags=["new"], inline=True)
         assert (vg.root / "Mac.md").read_bytes() == b"---\r---\r# A\r```\r#old in code\r```\rtext\r"
+
+
+async def test_a_crlf_note_with_a_stray_cr_is_patched_in_the_right_section(make_vault: Callable[..., Path]) -> None:
+    """A CR alone inside a CRLF note is a line end to the readers: the edit counts its lines the
+    same way (it appended under `## C` when only CRLF was split)."""
+    async with started(make_vault({"W.md": b"# A\r\nx\ry\r\n## B\r\nb\r\n## C\r\nc\r\n"})) as vg:
+        await vg.ok("patch_note", path="W", heading=["A", "B"], content="new\n")
+        assert (vg.root / "W.md").read_bytes() == b"# A\r\nx\r\ny\r\n## B\r\nb\r\n\r\nnew\r\n\r\n## C\r\nc\r\n"

@@ -1,0 +1,27 @@
+"""`service.markdown.line_ends`: an edit sees the lines the readers count (a CR alone ends a line)
+and is written back with the note's own line ends."""
+
+from __future__ import annotations
+
+from service.markdown import line_ends, sections
+
+
+def _append_to_b(text: str) -> str:
+    return sections.patch_lines(text, sections.find_heading(text, ["B"]), "append", "new\n")
+
+
+def test_a_crlf_note_with_a_stray_cr_is_edited_by_the_lines_its_readers_count() -> None:
+    """`x\\ry` in a CRLF note is two lines to the readers (find_heading's line numbers); the edit's
+    text must be split the same way, or it lands a line off."""
+    note = "# A\r\nx\ry\r\n## B\r\nb\r\n## C\r\n"
+    assert line_ends.ending(note) == "\r\n"
+    assert line_ends.keeping(_append_to_b)(note) == "# A\r\nx\r\ny\r\n## B\r\nb\r\n\r\nnew\r\n\r\n## C\r\n"
+
+
+def test_cr_and_lf_notes_keep_their_ends_and_a_no_op_keeps_the_note() -> None:
+    assert line_ends.keeping(_append_to_b)("## B\rb\r") == "## B\rb\r\rnew\r"
+    assert line_ends.keeping(_append_to_b)("## B\nb\n") == "## B\nb\n\nnew\n"
+    mixed = "## B\nb\rc\n"
+    assert line_ends.keeping(_append_to_b)(mixed) == "## B\nb\nc\n\nnew\n"
+    assert line_ends.keeping(lambda text: text)(mixed) is mixed
+    assert line_ends.lf("a\r\nb\rc") == "a\r\nb\nc" and len(line_ends.lf("a\rb")) == 3
