@@ -112,6 +112,8 @@ async def test_tasks_filter_groups_by_urgency_and_backlink_over_http(
             out = await ok(client, "tasks_filter", query="not done\ngroup by urgency", today="2026-11-28")
             scores = [float(g["names"][0]) for g in out["groups"]]
             assert scores == sorted(scores, reverse=True) and len(scores) == 3
+            out = await ok(client, "tasks_filter", query="group by function task.priorityNameGroupText")
+            assert [g["names"] for g in out["groups"]] == [["%%1%%High priority"], ["%%3%%Normal priority"]]
             query = "group by function task.tags.map((tag) => tag.split('#')[1])"
             out = await ok(client, "tasks_filter", query=query, today="2026-11-28")
             assert [g["names"] for g in out["groups"]] == [["home"], ["work"], ["(no group)"]]

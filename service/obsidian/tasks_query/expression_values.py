@@ -18,7 +18,8 @@ from service.obsidian.tasks_query.record import OPEN_TYPES, TaskRecord
 
 _PRIORITY_NAMES = ("Highest", "High", "Medium", "Normal", "Low", "Lowest")
 DATES = ("due", "scheduled", "start", "created", "done", "cancelled", "happens")
-TASK_FIELDS = ("description", "status", "isDone", "priorityNumber", "priorityName", "urgency", "tags", "heading",
+TASK_FIELDS = ("description", "status", "isDone", "priorityNumber", "priorityName", "priorityNameGroupText", "urgency",
+               "tags", "heading",
                "hasHeading", "isRecurring", "recurrenceRule", "file", "id", "dependsOn", *DATES)  # fmt: skip
 FILE_FIELDS = ("path", "folder", "filename", "filenameWithoutExtension", "root")
 STATUS_FIELDS = ("type", "symbol", "name", "nextSymbol")
@@ -104,6 +105,7 @@ _FIELDS: dict[str, Callable[[TaskRecord, Scope], Any]] = {
     "isDone": lambda t, s: t.kind not in OPEN_TYPES,
     "priorityNumber": lambda t, s: t.priority_rank,
     "priorityName": lambda t, s: _PRIORITY_NAMES[t.priority_rank],
+    "priorityNameGroupText": lambda t, s: f"%%{t.priority_rank}%%{_PRIORITY_NAMES[t.priority_rank]} priority",
     "urgency": lambda t, s: s.urgency(t, s.today),
     "tags": lambda t, s: ["#" + g for g in t.tags],
     "heading": lambda t, s: t.heading,

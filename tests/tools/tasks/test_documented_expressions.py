@@ -101,5 +101,7 @@ async def test_groups_by_urgency_recurrence_backlink_and_the_docs_tag_levels(mak
             "group by function task.file.filenameWithoutExtension + (task.hasHeading ? (' > ' + task.heading) : '')"
         )
         assert await groups(with_heading) == [("Inbox > 2023-06-11",), ("Plan > Plan",), ("Rec",)]
+        assert await groups("path includes Rec\ngroup by function task.priorityNameGroupText") == [
+            ("%%1%%High priority",), ("%%3%%Normal priority",)]  # fmt: skip
         assert await groups("group by function task.description[0]") == [
             ("c",), ("d",), ("n",), ("p",), ("s",), ("w",)]  # fmt: skip
