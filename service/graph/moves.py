@@ -25,6 +25,7 @@ import asyncio
 import contextlib
 import os
 import threading
+import zlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
@@ -46,14 +47,36 @@ from service.vault.files import NoteFile
 from service.vault.vault import Vault
 
 
-@dataclass(frozen=True, slots=True)
 class FileEdit:
-    path: str  # where the note is now
-    new_path: str  # where it will be after the move
-    etag: str
-    original: str
-    text: str
-    changes: list[LineChange]
+    """One note's rewrite: where it is now (`path`) and after the move (`new_path`), the etag it was
+    read at, its text before (`original`, what an undo writes back) and after, the changed lines.
+
+    The two texts are held compressed (zlib's fastest level, ~4x smaller for Markdown) and unpacked
+    when read: an applied rename of a hub note holds every note it rewrites until the last is
+    written (9,281 notes, ~200 MB of text both ways at 100k notes), while each text is read once
+    (its write) or twice (an undo)."""
+
+    __slots__ = ("_original", "_text", "changes", "etag", "new_path", "path")
+
+    def __init__(self, path: str, new_path: str, etag: str, original: str, text: str, changes: list[LineChange]):
+        self.path, self.new_path, self.etag, self.changes = path, new_path, etag, changes
+        self._original, self._text = _packed(original), _packed(text)
+
+    @property
+    def original(self) -> str:
+        return _unpacked(self._original)
+
+    @property
+    def text(self) -> str:
+        return _unpacked(self._text)
+
+
+def _packed(text: str) -> bytes:
+    return zlib.compress(text.encode("utf-8", "surrogatepass"), 1)  # any str, lone surrogates too
+
+
+def _unpacked(data: bytes) -> str:
+    return zlib.decompress(data).decode("utf-8", "surrogatepass")
 
 
 @dataclass

@@ -3,6 +3,9 @@
 Guarantees:
 - a change batch is applied in one writer transaction, under the indexer's apply lock (so it
   never interleaves with a reconcile); a folder move or delete expands to every file under it;
+  a batch of more than `CHUNK` changes is applied in parts of `CHUNK`, in order, one transaction
+  each, the lock held across all of them (what a part holds in memory is bounded; a reader may
+  see the first parts before the last, as it sees the watcher's changes arrive batch by batch);
 - with `only_if_changed`, files the index already has as they are on disk are skipped (the
   watcher re-announcing vaultgate's own writes changes nothing);
 - links are re-resolved only when the set of files changed (created, moved, deleted), and the
@@ -36,6 +39,11 @@ from service.vault.decoding import is_utf8_name
 from service.vault.events import FileChange
 from service.vault.paths import VaultPaths
 
+# Changes per transaction in a large batch: a hub note's rename re-announces every note it
+# rewrote (9,281 at 100k notes), and one part's files are read, parsed and held at once (~4x their
+# text in rows); in parts of this many, what is held stays ~tens of MB whatever the batch.
+CHUNK = 500
+
 
 async def apply_changes(
     ix: IndexerState,
@@ -49,6 +57,42 @@ async def apply_changes(
     `lock_held`: the caller (reconcile) holds the apply lock already.
 
     Returns the changes that actually altered the index."""
+    if len(changes) <= CHUNK:
+        return await _apply(
+            ix, changes, only_if_changed=only_if_changed, lock_held=lock_held, bulk_threshold=bulk_threshold
+        )
+    bulk = len(changes) >= bulk_threshold  # every part defers the trigram index, rebuilt once after the last
+    effective: list[FileChange] = []
+    async with contextlib.nullcontext() if lock_held else ix._apply_lock:
+        try:
+            for at in range(0, len(changes), CHUNK):
+                part = changes[at : at + CHUNK]
+                effective += await _apply(
+                    ix,
+                    part,
+                    only_if_changed=only_if_changed,
+                    lock_held=True,
+                    bulk_threshold=1 if bulk else bulk_threshold,
+                    rebuild=not bulk,
+                )
+        finally:
+            if bulk:
+                ix._rebuild_trigram_later()
+    return effective
+
+
+async def _apply(
+    ix: IndexerState,
+    changes: Sequence[FileChange],
+    *,
+    only_if_changed: bool,
+    lock_held: bool,
+    bulk_threshold: int,
+    rebuild: bool = True,
+) -> list[FileChange]:
+    """`apply_changes` of one part: one read of its files, one parse, one writer transaction.
+    `rebuild`: ask for the trigram index's rebuild when this part deferred it (False: the caller
+    asks once after its last part)."""
     issues: list[FileIssue] = []
     changes = _utf8_only(changes, issues)
     async with contextlib.nullcontext() if lock_held else ix._apply_lock:
@@ -149,7 +193,7 @@ async def apply_changes(
             raise
         ix._issues.record([*failed, *stored])
         refused = {i.path for i in stored}
-        if bulk:
+        if bulk and rebuild:
             ix._rebuild_trigram_later()
         ix.last_change = time.time()
         for prep in prepared:
