@@ -10,7 +10,10 @@ skip with a reason that says what to set; a plain clone runs everything else.
 from __future__ import annotations
 
 import os
+import shutil
+import stat
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -35,3 +38,15 @@ def missing(path: Path) -> str:
 def needs(path: Path) -> pytest.MarkDecorator:
     """Skip the test unless `path` (a real vault or the SciFact folder) exists."""
     return pytest.mark.skipif(not path.exists(), reason=missing(path))
+
+
+def writable_copy(src: Path, dest: Path, **copytree: Any) -> Path:
+    """A copy of a vault of the test data that may be changed as a user's vault is: the data may
+    be read-only where it is kept (files 0444), and copies keep modes, while a note whose file has
+    no write permission is not changed by vaultgate (`service.vault.readonly`). Every copied file
+    and folder gets its owner's write permission."""
+    shutil.copytree(src, dest, **copytree)
+    for path in (dest, *dest.rglob("*")):
+        if not path.is_symlink():
+            path.chmod(path.stat().st_mode | stat.S_IWUSR)
+    return dest

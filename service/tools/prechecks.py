@@ -16,6 +16,7 @@ from typing import Any
 
 from service.errors import Conflict, IndexUnavailable
 from service.tools.context import ToolContext
+from service.vault.readonly import refuse_read_only
 
 
 async def delete_note_precheck(ctx: ToolContext, args: Any) -> None:
@@ -23,6 +24,7 @@ async def delete_note_precheck(ctx: ToolContext, args: Any) -> None:
     if not args.permanent:
         return  # to .trash: recoverable, asks nobody; the handler's own checks suffice
     vp = (await ctx.find_note(args.path, "delete", section="reject")).vp
+    refuse_read_only(vp.abs, vp.rel, entry=True)  # chmod a-w: not deleted, and no human asked to approve it
     expected = args.expected_etag
     if expected is not None:
         current = ctx.vault.files.current_etag(vp)

@@ -12,6 +12,8 @@ Guarantees:
   (`modify`) hold that lock across the read and the write;
 - at most `max_concurrent` writes run at once per vault;
 - deletes move to the trash folder unless `permanent`;
+- a note whose file the server's user may not write (chmod a-w) is not changed, moved nor
+  deleted (`service.vault.readonly`);
 - every change is published on the vault's `ChangeBus` before the call returns.
 """
 
@@ -37,6 +39,7 @@ from service.vault.notefile import NoteFile as NoteFile
 from service.vault.notefile import WriteResult as WriteResult
 from service.vault.notefile import file_stat as _file_stat
 from service.vault.paths import VaultPath, VaultPaths, realpath_now, renamed, trash_copy
+from service.vault.readonly import refuse_read_only
 from service.vault.temps import write_in
 from service.vault.walk import walk
 
@@ -213,7 +216,9 @@ class VaultFiles:
                 raise AlreadyExists(f"a note already exists at {vp.rel!r}", details={"path": vp.rel})
             if must_exist and not existed:
                 raise NoteNotFound(f"no note at {vp.rel!r}", details={"path": vp.rel})
-            if not existed:  # lists the folder: off the loop
+            if existed:  # one made read-only (chmod a-w) is not changed: `readonly`
+                refuse_read_only(dest, vp.rel)
+            else:  # lists the folder: off the loop
                 await asyncio.to_thread(self.check_new, vp, file=True)
             # Compared again right before the rename: an editor's save landing while the new bytes
             # were written and fsynced is a `conflict`, never replaced by a version not read.
@@ -235,10 +240,7 @@ class VaultFiles:
     @staticmethod
     def _changes(kind: Literal["created", "modified"], rel: str, real_rel: str) -> list[FileChange]:
         """The change as callers name it, plus the symlink target's own path when they differ."""
-        changes = [FileChange(kind, rel)]
-        if real_rel != rel:
-            changes.append(FileChange(kind, real_rel))
-        return changes
+        return [FileChange(kind, rel), *([FileChange(kind, real_rel)] if real_rel != rel else [])]
 
     def _write_sync(
         self,
@@ -269,8 +271,9 @@ class VaultFiles:
         a save, rename or delete by another program while the new bytes are written is never undone.
         Then, with `expected_etag`, the answer is `conflict`; without, `change` is applied again to
         the note as it is now (a note gone is `note_not_found`), up to `reread.TRIES` times."""
-        key, _dest = self._real(vp)
+        key, dest = self._real(vp)
         async with self.lock(key), self._writes:
+            refuse_read_only(dest, vp.rel)
             for _ in range(reread.TRIES):
                 data, read = await offloop.sized(offloop.size_of(vp), self._read_raw, vp, key, expected_etag)
                 note, new = await offloop.sized(len(data), _changed, vp, data, read, expected_etag, change)
@@ -298,6 +301,7 @@ class VaultFiles:
                     raise stale_etag(vp.rel, expected_etag, None)
                 raise NoteNotFound(f"no note at {vp.rel!r}", details={"path": vp.rel})
             self.check_etag(vp, expected_etag)
+            refuse_read_only(vp.abs, vp.rel, entry=True)
             trash = None if permanent else self._trash_dest(vp)
             try:
                 trash_rel = await asyncio.to_thread(self._delete_sync, vp, trash, expected_etag)
@@ -371,8 +375,7 @@ class VaultFiles:
             existed = await offloop.sized(offloop.size_of(dst), self.check_etag, dst, expected_etag, gone_is_stale=True)
             if existed and not overwrite:
                 raise AlreadyExists(f"a note already exists at {dst.rel!r}", details={"path": dst.rel})
-            if not existed:
-                await asyncio.to_thread(self.check_new, dst, file=True)
+            refuse_read_only(dest, dst.rel) if existed else await asyncio.to_thread(self.check_new, dst, file=True)
             check = None if expected_etag is None else partial(self.check_etag, dst, expected_etag)
             etag = await offloop.sized(len(data), etag_of, data)
             st = await asyncio.to_thread(self._write_sync, dst, key, dest, data, etag, not overwrite, check)
@@ -438,6 +441,8 @@ class VaultFiles:
                 raise NoteNotFound(f"nothing at {src.rel!r}", details={"path": src.rel})
             if dst.abs.exists() and not overwrite and not dirfd.one_entry(src.abs, dst.abs):  # a case-blind disk
                 raise AlreadyExists(f"something already exists at {dst.rel!r}", details={"path": dst.rel})
+            for vp in (src, dst) if overwrite else (src,):  # a read-only note is not moved nor replaced
+                refuse_read_only(vp.abs, vp.rel, entry=True)
             try:  # without `overwrite`, something another program put at `dst` meanwhile is kept
                 await asyncio.to_thread(self._move_sync, src, dst, overwrite)
             except FileExistsError:

@@ -3,7 +3,6 @@ client in both protocol eras, the stdio transport as a subprocess, and Obsidian'
 
 from __future__ import annotations
 
-import shutil
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -13,7 +12,7 @@ from mcp import Client, StdioServerParameters
 from tests.conftest import e2e, snapshot
 from tests.e2e.calls import error as _error
 from tests.e2e.calls import ok as _ok
-from tests.real_vaults import VAULTS, needs
+from tests.real_vaults import VAULTS, needs, writable_copy
 
 HELP = VAULTS / "obsidian-help-en"
 
@@ -91,7 +90,7 @@ async def test_an_address_over_stdio(make_vault: Callable[..., Path]) -> None:
 @needs(HELP)
 async def test_obsidian_help_vault_addresses_over_http(tmp_path: Path) -> None:
     root = tmp_path / "help"
-    shutil.copytree(HELP, root)
+    writable_copy(HELP, root)
     async with e2e(root, index={"watch": False}) as (url, h), Client(url, mode="auto") as c:
         await h.indexed()
         links = await _ok(c, "read_note", path="[[Internal links#Link to a heading in a note]]")

@@ -14,7 +14,7 @@ from mcp import Client
 
 from tests.conftest import e2e
 from tests.e2e.calls import ok as _ok
-from tests.real_vaults import VAULTS, needs
+from tests.real_vaults import VAULTS, needs, writable_copy
 from tests.search_vault import SEARCH_VAULT
 
 HELP = VAULTS / "obsidian-help-en"
@@ -51,7 +51,7 @@ async def test_questions_over_http_on_a_temp_vault(make_vault: Callable[..., Pat
 @pytest.mark.covers("search_text", "success")
 async def test_issue_question_finds_the_internal_links_page_on_the_help_vault(tmp_path: Path) -> None:
     root = tmp_path / "help"
-    shutil.copytree(HELP, root, ignore=shutil.ignore_patterns(".vaultgate"))
+    writable_copy(HELP, root, ignore=shutil.ignore_patterns(".vaultgate"))
     async with e2e(root) as (url, harness):
         await harness.indexed()
         async with Client(url, mode="legacy") as client:

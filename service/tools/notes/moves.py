@@ -34,6 +34,7 @@ from service.tools.models import ToolOutput
 from service.tools.spec import ConfirmWhen, Precheck, ToolSpec
 from service.vault.commit import Steps
 from service.vault.paths import normalize, renamed, with_md
+from service.vault.readonly import refuse_read_only
 
 
 class MoveIn(ChangeListIn):
@@ -144,6 +145,8 @@ async def _endpoints(ctx: ToolContext, args: MoveIn, rename: bool) -> tuple[str,
                 f"{src!r} changed since it was read",
                 details={"path": src, "expected_etag": args.expected_etag, "current_etag": current},
             )
+    if not is_folder:  # a note made read-only (chmod a-w) is not moved: refused before a human is asked
+        refuse_read_only(ctx.resolve(src, "write").abs, src, entry=True)
     target = ctx.resolve(dst, "write")
     if dst.lower() != src.lower():
         if target.abs.exists():
@@ -183,10 +186,11 @@ async def _plan(
 def _admit(ctx: ToolContext, path: str) -> bool:
     """Links in notes the caller may not read are left alone (as a delete would leave them):
     refusing, or listing them, would reveal that those notes exist. A note it may read but not
-    write refuses the move (`acl_denied`)."""
+    write refuses the move (`acl_denied`), and so does one made read-only (`vault_unwritable`:
+    its links would be left pointing at the old path)."""
     if not ctx.can_read(path):
         return False
-    ctx.resolve(path, "write")
+    refuse_read_only(ctx.resolve(path, "write").abs, path)
     return True
 
 

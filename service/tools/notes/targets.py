@@ -21,6 +21,7 @@ from service.errors import Conflict, NotANote, NoteNotFound
 from service.tools.context import ToolContext
 from service.vault import offloop
 from service.vault.paths import VaultPath
+from service.vault.readonly import refuse_read_only
 
 
 async def existing_or_new(ctx: ToolContext, address: str) -> VaultPath:
@@ -77,7 +78,9 @@ def refuse_etag_of_missing(ctx: ToolContext, vp: VaultPath, expected_etag: str |
 
 
 async def overwrite_preview(ctx: ToolContext, vp: VaultPath, new_size: int, expected_etag: str | None) -> str | None:
-    """`_overwrite_preview`: a long note's read in a worker thread (`offloop`, review R2 s64 F7)."""
+    """`_overwrite_preview`: a long note's read in a worker thread (`offloop`, review R2 s64 F7).
+    A note made read-only (chmod a-w) is refused here, before a human is asked to approve it."""
+    refuse_read_only(vp.abs, vp.rel)
     if expected_etag is not None:
         return None
     return await offloop.sized(offloop.size_of(vp), _overwrite_preview, ctx, vp, new_size)

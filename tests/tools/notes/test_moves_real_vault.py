@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 from service.graph.queries import GraphQueries
 from tests.conftest import started
-from tests.real_vaults import VAULTS, needs
+from tests.real_vaults import VAULTS, needs, writable_copy
 
 HELP = VAULTS / "obsidian-help-en"
 
@@ -25,7 +24,7 @@ async def _counts(queries: GraphQueries, vault_id: str) -> tuple[int, int]:
 @needs(HELP)
 async def test_moving_the_most_linked_note_keeps_every_backlink(tmp_path: Path) -> None:
     root = tmp_path / "help"
-    shutil.copytree(HELP, root)
+    writable_copy(HELP, root)
     async with started(root, index={"watch": False}) as vg:  # the move's own updates, nothing else
         await vg.indexed()
         vault = next(iter(vg.app.services.vaults.values()))

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import shutil
 import stat
 from collections.abc import Callable
 from pathlib import Path
@@ -13,7 +12,7 @@ import pytest
 
 from service.tools.notes import listing
 from tests.conftest import Harness, started
-from tests.real_vaults import VAULTS, needs
+from tests.real_vaults import VAULTS, needs, writable_copy
 
 REAL_VAULT = VAULTS / "obsidian-help-en"
 
@@ -442,7 +441,7 @@ async def test_writes_are_in_the_index_before_the_call_returns(vg: Harness) -> N
 @needs(REAL_VAULT)
 async def test_real_vault_sections_read_and_patch(tmp_path: Path) -> None:
     root = tmp_path / "help"
-    shutil.copytree(REAL_VAULT, root)
+    writable_copy(REAL_VAULT, root)
     async with started(root) as h:
         notes = await h.ok("list_notes", limit=1000)
         assert notes["total"] > 100

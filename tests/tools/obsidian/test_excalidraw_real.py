@@ -11,7 +11,7 @@ from pathlib import Path
 from service.obsidian import excalidraw as ex
 from service.obsidian import excalidraw_elements as els
 from tests.conftest import started
-from tests.real_vaults import VAULTS, needs
+from tests.real_vaults import VAULTS, needs, writable_copy
 
 DRAWINGS = VAULTS / "digitalyoshixi-zettelkasten" / "Excalidraw"
 # Its one text element's URL link sits only in the scene: written before "## Element Links" existed.
@@ -36,7 +36,7 @@ def test_real_drawings_rebuilt_from_their_scene_are_the_plugins_text() -> None:
 @needs(DRAWINGS)
 async def test_real_drawings_round_trip_through_the_tools_byte_for_byte(tmp_path: Path) -> None:
     root = tmp_path / "vault"
-    shutil.copytree(DRAWINGS, root / "Excalidraw", ignore=shutil.ignore_patterns("Scripts"))
+    writable_copy(DRAWINGS, root / "Excalidraw", ignore=shutil.ignore_patterns("Scripts"))
     async with started(root) as vg:
         await vg.indexed()
         same = 0

@@ -3,13 +3,12 @@ without error, through query_base on a copy of the vault (needs VAULTGATE_TEST_D
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import yaml
 
 from tests.conftest import started
-from tests.real_vaults import VAULTS, needs
+from tests.real_vaults import VAULTS, needs, writable_copy
 
 KEPANO = VAULTS / "kepano-obsidian"
 
@@ -17,7 +16,7 @@ KEPANO = VAULTS / "kepano-obsidian"
 @needs(KEPANO)
 async def test_every_kepano_base_and_view_evaluates(tmp_path: Path) -> None:
     root = tmp_path / "kepano"
-    shutil.copytree(KEPANO, root)
+    writable_copy(KEPANO, root)
     bases = sorted(p.relative_to(root).as_posix() for p in (root / "Templates" / "Bases").glob("*.base"))
     assert len(bases) >= 20
     async with started(root) as vg:

@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 from pathlib import Path
 
 from tests.conftest import started
-from tests.real_vaults import VAULTS, needs
+from tests.real_vaults import VAULTS, needs, writable_copy
 
 KEPANO = VAULTS / "kepano-obsidian"
 HELP = VAULTS / "obsidian-help-en"
@@ -28,7 +27,7 @@ def _embedders(root: Path, name: str) -> list[str]:
 @needs(KEPANO)
 async def test_kepano_bases_are_attachments_with_their_embedding_notes(tmp_path: Path) -> None:
     root = tmp_path / "kepano"
-    shutil.copytree(KEPANO, root)
+    writable_copy(KEPANO, root)
     stats = json.loads((VAULTS / "kepano-obsidian.stats.json").read_text())
     async with started(root) as vg:
         await vg.indexed()
@@ -55,7 +54,7 @@ async def test_kepano_bases_are_attachments_with_their_embedding_notes(tmp_path:
 @needs(HELP)
 async def test_help_vault_canvas_bookmarks_and_workspace(tmp_path: Path) -> None:
     root = tmp_path / "help"
-    shutil.copytree(HELP, root)
+    writable_copy(HELP, root)
     async with started(root) as vg:
         await vg.indexed()
         before = await vg.ok("get_backlinks", path="Plugins/Canvas", limit=1000)
@@ -127,7 +126,7 @@ async def test_help_vault_workspace_recent_files_images_and_moves(tmp_path: Path
     from PIL import Image
 
     root = tmp_path / "help"
-    shutil.copytree(HELP, root)
+    writable_copy(HELP, root)
     notes = ["Plugins/Canvas.md", "Plugins/Bookmarks.md", "Home.md", "Files and folders/Accepted file formats.md"]
     assert all((root / n).is_file() for n in notes)
     (root / ".obsidian").mkdir()

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import yaml
 
 from tests.conftest import started
-from tests.real_vaults import VAULTS, needs
+from tests.real_vaults import VAULTS, needs, writable_copy
 
 KEPANO = VAULTS / "kepano-obsidian"
 HELP = VAULTS / "obsidian-help-en"
@@ -30,7 +29,7 @@ def _frontmatter(path: Path) -> dict[str, object]:
 @needs(KEPANO)
 async def test_kepano_vault_property_keys_counts_and_filters_match_the_files(tmp_path: Path) -> None:
     root = tmp_path / "kepano"
-    shutil.copytree(KEPANO, root)
+    writable_copy(KEPANO, root)
     stats = json.loads((VAULTS / "kepano-obsidian.stats.json").read_text())
     async with started(root) as vg:
         await vg.indexed()
@@ -60,7 +59,7 @@ async def test_kepano_vault_property_keys_counts_and_filters_match_the_files(tmp
 @needs(HELP)
 async def test_help_vault_text_search_finds_the_page_by_its_title(tmp_path: Path) -> None:
     root = tmp_path / "help"
-    shutil.copytree(HELP, root)
+    writable_copy(HELP, root)
     async with started(root) as vg:
         await vg.indexed()
         pages = [("canvas", "Canvas.md"), ("graph view", "Graph view.md"), ("backlinks", "Backlinks.md")]

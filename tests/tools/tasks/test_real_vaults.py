@@ -9,12 +9,11 @@ obsidian-help-en documents the formats; its task-list examples are checked as it
 from __future__ import annotations
 
 import json
-import shutil
 from datetime import date
 from pathlib import Path
 
 from tests.conftest import started
-from tests.real_vaults import VAULTS, needs
+from tests.real_vaults import VAULTS, needs, writable_copy
 
 KEPANO = VAULTS / "kepano-obsidian"
 HELP = VAULTS / "obsidian-help-en"
@@ -22,7 +21,7 @@ HELP = VAULTS / "obsidian-help-en"
 
 def _kepano(tmp_path: Path) -> Path:
     root = tmp_path / "kepano"
-    shutil.copytree(KEPANO, root)
+    writable_copy(KEPANO, root)
     (root / ".obsidian").mkdir(exist_ok=True)
     daily = {"folder": "Daily", "format": "YYYY-MM-DD", "template": "Templates/Daily Note Template"}
     (root / ".obsidian" / "daily-notes.json").write_text(json.dumps(daily))
@@ -77,7 +76,7 @@ async def test_kepano_tasks_list_and_tick(tmp_path: Path) -> None:
 @needs(HELP)
 async def test_help_vault_task_list_examples_as_documented(tmp_path: Path) -> None:
     root = tmp_path / "help"
-    shutil.copytree(HELP, root)
+    writable_copy(HELP, root)
     async with started(root) as vg:
         await vg.indexed()
         out = await vg.ok("list_tasks", note="Basic formatting syntax", limit=100)

@@ -1,0 +1,90 @@
+"""A note made read-only (`chmod a-w`) is not changed by any write tool: each answers
+`vault_unwritable` (details.reason `read_only_file`) and the vault is byte for byte as it was.
+
+Before, an edit replaced the file by a rename, which the folder's permission allows, so the
+note was edited although Obsidian's own save fails there with EACCES. A move, rename or delete is
+refused too (`rm` asks before removing a write-protected file; the person who took the write
+permission away meant "do not change it"). The suite runs as root, which the kernel lets write
+anything: then a file no one has a write bit for is what is refused (`service.vault.readonly`);
+tests/e2e/test_read_only_notes_e2e.py runs the server as another uid, where the kernel answers."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import Harness, snapshot, started
+
+NOTE = "---\ntags: [keep]\nstatus: final\n---\n# Signed\n\n## Terms\n\n- [ ] sign ^t1\n"
+CALLS: list[tuple[str, dict[str, Any]]] = [
+    ("write_note", {"path": "Signed", "content": "replaced\n", "mode": "overwrite"}),
+    ("write_note", {"path": "Signed", "content": "more\n", "mode": "append"}),
+    ("append_note", {"path": "Signed", "content": "more"}),
+    ("prepend_note", {"path": "Signed", "content": "first"}),
+    ("patch_note", {"path": "Signed", "heading": ["Signed", "Terms"], "content": "added\n"}),
+    ("set_properties", {"path": "Signed", "properties": {"status": "draft"}}),
+    ("delete_property", {"path": "Signed", "key": "status"}),
+    ("add_tags", {"path": "Signed", "tags": ["more"]}),
+    ("remove_tags", {"path": "Signed", "tags": ["keep"]}),
+    ("set_task_status", {"path": "Signed", "line": 9, "status": "x", "expected_text": "sign"}),
+    ("copy_note", {"path": "Other", "new_path": "Signed", "overwrite": True}),
+    ("move_note", {"path": "Signed", "new_path": "Archive/Signed.md"}),
+    ("rename_note", {"path": "Signed", "new_path": "Renamed"}),
+    ("delete_note", {"path": "Signed"}),
+    ("delete_note", {"path": "Signed", "permanent": True}),
+]
+
+
+async def _refused(vg: Harness, tool: str, args: dict[str, Any]) -> dict[str, Any]:
+    """The call's error: `vault_unwritable` at once, never a human asked to approve a change that
+    cannot be made (a move, a permanent delete, an overwrite ask one first)."""
+    return await vg.err(tool, "vault_unwritable", **args)
+
+
+@pytest.mark.parametrize(("tool", "args"), CALLS, ids=[f"{t}-{i}" for i, (t, _) in enumerate(CALLS)])
+async def test_a_read_only_note_is_not_changed(
+    make_vault: Callable[..., Path], tool: str, args: dict[str, Any]
+) -> None:
+    root = make_vault({"Signed.md": NOTE, "Other.md": "# Other\n", "Links.md": "See [[Signed]].\n"})
+    (root / "Signed.md").chmod(0o444)
+    async with started(root) as vg:
+        await vg.indexed()
+        before = snapshot(root)
+        error = await _refused(vg, tool, args)
+        assert error["code"] == "vault_unwritable", error
+        assert error["details"]["reason"] == "read_only_file" and error["details"]["path"] == "Signed.md", error
+        assert "read-only" in error["message"] and "chmod u+w" in error["hint"]
+        assert snapshot(root) == before
+
+
+async def test_a_note_given_its_write_permission_back_is_changed(make_vault: Callable[..., Path]) -> None:
+    root = make_vault({"Signed.md": NOTE})
+    (root / "Signed.md").chmod(0o444)
+    async with started(root) as vg:
+        await vg.err("append_note", "vault_unwritable", path="Signed", content="more")
+        (root / "Signed.md").chmod(0o644)
+        await vg.ok("append_note", path="Signed", content="more")
+        assert vg.read("Signed.md").endswith("^t1\nmore")
+
+
+async def test_a_move_whose_links_are_in_a_read_only_note_is_refused(make_vault: Callable[..., Path]) -> None:
+    """Moving a note a read-only note links to would leave that link pointing at the old path (its
+    rewrite is refused): the move is refused before anything moves, naming the read-only note."""
+    root = make_vault({"Signed.md": "See [[Hub/Other]].\n", "Hub/Other.md": "# Other\n", "Open.md": "[[Hub/Other]]\n"})
+    (root / "Signed.md").chmod(0o444)
+    async with started(root) as vg:
+        await vg.indexed()
+        before = snapshot(root)
+        for tool, args in (
+            ("move_note", {"path": "Hub/Other", "new_path": "Archive/Other.md"}),
+            ("rename_note", {"path": "Hub/Other", "new_path": "Renamed"}),
+        ):
+            error = await _refused(vg, tool, args)
+            assert (error["code"], error["details"]["path"]) == ("vault_unwritable", "Signed.md"), error
+            assert snapshot(root) == before
+        (root / "Signed.md").chmod(0o644)
+        await vg.confirmed("move_note", path="Hub/Other", new_path="Archive/Other.md")
+        assert vg.read("Signed.md") == "See [[Archive/Other]].\n"
