@@ -1,0 +1,49 @@
+"""A folder move walks the folder off the event loop, through the dispatch chain (over HTTP:
+tests/e2e/test_folder_move_off_loop_e2e.py): the walk, once started, waits until another call's
+read_note has been answered, which can only happen when the walk is off the loop (10 s at most:
+on the loop the order fails). Then the move itself runs, confirmed, and moves every file."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from service.vault.files import VaultFiles
+from tests.conftest import started
+from tests.e2e.test_prompts_off_loop_e2e import _meanwhile
+
+
+async def test_a_folder_move_is_prepared_off_the_loop(
+    make_vault: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    files = {f"Big/Sub{i % 3}/n{i:03}.md": f"# N{i}\n" for i in range(60)}
+    root = make_vault({**files, "Other.md": "# Other\n\nread meanwhile\n"})
+    events: list[str] = []
+    began, release = asyncio.Event(), threading.Event()
+    real_walk = VaultFiles.walk
+    async with started(root) as vg:
+        await vg.indexed()
+        loop = asyncio.get_running_loop()
+
+        def walk(self: VaultFiles, folder: Any, *args: Any, **kwargs: Any) -> Any:
+            if folder.rel == "Big" and not release.is_set():
+                events.append("walk start")
+                loop.call_soon_threadsafe(began.set)
+                release.wait(10)
+                events.append("walk end")
+            return real_walk(self, folder, *args, **kwargs)
+
+        monkeypatch.setattr(VaultFiles, "walk", walk)
+        token = await _meanwhile(
+            vg, vg.token_for("move_note", path="Big", new_path="Archive/Big"), began, release, events
+        )
+        monkeypatch.setattr(VaultFiles, "walk", real_walk)
+        assert events == ["walk start", "other answered", "walk end"], events
+        moved = await vg.ok("move_note", path="Big", new_path="Archive/Big", elicit_token=token)
+        assert moved["files_moved"] == 60 and not (root / "Big").exists()
+        assert len(list((root / "Archive/Big").rglob("*.md"))) == 60
