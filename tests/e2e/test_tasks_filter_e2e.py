@@ -144,3 +144,18 @@ async def test_tasks_filter_moment_methods_and_optional_chains_over_http(
             query = "filter by function task.due.moment?.startOf('isoWeek').isSame('2026-11-23') || false"
             out = await ok(client, "tasks_filter", query=query, today="2026-11-28")
             assert sorted(i["description"] for i in out["items"]) == ["buy bread", "water plants #home"]
+
+
+async def test_tasks_filter_runs_an_if_return_group_function_over_http(
+    make_vault: Callable[..., Path], mode: str
+) -> None:
+    query = (
+        "group by function const d = task.due; if (!d.moment) { return 'Undated'; } \\\n"
+        "    if (d.moment.day() === 0) return d.format('[%%8%%]dddd'); {{! Sunday last }} \\\n"
+        "    return d.format('[%%]d[%%]dddd');"
+    )
+    async with e2e(make_vault(FILES)) as (url, harness):
+        await harness.indexed()
+        async with Client(url, mode=mode) as client:  # type: ignore[arg-type]
+            out = await ok(client, "tasks_filter", query=query, today="2026-11-28")
+            assert [g["names"][0] for g in out["groups"]] == ["%%4%%Thursday", "%%5%%Friday", "%%8%%Sunday", "Undated"]

@@ -45,10 +45,11 @@ from service.obsidian.tasks_query.expression_values import (
 
 _TOKEN = re.compile(
     r"\s*(?:(?P<num>\d+(?:\.\d+)?)|(?P<str>'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\")|(?P<name>[A-Za-z_$][\w$]*)"
-    r"|(?P<op>===|!==|==|!=|<=|>=|=>|&&|\|\||\?\?|\?\.|[<>!().,+\-*/%?:;=\[\]]))"
+    r"|(?P<op>===|!==|==|!=|<=|>=|=>|&&|\|\||\?\?|\?\.|[<>!().,+\-*/%?:;=\[\]{}]))"
 )
 
 
+_COMMENT = re.compile(r"\{\{!.*?\}\}", re.DOTALL)
 _SKIPPED = object()  # the rest of an optional chain after a null (read as undefined at its end)
 
 
@@ -78,13 +79,26 @@ class _Reader:
         self.chain: tuple[int, int, str | None] = (-1, -1, None)  # the last `a.b.c` read: tokens [from, to), path
 
     def program(self) -> Node:
-        """`const x = …; … return …` (the plugin runs a text with `return` as a function body), or
-        one expression."""
-        steps: list[tuple[str, Node]] = []
-        while self.peek()[0] == "name" and self.peek()[1] in ("const", "let", "var"):
-            self.take()
+        """`const x = …; if (…) return …; … return …` (the plugin runs a text with `return` as a
+        function body; an `if` body is one `return`, with or without braces), or one expression."""
+        steps: list[tuple[str, Node, Node | None]] = []  # (name, value, None) or ("", result, condition)
+        while self.peek()[0] == "name" and self.peek()[1] in ("const", "let", "var", "if"):
+            if self.take()[1] == "if":
+                self.take("(")
+                condition = self.expression()
+                self.take(")")
+                braced = self.peek()[1] == "{"
+                if braced:
+                    self.take("{")
+                self.take("return")
+                steps.append(("", self.expression(), condition))
+                if self.peek()[1] == ";":
+                    self.take()
+                if braced:
+                    self.take("}")
+                continue
             kind, name, column = self.take()
-            if kind != "name" or name in ("task", "moment", "return"):
+            if kind != "name" or name in ("task", "moment", "return", "if"):
                 raise ExpressionError("expected a new name here", column)
             self.take("=")
             start = self.i
@@ -92,7 +106,7 @@ class _Reader:
             first, last, path = self.chain
             self.names[name] = path if (first, last) == (start, self.i) else None
             self.take(";")
-            steps.append((name, value))
+            steps.append((name, value, None))
         if self.peek()[0] == "name" and self.peek()[1] == "return":
             self.take()
         body = self.expression()
@@ -102,8 +116,11 @@ class _Reader:
             return body
 
         def run(s: Scope) -> Any:
-            for name, value in steps:
-                s = s.naming({name: value(s)})
+            for name, value, condition in steps:
+                if condition is None:
+                    s = s.naming({name: value(s)})
+                elif truthy(condition(s)):
+                    return value(s)
             return body(s)
 
         return run
@@ -323,6 +340,7 @@ def compile_expression(text: str, offset: int, max_depth: int) -> Node:
     """`text` (which starts at 1-based column `offset` of its line) read into a function of a task."""
     if not text.strip():
         raise ExpressionError("this instruction needs an expression", offset)
+    text = _COMMENT.sub(lambda m: " " * len(m.group()), text)  # {{! … }}: a comment, as the plugin reads it
     reader = _Reader(text, offset, max_depth)
     node = reader.program()
     kind, found, column = reader.peek()

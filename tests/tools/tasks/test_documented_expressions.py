@@ -62,7 +62,7 @@ async def test_the_plugin_s_documented_expressions_run(make_vault: Callable[...,
         assert {tuple(g["names"]) for g in out["groups"]} >= {("__work",), ("context/home",)}
         for bad, message in (
             ("filter by function task.tags.find('x')", "arrow function"),
-            ("filter by function task.tags.map((t) => { return t })", "not part of the expressions"),
+            ("filter by function task.tags.map((t) => { return t })", "not a block"),
             ("filter by function const x = 1 return x", "expected ';'"),
             ("group by function task.description.padStart(1000000000, 'ab')", "10000 characters at most"),
             ("filter by function task.file['path']", "with '.', not '[ ]'"),
@@ -105,3 +105,41 @@ async def test_groups_by_urgency_recurrence_backlink_and_the_docs_tag_levels(mak
             ("%%1%%High priority",), ("%%3%%Normal priority",)]  # fmt: skip
         assert await groups("group by function task.description[0]") == [
             ("c",), ("d",), ("n",), ("p",), ("s",), ("w",)]  # fmt: skip
+
+
+WEEKDAYS = """group by function                                   \\
+    const date = task.due;                          \\
+    if (!date.moment) {                             \\
+        return "Undated";                           \\
+    }                                               \\
+    if (date.moment.day() === 0) {                  \\
+        {{! Put the Sunday group last: }}           \\
+        return date.format("[%%][8][%%]dddd");      \\
+    }                                               \\
+    return date.format("[%%]d[%%]dddd");
+"""
+CATEGORIES = """group by function \\
+    const date = task.due.moment; \\
+    return \\
+        (!date)                           ? '%%4%% Undated' :      \\
+        date.isBefore(moment(), 'day')    ? '%%1%% Overdue' :      \\
+        date.isSame(moment(), 'day')      ? '%%2%% Today'   :      \\
+        '%%3%% Future';
+"""
+
+
+async def test_the_docs_multi_line_group_functions_run(make_vault: Callable[..., Path]) -> None:
+    """The Grouping page's weekday example (if/return, braces, a {{! comment }}, continuation lines)
+    and its hand-written due-date categories, on tasks due Sunday 11, Monday 12 June 2023 and none."""
+    async with started(make_vault(FILES)) as vg:
+        await vg.indexed()
+        out = await vg.ok("tasks_filter", query=WEEKDAYS, today="2023-06-11")
+        assert [(g["names"][0], g["count"]) for g in out["groups"]] == [
+            ("%%1%%Monday", 1), ("%%8%%Sunday", 1), ("Undated", 3)]  # fmt: skip
+        out = await vg.ok("tasks_filter", query=CATEGORIES, today="2023-06-11")
+        same = await vg.ok("tasks_filter", query="group by function task.due.category.groupText", today="2023-06-11")
+        assert out["groups"] == same["groups"] == [
+            {"names": ["%%2%% Today"], "count": 1}, {"names": ["%%3%% Future"], "count": 1},
+            {"names": ["%%4%% Undated"], "count": 3}]  # fmt: skip
+        err = await vg.err("tasks_filter", "query_syntax_error", query="group by function if (true) { 1 }")
+        assert "expected 'return'" in err["message"]
