@@ -159,3 +159,17 @@ async def test_tasks_filter_runs_an_if_return_group_function_over_http(
         async with Client(url, mode=mode) as client:  # type: ignore[arg-type]
             out = await ok(client, "tasks_filter", query=query, today="2026-11-28")
             assert [g["names"][0] for g in out["groups"]] == ["%%4%%Thursday", "%%5%%Friday", "%%8%%Sunday", "Undated"]
+
+
+async def test_tasks_filter_calls_a_declared_label_function_over_http(
+    make_vault: Callable[..., Path], mode: str
+) -> None:
+    query = (
+        "group by function const label = (order, name) => `%%${order}%% ${name}`; \\\n"
+        "    return task.due.moment ? label(1, task.due.format('YYYY')) : label(2, 'Undated');"
+    )
+    async with e2e(make_vault(FILES)) as (url, harness):
+        await harness.indexed()
+        async with Client(url, mode=mode) as client:  # type: ignore[arg-type]
+            out = await ok(client, "tasks_filter", query=query, today="2026-11-28")
+            assert [g["names"][0] for g in out["groups"]] == ["%%1%% 2026", "%%1%% 2027", "%%2%% Undated"]

@@ -44,7 +44,8 @@ from service.obsidian.tasks_query.expression_values import (
 )
 
 _TOKEN = re.compile(
-    r"\s*(?:(?P<num>\d+(?:\.\d+)?)|(?P<str>'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\")|(?P<name>[A-Za-z_$][\w$]*)"
+    r"\s*(?:(?P<num>\d+(?:\.\d+)?)|(?P<str>'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\")|(?P<tpl>`(?:[^`\\]|\\.)*`)"
+    r"|(?P<name>[A-Za-z_$][\w$]*)"
     r"|(?P<op>===|!==|==|!=|<=|>=|=>|&&|\|\||\?\?|\?\.|[<>!().,+\-*/%?:;=\[\]{}]))"
 )
 
@@ -280,7 +281,11 @@ class _Reader:
         if text == "(" and (params := self._arrow_params()) is not None:
             return self.arrow(params), None
         if kind == "name" and text in self.names:
+            if self.peek()[1] == "(":  # a declared arrow function called: label(4, 'Undated')
+                return self._call_declared(text, column), None
             return (lambda s: (s.names or {})[text]), self.names[text]
+        if kind == "tpl":
+            return self._template(text, column), None
         if kind == "name":
             constants = {"true": True, "false": False, "null": None, "undefined": None}
             if text in constants:
@@ -297,6 +302,49 @@ class _Reader:
             return inner, None
         found = text or "the end of the expression"
         raise ExpressionError(f"expected a value here, found {found!r}", column)
+
+    def _call_declared(self, name: str, column: int) -> Node:
+        self.take("(")
+        args: list[Node] = []
+        while self.peek()[1] != ")":
+            args.append(self.expression())
+            if self.peek()[1] != ")":
+                self.take(",")
+        self.take(")")
+
+        def run(s: Scope) -> Any:
+            f = (s.names or {})[name]
+            if not isinstance(f, Arrow):
+                raise ExpressionError(f"{name} is not a function", column)
+            return f(*(a(s) for a in args))
+
+        return run
+
+    def _template(self, text: str, column: int) -> Node:
+        """A template string: its text, with each `${expression}` read as any other expression."""
+        parts: list[str | Node] = []  # text as written, or an expression
+        body, i, literal = text[1:-1], 0, ""
+        while i < len(body):
+            if body.startswith("${", i):
+                depth, j = 1, i + 2
+                while j < len(body) and depth:
+                    depth += {"{": 1, "}": -1}.get(body[j], 0)
+                    j += 1
+                if depth:
+                    raise ExpressionError("a '${' in this template string is not closed", column + 1 + i)
+                inner = _Reader(body[i + 2 : j - 1], column + 3 + i, self.max_depth - self.depth)
+                inner.names = dict(self.names)
+                node = inner.expression()
+                if inner.peek()[0] != "end":
+                    raise ExpressionError(f"unexpected {inner.peek()[1]!r} here", inner.peek()[2])
+                parts += [literal, node]
+                literal, i = "", j
+            elif body[i] == "\\" and i + 1 < len(body):
+                literal, i = literal + body[i + 1], i + 2
+            else:
+                literal, i = literal + body[i], i + 1
+        parts.append(literal)
+        return lambda s: "".join(part if isinstance(part, str) else js_str(part(s)) for part in parts)
 
     def _arrow_params(self) -> tuple[str, ...] | None:
         """After '(': the parameters of an arrow function `(a, b) => …` (consumed), or None (nothing

@@ -143,3 +143,33 @@ async def test_the_docs_multi_line_group_functions_run(make_vault: Callable[...,
             {"names": ["%%4%% Undated"], "count": 3}]  # fmt: skip
         err = await vg.err("tasks_filter", "query_syntax_error", query="group by function if (true) { 1 }")
         assert "expected 'return'" in err["message"]
+
+
+LABELS = """group by function \\
+    const date = task.due.moment; \\
+    const tomorrow  = moment().add(1,'days'); \\
+    const now = moment(); \\
+    const label = (order, name) => `%%${order}%% ==${name}==`; \\
+    if (!date)                           return label(5, 'Undated'); \\
+    if (date.isBefore(now, 'day'))       return label(1, 'Overdue'); \\
+    if (date.isSame(now, 'day'))         return label(2, 'Today'); \\
+    if (date.isSame(tomorrow, 'day'))    return label(3, 'Tomorrow'); \\
+    return label(4, 'Future');
+"""
+
+
+async def test_the_docs_label_function_with_a_template_string_runs(make_vault: Callable[..., Path]) -> None:
+    async with started(make_vault(FILES)) as vg:
+        await vg.indexed()
+        out = await vg.ok("tasks_filter", query=LABELS, today="2023-06-11")
+        assert [(g["names"][0], g["count"]) for g in out["groups"]] == [
+            ("%%2%% ==Today==", 1), ("%%3%% ==Tomorrow==", 1), ("%%5%% ==Undated==", 3)]  # fmt: skip
+        out = await vg.ok("tasks_filter", query="group by function `${task.priorityName}: ${task.tags.length} tag(s)`")
+        assert {g["names"][0] for g in out["groups"]} == {"Normal: 0 tag(s)", "Normal: 1 tag(s)"}
+        for bad, message in (
+            ("group by function `${task.description`", "not closed"),
+            ("group by function const f = 1; return f(2)", "not a function"),
+            ("group by function `${window}`", "not a name this server knows"),
+        ):
+            err = await vg.err("tasks_filter", "query_syntax_error", query=bad)
+            assert message in err["message"], (bad, err["message"])
