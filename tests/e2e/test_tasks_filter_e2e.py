@@ -173,3 +173,19 @@ async def test_tasks_filter_calls_a_declared_label_function_over_http(
         async with Client(url, mode=mode) as client:  # type: ignore[arg-type]
             out = await ok(client, "tasks_filter", query=query, today="2026-11-28")
             assert [g["names"][0] for g in out["groups"]] == ["%%1%% 2026", "%%1%% 2027", "%%2%% Undated"]
+
+
+async def test_tasks_filter_groups_by_due_category_and_iso_week_over_http(
+    make_vault: Callable[..., Path], mode: str
+) -> None:
+    async with e2e(make_vault(FILES)) as (url, harness):
+        await harness.indexed()
+        async with Client(url, mode=mode) as client:  # type: ignore[arg-type]
+            out = await ok(
+                client, "tasks_filter", query="group by function task.due.category.groupText", today="2026-11-28"
+            )
+            assert [(g["names"][0], g["count"]) for g in out["groups"]] == [
+                ("%%1%% Overdue", 1), ("%%3%% Future", 2), ("%%4%% Undated", 1)]  # fmt: skip
+            query = "group by function task.due.format('YYYY [Week] WW', 'none')"
+            out = await ok(client, "tasks_filter", query=query, today="2026-11-28")
+            assert [g["names"][0] for g in out["groups"]] == ["2026 Week 48", "2027 Week 15", "none"]
