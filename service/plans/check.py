@@ -101,6 +101,9 @@ class Host(Protocol):
     def trash(self) -> str:
         """The vault's trash folder (a soft delete moves the note there)."""
 
+    def read_only(self, rel: str) -> bool:
+        """Whether the file at `rel` is one the server's user may not write (chmod a-w)."""
+
     async def locate(self, address: str) -> str | None:
         """The existing note a note address names in the vault now, as the tools find it (a
         bare name, a partial path, an alias); None when no note or several fit."""
@@ -167,7 +170,13 @@ async def check_plan(plan: Plan, given: dict[str, Any], host: Host, *, late_para
     g = plan_graph.build(plan)
     params, problems = bind_params(plan.params, given, late=late_params)
     builder = EffectsBuilder(
-        host.exists, host.root, host.memory, host.is_folder, is_file=host.is_file, trash=host.trash
+        host.exists,
+        host.root,
+        host.memory,
+        host.is_folder,
+        is_file=host.is_file,
+        trash=host.trash,
+        read_only=host.read_only,
     )
     checked = Checked(plan, params, g.order, builder.effects, deps=g.deps)
     checked.problems.extend(Problem(s, c, m) for s, c, m in g.problems)
@@ -307,7 +316,7 @@ async def _check_step(
                 refused = await refusal(tool.static_check, tool.input_model, args, host.ctx)
                 if refused is not None:  # plugin_missing, not_in_safe_commands, acl_denied...
                     checked.problems.append(Problem(where, *refused))
-                earlier, since = len(builder.paths), (len(builder.refused), len(builder.absent))
+                earlier, since = len(builder.paths), builder.since()
                 touched = builder.step(
                     step.tool, found, destructive=tool.destructive, scopes=tool.scopes, step_id=step.id
                 )
@@ -345,22 +354,27 @@ def _known_effects(
     ACL now, not only when the run reaches it. `args` holds the resolved arguments only, so a
     path still waiting names nothing; the step's touches stay unknown (the run orders it after
     and before every other change) and it stays listed as unresolved."""
-    earlier, since = len(builder.paths), (len(builder.refused), len(builder.absent))
+    earlier, since = len(builder.paths), builder.since()
     builder.step(step.tool, args, destructive=tool.destructive, scopes=tool.scopes, step_id=step.id)
     _failures(builder, since, step, where)
     for rel_op in builder.paths[earlier:]:
         checked.paths.setdefault(rel_op, where)
 
 
-_FAILS = {"already_exists": "onto {}, a note already there", "note_not_found": "of {}, no note there"}
+_FAILS = {
+    "already_exists": "onto {}, a note already there",
+    "note_not_found": "of {}, no note there",
+    "vault_unwritable": "of {}, a read-only file (chmod a-w)",
+}
 
 
-def _failures(builder: EffectsBuilder, since: tuple[int, int], step: Step, where: str) -> None:
+def _failures(builder: EffectsBuilder, since: tuple[int, int, int], step: Step, where: str) -> None:
     """The calls `builder` found refused since `since` (its `refused`, `absent` counts then): a
     create onto a note there already, an edit of a note not there, as the vault is after the
     plan's earlier steps; in the effects, with whether the plan stops."""
     found = [("already_exists", rel) for _id, rel in builder.refused[since[0] :]]
     found += [("note_not_found", rel) for _id, rel in builder.absent[since[1] :]]
+    found += [("vault_unwritable", rel) for _id, rel in builder.unwritable[since[2] :]]
     for code, rel in found:
         failure = Failure(step=where, tool=step.tool, code=code, path=rel, stops=step.on_error == "stop")
         builder.effects.failures.append(failure)

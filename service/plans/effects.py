@@ -75,6 +75,7 @@ class EffectsBuilder:
         is_folder: Callable[[str], bool] | None = None,
         is_file: Callable[[str], bool] | None = None,
         trash: str | None = None,
+        read_only: Callable[[str], bool] | None = None,
     ) -> None:
         self._exists_on_disk = exists
         self._is_file = is_file  # whether a file is there now, whoever may read it (None: not asked)
@@ -83,6 +84,9 @@ class EffectsBuilder:
         self._root = root  # the vault folder: periodic notes' settings are read from it
         self._memory = memory  # where memory tools write
         self._trash = trash  # the vault's trash folder, where a soft delete moves a note (None: not known)
+        self._read_only = read_only  # whether a file in the vault now is read-only (chmod a-w: not changed)
+        self.unwritable: list[tuple[str, str]] = []  # (step id, path): a change of a read-only file (refused)
+        self._step_id = ""
         self.effects = PlanEffects()
         self._now: dict[str, bool] = {}  # path -> exists, after the steps seen so far
         self.paths: list[tuple[str, str]] = []  # (path, op) the plan touches, for the ACL check
@@ -158,8 +162,23 @@ class EffectsBuilder:
         if rel not in items:
             items.append(rel)
 
+    def kept(self, rel: str) -> bool:
+        """Whether `rel` is a file in the vault now (no step made or moved it) made read-only: the
+        call changing it is refused (`vault_unwritable`), listed in `unwritable`."""
+        if self._read_only is None or rel in self._stepped or not self.exists(rel) or not self._read_only(rel):
+            return False
+        self.unwritable.append((self._step_id, rel))
+        self._touch(rel)
+        return True
+
+    def since(self) -> tuple[int, int, int]:
+        """How many refused, absent and unwritable calls were found so far."""
+        return len(self.refused), len(self.absent), len(self.unwritable)
+
     def write(self, rel: str, *, acl: bool = True) -> None:
         """A file written (`acl`: checked against the path ACL; a settings file is not a note)."""
+        if self.kept(rel):
+            return
         e = self.effects
         if self.exists(rel) and rel not in e.files_created:
             self.add(e.files_modified, rel)
@@ -206,6 +225,8 @@ class EffectsBuilder:
     def delete(self, rel: str, *, trash: bool = False) -> None:
         """A note deleted; `trash`: moved to the vault's trash, which gets a new file (at the first
         free name there, as `VaultFiles.delete` picks it: the trash is no note path, no ACL check)."""
+        if self.kept(rel):
+            return
         e = self.effects
         if rel in e.files_created:
             e.files_created.remove(rel)
@@ -234,7 +255,7 @@ class EffectsBuilder:
         """One mutating call with fully resolved arguments; returns the files and folders it
         touches, or None when that is not known from its arguments (the runner then orders it
         after and before every other change: `service.plans.schedule`)."""
-        self._touched = set()
+        self._touched, self._step_id = set(), step_id
         self._effect(tool, args, destructive=destructive, scopes=scopes, step_id=step_id)
         return frozenset(self._touched) if self._touched is not None else None
 
@@ -327,6 +348,7 @@ class EffectsBuilder:
     def move(self, src: str, dst: str, *, rename: bool = False) -> MovedFile:
         if rename and "/" not in dst and "/" in src:  # rename_note: a new name in the same folder
             dst = f"{src.rsplit('/', 1)[0]}/{dst}"
+        self.kept(src)  # listed as refused; the move's effects are still counted
         moved = MovedFile(from_path=src, to_path=dst)
         self.effects.files_moved.append(moved)
         self._moved_on(src, dst)

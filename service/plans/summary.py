@@ -34,8 +34,8 @@ class Failure(BaseModel):
     step: str = Field(description="The step (`id[index]` for one foreach item) whose call will fail.")
     tool: str = Field(description="Its tool.")
     code: str = Field(
-        description="The error the call will answer: already_exists (a create onto a note there already) or "
-        "note_not_found (an edit of a note not there)."
+        description="The error the call will answer: already_exists (a create onto a note there already), "
+        "note_not_found (an edit of a note not there) or vault_unwritable (a change of a read-only file, chmod a-w)."
     )
     path: str = Field(description="The note it names.")
     stops: bool = Field(description="Its onError is stop: the plan stops there (a problem validate_plan reports).")

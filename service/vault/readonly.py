@@ -24,16 +24,22 @@ from service.errors import VaultUnwritable
 _EFFECTIVE = os.access in os.supports_effective_ids
 
 
-def refuse_read_only(path: Path, rel: str, *, entry: bool = False) -> None:
-    """Raise `vault_unwritable` when `path` is a regular file the server's user may not write
-    (`entry`: the directory entry itself, a link not followed — what a move or delete changes)."""
+def read_only(path: Path, *, entry: bool = False) -> str | None:
+    """The mode (`-r--r--r--`) of `path` when it is a regular file the server's user may not
+    write, else None (`entry`: the directory entry itself, a link not followed — what a move or
+    delete changes; gone or not reachable: None, the change itself answers for it)."""
     try:
         st = path.lstat() if entry else path.stat()
     except OSError:
-        return  # gone, or not reachable: the change itself answers for it
-    if not stat.S_ISREG(st.st_mode) or _writable(path, st):
+        return None
+    return None if not stat.S_ISREG(st.st_mode) or _writable(path, st) else stat.filemode(st.st_mode)
+
+
+def refuse_read_only(path: Path, rel: str, *, entry: bool = False) -> None:
+    """Raise `vault_unwritable` when `path` is a regular file the server's user may not write."""
+    mode = read_only(path, entry=entry)
+    if mode is None:
         return
-    mode = stat.filemode(st.st_mode)
     raise VaultUnwritable(
         f"{rel!r} is read-only ({mode}): its file has no write permission for the server's user, "
         "so vaultgate does not change, move or delete it",

@@ -44,6 +44,12 @@ async def test_a_read_only_note_is_refused_over_http(make_vault: Callable[..., P
                 assert refused["code"] == "vault_unwritable" and refused["details"].get("reason") == "read_only_file", (
                     refused
                 )
+            plan = {
+                "goal": "tag",
+                "steps": [{"id": "t", "tool": "add_tags", "args": {"path": "Signed", "tags": ["x"]}}],
+            }
+            checked = await ok(c, "validate_plan", plan=plan)  # foreseen: the plan is refused up front
+            assert [f["code"] for f in checked["effects"]["failures"]] == ["vault_unwritable"] and not checked["valid"]
             assert snapshot(root) == before
             await ok(c, "append_note", path="Open", content="more")  # the writable note beside it is edited
         assert h.read("Open.md") == "# Open\nmore"

@@ -28,6 +28,7 @@ from service.security import scopes as scope_rules
 from service.tools.context import ToolContext
 from service.tools.spec import Catalog
 from service.vault.paths import VaultPath, normalize
+from service.vault.readonly import read_only
 
 
 def parse_plan(document: dict[str, Any]) -> Plan:
@@ -67,6 +68,12 @@ class PlanHost:
     @property
     def trash(self) -> str:
         return self.ctx.vault.files.trash_folder
+
+    def read_only(self, rel: str) -> bool:
+        try:
+            return read_only(self.ctx.vault.paths.on_disk(normalize(rel))) is not None
+        except PathInvalid:
+            return False
 
     @property
     def memory(self) -> MemoryNotes:

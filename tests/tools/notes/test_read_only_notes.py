@@ -88,3 +88,30 @@ async def test_a_move_whose_links_are_in_a_read_only_note_is_refused(make_vault:
         (root / "Signed.md").chmod(0o644)
         await vg.confirmed("move_note", path="Hub/Other", new_path="Archive/Other.md")
         assert vg.read("Signed.md") == "See [[Archive/Other]].\n"
+
+
+PLAN = {
+    "goal": "log, then tag the signed note",
+    "steps": [
+        {"id": "log", "tool": "append_note", "args": {"path": "Other", "content": "tagged it"}},
+        {"id": "tag", "tool": "add_tags", "args": {"path": "Signed", "tags": ["done"]}, "dependsOn": ["log"]},
+    ],
+}
+
+
+async def test_a_plan_changing_a_read_only_note_is_refused_up_front(make_vault: Callable[..., Path]) -> None:
+    """validate_plan foresees the step's refusal, and execute_plan runs nothing: before, the plan
+    was valid, a human approved it, and the run changed Other.md, then failed at the tag step."""
+    root = make_vault({"Signed.md": NOTE, "Other.md": "# Other\n"})
+    (root / "Signed.md").chmod(0o444)
+    async with started(root) as vg:
+        await vg.indexed()
+        before = snapshot(root)
+        checked = await vg.ok("validate_plan", plan=PLAN)
+        assert not checked["valid"], checked
+        [failure] = checked["effects"]["failures"]
+        assert (failure["step"], failure["code"], failure["path"]) == ("tag", "vault_unwritable", "Signed.md")
+        assert [p["code"] for p in checked["problems"]] == ["vault_unwritable"]
+        refused = await vg.err("execute_plan", "validation_error", plan=PLAN)
+        assert [p["code"] for p in refused["details"]["problems"]] == ["vault_unwritable"]
+        assert snapshot(root) == before
