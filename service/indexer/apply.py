@@ -73,7 +73,7 @@ async def apply_changes(
                     only_if_changed=only_if_changed,
                     lock_held=True,
                     bulk_threshold=1 if bulk else bulk_threshold,
-                    rebuild=not bulk,
+                    part=True,
                 )
         finally:
             if bulk:
@@ -88,11 +88,12 @@ async def _apply(
     only_if_changed: bool,
     lock_held: bool,
     bulk_threshold: int,
-    rebuild: bool = True,
+    part: bool = False,
 ) -> list[FileChange]:
     """`apply_changes` of one part: one read of its files, one parse, one writer transaction.
-    `rebuild`: ask for the trigram index's rebuild when this part deferred it (False: the caller
-    asks once after its last part)."""
+    `part`: one part of a large batch: the caller asks for the trigram rebuild once after its last
+    part, and the held row counts are voided rather than carried over each part (one full count
+    is cheaper: `status.KEPT_MAX_PATHS`)."""
     issues: list[FileIssue] = []
     changes = _utf8_only(changes, issues)
     async with contextlib.nullcontext() if lock_held else ix._apply_lock:
@@ -167,7 +168,7 @@ async def _apply(
         counts, unresolved = ix._counts, ix._unresolved
 
         def write(conn: Any) -> Token | None:
-            before = counts.before(conn, touched)
+            before = None if part else counts.before(conn, touched)  # None: the counts are voided
             if bulk:
                 conn.execute("UPDATE fts_control SET trigram_deferred = 1")
             for rel in removed:
@@ -193,7 +194,7 @@ async def _apply(
             raise
         ix._issues.record([*failed, *stored])
         refused = {i.path for i in stored}
-        if bulk and rebuild:
+        if bulk and not part:
             ix._rebuild_trigram_later()
         ix.last_change = time.time()
         for prep in prepared:
