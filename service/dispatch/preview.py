@@ -22,6 +22,7 @@ from service.settings import MemorySettings
 from service.tools.models import PIPELINE_ARGS
 from service.types import PathGuard
 from service.vault.paths import normalize
+from service.vault.readonly import read_only, refuse_read_only
 
 
 class WritePreview:
@@ -76,11 +77,14 @@ class WritePreview:
             memory=None if self.memory is None else memory_notes(self.memory, root, may_read),
             is_folder=is_folder,
             trash=vault.files.trash_folder,
+            read_only=lambda rel: read_only(vault.paths.on_disk(normalize(rel))) is not None,
         )
         for rel, op in paths:
             vp = vault.paths.resolve(rel, op=op)  # raises path_invalid as the tool would
             self.guard.check(call.principal, vault, vp.rel, op)  # and acl_denied
-        for _step, rel in refused:  # a create onto a note already there: the call's own answer
+        for code, rel in refused:  # a create onto a note already there, a read-only note: the call's own answer
+            if code == "vault_unwritable":
+                refuse_read_only(vault.paths.on_disk(normalize(rel)), rel)
             raise AlreadyExists(f"a note already exists at {rel!r}", details={"path": rel})
         preview = preview_of(spec.name, effects)
         return ToolResult(structured=preview.model_dump(mode="json", by_alias=True), text=preview.summary)

@@ -48,15 +48,18 @@ def call_effects(
     memory: MemoryNotes | None = None,
     is_folder: Callable[[str], bool] | None = None,
     trash: str | None = None,
+    read_only: Callable[[str], bool] | None = None,
 ) -> tuple[Effects, list[tuple[str, str]], list[tuple[str, str]]]:
     """The effects of one call with these (validated) arguments, the (path, op) pairs it
-    touches and the notes it would refuse to create (`EffectsBuilder.refused`: already there);
-    `memory`: the memory folder and the capture inbox (the notes memory tools write); `trash`:
-    the vault's trash folder (a soft delete's copy goes there)."""
-    builder = EffectsBuilder(exists, root, memory, is_folder, trash=trash)
+    touches and the (code, path) of what the call refuses: a note it would create there already
+    (`already_exists`), a read-only file it would change (`vault_unwritable`); `memory`: the memory
+    folder and the capture inbox (the notes memory tools write); `trash`: the vault's trash folder
+    (a soft delete's copy goes there); `read_only`: whether a file is read-only (chmod a-w)."""
+    builder = EffectsBuilder(exists, root, memory, is_folder, trash=trash, read_only=read_only)
     builder.effects.estimated_steps = 1
     builder.step(tool, args, destructive=destructive, scopes=scopes, step_id="call")
-    return builder.effects, builder.paths, builder.refused
+    refused = [("vault_unwritable", rel) for _id, rel in builder.unwritable]
+    return builder.effects, builder.paths, refused + [("already_exists", rel) for _id, rel in builder.refused]
 
 
 def preview_of(tool: str, effects: Effects) -> CallPreview:

@@ -55,6 +55,16 @@ async def test_a_read_only_note_is_refused_over_http(make_vault: Callable[..., P
         assert h.read("Open.md") == "# Open\nmore"
 
 
+async def test_a_dry_run_vault_previews_the_refusal_over_http(make_vault: Callable[..., Path], mode: str) -> None:
+    root = make_vault({"Signed.md": NOTE})
+    (root / "Signed.md").chmod(0o444)
+    dry = [{"id": "main", "path": root, "write_mode": "dry-run"}]
+    async with e2e(root, vaults=dry) as (url, _h), Client(url, mode=mode) as c:  # type: ignore[arg-type]
+        for tool, args in EDITS[:4]:
+            refused = await error(c, tool, **args)
+            assert refused["code"] == "vault_unwritable" and refused["details"]["path"] == "Signed.md", refused
+
+
 @pytest.mark.skipif(
     not hasattr(os, "geteuid") or os.geteuid() != 0 or shutil.which("setpriv") is None,
     reason="needs root and setpriv to run the server as other uids",

@@ -115,3 +115,23 @@ async def test_a_plan_changing_a_read_only_note_is_refused_up_front(make_vault: 
         refused = await vg.err("execute_plan", "validation_error", plan=PLAN)
         assert [p["code"] for p in refused["details"]["problems"]] == ["vault_unwritable"]
         assert snapshot(root) == before
+
+
+async def test_a_dry_run_vault_previews_the_refusal(make_vault: Callable[..., Path]) -> None:
+    """A vault in write_mode dry-run answers a call with what it would do: for a read-only note,
+    the refusal the call would answer (before, a preview of an edit that could never happen)."""
+    root = make_vault({"Signed.md": NOTE, "Other.md": "# Other\n"})
+    (root / "Signed.md").chmod(0o444)
+    async with started(root, vaults=[{"id": "main", "path": root, "write_mode": "dry-run"}]) as vg:
+        before = snapshot(root)
+        for tool, args in (
+            ("append_note", {"path": "Signed", "content": "more"}),
+            ("set_properties", {"path": "Signed", "properties": {"status": "draft"}}),
+            ("delete_note", {"path": "Signed"}),
+            ("move_note", {"path": "Signed", "new_path": "Archive/"}),
+        ):
+            error = await vg.err(tool, "vault_unwritable", **args)
+            assert error["details"]["path"] == "Signed.md", (tool, error)
+        previewed = await vg.ok("append_note", path="Other", content="more")
+        assert previewed["dry_run"] and previewed["effects"]["files_modified"] == ["Other.md"]
+        assert snapshot(root) == before
