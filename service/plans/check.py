@@ -25,8 +25,8 @@ from pydantic import BaseModel, ValidationError
 
 from service.plans import graph as plan_graph
 from service.plans.addresses import found_args, made_late_name, name_problems
+from service.plans.dry_runs import preview_move, preview_rewrite
 from service.plans.effects import (
-    BOOKMARKS_FILE,
     MOVES,
     PERIODIC,
     REWRITES,
@@ -44,7 +44,6 @@ from service.vault.paths import renamed
 
 MAX_STEPS = 500  # steps as written
 MAX_CALLS = 5000  # tool calls after foreach expansion
-DRY_RUN_PAGE = 500  # changed files per page of a rewriting tool's dry run (its maximum `limit`)
 RESERVED_ARGS = frozenset({"vault", "elicit_token"})  # the runner sets these: a plan runs in one vault
 NOT_IN_PLANS = frozenset({"plans", "facade"})  # tags of tools a plan may not run (no plan inside a plan)
 
@@ -320,12 +319,12 @@ async def _check_step(
                 touched = builder.step(
                     step.tool, found, destructive=tool.destructive, scopes=tool.scopes, step_id=step.id
                 )
-                _failures(builder, since, step, where)
                 on_plan = _on_plan(checked, builder.paths[earlier:])
                 if step.tool in MOVES:
-                    await _preview_move(step.tool, args, host, builder)
+                    await preview_move(step.tool, args, host, builder)
                 elif step.tool in REWRITES:
-                    await _preview_rewrite(step.tool, args, host, builder)
+                    await preview_rewrite(step.tool, args, host, builder)
+                _failures(builder, since, step, where)  # the dry run's too: a read-only note it would edit
                 checked.calls.append((step.id, step.tool, args, on_plan))
                 for rel_op in builder.paths[earlier:]:  # a folder move's files too: later calls on them are on plan
                     checked.paths.setdefault(rel_op, where)
@@ -384,67 +383,3 @@ def _on_plan(checked: Checked, paths: list[tuple[str, str]]) -> bool:
     """Whether a call touching `paths` works on a file an earlier call of the plan writes,
     moves or deletes (what the vault holds there now is not what the call will meet)."""
     return any((rel, op) in checked.paths for rel, _ in paths for op in ("write", "delete"))
-
-
-async def _dry_run(
-    host: Host, tool: str, args: dict[str, Any]
-) -> tuple[dict[str, Any] | None, set[str], dict[str, str]]:
-    """A rewriting tool's own dry run, every page: its first page, every file it changes (the
-    notes it edits, with their new paths, and the settings files it repoints) and every file a
-    move moves (old path -> new: a folder's notes)."""
-    first: dict[str, Any] | None = None
-    files: set[str] = set()
-    moved: dict[str, str] = {}
-    cursor: str | None = None
-    for _page in range(MAX_CALLS):
-        page, _code = await host.read(
-            tool, {**args, "dry_run": True, "limit": DRY_RUN_PAGE, **({"cursor": cursor} if cursor else {})}
-        )
-        if page is None:
-            return first, files, moved
-        first = first or page
-        for item in page.get("items") or []:
-            files.add(str(item["path"]))
-            if item.get("new_path"):
-                files.add(str(item["new_path"]))
-        for pair in page.get("moved") or []:
-            moved[str(pair["old_path"])] = str(pair["new_path"])
-        cursor = page.get("next_cursor")
-        if not cursor:
-            break
-    if first is not None and first.get("bookmarks_updated"):
-        files.add(BOOKMARKS_FILE)
-    if first is not None:  # the workspace files the move repoints, as Obsidian does
-        files.update(str(f) for f in first.get("settings_updated") or [])
-    return first, files, moved
-
-
-async def _preview_move(tool: str, args: dict[str, Any], host: Host, builder: EffectsBuilder) -> None:
-    """The move's own dry run: the links it rewrites and every file they are in (known now only
-    for a note the vault holds now: a note the plan creates first is moved at run time)."""
-    moved = builder.effects.files_moved[-1]
-    preview, files, pairs = await _dry_run(host, tool, args)
-    if preview is not None:
-        moves = {*pairs, *pairs.values()}
-        moved.links_rewritten = preview.get("links_rewritten")
-        moved.files_changed = preview.get("files_changed")
-        folder = bool(moves) and not moves & {moved.from_path, moved.to_path}  # a folder and the notes in it
-        # where the tool itself moves it (its own rule for the source and the destination)
-        moved.from_path, moved.to_path = str(preview.get("old_path")), str(preview.get("path"))
-        moved.rewritten_in = sorted(files - moves - {moved.from_path, moved.to_path})
-        if folder:  # the files it moves as the earlier steps leave the folder, at their new paths after it
-            moved.folder = True
-            moving = builder.folder_moved(moved.from_path, moved.to_path, pairs)
-            moved.moved_files = sorted({*moving, *moving.values()})
-
-
-async def _preview_rewrite(tool: str, args: dict[str, Any], host: Host, builder: EffectsBuilder) -> None:
-    """rename_tag / rewrite_links: the notes its dry run lists are files the plan modifies."""
-    if args.get("dry_run", True):
-        return  # a dry run inside the plan changes nothing
-    preview, files, _moved = await _dry_run(host, tool, args)
-    if preview is None:
-        return
-    for rel in sorted(files):
-        if rel not in builder.effects.files_created:
-            builder.add(builder.effects.files_modified, rel)

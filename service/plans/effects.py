@@ -171,6 +171,12 @@ class EffectsBuilder:
         self._touch(rel)
         return True
 
+    def unwritable_now(self, rel: str) -> None:
+        """The call naming `rel` is refused now for a read-only file it would change (its dry run
+        answered `vault_unwritable`: a note holding a link a move would rewrite), once a call."""
+        if not any(step == self._step_id for step, _ in self.unwritable):
+            self.unwritable.append((self._step_id, rel))
+
     def since(self) -> tuple[int, int, int]:
         """How many refused, absent and unwritable calls were found so far."""
         return len(self.refused), len(self.absent), len(self.unwritable)

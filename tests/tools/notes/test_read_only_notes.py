@@ -117,6 +117,45 @@ async def test_a_plan_changing_a_read_only_note_is_refused_up_front(make_vault: 
         assert snapshot(root) == before
 
 
+MOVE_PLAN = {
+    "goal": "log, then move the hub",
+    "steps": [
+        {"id": "log", "tool": "append_note", "args": {"path": "Open", "content": "moving it"}},
+        {"id": "move", "tool": "move_note", "args": {"path": "Hub/Other", "new_path": "Archive/Other.md"}},
+        {
+            "id": "fix",
+            "tool": "rewrite_links",
+            "args": {"old_target": "Hub/Other", "new_target": "Open", "dry_run": False},
+        },
+    ],
+}
+
+
+@pytest.mark.parametrize("stop", ["move", "fix"])
+async def test_a_plan_whose_move_or_rewrite_meets_a_read_only_link_is_refused_up_front(
+    make_vault: Callable[..., Path], stop: str
+) -> None:
+    """A move (or a link rewrite) whose link rewrites would edit a read-only note is refused at run
+    time; validate_plan foresees it from the step's own dry run (before, the plan was valid and
+    its run changed Open.md, then failed at the move or the rewrite)."""
+    root = make_vault({"Signed.md": "See [[Hub/Other]].\n", "Hub/Other.md": "# Other\n", "Open.md": "[[Hub/Other]]\n"})
+    (root / "Signed.md").chmod(0o444)
+    plan = {**MOVE_PLAN, "steps": [s for s in MOVE_PLAN["steps"] if s["id"] in ("log", stop)]}
+    async with started(root) as vg:
+        await vg.indexed()
+        before = snapshot(root)
+        checked = await vg.ok("validate_plan", plan=plan)
+        assert not checked["valid"], checked
+        [failure] = checked["effects"]["failures"]
+        named = "Hub/Other.md" if stop == "move" else "Signed.md"  # the move's own note; the note a rewrite edits
+        assert (failure["step"], failure["code"], failure["path"]) == (stop, "vault_unwritable", named)
+        refused = await vg.err("execute_plan", "validation_error", plan=plan)
+        assert [p["code"] for p in refused["details"]["problems"]] == ["vault_unwritable"]
+        assert snapshot(root) == before
+        (root / "Signed.md").chmod(0o644)
+        assert (await vg.ok("validate_plan", plan=plan))["effects"]["failures"] == []
+
+
 async def test_a_dry_run_vault_previews_the_refusal(make_vault: Callable[..., Path]) -> None:
     """A vault in write_mode dry-run answers a call with what it would do: for a read-only note,
     the refusal the call would answer (before, a preview of an edit that could never happen)."""

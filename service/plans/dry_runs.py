@@ -1,0 +1,85 @@
+"""The rewriting tools' own dry runs in a plan's check: a move (`move_note`, `rename_note`) or a
+link or tag rewrite (`rewrite_links`, `rename_tag`) is run with `dry_run` through the dispatch
+chain, every page, to learn the files it would change; those are the plan's effects. A read-only
+note among them (a move's dry run refuses with `vault_unwritable`; a rewrite's lists the note)
+means the step is refused at run time: it is listed in the effects' failures."""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from service.plans.effects import BOOKMARKS_FILE, EffectsBuilder
+
+MAX_PAGES = 5000  # pages of one dry run, at most (as many as a plan has calls)
+DRY_RUN_PAGE = 500  # changed files per page of a rewriting tool's dry run (its maximum `limit`)
+
+
+class Reader(Protocol):
+    async def read(self, tool: str, args: dict[str, Any]) -> tuple[dict[str, Any] | None, str | None]:
+        """Run a call that changes nothing through the dispatch chain: (result, error code)."""
+
+
+async def _dry_run(
+    host: Reader, tool: str, args: dict[str, Any]
+) -> tuple[dict[str, Any] | None, set[str], dict[str, str], str | None]:
+    """A rewriting tool's own dry run, every page: its first page, every file it changes (the
+    notes it edits, with their new paths, and the settings files it repoints), every file a move
+    moves (old path -> new: a folder's notes), and the error code of a page refused."""
+    first: dict[str, Any] | None = None
+    files: set[str] = set()
+    moved: dict[str, str] = {}
+    cursor: str | None = None
+    for _page in range(MAX_PAGES):
+        page, code = await host.read(
+            tool, {**args, "dry_run": True, "limit": DRY_RUN_PAGE, **({"cursor": cursor} if cursor else {})}
+        )
+        if page is None:
+            return first, files, moved, code
+        first = first or page
+        for item in page.get("items") or []:
+            files.add(str(item["path"]))
+            if item.get("new_path"):
+                files.add(str(item["new_path"]))
+        for pair in page.get("moved") or []:
+            moved[str(pair["old_path"])] = str(pair["new_path"])
+        cursor = page.get("next_cursor")
+        if not cursor:
+            break
+    if first is not None and first.get("bookmarks_updated"):
+        files.add(BOOKMARKS_FILE)
+    if first is not None:  # the workspace files the move repoints, as Obsidian does
+        files.update(str(f) for f in first.get("settings_updated") or [])
+    return first, files, moved, None
+
+
+async def preview_move(tool: str, args: dict[str, Any], host: Reader, builder: EffectsBuilder) -> None:
+    """The move's own dry run: the links it rewrites and every file they are in (known now only
+    for a note the vault holds now: a note the plan creates first is moved at run time)."""
+    moved = builder.effects.files_moved[-1]
+    preview, files, pairs, code = await _dry_run(host, tool, args)
+    if code == "vault_unwritable":  # a read-only note holds a link it would rewrite: refused at run time
+        builder.unwritable_now(moved.from_path)
+    if preview is not None:
+        moves = {*pairs, *pairs.values()}
+        moved.links_rewritten = preview.get("links_rewritten")
+        moved.files_changed = preview.get("files_changed")
+        folder = bool(moves) and not moves & {moved.from_path, moved.to_path}  # a folder and the notes in it
+        # where the tool itself moves it (its own rule for the source and the destination)
+        moved.from_path, moved.to_path = str(preview.get("old_path")), str(preview.get("path"))
+        moved.rewritten_in = sorted(files - moves - {moved.from_path, moved.to_path})
+        if folder:  # the files it moves as the earlier steps leave the folder, at their new paths after it
+            moved.folder = True
+            moving = builder.folder_moved(moved.from_path, moved.to_path, pairs)
+            moved.moved_files = sorted({*moving, *moving.values()})
+
+
+async def preview_rewrite(tool: str, args: dict[str, Any], host: Reader, builder: EffectsBuilder) -> None:
+    """rename_tag / rewrite_links: the notes its dry run lists are files the plan modifies."""
+    if args.get("dry_run", True):
+        return  # a dry run inside the plan changes nothing
+    preview, files, _moved, _code = await _dry_run(host, tool, args)
+    if preview is None:
+        return
+    for rel in sorted(files):
+        if rel not in builder.effects.files_created and not builder.kept(rel):  # kept: read-only, refused
+            builder.add(builder.effects.files_modified, rel)
