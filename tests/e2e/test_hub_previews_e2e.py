@@ -16,6 +16,7 @@ from mcp import Client
 
 from service.graph import moves as graph_moves
 from service.graph.rewrite import rewrite_note
+from service.indexer import apply
 from tests.conftest import e2e
 from tests.e2e.calls import ok
 
@@ -88,3 +89,32 @@ async def test_a_hub_rename_pages_its_preview_and_leaves_other_clients_answered(
                 page = await ok(first, "get_backlinks", {"path": "Centre", "limit": 200, "cursor": page["next_cursor"]})
                 seen.update(b["path"] for b in page["items"])
             assert seen == {f"Notes/n{i:03}.md" for i in range(N)}
+
+
+async def test_an_applied_hub_rename_indexed_in_parts_is_seen_whole(make_vault: Callable[..., Path]) -> None:
+    """More notes rewritten than one index part holds (`apply.CHUNK`): the index applies them in
+    parts, and a client then finds every one of them by the new link (backlinks, text and regex
+    search), as after one batch."""
+    n = apply.CHUNK + 120
+    files = {f"Notes/n{i:04}.md": f"# Note {i}\n\nSee [[Hub]] about zircon{i}.\n" for i in range(n)}
+    files["Hub.md"] = "# Hub\n"
+    async with e2e(make_vault(files)) as (url, harness):
+        await harness.indexed()
+        async with Client(url, mode="legacy") as client:
+            done = await ok(client, "rename_note", {"path": "Hub", "new_path": "Centre"})
+            assert done["files_changed"] == n
+            await harness.settled()
+            seen: set[str] = set()
+            page = await ok(client, "get_backlinks", {"path": "Centre", "limit": 200})
+            seen.update(b["path"] for b in page["items"])
+            while page["next_cursor"]:
+                page = await ok(
+                    client, "get_backlinks", {"path": "Centre", "limit": 200, "cursor": page["next_cursor"]}
+                )
+                seen.update(b["path"] for b in page["items"])
+            assert seen == {f"Notes/n{i:04}.md" for i in range(n)}
+            for i in (0, n - 1):  # a note of the first part and one of the last
+                hits = await ok(client, "search_text", {"query": f"zircon{i}"})
+                assert [h["path"] for h in hits["items"]] == [f"Notes/n{i:04}.md"]
+            regex = await ok(client, "search_regex", {"pattern": r"\[\[Centre\]\] about zircon", "limit": 1})
+            assert regex["items"] and regex["items"][0]["path"].startswith("Notes/")
