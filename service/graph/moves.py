@@ -44,6 +44,7 @@ from service.vault import dirfd
 from service.vault.casing import refuse_case_twin
 from service.vault.commit import Action, Steps, Undo, commit, prepare_step
 from service.vault.files import NoteFile
+from service.vault.readonly import refuse_read_only
 from service.vault.vault import Vault
 
 
@@ -258,6 +259,14 @@ def _read(vault: Vault, path: str) -> NoteFile | None:
         return None
 
 
+def refuse_read_only_edits(vault: Vault, plan: MovePlan) -> None:
+    """`vault_unwritable` when a note the plan edits is read-only (chmod a-w): its write would be
+    refused after others were made (then undone). Called before anything changes, and by the
+    confirmations before a human is asked to approve a change that cannot be made. Worker thread."""
+    for edit in plan.edits:
+        refuse_read_only(vault.paths.resolve(edit.path).abs, edit.path)
+
+
 async def apply_plan(vault: Vault, plan: MovePlan, steps: Steps | None = None) -> None:
     """Move, then rewrite, shielded from cancellation; on any failure undo what was done and re-raise.
 
@@ -268,6 +277,7 @@ async def apply_plan(vault: Vault, plan: MovePlan, steps: Steps | None = None) -
     thousands of unchanged notes for a hub note's move. The whole change reaches the index in
     one batch (one update, not one per file).
     """
+    await asyncio.to_thread(refuse_read_only_edits, vault, plan)
     actions: list[Action] = [partial(_move, vault, old, new) for old, new in plan.moves.items()]
     actions += [partial(_write, vault, edit) for edit in plan.edits]
     written: set[str] = set()  # the settings files actually written (a workspace one may not be)

@@ -17,7 +17,16 @@ from pydantic import Field
 from service.errors import NotANote, NoteNotFound, PathInvalid
 from service.graph.canvas_paths import is_canvas, rewrite_canvas
 from service.graph.linkpath import PathSet, base_name, strip_md
-from service.graph.moves import FileEdit, MovePlan, Page, apply_plan, move_lock, scan, vault_files
+from service.graph.moves import (
+    FileEdit,
+    MovePlan,
+    Page,
+    apply_plan,
+    move_lock,
+    refuse_read_only_edits,
+    scan,
+    vault_files,
+)
 from service.graph.property_sources import property_sources
 from service.graph.queries import GraphQueries
 from service.graph.rewrite import link_names, rewrite_note
@@ -178,6 +187,7 @@ async def confirm_rewrite(ctx: ToolContext, args: RewriteLinksIn) -> ChangePrevi
     if args.dry_run:
         return None
     plan, old, new = await _rewrite_plan(ctx, args)
+    await asyncio.to_thread(refuse_read_only_edits, ctx.vault, plan)  # not asked to approve what cannot be done
     head = [f"Repoint links from {old!r} to {new!r} in {len(plan.edits)} notes:"]
     return preview(head, edit_items(ctx, plan.edits), {e.path for e in plan.edits})
 

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import Field, model_validator
 
 from service.errors import NoteNotFound, ValidationFailed
-from service.graph.moves import FileEdit, MovePlan, apply_plan, move_lock
+from service.graph.moves import FileEdit, MovePlan, apply_plan, move_lock, refuse_read_only_edits
 from service.graph.queries import GraphQueries
 from service.markdown import line_ends, sections, yaml_edit
 from service.markdown.parse import note_title, parse_note
@@ -340,6 +340,7 @@ async def confirm_rename_tag(ctx: ToolContext, args: RenameTagIn) -> ChangePrevi
     if args.dry_run:
         return None
     plan = await _rename_plan(ctx, args)
+    await asyncio.to_thread(refuse_read_only_edits, ctx.vault, plan)  # not asked to approve what cannot be done
     items = [change_item(ctx, e.path, e.changes) for e in plan.edits if ctx.can_read(e.path)]
     head = [f"Rename tag #{args.old} to #{args.new} in {len(plan.edits)} notes:"]
     return preview(head, items, {e.path for e in plan.edits})

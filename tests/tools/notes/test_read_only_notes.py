@@ -174,3 +174,30 @@ async def test_a_dry_run_vault_previews_the_refusal(make_vault: Callable[..., Pa
         previewed = await vg.ok("append_note", path="Other", content="more")
         assert previewed["dry_run"] and previewed["effects"]["files_modified"] == ["Other.md"]
         assert snapshot(root) == before
+
+
+@pytest.mark.parametrize(
+    ("tool", "args"),
+    [
+        ("rewrite_links", {"old_target": "Hub/Other", "new_target": "Open", "dry_run": False}),
+        ("rename_tag", {"old": "keep", "new": "kept", "dry_run": False}),
+    ],
+)
+async def test_a_rewrite_meeting_a_read_only_note_is_refused_before_a_human_is_asked(
+    make_vault: Callable[..., Path], tool: str, args: dict[str, Any]
+) -> None:
+    """rewrite_links and rename_tag asked a human to approve a change whose write of the read-only
+    note was then refused (and undone); now they answer `vault_unwritable` naming it, first."""
+    root = make_vault(
+        {"Signed.md": "See [[Hub/Other]]. #keep\n", "Hub/Other.md": "# Other\n", "Open.md": "[[Hub/Other]] #keep\n"}
+    )
+    (root / "Signed.md").chmod(0o444)
+    async with started(root) as vg:
+        await vg.indexed()
+        before = snapshot(root)
+        error = await _refused(vg, tool, args)
+        assert (error["details"]["path"], error["details"]["reason"]) == ("Signed.md", "read_only_file"), error
+        assert snapshot(root) == before
+        (root / "Signed.md").chmod(0o644)
+        await vg.confirmed(tool, **args)  # writable again: the change is made
+        assert vg.read("Signed.md").encode() != before["Signed.md"]
