@@ -21,7 +21,11 @@ from tests.conftest import e2e, snapshot
 from tests.e2e.calls import error, ok
 from tests.e2e.test_run_as_user_e2e import OTHER, OWNER, as_uid, env_for, owned, place, source  # noqa: F401
 
-NOTE = "---\nstatus: final\n---\n# Signed\n"
+NOTE = "---\nstatus: final\n---\n# Signed\n\nSee [[Open]]. #keep\n"
+REWRITES = [  # changes of several notes that would edit it: refused, a human never asked
+    ("rewrite_links", {"old_target": "Open", "new_target": "Other", "dry_run": False}),
+    ("rename_tag", {"old": "keep", "new": "kept", "dry_run": False}),
+]
 EDITS = [
     ("append_note", {"path": "Signed", "content": "more"}),
     ("set_properties", {"path": "Signed", "properties": {"status": "draft"}}),
@@ -33,13 +37,13 @@ EDITS = [
 
 
 async def test_a_read_only_note_is_refused_over_http(make_vault: Callable[..., Path], mode: str) -> None:
-    root = make_vault({"Signed.md": NOTE, "Open.md": "# Open\n"})
+    root = make_vault({"Signed.md": NOTE, "Open.md": "# Open\n", "Other.md": "# Other\n"})
     (root / "Signed.md").chmod(0o444)
     async with e2e(root) as (url, h):
         await h.indexed()
         before = snapshot(root)
         async with Client(url, mode=mode) as c:  # type: ignore[arg-type]
-            for tool, args in EDITS:
+            for tool, args in EDITS + REWRITES:
                 refused = await error(c, tool, **args)
                 assert refused["code"] == "vault_unwritable" and refused["details"].get("reason") == "read_only_file", (
                     refused
