@@ -1,16 +1,18 @@
 """The methods of `… by function` expressions beyond the first ones (`expression_values`):
 JavaScript's `split`, `slice`, `substring`, `padStart`, … on text, `toFixed` on numbers, and the
 array methods that take an arrow function (`find`, `filter`, `some`, `every`, `map`), as the
-Tasks plugin's documented examples call them. Bounded: a padded text is 10,000 characters at most.
+Tasks plugin's documented examples call them. Bounded: a padded text is 10,000 characters at most;
+a split's items and the texts `+`, templates and `join` build are checked against `[limits]`, and
+each arrow-function call looks at the query's time budget (`service.budget`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import date, timedelta
-from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
+from service.budget import check_items, current
 from service.dates import iso_day_or_none
 from service.obsidian.tasks_query.expression_values import (
     ExpressionError,
@@ -20,6 +22,7 @@ from service.obsidian.tasks_query.expression_values import (
     same,
     truthy,
 )
+from service.obsidian.tasks_query.js_numbers import to_fixed, to_integer
 
 _NUMBER = (int, float)
 
@@ -33,6 +36,7 @@ class Arrow:
         self.params, self.body, self.scope = params, body, scope
 
     def __call__(self, *values: Any) -> Any:
+        current().look()  # nested map/filter over long lists: the query's time budget is looked at
         return self.body(self.scope.naming(dict(zip(self.params, values, strict=False))))
 
 
@@ -46,8 +50,7 @@ def call(target: Any, name: str, args: list[Any], column: int) -> Any:
         digits = args[0] if args else 0
         if len(args) > 1 or isinstance(digits, bool) or not isinstance(digits, _NUMBER) or not 0 <= digits <= 100:
             raise ExpressionError("toFixed takes a number of digits from 0 to 100", column)
-        exact = Decimal(target).quantize(Decimal(1).scaleb(-int(digits)), rounding=ROUND_HALF_UP)  # JS: ties up
-        return f"{exact:.{int(digits)}f}"
+        return to_fixed(target, int(digits))
     if isinstance(target, date) and name in _MORE_DAY:
         return _more_day(target, name, args, column)
     return call_method(target, name, args, column)
@@ -116,7 +119,7 @@ _MORE_LIST = ("find", "filter", "some", "every", "map", "slice", "indexOf", "pop
 def _ints(args: list[Any], most: int, column: int, name: str) -> list[int]:
     if len(args) > most or any(isinstance(a, bool) or not isinstance(a, _NUMBER) for a in args):
         raise ExpressionError(f"{name}() takes up to {most} numbers here", column)
-    return [int(a) for a in args]
+    return [to_integer(a) for a in args]
 
 
 def _more_str(target: str, name: str, args: list[Any], column: int) -> Any:
@@ -124,6 +127,7 @@ def _more_str(target: str, name: str, args: list[Any], column: int) -> Any:
     if name in ("toLocaleLowerCase", "toLocaleUpperCase") and not args:
         return target.lower() if name == "toLocaleLowerCase" else target.upper()
     if name == "split" and len(args) == 1 and isinstance(args[0], str):
+        check_items(len(target) + 1 if args[0] == "" else target.count(args[0]) + 1)
         return list(target) if args[0] == "" else target.split(args[0])
     if name == "indexOf" and len(args) == 1 and isinstance(args[0], str):
         return target.find(args[0])

@@ -13,7 +13,9 @@ from datetime import date, timedelta
 from functools import lru_cache
 from typing import Any
 
+from service.budget import check_chars, current
 from service.dates import iso_day_or_none
+from service.obsidian.tasks_query.js_numbers import js_number, number_text, to_integer
 from service.obsidian.tasks_query.record import OPEN_TYPES, TaskRecord
 
 _PRIORITY_NAMES = ("Highest", "High", "Medium", "Normal", "Low", "Lowest")
@@ -145,7 +147,7 @@ _FILE: dict[str, Callable[[str], str]] = {
 def item_of(value: Any, index: Any) -> Any:
     """`value[index]`: an item of an array or a character of a text; undefined (null) past the end."""
     if isinstance(value, _SIZED) and isinstance(index, _NUMBER) and not isinstance(index, bool):
-        i = int(index)
+        i = to_integer(index)
         return value[i] if i == index and 0 <= i < len(value) else None
     if value is None:
         raise ExpressionError("cannot read an item of null", 0)
@@ -213,8 +215,8 @@ def js_str(value: Any) -> str:
         return "null"
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
+    if isinstance(value, float):
+        return number_text(value)
     if isinstance(value, list):
         return ",".join(js_str(v) for v in value)
     if isinstance(value, date):
@@ -331,7 +333,10 @@ def call_method(target: Any, name: str, args: list[Any], column: int) -> Any:
         if name == "includes" and len(args) == 1:
             return args[0] in target
         if name == "join" and len(args) <= 1:
-            return (js_str(args[0]) if args else ",").join(js_str(v) for v in target)
+            parts = [js_str(v) for v in target]
+            glue = js_str(args[0]) if args else ","
+            check_chars(sum(map(len, parts)) + len(glue) * max(0, len(parts) - 1))
+            return glue.join(parts)
     if isinstance(target, date) and name in METHODS["day"]:
         if name == "format" and len(args) == 1 and isinstance(args[0], str):
             return _format(target, args[0], column)
@@ -397,7 +402,7 @@ def binary(op: str, left: Node, right: Node, column: int) -> Node:
         "%": lambda a, b: a % b if b else float("nan"),
     }
     f = arithmetic[op]
-    return lambda s: f(number(left(s), column), number(right(s), column))
+    return lambda s: js_number(f(number(left(s), column), number(right(s), column)))
 
 
 def same(a: Any, b: Any) -> bool:
@@ -408,8 +413,11 @@ def same(a: Any, b: Any) -> bool:
 
 def _plus(a: Any, b: Any, column: int) -> Any:
     if isinstance(a, str) or isinstance(b, str):
-        return js_str(a) + js_str(b)
-    return number(a, column) + number(b, column)
+        left, right = js_str(a), js_str(b)
+        check_chars(len(left) + len(right))  # `b = a + a; c = b + b; …` doubles a text per name
+        current().look()
+        return left + right
+    return js_number(number(a, column) + number(b, column))
 
 
 def _compare(op: str, a: Any, b: Any, column: int) -> bool:

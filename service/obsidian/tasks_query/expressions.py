@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from service.budget import check_chars
 from service.dates import iso_day_or_none
 from service.obsidian.tasks_query.expression_methods import Arrow, call
 from service.obsidian.tasks_query.expression_values import (
@@ -42,6 +43,7 @@ from service.obsidian.tasks_query.expression_values import (
     task_object,
     truthy,
 )
+from service.obsidian.tasks_query.js_numbers import literal as number_literal
 
 _TOKEN = re.compile(
     r"\s*(?:(?P<num>\d+(?:\.\d+)?)|(?P<str>'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\")|(?P<tpl>`(?:[^`\\]|\\.)*`)"
@@ -271,7 +273,7 @@ class _Reader:
     def primary(self) -> tuple[Node, str | None]:
         kind, text, column = self.take()
         if kind == "num":
-            value: Any = float(text) if "." in text else int(text)
+            value: Any = number_literal(text)
             return (lambda s: value), None
         if kind == "str":
             literal = re.sub(r"\\(.)", r"\1", text[1:-1])
@@ -344,7 +346,13 @@ class _Reader:
             else:
                 literal, i = literal + body[i], i + 1
         parts.append(literal)
-        return lambda s: "".join(part if isinstance(part, str) else js_str(part(s)) for part in parts)
+
+        def run(s: Scope) -> str:
+            texts = [part if isinstance(part, str) else js_str(part(s)) for part in parts]
+            check_chars(sum(map(len, texts)))
+            return "".join(texts)
+
+        return run
 
     def _arrow_params(self) -> tuple[str, ...] | None:
         """After '(': the parameters of an arrow function `(a, b) => …` (consumed), or None (nothing
