@@ -189,3 +189,26 @@ async def test_tasks_filter_groups_by_due_category_and_iso_week_over_http(
             query = "group by function task.due.format('YYYY [Week] WW', 'none')"
             out = await ok(client, "tasks_filter", query=query, today="2026-11-28")
             assert [g["names"][0] for g in out["groups"]] == ["2026 Week 48", "2027 Week 15", "none"]
+
+
+async def test_tasks_filter_expressions_are_bounded_over_http(make_vault: Callable[..., Path], mode: str) -> None:
+    """A number past 2**53 is a double (ten squarings: Infinity, not internal_error), toFixed of a
+    large number answers as JavaScript, and a text doubled name after name ends at [limits]
+    max_value_bytes with compute_budget_exceeded (before: internal_error, and memory without bound)."""
+    squared = "const a = 10000000000; " + " ".join(
+        f"const {n} = {p}*{p};" for p, n in zip("abcdefghi", "bcdefghij", strict=True)
+    )
+    names = "bcdefghijklmnopqrstuvwxyz"
+    doubling = " ".join(f"const {n} = {p} + {p};" for p, n in zip("a" + names, names, strict=False))
+    async with e2e(make_vault(FILES), limits={"max_value_bytes": 100_000}) as (url, harness):
+        await harness.indexed()
+        async with Client(url, mode=mode) as client:  # type: ignore[arg-type]
+            query = f"path includes Work\ngroup by function {squared} return '' + j"
+            out = await ok(client, "tasks_filter", query=query, today="2026-11-28")
+            assert out["groups"] == [{"names": ["Infinity"], "count": 1}]
+            query = "path includes Work\ngroup by function (100000000000000000000000000000).toFixed(2)"
+            out = await ok(client, "tasks_filter", query=query, today="2026-11-28")
+            assert out["groups"] == [{"names": ["1e+29"], "count": 1}]
+            query = f"group by function const a = 'x'.padStart(1000, 'x'); {doubling} return z.length"
+            bad = await error(client, "tasks_filter", query=query, today="2026-11-28")
+            assert bad["code"] == "compute_budget_exceeded" and bad["details"]["limit"] == "bytes"
