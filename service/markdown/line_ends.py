@@ -37,8 +37,9 @@ def ending(text: str) -> str:
 
 def to_lf(text: str, end: str) -> str:
     """`text`, whose line end is `end` (`ending`), with LF line ends."""
-    if end == "\r\n":  # a stray CR alone in it is a line end too, as its readers count lines
-        return lf(text.replace("\r\n", "\n"))
+    if end == "\r\n":  # a stray CR alone in it is a line end too, as its readers count lines; the CR
+        # of "\r\r\n" is one as well (read before the CRLFs are joined: else it joined the CRLF)
+        return lf(text).replace("\r\n", "\n")
     if end == "\r":
         return text.replace("\r", "\n")
     return lf(text)

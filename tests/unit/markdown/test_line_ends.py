@@ -25,3 +25,12 @@ def test_cr_and_lf_notes_keep_their_ends_and_a_no_op_keeps_the_note() -> None:
     assert line_ends.keeping(_append_to_b)(mixed) == "## B\nb\nc\n\nnew\n"
     assert line_ends.keeping(lambda text: text)(mixed) is mixed
     assert line_ends.lf("a\r\nb\rc") == "a\r\nb\nc" and len(line_ends.lf("a\rb")) == 3
+
+
+def test_a_cr_before_a_crlf_is_a_line_end_to_the_edit_as_to_the_readers() -> None:
+    """In `a\\r\\r\\n` the first CR ends a line for the readers (`lf`: `a\\n\\r\\n`, two lines); the
+    edit's LF form counted one (the CR was joined with the CRLF), so edits by line named the line
+    below, and the stray CR was dropped from the written note."""
+    note = "- [ ] a\r\r\n- [ ] b\r\n"
+    assert line_ends.ending(note) == "\r\n" and line_ends.to_lf(note, "\r\n") == "- [ ] a\n\n- [ ] b\n"
+    assert line_ends.keeping(lambda text: text.replace("- [ ] b", "- [x] b"))(note) == "- [ ] a\r\n\r\n- [x] b\r\n"
