@@ -8,6 +8,7 @@ each arrow-function call looks at the query's time budget (`service.budget`).
 
 from __future__ import annotations
 
+from calendar import monthrange
 from collections.abc import Callable
 from datetime import date, timedelta
 from typing import Any
@@ -41,7 +42,16 @@ class Arrow:
 
 
 def call(target: Any, name: str, args: list[Any], column: int) -> Any:
-    """`target.name(*args)`: the methods here, else those of `expression_values`."""
+    """`target.name(*args)`: the methods here, else those of `expression_values`; a day past the
+    calendar's ends (`moment('0001-01-01').startOf('week')`, a week of 9999-12-31) is an error
+    naming the method, not an internal error."""
+    try:
+        return _call(target, name, args, column)
+    except OverflowError:
+        raise ExpressionError(f".{name}() leaves the calendar (years 1 to 9999)", column) from None
+
+
+def _call(target: Any, name: str, args: list[Any], column: int) -> Any:
     if isinstance(target, str) and name in _MORE_STR:
         return _more_str(target, name, args, column)
     if isinstance(target, list) and name in _MORE_LIST:
@@ -108,8 +118,7 @@ def _span(day: date, unit: str) -> tuple[date, date]:
     start_month = day.month if unit == "month" else (day.month - 1) // 3 * 3 + 1
     first = date(day.year, start_month, 1)
     end_month = start_month + (0 if unit == "month" else 2)
-    following = date(day.year + end_month // 12, end_month % 12 + 1, 1)
-    return first, following - timedelta(days=1)
+    return first, date(day.year, end_month, monthrange(day.year, end_month)[1])  # December 9999 too
 
 
 _MORE_STR = ("split", "slice", "substring", "toLocaleLowerCase", "toLocaleUpperCase", "padStart", "padEnd", "indexOf")
