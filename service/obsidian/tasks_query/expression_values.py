@@ -279,10 +279,14 @@ def _format(day: date, pattern: str, column: int) -> str:
 def en_week(day: date) -> tuple[int, int]:
     """Moment's locale week year and week (`gggg`, `ww`) in its default locale (en): weeks start on
     Sunday, week 1 holds 1 January."""
-    sunday = day - timedelta(days=day.isoweekday() % 7)
-    year = (sunday + timedelta(days=6)).year  # the week holding 1 January of a year is its week 1
-    first = date(year, 1, 1)
-    return year, ((sunday - (first - timedelta(days=first.isoweekday() % 7))).days // 7) + 1
+    sunday = day.toordinal() - day.toordinal() % 7  # in day numbers: the first and last weeks of the
+    last = sunday + 6  # calendar reach past 0001-01-01 and 9999-12-31, which `date` cannot hold
+    year = date.fromordinal(last).year if last <= _MAX_ORDINAL else 10000  # the week of 1 January is week 1
+    first = date(year, 1, 1).toordinal() if year <= 9999 else _MAX_ORDINAL + 1
+    return year, (sunday - (first - first % 7)) // 7 + 1
+
+
+_MAX_ORDINAL = date.max.toordinal()
 
 
 def category(value: _Obj, today: date) -> dict[str, Any]:

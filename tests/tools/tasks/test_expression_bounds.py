@@ -71,18 +71,20 @@ async def test_nested_loops_stop_at_the_query_s_time_budget(make_vault: Callable
 
 @pytest.mark.covers("tasks_filter", "failure")
 async def test_a_day_method_past_the_calendar_s_ends_is_a_query_error(make_vault: Callable[..., Path]) -> None:
-    """startOf/endOf and week() of a day at the calendar's ends (a task due 0001-01-01 or 9999-12-31)
-    answer query_syntax_error naming the method; they were internal_error (OverflowError)."""
+    """startOf/endOf of a day at the calendar's ends (a task due 0001-01-01 or 9999-12-31) past it
+    answer query_syntax_error naming the method, and its week(), format (any pattern) and month's
+    end answer; each was internal_error (OverflowError, 'year 10000')."""
     files = {"T.md": "- [ ] old 📅 0001-01-01\n- [ ] late 📅 9999-12-31\n"}
     async with started(make_vault(files)) as vg:
         await vg.indexed()
         for expression, method in (
             ("task.due.moment?.startOf('week')", "startOf"),
             ("task.due.moment?.endOf('isoWeek')", "endOf"),
-            ("task.due.moment?.week()", "week"),
-            ("task.due.format('ww')", "format"),
         ):
             err = await vg.err("tasks_filter", "query_syntax_error", query=f"group by function {expression}")
             assert f".{method}() leaves the calendar" in err["message"], err
         assert await _groups(vg, "'' + task.due.moment?.startOf('month').date()") == [["1"]]
         assert await _groups(vg, "'' + task.due.moment?.endOf('quarter').date()") == [["31"]]
+        # moment's en weeks run on past the calendar's ends: 9999-12-31 is in week 1 of 10000
+        assert await _groups(vg, "task.due.format('gggg-ww YYYY-MM-DD') + ' ' + task.due.moment?.week()") == [
+            ["0001-01 0001-01-01 1"], ["10000-01 9999-12-31 1"]]  # fmt: skip
