@@ -13,7 +13,7 @@ from collections.abc import Callable
 from datetime import date, timedelta
 from typing import Any
 
-from service.budget import check_items, current
+from service.budget import check_chars, check_items, current
 from service.dates import iso_day_or_none
 from service.obsidian.tasks_query.expression_values import (
     ExpressionError,
@@ -164,7 +164,12 @@ def _more_list(target: list[Any], name: str, args: list[Any], column: int) -> An
             raise ExpressionError(f"{name}() takes an arrow function, such as (tag) => tag.includes('/')", column)
         f = args[0]
         if name == "map":
-            return [f(v, i) for i, v in enumerate(target)]
+            out, held = [], 0
+            for i, v in enumerate(target):
+                out.append(value := f(v, i))
+                held += _size(value)  # what the list holds, checked as it grows: s.split('').map(c => s + c)
+                check_chars(held)
+            return out
         kept = (v for i, v in enumerate(target) if truthy(f(v, i)))
         if name == "filter":
             return list(kept)
@@ -181,6 +186,13 @@ def _more_list(target: list[Any], name: str, args: list[Any], column: int) -> An
     if name == "pop" and not args:
         return target[-1] if target else None
     raise ExpressionError(f"cannot call .{name}() on an array with these arguments", column)
+
+
+def _size(value: Any) -> int:
+    """Characters (and items) a value holds: a text's length, a list's items' sizes."""
+    if isinstance(value, str):
+        return len(value)
+    return sum(map(_size, value)) + len(value) if isinstance(value, list) else 1
 
 
 _NONE = object()

@@ -52,6 +52,9 @@ async def test_a_text_doubled_name_after_name_stops_at_the_size_limit(make_vault
         )
         err = await vg.err("tasks_filter", "compute_budget_exceeded", query=template + " return z", today="2023-06-11")
         assert err["details"]["limit"] == "bytes"
+        held = "group by function const s = 'x'.padStart(1000, 'x'); return s.split('').map(c => s + c).length"
+        err = await vg.err("tasks_filter", "compute_budget_exceeded", query=held, today="2023-06-11")
+        assert err["details"]["limit"] == "bytes"  # 1,000 texts of 1,001 characters, each under the limit
         joined = "group by function 'x'.padStart(1000, 'x').split('').map(c => 'y'.padStart(1000, 'y')).join('')"
         err = await vg.err("tasks_filter", "compute_budget_exceeded", query=joined, today="2023-06-11")
         assert err["details"]["limit"] == "bytes"
