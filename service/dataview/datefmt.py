@@ -15,8 +15,13 @@ from service.dataview.values import Duration
 
 _DATE_TOKENS = re.compile(
     r"'[^']*'|yyyyyy|yyyy|yy|y|MMMMM|MMMM|MMM|MM|M|LLLLL|LLLL|LLL|LL|L|dd|d|EEEEE|EEEE|EEE|E|ccccc|cccc|ccc|c"
-    r"|HH|H|hh|h|mm|m|ss|s|SSS|S|a|kkkk|kk|WW|W|ooo|o|qq|q|GGGGG|GG|G|DDDD|DDD|DD|D|TT|T|tt|t|FF|F|ff|f|x|X"
+    r"|HH|H|hh|h|mm|m|ss|s|SSS|S|a|kkkk|kk|WW|W|ooo|o|qq|q|GGGGG|GG|G|DDDD|DDD|DD|D|TTTT|TTT|TT|T|tttt|ttt|tt|t"
+    r"|FFFF|FFF|FF|F|ffff|fff|ff|f|x|X"
 )
+# Luxon's macros that end with the zone's name (ttt '1:07:04 PM EDT', TTT, fff, FFF and their
+# longer forms): dates here carry no zone, so each is written as it is, as the zone tokens are (they
+# were read as tt + t, ff + f, …: fff gave 'Jan 5, 2026, 2:07 PM1/5/2026, 2:07 PM').
+_ZONED = ("TTTT", "TTT", "tttt", "ttt", "FFFF", "FFF", "ffff", "fff")
 
 
 def format_date(d: dt.datetime, fmt: str) -> str:
@@ -28,7 +33,7 @@ def format_date(d: dt.datetime, fmt: str) -> str:
         t = m.group()
         if t.startswith("'"):
             return t[1:-1]
-        return _token(d, t)
+        return t if t in _ZONED else _token(d, t)
 
     return _DATE_TOKENS.sub(token, fmt)
 

@@ -31,6 +31,10 @@ async def test_dateformat_writes_luxon_tokens_and_sort_is_a_function_in_a_column
             "ff": "Jan 5, 2026, 2:07 PM",
             "'Q'q kk o": "Q1 26 5",
             "yyyy-MM-dd EEEE": "2026-01-05 Monday",  # the tokens read before stay as they were
+            # Luxon's macros ending with the zone's name are kept as written (dates carry no zone), as
+            # ZZZZ is; they were read as ff + f, tt + t: 'Jan 5, 2026, 2:07 PM1/5/2026, 2:07 PM'
+            "fff | FFFF": "fff | FFFF",
+            "ttt yyyy TTTT": "ttt 2026 TTTT",
         }
         columns = ", ".join(f'dateformat(met, "{f}")' for f in formats)
         out = await vg.ok("search_dql", query=f'TABLE WITHOUT ID {columns} FROM "Met"')
