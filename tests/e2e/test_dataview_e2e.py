@@ -65,3 +65,6 @@ async def test_dateformat_luxon_tokens_and_a_sort_column_over_http(make_vault: C
             assert [c["value"] for c in out["rows"][0]["cells"]] == ["January 5, 2026", "Monday 2:07 PM", ["a", "b"]]
             out = await ok(client, "search_dql", {"query": 'TABLE sort(tags) FROM "Met"'})
             assert out["columns"] == ["File", "sort(tags)"] and out["rows"][0]["cells"][0]["value"] == ["a", "b"]
+            query = 'TABLE WITHOUT ID dateformat(met, "fff"), dateformat(met, "DD ttt") FROM "Met"'  # zone macros
+            out = await ok(client, "search_dql", {"query": query})
+            assert [c["value"] for c in out["rows"][0]["cells"]] == ["fff", "Jan 5, 2026 ttt"]
