@@ -212,3 +212,17 @@ async def test_tasks_filter_expressions_are_bounded_over_http(make_vault: Callab
             query = f"group by function const a = 'x'.padStart(1000, 'x'); {doubling} return z.length"
             bad = await error(client, "tasks_filter", query=query, today="2026-11-28")
             assert bad["code"] == "compute_budget_exceeded" and bad["details"]["limit"] == "bytes"
+
+
+async def test_tasks_filter_days_at_the_calendar_s_ends_over_http(make_vault: Callable[..., Path], mode: str) -> None:
+    """A task due 0001-01-01 or 9999-12-31: its week and format answer, startOf('week') before the
+    calendar is a query error naming the method (each was internal_error)."""
+    files = {"T.md": "- [ ] old 📅 0001-01-01\n- [ ] late 📅 9999-12-31\n"}
+    async with e2e(make_vault(files)) as (url, harness):
+        await harness.indexed()
+        async with Client(url, mode=mode) as client:  # type: ignore[arg-type]
+            query = "group by function task.due.format('gggg-ww YYYY-MM-DD')"
+            out = await ok(client, "tasks_filter", query=query, today="2026-11-28")
+            assert [g["names"] for g in out["groups"]] == [["0001-01 0001-01-01"], ["10000-01 9999-12-31"]]
+            bad = await error(client, "tasks_filter", query="group by function task.due.moment?.startOf('week')")
+            assert bad["code"] == "query_syntax_error" and ".startOf() leaves the calendar" in bad["message"]
