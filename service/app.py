@@ -234,8 +234,8 @@ class VaultgateApp:
                     log.info("applied migrations %s to %s", applied, db.path.name)
             await self._record_vaults()
             for component in self.components:
+                started.append(component)  # stopped too should its own start fail halfway
                 await component.start()
-                started.append(component)
         except BaseException:
             await self._shut_down(started)
             raise

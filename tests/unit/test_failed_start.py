@@ -10,6 +10,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -46,3 +47,30 @@ async def test_a_start_after_a_failed_one_serves(make_vault: Callable[..., Path]
     async with started(vault, storage=storage) as h:
         await h.indexed()
         assert (await h.ok("read_note", path="Welcome"))["path"] == "Welcome.md"
+
+
+async def test_a_component_whose_own_start_fails_halfway_is_stopped(
+    make_vault: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A component that started something (here the indexer, its watcher and tasks) and then failed
+    is stopped with the others: before, only the components whose start had returned were."""
+    from service.indexer.runner import VaultIndexer
+
+    start, stopped = VaultIndexer.start, []
+
+    async def failing(self: VaultIndexer) -> None:
+        await start(self)
+        raise OSError("the disk failed halfway through the indexer's start")
+
+    async def stop(self: VaultIndexer, real: Callable[..., Any] = VaultIndexer.stop) -> None:
+        stopped.append(self)
+        await real(self)
+
+    monkeypatch.setattr(VaultIndexer, "start", failing)
+    monkeypatch.setattr(VaultIndexer, "stop", stop)
+    before = set(threading.enumerate())
+    with pytest.raises(OSError, match="halfway"):
+        async with started(make_vault()):
+            pytest.fail("the start succeeded")
+    assert len(stopped) == 1
+    assert _ended(set(threading.enumerate()) - before) == []
