@@ -25,6 +25,25 @@ from tests.e2e.test_prompts_off_loop_e2e import _meanwhile
 FOLDER_MOVE = {"path": "Big", "new_path": "Archive/Big"}
 
 
+def hold_walk(
+    monkeypatch: pytest.MonkeyPatch, events: list[str], began: asyncio.Event, release: threading.Event
+) -> None:
+    """Make the walk of the folder `Big`, once started, wait for `release` (10 s at most) in the
+    thread it runs in, noting its start and end in `events` and setting `began` on the loop."""
+    loop = asyncio.get_running_loop()
+    real_walk = VaultFiles.walk
+
+    def walk(self: VaultFiles, folder: Any, *args: Any, **kwargs: Any) -> Any:
+        if folder.rel == "Big" and not release.is_set():
+            events.append("walk start")
+            loop.call_soon_threadsafe(began.set)
+            release.wait(10)
+            events.append("walk end")
+        return real_walk(self, folder, *args, **kwargs)
+
+    monkeypatch.setattr(VaultFiles, "walk", walk)
+
+
 @pytest.mark.parametrize("how", ["dry_run", "validate_plan"])
 async def test_a_folder_move_walks_the_folder_off_the_loop(
     make_vault: Callable[..., Path], monkeypatch: pytest.MonkeyPatch, how: str
@@ -37,17 +56,7 @@ async def test_a_folder_move_walks_the_folder_off_the_loop(
 
     async with e2e(root) as (url, vg), Client(url) as client:
         await vg.indexed()
-        loop = asyncio.get_running_loop()
-
-        def walk(self: VaultFiles, folder: Any, *args: Any, **kwargs: Any) -> Any:
-            if folder.rel == "Big" and not release.is_set():
-                events.append("walk start")
-                loop.call_soon_threadsafe(began.set)
-                release.wait(10)
-                events.append("walk end")
-            return real_walk(self, folder, *args, **kwargs)
-
-        monkeypatch.setattr(VaultFiles, "walk", walk)
+        hold_walk(monkeypatch, events, began, release)
         if how == "dry_run":
             call = ok(client, "move_note", **FOLDER_MOVE, dry_run=True)
         else:

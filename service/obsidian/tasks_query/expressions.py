@@ -254,13 +254,7 @@ class _Reader:
     def call(self, node: Node, name: str, column: int, optional: bool) -> Node:
         if name not in ALL_METHODS:
             raise ExpressionError(f".{name}() is not a method this server provides", column)
-        self.take("(")
-        args: list[Node] = []
-        while self.peek()[1] != ")":
-            args.append(self.expression())
-            if self.peek()[1] != ")":
-                self.take(",")
-        self.take(")")
+        args = self._arguments()
 
         def run(s: Scope) -> Any:
             target = node(s)
@@ -305,7 +299,8 @@ class _Reader:
         found = text or "the end of the expression"
         raise ExpressionError(f"expected a value here, found {found!r}", column)
 
-    def _call_declared(self, name: str, column: int) -> Node:
+    def _arguments(self) -> list[Node]:
+        """A call's `(a, b, …)`, each an expression."""
         self.take("(")
         args: list[Node] = []
         while self.peek()[1] != ")":
@@ -313,6 +308,10 @@ class _Reader:
             if self.peek()[1] != ")":
                 self.take(",")
         self.take(")")
+        return args
+
+    def _call_declared(self, name: str, column: int) -> Node:
+        args = self._arguments()
 
         def run(s: Scope) -> Any:
             f = (s.names or {})[name]

@@ -9,12 +9,12 @@ import asyncio
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from service.vault.files import VaultFiles
 from tests.conftest import started
+from tests.e2e.test_folder_move_off_loop_e2e import hold_walk
 from tests.e2e.test_prompts_off_loop_e2e import _meanwhile
 
 
@@ -28,17 +28,7 @@ async def test_a_folder_move_is_prepared_off_the_loop(
     real_walk = VaultFiles.walk
     async with started(root) as vg:
         await vg.indexed()
-        loop = asyncio.get_running_loop()
-
-        def walk(self: VaultFiles, folder: Any, *args: Any, **kwargs: Any) -> Any:
-            if folder.rel == "Big" and not release.is_set():
-                events.append("walk start")
-                loop.call_soon_threadsafe(began.set)
-                release.wait(10)
-                events.append("walk end")
-            return real_walk(self, folder, *args, **kwargs)
-
-        monkeypatch.setattr(VaultFiles, "walk", walk)
+        hold_walk(monkeypatch, events, began, release)
         token = await _meanwhile(
             vg, vg.token_for("move_note", path="Big", new_path="Archive/Big"), began, release, events
         )
