@@ -3,9 +3,12 @@
 Every evaluator (Dataview, Bases, JSONLogic), decoder and expander draws from a `Budget`:
 `spend` counts steps and, every few hundred, checks the deadline (so a loop is checked inside,
 not only between rows); `check_chars` / `check_items` are called with the size a function *will*
-produce, before it builds it; `timed` runs a regular expression on the `regex` package (whose
-matching takes a timeout, unlike `re`) so that it ends by the deadline. Each of these limits,
-once hit, raises `compute_budget_exceeded` with `details.limit` naming it.
+produce, before it builds it, and an evaluator that keeps values side by side (the Tasks
+query's expressions: names, lists, sort keys) counts them with `hold` against one sum,
+`[limits] max_eval_bytes`, giving a step's values back when they are gone; `timed` runs a
+regular expression on the `regex` package (whose matching takes a timeout, unlike `re`) so
+that it ends by the deadline. Each of these limits, once hit, raises
+`compute_budget_exceeded` with `details.limit` naming it.
 
 The `regex` package's timeout counts the process's CPU time, not the clock on the wall: on a
 busy machine (load 10 on 2 cores) a match given 2 s ended after 7.6 s, and a Dataview
@@ -90,6 +93,7 @@ class Budget:
         self.hint = hint
         self.steps_name = steps_name  # the detail naming the step ceiling (JSONLogic says max_ops)
         self._tick = 0
+        self.held = 0  # characters and items the evaluation's values hold together (`hold`)
         self.stopped = False  # set by `stop()`, read at each look at the clock
 
     def stop(self) -> None:
@@ -165,6 +169,15 @@ class Budget:
         if n > self.limits.max_list_items:
             raise self.exceeded("items", size=n)
 
+    def hold(self, n: int) -> None:
+        """`n` characters or items just built, held with everything the evaluation built before
+        (each value alone is bounded by `check_chars` / `check_items`; their sum by
+        `limits.max_eval_bytes`). An evaluator gives back what one step built once that step's
+        values are gone: it resets `held` to what it was before the step."""
+        self.held += n
+        if self.held > self.limits.max_eval_bytes:
+            raise self.exceeded("held", size=self.held)
+
     def exceeded(self, limit: str, **extra: Any) -> ComputeBudgetExceeded:
         details: dict[str, Any] = {"limit": limit, **extra}
         if limit == "steps":
@@ -175,6 +188,8 @@ class Budget:
             details["max_value_bytes"] = self.limits.max_value_bytes
         elif limit == "items":
             details["max_list_items"] = self.limits.max_list_items
+        elif limit == "held":
+            details["max_eval_bytes"] = self.limits.max_eval_bytes
         elif limit == "regex_size":
             details["max_regex_units"] = MAX_REGEX_UNITS
         return ComputeBudgetExceeded(
@@ -198,6 +213,7 @@ _NAMES = {
     "seconds": "time",
     "bytes": "value size",
     "items": "list size",
+    "held": "memory",
     "regex_size": "regular-expression size",
     "cancelled": "call's",  # "... exceeded its call's budget": the call was cancelled
 }
@@ -206,6 +222,8 @@ _HINTS = {
     "compiled: use a smaller count, or + / * (x+ matches any run of x).",
     "bytes": "A function would build a string past [limits] max_value_bytes: use smaller counts or shorter inputs.",
     "items": "A function would build a list past [limits] max_list_items: filter or slice the list first.",
+    "held": "The values the expression builds together (every name's text, every list, the keys it keeps) would "
+    "pass [limits] max_eval_bytes: build fewer or shorter values.",
     "seconds": "Narrow the query, anchor regular expressions, or avoid nested quantifiers.",
 }
 
@@ -236,6 +254,10 @@ def check_chars(n: int) -> None:
 
 def check_items(n: int) -> None:
     current().check_items(n)
+
+
+def hold(n: int) -> None:
+    current().hold(n)
 
 
 def regex_call(compiled: Any, method: str, *args: Any, **kwargs: Any) -> Any:

@@ -23,6 +23,14 @@ class LimitsSettings(Section):
         description="Largest string (characters) one evaluator function or operator may build (padleft, repeat, "
         "join, replace, +); checked before it is built. Past it: compute_budget_exceeded.",
     )
+    max_eval_bytes: int = Field(
+        default=64 * 1024 * 1024,
+        ge=1024,
+        description="Characters and list items one evaluation's values may hold together (a tasks_filter "
+        "expression: every name's text, every list it builds, and the sort keys and group names it keeps across "
+        "tasks); each value is also bounded by max_value_bytes alone. Past it: compute_budget_exceeded "
+        "(limit held).",
+    )
     max_list_items: int = Field(
         default=1_000_000,
         ge=100,

@@ -161,9 +161,11 @@ class Columns:
     def sort_key(self, name: str, today: date) -> Ints:
         if name == "urgency":
             if ("urgency", today) not in self._cache:  # a few days kept, not one array per day ever asked
-                days = [k for k in self._cache if isinstance(k, tuple) and k[0] == "urgency"]
+                # Queries run in worker threads, two at once: the keys are copied before they are
+                # read, and a day another query dropped meanwhile is gone already.
+                days = [k for k in list(self._cache) if isinstance(k, tuple) and k[0] == "urgency"]
                 for k in days[: max(0, len(days) - 3)]:
-                    del self._cache[k]
+                    self._cache.pop(k, None)
             return self._memo(("urgency", today), lambda: -self.urgency(today))  # type: ignore[no-any-return]
         return self._memo(("sort", name), lambda: self._sort_key(name))  # type: ignore[no-any-return]
 

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from datetime import date, timedelta
 from typing import Any
 
-from service.budget import check_chars, check_items, current
+from service.budget import check_chars, check_items, current, hold
 from service.dates import iso_day_or_none
 from service.obsidian.tasks_query.expression_values import (
     ExpressionError,
@@ -37,8 +37,13 @@ class Arrow:
         self.params, self.body, self.scope = params, body, scope
 
     def __call__(self, *values: Any) -> Any:
-        current().look()  # nested map/filter over long lists: the query's time budget is looked at
-        return self.body(self.scope.naming(dict(zip(self.params, values, strict=False))))
+        budget = current()
+        budget.look()  # nested map/filter over long lists: the query's time budget is looked at
+        mark = budget.held  # what the body builds is gone when it returns (map counts what it keeps)
+        try:
+            return self.body(self.scope.naming(dict(zip(self.params, values, strict=False))))
+        finally:
+            budget.held = mark
 
 
 def call(target: Any, name: str, args: list[Any], column: int) -> Any:
@@ -134,9 +139,12 @@ def _ints(args: list[Any], most: int, column: int, name: str) -> list[int]:
 def _more_str(target: str, name: str, args: list[Any], column: int) -> Any:
     """JavaScript's string methods beyond the first ones (`split`, `slice`, `substring`, …)."""
     if name in ("toLocaleLowerCase", "toLocaleUpperCase") and not args:
+        hold(len(target))
         return target.lower() if name == "toLocaleLowerCase" else target.upper()
     if name == "split" and len(args) == 1 and isinstance(args[0], str):
-        check_items(len(target) + 1 if args[0] == "" else target.count(args[0]) + 1)
+        items = len(target) + 1 if args[0] == "" else target.count(args[0]) + 1
+        check_items(items)
+        hold(items + len(target))
         return list(target) if args[0] == "" else target.split(args[0])
     if name == "indexOf" and len(args) == 1 and isinstance(args[0], str):
         return target.find(args[0])
@@ -146,14 +154,18 @@ def _more_str(target: str, name: str, args: list[Any], column: int) -> Any:
             raise ExpressionError(f"{name}() pads to {_MAX_PAD} characters at most here", column)
         fill, need = (args[1] if len(args) > 1 else " "), max(0, width - len(target))
         pad = (fill * -(-need // len(fill)))[:need] if fill else ""
+        hold(len(target) + len(pad))
         return pad + target if name == "padStart" else target + pad
     if name in ("slice", "substring"):
         bounds = _ints(args, 2, column, name)
         if name == "slice":
-            return target[slice(*bounds)] if len(bounds) == 2 else target[bounds[0] if bounds else 0 :]
-        ends = [*bounds, len(target)] if len(bounds) == 1 else bounds or [0, len(target)]
-        first, last = (min(max(b, 0), len(target)) for b in ends)
-        return target[min(first, last) : max(first, last)]
+            part = target[slice(*bounds)] if len(bounds) == 2 else target[bounds[0] if bounds else 0 :]
+        else:
+            ends = [*bounds, len(target)] if len(bounds) == 1 else bounds or [0, len(target)]
+            first, last = (min(max(b, 0), len(target)) for b in ends)
+            part = target[min(first, last) : max(first, last)]
+        hold(len(part))
+        return part
     raise ExpressionError(f"cannot call .{name}() on a string with these arguments", column)
 
 
@@ -167,12 +179,18 @@ def _more_list(target: list[Any], name: str, args: list[Any], column: int) -> An
             out, held = [], 0
             for i, v in enumerate(target):
                 out.append(value := f(v, i))
-                held += _size(value)  # what the list holds, checked as it grows: s.split('').map(c => s + c)
+                size = size_of(value)
+                held += size  # what the list holds, checked as it grows: s.split('').map(c => s + c)
                 check_chars(held)
+                hold(size)  # and with what the names and other lists hold
             return out
         kept = (v for i, v in enumerate(target) if truthy(f(v, i)))
         if name == "filter":
-            return list(kept)
+            found = []
+            for v in kept:
+                hold(1)
+                found.append(v)
+            return found
         if name == "find":
             return next(kept, None)
         if name == "some":
@@ -180,7 +198,9 @@ def _more_list(target: list[Any], name: str, args: list[Any], column: int) -> An
         return all(truthy(f(v, i)) for i, v in enumerate(target))
     if name == "slice":
         bounds = _ints(args, 2, column, name)
-        return target[slice(*bounds)] if len(bounds) == 2 else target[bounds[0] if bounds else 0 :]
+        items = target[slice(*bounds)] if len(bounds) == 2 else target[bounds[0] if bounds else 0 :]
+        hold(len(items))
+        return items
     if name == "indexOf" and len(args) == 1:
         return next((i for i, v in enumerate(target) if same(v, args[0])), -1)
     if name == "pop" and not args:
@@ -188,11 +208,11 @@ def _more_list(target: list[Any], name: str, args: list[Any], column: int) -> An
     raise ExpressionError(f"cannot call .{name}() on an array with these arguments", column)
 
 
-def _size(value: Any) -> int:
-    """Characters (and items) a value holds: a text's length, a list's items' sizes."""
+def size_of(value: Any) -> int:
+    """Characters (and items) a value holds: a text's length, a list's items' sizes (1 for anything else)."""
     if isinstance(value, str):
         return len(value)
-    return sum(map(_size, value)) + len(value) if isinstance(value, list) else 1
+    return sum(map(size_of, value)) + len(value) if isinstance(value, list) else 1
 
 
 _NONE = object()

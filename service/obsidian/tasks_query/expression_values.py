@@ -13,7 +13,7 @@ from datetime import date, timedelta
 from functools import lru_cache
 from typing import Any
 
-from service.budget import check_chars, current
+from service.budget import check_chars, current, hold
 from service.dates import iso_day_or_none
 from service.obsidian.tasks_query.js_numbers import js_number, number_text, to_integer
 from service.obsidian.tasks_query.record import OPEN_TYPES, TaskRecord
@@ -83,11 +83,17 @@ class Function:
     urgency: Callable[[TaskRecord, date], float]
 
     def __call__(self, task: TaskRecord, today: date) -> Any:
+        """The expression's value for `task`; what it built is given back to the budget's `held`
+        at the end (a caller that keeps the value counts it again)."""
+        budget = current()
+        mark = budget.held
         try:
             return self.node(Scope(task, today, self.urgency))
         except ExpressionError as e:
             where = f"{task.path} line {task.line + 1}"
             raise RunError(f"{e.message} (the task at {where})", self.line, e.column, self.text) from None
+        finally:
+            budget.held = mark
 
 
 # -- values -----------------------------------------------------------------------------------
@@ -273,6 +279,9 @@ def _format(day: date, pattern: str, column: int) -> str:
                 raise ExpressionError(f"format reads {known} and [text] only (found {found!r})", column)
             out.append(pattern[i])
             i += 1
+    size = sum(map(len, out))  # 'MMMM' writes 'September': a long pattern grows
+    check_chars(size)
+    hold(size)
     return "".join(out)
 
 
@@ -330,8 +339,12 @@ def call_method(target: Any, name: str, args: list[Any], column: int) -> Any:
         if len(text_args) == 1 and name in ("startsWith", "endsWith"):
             return target.startswith(text_args[0]) if name == "startsWith" else target.endswith(text_args[0])
         if name == "replace" and len(text_args) == 2:
+            size = len(target) + (len(text_args[1]) - len(text_args[0]) if text_args[0] in target else 0)
+            check_chars(size)
+            hold(size)
             return target.replace(text_args[0], text_args[1], 1)
         if not args and name in ("toLowerCase", "toUpperCase", "trim"):
+            hold(len(target))
             return {"toLowerCase": target.lower, "toUpperCase": target.upper, "trim": target.strip}[name]()
     if isinstance(target, list) and name in METHODS["list"]:
         if name == "includes" and len(args) == 1:
@@ -339,7 +352,9 @@ def call_method(target: Any, name: str, args: list[Any], column: int) -> Any:
         if name == "join" and len(args) <= 1:
             parts = [js_str(v) for v in target]
             glue = js_str(args[0]) if args else ","
-            check_chars(sum(map(len, parts)) + len(glue) * max(0, len(parts) - 1))
+            size = sum(map(len, parts)) + len(glue) * max(0, len(parts) - 1)
+            check_chars(size)
+            hold(size)
             return glue.join(parts)
     if isinstance(target, date) and name in METHODS["day"]:
         if name == "format" and len(args) == 1 and isinstance(args[0], str):
@@ -419,6 +434,7 @@ def _plus(a: Any, b: Any, column: int) -> Any:
     if isinstance(a, str) or isinstance(b, str):
         left, right = js_str(a), js_str(b)
         check_chars(len(left) + len(right))  # `b = a + a; c = b + b; …` doubles a text per name
+        hold(len(left) + len(right))  # `b = a + 'x'; c = a + 'y'; …`: each name holds its own text
         current().look()
         return left + right
     return js_number(number(a, column) + number(b, column))

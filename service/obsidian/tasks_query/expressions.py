@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from service.budget import check_chars
+from service.budget import check_chars, hold
 from service.dates import iso_day_or_none
 from service.obsidian.tasks_query.expression_methods import Arrow, call
 from service.obsidian.tasks_query.expression_values import (
@@ -348,7 +348,9 @@ class _Reader:
 
         def run(s: Scope) -> str:
             texts = [part if isinstance(part, str) else js_str(part(s)) for part in parts]
-            check_chars(sum(map(len, texts)))
+            size = sum(map(len, texts))
+            check_chars(size)
+            hold(size)
             return "".join(texts)
 
         return run

@@ -15,8 +15,10 @@ from datetime import date
 from decimal import ROUND_HALF_UP, Decimal
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from service.budget import current
 from service.obsidian.tasks_query.columns import Columns, dense_rank, urgency_of
 from service.obsidian.tasks_query.dependencies import SEEN
+from service.obsidian.tasks_query.expression_methods import size_of
 from service.obsidian.tasks_query.expressions import Function, js_str
 from service.obsidian.tasks_query.filters import evaluate
 from service.obsidian.tasks_query.query import BASE_ORDER, Query
@@ -62,7 +64,17 @@ class Answer:
 
 def run_columns(query: Query, cols: Columns, idx: Ints | None = None) -> Answer:
     """`query` over the tasks of `cols` at positions `idx` (all by default), which must be kept in
-    the base order (`BASE_ORDER`, then path and line)."""
+    the base order (`BASE_ORDER`, then path and line). The sort keys and group names expressions
+    give are held until the answer is made: counted in the running budget's `held` meanwhile."""
+    budget = current()
+    mark = budget.held
+    try:
+        return _run(query, cols, idx)
+    finally:
+        budget.held = mark
+
+
+def _run(query: Query, cols: Columns, idx: Ints | None) -> Answer:
     rows = cols.all if idx is None else idx
     seen = SEEN.set(None if idx is None else idx)  # the tasks a dependency filter looks among
     try:
@@ -174,7 +186,12 @@ def _function_key(function: Function, query: Query, cols: Columns, rows: Ints) -
             return (2, value.toordinal())
         return (3, js_str(value))
 
-    return dense_rank([key(function(records[i], today)) for i in rows.tolist()])
+    def kept(value: Any) -> Any:
+        budget.hold(size_of(value))
+        return value
+
+    budget = current()
+    return dense_rank([key(kept(function(records[i], today))) for i in rows.tolist()])
 
 
 def _function_groups(query: Query, name: str, task: TaskRecord) -> list[tuple[Any, str]]:
@@ -182,6 +199,7 @@ def _function_groups(query: Query, name: str, task: TaskRecord) -> list[tuple[An
     value = query.functions[name](task, query.today)
     values = value if isinstance(value, list) else [value]
     labels = [js_str(v) for v in values if v is not None and v != ""]
+    current().hold(sum(map(len, labels)) + len(labels))  # kept until the groups are made
     return [((0, label), label) for label in labels] or [((1, ""), "(no group)")]
 
 

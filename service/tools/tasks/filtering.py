@@ -10,7 +10,9 @@ The vault's Tasks plugin settings add the global filter (only list items contain
 tasks; the vault's `tasks_global_filter` setting wins) and the global query (read before the
 query's own lines unless it says `ignore global query`). Relative dates and urgency count from
 `today` (default: the server's date). Query text, line count and nesting are bounded; a regular
-expression runs under the `[search]` time budget. A line that does not read is
+expression and the whole evaluation run under the `[search]` time budget (`regex_budget_ms`), in a
+worker thread (at most `QUERIES_AT_ONCE` at a time), so the event loop answers other calls meanwhile;
+the values its expressions build together are bounded by `[limits] max_eval_bytes`. A line that does not read is
 `query_syntax_error` with its line number, text and column (and `source: global query` when the
 global query is at fault); nothing is run. `filter|sort|group by function` expressions are read
 as a safe subset of JavaScript (`expressions.py`) and evaluated here, never by a JavaScript engine;
@@ -21,8 +23,10 @@ Touches: index tables `tasks`, `notes`, `headings`;
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sqlite3
+import weakref
 from collections import Counter
 from dataclasses import dataclass
 from datetime import date
@@ -37,6 +41,7 @@ from service.markdown import tasks as tk
 from service.markdown.parse import note_title
 from service.obsidian.tasks_query import (
     Answer,
+    Columns,
     Context,
     LineError,
     Placed,
@@ -47,6 +52,7 @@ from service.obsidian.tasks_query import (
     parse_query,
     run_columns,
 )
+from service.obsidian.tasks_query.columns import Ints
 from service.obsidian.tasks_query.expressions import RunError
 from service.tools.context import ToolContext
 from service.tools.models import ToolInput, ToolOutput, decode_cursor, encode_cursor
@@ -234,10 +240,8 @@ async def tasks_filter(ctx: ToolContext, args: TasksFilterIn) -> TasksFilterOut:
     if query.reads_headings:
         await place_all_headings(ctx, cols)
     idx = None if can_read.everything else cols.all[cols.note_mask(can_read, cols.all)]
-    search = ctx.services.settings.search
     try:
-        with Budget(limits, max_seconds=search.regex_budget_ms / 1000, what="the Tasks query").active():
-            answer = run_columns(query, cols, idx)
+        answer = await _answer(ctx, query, cols, idx)
     except RunError as e:
         raise QuerySyntaxError(
             f"line {e.line}: {e.message}",
@@ -264,6 +268,44 @@ async def tasks_filter(ctx: ToolContext, args: TasksFilterIn) -> TasksFilterOut:
         ignored=query.ignored,
         partial=partial(ctx),
     )
+
+
+async def _answer(ctx: ToolContext, query: Query, cols: Columns, idx: Ints | None) -> Answer:
+    """`run_columns` in a worker thread, at most `QUERIES_AT_ONCE` at a time, under the query's budget
+    (counted from when it starts there); a call cancelled meanwhile stops at its next look at the clock."""
+    seconds = ctx.services.settings.search.regex_budget_ms / 1000
+    budgets: list[Budget] = []
+
+    def work() -> Answer:
+        budgets.append(budget := Budget(ctx.services.settings.limits, max_seconds=seconds, what="the Tasks query"))
+        if cancelled:
+            budget.stop()
+        with budget.active():
+            return run_columns(query, cols, idx)
+
+    cancelled = False
+    try:
+        async with _slot():
+            return await asyncio.to_thread(work)
+    finally:
+        cancelled = True
+        for budget in budgets:
+            budget.stop()
+
+
+# Queries evaluated at once in a process: the others wait for a slot (their budgets not started), so
+# hostile expressions keep at most this many worker threads of the loop's default executor.
+QUERIES_AT_ONCE = 2
+_SLOTS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = weakref.WeakKeyDictionary()
+
+
+def _slot() -> asyncio.Semaphore:
+    """The running loop's query slots (a semaphore belongs to one loop)."""
+    loop = asyncio.get_running_loop()
+    slots = _SLOTS.get(loop)
+    if slots is None:
+        slots = _SLOTS[loop] = asyncio.Semaphore(QUERIES_AT_ONCE)
+    return slots
 
 
 async def _from_index(
