@@ -9,8 +9,8 @@ rewrites agree. Code is:
 - an indented block: a line indented by 4 spaces (or a tab) after a blank line, outside lists
   and quotes, and the indented or blank lines that follow it.
 
-`Comments` tells the lines inside a comment block (`%%` … `%%`, `<!--` … `-->`): a heading there
-is no heading (`service.markdown.parse`).
+`Comments` tells the lines inside a comment block (`%%` … `%%`, `<!--` … `-->`): a heading, list
+item, task or block id there is none (`service.markdown.parse`).
 """
 
 from __future__ import annotations
@@ -161,9 +161,11 @@ def _pasted(language: str) -> re.Pattern[str]:
 
 
 class Comments:
-    """Where Obsidian comments are across lines, to tell a heading line inside one (no heading):
-    `%%` … `%%` (an odd count of `%%` on a line opens or closes one), and an HTML comment block
-    (CommonMark's: a line starting with `<!--`, up to 3 spaces in, to the line holding `-->`)."""
+    """Where Obsidian comments are across lines, to tell a line inside one (no heading, list item,
+    task nor block id there; `service.markdown.parse`): `%%` … `%%` (an odd count of `%%` on a
+    line opens or closes one), and an HTML comment block (CommonMark's: a line starting with
+    `<!--`, up to 3 spaces in, to the line holding `-->`). After `inside`, `percent or html` tells
+    whether the line ends inside one."""
 
     __slots__ = ("html", "percent")
 

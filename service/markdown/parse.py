@@ -8,9 +8,10 @@ inside HTML tags (`style="color: #dcddde"`), HTML comments (`<!-- … -->`, also
 or HTML blocks (CommonMark's block-level elements such as `<table>`, up to a blank line); links
 there still count, as in Obsidian's link graph and the published vault statistics. Obsidian
 comments (`%% … %%`) are read like the rest of the note, as Obsidian does (links and tags in
-them count; the "hidden link" idiom relies on it), except headings: a heading line inside a
-comment (`%%` … `%%` across lines, or an HTML comment block: a line starting `<!--`, to `-->`) is
-no heading, as in Obsidian's outline and heading links (`Comments`). List items (`items`: line, parent item,
+them count; the "hidden link" idiom relies on it), except headings, list items, tasks and block
+ids: a line starting inside a comment (`%%` … `%%`, or an HTML comment block: a line starting
+`<!--`, to `-->`) holds none, and a block id whose line ends inside one is none, as in Obsidian's
+outline, block links, Tasks and Dataview (`Comments`). List items (`items`: line, parent item,
 task status, text, block id, section heading, tags) are read inside blockquotes and callouts
 too (`> - [ ] call`); they are the one list and task parser of the project: the index's task
 rows (`tasks`, with the Tasks plugin fields of `service.markdown.tasks`) and Dataview's
@@ -297,6 +298,7 @@ def parse_note(rel: str, text: str) -> ParsedNote:
         if comment or "<!--" in line:
             prose, comment = mask_comments(line, comment)
         hidden = (comments.percent or comments.html or "%%" in line or "<!--" in line) and comments.inside(line)
+        unseen = hidden or comments.percent or comments.html  # the line's end is in a comment too
         h = _HEADING.match(line) if line[:1] == "#" and not hidden else None
         if h:
             headings.append(Heading(len(h.group(1)), h.group(2).strip(), no))
@@ -340,11 +342,11 @@ def parse_note(rel: str, text: str) -> ParsedNote:
             line_tags = [t for t in _TAG.findall(scrubbed) if not t.replace("/", "").isdigit()]
             for t in line_tags:
                 inline_tags.setdefault(t)
-        b = _BLOCK_ID.search(line) if "^" in line else None
+        b = _BLOCK_ID.search(line) if "^" in line and not unseen else None
         if b:
             blocks.setdefault(b.group(1), no)
         content = line if code.depth == 0 else line[len(raw) - len(code.content) :]
-        item = _ITEM.match(content) if content.lstrip(" \t")[:1] in _ITEM_START else None
+        item = _ITEM.match(content) if content.lstrip(" \t")[:1] in _ITEM_START and not hidden else None
         if item is not None:
             indent = len(item.group(1).expandtabs(4))
             while open_items and open_items[-1][0] >= indent:
@@ -402,7 +404,8 @@ def outline(text: str, *, blocks: bool = True) -> tuple[list[Heading], dict[str,
             h = _HEADING.match(line) if line[:1] == "#" and not hidden else None
             if h:
                 headings.append(Heading(len(h.group(1)), h.group(2).strip(), no))
-            b = _BLOCK_ID.search(line) if blocks and "^" in line else None
+            unseen = hidden or comments.percent or comments.html  # as parse_note reads it
+            b = _BLOCK_ID.search(line) if blocks and "^" in line and not unseen else None
             if b:
                 found.setdefault(b.group(1), no)
         if end < 0:

@@ -1,0 +1,39 @@
+"""Migration 0026: an index built before tasks and block ids inside comments stopped counting
+reads every note again on the next start, so the rows the older reading wrote (a task inside
+`%%`, a block id inside an HTML comment block) are replaced."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+
+from tests.conftest import started
+
+FILES = {"Com.md": "# Com\n\n- [ ] shown\n\n%%\n- [ ] hidden\n%%\n\n<!--\ntext ^gone\n-->\n"}
+
+
+async def test_an_index_built_before_reads_every_note_again(make_vault: Callable[..., Path]) -> None:
+    root = make_vault(FILES)
+    async with started(root) as vg:
+        await vg.indexed()
+        assert [t["text"] for t in (await vg.ok("list_tasks", note="Com"))["items"]] == ["shown"]
+        db_path = Path(vg.app.db.path)
+    conn = sqlite3.connect(db_path)  # the rows as the older reading wrote them; 0026 not applied
+    with conn:
+        conn.execute(
+            "INSERT INTO tasks (note_id, vault_id, line, status, text) "
+            "SELECT note_id, vault_id, 5, ' ', 'hidden' FROM tasks WHERE text = 'shown'"
+        )
+        conn.execute(
+            "INSERT INTO blocks (note_id, block_id, line) SELECT id, 'gone', 9 FROM notes WHERE path = 'Com.md'"
+        )
+        conn.execute("DELETE FROM schema_migrations WHERE version = 26")
+    conn.close()
+    async with started(root) as vg:
+        await vg.indexed()
+        assert [t["text"] for t in (await vg.ok("list_tasks", note="Com"))["items"]] == ["shown"]
+    conn = sqlite3.connect(db_path)
+    with conn:
+        assert conn.execute("SELECT count(*) FROM blocks").fetchone()[0] == 0
+    conn.close()
