@@ -3,13 +3,12 @@
 URIs are `vault://<vault id>/<percent-encoded vault path>`. Every list and read goes through the
 same path resolution and read ACL as the tools. Subscribers (handshake-era `resources/subscribe`)
 get `notifications/resources/updated` when a subscribed note changes — through vaultgate or on
-disk (the file watcher publishes external edits on the same change bus). A subscriber whose
-connection is gone is dropped silently.
+disk (the file watcher publishes external edits on the same change bus); who hears of what, the
+bound per connection and the release when a connection closes: `service.protocol.subscriptions`.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
@@ -22,6 +21,7 @@ from mcp.shared.exceptions import MCPError
 
 from service.errors import VaultgateError
 from service.protocol.access import VaultAccess
+from service.protocol.subscriptions import Subscriptions
 from service.protocol.walked import Walked
 from service.security.acl import check_path
 from service.tools.models import decode_cursor, page_of
@@ -43,10 +43,6 @@ def uri_for(vault_id: str, rel: str) -> str:
     return f"{SCHEME}{vault_id}/{quote(rel, safe='/')}"
 
 
-def _conn_key(ctx: ServerRequestContext[Any, Any]) -> int:
-    return id(getattr(ctx.session, "_connection", ctx.session))
-
-
 def parse_uri(uri: str) -> tuple[str, str]:
     if not uri.startswith(SCHEME) or "/" not in uri[len(SCHEME) :]:
         raise MCPError(types.INVALID_PARAMS, f"not a vaultgate resource URI: {uri!r}")
@@ -60,9 +56,7 @@ class Resources:
         self.walked = walked  # the notes a caller may read, walked once for all the pages
         self.vaults = access.vaults
         self.guard = access.guard
-        # uri -> {connection identity: session}. The per-request ServerSession object is short-lived, but
-        # its un-scoped notifications use the connection's standalone channel, which outlives the request.
-        self._subscribers: dict[str, dict[int, Any]] = {}
+        self.subscriptions = Subscriptions()  # handshake-era `resources/subscribe`, per connection
         # Protocol 2026-07-28: no standing stream; clients `subscriptions/listen` and the SDK's
         # handler fans our ResourceUpdated events out to the URIs each stream asked for.
         self.bus = InMemorySubscriptionBus()
@@ -152,16 +146,14 @@ class Resources:
         self, ctx: ServerRequestContext[Any, Any], params: types.SubscribeRequestParams
     ) -> types.EmptyResult:
         vault, vp = self._resolve(ctx, str(params.uri))
-        self._subscribers.setdefault(uri_for(vault.id, vp.rel), {})[_conn_key(ctx)] = ctx.session
+        self.subscriptions.add(ctx, uri_for(vault.id, vp.rel))
         return types.EmptyResult()
 
     async def unsubscribe(
         self, ctx: ServerRequestContext[Any, Any], params: types.UnsubscribeRequestParams
     ) -> types.EmptyResult:
         vault_id, path = parse_uri(str(params.uri))
-        sessions = self._subscribers.get(uri_for(vault_id, path))
-        if sessions is not None:
-            sessions.pop(_conn_key(ctx), None)
+        self.subscriptions.remove(ctx, uri_for(vault_id, path))
         return types.EmptyResult()
 
     def _changed_listener(self, vault: Vault) -> Any:
@@ -173,10 +165,6 @@ class Resources:
                         await self.bus.publish(ResourceUpdated(uri=uri))
                     except Exception:  # noqa: BLE001 - a listener failure must not fail a write
                         log.warning("subscriptions/listen publish failed", exc_info=True)
-                    for key, session in list(self._subscribers.get(uri, {}).items()):
-                        try:
-                            await asyncio.wait_for(session.send_resource_updated(uri), 2.0)
-                        except Exception:  # noqa: BLE001 - a gone subscriber must not fail a write
-                            self._subscribers[uri].pop(key, None)
+                    await self.subscriptions.notify(uri)
 
         return changed

@@ -1,0 +1,81 @@
+"""Resource subscriptions (`resources/subscribe`, clients up to 2025-11-25) are bounded per
+connection and released with it, over real HTTP with the SDK client.
+
+Before, each subscription kept its request's session proxy (~10 KB) for the server's life: a
+client subscribing to 20,000 paths (no note need exist there) grew the server by 200 MB, and
+nothing stopped it going on; a session that ended kept its subscriptions and its connection.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import mcp_types as types
+import pytest
+from mcp import Client
+from mcp.server.session import ServerSession
+from mcp.shared.exceptions import MCPError
+
+from tests.conftest import e2e
+
+pytestmark = pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")
+
+
+def _live_session_proxies() -> int:
+    gc.collect()
+    return sum(1 for o in gc.get_objects() if isinstance(o, ServerSession))
+
+
+async def test_subscriptions_hold_no_request_s_context_and_are_bounded_per_connection(
+    make_vault: Callable[..., Path],
+) -> None:
+    async with e2e(make_vault({"A.md": "# A\n"})) as (url, vg), Client(url, mode="legacy") as client:
+        await client.subscribe_resource("vault://main/A.md")
+        before = _live_session_proxies()
+        for i in range(200):  # paths where no note is: a subscription waits for one to appear
+            await client.subscribe_resource(f"vault://main/nowhere/{i:03}.md")
+        assert _live_session_proxies() - before < 20, "each subscription kept its request's session proxy"
+
+        vg.app.resources.subscriptions.per_connection = 203
+        await client.subscribe_resource("vault://main/B.md")
+        await client.subscribe_resource("vault://main/B.md")  # held already: free
+        await client.subscribe_resource("vault://main/C.md")
+        with pytest.raises(MCPError) as refused:
+            await client.subscribe_resource("vault://main/D.md")
+        assert refused.value.error.code == types.INVALID_PARAMS and "203" in refused.value.error.message
+        await client.unsubscribe_resource("vault://main/nowhere/000.md")
+        await client.subscribe_resource("vault://main/D.md")
+        assert len(vg.app.resources.subscriptions) == 203
+
+
+async def test_a_session_s_subscriptions_end_with_it_and_the_others_still_hear(
+    make_vault: Callable[..., Path],
+) -> None:
+    updates: asyncio.Queue[str] = asyncio.Queue()
+
+    async def on_message(message: Any) -> None:
+        if isinstance(message, types.ResourceUpdatedNotification):
+            await updates.put(str(message.params.uri))
+
+    async with (
+        e2e(make_vault({"A.md": "# A\n"})) as (url, vg),
+        Client(url, mode="legacy", message_handler=on_message) as staying,
+    ):
+        await staying.subscribe_resource("vault://main/A.md")
+        before = _live_session_proxies()
+        async with Client(url, mode="legacy") as leaving:  # ends its session (DELETE) on the way out
+            for i in range(50):
+                await leaving.subscribe_resource(f"vault://main/gone/{i:02}.md")
+            await leaving.subscribe_resource("vault://main/A.md")
+        for _ in range(200):  # the session's end is handled by the server's tasks on this loop
+            if _live_session_proxies() <= before:
+                break
+            await asyncio.sleep(0.02)
+        assert _live_session_proxies() <= before, "the ended session's subscriptions were kept, with its connection"
+        assert len(vg.app.resources.subscriptions) == 1
+        await vg.ok("append_note", path="A", content="more\n")
+        assert await asyncio.wait_for(updates.get(), 10) == "vault://main/A.md"
