@@ -226,3 +226,18 @@ async def test_tasks_filter_days_at_the_calendar_s_ends_over_http(make_vault: Ca
             assert [g["names"] for g in out["groups"]] == [["0001-01 0001-01-01"], ["10000-01 9999-12-31"]]
             bad = await error(client, "tasks_filter", query="group by function task.due.moment?.startOf('week')")
             assert bad["code"] == "query_syntax_error" and ".startOf() leaves the calendar" in bad["message"]
+
+
+async def test_tasks_filter_reads_braces_and_quotes_inside_a_template_substitution_over_http(
+    make_vault: Callable[..., Path], mode: str
+) -> None:
+    """`${'}'}` is read as JavaScript reads it (it was a query_syntax_error), and an open one is
+    still a query_syntax_error at its column."""
+    async with e2e(make_vault(FILES)) as (url, harness):
+        await harness.indexed()
+        async with Client(url, mode=mode) as client:  # type: ignore[arg-type]
+            query = "path includes Work\ngroup by function `${'}'}${task.tags.map(t => `{${t}}`).join('}')}`"
+            out = await ok(client, "tasks_filter", query=query, today="2026-11-28")
+            assert out["groups"] == [{"names": ["}{#work}"], "count": 1}]
+            bad = await error(client, "tasks_filter", query="group by function `${'}'`")
+            assert bad["code"] == "query_syntax_error" and bad["details"]["column"] == 19

@@ -44,14 +44,16 @@ from service.obsidian.tasks_query.expression_values import (
     truthy,
 )
 from service.obsidian.tasks_query.js_numbers import literal as number_literal
+from service.obsidian.tasks_query.js_templates import TooDeep, substitution_end, template_end
 
 _TOKEN = re.compile(
-    r"\s*(?:(?P<num>\d+(?:\.\d+)?)|(?P<str>'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\")|(?P<tpl>`(?:[^`\\]|\\.)*`)"
+    r"\s*(?:(?P<num>\d+(?:\.\d+)?)|(?P<str>'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\")"
     r"|(?P<name>[A-Za-z_$][\w$]*)"
     r"|(?P<op>===|!==|==|!=|<=|>=|=>|&&|\|\||\?\?|\?\.|[<>!().,+\-*/%?:;=\[\]{}]))"
 )
 
 
+_SPACE = re.compile(r"\s*")
 _COMMENT = re.compile(r"\{\{!.*?\}\}", re.DOTALL)
 _SKIPPED = object()  # the rest of an optional chain after a null (read as undefined at its end)
 
@@ -68,6 +70,12 @@ class _Reader:
         self.tokens: list[tuple[str, str, int]] = []  # (kind, text, 1-based column in the line)
         pos = 0
         while pos < len(text):
+            start = _SPACE.match(text, pos).end()  # type: ignore[union-attr]
+            if text.startswith("`", start):  # a template string: its end found as JavaScript finds it
+                end = self._template_end(text, start, offset, max_depth)
+                self.tokens.append(("tpl", text[start:end], offset + start))
+                pos = end
+                continue
             m = _TOKEN.match(text, pos)
             if m is None or m.end() == pos:
                 if text[pos:].strip() == "":
@@ -80,6 +88,16 @@ class _Reader:
         self.i, self.depth, self.max_depth, self.end = 0, 0, max_depth, offset + len(text)
         self.names: dict[str, str | None] = {}  # names in scope (`const`, arrow parameters) -> their task path
         self.chain: tuple[int, int, str | None] = (-1, -1, None)  # the last `a.b.c` read: tokens [from, to), path
+
+    @staticmethod
+    def _template_end(text: str, start: int, offset: int, max_depth: int) -> int:
+        try:
+            end = template_end(text, start, max_depth)
+        except TooDeep:
+            raise ExpressionError(f"template strings nested deeper than {max_depth}", offset + start) from None
+        if end is None:
+            raise ExpressionError("this template string is not closed", offset + start)
+        return end
 
     def program(self) -> Node:
         """`const x = …; if (…) return …; … return …` (the plugin runs a text with `return` as a
@@ -327,13 +345,11 @@ class _Reader:
         body, i, literal = text[1:-1], 0, ""
         while i < len(body):
             if body.startswith("${", i):
-                depth, j = 1, i + 2
-                while j < len(body) and depth:
-                    depth += {"{": 1, "}": -1}.get(body[j], 0)
-                    j += 1
-                if depth:
+                end = substitution_end(body, i + 2, self.max_depth)  # read whole by the tokenizer
+                if end is None:
                     raise ExpressionError("a '${' in this template string is not closed", column + 1 + i)
-                inner = _Reader(body[i + 2 : j - 1], column + 3 + i, self.max_depth - self.depth)
+                j = end + 1
+                inner = _Reader(body[i + 2 : end], column + 3 + i, self.max_depth - self.depth)
                 inner.names = dict(self.names)
                 node = inner.expression()
                 if inner.peek()[0] != "end":
