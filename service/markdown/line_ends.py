@@ -1,17 +1,22 @@
 """A note's line ends: LF, CRLF (Windows) or a carriage return alone (classic Mac OS), which
-Obsidian's editor (CodeMirror) reads as a line end too.
+Obsidian's editor (CodeMirror) reads as a line end too, whichever mix of them a note holds: every
+CR, LF and CRLF ends a line there, and the note shows the same lines whatever its bytes.
 
 Readers take a note in its LF form (`lf`: each lone CR read as LF, the same length, so offsets
-hold; a CRLF's CR is stripped by the reader as before). An edit is made on the LF form and written
-back with the note's own line ends (`keeping`), so the lines it inserts end as the note's do:
-a CRLF note stays CRLF, a CR note stays CR, never a mix. A note mixing LF with lone CRs is written
-with LF for them (the lines an edit addresses are the lines a reader counts).
+hold; a CRLF's CR is stripped by the reader as before). An edit (`keeping`) is made on the note's
+lines joined by LF (the lines its readers count) and written back line by line: a line the edit
+leaves keeps its own end, a line it changes in place keeps the end it had, and a line it inserts
+ends as most lines of the note do. So a CRLF note stays CRLF, a CR note stays CR, and a note
+mixing them keeps each untouched line's bytes (a stray CR in a CRLF note, the CR lines of an LF
+note): Obsidian reads them all the same, and the file changes only where the edit did.
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable
+from difflib import SequenceMatcher
 
 _LONE_CR = re.compile(r"\r(?!\n)")
 
@@ -53,15 +58,46 @@ def from_lf(text: str, end: str) -> str:
 
 
 def keeping(change: Callable[[str], str]) -> Callable[[str], str]:
-    """`change`, made on the note's LF form and given back with the note's own line ends (the
-    note as it is when `change` leaves it unchanged)."""
+    """`change`, made on the note's lines joined by LF and given back with each line's own end
+    (the note as it is when `change` leaves it unchanged)."""
 
     def run(text: str) -> str:
-        end = ending(text)
-        if end == "\n" and "\r" not in text:
+        if "\r" not in text:
             return change(text)
-        view = to_lf(text, end)
+        ends = _BREAK.findall(text)
+        view = _BREAK.sub("\n", text)
         changed = change(view)
-        return text if changed == view else from_lf(changed, end)
+        return text if changed == view else _with_ends(view.split("\n"), ends, changed.split("\n"))
 
     return run
+
+
+_BREAK = re.compile(r"\r\n|\r|\n")  # a CR before a CRLF is a line end of its own, as `lf` reads it
+_MATCHED_LINES = 1_000_000  # past this many pairs of changed lines, they are paired by position
+
+
+def _with_ends(old: list[str], ends: list[str], new: list[str]) -> str:
+    """`new`'s lines joined by the ends of the `old` lines they are (`ends[i]` ends `old[i]`); an
+    inserted line, or one that had none (the last), takes the ends' most common one."""
+    usual = Counter(ends).most_common(1)[0][0]
+    first, last = 0, min(len(old), len(new))
+    while first < last and old[first] == new[first]:
+        first += 1
+    tail = 0
+    while tail < last - first and old[-1 - tail] == new[-1 - tail]:
+        tail += 1
+    source: dict[int, int] = {}  # a line of `new` -> the line of `old` it is
+    gone, added = old[first : len(old) - tail], new[first : len(new) - tail]
+    if len(gone) * len(added) <= _MATCHED_LINES:
+        for tag, i1, i2, j1, j2 in SequenceMatcher(None, gone, added, autojunk=False).get_opcodes():
+            if tag in ("equal", "replace"):
+                source.update(zip(range(first + j1, first + j2), range(first + i1, first + i2), strict=False))
+    else:
+        source.update(zip(range(first, first + len(added)), range(first, first + len(gone)), strict=False))
+    out: list[str] = []
+    for j, line in enumerate(new):
+        out.append(line)
+        if j < len(new) - 1:
+            i = j if j < first else j - len(new) + len(old) if j >= len(new) - tail else source.get(j)
+            out.append(ends[i] if i is not None and i < len(ends) else usual)
+    return "".join(out)

@@ -51,7 +51,7 @@ async def test_hostile_vault_files_answer_structured_over_http(make_vault: Calla
 
 async def test_a_cr_before_a_crlf_is_a_line_over_http(make_vault: Callable[..., Path], mode: str) -> None:
     """`a\\r\\r\\n` in a CRLF note is two lines (the CR alone ends one): set_task_status on the line
-    list_tasks gives for `b` ticks `b` (it ticked `c` below it, and dropped the CR)."""
+    list_tasks gives for `b` ticks `b` (it ticked `c` below it, and dropped the CR, which is kept)."""
     root = make_vault({"T.md": b"- [ ] a\r\r\n- [ ] b\r\n- [ ] c\r\n"})
     async with e2e(root) as (url, vg), Client(url, mode=mode) as c:
         await vg.indexed()
@@ -59,4 +59,4 @@ async def test_a_cr_before_a_crlf_is_a_line_over_http(make_vault: Callable[..., 
         line = next(i["line"] for i in items if i["description"] == "b")
         etag = (await ok(c, "read_note", path="T.md"))["etag"]
         await ok(c, "set_task_status", path="T.md", line=line, status="x", expected_etag=etag, date="2026-12-01")
-        assert (root / "T.md").read_bytes() == "- [ ] a\r\n\r\n- [x] b ✅ 2026-12-01\r\n- [ ] c\r\n".encode()
+        assert (root / "T.md").read_bytes() == "- [ ] a\r\r\n- [x] b ✅ 2026-12-01\r\n- [ ] c\r\n".encode()

@@ -62,16 +62,17 @@ async def test_tag_renames_read_a_cr_only_notes_lines(make_vault: Callable[..., 
 
 async def test_a_crlf_note_with_a_stray_cr_is_patched_in_the_right_section(make_vault: Callable[..., Path]) -> None:
     """A CR alone inside a CRLF note is a line end to the readers: the edit counts its lines the
-    same way (it appended under `## C` when only CRLF was split)."""
+    same way (it appended under `## C` when only CRLF was split); the stray CR, on a line the edit
+    leaves, stays."""
     async with started(make_vault({"W.md": b"# A\r\nx\ry\r\n## B\r\nb\r\n## C\r\nc\r\n"})) as vg:
         await vg.ok("patch_note", path="W", heading=["A", "B"], content="new\n")
-        assert (vg.root / "W.md").read_bytes() == b"# A\r\nx\r\ny\r\n## B\r\nb\r\n\r\nnew\r\n\r\n## C\r\nc\r\n"
+        assert (vg.root / "W.md").read_bytes() == b"# A\r\nx\ry\r\n## B\r\nb\r\n\r\nnew\r\n\r\n## C\r\nc\r\n"
 
 
 async def test_a_task_after_a_cr_before_a_crlf_is_set_on_its_own_line(make_vault: Callable[..., Path]) -> None:
     """`a\\r\\r\\n` is two lines to the index (the CR alone ends one): set_task_status on the line
     list_tasks gives for `b` changes `b`. Before, the edit counted one line there and ticked `c`,
-    dropping the stray CR."""
+    dropping the stray CR (kept now, as every untouched line's end)."""
     async with started(make_vault({"T.md": b"- [ ] a\r\r\n- [ ] b\r\n- [ ] c\r\n"})) as vg:
         await vg.indexed()
         items = (await vg.ok("list_tasks"))["items"]
@@ -81,4 +82,4 @@ async def test_a_task_after_a_cr_before_a_crlf_is_set_on_its_own_line(make_vault
             "set_task_status", path="T.md", line=b["line"], status="x", expected_etag=etag, date="2026-12-01"
         )
         assert out["text"].startswith("b ")
-        assert (vg.root / "T.md").read_bytes() == "- [ ] a\r\n\r\n- [x] b ✅ 2026-12-01\r\n- [ ] c\r\n".encode()
+        assert (vg.root / "T.md").read_bytes() == "- [ ] a\r\r\n- [x] b ✅ 2026-12-01\r\n- [ ] c\r\n".encode()
