@@ -56,6 +56,8 @@ async def preview_move(tool: str, args: dict[str, Any], host: Reader, builder: E
     """The move's own dry run: the links it rewrites and every file they are in (known now only
     for a note the vault holds now: a note the plan creates first is moved at run time)."""
     moved = builder.effects.files_moved[-1]
+    if moved.folder:  # a folder the plan makes, moved as one by the builder: nothing here to see
+        return
     preview, files, pairs, code = await _dry_run(host, tool, args)
     if code == "vault_unwritable":  # a read-only note holds a link it would rewrite: refused at run time
         builder.unwritable_now(moved.from_path)

@@ -296,9 +296,15 @@ class EffectsBuilder:
         elif tool in MOVES and isinstance(path, str) and isinstance(args.get("new_path"), str):
             src, new = _note(path), str(args["new_path"]).strip()
             into = new.endswith("/") and bool(new.strip("/"))  # 'Archive/': into it, keeping the name
-            self.move(
-                src, f"{new.rstrip('/')}/{src.rsplit('/', 1)[-1]}" if into else _note(new), rename=tool == "rename_note"
-            )
+            folder = path.strip().strip("/")
+            if folder and self.folder_now(folder) and not (self._is_folder is not None and self._is_folder(folder)):
+                self._move_made_folder(folder, new, rename=tool == "rename_note")
+            else:
+                self.move(
+                    src,
+                    f"{new.rstrip('/')}/{src.rsplit('/', 1)[-1]}" if into else _note(new),
+                    rename=tool == "rename_note",
+                )
             self._touched = None  # its link rewrites change notes found at run time
         elif tool == "create_folder" and isinstance(path, str):
             if self._is_folder is None:
@@ -367,6 +373,22 @@ class EffectsBuilder:
         self.paths.append((src, "write"))
         self.paths.append((dst, "write"))
         return moved
+
+    def _move_made_folder(self, folder: str, new_path: str, *, rename: bool) -> None:
+        """A move of a folder no vault holds now, which earlier steps make: moved as a folder, as
+        the call finds it at run time (a path that is a folder moves the folder), with the files
+        those steps put in it; its own dry run, on the vault as it is now, cannot see it."""
+        given = (
+            new_path[2:-2] if len(new_path) > 4 and new_path.startswith("[[") and new_path.endswith("]]") else new_path
+        )
+        dst = given.strip().strip("/")
+        if given.strip().endswith("/") and dst:  # 'Archive/': into it, keeping the name
+            dst = f"{dst}/{folder.rsplit('/', 1)[-1]}"
+        if rename and "/" not in dst and "/" in folder:  # rename_note: a new name in the same folder
+            dst = f"{folder.rsplit('/', 1)[0]}/{dst}"
+        moved = self.move(folder, dst)
+        moving = self.folder_moved(folder, dst, {})
+        moved.folder, moved.moved_files = True, sorted({*moving, *moving.values()})
 
     def _moved_on(self, old: str, new: str) -> None:
         """A file moves: one an earlier step made is created at its new path instead, and a path

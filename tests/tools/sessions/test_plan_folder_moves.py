@@ -133,3 +133,42 @@ async def test_a_folder_rename_after_an_edit_inside_it_asks_no_more_than_alone(m
         run = await vg.ok("execute_plan", plan={"goal": "edit, then rename", "steps": steps})
         assert run["status"] == "done", run
         assert vg.read("Projects/A.md").endswith("more\n")
+
+
+async def test_a_folder_the_plan_makes_is_moved_as_a_folder(make_vault: Callable[..., Path]) -> None:
+    """A folder no vault holds yet, made by the plan's creates, then moved: the check foresees
+    a folder move taking those notes along (a later step naming one by its bare name edits it
+    there), and the confirmation lists exactly the files the run changes. Before, the check took
+    the folder for a note (`New` -> `New.md`, moved to `Archive/New.md`): the human approved a
+    note's move and creates in `New/`, and the run moved the folder with its notes."""
+    steps = [
+        {"id": "a", "tool": "create_note", "args": {"path": "New/Fresh", "content": "# F\n"}},
+        {"id": "b", "tool": "bulk_create_notes", "args": {"notes": [{"path": "New/B", "content": "# B\n"}]}},
+        {"id": "mv", "tool": "move_note", "args": {"path": "New", "new_path": "Archive/New"}, "dependsOn": ["a", "b"]},
+        {"id": "ap", "tool": "append_note", "args": {"path": "Fresh", "content": "more\n"}, "dependsOn": ["mv"]},
+    ]
+    plan = {"goal": "make a folder, then file it", "steps": steps}
+    async with started(make_vault(VAULT)) as vg:
+        await vg.indexed()
+        checked = await vg.ok("validate_plan", plan=plan)
+        assert checked["valid"], checked["problems"]
+        effects = checked["effects"]
+        [moved] = effects["files_moved"]
+        assert (moved["from"], moved["to"], moved["folder"]) == ("New", "Archive/New", True), moved
+        assert moved["moved_files"] == ["Archive/New/B.md", "Archive/New/Fresh.md", "New/B.md", "New/Fresh.md"]
+        assert sorted(effects["files_created"]) == ["Archive/New/B.md", "Archive/New/Fresh.md"], effects
+        assert effects["failures"] == [] and effects["files_modified"] == []
+        asked = await vg.err("execute_plan", "elicit_required", plan=plan)
+        assert "New.md" not in asked["details"]["preview"], asked["details"]["preview"]
+        before = vg.snapshot()
+        run = await vg.confirmed("execute_plan", plan=plan)
+        assert run["status"] == "done", [st["errors"] for st in run["steps"]]
+        after = vg.snapshot()
+        vault = vg.root.name
+        changed = {
+            k[len(vault) + 1 :]
+            for k in set(before) | set(after)
+            if before.get(k) != after.get(k) and not k.endswith("/")
+        }
+        assert changed == set(asked["details"]["files"]), (sorted(changed), asked["details"]["files"])
+        assert vg.read("Archive/New/Fresh.md") == "# F\nmore\n" and not (vg.root / "New").exists()
