@@ -241,3 +241,16 @@ async def test_tasks_filter_reads_braces_and_quotes_inside_a_template_substituti
             assert out["groups"] == [{"names": ["}{#work}"], "count": 1}]
             bad = await error(client, "tasks_filter", query="group by function `${'}'`")
             assert bad["code"] == "query_syntax_error" and bad["details"]["column"] == 19
+
+
+async def test_tasks_filter_sorts_and_groups_by_id_over_http(make_vault: Callable[..., Path], mode: str) -> None:
+    """`sort by id` / `group by id` (both were query_syntax_error): ids by the plugin's numeric
+    comparison, a task without an id first in the sort and in `(no group)`, last, when grouping."""
+    ids = "- [ ] nine 🆔 t9\n- [ ] eleven [id:: t11]\n- [ ] none\n"
+    async with e2e(make_vault({"Ids.md": ids})) as (url, harness):
+        await harness.indexed()
+        async with Client(url, mode=mode) as client:  # type: ignore[arg-type]
+            out = await ok(client, "tasks_filter", query="sort by id")
+            assert [i["description"] for i in out["items"]] == ["none", "nine", "eleven"]
+            out = await ok(client, "tasks_filter", query="group by id")
+            assert [g["names"][0] for g in out["groups"]] == ["t9", "t11", "(no group)"]

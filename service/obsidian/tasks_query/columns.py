@@ -12,6 +12,7 @@ comparison of integers and keeps the string semantics of the per-task tests exac
 from __future__ import annotations
 
 import posixpath
+import re
 from collections.abc import Callable, Hashable, Sequence
 from datetime import date
 from itertools import repeat
@@ -61,6 +62,17 @@ def dense_rank(values: Sequence[Hashable]) -> Ints:
     """Each value's position among the distinct values in sorted order (equal values, equal rank)."""
     position = {v: i for i, v in enumerate(sorted(set(values)))}  # type: ignore[type-var]
     return np.fromiter((position[v] for v in values), dtype=np.int64, count=len(values))
+
+
+_RUNS = re.compile(r"\d+|\D+")
+
+
+def natural_key(text: str) -> tuple[Any, ...]:
+    """`text` compared as the Tasks plugin compares ids (a numeric locale comparison): runs of
+    digits by their value and before letters ('9' before '11'), letters without regard to case,
+    then the text as written."""
+    runs = tuple((0, int(r), "") if r.isdigit() else (1, 0, r.lower()) for r in _RUNS.findall(text))
+    return (runs, text)
 
 
 class Columns:
@@ -190,6 +202,7 @@ class Columns:
             "status.name": lambda t: t.status_name,
             "heading": lambda t: (t.heading is None, (t.heading or "").lower()),
             "tag": lambda t: (not t.tags, t.tags[0].lower() if t.tags else ""),
+            "id": lambda t: natural_key(t.task_id or ""),  # no id: '' first, as the plugin compares ''
         }
         return dense_rank([keys[name](t) for t in self.records])
 

@@ -29,10 +29,10 @@ from service.obsidian.tasks_query.record import PRIORITY_RANK, TYPE_RANK
 
 SORT_FIELDS = ("status", "status.type", "status.name", "urgency", "due", "scheduled", "start", "happens", "done",
                "created", "cancelled", "priority", "path", "filename", "description", "heading", "tag",
-               "recurring")  # fmt: skip
+               "recurring", "id")  # fmt: skip
 GROUP_FIELDS = ("status", "status.type", "status.name", "due", "scheduled", "start", "happens", "done", "created",
                 "cancelled", "priority", "path", "folder", "filename", "root", "heading", "tags", "recurring",
-                "recurrence", "backlink", "urgency")  # fmt: skip
+                "recurrence", "backlink", "urgency", "id")  # fmt: skip
 _IGNORED = re.compile(r"(hide|show) .+|short mode|full mode|short|full|ignore global query", re.IGNORECASE)
 _LIMIT = re.compile(r"limit(?: (groups))?(?: to)? (\d+)(?: tasks?)?", re.IGNORECASE)
 _FIELD_AT = re.compile(r"\s*(?:sort|group)\s+by\s+", re.IGNORECASE)

@@ -16,7 +16,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from service.budget import current
-from service.obsidian.tasks_query.columns import Columns, dense_rank, urgency_of
+from service.obsidian.tasks_query.columns import Columns, dense_rank, natural_key, urgency_of
 from service.obsidian.tasks_query.dependencies import SEEN
 from service.obsidian.tasks_query.expression_methods import size_of
 from service.obsidian.tasks_query.expressions import Function, js_str
@@ -240,6 +240,8 @@ def group_names(name: str, t: TaskRecord, today: date | None = None) -> list[tup
         return [(t.recurrence is None, "Not Recurring" if t.recurrence is None else "Recurring")]
     if name == "heading":
         return [((t.heading is None, t.heading or ""), t.heading or "(No heading)")]
+    if name == "id":  # no id: no heading in the plugin, as a function giving '' (here `(no group)`, last)
+        return [((0, natural_key(t.task_id)), t.task_id)] if t.task_id else [((1, ()), "(no group)")]
     path = t.path
     if name == "path":
         label = path.removesuffix(".md")
