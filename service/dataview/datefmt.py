@@ -2,8 +2,9 @@
 `date(text, format)` take them: Luxon's tokens (years, months, standalone months L, days,
 weekdays E and c, hours, minutes, seconds, milliseconds, meridiem, ISO week years and weeks,
 ordinal days, quarters, eras, the en-US localized macros D DD DDD DDDD t tt T TT f ff F FF,
-epoch x X) and 'quoted literals'; a date is read back from the numeric ones. Touches nothing
-outside itself.
+epoch x X, the zone z Z ZZ ZZZ ZZZZ ZZZZZ and the macros ending with it, ttt tttt TTT TTTT fff
+ffff FFF FFFF, in the server's zone: `zones.py`) and 'quoted literals'; a date is read back from
+the numeric ones. Touches nothing outside itself.
 """
 
 from __future__ import annotations
@@ -12,16 +13,13 @@ import datetime as dt
 import re
 
 from service.dataview.values import Duration
+from service.dataview.zones import named_offset, offset_of, offset_text, zone_name
 
 _DATE_TOKENS = re.compile(
     r"'[^']*'|yyyyyy|yyyy|yy|y|MMMMM|MMMM|MMM|MM|M|LLLLL|LLLL|LLL|LL|L|dd|d|EEEEE|EEEE|EEE|E|ccccc|cccc|ccc|c"
     r"|HH|H|hh|h|mm|m|ss|s|SSS|S|a|kkkk|kk|WW|W|ooo|o|qq|q|GGGGG|GG|G|DDDD|DDD|DD|D|TTTT|TTT|TT|T|tttt|ttt|tt|t"
-    r"|FFFF|FFF|FF|F|ffff|fff|ff|f|x|X"
+    r"|FFFF|FFF|FF|F|ffff|fff|ff|f|x|X|ZZZZZ|ZZZZ|ZZZ|ZZ|Z|z"
 )
-# Luxon's macros that end with the zone's name (ttt '1:07:04 PM EDT', TTT, fff, FFF and their
-# longer forms): dates here carry no zone, so each is written as it is, as the zone tokens are (they
-# were read as tt + t, ff + f, …: fff gave 'Jan 5, 2026, 2:07 PM1/5/2026, 2:07 PM').
-_ZONED = ("TTTT", "TTT", "tttt", "ttt", "FFFF", "FFF", "ffff", "fff")
 
 
 def format_date(d: dt.datetime, fmt: str) -> str:
@@ -33,7 +31,7 @@ def format_date(d: dt.datetime, fmt: str) -> str:
         t = m.group()
         if t.startswith("'"):
             return t[1:-1]
-        return t if t in _ZONED else _token(d, t)
+        return _token(d, t)
 
     return _DATE_TOKENS.sub(token, fmt)
 
@@ -64,11 +62,33 @@ def _token(d: dt.datetime, t: str) -> str:
         "f": f"{short}, {time}", "ff": f"{medium}, {time}", "F": f"{short}, {time_s}", "FF": f"{medium}, {time_s}",
         "x": str(int(_epoch(d) * 1000)), "X": str(int(_epoch(d))),
     }  # fmt: skip
-    return table[t]
+    if t in table:
+        return table[t]
+    return _zoned(d, t, time_s, f"{d.hour:02d}:{d.minute:02d}:{d.second:02d}", full, f"{weekday}, {full}", time)
+
+
+def _zoned(d: dt.datetime, t: str, time_s: str, clock_s: str, full: str, long_day: str, time: str) -> str:
+    """The zone tokens and the macros ending with the zone (`service.dataview.zones`)."""
+    if t == "z":
+        return zone_name(d)
+    if t in ("Z", "ZZ", "ZZZ"):
+        return offset_text(offset_of(d)[0], {"Z": "narrow", "ZZ": "short", "ZZZ": "techie"}[t])
+    short, long = named_offset(d, long=False), named_offset(d, long=True)
+    return {
+        "ZZZZ": short, "ZZZZZ": long, "ttt": f"{time_s} {short}", "tttt": f"{time_s} {long}",
+        "TTT": f"{clock_s} {short}", "TTTT": f"{clock_s} {long}", "fff": f"{full}, {time} {short}",
+        "ffff": f"{long_day}, {time} {long}", "FFF": f"{full}, {time_s} {short}",
+        "FFFF": f"{long_day}, {time_s} {long}",
+    }[t]  # fmt: skip
 
 
 def _epoch(d: dt.datetime) -> float:
-    return d.replace(tzinfo=dt.UTC).timestamp()
+    """Seconds since 1970 of the local time `d` (UTC where the C library cannot place it)."""
+    offset, _ = offset_of(d)
+    try:
+        return (d - offset).replace(tzinfo=dt.UTC).timestamp()
+    except OverflowError:
+        return d.replace(tzinfo=dt.UTC).timestamp()
 
 
 _PARSE = {
@@ -93,7 +113,10 @@ def parse(text: str, fmt: str) -> dt.datetime | None:
     g = {k: v for k, v in found.groupdict().items() if v is not None}
     if "x" in g or "X" in g:
         seconds = int(g["x"]) / 1000 if "x" in g else int(g["X"])
-        return dt.datetime.fromtimestamp(seconds, dt.UTC).replace(tzinfo=None)
+        try:  # a local time, as every date here
+            return dt.datetime.fromtimestamp(seconds)
+        except (OverflowError, ValueError, OSError):
+            return None
     year = int(g["year"]) if "year" in g else 2000 + int(g["yy"]) if "yy" in g else dt.date.today().year
     try:
         return dt.datetime(

@@ -1,7 +1,7 @@
 """Dataview's value types: text, number, boolean, date, duration, link, list, object, null.
 
-Python carries them as `str`, `int`/`float`, `bool`, `datetime.datetime` (naive; a written
-offset is converted to UTC), `Duration`, `Link`, `list`, `dict` and `None`; a lambda of the query
+Python carries them as `str`, `int`/`float`, `bool`, `datetime.datetime` (naive: the server's
+local time; a written offset is converted to it), `Duration`, `Link`, `list`, `dict` and `None`; a lambda of the query
 language is a `Lambda`. This module parses field values the way Dataview does (ISO dates,
 durations such as `6hr 4min`, `[[links]]`, comma lists of quoted text or numbers), orders and
 compares values across types, normalises keys (`Basic Field` -> `basic-field`), and renders
@@ -231,7 +231,10 @@ def parse_date(text: str) -> dt.datetime | None:
             digits = zone[1:].replace(":", "")
             offset = dt.timedelta(hours=int(digits[:2]), minutes=int(digits[2:4] or 0))
             offset = offset if zone[0] == "+" else -offset
-        value = value - offset
+        try:  # the same moment in the server's local time, as every date here (now(), file.mtime)
+            value = value.replace(tzinfo=dt.timezone(offset)).astimezone().replace(tzinfo=None)
+        except (OverflowError, ValueError, OSError):
+            return None  # past the calendar's ends
     return value
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -55,9 +56,23 @@ async def test_dataview_tools_over_http(make_vault: Callable[..., Path], mode: s
         assert harness.snapshot() == before
 
 
-async def test_dateformat_luxon_tokens_and_a_sort_column_over_http(make_vault: Callable[..., Path], mode: str) -> None:
+async def test_dateformat_luxon_tokens_and_a_sort_column_over_http(
+    make_vault: Callable[..., Path], mode: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Luxon's tokens as Dataview writes them, the zone ones in the server's zone (set to New York
+    here; they were written as they are: 'fff', 'ZZ'), and sort(…) as a column."""
     note = "---\nmet: 2026-01-05T14:07:09\ntags: [b, a]\n---\n"
-    async with e2e(make_vault({"Met.md": note})) as (url, harness):
+    monkeypatch.setenv("TZ", "America/New_York")
+    time.tzset()
+    try:
+        await _dateformat_and_sort(make_vault({"Met.md": note}), mode)
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+
+
+async def _dateformat_and_sort(root: Path, mode: str) -> None:
+    async with e2e(root) as (url, harness):
         await harness.indexed()
         async with Client(url, mode=mode) as client:  # type: ignore[arg-type]
             query = 'TABLE WITHOUT ID dateformat(met, "DDD"), dateformat(met, "cccc t"), sort(tags) FROM "Met"'
@@ -65,6 +80,9 @@ async def test_dateformat_luxon_tokens_and_a_sort_column_over_http(make_vault: C
             assert [c["value"] for c in out["rows"][0]["cells"]] == ["January 5, 2026", "Monday 2:07 PM", ["a", "b"]]
             out = await ok(client, "search_dql", {"query": 'TABLE sort(tags) FROM "Met"'})
             assert out["columns"] == ["File", "sort(tags)"] and out["rows"][0]["cells"][0]["value"] == ["a", "b"]
-            query = 'TABLE WITHOUT ID dateformat(met, "fff"), dateformat(met, "DD ttt") FROM "Met"'  # zone macros
+            query = (
+                'TABLE WITHOUT ID dateformat(met, "fff"), dateformat(met, "DD ttt"), dateformat(met, "z ZZ") FROM "Met"'
+            )
             out = await ok(client, "search_dql", {"query": query})
-            assert [c["value"] for c in out["rows"][0]["cells"]] == ["fff", "Jan 5, 2026 ttt"]
+            assert [c["value"] for c in out["rows"][0]["cells"]] == [
+                "January 5, 2026, 2:07 PM EST", "Jan 5, 2026 2:07:09 PM EST", "America/New_York -05:00"]  # fmt: skip
