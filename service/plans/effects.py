@@ -113,10 +113,13 @@ class EffectsBuilder:
         there, else the one file an earlier step made or moved whose path ends with it (`Proj/A`
         is `Archive/Proj/A.md` once a step moved `Proj` there, as a wikilink finds it), else the
         path as written when a step moved or deleted the file there (None: the vault as it is
-        now decides)."""
+        now decides, as it does while a file is at the path as written: the tools take that file
+        before any name, so `Home` stays `Home.md` after a step made `Inbox/Home.md`)."""
         rel = _note(target)
         if rel in self._stepped and self._now.get(rel):
             return rel
+        if rel not in self._stepped and self.exists(rel):
+            return None
         tail = "/" + rel.lower()
         named = self._stepped_names.get(tail.rpartition("/")[2], ())
         made = [p for p in named if self._now.get(p) and ("/" + p.lower()).endswith(tail)]

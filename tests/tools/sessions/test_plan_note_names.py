@@ -231,3 +231,26 @@ async def test_only_a_step_that_may_make_the_note_makes_a_later_name_late(make_v
         for late in (tag, move):
             out = await vg.ok("validate_plan", plan=plan(late, "../outside"))
             assert not out["valid"] and [(p["step"], p["code"]) for p in out["problems"]] == [("sum", "path_invalid")]
+
+
+async def test_a_name_whose_path_as_written_is_a_file_names_that_file(make_vault: Callable[..., Path]) -> None:
+    """`Home` is `Home.md` while a file is there, as the tools take the path as written before any
+    name: a note an earlier step made elsewhere with that name (`Inbox/Home.md`) does not take
+    its place. Before, the check previewed the append as an edit of the new note, and the run
+    appended to `Home.md`, which the confirmation did not list."""
+    plan = {
+        "goal": "g",
+        "steps": [
+            {"id": "mk", "tool": "create_note", "args": {"path": "Inbox/Home", "content": "# Inbox home\n"}},
+            {"id": "add", "tool": "append_note", "args": {"path": "Home", "content": "more\n"}, "dependsOn": ["mk"]},
+            {"id": "mv", "tool": "move_note", "args": {"path": "Launch plan", "new_path": "Old/Launch plan"}},
+        ],
+    }
+    async with started(make_vault(VAULT)) as vg:
+        await vg.indexed()
+        effects = (await vg.ok("validate_plan", plan=plan))["effects"]
+        assert effects["files_created"] == ["Inbox/Home.md"] and effects["files_modified"] == ["Home.md"], effects
+        asked, changed = await _approved_run(vg, plan)
+        assert changed == {"Inbox/Home.md", "Home.md", "Projects/Launch plan.md", "Old/Launch plan.md"}
+        assert set(asked["files"]) == changed
+        assert vg.read("Home.md").endswith("more\n") and vg.read("Inbox/Home.md") == "# Inbox home\n"
