@@ -73,6 +73,12 @@ class BaseFile:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
+# YAML scalars that are no filter statement: the Bases syntax takes "a single filter statement as
+# a string, or a recursively defined filter object" (a boolean reads as the statement it spells).
+_NOT_STATEMENTS = {"tag:yaml.org,2002:int": "a number", "tag:yaml.org,2002:float": "a number",
+                   "tag:yaml.org,2002:timestamp": "a date", "tag:yaml.org,2002:binary": "binary data"}  # fmt: skip
+
+
 def _where(node: yaml.Node | None, at: str, line_offset: int) -> dict[str, Any]:
     out: dict[str, Any] = {"at": at or "(file)"}
     if node is not None:
@@ -126,6 +132,13 @@ class _Reader:
         if node is None or (isinstance(node, yaml.ScalarNode) and node.value in ("", "null", "~")):
             return None
         if isinstance(node, yaml.ScalarNode):
+            kind = _NOT_STATEMENTS.get(node.tag)
+            if kind is not None:  # `filters: 12`: the schema takes a statement in text or an object
+                raise self.fail(
+                    f"a filter is a statement in text or an object with `and`, `or` or `not`, not {kind}"
+                    f" (quote it, '{node.value}', to test it as an expression)",
+                    node, at, found=kind,
+                )  # fmt: skip
             fn, text = self.expression(node, at)
             return Filter("expr", fn, source=text, at=at)
         pairs = self.mapping(node, at)

@@ -35,3 +35,20 @@ async def test_query_base_over_http(make_vault: Callable[..., Path], mode: str) 
                     break
                 await indexer.wait_for(lambda g=generation: indexer.generation > g, within=30)  # type: ignore[misc]
             assert [r["path"] for r in again["rows"]][3] == "Books/Ubik.md"  # rating 2 sorts after 3
+
+
+async def test_a_number_as_a_bases_filter_is_a_syntax_error_over_http(
+    make_vault: Callable[..., Path], mode: str
+) -> None:
+    """`filters: 12` in a .base file (a YAML number, which the Bases syntax does not take as a
+    filter) answers bases_syntax_error at its line; it was read as true for every note."""
+    files = {**BASES_VAULT, "Numbers.base": "views:\n  - name: v\n    filters: 12\n"}
+    async with e2e(make_vault(files)) as (url, harness):
+        await harness.indexed()
+        async with Client(url, mode=mode) as client:  # type: ignore[arg-type]
+            err = await error(client, "query_base", path="Numbers.base")
+            assert err["code"] == "bases_syntax_error"
+            assert (err["details"]["at"], err["details"]["found"], err["details"]["line"]) == (
+                "views[0].filters", "a number", 3)  # fmt: skip
+            out = await ok(client, "query_base", yaml="filters: '12'\n")
+            assert out["total"] > 0

@@ -177,3 +177,25 @@ async def test_evaluation_errors_are_reported_per_cell(lib: Harness) -> None:
     )
     assert col(out, "formula.n") == [None, None, None, None]
     assert out["errors"][0]["at"] == "formula.n" and "not a number" in out["errors"][0]["message"]
+
+
+@pytest.mark.covers("query_base", "failure")
+async def test_a_number_or_date_as_a_filter_is_a_syntax_error(lib: Harness) -> None:
+    """The Bases syntax takes a filter statement as a string or an and/or/not object: `filters: 12`
+    (a YAML number) was read as the expression 12, true for every note. Now bases_syntax_error at
+    its place; quoted, '12' is a statement as any other, and `true` spells one."""
+    before = lib.snapshot()
+    every = await lib.ok("query_base", yaml="filters: 'true'\n")
+    for yaml, at, found in (
+        ("filters: 12\n", "filters", "a number"),
+        ("filters:\n  and:\n    - 'rating > 1'\n    - 2.5\n", "filters.and[1]", "a number"),
+        ("views:\n  - name: v\n    filters: 2024-01-01\n", "views[0].filters", "a date"),
+    ):
+        err = await lib.err("query_base", "bases_syntax_error", yaml=yaml)
+        assert (err["details"]["at"], err["details"]["found"]) == (at, found), yaml
+        assert "line" in err["details"]
+    quoted = await lib.ok("query_base", yaml="filters: '12'\n")
+    assert quoted["total"] == every["total"] > 0
+    assert (await lib.ok("query_base", yaml="filters: true\n"))["total"] == every["total"]
+    assert (await lib.ok("query_base", yaml="filters: false\n"))["total"] == 0
+    assert lib.snapshot() == before
