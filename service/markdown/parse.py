@@ -380,39 +380,6 @@ def parse_note(rel: str, text: str) -> ParsedNote:
     )
 
 
-def outline(text: str, *, blocks: bool = True) -> tuple[list[Heading], dict[str, int]]:
-    """The headings and (`blocks`) block ids of a note exactly as `parse_note` reads them (outside
-    code, inline code masked, from the body on), without its tags, links, tasks, items or YAML and
-    without holding the note's lines: what a heading or block address needs (`sections`), a
-    fraction of a whole parse's time and memory on a long note."""
-    headings: list[Heading] = []
-    found: dict[str, int] = {}
-    text = lf(text)
-    code = CodeScanner()
-    comments = Comments()
-    front = fm.fences(text)
-    no, pos = front.body_line, (text.rfind("\n", 0, front.body_start) + 1 if front.body_start else 0)
-    while True:
-        end = text.find("\n", pos)
-        raw = (text[pos:] if end < 0 else text[pos:end]).rstrip("\r")
-        is_code = code.code(raw)
-        hidden = False
-        if not is_code and (comments.percent or comments.html or "%%" in raw or "<!--" in raw):
-            hidden = comments.inside(_mask_inline_code(raw) if "`" in raw else raw)
-        if not is_code and (raw[:1] == "#" or (blocks and "^" in raw)):
-            line = _mask_inline_code(raw) if "`" in raw else raw
-            h = _HEADING.match(line) if line[:1] == "#" and not hidden else None
-            if h:
-                headings.append(Heading(len(h.group(1)), h.group(2).strip(), no))
-            unseen = hidden or comments.percent or comments.html  # as parse_note reads it
-            b = _BLOCK_ID.search(line) if blocks and "^" in line and not unseen else None
-            if b:
-                found.setdefault(b.group(1), no)
-        if end < 0:
-            return headings, found
-        pos, no = end + 1, no + 1
-
-
 def note_title(rel: str) -> str:
     """A file's title, Obsidian's rule (`file.basename`) for every file: its name less its last
     extension. 'Note.md' is 'Note', 'Board.canvas' 'Board', 'photo.png' 'photo' and

@@ -18,7 +18,8 @@ from typing import Literal
 from service.errors import ValidationFailed
 from service.markdown import frontmatter as fm
 from service.markdown import line_ends
-from service.markdown.parse import outline
+from service.markdown.outline import outline
+from service.markdown.parse import Heading
 
 Position = Literal["before", "after", "prepend", "append", "replace"]
 MAX_SHOWN = 20  # headings named in a not_found message
@@ -52,11 +53,14 @@ def _linked(text: str) -> str:
 
 def find_heading(text: str, path: list[str]) -> Span:
     """The section named by a heading path, outermost first (e.g. ["Plan", "Goals"])."""
+    text = line_ends.lf(text)  # a CR alone ends a line (as `outline` reads it)
+    return heading_span(outline(text, blocks=False)[0] if path else [], text.count("\n") + 1, path)
+
+
+def heading_span(headings: list[Heading], total: int, path: list[str]) -> Span:
+    """`find_heading`'s span, of a note of `total` lines whose headings are `headings`."""
     if not path:
         raise ValidationFailed("heading path is empty", details={"field": "heading", "reason": "empty"})
-    text = line_ends.lf(text)  # a CR alone ends a line (as `outline` reads it)
-    headings = outline(text, blocks=False)[0]
-    total = text.count("\n") + 1
     spans: list[Span] = []
     window_start, window_end, min_level = 0, total, 0
     for depth, wanted in enumerate(path):

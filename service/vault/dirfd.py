@@ -33,11 +33,14 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, ExitStack, contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import BinaryIO, TypeVar
 
 from service.errors import PathInvalid
 from service.vault import openat2, spelling
 from service.vault.case_records import case_record, drop_case_record, temp_name
 from service.vault.decoding import decode_start
+
+R = TypeVar("R")
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
 _FILE_READ = os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0)
@@ -166,9 +169,14 @@ def read_file(root: Path, rel: str) -> tuple[bytes, os.stat_result]:
 def read_start(root: Path, rel: str, chars: int) -> str:
     """The first `chars` characters of the file `rel` (opened as `read_file` opens it) as
     `decode_note` decodes the whole file, which is never held (`decoding.decode_start`)."""
+    return scan_file(root, rel, lambda fh: decode_start(fh, 4 * chars)[:chars])  # a character: 4 bytes at most
+
+
+def scan_file(root: Path, rel: str, scan: Callable[[BinaryIO], R]) -> R:
+    """`scan` of the file `rel` opened as `read_file` opens it (`read_file`'s errors), closed after."""
     fd = got[0] if (got := _plain(root, rel)) is not None else _walked(root, rel)[0]
     with os.fdopen(fd, "rb") as fh:
-        return decode_start(fh, 4 * chars)[:chars]  # a character is at most 4 bytes of UTF-8
+        return scan(fh)
 
 
 def is_file(root: Path, rel: str) -> bool:

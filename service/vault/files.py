@@ -26,7 +26,7 @@ import weakref
 from collections.abc import Callable, Iterator
 from functools import partial
 from pathlib import Path
-from typing import Literal, TypeVar
+from typing import BinaryIO, Literal, TypeVar
 
 from service.errors import AlreadyExists, Conflict, NoteNotFound, PathInvalid
 from service.vault import casing, dirfd, journal, notelocks, offloop, reread
@@ -69,9 +69,7 @@ class VaultFiles:
         dirfd.arm_single_open(paths.root)
 
     def lock(self, rel: str) -> asyncio.Lock:
-        if (lock := self._locks.get(rel)) is None:
-            self._locks[rel] = lock = asyncio.Lock()
-        return lock
+        return self._locks.get(rel) or self._locks.setdefault(rel, asyncio.Lock())
 
     def writing(self, rel: str) -> asyncio.Lock | None:
         """The lock of a write to `rel` in progress now (None: no vaultgate write holds it)."""
@@ -333,9 +331,7 @@ class VaultFiles:
 
     def _prior(self, vp: VaultPath, real: str) -> bytes | None:
         """The bytes at `vp` before a delete or move (the link's target's when `vp` is a link)."""
-        if vp.abs.is_symlink():
-            return journal.read_prior(self.paths.root, self._real(vp)[0])
-        return journal.read_prior(self.paths.root, real)
+        return journal.read_prior(self.paths.root, self._real(vp)[0] if vp.abs.is_symlink() else real)
 
     def _read_real(self, vp: VaultPath, key: str) -> NoteFile:
         """`read`, of the real in-vault file `key` (a write's target), through no link."""
@@ -348,6 +344,10 @@ class VaultFiles:
     def read_start(self, vp: VaultPath, chars: int) -> str:
         """The note's first `chars` characters as `read` decodes them; the rest is never held."""
         return self._found(vp, partial(dirfd.read_start, self.paths.root, self._real(vp)[0], chars))
+
+    def scan(self, vp: VaultPath, scan: Callable[[BinaryIO], R]) -> R:
+        """`scan` of the note's file opened as `read` opens it: a long note read a chunk at a time."""
+        return self._found(vp, partial(dirfd.scan_file, self.paths.root, self._real(vp)[0], scan))
 
     @staticmethod
     def _found(vp: VaultPath, read: Callable[[], R], expected_etag: str | None = None) -> R:

@@ -6,6 +6,7 @@ counts in note_info. Writing tools live in `write.py`, `files.py` and `bulk.py`.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any, Literal
 
 from pydantic import Field, model_validator
@@ -26,7 +27,9 @@ from service.markdown import line_ends, sections
 from service.markdown.parse import ParsedNote, note_title, parse_note
 from service.tools.context import FoundNote, ToolContext
 from service.tools.models import NOTE_ADDRESS, ToolInput, ToolOutput, decode_cursor, encode_cursor
+from service.tools.notes import part_reads
 from service.tools.notes.note_facts import note_facts
+from service.tools.notes.part_reads import too_long as _too_long
 from service.tools.spec import ToolSpec
 from service.vault import offloop
 from service.vault.decoding import UTF8
@@ -128,8 +131,10 @@ async def read_note(ctx: ToolContext, args: ReadNoteIn) -> ReadNoteOut:
         )
     vp = found.vp
     limit = ctx.services.settings.governor.max_response_bytes
-    if found.subpath is None and not selected and (size := ctx.vault.files.stat(vp).size) > limit:
-        raise _too_long(size, limit)  # its text alone is more: not read (a 50 MB note was, and its answer built)
+    if (size := ctx.vault.files.stat(vp).size) > limit:
+        if found.subpath is None and not selected:
+            raise _too_long(size, limit)  # its text alone is more: not read (a 50 MB note was, and its answer built)
+        return await _long_part(ctx, found, args, limit, size)  # read by its lines, never held whole
     note = await offloop.read(ctx.vault.files.read, vp)
     text = note.content
     facts = await note_facts(ctx, vp.rel, note.etag, text)
@@ -150,13 +155,46 @@ async def read_note(ctx: ToolContext, args: ReadNoteIn) -> ReadNoteOut:
     )
 
 
-def _too_long(size: int, limit: int) -> Overflow:
-    """read_note's `overflow` for text of at least `size` bytes: the answer holds it twice (its
-    content and its text), so it is refused before it is built (the governor would refuse it after)."""
-    return Overflow(
-        f"result of at least {size} bytes exceeds the {limit}-byte limit",
-        details={"bytes": size, "limit": limit, "tool": "read_note"},
-        hint="Read a part: a line range (start_line, end_line), a heading section, or part='frontmatter'.",
+def _wanted(found: FoundNote, args: ReadNoteIn | None) -> part_reads.Wanted:
+    """What `args` (or the address's section) select, as `part_reads` takes it."""
+    if found.subpath is not None or args is None:
+        block = found.address.block
+        if block is not None:
+            return part_reads.Wanted("block", block=block)
+        return part_reads.Wanted("heading", heading=tuple(found.address.heading or []))
+    if args.heading is not None:
+        return part_reads.Wanted("heading", heading=tuple(args.heading))
+    if args.start_line is not None or args.end_line is not None:
+        return part_reads.Wanted("lines", first=args.start_line or 1, last=args.end_line)
+    return part_reads.Wanted("frontmatter" if args.part == "frontmatter" else "body")
+
+
+async def _long_part(ctx: ToolContext, found: FoundNote, args: ReadNoteIn, limit: int, size: int) -> ReadNoteOut:
+    """read_note of a part of a note longer than `limit`: read from the file by its lines, in a
+    worker thread, never held whole (`part_reads`)."""
+    vp = found.vp
+    cap = ctx.services.settings.limits.max_indexed_note_chars
+    read = partial(part_reads.read_part, wanted=_wanted(found, args), limit=limit, cap=cap)
+    part = await offloop.sized(size, ctx.vault.files.scan, vp, read)
+    if 2 * len(part.content) > limit:
+        raise _too_long(2 * len(part.content), limit)
+    stat = ctx.vault.files.stat(vp)
+    facts = await note_facts(ctx, vp.rel, part.etag, part.start)
+    return ReadNoteOut(
+        path=vp.rel,
+        title=facts.title,
+        obsidian_url=ctx.vault.url(vp.rel),
+        etag=part.etag,
+        size=stat.size,
+        mtime=stat.mtime,
+        content=part.content,
+        properties=facts.properties,
+        tags=facts.tags,
+        links=facts.links,
+        total_lines=part.total,
+        start_line=part.first,
+        end_line=part.last,
+        frontmatter_error=facts.frontmatter_error,
     )
 
 
@@ -261,10 +299,17 @@ async def read_notes(ctx: ToolContext, args: ReadNotesIn) -> ReadNotesOut:
         try:
             found = await ctx.find_note(raw, "read", section="keep")
             vp = found.vp
-            if found.subpath is None and (whole := ctx.vault.files.stat(vp).size) > limit:
+            if (whole := ctx.vault.files.stat(vp).size) > limit and found.subpath is None:
                 raise _too_long(whole, limit)  # not read: alone it is more than any answer may hold
-            note = ctx.vault.files.read(vp)
-            content = note.content if found.subpath is None else _section(note.content, found.address)[0]
+            if whole > limit:  # its section, read by its lines (`part_reads`)
+                cap = ctx.services.settings.limits.max_indexed_note_chars
+                read = partial(part_reads.read_part, wanted=_wanted(found, None), limit=limit, cap=cap)
+                part = await offloop.sized(whole, ctx.vault.files.scan, vp, read)
+                content, etag, encoding = part.content, part.etag, UTF8
+            else:
+                note = ctx.vault.files.read(vp)
+                content = note.content if found.subpath is None else _section(note.content, found.address)[0]
+                etag, encoding = note.etag, note.encoding
             if 2 * len(content) > limit:
                 raise _too_long(2 * len(content), limit)
         except (NoteNotFound, PathInvalid, AclDenied, AmbiguousNote, NotANote, ValidationFailed, Overflow) as exc:
@@ -282,9 +327,9 @@ async def read_notes(ctx: ToolContext, args: ReadNotesIn) -> ReadNotesOut:
                 path=vp.rel,
                 title=note_title(vp.rel),
                 obsidian_url=ctx.vault.url(vp.rel),
-                etag=note.etag,
+                etag=etag,
                 content=content,
-                encoding=None if note.encoding == UTF8 else note.encoding,
+                encoding=None if encoding == UTF8 else encoding,
             )
         )
     return ReadNotesOut(items=items, next_cursor=None)

@@ -10,7 +10,8 @@ import tracemalloc
 import pytest
 
 from service.markdown import sections
-from service.markdown.parse import outline, parse_note
+from service.markdown.outline import outline
+from service.markdown.parse import parse_note
 
 NOTES = [
     "# A\n\ntext ^one\n## B\n",

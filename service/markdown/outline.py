@@ -1,0 +1,75 @@
+"""The headings and block ids of a note exactly as `parse.parse_note` reads them (outside code,
+inline code masked, not in a comment, from the body on), without its tags, links, tasks, items or
+YAML and without holding the note's lines: what a heading or block address needs
+(`service.markdown.sections`), a fraction of a whole parse's time and memory on a long note.
+
+`Outliner` takes the lines one at a time, so a note too long to hold is read by its lines from
+the file (`service.tools.notes.part_reads`); `outline` feeds it a text.
+"""
+
+from __future__ import annotations
+
+import re
+
+from service.markdown import frontmatter as fm
+from service.markdown.fences import CodeScanner, Comments
+from service.markdown.line_ends import lf
+from service.markdown.parse import _BLOCK_ID, _HEADING, Heading, _mask_inline_code
+
+# A list item as `sections.find_block` tells one: the paragraph of a block id ends above it.
+LIST_ITEM = re.compile(r"^\s*([-*+]|\d+[.)])\s")
+
+
+class Outliner:
+    """Headings and (`blocks`) block ids of the body lines fed in order (`feed(no, raw)`, `raw`
+    without its line end), with the first line of each block (`block_starts`: the block's line
+    for a list item, else the first line of its paragraph, as `sections.find_block` reads it,
+    when `paragraphs` is on and every line from the first is fed to `paragraph` too)."""
+
+    __slots__ = ("block_starts", "blocks", "code", "comments", "found", "headings", "para")
+
+    def __init__(self, *, blocks: bool = True) -> None:
+        self.headings: list[Heading] = []
+        self.found: dict[str, int] = {}
+        self.block_starts: dict[str, int] = {}
+        self.blocks = blocks
+        self.code = CodeScanner()
+        self.comments = Comments()
+        self.para = 0  # the first line of the paragraph being read (`paragraph`)
+
+    def feed(self, no: int, raw: str) -> None:
+        comments = self.comments
+        is_code = self.code.code(raw)
+        hidden = False
+        if not is_code and (comments.percent or comments.html or "%%" in raw or "<!--" in raw):
+            hidden = comments.inside(_mask_inline_code(raw) if "`" in raw else raw)
+        if not is_code and (raw[:1] == "#" or (self.blocks and "^" in raw)):
+            line = _mask_inline_code(raw) if "`" in raw else raw
+            h = _HEADING.match(line) if line[:1] == "#" and not hidden else None
+            if h:
+                self.headings.append(Heading(len(h.group(1)), h.group(2).strip(), no))
+            unseen = hidden or comments.percent or comments.html  # as parse_note reads it
+            b = _BLOCK_ID.search(line) if self.blocks and "^" in line and not unseen else None
+            if b and b.group(1) not in self.found:
+                self.found[b.group(1)] = no
+                self.block_starts[b.group(1)] = no if LIST_ITEM.match(raw) else self.para
+
+    def paragraph(self, no: int, raw: str) -> None:
+        """After `feed` of line `no` (any line, frontmatter too): where the next paragraph starts."""
+        if not raw.strip() or raw.lstrip().startswith("#") or LIST_ITEM.match(raw):
+            self.para = no + 1
+
+
+def outline(text: str, *, blocks: bool = True) -> tuple[list[Heading], dict[str, int]]:
+    """The headings and (`blocks`) block ids of `text` (`Outliner`)."""
+    text = lf(text)
+    found = Outliner(blocks=blocks)
+    front = fm.fences(text)
+    no, pos = front.body_line, (text.rfind("\n", 0, front.body_start) + 1 if front.body_start else 0)
+    feed = found.feed
+    while True:
+        end = text.find("\n", pos)
+        feed(no, (text[pos:] if end < 0 else text[pos:end]).rstrip("\r"))
+        if end < 0:
+            return found.headings, found.found
+        pos, no = end + 1, no + 1
