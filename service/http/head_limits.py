@@ -16,6 +16,15 @@ closed its connection. h11 (used when httptools is
 missing) bounds the same with its own `max_incomplete_event_size` (set in `uvicorn_options`),
 answering 400. The number of header fields is checked at the edge (`service.http.edge`, 431),
 whatever the implementation.
+
+How long a request may take to arrive is bounded the same way: its head and body must be in within
+`READ_SECONDS` of its first byte (of the connection's opening, for its first request), else the
+server answers **408 Request Timeout** (the same JSON-RPC error body; a response already under
+way is not interrupted by one: the connection just closes) and closes the connection. uvicorn
+times out only a connection idle between requests: a head or a body sent a byte at a time, or
+never finished, held its connection forever, and 20,000 of them (two client processes on
+loopback) used every file descriptor the server may open, so it could serve no one. A request
+whose message is whole (an SSE stream then, a long call) is not bounded by it.
 """
 
 from __future__ import annotations
@@ -26,6 +35,7 @@ from typing import Any
 from service.protocol.framing import INVALID_REQUEST, Refused
 
 REASON = "Request Header Fields Too Large"
+READ_SECONDS = 60.0  # a request's head and body arrive within this (docs/security.md, At the HTTP edge)
 
 
 class HeadTooLarge(Exception):
@@ -41,6 +51,16 @@ def response_431(refused: Refused) -> bytes:
     body = refused.body()
     head = (
         f"HTTP/1.1 431 {REASON}\r\ncontent-type: application/json\r\ncontent-length: {len(body)}\r\n"
+        "connection: close\r\n\r\n"
+    )
+    return head.encode("ascii") + body
+
+
+def response_408() -> bytes:
+    """A complete HTTP/1.1 408 response that closes the connection."""
+    body = Refused(INVALID_REQUEST, f"the request did not arrive whole within {READ_SECONDS:g} seconds", 408).body()
+    head = (
+        f"HTTP/1.1 408 Request Timeout\r\ncontent-type: application/json\r\ncontent-length: {len(body)}\r\n"
         "connection: close\r\n\r\n"
     )
     return head.encode("ascii") + body
@@ -63,10 +83,44 @@ def head_limited(impl: str, max_bytes: int) -> type[asyncio.Protocol] | str:
             self._read = 0  # bytes received while the head was incomplete, after the read it began in
             self._begun = False  # a request began in the bytes being parsed now
             self._over = False
+            self._deadline: asyncio.TimerHandle | None = None  # the message being read is whole by then
+            self._headed = False  # the message being read has its head: `self.cycle` is its own
+
+        def connection_made(self, transport: asyncio.BaseTransport) -> None:
+            super().connection_made(transport)  # type: ignore[arg-type]
+            self._arm()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._disarm()
+            super().connection_lost(exc)
+
+        def _arm(self) -> None:
+            if self._deadline is None:
+                self._deadline = self.loop.call_later(READ_SECONDS, self._too_slow)
+
+        def _disarm(self) -> None:
+            if self._deadline is not None:
+                self._deadline.cancel()
+                self._deadline = None
+
+        def _too_slow(self) -> None:
+            self._deadline = None
+            if self.transport.is_closing():
+                return
+            self.logger.warning("request not whole within %g s: 408", READ_SECONDS)
+            if not (self._headed and self.cycle is not None and self.cycle.response_started):
+                self.transport.write(response_408())  # else: this request was answered (or is): just closed
+            self.transport.close()
+
+        def on_message_complete(self) -> None:
+            self._disarm()
+            super().on_message_complete()
 
         def on_message_begin(self) -> None:
             super().on_message_begin()
             self._in_head, self._head_bytes, self._read, self._begun = True, 0, 0, True
+            self._headed = False
+            self._arm()
 
         def on_url(self, url: bytes) -> None:
             self._count(len(url))
@@ -85,6 +139,7 @@ def head_limited(impl: str, max_bytes: int) -> type[asyncio.Protocol] | str:
         def on_headers_complete(self) -> None:
             self._in_head = False
             super().on_headers_complete()
+            self._headed = True
 
         def data_received(self, data: bytes) -> None:
             self._begun = False
