@@ -232,11 +232,12 @@ def without_block_id(body: str) -> str:
 
 StatusType = Literal["todo", "in_progress", "done", "cancelled", "non_task"]
 TASKS_PLUGIN_DATA = ".obsidian/plugins/obsidian-tasks-plugin/data.json"
-# The Tasks plugin's built-in statuses: type and the status a toggle moves to.
+# The Tasks plugin's built-in statuses: type and the status a toggle moves to. `X` is not one: the
+# plugin reads a character its settings do not name as the status `Unknown`, type TODO, next `x`
+# (Dataview counts `[X]` completed, as `[x]`: service/dataview/items.py).
 CORE_STATUSES: dict[str, tuple[StatusType, str]] = {
     " ": ("todo", "x"),
     "x": ("done", " "),
-    "X": ("done", " "),
     "/": ("in_progress", "x"),
     "-": ("cancelled", " "),
 }
@@ -266,7 +267,7 @@ def status_table(plugin_data: object) -> dict[str, tuple[StatusType, str]]:
     return table
 
 
-CORE_NAMES = {" ": "Todo", "x": "Done", "X": "Done", "/": "In Progress", "-": "Cancelled"}
+CORE_NAMES = {" ": "Todo", "x": "Done", "/": "In Progress", "-": "Cancelled"}
 
 
 def status_names(plugin_data: object) -> dict[str, str]:

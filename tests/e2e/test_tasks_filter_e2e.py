@@ -254,3 +254,18 @@ async def test_tasks_filter_sorts_and_groups_by_id_over_http(make_vault: Callabl
             assert [i["description"] for i in out["items"]] == ["none", "nine", "eleven"]
             out = await ok(client, "tasks_filter", query="group by id")
             assert [g["names"][0] for g in out["groups"]] == ["t9", "t11", "(no group)"]
+
+
+async def test_tasks_filter_reads_a_capital_x_as_the_tasks_plugin_does_over_http(
+    make_vault: Callable[..., Path], mode: str
+) -> None:
+    """`- [X]` is the Tasks plugin's `Unknown` status (type TODO) unless its settings name it, so
+    `not done` keeps it (it was read as Done and left out); Dataview still counts it completed."""
+    note = "- [X] capital\n- [x] small\n"
+    async with e2e(make_vault({"T.md": note})) as (url, harness):
+        await harness.indexed()
+        async with Client(url, mode=mode) as client:  # type: ignore[arg-type]
+            out = await ok(client, "tasks_filter", query="not done\ngroup by status.name")
+            assert out["groups"] == [{"names": ["Unknown"], "count": 1}]
+            out = await ok(client, "search_dql", query='TASK FROM "T" WHERE completed')
+            assert sorted(t["text"] for t in out["rows"]) == ["capital", "small"]

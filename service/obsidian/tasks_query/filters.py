@@ -80,7 +80,7 @@ class Context:
     """What reading a query needs besides its text."""
 
     today: date
-    closed: tuple[str, ...] = ("x", "X", "-")  # status characters `done` keeps (types done, cancelled, non-task)
+    closed: tuple[str, ...] = ("x", "-")  # status characters `done` keeps (types done, cancelled, non-task)
     max_depth: int = 64
     line: int = 0  # the line being read (1-based), and its text
     line_text: str = ""

@@ -133,7 +133,7 @@ def _database(records: list[TaskRecord]) -> sqlite3.Connection:
 def test_the_sql_of_a_query_selects_what_its_tests_keep(text: str) -> None:
     records = _records(random.Random(7))
     conn = _database(records)
-    query = parse_query(text, Context(TODAY, ("-", "X", "x")))
+    query = parse_query(text, Context(TODAY, ("-", "x")))
     kept = {r.line for r in (p.task for p in run_query(query, records))}
     assert kept and len(kept) < len(records), "the generated tasks do not tell this query apart"
     clauses, params = query.sql()
@@ -153,7 +153,7 @@ def test_the_sql_of_a_query_selects_what_its_tests_keep(text: str) -> None:
 )
 def test_the_array_form_of_a_query_keeps_what_its_per_task_tests_keep(text: str) -> None:
     records = _records(random.Random(3))
-    query = parse_query(text, Context(TODAY, ("-", "X", "x")))
+    query = parse_query(text, Context(TODAY, ("-", "x")))
     by_task = {r.line for r in records if all(f.test(r) for f in query.filters)}
     assert {p.task.line for p in run_query(query, records)} == by_task
 
