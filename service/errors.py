@@ -45,6 +45,7 @@ hint, and no group is ever raised itself.
     │   ├── DependencyUnavailable           something the call needs is not there (yet)
     │   │   ├── IndexUnavailable            index_unavailable       (503, retryable)
     │   │   ├── EmbeddingUnavailable        embedding_unavailable   (503, retryable: a provider outage)
+    │   │   ├── ServerStopping              server_stopping         (503, retryable: a long change rolled back)
     │   │   ├── ModeUnavailable             mode_unavailable        (501; this configuration cannot serve it)
     │   │   ├── PluginMissing               plugin_missing          (424)
     │   │   ├── PluginUnreachable           plugin_unreachable      (502, retryable)
@@ -253,6 +254,16 @@ class IndexUnavailable(DependencyUnavailable):
 
 class EmbeddingUnavailable(DependencyUnavailable):
     code = "embedding_unavailable"
+    retryable = True
+    http_status = 503
+
+
+class ServerStopping(DependencyUnavailable):
+    """The server began to stop while a journaled change of many files was being written: the
+    change stopped at its next file and was rolled back (`service.vault.commit`). Nothing changed;
+    the same call goes through once the server is back."""
+
+    code = "server_stopping"
     retryable = True
     http_status = 503
 

@@ -120,8 +120,11 @@ async def serving(settings: Settings, app: VaultgateApp | None = None) -> AsyncI
         await task
 
 
-def _on_signal(server: uvicorn.Server) -> None:
+def _on_signal(server: uvicorn.Server, app: VaultgateApp) -> None:
     # First signal: graceful shutdown (bounded by timeout_graceful_shutdown); second: force.
+    # A journaled change still writing stops at once and rolls back, so its call can answer
+    # `server_stopping` while uvicorn waits for the connections to close.
+    app.plans.stopping()
     if server.should_exit:
         server.force_exit = True
     server.should_exit = True
@@ -179,7 +182,7 @@ async def serve_http(settings: Settings) -> None:
         gc.freeze()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, _on_signal, server)
+        loop.add_signal_handler(sig, _on_signal, server, app)
     task = asyncio.create_task(server.serve())
     if await server.until_started(task):  # the URL is printed the moment the socket is bound
         vaults = ", ".join(f"{v.id}={v.path}" for v in settings.vaults)

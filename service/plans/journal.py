@@ -20,6 +20,7 @@ all-or-nothing tool calls', `bulk_create_notes`, `move_note`, `rename_note`: see
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import os
@@ -113,6 +114,9 @@ class Recorder:
     def record(self, change: PriorState, /) -> None:
         self.write(self.step_id, change)
 
+    def stopping(self) -> bool:
+        return self.journal.stopping
+
     def for_step(self, step_id: str) -> StepRecorder:
         return StepRecorder(self, step_id)
 
@@ -154,6 +158,9 @@ class StepRecorder:
     def record(self, change: PriorState, /) -> None:
         self.run.write(self.step_id, change)
 
+    def stopping(self) -> bool:
+        return self.run.stopping()
+
 
 def _import(conn: sqlite3.Connection, run_id: str, path: Path, rows: list[spool.Row] | None = None) -> bool:
     """Move a spool file's records (`rows`: the same records, already in memory) into
@@ -173,6 +180,9 @@ class Journal:
         self.spool = db.path.parent / "plan-spool"  # spool files of running runs
         self._recovered = False
         self._recorders: dict[str, Recorder] = {}  # this process's open runs
+        self.stopping = False  # the server is stopping: running changes stop and roll back
+        self._closing = 0  # runs whose `close_run` is writing their end
+        self._run_closed = asyncio.Event()  # set as each `close_run` ends (what `drained` waits on)
 
     def spool_path(self, run_id: str) -> Path:
         return self.spool / f"{run_id}{spool.SUFFIX}"
@@ -180,6 +190,20 @@ class Journal:
     async def _write(self, sql: str, params: tuple[Any, ...]) -> None:
         """One statement in its own transaction, in one hop to the database's writer."""
         await self.db.run_write(lambda conn: conn.execute(sql, params))
+
+    def request_stop(self) -> None:
+        """The server begins to stop: every journaled change stops at its next action and rolls
+        back (`service.vault.commit`); `drained` waits for them."""
+        self.stopping = True
+
+    async def drained(self, within: float) -> bool:
+        """Wait until this process has no open run, at most `within` seconds; False when some
+        are still open then (their runs stay `running`: the next start rolls them back)."""
+        with anyio.move_on_after(within):
+            while self._recorders or self._closing:
+                self._run_closed.clear()
+                await self._run_closed.wait()
+        return not (self._recorders or self._closing)
 
     def close(self) -> None:
         for recorder in list(self._recorders.values()):
@@ -242,6 +266,16 @@ class Journal:
         """End the run: its spool's records become `plan_journal` rows in the transaction that
         sets its status; then the spool file goes."""
         recorder = self._recorders.pop(run_id, None)
+        self._closing += 1
+        try:
+            await self._close_run(run_id, recorder, status, outcome, done)
+        finally:
+            self._closing -= 1
+            self._run_closed.set()
+
+    async def _close_run(
+        self, run_id: str, recorder: Recorder | None, status: RunStatus, outcome: list[dict[str, Any]], done: int
+    ) -> None:
         if recorder is not None:
             recorder.close()
         path = self.spool_path(run_id)

@@ -117,8 +117,8 @@ class Runner:
             else:
                 await self._in_order(checked, state, scope, recorder)
             state.status = _final(state)
-        except anyio.get_cancelled_exc_class():
-            state.status = "cancelled"
+        except BaseException as exc:  # closed whatever ended it: an open run holds a stopping server
+            state.status = "cancelled" if isinstance(exc, anyio.get_cancelled_exc_class()) else "failed"
             with anyio.CancelScope(shield=True):
                 await self._close(state)
             raise

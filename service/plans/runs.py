@@ -3,7 +3,9 @@
 `PlanRuns` is the one long-lived object the plan tools reach (`services.plans`). A background
 run is an asyncio task tracked here so `get_plan_run` can report its progress and `cancel_plan`
 can stop it after its current call; on shutdown (`stop`) every background run is cancelled the
-same way (its journal closed as `cancelled`). Finished runs are read back from the journal. At
+same way (its journal closed as `cancelled`), and a tool call's journaled change still writing
+stops at its next file and rolls back before the journal closes (`stopping`, `Journal.drained`).
+Finished runs are read back from the journal. At
 start-up, `bulk_create_notes` calls a killed process left half done are rolled back
 (`service.plans.recovery`), and the journal is pruned (`service.plans.retention`; again after
 every run: `prune`).
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from collections.abc import Coroutine, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -28,7 +31,14 @@ from service.vault.vault import Vault
 if TYPE_CHECKING:  # the runner (its checks, graph, effects) loads with the first plan run, not at start
     from service.plans.runner import RunState
 
+log = logging.getLogger(__name__)
+
 KEEP_FINISHED = 200  # finished live states kept in memory for get_plan_run (the journal keeps all)
+
+
+# How long a stop waits for journaled changes to roll back (about as long as they had been writing);
+# past it the journal closes under them and the next start rolls them back.
+DRAIN_S = 60.0
 
 
 class PlanRuns:
@@ -79,7 +89,13 @@ class PlanRuns:
         await roll_back_interrupted_bulk(self.journal, self.vaults)
         await self.prune()
 
+    def stopping(self) -> None:
+        """The server begins to stop (its first signal, or `stop`): journaled changes still
+        writing stop at their next file and roll back, and their calls answer `server_stopping`."""
+        self.journal.request_stop()
+
     async def stop(self) -> None:
+        self.stopping()
         for state in self.live.values():
             state.stop.set()
         tasks = list(self._tasks.values())
@@ -87,4 +103,8 @@ class PlanRuns:
             task.cancel()
         for task in tasks:
             await cancel_and_wait(task)
+        # A tool call's journaled change (a move rewriting links, a bulk call, an undo) runs in
+        # its request's task, shielded: it rolls back now, and needs the journal open for that.
+        if not await self.journal.drained(within=DRAIN_S):
+            log.warning("stopping: a journaled change still runs after %.0f s; the next start rolls it back", DRAIN_S)
         self.journal.close()

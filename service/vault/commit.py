@@ -14,6 +14,13 @@ A change that touches many files (a move that rewrites links, `rewrite_links`, `
   so the call never ends half-applied. When an action fails (an OS error, a `conflict` because
   a note changed since it was read), the undo of every action done runs in reverse order and
   the error is re-raised: the vault ends as it started.
+- **a stopping server**: a journaled change (`service.plans.recovery.journaled`, a plan step, an
+  undo) checks before each action whether the server began to stop (`stop_requested`); if so it
+  takes back what it did and fails with `server_stopping` (retryable), while the journal is
+  still open: the stopping server waits for that (`Journal.drained`) before it closes the
+  journal and its databases. Before, the stop closed the journal under the running commit: its
+  next write and every undo failed, the client got `internal_error`, and the vault stayed half
+  changed until the next start rolled the journal back.
 
 `StepHook` is a seam for tests only: it is awaited at every step and lets a test hold the work
 at a known point (`VaultgateApp(step_hook=...)`); production passes none.
@@ -31,7 +38,9 @@ from typing import Literal, Protocol
 import anyio
 import anyio.lowlevel
 
+from service.errors import ServerStopping
 from service.types import ProgressFn
+from service.vault.journal import stop_requested
 
 log = logging.getLogger(__name__)
 
@@ -105,6 +114,11 @@ async def commit(
             undos: list[Undo] = []
             try:
                 for done, action in enumerate(actions, start=1):
+                    if stop_requested():
+                        raise ServerStopping(
+                            "the server is stopping: the change was rolled back; call again once it is back",
+                            details={"done_before_stop": done - 1, "total": len(actions)},
+                        )
                     undos.append(await action())
                     if steps is not None:
                         await steps.step("commit", done, len(actions))

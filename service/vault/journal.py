@@ -49,6 +49,10 @@ class ChangeRecorder(Protocol):
         """Make `change` durable before it happens. Called in a worker thread (blocking I/O is
         expected; never on the event loop), possibly from several threads at once."""
 
+    def stopping(self) -> bool:
+        """True once the server is stopping: a journaled change stops at its next action and is
+        rolled back while its journal is still open (`service.vault.commit`)."""
+
 
 RECORDER: ContextVar[ChangeRecorder | None] = ContextVar("vaultgate_change_recorder", default=None)
 
@@ -115,3 +119,9 @@ def withdrawn_if_refused(
 
 def recording() -> bool:
     return RECORDER.get() is not None
+
+
+def stop_requested() -> bool:
+    """Whether the journaled change running in this context is asked to stop (the server is stopping)."""
+    recorder = RECORDER.get()
+    return recorder is not None and recorder.stopping()

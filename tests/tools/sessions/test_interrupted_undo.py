@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from service.plans.journal import Recorder
 from service.vault import restore
 from service.vault.files import etag_of
 from service.vault.journal import RECORDER
@@ -30,12 +31,16 @@ async def test_an_undo_killed_midway_is_rolled_back_and_the_run_stays_undoable(
         undo_id = await journal.open_run(
             "main", "someone", kind="undo", goal="undo cut short", plan_hash="", total=1, undoes=str(bulk[0])
         )
-        token = RECORDER.set(journal.recorder(undo_id))
+        # A recorder this process does not track (`journal.recorder` would register it as an open
+        # run, which the stop waits for): its spool file is all the crash leaves.
+        recorder = Recorder(journal, undo_id)
+        token = RECORDER.set(recorder)
         try:  # the first restore of the undo: n2 removed, then the crash
             files = vg.app.vaults["main"].files
             await restore.restore_file(files, "Batch/n2.md", None, etag_of(NOTES[2]["content"].encode()))
         finally:
             RECORDER.reset(token)
+            recorder.close()  # its file descriptor, as the dying process's would be
         assert not (root / "Batch/n2.md").exists()
     async with started(root) as vg:
         assert all((root / n["path"]).read_text(encoding="utf-8") == n["content"] for n in NOTES)
