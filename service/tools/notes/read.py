@@ -103,12 +103,18 @@ def _section(note: str, address: Address) -> tuple[str, int, int]:
     """(content, first, last line) of an address's section: '#^block' or a heading path '#A#B'."""
     text = line_ends.lf(note)
     content, first, last = _section_of(text, address)
-    return _as_written(content, note, text), first, last
+    return _as_written(content, note, text, first), first, last
 
 
-def _as_written(content: str, note: str, view: str) -> str:
-    """`content`, cut from `view` (the note with lone CRs as LF), with the note's own line ends."""
-    return content if view is note else line_ends.from_lf(content, line_ends.ending(note))
+def _as_written(content: str, note: str, view: str, line: int) -> str:
+    """`content`, cut from `view` (the note with lone CRs as LF, as long) from its line `line`
+    (1-based), as the note has it: each line with its own end, as a part read by its lines
+    (`part_reads`) answers it; a line end added past the note's end is the note's."""
+    if view is note or not content:
+        return content
+    at = _line_span(view, line, line)[0] if line > 1 else 0
+    kept = note[at : at + len(content)]
+    return kept + line_ends.from_lf(content[len(kept) :], line_ends.ending(note))
 
 
 def _section_of(text: str, address: Address) -> tuple[str, int, int]:
@@ -249,7 +255,7 @@ def _selected(text: str, found: FoundNote, args: ReadNoteIn, limit: int) -> tupl
         content = note
     if 2 * len(content) > limit:
         raise _too_long(2 * len(content), limit)
-    return _as_written(content, note, text), first, last, total
+    return _as_written(content, note, text, first), first, last, total
 
 
 async def _tell_invalid_frontmatter(ctx: ToolContext, rel: str, error: str) -> None:

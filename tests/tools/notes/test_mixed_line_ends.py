@@ -39,3 +39,19 @@ async def test_edits_keep_each_line_s_own_end(make_vault: Callable[..., Path]) -
         assert b"\r\n- [ ] two" not in expected and expected.count(b"\r\n") == 1  # the CRLF line kept
         tasks = (await vg.ok("list_tasks", note="M"))["items"]
         assert [(t["line"], t["description"]) for t in tasks] == [(9, "one"), (10, "two"), (11, "three")]
+
+
+async def test_a_part_of_a_mixed_note_is_answered_with_its_lines_own_ends(make_vault: Callable[..., Path]) -> None:
+    """A section, block, line range or body of a note mixing line ends is the file's text of those
+    lines, as a part of a long note read by its lines answers it (test_long_note_parts). Before,
+    its lone CRs were answered as LF (the note's one line end, LF for a mix)."""
+    note = "# M\r\rintro\n## S\rtwo\r\nthree ^b\r\n## T\rtail"
+    async with started(make_vault({"M.md": note.encode()})) as vg:
+        assert (await vg.ok("read_note", path="M#S"))["content"] == "## S\rtwo\r\nthree ^b\r\n"
+        assert (await vg.ok("read_note", path="M#^b"))["content"] == "two\r\nthree ^b\r\n"
+        assert (await vg.ok("read_note", path="M#T"))["content"] == "## T\rtail\n"  # a line end added at the end
+        assert (await vg.ok("read_note", path="M", start_line=2, end_line=4))["content"] == "\rintro\n## S\r"
+        assert (await vg.ok("read_note", path="M", part="body"))["content"] == note
+        assert (await vg.ok("read_note", path="M"))["content"] == note
+        [item] = (await vg.ok("read_notes", paths=["M#S"]))["items"]
+        assert item["content"] == "## S\rtwo\r\nthree ^b\r\n"
