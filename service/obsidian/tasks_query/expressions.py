@@ -19,7 +19,7 @@ from typing import Any
 
 from service.budget import check_chars, hold
 from service.dates import iso_day_or_none
-from service.obsidian.tasks_query.expression_methods import Arrow, call
+from service.obsidian.tasks_query.expression_methods import Arrow, call, size_of
 from service.obsidian.tasks_query.expression_values import (
     ALL_METHODS,
     CATEGORY_FIELDS,
@@ -335,7 +335,9 @@ class _Reader:
             f = (s.names or {})[name]
             if not isinstance(f, Arrow):
                 raise ExpressionError(f"{name} is not a function", column)
-            return f(*(a(s) for a in args))
+            value = f(*(a(s) for a in args))
+            hold(size_of(value))  # the arrow gave back what it built; what it returns is kept here
+            return value
 
         return run
 

@@ -52,6 +52,7 @@ async def test_lists_names_and_kept_sort_keys_count_together(make_vault: Callabl
             f"{big} {_names(2, 'b')} return 1",  # two more names of 90,001
             f"{TEN_K} {lists} return 1",
             f"{big} const c = b.toLowerCase(); const d = b.slice(1); return 1",
+            f"{big} const f = (x) => x + '!'; const c = f(b); const d = f(b); return 1",  # a declared arrow's result
         ):
             err = await vg.err("tasks_filter", "compute_budget_exceeded", query=f"group by function {body}")
             assert err["details"]["limit"] == "held", body
