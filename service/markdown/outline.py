@@ -23,8 +23,9 @@ LIST_ITEM = re.compile(r"^\s*([-*+]|\d+[.)])\s")
 class Outliner:
     """Headings and (`blocks`) block ids of the body lines fed in order (`feed(no, raw)`, `raw`
     without its line end), with the first line of each block (`block_starts`: the block's line
-    for a list item, else the first line of its paragraph, as `sections.find_block` reads it,
-    when `paragraphs` is on and every line from the first is fed to `paragraph` too)."""
+    for a list item, else the first line of its paragraph, as `sections.find_block` reads it;
+    right only when every line from the note's first, frontmatter too, is also given to
+    `paragraph` after its `feed`)."""
 
     __slots__ = ("block_starts", "blocks", "code", "comments", "found", "headings", "para")
 

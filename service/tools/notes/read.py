@@ -186,6 +186,8 @@ async def _long_part(ctx: ToolContext, found: FoundNote, args: ReadNoteIn, limit
         raise _too_long(2 * len(part.content), limit)
     stat = ctx.vault.files.stat(vp)
     facts = await note_facts(ctx, vp.rel, part.etag, part.start)
+    if facts.frontmatter_error is not None:
+        await _tell_invalid_frontmatter(ctx, vp.rel, facts.frontmatter_error)
     return ReadNoteOut(
         path=vp.rel,
         title=facts.title,

@@ -23,7 +23,8 @@ BIG = (
     "- item ^b3\n\n## End\n\nlast line"
 )
 MIXED = "# M\rone\n## S\rtwo\r\nthree\r## F\r" + FILLER.replace("\n", "\r") + "## T\ntail\n"
-FILES = {"Big.md": BIG, "Mixed.md": MIXED.encode(), "X.md": "# X\n"}
+BROKEN = "---\nbroken: [\n---\n# B\n## S\ns\n## F\n" + FILLER
+FILES = {"Big.md": BIG, "Mixed.md": MIXED.encode(), "Broken.md": BROKEN, "X.md": "# X\n"}
 CALLS: list[dict[str, Any]] = [
     {"path": "Big#Top"},
     {"path": "Big#Mid"},
@@ -38,6 +39,7 @@ CALLS: list[dict[str, Any]] = [
     {"path": "Mixed#S"},
     {"path": "Mixed#T"},
     {"path": "Mixed", "start_line": 2, "end_line": 4},
+    {"path": "Broken#S"},
 ]
 
 
@@ -45,7 +47,18 @@ def _lf(text: str) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
-SAME = ("content", "start_line", "end_line", "total_lines", "etag", "properties", "tags", "links", "size")
+SAME = (
+    "content",
+    "start_line",
+    "end_line",
+    "total_lines",
+    "etag",
+    "properties",
+    "tags",
+    "links",
+    "size",
+    "frontmatter_error",
+)
 
 
 @pytest.mark.parametrize("args", CALLS)
