@@ -82,9 +82,7 @@ class Function:
     text: str
     urgency: Callable[[TaskRecord, date], float]
 
-    def __call__(self, task: TaskRecord, today: date) -> Any:
-        """The expression's value for `task`; what it built is given back to the budget's `held`
-        at the end (a caller that keeps the value counts it again)."""
+    def __call__(self, task: TaskRecord, today: date) -> Any:  # what it built is given back to `held`
         budget = current()
         mark = budget.held
         try:
@@ -115,13 +113,13 @@ _FIELDS: dict[str, Callable[[TaskRecord, Scope], Any]] = {
     "priorityName": lambda t, s: _PRIORITY_NAMES[t.priority_rank],
     "priorityNameGroupText": lambda t, s: f"%%{t.priority_rank}%%{_PRIORITY_NAMES[t.priority_rank]} priority",
     "urgency": lambda t, s: s.urgency(t, s.today),
-    "tags": lambda t, s: ["#" + g for g in t.tags],
+    "tags": lambda t, s: _counted(["#" + g for g in t.tags]),  # a new list a read: `const` names keep it
     "heading": lambda t, s: t.heading,
     "hasHeading": lambda t, s: t.heading is not None,
     "isRecurring": lambda t, s: t.recurrence is not None,
     "recurrenceRule": lambda t, s: t.recurrence or "",
     "id": lambda t, s: t.task_id or "",
-    "dependsOn": lambda t, s: _json_list(t.depends_on_json),
+    "dependsOn": lambda t, s: _counted(_json_list(t.depends_on_json)),
     **{name: (lambda t, s, n=name: _Obj(n, t)) for name in (*DATES, "file", "status")},  # type: ignore[misc]
 }
 
@@ -139,6 +137,11 @@ def task_object(scope: Scope) -> Any:
 def _json_list(text: str) -> list[str]:
     found = json.loads(text or "[]")
     return [str(x) for x in found] if isinstance(found, list) else []
+
+
+def _counted(items: list[str]) -> list[str]:
+    hold(len(items) + sum(map(len, items)))
+    return items
 
 
 _FILE: dict[str, Callable[[str], str]] = {
@@ -245,7 +248,7 @@ def _format(day: date, pattern: str, column: int) -> str:
         "M": str(day.month),
         "DDDD": f"{day.timetuple().tm_yday:03d}",
         "DDD": str(day.timetuple().tm_yday),
-        "Do": f"{day.day}{_ordinal(day.day)}",
+        "Do": f"{day.day}{'th' if 10 <= day.day % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(day.day % 10, 'th')}",
         "DD": f"{day.day:02d}",
         "D": str(day.day),
         "dddd": day.strftime("%A"),
@@ -311,10 +314,6 @@ def category(value: _Obj, today: date) -> dict[str, Any]:
     else:
         name, order = ("Overdue", 1) if day < today else ("Today", 2) if day == today else ("Future", 3)
     return {"name": name, "sortOrder": order, "groupText": f"%%{order}%% {name}"}
-
-
-def _ordinal(n: int) -> str:
-    return "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
 
 
 def _day_arg(args: list[Any], column: int) -> date:

@@ -136,3 +136,19 @@ async def test_a_hostile_filter_runs_to_its_budget_while_other_calls_are_answere
         result = await asyncio.wait_for(slow, 30)
         assert result.is_error and result.structured is not None
         assert result.structured["error"]["details"]["limit"] == "seconds"
+
+
+@pytest.mark.covers("tasks_filter", "failure")
+async def test_a_task_s_tags_read_by_many_names_count_together(make_vault: Callable[..., Path]) -> None:
+    """task.tags (and task.dependsOn) is a new list at each read: 30 names each holding the 200 tags
+    (~10,400 characters) of one task pass 250,000 together."""
+    line = "- [ ] many " + " ".join(f"#t{i:03d}{'x' * 46}" for i in range(200)) + "\n"
+    names = " ".join(f"const n{i} = task.tags;" for i in range(30))
+    limits = {"max_value_bytes": 100_000, "max_eval_bytes": 250_000}
+    async with started(make_vault({"Tags.md": line}), limits=limits) as vg:
+        await vg.indexed()
+        err = await vg.err("tasks_filter", "compute_budget_exceeded", query=f"group by function {names} return 1")
+        assert err["details"]["limit"] == "held"
+        few = " ".join(f"const n{i} = task.tags;" for i in range(3))
+        out = await vg.ok("tasks_filter", query=f"group by function {few} return n2.length")
+        assert out["groups"] == [{"names": ["200"], "count": 1}]
