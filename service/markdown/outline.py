@@ -57,7 +57,8 @@ class Outliner:
 
     def paragraph(self, no: int, raw: str) -> None:
         """After `feed` of line `no` (any line, frontmatter too): where the next paragraph starts."""
-        if not raw.strip() or raw.lstrip().startswith("#") or LIST_ITEM.match(raw):
+        lead = raw.lstrip()[:1]
+        if not lead or lead == "#" or ((lead in "-*+" or lead.isdigit()) and LIST_ITEM.match(raw)):
             self.para = no + 1
 
 

@@ -83,9 +83,10 @@ class _NotUtf8(Exception):
 Line = tuple[str | None, int, str]  # the line (None: longer than held), its length, its end ("" for the last)
 
 
-def _lines(fh: BinaryIO, longest: int, sha: Any = None) -> Iterator[Line]:
+def _lines(fh: BinaryIO, longest: int, sha: Any = None, ends: Counter[str] | None = None) -> Iterator[Line]:
     """The lines of the open note `fh` from its start, decoded as UTF-8 a chunk at a time; a line
-    longer than `longest` characters is not held (None). `sha` is given every byte read."""
+    longer than `longest` characters is not held (None). `sha` is given every byte read, `ends`
+    the count of each line end."""
     utf8 = codecs.getincrementaldecoder("utf-8")()
     pending, over, carry = "", -1, ""  # the line so far; its length once over `longest` (-1: held)
     while True:
@@ -99,18 +100,26 @@ def _lines(fh: BinaryIO, longest: int, sha: Any = None) -> Iterator[Line]:
         carry = ""
         if data and text.endswith("\r"):  # its LF may be in the next chunk
             text, carry = text[:-1], "\r"
-        parts = _BREAK.split(text)
-        for i in range(0, len(parts) - 1, 2):
+        if "\r" in text:
+            parts = _BREAK.split(text)
+            lines, breaks = parts[::2], parts[1::2]
+        else:  # most notes: LF alone, split in C
+            lines = text.split("\n")
+            breaks = ["\n"] * (len(lines) - 1)
+        if ends is not None:
+            crlf = text.count("\r\n")
+            ends.update({"\r\n": crlf, "\r": text.count("\r") - crlf, "\n": text.count("\n") - crlf})
+        for i, end in enumerate(breaks):
             if over >= 0:
-                yield None, over + len(parts[i]), parts[i + 1]
+                yield None, over + len(lines[i]), end
             else:
-                line = pending + parts[i]
-                yield (line if len(line) <= longest else None), len(line), parts[i + 1]
+                line = pending + lines[i] if pending else lines[i]
+                yield (line if len(line) <= longest else None), len(line), end
             pending, over = "", -1
         if over >= 0:
-            over += len(parts[-1])
+            over += len(lines[-1])
         else:
-            pending += parts[-1]
+            pending += lines[-1]
             if len(pending) > longest:
                 pending, over = "", len(pending)
         if not data:
@@ -185,10 +194,10 @@ def _read(fh: BinaryIO, wanted: Wanted, limit: int, cap: int, size: int, longest
     ends: Counter[str] = Counter()
     kept = _Kept(*_range(wanted, front.body_line), limit)
     count, last_length = 0, 0
-    for no, got in enumerate(_lines(fh, longest, sha)):
+    block = wanted.kind == "block"
+    for no, got in enumerate(_lines(fh, longest, sha, ends)):
         line, last_length, end = got
         count = no + 1
-        ends[end] += 1
         if structure:
             if line is None:
                 raise too_long(
@@ -196,7 +205,8 @@ def _read(fh: BinaryIO, wanted: Wanted, limit: int, cap: int, size: int, longest
                 )
             if no >= front.body_line:
                 outliner.feed(no, line)
-            outliner.paragraph(no, line)
+            if block:
+                outliner.paragraph(no, line)
         else:
             kept.add(no, got)
     total = count - 1 + (1 if last_length or count == 1 else 0)
