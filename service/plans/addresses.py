@@ -26,6 +26,8 @@ class Finder(Protocol):
 
     async def locate_file(self, name: str) -> str | None: ...
 
+    async def resolve(self, address: str, made: list[str], gone: set[str]) -> tuple[str | None, int]: ...
+
     def path_problem(self, rel: str, op: str) -> tuple[str, str] | None: ...
 
     def new_name_problem(self, rel: str) -> tuple[str, str] | None: ...
@@ -37,7 +39,10 @@ async def found_args(tool: str, args: dict[str, Any], host: Finder, builder: Eff
     written when a step changed a file there, else the existing note the address names now
     (`Launch plan` is `Projects/Launch plan.md`), unless a step moved or deleted it; the path as
     written when none fits (a new note). The effects, the path ACL and the preview a human
-    approves then name the file that changes; the call itself runs with `args` as given."""
+    approves then name the file that changes; the call itself runs with `args` as given. A name
+    that fits a note an earlier step made fits the vault's notes too: the tools' rules decide
+    among them all (`Finder.resolve`), and when several fit the call is foreseen failing
+    (`ambiguous_note`)."""
     path = args.get("path")
     if tool == "write_canvas" and isinstance(path, str):  # 'Flow' is the canvas read_canvas reads
         name = canvas_file(path)
@@ -49,6 +54,12 @@ async def found_args(tool: str, args: dict[str, Any], host: Finder, builder: Eff
         return args
     target = parse_address(path).target
     rel = builder.planned(target)
+    if rel is not None and rel != note_file(target):  # a made note whose path ends with it: others may fit too
+        named, fits = await host.resolve(path, *builder.stepped())
+        if fits > 1:
+            builder.ambiguous.append(path)  # the run answers ambiguous_note
+        elif named is not None:
+            rel = named
     if rel is None:
         rel = await host.locate(path)
         if rel is None or not builder.exists(rel):

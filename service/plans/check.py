@@ -115,6 +115,10 @@ class Host(Protocol):
         """The existing file that is not a note (a canvas) a name names now, as the tools find it
         (the path as written, else by path tail or file name); None when none or several fit."""
 
+    async def resolve(self, address: str, made: list[str], gone: set[str]) -> tuple[str | None, int]:
+        """The note a note address names once earlier steps made `made` and removed `gone` (by
+        the tools' rules after the path as written): (its path, 1), or (None, how many fit)."""
+
     @property
     def memory(self) -> MemoryNotes | None:
         """Where memory tools write (their steps' effects name those notes)."""
@@ -299,6 +303,7 @@ async def _check_step(
                 if tool.mutating:
                     continue  # the call fails there: it makes and checks no file ('P/x#y.md' is none)
         if tool.mutating:
+            since = builder.since()  # found_args may find the address ambiguous
             found = await found_args(step.tool, args, host, builder)
             made_late = not late and made_late_name(step, found, builder, checked.late)
             if made_late:  # whatever note it finds at run time, the name as written must be one a call takes
@@ -315,7 +320,7 @@ async def _check_step(
                 refused = await refusal(tool.static_check, tool.input_model, args, host.ctx)
                 if refused is not None:  # plugin_missing, not_in_safe_commands, acl_denied...
                     checked.problems.append(Problem(where, *refused))
-                earlier, since = len(builder.paths), builder.since()
+                earlier = len(builder.paths)
                 touched = builder.step(
                     step.tool, found, destructive=tool.destructive, scopes=tool.scopes, step_id=step.id
                 )
@@ -364,16 +369,18 @@ _FAILS = {
     "already_exists": "onto {}, a note already there",
     "note_not_found": "of {}, no note there",
     "vault_unwritable": "of {}, a read-only file (chmod a-w)",
+    "ambiguous_note": "of {}, a name several notes fit once the earlier steps ran",
 }
 
 
-def _failures(builder: EffectsBuilder, since: tuple[int, int, int], step: Step, where: str) -> None:
+def _failures(builder: EffectsBuilder, since: tuple[int, int, int, int], step: Step, where: str) -> None:
     """The calls `builder` found refused since `since` (its `refused`, `absent` counts then): a
     create onto a note there already, an edit of a note not there, as the vault is after the
     plan's earlier steps; in the effects, with whether the plan stops."""
     found = [("already_exists", rel) for _id, rel in builder.refused[since[0] :]]
     found += [("note_not_found", rel) for _id, rel in builder.absent[since[1] :]]
     found += [("vault_unwritable", rel) for _id, rel in builder.unwritable[since[2] :]]
+    found += [("ambiguous_note", address) for address in builder.ambiguous[since[3] :]]
     for code, rel in found:
         failure = Failure(step=where, tool=step.tool, code=code, path=rel, stops=step.on_error == "stop")
         builder.effects.failures.append(failure)

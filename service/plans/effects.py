@@ -95,6 +95,7 @@ class EffectsBuilder:
         self._stepped_names: dict[str, list[str]] = {}  # their file names, lower case -> paths
         self.refused: list[tuple[str, str]] = []  # (step id, path): a create the call refuses (already_exists)
         self.absent: list[tuple[str, str]] = []  # (step id, path): an edit of a note not there (note_not_found)
+        self.ambiguous: list[str] = []  # addresses several notes fit (ambiguous_note), as the steps come
         self._guessed: dict[str, bool | None] = {}  # the last move's note paths -> whether there before it
 
     def exists(self, rel: str) -> bool:
@@ -180,9 +181,13 @@ class EffectsBuilder:
         if not any(step == self._step_id for step, _ in self.unwritable):
             self.unwritable.append((self._step_id, rel))
 
-    def since(self) -> tuple[int, int, int]:
-        """How many refused, absent and unwritable calls were found so far."""
-        return len(self.refused), len(self.absent), len(self.unwritable)
+    def since(self) -> tuple[int, int, int, int]:
+        """How many refused, absent, unwritable and ambiguous calls were found so far."""
+        return len(self.refused), len(self.absent), len(self.unwritable), len(self.ambiguous)
+
+    def stepped(self) -> tuple[list[str], set[str]]:
+        """The files earlier steps made or moved somewhere, and those they moved away or deleted."""
+        return [p for p in self._stepped if self._now.get(p)], {p for p in self._stepped if not self._now.get(p)}
 
     def write(self, rel: str, *, acl: bool = True) -> None:
         """A file written (`acl`: checked against the path ACL; a settings file is not a note)."""

@@ -35,7 +35,8 @@ class Failure(BaseModel):
     tool: str = Field(description="Its tool.")
     code: str = Field(
         description="The error the call will answer: already_exists (a create onto a note there already), "
-        "note_not_found (an edit of a note not there) or vault_unwritable (a change of a read-only file, chmod a-w)."
+        "note_not_found (an edit of a note not there), vault_unwritable (a change of a read-only file, chmod a-w) or "
+        "ambiguous_note (an address several notes fit once earlier steps made theirs)."
     )
     path: str = Field(description="The note it names.")
     stops: bool = Field(description="Its onError is stop: the plan stops there (a problem validate_plan reports).")

@@ -17,7 +17,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from service.errors import PathInvalid, ValidationFailed, VaultgateError
-from service.graph.address import parse_address
+from service.graph.address import NoteName, parse_address, resolve_address
 from service.graph.linkpath import strip_md
 from service.memory.store import memory_notes
 from service.plans.check import ToolInfo
@@ -134,20 +134,39 @@ class PlanHost:
         """The note `address` names now, as `find_note` finds it. The note names are read once
         per plan, and only an address whose file name or alias some note carries is looked up
         (a plan creating 5,000 new notes scans no name list per call)."""
-        if self._names is None:
-            names = await self.ctx.note_names()
-            self._names = {n.base_low for n in names} | {a for n in names for a in n.aliases_low}
         target = parse_address(address).target.strip()
-        if (
-            strip_md(target.strip("/")).lower().rpartition("/")[2] not in self._names
-            and target.lower() not in self._names
-        ):
+        if not await self._named(target):
             return None
         try:
             found = await self.ctx.find_note(address, "read", missing_ok=True)
         except VaultgateError:  # several notes fit, or none may be read: the call answers that itself
             return None
         return found.vp.rel if found.vp.abs.is_file() else None
+
+    async def _named(self, target: str) -> bool:
+        """Whether some note of the vault carries the file name or the alias `target` gives (the
+        names are read once per plan)."""
+        if self._names is None:
+            names = await self.ctx.note_names()
+            self._names = {n.base_low for n in names} | {a for n in names for a in n.aliases_low}
+        return strip_md(target.strip("/")).lower().rpartition("/")[2] in self._names or target.lower() in self._names
+
+    async def resolve(self, address: str, made: list[str], gone: set[str]) -> tuple[str | None, int]:
+        """The note `address` names once earlier steps made `made` and removed `gone`, by
+        `find_note`'s rules after the path as written (`resolve_address`): (its path, 1), or
+        (None, how many fit)."""
+        target = parse_address(address).target.strip()
+        # no vault note carries its file name or alias: only the made notes may fit (no scan per call)
+        names = [n for n in await self.ctx.note_names() if n.path not in gone] if await self._named(target) else []
+        known = {n.path for n in names}
+        names += [NoteName(rel) for rel in made if rel not in known and rel.lower().endswith(".md")]
+        new = set(made)
+
+        def readable(rel: str) -> bool:
+            return self.ctx.can_read(rel) and (rel in new or self.ctx.vault.paths.on_disk(rel).is_file())
+
+        found = resolve_address(target, names, readable)
+        return found.path, found.total
 
     async def section_problem(self, address: str) -> str | None:
         try:

@@ -254,3 +254,41 @@ async def test_a_name_whose_path_as_written_is_a_file_names_that_file(make_vault
         assert changed == {"Inbox/Home.md", "Home.md", "Projects/Launch plan.md", "Old/Launch plan.md"}
         assert set(asked["files"]) == changed
         assert vg.read("Home.md").endswith("more\n") and vg.read("Inbox/Home.md") == "# Inbox home\n"
+
+
+async def test_a_name_that_fits_a_made_note_and_a_vault_note_is_foreseen_as_the_run_meets_it(
+    make_vault: Callable[..., Path],
+) -> None:
+    """A bare name that fits a note an earlier step made and one the vault holds is decided by
+    the tools' own rules over both: several fit (`ambiguous_note`, foreseen as a failure), or the
+    exact letter case picks the vault's note. Before, the check took the made note in both cases:
+    it called the first plan valid (the run failed there) and previewed the second as an edit of
+    the new note (the run appended to `Projects/Launch plan.md`)."""
+    made = {"id": "mk", "tool": "create_note", "args": {"path": "Drafts/Launch plan", "content": "# draft\n"}}
+    add = {
+        "id": "add",
+        "tool": "append_note",
+        "args": {"path": "Launch plan", "content": "more\n"},
+        "dependsOn": ["mk"],
+    }
+    async with started(make_vault(VAULT)) as vg:
+        await vg.indexed()
+        plan = {"goal": "g", "steps": [made, add]}
+        checked = await vg.ok("validate_plan", plan=plan)
+        [failure] = checked["effects"]["failures"]
+        assert (failure["step"], failure["code"], failure["path"]) == ("add", "ambiguous_note", "Launch plan")
+        assert not checked["valid"]
+        run = await vg.ok("execute_plan", plan={"goal": "g", "steps": [made, {**add, "onError": "continue"}]})
+        [error] = run["steps"][1]["errors"]
+        assert error["code"] == "ambiguous_note", run
+    lower = {**made, "args": {"path": "Drafts/launch plan", "content": "# draft\n"}}
+    async with started(make_vault(VAULT)) as vg:
+        await vg.indexed()
+        plan = {"goal": "g", "steps": [lower, add]}
+        effects = (await vg.ok("validate_plan", plan=plan))["effects"]
+        assert effects["files_modified"] == ["Projects/Launch plan.md"] and effects["failures"] == [], effects
+        before = snapshot(vg.root)
+        run = await vg.ok("execute_plan", plan=plan)
+        assert run["status"] == "done", run
+        assert _changed(before, snapshot(vg.root)) >= {"Projects/Launch plan.md", "Drafts/launch plan.md"}
+        assert vg.read("Projects/Launch plan.md").endswith("more\n")
