@@ -91,13 +91,15 @@ class PlanRuns:
 
     def stopping(self) -> None:
         """The server begins to stop (its first signal, or `stop`): journaled changes still
-        writing stop at their next file and roll back, and their calls answer `server_stopping`."""
+        writing stop at their next file and roll back, and their calls answer `server_stopping`;
+        every plan run, in a request or in the background, starts no call after the one in
+        flight (it ends `cancelled`), rather than writing on while uvicorn's grace period runs."""
         self.journal.request_stop()
+        for state in self.live.values():
+            state.stop.set()
 
     async def stop(self) -> None:
         self.stopping()
-        for state in self.live.values():
-            state.stop.set()
         tasks = list(self._tasks.values())
         for task in tasks:
             task.cancel()

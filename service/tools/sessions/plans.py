@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from service.errors import Conflict, ToolNotFound, ValidationFailed, VaultgateError
+from service.errors import Conflict, ServerStopping, ToolNotFound, ValidationFailed, VaultgateError
 from service.obs.sessions import caller_hash
 from service.plans.check import Checked, check_plan
 from service.plans.model import PLAN_VERSION, plan_hash
@@ -215,6 +215,8 @@ def dry_run_out(checked: Checked) -> RunOut:
 async def start_run(ctx: ToolContext, checked: Checked, *, background: bool, registry: Catalog) -> RunOut:
     """Open the run in the journal and run it (here, or as a background task)."""
     plans = ctx.services.plans
+    if plans.journal.stopping:  # a run started now would write its first steps while the server stops
+        raise ServerStopping("the server is stopping: the plan was not started; call again once it is back")
     digest = plan_hash(checked.plan, checked.params)
     run_id = await plans.journal.open_run(
         ctx.vault.id,
