@@ -21,7 +21,7 @@ from mcp.shared.exceptions import MCPError
 
 from service.errors import VaultgateError
 from service.protocol.access import VaultAccess
-from service.protocol.subscriptions import Subscriptions
+from service.protocol.subscriptions import BoundedListen, Subscriptions
 from service.protocol.walked import Walked
 from service.security.acl import check_path
 from service.tools.models import decode_cursor, page_of
@@ -60,7 +60,7 @@ class Resources:
         # Protocol 2026-07-28: no standing stream; clients `subscriptions/listen` and the SDK's
         # handler fans our ResourceUpdated events out to the URIs each stream asked for.
         self.bus = InMemorySubscriptionBus()
-        self.listen = ListenHandler(self.bus)
+        self.listen = BoundedListen(ListenHandler(self.bus))
         self._heard: dict[str, Any] = {}  # vault id -> the change bus listened to
         for vault in self.vaults.values():
             self.watch(vault)

@@ -16,6 +16,13 @@ Bounded and released:
   memory, with its connection, for the server's life.
 A notification that cannot be sent within `SEND_S` seconds drops that one subscription (the
 connection is gone or not reading): a write never waits long on a subscriber.
+
+Protocol 2026-07-28 streams (`subscriptions/listen`, served by the SDK's `ListenHandler`, at most
+1,024 at once) are bounded by `BoundedListen`: a stream asks for at most `MAX_PER_CONNECTION`
+URIs, and all open streams hold at most `MAX_LISTENED` together; more is refused (`-32602`,
+naming the limit) before the stream opens. Before, a stream held every URI its request listed,
+twice (the filter and its echo): five listens of 100,000 URIs (3 MB each) grew the server by
+150 MB, and 1,024 of them could hold ~30 GB.
 """
 
 from __future__ import annotations
@@ -28,6 +35,7 @@ from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError
 
 MAX_PER_CONNECTION = 1000  # docs/security.md (At the HTTP edge)
+MAX_LISTENED = 100_000  # URIs all subscriptions/listen streams hold together
 SEND_S = 2.0
 
 
@@ -111,3 +119,38 @@ def _connection(ctx: ServerRequestContext[Any, Any]) -> tuple[int, Any]:
     proxy outside the SDK's runner)."""
     connection = getattr(ctx.session, "_connection", ctx.session)
     return id(connection), connection
+
+
+class BoundedListen:
+    """`subscriptions/listen` through `handler` (the SDK's `ListenHandler`), the URIs its streams
+    hold bounded (see the module docstring). The handler runs for its stream's life: what a
+    stream holds is counted until it ends."""
+
+    def __init__(self, handler: Any, per_stream: int = MAX_PER_CONNECTION, total: int = MAX_LISTENED) -> None:
+        self.handler = handler
+        self.per_stream = per_stream
+        self.total = total
+        self.held = 0  # the URIs the open streams asked for
+
+    async def __call__(
+        self, ctx: ServerRequestContext[Any, Any], params: types.SubscriptionsListenRequestParams
+    ) -> Any:
+        asked = len(params.notifications.resource_subscriptions or ())
+        if asked > self.per_stream:
+            raise MCPError(
+                types.INVALID_PARAMS,
+                f"subscription limit reached: a stream listens to at most {self.per_stream} resource URIs",
+                {"limit": self.per_stream},
+            )
+        if self.held + asked > self.total:
+            raise MCPError(
+                types.INVALID_PARAMS,
+                f"subscription limit reached: the open streams listen to {self.total} resource URIs at most "
+                "(end some, or listen to fewer)",
+                {"limit": self.total},
+            )
+        self.held += asked
+        try:
+            return await self.handler(ctx, params)
+        finally:
+            self.held -= asked

@@ -79,3 +79,29 @@ async def test_a_session_s_subscriptions_end_with_it_and_the_others_still_hear(
         assert len(vg.app.resources.subscriptions) == 1
         await vg.ok("append_note", path="A", content="more\n")
         assert await asyncio.wait_for(updates.get(), 10) == "vault://main/A.md"
+
+
+async def test_listen_streams_are_bounded_in_the_uris_they_hold(make_vault: Callable[..., Path]) -> None:
+    """Protocol 2026-07-28: a `subscriptions/listen` stream asks for at most `per_stream` URIs and
+    the open streams hold at most `total` together; what a stream held is freed when it ends.
+    Before, a stream held every URI its request listed (five listens of 100,000 URIs grew the
+    server by 150 MB; the SDK allows 1,024 streams)."""
+    async with e2e(make_vault({"A.md": "# A\n"})) as (url, vg), Client(url, mode="auto") as client:
+        listen = vg.app.resources.listen
+        listen.per_stream, listen.total = 3, 5
+        uris = [f"vault://main/n{i}.md" for i in range(4)]
+        with pytest.raises(MCPError) as refused:
+            async with client.listen(resource_subscriptions=uris):
+                pass
+        assert refused.value.error.code == types.INVALID_PARAMS and "3" in refused.value.error.message
+        async with client.listen(resource_subscriptions=uris[:3]):
+            with pytest.raises(MCPError) as full:
+                async with client.listen(resource_subscriptions=uris[1:]):
+                    pass
+            assert full.value.error.code == types.INVALID_PARAMS and "5" in full.value.error.message
+        for _ in range(200):  # the stream's end reaches the server's handler on this loop
+            if listen.held == 0:
+                break
+            await asyncio.sleep(0.02)
+        async with client.listen(resource_subscriptions=uris[1:]), client.listen(resource_subscriptions=uris[:2]):
+            assert listen.held == 5
