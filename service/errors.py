@@ -261,7 +261,8 @@ class EmbeddingUnavailable(DependencyUnavailable):
 class ServerStopping(DependencyUnavailable):
     """The server began to stop while a journaled change of many files was being written: the
     change stopped at its next file and was rolled back (`service.vault.commit`). Nothing changed;
-    the same call goes through once the server is back."""
+    the same call goes through once the server is back. When a file could not be put back (changed
+    since), `details.not_rolled_back` counts them and the message says so."""
 
     code = "server_stopping"
     retryable = True

@@ -17,10 +17,12 @@ A change that touches many files (a move that rewrites links, `rewrite_links`, `
 - **a stopping server**: a journaled change (`service.plans.recovery.journaled`, a plan step, an
   undo) checks before each action whether the server began to stop (`stop_requested`); if so it
   takes back what it did and fails with `server_stopping` (retryable), while the journal is
-  still open: the stopping server waits for that (`Journal.drained`) before it closes the
-  journal and its databases. Before, the stop closed the journal under the running commit: its
-  next write and every undo failed, the client got `internal_error`, and the vault stayed half
-  changed until the next start rolled the journal back.
+  still open (an undo that fails, e.g. a file made since at a moved note's old path, is counted
+  in `details.not_rolled_back` and the message says so, never "rolled back"): the stopping
+  server waits for that (`Journal.drained`) before it closes the journal and its databases.
+  Before, the stop closed the journal under the running commit: its next write and every undo
+  failed, the client got `internal_error`, and the vault stayed half changed until the next
+  start rolled the journal back.
 
 `StepHook` is a seam for tests only: it is awaited at every step and lets a test hold the work
 at a known point (`VaultgateApp(step_hook=...)`); production passes none.
@@ -122,14 +124,25 @@ async def commit(
                     undos.append(await action())
                     if steps is not None:
                         await steps.step("commit", done, len(actions))
-            except BaseException:
-                await _rollback(undos)
+            except BaseException as exc:
+                failed = await _rollback(undos)
+                if failed and isinstance(exc, ServerStopping):  # it must not say the change was taken back
+                    raise ServerStopping(
+                        f"the server is stopping: the change stopped, and {failed} of the {len(undos)} file "
+                        "change(s) it had made could not be put back (changed since)",
+                        details={**exc.details, "not_rolled_back": failed},
+                        hint="Look at the vault once the server is back: undo_last_plan lists what is left.",
+                    ) from exc
                 raise
 
 
-async def _rollback(undos: list[Undo]) -> None:
+async def _rollback(undos: list[Undo]) -> int:
+    """Undo the done actions, newest first; how many of them could not be undone."""
+    failed = 0
     for undo in reversed(undos):
         try:
             await undo()
         except Exception:  # noqa: BLE001 - keep undoing the rest; the original error is re-raised
+            failed += 1
             log.exception("rollback: one change could not be undone")
+    return failed
