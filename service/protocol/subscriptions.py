@@ -9,8 +9,9 @@ its request's session proxy, ~10 KB: 20,000 subscriptions to notes that need not
 server by 200 MB, with nothing to stop a client going on).
 
 Bounded and released:
-- a connection holds at most `per_connection` subscriptions; one more is refused (`-32602`,
-  naming the limit) until it unsubscribes from some; subscribing again to a URI it holds is free;
+- a connection holds at most `per_connection` subscriptions, all connections together `total`;
+  one more is refused (`-32602`, naming the limit) until some are dropped; subscribing again to a
+  URI it holds is free;
 - the record goes when the connection closes (a DELETE, the idle timeout, the end of stdio: the
   SDK unwinds the connection's exit stack). Before, every session that had subscribed stayed in
   memory, with its connection, for the server's life.
@@ -19,7 +20,7 @@ connection is gone or not reading): a write never waits long on a subscriber.
 
 Protocol 2026-07-28 streams (`subscriptions/listen`, served by the SDK's `ListenHandler`, at most
 1,024 at once) are bounded by `BoundedListen`: a stream asks for at most `MAX_PER_CONNECTION`
-URIs, and all open streams hold at most `MAX_LISTENED` together; more is refused (`-32602`,
+URIs, and all open streams hold at most `MAX_TOTAL` together; more is refused (`-32602`,
 naming the limit) before the stream opens. Before, a stream held every URI its request listed,
 twice (the filter and its echo): five listens of 100,000 URIs (3 MB each) grew the server by
 150 MB, and 1,024 of them could hold ~30 GB.
@@ -35,7 +36,7 @@ from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError
 
 MAX_PER_CONNECTION = 1000  # docs/security.md (At the HTTP edge)
-MAX_LISTENED = 100_000  # URIs all subscriptions/listen streams hold together
+MAX_TOTAL = 100_000  # subscriptions all connections hold together; URIs all listen streams hold together
 SEND_S = 2.0
 
 
@@ -50,14 +51,16 @@ class _Listener:
 
 
 class Subscriptions:
-    def __init__(self, per_connection: int = MAX_PER_CONNECTION) -> None:
+    def __init__(self, per_connection: int = MAX_PER_CONNECTION, total: int = MAX_TOTAL) -> None:
         self.per_connection = per_connection
+        self.total = total
+        self._held = 0
         self._listeners: dict[int, _Listener] = {}  # connection identity -> its record (held: the id stays its own)
         self._by_uri: dict[str, set[int]] = {}
 
     def __len__(self) -> int:
         """The subscriptions held, all connections together."""
-        return sum(len(listener.uris) for listener in self._listeners.values())
+        return self._held
 
     def add(self, ctx: ServerRequestContext[Any, Any], uri: str) -> None:
         key, connection = _connection(ctx)
@@ -76,6 +79,13 @@ class Subscriptions:
                 "subscriptions (unsubscribe from some first)",
                 {"limit": self.per_connection},
             )
+        if self._held >= self.total:
+            raise MCPError(
+                types.INVALID_PARAMS,
+                f"subscription limit reached: the server holds at most {self.total} resource subscriptions",
+                {"limit": self.total},
+            )
+        self._held += 1
         listener.uris.add(uri)
         self._by_uri.setdefault(uri, set()).add(key)
 
@@ -107,6 +117,7 @@ class Subscriptions:
         self._unlist(key, uri)
 
     def _unlist(self, key: int, uri: str) -> None:
+        self._held -= 1
         keys = self._by_uri.get(uri)
         if keys is not None:
             keys.discard(key)
@@ -126,7 +137,7 @@ class BoundedListen:
     hold bounded (see the module docstring). The handler runs for its stream's life: what a
     stream holds is counted until it ends."""
 
-    def __init__(self, handler: Any, per_stream: int = MAX_PER_CONNECTION, total: int = MAX_LISTENED) -> None:
+    def __init__(self, handler: Any, per_stream: int = MAX_PER_CONNECTION, total: int = MAX_TOTAL) -> None:
         self.handler = handler
         self.per_stream = per_stream
         self.total = total

@@ -105,3 +105,24 @@ async def test_listen_streams_are_bounded_in_the_uris_they_hold(make_vault: Call
             await asyncio.sleep(0.02)
         async with client.listen(resource_subscriptions=uris[1:]), client.listen(resource_subscriptions=uris[:2]):
             assert listen.held == 5
+
+
+async def test_the_subscriptions_of_all_connections_are_bounded_together(make_vault: Callable[..., Path]) -> None:
+    """Each connection's bound alone let 1,000 sessions hold 1,000,000 subscriptions; the server
+    holds at most `total` (100,000) together, and one dropped makes room for another."""
+    async with (
+        e2e(make_vault({"A.md": "# A\n"})) as (url, vg),
+        Client(url, mode="legacy") as first,
+        Client(url, mode="legacy") as second,
+    ):
+        subscriptions = vg.app.resources.subscriptions
+        subscriptions.per_connection, subscriptions.total = 3, 4
+        for i in range(3):
+            await first.subscribe_resource(f"vault://main/a{i}.md")
+        await second.subscribe_resource("vault://main/b0.md")
+        with pytest.raises(MCPError) as full:
+            await second.subscribe_resource("vault://main/b1.md")
+        assert full.value.error.code == types.INVALID_PARAMS and "4" in full.value.error.message
+        await first.unsubscribe_resource("vault://main/a0.md")
+        await second.subscribe_resource("vault://main/b1.md")
+        assert len(subscriptions) == 4
