@@ -20,7 +20,9 @@ whatever the implementation.
 How long a request may take to arrive is bounded the same way: its head and body must be in within
 `READ_SECONDS` of its first byte (of the connection's opening, for its first request), else the
 server answers **408 Request Timeout** (the same JSON-RPC error body; a response already under
-way is not interrupted by one: the connection just closes) and closes the connection. uvicorn
+way is not interrupted by one: the connection just closes) and closes the connection. While an
+earlier request on the connection is still being answered (an SSE stream, a long call; uvicorn
+reads no pipelined request meanwhile), the deadline waits for that answer to end. uvicorn
 times out only a connection idle between requests: a head or a body sent a byte at a time, or
 never finished, held its connection forever, and 20,000 of them (two client processes on
 loopback) used every file descriptor the server may open, so it could serve no one. A request
@@ -106,6 +108,13 @@ def head_limited(impl: str, max_bytes: int) -> type[asyncio.Protocol] | str:
         def _too_slow(self) -> None:
             self._deadline = None
             if self.transport.is_closing():
+                return
+            if self.pipeline or (not self._headed and self.cycle is not None and not self.cycle.response_complete):
+                # An earlier request on this connection is still being answered (an SSE stream, a
+                # long call): the connection is held by it anyway, and uvicorn itself stops reading
+                # a pipelined request until then. Neither a 408 written into that answer nor a
+                # close cutting it: the deadline runs again once it is whole.
+                self._arm()
                 return
             self.logger.warning("request not whole within %g s: 408", READ_SECONDS)
             if not (self._headed and self.cycle is not None and self.cycle.response_started):
