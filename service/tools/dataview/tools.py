@@ -13,9 +13,7 @@ evaluated at once (the others wait, their budgets not yet started); syntax error
 
 from __future__ import annotations
 
-import asyncio
 import sqlite3
-import weakref
 from typing import Any
 
 from pydantic import Field
@@ -32,6 +30,7 @@ from service.errors import ComputeBudgetExceeded, ModeUnavailable, QuerySyntaxEr
 from service.gcpause import paused
 from service.indexer.runner import indexer_of
 from service.storage.db import Database
+from service.tasks import LoopSlots
 from service.tools.context import ToolContext
 from service.tools.models import JsonValue, Paging, ToolInput, ToolOutput, decode_cursor, page_of
 from service.tools.search_common import Partial, drop_gone_here, forget_gone, partial, query_key, readable, run
@@ -128,16 +127,7 @@ def release_idle(idle_s: float) -> int:
 # (FLATTEN over FLATTEN: ~330 MB at 10^6 rows), so callers beyond these wait their turn; four
 # at once took a 245 MB server to 1.6 GB.
 QUERIES_AT_ONCE = 2
-_SLOTS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = weakref.WeakKeyDictionary()
-
-
-def _slot() -> asyncio.Semaphore:
-    """The running loop's query slots (a semaphore belongs to one loop)."""
-    loop = asyncio.get_running_loop()
-    slots = _SLOTS.get(loop)
-    if slots is None:
-        slots = _SLOTS[loop] = asyncio.Semaphore(QUERIES_AT_ONCE)
-    return slots
+_slot = LoopSlots(QUERIES_AT_ONCE)
 
 
 def _budget(ctx: ToolContext) -> Budget:

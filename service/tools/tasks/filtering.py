@@ -26,7 +26,6 @@ from __future__ import annotations
 import asyncio
 import json
 import sqlite3
-import weakref
 from collections import Counter
 from dataclasses import dataclass
 from datetime import date
@@ -54,6 +53,7 @@ from service.obsidian.tasks_query import (
 )
 from service.obsidian.tasks_query.columns import Ints
 from service.obsidian.tasks_query.expressions import RunError
+from service.tasks import LoopSlots
 from service.tools.context import ToolContext
 from service.tools.models import ToolInput, ToolOutput, decode_cursor, encode_cursor
 from service.tools.search_common import Partial, Readable, drop_gone, partial, query_key, readable, run
@@ -296,16 +296,7 @@ async def _answer(ctx: ToolContext, query: Query, cols: Columns, idx: Ints | Non
 # Queries evaluated at once in a process: the others wait for a slot (their budgets not started), so
 # hostile expressions keep at most this many worker threads of the loop's default executor.
 QUERIES_AT_ONCE = 2
-_SLOTS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = weakref.WeakKeyDictionary()
-
-
-def _slot() -> asyncio.Semaphore:
-    """The running loop's query slots (a semaphore belongs to one loop)."""
-    loop = asyncio.get_running_loop()
-    slots = _SLOTS.get(loop)
-    if slots is None:
-        slots = _SLOTS[loop] = asyncio.Semaphore(QUERIES_AT_ONCE)
-    return slots
+_slot = LoopSlots(QUERIES_AT_ONCE)
 
 
 async def _from_index(
