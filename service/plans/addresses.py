@@ -54,7 +54,9 @@ async def found_args(tool: str, args: dict[str, Any], host: Finder, builder: Eff
         return args
     target = parse_address(path).target
     rel = builder.planned(target)
-    if rel is not None and rel != note_file(target):  # a made note whose path ends with it: others may fit too
+    # a made note whose path ends with it (others may fit too), or the path as written an earlier
+    # step deleted or moved away (the run then finds the note by its name: `Sub/X.md` once `X.md` went)
+    if rel is not None and (rel != note_file(target) or not builder.exists(rel)):
         named, fits = await host.resolve(path, *builder.stepped())
         if fits > 1:
             builder.ambiguous.append(path)  # the run answers ambiguous_note
