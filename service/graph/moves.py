@@ -302,10 +302,10 @@ async def _move(vault: Vault, old: str, new: str) -> Undo:
 
 async def _write(vault: Vault, edit: FileEdit) -> Undo:
     target = vault.paths.resolve(edit.new_path)
-    await vault.files.write(target, edit.text, expected_etag=edit.etag, must_exist=True)
+    written = await vault.files.write(target, edit.text, expected_etag=edit.etag, must_exist=True)
 
-    async def undo() -> None:
-        await vault.files.write(vault.paths.resolve(edit.new_path), edit.original)
+    async def undo() -> None:  # only over our own bytes: an edit made since is a conflict, kept
+        await vault.files.write(vault.paths.resolve(edit.new_path), edit.original, expected_etag=written.etag)
 
     return undo
 
@@ -317,11 +317,12 @@ async def _write_settings(vault: Vault, edit: SettingsEdit, moves: Mapping[str, 
             return _nothing
         written.add(edit.path)
         return partial(_undo_lenient, vault, edit, moves)
-    await vault.files.write(target, edit.text, expected_etag=edit.etag, must_exist=True, publish=False)
+    done = await vault.files.write(target, edit.text, expected_etag=edit.etag, must_exist=True, publish=False)
     written.add(edit.path)
 
-    async def undo() -> None:
-        await vault.files.write(vault.paths.resolve(edit.path, allow_hidden=True), edit.original, publish=False)
+    async def undo() -> None:  # only over our own bytes, as `_write`'s
+        back = vault.paths.resolve(edit.path, allow_hidden=True)
+        await vault.files.write(back, edit.original, expected_etag=done.etag, publish=False)
 
     return undo
 

@@ -13,7 +13,10 @@ A change that touches many files (a move that rewrites links, `rewrite_links`, `
   the change has been delivered (`around`, e.g. the change bus's batch that updates the index),
   so the call never ends half-applied. When an action fails (an OS error, a `conflict` because
   a note changed since it was read), the undo of every action done runs in reverse order and
-  the error is re-raised: the vault ends as it started.
+  the error is re-raised: the vault ends as it started. An undo writes only over the change's
+  own bytes (the etag it wrote): a note another caller or program edited since is left as it is
+  (a conflict: its edit is never lost), and the error re-raised says how many changes could not
+  be put back (`details.not_rolled_back`).
 - **a stopping server**: a journaled change (`service.plans.recovery.journaled`, a plan step, an
   undo) checks before each action whether the server began to stop (`stop_requested`); if so it
   takes back what it did and fails with `server_stopping` (retryable), while the journal is
@@ -40,7 +43,7 @@ from typing import Literal, Protocol
 import anyio
 import anyio.lowlevel
 
-from service.errors import ServerStopping
+from service.errors import ServerStopping, VaultgateError
 from service.types import ProgressFn
 from service.vault.journal import stop_requested
 
@@ -133,6 +136,9 @@ async def commit(
                         details={**exc.details, "not_rolled_back": failed},
                         hint="Look at the vault once the server is back: undo_last_plan lists what is left.",
                     ) from exc
+                if failed and isinstance(exc, VaultgateError):  # e.g. a conflict: say what stayed changed
+                    exc.details["not_rolled_back"] = failed
+                    exc.hint = exc.hint or "Some changes could not be put back: undo_last_plan lists what is left."
                 raise
 
 

@@ -148,11 +148,11 @@ async def _create(ctx: ToolContext, vp: VaultPath, note: NewNote, overwrite: boo
     url = ctx.vault.url(vp.rel)
     items.append(BulkItem(path=vp.rel, title=title, obsidian_url=url, etag=result.etag, created=result.created))
 
-    async def undo() -> None:
+    async def undo() -> None:  # only over our own bytes: an edit made since is a conflict, kept
         if before is None:
-            await files.delete(vp, permanent=True)
+            await files.delete(vp, permanent=True, expected_etag=result.etag)
         else:
-            await files.write(vp, before)
+            await files.write(vp, before, expected_etag=result.etag)
 
     return undo
 
