@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from service.plans.effects import BOOKMARKS_FILE, EffectsBuilder
+from service.graph.address import parse_address
+from service.plans.effects import BOOKMARKS_FILE, EffectsBuilder, note_file
 
 MAX_PAGES = 5000  # pages of one dry run, at most (as many as a plan has calls)
 DRY_RUN_PAGE = 500  # changed files per page of a rewriting tool's dry run (its maximum `limit`)
@@ -79,7 +80,12 @@ async def preview_rewrite(tool: str, args: dict[str, Any], host: Reader, builder
     """rename_tag / rewrite_links: the notes its dry run lists are files the plan modifies."""
     if args.get("dry_run", True):
         return  # a dry run inside the plan changes nothing
-    preview, files, _moved, _code = await _dry_run(host, tool, args)
+    preview, files, _moved, code = await _dry_run(host, tool, args)
+    if code == "note_not_found" and tool == "rewrite_links":  # its new target is no note on disk...
+        target = parse_address(str(args.get("new_target", ""))).target
+        made = builder.planned(target)
+        if made is None or not builder.exists(made):  # ...nor one an earlier step makes: the run fails too
+            builder.absent.append(("", made or note_file(target)))
     if preview is None:
         return
     for rel in sorted(files):
