@@ -79,6 +79,12 @@ _NOT_STATEMENTS = {"tag:yaml.org,2002:int": "a number", "tag:yaml.org,2002:float
                    "tag:yaml.org,2002:timestamp": "a date", "tag:yaml.org,2002:binary": "binary data"}  # fmt: skip
 
 
+def _null(node: yaml.Node | None) -> bool:
+    """An absent value or YAML's null as the composer resolved it: empty, `~`, `null`, `Null`,
+    `NULL` (a quoted 'null' is the text null, an expression like any other)."""
+    return node is None or (isinstance(node, yaml.ScalarNode) and node.tag == "tag:yaml.org,2002:null")
+
+
 def _where(node: yaml.Node | None, at: str, line_offset: int) -> dict[str, Any]:
     out: dict[str, Any] = {"at": at or "(file)"}
     if node is not None:
@@ -109,7 +115,7 @@ class _Reader:
         return str(node.value)
 
     def mapping(self, node: yaml.Node | None, at: str) -> list[tuple[str, yaml.Node, yaml.Node]]:
-        if node is None or (isinstance(node, yaml.ScalarNode) and node.value in ("", "null", "~")):
+        if _null(node):
             return []
         if not isinstance(node, yaml.MappingNode):
             raise self.fail("expected a mapping", node, at)
@@ -129,7 +135,7 @@ class _Reader:
             raise self.fail("expression nested too deeply", node, at, expression=text[:200]) from None
 
     def filters(self, node: yaml.Node | None, at: str) -> Filter | None:
-        if node is None or (isinstance(node, yaml.ScalarNode) and node.value in ("", "null", "~")):
+        if _null(node):
             return None
         if isinstance(node, yaml.ScalarNode):
             kind = _NOT_STATEMENTS.get(node.tag)
@@ -312,7 +318,7 @@ def load(text: str, line_offset: int = 0, limits: LimitsSettings = DEFAULT_LIMIT
         summaries[name] = reader.expression(node, f"summaries.{name}", frozenset({"values"}))[0]
     views_node = sections.get("views", (None, None))[1]
     views: list[View] = []
-    if views_node is not None and not (isinstance(views_node, yaml.ScalarNode) and views_node.value in ("", "null")):
+    if not _null(views_node):
         if not isinstance(views_node, yaml.SequenceNode):
             raise reader.fail("`views` is a list of views", views_node, "views")
         views = [reader.view(node, f"views[{i}]", set(summaries)) for i, node in enumerate(views_node.value)]

@@ -199,3 +199,16 @@ async def test_a_number_or_date_as_a_filter_is_a_syntax_error(lib: Harness) -> N
     assert (await lib.ok("query_base", yaml="filters: true\n"))["total"] == every["total"]
     assert (await lib.ok("query_base", yaml="filters: false\n"))["total"] == 0
     assert lib.snapshot() == before
+
+
+@pytest.mark.covers("query_base", "success")
+async def test_yaml_null_in_any_spelling_is_no_filter_and_no_views(lib: Harness) -> None:
+    """YAML's null is `null`, `Null`, `NULL`, `~` or nothing (Obsidian reads .base files with a
+    YAML 1.2 parser): each is no filter and no views. `Null` and `NULL` were read as the text of
+    an expression (a bases_syntax_error or a filter), and `views: ~` as a views value that is no list."""
+    every = await lib.ok("query_base", yaml="filters: 'true'\n")
+    for spelling in ("null", "Null", "NULL", "~", ""):
+        out = await lib.ok("query_base", yaml=f"filters: {spelling}\nviews: {spelling}\n")
+        assert out["total"] == every["total"] > 0, spelling
+        view = await lib.ok("query_base", yaml=f"views:\n  - type: table\n    name: v\n    filters: {spelling}\n")
+        assert view["total"] == every["total"], spelling
