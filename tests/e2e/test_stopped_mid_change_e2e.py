@@ -10,8 +10,11 @@ that signals the process from inside the rename's commit phase after its first f
 
 from __future__ import annotations
 
+import contextlib
 import os
+import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import anyio
@@ -20,21 +23,25 @@ from mcp import Client
 
 from tests.conftest import snapshot, started, write_files
 from tests.e2e.calls import error, ok
+from tests.e2e.served import endpoint_of
 from tests.killed import REPO
 from tests.long_changes import HUB_NOTES, hub_files
 
 
-async def _endpoint(proc: anyio.abc.Process) -> str:
-    """The URL `vaultgate serve` prints once it answers."""
-    assert proc.stdout is not None
-    seen = b""
-    with anyio.fail_after(120):
-        async for chunk in proc.stdout:
-            seen += chunk
-            for line in seen.decode(errors="replace").splitlines():
-                if line.startswith("MCP endpoint: ") and seen.endswith(b"\n"):
-                    return line.removeprefix("MCP endpoint: ").strip()
-    raise AssertionError(f"the server printed no endpoint: {seen!r}")
+@contextlib.contextmanager
+def _served(root: Path) -> Iterator[tuple[str, subprocess.Popen[str]]]:
+    """`python -m tests.stopped_mid_change ROOT` in a subprocess: its endpoint and the process."""
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    argv = [sys.executable, "-m", "tests.stopped_mid_change", str(root)]
+    with subprocess.Popen(argv, env=env, cwd=REPO, stdout=subprocess.PIPE, text=True) as proc:
+        try:
+            url = endpoint_of(proc, 120)
+            assert url, "the server printed no endpoint"
+            yield url, proc
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
 
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
@@ -43,22 +50,13 @@ async def test_sigterm_mid_rename_rolls_back_and_answers_server_stopping(tmp_pat
     root.mkdir()
     write_files(root, hub_files())
     before = snapshot(root)
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    command = [sys.executable, "-m", "tests.stopped_mid_change", str(root)]
-    proc = await anyio.open_process(command, env=env, cwd=REPO, stderr=None)
-    try:
-        url = await _endpoint(proc)
+    with _served(root) as (url, proc):
         async with Client(url, mode=mode) as client:
             await ok(client, "reindex", mode="sync")
             err = await error(client, "rename_note", path="Hub", new_path="Centre")
         assert err["code"] == "server_stopping" and err["retryable"] is True
         assert err["details"] == {"done_before_stop": 1, "total": HUB_NOTES + 1}
-        with anyio.fail_after(60):
-            assert await proc.wait() == 0
-    finally:
-        if proc.returncode is None:
-            proc.kill()
-            await proc.wait()
+        assert await anyio.to_thread.run_sync(lambda: proc.wait(timeout=60)) == 0
     assert snapshot(root) == before
     async with started(root) as vg:
         runs = await vg.app.state.fetchall("SELECT kind, status FROM plan_runs ORDER BY rowid")
