@@ -44,7 +44,7 @@ def _uvicorn_config(app: VaultgateApp) -> uvicorn.Config:
         host=http.host,
         port=http.port,
         loop="uvloop" if importlib.util.find_spec("uvloop") else "asyncio",
-        **uvicorn_options("httptools" if importlib.util.find_spec("httptools") else "h11", http.max_header_bytes),
+        **uvicorn_options(_parser(http.parser), http.max_header_bytes, http.request_read_seconds),
         ws="none",  # MCP needs no websockets; "auto" imported a websocket stack at every start (~14 ms)
         lifespan="on",
         log_config=None,
@@ -52,6 +52,16 @@ def _uvicorn_config(app: VaultgateApp) -> uvicorn.Config:
         timeout_graceful_shutdown=max(1, int(http.graceful_shutdown_seconds)),
         server_header=False,
     )
+
+
+def _parser(chosen: str) -> str:
+    """`http.parser`: httptools when asked or installed ("auto"), else h11."""
+    installed = importlib.util.find_spec("httptools") is not None
+    if chosen == "httptools" and not installed:
+        raise ConfigError("http.parser = 'httptools' but httptools is not installed (pip install httptools)")
+    if chosen == "auto":
+        return "httptools" if installed else "h11"
+    return chosen
 
 
 class _Server(uvicorn.Server):

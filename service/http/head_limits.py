@@ -17,16 +17,17 @@ missing) bounds the same with its own `max_incomplete_event_size` (set in `uvico
 answering 400. The number of header fields is checked at the edge (`service.http.edge`, 431),
 whatever the implementation.
 
-How long a request may take to arrive is bounded the same way: its head and body must be in within
-`READ_SECONDS` of its first byte (of the connection's opening, for its first request), else the
-server answers **408 Request Timeout** (the same JSON-RPC error body; a response already under
-way is not interrupted by one: the connection just closes) and closes the connection. While an
-earlier request on the connection is still being answered (an SSE stream, a long call; uvicorn
-reads no pipelined request meanwhile), the deadline waits for that answer to end. uvicorn
-times out only a connection idle between requests: a head or a body sent a byte at a time, or
-never finished, held its connection forever, and 20,000 of them (two client processes on
-loopback) used every file descriptor the server may open, so it could serve no one. A request
-whose message is whole (an SSE stream then, a long call) is not bounded by it.
+How long a request may take to arrive is bounded the same way, for either implementation: its
+head and body must be in within `read_seconds` (`http.request_read_seconds`, 60 s) of its first
+byte (of the connection's opening, for its first request), else the server answers **408 Request
+Timeout** (the same JSON-RPC error body; a response already under way is not interrupted by one:
+the connection just closes) and closes the connection. While an earlier request on the
+connection is still being answered (an SSE stream, a long call; uvicorn reads no pipelined
+request meanwhile), the deadline waits for that answer to end. uvicorn times out only a
+connection idle between requests: a head or a body sent a byte at a time, or never finished, held
+its connection forever, and 20,000 of them (two client processes on loopback) used every file
+descriptor the server may open, so it could serve no one. A request whose message is whole (an
+SSE stream then, a long call) is not bounded by it.
 """
 
 from __future__ import annotations
@@ -37,7 +38,6 @@ from typing import Any
 from service.protocol.framing import INVALID_REQUEST, Refused
 
 REASON = "Request Header Fields Too Large"
-READ_SECONDS = 60.0  # a request's head and body arrive within this (docs/security.md, At the HTTP edge)
 
 
 class HeadTooLarge(Exception):
@@ -58,9 +58,9 @@ def response_431(refused: Refused) -> bytes:
     return head.encode("ascii") + body
 
 
-def response_408() -> bytes:
+def response_408(read_seconds: float) -> bytes:
     """A complete HTTP/1.1 408 response that closes the connection."""
-    body = Refused(INVALID_REQUEST, f"the request did not arrive whole within {READ_SECONDS:g} seconds", 408).body()
+    body = Refused(INVALID_REQUEST, f"the request did not arrive whole within {read_seconds:g} seconds", 408).body()
     head = (
         f"HTTP/1.1 408 Request Timeout\r\ncontent-type: application/json\r\ncontent-length: {len(body)}\r\n"
         "connection: close\r\n\r\n"
@@ -68,11 +68,11 @@ def response_408() -> bytes:
     return head.encode("ascii") + body
 
 
-def head_limited(impl: str, max_bytes: int) -> type[asyncio.Protocol] | str:
-    """The uvicorn `http` option for `impl` ("httptools" or "h11") with heads bounded to
-    `max_bytes` (h11 stays a name: its bound is an option, see `uvicorn_options`)."""
-    if impl != "httptools":
-        return impl
+def head_limited(impl: str, max_bytes: int, read_seconds: float) -> type[asyncio.Protocol]:
+    """The uvicorn `http` option for `impl` ("httptools" or "h11"): heads bounded to `max_bytes`
+    (h11's bound is an option, see `uvicorn_options`) and requests to arrive within `read_seconds`."""
+    if impl == "h11":
+        return _h11_deadlined(read_seconds)
     from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
     class HeadLimitedHttpTools(HttpToolsProtocol):
@@ -98,7 +98,7 @@ def head_limited(impl: str, max_bytes: int) -> type[asyncio.Protocol] | str:
 
         def _arm(self) -> None:
             if self._deadline is None:
-                self._deadline = self.loop.call_later(READ_SECONDS, self._too_slow)
+                self._deadline = self.loop.call_later(read_seconds, self._too_slow)
 
         def _disarm(self) -> None:
             if self._deadline is not None:
@@ -116,9 +116,9 @@ def head_limited(impl: str, max_bytes: int) -> type[asyncio.Protocol] | str:
                 # close cutting it: the deadline runs again once it is whole.
                 self._arm()
                 return
-            self.logger.warning("request not whole within %g s: 408", READ_SECONDS)
+            self.logger.warning("request not whole within %g s: 408", read_seconds)
             if not (self._headed and self.cycle is not None and self.cycle.response_started):
-                self.transport.write(response_408())  # else: this request was answered (or is): just closed
+                self.transport.write(response_408(read_seconds))  # else: this request was answered (or is): just closed
             self.transport.close()
 
         def on_message_complete(self) -> None:
@@ -174,6 +174,61 @@ def head_limited(impl: str, max_bytes: int) -> type[asyncio.Protocol] | str:
     return HeadLimitedHttpTools
 
 
-def uvicorn_options(impl: str, max_bytes: int) -> dict[str, Any]:
-    """The `uvicorn.Config` options that bound a request's head for `impl`."""
-    return {"http": head_limited(impl, max_bytes), "h11_max_incomplete_event_size": max_bytes}
+def _h11_deadlined(read_seconds: float) -> type[asyncio.Protocol]:
+    """uvicorn's h11 protocol with the same arrival deadline as the httptools one. h11 reports a
+    request only once its head is whole, so the deadline follows h11's state of the client's side:
+    armed when the connection opens and when bytes of a message arrive that do not complete it
+    (the state is IDLE with bytes held, or SEND_BODY), cleared once the message is whole (DONE; a
+    pipelined request is held PAUSED in DONE until the answer before it ends, then read)."""
+    import h11
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class DeadlinedH11(H11Protocol):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self._deadline: asyncio.TimerHandle | None = None
+
+        def connection_made(self, transport: asyncio.BaseTransport) -> None:
+            super().connection_made(transport)  # type: ignore[arg-type]
+            self._deadline = self.loop.call_later(read_seconds, self._too_slow)
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._disarm()
+            super().connection_lost(exc)
+
+        def data_received(self, data: bytes) -> None:
+            super().data_received(data)
+            self._follow()
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()  # reads a pipelined request held until now
+            self._follow()
+
+        def _follow(self) -> None:
+            state = self.conn.their_state
+            if self.transport.is_closing() or state not in (h11.IDLE, h11.SEND_BODY):
+                self._disarm()  # whole (DONE), or the connection ends
+            elif self._deadline is None and (state is h11.SEND_BODY or self.conn.trailing_data[0]):
+                self._deadline = self.loop.call_later(read_seconds, self._too_slow)
+
+        def _disarm(self) -> None:
+            if self._deadline is not None:
+                self._deadline.cancel()
+                self._deadline = None
+
+        def _too_slow(self) -> None:
+            self._deadline = None
+            if self.transport.is_closing() or self.conn.their_state not in (h11.IDLE, h11.SEND_BODY):
+                return
+            self.logger.warning("request not whole within %g s: 408", read_seconds)
+            reading_body = self.conn.their_state is h11.SEND_BODY and self.cycle is not None
+            if not (reading_body and self.cycle.response_started):
+                self.transport.write(response_408(read_seconds))  # else: answered early: just closed
+            self.transport.close()
+
+    return DeadlinedH11
+
+
+def uvicorn_options(impl: str, max_bytes: int, read_seconds: float) -> dict[str, Any]:
+    """The `uvicorn.Config` options that bound a request's head and arrival time for `impl`."""
+    return {"http": head_limited(impl, max_bytes, read_seconds), "h11_max_incomplete_event_size": max_bytes}

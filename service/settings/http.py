@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import Field
 
 from service.settings.base import Section
@@ -44,6 +46,16 @@ class HttpSettings(Section):
     )
     max_header_count: int = Field(
         default=100, ge=16, description="Header fields per request: more are answered 431 at the edge."
+    )
+    request_read_seconds: float = Field(
+        default=60.0,
+        ge=1,
+        le=3600,
+        description="A request's head and body must arrive whole within this many seconds of its first byte "
+        "(of the connection's opening, for its first request): else 408 and the connection closed.",
+    )
+    parser: Literal["auto", "httptools", "h11"] = Field(
+        default="auto", description="uvicorn's HTTP/1.1 parser; auto: httptools when installed, else h11."
     )
     graceful_shutdown_seconds: float = 5.0
 

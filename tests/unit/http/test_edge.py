@@ -254,10 +254,12 @@ async def test_the_challenge_names_the_public_metadata_url_behind_a_tunnel(make_
 
 
 def test_request_heads_are_bounded_for_either_http_implementation() -> None:
+    from uvicorn.protocols.http.h11_impl import H11Protocol
     from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
     from service.http.head_limits import uvicorn_options
 
-    bounded = uvicorn_options("httptools", 4096)
+    bounded = uvicorn_options("httptools", 4096, 60.0)
     assert issubclass(bounded["http"], HttpToolsProtocol) and bounded["h11_max_incomplete_event_size"] == 4096
-    assert uvicorn_options("h11", 4096) == {"http": "h11", "h11_max_incomplete_event_size": 4096}
+    bounded = uvicorn_options("h11", 4096, 60.0)
+    assert issubclass(bounded["http"], H11Protocol) and bounded["h11_max_incomplete_event_size"] == 4096
