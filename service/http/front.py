@@ -7,7 +7,9 @@ message, with a JSON-RPC error whose id is null:
 - an Accept header without `application/json` (and, unless the transport answers JSON only,
   `text/event-stream`): 406, `-32600` (the SDK's 2026-07-28 entry answered with no body);
 - a Content-Type other than `application/json` (the transport's own test): 415, `-32600` (the
-  SDK's transport security answered a plain-text 400 first);
+  SDK's transport security answered a plain-text 400 first). Media types are case-insensitive
+  (RFC 9110): `Application/JSON` is JSON, passed on written in lower case, as both SDK checks
+  compare it;
 - a body over `max_body` (by Content-Length, or as it arrives): 413, `-32600`;
 - not strict JSON (malformed, `NaN`/`Infinity`, a lone surrogate, nested deeper than the
   limit): 400, `-32700`;
@@ -73,9 +75,15 @@ class RequestFront:
         if not self._acceptable(scope):  # the transport's order: Accept, then Content-Type
             await _refuse(send, self.unacceptable)
             return
-        if not _json_content(scope):
+        content_type = _json_content(scope)
+        if content_type is None:
             await _refuse(send, UNSUPPORTED)
             return
+        if content_type != _header(scope, b"content-type"):
+            scope = {
+                **scope,
+                "headers": [(k, content_type if k == b"content-type" else v) for k, v in scope["headers"]],
+            }
         declared = _content_length(scope)
         if declared is not None and declared > self.max_body:
             await _refuse(send, too_large(declared, self.max_body))
@@ -113,12 +121,16 @@ def _header(scope: Scope, name: bytes) -> bytes | None:
     return None
 
 
-def _json_content(scope: Scope) -> bool:
-    """What both SDK checks accept: its transport security's (the value starts with
-    `application/json`, any case) and its transport's (`application/json` among the types)."""
+def _json_content(scope: Scope) -> bytes | None:
+    """The Content-Type to pass on when both SDK checks accept it, its media types in lower case:
+    its transport security's (the value starts with `application/json`, any case) and its
+    transport's (`application/json` among the types, as written); else None."""
     raw = (_header(scope, b"content-type") or b"").decode("latin-1")
-    parts = raw.split(";")[0].split(",")
-    return raw.lower().startswith("application/json") and any(part.strip() == "application/json" for part in parts)
+    media, sep, params = raw.partition(";")
+    media = media.lower()
+    if media.startswith("application/json") and any(part.strip() == "application/json" for part in media.split(",")):
+        return (media + sep + params).encode("latin-1")
+    return None
 
 
 def _content_length(scope: Scope) -> int | None:

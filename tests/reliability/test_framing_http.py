@@ -186,6 +186,17 @@ def test_a_plain_call_still_answers_through_the_front(server: ServerThread, sess
         assert answer.json()["result"]["structuredContent"]["title"] == "Welcome"
 
 
+@pytest.mark.parametrize("content_type", ["Application/JSON", "APPLICATION/JSON; charset=UTF-8"])
+def test_a_media_type_in_capitals_is_json(server: ServerThread, session: dict[str, str], content_type: str) -> None:
+    """Media types are case-insensitive (RFC 9110): before, the transport answered 415."""
+    with Raw(server.port) as raw:
+        answer = exchange(raw, call('{"path": "Welcome"}'), {**session, "content-type": content_type})
+        assert answer.status == 200, answer
+        assert answer.json()["result"]["structuredContent"]["title"] == "Welcome"
+        assert_goes_on(raw, answer, session)
+        refused(exchange(raw, call('{"path": "Welcome"}'), {**session, "content-type": "Text/Plain"}), -32600, 415)
+
+
 # -- the fuzz -------------------------------------------------------------------------------------
 
 SCALARS = (
@@ -279,6 +290,7 @@ def header_sets(draw: st.DrawFn, session: dict[str, str]) -> dict[str, str]:
                 "",
                 "application/json-rpc",
                 "text/plain, application/json",
+                "Application/JSON",
             ]
         )
     )

@@ -263,3 +263,15 @@ def test_request_heads_are_bounded_for_either_http_implementation() -> None:
     assert issubclass(bounded["http"], HttpToolsProtocol) and bounded["h11_max_incomplete_event_size"] == 4096
     bounded = uvicorn_options("h11", 4096, 60.0)
     assert issubclass(bounded["http"], H11Protocol) and bounded["h11_max_incomplete_event_size"] == 4096
+
+
+def test_a_parser_asked_for_but_not_installed_stops_the_start(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib.util
+
+    from service import serve
+    from service.errors import ConfigError
+
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "httptools" else object())
+    assert serve._parser("auto") == "h11" and serve._parser("h11") == "h11"
+    with pytest.raises(ConfigError, match="httptools is not installed"):
+        serve._parser("httptools")
