@@ -36,6 +36,7 @@ from service.plans.effects import (
 )
 from service.plans.model import Plan, Step
 from service.plans.params import Problem, bind_params
+from service.plans.planned_links import Rewritten
 from service.plans.refs import RefError, Scope, Unresolved, resolve
 from service.plans.refusals import StaticCheck, refusal
 from service.plans.schedule import run_after
@@ -125,6 +126,16 @@ class Host(Protocol):
 
     async def read(self, tool: str, args: dict[str, Any]) -> tuple[dict[str, Any] | None, str | None]:
         """Run a call that changes nothing through the dispatch chain: (result, error code)."""
+
+    async def move_rewrites(
+        self, moves: dict[str, str], folder: tuple[str, str] | None, made: list[str], gone: set[str]
+    ) -> tuple[Rewritten | None, str | None]:
+        """A move's link rewrites once earlier steps made `made` and removed `gone` (`service.plans.planned_links`)."""
+
+    async def link_rewrites(
+        self, old: str, new: str, made: list[str], gone: set[str]
+    ) -> tuple[Rewritten | None, str | None]:
+        """A rewrite_links' edits once earlier steps made `made` and removed `gone`, likewise."""
 
 
 @dataclass

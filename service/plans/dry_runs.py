@@ -10,12 +10,13 @@ from typing import Any, Protocol
 
 from service.graph.address import parse_address
 from service.plans.effects import BOOKMARKS_FILE, EffectsBuilder, note_file
+from service.plans.planned_links import Rewriter, links_on_plan, move_on_plan, renamed_around
 
 MAX_PAGES = 5000  # pages of one dry run, at most (as many as a plan has calls)
 DRY_RUN_PAGE = 500  # changed files per page of a rewriting tool's dry run (its maximum `limit`)
 
 
-class Reader(Protocol):
+class Reader(Rewriter, Protocol):
     async def read(self, tool: str, args: dict[str, Any]) -> tuple[dict[str, Any] | None, str | None]:
         """Run a call that changes nothing through the dispatch chain: (result, error code)."""
 
@@ -54,39 +55,58 @@ async def _dry_run(
 
 
 async def preview_move(tool: str, args: dict[str, Any], host: Reader, builder: EffectsBuilder) -> None:
-    """The move's own dry run: the links it rewrites and every file they are in (known now only
-    for a note the vault holds now: a note the plan creates first is moved at run time)."""
+    """The move's own dry run: the links it rewrites and every file they are in; over the vault
+    the earlier steps leave where they made or removed a file the move or its links meet
+    (`service.plans.planned_links`: a note or folder the plan makes is moved at run time)."""
     moved = builder.effects.files_moved[-1]
-    if moved.folder:  # a folder the plan makes, moved as one by the builder: nothing here to see
+    if moved.folder:  # a folder the plan makes, moved as one by the builder: its dry run cannot see it
+        await move_on_plan(host, builder, moved)
         return
     preview, files, pairs, code = await _dry_run(host, tool, args)
     if code == "vault_unwritable":  # a read-only note holds a link it would rewrite: refused at run time
         builder.unwritable_now(moved.from_path)
-    if preview is not None:
-        moves = {*pairs, *pairs.values()}
-        moved.links_rewritten = preview.get("links_rewritten")
-        moved.files_changed = preview.get("files_changed")
-        folder = bool(moves) and not moves & {moved.from_path, moved.to_path}  # a folder and the notes in it
-        # where the tool itself moves it (its own rule for the source and the destination)
-        moved.from_path, moved.to_path = str(preview.get("old_path")), str(preview.get("path"))
-        moved.rewritten_in = sorted(files - moves - {moved.from_path, moved.to_path})
-        if folder:  # the files it moves as the earlier steps leave the folder, at their new paths after it
-            moved.folder = True
-            moving = builder.folder_moved(moved.from_path, moved.to_path, pairs)
-            moved.moved_files = sorted({*moving, *moving.values()})
+    if preview is None:
+        if code == "note_not_found":  # a note an earlier step makes, maybe
+            await move_on_plan(host, builder, moved)
+        return
+    moves = {*pairs, *pairs.values()}
+    moved.links_rewritten = preview.get("links_rewritten")
+    moved.files_changed = preview.get("files_changed")
+    folder = bool(moves) and not moves & {moved.from_path, moved.to_path}  # a folder and the notes in it
+    # where the tool itself moves it (its own rule for the source and the destination)
+    moved.from_path, moved.to_path = str(preview.get("old_path")), str(preview.get("path"))
+    moved.rewritten_in = sorted(files - moves - {moved.from_path, moved.to_path})
+    if folder:  # the files it moves as the earlier steps leave the folder, at their new paths after it
+        moved.folder = True
+        moving = builder.folder_moved(moved.from_path, moved.to_path, pairs)
+        moved.moved_files = sorted({*moving, *moving.values()})
+    if renamed_around(builder, {*moves, *(moved.moved_files or ()), moved.from_path, moved.to_path}):
+        await move_on_plan(host, builder, moved)
 
 
 async def preview_rewrite(tool: str, args: dict[str, Any], host: Reader, builder: EffectsBuilder) -> None:
-    """rename_tag / rewrite_links: the notes its dry run lists are files the plan modifies."""
+    """rename_tag / rewrite_links: the notes its dry run lists are files the plan modifies; a
+    rewrite_links' over the vault the earlier steps leave where they made its new target or a
+    file named as one of its targets (`service.plans.planned_links`)."""
     if args.get("dry_run", True):
         return  # a dry run inside the plan changes nothing
     preview, files, _moved, code = await _dry_run(host, tool, args)
+    old = str(args.get("old_target", ""))
+    planned: list[str] | None = None  # the notes it edits over the vault the earlier steps leave
     if code == "note_not_found" and tool == "rewrite_links":  # its new target is no note on disk...
         target = parse_address(str(args.get("new_target", ""))).target
         made = builder.planned(target)
         if made is None or not builder.exists(made):  # ...nor one an earlier step makes: the run fails too
             builder.absent.append(("", made or note_file(target)))
-    if preview is None:
+            return
+        planned = await links_on_plan(host, builder, old, made)
+    elif preview is not None and tool == "rewrite_links":
+        new = str(preview.get("new_target"))
+        if renamed_around(builder, {str(preview.get("old_target")), new}):
+            planned = await links_on_plan(host, builder, old, new)
+    if planned is not None:
+        files = set(planned)
+    elif preview is None:
         return
     for rel in sorted(files):
         if rel not in builder.effects.files_created and not builder.kept(rel):  # kept: read-only, refused

@@ -135,6 +135,10 @@ class EffectsBuilder:
             self._stepped.add(rel)
             self._stepped_names.setdefault(rel.rpartition("/")[2].lower(), []).append(rel)
 
+    def named(self, rel: str) -> list[str]:
+        """The files steps wrote, moved or deleted so far with `rel`'s file name (any letter case)."""
+        return list(self._stepped_names.get(rel.rpartition("/")[2].lower(), ()))
+
     def folder_now(self, rel: str) -> bool:
         """Whether a folder is at `rel` after the steps seen so far."""
         known = self._folders.get(rel)

@@ -20,7 +20,7 @@ class MovedFile(BaseModel):
     rewritten_in: list[str] | None = Field(
         default=None,
         description="Every note whose links it rewrites and settings file it repoints (from its dry run; null: "
-        "known only at run time, e.g. a note the plan creates first).",
+        "known only at run time, e.g. a move of a note whose path only the run knows).",
     )
     folder: bool = Field(default=False, description="A folder moves: `from` and `to` are folders.")
     moved_files: list[str] | None = Field(

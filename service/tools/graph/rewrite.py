@@ -11,6 +11,7 @@ confirmation): the new target exists and differs from the old one.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 
 from pydantic import Field
 
@@ -66,7 +67,7 @@ class RewriteLinksOut(ToolOutput):
     next_cursor: str | None = Field(default=None, description="Dry run: cursor of the next preview page.")
 
 
-async def _old_target(ctx: ToolContext, address: str) -> str:
+async def old_target(ctx: ToolContext, address: str) -> str:
     """The path the links point at. An address that names an existing note (a bare name, a
     partial path, an alias, a wikilink: what get_backlinks takes) is that note, so every link to
     it is repointed; any other is the path as written ('.md' optional, '[[…]]' dropped), which
@@ -97,7 +98,7 @@ async def _rewrite_targets(ctx: ToolContext, args: RewriteLinksIn) -> tuple[str,
         new = None  # no path, but it may be a note's address ('[[Plan|text]]')
     if new is None or not new.abs.is_file():
         new = (await ctx.find_note(args.new_target, "read", section="reject")).vp
-    old = await _old_target(ctx, args.old_target)
+    old = await old_target(ctx, args.old_target)
     if old == new.rel:
         raise PathInvalid("old_target and new_target are the same", details={"path": old})
     return old, new
@@ -108,10 +109,10 @@ async def precheck_rewrite(ctx: ToolContext, args: RewriteLinksIn) -> None:
     await _rewrite_targets(ctx, args)
 
 
-def _path_sets(ctx: ToolContext, old: str) -> tuple[PathSet, PathSet]:
+def _path_sets(ctx: ToolContext, old: str, files: list[str] | None) -> tuple[PathSet, PathSet]:
     """The vault's paths with `old` (which may be gone already: links naming it are repointed)
-    and as they are: a walk of the whole vault, run in a worker thread."""
-    files = vault_files(ctx.vault)
+    and as they are: a walk of the whole vault (without `files`), run in a worker thread."""
+    files = vault_files(ctx.vault) if files is None else files
     return PathSet([*files, old]), PathSet(files)
 
 
@@ -119,8 +120,25 @@ async def _rewrite_plan(
     ctx: ToolContext, args: RewriteLinksIn, steps: Steps | None = None, page: Page | None = None
 ) -> tuple[MovePlan, str, str]:
     old, new = await _rewrite_targets(ctx, args)
+    return await plan_rewrite(ctx, old, new.rel, steps=steps, page=page), old, new.rel
+
+
+async def plan_rewrite(
+    ctx: ToolContext,
+    old: str,
+    new: str,
+    *,
+    steps: Steps | None = None,
+    page: Page | None = None,
+    files: list[str] | None = None,
+    admit: Callable[[str], bool] | None = None,
+) -> MovePlan:
+    """The edits that repoint the links resolving to `old` at `new`, in the notes on disk, over
+    the vault's files as `files` lists them where they are not the ones on disk (a plan's check:
+    as its earlier steps leave the vault; `new` may be a note one of them makes). `admit(path)`:
+    whether a note whose links change is part of it (called in a worker thread)."""
     await complete_index(ctx)
-    before, after = await asyncio.to_thread(_path_sets, ctx, old)
+    before, after = await asyncio.to_thread(_path_sets, ctx, old, files)
     q = GraphQueries(ctx.services.db)
     candidates = set(await q.sources_of_names(ctx.vault.id, [strip_md(base_name(old)).lower()]))
     candidates.update(e.source for e in await q.backlinks(ctx.vault.id, [old]))
@@ -144,19 +162,21 @@ async def _rewrite_plan(
             source_after=path,
             before=before,
             after=after,
-            moved={old: new.rel},
+            moved={old: new},
             only_targets=targets,
             names=names,
         )
         if is_canvas(path):
-            result = rewrite_canvas(result, {old: new.rel})
+            result = rewrite_canvas(result, {old: new})
         if not result.changed:
             return None
         ctx.resolve(path, "write")
+        if admit is not None and not admit(path):
+            return None
         return FileEdit(path, path, note.etag, note.content, result.text, result.changes)
 
     await scan(plan, sorted(candidates), edit_of, page=page, steps=steps)
-    return plan, old, new.rel
+    return plan
 
 
 async def rewrite_links(ctx: ToolContext, args: RewriteLinksIn) -> RewriteLinksOut:

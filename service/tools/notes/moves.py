@@ -178,6 +178,28 @@ async def _plan(
     return plan, src, dst, is_folder
 
 
+async def rewritten_by(
+    ctx: ToolContext, moves: dict[str, str], folder: tuple[str, str] | None, files: list[str]
+) -> tuple[list[str], MovePlan]:
+    """The notes on disk whose links a move of `moves` (old path -> new; `folder`: the folder
+    that moves, and where) rewrites, at their paths after it, over the vault's files as `files`
+    lists them (a plan's check: as its earlier steps leave the vault), and the move's plan (its
+    edits counted, not held: a hub's thousands of notes; its settings files). A note is taken or
+    refused as the call takes it (`_admit`)."""
+    notes: list[str] = []
+
+    def admit(path: str) -> bool:  # in a worker thread, one batch at a time
+        if not _admit(ctx, path):
+            return False
+        notes.append(moves.get(path, path))
+        return True
+
+    await complete_index(ctx)
+    queries = GraphQueries(ctx.services.db)
+    plan = await plan_move(ctx.vault, queries, moves, folder=folder, admit=admit, page=Page(0, 0), files=files)
+    return sorted(notes), plan
+
+
 def _moves(ctx: ToolContext, src: str, dst: str, *, folder: bool = True) -> dict[str, str]:
     """Old path -> new of every file the move moves (a folder's, walked), each one the caller may
     read and write at both paths."""

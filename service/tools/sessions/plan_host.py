@@ -23,9 +23,11 @@ from service.memory.store import memory_notes
 from service.plans.check import ToolInfo
 from service.plans.effects import MemoryNotes
 from service.plans.model import Plan
+from service.plans.planned_links import Rewritten
 from service.plans.runner import CallError
 from service.security import scopes as scope_rules
 from service.tools.context import ToolContext
+from service.tools.sessions import plan_rewrites
 from service.tools.spec import Catalog
 from service.vault.paths import VaultPath, normalize
 from service.vault.readonly import read_only
@@ -52,6 +54,7 @@ class PlanHost:
         self.registry = registry
         self._resolved: dict[str, VaultPath | VaultgateError] = {}  # rel -> where it is, or why it is not a vault path
         self._names: set[str] | None = None  # the notes' file names and aliases, lower case (`locate`)
+        self._disk = plan_rewrites.DiskFiles(ctx)  # walked once, when a step's rewrites need it
 
     def _resolve(self, rel: str) -> VaultPath | VaultgateError:
         """The vault path of `rel` (or why it is none), once per plan check: the effects
@@ -182,6 +185,16 @@ class PlanHost:
             return (await self.ctx.find_file(name, "read")).rel
         except VaultgateError:  # several fit, or none: the call answers that itself
             return None
+
+    async def move_rewrites(
+        self, moves: dict[str, str], folder: tuple[str, str] | None, made: list[str], gone: set[str]
+    ) -> tuple[Rewritten | None, str | None]:
+        return await plan_rewrites.move_rewrites(self.ctx, self._disk, moves, folder, made, gone)
+
+    async def link_rewrites(
+        self, old: str, new: str, made: list[str], gone: set[str]
+    ) -> tuple[Rewritten | None, str | None]:
+        return await plan_rewrites.link_rewrites(self.ctx, self._disk, self.resolve, old, new, made, gone)
 
     async def read(self, tool: str, args: dict[str, Any]) -> tuple[dict[str, Any] | None, str | None]:
         result, error = await self.call(tool, args)

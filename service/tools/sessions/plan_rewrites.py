@@ -1,0 +1,80 @@
+"""The link rewrites of a plan's move or rewrite_links step over the vault as the plan's earlier
+steps leave it: the answers to the engine's `service.plans.planned_links.Rewriter`, for `PlanHost`.
+
+The tools' own planners (`service.tools.notes.moves.rewritten_by`,
+`service.tools.graph.rewrite.plan_rewrite`) run over the vault's files with the ones the earlier
+steps make and without the ones they remove, and read the notes on disk as the caller: a note it
+may not read is left alone, one it may not write (or made read-only) refuses the move, as the
+call does. Nothing is written; the edits are counted, not held.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+
+from service.errors import VaultgateError
+from service.graph.moves import Page, vault_files
+from service.plans.planned_links import Rewritten
+from service.tools.context import ToolContext
+from service.tools.graph.rewrite import old_target, plan_rewrite
+from service.tools.notes.moves import rewritten_by
+
+Resolve = Callable[[str, list[str], set[str]], Awaitable[tuple[str | None, int]]]
+
+
+class DiskFiles:
+    """The vault's files on disk, walked once per plan check (the tools' own planners walk the
+    whole vault for each call; a check changes nothing, so one walk serves all its steps)."""
+
+    def __init__(self, ctx: ToolContext) -> None:
+        self._ctx = ctx
+        self._files: list[str] | None = None
+
+    async def after(self, made: list[str], gone: set[str]) -> list[str]:
+        """The vault's files once the earlier steps made `made` and removed `gone`."""
+        if self._files is None:
+            self._files = await asyncio.to_thread(vault_files, self._ctx.vault)
+        there = [rel for rel in self._files if rel not in gone]
+        known = set(there)
+        return there + [rel for rel in made if rel not in known]
+
+
+async def move_rewrites(
+    ctx: ToolContext,
+    disk: DiskFiles,
+    moves: dict[str, str],
+    folder: tuple[str, str] | None,
+    made: list[str],
+    gone: set[str],
+) -> tuple[Rewritten | None, str | None]:
+    try:
+        files = await disk.after(made, gone)
+        notes, plan = await rewritten_by(ctx, moves, folder, files)
+    except VaultgateError as exc:  # the move's refusal (vault_unwritable: a read-only note it would rewrite)
+        return None, exc.code
+    settings = [s.path for s in plan.settings if s.changed]
+    return Rewritten(sorted({*notes, *settings}), plan.files_changed, plan.links_rewritten), None
+
+
+async def link_rewrites(
+    ctx: ToolContext, disk: DiskFiles, resolve: Resolve, old: str, new: str, made: list[str], gone: set[str]
+) -> tuple[Rewritten | None, str | None]:
+    """`old` is the note it names once the earlier steps ran (`resolve`: the plan host's), else
+    what the tool takes it for on disk (a path links may still name)."""
+    edited: list[str] = []
+
+    def admit(path: str) -> bool:  # in a worker thread, one batch at a time
+        edited.append(path)
+        return True
+
+    try:
+        named, _fits = await resolve(old, made, gone)
+        source = named if named is not None else await old_target(ctx, old)
+        if source == new:
+            return None, "path_invalid"  # the call refuses a rewrite to the same note
+        files = await disk.after(made, gone)
+        plan = await plan_rewrite(ctx, source, new, page=Page(0, 0), files=files, admit=admit)
+    except VaultgateError as exc:
+        return None, exc.code
+    return Rewritten(sorted(edited), plan.files_changed, plan.links_rewritten), None
