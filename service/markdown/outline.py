@@ -12,9 +12,9 @@ from __future__ import annotations
 import re
 
 from service.markdown import frontmatter as fm
-from service.markdown.fences import CodeScanner, Comments
+from service.markdown.fences import CodeScanner, Comments, mask_inline_code
 from service.markdown.line_ends import lf
-from service.markdown.parse import _BLOCK_ID, _HEADING, Heading, _mask_inline_code
+from service.markdown.parse import _BLOCK_ID, _HEADING, Heading
 
 # A list item as `sections.find_block` tells one: the paragraph of a block id ends above it.
 LIST_ITEM = re.compile(r"^\s*([-*+]|\d+[.)])\s")
@@ -41,11 +41,13 @@ class Outliner:
     def feed(self, no: int, raw: str) -> None:
         comments = self.comments
         is_code = self.code.code(raw)
+        if comments.percent or comments.html:  # a code block opened in a comment ends with it
+            is_code = comments.seen(self.code, raw, is_code)
         hidden = False
         if not is_code and (comments.percent or comments.html or "%%" in raw or "<!--" in raw):
-            hidden = comments.inside(_mask_inline_code(raw) if "`" in raw else raw)
+            hidden = comments.inside(mask_inline_code(raw) if "`" in raw else raw, self.code)
         if not is_code and (raw[:1] == "#" or (self.blocks and "^" in raw)):
-            line = _mask_inline_code(raw) if "`" in raw else raw
+            line = mask_inline_code(raw) if "`" in raw else raw
             h = _HEADING.match(line) if line[:1] == "#" and not hidden else None
             if h:
                 self.headings.append(Heading(len(h.group(1)), h.group(2).strip(), no))

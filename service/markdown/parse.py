@@ -10,14 +10,14 @@ there still count, as in Obsidian's link graph and the published vault statistic
 comments (`%% … %%`) are read like the rest of the note, as Obsidian does (links and tags in
 them count; the "hidden link" idiom relies on it), except headings, list items, tasks and block
 ids: a line starting inside a comment (`%%` … `%%`, or an HTML comment block: a line starting
-`<!--`, to `-->`) holds none, and a block id whose line ends inside one is none, as in Obsidian's
-outline, block links, Tasks and Dataview (`Comments`). List items (`items`: line, parent item,
-task status, text, block id, section heading, tags) are read inside blockquotes and callouts
-too (`> - [ ] call`); they are the one list and task parser of the project: the index's task
-rows (`tasks`, with the Tasks plugin fields of `service.markdown.tasks`) and Dataview's
-`file.lists` / `file.tasks` are both made from them. Wikilinks written in frontmatter property
-values are links of the note too, as in Obsidian, marked with their key (`Link.property`,
-`service.markdown.property_links`), before the body's.
+`<!--`, also `> <!--` in a quote or callout, to `-->`) holds none, and a block id whose line
+ends inside one is none, as in Obsidian's outline, block links, Tasks and Dataview (`Comments`).
+List items (`items`: line, parent item, task status, text, block id, section heading, tags) are
+read inside blockquotes and callouts too (`> - [ ] call`); they are the one list and task parser
+of the project: the index's task rows (`tasks`, with the Tasks plugin fields of
+`service.markdown.tasks`) and Dataview's `file.lists` / `file.tasks` are both made from them.
+Wikilinks written in frontmatter property values are links of the note too, as in Obsidian,
+marked with their key (`Link.property`, `service.markdown.property_links`), before the body's.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from urllib.parse import unquote
 
 from service.markdown import frontmatter as fm
 from service.markdown.fences import CodeScanner, Comments
+from service.markdown.fences import mask_inline_code as _mask_inline_code
 from service.markdown.line_ends import lf
 from service.markdown.property_links import property_links
 from service.markdown.tasks import depends_on
@@ -37,10 +38,6 @@ from service.markdown.tasks import scan_fields as scan_task_fields
 
 _ITEM_START = frozenset("-*+0123456789")
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$")
-# A backtick run, the shortest text without that run, the same run: `(`+)(?:(?!\1).)+?\1`, written
-# with its first backtick outside the group so the engine searches for it in C (~8x faster on a
-# paragraph with inline code; the same spans).
-_INLINE_CODE = re.compile(r"`(`*)(?:(?!`\1).)+?`\1")
 # The link patterns start with a literal ("[[", "["), so the regex engine skips to the next
 # candidate in C instead of trying a match at every position of a line (a leading `(!?)` has no
 # such prefix: a 500-character paragraph took ~10 us per pattern, the literal form ~0.5 us); the
@@ -194,10 +191,6 @@ def _blank_links(pattern: re.Pattern[str], text: str) -> str:
     return "".join(parts)
 
 
-def _mask_inline_code(line: str) -> str:
-    return _INLINE_CODE.sub(lambda m: " " * len(m.group(0)), line)
-
-
 def mask_comments(line: str, is_open: bool) -> tuple[str, bool]:
     """Blank out HTML comments (`<!-- … -->`); `is_open` says a comment from an earlier line is
     still open. Returns the line and whether a comment is still open after it."""
@@ -284,7 +277,10 @@ def parse_note(rel: str, text: str) -> ParsedNote:
     words = len(text[start:].split())
     for no in range(front.body_line, len(lines)):
         raw = lines[no].rstrip("\r")
-        if code.code(raw):
+        is_code = code.code(raw)
+        if comments.percent or comments.html:  # a code block opened in a comment ends with it
+            is_code = comments.seen(code, raw, is_code)
+        if is_code:
             words -= len(raw.split())
             continue
         if not raw.strip():
@@ -297,7 +293,7 @@ def parse_note(rel: str, text: str) -> ParsedNote:
         prose = line  # what tags are read from: no HTML comments
         if comment or "<!--" in line:
             prose, comment = mask_comments(line, comment)
-        hidden = (comments.percent or comments.html or "%%" in line or "<!--" in line) and comments.inside(line)
+        hidden = (comments.percent or comments.html or "%%" in line or "<!--" in line) and comments.inside(line, code)
         unseen = hidden or comments.percent or comments.html  # the line's end is in a comment too
         h = _HEADING.match(line) if line[:1] == "#" and not hidden else None
         if h:

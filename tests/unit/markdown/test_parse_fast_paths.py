@@ -14,7 +14,7 @@ import re
 import pytest
 
 from service.markdown import parse
-from service.markdown.fences import CodeScanner
+from service.markdown.fences import INLINE_CODE, CodeScanner
 from service.markdown.frontmatter import fences
 from service.markdown.line_ends import lf
 
@@ -76,9 +76,9 @@ def test_inline_code_spans_are_the_plain_patterns_spans() -> None:
     lines = ["``a`b``", "`a``b`", "```", "`` ` ``", "a `b` c ``d`` `e"]
     lines += ["".join(rng.choice("``` ab#[]") for _ in range(rng.randint(0, 30))) for _ in range(4000)]
     for line in lines:
-        assert [m.span() for m in parse._INLINE_CODE.finditer(line)] == [
-            m.span() for m in PLAIN_INLINE_CODE.finditer(line)
-        ], line
+        assert [m.span() for m in INLINE_CODE.finditer(line)] == [m.span() for m in PLAIN_INLINE_CODE.finditer(line)], (
+            line
+        )
 
 
 # Lines a note is made of for the whole-note checks below: code fences (also in callouts and

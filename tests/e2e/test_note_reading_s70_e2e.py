@@ -1,0 +1,41 @@
+"""Session 70's note-reading fixes, end to end over HTTP with the SDK client in both eras; each is
+tested through the dispatch chain beside its fix.
+
+- An HTML comment block in a blockquote or callout hides its tasks and block ids, and ends with
+  its quote; a code fence opened inside a comment ends at the comment's closing mark
+  (tests/tools/notes/test_comments_in_quotes_and_fences.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from mcp import Client
+
+from tests.conftest import e2e
+from tests.e2e.calls import error, ok
+
+QUOTED = (
+    "# Q\n\n- [ ] shown ^s\n\n"  # 0-3
+    "> [!todo] Later\n> <!--\n> - [ ] hidden ^h\n> -->\n> - [ ] quoted shown\n\n"  # 4-9
+    "%%\n```\n%%\n- [ ] after [[T]] ^a\n"  # 10-13
+)
+
+
+async def test_quoted_comments_and_fences_in_comments_over_http(make_vault: Callable[..., Path], mode: str) -> None:
+    root = make_vault({"Q.md": QUOTED, "T.md": "# T\n"})
+    async with e2e(root) as (url, h):
+        await h.indexed()
+        async with Client(url, mode=mode) as c:  # type: ignore[arg-type]
+            tasks = (await ok(c, "list_tasks", note="Q"))["items"]
+            assert [t["line"] for t in tasks] == [3, 9, 14]
+            assert (await ok(c, "search_dql", query='TASK FROM "Q"'))["total"] == 3
+            assert (await error(c, "read_note", path="Q#^h"))["details"]["reason"] == "not_found"
+            assert (await ok(c, "read_note", path="Q#^a"))["content"] == "- [ ] after [[T]] ^a\n"
+            refused = await error(c, "set_task_status", path="Q", line=7, status="x", expected_text="hidden ^h")
+            assert refused["details"]["reason"] == "not_a_task" and h.read("Q.md") == QUOTED
+            await ok(
+                c, "set_task_status", path="Q", line=14, status="x", date="2026-12-02", expected_text="after [[T]] ^a"
+            )
+            assert h.read("Q.md").endswith("- [x] after [[T]] ✅ 2026-12-02 ^a\n")
+            assert [i["line"] for i in (await ok(c, "get_backlinks", path="T"))["items"]] == [14]
