@@ -67,6 +67,38 @@ class ToolContext:
         check_path(self.services.guard, self.principal, self.vault, vp, op)
         return vp
 
+    def folder(self, path: str, op: Op = "read", *, field: str | None = None) -> VaultPath:
+        """An existing folder (the vault root for ''), as written; none there is `note_not_found`
+        naming in `details.suggestions` the folders the caller may have meant (`archive` for
+        `Archive`: `service.vault.folder_names`), `details.field` the argument when given."""
+        from service.errors import NoteNotFound
+        from service.vault.folder_names import folder_suggestions
+
+        vp = self.resolve(path, op, allow_root=True)
+        if vp.abs.is_dir():
+            return vp
+        suggestions = folder_suggestions(self.vault.paths.root, vp.rel, self._readable_folder)
+        details: dict[str, Any] = {"path": vp.rel, "suggestions": suggestions}
+        if field is not None:
+            details["field"] = field
+        closest = f"; closest: {', '.join(suggestions)}" if suggestions else ""
+        raise NoteNotFound(
+            f"no folder at {vp.rel!r}{closest}",
+            details=details,
+            hint="Pass one of details.suggestions as the folder."
+            if suggestions
+            else "list_folders lists the vault's folders.",
+        )
+
+    def _readable_folder(self, rel: str) -> bool:
+        from service.errors import AclDenied, PathInvalid
+
+        try:
+            self.resolve(rel, "read")
+        except (AclDenied, PathInvalid):
+            return False
+        return True
+
     def resolve_note(self, path: str, op: Op = "read") -> VaultPath:
         """A note path, taken as written (where a note is created): `.md` is optional, as in
         Obsidian, and a wikilink's brackets around it (`[[New idea]]`) are dropped."""

@@ -25,7 +25,6 @@ from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import AliasChoices, BaseModel, BeforeValidator, Field
 
-from service.errors import NoteNotFound
 from service.gcpause import paused
 from service.security.visible import unrestricted
 from service.tools.context import ToolContext
@@ -136,10 +135,7 @@ def scope(ctx: ToolContext, folder: FolderArg) -> list[str]:
         return []
     out: list[str] = []
     for raw in [folder] if isinstance(folder, str) else folder:
-        vp = ctx.resolve(raw, "read", allow_root=True)
-        if not vp.abs.is_dir():
-            raise NoteNotFound(f"no folder at {vp.rel!r}", details={"path": vp.rel, "field": "folder"})
-        out.append(vp.rel)
+        out.append(ctx.folder(raw, field="folder").rel)
     return sorted(set(out))
 
 

@@ -312,9 +312,7 @@ def _cursor(page: _Page, key: str, **position: Any) -> str:
 
 
 async def bundle_folder(ctx: ToolContext, args: BundleFolderIn) -> BundleOut:
-    folder = ctx.resolve(args.folder, "read", allow_root=True)
-    if not folder.abs.is_dir():
-        raise NoteNotFound(f"no folder at {folder.rel!r}", details={"path": folder.rel})
+    folder = ctx.folder(args.folder)
     key = query_key("bundle_folder", folder.rel, args.recursive, args.mode)
     state = _state(args.cursor, key)
     resume = _resume_of(state)

@@ -20,7 +20,6 @@ from typing import Literal
 
 from pydantic import Field
 
-from service.errors import NoteNotFound
 from service.graph.linkpath import strip_md
 from service.graph.queries import Edge, GraphQueries, hide_target
 from service.security.visible import unrestricted
@@ -229,9 +228,7 @@ class BrokenOut(ToolOutput):
 def _folder_prefix(ctx: ToolContext, folder: str | None) -> str:
     if not folder:
         return ""
-    vp = ctx.resolve(folder, "read", allow_root=True)
-    if not vp.abs.is_dir():
-        raise NoteNotFound(f"no folder at {vp.rel!r}", details={"path": vp.rel, "field": "folder"})
+    vp = ctx.folder(folder, field="folder")
     return f"{vp.rel}/" if vp.rel else ""
 
 

@@ -18,7 +18,7 @@ from pydantic import Field
 from wcmatch import glob as wglob
 
 from service.budget import Budget
-from service.errors import NoteNotFound, ValidationFailed
+from service.errors import ValidationFailed
 from service.markdown.parse import note_title
 from service.retrieval import globs
 from service.tools.context import ToolContext
@@ -55,9 +55,7 @@ class ListNotesOut(ToolOutput):
 
 
 async def list_notes(ctx: ToolContext, args: ListNotesIn) -> ListNotesOut:
-    folder = ctx.resolve(args.folder, "read", allow_root=True)
-    if not folder.abs.is_dir():
-        raise NoteNotFound(f"no folder at {folder.rel!r}", details={"path": folder.rel})
+    folder = ctx.folder(args.folder)
 
     by_path = args.sort == "path"
     readable = ctx.walk_filter()
@@ -192,9 +190,7 @@ class ListFoldersOut(ToolOutput):
 
 
 async def list_folders(ctx: ToolContext, args: ListFoldersIn) -> ListFoldersOut:
-    folder = ctx.resolve(args.folder, "read", allow_root=True)
-    if not folder.abs.is_dir():
-        raise NoteNotFound(f"no folder at {folder.rel!r}", details={"path": folder.rel})
+    folder = ctx.folder(args.folder)
     # One walk (a level deeper than listed when not recursive) finds the folders and counts the
     # notes directly inside each; both decide on a symlink's target as well as on its own path.
     base = len(folder.rel.split("/")) if folder.rel else 0

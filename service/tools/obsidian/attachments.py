@@ -99,7 +99,7 @@ def attachment_folder(ctx: ToolContext, for_note: str | None) -> AttachmentFolde
 
 
 async def list_attachments(ctx: ToolContext, args: ListAttachmentsIn) -> AttachmentsOut:
-    where = ctx.resolve(args.folder, "read") if args.folder else ctx.vault.paths.resolve("", allow_root=True)
+    where = ctx.folder(args.folder, field="folder") if args.folder else ctx.vault.paths.resolve("", allow_root=True)
     state: dict[str, Any] = {"t": "attachments", "f": args.folder, "k": args.kind, "e": args.embedded}
     mark = decode_after(args.cursor, **state)  # keyset: files added or removed before it shift no page
     folder = attachment_folder(ctx, (await ctx.find_note(args.for_note)).vp.rel if args.for_note else None)

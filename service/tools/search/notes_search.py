@@ -219,7 +219,7 @@ async def _apply_groups(
 def _prefixes(ctx: ToolContext, scopes: list[str] | None) -> list[str]:
     out: list[str] = []
     for raw in scopes or []:
-        vp = ctx.resolve(raw.rstrip("/") or "", "read", allow_root=True)
+        vp = ctx.folder(raw.rstrip("/") or "", field="folder")
         if vp.rel == "":
             return []
         out.append(vp.rel)

@@ -192,7 +192,7 @@ def _sort_key(sort: SortKey, kinds: dict[str, tk.StatusType]) -> Any:
 
 async def list_tasks(ctx: ToolContext, args: ListTasksIn) -> ListTasksOut:
     note = (await ctx.find_note(args.note, "read")).vp.rel if args.note is not None else None
-    folder = ctx.resolve(args.folder, "read", allow_root=True).rel if args.folder else None
+    folder = ctx.folder(args.folder, field="folder").rel if args.folder else None
     table = status_table_of(ctx)
     where, params = _where(args, note, folder)
     can_read = readable(ctx)

@@ -1,0 +1,33 @@
+"""What an agent working on a vault meets, end to end: a real uvicorn server and the SDK's
+Streamable HTTP client in both protocol eras."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from mcp import Client
+
+from tests.conftest import e2e
+from tests.e2e.calls import error as _error
+from tests.e2e.calls import ok as _ok
+
+VAULT: dict[str, str | bytes] = {
+    "Archive/Trips/Kyoto.md": "# Kyoto\n\n- [ ] book the ryokan\n",
+    "Projects/Launch.md": "# Launch\n\n- [ ] write docs\n",
+}
+
+
+async def test_a_folder_in_another_letter_case_names_the_folder_meant(
+    make_vault: Callable[..., Path], mode: str
+) -> None:
+    async with e2e(make_vault(VAULT), index={"watch": False}) as (url, h), Client(url, mode=mode) as c:  # type: ignore[arg-type]
+        await h.indexed()
+        # list_tasks answered an empty list here, as if the folder had no task.
+        missed = await _error(c, "list_tasks", folder="projects")
+        assert missed["code"] == "note_not_found" and missed["details"]["suggestions"] == ["Projects"]
+        tasks = await _ok(c, "list_tasks", folder=missed["details"]["suggestions"][0])
+        assert [t["text"] for t in tasks["items"]] == ["write docs"]
+        listed = await _error(c, "list_notes", folder="archive/trips")
+        assert listed["details"]["suggestions"] == ["Archive/Trips"]
+        assert listed["hint"] == "Pass one of details.suggestions as the folder."
