@@ -194,7 +194,9 @@ async def serve_http(settings: Settings) -> None:
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, _on_signal, server, app)
     task = asyncio.create_task(server.serve())
-    if await server.until_started(task):  # the URL is printed the moment the socket is bound
+    # The URL is printed the moment the socket is bound, unless a signal came while it started:
+    # then uvicorn closes the socket at once, serving nothing (the stop goes on as a started one's).
+    if await server.until_started(task) and not server.should_exit:
         vaults = ", ".join(f"{v.id}={v.path}" for v in settings.vaults)
         print(f"vaultgate {app.version} serving {vaults}", flush=True)
         print(f"MCP endpoint: {mcp_url(settings, _bound_port(server))}", flush=True)

@@ -209,6 +209,14 @@ class Journal:
         for recorder in list(self._recorders.values()):
             recorder.close()  # their runs stay `running` until the next start imports them
 
+    def reopen(self) -> None:
+        """Ready for a start after `close` (the same app object started again): not stopping, and
+        the runs the stop left open are, as a dead process's, made `interrupted` by the next
+        `recover` (a bulk one is then rolled back), their closed recorders forgotten."""
+        self.stopping = False
+        self._recovered = False
+        self._recorders.clear()
+
     async def open_run(
         self, vault_id: str, caller: str, *, kind: str, goal: str, plan_hash: str, total: int, undoes: str | None = None
     ) -> str:

@@ -19,6 +19,7 @@ import logging
 from collections.abc import Coroutine, Mapping
 from typing import TYPE_CHECKING, Any
 
+from service.errors import ServerStopping
 from service.plans.journal import Journal
 from service.plans.macros import Macros
 from service.plans.recovery import roll_back_interrupted_bulk
@@ -86,7 +87,14 @@ class PlanRuns:
 
     async def start(self) -> None:
         await self.journal.recover()
-        await roll_back_interrupted_bulk(self.journal, self.vaults)
+        try:
+            await roll_back_interrupted_bulk(self.journal, self.vaults)
+        except ServerStopping:
+            # The server began to stop (a signal while it starts): the rollback under way took
+            # back what it had put back, and the next start rolls the interrupted runs back again.
+            # Start-up ends here, so the stop goes on as from a started server (exit status 0).
+            log.warning("stopping: the rollback of interrupted changes stopped; the next start takes it up again")
+            return
         await self.prune()
 
     def stopping(self) -> None:
@@ -110,3 +118,4 @@ class PlanRuns:
         if not await self.journal.drained(within=DRAIN_S):
             log.warning("stopping: a journaled change still runs after %.0f s; the next start rolls it back", DRAIN_S)
         self.journal.close()
+        self.journal.reopen()  # a start of the same object after this one is a start as any other
