@@ -57,6 +57,11 @@ def from_lf(text: str, end: str) -> str:
     return text.replace("\r\n", "\n").replace("\n", end)
 
 
+def view(text: str) -> str:
+    """`text` with every line end (CR, LF, CRLF, in any mix) as LF: the lines `keeping` edits."""
+    return _BREAK.sub("\n", text) if "\r" in text else text
+
+
 def keeping(change: Callable[[str], str]) -> Callable[[str], str]:
     """`change`, made on the note's lines joined by LF and given back with each line's own end
     (the note as it is when `change` leaves it unchanged)."""
@@ -65,9 +70,9 @@ def keeping(change: Callable[[str], str]) -> Callable[[str], str]:
         if "\r" not in text:
             return change(text)
         ends = _BREAK.findall(text)
-        view = _BREAK.sub("\n", text)
-        changed = change(view)
-        return text if changed == view else _with_ends(view.split("\n"), ends, changed.split("\n"))
+        lines = view(text)
+        changed = change(lines)
+        return text if changed == lines else _with_ends(lines.split("\n"), ends, changed.split("\n"))
 
     return run
 

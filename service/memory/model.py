@@ -266,10 +266,11 @@ def parse(text: str, stem: str = "") -> Entity:
     """The entity a note holds; lines without a memory shape are kept. A note whose frontmatter
     does not parse (a YAML typo, an alias bomb) has no `name` to read: it is named by its first
     `# title`, else by its file name `stem` (`name_of_file`), so every read lists it as open_nodes
-    finds it; its writes are refused (`store.EntityStore._write`). A CRLF or CR note is read on its
-    LF form and written back with its own line ends (`render`)."""
+    finds it; its writes are refused (`store.EntityStore._write`). A note is read by its lines
+    whatever ends them (CR, LF, CRLF, in any mix: `line_ends.view`) and written back with each
+    line's own end (`render` over the note's text)."""
     newline = line_ends.ending(text)
-    text = line_ends.to_lf(text, newline)
+    text = line_ends.view(text)
     fm = split(text)
     data = fm.data if isinstance(fm.data, dict) else {}
     body = text[fm.body_start :]
@@ -358,9 +359,13 @@ def _plain(value: Any, kind: type) -> bool:
     return isinstance(value, str)
 
 
-def render(entity: Entity) -> str:
+def render(entity: Entity, over: str | None = None) -> str:
     """The note's text; `parse(render(e))` gives `e` back, and lines read from a note are
-    written back as they were."""
+    written back as they were. `over`, the note's text the entity was read from: each line left
+    as it was keeps its own line end, and a new line ends as most of the note's do, so a note
+    mixing CRLF, LF and CR keeps its mix (`line_ends.keeping`, as the note-edit tools write);
+    without it the lines end with `entity.newline`. The frontmatter (its `updated` is new at each
+    write) and the body are matched apart, so a change in each never makes one long changed run."""
     props: dict[str, Any] = {
         "name": entity.name,
         "entityType": entity.entity_type,
@@ -372,8 +377,8 @@ def render(entity: Entity) -> str:
     for key, (raw, held) in entity.given.items():
         if props[key] == held:  # unchanged: as written, not as the entity's string of it
             props[key] = raw
-    front = "\n".join(f"{k}: {_yaml_json(v)}" for k, v in props.items())
-    out = [f"---\n{front}\n---", f"# {one_line(entity.name)}", ""]
+    front = "---\n" + "".join(f"{k}: {_yaml_json(v)}\n" for k, v in props.items()) + "---\n"
+    out = [f"# {one_line(entity.name)}", ""]
     if entity.preamble:
         out += [entity.preamble, ""]
     out.append(OBS_HEADING)
@@ -383,7 +388,12 @@ def render(entity: Entity) -> str:
     out += entity.extra_rel
     if entity.tail:
         out += ["", entity.tail]
-    return line_ends.from_lf("\n".join(out) + "\n", entity.newline)
+    body = "\n".join(out) + "\n"
+    if over is None or "\r" not in over:
+        return line_ends.from_lf(front + body, entity.newline if over is None else "\n")
+    cut = split(line_ends.view(over)).body_start
+    fronted = line_ends.keeping(lambda lines: front + lines[cut:])(over)
+    return line_ends.keeping(lambda lines: front + body)(fronted)
 
 
 def _observation_lines(entity: Entity) -> list[str]:

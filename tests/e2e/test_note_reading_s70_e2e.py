@@ -3,10 +3,13 @@ tested through the dispatch chain beside its fix.
 
 - An HTML comment block in a blockquote or callout hides its tasks and block ids, and ends with
   its quote; a code fence opened inside a comment ends at the comment's closing mark
-  (tests/tools/notes/test_comments_in_quotes_and_fences.py)."""
+  (tests/tools/notes/test_comments_in_quotes_and_fences.py).
+- A memory entity note mixing CRLF, LF and CR keeps each line's end when the memory writes it; an
+  added line ends as most of the note's do (tests/tools/memory/test_mixed_line_end_entities.py)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -39,3 +42,22 @@ async def test_quoted_comments_and_fences_in_comments_over_http(make_vault: Call
             )
             assert h.read("Q.md").endswith("- [x] after [[T]] ✅ 2026-12-02 ^a\n")
             assert [i["line"] for i in (await ok(c, "get_backlinks", path="T"))["items"]] == [14]
+
+
+ANN_BODY = "# Ann\r\n\r\nseen\rtwice\n\r\n## Observations\r\n- likes tea\n"
+ANN = "---\r\nname: Ann\r\nentityType: person\r\n---\r\n" + ANN_BODY + "\r\n"
+
+
+async def test_memory_writes_keep_a_mixed_entity_notes_line_ends_over_http(
+    make_vault: Callable[..., Path], mode: str
+) -> None:
+    root = make_vault({"Memory/Ann.md": ANN})
+    async with e2e(root) as (url, h):
+        await h.indexed()
+        async with Client(url, mode=mode) as c:  # type: ignore[arg-type]
+            await ok(c, "add_observations", observations=[{"entityName": "Ann", "contents": ["likes coffee"]}])
+            text = (root / "Memory/Ann.md").read_bytes().decode()
+            body = re.sub(r" \[recorded.*\^m-[0-9a-z]{12}", "", text[text.index("# Ann") :])
+            assert body == ANN_BODY + "- likes coffee\r\n\r\n## Relations\r\n"
+            opened = await ok(c, "open_nodes", names=["Ann"])
+            assert [o["text"] for o in opened["entities"][0]["observations"]] == ["likes tea", "likes coffee"]

@@ -52,9 +52,9 @@ async def test_a_large_add_queued_behind_small_ones_runs_off_the_loop(
     calls: list[tuple[str, int]] = []
     real = store._applied
 
-    def recorded(entity: Any, changes: Any) -> Any:
+    def recorded(entity: Any, changes: Any, text: str) -> Any:
         calls.append((threading.current_thread().name, len(changes)))
-        return real(entity, changes)
+        return real(entity, changes, text)
 
     monkeypatch.setattr(store, "_applied", recorded)
     await vg.ok("create_entities", entities=[{"name": "Ann", "entityType": "person", "observations": []}])
