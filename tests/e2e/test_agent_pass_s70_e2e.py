@@ -31,3 +31,21 @@ async def test_a_folder_in_another_letter_case_names_the_folder_meant(
         listed = await _error(c, "list_notes", folder="archive/trips")
         assert listed["details"]["suggestions"] == ["Archive/Trips"]
         assert listed["hint"] == "Pass one of details.suggestions as the folder."
+
+
+async def test_set_task_status_takes_the_status_type_list_tasks_answers(
+    make_vault: Callable[..., Path], mode: str
+) -> None:
+    async with e2e(make_vault(VAULT), index={"watch": False}) as (url, h), Client(url, mode=mode) as c:  # type: ignore[arg-type]
+        await h.indexed()
+        task = (await _ok(c, "list_tasks", note="launch", status=["todo"]))["items"][0]
+        assert task["status_type"] == "todo"
+        done = await _ok(
+            c, "set_task_status", path="launch", line=task["line"], status="done", expected_text=task["text"]
+        )
+        assert done["text"].startswith("write docs ✅ ")
+        assert (await _ok(c, "list_tasks", note="launch", status=["done"]))["items"][0]["line"] == task["line"]
+        wrong = await _error(
+            c, "set_task_status", path="launch", line=task["line"], status="finished", expected_text="x"
+        )
+        assert wrong["code"] == "validation_error" and "done" in wrong["message"]

@@ -30,6 +30,8 @@ from service.vault import offloop
 from service.vault.paths import VaultPath
 
 ISO_DATE = r"^\d{4}-\d{2}-\d{2}$"
+# The status types list_tasks answers with, as the Tasks plugin's core status characters.
+STATUS_TYPES = {"todo": " ", "in_progress": "/", "done": "x", "cancelled": "-"}
 
 
 class SetTaskStatusIn(ToolInput):
@@ -37,8 +39,9 @@ class SetTaskStatusIn(ToolInput):
     line: int = Field(ge=1, description="1-based line of the task, as list_tasks gives it.")
     status: str = Field(
         min_length=1,
-        max_length=1,
-        description="New status character: 'x' done, ' ' to do, '/' in progress, '-' cancelled, or a custom one.",
+        max_length=11,
+        description="New status: a character ('x' done, ' ' to do, '/' in progress, '-' cancelled, or a custom one) "
+        "or the status type list_tasks gives (todo, in_progress, done, cancelled; any case), its core character.",
     )
     expected_etag: str | None = Field(
         default=None, description="The note's etag you read; a changed note is `conflict`."
@@ -55,6 +58,13 @@ class SetTaskStatusIn(ToolInput):
     @field_validator("status")
     @classmethod
     def _one_mark(cls, status: str) -> str:
+        if len(status) > 1:  # 'done', also as the plugin names it ('Done', 'In Progress')
+            status = status.strip().lower().replace(" ", "_")
+            if status not in STATUS_TYPES:
+                raise ValueError(
+                    f"{status[:20]!r} is no task status: give one character or one of {', '.join(STATUS_TYPES)}"
+                )
+            return STATUS_TYPES[status]
         # What can stand between a checkbox's brackets: ' ' or a visible character other than a
         # bracket ('\n' split the task line in two, ']' wrote '- []] b', which is no checkbox).
         if status != " " and (status in "[]" or unicodedata.category(status)[0] in "CZ"):
