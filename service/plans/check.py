@@ -339,7 +339,7 @@ async def _check_step(
                 if step.tool in MOVES:
                     await preview_move(step.tool, args, host, builder)
                 elif step.tool in REWRITES:
-                    await preview_rewrite(step.tool, args, host, builder)
+                    await preview_rewrite(step.tool, args, host, builder, step.id)
                 _failures(builder, since, step, where)  # the dry run's too: a read-only note it would edit
                 checked.calls.append((step.id, step.tool, args, on_plan))
                 for rel_op in builder.paths[earlier:]:  # a folder move's files too: later calls on them are on plan

@@ -84,11 +84,16 @@ async def preview_move(tool: str, args: dict[str, Any], host: Reader, builder: E
         await move_on_plan(host, builder, moved)
 
 
-async def preview_rewrite(tool: str, args: dict[str, Any], host: Reader, builder: EffectsBuilder) -> None:
+async def preview_rewrite(tool: str, args: dict[str, Any], host: Reader, builder: EffectsBuilder, step_id: str) -> None:
     """rename_tag / rewrite_links: the notes its dry run lists are files the plan modifies; a
     rewrite_links' over the vault the earlier steps leave where they made its new target or a
-    file named as one of its targets (`service.plans.planned_links`)."""
+    file named as one of its targets (`service.plans.planned_links`). The call is then no
+    change of files found only at run time: taken out of `bulk_changes`, where the builder puts
+    every call of a tool it has no rule for (one entry a call)."""
+    known = f"{step_id}: {tool}"
     if args.get("dry_run", True):
+        if known in builder.effects.bulk_changes:
+            builder.effects.bulk_changes.remove(known)
         return  # a dry run inside the plan changes nothing
     preview, files, _moved, code = await _dry_run(host, tool, args)
     old = str(args.get("old_target", ""))
@@ -108,6 +113,8 @@ async def preview_rewrite(tool: str, args: dict[str, Any], host: Reader, builder
         files = set(planned)
     elif preview is None:
         return
+    if known in builder.effects.bulk_changes:
+        builder.effects.bulk_changes.remove(known)
     for rel in sorted(files):
         if rel not in builder.effects.files_created and not builder.kept(rel):  # kept: read-only, refused
             builder.add(builder.effects.files_modified, rel)

@@ -59,4 +59,4 @@ async def test_the_confirmation_names_the_files_the_run_changes(
             changed = {k for k in set(before) | set(after) if before.get(k) != after.get(k)}
             assert set(asked["details"]["files"]) == changed, (asked["details"]["files"], sorted(changed))
             edited = "A.md" if name.startswith("rewrite") else "Home.md"
-            assert edited in changed and "known at run time" not in asked["details"]["preview"]
+            assert edited in changed and "run time" not in asked["details"]["preview"]

@@ -58,7 +58,7 @@ async def test_a_link_to_a_made_note_a_later_move_rewrites_is_asked(
         assert moved["rewritten_in"] == ["Home.md"] and moved["links_rewritten"] == 1, moved
         files, preview, changed = await _asked_then_run(vg, plan)
         assert set(files) == changed and "Home.md" in changed, (files, changed)
-        assert "known at run time" not in preview, preview
+        assert "run time" not in preview, preview
         assert vg.read("Home.md") == "see [[Archive/Fresh]]\n" or vg.read("Home.md") == "see [[Archive/New/Fresh]]\n"
 
 
@@ -71,9 +71,27 @@ async def test_a_rewrite_to_a_note_the_plan_makes_lists_the_notes_it_edits(make_
         checked = await vg.ok("validate_plan", plan=plan)
         assert checked["valid"], checked["problems"]
         assert checked["effects"]["files_modified"] == ["A.md"], checked["effects"]
-        files, _preview, changed = await _asked_then_run(vg, plan)
+        files, preview, changed = await _asked_then_run(vg, plan)
         assert set(files) == changed == {"A.md", "Inbox/Y.md"}, (files, changed)
+        assert "run time" not in preview, preview
         assert vg.read("A.md") == "[[Y]]\n"
+
+
+@pytest.mark.parametrize("tool", ["rewrite_links", "rename_tag"])
+async def test_a_rewrite_whose_dry_run_lists_its_notes_is_no_change_known_at_run_time(
+    make_vault: Callable[..., Path], tool: str
+) -> None:
+    """Its notes are in the effects: the summary a human approves does not call the list of
+    files incomplete (it listed the step under `bulk_changes`, files found at run time)."""
+    args = {"old_target": "X", "new_target": "Y"} if tool == "rewrite_links" else {"old": "old", "new": "new"}
+    plan = {"goal": "rewrite", "steps": [{"id": "t", "tool": tool, "args": {**args, "dry_run": False}}]}
+    async with started(make_vault({"A.md": "[[X]] #old\n", "Y.md": "y\n"})) as vg:
+        await vg.indexed()
+        checked = await vg.ok("validate_plan", plan=plan)
+        effects = checked["effects"]
+        assert effects["files_modified"] == ["A.md"] and effects["bulk_changes"] == [], effects
+        files, preview, changed = await _asked_then_run(vg, plan)
+        assert set(files) == changed == {"A.md"} and "run time" not in preview, (files, changed, preview)
 
 
 async def test_a_made_note_sharing_a_moved_notes_name_is_seen_by_the_move(make_vault: Callable[..., Path]) -> None:
