@@ -23,6 +23,7 @@ from service.memory.lookup import note_named
 from service.memory.model import Entity, file_name, inbox_key, linked_stem, parse, render
 from service.plans.effects import MemoryNotes
 from service.settings import MemorySettings
+from service.vault.casing import fold
 from service.vault.commit import Action, Undo
 from service.vault.files import VaultFiles
 from service.vault.keyed_locks import KeyedLocks
@@ -204,8 +205,14 @@ class EntityStore:
             for rel, entry in self.files.walk(folder, recursive=False)
             if rel.endswith(".md") and not self.is_inbox(rel)
         }
+        # Compared in any letter case ('STEPH ANGO' is close to 'Steph Ango'; as written, 3 of
+        # its 10 letters match), a name in other case only first.
+        folded: dict[str, list[str]] = {}
+        for stem in sorted(stems):
+            folded.setdefault(fold(stem), []).append(stem)
+        close = difflib.get_close_matches(fold(file_name(name)), list(folded), n=5, cutoff=0.5)
         out: list[str] = []
-        for stem in difflib.get_close_matches(file_name(name), list(stems), n=5, cutoff=0.5):
+        for stem in [s for key in close for s in folded[key]][:5]:
             try:
                 note = self.files.read(self._resolve(stems[stem], "read"))
             except Exception:  # noqa: BLE001 - a note the caller may not read, or one that vanished

@@ -31,3 +31,20 @@ async def test_a_name_that_differs_only_in_case_is_refused(vg: Harness) -> None:
     assert error["details"]["path"] == "Memory/Ann Lee.md"
     again = await vg.ok("create_entities", entities=[{"name": "Ann Lee", "entityType": "person", "observations": []}])
     assert again["created"] == [] and again["existing"] == ["Ann Lee"]
+
+
+async def test_a_name_in_another_case_is_suggested_by_every_tool_that_misses_it(vg: Harness) -> None:
+    """'STEPH ANGO' is refused by create_entities as a twin of 'Steph Ango', so the tools that
+    look the entity up name it when they miss it: 'STEPH ANGO' suggested nothing (as written, too
+    few of its letters match), where 'steph ango' did."""
+    await vg.ok("create_entities", entities=[{"name": "Steph Ango", "entityType": "person", "observations": ["CEO"]}])
+    await vg.ok("create_entities", entities=[{"name": f"Topic {i}", "entityType": "topic"} for i in range(8)])
+    before = vg.snapshot()
+    for tool, args in [
+        ("add_observations", {"observations": [{"entityName": "STEPH ANGO", "contents": ["x"]}]}),
+        ("delete_observations", {"deletions": [{"entityName": "STEPH ANGO", "observations": ["CEO"]}]}),
+        ("supersede_observation", {"entityName": "STEPH ANGO", "observation": "CEO", "superseded_by": "Founder"}),
+    ]:
+        error = await vg.err(tool, "note_not_found", **args)
+        assert error["details"]["suggestions"][0] == "Steph Ango", (tool, error)
+    assert vg.snapshot() == before
