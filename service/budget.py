@@ -4,7 +4,8 @@ Every evaluator (Dataview, Bases, JSONLogic), decoder and expander draws from a 
 `spend` counts steps and, every few hundred, checks the deadline (so a loop is checked inside,
 not only between rows); `check_chars` / `check_items` are called with the size a function *will*
 produce, before it builds it, and an evaluator that keeps values side by side (the Tasks
-query's expressions: names, lists, sort keys) counts them with `hold` against one sum,
+query's expressions: names, lists, sort keys; Dataview's: a map's items, SORT / GROUP BY keys,
+FLATTEN's lists) counts them with `hold` (sizes by `held_size`) against one sum,
 `[limits] max_eval_bytes`, giving a step's values back when they are gone; `timed` runs a
 regular expression on the `regex` package (whose matching takes a timeout, unlike `re`) so
 that it ends by the deadline. Each of these limits, once hit, raises
@@ -246,6 +247,19 @@ def current() -> Budget:
     """The running evaluation's budget (the process's limits, no step or time ceiling outside one)."""
     budget = _CURRENT.get()
     return budget if budget is not None else _process
+
+
+def held_size(value: Any) -> int:
+    """Characters and items a value an evaluation built holds, for `Budget.hold`: a text's
+    length, a list's or a dict's items with theirs; anything else 1."""
+    kind = type(value)
+    if kind is str:
+        return len(value)
+    if kind is list:
+        return len(value) + sum(map(held_size, value))
+    if kind is dict:
+        return len(value) + sum(map(held_size, value.values()))
+    return 1
 
 
 def check_chars(n: int) -> None:

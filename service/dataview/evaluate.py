@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from service import budget as shared
+from service.budget import held_size
 from service.dataview.functions import FUNCTIONS
 from service.dataview.items import FileFields
 from service.dataview.ops import binary, is_num
@@ -129,6 +130,58 @@ def index(ctx: Context, obj: Any, key: Any) -> Any:
     return None
 
 
+# -- memory held -----------------------------------------------------------------------------
+# Each value is bounded alone (`[limits] max_value_bytes`, `max_list_items`, checked before it is
+# built); what one row's evaluation holds side by side is bounded by their sum (`max_eval_bytes`,
+# `Budget.hold`): a function's or a `+` / `*`'s value is held once made (a function gives back
+# what it held while it ran: a map's items are its list's), a lambda's body gives back what it
+# built but its value, and each row's evaluation gives back what it built when it returns, but
+# the values kept across rows (SORT and GROUP BY keys, FLATTEN's lists: `per_row`). Before,
+# `map(split(padleft("", 1000, "a"), ""), (x) => padleft(x, 16000000, "b"))` held 1,000 texts of
+# 16 MB each (~16 GB) within the time budget; now it stops past 64 MiB held.
+
+_BUILT = frozenset({str, list, dict})
+
+
+def _holding(fn: Compiled, budget: Budget) -> Compiled:
+    def held(row: Mapping[str, Any]) -> Any:
+        value = fn(row)
+        if type(value) in _BUILT:
+            budget.hold(held_size(value))
+        return value
+
+    return held
+
+
+def per_row(node: Node, ctx: Context, *, kept: bool = False) -> Compiled:
+    """`node` compiled to be evaluated one row at a time (a WHERE, a column, a SORT or GROUP BY
+    key, a FLATTEN): what an evaluation built is given back when it returns, all of it, or with
+    `kept` (a value kept across rows) all but its value, held until the query ends. An expression
+    that calls nothing and adds nothing builds nothing: it is run as compiled."""
+    fn = compile_expr(node, ctx)
+    if not _builds(node):
+        return fn
+    budget = ctx.budget
+
+    def run(row: Mapping[str, Any]) -> Any:
+        before = budget.held
+        value = fn(row)
+        budget.held = before
+        if kept and type(value) in _BUILT:
+            budget.hold(held_size(value))
+        return value
+
+    return run
+
+
+def _builds(node: Any) -> bool:
+    if not isinstance(node, tuple) or not node:
+        return False
+    if node[0] in ("call", "lambda", "list", "object") or (node[0] == "bin" and node[1] in ("+", "*")):
+        return True
+    return any(_builds(part) for part in node[1:] if isinstance(part, tuple))
+
+
 # -- compilation -----------------------------------------------------------------------------
 
 
@@ -170,6 +223,8 @@ def compile_expr(node: Node, ctx: Context) -> Compiled:
         op, left, right = node[1], compile_expr(node[2], ctx), compile_expr(node[3], ctx)
         if op in ("=", "!=") and node[3][0] == "lit" and type(node[3][1]) in (str, int, float):
             return _equals_literal(left, node[3][1], op == "=")
+        if op in ("+", "*"):  # they build texts, lists and objects: held (`held_size`)
+            return _holding(lambda row: binary(op, left(row), right(row)), ctx.budget)
         return lambda row: binary(op, left(row), right(row))
     if kind == "list":
         items = [compile_expr(n, ctx) for n in node[1]]
@@ -234,7 +289,12 @@ def _lambda(params: tuple[str, ...], body: Compiled, budget: Budget) -> Compiled
         def call(args: list[Any]) -> Any:
             budget.spend()
             bound = dict(zip(params, args, strict=False))
-            return body(ChainMap(bound, row))  # type: ignore[arg-type]
+            before = budget.held  # what the body built is given back; its value is held (`map`'s items)
+            value = body(ChainMap(bound, row))  # type: ignore[arg-type]
+            budget.held = before
+            if type(value) in _BUILT:
+                budget.hold(held_size(value))
+            return value
 
         return Lambda(params, call)
 
@@ -250,10 +310,16 @@ def _call(node: Node, ctx: Context) -> Compiled:
 
         def call(row: Mapping[str, Any]) -> Any:
             budget.spend()
+            values = [a(row) for a in args]
+            before = budget.held
             try:
-                return fn(ctx, [a(row) for a in args])
+                value = fn(ctx, values)
             except (OverflowError, ValueError):  # round(10^400 / 3), a date past year 9999: null
-                return None
+                value = None
+            budget.held = before  # what it held while it ran (a map's items) is its value's now
+            if type(value) in _BUILT:
+                budget.hold(held_size(value))
+            return value
 
         return call
     if target[0] == "var" and target[1] not in ("this", "row"):

@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from service.dataview.evaluate import Budget, Context, compile_expr, returns_bool
+from service.dataview.evaluate import Budget, Context, compile_expr, per_row, returns_bool
 from service.dataview.flat import Flat
 from service.dataview.items import FileFields, Inherited, scope
 from service.dataview.plainsort import sorted_plainly
@@ -141,7 +141,7 @@ def _run(query: Query, view: View, budget: Budget, this: str | None) -> Result:
                     kept.append(r)
             rows = kept
         elif name == "SORT":
-            rows = _sort(rows, [(compile_expr(e, ctx), d) for e, d in arg], budget)
+            rows = _sort(rows, [(per_row(e, ctx, kept=True), d) for e, d in arg], budget)
         elif name == "GROUP":
             rows = _group(rows, arg, ctx)
             grouped = True
@@ -154,7 +154,7 @@ def _run(query: Query, view: View, budget: Budget, this: str | None) -> Result:
 
 def _test(arg: Node, ctx: Context) -> Callable[[Row], bool]:
     """A WHERE condition as a predicate."""
-    test = compile_expr(arg, ctx)
+    test = per_row(arg, ctx)
     if returns_bool(arg):
         return cast(Callable[[Row], bool], test)
     return lambda r: truthy(test(r))
@@ -224,7 +224,7 @@ def _task_refs(pages: list[Row], tests: list[Callable[[Row], bool]], commands: l
                 yield key_of(task), (task["path"], page, at, task.get("line"), task.get("text"))
 
         if first[0] == "SORT":
-            keys = [(compile_expr(e, ctx), d) for e, d in first[1]]
+            keys = [(per_row(e, ctx, kept=True), d) for e, d in first[1]]
             order = functools.cmp_to_key(_by(keys, budget))
             marks = not tests and all(e[0] == "var" and e[1] in ("line", "text") for e, _ in first[1])
             decorated = (
@@ -238,7 +238,7 @@ def _task_refs(pages: list[Row], tests: list[Callable[[Row], bool]], commands: l
                 kept.sort(key=order)
             refs = [ref for _, ref in kept]
         else:
-            refs = _grouped(counted(compile_expr(first[1].expr, ctx)), budget)
+            refs = _grouped(counted(per_row(first[1].expr, ctx, kept=True)), budget)
         budget.spend(seen[0] + 1)  # the SORT or GROUP BY paid for its rows, as in `_run`
         n = len(refs) if first[0] == "GROUP" else seen[0]
         for _, arg in limits:
@@ -328,13 +328,13 @@ _PLAIN = (str, int, float, bool)
 
 
 def _group(rows: list[Row], col: Column, ctx: Context) -> list[Row]:
-    key_of = compile_expr(col.expr, ctx)
+    key_of = per_row(col.expr, ctx, kept=True)
     groups = _grouped(((key_of(row), row) for row in rows), ctx.budget)
     return [{col.name: g["key"], **g} for g in groups]
 
 
 def _flatten(rows: list[Row], col: Column, ctx: Context) -> list[Row]:
-    value_of = compile_expr(col.expr, ctx)
+    value_of = per_row(col.expr, ctx, kept=True)
     out: list[Row] = []
     budget = ctx.budget
     for row in rows:
@@ -361,7 +361,7 @@ def _path(row: Row, grouped: bool) -> str | None:
 
 
 def _render(query: Query, rows: list[Row], grouped: bool, ctx: Context, view: View) -> Result:
-    cells = [(c.name, compile_expr(c.expr, ctx)) for c in query.columns]
+    cells = [(c.name, per_row(c.expr, ctx)) for c in query.columns]
     budget = ctx.budget
     if query.kind == "TASK":
         if grouped:

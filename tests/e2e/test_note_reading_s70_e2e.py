@@ -5,7 +5,9 @@ tested through the dispatch chain beside its fix.
   its quote; a code fence opened inside a comment ends at the comment's closing mark
   (tests/tools/notes/test_comments_in_quotes_and_fences.py).
 - A memory entity note mixing CRLF, LF and CR keeps each line's end when the memory writes it; an
-  added line ends as most of the note's do (tests/tools/memory/test_mixed_line_end_entities.py)."""
+  added line ends as most of the note's do (tests/tools/memory/test_mixed_line_end_entities.py).
+- What one Dataview evaluation holds side by side is bounded by [limits] max_eval_bytes
+  (tests/tools/dataview/test_eval_memory.py)."""
 
 from __future__ import annotations
 
@@ -61,3 +63,19 @@ async def test_memory_writes_keep_a_mixed_entity_notes_line_ends_over_http(
             assert body == ANN_BODY + "- likes coffee\r\n\r\n## Relations\r\n"
             opened = await ok(c, "open_nodes", names=["Ann"])
             assert [o["text"] for o in opened["entities"][0]["observations"]] == ["likes tea", "likes coffee"]
+
+
+async def test_a_dataview_query_holding_too_much_is_refused_over_http(
+    make_vault: Callable[..., Path], mode: str
+) -> None:
+    root = make_vault({f"N{i}.md": f"# N{i}\n" for i in range(6)})
+    async with e2e(root, limits={"max_value_bytes": 100_000, "max_eval_bytes": 250_000}) as (url, h):
+        await h.indexed()
+        async with Client(url, mode=mode) as c:  # type: ignore[arg-type]
+            many = 'TABLE length(map(split(padleft("", 3, "a"), ""), (x) => padleft(x, 90000, "b"))) AS n'
+            refused = await error(c, "search_dql", query=many)
+            assert refused["code"] == "compute_budget_exceeded" and refused["details"]["limit"] == "held"
+            kept = await error(c, "search_dql", query='TABLE file.name SORT padleft(file.name, 90000, "x")')
+            assert kept["details"]["limit"] == "held"
+            one_by_one = 'TABLE length(padleft(file.name, 90000, "x")) AS n'
+            assert (await ok(c, "search_dql", query=one_by_one))["total"] == 6
