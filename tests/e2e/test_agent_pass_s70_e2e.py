@@ -49,3 +49,16 @@ async def test_set_task_status_takes_the_status_type_list_tasks_answers(
             c, "set_task_status", path="launch", line=task["line"], status="finished", expected_text="x"
         )
         assert wrong["code"] == "validation_error" and "done" in wrong["message"]
+
+
+async def test_find_capability_finds_backlinks_memory_and_task_ticks(
+    make_vault: Callable[..., Path], mode: str
+) -> None:
+    async with e2e(make_vault(VAULT), index={"watch": False}) as (url, _h), Client(url, mode=mode) as c:  # type: ignore[arg-type]
+        for query, tool in (
+            ("find notes linking here", "get_backlinks"),
+            ("recall what I stored", "search_memory"),
+            ("tick a task done", "set_task_status"),
+        ):
+            found = await _ok(c, "find_capability", query=query, limit=3)
+            assert found["items"][0]["name"] == tool, (query, found["items"])

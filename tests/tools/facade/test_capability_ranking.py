@@ -52,3 +52,20 @@ async def test_the_graph_analytics_tools_are_found_by_plain_phrasings(make_vault
         for query, tool in cases:
             found = await vg.ok("find_capability", query=query, limit=3)
             assert found["items"][0]["name"] == tool, (query, found["items"])
+
+
+async def test_an_agents_everyday_phrasings_rank_their_tool_first(make_vault: Callable[..., Path]) -> None:
+    """Phrasings an agent used on a real vault where the tool was not first: get_backlinks was not
+    in the top six for 'find notes linking here', search_memory not in the list at all for 'recall
+    what I stored', set_task_status third for 'tick a task done' and 'complete a task'."""
+    cases = (
+        ("find notes linking here", "get_backlinks"),
+        ("recall what I stored", "search_memory"),
+        ("what do I know about Steph", "search_memory"),
+        ("tick a task done", "set_task_status"),
+        ("complete a task", "set_task_status"),
+    )
+    async with started(make_vault({"A.md": "# A\n"})) as vg:
+        for query, tool in cases:
+            found = await vg.ok("find_capability", query=query, limit=3)
+            assert found["items"][0]["name"] == tool, (query, [i["name"] for i in found["items"]])
