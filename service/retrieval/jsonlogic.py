@@ -14,7 +14,12 @@ Guarantees: the rule is validated before any note is read (unknown operations, m
 arguments and nesting deeper than `[limits] max_depth` are `query_syntax_error` with the
 offending path); every operation evaluated counts against one `service.budget.Budget` for the
 whole query (`max_ops` steps, `[limits] max_eval_seconds`), `cat` and `merge` check the size they
-would build against `[limits]` first, and a `glob` pattern runs on the interruptible `regex`
+would build against `[limits]` first, what one note's evaluation builds and holds together (the
+texts and lists of `cat`, `merge`, `substr`, `lower`, `map`, `filter`, `reduce`) counts against
+`[limits] max_eval_bytes` (`Budget.hold`; a `map` holds its items as it goes, a `reduce` only its
+accumulator, and a note gives back what it built when it is done; before, three nested `map`s
+of `cat`s over a list of 100 one-letter texts held 100 texts of ~1 MB, and one of 16 MB texts
+could hold gigabytes), and a `glob` pattern runs on the interruptible `regex`
 engine with the time left (`service.retrieval.globs`). Exceeding any of it raises
 `compute_budget_exceeded`, so a pathological rule costs a bounded time. Evaluation never raises
 Python errors for type mismatches: like the reference implementation, mismatched comparisons
@@ -30,7 +35,7 @@ from typing import Any
 from wcmatch import glob as wcglob
 
 from service import budget as shared
-from service.budget import DEFAULT_LIMITS, Budget
+from service.budget import DEFAULT_LIMITS, Budget, held_size
 from service.errors import QuerySyntaxError
 from service.retrieval import globs
 from service.settings.limits import LimitsSettings
@@ -149,9 +154,12 @@ class Evaluator:
             return lazy(self, raw, data)
         vals = [self.run(a, data) for a in raw]
         try:
-            return _EAGER[op](vals, data)
+            value = _EAGER[op](vals, data)
         except (OverflowError, ValueError):  # a number past a double (10^400, substr at infinity)
             return None
+        if op in _BUILDS:
+            self.budget.hold(held_size(value))
+        return value
 
     # Operations whose arguments are evaluated selectively.
     def _if(self, args: list[Any], data: Any) -> Any:
@@ -182,19 +190,39 @@ class Evaluator:
         items = self.run(args[0], data)
         return (items if isinstance(items, list) else []), args[1]
 
+    def _kept(self, body: Any, item: Any, before: int) -> Any:
+        """`body` run on `item`, what it built given back but its value (held from `before`)."""
+        value = self.run(body, item)
+        self.budget.held = before
+        self.budget.hold(held_size(value))
+        return value
+
     def _map(self, args: list[Any], data: Any) -> Any:
         items, body = self._iter(args, data)
-        return [self.run(body, item) for item in items]
+        out: list[Any] = []
+        for item in items:  # each item held beside the ones before it, the list's items with it
+            out.append(self._kept(body, item, self.budget.held))
+        self.budget.hold(len(out))
+        return out
 
     def _filter(self, args: list[Any], data: Any) -> Any:
         items, body = self._iter(args, data)
-        return [item for item in items if truthy(self.run(body, item))]
+        budget = self.budget
+        out: list[Any] = []
+        for item in items:
+            before = budget.held
+            if truthy(self.run(body, item)):
+                out.append(item)
+            budget.held = before
+        budget.hold(len(out))
+        return out
 
     def _reduce(self, args: list[Any], data: Any) -> Any:
         items, body = self._iter(args, data)
-        acc = self.run(args[2], data)
-        for item in items:
-            acc = self.run(body, {"current": item, "accumulator": acc})
+        before = self.budget.held
+        acc = self._kept(args[2], data, before)
+        for item in items:  # only the accumulator is held: the one before it is gone
+            acc = self._kept(body, {"current": item, "accumulator": acc}, before)
         return acc
 
     def _all(self, args: list[Any], data: Any) -> Any:
@@ -300,6 +328,7 @@ def _glob(v: list[Any]) -> bool:
     return match(v[0])
 
 
+_BUILDS = frozenset({"cat", "merge", "substr", "lower"})  # new texts and lists: held (`Budget.hold`)
 _EAGER: dict[str, Callable[[list[Any], Any], Any]] = {
     "var": lambda v, d: _var(d, v[0] if v else None, v[1] if len(v) > 1 else None),
     "missing": _missing,
@@ -347,6 +376,9 @@ def matcher(rule: Any, max_ops: int, limits: LimitsSettings = DEFAULT_LIMITS) ->
 
     def match(data: dict[str, Any]) -> bool:
         with budget.active():
-            return truthy(evaluator.run(rule, data))
+            try:
+                return truthy(evaluator.run(rule, data))
+            finally:
+                budget.held = 0  # what the note's evaluation built is gone
 
     return match

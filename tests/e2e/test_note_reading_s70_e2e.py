@@ -7,7 +7,8 @@ tested through the dispatch chain beside its fix.
 - A memory entity note mixing CRLF, LF and CR keeps each line's end when the memory writes it; an
   added line ends as most of the note's do (tests/tools/memory/test_mixed_line_end_entities.py).
 - What one Dataview evaluation holds side by side is bounded by [limits] max_eval_bytes
-  (tests/tools/dataview/test_eval_memory.py)."""
+  (tests/tools/dataview/test_eval_memory.py), and so is one note's JSONLogic evaluation
+  (tests/tools/search/test_jsonlogic_memory.py)."""
 
 from __future__ import annotations
 
@@ -79,3 +80,16 @@ async def test_a_dataview_query_holding_too_much_is_refused_over_http(
             assert kept["details"]["limit"] == "held"
             one_by_one = 'TABLE length(padleft(file.name, 90000, "x")) AS n'
             assert (await ok(c, "search_dql", query=one_by_one))["total"] == 6
+
+
+async def test_a_jsonlogic_rule_holding_too_much_is_refused_over_http(
+    make_vault: Callable[..., Path], mode: str
+) -> None:
+    root = make_vault({f"N{i}.md": f"# N{i}\n" for i in range(3)})
+    cat99 = {"cat": [{"var": ""}] * 99}
+    async with e2e(root, limits={"max_value_bytes": 100_000, "max_eval_bytes": 250_000}) as (url, h):
+        await h.indexed()
+        async with Client(url, mode=mode) as c:  # type: ignore[arg-type]
+            refused = await error(c, "query_jsonlogic", logic={"map": [["x" * 1000] * 30, cat99]})
+            assert refused["code"] == "compute_budget_exceeded" and refused["details"]["limit"] == "held"
+            assert (await ok(c, "query_jsonlogic", logic={"map": [["x" * 1000] * 2, cat99]}))["total"] == 3
