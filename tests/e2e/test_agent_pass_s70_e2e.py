@@ -62,3 +62,19 @@ async def test_find_capability_finds_backlinks_memory_and_task_ticks(
         ):
             found = await _ok(c, "find_capability", query=query, limit=3)
             assert found["items"][0]["name"] == tool, (query, found["items"])
+
+
+async def test_query_base_of_a_category_note_names_the_base_it_embeds(
+    make_vault: Callable[..., Path], mode: str
+) -> None:
+    files = {
+        **VAULT,
+        "Categories/Books.md": "---\ntags: [categories]\n---\n\n![[Books.base]]\n",
+        "Templates/Bases/Books.base": 'filters: file.inFolder("Projects")\nviews:\n  - type: table\n    name: All\n',
+    }
+    async with e2e(make_vault(files), index={"watch": False}) as (url, h), Client(url, mode=mode) as c:  # type: ignore[arg-type]
+        await h.indexed()
+        missed = await _error(c, "query_base", path="books")
+        assert missed["details"]["bases"] == ["Templates/Bases/Books.base"]
+        rows = (await _ok(c, "query_base", path=missed["details"]["bases"][0]))["rows"]
+        assert [r["path"] for r in rows] == ["Projects/Launch.md"]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 from typing import Any
 
 from pydantic import BaseModel, Field, model_validator
@@ -22,7 +23,7 @@ from service.bases.env import Context
 from service.bases.snapshot import Record, Snapshot, StatRecord
 from service.bases.source import SnapshotCache, load_snapshot
 from service.bases.values import cell
-from service.errors import AclDenied, NotANote, NoteNotFound, PathInvalid, ValidationFailed
+from service.errors import AclDenied, AmbiguousNote, NotANote, NoteNotFound, PathInvalid, ValidationFailed
 from service.indexer.runner import indexer_of
 from service.markdown.fences import unfence
 from service.markdown.parse import note_title
@@ -159,13 +160,41 @@ async def _source(ctx: ToolContext, args: QueryBaseIn, snap: Snapshot) -> tuple[
     note = await asyncio.to_thread(ctx.vault.files.read, found.vp)
     blocks = base_blocks(note.content)
     if args.block >= len(blocks):
+        details: dict[str, Any] = {"field": "block", "blocks": len(blocks), "path": found.vp.rel}
+        hint = None
+        if not blocks:  # `books` names Categories/Books.md, which only embeds ![[Books.base]]
+            details["bases"] = await _bases_meant(ctx, args.path, note.content)
+            if details["bases"]:
+                hint = "The note holds no ```base block: pass one of details.bases (a .base file) as path."
         raise ValidationFailed(
             f"{found.vp.rel!r} has {len(blocks)} ```base block(s); there is no block {args.block}",
-            details={"field": "block", "blocks": len(blocks), "path": found.vp.rel},
+            details=details,
+            hint=hint,
         )
     block = blocks[args.block]
     this = snap.by_path.get(found.vp.rel) or await asyncio.to_thread(_stat_record, str(found.vp.abs), found.vp.rel)
     return block.text, block.line, this, f"{found.vp.rel}#{args.block}"
+
+
+_BASE_EMBED = re.compile(r"!\[\[([^\]|#\n]+\.base)\s*(?:[|#][^\]\n]*)?\]\]", re.IGNORECASE)
+
+
+async def _bases_meant(ctx: ToolContext, address: str, content: str) -> list[str]:
+    """The .base files a query of a note without a ```base block may have meant: those the note
+    embeds (`![[Books.base]]`, as a category note shows its base), then one of the name given."""
+    names = [m[1].strip() for m in _BASE_EMBED.finditer(content)]
+    names.append(f"{link_target(address).strip()}.base")
+    out: list[str] = []
+    for name in names:
+        try:
+            vp = await ctx.find_file(name, "read")
+        except (NoteNotFound, NotANote, PathInvalid, AclDenied, ValidationFailed, AmbiguousNote):
+            continue
+        if vp.rel not in out:
+            out.append(vp.rel)
+        if len(out) == 5:
+            break
+    return out
 
 
 async def query_base(ctx: ToolContext, args: QueryBaseIn) -> QueryBaseOut:

@@ -56,3 +56,25 @@ async def test_a_folder_named_like_a_base_file_does_not_hide_it(make_vault: Call
             assert (await vg.ok("query_base", path=name))["rows"] == full["rows"], name
         folder = await vg.err("query_base", "not_a_note", path="Empty")  # no .base of that name: the folder's answer
         assert folder["details"]["kind"] == "folder"
+
+
+async def test_a_note_without_a_base_block_names_the_bases_meant(make_vault: Callable[..., Path]) -> None:
+    """`books` names the category note Categories/Books.md (a note wins over Books.base), which only
+    embeds ![[Books.base]]: the refusal ('has 0 ```base block(s)') named no base to query, with the
+    generic 'check the arguments against the input schema' hint."""
+    files = {k: v for k, v in BASES_VAULT.items() if k != "Library.base"}
+    files["Bases/Books.base"] = LIBRARY_BASE
+    files["Bases/Shelf.base"] = LIBRARY_BASE
+    files["Private/Hidden.base"] = LIBRARY_BASE
+    files["Categories/Books.md"] = "---\ntags: [categories]\n---\n\n![[Shelf.base|the shelf]]\n![[Hidden.base]]\n"
+    files["Categories/Plain.md"] = "No base here.\n"
+    acl = {"prefix_rules": [{"path": "Private", "read": "deny", "write": "deny"}]}
+    async with started(make_vault(files), acl=acl) as vg:
+        await vg.indexed()
+        error = await vg.err("query_base", "validation_error", path="books")
+        assert error["details"]["bases"] == ["Bases/Shelf.base", "Bases/Books.base"]  # embedded first
+        assert "details.bases" in error["hint"]
+        full = await vg.ok("query_base", path="Bases/Shelf.base")
+        assert (await vg.ok("query_base", path=error["details"]["bases"][0]))["rows"] == full["rows"]
+        plain = await vg.err("query_base", "validation_error", path="plain")
+        assert plain["details"]["bases"] == [] and "details.bases" not in (plain["hint"] or "")
