@@ -331,12 +331,12 @@ async def _check_step(
                 refused = await refusal(tool.static_check, tool.input_model, args, host.ctx)
                 if refused is not None:  # plugin_missing, not_in_safe_commands, acl_denied...
                     checked.problems.append(Problem(where, *refused))
-                earlier = len(builder.paths)
+                earlier, moves = len(builder.paths), len(builder.effects.files_moved)
                 touched = builder.step(
                     step.tool, found, destructive=tool.destructive, scopes=tool.scopes, step_id=step.id
                 )
                 on_plan = _on_plan(checked, builder.paths[earlier:])
-                if step.tool in MOVES:
+                if step.tool in MOVES and len(builder.effects.files_moved) > moves:  # none: no new_path to move to
                     await preview_move(step.tool, args, host, builder)
                 elif step.tool in REWRITES:
                     await preview_rewrite(step.tool, args, host, builder, step.id)

@@ -98,6 +98,7 @@ async def preview_rewrite(tool: str, args: dict[str, Any], host: Reader, builder
     preview, files, _moved, code = await _dry_run(host, tool, args)
     old = str(args.get("old_target", ""))
     planned: list[str] | None = None  # the notes it edits over the vault the earlier steps leave
+    run_time = False  # its notes are known only at run time: it stays in bulk_changes
     if code == "note_not_found" and tool == "rewrite_links":  # its new target is no note on disk...
         target = parse_address(str(args.get("new_target", ""))).target
         made = builder.planned(target)
@@ -108,12 +109,21 @@ async def preview_rewrite(tool: str, args: dict[str, Any], host: Reader, builder
     elif preview is not None and tool == "rewrite_links":
         new = str(preview.get("new_target"))
         if renamed_around(builder, {str(preview.get("old_target")), new}):
-            planned = await links_on_plan(host, builder, old, new)
+            # where the new target is once the earlier steps ran (moved: at its new path)
+            made = builder.planned(parse_address(str(args.get("new_target", ""))).target)
+            new = made or new
+            if made is not None and not builder.exists(made):  # moved away or deleted: the run fails
+                builder.absent.append(("", made))
+                return
+            if not builder.exists(new):  # moved by a name its address does not tell (an alias): at run time
+                run_time = True
+            else:
+                planned = await links_on_plan(host, builder, old, new)
     if planned is not None:
         files = set(planned)
     elif preview is None:
         return
-    if known in builder.effects.bulk_changes:
+    if known in builder.effects.bulk_changes and not run_time:
         builder.effects.bulk_changes.remove(known)
     for rel in sorted(files):
         if rel not in builder.effects.files_created and not builder.kept(rel):  # kept: read-only, refused
