@@ -95,6 +95,7 @@ class Budget:
         self.steps_name = steps_name  # the detail naming the step ceiling (JSONLogic says max_ops)
         self._tick = 0
         self.held = 0  # characters and items the evaluation's values hold together (`hold`)
+        self.kept = 0  # of which cached until the evaluation ends, never given back (`keep`)
         self.stopped = False  # set by `stop()`, read at each look at the clock
 
     def stop(self) -> None:
@@ -176,8 +177,14 @@ class Budget:
         `limits.max_eval_bytes`). An evaluator gives back what one step built once that step's
         values are gone: it resets `held` to what it was before the step."""
         self.held += n
-        if self.held > self.limits.max_eval_bytes:
-            raise self.exceeded("held", size=self.held)
+        if self.held + self.kept > self.limits.max_eval_bytes:
+            raise self.exceeded("held", size=self.held + self.kept)
+
+    def keep(self, n: int) -> None:
+        """`n` characters or items cached until the evaluation ends (a Bases formula's value, a
+        column's cell): held as by `hold`, but no step's giving back (resetting `held`) drops them."""
+        self.kept += n
+        self.hold(0)
 
     def exceeded(self, limit: str, **extra: Any) -> ComputeBudgetExceeded:
         details: dict[str, Any] = {"limit": limit, **extra}

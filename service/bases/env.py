@@ -17,7 +17,7 @@ from typing import Any, cast
 from service.bases import dates
 from service.bases.snapshot import UNSET, Record, Snapshot, StoredTexts
 from service.bases.values import from_property
-from service.budget import DEFAULT_LIMITS, Budget
+from service.budget import DEFAULT_LIMITS, Budget, held_size
 from service.settings.limits import LimitsSettings
 
 Fn = Callable[["Env"], Any]
@@ -77,7 +77,11 @@ class Env:
         if name in cache:
             return cache[name]
         fn = self.ctx.formulas.get(name)
+        budget = self.ctx.budget
+        before = budget.held
         value = fn(self) if fn is not None else None
+        budget.held = before  # what it built is given back; its value is cached with the row
+        budget.keep(held_size(value))
         cache[name] = value
         return value
 

@@ -24,6 +24,7 @@ from service.bases.parser import ExprSyntaxError, Node
 from service.bases.values import EvalError, FileRef, make_regex, to_string, truthy
 from service.bases.values import compare as cmp
 from service.bases.values import equals as eq
+from service.budget import held_size
 
 LAMBDA_METHODS = frozenset({"map", "filter", "reduce"})
 
@@ -147,7 +148,8 @@ class _Compiler:
 
             def call_global(env: Env) -> Any:
                 env.ctx.spend()
-                return fn(env, [a(env) for a in args])
+                values = [a(env) for a in args]
+                return _held(env, fn, values)
 
             return call_global
         if callee.kind != "member":
@@ -169,20 +171,27 @@ class _Compiler:
                 rec = env.rec
                 if rec is None:
                     return None
-                return file_method(name, rec, [a(env) for a in file_args], env)
+                values = [a(env) for a in file_args]
+                return _held(env, lambda env, vals: file_method(name, rec, vals, env), values)
 
             return call_file_method
         target = self.compile(target_node, bound)
         if name in LAMBDA_METHODS:
             inner = bound | {"value", "index", "acc"}
             lambdas = [self.compile(a, inner) for a in raw_args]
-            return lambda env: methods.call_lambda(name, target(env), lambdas, env)
+
+            def call_lambda(env: Env) -> Any:
+                obj = target(env)
+                return _held(env, lambda env, _: methods.call_lambda(name, obj, lambdas, env), [])
+
+            return call_lambda
         args = [self.compile(a, bound) for a in raw_args]
         call = methods.call
 
         def call_method(env: Env) -> Any:
             env.ctx.spend()
-            return call(name, target(env), [a(env) for a in args], env)
+            obj, values = target(env), [a(env) for a in args]
+            return _held(env, lambda env, vals: call(name, obj, vals, env), values)
 
         return call_method
 
@@ -237,10 +246,34 @@ class _Compiler:
 
             return comparison
         arith = arithmetic
+        if op == "+":  # it builds texts and lists: held (`_held`)
+
+            def plus(env: Env) -> Any:
+                value = arith(op, a(env), b(env))
+                if type(value) in _BUILT:
+                    env.ctx.budget.hold(held_size(value))
+                return value
+
+            return plus
         return lambda env: arith(op, a(env), b(env))
 
 
 _PLAIN = frozenset({str, int, float, bool})
+_BUILT = frozenset({str, list, dict})
+
+
+def _held(env: Env, fn: Callable[[Env, list[Any]], Any], values: list[Any]) -> Any:
+    """`fn(env, values)`, a function's or method's call: what it held while it ran (a map's items)
+    is given back and its value held in their place (`[limits] max_eval_bytes`, `Budget.hold`)."""
+    budget = env.ctx.budget
+    before = budget.held
+    value = fn(env, values)
+    budget.held = before
+    if type(value) in _BUILT:
+        budget.hold(held_size(value))
+    return value
+
+
 _NUMBERS = frozenset({int, float})
 
 

@@ -31,6 +31,7 @@ from service.bases.values import (
     truthy,
     type_name,
 )
+from service.budget import held_size
 
 if TYPE_CHECKING:
     from service.bases.env import Env, Fn
@@ -300,22 +301,30 @@ def call_lambda(name: str, obj: Any, fns: list[Fn], env: Env) -> Any:
         raise EvalError(f"{name}() works on a list, not a {type_name(obj)}")
     if not fns:
         raise EvalError(f"{name}() needs an expression")
-    spend, fn = env.ctx.spend, fns[0]
-    if name == "map":
+    spend, fn, budget = env.ctx.spend, fns[0], env.ctx.budget
+    if name == "map":  # each item held beside the ones before it, what its expression built besides given back
         out = []
         for i, v in enumerate(obj):
             spend()
-            out.append(fn(env.child({"value": v, "index": i})))
+            before = budget.held
+            out.append(item := fn(env.child({"value": v, "index": i})))
+            budget.held = before
+            budget.hold(held_size(item))
         return out
-    if name == "filter":
+    if name == "filter":  # what the test built is given back
         kept = []
         for i, v in enumerate(obj):
             spend()
+            before = budget.held
             if truthy(fn(env.child({"value": v, "index": i}))):
                 kept.append(v)
+            budget.held = before
         return kept
+    before = budget.held
     acc = fns[1](env) if len(fns) > 1 else None
-    for i, v in enumerate(obj):
+    for i, v in enumerate(obj):  # only the latest accumulator is held
         spend()
         acc = fn(env.child({"value": v, "index": i, "acc": acc}))
+        budget.held = before
+        budget.hold(held_size(acc))
     return acc

@@ -26,6 +26,7 @@ from service.bases.parser import ExprSyntaxError, parse
 from service.bases.snapshot import Record, Snapshot
 from service.bases.summaries import summarize
 from service.bases.values import EvalError, cell, identity, sort_key, truthy
+from service.budget import held_size
 from service.errors import ValidationFailed
 from service.gcpause import paused
 
@@ -129,12 +130,16 @@ class _Run:
             assert fn is not None
 
             def statement(env: Env) -> bool:
+                budget = env.ctx.budget
+                before = budget.held  # what the statement builds is given back (formulas it reads stay kept)
                 try:
                     v = fn(env)
                     return v if v is True or v is False else truthy(v)
                 except _CELL_ERRORS as exc:
                     self.error(at, env.rec, exc)
                     return False
+                finally:
+                    budget.held = before
 
             return statement
         parts = [self.compile(c) for c in flt.children]
@@ -158,14 +163,19 @@ class _Run:
         fn = self.columns.get(column)
         if fn is None:
             fn = self.columns[column] = column_fn(column)
+        budget, formula = self.ctx.budget, column.startswith("formula.")
         for row in rows:
             i = row.i
             if col[i] is _UNSET:
+                before = budget.held
                 try:
                     col[i] = fn(row.env)
                 except _CELL_ERRORS as exc:
                     self.error(column, row.record, exc)
                     col[i] = None
+                budget.held = before  # what the cell built is given back, its value kept with the column
+                if not formula:  # (a formula's value is kept once, with its row: `Env.formula`)
+                    budget.keep(held_size(col[i]))
         return col
 
 

@@ -8,7 +8,8 @@ tested through the dispatch chain beside its fix.
   added line ends as most of the note's do (tests/tools/memory/test_mixed_line_end_entities.py).
 - What one Dataview evaluation holds side by side is bounded by [limits] max_eval_bytes
   (tests/tools/dataview/test_eval_memory.py), and so is one note's JSONLogic evaluation
-  (tests/tools/search/test_jsonlogic_memory.py)."""
+  (tests/tools/search/test_jsonlogic_memory.py), and one query_base call's
+  (tests/tools/obsidian/test_bases_eval_memory.py)."""
 
 from __future__ import annotations
 
@@ -93,3 +94,16 @@ async def test_a_jsonlogic_rule_holding_too_much_is_refused_over_http(
             refused = await error(c, "query_jsonlogic", logic={"map": [["x" * 1000] * 30, cat99]})
             assert refused["code"] == "compute_budget_exceeded" and refused["details"]["limit"] == "held"
             assert (await ok(c, "query_jsonlogic", logic={"map": [["x" * 1000] * 2, cat99]}))["total"] == 3
+
+
+async def test_a_base_holding_too_much_is_refused_over_http(make_vault: Callable[..., Path], mode: str) -> None:
+    root = make_vault({f"N{i}.md": f"# N{i}\n" for i in range(3)})
+    base = "formulas:\n  f: '{}'\nviews:\n  - type: table\n    name: v\n    order: [file.name, formula.f]\n"
+    async with e2e(root, limits={"max_value_bytes": 100_000, "max_eval_bytes": 250_000}) as (url, h):
+        await h.indexed()
+        async with Client(url, mode=mode) as c:  # type: ignore[arg-type]
+            many = base.format('"a".repeat(3).split("").map(value.repeat(90000)).length')
+            refused = await error(c, "query_base", yaml=many)
+            assert refused["code"] == "compute_budget_exceeded" and refused["details"]["limit"] == "held"
+            one_by_one = base.format('"a".repeat(3).split("").map(value.repeat(90000).length).length')
+            assert (await ok(c, "query_base", yaml=one_by_one))["total"] == 3
