@@ -16,7 +16,7 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Annotated, Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema
 
 from service.errors import ValidationFailed
 
@@ -35,6 +35,15 @@ JsonValue = Annotated[
     Any,
     WithJsonSchema({"anyOf": [{"type": t} for t in ("string", "number", "boolean", "array", "object", "null")]}),
 ]
+
+
+def _one_heading(value: Any) -> Any:
+    return [value] if isinstance(value, str) else value
+
+
+# A heading path (outermost first); one heading may be given as a plain string ('Goals' is
+# ['Goals']), as agents write it and as a `Note#Heading` address spells it. The schema stays an array.
+HeadingPath = Annotated[list[str], BeforeValidator(_one_heading)]
 
 
 class ToolInput(BaseModel):

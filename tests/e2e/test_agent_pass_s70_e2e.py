@@ -78,3 +78,11 @@ async def test_query_base_of_a_category_note_names_the_base_it_embeds(
         assert missed["details"]["bases"] == ["Templates/Bases/Books.base"]
         rows = (await _ok(c, "query_base", path=missed["details"]["bases"][0]))["rows"]
         assert [r["path"] for r in rows] == ["Projects/Launch.md"]
+
+
+async def test_a_heading_given_as_one_string_is_that_heading(make_vault: Callable[..., Path], mode: str) -> None:
+    files = {**VAULT, "Plan.md": "# Plan\n\n## Goals\n\nShip.\n\n## Log\n"}
+    async with e2e(make_vault(files), index={"watch": False}) as (url, h), Client(url, mode=mode) as c:  # type: ignore[arg-type]
+        await h.indexed()
+        await _ok(c, "patch_note", path="plan", heading="Goals", position="append", content="Grow.")
+        assert (await _ok(c, "read_note", path="plan", heading="Goals"))["content"] == "## Goals\n\nShip.\n\nGrow.\n"

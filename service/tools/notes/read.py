@@ -26,7 +26,7 @@ from service.markdown import frontmatter as fm
 from service.markdown import line_ends, sections
 from service.markdown.parse import ParsedNote, note_title, parse_note
 from service.tools.context import FoundNote, ToolContext
-from service.tools.models import NOTE_ADDRESS, ToolInput, ToolOutput, decode_cursor, encode_cursor
+from service.tools.models import NOTE_ADDRESS, HeadingPath, ToolInput, ToolOutput, decode_cursor, encode_cursor
 from service.tools.notes import part_reads
 from service.tools.notes.note_facts import note_facts
 from service.tools.notes.part_reads import too_long as _too_long
@@ -61,7 +61,7 @@ def meta(ctx: ToolContext, note: NoteFile, title: str) -> dict[str, Any]:
 
 class ReadNoteIn(ToolInput):
     path: str = Field(description=NOTE_ADDRESS + " 'Note#Heading' or 'Note#^block' reads that section.")
-    heading: list[str] | None = Field(
+    heading: HeadingPath | None = Field(
         default=None, description="Only this section: heading texts from the outermost down, e.g. ['Plan', 'Goals']."
     )
     start_line: int | None = Field(default=None, ge=1, description="Only lines from this one (1-based, inclusive).")

@@ -22,7 +22,7 @@ from service.markdown import sections
 from service.markdown.parse import note_title
 from service.policy.confirmations import ChangePreview
 from service.tools.context import FoundNote, ToolContext
-from service.tools.models import NOTE_ADDRESS, ToolInput, ToolOutput
+from service.tools.models import NOTE_ADDRESS, HeadingPath, ToolInput, ToolOutput
 from service.tools.notes.targets import (
     create_target,
     existing_or_new,
@@ -297,7 +297,7 @@ class PatchNoteIn(ToolInput):
         description=NOTE_ADDRESS + " 'Note#Heading' or 'Note#^block' is the target when no other is given."
     )
     content: str = Field(description="Text to insert, or the replacement.")
-    heading: list[str] | None = Field(
+    heading: HeadingPath | None = Field(
         default=None, description="Target section: heading texts from the outermost down, e.g. ['Plan', 'Goals']."
     )
     block: str | None = Field(default=None, description="Target block id, e.g. '^goal-1' (the '^' is optional).")

@@ -37,7 +37,7 @@ from service.tools.graph_common import (
     note_item,
     preview,
 )
-from service.tools.models import NOTE_ADDRESS, ToolInput, ToolOutput
+from service.tools.models import NOTE_ADDRESS, HeadingPath, ToolInput, ToolOutput
 from service.vault import offloop
 
 if TYPE_CHECKING:
@@ -107,7 +107,7 @@ class AddTagsIn(TagsIn):
         description="Write #tags in the body instead of the frontmatter: on a line at the end of the note, or at "
         "the end of the `heading` section.",
     )
-    heading: list[str] | None = Field(
+    heading: HeadingPath | None = Field(
         default=None, description="With inline=true: the section to add them to (heading path, e.g. ['Notes'])."
     )
 

@@ -28,7 +28,7 @@ from service.markdown import sections
 from service.markdown.parse import note_title
 from service.markdown.periodic_templates import render_periodic
 from service.tools.context import Op, ToolContext
-from service.tools.models import ToolInput, ToolOutput
+from service.tools.models import HeadingPath, ToolInput, ToolOutput
 from service.tools.notes.write import WriteOut, write_out
 from service.tools.spec import ToolSpec
 from service.tools.tasks.templates import find_template, render_template, vault_week
@@ -162,7 +162,7 @@ async def create_periodic_note(ctx: ToolContext, args: PeriodIn) -> CreatePeriod
 
 class AppendPeriodicIn(PeriodIn):
     content: str = Field(min_length=1, description="Text to append.")
-    heading: list[str] | None = Field(
+    heading: HeadingPath | None = Field(
         default=None,
         description="Append at the end of this section (heading path, e.g. ['Log']) instead of the note's end.",
     )

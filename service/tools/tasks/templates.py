@@ -24,7 +24,7 @@ from service.markdown import sections
 from service.markdown import templates as tpl
 from service.markdown.parse import note_title
 from service.tools.context import ToolContext
-from service.tools.models import ToolInput, ToolOutput, decode_cursor, page_of
+from service.tools.models import HeadingPath, ToolInput, ToolOutput, decode_cursor, page_of
 from service.tools.notes.write import WriteOut, write_out
 from service.tools.spec import ToolSpec
 from service.vault.paths import VaultPath
@@ -134,7 +134,7 @@ class ApplyTemplateIn(ToolInput):
     path: str = Field(
         description="Target note. A new path creates the note; an existing note gets the template inserted."
     )
-    heading: list[str] | None = Field(default=None, description="Insert relative to this section (heading path).")
+    heading: HeadingPath | None = Field(default=None, description="Insert relative to this section (heading path).")
     block: str | None = Field(default=None, description="Insert relative to this block id ('^' optional).")
     anchor: str | None = Field(default=None, description="Insert relative to this text, which occurs once in the note.")
     position: sections.Position = Field(
