@@ -258,15 +258,30 @@ def current() -> Budget:
 
 def held_size(value: Any) -> int:
     """Characters and items a value an evaluation built holds, for `Budget.hold`: a text's
-    length, a list's or a dict's items with theirs; anything else 1."""
+    length, a list's or a dict's items with theirs (each list or dict once: Dataview's list items
+    are also their parents' `children`), anything else 1. Walked without recursion: a list nested
+    thousands deep (a note's indented list items) is no RecursionError."""
     kind = type(value)
     if kind is str:
         return len(value)
-    if kind is list:
-        return len(value) + sum(map(held_size, value))
-    if kind is dict:
-        return len(value) + sum(map(held_size, value.values()))
-    return 1
+    if kind is not list and kind is not dict:
+        return 1
+    total, seen, stack = 0, set(), [value]
+    while stack:
+        container = stack.pop()
+        if id(container) in seen:
+            continue
+        seen.add(id(container))
+        total += len(container)
+        for item in container if type(container) is list else container.values():
+            inner = type(item)
+            if inner is str:
+                total += len(item)
+            elif inner is list or inner is dict:
+                stack.append(item)
+            else:
+                total += 1
+    return total
 
 
 def check_chars(n: int) -> None:
