@@ -20,7 +20,7 @@ from pydantic import ValidationError
 
 from service.dispatch.context import CallContext, Next, ToolResult
 from service.errors import ValidationFailed
-from service.tools.models import META_KEYS, PIPELINE_MAX_LENGTH, ToolInput
+from service.tools.models import META_KEYS, PIPELINE_ARGS, PIPELINE_MAX_LENGTH, ToolInput
 
 MAX_DEPTH = 48
 MAX_NODES = 200_000
@@ -68,6 +68,12 @@ def merge_meta(args: ToolInput, meta: dict[str, Any]) -> None:
         setattr(args, name, value)
 
 
+def accepted_arguments(model: type[ToolInput]) -> list[str]:
+    """The tool's own argument names, in its schema's order (the pipeline's and `vault` last)."""
+    own = [n for n in model.model_fields if n not in PIPELINE_ARGS and n != "vault"]
+    return [*own, "vault", *sorted(PIPELINE_ARGS)]
+
+
 class Validate:
     name = "validate"
 
@@ -89,8 +95,14 @@ class Validate:
             large = [i["field"] for i in issues if i["type"] in TOO_LARGE]
             if large:  # as a tool's own size checks answer
                 details.update(reason="too_large", field=large[0])
+            if any(i["type"] == "extra_forbidden" for i in issues):
+                # `path` given to list_tasks (which takes `note`): name what the tool does take
+                details["accepted"] = accepted_arguments(call.spec.input_model)
+            takes = f" ({call.tool} takes: {', '.join(details['accepted'])})" if "accepted" in details else ""
             raise ValidationFailed(
-                f"invalid arguments for {call.tool}: " + "; ".join(f"{i['field']}: {i['issue']}" for i in issues[:5]),
+                f"invalid arguments for {call.tool}: "
+                + "; ".join(f"{i['field']}: {i['issue']}" for i in issues[:5])
+                + takes,
                 details=details,
                 # describe_capability works for every tool; tools/list shows only the advertised ones
                 hint=f"Check the arguments against {call.tool}'s input schema: "

@@ -86,3 +86,12 @@ async def test_a_heading_given_as_one_string_is_that_heading(make_vault: Callabl
         await h.indexed()
         await _ok(c, "patch_note", path="plan", heading="Goals", position="append", content="Grow.")
         assert (await _ok(c, "read_note", path="plan", heading="Goals"))["content"] == "## Goals\n\nShip.\n\nGrow.\n"
+
+
+async def test_an_unknown_argument_names_what_the_tool_takes(make_vault: Callable[..., Path], mode: str) -> None:
+    async with e2e(make_vault(VAULT), index={"watch": False}) as (url, h), Client(url, mode=mode) as c:  # type: ignore[arg-type]
+        await h.indexed()
+        wrong = await _error(c, "list_tasks", path="launch")
+        assert wrong["code"] == "validation_error" and "note" in wrong["details"]["accepted"]
+        tasks = await _ok(c, "list_tasks", note="launch")
+        assert [t["text"] for t in tasks["items"]] == ["write docs"]
