@@ -230,8 +230,8 @@ _HINTS = {
     "compiled: use a smaller count, or + / * (x+ matches any run of x).",
     "bytes": "A function would build a string past [limits] max_value_bytes: use smaller counts or shorter inputs.",
     "items": "A function would build a list past [limits] max_list_items: filter or slice the list first.",
-    "held": "The values the expression builds together (every name's text, every list, the keys it keeps) would "
-    "pass [limits] max_eval_bytes: build fewer or shorter values.",
+    "held": "The values the evaluation builds and keeps together (names, lists, a map's items, sort and group "
+    "keys, cached formulas) would pass [limits] max_eval_bytes: build fewer or shorter values.",
     "seconds": "Narrow the query, anchor regular expressions, or avoid nested quantifiers.",
 }
 

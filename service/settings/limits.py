@@ -28,8 +28,9 @@ class LimitsSettings(Section):
         ge=1024,
         description="Characters and list items one evaluation's values may hold together (a tasks_filter "
         "expression: every name's text, every list it builds, and the sort keys and group names it keeps across "
-        "tasks); each value is also bounded by max_value_bytes alone. Past it: compute_budget_exceeded "
-        "(limit held).",
+        "tasks; a Dataview row's values with the SORT / GROUP BY keys and FLATTEN lists kept across rows; a "
+        "JSONLogic note's; a Bases query's formula values and cells); each value is also bounded by "
+        "max_value_bytes alone. Past it: compute_budget_exceeded (limit held).",
     )
     max_list_items: int = Field(
         default=1_000_000,
