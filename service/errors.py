@@ -189,6 +189,10 @@ class NotANote(BadInput):
 class AlreadyExists(StateConflict):
     code = "already_exists"
     http_status = 409
+    default_hint = (
+        "Something is at details.path already: give another path, or read or edit what is there "
+        "(create_note's if_exists='unique' numbers a new name beside it)."
+    )
 
 
 class Conflict(StateConflict):

@@ -95,3 +95,11 @@ async def test_an_unknown_argument_names_what_the_tool_takes(make_vault: Callabl
         assert wrong["code"] == "validation_error" and "note" in wrong["details"]["accepted"]
         tasks = await _ok(c, "list_tasks", note="launch")
         assert [t["text"] for t in tasks["items"]] == ["write docs"]
+
+
+async def test_a_move_onto_an_existing_note_says_what_to_do(make_vault: Callable[..., Path], mode: str) -> None:
+    async with e2e(make_vault(VAULT), index={"watch": False}) as (url, h), Client(url, mode=mode) as c:  # type: ignore[arg-type]
+        await h.indexed()
+        taken = await _error(c, "move_note", path="kyoto", new_path="Projects/Launch")
+        assert taken["code"] == "already_exists" and taken["details"]["path"] == "Projects/Launch.md"
+        assert "another path" in taken["hint"]

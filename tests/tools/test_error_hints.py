@@ -31,3 +31,21 @@ async def test_patch_note_with_an_unknown_heading_lists_the_headings_there(make_
         nested = await vg.err("patch_note", "validation_error", path="Plan", heading=["Risks", "Cost"], content="x")
         assert nested["details"]["headings"] == ["Budget"] and "under 'Risks'" in nested["message"]
         assert vg.read("Plan.md") == PLAN
+
+
+async def test_already_exists_says_what_to_do(make_vault: Callable[..., Path]) -> None:
+    """A move or rename onto an existing note answered already_exists 'something already exists at'
+    with hint null: nothing said to pick another path or look at what is there."""
+    async with started(make_vault({"Plan.md": PLAN, "Inbox/b.md": "b\n", "Inbox/Index.md": "i\n"})) as vg:
+        for tool, args in (
+            ("rename_note", {"path": "Inbox/b", "new_path": "Index"}),
+            ("move_note", {"path": "Inbox/b", "new_path": "Plan"}),
+            ("create_note", {"path": "Plan", "content": "x"}),
+            ("copy_note", {"path": "Inbox/b", "new_path": "Inbox/Index"}),
+        ):
+            error = await vg.err(tool, "already_exists", **args)
+            assert error["hint"] and "details.path" in error["hint"], (tool, error)
+        await vg.ok("add_bookmark", type="file", path="Plan")
+        twice = await vg.err("add_bookmark", "already_exists", type="file", path="Plan")
+        assert "list_bookmarks" in twice["hint"]
+        assert vg.read("Plan.md") == PLAN and vg.read("Inbox/b.md") == "b\n"

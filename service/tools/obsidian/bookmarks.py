@@ -263,6 +263,7 @@ async def add_bookmark(ctx: ToolContext, args: AddBookmarkIn) -> BookmarkChangeO
                 raise AlreadyExists(
                     "this is bookmarked already",
                     details={"type": item["type"], "path": item.get("path"), "subpath": item.get("subpath")},
+                    hint="Nothing to add: list_bookmarks shows the bookmark that is there.",
                 )
         container: list[Any] = data["items"]
         if args.group is not None:
