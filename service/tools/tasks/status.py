@@ -39,7 +39,7 @@ class SetTaskStatusIn(ToolInput):
     line: int = Field(ge=1, description="1-based line of the task, as list_tasks gives it.")
     status: str = Field(
         min_length=1,
-        max_length=11,
+        max_length=40,  # a longer word is refused by `_one_mark` too, naming the four
         description="New status: a character ('x' done, ' ' to do, '/' in progress, '-' cancelled, or a custom one) "
         "or the status type list_tasks gives (todo, in_progress, done, cancelled; any case), its core character.",
     )

@@ -67,7 +67,7 @@ async def test_the_status_type_list_tasks_gives_is_a_status(
     assert (root / "T.md").read_text(encoding="utf-8") == f"# T\n- [{mark}] a 📅 2026-12-01{stamp}\n"
 
 
-@pytest.mark.parametrize("status", ["finished", "completed", "xx"])
+@pytest.mark.parametrize("status", ["finished", "completed", "xx", "completed_task", "Not started yet"])
 async def test_a_word_that_is_no_status_type_is_refused(make_vault: Callable[..., Path], status: str) -> None:
     root = make_vault({"T.md": NOTE})
     async with started(root) as vg:
