@@ -176,7 +176,11 @@ def check_targets(vault: Vault, moves: Mapping[str, str], existing: PathSet, *, 
     targets = list(moves.values())
     for old, new in moves.items():
         if old == new:
-            raise PathInvalid("the new path is the same as the old one", details={"path": old})
+            raise PathInvalid(
+                "the new path is the same as the old one",
+                details={"path": old, "reason": "same_path"},
+                hint="Nothing to move: the note or folder is at that path already.",
+            )
         there = vault.paths.resolve(new).abs
         # A rename in letter case only (`meeting notes` → `Meeting Notes`) meets its own file
         # (in the case-blind set, on a case-blind disk), never another: that one still refuses.

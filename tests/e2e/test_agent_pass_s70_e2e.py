@@ -103,3 +103,12 @@ async def test_a_move_onto_an_existing_note_says_what_to_do(make_vault: Callable
         taken = await _error(c, "move_note", path="kyoto", new_path="Projects/Launch")
         assert taken["code"] == "already_exists" and taken["details"]["path"] == "Projects/Launch.md"
         assert "another path" in taken["hint"]
+
+
+async def test_rewriting_links_to_the_same_note_says_there_is_nothing_to_do(
+    make_vault: Callable[..., Path], mode: str
+) -> None:
+    async with e2e(make_vault(VAULT), index={"watch": False}) as (url, h), Client(url, mode=mode) as c:  # type: ignore[arg-type]
+        await h.indexed()
+        same = await _error(c, "rewrite_links", old_target="launch", new_target="Projects/Launch", dry_run=False)
+        assert same["details"]["reason"] == "same_target" and "new_target" in same["hint"]

@@ -49,3 +49,15 @@ async def test_already_exists_says_what_to_do(make_vault: Callable[..., Path]) -
         twice = await vg.err("add_bookmark", "already_exists", type="file", path="Plan")
         assert "list_bookmarks" in twice["hint"]
         assert vg.read("Plan.md") == PLAN and vg.read("Inbox/b.md") == "b\n"
+
+
+async def test_a_change_to_the_same_place_says_there_is_nothing_to_do(make_vault: Callable[..., Path]) -> None:
+    """rewrite_links with old_target and new_target naming one note, or a move to where the note
+    is, answered path_invalid with the hint about relative paths and forward slashes."""
+    async with started(make_vault({"Plan.md": PLAN, "Recipes/Tart.md": "See [[Plan]].\n"})) as vg:
+        await vg.indexed()
+        same = await vg.err("rewrite_links", "path_invalid", old_target="Plan", new_target="plan", dry_run=False)
+        assert same["details"]["reason"] == "same_target" and "forward slashes" not in same["hint"]
+        moved = await vg.err("move_note", "path_invalid", path="Recipes/Tart", new_path="Recipes/Tart")
+        assert moved["details"]["reason"] == "same_path" and "forward slashes" not in moved["hint"]
+        assert vg.read("Recipes/Tart.md") == "See [[Plan]].\n"

@@ -100,7 +100,11 @@ async def _rewrite_targets(ctx: ToolContext, args: RewriteLinksIn) -> tuple[str,
         new = (await ctx.find_note(args.new_target, "read", section="reject")).vp
     old = await old_target(ctx, args.old_target)
     if old == new.rel:
-        raise PathInvalid("old_target and new_target are the same", details={"path": old})
+        raise PathInvalid(
+            "old_target and new_target are the same",
+            details={"path": old, "reason": "same_target"},
+            hint="Nothing to repoint: give as new_target the note the links should reach now.",
+        )
     return old, new
 
 
