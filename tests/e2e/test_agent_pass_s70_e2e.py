@@ -112,3 +112,18 @@ async def test_rewriting_links_to_the_same_note_says_there_is_nothing_to_do(
         await h.indexed()
         same = await _error(c, "rewrite_links", old_target="launch", new_target="Projects/Launch", dry_run=False)
         assert same["details"]["reason"] == "same_target" and "new_target" in same["hint"]
+
+
+async def test_a_missing_template_names_the_templates_meant(make_vault: Callable[..., Path], mode: str) -> None:
+    files = {
+        **VAULT,
+        "Templates/Meeting Template.md": "## Meeting\n",
+        ".obsidian/templates.json": '{"folder": "Templates"}',
+    }
+    async with e2e(make_vault(files), index={"watch": False}) as (url, h), Client(url, mode=mode) as c:  # type: ignore[arg-type]
+        await h.indexed()
+        missed = await _error(c, "apply_template", template="meetng", path="Notes/Sync")
+        assert missed["details"]["suggestions"][0] == "Templates/Meeting Template.md"
+        assert "list_templates" in missed["hint"]
+        made = await _ok(c, "apply_template", template=missed["details"]["suggestions"][0], path="Notes/Sync")
+        assert made["path"] == "Notes/Sync.md"

@@ -23,7 +23,7 @@ from service.errors import NoteNotFound, ValidationFailed
 from service.markdown import sections
 from service.markdown import templates as tpl
 from service.markdown.parse import note_title
-from service.tools.context import ToolContext
+from service.tools.context import ToolContext, link_target
 from service.tools.models import HeadingPath, ToolInput, ToolOutput, decode_cursor, page_of
 from service.tools.notes.write import WriteOut, write_out
 from service.tools.spec import ToolSpec
@@ -73,14 +73,41 @@ def render_template(
 
 
 async def find_template(ctx: ToolContext, name: str) -> VaultPath:
-    """A template by its path, or by its name inside the templates folder."""
+    """A template by its path, or by its name inside the templates folder; a miss names the
+    closest templates of that folder first."""
     folder = _settings(ctx)["folder"]
     if folder and "/" not in name.strip("/"):
         try:
             return (await ctx.find_note(f"{folder}/{name}", "read", section="reject")).vp
         except NoteNotFound:
             pass
-    return (await ctx.find_note(name, "read", section="reject")).vp
+    try:
+        return (await ctx.find_note(name, "read", section="reject")).vp
+    except NoteNotFound as exc:
+        close = _close_templates(ctx, folder, name) if folder else []
+        others = [s for s in exc.details.get("suggestions", []) if s not in close]
+        raise NoteNotFound(
+            f"no template {name!r}" + (f" in {folder!r} or the vault" if folder else " (no templates folder is set)"),
+            details={**exc.details, "suggestions": [*close, *others][:5]},
+            hint="Pass one of details.suggestions; list_templates lists the templates folder."
+            if close or others
+            else "list_templates lists the templates folder.",
+        ) from None
+
+
+def _close_templates(ctx: ToolContext, folder: str, name: str) -> list[str]:
+    """The templates of `folder` whose names are closest to `name` (any letter case)."""
+    import difflib
+
+    root = ctx.resolve(folder, "read", allow_root=True)
+    if not root.abs.is_dir():
+        return []
+    by_title: dict[str, str] = {}
+    for rel, entry in ctx.vault.files.walk(root, readable=ctx.walk_filter()):
+        if rel.lower().endswith(".md") and not entry.is_dir():
+            by_title.setdefault(note_title(rel).lower(), rel)
+    wanted = link_target(name).rsplit("/", 1)[-1].lower().removesuffix(".md")
+    return [by_title[t] for t in difflib.get_close_matches(wanted, list(by_title), n=5, cutoff=0.5)]
 
 
 # -- list_templates ------------------------------------------------------------------------------

@@ -210,3 +210,20 @@ async def test_a_date_of_the_right_shape_that_names_no_day_is_a_validation_error
             await vg.err("create_periodic_note", "validation_error", date=day)
             await vg.err("append_to_periodic_note", "validation_error", date=day, content="x")
         assert vg.snapshot() == before
+
+
+async def test_a_missing_template_names_the_templates_meant(make_vault: Callable[..., Path]) -> None:
+    """apply_template of a template name that fits none answered "no note at 'Meetng.md'" with the
+    vault's closest note names (or none) and the hint to check list_notes: nothing pointed at the
+    templates folder, where the template was meant to be."""
+    async with started(make_vault(vault(**{"Notes/Meetings log.md": "log\n"}))) as vg:
+        await vg.indexed()
+        before = vg.snapshot()
+        close = await vg.err("apply_template", "note_not_found", template="meetng", path="X")
+        assert close["details"]["suggestions"][0] == "Templates/Meeting.md"
+        assert "list_templates" in close["hint"] and "'Templates'" in close["message"]
+        far = await vg.err("apply_template", "note_not_found", template="Zebra", path="X")
+        assert far["details"]["suggestions"] == [] and "list_templates" in far["hint"]
+        assert vg.snapshot() == before
+        made = await vg.ok("apply_template", template=close["details"]["suggestions"][0], path="X")
+        assert made["template"] == "Templates/Meeting.md"
