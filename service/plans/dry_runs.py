@@ -119,11 +119,13 @@ async def preview_rewrite(tool: str, args: dict[str, Any], host: Reader, builder
                 run_time = True
             else:
                 planned = await links_on_plan(host, builder, old, new)
+        elif not builder.exists(new):  # an earlier step deleted it: which note of its name (if any) the run
+            run_time = True  # then finds is known only at run time, and so are the notes it edits
     if planned is not None:
         files = set(planned)
-    elif preview is None:
+    elif preview is None or run_time:
         return
-    if known in builder.effects.bulk_changes and not run_time:
+    if known in builder.effects.bulk_changes:
         builder.effects.bulk_changes.remove(known)
     for rel in sorted(files):
         if rel not in builder.effects.files_created and not builder.kept(rel):  # kept: read-only, refused

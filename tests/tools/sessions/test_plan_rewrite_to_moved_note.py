@@ -73,3 +73,37 @@ async def test_a_move_step_naming_no_move_is_a_validation_problem(make_vault: Ca
         assert {(p["step"], p["code"]) for p in checked["problems"]} == {("b", "validation_error")}, checked
         await vg.err("execute_plan", "validation_error", plan={"goal": "g", "steps": steps})
         assert vg.snapshot() == before
+
+
+async def test_a_rewrite_to_a_note_an_earlier_step_deleted_is_known_at_run_time(
+    make_vault: Callable[..., Path],
+) -> None:
+    """[delete_note Y.md, rewrite_links X -> Y]: which note named Y the run finds (none here: it
+    fails, note_not_found) is known only at run time. The check listed A.md as a file the plan
+    modifies, from the dry run on disk, and nothing as known only at run time."""
+    delete = {"id": "a", "tool": "delete_note", "args": {"path": "Y.md"}}
+    plan = {"goal": "g", "steps": [delete, {**REWRITE, "dependsOn": ["a"]}]}
+    async with started(make_vault(VAULT)) as vg:
+        await vg.indexed()
+        checked = await vg.ok("validate_plan", plan=plan)
+        assert "A.md" not in checked["effects"]["files_modified"], checked["effects"]
+        assert checked["effects"]["bulk_changes"] == ["b: rewrite_links"], checked["effects"]
+
+
+async def test_a_rewrite_to_a_name_another_note_still_has_after_a_delete_lists_its_notes(
+    make_vault: Callable[..., Path],
+) -> None:
+    """[delete_note Y.md, rewrite_links X -> Y] beside Sub/Y.md: the run finds 'Y' there."""
+    delete = {"id": "a", "tool": "delete_note", "args": {"path": "Y.md"}}
+    plan = {"goal": "g", "steps": [delete, {**REWRITE, "dependsOn": ["a"]}]}
+    async with started(make_vault({**VAULT, "Sub/Y.md": "other y\n"})) as vg:
+        await vg.indexed()
+        checked = await vg.ok("validate_plan", plan=plan)
+        assert checked["valid"], checked["problems"]
+        asked = await vg.err("execute_plan", "elicit_required", plan=plan)
+        before = vg.snapshot()
+        run = await vg.confirmed("execute_plan", plan=plan)
+        assert run["status"] == "done", [s["errors"] for s in run["steps"]]
+        assert checked["effects"]["bulk_changes"] == ["b: rewrite_links"], checked["effects"]
+        changed = _changed(vg, before)
+        assert "A.md" in changed and "A.md" not in asked["details"]["files"], (asked["details"], changed)
