@@ -176,7 +176,7 @@ _Loader.add_implicit_resolver(
 
 # An unquoted template placeholder as a whole value (`created: {{date}}`, `- {{title}}`): YAML
 # reads it as a nested flow mapping and fails, but Obsidian template folders are full of them.
-_PLACEHOLDER = re.compile(
+PLACEHOLDER = re.compile(
     r"^(?P<lead>[^\S\n]*(?:-[^\S\n]+|[^\s:#][^:\n]*:[^\S\n]+))(?P<value>\{\{[^\n]*\}\})[^\S\n]*$", re.M
 )
 
@@ -189,7 +189,7 @@ def parse_yaml(raw: str, limits: YamlLimits | None = None) -> tuple[dict[str, An
     limits = limits or configured()
     data, error = _parse(raw, limits)
     if error is not None and "{{" in raw and not error.startswith(EXPANSION_ERROR):
-        quoted = _PLACEHOLDER.sub(lambda m: m["lead"] + "'" + m["value"].replace("'", "''") + "'", raw)
+        quoted = PLACEHOLDER.sub(lambda m: m["lead"] + "'" + m["value"].replace("'", "''") + "'", raw)
         if quoted != raw:
             retry, retry_error = _parse(quoted, limits)
             if retry_error is None:

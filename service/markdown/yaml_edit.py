@@ -24,6 +24,7 @@ from __future__ import annotations
 import datetime as dt
 import io
 import re
+import secrets
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -129,7 +130,51 @@ def _too_large(path: str, chars: int) -> ComputeBudgetExceeded:
 
 def load(text: str, path: str) -> CommentedMap:
     """The note's frontmatter as a round-trip mapping ({} when it has none); a block longer than
-    `MAX_ROUND_TRIP_CHARS` is `ComputeBudgetExceeded`, before any YAML is read."""
+    `MAX_ROUND_TRIP_CHARS` is `ComputeBudgetExceeded`, before any YAML is read. A template's
+    placeholder value (`created: {{date}}`) is its text, as the index reads it."""
+    data, held = _loaded(text, path)
+    if held:
+        _put_back(data, held)
+    return data
+
+
+def _held(raw: str) -> tuple[str, dict[str, str]]:
+    """`raw` with each unquoted template placeholder that is a whole value (`created: {{date}}`,
+    `- {{title}}`: `fm.PLACEHOLDER`) replaced by a plain token, and the placeholders by token.
+    ruamel reads `{{date}}` as a mapping keyed by a mapping, and an edit of any other property
+    wrote that line back as `{{date: null}: null}`, which no YAML reader takes; a token is written
+    back plain, where it stood, and `edit_frontmatter` puts the placeholder's text back there."""
+    if "{{" not in raw:
+        return raw, {}
+    nonce = secrets.token_hex(6)
+    while nonce in raw:
+        nonce = secrets.token_hex(6)
+    held: dict[str, str] = {}
+
+    def hold(m: re.Match[str]) -> str:
+        token = f"vgheld{nonce}n{len(held)}"
+        held[token] = m["value"]
+        return m["lead"] + token
+
+    return fm.PLACEHOLDER.sub(hold, raw), held
+
+
+def _put_back(data: Any, held: dict[str, str]) -> None:
+    """Each token of `_held` among the values of `data` (a round-trip mapping) is its placeholder's text."""
+    stack = [data]
+    while stack:
+        node = stack.pop()
+        keys = node.keys() if isinstance(node, dict) else range(len(node)) if isinstance(node, list) else ()
+        for key in keys:
+            value = node[key]
+            if isinstance(value, str) and value in held:
+                node[key] = held[value]
+            elif isinstance(value, dict | list):
+                stack.append(value)
+
+
+def _loaded(text: str, path: str) -> tuple[CommentedMap, dict[str, str]]:
+    """`load`'s mapping with the template placeholders still held as tokens (`_held`), and them."""
     from ruamel.yaml.comments import CommentedMap
     from ruamel.yaml.error import YAMLError
 
@@ -139,24 +184,25 @@ def load(text: str, path: str) -> CommentedMap:
         raise _too_large(path, len(found.raw))
     front = fm.split(text)
     if front.raw is None or not front.raw.strip():
-        return CommentedMap()
+        return CommentedMap(), {}
     if front.error is not None and front.error.startswith(fm.EXPANSION_ERROR):
         raise invalid_frontmatter(path, front.error)  # an alias bomb: never handed to the round-trip loader
     if front.error is not None and front.error.startswith(_TOO_DEEP):
         # Nested past libyaml's 1,000 levels (`a: [[[[…`): ruamel recursed to Python's limit first,
         # ~4 s of CPU for a 10 KB block on every read or edit of the note, then failed all the same.
         raise invalid_frontmatter(path, f"nested deeper than YAML is read ({front.error})")
+    raw, held = _held(front.raw)
     try:
-        data = _yaml(front.raw).load(front.raw)
+        data = _yaml(raw).load(raw)
     except YAMLError as exc:
         raise invalid_frontmatter(path, str(exc).splitlines()[0] if str(exc) else "invalid YAML") from None
     except Exception as exc:  # noqa: BLE001 - ruamel raises assorted errors on odd input
         raise invalid_frontmatter(path, type(exc).__name__) from None
     if data is None:
-        return CommentedMap()
+        return CommentedMap(), held
     if not isinstance(data, CommentedMap):
         raise invalid_frontmatter(path, "frontmatter is not a mapping")
-    return data
+    return data, held
 
 
 def edit_frontmatter(text: str, path: str, change: Callable[[CommentedMap], None]) -> str:
@@ -164,7 +210,7 @@ def edit_frontmatter(text: str, path: str, change: Callable[[CommentedMap], None
     note with lines ending in a CR alone is edited on its LF form: `line_ends.keeping`)."""
     if line_ends.lf(text) is not text:
         return line_ends.keeping(lambda view: edit_frontmatter(view, path, change))(text)
-    data = load(text, path)
+    data, held = _loaded(text, path)
     front = fm.fences(text)
     change(data)
     raw = front.raw or ""
@@ -175,6 +221,8 @@ def edit_frontmatter(text: str, path: str, change: Callable[[CommentedMap], None
         out = io.StringIO()
         _yaml(raw).dump(data, out)
         dumped = out.getvalue()
+        for token, placeholder in held.items():  # where the value was kept (or moved): as it was written
+            dumped = dumped.replace(token, placeholder)
         if newline == "\r\n":
             dumped = dumped.replace("\r\n", "\n").replace("\n", "\r\n")
     if front.raw is None:

@@ -127,3 +127,17 @@ async def test_a_missing_template_names_the_templates_meant(make_vault: Callable
         assert "list_templates" in missed["hint"]
         made = await _ok(c, "apply_template", template=missed["details"]["suggestions"][0], path="Notes/Sync")
         assert made["path"] == "Notes/Sync.md"
+
+
+async def test_property_edits_keep_a_templates_placeholders(make_vault: Callable[..., Path], mode: str) -> None:
+    """`created: {{date}}` (Obsidian templates): an edit of another property wrote it back as
+    `{{date: null}: null}`, and the note's frontmatter no longer read."""
+    template = "---\ncreated: {{date}}\ntags:\n  - books\n---\n# {{title}}\n"
+    vault = {"Templates/Book template.md": template}
+    async with e2e(make_vault(vault), index={"watch": False}) as (url, h), Client(url, mode=mode) as c:  # type: ignore[arg-type]
+        await h.indexed()
+        assert (await _ok(c, "get_properties", path="book template"))["properties"]["created"] == "{{date}}"
+        await _ok(c, "add_tags", path="book template", tags=["reading"])
+        assert h.read("Templates/Book template.md") == template.replace("  - books\n", "  - books\n  - reading\n")
+        note = await _ok(c, "read_note", path="book template")
+        assert note["frontmatter_error"] is None and note["tags"] == ["books", "reading"], note
