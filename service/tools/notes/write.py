@@ -305,7 +305,7 @@ class PatchNoteIn(ToolInput):
     position: sections.Position = Field(
         default="append",
         description="before/after the target, prepend/append inside it, or replace its content "
-        "(a section keeps its heading line; a block keeps its ^id).",
+        "(a section keeps its heading line; a block keeps its ^id; by an anchor: inside its line).",
     )
     expected_etag: str | None = ETAG
 
