@@ -240,6 +240,16 @@ class Harness:
         `../outside` next to the vault is covered too, and so are the other vaults there."""
         return snapshot(self.root.parent)
 
+    def changed_since(self, before: dict[str, bytes]) -> set[str]:
+        """The vault's files (vault-relative) made, edited, moved away or deleted since `before`
+        (a `snapshot`)."""
+        after, vault = self.snapshot(), self.root.name
+        return {
+            k[len(vault) + 1 :]
+            for k in set(before) | set(after)
+            if before.get(k) != after.get(k) and not k.endswith("/") and k.startswith(f"{vault}/")
+        }
+
 
 def settings_for(root: Path, **overrides: Any) -> Settings:
     overrides.setdefault("http", {})

@@ -33,6 +33,8 @@ SSE stream then, a long call) is not bounded by it.
 from __future__ import annotations
 
 import asyncio
+import logging
+from collections.abc import Callable
 from typing import Any
 
 from service.protocol.framing import INVALID_REQUEST, Refused
@@ -68,6 +70,42 @@ def response_408(read_seconds: float) -> bytes:
     return head.encode("ascii") + body
 
 
+class _Deadline:
+    """A connection's arrival deadline: `expired` is called `seconds` after `arm` unless `disarm`
+    came first; arming an armed deadline keeps the time it was armed at."""
+
+    __slots__ = ("_expired", "_handle", "_loop", "seconds")
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, seconds: float, expired: Callable[[], None]) -> None:
+        self._loop, self.seconds, self._expired = loop, seconds, expired
+        self._handle: asyncio.TimerHandle | None = None
+
+    @property
+    def armed(self) -> bool:
+        return self._handle is not None
+
+    def arm(self) -> None:
+        if self._handle is None:
+            self._handle = self._loop.call_later(self.seconds, self._fire)
+
+    def disarm(self) -> None:
+        if self._handle is not None:
+            self._handle.cancel()
+            self._handle = None
+
+    def _fire(self) -> None:
+        self._handle = None
+        self._expired()
+
+    def close(self, transport: asyncio.Transport, logger: logging.Logger, answered: bool) -> None:
+        """Close a connection whose request did not arrive in time: 408 first, unless its
+        response has begun (then the connection just closes)."""
+        logger.warning("request not whole within %g s: 408", self.seconds)
+        if not answered:
+            transport.write(response_408(self.seconds))
+        transport.close()
+
+
 def head_limited(impl: str, max_bytes: int, read_seconds: float) -> type[asyncio.Protocol]:
     """The uvicorn `http` option for `impl` ("httptools" or "h11"): heads bounded to `max_bytes`
     (h11's bound is an option, see `uvicorn_options`) and requests to arrive within `read_seconds`."""
@@ -85,28 +123,20 @@ def head_limited(impl: str, max_bytes: int, read_seconds: float) -> type[asyncio
             self._read = 0  # bytes received while the head was incomplete, after the read it began in
             self._begun = False  # a request began in the bytes being parsed now
             self._over = False
-            self._deadline: asyncio.TimerHandle | None = None  # the message being read is whole by then
+            self._deadline = _Deadline(
+                self.loop, read_seconds, self._too_slow
+            )  # the message being read is whole by then
             self._headed = False  # the message being read has its head: `self.cycle` is its own
 
         def connection_made(self, transport: asyncio.BaseTransport) -> None:
             super().connection_made(transport)  # type: ignore[arg-type]
-            self._arm()
+            self._deadline.arm()
 
         def connection_lost(self, exc: Exception | None) -> None:
-            self._disarm()
+            self._deadline.disarm()
             super().connection_lost(exc)
 
-        def _arm(self) -> None:
-            if self._deadline is None:
-                self._deadline = self.loop.call_later(read_seconds, self._too_slow)
-
-        def _disarm(self) -> None:
-            if self._deadline is not None:
-                self._deadline.cancel()
-                self._deadline = None
-
         def _too_slow(self) -> None:
-            self._deadline = None
             if self.transport.is_closing():
                 return
             if self.pipeline or (not self._headed and self.cycle is not None and not self.cycle.response_complete):
@@ -114,22 +144,20 @@ def head_limited(impl: str, max_bytes: int, read_seconds: float) -> type[asyncio
                 # long call): the connection is held by it anyway, and uvicorn itself stops reading
                 # a pipelined request until then. Neither a 408 written into that answer nor a
                 # close cutting it: the deadline runs again once it is whole.
-                self._arm()
+                self._deadline.arm()
                 return
-            self.logger.warning("request not whole within %g s: 408", read_seconds)
-            if not (self._headed and self.cycle is not None and self.cycle.response_started):
-                self.transport.write(response_408(read_seconds))  # else: this request was answered (or is): just closed
-            self.transport.close()
+            answered = self._headed and self.cycle is not None and self.cycle.response_started
+            self._deadline.close(self.transport, self.logger, answered)
 
         def on_message_complete(self) -> None:
-            self._disarm()
+            self._deadline.disarm()
             super().on_message_complete()
 
         def on_message_begin(self) -> None:
             super().on_message_begin()
             self._in_head, self._head_bytes, self._read, self._begun = True, 0, 0, True
             self._headed = False
-            self._arm()
+            self._deadline.arm()
 
         def on_url(self, url: bytes) -> None:
             self._count(len(url))
@@ -186,14 +214,14 @@ def _h11_deadlined(read_seconds: float) -> type[asyncio.Protocol]:
     class DeadlinedH11(H11Protocol):
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             super().__init__(*args, **kwargs)
-            self._deadline: asyncio.TimerHandle | None = None
+            self._deadline = _Deadline(self.loop, read_seconds, self._too_slow)
 
         def connection_made(self, transport: asyncio.BaseTransport) -> None:
             super().connection_made(transport)  # type: ignore[arg-type]
-            self._deadline = self.loop.call_later(read_seconds, self._too_slow)
+            self._deadline.arm()
 
         def connection_lost(self, exc: Exception | None) -> None:
-            self._disarm()
+            self._deadline.disarm()
             super().connection_lost(exc)
 
         def data_received(self, data: bytes) -> None:
@@ -207,24 +235,15 @@ def _h11_deadlined(read_seconds: float) -> type[asyncio.Protocol]:
         def _follow(self) -> None:
             state = self.conn.their_state
             if self.transport.is_closing() or state not in (h11.IDLE, h11.SEND_BODY):
-                self._disarm()  # whole (DONE), or the connection ends
-            elif self._deadline is None and (state is h11.SEND_BODY or self.conn.trailing_data[0]):
-                self._deadline = self.loop.call_later(read_seconds, self._too_slow)
-
-        def _disarm(self) -> None:
-            if self._deadline is not None:
-                self._deadline.cancel()
-                self._deadline = None
+                self._deadline.disarm()  # whole (DONE), or the connection ends
+            elif state is h11.SEND_BODY or self.conn.trailing_data[0]:
+                self._deadline.arm()
 
         def _too_slow(self) -> None:
-            self._deadline = None
             if self.transport.is_closing() or self.conn.their_state not in (h11.IDLE, h11.SEND_BODY):
                 return
-            self.logger.warning("request not whole within %g s: 408", read_seconds)
             reading_body = self.conn.their_state is h11.SEND_BODY and self.cycle is not None
-            if not (reading_body and self.cycle.response_started):
-                self.transport.write(response_408(read_seconds))  # else: answered early: just closed
-            self.transport.close()
+            self._deadline.close(self.transport, self.logger, reading_body and self.cycle.response_started)
 
     return DeadlinedH11
 

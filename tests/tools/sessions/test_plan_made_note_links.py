@@ -26,23 +26,13 @@ def _plan(*steps: dict[str, Any]) -> dict[str, Any]:
     return {"goal": "make, then act on it", "steps": [steps[0], *({**s, "dependsOn": ["a"]} for s in steps[1:])]}
 
 
-def _changed(vg: Harness, before: dict[str, bytes]) -> set[str]:
-    """The vault's files the run changed (made, edited, moved away or deleted)."""
-    after, vault = vg.snapshot(), vg.root.name
-    return {
-        k[len(vault) + 1 :]
-        for k in set(before) | set(after)
-        if before.get(k) != after.get(k) and not k.endswith("/") and k.startswith(f"{vault}/")
-    }
-
-
 async def _asked_then_run(vg: Harness, plan: dict[str, Any]) -> tuple[list[str], str, set[str]]:
     """The files and preview the confirmation names, then the files the confirmed run changes."""
     asked = await vg.err("execute_plan", "elicit_required", plan=plan)
     before = vg.snapshot()
     run = await vg.confirmed("execute_plan", plan=plan)
     assert run["status"] == "done", [s["errors"] for s in run["steps"]]
-    return asked["details"]["files"], asked["details"]["preview"], _changed(vg, before)
+    return asked["details"]["files"], asked["details"]["preview"], vg.changed_since(before)
 
 
 @pytest.mark.parametrize("move", list(MOVES.values()), ids=list(MOVES))

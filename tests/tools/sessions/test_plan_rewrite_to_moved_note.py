@@ -15,20 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import Harness, started
+from tests.conftest import started
 
 MOVE_Y = {"id": "a", "tool": "move_note", "args": {"path": "Y.md", "new_path": "Sub/Y"}}
 REWRITE = {"id": "b", "tool": "rewrite_links", "args": {"old_target": "X", "new_target": "Y", "dry_run": False}}
 VAULT = {"X.md": "x\n", "Y.md": "y\n", "A.md": "[[X]]\n"}
-
-
-def _changed(vg: Harness, before: dict[str, bytes]) -> set[str]:
-    after, vault = vg.snapshot(), vg.root.name
-    return {
-        k[len(vault) + 1 :]
-        for k in set(before) | set(after)
-        if before.get(k) != after.get(k) and not k.endswith("/") and k.startswith(f"{vault}/")
-    }
 
 
 async def test_a_rewrite_to_a_note_an_earlier_step_moved_lists_the_notes_it_edits(
@@ -44,7 +35,7 @@ async def test_a_rewrite_to_a_note_an_earlier_step_moved_lists_the_notes_it_edit
         before = vg.snapshot()
         run = await vg.confirmed("execute_plan", plan=plan)
         assert run["status"] == "done", [s["errors"] for s in run["steps"]]
-        changed = _changed(vg, before)
+        changed = vg.changed_since(before)
         assert set(asked["details"]["files"]) == changed == {"A.md", "Y.md", "Sub/Y.md"}, asked["details"]["files"]
         assert vg.read("A.md") in ("[[Y]]\n", "[[Sub/Y]]\n")
 
@@ -105,5 +96,5 @@ async def test_a_rewrite_to_a_name_another_note_still_has_after_a_delete_lists_i
         run = await vg.confirmed("execute_plan", plan=plan)
         assert run["status"] == "done", [s["errors"] for s in run["steps"]]
         assert checked["effects"]["bulk_changes"] == ["b: rewrite_links"], checked["effects"]
-        changed = _changed(vg, before)
+        changed = vg.changed_since(before)
         assert "A.md" in changed and "A.md" not in asked["details"]["files"], (asked["details"], changed)
