@@ -176,14 +176,16 @@ async def _source(ctx: ToolContext, args: QueryBaseIn, snap: Snapshot) -> tuple[
     return block.text, block.line, this, f"{found.vp.rel}#{args.block}"
 
 
+MAX_EMBEDS_TRIED = 20  # a note embedding thousands of missing bases: a few lookups for one error answer
 _BASE_EMBED = re.compile(r"!\[\[([^\]|#\n]+\.base)\s*(?:[|#][^\]\n]*)?\]\]", re.IGNORECASE)
 
 
 async def _bases_meant(ctx: ToolContext, address: str, content: str) -> list[str]:
     """The .base files a query of a note without a ```base block may have meant: those the note
-    embeds (`![[Books.base]]`, as a category note shows its base), then one of the name given."""
-    names = [m[1].strip() for m in _BASE_EMBED.finditer(content)]
-    names.append(f"{link_target(address).strip()}.base")
+    embeds (`![[Books.base]]`, as a category note shows its base: the first `MAX_EMBEDS_TRIED`
+    names), then one of the name given."""
+    embedded = dict.fromkeys(m[1].strip() for m in _BASE_EMBED.finditer(content))  # each name once, in order
+    names = [*list(embedded)[:MAX_EMBEDS_TRIED], f"{link_target(address).strip()}.base"]
     out: list[str] = []
     for name in names:
         try:

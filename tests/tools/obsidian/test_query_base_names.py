@@ -6,6 +6,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from tests.conftest import started
 from tests.tools.obsidian.bases_vault import BASES_VAULT, LIBRARY_BASE
@@ -78,3 +81,30 @@ async def test_a_note_without_a_base_block_names_the_bases_meant(make_vault: Cal
         assert (await vg.ok("query_base", path=error["details"]["bases"][0]))["rows"] == full["rows"]
         plain = await vg.err("query_base", "validation_error", path="plain")
         assert plain["details"]["bases"] == [] and "details.bases" not in (plain["hint"] or "")
+
+
+async def test_a_note_embedding_thousands_of_missing_bases_looks_up_a_bounded_few(
+    make_vault: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The refusal looked up every `![[x.base]]` the note embeds until five were found: 3,000
+    embeds of missing bases were 3,001 lookups for one error answer."""
+    from service.tools.context import ToolContext
+
+    files = {k: v for k, v in BASES_VAULT.items() if k != "Library.base"}
+    files["Bases/Books.base"] = LIBRARY_BASE
+    files["Many.md"] = "".join(f"![[gone{n}.base]]\n" for n in range(3000)) + "![[gone0.base]]\n"
+    looked: list[str] = []
+    find_file = ToolContext.find_file
+
+    async def counted(self: ToolContext, name: str, *args: Any, **kwargs: Any) -> Any:
+        looked.append(name)
+        return await find_file(self, name, *args, **kwargs)
+
+    monkeypatch.setattr(ToolContext, "find_file", counted)
+    async with started(make_vault(files)) as vg:
+        await vg.indexed()
+        looked.clear()
+        error = await vg.err("query_base", "validation_error", path="many")
+        assert error["details"]["bases"] == []
+        tried = [n for n in looked if n.endswith(".base")]
+        assert len(tried) <= 21 and tried[-1] == "many.base" and len(set(tried)) == len(tried), tried
