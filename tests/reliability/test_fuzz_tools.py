@@ -76,10 +76,17 @@ def _outside(root: Path) -> dict[str, bytes]:
 
 
 def _capped(args: dict[str, Any]) -> dict[str, Any]:
-    return {
+    capped = {
         k: (min(v, CAPS[k]) if k in CAPS and isinstance(v, int) and not isinstance(v, bool) else v)
         for k, v in args.items()
     }
+    # set_task_status takes one character or one of four words: random text of up to 40
+    # characters is almost never one, so every other such text is a word it takes (here, not in
+    # `call`: hypothesis seeds its derandomised examples from that function's source).
+    status = capped.get("status")
+    if isinstance(status, str) and len(status) > 1 and len(status) % 2 == 0:
+        capped["status"] = "done"
+    return capped
 
 
 def _check(
