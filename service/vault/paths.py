@@ -8,7 +8,7 @@ empty paths, absolute paths, URL schemes, drive letters, UNC and device names, N
 `..` segments (also percent-encoded, once or several times over), names that only look like
 traversal (`．．`, `‥`, `。。` after NFKC normalisation, slash lookalikes such as `∕` and `⁄`, a `..;`
 segment, overlong UTF-8 forms of `.` and `/` read as Latin-1 such as `À®À®`), a leading `~` (no home
-folder here), Windows-reserved characters, trailing dots/spaces and symlinks that leave the vault.
+folder here), `:` and `|`, trailing dots/spaces and symlinks that leave the vault.
 Hidden folders (`.obsidian`, `.git`, `.trash`, the index folder) raise `acl_denied` for note tools;
 any other file or folder name starting with `.` is `path_invalid` for them (the index and
 Obsidian skip such names, so a note there could be written but never listed or kept indexed).
@@ -20,7 +20,8 @@ Windows could not hold it). So is creating a name with a character that shows no
 the name (`evil\u202egnp.md` shows as `evilmd.png`, `Wel\u200bcome.md` as `Welcome.md`, `Ho\u00adme.md`
 as `Home.md`; tag characters outside a flag, variation selectors outside an emoji or ideograph), or
 with one of Obsidian's link characters `#`, `^`, `[`, `]` (no link reaches `Plan#2.md`) or a backtick (a
-link to it pairs with another backtick of its line into inline code): one already so named is read and edited.
+link to it pairs with another backtick of its line into inline code), or with one of the characters
+Windows reserves `<`, `>`, `"`, `?`, `*` (`A* Pathfinding.md`): one already so named is read and edited.
 
 Resolution is a check of the path as it is now; the write path does not rely on it staying true
 (a folder can be swapped for a symlink in between): `service.vault.dirfd` walks to the folder it
@@ -47,10 +48,15 @@ from service.vault.spelling import on_disk
 
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")  # C0, DEL and C1 (U+0085 is a line break to some)
-_RESERVED_CHARS = set('<>:"|?*')
+# Refused in every path: `:` (a drive, a URL scheme, an NTFS stream) and `|` (a wikilink's display part).
+_RESERVED_CHARS = frozenset(":|")
+# The other characters Windows reserves in names: notes synced from Linux or macOS hold them
+# (`A* Pathfinding.md`, `Racket equal?.md`), and are read, edited, moved away from and deleted;
+# only a new name with one is refused (`VaultPaths.check_new_name`), as Obsidian refuses them.
+_WINDOWS_CHARS = frozenset('<>"?*')
 # Characters of Obsidian's link syntax (`[[Note#Heading|shown]]`, `[[Note#^block]]`): a note named
 # `Plan#2` cannot be linked (`[[Plan#2]]` is heading "2" of "Plan"), so Obsidian refuses them in
-# names it creates. `|` is already a Windows-reserved character above. "`": see LINK_CHAR_HINT.
+# names it creates. `|` is already refused above. "`": see LINK_CHAR_HINT.
 _LINK_CHARS = frozenset("#^[]`")
 _DEVICE_NAMES = frozenset(
     {"CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$"}
@@ -225,6 +231,12 @@ LINK_CHAR_HINT = (
 )
 
 
+WINDOWS_CHAR_HINT = (
+    "Windows cannot hold a name with '<', '>', '\"', '?' or '*', and Obsidian refuses them, so such names are not "
+    "created; pick a name without them (e.g. 'A-star Pathfinding')."
+)
+
+
 HIDDEN_NAME_HINT = (
     "Names starting with '.' are hidden: Obsidian does not show them and the index skips them. Drop the leading dot."
 )
@@ -266,12 +278,15 @@ class VaultPaths:
     def check_new_name(self, rel: str, name: str) -> None:
         """Refuse to create the file or folder `name` (the last segment of `rel`, which is being
         created) when it holds a character that shows nothing or reorders the name (`_INVISIBLE`)
-        or one of Obsidian's link syntax (`#`, `^`, `[`, `]`, "`": `_LINK_CHARS`), or is a
-        Windows device name and the vault refuses those."""
+        or one of Obsidian's link syntax (`#`, `^`, `[`, `]`, "`": `_LINK_CHARS`) or one Windows
+        reserves (`<`, `>`, `"`, `?`, `*`: `_WINDOWS_CHARS`), or is a Windows device name and the
+        vault refuses those."""
         if shows_nothing(name):
             raise _invalid(rel, "invisible or reordering character", INVISIBLE_HINT)
         if _LINK_CHARS.intersection(name):
             raise _invalid(rel, "reserved character", LINK_CHAR_HINT)
+        if _WINDOWS_CHARS.intersection(name):
+            raise _invalid(rel, "reserved character", WINDOWS_CHAR_HINT)
         if self.refuse_device_names and is_device_name(name):
             raise _invalid(rel, "reserved device name", DEVICE_NAME_HINT)
 

@@ -48,8 +48,8 @@ def test_normalize_returns_canonical_posix_nfc_paths(raw: str, expected: str) ->
         "\udcc0\udcae\udcc0\udcae/x.md",
         "trailing.",
         "space /x.md",
-        "what?.md",
         "a|b.md",
+        "Notes/a:b.md",
     ],
 )
 def test_normalize_rejects_hostile_paths(raw: str) -> None:
@@ -70,6 +70,15 @@ def test_windows_device_names_are_valid_paths_but_not_new_names(tmp_path: Path, 
         VaultPaths(tmp_path).check_new_name(rel, device)
     assert info.value.details["reason"] == "reserved device name"
     VaultPaths(tmp_path, refuse_device_names=False).check_new_name(rel, device)
+
+
+@pytest.mark.parametrize("raw", ["what?.md", "Programming/A* Pathfinding.md", "x <= y.md", 'say "hi".md'])
+def test_windows_reserved_characters_are_valid_paths_but_not_new_names(tmp_path: Path, raw: str) -> None:
+    """Notes so named exist on Linux and macOS vaults: they are read and edited, never created."""
+    assert normalize(raw) == raw
+    with pytest.raises(PathInvalid) as info:
+        VaultPaths(tmp_path).check_new_name(raw, raw.rsplit("/", 1)[-1])
+    assert info.value.details["reason"] == "reserved character"
 
 
 def test_root_is_allowed_only_when_asked() -> None:

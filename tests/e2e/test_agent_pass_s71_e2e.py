@@ -1,0 +1,34 @@
+"""What an agent working on a large zettelkasten meets, end to end: a real uvicorn server and the
+SDK's Streamable HTTP client in both protocol eras."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from mcp import Client
+
+from tests.conftest import e2e
+from tests.e2e.calls import error as _error
+from tests.e2e.calls import ok as _ok
+
+
+async def test_a_note_named_with_a_windows_reserved_character_is_read_and_retagged(
+    make_vault: Callable[..., Path], mode: str
+) -> None:
+    """`A* Pathfinding.md` (a real vault kept on Linux): search_text listed it, read_note refused
+    it as 'reserved character', and rename_tag over the vault failed on it whole."""
+    files = {
+        "Programming/A* Pathfinding.md": "---\ntags:\n  - graphs\n---\nSearch with a heuristic.\n",
+        "Programming/Dijkstra.md": "---\ntags:\n  - graphs\n---\nSee [[A* Pathfinding]].\n",
+    }
+    async with e2e(make_vault(files), index={"watch": False}) as (url, h), Client(url, mode=mode) as c:  # type: ignore[arg-type]
+        await h.indexed()
+        hit = (await _ok(c, "search_text", query="heuristic"))["items"][0]
+        assert (await _ok(c, "read_note", path=hit["path"]))["content"].endswith("heuristic.\n")
+        args = {"old": "graphs", "new": "cs/graphs", "dry_run": False}
+        token = await h.token_for("rename_tag", **args)
+        assert (await _ok(c, "rename_tag", {**args, "elicit_token": token}))["files_changed"] == 2
+        assert h.read("Programming/A* Pathfinding.md").startswith("---\ntags:\n  - cs/graphs\n")
+        refused = await _error(c, "create_note", path="Programming/A* Variant", content="x")
+        assert refused["details"]["reason"] == "reserved character" and "pick a name" in refused["hint"]
