@@ -23,7 +23,7 @@ from service.memory.lookup import note_named
 from service.memory.model import Entity, file_name, inbox_key, linked_stem, parse, render
 from service.plans.effects import MemoryNotes
 from service.settings import MemorySettings
-from service.vault.casing import fold
+from service.vault.casing import CaseTwin, fold
 from service.vault.commit import Action, Undo
 from service.vault.files import VaultFiles
 from service.vault.keyed_locks import KeyedLocks
@@ -333,11 +333,22 @@ class EntityStore:
 
         return action
 
-    def creating(self, entity: Entity, made: list[Loaded]) -> Action:
-        """`create` as a commit action (the note it made goes on `made`); its undo removes the note."""
+    def creating(self, entity: Entity, made: list[Loaded], existed: list[str] | None = None) -> Action:
+        """`create` as a commit action (the note it made goes on `made`); its undo removes the note.
+        With `existed`, an entity another call made since the caller looked (two agents creating
+        one name at once) goes on it instead, as a name that was there: nothing written or undone
+        (a case twin stays refused)."""
 
         async def action() -> Undo:
-            loaded = await self.create(entity)
+            try:
+                loaded = await self.create(entity)
+            except CaseTwin:
+                raise
+            except AlreadyExists:
+                if existed is None:
+                    raise
+                existed.append(entity.name)
+                return _nothing
             made.append(loaded)
             return partial(self._remove, loaded.vp, loaded.etag)
 

@@ -148,7 +148,8 @@ async def create_entities(ctx: ToolContext, args: CreateEntitiesIn) -> CreateEnt
             planned.append(Entity(name, kind, observations=observations))
     existing = [e.name for e in planned if store.load(e.name, "write") is not None]
     made: list[Loaded] = []
-    actions = [store.creating(e, made) for e in planned if e.name not in existing]
+    # a name another call makes meanwhile goes on `existing` too, as a name that was there
+    actions = [store.creating(e, made, existing) for e in planned if e.name not in existing]
     await all_or_nothing(ctx, actions, f"create_entities of {len(actions)} entities")
     return CreateEntitiesOut(created=[entity_out(ctx, m) for m in made], existing=existing)
 

@@ -1,0 +1,47 @@
+"""Several agents sharing one vault's memory, end to end (M4 s71): a real uvicorn server with JWT
+auth, one SDK client per agent (its own token and identity), both protocol eras."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+
+import httpx2
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+
+from tests.conftest import e2e
+from tests.e2e.calls import ok
+from tests.keys import SECRET, claims, hs
+
+AUTH = {"mode": "jwt", "jwt_secret": SECRET}
+
+
+@contextlib.asynccontextmanager
+async def agent(url: str, who: str, mode: str) -> AsyncIterator[Client]:
+    token = hs(claims(sub=who, scope="read:vault write:vault delete:vault"))
+    async with (
+        httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}) as http,
+        Client(streamable_http_client(url, http_client=http), mode=mode) as client,  # type: ignore[arg-type]
+    ):
+        yield client
+
+
+async def test_two_agents_creating_one_entity_at_once_both_succeed(make_vault: Callable[..., Path], mode: str) -> None:
+    async with (
+        e2e(make_vault({"Home.md": "# Home\n"}), auth=AUTH) as (url, h),
+        agent(url, "alice", mode) as alice,
+        agent(url, "bob", mode) as bob,
+    ):
+        melanie = [{"name": "Melanie", "entityType": "person"}]
+        made = await asyncio.gather(*(ok(c, "create_entities", entities=melanie) for c in [alice, bob] * 4))
+        assert sorted(len(out["created"]) for out in made) == [0] * 7 + [1]
+        assert [n for out in made for n in out["existing"]] == ["Melanie"] * 7
+        await asyncio.gather(
+            ok(alice, "add_observations", observations=[{"entityName": "Melanie", "contents": ["Paints sunrises"]}]),
+            ok(bob, "add_observations", observations=[{"entityName": "Melanie", "contents": ["Runs a charity race"]}]),
+        )
+        note = h.read("Memory/Melanie.md")
+        assert "- Paints sunrises" in note and "- Runs a charity race" in note
