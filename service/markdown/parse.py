@@ -96,6 +96,7 @@ class Task:
     recurrence: str | None = None
     task_id: str | None = None
     depends_on: tuple[str, ...] = ()
+    indent: str = ""  # the text before its list marker (spaces, tabs, `>` of a quote), as written
 
     @property
     def completed(self) -> bool:
@@ -225,10 +226,10 @@ def _split_link(inner: str) -> tuple[str, str | None, str | None]:
     return inner.strip(), subpath, alias
 
 
-def _task(line_no: int, status: str, masked: str, text: str, tags: list[str]) -> Task:
+def _task(line_no: int, status: str, masked: str, text: str, tags: list[str], indent: str) -> Task:
     """A task row; its fields are read from `masked` (inline code blanked: no field there)."""
     if "::" not in masked and masked.isascii():  # most tasks carry no field at all
-        return Task(line=line_no, status=status, text=text.strip(), tags=tuple(tags))
+        return Task(line=line_no, status=status, text=text.strip(), tags=tuple(tags), indent=indent)
     f = scan_task_fields(masked)[0]
     return Task(
         line=line_no,
@@ -245,6 +246,7 @@ def _task(line_no: int, status: str, masked: str, text: str, tags: list[str]) ->
         recurrence=f.get("recurrence") or None,
         task_id=f.get("id") or None,
         depends_on=depends_on(f),
+        indent=indent,
     )
 
 
@@ -352,8 +354,9 @@ def parse_note(rel: str, text: str) -> ParsedNote:
             parent = open_items[-1][1] if open_items else -1
             items.append(ListItem(no, parent, status, text, b.group(1) if b else None, section, tuple(line_tags)))
             open_items.append((indent, no))
-            if status is not None:
-                tasks.append(_task(no, status, masked, text, line_tags))
+            if status is not None:  # its indent: the line up to the list marker, quote markers too
+                lead = raw[: len(raw) - len(content) + len(item.group(1))]
+                tasks.append(_task(no, status, masked, text, line_tags, lead))
         elif not content.startswith((" ", "\t")):
             open_items.clear()  # a line at the margin that is no list item ends the list
     all_tags = list(dict.fromkeys([*fm_tags, *inline_tags]))

@@ -5,8 +5,9 @@ statuses and `not done` the to-do and in-progress ones; a date filter never keep
 that date, except `starts`, which keeps tasks without a start date; `happens` looks at the start,
 scheduled and due dates and keeps a task when any of them matches; text filters (`includes`) are
 case-insensitive substrings, `regex matches` takes `/pattern/flags`; `tags include` is a substring
-of any of the task's tags written with their `#`. A date filter on one column also carries an SQL
-condition, so the index hands over fewer rows.
+of any of the task's tags written with their `#`; `exclude sub-items` keeps the tasks that are not
+indented (`record.top_level`). A date filter on one column also carries an SQL condition, so the
+index hands over fewer rows.
 """
 
 from __future__ import annotations
@@ -122,7 +123,7 @@ _TAGS = re.compile(
 )
 _PRIORITY = re.compile(r"priority is(?: (above|below|not))? (\w+)", re.IGNORECASE)
 _STATUS_TYPE = re.compile(r"status\.type is(?: (not))? (\w+)", re.IGNORECASE)
-_UNSUPPORTED = ("exclude sub-items", "blocked by", "status.symbol")
+_UNSUPPORTED = ("blocked by", "status.symbol")
 
 
 def _within(op: str, span: Span) -> Callable[[str], bool]:
@@ -337,7 +338,7 @@ def _tags_filter(m: re.Match[str], source: str) -> Filter:
     def vector(cols: Columns, idx: Ints) -> Bools:
         if match.lowered:  # a needle without a line break matches within one tag of the joined list
             assert match.needle is not None
-            found = cols.contains_mask("tags.lower", _joined_tags, match.needle, idx)
+            found = cols.contains_mask("tags.lower", record.joined_tags, match.needle, idx)
         else:
             found = cols.flags_at(any_tag, idx)
         return found if keep else ~found
@@ -391,10 +392,6 @@ def _has_filter(m: re.Match[str]) -> Filter:
     )
 
 
-def _joined_tags(t: TaskRecord) -> str:
-    return "\n".join("#" + g.lower() for g in t.tags)
-
-
 def parse_filter(source: str, ctx: Context) -> Filter:
     """The filter `source` states (one instruction, already stripped)."""
     text = " ".join(source.split())
@@ -409,6 +406,9 @@ def parse_filter(source: str, ctx: Context) -> Filter:
         wanted = lower == "is recurring"
         return Filter(lower, lambda t: (t.recurrence is not None) == wanted,
                       vector=lambda cols, idx: cols.flags("recurring", record.is_recurring)[idx] == wanted)  # fmt: skip
+    if lower == "exclude sub-items":
+        return Filter(lower, record.top_level, (record.TOP_LEVEL_SQL, ()),
+                      vector=lambda cols, idx: cols.flags("top level", record.top_level)[idx])  # fmt: skip
     if lower in ("has tags", "no tags"):
         wanted = lower == "has tags"
         return Filter(lower, lambda t: bool(t.tags) == wanted,

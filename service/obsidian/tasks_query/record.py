@@ -35,6 +35,7 @@ class TaskRecord:
     heading: str | None = None
     status_name: str = "Unknown"  # the plugin's name of the status (`status.name`)
     next_symbol: str = "x"  # the status a toggle moves to (`task.status.nextSymbol`)
+    indent: str = ""  # the text before its list marker, quote markers too (`top_level`)
     _description: str | None = field(default=None, repr=False)
     _tags: list[str] | None = field(default=None, repr=False)
 
@@ -70,3 +71,17 @@ def is_recurring(t: TaskRecord) -> bool:
 
 def has_tags(t: TaskRecord) -> bool:
     return bool(t.tags)
+
+
+def joined_tags(t: TaskRecord) -> str:
+    """The task's tags lower-cased, each written with its `#`, one a line."""
+    return "\n".join("#" + g.lower() for g in t.tags)
+
+
+def top_level(t: TaskRecord) -> bool:
+    """Not a sub-item, the Tasks plugin's `exclude sub-items` rule: nothing before the list
+    marker, or in a blockquote or callout at most one space after the last `>`."""
+    return not t.indent or t.indent.endswith((">", "> "))
+
+
+TOP_LEVEL_SQL = "t.indent = '' OR substr(t.indent, -1) = '>' OR substr(t.indent, -2) = '> '"  # `top_level`

@@ -80,8 +80,9 @@ class TasksFilterIn(ToolInput):
         max_length=MAX_QUERY_CHARS,
         description="The text of a ```tasks block, one instruction a line: filters (not done, done, due|scheduled|"
         "starts|happens|done before|after|on <date>, has/no due date, priority is [above|below] <level>, path|"
-        "description|heading includes|does not include <text>, tags include <tag>, boolean lines '(a) AND (b)', "
-        "OR, XOR, NOT), 'sort by <field> [reverse]' (urgency too), 'group by <field>', 'limit N', 'explain'. Dates: "
+        "description|heading includes|does not include <text>, tags include <tag>, exclude sub-items, boolean lines "
+        "'(a) AND (b)', OR, XOR, NOT), 'sort by <field> [reverse]' (urgency too), 'group by <field>', 'limit N', "
+        "'explain'. Dates: "
         "YYYY-MM-DD, today, tomorrow, yesterday, next monday, in two weeks, this|next|last week|month|year. "
         "'filter|sort|group by function <expression>': a safe subset of the plugin's JavaScript expressions (task "
         "fields, moment(), && || ! comparisons; docs/bridges.md), never run as JavaScript.",

@@ -29,7 +29,7 @@ from service.tools.tasks.completion import StatusTable, status_names_of
 
 COLUMNS = (
     "n.path, t.line, t.status, t.text, t.due, t.scheduled, t.start, t.done, t.created, t.cancelled,"
-    " t.priority, t.recurrence, t.tags, t.task_id, t.depends_on"
+    " t.priority, t.recurrence, t.tags, t.task_id, t.depends_on, t.indent"
 )
 _Key = tuple[int, tuple[tuple[str, str, str, str], ...]]
 _CACHE: weakref.WeakKeyDictionary[VaultIndexer, tuple[_Key, Columns]] = weakref.WeakKeyDictionary()
@@ -62,8 +62,9 @@ def to_records(rows: list[tuple[Any, ...]], table: StatusTable, names: dict[str,
                 dep or "[]",
                 status_name=named[st],
                 next_symbol=nexts[st],
+                indent=ind,
             )  # fmt: skip
-            for p, line, st, text, due, sch, start, done, cre, can, pri, rec, tags, tid, dep in rows
+            for p, line, st, text, due, sch, start, done, cre, can, pri, rec, tags, tid, dep, ind in rows
         ]
 
 

@@ -75,6 +75,9 @@ QUERIES = [
     "NOT (description includes report)",
     "(happens next week) XOR NOT (has start date)",
     "not done\n(done before 2026-11-20) OR (cancelled after 2026-11-01)",
+    "exclude sub-items",
+    "NOT (exclude sub-items)",
+    "(exclude sub-items) XOR (priority is high)",
 ]
 
 NO_SQL = {"NOT (description includes report)"}  # the text cut is wider than the description: not negatable
@@ -97,6 +100,7 @@ def _records(rng: random.Random) -> list[TaskRecord]:
                 priority=rng.choice([None, *tk.PRIORITY_EMOJI.values()]),
                 recurrence=None,
                 tags_json=json.dumps([w[1:] for w in words if w.startswith("#")]),
+                indent=rng.choice(["", "", "  ", "\t", "> ", ">", ">  ", "> > ", ">\t", "  > ", "> >   "]),
             )  # fmt: skip
         )
     return out
@@ -108,13 +112,13 @@ def _database(records: list[TaskRecord]) -> sqlite3.Connection:
     conn.execute(
         "CREATE TABLE tasks (id INTEGER PRIMARY KEY, note_id INTEGER, vault_id TEXT, line INTEGER, status TEXT,"
         " text TEXT, due TEXT, scheduled TEXT, start TEXT, done TEXT, created TEXT, cancelled TEXT, priority TEXT,"
-        " tags TEXT, recurrence TEXT)"
+        " tags TEXT, recurrence TEXT, indent TEXT)"
     )
     paths = sorted({r.path for r in records})
     conn.executemany("INSERT INTO notes VALUES (?, ?)", list(enumerate(paths)))
     for r in records:
         conn.execute(
-            "INSERT INTO tasks VALUES (NULL, ?, 'v', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO tasks VALUES (NULL, ?, 'v', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 paths.index(r.path),
                 r.line,
@@ -124,6 +128,7 @@ def _database(records: list[TaskRecord]) -> sqlite3.Connection:
                 r.priority,
                 r.tags_json,
                 r.recurrence,
+                r.indent,
             ),
         )
     return conn
