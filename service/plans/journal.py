@@ -105,6 +105,7 @@ class Recorder:
         self.changes = 0
         self._fd: int | None = None
         self._closed = False
+        self.abandoned = False  # closed by a stop while its change still ran (`Journal.close`)
         self._lock = threading.Lock()
         # The records also kept here while they stay small, so closing the run inserts them
         # without reading the spool back (None: too large, the spool is read).
@@ -115,7 +116,9 @@ class Recorder:
         self.write(self.step_id, change)
 
     def stopping(self) -> bool:
-        return self.journal.stopping
+        # A run whose journal a stop closed under it (past the drain) stays stopped after the
+        # journal is reopened for a new start: it can record nothing more.
+        return self.abandoned or self.journal.stopping
 
     def for_step(self, step_id: str) -> StepRecorder:
         return StepRecorder(self, step_id)
@@ -180,6 +183,7 @@ class Journal:
         self.spool = db.path.parent / "plan-spool"  # spool files of running runs
         self._recovered = False
         self._recorders: dict[str, Recorder] = {}  # this process's open runs
+        self._abandoned: set[str] = set()  # runs a stop closed under a running change (`close`)
         self.stopping = False  # the server is stopping: running changes stop and roll back
         self._closing = 0  # runs whose `close_run` is writing their end
         self._run_closed = asyncio.Event()  # set as each `close_run` ends (what `drained` waits on)
@@ -206,8 +210,13 @@ class Journal:
         return not (self._recorders or self._closing)
 
     def close(self) -> None:
-        for recorder in list(self._recorders.values()):
-            recorder.close()  # their runs stay `running` until the next start imports them
+        """Close the runs still open (changes that outlived the drain): their runs stay `running`
+        until the next start imports them, and their changes stay stopped (`Recorder.stopping`)
+        and leave their runs as they are when they end (`close_run`)."""
+        for recorder in self._recorders.values():
+            recorder.abandoned = True
+            recorder.close()
+        self._abandoned.update(self._recorders)
 
     def reopen(self) -> None:
         """Ready for a start after `close` (the same app object started again): not stopping, and
@@ -272,7 +281,10 @@ class Journal:
 
     async def close_run(self, run_id: str, status: RunStatus, outcome: list[dict[str, Any]], done: int) -> None:
         """End the run: its spool's records become `plan_journal` rows in the transaction that
-        sets its status; then the spool file goes."""
+        sets its status; then the spool file goes. A run a stop closed under its change is left
+        to the next start's recovery (which may have rolled it back already)."""
+        if run_id in self._abandoned:
+            return
         recorder = self._recorders.pop(run_id, None)
         self._closing += 1
         try:
