@@ -4,8 +4,8 @@ Attachments are the vault's non-Markdown files (kinds: `service.obsidian.attachm
 with their kind, MIME type, size and the notes that link to or embed them (from the index's
 resolved links). The answer also says where Obsidian puts a new attachment: the
 `attachmentFolderPath` setting of `.obsidian/app.json`, applied to `for_note` when given (the
-`./` forms are relative to the note's folder). Files and linking notes the caller may not read
-are left out before paging and counting.
+`./` forms are relative to the note's folder). `embedded_by` keeps the files one note links to or
+embeds. Files and linking notes the caller may not read are left out before paging and counting.
 Touches: vault folders (listing), index table `links` (read), `.obsidian/app.json` (read).
 """
 
@@ -33,8 +33,14 @@ class ListAttachmentsIn(ToolInput, Paging):
     embedded: bool | None = Field(
         default=None, description="true: only files some note links to; false: only unused ones."
     )
+    embedded_by: str | None = Field(
+        default=None,
+        description="Only the files this note links to or embeds (a path or a note name, as a wikilink names it).",
+    )
     for_note: str | None = Field(
-        default=None, description="Say where a new attachment of this note goes (the './' settings need it)."
+        default=None,
+        description="Not a filter: say where a new attachment of this note goes (the './' settings need it); "
+        "default: the `embedded_by` note.",
     )
 
 
@@ -100,9 +106,11 @@ def attachment_folder(ctx: ToolContext, for_note: str | None) -> AttachmentFolde
 
 async def list_attachments(ctx: ToolContext, args: ListAttachmentsIn) -> AttachmentsOut:
     where = ctx.folder(args.folder, field="folder") if args.folder else ctx.vault.paths.resolve("", allow_root=True)
-    state: dict[str, Any] = {"t": "attachments", "f": args.folder, "k": args.kind, "e": args.embedded}
+    user = (await ctx.find_note(args.embedded_by)).vp.rel if args.embedded_by else None
+    state: dict[str, Any] = {"t": "attachments", "f": args.folder, "k": args.kind, "e": args.embedded, "u": user}
     mark = decode_after(args.cursor, **state)  # keyset: files added or removed before it shift no page
-    folder = attachment_folder(ctx, (await ctx.find_note(args.for_note)).vp.rel if args.for_note else None)
+    note = (await ctx.find_note(args.for_note)).vp.rel if args.for_note else user
+    folder = attachment_folder(ctx, note)
 
     def scan() -> list[tuple[str, float, int]]:
         found = []
@@ -119,6 +127,8 @@ async def list_attachments(ctx: ToolContext, args: ListAttachmentsIn) -> Attachm
     links = await linkers(ctx)
     if args.embedded is not None:
         files = [f for f in files if (f[0] in links) == args.embedded]
+    if user is not None:
+        files = [f for f in files if any(n.path == user for n in links.get(f[0], ()))]
     window, cursor = page_after(files, _path_of, mark, args.limit, **state)
     items = [
         Attachment(
@@ -142,7 +152,8 @@ TOOLS: tuple[ToolSpec, ...] = (
         domain="obsidian",
         title="List attachments",
         description="The vault's non-Markdown files (images, PDFs, audio, video, canvases, ...) with kind, size "
-        "and the notes that embed them, plus where Obsidian puts new attachments (.obsidian/app.json). "
+        "and the notes that embed them (or only those one note uses: embedded_by), plus where Obsidian puts new "
+        "attachments (.obsidian/app.json). "
         "read_attachment reads one.",
         input_model=ListAttachmentsIn,
         output_model=AttachmentsOut,

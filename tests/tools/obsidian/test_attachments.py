@@ -117,11 +117,32 @@ async def test_list_kinds_sizes_and_embedding_notes(at: Harness) -> None:
     )
 
 
+async def test_the_files_one_note_uses(at: Harness) -> None:
+    """`embedded_by` keeps the files that one note links to or embeds; `for_note` stays where a
+    new attachment would go (that note's, unless another is named)."""
+    today = await at.ok("list_attachments", embedded_by="Today")
+    assert [i["path"] for i in today["items"]] == ["Files/guide.pdf", "img/cat.png"] and today["total"] == 2
+    assert today["attachment_folder"]["for_note"] == "Daily/Today.md"
+    other = await at.ok("list_attachments", embedded_by="[[Other]]", for_note="Daily/Today.md", kind="image")
+    assert [i["path"] for i in other["items"]] == ["img/cat.png"]
+    assert other["attachment_folder"]["folder"] == "Daily/assets"
+    first = await at.ok("list_attachments", embedded_by="Daily/Today.md", limit=1)
+    rest = await at.ok("list_attachments", embedded_by="Daily/Today.md", limit=1, cursor=first["next_cursor"])
+    assert [i["path"] for i in first["items"] + rest["items"]] == ["Files/guide.pdf", "img/cat.png"]
+    assert rest["next_cursor"] is None
+    await at.err("list_attachments", "validation_error", embedded_by="Other", cursor=first["next_cursor"])
+    # A note the caller may not read is not a filter it can use (its files stay unlisted).
+    await at.err("list_attachments", "acl_denied", embedded_by="Private/Secret.md")
+    none = await at.ok("list_attachments", embedded_by="Notes/Other.md", folder="Files")
+    assert none["items"] == [] and none["total"] == 0
+
+
 @pytest.mark.covers("list_attachments", "failure")
 async def test_list_failures(at: Harness) -> None:
     await at.err("list_attachments", "acl_denied", folder="Private")
     await at.err("list_attachments", "validation_error", kind="spreadsheet")
     await at.err("list_attachments", "note_not_found", for_note="Nobody")
+    await at.err("list_attachments", "note_not_found", embedded_by="Nobody")
     await at.err("list_attachments", "path_invalid", folder="../x")
 
 
