@@ -197,7 +197,8 @@ class Guard:
 
     def topical(self, text: str, tags: Iterable[str] = (), heading: str | None = None) -> bool:
         """Mentions a health or money topic: a configured tag, a heading that is one, or a term
-        (a word for alphanumeric terms, a substring for others such as '$')."""
+        (a word for alphanumeric terms; a sign such as '$' beside a number, outside math and code;
+        a substring for others)."""
         if any(t.lower().lstrip("#") in self.tags for t in tags):
             return True
         if heading and heading.lower().lstrip("#") in self.tags:
@@ -223,8 +224,13 @@ class Guard:
 
     def _mentions(self, text: str) -> bool:
         lowered = text.lower()
-        if any(term in lowered for term in self.terms if term not in self._words):
+        if any(term in lowered for term in self.terms if term not in self._words and not _is_sign(term)):
             return True
+        signs = [term for term in self.terms if _is_sign(term) and term in lowered]
+        if signs:  # `$40`, not the `$` of `$x^2$` nor of a shell's `$1`
+            bare = _NOTATION.sub(" ", lowered)
+            if any(_sign_rx(sign).search(bare) for sign in signs):
+                return True
         present = [w for w in self._words if w in lowered]  # substring first: a word test only then
         return bool(present) and _words_rx(tuple(sorted(present))).search(lowered) is not None
 
@@ -357,6 +363,21 @@ def _lines(text: str) -> Iterator[re.Match[str]]:
             if found is not None:
                 yield found
         start += len(line) + 1
+
+
+# Where a sign is notation, not money: code (fenced, inline) and math as Obsidian reads it (`$$…$$`;
+# `$…$` opening before a non-space and closing after one, no digit right after it).
+_NOTATION = re.compile(r"```.*?(?:```|\Z)|`[^`\n]*`|\$\$.+?\$\$|\$(?=[^\s$])[^$\n]*?(?<=[^\s\\])\$(?!\d)", re.S)
+
+
+def _is_sign(term: str) -> bool:
+    """A term with no letter or digit (a currency sign: `$`, `€`) names money beside a number only."""
+    return not any(ch.isalnum() for ch in term)
+
+
+@lru_cache(maxsize=64)
+def _sign_rx(sign: str) -> re.Pattern[str]:
+    return re.compile(rf"{re.escape(sign)}[ \t]?\d|\d[ \t]?{re.escape(sign)}")
 
 
 @lru_cache(maxsize=256)

@@ -32,3 +32,18 @@ async def test_a_note_named_with_a_windows_reserved_character_is_read_and_retagg
         assert h.read("Programming/A* Pathfinding.md").startswith("---\ntags:\n  - cs/graphs\n")
         refused = await _error(c, "create_note", path="Programming/A* Variant", content="x")
         assert refused["details"]["reason"] == "reserved character" and "pick a name" in refused["hint"]
+
+
+async def test_math_and_shell_dollars_are_no_money_topic(make_vault: Callable[..., Path], mode: str) -> None:
+    """Every LaTeX note of a math zettelkasten came back `sensitive: true` (the money term `$`)."""
+    files = {
+        "Math/Covariance.md": "# Covariance\n\nFor a random variable $X$: $Cov(X,X) = V(X)$.\n",
+        "Shop/Course.md": "# Course\n\nThe random variable course costs $275.\n",
+    }
+    async with e2e(make_vault(files), index={"watch": False}) as (url, h), Client(url, mode=mode) as c:  # type: ignore[arg-type]
+        await h.indexed()
+        found = await _ok(c, "search_text", query="random variable")
+        assert {i["path"]: i["sensitive"] for i in found["items"]} == {
+            "Math/Covariance.md": False,
+            "Shop/Course.md": True,
+        }
