@@ -267,6 +267,12 @@ def _yaml_depth(text: str, max_depth: int, line_offset: int) -> None:
         return  # the composer reports it with its position
 
 
+_YAML_HINT = (
+    "Fix the YAML at details.line and column: indent each level by the same spaces (no tabs), and quote a "
+    "value holding ': ', ' #' or starting with [ { * & ! | > % @ or a quote."
+)
+
+
 def load(text: str, line_offset: int = 0, limits: LimitsSettings = DEFAULT_LIMITS) -> BaseFile:
     """Parse and compile a `.base` document (`line_offset`: lines before it, for a code block)."""
     reader = _Reader(line_offset, limits.max_depth)
@@ -278,9 +284,9 @@ def load(text: str, line_offset: int = 0, limits: LimitsSettings = DEFAULT_LIMIT
         details: dict[str, Any] = {"at": "(yaml)"}
         if mark is not None:
             details |= {"line": mark.line + 1 + line_offset, "column": mark.column + 1}
-        raise BasesSyntaxError(f"invalid YAML: {exc.problem or exc}", details=details) from None
+        raise BasesSyntaxError(f"invalid YAML: {exc.problem or exc}", details=details, hint=_YAML_HINT) from None
     except yaml.YAMLError as exc:
-        raise BasesSyntaxError(f"invalid YAML: {exc}", details={"at": "(yaml)"}) from None
+        raise BasesSyntaxError(f"invalid YAML: {exc}", details={"at": "(yaml)"}, hint=_YAML_HINT) from None
     sections = {key: (knode, value) for key, knode, value in reader.mapping(root, "")}
     formula_nodes = reader.mapping(sections.get("formulas", (None, None))[1], "formulas")
     reader.formula_names = frozenset(name for name, _, _ in formula_nodes)

@@ -82,6 +82,10 @@ def _render_or(conjs: list[_Conj]) -> str:
     return parts[0] if len(parts) == 1 else "(" + " OR ".join(parts) + ")"
 
 
+# The way out of an operator read where a word was meant.
+_PLAIN = 'To search for an operator word or sign itself, quote it ("and").'
+
+
 class _Parser:
     def __init__(self, source: str) -> None:
         self.tokens = self._lex(source)
@@ -97,7 +101,7 @@ class _Parser:
                 break
             m = _TOKEN.match(source, pos)
             if m is None or m.end() == pos:  # pragma: no cover - the pattern always advances
-                raise QuerySyntaxError("could not read the query", details={"position": pos})
+                raise QuerySyntaxError("could not read the query", details={"position": pos}, hint=_PLAIN)
             pos = m.end()
             kind = m.lastgroup or "word"
             out.append((kind, m.group(kind)))
@@ -122,7 +126,10 @@ class _Parser:
             self.pos += 1
             parts.append(self.and_expr())
         if len(parts) > 1 and any(p is None for p in parts):
-            raise QuerySyntaxError("OR needs a positive term on both sides")
+            raise QuerySyntaxError(
+                "OR needs a positive term on both sides",
+                hint="Put a word to search for on each side of OR; NOT and -word only exclude.",
+            )
         return [p for p in parts if p is not None]
 
     def and_expr(self) -> _Conj | None:
@@ -132,14 +139,20 @@ class _Parser:
                 self.pos += 1
                 conj.explicit = True
                 if self.peek() is None or self.peek() == ("word", "OR"):
-                    raise QuerySyntaxError("AND needs a term after it")
+                    raise QuerySyntaxError(
+                        "AND needs a term after it",
+                        hint="Put a word after AND, or leave AND out: words are joined by AND by default. " + _PLAIN,
+                    )
                 continue
             negate = False
             if tok == ("word", "NOT"):
                 self.pos += 1
                 negate = True
                 if self.peek() is None:
-                    raise QuerySyntaxError("NOT needs a term after it")
+                    raise QuerySyntaxError(
+                        "NOT needs a term after it",
+                        hint="Put the word to leave out after NOT (or write -word). " + _PLAIN,
+                    )
             elif tok == ("word", "-") and self.pos + 1 < len(self.tokens):
                 self.pos += 1
                 negate = True

@@ -61,7 +61,13 @@ def compile_pattern(pattern: str, *, ignore_case: bool, multiline: bool) -> rege
     try:
         return compile_regex(pattern, flags)
     except (regex.error, ValueError, OverflowError) as exc:
-        raise QuerySyntaxError("invalid regular expression", details={"reason": str(exc)}) from None
+        at = getattr(exc, "pos", None)
+        raise QuerySyntaxError(
+            "invalid regular expression",
+            details={"reason": str(exc)} | ({"position": at} if isinstance(at, int) else {}),
+            hint="Fix the pattern where details.reason says (Python `regex` syntax); to match a sign such as "
+            "( [ { * + ? . | ^ $ or \\ as itself, put a backslash before it.",
+        ) from None
 
 
 def required_literals(pattern: str, *, ignore_case: bool) -> list[str]:

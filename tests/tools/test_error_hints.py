@@ -61,3 +61,26 @@ async def test_a_change_to_the_same_place_says_there_is_nothing_to_do(make_vault
         moved = await vg.err("move_note", "path_invalid", path="Recipes/Tart", new_path="Recipes/Tart")
         assert moved["details"]["reason"] == "same_path" and "forward slashes" not in moved["hint"]
         assert vg.read("Recipes/Tart.md") == "See [[Plan]].\n"
+
+
+async def test_query_syntax_errors_say_how_to_write_it(make_vault: Callable[..., Path]) -> None:
+    """search_text's operator errors, search_regex's bad pattern and a .base's bad YAML answered
+    with hint null (U3's finding, s70): nothing said what to write instead."""
+    async with started(make_vault({"Rock.md": "rock and roll\n"})) as vg:
+        await vg.indexed()
+        for query, says in (
+            ("rock AND", "Put a word after AND"),
+            ("rock NOT", "after NOT"),
+            ("rock OR", "each side of OR"),
+        ):
+            error = await vg.err("search_text", "query_syntax_error", query=query)
+            assert says in error["hint"], (query, error)
+        quoted = await vg.ok("search_text", query='rock "and"')  # the hint's way out works
+        assert [i["path"] for i in quoted["items"]] == ["Rock.md"]
+        bad = await vg.err("search_regex", "query_syntax_error", pattern="roll (")
+        assert bad["details"]["position"] == 6 and "backslash" in bad["hint"]
+        escaped = await vg.ok("search_regex", pattern=r"and \(?roll")
+        assert [i["path"] for i in escaped["items"]] == ["Rock.md"]
+        yaml = await vg.err("query_base", "bases_syntax_error", yaml="filters:\n  and:\n - a\n\tb: c\n")
+        assert yaml["message"].startswith("invalid YAML") and "details.line" in yaml["hint"]
+        assert "line" in yaml["details"]
