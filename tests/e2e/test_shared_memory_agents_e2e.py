@@ -45,3 +45,22 @@ async def test_two_agents_creating_one_entity_at_once_both_succeed(make_vault: C
         )
         note = h.read("Memory/Melanie.md")
         assert "- Paints sunrises" in note and "- Runs a charity race" in note
+
+
+async def test_a_relation_written_by_hand_in_obsidian_is_read_both_ways(
+    make_vault: Callable[..., Path], mode: str
+) -> None:
+    root = make_vault({"Home.md": "# Home\n"})
+    async with (
+        e2e(root, auth=AUTH) as (url, h),
+        agent(url, "alice", mode) as alice,
+        agent(url, "bob", mode) as bob,
+    ):
+        people = [{"name": n, "entityType": "person"} for n in ("Caroline", "Melanie")]
+        await ok(alice, "create_entities", entities=people)
+        note = root / "Memory/Caroline.md"  # a person adds a relation, linking as Obsidian does
+        note.write_text(note.read_text(encoding="utf-8") + "- sister_of [[Melanie]]\n", encoding="utf-8")
+        sister = {"from": "Caroline", "to": "Melanie", "relationType": "sister_of"}
+        assert (await ok(bob, "open_nodes", names=["Melanie"]))["relations"] == [sister]
+        again = await ok(bob, "create_relations", relations=[sister])
+        assert again["skipped_duplicates"] == [sister] and h.read("Memory/Caroline.md").count("sister_of") == 1

@@ -19,7 +19,7 @@ from service.errors import ValidationFailed
 from service.memory.model import Entity, Observation, Relation, new_block_id, normalize_text, one_line, tags_of
 from service.memory.store import Loaded
 from service.tools.context import ToolContext
-from service.tools.memory.names import entity_name, relation_link, target_names
+from service.tools.memory.names import entity_name, relation_link, target_key, target_name, target_names
 from service.tools.memory.repeats import dated_attributes, holds_again
 from service.tools.memory.report import fitted
 from service.tools.memory.similar import Similar
@@ -345,8 +345,9 @@ async def create_relations(ctx: ToolContext, args: CreateRelationsIn) -> CreateR
     def change(entity: Entity, members: list[int]) -> bool:
         for i in members:
             relation = planned[i][1]
+            key = target_key(relation.target, store.folder)  # a hand-written `[[Melanie]]` is that relation too
             made[i] = not any(
-                r.relation_type == relation.relation_type and r.target.lower() == relation.target.lower()
+                r.relation_type == relation.relation_type and target_key(r.target, store.folder) == key
                 for r in entity.relations
             )
             if made[i]:
@@ -391,9 +392,8 @@ async def open_nodes(ctx: ToolContext, args: OpenNodesIn) -> OpenNodesOut:
     for loaded in everything:
         stem = loaded.vp.rel.removesuffix(".md").lower()
         for r in loaded.entity.relations:
-            target = r.target.lower()
-            if stem in opened or target in opened:
-                to = names.get(r.target) or names.get(target, r.target)
+            if stem in opened or target_key(r.target, store.folder) in opened:
+                to = target_name(r.target, names, store.folder)
                 relations.append(RelationOut(**{"from": loaded.entity.name, "to": to, "relationType": r.relation_type}))
     return OpenNodesOut(entities=[entity_out(ctx, f) for f in found.values()], relations=relations, missing=[*missing])
 

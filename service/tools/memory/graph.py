@@ -23,7 +23,7 @@ from service.memory.recall import Recall
 from service.memory.when import span_of
 from service.tools.context import ToolContext
 from service.tools.memory.entities import EntityOut, RelationOut, add_to, entity_out, superseded
-from service.tools.memory.names import entity_name, target_names
+from service.tools.memory.names import entity_name, target_name, target_names
 from service.tools.memory.writing import WRITE, entity_store, observation_text, provenance
 from service.tools.models import ToolInput, ToolOutput, decode_cursor, encode_cursor
 from service.tools.sensitive import guard_of
@@ -66,7 +66,7 @@ async def read_memory_graph(ctx: ToolContext, args: ReadGraphIn) -> ReadGraphOut
         RelationOut(
             **{
                 "from": e.entity.name,
-                "to": names.get(r.target) or names.get(r.target.lower(), r.target),
+                "to": target_name(r.target, names, store.folder),
                 "relationType": r.relation_type,
             }
         )

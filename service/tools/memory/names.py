@@ -64,6 +64,20 @@ async def relation_link(ctx: ToolContext, store: EntityStore, target: str, field
     return note.vp.rel.removesuffix(".md")
 
 
+def target_key(target: str, folder: str) -> str:
+    """A relation's target as the lower-cased path, without `.md`, of the note it links from an
+    entity note: a bare `[[Melanie]]` — what Obsidian writes for a note whose name no other note
+    shares (its default link format), and what a person types — is the memory folder's `Melanie`,
+    as `[[Memory/Melanie]]` (what the tools write) is."""
+    key = target.strip().lower().removesuffix(".md")
+    return key if "/" in key else f"{folder.strip().strip('/').lower()}/{key}"
+
+
+def target_name(target: str, names: dict[str, str], folder: str) -> str:
+    """The entity a relation's target links (`names`: `target_names`), else the target as written."""
+    return names.get(target) or names.get(target_key(target, folder)) or names.get(target.lower(), target)
+
+
 def target_names(entities: list[Loaded]) -> dict[str, str]:
     """Entity names by the link text of their notes, lower-cased (Obsidian resolves links whatever
     their case) and as written, which comes first: of two notes whose paths differ only in case (a

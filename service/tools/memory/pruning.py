@@ -23,7 +23,7 @@ from service.memory.store import EntityStore, Loaded
 from service.policy.confirmations import ChangePreview
 from service.tools.context import ToolContext
 from service.tools.memory.entities import RelationOut
-from service.tools.memory.names import entity_name, relation_link
+from service.tools.memory.names import entity_name, relation_link, target_key
 from service.tools.memory.writing import WRITE, all_or_nothing, entity_store
 from service.tools.models import ToolInput, ToolOutput
 from service.tools.spec import ToolSpec
@@ -79,11 +79,11 @@ async def delete_entities(ctx: ToolContext, args: DeleteEntitiesIn) -> DeleteEnt
         )
     stems = {f.vp.rel.removesuffix(".md").lower(): f.entity.name for f in found}
     dangling = [
-        RelationOut(**{"from": e.entity.name, "to": stems[r.target.lower()], "relationType": r.relation_type})
+        RelationOut(**{"from": e.entity.name, "to": stems[key], "relationType": r.relation_type})
         for e in store.entities()
         if e.vp.rel.removesuffix(".md").lower() not in stems
         for r in e.entity.relations
-        if r.target.lower() in stems
+        if (key := target_key(r.target, store.folder)) in stems
     ]
     trash: list[str] = []
 
@@ -189,10 +189,11 @@ async def delete_relations(ctx: ToolContext, args: DeleteRelationsIn) -> DeleteR
     def change(e: Entity, members: list[int]) -> bool:
         for i in members:
             rel = args.relations[i]
+            meant = {target_key(links[i], store.folder), target_key(rel.to, store.folder)}
             keep = [
                 r
                 for r in e.relations
-                if not (r.relation_type == rel.relationType and r.target.lower() in (links[i], rel.to.strip().lower()))
+                if not (r.relation_type == rel.relationType and target_key(r.target, store.folder) in meant)
             ]
             removed[i] = len(e.relations) - len(keep)
             e.relations = keep
