@@ -5,11 +5,13 @@ A heading section runs from its heading line to the line before the next heading
 a higher level (nested sub-sections belong to it). Headings inside fenced code do not count
 (the parser skips fences). All functions are pure: they take the note text and return new
 text, or raise `ValidationFailed` with `details.reason` = `not_found` | `ambiguous` and change
-nothing; a heading not found lists the headings that are there (`details.headings`).
+nothing; a heading not found lists the headings that are there (`details.headings`), a block id
+not found the block ids (`details.blocks`, the closest in `details.suggestions`).
 """
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -24,6 +26,7 @@ from service.markdown.parse import Heading
 Position = Literal["before", "after", "prepend", "append", "replace"]
 MAX_SHOWN = 20  # headings named in a not_found message
 MAX_LISTED = 200  # in its details
+MAX_COMPARED = 2000  # block ids a missing one is compared with for the closest
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,9 +117,7 @@ def find_block(text: str, block_id: str) -> Span:
     text = line_ends.lf(text)
     blocks = outline(text)[1]
     if block_id not in blocks:
-        raise ValidationFailed(
-            f"block ^{block_id} not found", details={"field": "block", "reason": "not_found", "block": block_id}
-        )
+        raise missing_block(block_id, list(blocks))
     lines = text.split("\n")
     last = blocks[block_id]
     first = last
@@ -126,6 +127,32 @@ def find_block(text: str, block_id: str) -> Span:
             break
         first -= 1
     return Span(first, last + 1, first)
+
+
+def missing_block(block_id: str, present: list[str]) -> ValidationFailed:
+    """The not_found error of a block id the note does not have: it lists the ones it has
+    (`details.blocks`, in note order, the first `MAX_LISTED`), the closest of the first
+    `MAX_COMPARED` first in the message and in `details.suggestions`, as a missing heading lists
+    the headings."""
+    compared = present[:MAX_COMPARED]
+    close = difflib.get_close_matches(block_id.casefold(), [b.casefold() for b in compared], n=MAX_SHOWN, cutoff=0.5)
+    folded = {b.casefold(): b for b in reversed(compared)}  # the first id of each folded form
+    named = list(dict.fromkeys([*(folded[c] for c in close), *present[:MAX_SHOWN]]))[:MAX_SHOWN]
+    shown = ", ".join(f"^{b}" for b in named) + (" ..." if len(present) > MAX_SHOWN else "")
+    return ValidationFailed(
+        f"block ^{block_id} not found; block ids in the note: {shown or 'none'}",
+        details={
+            "field": "block",
+            "reason": "not_found",
+            "block": block_id,
+            "blocks": present[:MAX_LISTED],
+            "blocks_total": len(present),
+            "suggestions": [folded[c] for c in close][:5],
+        },
+        hint="Use one of details.blocks, the note's block ids (details.suggestions: the closest to the one given)."
+        if present
+        else "The note has no block ids: read it by heading or lines, or add ' ^id' at the end of a paragraph.",
+    )
 
 
 def find_anchor(text: str, anchor: str) -> int:

@@ -3,7 +3,9 @@ through the dispatch chain beside its fix.
 
 - tasks_filter's `exclude sub-items` keeps the tasks the Tasks plugin keeps: nothing before the
   list marker, or in a quote at most one space after the last `>`
-  (tests/tools/tasks/test_exclude_sub_items.py)."""
+  (tests/tools/tasks/test_exclude_sub_items.py).
+- A read or edit of a block id the note does not have names its block ids and the closest
+  (tests/tools/notes/test_missing_block_names_blocks.py)."""
 
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ from pathlib import Path
 from mcp import Client
 
 from tests.conftest import e2e
-from tests.e2e.calls import ok
+from tests.e2e.calls import error, ok
 
 NESTED = (
     "# Trip\n\n- [ ] book flights\n  - [ ] compare prices\n- packing\n    - [ ] buy adapter\n\n"
@@ -29,3 +31,17 @@ async def test_exclude_sub_items_over_http(make_vault: Callable[..., Path], mode
             assert [i["description"] for i in out["items"]] == ["book flights", "renew passport"]
             out = await ok(c, "tasks_filter", query="NOT (exclude sub-items)\nsort by description")
             assert [i["description"] for i in out["items"]] == ["buy adapter", "compare prices", "find photos"]
+
+
+async def test_a_missing_block_names_the_notes_block_ids_over_http(make_vault: Callable[..., Path], mode: str) -> None:
+    note = "# Launch\n\nThe goal. ^goal-para\n\n- [ ] book venue ^venue\n"
+    async with e2e(make_vault({"Launch.md": note})) as (url, h):
+        await h.indexed()
+        async with Client(url, mode=mode) as c:  # type: ignore[arg-type]
+            bad = await error(c, "read_note", path="[[Launch#^goal-pra]]")
+            assert bad["code"] == "validation_error" and bad["details"]["reason"] == "not_found"
+            assert (
+                bad["details"]["blocks"] == ["goal-para", "venue"] and bad["details"]["suggestions"][0] == "goal-para"
+            )
+            bad = await error(c, "patch_note", path="Launch", block="venu", content="x\n")
+            assert bad["details"]["suggestions"] == ["venue"] and h.read("Launch.md") == note

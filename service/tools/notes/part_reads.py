@@ -261,9 +261,7 @@ def _span(outliner: Outliner, lines: int, wanted: Wanted) -> tuple[int, int]:
     if wanted.kind == "block":
         block = wanted.block.lstrip("^")
         if block not in outliner.found:
-            raise ValidationFailed(
-                f"block ^{block} not found", details={"field": "block", "reason": "not_found", "block": block}
-            )
+            raise sections.missing_block(block, list(outliner.found))
         return outliner.block_starts[block], outliner.found[block] + 1
     span = sections.heading_span(outliner.headings, lines, list(wanted.heading))
     return span.start, span.end
