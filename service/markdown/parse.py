@@ -23,7 +23,7 @@ marked with their key (`Link.property`, `service.markdown.property_links`), befo
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote
@@ -362,8 +362,8 @@ def parse_note(rel: str, text: str) -> ParsedNote:
     all_tags = list(dict.fromkeys([*fm_tags, *inline_tags]))
     return ParsedNote(
         title=note_title(rel),
-        search_title=search_title(rel, props, headings),
-        aliases=frontmatter_aliases(props),
+        search_title=search_title(rel, props, headings, aliases := frontmatter_aliases(props)),
+        aliases=aliases,
         properties=props,
         frontmatter_error=front.error,
         body_line=front.body_line,
@@ -389,14 +389,18 @@ def note_title(rel: str) -> str:
     return name[:dot] if dot > 0 else name
 
 
-def search_title(rel: str, props: dict[str, Any], headings: list[Heading]) -> str:
+def search_title(rel: str, props: dict[str, Any], headings: list[Heading], aliases: Sequence[str] = ()) -> str:
     """The text full-text search weighs as a title: the note's title, followed by the frontmatter
     `title` (or else the first H1) when that says something else, so a note is found by the
-    heading it displays as well as by its file name. migrations/0006_title_rule.sql derives the
-    same text for rows indexed before this rule."""
+    heading it displays as well as by its file name, then its aliases (`SAR`, `Robustness
+    Principle`): the names Obsidian's quick switcher finds it by, often written nowhere else in
+    the note. migrations/0006_title_rule.sql derived the first two for rows indexed before that
+    rule; 0029_alias_titles.sql has the notes with aliases read again."""
     name = note_title(rel)
     shown = props.get("title")
     if not (isinstance(shown, str) and shown.strip()):
         shown = next((h.text for h in headings if h.level == 1), None)
     shown = shown.strip() if isinstance(shown, str) else None
-    return f"{name} {shown}" if shown and shown != name else name
+    names = [name, shown] if shown and shown != name else [name]
+    names.extend(a for a in dict.fromkeys(aliases) if a not in names)
+    return " ".join(names)

@@ -47,3 +47,15 @@ async def test_math_and_shell_dollars_are_no_money_topic(make_vault: Callable[..
             "Math/Covariance.md": False,
             "Shop/Course.md": True,
         }
+
+
+async def test_search_finds_a_note_by_its_alias(make_vault: Callable[..., Path], mode: str) -> None:
+    """`COEP` is written only in the note's aliases: search_text found nothing."""
+    files = {
+        "Cross-Origin-Embedder-Policy.md": "---\naliases:\n  - COEP\n---\nA header against side channels.\n",
+        "Headers.md": "# Headers\n\nSee [[Cross-Origin-Embedder-Policy|COEP]].\n",
+    }
+    async with e2e(make_vault(files), index={"watch": False}) as (url, h), Client(url, mode=mode) as c:  # type: ignore[arg-type]
+        await h.indexed()
+        found = await _ok(c, "search_text", query="coep")
+        assert [i["path"] for i in found["items"]] == ["Cross-Origin-Embedder-Policy.md", "Headers.md"]

@@ -37,7 +37,7 @@ def parsed():  # type: ignore[no-untyped-def]
 
 
 def test_frontmatter_title_aliases_and_tags(parsed) -> None:  # type: ignore[no-untyped-def]
-    assert parsed.title == "Note" and parsed.search_title == "Note Custom"
+    assert parsed.title == "Note" and parsed.search_title == "Note Custom One Two"  # name, title, aliases
     assert parsed.aliases == ["One", "Two"]
     assert parsed.properties["tags"] == ["fm/a", "b"]
     assert parsed.tags == ["fm/a", "b", "inline", "nested/tag/deep", "work"]
