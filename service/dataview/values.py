@@ -371,7 +371,30 @@ def to_json(value: Any, url: Callable[[str], str] | None = None) -> Any:
 
 
 def typed(value: Any, url: Callable[[str], str] | None = None) -> dict[str, Any]:
-    return {"type": type_of(value), "value": to_json(value, url)}
+    """A value as {type, value}; an array or object holding a date, duration, link or function also
+    has `types` (`item_types`): in JSON those read as another type (a date as a string)."""
+    out = {"type": type_of(value), "value": to_json(value, url)}
+    if isinstance(value, (list, Mapping)) and (types := item_types(value)) is not None:
+        out["types"] = types
+    return out
+
+
+_OPAQUE = (dt.datetime, Duration, Link, Lambda)  # values whose JSON form is not their type's
+
+
+def item_types(value: Any) -> Any:
+    """The Dataview type of each item of `value` whose JSON form does not tell it (date, duration,
+    link, function), shaped like `to_json(value)`: a list by position (null for an item whose JSON
+    says its type), an object by key (only such keys); None when `value` holds none."""
+    if isinstance(value, _OPAQUE):
+        return type_of(value)
+    if isinstance(value, list):
+        inner = [item_types(v) for v in value]
+        return inner if any(t is not None for t in inner) else None
+    if isinstance(value, Mapping):
+        found = {str(k): t for k, v in value.items() if (t := item_types(v)) is not None}
+        return found or None
+    return None
 
 
 def day_start(d: dt.datetime) -> dt.datetime:

@@ -5,7 +5,9 @@ through the dispatch chain beside its fix.
   list marker, or in a quote at most one space after the last `>`
   (tests/tools/tasks/test_exclude_sub_items.py).
 - A read or edit of a block id the note does not have names its block ids and the closest
-  (tests/tools/notes/test_missing_block_names_blocks.py)."""
+  (tests/tools/notes/test_missing_block_names_blocks.py).
+- A Dataview field written as a property and as an inline field is a list whose dates stay dates,
+  and the answer says so (`types`) (tests/tools/dataview/test_merged_field_types.py)."""
 
 from __future__ import annotations
 
@@ -45,3 +47,19 @@ async def test_a_missing_block_names_the_notes_block_ids_over_http(make_vault: C
             )
             bad = await error(c, "patch_note", path="Launch", block="venu", content="x\n")
             assert bad["details"]["suggestions"] == ["venue"] and h.read("Launch.md") == note
+
+
+async def test_merged_dataview_dates_keep_their_type_over_http(make_vault: Callable[..., Path], mode: str) -> None:
+    note = "---\ndue: 2024-01-02\n---\n# Launch\n\nMoved: [due:: 2024-01-05]\n"
+    async with e2e(make_vault({"Launch.md": note})) as (url, h):
+        await h.indexed()
+        async with Client(url, mode=mode) as c:  # type: ignore[arg-type]
+            out = await ok(c, "eval_dataview_field", path="Launch", field="due")
+            assert out["fields"]["due"] == {
+                "type": "array",
+                "value": ["2024-01-02", "2024-01-05"],
+                "types": ["date", "date"],
+            }
+            out = await ok(c, "search_dql", query="TABLE due, due[1] - due[0] AS moved")
+            cells = out["rows"][0]["cells"]
+            assert cells[0]["types"] == ["date", "date"] and cells[1]["type"] == "duration"

@@ -93,7 +93,8 @@ class DqlOut(ToolOutput, Partial):
     total: int = Field(description="Result rows (or groups) the caller may see.")
     rows: list[dict[str, JsonValue]] = Field(
         description="This page of rows. Values are {type, value}, with Dataview's type names (string, number, "
-        "boolean, date, duration, link, array, object, null); a row from a note has `path` and "
+        "boolean, date, duration, link, array, object, null); an array or object holding dates, durations or links "
+        "also has `types`, theirs by position (null for the other items) or key; a row from a note has `path` and "
         "`obsidian_url`; TABLE rows have `cells` in column order, LIST rows `value`, TASK rows the task's line "
         "(0-based, as Dataview counts; list_tasks and set_task_status count from 1), text, status and fields."
     )
@@ -251,7 +252,8 @@ class EvalFieldOut(ToolOutput):
     obsidian_url: str = Field(description="obsidian://open URL of the note.")
     fields: dict[str, JsonValue] = Field(
         description="Field name -> {type, value}: frontmatter, inline fields and `file` (implicit fields), or the "
-        "one requested field or expression."
+        "one requested field or expression. An array or object holding dates, durations or links also has `types`: "
+        "theirs by position (null for the other items) or by key (a date's value is its ISO text)."
     )
 
 
