@@ -17,7 +17,8 @@ Ranking (`search`), tuned on the LoCoMo dev conversations (docs/memory.md):
   2023"; `service.memory.when`) count `1 + DATE_BOOST` times, and the date's words are not matched;
 - names: an entity named in the query (name or alias) is what the question is about, not a word
   to match: its name is taken out of the words searched (a turn that only says "Thanks,
-  Caroline!" no longer wins) and its observations count `1 + NAMED_BOOST` times;
+  Caroline!" no longer wins) and its observations count `1 + NAMED_BOOST` times; when no other
+  word matches ("Caro", an alias), its observations are the hits;
 - meaning: cosine of the query's vector with `"<entity>: <observation>"`'s, min-max scaled over
   the observations in scope, mixed with the words' score scaled by its best, `WORDS_SHARE` to
   the words. An observation sharing no word with the query is a hit only at cosine
@@ -345,6 +346,7 @@ class Recall:
             return []
         scope = np.zeros(total, dtype=bool)
         boost = np.ones(total, dtype=np.float32)
+        of_named = np.zeros(total, dtype=bool)  # the observations of the entities the query names
         entries: list[tuple[NoteEntry, int]] = []
         for entry, start in zip(self._order, self._starts, strict=True):
             if (readable is not None and not readable(entry.rel)) or (keep is not None and not keep(entry)):
@@ -357,6 +359,7 @@ class Recall:
                     scope[start + i] = keep_obs(obs)
             if entry.rel in named:
                 boost[start:end] = 1 + NAMED_BOOST
+                of_named[start:end] = True
             entries.append((entry, start))
         if not scope.any():
             return []
@@ -371,7 +374,8 @@ class Recall:
         top = float(lexical.max()) if len(lexical) else 0.0
         if top > 0:
             score += (lexical / top).astype(np.float32)
-        hit = lexical > 0
+        # nothing but the name matched ("Caro", "tell me about Caroline"): what is known of the entity
+        hit = lexical > 0 if top > 0 else of_named.copy()
         if query_vector is not None and self._matrix.shape[1] == len(query_vector) and self._have.any():
             cosine = self._matrix @ np.asarray(query_vector, dtype=np.float32)
             usable = scope & self._have

@@ -64,3 +64,19 @@ async def test_a_relation_written_by_hand_in_obsidian_is_read_both_ways(
         assert (await ok(bob, "open_nodes", names=["Melanie"]))["relations"] == [sister]
         again = await ok(bob, "create_relations", relations=[sister])
         assert again["skipped_duplicates"] == [sister] and h.read("Memory/Caroline.md").count("sister_of") == 1
+
+
+async def test_an_alias_given_in_obsidian_recalls_the_entity(make_vault: Callable[..., Path], mode: str) -> None:
+    root = make_vault({"Home.md": "# Home\n"})
+    async with (
+        e2e(root, auth=AUTH) as (url, _h),
+        agent(url, "alice", mode) as alice,
+        agent(url, "bob", mode) as bob,
+    ):
+        facts = ["Works at the LGBTQ center", "Has a dog named Oscar"]
+        caroline = {"name": "Caroline", "entityType": "person", "observations": facts}
+        await ok(alice, "create_entities", entities=[caroline])
+        note = root / "Memory/Caroline.md"  # a person gives her the alias she goes by
+        note.write_text(note.read_text(encoding="utf-8").replace("aliases: []", "aliases: [Caro]"), encoding="utf-8")
+        found = await ok(bob, "search_memory", query="Caro", limit=5)
+        assert [i["text"] for i in found["items"]] == facts and {i["entity"] for i in found["items"]} == {"Caroline"}
