@@ -37,7 +37,7 @@ from service.plans.effects import (
 from service.plans.model import Plan, Step
 from service.plans.params import Problem, bind_params
 from service.plans.planned_links import Rewritten
-from service.plans.refs import RefError, Scope, Unresolved, resolve
+from service.plans.refs import RefError, Scope, Unresolved, not_a_list, resolve
 from service.plans.refusals import StaticCheck, refusal
 from service.plans.schedule import run_after
 from service.plans.summary import Failure, PlanEffects
@@ -260,7 +260,7 @@ async def _check_step(
             checked.problems.append(Problem(step.id, "bad_reference", str(exc)))
             return reads and not tool.mutating
         if found is not None and not isinstance(found, list):
-            checked.problems.append(Problem(step.id, "bad_reference", "foreach must resolve to a list"))
+            checked.problems.append(Problem(step.id, "bad_reference", not_a_list(found)))
             return reads and not tool.mutating
         items = found
     if tool.mutating:

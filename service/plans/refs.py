@@ -82,6 +82,21 @@ def _refs_in_string(text: str, item_name: str | None) -> list[Ref]:
     return out
 
 
+def not_a_list(found: Any) -> str:
+    """Why a `foreach` that resolved to `found` (not a list) cannot run, with the forms that give a
+    list: '$find.items' is no reference (it stays that text), '$steps.find' is the whole result."""
+    if isinstance(found, str):
+        what = f"the text {found[:80]!r} (no reference: it starts with neither '$steps.' nor '${{')"
+    elif isinstance(found, dict):
+        what = f"an object with the fields {', '.join(map(str, list(found)[:8]))}"
+    else:
+        what = "null" if found is None else f"a {type(found).__name__}"
+    return (
+        f"foreach must resolve to a list, not {what}: name a list of an earlier step's result as "
+        "'$steps.<id>.<field>' (e.g. '$steps.find.items[*].path'), or a list parameter as '${name}'"
+    )
+
+
 def references(value: Any, item_name: str | None = None) -> list[Ref]:
     """Every reference inside `value` (strings, lists and objects, keys excluded)."""
     if isinstance(value, str):

@@ -37,7 +37,7 @@ import anyio.lowlevel
 from service.plans.check import Checked
 from service.plans.journal import Journal, Recorder, StepRecorder
 from service.plans.model import Step
-from service.plans.refs import RefError, Scope, Unresolved, resolve
+from service.plans.refs import RefError, Scope, Unresolved, not_a_list, resolve
 from service.types import ProgressFn
 from service.vault.journal import RECORDER
 
@@ -216,7 +216,7 @@ class Runner:
             if step.foreach is not None:
                 found = resolve(step.foreach, scope, f"{step.id}.foreach")
                 if not isinstance(found, list):
-                    raise RefError("foreach must resolve to a list")
+                    raise RefError(not_a_list(found))
                 items = found
                 state.total += len(items) - state.estimates.get(step.id, 1)  # the list is known now
         except (RefError, Unresolved) as exc:

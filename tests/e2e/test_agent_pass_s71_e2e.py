@@ -59,3 +59,18 @@ async def test_search_finds_a_note_by_its_alias(make_vault: Callable[..., Path],
         await h.indexed()
         found = await _ok(c, "search_text", query="coep")
         assert [i["path"] for i in found["items"]] == ["Cross-Origin-Embedder-Policy.md", "Headers.md"]
+
+
+async def test_a_foreach_naming_no_list_says_how_to_name_one(make_vault: Callable[..., Path], mode: str) -> None:
+    files = {"Cross-Origin-Embedder-Policy.md": "---\naliases: [COEP]\n---\nA header.\n"}
+    find = {"id": "find", "tool": "search_properties", "args": {"filters": [{"key": "aliases", "op": "exists"}]}}
+
+    def plan(foreach: str) -> dict[str, object]:
+        tag = {"id": "tag", "tool": "add_tags", "foreach": foreach, "args": {"path": "$item", "tags": ["seen"]}}
+        return {"goal": "tag the notes with aliases", "steps": [find, tag]}
+
+    async with e2e(make_vault(files), index={"watch": False}) as (url, h), Client(url, mode=mode) as c:  # type: ignore[arg-type]
+        await h.indexed()
+        [problem] = (await _ok(c, "validate_plan", plan=plan("$find.items")))["problems"]
+        assert "'$steps.find.items[*].path'" in problem["message"], problem
+        assert (await _ok(c, "validate_plan", plan=plan("$steps.find.items[*].path")))["valid"]
