@@ -19,6 +19,7 @@ VAULT: dict[str, str | bytes] = {
     "fjord.png": b"\x89PNG\r\n\x1a\n fjord",
     "Files/route.pdf": b"%PDF-1.4\n%%EOF\n",
     ".obsidian/app.json": '{"attachmentFolderPath": "./media"}',
+    "Trips/Plan.md": "---\ncity: Kyoto\n---\n# Plan\n\nKyoto in May; kyoto again in June.\n",
 }
 
 
@@ -32,3 +33,22 @@ async def test_the_attachments_one_note_uses(make_vault: Callable[..., Path], mo
         assert every["total"] == 3 and every["attachment_folder"]["for_note"] == "Trips/Kyoto.md"
         missing = await _error(c, "list_attachments", embedded_by="Kyto")
         assert missing["code"] == "note_not_found" and "Trips/Kyoto.md" in missing["details"]["suggestions"]
+
+
+async def test_find_and_replace_previewed_confirmed_and_searchable(make_vault: Callable[..., Path], mode: str) -> None:
+    async with e2e(make_vault(VAULT), index={"watch": False}) as (url, h), Client(url, mode=mode) as c:  # type: ignore[arg-type]
+        await h.indexed()
+        args = {"find": "kyoto", "replace": "Kyōto", "ignore_case": True, "whole_word": True, "folder": "Trips"}
+        dry = await _ok(c, "replace_text", **args)
+        assert (dry["files_changed"], dry["replacements"]) == (2, 3)
+        assert [i["path"] for i in dry["items"]] == ["Trips/Kyoto.md", "Trips/Plan.md"]
+        ask = await _error(c, "replace_text", **args, dry_run=False)
+        assert ask["code"] == "elicit_required" and "Trips/Plan.md" in ask["details"]["preview"]
+        token = await h.token_for("replace_text", **args, dry_run=False)
+        done = await _ok(c, "replace_text", **args, dry_run=False, elicit_token=token)
+        assert (done["dry_run"], done["replacements"]) == (False, 3)
+        plan = h.read("Trips/Plan.md")
+        assert plan == "---\ncity: Kyoto\n---\n# Plan\n\nKyōto in May; Kyōto again in June.\n"  # frontmatter kept
+        assert h.read("Trips/Kyoto.md").startswith("# Kyōto\n")
+        found = await _ok(c, "search_text", query="Kyōto")
+        assert {i["path"] for i in found["items"]} == {"Trips/Kyoto.md", "Trips/Plan.md"}

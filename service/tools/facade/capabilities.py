@@ -81,6 +81,7 @@ KEYWORDS: dict[str, tuple[str, ...]] = {
     "find_similar": ("related to this", "related to my note"),
     "write_canvas": ("edit a canvas", "change a canvas", "add to a canvas"),
     "rewrite_links": ("fix links", "fix the links", "repair links", "repoint links"),
+    "replace_text": ("find and replace", "search and replace", "replace a word", "replace text", "fix a typo"),
 }
 NAME_BOOST = 6.0  # BM25 scores of the catalog run ~2..20: a full name match is worth a strong title hit
 PHRASE_BOOST = 10.0

@@ -3,7 +3,8 @@
 Tools: read_note, read_notes, note_info (`read.py`); list_notes, list_folders (`listing.py`); create_note,
 write_note, append_note, prepend_note, patch_note (`write.py`); delete_note, copy_note,
 create_folder (`files.py`); bulk_create_notes (`bulk.py`); move_note, rename_note (`moves.py`,
-rewriting every link to what moved). `note_facts.py` reads a note's facts from the index when
+rewriting every link to what moved); replace_text (`replace.py`, find and
+replace in note bodies). `note_facts.py` reads a note's facts from the index when
 its row is current.
 Touches: vault files (through `VaultFiles`); index tables `notes`, `links` (read: link counts,
 note facts, the notes that link to a moved file).
@@ -11,7 +12,15 @@ note facts, the notes that link to a moved file).
 
 from __future__ import annotations
 
-from service.tools.notes import bulk, files, listing, moves, read, write
+from service.tools.notes import bulk, files, listing, moves, read, replace, write
 from service.tools.spec import ToolSpec
 
-TOOLS: tuple[ToolSpec, ...] = (*read.TOOLS, *listing.TOOLS, *write.TOOLS, *files.TOOLS, *bulk.TOOLS, *moves.TOOLS)
+TOOLS: tuple[ToolSpec, ...] = (
+    *read.TOOLS,
+    *listing.TOOLS,
+    *write.TOOLS,
+    *files.TOOLS,
+    *bulk.TOOLS,
+    *moves.TOOLS,
+    *replace.TOOLS,
+)

@@ -1,0 +1,254 @@
+"""notes domain, find and replace: replace_text.
+
+Replaces a text (or a regular expression's matches) in the body of one note, the notes under a
+folder, or every note, the way rename_tag rewrites a tag: a dry run by default that lists each
+changed line, then one all-or-nothing change that needs confirmation (`scope_class` bulk), kept
+in the plan journal so a crash mid-way is rolled back at the next start.
+- Only the body changes: the frontmatter is properties, edited with set_properties and the tag
+  tools (a frontmatter block is found by its fences, its YAML never read here).
+- Notes are found through the index (the trigram index narrows a pattern with a literal of three
+  characters or more, as search_regex does) and checked again on disk: what is replaced is the
+  file's text as read, written back only over the etag it was read at.
+- Patterns run on the `regex` package under the `[search]` regex budget for the whole call, in a
+  worker thread; `whole_word` keeps matches not touching a letter, digit or `_` on either side.
+- At most `MAX_FILES` notes with a match in one call (the texts of every changed note are held
+  until the last is written): more is a validation error that says to narrow it by folder.
+Touches: vault files (read; written on apply), index tables `notes`, `note_text`, `fts_trigram`
+(read, to find the notes).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from pydantic import Field, model_validator
+
+from service.errors import ComputeBudgetExceeded, NoteNotFound, QuerySyntaxError, ValidationFailed
+from service.graph.moves import FileEdit, MovePlan, apply_plan, move_lock, refuse_read_only_edits
+from service.markdown import frontmatter as fm
+from service.obs.sessions import caller_hash
+from service.plans.recovery import journaled
+from service.policy.confirmations import ChangePreview
+from service.retrieval import regex as rx
+from service.tools.change_pages import ChangeListIn, start_of, window
+from service.tools.context import ToolContext
+from service.tools.graph_common import FileChangeItem, change_item, complete_index, diff_lines, preview
+from service.tools.models import NOTE_ADDRESS, ToolOutput
+from service.tools.search_common import FOLDER_FIELD, FolderArg, readable, scope
+from service.tools.spec import ToolSpec
+
+if TYPE_CHECKING:
+    import regex
+
+MAX_FILES = 2_000
+MAX_REPLACE = 100_000  # characters of replacement text
+
+
+class ReplaceTextIn(ChangeListIn):
+    find: str = Field(
+        min_length=1, max_length=rx.MAX_PATTERN, description="Text to find (a regular expression with regex=true)."
+    )
+    replace: str = Field(
+        max_length=MAX_REPLACE,
+        description="What each match becomes ('' deletes it); with regex=true, \\1 or \\g<name> put a group back.",
+    )
+    path: str | None = Field(default=None, description="Only this note. " + NOTE_ADDRESS)
+    folder: FolderArg = FOLDER_FIELD
+    regex: bool = Field(default=False, description="find is a regular expression (Python `regex` syntax).")
+    ignore_case: bool = Field(default=False, description="Match in any letter case.")
+    whole_word: bool = Field(default=False, description="Only matches with no letter, digit or _ right beside them.")
+    dry_run: bool = Field(default=True, description="Default true: only list each file and line that would change.")
+
+    @model_validator(mode="after")
+    def _one_scope(self) -> ReplaceTextIn:
+        if self.path is not None and self.folder is not None:
+            raise ValueError("give path (one note) or folder, not both")
+        return self
+
+
+class ReplaceTextOut(ToolOutput):
+    dry_run: bool = Field(description="True when nothing was changed.")
+    items: list[FileChangeItem] = Field(
+        description="Notes that change, with each line before and after (this page: at most `limit`)."
+    )
+    files_changed: int = Field(description="Number of notes whose text changes (all of them).")
+    lines_changed: int = Field(description="Number of changed lines (all of them).")
+    replacements: int = Field(description="Number of matches replaced (all of them).")
+    truncated: bool = Field(description="True when `items` lists only some of the changes.")
+    next_cursor: str | None = Field(default=None, description="Dry run: cursor of the next preview page.")
+
+
+@dataclass
+class _Plan(MovePlan):
+    """The edits, and how many matches they replace."""
+
+    replacements: int = 0
+
+
+def _compiled(args: ReplaceTextIn) -> tuple[regex.Pattern[str], list[str]]:
+    """The pattern to run and the literals every match holds (for the trigram prefilter)."""
+    import regex
+
+    source = args.find if args.regex else regex.escape(args.find)
+    rx.compile_pattern(source, ignore_case=args.ignore_case, multiline=True)  # its own errors, with hints
+    literals = rx.required_literals(source, ignore_case=args.ignore_case)
+    if args.whole_word:
+        source = rf"(?<![\w])(?:{source})(?![\w])"
+    return rx.compile_pattern(source, ignore_case=args.ignore_case, multiline=True), literals
+
+
+def _replacer(args: ReplaceTextIn) -> str | Callable[[Any], str]:
+    if args.regex:
+        return args.replace
+    text = args.replace
+    return lambda _m: text  # as written: no group references, no escapes
+
+
+async def precheck_replace_text(ctx: ToolContext, args: ReplaceTextIn) -> None:
+    """A bad pattern, or a cursor on an applying call, fails before anyone is asked."""
+    start_of(args, args.dry_run)
+    _compiled(args)
+
+
+async def _candidates(
+    ctx: ToolContext, args: ReplaceTextIn, compiled: regex.Pattern[str], literals: list[str]
+) -> list[str]:
+    """The notes whose indexed body has a match (path order), or the one note named."""
+    if args.path is not None:
+        return [(await ctx.find_note(args.path, "write")).vp.rel]
+    await complete_index(ctx)
+    folders = scope(ctx, args.folder)
+    can_read = readable(ctx)
+    cfg = ctx.services.settings.search
+
+    def query(conn: Any) -> tuple[list[rx.RegexHit], bool, bool]:
+        return rx.search(
+            conn,
+            ctx.vault.id,
+            compiled,
+            literals,
+            folders,
+            can_read,
+            want=MAX_FILES,
+            budget_s=cfg.regex_max_budget_ms / 1000,
+            max_lines=1,
+        )
+
+    hits, more, _ = await ctx.services.db.run_read(query)
+    if more:
+        raise _too_many()
+    return [h.path for h in hits]
+
+
+def _too_many() -> ValidationFailed:
+    return ValidationFailed(
+        f"more than {MAX_FILES} notes would change in one call",
+        details={"max_files": MAX_FILES},
+        hint="Narrow it with folder (one call per folder), or path for one note.",
+    )
+
+
+async def _plan(ctx: ToolContext, args: ReplaceTextIn) -> _Plan:
+    compiled, literals = _compiled(args)
+    paths = await _candidates(ctx, args, compiled, literals)
+    files = {p: ctx.resolve(p, "read") for p in paths}
+    replacer = _replacer(args)
+    budget_s = ctx.services.settings.search.regex_max_budget_ms / 1000
+
+    def scan() -> _Plan:
+        plan = _Plan(moves={})
+        deadline = time.monotonic() + budget_s
+        for rel, vp in files.items():
+            try:
+                note = ctx.vault.files.read(vp)
+            except NoteNotFound:
+                continue  # gone since the index saw it
+            start = fm.fences(note.content).body_start
+            body = note.content[start:]
+            try:
+                new_body, count = compiled.subn(replacer, body, timeout=max(deadline - time.monotonic(), 0.001))
+            except TimeoutError:
+                raise ComputeBudgetExceeded(
+                    "replace_text exceeded its time budget",
+                    details={"budget_ms": int(budget_s * 1000)},
+                    hint="Narrow it with folder or path, or simplify the pattern.",
+                ) from None
+            except (IndexError, ValueError) as exc:  # a group the pattern does not have, a bad escape
+                raise QuerySyntaxError(
+                    "invalid replacement",
+                    details={"field": "replace", "reason": str(exc)},
+                    hint="Refer only to the pattern's groups (\\1, \\g<name>); write a backslash as \\\\.",
+                ) from None
+            if not count or new_body == body:
+                continue
+            text = note.content[:start] + new_body
+            plan.edits.append(FileEdit(rel, rel, note.etag, note.content, text, diff_lines(note.content, text)))
+            plan.replacements += count
+        return plan
+
+    import regex
+
+    try:
+        plan = await asyncio.to_thread(scan)
+    except regex.error as exc:
+        raise QuerySyntaxError("invalid replacement", details={"field": "replace", "reason": str(exc)}) from None
+    for edit in plan.edits:
+        ctx.resolve(edit.path, "write")  # every note it changes may be written by the caller
+    return plan
+
+
+async def replace_text(ctx: ToolContext, args: ReplaceTextIn) -> ReplaceTextOut:
+    start_of(args, args.dry_run)  # a bad cursor fails before anything changes
+    steps = ctx.steps("replace_text")
+    async with move_lock(ctx.vault):
+        plan = await _plan(ctx, args)
+        if not args.dry_run and plan.edits:
+            caller, goal = caller_hash(ctx.principal.subject), f"replace_text of {args.find[:80]!r}"
+            async with journaled(ctx.services.plans.journal, ctx.vault.id, caller, goal):
+                await apply_plan(ctx.vault, plan, steps)
+    (edits,), cursor, truncated = window(args, args.dry_run, plan.edits)
+    return ReplaceTextOut(
+        dry_run=args.dry_run,
+        items=[change_item(ctx, e.path, e.changes) for e in edits],
+        files_changed=len(plan.edits),
+        lines_changed=sum(len(e.changes) for e in plan.edits),
+        replacements=plan.replacements,
+        truncated=truncated,
+        next_cursor=cursor,
+    )
+
+
+async def confirm_replace_text(ctx: ToolContext, args: ReplaceTextIn) -> ChangePreview | None:
+    if args.dry_run:
+        return None
+    plan = await _plan(ctx, args)
+    await asyncio.to_thread(refuse_read_only_edits, ctx.vault, plan)  # not asked to approve what cannot be done
+    items = [change_item(ctx, e.path, e.changes) for e in plan.edits]
+    head = [f"Replace {args.find[:80]!r} with {args.replace[:80]!r}: {plan.replacements} in {len(plan.edits)} notes:"]
+    return preview(head, items, {e.path for e in plan.edits})
+
+
+TOOLS: tuple[ToolSpec, ...] = (
+    ToolSpec(
+        name="replace_text",
+        domain="notes",
+        title="Find and replace",
+        description="Replace a text or a regular expression's matches in the body of one note (path), the notes "
+        "under a folder, or every note; frontmatter is left alone. Dry-run by default: lists each file and line "
+        "and the number of replacements; applying needs confirmation and is all or nothing.",
+        input_model=ReplaceTextIn,
+        output_model=ReplaceTextOut,
+        handler=replace_text,
+        scopes=("write:vault",),
+        scope_class="bulk",
+        mutating=True,
+        confirm="conditional",
+        confirm_when=confirm_replace_text,
+        precheck=precheck_replace_text,
+        idempotent=False,
+    ),
+)
