@@ -7,8 +7,9 @@ section heading or None, tags]`, with 0-based file lines. The list items are the
 parser found (`service.markdown.parse.ListItem`, the same ones the index's task rows come from);
 this module only finds the fields. Fields come in three forms: a line `Key:: value` (also after
 a list or quote marker), `[key:: value]` and `(key:: value)` anywhere in a line; fenced code is
-skipped. Values stay raw here; `values.parse_inline_value` types them when a query loads the
-page. Touches nothing outside itself.
+skipped, and so is a task's line: as in Dataview, a task's fields are its own (`items`), never its
+page's (a plain list item's fields are the page's too). Values stay raw here;
+`values.parse_inline_value` types them when a query loads the page. Touches nothing outside itself.
 """
 
 from __future__ import annotations
@@ -81,6 +82,7 @@ def extract(text: str, body_start: int, items: Sequence[ListItem] = ()) -> str:
     # Every field holds "::": a note without one (most) has no line to walk.
     lines = text.split("\n") if "::" in text else []
     fence: str | None = None
+    tasks = {i.line for i in items if i.status is not None} if lines else set()
     for n in range(text.count("\n", 0, body_start) if lines else 0, len(lines)):
         line = lines[n]
         m = _FENCE.match(line)
@@ -91,7 +93,7 @@ def extract(text: str, body_start: int, items: Sequence[ListItem] = ()) -> str:
         if m is not None:
             fence = m.group(1)
             continue
-        if "::" in line:
+        if "::" in line and n not in tasks:
             fields.extend([key, value, n] for key, value in line_fields(line))
     if not fields and not items:
         return ""

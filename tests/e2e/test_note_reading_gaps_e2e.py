@@ -7,7 +7,8 @@ through the dispatch chain beside its fix.
 - A read or edit of a block id the note does not have names its block ids and the closest
   (tests/tools/notes/test_missing_block_names_blocks.py).
 - A Dataview field written as a property and as an inline field is a list whose dates stay dates,
-  and the answer says so (`types`) (tests/tools/dataview/test_merged_field_types.py)."""
+  and the answer says so (`types`) (tests/tools/dataview/test_merged_field_types.py); a field on a
+  task's line is the task's own, not its page's (tests/tools/dataview/test_task_fields_stay_on_tasks.py)."""
 
 from __future__ import annotations
 
@@ -63,3 +64,17 @@ async def test_merged_dataview_dates_keep_their_type_over_http(make_vault: Calla
             out = await ok(c, "search_dql", query="TABLE due, due[1] - due[0] AS moved")
             cells = out["rows"][0]["cells"]
             assert cells[0]["types"] == ["date", "date"] and cells[1]["type"] == "duration"
+
+
+async def test_a_tasks_dataview_field_is_not_its_pages_over_http(make_vault: Callable[..., Path], mode: str) -> None:
+    note = "---\ndue: 2024-01-02\n---\n# Rent\n\n- [ ] pay rent [due:: 2024-01-05]\n"
+    async with e2e(make_vault({"Rent.md": note})) as (url, h):
+        await h.indexed()
+        async with Client(url, mode=mode) as c:  # type: ignore[arg-type]
+            out = await ok(c, "eval_dataview_field", path="Rent", field="due - date(2024-01-01)")
+            assert out["fields"]["due - date(2024-01-01)"] == {
+                "type": "duration",
+                "value": {"months": 0, "seconds": 86400},
+            }
+            out = await ok(c, "search_dql", query='TASK FROM "Rent"')
+            assert out["rows"][0]["fields"]["due"] == {"type": "date", "value": "2024-01-05"}

@@ -27,8 +27,7 @@ def test_every_inline_form_with_file_lines() -> None:
         ["rating", "9", 5],
         ["mood", "acceptable", 5],
         ["longKeyIDontNeedWhenReading", "key", 6],
-        ["due", "2022-04-05", 10],
-    ]
+    ]  # a task's field (line 10) is the task's own, not the page's, as in Dataview
     assert items == [  # the note parser's list items (service.markdown.parse), the ones list_tasks reads
         [10, -1, " ", "Send an mail [due:: 2022-04-05] ✅ 2022-04-06", None, None, []],
         [11, 10, None, "child item", None, None, []],
