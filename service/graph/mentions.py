@@ -5,7 +5,8 @@ without linking it — Obsidian's "unlinked mentions", as link suggestions.
 word counts of the names it starts. A note's text is split into words (`\\w+`, so a match starts
 and ends on word boundaries); at each word, the names it starts are tried longest first by
 looking up the words that follow, and a hit is checked against the text itself, letter case
-aside (so `Q&A basics` does not match `Q A basics`). Matches do not overlap: the longest at the
+aside (so `Q&A basics` does not match `Q A basics`), except for a name written in capitals (an
+acronym: `CAN`, `SAR`), matched only so (`Can lead to` names no `CAN` bus). Matches do not overlap: the longest at the
 leftmost position wins. Left out: the frontmatter, code (fenced and indented blocks, inline
 code; `service.markdown.fences`), the text of links, embeds, URLs, HTML comments, tags, callout
 types and block ids, the note's own names, and every note the note already links to. A name
@@ -146,8 +147,8 @@ def mentions(source: str, text: str, names: NameIndex, linked: Iterable[str] = (
                 if name is None:
                     continue
                 start, end = found[i].start(), found[i + n - 1].end()
-                if low[start:end] != name.text.lower():
-                    continue
+                if low[start:end] != name.text.lower() or (name.text.isupper() and masked[start:end] != name.text):
+                    continue  # an acronym (`CAN`, `BAD`) only in capitals: no 'Can lead to', 'Bad for
                 width = n
                 if source not in name.targets:  # the note's own name: no suggestion, nor of names inside it
                     target = closest(name.targets, source)

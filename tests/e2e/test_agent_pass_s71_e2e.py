@@ -74,3 +74,14 @@ async def test_a_foreach_naming_no_list_says_how_to_name_one(make_vault: Callabl
         [problem] = (await _ok(c, "validate_plan", plan=plan("$find.items")))["problems"]
         assert "'$steps.find.items[*].path'" in problem["message"], problem
         assert (await _ok(c, "validate_plan", plan=plan("$steps.find.items[*].path")))["valid"]
+
+
+async def test_suggest_links_takes_an_acronym_only_in_capitals(make_vault: Callable[..., Path], mode: str) -> None:
+    files = {
+        "Hardware/Controller Area Network Bus.md": "---\naliases: [CAN]\n---\nA vehicle bus.\n",
+        "Postel's Law.md": "Can lead to bugs; the CAN bus is fine.\n",
+    }
+    async with e2e(make_vault(files), index={"watch": False}) as (url, h), Client(url, mode=mode) as c:  # type: ignore[arg-type]
+        await h.indexed()
+        out = await _ok(c, "suggest_links", path="Postel's Law")
+        assert [(i["mention"], i["link"]) for i in out["items"]] == [("CAN", "[[Controller Area Network Bus|CAN]]")]
