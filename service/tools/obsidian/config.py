@@ -2,7 +2,8 @@
 
 The settings folder is hidden from every note tool (`service.vault.paths`); this module is the
 one place the domain opens it, by fixed names only (`bookmarks.json`, `workspace.json`,
-`app.json`), never by a caller's path. Reads are lenient (a missing or malformed file is `None`);
+`app.json`, `types.json`: the property types set_properties and list_properties follow), never by
+a caller's path. Reads are lenient (a missing or malformed file is `None`);
 writes are atomic and etag-guarded through `VaultFiles` and are not announced to the index (the
 files are not vault content). Every vault file a setting names is shown only when the caller may
 read it (`FileRef`).
@@ -15,8 +16,9 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from service.errors import NoteNotFound, PathInvalid
+from service.errors import NoteNotFound, PathInvalid, ValidationFailed
 from service.markdown.parse import note_title
+from service.obsidian import property_types
 from service.tools.context import ToolContext
 from service.vault.files import WriteResult
 from service.vault.paths import VaultPath, normalize
@@ -75,3 +77,29 @@ def file_ref(ctx: ToolContext, rel: str) -> FileRef:
         obsidian_url=ctx.vault.url(rel),
         exists=ctx.vault.paths.on_disk(rel).exists(),
     )
+
+
+def declared_types(ctx: ToolContext) -> dict[str, str]:
+    """The vault's property types (`service.obsidian.property_types.declared`) from `.obsidian/types.json`."""
+    return property_types.declared(read_config(ctx, "types.json")[0])
+
+
+def fit_declared(ctx: ToolContext, properties: dict[str, Any]) -> dict[str, Any]:
+    """`properties` with each value written as the type `.obsidian/types.json` gives its name
+    (null, a removal, as it is); a value that cannot be is a `validation_error`, nothing written."""
+    kinds = declared_types(ctx)
+    out: dict[str, Any] = {}
+    for key, value in properties.items():
+        kind = kinds.get(key.lower())
+        if value is None or kind is None:
+            out[key] = value
+            continue
+        try:
+            out[key] = property_types.fitted(value, kind)
+        except property_types.TypeMismatch as exc:
+            raise ValidationFailed(
+                f"property {key!r} is a {kind} property in this vault (.obsidian/types.json): give {exc.wanted}",
+                details={"field": "properties", "key": key, "type": kind},
+                hint="Write the value as that type, or change the property's type in Obsidian's Properties view.",
+            ) from None
+    return out

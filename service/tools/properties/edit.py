@@ -38,6 +38,7 @@ from service.tools.graph_common import (
     preview,
 )
 from service.tools.models import NOTE_ADDRESS, HeadingPath, ToolInput, ToolOutput
+from service.tools.obsidian.config import fit_declared
 from service.vault import offloop
 
 if TYPE_CHECKING:
@@ -80,7 +81,8 @@ class EditOut(PropertiesOut):
 
 class SetPropertiesIn(PathIn):
     properties: dict[str, Any] = Field(
-        description="Properties to set (merged into the frontmatter); a null value removes that key."
+        description="Properties to set (merged into the frontmatter); a null value removes that key. A property "
+        "typed in .obsidian/types.json is written as that type (one text for a list is a list of one)."
     )
     expected_etag: str | None = Field(
         default=None, description="Fail with `conflict` unless the note still has this etag."
@@ -170,6 +172,7 @@ def _check_keys(keys: list[str]) -> None:
 
 async def set_properties(ctx: ToolContext, args: SetPropertiesIn) -> EditOut:
     _check_keys(list(args.properties))
+    args = args.model_copy(update={"properties": fit_declared(ctx, args.properties)})
 
     def change(text: str, rel: str) -> str:
         def mutate(data: CommentedMap) -> None:

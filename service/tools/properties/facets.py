@@ -16,6 +16,7 @@ from service.retrieval import properties as props
 from service.retrieval import tags
 from service.tools.context import ToolContext
 from service.tools.models import JsonValue, Paging, ToolInput, ToolOutput, decode_cursor, page_of
+from service.tools.obsidian.config import declared_types
 from service.tools.search_common import FOLDER_FIELD, FolderArg, query_key, readable, run, scope
 from service.tools.spec import ToolSpec
 
@@ -68,6 +69,12 @@ class ListPropertiesIn(ToolInput, Paging):
 class PropertyKeyItem(BaseModel):
     key: str = Field(description="Property key.")
     type: str = Field(description="Inferred Obsidian type: text, list, number, checkbox, date, datetime, empty.")
+    declared: str | None = Field(
+        default=None,
+        description="The type this vault gives the name in .obsidian/types.json (text, multitext, number, checkbox, "
+        "date, datetime; tags, aliases and cssclasses are built in), which Obsidian shows and set_properties "
+        "writes; null: none, Obsidian infers it.",
+    )
     types: dict[str, int] = Field(description="How many notes hold each type (mixed types are visible here).")
     count: int = Field(description="Notes with the key.")
 
@@ -86,7 +93,11 @@ async def list_properties(ctx: ToolContext, args: ListPropertiesIn) -> ListPrope
     vault_id = ctx.vault.id
     infos = await run(ctx, lambda conn: props.keys(conn, vault_id, folders, can_read))
     window, cursor = page_of(infos, offset, args.limit, t="list_props", q=key)
-    items = [PropertyKeyItem(key=i.key, type=i.type, types=i.types, count=i.count) for i in window]
+    kinds = declared_types(ctx)
+    items = [
+        PropertyKeyItem(key=i.key, type=i.type, declared=kinds.get(i.key.lower()), types=i.types, count=i.count)
+        for i in window
+    ]
     return ListPropertiesOut(total=len(infos), items=items, next_cursor=cursor)
 
 
