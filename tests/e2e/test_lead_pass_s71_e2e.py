@@ -19,6 +19,7 @@ VAULT: dict[str, str | bytes] = {
     "fjord.png": b"\x89PNG\r\n\x1a\n fjord",
     "Files/route.pdf": b"%PDF-1.4\n%%EOF\n",
     ".obsidian/app.json": '{"attachmentFolderPath": "./media"}',
+    ".obsidian/types.json": '{"types": {"rating": "number", "genre": "multitext", "seen": "date"}}',
     "Trips/Plan.md": "---\ncity: Kyoto\n---\n# Plan\n\nKyoto in May; kyoto again in June.\n",
 }
 
@@ -52,3 +53,14 @@ async def test_find_and_replace_previewed_confirmed_and_searchable(make_vault: C
         assert h.read("Trips/Kyoto.md").startswith("# Kyōto\n")
         found = await _ok(c, "search_text", query="Kyōto")
         assert {i["path"] for i in found["items"]} == {"Trips/Kyoto.md", "Trips/Plan.md"}
+
+
+async def test_properties_follow_the_vault_s_property_types(make_vault: Callable[..., Path], mode: str) -> None:
+    async with e2e(make_vault(VAULT), index={"watch": False}) as (url, h), Client(url, mode=mode) as c:  # type: ignore[arg-type]
+        await h.indexed()
+        out = await _ok(c, "set_properties", path="Oslo", properties={"genre": "travel", "rating": "4"})
+        assert out["properties"]["genre"] == ["travel"] and out["properties"]["rating"] == 4
+        bad = await _error(c, "set_properties", path="Oslo", properties={"seen": "last May"})
+        assert bad["code"] == "validation_error" and bad["details"]["type"] == "date"
+        keys = {i["key"]: i["declared"] for i in (await _ok(c, "list_properties"))["items"]}
+        assert keys["genre"] == "multitext" and keys["city"] is None
