@@ -106,11 +106,48 @@ class VaultgateError(VaultgateException):
         }
 
 
-class BadInput(VaultgateError):
+# How much of what the caller gave an error of theirs echoes back (`_Echoing`).
+ECHO_MESSAGE_CHARS = 2000  # the message: its start and its end are kept, the middle cut
+ECHO_DETAIL_CHARS = 1024  # each text in details (a longest vault path stays whole)
+ELLIPSIS = "…"
+
+
+def cut_middle(text: str, limit: int = ECHO_MESSAGE_CHARS) -> str:
+    """`text` at most about `limit` characters: its start and end, the middle an ellipsis."""
+    if len(text) <= limit:
+        return text
+    keep = limit // 2
+    return f"{text[:keep]}{ELLIPSIS}({len(text) - 2 * keep:,} characters cut){ELLIPSIS}{text[-keep:]}"
+
+
+def bounded(value: Any, limit: int = ECHO_DETAIL_CHARS, depth: int = 0) -> Any:
+    """`value` (JSON-like details) with every text, keys too, cut to `limit` characters and an ellipsis."""
+    if isinstance(value, str):
+        return value if len(value) <= limit else value[:limit] + ELLIPSIS
+    if depth > 64:  # details are shallow; a value nested deeper is shown as a cut text
+        return bounded(repr(value), limit)
+    if isinstance(value, dict):
+        return {bounded(k, limit): bounded(v, limit, depth + 1) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [bounded(v, limit, depth + 1) for v in value]
+    return value
+
+
+class _Echoing(VaultgateError):
+    """An error about what the caller gave, which it may echo (a heading, an argument's name):
+    its message, hint and details are bounded here, so a 100,000-character argument is not sent
+    back whole by whichever raise site names it."""
+
+    def __init__(self, message: str, *, details: dict[str, Any] | None = None, hint: str | None = None) -> None:
+        shown_hint = cut_middle(hint) if hint is not None else None
+        super().__init__(cut_middle(message), details=bounded(details or {}), hint=shown_hint)
+
+
+class BadInput(_Echoing):
     """The arguments cannot work as given: the same call fails the same way again."""
 
 
-class Missing(VaultgateError):
+class Missing(_Echoing):
     """What the call names (a tool, a vault, a note) does not exist."""
 
 

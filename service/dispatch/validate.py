@@ -24,6 +24,7 @@ from service.tools.models import META_KEYS, PIPELINE_ARGS, PIPELINE_MAX_LENGTH, 
 
 MAX_DEPTH = 48
 MAX_NODES = 200_000
+MAX_ISSUES = 50  # field issues listed in details (details.issues_total counts them all)
 
 
 TOO_LARGE = frozenset({"string_too_long", "too_long", "bytes_too_long"})  # pydantic's length errors
@@ -83,15 +84,18 @@ class Validate:
         try:
             call.args = call.spec.input_model.model_validate(call.raw_args)
         except ValidationError as exc:
+            errors = exc.errors(include_url=False, include_input=False)
             issues = [
                 {
                     "field": ".".join(str(p) for p in e["loc"]) or "(arguments)",
                     "issue": e["msg"],
                     "type": e["type"],
                 }
-                for e in exc.errors(include_url=False, include_input=False)
+                for e in errors[:MAX_ISSUES]
             ]
             details: dict[str, Any] = {"issues": issues}
+            if len(errors) > MAX_ISSUES:  # 100,000 unknown arguments are not listed back one by one
+                details["issues_total"] = len(errors)
             large = [i["field"] for i in issues if i["type"] in TOO_LARGE]
             if large:  # as a tool's own size checks answer
                 details.update(reason="too_large", field=large[0])
