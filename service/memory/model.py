@@ -50,6 +50,7 @@ from typing import Any
 
 from service.markdown import line_ends
 from service.markdown.frontmatter import split, write_refusal
+from service.memory.front import kept_front
 from service.vault.invisible import shows_nothing
 from service.vault.paths import with_md
 
@@ -119,6 +120,8 @@ class Entity:
     # as written and as the entity holds it; written back as written while the entity's is unchanged
     given: dict[str, tuple[Any, Any]] = field(default_factory=dict)
     fm_error: str | None = None  # why its writes are refused (`frontmatter.write_refusal`): `invalid_frontmatter`
+    # the frontmatter as read (its YAML, its keys, its memory properties): kept as written (`front.kept_front`)
+    front_read: tuple[str, frozenset[str], dict[str, Any]] | None = None
     newline: str = "\n"  # the note's line end (`line_ends.ending`): read on the LF form, written back with it
 
 
@@ -287,6 +290,8 @@ def parse(text: str, stem: str = "") -> Entity:
         other_properties={k: v for k, v in data.items() if k not in known},
         newline=newline,
     )
+    if fm.raw is not None and fm.error is None:
+        entity.front_read = (fm.raw, frozenset(data), _memory_properties(entity))
     for key, held in (("name", name), ("entityType", entity.entity_type), ("aliases", aliases)):
         raw = data.get(key)
         if key in data and raw is not None and not _plain(raw, list if key == "aliases" else str):
@@ -351,6 +356,16 @@ def _yaml_json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, default=str).translate(_YAML_BREAKS)
 
 
+def _memory_properties(entity: Entity) -> dict[str, Any]:
+    return {
+        "name": entity.name,
+        "entityType": entity.entity_type,
+        "aliases": list(entity.aliases),
+        "created": entity.created,
+        "updated": entity.updated,
+    }
+
+
 def _plain(value: Any, kind: type) -> bool:
     """Whether a memory property holds the type the entity keeps it in (aliases: a list of
     strings, or one string)."""
@@ -366,18 +381,12 @@ def render(entity: Entity, over: str | None = None) -> str:
     mixing CRLF, LF and CR keeps its mix (`line_ends.keeping`, as the note-edit tools write);
     without it the lines end with `entity.newline`. The frontmatter (its `updated` is new at each
     write) and the body are matched apart, so a change in each never makes one long changed run."""
-    props: dict[str, Any] = {
-        "name": entity.name,
-        "entityType": entity.entity_type,
-        "aliases": entity.aliases,
-        "created": entity.created,
-        "updated": entity.updated,
-        **entity.other_properties,
-    }
+    props: dict[str, Any] = {**_memory_properties(entity), **entity.other_properties}
     for key, (raw, held) in entity.given.items():
         if props[key] == held:  # unchanged: as written, not as the entity's string of it
             props[key] = raw
-    front = "---\n" + "".join(f"{k}: {_yaml_json(v)}\n" for k, v in props.items()) + "---\n"
+    kept = entity.front_read and kept_front(*entity.front_read, _memory_properties(entity), _yaml_json)
+    front = kept or "---\n" + "".join(f"{k}: {_yaml_json(v)}\n" for k, v in props.items()) + "---\n"
     out = [f"# {one_line(entity.name)}", ""]
     if entity.preamble:
         out += [entity.preamble, ""]

@@ -80,3 +80,20 @@ async def test_an_alias_given_in_obsidian_recalls_the_entity(make_vault: Callabl
         note.write_text(note.read_text(encoding="utf-8").replace("aliases: []", "aliases: [Caro]"), encoding="utf-8")
         found = await ok(bob, "search_memory", query="Caro", limit=5)
         assert [i["text"] for i in found["items"]] == facts and {i["entity"] for i in found["items"]} == {"Caroline"}
+
+
+async def test_properties_a_person_adds_survive_the_agents_writes(make_vault: Callable[..., Path], mode: str) -> None:
+    root = make_vault({"Home.md": "# Home\n"})
+    async with (
+        e2e(root, auth=AUTH) as (url, _h),
+        agent(url, "alice", mode) as alice,
+        agent(url, "bob", mode) as bob,
+    ):
+        await ok(alice, "create_entities", entities=[{"name": "Caroline", "entityType": "person"}])
+        note = root / "Memory/Caroline.md"  # a person adds properties in Obsidian, with a comment
+        added = "birthday: 1990-03-04\nphone: +4412345\n# from her card\n"
+        text = note.read_text(encoding="utf-8").replace("aliases: []\n", f"aliases: []\n{added}")
+        note.write_text(text, encoding="utf-8")
+        await ok(bob, "add_observations", observations=[{"entityName": "Caroline", "contents": ["Has a dog"]}])
+        after = note.read_text(encoding="utf-8")
+        assert added in after and "- Has a dog" in after

@@ -38,11 +38,8 @@ async def test_memory_writes_keep_each_line_end_of_a_mixed_entity_note(make_vaul
         added = BODY.replace("plays chess\r\n", "plays chess\r\n- likes coffee\r\n")
         assert _body(note.read_bytes()) == added
         front = note.read_bytes().decode().split("# Ann")[0]
-        # changed in place: its end kept; added (aliases, created, updated): the note's usual CRLF
-        assert re.fullmatch(
-            '---\r\nname: "Ann"\nentityType: "person"\r\naliases: \\[\\]\r\ncreated: ""\r\nupdated: "[^"]+"\r\n---\r\n',
-            front,
-        ), front
+        # kept as written, each line with its end; added (updated): the note's usual CRLF
+        assert re.fullmatch('---\r\nname: Ann\nentityType: person\r\nupdated: "[^"]+"\r\n---\r\n', front), front
 
         await vg.ok("delete_observations", deletions=[{"entityName": "Ann", "observations": ["likes tea"]}])
         added = added.replace("- likes tea\n", "")
