@@ -85,3 +85,12 @@ async def test_suggest_links_takes_an_acronym_only_in_capitals(make_vault: Calla
         await h.indexed()
         out = await _ok(c, "suggest_links", path="Postel's Law")
         assert [(i["mention"], i["link"]) for i in out["items"]] == [("CAN", "[[Controller Area Network Bus|CAN]]")]
+
+
+async def test_find_capability_finds_the_tool_that_takes_an_alias(make_vault: Callable[..., Path], mode: str) -> None:
+    files = {"Security Architecture Review.md": "---\naliases: [SAR]\n---\nScope interviews.\n"}
+    async with e2e(make_vault(files), index={"watch": False}) as (url, h), Client(url, mode=mode) as c:  # type: ignore[arg-type]
+        await h.indexed()
+        found = await _ok(c, "find_capability", query="find a note by its alias", limit=3)
+        assert found["items"][0]["name"] == "read_note", found["items"]
+        assert (await _ok(c, "read_note", path="SAR"))["path"] == "Security Architecture Review.md"

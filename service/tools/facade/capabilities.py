@@ -74,6 +74,7 @@ KEYWORDS: dict[str, tuple[str, ...]] = {
     "move_note": ("put a note in", "into another folder", "to another folder", "relocate"),
     "set_properties": ("edit the frontmatter", "change a property", "update the frontmatter"),
     "note_info": ("note metadata", "size and dates", "when was it modified"),
+    "read_note": ("by its alias", "by an alias", "by alias", "by its name", "open a note"),
     "search_text": ("by words", "exact words", "keyword search"),
     "validate_dql": ("check my dataview", "check a dataview", "check the dataview"),
     "central_notes": ("most important", "most linked", "most connected", "hub notes", "key notes", "pagerank"),

@@ -69,3 +69,14 @@ async def test_an_agents_everyday_phrasings_rank_their_tool_first(make_vault: Ca
         for query, tool in cases:
             found = await vg.ok("find_capability", query=query, limit=3)
             assert found["items"][0]["name"] == tool, (query, [i["name"] for i in found["items"]])
+
+
+async def test_finding_a_note_by_its_alias_ranks_read_note_first(make_vault: Callable[..., Path]) -> None:
+    """On a zettelkasten whose notes carry acronym aliases, 'find a note by its alias' listed
+    find_orphans, find_similar and find_communities, none of which takes an alias; read_note (and
+    every note tool) resolves one."""
+    async with started(make_vault({"A.md": "---\naliases: [AA]\n---\n# A\n"})) as vg:
+        for query in ("find a note by its alias", "open a note by alias", "look up a note by its name"):
+            found = await vg.ok("find_capability", query=query, limit=3)
+            assert found["items"][0]["name"] == "read_note", (query, [i["name"] for i in found["items"]])
+        assert (await vg.ok("read_note", path="AA"))["path"] == "A.md"
