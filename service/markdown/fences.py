@@ -10,7 +10,7 @@ rewrites agree. Code is:
   and quotes, and the indented or blank lines that follow it.
 
 `Comments` tells the lines inside a comment block (`%%` … `%%`, `<!--` … `-->`, also inside a
-blockquote or callout): a heading, list item, task or block id there is none
+blockquote or callout, or opened in a list item, `- <!--`): a heading, list item, task or block id there is none
 (`service.markdown.parse`). A comment's text is read to its closing mark: a code fence opened
 inside it ends there too (`Comments.seen`), so an unclosed ``` in a comment hides neither the
 comment's end nor the rest of the note; a `%%` or `<!--` in code opened before is no mark.
@@ -28,6 +28,7 @@ _SPECIAL = frozenset([*" \t>`~-*+0123456789\r", ""])  # first characters that ne
 _BULLETS = frozenset("-*+")
 _AFTER_BULLET = frozenset([" ", "\t", "", "\r"])
 _LIST_ITEM = re.compile(r"^[ \t]*(?:[-*+]|\d+[.)])(?:[ \t]|$)")
+_ITEM_COMMENT = re.compile(r"^([ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]{1,4})<!--")  # a list item holding an HTML comment block
 # A backtick run, the shortest text without that run, the same run: `(`+)(?:(?!\1).)+?\1`, written
 # with its first backtick outside the group so the engine searches for it in C (~8x faster on a
 # paragraph with inline code; the same spans).
@@ -192,31 +193,40 @@ class Comments:
     task nor block id there; `service.markdown.parse`): `%%` … `%%` (an odd count of `%%` on a
     line opens or closes one), and an HTML comment block (CommonMark's: a line starting with
     `<!--`, up to 3 spaces in, to the line holding `-->`; in a blockquote or callout, `> <!--`,
-    the block also ends where that quote does, as CommonMark reads it and Obsidian shows it).
+    the block also ends where that quote does, and in a list item, `- <!--`, where that item does:
+    at a line indented less than its text, as CommonMark reads it and Obsidian shows it).
     After `inside`, `percent or html` tells whether the line ends inside one.
 
     Each line is first given to a `CodeScanner` and, while a comment is open, to `seen`: the
     comment is read to its closing mark, so a code block opened inside it ends on the line
     holding that mark (the comment's end is no code) rather than taking the rest of the note."""
 
-    __slots__ = ("html", "html_depth", "percent")
+    __slots__ = ("html", "html_depth", "html_indent", "percent")
 
     def __init__(self) -> None:
         self.percent = False
         self.html = False
         self.html_depth = 0  # the blockquote depth the HTML comment block opened at
+        self.html_indent = 0  # opened in a list item (`- <!--`): the item's content column, else 0
 
     def seen(self, scanner: CodeScanner, raw: str, is_code: bool) -> bool:
         """Whether `raw`, just fed to `scanner` (which said `is_code`), is code, with a comment
         open: a quote holding an HTML comment block that ended ends the block; a code line that
         holds the open comment's closing mark ends the code block (opened inside the comment:
         code lines open no comment) and is read as the comment's end."""
-        if self.html and scanner.depth < self.html_depth:
+        if self.html and (scanner.depth < self.html_depth or self._left_item(scanner.content)):
             self.html = False
         elif is_code and (("%%" in raw) if self.percent else ("-->" in raw)):
             scanner.end_block()
             return False
         return is_code
+
+    def _left_item(self, content: str) -> bool:
+        """Whether `content` (a line's text after its quote markers) is past the list item an HTML
+        comment block opened in: a line that is not blank, indented less than the item's text."""
+        return (
+            bool(self.html_indent) and not content.isspace() and bool(content) and _indent(content) < self.html_indent
+        )
 
     def inside(self, line: str, scanner: CodeScanner | None = None) -> bool:
         """Whether `line` (a line outside code, inline code masked, just fed to `scanner`, which
@@ -232,7 +242,10 @@ class Comments:
         lead = content.lstrip(" ")
         if not was and lead[:4] == "<!--" and len(content) - len(lead) <= 3:
             self.html = "-->" not in lead[4:]
-            self.html_depth = depth
+            self.html_depth, self.html_indent = depth, 0
+        elif not was and (item := _ITEM_COMMENT.match(content)) is not None:
+            self.html = "-->" not in content[item.end() :]
+            self.html_depth, self.html_indent = depth, len(item.group(1).expandtabs(4))
         elif "%%" in line and line.count("%%") % 2:
             self.percent = not was
         return was

@@ -8,7 +8,9 @@ through the dispatch chain beside its fix.
   (tests/tools/notes/test_missing_block_names_blocks.py).
 - A Dataview field written as a property and as an inline field is a list whose dates stay dates,
   and the answer says so (`types`) (tests/tools/dataview/test_merged_field_types.py); a field on a
-  task's line is the task's own, not its page's (tests/tools/dataview/test_task_fields_stay_on_tasks.py)."""
+  task's line is the task's own, not its page's (tests/tools/dataview/test_task_fields_stay_on_tasks.py).
+- An HTML comment block opened in a list item (`- <!--`) hides the item's lines below it, as
+  CommonMark reads it (tests/tools/notes/test_comments_in_list_items.py)."""
 
 from __future__ import annotations
 
@@ -78,3 +80,16 @@ async def test_a_tasks_dataview_field_is_not_its_pages_over_http(make_vault: Cal
             }
             out = await ok(c, "search_dql", query='TASK FROM "Rent"')
             assert out["rows"][0]["fields"]["due"] == {"type": "date", "value": "2024-01-05"}
+
+
+async def test_an_html_comment_in_a_list_item_hides_its_tasks_over_http(
+    make_vault: Callable[..., Path], mode: str
+) -> None:
+    note = "# L\n\n- [ ] shown\n- <!--\n  - [ ] hidden ^hid\n  -->\n- [ ] after\n"
+    async with e2e(make_vault({"L.md": note})) as (url, h):
+        await h.indexed()
+        async with Client(url, mode=mode) as c:  # type: ignore[arg-type]
+            tasks = (await ok(c, "list_tasks", note="L"))["items"]
+            assert [t["text"] for t in tasks] == ["shown", "after"]
+            assert (await ok(c, "search_dql", query='TASK FROM "L"'))["total"] == 2
+            assert (await error(c, "read_note", path="L#^hid"))["details"]["reason"] == "not_found"
