@@ -12,7 +12,10 @@ in the plan journal so a crash mid-way is rolled back at the next start.
 - Patterns run on the `regex` package under the `[search]` regex budget for the whole call, in a
   worker thread; `whole_word` keeps matches not touching a letter, digit or `_` on either side.
 - At most `MAX_FILES` notes with a match in one call (the texts of every changed note are held
-  until the last is written): more is a validation error that says to narrow it by folder.
+  until the last is written): more is a validation error that says to narrow it by folder. The
+  notes may grow by at most `MAX_GROWTH` characters together, counted match by match, so a short
+  pattern with a long replacement (100,000 characters for each 'x') is refused before its text
+  is built, not after gigabytes of it.
 Touches: vault files (read; written on apply), index tables `notes`, `note_text`, `fts_trigram`
 (read, to find the notes).
 """
@@ -21,7 +24,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -46,6 +48,7 @@ if TYPE_CHECKING:
 
 MAX_FILES = 2_000
 MAX_REPLACE = 100_000  # characters of replacement text
+MAX_GROWTH = 10_000_000  # characters the changed notes may gain in one call, together
 
 
 class ReplaceTextIn(ChangeListIn):
@@ -101,11 +104,24 @@ def _compiled(args: ReplaceTextIn) -> tuple[regex.Pattern[str], list[str]]:
     return rx.compile_pattern(source, ignore_case=args.ignore_case, multiline=True), literals
 
 
-def _replacer(args: ReplaceTextIn) -> str | Callable[[Any], str]:
-    if args.regex:
-        return args.replace
-    text = args.replace
-    return lambda _m: text  # as written: no group references, no escapes
+class _Growth:
+    """Each match's replacement (a `sub` callable), counting what the notes gain past `MAX_GROWTH`."""
+
+    def __init__(self, args: ReplaceTextIn) -> None:
+        self.template = args.replace
+        self.expand = args.regex and "\\" in args.replace  # no backslash: the text as written
+        self.grown = 0
+
+    def __call__(self, m: Any) -> str:
+        text: str = m.expand(self.template) if self.expand else self.template
+        self.grown += len(text) - (m.end() - m.start())
+        if self.grown > MAX_GROWTH:
+            raise ValidationFailed(
+                f"the notes would grow by more than {MAX_GROWTH} characters in one call",
+                details={"max_growth_chars": MAX_GROWTH},
+                hint="Narrow it with folder or path, or use a shorter replacement.",
+            )
+        return text
 
 
 async def precheck_replace_text(ctx: ToolContext, args: ReplaceTextIn) -> None:
@@ -156,7 +172,7 @@ async def _plan(ctx: ToolContext, args: ReplaceTextIn) -> _Plan:
     compiled, literals = _compiled(args)
     paths = await _candidates(ctx, args, compiled, literals)
     files = {p: ctx.resolve(p, "read") for p in paths}
-    replacer = _replacer(args)
+    replacer = _Growth(args)
     budget_s = ctx.services.settings.search.regex_max_budget_ms / 1000
 
     def scan() -> _Plan:
