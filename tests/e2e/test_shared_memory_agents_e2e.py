@@ -13,7 +13,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from tests.conftest import e2e
-from tests.e2e.calls import ok
+from tests.e2e.calls import error, ok
 from tests.keys import SECRET, claims, hs
 
 AUTH = {"mode": "jwt", "jwt_secret": SECRET}
@@ -97,3 +97,14 @@ async def test_properties_a_person_adds_survive_the_agents_writes(make_vault: Ca
         await ok(bob, "add_observations", observations=[{"entityName": "Caroline", "contents": ["Has a dog"]}])
         after = note.read_text(encoding="utf-8")
         assert added in after and "- Has a dog" in after
+
+
+async def test_recall_since_a_word_that_names_no_day_says_so(make_vault: Callable[..., Path], mode: str) -> None:
+    async with e2e(make_vault({"Home.md": "# Home\n"}), auth=AUTH) as (url, _h), agent(url, "alice", mode) as alice:
+        await ok(alice, "create_entities", entities=[{"name": "Caroline", "entityType": "person"}])
+        turn = {"entityName": "Caroline", "contents": ["Went to a support group"], "date": "7 May, 2023"}
+        await ok(alice, "add_observations", observations=[turn])
+        refused = await error(alice, "search_memory", query="support group", since="yesterday")
+        assert refused["code"] == "validation_error" and refused["details"]["reason"] == "not_a_date"
+        found = await ok(alice, "search_memory", query="support group", since="2023-05")
+        assert [i["text"] for i in found["items"]] == ["Went to a support group"]

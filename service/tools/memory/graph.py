@@ -14,10 +14,11 @@ Touches: the memory folder's notes only.
 from __future__ import annotations
 
 import contextlib
+import re
 
 from pydantic import Field
 
-from service.errors import AlreadyExists
+from service.errors import AlreadyExists, ValidationFailed
 from service.memory.model import Entity, Observation, normalize_text, tags_of
 from service.memory.recall import Recall
 from service.memory.when import span_of
@@ -49,7 +50,21 @@ class ReadGraphOut(ToolOutput):
     next_cursor: str | None = Field(description="Cursor for the next page, None at the end.")
 
 
+_ISO = re.compile(r"\d{4}(?:-\d{2}(?:-\d{2}(?:[T ][0-9:.]*(?:Z|[+-]\d{2}:?\d{2})?)?)?)?")
+
+
+def not_a_date(field: str, value: str, forms: str) -> ValidationFailed:
+    """A bound that names no day (`yesterday`, `12/05/2023`): compared as text it kept nothing, silently."""
+    return ValidationFailed(
+        f"{field} {value[:40]!r} is not a date",
+        details={"field": field, "reason": "not_a_date"},
+        hint=f"Give {field} as {forms}.",
+    )
+
+
 async def read_memory_graph(ctx: ToolContext, args: ReadGraphIn) -> ReadGraphOut:
+    if args.updated_since is not None and not _ISO.fullmatch(args.updated_since.strip()):
+        raise not_a_date("updated_since", args.updated_since, "an ISO date or time: 2026-11-28, 2026-11-28T07:50:00Z")
     store = entity_store(ctx)
     state = {"t": args.entity_type, "u": args.updated_since}
     offset = decode_cursor(args.cursor, **state)
@@ -147,6 +162,9 @@ async def search_memory(ctx: ToolContext, args: SearchMemoryIn) -> SearchMemoryO
     kind = args.entity_type.lower() if args.entity_type else None
     since, until = args.since, args.until
     first, last = span_of(since) if since else None, span_of(until) if until else None
+    for field, bound, span in (("since", since, first), ("until", until, last)):
+        if bound and span is None:
+            raise not_a_date(field, bound, "a day, a month or a year: 2023-05-08, 8 May 2023, May 2023, 2023-05, 2023")
 
     def keep_obs(obs: Observation) -> bool:
         # compared as days where both are dates in any form ("8 May, 2023", "May 2023", "2023" against
