@@ -202,7 +202,7 @@ def _check_segment(path: str, seg: str) -> None:
     if seg[-1] in " .":
         raise _invalid(path, "segment ends with a dot or space")
     if _RESERVED_CHARS.intersection(seg):
-        raise _invalid(path, "reserved character")
+        raise _invalid(path, "reserved character", COLON_PIPE_HINT)
     if len(seg.encode("utf-8")) > MAX_SEGMENT_BYTES:
         raise _invalid(path, "segment too long")
 
@@ -228,6 +228,12 @@ LINK_CHAR_HINT = (
     "Obsidian links cannot reach a file whose name holds '#', '^', '[' or ']' ([[Plan#2]] is heading '2' of 'Plan'), "
     "and a link to a name with '`' pairs with another backtick of its line into inline code (no link there), so "
     "such names are not created; pick a name without them (e.g. 'Plan 2')."
+)
+
+
+COLON_PIPE_HINT = (
+    "A name cannot hold ':' (a drive, a URL scheme or a file stream) or '|' (in a link, what follows it is "
+    "the text shown); pick a name without them (e.g. 'Time - 10')."
 )
 
 

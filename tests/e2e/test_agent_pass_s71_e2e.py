@@ -32,6 +32,8 @@ async def test_a_note_named_with_a_windows_reserved_character_is_read_and_retagg
         assert h.read("Programming/A* Pathfinding.md").startswith("---\ntags:\n  - cs/graphs\n")
         refused = await _error(c, "create_note", path="Programming/A* Variant", content="x")
         assert refused["details"]["reason"] == "reserved character" and "pick a name" in refused["hint"]
+        colon = await _error(c, "create_note", path="Programming/Time: 10", content="x")
+        assert colon["details"]["reason"] == "reserved character" and "pick a name" in colon["hint"]
 
 
 async def test_math_and_shell_dollars_are_no_money_topic(make_vault: Callable[..., Path], mode: str) -> None:

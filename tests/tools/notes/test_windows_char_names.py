@@ -67,3 +67,19 @@ async def test_a_new_name_with_a_windows_reserved_character_is_refused(
             assert "pick a name without them" in error["hint"], (tool, error)
     after = {k: v for k, v in snapshot(root.parent).items() if ".vaultgate" not in k}
     assert after == before
+
+
+@pytest.mark.parametrize("path", ["Inbox/Time: 10", "Inbox/Draft|final"])
+async def test_a_colon_or_pipe_in_a_name_says_what_to_do(make_vault: Callable[..., Path], path: str) -> None:
+    """The refusal's hint was 'Use a relative path inside the vault with forward slashes', for a
+    path that had none wrong."""
+    root = make_vault({"P/Plan.md": "# Plan\n"})
+    async with started(root) as vg:
+        for tool, args in (
+            ("create_note", {"path": path, "content": "x"}),
+            ("move_note", {"path": "P/Plan", "new_path": path}),
+        ):
+            error = await vg.err(tool, "path_invalid", **args)
+            assert error["details"]["reason"] == "reserved character", (tool, error)
+            assert "pick a name without them" in error["hint"] and "forward slashes" not in error["hint"], error
+    assert not (root / "Inbox").exists()
