@@ -49,12 +49,13 @@ class TypeMismatch(ValueError):
 
 def declared(raw: Any) -> dict[str, str]:
     """Lower-cased property name -> type, from `.obsidian/types.json`'s parsed JSON (None or any
-    other shape: only the built-in ones); names with an unknown type are left out."""
+    other shape: only the built-in ones); names with an unknown type, or a list or an object for
+    one, are left out."""
     out = dict(BUILT_IN)
     types = raw.get("types") if isinstance(raw, dict) else None
     if isinstance(types, dict):
         for name, kind in types.items():
-            if isinstance(name, str) and kind in TYPES:
+            if isinstance(name, str) and isinstance(kind, str) and kind in TYPES:  # a list or object is no type
                 out[name.lower()] = kind
     return out
 
