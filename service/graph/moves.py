@@ -89,10 +89,20 @@ class MovePlan:
     settings: list[SettingsEdit] = field(default_factory=list)  # Obsidian's files that name moved paths
     counted_files: int = 0  # edits a preview page left out of `edits`, only counted
     counted_links: int = 0  # their changed lines
+    counted_moved: int = 0  # of those, edits of files it moves (counted among the moved files)
 
     @property
     def files_changed(self) -> int:
+        """Notes whose text changes (a moved note with links to itself among them)."""
         return len(self.edits) + self.counted_files
+
+    @property
+    def files_touched(self) -> int:
+        """Every file the move changes: each moved file at its old and its new path, each other
+        note whose links it rewrites, each settings file it repoints (the confirmation's list)."""
+        ends = {*self.moves, *self.moves.values()}
+        others = sum(e.path not in ends for e in self.edits) + self.counted_files - self.counted_moved
+        return len(ends) + others + sum(s.changed for s in self.settings)
 
     @property
     def links_rewritten(self) -> int:
@@ -144,6 +154,7 @@ async def scan(
                 else:
                     plan.counted_files += 1
                     plan.counted_links += len(edit.changes)
+                    plan.counted_moved += edit.path in plan.moves
     finally:
         stop.set()
 

@@ -71,7 +71,7 @@ async def preview_move(tool: str, args: dict[str, Any], host: Reader, builder: E
         return
     moves = {*pairs, *pairs.values()}
     moved.links_rewritten = preview.get("links_rewritten")
-    moved.files_changed = preview.get("files_changed")
+    moved.files_changed = preview.get("notes_rewritten")
     folder = bool(moves) and not moves & {moved.from_path, moved.to_path}  # a folder and the notes in it
     # where the tool itself moves it (its own rule for the source and the destination)
     moved.from_path, moved.to_path = str(preview.get("old_path")), str(preview.get("path"))

@@ -66,7 +66,7 @@ async def test_a_folder_move_walks_the_folder_off_the_loop(
         monkeypatch.setattr(VaultFiles, "walk", real_walk)
     assert events == ["walk start", "other answered", "walk end"], events
     if how == "dry_run":  # the answer is whole: every file of the folder moves
-        assert result["files_moved"] == 60 and result["files_changed"] == 1, result
+        assert result["files_moved"] == 60 and result["notes_rewritten"] == 1, result
     else:
         [move] = result["effects"]["files_moved"]
         assert move["folder"] and len(move["moved_files"]) == 120, move

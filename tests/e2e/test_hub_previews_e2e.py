@@ -64,7 +64,7 @@ async def test_a_hub_rename_pages_its_preview_and_leaves_other_clients_answered(
             monkeypatch.setattr(graph_moves, "rewrite_note", rewrite_note)
             while pages[-1]["next_cursor"]:
                 pages.append(await ok(first, "rename_note", {**args, "cursor": pages[-1]["next_cursor"]}))
-            assert len(pages) == N // 40 + 1 and {p["files_changed"] for p in pages} == {N}
+            assert len(pages) == N // 40 + 1 and {p["notes_rewritten"] for p in pages} == {N}
             assert {p["links_rewritten"] for p in pages} == {N}  # one line per note
             items = [i for p in pages for i in p["items"]]
             assert [i["path"] for i in items] == [f"Notes/n{i:03}.md" for i in range(N)]
@@ -77,7 +77,7 @@ async def test_a_hub_rename_pages_its_preview_and_leaves_other_clients_answered(
             ]
             assert harness.read("Notes/n007.md").startswith("# Note 7\n\nSee [[Hub]]")  # a preview changes nothing
             done = await ok(first, "rename_note", {"path": "Hub", "new_path": "Centre"})
-            assert done["files_changed"] == N and len(done["items"]) == 50 and done["truncated"] is True
+            assert done["notes_rewritten"] == N and len(done["items"]) == 50 and done["truncated"] is True
             note = await ok(second, "read_note", {"path": "Notes/n299"})
             assert AFTER in note["content"]
             seen: set[str] = set()
@@ -102,7 +102,7 @@ async def test_an_applied_hub_rename_indexed_in_parts_is_seen_whole(make_vault: 
         await harness.indexed()
         async with Client(url, mode="legacy") as client:
             done = await ok(client, "rename_note", {"path": "Hub", "new_path": "Centre"})
-            assert done["files_changed"] == n
+            assert done["notes_rewritten"] == n
             await harness.settled()
             seen: set[str] = set()
             page = await ok(client, "get_backlinks", {"path": "Centre", "limit": 200})

@@ -87,7 +87,7 @@ async def test_a_cancelled_rename_changes_nothing_over_http(tmp_path: Path, mode
             assert await index_state(vg.app.db) == index
             # The same call, not cancelled: progress grows to its total and the change is whole.
             out, seen = await _with_progress(client, "rename_note", RENAME)
-            assert out["files_changed"] == HUB_NOTES
+            assert out["notes_rewritten"] == HUB_NOTES
             assert_progress(seen)
             assert _renamed(vg.root)
             await vg.settled()  # the index update follows the acknowledged write
@@ -148,9 +148,9 @@ async def test_a_cancelled_rename_changes_nothing_over_stdio(tmp_path: Path, mod
         # dry run waits for.
         dry = await client.call_tool("rename_note", {**RENAME, "dry_run": True})
         assert not dry.is_error and dry.structured_content is not None
-        assert dry.structured_content["files_changed"] == HUB_NOTES
+        assert dry.structured_content["notes_rewritten"] == HUB_NOTES
         assert vault_bytes(root) == files
         out, seen = await _with_progress(client, "rename_note", RENAME)
-        assert out["files_changed"] == HUB_NOTES
+        assert out["notes_rewritten"] == HUB_NOTES
         assert_progress(seen)
     assert _renamed(root)

@@ -64,5 +64,5 @@ async def test_sigterm_mid_rename_rolls_back_and_answers_server_stopping(tmp_pat
         assert snapshot(root) == before
         await vg.indexed()
         moved = await vg.ok("rename_note", path="Hub", new_path="Centre")
-        assert moved["files_moved"] == 1 and moved["files_changed"] == HUB_NOTES, moved
+        assert moved["files_moved"] == 1 and moved["notes_rewritten"] == HUB_NOTES, moved
     assert (root / "Centre.md").exists() and "[[Centre]]" in (root / "Notes/n000.md").read_text()

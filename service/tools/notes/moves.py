@@ -68,7 +68,14 @@ class MoveOut(ToolOutput):
         description="Notes whose links are rewritten, with each line (this page: at most `limit`)."
     )
     files_moved: int = Field(description="Number of files that move (all of them).")
-    files_changed: int = Field(description="Number of notes whose text changes (all of them).")
+    files_changed: int = Field(
+        description="Number of files the move changes (all of them): each moved file at its old and its new "
+        "path, each note whose links it rewrites, each settings file it repoints; what a confirmation lists."
+    )
+    notes_rewritten: int = Field(
+        description="Number of notes whose links it rewrites (all of them; `items` pages through them), a moved "
+        "note linking to itself among them."
+    )
     links_rewritten: int = Field(description="Number of lines with rewritten links (all of them).")
     bookmarks_updated: int = Field(
         default=0, description="Obsidian bookmarks (.obsidian/bookmarks.json) repointed at the new paths."
@@ -247,7 +254,8 @@ async def _move(ctx: ToolContext, args: MoveIn, rename: bool) -> MoveOut:
         moved=[MovedPair(old_path=o, new_path=n) for o, n in moved_page],
         items=edit_items(ctx, plan.edits[: args.limit]),
         files_moved=len(plan.moves),
-        files_changed=plan.files_changed,
+        files_changed=plan.files_touched,
+        notes_rewritten=plan.files_changed,
         links_rewritten=plan.links_rewritten,
         bookmarks_updated=_bookmarks(plan),
         settings_updated=sorted(s.path for s in plan.settings if s.changed),

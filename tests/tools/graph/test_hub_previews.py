@@ -159,11 +159,11 @@ async def test_move_preview_is_bounded_and_the_move_rewrites_every_backlink(
         items, first = await pages(vg, tool, 150, path="Hub Note", new_path=new_path)
         assert live.most <= 150 + BATCH, live.most
         assert _shape(items) == [(e["path"], e["changes"]) for e in expected]
-        assert first["files_changed"] == len(expected) and first["files_moved"] == 1
+        assert first["notes_rewritten"] == len(expected) and first["files_moved"] == 1
         assert first["moved"] == [{"old_path": "Hub Note.md", "new_path": moved_to}]
         assert first["links_rewritten"] == sum(len(e["changes"]) for e in expected)
         out = await (vg.confirmed if tool == "move_note" else vg.ok)(tool, path="Hub Note", new_path=new_path)
-        assert out["files_changed"] == len(expected) and len(out["items"]) == 50 and out["truncated"] is True
+        assert out["notes_rewritten"] == len(expected) and len(out["items"]) == 50 and out["truncated"] is True
         assert not (vg.root / "Hub Note.md").exists() and (vg.root / moved_to).exists()
         for e in expected:
             assert vg.read(e["path"]) == e["text"]

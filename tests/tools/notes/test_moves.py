@@ -70,7 +70,7 @@ async def test_bare_names_become_paths_when_the_move_makes_them_ambiguous(vault:
 async def test_bare_name_stays_bare_when_still_unique(vault: Harness) -> None:
     out = await vault.confirmed("move_note", path="Other", new_path="Deep/Er/Other.md")
     assert "Untouched [[Other]]" in vault.read("Home.md")
-    assert out["files_changed"] == 0
+    assert out["notes_rewritten"] == 0
 
 
 async def test_dry_run_lists_files_and_lines_and_changes_nothing(vault: Harness) -> None:
@@ -236,7 +236,7 @@ async def test_a_rename_rewriting_many_notes_updates_the_index_once(make_vault: 
         assert indexer is not None
         before = indexer.generation
         out = await vg.ok("rename_note", path="Hub", new_path="Center")
-        assert out["files_changed"] == 30
+        assert out["notes_rewritten"] == 30
         assert indexer.generation == before + 1  # one batch: the move and 30 rewrites together
         back = await vg.ok("get_backlinks", path="Center", limit=100)
         assert len(back["items"]) == 60 and {i["path"] for i in back["items"]} == {f"N/{i:02}.md" for i in range(30)}
@@ -261,7 +261,7 @@ async def test_an_update_of_many_notes_rebuilds_the_trigram_index_once_after(
         assert indexer.trigram.task is None  # the first index was small: never deferred
         monkeypatch.setattr(runner, "BULK_THRESHOLD", 3)
         out = await vg.ok("rename_note", path="Hub", new_path="Center")
-        assert out["files_changed"] == 5
+        assert out["notes_rewritten"] == 5
         during = await vg.ok("search_regex", pattern=r"\[\[Center\]\] [0-4]")
         assert len(during["items"]) == 5
         assert indexer.trigram.task is not None  # the update deferred it and scheduled a rebuild

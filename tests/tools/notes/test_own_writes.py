@@ -125,7 +125,7 @@ async def test_a_move_right_after_writes_rewrites_the_links_they_added(make_vaul
         moved, waited = await first_of(call_as(vg, "A", "rename_note", path="Target.md", new_path="Goal"), gate)
         assert waited
         gate.open.set()
-        assert (await moved)["files_changed"] == 1
+        assert (await moved)["notes_rewritten"] == 1
         assert (vg.root / "Linker.md").read_text(encoding="utf-8") == "see [[Goal]]\n"
 
 

@@ -160,7 +160,7 @@ async def test_a_canvas_is_not_chunked_for_semantic_search(make_vault: Callable[
 async def test_a_move_preview_lists_the_canvas_lines_and_changes_nothing(ix: Harness) -> None:
     before = ix.read("Board.canvas")
     out = await ix.ok("move_note", path="Projects/Plan", new_path="Archive/Roadmap", dry_run=True)
-    assert out["dry_run"] is True and out["files_changed"] == 1
+    assert out["dry_run"] is True and out["notes_rewritten"] == 1
     [item] = out["items"]
     assert item["path"] == "Board.canvas"
     assert [(c["before"].strip(), c["after"].strip()) for c in item["changes"]] == [

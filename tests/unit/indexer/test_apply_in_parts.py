@@ -55,7 +55,7 @@ async def test_a_hub_rename_is_indexed_in_parts_and_ends_as_one_batch_would(
         monkeypatch.setattr(indexer.trigram, "ask", asked)
         parts.clear()
         out = await vg.ok("rename_note", path="Hub", new_path="Centre", dry_run=False)
-        assert out["files_changed"] == LINKING
+        assert out["notes_rewritten"] == LINKING
         await vg.settled()
         assert parts and max(parts) <= 4 and sum(parts) >= LINKING + 1, parts  # the renamed note too
         assert rebuilds == 1  # deferred in every part, rebuilt once

@@ -145,7 +145,7 @@ async def test_link_counts_and_bulk_edits_ignore_denied_notes(guarded: Harness) 
     """Private/Diary links to Plan and carries #project: no count or edit may reveal it."""
     assert (await guarded.ok("note_info", path="Projects/Plan"))["backlinks"] == 2  # Todo and Welcome
     moved = await guarded.ok("move_note", path="Projects/Plan", new_path="Projects/Plan2", dry_run=True)
-    assert moved["files_changed"] == 2 and {i["path"] for i in moved["items"]} == {"Inbox/Todo.md", "Welcome.md"}
+    assert moved["notes_rewritten"] == 2 and {i["path"] for i in moved["items"]} == {"Inbox/Todo.md", "Welcome.md"}
     renamed = await guarded.ok("rename_tag", old="project", new="proj", dry_run=True)
     assert renamed["files_changed"] == 1 and [i["path"] for i in renamed["items"]] == ["Projects/Plan.md"]
 
