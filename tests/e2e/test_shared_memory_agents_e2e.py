@@ -108,3 +108,16 @@ async def test_recall_since_a_word_that_names_no_day_says_so(make_vault: Callabl
         assert refused["code"] == "validation_error" and refused["details"]["reason"] == "not_a_date"
         found = await ok(alice, "search_memory", query="support group", since="2023-05")
         assert [i["text"] for i in found["items"]] == ["Went to a support group"]
+
+
+async def test_superseding_by_a_fact_not_recorded_yet_says_where_to_look(
+    make_vault: Callable[..., Path], mode: str
+) -> None:
+    async with e2e(make_vault({"Home.md": "# Home\n"}), auth=AUTH) as (url, _h), agent(url, "bob", mode) as bob:
+        await ok(bob, "create_entities", entities=[{"name": "Caroline", "entityType": "person"}])
+        await ok(bob, "add_observations", observations=[{"entityName": "Caroline", "contents": ["Lives in Boston"]}])
+        change = {"entityName": "Caroline", "observation": "Lives in Boston", "superseded_by": "Lives in Sweden"}
+        missed = await error(bob, "supersede_observation", change)
+        assert missed["code"] == "note_not_found" and "open_nodes" in missed["hint"]
+        await ok(bob, "add_observations", observations=[{"entityName": "Caroline", "contents": ["Lives in Sweden"]}])
+        assert (await ok(bob, "supersede_observation", change))["superseded_by"]

@@ -256,7 +256,12 @@ async def supersede_observation(ctx: ToolContext, args: SupersedeIn) -> Supersed
     current = store.require(name, "write").entity
     for field, ref in (("observation", args.observation), ("superseded_by", args.superseded_by)):
         if _find(current, ref) is None:
-            raise NoteNotFound(f"{name!r} has no observation {ref[:80]!r}", details={"field": field, "entity": name})
+            raise NoteNotFound(
+                f"{name!r} has no observation {ref[:80]!r}",
+                details={"field": field, "entity": name},
+                hint="open_nodes lists the entity's observations and their block ids: give one's text or "
+                "^block id (add_observations records a newer fact first).",
+            )
     out: dict[str, str] = {}
 
     def change(e: Entity) -> bool:
