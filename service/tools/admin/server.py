@@ -279,9 +279,15 @@ async def list_vaults(ctx: ToolContext, args: ListVaultsIn) -> ListVaultsOut:
         notes = None
         if indexer_of(vault) is not None:
             # Only notes this caller may read are counted: a count must not reveal a denied folder.
-            sql = f"SELECT path FROM notes WHERE vault_id = ? AND {not_canvas()}"
-            rows = await ctx.services.db.fetchall(sql, (vid,))
-            notes = sum(1 for (rel,) in rows if ctx.services.guard.allows(principal, vault, str(rel), "read"))
+            # A caller no rule restricts may read them all: counted by SQLite, not path by path
+            # (13,415 paths took 70-350 ms of the event loop, ~2.5 s while the index loaded).
+            if unrestricted(SimpleNamespace(principal=principal, vault=vault, services=ctx.services)):
+                sql = f"SELECT count(*) FROM notes WHERE vault_id = ? AND {not_canvas()}"
+                notes = int((await ctx.services.db.fetchall(sql, (vid,)))[0][0])
+            else:
+                sql = f"SELECT path FROM notes WHERE vault_id = ? AND {not_canvas()}"
+                rows = await ctx.services.db.fetchall(sql, (vid,))
+                notes = sum(1 for (rel,) in rows if ctx.services.guard.allows(principal, vault, str(rel), "read"))
         items.append(
             VaultOut(id=vid, name=vault.name, default=vid == default, read_only=_read_only(ctx, vid), notes=notes)
         )
