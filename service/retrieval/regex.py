@@ -9,7 +9,9 @@ Prefilter: literal runs of >= 3 characters that every match must contain are rea
 pattern's parse tree and turned into `fts_trigram LIKE '%lit%'` conditions (the trigram
 index answers LIKE; it is case-insensitive, so it only ever over-selects). Without such a
 literal, or while the trigram index is deferred during a bulk load, every note is scanned.
-Line numbers are 0-based within the indexed body; callers add the frontmatter offset.
+Line numbers are 0-based within the indexed body; callers add the frontmatter offset. A pattern
+runs on the body's lines joined by LF (a CRLF or lone CR line end is one LF), so `$` and `\n`
+mean in a Windows note what they mean in any other.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from service.budget import compile_regex
 from service.errors import ComputeBudgetExceeded, QuerySyntaxError
+from service.markdown import line_ends
 from service.ocr.attached import own_text
 from service.retrieval.text import folder_clause
 
@@ -80,7 +83,10 @@ def required_literals(pattern: str, *, ignore_case: bool) -> list[str]:
         ignore_case = True
     found: list[str] = []
     _collect(list(tree), found)
-    out = [lit for lit in found if len(lit) >= 3 and "%" not in lit and "_" not in lit]
+    # The index holds a note's own line ends (CRLF in a Windows note): a literal is only the
+    # text between its line breaks, which the pattern's `\n` matches in any of them.
+    found = [part for lit in found for part in lit.split("\n")]
+    out = [lit for lit in found if len(lit) >= 3 and "%" not in lit and "_" not in lit and "\r" not in lit]
     if ignore_case:
         # LIKE folds ASCII case only; a non-ASCII literal could miss case variants.
         out = [lit for lit in out if lit.isascii()]
@@ -146,7 +152,9 @@ def search(
         if not can_read(path):
             continue
         try:
-            hit = _scan(compiled, own_text(body), left, max_lines)  # the note's lines, not its images' text
+            # the note's lines (not its images' text) joined by LF, as its readers count them: `$`
+            # ends a line of a CRLF note too (it never matched between the CR and the LF)
+            hit = _scan(compiled, line_ends.view(own_text(body)), left, max_lines)
         except TimeoutError:
             raise _exceeded(budget_s) from None
         if hit is None:

@@ -5,7 +5,9 @@ folder, or every note, the way rename_tag rewrites a tag: a dry run by default t
 changed line, then one all-or-nothing change that needs confirmation (`scope_class` bulk), kept
 in the plan journal so a crash mid-way is rolled back at the next start.
 - Only the body changes: the frontmatter is properties, edited with set_properties and the tag
-  tools (a frontmatter block is found by its fences, its YAML never read here).
+  tools (a frontmatter block is found by its fences, its YAML never read here). The pattern runs
+  on the note's lines joined by LF (`$` ends a line, `\n` matches a line end, in CRLF notes too)
+  and each line keeps its own end (`service.markdown.line_ends`).
 - Notes are found through the index (the trigram index narrows a pattern with a literal of three
   characters or more, as search_regex does) and checked again on disk: what is replaced is the
   file's text as read, written back only over the etag it was read at.
@@ -32,6 +34,7 @@ from pydantic import Field, model_validator
 from service.errors import ComputeBudgetExceeded, NoteNotFound, QuerySyntaxError, ValidationFailed
 from service.graph.moves import FileEdit, MovePlan, apply_plan, move_lock, refuse_read_only_edits
 from service.markdown import frontmatter as fm
+from service.markdown import line_ends
 from service.obs.sessions import caller_hash
 from service.plans.recovery import journaled
 from service.policy.confirmations import ChangePreview
@@ -168,6 +171,34 @@ def _too_many() -> ValidationFailed:
     )
 
 
+def _replaced(
+    text: str, compiled: regex.Pattern[str], replacer: _Growth, deadline: float, budget_s: float
+) -> tuple[str, int]:
+    """The note with its body's matches replaced, and how many: the pattern runs on the note's
+    lines joined by LF (`$` and `\\n` mean what the note shows) and each line keeps its own end."""
+    counted = [0]
+
+    def swap(lf: str) -> str:
+        start = fm.fences(lf).body_start
+        try:
+            body, counted[0] = compiled.subn(replacer, lf[start:], timeout=max(deadline - time.monotonic(), 0.001))
+        except TimeoutError:
+            raise ComputeBudgetExceeded(
+                "replace_text exceeded its time budget",
+                details={"budget_ms": int(budget_s * 1000)},
+                hint="Narrow it with folder or path, or simplify the pattern.",
+            ) from None
+        except (IndexError, ValueError) as exc:  # a group the pattern does not have, a bad escape
+            raise QuerySyntaxError(
+                "invalid replacement",
+                details={"field": "replace", "reason": str(exc)},
+                hint="Refer only to the pattern's groups (\\1, \\g<name>); write a backslash as \\\\.",
+            ) from None
+        return lf[:start] + body
+
+    return line_ends.keeping(swap)(text), counted[0]
+
+
 async def _plan(ctx: ToolContext, args: ReplaceTextIn) -> _Plan:
     compiled, literals = _compiled(args)
     paths = await _candidates(ctx, args, compiled, literals)
@@ -183,25 +214,9 @@ async def _plan(ctx: ToolContext, args: ReplaceTextIn) -> _Plan:
                 note = ctx.vault.files.read(vp)
             except NoteNotFound:
                 continue  # gone since the index saw it
-            start = fm.fences(note.content).body_start
-            body = note.content[start:]
-            try:
-                new_body, count = compiled.subn(replacer, body, timeout=max(deadline - time.monotonic(), 0.001))
-            except TimeoutError:
-                raise ComputeBudgetExceeded(
-                    "replace_text exceeded its time budget",
-                    details={"budget_ms": int(budget_s * 1000)},
-                    hint="Narrow it with folder or path, or simplify the pattern.",
-                ) from None
-            except (IndexError, ValueError) as exc:  # a group the pattern does not have, a bad escape
-                raise QuerySyntaxError(
-                    "invalid replacement",
-                    details={"field": "replace", "reason": str(exc)},
-                    hint="Refer only to the pattern's groups (\\1, \\g<name>); write a backslash as \\\\.",
-                ) from None
-            if not count or new_body == body:
+            text, count = _replaced(note.content, compiled, replacer, deadline, budget_s)
+            if not count or text == note.content:
                 continue
-            text = note.content[:start] + new_body
             plan.edits.append(FileEdit(rel, rel, note.etag, note.content, text, diff_lines(note.content, text)))
             plan.replacements += count
         return plan

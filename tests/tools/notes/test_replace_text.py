@@ -150,3 +150,25 @@ async def test_more_notes_than_one_call_may_change_is_refused_whole(
         assert vg.snapshot() == before
         narrowed = await vg.ok("replace_text", find="Acme", replace="x", folder="Projects")
         assert narrowed["files_changed"] == 2
+
+
+async def test_line_ends_and_line_anchors_in_crlf_and_mixed_notes(make_vault: Callable[..., Path]) -> None:
+    """The pattern sees the note's lines joined by LF, as every reader does: `$` ends a line and
+    `\\n` is a line end in a CRLF note too; each line keeps its own end. Before, `$` matched
+    between a CR and its LF, so appending at line ends wrote the text inside the line end."""
+    files: dict[str, str | bytes] = {
+        "Win.md": b"# Win\r\n\r\n- one\r\n- two\r\n",
+        "Mixed.md": b"# Mixed\n\n- one\r\n- two\n",
+    }
+    async with started(make_vault(files)) as vg:
+        await vg.indexed()
+        args = {"find": r"^(- \w+)$", "replace": r"\1 #done", "regex": True, "dry_run": False}
+        done = await vg.confirmed("replace_text", **args)
+        assert done["replacements"] == 4
+        assert (vg.root / "Win.md").read_bytes() == b"# Win\r\n\r\n- one #done\r\n- two #done\r\n"
+        assert (vg.root / "Mixed.md").read_bytes() == b"# Mixed\n\n- one #done\r\n- two #done\n"
+        joined = await vg.confirmed(
+            "replace_text", find="#done\n- two", replace="#done\n- 2", path="Win", dry_run=False
+        )
+        assert joined["replacements"] == 1
+        assert (vg.root / "Win.md").read_bytes() == b"# Win\r\n\r\n- one #done\r\n- 2 #done\r\n"
