@@ -8,9 +8,10 @@ in the plan journal so a crash mid-way is rolled back at the next start.
   tools (a frontmatter block is found by its fences, its YAML never read here). The pattern runs
   on the note's lines joined by LF (`$` ends a line, `\n` matches a line end, in CRLF notes too)
   and each line keeps its own end (`service.markdown.line_ends`).
-- Notes are found through the index (the trigram index narrows a pattern with a literal of three
-  characters or more, as search_regex does) and checked again on disk: what is replaced is the
-  file's text as read, written back only over the etag it was read at.
+- Notes are found through the index, its canvases left out (JSON, no notes; path= refuses one):
+  the trigram index narrows a pattern with a literal of three characters or more, as
+  search_regex does, and each is checked again on disk: what is replaced is the file's text as
+  read, written back only over the etag it was read at.
 - Patterns run on the `regex` package under the `[search]` regex budget for the whole call, in a
   worker thread; `whole_word` keeps matches not touching a letter, digit or `_` on either side.
 - At most `MAX_FILES` notes with a match in one call (the texts of every changed note are held
@@ -36,6 +37,7 @@ from service.graph.moves import FileEdit, MovePlan, apply_plan, move_lock, refus
 from service.markdown import frontmatter as fm
 from service.markdown import line_ends
 from service.obs.sessions import caller_hash
+from service.obsidian.canvas import is_canvas_path
 from service.plans.recovery import journaled
 from service.policy.confirmations import ChangePreview
 from service.retrieval import regex as rx
@@ -141,7 +143,11 @@ async def _candidates(
         return [(await ctx.find_note(args.path, "write")).vp.rel]
     await complete_index(ctx)
     folders = scope(ctx, args.folder)
-    can_read = readable(ctx)
+    readable_note = readable(ctx)
+
+    def can_read(rel: str) -> bool:  # a canvas is in the index for its words, but it is JSON, no note
+        return not is_canvas_path(rel) and readable_note(rel)
+
     cfg = ctx.services.settings.search
 
     def query(conn: Any) -> tuple[list[rx.RegexHit], bool, bool]:
