@@ -106,7 +106,7 @@ def attachment_folder(ctx: ToolContext, for_note: str | None) -> AttachmentFolde
 
 async def list_attachments(ctx: ToolContext, args: ListAttachmentsIn) -> AttachmentsOut:
     where = ctx.folder(args.folder, field="folder") if args.folder else ctx.vault.paths.resolve("", allow_root=True)
-    user = (await ctx.find_note(args.embedded_by)).vp.rel if args.embedded_by else None
+    user = (await ctx.find_note(args.embedded_by)).vp.rel if args.embedded_by is not None else None  # "" is no note
     state: dict[str, Any] = {"t": "attachments", "f": args.folder, "k": args.kind, "e": args.embedded, "u": user}
     mark = decode_after(args.cursor, **state)  # keyset: files added or removed before it shift no page
     note = (await ctx.find_note(args.for_note)).vp.rel if args.for_note else user
