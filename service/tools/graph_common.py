@@ -3,11 +3,14 @@
 `NoteItem` is the `path`/`title`/`obsidian_url` triple every file-based result item carries;
 `FileChangeItem` is one note a write would change (or changed), with each line before and
 after, used by every dry-run preview; `LineText` reads linking lines from disk once per file;
-`complete_index` holds a rewrite back until the vault's first index is complete.
+`complete_index` holds a rewrite back until the vault's first index is complete;
+`apply_journaled` and `edits_preview` are how a vault-wide edit (rewrite_links, rename_tag,
+replace_text) is applied and put to a human.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import difflib
 from collections.abc import Iterable
@@ -17,11 +20,14 @@ from pydantic import BaseModel, Field
 
 from service.errors import IndexUnavailable
 from service.graph.linkpath import base_name, strip_md
-from service.graph.moves import FileEdit
+from service.graph.moves import FileEdit, MovePlan, apply_plan, refuse_read_only_edits
 from service.graph.rewrite import LineChange
 from service.markdown.parse import note_title
+from service.obs.sessions import caller_hash
+from service.plans.recovery import journaled
 from service.policy.confirmations import ChangePreview
 from service.tools.context import ToolContext
+from service.vault.commit import Steps
 
 # How long a link or tag rewrite waits for the first index of a vault (10k notes take ~7 s).
 INDEX_WAIT_S = 30.0
@@ -149,6 +155,20 @@ def preview(lines: list[str], items: list[FileChangeItem], files: Iterable[str],
     if len(items) > limit:
         out.append(f"(line changes of {limit} of the {len(items)} notes shown; every file is listed below)")
     return ChangePreview.of("\n".join(out), files)
+
+
+async def apply_journaled(ctx: ToolContext, plan: MovePlan, steps: Steps | None, goal: str) -> None:
+    """A vault-wide edit's plan applied as one change, all or nothing, kept in the plan journal
+    (a crash mid-way is rolled back at the next start: `service.plans.recovery`)."""
+    async with journaled(ctx.services.plans.journal, ctx.vault.id, caller_hash(ctx.principal.subject), goal):
+        await apply_plan(ctx.vault, plan, steps)
+
+
+async def edits_preview(ctx: ToolContext, plan: MovePlan, head: str) -> ChangePreview:
+    """The confirmation of a vault-wide edit: refused first when a note it changes is read-only
+    (no one is asked to approve what cannot be done), then `preview` of its edits."""
+    await asyncio.to_thread(refuse_read_only_edits, ctx.vault, plan)
+    return preview([head], edit_items(ctx, plan.edits), {e.path for e in plan.edits})
 
 
 def diff_lines(before: str, after: str) -> list[LineChange]:

@@ -22,21 +22,17 @@ from service.graph.moves import (
     FileEdit,
     MovePlan,
     Page,
-    apply_plan,
     move_lock,
-    refuse_read_only_edits,
     scan,
     vault_files,
 )
 from service.graph.property_sources import property_sources
 from service.graph.queries import GraphQueries
 from service.graph.rewrite import link_names, rewrite_note
-from service.obs.sessions import caller_hash
-from service.plans.recovery import journaled
 from service.policy.confirmations import ChangePreview
 from service.tools.change_pages import ChangeListIn, bounds, paged, start_of
 from service.tools.context import ToolContext
-from service.tools.graph_common import FileChangeItem, complete_index, edit_items, preview
+from service.tools.graph_common import FileChangeItem, apply_journaled, complete_index, edit_items, edits_preview
 from service.tools.models import ToolOutput
 from service.tools.spec import ToolSpec
 from service.vault.commit import Steps
@@ -191,9 +187,7 @@ async def rewrite_links(ctx: ToolContext, args: RewriteLinksIn) -> RewriteLinksO
     async with move_lock(ctx.vault):
         plan, old, new = await _rewrite_plan(ctx, args, steps, page)
         if not args.dry_run:
-            caller, goal = caller_hash(ctx.principal.subject), f"rewrite_links of {old!r} to {new!r}"
-            async with journaled(ctx.services.plans.journal, ctx.vault.id, caller, goal):
-                await apply_plan(ctx.vault, plan, steps)
+            await apply_journaled(ctx, plan, steps, f"rewrite_links of {old!r} to {new!r}")
     cursor, truncated = paged(args, args.dry_run, plan.files_changed)
     return RewriteLinksOut(
         old_target=old,
@@ -211,9 +205,7 @@ async def confirm_rewrite(ctx: ToolContext, args: RewriteLinksIn) -> ChangePrevi
     if args.dry_run:
         return None
     plan, old, new = await _rewrite_plan(ctx, args)
-    await asyncio.to_thread(refuse_read_only_edits, ctx.vault, plan)  # not asked to approve what cannot be done
-    head = [f"Repoint links from {old!r} to {new!r} in {len(plan.edits)} notes:"]
-    return preview(head, edit_items(ctx, plan.edits), {e.path for e in plan.edits})
+    return await edits_preview(ctx, plan, f"Repoint links from {old!r} to {new!r} in {len(plan.edits)} notes:")
 
 
 TOOLS: tuple[ToolSpec, ...] = (

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import Field, model_validator
 
 from service.errors import NoteNotFound, ValidationFailed
-from service.graph.moves import FileEdit, MovePlan, apply_plan, move_lock, refuse_read_only_edits
+from service.graph.moves import FileEdit, MovePlan, move_lock
 from service.graph.queries import GraphQueries
 from service.markdown import line_ends, sections, yaml_edit
 from service.markdown.parse import note_title, parse_note
@@ -31,11 +31,12 @@ from service.tools.context import ToolContext
 from service.tools.graph_common import (
     FileChangeItem,
     LineChangeItem,
+    apply_journaled,
     change_item,
     complete_index,
     diff_lines,
+    edits_preview,
     note_item,
-    preview,
 )
 from service.tools.models import NOTE_ADDRESS, HeadingPath, ToolInput, ToolOutput
 from service.tools.obsidian.config import fit_declared
@@ -43,8 +44,6 @@ from service.vault import offloop
 
 if TYPE_CHECKING:
     from ruamel.yaml.comments import CommentedMap
-from service.obs.sessions import caller_hash
-from service.plans.recovery import journaled
 from service.tools.spec import ToolSpec
 from service.vault.commit import Steps, prepare_step
 
@@ -324,9 +323,7 @@ async def rename_tag(ctx: ToolContext, args: RenameTagIn) -> RenameTagOut:
     async with move_lock(ctx.vault):
         plan = await _rename_plan(ctx, args, steps)
         if not args.dry_run:
-            caller, goal = caller_hash(ctx.principal.subject), f"rename_tag of {args.old!r} to {args.new!r}"
-            async with journaled(ctx.services.plans.journal, ctx.vault.id, caller, goal):
-                await apply_plan(ctx.vault, plan, steps)
+            await apply_journaled(ctx, plan, steps, f"rename_tag of {args.old!r} to {args.new!r}")
     (edits,), cursor, truncated = window(args, args.dry_run, plan.edits)
     items = [change_item(ctx, e.path, e.changes) for e in edits if ctx.can_read(e.path)]
     return RenameTagOut(
@@ -343,10 +340,7 @@ async def confirm_rename_tag(ctx: ToolContext, args: RenameTagIn) -> ChangePrevi
     if args.dry_run:
         return None
     plan = await _rename_plan(ctx, args)
-    await asyncio.to_thread(refuse_read_only_edits, ctx.vault, plan)  # not asked to approve what cannot be done
-    items = [change_item(ctx, e.path, e.changes) for e in plan.edits if ctx.can_read(e.path)]
-    head = [f"Rename tag #{args.old} to #{args.new} in {len(plan.edits)} notes:"]
-    return preview(head, items, {e.path for e in plan.edits})
+    return await edits_preview(ctx, plan, f"Rename tag #{args.old} to #{args.new} in {len(plan.edits)} notes:")
 
 
 TOOLS: tuple[ToolSpec, ...] = (
