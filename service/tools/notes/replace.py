@@ -33,17 +33,22 @@ from typing import TYPE_CHECKING, Any
 from pydantic import Field, model_validator
 
 from service.errors import ComputeBudgetExceeded, NoteNotFound, QuerySyntaxError, ValidationFailed
-from service.graph.moves import FileEdit, MovePlan, apply_plan, move_lock, refuse_read_only_edits
+from service.graph.moves import FileEdit, MovePlan, move_lock
 from service.markdown import frontmatter as fm
 from service.markdown import line_ends
-from service.obs.sessions import caller_hash
 from service.obsidian.canvas import is_canvas_path
-from service.plans.recovery import journaled
 from service.policy.confirmations import ChangePreview
 from service.retrieval import regex as rx
 from service.tools.change_pages import ChangeListIn, start_of, window
 from service.tools.context import ToolContext
-from service.tools.graph_common import FileChangeItem, change_item, complete_index, diff_lines, preview
+from service.tools.graph_common import (
+    FileChangeItem,
+    apply_journaled,
+    change_item,
+    complete_index,
+    diff_lines,
+    edits_preview,
+)
 from service.tools.models import NOTE_ADDRESS, ToolOutput
 from service.tools.search_common import FOLDER_FIELD, FolderArg, readable, scope
 from service.tools.spec import ToolSpec
@@ -244,9 +249,7 @@ async def replace_text(ctx: ToolContext, args: ReplaceTextIn) -> ReplaceTextOut:
     async with move_lock(ctx.vault):
         plan = await _plan(ctx, args)
         if not args.dry_run and plan.edits:
-            caller, goal = caller_hash(ctx.principal.subject), f"replace_text of {args.find[:80]!r}"
-            async with journaled(ctx.services.plans.journal, ctx.vault.id, caller, goal):
-                await apply_plan(ctx.vault, plan, steps)
+            await apply_journaled(ctx, plan, steps, f"replace_text of {args.find[:80]!r}")
     (edits,), cursor, truncated = window(args, args.dry_run, plan.edits)
     return ReplaceTextOut(
         dry_run=args.dry_run,
@@ -263,10 +266,8 @@ async def confirm_replace_text(ctx: ToolContext, args: ReplaceTextIn) -> ChangeP
     if args.dry_run:
         return None
     plan = await _plan(ctx, args)
-    await asyncio.to_thread(refuse_read_only_edits, ctx.vault, plan)  # not asked to approve what cannot be done
-    items = [change_item(ctx, e.path, e.changes) for e in plan.edits]
-    head = [f"Replace {args.find[:80]!r} with {args.replace[:80]!r}: {plan.replacements} in {len(plan.edits)} notes:"]
-    return preview(head, items, {e.path for e in plan.edits})
+    head = f"Replace {args.find[:80]!r} with {args.replace[:80]!r}: {plan.replacements} in {len(plan.edits)} notes:"
+    return await edits_preview(ctx, plan, head)
 
 
 TOOLS: tuple[ToolSpec, ...] = (
