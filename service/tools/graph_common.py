@@ -172,8 +172,18 @@ async def edits_preview(ctx: ToolContext, plan: MovePlan, head: str) -> ChangePr
 
 
 def diff_lines(before: str, after: str) -> list[LineChange]:
-    """Changed lines between two versions of a note (1-based numbers in `before`)."""
+    """Changed lines between two versions of a note (1-based numbers in `before`).
+
+    Versions with as many lines (a tag renamed, a word replaced: no line added or removed) are
+    compared line by line: the line matcher takes time cubic in the lines when one line (a blank
+    one) repeats, 54 s for a note of 1,000 paragraphs changed and the blank lines between them."""
     old, new = before.split("\n"), after.split("\n")
+    if len(old) == len(new):
+        return [
+            LineChange(i + 1, a.rstrip("\r"), b.rstrip("\r"))
+            for i, (a, b) in enumerate(zip(old, new, strict=True))
+            if a != b
+        ]
     out: list[LineChange] = []
     for op, i1, i2, j1, j2 in difflib.SequenceMatcher(a=old, b=new, autojunk=False).get_opcodes():
         if op == "equal":
