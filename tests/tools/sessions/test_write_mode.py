@@ -51,6 +51,7 @@ SAMPLES: dict[str, dict[str, Any]] = {
     "add_tags": {"path": "Welcome", "tags": ["t"]},
     "remove_tags": {"path": "Welcome", "tags": ["start"]},
     "rename_tag": {"old": "intro", "new": "hello"},
+    "replace_text": {"find": "Hello", "replace": "Hi", "dry_run": False},
     "reindex": {"mode": "sync"},
     "reload_vault": {},
     "reset_vault_cache": {},
