@@ -53,12 +53,26 @@ async def test_a_hub_rename_is_indexed_in_parts_and_ends_as_one_batch_would(
             ask()
 
         monkeypatch.setattr(indexer.trigram, "ask", asked)
+        bulk_batches = 0  # batches large enough to defer the trigram index (each asks one rebuild)
+        apply_changes = runner.apply_changes
+
+        async def recorded(ix: Any, changes: Any, **kwargs: Any) -> Any:
+            nonlocal bulk_batches
+            bulk_batches += len(changes) >= kwargs["bulk_threshold"]
+            return await apply_changes(ix, changes, **kwargs)
+
+        monkeypatch.setattr(runner, "apply_changes", recorded)
         parts.clear()
         out = await vg.ok("rename_note", path="Hub", new_path="Centre", dry_run=False)
         assert out["notes_rewritten"] == LINKING
         await vg.settled()
         assert parts and max(parts) <= 4 and sum(parts) >= LINKING + 1, parts  # the renamed note too
-        assert rebuilds == 1  # deferred in every part, rebuilt once
+        # Deferred in every part, never rebuilt once a part: one rebuild a batch. The rename's writes
+        # reach the index in one batch, or in two when they straddle two group-commit rounds, and a
+        # rebuild asked by the start-up's own deferral may still be pending (a fresh-clone run saw
+        # 2 rebuilds where this asserted exactly 1; it did not tell which).
+        assert bulk_batches >= 1 and 1 <= rebuilds <= bulk_batches + 1, (rebuilds, bulk_batches, parts)
+        assert rebuilds < len(parts), (rebuilds, parts)
         links = await vg.ok("get_backlinks", path="Centre")
         assert sorted(i["path"] for i in links["items"]) == [f"Notes/n{i}.md" for i in range(LINKING)]
         for i in (0, LINKING - 1):  # a note of the first part and one of the last
