@@ -187,6 +187,8 @@ def _replaced(
 ) -> tuple[str, int]:
     """The note with its body's matches replaced, and how many: the pattern runs on the note's
     lines joined by LF (`$` and `\\n` mean what the note shows) and each line keeps its own end."""
+    import regex  # loaded already: the pattern is compiled
+
     counted = [0]
 
     def swap(lf: str) -> str:
@@ -199,7 +201,7 @@ def _replaced(
                 details={"budget_ms": int(budget_s * 1000)},
                 hint="Narrow it with folder or path, or simplify the pattern.",
             ) from None
-        except (IndexError, ValueError) as exc:  # a group the pattern does not have, a bad escape
+        except (IndexError, ValueError, regex.error) as exc:  # a group the pattern does not have, a bad escape
             raise QuerySyntaxError(
                 "invalid replacement",
                 details={"field": "replace", "reason": str(exc)},
@@ -232,12 +234,7 @@ async def _plan(ctx: ToolContext, args: ReplaceTextIn) -> _Plan:
             plan.replacements += count
         return plan
 
-    import regex
-
-    try:
-        plan = await asyncio.to_thread(scan)
-    except regex.error as exc:
-        raise QuerySyntaxError("invalid replacement", details={"field": "replace", "reason": str(exc)}) from None
+    plan = await asyncio.to_thread(scan)
     for edit in plan.edits:
         ctx.resolve(edit.path, "write")  # every note it changes may be written by the caller
     return plan
