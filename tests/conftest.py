@@ -226,7 +226,10 @@ class Harness:
 
     async def settled(self) -> None:
         """Wait until every index update the writes so far queued has been applied (a write is
-        acknowledged before its index update: docs/write-path.md)."""
+        acknowledged before its index update: docs/write-path.md). A write made while the first
+        index is still being built is not queued: that reconcile applies it just before the index
+        is ready (`VaultIndexer._on_changes`), so the first index is waited for too."""
+        await self.indexed()
         for vault in self.app.vaults.values():
             indexer = indexer_of(vault)
             if indexer is not None:
