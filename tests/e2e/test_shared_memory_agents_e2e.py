@@ -121,3 +121,30 @@ async def test_superseding_by_a_fact_not_recorded_yet_says_where_to_look(
         assert missed["code"] == "note_not_found" and "open_nodes" in missed["hint"]
         await ok(bob, "add_observations", observations=[{"entityName": "Caroline", "contents": ["Lives in Sweden"]}])
         assert (await ok(bob, "supersede_observation", change))["superseded_by"]
+
+
+async def test_a_retracted_newer_fact_leaves_the_older_one_current(make_vault: Callable[..., Path], mode: str) -> None:
+    """Alice records a move (Boston superseded by Sweden); Bob retracts Sweden: Boston is what
+    Caroline holds again, for both agents, in the same write (M5 s72)."""
+    async with (
+        e2e(make_vault({"Home.md": "# Home\n"}), auth=AUTH) as (url, h),
+        agent(url, "alice", mode) as alice,
+        agent(url, "bob", mode) as bob,
+    ):
+        await ok(alice, "create_entities", entities=[{"name": "Caroline", "entityType": "person"}])
+        for place in ("Lives in Boston", "Lives in Sweden"):
+            await ok(alice, "add_observations", observations=[{"entityName": "Caroline", "contents": [place]}])
+        change = {"entityName": "Caroline", "observation": "Lives in Boston", "superseded_by": "Lives in Sweden"}
+        await ok(alice, "supersede_observation", change, valid_until="2023-06")
+        out = await ok(bob, "delete_observations", deletions=[{"entityName": "Caroline", "observations": ["Sweden"]}])
+        assert out["deleted"] == 0 and out["not_found"] == ["Sweden"] and out["history_mended"] == []
+        deletion = {"entityName": "Caroline", "observations": ["Lives in Sweden"]}
+        out = await ok(bob, "delete_observations", deletions=[deletion])
+        assert [(m["text"], m["superseded_by"]) for m in out["history_mended"]] == [("Lives in Boston", None)]
+        [entity] = (await ok(alice, "open_nodes", names=["Caroline"]))["entities"]
+        assert [(o["text"], o["superseded_by"], o["valid_until"]) for o in entity["observations"]] == [
+            ("Lives in Boston", None, None)
+        ]
+        assert "superseded_by" not in h.read("Memory/Caroline.md")
+        hits = (await ok(alice, "search_memory", query="Where does Caroline live?"))["items"]
+        assert [(i["text"], i["superseded_by"]) for i in hits] == [("Lives in Boston", None)]

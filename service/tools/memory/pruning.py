@@ -117,9 +117,23 @@ class DeleteObservationsIn(ToolInput):
     deletions: list[Deletion] = Field(min_length=1, max_length=100, description="Per entity.")
 
 
+class MendedOut(BaseModel):
+    entityName: str = Field(description="The entity.")  # noqa: N815
+    block_id: str = Field(description="The observation whose `superseded_by` named a deleted one.")
+    text: str = Field(description="Its text.")
+    superseded_by: str | None = Field(
+        description="What it is superseded by now: the deleted one's own successor; null: current again."
+    )
+
+
 class DeleteObservationsOut(ToolOutput):
     deleted: int = Field(description="Observations removed.")
     not_found: list[str] = Field(description="Texts or block ids that matched no observation.")
+    history_mended: list[MendedOut] = Field(
+        default_factory=list,
+        description="Observations superseded by a deleted one, changed in the same write: now superseded by "
+        "what the deleted one was superseded by, or current again (superseded_by and valid_until cleared).",
+    )
 
 
 async def delete_observations(ctx: ToolContext, args: DeleteObservationsIn) -> DeleteObservationsOut:
@@ -130,8 +144,10 @@ async def delete_observations(ctx: ToolContext, args: DeleteObservationsIn) -> D
         store.must_exist(name, "write")
         plans.append((name, d.observations))
     result: dict[int, tuple[int, list[str]]] = {}  # deletion -> (removed, texts that matched nothing)
+    mended: dict[str, list[MendedOut]] = {}  # by note: rewritten when its change is applied again
 
     def change(e: Entity, members: list[int]) -> bool:
+        before = list(e.observations)
         for i in members:
             wanted = plans[i][1]
             keys = {normalize_text(w) for w in wanted} | {w.lstrip("^") for w in wanted}
@@ -140,14 +156,55 @@ async def delete_observations(ctx: ToolContext, args: DeleteObservationsIn) -> D
             miss = [w for w in wanted if normalize_text(w) not in hit and w.lstrip("^") not in hit]
             result[i] = (len(e.observations) - len(keep), miss)
             e.observations = keep
+        mended[plans[members[0]][0]] = [
+            MendedOut(
+                entityName=e.name,
+                block_id=o.block_id,
+                text=o.text,
+                superseded_by=o.fields.get("superseded_by", "").lstrip("^") or None,
+            )
+            for o in mend_history(e, before)
+        ]
         return any(result[i][0] for i in members)
 
     groups = _by_note(store, [name for name, _ in plans])
     actions = [store.updating(plans[m[0]][0], partial(change, members=m), undoable=len(groups) > 1) for m in groups]
     await all_or_nothing(ctx, actions, f"delete_observations on {len(actions)} entities")
     return DeleteObservationsOut(
-        deleted=sum(n for n, _ in result.values()), not_found=[w for i in sorted(result) for w in result[i][1]]
+        deleted=sum(n for n, _ in result.values()),
+        not_found=[w for i in sorted(result) for w in result[i][1]],
+        history_mended=[m for group in mended.values() for m in group],
     )
+
+
+def mend_history(e: Entity, before: list[Observation]) -> list[Observation]:
+    """The observations of `e` whose `superseded_by` named one of `before` that is gone now, each
+    changed: superseded by the first one still there along the gone one's own `superseded_by`
+    chain (Oslo -> Bergen -> Tromso, Bergen deleted: Oslo -> Tromso, its `valid_until` kept), else
+    current again (`superseded_by` and the `valid_until` written with it cleared): the newer fact
+    was retracted, so the older one is what the entity holds. Without this the older fact pointed
+    at nothing and stayed history, and no current fact was left."""
+    kept = {id(o) for o in e.observations}
+    by_id = {o.block_id: o for o in before if o.block_id}
+    gone = {block for block, o in by_id.items() if id(o) not in kept}
+    out = []
+    for o in e.observations:
+        ref = o.fields.get("superseded_by", "").strip().lstrip("^")
+        if ref not in gone:
+            continue
+        seen: set[str] = set()
+        while ref in gone and ref not in seen:  # along the deleted ones to the first one kept
+            seen.add(ref)
+            ref = by_id[ref].fields.get("superseded_by", "").strip().lstrip("^")
+        o.raw = None  # written in the memory form from now on (its text kept), as supersede_observation does
+        if ref in by_id and ref not in gone and by_id[ref] is not o:
+            o.fields["superseded_by"] = f"^{ref}"
+        else:
+            o.fields.pop("superseded_by", None)
+            o.fields.pop("valid_until", None)
+        o.render()
+        out.append(o)
+    return out
 
 
 def _by_note(store: EntityStore, names: list[str]) -> list[list[int]]:
@@ -248,23 +305,27 @@ def _supersedes(e: Entity, newer: Observation, older: Observation) -> bool:
     return False
 
 
-async def supersede_observation(ctx: ToolContext, args: SupersedeIn) -> SupersedeOut:
-    """Mark an observation as superseded by a newer one (the consolidation plane's contradictions):
-    `[valid_until:: …] [superseded_by:: ^id]` on the older one; both stay in the note."""
-    store = entity_store(ctx)
-    name = entity_name(ctx, store, args.entityName, "entityName")
-    current = store.require(name, "write").entity
+def _both_there(e: Entity, name: str, args: SupersedeIn) -> None:
     for field, ref in (("observation", args.observation), ("superseded_by", args.superseded_by)):
-        if _find(current, ref) is None:
+        if _find(e, ref) is None:
             raise NoteNotFound(
                 f"{name!r} has no observation {ref[:80]!r}",
                 details={"field": field, "entity": name},
                 hint="open_nodes lists the entity's observations and their block ids: give one's text or "
                 "^block id (add_observations records a newer fact first).",
             )
+
+
+async def supersede_observation(ctx: ToolContext, args: SupersedeIn) -> SupersedeOut:
+    """Mark an observation as superseded by a newer one (the consolidation plane's contradictions):
+    `[valid_until:: …] [superseded_by:: ^id]` on the older one; both stay in the note."""
+    store = entity_store(ctx)
+    name = entity_name(ctx, store, args.entityName, "entityName")
+    _both_there(store.require(name, "write").entity, name, args)
     out: dict[str, str] = {}
 
     def change(e: Entity) -> bool:
+        _both_there(e, name, args)  # as the note is now: another call may have deleted one since
         old, new = _find(e, args.observation), _find(e, args.superseded_by)
         if old is None or new is None or old is new:
             raise ValidationFailed(
@@ -293,7 +354,8 @@ TOOLS: tuple[ToolSpec, ...] = (
         name="delete_observations",
         domain="memory",
         title="Delete observations",
-        description="Remove observations of memory entities, named by their text or block id.",
+        description="Remove observations of memory entities, named by their text or block id. An observation "
+        "a removed one superseded is superseded by that one's successor, or is current again (history_mended).",
         input_model=DeleteObservationsIn,
         output_model=DeleteObservationsOut,
         handler=delete_observations,
