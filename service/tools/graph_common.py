@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import difflib
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -22,6 +21,7 @@ from service.errors import IndexUnavailable
 from service.graph.linkpath import base_name, strip_md
 from service.graph.moves import FileEdit, MovePlan, apply_plan, refuse_read_only_edits
 from service.graph.rewrite import LineChange
+from service.markdown.line_diff import changed_runs
 from service.markdown.parse import note_title
 from service.obs.sessions import caller_hash
 from service.plans.recovery import journaled
@@ -171,23 +171,15 @@ async def edits_preview(ctx: ToolContext, plan: MovePlan, head: str) -> ChangePr
     return preview([head], edit_items(ctx, plan.edits), {e.path for e in plan.edits})
 
 
-def diff_lines(before: str, after: str) -> list[LineChange]:
-    """Changed lines between two versions of a note (1-based numbers in `before`).
-
-    Versions with as many lines (a tag renamed, a word replaced: no line added or removed) are
-    compared line by line: the line matcher takes time cubic in the lines when one line (a blank
-    one) repeats, 54 s for a note of 1,000 paragraphs changed and the blank lines between them."""
+def diff_lines(before: str, after: str, within: Sequence[tuple[int, int, int, int]] = ()) -> list[LineChange]:
+    """Changed lines between two versions of a note (1-based numbers in `before`): each changed
+    run of lines (`service.markdown.line_diff`, bounded work for any texts) listed line by line,
+    its lines paired by position; a line added past the run's old lines is listed with `before`
+    empty (numbered as the line it goes before, or the run's last line), a line removed with
+    `after` empty. `within`: the runs of lines an edit knows it wrote (`changed_runs`)."""
     old, new = before.split("\n"), after.split("\n")
-    if len(old) == len(new):
-        return [
-            LineChange(i + 1, a.rstrip("\r"), b.rstrip("\r"))
-            for i, (a, b) in enumerate(zip(old, new, strict=True))
-            if a != b
-        ]
     out: list[LineChange] = []
-    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(a=old, b=new, autojunk=False).get_opcodes():
-        if op == "equal":
-            continue
+    for i1, i2, j1, j2 in changed_runs(old, new, within):
         for k in range(max(i2 - i1, j2 - j1)):
             a = old[i1 + k] if i1 + k < i2 else ""
             b = new[j1 + k] if j1 + k < j2 else ""
