@@ -107,10 +107,11 @@ def _compiled(args: ReplaceTextIn) -> tuple[regex.Pattern[str], list[str]]:
     import regex
 
     source = args.find if args.regex else regex.escape(args.find)
-    rx.compile_pattern(source, ignore_case=args.ignore_case, multiline=True)  # its own errors, with hints
+    alone = rx.compile_pattern(source, ignore_case=args.ignore_case, multiline=True)  # its errors, with hints
     literals = rx.required_literals(source, ignore_case=args.ignore_case)
-    if args.whole_word:
-        source = rf"(?<![\w])(?:{source})(?![\w])"
+    if args.whole_word:  # a verbose pattern may end in a comment: a line break ends it before the ')'
+        end = "\n" if alone.flags & regex.VERBOSE else ""
+        source = rf"(?<![\w])(?:{source}{end})(?![\w])"
     return rx.compile_pattern(source, ignore_case=args.ignore_case, multiline=True), literals
 
 
@@ -183,10 +184,12 @@ def _too_many() -> ValidationFailed:
 
 
 def _replaced(
-    text: str, compiled: regex.Pattern[str], replacer: _Growth, deadline: float, budget_s: float
+    rel: str, text: str, compiled: regex.Pattern[str], replacer: _Growth, deadline: float, budget_s: float
 ) -> tuple[str, int]:
     """The note with its body's matches replaced, and how many: the pattern runs on the note's
-    lines joined by LF (`$` and `\\n` mean what the note shows) and each line keeps its own end."""
+    lines joined by LF (`$` and `\\n` mean what the note shows) and each line keeps its own end.
+    A note whose frontmatter block would end elsewhere (a note without one given one, '---' at
+    its start; text joined to its closing '---') is refused: only the body changes."""
     import regex  # loaded already: the pattern is compiled
 
     counted = [0]
@@ -207,6 +210,13 @@ def _replaced(
                 details={"field": "replace", "reason": str(exc)},
                 hint="Refer only to the pattern's groups (\\1, \\g<name>); write a backslash as \\\\.",
             ) from None
+        if counted[0] and fm.fences(lf[:start] + body).body_start != start:
+            raise ValidationFailed(
+                f"replacing in {rel!r} would change where its frontmatter ends (or make one)",
+                details={"path": rel},
+                hint="replace_text changes the body only: set properties with set_properties, and keep a "
+                "replacement from writing a '---' block at the note's start or joining text to its closing '---'.",
+            )
         return lf[:start] + body
 
     return line_ends.keeping(swap)(text), counted[0]
@@ -227,7 +237,7 @@ async def _plan(ctx: ToolContext, args: ReplaceTextIn) -> _Plan:
                 note = ctx.vault.files.read(vp)
             except NoteNotFound:
                 continue  # gone since the index saw it
-            text, count = _replaced(note.content, compiled, replacer, deadline, budget_s)
+            text, count = _replaced(rel, note.content, compiled, replacer, deadline, budget_s)
             if not count or text == note.content:
                 continue
             plan.edits.append(FileEdit(rel, rel, note.etag, note.content, text, diff_lines(note.content, text)))
