@@ -18,6 +18,7 @@ tests/tools/facade/capability_phrasings.json (a test keeps top-3 at or above its
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import sqlite3
 from functools import partial
@@ -121,6 +122,18 @@ def _visibility(ctx: ToolContext) -> Any:
 def _listed(ctx: ToolContext, spec: ToolSpec | None) -> bool:
     vis = _visibility(ctx)
     return spec is not None and FACADE_TAG not in spec.tags and (vis is None or vis.listed(spec))
+
+
+def _unknown(ctx: ToolContext, registry: Catalog, name: str) -> ToolNotFound:
+    """No listed tool of that name. tools/list may show only a few tools here (the lean facade),
+    so the hint sends the caller to find_capability, and the closest listed names come along."""
+    close = difflib.get_close_matches(name, [s.name for s in registry if _listed(ctx, s)], n=3, cutoff=0.6)
+    return ToolNotFound(
+        f"unknown tool {name!r}",
+        details={"tool": name, "suggestions": close},
+        hint='find_capability {"query": "<what you want to do>"} finds a tool by what it does (tools/list '
+        "may show only some of them); details.suggestions holds the closest names.",
+    )
 
 
 # -- find_capability ------------------------------------------------------------------------------
@@ -250,7 +263,7 @@ class DescribeOut(ToolOutput):
 async def describe_capability(ctx: ToolContext, args: DescribeIn, *, registry: Catalog) -> DescribeOut:
     spec = registry.get(args.name)
     if spec is None or not _listed(ctx, spec):
-        raise ToolNotFound(f"unknown tool {args.name!r}", details={"tool": args.name})
+        raise _unknown(ctx, registry, args.name)
     tool = spec.to_mcp()
     return DescribeOut(
         name=spec.name,
@@ -287,7 +300,7 @@ async def _call_inner(
 ) -> CallOut:
     spec = registry.get(name)
     if spec is None or FACADE_TAG in spec.tags or not _listed(ctx, spec):
-        raise ToolNotFound(f"unknown tool {name!r}", details={"tool": name})
+        raise _unknown(ctx, registry, name)
     inner = dict(arguments)
     if outer.vault is not None:
         inner.setdefault("vault", outer.vault)
