@@ -14,26 +14,32 @@ from service.markdown.frontmatter import split
 from service.memory.model import OBS_HEADING, REL_HEADING, parse
 from service.vault.decoding import decode_start
 
-_names: dict[str, tuple[int, int, str]] = {}  # note's absolute path -> (mtime_ns, size, entity name)
+# note's absolute path -> (mtime_ns, size, entity name, its aliases)
+_names: dict[str, tuple[int, int, str, tuple[str, ...]]] = {}
 NAME_READ = 64 * 1024  # the name is in the frontmatter, at the note's start
 
 
 _names_lock = threading.Lock()  # `note_named` runs on the event loop and in `EntityStore.names_read`'s thread
 
 
-def note_named(folder: Path, name: str, skip: Callable[[str], bool]) -> str | None:
+def note_named(folder: Path, name: str, skip: Callable[[str], bool], *, by_alias: bool = False) -> str | None:
     with _names_lock:
-        return _note_named(folder, name, skip)
+        return _note_named(folder, name, skip, by_alias)
 
 
-def _note_named(folder: Path, name: str, skip: Callable[[str], bool]) -> str | None:
+def _note_named(folder: Path, name: str, skip: Callable[[str], bool], by_alias: bool = False) -> str | None:
     """The file name of the note directly in `folder` whose entity name (its `name` property) is
     `name`, for a note whose file name is not that name's: a person renamed the entity in its
     frontmatter, or renamed its file in Obsidian. Each note is read once per change (size and
     mtime), so a miss costs one directory listing. `skip(file name)`: the capture inbox. File
     names are given (to `skip` too) and returned in NFC, whatever form the disk spells them in
-    (an NFD name from macOS: `service.vault.spelling`)."""
+    (an NFD name from macOS: `service.vault.spelling`).
+
+    `by_alias`: when no note has that name, the one note whose `aliases` hold it exactly (a
+    name merged into another entity by the consolidation plane is kept as its alias, and a
+    person's alias names the note for Obsidian too); none when two notes hold it."""
     found: str | None = None
+    aliased: list[str] = []
     seen: set[str] = set()
     try:
         entries = list(os.scandir(folder))
@@ -56,13 +62,18 @@ def _note_named(folder: Path, name: str, skip: Callable[[str], bool]) -> str | N
                 head = _head(entry.path)
             except OSError:
                 continue
-            known = (st.st_mtime_ns, st.st_size, parse(_named_part(head), nfc[:-3]).name.strip())  # `name`, `# title`
+            named = parse(_named_part(head), nfc[:-3])  # `name` (else `# title`) and `aliases`
+            known = (st.st_mtime_ns, st.st_size, named.name.strip(), tuple(a.strip() for a in named.aliases))
             _names[entry.path] = known
         if known[2] == name and found is None:
             found = nfc
+        elif by_alias and name and name in known[3]:
+            aliased.append(nfc)
     prefix = os.path.join(folder, "")
     for gone in [p for p in _names if p.startswith(prefix) and p not in seen]:
         del _names[gone]
+    if found is None and len(aliased) == 1:
+        return aliased[0]
     return found
 
 

@@ -112,11 +112,13 @@ class EntityStore:
         """The entity's note: `<folder>/<file_name(name)>.md`, or when there is none, the note
         whose `name` property is `name` (renamed by hand) among those the caller may read — a note
         the path ACL hides from it is no entity of that name, as an absent one (never named in an
-        answer or refusal); for a write, a name whose note would be the capture inbox is refused."""
+        answer or refusal) — else, to read or write, the one such note whose `aliases` hold it (a
+        merged entity's name; never to delete: an alias never sends the entity it names to the
+        trash); for a write, a name whose note would be the capture inbox is refused."""
         vp = self._resolve(f"{self.folder}/{file_name(name)}.md", op)
         if not self.files.has_note(vp) and not self.is_inbox(vp.rel):
             folder = vp.abs.parent
-            other = note_named(folder, name, lambda f: self._not_an_entity(f"{self.folder}/{f}"))
+            other = note_named(folder, name, self._not_an_entity_in_folder, by_alias=op != "delete")
             if other is not None:
                 vp = self._resolve(f"{self.folder}/{other}", op)
         if op != "read" and self.is_inbox(vp.rel):
@@ -136,6 +138,9 @@ class EntityStore:
         except Exception:  # noqa: BLE001 - the folder not readable: the lookups answer as before
             return
         await asyncio.to_thread(note_named, folder, "", lambda f: self._not_an_entity(f"{self.folder}/{f}"))
+
+    def _not_an_entity_in_folder(self, file: str) -> bool:
+        return self._not_an_entity(f"{self.folder}/{file}")
 
     def _not_an_entity(self, rel: str) -> bool:
         """The capture inbox, or a note the caller may not read."""
@@ -384,7 +389,7 @@ def memory_notes(
     folder = memory.folder.strip().strip("/")
     inbox = inbox_key(memory.inbox)
 
-    def note_of(name: str) -> str:
+    def note_of(name: str, by_alias: bool = True) -> str:
         stem = linked_stem(name, folder)
         if stem is not None:  # `[[Zed]]`: the note it links when there is one, else the name it spells
             linked = f"{folder}/{stem}.md"
@@ -402,6 +407,7 @@ def memory_notes(
                 (bool(inbox) and f"{folder}/{f}".casefold() == inbox)
                 or (readable is not None and not readable(f"{folder}/{f}"))
             ),
+            by_alias=by_alias,
         )
         return rel if other is None else f"{folder}/{other}"
 

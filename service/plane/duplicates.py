@@ -358,7 +358,10 @@ def _merge_steps(keep: NoteEntry, other: NoteEntry, entries: list[NoteEntry]) ->
     itself, none `keep` has already),
     the relations of other entities to it made relations to `keep` (through the memory tools, so
     those entities' `updated` moves and `read_memory_graph {updated_since}` sees them), the other
-    links to it repointed to `keep`, and then its note deleted."""
+    links to it repointed to `keep`, its name (and its aliases) added to `keep`'s aliases — the
+    memory tools find `keep` by them (`open_nodes` of the old name), search_memory takes them for
+    its name, and Obsidian suggests them when a person types a link (`[[Keep|Old name]]`) — and
+    then its note deleted."""
     name, gone = keep.entity.name, other.entity.name
     batches: dict[tuple[str | None, str | None, str], list[str]] = {}
     for o in other.entity.observations:
@@ -387,5 +390,13 @@ def _merge_steps(keep: NoteEntry, other: NoteEntry, entries: list[NoteEntry]) ->
     steps += _relink(keep, other, entries)
     repoint = {"old_target": other.rel, "new_target": keep.rel, "dry_run": False}
     steps.append({"id": "repoint", "tool": "rewrite_links", "args": repoint})
+    aliases = list(keep.entity.aliases)
+    for alias in (gone, *other.entity.aliases):  # its name and aliases stay names of the entity
+        if alias.strip() and alias.strip() not in {a.strip() for a in (name, *aliases)}:  # 'ann lee' too
+            aliases.append(alias.strip())
+    if aliases != keep.entity.aliases:
+        steps.append(
+            {"id": "alias", "tool": "set_properties", "args": {"path": keep.rel, "properties": {"aliases": aliases}}}
+        )
     steps.append({"id": "remove", "tool": "delete_entities", "args": {"entityNames": [gone], "missing_ok": False}})
     return steps

@@ -11,11 +11,18 @@ from typing import Any, Protocol
 from service.plans.notepaths import note_file
 
 
+class NoteOf(Protocol):
+    """The note of an entity by its name (`by_alias`: or by an alias, as every tool but
+    delete_entities finds it: `service.memory.store.EntityStore.path_of`)."""
+
+    def __call__(self, name: str, by_alias: bool = True) -> str: ...
+
+
 @dataclass(frozen=True)
 class MemoryNotes:
     """Where memory tools write: the note of an entity by its name, and the capture inbox."""
 
-    note_of: Callable[[str], str]
+    note_of: NoteOf
     inbox: str
 
 
@@ -60,7 +67,8 @@ def memory_effect(b: Builder, memory: MemoryNotes, tool: str, args: dict[str, An
                 b.write(rel)
         return True
     if tool == "delete_entities" and isinstance(args.get("entityNames"), list):
-        for rel in dict.fromkeys(n for n in map(note, args["entityNames"]) if n is not None):
+        names = [n.strip() for n in args["entityNames"] if isinstance(n, str) and n.strip()]
+        for rel in dict.fromkeys(memory.note_of(n, by_alias=False) for n in names):
             if b.exists(rel):
                 b.delete(rel, trash=True)  # to the vault's trash, as delete_note does
                 for ws in b.recent_files_of(rel):  # Obsidian's recent files forget it

@@ -20,8 +20,10 @@ AUTH = {"mode": "jwt", "jwt_secret": SECRET}
 
 
 @contextlib.asynccontextmanager
-async def agent(url: str, who: str, mode: str) -> AsyncIterator[Client]:
-    token = hs(claims(sub=who, scope="read:vault write:vault delete:vault"))
+async def agent(
+    url: str, who: str, mode: str, scope: str = "read:vault write:vault delete:vault"
+) -> AsyncIterator[Client]:
+    token = hs(claims(sub=who, scope=scope))
     async with (
         httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}) as http,
         Client(streamable_http_client(url, http_client=http), mode=mode) as client,  # type: ignore[arg-type]
@@ -148,3 +150,37 @@ async def test_a_retracted_newer_fact_leaves_the_older_one_current(make_vault: C
         assert "superseded_by" not in h.read("Memory/Caroline.md")
         hits = (await ok(alice, "search_memory", query="Where does Caroline live?"))["items"]
         assert [(i["text"], i["superseded_by"]) for i in hits] == [("Lives in Boston", None)]
+
+
+async def test_a_merged_entitys_name_still_reaches_the_entity_kept(make_vault: Callable[..., Path], mode: str) -> None:
+    """A curator merges Ann Lees into Ann Lee (duplicates job, applied with a human's
+    confirmation); Alice still opens, recalls and writes by the old name, and Trip's links to the
+    merged note resolve to the note kept (M5 s72)."""
+    trip = "Met [[Ann Lees]] and [[Memory/Ann Lees|her]].\n"
+    async with (
+        e2e(make_vault({"Home.md": "# Home\n", "Notes/Trip.md": trip}), auth=AUTH) as (url, h),
+        agent(url, "alice", mode) as alice,
+        agent(url, "curator", mode, "admin read:vault write:vault delete:vault") as curator,
+    ):
+        ann = [{"name": "Ann Lee", "entityType": "person", "observations": ["Paints"]}]
+        await ok(alice, "create_entities", entities=ann)
+        await ok(alice, "create_entities", entities=[{"name": "Ann Lees", "entityType": "person"}])
+        await ok(alice, "add_observations", observations=[{"entityName": "Ann Lees", "contents": ["Runs marathons"]}])
+        await ok(curator, "run_consolidation", wait=True, jobs=["duplicates"])
+        [found] = (await ok(curator, "list_findings", kind="duplicate_entity"))["items"]
+        ask = await error(curator, "apply_finding", finding_id=found["id"])
+        assert ask["code"] == "elicit_required"
+        store = h.app.services.confirmations
+        [request] = await store.pending(ask["details"]["args_hash"], ask["details"]["vault"])
+        token, _ = await store.mint(request, minted_by="test")
+        applied = await ok(curator, "apply_finding", finding_id=found["id"], elicit_token=str(token))
+        assert applied["status"] == "applied" and not (h.root / "Memory/Ann Lees.md").exists()
+        opened = await ok(alice, "open_nodes", names=["Ann Lees"])
+        assert [e["name"] for e in opened["entities"]] == ["Ann Lee"] and opened["missing"] == []
+        hits = (await ok(alice, "search_memory", query="Ann Lees"))["items"]
+        assert {i["text"] for i in hits} == {"Paints", "Runs marathons"}
+        await ok(alice, "add_observations", observations=[{"entityName": "Ann Lees", "contents": ["Has a cat"]}])
+        assert "- Has a cat" in h.read("Memory/Ann Lee.md")
+        await h.settled()
+        links = (await ok(alice, "get_outlinks", path="Notes/Trip.md"))["items"]
+        assert {link["path"] for link in links} == {"Memory/Ann Lee.md"}, h.read("Notes/Trip.md")
