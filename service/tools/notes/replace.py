@@ -183,21 +183,51 @@ def _too_many() -> ValidationFailed:
     )
 
 
+class _Written:
+    """Each match's replacement (`_Growth`), noting the runs of lines the matches of one note
+    wrote, `(i1, i2, j1, j2)` as `changed_runs` takes them: a match's lines before and after,
+    runs that share a line joined. The preview lists those lines, paired as they were written,
+    where comparing the whole texts pairs repeated lines (the blank ones) by their count alone."""
+
+    def __init__(self, replacer: _Growth, lf: str, start: int) -> None:
+        self.replacer, self.lf, self.start = replacer, lf, start
+        self.at, self.line, self.shift = start, lf.count("\n", 0, start), 0
+        self.runs: list[tuple[int, int, int, int]] = []
+
+    def __call__(self, m: Any) -> str:
+        text = self.replacer(m)
+        begin, end = self.start + m.start(), self.start + m.end()
+        self.line += self.lf.count("\n", self.at, begin)
+        self.at = begin
+        first, last = self.line, self.line + self.lf.count("\n", begin, end)
+        shift = self.shift + text.count("\n") - (last - first)  # lines gained up to this match's end
+        if self.runs and first < self.runs[-1][1]:  # on the last line of the run before: one run
+            i1, _, j1, _ = self.runs.pop()
+        else:
+            i1, j1 = first, first + self.shift
+        self.runs.append((i1, last + 1, j1, last + 1 + shift))
+        self.shift = shift
+        return text
+
+
 def _replaced(
     rel: str, text: str, compiled: regex.Pattern[str], replacer: _Growth, deadline: float, budget_s: float
-) -> tuple[str, int]:
-    """The note with its body's matches replaced, and how many: the pattern runs on the note's
-    lines joined by LF (`$` and `\\n` mean what the note shows) and each line keeps its own end.
-    A note whose frontmatter block would end elsewhere (a note without one given one, '---' at
-    its start; text joined to its closing '---') is refused: only the body changes."""
+) -> tuple[str, int, list[tuple[int, int, int, int]]]:
+    """The note with its body's matches replaced, how many, and the runs of lines they wrote
+    (`_Written`): the pattern runs on the note's lines joined by LF (`$` and `\\n` mean what the
+    note shows) and each line keeps its own end. A note whose frontmatter block would end
+    elsewhere (a note without one given one, '---' at its start; text joined to its closing
+    '---') is refused: only the body changes."""
     import regex  # loaded already: the pattern is compiled
 
     counted = [0]
+    written: list[_Written] = []
 
     def swap(lf: str) -> str:
         start = fm.fences(lf).body_start
+        written.append(_Written(replacer, lf, start))
         try:
-            body, counted[0] = compiled.subn(replacer, lf[start:], timeout=max(deadline - time.monotonic(), 0.001))
+            body, counted[0] = compiled.subn(written[-1], lf[start:], timeout=max(deadline - time.monotonic(), 0.001))
         except TimeoutError:
             raise ComputeBudgetExceeded(
                 "replace_text exceeded its time budget",
@@ -219,7 +249,8 @@ def _replaced(
             )
         return lf[:start] + body
 
-    return line_ends.keeping(swap)(text), counted[0]
+    changed = line_ends.keeping(swap)(text)
+    return changed, counted[0], written[-1].runs if written else []
 
 
 async def _plan(ctx: ToolContext, args: ReplaceTextIn) -> _Plan:
@@ -237,10 +268,10 @@ async def _plan(ctx: ToolContext, args: ReplaceTextIn) -> _Plan:
                 note = ctx.vault.files.read(vp)
             except NoteNotFound:
                 continue  # gone since the index saw it
-            text, count = _replaced(rel, note.content, compiled, replacer, deadline, budget_s)
+            text, count, runs = _replaced(rel, note.content, compiled, replacer, deadline, budget_s)
             if not count or text == note.content:
                 continue
-            plan.edits.append(FileEdit(rel, rel, note.etag, note.content, text, diff_lines(note.content, text)))
+            plan.edits.append(FileEdit(rel, rel, note.etag, note.content, text, diff_lines(note.content, text, runs)))
             plan.replacements += count
         return plan
 

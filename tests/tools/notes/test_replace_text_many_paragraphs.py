@@ -43,3 +43,22 @@ async def test_a_line_given_to_each_of_two_thousand_paragraphs_is_listed(make_va
             (3, "Acme paragraph 1", "Acme"),
             (3, "", "new paragraph 1"),
         ]
+
+
+async def test_each_replaced_line_is_listed_with_the_lines_written_for_it(make_vault: Callable[..., Path]) -> None:
+    # the blank lines are now twice as many: compared whole, 'Acme paragraph 1' was listed as
+    # becoming 'new paragraph 0'; the preview pairs each line with what the replacement wrote
+    text = "\n\n".join(f"Acme paragraph {i}" for i in range(1000)) + "\n"
+    files: dict[str, str | bytes] = {"Long.md": text, "Crlf.md": text.replace("\n", "\r\n").encode()}
+    async with started(make_vault(files)) as vg:
+        await vg.indexed()
+        for path in ("Long", "Crlf"):
+            dry = await vg.ok("replace_text", find="Acme", replace="Acme\n\nnew", path=path, limit=1)
+            assert (dry["lines_changed"], dry["replacements"]) == (3000, 1000)
+            changes = [(c["line"], c["before"], c["after"]) for c in dry["items"][0]["changes"]]
+            assert changes[3000 - 3 :] == [
+                (1999, "Acme paragraph 999", "Acme"),
+                (1999, "", ""),
+                (1999, "", "new paragraph 999"),
+            ]
+            assert all(b == "" or a == "Acme" and b == f"Acme paragraph {(line - 1) // 2}" for line, b, a in changes)
