@@ -39,7 +39,7 @@ class Span:
 
 
 def _norm(text: str) -> str:
-    return re.sub(r"\s+", " ", text.strip()).casefold()
+    return " ".join(text.split()).casefold()  # `\s+` as one space: str.split reads white space as `\s` does
 
 
 # The punctuation Obsidian's link resolution reads as spaces when it compares a link's heading
@@ -49,8 +49,9 @@ def _norm(text: str) -> str:
 _PUNCTUATION = re.compile(r"[!\"#$%&()*+,.:;<=>?@^`{|}~/\[\]\\]")
 
 
-def _linked(text: str) -> str:
-    """A heading as a link's heading is compared with it (`_PUNCTUATION` as spaces), normalised as `_norm`."""
+def link_key(text: str) -> str:
+    """A heading as a link's heading is compared with it (`_PUNCTUATION` as spaces), normalised as
+    `_norm`: also what `service.graph.subpaths` compares a link's heading with a note's by."""
     return _norm(_PUNCTUATION.sub(" ", text))
 
 
@@ -71,7 +72,7 @@ def heading_span(headings: list[Heading], total: int, path: list[str]) -> Span:
         inside = [h for h in headings if window_start <= h.line < window_end and h.level > min_level]
         matches = [h for h in inside if _norm(h.text) == key]
         if not matches:  # as a link to it spells it (`Step 1 Setup` for `Step 1: Setup`)
-            matches = [h for h in inside if _linked(h.text) == _linked(wanted.lstrip("#"))]
+            matches = [h for h in inside if link_key(h.text) == link_key(wanted.lstrip("#"))]
         if depth > 0 and matches:
             # Prefer the shallowest match inside the parent section (direct children first).
             shallowest = min(h.level for h in matches)

@@ -2,8 +2,9 @@
 
 Tools: get_backlinks, get_outlinks, graph_neighbors, find_broken_links, find_orphans
 (rewrite_links is in `rewrite.py`; move_note and rename_note in `service.tools.notes.moves`).
-Touches: index tables `notes`, `links` (read, through `service.graph.queries`); vault files
-for the linking line's text.
+Touches: index tables `notes`, `links` (read, through `service.graph.queries`), `headings` and
+`blocks` (find_broken_links: a link into a heading or block its note lacks, `service.graph.subpaths`,
+`section_checks.py`); vault files for the linking line's text.
 Line numbers in results are 1-based. A link written in a frontmatter property is a link like the
 body's (as in Obsidian): its item names the `property`. Every listed note is filtered with `can_read` before
 limits and pagination, so a note the caller may not read never shows up, even as a hop. A link
@@ -16,14 +17,17 @@ index is told to drop it. An unknown `folder` is `note_not_found`.
 
 from __future__ import annotations
 
+import asyncio
 from typing import Literal
 
 from pydantic import Field
 
 from service.graph.linkpath import strip_md
 from service.graph.queries import Edge, GraphQueries, hide_target
+from service.graph.subpaths import Problem, SubpathLinks
 from service.security.visible import unrestricted
 from service.tools.context import ToolContext
+from service.tools.graph.section_checks import Reason, section_problems
 from service.tools.graph_common import LINE_TEXT_DESCRIPTION, LineText, NoteItem, note_item, target_note
 from service.tools.models import NOTE_ADDRESS, Paging, ToolInput, ToolOutput, decode_cursor, page_of
 from service.tools.search_common import drop_gone, forget_gone, missing
@@ -205,12 +209,21 @@ class BrokenIn(ToolInput, Paging):
     folder: str | None = Field(default=None, description="Only notes under this folder.")
 
 
+class BrokenLinksIn(BrokenIn):
+    subpaths: bool = Field(
+        default=True,
+        description="Also list links to an existing note whose #Heading (a #A#B heading path) or #^block names "
+        "none there, e.g. after the heading was renamed (reason 'no_heading' / 'no_block'); false: only links "
+        "to no note (reason 'no_note').",
+    )
+
+
 class BrokenItem(NoteItem):
     """`path` is the note holding the broken link."""
 
     line: int = Field(description="1-based line of the link.")
     text: str = Field(description=LINE_TEXT_DESCRIPTION)
-    target: str = Field(description="The unresolved target as written.")
+    target: str = Field(description="The link's target as written, without its #subpath ('' for [[#Heading]]).")
     kind: str = Field(description="'wikilink' or 'markdown'.")
     embed: bool = Field(description="True for an embed.")
     property: str | None = Field(
@@ -218,10 +231,26 @@ class BrokenItem(NoteItem):
         description='The frontmatter property the link is written in (`up: "[[Hub]]"`, a list item); absent for '
         "a link in the note's body.",
     )
+    reason: Reason = Field(
+        description="'no_note': the target resolves to no note; 'no_heading' / 'no_block': the note exists "
+        "(`target_path`) but has no heading or block id the link's `subpath` names."
+    )
+    subpath: str | None = Field(default=None, description="The heading (path) or ^block the link points into.")
+    target_path: str | None = Field(
+        default=None, description="For 'no_heading' / 'no_block': the note the link resolves to."
+    )
+    suggestions: list[str] | None = Field(
+        default=None,
+        description="For 'no_heading' / 'no_block': up to 5 subpaths of the target to write after '#' instead, "
+        "the closest first: its headings as a link writes them (a heading path's found parts kept: "
+        "'Plan#Goals'), or its block ids ('^id'); empty when it has none.",
+    )
 
 
 class BrokenOut(ToolOutput):
-    items: list[BrokenItem] = Field(description="Unresolved links, by note path then line.")
+    items: list[BrokenItem] = Field(
+        description="Broken links, by note path then line (on one line, links to no note first)."
+    )
     next_cursor: str | None = Field(default=None, description="Pass as `cursor` for the next page.")
 
 
@@ -232,20 +261,29 @@ def _folder_prefix(ctx: ToolContext, folder: str | None) -> str:
     return f"{vp.rel}/" if vp.rel else ""
 
 
-async def find_broken_links(ctx: ToolContext, args: BrokenIn) -> BrokenOut:
+async def find_broken_links(ctx: ToolContext, args: BrokenLinksIn) -> BrokenOut:
     prefix = _folder_prefix(ctx, args.folder)
-    offset = decode_cursor(args.cursor, t="broken", f=prefix)
+    state = {"t": "broken", "f": prefix, "s": int(args.subpaths)}
+    offset = decode_cursor(args.cursor, **state)
     readable = None if unrestricted(ctx) else ctx.can_read
-    edges = [
-        e
-        for e in await queries(ctx).broken(ctx.vault.id, readable)
-        if e.source.startswith(prefix) and ctx.can_read(e.source)
-    ]
-    edges = await drop_gone(ctx, edges, offset, args.limit, paths=lambda e: (e.source,))
-    page, cursor = page_of(edges, offset, args.limit, t="broken", f=prefix)
+    if args.subpaths:  # both reads at once, each in a reader's thread
+        edges, problems = await asyncio.gather(
+            queries(ctx).broken(ctx.vault.id, readable), section_problems(ctx, readable)
+        )
+        found: list[Edge | Problem] = [*edges, *problems]
+        found.sort(key=lambda f: (f.edge.source, f.edge.line) if isinstance(f, Problem) else (f.source, f.line))
+    else:
+        found = list(await queries(ctx).broken(ctx.vault.id, readable))
+    found = [f for f in found if _source(f).startswith(prefix) and ctx.can_read(_source(f))]
+    found = await drop_gone(ctx, found, offset, args.limit, paths=lambda f: (_source(f),))
+    page, cursor = page_of(found, offset, args.limit, **state)
+    shown = [f for f in page if isinstance(f, Problem)]
+    suggestions = iter(await SubpathLinks(ctx.services.db).suggestions(shown) if shown else [])
     lines = LineText(ctx)
-    items = [
-        BrokenItem(
+    items: list[BrokenItem] = []
+    for f in page:
+        e = f.edge if isinstance(f, Problem) else f
+        item = BrokenItem(
             **note_item(ctx, e.source, e.source_title),
             line=e.line + 1,
             text=lines.get(e.source, e.line, e.target_raw),
@@ -253,10 +291,17 @@ async def find_broken_links(ctx: ToolContext, args: BrokenIn) -> BrokenOut:
             kind=e.kind,
             embed=e.embed,
             property=e.property,
+            reason="no_note",
+            subpath=e.subpath,
         )
-        for e in page
-    ]
+        if isinstance(f, Problem):
+            item.reason, item.target_path, item.suggestions = f.reason, e.target_path, next(suggestions)
+        items.append(item)
     return BrokenOut(items=items, next_cursor=cursor)
+
+
+def _source(found: Edge | Problem) -> str:
+    return found.edge.source if isinstance(found, Problem) else found.source
 
 
 class OrphansOut(ToolOutput):
@@ -310,8 +355,9 @@ TOOLS: tuple[ToolSpec, ...] = (
         name="find_broken_links",
         domain="graph",
         title="Find broken links",
-        description="Links that point at no existing note, with the source note and line.",
-        input_model=BrokenIn,
+        description="Links that point at no existing note, or (subpaths, the default) at a #Heading or "
+        "#^block the note lacks, with the source note, line, reason and the target's closest headings or blocks.",
+        input_model=BrokenLinksIn,
         output_model=BrokenOut,
         handler=find_broken_links,
     ),
