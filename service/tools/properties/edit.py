@@ -41,6 +41,7 @@ from service.tools.graph_common import (
 )
 from service.tools.models import NOTE_ADDRESS, HeadingPath, ToolInput, ToolOutput
 from service.tools.obsidian.config import fit_declared
+from service.tools.properties import tag_lines
 from service.vault import offloop
 
 if TYPE_CHECKING:
@@ -282,8 +283,12 @@ def _rename_in(text: str, rel: str, old: str, new: str) -> str:
     # YAML: a round trip costs ~10 ms a note, and a tag found in 2,000 notes' bodies took 19 s.
     raw = fm.fences(text).raw
     if raw is not None and (old.lower() in raw.lower() or "\\" in raw):
-        with contextlib.suppress(ValidationFailed):  # a note with broken YAML still gets its inline tags renamed
-            text = yaml_edit.edit_frontmatter(text, rel, mutate)
+        fast = tag_lines.renamed_items(text, lambda t: renamed(t, old, new))  # `- tag` items: by line
+        if fast is not None:
+            text = fast
+        else:
+            with contextlib.suppress(ValidationFailed):  # a note with broken YAML still gets its inline tags renamed
+                text = yaml_edit.edit_frontmatter(text, rel, mutate)
     return edit_inline_tags(text, lambda t: renamed(t, old, new))
 
 
