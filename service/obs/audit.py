@@ -55,6 +55,7 @@ class AuditSink:
         self._task: asyncio.Task[None] | None = None
         self._idle = asyncio.Event()
         self._idle.set()
+        self._now = asyncio.Event()  # someone waits for the events written: no gathering pause
 
     def emit(self, event: dict[str, Any]) -> None:
         if len(self._queue) >= self.audit.queue_size:
@@ -76,7 +77,12 @@ class AuditSink:
         await self._flush()  # what is left, best effort
 
     async def drained(self, within: float = 30.0) -> None:
-        """Wait (bounded) until every emitted event has been written (tests, shutdown)."""
+        """Wait (bounded) until every emitted event has been written (get_audit_log, shutdown,
+        tests). The batch being gathered is written at once: the gathering pause is for busy
+        servers, and waiting it out cost every stop and get_audit_log right after a call up to
+        FLUSH_DELAY."""
+        if not self._idle.is_set():
+            self._now.set()
         await asyncio.wait_for(self._idle.wait(), within)
 
     async def _run(self) -> None:
@@ -85,8 +91,9 @@ class AuditSink:
             self._wake.clear()
             # Gather a batch: one transaction and one file append per ~quarter second under load,
             # instead of one per call (which cost busy servers a third of their throughput).
-            if len(self._queue) < BATCH:
-                await asyncio.sleep(FLUSH_DELAY)
+            if len(self._queue) < BATCH and not self._now.is_set():
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._now.wait(), FLUSH_DELAY)
             await self._flush()
 
     async def _flush(self) -> None:
@@ -98,6 +105,7 @@ class AuditSink:
                 await self._guard("spool", asyncio.to_thread(self._spool, batch), len(batch))
             if self.events.push_url:
                 await self._guard("push", self._push(batch), len(batch))
+        self._now.clear()
         self._idle.set()
 
     async def _guard(self, sink: str, work: Any, events: int) -> None:
