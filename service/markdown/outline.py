@@ -49,6 +49,8 @@ class Outliner:
         if not is_code and (raw[:1] == "#" or (self.blocks and "^" in raw)):
             line = mask_inline_code(raw) if "`" in raw else raw
             h = _HEADING.match(line) if line[:1] == "#" and not hidden else None
+            if h and line is not raw:  # its text as written, as `parse_note` reads it
+                h = _HEADING.match(raw)
             if h:
                 self.headings.append(Heading(len(h.group(1)), h.group(2).strip(), no))
             unseen = hidden or comments.percent or comments.html  # as parse_note reads it

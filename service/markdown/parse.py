@@ -298,6 +298,8 @@ def parse_note(rel: str, text: str) -> ParsedNote:
         hidden = (comments.percent or comments.html or "%%" in line or "<!--" in line) and comments.inside(line, code)
         unseen = hidden or comments.percent or comments.html  # the line's end is in a comment too
         h = _HEADING.match(line) if line[:1] == "#" and not hidden else None
+        if h and line is not raw:  # its text as written: inline code in it is part of it (`hasTag()`)
+            h = _HEADING.match(raw)
         if h:
             headings.append(Heading(len(h.group(1)), h.group(2).strip(), no))
             section = h.group(2).strip()
