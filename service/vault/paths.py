@@ -48,8 +48,13 @@ from service.vault.spelling import on_disk
 
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")  # C0, DEL and C1 (U+0085 is a line break to some)
-# Refused in every path: `:` (a drive, a URL scheme, an NTFS stream) and `|` (a wikilink's display part).
-_RESERVED_CHARS = frozenset(":|")
+# Refused in every path: `|` (a wikilink's display part), and on Windows `:` (a drive or an NTFS
+# stream there). Elsewhere `:` is an ordinary character of a file name, and notes synced from Linux
+# or macOS hold it (`Themes/RedShift: OLED Blue Light Filter.md` in the Obsidian Hub vault): they are
+# read, edited, moved away from and deleted; a new name with it is refused (`check_new_name`), as
+# Obsidian refuses it. A path starting like a URL scheme or a drive (`C:`, `https:`) stays refused.
+_RESERVED_CHARS = frozenset(":|") if os.name == "nt" else frozenset("|")
+_NEW_NAME_RESERVED = frozenset(":|")
 # The other characters Windows reserves in names: notes synced from Linux or macOS hold them
 # (`A* Pathfinding.md`, `Racket equal?.md`), and are read, edited, moved away from and deleted;
 # only a new name with one is refused (`VaultPaths.check_new_name`), as Obsidian refuses them.
@@ -283,12 +288,14 @@ class VaultPaths:
 
     def check_new_name(self, rel: str, name: str) -> None:
         """Refuse to create the file or folder `name` (the last segment of `rel`, which is being
-        created) when it holds a character that shows nothing or reorders the name (`_INVISIBLE`)
-        or one of Obsidian's link syntax (`#`, `^`, `[`, `]`, "`": `_LINK_CHARS`) or one Windows
-        reserves (`<`, `>`, `"`, `?`, `*`: `_WINDOWS_CHARS`), or is a Windows device name and the
-        vault refuses those."""
+        created) when it holds a character that shows nothing or reorders the name (`_INVISIBLE`),
+        `:` or `|` (`_NEW_NAME_RESERVED`), or one of Obsidian's link syntax (`#`, `^`, `[`, `]`, "`":
+        `_LINK_CHARS`) or one Windows reserves (`<`, `>`, `"`, `?`, `*`: `_WINDOWS_CHARS`), or is a
+        Windows device name and the vault refuses those."""
         if shows_nothing(name):
             raise _invalid(rel, "invisible or reordering character", INVISIBLE_HINT)
+        if _NEW_NAME_RESERVED.intersection(name):
+            raise _invalid(rel, "reserved character", COLON_PIPE_HINT)
         if _LINK_CHARS.intersection(name):
             raise _invalid(rel, "reserved character", LINK_CHAR_HINT)
         if _WINDOWS_CHARS.intersection(name):
