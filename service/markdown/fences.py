@@ -145,16 +145,21 @@ class CodeScanner:
         self._prev_blank = False
 
 
-def outside_code(lines: list[str], start: int = 0) -> Iterator[tuple[int, str]]:
+def outside_code(lines: list[str], start: int = 0, ended: set[int] | None = None) -> Iterator[tuple[int, str]]:
     """(line number, text) of every line from `start` on that is not code; a code block opened
-    inside a comment ends at the comment's closing mark (`Comments.seen`)."""
+    inside a comment ends at the comment's closing mark (`Comments.seen`). `ended` is given the
+    number of each line, before it is yielded, where an HTML comment block ends with the list item
+    or quote it opened in (no `-->`): a reader that tracks comments within lines closes its own."""
     scanner = CodeScanner()
     comments = Comments()
     for no in range(start, len(lines)):
         raw = lines[no]
         is_code = scanner.code(raw)
         if comments.percent or comments.html:
+            was_html = comments.html
             is_code = comments.seen(scanner, raw, is_code)
+            if ended is not None and was_html and not comments.html:
+                ended.add(no)
         if is_code:
             continue
         if comments.percent or comments.html or "%%" in raw or "<!--" in raw:

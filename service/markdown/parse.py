@@ -281,7 +281,10 @@ def parse_note(rel: str, text: str) -> ParsedNote:
         raw = lines[no].rstrip("\r")
         is_code = code.code(raw)
         if comments.percent or comments.html:  # a code block opened in a comment ends with it
+            was_html = comments.html
             is_code = comments.seen(code, raw, is_code)
+            if was_html and not comments.html:  # the list item or quote holding the comment block ended: so did it
+                comment = False
         if is_code:
             words -= len(raw.split())
             continue

@@ -91,9 +91,13 @@ def edit_inline_tags(text: str, change: Callable[[str], str | None]) -> str:
     lines = text.split("\n")
     comment = html = False
     last = -1
-    for no, raw in outside_fences(lines, fm.fences(text).body_line):
+    ended: set[int] = set()  # where an HTML comment block ends with its list item or quote (as parse_note reads it)
+    for no, raw in outside_fences(lines, fm.fences(text).body_line, ended):
         if no != last + 1 or not raw.strip():
             html = False  # a blank line or a code block ends an HTML block
+        if ended:  # on this line or on a code line since the last
+            comment = False
+            ended.clear()
         last = no
         if not html and raw.lstrip(" ")[:1] == "<":
             html = HTML_BLOCK.match(raw) is not None
