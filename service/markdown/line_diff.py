@@ -11,8 +11,10 @@ works on one run at a time (at first the whole texts):
   the lines found as many times in each side, the k-th on one paired with the k-th on the other
   (a blank line between paragraphs, a '---'), of which the longest run in the same order on
   both sides; the runs between anchors go the same way;
-- a long run with no anchor, or any run once `BUDGET` units of work (table cells, lines
-  counted) are spent, is one changed run, its lines paired by position.
+- a long run with no anchor is cut into bands along the diagonal, each the table's size;
+- a run whose sides have no line in common (every line of a long note changed in place), or
+  any run once `BUDGET` units of work (table cells, lines counted) are spent, is one changed
+  run, its lines paired by position.
 So the work is at most `BUDGET` plus a few passes over the lines, whatever they hold (100,000
 lines all equal, all different, or in shuffled order). difflib's matcher, used before, takes
 time cubic in the lines when one line repeats (42 s for 1,000 paragraphs each given a line).
@@ -66,6 +68,9 @@ def changed_runs(
             continue
         left -= ahi - alo + bhi - blo
         anchors = _anchors(a, b, alo, ahi, blo, bhi)
+        if anchors is None:  # not one line in common: nothing to match
+            out.append((alo, ahi, blo, bhi))
+            continue
         gaps: list[Run] = []
         for i, j in anchors:
             gaps.append((alo, i, blo, j))
@@ -94,10 +99,15 @@ def _bands(alo: int, ahi: int, blo: int, bhi: int, cells: int) -> list[Run]:
     return [(alo + t * n // k, alo + (t + 1) * n // k, blo + t * m // k, blo + (t + 1) * m // k) for t in range(k)]
 
 
-def _anchors(a: Sequence[str], b: Sequence[str], alo: int, ahi: int, blo: int, bhi: int) -> list[tuple[int, int]]:
+def _anchors(
+    a: Sequence[str], b: Sequence[str], alo: int, ahi: int, blo: int, bhi: int
+) -> list[tuple[int, int]] | None:
     """Pairs (i, j) of lines kept, increasing on both sides: of the lines found once in each side,
-    else of those found as many times in each (k-th with k-th), the most in the same order."""
+    else of those found as many times in each (k-th with k-th), the most in the same order; None
+    when the sides have no line in common."""
     in_a, in_b = Counter(a[alo:ahi]), Counter(b[blo:bhi])
+    if in_a.keys().isdisjoint(in_b.keys()):
+        return None
     unique = {line for line, n in in_a.items() if n == 1 and in_b.get(line) == 1}
     kept = unique or {line for line, n in in_a.items() if in_b.get(line) == n}
     if not kept:
