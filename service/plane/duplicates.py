@@ -14,14 +14,15 @@
   aside, or one's alias is the other's name. Kind `duplicate_entity`.
 
 The plan of a duplicate deletes the later observation by its block id (the first is kept, with
-its provenance); that of two entities adds the later one's observations to the first and then
-deletes the later note (its deletion asks a human, as `delete_entities` always does; with
-`missing_ok: false`, so a name that finds no note fails the run instead of deleting nothing);
-two notes with the same `name` get no plan: the memory tools, which take names, cannot tell them
-apart. A note whose frontmatter does not parse (the memory tools refuse its writes) is no
-candidate: it is one finding `invalid_frontmatter`, with no plan, for a person to fix. An
-observation without a block id (a hand-written line) is reported with no plan: deleting it by its
-text would delete its twin too.
+its provenance); that of two entities copies the later one's observation lines into the first as
+written (`merge_observations`: block ids and provenance kept) and then deletes the later note
+(its deletion asks a human, as `delete_entities` always does; with `missing_ok: false`, so a
+name that finds no note fails the run instead of deleting nothing); two notes with the same
+`name` get no plan: the memory tools, which take names, cannot tell them apart. A note whose
+frontmatter does not parse (the memory tools refuse its writes) is no candidate: it is one
+finding `invalid_frontmatter`, with no plan, for a person to fix. An observation without a
+block id (a hand-written line) is reported with no plan: deleting it by its text would delete
+its twin too.
 """
 
 from __future__ import annotations
@@ -336,25 +337,10 @@ def _found(entry: NoteEntry, rels: dict[str, str]) -> bool:
     return rels.get(spelled.lower(), entry.rel) == entry.rel
 
 
-def _history(name: str, other: NoteEntry) -> list[dict[str, Any]]:
-    """The supersessions among `other`'s observations, made again among the moved ones (named by
-    their texts: their block ids are new), so a fact it knew was out of date stays so."""
-    by_id = {o.block_id: o for o in other.entity.observations if o.block_id}
-    steps: list[dict[str, Any]] = []
-    for o in other.entity.observations:
-        newer = by_id.get(o.fields.get("superseded_by", "").strip().lstrip("^"))
-        if newer is not None and newer is not o:
-            args = {"entityName": name, "observation": o.text, "superseded_by": newer.text}
-            if o.fields.get("valid_until"):
-                args["valid_until"] = o.fields["valid_until"]
-            steps.append({"id": f"history-{len(steps) + 1}", "tool": "supersede_observation", "args": args})
-    return steps
-
-
 def _merge_steps(keep: NoteEntry, other: NoteEntry, entries: list[NoteEntry]) -> list[dict[str, Any]]:
-    """The plan that merges `other` into `keep` and keeps what `other` knew: its observations
-    with their category, date and source (one batch per kind; `merged from …` where it had no
-    source) and which of them superseded which, its relations (from `keep` now; none to `keep`
+    """The plan that merges `other` into `keep` and keeps what `other` knew: its observation
+    lines as written (`merge_observations`: block ids, so links to them still land once
+    repointed, who recorded each and when, which superseded which), its relations (from `keep` now; none to `keep`
     itself, none `keep` has already),
     the relations of other entities to it made relations to `keep` (through the memory tools, so
     those entities' `updated` moves and `read_memory_graph {updated_since}` sees them), the other
@@ -363,20 +349,9 @@ def _merge_steps(keep: NoteEntry, other: NoteEntry, entries: list[NoteEntry]) ->
     its name, and Obsidian suggests them when a person types a link (`[[Keep|Old name]]`) — and
     then its note deleted."""
     name, gone = keep.entity.name, other.entity.name
-    batches: dict[tuple[str | None, str | None, str], list[str]] = {}
-    for o in other.entity.observations:
-        kind = (o.category, o.fields.get("date"), o.fields.get("source") or f"merged from {gone}")
-        batches.setdefault(kind, []).append(o.text)
-    observations = [
-        {"entityName": name, "contents": texts, "source": source}
-        | ({"category": category} if category else {})
-        | ({"date": date} if date else {})
-        for (category, date, source), texts in batches.items()
-    ]
     steps: list[dict[str, Any]] = []
-    if observations:
-        steps.append({"id": "move", "tool": "add_observations", "args": {"observations": observations}})
-    steps += _history(name, other)
+    if other.entity.observations:  # read again by the server when the plan runs, copied as written
+        steps.append({"id": "move", "tool": "merge_observations", "args": {"entityName": name, "mergedName": gone}})
     own = {strip_md(keep.rel).lower(), name.lower()}
     held = {(r.relation_type, r.target.lower()) for r in keep.entity.relations}
     relations = [

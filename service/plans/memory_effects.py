@@ -74,7 +74,12 @@ def memory_effect(b: Builder, memory: MemoryNotes, tool: str, args: dict[str, An
                 for ws in b.recent_files_of(rel):  # Obsidian's recent files forget it
                     b.write(ws, acl=False)
         return True
-    named = {"memory_store": "key", "promote_experience": "entity", "supersede_observation": "entityName"}
+    named = {
+        "memory_store": "key",
+        "promote_experience": "entity",
+        "supersede_observation": "entityName",
+        "merge_observations": "entityName",  # the merged entity's note is only read
+    }
     if tool in named and note(args.get(named[tool])) is not None:
         b.write(str(note(args.get(named[tool]))))
         return True

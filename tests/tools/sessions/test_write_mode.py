@@ -38,6 +38,7 @@ SAMPLES: dict[str, dict[str, Any]] = {
     "capture": {"text": "Call the plumber"},
     "process_capture": {"capture_id": "cap-0123456789", "action": "discard"},
     "supersede_observation": {"entityName": "Ann", "observation": "^m-1", "superseded_by": "Likes tea"},
+    "merge_observations": {"entityName": "Ann", "mergedName": "Ann Lees"},
     "run_consolidation": {"wait": True},
     "dismiss_finding": {"finding_id": "f-0123456789ab"},
     "apply_finding": {"finding_id": "f-0123456789ab"},
@@ -124,6 +125,7 @@ EXPECTED: dict[str, tuple[str, str]] = {
     "capture": ("files_created", "Memory/Inbox.md"),
     "process_capture": ("files_created", "Memory/Inbox.md"),  # the inbox it marks (none in this vault yet)
     "supersede_observation": ("files_modified", "Memory/Ann.md"),
+    "merge_observations": ("files_modified", "Memory/Ann.md"),  # the merged one is only read
     "run_consolidation": ("bulk_changes", "call: run_consolidation"),
     "dismiss_finding": ("bulk_changes", "call: dismiss_finding"),
     "record_experience": ("bulk_changes", "call: record_experience"),
