@@ -46,7 +46,9 @@ from service.vault import openat2
 from service.vault.invisible import shows_nothing
 from service.vault.spelling import on_disk
 
-_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
+# A drive (`C:`) or a URL scheme (`https:`, `obsidian:`); a word and ': ' starts a title of a note at
+# the vault's root (`Book: Title.md`), never a URL nor a drive path (on Windows ':' is refused anyway).
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:(?! )")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")  # C0, DEL and C1 (U+0085 is a line break to some)
 # Refused in every path: `|` (a wikilink's display part), and on Windows `:` (a drive or an NTFS
 # stream there). Elsewhere `:` is an ordinary character of a file name, and notes synced from Linux

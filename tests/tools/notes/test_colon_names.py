@@ -44,3 +44,16 @@ async def test_a_note_named_with_a_colon_is_read_retagged_and_moved_away(make_va
         refused = await vg.err("move_note", "path_invalid", path="Themes/Minimal.md", new_path="Themes/Min: imal.md")
         assert refused["details"]["reason"] == "reserved character"
         assert not (root / "Themes/Time: 10.md").exists() and (root / "Themes/Minimal.md").exists()
+
+
+async def test_a_note_at_the_root_named_word_colon_space_is_read(make_vault: Callable[..., Path]) -> None:
+    """'Book: Title.md' at the vault's root (a flat vault) was refused as 'URL scheme or drive
+    letter' although the index listed it: a word and ': ' is a title, never a scheme nor a drive."""
+    root = make_vault({"Book: Title.md": "# Book: Title\n\nA colon title.\n", "Index.md": "See [[Book: Title]].\n"})
+    async with started(root, index={"watch": False}) as vg:
+        await vg.indexed()
+        assert (await vg.ok("search_text", query="colon title"))["items"][0]["path"] == "Book: Title.md"
+        assert (await vg.ok("read_note", path="Book: Title.md"))["content"].endswith("A colon title.\n")
+        assert [b["path"] for b in (await vg.ok("get_backlinks", path="Book: Title"))["items"]] == ["Index.md"]
+        refused = await vg.err("read_note", "path_invalid", path="https:x.md")
+        assert refused["details"]["reason"] == "URL scheme or drive letter"

@@ -81,7 +81,9 @@ def test_windows_reserved_characters_are_valid_paths_but_not_new_names(tmp_path:
 
 
 @pytest.mark.skipif(os.name == "nt", reason="':' is a drive or a stream on Windows")
-@pytest.mark.parametrize("raw", ["Notes/a:b.md", "Themes/RedShift: OLED Blue Light Filter.md"])
+@pytest.mark.parametrize(
+    "raw", ["Notes/a:b.md", "Themes/RedShift: OLED Blue Light Filter.md", "Book: Title.md", "Re: plan/x: y.md"]
+)
 def test_a_colon_inside_a_name_is_a_valid_path_but_not_a_new_name(tmp_path: Path, raw: str) -> None:
     """Notes synced from Linux or macOS hold ':' (the Obsidian Hub vault has one): read and
     edited, never created."""
