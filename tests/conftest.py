@@ -15,8 +15,11 @@ and a real uvicorn server for end-to-end tests.
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import contextlib
 import os
+import shutil
 from collections.abc import AsyncIterator, Callable, Generator, Iterator
 from pathlib import Path
 from typing import Any
@@ -29,8 +32,11 @@ from service.app import VaultgateApp
 from service.dispatch.context import ToolResult
 from service.dispatch.entry import Dispatcher
 from service.indexer.runner import VaultIndexer, indexer_of
+from service.memory.experiences import experiential_migrations
 from service.serve import serving
 from service.settings import Settings, load_settings
+from service.storage.db import Database
+from service.storage.migrate import migrate
 from service.types import Principal
 
 DEFAULT_VAULT: dict[str, str] = {
@@ -120,6 +126,78 @@ def _xdg_homes(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Mon
     inherited.append("VAULTGATE_PROTOCOL__FAST_CALLS")
     monkeypatch.setattr(stdio_client_module, "DEFAULT_INHERITED_ENV_VARS", [*inherited, "VAULTGATE_MODEL_CACHE"])
     yield homes
+
+
+class MigratedDatabases:
+    """cache.db, state.db and experiential.db as a first start leaves them after its migrations,
+    made once per test session by the real `Database` and `migrate` (built when first needed).
+
+    Applying the ~31 migrations to each of the three fresh databases of an app start cost ~0.2 s
+    of every start on the 2-core CI machine (a quarter of a typical test), thousands of times a
+    run. `seed` copies them in place of a first start's empty files; the start then runs the real
+    migration path, which finds nothing left to apply. Only a first start is seeded — every
+    database file missing and every folder makeable — so a test that brings its own (an older
+    schema, a start that fails on its data folder) meets exactly what it set up; the fresh-file
+    path itself runs here, in tests/contract/test_migrations.py and in every subprocess server."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self._built = False
+        self.copies = 0  # the starts seeded so far
+
+    def _build(self) -> None:
+        async def migrated(path: Path, chain: Path | None) -> None:
+            db = Database(path, readers=1)
+            await db.open()
+            try:
+                await migrate(db, chain)
+            finally:
+                await db.close()
+
+        async def build() -> None:
+            await migrated(self.folder / "main.db", None)
+            await migrated(self.folder / "experiential.db", experiential_migrations())
+
+        # in a thread of its own: the caller runs inside the test's event loop
+        with concurrent.futures.ThreadPoolExecutor(1) as pool:
+            pool.submit(asyncio.run, build()).result()
+        assert sorted(p.name for p in self.folder.iterdir()) == ["experiential.db", "main.db"]  # no WAL left
+        self._built = True
+
+    def seed(self, app: VaultgateApp) -> None:
+        targets = {app.db.path: "main.db", app.state.path: "main.db", app.experiences.path: "experiential.db"}
+        if any(path.exists() for path in targets):
+            return
+        try:
+            for path in targets:
+                path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError:
+            return  # the start meets the same folder and fails as it would
+        if not self._built:
+            self._build()
+        for path, template in targets.items():
+            shutil.copyfile(self.folder / template, path)
+        self.copies += 1
+
+
+UNSEEDED_START = VaultgateApp.start  # the service's own start (tests/unit/storage/test_seeded_first_starts.py)
+
+
+@pytest.fixture(scope="session")
+def _migrated_databases(tmp_path_factory: pytest.TempPathFactory) -> MigratedDatabases:
+    return MigratedDatabases(tmp_path_factory.mktemp("migrated"))
+
+
+@pytest.fixture(autouse=True)
+def _first_starts_seeded(_migrated_databases: MigratedDatabases, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every in-process app's first start gets the migrated databases (`MigratedDatabases`)."""
+
+    async def seeded_start(self: VaultgateApp) -> None:
+        if not self._started:
+            _migrated_databases.seed(self)
+        await UNSEEDED_START(self)
+
+    monkeypatch.setattr(VaultgateApp, "start", seeded_start)
 
 
 def write_files(root: Path, files: dict[str, str | bytes]) -> None:
