@@ -1,8 +1,11 @@
-"""Link rewrites on a hub note with 1,200 backlinks, through the dispatch chain.
+"""Link rewrites on a hub note with 360 backlinking notes, through the dispatch chain.
 
 A dry run (rewrite_links, rename_note, move_note) keeps only its page's edits whole and counts
 the rest, so its memory is bounded by `limit`, not by the hub's backlinks; its planning (reading
-and rewriting every backlinking note) runs in a worker thread, not on the event loop. What it
+and rewriting every backlinking note) runs in a worker thread, not on the event loop. The hub's
+size only has to dwarf a page plus one batch of planning (`limit + BATCH`): a preview keeping
+every edit would hold 360 (rewrite_links, rename_note) or 140 (move_note) where the bound is 104
+or 84. (It had 1,200 notes and pages of 100/150: the same checks at ~3x the writes and reads.) What it
 answers is what the planning over every line of every note gives (the oracle below:
 `rewrite_note` without the line filter, as before): the same pages, totals and rewrites.
 """
@@ -27,7 +30,9 @@ from service.tools.graph import rewrite as rewrite_tool
 from service.vault.commit import Phase
 from tests.conftest import Harness, settings_for, write_files
 
-N = 1_200
+N = 420
+LINKS_PAGE = 40  # rewrite_links: bound 40 + BATCH = 104 of 360 edits
+MOVES_PAGE = 20  # rename/move: bound 84 of 360 (rename) or 140 (move) edits
 FILLER = "".join(f"Line {k} with [[Other]] and [x](Other.md) and `code` text.\n" for k in range(20))
 FORMS = [
     "See [[Hub Note]] here.",
@@ -60,15 +65,42 @@ def hub_vault() -> dict[str, str]:
 
 class LiveEdits:
     """A step hook: the most planned edits (`FileEdit`) alive at once during a change's
-    preparation, looked at every 150 notes and at the last one."""
+    preparation, looked at every 150 notes and at the last one, as checked against `bound`.
 
-    def __init__(self) -> None:
-        self.most = 0
+    Edits are counted as the planners make them and free them (a counting subclass in the two
+    modules that build them; `created` shows it was used): a collection of the whole heap at each
+    look cost ~0.2 s, ~80 times a test. The collection still runs where it can change the answer:
+    when more than `bound` are counted, a finished call's edits may only wait for the collector
+    (reference cycles), so it runs and they are counted again — `most` exceeds `bound` exactly when
+    more than `bound` edits were alive at a look, as with a full collection at every look."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, bound: int) -> None:
+        self.bound = bound
+        self.most = self.alive = self.created = 0
+        lock = threading.Lock()  # edits are made in worker threads and freed on the loop
+        live = self
+
+        class Counted(FileEdit):
+            def __init__(self, *args: Any) -> None:
+                super().__init__(*args)
+                with lock:
+                    live.alive += 1
+                    live.created += 1
+                self.counted = True
+
+            def __del__(self) -> None:
+                if getattr(self, "counted", False):
+                    with lock:
+                        live.alive -= 1
+
+        monkeypatch.setattr(graph_moves, "FileEdit", Counted)
+        monkeypatch.setattr(rewrite_tool, "FileEdit", Counted)
 
     async def __call__(self, label: str, phase: Phase, done: int, total: int, /) -> None:
         if phase == "prepare" and (done % 150 == 0 or done == total):
-            gc.collect()  # what an earlier call left for the collector is not this call's
-            self.most = max(self.most, sum(isinstance(o, FileEdit) for o in gc.get_objects()))
+            if self.alive > self.bound:
+                gc.collect()  # what an earlier call left for the collector is not this call's
+            self.most = max(self.most, self.alive)
 
 
 @contextlib.asynccontextmanager
@@ -124,16 +156,20 @@ def _shape(items: list[dict[str, Any]]) -> list[tuple[str, list[dict[str, Any]]]
     return [(i["path"], i["changes"]) for i in items]
 
 
-async def test_rewrite_links_preview_is_bounded_by_its_page_and_the_same_as_before(tmp_path: Path) -> None:
-    live = LiveEdits()
+async def test_rewrite_links_preview_is_bounded_by_its_page_and_the_same_as_before(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    live = LiveEdits(monkeypatch, LINKS_PAGE + BATCH)
     async with hub(tmp_path, live) as vg:
         expected = oracle(vg.root, vg, {"Hub Note.md": "Target.md"}, only="Hub Note.md")
         assert len(expected) == LINKING  # every note links to the hub but most of those of the last form
-        first = await vg.ok("rewrite_links", old_target="Hub Note", new_target="Target", limit=100)
-        assert live.most <= 100 + BATCH, live.most  # all 1,200 before: every edit was kept
-        items, _ = await pages(vg, "rewrite_links", 100, old_target="Hub Note", new_target="Target")
+        assert len(expected) > 3 * (LINKS_PAGE + BATCH)  # far more than a page and a batch
+        first = await vg.ok("rewrite_links", old_target="Hub Note", new_target="Target", limit=LINKS_PAGE)
+        assert live.most <= LINKS_PAGE + BATCH, live.most  # all of them before: every edit was kept
+        assert live.created >= len(expected)  # the edits were counted
+        items, _ = await pages(vg, "rewrite_links", LINKS_PAGE, old_target="Hub Note", new_target="Target")
         assert _shape(items) == [(e["path"], e["changes"]) for e in expected]
-        assert first["items"] == items[:100] and first["truncated"] is True
+        assert first["items"] == items[:LINKS_PAGE] and first["truncated"] is True
         assert first["files_changed"] == len(expected)
         assert first["links_rewritten"] == sum(len(e["changes"]) for e in expected)
         # Applied, every note is written as planned (the fenced and inline-code links stay).
@@ -150,14 +186,16 @@ async def test_rewrite_links_preview_is_bounded_by_its_page_and_the_same_as_befo
     [("rename_note", "Hub Note v2", "Hub Note v2.md"), ("move_note", "Archive/Hub Note.md", "Archive/Hub Note.md")],
 )
 async def test_move_preview_is_bounded_and_the_move_rewrites_every_backlink(
-    tmp_path: Path, tool: str, new_path: str, moved_to: str
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, tool: str, new_path: str, moved_to: str
 ) -> None:
-    live = LiveEdits()
+    live = LiveEdits(monkeypatch, MOVES_PAGE + BATCH)
     async with hub(tmp_path, live) as vg:
         expected = oracle(vg.root, vg, {"Hub Note.md": moved_to})
-        assert len(expected) > 300  # the rename changes every note; the move the relative Markdown links
-        items, first = await pages(vg, tool, 150, path="Hub Note", new_path=new_path)
-        assert live.most <= 150 + BATCH, live.most
+        # the rename changes every linking note; the move only the relative Markdown links (a third)
+        assert len(expected) > 1.5 * (MOVES_PAGE + BATCH)
+        items, first = await pages(vg, tool, MOVES_PAGE, path="Hub Note", new_path=new_path)
+        assert live.most <= MOVES_PAGE + BATCH, live.most
+        assert live.created >= len(expected)  # the edits were counted
         assert _shape(items) == [(e["path"], e["changes"]) for e in expected]
         assert first["notes_rewritten"] == len(expected) and first["files_moved"] == 1
         assert first["moved"] == [{"old_path": "Hub Note.md", "new_path": moved_to}]
