@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import difflib
 import re
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
@@ -39,7 +40,12 @@ class Span:
 
 
 def _norm(text: str) -> str:
-    return " ".join(text.split()).casefold()  # `\s+` as one space: str.split reads white space as `\s` does
+    """White space runs as one space (str.split reads it as `\\s` does), any letter case, and one
+    Unicode form: a heading written in NFD (`Cafe` + U+0301, text from a macOS file name) is the
+    heading a caller or a link names in NFC."""
+    if not text.isascii():
+        text = unicodedata.normalize("NFC", text)
+    return " ".join(text.split()).casefold()
 
 
 # The punctuation Obsidian's link resolution reads as spaces when it compares a link's heading
