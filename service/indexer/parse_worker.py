@@ -58,13 +58,15 @@ SENT_LIMITS = (*LIMIT_NAMES, "max_indexed_note_chars")  # and how much of a note
 def serve(inp: IO[bytes], out: IO[bytes]) -> None:
     """Answer batches read from `inp` on `out` until `inp` ends."""
     root, limits = pickle.load(inp)
-    frontmatter.use_limits(Limits(**{name: limits[name] for name in LIMIT_NAMES}))
-    # Never read from the settings here; set back when done (a test serves in its own process).
+    # Never read from the settings here; both set back when done (a test serves in its own
+    # process: left set, they would override every later reading's `[limits]` there).
+    yaml_before = frontmatter.use_limits(Limits(**{name: limits[name] for name in LIMIT_NAMES}))
     before = caps.use_max_chars(limits.get("max_indexed_note_chars", caps.DEFAULT_MAX_CHARS))
     try:
         _answer(Path(root), inp, out)
     finally:
         caps.use_max_chars(before)
+        frontmatter.use_limits(yaml_before)
 
 
 def _answer(vault: Path, inp: IO[bytes], out: IO[bytes]) -> None:

@@ -50,10 +50,12 @@ class YamlLimits(Protocol):
 _limits: YamlLimits | None = None  # set by `use_limits`; otherwise the process's `[limits]`
 
 
-def use_limits(limits: YamlLimits) -> None:
-    """Read every note within `limits` from now on (a parse worker: the server's `[limits]`)."""
+def use_limits(limits: YamlLimits | None) -> YamlLimits | None:
+    """Read every note within `limits` from now on (a parse worker: the server's `[limits]`;
+    None: the process's own again); returns the limits used before, to set back."""
     global _limits
-    _limits = limits
+    before, _limits = _limits, limits
+    return before
 
 
 def configured() -> YamlLimits:
